@@ -1,0 +1,5 @@
+"""`python -m icoframes` is the same as the `icoframes` command."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""Exceptions raised by icoframes.
+
+Every error the package raises on purpose derives from :class:`IcoframesError`.
+Errors reported by the API carry the numeric code of the response body in
+``.code`` (spec section 7)::
+
+    IcoframesError
+    ├── ConfigError            settings missing or invalid (e.g. no keys)
+    ├── NotCached              offline=True and the cache lacks what was asked for
+    └── APIError(.code)        the service answered with an error, or never answered
+        ├── AuthError          480: public or private key not valid
+        ├── InvalidParameter   483, 484 and parameters rejected locally (also a ValueError)
+        ├── NotFound           482 for a profile id (for list queries 482 is an empty result)
+        ├── QuotaExceeded      485: the daily request allowance is used up
+        └── ServiceUnavailable transient failures persisted after every retry
+
+481 (method does not exist) is raised as a plain :class:`APIError`.
+
+``QuotaExceeded`` is never retried and never swallowed: loaders keep what they
+fetched, then re-raise it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "APIError",
+    "AuthError",
+    "ConfigError",
+    "IcoframesError",
+    "InvalidParameter",
+    "NotCached",
+    "NotFound",
+    "QuotaExceeded",
+    "ServiceUnavailable",
+    "error_for_code",
+]
+
+
+class IcoframesError(Exception):
+    """Base class of every error icoframes raises on purpose."""
+
+
+class ConfigError(IcoframesError):
+    """Settings are missing or invalid (no keys, no base URL, bad cache dir)."""
+
+
+class NotCached(IcoframesError, LookupError):
+    """``offline=True`` was asked, but the cache does not hold what is needed."""
+
+
+class APIError(IcoframesError):
+    """The service reported an error, or could not be reached.
+
+    Parameters
+    ----------
+    message : str
+        Human-readable explanation.
+    code : int or None
+        The ``error`` field of the response body (480-485), or None when the
+        error did not come with a code (local validation, network failure).
+    endpoint : str or None
+        The endpoint path the request went to, when there was one.
+    """
+
+    def __init__(self, message: str, *, code: int | None = None, endpoint: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.endpoint = endpoint
+
+    def __reduce__(self):  # keep keyword-only arguments picklable
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls, args, state):
+    obj = cls.__new__(cls)
+    Exception.__init__(obj, *args)
+    obj.__dict__.update(state)
+    return obj
+
+
+class AuthError(APIError):
+    """480: the public or private key is missing or not valid."""
+
+
+class InvalidParameter(APIError, ValueError):
+    """483/484 from the service, or a parameter rejected before any request was sent."""
+
+
+class NotFound(APIError, LookupError):
+    """482 for a profile: no ICO has this id."""
+
+
+class QuotaExceeded(APIError):
+    """485: the daily request allowance of this key is used up.
+
+    Loaders keep everything fetched before this happened; calling the same
+    loader again after the allowance resets fetches only what is missing.
+    ``remaining`` is the number of profiles that were still to fetch, when known.
+    """
+
+    def __init__(self, message: str, *, code: int | None = 485, endpoint: str | None = None,
+                 remaining: int | None = None):
+        super().__init__(message, code=code, endpoint=endpoint)
+        self.remaining = remaining
+
+
+class ServiceUnavailable(APIError):
+    """The service kept failing (network errors, 5xx, bad JSON) after every retry."""
+
+
+_MESSAGES = {
+    480: "the public or private key is not valid (error 480)",
+    481: "the method does not exist (error 481)",
+    482: "no ICO matches (error 482)",
+    483: "the service rejected a parameter value as invalid (error 483)",
+    484: "a required parameter is missing (error 484)",
+    485: "the daily request allowance is exceeded (error 485); it resets daily",
+}
+
+_CLASSES: dict[int, type[APIError]] = {
+    480: AuthError,
+    482: NotFound,
+    483: InvalidParameter,
+    484: InvalidParameter,
+    485: QuotaExceeded,
+}
+
+
+def error_for_code(code: int, *, endpoint: str | None = None, detail: str = "") -> APIError:
+    """Build the exception for an API error code (spec section 7)."""
+    message = _MESSAGES.get(code, f"the service reported error {code}")
+    if endpoint:
+        message = f"{endpoint}: {message}"
+    if detail:
+        message = f"{message}: {detail}"
+    return _CLASSES.get(code, APIError)(message, code=code, endpoint=endpoint)
