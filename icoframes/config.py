@@ -9,6 +9,7 @@ private_key        ICOFRAMES_PRIVATE_KEY     none
 cache_dir          ICOFRAMES_CACHE_DIR       platformdirs user cache dir of ``icoframes``
 max_workers        ICOFRAMES_MAX_WORKERS     8
 timeout            ICOFRAMES_TIMEOUT         30 (seconds per request)
+daily_quota        ICOFRAMES_DAILY_QUOTA     5000 (requests per key per UTC day)
 =================  ========================  ==========================================
 
 The private key is kept out of every repr, log line and error message.
@@ -42,6 +43,7 @@ class Settings:
     cache_dir: Path = field(default_factory=lambda: Path(platformdirs.user_cache_dir("icoframes")))
     max_workers: int = 8
     timeout: float = 30.0
+    daily_quota: int = 5000
 
     def require_credentials(self) -> Settings:
         """Return self, or raise :class:`ConfigError` saying how to set what is missing."""
@@ -74,6 +76,7 @@ def configure(
     cache_dir: str | os.PathLike[str] | None = _UNSET,
     max_workers: int | None = _UNSET,
     timeout: float | None = _UNSET,
+    daily_quota: int | None = _UNSET,
 ) -> Settings:
     """Set package-wide settings for this process; they beat environment variables.
 
@@ -92,6 +95,8 @@ def configure(
         Concurrent requests used by loaders.
     timeout : float, optional
         Seconds to wait for one response.
+    daily_quota : int, optional
+        Requests allowed per key per UTC day (the service's limit is 5000).
 
     Returns
     -------
@@ -118,6 +123,7 @@ def configure(
         "cache_dir": cache_dir,
         "max_workers": max_workers,
         "timeout": timeout,
+        "daily_quota": daily_quota,
     }
     checked = {k: _check(k, v) for k, v in given.items() if v is not _UNSET and v is not None}
     with _lock:
@@ -167,6 +173,11 @@ def _check(name: str, value: Any, *, source: str | None = None) -> Any:
             number = int(value)
             if number < 1 or number > 64:
                 raise ValueError("must be between 1 and 64")
+            return number
+        if name == "daily_quota":
+            number = int(value)
+            if number < 1:
+                raise ValueError("must be a positive integer")
             return number
         if name == "timeout":
             seconds = float(value)

@@ -1,0 +1,378 @@
+"""The Parquet store under the cache dir: raw profiles, list results, derived tables.
+
+Layout, one folder per service address (``<cache_dir>/<host>_<port>/``)::
+
+    profiles/part-*.parquet   raw profile JSON as fetched: id, status, summary, fetched_at, raw
+    tables/<table>.parquet    the tidy tables over every cached profile (derived, rebuildable)
+    tables/_state.json        which profile parts the derived tables were built from
+    lists/<query>.parquet     list results per query, with the query and fetch time as metadata
+    filters.parquet           the filter set
+    quota/<key-hash>.json     requests spent per public key and UTC day
+
+Raw profiles are the source of truth: they are appended as new part files
+(never rewritten in place), so a batch that was written survives a crash, and
+two processes never write the same file. Every file is written to a temporary
+name in its folder and then renamed over the target, so a reader sees either
+the old or the new file, never half of one. Updates that read and rewrite
+(the derived tables, the ledger, compaction) hold an exclusive ``flock``.
+A file that cannot be read is renamed ``*.corrupt``, reported in a warning
+and rebuilt or re-fetched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import uuid
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .schema import TABLES, TableSchema
+
+__all__ = ["Cache", "CacheWarning", "ProfileRecord", "atomic_write_bytes", "atomic_write_table"]
+
+_COMPACT_AFTER = 48  # part files; beyond this they are merged into one
+_PART_SCHEMA = pa.schema([
+    pa.field("id", pa.int64(), nullable=False),
+    pa.field("status", pa.string()),
+    pa.field("summary", pa.string()),
+    pa.field("fetched_at", pa.timestamp("ms", tz="UTC"), nullable=False),
+    pa.field("raw", pa.string(), nullable=False),
+])
+
+
+class CacheWarning(UserWarning):
+    """A cache file was unreadable and will be rebuilt or re-fetched."""
+
+
+@dataclass(frozen=True)
+class ProfileRecord:
+    """One fetched profile as stored: the raw JSON text plus what it was fetched under."""
+
+    id: int
+    status: str | None
+    summary: str | None
+    raw: str
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers never see a partial file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def atomic_write_table(table: pa.Table, path: Path) -> None:
+    """Write an Arrow table as Parquet to ``path`` atomically (temp file + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def _namespace(base_url: str) -> str:
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "local").replace(":", "_")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    path = parts.path.strip("/").replace("/", "_")
+    return f"{host}_{port}" + (f"_{path}" if path else "")
+
+
+def _schema_fingerprint() -> str:
+    spec = [(t.name, [(c.name, c.kind) for c in t.columns]) for t in TABLES.values()]
+    return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:16]
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+class Cache:
+    """The store of one service address under ``root``.
+
+    Parameters
+    ----------
+    root : path-like
+        The cache dir (see :mod:`icoframes.config`).
+    base_url : str
+        The service address; each address gets its own folder.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], base_url: str) -> None:
+        self.root = Path(root)
+        self.dir = self.root / _namespace(base_url)
+        self.profiles_dir = self.dir / "profiles"
+        self.tables_dir = self.dir / "tables"
+        self.lists_dir = self.dir / "lists"
+
+    def __repr__(self) -> str:
+        return f"Cache({str(self.dir)!r})"
+
+    # -- locking -------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, *, shared: bool = False) -> Iterator[None]:
+        """Hold the folder's lock (exclusive by default) across processes."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / ".lock", "a+") as fh:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+    def _quarantine(self, path: Path, exc: BaseException) -> None:
+        warnings.warn(
+            f"icoframes cache file {path} is unreadable ({type(exc).__name__}: {exc}); "
+            "it was set aside as *.corrupt and its content will be rebuilt or re-fetched",
+            CacheWarning,
+            stacklevel=4,
+        )
+        with contextlib.suppress(OSError):
+            os.replace(path, path.with_name(path.name + ".corrupt"))
+
+    # -- raw profiles --------------------------------------------------------
+
+    def part_files(self) -> list[Path]:
+        if not self.profiles_dir.is_dir():
+            return []
+        return sorted(self.profiles_dir.glob("part-*.parquet"))
+
+    def write_profiles(self, records: Iterable[ProfileRecord]) -> Path | None:
+        """Append one batch of fetched profiles as a new part file."""
+        records = list(records)
+        if not records:
+            return None
+        now = utcnow()
+        table = pa.table(
+            {
+                "id": [r.id for r in records],
+                "status": [r.status for r in records],
+                "summary": [r.summary for r in records],
+                "fetched_at": [now] * len(records),
+                "raw": [r.raw for r in records],
+            },
+            schema=_PART_SCHEMA,
+        )
+        name = f"part-{now.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex[:8]}.parquet"
+        path = self.profiles_dir / name
+        atomic_write_table(table, path)
+        return path
+
+    def _read_parts(self, paths: Iterable[Path], columns: list[str]) -> pa.Table:
+        tables = []
+        for path in paths:
+            try:
+                tables.append(pq.read_table(path, columns=columns, schema=_PART_SCHEMA))
+            except FileNotFoundError:
+                continue  # compacted away by another process meanwhile
+            except (pa.ArrowException, OSError) as exc:
+                self._quarantine(path, exc)
+        if not tables:
+            return _PART_SCHEMA.empty_table().select(columns)
+        return pa.concat_tables(tables)
+
+    def profile_index(self) -> pd.DataFrame:
+        """Latest fetch per cached profile: id, status, summary, fetched_at (one row per id)."""
+        table = self._read_parts(self.part_files(), ["id", "status", "summary", "fetched_at"])
+        frame = table.to_pandas()
+        if frame.empty:
+            return frame
+        frame = frame.sort_values("fetched_at", kind="stable")
+        return frame.drop_duplicates("id", keep="last").set_index("id")
+
+    def _latest_records(self, paths: list[Path]) -> pa.Table:
+        table = self._read_parts(paths, ["id", "status", "summary", "fetched_at", "raw"])
+        if table.num_rows == 0:
+            return table
+        order = pc.sort_indices(table, [("fetched_at", "ascending")])
+        table = table.take(order)
+        ids = table.column("id").to_numpy()
+        # keep the last occurrence of every id
+        _, first_from_end = _unique_last(ids)
+        return table.take(pa.array(first_from_end))
+
+    def compact(self) -> None:
+        """Merge the part files into one (latest fetch per id) when there are many."""
+        with self.lock():
+            parts = self.part_files()
+            if len(parts) <= _COMPACT_AFTER:
+                return
+            merged = self._latest_records(parts)
+            now = utcnow()
+            name = f"part-{now.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex[:8]}.parquet"
+            atomic_write_table(merged, self.profiles_dir / name)
+            for path in parts:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            self._write_state(sorted(p.name for p in self.part_files()))
+
+    # -- derived tables ------------------------------------------------------
+
+    def _state(self) -> dict[str, Any]:
+        path = self.tables_dir / "_state.json"
+        try:
+            state = json.loads(path.read_text())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            self._quarantine(path, exc)
+            return {}
+        return state if isinstance(state, dict) else {}
+
+    def _write_state(self, parts: list[str]) -> None:
+        state = {"parts": parts, "schema": _schema_fingerprint()}
+        atomic_write_bytes(self.tables_dir / "_state.json", json.dumps(state).encode())
+
+    def tables(self):
+        """The tidy :class:`~icoframes.tables.Tables` over every cached profile.
+
+        Rebuilt from the raw profiles when new part files arrived since the last
+        build, when the package's schema changed, or when a table file is unreadable.
+        """
+        from .tables import Tables
+        from .tidy import tidy
+
+        if len(self.part_files()) > _COMPACT_AFTER:
+            self.compact()
+        parts = sorted(p.name for p in self.part_files())
+        state = self._state()
+        if state.get("parts") == parts and state.get("schema") == _schema_fingerprint():
+            try:
+                with self.lock(shared=True):
+                    return Tables.read_parquet(self.tables_dir)
+            except FileNotFoundError:
+                pass
+            except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+                self._quarantine(self.tables_dir / "_state.json", exc)
+        with self.lock():
+            parts_paths = self.part_files()
+            records = self._latest_records(parts_paths)
+            ids = records.column("id").to_pylist()
+            statuses = dict(zip(ids, records.column("status").to_pylist(), strict=True))
+            profiles = [json.loads(raw) for raw in records.column("raw").to_pylist()]
+            tables = tidy(profiles, statuses=statuses)
+            tables.to_parquet(self.tables_dir)
+            self._write_state(sorted(p.name for p in parts_paths))
+        return tables
+
+    # -- list results --------------------------------------------------------
+
+    @staticmethod
+    def list_key(params: dict[str, Any]) -> str:
+        canonical = json.dumps(params, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:24]
+
+    def write_list(self, params: dict[str, Any], frame: pd.DataFrame, schema: TableSchema,
+                   *, total_icos: int) -> None:
+        table = pa.Table.from_pandas(frame, schema=schema.arrow_schema(), preserve_index=False)
+        meta = {"params": params, "fetched_at": utcnow().isoformat(), "total_icos": total_icos}
+        table = table.replace_schema_metadata(
+            {**(table.schema.metadata or {}),
+             b"icoframes": json.dumps(meta, ensure_ascii=False).encode()})
+        atomic_write_table(table, self.lists_dir / f"{self.list_key(params)}.parquet")
+
+    def read_list(self, params: dict[str, Any],
+                  schema: TableSchema) -> tuple[pd.DataFrame, dt.datetime] | None:
+        """The cached list for these parameters and when it was fetched, or None."""
+        path = self.lists_dir / f"{self.list_key(params)}.parquet"
+        try:
+            table = pq.read_table(path)
+            meta = json.loads(table.schema.metadata[b"icoframes"])
+            fetched_at = dt.datetime.fromisoformat(meta["fetched_at"])
+            frame = table.to_pandas().astype(schema.dtypes)
+        except FileNotFoundError:
+            return None
+        except (pa.ArrowException, OSError, KeyError, ValueError, TypeError) as exc:
+            self._quarantine(path, exc)
+            return None
+        return frame[schema.names], fetched_at
+
+    # -- filters -------------------------------------------------------------
+
+    def write_frame(self, name: str, frame: pd.DataFrame, schema: TableSchema) -> None:
+        table = pa.Table.from_pandas(frame, schema=schema.arrow_schema(), preserve_index=False)
+        table = table.replace_schema_metadata(
+            {**(table.schema.metadata or {}),
+             b"icoframes": json.dumps({"fetched_at": utcnow().isoformat()}).encode()})
+        atomic_write_table(table, self.dir / f"{name}.parquet")
+
+    def read_frame(self, name: str,
+                   schema: TableSchema) -> tuple[pd.DataFrame, dt.datetime] | None:
+        path = self.dir / f"{name}.parquet"
+        try:
+            table = pq.read_table(path)
+            fetched_at = dt.datetime.fromisoformat(
+                json.loads(table.schema.metadata[b"icoframes"])["fetched_at"])
+            frame = table.to_pandas().astype(schema.dtypes)
+        except FileNotFoundError:
+            return None
+        except (pa.ArrowException, OSError, KeyError, ValueError, TypeError) as exc:
+            self._quarantine(path, exc)
+            return None
+        return frame[schema.names], fetched_at
+
+    # -- housekeeping --------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        """What is cached: path, size on disk, profiles, list queries, derived tables."""
+        files = [p for p in self.dir.rglob("*") if p.is_file()] if self.dir.is_dir() else []
+        index = self.profile_index()
+        return {
+            "path": str(self.dir),
+            "size_bytes": sum(p.stat().st_size for p in files),
+            "profiles": len(index),
+            "profile_parts": len(self.part_files()),
+            "list_queries": len(list(self.lists_dir.glob("*.parquet")))
+            if self.lists_dir.is_dir() else 0,
+            "oldest_profile": None if index.empty else index["fetched_at"].min().to_pydatetime(),
+            "newest_profile": None if index.empty else index["fetched_at"].max().to_pydatetime(),
+        }
+
+    def clear(self) -> None:
+        """Delete everything cached for this service address (the request ledger is kept)."""
+        with self.lock():
+            for child in self.dir.iterdir():
+                if child.name in (".lock", "quota"):
+                    continue
+                if child.is_dir():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+
+
+def _unique_last(ids) -> tuple[Any, Any]:
+    import numpy as np
+
+    reversed_ids = ids[::-1]
+    uniques, first_in_reversed = np.unique(reversed_ids, return_index=True)
+    positions = len(ids) - 1 - first_in_reversed
+    return uniques, np.sort(positions)

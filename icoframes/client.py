@@ -1,0 +1,317 @@
+"""Signed requests to the ICO directory API: one method per endpoint.
+
+The client serialises each body once, signs those exact bytes and sends them
+unchanged (spec section 5). It reads the numeric ``error`` field of the body
+whatever the HTTP status, maps codes to :mod:`icoframes.errors`, retries
+transient failures with capped exponential backoff and jitter, and counts every
+request it sends, per endpoint. It is safe to share between threads.
+
+The private key is used for signing only: it is kept out of ``repr``, logs and
+error messages.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from .config import Settings, get_settings
+from .errors import (
+    APIError,
+    InvalidParameter,
+    NotFound,
+    ServiceUnavailable,
+    error_for_code,
+)
+from .params import validate_list_params
+
+__all__ = ["ENDPOINTS", "Client", "RetryPolicy", "sign"]
+
+log = logging.getLogger(__name__)
+
+ENDPOINTS: dict[str, str] = {
+    "filters": "/api/v1/filters/",
+    "icos": "/api/v1/icos/",
+    "ico": "/api/v1/ico/",
+}
+
+# Codes that describe the request itself: sending it again cannot help.
+_FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
+
+
+def sign(body: bytes, private_key: str) -> str:
+    """Signature of spec section 5: Base64 of the raw HMAC-SHA256 of ``body``.
+
+    Examples
+    --------
+    >>> sign(b'{"id":1}', "secret")
+    'A971iWIMgT8Zj9A9eWfikrFj7wQ16/Qwcc4OlRl2PLc='
+    """
+    digest = hmac.new(private_key.encode("utf-8"), body, hashlib.sha256).digest()
+    return base64.b64encode(digest).decode("ascii")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How transient failures are retried.
+
+    A failure is transient when the connection fails or times out, the HTTP
+    status is 5xx, or 429 arrives without an error code, or the body is not
+    JSON. Waits grow as ``backoff * 2**n`` capped at ``max_backoff``, each
+    multiplied by a random factor in [0.5, 1] so that concurrent workers do not
+    retry in lockstep. Retrying stops after ``max_attempts`` tries or once the
+    next wait would pass ``max_elapsed`` seconds since the first try.
+    """
+
+    max_attempts: int = 6
+    backoff: float = 0.2
+    max_backoff: float = 5.0
+    max_elapsed: float = 60.0
+
+    def wait(self, retry_number: int) -> float:
+        cap = min(self.max_backoff, self.backoff * 2**retry_number)
+        return cap * random.uniform(0.5, 1.0)
+
+
+class _Transient(Exception):
+    """A failure worth retrying; carries a short reason for the log."""
+
+
+@dataclass
+class _Counter:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDPOINTS, 0))
+
+    def add(self, endpoint: str) -> None:
+        with self.lock:
+            self.counts[endpoint] = self.counts.get(endpoint, 0) + 1
+
+    def snapshot(self) -> dict[str, int]:
+        with self.lock:
+            return dict(self.counts)
+
+
+class Client:
+    """A thread-safe client of the three API endpoints.
+
+    Parameters
+    ----------
+    base_url : str
+        Service address without ``/api/v1``.
+    public_key, private_key : str
+        The key pair. The private key only signs; it is never shown.
+    timeout : float, default 30
+        Seconds to wait for a response (the connect timeout is at most 5 s).
+    pool_size : int, default 8
+        Connections kept open; size it to the number of threads sharing the client.
+    retry : RetryPolicy, optional
+        How transient failures are retried.
+    on_request : callable, optional
+        Called with the endpoint name ("filters", "icos", "ico") before each
+        request is sent, retries included; the loaders keep their daily request
+        ledger with it.
+
+    Examples
+    --------
+    >>> from icoframes import sandbox
+    >>> with sandbox.serve(n_icos=30) as sb, Client(**sb.settings()) as client:
+    ...     page = client.list_page(status="past")
+    ...     profile = client.profile(page["data"][0]["id"])
+    ...     client.requests["icos"], client.requests["ico"]
+    (1, 1)
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        public_key: str,
+        private_key: str,
+        timeout: float = 30.0,
+        pool_size: int = 8,
+        retry: RetryPolicy | None = None,
+        on_request: Callable[[str], None] | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/").removesuffix("/api/v1")
+        self.public_key = public_key
+        self.__private_key = private_key
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self._on_request = on_request
+        self._counter = _Counter()
+        self._session = requests.Session()
+        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
+        self._session.mount("http://", adapter)
+        self._session.mount("https://", adapter)
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None, **kwargs: Any) -> Client:
+        """Build a client from resolved settings (raises ConfigError when keys are missing)."""
+        s = (settings or get_settings()).require_credentials()
+        kwargs.setdefault("pool_size", s.max_workers)
+        kwargs.setdefault("timeout", s.timeout)
+        return cls(base_url=s.base_url, public_key=s.public_key, private_key=s.private_key,
+                   **kwargs)
+
+    def __repr__(self) -> str:
+        return (f"Client(base_url={self.base_url!r}, public_key={self.public_key!r}, "
+                f"requests={self.total_requests})")
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close pooled connections."""
+        self._session.close()
+
+    @property
+    def requests(self) -> dict[str, int]:
+        """Requests sent so far per endpoint, retries included (each costs quota)."""
+        return self._counter.snapshot()
+
+    @property
+    def total_requests(self) -> int:
+        return sum(self._counter.snapshot().values())
+
+    # -- endpoints ---------------------------------------------------------
+
+    def filters(self) -> dict[str, Any]:
+        """The filter set of spec 2.1 (keys platform, category, type, location)."""
+        return self._call("filters", {})
+
+    def list_page(self, page: int = 1, **params: Any) -> dict[str, Any]:
+        """One page (at most 20 summaries) of the list operation, spec 4.2.
+
+        Parameters are checked locally first, so a bad one costs no request.
+        When nothing matches (error 482) an empty page is returned:
+        ``{"total_icos": 0, "total_pages": 0, "current_page": page, "error": 482, "data": []}``.
+
+        Raises
+        ------
+        InvalidParameter
+            A parameter is not allowed by spec 4.2 (raised before sending).
+        """
+        body = validate_list_params({**params, "page": page})
+        try:
+            return self._call("icos", body)
+        except NotFound:
+            return {"total_icos": 0, "total_pages": 0, "current_page": body["page"],
+                    "error": 482, "data": []}
+
+    def profile(self, ico_id: int) -> dict[str, Any]:
+        """The full profile (spec 2.3) of one ICO, as decoded JSON.
+
+        Raises
+        ------
+        NotFound
+            No ICO has this id (error 482).
+        InvalidParameter
+            ``ico_id`` is not a positive integer (raised before sending).
+        """
+        if isinstance(ico_id, bool) or not isinstance(ico_id, int):
+            try:
+                ico_id = int(str(ico_id).strip())
+            except ValueError:
+                raise InvalidParameter(f"ICO id must be an integer, got {ico_id!r}") from None
+        if ico_id < 1:
+            raise InvalidParameter(f"ICO id must be a positive integer, got {ico_id!r}")
+        try:
+            return self._call("ico", {"id": ico_id})["data"]
+        except NotFound as exc:
+            raise NotFound(f"no ICO has id {ico_id} (error 482)", code=482,
+                           endpoint=exc.endpoint) from None
+
+    # -- transport ---------------------------------------------------------
+
+    def _call(self, endpoint: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+        # Serialise once: the signature covers exactly these bytes.
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        headers = {
+            "Content-Type": "application/json",
+            "X-Service-Public-Key": self.public_key,
+            "X-Service-Access-Key": sign(body, self.__private_key),
+        }
+        url = self.base_url + ENDPOINTS[endpoint]
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return self._send_once(endpoint, url, body, headers)
+            except _Transient as exc:
+                delay = self.retry.wait(attempt - 1)
+                elapsed = time.monotonic() - started
+                if attempt >= self.retry.max_attempts or elapsed + delay > self.retry.max_elapsed:
+                    raise ServiceUnavailable(
+                        f"{ENDPOINTS[endpoint]}: gave up after {attempt} attempts in "
+                        f"{elapsed:.1f} s; last failure: {exc}",
+                        endpoint=ENDPOINTS[endpoint],
+                    ) from None
+                log.info("%s: %s; retry %d in %.2f s", ENDPOINTS[endpoint], exc, attempt, delay)
+                time.sleep(delay)
+
+    def _send_once(self, endpoint: str, url: str, body: bytes,
+                   headers: dict[str, str]) -> dict[str, Any]:
+        path = ENDPOINTS[endpoint]
+        self._counter.add(endpoint)
+        if self._on_request is not None:
+            self._on_request(endpoint)
+        try:
+            response = self._session.post(url, data=body, headers=headers,
+                                          timeout=(min(5.0, self.timeout), self.timeout))
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            raise _Transient(f"{type(exc).__name__}") from None
+        except requests.RequestException as exc:  # e.g. a body cut off mid-stream
+            raise _Transient(f"{type(exc).__name__}") from None
+        status = response.status_code
+        try:
+            decoded = response.json()
+        except ValueError:
+            decoded = None
+        code = _error_code(decoded)
+        if code is not None:
+            if code in _FINAL_CODES or status < 500:
+                raise _with_detail(error_for_code(code, endpoint=path), decoded)
+            raise _Transient(f"HTTP {status} with error {code}")
+        if status >= 500 or status == 429:
+            raise _Transient(f"HTTP {status}")
+        if not isinstance(decoded, dict):
+            raise _Transient(f"HTTP {status} with a body that is not a JSON object")
+        if status >= 400:
+            raise APIError(f"{path}: HTTP {status} without an error code", endpoint=path)
+        return decoded
+
+
+def _error_code(decoded: Any) -> int | None:
+    if not isinstance(decoded, dict):
+        return None
+    raw = decoded.get("error")
+    if raw in (None, "", 0, "0", False):
+        return None
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return None
+
+
+def _with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:
+    message = decoded.get("message")
+    if isinstance(message, str) and message:
+        return type(error)(f"{error} ({message[:300]})", code=error.code, endpoint=error.endpoint)
+    return error
+

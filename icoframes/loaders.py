@@ -1,0 +1,679 @@
+"""What users call: load_filters, load_list, load_icos, load_tables.
+
+A load pages the list (page 1 first, then the other pages concurrently), then
+fetches every profile it does not already hold with a bounded thread pool,
+appending them to the cache in batches as they arrive. The result is always
+read back from the cache, so a warm call returns exactly what a cold one did.
+
+Request economy, since the service allows 5,000 requests per key per day:
+
+* a list query younger than ``max_age`` is served from the cache (no request);
+* a profile is fetched only when it is not cached, or when its list summary
+  (name, score, raised) changed since it was fetched; ``refresh="all"``
+  re-fetches everything;
+* error 485 stops the load at once; what was fetched is kept, and the next
+  call fetches only the rest.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import logging
+import math
+import sys
+import time
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .cache import Cache, ProfileRecord, utcnow
+from .client import Client
+from .config import Settings, get_settings
+from .errors import (
+    APIError,
+    AuthError,
+    InvalidParameter,
+    NotCached,
+    NotFound,
+    QuotaExceeded,
+)
+from .params import ID_LIST_PARAMS, STATUSES, validate_list_params
+from .quota import QuotaLedger
+from .schema import FILTERS, ICOS, LIST, TABLES, empty_frame
+
+__all__ = [
+    "QuotaWarning",
+    "cache_info",
+    "clear_cache",
+    "load_filters",
+    "load_icos",
+    "load_list",
+    "load_tables",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_AGE = dt.timedelta(days=1)
+_BATCH_SIZE = 50
+_BATCH_SECONDS = 2.0
+
+Refresh = bool | Literal["all"]
+MaxAge = dt.timedelta | float | int | None
+
+
+class QuotaWarning(UserWarning):
+    """A load plans more requests than remain in today's allowance."""
+
+
+# -- the public functions -----------------------------------------------------
+
+
+def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
+                 offline: bool = False) -> pd.DataFrame:
+    """The filter values the service offers (spec 2.1), one row per value.
+
+    Parameters
+    ----------
+    refresh : bool, default False
+        Ask the service again even if a cached copy is fresh.
+    max_age : timedelta or seconds, default one day
+        How old a cached copy may be; ``None`` means it never expires.
+    offline : bool, default False
+        Use the cache only; raise :class:`NotCached` when it has no copy.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``filter`` (platform, category, type or location), ``id``
+        (nullable Int64; missing for location) and ``name``.
+
+    Examples
+    --------
+    >>> from icoframes import sandbox
+    >>> import icoframes, tempfile
+    >>> with sandbox.serve(n_icos=40) as sb:
+    ...     _ = icoframes.configure(**sb.settings(), cache_dir=tempfile.mkdtemp())
+    ...     filters = icoframes.load_filters()
+    >>> sorted(filters["filter"].unique())
+    ['category', 'location', 'platform', 'type']
+    >>> icoframes.reset_configuration()
+    """
+    return _Load(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
+
+
+def load_list(status: str | None = None, *, refresh: Refresh = False,
+              max_age: MaxAge = DEFAULT_MAX_AGE, offline: bool = False,
+              progress: bool | None = None, max_workers: int | None = None,
+              **filters: Any) -> pd.DataFrame:
+    """List summaries (spec 2.2) of every matching ICO; costs list pages only.
+
+    Parameters are those of :func:`load_icos`.
+
+    Returns
+    -------
+    DataFrame
+        Columns id, name, logo, ico_score, url, raised, status: one row per ICO.
+    """
+    load = _Load(offline=offline, progress=progress, max_workers=max_workers)
+    return load.listing(status, filters, refresh=refresh, max_age=max_age)
+
+
+def load_icos(status: str | None = None, *, refresh: Refresh = False,
+              max_age: MaxAge = DEFAULT_MAX_AGE, offline: bool = False,
+              progress: bool | None = None, max_workers: int | None = None,
+              **filters: Any) -> pd.DataFrame:
+    """The ``icos`` table (one typed row per ICO) for every ICO matching the filters.
+
+    Parameters
+    ----------
+    status : {"ongoing", "upcoming", "past"}, optional
+        Only ICOs with this status; ``None`` loads all three, each row tagged
+        with the status it was listed under.
+    refresh : bool or "all", default False
+        ``True`` re-pages the list and re-fetches the profiles that are new or
+        whose summary (name, score, raised) changed; ``"all"`` re-fetches every
+        profile.
+    max_age : timedelta or seconds, default one day
+        A cached list older than this is re-paged (as with ``refresh=True``).
+        ``None`` means cached lists never expire.
+    offline : bool, default False
+        Use the cache only, spending no request; raises :class:`NotCached`
+        naming what is missing.
+    progress : bool, optional
+        Show progress bars. By default they show in notebooks and terminals,
+        and not when output is redirected (cron, CI).
+    max_workers : int, optional
+        Concurrent requests (default: the ``max_workers`` setting, 8).
+    **filters
+        Parameters of the list operation (spec 4.2) by name: ``platform``,
+        ``category``, ``type`` (ids or names), ``location``, ``ico_score``,
+        ``airdrop_program``, ``bounty_program``, ``investor_kyc``,
+        ``investor_wl``, ``ico_kyc_passed`` (True), ``accepted_currencies``,
+        ``exclude_areas``, ``sort_asc``, ``sort_desc``.
+
+    Returns
+    -------
+    DataFrame
+        The columns of ``icoframes.schema.TABLES["icos"]`` at their declared
+        dtypes; zero rows (every column present) when nothing matches.
+
+    Raises
+    ------
+    InvalidParameter
+        A filter is unknown or has a value spec 4.2 does not allow (raised
+        before any request is spent).
+    QuotaExceeded
+        The daily allowance ran out. Everything fetched is cached; call again
+        after the reset to fetch only the rest.
+    NotCached
+        ``offline=True`` and the cache lacks the list or some profiles.
+    ConfigError
+        No service address or keys are configured.
+
+    Examples
+    --------
+    >>> from icoframes import sandbox
+    >>> import icoframes, tempfile
+    >>> with sandbox.serve(n_icos=60) as sb:
+    ...     _ = icoframes.configure(**sb.settings(), cache_dir=tempfile.mkdtemp())
+    ...     icos = icoframes.load_icos(status="past", progress=False)
+    >>> icos["id"].is_unique, str(icos["raised"].dtype)
+    (True, 'float64')
+    >>> icoframes.reset_configuration()
+    """
+    load = _Load(offline=offline, progress=progress, max_workers=max_workers)
+    return load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=True).icos
+
+
+def load_tables(status: str | None = None, *, refresh: Refresh = False,
+                max_age: MaxAge = DEFAULT_MAX_AGE, offline: bool = False,
+                progress: bool | None = None, max_workers: int | None = None,
+                **filters: Any):
+    """Every table (icos, team, advisors, social, distribution, bonuses, roadmap).
+
+    Parameters and errors are those of :func:`load_icos`; the child tables hold
+    the rows of the loaded ICOs only and key into ``icos.id`` by ``ico_id``.
+
+    Returns
+    -------
+    Tables
+    """
+    load = _Load(offline=offline, progress=progress, max_workers=max_workers)
+    return load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
+
+
+def cache_info() -> dict[str, Any]:
+    """Where the cache of the configured service lives and what it holds.
+
+    Returns
+    -------
+    dict
+        path, size_bytes, profiles, profile_parts, list_queries, oldest_profile,
+        newest_profile, and requests_today for the configured public key.
+    """
+    settings = _settings_with_base_url()
+    info = Cache(settings.cache_dir, settings.base_url).info()
+    if settings.public_key:
+        info["requests_today"] = QuotaLedger(
+            settings.cache_dir, settings.public_key, settings.daily_quota).used_today()
+    return info
+
+
+def clear_cache() -> None:
+    """Delete everything cached for the configured service (the request ledger is kept)."""
+    settings = _settings_with_base_url()
+    Cache(settings.cache_dir, settings.base_url).clear()
+
+
+# -- the machinery --------------------------------------------------------------
+
+
+def _settings_with_base_url(**overrides: Any) -> Settings:
+    settings = get_settings(**overrides)
+    if not settings.base_url:
+        settings.require_credentials()  # raises ConfigError with set-up help
+    return settings
+
+
+def _interactive() -> bool:
+    if "ipykernel" in sys.modules:
+        return True
+    stream = sys.stderr
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def _age_limit(max_age: MaxAge) -> dt.timedelta | None:
+    if max_age is None:
+        return None
+    if isinstance(max_age, dt.timedelta):
+        return max_age
+    if isinstance(max_age, int | float) and not isinstance(max_age, bool) and max_age >= 0:
+        return dt.timedelta(seconds=float(max_age))
+    raise InvalidParameter(f"max_age must be a timedelta, seconds or None, got {max_age!r}")
+
+
+def _check_refresh(refresh: Any) -> None:
+    if refresh not in (True, False, "all"):
+        raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
+
+
+class _Load:
+    """One loader call: settings, cache, ledger and a client made only if needed."""
+
+    def __init__(self, *, offline: bool = False, progress: bool | None = None,
+                 max_workers: int | None = None) -> None:
+        self.settings = _settings_with_base_url(max_workers=max_workers)
+        self.cache = Cache(self.settings.cache_dir, self.settings.base_url)
+        self.offline = offline
+        self.progress = _interactive() if progress is None else bool(progress)
+        self._client: Client | None = None
+        self._ledger: QuotaLedger | None = None
+        self._filters: pd.DataFrame | None = None
+
+    # the client ---------------------------------------------------------------
+
+    @property
+    def ledger(self) -> QuotaLedger:
+        if self._ledger is None:
+            self.settings.require_credentials()
+            self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key,
+                                       self.settings.daily_quota)
+        return self._ledger
+
+    def client(self, what: str) -> Client:
+        if self.offline:
+            raise NotCached(f"offline=True, but {what} is not in the cache "
+                            f"({self.cache.dir}); load it once online first")
+        if self._client is None:
+            self._client = Client.from_settings(self.settings, on_request=self.ledger.record,
+                                                pool_size=self.settings.max_workers)
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._ledger is not None:
+            self._ledger.flush()
+
+    # filters ------------------------------------------------------------------
+
+    def filters(self, *, refresh: bool, max_age: MaxAge) -> pd.DataFrame:
+        limit = _age_limit(max_age)
+        cached = self.cache.read_frame("filters", FILTERS)
+        if cached is not None and not refresh:
+            frame, fetched_at = cached
+            if self.offline or limit is None or utcnow() - fetched_at <= limit:
+                return frame
+        try:
+            raw = self.client("the filter set").filters()
+        finally:
+            self.close()
+        frame = filters_frame(raw)
+        self.cache.write_frame("filters", frame, FILTERS)
+        return frame
+
+    def _resolve_names(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Turn platform/category/type names into ids, through the filter set."""
+        out = dict(params)
+        for key in ID_LIST_PARAMS:
+            value = out.get(key)
+            if value is None:
+                continue
+            values = [value] if isinstance(value, str | int) else list(value)
+            if not any(isinstance(v, str) and not v.strip().isdigit() for v in values):
+                continue
+            if self._filters is None:
+                self._filters = self.filters(refresh=False, max_age=DEFAULT_MAX_AGE)
+            known = self._filters[self._filters["filter"] == key]
+            by_name = {str(n).strip().casefold(): int(i)
+                       for n, i in zip(known["name"], known["id"], strict=True)}
+            resolved = []
+            for v in values:
+                if isinstance(v, str) and not v.strip().isdigit():
+                    found = by_name.get(v.strip().casefold())
+                    if found is None:
+                        close = difflib.get_close_matches(
+                            v, [str(n) for n in known["name"]], n=3, cutoff=0.5)
+                        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+                        raise InvalidParameter(
+                            f"unknown {key} name {v!r}{hint} (see icoframes.load_filters())")
+                    resolved.append(found)
+                else:
+                    resolved.append(v)
+            out[key] = resolved
+        return out
+
+    def _query_params(self, status: str | None, filters: Mapping[str, Any]) -> list[dict]:
+        if "page" in filters:
+            raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
+        params = {**filters, "status": status}
+        # Check everything that can be checked without the filter set first,
+        # standing in a valid id for names, so a typo costs no request.
+        placeholder = {k: (1 if isinstance(v, str) else [1] * len(list(v)))
+                       for k, v in params.items()
+                       if k in ID_LIST_PARAMS and v is not None and not isinstance(v, int)
+                       and _has_names(v)}
+        validate_list_params({**params, **placeholder})
+        wire = validate_list_params(self._resolve_names(params))
+        statuses = [wire.pop("status")] if "status" in wire else list(STATUSES)
+        queries = []
+        for s in statuses:
+            query = {**wire, "status": s}
+            for key, value in query.items():
+                if isinstance(value, list) and key != "location":
+                    query[key] = sorted(set(value), key=str)
+            queries.append(query)
+        return queries
+
+    # list ---------------------------------------------------------------------
+
+    def listing(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
+                max_age: MaxAge) -> pd.DataFrame:
+        _check_refresh(refresh)
+        limit = _age_limit(max_age)
+        queries = self._query_params(status, filters)
+        try:
+            frames = [self._list_for(q, refresh=bool(refresh), limit=limit) for q in queries]
+        finally:
+            self.close()
+        frame = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
+        return frame.drop_duplicates("id", keep="first").reset_index(drop=True)
+
+    def _list_for(self, query: dict[str, Any], *, refresh: bool,
+                  limit: dt.timedelta | None) -> pd.DataFrame:
+        cached = self.cache.read_list(query, LIST)
+        if cached is not None and not refresh:
+            frame, fetched_at = cached
+            if self.offline or limit is None or utcnow() - fetched_at <= limit:
+                return frame
+        client = self.client(f"the list for {query}")
+        items, total = self._page_all(client, query)
+        frame = list_frame(items, status=query["status"])
+        self.cache.write_list(query, frame, LIST, total_icos=total)
+        return frame
+
+    def _page_all(self, client: Client, query: dict[str, Any]) -> tuple[list[dict], int]:
+        first = client.list_page(1, **query)
+        seen: dict[int, dict] = {}
+        order: list[int] = []
+        total, pages = _merge_page(first, seen, order)
+        if pages > 1:
+            total = self._pages(client, query, range(2, pages + 1), seen, order, total)
+        if len(seen) < total:
+            # The list shifted while we paged: page it all once more.
+            log.info("list %s: %d unique of %d; paging again", query, len(seen), total)
+            again = client.list_page(1, **query)
+            total, pages = _merge_page(again, seen, order)
+            if pages > 1:
+                total = self._pages(client, query, range(2, pages + 1), seen, order, total)
+        return [seen[i] for i in order], total
+
+    def _pages(self, client: Client, query: dict[str, Any], numbers: Iterable[int],
+               seen: dict[int, dict], order: list[int], total: int) -> int:
+        numbers = list(numbers)
+        results: dict[int, dict] = {}
+        workers = min(self.settings.max_workers, len(numbers))
+        with ThreadPoolExecutor(workers, thread_name_prefix="icoframes-list") as pool:
+            futures = {pool.submit(client.list_page, n, **query): n for n in numbers}
+            try:
+                for future in _as_completed(futures):
+                    results[futures[future]] = future.result()
+            finally:
+                for future in futures:
+                    future.cancel()
+        for n in numbers:  # merge in page order so the result follows the list's order
+            page_total, _ = _merge_page(results[n], seen, order)
+            total = page_total if results[n].get("data") else total
+        return total
+
+    # profiles -----------------------------------------------------------------
+
+    def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
+               max_age: MaxAge, only_icos: bool):
+        from .tables import Tables
+
+        _check_refresh(refresh)
+        limit = _age_limit(max_age)
+        queries = self._query_params(status, filters)
+        try:
+            frames = [self._list_for(q, refresh=bool(refresh), limit=limit) for q in queries]
+            listing = pd.concat(frames, ignore_index=True).drop_duplicates("id", keep="first")
+            if listing.empty:
+                return Tables.empty()
+            todo = self._profiles_to_fetch(listing, refresh=refresh)
+            if todo:
+                self._fetch_profiles(todo)
+        finally:
+            self.close()
+        return self._assemble(listing, only_icos=only_icos)
+
+    def _profiles_to_fetch(self, listing: pd.DataFrame, *, refresh: Refresh) -> list[tuple]:
+        keys = summary_keys(listing)
+        wanted = list(zip(listing["id"].tolist(), listing["status"].tolist(), keys, strict=True))
+        if refresh == "all":
+            return wanted
+        index = self.cache.profile_index()
+        if index.empty:
+            return wanted
+        stored = index["summary"].to_dict()
+        return [w for w in wanted if stored.get(w[0], _MISSING) != w[2]]
+
+    def _fetch_profiles(self, todo: list[tuple]) -> None:
+        total = len(todo)
+        if self.offline:
+            raise NotCached(
+                f"offline=True, but {total} profile(s) are not in the cache ({self.cache.dir}); "
+                f"first ids: {[t[0] for t in todo[:10]]}. Load once online first.")
+        client = self.client("profiles")
+        remaining_budget = self.ledger.remaining()
+        if total > remaining_budget:
+            warnings.warn(
+                f"this load needs {total} profile requests but only about {remaining_budget} "
+                f"of today's {self.settings.daily_quota} remain for this key; it will stop at "
+                "the limit, keep what it fetched, and the next call will resume",
+                QuotaWarning, stacklevel=4)
+        batch: list[ProfileRecord] = []
+        done = 0
+        last_flush = time.monotonic()
+        quota_error: QuotaExceeded | None = None
+        fatal: BaseException | None = None
+        not_found: list[int] = []
+        failed: list[tuple[int, APIError]] = []
+        bar = _progress(total, "profiles", self.progress)
+        workers = min(self.settings.max_workers, total)
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="icoframes-profile")
+        futures: dict[Future, tuple] = {pool.submit(client.profile, t[0]): t for t in todo}
+        try:
+            for future in _as_completed(futures):
+                ico_id, status, summary = futures[future]
+                try:
+                    data = future.result()
+                except NotFound:
+                    not_found.append(ico_id)
+                    continue
+                except QuotaExceeded as exc:
+                    quota_error = exc
+                    break
+                except (AuthError, InvalidParameter) as exc:
+                    fatal = exc
+                    break
+                except APIError as exc:
+                    failed.append((ico_id, exc))
+                    continue
+                raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+                batch.append(ProfileRecord(ico_id, status, summary, raw))
+                done += 1
+                bar.update(1)
+                if len(batch) >= _BATCH_SIZE or time.monotonic() - last_flush > _BATCH_SECONDS:
+                    self.cache.write_profiles(batch)
+                    batch, last_flush = [], time.monotonic()
+        finally:
+            for future in futures:
+                future.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+            self.cache.write_profiles(batch)
+            bar.close()
+            if self._ledger is not None:
+                self._ledger.flush(exhausted=quota_error is not None)
+        if not_found:
+            warnings.warn(f"{len(not_found)} ICO(s) listed but without a profile (error 482), "
+                          f"left out: {not_found[:10]}", stacklevel=4)
+        if quota_error is not None:
+            left = total - done - len(not_found)
+            raise QuotaExceeded(
+                f"daily request limit reached (error 485) after fetching {done} of {total} "
+                f"profiles; {left} remain. Everything fetched is cached: call the same loader "
+                "again after the allowance resets to fetch only the rest.",
+                code=485, endpoint=quota_error.endpoint, remaining=left) from quota_error
+        if fatal is not None:
+            raise fatal
+        if failed:
+            first_id, first_error = failed[0]
+            raise type(first_error)(
+                f"{len(failed)} of {total} profiles could not be fetched (first: id {first_id}: "
+                f"{first_error}); the {done} fetched are cached, and calling again retries "
+                "only the rest", code=first_error.code, endpoint=first_error.endpoint)
+
+    def _assemble(self, listing: pd.DataFrame, *, only_icos: bool):
+        from .tables import Tables
+
+        everything = self.cache.tables()
+        ids = listing["id"].to_numpy()
+        icos = everything.icos
+        positions = pd.Index(icos["id"]).get_indexer(ids)
+        positions = positions[positions >= 0]
+        icos = icos.take(positions).reset_index(drop=True)
+        status = pd.Series(listing["status"].to_numpy(), index=listing["id"].to_numpy())
+        icos = icos.assign(status=icos["id"].map(status).astype(ICOS.column("status").dtype))
+        if only_icos:
+            return Tables(icos=icos, **{name: empty_frame(TABLES[name])
+                                        for name in TABLES if name != "icos"})
+        children = {}
+        keep = set(icos["id"].tolist())
+        for name, frame in everything:
+            if name == "icos":
+                continue
+            children[name] = frame[frame["ico_id"].isin(keep)].reset_index(drop=True)
+        return Tables(icos=icos, **children)
+
+
+_MISSING = object()
+
+
+def _has_names(value: Any) -> bool:
+    values = [value] if isinstance(value, str) else list(value)
+    return any(isinstance(v, str) and not v.strip().isdigit() for v in values)
+
+
+def _as_completed(futures: Iterable[Future]):
+    """Like concurrent.futures.as_completed, but wakes up for Ctrl-C in the main thread."""
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+        yield from done
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, desc: str, enabled: bool):
+    if not enabled or total < 2:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="ICO", leave=False)
+
+
+# -- list summaries and filters into frames -------------------------------------
+
+
+def _merge_page(page: Mapping[str, Any], seen: dict[int, dict], order: list[int]) -> tuple[int,
+                                                                                          int]:
+    data = page.get("data") or []
+    for item in data if isinstance(data, list) else []:
+        ico_id = _as_int(item.get("id") if isinstance(item, dict) else None)
+        if ico_id is None:
+            continue
+        if ico_id not in seen:
+            order.append(ico_id)
+        seen[ico_id] = item
+    return _as_int(page.get("total_icos")) or 0, _as_int(page.get("total_pages")) or 0
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isdigit():
+            return int(text)
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return int(number) if math.isfinite(number) and number.is_integer() else None
+    return None
+
+
+def list_frame(items: Sequence[Mapping[str, Any]], *, status: str | None) -> pd.DataFrame:
+    """List summaries (spec 2.2) as a typed frame with the ``LIST`` schema columns."""
+    from .parsing import to_float, to_text
+
+    def part(item: Mapping[str, Any], section: str) -> Mapping[str, Any]:
+        value = item.get(section)
+        return value if isinstance(value, Mapping) else {}
+
+    columns = {
+        "id": [_as_int(i.get("id")) for i in items],
+        "name": to_text([part(i, "main").get("name") for i in items]),
+        "logo": to_text([part(i, "main").get("logo") for i in items]),
+        "ico_score": to_float([part(i, "main").get("ico_score") for i in items]),
+        "url": to_text([part(i, "links").get("url") for i in items]),
+        "raised": to_float([part(i, "finance").get("raised") for i in items]),
+        "status": [status] * len(items),
+    }
+    frame = pd.DataFrame(columns)
+    frame = frame[frame["id"].notna()]
+    return frame.astype(LIST.dtypes)[LIST.names].reset_index(drop=True)
+
+
+def summary_keys(listing: pd.DataFrame) -> list[str]:
+    """A text key of the summary values whose change means a profile must be re-fetched."""
+    names = listing["name"].astype(object).where(listing["name"].notna(), None).tolist()
+    scores = listing["ico_score"].to_numpy(dtype=float)
+    raised = listing["raised"].to_numpy(dtype=float)
+    return [json.dumps([n, None if np.isnan(s) else s, None if np.isnan(r) else r])
+            for n, s, r in zip(names, scores, raised, strict=True)]
+
+
+def filters_frame(raw: Mapping[str, Any]) -> pd.DataFrame:
+    """The filter set (spec 2.1) as a frame with the ``FILTERS`` schema."""
+    rows: list[tuple[str, int | None, str]] = []
+    for key in ("platform", "category", "type", "location"):
+        entries = raw.get(key) if isinstance(raw, Mapping) else None
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, Mapping):
+                continue
+            name = str(entry.get("name") or "").strip()
+            if not name:
+                continue
+            rows.append((key, None if key == "location" else _as_int(entry.get("id")), name))
+    frame = pd.DataFrame(rows, columns=FILTERS.names)
+    return frame.astype(FILTERS.dtypes)
+
+
