@@ -1,16 +1,190 @@
-"""The `icoframes` command line (placeholder until subcommands land)."""
+"""The ``icoframes`` command: ``export`` for cron, ``sandbox`` to serve the emulated API,
+``demo`` for the end-to-end tour, and ``cache`` to inspect or clear the cache.
+
+Exit codes: 0 done; 2 bad arguments or settings; 3 the daily request limit was
+reached (what was fetched is kept and the next run resumes); 1 anything else.
+Logs go to stderr; progress bars show only when stderr is a terminal.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, IcoframesError, InvalidParameter, NotCached, QuotaExceeded
+
+__all__ = ["build_parser", "main"]
+
+log = logging.getLogger("icoframes.cli")
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_QUOTA = 0, 1, 2, 3
+
+
+def _add_filter_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("filters (spec 4.2)")
+    group.add_argument("--status", choices=("ongoing", "upcoming", "past"),
+                       help="only ICOs with this status (default: all three)")
+    for name in ("platform", "category", "type"):
+        group.add_argument(f"--{name}", action="append", metavar="ID_OR_NAME",
+                           help=f"only these {name}s (repeatable; ids or names)")
+    for name, meta in (("location", "COUNTRY"), ("accepted-currencies", "TICKER"),
+                       ("exclude-areas", "COUNTRY")):
+        group.add_argument(f"--{name}", action="append", metavar=meta, help="repeatable")
+    group.add_argument("--ico-score", type=int, metavar="N",
+                       help="only scores of at least N (1-10)")
+    for flag in ("airdrop-program", "bounty-program", "investor-kyc", "investor-wl",
+                 "ico-kyc-passed"):
+        group.add_argument(f"--{flag}", action="store_true", default=None,
+                           help=f"only ICOs with {flag.replace('-', ' ')}")
+
+
+def _filters_from(args: argparse.Namespace) -> dict[str, Any]:
+    names = ("platform", "category", "type", "location", "accepted_currencies", "exclude_areas",
+             "ico_score", "airdrop_program", "bounty_program", "investor_kyc", "investor_wl",
+             "ico_kyc_passed")
+    filters = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+    for key in ("platform", "category", "type"):
+        if key in filters:
+            filters[key] = [int(v) if v.strip().isdigit() else v for v in filters[key]]
+    return filters
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="icoframes", description=__doc__)
-    parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="icoframes",
+        description="ICO directory API data as typed tables and Parquet exports.",
+        epilog="Settings come from ICOFRAMES_BASE_URL, ICOFRAMES_PUBLIC_KEY, "
+               "ICOFRAMES_PRIVATE_KEY and ICOFRAMES_CACHE_DIR.")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    export = sub.add_parser("export", help="write every table as Parquet, plus a manifest",
+                            description="Load the ICOs matching the filters (using the cache) "
+                                        "and write DIR/<table>.parquet and DIR/manifest.json.")
+    export.add_argument("--out", required=True, type=Path, metavar="DIR")
+    export.add_argument("--snapshot", action="store_true",
+                        help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style); a re-run "
+                             "on the same day replaces that day's snapshot")
+    export.add_argument("--refresh", choices=("none", "changed", "all"), default="none",
+                        help="none: use fresh cache; changed: re-page and re-fetch changed "
+                             "profiles; all: re-fetch everything (default: none)")
+    export.add_argument("--max-age", type=float, default=86400.0, metavar="SECONDS",
+                        help="re-page cached lists older than this (default: one day)")
+    export.add_argument("--max-workers", type=int, metavar="N")
+    export.add_argument("--cache-dir", type=Path, metavar="DIR")
+    _add_filter_options(export)
+
+    sandbox = sub.add_parser("sandbox", help="serve the emulated API on 127.0.0.1 until stopped")
+    sandbox.add_argument("--port", type=int, default=8000)
+    sandbox.add_argument("--public-key", default="sandbox-public")
+    sandbox.add_argument("--private-key", default="sandbox-private")
+    sandbox.add_argument("--quota", type=int, default=5000, help="requests per key per day")
+    sandbox.add_argument("--n-icos", type=int, default=1000)
+    sandbox.add_argument("--seed", type=int, default=0)
+    sandbox.add_argument("--latency", type=float, default=0.0, metavar="SECONDS")
+    sandbox.add_argument("--fail-rate", type=float, default=0.0, metavar="P")
+
+    demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
+    demo.add_argument("--out", type=Path, default=Path("data/demo"), metavar="DIR")
+    demo.add_argument("--n-icos", type=int, default=1000)
+    demo.add_argument("--seed", type=int, default=0)
+
+    cache = sub.add_parser("cache", help="show or clear the cache of the configured service")
+    cache.add_argument("action", choices=("info", "clear"))
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    build_parser().parse_args(argv)
-    return 0
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on bad usage, 0 on --help
+        return int(exc.code or 0)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("urllib3").setLevel(logging.WARNING)
+    try:
+        if args.command == "export":
+            return _export(args)
+        if args.command == "sandbox":
+            return _sandbox(args)
+        if args.command == "demo":
+            from .demo import run_demo
+
+            run_demo(out=args.out, n_icos=args.n_icos, seed=args.seed)
+            return EXIT_OK
+        if args.command == "cache":
+            return _cache(args)
+    except QuotaExceeded as exc:
+        log.error("%s", exc)
+        return EXIT_QUOTA
+    except (InvalidParameter, ConfigError, NotCached) as exc:
+        log.error("%s", exc)
+        return EXIT_USAGE
+    except IcoframesError as exc:
+        log.error("%s", exc)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        log.error("interrupted; everything fetched so far is cached")
+        return 130
+    except Exception:  # a cron job should log the traceback, then fail with 1
+        log.exception("export failed")
+        return EXIT_ERROR
+    return EXIT_ERROR
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .export import export_tables
+
+    refresh = {"none": False, "changed": True, "all": "all"}[args.refresh]
+    result = export_tables(
+        args.out,
+        status=args.status,
+        snapshot=args.snapshot,
+        refresh=refresh,
+        max_age=args.max_age,
+        max_workers=args.max_workers,
+        cache_dir=args.cache_dir,
+        progress=None,
+        **_filters_from(args),
+    )
+    log.info("wrote %s (%s)", result["path"],
+             ", ".join(f"{k}: {v}" for k, v in result["rows"].items()))
+    return EXIT_OK
+
+
+def _sandbox(args: argparse.Namespace) -> int:
+    import time
+
+    from . import sandbox
+
+    with sandbox.serve(port=args.port, public_key=args.public_key, private_key=args.private_key,
+                       quota=args.quota, n_icos=args.n_icos, seed=args.seed,
+                       latency=args.latency, fail_rate=args.fail_rate) as sb:
+        print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}", flush=True)
+        print(f"  export ICOFRAMES_BASE_URL={sb.base_url} "
+              f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<--private-key>",
+              flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            print("sandbox stopped", file=sys.stderr)
+    return EXIT_OK
+
+
+def _cache(args: argparse.Namespace) -> int:
+    from .loaders import cache_info, clear_cache
+
+    if args.action == "clear":
+        clear_cache()
+        print("cache cleared")
+    else:
+        print(json.dumps(cache_info(), indent=2, default=str))
+    return EXIT_OK

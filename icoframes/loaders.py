@@ -267,8 +267,8 @@ class _Load:
     """One loader call: settings, cache, ledger and a client made only if needed."""
 
     def __init__(self, *, offline: bool = False, progress: bool | None = None,
-                 max_workers: int | None = None) -> None:
-        self.settings = _settings_with_base_url(max_workers=max_workers)
+                 max_workers: int | None = None, cache_dir: Any = None) -> None:
+        self.settings = _settings_with_base_url(max_workers=max_workers, cache_dir=cache_dir)
         self.cache = Cache(self.settings.cache_dir, self.settings.base_url)
         self.offline = offline
         self.progress = _interactive() if progress is None else bool(progress)
@@ -294,6 +294,12 @@ class _Load:
             self._client = Client.from_settings(self.settings, on_request=self.ledger.record,
                                                 pool_size=self.settings.max_workers)
         return self._client
+
+    def requests_spent(self) -> dict[str, int]:
+        """Requests this load sent per endpoint, retries included."""
+        if self._client is None:
+            return {"filters": 0, "icos": 0, "ico": 0}
+        return self._client.requests
 
     def close(self) -> None:
         if self._client is not None:

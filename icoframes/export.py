@@ -1,0 +1,120 @@
+"""Parquet exports of every table, for cron jobs and other tools (DuckDB, Polars, Spark).
+
+``export_tables(out)`` writes ``out/<table>.parquet`` for every table and
+``out/manifest.json``. With ``snapshot=True`` it writes under
+``out/snapshot_date=YYYY-MM-DD/`` instead, so readers that understand hive
+partitions see every snapshot as one dataset with the date as a column. The
+day's folder is built under a temporary name and swapped in whole, so a re-run
+on the same day replaces that snapshot and a reader never sees half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+from .cache import atomic_write_bytes
+from .loaders import DEFAULT_MAX_AGE, MaxAge, Refresh, _Load
+
+__all__ = ["export_tables"]
+
+
+def export_tables(
+    out: str | os.PathLike[str],
+    *,
+    status: str | None = None,
+    snapshot: bool = False,
+    refresh: Refresh = False,
+    max_age: MaxAge = DEFAULT_MAX_AGE,
+    max_workers: int | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    progress: bool | None = None,
+    **filters: Any,
+) -> dict[str, Any]:
+    """Load every table for the matching ICOs and write them as Parquet with a manifest.
+
+    Parameters
+    ----------
+    out : path-like
+        The export folder (created when missing).
+    status, refresh, max_age, max_workers, progress, **filters
+        As for :func:`icoframes.load_tables`.
+    snapshot : bool, default False
+        Write under ``out/snapshot_date=<UTC date>/``, replacing that day's snapshot.
+    cache_dir : path-like, optional
+        Overrides the configured cache dir.
+
+    Returns
+    -------
+    dict
+        The manifest that was written, plus ``path`` (the folder written).
+
+    Raises
+    ------
+    QuotaExceeded
+        The daily limit was reached; nothing is exported, what was fetched is
+        cached, and the next run resumes.
+    """
+    load = _Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
+    tables = load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
+    fetched_at = dt.datetime.now(dt.UTC)
+    out = Path(out)
+    target = out / f"snapshot_date={fetched_at.date().isoformat()}" if snapshot else out
+
+    from . import __version__
+
+    manifest = {
+        "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
+                      "max_age": _jsonable(max_age), "filters": _jsonable(filters)},
+        "rows": {name: len(frame) for name, frame in tables},
+        "requests_spent": load.requests_spent(),
+        "fetched_at": fetched_at.isoformat(timespec="seconds"),
+        "package_version": __version__,
+        "problems": int(tables.problems["count"].sum()) if len(tables.problems) else 0,
+    }
+    if snapshot:
+        staging = out / f".staging-{uuid.uuid4().hex}"
+        try:
+            tables.to_parquet(staging)
+            atomic_write_bytes(staging / "manifest.json", _dump(manifest))
+            _swap_in(staging, target)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    else:
+        tables.to_parquet(target)
+        atomic_write_bytes(target / "manifest.json", _dump(manifest))
+    return {**manifest, "path": str(target)}
+
+
+def _swap_in(staging: Path, target: Path) -> None:
+    """Replace ``target`` by ``staging``; the old folder is removed only after the swap."""
+    old = target.with_name(f".old-{target.name}-{uuid.uuid4().hex}")
+    with contextlib.suppress(FileNotFoundError):
+        os.replace(target, old)
+    try:
+        os.replace(staging, target)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.replace(old, target)  # put the previous snapshot back
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _dump(manifest: dict[str, Any]) -> bytes:
+    return json.dumps(manifest, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
