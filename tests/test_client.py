@@ -1,0 +1,248 @@
+"""The client against the sandbox over real loopback HTTP."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import http.server
+import json
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import ClassVar
+
+import pytest
+
+from icoframes import sandbox
+from icoframes.client import ENDPOINTS, Client, RetryPolicy, sign
+from icoframes.errors import (
+    APIError,
+    AuthError,
+    InvalidParameter,
+    NotFound,
+    QuotaExceeded,
+    ServiceUnavailable,
+)
+
+FAST_RETRY = RetryPolicy(max_attempts=8, backoff=0.005, max_backoff=0.05, max_elapsed=20)
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=120, seed=3) as server:
+        yield server
+
+
+@pytest.fixture
+def client(sb):
+    with Client(**sb.settings(), retry=FAST_RETRY) as c:
+        yield c
+
+
+def _total(counter) -> int:
+    return sum(counter.values())
+
+
+def test_signature_is_base64_hmac_sha256_of_the_exact_body():
+    body = '{"location":["Côte d\'Ivoire"]}'.encode()
+    expected = base64.b64encode(hmac.new(b"k\xc3\xa9y", body, hashlib.sha256).digest()).decode()
+    assert sign(body, "kéy") == expected
+
+
+def test_filters_list_and_profile(sb, client):
+    filters = client.filters()
+    assert {"platform", "category", "type", "location"} <= set(filters)
+    page = client.list_page(status="past")
+    assert len(page["data"]) == 20
+    assert int(page["total_icos"]) == len(sb.directory.ids("past"))
+    first = int(page["data"][0]["id"])
+    assert client.profile(first) == sb.directory.profile(first)
+    assert client.requests == {"filters": 1, "icos": 1, "ico": 1}
+
+
+def test_non_ascii_values_are_signed_and_accepted(sb, client):
+    country = "Côte d'Ivoire"
+    page = client.list_page(location=[country, "Curaçao"])
+    # accepted (no 480/483); whatever matched is located there
+    for item in page["data"]:
+        assert sb.directory.profile(int(item["id"]))["main"]["location"].strip() in (
+            country, "Curaçao")
+
+
+def test_wrong_private_key_is_auth_error_and_never_shown(sb, caplog):
+    secret = "definitely-not-the-key-0xDEADBEEF"
+    bad = Client(base_url=sb.base_url, public_key=sb.public_key, private_key=secret,
+                 retry=FAST_RETRY)
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(AuthError) as info:
+        bad.filters()
+    assert info.value.code == 480
+    assert bad.requests["filters"] == 1  # 480 is never retried
+    for text in (str(info.value), repr(info.value), repr(bad), caplog.text):
+        assert secret not in text
+
+
+def test_unknown_endpoint_is_plain_api_error_481(sb, client, monkeypatch):
+    monkeypatch.setitem(ENDPOINTS, "filters", "/api/v1/nothing-here/")
+    with pytest.raises(APIError) as info:
+        client.filters()
+    assert info.value.code == 481
+    assert type(info.value) is APIError
+
+
+def test_482_is_an_empty_page_for_lists_and_not_found_for_profiles(sb, client):
+    page = client.list_page(status="past", ico_score=10)
+    assert page["data"] == [] and page["total_icos"] == 0 and page["error"] == 482
+    missing = max(sb.directory.ids()) + 1000
+    with pytest.raises(NotFound) as info:
+        client.profile(missing)
+    assert info.value.code == 482 and str(missing) in str(info.value)
+
+
+def test_server_side_483_and_484_map_to_invalid_parameter(client):
+    # bypass local validation to see what the service itself answers
+    with pytest.raises(InvalidParameter) as info:
+        client._call("icos", {"status": "finished"})
+    assert info.value.code == 483 and isinstance(info.value, ValueError)
+    with pytest.raises(InvalidParameter) as info:
+        client._call("ico", {})
+    assert info.value.code == 484
+    assert client.requests["icos"] == 1 and client.requests["ico"] == 1  # no retries
+
+
+@pytest.mark.parametrize(
+    ("params", "fragment"),
+    [
+        ({"status": "finished"}, "ongoing, upcoming, past"),
+        ({"ico_score": 11}, "from 1 to 10"),
+        ({"ico_score": 2.5}, "ico_score"),
+        ({"sort_asc": "raised"}, "name, id, start_datetime, end_datetime"),
+        ({"sort_asc": "id", "sort_desc": "name"}, "not both"),
+        ({"platfrom": [1]}, "platfrom"),
+        ({"platform": ["x"]}, "platform"),
+        ({"bounty_program": "no"}, "bounty_program"),
+        ({"location": []}, "empty"),
+    ],
+)
+def test_invalid_parameters_are_rejected_before_any_request(sb, client, params, fragment):
+    before = _total(sb.stats.requests)
+    with pytest.raises(InvalidParameter, match=fragment) as info:
+        client.list_page(**params)
+    assert info.value.code is None
+    assert client.total_requests == 0
+    assert _total(sb.stats.requests) == before
+
+
+def test_profile_id_is_checked_locally(client):
+    for bad in ("abc", 0, -3, True):
+        with pytest.raises(InvalidParameter):
+            client.profile(bad)
+    assert client.total_requests == 0
+
+
+def test_scalars_are_wrapped_and_yes_flags_accept_true(sb, client):
+    page = client.list_page(status="past", bounty_program=True, platform=1)
+    for item in page["data"]:
+        assert sb.directory.profile(int(item["id"]))["additional"]["bounty"] is True
+
+
+def test_quota_exceeded_is_not_retried():
+    with sandbox.serve(n_icos=30, quota=2) as small, \
+            Client(**small.settings(), retry=FAST_RETRY) as c:
+        c.filters()
+        c.filters()
+        with pytest.raises(QuotaExceeded) as info:
+            c.filters()
+        assert info.value.code == 485
+        assert c.requests["filters"] == 3
+
+
+def test_crawl_with_15_percent_faults_completes_and_fetches_each_profile_once():
+    with sandbox.serve(n_icos=150, seed=5, fail_rate=0.15) as faulty, \
+            Client(**faulty.settings(), retry=FAST_RETRY) as c:
+        ids: list[int] = []
+        first = c.list_page(status="past")
+        pages = first["total_pages"]
+        ids += [int(i["id"]) for i in first["data"]]
+        for n in range(2, pages + 1):
+            ids += [int(i["id"]) for i in c.list_page(n, status="past")["data"]]
+        assert sorted(ids) == sorted(faulty.directory.ids("past"))
+        with ThreadPoolExecutor(8) as pool:
+            profiles = list(pool.map(c.profile, ids))
+        assert [int(p["id"]) for p in profiles] == ids
+        assert faulty.stats.faults > 0
+        assert all(faulty.stats.profile_hits[i] == 1 for i in ids)
+        # every fault cost one extra request and nothing else
+        assert c.total_requests == pages + len(ids) + faulty.stats.faults
+
+
+def test_retries_are_bounded():
+    policy = RetryPolicy(max_attempts=3, backoff=0.001, max_backoff=0.002, max_elapsed=5)
+    with sandbox.serve(n_icos=10, fail_rate=1.0) as broken, \
+            Client(**broken.settings(), retry=policy) as c:
+        with pytest.raises(ServiceUnavailable, match="3 attempts"):
+            c.filters()
+        assert c.requests["filters"] == 3
+
+
+class _StubHandler(http.server.BaseHTTPRequestHandler):
+    """Answers a scripted sequence: things the sandbox never sends (429 without a code)."""
+
+    script: ClassVar[list[tuple[int, bytes]]] = []
+    lock = threading.Lock()
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with self.lock:
+            status, body = self.script.pop(0) if self.script else (200, b'{"error":null}')
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_429_without_code_and_bad_json_are_retried_but_4xx_without_code_is_not():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _StubHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}"
+        _StubHandler.script = [(429, b"slow down"), (200, b'{"platf'),
+                               (200, b'{"error":null,"platform":[]}')]
+        with Client(base_url=url, public_key="p", private_key="s", retry=FAST_RETRY) as c:
+            assert c.filters() == {"error": None, "platform": []}
+            assert c.requests["filters"] == 3
+        _StubHandler.script = [(404, b"<html>not here</html>")]
+        with Client(base_url=url, public_key="p", private_key="s", retry=FAST_RETRY) as c:
+            with pytest.raises(APIError, match="HTTP 404"):
+                c.filters()
+            assert c.requests["filters"] == 1
+        _StubHandler.script = [(503, json.dumps({"error": 485}).encode())]
+        with Client(base_url=url, public_key="p", private_key="s", retry=FAST_RETRY) as c:
+            with pytest.raises(QuotaExceeded):
+                c.filters()
+            assert c.requests["filters"] == 1
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_shared_between_threads_counts_every_request(sb):
+    ids = sb.directory.ids()[:64]
+    with Client(**sb.settings(), retry=FAST_RETRY, pool_size=8) as c:
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(c.profile, ids))
+        assert [int(r["id"]) for r in results] == ids
+        assert c.requests["ico"] == 64
+
+
+def test_on_request_hook_sees_every_request(sb):
+    seen: list[str] = []
+    with Client(**sb.settings(), on_request=seen.append) as c:
+        c.filters()
+        c.list_page()
+    assert seen == ["filters", "icos"]
