@@ -1,0 +1,309 @@
+"""Loaders and the Parquet cache, end to end against the sandbox over loopback HTTP."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+
+import pandas as pd
+import pytest
+
+import icoframes
+from icoframes import sandbox
+from icoframes.cache import CacheWarning
+from icoframes.errors import InvalidParameter, NotCached, QuotaExceeded
+from icoframes.loaders import QuotaWarning
+from icoframes.schema import FILTERS, ICOS, LIST, TABLES
+
+N_ICOS = 240
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=N_ICOS, seed=11) as server:
+        yield server
+
+
+@pytest.fixture
+def cfg(sb, tmp_path):
+    icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
+    sb.reset_quota()
+    sb.stats.reset()
+    yield sb
+    icoframes.reset_configuration()
+
+
+def spent(sb) -> dict[str, int]:
+    return {k: sb.stats.requests.get(k, 0) for k in ("filters", "icos", "ico")}
+
+
+def pages_for(n: int) -> int:
+    return -(-n // 20)
+
+
+def test_load_icos_past_is_exactly_the_past_icos_with_declared_dtypes(cfg):
+    past = cfg.directory.ids("past")
+    icos = icoframes.load_icos(status="past", progress=False)
+    assert sorted(icos["id"].tolist()) == sorted(past)
+    assert icos["id"].is_unique
+    assert list(icos.columns) == ICOS.names
+    assert icos.dtypes.to_dict() == ICOS.dtypes
+    assert (icos["status"] == "past").all()
+    assert spent(cfg) == {"filters": 0, "icos": pages_for(len(past)), "ico": len(past)}
+    # names agree with the profiles the server holds
+    expected = {i: str(cfg.directory.profile(i)["main"]["name"]).strip() for i in past}
+    assert dict(zip(icos["id"], icos["name"], strict=True)) == expected
+
+
+def test_load_tables_children_key_into_icos(cfg):
+    tables = icoframes.load_tables(status="past", progress=False)
+    ids = set(tables.icos["id"])
+    for name, frame in tables:
+        assert list(frame.columns) == TABLES[name].names
+        assert frame.dtypes.to_dict() == TABLES[name].dtypes
+        if name != "icos":
+            assert set(frame["ico_id"]) <= ids
+    # team rows counted independently from the raw profiles
+    expected = 0
+    for i in ids:
+        team = cfg.directory.profile(i).get("team")
+        expected += sum(1 for m in team if isinstance(m, dict)) if isinstance(team, list) else 0
+    assert len(tables.team) == expected
+
+
+def test_second_call_spends_nothing_and_returns_an_equal_frame(cfg):
+    first = icoframes.load_icos(status="past", progress=False)
+    before = spent(cfg)
+    second = icoframes.load_icos(status="past", progress=False)
+    assert spent(cfg) == before
+    pd.testing.assert_frame_equal(first, second)
+    t1 = icoframes.load_tables(status="past", progress=False)
+    t2 = icoframes.load_tables(status="past", progress=False)
+    assert spent(cfg) == before
+    for (name, a), (_, b) in zip(t1, t2, strict=True):
+        pd.testing.assert_frame_equal(a, b, obj=name)
+
+
+def test_refresh_with_nothing_changed_spends_only_list_pages(cfg):
+    icoframes.load_icos(status="past", progress=False)
+    before = spent(cfg)
+    icoframes.load_icos(status="past", refresh=True, progress=False)
+    after = spent(cfg)
+    assert after["ico"] == before["ico"]
+    assert after["icos"] - before["icos"] == pages_for(len(cfg.directory.ids("past")))
+
+
+def test_refresh_refetches_only_changed_profiles_and_all_refetches_everything(cfg):
+    icos = icoframes.load_icos(status="past", progress=False)
+    target = int(icos["id"].iloc[3])
+    cfg.update_ico(target, name="Renamed Project", raised=12_345_678)
+    try:
+        before = spent(cfg)
+        fresh = icoframes.load_icos(status="past", refresh=True, progress=False)
+        assert spent(cfg)["ico"] - before["ico"] == 1
+        row = fresh.set_index("id").loc[target]
+        assert row["name"] == "Renamed Project" and row["raised"] == 12_345_678
+        before = spent(cfg)
+        icoframes.load_icos(status="past", refresh="all", progress=False)
+        assert spent(cfg)["ico"] - before["ico"] == len(icos)
+    finally:
+        cfg.update_ico(target, name=str(icos["name"].iloc[3]))
+
+
+def test_expired_list_is_paged_again(cfg):
+    icoframes.load_list(status="upcoming", progress=False)
+    before = spent(cfg)
+    icoframes.load_list(status="upcoming", max_age=0, progress=False)
+    assert spent(cfg)["icos"] > before["icos"]
+
+
+def test_status_none_loads_all_three_tagged(cfg):
+    listing = icoframes.load_list(progress=False)
+    assert list(listing.columns) == LIST.names and listing.dtypes.to_dict() == LIST.dtypes
+    assert listing["id"].is_unique
+    for status in ("ongoing", "upcoming", "past"):
+        got = set(listing.loc[listing["status"] == status, "id"])
+        assert got == set(cfg.directory.ids(status))
+    assert spent(cfg)["ico"] == 0
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"status": "finished"}, {"ico_score": 0}, {"sort_asc": "id", "sort_desc": "id"},
+     {"page": 2}, {"colour": "red"}, {"refresh": "yes"}, {"max_age": "1 day"}],
+)
+def test_invalid_parameters_raise_before_any_request(cfg, params):
+    with pytest.raises(InvalidParameter):
+        icoframes.load_icos(progress=False, **params)
+    assert spent(cfg) == {"filters": 0, "icos": 0, "ico": 0}
+
+
+def test_names_resolve_through_the_filter_set(cfg):
+    filters = icoframes.load_filters()
+    assert list(filters.columns) == FILTERS.names and filters.dtypes.to_dict() == FILTERS.dtypes
+    eth = filters[(filters["filter"] == "platform")].iloc[0]
+    by_id = icoframes.load_list(status="past", platform=int(eth["id"]), progress=False)
+    by_name = icoframes.load_list(status="past", platform=str(eth["name"]).upper(),
+                                  progress=False)
+    pd.testing.assert_frame_equal(by_id, by_name)
+    assert spent(cfg)["filters"] == 1  # the filter set is cached
+    with pytest.raises(InvalidParameter, match="unknown platform"):
+        icoframes.load_list(platform="Etherium Classic Plus Ultra", progress=False)
+
+
+def test_no_match_gives_empty_frames_with_every_column(cfg):
+    icos = icoframes.load_icos(status="past", ico_score=10, progress=False)
+    assert icos.empty and icos.dtypes.to_dict() == ICOS.dtypes
+    tables = icoframes.load_tables(status="past", ico_score=10, progress=False)
+    for name, frame in tables:
+        assert frame.empty and frame.dtypes.to_dict() == TABLES[name].dtypes
+    assert spent(cfg)["ico"] == 0
+
+
+def test_offline_uses_the_cache_or_says_what_is_missing(cfg):
+    with pytest.raises(NotCached, match="offline"):
+        icoframes.load_icos(status="past", offline=True)
+    assert spent(cfg) == {"filters": 0, "icos": 0, "ico": 0}
+    online = icoframes.load_icos(status="past", progress=False)
+    before = spent(cfg)
+    offline = icoframes.load_icos(status="past", offline=True, max_age=0)
+    pd.testing.assert_frame_equal(online, offline)
+    assert spent(cfg) == before
+
+
+def test_daily_limit_stops_cleanly_and_the_next_call_resumes(sb, tmp_path):
+    past = sb.directory.ids("past")
+    with sandbox.serve(n_icos=N_ICOS, seed=11, quota=pages_for(len(past)) + 40) as small:
+        icoframes.configure(**small.settings(), cache_dir=tmp_path / "quota-cache")
+        try:
+            with pytest.raises(QuotaExceeded) as info:
+                icoframes.load_icos(status="past", progress=False, max_workers=4)
+            assert info.value.code == 485
+            assert info.value.remaining == len(past) - 40
+            assert "next call" in str(info.value) or "again" in str(info.value)
+            assert icoframes.cache_info()["profiles"] == 40
+            small.reset_quota()
+            icos = icoframes.load_icos(status="past", progress=False)
+            assert sorted(icos["id"]) == sorted(past)
+            assert all(small.stats.profile_hits[i] == 1 for i in past)
+        finally:
+            icoframes.reset_configuration()
+
+
+def test_warns_when_a_load_needs_more_than_remains_today(cfg):
+    icoframes.configure(daily_quota=50)
+    with pytest.warns(QuotaWarning, match="remain"):
+        icoframes.load_icos(status="ongoing", progress=False)
+
+
+def test_faults_and_a_shifting_list_still_give_a_complete_result(tmp_path):
+    with sandbox.serve(n_icos=N_ICOS, seed=12, fail_rate=0.15, grow_every=3) as shifty:
+        initial = set(shifty.directory.ids("past"))
+        icoframes.configure(**shifty.settings(), cache_dir=tmp_path / "c")
+        try:
+            icos = icoframes.load_icos(status="past", progress=False)
+        finally:
+            icoframes.reset_configuration()
+        assert shifty.stats.faults > 0
+        assert icos["id"].is_unique
+        assert initial <= set(icos["id"])
+        assert set(icos["id"]) <= set(shifty.directory.ids("past"))
+        assert all(shifty.stats.profile_hits[i] == 1 for i in icos["id"])
+
+
+def test_unreadable_cache_files_are_reported_and_rebuilt(cfg):
+    first = icoframes.load_icos(status="past", progress=False)
+    cache_dir = icoframes.get_settings().cache_dir
+    for path in cache_dir.rglob("tables/icos.parquet"):
+        path.write_bytes(b"not parquet at all")
+    parts = sorted(cache_dir.rglob("profiles/part-*.parquet"))
+    parts[0].write_bytes(b"\x00garbage")
+    before = spent(cfg)
+    with pytest.warns(CacheWarning):
+        again = icoframes.load_icos(status="past", progress=False)
+    pd.testing.assert_frame_equal(first, again)
+    refetched = spent(cfg)["ico"] - before["ico"]
+    assert 0 < refetched < len(first)  # only the lost part's profiles
+
+
+def test_private_key_never_reaches_the_cache(cfg):
+    icoframes.load_tables(status="ongoing", progress=False)
+    secret = cfg.private_key.encode()
+    cache_dir = icoframes.get_settings().cache_dir
+    files = [p for p in cache_dir.rglob("*") if p.is_file()]
+    assert files
+    assert not [p for p in files if secret in p.read_bytes()]
+
+
+def test_cache_info_and_clear(cfg):
+    icoframes.load_icos(status="ongoing", progress=False)
+    info = icoframes.cache_info()
+    assert info["profiles"] == len(cfg.directory.ids("ongoing"))
+    assert info["size_bytes"] > 0 and info["requests_today"] == sum(spent(cfg).values())
+    icoframes.clear_cache()
+    assert icoframes.cache_info()["profiles"] == 0
+
+
+_CHILD = textwrap.dedent("""
+    import icoframes
+    icoframes.load_tables(status="past", progress=False, max_workers=4)
+    print("done")
+""")
+
+
+def _child_env(sb, cache_dir) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(ICOFRAMES_BASE_URL=sb.base_url, ICOFRAMES_PUBLIC_KEY=sb.public_key,
+               ICOFRAMES_PRIVATE_KEY=sb.private_key, ICOFRAMES_CACHE_DIR=str(cache_dir))
+    return env
+
+
+def test_a_killed_process_leaves_a_usable_cache(tmp_path):
+    with sandbox.serve(n_icos=N_ICOS, seed=13, latency=0.02) as slow:
+        env = _child_env(slow, tmp_path / "c")
+        child = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 20
+        while slow.stats.profile_hits.total() < 60 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        fetched_before_kill = slow.stats.profile_hits.total()
+        icoframes.configure(**slow.settings(), cache_dir=tmp_path / "c")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", CacheWarning)
+                icos = icoframes.load_icos(status="past", progress=False)
+        finally:
+            icoframes.reset_configuration()
+        past = slow.directory.ids("past")
+        assert sorted(icos["id"]) == sorted(past)
+        # what the killed process had saved was not fetched again
+        assert slow.stats.profile_hits.total() < fetched_before_kill + len(past)
+
+
+def test_two_processes_sharing_a_cache_dir(tmp_path):
+    with sandbox.serve(n_icos=N_ICOS, seed=14, latency=0.005) as shared:
+        env = _child_env(shared, tmp_path / "c")
+        children = [subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                    for _ in range(2)]
+        outputs = [c.communicate(timeout=120) for c in children]
+        for child, (out, err) in zip(children, outputs, strict=True):
+            assert child.returncode == 0, err.decode()
+            assert b"done" in out
+        icoframes.configure(**shared.settings(), cache_dir=tmp_path / "c")
+        try:
+            before = shared.stats.requests.total()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", CacheWarning)
+                icos = icoframes.load_icos(status="past", progress=False)
+            assert shared.stats.requests.total() == before
+        finally:
+            icoframes.reset_configuration()
+        assert sorted(icos["id"]) == sorted(shared.directory.ids("past"))
