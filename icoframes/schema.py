@@ -35,6 +35,7 @@ import pyarrow as pa
 __all__ = [
     "FILTERS",
     "LIST",
+    "PROBLEMS",
     "TABLES",
     "TABLE_NAMES",
     "TEXT_DTYPE",
@@ -218,6 +219,19 @@ ROADMAP = TableSchema(
     ),
     key=("ico_id", "label"),
     doc="roadmap milestones",
+)
+
+# Not in TABLES: it describes the values the other tables lost, it is not data.
+PROBLEMS = TableSchema(
+    "problems",
+    _cols(
+        ("table", "text", "the table that lost values"),
+        ("column", "text", "the column, or the source field of a malformed entry"),
+        ("count", "int", "how many raw values could not be read"),
+        ("examples", "list", "a few of those raw values, as repr() text"),
+    ),
+    key=("table", "column"),
+    doc="values tidy could not read, per table and column",
 )
 
 TABLES: dict[str, TableSchema] = {

@@ -1,0 +1,620 @@
+"""Vectorised, lenient coercion of raw JSON values into typed columns.
+
+Every ``to_*`` function takes the raw values of one column (a list or tuple, in
+row order, exactly as decoded from JSON) and returns ``(array, bad)``: the
+typed array and the raw values that could not be read. Callers count ``bad``
+as problems; a value in ``bad`` always comes out missing (or False for
+booleans).
+
+The common case is handled by one vectorised call per column (NumPy, pandas
+or Arrow kernels); only the values that fail it take a slower, lenient
+per-value path. So a clean column costs almost nothing per value and a messy
+one costs in proportion to its mess.
+
+Missing, not a problem: ``None``, ``''``, float NaN and the missing markers
+``NA``, ``N/A``, ``—``, ``–``, ``-``, ``NOT SET``, ``Pending``, ``TBA``, ``TBD``,
+``NaN``, ``None``, ``null`` (case-insensitive, surrounding whitespace ignored).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from functools import lru_cache
+from typing import Final
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .schema import TEXT_DTYPE
+
+__all__ = [
+    "DATETIME_FORMAT",
+    "MISSING_MARKERS",
+    "is_missing_marker",
+    "parse_amount",
+    "parse_datetime",
+    "parse_id",
+    "parse_label_date",
+    "to_bool",
+    "to_datetime",
+    "to_float",
+    "to_int",
+    "to_key_text",
+    "to_label_date",
+    "to_list",
+    "to_nullable_int",
+    "to_text",
+]
+
+DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
+_LABEL_FORMAT: Final = "%d-%m-%Y"
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+MISSING_MARKERS: Final = frozenset(
+    {"NA", "N/A", "—", "–", "-", "NOT SET", "PENDING", "TBA", "TBD", "NAN", "NONE", "NULL"}
+)
+
+
+def _case_variants(word: str) -> set[str]:
+    options = [(c.lower(), c.upper()) if c.isalpha() else (c,) for c in word]
+    return {"".join(p) for p in itertools.product(*options)}
+
+
+# Every upper/lower-case spelling of every marker, so that one exact-match hash
+# lookup (also usable by Arrow's is_in kernel) is a case-insensitive test.
+_MARKER_SPELLINGS: Final = frozenset(
+    s for m in MISSING_MARKERS for s in _case_variants(m)
+) | {""}
+_MARKER_ARROW: Final = pa.array(sorted(_MARKER_SPELLINGS), type=pa.string())
+
+_TRUE_STRINGS: Final = frozenset({"1", "true", "yes"})
+_FALSE_STRINGS: Final = frozenset({"0", "false", "no"})
+
+_MS: Final = np.dtype("datetime64[ms]")
+_NAT_MS: Final = np.datetime64("NaT", "ms")
+
+
+class _Bad:
+    """Sentinel: the value could not be read."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "BAD"
+
+
+BAD: Final = _Bad()
+
+
+def is_missing_marker(text: str) -> bool:
+    """True if ``text`` (already stripped) is empty or a missing marker such as ``'TBA'``."""
+    return text in _MARKER_SPELLINGS
+
+
+# --------------------------------------------------------------------------- scalars
+
+
+_CURRENCY = r"(?:US\$|USD|\$)"
+_AMOUNT_RE: Final = re.compile(
+    rf"""
+    (?P<sign>[-+])?\s*{_CURRENCY}?\s*
+    (?P<num>\d[\d,\s]*(?:\.\d*)?|\.\d+)
+    (?:e(?P<exp>[-+]?\d+))?\s*
+    (?P<mult>k|thousand|m|mm|mn|mio|million|b|bn|billion)?\.?\s*
+    {_CURRENCY}?
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+_MULTIPLIER: Final = {
+    "k": 1e3, "thousand": 1e3,
+    "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "million": 1e6,
+    "b": 1e9, "bn": 1e9, "billion": 1e9,
+}
+_THOUSANDS_RE: Final = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+_DECIMAL_COMMA_RE: Final = re.compile(r"\d+,\d+")
+
+
+def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None:
+    """Read one number leniently, the way a careful analyst would.
+
+    Parameters
+    ----------
+    value : object
+        A raw JSON value: number, string, ``None`` or anything else.
+    percent : bool, default False
+        Also accept a trailing ``%`` (``'60 %'`` gives 60.0).
+
+    Returns
+    -------
+    float, None or BAD
+        The number; None when the value says "missing" (``''``, ``None``,
+        ``'TBA'`` ...); :data:`BAD` when it cannot be read (``'1 BILL = 1 XLM'``,
+        booleans, containers, infinities).
+
+    Examples
+    --------
+    >>> parse_amount("$2,000,000"), parse_amount("1.2B"), parse_amount("250K")
+    (2000000.0, 1200000000.0, 250000.0)
+    >>> parse_amount("N/A") is None, parse_amount("1 BILL = 1 XLM")
+    (True, BAD)
+    """
+    kind = type(value)
+    if value is None:
+        return None
+    if kind is float:
+        if math.isnan(value):  # type: ignore[arg-type]
+            return None
+        return value if math.isfinite(value) else BAD  # type: ignore[return-value,arg-type]
+    if kind is int:
+        return float(value)  # type: ignore[arg-type]
+    if kind is not str:
+        # bool is a subclass of int but "true" is not an amount; containers are not either.
+        return BAD
+    text = value.strip()  # type: ignore[union-attr]
+    if text in _MARKER_SPELLINGS:
+        return None
+    if percent and text.endswith("%"):
+        text = text[:-1].rstrip()
+    try:
+        number = float(text)
+    except ValueError:
+        return _parse_amount_text(text)
+    if math.isnan(number):
+        return None
+    return number if math.isfinite(number) else BAD
+
+
+def _parse_amount_text(text: str) -> float | _Bad:
+    match = _AMOUNT_RE.fullmatch(text)
+    if match is None:
+        return BAD
+    digits = re.sub(r"\s+", "", match["num"])
+    if "," in digits:
+        if _THOUSANDS_RE.fullmatch(digits):
+            digits = digits.replace(",", "")
+        elif _DECIMAL_COMMA_RE.fullmatch(digits):
+            digits = digits.replace(",", ".")
+        else:
+            return BAD
+    try:
+        number = float(digits + (f"e{match['exp']}" if match["exp"] else ""))
+    except ValueError:
+        return BAD
+    if match["mult"]:
+        number *= _MULTIPLIER[match["mult"].lower()]
+    if match["sign"] == "-":
+        number = -number
+    return number if math.isfinite(number) else BAD
+
+
+def parse_id(value: object) -> int | None:
+    """An ICO id from an int, an integral float or a numeric string; None if unreadable.
+
+    Examples
+    --------
+    >>> parse_id(" 42 "), parse_id(42.0), parse_id("x"), parse_id(True)
+    (42, 42, None, None)
+    """
+    kind = type(value)
+    number: object = value
+    if kind is str:
+        text = value.strip()  # type: ignore[union-attr]
+        try:
+            number = int(text)
+        except ValueError:
+            try:
+                number = float(text)
+            except ValueError:
+                return None
+    if type(number) is float:
+        if not number.is_integer():  # type: ignore[union-attr]
+            return None
+        number = int(number)  # type: ignore[arg-type]
+    if type(number) is not int or not _INT64_MIN <= number <= _INT64_MAX:  # type: ignore[operator]
+        return None
+    return number  # type: ignore[return-value]
+
+
+_FALLBACK_DATETIME_FORMATS: Final = (
+    "%d.%m.%Y %H:%M",
+    "%d.%m.%Y",
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%d",
+)
+
+
+def parse_datetime(value: object) -> datetime | _Bad | None:
+    """Read one ``DD.MM.YYYY HH:MM:SS`` timestamp leniently.
+
+    Also accepted: the same without seconds or without time, and ISO
+    ``YYYY-MM-DD[ HH:MM:SS]``. Impossible dates (``31.02.2018 00:00:00``,
+    ``00.00.0000 00:00:00``) are :data:`BAD`.
+
+    Examples
+    --------
+    >>> parse_datetime("01.03.2018 12:00:00")
+    datetime.datetime(2018, 3, 1, 12, 0)
+    >>> parse_datetime("TBA") is None, parse_datetime("31.02.2018 00:00:00")
+    (True, BAD)
+    """
+    if value is None or (type(value) is float and math.isnan(value)):  # type: ignore[arg-type]
+        return None
+    if type(value) is not str:
+        return BAD
+    text = value.strip()  # type: ignore[union-attr]
+    if text in _MARKER_SPELLINGS:
+        return None
+    for fmt in (DATETIME_FORMAT, *_FALLBACK_DATETIME_FORMATS):
+        try:
+            return datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+    return BAD
+
+
+_MONTHS: Final = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
+            ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
+            ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = r"(?P<month>[a-z]+)\.?"
+_YEAR = r"(?P<year>\d{4}|'?\d{2})"
+_LABEL_PATTERNS: Final = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"(?P<day>\d{1,2})[-./](?P<mon>\d{1,2})[-./](?P<year>\d{4})",
+        r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})[-./](?P<day>\d{1,2})",
+        rf"q(?P<quarter>[1-4])[\s,/-]*{_YEAR}",
+        rf"{_YEAR}[\s,/-]*q(?P<quarter>[1-4])",
+        rf"h(?P<half>[12])[\s,/-]*{_YEAR}",
+        rf"{_YEAR}[\s,/-]*h(?P<half>[12])",
+        rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}",
+        rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}",
+        rf"{_MONTH}[\s,/-]*{_YEAR}",
+        r"(?P<mon>\d{1,2})[-./](?P<year>\d{4})",
+        r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})",
+        r"(?P<year>\d{4})",
+    )
+)
+
+
+@lru_cache(maxsize=4096)
+def parse_label_date(label: str) -> datetime | None:
+    """Best-effort date of a roadmap key; None when it names no date.
+
+    ``DD-MM-YYYY`` is the documented form; also understood: other day-first
+    separators, ISO dates, quarters (``'Q3 2018'`` -> 1 July 2018), halves
+    (``'H2 2019'``), ``'March 2019'``, ``'15 March 2019'``, ``'March 15, 2019'``,
+    ``'03-2019'`` and a bare year (``'2019'`` -> 1 January 2019). Never raises.
+
+    Examples
+    --------
+    >>> parse_label_date("Q3 2018"), parse_label_date("later")
+    (datetime.datetime(2018, 7, 1, 0, 0), None)
+    """
+    text = label.strip()
+    for pattern in _LABEL_PATTERNS:
+        match = pattern.fullmatch(text)
+        if match is None:
+            continue
+        parts = match.groupdict()
+        year_text = parts["year"].lstrip("'")
+        year = int(year_text) + (2000 if len(year_text) == 2 else 0)
+        if parts.get("quarter"):
+            month = 3 * int(parts["quarter"]) - 2
+        elif parts.get("half"):
+            month = 6 * int(parts["half"]) - 5
+        elif parts.get("month"):
+            found = _MONTHS.get(parts["month"].lower())
+            if found is None:
+                return None
+            month = found
+        elif parts.get("mon"):
+            month = int(parts["mon"])
+        else:
+            month = 1
+        day = int(parts["day"]) if parts.get("day") else 1
+        try:
+            return datetime(year, month, day)
+        except ValueError:
+            return None
+    return None
+
+
+# --------------------------------------------------------------------------- columns
+
+
+def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.ndarray, list]:
+    """A float64 column from raw values: numbers, numeric or decorated strings.
+
+    Parameters
+    ----------
+    values : sequence
+        Raw values of one column.
+    percent : bool, default False
+        Accept a trailing ``%`` sign.
+
+    Returns
+    -------
+    numpy.ndarray of float64, list
+        The numbers (NaN when missing or unreadable) and the unreadable raw values.
+
+    Examples
+    --------
+    >>> to_float([1, "2.5", "", "15M", "1 BILL = 1 XLM"])
+    (array([1.0e+00, 2.5e+00,     nan, 1.5e+07,     nan]), ['1 BILL = 1 XLM'])
+    """
+    n = len(values)
+    if n == 0:
+        return np.empty(0, dtype=np.float64), []
+    prepared = values
+    if percent:
+        prepared = [v.strip().removesuffix("%") if type(v) is str else v for v in values]
+    try:
+        numbers = pd.to_numeric(pd.Series(prepared, dtype=object), errors="coerce")
+        out = numbers.to_numpy(dtype=np.float64, copy=True)
+    except (TypeError, ValueError, OverflowError):
+        out = np.full(n, np.nan)
+    # pandas reads True as 1.0 and 'inf' as infinity: both must take the strict path.
+    suspect = np.flatnonzero(~np.isfinite(out)).tolist()
+    suspect.extend(i for i, v in enumerate(values) if v is True or v is False)
+    bad = []
+    for i in suspect:
+        number = parse_amount(values[i], percent=percent)
+        if number is BAD:
+            bad.append(values[i])
+            out[i] = np.nan
+        else:
+            out[i] = np.nan if number is None else number
+    return out, bad
+
+
+def to_bool(values: Sequence[object]) -> tuple[np.ndarray, list]:
+    """A bool column: True only for ``true``, ``1``, ``"1"``, ``"true"``, ``"yes"``.
+
+    The API writes ``''`` both for "does not hold" and for "unknown", so
+    everything else is False. Values that are neither a recognised true nor a
+    recognised false/missing spelling (``false``, ``0``, ``'no'``, ``''``,
+    ``None``, missing markers) are also reported as unreadable.
+
+    Examples
+    --------
+    >>> to_bool([True, "", "Yes", 0, "maybe"])
+    (array([ True, False,  True, False, False]), ['maybe'])
+    """
+    out = np.zeros(len(values), dtype=bool)
+    bad = []
+    for i, v in enumerate(values):
+        if v is True:
+            out[i] = True
+        elif v is None or v is False or v == "":
+            continue
+        else:
+            kind = type(v)
+            if kind is str:
+                text = v.strip().lower()  # type: ignore[union-attr]
+                if text in _TRUE_STRINGS:
+                    out[i] = True
+                elif text not in _FALSE_STRINGS and text not in _MARKER_SPELLINGS:
+                    bad.append(v)
+            elif kind is int or kind is float:
+                if v == 1:
+                    out[i] = True
+                elif v != 0 and not (kind is float and math.isnan(v)):  # type: ignore[arg-type]
+                    bad.append(v)
+            else:
+                bad.append(v)
+    return out, bad
+
+
+def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, list]:
+    try:
+        return pa.array(values, type=pa.string()), []
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        pass
+    bad: list = []
+    cleaned: list[str | None] = []
+    for v in values:
+        kind = type(v)
+        if kind is str or v is None:
+            cleaned.append(v)  # type: ignore[arg-type]
+        elif kind is int:
+            cleaned.append(str(v))
+        elif kind is float:
+            if math.isnan(v):  # type: ignore[arg-type]
+                cleaned.append(None)
+            elif math.isfinite(v):  # type: ignore[arg-type]
+                cleaned.append(str(int(v)) if v.is_integer() else repr(v))  # type: ignore[union-attr]
+            else:
+                cleaned.append(None)
+                bad.append(v)
+        else:
+            cleaned.append(None)
+            bad.append(v)
+    return pa.array(cleaned, type=pa.string()), bad
+
+
+def _text_array(arr: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray:
+    return TEXT_DTYPE.__from_arrow__(arr)
+
+
+def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, list]:
+    """A text column: strings stripped; ``''`` and missing markers become missing.
+
+    Numbers become their decimal text (``2018`` -> ``'2018'``); booleans and
+    containers are unreadable.
+
+    Examples
+    --------
+    >>> to_text([" Ethereum ", "TBA", None, 7])[0].tolist()
+    ['Ethereum', nan, nan, '7']
+    """
+    arr, bad = _arrow_strings(values)
+    if len(arr):
+        arr = pc.utf8_trim_whitespace(arr)
+        missing = pc.is_in(arr, value_set=_MARKER_ARROW)
+        if pc.any(missing).as_py():
+            arr = pc.if_else(missing, pa.scalar(None, pa.string()), arr)
+    return _text_array(arr), bad
+
+
+def to_key_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, list]:
+    """A text column of map keys, kept exactly as sent (no stripping, ``''`` stays ``''``).
+
+    Examples
+    --------
+    >>> to_key_text(["Q3 2018 ", ""])[0].tolist()
+    ['Q3 2018 ', '']
+    """
+    arr, bad = _arrow_strings(values)
+    return _text_array(arr), bad
+
+
+def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, list]:
+    """A datetime64[ms] column from ``DD.MM.YYYY HH:MM:SS`` strings (see :func:`parse_datetime`).
+
+    Examples
+    --------
+    >>> out, bad = to_datetime(["01.03.2018 12:00:00", "", "31.02.2018 00:00:00"])
+    >>> out.astype(str).tolist(), bad
+    (['2018-03-01T12:00:00.000', 'NaT', 'NaT'], ['31.02.2018 00:00:00'])
+    """
+    n = len(values)
+    if n == 0:
+        return np.empty(0, dtype=_MS), []
+    strings = [v if type(v) is str else None for v in values]
+    parsed = pd.to_datetime(pd.Series(strings, dtype=object), format=DATETIME_FORMAT,
+                            errors="coerce")
+    out = parsed.to_numpy().astype(_MS)
+    bad = []
+    for i in np.flatnonzero(np.isnat(out)).tolist():
+        value = parse_datetime(values[i])
+        if value is BAD:
+            bad.append(values[i])
+        elif value is not None:
+            out[i] = np.datetime64(value, "ms")
+    return out, bad
+
+
+def to_label_date(labels: Sequence[str]) -> np.ndarray:
+    """Best-effort datetime64[ms] of roadmap keys (see :func:`parse_label_date`); never raises.
+
+    Examples
+    --------
+    >>> to_label_date(["01-07-2018", "Q3 2018", "soon"]).astype(str).tolist()
+    ['2018-07-01T00:00:00.000', '2018-07-01T00:00:00.000', 'NaT']
+    """
+    n = len(labels)
+    if n == 0:
+        return np.empty(0, dtype=_MS)
+    strings = [v if type(v) is str else None for v in labels]
+    parsed = pd.to_datetime(pd.Series(strings, dtype=object), format=_LABEL_FORMAT,
+                            errors="coerce")
+    out = parsed.to_numpy().astype(_MS)
+    for i in np.flatnonzero(np.isnat(out)).tolist():
+        label = strings[i]
+        value = parse_label_date(label) if label is not None else None
+        if value is not None:
+            out[i] = np.datetime64(value, "ms")
+    return out
+
+
+def _list_item(item: object, bad: list) -> str | None:
+    kind = type(item)
+    if kind is str:
+        text = item.strip()  # type: ignore[union-attr]
+        return None if text in _MARKER_SPELLINGS else text
+    if item is None:
+        return None
+    if kind is int or (kind is float and math.isfinite(item)):  # type: ignore[arg-type]
+        return str(item)
+    if kind is float and math.isnan(item):  # type: ignore[arg-type]
+        return None
+    bad.append(item)
+    return None
+
+
+def to_list(values: Sequence[object]) -> tuple[np.ndarray, list]:
+    """An object column holding one ``list[str]`` per row, empty when none.
+
+    A list gives its cleaned, non-empty items; ``''``, ``None`` and missing
+    markers give ``[]``; a single string gives a one-item list; a dict (how PHP
+    encodes a list with gaps) gives its values.
+
+    Examples
+    --------
+    >>> to_list([["ETH", " BTC"], "", "ETH", None])[0].tolist()
+    [['ETH', 'BTC'], [], ['ETH'], []]
+    """
+    bad: list = []
+    rows: list[list[str]] = []
+    for v in values:
+        kind = type(v)
+        if kind is list or kind is tuple or kind is dict:
+            items = v.values() if kind is dict else v  # type: ignore[union-attr]
+            rows.append([s for s in (_list_item(x, bad) for x in items) if s is not None])  # type: ignore[union-attr]
+        else:
+            item = _list_item(v, bad)
+            rows.append([] if item is None else [item])
+    out = np.empty(len(rows), dtype=object)
+    for i, row in enumerate(rows):
+        out[i] = row
+    return out, bad
+
+
+def to_int(values: Sequence[object]) -> tuple[np.ndarray, list]:
+    """An int64 column for identifiers that must all be readable (see :func:`parse_id`).
+
+    Raises
+    ------
+    ValueError
+        If a value cannot be read as an int64; callers filter those rows first.
+    """
+    try:
+        return np.array(values, dtype=np.int64), []
+    except (TypeError, ValueError, OverflowError):
+        pass
+    out = np.empty(len(values), dtype=np.int64)
+    for i, v in enumerate(values):
+        number = parse_id(v)
+        if number is None:
+            raise ValueError(f"not an integer id: {v!r}")
+        out[i] = number
+    return out, []
+
+
+def to_nullable_int(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, list]:
+    """A nullable Int64 column; unreadable values are missing and reported.
+
+    Examples
+    --------
+    >>> to_nullable_int([1, None, "3", "x"])[0].tolist()
+    [1, <NA>, 3, <NA>]
+    """
+    data = np.zeros(len(values), dtype=np.int64)
+    mask = np.zeros(len(values), dtype=bool)
+    bad = []
+    for i, v in enumerate(values):
+        number = parse_id(v)
+        if number is None:
+            mask[i] = True
+            if not (v is None or (type(v) is str and v.strip() in _MARKER_SPELLINGS)):
+                bad.append(v)
+        else:
+            data[i] = number
+    return pd.arrays.IntegerArray(data, mask), bad

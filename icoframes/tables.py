@@ -1,0 +1,249 @@
+"""The :class:`Tables` bundle: one typed DataFrame per table of :mod:`icoframes.schema`."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .schema import PROBLEMS, TABLE_NAMES, TABLES, TEXT_DTYPE, Column, TableSchema, empty_frame
+
+__all__ = ["Tables"]
+
+def _empty_problems() -> pd.DataFrame:
+    return empty_frame(PROBLEMS)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Tables:
+    """Typed, related DataFrames of ICO profiles, one attribute per table.
+
+    Every frame has exactly the columns and dtypes declared in
+    :mod:`icoframes.schema`, a default ``RangeIndex``, and child tables key into
+    ``icos.id`` through ``ico_id``. Build one with :func:`icoframes.tidy`,
+    :meth:`empty` or :meth:`read_parquet`.
+
+    Parameters
+    ----------
+    icos, team, advisors, social, distribution, bonuses, roadmap : pandas.DataFrame
+        One frame per table of ``schema.TABLE_NAMES``.
+    problems : pandas.DataFrame, optional
+        Raw values that could not be read: columns ``table``, ``column``,
+        ``count`` (int64) and ``examples`` (a list of up to three ``repr`` strings).
+        Empty when nothing was lost.
+
+    Raises
+    ------
+    ValueError
+        If a frame's columns or dtypes differ from the schema.
+
+    Examples
+    --------
+    >>> t = Tables.empty()
+    >>> [name for name, frame in t]
+    ['icos', 'team', 'advisors', 'social', 'distribution', 'bonuses', 'roadmap']
+    >>> len(t.icos), t["team"].columns.tolist()
+    (0, ['ico_id', 'position', 'name', 'role', 'photo'])
+    """
+
+    icos: pd.DataFrame
+    team: pd.DataFrame
+    advisors: pd.DataFrame
+    social: pd.DataFrame
+    distribution: pd.DataFrame
+    bonuses: pd.DataFrame
+    roadmap: pd.DataFrame
+    problems: pd.DataFrame = field(default_factory=_empty_problems)
+
+    def __post_init__(self) -> None:
+        for table in (*TABLES.values(), PROBLEMS):
+            _check_frame(table, getattr(self, table.name))
+
+    # ------------------------------------------------------------------ access
+
+    def __iter__(self) -> Iterator[tuple[str, pd.DataFrame]]:
+        """``(name, frame)`` pairs in schema order; ``problems`` is not included."""
+        for name in TABLE_NAMES:
+            yield name, getattr(self, name)
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in TABLES and name != PROBLEMS.name:
+            raise KeyError(name)
+        return getattr(self, name)
+
+    @classmethod
+    def empty(cls) -> Tables:
+        """Every table with zero rows and its declared dtypes, and no problems.
+
+        Returns
+        -------
+        Tables
+
+        Examples
+        --------
+        >>> Tables.empty().icos.dtypes["start_datetime"]
+        dtype('<M8[ms]')
+        """
+        return cls(**{name: empty_frame(table) for name, table in TABLES.items()})
+
+    def __repr__(self) -> str:
+        width = max(len(name) for name in TABLE_NAMES)
+        lines = [f"Tables({len(self.icos):,} ICOs)"]
+        lines += [f"  {name:<{width}}  {len(frame):>10,} rows" for name, frame in self]
+        if len(self.problems):
+            total = int(self.problems["count"].sum())
+            where = ", ".join(
+                f"{row.table}.{row.column} {row.count:,}"
+                for row in self.problems.sort_values("count", ascending=False)
+                .head(5)
+                .itertuples()
+            )
+            more = len(self.problems) - 5
+            tail = f", and {more} more" if more > 0 else ""
+            lines.append(
+                f"  problems: {total:,} unreadable values in {len(self.problems)} "
+                f"columns ({where}{tail}); see .problems"
+            )
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ Parquet
+
+    def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
+        """Write one ``<table>.parquet`` file per table (and ``problems.parquet``).
+
+        Files use the schema's Arrow types (int64, float64, bool, string,
+        timestamp[ms], list<string>), so DuckDB, Polars and Arrow read them with
+        the right types. Each file is written to a temporary file in the same
+        directory and then moved into place, so a reader never sees half a file.
+
+        Parameters
+        ----------
+        directory : path-like
+            Created (with parents) when missing; existing table files are replaced.
+
+        Returns
+        -------
+        pathlib.Path
+            The directory.
+
+        Raises
+        ------
+        OSError
+            If the directory or a file cannot be written.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     _ = Tables.empty().to_parquet(d)
+        ...     Tables.read_parquet(d).icos.shape
+        (0, 41)
+        """
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for table in (*TABLES.values(), PROBLEMS):
+            frame = getattr(self, table.name)
+            arrow = pa.Table.from_pandas(frame, schema=table.arrow_schema(), preserve_index=False)
+            _write_atomically(arrow, directory / f"{table.name}.parquet")
+        return directory
+
+    @classmethod
+    def read_parquet(cls, directory: str | os.PathLike[str]) -> Tables:
+        """Read what :meth:`to_parquet` wrote, with exactly the same columns, dtypes and values.
+
+        Parameters
+        ----------
+        directory : path-like
+            A directory written by :meth:`to_parquet`. A missing
+            ``problems.parquet`` reads as no problems.
+
+        Returns
+        -------
+        Tables
+
+        Raises
+        ------
+        FileNotFoundError
+            If a table file is missing.
+        ValueError
+            If a file's columns differ from the current schema (for instance a
+            cache written by an older version): rebuild it from the profiles.
+
+        Examples
+        --------
+        See :meth:`to_parquet`.
+        """
+        directory = Path(directory)
+        frames = {name: _read(table, directory / f"{name}.parquet") for name, table in
+                  TABLES.items()}
+        problems_path = directory / f"{PROBLEMS.name}.parquet"
+        problems = _read(PROBLEMS, problems_path) if problems_path.exists() else _empty_problems()
+        return cls(**frames, problems=problems)
+
+
+if tuple(f.name for f in fields(Tables)) != (*TABLE_NAMES, PROBLEMS.name):  # pragma: no cover
+    raise ImportError("Tables fields are out of step with schema.TABLE_NAMES")
+
+
+def _check_frame(table: TableSchema, frame: object) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"{table.name}: expected a DataFrame, got {type(frame).__name__}")
+    if list(frame.columns) != table.names:
+        raise ValueError(f"{table.name}: columns {list(frame.columns)} != schema {table.names}")
+    wrong = {
+        c.name: str(frame.dtypes[c.name])
+        for c in table.columns
+        if frame.dtypes[c.name] != c.dtype
+    }
+    if wrong:
+        raise ValueError(f"{table.name}: columns with undeclared dtypes: {wrong}")
+
+
+def _write_atomically(arrow: pa.Table, path: Path) -> None:
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        pq.write_table(arrow, temp)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _read(table: TableSchema, path: Path) -> pd.DataFrame:
+    arrow = pq.read_table(path)
+    if arrow.schema.names != table.names:
+        raise ValueError(
+            f"{path}: columns {arrow.schema.names} differ from the {table.name} schema "
+            f"{table.names}; the file was written by another version"
+        )
+    # Conversion is driven by the schema, not by the pandas metadata in the
+    # file, so a file written under another pandas version reads the same.
+    columns = {c.name: _from_arrow(c, arrow.column(c.name), path) for c in table.columns}
+    frame = pd.DataFrame(columns)
+    _check_frame(table, frame)
+    return frame
+
+
+def _from_arrow(column: Column, data: pa.ChunkedArray, path: Path) -> object:
+    kind = column.kind
+    if kind in ("int", "bool") and data.null_count:
+        raise ValueError(f"{path}: column {column.name} holds nulls but is declared {kind}")
+    if kind == "Int":
+        return pd.Int64Dtype().__from_arrow__(data)
+    if kind == "text":
+        return TEXT_DTYPE.__from_arrow__(data)
+    if kind == "list":
+        out = np.empty(len(data), dtype=object)
+        for i, items in enumerate(data.to_pylist()):
+            out[i] = [] if items is None else items
+        return out
+    values = data.to_numpy() if data.num_chunks else np.empty(0, dtype=column.dtype)
+    return values.astype(column.dtype, copy=False)
