@@ -1,0 +1,416 @@
+"""Tests for icoframes.plots: what is drawn, checked against counts computed here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle, StepPatch
+
+from icoframes import schema
+from icoframes.plots import (
+    FREQUENCIES,
+    format_usd,
+    plot_raised,
+    plot_scores,
+    plot_timeline,
+)
+
+ICOS = schema.TABLES["icos"]
+CATEGORIES = ["Platform", "Cryptocurrency", "Business services", "Investment",
+              "Smart Contract", "Entertainment", "Banking", "Infrastructure"]
+
+
+# -- fixtures and helpers ------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def make_icos(n: int, **columns) -> pd.DataFrame:
+    """An icos frame of n rows at the schema's dtypes; unspecified columns are empty."""
+    defaults = {"int": lambda: np.arange(n), "float": lambda: np.full(n, np.nan),
+                "bool": lambda: np.zeros(n, dtype=bool), "text": lambda: [np.nan] * n,
+                "datetime": lambda: [pd.NaT] * n, "list": lambda: [[] for _ in range(n)]}
+    data = {}
+    for col in ICOS.columns:
+        values = columns.pop(col.name, None)
+        data[col.name] = pd.Series(defaults[col.kind]() if values is None else values,
+                                   dtype=col.dtype)
+    assert not columns, f"not icos columns: {sorted(columns)}"
+    frame = pd.DataFrame(data)
+    assert frame.dtypes.to_dict() == ICOS.dtypes
+    return frame
+
+
+@pytest.fixture
+def icos() -> pd.DataFrame:
+    """600 realistic ICOs: one-decimal scores, log-normal raised mostly unknown, 2017-2019."""
+    rng = np.random.default_rng(42)
+    n = 600
+    scores = np.clip(rng.normal(2.9, 0.8, n), 0.2, 5.0).round(1)
+    scores[rng.random(n) < 0.12] = np.nan
+    raised = np.exp(rng.normal(np.log(15e6), 1.5, n)).round(-3)
+    raised[rng.random(n) < 0.65] = np.nan
+    raised[:3] = 0.0  # zeros exist and cannot go on a log axis
+    days = rng.integers(0, 3 * 365, n)
+    start = pd.Timestamp("2017-01-01") + pd.to_timedelta(days, unit="D")
+    start = start + pd.to_timedelta(rng.integers(0, 86_400, n), unit="s")
+    start = pd.Series(start).where(rng.random(n) >= 0.125)
+    category = pd.Series(rng.choice(CATEGORIES, n, p=[.25, .2, .15, .12, .1, .08, .06, .04]))
+    category[rng.random(n) < 0.05] = np.nan
+    status = rng.choice(["past", "ongoing", "upcoming"], n, p=[0.8, 0.12, 0.08])
+    return make_icos(n, ico_score=scores, raised=raised, start_datetime=start,
+                     category=category, status=status)
+
+
+def bars(ax) -> list[Rectangle]:
+    return [p for p in ax.patches if isinstance(p, Rectangle)]
+
+
+def bar_edges(ax) -> np.ndarray:
+    rects = bars(ax)
+    return np.array([r.get_x() for r in rects] + [rects[-1].get_x() + rects[-1].get_width()])
+
+
+def bar_heights(ax) -> np.ndarray:
+    return np.array([r.get_height() for r in bars(ax)])
+
+
+def notes(ax) -> str:
+    return "\n".join(t.get_text() for t in ax.texts)
+
+
+def legend_labels(ax) -> list[str]:
+    legend = ax.get_legend()
+    return [] if legend is None else [t.get_text() for t in legend.get_texts()]
+
+
+def median_line(ax) -> Line2D:
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("median")]
+    return line
+
+
+def render(ax, tmp_path, name: str) -> None:
+    path = tmp_path / f"{name}.png"
+    ax.figure.savefig(path)
+    assert path.stat().st_size > 1000
+
+
+# -- format_usd ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("x", "expected"), [
+    (950, "$950"), (10_000, "$10K"), (1_500_000, "$1.5M"), (2e9, "$2B"), (0, "$0"),
+    (float("nan"), ""), (None, ""), (pd.NA, ""), (float("inf"), ""),
+    (15_070_000, "$15.1M"), (1_250_000, "$1.25M"), (999_950, "$1M"), (999.6, "$1K"),
+    (12.5, "$12.5"), (3e12, "$3T"), (-2_500, "-$2.5K"), (np.float64(1e6), "$1M"),
+])
+def test_format_usd(x, expected):
+    assert format_usd(x) == expected
+
+
+# -- plot_scores ---------------------------------------------------------------
+
+
+def test_scores_default_bins_are_quarter_points_for_continuous_scores(tmp_path):
+    rng = np.random.default_rng(1)
+    scores = rng.uniform(0.2, 5.0, 300)
+    scores[:40] = np.nan
+    ax = plot_scores(make_icos(300, ico_score=scores))
+    render(ax, tmp_path, "scores")
+    expected_edges = np.arange(0, 5.0001, 0.25)
+    np.testing.assert_allclose(bar_edges(ax), expected_edges)
+    expected, _ = np.histogram(scores[~np.isnan(scores)], bins=expected_edges)
+    np.testing.assert_array_equal(bar_heights(ax), expected)
+    assert "n = 260 scored; 40 without a score" in notes(ax)
+    assert ax.get_title() and ax.get_xlabel() == "ICO score" and ax.get_ylabel()
+
+
+def test_scores_one_decimal_bins_hold_two_tenths_each(icos, tmp_path):
+    ax = plot_scores(icos)
+    render(ax, tmp_path, "scores_tenths")
+    scores = icos["ico_score"].dropna().to_numpy()
+    tenths = np.round(scores * 10).astype(int)
+    # Bin k holds the scores (2k-1)/10 and 2k/10 when edges sit at 0.05 + 0.2(k-1).
+    expected = np.bincount((tenths + 1) // 2, minlength=26)
+    edges = bar_edges(ax)
+    np.testing.assert_allclose(np.diff(edges), 0.2)
+    first = round((edges[0] + 0.15) / 0.2)
+    np.testing.assert_array_equal(bar_heights(ax), expected[first:first + len(edges) - 1])
+    assert bar_heights(ax).sum() == len(scores)
+    n_missing = icos["ico_score"].isna().sum()
+    assert f"n = {len(scores)} scored; {n_missing} without a score" in notes(ax)
+
+
+def test_scores_int_bins_and_explicit_edges():
+    scores = np.array([0.2, 1.0, 2.5, 2.5, 4.99, 5.0, np.nan])
+    ax = plot_scores(make_icos(7, ico_score=scores), bins=5)
+    np.testing.assert_allclose(bar_edges(ax), np.linspace(0, 5, 6))
+    np.testing.assert_array_equal(bar_heights(ax), [1, 1, 2, 0, 2])
+    plt.close("all")
+    ax = plot_scores(make_icos(7, ico_score=scores), bins=[1, 3, 4])
+    np.testing.assert_array_equal(bar_heights(ax), [3, 0])
+    assert "3 outside the bins" in notes(ax)
+
+
+def test_scores_by_group_top_five_other_unknown(icos, tmp_path):
+    ax = plot_scores(icos, by="category")
+    render(ax, tmp_path, "scores_by")
+    scored = icos[icos["ico_score"].notna()]
+    ranking = scored["category"].value_counts()
+    top = list(ranking.index[:5])
+    labels = legend_labels(ax)
+    assert [lab.split(" (n=")[0] for lab in labels] == [*top, "other", "unknown"]
+    steps = [p for p in ax.patches if isinstance(p, StepPatch)]
+    assert len(steps) == 7
+    groups = [scored[scored["category"] == name] for name in top]
+    groups.append(scored[scored["category"].notna() & ~scored["category"].isin(top)])
+    groups.append(scored[scored["category"].isna()])
+    for step, group, label in zip(steps, groups, labels, strict=True):
+        values, edges, _ = step.get_data()
+        expected, _ = np.histogram(group["ico_score"].to_numpy(), bins=edges)
+        np.testing.assert_array_equal(values, expected)
+        assert label.endswith(f"(n={len(group)})")
+
+
+def test_scores_by_lone_leftover_group_is_named_and_top_is_configurable():
+    status = ["past"] * 6 + ["ongoing"] * 3 + ["upcoming"]
+    frame = make_icos(10, ico_score=np.linspace(1, 4, 10), status=status)
+    ax = plot_scores(frame, by="status", top=2)
+    assert [lab.split(" (")[0] for lab in legend_labels(ax)] == ["past", "ongoing", "upcoming"]
+    plt.close("all")
+    ax = plot_scores(frame, by="status", top=1)
+    assert [lab.split(" (")[0] for lab in legend_labels(ax)] == ["past", "other"]
+
+
+# -- plot_raised ---------------------------------------------------------------
+
+
+def test_raised_log_bins_counts_median_and_notes(icos, tmp_path):
+    ax = plot_raised(icos)
+    render(ax, tmp_path, "raised")
+    raised = icos["raised"].to_numpy()
+    known = raised[~np.isnan(raised)]
+    positive = known[known > 0]
+    assert ax.get_xscale() == "log"
+    edges = bar_edges(ax)
+    ratios = edges[1:-1] / edges[:-2]
+    np.testing.assert_allclose(ratios, 10 ** 0.25)  # four bins per decade
+    expected, _ = np.histogram(positive, bins=edges)
+    np.testing.assert_array_equal(bar_heights(ax), expected)
+    assert bar_heights(ax).sum() == len(positive)
+    median = np.median(known)
+    assert median_line(ax).get_xdata()[0] == pytest.approx(median)
+    assert f"median {format_usd(median)}" in legend_labels(ax)
+    text = notes(ax)
+    assert f"{len(known)} with known raised; {len(raised) - len(known)} unknown" in text
+    assert "3 at $0 or less" in text
+
+
+def test_raised_amounts_on_bin_edges_are_all_counted():
+    # Quarter-decade powers are where 10**x rounding could push an amount off the end.
+    raised = np.array([10 ** (k / 4) for k in range(21, 37)] + [1e6, 1e9])
+    ax = plot_raised(make_icos(len(raised), raised=raised))
+    assert bar_heights(ax).sum() == len(raised)
+    assert "outside" not in notes(ax)
+
+
+def test_raised_axis_uses_usd_formatter(icos, tmp_path):
+    ax = plot_raised(icos)
+    render(ax, tmp_path, "raised_ticks")
+    formatter = ax.xaxis.get_major_formatter()
+    assert formatter(1e6, 0) == "$1M"
+    shown = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert shown
+    assert all(label.startswith("$") for label in shown)
+    assert "$10M" in shown
+
+
+def test_raised_linear(icos, tmp_path):
+    ax = plot_raised(icos, log=False)
+    render(ax, tmp_path, "raised_linear")
+    assert ax.get_xscale() == "linear"
+    known = icos["raised"].dropna().to_numpy()
+    edges = bar_edges(ax)
+    assert len(edges) == 31
+    expected, _ = np.histogram(known, bins=edges)
+    np.testing.assert_array_equal(bar_heights(ax), expected)
+    assert bar_heights(ax).sum() == len(known)  # zeros are on a linear axis
+    assert median_line(ax).get_xdata()[0] == pytest.approx(np.median(known))
+    assert "not shown" not in notes(ax)
+
+
+def test_raised_by_status_legend_has_group_medians(icos):
+    ax = plot_raised(icos, by="status")
+    labels = legend_labels(ax)
+    known = icos[icos["raised"] > 0]
+    for status in ["past", "ongoing", "upcoming"]:
+        group = known.loc[known["status"] == status, "raised"]
+        assert f"{status} (n={len(group)}, median {format_usd(group.median())})" in labels
+    assert any(lab.startswith("median $") for lab in labels)
+
+
+def test_raised_all_unknown_is_an_empty_note():
+    ax = plot_raised(make_icos(5))
+    text = notes(ax)
+    assert "no ICOs to plot" in text
+    assert "0 with known raised; 5 unknown" in text
+
+
+# -- plot_timeline -------------------------------------------------------------
+
+
+def monthly(icos: pd.DataFrame) -> pd.DataFrame:
+    """Counts and known raised per calendar month, via Period grouping (not resample)."""
+    dated = icos[icos["start_datetime"].notna()]
+    months = dated["start_datetime"].dt.to_period("M")
+    span = pd.period_range(months.min(), months.max(), freq="M")
+    counts = months.value_counts().reindex(span, fill_value=0)
+    totals = dated.groupby(months)["raised"].sum(min_count=1).reindex(span)
+    return pd.DataFrame({"n": counts, "raised": totals})
+
+
+def test_timeline_monthly_bars_and_raised_line(icos, tmp_path):
+    ax = plot_timeline(icos)
+    render(ax, tmp_path, "timeline")
+    expected = monthly(icos)
+    np.testing.assert_array_equal(bar_heights(ax), expected["n"].to_numpy())
+    # Each bar sits inside its own month.
+    import matplotlib.dates as mdates
+
+    centres = [mdates.num2date(r.get_x() + r.get_width() / 2) for r in bars(ax)]
+    assert [pd.Period(c.replace(tzinfo=None), "M") for c in centres] == list(expected.index)
+    (line,) = ax.right_ax.get_lines()
+    np.testing.assert_allclose(line.get_ydata(), expected["raised"].to_numpy(), equal_nan=True)
+    assert ax.right_ax in ax.figure.axes and ax.right_ax is not ax
+    assert ax.right_ax.yaxis.get_major_formatter()(2e9, 0) == "$2B"
+    n_undated = icos["start_datetime"].isna().sum()
+    assert f"{len(icos) - n_undated} with a start date; {n_undated} without" in notes(ax)
+    assert ax.get_title() == "ICOs started per month"
+
+
+@pytest.mark.parametrize("freq", sorted(FREQUENCIES))
+def test_timeline_frequencies_raise_no_warning(icos, freq):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plot_timeline(icos, freq=freq)
+    assert bar_heights(ax).sum() == icos["start_datetime"].notna().sum()
+
+
+def test_timeline_quarterly_counts(icos):
+    ax = plot_timeline(icos, freq="Q")
+    quarters = icos["start_datetime"].dropna().dt.to_period("Q")
+    span = pd.period_range(quarters.min(), quarters.max(), freq="Q")
+    expected = quarters.value_counts().reindex(span, fill_value=0)
+    np.testing.assert_array_equal(bar_heights(ax), expected.to_numpy())
+    assert ax.get_title() == "ICOs started per quarter"
+
+
+def test_timeline_rejects_bad_freq_and_too_many_periods(icos):
+    for freq in ["m", "H", "A", "", 3, None]:
+        with pytest.raises(ValueError, match="freq must be one of"):
+            plot_timeline(icos, freq=freq)
+    stray = make_icos(2, start_datetime=pd.to_datetime(["1970-01-01", "2018-01-01"]))
+    with pytest.raises(ValueError, match="longer freq"):
+        plot_timeline(stray, freq="D")
+    assert bar_heights(plot_timeline(stray, freq="Y")).sum() == 2
+
+
+def test_timeline_without_any_raised_has_no_twin():
+    frame = make_icos(3, start_datetime=pd.to_datetime(["2018-01-05", "2018-03-01", None]))
+    ax = plot_timeline(frame)
+    np.testing.assert_array_equal(bar_heights(ax), [1, 0, 1])
+    assert not hasattr(ax, "right_ax")
+    assert "2 with a start date; 1 without" in notes(ax)
+
+
+# -- common behaviour ----------------------------------------------------------
+
+ALL_PLOTS = [plot_scores, plot_raised, plot_timeline]
+
+
+@pytest.mark.parametrize("plot", ALL_PLOTS)
+def test_given_ax_is_drawn_on_and_returned(icos, plot, monkeypatch):
+    monkeypatch.setattr(plt, "show", lambda *a, **k: pytest.fail("plt.show called"))
+    _fig, axes = plt.subplots(1, 2)
+    before = plt.get_fignums()
+    ax = plot(icos, ax=axes[1])
+    assert ax is axes[1]
+    assert plt.get_fignums() == before
+    assert bars(axes[1]) or ax.patches
+    assert not axes[0].patches and not axes[0].texts
+
+
+@pytest.mark.parametrize("plot", ALL_PLOTS)
+def test_new_figure_when_no_ax(icos, plot):
+    before = len(plt.get_fignums())
+    ax = plot(icos)
+    assert len(plt.get_fignums()) == before + 1
+    assert ax.figure.number == plt.get_fignums()[-1]
+
+
+@pytest.mark.parametrize("plot", ALL_PLOTS)
+def test_empty_frame_draws_a_note(plot, tmp_path):
+    ax = plot(schema.empty_frame(ICOS))
+    render(ax, tmp_path, plot.__name__)
+    assert "no ICOs to plot" in notes(ax)
+    assert not bars(ax) and not ax.get_lines()
+    assert ax.get_title()
+
+
+@pytest.mark.parametrize(("plot", "column"), [
+    (plot_scores, "ico_score"), (plot_raised, "raised"),
+    (plot_timeline, "start_datetime"), (plot_timeline, "raised"),
+])
+def test_missing_column_is_named(icos, plot, column):
+    with pytest.raises(KeyError, match=column):
+        plot(icos.drop(columns=column))
+
+
+@pytest.mark.parametrize("plot", [plot_scores, plot_raised])
+def test_by_validation(icos, plot):
+    with pytest.raises(ValueError, match="nope"):
+        plot(icos, by="nope")
+    with pytest.raises(ValueError, match="markets"):
+        plot(icos.assign(markets=[["x"]] * len(icos)), by="markets")
+    with pytest.raises(ValueError, match="top"):
+        plot(icos, by="status", top=0)
+    with pytest.raises(ValueError, match="bins"):
+        plot(icos, bins=[3, 2, 1])
+
+
+def test_wrong_dtypes_and_arguments_are_clear_errors(icos):
+    with pytest.raises(TypeError, match="ico_score"):
+        plot_scores(icos.assign(ico_score=icos["ico_score"].astype(schema.TEXT_DTYPE)))
+    with pytest.raises(TypeError, match="start_datetime"):
+        plot_timeline(icos.assign(start_datetime="2018-01-01"))
+    with pytest.raises(TypeError, match="DataFrame"):
+        plot_scores(icos["ico_score"])
+    with pytest.raises(TypeError, match="Axes"):
+        plot_scores(icos, ax="left")
+    with pytest.raises(ValueError, match="log"):
+        plot_raised(icos, log="yes")
+    with pytest.raises(ValueError, match="positive"):
+        plot_raised(icos, bins=[0, 1e6, 1e9])
+    with pytest.raises(ValueError, match="bins"):
+        plot_raised(schema.empty_frame(ICOS), bins=0)
+
+
+def test_importing_plots_does_not_load_pyplot():
+    code = "import sys, icoframes.plots; print('matplotlib.pyplot' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
