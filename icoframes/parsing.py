@@ -221,6 +221,13 @@ def parse_id(value: object) -> int | None:
     return number  # type: ignore[return-value]
 
 
+_DATETIME_FIELDS: Final = re.compile(
+    r"(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>\d{4}) "
+    r"(?P<hour>\d{1,2}):(?P<minute>\d{1,2}):(?P<second>\d{1,2})"
+)
+_LABEL_FIELDS: Final = re.compile(r"(?P<day>\d{1,2})-(?P<month>\d{1,2})-(?P<year>\d{4})")
+
+
 _FALLBACK_DATETIME_FORMATS: Final = (
     "%d.%m.%Y %H:%M",
     "%d.%m.%Y",
@@ -251,7 +258,11 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
     text = value.strip()  # type: ignore[union-attr]
     if text in _MARKER_SPELLINGS:
         return None
-    for fmt in (DATETIME_FORMAT, *_FALLBACK_DATETIME_FORMATS):
+    # Text in the documented shape is read by that format alone: if it fails
+    # (31.02.), no fallback format should rescue it.
+    formats = (DATETIME_FORMAT,) if _DATETIME_FIELDS.fullmatch(text) else (
+        DATETIME_FORMAT, *_FALLBACK_DATETIME_FORMATS)
+    for fmt in formats:
         try:
             return datetime.strptime(text, fmt)
         except ValueError:
@@ -372,12 +383,16 @@ def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.nda
         out = np.full(n, np.nan)
     # pandas reads True as 1.0 and 'inf' as infinity: both must take the strict path.
     suspect = np.flatnonzero(~np.isfinite(out)).tolist()
-    suspect.extend(i for i, v in enumerate(values) if v is True or v is False)
+    suspect += [i for i in np.flatnonzero((out == 0) | (out == 1)).tolist()
+                if type(values[i]) is bool]
     bad = []
     for i in suspect:
-        number = parse_amount(values[i], percent=percent)
+        value = values[i]
+        if value is None or value == "":
+            continue  # already NaN
+        number = parse_amount(value, percent=percent)
         if number is BAD:
-            bad.append(values[i])
+            bad.append(value)
             out[i] = np.nan
         else:
             out[i] = np.nan if number is None else number
@@ -497,10 +512,7 @@ def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, list]:
     n = len(values)
     if n == 0:
         return np.empty(0, dtype=_MS), []
-    strings = [v if type(v) is str else None for v in values]
-    parsed = pd.to_datetime(pd.Series(strings, dtype=object), format=DATETIME_FORMAT,
-                            errors="coerce")
-    out = parsed.to_numpy().astype(_MS)
+    out = _strptime(values, DATETIME_FORMAT, _DATETIME_FIELDS)
     bad = []
     for i in np.flatnonzero(np.isnat(out)).tolist():
         value = parse_datetime(values[i])
@@ -509,6 +521,29 @@ def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, list]:
         elif value is not None:
             out[i] = np.datetime64(value, "ms")
     return out, bad
+
+
+def _strptime(values: Sequence[object], fmt: str, fields: re.Pattern[str]) -> np.ndarray:
+    """Vectorised strict strptime: datetime64[ms], NaT where ``fields`` does not fullmatch.
+
+    Arrow's strptime kernel is fast but rolls impossible dates over
+    (31.02. becomes 03.03.), so every parsed field is checked against the text.
+    Values it leaves NaT get the caller's exact per-value path.
+    """
+    try:
+        text = pa.array(values, type=pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        text = pa.array([v if type(v) is str else None for v in values], type=pa.string())
+    parsed = pc.strptime(text, format=fmt, unit="ms", error_is_null=True)
+    parts = pc.extract_regex(text, f"^{fields.pattern}$")
+    ok = None
+    for name in fields.groupindex:
+        sent = pc.cast(pc.struct_field(parts, name), pa.int64())
+        got = getattr(pc, name)(parsed)
+        same = pc.equal(sent, got)
+        ok = same if ok is None else pc.and_(ok, same)
+    parsed = pc.if_else(pc.fill_null(ok, False), parsed, pa.scalar(None, pa.timestamp("ms")))
+    return parsed.to_numpy(zero_copy_only=False).astype(_MS, copy=False)
 
 
 def to_label_date(labels: Sequence[str]) -> np.ndarray:
@@ -522,13 +557,10 @@ def to_label_date(labels: Sequence[str]) -> np.ndarray:
     n = len(labels)
     if n == 0:
         return np.empty(0, dtype=_MS)
-    strings = [v if type(v) is str else None for v in labels]
-    parsed = pd.to_datetime(pd.Series(strings, dtype=object), format=_LABEL_FORMAT,
-                            errors="coerce")
-    out = parsed.to_numpy().astype(_MS)
+    out = _strptime(labels, _LABEL_FORMAT, _LABEL_FIELDS)
     for i in np.flatnonzero(np.isnat(out)).tolist():
-        label = strings[i]
-        value = parse_label_date(label) if label is not None else None
+        label = labels[i]
+        value = parse_label_date(label) if type(label) is str else None
         if value is not None:
             out[i] = np.datetime64(value, "ms")
     return out
@@ -563,11 +595,19 @@ def to_list(values: Sequence[object]) -> tuple[np.ndarray, list]:
     """
     bad: list = []
     rows: list[list[str]] = []
+    strip = str.strip
     for v in values:
         kind = type(v)
+        if kind is list:
+            try:  # the common case: a list of strings
+                rows.append([s for s in map(strip, v) if s not in _MARKER_SPELLINGS])
+                continue
+            except TypeError:
+                pass
         if kind is list or kind is tuple or kind is dict:
             items = v.values() if kind is dict else v  # type: ignore[union-attr]
-            rows.append([s for s in (_list_item(x, bad) for x in items) if s is not None])  # type: ignore[union-attr]
+            cleaned = (_list_item(x, bad) for x in items)  # type: ignore[union-attr]
+            rows.append([s for s in cleaned if s is not None])
         else:
             item = _list_item(v, bad)
             rows.append([] if item is None else [item])
