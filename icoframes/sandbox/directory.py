@@ -43,7 +43,8 @@ booleans ``true``/``''``/``false``/``null``    ``''`` for most false values, fal
 dates ``DD.MM.YYYY HH:MM:SS``, ``''``,         ``''`` ~12% of starts; ``"31.02.YYYY ..."``
 invalid dates                                  and ``"00.00.0000 00:00:00"`` (cadence);
                                                end before start (cadence)
-``[]`` for empty maps, ``''`` for empty lists  social, bonuses, distribution, roadmap /
+``[]`` for empty maps, ``''`` for empty lists  social ~6%, bonuses ~90%, distribution ~15%,
+                                               roadmap ~15% /
                                                markets, restricted_areas, accepting, team,
                                                advisors
 distribution ``'60%'`` ``'60 %'`` ``'60'``     per ICO style: 60% / 10% / 10% / 10% / 10%
@@ -810,6 +811,8 @@ def _render_profile(rec: Record) -> dict[str, Any]:
     site = f"https://{rec.slug}.example"
     social: Any = {key: f"https://{key}.example/{rec.slug}"
                    for key, share in zip(_SOCIAL, _SOCIAL_SHARE, strict=True) if rnd() < share}
+    if rnd() < 0.06:
+        social = {}  # some ICOs list no social links at all
     u = rnd()
     links: dict[str, Any] = {
         "url": rec.url,

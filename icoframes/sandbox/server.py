@@ -181,7 +181,8 @@ class _Server(ThreadingHTTPServer):
     def process_request(self, request: Any, client_address: Any) -> None:
         # like ThreadingMixIn, but remembering each connection so stop() can close it
         thread = threading.Thread(target=self._serve_connection, args=(request, client_address),
-                                  name="icoframes-sandbox-connection", daemon=True)
+                                  name=f"icoframes-sandbox-{self.server_port}-connection",
+                                  daemon=True)
         with self._lock:
             self._open[thread] = request
         self.sandbox.stats._count("connections")
@@ -224,7 +225,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._dispatch(post=False)
 
-    do_PUT = do_DELETE = do_PATCH = do_GET
+    do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_GET
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # tests start many sandboxes; access logs would drown their output
@@ -263,11 +264,26 @@ class _Handler(BaseHTTPRequestHandler):
             self._profile(params, sb)
 
     def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._read_chunked()
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = 0
         return self.rfile.read(length) if length > 0 else b""
+
+    def _read_chunked(self) -> bytes:
+        # clients streaming a body (e.g. from a generator) send it chunked, without a length
+        chunks = []
+        try:
+            while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            while self.rfile.readline().strip():
+                pass  # trailer fields
+        except ValueError:
+            self.close_connection = True  # framing is lost; the next request cannot be found
+        return b"".join(chunks)
 
     def _authentic(self, body: bytes, sb: Sandbox) -> bool:
         public = self.headers.get("X-Service-Public-Key")
@@ -332,7 +348,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def _inject(self, kind: str, status: int) -> None:
         if kind == "drop":
@@ -429,7 +446,8 @@ class Sandbox:
                 server = _Server(self, self._requested_port)
                 self._thread = threading.Thread(target=server.serve_forever,
                                                 kwargs={"poll_interval": 0.05},
-                                                name="icoframes-sandbox", daemon=True)
+                                                name=f"icoframes-sandbox-{server.server_port}",
+                                                daemon=True)
                 self._server = server
                 self._thread.start()
         return self
