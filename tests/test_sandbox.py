@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
+import os
 import re
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -546,6 +550,18 @@ def test_generation_is_deterministic_per_seed_and_differs_between_seeds():
     c = generate_directory(300, seed=8)
     assert c.ids() != a.ids()
     assert [p["main"]["name"] for p in c.profiles()] != [p["main"]["name"] for p in a.profiles()]
+
+
+def test_generation_does_not_depend_on_the_process_or_its_hash_seed():
+    script = ("import hashlib, json; from icoframes.sandbox import generate_directory as g; "
+              "d = g(200, seed=9); print(hashlib.sha256(json.dumps([d.profiles(), "
+              "[d.summary(i) for i in d.ids()]]).encode()).hexdigest())")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env=env, check=True, timeout=60)
+    d = generate_directory(200, seed=9)
+    here = json.dumps([d.profiles(), [d.summary(i) for i in d.ids()]]).encode()
+    assert child.stdout.strip() == hashlib.sha256(here).hexdigest()
 
 
 def test_generation_is_fast():

@@ -13,48 +13,54 @@ Fahlenbrach & Frattaroli 2021, Momtaz 2020). Dates of ongoing and upcoming ICOs
 are placed around the fixed :data:`REFERENCE_DATE`, never the wall clock, so a
 seed always gives the same directory.
 
-Messy value shapes in the profiles (rates are per ICO; "cadence" shapes are tied
-to a record's ``slot``, one of 50, so every directory of 1,000 ICOs holds each of
-them about 20 times, whatever the seed):
+Messy value shapes in the profiles. "Cadence" shapes are tied to a record's
+``slot`` (one of 50), so a directory of 1,000 ICOs holds each of them about 20
+times whatever the seed; the others are drawn per ICO. Counts are ICOs out of
+the 1,000 of ``generate_directory(1000, seed=0)`` showing the shape at least once.
 
 =============================================  ==============================================
-shape                                          where and how often
+shape                                          where, and how many ICOs of 1,000
 =============================================  ==============================================
-numbers as numeric strings                     ~30% of numeric finance values, ~30% of scores
-scientific notation ``"1.5e8"``                tokens_for_sale, ~5%
-ids as strings                                 profile id ~10%, summary id ~10%
-``''`` for absent values                       everywhere a value is unknown (most common)
-``null``                                       false booleans ~3%; score, raised (cadence);
-                                               whitepaper ~2% and video ~2%
-missing keys                                   links.video, finance.escrow, main.mvp,
-                                               dates.tba (cadence, 2% each); team member
-                                               photo or social ~3% of people
-``"$2,000,000"`` ``"1,500,000"`` ``"15M"``     raised ~4% of known values per style;
-``"250K"`` ``"2000000 USD"``                   hard_cap and soft_cap (cadence, 2% each)
-``"NA"`` ``"—"`` ``"NOT SET"`` ``"Pending"``   cadence, 2% each field: score NA; raised
-``"TBA"``                                      Pending/NA/—; min_purchase NA; max_purchase
-                                               Pending; soft_cap NOT SET; hard_cap —;
-                                               tokens_for_sale TBA; token_price TBA/Pending;
-                                               ticker TBA
-unparseable numbers                            token_price ``"1 BILL = 1 XLM"`` etc. (cadence)
-tokens_for_sale above 2**63                    cadence, ~4% (number or numeric string)
-booleans ``true``/``''``/``false``/``null``    ``''`` for most false values, false ~3%,
-                                               null ~3%
-dates ``DD.MM.YYYY HH:MM:SS``, ``''``,         ``''`` ~12% of starts; ``"31.02.YYYY ..."``
-invalid dates                                  and ``"00.00.0000 00:00:00"`` (cadence);
-                                               end before start (cadence)
-``[]`` for empty maps, ``''`` for empty lists  social ~6%, bonuses ~90%, distribution ~15%,
-                                               roadmap ~15% /
-                                               markets, restricted_areas, accepting, team,
-                                               advisors
-distribution ``'60%'`` ``'60 %'`` ``'60'``     per ICO style: 60% / 10% / 10% / 10% / 10%
+JSON numbers / numeric strings                 finance amounts and prices, score: each value
+                                               a string with p=0.3 (~730 ICOs have one)
+scientific notation ``"1.5e8"``, ``"1.2e-05"``  tokens_for_sale 5% (~50); small ETH/BTC
+                                               prices written by ``str(float)`` (~25)
+ids as numeric strings                         profile id ~9%, summary id ~10%
+``''`` for absent values                       everywhere a value is unknown (all ICOs)
+``null``                                       false booleans 3% of values; score and raised
+                                               (cadence); soft_cap 3%; whitepaper, video 2%
+missing key                                    links.video, finance.escrow, main.mvp,
+                                               dates.tba (cadence, ~20 each); team member
+                                               photo or social (1.5% of people each)
+``"$2,000,000"`` ``"1,500,000"`` ``"15M"``     raised (4% of known values per style) and
+``"250K"`` ``"2000000 USD"``                   hard_cap, soft_cap (cadence): ~20 ICOs each
+``"NA"`` ``"—"`` ``"NOT SET"`` ``"Pending"``   cadence, ~20 ICOs per field: main.ico_score NA;
+``"TBA"``                                      raised Pending, NA, —; min_purchase NA;
+                                               max_purchase Pending; soft_cap NOT SET;
+                                               hard_cap —; tokens_for_sale TBA; token_price
+                                               TBA, Pending; ticker TBA
+unparseable numbers                            token_price ``"1 BILL = 1 XLM"``,
+                                               ``"1 ETH = 3500 XYZ"``, ``"Dynamic, ..."``
+                                               (cadence, ~20)
+tokens_for_sale above 2**63                    cadence, ~40 (as number and as string)
+booleans ``true``/``''``/``false``/``null``    true where the statement holds, else ``''``;
+                                               false and null 3% of false values each
+dates ``DD.MM.YYYY HH:MM:SS``, ``''``,         ``''`` start ~12.5%; ``"31.02.YYYY 00:00:00"``
+invalid dates                                  and ``"00.00.0000 00:00:00"`` (cadence, ~20
+                                               each); end before start (cadence, ~20)
+``[]`` for an empty map                        social ~5%, bonuses ~90%, distribution ~15%,
+                                               roadmap ~15%
+``''`` for an empty list                       markets ~70%, restricted_areas ~69%,
+                                               accepting ~8%, team ~29%, advisors ~40%
+distribution ``'60%'`` ``'60 %'`` ``'60'``     one style per ICO: 60% / 10% / 10% / 10% / 10%
 ``'60.0%'`` ``60``
-roadmap keys                                   ``DD-MM-YYYY`` ~85%, ``'Q3 2018'`` ~7%,
-                                               ``'March 2019'`` ~5%, ``'2019'`` ~3%
-platform ``"Ethereum "`` / ``"ERC20"``         ~5% each of Ethereum ICOs (filter id stays 1)
+roadmap keys ``DD-MM-YYYY``, ``'Q3 2018'``,    per milestone 85% / 7% / 5% / 3%
+``'March 2019'``, ``'2019'``
+main.platform ``"Ethereum "``, ``"ERC20"``     5% each of Ethereum ICOs (~50, ~45); the
+                                               platform filter id stays 1
 unknown extra keys                             top-level ``updated_at`` ~30%,
-                                               ``main.rating_details`` ~25%, social keys
-                                               such as telegram, medium, discord
+                                               ``main.rating_details`` ~21%, social keys
+                                               telegram, medium, discord, slack...
 =============================================  ==============================================
 
 The location ``"Unknown"`` (~7%) is a country name as the directory writes it,
@@ -216,6 +222,12 @@ class Record:
     tba: bool
     raised: int | None
     raised_shape: str
+
+    @property
+    def flags(self) -> dict[str, bool]:
+        """The yes-filter flags: airdrop, bounty, kyc, whitelist, kyc_passed."""
+        return {"airdrop": self.airdrop, "bounty": self.bounty, "kyc": self.kyc,
+                "whitelist": self.whitelist, "kyc_passed": self.kyc_passed}
 
     @property
     def platform(self) -> str:
