@@ -290,10 +290,10 @@ class Client:
             raise _Transient(f"HTTP {status} with error {code}")
         if status >= 500 or status == 429:
             raise _Transient(f"HTTP {status}")
-        if not isinstance(decoded, dict):
-            raise _Transient(f"HTTP {status} with a body that is not a JSON object")
         if status >= 400:
             raise APIError(f"{path}: HTTP {status} without an error code", endpoint=path)
+        if not isinstance(decoded, dict):
+            raise _Transient(f"HTTP {status} with a body that is not a JSON object")
         return decoded
 
 

@@ -495,13 +495,24 @@ class _Load:
         workers = min(self.settings.max_workers, total)
         pool = ThreadPoolExecutor(workers, thread_name_prefix="icoframes-profile")
         futures: dict[Future, tuple] = {pool.submit(client.profile, t[0]): t for t in todo}
+        handled: set[Future] = set()
+
+        def keep(future: Future) -> None:
+            nonlocal done
+            handled.add(future)
+            ico_id, status, summary = futures[future]
+            raw = json.dumps(future.result(), ensure_ascii=False, separators=(",", ":"))
+            batch.append(ProfileRecord(ico_id, status, summary, raw))
+            done += 1
+            bar.update(1)
+
         try:
             for future in _as_completed(futures):
-                ico_id, status, summary = futures[future]
                 try:
-                    data = future.result()
+                    future.result()
                 except NotFound:
-                    not_found.append(ico_id)
+                    handled.add(future)
+                    not_found.append(futures[future][0])
                     continue
                 except QuotaExceeded as exc:
                     quota_error = exc
@@ -510,12 +521,10 @@ class _Load:
                     fatal = exc
                     break
                 except APIError as exc:
-                    failed.append((ico_id, exc))
+                    handled.add(future)
+                    failed.append((futures[future][0], exc))
                     continue
-                raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-                batch.append(ProfileRecord(ico_id, status, summary, raw))
-                done += 1
-                bar.update(1)
+                keep(future)
                 if len(batch) >= _BATCH_SIZE or time.monotonic() - last_flush > _BATCH_SECONDS:
                     self.cache.write_profiles(batch)
                     batch, last_flush = [], time.monotonic()
@@ -523,6 +532,11 @@ class _Load:
             for future in futures:
                 future.cancel()
             pool.shutdown(wait=True, cancel_futures=True)
+            # requests already in flight when the load stopped were paid for: keep them
+            for future in futures:
+                if (future not in handled and future.done() and not future.cancelled()
+                        and future.exception() is None):
+                    keep(future)
             self.cache.write_profiles(batch)
             bar.close()
             if self._ledger is not None:
@@ -637,25 +651,30 @@ def _as_int(value: Any) -> int | None:
 
 
 def list_frame(items: Sequence[Mapping[str, Any]], *, status: str | None) -> pd.DataFrame:
-    """List summaries (spec 2.2) as a typed frame with the ``LIST`` schema columns."""
+    """List summaries (spec 2.2) as a typed frame with the ``LIST`` schema columns.
+
+    Summaries whose id is not an integer are left out (the loaders could not
+    fetch their profiles anyway).
+    """
     from .parsing import to_float, to_text
 
-    def part(item: Mapping[str, Any], section: str) -> Mapping[str, Any]:
-        value = item.get(section)
-        return value if isinstance(value, Mapping) else {}
+    ids = [_as_int(item.get("id")) if isinstance(item, Mapping) else None for item in items]
+    kept = [item for item, ico_id in zip(items, ids, strict=True) if ico_id is not None]
 
-    columns = {
-        "id": [_as_int(i.get("id")) for i in items],
-        "name": to_text([part(i, "main").get("name") for i in items]),
-        "logo": to_text([part(i, "main").get("logo") for i in items]),
-        "ico_score": to_float([part(i, "main").get("ico_score") for i in items]),
-        "url": to_text([part(i, "links").get("url") for i in items]),
-        "raised": to_float([part(i, "finance").get("raised") for i in items]),
-        "status": [status] * len(items),
-    }
-    frame = pd.DataFrame(columns)
-    frame = frame[frame["id"].notna()]
-    return frame.astype(LIST.dtypes)[LIST.names].reset_index(drop=True)
+    def field(section: str, key: str) -> list[Any]:
+        parts = (item.get(section) for item in kept)
+        return [part.get(key) if isinstance(part, Mapping) else None for part in parts]
+
+    frame = pd.DataFrame({
+        "id": np.array([i for i in ids if i is not None], dtype=np.int64),
+        "name": to_text(field("main", "name"))[0],
+        "logo": to_text(field("main", "logo"))[0],
+        "ico_score": to_float(field("main", "ico_score"))[0],
+        "url": to_text(field("links", "url"))[0],
+        "raised": to_float(field("finance", "raised"))[0],
+        "status": [status] * len(kept),
+    })
+    return frame.astype(LIST.dtypes)[LIST.names]
 
 
 def summary_keys(listing: pd.DataFrame) -> list[str]:
