@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import json
@@ -547,6 +548,7 @@ def test_generation_is_deterministic_per_seed_and_differs_between_seeds():
     assert a.profiles() == b.profiles()
     assert [a.summary(i) for i in a.ids()] == [b.summary(i) for i in b.ids()]
     assert a.profiles() == a.profiles()  # rendering again changes nothing
+    assert gc.isenabled()  # bulk rendering pauses the collector, and restores it
     c = generate_directory(300, seed=8)
     assert c.ids() != a.ids()
     assert [p["main"]["name"] for p in c.profiles()] != [p["main"]["name"] for p in a.profiles()]

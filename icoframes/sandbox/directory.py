@@ -70,6 +70,8 @@ not a missing marker.
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import itertools
 import json
 import math
@@ -332,7 +334,8 @@ class Directory:
 
     def profiles(self, status: str | None = None) -> list[dict[str, Any]]:
         """Raw profiles of every ICO (or those with ``status``), in ascending id order."""
-        return [_render_profile(r) for r in self.records(status)]
+        with _gc_paused():
+            return [_render_profile(r) for r in self.records(status)]
 
     def iter_profiles(self, status: str | None = None) -> Iterator[dict[str, Any]]:
         """Like :meth:`profiles`, one at a time, for very large directories."""
@@ -452,11 +455,29 @@ def generate_directory(n_icos: int = 1000, *, seed: int = 0) -> Directory:
     slugs: set[str] = set()
     records = []
     ico_id = 1000 + rng.randrange(40)
-    for index in range(n_icos):
-        status = _PICK_STATUS.pick(rng)
-        records.append(_new_record(rng, index, ico_id, status, slot_offset, names, slugs))
-        ico_id += _id_gap(rng)
+    with _gc_paused():
+        for index in range(n_icos):
+            status = _PICK_STATUS.pick(rng)
+            records.append(_new_record(rng, index, ico_id, status, slot_offset, names, slugs))
+            ico_id += _id_gap(rng)
     return Directory(records, rng=rng, slot_offset=slot_offset, names=names, slugs=slugs)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building many acyclic objects.
+
+    Rendering allocates millions of small dicts and lists without cycles; the
+    collector would re-scan the growing heap again and again (about 40% of the
+    time for 50,000 profiles). Reference counting still frees garbage.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # --- querying ---------------------------------------------------------------------------------
