@@ -203,6 +203,9 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
     Returns
     -------
     Tables
+        ``tables.problems`` counts the raw values that could not be read in
+        every cached profile (a superset of the ICOs loaded when the cache
+        holds more than this query).
     """
     load = _Load(offline=offline, progress=progress, max_workers=max_workers)
     return load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
@@ -580,7 +583,8 @@ class _Load:
             if name == "icos":
                 continue
             children[name] = frame[frame["ico_id"].isin(keep)].reset_index(drop=True)
-        return Tables(icos=icos, **children)
+        # problems are counted when the cache is tidied, over every cached profile
+        return Tables(icos=icos, **children, problems=everything.problems)
 
 
 _MISSING = object()

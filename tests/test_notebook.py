@@ -24,7 +24,7 @@ def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
         if name.startswith("ICOFRAMES_"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("ICOFRAMES_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel draws inline PNGs
     nb = nbformat.read(NOTEBOOK, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
