@@ -54,7 +54,9 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
     written = [*sorted(out.glob("*.parquet")), out / "manifest.json"]
     for name, draw in (("scores", lambda ax: plot_scores(icos, by="status", ax=ax)),
                        ("raised", lambda ax: plot_raised(icos, ax=ax)),
-                       ("timeline", lambda ax: plot_timeline(icos, ax=ax))):
+                       # past ICOs only: the upcoming ones would stretch the axis to 2027
+                       ("timeline", lambda ax: plot_timeline(icos[icos["status"] == "past"],
+                                                             ax=ax))):
         fig, ax = plt.subplots(figsize=(9, 5), layout="constrained")
         draw(ax)
         path = out / f"{name}.png"
