@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
+from itertools import repeat
 from typing import Final
 
 import numpy as np
@@ -225,7 +226,6 @@ _DATETIME_FIELDS: Final = re.compile(
     r"(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>\d{4}) "
     r"(?P<hour>\d{1,2}):(?P<minute>\d{1,2}):(?P<second>\d{1,2})"
 )
-_LABEL_FIELDS: Final = re.compile(r"(?P<day>\d{1,2})-(?P<month>\d{1,2})-(?P<year>\d{4})")
 
 
 _FALLBACK_DATETIME_FORMATS: Final = (
@@ -412,29 +412,44 @@ def to_bool(values: Sequence[object]) -> tuple[np.ndarray, list]:
     >>> to_bool([True, "", "Yes", 0, "maybe"])
     (array([ True, False,  True, False, False]), ['maybe'])
     """
-    out = np.zeros(len(values), dtype=bool)
+    n = len(values)
+    try:  # one C-level lookup per value for the usual true, false, '' and null
+        codes = list(map(_BOOL_CODES.get, values, repeat(-1)))
+    except TypeError:  # an unhashable value (list, dict): every value the slow way
+        codes = [-1] * n
+    out = np.array(codes, dtype=np.int8) if n else np.zeros(0, dtype=np.int8)
     bad = []
-    for i, v in enumerate(values):
-        if v is True:
-            out[i] = True
-        elif v is None or v is False or v == "":
-            continue
-        else:
-            kind = type(v)
-            if kind is str:
-                text = v.strip().lower()  # type: ignore[union-attr]
-                if text in _TRUE_STRINGS:
-                    out[i] = True
-                elif text not in _FALSE_STRINGS and text not in _MARKER_SPELLINGS:
-                    bad.append(v)
-            elif kind is int or kind is float:
-                if v == 1:
-                    out[i] = True
-                elif v != 0 and not (kind is float and math.isnan(v)):  # type: ignore[arg-type]
-                    bad.append(v)
-            else:
-                bad.append(v)
-    return out, bad
+    for i in np.flatnonzero(out < 0).tolist():
+        flag = _bool_value(values[i])
+        if flag is None:
+            bad.append(values[i])
+        out[i] = flag is True
+    return out.astype(bool), bad
+
+
+# True, 1 and 1.0 are one key; so are False, 0 and 0.0.
+_BOOL_CODES: Final = {True: 1, False: 0, "": 0, None: 0}
+
+
+def _bool_value(value: object) -> bool | None:
+    """The flag of one value; None when it is not a recognised spelling."""
+    if value is True:
+        return True
+    if value is None or value is False:
+        return False
+    kind = type(value)
+    if kind is int or kind is float:
+        if value == 1:
+            return True
+        return False if value == 0 or value != value else None
+    if kind is str:
+        text = value.strip().lower()  # type: ignore[union-attr]
+        if text in _TRUE_STRINGS:
+            return True
+        if text in _FALSE_STRINGS or text in _MARKER_SPELLINGS:
+            return False
+        return None
+    return None
 
 
 def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, list]:
@@ -512,7 +527,7 @@ def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, list]:
     n = len(values)
     if n == 0:
         return np.empty(0, dtype=_MS), []
-    out = _strptime(values, DATETIME_FORMAT, _DATETIME_FIELDS)
+    out = _strptime(values, DATETIME_FORMAT, _CANONICAL_DATETIME)
     bad = []
     for i in np.flatnonzero(np.isnat(out)).tolist():
         value = parse_datetime(values[i])
@@ -523,27 +538,44 @@ def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, list]:
     return out, bad
 
 
-def _strptime(values: Sequence[object], fmt: str, fields: re.Pattern[str]) -> np.ndarray:
-    """Vectorised strict strptime: datetime64[ms], NaT where ``fields`` does not fullmatch.
+# The documented shapes, zero-padded: only these take the vectorised path, and
+# (start, stop, field) say where each checked field sits in the text.
+_CANONICAL_DATETIME: Final = (r"^\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d$",
+                              ((0, 2, "day"), (3, 5, "month"), (17, 19, "second")))
+_CANONICAL_LABEL: Final = (r"^\d\d-\d\d-\d{4}$", ((0, 2, "day"), (3, 5, "month")))
+
+
+def _strptime(values: Sequence[object], fmt: str,
+              canonical: tuple[str, tuple[tuple[int, int, str], ...]]) -> np.ndarray:
+    """Vectorised strict strptime of zero-padded text; NaT for everything else.
 
     Arrow's strptime kernel is fast but rolls impossible dates over
-    (31.02. becomes 03.03.), so every parsed field is checked against the text.
-    Values it leaves NaT get the caller's exact per-value path.
+    (31.02. becomes 03.03., second 60 the next minute), so the day, month and
+    second it parsed are checked against the text. Values left NaT get the
+    caller's exact per-value path.
     """
     try:
         text = pa.array(values, type=pa.string())
     except (pa.ArrowTypeError, pa.ArrowInvalid):
         text = pa.array([v if type(v) is str else None for v in values], type=pa.string())
+    pattern, checks = canonical
     parsed = pc.strptime(text, format=fmt, unit="ms", error_is_null=True)
-    parts = pc.extract_regex(text, f"^{fields.pattern}$")
-    ok = None
-    for name in fields.groupindex:
-        sent = pc.cast(pc.struct_field(parts, name), pa.int64())
-        got = getattr(pc, name)(parsed)
-        same = pc.equal(sent, got)
-        ok = same if ok is None else pc.and_(ok, same)
-    parsed = pc.if_else(pc.fill_null(ok, False), parsed, pa.scalar(None, pa.timestamp("ms")))
-    return parsed.to_numpy(zero_copy_only=False).astype(_MS, copy=False)
+    ok = pc.fill_null(pc.and_(pc.match_substring_regex(text, pattern), pc.is_valid(parsed)),
+                      False)
+    if not pc.any(ok).as_py():
+        return np.full(len(text), _NAT_MS)
+    safe = pc.filter(text, ok)
+    kept = pc.filter(parsed, ok)
+    same = None
+    for begin, stop, field in checks:
+        sent = pc.cast(pc.utf8_slice_codeunits(safe, begin, stop), pa.int64())
+        equal = pc.equal(sent, getattr(pc, field)(kept))
+        same = equal if same is None else pc.and_(same, equal)
+    out = np.full(len(text), _NAT_MS)
+    index = np.flatnonzero(ok.to_numpy(zero_copy_only=False))
+    good = same.to_numpy(zero_copy_only=False)  # type: ignore[union-attr]
+    out[index[good]] = kept.to_numpy(zero_copy_only=False).astype(_MS)[good]
+    return out
 
 
 def to_label_date(labels: Sequence[str]) -> np.ndarray:
@@ -557,7 +589,7 @@ def to_label_date(labels: Sequence[str]) -> np.ndarray:
     n = len(labels)
     if n == 0:
         return np.empty(0, dtype=_MS)
-    out = _strptime(labels, _LABEL_FORMAT, _LABEL_FIELDS)
+    out = _strptime(labels, _LABEL_FORMAT, _CANONICAL_LABEL)
     for i in np.flatnonzero(np.isnat(out)).tolist():
         label = labels[i]
         value = parse_label_date(label) if type(label) is str else None
@@ -595,26 +627,27 @@ def to_list(values: Sequence[object]) -> tuple[np.ndarray, list]:
     """
     bad: list = []
     rows: list[list[str]] = []
+    append = rows.append
     strip = str.strip
     for v in values:
         kind = type(v)
         if kind is list:
             try:  # the common case: a list of strings
-                rows.append([s for s in map(strip, v) if s not in _MARKER_SPELLINGS])
+                append([s for s in map(strip, v) if s not in _MARKER_SPELLINGS])
                 continue
             except TypeError:
                 pass
+        elif v is None or v == "":
+            append([])
+            continue
         if kind is list or kind is tuple or kind is dict:
             items = v.values() if kind is dict else v  # type: ignore[union-attr]
             cleaned = (_list_item(x, bad) for x in items)  # type: ignore[union-attr]
-            rows.append([s for s in cleaned if s is not None])
+            append([s for s in cleaned if s is not None])
         else:
             item = _list_item(v, bad)
-            rows.append([] if item is None else [item])
-    out = np.empty(len(rows), dtype=object)
-    for i, row in enumerate(rows):
-        out[i] = row
-    return out, bad
+            append([] if item is None else [item])
+    return np.fromiter(rows, dtype=object, count=len(rows)), bad
 
 
 def to_int(values: Sequence[object]) -> tuple[np.ndarray, list]:

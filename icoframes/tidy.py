@@ -264,7 +264,11 @@ def _get(dicts: list[dict], key: str) -> list:
 def _dicts(values: list, bad: defaultdict[tuple[str, str], list],
            where: tuple[str, str]) -> list[dict]:
     """Every value as a dict: sections and maps that are not dicts become empty."""
-    return [v if type(v) is dict else _as_dict(v, bad, where) for v in values]
+    types = list(map(type, values))
+    if types.count(dict) == len(types):
+        return values
+    return [v if t is dict else _as_dict(v, bad, where)
+            for v, t in zip(values, types, strict=True)]
 
 
 def _as_dict(value: object, bad: defaultdict[tuple[str, str], list],
@@ -281,12 +285,25 @@ def _as_dict(value: object, bad: defaultdict[tuple[str, str], list],
     return {}
 
 
-def _flatten(maps: list[dict]) -> tuple[np.ndarray, list, list]:
-    """Entries per map, and all keys and all values, in order."""
-    counts = np.fromiter(map(len, maps), dtype=np.int64, count=len(maps))
-    keys = list(chain.from_iterable(maps))
-    values = list(chain.from_iterable(map(dict.values, maps)))
-    return counts, keys, values
+def _flatten(maps: list, bad: defaultdict[tuple[str, str], list],
+             where: tuple[str, str]) -> tuple[np.ndarray, list, list]:
+    """Entries per map, and all keys and all values, in order; non-dicts count as empty.
+
+    One pass that touches each map once: on large inputs the cost is memory
+    latency, not Python bytecode.
+    """
+    counts = [0] * len(maps)
+    keys: list = []
+    values: list = []
+    keys_extend, values_extend = keys.extend, values.extend
+    for i, mapping in enumerate(maps):
+        if type(mapping) is not dict:
+            mapping = _as_dict(mapping, bad, where)
+        if mapping:
+            counts[i] = len(mapping)
+            keys_extend(mapping)
+            values_extend(mapping.values())
+    return np.array(counts, dtype=np.int64), keys, values
 
 
 class _People:
@@ -326,8 +343,8 @@ class _People:
         return _frame(table, data, log)
 
     def social(self, bad: defaultdict[tuple[str, str], list]) -> tuple[np.ndarray, ...]:
-        links = _dicts(_get(self.persons, "social"), bad, ("social", f"{self.key}.social"))
-        counts, keys, values = _flatten(links)
+        counts, keys, values = _flatten(_get(self.persons, "social"), bad,
+                                        ("social", f"{self.key}.social"))
         return np.repeat(self.ico_id, counts), np.repeat(self.position, counts), keys, values
 
 
@@ -392,8 +409,8 @@ def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:
 
 def _social(links: list[dict], ids: np.ndarray, team: _People, advisors: _People,
             bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
-    counts, ico_keys, ico_values = _flatten(
-        _dicts(_get(links, "social"), bad, ("social", "links.social")))
+    counts, ico_keys, ico_values = _flatten(_get(links, "social"), bad,
+                                            ("social", "links.social"))
     team_ids, team_pos, team_keys, team_values = team.social(bad)
     adv_ids, adv_pos, adv_keys, adv_values = advisors.social(bad)
     ico_id = np.concatenate([np.repeat(ids, counts), team_ids, adv_ids])
@@ -429,7 +446,7 @@ def _key_text(keys: list, table: str, column: str, log: _Problems) -> Any:
 
 def _maps(owners: list[dict], key: str, ids: np.ndarray,
           bad: defaultdict[tuple[str, str], list], where: tuple[str, str]):
-    counts, keys, values = _flatten(_dicts(_get(owners, key), bad, where))
+    counts, keys, values = _flatten(_get(owners, key), bad, where)
     return np.repeat(ids, counts), keys, values
 
 
