@@ -242,8 +242,11 @@ def _select(items: list | tuple, log: _Problems) -> tuple[list[dict], np.ndarray
     last: dict[int, int] = {}
     bad = []
     for i, profile in enumerate(items):
-        raw = profile.get("id") if isinstance(profile, Mapping) else profile
-        pid = parsing.parse_id(raw)
+        if isinstance(profile, Mapping):
+            raw = profile.get("id")
+            pid = parsing.parse_id(raw)
+        else:  # not a profile at all
+            raw, pid = profile, None
         if pid is None:
             bad.append(raw)
         else:
