@@ -1,0 +1,219 @@
+"""icoframes.tables.Tables: shape, repr, validation, and exact Parquet round trips."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from messy_profiles import clean_profile, people_profile, sparse_profile, with_
+
+from icoframes.schema import PROBLEMS, TABLE_NAMES, TABLES
+from icoframes.tables import Tables
+from icoframes.tidy import tidy
+
+
+@pytest.fixture(scope="module")
+def messy() -> Tables:
+    """Tables with lists (empty too), NaT, missing text, missing Int and problems."""
+    profiles = [
+        clean_profile(1),
+        sparse_profile(2),
+        people_profile(3),
+        with_(clean_profile(4), {"finance.token_price": "1 BILL = 1 XLM",
+                                 "dates.start_datetime": "31.02.2018 00:00:00",
+                                 "finance.tokens_for_sale": 10**20,
+                                 "main.location": "Curaçao",
+                                 "roadmap": {"Q3 2018": "Launch", "someday": ""}}),
+    ]
+    tables = tidy(profiles, statuses={1: "past", 4: "ongoing"})
+    # the fixture must hold what the round trip has to preserve
+    assert tables.icos["start_datetime"].isna().any()
+    assert tables.icos["status"].isna().any() and tables.social["position"].isna().any()
+    assert (tables.icos["markets"].map(len) == 0).any() and len(tables.problems) > 0
+    return tables
+
+
+def assert_same(left: Tables, right: Tables) -> None:
+    for (name, a), (other, b) in zip(
+        [*left, ("problems", left.problems)], [*right, ("problems", right.problems)], strict=True
+    ):
+        assert name == other
+        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=name)
+        assert dict(a.dtypes) == dict(b.dtypes), name
+        for column in a.columns[a.dtypes == np.dtype("O")]:
+            assert all(type(v) is list for v in b[column]), (name, column)
+            assert a[column].tolist() == b[column].tolist(), (name, column)
+
+
+# --------------------------------------------------------------------------- the bundle
+
+
+def test_empty_has_every_table_with_declared_columns_and_dtypes():
+    tables = Tables.empty()
+    assert [name for name, _ in tables] == list(TABLE_NAMES)
+    for name, frame in [*tables, ("problems", tables.problems)]:
+        schema = TABLES.get(name, PROBLEMS)
+        assert frame.shape == (0, len(schema.columns))
+        assert list(frame.columns) == schema.names
+        assert dict(frame.dtypes) == schema.dtypes
+
+
+def test_iteration_attributes_and_indexing_agree(messy):
+    for name, frame in messy:
+        assert getattr(messy, name) is frame
+        assert messy[name] is frame
+    assert messy["problems"] is messy.problems
+    with pytest.raises(KeyError):
+        messy["nope"]
+
+
+def test_is_frozen(messy):
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        messy.icos = messy.icos  # type: ignore[misc]
+
+
+def test_repr_shows_row_counts_and_a_problems_summary(messy):
+    text = repr(messy)
+    assert text.splitlines()[0] == "Tables(4 ICOs)"
+    for name, frame in messy:
+        assert f"{name}" in text and f"{len(frame):,} rows" in text
+    assert "problems:" in text and "icos.token_price 1" in text
+    assert "problems" not in repr(tidy([clean_profile()]))
+
+
+def test_rejects_frames_that_break_the_schema(messy):
+    frames = {name: frame for name, frame in messy}
+    with pytest.raises(ValueError, match="columns"):
+        Tables(**{**frames, "team": frames["team"].drop(columns="photo")})
+    with pytest.raises(ValueError, match="dtypes"):
+        Tables(**{**frames, "icos": frames["icos"].astype({"raised": "object"})})
+    with pytest.raises(ValueError, match="DataFrame"):
+        Tables(**{**frames, "bonuses": None})
+
+
+# --------------------------------------------------------------------------- Parquet
+
+
+def test_parquet_round_trip_is_exact(messy, tmp_path):
+    assert messy.to_parquet(tmp_path / "out") == tmp_path / "out"
+    assert_same(messy, Tables.read_parquet(tmp_path / "out"))
+
+
+def test_parquet_round_trip_of_empty_tables(tmp_path):
+    Tables.empty().to_parquet(tmp_path)
+    back = Tables.read_parquet(tmp_path)
+    assert_same(Tables.empty(), back)
+
+
+def test_parquet_round_trip_keeps_exact_values(messy, tmp_path):
+    messy.to_parquet(tmp_path)
+    back = Tables.read_parquet(tmp_path)
+    row = back.icos.set_index("id").loc[4]
+    assert row["tokens_for_sale"] == 1e20 and row["location"] == "Curaçao"
+    assert pd.isna(row["start_datetime"]) and row["markets"] == messy.icos.loc[3, "markets"]
+    assert back.social["position"].dtype == pd.Int64Dtype()
+    assert back.problems["examples"].map(type).eq(list).all()
+
+
+def test_files_use_the_schema_arrow_types(messy, tmp_path):
+    messy.to_parquet(tmp_path)
+    for name, table in [*TABLES.items(), ("problems", PROBLEMS)]:
+        schema = pq.read_schema(tmp_path / f"{name}.parquet")
+        expected = table.arrow_schema()
+        assert schema.names == expected.names
+        assert [f.type for f in schema] == [f.type for f in expected], name
+
+
+def test_duckdb_reads_the_right_types(messy, tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    messy.to_parquet(tmp_path)
+    con = duckdb.connect()
+
+    def describe(name: str) -> dict[str, str]:
+        rows = con.execute(
+            f"DESCRIBE SELECT * FROM read_parquet('{tmp_path / name}.parquet')").fetchall()
+        return {row[0]: row[1] for row in rows}
+
+    types = describe("icos")
+    assert types["id"] == "BIGINT"
+    assert types["ico_score"] == "DOUBLE" and types["raised"] == "DOUBLE"
+    assert types["start_datetime"].startswith("TIMESTAMP")
+    assert types["kyc"] == "BOOLEAN"
+    assert types["markets"] == "VARCHAR[]" and types["name"] == "VARCHAR"
+    social = describe("social")
+    assert social["position"] == "BIGINT" and social["ico_id"] == "BIGINT"
+    n, missing = con.execute(
+        f"SELECT count(*), count(*) - count(position) FROM "
+        f"read_parquet('{tmp_path / 'social.parquet'}')").fetchone()
+    assert (n, missing) == (len(messy.social), int(messy.social["position"].isna().sum()))
+    joined = con.execute(
+        f"SELECT count(*) FROM read_parquet('{tmp_path / 'team.parquet'}') t "
+        f"JOIN read_parquet('{tmp_path / 'icos.parquet'}') i ON t.ico_id = i.id").fetchone()[0]
+    assert joined == len(messy.team)
+
+
+def test_polars_reads_the_right_types(messy, tmp_path):
+    pl = pytest.importorskip("polars")
+    messy.to_parquet(tmp_path)
+    icos = pl.read_parquet(tmp_path / "icos.parquet")
+    assert icos.schema["id"] == pl.Int64
+    assert icos.schema["ico_score"] == pl.Float64
+    assert icos.schema["start_datetime"] == pl.Datetime("ms")
+    assert icos.schema["kyc"] == pl.Boolean
+    assert icos.schema["markets"] == pl.List(pl.String)
+    assert icos.schema["name"] == pl.String
+    assert icos["accepting"].to_list() == messy.icos["accepting"].tolist()
+    social = pl.read_parquet(tmp_path / "social.parquet")
+    assert social.schema["position"] == pl.Int64
+    assert social["position"].null_count() == int(messy.social["position"].isna().sum())
+
+
+def test_writes_are_atomic_and_leave_no_temporary_files(messy, tmp_path, monkeypatch):
+    messy.to_parquet(tmp_path)
+    before = (tmp_path / "icos.parquet").read_bytes()
+
+    def broken_write(table, where, **kwargs):
+        with open(where, "wb") as handle:
+            handle.write(b"PAR1 half a file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pq, "write_table", broken_write)
+    with pytest.raises(OSError, match="disk full"):
+        tidy([clean_profile(9)]).to_parquet(tmp_path)
+    assert (tmp_path / "icos.parquet").read_bytes() == before  # the old file is untouched
+    assert sorted(os.listdir(tmp_path)) == sorted(f"{n}.parquet" for n in
+                                                  [*TABLE_NAMES, "problems"])
+
+
+def test_read_parquet_without_problems_file_reads_no_problems(messy, tmp_path):
+    messy.to_parquet(tmp_path)
+    (tmp_path / "problems.parquet").unlink()
+    back = Tables.read_parquet(tmp_path)
+    assert back.problems.empty and list(back.problems.columns) == PROBLEMS.names
+    assert len(back.icos) == len(messy.icos)
+
+
+def test_read_parquet_rejects_files_of_another_schema(messy, tmp_path):
+    messy.to_parquet(tmp_path)
+    old = pa.table({"ico_id": pa.array([1], pa.int64()), "name": pa.array(["x"])})
+    pq.write_table(old, tmp_path / "bonuses.parquet")
+    with pytest.raises(ValueError, match="bonuses"):
+        Tables.read_parquet(tmp_path)
+
+
+def test_read_parquet_of_a_missing_table_raises(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        Tables.read_parquet(tmp_path)
+
+
+def test_read_back_frames_are_independent_of_the_files(messy, tmp_path):
+    messy.to_parquet(tmp_path)
+    back = Tables.read_parquet(tmp_path)
+    back.icos.loc[0, "markets"].append("changed")
+    assert Tables.read_parquet(tmp_path).icos.loc[0, "markets"] == messy.icos.loc[0, "markets"]
+    assert np.array_equal(back.icos["id"].to_numpy(), messy.icos["id"].to_numpy())
