@@ -176,6 +176,8 @@ def test_offline_uses_the_cache_or_says_what_is_missing(cfg):
     assert spent(cfg) == before
 
 
+# The ledger remembers the 485 for the rest of the UTC day, so the resumed loads warn.
+@pytest.mark.filterwarnings("ignore::icoframes.loaders.QuotaWarning")
 def test_daily_limit_stops_cleanly_and_the_next_call_resumes(sb, tmp_path):
     past = sb.directory.ids("past")
     quota = pages_for(len(past)) + 40  # day one pages the list and gets 40 profiles
