@@ -284,7 +284,7 @@ class Cache:
             self._write_state(sorted(p.name for p in parts_paths))
         return tables
 
-    # -- list results --------------------------------------------------------
+    # -- list results and the filter set ---------------------------------------
 
     @staticmethod
     def list_key(params: dict[str, Any]) -> str:
@@ -293,52 +293,47 @@ class Cache:
 
     def write_list(self, params: dict[str, Any], frame: pd.DataFrame, schema: TableSchema,
                    *, total_icos: int) -> None:
-        table = pa.Table.from_pandas(frame, schema=schema.arrow_schema(), preserve_index=False)
-        meta = {"params": params, "fetched_at": utcnow().isoformat(), "total_icos": total_icos}
-        table = table.replace_schema_metadata(
-            {**(table.schema.metadata or {}),
-             b"icoframes": json.dumps(meta, ensure_ascii=False).encode()})
-        atomic_write_table(table, self.lists_dir / f"{self.list_key(params)}.parquet")
+        """Store a list result with the query that produced it."""
+        meta = {"params": params, "total_icos": total_icos}
+        self._write_frame(self.lists_dir / f"{self.list_key(params)}.parquet", frame, schema,
+                          meta)
 
     def read_list(self, params: dict[str, Any],
                   schema: TableSchema) -> tuple[pd.DataFrame, dt.datetime] | None:
         """The cached list for these parameters and when it was fetched, or None."""
-        path = self.lists_dir / f"{self.list_key(params)}.parquet"
+        return self._read_frame(self.lists_dir / f"{self.list_key(params)}.parquet", schema)
+
+    def write_frame(self, name: str, frame: pd.DataFrame, schema: TableSchema) -> None:
+        """Store a small frame (the filter set) under ``name``."""
+        self._write_frame(self.dir / f"{name}.parquet", frame, schema, {})
+
+    def read_frame(self, name: str,
+                   schema: TableSchema) -> tuple[pd.DataFrame, dt.datetime] | None:
+        """A frame stored by :meth:`write_frame` and when it was fetched, or None."""
+        return self._read_frame(self.dir / f"{name}.parquet", schema)
+
+    def _write_frame(self, path: Path, frame: pd.DataFrame, schema: TableSchema,
+                     meta: dict[str, Any]) -> None:
+        table = pa.Table.from_pandas(frame, schema=schema.arrow_schema(), preserve_index=False)
+        meta = {**meta, "fetched_at": utcnow().isoformat()}
+        table = table.replace_schema_metadata(
+            {**(table.schema.metadata or {}),
+             b"icoframes": json.dumps(meta, ensure_ascii=False).encode()})
+        atomic_write_table(table, path)
+
+    def _read_frame(self, path: Path,
+                    schema: TableSchema) -> tuple[pd.DataFrame, dt.datetime] | None:
         try:
             table = pq.read_table(path)
             meta = json.loads(table.schema.metadata[b"icoframes"])
             fetched_at = dt.datetime.fromisoformat(meta["fetched_at"])
-            frame = table.to_pandas().astype(schema.dtypes)
+            frame = table.to_pandas().astype(schema.dtypes)[schema.names]
         except FileNotFoundError:
             return None
         except (pa.ArrowException, OSError, KeyError, ValueError, TypeError) as exc:
             self._quarantine(path, exc)
             return None
-        return frame[schema.names], fetched_at
-
-    # -- filters -------------------------------------------------------------
-
-    def write_frame(self, name: str, frame: pd.DataFrame, schema: TableSchema) -> None:
-        table = pa.Table.from_pandas(frame, schema=schema.arrow_schema(), preserve_index=False)
-        table = table.replace_schema_metadata(
-            {**(table.schema.metadata or {}),
-             b"icoframes": json.dumps({"fetched_at": utcnow().isoformat()}).encode()})
-        atomic_write_table(table, self.dir / f"{name}.parquet")
-
-    def read_frame(self, name: str,
-                   schema: TableSchema) -> tuple[pd.DataFrame, dt.datetime] | None:
-        path = self.dir / f"{name}.parquet"
-        try:
-            table = pq.read_table(path)
-            fetched_at = dt.datetime.fromisoformat(
-                json.loads(table.schema.metadata[b"icoframes"])["fetched_at"])
-            frame = table.to_pandas().astype(schema.dtypes)
-        except FileNotFoundError:
-            return None
-        except (pa.ArrowException, OSError, KeyError, ValueError, TypeError) as exc:
-            self._quarantine(path, exc)
-            return None
-        return frame[schema.names], fetched_at
+        return frame, fetched_at
 
     # -- housekeeping --------------------------------------------------------
 

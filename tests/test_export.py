@@ -26,14 +26,6 @@ def sb():
         yield server
 
 
-@pytest.fixture
-def cfg(sb, tmp_path):
-    icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
-    sb.reset_quota()
-    sb.stats.reset()
-    yield sb
-    icoframes.reset_configuration()
-
 
 def test_export_writes_every_table_and_a_manifest(cfg, tmp_path):
     out = tmp_path / "out"

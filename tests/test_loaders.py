@@ -29,14 +29,6 @@ def sb():
         yield server
 
 
-@pytest.fixture
-def cfg(sb, tmp_path):
-    icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
-    sb.reset_quota()
-    sb.stats.reset()
-    yield sb
-    icoframes.reset_configuration()
-
 
 def spent(sb) -> dict[str, int]:
     return {k: sb.stats.requests.get(k, 0) for k in ("filters", "icos", "ico")}
