@@ -72,7 +72,7 @@ FULL = Config(plans=(
 ))
 QUICK = Config(n_icos=60, plans=(
     Plan(0.0, (1, 8), repeats=1, baseline_repeats=1),
-    Plan(0.02, (8,), repeats=1, baseline_repeats=1),
+    Plan(TARGET_LATENCY, (8,), repeats=1, baseline_repeats=1),
 ))
 
 
