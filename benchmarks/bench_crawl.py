@@ -67,7 +67,7 @@ class Config:
 # worker counts.
 FULL = Config(plans=(
     Plan(0.0, (1, 4, 8, 16), repeats=5, baseline_repeats=5),
-    Plan(0.05, (1, 4, 8, 16), repeats=3, baseline_repeats=3),
+    Plan(TARGET_LATENCY, (1, 4, 8, 16), repeats=5, baseline_repeats=5),
     Plan(0.2, (8, 16), repeats=2, baseline_repeats=1),
 ))
 QUICK = Config(n_icos=60, plans=(
@@ -175,7 +175,8 @@ def markdown(result: dict[str, Any]) -> str:
                      r["time"].text(), requests, speedup, limit, over])
     intro = (f"Sandbox of {result['n_icos']} ICOs, {result['n_past']} of them past; each run "
              "loads all past ICOs (list pages, then every profile) from scratch: icoframes "
-             "with an empty cache dir, the baseline has none. *Baseline ÷ this* is the "
+             "with an empty cache dir, the baseline has none; both end by tidying every "
+             "table (a cold `load_icos` builds the cache's tables). *Baseline ÷ this* is the "
              "speedup; *limit* is requests × latency ÷ workers, and *÷ limit* how far above "
              "it the run's median is (1.0× would be perfect overlap and no CPU time).")
     if result["checked_equal"]:
@@ -216,4 +217,22 @@ def notes(result: dict[str, Any]) -> list[str]:
             f"of page 1 → other pages → profiles makes the true floor {rounds} round trips = "
             f"{critical:.2f} s, so about {max(row['time'].median - critical, 0):.2f} s is "
             f"client and server CPU time (both in this one process, on {os.cpu_count()} cores).")
+        if latency == TARGET_LATENCY and row["speedup"] < TARGET_SPEEDUP * 1.1:
+            base = next(r for r in result["rows"]
+                        if r["latency_s"] == latency and r["who"] == BASELINE)
+            verdict = "missed" if row["speedup"] < TARGET_SPEEDUP else "met only narrowly"
+            out.append(
+                f"The {TARGET_SPEEDUP:.0f}× crawl target is {verdict} "
+                f"({row['speedup']:.1f}×, runs {row['time'].low:.2f}–{row['time'].high:.2f} s): "
+                f"with {w} workers the {rounds} dependent round trips alone allow at most "
+                f"{base['time'].median / critical:.1f}× over the baseline's "
+                f"{base['time'].median:.2f} s, and the CPU time on top (JSON, Parquet "
+                "writes, the final tidy, thread hand-offs, the in-process server) takes the "
+                "rest, so a noisy run can land either side of the line.")
+            wider = [r for r in result["rows"] if r["latency_s"] == latency
+                     and r["who"] != BASELINE and r["workers"] > w
+                     and r["speedup"] >= TARGET_SPEEDUP * 1.1]
+            if wider:
+                out[-1] += (f" With {wider[0]['workers']} workers the margin is wide "
+                            f"({wider[0]['speedup']:.1f}×).")
     return out
