@@ -54,9 +54,6 @@ class Summary:
             return f"{self.median:.{digits}f} s (1 run)"
         return f"{self.median:.{digits}f} s ({self.low:.{digits}f}–{self.high:.{digits}f})"
 
-    def as_dict(self) -> dict[str, float | int]:
-        return {"median_s": self.median, "min_s": self.low, "max_s": self.high, "n": self.n}
-
 
 def alternate(order: Sequence[T], rep: int) -> list[T]:
     """The run order for one repetition: reversed every other time.
