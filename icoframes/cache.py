@@ -252,6 +252,14 @@ class Cache:
         state = {"parts": parts, "schema": _schema_fingerprint()}
         atomic_write_bytes(self.tables_dir / "_state.json", json.dumps(state).encode())
 
+    def _built(self) -> bool:
+        """Whether the derived tables were built from exactly the current part files."""
+        if len(self.part_files()) > _COMPACT_AFTER:
+            self.compact()
+        state = self._state()
+        return (state.get("parts") == sorted(p.name for p in self.part_files())
+                and state.get("schema") == _schema_fingerprint())
+
     def tables(self):
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile.
 
@@ -259,13 +267,8 @@ class Cache:
         build, when the package's schema changed, or when a table file is unreadable.
         """
         from .tables import Tables
-        from .tidy import tidy
 
-        if len(self.part_files()) > _COMPACT_AFTER:
-            self.compact()
-        parts = sorted(p.name for p in self.part_files())
-        state = self._state()
-        if state.get("parts") == parts and state.get("schema") == _schema_fingerprint():
+        if self._built():
             try:
                 with self.lock(shared=True):
                     return Tables.read_parquet(self.tables_dir)
@@ -273,6 +276,25 @@ class Cache:
                 pass
             except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
                 self._quarantine(self.tables_dir / "_state.json", exc)
+        return self._rebuild()
+
+    def table(self, name: str) -> pd.DataFrame:
+        """One derived table (e.g. ``"icos"``) over every cached profile; see :meth:`tables`."""
+        from .tables import read_table
+
+        if self._built():
+            try:
+                with self.lock(shared=True):
+                    return read_table(self.tables_dir, name)
+            except FileNotFoundError:
+                pass
+            except (pa.ArrowException, OSError, ValueError) as exc:
+                self._quarantine(self.tables_dir / "_state.json", exc)
+        return self._rebuild()[name]
+
+    def _rebuild(self):
+        from .tidy import tidy
+
         with self.lock():
             parts_paths = self.part_files()
             records = self._latest_records(parts_paths)

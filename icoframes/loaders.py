@@ -26,7 +26,7 @@ import sys
 import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import Any, Literal
 
 import numpy as np
@@ -60,7 +60,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_AGE = dt.timedelta(days=1)
-_BATCH_SIZE = 50
+# Profiles are saved when this many arrived or this long after the last save: each save
+# is an fsync'd Parquet file, so a crash loses at most a couple of seconds of fetching.
+_BATCH_SIZE = 250
 _BATCH_SECONDS = 2.0
 
 Refresh = bool | Literal["all"]
@@ -431,7 +433,7 @@ class _Load:
         with ThreadPoolExecutor(workers, thread_name_prefix="icoframes-list") as pool:
             futures = {pool.submit(client.list_page, n, **query): n for n in numbers}
             try:
-                for future in _as_completed(futures):
+                for future in as_completed(futures):
                     results[futures[future]] = future.result()
             finally:
                 for future in futures:
@@ -510,7 +512,7 @@ class _Load:
             bar.update(1)
 
         try:
-            for future in _as_completed(futures):
+            for future in as_completed(futures):
                 try:
                     future.result()
                 except NotFound:
@@ -566,23 +568,18 @@ class _Load:
     def _assemble(self, listing: pd.DataFrame, *, only_icos: bool):
         from .tables import Tables
 
-        everything = self.cache.tables()
-        ids = listing["id"].to_numpy()
-        icos = everything.icos
-        positions = pd.Index(icos["id"]).get_indexer(ids)
-        positions = positions[positions >= 0]
-        icos = icos.take(positions).reset_index(drop=True)
+        everything = None if only_icos else self.cache.tables()
+        icos = self.cache.table("icos") if everything is None else everything.icos
+        positions = pd.Index(icos["id"]).get_indexer(listing["id"].to_numpy())
+        icos = icos.take(positions[positions >= 0]).reset_index(drop=True)
         status = pd.Series(listing["status"].to_numpy(), index=listing["id"].to_numpy())
         icos = icos.assign(status=icos["id"].map(status).astype(ICOS.column("status").dtype))
-        if only_icos:
+        if everything is None:
             return Tables(icos=icos, **{name: empty_frame(TABLES[name])
                                         for name in TABLES if name != "icos"})
-        children = {}
-        keep = set(icos["id"].tolist())
-        for name, frame in everything:
-            if name == "icos":
-                continue
-            children[name] = frame[frame["ico_id"].isin(keep)].reset_index(drop=True)
+        keep = icos["id"].to_numpy()
+        children = {name: frame[frame["ico_id"].isin(keep)].reset_index(drop=True)
+                    for name, frame in everything if name != "icos"}
         # problems are counted when the cache is tidied, over every cached profile
         return Tables(icos=icos, **children, problems=everything.problems)
 
@@ -593,14 +590,6 @@ _MISSING = object()
 def _has_names(value: Any) -> bool:
     values = [value] if isinstance(value, str) else list(value)
     return any(isinstance(v, str) and not v.strip().isdigit() for v in values)
-
-
-def _as_completed(futures: Iterable[Future]):
-    """Like concurrent.futures.as_completed, but wakes up for Ctrl-C in the main thread."""
-    pending = set(futures)
-    while pending:
-        done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-        yield from done
 
 
 class _NoBar:

@@ -221,18 +221,23 @@ def test_faults_and_a_shifting_list_still_give_a_complete_result(tmp_path):
 
 
 def test_unreadable_cache_files_are_reported_and_rebuilt(cfg):
+    ongoing = icoframes.load_icos(status="ongoing", progress=False)  # the first part file
     first = icoframes.load_icos(status="past", progress=False)
     cache_dir = icoframes.get_settings().cache_dir
     for path in cache_dir.rglob("tables/icos.parquet"):
         path.write_bytes(b"not parquet at all")
     parts = sorted(cache_dir.rglob("profiles/part-*.parquet"))
+    assert len(parts) >= 2
     parts[0].write_bytes(b"\x00garbage")
     before = spent(cfg)
-    with pytest.warns(CacheWarning):
+    with pytest.warns(CacheWarning, match="unreadable"):
         again = icoframes.load_icos(status="past", progress=False)
-    pd.testing.assert_frame_equal(first, again)
-    refetched = spent(cfg)["ico"] - before["ico"]
-    assert 0 < refetched < len(first)  # only the lost part's profiles
+        pd.testing.assert_frame_equal(first, again)
+        again = icoframes.load_icos(status="ongoing", progress=False)
+        pd.testing.assert_frame_equal(ongoing, again)
+    # only the lost part's profiles were fetched again
+    assert spent(cfg)["ico"] - before["ico"] == len(ongoing)
+    assert list(cache_dir.rglob("*.corrupt"))
 
 
 def test_private_key_never_reaches_the_cache(cfg):
@@ -268,13 +273,16 @@ def _child_env(sb, cache_dir) -> dict[str, str]:
 
 
 def test_a_killed_process_leaves_a_usable_cache(tmp_path):
-    with sandbox.serve(n_icos=N_ICOS, seed=13, latency=0.02) as slow:
+    # slow enough that the child saves a batch (every 2 s) long before it is done
+    with sandbox.serve(n_icos=N_ICOS, seed=13, latency=0.1) as slow:
         env = _child_env(slow, tmp_path / "c")
         child = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 20
-        while slow.stats.profile_hits.total() < 60 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        deadline = time.monotonic() + 30
+        while (not list((tmp_path / "c").rglob("profiles/part-*.parquet"))
+               and time.monotonic() < deadline):
+            time.sleep(0.05)
+        assert child.poll() is None, "the child finished before it could be killed"
         child.send_signal(signal.SIGKILL)
         child.wait()
         fetched_before_kill = slow.stats.profile_hits.total()
