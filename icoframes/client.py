@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import json
 import logging
+import os
 import random
 import threading
 import time
@@ -152,6 +153,13 @@ class Client:
         self._on_request = on_request
         self._counter = _Counter()
         self._session = requests.Session()
+        # requests would re-read proxy and CA settings from the environment on every
+        # request (about 0.6 ms of CPU under the GIL each); read them once instead.
+        self._session.trust_env = False
+        self._session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
+        bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+        if bundle:
+            self._session.verify = bundle
         adapter = HTTPAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
         self._session.mount("http://", adapter)
         self._session.mount("https://", adapter)

@@ -1,9 +1,9 @@
 """What users call: load_filters, load_list, load_icos, load_tables.
 
-A load pages the list (page 1 first, then the other pages concurrently), then
-fetches every profile it does not already hold with a bounded thread pool,
-appending them to the cache in batches as they arrive. The result is always
-read back from the cache, so a warm call returns exactly what a cold one did.
+A load pages the list and fetches every profile it does not already hold,
+concurrently (see :mod:`icoframes.crawl`), appending profiles to the cache in
+batches as they arrive. The result is always read back from the cache, so a
+warm call returns exactly what a cold one did.
 
 Request economy, since the service allows 5,000 requests per key per day:
 
@@ -19,30 +19,22 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import json
 import logging
-import math
 import sys
-import time
-import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from collections.abc import Mapping
 from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
 
-from .cache import Cache, ProfileRecord, utcnow
+from .cache import Cache, utcnow
 from .client import Client
 from .config import Settings, get_settings
+from .crawl import Crawl, QuotaWarning
 from .errors import (
-    APIError,
-    AuthError,
     InvalidParameter,
     NotCached,
-    NotFound,
-    QuotaExceeded,
 )
+from .listing import filters_frame
 from .params import ID_LIST_PARAMS, STATUSES, validate_list_params
 from .quota import QuotaLedger
 from .schema import FILTERS, ICOS, LIST, TABLES, empty_frame
@@ -60,17 +52,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_AGE = dt.timedelta(days=1)
-# Profiles are saved when this many arrived or this long after the last save: each save
-# is an fsync'd Parquet file, so a crash loses at most a couple of seconds of fetching.
-_BATCH_SIZE = 250
-_BATCH_SECONDS = 2.0
 
 Refresh = bool | Literal["all"]
 MaxAge = dt.timedelta | float | int | None
-
-
-class QuotaWarning(UserWarning):
-    """A load plans more requests than remain in today's allowance."""
 
 
 # -- the public functions -----------------------------------------------------
@@ -382,188 +366,37 @@ class _Load:
             queries.append(query)
         return queries
 
-    # list ---------------------------------------------------------------------
+    # lists and profiles -------------------------------------------------------
 
-    def listing(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
-                max_age: MaxAge) -> pd.DataFrame:
+    def _crawl(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
+               max_age: MaxAge, profiles: bool) -> pd.DataFrame:
+        """Page the lists (or use fresh cached ones) and fetch missing profiles; the listing."""
         _check_refresh(refresh)
         limit = _age_limit(max_age)
         queries = self._query_params(status, filters)
+        crawl = Crawl(self, profiles=profiles, refresh_all=refresh == "all")
         try:
-            frames = [self._list_for(q, refresh=bool(refresh), limit=limit) for q in queries]
+            for query in queries:
+                crawl.add_query(query, refresh=bool(refresh), limit=limit)
+            crawl.run()
         finally:
             self.close()
-        frame = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
-        return frame.drop_duplicates("id", keep="first").reset_index(drop=True)
+        frames = crawl.listings()
+        listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
+        return listing.drop_duplicates("id", keep="first").reset_index(drop=True)
 
-    def _list_for(self, query: dict[str, Any], *, refresh: bool,
-                  limit: dt.timedelta | None) -> pd.DataFrame:
-        cached = self.cache.read_list(query, LIST)
-        if cached is not None and not refresh:
-            frame, fetched_at = cached
-            if self.offline or limit is None or utcnow() - fetched_at <= limit:
-                return frame
-        client = self.client(f"the list for {query}")
-        items, total = self._page_all(client, query)
-        frame = list_frame(items, status=query["status"])
-        self.cache.write_list(query, frame, LIST, total_icos=total)
-        return frame
-
-    def _page_all(self, client: Client, query: dict[str, Any]) -> tuple[list[dict], int]:
-        first = client.list_page(1, **query)
-        seen: dict[int, dict] = {}
-        order: list[int] = []
-        total, pages = _merge_page(first, seen, order)
-        if pages > 1:
-            total = self._pages(client, query, range(2, pages + 1), seen, order, total)
-        if len(seen) < total:
-            # The list shifted while we paged: page it all once more.
-            log.info("list %s: %d unique of %d; paging again", query, len(seen), total)
-            again = client.list_page(1, **query)
-            total, pages = _merge_page(again, seen, order)
-            if pages > 1:
-                total = self._pages(client, query, range(2, pages + 1), seen, order, total)
-        return [seen[i] for i in order], total
-
-    def _pages(self, client: Client, query: dict[str, Any], numbers: Iterable[int],
-               seen: dict[int, dict], order: list[int], total: int) -> int:
-        numbers = list(numbers)
-        results: dict[int, dict] = {}
-        workers = min(self.settings.max_workers, len(numbers))
-        with ThreadPoolExecutor(workers, thread_name_prefix="icoframes-list") as pool:
-            futures = {pool.submit(client.list_page, n, **query): n for n in numbers}
-            try:
-                for future in as_completed(futures):
-                    results[futures[future]] = future.result()
-            finally:
-                for future in futures:
-                    future.cancel()
-        for n in numbers:  # merge in page order so the result follows the list's order
-            page_total, _ = _merge_page(results[n], seen, order)
-            total = page_total if results[n].get("data") else total
-        return total
-
-    # profiles -----------------------------------------------------------------
+    def listing(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
+                max_age: MaxAge) -> pd.DataFrame:
+        return self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=False)
 
     def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
                max_age: MaxAge, only_icos: bool):
         from .tables import Tables
 
-        _check_refresh(refresh)
-        limit = _age_limit(max_age)
-        queries = self._query_params(status, filters)
-        try:
-            frames = [self._list_for(q, refresh=bool(refresh), limit=limit) for q in queries]
-            listing = pd.concat(frames, ignore_index=True).drop_duplicates("id", keep="first")
-            if listing.empty:
-                return Tables.empty()
-            todo = self._profiles_to_fetch(listing, refresh=refresh)
-            if todo:
-                self._fetch_profiles(todo)
-        finally:
-            self.close()
+        listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True)
+        if listing.empty:
+            return Tables.empty()
         return self._assemble(listing, only_icos=only_icos)
-
-    def _profiles_to_fetch(self, listing: pd.DataFrame, *, refresh: Refresh) -> list[tuple]:
-        keys = summary_keys(listing)
-        wanted = list(zip(listing["id"].tolist(), listing["status"].tolist(), keys, strict=True))
-        if refresh == "all":
-            return wanted
-        index = self.cache.profile_index()
-        if index.empty:
-            return wanted
-        stored = index["summary"].to_dict()
-        return [w for w in wanted if stored.get(w[0], _MISSING) != w[2]]
-
-    def _fetch_profiles(self, todo: list[tuple]) -> None:
-        total = len(todo)
-        if self.offline:
-            raise NotCached(
-                f"offline=True, but {total} profile(s) are not in the cache ({self.cache.dir}); "
-                f"first ids: {[t[0] for t in todo[:10]]}. Load once online first.")
-        client = self.client("profiles")
-        remaining_budget = self.ledger.remaining()
-        if total > remaining_budget:
-            warnings.warn(
-                f"this load needs {total} profile requests but only about {remaining_budget} "
-                f"of today's {self.settings.daily_quota} remain for this key; it will stop at "
-                "the limit, keep what it fetched, and the next call will resume",
-                QuotaWarning, stacklevel=4)
-        batch: list[ProfileRecord] = []
-        done = 0
-        last_flush = time.monotonic()
-        quota_error: QuotaExceeded | None = None
-        fatal: BaseException | None = None
-        not_found: list[int] = []
-        failed: list[tuple[int, APIError]] = []
-        bar = _progress(total, "profiles", self.progress)
-        workers = min(self.settings.max_workers, total)
-        pool = ThreadPoolExecutor(workers, thread_name_prefix="icoframes-profile")
-        futures: dict[Future, tuple] = {pool.submit(client.profile, t[0]): t for t in todo}
-        handled: set[Future] = set()
-
-        def keep(future: Future) -> None:
-            nonlocal done
-            handled.add(future)
-            ico_id, status, summary = futures[future]
-            raw = json.dumps(future.result(), ensure_ascii=False, separators=(",", ":"))
-            batch.append(ProfileRecord(ico_id, status, summary, raw))
-            done += 1
-            bar.update(1)
-
-        try:
-            for future in as_completed(futures):
-                try:
-                    future.result()
-                except NotFound:
-                    handled.add(future)
-                    not_found.append(futures[future][0])
-                    continue
-                except QuotaExceeded as exc:
-                    quota_error = exc
-                    break
-                except (AuthError, InvalidParameter) as exc:
-                    fatal = exc
-                    break
-                except APIError as exc:
-                    handled.add(future)
-                    failed.append((futures[future][0], exc))
-                    continue
-                keep(future)
-                if len(batch) >= _BATCH_SIZE or time.monotonic() - last_flush > _BATCH_SECONDS:
-                    self.cache.write_profiles(batch)
-                    batch, last_flush = [], time.monotonic()
-        finally:
-            for future in futures:
-                future.cancel()
-            pool.shutdown(wait=True, cancel_futures=True)
-            # requests already in flight when the load stopped were paid for: keep them
-            for future in futures:
-                if (future not in handled and future.done() and not future.cancelled()
-                        and future.exception() is None):
-                    keep(future)
-            self.cache.write_profiles(batch)
-            bar.close()
-            if self._ledger is not None:
-                self._ledger.flush(exhausted=quota_error is not None)
-        if not_found:
-            warnings.warn(f"{len(not_found)} ICO(s) listed but without a profile (error 482), "
-                          f"left out: {not_found[:10]}", stacklevel=4)
-        if quota_error is not None:
-            left = total - done - len(not_found)
-            raise QuotaExceeded(
-                f"daily request limit reached (error 485) after fetching {done} of {total} "
-                f"profiles; {left} remain. Everything fetched is cached: call the same loader "
-                "again after the allowance resets to fetch only the rest.",
-                code=485, endpoint=quota_error.endpoint, remaining=left) from quota_error
-        if fatal is not None:
-            raise fatal
-        if failed:
-            first_id, first_error = failed[0]
-            raise type(first_error)(
-                f"{len(failed)} of {total} profiles could not be fetched (first: id {first_id}: "
-                f"{first_error}); the {done} fetched are cached, and calling again retries "
-                "only the rest", code=first_error.code, endpoint=first_error.endpoint)
 
     def _assemble(self, listing: pd.DataFrame, *, only_icos: bool):
         from .tables import Tables
@@ -584,114 +417,8 @@ class _Load:
         return Tables(icos=icos, **children, problems=everything.problems)
 
 
-_MISSING = object()
-
-
 def _has_names(value: Any) -> bool:
     values = [value] if isinstance(value, str) else list(value)
     return any(isinstance(v, str) and not v.strip().isdigit() for v in values)
-
-
-class _NoBar:
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress(total: int, desc: str, enabled: bool):
-    if not enabled or total < 2:
-        return _NoBar()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="ICO", leave=False)
-
-
-# -- list summaries and filters into frames -------------------------------------
-
-
-def _merge_page(page: Mapping[str, Any], seen: dict[int, dict], order: list[int]) -> tuple[int,
-                                                                                          int]:
-    data = page.get("data") or []
-    for item in data if isinstance(data, list) else []:
-        ico_id = _as_int(item.get("id") if isinstance(item, dict) else None)
-        if ico_id is None:
-            continue
-        if ico_id not in seen:
-            order.append(ico_id)
-        seen[ico_id] = item
-    return _as_int(page.get("total_icos")) or 0, _as_int(page.get("total_pages")) or 0
-
-
-def _as_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if text.isdigit():
-            return int(text)
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        return int(number) if math.isfinite(number) and number.is_integer() else None
-    return None
-
-
-def list_frame(items: Sequence[Mapping[str, Any]], *, status: str | None) -> pd.DataFrame:
-    """List summaries (spec 2.2) as a typed frame with the ``LIST`` schema columns.
-
-    Summaries whose id is not an integer are left out (the loaders could not
-    fetch their profiles anyway).
-    """
-    from .parsing import to_float, to_text
-
-    ids = [_as_int(item.get("id")) if isinstance(item, Mapping) else None for item in items]
-    kept = [item for item, ico_id in zip(items, ids, strict=True) if ico_id is not None]
-
-    def field(section: str, key: str) -> list[Any]:
-        parts = (item.get(section) for item in kept)
-        return [part.get(key) if isinstance(part, Mapping) else None for part in parts]
-
-    frame = pd.DataFrame({
-        "id": np.array([i for i in ids if i is not None], dtype=np.int64),
-        "name": to_text(field("main", "name"))[0],
-        "logo": to_text(field("main", "logo"))[0],
-        "ico_score": to_float(field("main", "ico_score"))[0],
-        "url": to_text(field("links", "url"))[0],
-        "raised": to_float(field("finance", "raised"))[0],
-        "status": [status] * len(kept),
-    })
-    return frame.astype(LIST.dtypes)[LIST.names]
-
-
-def summary_keys(listing: pd.DataFrame) -> list[str]:
-    """A text key of the summary values whose change means a profile must be re-fetched."""
-    names = listing["name"].astype(object).where(listing["name"].notna(), None).tolist()
-    scores = listing["ico_score"].to_numpy(dtype=float)
-    raised = listing["raised"].to_numpy(dtype=float)
-    return [json.dumps([n, None if np.isnan(s) else s, None if np.isnan(r) else r])
-            for n, s, r in zip(names, scores, raised, strict=True)]
-
-
-def filters_frame(raw: Mapping[str, Any]) -> pd.DataFrame:
-    """The filter set (spec 2.1) as a frame with the ``FILTERS`` schema."""
-    rows: list[tuple[str, int | None, str]] = []
-    for key in ("platform", "category", "type", "location"):
-        entries = raw.get(key) if isinstance(raw, Mapping) else None
-        for entry in entries if isinstance(entries, list) else []:
-            if not isinstance(entry, Mapping):
-                continue
-            name = str(entry.get("name") or "").strip()
-            if not name:
-                continue
-            rows.append((key, None if key == "location" else _as_int(entry.get("id")), name))
-    frame = pd.DataFrame(rows, columns=FILTERS.names)
-    return frame.astype(FILTERS.dtypes)
 
 

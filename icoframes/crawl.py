@@ -1,0 +1,297 @@
+"""Fetching for the loaders: list pages and profiles through one bounded thread pool.
+
+A profile is requested as soon as the page that lists it arrives, so list
+paging and profile fetching overlap instead of running one after the other.
+Results come back through a queue as each request finishes; the main thread
+merges pages, decides what to fetch, and appends profiles to the cache in
+batches, so nothing fetched is lost when the load stops early.
+
+Only requests that are needed are sent: a list query whose cached copy is
+fresh is not paged, and a profile is requested when it is not cached or its
+list summary (name, score, raised) changed since it was fetched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import queue
+import time
+import warnings
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from .cache import ProfileRecord, utcnow
+from .errors import APIError, AuthError, InvalidParameter, NotCached, NotFound, QuotaExceeded
+from .listing import list_frame, merge_pages, page_counts, summary_keys
+from .schema import LIST
+
+if TYPE_CHECKING:
+    from .loaders import _Load
+
+__all__ = ["Crawl", "QuotaWarning"]
+
+# Profiles are saved when this many arrived or this long after the last save: each save
+# is an fsync'd Parquet file, so a crash loses at most a couple of seconds of fetching.
+BATCH_SIZE = 250
+BATCH_SECONDS = 2.0
+
+
+class QuotaWarning(UserWarning):
+    """A load plans more requests than remain in today's allowance."""
+
+
+@dataclass
+class _Query:
+    """The paging of one list query; ``frame`` is set once its list is complete."""
+
+    params: dict[str, Any]
+    frame: pd.DataFrame | None = None
+    responses: dict[tuple[int, int], dict] = field(default_factory=dict)  # (pass, page)
+    pages_pending: int = 0
+    total_icos: int = 0
+    passes: int = 1
+
+
+class Crawl:
+    """One load's fetching: add queries, then :meth:`run`, then read :meth:`listings`.
+
+    Parameters
+    ----------
+    load : _Load
+        Settings, cache, ledger and the (lazily made) client of this loader call.
+    profiles : bool
+        Also fetch the profiles the lists name (False for ``load_list``).
+    refresh_all : bool
+        Fetch every profile again, cached or not.
+    """
+
+    def __init__(self, load: _Load, *, profiles: bool, refresh_all: bool = False) -> None:
+        self.load = load
+        self.fetch_profiles = profiles
+        self.refresh_all = refresh_all
+        self.queries: list[_Query] = []
+        self._stored: dict[int, str] | None = None
+        self._wanted: set[int] = set()
+        self._offline_missing: list[int] = []
+        self._pool: ThreadPoolExecutor | None = None
+        self._done: queue.SimpleQueue[Future] = queue.SimpleQueue()
+        self._tasks: dict[Future, tuple[str, Any]] = {}
+        self._batch: list[ProfileRecord] = []
+        self._last_save = time.monotonic()
+        self._fetched = 0
+        self._planned = 0
+        self._budget: int | None = None
+        self._warned = False
+        self._not_found: list[int] = []
+        self._failed: list[tuple[int, APIError]] = []
+        self._bar: Any = None
+
+    # -- planning ------------------------------------------------------------------
+
+    def add_query(self, params: dict[str, Any], *, refresh: bool,
+                  limit: dt.timedelta | None) -> None:
+        """Use the cached list for ``params`` when fresh enough, else start paging it."""
+        query = _Query(params)
+        self.queries.append(query)
+        cached = None if refresh else self.load.cache.read_list(params, LIST)
+        if cached is not None:
+            frame, fetched_at = cached
+            if self.load.offline or limit is None or utcnow() - fetched_at <= limit:
+                query.frame = frame
+                self._want(frame)
+                return
+        self.load.client(f"the list for {params}")  # raises NotCached when offline
+        self._submit_page(query, 1, 1)
+
+    def _want(self, frame: pd.DataFrame) -> None:
+        """Request the profiles of these list rows that the cache lacks or has stale."""
+        if not self.fetch_profiles or frame.empty:
+            return
+        if self._stored is None:
+            index = pd.DataFrame() if self.refresh_all else self.load.cache.profile_index()
+            self._stored = {} if index.empty else index["summary"].to_dict()
+        keys = summary_keys(frame)
+        for ico_id, status, key in zip(frame["id"].tolist(), frame["status"].tolist(), keys,
+                                       strict=True):
+            if ico_id in self._wanted or self._stored.get(ico_id) == key:
+                continue
+            self._wanted.add(ico_id)
+            if self.load.offline:
+                self._offline_missing.append(ico_id)
+                continue
+            self._submit("profile", (ico_id, status, key), self.load.client("profiles").profile,
+                         ico_id)
+            self._planned += 1
+            self._check_budget()
+
+    def _check_budget(self) -> None:
+        if self._budget is None:
+            self._budget = self.load.ledger.remaining()
+        if not self._warned and self._planned > self._budget:
+            self._warned = True
+            warnings.warn(
+                f"this load needs more than {self._budget} profile requests, but only about "
+                f"{self._budget} of today's {self.load.settings.daily_quota} remain for this "
+                "key; it will stop at the limit, keep what it fetched, and the next call will "
+                "resume", QuotaWarning, stacklevel=5)
+
+    # -- requests ------------------------------------------------------------------
+
+    def _submit(self, kind: str, info: Any, fn: Any, *args: Any, **kwargs: Any) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.load.settings.max_workers,
+                                            thread_name_prefix="icoframes")
+        future = self._pool.submit(fn, *args, **kwargs)
+        self._tasks[future] = (kind, info)
+        future.add_done_callback(self._done.put)
+        if kind == "profile" and self._bar is not None:
+            self._bar.total += 1
+            self._bar.refresh()
+
+    def _submit_page(self, query: _Query, number: int, pass_no: int) -> None:
+        query.pages_pending += 1
+        client = self.load.client(f"the list for {query.params}")
+        self._submit("page", (query, number, pass_no), client.list_page, number, **query.params)
+
+    def run(self) -> None:
+        """Wait for every request; save what arrives; raise what stopped the load.
+
+        Raises
+        ------
+        QuotaExceeded
+            Error 485: saved profiles are kept; ``remaining`` says how many were left.
+        NotCached
+            ``offline=True`` and some profiles are not cached.
+        APIError
+            A list page failed for good, or some profiles did (the rest are saved).
+        """
+        if self._offline_missing:
+            missing = self._offline_missing
+            raise NotCached(
+                f"offline=True, but {len(missing)} profile(s) are not in the cache "
+                f"({self.load.cache.dir}); first ids: {missing[:10]}. Load once online first.")
+        stop: BaseException | None = None
+        self._bar = _progress(self.load.progress, self._planned)
+        try:
+            while self._tasks:
+                try:
+                    future = self._done.get(timeout=0.5)  # a timeout keeps Ctrl-C responsive
+                except queue.Empty:
+                    continue
+                kind, info = self._tasks.pop(future)
+                try:
+                    result = future.result()
+                except CancelledError:
+                    continue
+                except NotFound:
+                    if kind == "profile":
+                        self._not_found.append(info[0])
+                        continue
+                    raise
+                except (QuotaExceeded, AuthError, InvalidParameter) as exc:
+                    stop = exc
+                    break
+                except APIError as exc:
+                    if kind == "page":
+                        stop = exc
+                        break
+                    self._failed.append((info[0], exc))
+                    continue
+                if kind == "page":
+                    self._on_page(*info, result)
+                else:
+                    self._keep(info, result)
+        finally:
+            self._shut_down()
+        self._report(stop)
+
+    def _on_page(self, query: _Query, number: int, pass_no: int, response: dict) -> None:
+        query.pages_pending -= 1
+        query.responses[(pass_no, number)] = response
+        total_icos, total_pages = page_counts(response)
+        if response.get("data"):
+            query.total_icos = total_icos
+        if number == 1:
+            query.total_icos = total_icos
+            for n in range(2, total_pages + 1):
+                self._submit_page(query, n, pass_no)
+        items = response.get("data")
+        if items and isinstance(items, list):
+            self._want(list_frame(items, status=query.params["status"]))
+        if query.pages_pending:
+            return
+        items = merge_pages(query.responses[key] for key in sorted(query.responses))
+        if len(items) < query.total_icos and query.passes == 1:
+            # the list shifted while it was paged: page it all once more
+            query.passes = 2
+            self._submit_page(query, 1, 2)
+            return
+        query.frame = list_frame(items, status=query.params["status"])
+        self.load.cache.write_list(query.params, query.frame, LIST, total_icos=query.total_icos)
+
+    def _keep(self, info: tuple[int, str, str], profile: Any) -> None:
+        ico_id, status, key = info
+        raw = json.dumps(profile, ensure_ascii=False, separators=(",", ":"))
+        self._batch.append(ProfileRecord(ico_id, status, key, raw))
+        self._fetched += 1
+        if self._bar is not None:
+            self._bar.update(1)
+        if len(self._batch) >= BATCH_SIZE or time.monotonic() - self._last_save > BATCH_SECONDS:
+            self._save()
+
+    def _save(self) -> None:
+        self.load.cache.write_profiles(self._batch)
+        self._batch, self._last_save = [], time.monotonic()
+
+    def _shut_down(self) -> None:
+        if self._pool is not None:
+            for future in self._tasks:
+                future.cancel()
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            # requests in flight when the load stopped were paid for: keep their profiles
+            for future, (kind, info) in list(self._tasks.items()):
+                if (kind == "profile" and future.done() and not future.cancelled()
+                        and future.exception() is None):
+                    self._keep(info, future.result())
+        self._save()
+        if self._bar is not None:
+            self._bar.close()
+
+    def _report(self, stop: BaseException | None) -> None:
+        if self._not_found:
+            warnings.warn(f"{len(self._not_found)} ICO(s) listed but without a profile "
+                          f"(error 482), left out: {self._not_found[:10]}", stacklevel=4)
+        if isinstance(stop, QuotaExceeded):
+            self.load.ledger.flush(exhausted=True)
+            left = len(self._wanted) - self._fetched - len(self._not_found)
+            unlisted = any(q.frame is None for q in self.queries)
+            more = " (and the list was not complete, so possibly more)" if unlisted else ""
+            raise QuotaExceeded(
+                f"daily request limit reached (error 485) after fetching {self._fetched} "
+                f"profiles; {left} remain{more}. Everything fetched is cached: call the same "
+                "loader again after the allowance resets to fetch only the rest.",
+                code=485, endpoint=stop.endpoint, remaining=left) from stop
+        if stop is not None:
+            raise stop
+        if self._failed:
+            first_id, first = self._failed[0]
+            raise type(first)(
+                f"{len(self._failed)} of {len(self._wanted)} profiles could not be fetched "
+                f"(first: id {first_id}: {first}); the {self._fetched} fetched are cached, and "
+                "calling again retries only the rest", code=first.code, endpoint=first.endpoint)
+
+    def listings(self) -> list[pd.DataFrame]:
+        """The list of every query, in the order they were added (after :meth:`run`)."""
+        return [q.frame for q in self.queries if q.frame is not None]
+
+
+def _progress(enabled: bool, total: int) -> Any:
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="profiles", unit="ICO", leave=False)
