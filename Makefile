@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench compat clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -29,5 +29,11 @@ test: $(STAMP) lint
 bench: $(STAMP)
 	$(PY) -m benchmarks
 
+# The oldest pandas we support, in a venv of its own (not part of `make test`).
+compat:
+	python3 -m venv .venv-pandas2
+	.venv-pandas2/bin/python -m pip install --quiet 'pandas==2.2.*' 'numpy<2.3' -e '.[dev]'
+	.venv-pandas2/bin/python -m pytest -n 2 -q
+
 clean:
-	rm -rf $(VENV) data/demo .pytest_cache
+	rm -rf $(VENV) .venv-pandas2 data/demo .pytest_cache

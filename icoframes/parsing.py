@@ -491,8 +491,9 @@ def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray,
 
     Examples
     --------
-    >>> to_text([" Ethereum ", "TBA", None, 7])[0].tolist()
-    ['Ethereum', nan, nan, '7']
+    >>> texts, bad = to_text([" Ethereum ", "TBA", None, 7])
+    >>> [None if pd.isna(t) else t for t in texts], bad
+    (['Ethereum', None, None, '7'], [])
     """
     arr, bad = _arrow_strings(values)
     if len(arr):
