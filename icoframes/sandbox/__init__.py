@@ -6,8 +6,9 @@
 ...     sorted(settings)
 ['base_url', 'private_key', 'public_key']
 
-See :mod:`icoframes.sandbox.server` for the request handling and
-:mod:`icoframes.sandbox.directory` for the data and its messy value shapes.
+See :mod:`icoframes.sandbox.server` for the request handling,
+:mod:`icoframes.sandbox.directory` for the data (its modules are listed there) and
+:mod:`icoframes.sandbox.render` for its messy value shapes.
 """
 
 from __future__ import annotations

@@ -1,0 +1,86 @@
+"""The directory's fixed vocabularies: platforms, categories, types, countries, currencies.
+
+These are the values the filter set (spec 2.1) lists and the clean truth of a
+record refers to by id. Their weights are the shares of ICOs in the figures of
+``/work/shared/notes/ico-figures.md``; :mod:`.generate` draws from them.
+Also here: the reference date and the cadence of the rare messy shapes, which
+generation and rendering must agree on.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+#: Ongoing and upcoming ICOs are dated around this day, not around "now".
+REFERENCE_DATE = datetime(2026, 11, 1)
+
+# (id, name, weight in %): the weights are shares of ICOs.
+PLATFORMS: tuple[tuple[int, str, float], ...] = (
+    (1, "Ethereum", 80.0), (2, "Waves", 3.0), (3, "Stellar", 2.5), (4, "NEO", 2.0),
+    (5, "EOS", 1.8), (6, "Bitcoin", 1.2), (7, "Own blockchain", 3.0), (8, "Tron", 1.2),
+    (9, "Binance Smart Chain", 1.5), (10, "Hyperledger", 0.6), (11, "Cardano", 0.4),
+    (12, "Qtum", 0.5), (13, "NEM", 0.5), (14, "Komodo", 0.3), (15, "Separate blockchain", 1.0),
+    (16, "Omni", 0.2), (17, "Solana", 0.3),
+)
+CATEGORIES: tuple[tuple[int, str, float], ...] = (
+    (1, "Platform", 14.0), (2, "Cryptocurrency", 9.0), (3, "Business services", 8.0),
+    (4, "Finance", 8.0), (5, "Banking", 4.0), (6, "Infrastructure", 5.0),
+    (7, "Entertainment", 5.0), (8, "Gaming", 4.5), (9, "Artificial Intelligence", 4.0),
+    (10, "Real estate", 3.0), (11, "Energy", 3.0), (12, "Health", 3.5), (13, "Media", 3.5),
+    (14, "Communication", 3.0), (15, "Internet", 4.0), (16, "Investment", 5.0),
+    (17, "Software", 4.0), (18, "Smart Contract", 4.0), (19, "Retail", 3.0),
+    (20, "Tourism", 2.0), (21, "Education", 1.5), (22, "Charity", 1.0),
+)
+TYPES: tuple[tuple[int, str, float], ...] = (
+    (1, "ICO", 70.0), (2, "Pre-ICO", 10.0), (3, "IEO", 8.0), (4, "STO", 7.0), (5, "IDO", 5.0),
+)
+# Top countries as in the figures; the long tail shares the remaining ~40%.
+_TOP_COUNTRIES = (
+    ("USA", 13.0), ("Singapore", 10.2), ("UK", 9.2), ("Unknown", 7.2), ("Russia", 5.6),
+    ("Estonia", 5.4), ("Switzerland", 4.8), ("Cayman Islands", 2.2), ("Germany", 2.2),
+)
+_TAIL_COUNTRIES = (
+    "Argentina", "Australia", "Austria", "Belarus", "Belgium", "Belize", "Brazil",
+    "British Virgin Islands", "Bulgaria", "Canada", "China", "Côte d'Ivoire", "Curaçao",
+    "Cyprus", "Czech Republic", "Denmark", "Finland", "France", "Georgia", "Gibraltar",
+    "Hong Kong", "India", "Indonesia", "Ireland", "Israel", "Italy", "Japan", "Kazakhstan",
+    "Latvia", "Liechtenstein", "Lithuania", "Luxembourg", "Malaysia", "Malta", "Mexico",
+    "Netherlands", "New Zealand", "Nigeria", "Norway", "Philippines", "Poland", "Portugal",
+    "Romania", "Seychelles", "Slovenia", "South Africa", "South Korea", "Spain", "Sweden",
+    "Taiwan", "Thailand", "Turkey", "Ukraine", "United Arab Emirates", "Vietnam",
+)
+_TAIL_WEIGHT = (100.0 - sum(w for _, w in _TOP_COUNTRIES)) / len(_TAIL_COUNTRIES)
+#: Every country name the directory uses (the location filter values, spec 2.1).
+COUNTRIES: tuple[str, ...] = tuple(
+    sorted([c for c, _ in _TOP_COUNTRIES] + list(_TAIL_COUNTRIES), key=str.casefold)
+)
+#: (country, weight in %) for every location, top countries first.
+COUNTRY_SHARES: tuple[tuple[str, float], ...] = tuple(
+    list(_TOP_COUNTRIES) + [(c, _TAIL_WEIGHT) for c in _TAIL_COUNTRIES]
+)
+# Ticker -> share of ICOs accepting it (figures: counts among 6,146 ICOs).
+CURRENCIES: tuple[tuple[str, float], ...] = (
+    ("ETH", 5058 / 6146), ("BTC", 2605 / 6146), ("LTC", 820 / 6146), ("Fiat", 751 / 6146),
+    ("BCH", 357 / 6146), ("DASH", 222 / 6146), ("XRP", 188 / 6146), ("USDT", 157 / 6146),
+)
+
+# Canonical names by id: a record stores ids, its profile shows names.
+PLATFORM_NAMES = {p: n for p, n, _ in PLATFORMS}
+CATEGORY_NAMES = {c: n for c, n, _ in CATEGORIES}
+TYPE_NAMES = {t: n for t, n, _ in TYPES}
+
+#: Rare messy shapes recur once per this many records (see :mod:`.render`).
+PERIOD = 50
+#: Styles of amounts written as text: "$2,000,000", "1,500,000", "15M", "250K", "2000000 USD".
+AMOUNT_STYLES = ("dollar", "comma", "M", "K", "usd")
+
+
+def filter_set() -> dict[str, list[dict[str, Any]]]:
+    """The filter set (spec 2.1): platform, category, type, location."""
+    return {
+        "platform": [{"id": i, "name": n} for i, n, _ in PLATFORMS],
+        "category": [{"id": i, "name": n} for i, n, _ in CATEGORIES],
+        "type": [{"id": i, "name": n} for i, n, _ in TYPES],
+        "location": [{"name": c} for c in COUNTRIES],
+    }
