@@ -43,7 +43,14 @@ import pyarrow.parquet as pq
 
 from .schema import TABLES, TableSchema
 
-__all__ = ["Cache", "CacheWarning", "ProfileRecord", "atomic_write_bytes", "atomic_write_table"]
+__all__ = [
+    "GONE",
+    "Cache",
+    "CacheWarning",
+    "ProfileRecord",
+    "atomic_write_bytes",
+    "atomic_write_table",
+]
 
 _COMPACT_AFTER = 48  # part files; beyond this they are merged into one
 _PART_SCHEMA = pa.schema([
@@ -53,6 +60,11 @@ _PART_SCHEMA = pa.schema([
     pa.field("fetched_at", pa.timestamp("ms", tz="UTC"), nullable=False),
     pa.field("raw", pa.string(), nullable=False),
 ])
+
+
+# The raw text stored for an ICO that was listed but whose profile was not found (482),
+# so that it is not requested again while its list summary stays the same.
+GONE = "null"
 
 
 class CacheWarning(UserWarning):
@@ -202,7 +214,9 @@ class Cache:
 
     def profile_index(self) -> pd.DataFrame:
         """Latest fetch per cached profile: id, status, summary, fetched_at (one row per id)."""
-        table = self._read_parts(self.part_files(), ["id", "status", "summary", "fetched_at"])
+        with self.lock(shared=True):  # not while another process compacts the parts
+            table = self._read_parts(self.part_files(),
+                                     ["id", "status", "summary", "fetched_at"])
         frame = table.to_pandas()
         if frame.empty:
             return frame
@@ -226,6 +240,7 @@ class Cache:
             parts = self.part_files()
             if len(parts) <= _COMPACT_AFTER:
                 return
+            was_built = self._state_matches(parts)
             merged = self._latest_records(parts)
             now = utcnow()
             name = f"part-{now.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex[:8]}.parquet"
@@ -233,7 +248,10 @@ class Cache:
             for path in parts:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
-            self._write_state(sorted(p.name for p in self.part_files()))
+            if was_built:  # same profiles, now in one file: the tables still hold
+                self._write_state([name])
+            else:  # the tables missed some of the merged parts: force a rebuild
+                (self.tables_dir / "_state.json").unlink(missing_ok=True)
 
     # -- derived tables ------------------------------------------------------
 
@@ -252,13 +270,16 @@ class Cache:
         state = {"parts": parts, "schema": _schema_fingerprint()}
         atomic_write_bytes(self.tables_dir / "_state.json", json.dumps(state).encode())
 
+    def _state_matches(self, parts: list[Path]) -> bool:
+        state = self._state()
+        return (state.get("parts") == sorted(p.name for p in parts)
+                and state.get("schema") == _schema_fingerprint())
+
     def _built(self) -> bool:
         """Whether the derived tables were built from exactly the current part files."""
         if len(self.part_files()) > _COMPACT_AFTER:
             self.compact()
-        state = self._state()
-        return (state.get("parts") == sorted(p.name for p in self.part_files())
-                and state.get("schema") == _schema_fingerprint())
+        return self._state_matches(self.part_files())
 
     def tables(self):
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile.
@@ -300,7 +321,9 @@ class Cache:
             records = self._latest_records(parts_paths)
             ids = records.column("id").to_pylist()
             statuses = dict(zip(ids, records.column("status").to_pylist(), strict=True))
-            profiles = [json.loads(raw) for raw in records.column("raw").to_pylist()]
+            # "null" marks an ICO that was listed but had no profile (error 482)
+            profiles = [json.loads(raw) for raw in records.column("raw").to_pylist()
+                        if raw != GONE]
             tables = tidy(profiles, statuses=statuses)
             tables.to_parquet(self.tables_dir)
             self._write_state(sorted(p.name for p in parts_paths))

@@ -1,8 +1,10 @@
 """The ``icoframes`` command: ``export`` for cron, ``sandbox`` to serve the emulated API,
 ``demo`` for the end-to-end tour, and ``cache`` to inspect or clear the cache.
 
-Exit codes: 0 done; 2 bad arguments or settings; 3 the daily request limit was
-reached (what was fetched is kept and the next run resumes); 1 anything else.
+Exit codes: 0 done; 2 bad arguments or settings (including keys the service
+rejects, error 480); 3 the daily request limit was reached (what was fetched is
+kept and the next run resumes); 130 interrupted (Ctrl-C; what was fetched is
+kept); 1 anything else.
 Logs go to stderr; progress bars show only when stderr is a terminal.
 """
 
@@ -16,13 +18,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, IcoframesError, InvalidParameter, NotCached, QuotaExceeded
+from .errors import (
+    AuthError,
+    ConfigError,
+    IcoframesError,
+    InvalidParameter,
+    NotCached,
+    QuotaExceeded,
+)
 
 __all__ = ["build_parser", "main"]
 
 log = logging.getLogger("icoframes.cli")
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_QUOTA = 0, 1, 2, 3
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_QUOTA, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def _add_filter_options(parser: argparse.ArgumentParser) -> None:
@@ -129,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except QuotaExceeded as exc:
         log.error("%s", exc)
         return EXIT_QUOTA
-    except (InvalidParameter, ConfigError, NotCached) as exc:
+    except (InvalidParameter, ConfigError, NotCached, AuthError) as exc:
         log.error("%s", exc)
         return EXIT_USAGE
     except IcoframesError as exc:
@@ -137,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         log.error("interrupted; everything fetched so far is cached")
-        return 130
+        return EXIT_INTERRUPTED
     except Exception:  # a cron job should log the traceback, then fail with 1
         log.exception("export failed")
         return EXIT_ERROR

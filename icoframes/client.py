@@ -48,6 +48,14 @@ ENDPOINTS: dict[str, str] = {
     "ico": "/api/v1/ico/",
 }
 
+# Failures of the connection or of the response in transit: worth another try.
+_TRANSIENT_ERRORS = (
+    requests.ConnectionError,
+    requests.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+)
+
 # Codes that describe the request itself: sending it again cannot help.
 _FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
 
@@ -282,10 +290,11 @@ class Client:
         try:
             response = self._session.post(url, data=body, headers=headers,
                                           timeout=(min(5.0, self.timeout), self.timeout))
-        except (requests.ConnectionError, requests.Timeout) as exc:
+        except _TRANSIENT_ERRORS as exc:
             raise _Transient(f"{type(exc).__name__}") from None
-        except requests.RequestException as exc:  # e.g. a body cut off mid-stream
-            raise _Transient(f"{type(exc).__name__}") from None
+        except requests.RequestException as exc:  # a bad URL or header: retrying cannot help
+            raise APIError(f"{path}: the request could not be sent ({type(exc).__name__}: "
+                           f"{exc})", endpoint=path) from None
         status = response.status_code
         try:
             decoded = response.json()

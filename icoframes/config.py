@@ -164,8 +164,13 @@ def _check(name: str, value: Any, *, source: str | None = None) -> Any:
                 raise ValueError("must start with http:// or https://")
             return value
         if name in ("public_key", "private_key"):
-            if not isinstance(value, str) or not value:
-                raise ValueError("must be a non-empty string")
+            if not isinstance(value, str):
+                raise ValueError("must be a string")
+            value = value.strip()  # keys read from a file keep their newline
+            if not value or not value.isprintable():
+                raise ValueError("must be a non-empty string without control characters")
+            if name == "public_key" and not value.isascii():
+                raise ValueError("must be ASCII (it travels in an HTTP header)")
             return value
         if name == "cache_dir":
             return Path(value).expanduser()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .cache import ProfileRecord, utcnow
+from .cache import GONE, ProfileRecord, utcnow
 from .errors import APIError, AuthError, InvalidParameter, NotCached, NotFound, QuotaExceeded
 from .listing import list_frame, merge_pages, page_counts, summary_keys
 from .schema import LIST
@@ -190,6 +190,7 @@ class Crawl:
                 except NotFound:
                     if kind == "profile":
                         self._not_found.append(info[0])
+                        self._batch.append(ProfileRecord(*info, GONE))  # not asked again
                         continue
                     raise
                 except (QuotaExceeded, AuthError, InvalidParameter) as exc:

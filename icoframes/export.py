@@ -6,6 +6,8 @@
 partitions see every snapshot as one dataset with the date as a column. The
 day's folder is built under a temporary name and swapped in whole, so a re-run
 on the same day replaces that snapshot and a reader never sees half of one.
+The temporary folders live beside ``out`` (``.<name>.icoframes-work``), outside
+the dataset a reader globs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import datetime as dt
 import json
 import os
 import shutil
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -79,11 +82,16 @@ def export_tables(
         "problems": int(tables.problems["count"].sum()) if len(tables.problems) else 0,
     }
     if snapshot:
-        staging = out / f".staging-{uuid.uuid4().hex}"
+        # Built beside the export folder, not in it, so that a reader globbing
+        # out/*/<table>.parquet never meets a half-written or retired snapshot.
+        work = out.parent / f".{out.name}.icoframes-work"
+        _clear_leftovers(work)
+        staging = work / uuid.uuid4().hex
         try:
             tables.to_parquet(staging)
             atomic_write_bytes(staging / "manifest.json", _dump(manifest))
-            _swap_in(staging, target)
+            out.mkdir(parents=True, exist_ok=True)
+            _swap_in(staging, target, work)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     else:
@@ -92,9 +100,9 @@ def export_tables(
     return {**manifest, "path": str(target)}
 
 
-def _swap_in(staging: Path, target: Path) -> None:
+def _swap_in(staging: Path, target: Path, work: Path) -> None:
     """Replace ``target`` by ``staging``; the old folder is removed only after the swap."""
-    old = target.with_name(f".old-{target.name}-{uuid.uuid4().hex}")
+    old = work / f"old-{uuid.uuid4().hex}"
     with contextlib.suppress(FileNotFoundError):
         os.replace(target, old)
     try:
@@ -104,6 +112,17 @@ def _swap_in(staging: Path, target: Path) -> None:
             os.replace(old, target)  # put the previous snapshot back
         raise
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _clear_leftovers(work: Path, *, older_than: float = 3600.0) -> None:
+    """Remove work folders a killed export left behind (not those of a running one)."""
+    if not work.is_dir():
+        return
+    now = time.time()
+    for child in work.iterdir():
+        with contextlib.suppress(OSError):
+            if now - child.stat().st_mtime > older_than:
+                shutil.rmtree(child, ignore_errors=True)
 
 
 def _jsonable(value: Any) -> Any:

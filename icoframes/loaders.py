@@ -20,8 +20,12 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import logging
+import numbers
+import os
 import sys
+import threading
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
@@ -30,10 +34,7 @@ from .cache import Cache, utcnow
 from .client import Client
 from .config import Settings, get_settings
 from .crawl import Crawl, QuotaWarning
-from .errors import (
-    InvalidParameter,
-    NotCached,
-)
+from .errors import ConfigError, InvalidParameter, NotCached
 from .listing import filters_frame
 from .params import ID_LIST_PARAMS, STATUSES, validate_list_params
 from .quota import QuotaLedger
@@ -237,6 +238,20 @@ def _interactive() -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
+def _check_writable(directory: Path) -> None:
+    """Fail before any request when what is fetched could not be kept."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".write-test-{os.getpid()}-{threading.get_ident()}"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"the cache dir {directory} is not writable ({exc.strerror or exc}); nothing would "
+            "be kept of what a load fetches. Set ICOFRAMES_CACHE_DIR or "
+            "icoframes.configure(cache_dir=...) to a writable folder.") from None
+
+
 def _age_limit(max_age: MaxAge) -> dt.timedelta | None:
     if max_age is None:
         return None
@@ -259,6 +274,8 @@ class _Load:
                  max_workers: int | None = None, cache_dir: Any = None) -> None:
         self.settings = _settings_with_base_url(max_workers=max_workers, cache_dir=cache_dir)
         self.cache = Cache(self.settings.cache_dir, self.settings.base_url)
+        if not offline:
+            _check_writable(self.cache.dir)
         self.offline = offline
         self.progress = _interactive() if progress is None else bool(progress)
         self._client: Client | None = None
@@ -320,8 +337,8 @@ class _Load:
             value = out.get(key)
             if value is None:
                 continue
-            values = [value] if isinstance(value, str | int) else list(value)
-            if not any(isinstance(v, str) and not v.strip().isdigit() for v in values):
+            values = _values(value)
+            if not any(_is_name(v) for v in values):
                 continue
             if self._filters is None:
                 self._filters = self.filters(refresh=False, max_age=DEFAULT_MAX_AGE)
@@ -330,7 +347,7 @@ class _Load:
                        for n, i in zip(known["name"], known["id"], strict=True)}
             resolved = []
             for v in values:
-                if isinstance(v, str) and not v.strip().isdigit():
+                if _is_name(v):
                     found = by_name.get(v.strip().casefold())
                     if found is None:
                         close = difflib.get_close_matches(
@@ -350,10 +367,9 @@ class _Load:
         params = {**filters, "status": status}
         # Check everything that can be checked without the filter set first,
         # standing in a valid id for names, so a typo costs no request.
-        placeholder = {k: (1 if isinstance(v, str) else [1] * len(list(v)))
+        placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
                        for k, v in params.items()
-                       if k in ID_LIST_PARAMS and v is not None and not isinstance(v, int)
-                       and _has_names(v)}
+                       if k in ID_LIST_PARAMS and v is not None and _has_names(v)}
         validate_list_params({**params, **placeholder})
         wire = validate_list_params(self._resolve_names(params))
         statuses = [wire.pop("status")] if "status" in wire else list(STATUSES)
@@ -417,8 +433,21 @@ class _Load:
         return Tables(icos=icos, **children, problems=everything.problems)
 
 
+def _values(value: Any) -> list[Any]:
+    """A filter value as a list: scalars (str, int, numpy ints) become one-item lists."""
+    if isinstance(value, str | numbers.Number):
+        return [value]
+    try:
+        return list(value)
+    except TypeError:
+        return [value]
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and not value.strip().isdigit()
+
+
 def _has_names(value: Any) -> bool:
-    values = [value] if isinstance(value, str) else list(value)
-    return any(isinstance(v, str) and not v.strip().isdigit() for v in values)
+    return any(_is_name(v) for v in _values(value))
 
 

@@ -6,8 +6,11 @@ the sandbox applies the same declarations on the server side.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+import numpy as np
 
 from .errors import InvalidParameter
 
@@ -97,7 +100,7 @@ def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _as_list(name: str, value: Any) -> list[Any]:
-    if isinstance(value, str | int) and not isinstance(value, bool):
+    if isinstance(value, str | numbers.Number) and not isinstance(value, bool):
         return [value]
     if isinstance(value, Iterable) and not isinstance(value, Mapping | bytes):
         items = list(value)
@@ -108,7 +111,8 @@ def _as_list(name: str, value: Any) -> list[Any]:
 
 
 def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | None = None) -> int:
-    ok = isinstance(value, int) and not isinstance(value, bool)
+    # numpy integers count: ids often come straight out of a DataFrame
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
     if not ok and isinstance(value, str) and value.strip().isdigit():
         value, ok = int(value), True
     if ok and value >= low and (high is None or value <= high):

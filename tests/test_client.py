@@ -12,6 +12,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar
 
+import numpy as np
 import pytest
 
 from icoframes import sandbox
@@ -24,6 +25,7 @@ from icoframes.errors import (
     QuotaExceeded,
     ServiceUnavailable,
 )
+from icoframes.params import validate_list_params
 
 FAST_RETRY = RetryPolicy(max_attempts=8, backoff=0.005, max_backoff=0.05, max_elapsed=20)
 
@@ -61,13 +63,13 @@ def test_filters_list_and_profile(sb, client):
     assert client.requests == {"filters": 1, "icos": 1, "ico": 1}
 
 
-def test_non_ascii_values_are_signed_and_accepted(sb, client):
-    country = "Côte d'Ivoire"
-    page = client.list_page(location=[country, "Curaçao"])
-    # accepted (no 480/483); whatever matched is located there
-    for item in page["data"]:
-        assert sb.directory.profile(int(item["id"]))["main"]["location"].strip() in (
-            country, "Curaçao")
+def test_non_ascii_values_are_signed_and_accepted():
+    with sandbox.serve(n_icos=400, seed=3) as big, Client(**big.settings()) as c:
+        countries = ["Côte d'Ivoire", "Curaçao"]
+        page = c.list_page(location=countries)  # raw UTF-8 in the signed body
+        expected = sorted(r.id for r in big.directory.records() if r.location in countries)
+        assert expected  # the seed holds both accented countries
+        assert sorted(int(i["id"]) for i in page["data"]) == expected
 
 
 def test_wrong_private_key_is_auth_error_and_never_shown(sb, caplog):
@@ -142,9 +144,32 @@ def test_profile_id_is_checked_locally(client):
 
 
 def test_scalars_are_wrapped_and_yes_flags_accept_true(sb, client):
-    page = client.list_page(status="past", bounty_program=True, platform=1)
-    for item in page["data"]:
-        assert sb.directory.profile(int(item["id"]))["additional"]["bounty"] is True
+    assert validate_list_params({"platform": np.int64(1), "bounty_program": True,
+                                 "location": "USA"}) == {
+        "platform": [1], "bounty_program": "yes", "location": ["USA"]}
+    page = client.list_page(status="past", bounty_program=True, platform=np.int64(1))
+    expected = {r.id for r in sb.directory.records()
+                if r.status == "past" and r.bounty and r.platform_id == 1}
+    assert int(page["total_icos"]) == len(expected) > 0
+    assert {int(i["id"]) for i in page["data"]} <= expected
+
+
+def test_keys_are_stripped_and_unsendable_ones_fail_at_once(sb):
+    import icoframes
+    from icoframes.errors import ConfigError
+
+    try:
+        settings = icoframes.configure(public_key=sb.public_key + "\n")
+        assert settings.public_key == sb.public_key
+        with pytest.raises(ConfigError, match="control characters"):
+            icoframes.configure(private_key="abc\x00def")
+    finally:
+        icoframes.reset_configuration()
+    with Client(base_url=sb.base_url, public_key="bad\nkey", private_key="s",
+                retry=FAST_RETRY) as c:
+        with pytest.raises(APIError, match="could not be sent"):
+            c.filters()
+        assert c.requests["filters"] == 1  # not retried
 
 
 def test_quota_exceeded_is_not_retried():

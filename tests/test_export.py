@@ -86,6 +86,13 @@ def test_snapshots_are_hive_partitions_replaced_on_the_same_day(cfg, tmp_path):
     assert second_manifest["requests_spent"]["ico"] == 0  # from the cache
     assert sorted(p.name for p in out.iterdir()) == [
         "snapshot_date=2026-01-01", f"snapshot_date={today}"]
+    # work folders live beside the dataset, never where a reader globs; old leftovers go
+    work = tmp_path / ".snap.icoframes-work"
+    stale = work / "killed-run"
+    (stale / "x").mkdir(parents=True)
+    os.utime(stale, (0, 0))
+    assert main(["export", "--out", str(out), "--status", "ongoing", "--snapshot"]) == 0
+    assert not stale.exists() and list(work.iterdir()) == []
     n = len(cfg.directory.ids("ongoing"))
     rows = duckdb.sql(
         f"SELECT snapshot_date, count(*) FROM read_parquet('{out}/*/icos.parquet', "
@@ -122,6 +129,12 @@ def test_exit_codes(tmp_path):
         assert small.stats.requests.total() == 0
         no_keys = _run(["export", "--out", out], {"ICOFRAMES_CACHE_DIR": str(tmp_path)})
         assert no_keys.returncode == 2 and "ICOFRAMES_PUBLIC_KEY" in no_keys.stderr
+        wrong_key = _run(["export", "--out", out], {**env, "ICOFRAMES_PRIVATE_KEY": "nope"})
+        assert wrong_key.returncode == 2 and "480" in wrong_key.stderr
+        (tmp_path / "file").write_text("")
+        unwritable = _run(["export", "--out", out],
+                          {**env, "ICOFRAMES_CACHE_DIR": str(tmp_path / "file" / "c")})
+        assert unwritable.returncode == 2 and "not writable" in unwritable.stderr
         limited = _run(["export", "--out", out, "--status", "past"], env)
         assert limited.returncode == 3, limited.stderr
         assert "remain" in limited.stderr
