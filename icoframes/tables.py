@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -13,6 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .cache import atomic_write_table
 from .schema import PROBLEMS, TABLE_NAMES, TABLES, TEXT_DTYPE, Column, TableSchema, empty_frame
 
 __all__ = ["Tables", "read_table"]
@@ -151,7 +151,7 @@ class Tables:
         for table in (*TABLES.values(), PROBLEMS):
             frame = getattr(self, table.name)
             arrow = pa.Table.from_pandas(frame, schema=table.arrow_schema(), preserve_index=False)
-            _write_atomically(arrow, directory / f"{table.name}.parquet")
+            atomic_write_table(arrow, directory / f"{table.name}.parquet")
         return directory
 
     @classmethod
@@ -219,17 +219,6 @@ def _check_frame(table: TableSchema, frame: object) -> None:
     }
     if wrong:
         raise ValueError(f"{table.name}: columns with undeclared dtypes: {wrong}")
-
-
-def _write_atomically(arrow: pa.Table, path: Path) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        pq.write_table(arrow, temp)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def _read(table: TableSchema, path: Path) -> pd.DataFrame:
