@@ -134,10 +134,10 @@ class Crawl:
         if not self._warned and self._planned > self._budget:
             self._warned = True
             warnings.warn(
-                f"this load needs more than {self._budget} profile requests, but only about "
-                f"{self._budget} of today's {self.load.settings.daily_quota} remain for this "
-                "key; it will stop at the limit, keep what it fetched, and the next call will "
-                "resume", QuotaWarning, stacklevel=5)
+                f"this load needs more profile requests than the about {self._budget} that "
+                f"remain of today's {self.load.settings.daily_quota} for this key; it will "
+                "stop at the limit, keep what it fetched, and the next call will resume",
+                QuotaWarning, stacklevel=5)
 
     # -- requests ------------------------------------------------------------------
 
