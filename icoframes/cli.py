@@ -38,9 +38,10 @@ def _add_filter_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("filters (spec 4.2)")
     group.add_argument("--status", choices=("ongoing", "upcoming", "past"),
                        help="only ICOs with this status (default: all three)")
-    for name in ("platform", "category", "type"):
+    for name, plural in (("platform", "platforms"), ("category", "categories"),
+                         ("type", "types")):
         group.add_argument(f"--{name}", action="append", metavar="ID_OR_NAME",
-                           help=f"only these {name}s (repeatable; ids or names)")
+                           help=f"only these {plural} (repeatable; ids or names)")
     for name, meta in (("location", "COUNTRY"), ("accepted-currencies", "TICKER"),
                        ("exclude-areas", "COUNTRY")):
         group.add_argument(f"--{name}", action="append", metavar=meta, help="repeatable")
@@ -74,7 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser("export", help="write every table as Parquet, plus a manifest",
                             description="Load the ICOs matching the filters (using the cache) "
-                                        "and write DIR/<table>.parquet and DIR/manifest.json.")
+                                        "and write DIR/<table>.parquet and DIR/manifest.json.",
+                            epilog="exit codes: 0 done; 2 bad arguments or settings; 3 daily "
+                                   "request limit reached (what was fetched is kept, the next "
+                                   "run resumes); 130 interrupted; 1 anything else")
     export.add_argument("--out", required=True, type=Path, metavar="DIR")
     export.add_argument("--snapshot", action="store_true",
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style); a re-run "
