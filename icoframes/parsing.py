@@ -119,6 +119,7 @@ _MULTIPLIER: Final = {
 }
 _THOUSANDS_RE: Final = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d*)?")
 _DECIMAL_COMMA_RE: Final = re.compile(r"\d+,\d+")
+_SPACE_GROUPS_RE: Final = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
 
 
 def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None:
@@ -175,7 +176,12 @@ def _parse_amount_text(text: str) -> float | _Bad:
     match = _AMOUNT_RE.fullmatch(text)
     if match is None:
         return BAD
-    digits = re.sub(r"\s+", "", match["num"])
+    digits = match["num"].strip()
+    if any(c.isspace() for c in digits):
+        # a space only ever groups thousands ("1 000 000"); "2 5" is not 25
+        if not _SPACE_GROUPS_RE.fullmatch(digits):
+            return BAD
+        digits = "".join(digits.split())
     if "," in digits:
         if _THOUSANDS_RE.fullmatch(digits):
             digits = digits.replace(",", "")
@@ -567,11 +573,11 @@ def _strptime(values: Sequence[object], fmt: str,
         return np.full(len(text), _NAT_MS)
     safe = pc.filter(text, ok)
     kept = pc.filter(parsed, ok)
-    same = None
+    # Arrow accepts year 0, which Python's datetime (and so the exact path) rejects
+    same = pc.greater(pc.year(kept), 0)
     for begin, stop, field in checks:
         sent = pc.cast(pc.utf8_slice_codeunits(safe, begin, stop), pa.int64())
-        equal = pc.equal(sent, getattr(pc, field)(kept))
-        same = equal if same is None else pc.and_(same, equal)
+        same = pc.and_(same, pc.equal(sent, getattr(pc, field)(kept)))
     out = np.full(len(text), _NAT_MS)
     index = np.flatnonzero(ok.to_numpy(zero_copy_only=False))
     good = same.to_numpy(zero_copy_only=False)  # type: ignore[union-attr]

@@ -228,12 +228,27 @@ def _read(table: TableSchema, path: Path) -> pd.DataFrame:
             f"{path}: columns {arrow.schema.names} differ from the {table.name} schema "
             f"{table.names}; the file was written by another version"
         )
+    # A cast would hide a file of other types (float ids truncated, text from ints).
+    wrong = {f.name: str(f.type) for f, want in zip(arrow.schema, table.arrow_schema(),
+                                                    strict=True)
+             if _plain(f.type) != _plain(want.type)}
+    if wrong:
+        raise ValueError(f"{path}: columns of other types than the {table.name} schema: {wrong}")
     # Conversion is driven by the schema, not by the pandas metadata in the
     # file, so a file written under another pandas version reads the same.
     columns = {c.name: _from_arrow(c, arrow.column(c.name), path) for c in table.columns}
     frame = pd.DataFrame(columns)
     _check_frame(table, frame)
     return frame
+
+
+def _plain(kind: pa.DataType) -> pa.DataType:
+    """The type with string width left out: string and large_string hold the same values."""
+    if pa.types.is_large_string(kind):
+        return pa.string()
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return pa.list_(_plain(kind.value_type))
+    return kind
 
 
 def _from_arrow(column: Column, data: pa.ChunkedArray, path: Path) -> object:

@@ -217,3 +217,24 @@ def test_read_back_frames_are_independent_of_the_files(messy, tmp_path):
     back.icos.loc[0, "markets"].append("changed")
     assert Tables.read_parquet(tmp_path).icos.loc[0, "markets"] == messy.icos.loc[0, "markets"]
     assert np.array_equal(back.icos["id"].to_numpy(), messy.icos["id"].to_numpy())
+
+
+@pytest.mark.parametrize(
+    ("column", "values"),
+    [("id", pa.array([1.7], pa.float64())), ("name", pa.array([1], pa.int64())),
+     ("start_datetime", pa.array([0], pa.timestamp("us")))],
+)
+def test_reading_a_file_of_other_types_is_an_error_not_a_cast(tmp_path, column, values):
+    from icoframes.tables import read_table
+
+    Tables.empty().to_parquet(tmp_path)
+    path = tmp_path / "icos.parquet"
+    good = pq.read_table(path)
+    row = {name: pa.nulls(1, good.schema.field(name).type) for name in good.schema.names}
+    row["id"] = pa.array([1], pa.int64())
+    row.update({name: pa.array([False]) for name in good.schema.names
+                if pa.types.is_boolean(good.schema.field(name).type)})
+    row[column] = values
+    pq.write_table(pa.table(row), path)
+    with pytest.raises(ValueError, match=column):
+        read_table(tmp_path, "icos")

@@ -747,3 +747,32 @@ def test_sandbox_profiles_match_the_generator_truth(sandbox_profiles):
     assert counted.get(("icos", "token_price"), 0) > 0
     assert counted.get(("icos", "start_datetime"), 0) + counted.get(
         ("icos", "end_datetime"), 0) > 0
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("1 000", 1000.0), ("1 000 000,5", 1_000_000.5), ("1,5", 1.5), ("-5", -5.0),
+     ("1.2e-05", 1.2e-05), ("15 M", 15e6)],
+)
+def test_numbers_with_spaces_commas_and_signs(raw, expected):
+    from icoframes.parsing import to_float
+
+    values, bad = to_float([raw])
+    assert values[0] == pytest.approx(expected) and bad == []
+
+
+@pytest.mark.parametrize("raw", ["2 5", "0 5", "2018 2019", "1,000 000", "$5 10"])
+def test_spaces_that_do_not_group_thousands_are_problems_not_numbers(raw):
+    from icoframes.parsing import to_float
+
+    values, bad = to_float([raw])
+    assert np.isnan(values[0]) and bad == [raw]
+
+
+def test_year_zero_is_a_problem_not_a_date():
+    from icoframes.parsing import to_datetime, to_label_date
+
+    values, bad = to_datetime(["01.01.0000 00:00:00", "01.03.2018 12:00:00"])
+    assert np.isnat(values[0]) and bad == ["01.01.0000 00:00:00"]
+    assert values[1] == np.datetime64("2018-03-01T12:00:00", "ms")
+    assert np.isnat(to_label_date(["01-01-0000"])[0])
