@@ -268,12 +268,14 @@ def plot_raised(
     if bins is not None:
         _explicit_edges(bins, 1.0, 10.0, log=log)  # fail on bad bins even with nothing to draw
     _check_top(top)
-    groups = _group_labels(icos, by, raised, top) if by is not None else None
-    ax = _get_axes(ax)
-
     known = ~np.isnan(raised)
     n_known = int(known.sum())
     drawable = known & (raised > 0) if log else known
+    # groups are ranked by what can be drawn, so a group of $0 takes no named slot
+    groups = (_group_labels(icos, by, np.where(drawable, raised, np.nan), top)
+              if by is not None else None)
+    ax = _get_axes(ax)
+
     n_hidden = n_known - int(drawable.sum())
     note = f"{n_known:,} with known raised; {len(raised) - n_known:,} unknown"
     if n_hidden:
@@ -296,21 +298,30 @@ def plot_raised(
                color="C0", edgecolor="white", linewidth=0.5, label="ICOs")
         top_count = counts.max()
     else:
-        top_count = _draw_group_steps(ax, raised, drawable, edges, groups, _raised_label)
+        labels = groups[0]
+
+        def label(name: str, _drawn: np.ndarray) -> str:
+            # over every known amount of the group, like the overall median line
+            group = raised[known & (labels == name)]
+            return f"{name} (n={group.size:,}, median {format_usd(np.median(group))})"
+
+        top_count = _draw_group_steps(ax, raised, drawable, edges, groups, label)
 
     # The median of every known amount, not just the drawable ones: it is the
     # figure a reader would quote, and zeros do pull it down.
     median = float(np.median(raised[known]))
+    lo, hi = edges[0], edges[-1]
     if median > 0 or not log:
         ax.axvline(median, color="C3", linestyle="--", linewidth=1.5,
                    label=f"median {format_usd(median)}")
+        lo, hi = min(lo, median), max(hi, median)  # keep the line on screen
     else:
         note += f"\nmedian {format_usd(median)} (not drawable on the log axis)"
 
     if log:
         ax.set_xscale("log")
-    ax.set_xlim(edges[0], edges[-1])
-    _usd_axis(ax.xaxis, log=log, span=(edges[0], edges[-1]))
+    ax.set_xlim(lo, hi)
+    _usd_axis(ax.xaxis, log=log, span=(lo, hi))
     _headroom(ax, top_count)
     ax.legend(loc="upper right", fontsize="small")
     _add_note(ax, note)
@@ -415,7 +426,9 @@ def plot_timeline(icos: pd.DataFrame, *, freq: str = "M", ax: Axes | None = None
         (line,) = right.plot(mids, totals.to_numpy(), color="C1", marker="o", markersize=3,
                              linewidth=1.5, label="total raised (known amounts)")
         right.set_ylabel("total raised (USD)")
-        right.set_ylim(0, np.nanmax(totals.to_numpy()) * 1.25)
+        values = totals.to_numpy()
+        low, high = min(0.0, np.nanmin(values)), max(0.0, np.nanmax(values))
+        right.set_ylim(low * 1.25, high * 1.25 if high > low else 1.0)
         _usd_axis(right.yaxis, log=False)
         handles.append(line)
         ax.right_ax = right  # type: ignore[attr-defined]
@@ -536,6 +549,8 @@ def _draw_group_steps(
     named = 0
     for name in order:
         mask = usable & (labels == name)
+        if not mask.any():
+            continue  # nothing of this group can be drawn: no empty legend entry
         counts, _ = np.histogram(values[mask], bins=edges)
         if name == "unknown":
             style = {"color": _UNKNOWN_COLOR, "linestyle": ":"}
@@ -552,10 +567,6 @@ def _draw_group_steps(
 
 def _score_label(name: str, values: np.ndarray) -> str:
     return f"{name} (n={len(values):,})"
-
-
-def _raised_label(name: str, values: np.ndarray) -> str:
-    return f"{name} (n={len(values):,}, median {format_usd(np.median(values))})"
 
 
 def _score_range(scores: np.ndarray) -> tuple[float, float]:

@@ -257,7 +257,7 @@ def test_raised_linear(icos, tmp_path):
 def test_raised_by_status_legend_has_group_medians(icos):
     ax = plot_raised(icos, by="status")
     labels = legend_labels(ax)
-    known = icos[icos["raised"] > 0]
+    known = icos[icos["raised"].notna()]  # zeros count in the medians, as in the line
     for status in ["past", "ongoing", "upcoming"]:
         group = known.loc[known["status"] == status, "raised"]
         assert f"{status} (n={len(group)}, median {format_usd(group.median())})" in labels
@@ -414,3 +414,31 @@ def test_importing_plots_does_not_load_pyplot():
     code = "import sys, icoframes.plots; print('matplotlib.pyplot' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_raised_groups_with_nothing_drawable_and_an_offscreen_median():
+    frame = make_icos(4, raised=np.array([0.0, 0.0, 1e6, 2e6]),
+                      status=np.array(["ongoing", "ongoing", "past", "past"], dtype=object))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plot_raised(frame, by="status")
+    labels = legend_labels(ax)
+    assert not any(lab.startswith("ongoing") for lab in labels)  # all $0: not drawable
+    assert "past (n=2, median $1.5M)" in labels
+    frame = make_icos(2, raised=np.array([0.0, 1e6]))
+    ax = plot_raised(frame)
+    median = median_line(ax).get_xdata()[0]
+    assert median == pytest.approx(5e5)
+    assert ax.get_xlim()[0] <= median <= ax.get_xlim()[1]
+
+
+def test_timeline_right_axis_with_zero_and_negative_totals():
+    start = pd.to_datetime(["2018-01-05", "2018-02-05"], format="%Y-%m-%d").astype(
+        "datetime64[ms]")
+    for raised in ([0.0, 0.0], [-5.0, 10.0]):
+        frame = make_icos(2, raised=np.array(raised), start_datetime=start.to_numpy())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ax = plot_timeline(frame)
+        low, high = ax.right_ax.get_ylim()
+        assert low <= min(raised) and high >= max(raised) and high > low
