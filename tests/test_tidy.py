@@ -776,3 +776,24 @@ def test_year_zero_is_a_problem_not_a_date():
     assert np.isnat(values[0]) and bad == ["01.01.0000 00:00:00"]
     assert values[1] == np.datetime64("2018-03-01T12:00:00", "ms")
     assert np.isnat(to_label_date(["01-01-0000"])[0])
+
+
+_NUMBERISH = st.text(alphabet="0123456789 ,.-+$eEkKmMbB%", max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_NUMBERISH, st.sampled_from(["NA", "TBA", "—", ""]),
+                          st.floats(allow_nan=True), st.integers(), st.none()), max_size=20))
+def test_a_number_that_comes_out_missing_was_missing_or_is_counted(values):
+    from icoframes.parsing import is_missing_marker, to_datetime, to_float
+
+    out, bad = to_float(values)
+    for value, number in zip(values, out, strict=True):
+        if np.isnan(number):
+            assert (value is None or (isinstance(value, float) and np.isnan(value))
+                    or (isinstance(value, str) and is_missing_marker(value))
+                    or value in bad), value
+    stamps, bad = to_datetime([v if isinstance(v, str) else None for v in values])
+    for value, stamp in zip(values, stamps, strict=True):
+        if np.isnat(stamp) and isinstance(value, str):
+            assert is_missing_marker(value) or value in bad, value
