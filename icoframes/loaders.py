@@ -377,8 +377,8 @@ class _Load:
         for s in statuses:
             query = {**wire, "status": s}
             for key, value in query.items():
-                if isinstance(value, list) and key != "location":
-                    query[key] = sorted(set(value), key=str)
+                if isinstance(value, list):  # order and repeats don't change the answer:
+                    query[key] = sorted(set(value), key=str)  # one cache entry per query
             queries.append(query)
         return queries
 

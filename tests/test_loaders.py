@@ -374,3 +374,13 @@ def test_an_unwritable_cache_dir_fails_before_any_request(cfg, tmp_path):
     with pytest.raises(icoframes.ConfigError, match="not writable"):
         icoframes.load_icos(status="past", progress=False)
     assert spent(cfg) == {"filters": 0, "icos": 0, "ico": 0}
+
+
+def test_the_same_filters_in_another_order_hit_the_same_cache_entry(cfg):
+    first = icoframes.load_list(status="past", location=["USA", "UK"], progress=False)
+    before = spent(cfg)
+    again = icoframes.load_list(status="past", location=["UK", "USA", "UK"], progress=False)
+    assert spent(cfg) == before
+    pd.testing.assert_frame_equal(first, again)
+    assert set(first["id"]) == {r.id for r in cfg.directory.records()
+                                if r.status == "past" and r.location in ("USA", "UK")}
