@@ -791,9 +791,9 @@ def test_a_number_that_comes_out_missing_was_missing_or_is_counted(values):
     for value, number in zip(values, out, strict=True):
         if np.isnan(number):
             assert (value is None or (isinstance(value, float) and np.isnan(value))
-                    or (isinstance(value, str) and is_missing_marker(value))
+                    or (isinstance(value, str) and is_missing_marker(value.strip()))
                     or value in bad), value
     stamps, bad = to_datetime([v if isinstance(v, str) else None for v in values])
     for value, stamp in zip(values, stamps, strict=True):
         if np.isnat(stamp) and isinstance(value, str):
-            assert is_missing_marker(value) or value in bad, value
+            assert is_missing_marker(value.strip()) or value in bad, value
