@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -229,10 +230,7 @@ class Cache:
             return table
         order = pc.sort_indices(table, [("fetched_at", "ascending")])
         table = table.take(order)
-        ids = table.column("id").to_numpy()
-        # keep the last occurrence of every id
-        _, first_from_end = _unique_last(ids)
-        return table.take(pa.array(first_from_end))
+        return table.take(pa.array(_last_positions(table.column("id").to_numpy())))
 
     def compact(self) -> None:
         """Merge the part files into one (latest fetch per id) when there are many."""
@@ -383,13 +381,17 @@ class Cache:
     # -- housekeeping --------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
-        """What is cached: path, size on disk, profiles, list queries, derived tables."""
+        """What is cached: path, size on disk, profiles (and listed ICOs that had none), lists."""
         files = [p for p in self.dir.rglob("*") if p.is_file()] if self.dir.is_dir() else []
         index = self.profile_index()
+        with self.lock(shared=True):
+            raw = self._latest_records(self.part_files()).column("raw")
+        gone = pc.sum(pc.equal(raw, GONE)).as_py() or 0
         return {
             "path": str(self.dir),
             "size_bytes": sum(p.stat().st_size for p in files),
-            "profiles": len(index),
+            "profiles": len(index) - gone,
+            "listed_without_profile": gone,
             "profile_parts": len(self.part_files()),
             "list_queries": len(list(self.lists_dir.glob("*.parquet")))
             if self.lists_dir.is_dir() else 0,
@@ -401,7 +403,7 @@ class Cache:
         """Delete everything cached for this service address (the request ledger is kept)."""
         with self.lock():
             for child in self.dir.iterdir():
-                if child.name in (".lock", "quota"):
+                if child.name == ".lock":  # other processes may hold it
                     continue
                 if child.is_dir():
                     shutil.rmtree(child, ignore_errors=True)
@@ -409,10 +411,7 @@ class Cache:
                     child.unlink(missing_ok=True)
 
 
-def _unique_last(ids) -> tuple[Any, Any]:
-    import numpy as np
-
-    reversed_ids = ids[::-1]
-    uniques, first_in_reversed = np.unique(reversed_ids, return_index=True)
-    positions = len(ids) - 1 - first_in_reversed
-    return uniques, np.sort(positions)
+def _last_positions(ids: np.ndarray) -> np.ndarray:
+    """Positions of the last occurrence of every id, in order."""
+    _, first_in_reversed = np.unique(ids[::-1], return_index=True)
+    return np.sort(len(ids) - 1 - first_in_reversed)

@@ -204,7 +204,8 @@ def cache_info() -> dict[str, Any]:
     Returns
     -------
     dict
-        path, size_bytes, profiles, profile_parts, list_queries, oldest_profile,
+        path, size_bytes, profiles, listed_without_profile (listed ICOs whose profile
+        was not found), profile_parts, list_queries, oldest_profile,
         newest_profile, and requests_today for the configured public key.
     """
     settings = _settings_with_base_url()

@@ -356,6 +356,8 @@ def test_a_listed_ico_without_profile_is_not_requested_again(cfg):
     assert spent(cfg) == before  # the 482 is remembered while the list is fresh
     pd.testing.assert_frame_equal(icos, again)
     pd.testing.assert_frame_equal(icos, icoframes.load_icos(status="upcoming", offline=True))
+    info = icoframes.cache_info()
+    assert info["listed_without_profile"] == 1 and info["profiles"] == len(icos)
 
 
 def test_numpy_ids_from_frames_are_accepted(cfg):
