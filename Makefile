@@ -18,8 +18,10 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m icoframes demo --out data/demo
 
+# ruff, and import-linter's layer contracts (pyproject.toml): an upward import or a cycle fails.
 lint: $(STAMP)
 	$(PY) -m ruff check icoframes tests benchmarks
+	$(VENV)/bin/lint-imports
 
 # pytest exits 5 when it collected nothing: treat that as a failure so CI never passes on nothing.
 test: $(STAMP) lint

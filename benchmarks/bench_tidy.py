@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from icoframes.parsing import (
+from icoframes.parse.profiles import tidy
+from icoframes.parse.rules import (
     BAD,
     DATETIME_FORMAT,
     MISSING_MARKERS,
@@ -46,7 +47,6 @@ from icoframes.parsing import (
 )
 from icoframes.schema import TABLES, TEXT_DTYPE, TableSchema
 from icoframes.tables import Tables
-from icoframes.tidy import tidy
 
 __all__ = ["baseline_tidy", "load_profiles", "run"]
 

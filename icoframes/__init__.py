@@ -7,50 +7,72 @@
 >>> int(icos["id"].is_unique)
 1
 >>> sb.stop(); icoframes.reset_configuration()
+
+Only the public API is here. The sandbox (an HTTP server) and the plot helpers
+(matplotlib) are imported on first use, so ``import icoframes`` stays light.
 """
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib
+from typing import Any
 
-from . import sandbox
+from ._version import __version__
 from .config import Settings, configure, get_settings, reset_configuration
 from .errors import (
     APIError,
     AuthError,
+    CacheWarning,
     ConfigError,
     IcoframesError,
+    IcoframesWarning,
     InvalidParameter,
+    MissingProfileWarning,
     NotCached,
     NotFound,
     QuotaExceeded,
+    QuotaWarning,
     ServiceUnavailable,
 )
 from .export import export_tables
-from .loaders import (
-    QuotaWarning,
-    cache_info,
-    clear_cache,
-    load_filters,
-    load_icos,
-    load_list,
-    load_tables,
-)
-from .plots import format_usd, plot_raised, plot_scores, plot_timeline
+from .loaders import cache_info, clear_cache, load_filters, load_icos, load_list, load_tables
+from .parse.profiles import tidy
+from .schema import describe
 from .tables import Tables
-from .tidy import tidy
 
-try:
-    __version__ = version("icoframes")
-except PackageNotFoundError:  # running from a source tree that was not installed
-    __version__ = "0.0.0"
+# name -> module that defines it, imported on first access (PEP 562)
+_LAZY = {
+    "sandbox": "icoframes.sandbox",
+    "format_usd": "icoframes.plotting",
+    "plot_raised": "icoframes.plotting",
+    "plot_scores": "icoframes.plotting",
+    "plot_timeline": "icoframes.plotting",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'icoframes' has no attribute {name!r}")
+    module = importlib.import_module(module_name)
+    value = module if module_name.endswith(name) else getattr(module, name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "APIError",
     "AuthError",
+    "CacheWarning",
     "ConfigError",
     "IcoframesError",
+    "IcoframesWarning",
     "InvalidParameter",
+    "MissingProfileWarning",
     "NotCached",
     "NotFound",
     "QuotaExceeded",
@@ -62,6 +84,7 @@ __all__ = [
     "cache_info",
     "clear_cache",
     "configure",
+    "describe",
     "export_tables",
     "format_usd",
     "get_settings",

@@ -92,20 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--cache-dir", type=Path, metavar="DIR")
     _add_filter_options(export)
 
-    sandbox = sub.add_parser("sandbox", help="serve the emulated API on 127.0.0.1 until stopped")
-    sandbox.add_argument("--port", type=int, default=8000)
-    sandbox.add_argument("--public-key", default="sandbox-public")
-    sandbox.add_argument("--private-key", default="sandbox-private")
-    sandbox.add_argument("--quota", type=int, default=5000,
-                         help="requests per key per day; 0 means unlimited (default: 5000)")
-    sandbox.add_argument("--n-icos", type=int, default=1000)
-    sandbox.add_argument("--seed", type=int, default=0)
-    sandbox.add_argument("--latency", type=float, default=0.0, metavar="SECONDS")
-    sandbox.add_argument("--fail-rate", type=float, default=0.0, metavar="P",
-                         help="share of requests answered with a 5xx, a dropped connection "
-                              "or broken JSON")
-    sandbox.add_argument("--grow-every", type=int, metavar="N",
-                         help="add a new ICO at the top of the list after every N list requests")
+    from .sandbox.command import add_arguments
+
+    add_arguments(sub.add_parser("sandbox",
+                                 help="serve the emulated API on 127.0.0.1 until stopped"))
 
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
     demo.add_argument("--out", type=Path, default=Path("data/demo"), metavar="DIR")
@@ -178,24 +168,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _sandbox(args: argparse.Namespace) -> int:
-    import time
+    from .sandbox.command import run
 
-    from . import sandbox
-
-    with sandbox.serve(port=args.port, public_key=args.public_key, private_key=args.private_key,
-                       quota=args.quota or None, n_icos=args.n_icos, seed=args.seed,
-                       latency=args.latency, fail_rate=args.fail_rate,
-                       grow_every=args.grow_every) as sb:
-        print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}", flush=True)
-        print(f"  export ICOFRAMES_BASE_URL={sb.base_url} "
-              f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<--private-key>",
-              flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            print("sandbox stopped", file=sys.stderr)
-    return EXIT_OK
+    return run(args)
 
 
 def _cache(args: argparse.Namespace) -> int:

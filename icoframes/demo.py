@@ -28,10 +28,11 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from . import configure, reset_configuration, sandbox
+    from . import sandbox
+    from .config import configure, reset_configuration
     from .export import export_tables
     from .loaders import load_icos
-    from .plots import plot_raised, plot_scores, plot_timeline
+    from .plotting import plot_raised, plot_scores, plot_timeline
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Exceptions raised by icoframes.
+"""Every exception and warning icoframes raises on purpose, in one place.
 
 Every error the package raises on purpose derives from :class:`IcoframesError`.
 Errors reported by the API carry the numeric code of the response body in
@@ -18,21 +18,44 @@ Errors reported by the API carry the numeric code of the response body in
 
 ``QuotaExceeded`` is never retried and never swallowed: loaders keep what they
 fetched, then re-raise it.
+
+Warnings say that a result is usable but not everything it could be; all of
+them derive from :class:`IcoframesWarning` (a ``UserWarning``), so
+``warnings.simplefilter("error", icoframes.IcoframesWarning)`` turns them all
+into errors::
+
+    IcoframesWarning
+    ├── QuotaWarning           a load needs more requests than remain today
+    ├── CacheWarning           a cache file was unreadable: set aside, rebuilt or re-fetched
+    └── MissingProfileWarning  listed ICOs without a profile (error 482) were left out
+
+Each is reported at the line of the caller's code that called into icoframes
+(not inside the package), so the warning points at the notebook cell or
+script line that caused it.
 """
 
 from __future__ import annotations
 
+import sys
+import warnings
+from pathlib import Path
+
 __all__ = [
     "APIError",
     "AuthError",
+    "CacheWarning",
     "ConfigError",
     "IcoframesError",
+    "IcoframesWarning",
     "InvalidParameter",
+    "MissingProfileWarning",
     "NotCached",
     "NotFound",
     "QuotaExceeded",
+    "QuotaWarning",
     "ServiceUnavailable",
     "error_for_code",
+    "warn",
 ]
 
 
@@ -67,15 +90,6 @@ class APIError(IcoframesError):
         self.code = code
         self.endpoint = endpoint
 
-    def __reduce__(self):  # keep keyword-only arguments picklable
-        return (_rebuild, (type(self), self.args, self.__dict__))
-
-
-def _rebuild(cls, args, state):
-    obj = cls.__new__(cls)
-    Exception.__init__(obj, *args)
-    obj.__dict__.update(state)
-    return obj
 
 
 class AuthError(APIError):
@@ -134,3 +148,51 @@ def error_for_code(code: int, *, endpoint: str | None = None, detail: str = "") 
     if detail:
         message = f"{message}: {detail}"
     return _CLASSES.get(code, APIError)(message, code=code, endpoint=endpoint)
+
+
+# -- warnings -------------------------------------------------------------------
+
+
+class IcoframesWarning(UserWarning):
+    """Base class of every warning icoframes issues."""
+
+
+class QuotaWarning(IcoframesWarning):
+    """A load plans more requests than remain in today's allowance."""
+
+
+class CacheWarning(IcoframesWarning):
+    """A cache file was unreadable; it was set aside and will be rebuilt or re-fetched."""
+
+
+class MissingProfileWarning(IcoframesWarning):
+    """ICOs were listed but the service had no profile for them (error 482); left out."""
+
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent)
+
+
+def _outside_package(filename: str) -> bool:
+    try:
+        resolved = str(Path(filename).resolve())
+    except (OSError, ValueError):
+        return True
+    return not resolved.startswith(_PACKAGE_DIR)
+
+
+def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
+    """Issue ``message`` attributed to the first caller outside the icoframes package.
+
+    Fixed ``stacklevel`` numbers break whenever the call path changes (and
+    point inside the package); walking the stack to the first foreign frame
+    always names the user's line. Threads of the package's own pool have no
+    foreign frame: the warning then names the outermost frame.
+    """
+    frame = sys._getframe(1)  # the caller of warn(): stacklevel 2
+    level = 2
+    while frame is not None and not _outside_package(frame.f_code.co_filename):
+        frame = frame.f_back
+        level += 1
+    if frame is None:
+        level -= 1
+    warnings.warn(message, category, stacklevel=level)

@@ -22,7 +22,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .cache import atomic_write_bytes
+from ._version import __version__
+from .files import atomic_write_bytes
 from .loaders import DEFAULT_MAX_AGE, MaxAge, Refresh, _Load
 
 __all__ = ["export_tables"]
@@ -69,8 +70,6 @@ def export_tables(
     fetched_at = dt.datetime.now(dt.UTC)
     out = Path(out)
     target = out / f"snapshot_date={fetched_at.date().isoformat()}" if snapshot else out
-
-    from . import __version__
 
     manifest = {
         "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,

@@ -1,7 +1,7 @@
 """What users call: load_filters, load_list, load_icos, load_tables.
 
 A load pages the list and fetches every profile it does not already hold,
-concurrently (see :mod:`icoframes.crawl`), appending profiles to the cache in
+concurrently (see :mod:`icoframes.fetch`), appending profiles to the cache in
 batches as they arrive. The result is always read back from the cache, so a
 warm call returns exactly what a cold one did.
 
@@ -19,29 +19,22 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import logging
 import numbers
-import os
-import sys
-import threading
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
-from .cache import Cache, utcnow
-from .client import Client
-from .config import Settings, get_settings
-from .crawl import Crawl, QuotaWarning
-from .errors import ConfigError, InvalidParameter, NotCached
-from .listing import filters_frame
-from .params import ID_LIST_PARAMS, STATUSES, validate_list_params
-from .quota import QuotaLedger
-from .schema import FILTERS, ICOS, LIST, TABLES, empty_frame
+from .api.params import ID_LIST_PARAMS, STATUSES, validate_list_params
+from .config import get_settings
+from .errors import InvalidParameter
+from .fetch import LoadContext, age_limit
+from .schema import ICOS, TABLES, empty_frame
+from .store.cache import Cache
+from .store.ledger import QuotaLedger
+from .tables import Tables
 
 __all__ = [
-    "QuotaWarning",
     "cache_info",
     "clear_cache",
     "load_filters",
@@ -49,8 +42,6 @@ __all__ = [
     "load_list",
     "load_tables",
 ]
-
-log = logging.getLogger(__name__)
 
 DEFAULT_MAX_AGE = dt.timedelta(days=1)
 
@@ -181,7 +172,7 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
 def load_tables(status: str | None = None, *, refresh: Refresh = False,
                 max_age: MaxAge = DEFAULT_MAX_AGE, offline: bool = False,
                 progress: bool | None = None, max_workers: int | None = None,
-                **filters: Any):
+                **filters: Any) -> Tables:
     """Every table (icos, team, advisors, social, distribution, bonuses, roadmap).
 
     Parameters and errors are those of :func:`load_icos`; the child tables hold
@@ -225,42 +216,11 @@ def clear_cache() -> None:
 # -- the machinery --------------------------------------------------------------
 
 
-def _settings_with_base_url(**overrides: Any) -> Settings:
+def _settings_with_base_url(**overrides: Any):
     settings = get_settings(**overrides)
     if not settings.base_url:
         settings.require_credentials()  # raises ConfigError with set-up help
     return settings
-
-
-def _interactive() -> bool:
-    if "ipykernel" in sys.modules:
-        return True
-    stream = sys.stderr
-    return bool(getattr(stream, "isatty", lambda: False)())
-
-
-def _check_writable(directory: Path) -> None:
-    """Fail before any request when what is fetched could not be kept."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        probe = directory / f".write-test-{os.getpid()}-{threading.get_ident()}"
-        probe.touch()
-        probe.unlink()
-    except OSError as exc:
-        raise ConfigError(
-            f"the cache dir {directory} is not writable ({exc.strerror or exc}); nothing would "
-            "be kept of what a load fetches. Set ICOFRAMES_CACHE_DIR or "
-            "icoframes.configure(cache_dir=...) to a writable folder.") from None
-
-
-def _age_limit(max_age: MaxAge) -> dt.timedelta | None:
-    if max_age is None:
-        return None
-    if isinstance(max_age, dt.timedelta):
-        return max_age
-    if isinstance(max_age, int | float) and not isinstance(max_age, bool) and max_age >= 0:
-        return dt.timedelta(seconds=float(max_age))
-    raise InvalidParameter(f"max_age must be a timedelta, seconds or None, got {max_age!r}")
 
 
 def _check_refresh(refresh: Any) -> None:
@@ -269,67 +229,20 @@ def _check_refresh(refresh: Any) -> None:
 
 
 class _Load:
-    """One loader call: settings, cache, ledger and a client made only if needed."""
+    """One loader call: turns the user's arguments into queries and results over a context."""
 
     def __init__(self, *, offline: bool = False, progress: bool | None = None,
                  max_workers: int | None = None, cache_dir: Any = None) -> None:
-        self.settings = _settings_with_base_url(max_workers=max_workers, cache_dir=cache_dir)
-        self.cache = Cache(self.settings.cache_dir, self.settings.base_url)
-        if not offline:
-            _check_writable(self.cache.dir)
-        self.offline = offline
-        self.progress = _interactive() if progress is None else bool(progress)
-        self._client: Client | None = None
-        self._ledger: QuotaLedger | None = None
+        settings = _settings_with_base_url(max_workers=max_workers, cache_dir=cache_dir)
+        self.context = LoadContext(settings, offline=offline, progress=progress)
         self._filters: pd.DataFrame | None = None
-
-    # the client ---------------------------------------------------------------
-
-    @property
-    def ledger(self) -> QuotaLedger:
-        if self._ledger is None:
-            self.settings.require_credentials()
-            self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key,
-                                       self.settings.daily_quota)
-        return self._ledger
-
-    def client(self, what: str) -> Client:
-        if self.offline:
-            raise NotCached(f"offline=True, but {what} is not in the cache "
-                            f"({self.cache.dir}); load it once online first")
-        if self._client is None:
-            self._client = Client.from_settings(self.settings, on_request=self.ledger.record,
-                                                pool_size=self.settings.max_workers)
-        return self._client
 
     def requests_spent(self) -> dict[str, int]:
         """Requests this load sent per endpoint, retries included."""
-        if self._client is None:
-            return {"filters": 0, "icos": 0, "ico": 0}
-        return self._client.requests
-
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-        if self._ledger is not None:
-            self._ledger.flush()
-
-    # filters ------------------------------------------------------------------
+        return self.context.requests_spent()
 
     def filters(self, *, refresh: bool, max_age: MaxAge) -> pd.DataFrame:
-        limit = _age_limit(max_age)
-        cached = self.cache.read_frame("filters", FILTERS)
-        if cached is not None and not refresh:
-            frame, fetched_at = cached
-            if self.offline or limit is None or utcnow() - fetched_at <= limit:
-                return frame
-        try:
-            raw = self.client("the filter set").filters()
-        finally:
-            self.close()
-        frame = filters_frame(raw)
-        self.cache.write_frame("filters", frame, FILTERS)
-        return frame
+        return self.context.filters(refresh=refresh, max_age=max_age)
 
     def _resolve_names(self, params: dict[str, Any]) -> dict[str, Any]:
         """Turn platform/category/type names into ids, through the filter set."""
@@ -389,37 +302,25 @@ class _Load:
                max_age: MaxAge, profiles: bool) -> pd.DataFrame:
         """Page the lists (or use fresh cached ones) and fetch missing profiles; the listing."""
         _check_refresh(refresh)
-        limit = _age_limit(max_age)
+        limit = age_limit(max_age)
         queries = self._query_params(status, filters)
-        crawl = Crawl(self, profiles=profiles, refresh_all=refresh == "all")
-        try:
-            for query in queries:
-                crawl.add_query(query, refresh=bool(refresh), limit=limit)
-            crawl.run()
-        finally:
-            self.close()
-        frames = crawl.listings()
-        listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
-        return listing.drop_duplicates("id", keep="first").reset_index(drop=True)
+        return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles)
 
     def listing(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
                 max_age: MaxAge) -> pd.DataFrame:
         return self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=False)
 
     def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
-               max_age: MaxAge, only_icos: bool):
-        from .tables import Tables
-
+               max_age: MaxAge, only_icos: bool) -> Tables:
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True)
         if listing.empty:
             return Tables.empty()
         return self._assemble(listing, only_icos=only_icos)
 
-    def _assemble(self, listing: pd.DataFrame, *, only_icos: bool):
-        from .tables import Tables
-
-        everything = None if only_icos else self.cache.tables()
-        icos = self.cache.table("icos") if everything is None else everything.icos
+    def _assemble(self, listing: pd.DataFrame, *, only_icos: bool) -> Tables:
+        derived = self.context.derived
+        everything = None if only_icos else derived.tables()
+        icos = derived.table("icos") if everything is None else everything.icos
         positions = pd.Index(icos["id"]).get_indexer(listing["id"].to_numpy())
         icos = icos.take(positions[positions >= 0]).reset_index(drop=True)
         status = pd.Series(listing["status"].to_numpy(), index=listing["id"].to_numpy())

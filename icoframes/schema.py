@@ -1,7 +1,7 @@
 """Columns and dtypes of every table, declared once.
 
 This module is the single source of truth for the shape of every frame the
-package returns: :mod:`icoframes.tidy` builds columns in this order and casts
+package returns: :mod:`icoframes.parse.profiles` builds columns in this order and casts
 them to these dtypes, empty results are built from it, and Parquet files are
 written and read back against it.
 
@@ -41,6 +41,7 @@ __all__ = [
     "TEXT_DTYPE",
     "Column",
     "TableSchema",
+    "describe",
     "empty_frame",
 ]
 
@@ -269,3 +270,29 @@ FILTERS = TableSchema(
 def empty_frame(table: TableSchema) -> pd.DataFrame:
     """A frame with every column of ``table`` at its declared dtype and zero rows."""
     return pd.DataFrame({c.name: pd.Series([], dtype=c.dtype) for c in table.columns})
+
+
+def describe(table: str | TableSchema) -> pd.DataFrame:
+    """The columns of a table: name, dtype and meaning, from the one declaration.
+
+    Parameters
+    ----------
+    table : str or TableSchema
+        A table name (``"icos"``, ``"team"``, ... or ``"problems"``, ``"list"``,
+        ``"filters"``) or a schema.
+
+    Examples
+    --------
+    >>> describe("distribution")[["column", "dtype"]].values.tolist()
+    [['ico_id', 'int64'], ['part', 'str'], ['percent', 'float64']]
+    """
+    if isinstance(table, str):
+        known = {**TABLES, PROBLEMS.name: PROBLEMS, LIST.name: LIST, FILTERS.name: FILTERS}
+        if table not in known:
+            raise KeyError(f"no table {table!r}; tables: {', '.join(known)}")
+        table = known[table]
+    return pd.DataFrame({
+        "column": [c.name for c in table.columns],
+        "dtype": [str(c.dtype) for c in table.columns],
+        "doc": [c.doc for c in table.columns],
+    }).astype({"column": TEXT_DTYPE, "dtype": TEXT_DTYPE, "doc": TEXT_DTYPE})

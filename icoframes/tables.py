@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .cache import atomic_write_table
+from .files import atomic_write_table
 from .schema import PROBLEMS, TABLE_NAMES, TABLES, TEXT_DTYPE, Column, TableSchema, empty_frame
 
 __all__ = ["Tables", "read_table"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from icoframes.client import Client
+from icoframes.api.client import Client
 from icoframes.schema import TABLE_NAMES
 
 SCRIPT = Path(sys.executable).parent / "icoframes"

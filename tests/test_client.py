@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from icoframes import sandbox
-from icoframes.client import ENDPOINTS, Client, RetryPolicy, sign
+from icoframes.api.client import ENDPOINTS, Client, RetryPolicy, sign
+from icoframes.api.params import validate_list_params
 from icoframes.errors import (
     APIError,
     AuthError,
@@ -25,7 +26,6 @@ from icoframes.errors import (
     QuotaExceeded,
     ServiceUnavailable,
 )
-from icoframes.params import validate_list_params
 
 FAST_RETRY = RetryPolicy(max_attempts=8, backoff=0.005, max_backoff=0.05, max_elapsed=20)
 

@@ -16,10 +16,9 @@ import pytest
 
 import icoframes
 from icoframes import sandbox
-from icoframes.cache import Cache, CacheWarning
-from icoframes.errors import InvalidParameter, NotCached, QuotaExceeded
-from icoframes.loaders import QuotaWarning
+from icoframes.errors import CacheWarning, InvalidParameter, NotCached, QuotaExceeded, QuotaWarning
 from icoframes.schema import FILTERS, ICOS, LIST, TABLES
+from icoframes.store.cache import Cache
 
 N_ICOS = 240
 
@@ -172,7 +171,7 @@ def test_offline_uses_the_cache_or_says_what_is_missing(cfg):
 
 
 # The ledger remembers the 485 for the rest of the UTC day, so the resumed loads warn.
-@pytest.mark.filterwarnings("ignore::icoframes.loaders.QuotaWarning")
+@pytest.mark.filterwarnings("ignore::icoframes.errors.QuotaWarning")
 def test_daily_limit_stops_cleanly_and_the_next_call_resumes(sb, tmp_path):
     past = sb.directory.ids("past")
     quota = pages_for(len(past)) + 40  # day one pages the list and gets 40 profiles
@@ -329,11 +328,11 @@ def test_two_processes_sharing_a_cache_dir(tmp_path):
 
 
 def test_many_small_batches_are_compacted_without_losing_rows(cfg, monkeypatch):
-    import icoframes.cache
-    import icoframes.crawl
+    import icoframes.fetch
+    import icoframes.store.derived
 
-    monkeypatch.setattr(icoframes.cache, "_COMPACT_AFTER", 4)
-    monkeypatch.setattr(icoframes.crawl, "BATCH_SIZE", 7)
+    monkeypatch.setattr(icoframes.store.derived, "COMPACT_AFTER", 4)
+    monkeypatch.setattr(icoframes.fetch, "BATCH_SIZE", 7)
     ongoing = icoframes.load_icos(status="ongoing", progress=False)  # tables built
     past = icoframes.load_icos(status="past", progress=False)  # many parts, then compacted
     assert sorted(past["id"]) == sorted(cfg.directory.ids("past"))

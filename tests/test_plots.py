@@ -1,4 +1,4 @@
-"""Tests for icoframes.plots: what is drawn, checked against counts computed here."""
+"""Tests for icoframes.plotting: what is drawn, checked against counts computed here."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle, StepPatch
 
 from icoframes import schema
-from icoframes.plots import (
+from icoframes.plotting import (
     FREQUENCIES,
     format_usd,
     plot_raised,
@@ -411,7 +411,7 @@ def test_wrong_dtypes_and_arguments_are_clear_errors(icos):
 
 
 def test_importing_plots_does_not_load_pyplot():
-    code = "import sys, icoframes.plots; print('matplotlib.pyplot' in sys.modules)"
+    code = "import sys, icoframes.plotting; print('matplotlib.pyplot' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

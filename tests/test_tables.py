@@ -12,9 +12,9 @@ import pyarrow.parquet as pq
 import pytest
 from messy_profiles import clean_profile, people_profile, sparse_profile, with_
 
+from icoframes.parse.profiles import tidy
 from icoframes.schema import PROBLEMS, TABLE_NAMES, TABLES
 from icoframes.tables import Tables
-from icoframes.tidy import tidy
 
 
 @pytest.fixture(scope="module")

@@ -23,9 +23,9 @@ from messy_profiles import (
     wrong_sections_profile,
 )
 
+from icoframes.parse.profiles import tidy
 from icoframes.schema import PROBLEMS, TABLE_NAMES, TABLES, TEXT_DTYPE
 from icoframes.tables import Tables
-from icoframes.tidy import tidy
 
 MARKERS = ["NA", "N/A", "—", "-", "NOT SET", "Pending", "TBA", "TBD"]
 
@@ -755,7 +755,7 @@ def test_sandbox_profiles_match_the_generator_truth(sandbox_profiles):
      ("1.2e-05", 1.2e-05), ("15 M", 15e6)],
 )
 def test_numbers_with_spaces_commas_and_signs(raw, expected):
-    from icoframes.parsing import to_float
+    from icoframes.parse.columns import to_float
 
     values, bad = to_float([raw])
     assert values[0] == pytest.approx(expected) and bad == []
@@ -763,14 +763,14 @@ def test_numbers_with_spaces_commas_and_signs(raw, expected):
 
 @pytest.mark.parametrize("raw", ["2 5", "0 5", "2018 2019", "1,000 000", "$5 10"])
 def test_spaces_that_do_not_group_thousands_are_problems_not_numbers(raw):
-    from icoframes.parsing import to_float
+    from icoframes.parse.columns import to_float
 
     values, bad = to_float([raw])
     assert np.isnan(values[0]) and bad == [raw]
 
 
 def test_year_zero_is_a_problem_not_a_date():
-    from icoframes.parsing import to_datetime, to_label_date
+    from icoframes.parse.columns import to_datetime, to_label_date
 
     values, bad = to_datetime(["01.01.0000 00:00:00", "01.03.2018 12:00:00"])
     assert np.isnat(values[0]) and bad == ["01.01.0000 00:00:00"]
@@ -785,7 +785,8 @@ _NUMBERISH = st.text(alphabet="0123456789 ,.-+$eEkKmMbB%", max_size=12)
 @given(st.lists(st.one_of(_NUMBERISH, st.sampled_from(["NA", "TBA", "—", ""]),
                           st.floats(allow_nan=True), st.integers(), st.none()), max_size=20))
 def test_a_number_that_comes_out_missing_was_missing_or_is_counted(values):
-    from icoframes.parsing import is_missing_marker, to_datetime, to_float
+    from icoframes.parse.columns import to_datetime, to_float
+    from icoframes.parse.rules import is_missing_marker
 
     out, bad = to_float(values)
     for value, number in zip(values, out, strict=True):

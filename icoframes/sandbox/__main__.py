@@ -1,7 +1,5 @@
 """``python -m icoframes.sandbox [options]`` is ``icoframes sandbox [options]``."""
 
-import sys
+from .command import main
 
-from ..cli import main
-
-raise SystemExit(main(["sandbox", *sys.argv[1:]]))
+raise SystemExit(main())

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from ..params import validate_list_params
+from ..api.params import validate_list_params
 from .catalog import CATEGORY_NAMES, PLATFORM_NAMES, TYPE_NAMES, filter_set
 from .query import by_id, filter_records, sort_records
 from .render import render_profile, render_summary

@@ -41,8 +41,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..api.params import validate_list_params
 from ..errors import InvalidParameter
-from ..params import validate_list_params
 from .directory import Directory, generate_directory
 
 __all__ = ["PAGE_SIZE", "Sandbox", "SandboxStats", "serve", "start"]

@@ -1,4 +1,7 @@
-"""The Parquet store under the cache dir: raw profiles, list results, derived tables.
+"""The raw store under the cache dir: fetched profiles, list results, the filter set.
+
+It keeps what the service sent and imports no parser: the tidy tables are
+derived from it by :mod:`icoframes.store.derived`.
 
 Layout, one folder per service address (``<cache_dir>/<host>_<port>/``)::
 
@@ -14,7 +17,8 @@ Raw profiles are the source of truth: they are appended as new part files
 two processes never write the same file. Every file is written to a temporary
 name in its folder and then renamed over the target, so a reader sees either
 the old or the new file, never half of one. Updates that read and rewrite
-(the derived tables, the ledger, compaction) hold an exclusive ``flock``.
+(the derived tables, the ledger, compaction) hold the folder's lock
+(:func:`icoframes.files.locked`).
 A file that cannot be read is renamed ``*.corrupt``, reported in a warning
 and rebuilt or re-fetched.
 """
@@ -23,13 +27,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import fcntl
 import hashlib
 import json
 import os
 import shutil
 import uuid
-import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,18 +44,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .schema import TABLES, TableSchema
+from ..errors import CacheWarning, warn
+from ..files import atomic_write_table, locked, utcnow
+from ..schema import TableSchema
 
-__all__ = [
-    "GONE",
-    "Cache",
-    "CacheWarning",
-    "ProfileRecord",
-    "atomic_write_bytes",
-    "atomic_write_table",
-]
+__all__ = ["GONE", "Cache", "ProfileRecord"]
 
-_COMPACT_AFTER = 48  # part files; beyond this they are merged into one
 _PART_SCHEMA = pa.schema([
     pa.field("id", pa.int64(), nullable=False),
     pa.field("status", pa.string()),
@@ -68,10 +64,6 @@ _PART_SCHEMA = pa.schema([
 GONE = "null"
 
 
-class CacheWarning(UserWarning):
-    """A cache file was unreadable and will be rebuilt or re-fetched."""
-
-
 @dataclass(frozen=True)
 class ProfileRecord:
     """One fetched profile as stored: the raw JSON text plus what it was fetched under."""
@@ -82,50 +74,12 @@ class ProfileRecord:
     raw: str
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers never see a partial file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-
-
-def atomic_write_table(table: pa.Table, path: Path) -> None:
-    """Write an Arrow table as Parquet to ``path`` atomically (temp file + rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-
-
 def _namespace(base_url: str) -> str:
     parts = urlsplit(base_url)
     host = (parts.hostname or "local").replace(":", "_")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     path = parts.path.strip("/").replace("/", "_")
     return f"{host}_{port}" + (f"_{path}" if path else "")
-
-
-def _schema_fingerprint() -> str:
-    spec = [(t.name, [(c.name, c.kind) for c in t.columns]) for t in TABLES.values()]
-    return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:16]
-
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
 
 
 class Cache:
@@ -152,22 +106,17 @@ class Cache:
     # -- locking -------------------------------------------------------------
 
     @contextlib.contextmanager
-    def lock(self, *, shared: bool = False) -> Iterator[None]:
-        """Hold the folder's lock (exclusive by default) across processes."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        with open(self.dir / ".lock", "a+") as fh:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    def lock(self) -> Iterator[None]:
+        """Hold the folder's exclusive lock across threads and processes (not re-entrant)."""
+        with locked(self.dir / ".lock"):
+            yield
 
-    def _quarantine(self, path: Path, exc: BaseException) -> None:
-        warnings.warn(
+    def quarantine(self, path: Path, exc: BaseException) -> None:
+        """Set an unreadable file aside as ``*.corrupt`` and say so in a :class:`CacheWarning`."""
+        warn(
             f"icoframes cache file {path} is unreadable ({type(exc).__name__}: {exc}); "
             "it was set aside as *.corrupt and its content will be rebuilt or re-fetched",
             CacheWarning,
-            stacklevel=4,
         )
         with contextlib.suppress(OSError):
             os.replace(path, path.with_name(path.name + ".corrupt"))
@@ -195,8 +144,7 @@ class Cache:
             },
             schema=_PART_SCHEMA,
         )
-        name = f"part-{now.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex[:8]}.parquet"
-        path = self.profiles_dir / name
+        path = self.profiles_dir / _part_name(now)
         atomic_write_table(table, path)
         return path
 
@@ -208,14 +156,14 @@ class Cache:
             except FileNotFoundError:
                 continue  # compacted away by another process meanwhile
             except (pa.ArrowException, OSError) as exc:
-                self._quarantine(path, exc)
+                self.quarantine(path, exc)
         if not tables:
             return _PART_SCHEMA.empty_table().select(columns)
         return pa.concat_tables(tables)
 
     def profile_index(self) -> pd.DataFrame:
         """Latest fetch per cached profile: id, status, summary, fetched_at (one row per id)."""
-        with self.lock(shared=True):  # not while another process compacts the parts
+        with self.lock():  # not while another process compacts the parts
             table = self._read_parts(self.part_files(),
                                      ["id", "status", "summary", "fetched_at"])
         frame = table.to_pandas()
@@ -224,7 +172,7 @@ class Cache:
         frame = frame.sort_values("fetched_at", kind="stable")
         return frame.drop_duplicates("id", keep="last").set_index("id")
 
-    def _latest_records(self, paths: list[Path]) -> pa.Table:
+    def latest_records(self, paths: list[Path]) -> pa.Table:
         table = self._read_parts(paths, ["id", "status", "summary", "fetched_at", "raw"])
         if table.num_rows == 0:
             return table
@@ -232,100 +180,18 @@ class Cache:
         table = table.take(order)
         return table.take(pa.array(_last_positions(table.column("id").to_numpy())))
 
-    def compact(self) -> None:
-        """Merge the part files into one (latest fetch per id) when there are many."""
-        with self.lock():
-            parts = self.part_files()
-            if len(parts) <= _COMPACT_AFTER:
-                return
-            was_built = self._state_matches(parts)
-            merged = self._latest_records(parts)
-            now = utcnow()
-            name = f"part-{now.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex[:8]}.parquet"
-            atomic_write_table(merged, self.profiles_dir / name)
-            for path in parts:
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-            if was_built:  # same profiles, now in one file: the tables still hold
-                self._write_state([name])
-            else:  # the tables missed some of the merged parts: force a rebuild
-                (self.tables_dir / "_state.json").unlink(missing_ok=True)
+    def compact_locked(self, parts: list[Path]) -> str:
+        """Merge ``parts`` into one part file (latest fetch per id); return its name.
 
-    # -- derived tables ------------------------------------------------------
-
-    def _state(self) -> dict[str, Any]:
-        path = self.tables_dir / "_state.json"
-        try:
-            state = json.loads(path.read_text())
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            self._quarantine(path, exc)
-            return {}
-        return state if isinstance(state, dict) else {}
-
-    def _write_state(self, parts: list[str]) -> None:
-        state = {"parts": parts, "schema": _schema_fingerprint()}
-        atomic_write_bytes(self.tables_dir / "_state.json", json.dumps(state).encode())
-
-    def _state_matches(self, parts: list[Path]) -> bool:
-        state = self._state()
-        return (state.get("parts") == sorted(p.name for p in parts)
-                and state.get("schema") == _schema_fingerprint())
-
-    def _built(self) -> bool:
-        """Whether the derived tables were built from exactly the current part files."""
-        if len(self.part_files()) > _COMPACT_AFTER:
-            self.compact()
-        return self._state_matches(self.part_files())
-
-    def tables(self):
-        """The tidy :class:`~icoframes.tables.Tables` over every cached profile.
-
-        Rebuilt from the raw profiles when new part files arrived since the last
-        build, when the package's schema changed, or when a table file is unreadable.
+        The caller holds :meth:`lock` (the derived tables keep their state in step).
         """
-        from .tables import Tables
-
-        if self._built():
-            try:
-                with self.lock(shared=True):
-                    return Tables.read_parquet(self.tables_dir)
-            except FileNotFoundError:
-                pass
-            except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
-                self._quarantine(self.tables_dir / "_state.json", exc)
-        return self._rebuild()
-
-    def table(self, name: str) -> pd.DataFrame:
-        """One derived table (e.g. ``"icos"``) over every cached profile; see :meth:`tables`."""
-        from .tables import read_table
-
-        if self._built():
-            try:
-                with self.lock(shared=True):
-                    return read_table(self.tables_dir, name)
-            except FileNotFoundError:
-                pass
-            except (pa.ArrowException, OSError, ValueError) as exc:
-                self._quarantine(self.tables_dir / "_state.json", exc)
-        return self._rebuild()[name]
-
-    def _rebuild(self):
-        from .tidy import tidy
-
-        with self.lock():
-            parts_paths = self.part_files()
-            records = self._latest_records(parts_paths)
-            ids = records.column("id").to_pylist()
-            statuses = dict(zip(ids, records.column("status").to_pylist(), strict=True))
-            # "null" marks an ICO that was listed but had no profile (error 482)
-            profiles = [json.loads(raw) for raw in records.column("raw").to_pylist()
-                        if raw != GONE]
-            tables = tidy(profiles, statuses=statuses)
-            tables.to_parquet(self.tables_dir)
-            self._write_state(sorted(p.name for p in parts_paths))
-        return tables
+        merged = self.latest_records(parts)
+        name = _part_name(utcnow())
+        atomic_write_table(merged, self.profiles_dir / name)
+        for path in parts:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        return name
 
     # -- list results and the filter set ---------------------------------------
 
@@ -374,7 +240,7 @@ class Cache:
         except FileNotFoundError:
             return None
         except (pa.ArrowException, OSError, KeyError, ValueError, TypeError) as exc:
-            self._quarantine(path, exc)
+            self.quarantine(path, exc)
             return None
         return frame, fetched_at
 
@@ -384,8 +250,8 @@ class Cache:
         """What is cached: path, size on disk, profiles (and listed ICOs that had none), lists."""
         files = [p for p in self.dir.rglob("*") if p.is_file()] if self.dir.is_dir() else []
         index = self.profile_index()
-        with self.lock(shared=True):
-            raw = self._latest_records(self.part_files()).column("raw")
+        with self.lock():
+            raw = self.latest_records(self.part_files()).column("raw")
         gone = pc.sum(pc.equal(raw, GONE)).as_py() or 0
         return {
             "path": str(self.dir),
@@ -415,3 +281,7 @@ def _last_positions(ids: np.ndarray) -> np.ndarray:
     """Positions of the last occurrence of every id, in order."""
     _, first_in_reversed = np.unique(ids[::-1], return_index=True)
     return np.sort(len(ids) - 1 - first_in_reversed)
+
+
+def _part_name(now: dt.datetime) -> str:
+    return f"part-{now.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex[:8]}.parquet"

@@ -3,20 +3,17 @@
 The service allows 5,000 requests per key per day and does not say when the
 count resets; the ledger assumes midnight UTC. It lets a loader warn before it
 starts a load that cannot finish today, and it is shared by every process that
-uses the same cache dir (updates are read-modify-write under an ``flock``).
+uses the same cache dir (updates are read-modify-write under a file lock).
 """
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
-import fcntl
 import hashlib
 import json
 import threading
 from pathlib import Path
 
-from .cache import atomic_write_bytes
+from ..files import atomic_write_bytes, locked, today
 
 __all__ = ["QuotaLedger"]
 
@@ -44,10 +41,6 @@ class QuotaLedger:
     def __repr__(self) -> str:
         return f"QuotaLedger(used_today={self.used_today()}, limit={self.limit})"
 
-    @staticmethod
-    def today() -> str:
-        return dt.datetime.now(dt.UTC).date().isoformat()
-
     def record(self, endpoint: str = "") -> None:
         """Count one request (cheap; call :meth:`flush` to persist)."""
         with self._lock:
@@ -57,31 +50,21 @@ class QuotaLedger:
         try:
             data = json.loads(self.path.read_text())
         except (FileNotFoundError, ValueError, OSError):
-            return {"day": self.today(), "used": 0}
-        if not isinstance(data, dict) or data.get("day") != self.today():
-            return {"day": self.today(), "used": 0}
+            return {"day": today(), "used": 0}
+        if not isinstance(data, dict) or data.get("day") != today():
+            return {"day": today(), "used": 0}
         return data
-
-    @contextlib.contextmanager
-    def _file_lock(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_suffix(".lock"), "a+") as fh:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
     def flush(self, *, exhausted: bool = False) -> int:
         """Persist counted requests; ``exhausted=True`` records that the service said 485."""
         with self._lock:
             pending, self._pending = self._pending, 0
-        with self._file_lock():
+        with locked(self.path.with_suffix(".lock")):
             data = self._read()
             used = int(data.get("used", 0)) + pending
             if exhausted:
                 used = max(used, self.limit)
-            data = {"day": self.today(), "used": used}
+            data = {"day": today(), "used": used}
             atomic_write_bytes(self.path, json.dumps(data).encode())
         return used
 

@@ -165,7 +165,7 @@ def plot_scores(
     Examples
     --------
     >>> from icoframes import schema
-    >>> from icoframes.plots import plot_scores
+    >>> from icoframes.plotting import plot_scores
     >>> ax = plot_scores(schema.empty_frame(schema.TABLES["icos"]))
     >>> ax = plot_scores(icos, by="status")  # doctest: +SKIP
     """
@@ -257,7 +257,7 @@ def plot_raised(
     Examples
     --------
     >>> from icoframes import schema
-    >>> from icoframes.plots import plot_raised
+    >>> from icoframes.plotting import plot_raised
     >>> ax = plot_raised(schema.empty_frame(schema.TABLES["icos"]))
     >>> ax = plot_raised(icos, by="status", log=False)  # doctest: +SKIP
     """
@@ -364,7 +364,7 @@ def plot_timeline(icos: pd.DataFrame, *, freq: str = "M", ax: Axes | None = None
     Examples
     --------
     >>> from icoframes import schema
-    >>> from icoframes.plots import plot_timeline
+    >>> from icoframes.plotting import plot_timeline
     >>> ax = plot_timeline(schema.empty_frame(schema.TABLES["icos"]), freq="Q")
     >>> ax = plot_timeline(icos, freq="Y")  # doctest: +SKIP
     """

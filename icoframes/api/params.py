@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidParameter
+from ..errors import InvalidParameter
 
 __all__ = [
     "ID_LIST_PARAMS",

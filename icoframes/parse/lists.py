@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .parsing import to_float, to_text
-from .schema import FILTERS, LIST
+from ..schema import FILTERS, LIST
+from .columns import to_float, to_text
 
 __all__ = ["filters_frame", "list_frame", "merge_pages", "page_counts", "summary_keys"]
 

@@ -6,7 +6,7 @@ while in the CPU cache: on large inputs the cost is memory latency, not
 bytecode), maps are flattened in one pass, ids and positions of child rows
 are NumPy arrays built by ``repeat``. Converting then turns each column into
 its typed array with one vectorised, lenient helper of
-:mod:`icoframes.parsing`, chosen by the column's kind in :mod:`icoframes.schema`.
+:mod:`icoframes.parse.columns`, chosen by the column's kind in :mod:`icoframes.schema`.
 Columns, their order and dtypes all come from the schema; this module only
 knows where in a profile each value lives.
 """
@@ -25,8 +25,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import parsing
-from .schema import (
+from ..schema import (
     ADVISORS,
     BONUSES,
     DISTRIBUTION,
@@ -40,7 +39,9 @@ from .schema import (
     TableSchema,
     empty_frame,
 )
-from .tables import Tables
+from ..tables import Tables
+from . import columns as converters
+from . import rules
 
 __all__ = ["tidy"]
 
@@ -76,17 +77,6 @@ _OWNERS: Final = ("ico", "team", "advisor")
 _TABLES: Final = {t.name: t for t in (ICOS, TEAM, ADVISORS, SOCIAL, DISTRIBUTION, BONUSES, ROADMAP)}
 if tuple(_TABLES) != TABLE_NAMES:  # pragma: no cover
     raise ImportError("tidy builds a table the schema does not declare, or misses one")
-
-_CONVERTERS: Final = {
-    "int": parsing.to_int,
-    "Int": parsing.to_nullable_int,
-    "float": parsing.to_float,
-    "bool": parsing.to_bool,
-    "text": parsing.to_text,
-    "datetime": parsing.to_datetime,
-    "list": parsing.to_list,
-}
-
 
 def tidy(profiles: Iterable[Mapping[str, Any]], *,
          statuses: Mapping[Any, str] | None = None) -> Tables:
@@ -267,7 +257,7 @@ def _select(items: list | tuple, log: _Problems) -> tuple[list[dict], np.ndarray
     for i, profile in enumerate(items):
         if isinstance(profile, Mapping):
             raw = profile.get("id")
-            pid = parsing.parse_id(raw)
+            pid = rules.parse_id(raw)
         else:  # not a profile at all
             raw, pid = profile, None
         if pid is None:
@@ -416,7 +406,7 @@ def _frame(table: TableSchema, data: dict[str, Any], log: _Problems) -> pd.DataF
     for column in table.columns:
         values = data[column.name]
         if isinstance(values, list | tuple):
-            values, bad = _CONVERTERS[column.kind](values)
+            values, bad = converters.CONVERTERS[column.kind](values)
             log.add(table.name, column.name, bad)
         columns[column.name] = values
     return pd.DataFrame(columns, copy=False)
@@ -442,7 +432,7 @@ def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:
         return [None] * len(ids)
     by_id = {}
     for key, status in statuses.items():
-        pid = parsing.parse_id(key)
+        pid = rules.parse_id(key)
         if pid is not None:
             by_id[pid] = status
     return list(map(by_id.get, ids.tolist()))
@@ -457,7 +447,7 @@ def _social(links: Sequence, ids: np.ndarray, team: _People, advisors: _People,
     sizes = [int(counts.sum()), len(team_ids), len(adv_ids)]
     owner = np.repeat(np.arange(len(_OWNERS)), sizes)
     position = np.concatenate([np.full(sizes[0], -1, dtype=np.int64), team_pos, adv_pos])
-    urls, url_bad = parsing.to_text(ico_values + team_values + adv_values)
+    urls, url_bad = converters.to_text(ico_values + team_values + adv_values)
     log.add(SOCIAL.name, "url", url_bad)
     networks = _key_text(ico_keys + team_keys + adv_keys, SOCIAL.name, "network", log)
 
@@ -479,7 +469,7 @@ def _social(links: Sequence, ids: np.ndarray, team: _People, advisors: _People,
 
 
 def _key_text(keys: list, table: str, column: str, log: _Problems) -> Any:
-    values, bad = parsing.to_key_text(keys)
+    values, bad = converters.to_key_text(keys)
     log.add(table, column, bad)
     return values
 
@@ -494,7 +484,7 @@ def _distribution(maps: Sequence, ids: np.ndarray,
                   bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
     ico_id, parts, values = _maps(maps, ids, bad,
                                   (DISTRIBUTION.name, "finance.distribution"))
-    percent, percent_bad = parsing.to_float(values, percent=True)
+    percent, percent_bad = converters.to_float(values, percent=True)
     log.add(DISTRIBUTION.name, "percent", percent_bad)
     data = {
         "ico_id": ico_id,
@@ -519,7 +509,7 @@ def _roadmap(maps: Sequence, ids: np.ndarray,
     data = {
         "ico_id": ico_id,
         "label": _key_text(labels, ROADMAP.name, "label", log),
-        "date": parsing.to_label_date(labels),
+        "date": converters.to_label_date(labels),
         "description": descriptions,
     }
     return _frame(ROADMAP, data, log)

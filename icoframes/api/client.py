@@ -28,8 +28,8 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from .config import Settings, get_settings
-from .errors import (
+from ..config import Settings, get_settings
+from ..errors import (
     APIError,
     InvalidParameter,
     NotFound,

@@ -1,0 +1,80 @@
+"""File primitives every writer shares: atomic writes, a portable lock, the UTC clock.
+
+This is the bottom of the package (only :mod:`icoframes.errors` is lower):
+:class:`~icoframes.tables.Tables` writes its Parquet files through it, and so
+does the store, so it cannot live inside ``store/`` without an upward import.
+
+* Atomic writes: a file is written to a temporary name in its folder, flushed
+  and fsync'ed, then renamed over the target, so a reader sees the old or the
+  new file, never half of one.
+* Locks: :func:`locked` holds an exclusive lock file across threads and
+  processes through :mod:`filelock` (``flock`` where ``fcntl`` exists, the
+  Windows API on Windows, a lock-file fallback elsewhere).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import filelock
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+__all__ = ["atomic_write_bytes", "atomic_write_table", "locked", "today", "utcnow"]
+
+
+def utcnow() -> dt.datetime:
+    """The current time, timezone-aware UTC."""
+    return dt.datetime.now(dt.UTC)
+
+
+def today() -> str:
+    """The current UTC date as ``YYYY-MM-DD`` (the service's day, as far as we know)."""
+    return utcnow().date().isoformat()
+
+
+@contextlib.contextmanager
+def _temporary(path: Path) -> Iterator[Path]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers never see a partial file."""
+    with _temporary(Path(path)) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def atomic_write_table(table: pa.Table, path: Path) -> None:
+    """Write an Arrow table as zstd Parquet to ``path`` atomically (temp file + fsync + rename)."""
+    with _temporary(Path(path)) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the exclusive lock ``path`` (created when missing) across threads and processes.
+
+    Each call opens its own lock, so two threads of one process exclude each
+    other as two processes do. The lock file is left in place: deleting it
+    while another process waits on it would let a third one in.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with filelock.FileLock(path, thread_local=False, is_singleton=False):
+        yield

@@ -1,0 +1,60 @@
+"""The sandbox's command line: ``icoframes sandbox`` and ``python -m icoframes.sandbox``.
+
+Declared here, beside the server it starts, so both entry points share one
+set of options and the sandbox never imports the package's CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from .server import serve
+
+__all__ = ["add_arguments", "main", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the sandbox's options to ``parser`` and return it."""
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--public-key", default="sandbox-public")
+    parser.add_argument("--private-key", default="sandbox-private")
+    parser.add_argument("--quota", type=int, default=5000,
+                        help="requests per key per day; 0 means unlimited (default: 5000)")
+    parser.add_argument("--n-icos", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, metavar="SECONDS")
+    parser.add_argument("--fail-rate", type=float, default=0.0, metavar="P",
+                        help="share of requests answered with a 5xx, a dropped connection "
+                             "or broken JSON")
+    parser.add_argument("--grow-every", type=int, metavar="N",
+                        help="add a new ICO at the top of the list after every N list requests")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted; returns the exit code 0."""
+    with serve(port=args.port, public_key=args.public_key, private_key=args.private_key,
+               quota=args.quota or None, n_icos=args.n_icos, seed=args.seed,
+               latency=args.latency, fail_rate=args.fail_rate,
+               grow_every=args.grow_every) as sb:
+        print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}", flush=True)
+        print(f"  export ICOFRAMES_BASE_URL={sb.base_url} "
+              f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<--private-key>",
+              flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            print("sandbox stopped", file=sys.stderr)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m icoframes.sandbox [options]``."""
+    parser = add_arguments(argparse.ArgumentParser(
+        prog="python -m icoframes.sandbox",
+        description="Serve the emulated ICO directory API on 127.0.0.1 until stopped."))
+    return run(parser.parse_args(argv))
