@@ -9,7 +9,8 @@ does the store, so it cannot live inside ``store/`` without an upward import.
   new file, never half of one.
 * Locks: :func:`locked` holds an exclusive lock file across threads and
   processes through :mod:`filelock` (``flock`` where ``fcntl`` exists, the
-  Windows API on Windows, a lock-file fallback elsewhere).
+  Windows API on Windows, a lock-file fallback elsewhere: that one cannot tell
+  a lock left by a killed process, so it is the last resort).
 """
 
 from __future__ import annotations
@@ -18,12 +19,18 @@ import contextlib
 import datetime as dt
 import os
 import uuid
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
-import filelock
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+with warnings.catch_warnings():
+    # Without fcntl (and not on Windows) filelock falls back to lock files and says so at
+    # import; that fallback is the documented behaviour here, not news for every user.
+    warnings.filterwarnings("ignore", message="only soft file lock is available")
+    import filelock
 
 __all__ = ["atomic_write_bytes", "atomic_write_table", "locked", "today", "utcnow"]
 

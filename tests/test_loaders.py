@@ -16,7 +16,14 @@ import pytest
 
 import icoframes
 from icoframes import sandbox
-from icoframes.errors import CacheWarning, InvalidParameter, NotCached, QuotaExceeded, QuotaWarning
+from icoframes.errors import (
+    CacheWarning,
+    InvalidParameter,
+    MissingProfileWarning,
+    NotCached,
+    QuotaExceeded,
+    QuotaWarning,
+)
 from icoframes.schema import FILTERS, ICOS, LIST, TABLES
 from icoframes.store.cache import Cache
 
@@ -276,6 +283,7 @@ def _child_env(sb, cache_dir) -> dict[str, str]:
 
 def test_a_killed_process_leaves_a_usable_cache(tmp_path):
     # slow enough that the child saves a batch (every 2 s) long before it is done
+    workers = icoframes.get_settings().max_workers
     with sandbox.serve(n_icos=N_ICOS, seed=13, latency=0.1) as slow:
         env = _child_env(slow, tmp_path / "c")
         child = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
@@ -283,13 +291,12 @@ def test_a_killed_process_leaves_a_usable_cache(tmp_path):
         deadline = time.monotonic() + 30
         while (not list((tmp_path / "c").rglob("profiles/part-*.parquet"))
                and time.monotonic() < deadline):
-            time.sleep(0.05)
+            time.sleep(0.05)  # polls for the first saved batch, a file on disk
         assert child.poll() is None, "the child finished before it could be killed"
         child.send_signal(signal.SIGKILL)
         child.wait()
-        time.sleep(0.3)  # requests the child had in flight finish on the server side
-        fetched_before_kill = slow.stats.profile_hits.total()
         saved_before_kill = len(Cache(tmp_path / "c", slow.base_url).profile_index())
+        hits_at_kill = slow.stats.profile_hits.total()
         icoframes.configure(**slow.settings(), cache_dir=tmp_path / "c")
         try:
             with warnings.catch_warnings():
@@ -299,10 +306,11 @@ def test_a_killed_process_leaves_a_usable_cache(tmp_path):
             icoframes.reset_configuration()
         past = slow.directory.ids("past")
         assert sorted(icos["id"]) == sorted(past)
-        # what the killed process had saved was not fetched again
+        # What the killed process had saved was not fetched again. Requests it had in
+        # flight may still reach the server after the kill: at most one per worker.
         assert saved_before_kill > 0
-        assert (slow.stats.profile_hits.total() - fetched_before_kill
-                <= len(past) - saved_before_kill)
+        assert (slow.stats.profile_hits.total() - hits_at_kill
+                <= len(past) - saved_before_kill + workers)
 
 
 def test_two_processes_sharing_a_cache_dir(tmp_path):
@@ -328,11 +336,11 @@ def test_two_processes_sharing_a_cache_dir(tmp_path):
 
 
 def test_many_small_batches_are_compacted_without_losing_rows(cfg, monkeypatch):
-    import icoframes.fetch
+    import icoframes.fetch.crawl
     import icoframes.store.derived
 
     monkeypatch.setattr(icoframes.store.derived, "COMPACT_AFTER", 4)
-    monkeypatch.setattr(icoframes.fetch, "BATCH_SIZE", 7)
+    monkeypatch.setattr(icoframes.fetch.crawl, "BATCH_SIZE", 7)
     ongoing = icoframes.load_icos(status="ongoing", progress=False)  # tables built
     past = icoframes.load_icos(status="past", progress=False)  # many parts, then compacted
     assert sorted(past["id"]) == sorted(cfg.directory.ids("past"))
@@ -343,19 +351,25 @@ def test_many_small_batches_are_compacted_without_losing_rows(cfg, monkeypatch):
     assert spent(cfg) == before
 
 
-def test_a_listed_ico_without_profile_is_not_requested_again(cfg):
-    listing = icoframes.load_list(status="upcoming", progress=False)
-    gone = int(listing["id"].iloc[0])
-    cfg.remove_ico(gone)  # the module's sandbox keeps it removed; later tests don't need it
-    with pytest.warns(UserWarning, match="without a profile"):
-            icos = icoframes.load_icos(status="upcoming", progress=False)
-    assert gone not in set(icos["id"]) and len(icos) == len(listing) - 1
-    before = spent(cfg)
-    again = icoframes.load_icos(status="upcoming", progress=False)
-    assert spent(cfg) == before  # the 482 is remembered while the list is fresh
-    pd.testing.assert_frame_equal(icos, again)
-    pd.testing.assert_frame_equal(icos, icoframes.load_icos(status="upcoming", offline=True))
-    info = icoframes.cache_info()
+def test_a_listed_ico_without_profile_is_not_requested_again(tmp_path):
+    with sandbox.serve(n_icos=N_ICOS, seed=15) as own:  # changed below: not the shared one
+        icoframes.configure(**own.settings(), cache_dir=tmp_path / "cache")
+        try:
+            listing = icoframes.load_list(status="upcoming", progress=False)
+            gone = int(listing["id"].iloc[0])
+            own.remove_ico(gone)
+            with pytest.warns(MissingProfileWarning, match="without a profile"):
+                icos = icoframes.load_icos(status="upcoming", progress=False)
+            assert gone not in set(icos["id"]) and len(icos) == len(listing) - 1
+            before = spent(own)
+            again = icoframes.load_icos(status="upcoming", progress=False)
+            assert spent(own) == before  # the 482 is remembered while the list is fresh
+            pd.testing.assert_frame_equal(icos, again)
+            pd.testing.assert_frame_equal(
+                icos, icoframes.load_icos(status="upcoming", offline=True))
+            info = icoframes.cache_info()
+        finally:
+            icoframes.reset_configuration()
     assert info["listed_without_profile"] == 1 and info["profiles"] == len(icos)
 
 

@@ -1,0 +1,162 @@
+"""The load context: everything one loader call works with, made explicit.
+
+Resolved settings, the raw cache and the tables derived from it, the request
+ledger, and a client made only when a request is really needed (never offline).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+import threading
+from typing import Any
+
+import pandas as pd
+
+from ..api.client import Client
+from ..config import Settings, get_settings
+from ..errors import ConfigError, InvalidParameter, NotCached
+from ..files import utcnow
+from ..parse.lists import filters_frame
+from ..schema import FILTERS, LIST, empty_frame
+from ..store.cache import Cache
+from ..store.derived import DerivedTables
+from ..store.ledger import QuotaLedger
+from .crawl import Crawl
+
+__all__ = ["LoadContext", "age_limit"]
+
+
+def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None:
+    """``max_age`` as a timedelta (None: never expires); InvalidParameter when unusable."""
+    if max_age is None:
+        return None
+    if isinstance(max_age, dt.timedelta):
+        return max_age
+    if isinstance(max_age, int | float) and not isinstance(max_age, bool) and max_age >= 0:
+        return dt.timedelta(seconds=float(max_age))
+    raise InvalidParameter(f"max_age must be a timedelta, seconds or None, got {max_age!r}")
+
+
+def _interactive() -> bool:
+    if "ipykernel" in sys.modules:
+        return True
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+def _check_writable(directory: Any) -> None:
+    """Fail before any request when what is fetched could not be kept."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".write-test-{os.getpid()}-{threading.get_ident()}"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(
+            f"the cache dir {directory} is not writable ({exc.strerror or exc}); nothing would "
+            "be kept of what a load fetches. Set ICOFRAMES_CACHE_DIR or "
+            "icoframes.configure(cache_dir=...) to a writable folder.") from None
+
+
+class LoadContext:
+    """Everything one loader call works with, made explicit.
+
+    Parameters
+    ----------
+    settings : Settings, optional
+        Resolved settings (default: :func:`icoframes.get_settings`); a base URL
+        is required, keys only once a request is needed.
+    offline : bool, default False
+        Never make a client: whatever is not cached raises :class:`NotCached`.
+    progress : bool, optional
+        Progress bars; by default only in notebooks and terminals.
+
+    Attributes
+    ----------
+    cache : Cache
+        The raw store of the service's folder.
+    derived : DerivedTables
+        The tidy tables derived from ``cache``.
+    """
+
+    def __init__(self, settings: Settings | None = None, *, offline: bool = False,
+                 progress: bool | None = None) -> None:
+        self.settings = settings if settings is not None else get_settings()
+        if not self.settings.base_url:
+            self.settings.require_credentials()  # raises ConfigError with set-up help
+        self.cache = Cache(self.settings.cache_dir, self.settings.base_url)
+        self.derived = DerivedTables(self.cache)
+        if not offline:
+            _check_writable(self.cache.dir)
+        self.offline = offline
+        self.progress = _interactive() if progress is None else bool(progress)
+        self._client: Client | None = None
+        self._ledger: QuotaLedger | None = None
+
+    def __repr__(self) -> str:
+        return (f"LoadContext(base_url={self.settings.base_url!r}, offline={self.offline}, "
+                f"requests={self.requests_spent()})")
+
+    @property
+    def ledger(self) -> QuotaLedger:
+        """The request ledger of the configured public key."""
+        if self._ledger is None:
+            self.settings.require_credentials()
+            self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key,
+                                       self.settings.daily_quota)
+        return self._ledger
+
+    def client(self, what: str) -> Client:
+        """The client, made on first use; ``what`` names the need in the offline error."""
+        if self.offline:
+            raise NotCached(f"offline=True, but {what} is not in the cache "
+                            f"({self.cache.dir}); load it once online first")
+        if self._client is None:
+            self._client = Client.from_settings(self.settings, on_request=self.ledger.record,
+                                                pool_size=self.settings.max_workers)
+        return self._client
+
+    def requests_spent(self) -> dict[str, int]:
+        """Requests this context sent per endpoint, retries included."""
+        if self._client is None:
+            return {"filters": 0, "icos": 0, "ico": 0}
+        return self._client.requests
+
+    def close(self) -> None:
+        """Close the client's connections and persist the ledger."""
+        if self._client is not None:
+            self._client.close()
+        if self._ledger is not None:
+            self._ledger.flush()
+
+    def filters(self, *, refresh: bool, max_age: dt.timedelta | float | int | None
+                ) -> pd.DataFrame:
+        """The filter set: cached when fresh enough, else fetched (one request) and cached."""
+        limit = age_limit(max_age)
+        cached = self.cache.read_frame("filters", FILTERS)
+        if cached is not None and not refresh:
+            frame, fetched_at = cached
+            if self.offline or limit is None or utcnow() - fetched_at <= limit:
+                return frame
+        try:
+            raw = self.client("the filter set").filters()
+        finally:
+            self.close()
+        frame = filters_frame(raw)
+        self.cache.write_frame("filters", frame, FILTERS)
+        return frame
+
+    def crawl(self, queries: list[dict[str, Any]], *, refresh: bool | str,
+              limit: dt.timedelta | None, profiles: bool) -> pd.DataFrame:
+        """Page the lists (or use fresh cached ones), fetch what profiles lack; the listing."""
+        crawl = Crawl(self, profiles=profiles, refresh_all=refresh == "all")
+        try:
+            for query in queries:
+                crawl.add_query(query, refresh=bool(refresh), limit=limit)
+            crawl.run()
+        finally:
+            self.close()
+        frames = crawl.listings()
+        listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
+        return listing.drop_duplicates("id", keep="first").reset_index(drop=True)
