@@ -203,7 +203,8 @@ def cache_info() -> dict[str, Any]:
     info = Cache(settings.cache_dir, settings.base_url).info()
     if settings.public_key:
         info["requests_today"] = QuotaLedger(
-            settings.cache_dir, settings.public_key, settings.daily_quota).used_today()
+            settings.cache_dir, settings.public_key, settings.daily_quota,
+            service=settings.base_url).used_today()
     return info
 
 

@@ -19,6 +19,7 @@ from icoframes.errors import (
     CacheWarning,
     IcoframesWarning,
     MissingProfileWarning,
+    QuotaExceeded,
     QuotaWarning,
 )
 
@@ -71,8 +72,9 @@ def test_warnings_point_at_the_callers_line(tmp_path):
     with sandbox.serve(n_icos=40, seed=6) as sb:
         icoframes.configure(**sb.settings(), cache_dir=tmp_path, daily_quota=3)
         try:
-            with pytest.warns(QuotaWarning) as quota:
+            with pytest.warns(QuotaWarning) as quota, pytest.raises(QuotaExceeded):
                 icoframes.load_icos(status="past", progress=False)
+            icoframes.configure(daily_quota=None)
             # an unreadable cached list
             for path in (tmp_path).rglob("lists/*.parquet"):
                 path.write_bytes(b"not parquet")

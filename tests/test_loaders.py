@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import time_machine
 
 import icoframes
 from icoframes import sandbox
@@ -182,25 +184,33 @@ def test_offline_uses_the_cache_or_says_what_is_missing(cfg):
 def test_daily_limit_stops_cleanly_and_the_next_call_resumes(sb, tmp_path):
     past = sb.directory.ids("past")
     quota = pages_for(len(past)) + 40  # day one pages the list and gets 40 profiles
+    day_one = dt.datetime(2026, 11, 20, 0, 10, tzinfo=dt.UTC)
     with sandbox.serve(n_icos=N_ICOS, seed=11, quota=quota) as small:
         icoframes.configure(**small.settings(), cache_dir=tmp_path / "quota-cache")
         try:
-            with pytest.raises(QuotaExceeded) as info:
-                icoframes.load_icos(status="past", progress=False, max_workers=4)
-            assert info.value.code == 485
-            assert info.value.remaining == len(past) - 40
-            assert "call the same loader again" in str(info.value)
-            assert icoframes.cache_info()["profiles"] == 40  # every profile served is kept
+            with time_machine.travel(day_one):
+                with pytest.raises(QuotaExceeded) as info:
+                    icoframes.load_icos(status="past", progress=False, max_workers=4)
+                assert info.value.code == 485
+                assert info.value.remaining == len(past) - 40
+                assert "call the same loader again" in str(info.value)
+                assert icoframes.cache_info()["profiles"] == 40  # every profile served is kept
+                # the same day again: the ledger remembers the 485, nothing is sent
+                sent = small.stats.requests.total()
+                with pytest.raises(QuotaExceeded, match="daily_quota"):
+                    icoframes.load_icos(status="past", progress=False)
+                assert small.stats.requests.total() == sent
             days = 1
-            while True:  # one "day" after another until the load completes
-                small.reset_quota()
+            while True:  # one day after another until the load completes
                 days += 1
-                try:
-                    icos = icoframes.load_icos(status="past", progress=False)
-                    break
-                except QuotaExceeded as exc:
-                    # the list is cached: later days spend everything on profiles
-                    assert exc.remaining == len(past) - 40 - quota * (days - 1)
+                with time_machine.travel(day_one + dt.timedelta(days=days - 1)):
+                    small.reset_quota()  # the service's count resets with the day
+                    try:  # the cached list is kept: later days spend everything on profiles
+                        icos = icoframes.load_icos(status="past", progress=False, max_age=None)
+                        break
+                    except QuotaExceeded as exc:
+                        assert exc.code == 485
+                        assert exc.remaining == len(past) - 40 - quota * (days - 1)
             assert days == 1 + -(-(len(past) - 40) // quota)
             assert sorted(icos["id"]) == sorted(past)
             assert all(small.stats.profile_hits[i] == 1 for i in past)
@@ -208,10 +218,14 @@ def test_daily_limit_stops_cleanly_and_the_next_call_resumes(sb, tmp_path):
             icoframes.reset_configuration()
 
 
-def test_warns_when_a_load_needs_more_than_remains_today(cfg):
+def test_daily_quota_is_a_hard_cap_and_warned_of(cfg):
     icoframes.configure(daily_quota=10)
-    with pytest.warns(QuotaWarning, match="remain"):
-        icoframes.load_icos(status="ongoing", progress=False)
+    with pytest.warns(QuotaWarning, match="remain"), \
+            pytest.raises(QuotaExceeded, match="daily_quota setting \\(10 requests\\)") as info:
+        icoframes.load_icos(status="past", progress=False)
+    assert cfg.stats.requests.total() == 10  # never more than the cap
+    assert info.value.remaining > 0 and info.value.code is None
+    assert icoframes.cache_info()["requests_today"] == 10
 
 
 def test_faults_and_a_shifting_list_still_give_a_complete_result(tmp_path):

@@ -104,7 +104,8 @@ class LoadContext:
         if self._ledger is None:
             self.settings.require_credentials()
             self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key,
-                                       self.settings.daily_quota)
+                                       self.settings.daily_quota,
+                                       service=self.settings.base_url)
         return self._ledger
 
     def client(self, what: str) -> Client:
@@ -113,7 +114,8 @@ class LoadContext:
             raise NotCached(f"offline=True, but {what} is not in the cache "
                             f"({self.cache.dir}); load it once online first")
         if self._client is None:
-            self._client = Client.from_settings(self.settings, on_request=self.ledger.record,
+            # every request is booked before it is sent: daily_quota is a hard cap
+            self._client = Client.from_settings(self.settings, on_request=self.ledger.take,
                                                 pool_size=self.settings.max_workers)
         return self._client
 
@@ -124,11 +126,9 @@ class LoadContext:
         return self._client.requests
 
     def close(self) -> None:
-        """Close the client's connections and persist the ledger."""
+        """Close the client's connections (the ledger is persisted as it goes)."""
         if self._client is not None:
             self._client.close()
-        if self._ledger is not None:
-            self._ledger.flush()
 
     def filters(self, *, refresh: bool, max_age: dt.timedelta | float | int | None
                 ) -> pd.DataFrame:

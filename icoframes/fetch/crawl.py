@@ -287,15 +287,18 @@ class Crawl:
             warn(f"{len(self._not_found)} ICO(s) listed but without a profile "
                  f"(error 482), left out: {self._not_found[:10]}", MissingProfileWarning)
         if isinstance(stop, QuotaExceeded):
-            self.load.ledger.flush(exhausted=True)
+            if stop.code == 485:  # the service says so: nothing more today
+                self.load.ledger.exhaust()
             left = len(self._wanted) - self._fetched - len(self._not_found)
             unlisted = any(q.frame is None for q in self.queries)
             more = " (and the list was not complete, so possibly more)" if unlisted else ""
+            which = ("the service's daily request limit (error 485)" if stop.code == 485 else
+                     f"the daily_quota setting ({self.load.settings.daily_quota} requests)")
             raise QuotaExceeded(
-                f"daily request limit reached (error 485) after fetching {self._fetched} "
-                f"profiles; {left} remain{more}. Everything fetched is cached: call the same "
-                "loader again after the allowance resets to fetch only the rest.",
-                code=485, endpoint=stop.endpoint, remaining=left) from stop
+                f"{which} reached after fetching {self._fetched} profiles; {left} "
+                f"remain{more}. Everything fetched is cached: call the same loader again "
+                "after the allowance resets (midnight UTC) to fetch only the rest.",
+                code=stop.code, endpoint=stop.endpoint, remaining=left) from stop
         if stop is not None:
             raise stop
         if self._failed:
