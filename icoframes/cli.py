@@ -6,6 +6,8 @@ rejects, error 480); 3 the daily request limit was reached (what was fetched is
 kept and the next run resumes); 130 interrupted (Ctrl-C; what was fetched is
 kept); 1 anything else.
 Logs go to stderr; progress bars show only when stderr is a terminal.
+``icoframes --version`` prints the installed version. The export command's
+filter options are made from the spec 4.2 declaration in :mod:`icoframes.api.params`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ._version import __version__
+from .api.params import PARAMS
+from .config import SETTINGS
 from .errors import (
     AuthError,
     ConfigError,
@@ -32,35 +37,40 @@ __all__ = ["build_parser", "main"]
 log = logging.getLogger("icoframes.cli")
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_QUOTA, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+FILTERS = tuple(p for p in PARAMS if p.filter)
 
 
 def _add_filter_options(parser: argparse.ArgumentParser) -> None:
+    """One option per filter of spec 4.2, made from :data:`icoframes.api.params.PARAMS`."""
     group = parser.add_argument_group("filters (spec 4.2)")
-    group.add_argument("--status", choices=("ongoing", "upcoming", "past"),
-                       help="only ICOs with this status (default: all three)")
-    for name, plural in (("platform", "platforms"), ("category", "categories"),
-                         ("type", "types")):
-        group.add_argument(f"--{name}", action="append", metavar="ID_OR_NAME",
-                           help=f"only these {plural} (repeatable; ids or names)")
-    for name, meta in (("location", "COUNTRY"), ("accepted-currencies", "TICKER"),
-                       ("exclude-areas", "COUNTRY")):
-        group.add_argument(f"--{name}", action="append", metavar=meta, help="repeatable")
-    group.add_argument("--ico-score", type=int, metavar="N",
-                       help="only scores of at least N (1-10)")
-    for flag in ("airdrop-program", "bounty-program", "investor-kyc", "investor-wl",
-                 "ico-kyc-passed"):
-        group.add_argument(f"--{flag}", action="store_true", default=None,
-                           help=f"only ICOs with {flag.replace('-', ' ')}")
+    for param in FILTERS:
+        flag = "--" + param.name.replace("_", "-")
+        if param.kind in ("status", "sort"):
+            group.add_argument(flag, dest=param.name, choices=param.allowed, type=_folded,
+                               help=f"{param.doc} (default: all)")
+        elif param.kind in ("ids", "strings"):
+            group.add_argument(flag, dest=param.name, action="append", metavar=param.value,
+                               help=f"{param.doc} (repeatable)")
+        elif param.kind == "int":
+            bounds = f"{param.low}-{param.high}" if param.high else f">= {param.low}"
+            group.add_argument(flag, dest=param.name, type=int, metavar=param.value,
+                               help=f"{param.doc} ({bounds})")
+        else:  # a yes-flag: the API can only ask for "yes"
+            group.add_argument(flag, dest=param.name, action="store_true", default=None,
+                               help=param.doc)
+
+
+def _folded(text: str) -> str:
+    return text.strip().casefold()
 
 
 def _filters_from(args: argparse.Namespace) -> dict[str, Any]:
-    names = ("platform", "category", "type", "location", "accepted_currencies", "exclude_areas",
-             "ico_score", "airdrop_program", "bounty_program", "investor_kyc", "investor_wl",
-             "ico_kyc_passed")
-    filters = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
-    for key in ("platform", "category", "type"):
-        if key in filters:
-            filters[key] = [int(v) if v.strip().isdigit() else v for v in filters[key]]
+    filters = {p.name: getattr(args, p.name) for p in FILTERS
+               if getattr(args, p.name) is not None}
+    for param in FILTERS:  # ids given as digits are ids; anything else is a name
+        if param.kind == "ids" and param.name in filters:
+            filters[param.name] = [int(v) if v.strip().isdigit() else v
+                                   for v in filters[param.name]]
     return filters
 
 
@@ -68,9 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="icoframes",
         description="ICO directory API data as typed tables and Parquet exports.",
-        epilog="Settings come from ICOFRAMES_BASE_URL, ICOFRAMES_PUBLIC_KEY, "
-               "ICOFRAMES_PRIVATE_KEY and ICOFRAMES_CACHE_DIR.")
+        epilog="Settings come from the environment: "
+               + ", ".join(s.env for s in SETTINGS) + ".")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    parser.add_argument("--version", action="version", version=f"icoframes {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     export = sub.add_parser("export", help="write every table as Parquet, plus a manifest",
@@ -153,14 +164,13 @@ def _export(args: argparse.Namespace) -> int:
     refresh = {"none": False, "changed": True, "all": "all"}[args.refresh]
     result = export_tables(
         args.out,
-        status=args.status,
         snapshot=args.snapshot,
         refresh=refresh,
         max_age=args.max_age,
         max_workers=args.max_workers,
         cache_dir=args.cache_dir,
         progress=None,
-        **_filters_from(args),
+        **_filters_from(args),  # status among them
     )
     log.info("wrote %s (%s)", result["path"],
              ", ".join(f"{k}: {v}" for k, v in result["rows"].items()))

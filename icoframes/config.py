@@ -1,25 +1,22 @@
 """Settings: arguments to :func:`configure` > ``ICOFRAMES_*`` env vars > defaults.
 
-=================  ========================  ==========================================
-setting            environment variable      default
-=================  ========================  ==========================================
-base_url           ICOFRAMES_BASE_URL        none (start the sandbox, or set it)
-public_key         ICOFRAMES_PUBLIC_KEY      none
-private_key        ICOFRAMES_PRIVATE_KEY     none
-cache_dir          ICOFRAMES_CACHE_DIR       platformdirs user cache dir of ``icoframes``
-max_workers        ICOFRAMES_MAX_WORKERS     8
-timeout            ICOFRAMES_TIMEOUT         30 (seconds per request)
-daily_quota        ICOFRAMES_DAILY_QUOTA     5000 (requests per key per UTC day)
-=================  ========================  ==========================================
+Every setting is one row of :data:`SETTINGS`; the :class:`Settings` fields,
+:func:`configure`'s parameters, the environment variables read, the checks and
+the table below are all made from those rows. To add a setting, add a row.
+
+{table}
 
 The private key is kept out of every repr, log line and error message.
 """
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import os
 import threading
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, make_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,111 +24,221 @@ import platformdirs
 
 from .errors import ConfigError
 
-__all__ = ["Settings", "configure", "get_settings", "reset_configuration"]
+__all__ = ["SETTINGS", "Setting", "Settings", "configure", "get_settings",
+           "reset_configuration", "unchanged"]
 
 _ENV_PREFIX = "ICOFRAMES_"
-_UNSET: Any = object()
+_HIDDEN = "<hidden>"
+
+
+class _Unchanged:
+    """The default of every :func:`configure` parameter: leave that setting as it is."""
+
+    def __repr__(self) -> str:
+        return "unchanged"
+
+
+unchanged: Any = _Unchanged()
+"""Sentinel: a :func:`configure` argument left out keeps its current value."""
 
 
 @dataclass(frozen=True)
-class Settings:
-    """Resolved settings. Build with :func:`get_settings`; the private key never shows in repr."""
+class Setting:
+    """One setting: its name, type, how a value is read and checked, its default and meaning.
 
-    base_url: str | None = None
-    public_key: str | None = None
-    private_key: str | None = field(default=None, repr=False)
-    cache_dir: Path = field(default_factory=lambda: Path(platformdirs.user_cache_dir("icoframes")))
-    max_workers: int = 8
-    timeout: float = 30.0
-    daily_quota: int = 5000
+    ``read`` turns a value (from Python or, as text, from the environment) into
+    the setting's type and raises ``ValueError`` saying what is wrong; ``default``
+    is a value, or a function of no arguments for a default computed per call;
+    ``shown`` is the default as people read it (docs, ``help(configure)``).
+    ``secret`` keeps the value out of reprs and error messages.
+    """
 
-    def require_credentials(self) -> Settings:
-        """Return self, or raise :class:`ConfigError` saying how to set what is missing."""
-        missing = [
-            name
-            for name in ("base_url", "public_key", "private_key")
-            if not getattr(self, name)
-        ]
-        if missing:
-            env = ", ".join(_ENV_PREFIX + name.upper() for name in missing)
-            raise ConfigError(
-                f"icoframes is missing {', '.join(missing)}. Set {env} in the environment, "
-                "or call icoframes.configure(base_url=..., public_key=..., private_key=...). "
-                "To try the package without keys, run the bundled sandbox: "
-                "`sb = icoframes.sandbox.start(); icoframes.configure(**sb.settings())` "
-                "or, from a shell, `icoframes sandbox --port 8000`."
-            )
-        return self
+    name: str
+    type: str
+    read: Callable[[Any], Any]
+    default: Any
+    shown: str
+    doc: str
+    secret: bool = False
+    accepts: str = ""  # what configure() takes, when wider than ``type``
 
+    @property
+    def env(self) -> str:
+        """The environment variable that sets it."""
+        return _ENV_PREFIX + self.name.upper()
+
+    def check(self, value: Any, *, source: str | None = None) -> Any:
+        """``value`` read and checked, or :class:`ConfigError` naming where it came from."""
+        try:
+            return self.read(value)
+        except (TypeError, ValueError) as exc:
+            shown = _HIDDEN if self.secret else repr(value)
+            raise ConfigError(f"invalid {source or self.name}={shown}: {exc}") from None
+
+
+# readers: each returns the value in the setting's type or raises ValueError ----
+
+def _url(value: Any) -> str:
+    url = str(value).strip().rstrip("/")
+    url = url.removesuffix("/api/v1")
+    if not url.startswith(("http://", "https://")):
+        raise ValueError("must start with http:// or https://")
+    return url
+
+
+def _key(*, ascii_only: bool) -> Callable[[Any], str]:
+    def read(value: Any) -> str:
+        if not isinstance(value, str):
+            raise ValueError("must be a string")
+        value = value.strip()  # keys read from a file keep their newline
+        if not value or not value.isprintable():
+            raise ValueError("must be a non-empty string without control characters")
+        if ascii_only and not value.isascii():
+            raise ValueError("must be ASCII (it travels in an HTTP header)")
+        return value
+    return read
+
+
+def _path(value: Any) -> Path:
+    return Path(value).expanduser()
+
+
+def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
+    def read(value: Any) -> int:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError("must be an integer")
+        number = int(value)
+        if number < low or (high is not None and number > high):
+            raise ValueError(f"must be between {low} and {high}" if high is not None
+                             else "must be a positive integer")
+        return number
+    return read
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError("must be a number of seconds")
+    seconds = float(value)
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError("must be positive and finite")
+    return seconds
+
+
+def _user_cache_dir() -> Path:
+    return Path(platformdirs.user_cache_dir("icoframes"))
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("base_url", "str | None", _url, None, "none",
+            'Service address without the ``/api/v1`` suffix, e.g. ``"http://127.0.0.1:8000"``.'),
+    Setting("public_key", "str | None", _key(ascii_only=True), None, "none",
+            "The public key issued by the service."),
+    Setting("private_key", "str | None", _key(ascii_only=False), None, "none",
+            "The private key issued by the service; it only signs requests.", secret=True),
+    Setting("cache_dir", "Path", _path, _user_cache_dir,
+            "the platform's user cache dir for icoframes",
+            "Where the Parquet cache lives.", accepts="str | os.PathLike[str]"),
+    Setting("max_workers", "int", _int(1, 64), 8, "8",
+            "Concurrent requests used by loaders (1 to 64)."),
+    Setting("timeout", "float", _seconds, 30.0, "30",
+            "Seconds to wait for one response."),
+    Setting("daily_quota", "int", _int(1), 5000, "5000",
+            "Requests allowed per key per UTC day (the service's limit is 5000)."),
+)
+"""Every setting, once: the source of everything else in this module."""
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def _require_credentials(self: Any) -> Any:
+    """Return self, or raise :class:`ConfigError` saying how to set what is missing."""
+    missing = [name for name in ("base_url", "public_key", "private_key")
+               if not getattr(self, name)]
+    if missing:
+        env = ", ".join(_BY_NAME[name].env for name in missing)
+        raise ConfigError(
+            f"icoframes is missing {', '.join(missing)}. Set {env} in the environment, "
+            "or call icoframes.configure(base_url=..., public_key=..., private_key=...). "
+            "To try the package without keys, run the bundled sandbox: "
+            "`sb = icoframes.sandbox.start(); icoframes.configure(**sb.settings())` "
+            "or, from a shell, `icoframes sandbox --port 8000`."
+        )
+    return self
+
+
+def _field(setting: Setting) -> Any:
+    if callable(setting.default):
+        return field(default_factory=setting.default, repr=not setting.secret)
+    return field(default=setting.default, repr=not setting.secret)
+
+
+Settings = make_dataclass(
+    "Settings",
+    [(s.name, s.type, _field(s)) for s in SETTINGS],
+    namespace={"require_credentials": _require_credentials},
+    frozen=True,
+)
+Settings.__module__ = __name__  # make_dataclass(module=) needs Python 3.12
+Settings.__doc__ = (
+    "Resolved settings. Build with :func:`get_settings`; the private key never shows in repr.\n\n"
+    "Attributes\n----------\n"
+    + "".join(f"{s.name} : {s.type}\n    {s.doc}\n" for s in SETTINGS)
+)
 
 _lock = threading.Lock()
 _overrides: dict[str, Any] = {}
 
 
-def configure(
-    *,
-    base_url: str | None = _UNSET,
-    public_key: str | None = _UNSET,
-    private_key: str | None = _UNSET,
-    cache_dir: str | os.PathLike[str] | None = _UNSET,
-    max_workers: int | None = _UNSET,
-    timeout: float | None = _UNSET,
-    daily_quota: int | None = _UNSET,
-) -> Settings:
-    """Set package-wide settings for this process; they beat environment variables.
-
-    Only the arguments given change; pass ``None`` to drop an override and fall
-    back to the environment variable or default again.
-
-    Parameters
-    ----------
-    base_url : str, optional
-        Service address without the ``/api/v1`` suffix, e.g. ``"http://127.0.0.1:8000"``.
-    public_key, private_key : str, optional
-        The key pair issued by the service.
-    cache_dir : path-like, optional
-        Where the Parquet cache lives.
-    max_workers : int, optional
-        Concurrent requests used by loaders.
-    timeout : float, optional
-        Seconds to wait for one response.
-    daily_quota : int, optional
-        Requests allowed per key per UTC day (the service's limit is 5000).
-
-    Returns
-    -------
-    Settings
-        The settings now in force.
-
-    Raises
-    ------
-    ConfigError
-        If a value has the wrong type or range.
-
-    Examples
-    --------
-    >>> import icoframes
-    >>> s = icoframes.configure(max_workers=4)
-    >>> s.max_workers
-    4
-    >>> _ = icoframes.configure(max_workers=None)
-    """
-    given = {
-        "base_url": base_url,
-        "public_key": public_key,
-        "private_key": private_key,
-        "cache_dir": cache_dir,
-        "max_workers": max_workers,
-        "timeout": timeout,
-        "daily_quota": daily_quota,
-    }
-    checked = {k: _check(k, v) for k, v in given.items() if v is not _UNSET and v is not None}
+def configure(**changes: Any) -> Any:
+    # the signature and docstring are made from SETTINGS just below
+    unknown = [name for name in changes if name not in _BY_NAME]
+    if unknown:
+        raise _unknown(unknown[0])
+    changes = {k: v for k, v in changes.items() if v is not unchanged}
+    checked = {k: _BY_NAME[k].check(v) for k, v in changes.items() if v is not None}
     with _lock:
-        for key, value in given.items():
+        for name, value in changes.items():
             if value is None:
-                _overrides.pop(key, None)
+                _overrides.pop(name, None)
         _overrides.update(checked)
     return get_settings()
+
+
+configure.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=unchanged,
+                       annotation=(s.accepts or s.type).removesuffix(" | None") + " | None")
+     for s in SETTINGS],
+    return_annotation="Settings",
+)
+configure.__doc__ = """Set package-wide settings for this process; they beat environment variables.
+
+Only the arguments given change (the rest are ``unchanged``); pass ``None`` to
+drop an override and fall back to the environment variable or default again.
+
+Parameters
+----------
+{parameters}
+Returns
+-------
+Settings
+    The settings now in force.
+
+Raises
+------
+ConfigError
+    If a value has the wrong type or range, or a setting name is unknown
+    (with a suggestion).
+
+Examples
+--------
+>>> import icoframes
+>>> s = icoframes.configure(max_workers=4)
+>>> s.max_workers
+4
+>>> _ = icoframes.configure(max_workers=None)
+""".format(parameters="".join(
+    f"{s.name} : {s.accepts or s.type}, optional\n    {s.doc} Environment: ``{s.env}``; "
+    f"default: {s.shown}.\n" for s in SETTINGS))
 
 
 def reset_configuration() -> None:
@@ -140,56 +247,42 @@ def reset_configuration() -> None:
         _overrides.clear()
 
 
-def get_settings(**overrides: Any) -> Settings:
-    """Resolve settings: keyword overrides > :func:`configure` > env vars > defaults."""
+def get_settings(**overrides: Any) -> Any:
+    """Resolve settings: keyword overrides > :func:`configure` > env vars > defaults.
+
+    Examples
+    --------
+    >>> get_settings(max_workers=2).max_workers
+    2
+    """
+    unknown = [name for name in overrides if name not in _BY_NAME]
+    if unknown:
+        raise _unknown(unknown[0])
     values: dict[str, Any] = {}
-    for f in fields(Settings):
-        env = os.environ.get(_ENV_PREFIX + f.name.upper())
+    for setting in SETTINGS:
+        env = os.environ.get(setting.env)
         if env not in (None, ""):
-            values[f.name] = _check(f.name, env, source=_ENV_PREFIX + f.name.upper())
+            values[setting.name] = setting.check(env, source=setting.env)
     with _lock:
         values.update(_overrides)
-    values.update({k: _check(k, v) for k, v in overrides.items() if v is not None})
+    values.update({k: _BY_NAME[k].check(v) for k, v in overrides.items() if v is not None})
     return replace(Settings(), **values)
 
 
-def _check(name: str, value: Any, *, source: str | None = None) -> Any:
-    where = source or name
-    try:
-        if name == "base_url":
-            value = str(value).strip().rstrip("/")
-            if value.endswith("/api/v1"):
-                value = value[: -len("/api/v1")]
-            if not value.startswith(("http://", "https://")):
-                raise ValueError("must start with http:// or https://")
-            return value
-        if name in ("public_key", "private_key"):
-            if not isinstance(value, str):
-                raise ValueError("must be a string")
-            value = value.strip()  # keys read from a file keep their newline
-            if not value or not value.isprintable():
-                raise ValueError("must be a non-empty string without control characters")
-            if name == "public_key" and not value.isascii():
-                raise ValueError("must be ASCII (it travels in an HTTP header)")
-            return value
-        if name == "cache_dir":
-            return Path(value).expanduser()
-        if name == "max_workers":
-            number = int(value)
-            if number < 1 or number > 64:
-                raise ValueError("must be between 1 and 64")
-            return number
-        if name == "daily_quota":
-            number = int(value)
-            if number < 1:
-                raise ValueError("must be a positive integer")
-            return number
-        if name == "timeout":
-            seconds = float(value)
-            if not seconds > 0:
-                raise ValueError("must be positive")
-            return seconds
-    except (TypeError, ValueError) as exc:
-        shown = "<hidden>" if name == "private_key" else repr(value)
-        raise ConfigError(f"invalid {where}={shown}: {exc}") from None
-    raise ConfigError(f"unknown setting {name!r}")
+def _unknown(name: str) -> ConfigError:
+    close = difflib.get_close_matches(name, list(_BY_NAME), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else f"; settings: {', '.join(_BY_NAME)}"
+    return ConfigError(f"unknown setting {name!r}{hint}")
+
+
+def _rst_table() -> str:
+    rows = [("setting", "environment variable", "default")]
+    rows += [(s.name, s.env, s.shown) for s in SETTINGS]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    rule = "  ".join("=" * w for w in widths)
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+             for row in rows]
+    return "\n".join([rule, lines[0], rule, *lines[1:], rule])
+
+
+__doc__ = __doc__.format(table=_rst_table())

@@ -1,4 +1,8 @@
-"""The `icoframes` command: sandbox, demo, cache; both entry points."""
+"""The `icoframes` command: options made from the declarations, sandbox, demo, cache.
+
+Commands run in-process through :func:`icoframes.cli.main`; a subprocess is used
+only where the real entry points or a signal are what is tested.
+"""
 
 from __future__ import annotations
 
@@ -10,25 +14,86 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
+import icoframes
 from icoframes.api.client import Client
+from icoframes.api.params import PARAMS, STATUSES
+from icoframes.cli import build_parser, main
+from icoframes.config import SETTINGS
 from icoframes.schema import TABLE_NAMES
 
 SCRIPT = Path(sys.executable).parent / "icoframes"
+ROOT = Path(icoframes.__file__).resolve().parents[1]  # the tree under test, not an installed copy
+
+
+@pytest.fixture(autouse=True)
+def _no_settings(monkeypatch):
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    icoframes.reset_configuration()
+    yield
+    icoframes.reset_configuration()
 
 
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ICOFRAMES_")}
-    env.update(extra)
+    env.update(PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]), **extra)
     return env
 
 
 def test_console_script_and_module_both_work():
-    for command in ([str(SCRIPT), "--help"], [sys.executable, "-m", "icoframes", "--help"]):
-        result = subprocess.run(command, capture_output=True, text=True, timeout=60)
-        assert result.returncode == 0
-        for sub in ("export", "sandbox", "demo", "cache"):
-            assert sub in result.stdout
+    # the one test of the real entry points: everything else calls main() in-process
+    for command in ([str(SCRIPT), "--version"], [sys.executable, "-m", "icoframes", "--version"]):
+        result = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                                env=_env())
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == f"icoframes {icoframes.__version__}\n"
+
+
+def test_version_and_help(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"icoframes {icoframes.__version__}\n"
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for sub in ("export", "sandbox", "demo", "cache", "--version"):
+        assert sub in out
+    for setting in SETTINGS:  # the epilog names every environment variable
+        assert setting.env in out.replace("\n", " ")
+
+
+def test_export_filter_options_are_made_from_the_params_declaration(capsys):
+    assert main(["export", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "exit codes: 0 done; 2 bad arguments or settings; 3 daily" in out
+    for param in PARAMS:
+        flag = "--" + param.name.replace("_", "-")
+        assert (f"{flag} " in out or f"{flag}\n" in out) is param.filter, flag
+    assert f"--status {{{','.join(STATUSES)}}}" in out
+    export = build_parser()._subparsers._group_actions[0].choices["export"]
+    status = next(a for a in export._actions if a.dest == "status")
+    assert tuple(status.choices) == STATUSES
+
+
+def test_filter_options_become_loader_filters():
+    from icoframes.cli import _filters_from
+
+    args = build_parser().parse_args(
+        ["export", "--out", "x", "--status", "Past", "--platform", "3", "--platform", "Ethereum",
+         "--bounty-program", "--ico-score", "7", "--exclude-areas", "USA"])
+    assert _filters_from(args) == {"status": "past", "platform": [3, "Ethereum"],
+                                   "bounty_program": True, "ico_score": 7,
+                                   "exclude_areas": ["USA"]}
+
+
+def test_bad_usage_exits_2_with_the_reason(capsys):
+    assert main(["export", "--out", "x", "--status", "finished"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --status: invalid choice: 'finished'" in err
+    assert main(["export"]) == 2
+    assert "the following arguments are required: --out" in capsys.readouterr().err
+    assert main(["frobnicate"]) == 2
+    assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
 
 
 def test_sandbox_command_serves_until_interrupted():
@@ -49,13 +114,10 @@ def test_sandbox_command_serves_until_interrupted():
     assert "S3cret" not in first + out + err
 
 
-def test_demo_writes_tables_manifest_and_plots(tmp_path):
+def test_demo_writes_tables_manifest_and_plots(tmp_path, capsys):
     out = tmp_path / "demo"
-    result = subprocess.run(
-        [sys.executable, "-m", "icoframes", "demo", "--out", str(out), "--n-icos", "150"],
-        capture_output=True, text=True, timeout=180, env=_env())
-    assert result.returncode == 0, result.stderr
-    assert "export again from the cache: 0 requests" in result.stdout
+    assert main(["demo", "--out", str(out), "--n-icos", "150"]) == 0
+    assert "export again from the cache: 0 requests" in capsys.readouterr().out
     for name in TABLE_NAMES:
         assert (out / f"{name}.parquet").is_file()
     manifest = json.loads((out / "manifest.json").read_text())
@@ -66,14 +128,12 @@ def test_demo_writes_tables_manifest_and_plots(tmp_path):
         assert data.startswith(b"\x89PNG") and len(data) > 5_000
 
 
-def test_cache_info_and_clear_commands(tmp_path):
-    env = _env(ICOFRAMES_BASE_URL="http://127.0.0.1:9", ICOFRAMES_PUBLIC_KEY="p",
-               ICOFRAMES_PRIVATE_KEY="s", ICOFRAMES_CACHE_DIR=str(tmp_path))
-    info = subprocess.run([str(SCRIPT), "cache", "info"], capture_output=True, text=True,
-                          timeout=60, env=env)
-    assert info.returncode == 0, info.stderr
-    parsed = json.loads(info.stdout)
+def test_cache_info_and_clear_commands(tmp_path, monkeypatch, capsys):
+    for name, value in (("BASE_URL", "http://127.0.0.1:9"), ("PUBLIC_KEY", "p"),
+                        ("PRIVATE_KEY", "s"), ("CACHE_DIR", str(tmp_path))):
+        monkeypatch.setenv(f"ICOFRAMES_{name}", value)
+    assert main(["cache", "info"]) == 0
+    parsed = json.loads(capsys.readouterr().out)
     assert parsed["path"].startswith(str(tmp_path)) and parsed["profiles"] == 0
-    cleared = subprocess.run([str(SCRIPT), "cache", "clear"], capture_output=True, text=True,
-                             timeout=60, env=env)
-    assert cleared.returncode == 0 and "cleared" in cleared.stdout
+    assert main(["cache", "clear"]) == 0
+    assert capsys.readouterr().out == "cache cleared\n"

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import pydoc
+import re
 from pathlib import Path
 
 import pytest
 
 import icoframes
-from icoframes.config import get_settings
+from icoframes.config import SETTINGS, Settings, get_settings, unchanged
 from icoframes.errors import ConfigError
+
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 @pytest.fixture(autouse=True)
 def _clean(monkeypatch):
-    for name in ("BASE_URL", "PUBLIC_KEY", "PRIVATE_KEY", "CACHE_DIR", "MAX_WORKERS", "TIMEOUT",
-                 "DAILY_QUOTA"):
-        monkeypatch.delenv(f"ICOFRAMES_{name}", raising=False)
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
     icoframes.reset_configuration()
     yield
     icoframes.reset_configuration()
@@ -76,3 +81,80 @@ def test_bad_env_var_names_the_variable(monkeypatch):
 def test_cache_dir_expands_user(monkeypatch):
     icoframes.configure(cache_dir="~/somewhere")
     assert get_settings().cache_dir == Path("~/somewhere").expanduser()
+
+
+def test_every_setting_is_a_field_a_parameter_and_an_env_var(monkeypatch, tmp_path):
+    names = [s.name for s in SETTINGS]
+    assert [f.name for f in dataclasses.fields(Settings)] == names
+    assert list(inspect.signature(icoframes.configure).parameters) == names
+    # one valid value per setting, as text: a new setting must be added here too
+    text = {"base_url": "http://127.0.0.1:7", "public_key": "pk", "private_key": "sk",
+            "cache_dir": str(tmp_path), "max_workers": "5", "timeout": "2.5",
+            "daily_quota": "10"}
+    for setting in SETTINGS:
+        monkeypatch.setenv(setting.env, text[setting.name])
+    read = get_settings()
+    assert {n: getattr(read, n) for n in names} == {
+        "base_url": "http://127.0.0.1:7", "public_key": "pk", "private_key": "sk",
+        "cache_dir": tmp_path, "max_workers": 5, "timeout": 2.5, "daily_quota": 10}
+
+
+def test_help_shows_real_names_and_readable_defaults():
+    signature = inspect.signature(icoframes.configure)
+    for setting in SETTINGS:
+        parameter = signature.parameters[setting.name]
+        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        assert parameter.default is unchanged
+    assert "max_workers: 'int | None' = unchanged" in str(signature)
+    page = pydoc.render_doc(icoframes.configure, renderer=pydoc.plaintext)
+    assert "object at 0x" not in page
+    for setting in SETTINGS:
+        assert setting.env in page
+    assert "default: 8." in page and "default: 5000." in page
+    assert "object at 0x" not in pydoc.render_doc(Settings, renderer=pydoc.plaintext)
+    # the module docstring's table is made from the same rows
+    assert "ICOFRAMES_TIMEOUT" in icoframes.config.__doc__
+
+
+def test_leaving_an_argument_out_keeps_it_and_none_drops_it(tmp_path):
+    icoframes.configure(max_workers=3, cache_dir=tmp_path)
+    assert icoframes.configure(timeout=4).max_workers == 3
+    assert icoframes.configure(max_workers=unchanged).max_workers == 3
+    after = icoframes.configure(max_workers=None)
+    assert after.max_workers == 8 and after.cache_dir == tmp_path and after.timeout == 4.0
+
+
+def test_a_misspelled_setting_gets_a_suggestion():
+    with pytest.raises(ConfigError,
+                       match="unknown setting 'max_worker'; did you mean 'max_workers'"):
+        icoframes.configure(max_worker=3)
+    with pytest.raises(ConfigError, match="did you mean 'timeout'"):
+        get_settings(timeot=3)
+    assert get_settings().max_workers == 8  # nothing changed
+
+
+def test_private_key_is_hidden_in_env_errors_and_help(monkeypatch):
+    monkeypatch.setenv("ICOFRAMES_PRIVATE_KEY", "s3cr3t\x01tail")
+    with pytest.raises(ConfigError) as info:
+        get_settings()
+    assert "ICOFRAMES_PRIVATE_KEY=<hidden>" in str(info.value) and "s3cr3t" not in str(info.value)
+    monkeypatch.setenv("ICOFRAMES_PRIVATE_KEY", "s3cr3t-value")
+    s = get_settings()
+    assert s.private_key == "s3cr3t-value"
+    assert "s3cr3t" not in repr(s) and "private_key" not in repr(s)
+
+
+def _readme_settings() -> dict[str, tuple[str, str]]:
+    section = README.read_text(encoding="utf-8").split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in rows[0].strip("|").split("|")]
+    assert header[:3] == ["setting", "env var", "default"]
+    table = {}
+    for line in rows[2:]:
+        name, env, default, *_ = (re.sub(r"`", "", c).strip() for c in line.strip("|").split("|"))
+        table[name] = (env, default)
+    return table
+
+
+def test_readme_settings_table_matches_the_declaration():
+    assert _readme_settings() == {s.name: (s.env, s.shown) for s in SETTINGS}

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import shutil
-import subprocess
-import sys
 
 import duckdb
 import pandas as pd
@@ -17,6 +16,8 @@ import pytest
 import icoframes
 from icoframes import sandbox
 from icoframes.cli import main
+from icoframes.config import SETTINGS
+from icoframes.errors import QuotaWarning
 from icoframes.schema import TABLE_NAMES, TABLES
 
 
@@ -24,7 +25,6 @@ from icoframes.schema import TABLE_NAMES, TABLES
 def sb():
     with sandbox.serve(n_icos=160, seed=21) as server:
         yield server
-
 
 
 def test_export_writes_every_table_and_a_manifest(cfg, tmp_path):
@@ -102,50 +102,88 @@ def test_snapshots_are_hive_partitions_replaced_on_the_same_day(cfg, tmp_path):
     assert lazy.height == 2 * n and "snapshot_date" in lazy.columns
 
 
-def _run(args, env_extra, **kwargs):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ICOFRAMES_")}
-    env.update(env_extra)
-    return subprocess.run([sys.executable, "-m", "icoframes", *args], env=env,
-                          capture_output=True, text=True, timeout=120, **kwargs)
+def _use(monkeypatch, tmp_path, server=None, **settings: str) -> None:
+    """Settings through ``ICOFRAMES_*`` variables only, as a cron job gives them."""
+    icoframes.reset_configuration()
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    if server is not None:
+        settings = {**server.settings(), "cache_dir": str(tmp_path / "c"), **settings}
+    for name, value in settings.items():
+        monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
 
 
-def _env(server, cache_dir):
-    return {"ICOFRAMES_BASE_URL": server.base_url, "ICOFRAMES_PUBLIC_KEY": server.public_key,
-            "ICOFRAMES_PRIVATE_KEY": server.private_key, "ICOFRAMES_CACHE_DIR": str(cache_dir)}
+def _cli(args, capsys, caplog) -> tuple[int, str, str]:
+    """Run the command in-process: exit code, stdout, and stderr with the log."""
+    caplog.clear()
+    caplog.set_level(logging.INFO, logger="icoframes")
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err + caplog.text
 
 
-def test_exit_codes(tmp_path):
+def test_bad_arguments_exit_2_before_any_request(cfg, tmp_path, capsys, caplog):
+    out = str(tmp_path / "out")
+    code, _, err = _cli(["export", "--out", out, "--status", "finished"], capsys, caplog)
+    assert code == 2 and "argument --status: invalid choice: 'finished'" in err
+    code, _, err = _cli(["export", "--out", out, "--ico-score", "11"], capsys, caplog)
+    assert code == 2 and "ico_score must be an integer from 1 to 10" in err
+    code, _, err = _cli(["export", "--out", out, "--platform", "Etherium Classic Plus"],
+                        capsys, caplog)
+    assert code == 2 and "unknown platform name 'Etherium Classic Plus'" in err
+    assert cfg.stats.requests.total() == 1  # the filter set, to check the name; no list page
+    assert not (tmp_path / "out").exists()
+    # a status in any case is the status
+    code, _, err = _cli(["export", "--out", out, "--status", "Past"], capsys, caplog)
+    assert code == 0, err
+    assert len(pd.read_parquet(tmp_path / "out" / "icos.parquet")) == len(
+        cfg.directory.ids("past"))
+
+
+def test_missing_or_rejected_keys_and_an_unusable_cache_exit_2(sb, tmp_path, monkeypatch,
+                                                                capsys, caplog):
+    out = str(tmp_path / "out")
+    _use(monkeypatch, tmp_path, cache_dir=str(tmp_path))
+    code, _, err = _cli(["export", "--out", out], capsys, caplog)
+    assert code == 2 and "ICOFRAMES_PUBLIC_KEY" in err and "icoframes sandbox" in err
+    _use(monkeypatch, tmp_path, sb, private_key="nope")
+    code, _, err = _cli(["export", "--out", out], capsys, caplog)
+    assert code == 2 and "480" in err and "nope" not in err
+    (tmp_path / "file").write_text("")
+    _use(monkeypatch, tmp_path, sb, cache_dir=str(tmp_path / "file" / "c"))
+    code, _, err = _cli(["export", "--out", out], capsys, caplog)
+    assert code == 2 and "not writable" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_quota_exits_3_and_the_next_run_resumes(tmp_path, monkeypatch, capsys, caplog):
     from icoframes.sandbox.directory import generate_directory
 
     past = generate_directory(160, seed=22).ids("past")
     quota = -(-len(past) // 20) + 2 * len(past) // 3  # enough for two thirds of the profiles
+    out = str(tmp_path / "out")
     with sandbox.serve(n_icos=160, seed=22, quota=quota) as small:
-        env = _env(small, tmp_path / "c")
-        out = str(tmp_path / "out")
-        bad_choice = _run(["export", "--out", out, "--status", "finished"], env)
-        assert bad_choice.returncode == 2
-        bad_value = _run(["export", "--out", out, "--ico-score", "11"], env)
-        assert bad_value.returncode == 2 and "ico_score" in bad_value.stderr
-        assert small.stats.requests.total() == 0
-        no_keys = _run(["export", "--out", out], {"ICOFRAMES_CACHE_DIR": str(tmp_path)})
-        assert no_keys.returncode == 2 and "ICOFRAMES_PUBLIC_KEY" in no_keys.stderr
-        wrong_key = _run(["export", "--out", out], {**env, "ICOFRAMES_PRIVATE_KEY": "nope"})
-        assert wrong_key.returncode == 2 and "480" in wrong_key.stderr
-        (tmp_path / "file").write_text("")
-        unwritable = _run(["export", "--out", out],
-                          {**env, "ICOFRAMES_CACHE_DIR": str(tmp_path / "file" / "c")})
-        assert unwritable.returncode == 2 and "not writable" in unwritable.stderr
-        limited = _run(["export", "--out", out, "--status", "past"], env)
-        assert limited.returncode == 3, limited.stderr
-        assert "remain" in limited.stderr
-        assert small.private_key not in limited.stderr + limited.stdout
-        assert "%|" not in limited.stderr  # no progress bars when not interactive
+        _use(monkeypatch, tmp_path, small)
+        code, stdout, err = _cli(["export", "--out", out, "--status", "past"], capsys, caplog)
+        assert code == 3, err
+        assert "daily request limit reached (error 485)" in err and "remain" in err
+        assert small.private_key not in err + stdout
+        assert "%|" not in err  # no progress bars when not interactive
         assert not (tmp_path / "out" / "icos.parquet").exists()
         small.reset_quota()
-        resumed = _run(["export", "--out", out, "--status", "past"], env)
-        assert resumed.returncode == 0, resumed.stderr
+        # the ledger saw the 485 today, so the resumed run says it may hit the limit again
+        with pytest.warns(QuotaWarning, match="remain of today's"):
+            code, _, err = _cli(["export", "--out", out, "--status", "past"], capsys, caplog)
+        assert code == 0, err
+        assert f"wrote {out}" in err
         assert all(small.stats.profile_hits[i] == 1 for i in past)
         assert len(pd.read_parquet(tmp_path / "out" / "icos.parquet")) == len(past)
-    unreachable = _run(["export", "--out", out], {
-        **env, "ICOFRAMES_BASE_URL": "http://127.0.0.1:9", "ICOFRAMES_TIMEOUT": "1"})
-    assert unreachable.returncode == 1
+
+
+def test_an_unreachable_service_exits_1(tmp_path, monkeypatch, capsys, caplog):
+    _use(monkeypatch, tmp_path, base_url="http://127.0.0.1:9", public_key="p",
+         private_key="s3cret", cache_dir=str(tmp_path / "c"), timeout="1")
+    code, stdout, err = _cli(["export", "--out", str(tmp_path / "out")], capsys, caplog)
+    assert code == 1
+    assert "gave up after 6 attempts" in err and "ConnectionError" in err
+    assert "s3cret" not in err + stdout

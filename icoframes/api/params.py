@@ -1,14 +1,21 @@
 """Parameters of the list operation (spec 4.2), declared once and checked locally.
 
-:func:`validate_list_params` rejects a bad parameter before a request is spent;
-the sandbox applies the same declarations on the server side.
+:data:`PARAMS` is the one declaration: :func:`validate_list_params` checks
+against it (rejecting a bad parameter before a request is spent), the sandbox
+applies it on the server side, and the command line's filter options are made
+from it. :data:`STATUSES` is the one list of statuses.
+
+Statuses are accepted in any case (``"Past"`` is sent as ``"past"``); a
+misspelled parameter or value gets a "did you mean".
 """
 
 from __future__ import annotations
 
+import difflib
 import numbers
 from collections.abc import Iterable, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
@@ -17,28 +24,72 @@ from ..errors import InvalidParameter
 __all__ = [
     "ID_LIST_PARAMS",
     "LIST_PARAMS",
+    "PARAMS",
     "SORT_KEYS",
     "STATUSES",
     "STRING_LIST_PARAMS",
     "YES_FLAGS",
+    "Param",
     "validate_list_params",
 ]
 
+Kind = Literal["sort", "int", "ids", "strings", "status", "yes-flag"]
+
 STATUSES = ("ongoing", "upcoming", "past")
 SORT_KEYS = ("name", "id", "start_datetime", "end_datetime")
-ID_LIST_PARAMS = ("platform", "category", "type")
-STRING_LIST_PARAMS = ("location", "accepted_currencies", "exclude_areas")
-YES_FLAGS = ("airdrop_program", "bounty_program", "investor_kyc", "investor_wl", "ico_kyc_passed")
-LIST_PARAMS = (
-    "sort_asc",
-    "sort_desc",
-    "page",
-    *ID_LIST_PARAMS,
-    *STRING_LIST_PARAMS,
-    "status",
-    "ico_score",
-    *YES_FLAGS,
+
+
+@dataclass(frozen=True)
+class Param:
+    """One list parameter of spec 4.2.
+
+    ``kind`` says how a value is read: ``sort`` and ``status`` are one of
+    ``allowed``; ``int`` is an integer from ``low`` to ``high``; ``ids`` and
+    ``strings`` are lists (a scalar is wrapped); ``yes-flag`` is sent as
+    ``"yes"`` or not at all. ``filter`` is False for parameters that do not
+    narrow the result (sorting, paging); ``value`` names what one value is.
+    """
+
+    name: str
+    kind: Kind
+    doc: str
+    allowed: tuple[str, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    value: str = ""
+    filter: bool = True
+
+
+PARAMS: tuple[Param, ...] = (
+    Param("sort_asc", "sort", "sort ascending by this value", SORT_KEYS, filter=False),
+    Param("sort_desc", "sort", "sort descending by this value", SORT_KEYS, filter=False),
+    Param("page", "int", "page to return (20 ICOs a page)", low=1, value="N", filter=False),
+    Param("platform", "ids", "only ICOs on these platforms, by id or name",
+          value="ID_OR_NAME"),
+    Param("category", "ids", "only ICOs in these categories, by id or name",
+          value="ID_OR_NAME"),
+    Param("type", "ids", "only ICOs of these types, by id or name", value="ID_OR_NAME"),
+    Param("location", "strings", "only ICOs located in these countries", value="COUNTRY"),
+    Param("status", "status", "only ICOs with this status, in any case", STATUSES),
+    Param("ico_score", "int", "only ICOs whose score is at least N", low=1, high=10,
+          value="N"),
+    Param("airdrop_program", "yes-flag", "only ICOs with an airdrop program"),
+    Param("bounty_program", "yes-flag", "only ICOs with a bounty program"),
+    Param("investor_kyc", "yes-flag", "only ICOs that conduct KYC"),
+    Param("investor_wl", "yes-flag", "only ICOs that conduct whitelisting"),
+    Param("ico_kyc_passed", "yes-flag", "only ICOs whose team passed KYC"),
+    Param("accepted_currencies", "strings", "only ICOs accepting these currencies",
+          value="TICKER"),
+    Param("exclude_areas", "strings",
+          "exclude ICOs restricted in or tied to these countries", value="COUNTRY"),
 )
+"""Every list parameter of spec 4.2, in the spec's order."""
+
+_BY_NAME = {p.name: p for p in PARAMS}
+LIST_PARAMS = tuple(_BY_NAME)
+ID_LIST_PARAMS = tuple(p.name for p in PARAMS if p.kind == "ids")
+STRING_LIST_PARAMS = tuple(p.name for p in PARAMS if p.kind == "strings")
+YES_FLAGS = tuple(p.name for p in PARAMS if p.kind == "yes-flag")
 
 
 def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -46,57 +97,82 @@ def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
 
     ``None`` values are dropped; list-typed filters given as a scalar are
     wrapped in a list; yes-flags accept ``True``/``"yes"`` (``False`` drops the
-    flag, since the API can only say "yes").
+    flag, since the API can only say "yes"); a status is accepted in any case.
 
     Raises
     ------
     InvalidParameter
-        Naming the parameter and what is allowed.
+        Naming the parameter and what is allowed, with a suggestion for a
+        misspelled name or value.
 
     Examples
     --------
-    >>> validate_list_params({"status": "past", "platform": 3, "bounty_program": True})
+    >>> validate_list_params({"status": "Past", "platform": 3, "bounty_program": True})
     {'status': 'past', 'platform': [3], 'bounty_program': 'yes'}
+    >>> try:
+    ...     validate_list_params({"staus": "past"})
+    ... except InvalidParameter as exc:
+    ...     print(str(exc).split(": ", 1)[1])
+    staus is not a list parameter of spec 4.2; did you mean 'status'?
     """
     out: dict[str, Any] = {}
     for name, value in params.items():
         if value is None:
             continue
-        if name not in LIST_PARAMS:
-            allowed = ", ".join(LIST_PARAMS)
-            raise _invalid(name, value, f"is not a list parameter; allowed: {allowed}")
-        if name in ("sort_asc", "sort_desc"):
-            if value not in SORT_KEYS:
-                raise _invalid(name, value, f"must be one of {', '.join(SORT_KEYS)}")
-            out[name] = value
-        elif name == "status":
-            if value not in STATUSES:
-                raise _invalid(name, value, f"must be one of {', '.join(STATUSES)}")
-            out[name] = value
-        elif name == "page":
-            out[name] = _int_in(name, value, 1, None)
-        elif name == "ico_score":
-            out[name] = _int_in(name, value, 1, 10)
-        elif name in ID_LIST_PARAMS:
-            out[name] = [_int_in(name, v, 1, None, what="ids (positive integers)")
-                         for v in _as_list(name, value)]
-        elif name in STRING_LIST_PARAMS:
-            items = _as_list(name, value)
-            for item in items:
-                if not isinstance(item, str) or not item.strip():
-                    raise _invalid(name, value, "must be a non-empty string or a list of them")
-            out[name] = list(items)
-        elif name in YES_FLAGS:
-            if value is True or value == "yes":
-                out[name] = "yes"
-            elif value is not False:
-                raise _invalid(name, value, "accepts True or 'yes' (False leaves the filter off)")
+        param = _BY_NAME.get(name)
+        if param is None:
+            raise _invalid(name, value, "is not a list parameter of spec 4.2"
+                           + _suggest(name, LIST_PARAMS, or_else="icoframes.api.params.PARAMS"))
+        wire = _READERS[param.kind](param, value)
+        if wire is not None:
+            out[name] = wire
     if "sort_asc" in out and "sort_desc" in out:
         raise InvalidParameter(
             "give sort_asc or sort_desc, not both "
             f"(got sort_asc={out['sort_asc']!r}, sort_desc={out['sort_desc']!r})"
         )
     return out
+
+
+def _one_of(param: Param, value: Any) -> str:
+    if isinstance(value, str):
+        if value in param.allowed:
+            return value
+        if param.kind == "status" and value.strip().casefold() in param.allowed:
+            return value.strip().casefold()
+    shown = value.strip().casefold() if isinstance(value, str) else ""
+    raise _invalid(param.name, value, f"must be one of {', '.join(param.allowed)}"
+                   + _suggest(shown, param.allowed))
+
+
+def _int(param: Param, value: Any) -> int:
+    return _int_in(param.name, value, param.low or 1, param.high)
+
+
+def _ids(param: Param, value: Any) -> list[int]:
+    return [_int_in(param.name, v, 1, None, what="ids (positive integers)")
+            for v in _as_list(param.name, value)]
+
+
+def _strings(param: Param, value: Any) -> list[str]:
+    items = _as_list(param.name, value)
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise _invalid(param.name, value, "must be a non-empty string or a list of them")
+    return list(items)
+
+
+def _yes(param: Param, value: Any) -> str | None:
+    if value is True or value == "yes":
+        return "yes"
+    if value is False:
+        return None
+    raise _invalid(param.name, value, "accepts True or 'yes' (False leaves the filter off)")
+
+
+_READERS = {"sort": _one_of, "status": _one_of, "int": _int, "ids": _ids,
+            "strings": _strings, "yes-flag": _yes}
+assert set(_READERS) == set(Kind.__args__)  # type: ignore[attr-defined]  # a reader per kind
 
 
 def _as_list(name: str, value: Any) -> list[Any]:
@@ -119,6 +195,16 @@ def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | No
         return int(value)
     allowed = what or (f"an integer from {low} to {high}" if high else f"an integer >= {low}")
     raise _invalid(name, value, f"must be {allowed}")
+
+
+def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:
+    scored = sorted(((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in choices),
+                    reverse=True)
+    # the best match, and a second only when it is about as close
+    close = [c for score, c in scored[:2] if score >= 0.6 and score >= scored[0][0] - 0.1]
+    if close:
+        return f"; did you mean {' or '.join(map(repr, close))}?"
+    return f" (see {or_else})" if or_else else ""
 
 
 def _invalid(name: str, value: Any, rule: str) -> InvalidParameter:
