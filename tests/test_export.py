@@ -12,12 +12,12 @@ import duckdb
 import pandas as pd
 import polars as pl
 import pytest
+import time_machine
 
 import icoframes
 from icoframes import sandbox
 from icoframes.cli import main
 from icoframes.config import SETTINGS
-from icoframes.errors import QuotaWarning
 from icoframes.schema import TABLE_NAMES, TABLES
 
 
@@ -162,18 +162,26 @@ def test_quota_exits_3_and_the_next_run_resumes(tmp_path, monkeypatch, capsys, c
     past = generate_directory(160, seed=22).ids("past")
     quota = -(-len(past) // 20) + 2 * len(past) // 3  # enough for two thirds of the profiles
     out = str(tmp_path / "out")
+    day_one = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
     with sandbox.serve(n_icos=160, seed=22, quota=quota) as small:
         _use(monkeypatch, tmp_path, small)
-        code, stdout, err = _cli(["export", "--out", out, "--status", "past"], capsys, caplog)
-        assert code == 3, err
-        assert "daily request limit reached (error 485)" in err and "remain" in err
-        assert small.private_key not in err + stdout
-        assert "%|" not in err  # no progress bars when not interactive
-        assert not (tmp_path / "out" / "icos.parquet").exists()
-        small.reset_quota()
-        # the ledger saw the 485 today, so the resumed run says it may hit the limit again
-        with pytest.warns(QuotaWarning, match="remain of today's"):
+        with time_machine.travel(day_one):
+            code, stdout, err = _cli(["export", "--out", out, "--status", "past"], capsys,
+                                     caplog)
+            assert code == 3, err
+            assert "daily request limit (error 485)" in err and "remain" in err
+            assert small.private_key not in err + stdout
+            assert "%|" not in err  # no progress bars when not interactive
+            assert not (tmp_path / "out" / "icos.parquet").exists()
+            # the same day again: the ledger remembers the 485 and sends nothing
+            sent = small.stats.requests.total()
             code, _, err = _cli(["export", "--out", out, "--status", "past"], capsys, caplog)
+            assert code == 3 and "daily_quota" in err
+            assert small.stats.requests.total() == sent
+        with time_machine.travel(day_one + dt.timedelta(days=1)):  # the cron run next day
+            small.reset_quota()
+            code, _, err = _cli(["export", "--out", out, "--status", "past", "--max-age",
+                                 str(3 * 86400)], capsys, caplog)
         assert code == 0, err
         assert f"wrote {out}" in err
         assert all(small.stats.profile_hits[i] == 1 for i in past)
