@@ -6,15 +6,28 @@
 ...     sorted(settings)
 ['base_url', 'private_key', 'public_key']
 
-See :mod:`icoframes.sandbox.server` for the request handling,
-:mod:`icoframes.sandbox.directory` for the data (its modules are listed there) and
-:mod:`icoframes.sandbox.render` for its messy value shapes.
+Its modules, each importing only those below it:
+
+- :mod:`.command`: the ``icoframes sandbox`` command line;
+- :mod:`.server`: :func:`start` / :func:`serve` and the :class:`Sandbox` they return;
+- :mod:`.httpd`: the threaded keep-alive HTTP server, body reading, faults on the wire;
+- :mod:`.service`: the API's behaviour: keys and signature, quota, endpoints, error replies;
+- :mod:`.directory`: the thread-safe :class:`Directory` and :func:`generate_directory`;
+  :mod:`.stats`: the counters of :class:`SandboxStats`;
+- :mod:`.query` (filter and sort), :mod:`.render` (a record's messy raw JSON, with
+  the table of its value shapes), :mod:`.generate` (seeded realistic records);
+- :mod:`.record`: the :class:`Record` dataclass, one ICO's clean truth;
+- :mod:`.catalog` (vocabularies, reference date) and :mod:`.draws` (fast seeded draws).
 """
 
 from __future__ import annotations
 
-from .directory import REFERENCE_DATE, Directory, Record, generate_directory
-from .server import PAGE_SIZE, Sandbox, SandboxStats, serve, start
+from .catalog import REFERENCE_DATE
+from .directory import Directory, generate_directory
+from .record import Record
+from .server import Sandbox, serve, start
+from .service import PAGE_SIZE
+from .stats import SandboxStats
 
 __all__ = [
     "PAGE_SIZE",

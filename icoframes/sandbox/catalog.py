@@ -3,7 +3,8 @@
 These are the values the filter set (spec 2.1) lists and the clean truth of a
 record refers to by id. Their weights are the shares of ICOs in the figures of
 ``/work/shared/notes/ico-figures.md``; :mod:`.generate` draws from them.
-Also here: the reference date and the cadence of the rare messy shapes, which
+Also here: the words profiles are written with (people, roles, milestones,
+exchanges), the reference date and the cadence of the rare messy shapes, which
 generation and rendering must agree on.
 """
 
@@ -63,6 +64,52 @@ COUNTRY_SHARES: tuple[tuple[str, float], ...] = tuple(
 CURRENCIES: tuple[tuple[str, float], ...] = (
     ("ETH", 5058 / 6146), ("BTC", 2605 / 6146), ("LTC", 820 / 6146), ("Fiat", 751 / 6146),
     ("BCH", 357 / 6146), ("DASH", 222 / 6146), ("XRP", 188 / 6146), ("USDT", 157 / 6146),
+)
+
+# What profiles say about people, projects and markets (drawn by :mod:`.render`).
+FIRST_NAMES = (
+    "Alex", "Anna", "Andrei", "Ben", "Carlos", "Chloé", "Chen", "Daniel", "David", "Elena",
+    "Emma", "Felix", "Hiro", "Igor", "Ivan", "James", "Jana", "José", "Julia", "Jürgen", "Kai",
+    "Laura", "Li", "Lucas", "Maria", "Mark", "Max", "Michael", "Min-jun", "Nadia", "Nikolai",
+    "Olga", "Omar", "Paul", "Priya", "Rahul", "Sara", "Sergey", "Sofia", "Søren", "Thomas",
+    "Tom", "Victor", "Wei", "Yuki", "Zoë", "Małgorzata", "Ahmed", "Kwame", "Lucía",
+)
+LAST_NAMES = (
+    "Anderson", "Becker", "Brown", "Chen", "Costa", "Dubois", "Fischer", "García", "Hoffmann",
+    "Ivanov", "Jensen", "Kim", "Kowalski", "Kuznetsov", "Lee", "Martin", "Müller", "Nakamura",
+    "Novák", "Nguyen", "O'Brien", "Petrov", "Rossi", "Schmidt", "Silva", "Smith", "Tan",
+    "Tanaka", "Wang", "Weber", "Williams", "Wong", "Zhang", "Mensah", "Okafor", "Sokolova",
+)
+TEAM_ROLES = (
+    "CEO", "CTO", "COO", "CMO", "CFO", "Co-founder", "Lead Developer", "Blockchain Developer",
+    "Full-stack Developer", "Marketing Manager", "Community Manager", "Designer",
+    "Product Manager", "Legal Counsel", "Business Development", "Data Scientist",
+)
+ADVISOR_ROLES = ("Advisor", "Legal Advisor", "Blockchain Advisor", "Strategic Advisor",
+                 "Marketing Advisor", "Financial Advisor")
+# Social networks, and the share of ICOs linking each.
+SOCIAL_NETWORKS = ("twitter", "telegram", "facebook", "medium", "reddit", "github",
+                   "bitcointalk", "linkedin", "youtube", "discord", "slack")
+SOCIAL_SHARES = (0.9, 0.85, 0.7, 0.55, 0.45, 0.45, 0.35, 0.3, 0.25, 0.15, 0.1)
+# Token allocation: the sale itself under one of SALE_PARTS, then some of ALLOCATION_PARTS.
+ALLOCATION_PARTS = ("Team", "Advisors", "Reserve", "Bounty", "Partners", "Foundation",
+                    "Marketing", "Community", "Development", "Airdrop", "Ecosystem", "Pre-sale")
+SALE_PARTS = ("Crowdsale", "ICO", "Token sale", "Public sale")
+MILESTONES = (
+    "Concept and whitepaper", "Team formation", "Private sale", "Pre-sale", "Token sale",
+    "Prototype", "MVP release", "Beta launch", "Security audit", "Exchange listing",
+    "Mainnet launch", "Mobile app", "Partnerships in Asia", "Global expansion",
+    "Version 2.0", "DAO governance",
+)
+EXCHANGES = ("binance", "kucoin", "hitbtc", "bittrex", "huobi", "okex", "gate", "idex",
+             "bitfinex", "uniswap")
+PITCHES = (
+    "It connects users and providers without intermediaries.",
+    "Its token pays for services inside the ecosystem.",
+    "The team has shipped a working prototype.",
+    "Holders share the platform's revenue.",
+    "It brings transparent, auditable records to the industry.",
+    "Smart contracts automate payments and settlement.",
 )
 
 # Canonical names by id: a record stores ids, its profile shows names.

@@ -1,12 +1,14 @@
 """The sandbox's command line: ``icoframes sandbox`` and ``python -m icoframes.sandbox``.
 
 Declared here, beside the server it starts, so both entry points share one
-set of options and the sandbox never imports the package's CLI.
+set of options and the sandbox never imports the package's CLI. The defaults
+are those of :func:`.server.start`.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import time
 from collections.abc import Sequence
@@ -15,18 +17,21 @@ from .server import serve
 
 __all__ = ["add_arguments", "main", "run"]
 
+_DEFAULT = {name: p.default for name, p in inspect.signature(serve).parameters.items()}
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the sandbox's options to ``parser`` and return it."""
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--public-key", default="sandbox-public")
-    parser.add_argument("--private-key", default="sandbox-private")
-    parser.add_argument("--quota", type=int, default=5000,
-                        help="requests per key per day; 0 means unlimited (default: 5000)")
-    parser.add_argument("--n-icos", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--latency", type=float, default=0.0, metavar="SECONDS")
-    parser.add_argument("--fail-rate", type=float, default=0.0, metavar="P",
+    parser.add_argument("--public-key", default=_DEFAULT["public_key"])
+    parser.add_argument("--private-key", default=_DEFAULT["private_key"])
+    parser.add_argument("--quota", type=int, default=_DEFAULT["quota"],
+                        help="requests per key per day; 0 means unlimited "
+                             f"(default: {_DEFAULT['quota']})")
+    parser.add_argument("--n-icos", type=int, default=_DEFAULT["n_icos"])
+    parser.add_argument("--seed", type=int, default=_DEFAULT["seed"])
+    parser.add_argument("--latency", type=float, default=_DEFAULT["latency"], metavar="SECONDS")
+    parser.add_argument("--fail-rate", type=float, default=_DEFAULT["fail_rate"], metavar="P",
                         help="share of requests answered with a 5xx, a dropped connection "
                              "or broken JSON")
     parser.add_argument("--grow-every", type=int, metavar="N",

@@ -1,36 +1,182 @@
-"""A seeded synthetic ICO directory: clean typed truth plus the messy JSON the API sends.
+"""The sandbox's ICO directory: records by id, thread-safe to query, render and change.
 
-This module only gathers the public names; each job lives in its own module:
-
-- :mod:`.records`: :class:`Record` (one ICO's clean truth) and the thread-safe
-  :class:`Directory` of them;
-- :mod:`.generate`: :func:`generate_directory`, the seeded realistic records;
-- :mod:`.render`: a record's raw profile (spec 2.3) and list summary (spec 2.2),
-  with the table of the messy value shapes they carry;
-- :mod:`.query`: filtering and sorting by the list parameters (spec 4.2);
-- :mod:`.catalog`: platforms, categories, types, countries, currencies and the
-  reference date;
-- :mod:`.draws`: the fast seeded draws generation and rendering share.
+A :class:`Directory` holds immutable :class:`~.record.Record` objects, answers
+list queries through :mod:`.query` (with a small cache of results), renders
+profiles and summaries through :mod:`.render` on demand, and swaps records
+under a lock. :func:`generate_directory` fills one with :mod:`.generate`.
 
 >>> d = generate_directory(20, seed=3)
->>> isinstance(d, Directory), all(isinstance(r, Record) for r in d)
-(True, True)
+>>> len(d), d.summary(d.ids()[0])["id"] in (d.ids()[0], str(d.ids()[0]))
+(20, True)
 """
 
 from __future__ import annotations
 
-from .catalog import CATEGORIES, COUNTRIES, CURRENCIES, PLATFORMS, REFERENCE_DATE, TYPES
-from .generate import generate_directory
-from .records import Directory, Record
+import json
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
 
-__all__ = [
-    "CATEGORIES",
-    "COUNTRIES",
-    "CURRENCIES",
-    "PLATFORMS",
-    "REFERENCE_DATE",
-    "TYPES",
-    "Directory",
-    "Record",
-    "generate_directory",
-]
+from ..api.params import STATUSES, validate_list_params
+from .draws import gc_paused
+from .generate import generate_records
+from .query import by_id, filter_records, sort_records
+from .record import NewRecord, Record
+from .render import render_profile, render_summary
+
+__all__ = ["Directory", "generate_directory"]
+
+# query results kept; paging through one query re-uses its entry
+_CACHED_QUERIES = 64
+
+
+class Directory:
+    """Records by id, thread-safe to query and mutate.
+
+    Build one with :func:`generate_directory`.
+    """
+
+    def __init__(self, records: Iterable[Record], *, new_record: NewRecord):
+        self._lock = threading.RLock()
+        self._records: dict[int, Record] = {r.id: r for r in sorted(records, key=by_id)}
+        self._new_record = new_record
+        self._next_index = max((r.index for r in self._records.values()), default=-1) + 1
+        self._max_id = max(self._records, default=999)
+        self._version = 0  # bumped by every change; a query result of an older one is stale
+        self._cache: dict[str, list[Record]] = {}
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __repr__(self) -> str:
+        return f"Directory({len(self)} ICOs)"
+
+    def record(self, ico_id: int) -> Record:
+        """The record of ``ico_id``; KeyError when there is none."""
+        return self._records[ico_id]
+
+    def records(self, status: str | None = None) -> list[Record]:
+        """Records in ascending id order, optionally only those with ``status``."""
+        with self._lock:
+            values = list(self._records.values())
+        return [r for r in values if status is None or r.status == status]
+
+    def ids(self, status: str | None = None) -> list[int]:
+        """Ids in ascending order, optionally only those with ``status``."""
+        return [r.id for r in self.records(status)]
+
+    def status_of(self, ico_id: int) -> str:
+        """Status (one of ``icoframes.api.params.STATUSES``) of ``ico_id``; KeyError if unknown."""
+        return self._records[ico_id].status
+
+    def profile(self, ico_id: int) -> dict[str, Any]:
+        """The raw profile of ``ico_id``, exactly as the profile endpoint sends it in ``data``."""
+        return render_profile(self._records[ico_id])
+
+    def summary(self, ico_id: int) -> dict[str, Any]:
+        """The list summary (spec 2.2) of ``ico_id``, consistent with its profile."""
+        return render_summary(self._records[ico_id])
+
+    def profiles(self, status: str | None = None) -> list[dict[str, Any]]:
+        """Raw profiles of every ICO (or those with ``status``), in ascending id order."""
+        with gc_paused():
+            return [render_profile(r) for r in self.records(status)]
+
+    def query(self, params: Mapping[str, Any]) -> list[Record]:
+        """Every record matching the list parameters (spec 4.2), sorted; ``page`` is ignored.
+
+        Filters: platform/category/type by id; location by country; status;
+        ico_score = score at least the value (no score never matches); yes-flags;
+        accepted_currencies = accepts any; exclude_areas = drop ICOs restricted in
+        or located in any of them. Sorting: no sort means id descending; name sorts
+        case-insensitively; missing dates sort last either way; ties go by id in
+        the sort direction.
+
+        Raises
+        ------
+        icoframes.errors.InvalidParameter
+            When ``params`` break spec 4.2 (the server answers 483).
+        """
+        wire = validate_list_params(params)
+        wire.pop("page", None)
+        key = json.dumps(wire, sort_keys=True, ensure_ascii=False)
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                return list(cached)
+            records = list(self._records.values())
+            version = self._version
+        result = sort_records(filter_records(records, wire), wire)
+        with self._lock:
+            if version == self._version:
+                if len(self._cache) >= _CACHED_QUERIES:
+                    self._cache.pop(next(iter(self._cache)))
+                self._cache[key] = result
+        return list(result)
+
+    def add_ico(self, status: str = "past") -> int:
+        """Insert a brand-new ICO with a new highest id and return that id."""
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+        with self._lock:
+            rec = self._new_record(self._next_index, self._max_id, status)
+            self._next_index += 1
+            self._max_id = rec.id
+            self._records[rec.id] = rec
+            self._changed()
+        return rec.id
+
+    def update_ico(self, ico_id: int, *, name: str | None = None,
+                   ico_score: float | None = None, raised: int | None = None) -> None:
+        """Change an ICO's name, score or raised amount, in its summary and profile alike.
+
+        Arguments left at None keep their value. The changed values are rendered
+        plainly (no messy shape). KeyError when ``ico_id`` is unknown.
+        """
+        with self._lock:
+            rec = self._records[ico_id]
+            changes: dict[str, Any] = {}
+            if name is not None:
+                changes["name"] = name
+            if ico_score is not None:
+                changes.update(score=round(float(ico_score), 1), score_shape="float")
+            if raised is not None:
+                changes.update(raised=int(raised), raised_shape="int")
+            self._records[ico_id] = replace(rec, **changes)
+            self._changed()
+
+    def remove_ico(self, ico_id: int) -> None:
+        """Delete an ICO; KeyError when ``ico_id`` is unknown."""
+        with self._lock:
+            del self._records[ico_id]
+            self._changed()
+
+    def _changed(self) -> None:
+        self._version += 1
+        self._cache.clear()
+
+
+def generate_directory(n_icos: int = 1000, *, seed: int = 0) -> Directory:
+    """Build a realistic synthetic directory of ``n_icos`` ICOs, the same for the same seed.
+
+    Parameters
+    ----------
+    n_icos : int
+        Number of ICOs (about 75% past, 10% ongoing, 15% upcoming).
+    seed : int
+        Seed of every random choice, including those of ICOs added later.
+
+    Returns
+    -------
+    Directory
+        Ids start near 1000 with random gaps.
+
+    Examples
+    --------
+    >>> d = generate_directory(50, seed=1)
+    >>> len(d), d.ids() == generate_directory(50, seed=1).ids()
+    (50, True)
+    """
+    records, new_record = generate_records(n_icos, seed)
+    return Directory(records, new_record=new_record)

@@ -1,16 +1,20 @@
-"""Fast seeded draws shared by generation and rendering.
+"""Speed helpers shared by generation and rendering: fast seeded draws and a GC pause.
 
-Each helper consumes the generator exactly as the data was first made with, so
+Each draw consumes the generator exactly as the data was first made with, so
 changing one changes every seeded directory.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
+import gc
 import itertools
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+__all__ = ["Weighted", "gc_paused", "pick", "sample", "split"]
 
 
 class Weighted:
@@ -45,3 +49,20 @@ def split(rng: random.Random, centre: float, low: float, high: float) -> float:
     """A draw whose lower and upper halves have different spreads (skewed figures)."""
     z = rng.gauss(0.0, 1.0)
     return centre + z * (low if z < 0 else high)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building many acyclic objects.
+
+    Generating and rendering allocate millions of small dicts and lists without
+    cycles; the collector would re-scan the growing heap again and again (about
+    40% of the time for 50,000 profiles). Reference counting still frees garbage.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -1,5 +1,8 @@
 """Seeded generation of the directory's clean truth: realistic records, the same per seed.
 
+:func:`generate_records` makes the records and the maker of later ones;
+:func:`~.directory.generate_directory` puts them in a :class:`~.directory.Directory`.
+
 Figures follow ``/work/shared/notes/ico-figures.md`` (ICObench-derived data,
 Fahlenbrach & Frattaroli 2021, Momtaz 2020). Dates of ongoing and upcoming ICOs
 are placed around the fixed :data:`~.catalog.REFERENCE_DATE`, never the wall
@@ -25,10 +28,10 @@ from .catalog import (
     REFERENCE_DATE,
     TYPES,
 )
-from .draws import Weighted, sample, split
-from .records import Directory, NewRecord, Record, gc_paused
+from .draws import Weighted, gc_paused, sample, split
+from .record import NewRecord, Record
 
-__all__ = ["generate_directory"]
+__all__ = ["generate_records"]
 
 _RESTRICTED_WEIGHTS = (
     ("USA", 30.0), ("China", 14.0), ("Singapore", 5.0), ("South Korea", 6.0), ("Canada", 6.0),
@@ -38,7 +41,10 @@ _RESTRICTED_WEIGHTS = (
 _NATIVE = {2: "WAVES", 3: "XLM", 4: "NEO", 5: "EOS", 8: "TRX", 9: "BNB", 11: "ADA", 12: "QTUM",
            13: "XEM", 14: "KMD", 17: "SOL"}
 _START_YEARS = ((2016, 0.5), (2017, 18.7), (2018, 56.4), (2019, 17.8), (2020, 6.4))
-_STATUSES = (("past", 75.0), ("ongoing", 10.0), ("upcoming", 15.0))
+# status (one of api.params.STATUSES) -> share of ICOs in %; this order is the draw's
+_STATUS_SHARES = {"past": 75.0, "ongoing": 10.0, "upcoming": 15.0}
+# status -> share of ICOs whose amount raised is known
+_RAISED_KNOWN = {"past": 0.40, "ongoing": 0.15, "upcoming": 0.0}
 
 _PICK_PLATFORM = Weighted((p, w) for p, _, w in PLATFORMS)
 _PICK_CATEGORY = Weighted((c, w) for c, _, w in CATEGORIES)
@@ -46,29 +52,22 @@ _PICK_TYPE = Weighted((t, w) for t, _, w in TYPES)
 _PICK_COUNTRY = Weighted(COUNTRY_SHARES)
 _PICK_RESTRICTED = Weighted(_RESTRICTED_WEIGHTS)
 _PICK_YEAR = Weighted(_START_YEARS)
-_PICK_STATUS = Weighted(_STATUSES)
+_PICK_STATUS = Weighted(_STATUS_SHARES.items())
 
 
-def generate_directory(n_icos: int = 1000, *, seed: int = 0) -> Directory:
-    """Build a realistic synthetic directory of ``n_icos`` ICOs, the same for the same seed.
+def generate_records(n_icos: int, seed: int) -> tuple[list[Record], NewRecord]:
+    """``n_icos`` realistic records in ascending id order, and the maker of later ones.
 
-    Parameters
-    ----------
-    n_icos : int
-        Number of ICOs (about 75% past, 10% ongoing, 15% upcoming).
-    seed : int
-        Seed of every random choice.
-
-    Returns
-    -------
-    Directory
-        Ids start near 1000 with random gaps.
+    The same seed gives the same records; records made later by the maker
+    continue the same draws (see :meth:`.Directory.add_ico`).
 
     Examples
     --------
-    >>> d = generate_directory(50, seed=1)
-    >>> len(d), d.ids() == generate_directory(50, seed=1).ids()
-    (50, True)
+    >>> records, new_record = generate_records(3, seed=1)
+    >>> [r.id for r in records] == sorted(r.id for r in records)
+    True
+    >>> new_record(3, records[-1].id, "past").id > records[-1].id
+    True
     """
     if n_icos < 0:
         raise ValueError("n_icos must be >= 0")
@@ -83,7 +82,7 @@ def generate_directory(n_icos: int = 1000, *, seed: int = 0) -> Directory:
             status = _PICK_STATUS.pick(rng)
             records.append(_new_record(rng, index, ico_id, status, slot_offset, names, slugs))
             ico_id += _id_gap(rng)
-    return Directory(records, new_record=_record_maker(rng, slot_offset, names, slugs))
+    return records, _record_maker(rng, slot_offset, names, slugs)
 
 
 def _record_maker(rng: random.Random, slot_offset: int, names: set[str],
@@ -197,7 +196,7 @@ _RAISED_MARKERS = {3: "Pending", 13: "NA", 29: "—", 41: "null"}
 
 
 def _raised(rng: random.Random, status: str, slot: int) -> tuple[int | None, str]:
-    known_share = {"past": 0.40, "ongoing": 0.15, "upcoming": 0.0}[status]
+    known_share = _RAISED_KNOWN[status]
     u = rng.random()
     # log-normal: median $15.07M, mean $24.16M (Fahlenbrach & Frattaroli)
     value = max(10_000, round(math.exp(rng.gauss(math.log(15.07e6), 0.97)), -3))

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .records import Record
+    from .record import Record
 
 
 def by_id(rec: Record) -> int:
@@ -45,7 +45,7 @@ def filter_records(records: list[Record], wire: Mapping[str, Any]) -> list[Recor
 
 
 def sort_records(records: list[Record], wire: Mapping[str, Any]) -> list[Record]:
-    """``records`` in the order ``wire`` asks for; see :meth:`.records.Directory.query`."""
+    """``records`` in the order ``wire`` asks for; see :meth:`.directory.Directory.query`."""
     key = wire.get("sort_asc") or wire.get("sort_desc")
     descending = "sort_desc" in wire or key is None
     if key is None or key == "id":

@@ -66,63 +66,35 @@ import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from .catalog import AMOUNT_STYLES, PERIOD, REFERENCE_DATE
+from .catalog import (
+    ADVISOR_ROLES,
+    ALLOCATION_PARTS,
+    AMOUNT_STYLES,
+    EXCHANGES,
+    FIRST_NAMES,
+    LAST_NAMES,
+    MILESTONES,
+    PERIOD,
+    PITCHES,
+    REFERENCE_DATE,
+    SALE_PARTS,
+    SOCIAL_NETWORKS,
+    SOCIAL_SHARES,
+    TEAM_ROLES,
+)
 from .draws import pick, sample, split
 
 if TYPE_CHECKING:
-    from .records import Record
+    from .record import Record
 
 __all__ = ["render_profile", "render_summary"]
 
 _UNPARSEABLE_PRICES = ("1 BILL = 1 XLM", "1 ETH = 3500 {t}", "Dynamic, see whitepaper")
 
-_FIRST = (
-    "Alex", "Anna", "Andrei", "Ben", "Carlos", "Chloé", "Chen", "Daniel", "David", "Elena",
-    "Emma", "Felix", "Hiro", "Igor", "Ivan", "James", "Jana", "José", "Julia", "Jürgen", "Kai",
-    "Laura", "Li", "Lucas", "Maria", "Mark", "Max", "Michael", "Min-jun", "Nadia", "Nikolai",
-    "Olga", "Omar", "Paul", "Priya", "Rahul", "Sara", "Sergey", "Sofia", "Søren", "Thomas",
-    "Tom", "Victor", "Wei", "Yuki", "Zoë", "Małgorzata", "Ahmed", "Kwame", "Lucía",
-)
-_LAST = (
-    "Anderson", "Becker", "Brown", "Chen", "Costa", "Dubois", "Fischer", "García", "Hoffmann",
-    "Ivanov", "Jensen", "Kim", "Kowalski", "Kuznetsov", "Lee", "Martin", "Müller", "Nakamura",
-    "Novák", "Nguyen", "O'Brien", "Petrov", "Rossi", "Schmidt", "Silva", "Smith", "Tan",
-    "Tanaka", "Wang", "Weber", "Williams", "Wong", "Zhang", "Mensah", "Okafor", "Sokolova",
-)
-_ROLES = (
-    "CEO", "CTO", "COO", "CMO", "CFO", "Co-founder", "Lead Developer", "Blockchain Developer",
-    "Full-stack Developer", "Marketing Manager", "Community Manager", "Designer",
-    "Product Manager", "Legal Counsel", "Business Development", "Data Scientist",
-)
-_ADVISOR_ROLES = ("Advisor", "Legal Advisor", "Blockchain Advisor", "Strategic Advisor",
-                  "Marketing Advisor", "Financial Advisor")
-_SOCIAL = ("twitter", "telegram", "facebook", "medium", "reddit", "github", "bitcointalk",
-           "linkedin", "youtube", "discord", "slack")
-_SOCIAL_SHARE = (0.9, 0.85, 0.7, 0.55, 0.45, 0.45, 0.35, 0.3, 0.25, 0.15, 0.1)
-_PARTS = ("Team", "Advisors", "Reserve", "Bounty", "Partners", "Foundation", "Marketing",
-          "Community", "Development", "Airdrop", "Ecosystem", "Pre-sale")
-_SALE_PARTS = ("Crowdsale", "ICO", "Token sale", "Public sale")
-_MILESTONES = (
-    "Concept and whitepaper", "Team formation", "Private sale", "Pre-sale", "Token sale",
-    "Prototype", "MVP release", "Beta launch", "Security audit", "Exchange listing",
-    "Mainnet launch", "Mobile app", "Partnerships in Asia", "Global expansion",
-    "Version 2.0", "DAO governance",
-)
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
-_EXCHANGES = ("binance", "kucoin", "hitbtc", "bittrex", "huobi", "okex", "gate", "idex",
-              "bitfinex", "uniswap")
 _HANDLES = {(f, last): re.sub(r"[^a-z]+", "-", f"{f} {last}".lower())
-            for f in _FIRST for last in _LAST}
-_PITCHES = (
-    "It connects users and providers without intermediaries.",
-    "Its token pays for services inside the ecosystem.",
-    "The team has shipped a working prototype.",
-    "Holders share the platform's revenue.",
-    "It brings transparent, auditable records to the industry.",
-    "Smart contracts automate payments and settlement.",
-)
-
+            for f in FIRST_NAMES for last in LAST_NAMES}
 
 
 def _amount_text(value: float, style: str) -> str:
@@ -175,7 +147,7 @@ def render_profile(rec: Record) -> dict[str, Any]:
     main: dict[str, Any] = {
         "name": rec.name,
         "description": f"{rec.name} is a {rec.category.lower()} project on "
-                       f"{rec.platform}. {pick(rng, _PITCHES)} {pick(rng, _PITCHES)}",
+                       f"{rec.platform}. {pick(rng, PITCHES)} {pick(rng, PITCHES)}",
         "logo": rec.logo,
         "premium": _flag(rng, rnd() < 0.05),
         "scam": _flag(rng, rnd() < 0.03),
@@ -196,7 +168,8 @@ def render_profile(rec: Record) -> dict[str, Any]:
 
     site = f"https://{rec.slug}.example"
     social: Any = {key: f"https://{key}.example/{rec.slug}"
-                   for key, share in zip(_SOCIAL, _SOCIAL_SHARE, strict=True) if rnd() < share}
+                   for key, share in zip(SOCIAL_NETWORKS, SOCIAL_SHARES, strict=True)
+                   if rnd() < share}
     if rnd() < 0.06:
         social = {}  # some ICOs list no social links at all
     u = rnd()
@@ -224,8 +197,8 @@ def render_profile(rec: Record) -> dict[str, Any]:
         del dates["tba"]
     additional = {"bonuses": _bonuses(rng), "airdrop": _flag(rng, rec.airdrop),
                   "bounty": _flag(rng, rec.bounty)}
-    team = _people(rng, rec.slug, _team_size(rng), _ROLES)
-    advisors = _people(rng, rec.slug, 0 if rnd() < 0.4 else 1 + int(rnd() * 8), _ADVISOR_ROLES)
+    team = _people(rng, rec.slug, _team_size(rng), TEAM_ROLES)
+    advisors = _people(rng, rec.slug, 0 if rnd() < 0.4 else 1 + int(rnd() * 8), ADVISOR_ROLES)
     profile: dict[str, Any] = {
         "id": str(rec.id) if rnd() < 0.1 else rec.id,
         "main": main,
@@ -334,7 +307,7 @@ def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any
     markets: list[str] = []
     if rec.status == "past" and rnd() < 0.4:
         markets = [f"https://{x}.example/trade/{rec.ticker}"
-                   for x in sample(rng, _EXCHANGES, 1 + int(rnd() * 4))]
+                   for x in sample(rng, EXCHANGES, 1 + int(rnd() * 4))]
     finance: dict[str, Any] = {
         "ticker": "TBA" if slot == 19 else rec.ticker,
         "tokens_for_sale": tokens,
@@ -381,9 +354,10 @@ def _people(rng: random.Random, slug: str, count: int,
     rnd = rng.random
     people = []
     for position in range(count):
-        first, last = pick(rng, _FIRST), pick(rng, _LAST)
+        first, last = pick(rng, FIRST_NAMES), pick(rng, LAST_NAMES)
         handle = _HANDLES[first, last]
-        role = ("CEO", "CTO")[position] if roles is _ROLES and position < 2 else pick(rng, roles)
+        lead = roles is TEAM_ROLES and position < 2
+        role = ("CEO", "CTO")[position] if lead else pick(rng, roles)
         person: dict[str, Any] = {
             "name": f"{first} {last}",
             "role": role,
@@ -412,7 +386,7 @@ def _distribution(rng: random.Random) -> Any:
         return []
     # share sold in the sale: p10 25%, median 55%, p90 85% (figures)
     sale = min(95, max(5, round(rng.gauss(55, 23))))
-    parts = sample(rng, _PARTS, 2 + int(rnd() * 4))
+    parts = sample(rng, ALLOCATION_PARTS, 2 + int(rnd() * 4))
     weights = [rng.random() + 0.2 for _ in parts]
     rest = 100 - sale
     shares = [math.floor(rest * w / sum(weights)) for w in weights]
@@ -421,7 +395,7 @@ def _distribution(rng: random.Random) -> Any:
     style = "%" if u < 0.6 else ("space" if u < 0.7 else ("bare" if u < 0.8 else
                                                          ("dec" if u < 0.9 else "num")))
     out: dict[str, Any] = {}
-    for name, share in zip((pick(rng, _SALE_PARTS), *parts), (sale, *shares), strict=True):
+    for name, share in zip((pick(rng, SALE_PARTS), *parts), (sale, *shares), strict=True):
         out[name] = {"%": f"{share}%", "space": f"{share} %", "bare": f"{share}",
                      "dec": f"{share}.0%", "num": share}[style]
     return out
@@ -443,7 +417,7 @@ def _roadmap(rng: random.Random, start: datetime | None) -> Any:
     base = start or datetime(2018, 6, 1)
     days = sorted(int(rnd() * 1260) - 540 for _ in range(3 + int(rnd() * 8)))
     out: dict[str, str] = {}
-    for offset, text in zip(days, sample(rng, _MILESTONES, len(days)), strict=True):
+    for offset, text in zip(days, sample(rng, MILESTONES, len(days)), strict=True):
         when = base + timedelta(days=offset)
         u = rng.random()
         if u < 0.85:
