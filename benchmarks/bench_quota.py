@@ -17,13 +17,14 @@ from typing import Any
 
 import icoframes
 from icoframes import sandbox
+from icoframes.sandbox import PAGE_SIZE
 
 from . import baseline
 from .common import Target, fresh_cache, log, requests_by_endpoint, spent_since, table, timed
 
 __all__ = ["FULL", "QUICK", "Config", "markdown", "run", "targets"]
 
-PAGE_SIZE = 20
+
 
 
 @dataclass(frozen=True)
