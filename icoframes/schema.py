@@ -33,13 +33,13 @@ import pandas as pd
 import pyarrow as pa
 
 __all__ = [
+    "EACH",
     "FILTERS",
+    "KEY",
     "LIST",
     "PROBLEMS",
     "TABLES",
     "TABLE_NAMES",
-    "EACH",
-    "KEY",
     "TEXT_DTYPE",
     "Column",
     "TableSchema",

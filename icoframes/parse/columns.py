@@ -31,8 +31,8 @@ from .rules import (
     LABEL_FORMAT,
     MARKER_SPELLINGS,
     parse_amount,
-    parse_datetime,
     parse_count,
+    parse_datetime,
     parse_flag,
     parse_label_date,
 )

@@ -58,7 +58,8 @@ def merge_pages(pages: Iterable[Mapping[str, Any]]) -> list:
 
     Examples
     --------
-    >>> merge_pages([{"data": [{"id": 1, "v": "a"}, {"id": "x"}]}, {"data": [{"id": "1", "v": "b"}]}])
+    >>> pages = [{"data": [{"id": 1, "v": "a"}, {"id": "x"}]}, {"data": [{"id": "1", "v": "b"}]}]
+    >>> merge_pages(pages)
     [{'id': '1', 'v': 'b'}, {'id': 'x'}]
     """
     seen: dict[object, object] = {}

@@ -28,7 +28,7 @@ from ..tables import Tables
 from . import columns as converters
 from . import rules
 from .problems import Problems
-from .sources import Bad, as_dict, convert, field_paths, flatten, gather, read_fields, select
+from .sources import Bad, convert, field_paths, flatten, gather, read_fields, select
 
 __all__ = ["tidy"]
 

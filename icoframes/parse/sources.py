@@ -52,7 +52,8 @@ def field_paths(table: TableSchema) -> dict[str, Source]:
             if c.source and len(c.source) <= 2 and EACH not in c.source and KEY not in c.source}
 
 
-def select(items: Sequence[object], problems: Problems, table: str) -> tuple[list[dict], np.ndarray]:
+def select(items: Sequence[object], problems: Problems,
+           table: str) -> tuple[list[dict], np.ndarray]:
     """The records to use and their ids: readable ids only, the last occurrence of an id wins.
 
     Records keep the input order (of each id's last occurrence), like
