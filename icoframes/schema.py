@@ -1,9 +1,12 @@
-"""Columns and dtypes of every table, declared once.
+"""Columns, dtypes and origins of every table, declared once.
 
-This module is the single source of truth for the shape of every frame the
-package returns: :mod:`icoframes.parse.profiles` builds columns in this order and casts
-them to these dtypes, empty results are built from it, and Parquet files are
-written and read back against it.
+This module is the single source of truth for the shape and the origin of
+every frame the package returns: each :class:`Column` names its kind, the path
+of its value in a profile, list item or filter set (``source``) and its
+meaning (``doc``, shown by :func:`describe`). :mod:`icoframes.parse` reads every
+column at its source and builds it in this order at these dtypes (adding a
+sourced line to ``ICOS`` is all ``tidy`` needs), empty results are built from
+it, and Parquet files are written and read back against it.
 
 Kinds of column and their pandas dtypes:
 
