@@ -179,6 +179,12 @@ def _people_key(table: TableSchema) -> str:
     return keys.pop()
 
 
+def _person_fields(table: TableSchema) -> dict[str, str]:
+    """Column -> the field of each person it is read from: ``name`` of ``('team', '*', 'name')``."""
+    return {c.name: c.source[2] for c in table.columns
+            if c.source and len(c.source) == 3 and c.source[1] == EACH}
+
+
 class _People:
     """Team members or advisors of every ICO, one entry per person."""
 
@@ -188,9 +194,7 @@ class _People:
                  position: np.ndarray) -> None:
         self.table = table
         self.key = _people_key(table)
-        # column -> the person's field it is read from
-        self.fields = {c.name: c.source[2] for c in table.columns
-                       if c.source and len(c.source) == 3 and c.source[1] == EACH}
+        self.fields = _person_fields(table)
         self.ico_id = ico_id
         self.position = position
         self.values = read_fields(persons, (*self.fields.values(), _PERSON_SOCIAL))
@@ -200,8 +204,7 @@ class _People:
                bad: Bad) -> _People:
         """Everyone in each ICO's raw ``team`` (or ``advisors``) value."""
         key = _people_key(table)
-        person_fields = [c.source[2] for c in table.columns
-                         if c.source and len(c.source) == 3 and c.source[1] == EACH]
+        person_fields = tuple(_person_fields(table).values())
         skipped = bad[(table.name, key)]
         groups = [v if type(v) is list else _as_people(v, person_fields, skipped)
                   for v in values[(key,)]]
