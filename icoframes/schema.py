@@ -1,9 +1,12 @@
-"""Columns and dtypes of every table, declared once.
+"""Columns, dtypes and origins of every table, declared once.
 
-This module is the single source of truth for the shape of every frame the
-package returns: :mod:`icoframes.parse.profiles` builds columns in this order and casts
-them to these dtypes, empty results are built from it, and Parquet files are
-written and read back against it.
+This module is the single source of truth for the shape and the origin of
+every frame the package returns: each :class:`Column` names its kind, the path
+of its value in a profile, list item or filter set (``source``) and its
+meaning (``doc``, shown by :func:`describe`). :mod:`icoframes.parse` reads every
+column at its source and builds it in this order at these dtypes (adding a
+sourced line to ``ICOS`` is all ``tidy`` needs), empty results are built from
+it, and Parquet files are written and read back against it.
 
 Kinds of column and their pandas dtypes:
 
@@ -26,14 +29,16 @@ a boolean column is True only where the API said ``true`` and False otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 __all__ = [
+    "EACH",
     "FILTERS",
+    "KEY",
     "LIST",
     "PROBLEMS",
     "TABLES",
@@ -53,12 +58,29 @@ _PANDAS_MAJOR = int(pd.__version__.split(".")[0])
 TEXT_DTYPE = pd.StringDtype(na_value=np.nan) if _PANDAS_MAJOR >= 3 else pd.StringDtype()
 
 
+Source = tuple[str, ...]
+
+#: In a source path, every entry of the list or map at that point.
+EACH: Final = "*"
+#: As the last step of a source path, the key of each map entry itself.
+KEY: Final = "<key>"
+
+
 @dataclass(frozen=True)
 class Column:
-    """One column: name, kind (see module docs) and a short description."""
+    """One column: name, kind (see module docs), where its values come from, and its meaning.
+
+    ``source`` is the path of the value in the record the table is read from
+    (a profile for ``icos`` and its child tables, a list item for ``list``,
+    the filter set for ``filters``): ``("finance", "caps_unit")`` is
+    ``profile["finance"]["caps_unit"]``; :data:`EACH` (``"*"``) steps into
+    every entry of a list or map, a final :data:`KEY` takes the map's keys.
+    None for a column the package derives (a status, a position, a count).
+    """
 
     name: str
     kind: Kind
+    source: Source | None = None
     doc: str = ""
 
     @property
@@ -68,6 +90,11 @@ class Column:
     @property
     def arrow_type(self) -> pa.DataType:
         return _ARROW[self.kind]
+
+    @property
+    def source_text(self) -> str:
+        """The source path as dotted text (``'finance.caps_unit'``); ``''`` when derived."""
+        return ".".join(self.source) if self.source else ""
 
 
 _DTYPES = {
@@ -119,78 +146,95 @@ class TableSchema:
                           for c in self.columns])
 
 
-def _cols(*specs: tuple[str, Kind] | tuple[str, Kind, str]) -> tuple[Column, ...]:
+def _cols(*specs: tuple[str, Kind, Source | None, str]) -> tuple[Column, ...]:
     return tuple(Column(*spec) for spec in specs)
 
 
-_PEOPLE_COLUMNS = _cols(
-    ("ico_id", "int", "id of the ICO"),
-    ("position", "int", "0-based order of the person in the profile"),
-    ("name", "text"),
-    ("role", "text"),
-    ("photo", "text", "photo URL"),
-)
+def _people(key: str, who: str) -> tuple[Column, ...]:
+    """Columns of team members or advisors: both lists share one element shape (spec 2.3)."""
+    return _cols(
+        ("ico_id", "int", ("id",), "id of the ICO"),
+        ("position", "int", None, f"0-based place of the {who} in the profile's list"),
+        ("name", "text", (key, EACH, "name"), f"the {who}'s name"),
+        ("role", "text", (key, EACH, "role"), f"the {who}'s role"),
+        ("photo", "text", (key, EACH, "photo"), "photo URL"),
+    )
 
+
+# Each icos column is one line: adding a sourced line here is all tidy needs.
 ICOS = TableSchema(
     "icos",
     _cols(
-        ("id", "int", "ICO id"),
-        ("status", "text", "ongoing, upcoming or past: the list status it was loaded under"),
-        ("name", "text"),
-        ("description", "text"),
-        ("logo", "text", "logo URL"),
-        ("premium", "bool"),
-        ("scam", "bool", "marked as scam"),
-        ("ico_score", "float", "ICO score"),
-        ("platform", "text"),
-        ("kyc", "bool", "conducts KYC on investors"),
-        ("whitelist", "bool", "conducts whitelisting"),
-        ("category", "text"),
-        ("type", "text", "ICO type"),
-        ("mvp", "bool", "has an MVP"),
-        ("location", "text", "country"),
-        ("kyc_passed", "bool", "the team passed KYC"),
-        ("url", "text", "page on the directory's site"),
-        ("website", "text"),
-        ("whitepaper", "text"),
-        ("video", "text"),
-        ("ticker", "text"),
-        ("tokens_for_sale", "float", "float64 because supplies exceed int64"),
-        ("token_price", "float"),
-        ("token_price_unit", "text"),
-        ("min_purchase", "float"),
-        ("max_purchase", "float"),
-        ("purchase_unit", "text"),
-        ("token_type", "text"),
-        ("soft_cap", "float"),
-        ("hard_cap", "float"),
-        ("caps_unit", "text"),
-        ("escrow", "bool"),
-        ("markets", "list", "exchange URLs"),
-        ("restricted_areas", "list", "countries where the ICO is not allowed"),
-        ("accepting", "list", "tickers of accepted currencies"),
-        ("raised", "float", "raised funds in USD; NaN when unknown"),
-        ("start_datetime", "datetime", "start of the current stage"),
-        ("end_datetime", "datetime", "end of the current stage"),
-        ("tba", "bool", "dates not defined yet"),
-        ("airdrop", "bool"),
-        ("bounty", "bool"),
+        ("id", "int", ("id",), "ICO id"),
+        ("status", "text", None, "ongoing, upcoming or past: the list status it was loaded under"),
+        ("name", "text", ("main", "name"), "name"),
+        ("description", "text", ("main", "description"), "text description"),
+        ("logo", "text", ("main", "logo"), "logo URL"),
+        ("premium", "bool", ("main", "premium"), "listed as premium"),
+        ("scam", "bool", ("main", "scam"), "marked as scam"),
+        ("ico_score", "float", ("main", "ico_score"), "ICO score"),
+        ("platform", "text", ("main", "platform"), "platform name"),
+        ("kyc", "bool", ("main", "kyc"), "conducts KYC on investors"),
+        ("whitelist", "bool", ("main", "whitelist"), "conducts whitelisting"),
+        ("category", "text", ("main", "category"), "category name"),
+        ("type", "text", ("main", "type"), "ICO type name"),
+        ("mvp", "bool", ("main", "mvp"), "has an MVP"),
+        ("location", "text", ("main", "location"), "country name"),
+        ("kyc_passed", "bool", ("main", "kyc_passed"), "the team passed KYC"),
+        ("url", "text", ("links", "url"), "page of the ICO on the directory's public site"),
+        ("website", "text", ("links", "website"), "official website URL"),
+        ("whitepaper", "text", ("links", "whitepaper"), "whitepaper URL"),
+        ("video", "text", ("links", "video"), "URL of a video presentation"),
+        ("ticker", "text", ("finance", "ticker"), "token ticker"),
+        ("tokens_for_sale", "float", ("finance", "tokens_for_sale"),
+         "tokens offered in the ICO; float64 because supplies exceed int64"),
+        ("token_price", "float", ("finance", "token_price"),
+         "fixed price during the ICO, a market price after it; in token_price_unit"),
+        ("token_price_unit", "text", ("finance", "token_price_unit"), "unit of token_price"),
+        ("min_purchase", "float", ("finance", "min_purchase"),
+         "minimum contribution, in purchase_unit"),
+        ("max_purchase", "float", ("finance", "max_purchase"),
+         "maximum contribution, in purchase_unit"),
+        ("purchase_unit", "text", ("finance", "purchase_unit"),
+         "unit of min_purchase and max_purchase"),
+        ("token_type", "text", ("finance", "token_type"),
+         "token type, e.g. ERC20; only for Ethereum-based projects"),
+        ("soft_cap", "float", ("finance", "soft_cap"), "soft cap, in caps_unit"),
+        ("hard_cap", "float", ("finance", "hard_cap"), "hard cap, in caps_unit"),
+        ("caps_unit", "text", ("finance", "caps_unit"), "unit of soft_cap and hard_cap"),
+        ("escrow", "bool", ("finance", "escrow"), "has escrow"),
+        ("markets", "list", ("finance", "markets"), "URLs of exchanges listing the token"),
+        ("restricted_areas", "list", ("finance", "restricted_areas"),
+         "countries where the ICO is not allowed"),
+        ("accepting", "list", ("finance", "accepting"), "tickers of accepted currencies"),
+        ("raised", "float", ("finance", "raised"), "raised funds in USD; NaN when unknown"),
+        ("start_datetime", "datetime", ("dates", "start_datetime"),
+         "start of the current stage (no time zone given)"),
+        ("end_datetime", "datetime", ("dates", "end_datetime"),
+         "end of the current stage (no time zone given)"),
+        ("tba", "bool", ("dates", "tba"), "dates not defined yet"),
+        ("airdrop", "bool", ("additional", "airdrop"), "has an airdrop programme"),
+        ("bounty", "bool", ("additional", "bounty"), "has a bounty programme"),
     ),
     key=("id",),
     doc="one row per ICO",
 )
 
-TEAM = TableSchema("team", _PEOPLE_COLUMNS, key=("ico_id", "position"), doc="team members")
-ADVISORS = TableSchema("advisors", _PEOPLE_COLUMNS, key=("ico_id", "position"), doc="advisors")
+TEAM = TableSchema("team", _people("team", "member"), key=("ico_id", "position"),
+                   doc="team members")
+ADVISORS = TableSchema("advisors", _people("advisors", "advisor"), key=("ico_id", "position"),
+                       doc="advisors")
 
 SOCIAL = TableSchema(
     "social",
     _cols(
-        ("ico_id", "int"),
-        ("owner", "text", "ico, team or advisor"),
-        ("position", "Int", "the person's position; missing for the ICO's own links"),
-        ("network", "text", "social network key as sent, e.g. twitter"),
-        ("url", "text"),
+        ("ico_id", "int", ("id",), "id of the ICO"),
+        ("owner", "text", None, "whose link: ico, team or advisor"),
+        ("position", "Int", None, "the person's position; missing for the ICO's own links"),
+        ("network", "text", ("links", "social", KEY),
+         "social network key as sent, e.g. twitter (also of team.*.social, advisors.*.social)"),
+        ("url", "text", ("links", "social", EACH),
+         "URL of the profile on that network; links without one are not rows"),
     ),
     key=("ico_id", "owner", "position", "network"),
     doc="one row per social link",
@@ -198,14 +242,22 @@ SOCIAL = TableSchema(
 
 DISTRIBUTION = TableSchema(
     "distribution",
-    _cols(("ico_id", "int"), ("part", "text"), ("percent", "float", "0-100")),
+    _cols(
+        ("ico_id", "int", ("id",), "id of the ICO"),
+        ("part", "text", ("finance", "distribution", KEY), "name of the part, as sent"),
+        ("percent", "float", ("finance", "distribution", EACH), "share of the tokens, 0-100"),
+    ),
     key=("ico_id", "part"),
     doc="token distribution",
 )
 
 BONUSES = TableSchema(
     "bonuses",
-    _cols(("ico_id", "int"), ("name", "text"), ("terms", "text")),
+    _cols(
+        ("ico_id", "int", ("id",), "id of the ICO"),
+        ("name", "text", ("additional", "bonuses", KEY), "name of the bonus, as sent"),
+        ("terms", "text", ("additional", "bonuses", EACH), "terms of the bonus"),
+    ),
     key=("ico_id", "name"),
     doc="bonus programmes",
 )
@@ -213,10 +265,10 @@ BONUSES = TableSchema(
 ROADMAP = TableSchema(
     "roadmap",
     _cols(
-        ("ico_id", "int"),
-        ("label", "text", "the key exactly as sent"),
-        ("date", "datetime", "parsed from the label; NaT when it names no date"),
-        ("description", "text"),
+        ("ico_id", "int", ("id",), "id of the ICO"),
+        ("label", "text", ("roadmap", KEY), "the date-like key exactly as sent"),
+        ("date", "datetime", None, "parsed from the label; NaT when it names no date"),
+        ("description", "text", ("roadmap", EACH), "what the milestone is"),
     ),
     key=("ico_id", "label"),
     doc="roadmap milestones",
@@ -226,13 +278,13 @@ ROADMAP = TableSchema(
 PROBLEMS = TableSchema(
     "problems",
     _cols(
-        ("table", "text", "the table that lost values"),
-        ("column", "text", "the column, or the source field of a malformed entry"),
-        ("count", "int", "how many raw values could not be read"),
-        ("examples", "list", "a few of those raw values, as repr() text"),
+        ("table", "text", None, "the table that lost values"),
+        ("column", "text", None, "the column, or the source field of a malformed entry"),
+        ("count", "int", None, "how many raw values could not be read"),
+        ("examples", "list", None, "a few of those raw values, as repr() text"),
     ),
     key=("table", "column"),
-    doc="values tidy could not read, per table and column",
+    doc="values that could not be read, per table and column",
 )
 
 TABLES: dict[str, TableSchema] = {
@@ -243,13 +295,13 @@ TABLE_NAMES: tuple[str, ...] = tuple(TABLES)
 LIST = TableSchema(
     "list",
     _cols(
-        ("id", "int"),
-        ("name", "text"),
-        ("logo", "text"),
-        ("ico_score", "float"),
-        ("url", "text"),
-        ("raised", "float"),
-        ("status", "text"),
+        ("id", "int", ("id",), "ICO id"),
+        ("name", "text", ("main", "name"), "ICO name"),
+        ("logo", "text", ("main", "logo"), "logo URL"),
+        ("ico_score", "float", ("main", "ico_score"), "ICO score"),
+        ("url", "text", ("links", "url"), "page of the ICO on the directory's public site"),
+        ("raised", "float", ("finance", "raised"), "raised funds in USD; NaN when unknown"),
+        ("status", "text", None, "the status filter the list was loaded with"),
     ),
     key=("id",),
     doc="list summaries (spec 2.2), one row per ICO",
@@ -258,9 +310,9 @@ LIST = TableSchema(
 FILTERS = TableSchema(
     "filters",
     _cols(
-        ("filter", "text", "platform, category, type or location"),
-        ("id", "Int", "missing for location, which has no id"),
-        ("name", "text"),
+        ("filter", "text", (KEY,), "platform, category, type or location"),
+        ("id", "Int", (EACH, EACH, "id"), "the value's id; missing for location, which has none"),
+        ("name", "text", (EACH, EACH, "name"), "the value's name"),
     ),
     key=("filter", "name"),
     doc="available filter values (spec 2.1)",
@@ -273,7 +325,7 @@ def empty_frame(table: TableSchema) -> pd.DataFrame:
 
 
 def describe(table: str | TableSchema) -> pd.DataFrame:
-    """The columns of a table: name, dtype and meaning, from the one declaration.
+    """The columns of a table: name, dtype, source and meaning, from the one declaration.
 
     Parameters
     ----------
@@ -281,10 +333,20 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
         A table name (``"icos"``, ``"team"``, ... or ``"problems"``, ``"list"``,
         ``"filters"``) or a schema.
 
+    Returns
+    -------
+    pandas.DataFrame
+        One row per column: ``column``, ``dtype``, ``source`` (the dotted path
+        of the value in the profile, list item or filter set; missing for a
+        column the package derives) and ``doc``.
+
     Examples
     --------
-    >>> describe("distribution")[["column", "dtype"]].values.tolist()
-    [['ico_id', 'int64'], ['part', 'str'], ['percent', 'float64']]
+    >>> describe("distribution")[["column", "dtype", "source"]].values.tolist()
+    [['ico_id', 'int64', 'id'], ['part', 'str', 'finance.distribution.<key>'], \
+['percent', 'float64', 'finance.distribution.*']]
+    >>> describe("icos").set_index("column").loc["caps_unit", ["source", "doc"]].tolist()
+    ['finance.caps_unit', 'unit of soft_cap and hard_cap']
     """
     if isinstance(table, str):
         known = {**TABLES, PROBLEMS.name: PROBLEMS, LIST.name: LIST, FILTERS.name: FILTERS}
@@ -294,5 +356,7 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
     return pd.DataFrame({
         "column": [c.name for c in table.columns],
         "dtype": [str(c.dtype) for c in table.columns],
+        "source": [c.source_text or None for c in table.columns],
         "doc": [c.doc for c in table.columns],
-    }).astype({"column": TEXT_DTYPE, "dtype": TEXT_DTYPE, "doc": TEXT_DTYPE})
+    }).astype({"column": TEXT_DTYPE, "dtype": TEXT_DTYPE, "source": TEXT_DTYPE,
+               "doc": TEXT_DTYPE})

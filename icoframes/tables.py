@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 from .files import atomic_write_table
 from .schema import PROBLEMS, TABLE_NAMES, TABLES, TEXT_DTYPE, Column, TableSchema, empty_frame
 
-__all__ = ["Tables", "read_table"]
+__all__ = ["Tables", "frame_from_arrow", "read_table"]
 
 def _empty_problems() -> pd.DataFrame:
     return empty_frame(PROBLEMS)
@@ -222,23 +222,58 @@ def _check_frame(table: TableSchema, frame: object) -> None:
 
 
 def _read(table: TableSchema, path: Path) -> pd.DataFrame:
-    arrow = pq.read_table(path)
-    if arrow.schema.names != table.names:
+    return frame_from_arrow(table, pq.read_table(path), source=str(path))
+
+
+def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd.DataFrame:
+    """An Arrow table as a frame with exactly the columns and dtypes of ``schema``.
+
+    Strict: a table with other columns (or in another order) or of other types
+    is refused rather than cast, since a cast would hide a file of other types
+    (float ids truncated, text from ints). Conversion is driven by the schema,
+    not by the pandas metadata in the table, so a file written under another
+    pandas version reads the same.
+
+    Parameters
+    ----------
+    schema : TableSchema
+        The declared table, e.g. ``schema.LIST``.
+    table : pyarrow.Table
+        Typically read from a Parquet file written with ``schema.arrow_schema()``.
+    source : str
+        Where the table comes from (a path), for error messages.
+
+    Raises
+    ------
+    ValueError
+        If the columns or their types differ from the schema, or an int or bool
+        column holds nulls.
+
+    Examples
+    --------
+    >>> from icoframes.schema import FILTERS
+    >>> arrow = pa.table({"filter": ["type"], "id": [3], "name": ["ICO"]})
+    >>> frame_from_arrow(FILTERS, arrow, source="example").dtypes["id"]
+    Int64Dtype()
+    >>> frame_from_arrow(FILTERS, arrow.set_column(1, "id", pa.array([3.0])), source="x")
+    Traceback (most recent call last):
+    ...
+    ValueError: x: columns of other types than the filters schema: {'id': 'double'}
+    """
+    if table.schema.names != schema.names:
         raise ValueError(
-            f"{path}: columns {arrow.schema.names} differ from the {table.name} schema "
-            f"{table.names}; the file was written by another version"
+            f"{source}: columns {table.schema.names} differ from the {schema.name} schema "
+            f"{schema.names}; the file was written by another version"
         )
-    # A cast would hide a file of other types (float ids truncated, text from ints).
-    wrong = {f.name: str(f.type) for f, want in zip(arrow.schema, table.arrow_schema(),
+    wrong = {f.name: str(f.type) for f, want in zip(table.schema, schema.arrow_schema(),
                                                     strict=True)
              if _plain(f.type) != _plain(want.type)}
     if wrong:
-        raise ValueError(f"{path}: columns of other types than the {table.name} schema: {wrong}")
-    # Conversion is driven by the schema, not by the pandas metadata in the
-    # file, so a file written under another pandas version reads the same.
-    columns = {c.name: _from_arrow(c, arrow.column(c.name), path) for c in table.columns}
+        raise ValueError(f"{source}: columns of other types than the {schema.name} schema: "
+                         f"{wrong}")
+    columns = {c.name: _from_arrow(c, table.column(c.name), source) for c in schema.columns}
     frame = pd.DataFrame(columns)
-    _check_frame(table, frame)
+    _check_frame(schema, frame)
     return frame
 
 
@@ -251,10 +286,10 @@ def _plain(kind: pa.DataType) -> pa.DataType:
     return kind
 
 
-def _from_arrow(column: Column, data: pa.ChunkedArray, path: Path) -> object:
+def _from_arrow(column: Column, data: pa.ChunkedArray, source: str) -> object:
     kind = column.kind
     if kind in ("int", "bool") and data.null_count:
-        raise ValueError(f"{path}: column {column.name} holds nulls but is declared {kind}")
+        raise ValueError(f"{source}: column {column.name} holds nulls but is declared {kind}")
     if kind == "Int":
         return pd.Int64Dtype().__from_arrow__(data)
     if kind == "text":

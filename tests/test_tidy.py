@@ -123,7 +123,7 @@ def test_missing_markers_are_missing_and_not_problems(marker):
 
 def test_unreadable_number_is_missing_and_counted():
     profiles = [with_(clean_profile(i), {"finance.token_price": raw}) for i, raw in
-                enumerate(["1 BILL = 1 XLM", "1 ETH = 3500 AQB", "1 BILL = 1 XLM", True])]
+                enumerate(["1 BILL = 1 XLM", "1 ETH = 3500 AQB", "1 BILL = 1 XLM", True], start=1)]
     tables = tidy(profiles)
     assert tables.icos["token_price"].isna().all()
     problem = tables.problems.set_index(["table", "column"]).loc[("icos", "token_price")]
@@ -289,7 +289,8 @@ def test_duplicate_ids_keep_the_last_occurrence_and_its_children():
     assert (tables.distribution["ico_id"] == 7).sum() == 3  # not 6
 
 
-@pytest.mark.parametrize("bad_id", ["abc", None, "", 1.5, True, [1], {"id": 1}, 2**64])
+@pytest.mark.parametrize("bad_id", ["abc", None, "", 1.5, True, [1], {"id": 1}, 2**64,
+                                    0, -3, "0", "-3", "99999999999999999999", 2**63])
 def test_profile_without_a_readable_id_is_skipped_and_counted(bad_id):
     tables = tidy([clean_profile(bad_id), clean_profile(5)])
     assert tables.icos["id"].tolist() == [5]
@@ -334,8 +335,8 @@ def test_empty_input_gives_empty_tables():
 
 
 def test_any_iterable_is_accepted():
-    tables = tidy(clean_profile(i) for i in range(3))
-    assert tables.icos["id"].tolist() == [0, 1, 2]
+    tables = tidy(clean_profile(i) for i in range(1, 4))
+    assert tables.icos["id"].tolist() == [1, 2, 3]
 
 
 def test_minimal_profile_is_a_row_of_missing_values():
@@ -529,7 +530,7 @@ def _readable_id(value) -> int | None:
                 return None
     if isinstance(value, float):
         value = int(value) if math.isfinite(value) and value.is_integer() else None
-    if isinstance(value, int) and -(2**63) <= value < 2**63:
+    if isinstance(value, int) and 0 < value < 2**63:  # ids are positive int64
         return value
     return None
 

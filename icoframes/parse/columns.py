@@ -31,9 +31,9 @@ from .rules import (
     LABEL_FORMAT,
     MARKER_SPELLINGS,
     parse_amount,
+    parse_count,
     parse_datetime,
     parse_flag,
-    parse_id,
     parse_label_date,
 )
 
@@ -335,42 +335,44 @@ def to_list(values: Sequence[object]) -> tuple[np.ndarray, list]:
 
 
 def to_int(values: Sequence[object]) -> tuple[np.ndarray, list]:
-    """An int64 column for identifiers that must all be readable (see :func:`parse_id`).
+    """An int64 column of counts or positions that must all be readable (see :func:`parse_count`).
+
+    Id columns arrive as arrays already read by :func:`parse_id` (rows without
+    a readable id are left out before), so this only sees plain counts.
 
     Raises
     ------
     ValueError
-        If a value cannot be read as an int64; callers filter those rows first.
+        If a value is not a non-negative int64; callers filter those rows first.
     """
-    try:
-        return np.array(values, dtype=np.int64), []
-    except (TypeError, ValueError, OverflowError):
-        pass
     out = np.empty(len(values), dtype=np.int64)
     for i, v in enumerate(values):
-        number = parse_id(v)
+        number = parse_count(v)
         if number is None:
-            raise ValueError(f"not an integer id: {v!r}")
+            raise ValueError(f"not a non-negative integer: {v!r}")
         out[i] = number
     return out, []
 
 
 def to_nullable_int(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, list]:
-    """A nullable Int64 column; unreadable values are missing and reported.
+    """A nullable Int64 column of non-negative integers; unreadable values are missing and reported.
 
     Examples
     --------
-    >>> to_nullable_int([1, None, "3", "x"])[0].tolist()
-    [1, <NA>, 3, <NA>]
+    >>> to_nullable_int([1, None, "3", "x", True])
+    (<IntegerArray>
+    [1, <NA>, 3, <NA>, <NA>]
+    Length: 5, dtype: Int64, ['x', True])
     """
     data = np.zeros(len(values), dtype=np.int64)
     mask = np.zeros(len(values), dtype=bool)
     bad = []
     for i, v in enumerate(values):
-        number = parse_id(v)
+        number = parse_count(v)
         if number is None:
             mask[i] = True
-            if not (v is None or (type(v) is str and v.strip() in MARKER_SPELLINGS)):
+            if not (v is None or (type(v) is float and math.isnan(v))
+                    or (type(v) is str and v.strip() in MARKER_SPELLINGS)):
                 bad.append(v)
         else:
             data[i] = number

@@ -1,89 +1,121 @@
 """List responses into frames: summaries (spec 2.2) and the filter set (spec 2.1).
 
-Pure functions of decoded JSON, shared by the loaders and the crawl.
+Pure functions of decoded JSON, shared by the loaders and the crawl. List
+items are read like profiles: at the source paths ``schema.LIST`` declares, by
+:mod:`icoframes.parse.sources`, with the same id rule and converters, and
+whatever cannot be read is counted in a :class:`~icoframes.parse.problems.Problems`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
 
+from ..api.params import ID_LIST_PARAMS
 from ..schema import FILTERS, LIST
-from .columns import to_float, to_text
+from . import rules
+from .columns import to_text
+from .problems import Problems
+from .sources import Bad, convert, field_paths, gather, select
 
-__all__ = ["filters_frame", "list_frame", "merge_pages", "page_counts", "summary_keys"]
+__all__ = ["FILTER_KEYS", "filters_frame", "list_frame", "merge_pages", "page_counts",
+           "summary_keys"]
+
+#: The keys of the filter set (spec 2.1): the id-list parameters, and location (no id).
+FILTER_KEYS: Final = (*ID_LIST_PARAMS, "location")
+_ID: Final = ("id",)
 
 
 def page_counts(page: Mapping[str, Any]) -> tuple[int, int]:
-    """``(total_icos, total_pages)`` of a list response; the API sends them as text or numbers."""
-    return _as_int(page.get("total_icos")) or 0, _as_int(page.get("total_pages")) or 0
+    """``(total_icos, total_pages)`` of a list response; the API sends them as text or numbers.
+
+    Each is read by :func:`icoframes.parse.rules.parse_count` (a non-negative
+    int64, like ids but 0 allowed); an absent or unreadable count is 0, which
+    callers treat as "no more pages".
+
+    Examples
+    --------
+    >>> page_counts({"total_icos": "41", "total_pages": 3.0})
+    (41, 3)
+    >>> page_counts({"total_icos": -1, "total_pages": "99999999999999999999"})
+    (0, 0)
+    """
+    return (rules.parse_count(page.get("total_icos")) or 0,
+            rules.parse_count(page.get("total_pages")) or 0)
 
 
-def merge_pages(pages: Iterable[Mapping[str, Any]]) -> list[dict]:
+def merge_pages(pages: Iterable[Mapping[str, Any]]) -> list:
     """The summaries of several list pages in order, once per id (the last copy wins).
 
     The list can shift while it is paged (a new ICO at the top pushes an item
-    onto the next page), so the same ICO can appear on two pages.
+    onto the next page), so the same ICO can appear on two pages. Items
+    without a readable id (:func:`~icoframes.parse.rules.parse_id`) are kept,
+    each once, so that :func:`list_frame` counts them as problems.
+
+    Examples
+    --------
+    >>> pages = [{"data": [{"id": 1, "v": "a"}, {"id": "x"}]}, {"data": [{"id": "1", "v": "b"}]}]
+    >>> merge_pages(pages)
+    [{'id': '1', 'v': 'b'}, {'id': 'x'}]
     """
-    seen: dict[int, dict] = {}
+    seen: dict[object, object] = {}
     for page in pages:
         data = page.get("data")
         for item in data if isinstance(data, list) else []:
-            ico_id = _as_int(item.get("id")) if isinstance(item, Mapping) else None
-            if ico_id is not None:
-                seen[ico_id] = item  # keeps the position of the first copy
+            ico_id = rules.parse_id(item.get("id")) if isinstance(item, Mapping) else None
+            key = ("unreadable", len(seen)) if ico_id is None else ico_id
+            seen[key] = item  # keeps the position of the first copy
     return list(seen.values())
 
 
-def _as_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if text.isdigit():
-            return int(text)
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        return int(number) if math.isfinite(number) and number.is_integer() else None
-    return None
-
-
-
-def list_frame(items: Sequence[Mapping[str, Any]], *, status: str | None) -> pd.DataFrame:
+def list_frame(items: Sequence[object], *, status: str | None,
+               problems: Problems | None = None) -> pd.DataFrame:
     """List summaries (spec 2.2) as a typed frame with the ``LIST`` schema columns.
 
-    Summaries whose id is not an integer are left out (the loaders could not
-    fetch their profiles anyway).
+    Parameters
+    ----------
+    items : sequence
+        The ``data`` items of list responses, as decoded from JSON.
+    status : str or None
+        The status filter the list was loaded with (the ``status`` column).
+    problems : Problems, optional
+        Where to count what cannot be read: an item that is not an object or
+        whose id is not a positive int64 is left out and counted under
+        ``list.id``; an unreadable value (a score of ``'high'``) is missing
+        and counted under its column. Not counted when omitted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per readable id (the last copy wins), in input order.
+
+    Examples
+    --------
+    >>> problems = Problems()
+    >>> frame = list_frame([{"id": "7", "main": {"name": "Foo", "ico_score": "high"}},
+    ...                     {"id": "99999999999999999999"}], status="past", problems=problems)
+    >>> frame[["id", "name", "status"]].values.tolist(), frame["ico_score"].isna().all()
+    ([[7, 'Foo', 'past']], np.True_)
+    >>> problems.frame()[["table", "column", "count"]].values.tolist()
+    [['list', 'id', 1], ['list', 'ico_score', 1]]
     """
-    ids = [_as_int(item.get("id")) if isinstance(item, Mapping) else None for item in items]
-    kept = [item for item, ico_id in zip(items, ids, strict=True) if ico_id is not None]
-
-    def field(section: str, key: str) -> list[Any]:
-        parts = (item.get(section) for item in kept)
-        return [part.get(key) if isinstance(part, Mapping) else None for part in parts]
-
-    frame = pd.DataFrame({
-        "id": np.array([i for i in ids if i is not None], dtype=np.int64),
-        "name": to_text(field("main", "name"))[0],
-        "logo": to_text(field("main", "logo"))[0],
-        "ico_score": to_float(field("main", "ico_score"))[0],
-        "url": to_text(field("links", "url"))[0],
-        "raised": to_float(field("finance", "raised"))[0],
-        "status": [status] * len(kept),
-    })
-    return frame.astype(LIST.dtypes)[LIST.names]
-
+    log = Problems() if problems is None else problems
+    records = items if isinstance(items, list | tuple) else list(items)
+    kept, ids = select(records, log, LIST.name)
+    fields = {name: path for name, path in field_paths(LIST).items() if path != _ID}
+    bad = Bad(list)
+    values = gather(kept, list(fields.values()), bad, LIST.name)
+    data: dict[str, Any] = {name: values[path] for name, path in fields.items()}
+    data.update((c.name, ids) for c in LIST.columns if c.source == _ID)
+    data["status"] = [status] * len(kept)
+    frame = convert(LIST, data, log)
+    for (table, column), unread in bad.items():
+        log.add(table, column, unread)
+    return frame
 
 
 def summary_keys(listing: pd.DataFrame) -> list[str]:
@@ -95,18 +127,47 @@ def summary_keys(listing: pd.DataFrame) -> list[str]:
             for n, s, r in zip(names, scores, raised, strict=True)]
 
 
+def filters_frame(raw: Mapping[str, Any], problems: Problems | None = None) -> pd.DataFrame:
+    """The filter set (spec 2.1) as a frame with the ``FILTERS`` schema.
 
-def filters_frame(raw: Mapping[str, Any]) -> pd.DataFrame:
-    """The filter set (spec 2.1) as a frame with the ``FILTERS`` schema."""
-    rows: list[tuple[str, int | None, str]] = []
-    for key in ("platform", "category", "type", "location"):
+    Entries without a name are left out and counted under ``filters.name``;
+    an entry that is not an object is counted under its key (``filters.platform``);
+    an unreadable id is missing and counted under ``filters.id``. Location
+    entries have no id.
+
+    Examples
+    --------
+    >>> problems = Problems()
+    >>> frame = filters_frame({"platform": [{"id": "1", "name": "Ethereum"}, {"id": 2}],
+    ...                        "location": [{"name": "Malta"}, "Chad"]}, problems)
+    >>> frame.astype(object).values.tolist()
+    [['platform', 1, 'Ethereum'], ['location', <NA>, 'Malta']]
+    >>> problems.frame()[["column", "count"]].values.tolist()
+    [['location', 1], ['name', 1]]
+    """
+    log = Problems() if problems is None else problems
+    keys: list[str] = []
+    ids: list[object] = []
+    names: list[object] = []
+    for key in FILTER_KEYS:
         entries = raw.get(key) if isinstance(raw, Mapping) else None
-        for entry in entries if isinstance(entries, list) else []:
-            if not isinstance(entry, Mapping):
-                continue
-            name = str(entry.get("name") or "").strip()
-            if not name:
-                continue
-            rows.append((key, None if key == "location" else _as_int(entry.get("id")), name))
-    frame = pd.DataFrame(rows, columns=FILTERS.names)
-    return frame.astype(FILTERS.dtypes)
+        if isinstance(entries, Mapping):  # PHP encodes a list with gaps as an object
+            entries = list(entries.values())
+        elif not isinstance(entries, list | tuple):
+            if entries not in (None, ""):
+                log.add(FILTERS.name, key, [entries])
+            entries = []
+        log.add(FILTERS.name, key, [e for e in entries if not isinstance(e, Mapping)])
+        for entry in entries:
+            if isinstance(entry, Mapping):
+                keys.append(key)
+                ids.append(None if key not in ID_LIST_PARAMS else entry.get("id"))
+                names.append(entry.get("name"))
+    texts, _ = to_text(names)
+    named = np.asarray(pd.notna(texts), dtype=bool)
+    # a nameless entry names no filter value: a gap, counted (unreadable names included)
+    log.add(FILTERS.name, "name", [n for n, ok in zip(names, named, strict=True) if not ok])
+    index = np.flatnonzero(named)
+    data = {"filter": [keys[i] for i in index], "id": [ids[i] for i in index],
+            "name": texts.take(index)}
+    return convert(FILTERS, data, log)

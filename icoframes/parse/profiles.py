@@ -1,82 +1,45 @@
-"""Raw ICO profiles (spec 2.3) -> typed, related DataFrames.
+"""Raw ICO profiles (spec 2.3) -> typed, related DataFrames, by walking the schema's sources.
 
-Two phases. Gathering reads every value once into plain Python sequences, one
-per column: each dict is read by a single ``itemgetter`` call (so it is read
-while in the CPU cache: on large inputs the cost is memory latency, not
-bytecode), maps are flattened in one pass, ids and positions of child rows
-are NumPy arrays built by ``repeat``. Converting then turns each column into
-its typed array with one vectorised, lenient helper of
-:mod:`icoframes.parse.columns`, chosen by the column's kind in :mod:`icoframes.schema`.
-Columns, their order and dtypes all come from the schema; this module only
-knows where in a profile each value lives.
+Every column says where its values live in a profile (``Column.source`` in
+:mod:`icoframes.schema`): the ``icos`` columns are read at their paths by
+:func:`icoframes.parse.sources.gather`, the child tables from the maps and
+lists their sources name. Two phases: gathering reads every value once into
+plain Python sequences, one per column (maps flattened in one pass, ids and
+positions of child rows are NumPy arrays built by ``repeat``); converting
+turns each column into its typed array with the vectorised, lenient converter
+of its kind (:mod:`icoframes.parse.columns`). So adding a sourced column to
+``schema.ICOS`` is all it takes for tidy to fill it.
 """
 
 from __future__ import annotations
 
 import gc
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import chain, compress, repeat
-from operator import itemgetter
+from itertools import chain, compress
 from typing import Any, Final
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..schema import (
-    ADVISORS,
-    BONUSES,
-    DISTRIBUTION,
-    ICOS,
-    PROBLEMS,
-    ROADMAP,
-    SOCIAL,
-    TABLE_NAMES,
-    TEAM,
-    TEXT_DTYPE,
-    TableSchema,
-    empty_frame,
-)
+from ..schema import EACH, KEY, TABLES, TEXT_DTYPE, Source, TableSchema, empty_frame
 from ..tables import Tables
 from . import columns as converters
 from . import rules
+from .problems import Problems
+from .sources import Bad, convert, field_paths, flatten, gather, read_fields, select
 
 __all__ = ["tidy"]
 
-# Where each icos column lives in a profile (spec 2.3): section -> field names.
-# The names equal the column names (section prefixes dropped); an import-time
-# check keeps this in step with schema.ICOS.
-_SECTIONS: Final[dict[str, tuple[str, ...]]] = {
-    "main": ("name", "description", "logo", "premium", "scam", "ico_score", "platform", "kyc",
-             "whitelist", "category", "type", "mvp", "location", "kyc_passed"),
-    "links": ("url", "website", "whitepaper", "video"),
-    "finance": ("ticker", "tokens_for_sale", "token_price", "token_price_unit", "min_purchase",
-                "max_purchase", "purchase_unit", "token_type", "soft_cap", "hard_cap",
-                "caps_unit", "escrow", "markets", "restricted_areas", "accepting", "raised"),
-    "dates": ("start_datetime", "end_datetime", "tba"),
-    "additional": ("airdrop", "bounty"),
-}
-_NOT_FROM_SECTIONS: Final = ("id", "status")
-# Maps inside a section, read by the child tables.
-_SECTION_MAPS: Final[dict[str, tuple[str, ...]]] = {
-    "links": ("social",), "finance": ("distribution",), "additional": ("bonuses",)}
-_SECTION_FIELDS: Final = tuple(f for fields in _SECTIONS.values() for f in fields)
-if sorted(_SECTION_FIELDS) != sorted(set(ICOS.names) - set(_NOT_FROM_SECTIONS)):  # pragma: no cover
-    raise ImportError("tidy._SECTIONS is out of step with schema.ICOS")
-
-# People tables share one shape: ico_id, position, then the person's own fields.
-_PERSON_FIELDS: Final = tuple(n for n in TEAM.names if n not in ("ico_id", "position"))
-if ADVISORS.names != TEAM.names:  # pragma: no cover
-    raise ImportError("tidy expects team and advisors to share one schema")
-
 # social.owner values, in the order social rows of one ICO are listed.
 _OWNERS: Final = ("ico", "team", "advisor")
+# Spec 2.3: team[n].social and advisors[n].social have the shape of links.social,
+# whose path the social table's sources name.
+_PERSON_SOCIAL: Final = "social"
+# The id of a profile, and of its child rows (``ico_id``).
+_ID: Final[Source] = ("id",)
 
-_TABLES: Final = {t.name: t for t in (ICOS, TEAM, ADVISORS, SOCIAL, DISTRIBUTION, BONUSES, ROADMAP)}
-if tuple(_TABLES) != TABLE_NAMES:  # pragma: no cover
-    raise ImportError("tidy builds a table the schema does not declare, or misses one")
 
 def tidy(profiles: Iterable[Mapping[str, Any]], *,
          statuses: Mapping[Any, str] | None = None) -> Tables:
@@ -175,188 +138,76 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | None) -> Tables:
-    log = _Problems()
+    log = Problems()
     items = profiles if isinstance(profiles, list | tuple) else list(profiles)
-    kept, ids = _select(items, log)
+    kept, ids = select(items, log, "icos")
     if not kept:
-        return Tables(**{name: empty_frame(t) for name, t in _TABLES.items()},
+        return Tables(**{name: empty_frame(t) for name, t in TABLES.items()},
                       problems=log.frame())
-    bad: defaultdict[tuple[str, str], list] = defaultdict(list)
-    top = _columns(kept, (*_SECTIONS, "team", "advisors", "roadmap"))
-    values: dict[str, Sequence] = {}
-    for name, fields in _SECTIONS.items():
-        section = _dicts(top[name], bad, ("icos", name))
-        values.update(_columns(section, fields + _SECTION_MAPS.get(name, ())))
-    team = _People.gather(top["team"], ids, "team", bad)
-    advisors = _People.gather(top["advisors"], ids, "advisors", bad)
+    icos, team_table, advisors_table = TABLES["icos"], TABLES["team"], TABLES["advisors"]
+    maps = {name: _MapSource.of(TABLES[name])
+            for name in ("social", "distribution", "bonuses", "roadmap")}
+    fields = {name: path for name, path in field_paths(icos).items() if path != _ID}
+    paths = [*fields.values(), *(m.path for m in maps.values()),
+             (_people_key(team_table),), (_people_key(advisors_table),)]
+    bad: Bad = Bad(list)
+    values = gather(kept, paths, bad, icos.name)
+    team = _People.gather(team_table, values, ids, bad)
+    advisors = _People.gather(advisors_table, values, ids, bad)
     frames = {
-        "icos": _icos(values, ids, statuses, log),
-        "team": team.frame(TEAM, log),
-        "advisors": advisors.frame(ADVISORS, log),
-        "social": _social(values["social"], ids, team, advisors, bad, log),
-        "distribution": _distribution(values["distribution"], ids, bad, log),
-        "bonuses": _bonuses(values["bonuses"], ids, bad, log),
-        "roadmap": _roadmap(top["roadmap"], ids, bad, log),
+        "icos": _icos(icos, fields, values, ids, statuses, log),
+        "team": team.frame(log),
+        "advisors": advisors.frame(log),
+        "social": _social(maps["social"], values, ids, team, advisors, bad, log),
+        "distribution": _distribution(maps["distribution"], values, ids, bad, log),
+        "bonuses": _bonuses(maps["bonuses"], values, ids, bad, log),
+        "roadmap": _roadmap(maps["roadmap"], values, ids, bad, log),
     }
     for (table, column), unread in bad.items():
         log.add(table, column, unread)
     return Tables(**frames, problems=log.frame())
 
 
-# --------------------------------------------------------------------------- problems
+# --------------------------------------------------------------------------- people
 
 
-class _Problems:
-    """Unreadable raw values per (table, column), with a few examples."""
-
-    _EXAMPLES = 3
-    _WIDTH = 80
-
-    def __init__(self) -> None:
-        self._found: dict[tuple[str, str], tuple[list[int], list[str]]] = {}
-
-    def add(self, table: str, column: str, bad: list) -> None:
-        if not bad:
-            return
-        count, examples = self._found.setdefault((table, column), ([0], []))
-        count[0] += len(bad)
-        for value in bad:
-            if len(examples) >= self._EXAMPLES:
-                break
-            text = repr(value)
-            if len(text) > self._WIDTH:
-                text = text[: self._WIDTH - 1] + "…"
-            if text not in examples:
-                examples.append(text)
-
-    def frame(self) -> pd.DataFrame:
-        if not self._found:
-            return empty_frame(PROBLEMS)
-        order = {name: i for i, name in enumerate(TABLE_NAMES)}
-        keys = sorted(self._found, key=lambda k: order.get(k[0], len(order)))
-        data = {
-            "table": [k[0] for k in keys],
-            "column": [k[1] for k in keys],
-            "count": [self._found[k][0][0] for k in keys],
-            "examples": _object_array([list(self._found[k][1]) for k in keys]),
-        }
-        return _frame(PROBLEMS, data, self)
+def _people_key(table: TableSchema) -> str:
+    """The profile field holding the list of people: ``team`` of ``('team', '*', 'name')``."""
+    keys = {c.source[0] for c in table.columns if c.source and c.source[1:2] == (EACH,)}
+    if len(keys) != 1:
+        raise ValueError(f"{table.name}: its columns name no single list of people: {keys}")
+    return keys.pop()
 
 
-# --------------------------------------------------------------------------- gathering
-
-
-def _select(items: list | tuple, log: _Problems) -> tuple[list[dict], np.ndarray]:
-    """The profiles to use and their ids: readable ids only, the last occurrence wins.
-
-    Rows keep the input order (of each id's last occurrence), like
-    ``drop_duplicates(keep="last")``.
-    """
-    last: dict[int, int] = {}
-    bad = []
-    for i, profile in enumerate(items):
-        if isinstance(profile, Mapping):
-            raw = profile.get("id")
-            pid = rules.parse_id(raw)
-        else:  # not a profile at all
-            raw, pid = profile, None
-        if pid is None:
-            bad.append(raw)
-        else:
-            last[pid] = i
-    log.add("icos", "id", bad)
-    order = sorted(last.values())
-    kept = [items[i] if type(items[i]) is dict else dict(items[i]) for i in order]
-    ids = np.array([pid for pid, _ in sorted(last.items(), key=lambda kv: kv[1])],
-                   dtype=np.int64)
-    return kept, ids
-
-
-def _columns(dicts: Sequence[dict], fields: tuple[str, ...]) -> dict[str, Sequence]:
-    """The values of ``fields`` in every dict (None where missing), column by column.
-
-    Read row by row, one ``itemgetter`` call per dict, so each dict is read
-    while it is in the CPU cache: on large inputs that is ~40% faster than one
-    C-level pass per field, because the cost is memory latency, not bytecode.
-    """
-    if len(fields) == 1:
-        return {fields[0]: list(map(dict.get, dicts, repeat(fields[0])))}
-    get = itemgetter(*fields)
-    rows = []
-    append = rows.append
-    for d in dicts:
-        try:
-            append(get(d))
-        except KeyError:
-            append(tuple(map(d.get, fields)))
-    if not rows:
-        return {field: () for field in fields}
-    return dict(zip(fields, zip(*rows, strict=True), strict=True))
-
-
-def _dicts(values: Sequence, bad: defaultdict[tuple[str, str], list],
-           where: tuple[str, str]) -> Sequence[dict]:
-    """Every value as a dict: sections and maps that are not dicts become empty."""
-    types = list(map(type, values))
-    if types.count(dict) == len(types):
-        return values
-    return [v if t is dict else _as_dict(v, bad, where)
-            for v, t in zip(values, types, strict=True)]
-
-
-def _as_dict(value: object, bad: defaultdict[tuple[str, str], list],
-             where: tuple[str, str]) -> dict:
-    """A section or map that is not a dict: empty, and a problem unless it is an empty value.
-
-    PHP encodes an empty map as ``[]``; ``''`` and ``None`` mean absent.
-    """
-    if isinstance(value, Mapping):
-        return dict(value)
-    if value is None or value == "" or value == [] or value == ():
-        return {}
-    bad[where].append(value)
-    return {}
-
-
-def _flatten(maps: Sequence, bad: defaultdict[tuple[str, str], list],
-             where: tuple[str, str]) -> tuple[np.ndarray, list, list]:
-    """Entries per map, and all keys and all values, in order; non-dicts count as empty.
-
-    One pass that touches each map once: on large inputs the cost is memory
-    latency, not Python bytecode.
-    """
-    counts = [0] * len(maps)
-    keys: list = []
-    values: list = []
-    keys_extend, values_extend = keys.extend, values.extend
-    for i, mapping in enumerate(maps):
-        if type(mapping) is not dict:
-            mapping = _as_dict(mapping, bad, where)
-        if mapping:
-            counts[i] = len(mapping)
-            keys_extend(mapping)
-            values_extend(mapping.values())
-    return np.array(counts, dtype=np.int64), keys, values
+def _person_fields(table: TableSchema) -> dict[str, str]:
+    """Column -> the field of each person it is read from: ``name`` of ``('team', '*', 'name')``."""
+    return {c.name: c.source[2] for c in table.columns
+            if c.source and len(c.source) == 3 and c.source[1] == EACH}
 
 
 class _People:
     """Team members or advisors of every ICO, one entry per person."""
 
-    __slots__ = ("ico_id", "key", "position", "values")
+    __slots__ = ("fields", "ico_id", "key", "position", "table", "values")
 
-    def __init__(self, key: str, persons: list[dict], ico_id: np.ndarray,
+    def __init__(self, table: TableSchema, persons: list[dict], ico_id: np.ndarray,
                  position: np.ndarray) -> None:
-        self.key = key
+        self.table = table
+        self.key = _people_key(table)
+        self.fields = _person_fields(table)
         self.ico_id = ico_id
         self.position = position
-        self.values = _columns(persons, (*_PERSON_FIELDS, "social"))
+        self.values = read_fields(persons, (*self.fields.values(), _PERSON_SOCIAL))
 
     @classmethod
-    def gather(cls, people: Sequence, ids: np.ndarray, key: str,
-               bad: defaultdict[tuple[str, str], list]) -> _People:
-        """Everyone in ``people`` (each ICO's raw ``team`` or ``advisors`` value)."""
-        skipped = bad[(key, key)]
-        groups = [v if type(v) is list else _as_people(v, skipped) for v in people]
+    def gather(cls, table: TableSchema, values: dict[Source, Sequence], ids: np.ndarray,
+               bad: Bad) -> _People:
+        """Everyone in each ICO's raw ``team`` (or ``advisors``) value."""
+        key = _people_key(table)
+        person_fields = tuple(_person_fields(table).values())
+        skipped = bad[(table.name, key)]
+        groups = [v if type(v) is list else _as_people(v, person_fields, skipped)
+                  for v in values[(key,)]]
         counts = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
         persons = list(chain.from_iterable(groups))
         ico_id = np.repeat(ids, counts)
@@ -369,27 +220,27 @@ class _People:
             persons = [p if type(p) is dict else dict(p) for p in compress(persons, keep)]
             mask = np.array(keep, dtype=bool)
             ico_id, position = ico_id[mask], position[mask]
-        return cls(key, persons, ico_id, position)
+        return cls(table, persons, ico_id, position)
 
-    def frame(self, table: TableSchema, log: _Problems) -> pd.DataFrame:
+    def frame(self, log: Problems) -> pd.DataFrame:
         data: dict[str, Any] = {"ico_id": self.ico_id, "position": self.position}
-        data.update((name, self.values[name]) for name in _PERSON_FIELDS)
-        return _frame(table, data, log)
+        data.update((name, self.values[field]) for name, field in self.fields.items())
+        return convert(self.table, data, log)
 
-    def social(self, bad: defaultdict[tuple[str, str], list]) -> tuple[np.ndarray, ...]:
-        counts, keys, values = _flatten(self.values["social"], bad,
-                                        ("social", f"{self.key}.social"))
+    def social(self, bad: Bad) -> tuple[np.ndarray, ...]:
+        counts, keys, values = flatten(self.values[_PERSON_SOCIAL], bad,
+                                       ("social", f"{self.key}.{_PERSON_SOCIAL}"))
         return np.repeat(self.ico_id, counts), np.repeat(self.position, counts), keys, values
 
 
-def _as_people(value: object, bad: list) -> list:
+def _as_people(value: object, fields: Sequence[str], bad: list) -> list:
     """A people field that is not a list: ``''``/None -> none, a dict of people or one person."""
     if isinstance(value, tuple):
         return list(value)
     if isinstance(value, Mapping):
         if value and all(isinstance(v, Mapping) for v in value.values()):
             return list(value.values())  # PHP list with gaps: {"0": {...}, "2": {...}}
-        if any(k in value for k in _PERSON_FIELDS):
+        if any(k in value for k in fields):
             return [value]  # a lone person where a list was expected
     if value is None or value == "" or value == {} or value == []:
         return []
@@ -397,34 +248,17 @@ def _as_people(value: object, bad: list) -> list:
     return []
 
 
-# --------------------------------------------------------------------------- frames
+# --------------------------------------------------------------------------- icos
 
 
-def _frame(table: TableSchema, data: dict[str, Any], log: _Problems) -> pd.DataFrame:
-    """Frame in schema order; raw lists are converted by their column's kind."""
-    columns = {}
+def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Sequence],
+          ids: np.ndarray, statuses: Mapping[Any, str] | None, log: Problems) -> pd.DataFrame:
+    data: dict[str, Any] = {name: values[path] for name, path in fields.items()}
     for column in table.columns:
-        values = data[column.name]
-        if isinstance(values, list | tuple):
-            values, bad = converters.CONVERTERS[column.kind](values)
-            log.add(table.name, column.name, bad)
-        columns[column.name] = values
-    return pd.DataFrame(columns, copy=False)
-
-
-def _object_array(items: list) -> np.ndarray:
-    out = np.empty(len(items), dtype=object)
-    for i, item in enumerate(items):
-        out[i] = item
-    return out
-
-
-def _icos(values: dict[str, Sequence], ids: np.ndarray,
-          statuses: Mapping[Any, str] | None, log: _Problems) -> pd.DataFrame:
-    data: dict[str, Any] = {field: values[field] for field in _SECTION_FIELDS}
-    data["id"] = ids
+        if column.source == _ID:
+            data[column.name] = ids
     data["status"] = _statuses(ids, statuses)
-    return _frame(ICOS, data, log)
+    return convert(table, data, log)
 
 
 def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:
@@ -438,9 +272,49 @@ def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:
     return list(map(by_id.get, ids.tolist()))
 
 
-def _social(links: Sequence, ids: np.ndarray, team: _People, advisors: _People,
-            bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
-    counts, ico_keys, ico_values = _flatten(links, bad, ("social", "links.social"))
+# --------------------------------------------------------------------------- maps
+
+
+class _MapSource:
+    """A child table read from a map of the profile: where the map is, which columns get what."""
+
+    __slots__ = ("key", "path", "table", "value")
+
+    def __init__(self, table: TableSchema, path: Source, key: str, value: str) -> None:
+        self.table, self.path, self.key, self.value = table, path, key, value
+
+    @classmethod
+    def of(cls, table: TableSchema) -> _MapSource:
+        """From the columns sourced ``(*path, '<key>')`` and ``(*path, '*')``."""
+        keys = [c for c in table.columns if c.source and c.source[-1] == KEY]
+        if len(keys) != 1:
+            raise ValueError(f"{table.name}: expected one column of map keys, got {keys}")
+        path = keys[0].source[:-1]  # type: ignore[index]
+        value = [c.name for c in table.columns if c.source == (*path, EACH)]
+        if len(value) != 1:
+            raise ValueError(f"{table.name}: expected one column of map values, got {value}")
+        return cls(table, path, keys[0].name, value[0])
+
+    def entries(self, values: dict[Source, Sequence], ids: np.ndarray, bad: Bad,
+                log: Problems) -> tuple[dict[str, Any], list, list]:
+        """``ico_id`` and the key column of every entry, and the raw keys and values."""
+        counts, keys, raw = flatten(values[self.path], bad, (self.table.name, ".".join(self.path)))
+        data = {"ico_id": np.repeat(ids, counts),
+                self.key: _key_text(keys, self.table.name, self.key, log)}
+        return data, keys, raw
+
+
+def _key_text(keys: list, table: str, column: str, log: Problems) -> Any:
+    values, unread = converters.to_key_text(keys)
+    log.add(table, column, unread)
+    return values
+
+
+def _social(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
+            team: _People, advisors: _People, bad: Bad, log: Problems) -> pd.DataFrame:
+    table = source.table
+    counts, ico_keys, ico_values = flatten(values[source.path], bad,
+                                           (table.name, ".".join(source.path)))
     team_ids, team_pos, team_keys, team_values = team.social(bad)
     adv_ids, adv_pos, adv_keys, adv_values = advisors.social(bad)
     ico_id = np.concatenate([np.repeat(ids, counts), team_ids, adv_ids])
@@ -448,8 +322,8 @@ def _social(links: Sequence, ids: np.ndarray, team: _People, advisors: _People,
     owner = np.repeat(np.arange(len(_OWNERS)), sizes)
     position = np.concatenate([np.full(sizes[0], -1, dtype=np.int64), team_pos, adv_pos])
     urls, url_bad = converters.to_text(ico_values + team_values + adv_values)
-    log.add(SOCIAL.name, "url", url_bad)
-    networks = _key_text(ico_keys + team_keys + adv_keys, SOCIAL.name, "network", log)
+    log.add(table.name, source.value, url_bad)
+    networks = _key_text(ico_keys + team_keys + adv_keys, table.name, source.key, log)
 
     # One ICO's links together, in input order: its own, its team's, its advisors'.
     row = pd.Index(ids).get_indexer(ico_id)
@@ -462,54 +336,31 @@ def _social(links: Sequence, ids: np.ndarray, team: _People, advisors: _People,
         "owner": TEXT_DTYPE.__from_arrow__(
             pa.array(_OWNERS, type=pa.string()).take(pa.array(owner[order]))),
         "position": pd.arrays.IntegerArray(position, position < 0),
-        "network": networks.take(order),
-        "url": urls.take(order),
+        source.key: networks.take(order),
+        source.value: urls.take(order),
     }
-    return _frame(SOCIAL, data, log)
+    return convert(table, data, log)
 
 
-def _key_text(keys: list, table: str, column: str, log: _Problems) -> Any:
-    values, bad = converters.to_key_text(keys)
-    log.add(table, column, bad)
-    return values
+def _distribution(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
+                  bad: Bad, log: Problems) -> pd.DataFrame:
+    data, _, raw = source.entries(values, ids, bad, log)
+    percent, percent_bad = converters.to_float(raw, percent=True)  # '60%' is a share
+    log.add(source.table.name, source.value, percent_bad)
+    data[source.value] = percent
+    return convert(source.table, data, log)
 
 
-def _maps(maps: Sequence, ids: np.ndarray,
-          bad: defaultdict[tuple[str, str], list], where: tuple[str, str]):
-    counts, keys, values = _flatten(maps, bad, where)
-    return np.repeat(ids, counts), keys, values
+def _bonuses(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
+             bad: Bad, log: Problems) -> pd.DataFrame:
+    data, _, raw = source.entries(values, ids, bad, log)
+    data[source.value] = raw
+    return convert(source.table, data, log)
 
 
-def _distribution(maps: Sequence, ids: np.ndarray,
-                  bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
-    ico_id, parts, values = _maps(maps, ids, bad,
-                                  (DISTRIBUTION.name, "finance.distribution"))
-    percent, percent_bad = converters.to_float(values, percent=True)
-    log.add(DISTRIBUTION.name, "percent", percent_bad)
-    data = {
-        "ico_id": ico_id,
-        "part": _key_text(parts, DISTRIBUTION.name, "part", log),
-        "percent": percent,
-    }
-    return _frame(DISTRIBUTION, data, log)
-
-
-def _bonuses(maps: Sequence, ids: np.ndarray,
-             bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
-    ico_id, names, terms = _maps(maps, ids, bad,
-                                 (BONUSES.name, "additional.bonuses"))
-    data = {"ico_id": ico_id, "name": _key_text(names, BONUSES.name, "name", log), "terms": terms}
-    return _frame(BONUSES, data, log)
-
-
-def _roadmap(maps: Sequence, ids: np.ndarray,
-             bad: defaultdict[tuple[str, str], list], log: _Problems) -> pd.DataFrame:
-    ico_id, labels, descriptions = _maps(maps, ids, bad,
-                                         (ROADMAP.name, "roadmap"))
-    data = {
-        "ico_id": ico_id,
-        "label": _key_text(labels, ROADMAP.name, "label", log),
-        "date": converters.to_label_date(labels),
-        "description": descriptions,
-    }
-    return _frame(ROADMAP, data, log)
+def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
+             bad: Bad, log: Problems) -> pd.DataFrame:
+    data, labels, raw = source.entries(values, ids, bad, log)
+    data[source.value] = raw
+    data["date"] = converters.to_label_date(labels)  # derived from the label
+    return convert(source.table, data, log)

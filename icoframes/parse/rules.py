@@ -33,6 +33,7 @@ __all__ = [
     "PARSER_VERSION",
     "is_missing_marker",
     "parse_amount",
+    "parse_count",
     "parse_datetime",
     "parse_flag",
     "parse_id",
@@ -40,7 +41,7 @@ __all__ = [
 ]
 
 #: Bump when a rule changes meaning (the source hash catches edits too).
-PARSER_VERSION: Final = 2
+PARSER_VERSION: Final = 3
 
 DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
 LABEL_FORMAT: Final = "%d-%m-%Y"
@@ -186,13 +187,11 @@ def _parse_amount_text(text: str) -> float | _Bad:
     return number if math.isfinite(number) else BAD
 
 
-def parse_id(value: object) -> int | None:
-    """An ICO id from an int, an integral float or a numeric string; None if unreadable.
+def _integer(value: object) -> int | None:
+    """An int64 from an int, an integral float or a numeric string; None otherwise.
 
-    Examples
-    --------
-    >>> parse_id(" 42 "), parse_id(42.0), parse_id("x"), parse_id(True)
-    (42, 42, None, None)
+    Booleans are not integers here (``True`` is not the id 1), nor are
+    containers, non-integral or non-finite floats, or numbers outside int64.
     """
     kind = type(value)
     number: object = value
@@ -207,11 +206,42 @@ def parse_id(value: object) -> int | None:
                 return None
     if type(number) is float:
         if not number.is_integer():  # type: ignore[union-attr]
-            return None
+            return None  # also NaN and infinities
         number = int(number)  # type: ignore[arg-type]
     if type(number) is not int or not _INT64_MIN <= number <= _INT64_MAX:  # type: ignore[operator]
         return None
     return number  # type: ignore[return-value]
+
+
+def parse_id(value: object) -> int | None:
+    """An ICO id: a positive int64; None if unreadable.
+
+    Accepted: an int, an integral float or their decimal text, > 0 and within
+    int64. Unreadable: 0, negatives, ``1.5``, booleans, containers, text that is
+    not a number, and numbers beyond int64 (``'99999999999999999999'``). This is
+    the only id rule: profiles, list items and statuses are all read by it.
+
+    Examples
+    --------
+    >>> parse_id(" 42 "), parse_id(42.0), parse_id("x"), parse_id(True)
+    (42, 42, None, None)
+    >>> parse_id(0), parse_id(-3), parse_id("99999999999999999999")
+    (None, None, None)
+    """
+    number = _integer(value)
+    return number if number is not None and number > 0 else None
+
+
+def parse_count(value: object) -> int | None:
+    """A count or position: a non-negative int64 read like :func:`parse_id`; None if unreadable.
+
+    Examples
+    --------
+    >>> parse_count("12"), parse_count(0), parse_count(-1), parse_count("2.5")
+    (12, 0, None, None)
+    """
+    number = _integer(value)
+    return number if number is not None and number >= 0 else None
 
 
 _DATETIME_FIELDS: Final = re.compile(

@@ -1,0 +1,210 @@
+"""Reading a table's columns out of records by the source paths the schema declares.
+
+The one path from decoded JSON records (profiles, list items) to typed columns:
+:func:`select` keeps the records with a readable id (:func:`rules.parse_id`),
+:func:`gather` reads the raw value at every source path, and :func:`convert`
+turns each raw column into its dtype with the converter of its kind
+(:data:`icoframes.parse.columns.CONVERTERS`), counting what it cannot read.
+
+Gathering reads each dict once, with a single ``itemgetter`` call per dict,
+so it is read while it is in the CPU cache: on large inputs the cost is memory
+latency, not bytecode.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from itertools import repeat
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..schema import EACH, KEY, Source, TableSchema
+from . import rules
+from .columns import CONVERTERS
+from .problems import Problems
+
+__all__ = ["Bad", "as_dict", "as_dicts", "convert", "field_paths", "flatten", "gather",
+           "read_fields", "select"]
+
+#: Raw values of malformed sections and maps, by the (table, column) they are counted under.
+Bad = defaultdict[tuple[str, str], list]
+
+
+def field_paths(table: TableSchema) -> dict[str, Source]:
+    """The plain source paths of ``table``: column -> path, for values read one per record.
+
+    A path of one or two keys (``("id",)``, ``("finance", "caps_unit")``) is a
+    field of the record or of one of its sections; paths that step into every
+    entry of a list or map (``*``, ``<key>``) and derived columns are left to
+    the caller.
+
+    Examples
+    --------
+    >>> from icoframes.schema import LIST
+    >>> field_paths(LIST)["raised"]
+    ('finance', 'raised')
+    """
+    return {c.name: c.source for c in table.columns
+            if c.source and len(c.source) <= 2 and EACH not in c.source and KEY not in c.source}
+
+
+def select(items: Sequence[object], problems: Problems,
+           table: str) -> tuple[list[dict], np.ndarray]:
+    """The records to use and their ids: readable ids only, the last occurrence of an id wins.
+
+    Records keep the input order (of each id's last occurrence), like
+    ``drop_duplicates(keep="last")``. A record that is not a mapping, or whose
+    ``id`` :func:`rules.parse_id` cannot read, is counted under ``table.id``.
+
+    Examples
+    --------
+    >>> problems = Problems()
+    >>> kept, ids = select([{"id": 2}, {"id": "x"}, {"id": "2"}, 7], problems, "list")
+    >>> kept, ids.tolist(), problems.frame()["count"].tolist()
+    ([{'id': '2'}], [2], [2])
+    """
+    last: dict[int, int] = {}
+    bad = []
+    for i, record in enumerate(items):
+        if isinstance(record, Mapping):
+            raw = record.get("id")
+            rid = rules.parse_id(raw)
+        else:  # not a record at all
+            raw, rid = record, None
+        if rid is None:
+            bad.append(raw)
+        else:
+            last[rid] = i
+    problems.add(table, "id", bad)
+    order = sorted(last.values())
+    kept = [items[i] if type(items[i]) is dict else dict(items[i]) for i in order]  # type: ignore[call-overload]
+    ids = np.array([rid for rid, _ in sorted(last.items(), key=lambda kv: kv[1])],
+                   dtype=np.int64)
+    return kept, ids
+
+
+def read_fields(dicts: Sequence[dict], fields: tuple[str, ...]) -> dict[str, Sequence]:
+    """The values of ``fields`` in every dict (None where missing), column by column.
+
+    Read row by row, one ``itemgetter`` call per dict, so each dict is read
+    while it is in the CPU cache: on large inputs that is ~40% faster than one
+    C-level pass per field, because the cost is memory latency, not bytecode.
+    """
+    if len(fields) == 1:
+        return {fields[0]: list(map(dict.get, dicts, repeat(fields[0])))}
+    get = itemgetter(*fields)
+    rows = []
+    append = rows.append
+    for d in dicts:
+        try:
+            append(get(d))
+        except KeyError:
+            append(tuple(map(d.get, fields)))
+    if not rows:
+        return {field: () for field in fields}
+    return dict(zip(fields, zip(*rows, strict=True), strict=True))
+
+
+def gather(records: Sequence[dict], paths: Sequence[Source], bad: Bad,
+           table: str) -> dict[Source, Sequence]:
+    """The raw value at each path of one or two keys, in every record.
+
+    Every record and every section is read once, whatever the number of paths.
+    A section that is not a dict (``profile["main"] == "oops"``) reads as empty
+    and is counted under ``(table, section)``; ``''``, ``[]`` and None are just
+    empty (PHP encodes an empty map as ``[]``).
+
+    Examples
+    --------
+    >>> bad = Bad(list)
+    >>> values = gather([{"id": 1, "main": {"name": "A"}}, {"main": "oops"}],
+    ...                 [("id",), ("main", "name")], bad, "list")
+    >>> values[("main", "name")], dict(bad)
+    (['A', None], {('list', 'main'): ['oops']})
+    """
+    sections: dict[str, list[str]] = {}
+    for path in paths:
+        if len(path) == 1:
+            sections.setdefault(path[0], [])
+        elif len(path) == 2:
+            sections.setdefault(path[0], []).append(path[1])
+        else:
+            raise ValueError(f"not a field path: {path!r}")
+    top = read_fields(records, tuple(sections))
+    values: dict[Source, Sequence] = {(name,): top[name] for name in sections}
+    for name, fields in sections.items():
+        if fields:
+            section = as_dicts(top[name], bad, (table, name))
+            values.update(((name, f), v) for f, v in read_fields(section, tuple(fields)).items())
+    return values
+
+
+def as_dicts(values: Sequence, bad: Bad, where: tuple[str, str]) -> Sequence[dict]:
+    """Every value as a dict: sections and maps that are not dicts become empty."""
+    types = list(map(type, values))
+    if types.count(dict) == len(types):
+        return values
+    return [v if t is dict else as_dict(v, bad, where)
+            for v, t in zip(values, types, strict=True)]
+
+
+def as_dict(value: object, bad: Bad, where: tuple[str, str]) -> dict:
+    """A section or map that is not a dict: empty, and a problem unless it is an empty value.
+
+    PHP encodes an empty map as ``[]``; ``''`` and ``None`` mean absent.
+    """
+    if isinstance(value, Mapping):
+        return dict(value)
+    if value is None or value == "" or value == [] or value == ():
+        return {}
+    bad[where].append(value)
+    return {}
+
+
+def flatten(maps: Sequence, bad: Bad, where: tuple[str, str]) -> tuple[np.ndarray, list, list]:
+    """Entries per map, and all keys and all values, in order; non-dicts count as empty.
+
+    One pass that touches each map once: on large inputs the cost is memory
+    latency, not Python bytecode.
+    """
+    counts = [0] * len(maps)
+    keys: list = []
+    values: list = []
+    keys_extend, values_extend = keys.extend, values.extend
+    for i, mapping in enumerate(maps):
+        if type(mapping) is not dict:
+            mapping = as_dict(mapping, bad, where)
+        if mapping:
+            counts[i] = len(mapping)
+            keys_extend(mapping)
+            values_extend(mapping.values())
+    return np.array(counts, dtype=np.int64), keys, values
+
+
+def convert(table: TableSchema, data: Mapping[str, Any], problems: Problems) -> pd.DataFrame:
+    """A frame in schema order: raw lists converted by their column's kind, problems counted.
+
+    Values that are already arrays (ids, positions, built columns) are used as
+    they are.
+
+    Examples
+    --------
+    >>> from icoframes.schema import DISTRIBUTION
+    >>> problems = Problems()
+    >>> frame = convert(DISTRIBUTION, {"ico_id": np.array([7, 7]), "part": ["Team", "Sale"],
+    ...                                "percent": ["25", "lots"]}, problems)
+    >>> frame["percent"].tolist(), problems.frame()["examples"].tolist()
+    ([25.0, nan], [["'lots'"]])
+    """
+    columns = {}
+    for column in table.columns:
+        values = data[column.name]
+        if isinstance(values, list | tuple):
+            values, unread = CONVERTERS[column.kind](values)
+            problems.add(table.name, column.name, unread)
+        columns[column.name] = values
+    return pd.DataFrame(columns, copy=False)
