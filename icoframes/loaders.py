@@ -314,9 +314,10 @@ class _Load:
     def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
                max_age: MaxAge, only_icos: bool) -> Tables:
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True)
-        if listing.empty:
-            return Tables.empty()
-        return self._assemble(listing, only_icos=only_icos)
+        tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)
+        # what the rows answer (queries, fetch times, values lost in lists, requests spent)
+        tables.icos.attrs["icoframes"] = listing.attrs.get("icoframes", {})
+        return tables
 
     def _assemble(self, listing: pd.DataFrame, *, only_icos: bool) -> Tables:
         derived = self.context.derived

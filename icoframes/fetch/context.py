@@ -19,6 +19,7 @@ from ..config import Settings, get_settings
 from ..errors import ConfigError, InvalidParameter, NotCached
 from ..files import utcnow
 from ..parse.lists import filters_frame
+from ..parse.problems import Problems
 from ..schema import FILTERS, LIST, empty_frame
 from ..store.cache import Cache
 from ..store.derived import DerivedTables
@@ -136,16 +137,21 @@ class LoadContext:
         limit = age_limit(max_age)
         cached = self.cache.read_frame("filters", FILTERS)
         if cached is not None and not refresh:
-            frame, fetched_at = cached
+            frame, fetched_at, meta = cached
             if self.offline or limit is None or utcnow() - fetched_at <= limit:
-                return frame
+                return _with_summary(frame, self, [{
+                    "params": "filters", "from_cache": True, "fetched_at": fetched_at.isoformat(),
+                    "problems": meta.get("problems") or []}])
         try:
             raw = self.client("the filter set").filters()
         finally:
             self.close()
-        frame = filters_frame(raw)
-        self.cache.write_frame("filters", frame, FILTERS)
-        return frame
+        lost = Problems()
+        frame = filters_frame(raw, lost)
+        self.cache.write_frame("filters", frame, FILTERS, problems=lost.records())
+        return _with_summary(frame, self, [{
+            "params": "filters", "from_cache": False, "fetched_at": utcnow().isoformat(),
+            "problems": lost.records()}])
 
     def crawl(self, queries: list[dict[str, Any]], *, refresh: bool | str,
               limit: dt.timedelta | None, profiles: bool) -> pd.DataFrame:
@@ -159,4 +165,12 @@ class LoadContext:
             self.close()
         frames = crawl.listings()
         listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
-        return listing.drop_duplicates("id", keep="first").reset_index(drop=True)
+        listing = listing.drop_duplicates("id", keep="first").reset_index(drop=True)
+        return _with_summary(listing, self, crawl.summary()["queries"])
+
+
+def _with_summary(frame: pd.DataFrame, context: LoadContext,
+                  queries: list[dict[str, Any]]) -> pd.DataFrame:
+    """``frame`` with ``attrs["icoframes"]``: the queries it answers and the requests spent."""
+    frame.attrs["icoframes"] = {"queries": queries, "requests": context.requests_spent()}
+    return frame

@@ -38,6 +38,7 @@ from ..errors import (
 )
 from ..files import utcnow
 from ..parse.lists import list_frame, merge_pages, page_counts, summary_keys
+from ..parse.problems import Problems
 from ..schema import LIST
 from ..store.cache import GONE, Cache, ProfileRecord
 from ..store.ledger import QuotaLedger
@@ -70,6 +71,9 @@ class _Query:
 
     params: dict[str, Any]
     frame: pd.DataFrame | None = None
+    fetched_at: dt.datetime | None = None
+    from_cache: bool = False
+    problems: list[dict[str, Any]] = field(default_factory=list)
     responses: dict[tuple[int, int], dict] = field(default_factory=dict)  # (pass, page)
     pages_pending: int = 0
     total_icos: int = 0
@@ -119,9 +123,10 @@ class Crawl:
         self.queries.append(query)
         cached = None if refresh else self.load.cache.read_list(params, LIST)
         if cached is not None:
-            frame, fetched_at = cached
+            frame, fetched_at, meta = cached
             if self.load.offline or limit is None or utcnow() - fetched_at <= limit:
-                query.frame = frame
+                query.frame, query.fetched_at, query.from_cache = frame, fetched_at, True
+                query.problems = list(meta.get("problems") or [])
                 self._want(frame)
                 return
         self.load.client(f"the list for {params}")  # raises NotCached when offline
@@ -251,8 +256,11 @@ class Crawl:
             query.passes = 2
             self._submit_page(query, 1, 2)
             return
-        query.frame = list_frame(items, status=query.params["status"])
-        self.load.cache.write_list(query.params, query.frame, LIST, total_icos=query.total_icos)
+        lost = Problems()  # counted once, over the merged pages
+        query.frame = list_frame(items, status=query.params["status"], problems=lost)
+        query.fetched_at, query.problems = utcnow(), lost.records()
+        self.load.cache.write_list(query.params, query.frame, LIST, total_icos=query.total_icos,
+                                   problems=query.problems)
 
     def _keep(self, info: tuple[int, str, str], profile: Any) -> None:
         ico_id, status, key = info
@@ -307,6 +315,15 @@ class Crawl:
                 f"{len(self._failed)} of {len(self._wanted)} profiles could not be fetched "
                 f"(first: id {first_id}: {first}); the {self._fetched} fetched are cached, and "
                 "calling again retries only the rest", code=first.code, endpoint=first.endpoint)
+
+    def summary(self) -> dict[str, Any]:
+        """What this crawl used, per query: fetch time, cache or service, values lost."""
+        return {"queries": [
+            {"params": q.params, "complete": q.frame is not None,
+             "from_cache": q.from_cache, "rows": 0 if q.frame is None else len(q.frame),
+             "fetched_at": None if q.fetched_at is None else q.fetched_at.isoformat(),
+             "problems": q.problems}
+            for q in self.queries]}
 
     def listings(self) -> list[pd.DataFrame]:
         """The list of every query, in the order they were added (after :meth:`run`)."""

@@ -62,6 +62,28 @@ class Problems:
             if text not in examples:
                 examples.append(text)
 
+    def records(self) -> list[dict[str, object]]:
+        """The problems as plain JSON-able dicts (table, column, count, examples)."""
+        return [{"table": t, "column": c, "count": n[0], "examples": list(e)}
+                for (t, c), (n, e) in self._found.items()]
+
+    def extend(self, records: Iterable[dict[str, object]]) -> None:
+        """Add problems given as :meth:`records` (e.g. read back from the cache).
+
+        Examples
+        --------
+        >>> a = Problems(); a.add("list", "ico_score", ["high"])
+        >>> b = Problems(); b.extend(a.records()); b.extend(a.records()); b
+        Problems(list.ico_score 2)
+        """
+        for record in records:
+            table, column = str(record["table"]), str(record["column"])
+            count, examples = self._found.setdefault((table, column), ([0], []))
+            count[0] += int(record["count"])  # type: ignore[call-overload]
+            for text in record.get("examples") or []:  # type: ignore[attr-defined]
+                if len(examples) < self.EXAMPLES and text not in examples:
+                    examples.append(str(text))
+
     def frame(self) -> pd.DataFrame:
         """The problems as a frame with the ``PROBLEMS`` schema; the tables in schema order."""
         if not self._found:

@@ -35,7 +35,7 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -47,8 +47,9 @@ import pyarrow.parquet as pq
 from ..errors import CacheWarning, warn
 from ..files import atomic_write_table, locked, utcnow
 from ..schema import TableSchema
+from ..tables import frame_from_arrow
 
-__all__ = ["GONE", "Cache", "ProfileRecord"]
+__all__ = ["GONE", "Cache", "ProfileRecord", "Stored"]
 
 _PART_SCHEMA = pa.schema([
     pa.field("id", pa.int64(), nullable=False),
@@ -62,6 +63,14 @@ _PART_SCHEMA = pa.schema([
 # The raw text stored for an ICO that was listed but whose profile was not found (482),
 # so that it is not requested again while its list summary stays the same.
 GONE = "null"
+
+
+class Stored(NamedTuple):
+    """A stored list or filter set: the frame, when it was fetched, and its metadata."""
+
+    frame: pd.DataFrame
+    fetched_at: dt.datetime
+    meta: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -201,24 +210,24 @@ class Cache:
         return hashlib.sha256(canonical.encode()).hexdigest()[:24]
 
     def write_list(self, params: dict[str, Any], frame: pd.DataFrame, schema: TableSchema,
-                   *, total_icos: int) -> None:
-        """Store a list result with the query that produced it."""
-        meta = {"params": params, "total_icos": total_icos}
+                   *, total_icos: int, problems: list[dict[str, Any]] | None = None) -> None:
+        """Store a list result with the query that produced it and the values it lost."""
+        meta = {"params": params, "total_icos": total_icos, "problems": problems or []}
         self._write_frame(self.lists_dir / f"{self.list_key(params)}.parquet", frame, schema,
                           meta)
 
-    def read_list(self, params: dict[str, Any],
-                  schema: TableSchema) -> tuple[pd.DataFrame, dt.datetime] | None:
-        """The cached list for these parameters and when it was fetched, or None."""
+    def read_list(self, params: dict[str, Any], schema: TableSchema) -> Stored | None:
+        """The cached list for these parameters, when it was fetched and its metadata."""
         return self._read_frame(self.lists_dir / f"{self.list_key(params)}.parquet", schema)
 
-    def write_frame(self, name: str, frame: pd.DataFrame, schema: TableSchema) -> None:
+    def write_frame(self, name: str, frame: pd.DataFrame, schema: TableSchema, *,
+                    problems: list[dict[str, Any]] | None = None) -> None:
         """Store a small frame (the filter set) under ``name``."""
-        self._write_frame(self.dir / f"{name}.parquet", frame, schema, {})
+        self._write_frame(self.dir / f"{name}.parquet", frame, schema,
+                          {"problems": problems or []})
 
-    def read_frame(self, name: str,
-                   schema: TableSchema) -> tuple[pd.DataFrame, dt.datetime] | None:
-        """A frame stored by :meth:`write_frame` and when it was fetched, or None."""
+    def read_frame(self, name: str, schema: TableSchema) -> Stored | None:
+        """A frame stored by :meth:`write_frame`, when it was fetched and its metadata."""
         return self._read_frame(self.dir / f"{name}.parquet", schema)
 
     def _write_frame(self, path: Path, frame: pd.DataFrame, schema: TableSchema,
@@ -230,19 +239,19 @@ class Cache:
              b"icoframes": json.dumps(meta, ensure_ascii=False).encode()})
         atomic_write_table(table, path)
 
-    def _read_frame(self, path: Path,
-                    schema: TableSchema) -> tuple[pd.DataFrame, dt.datetime] | None:
+    def _read_frame(self, path: Path, schema: TableSchema) -> Stored | None:
         try:
             table = pq.read_table(path)
             meta = json.loads(table.schema.metadata[b"icoframes"])
             fetched_at = dt.datetime.fromisoformat(meta["fetched_at"])
-            frame = table.to_pandas().astype(schema.dtypes)[schema.names]
+            frame = frame_from_arrow(schema, table.replace_schema_metadata(None),
+                                     source=str(path))
         except FileNotFoundError:
             return None
         except (pa.ArrowException, OSError, KeyError, ValueError, TypeError) as exc:
             self.quarantine(path, exc)
             return None
-        return frame, fetched_at
+        return Stored(frame, fetched_at, meta)
 
     # -- housekeeping --------------------------------------------------------
 
