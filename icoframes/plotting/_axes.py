@@ -22,9 +22,9 @@ __all__ = [
     "add_note",
     "check_frame",
     "check_top",
-    "decade_limits",
     "column",
     "datetime_column",
+    "decade_limits",
     "draw_empty",
     "format_usd",
     "get_axes",
@@ -168,7 +168,8 @@ def usd_axis(axis: Axis, *, log: bool) -> None:
     """Money on ``axis`` reads $10K, $1M, ...; a log axis gets a labelled tick at every decade.
 
     A log axis spanning under two decades also labels the 2x and 5x ticks, since
-    one or two decade ticks alone do not let a reader place a bar.
+    one or two decade ticks alone do not let a reader place a bar. Call it after
+    setting the axis limits.
     """
     from matplotlib import ticker
 
@@ -176,9 +177,17 @@ def usd_axis(axis: Axis, *, log: bool) -> None:
     if log:
         lo, hi = sorted(axis.get_view_interval())
         few = lo > 0 and math.log10(hi / lo) < 2
-        # numticks high enough that LogLocator never thins decades out to every other one
-        axis.set_major_locator(ticker.LogLocator(base=10, subs=(1, 2, 5) if few else (1,),
-                                                 numticks=50))
+
+        class InView(ticker.LogLocator):
+            # LogLocator also returns the ticks just outside the view; tick labels
+            # should list what a reader sees, no more.
+            def tick_values(self, vmin: float, vmax: float) -> np.ndarray:
+                ticks = super().tick_values(vmin, vmax)
+                low, high = sorted((vmin, vmax))
+                return ticks[(ticks >= low * (1 - 1e-9)) & (ticks <= high * (1 + 1e-9))]
+
+        # numticks high enough that decades are never thinned out to every other one
+        axis.set_major_locator(InView(base=10, subs=(1, 2, 5) if few else (1,), numticks=50))
         axis.set_minor_locator(ticker.LogLocator(base=10, subs=np.arange(2, 10), numticks=50))
         axis.set_minor_formatter(ticker.NullFormatter())
 

@@ -69,7 +69,7 @@ def plot_status_flow(
     ...     "id": [1, 2, 1, 2], "status": ["upcoming", "past", "ongoing", "past"]})
     >>> ax = plot_status_flow(snaps)
     >>> [c.get_label() for c in ax.containers]
-    ['past', 'ongoing']
+    ['past', 'ongoing', 'upcoming']
     >>> [t.get_text() for t in ax.texts if "→" in t.get_text()]
     ['1 upcoming→ongoing']
     """
