@@ -105,16 +105,15 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, object]) -> 
         ax.bar(x, counts, bottom=bottom, label=name, **bar_style)
         bottom = bottom + counts
     _date_ticks(ax, dates)
-    headroom(ax, bottom.max())
-    moves = 0
+    # the moves are written above the bars, the legend in a row above them
+    ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.55)
     by_date = {d: g for d, g in snaps.groupby("snapshot_date", sort=True)}
     for i in range(1, len(dates)):
         lines = _moves(by_date[dates[i - 1]], by_date[dates[i]])
-        moves += bool(lines)
         ax.text(i - 0.5, bottom.max() * 1.02, "\n".join(lines) if lines else "no change",
                 ha="center", va="bottom", fontsize="x-small", color="0.2",
                 gid="icoframes-moves")
-    ax.legend(loc="upper right", fontsize="small", title="status")
+    ax.legend(loc="upper right", fontsize="small", title="status", ncols=len(columns))
     add_note(ax, f"{len(dates)} snapshots; {snaps['id'].nunique():,} ICOs seen")
     return ax
 
@@ -173,6 +172,9 @@ def _ordered(names: pd.Index) -> list[str]:
 
 
 def _date_ticks(ax: Axes, dates: list) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of ICOs
     labels = [pd.Timestamp(d).strftime("%Y-%m-%d") for d in dates]
     ax.set_xticks(np.arange(len(dates)), labels, rotation=30 if len(dates) > 6 else 0,
                   ha="right" if len(dates) > 6 else "center")
