@@ -463,6 +463,10 @@ def test_importing_plots_does_not_load_pyplot():
     code = "import sys, icoframes.plotting; print('matplotlib.pyplot' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+    code = ("import sys, icoframes, icoframes.history; "
+            "print(sorted(m for m in sys.modules if m.startswith('matplotlib')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_raised_groups_with_nothing_drawable_and_an_offscreen_median():
