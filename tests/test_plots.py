@@ -23,6 +23,7 @@ from icoframes.plotting import (
     format_usd,
     plot_raised,
     plot_scores,
+    plot_status_flow,
     plot_timeline,
 )
 
@@ -78,7 +79,8 @@ def icos() -> pd.DataFrame:
 
 
 def bars(ax) -> list[Rectangle]:
-    return [p for p in ax.patches if isinstance(p, Rectangle)]
+    """The bars of every bar container (not other rectangles such as a shaded span)."""
+    return [p for container in ax.containers for p in container.patches]
 
 
 def bar_edges(ax) -> np.ndarray:
@@ -167,34 +169,57 @@ def test_scores_int_bins_and_explicit_edges():
     assert "3 outside the bins" in notes(ax)
 
 
-def test_scores_by_group_top_five_other_unknown(icos, tmp_path):
+def row_labels(ax) -> list[str]:
+    return [t.get_text() for t in ax.get_yticklabels()]
+
+
+def rows(ax) -> list[StepPatch]:
+    return [p for p in ax.patches if isinstance(p, StepPatch)]
+
+
+def test_scores_by_group_one_row_each_ranked_other_apart(icos, tmp_path):
     ax = plot_scores(icos, by="category")
     render(ax, tmp_path, "scores_by")
     scored = icos[icos["ico_score"].notna()]
     ranking = scored["category"].value_counts()
     top = list(ranking.index[:5])
-    labels = legend_labels(ax)
+    labels = row_labels(ax)
     assert [lab.split(" (n=")[0] for lab in labels] == [*top, "other", "unknown"]
-    steps = [p for p in ax.patches if isinstance(p, StepPatch)]
+    assert "3 more as other" in ax.get_title()  # 8 categories: 5 named, 3 as other
+    steps = rows(ax)
     assert len(steps) == 7
     groups = [scored[scored["category"] == name] for name in top]
     groups.append(scored[scored["category"].notna() & ~scored["category"].isin(top)])
     groups.append(scored[scored["category"].isna()])
+    scales = []
     for step, group, label in zip(steps, groups, labels, strict=True):
-        values, edges, _ = step.get_data()
+        heights, edges, baseline = step.get_data()
         expected, _ = np.histogram(group["ico_score"].to_numpy(), bins=edges)
-        np.testing.assert_array_equal(values, expected)
         assert label.endswith(f"(n={len(group)})")
+        share = expected / len(group)
+        drawn = heights - baseline
+        np.testing.assert_allclose(drawn[share == 0], 0, atol=1e-12)
+        scales.append(drawn[share > 0] / share[share > 0])
+    # one scale for every row: shares compare across rows, "other" cannot swamp them
+    np.testing.assert_allclose(np.concatenate(scales), scales[0][0])
+    # rows top to bottom in rank order, "other" and "unknown" below a gap
+    bases = [step.get_data()[2] for step in steps]
+    assert bases == sorted(bases, reverse=True)
+    gaps = -np.diff(bases)
+    assert gaps[4] > gaps[0] and gaps[0] == pytest.approx(1.0)
+    assert max(np.max(s.get_data()[0] - s.get_data()[2]) for s in steps) == pytest.approx(0.85)
 
 
 def test_scores_by_lone_leftover_group_is_named_and_top_is_configurable():
     status = ["past"] * 6 + ["ongoing"] * 3 + ["upcoming"]
     frame = make_icos(10, ico_score=np.linspace(1, 4, 10), status=status)
     ax = plot_scores(frame, by="status", top=2)
-    assert [lab.split(" (")[0] for lab in legend_labels(ax)] == ["past", "ongoing", "upcoming"]
+    assert [lab.split(" (")[0] for lab in row_labels(ax)] == ["past", "ongoing", "upcoming"]
+    assert ax.get_title() == "ICO scores by status"
     plt.close("all")
     ax = plot_scores(frame, by="status", top=1)
-    assert [lab.split(" (")[0] for lab in legend_labels(ax)] == ["past", "other"]
+    assert row_labels(ax) == ["past (n=6)", "other (n=4)"]
+    assert ax.get_title() == "ICO scores by status: the 1 largest groups, 2 more as other"
 
 
 # -- plot_raised ---------------------------------------------------------------
@@ -229,15 +254,30 @@ def test_raised_amounts_on_bin_edges_are_all_counted():
     assert "outside" not in notes(ax)
 
 
-def test_raised_axis_uses_usd_formatter(icos, tmp_path):
+def test_raised_axis_labels_every_decade_it_spans(icos, tmp_path):
     ax = plot_raised(icos)
     render(ax, tmp_path, "raised_ticks")
     formatter = ax.xaxis.get_major_formatter()
     assert formatter(1e6, 0) == "$1M"
+    positive = icos["raised"][icos["raised"] > 0]
+    first = int(np.floor(np.log10(positive.min())))
+    last = int(np.ceil(np.log10(positive.max())))
+    lo, hi = ax.get_xlim()
+    assert (lo, hi) == pytest.approx((10.0 ** first, 10.0 ** last))
     shown = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
-    assert shown
-    assert all(label.startswith("$") for label in shown)
-    assert "$10M" in shown
+    assert shown == [format_usd(10.0 ** k) for k in range(first, last + 1)]
+    assert bar_edges(ax)[0] >= lo and bar_edges(ax)[-1] <= hi
+
+
+@pytest.mark.parametrize(("amounts", "expected"), [
+    ([2.5e6, 4e7, 1.5e8], ["$1M", "$10M", "$100M", "$1B"]),  # the left edge is labelled
+    ([1e6, 9e6], ["$1M", "$2M", "$5M", "$10M"]),  # one decade: 2x and 5x labelled too
+    ([3e4, 2e9], ["$10K", "$100K", "$1M", "$10M", "$100M", "$1B", "$10B"]),
+])
+def test_raised_tick_labels(amounts, expected, tmp_path):
+    ax = plot_raised(make_icos(len(amounts), raised=np.array(amounts)))
+    render(ax, tmp_path, "raised_decades")
+    assert [t.get_text() for t in ax.get_xticklabels() if t.get_text()] == expected
 
 
 def test_raised_linear(icos, tmp_path):
@@ -256,12 +296,19 @@ def test_raised_linear(icos, tmp_path):
 
 def test_raised_by_status_legend_has_group_medians(icos):
     ax = plot_raised(icos, by="status")
-    labels = legend_labels(ax)
+    labels = row_labels(ax)
     known = icos[icos["raised"].notna()]  # zeros count in the medians, as in the line
-    for status in ["past", "ongoing", "upcoming"]:
-        group = known.loc[known["status"] == status, "raised"]
-        assert f"{status} (n={len(group)}, median {format_usd(group.median())})" in labels
-    assert any(lab.startswith("median $") for lab in labels)
+    expected = [f"{status} (n={len(group)}, median {format_usd(group.median())})"
+                for status in ["past", "ongoing", "upcoming"]
+                for group in [known.loc[known["status"] == status, "raised"]]]
+    assert labels == expected
+    assert [lab for lab in legend_labels(ax)] == [f"median {format_usd(known['raised'].median())}"]
+    marks = [ln for ln in ax.get_lines() if ln.get_label().endswith(" median")
+             and ln.get_label().startswith("_")]
+    positive = known[known["raised"] > 0]
+    medians = [positive.loc[positive["status"] == s, "raised"].median()
+               for s in ["past", "ongoing", "upcoming"]]
+    np.testing.assert_allclose([m.get_xdata()[0] for m in marks], medians)
 
 
 def test_raised_all_unknown_is_an_empty_note():
@@ -300,7 +347,9 @@ def test_timeline_monthly_bars_and_raised_line(icos, tmp_path):
     assert ax.right_ax.yaxis.get_major_formatter()(2e9, 0) == "$2B"
     n_undated = icos["start_datetime"].isna().sum()
     assert f"{len(icos) - n_undated} with a start date; {n_undated} without" in notes(ax)
-    assert ax.get_title() == "ICOs started per month"
+    assert ax.get_title() == "ICOs per month by start date"
+    assert ax.get_xlabel() == "start date (start_datetime)"
+    assert [c.get_label() for c in ax.containers] == [f"started ({len(icos) - n_undated})"]
 
 
 @pytest.mark.parametrize("freq", sorted(FREQUENCIES))
@@ -317,7 +366,7 @@ def test_timeline_quarterly_counts(icos):
     span = pd.period_range(quarters.min(), quarters.max(), freq="Q")
     expected = quarters.value_counts().reindex(span, fill_value=0)
     np.testing.assert_array_equal(bar_heights(ax), expected.to_numpy())
-    assert ax.get_title() == "ICOs started per quarter"
+    assert ax.get_title() == "ICOs per quarter by start date"
 
 
 def test_timeline_rejects_bad_freq_and_too_many_periods(icos):
@@ -414,6 +463,10 @@ def test_importing_plots_does_not_load_pyplot():
     code = "import sys, icoframes.plotting; print('matplotlib.pyplot' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+    code = ("import sys, icoframes, icoframes.history; "
+            "print(sorted(m for m in sys.modules if m.startswith('matplotlib')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_raised_groups_with_nothing_drawable_and_an_offscreen_median():
@@ -422,7 +475,7 @@ def test_raised_groups_with_nothing_drawable_and_an_offscreen_median():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ax = plot_raised(frame, by="status")
-    labels = legend_labels(ax)
+    labels = row_labels(ax)
     assert not any(lab.startswith("ongoing") for lab in labels)  # all $0: not drawable
     assert "past (n=2, median $1.5M)" in labels
     frame = make_icos(2, raised=np.array([0.0, 1e6]))
@@ -442,3 +495,116 @@ def test_timeline_right_axis_with_zero_and_negative_totals():
             ax = plot_timeline(frame)
         low, high = ax.right_ax.get_ylim()
         assert low <= min(raised) and high >= max(raised) and high > low
+
+
+# -- timeline: scheduled starts and cut-out empty stretches ---------------------
+
+
+def past_and_scheduled() -> pd.DataFrame:
+    """30 ICOs started in 2018, 12 starting from late 2026 to 2027: years of nothing between."""
+    starts = [f"2018-{m:02d}-15" for m in range(1, 11) for _ in range(3)]
+    starts += [f"2026-{m:02d}-10" for m in (10, 11, 12)] * 2
+    starts += [f"2027-0{m}-01" for m in range(1, 7)]
+    starts = pd.to_datetime(starts, format="%Y-%m-%d").astype("datetime64[ms]")
+    raised = np.where(np.arange(len(starts)) < 30, 1e6, np.nan)
+    return make_icos(len(starts), start_datetime=starts.to_numpy(), raised=raised)
+
+
+def test_timeline_draws_scheduled_starts_apart_and_never_calls_them_started(tmp_path):
+    frame = past_and_scheduled()
+    ax = plot_timeline(frame, now="2026-11-01")
+    render(ax, tmp_path, "timeline_scheduled")
+    started, scheduled = ax.containers
+    # started: 30 in 2018 and the two that started on 2026-10-10
+    assert started.get_label() == "started (32)"
+    assert scheduled.get_label() == "scheduled: starts after 2026-11-01 (10)"
+    assert sum(r.get_height() for r in started.patches) == 32
+    assert sum(r.get_height() for r in scheduled.patches) == 10
+    assert all(r.get_hatch() for r in scheduled.patches)
+    assert "32 started by 2026-11-01, 10 scheduled" in notes(ax)
+    assert "started" not in ax.get_title() and "start_datetime" in ax.get_xlabel()
+    legend = [t.get_text() for t in ax.right_ax.get_legend().get_texts()]
+    assert "now (2026-11-01)" in legend
+    # everything starts in the future: no bar is called started
+    plt.close("all")
+    ax = plot_timeline(frame, now="2000-01-01")
+    assert [c.get_label() for c in ax.containers][1].startswith("scheduled")
+    assert sum(r.get_height() for r in ax.containers[0].patches) == 0
+
+
+def test_timeline_cuts_a_long_empty_stretch_and_labels_both_sides(tmp_path):
+    ax = plot_timeline(past_and_scheduled(), now="2026-11-01")
+    render(ax, tmp_path, "timeline_gap")
+    assert ax.get_xscale() == "function"
+    (gap,) = [t for t in ax.texts if t.get_gid() == "icoframes-gap"]
+    assert gap.get_text() == "no start dates\n2018-11 to 2026-09"
+    # the cut stretch takes two months of axis, not eight years
+    lo, hi = ax.get_xlim()
+    to_screen = ax.transData.transform
+    import matplotlib.dates as mdates
+
+    a, b = (mdates.date2num(pd.Timestamp(d)) for d in ("2018-11-01", "2026-10-01"))
+    width = to_screen([(hi, 0)])[0][0] - to_screen([(lo, 0)])[0][0]
+    cut = to_screen([(b, 0)])[0][0] - to_screen([(a, 0)])[0][0]
+    assert cut < 0.15 * width
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert any("2018" in lab for lab in labels) and any("2026" in lab for lab in labels)
+    ticks = ax.xaxis.get_majorticklocs()
+    assert not any(a < t < b for t in ticks)  # no tick inside the cut
+
+
+def test_timeline_short_dips_are_not_cut(icos):
+    ax = plot_timeline(icos)
+    assert ax.get_xscale() == "linear"
+    assert not [t for t in ax.texts if t.get_gid() == "icoframes-gap"]
+
+
+def test_timeline_now_must_be_a_date(icos):
+    with pytest.raises(ValueError, match="now must be a date"):
+        plot_timeline(icos, now="soon")
+
+
+# -- plot_status_flow ----------------------------------------------------------
+
+
+def snapshots_frame() -> pd.DataFrame:
+    days = pd.to_datetime(["2026-11-01", "2026-11-02", "2026-11-03"], format="%Y-%m-%d")
+    rows = [  # (day, id, status)
+        (0, 1, "upcoming"), (0, 2, "upcoming"), (0, 3, "ongoing"), (0, 4, "past"),
+        (1, 1, "ongoing"), (1, 2, "upcoming"), (1, 3, "past"), (1, 4, "past"), (1, 5, "upcoming"),
+        (2, 1, "ongoing"), (2, 2, "ongoing"), (2, 3, "past"), (2, 5, "upcoming"),
+    ]
+    return pd.DataFrame({"snapshot_date": [days[d] for d, _, _ in rows],
+                         "id": [i for _, i, _ in rows], "status": [s for _, _, s in rows]})
+
+
+def test_status_flow_from_snapshots(tmp_path):
+    ax = plot_status_flow(snapshots_frame())
+    render(ax, tmp_path, "flow")
+    heights = {c.get_label(): [r.get_height() for r in c.patches] for c in ax.containers}
+    assert heights == {"past": [1, 2, 1], "ongoing": [1, 1, 2], "upcoming": [2, 2, 1]}
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-11-01", "2026-11-02",
+                                                            "2026-11-03"]
+    moves = [t.get_text() for t in ax.texts if t.get_gid() == "icoframes-moves"]
+    assert moves == ["1 ongoing→past\n1 upcoming→ongoing\n+1 new",
+                     "1 upcoming→ongoing\n-1 removed"]
+
+
+def test_status_flow_from_events(tmp_path):
+    days = pd.to_datetime(["2026-11-02", "2026-11-02", "2026-11-03", "2026-11-03", "2026-11-03"],
+                          format="%Y-%m-%d")
+    events = pd.DataFrame({"ico_id": [1, 5, 2, 4, 3], "snapshot_date": days,
+                           "kind": ["status", "new", "status", "removed", "score"],
+                           "old": ["upcoming", None, "upcoming", "past", "3.1"],
+                           "new": ["ongoing", "upcoming", "ongoing", None, "3.4"]})
+    ax = plot_status_flow(events)
+    render(ax, tmp_path, "flow_events")
+    heights = {c.get_label(): [r.get_height() for r in c.patches] for c in ax.containers}
+    assert heights == {"upcoming→ongoing": [1, 1], "new": [1, 0], "removed": [0, 1]}
+
+
+def test_status_flow_names_the_columns_it_needs():
+    with pytest.raises(ValueError, match="snapshot_date, id, status"):
+        plot_status_flow(pd.DataFrame({"id": [1]}))
+    with pytest.raises(TypeError, match="DataFrame"):
+        plot_status_flow([1, 2])

@@ -1,0 +1,205 @@
+"""What every plot shares: argument checks, the USD axis, the note box, the empty Axes.
+
+pyplot is imported inside :func:`get_axes`, only when a plot is drawn, so
+importing :mod:`icoframes.plotting` neither loads matplotlib's pyplot nor picks a
+backend.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
+
+__all__ = [
+    "NOTE_GID",
+    "add_note",
+    "check_frame",
+    "check_top",
+    "column",
+    "datetime_column",
+    "decade_limits",
+    "draw_empty",
+    "format_usd",
+    "get_axes",
+    "headroom",
+    "numeric_column",
+    "usd_axis",
+]
+
+EMPTY_MESSAGE = "no ICOs to plot"
+#: gid of the text notes every plot writes on its Axes (how many rows it could not show).
+NOTE_GID = "icoframes-note"
+OTHER_COLOR = "0.45"
+UNKNOWN_COLOR = "0.7"
+_SUFFIXES = ("K", "M", "B", "T")
+
+
+def format_usd(x: object) -> str:
+    """Format an amount of US dollars compactly: ``$950``, ``$10K``, ``$1.5M``, ``$2B``.
+
+    Amounts of a thousand or more keep three significant digits and take a
+    K/M/B/T suffix; smaller amounts are shown whole from $100 and with at most
+    two decimals below that.
+
+    Parameters
+    ----------
+    x : float, int or None
+        The amount. Negative amounts get a leading minus sign.
+
+    Returns
+    -------
+    str
+        The formatted amount, or ``""`` when ``x`` is missing (None, NaN, ``pd.NA``),
+        infinite or not a number.
+
+    Examples
+    --------
+    >>> format_usd(10_000)
+    '$10K'
+    >>> format_usd(1_500_000)
+    '$1.5M'
+    >>> format_usd(15_070_000)
+    '$15.1M'
+    >>> format_usd(float("nan"))
+    ''
+    """
+    try:
+        value = float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return ""
+    if not math.isfinite(value):
+        return ""
+    amount = abs(value)
+    if amount < 100:
+        body = f"{amount:.2f}".rstrip("0").rstrip(".")
+    elif amount < 999.5:
+        body = f"{amount:.0f}"
+    else:
+        exp = min(max(1, int(math.log10(amount)) // 3), len(_SUFFIXES))
+        mantissa = float(f"{amount / 1000**exp:.3g}")
+        # Rounding can carry into the next unit (999_950 -> 1000K): move up so
+        # it reads $1M.
+        if mantissa >= 1000 and exp < len(_SUFFIXES):
+            exp += 1
+            mantissa = float(f"{amount / 1000**exp:.3g}")
+        number = f"{mantissa:,.0f}" if mantissa >= 1000 else f"{mantissa:g}"
+        body = number + _SUFFIXES[exp - 1]
+    sign = "-" if value < 0 and body != "0" else ""
+    return f"{sign}${body}"
+
+
+
+def get_axes(ax: Axes | None) -> Axes:
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+        return ax
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    return ax
+
+
+def check_frame(icos: object) -> None:
+    if not isinstance(icos, pd.DataFrame):
+        raise TypeError(f"icos must be a pandas DataFrame, got {type(icos).__name__}")
+
+
+def check_top(top: object) -> None:
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise ValueError(f"top must be a positive integer, got {top!r}")
+
+
+def column(icos: pd.DataFrame, name: str) -> pd.Series:
+    if name not in icos.columns:
+        raise KeyError(f"icos has no column {name!r}; the icos table must include it")
+    col = icos[name]
+    if isinstance(col, pd.DataFrame):
+        raise ValueError(f"icos has more than one column named {name!r}")
+    return col
+
+
+def numeric_column(icos: pd.DataFrame, name: str) -> np.ndarray:
+    col = column(icos, name)
+    if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
+        raise TypeError(f"column {name!r} must be numeric (float64), got dtype {col.dtype}")
+    return col.to_numpy(dtype="float64", na_value=np.nan)
+
+
+def datetime_column(icos: pd.DataFrame, name: str) -> pd.Series:
+    col = column(icos, name)
+    if not pd.api.types.is_datetime64_any_dtype(col):
+        raise TypeError(f"column {name!r} must be a datetime column, got dtype {col.dtype}")
+    return col
+
+
+def headroom(ax: Axes, highest: float) -> None:
+    # Keep the top of the Axes free for the note and legend.
+    ax.set_ylim(0, max(float(highest), 1.0) * 1.3)
+
+
+def add_note(ax: Axes, text: str) -> None:
+    ax.text(0.02, 0.97, text, transform=ax.transAxes, ha="left", va="top",
+            fontsize="small", color="0.25", gid=NOTE_GID,
+            bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "0.8",
+                  "alpha": 0.85})
+
+
+def draw_empty(ax: Axes, note: str | None) -> None:
+    # Ticks on an empty Axes would only show matplotlib's placeholder 0-1 range.
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.text(0.5, 0.5, EMPTY_MESSAGE, transform=ax.transAxes, ha="center", va="center",
+            color="0.4", gid=NOTE_GID)
+    if note:
+        add_note(ax, note)
+
+
+def usd_axis(axis: Axis, *, log: bool) -> None:
+    """Money on ``axis`` reads $10K, $1M, ...; a log axis gets a labelled tick at every decade.
+
+    A log axis spanning under two decades also labels the 2x and 5x ticks, since
+    one or two decade ticks alone do not let a reader place a bar. Call it after
+    setting the axis limits.
+    """
+    from matplotlib import ticker
+
+    axis.set_major_formatter(ticker.FuncFormatter(lambda x, _pos: format_usd(x)))
+    if log:
+        lo, hi = sorted(axis.get_view_interval())
+        few = lo > 0 and math.log10(hi / lo) < 2
+
+        class InView(ticker.LogLocator):
+            # LogLocator also returns the ticks just outside the view; tick labels
+            # should list what a reader sees, no more.
+            def tick_values(self, vmin: float, vmax: float) -> np.ndarray:
+                ticks = super().tick_values(vmin, vmax)
+                low, high = sorted((vmin, vmax))
+                return ticks[(ticks >= low * (1 - 1e-9)) & (ticks <= high * (1 + 1e-9))]
+
+        # numticks high enough that decades are never thinned out to every other one
+        axis.set_major_locator(InView(base=10, subs=(1, 2, 5) if few else (1,), numticks=50))
+        axis.set_minor_locator(ticker.LogLocator(base=10, subs=np.arange(2, 10), numticks=50))
+        axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def decade_limits(lo: float, hi: float) -> tuple[float, float]:
+    """The whole decades around ``[lo, hi]`` (both > 0), so both ends of a log axis are labelled.
+
+    Examples
+    --------
+    >>> decade_limits(2.1e6, 1.8e8)
+    (1000000.0, 1000000000.0)
+    >>> decade_limits(1e6, 1e7)
+    (1000000.0, 10000000.0)
+    """
+    return 10.0 ** math.floor(math.log10(lo) + 1e-9), 10.0 ** math.ceil(math.log10(hi) - 1e-9)
