@@ -14,6 +14,7 @@ See :mod:`icoframes.sandbox.server` for the request handling,
 from __future__ import annotations
 
 from .directory import REFERENCE_DATE, Directory, Record, generate_directory
+from .rates import rates  # synthetic daily USD rates matching the directory's amounts
 from .server import PAGE_SIZE, Sandbox, SandboxStats, serve, start
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Sandbox",
     "SandboxStats",
     "generate_directory",
+    "rates",
     "serve",
     "start",
 ]
