@@ -184,8 +184,8 @@ def features(tables: Tables, *, rates: pd.DataFrame | None = None,
     ...            "finance": {"distribution": {"Team": "20%", "Crowdsale": "60%"}},
     ...            "team": [{"name": "Ann"}, {"name": "Bo"}]}])
     >>> f = features(t, as_of="2019-01-01")
-    >>> f[["duration_days", "team_size", "platform_family", "team_token_share"]].to_dict("records")
-    [{'duration_days': 30.0, 'team_size': 2, 'platform_family': 'Ethereum', 'team_token_share': 20.0}]
+    >>> f.loc[0, ["duration_days", "team_size", "platform_family", "team_token_share"]].to_dict()
+    {'duration_days': 30.0, 'team_size': 2, 'platform_family': 'Ethereum', 'team_token_share': 20.0}
     >>> str(f["team_size"].dtype), str(f["start_quarter"].dtype), bool(f.loc[0, "has_whitepaper"])
     ('int64', 'Int64', False)
     """

@@ -27,7 +27,8 @@ import pandas as pd
 from .errors import warn
 from .parse.units import canonical_unit, canonical_units
 
-__all__ = ["AMOUNT_UNITS", "DATE_COLUMNS", "conversion_dates", "normalize_rates", "to_usd", "usd_rates"]
+__all__ = ["AMOUNT_UNITS", "DATE_COLUMNS", "conversion_dates", "normalize_rates", "to_usd",
+           "usd_rates"]
 
 #: Each amount column of ``icos`` and the column that states its unit.
 AMOUNT_UNITS: Final = {
@@ -61,8 +62,9 @@ def normalize_rates(rates: pd.DataFrame) -> pd.DataFrame:
     --------
     >>> wide = pd.DataFrame({"ETH-USD": [2000.0, 2100.0]},
     ...                     index=pd.to_datetime(["2021-01-01", "2021-01-02"]))
-    >>> normalize_rates(wide).values.tolist()
-    [[Timestamp('2021-01-01 00:00:00'), 'ETH', 2000.0], [Timestamp('2021-01-02 00:00:00'), 'ETH', 2100.0]]
+    >>> long = normalize_rates(wide)
+    >>> long["date"].astype(str).tolist(), long["currency"].tolist(), long["usd"].tolist()
+    (['2021-01-01', '2021-01-02'], ['ETH', 'ETH'], [2000.0, 2100.0])
     """
     if not isinstance(rates, pd.DataFrame):
         raise ValueError(f"rates must be a pandas DataFrame, got {type(rates).__name__}")

@@ -148,10 +148,9 @@ def _read_text(text: str, exchange: bool) -> tuple[float | object | None, str | 
         body = prefix["sign"] + body[prefix.end():]
     suffix = _SUFFIX_RE.search(body)
     if suffix is not None and suffix["cur"]:
-        if currency is not None:
-            # both ends name something ("$ 5 USD" is fine, "$ 5 ETH" is not)
-            if canonical_unit(currency) != canonical_unit(suffix["cur"]):
-                return BAD, None
+        # both ends may name one ("$ 5 USD" is fine, "$ 5 ETH" is not)
+        if currency is not None and canonical_unit(currency) != canonical_unit(suffix["cur"]):
+            return BAD, None
         currency = suffix["cur"]
         body = body[: suffix.start("cur")]
     if currency is None:
@@ -183,7 +182,7 @@ def _read_exchange(text: str) -> tuple[float | object | None, str | None]:
 def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[object], *,
                       exchange: Sequence[str] = ()) -> tuple[dict[str, np.ndarray],
                                                              np.ndarray, dict[str, list]]:
-    """Read amounts that share one unit column (e.g. ``soft_cap`` and ``hard_cap`` with ``caps_unit``).
+    """Read amounts sharing one unit column (``soft_cap`` and ``hard_cap`` with ``caps_unit``).
 
     Parameters
     ----------
@@ -300,8 +299,10 @@ def read_amounts(values: Sequence[object],
     >>> amounts, units, bad = read_amounts(
     ...     ["$2,000,000", "50 USD", "30,000 ETH", "0.1 eth", 7, "N/A"],
     ...     ["ETH", "US Dollar", "", "ether", "xyz", "BTC"])
-    >>> amounts.tolist(), units.tolist(), bad
-    ([nan, 50.0, 30000.0, 0.1, 7.0, nan], ['ETH', 'USD', 'ETH', 'ETH', 'XYZ', 'BTC'], ['$2,000,000'])
+    >>> amounts.tolist(), bad
+    ([nan, 50.0, 30000.0, 0.1, 7.0, nan], ['$2,000,000'])
+    >>> units.tolist()
+    ['ETH', 'USD', 'ETH', 'ETH', 'XYZ', 'BTC']
     """
     amounts, codes, bad = read_amount_group({"value": values}, units)
     return amounts["value"], codes, bad["value"]
