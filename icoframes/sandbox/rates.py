@@ -78,7 +78,7 @@ def _levels() -> dict[str, np.ndarray]:
 
 
 def rate_on(currency: str, when: date | datetime) -> float | None:
-    """The synthetic USD rate of ``currency`` on the day of ``when``; None outside the series.
+    """The synthetic USD rate of ``currency`` on the day of ``when``; None for another currency.
 
     USD gives 1.0. Days before :data:`FIRST_DAY` or after :data:`LAST_DAY`
     take the first or last rate.
@@ -124,7 +124,7 @@ def rates(*, wide: bool = False) -> pd.DataFrame:
     ['ETH', 'BTC', 'EUR']
     """
     levels = _levels()
-    dates = pd.date_range(FIRST_DAY, LAST_DAY, freq="D", name="date")
+    dates = pd.date_range(FIRST_DAY, LAST_DAY, freq="D", name="date").astype("datetime64[ms]")
     if wide:
         return pd.DataFrame(levels, index=dates)
     n = len(dates)
