@@ -35,7 +35,10 @@ from .errors import (
     ServiceUnavailable,
 )
 from .export import export_tables
+from .features import describe_features, features
+from .history import changes, read_export, read_snapshots
 from .loaders import cache_info, clear_cache, load_filters, load_icos, load_list, load_tables
+from .money import to_usd
 from .parse.profiles import tidy
 from .schema import describe
 from .tables import Tables
@@ -45,7 +48,9 @@ _LAZY = {
     "sandbox": "icoframes.sandbox",
     "format_usd": "icoframes.plotting",
     "plot_raised": "icoframes.plotting",
+    "plot_raised_vs_cap": "icoframes.plotting",
     "plot_scores": "icoframes.plotting",
+    "plot_status_flow": "icoframes.plotting",
     "plot_timeline": "icoframes.plotting",
 }
 
@@ -82,10 +87,13 @@ __all__ = [
     "Tables",
     "__version__",
     "cache_info",
+    "changes",
     "clear_cache",
     "configure",
     "describe",
+    "describe_features",
     "export_tables",
+    "features",
     "format_usd",
     "get_settings",
     "load_filters",
@@ -93,9 +101,14 @@ __all__ = [
     "load_list",
     "load_tables",
     "plot_raised",
+    "plot_raised_vs_cap",
     "plot_scores",
+    "plot_status_flow",
     "plot_timeline",
+    "read_export",
+    "read_snapshots",
     "reset_configuration",
     "sandbox",
     "tidy",
+    "to_usd",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 
@@ -14,7 +13,6 @@ import time_machine
 import icoframes
 from icoframes import sandbox, schema
 from icoframes.history import changes, read_export, read_snapshots, snapshot_folders
-from icoframes.sandbox import Directory
 from icoframes.tables import Tables
 
 DAYS = [dt.date(2026, 11, 1), dt.date(2026, 11, 2), dt.date(2026, 11, 3), dt.date(2026, 11, 4)]
@@ -22,24 +20,6 @@ DAYS = [dt.date(2026, 11, 1), dt.date(2026, 11, 2), dt.date(2026, 11, 3), dt.dat
 
 def day(d: dt.date) -> pd.Timestamp:
     return pd.Timestamp(d).as_unit("ms")
-
-
-def set_status(sb: sandbox.Sandbox, ico_id: int, status: str) -> None:
-    """Move one ICO to another status list.
-
-    The sandbox can add, update (name, score, raised) and remove ICOs but not
-    change a status, so this serves a copy of the directory with that record
-    replaced. ICOs added later are copies of a template record with a new id.
-    """
-    records = [dataclasses.replace(r, status=status) if r.id == ico_id else r
-               for r in sb.directory]
-    template = records[0]
-
-    def new_record(index: int, max_id: int, new_status: str):
-        return dataclasses.replace(template, id=max_id + 1, index=index, status=new_status,
-                                   name=f"Newcomer {index}", slug=f"newcomer-{index}")
-
-    sb.directory = Directory(records, new_record=new_record)
 
 
 @pytest.fixture(scope="module")
@@ -60,10 +40,10 @@ def history(tmp_path_factory):
                     sb.update_ico(past[0], ico_score=4.9, raised=12_345_000)
                     sb.remove_ico(past[1])
                     done["added"] = sb.add_ico("upcoming")
-                    set_status(sb, upcoming, "ongoing")
+                    sb.update_ico(upcoming, status="ongoing")
                 elif i == 2:
-                    set_status(sb, upcoming, "past")
-                    set_status(sb, ongoing, "past")
+                    sb.update_ico(upcoming, status="past")
+                    sb.update_ico(ongoing, status="past")
                 elif i == 3:
                     sb.remove_ico(past[2])
                     done["added_later"] = sb.add_ico("past")
@@ -73,7 +53,7 @@ def history(tmp_path_factory):
                     manifest = icoframes.export_tables(out, snapshot=True, refresh=True,
                                                        progress=False)
                 assert manifest["path"].endswith(f"snapshot_date={when.isoformat()}")
-            done["before"] = {r.id: r for r in sandbox.generate_directory(60, seed=1)}
+            done["before"] = {r.id: r for r in sandbox.generate_directory(60, seed=1).records()}
         finally:
             icoframes.reset_configuration()
     return out, done

@@ -12,13 +12,15 @@ dropping them silently.
 
 Modules: :mod:`._axes` (checks, USD axis, notes), :mod:`._bins` (bin edges),
 :mod:`._groups` (one row per group), :mod:`.scores`, :mod:`.raised`,
-:mod:`.timeline`, :mod:`.flow` (statuses over snapshots).
+:mod:`.timeline`, :mod:`.flow` (statuses over snapshots), :mod:`.money` (raised against
+hard cap in USD).
 """
 
 from __future__ import annotations
 
 from ._axes import format_usd
 from .flow import plot_status_flow
+from .money import plot_raised_vs_cap
 from .raised import plot_raised
 from .scores import plot_scores
 from .timeline import FREQUENCIES, plot_timeline
@@ -27,6 +29,7 @@ __all__ = [
     "FREQUENCIES",
     "format_usd",
     "plot_raised",
+    "plot_raised_vs_cap",
     "plot_scores",
     "plot_status_flow",
     "plot_timeline",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from .catalog import REFERENCE_DATE
 from .directory import Directory, generate_directory
+from .rates import rates  # synthetic daily USD rates matching the directory's amounts
 from .record import Record
 from .server import Sandbox, serve, start
 from .service import PAGE_SIZE
@@ -37,6 +38,7 @@ __all__ = [
     "Sandbox",
     "SandboxStats",
     "generate_directory",
+    "rates",
     "serve",
     "start",
 ]

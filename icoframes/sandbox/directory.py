@@ -16,6 +16,7 @@ import json
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from ..api.params import STATUSES, validate_list_params
@@ -128,15 +129,27 @@ class Directory:
         return rec.id
 
     def update_ico(self, ico_id: int, *, name: str | None = None,
-                   ico_score: float | None = None, raised: int | None = None) -> None:
-        """Change an ICO's name, score or raised amount, in its summary and profile alike.
+                   ico_score: float | None = None, raised: int | None = None,
+                   status: str | None = None, end: datetime | None = None) -> None:
+        """Change an ICO's values, in its summary and profile alike.
 
-        Arguments left at None keep their value. The changed values are rendered
-        plainly (no messy shape). KeyError when ``ico_id`` is unknown.
+        ``name``, ``ico_score`` and ``raised`` show in the list summary too;
+        ``status`` moves the ICO to another status list (an upcoming sale that
+        started, an ongoing one that ended); ``end`` changes the end of its
+        current stage (profile only, as on the real service). Arguments left at
+        None keep their value. The changed values are rendered plainly (no messy
+        shape). KeyError when ``ico_id`` is unknown; ValueError for a status
+        that is not one of ``STATUSES``.
         """
+        if status is not None and status not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
         with self._lock:
             rec = self._records[ico_id]
             changes: dict[str, Any] = {}
+            if status is not None:
+                changes["status"] = status
+            if end is not None:
+                changes.update(end=end, end_text=end.strftime("%d.%m.%Y %H:%M:%S"), tba=False)
             if name is not None:
                 changes["name"] = name
             if ico_score is not None:

@@ -47,6 +47,14 @@ distribution ``'60%'`` ``'60 %'`` ``'60'``     one style per ICO: 60% / 10% / 10
 ``'60.0%'`` ``60``
 roadmap keys ``DD-MM-YYYY``, ``'Q3 2018'``,    per milestone 85% / 7% / 5% / 3%
 ``'March 2019'``, ``'2019'``
+caps and prices in ETH, BTC, EUR               caps: USD 77%, EUR 3%, ETH 15%, BTC 5%; prices:
+                                               USD 75%, ETH 20%, BTC 5%; converted from USD
+                                               at the synthetic rate (:mod:`.rates`) of the
+                                               sale's last day (else first, else
+                                               REFERENCE_DATE)
+a cap text in USD beside a cap in ETH/BTC      slots 25 and 27 force caps_unit USD; the other
+                                               cap stays in the drawn unit (a soft cap above
+                                               the hard cap "in USD": ~6)
 main.platform ``"Ethereum "``, ``"ERC20"``     5% each of Ethereum ICOs (~50, ~45); the
                                                platform filter id stays 1
 unknown extra keys                             top-level ``updated_at`` ~30%,
@@ -83,6 +91,7 @@ from .catalog import (
     TEAM_ROLES,
 )
 from .draws import pick, sample, split
+from .rates import rate_on
 
 if TYPE_CHECKING:
     from .record import Record
@@ -253,7 +262,9 @@ def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any
     price_usd = _sig(10 ** split(rng, math.log10(0.15), 0.92, 0.80))
     u = rnd()
     unit = "USD" if u < 0.75 else ("ETH" if u < 0.95 else "BTC")
-    price: Any = price_usd if unit == "USD" else _sig(price_usd / (400 if unit == "ETH" else 8000))
+    # amounts in another currency: the USD amount at the synthetic rate of the sale's day
+    sale_day = rec.end or rec.start or REFERENCE_DATE
+    price: Any = price_usd if unit == "USD" else _sig(price_usd / rate_on(unit, sale_day))
     price = _num(rng, price)
     if slot == 9:
         price = _UNPARSEABLE_PRICES[rec.index // PERIOD % 3].format(t=rec.ticker)
@@ -281,10 +292,10 @@ def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any
     hard_usd = max(50_000.0, _sig(hard_usd, 2))
     soft_usd = _sig(hard_usd * rng.uniform(0.05, 0.4), 2)
     u = rnd()
-    caps_unit = "USD" if u < 0.8 else ("ETH" if u < 0.95 else "BTC")
-    divisor = {"USD": 1, "ETH": 400, "BTC": 8000}[caps_unit]
-    hard: Any = _num(rng, int(_sig(hard_usd / divisor, 3))) if rnd() < 0.95 else ""
-    soft: Any = _num(rng, int(_sig(soft_usd / divisor, 3))) if rnd() < 0.44 else ""
+    caps_unit = ("USD" if u < 0.77 else "EUR") if u < 0.8 else ("ETH" if u < 0.95 else "BTC")
+    rate = rate_on(caps_unit, sale_day)
+    hard: Any = _num(rng, _cap(hard_usd / rate)) if rnd() < 0.95 else ""
+    soft: Any = _num(rng, _cap(soft_usd / rate)) if rnd() < 0.44 else ""
     if slot == 25:
         hard = _amount_text(hard_usd, AMOUNT_STYLES[rec.index // PERIOD % 5])
         caps_unit = "USD"
@@ -330,6 +341,12 @@ def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any
     if slot == 37:
         del finance["escrow"]
     return finance
+
+
+def _cap(amount: float) -> int | float:
+    """A cap as written: three significant digits, whole from 100 up."""
+    value = _sig(amount, 3)
+    return int(value) if value >= 100 else value
 
 
 def _raised_value(rec: Record) -> Any:

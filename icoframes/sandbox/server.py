@@ -8,6 +8,7 @@ a :class:`.service.Service` (the API's behaviour, described there) over a
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 
 from .directory import Directory, generate_directory
 from .httpd import HOST, HTTPServer
@@ -142,9 +143,11 @@ class Sandbox:
         return self.directory.add_ico(status)
 
     def update_ico(self, ico_id: int, *, name: str | None = None,
-                   ico_score: float | None = None, raised: int | None = None) -> None:
-        """Change values of an ICO, in its summary and its profile alike."""
-        self.directory.update_ico(ico_id, name=name, ico_score=ico_score, raised=raised)
+                   ico_score: float | None = None, raised: int | None = None,
+                   status: str | None = None, end: datetime | None = None) -> None:
+        """Change values of an ICO; see :meth:`.directory.Directory.update_ico`."""
+        self.directory.update_ico(ico_id, name=name, ico_score=ico_score, raised=raised,
+                                  status=status, end=end)
 
     def remove_ico(self, ico_id: int) -> None:
         """Delete an ICO from the directory."""

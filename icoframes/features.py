@@ -1,0 +1,378 @@
+"""The variables every study of ICOs computes, one row per ICO, each defined once.
+
+:data:`FEATURES` declares every column of :func:`features`: its name, its
+dtype and its definition. The docstring of :func:`features` and
+:func:`describe_features` are generated from it, and :func:`features` checks
+its result against it, so a definition cannot drift from what is computed.
+
+Missing values: counts (``int64``) and flags about what a profile lists
+(``bool``) are never missing, since an empty list is a count of 0. A value
+that needs something the profile may lack is nullable: ``Int64`` and
+``boolean`` hold ``<NA>``, ``float64`` holds NaN. A ratio or comparison of
+amounts in different units is never computed: it is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from .money import to_usd
+from .parse.units import FIAT_CODES, canonical_unit
+from .schema import TEXT_DTYPE
+from .tables import Tables
+
+__all__ = ["FEATURES", "PLATFORM_FAMILIES", "SOCIAL_NETWORKS", "Feature", "describe_features",
+           "features"]
+
+#: Raised at or above this share below a cap counts as reaching it: caps are
+#: stated rounded (``"$15M"``), raised amounts to the dollar.
+CAP_TOLERANCE: Final = 0.005
+
+#: Social networks with a ``has_<network>`` flag (the ICO's own links only).
+SOCIAL_NETWORKS: Final = ("twitter", "telegram", "facebook", "medium", "reddit", "github",
+                          "bitcointalk", "linkedin", "youtube", "discord", "slack")
+
+#: Platform family -> spellings of ``icos.platform`` meaning it (case-insensitive,
+#: whitespace collapsed). Any other platform is its own family, as written.
+PLATFORM_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
+    "Ethereum": ("ethereum", "eth", "erc20", "erc-20", "erc 20", "erc223", "erc-223",
+                 "erc721", "erc-721", "ethereum erc20", "ethereum (erc20)"),
+    "Binance Smart Chain": ("binance smart chain", "bsc", "bep20", "bep-20", "bnb chain",
+                            "binance chain", "bep2"),
+    "Bitcoin": ("bitcoin", "btc"),
+    "Stellar": ("stellar", "xlm"),
+    "Tron": ("tron", "trx", "trc20", "trc-20"),
+    "Waves": ("waves",),
+    "NEO": ("neo", "nep5", "nep-5"),
+    "EOS": ("eos",),
+    "Solana": ("solana", "sol", "spl"),
+    "Cardano": ("cardano", "ada"),
+}
+_FAMILY: Final = {s.casefold(): family for family, spellings in PLATFORM_FAMILIES.items()
+                  for s in spellings}
+
+# Distribution parts, matched as whole words, case-insensitively.
+_TEAM_PARTS: Final = re.compile(r"\b(team|founders?|founding team|employees?|management|staff)\b",
+                                re.IGNORECASE)
+_SALE_PARTS: Final = re.compile(
+    r"\b(sale|crowd ?sale|pre-?sale|ico|ieo|ido|sto|public|private|investors?|contributors?)\b",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One column of :func:`features`: its name, dtype and definition."""
+
+    name: str
+    dtype: str
+    definition: str
+    needs_rates: bool = False
+
+
+def _f(name: str, dtype: str, definition: str, needs_rates: bool = False) -> Feature:
+    return Feature(name, dtype, definition, needs_rates)
+
+
+#: Every column :func:`features` returns, in order.
+FEATURES: Final[tuple[Feature, ...]] = (
+    _f("ico_id", "int64", "icos.id"),
+    _f("duration_days", "float64",
+       "end_datetime - start_datetime in days; NaN when either is missing or the end is "
+       "before the start"),
+    _f("start_year", "Int64", "year of start_datetime"),
+    _f("start_quarter", "Int64", "quarter (1-4) of start_datetime"),
+    _f("team_size", "int64", "rows of the team table"),
+    _f("advisor_count", "int64", "rows of the advisors table"),
+    _f("has_whitepaper", "bool", "a whitepaper link is given"),
+    _f("has_video", "bool", "a video link is given"),
+    *(_f(f"has_{network}", "bool", f"the ICO's own social links include {network} "
+         "(team and advisors' links do not count)") for network in SOCIAL_NETWORKS),
+    _f("n_social_links", "int64",
+       "distinct networks among the ICO's own social links (any network, not only those above)"),
+    _f("platform_family", "str",
+       "platform through PLATFORM_FAMILIES (ERC20, ERC-20, 'Ethereum ' -> Ethereum); "
+       "other platforms as written"),
+    _f("is_ethereum", "boolean", "platform_family is Ethereum; <NA> when no platform"),
+    _f("n_restricted_areas", "int64", "items of restricted_areas"),
+    _f("n_accepted_currencies", "int64",
+       "distinct currency codes in accepting (spellings through the unit alias table)"),
+    _f("accepts_fiat", "bool", "accepting names a government currency or 'Fiat'"),
+    _f("has_bonus", "bool", "at least one row of the bonuses table"),
+    _f("roadmap_items", "int64", "rows of the roadmap table"),
+    _f("team_token_share", "float64",
+       "sum of distribution percent of parts naming the team (words: team, founder(s), "
+       "employee(s), management, staff; 'Team & Advisors' counts); NaN without a distribution"),
+    _f("sale_token_share", "float64",
+       "sum of distribution percent of parts naming a sale (words: sale, crowdsale, "
+       "pre-sale, presale, ICO, IEO, IDO, STO, public, private, investor(s), contributor(s)); "
+       "NaN without a distribution"),
+    _f("log_raised", "float64", "natural log of raised (USD); NaN when unknown or not positive"),
+    _f("hard_cap_usd", "float64",
+       "hard_cap in USD (to_usd: rate of caps_unit at the sale's end, else start)", True),
+    _f("soft_cap_usd", "float64", "soft_cap in USD, as hard_cap_usd", True),
+    _f("raised_to_hard_cap", "float64", "raised / hard_cap_usd; NaN when either is missing",
+       True),
+    _f("reached_soft_cap", "boolean",
+       f"raised >= soft_cap_usd x (1 - {CAP_TOLERANCE}) (caps are rounded); <NA> when either "
+       "is missing", True),
+    _f("reached_hard_cap", "boolean", "as reached_soft_cap, against hard_cap_usd", True),
+    _f("soft_cap_above_hard_cap", "boolean",
+       "soft_cap > hard_cap, both in caps_unit; <NA> when either is missing"),
+    _f("ends_before_starts", "boolean",
+       "end_datetime < start_datetime; <NA> when either is missing"),
+    _f("status_disagrees_with_dates", "boolean",
+       "status contradicts the dates at as_of (upcoming: starts after as_of; past: ended "
+       "before it; ongoing: in between); <NA> when the status or the dates cannot tell"),
+)
+_BY_NAME: Final = {f.name: f for f in FEATURES}
+
+
+def describe_features(*, rates: bool = True) -> pd.DataFrame:
+    """The columns of :func:`features`: name, dtype and definition, from :data:`FEATURES`.
+
+    Examples
+    --------
+    >>> d = describe_features().set_index("name")
+    >>> d.loc["team_size", "dtype"], d.loc["team_size", "definition"]
+    ('int64', 'rows of the team table')
+    """
+    rows = [f for f in FEATURES if rates or not f.needs_rates]
+    return pd.DataFrame({
+        "name": [f.name for f in rows],
+        "dtype": [f.dtype for f in rows],
+        "definition": [f.definition for f in rows],
+        "needs_rates": [f.needs_rates for f in rows],
+    }).astype({"name": TEXT_DTYPE, "dtype": TEXT_DTYPE, "definition": TEXT_DTYPE})
+
+
+def features(tables: Tables, *, rates: pd.DataFrame | None = None,
+             as_of: object = None, max_age: str | pd.Timedelta | None = "7D") -> pd.DataFrame:
+    """One row per ICO with the variables ICO studies use, each defined in :data:`FEATURES`.
+
+    Parameters
+    ----------
+    tables : Tables
+        As :func:`icoframes.tidy` or :func:`icoframes.load_tables` return them.
+    rates : pandas.DataFrame, optional
+        Daily USD rates (long or wide form, see :func:`icoframes.to_usd`).
+        Without them the columns marked "with rates" below are left out.
+    as_of : datetime-like, optional
+        The moment ``status_disagrees_with_dates`` judges against; default now
+        (UTC, naive like the ICOs' dates).
+    max_age : str or Timedelta or None, default ``"7D"``
+        Passed to :func:`icoframes.to_usd`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per row of ``tables.icos`` (same order), a RangeIndex, and these columns:
+
+{table}
+
+    Examples
+    --------
+    >>> from icoframes import tidy
+    >>> t = tidy([{"id": 1, "main": {"platform": "ERC20"},
+    ...            "dates": {"start_datetime": "01.03.2018 00:00:00",
+    ...                      "end_datetime": "31.03.2018 00:00:00"},
+    ...            "finance": {"distribution": {"Team": "20%", "Crowdsale": "60%"}},
+    ...            "team": [{"name": "Ann"}, {"name": "Bo"}]}])
+    >>> f = features(t, as_of="2019-01-01")
+    >>> f.loc[0, ["duration_days", "team_size", "platform_family", "team_token_share"]].to_dict()
+    {'duration_days': 30.0, 'team_size': 2, 'platform_family': 'Ethereum', 'team_token_share': 20.0}
+    >>> str(f["team_size"].dtype), str(f["start_quarter"].dtype), bool(f.loc[0, "has_whitepaper"])
+    ('int64', 'Int64', False)
+    """
+    if not isinstance(tables, Tables):
+        raise TypeError(f"tables must be icoframes.Tables, got {type(tables).__name__}")
+    icos = tables.icos
+    n = len(icos)
+    rows = pd.Index(icos["id"].to_numpy())
+    if not rows.is_unique:
+        raise ValueError("tables.icos has repeated ids")
+    when = _as_of(as_of)
+
+    def per_ico(child: pd.DataFrame) -> np.ndarray:
+        found = rows.get_indexer(child["ico_id"].to_numpy())
+        return found
+
+    def count(child: pd.DataFrame) -> np.ndarray:
+        found = per_ico(child)
+        return np.bincount(found[found >= 0], minlength=n).astype(np.int64)
+
+    start = icos["start_datetime"]
+    end = icos["end_datetime"]
+    both = start.notna() & end.notna()
+    backwards = both & (end < start)
+    out: dict[str, object] = {"ico_id": icos["id"].to_numpy(dtype=np.int64)}
+    days = ((end - start) / pd.Timedelta(days=1)).to_numpy(dtype=np.float64, na_value=np.nan)
+    out["duration_days"] = np.where(backwards.to_numpy(), np.nan, days)
+    out["start_year"] = start.dt.year.astype("Int64")
+    out["start_quarter"] = start.dt.quarter.astype("Int64")
+    out["team_size"] = count(tables.team)
+    out["advisor_count"] = count(tables.advisors)
+    out["has_whitepaper"] = icos["whitepaper"].notna().to_numpy()
+    out["has_video"] = icos["video"].notna().to_numpy()
+    out.update(_social(tables.social, per_ico, n))
+    family = _platform_families(icos["platform"])
+    out["platform_family"] = family
+    out["is_ethereum"] = pd.array(np.where(family.isna(), None, family == "Ethereum"),
+                                  dtype="boolean")
+    out["n_restricted_areas"] = np.fromiter(map(len, icos["restricted_areas"]), np.int64, n)
+    accepted = [_codes(items) for items in icos["accepting"]]
+    out["n_accepted_currencies"] = np.fromiter(map(len, accepted), np.int64, n)
+    out["accepts_fiat"] = np.fromiter((not codes.isdisjoint(FIAT_CODES) for codes in accepted),
+                                      bool, n)
+    out["has_bonus"] = count(tables.bonuses) > 0
+    out["roadmap_items"] = count(tables.roadmap)
+    out.update(_shares(tables.distribution, per_ico, n))
+    raised = icos["raised"].to_numpy(dtype=np.float64, na_value=np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["log_raised"] = np.where(raised > 0, np.log(np.where(raised > 0, raised, 1.0)),
+                                     np.nan)
+    if rates is not None:
+        money = to_usd(icos, rates, columns=("soft_cap", "hard_cap"), max_age=max_age)
+        hard = money["hard_cap_usd"].to_numpy()
+        soft = money["soft_cap_usd"].to_numpy()
+        out["hard_cap_usd"] = hard
+        out["soft_cap_usd"] = soft
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["raised_to_hard_cap"] = np.where(hard > 0, raised / hard, np.nan)
+        out["reached_soft_cap"] = _at_least(raised, soft * (1 - CAP_TOLERANCE))
+        out["reached_hard_cap"] = _at_least(raised, hard * (1 - CAP_TOLERANCE))
+    soft_cap = icos["soft_cap"].to_numpy(dtype=np.float64, na_value=np.nan)
+    hard_cap = icos["hard_cap"].to_numpy(dtype=np.float64, na_value=np.nan)
+    out["soft_cap_above_hard_cap"] = _compare(soft_cap, hard_cap)
+    out["ends_before_starts"] = pd.array(np.where(both, backwards, None), dtype="boolean")
+    out["status_disagrees_with_dates"] = _status_disagrees(icos["status"], start, end, when)
+    return _typed(out, with_rates=rates is not None)
+
+
+features.__doc__ = (features.__doc__ or "").replace(
+    "{table}", "\n".join(
+        f"        * ``{f.name}`` ({f.dtype}{', with rates' if f.needs_rates else ''}): "
+        f"{f.definition}" for f in FEATURES))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _as_of(as_of: object) -> pd.Timestamp:
+    if as_of is None:
+        return pd.Timestamp.now(tz="UTC").tz_localize(None)
+    when = pd.Timestamp(as_of)  # type: ignore[arg-type]
+    if when is pd.NaT:
+        raise ValueError(f"as_of must be a date, got {as_of!r}")
+    return when.tz_convert("UTC").tz_localize(None) if when.tz is not None else when
+
+
+def _social(social: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
+    own = social[(social["owner"] == "ico").to_numpy()]
+    found = per_ico(own)
+    network = own["network"].str.strip().str.lower().to_numpy(dtype=object, na_value=None)
+    keep = found >= 0
+    pairs = pd.DataFrame({"row": found[keep], "network": network[keep]}).dropna()
+    pairs = pairs.drop_duplicates()
+    out = {}
+    for name in SOCIAL_NETWORKS:
+        flag = np.zeros(n, dtype=bool)
+        flag[pairs["row"].to_numpy()[(pairs["network"] == name).to_numpy()]] = True
+        out[f"has_{name}"] = flag
+    out["n_social_links"] = np.bincount(pairs["row"].to_numpy(), minlength=n).astype(np.int64)
+    return out
+
+
+def _platform_families(platform: pd.Series) -> pd.Series:
+    def family(text: str) -> str:
+        cleaned = " ".join(text.split())
+        return _FAMILY.get(cleaned.casefold(), cleaned)
+
+    uniques = platform.dropna().unique()
+    mapping = {p: family(p) for p in uniques}
+    return platform.map(mapping).astype(TEXT_DTYPE)
+
+
+_CODES_CACHE: dict[str, str | None] = {}
+
+
+def _codes(items: list[str]) -> frozenset[str]:
+    out = set()
+    for item in items:
+        code = _CODES_CACHE.get(item)
+        if code is None:
+            code = canonical_unit(item)
+            if code is not None and len(_CODES_CACHE) < 10_000:
+                _CODES_CACHE[item] = code
+        if code is not None:
+            out.add(code)
+    return frozenset(out)
+
+
+def _shares(distribution: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
+    found = per_ico(distribution)
+    percent = distribution["percent"].to_numpy(dtype=np.float64, na_value=np.nan)
+    ok = (found >= 0) & ~np.isnan(percent)
+    parts = distribution["part"].fillna("").astype(object).to_numpy()
+    names = pd.unique(parts[ok])
+    team = {p: bool(_TEAM_PARTS.search(p)) for p in names}
+    sale = {p: bool(_SALE_PARTS.search(p)) for p in names}
+    stated = np.bincount(found[ok], minlength=n) > 0
+    out = {}
+    for column, matches in (("team_token_share", team), ("sale_token_share", sale)):
+        hit = np.fromiter((matches[p] for p in parts[ok]), bool, int(ok.sum()))
+        total = np.bincount(found[ok][hit], weights=percent[ok][hit], minlength=n)
+        out[column] = np.where(stated, total, np.nan)
+    return out
+
+
+def _at_least(value: np.ndarray, bound: np.ndarray) -> pd.arrays.BooleanArray:
+    known = ~np.isnan(value) & ~np.isnan(bound)
+    return pd.arrays.BooleanArray(np.where(known, value >= bound, False), ~known)
+
+
+def _compare(greater: np.ndarray, smaller: np.ndarray) -> pd.arrays.BooleanArray:
+    known = ~np.isnan(greater) & ~np.isnan(smaller)
+    return pd.arrays.BooleanArray(np.where(known, greater > smaller, False), ~known)
+
+
+def _status_disagrees(status: pd.Series, start: pd.Series, end: pd.Series,
+                      as_of: pd.Timestamp) -> pd.arrays.BooleanArray:
+    """True where the dates rule the status out; False where they imply it; else <NA>."""
+    s = status.str.strip().str.lower().to_numpy(dtype=object, na_value=None)
+    has_start, has_end = start.notna().to_numpy(), end.notna().to_numpy()
+    started = has_start & (start <= as_of).to_numpy()
+    not_started = has_start & (start > as_of).to_numpy()
+    ended = has_end & (end < as_of).to_numpy()
+    not_ended = has_end & (end >= as_of).to_numpy()
+    # what the dates say for sure
+    implied = np.full(len(s), None, dtype=object)
+    implied[not_started] = "upcoming"
+    implied[ended & ~not_started] = "past"
+    implied[started & not_ended] = "ongoing"
+    rules_out = {
+        "upcoming": started | ended,
+        "past": not_started | not_ended,
+        "ongoing": not_started | ended,
+    }
+    known_status = np.isin(s, list(rules_out))
+    disagrees = np.zeros(len(s), dtype=bool)
+    for name, ruled_out in rules_out.items():
+        disagrees |= (s == name) & ruled_out
+    agrees = known_status & ~disagrees & (implied == s)
+    return pd.arrays.BooleanArray(disagrees, ~(disagrees | agrees))
+
+
+def _typed(columns: dict[str, object], *, with_rates: bool) -> pd.DataFrame:
+    wanted = [f for f in FEATURES if with_rates or not f.needs_rates]
+    if [f.name for f in wanted] != list(columns):  # pragma: no cover - a definition drifted
+        raise AssertionError(f"features computed {list(columns)}, declared "
+                             f"{[f.name for f in wanted]}")
+    frame = pd.DataFrame(columns, copy=False)
+    dtypes = {f.name: (TEXT_DTYPE if f.dtype == "str" else f.dtype) for f in wanted}
+    return frame.astype(dtypes)

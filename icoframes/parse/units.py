@@ -1,0 +1,330 @@
+"""Units of amounts: canonical currency codes, and amounts read together with their unit.
+
+A number carries its unit. The API states a unit per group of amounts
+(``caps_unit`` for ``soft_cap`` and ``hard_cap``, ``token_price_unit``,
+``purchase_unit`` for the purchase limits) and sometimes also writes a currency
+inside a value (``"$2,000,000"``, ``"50 USD"``, ``"30,000 ETH"``). This module
+reads both and makes them agree:
+
+==================================  =====================  ==============================
+value                               unit column            result
+==================================  =====================  ==============================
+``2000000``, ``"15M"``              any                    the number, in the column's unit
+``"$2,000,000"``, ``"50 USD"``      USD (any spelling)     the number, USD
+``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
+``"$2,000,000"``                    ETH                    missing, counted as a problem
+``"1 ETH = 3,000 XYZ"`` (price)     ETH or empty           1/3000, ETH
+``"1 ETH = 3,000 XYZ"`` (price)     USD                    missing, counted as a problem
+==================================  =====================  ==============================
+
+Units are canonical upper-case codes (``USD``, ``ETH``, ``BTC``, ``EUR``...):
+every spelling in :data:`UNIT_ALIASES` maps to its code; an unknown unit is
+kept, stripped and upper-cased (``" xyz "`` -> ``XYZ``). The number itself is
+read by :func:`icoframes.parse.rules.parse_amount`, the one number reader.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from .rules import BAD, MARKER_SPELLINGS, parse_amount
+
+__all__ = [
+    "FIAT_CODES",
+    "UNIT_ALIASES",
+    "canonical_unit",
+    "canonical_units",
+    "read_amount_group",
+    "read_amounts",
+    "read_price",
+]
+
+#: Canonical code -> the spellings meaning it (matched case-insensitively, stripped).
+#: ``USDT`` is a token, not the dollar: it has no alias here and stays ``USDT``.
+UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
+    "USD": ("usd", "us dollar", "us dollars", "u.s. dollar", "dollar", "dollars", "$", "us$",
+            "usd$"),
+    "EUR": ("eur", "euro", "euros", "€"),
+    "GBP": ("gbp", "pound sterling", "british pound", "£"),
+    "CHF": ("chf", "swiss franc"),
+    "ETH": ("eth", "ether", "ethereum", "ethers", "Ξ"),
+    "BTC": ("btc", "bitcoin", "bitcoins", "xbt", "₿"),
+    "LTC": ("ltc", "litecoin"),
+    "BCH": ("bch", "bitcoin cash"),
+    "XRP": ("xrp", "ripple"),
+    "BNB": ("bnb", "binance coin"),
+    "XLM": ("xlm", "stellar", "lumens"),
+    "WAVES": ("waves",),
+    "NEO": ("neo",),
+    "EOS": ("eos",),
+    "USDT": ("usdt", "tether"),
+}
+_ALIAS: Final[dict[str, str]] = {
+    spelling.casefold(): code for code, spellings in UNIT_ALIASES.items() for spelling in spellings
+}
+if len(_ALIAS) != sum(map(len, UNIT_ALIASES.values())):  # pragma: no cover
+    raise ImportError("a spelling in UNIT_ALIASES names two units")
+_KNOWN: Final = frozenset(UNIT_ALIASES)
+
+#: Codes of government currencies (``FIAT`` is how directories write "any fiat").
+FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",
+                               "AUD", "CAD", "FIAT"})
+
+
+def canonical_unit(text: object) -> str | None:
+    """The canonical code of one unit spelling; None when the unit is missing.
+
+    Examples
+    --------
+    >>> canonical_unit(" US Dollar "), canonical_unit("Ether"), canonical_unit("xbt")
+    ('USD', 'ETH', 'BTC')
+    >>> canonical_unit(" xyz "), canonical_unit(""), canonical_unit("TBA"), canonical_unit(None)
+    ('XYZ', None, None, None)
+    """
+    if type(text) is not str:
+        return None
+    stripped = " ".join(text.split())
+    if stripped in MARKER_SPELLINGS:
+        return None
+    return _ALIAS.get(stripped.casefold(), stripped.upper())
+
+
+def canonical_units(values: Sequence[object] | pd.Series) -> np.ndarray:
+    """Canonical codes of a whole unit column: an object array of str or None.
+
+    Examples
+    --------
+    >>> canonical_units(["usd", "Ether", None, "", "btc"]).tolist()
+    ['USD', 'ETH', None, None, 'BTC']
+    """
+    items = values.tolist() if isinstance(values, pd.Series | np.ndarray) else list(values)
+    codes: dict[object, str | None] = {}
+    out = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        try:
+            code = codes[item]
+        except KeyError:
+            code = codes[item] = canonical_unit(item)
+        except TypeError:  # unhashable (a list): not a unit
+            code = None
+        out[i] = code
+    return out
+
+
+# --------------------------------------------------------------------------- one value
+
+# A currency written before the number ("$", "US$", "€", "ETH ") or after it
+# ("USD", " eth", " Ether"); a multiplier word right after the digits is not one.
+_PREFIX_RE: Final = re.compile(
+    r"^(?P<sign>[-+]?)\s*(?P<cur>[^\d\s.+-][^\d+-]*?)\s*(?=[-+]?[\d.])")
+_SUFFIX_RE: Final = re.compile(
+    r"(?<=[\d.])\s*(?P<mult>(?:k|thousand|mm|mn|mio|million|m|bn|billion|b)\.?(?=\s|$))?"
+    r"\s*(?P<cur>[^\d\s][^\d]*?)?\s*$",
+    re.IGNORECASE,
+)
+_EXCHANGE_RE: Final = re.compile(
+    r"^\s*(?P<base>\d[\d,.]*(?:e[-+]?\d+)?)\s*(?P<cur>[^\d\s=][^\d=]*?)\s*=\s*"
+    r"(?P<tokens>\d[\d,.\s]*(?:e[-+]?\d+)?(?:\s*(?:k|m|million|b|bn|billion))?)"
+    r"\s*(?P<ticker>[^\d\s=][^=]*)?$",
+    re.IGNORECASE,
+)
+
+
+def _read_text(text: str, exchange: bool) -> tuple[float | object | None, str | None]:
+    """(number or None or BAD, canonical currency written in the text or None)."""
+    if exchange and "=" in text:
+        return _read_exchange(text)
+    currency = None
+    body = text
+    prefix = _PREFIX_RE.match(body)
+    if prefix is not None:
+        currency = prefix["cur"]
+        body = prefix["sign"] + body[prefix.end():]
+    suffix = _SUFFIX_RE.search(body)
+    if suffix is not None and suffix["cur"]:
+        # both ends may name one ("$ 5 USD" is fine, "$ 5 ETH" is not)
+        if currency is not None and canonical_unit(currency) != canonical_unit(suffix["cur"]):
+            return BAD, None
+        currency = suffix["cur"]
+        body = body[: suffix.start("cur")]
+    if currency is None:
+        return parse_amount(text), None
+    code = canonical_unit(currency)
+    if code not in _KNOWN:
+        # not a known currency written next to the number: read it as a number would be
+        return parse_amount(text), None
+    number = parse_amount(body.strip())
+    return number, (code if number is not None else None)
+
+
+def _read_exchange(text: str) -> tuple[float | object | None, str | None]:
+    match = _EXCHANGE_RE.match(text)
+    if match is None:
+        return BAD, None
+    code = canonical_unit(match["cur"])
+    base, tokens = parse_amount(match["base"]), parse_amount(match["tokens"])
+    if code not in _KNOWN or type(base) is not float or type(tokens) is not float:
+        return BAD, None  # "1 BILL = 1 XLM": the left side names no currency
+    if tokens <= 0:
+        return BAD, None
+    return base / tokens, code
+
+
+# --------------------------------------------------------------------------- columns
+
+
+def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[object], *,
+                      exchange: Sequence[str] = ()) -> tuple[dict[str, np.ndarray],
+                                                             np.ndarray, dict[str, list]]:
+    """Read amounts sharing one unit column (``soft_cap`` and ``hard_cap`` with ``caps_unit``).
+
+    Parameters
+    ----------
+    columns : mapping of str to sequence
+        Raw values per amount column, all of the same length as ``units``.
+    units : sequence
+        The raw unit column.
+    exchange : sequence of str, optional
+        Columns that are prices and may be written as an exchange,
+        ``"1 ETH = 3,000 XYZ"`` (read as 1/3000 ETH per token).
+
+    Returns
+    -------
+    amounts : dict of str to numpy.ndarray
+        float64 per column; NaN when missing, unreadable or in disagreement.
+    units : numpy.ndarray of object
+        The canonical unit per row: the unit column's, else the one currency
+        the row's values wrote (when they all name the same one), else None.
+    bad : dict of str to list
+        Per column, the raw values left missing: unreadable, or naming a
+        currency other than the row's unit.
+
+    Examples
+    --------
+    >>> amounts, units, bad = read_amount_group(
+    ...     {"soft_cap": ["500", "$1M", "10 ETH"], "hard_cap": [2000, "3M", "$5"]},
+    ...     ["eth", "", "ETH"])
+    >>> amounts["soft_cap"].tolist(), amounts["hard_cap"].tolist(), units.tolist()
+    ([500.0, 1000000.0, 10.0], [2000.0, 3000000.0, nan], ['ETH', 'USD', 'ETH'])
+    >>> bad
+    {'soft_cap': [], 'hard_cap': ['$5']}
+    """
+    codes = canonical_units(units)
+    n = len(codes)
+    amounts: dict[str, np.ndarray] = {}
+    written: dict[str, dict[int, str]] = {}
+    unread: dict[str, dict[int, object]] = {}
+    for name, values in columns.items():
+        if len(values) != n:
+            raise ValueError(f"{name} has {len(values)} values for {n} units")
+        amounts[name], written[name], unread[name] = _read_column(values, name in exchange)
+    # A unit column left empty takes the currency the row's values wrote, if they agree.
+    stated: dict[int, set[str]] = {}
+    for found in written.values():
+        for i, code in found.items():
+            stated.setdefault(i, set()).add(code)
+    for i, found_codes in stated.items():
+        if codes[i] is None and len(found_codes) == 1:
+            codes[i] = next(iter(found_codes))
+    for name, found in written.items():
+        raw = columns[name]
+        for i, code in found.items():
+            if codes[i] != code:
+                unread[name][i] = raw[i]
+                amounts[name][i] = np.nan
+    bad = {name: [found[i] for i in sorted(found)] for name, found in unread.items()}
+    return amounts, codes, bad
+
+
+def _read_column(values: Sequence[object],
+                 exchange: bool) -> tuple[np.ndarray, dict[int, str], dict[int, object]]:
+    """Numbers of one column, the currencies written inside values (by row), unreadable values."""
+    n = len(values)
+    if n == 0:
+        return np.empty(0, dtype=np.float64), {}, {}
+    # Fast path: plain numbers and numeric strings in one vectorised call.
+    try:
+        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+        out = numbers.to_numpy(dtype=np.float64, copy=True)
+    except (TypeError, ValueError, OverflowError):
+        out = np.full(n, np.nan)
+    suspect = np.flatnonzero(~np.isfinite(out)).tolist()
+    suspect += [i for i in np.flatnonzero((out == 0) | (out == 1)).tolist()
+                if type(values[i]) is bool]
+    written: dict[int, str] = {}
+    bad: dict[int, object] = {}
+    for i in suspect:
+        value = values[i]
+        if type(value) is str:
+            text = value.strip()
+            if text in MARKER_SPELLINGS:
+                out[i] = np.nan
+                continue
+            number, code = _read_text(text, exchange)
+        else:
+            number, code = parse_amount(value), None
+        if number is BAD or (type(number) is float and not math.isfinite(number)):
+            bad[i] = value
+            out[i] = np.nan
+            continue
+        out[i] = np.nan if number is None else number
+        if code is not None:
+            written[i] = code
+    return out, written, bad
+
+
+def read_amounts(values: Sequence[object],
+                 units: Sequence[object]) -> tuple[np.ndarray, np.ndarray, list]:
+    """Read one amount column together with its unit column.
+
+    See the module docs for the rules; :func:`read_amount_group` reads
+    several amounts sharing one unit.
+
+    Returns
+    -------
+    amounts : numpy.ndarray of float64
+    units : numpy.ndarray of object
+        Canonical codes (or None).
+    bad : list
+        Raw values left missing: unreadable, or naming a currency the unit column contradicts.
+
+    Examples
+    --------
+    >>> amounts, units, bad = read_amounts(
+    ...     ["$2,000,000", "50 USD", "30,000 ETH", "0.1 eth", 7, "N/A"],
+    ...     ["ETH", "US Dollar", "", "ether", "xyz", "BTC"])
+    >>> amounts.tolist(), bad
+    ([nan, 50.0, 30000.0, 0.1, 7.0, nan], ['$2,000,000'])
+    >>> units.tolist()
+    ['ETH', 'USD', 'ETH', 'ETH', 'XYZ', 'BTC']
+    """
+    amounts, codes, bad = read_amount_group({"value": values}, units)
+    return amounts["value"], codes, bad["value"]
+
+
+def read_price(values: Sequence[object],
+               units: Sequence[object]) -> tuple[np.ndarray, np.ndarray, list]:
+    """Like :func:`read_amounts`, also reading an exchange ``"1 ETH = 3,000 XYZ"`` as a price.
+
+    The left side must name a known currency (see :data:`UNIT_ALIASES`) and
+    agree with the unit column (or fill it when empty); ``"1 BILL = 1 XLM"``
+    names none and is unreadable.
+
+    Examples
+    --------
+    >>> prices, units, bad = read_price(
+    ...     ["1 ETH = 3,000 XYZ", "1 ETH = 4000 ABC", "1 ETH = 2000 XYZ", "1 BILL = 1 XLM"],
+    ...     ["ETH", "", "USD", ""])
+    >>> prices.round(6).tolist(), units.tolist()
+    ([0.000333, 0.00025, nan, nan], ['ETH', 'ETH', 'USD', None])
+    >>> bad
+    ['1 ETH = 2000 XYZ', '1 BILL = 1 XLM']
+    """
+    amounts, codes, bad = read_amount_group({"value": values}, units, exchange=("value",))
+    return amounts["value"], codes, bad["value"]

@@ -1,0 +1,136 @@
+"""Units of amounts: canonical codes and amounts read together with their unit column."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from icoframes.parse.units import (
+    UNIT_ALIASES,
+    canonical_unit,
+    canonical_units,
+    read_amount_group,
+    read_amounts,
+    read_price,
+)
+
+
+@pytest.mark.parametrize(("spelling", "code"), [
+    ("usd", "USD"), (" US Dollar ", "USD"), ("$", "USD"), ("US$", "USD"), ("dollars", "USD"),
+    ("Ether", "ETH"), ("eth", "ETH"), ("Ethereum", "ETH"), ("bitcoin", "BTC"), ("XBT", "BTC"),
+    ("€", "EUR"), ("Euro", "EUR"), ("USDT", "USDT"), ("tether", "USDT"),
+    (" xyz ", "XYZ"), ("Some  Coin", "SOME COIN"),
+])
+def test_canonical_unit_maps_every_spelling_and_keeps_unknown_units(spelling, code):
+    assert canonical_unit(spelling) == code
+
+
+@pytest.mark.parametrize("missing", [None, "", "  ", "TBA", "n/a", 5, ["ETH"]])
+def test_canonical_unit_of_a_missing_unit_is_none(missing):
+    assert canonical_unit(missing) is None
+
+
+def test_every_alias_maps_back_to_its_code():
+    for code, spellings in UNIT_ALIASES.items():
+        assert canonical_unit(code) == code
+        for spelling in spellings:
+            assert canonical_unit(spelling.upper()) == code
+
+
+def test_canonical_units_of_a_column_including_unhashable_values():
+    assert canonical_units(["Ether", None, ["x"], "usd"]).tolist() == ["ETH", None, None, "USD"]
+
+
+def test_currency_in_the_value_that_agrees_with_the_unit_column():
+    amounts, units, bad = read_amounts(["$2,000,000", "50 USD", "30,000 ETH", "0.1 eth",
+                                        "2M USD", "€5", "1,000 US Dollars"],
+                                       ["USD", "US Dollar", "ETH", "Ether", "usd", "EUR", "$"])
+    assert amounts.tolist() == [2e6, 50.0, 30000.0, 0.1, 2e6, 5.0, 1000.0]
+    assert units.tolist() == ["USD", "USD", "ETH", "ETH", "USD", "EUR", "USD"]
+    assert bad == []
+
+
+def test_currency_in_the_value_fills_an_empty_unit_column():
+    amounts, units, bad = read_amounts(["30,000 ETH", "$2,000,000", "ETH 3", "-$5"],
+                                       ["", None, "TBA", ""])
+    assert amounts.tolist() == [30000.0, 2e6, 3.0, -5.0]
+    assert units.tolist() == ["ETH", "USD", "ETH", "USD"]
+    assert bad == []
+
+
+def test_currency_in_the_value_that_disagrees_is_missing_and_a_problem():
+    raw = ["$2,000,000", "50 USD", "30,000 ETH", "$5 ETH"]
+    amounts, units, bad = read_amounts(raw, ["ETH", "eth", "BTC", ""])
+    assert np.isnan(amounts).all()
+    # the unit column keeps its own statement; a value never overrides it
+    assert units.tolist() == ["ETH", "ETH", "BTC", None]
+    assert bad == raw
+
+
+def test_plain_numbers_take_the_unit_columns_code_and_unknown_units_are_kept():
+    amounts, units, bad = read_amounts([7, "1.5e3", "15M", "250K", 2.5],
+                                       ["xyz", " Abc ", "ETH", "usd", None])
+    assert amounts.tolist() == [7.0, 1500.0, 15e6, 250e3, 2.5]
+    assert units.tolist() == ["XYZ", "ABC", "ETH", "USD", None]
+    assert bad == []
+
+
+def test_missing_values_are_not_problems_and_unreadable_ones_are():
+    amounts, units, bad = read_amounts(["N/A", "", None, "5 XYZ", "Dynamic", True, "inf"],
+                                       ["ETH"] * 7)
+    assert np.isnan(amounts).all()
+    assert units.tolist() == ["ETH"] * 7
+    assert bad == ["5 XYZ", "Dynamic", True, "inf"]
+
+
+def test_numbers_are_read_by_the_one_number_reader():
+    # space-grouped thousands and decimal commas: parse_amount's rules
+    amounts, _, bad = read_amounts(["1 000 000 ETH", "2,5 BTC", "2 5 ETH"], ["ETH", "BTC", "ETH"])
+    assert amounts[:2].tolist() == [1e6, 2.5] and math.isnan(amounts[2])
+    assert bad == ["2 5 ETH"]
+
+
+def test_group_of_amounts_sharing_one_unit():
+    amounts, units, bad = read_amount_group(
+        {"soft_cap": ["500 ETH", "$1M", "10 ETH", 3], "hard_cap": ["2,000 ETH", "3M", "$5", 4]},
+        ["", "", "ETH", ""])
+    assert amounts["soft_cap"].tolist() == [500.0, 1e6, 10.0, 3.0]
+    assert amounts["hard_cap"][:2].tolist() == [2000.0, 3e6]
+    assert math.isnan(amounts["hard_cap"][2])
+    assert units.tolist() == ["ETH", "USD", "ETH", None]
+    assert bad == {"soft_cap": [], "hard_cap": ["$5"]}
+
+
+def test_group_whose_values_name_two_currencies_and_no_unit_column_loses_both():
+    amounts, units, bad = read_amount_group({"soft_cap": ["$5"], "hard_cap": ["10 ETH"]}, [""])
+    assert math.isnan(amounts["soft_cap"][0]) and math.isnan(amounts["hard_cap"][0])
+    assert units.tolist() == [None]
+    assert bad == {"soft_cap": ["$5"], "hard_cap": ["10 ETH"]}
+
+
+def test_group_rejects_columns_of_another_length():
+    with pytest.raises(ValueError, match="hard_cap has 1 values for 2 units"):
+        read_amount_group({"hard_cap": [1]}, ["ETH", "USD"])
+
+
+def test_exchange_style_price():
+    raw = ["1 ETH = 3,000 XYZ", "1 eth = 4000 ABC", "1 ETH = 2000 XYZ", "1 BILL = 1 XLM",
+           "0.5 BTC = 1M XYZ", "1 ETH = 0 XYZ", 0.25]
+    prices, units, bad = read_price(raw, ["ETH", "", "USD", "", "bitcoin", "ETH", "usd"])
+    assert prices[0] == pytest.approx(1 / 3000) and prices[1] == pytest.approx(1 / 4000)
+    assert prices[4] == pytest.approx(0.5 / 1e6) and prices[6] == 0.25
+    assert np.isnan(prices[[2, 3, 5]]).all()
+    assert units.tolist() == ["ETH", "ETH", "USD", None, "BTC", "ETH", "USD"]
+    assert bad == ["1 ETH = 2000 XYZ", "1 BILL = 1 XLM", "1 ETH = 0 XYZ"]
+
+
+def test_an_exchange_is_not_an_amount():
+    amounts, _, bad = read_amounts(["1 ETH = 3,000 XYZ"], ["ETH"])
+    assert math.isnan(amounts[0]) and bad == ["1 ETH = 3,000 XYZ"]
+
+
+def test_empty_columns():
+    amounts, units, bad = read_amounts([], [])
+    assert amounts.dtype == np.float64 and len(amounts) == 0 and len(units) == 0 and bad == []
