@@ -269,7 +269,7 @@ def read_body(raw: Any, *, limit: int, until: float) -> bytes:
     announced = raw.headers.get("Content-Length")
     if announced is not None and announced.strip().isdigit() and int(announced) > limit:
         raise Rejected(f"the body announces {int(announced)} bytes, more than the {limit} "
-                       "accepted")
+                       "bytes accepted")
     inflater = None if encoding == "identity" else _Inflater(encoding, limit)
     parts: list[bytes] = []
     size = 0
