@@ -17,7 +17,6 @@ import gzip
 import http.server
 import io
 import json
-import socket
 import threading
 import zlib
 from collections import Counter
@@ -51,7 +50,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         behaviour = srv.behaviours.get(path, srv.default)
         try:
             behaviour(self)
-        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+        except (TimeoutError, BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up: as it should
 
     def request_json(self) -> Any:

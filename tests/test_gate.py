@@ -11,6 +11,8 @@ import logging
 import socket
 import time
 import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 import requests
@@ -43,6 +45,13 @@ def _client(srv: HostileServer, **kwargs) -> Client:
     return Client(**srv.settings(), **kwargs)
 
 
+@contextmanager
+def _against(behaviours: dict, **kwargs) -> Iterator[tuple[HostileServer, Client]]:
+    """A hostile server with ``behaviours`` and a client of it."""
+    with HostileServer(behaviours) as srv, _client(srv, **kwargs) as c:
+        yield srv, c
+
+
 def _page(total_icos, total_pages, data=None, current_page=1):
     return {"total_icos": total_icos, "total_pages": total_pages, "current_page": current_page,
             "error": None, "data": [{"id": 1}] if data is None else data}
@@ -56,7 +65,7 @@ def test_a_trickled_body_fails_at_the_total_deadline():
     with HostileServer({PROFILE: trickle_body(body, 0.05)}) as srv, \
             _client(srv, timeout=1.0) as c:
         started = time.monotonic()
-        with pytest.raises(ServiceUnavailable, match="deadline|timed out") as info:
+        with pytest.raises(ServiceUnavailable, match=r"deadline|timed out"):
             c.profile(1)
         elapsed = time.monotonic() - started
     assert srv.hits[PROFILE] == 2  # both attempts got headers, both hit the deadline
@@ -172,9 +181,9 @@ def test_refused_connections_cost_no_requests_and_never_call_the_hook():
         port = s.getsockname()[1]  # closed on exit: nothing listens there
     seen: list[str] = []
     with Client(base_url=f"http://127.0.0.1:{port}", public_key="p", private_key="s",
-                retry=TWO_TRIES, on_request=seen.append) as c:
-        with pytest.raises(ServiceUnavailable, match="connection refused") as info:
-            c.profile(1)
+                retry=TWO_TRIES, on_request=seen.append) as c, \
+            pytest.raises(ServiceUnavailable, match="connection refused") as info:
+        c.profile(1)
     assert info.value.last_failure == "connection refused"
     assert c.attempts["ico"] == 2
     assert c.requests["ico"] == 0 and c.total_requests == 0 and seen == []
@@ -193,9 +202,9 @@ def test_text_html_without_charset_is_still_read_as_utf8():
 
 def test_malformed_utf8_is_a_failed_attempt():
     body = b'{"error":null,"data":{"id":1,"main":{"name":"Z\xfcrich"}}}'  # Latin-1 byte
-    with HostileServer({PROFILE: raw_reply(body)}) as srv, _client(srv) as c:
-        with pytest.raises(BadResponse, match="not valid UTF-8"):
-            c.profile(1)
+    with _against({PROFILE: raw_reply(body)}) as (srv, c), \
+            pytest.raises(BadResponse, match="not valid UTF-8"):
+        c.profile(1)
     assert srv.hits[PROFILE] == 2
 
 
@@ -203,18 +212,17 @@ def test_malformed_utf8_is_a_failed_attempt():
                                                  (500, "deeper than 32")])
 def test_deep_json_is_a_failed_attempt_not_a_crash(depth, fragment):
     body = b'{"error":null,"data":{"id":1,"x":' + b"[" * depth + b"]" * depth + b"}}"
-    with HostileServer({PROFILE: raw_reply(body)}) as srv, _client(srv) as c:
-        with pytest.raises(BadResponse, match=fragment):
-            c.profile(1)
+    with _against({PROFILE: raw_reply(body)}) as (srv, c), \
+            pytest.raises(BadResponse, match=fragment):
+        c.profile(1)
     assert srv.hits[PROFILE] == 2
 
 
 def test_a_body_that_is_not_json_is_a_failed_attempt():
     with HostileServer({FILTERS: raw_reply(b"<html>maintenance</html>",
                                            content_type="text/html")}) as srv, \
-            _client(srv) as c:
-        with pytest.raises(BadResponse, match="not JSON"):
-            c.filters()
+            _client(srv) as c, pytest.raises(BadResponse, match="not JSON"):
+        c.filters()
     assert srv.hits[FILTERS] == 2
 
 
@@ -224,17 +232,16 @@ def test_a_body_that_is_not_json_is_a_failed_attempt():
 @pytest.mark.parametrize("error", ["Out of API limits", {"code": 485}, [485], True, 4.5, "1e3"])
 def test_an_error_field_that_is_not_a_code_is_a_failed_response(error):
     payload = {"error": error, "data": {"id": 1}}
-    with HostileServer({PROFILE: json_reply(payload)}) as srv, _client(srv) as c:
-        with pytest.raises(BadResponse, match="the error field is"):
-            c.profile(1)
+    with _against({PROFILE: json_reply(payload)}) as (srv, c), \
+            pytest.raises(BadResponse, match="the error field is"):
+        c.profile(1)
     assert srv.hits[PROFILE] == 2
 
 
 def test_an_integral_string_error_code_is_read_as_the_code():
-    with HostileServer({PROFILE: json_reply({"error": "485", "data": None})}) as srv, \
-            _client(srv) as c:
-        with pytest.raises(QuotaExceeded):
-            c.profile(1)
+    with _against({PROFILE: json_reply({"error": "485", "data": None})}) as (srv, c), \
+            pytest.raises(QuotaExceeded):
+        c.profile(1)
     assert srv.hits[PROFILE] == 1
 
 
@@ -252,17 +259,18 @@ def test_an_integral_string_error_code_is_read_as_the_code():
     ids=["mismatched", "id-missing", "null", "list"],
 )
 def test_a_profile_that_is_not_the_one_asked_for_is_refused(make_data, fragment):
-    with HostileServer({PROFILE: profile_reply(make_data)}) as srv, _client(srv) as c:
-        with pytest.raises(BadResponse, match=fragment) as info:
-            c.profile(5)
+    with _against({PROFILE: profile_reply(make_data)}) as (srv, c), \
+            pytest.raises(BadResponse, match=fragment) as info:
+        c.profile(5)
     assert info.value.endpoint == PROFILE
     assert srv.hits[PROFILE] == 2 == c.requests["ico"]
 
 
 def test_a_profile_without_data_is_refused():
-    with HostileServer({PROFILE: json_reply({"error": None})}) as srv, _client(srv) as c:
-        with pytest.raises(BadResponse, match="data for id 5 is missing"):
-            c.profile(5)
+    with _against({PROFILE: json_reply({"error": None})}) as (srv, c), \
+            pytest.raises(BadResponse, match="data for id 5 is missing"):
+        c.profile(5)
+    assert srv.hits[PROFILE] == 2
 
 
 def test_a_profile_whose_id_is_a_digit_string_is_accepted():
@@ -292,9 +300,8 @@ def test_a_profile_whose_id_is_a_digit_string_is_accepted():
          "data-object", "other-page", "missing"],
 )
 def test_a_list_page_with_bad_counts_is_refused(page, fragment):
-    with HostileServer({LIST: json_reply(page)}) as srv, _client(srv) as c:
-        with pytest.raises(BadResponse, match=fragment):
-            c.list_page(status="past")
+    with _against({LIST: json_reply(page)}) as (srv, c), pytest.raises(BadResponse, match=fragment):
+        c.list_page(status="past")
     assert srv.hits[LIST] == 2
 
 
