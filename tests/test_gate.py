@@ -124,6 +124,14 @@ def test_compressed_bodies_within_the_cap_are_read(encoding):
     assert srv.hits[PROFILE] == 1
 
 
+def test_a_corrupt_gzip_body_is_a_failed_attempt():
+    corrupt = gzip_bomb(1 * MiB)[:10] + b"\xff" * 64
+    with _against({PROFILE: raw_reply(corrupt, headers={"Content-Encoding": "gzip"})}) \
+            as (srv, c), pytest.raises(BadResponse, match="gzip body is corrupt"):
+        c.profile(1)
+    assert srv.hits[PROFILE] == 2
+
+
 # -- redirects -------------------------------------------------------------------
 
 

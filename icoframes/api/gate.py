@@ -217,9 +217,12 @@ class _Inflater:
             try:  # "deflate" is zlib-wrapped by the RFC, raw in some servers
                 return self._inflate(data)
             except zlib.error:
-                self._z = zlib.decompressobj(-15)
+                self._z, self.size = zlib.decompressobj(-15), 0
         self._first = False
-        return self._inflate(data)
+        try:
+            return self._inflate(data)
+        except zlib.error as exc:
+            raise Rejected(f"the {self.encoding} body is corrupt ({exc})") from None
 
     def _inflate(self, data: bytes) -> bytes:
         pieces = []
