@@ -1,10 +1,14 @@
 """Signed requests to the ICO directory API: one method per endpoint.
 
 The client serialises each body once, signs those exact bytes and sends them
-unchanged (spec section 5). It reads the numeric ``error`` field of the body
-whatever the HTTP status, maps codes to :mod:`icoframes.errors`, retries
-transient failures with capped exponential backoff and jitter, and counts every
-request it sends, per endpoint. It is safe to share between threads.
+unchanged (spec section 5), to the configured host only (redirects are refused).
+Every response passes the gate of :mod:`icoframes.api.gate` (bounded in bytes
+and time, UTF-8 JSON, the shape of its endpoint) before anything trusts it. It
+reads the numeric ``error`` field of the body whatever the HTTP status, maps
+codes to :mod:`icoframes.errors`, retries transient failures (a refused
+response among them) with capped exponential backoff and jitter, and counts,
+per endpoint, the requests that reached the service apart from every attempt.
+It is safe to share between threads.
 
 The private key is used for signing only: it is kept out of ``repr``, logs and
 error messages.
@@ -26,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import requests
-from requests.adapters import HTTPAdapter
+import urllib3
 
 from ..config import Settings, get_settings
 from ..errors import (
@@ -36,9 +40,24 @@ from ..errors import (
     ServiceUnavailable,
     error_for_code,
 )
+from .gate import (
+    MAX_RESPONSE_BYTES,
+    BadResponse,
+    GateAdapter,
+    Redirected,
+    Rejected,
+    check_filters,
+    check_list_page,
+    check_profile,
+    deadline,
+    decode_json,
+    error_code,
+    read_body,
+    redirect_error,
+)
 from .params import validate_list_params
 
-__all__ = ["ENDPOINTS", "Client", "RetryPolicy", "sign"]
+__all__ = ["ENDPOINTS", "BadResponse", "Client", "Redirected", "RetryPolicy", "sign"]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +74,9 @@ _TRANSIENT_ERRORS = (
     requests.exceptions.ChunkedEncodingError,
     requests.exceptions.ContentDecodingError,
 )
+
+# The body broke off or timed out while streamed (urllib3 errors surface unwrapped there).
+_BROKEN_BODY = (urllib3.exceptions.HTTPError, requests.RequestException, OSError)
 
 # Codes that describe the request itself: sending it again cannot help.
 _FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
@@ -95,7 +117,11 @@ class RetryPolicy:
 
 
 class _Transient(Exception):
-    """A failure worth retrying; carries a short reason for the log."""
+    """A failure worth retrying; carries a short reason and whether the gate refused it."""
+
+    def __init__(self, reason: str, *, rejected: bool = False):
+        super().__init__(reason)
+        self.rejected = rejected
 
 
 @dataclass
@@ -115,6 +141,10 @@ class _Counter:
 class Client:
     """A thread-safe client of the three API endpoints.
 
+    Every response passes the gate of :mod:`icoframes.api.gate` before anything
+    trusts it: redirects are refused, bodies are bounded in bytes and time, read
+    as UTF-8 JSON and checked for the shape of their endpoint.
+
     Parameters
     ----------
     base_url : str
@@ -122,15 +152,27 @@ class Client:
     public_key, private_key : str
         The key pair. The private key only signs; it is never shown.
     timeout : float, default 30
-        Seconds to wait for a response (the connect timeout is at most 5 s).
+        Total seconds one request may take, from sending to the last byte of the
+        body (the connect timeout is at most 5 s). A server trickling bytes
+        cannot stretch it: every socket read waits only for the time left.
     pool_size : int, default 8
         Connections kept open; size it to the number of threads sharing the client.
     retry : RetryPolicy, optional
         How transient failures are retried.
     on_request : callable, optional
-        Called with the endpoint name ("filters", "icos", "ico") before each
-        request is sent, retries included; the loaders keep their daily request
-        ledger with it.
+        Called with the endpoint name ("filters", "icos", "ico") each time a
+        request reached the service, that is each time an HTTP response (of any
+        status) arrived, retries included. Attempts that never got a response
+        (connection refused, timed out before the status line) are not
+        reported: the service cannot have counted them against the quota. The
+        loaders keep their daily request ledger with it.
+    max_response_bytes : int, default 4 MiB
+        Largest body accepted, raw and inflated alike; a larger one is a failed
+        attempt.
+    session : requests.Session, optional
+        A session to send with (proxies, CA bundle, headers of your own). The
+        client mounts its adapter on it for ``base_url`` and never follows
+        redirects. Closed by :meth:`close` only when the client made it.
 
     Examples
     --------
@@ -138,8 +180,8 @@ class Client:
     >>> with sandbox.serve(n_icos=30) as sb, Client(**sb.settings()) as client:
     ...     page = client.list_page(status="past")
     ...     profile = client.profile(page["data"][0]["id"])
-    ...     client.requests["icos"], client.requests["ico"]
-    (1, 1)
+    ...     client.requests["icos"], client.requests["ico"], client.total_attempts
+    (1, 1, 2)
     """
 
     def __init__(
@@ -152,25 +194,35 @@ class Client:
         pool_size: int = 8,
         retry: RetryPolicy | None = None,
         on_request: Callable[[str], None] | None = None,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+        session: requests.Session | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/").removesuffix("/api/v1")
         self.public_key = public_key
         self.__private_key = private_key
-        self.timeout = timeout
+        self.timeout = float(timeout)
+        self.max_response_bytes = int(max_response_bytes)
         self.retry = retry or RetryPolicy()
         self._on_request = on_request
-        self._counter = _Counter()
-        self._session = requests.Session()
-        # requests would re-read proxy and CA settings from the environment on every
-        # request (about 0.6 ms of CPU under the GIL each); read them once instead.
-        self._session.trust_env = False
-        self._session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
-        bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-        if bundle:
-            self._session.verify = bundle
-        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
-        self._session.mount("http://", adapter)
-        self._session.mount("https://", adapter)
+        self._attempts = _Counter()
+        self._responses = _Counter()
+        adapter = GateAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
+        self._own_session = session is None
+        if session is None:
+            session = requests.Session()
+            # requests would re-read proxy and CA settings from the environment on every
+            # request (about 0.6 ms of CPU under the GIL each); read them once instead.
+            session.trust_env = False
+            session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
+            bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+            if bundle:
+                session.verify = bundle
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
+        else:
+            # the longest matching prefix wins: the caller's other mounts stay theirs
+            session.mount(self.base_url + "/", adapter)
+        self._session = session
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **kwargs: Any) -> Client:
@@ -178,6 +230,10 @@ class Client:
         s = (settings or get_settings()).require_credentials()
         kwargs.setdefault("pool_size", s.max_workers)
         kwargs.setdefault("timeout", s.timeout)
+        # getattr: the setting is read when config declares it (issue 10)
+        cap = getattr(s, "max_response_bytes", None)
+        if cap is not None:
+            kwargs.setdefault("max_response_bytes", cap)
         return cls(base_url=s.base_url, public_key=s.public_key, private_key=s.private_key,
                    **kwargs)
 
@@ -192,23 +248,41 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        """Close pooled connections."""
-        self._session.close()
+        """Close pooled connections (and the session, when the client made it)."""
+        if self._own_session:
+            self._session.close()
+        else:
+            self._session.get_adapter(self.base_url + "/").close()
 
     @property
     def requests(self) -> dict[str, int]:
-        """Requests sent so far per endpoint, retries included (each costs quota)."""
-        return self._counter.snapshot()
+        """Requests that reached the service per endpoint (an HTTP response came back).
+
+        Retries included: each of them costs quota. Attempts that never got a
+        response are in :attr:`attempts` only.
+        """
+        return self._responses.snapshot()
 
     @property
     def total_requests(self) -> int:
-        return sum(self._counter.snapshot().values())
+        """Sum of :attr:`requests`."""
+        return sum(self._responses.snapshot().values())
+
+    @property
+    def attempts(self) -> dict[str, int]:
+        """Every try per endpoint, including those that never got a response."""
+        return self._attempts.snapshot()
+
+    @property
+    def total_attempts(self) -> int:
+        """Sum of :attr:`attempts`."""
+        return sum(self._attempts.snapshot().values())
 
     # -- endpoints ---------------------------------------------------------
 
     def filters(self) -> dict[str, Any]:
         """The filter set of spec 2.1 (keys platform, category, type, location)."""
-        return self._call("filters", {})
+        return self._call("filters", {}, check_filters)
 
     def list_page(self, page: int = 1, **params: Any) -> dict[str, Any]:
         """One page (at most 20 summaries) of the list operation, spec 4.2.
@@ -221,10 +295,14 @@ class Client:
         ------
         InvalidParameter
             A parameter is not allowed by spec 4.2 (raised before sending).
+        BadResponse
+            Every attempt was answered with a page that failed the gate: ``data``
+            not a list, ``total_pages`` not a count, above 10,000 or inconsistent
+            with ``total_icos``, or another page than the one asked for.
         """
         body = validate_list_params({**params, "page": page})
         try:
-            return self._call("icos", body)
+            return self._call("icos", body, lambda d: check_list_page(d, body["page"]))
         except NotFound:
             return {"total_icos": 0, "total_pages": 0, "current_page": body["page"],
                     "error": 482, "data": []}
@@ -238,6 +316,9 @@ class Client:
             No ICO has this id (error 482).
         InvalidParameter
             ``ico_id`` is not a positive integer (raised before sending).
+        BadResponse
+            Every attempt was answered without a profile of this id (``data``
+            missing, null, not an object, or another ICO's).
         """
         if isinstance(ico_id, bool) or not isinstance(ico_id, int):
             try:
@@ -247,60 +328,90 @@ class Client:
         if ico_id < 1:
             raise InvalidParameter(f"ICO id must be a positive integer, got {ico_id!r}")
         try:
-            return self._call("ico", {"id": ico_id})["data"]
+            return self._call("ico", {"id": ico_id}, lambda d: check_profile(d, ico_id))["data"]
         except NotFound as exc:
             raise NotFound(f"no ICO has id {ico_id} (error 482)", code=482,
                            endpoint=exc.endpoint) from None
 
     # -- transport ---------------------------------------------------------
 
-    def _call(self, endpoint: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    def _call(self, endpoint: str, payload: Mapping[str, Any],
+              check: Callable[[dict[str, Any]], Any] = lambda decoded: None) -> dict[str, Any]:
         # Serialise once: the signature covers exactly these bytes.
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         headers = {
             "Content-Type": "application/json",
+            "Accept-Encoding": "gzip, deflate",  # the encodings the gate can bound
             "X-Service-Public-Key": self.public_key,
             "X-Service-Access-Key": sign(body, self.__private_key),
         }
         url = self.base_url + ENDPOINTS[endpoint]
+        path = ENDPOINTS[endpoint]
         started = time.monotonic()
         attempt = 0
         while True:
             attempt += 1
             try:
-                return self._send_once(endpoint, url, body, headers)
+                return self._send_once(endpoint, url, body, headers, check)
             except _Transient as exc:
                 delay = self.retry.wait(attempt - 1)
                 elapsed = time.monotonic() - started
                 if attempt >= self.retry.max_attempts or elapsed + delay > self.retry.max_elapsed:
-                    raise ServiceUnavailable(
-                        f"{ENDPOINTS[endpoint]}: gave up after {attempt} attempts in "
-                        f"{elapsed:.1f} s; last failure: {exc}",
-                        endpoint=ENDPOINTS[endpoint],
-                    ) from None
-                log.info("%s: %s; retry %d in %.2f s", ENDPOINTS[endpoint], exc, attempt, delay)
+                    message = (f"{path}: gave up after {attempt} attempts in {elapsed:.1f} s; "
+                               f"last failure: {exc}")
+                    error = (BadResponse(message, endpoint=path, reason=str(exc))
+                             if exc.rejected else ServiceUnavailable(message, endpoint=path))
+                    error.last_failure = str(exc)  # type: ignore[attr-defined]
+                    raise error from None
+                log.info("%s: %s; retry %d in %.2f s", path, exc, attempt, delay)
                 time.sleep(delay)
 
-    def _send_once(self, endpoint: str, url: str, body: bytes,
-                   headers: dict[str, str]) -> dict[str, Any]:
+    def _send_once(self, endpoint: str, url: str, body: bytes, headers: dict[str, str],
+                   check: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
         path = ENDPOINTS[endpoint]
-        self._counter.add(endpoint)
-        if self._on_request is not None:
-            self._on_request(endpoint)
+        self._attempts.add(endpoint)
+        with deadline(self.timeout) as until:
+            try:
+                response = self._session.post(
+                    url, data=body, headers=headers, stream=True, allow_redirects=False,
+                    timeout=(min(5.0, self.timeout), self.timeout))
+            except _TRANSIENT_ERRORS as exc:
+                raise _Transient(_transport_reason(exc)) from None
+            except requests.RequestException as exc:  # a bad URL or header: retrying cannot help
+                raise APIError(f"{path}: the request could not be sent ({type(exc).__name__}: "
+                               f"{exc})", endpoint=path) from None
+            # it reached the service: from here on it counts against the quota
+            self._responses.add(endpoint)
+            if self._on_request is not None:
+                self._on_request(endpoint)
+            status = response.status_code
+            done = False
+            try:
+                if 300 <= status < 400:
+                    raise redirect_error(status, response.headers.get("Location"), path,
+                                         self.base_url)
+                try:
+                    raw_body = read_body(response.raw, limit=self.max_response_bytes,
+                                         until=until)
+                except Rejected as exc:
+                    raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+                except _BROKEN_BODY as exc:
+                    raise _Transient(f"HTTP {status}: {_transport_reason(exc)} while "
+                                     "reading the body") from None
+                done = True
+            finally:
+                if done:
+                    response.raw.release_conn()  # read to the end: the connection is reusable
+                else:
+                    response.close()  # unread bytes would poison the next request
         try:
-            response = self._session.post(url, data=body, headers=headers,
-                                          timeout=(min(5.0, self.timeout), self.timeout))
-        except _TRANSIENT_ERRORS as exc:
-            raise _Transient(f"{type(exc).__name__}") from None
-        except requests.RequestException as exc:  # a bad URL or header: retrying cannot help
-            raise APIError(f"{path}: the request could not be sent ({type(exc).__name__}: "
-                           f"{exc})", endpoint=path) from None
-        status = response.status_code
+            decoded, refusal = decode_json(raw_body), None
+        except Rejected as exc:
+            decoded, refusal = None, str(exc)
         try:
-            decoded = response.json()
-        except ValueError:
-            decoded = None
-        code = _error_code(decoded)
+            code = error_code(decoded)
+        except Rejected as exc:
+            raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
         if code is not None:
             if code in _FINAL_CODES or status < 500:
                 raise _with_detail(error_for_code(code, endpoint=path), decoded)
@@ -309,21 +420,26 @@ class Client:
             raise _Transient(f"HTTP {status}")
         if status >= 400:
             raise APIError(f"{path}: HTTP {status} without an error code", endpoint=path)
+        if refusal is not None:
+            raise _Transient(f"HTTP {status}: {refusal}", rejected=True)
         if not isinstance(decoded, dict):
-            raise _Transient(f"HTTP {status} with a body that is not a JSON object")
+            raise _Transient(f"HTTP {status}: the body is {type(decoded).__name__}, not a JSON "
+                             "object", rejected=True)
+        try:
+            check(decoded)
+        except Rejected as exc:
+            raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
         return decoded
 
 
-def _error_code(decoded: Any) -> int | None:
-    if not isinstance(decoded, dict):
-        return None
-    raw = decoded.get("error")
-    if raw in (None, "", 0, "0", False):
-        return None
-    try:
-        return int(raw)
-    except (TypeError, ValueError):
-        return None
+def _transport_reason(exc: BaseException) -> str:
+    """A short cause for the log and the final error ("connection refused", "timed out")."""
+    text = str(exc).lower()
+    if isinstance(exc, requests.Timeout | urllib3.exceptions.TimeoutError) or "timed out" in text:
+        return "timed out"
+    if "refused" in text:
+        return "connection refused"
+    return type(exc).__name__
 
 
 def _with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:

@@ -1,0 +1,461 @@
+"""The response gate: nothing the service sends is trusted before it passes here.
+
+Three layers, in the order a response meets them:
+
+1. **Transport bounds.** :class:`GateAdapter` gives every request a total
+   deadline: before each read from the socket the socket timeout is set to the
+   time left, so a server trickling its headers or body one byte at a time
+   fails at the deadline instead of resetting a per-read timer forever.
+2. **Body bounds.** :func:`read_body` streams the raw body with a cap on raw
+   bytes and, for ``gzip``/``deflate``, inflates it incrementally with the same
+   cap on inflated bytes, so neither a huge body nor a compression bomb can
+   exhaust memory.
+3. **Content checks.** :func:`decode_json` reads the body as UTF-8 whatever the
+   ``Content-Type`` says and rejects malformed text, unparseable JSON and
+   pathologically nested JSON; :func:`error_code`, :func:`check_profile`,
+   :func:`check_list_page` and :func:`check_filters` check the shape of the
+   decoded body.
+
+Every check raises :class:`Rejected` with a short reason; the client counts such
+an attempt as failed (retried within its policy) and, when retries run out,
+raises :class:`BadResponse`.
+"""
+
+from __future__ import annotations
+
+import http.client
+import io
+import json
+import logging
+import math
+import socket
+import threading
+import time
+import zlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from ..errors import ServiceUnavailable
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_PAGES",
+    "MAX_RESPONSE_BYTES",
+    "PAGE_SIZE",
+    "BadResponse",
+    "GateAdapter",
+    "Redirected",
+    "Rejected",
+    "check_filters",
+    "check_list_page",
+    "check_profile",
+    "deadline",
+    "decode_json",
+    "error_code",
+    "read_body",
+    "redirect_error",
+]
+
+log = logging.getLogger(__name__)
+
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+"""Default cap on a response body, raw and inflated alike (bytes); profiles are a few KiB."""
+
+MAX_PAGES = 10_000
+"""Hard cap on ``total_pages``: 200,000 ICOs, far above any real directory."""
+
+PAGE_SIZE = 20
+"""ICOs per list page (spec 4.2); ``total_pages`` must be about ``ceil(total_icos / 20)``."""
+
+MAX_DEPTH = 32
+"""Deepest JSON nesting accepted; a profile nests 4 levels (data > team > member > social)."""
+
+_CHUNK = 64 * 1024
+
+
+# -- errors ---------------------------------------------------------------------
+# TODO(errors.py): both classes belong in icoframes/errors.py with the others.
+
+
+class BadResponse(ServiceUnavailable):
+    """The service answered, but with something the gate refused, after every retry.
+
+    ``reason`` says what was wrong with the last answer (``"not JSON"``,
+    ``"data.id is 7, not the 5 requested"``, ...). Being a
+    :class:`~icoframes.errors.ServiceUnavailable`, it is never blamed on the
+    caller's arguments.
+    """
+
+    def __init__(self, message: str, *, code: int | None = None, endpoint: str | None = None,
+                 reason: str = ""):
+        super().__init__(message, code=code, endpoint=endpoint)
+        self.reason = reason
+
+
+class Redirected(BadResponse):
+    """The service answered with a redirect (3xx); redirects are never followed.
+
+    Following one would send the signed headers to another address and trust
+    whatever it answers; the error names the status and the ``Location``.
+    """
+
+
+class Rejected(Exception):
+    """One response failed a check of the gate; the message is the reason."""
+
+
+# -- transport: one deadline per request ----------------------------------------
+
+_local = threading.local()
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[float]:
+    """Give the requests this thread sends inside the block a total deadline.
+
+    Yields the deadline as a :func:`time.monotonic` value.
+    """
+    previous = getattr(_local, "deadline", None)
+    _local.deadline = time.monotonic() + seconds
+    try:
+        yield _local.deadline
+    finally:
+        _local.deadline = previous
+
+
+class _DeadlineReader(io.RawIOBase):
+    """A socket reader whose every read waits at most until the request's deadline."""
+
+    def __init__(self, raw: io.RawIOBase, sock: socket.socket, until: float):
+        super().__init__()
+        self._raw, self._sock, self._until = raw, sock, until
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:
+        left = self._until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the response did not complete within the request deadline")
+        self._sock.settimeout(left)
+        return self._raw.readinto(buffer)
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def close(self) -> None:
+        self._raw.close()  # releases the socket's reference count, as SocketIO would
+        super().close()
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    def __init__(self, sock: socket.socket, *args: Any, **kwargs: Any):
+        super().__init__(sock, *args, **kwargs)
+        until = getattr(_local, "deadline", None)
+        if until is not None:
+            raw = self.fp.detach()  # the SocketIO that makefile() made, still open
+            self.fp = io.BufferedReader(_DeadlineReader(raw, sock, until))
+
+
+class _Connection(HTTPConnection):
+    response_class = _DeadlineResponse
+
+
+class _TLSConnection(HTTPSConnection):
+    response_class = _DeadlineResponse
+
+
+class _Pool(HTTPConnectionPool):
+    ConnectionCls = _Connection
+
+
+class _TLSPool(HTTPSConnectionPool):
+    ConnectionCls = _TLSConnection
+
+
+_POOLS = {"http": _Pool, "https": _TLSPool}
+
+
+class GateAdapter(HTTPAdapter):
+    """An HTTP adapter whose connections honour :func:`deadline` while reading.
+
+    Headers and body alike: the socket timeout of each read is the time left.
+    (Through a SOCKS proxy the pools are urllib3's own: only the per-chunk
+    check of :func:`read_body` bounds the body there.)
+    """
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = dict(_POOLS)
+
+    def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
+        manager = super().proxy_manager_for(proxy, **kwargs)
+        if not proxy.lower().startswith("socks"):
+            manager.pool_classes_by_scheme = dict(_POOLS)
+        return manager
+
+
+# -- body -----------------------------------------------------------------------
+
+
+class _Inflater:
+    """Incremental gzip/deflate decoding that never holds more than ``limit`` bytes."""
+
+    def __init__(self, encoding: str, limit: int):
+        self.encoding, self.limit, self.size = encoding, limit, 0
+        self._first = True
+        self._z = zlib.decompressobj(31 if encoding == "gzip" else 15)
+
+    def feed(self, data: bytes) -> bytes:
+        if self._first and self.encoding == "deflate":
+            self._first = False
+            try:  # "deflate" is zlib-wrapped by the RFC, raw in some servers
+                return self._inflate(data)
+            except zlib.error:
+                self._z, self.size = zlib.decompressobj(-15), 0
+        self._first = False
+        try:
+            return self._inflate(data)
+        except zlib.error as exc:
+            raise Rejected(f"the {self.encoding} body is corrupt ({exc})") from None
+
+    def _inflate(self, data: bytes) -> bytes:
+        pieces = []
+        while data and not self._z.eof:
+            piece = self._z.decompress(data, self.limit - self.size + 1)
+            self.size += len(piece)
+            if self.size > self.limit:
+                raise Rejected(f"the {self.encoding} body inflates past {self.limit} bytes")
+            pieces.append(piece)
+            data = self._z.unconsumed_tail
+        return b"".join(pieces)
+
+    def finish(self) -> bytes:
+        # output zlib still holds once the input ran out exactly at the cap
+        tail = b""
+        while not self._z.eof:
+            piece = self._z.decompress(b"", self.limit - self.size + 1)
+            if not piece:
+                raise Rejected(f"the {self.encoding} body is truncated")
+            self.size += len(piece)
+            if self.size > self.limit:
+                raise Rejected(f"the {self.encoding} body inflates past {self.limit} bytes")
+            tail += piece
+        return tail
+
+
+def read_body(raw: Any, *, limit: int, until: float) -> bytes:
+    """The body of a streamed urllib3 response, bounded in bytes and time.
+
+    Parameters
+    ----------
+    raw : urllib3.response.HTTPResponse
+        ``requests.Response.raw`` of a request sent with ``stream=True``.
+    limit : int
+        Most bytes accepted, raw and (for gzip or deflate) inflated alike.
+    until : float
+        The request's deadline, a :func:`time.monotonic` value.
+
+    Raises
+    ------
+    Rejected
+        Too large, too slow, an unknown or broken ``Content-Encoding``.
+    """
+    encoding = (raw.headers.get("Content-Encoding") or "identity").strip().lower()
+    if encoding not in ("identity", "gzip", "deflate"):
+        raise Rejected(f"unsupported Content-Encoding {encoding[:40]!r}")
+    announced = raw.headers.get("Content-Length")
+    if announced is not None and announced.strip().isdigit() and int(announced) > limit:
+        raise Rejected(f"the body announces {int(announced)} bytes, more than the {limit} "
+                       "bytes accepted")
+    inflater = None if encoding == "identity" else _Inflater(encoding, limit)
+    parts: list[bytes] = []
+    size = 0
+    for chunk in raw.stream(_CHUNK, decode_content=False):
+        size += len(chunk)
+        if size > limit:
+            raise Rejected(f"the body is larger than the {limit} bytes accepted")
+        parts.append(chunk if inflater is None else inflater.feed(chunk))
+        if time.monotonic() > until:
+            raise Rejected("the response did not complete within the request deadline")
+    if inflater is not None:
+        parts.append(inflater.finish())
+    return b"".join(parts)
+
+
+# -- content --------------------------------------------------------------------
+
+
+def decode_json(body: bytes) -> Any:
+    """Decode a body as UTF-8 JSON, whatever its ``Content-Type`` claims.
+
+    Examples
+    --------
+    >>> decode_json('{"name": "Zürich Café"}'.encode())
+    {'name': 'Zürich Café'}
+    >>> decode_json(b"[" * 100_000)
+    Traceback (most recent call last):
+    ...
+    icoframes.api.gate.Rejected: the body is not JSON: nested too deeply to parse
+    """
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Rejected(f"the body is not valid UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(text.removeprefix("\ufeff"), parse_constant=_no_constant)
+    except RecursionError:
+        raise Rejected("the body is not JSON: nested too deeply to parse") from None
+    except ValueError as exc:
+        raise Rejected(f"the body is not JSON ({str(exc)[:80]})") from None
+    _check_depth(value)
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_depth(value: Any) -> None:
+    # breadth-first, without recursion: a deep value that json could still parse must
+    # not crash a recursive consumer later (json.dumps when caching, the parser).
+    # Exact type checks: json.loads makes plain dicts and lists, and they are 3x faster.
+    level = [value] if type(value) in _CONTAINERS else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise Rejected(f"the JSON nests deeper than {MAX_DEPTH} levels")
+        below: list[Any] = []
+        push = below.append
+        for item in level:
+            for child in item.values() if type(item) is dict else item:
+                if type(child) in _CONTAINERS:
+                    push(child)
+        level = below
+
+
+_CONTAINERS = (dict, list)
+
+
+def _count(value: Any) -> int | None:
+    """A non-negative integer count sent as a number or as a digit string; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isascii() and text.isdigit() and len(text) <= 12:
+            return int(text)
+    return None
+
+
+def error_code(decoded: Any) -> int | None:
+    """The ``error`` field as an int, None on success; :class:`Rejected` when malformed.
+
+    ``error`` must be null (or absent, empty, zero) or an integral code, as a
+    number or a digit string. Anything else ("Out of API limits", an object)
+    is not a success: the response is rejected.
+
+    Examples
+    --------
+    >>> error_code({"error": None}), error_code({"error": "485"}), error_code({"error": 482})
+    (None, 485, 482)
+    >>> error_code({"error": "Out of API limits"})
+    Traceback (most recent call last):
+    ...
+    icoframes.api.gate.Rejected: the error field is 'Out of API limits' (str), not a code
+    """
+    if not isinstance(decoded, Mapping):
+        return None
+    raw = decoded.get("error")
+    if raw is None or raw == "":
+        return None
+    code = _count(raw)
+    if code is None:
+        shown = repr(raw) if isinstance(raw, str | int | float) else "an object"
+        raise Rejected(f"the error field is {shown[:60]} ({type(raw).__name__}), not a code")
+    return code or None
+
+
+def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:
+    """The ``data`` of a profile response; :class:`Rejected` unless it is the asked id's.
+
+    Examples
+    --------
+    >>> check_profile({"error": None, "data": {"id": 5}}, 6)
+    Traceback (most recent call last):
+    ...
+    icoframes.api.gate.Rejected: data.id is 5, not the 6 requested
+    """
+    data = decoded.get("data")
+    if not isinstance(data, dict):
+        what = "missing" if "data" not in decoded else f"{type(data).__name__}, not an object"
+        raise Rejected(f"the profile data for id {ico_id} is {what}")
+    got = data.get("id")
+    if _count(got) != ico_id:
+        raise Rejected(f"data.id is {str(got)[:40]}, not the {ico_id} requested")
+    return data
+
+
+def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
+    """Check a list page: ``data`` a list, counts consistent and bounded, the page asked for.
+
+    Examples
+    --------
+    >>> check_list_page({"total_icos": "41", "total_pages": 3, "current_page": 1,
+    ...                  "error": None, "data": []}, 1)
+    >>> check_list_page({"total_icos": "41", "total_pages": "1e9", "data": []}, 1)
+    Traceback (most recent call last):
+    ...
+    icoframes.api.gate.Rejected: total_pages is '1e9', not a non-negative integer
+    """
+    data = decoded.get("data")
+    if not isinstance(data, list):
+        raise Rejected(f"the list data is {type(data).__name__ if 'data' in decoded else 'missing'}"
+                       ", not a list")
+    counts = {}
+    for name in ("total_icos", "total_pages"):
+        value = decoded.get(name)
+        counts[name] = _count(value)
+        if counts[name] is None:
+            raise Rejected(f"{name} is {str(value)[:40]!r}, not a non-negative integer")
+    icos, pages = counts["total_icos"], counts["total_pages"]
+    if pages > MAX_PAGES:
+        raise Rejected(f"total_pages is {pages}, above the {MAX_PAGES} pages accepted")
+    expected = math.ceil(icos / PAGE_SIZE)
+    if abs(pages - expected) > 1:
+        raise Rejected(f"total_pages is {pages} but total_icos {icos} makes {expected} pages "
+                       f"of {PAGE_SIZE}")
+    current = decoded.get("current_page")
+    if current is not None and _count(current) != page:
+        raise Rejected(f"current_page is {str(current)[:40]}, not the page {page} requested")
+    odd = sum(not isinstance(item, dict) for item in data)
+    if odd:  # left for the parser to count as problems; said here too
+        log.warning("list page %d holds %d item(s) that are not objects", page, odd)
+
+
+def check_filters(decoded: Mapping[str, Any]) -> None:
+    """Check the filter set: each of its four lists, when present, is a list."""
+    for name in ("platform", "category", "type", "location"):
+        if name in decoded and not isinstance(decoded[name], list):
+            raise Rejected(f"the filter set's {name} is {type(decoded[name]).__name__}, "
+                           "not a list")
+
+
+def redirect_error(status: int, location: str | None, endpoint: str, base_url: str) -> Redirected:
+    """The error for a 3xx answer: it names the status and where it pointed."""
+    where = repr(location[:200]) if location else "no Location"
+    return Redirected(
+        f"{endpoint}: the service answered HTTP {status} redirecting to {where}; redirects "
+        f"are not followed (the signed headers go to {base_url} only). Check base_url.",
+        endpoint=endpoint, reason=f"HTTP {status} redirect")
+

@@ -1,0 +1,257 @@
+"""A hostile HTTP server on 127.0.0.1 for testing the response gate.
+
+Each path is given a behaviour: a function that answers one request through
+the handler (redirects, trickles, huge or compressed bodies, odd JSON). The
+server counts the requests and headers it received per path, and it is
+bounded: every behaviour stops when the server stops, and the server stops by
+itself after ``lifetime`` seconds even when a test forgets it.
+
+>>> with HostileServer({"/api/v1/filters/": json_reply({"error": None})}) as srv:
+...     srv.hits["/api/v1/filters/"]
+0
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.server
+import io
+import json
+import threading
+import zlib
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+Behaviour = Callable[["_Handler"], None]
+
+PROFILE = "/api/v1/ico/"
+LIST = "/api/v1/icos/"
+FILTERS = "/api/v1/filters/"
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def do_POST(self) -> None:
+        self._serve()
+
+    do_GET = do_PUT = do_HEAD = do_POST
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.body = self.rfile.read(length) if length else b""
+        path = self.path.split("?")[0]
+        srv = self.server.owner
+        with srv.lock:
+            srv.hits[path] += 1
+            srv.received.append((self.command, path, dict(self.headers.items())))
+        behaviour = srv.behaviours.get(path, srv.default)
+        try:
+            behaviour(self)
+        except (TimeoutError, BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up: as it should
+
+    def request_json(self) -> Any:
+        try:
+            return json.loads(self.body or b"{}")
+        except ValueError:
+            return {}
+
+    def send_bytes(self, status: int, body: bytes, headers: dict[str, str] | None = None,
+                   content_type: str = "application/json; charset=utf-8") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def sent(self, n: int) -> None:
+        with self.server.owner.lock:
+            self.server.owner.bytes_sent += n
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    owner: HostileServer
+
+
+class HostileServer:
+    """Serve ``behaviours`` (path -> behaviour) on 127.0.0.1 in a daemon thread.
+
+    Parameters
+    ----------
+    behaviours : dict
+        Path (e.g. ``"/api/v1/ico/"``) to behaviour; other paths get ``default``.
+    default : behaviour, optional
+        What every other path answers (404 HTML unless given).
+    lifetime : float, default 60
+        Seconds after which the server stops by itself.
+
+    Attributes
+    ----------
+    hits : Counter
+        Requests received per path.
+    received : list
+        ``(method, path, headers)`` of every request, in order.
+    bytes_sent : int
+        Body bytes the streaming behaviours managed to write.
+    stopping : threading.Event
+        Set when the server stops; long behaviours end on it.
+    """
+
+    def __init__(self, behaviours: dict[str, Behaviour], *, default: Behaviour | None = None,
+                 lifetime: float = 60.0):
+        self.behaviours = dict(behaviours)
+        self.default = default or html_reply(404, "not here")
+        self.hits: Counter[str] = Counter()
+        self.received: list[tuple[str, str, dict[str, str]]] = []
+        self.bytes_sent = 0
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.owner = self
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._timer = threading.Timer(lifetime, self.stop)
+        self._timer.daemon = True
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}"
+
+    def settings(self) -> dict[str, str]:
+        """Client keyword arguments for this server (made-up keys)."""
+        return {"base_url": self.base_url, "public_key": "hostile-public",
+                "private_key": "hostile-private"}
+
+    def __enter__(self) -> HostileServer:
+        self._thread.start()
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        if self.stopping.is_set():
+            return
+        self.stopping.set()
+        self._timer.cancel()
+        self._server.shutdown()
+        self._server.server_close()
+
+
+# -- behaviours -----------------------------------------------------------------
+
+
+def json_reply(payload: Any, status: int = 200,
+               content_type: str = "application/json; charset=utf-8") -> Behaviour:
+    """Answer ``payload`` as JSON (UTF-8), with the given status and Content-Type."""
+    body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    return raw_reply(body, status, content_type=content_type)
+
+
+def raw_reply(body: bytes, status: int = 200, *, headers: dict[str, str] | None = None,
+              content_type: str = "application/json; charset=utf-8") -> Behaviour:
+    """Answer exactly ``body``."""
+    def behaviour(h: _Handler) -> None:
+        h.send_bytes(status, body, headers, content_type)
+    return behaviour
+
+
+def html_reply(status: int, text: str) -> Behaviour:
+    """An HTML error page, as proxies send them."""
+    return raw_reply(f"<html><body><h1>{status} {text}</h1></body></html>".encode(), status,
+                     content_type="text/html")
+
+
+def profile_reply(make_data: Callable[[Any], Any], **extra: Any) -> Behaviour:
+    """Answer a profile request with ``{"error": None, "data": make_data(requested_id)}``."""
+    def behaviour(h: _Handler) -> None:
+        payload = {"error": None, "data": make_data(h.request_json().get("id")), **extra}
+        h.send_bytes(200, json.dumps(payload).encode())
+    return behaviour
+
+
+def redirect(status: int, location: str) -> Behaviour:
+    """A 3xx to ``location`` (carrying a valid-looking JSON body)."""
+    return raw_reply(b'{"error":null,"data":{"id":1}}', status, headers={"Location": location})
+
+
+def trickle_body(body: bytes, interval: float) -> Behaviour:
+    """Announce ``body`` with its Content-Length, then send one byte per ``interval``."""
+    def behaviour(h: _Handler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.flush()
+        for i in range(len(body)):
+            if h.server.owner.stopping.wait(interval):
+                break
+            h.wfile.write(body[i:i + 1])
+            h.wfile.flush()
+            h.sent(1)
+    return behaviour
+
+
+def trickle_headers(body: bytes, interval: float) -> Behaviour:
+    """Send the status line and headers one byte per ``interval``, then ``body``."""
+    def behaviour(h: _Handler) -> None:
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                f"X-Padding: {'p' * 200}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        for i in range(len(head)):
+            if h.server.owner.stopping.wait(interval):
+                return
+            h.wfile.write(head[i:i + 1])
+            h.wfile.flush()
+        h.wfile.write(body)
+        h.close_connection = True
+    return behaviour
+
+
+def endless_body(limit: int, *, chunked: bool, piece: bytes = b" " * 65536) -> Behaviour:
+    """Stream up to ``limit`` bytes of whitespace, announced or chunked, until the client quits."""
+    def behaviour(h: _Handler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        if chunked:
+            h.send_header("Transfer-Encoding", "chunked")
+        else:
+            h.send_header("Content-Length", str(limit))
+        h.end_headers()
+        sent = 0
+        while sent < limit and not h.server.owner.stopping.is_set():
+            chunk = piece[: limit - sent]
+            h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
+            sent += len(chunk)
+            h.sent(len(chunk))
+        if chunked:
+            h.wfile.write(b"0\r\n\r\n")
+    return behaviour
+
+
+def gzip_bomb(inflated: int) -> bytes:
+    """A gzip stream of ``inflated`` bytes of spaces, built in memory (about inflated/1000)."""
+    out = io.BytesIO()
+    block = b" " * (1 << 20)
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9) as gz:
+        for _ in range(inflated // len(block)):
+            gz.write(block)
+    return out.getvalue()
+
+
+def encoded_reply(payload: Any, encoding: str) -> Behaviour:
+    """``payload`` as JSON, compressed with ``encoding`` ("gzip" or "deflate")."""
+    body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    packed = gzip.compress(body) if encoding == "gzip" else zlib.compress(body)
+    return raw_reply(packed, headers={"Content-Encoding": encoding})

@@ -1,0 +1,322 @@
+"""The response gate against a hostile server over real loopback HTTP.
+
+Each test names what a server did and asserts what the client made of it: the
+error type and message, the requests the server counted, and (with generous
+margins) how long it took.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+import requests
+from hostile import (
+    FILTERS,
+    LIST,
+    PROFILE,
+    HostileServer,
+    encoded_reply,
+    endless_body,
+    gzip_bomb,
+    html_reply,
+    json_reply,
+    profile_reply,
+    raw_reply,
+    redirect,
+    trickle_body,
+    trickle_headers,
+)
+
+from icoframes.api.client import BadResponse, Client, Redirected, RetryPolicy
+from icoframes.errors import InvalidParameter, QuotaExceeded, ServiceUnavailable
+
+TWO_TRIES = RetryPolicy(max_attempts=2, backoff=0.001, max_backoff=0.002, max_elapsed=30)
+MiB = 1 << 20
+
+
+def _client(srv: HostileServer, **kwargs) -> Client:
+    kwargs.setdefault("retry", TWO_TRIES)
+    return Client(**srv.settings(), **kwargs)
+
+
+@contextmanager
+def _against(behaviours: dict, **kwargs) -> Iterator[tuple[HostileServer, Client]]:
+    """A hostile server with ``behaviours`` and a client of it."""
+    with HostileServer(behaviours) as srv, _client(srv, **kwargs) as c:
+        yield srv, c
+
+
+def _page(total_icos, total_pages, data=None, current_page=1):
+    return {"total_icos": total_icos, "total_pages": total_pages, "current_page": current_page,
+            "error": None, "data": [{"id": 1}] if data is None else data}
+
+
+# -- time -------------------------------------------------------------------------
+
+
+def test_a_trickled_body_fails_at_the_total_deadline():
+    body = b'{"error":null,"data":{"id":1}}' + b" " * 200
+    with HostileServer({PROFILE: trickle_body(body, 0.05)}) as srv, \
+            _client(srv, timeout=1.0) as c:
+        started = time.monotonic()
+        with pytest.raises(ServiceUnavailable, match=r"deadline|timed out"):
+            c.profile(1)
+        elapsed = time.monotonic() - started
+    assert srv.hits[PROFILE] == 2  # both attempts got headers, both hit the deadline
+    assert c.requests["ico"] == 2
+    assert 1.0 < elapsed < 10  # 2 attempts of 1 s each; the whole body needs 11.5 s
+
+
+def test_trickled_headers_fail_at_the_total_deadline():
+    with HostileServer({PROFILE: trickle_headers(b'{"error":null,"data":{"id":1}}', 0.05)}) \
+            as srv, _client(srv, timeout=1.0) as c:
+        started = time.monotonic()
+        with pytest.raises(ServiceUnavailable, match="timed out"):
+            c.profile(1)
+        elapsed = time.monotonic() - started
+    assert srv.hits[PROFILE] == 2
+    assert c.requests["ico"] == 0 and c.attempts["ico"] == 2  # no status line ever came
+    assert 1.0 < elapsed < 10  # the headers alone take 13 s to arrive
+
+
+# -- size -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_huge_body_is_cut_at_the_cap(chunked):
+    with HostileServer({PROFILE: endless_body(512 * MiB, chunked=chunked)}) as srv, \
+            _client(srv, max_response_bytes=1 * MiB) as c:
+        with pytest.raises(BadResponse, match=r"1048576 bytes") as info:
+            c.profile(1)
+        assert "larger than" in info.value.reason or "announces" in info.value.reason
+        assert srv.hits[PROFILE] == 2
+    assert srv.bytes_sent < 64 * MiB  # the client hung up long before 512 MiB
+
+
+def test_a_gzip_bomb_is_cut_at_the_cap_in_bounded_memory():
+    bomb = gzip_bomb(256 * MiB)
+    assert len(bomb) < 1 * MiB  # the raw body is well under the cap
+    with HostileServer({PROFILE: raw_reply(bomb, headers={"Content-Encoding": "gzip"})}) as srv, \
+            _client(srv, max_response_bytes=2 * MiB) as c:
+        tracemalloc.start()
+        try:
+            with pytest.raises(BadResponse, match="inflates past 2097152 bytes"):
+                c.profile(1)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert srv.hits[PROFILE] == 2
+    assert peak < 32 * MiB  # not the 256 MiB the bomb inflates to
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_compressed_bodies_within_the_cap_are_read(encoding):
+    data = {"id": 7, "main": {"name": "Zürich Café " * 50}}
+    with HostileServer({PROFILE: encoded_reply({"error": None, "data": data}, encoding)}) \
+            as srv, _client(srv) as c:
+        assert c.profile(7) == data
+    assert srv.hits[PROFILE] == 1
+
+
+def test_a_corrupt_gzip_body_is_a_failed_attempt():
+    corrupt = gzip_bomb(1 * MiB)[:10] + b"\xff" * 64
+    with _against({PROFILE: raw_reply(corrupt, headers={"Content-Encoding": "gzip"})}) \
+            as (srv, c), pytest.raises(BadResponse, match="gzip body is corrupt"):
+        c.profile(1)
+    assert srv.hits[PROFILE] == 2
+
+
+# -- redirects -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_redirects_are_refused_and_nothing_reaches_their_target(status):
+    with HostileServer({}, default=json_reply({"error": None, "data": {"id": 1}})) as target:
+        location = target.base_url + PROFILE
+        with HostileServer({PROFILE: redirect(status, location)}) as srv, _client(srv) as c:
+            started = time.monotonic()
+            with pytest.raises(Redirected) as info:
+                c.profile(1)
+        assert time.monotonic() - started < 10
+    message = str(info.value)
+    assert f"HTTP {status}" in message and location in message
+    assert not isinstance(info.value, InvalidParameter)  # never blamed on the user
+    assert srv.hits[PROFILE] == 1  # not retried
+    assert target.received == []  # no request, so no signed header, went elsewhere
+
+
+def test_an_injected_session_still_refuses_redirects_and_is_left_open():
+    with HostileServer({}, default=json_reply({"error": None, "data": {"id": 1}})) as target, \
+            HostileServer({PROFILE: redirect(307, target.base_url + PROFILE),
+                           FILTERS: json_reply({"error": None, "platform": []})}) as srv:
+        session = requests.Session()
+        session.headers["User-Agent"] = "my-notebook"
+        with _client(srv, session=session) as c:
+            assert c.filters() == {"error": None, "platform": []}
+            with pytest.raises(Redirected, match="307"):
+                c.profile(1)
+        assert target.received == []
+        assert srv.received[0][2]["User-Agent"] == "my-notebook"
+        assert session.get_adapter(srv.base_url + "/").poolmanager is not None
+        session.close()
+
+
+# -- failures everywhere ------------------------------------------------------------
+
+
+def test_html_500_everywhere_is_retried_within_the_policy_then_unavailable():
+    policy = RetryPolicy(max_attempts=3, backoff=0.001, max_backoff=0.002, max_elapsed=30)
+    with HostileServer({}, default=html_reply(500, "Internal Server Error")) as srv, \
+            _client(srv, retry=policy) as c:
+        for call in (c.filters, c.list_page, lambda: c.profile(3)):
+            with pytest.raises(ServiceUnavailable) as info:
+                call()
+            assert not isinstance(info.value, BadResponse)
+            assert info.value.last_failure == "HTTP 500"
+    assert srv.hits == {FILTERS: 3, LIST: 3, PROFILE: 3}
+    assert c.total_requests == 9
+
+
+def test_refused_connections_cost_no_requests_and_never_call_the_hook():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed on exit: nothing listens there
+    seen: list[str] = []
+    with Client(base_url=f"http://127.0.0.1:{port}", public_key="p", private_key="s",
+                retry=TWO_TRIES, on_request=seen.append) as c, \
+            pytest.raises(ServiceUnavailable, match="connection refused") as info:
+        c.profile(1)
+    assert info.value.last_failure == "connection refused"
+    assert c.attempts["ico"] == 2
+    assert c.requests["ico"] == 0 and c.total_requests == 0 and seen == []
+
+
+# -- text -------------------------------------------------------------------------
+
+
+def test_text_html_without_charset_is_still_read_as_utf8():
+    data = {"id": 4, "main": {"name": "Zürich Café", "location": "Côte d'Ivoire"}}
+    with HostileServer({PROFILE: json_reply({"error": None, "data": data},
+                                            content_type="text/html")}) as srv, \
+            _client(srv) as c:
+        assert c.profile(4)["main"] == {"name": "Zürich Café", "location": "Côte d'Ivoire"}
+
+
+def test_malformed_utf8_is_a_failed_attempt():
+    body = b'{"error":null,"data":{"id":1,"main":{"name":"Z\xfcrich"}}}'  # Latin-1 byte
+    with _against({PROFILE: raw_reply(body)}) as (srv, c), \
+            pytest.raises(BadResponse, match="not valid UTF-8"):
+        c.profile(1)
+    assert srv.hits[PROFILE] == 2
+
+
+@pytest.mark.parametrize(("depth", "fragment"), [(100_000, "nested too deeply"),
+                                                 (500, "deeper than 32")])
+def test_deep_json_is_a_failed_attempt_not_a_crash(depth, fragment):
+    body = b'{"error":null,"data":{"id":1,"x":' + b"[" * depth + b"]" * depth + b"}}"
+    with _against({PROFILE: raw_reply(body)}) as (srv, c), \
+            pytest.raises(BadResponse, match=fragment):
+        c.profile(1)
+    assert srv.hits[PROFILE] == 2
+
+
+def test_a_body_that_is_not_json_is_a_failed_attempt():
+    with HostileServer({FILTERS: raw_reply(b"<html>maintenance</html>",
+                                           content_type="text/html")}) as srv, \
+            _client(srv) as c, pytest.raises(BadResponse, match="not JSON"):
+        c.filters()
+    assert srv.hits[FILTERS] == 2
+
+
+# -- the error field -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("error", ["Out of API limits", {"code": 485}, [485], True, 4.5, "1e3"])
+def test_an_error_field_that_is_not_a_code_is_a_failed_response(error):
+    payload = {"error": error, "data": {"id": 1}}
+    with _against({PROFILE: json_reply(payload)}) as (srv, c), \
+            pytest.raises(BadResponse, match="the error field is"):
+        c.profile(1)
+    assert srv.hits[PROFILE] == 2
+
+
+def test_an_integral_string_error_code_is_read_as_the_code():
+    with _against({PROFILE: json_reply({"error": "485", "data": None})}) as (srv, c), \
+            pytest.raises(QuotaExceeded):
+        c.profile(1)
+    assert srv.hits[PROFILE] == 1
+
+
+# -- profiles -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("make_data", "fragment"),
+    [
+        (lambda asked: {"id": asked + 1, "main": {}}, "data.id is 6, not the 5 requested"),
+        (lambda asked: {"main": {"name": "no id"}}, "data.id is None, not the 5 requested"),
+        (lambda asked: None, "data for id 5 is NoneType"),
+        (lambda asked: [{"id": asked}], "data for id 5 is list"),
+    ],
+    ids=["mismatched", "id-missing", "null", "list"],
+)
+def test_a_profile_that_is_not_the_one_asked_for_is_refused(make_data, fragment):
+    with _against({PROFILE: profile_reply(make_data)}) as (srv, c), \
+            pytest.raises(BadResponse, match=fragment) as info:
+        c.profile(5)
+    assert info.value.endpoint == PROFILE
+    assert srv.hits[PROFILE] == 2 == c.requests["ico"]
+
+
+def test_a_profile_without_data_is_refused():
+    with _against({PROFILE: json_reply({"error": None})}) as (srv, c), \
+            pytest.raises(BadResponse, match="data for id 5 is missing"):
+        c.profile(5)
+    assert srv.hits[PROFILE] == 2
+
+
+def test_a_profile_whose_id_is_a_digit_string_is_accepted():
+    with HostileServer({PROFILE: profile_reply(lambda asked: {"id": str(asked)})}) as srv, \
+            _client(srv) as c:
+        assert c.profile(12) == {"id": "12"}
+
+
+# -- list pages -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("page", "fragment"),
+    [
+        (_page("30", 10**9), "total_pages is 1000000000, above the 10000"),
+        (_page(str(20 * 10**6), 10**6), "above the 10000 pages"),
+        (_page("30", -1), "total_pages is '-1', not a non-negative integer"),
+        (_page("30", "1e9"), "total_pages is '1e9'"),
+        (_page("30", "two"), "total_pages is 'two'"),
+        (_page("1e9", 2), "total_icos is '1e9'"),
+        (_page("30", 7), "total_pages is 7 but total_icos 30 makes 2 pages"),
+        (_page("30", 2, data={"id": 1}), "data is dict, not a list"),
+        (_page("30", 2, current_page=2), "current_page is 2, not the page 1"),
+        ({"total_icos": "30", "error": None, "data": []}, "total_pages is 'None'"),
+    ],
+    ids=["huge", "above-cap", "negative", "1e9", "text", "icos-1e9", "inconsistent",
+         "data-object", "other-page", "missing"],
+)
+def test_a_list_page_with_bad_counts_is_refused(page, fragment):
+    with _against({LIST: json_reply(page)}) as (srv, c), pytest.raises(BadResponse, match=fragment):
+        c.list_page(status="past")
+    assert srv.hits[LIST] == 2
+
+
+def test_a_consistent_list_page_passes_and_odd_items_are_reported(caplog):
+    page = _page("41", "3", data=[{"id": 1}, 7, "x"])
+    with HostileServer({LIST: json_reply(page)}) as srv, _client(srv) as c:
+        caplog.set_level(logging.WARNING, logger="icoframes.api.gate")
+        assert c.list_page() == page
+    assert "2 item(s) that are not objects" in caplog.text
+    assert srv.hits[LIST] == 1
