@@ -141,9 +141,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_workers", "int", _int(1, 64), 8, "8",
             "Concurrent requests used by loaders (1 to 64)."),
     Setting("timeout", "float", _seconds, 30.0, "30",
-            "Seconds to wait for one response."),
+            "Seconds one request may take in all, response body included."),
     Setting("daily_quota", "int", _int(1), 5000, "5000",
-            "Requests allowed per key per UTC day (the service's limit is 5000)."),
+            "Requests allowed per key per UTC day (the service's limit is 5000); a hard "
+            "cap: no request is sent beyond it."),
+    Setting("max_response_bytes", "int", _int(1024), 4 * 1024 * 1024, "4194304 (4 MiB)",
+            "Largest response body accepted, raw and decompressed alike (bytes)."),
 )
 """Every setting, once: the source of everything else in this module."""
 

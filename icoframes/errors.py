@@ -13,6 +13,8 @@ Errors reported by the API carry the numeric code of the response body in
         ├── NotFound           482 for a profile id (for list queries 482 is an empty result)
         ├── QuotaExceeded      485: the daily request allowance is used up
         └── ServiceUnavailable transient failures persisted after every retry
+            └── BadResponse    the service answered, but the response gate refused it
+                └── Redirected a 3xx: redirects are never followed
 
 481 (method does not exist) is raised as a plain :class:`APIError`.
 
@@ -43,6 +45,7 @@ from pathlib import Path
 __all__ = [
     "APIError",
     "AuthError",
+    "BadResponse",
     "CacheWarning",
     "ConfigError",
     "IcoframesError",
@@ -53,6 +56,7 @@ __all__ = [
     "NotFound",
     "QuotaExceeded",
     "QuotaWarning",
+    "Redirected",
     "ServiceUnavailable",
     "error_for_code",
     "warn",
@@ -119,7 +123,36 @@ class QuotaExceeded(APIError):
 
 
 class ServiceUnavailable(APIError):
-    """The service kept failing (network errors, 5xx, bad JSON) after every retry."""
+    """The service kept failing (network errors, 5xx, bad JSON) after every retry.
+
+    ``last_failure`` names the last cause (``"connection refused"``, ``"HTTP 500"``,
+    ``"not JSON"``...) when there was one.
+    """
+
+    last_failure: str | None = None
+
+
+class BadResponse(ServiceUnavailable):
+    """The service answered, but with something the gate refused, after every retry.
+
+    ``reason`` says what was wrong with the last answer (``"not JSON"``,
+    ``"data.id is 7, not the 5 requested"``, ...). Being a
+    :class:`~icoframes.errors.ServiceUnavailable`, it is never blamed on the
+    caller's arguments.
+    """
+
+    def __init__(self, message: str, *, code: int | None = None, endpoint: str | None = None,
+                 reason: str = ""):
+        super().__init__(message, code=code, endpoint=endpoint)
+        self.reason = reason
+
+
+class Redirected(BadResponse):
+    """The service answered with a redirect (3xx); redirects are never followed.
+
+    Following one would send the signed headers to another address and trust
+    whatever it answers; the error names the status and the ``Location``.
+    """
 
 
 _MESSAGES = {

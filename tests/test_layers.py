@@ -141,3 +141,13 @@ def test_the_fingerprint_covers_schema_version_and_source(monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(icoframes.store.derived, "_parse_sources", lambda: "edited")
     assert icoframes.store.derived.parser_fingerprint() != base
+
+
+def test_no_module_is_over_450_lines():
+    from pathlib import Path
+
+    root = Path(icoframes.__file__).parent
+    long = {str(p.relative_to(root)): n for p in root.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
+    assert not long, long
+

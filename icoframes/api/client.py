@@ -22,15 +22,13 @@ import hmac
 import json
 import logging
 import os
-import random
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import requests
-import urllib3
 
 from ..config import Settings, get_settings
 from ..errors import (
@@ -56,6 +54,7 @@ from .gate import (
     redirect_error,
 )
 from .params import validate_list_params
+from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, transport_reason
 
 __all__ = ["ENDPOINTS", "BadResponse", "Client", "Redirected", "RetryPolicy", "sign"]
 
@@ -66,17 +65,6 @@ ENDPOINTS: dict[str, str] = {
     "icos": "/api/v1/icos/",
     "ico": "/api/v1/ico/",
 }
-
-# Failures of the connection or of the response in transit: worth another try.
-_TRANSIENT_ERRORS = (
-    requests.ConnectionError,
-    requests.Timeout,
-    requests.exceptions.ChunkedEncodingError,
-    requests.exceptions.ContentDecodingError,
-)
-
-# The body broke off or timed out while streamed (urllib3 errors surface unwrapped there).
-_BROKEN_BODY = (urllib3.exceptions.HTTPError, requests.RequestException, OSError)
 
 # Codes that describe the request itself: sending it again cannot help.
 _FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
@@ -92,28 +80,6 @@ def sign(body: bytes, private_key: str) -> str:
     """
     digest = hmac.new(private_key.encode("utf-8"), body, hashlib.sha256).digest()
     return base64.b64encode(digest).decode("ascii")
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How transient failures are retried.
-
-    A failure is transient when the connection fails or times out, the HTTP
-    status is 5xx, or 429 arrives without an error code, or the body is not
-    JSON. Waits grow as ``backoff * 2**n`` capped at ``max_backoff``, each
-    multiplied by a random factor in [0.5, 1] so that concurrent workers do not
-    retry in lockstep. Retrying stops after ``max_attempts`` tries or once the
-    next wait would pass ``max_elapsed`` seconds since the first try.
-    """
-
-    max_attempts: int = 6
-    backoff: float = 0.2
-    max_backoff: float = 5.0
-    max_elapsed: float = 60.0
-
-    def wait(self, retry_number: int) -> float:
-        cap = min(self.max_backoff, self.backoff * 2**retry_number)
-        return cap * random.uniform(0.5, 1.0)
 
 
 class _Transient(Exception):
@@ -136,6 +102,14 @@ class _Counter:
     def snapshot(self) -> dict[str, int]:
         with self.lock:
             return dict(self.counts)
+
+
+class Budget(Protocol):
+    """A daily request budget: booked before sending, handed back without a response."""
+
+    def take(self, endpoint: str) -> None: ...
+
+    def give_back(self, endpoint: str) -> None: ...
 
 
 class Client:
@@ -166,6 +140,12 @@ class Client:
         (connection refused, timed out before the status line) are not
         reported: the service cannot have counted them against the quota. The
         loaders keep their daily request ledger with it.
+    budget : object with ``take(endpoint)`` and ``give_back(endpoint)``, optional
+        The daily request budget (the loaders pass their
+        :class:`~icoframes.store.ledger.QuotaLedger`). ``take`` is called before
+        every attempt and may raise :class:`~icoframes.errors.QuotaExceeded`, so
+        the cap holds before anything is sent; ``give_back`` undoes it when the
+        attempt got no HTTP response (the service never saw it).
     max_response_bytes : int, default 4 MiB
         Largest body accepted, raw and inflated alike; a larger one is a failed
         attempt.
@@ -194,6 +174,7 @@ class Client:
         pool_size: int = 8,
         retry: RetryPolicy | None = None,
         on_request: Callable[[str], None] | None = None,
+        budget: Budget | None = None,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
         session: requests.Session | None = None,
     ) -> None:
@@ -204,6 +185,7 @@ class Client:
         self.max_response_bytes = int(max_response_bytes)
         self.retry = retry or RetryPolicy()
         self._on_request = on_request
+        self._budget = budget
         self._attempts = _Counter()
         self._responses = _Counter()
         adapter = GateAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
@@ -230,10 +212,7 @@ class Client:
         s = (settings or get_settings()).require_credentials()
         kwargs.setdefault("pool_size", s.max_workers)
         kwargs.setdefault("timeout", s.timeout)
-        # getattr: the setting is read when config declares it (issue 10)
-        cap = getattr(s, "max_response_bytes", None)
-        if cap is not None:
-            kwargs.setdefault("max_response_bytes", cap)
+        kwargs.setdefault("max_response_bytes", s.max_response_bytes)
         return cls(base_url=s.base_url, public_key=s.public_key, private_key=s.private_key,
                    **kwargs)
 
@@ -366,18 +345,26 @@ class Client:
                 log.info("%s: %s; retry %d in %.2f s", path, exc, attempt, delay)
                 time.sleep(delay)
 
+    def _no_response(self, endpoint: str) -> None:
+        if self._budget is not None:
+            self._budget.give_back(endpoint)
+
     def _send_once(self, endpoint: str, url: str, body: bytes, headers: dict[str, str],
                    check: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
         path = ENDPOINTS[endpoint]
+        if self._budget is not None:
+            self._budget.take(endpoint)  # QuotaExceeded here: nothing was sent
         self._attempts.add(endpoint)
         with deadline(self.timeout) as until:
             try:
                 response = self._session.post(
                     url, data=body, headers=headers, stream=True, allow_redirects=False,
                     timeout=(min(5.0, self.timeout), self.timeout))
-            except _TRANSIENT_ERRORS as exc:
-                raise _Transient(_transport_reason(exc)) from None
+            except TRANSIENT_ERRORS as exc:
+                self._no_response(endpoint)
+                raise _Transient(transport_reason(exc)) from None
             except requests.RequestException as exc:  # a bad URL or header: retrying cannot help
+                self._no_response(endpoint)
                 raise APIError(f"{path}: the request could not be sent ({type(exc).__name__}: "
                                f"{exc})", endpoint=path) from None
             # it reached the service: from here on it counts against the quota
@@ -395,8 +382,8 @@ class Client:
                                          until=until)
                 except Rejected as exc:
                     raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
-                except _BROKEN_BODY as exc:
-                    raise _Transient(f"HTTP {status}: {_transport_reason(exc)} while "
+                except BROKEN_BODY as exc:
+                    raise _Transient(f"HTTP {status}: {transport_reason(exc)} while "
                                      "reading the body") from None
                 done = True
             finally:
@@ -430,16 +417,6 @@ class Client:
         except Rejected as exc:
             raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
         return decoded
-
-
-def _transport_reason(exc: BaseException) -> str:
-    """A short cause for the log and the final error ("connection refused", "timed out")."""
-    text = str(exc).lower()
-    if isinstance(exc, requests.Timeout | urllib3.exceptions.TimeoutError) or "timed out" in text:
-        return "timed out"
-    if "refused" in text:
-        return "connection refused"
-    return type(exc).__name__
 
 
 def _with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:

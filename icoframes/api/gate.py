@@ -40,7 +40,8 @@ from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from ..errors import ServiceUnavailable
+from ..errors import BadResponse, Redirected
+from .params import PAGE_SIZE
 
 __all__ = [
     "MAX_DEPTH",
@@ -69,9 +70,6 @@ MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 MAX_PAGES = 10_000
 """Hard cap on ``total_pages``: 200,000 ICOs, far above any real directory."""
 
-PAGE_SIZE = 20
-"""ICOs per list page (spec 4.2); ``total_pages`` must be about ``ceil(total_icos / 20)``."""
-
 MAX_DEPTH = 32
 """Deepest JSON nesting accepted; a profile nests 4 levels (data > team > member > social)."""
 
@@ -80,29 +78,6 @@ _CHUNK = 64 * 1024
 
 # -- errors ---------------------------------------------------------------------
 # TODO(errors.py): both classes belong in icoframes/errors.py with the others.
-
-
-class BadResponse(ServiceUnavailable):
-    """The service answered, but with something the gate refused, after every retry.
-
-    ``reason`` says what was wrong with the last answer (``"not JSON"``,
-    ``"data.id is 7, not the 5 requested"``, ...). Being a
-    :class:`~icoframes.errors.ServiceUnavailable`, it is never blamed on the
-    caller's arguments.
-    """
-
-    def __init__(self, message: str, *, code: int | None = None, endpoint: str | None = None,
-                 reason: str = ""):
-        super().__init__(message, code=code, endpoint=endpoint)
-        self.reason = reason
-
-
-class Redirected(BadResponse):
-    """The service answered with a redirect (3xx); redirects are never followed.
-
-    Following one would send the signed headers to another address and trust
-    whatever it answers; the error names the status and the ``Location``.
-    """
 
 
 class Rejected(Exception):

@@ -24,6 +24,7 @@ from ..errors import InvalidParameter
 __all__ = [
     "ID_LIST_PARAMS",
     "LIST_PARAMS",
+    "PAGE_SIZE",
     "PARAMS",
     "SORT_KEYS",
     "STATUSES",
@@ -36,6 +37,9 @@ __all__ = [
 Kind = Literal["sort", "int", "ids", "strings", "status", "yes-flag"]
 
 STATUSES = ("ongoing", "upcoming", "past")
+
+#: ICOs per list page (spec 4.2 and 8): the most the service returns per page.
+PAGE_SIZE = 20
 SORT_KEYS = ("name", "id", "start_datetime", "end_datetime")
 
 

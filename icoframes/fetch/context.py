@@ -115,8 +115,9 @@ class LoadContext:
             raise NotCached(f"offline=True, but {what} is not in the cache "
                             f"({self.cache.dir}); load it once online first")
         if self._client is None:
-            # every request is booked before it is sent: daily_quota is a hard cap
-            self._client = Client.from_settings(self.settings, on_request=self.ledger.take,
+            # every request is booked before it is sent (daily_quota is a hard cap) and
+            # handed back when it got no response (the service never saw it)
+            self._client = Client.from_settings(self.settings, budget=self.ledger,
                                                 pool_size=self.settings.max_workers)
         return self._client
 

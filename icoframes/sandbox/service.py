@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..api.params import validate_list_params
+from ..api.params import PAGE_SIZE, validate_list_params
 from ..errors import InvalidParameter
 from .catalog import filter_set
 from .directory import Directory
@@ -48,7 +48,6 @@ from .stats import SandboxStats
 __all__ = ["PAGE_SIZE", "Fault", "Reply", "Service"]
 
 #: ICOs per list page (spec 4.2).
-PAGE_SIZE = 20
 _ENDPOINTS = {"/api/v1/filters": "filters", "/api/v1/icos": "icos", "/api/v1/ico": "ico"}
 _HTTP_STATUS = {480: 403, 481: 404, 485: 429}
 _FAULT_KINDS = ("http5xx", "drop", "truncated")

@@ -1,0 +1,54 @@
+"""What is worth another try, how long to wait, and a short name for a transport failure."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import requests
+import urllib3
+
+__all__ = ["BROKEN_BODY", "TRANSIENT_ERRORS", "RetryPolicy", "transport_reason"]
+
+# Failures of the connection or of the response in transit: worth another try.
+TRANSIENT_ERRORS = (
+    requests.ConnectionError,
+    requests.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+)
+
+# The body broke off or timed out while streamed (urllib3 errors surface unwrapped there).
+BROKEN_BODY = (urllib3.exceptions.HTTPError, requests.RequestException, OSError)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How transient failures are retried.
+
+    A failure is transient when the connection fails or times out, the HTTP
+    status is 5xx, or 429 arrives without an error code, or the body is not
+    JSON. Waits grow as ``backoff * 2**n`` capped at ``max_backoff``, each
+    multiplied by a random factor in [0.5, 1] so that concurrent workers do not
+    retry in lockstep. Retrying stops after ``max_attempts`` tries or once the
+    next wait would pass ``max_elapsed`` seconds since the first try.
+    """
+
+    max_attempts: int = 6
+    backoff: float = 0.2
+    max_backoff: float = 5.0
+    max_elapsed: float = 60.0
+
+    def wait(self, retry_number: int) -> float:
+        cap = min(self.max_backoff, self.backoff * 2**retry_number)
+        return cap * random.uniform(0.5, 1.0)
+
+
+def transport_reason(exc: BaseException) -> str:
+    """A short cause for the log and the final error ("connection refused", "timed out")."""
+    text = str(exc).lower()
+    if isinstance(exc, requests.Timeout | urllib3.exceptions.TimeoutError) or "timed out" in text:
+        return "timed out"
+    if "refused" in text:
+        return "connection refused"
+    return type(exc).__name__

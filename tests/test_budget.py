@@ -1,0 +1,76 @@
+"""What a load spends and reports: the honest budget and the values lists lose."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from hostile import LIST, HostileServer, json_reply
+
+import icoframes
+from icoframes.errors import QuotaExceeded, ServiceUnavailable
+from icoframes.store.ledger import QuotaLedger
+
+PAGE = {
+    "total_icos": "3", "total_pages": 1, "current_page": 1, "error": None,
+    "data": [
+        {"id": 11, "main": {"name": "Good", "ico_score": "3.5"}, "finance": {"raised": ""}},
+        {"id": "99999999999999999999", "main": {"name": "Huge id"}},
+        {"id": 12, "main": {"name": "Odd score", "ico_score": "high"}},
+    ],
+}
+
+
+def test_load_list_counts_what_it_could_not_read(tmp_path):
+    with HostileServer({LIST: json_reply(PAGE)}) as srv:
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path)
+        try:
+            listing = icoframes.load_list(status="past", progress=False)
+            again = icoframes.load_list(status="past", progress=False)  # from the cache
+        finally:
+            icoframes.reset_configuration()
+    assert listing["id"].tolist() == [11, 12]
+    assert listing["ico_score"].isna().tolist() == [False, True]
+    for frame, from_cache in ((listing, False), (again, True)):
+        (query,) = frame.attrs["icoframes"]["queries"]
+        assert query["from_cache"] is from_cache
+        lost = {(p["table"], p["column"]): p for p in query["problems"]}
+        assert lost[("list", "id")]["count"] == 1
+        assert lost[("list", "ico_score")]["examples"] == ["'high'"]
+    assert again.attrs["icoframes"]["requests"] == {"filters": 0, "icos": 0, "ico": 0}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_refused_connections_cost_no_quota(tmp_path):
+    url = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
+    icoframes.configure(base_url=url, public_key="pk", private_key="sk", cache_dir=tmp_path,
+                        timeout=1)
+    try:
+        with pytest.raises(ServiceUnavailable, match="connection refused"):
+            icoframes.load_list(status="past", progress=False)
+        assert icoframes.cache_info()["requests_today"] == 0
+    finally:
+        icoframes.reset_configuration()
+
+
+def test_the_ledger_is_per_service_and_a_cap_is_checked_before_sending(tmp_path):
+    a = QuotaLedger(tmp_path, "key", limit=1, service="http://127.0.0.1:1")
+    b = QuotaLedger(tmp_path, "key", limit=1, service="http://127.0.0.1:2")
+    a.take("ico")
+    b.take("ico")  # another service: its own count
+    with pytest.raises(QuotaExceeded):
+        a.take("ico")
+    with HostileServer({LIST: json_reply(PAGE)}) as srv:
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "c", daily_quota=1)
+        try:
+            icoframes.load_list(status="past", progress=False)  # 1 page: the whole quota
+            with pytest.raises(QuotaExceeded, match="daily_quota"):
+                icoframes.load_list(status="upcoming", progress=False)
+        finally:
+            icoframes.reset_configuration()
+        assert srv.hits[LIST] == 1  # the second load sent nothing
