@@ -1,7 +1,7 @@
 """Run the benchmarks and write ``benchmarks/RESULTS.md``: ``python -m benchmarks``.
 
 Options: ``--quick`` (small sizes, one repetition: a smoke run), ``--only
-tidy,crawl,quota,cache`` (a subset), ``--out PATH``. A full run writes
+tidy,features,crawl,quota,cache`` (a subset), ``--out PATH``. A full run writes
 ``benchmarks/RESULTS.md``; a quick or partial run prints its markdown instead,
 so it never replaces the full results, unless ``--out`` is given. Progress goes
 to stderr. The full run is sized to finish in under 10 minutes on 2 cores.
@@ -67,6 +67,14 @@ def _tidy_targets(results: list[dict]) -> list[Target]:
     ]
 
 
+def _features(quick: bool) -> Section:
+    from . import bench_features
+
+    result = bench_features.run(n=500, repeats=1) if quick else bench_features.run()
+    return Section("Features: one row per ICO, with USD", bench_features.markdown(result),
+                   bench_features.targets(result))
+
+
 def _crawl(quick: bool) -> Section:
     result = bench_crawl.run(bench_crawl.QUICK if quick else bench_crawl.FULL)
     return Section("Crawl: cold load of the past ICOs", bench_crawl.markdown(result),
@@ -87,7 +95,7 @@ def _cache(quick: bool) -> Section:
 
 
 BENCHMARKS: dict[str, Callable[[bool], Section]] = {
-    "tidy": _tidy, "crawl": _crawl, "quota": _quota, "cache": _cache,
+    "tidy": _tidy, "features": _features, "crawl": _crawl, "quota": _quota, "cache": _cache,
 }
 
 

@@ -45,6 +45,7 @@ from icoframes.parse.rules import (
     parse_id,
     parse_label_date,
 )
+from icoframes.parse.units import read_amount_group
 from icoframes.schema import TABLES, TEXT_DTYPE, TableSchema
 from icoframes.tables import Tables
 
@@ -162,6 +163,17 @@ def baseline_tidy(profiles: list[dict[str, Any]],
     flat = flat.rename(columns=lambda name: name.split(".", 1)[-1])
     flat["status"] = flat["id"].map(statuses or {})
     icos = _clean(flat, TABLES["icos"])
+    # Amounts and their unit column read together (the same rules as tidy's).
+    for unit, amounts in (("caps_unit", ("soft_cap", "hard_cap")),
+                          ("purchase_unit", ("min_purchase", "max_purchase")),
+                          ("token_price_unit", ("token_price",))):
+        numbers, codes, _ = read_amount_group(
+            {name: flat[name].tolist() for name in amounts},
+            icos[unit].astype(object).where(icos[unit].notna(), None).tolist(),
+            exchange=("token_price",) if unit == "token_price_unit" else ())
+        for name in amounts:
+            icos[name] = numbers[name]
+        icos[unit] = pd.Series(codes, dtype=TEXT_DTYPE)
 
     wanted = set(icos["id"].tolist())
     team, advisors, social, distribution, bonuses, roadmap = [], [], [], [], [], []

@@ -22,6 +22,9 @@ datetime    ``datetime64[ms]`` (naive)             the spec names no time zone
 list        ``object`` holding ``list[str]``        always a list, empty when none
 ==========  =====================================  =====================================
 
+Units: the ``*_unit`` columns hold canonical codes; their alias table
+(``"US Dollar"`` -> ``USD``) is declared once in :data:`icoframes.parse.units.UNIT_ALIASES`.
+
 Booleans: the API writes ``''`` both for "does not hold" and for "unknown", so
 a boolean column is True only where the API said ``true`` and False otherwise.
 """

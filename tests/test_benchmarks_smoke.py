@@ -9,6 +9,8 @@ import math
 import sys
 from pathlib import Path
 
+import pytest
+
 # benchmarks/ is a top-level folder, not part of the installed package, and
 # `pytest` (unlike `python -m pytest`) does not put the repository root on sys.path
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,3 +70,26 @@ def test_results_page_has_machine_targets_sections_and_notes():
     for part in ("## Machine", "## Targets", "## Example", "## Notes", "a note",
                  "| example | be fast | 1.0 s | **no** |", "Missed: be fast"):
         assert part in text
+
+
+def test_features_benchmark_checks_the_handwritten_columns_equal_and_can_tell_them_apart():
+    from benchmarks import bench_features
+    from benchmarks.bench_tidy import _statuses, load_profiles
+    from icoframes import features, tidy
+    from icoframes.sandbox import rates as sandbox_rates
+
+    result = bench_features.run(n=150, repeats=1)
+    assert result["features"].n == result["handwritten"].n == 1
+    assert result["shared"] == len(bench_features.SHARED) and result["columns"] > 30
+    assert "hand-written pandas" in bench_features.markdown(result)
+    assert bench_features.targets(result) == []  # the target is stated for 10,000 only
+    profiles = load_profiles(150)
+    tables = tidy(profiles, statuses=_statuses(profiles))
+    rates = sandbox_rates()
+    ours = features(tables, rates=rates)
+    theirs = bench_features.handwritten_features(tables, rates)
+    bench_features.check_same(ours, theirs)
+    assert ours["hard_cap_usd"].notna().sum() > 100  # the USD columns are really compared
+    theirs.loc[0, "hard_cap_usd"] = theirs.loc[0, "hard_cap_usd"] * 2 + 1
+    with pytest.raises(AssertionError, match="hard_cap_usd"):
+        bench_features.check_same(ours, theirs)

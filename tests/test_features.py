@@ -230,3 +230,14 @@ def test_sandbox_features_are_plausible():
     assert int(feats["is_ethereum"].sum()) == sum(r.platform_id == 1 for r in directory.records())
     assert 0.7 < feats["reached_soft_cap"].mean() <= 1.0
     assert feats["raised_to_hard_cap"].median() == pytest.approx(0.8, abs=0.15)
+
+
+def test_the_readme_defines_every_feature_as_describe_features_does():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Money and features", 1)[1].split("\n## ", 1)[0]
+    for feature in FEATURES:
+        definition = feature.definition.replace("|", "\\|")  # escaped in a markdown table
+        row = f"| `{feature.name}` | {feature.dtype} | {definition}"
+        assert row in section, feature.name

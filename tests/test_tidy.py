@@ -612,6 +612,17 @@ def _ref_number(value, percent=False):
         return None
 
 
+_REF_EXCHANGE = re.compile(r"1 ([A-Z]+) = (\d+) [A-Z]+")
+
+
+def _ref_price(value, unit):
+    """token_price: ``'1 ETH = 3500 MTL'`` is 1/3500 when the unit is that currency."""
+    match = _REF_EXCHANGE.fullmatch(value.strip()) if isinstance(value, str) else None
+    if match is None:
+        return _ref_number(value)
+    return 1 / float(match[2]) if match[1] == unit else None
+
+
 def _ref_flag(value):
     return value is True or value == 1 or (isinstance(value, str) and
                                            value.strip().lower() in ("1", "true", "yes"))
@@ -664,6 +675,8 @@ def _expected_tables(profiles, statuses):
         for column in TABLES["icos"].columns[2:]:
             raw = profile[section_of[column.name]].get(column.name)
             row[column.name] = _kind_reader(column.kind)(raw)
+        finance = profile["finance"]
+        row["token_price"] = _ref_price(finance["token_price"], finance["token_price_unit"])
         out["icos"].append(row)
         own_links = profile["links"]["social"] or {}
         for network, url in own_links.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from icoframes.parse.units import (
@@ -134,3 +135,73 @@ def test_an_exchange_is_not_an_amount():
 def test_empty_columns():
     amounts, units, bad = read_amounts([], [])
     assert amounts.dtype == np.float64 and len(amounts) == 0 and len(units) == 0 and bad == []
+
+
+def test_a_ticker_starting_like_a_multiplier_is_not_one():
+    # "MTL" is a ticker, not "M" (million) followed by "TL"
+    prices, _, bad = read_price(["1 ETH = 3500 MTL", "1 ETH = 2 BNT", "1 ETH = 2 M KIN"],
+                                    ["ETH", "ETH", "ETH"])
+    assert prices.tolist() == [1 / 3500, 1 / 2, 1 / 2e6] and bad == []
+
+
+# --------------------------------------------------------------------------- through tidy
+
+
+def _profile(pid: int, **finance: object) -> dict:
+    return {"id": pid, "main": {"name": f"ICO {pid}"}, "finance": finance}
+
+
+def _tidy_units(*profiles: dict):
+    from icoframes import tidy
+
+    tables = tidy(list(profiles))
+    problems = tables.problems.set_index(["table", "column"])
+    return tables.icos.set_index("id"), problems
+
+
+def test_tidy_reads_caps_with_their_unit():
+    icos, problems = _tidy_units(
+        _profile(1, soft_cap="$2,000,000", hard_cap="3,000 ETH", caps_unit="ETH"),
+        _profile(2, soft_cap=10, hard_cap="30,000 ETH", caps_unit=""),
+        _profile(3, soft_cap="$1M", hard_cap=5_000_000, caps_unit="US Dollar"),
+        _profile(4, soft_cap=1, hard_cap=2, caps_unit="xyz"),
+    )
+    assert np.isnan(icos.loc[1, "soft_cap"]) and icos.loc[1, "hard_cap"] == 3000.0
+    assert icos.loc[2, ["soft_cap", "hard_cap"]].tolist() == [10.0, 30000.0]
+    assert icos.loc[3, ["soft_cap", "hard_cap"]].tolist() == [1e6, 5e6]
+    assert icos["caps_unit"].tolist() == ["ETH", "ETH", "USD", "XYZ"]
+    assert str(icos["caps_unit"].dtype) in ("str", "string")
+    assert problems.loc[("icos", "soft_cap"), "count"] == 1
+    assert problems.loc[("icos", "soft_cap"), "examples"] == ["'$2,000,000'"]
+    assert ("icos", "hard_cap") not in problems.index
+    assert ("icos", "caps_unit") not in problems.index
+
+
+def test_tidy_reads_purchase_limits_with_their_unit():
+    icos, problems = _tidy_units(
+        _profile(1, min_purchase="50 USD", max_purchase=10, purchase_unit="ETH"),
+        _profile(2, min_purchase="0.1 eth", max_purchase="", purchase_unit=None),
+    )
+    assert np.isnan(icos.loc[1, "min_purchase"]) and icos.loc[1, "max_purchase"] == 10.0
+    assert icos.loc[2, "min_purchase"] == 0.1 and np.isnan(icos.loc[2, "max_purchase"])
+    assert icos["purchase_unit"].tolist() == ["ETH", "ETH"]
+    assert problems.loc[("icos", "min_purchase"), "count"] == 1
+    assert ("icos", "max_purchase") not in problems.index
+
+
+def test_tidy_reads_exchange_style_prices():
+    icos, problems = _tidy_units(
+        _profile(1, token_price="1 ETH = 3,000 XYZ", token_price_unit=""),
+        _profile(2, token_price="1 ETH = 3,000 XYZ", token_price_unit="usd"),
+        _profile(3, token_price="0.25", token_price_unit="Dollars"),
+    )
+    assert icos.loc[1, "token_price"] == pytest.approx(1 / 3000)
+    assert np.isnan(icos.loc[2, "token_price"]) and icos.loc[3, "token_price"] == 0.25
+    assert icos["token_price_unit"].tolist() == ["ETH", "USD", "USD"]
+    assert problems.loc[("icos", "token_price"), "count"] == 1
+
+
+def test_tidy_counts_a_unit_that_is_not_text_as_a_problem_of_the_unit_column():
+    icos, problems = _tidy_units(_profile(1, hard_cap=5, caps_unit=["ETH"]))
+    assert icos.loc[1, "hard_cap"] == 5.0 and pd.isna(icos.loc[1, "caps_unit"])
+    assert problems.loc[("icos", "caps_unit"), "count"] == 1

@@ -26,7 +26,7 @@ import pyarrow as pa
 from ..schema import EACH, KEY, TABLES, TEXT_DTYPE, Source, TableSchema, empty_frame
 from ..tables import Tables
 from . import columns as converters
-from . import rules
+from . import rules, units
 from .problems import Problems
 from .sources import Bad, convert, field_paths, flatten, gather, read_fields, select
 
@@ -39,6 +39,13 @@ _OWNERS: Final = ("ico", "team", "advisor")
 _PERSON_SOCIAL: Final = "social"
 # The id of a profile, and of its child rows (``ico_id``).
 _ID: Final[Source] = ("id",)
+# Amounts of ``icos`` read together with the unit column they share (see parse.units):
+# unit column -> (amount columns, those that are prices and may be written as an exchange).
+_AMOUNT_GROUPS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    "caps_unit": (("soft_cap", "hard_cap"), ()),
+    "purchase_unit": (("min_purchase", "max_purchase"), ()),
+    "token_price_unit": (("token_price",), ("token_price",)),
+}
 
 
 def tidy(profiles: Iterable[Mapping[str, Any]], *,
@@ -74,6 +81,12 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     * **Numbers** (float64): JSON numbers or numeric strings, also ``'$2,000,000'``,
       ``'1,500,000'``, ``'15M'``, ``'250K'``, ``'1.2B'``, ``'2000000 USD'``,
       ``'1.5e8'``; percentages ``'60%'``/``'60 %'`` in ``distribution.percent``.
+    * **Amounts and units** (:mod:`icoframes.parse.units`): ``*_unit`` columns hold
+      canonical codes (``'US Dollar'`` -> ``'USD'``, unknown units upper-cased); a
+      currency written in a value must agree with its unit column (``caps_unit`` for
+      the caps, ``purchase_unit`` for the purchase limits, ``token_price_unit``) or
+      fills it when empty; a value that contradicts it is missing and a problem.
+      ``token_price`` ``'1 ETH = 3,000 XYZ'`` is 1/3000 ETH.
     * **Missing**: ``None``, ``''`` and the markers ``NA``, ``N/A``, ``—``, ``-``,
       ``NOT SET``, ``Pending``, ``TBA``, ``TBD`` (any case) are missing and are
       not problems. Anything else unreadable (``'1 BILL = 1 XLM'``) is missing
@@ -258,7 +271,29 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
         if column.source == _ID:
             data[column.name] = ids
     data["status"] = _statuses(ids, statuses)
+    for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
+        _read_amounts(data, unit, amounts, exchange, log)
     return convert(table, data, log)
+
+
+def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],
+                  exchange: Sequence[str], log: Problems) -> None:
+    """Replace raw amounts and their unit by numbers and canonical codes that agree.
+
+    A currency written inside a value must agree with the unit column (or fills
+    it when empty); a value that contradicts it is missing and a problem of its
+    column. The unit column is read as text first, so a unit that is not text
+    (a list, a flag) is a problem of the unit column, as for any text column.
+    """
+    text, unread = converters.to_text(data[unit])
+    log.add("icos", unit, unread)
+    numbers, codes, bad = units.read_amount_group(
+        {name: data[name] for name in amounts}, text.to_numpy(dtype=object, na_value=None),
+        exchange=exchange)
+    for name in amounts:
+        data[name] = numbers[name]
+        log.add("icos", name, bad[name])
+    data[unit] = codes.tolist()
 
 
 def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:

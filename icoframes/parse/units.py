@@ -130,7 +130,7 @@ _SUFFIX_RE: Final = re.compile(
 )
 _EXCHANGE_RE: Final = re.compile(
     r"^\s*(?P<base>\d[\d,.]*(?:e[-+]?\d+)?)\s*(?P<cur>[^\d\s=][^\d=]*?)\s*=\s*"
-    r"(?P<tokens>\d[\d,.\s]*(?:e[-+]?\d+)?(?:\s*(?:k|m|million|b|bn|billion))?)"
+    r"(?P<tokens>\d[\d,.\s]*(?:e[-+]?\d+)?(?:\s*(?:k|m|million|b|bn|billion)\b)?)"
     r"\s*(?P<ticker>[^\d\s=][^=]*)?$",
     re.IGNORECASE,
 )
