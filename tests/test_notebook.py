@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -41,8 +42,17 @@ def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root,
                                                                     os.environ.get("PYTHONPATH")])))
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    imported = set(sys.modules)
+    try:
+        NotebookClient(nb, timeout=300, kernel_name="python3",
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        # Starting a kernel imports ipykernel.kernelspec into this process, and icoframes
+        # takes an imported ipykernel for a notebook (progress bars on): drop it so that
+        # later tests in this process are not mistaken for a notebook.
+        for name in set(sys.modules) - imported:
+            if name == "ipykernel" or name.startswith("ipykernel."):
+                del sys.modules[name]
     texts = []
     for cell in nb.cells:
         for output in cell.get("outputs", []):
