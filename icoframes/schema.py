@@ -43,6 +43,7 @@ __all__ = [
     "FILTERS",
     "KEY",
     "LIST",
+    "LONG_LISTS",
     "PROBLEMS",
     "TABLES",
     "TABLE_NAMES",
@@ -277,6 +278,29 @@ ROADMAP = TableSchema(
     doc="roadmap milestones",
 )
 
+
+def _values_of(field: str, what: str) -> TableSchema:
+    """A multi-valued ``icos`` list column as a long table: one value per row, order kept."""
+    return TableSchema(
+        field,
+        _cols(
+            ("ico_id", "int", ("id",), "id of the ICO"),
+            ("position", "int", None, f"0-based place of the value in icos.{field}"),
+            ("value", "text", ("finance", field, EACH), what),
+        ),
+        key=("ico_id", "position"),
+        doc=f"icos.{field} one value per row (the same values, in the same order)",
+    )
+
+
+# Long twins of the icos list columns, so that each cell holds one value (hashable,
+# joinable); tidy builds them from the list columns, so the two always agree.
+MARKETS = _values_of("markets", "URL of an exchange listing the token")
+RESTRICTED_AREAS = _values_of("restricted_areas", "a country where the ICO is not allowed")
+ACCEPTING = _values_of("accepting", "ticker of an accepted currency")
+#: The icos list columns that have a long table of the same name.
+LONG_LISTS: Final = ("markets", "restricted_areas", "accepting")
+
 # Not in TABLES: it describes the values the other tables lost, it is not data.
 PROBLEMS = TableSchema(
     "problems",
@@ -291,7 +315,8 @@ PROBLEMS = TableSchema(
 )
 
 TABLES: dict[str, TableSchema] = {
-    t.name: t for t in (ICOS, TEAM, ADVISORS, SOCIAL, DISTRIBUTION, BONUSES, ROADMAP)
+    t.name: t for t in (ICOS, TEAM, ADVISORS, SOCIAL, DISTRIBUTION, BONUSES, ROADMAP,
+                        MARKETS, RESTRICTED_AREAS, ACCEPTING)
 }
 TABLE_NAMES: tuple[str, ...] = tuple(TABLES)
 

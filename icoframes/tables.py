@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, KeysView
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -34,6 +35,9 @@ class Tables:
     ----------
     icos, team, advisors, social, distribution, bonuses, roadmap : pandas.DataFrame
         One frame per table of ``schema.TABLE_NAMES``.
+    markets, restricted_areas, accepting : pandas.DataFrame
+        The list columns of ``icos`` of the same names, one value per row
+        (``ico_id``, ``position``, ``value``): the same values in the same order.
     problems : pandas.DataFrame, optional
         Raw values that could not be read: columns ``table``, ``column``,
         ``count`` (int64) and ``examples`` (a list of up to three ``repr`` strings).
@@ -47,10 +51,13 @@ class Tables:
     Examples
     --------
     >>> t = Tables.empty()
-    >>> [name for name, frame in t]
-    ['icos', 'team', 'advisors', 'social', 'distribution', 'bonuses', 'roadmap']
-    >>> len(t.icos), t["team"].columns.tolist()
+    >>> list(t.keys())  # doctest: +NORMALIZE_WHITESPACE
+    ['icos', 'team', 'advisors', 'social', 'distribution', 'bonuses', 'roadmap',
+     'markets', 'restricted_areas', 'accepting']
+    >>> len(t), t["team"].columns.tolist()
     (0, ['ico_id', 'position', 'name', 'role', 'photo'])
+    >>> t["accepting"].columns.tolist()
+    ['ico_id', 'position', 'value']
     """
 
     icos: pd.DataFrame
@@ -60,6 +67,9 @@ class Tables:
     distribution: pd.DataFrame
     bonuses: pd.DataFrame
     roadmap: pd.DataFrame
+    markets: pd.DataFrame
+    restricted_areas: pd.DataFrame
+    accepting: pd.DataFrame
     problems: pd.DataFrame = field(default_factory=_empty_problems)
 
     def __post_init__(self) -> None:
@@ -77,6 +87,18 @@ class Tables:
         if name not in TABLES and name != PROBLEMS.name:
             raise KeyError(name)
         return getattr(self, name)
+
+    def __len__(self) -> int:
+        """The number of ICOs (rows of ``icos``)."""
+        return len(self.icos)
+
+    def keys(self) -> KeysView[str]:
+        """The table names in schema order, as ``dict.keys()`` would give them (no ``problems``)."""
+        return TABLES.keys()
+
+    def items(self) -> list[tuple[str, pd.DataFrame]]:
+        """``(name, frame)`` pairs in schema order, like ``dict.items()`` (no ``problems``)."""
+        return list(self)
 
     @classmethod
     def empty(cls) -> Tables:
@@ -112,6 +134,34 @@ class Tables:
                 f"columns ({where}{tail}); see .problems"
             )
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The notebook view: rows and columns of each table, problems, and what was queried.
+
+        The queries come from ``icos.attrs["icoframes"]``, which the loaders set
+        (each query's parameters, completeness, source and fetch time, and the
+        requests the load spent); a bundle built otherwise has none to show.
+
+        Examples
+        --------
+        >>> "<td>icos</td><td>0</td>" in Tables.empty()._repr_html_()
+        True
+        """
+        esc = html.escape
+        out = [f"<div><strong>Tables</strong>: {len(self):,} ICOs",
+               "<table><thead><tr><th>table</th><th>rows</th><th>columns</th></tr></thead>"
+               "<tbody>"]
+        out += [f"<tr><td>{esc(name)}</td><td>{len(frame):,}</td>"
+                f"<td>{esc(', '.join(map(str, frame.columns)))}</td></tr>"
+                for name, frame in self]
+        out.append("</tbody></table>")
+        count = int(self.problems["count"].sum()) if len(self.problems) else 0
+        out.append(f"<p>problems: {count:,} unreadable values in {len(self.problems)} "
+                   "columns" + ("; see <code>.problems</code>" if count else "") + "</p>")
+        meta = self.icos.attrs.get("icoframes") or {}
+        out += _queries_html(meta.get("queries") or [], meta.get("requests") or {})
+        out.append("</div>")
+        return "\n".join(out)
 
     # ------------------------------------------------------------------ Parquet
 
@@ -185,6 +235,27 @@ class Tables:
         problems_path = directory / f"{PROBLEMS.name}.parquet"
         problems = _read(PROBLEMS, problems_path) if problems_path.exists() else _empty_problems()
         return cls(**frames, problems=problems)
+
+
+def _queries_html(queries: list[dict], requests: dict[str, int]) -> list[str]:
+    """The loaders' record of a load as HTML rows: which queries, complete or not, fetched when."""
+    if not queries:
+        return []
+    esc = html.escape
+    out = ["<table><thead><tr><th>query</th><th>complete</th><th>from</th><th>rows</th>"
+           "<th>fetched at (UTC)</th><th>values lost</th></tr></thead><tbody>"]
+    for q in queries:
+        params = ", ".join(f"{k}={v}" for k, v in (q.get("params") or {}).items())
+        lost = sum(int(p.get("count", 0)) for p in q.get("problems") or [])
+        out.append(
+            f"<tr><td>{esc(params)}</td><td>{'yes' if q.get('complete') else 'NO'}</td>"
+            f"<td>{'cache' if q.get('from_cache') else 'service'}</td>"
+            f"<td>{int(q.get('rows') or 0):,}</td><td>{esc(str(q.get('fetched_at') or '-'))}</td>"
+            f"<td>{lost:,}</td></tr>")
+    out.append("</tbody></table>")
+    spent = ", ".join(f"{esc(str(k))} {v:,}" for k, v in requests.items() if v)
+    out.append(f"<p>requests spent: {spent or 'none'}</p>")
+    return out
 
 
 def read_table(directory: str | os.PathLike[str], name: str) -> pd.DataFrame:

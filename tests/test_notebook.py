@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -10,6 +12,16 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "explore.ipynb"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# tqdm's text for a bar without a total: "0ICO [00:00, ?ICO/s]", "0it [...]", "0/0 [...]"
+NO_TOTAL = re.compile(r"(^|[\s:|])\d+(ICO|it|page) \[|(^|\D)0/0 \[|\?ICO/s\]")
+
+
+def _bars(cell) -> list:
+    """The progress bars a cell left: widget views, or text bars on stderr."""
+    return [o for o in cell.get("outputs", [])
+            if WIDGET_VIEW in o.get("data", {})
+            or (o.get("name") == "stderr" and re.search(r"(profiles|list pages):", o["text"]))]
 
 
 def test_notebook_is_stored_without_outputs():
@@ -25,9 +37,22 @@ def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
             monkeypatch.delenv(name)
     monkeypatch.setenv("ICOFRAMES_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel draws inline PNGs
+    # the kernel runs in tmp_path: make it import this tree's icoframes, not an installed one
+    root = str(NOTEBOOK.parent.parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root,
+                                                                    os.environ.get("PYTHONPATH")])))
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    imported = set(sys.modules)
+    try:
+        NotebookClient(nb, timeout=300, kernel_name="python3",
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        # Starting a kernel imports ipykernel.kernelspec into this process, and icoframes
+        # takes an imported ipykernel for a notebook (progress bars on): drop it so that
+        # later tests in this process are not mistaken for a notebook.
+        for name in set(sys.modules) - imported:
+            if name == "ipykernel" or name.startswith("ipykernel."):
+                del sys.modules[name]
     texts = []
     for cell in nb.cells:
         for output in cell.get("outputs", []):
@@ -38,7 +63,32 @@ def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
     assert "InvalidParameter" in everything
     assert "requests spent by the second call: 0" in everything
     assert "image/png" in everything  # the plots were drawn
+    _inspect_outputs(nb, everything)
     from icoframes.sandbox import serve
 
     with serve(n_icos=1) as probe:  # the default sandbox key must not leak into outputs
         assert probe.private_key not in everything
+
+
+def _inspect_outputs(nb, everything: str) -> None:
+    """What a reader sees: no tqdm warnings, no bar without a total, none for a cached call."""
+    assert "IProgress" not in everything and "TqdmWarning" not in everything
+    assert not NO_TOTAL.search(everything), NO_TOTAL.search(everything)
+    states = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    models = list(states.get("state", {}).values())
+    # tqdm's widget text uses figure spaces (U+2007) where the text bar has spaces
+    shown = " | ".join(str(m["state"].get("value", "")) for m in models).replace("\u2007", " ")
+    assert not NO_TOTAL.search(shown), shown
+    for model in models:
+        if model.get("model_name") == "FloatProgressModel":
+            assert model["state"].get("max", 0) > 0, model
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    cached = [c for c in code if "requests spent by the second call: 0"
+              in "".join(str(o.get("text", "")) for o in c.get("outputs", []))]
+    assert len(cached) == 1 and _bars(cached[0]) == []
+    first = next(c for c in code if 'load_icos(status="past")' in c.source)
+    assert _bars(first), "the first load fetched profiles: it should show a bar"
+    shown = [c for c in code for o in c.get("outputs", [])
+             if "<strong>Tables</strong>" in o.get("data", {}).get("text/html", "")]
+    assert shown, "the notebook should show a Tables object (a cell ending in `tables`)"
+    assert _bars(shown[0]) == []  # load_tables after load_icos of the same ICOs: all cached

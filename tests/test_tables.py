@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import os
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -12,8 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 from messy_profiles import clean_profile, people_profile, sparse_profile, with_
 
+import icoframes
+from icoframes import sandbox
 from icoframes.parse.profiles import tidy
-from icoframes.schema import PROBLEMS, TABLE_NAMES, TABLES
+from icoframes.schema import LONG_LISTS, PROBLEMS, TABLE_NAMES, TABLES
 from icoframes.tables import Tables
 
 
@@ -36,6 +40,12 @@ def messy() -> Tables:
     assert tables.icos["status"].isna().any() and tables.social["position"].isna().any()
     assert (tables.icos["markets"].map(len) == 0).any() and len(tables.problems) > 0
     return tables
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=80, seed=13) as server:
+        yield server
 
 
 def assert_same(left: Tables, right: Tables) -> None:
@@ -238,3 +248,122 @@ def test_reading_a_file_of_other_types_is_an_error_not_a_cast(tmp_path, column, 
     pq.write_table(pa.table(row), path)
     with pytest.raises(ValueError, match=column):
         read_table(tmp_path, "icos")
+
+
+# --------------------------------------------------------------------------- in a notebook
+
+
+def test_len_keys_and_items_are_those_of_a_mapping_of_tables(messy):
+    assert len(messy) == len(messy.icos) == 4
+    assert list(messy.keys()) == list(TABLE_NAMES)
+    assert [name for name, _ in messy.items()] == list(TABLE_NAMES)
+    assert all(frame is messy[name] for name, frame in messy.items())
+    assert dict(messy.items()).keys() == messy.keys()
+
+
+def test_html_shows_every_table_its_rows_and_columns_and_the_problems(messy):
+    page = messy._repr_html_()
+    for name, frame in messy:
+        assert f"<td>{name}</td><td>{len(frame):,}</td>" in page
+    assert "ico_id, position, value" in page  # the long tables' columns
+    total = int(messy.problems["count"].sum())
+    assert total > 0 and f"problems: {total:,} unreadable values in {len(messy.problems)}" in page
+    assert "query" not in page  # built by tidy: no load to describe
+
+
+def test_html_escapes_what_it_shows():
+    tables = tidy([clean_profile(1)])
+    tables.icos.attrs["icoframes"] = {
+        "queries": [{"params": {"status": "past", "name": "<b>x</b>"}, "complete": False,
+                     "from_cache": False, "rows": 0, "fetched_at": None, "problems": []}],
+        "requests": {}}
+    page = tables._repr_html_()
+    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+    assert "<td>NO</td>" in page  # an incomplete query says so
+
+
+# --------------------------------------------------------------------------- long tables
+
+
+def exploded(icos: pd.DataFrame, field: str) -> list[tuple[int, int, str]]:
+    """The list column as (ico_id, position, value) rows, computed independently."""
+    return [(ico_id, position, value)
+            for ico_id, values in zip(icos["id"].tolist(), icos[field].tolist(), strict=True)
+            for position, value in enumerate(values)]
+
+
+def rows_of(frame: pd.DataFrame) -> list[tuple[int, int, str]]:
+    return list(zip(frame["ico_id"].tolist(), frame["position"].tolist(),
+                    frame["value"].tolist(), strict=True))
+
+
+@pytest.mark.parametrize("field", LONG_LISTS)
+def test_long_tables_are_the_list_columns_exploded(messy, field):
+    long = messy[field]
+    assert rows_of(long) == exploded(messy.icos, field)
+    assert long.dtypes.to_dict() == TABLES[field].dtypes
+    assert not long.duplicated(["ico_id", "position"]).any()
+    assert long.drop_duplicates().shape == long.shape  # hashable: one value per cell
+
+
+def test_long_tables_use_the_list_columns_normaliser():
+    profile = with_(clean_profile(5), {"finance.accepting": [" ETH", "", "N/A", "BTC "],
+                                       "finance.markets": "https://x.example",
+                                       "finance.restricted_areas": {"0": "US", "2": "China"}})
+    tables = tidy([profile])
+    assert tables.icos.loc[0, "accepting"] == ["ETH", "BTC"]
+    assert rows_of(tables.accepting) == [(5, 0, "ETH"), (5, 1, "BTC")]
+    assert rows_of(tables.markets) == [(5, 0, "https://x.example")]
+    assert rows_of(tables.restricted_areas) == [(5, 0, "US"), (5, 1, "China")]
+
+
+def test_long_tables_round_trip_through_parquet_and_duckdb(messy, tmp_path):
+    messy.to_parquet(tmp_path)
+    back = Tables.read_parquet(tmp_path)
+    for field in LONG_LISTS:
+        pd.testing.assert_frame_equal(back[field], messy[field], check_exact=True)
+    con = duckdb.connect()
+    types = dict(con.execute(f"SELECT column_name, column_type FROM "
+                             f"(DESCRIBE SELECT * FROM '{tmp_path}/accepting.parquet')").fetchall())
+    assert types == {"ico_id": "BIGINT", "position": "BIGINT", "value": "VARCHAR"}
+    got = con.execute(f"SELECT ico_id, position, value FROM '{tmp_path}/accepting.parquet' "
+                      "ORDER BY ico_id, position").fetchall()
+    assert got == sorted(exploded(messy.icos, "accepting"))
+
+
+def test_a_load_and_an_export_carry_the_long_tables(cfg, tmp_path):
+    tables = icoframes.load_tables(status="past", progress=False)
+    assert len(tables) == len(cfg.directory.ids("past"))
+    for field in LONG_LISTS:
+        assert len(tables[field]) > 0, field  # the sandbox fills every list somewhere
+        # the loaders keep the cache's order of ICOs in child tables: compare as sets of rows
+        assert sorted(rows_of(tables[field])) == sorted(exploded(tables.icos, field))
+    manifest = icoframes.export_tables(tmp_path / "out", status="past", progress=False)
+    assert {f: manifest["rows"][f] for f in LONG_LISTS} == {f: len(tables[f]) for f in LONG_LISTS}
+    back = Tables.read_parquet(tmp_path / "out")
+    for field in LONG_LISTS:
+        pd.testing.assert_frame_equal(back[field], tables[field], check_exact=True)
+    joined = duckdb.connect().execute(
+        f"SELECT count(*) FROM '{tmp_path}/out/markets.parquet' m "
+        f"JOIN '{tmp_path}/out/icos.parquet' i ON i.id = m.ico_id "
+        "WHERE list_extract(i.markets, m.position + 1) = m.value").fetchone()[0]
+    assert joined == len(tables.markets)
+
+
+def test_html_of_a_load_shows_the_query_and_when_it_was_fetched(cfg):
+    tables = icoframes.load_tables(status="past", progress=False)
+    page = tables._repr_html_()
+    query = tables.icos.attrs["icoframes"]["queries"][0]
+    assert "<td>status=past</td><td>yes</td><td>service</td>" in page
+    assert f"<td>{len(cfg.directory.ids('past')):,}</td><td>{query['fetched_at']}</td>" in page
+    assert f"<td>icos</td><td>{len(tables):,}</td>" in page
+    assert "requests spent: " in page and "ico " in page
+    cached = icoframes.load_tables(status="past", progress=False)
+    again = cached._repr_html_()
+    assert "<td>status=past</td><td>yes</td><td>cache</td>" in again
+    fetched_at = cached.icos.attrs["icoframes"]["queries"][0]["fetched_at"]
+    # the time of the data (the first load's), not of this call
+    gap = dt.datetime.fromisoformat(fetched_at) - dt.datetime.fromisoformat(query["fetched_at"])
+    assert abs(gap) < dt.timedelta(seconds=1)
+    assert f"<td>{fetched_at}</td>" in again
+    assert "requests spent: none" in again

@@ -24,7 +24,7 @@ from messy_profiles import (
 )
 
 from icoframes.parse.profiles import tidy
-from icoframes.schema import PROBLEMS, TABLE_NAMES, TABLES, TEXT_DTYPE
+from icoframes.schema import LONG_LISTS, PROBLEMS, TABLE_NAMES, TABLES, TEXT_DTYPE
 from icoframes.tables import Tables
 
 MARKERS = ["NA", "N/A", "—", "-", "NOT SET", "Pending", "TBA", "TBD"]
@@ -420,7 +420,8 @@ def test_empty_maps_in_any_spelling(empty):
                                       "additional.bonuses": empty, "roadmap": empty,
                                       "team": empty, "advisors": empty})
     tables = tidy([profile])
-    assert all(len(frame) == 0 for name, frame in tables if name != "icos")
+    # the long tables of the list columns hold the profile's markets etc., not maps
+    assert all(len(frame) == 0 for name, frame in tables if name not in ("icos", *LONG_LISTS))
     assert tables.problems.empty
 
 
@@ -678,6 +679,9 @@ def _expected_tables(profiles, statuses):
         finance = profile["finance"]
         row["token_price"] = _ref_price(finance["token_price"], finance["token_price_unit"])
         out["icos"].append(row)
+        for field in LONG_LISTS:
+            out[field].extend({"ico_id": pid, "position": position, "value": value}
+                              for position, value in enumerate(row[field]))
         own_links = profile["links"]["social"] or {}
         for network, url in own_links.items():
             if _ref_text(url) is not None:

@@ -14,6 +14,7 @@ list summary (name, score, raised) changed since it was fetched.
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import json
 import queue
 import time
@@ -112,7 +113,10 @@ class Crawl:
         self._warned = False
         self._not_found: list[int] = []
         self._failed: list[tuple[int, APIError]] = []
-        self._bar: Any = None
+        self._pages_planned = 0
+        self._pages_done = 0
+        self._profiles_done = 0
+        self._progress = _Progress(load.progress)
 
     # -- planning ------------------------------------------------------------------
 
@@ -173,12 +177,10 @@ class Crawl:
         future = self._pool.submit(fn, *args, **kwargs)
         self._tasks[future] = (kind, info)
         future.add_done_callback(self._done.put)
-        if kind == "profile" and self._bar is not None:
-            self._bar.total += 1
-            self._bar.refresh()
 
     def _submit_page(self, query: _Query, number: int, pass_no: int) -> None:
         query.pages_pending += 1
+        self._pages_planned += 1
         client = self.load.client(f"the list for {query.params}")
         self._submit("page", (query, number, pass_no), client.list_page, number, **query.params)
 
@@ -200,7 +202,6 @@ class Crawl:
                 f"offline=True, but {len(missing)} profile(s) are not in the cache "
                 f"({self.load.cache.dir}); first ids: {missing[:10]}. Load once online first.")
         stop: BaseException | None = None
-        self._bar = _progress(self.load.progress, self._planned)
         try:
             while self._tasks:
                 try:
@@ -208,32 +209,49 @@ class Crawl:
                 except queue.Empty:
                     continue
                 kind, info = self._tasks.pop(future)
-                try:
-                    result = future.result()
-                except CancelledError:
-                    continue
-                except NotFound:
-                    if kind == "profile":
-                        self._not_found.append(info[0])
-                        self._batch.append(ProfileRecord(*info, GONE))  # not asked again
-                        continue
-                    raise
-                except (QuotaExceeded, AuthError, InvalidParameter) as exc:
-                    stop = exc
+                stop = self._handle(kind, info, future)
+                self._count(kind)  # after the page planned the pages and profiles it names
+                if stop is not None:
                     break
-                except APIError as exc:
-                    if kind == "page":
-                        stop = exc
-                        break
-                    self._failed.append((info[0], exc))
-                    continue
-                if kind == "page":
-                    self._on_page(*info, result)
-                else:
-                    self._keep(info, result)
         finally:
             self._shut_down()
         self._report(stop)
+
+    def _handle(self, kind: str, info: Any, future: Future) -> BaseException | None:
+        """Use one finished request; the error that must stop the load, if any."""
+        try:
+            result = future.result()
+        except CancelledError:
+            return None
+        except NotFound:
+            if kind == "profile":
+                self._not_found.append(info[0])
+                self._batch.append(ProfileRecord(*info, GONE))  # not asked again
+                return None
+            raise
+        except (QuotaExceeded, AuthError, InvalidParameter) as exc:
+            return exc
+        except APIError as exc:
+            if kind == "page":
+                return exc
+            self._failed.append((info[0], exc))
+            return None
+        if kind == "page":
+            self._on_page(*info, result)
+        else:
+            self._keep(info, result)
+        return None
+
+    def _count(self, kind: str) -> None:
+        """Move the bar: list pages while any list is being paged, then the profiles."""
+        if kind == "page":
+            self._pages_done += 1
+        else:
+            self._profiles_done += 1
+        if self._pages_done < self._pages_planned or not self._planned:
+            self._progress.show("list pages", "page", self._pages_planned, self._pages_done)
+        else:
+            self._progress.show("profiles", "ICO", self._planned, self._profiles_done)
 
     def _on_page(self, query: _Query, number: int, pass_no: int, response: dict) -> None:
         query.pages_pending -= 1
@@ -267,8 +285,6 @@ class Crawl:
         raw = json.dumps(profile, ensure_ascii=False, separators=(",", ":"))
         self._batch.append(ProfileRecord(ico_id, status, key, raw))
         self._fetched += 1
-        if self._bar is not None:
-            self._bar.update(1)
         if len(self._batch) >= BATCH_SIZE or time.monotonic() - self._last_save > BATCH_SECONDS:
             self._save()
 
@@ -287,8 +303,7 @@ class Crawl:
                         and future.exception() is None):
                     self._keep(info, future.result())
         self._save()
-        if self._bar is not None:
-            self._bar.close()
+        self._progress.close()
 
     def _report(self, stop: BaseException | None) -> None:
         if self._not_found:
@@ -330,9 +345,56 @@ class Crawl:
         return [q.frame for q in self.queries if q.frame is not None]
 
 
-def _progress(enabled: bool, total: int) -> Any:
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
+class _Progress:
+    """One bar per load, made when the first request finishes, so its total is known.
 
-    return tqdm(total=total, desc="profiles", unit="ICO", leave=False)
+    It counts what the load is waiting for: the list pages while any list is
+    being paged, then the profiles (reset to their count, with those already
+    fetched). Its total is raised before the count that needs it, so the bar
+    never shows more done than planned, nor a total of 0.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+
+    def show(self, label: str, unit: str, total: int, done: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        bar = self.bar
+        if bar is None:
+            self.bar = bar = new_bar(label, unit, total)
+        elif bar.desc != label:
+            bar.unit = unit
+            bar.set_description_str(label, refresh=False)
+            bar.reset(total=total)
+        elif bar.total != total:
+            _set_total(bar, total)
+        bar.update(done - bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def new_bar(label: str, unit: str, total: int) -> Any:
+    """A tqdm bar: a widget in a notebook with ipywidgets, else one line of text.
+
+    ``tqdm.auto`` falls back to text in a notebook without ipywidgets, but warns
+    (``TqdmWarning: IProgress not found``) on every bar; so without ipywidgets
+    the text bar is asked for directly.
+    """
+    if importlib.util.find_spec("ipywidgets") is not None:
+        from tqdm.auto import tqdm
+    else:
+        from tqdm.std import tqdm
+    return tqdm(total=total, desc=label, unit=unit, leave=False)
+
+
+def _set_total(bar: Any, total: int) -> None:
+    """Raise the bar's total, the widget's maximum too (as ``tqdm.notebook.reset`` does)."""
+    bar.total = total
+    container = getattr(bar, "container", None)
+    if container is not None:
+        container.children[1].max = total
+    bar.refresh()

@@ -23,7 +23,16 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..schema import EACH, KEY, TABLES, TEXT_DTYPE, Source, TableSchema, empty_frame
+from ..schema import (
+    EACH,
+    KEY,
+    LONG_LISTS,
+    TABLES,
+    TEXT_DTYPE,
+    Source,
+    TableSchema,
+    empty_frame,
+)
 from ..tables import Tables
 from . import columns as converters
 from . import rules, units
@@ -71,7 +80,9 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     -------
     Tables
         ``icos`` (one row per ICO), ``team``, ``advisors``, ``social``,
-        ``distribution``, ``bonuses`` and ``roadmap``, each with exactly the
+        ``distribution``, ``bonuses``, ``roadmap``, and ``markets``,
+        ``restricted_areas`` and ``accepting`` (the list columns of ``icos``,
+        one value per row), each with exactly the
         columns and dtypes of :mod:`icoframes.schema`, plus ``problems``.
 
     Notes
@@ -176,9 +187,26 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
         "bonuses": _bonuses(maps["bonuses"], values, ids, bad, log),
         "roadmap": _roadmap(maps["roadmap"], values, ids, bad, log),
     }
+    frames.update((name, _long(TABLES[name], frames["icos"])) for name in LONG_LISTS)
     for (table, column), unread in bad.items():
         log.add(table, column, unread)
     return Tables(**frames, problems=log.frame())
+
+
+def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
+    """The icos list column of the same name, one value per row: exactly its values, in order.
+
+    Built from the converted column (not from the raw values again) so that the
+    long table and the list column cannot disagree.
+    """
+    lists = icos[table.name].tolist()
+    counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    values = list(chain.from_iterable(lists))
+    ico_id = np.repeat(icos["id"].to_numpy(), counts)
+    position = np.arange(len(values), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts,
+                                                                  counts)
+    text = TEXT_DTYPE.__from_arrow__(pa.array(values, type=pa.string()))
+    return pd.DataFrame({"ico_id": ico_id, "position": position, "value": text}, copy=False)
 
 
 # --------------------------------------------------------------------------- people
