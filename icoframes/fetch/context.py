@@ -41,7 +41,14 @@ def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None
 
 
 def _interactive() -> bool:
-    if "ipykernel" in sys.modules:
+    """True in a Jupyter kernel or when stderr is a terminal (not under cron or CI).
+
+    Asks IPython whether this process *is* a kernel: merely having imported
+    ipykernel (as starting a kernel for nbclient does) does not make it one.
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and "IPKernelApp" in getattr(shell, "config", {}):
         return True
     return bool(getattr(sys.stderr, "isatty", lambda: False)())
 

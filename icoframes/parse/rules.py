@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 #: Bump when a rule changes meaning (the source hash catches edits too).
-PARSER_VERSION: Final = 4
+PARSER_VERSION: Final = 5
 
 DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
 LABEL_FORMAT: Final = "%d-%m-%Y"
