@@ -46,7 +46,7 @@ from icoframes.parse.rules import (
     parse_label_date,
 )
 from icoframes.parse.units import read_amount_group
-from icoframes.schema import TABLES, TEXT_DTYPE, TableSchema
+from icoframes.schema import LONG_LISTS, TABLES, TEXT_DTYPE, TableSchema
 from icoframes.tables import Tables
 
 __all__ = ["baseline_tidy", "load_profiles", "run"]
@@ -220,7 +220,14 @@ def baseline_tidy(profiles: list[dict[str, Any]],
         dates = pd.to_datetime(dates)
     roadmap_frame = _clean(roadmap_frame, TABLES["roadmap"], keys=("label",))
     roadmap_frame["date"] = dates.astype("datetime64[ms]")
+    long = {}
+    for name in LONG_LISTS:  # one row per value of the list column, in order
+        exploded = icos[["id", name]].explode(name).dropna(subset=[name])
+        exploded = exploded.rename(columns={"id": "ico_id", name: "value"})
+        exploded.insert(1, "position", exploded.groupby("ico_id").cumcount())
+        long[name] = exploded.reset_index(drop=True).astype(TABLES[name].dtypes)
     return {
+        **long,
         "icos": icos,
         "team": _clean(frame(team, "team"), TABLES["team"]),
         "advisors": _clean(frame(advisors, "advisors"), TABLES["advisors"]),
