@@ -39,6 +39,7 @@ from .rules import (
 
 __all__ = [
     "CONVERTERS",
+    "numbers_fast",
     "to_bool",
     "to_datetime",
     "to_float",
@@ -56,6 +57,24 @@ _NAT_MS: Final = np.datetime64("NaT", "ms")
 # True, 1 and 1.0 are one key; so are False, 0 and 0.0.
 _BOOL_CODES: Final = {True: 1, False: 0, "": 0, None: 0}
 
+
+
+def numbers_fast(values: Sequence[object]) -> tuple[np.ndarray, list[int]]:
+    """Plain numbers and numeric strings in one vectorised call; the rows it cannot vouch for.
+
+    Returns the float64 array (NaN where the fast path failed) and the positions
+    that must take the per-value rules: non-finite results, and booleans, which
+    pandas reads as 1.0 and 0.0 although ``true`` is not an amount.
+    """
+    try:
+        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+        out = numbers.to_numpy(dtype=np.float64, copy=True)
+    except (TypeError, ValueError, OverflowError):
+        out = np.full(len(values), np.nan)
+    suspect = np.flatnonzero(~np.isfinite(out)).tolist()
+    suspect += [i for i in np.flatnonzero((out == 0) | (out == 1)).tolist()
+                if type(values[i]) is bool]
+    return out, suspect
 
 
 def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.ndarray, list]:
@@ -84,15 +103,7 @@ def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.nda
     prepared = values
     if percent:
         prepared = [v.strip().removesuffix("%") if type(v) is str else v for v in values]
-    try:
-        numbers = pd.to_numeric(pd.Series(prepared, dtype=object), errors="coerce")
-        out = numbers.to_numpy(dtype=np.float64, copy=True)
-    except (TypeError, ValueError, OverflowError):
-        out = np.full(n, np.nan)
-    # pandas reads True as 1.0 and 'inf' as infinity: both must take the strict path.
-    suspect = np.flatnonzero(~np.isfinite(out)).tolist()
-    suspect += [i for i in np.flatnonzero((out == 0) | (out == 1)).tolist()
-                if type(values[i]) is bool]
+    out, suspect = numbers_fast(prepared)
     bad = []
     for i in suspect:
         value = values[i]

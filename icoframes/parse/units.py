@@ -33,6 +33,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from .columns import numbers_fast
 from .rules import BAD, MARKER_SPELLINGS, parse_amount
 
 __all__ = [
@@ -248,15 +249,7 @@ def _read_column(values: Sequence[object],
     n = len(values)
     if n == 0:
         return np.empty(0, dtype=np.float64), {}, {}
-    # Fast path: plain numbers and numeric strings in one vectorised call.
-    try:
-        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
-        out = numbers.to_numpy(dtype=np.float64, copy=True)
-    except (TypeError, ValueError, OverflowError):
-        out = np.full(n, np.nan)
-    suspect = np.flatnonzero(~np.isfinite(out)).tolist()
-    suspect += [i for i in np.flatnonzero((out == 0) | (out == 1)).tolist()
-                if type(values[i]) is bool]
+    out, suspect = numbers_fast(values)  # plain numbers and numeric strings, vectorised
     written: dict[int, str] = {}
     bad: dict[int, object] = {}
     for i in suspect:
