@@ -11,7 +11,7 @@ write: ``pd.json_normalize`` for the ICO rows, one ``pd.to_numeric`` /
 ``pd.to_datetime`` / vectorised ``.str`` call per column with a per-value
 fallback only for what those reject, and Python loops building lists of
 records for the child tables. It applies the same reading rules (the scalar
-helpers of :mod:`icoframes.parsing`), and :func:`run` checks that it returns
+helpers of :mod:`icoframes.parse.rules`), and :func:`run` checks that it returns
 exactly the same tables as tidy before timing anything.
 
 Timed runs alternate project and baseline so that drifting machine load hits

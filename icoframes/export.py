@@ -24,7 +24,7 @@ from typing import Any
 
 from ._version import __version__
 from .files import atomic_write_bytes
-from .loaders import DEFAULT_MAX_AGE, MaxAge, Refresh, _Load
+from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, Refresh
 
 __all__ = ["export_tables"]
 
@@ -65,7 +65,7 @@ def export_tables(
         The daily limit was reached; nothing is exported, what was fetched is
         cached, and the next run resumes.
     """
-    load = _Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
+    load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     tables = load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
     fetched_at = dt.datetime.now(dt.UTC)
     out = Path(out)

@@ -35,6 +35,7 @@ from .store.ledger import QuotaLedger
 from .tables import Tables
 
 __all__ = [
+    "LoaderCall",
     "cache_info",
     "clear_cache",
     "load_filters",
@@ -82,7 +83,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     ['category', 'location', 'platform', 'type']
     >>> icoframes.reset_configuration()
     """
-    return _Load(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
+    return LoaderCall(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
 
 
 def load_list(status: str | None = None, *, refresh: Refresh = False,
@@ -98,7 +99,7 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
     DataFrame
         Columns id, name, logo, ico_score, url, raised, status: one row per ICO.
     """
-    load = _Load(offline=offline, progress=progress, max_workers=max_workers)
+    load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
     return load.listing(status, filters, refresh=refresh, max_age=max_age)
 
 
@@ -165,7 +166,7 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     (True, 'float64')
     >>> icoframes.reset_configuration()
     """
-    load = _Load(offline=offline, progress=progress, max_workers=max_workers)
+    load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
     return load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=True).icos
 
 
@@ -185,7 +186,7 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         every cached profile (a superset of the ICOs loaded when the cache
         holds more than this query).
     """
-    load = _Load(offline=offline, progress=progress, max_workers=max_workers)
+    load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
     return load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
 
 
@@ -229,8 +230,13 @@ def _check_refresh(refresh: Any) -> None:
         raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
 
 
-class _Load:
-    """One loader call: turns the user's arguments into queries and results over a context."""
+class LoaderCall:
+    """One loader call: the user's arguments -> validated queries -> results.
+
+    The public loaders and :func:`icoframes.export_tables` each make one; the
+    fetching itself happens in its :class:`~icoframes.fetch.LoadContext`
+    (``.context``), and ``requests_spent()`` says what this call cost.
+    """
 
     def __init__(self, *, offline: bool = False, progress: bool | None = None,
                  max_workers: int | None = None, cache_dir: Any = None) -> None:
