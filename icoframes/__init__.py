@@ -26,6 +26,7 @@ from .errors import (
     ConfigError,
     IcoframesError,
     IcoframesWarning,
+    IncompleteWarning,
     InvalidParameter,
     MissingProfileWarning,
     NotCached,
@@ -33,6 +34,7 @@ from .errors import (
     QuotaExceeded,
     QuotaWarning,
     ServiceUnavailable,
+    StaleWarning,
 )
 from .export import export_tables
 from .features import describe_features, features
@@ -76,6 +78,7 @@ __all__ = [
     "ConfigError",
     "IcoframesError",
     "IcoframesWarning",
+    "IncompleteWarning",
     "InvalidParameter",
     "MissingProfileWarning",
     "NotCached",
@@ -84,6 +87,7 @@ __all__ = [
     "QuotaWarning",
     "ServiceUnavailable",
     "Settings",
+    "StaleWarning",
     "Tables",
     "__version__",
     "cache_info",

@@ -50,6 +50,7 @@ __all__ = [
     "ConfigError",
     "IcoframesError",
     "IcoframesWarning",
+    "IncompleteWarning",
     "InvalidParameter",
     "MissingProfileWarning",
     "NotCached",
@@ -58,6 +59,7 @@ __all__ = [
     "QuotaWarning",
     "Redirected",
     "ServiceUnavailable",
+    "StaleWarning",
     "error_for_code",
     "warn",
 ]
@@ -198,8 +200,21 @@ class CacheWarning(IcoframesWarning):
     """A cache file was unreadable; it was set aside and will be rebuilt or re-fetched."""
 
 
-class MissingProfileWarning(IcoframesWarning):
+class IncompleteWarning(IcoframesWarning):
+    """A result lacks rows: a list came back short, or listed ICOs have no profile.
+
+    The result's ``attrs["icoframes"]`` names the queries that were not complete
+    and every missing id with its state (failed, gone, not fetched); calling the
+    loader again retries what failed.
+    """
+
+
+class MissingProfileWarning(IncompleteWarning):
     """ICOs were listed but the service had no profile for them (error 482); left out."""
+
+
+class StaleWarning(IcoframesWarning):
+    """Rows older than ``profile_max_age`` were kept: the call's ``budget`` ran out first."""
 
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)

@@ -29,6 +29,7 @@ from .api.params import ID_LIST_PARAMS, STATUSES, validate_list_params
 from .config import get_settings
 from .errors import InvalidParameter
 from .fetch import LoadContext, age_limit
+from .fetch.policy import profile_max_age as profile_max_age_of
 from .schema import ICOS, TABLES, empty_frame
 from .store.cache import Cache
 from .store.ledger import QuotaLedger
@@ -48,6 +49,7 @@ DEFAULT_MAX_AGE = dt.timedelta(days=1)
 
 Refresh = bool | Literal["all"]
 MaxAge = dt.timedelta | float | int | None
+ProfileMaxAge = dt.timedelta | float | int | Mapping[str, dt.timedelta | float | int] | None
 
 
 # -- the public functions -----------------------------------------------------
@@ -104,7 +106,8 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
 
 
 def load_icos(status: str | None = None, *, refresh: Refresh = False,
-              max_age: MaxAge = DEFAULT_MAX_AGE, offline: bool = False,
+              max_age: MaxAge = DEFAULT_MAX_AGE, profile_max_age: ProfileMaxAge = None,
+              budget: int | None = None, offline: bool = False,
               progress: bool | None = None, max_workers: int | None = None,
               **filters: Any) -> pd.DataFrame:
     """The ``icos`` table (one typed row per ICO) for every ICO matching the filters.
@@ -115,12 +118,25 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         Only ICOs with this status; ``None`` loads all three, each row tagged
         with the status it was listed under.
     refresh : bool or "all", default False
-        ``True`` re-pages the list and re-fetches the profiles that are new or
-        whose summary (name, score, raised) changed; ``"all"`` re-fetches every
-        profile.
+        ``False``: a cached list younger than ``max_age`` is used as it is, and
+        only profiles never fetched (or whose last fetch failed) are requested.
+        ``True`` re-pages the list (one request per 20 ICOs) and re-fetches the
+        profiles that are new, whose summary (name, score, raised) or listed
+        status changed, or that are older than ``profile_max_age`` (one request
+        each). ``"all"`` re-fetches every profile (one request per ICO).
     max_age : timedelta or seconds, default one day
-        A cached list older than this is re-paged (as with ``refresh=True``).
-        ``None`` means cached lists never expire.
+        A cached list older than this is re-paged, as with ``refresh=True``
+        (``None``: cached lists never expire). A list that came back partial is
+        re-paged by the next call whatever its age.
+    profile_max_age : timedelta, seconds or mapping by status, optional
+        How old a profile may be when its list is re-paged. Default: ongoing
+        1 day, upcoming 7 days, past 90 days
+        (``icoframes.fetch.policy.PROFILE_MAX_AGE``); a mapping overrides the
+        statuses it names.
+    budget : int, optional
+        At most this many profile requests in this call, the most stale first
+        (never fetched, then changed, then oldest for their status). What is
+        left is reported in a warning and in ``attrs["icoframes"]``.
     offline : bool, default False
         Use the cache only, spending no request; raises :class:`NotCached`
         naming what is missing.
@@ -141,6 +157,18 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     DataFrame
         The columns of ``icoframes.schema.TABLES["icos"]`` at their declared
         dtypes; zero rows (every column present) when nothing matches.
+        ``attrs["icoframes"]`` says what the rows answer and lack: ``queries``
+        (params, complete, from_cache, rows, total_icos, missing, fetched_at,
+        problems), ``complete``, ``missing`` (listed ids without a row, with
+        their state: failed, gone or not_fetched, and why), ``not_refreshed``
+        and ``requests`` (what this call spent, per endpoint).
+
+    Warns
+    -----
+    IncompleteWarning
+        A list came back short or listed ICOs have no row (see ``missing``).
+    StaleWarning
+        ``budget`` ran out before every stale profile was fetched again.
 
     Raises
     ------
@@ -150,8 +178,14 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     QuotaExceeded
         The daily allowance ran out. Everything fetched is cached; call again
         after the reset to fetch only the rest.
+    ServiceUnavailable
+        The service failed a run of attempts in a row (the circuit breaker,
+        :mod:`icoframes.api.control`): ``last_failure`` names the cause.
+        Everything fetched is cached.
     NotCached
-        ``offline=True`` and the cache lacks the list or some profiles.
+        ``offline=True`` and nothing of the query is cached (when only some
+        profiles are missing, the cached rows are returned with an
+        :class:`IncompleteWarning`).
     ConfigError
         No service address or keys are configured.
 
@@ -167,11 +201,13 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     >>> icoframes.reset_configuration()
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    return load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=True).icos
+    return load.tables(status, filters, refresh=refresh, max_age=max_age,
+                       profile_max_age=profile_max_age, budget=budget, only_icos=True).icos
 
 
 def load_tables(status: str | None = None, *, refresh: Refresh = False,
-                max_age: MaxAge = DEFAULT_MAX_AGE, offline: bool = False,
+                max_age: MaxAge = DEFAULT_MAX_AGE, profile_max_age: ProfileMaxAge = None,
+                budget: int | None = None, offline: bool = False,
                 progress: bool | None = None, max_workers: int | None = None,
                 **filters: Any) -> Tables:
     """Every table (icos, team, advisors, social, distribution, bonuses, roadmap).
@@ -187,7 +223,8 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         holds more than this query).
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    return load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
+    return load.tables(status, filters, refresh=refresh, max_age=max_age,
+                       profile_max_age=profile_max_age, budget=budget, only_icos=False)
 
 
 def cache_info() -> dict[str, Any]:
@@ -306,23 +343,34 @@ class LoaderCall:
     # lists and profiles -------------------------------------------------------
 
     def _crawl(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
-               max_age: MaxAge, profiles: bool) -> pd.DataFrame:
+               max_age: MaxAge, profiles: bool, profile_max_age: ProfileMaxAge = None,
+               budget: int | None = None) -> pd.DataFrame:
         """Page the lists (or use fresh cached ones) and fetch missing profiles; the listing."""
         _check_refresh(refresh)
         limit = age_limit(max_age)
+        ages = profile_max_age_of(profile_max_age)
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
+                                   or budget < 0):
+            raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
         queries = self._query_params(status, filters)
-        return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles)
+        return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles,
+                                  ages=ages, budget=budget)
 
     def listing(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
                 max_age: MaxAge) -> pd.DataFrame:
-        return self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=False)
+        listing = self._crawl(status, filters, refresh=refresh, max_age=max_age,
+                              profiles=False)
+        listing.attrs["icoframes"] = self.context.report(listing)
+        return listing
 
     def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
-               max_age: MaxAge, only_icos: bool) -> Tables:
-        listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True)
+               max_age: MaxAge, only_icos: bool, profile_max_age: ProfileMaxAge = None,
+               budget: int | None = None) -> Tables:
+        listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
+                              profile_max_age=profile_max_age, budget=budget)
         tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)
-        # what the rows answer (queries, fetch times, values lost in lists, requests spent)
-        tables.icos.attrs["icoframes"] = listing.attrs.get("icoframes", {})
+        # what the rows answer and lack (queries, missing ids, fetch times, requests spent)
+        tables.icos.attrs["icoframes"] = self.context.report(listing, tables.icos["id"])
         return tables
 
     def _assemble(self, listing: pd.DataFrame, *, only_icos: bool) -> Tables:

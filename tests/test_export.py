@@ -193,5 +193,6 @@ def test_an_unreachable_service_exits_1(tmp_path, monkeypatch, capsys, caplog):
          private_key="s3cret", cache_dir=str(tmp_path / "c"), timeout="1")
     code, stdout, err = _cli(["export", "--out", str(tmp_path / "out")], capsys, caplog)
     assert code == 1
-    assert "gave up after 6 attempts" in err and "connection refused" in err
+    assert "attempts failed in a row" in err and "connection refused" in err
+    assert "127.0.0.1:9" in err
     assert "s3cret" not in err + stdout

@@ -354,7 +354,7 @@ def test_many_small_batches_are_compacted_without_losing_rows(cfg, monkeypatch):
     import icoframes.store.derived
 
     monkeypatch.setattr(icoframes.store.derived, "COMPACT_AFTER", 4)
-    monkeypatch.setattr(icoframes.fetch.crawl, "BATCH_SIZE", 7)
+    monkeypatch.setattr(icoframes.fetch.crawl, "FOLD_EVERY", 7)
     ongoing = icoframes.load_icos(status="ongoing", progress=False)  # tables built
     past = icoframes.load_icos(status="past", progress=False)  # many parts, then compacted
     assert sorted(past["id"]) == sorted(cfg.directory.ids("past"))

@@ -12,7 +12,7 @@ from tqdm.std import tqdm as text_tqdm
 
 import icoframes
 from icoframes import sandbox
-from icoframes.fetch import crawl
+from icoframes.fetch import progress as progress_module
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def bars(monkeypatch):
         return RecordedBar(total=total, desc=label, unit=unit, leave=False, file=stream,
                            mininterval=0, states=states)
 
-    monkeypatch.setattr(crawl, "new_bar", new_bar)
+    monkeypatch.setattr(progress_module, "new_bar", new_bar)
     return made
 
 
@@ -117,7 +117,7 @@ def test_without_ipywidgets_the_bar_is_text_and_warns_of_nothing(monkeypatch, ca
                         lambda name, *a: None if name == "ipywidgets" else real(name, *a))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a TqdmWarning would fail here
-        bar = crawl.new_bar("profiles", "ICO", 7)
+        bar = progress_module.new_bar("profiles", "ICO", 7)
         bar.update(7)
         bar.close()
     assert type(bar) is text_tqdm and (bar.desc, bar.total, bar.n) == ("profiles", 7, 7)

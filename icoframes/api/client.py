@@ -38,6 +38,7 @@ from ..errors import (
     ServiceUnavailable,
     error_for_code,
 )
+from .control import LoadControl
 from .gate import (
     MAX_RESPONSE_BYTES,
     BadResponse,
@@ -177,6 +178,7 @@ class Client:
         budget: Budget | None = None,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
         session: requests.Session | None = None,
+        control: LoadControl | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/").removesuffix("/api/v1")
         self.public_key = public_key
@@ -186,6 +188,7 @@ class Client:
         self.retry = retry or RetryPolicy()
         self._on_request = on_request
         self._budget = budget
+        self.control = control if control is not None else LoadControl()
         self._attempts = _Counter()
         self._responses = _Counter()
         adapter = GateAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
@@ -330,9 +333,13 @@ class Client:
         attempt = 0
         while True:
             attempt += 1
+            self.control.check()  # a stopped load sends nothing more
             try:
-                return self._send_once(endpoint, url, body, headers, check)
+                result = self._send_once(endpoint, url, body, headers, check)
             except _Transient as exc:
+                if self.control.cancelled:  # the read was cut on purpose: not a failure
+                    self.control.check()
+                self.control.failed(str(exc))
                 delay = self.retry.wait(attempt - 1)
                 elapsed = time.monotonic() - started
                 if attempt >= self.retry.max_attempts or elapsed + delay > self.retry.max_elapsed:
@@ -343,7 +350,13 @@ class Client:
                     error.last_failure = str(exc)  # type: ignore[attr-defined]
                     raise error from None
                 log.info("%s: %s; retry %d in %.2f s", path, exc, attempt, delay)
-                time.sleep(delay)
+                self.control.sleep(delay)  # raises Cancelled when the load stops meanwhile
+            except APIError:
+                self.control.succeeded()  # an answer that means something (an error code)
+                raise
+            else:
+                self.control.succeeded()
+                return result
 
     def _no_response(self, endpoint: str) -> None:
         if self._budget is not None:
@@ -355,7 +368,7 @@ class Client:
         if self._budget is not None:
             self._budget.take(endpoint)  # QuotaExceeded here: nothing was sent
         self._attempts.add(endpoint)
-        with deadline(self.timeout) as until:
+        with deadline(self.timeout, self.control) as until:
             try:
                 response = self._session.post(
                     url, data=body, headers=headers, stream=True, allow_redirects=False,

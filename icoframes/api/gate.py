@@ -41,6 +41,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from ..errors import BadResponse, Redirected
+from .control import LoadControl
 from .params import PAGE_SIZE
 
 __all__ = [
@@ -90,17 +91,22 @@ _local = threading.local()
 
 
 @contextmanager
-def deadline(seconds: float) -> Iterator[float]:
+def deadline(seconds: float, control: LoadControl | None = None) -> Iterator[float]:
     """Give the requests this thread sends inside the block a total deadline.
 
-    Yields the deadline as a :func:`time.monotonic` value.
+    Yields the deadline as a :func:`time.monotonic` value. With ``control``, the
+    socket of a response read inside the block is registered with it, so that
+    :meth:`~icoframes.api.control.LoadControl.cancel` cuts a read stuck mid-body.
     """
-    previous = getattr(_local, "deadline", None)
+    previous = getattr(_local, "deadline", None), getattr(_local, "control", None)
     _local.deadline = time.monotonic() + seconds
+    _local.control = control
     try:
         yield _local.deadline
     finally:
-        _local.deadline = previous
+        _local.deadline, _local.control = previous
+        if control is not None:
+            control.release()
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -132,6 +138,9 @@ class _DeadlineResponse(http.client.HTTPResponse):
     def __init__(self, sock: socket.socket, *args: Any, **kwargs: Any):
         super().__init__(sock, *args, **kwargs)
         until = getattr(_local, "deadline", None)
+        control = getattr(_local, "control", None)
+        if control is not None:
+            control.register(sock)
         if until is not None:
             raw = self.fp.detach()  # the SocketIO that makefile() made, still open
             self.fp = io.BufferedReader(_DeadlineReader(raw, sock, until))

@@ -15,8 +15,17 @@ from typing import Any
 import pandas as pd
 
 from ..api.client import Client
+from ..api.control import LoadControl
 from ..config import Settings, get_settings
-from ..errors import ConfigError, InvalidParameter, NotCached
+from ..errors import (
+    ConfigError,
+    IncompleteWarning,
+    InvalidParameter,
+    MissingProfileWarning,
+    NotCached,
+    StaleWarning,
+    warn,
+)
 from ..files import utcnow
 from ..parse.lists import filters_frame
 from ..parse.problems import Problems
@@ -101,6 +110,8 @@ class LoadContext:
         self.progress = _interactive() if progress is None else bool(progress)
         self._client: Client | None = None
         self._ledger: QuotaLedger | None = None
+        # shared by every request of this call: Ctrl-C and the circuit breaker stop them all
+        self.control = LoadControl()
 
     def __repr__(self) -> str:
         return (f"LoadContext(base_url={self.settings.base_url!r}, offline={self.offline}, "
@@ -125,7 +136,8 @@ class LoadContext:
             # every request is booked before it is sent (daily_quota is a hard cap) and
             # handed back when it got no response (the service never saw it)
             self._client = Client.from_settings(self.settings, budget=self.ledger,
-                                                pool_size=self.settings.max_workers)
+                                                pool_size=self.settings.max_workers,
+                                                control=self.control)
         return self._client
 
     def requests_spent(self) -> dict[str, int]:
@@ -162,19 +174,125 @@ class LoadContext:
             "problems": lost.records()}])
 
     def crawl(self, queries: list[dict[str, Any]], *, refresh: bool | str,
-              limit: dt.timedelta | None, profiles: bool) -> pd.DataFrame:
-        """Page the lists (or use fresh cached ones), fetch what profiles lack; the listing."""
-        crawl = Crawl(self, profiles=profiles, refresh_all=refresh == "all")
+              limit: dt.timedelta | None, profiles: bool,
+              ages: dict[str, dt.timedelta] | None = None,
+              budget: int | None = None) -> pd.DataFrame:
+        """Page the lists (or use fresh cached ones), fetch what profiles lack; the listing.
+
+        The listing's ``attrs["icoframes"]`` holds the crawl's summary: the
+        queries (complete or not, from cache or service, fetch time), the
+        profiles that failed and those the budget left out, and the requests spent.
+        """
+        crawl = Crawl(self, profiles=profiles, refresh_all=refresh == "all", ages=ages,
+                      budget=budget)
         try:
             for query in queries:
                 crawl.add_query(query, refresh=bool(refresh), limit=limit)
+            if self.offline and all(q.frame is None for q in crawl.queries):
+                raise NotCached(
+                    "offline=True, but nothing of this query is in the cache "
+                    f"({self.cache.dir}): no list for {[q.params for q in crawl.queries]}. "
+                    "Load it once online first.")
             crawl.run()
         finally:
             self.close()
         frames = crawl.listings()
         listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
         listing = listing.drop_duplicates("id", keep="first").reset_index(drop=True)
-        return _with_summary(listing, self, crawl.summary()["queries"])
+        listing.attrs["icoframes"] = {**crawl.summary(), "requests": self.requests_spent()}
+        return listing
+
+    def report(self, listing: pd.DataFrame, present: Any = None) -> dict[str, Any]:
+        """Say what the result lacks: in the summary returned and in one warning.
+
+        Parameters
+        ----------
+        listing : DataFrame
+            The listing :meth:`crawl` returned.
+        present : array-like of int, optional
+            Ids that have a row in the result (``None``: only the lists count).
+
+        Returns
+        -------
+        dict
+            The listing's summary plus ``complete`` and ``missing`` (one dict per
+            listed id without a row: id, name, state, reason).
+        """
+        summary = dict(listing.attrs.get("icoframes") or {})
+        failed = summary.get("failed") or {}
+        over_budget = set(summary.get("over_budget") or [])
+        gone = set(summary.get("gone") or [])
+        missing: list[dict[str, Any]] = []
+        if present is not None:
+            lacking = listing[~listing["id"].isin(pd.Index(present))]
+            if not lacking.empty:
+                index = self.cache.profile_index()
+                states = index.get("state")
+                for ico_id, name in zip(lacking["id"].tolist(), lacking["name"].tolist(),
+                                        strict=True):
+                    state = (states.get(ico_id) if states is not None
+                             else ("fetched" if ico_id in index.index else None))
+                    if ico_id in failed:
+                        state, reason = "failed", failed[ico_id]
+                    elif state == "gone" or ico_id in gone:
+                        state = "gone"
+                        reason = "error 482: the service has no profile"
+                    elif ico_id in over_budget:
+                        state, reason = "not_fetched", "the call's budget ran out"
+                    elif self.offline:
+                        state, reason = "not_fetched", "offline, and not in the cache"
+                    else:
+                        state = state or "not_fetched"
+                        reason = (index["reason"].get(ico_id) if "reason" in index
+                                  else None) or "not fetched"
+                    missing.append({"id": ico_id, "name": None if pd.isna(name) else name,
+                                    "state": state, "reason": reason})
+        partial = [q for q in summary.get("queries", []) if not q.get("complete")]
+        summary["missing"] = missing
+        summary["complete"] = not partial and not missing
+        present_ids = set() if present is None else set(pd.Index(present))
+        stale_kept = sorted(over_budget & present_ids)
+        summary["not_refreshed"] = stale_kept
+        _warn_gaps(partial, missing, self.offline)
+        if stale_kept:
+            warn(f"{len(stale_kept)} row(s) are older than profile_max_age: the budget of "
+                 "this call ran out before they were fetched again (the most stale went "
+                 "first); ids in attrs['icoframes']['not_refreshed']", StaleWarning)
+        return summary
+
+
+def _warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
+               offline: bool) -> None:
+    """One warning for everything a result lacks, or none when it is whole."""
+    if not partial and not missing:
+        return
+    parts = []
+    for q in partial:
+        params = {k: v for k, v in q["params"].items() if v is not None}
+        if q.get("rows", 0) == 0 and q.get("total_icos") is None:
+            why = ("not in the cache" if offline else
+                   f"could not be paged ({'; '.join(q.get('failed_pages', {}).values())})")
+            parts.append(f"the list {params} {why}")
+        else:
+            short = q.get("missing")
+            count = f"{short} of its {q['total_icos']} ICOs missing" if short else "pages failed"
+            parts.append(f"the list {params} is partial ({count}); the next call pages it "
+                         "again")
+    if missing:
+        by_state: dict[str, int] = {}
+        for m in missing:
+            by_state[m["state"]] = by_state.get(m["state"], 0) + 1
+        counts = ", ".join(f"{n} {state}" for state, n in sorted(by_state.items()))
+        first = ", ".join(f"{m['id']} ({m['reason']})" for m in missing[:3])
+        parts.append(f"{len(missing)} listed ICO(s) have no row: {counts}; first: {first}")
+        if all(m["state"] == "gone" for m in missing):
+            parts[-1] = (f"{len(missing)} ICO(s) listed but without a profile (error 482), "
+                         f"left out: {[m['id'] for m in missing[:10]]}")
+    only_gone = not partial and all(m["state"] == "gone" for m in missing)
+    warn("incomplete result: " + "; ".join(parts)
+         + ". Missing ids and their state are in attrs['icoframes']['missing']; calling "
+         "again retries what failed.",
+         MissingProfileWarning if only_gone else IncompleteWarning)
 
 
 def _with_summary(frame: pd.DataFrame, context: LoadContext,

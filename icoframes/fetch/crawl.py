@@ -1,55 +1,74 @@
 """The crawl: list pages and profiles through one bounded thread pool.
 
-A profile is requested as soon as the page that lists it arrives, so list
-paging and profile fetching overlap instead of running one after the other.
-Results come back through a queue as each request finishes; the main thread
-merges pages, decides what to fetch, and appends profiles to the cache in
-batches, so nothing fetched is lost when the load stops early.
+A profile is requested as soon as the page that lists it arrives, so paging
+and profile fetching overlap. The main thread hands out one request per free
+worker, never more (a server claiming a billion pages costs nothing extra),
+merges pages, decides which profiles to fetch (:mod:`icoframes.fetch.policy`)
+and makes each profile durable in the cache as it arrives.
 
-Only requests that are needed are sent: a list query whose cached copy is
-fresh is not paged, and a profile is requested when it is not cached or its
-list summary (name, score, raised) changed since it was fetched.
+What can go wrong, and what happens then:
+
+* a page or profile that fails for good (after its retries) is that item's
+  failure: recorded in the cache (a failed profile is retried by the next
+  call), reported in the result's ``attrs["icoframes"]`` and a warning; the
+  rest of the load goes on;
+* :data:`~icoframes.api.control.BREAKER_FAILURES` failed attempts in a row
+  stop the load with :class:`~icoframes.errors.ServiceUnavailable` naming the
+  host and the last cause;
+* the daily limit (485, or the ``daily_quota`` setting) stops the load with
+  :class:`~icoframes.errors.QuotaExceeded`; the next call resumes;
+* Ctrl-C (or SIGTERM in the CLI) stops it at once: requests in flight are cut,
+  and everything that arrived is kept.
+
+Other processes loading into the same cache dir are not fetched for twice:
+each profile is claimed before it is requested; one claimed elsewhere is
+waited for (:meth:`~icoframes.store.cache.Cache.claims`).
 """
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import datetime as dt
-import importlib.util
 import json
 import queue
 import time
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import pandas as pd
 
 from ..api.client import Client
+from ..api.control import Cancelled, LoadControl
 from ..config import Settings
 from ..errors import (
     APIError,
-    AuthError,
-    InvalidParameter,
-    MissingProfileWarning,
-    NotCached,
     NotFound,
     QuotaExceeded,
     QuotaWarning,
+    ServiceUnavailable,
     warn,
 )
 from ..files import utcnow
-from ..parse.lists import list_frame, merge_pages, page_counts, summary_keys
-from ..parse.problems import Problems
+from ..parse.lists import list_frame, summary_keys
 from ..schema import LIST
 from ..store.cache import GONE, Cache, ProfileRecord
 from ..store.ledger import QuotaLedger
+from .paging import ListQuery
+from .policy import Want, plan_profiles
+from .progress import Progress
 
-__all__ = ["BATCH_SECONDS", "BATCH_SIZE", "Crawl", "CrawlContext"]
+__all__ = ["FOLD_EVERY", "FOLD_SECONDS", "Crawl", "CrawlContext"]
 
-# Profiles are saved when this many arrived or this long after the last save: each save
-# is an fsync'd Parquet file, so a crash loses at most a couple of seconds of fetching.
-BATCH_SIZE = 250
-BATCH_SECONDS = 2.0
+# Profiles are durable as each arrives (a journal line); they are folded into a Parquet
+# part every this many profiles or seconds, which keeps the journal short.
+FOLD_EVERY = 250
+FOLD_SECONDS = 2.0
+# How often a load waiting for profiles another process claimed looks for them.
+_WAIT_POLL = 0.2
+# After the quota stops a load, requests in flight (paid for) get this long to finish.
+_GRACE = 2.0
 
 
 class CrawlContext(Protocol):
@@ -59,6 +78,7 @@ class CrawlContext(Protocol):
     cache: Cache
     offline: bool
     progress: bool
+    control: LoadControl
 
     @property
     def ledger(self) -> QuotaLedger: ...
@@ -66,109 +86,160 @@ class CrawlContext(Protocol):
     def client(self, what: str) -> Client: ...
 
 
-@dataclass
-class _Query:
-    """The paging of one list query; ``frame`` is set once its list is complete."""
-
-    params: dict[str, Any]
-    frame: pd.DataFrame | None = None
-    fetched_at: dt.datetime | None = None
-    from_cache: bool = False
-    problems: list[dict[str, Any]] = field(default_factory=list)
-    responses: dict[tuple[int, int], dict] = field(default_factory=dict)  # (pass, page)
-    pages_pending: int = 0
-    total_icos: int = 0
-    passes: int = 1
-
-
 class Crawl:
-    """One load's fetching: add queries, then :meth:`run`, then read :meth:`listings`.
+    """One load's fetching: :meth:`add_query` for each list, :meth:`run`, then read results.
 
     Parameters
     ----------
     load : CrawlContext
-        Settings, cache, ledger and the (lazily made) client of this loader call.
+        Settings, cache, ledger, stop switch and the (lazily made) client.
     profiles : bool
         Also fetch the profiles the lists name (False for ``load_list``).
     refresh_all : bool
-        Fetch every profile again, cached or not.
+        Fetch every listed profile again.
+    ages : mapping, optional
+        Maximum profile age per status, applied to lists paged by this call.
+    budget : int, optional
+        Most profile requests this call may send (most stale first).
     """
 
-    def __init__(self, load: CrawlContext, *, profiles: bool, refresh_all: bool = False) -> None:
+    def __init__(self, load: CrawlContext, *, profiles: bool, refresh_all: bool = False,
+                 ages: dict[str, dt.timedelta] | None = None, budget: int | None = None) -> None:
         self.load = load
         self.fetch_profiles = profiles
         self.refresh_all = refresh_all
-        self.queries: list[_Query] = []
-        self._stored: dict[int, str] | None = None
-        self._wanted: set[int] = set()
-        self._offline_missing: list[int] = []
+        self.ages = ages
+        self.budget = budget
+        self.queries: list[ListQuery] = []
+        self.failed: dict[int, str] = {}  # profile id -> why its fetch failed
+        self.gone: list[int] = []
+        self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
+        self.started = utcnow()
+        self._index: pd.DataFrame | None = None
+        self._seen: set[int] = set()
+        self._wants: list[Want] = []  # planned, not yet claimed
+        self._ready: deque[Want] = deque()  # claimed by this process, to request
+        self._waiting: dict[int, Want] = {}  # claimed by another live process
+        self._claims: Any = None
         self._pool: ThreadPoolExecutor | None = None
         self._done: queue.SimpleQueue[Future] = queue.SimpleQueue()
         self._tasks: dict[Future, tuple[str, Any]] = {}
-        self._batch: list[ProfileRecord] = []
-        self._last_save = time.monotonic()
+        self._stop: BaseException | None = None
         self._fetched = 0
+        self._unfolded = 0
+        self._last_fold = time.monotonic()
+        self._requested = 0
         self._planned = 0
-        self._budget: int | None = None
-        self._warned = False
-        self._not_found: list[int] = []
-        self._failed: list[tuple[int, APIError]] = []
-        self._pages_planned = 0
-        self._pages_done = 0
-        self._profiles_done = 0
-        self._progress = _Progress(load.progress)
+        self._quota_warned = False
+        self._progress = Progress(load.progress)
+        self._pages_asked = self._pages_done = self._profiles_done = 0
 
     # -- planning ------------------------------------------------------------------
 
     def add_query(self, params: dict[str, Any], *, refresh: bool,
                   limit: dt.timedelta | None) -> None:
-        """Use the cached list for ``params`` when fresh enough, else start paging it."""
-        query = _Query(params)
+        """Use the cached list for ``params`` when fresh and complete, else page it."""
+        query = ListQuery(params)
         self.queries.append(query)
-        cached = None if refresh else self.load.cache.read_list(params, LIST)
-        if cached is not None:
-            frame, fetched_at, meta = cached
-            if self.load.offline or limit is None or utcnow() - fetched_at <= limit:
-                query.frame, query.fetched_at, query.from_cache = frame, fetched_at, True
-                query.problems = list(meta.get("problems") or [])
-                self._want(frame)
-                return
-        self.load.client(f"the list for {params}")  # raises NotCached when offline
-        self._submit_page(query, 1, 1)
-
-    def _want(self, frame: pd.DataFrame) -> None:
-        """Request the profiles of these list rows that the cache lacks or has stale."""
-        if not self.fetch_profiles or frame.empty:
+        stored = self.load.cache.read_list(params, LIST)
+        if stored is not None and (self.load.offline or (
+                not refresh and stored.meta.get("complete", True)
+                and (limit is None or dt.timedelta(0) <= utcnow() - stored.fetched_at <= limit))):
+            query.use_cached(stored)
+            self._plan(query.frame, repaged=False)
             return
-        if self._stored is None:
-            index = pd.DataFrame() if self.refresh_all else self.load.cache.profile_index()
-            self._stored = {} if index.empty else index["summary"].to_dict()
-        keys = summary_keys(frame)
-        for ico_id, status, key in zip(frame["id"].tolist(), frame["status"].tolist(), keys,
-                                       strict=True):
-            if ico_id in self._wanted or self._stored.get(ico_id) == key:
-                continue
-            self._wanted.add(ico_id)
-            if self.load.offline:
-                self._offline_missing.append(ico_id)
-                continue
-            self._submit("profile", (ico_id, status, key), self.load.client("profiles").profile,
-                         ico_id)
-            self._planned += 1
-            self._check_budget()
+        if self.load.offline:
+            return  # nothing cached for this query: the loader says so
+        self.load.client(f"the list for {params}")  # fails before any request if unusable
+        query.start(stored)
 
-    def _check_budget(self) -> None:
-        if self._budget is None:
-            self._budget = self.load.ledger.remaining()
-        if not self._warned and self._planned > self._budget:
-            self._warned = True
-            warn(
-                f"this load needs more profile requests than the about {self._budget} that "
-                f"remain of today's {self.load.settings.daily_quota} for this key; it will "
-                "stop at the limit, keep what it fetched, and the next call will resume",
-                QuotaWarning)
+    def _plan(self, frame: pd.DataFrame | None, *, repaged: bool) -> None:
+        """Plan the profiles of these list rows that the cache lacks or holds stale."""
+        if not self.fetch_profiles or frame is None or frame.empty:
+            return
+        new = frame[~frame["id"].isin(self._seen)]
+        if new.empty:
+            return
+        self._seen.update(new["id"].tolist())
+        if self._index is None:
+            self._index = self.load.cache.profile_index()
+        wants = plan_profiles(new, summary_keys(new), self._index, now=self.started,
+                              ages=self.ages if repaged else None,
+                              refresh_all=self.refresh_all)
+        if self.load.offline:
+            return  # what is not cached is reported missing by the loader
+        if not wants:
+            return
+        self._planned += len(wants)
+        self._wants.extend(wants)
+        remaining = self.load.ledger.remaining()
+        planned = len(self._wants) + len(self._ready) + self._requested
+        if planned > remaining and not self._quota_warned:
+            self._quota_warned = True
+            warn(f"this load needs more profile requests than the about {remaining} that "
+                 f"remain of today's {self.load.settings.daily_quota} for this key; it will "
+                 "stop at the limit, keep what it fetched, and the next call will resume",
+                 QuotaWarning)
 
-    # -- requests ------------------------------------------------------------------
+    # -- scheduling ----------------------------------------------------------------
+
+    def _fill(self) -> None:
+        """Hand out requests while workers are free: pages first, then profiles."""
+        workers = self.load.settings.max_workers
+        while self._stop is None and len(self._tasks) < workers:
+            if not (self._next_page() or self._next_profile()):
+                return
+
+    def _next_page(self) -> bool:
+        for query in self.queries:
+            page = query.next_page()
+            if page is not None:
+                client = self.load.client(f"the list for {query.params}")
+                self._submit("page", (query, *page), client.list_page, page[0], **query.params)
+                self._pages_asked += 1
+                return True
+        return False
+
+    def _next_profile(self) -> bool:
+        if self.budget is not None and any(q.paging for q in self.queries):
+            return False  # with a budget, the most stale go first: wait for every list
+        if not self._ready and not self._claim_more():
+            return False
+        want = self._ready.popleft()
+        client = self.load.client("profiles")
+        self._submit("profile", want, client.profile, want.id)
+        self._requested += 1
+        return True
+
+    def _claim_more(self) -> bool:
+        """Claim the next few planned profiles; those claimed elsewhere are waited for."""
+        if not self._wants:
+            return False
+        if self.budget is not None:
+            self._wants.sort(key=lambda w: -w.staleness)
+            room = self.budget - self._requested - len(self._ready)
+            if room <= 0:
+                self.over_budget.extend(w.id for w in self._wants)
+                self._wants.clear()
+                return False
+            if len(self._wants) > room:
+                self.over_budget.extend(w.id for w in self._wants[room:])
+                del self._wants[room:]
+        batch = self._wants[:self.load.settings.max_workers]
+        del self._wants[:len(batch)]
+        mine, taken = self._claimer().claim([w.id for w in batch])
+        mine_set, taken_set = set(mine), set(taken)
+        for want in batch:
+            if want.id in mine_set:
+                self._ready.append(want)
+            elif want.id in taken_set:
+                self._waiting[want.id] = want
+        return bool(self._ready) or self._claim_more()
+
+    def _claimer(self) -> Any:
+        if self._claims is None:
+            self._claims = self.load.cache.claims()
+        return self._claims
 
     def _submit(self, kind: str, info: Any, fn: Any, *args: Any, **kwargs: Any) -> None:
         if self._pool is None:
@@ -178,69 +249,132 @@ class Crawl:
         self._tasks[future] = (kind, info)
         future.add_done_callback(self._done.put)
 
-    def _submit_page(self, query: _Query, number: int, pass_no: int) -> None:
-        query.pages_pending += 1
-        self._pages_planned += 1
-        client = self.load.client(f"the list for {query.params}")
-        self._submit("page", (query, number, pass_no), client.list_page, number, **query.params)
+    # -- running -------------------------------------------------------------------
 
     def run(self) -> None:
-        """Wait for every request; save what arrives; raise what stopped the load.
+        """Fetch what was planned; keep what arrives; raise what stopped the load.
 
         Raises
         ------
         QuotaExceeded
-            Error 485: saved profiles are kept; ``remaining`` says how many were left.
-        NotCached
-            ``offline=True`` and some profiles are not cached.
-        APIError
-            A list page failed for good, or some profiles did (the rest are saved).
+            The daily limit was reached: everything fetched is kept.
+        ServiceUnavailable
+            The breaker tripped: too many failed attempts in a row.
+        AuthError, InvalidParameter
+            The service refused the keys or a parameter.
+        KeyboardInterrupt
+            Ctrl-C (or SIGTERM in the CLI): requests in flight were cut.
         """
-        if self._offline_missing:
-            missing = self._offline_missing
-            raise NotCached(
-                f"offline=True, but {len(missing)} profile(s) are not in the cache "
-                f"({self.load.cache.dir}); first ids: {missing[:10]}. Load once online first.")
-        stop: BaseException | None = None
+        interrupted = True
         try:
-            while self._tasks:
+            self._fill()
+            while self._stop is None and (self._tasks or self._waiting):
+                if not self._tasks:
+                    self._wait_for_others()
+                    continue
                 try:
                     future = self._done.get(timeout=0.5)  # a timeout keeps Ctrl-C responsive
                 except queue.Empty:
                     continue
                 kind, info = self._tasks.pop(future)
-                stop = self._handle(kind, info, future)
-                self._count(kind)  # after the page planned the pages and profiles it names
-                if stop is not None:
-                    break
+                self._handle(kind, info, future)
+                if self.load.control.tripped and self._stop is None:
+                    self._stop = _breaker_error(self.load)
+                self._count(kind)
+                self._fill()
+            interrupted = False
         finally:
-            self._shut_down()
-        self._report(stop)
+            self._shut_down(grace=0.0 if interrupted else _GRACE)
+        self._report()
 
-    def _handle(self, kind: str, info: Any, future: Future) -> BaseException | None:
-        """Use one finished request; the error that must stop the load, if any."""
+    def _handle(self, kind: str, info: Any, future: Future) -> None:
+        """Use one finished request."""
         try:
             result = future.result()
-        except CancelledError:
-            return None
-        except NotFound:
-            if kind == "profile":
-                self._not_found.append(info[0])
-                self._batch.append(ProfileRecord(*info, GONE))  # not asked again
-                return None
-            raise
-        except (QuotaExceeded, AuthError, InvalidParameter) as exc:
-            return exc
-        except APIError as exc:
-            if kind == "page":
-                return exc
-            self._failed.append((info[0], exc))
-            return None
+        except (Cancelled, cf.CancelledError):
+            return
+        except NotFound:  # a profile the list names but the service does not have
+            self._keep(info, GONE, state="gone")
+            self.gone.append(info.id)
+            return
+        except QuotaExceeded as exc:
+            self._stop = exc
+            return
+        except ServiceUnavailable as exc:  # this item's retries are spent (BadResponse too)
+            self._item_failed(kind, info, getattr(exc, "last_failure", None) or str(exc))
+            return
+        except APIError as exc:  # 480, 483, 484: nothing else will go better
+            self._stop = exc
+            return
         if kind == "page":
-            self._on_page(*info, result)
+            query, number, pass_no = info
+            items = query.on_page(number, pass_no, result)
+            if items:
+                self._plan(list_frame(items, status=query.params["status"]), repaged=True)
+            self._settle(query)
         else:
-            self._keep(info, result)
-        return None
+            self._keep(info, json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+
+    def _item_failed(self, kind: str, info: Any, reason: str) -> None:
+        if kind == "page":
+            query, number, _ = info
+            query.on_failure(number, reason)
+            self._settle(query)
+        else:
+            self.failed[info.id] = reason
+            self._keep(info, "", state="failed", reason=reason)
+
+    def _settle(self, query: ListQuery) -> None:
+        """After a page: when the pass is done, page again or store the list."""
+        if not query.pass_done:
+            return
+        if not query.finish_pass(may_repage=self._stop is None):
+            self._store(query)
+
+    def _store(self, query: ListQuery) -> None:
+        if not query.from_cache and query.frame is not None:
+            self.load.cache.write_list(query.params, query.frame, LIST,
+                                       total_icos=query.total_icos or 0,
+                                       problems=query.problems, complete=query.complete)
+
+    def _keep(self, want: Want, raw: str, *, state: str = "fetched",
+              reason: str | None = None) -> None:
+        """Make one profile (or its failure) durable now; fold the journal now and then."""
+        self.load.cache.append(ProfileRecord(want.id, want.status, want.summary, raw,
+                                             state=state, reason=reason))
+        if state != "failed":
+            self.failed.pop(want.id, None)
+            self._fetched += 1
+        self._unfolded += 1
+        if (self._unfolded >= FOLD_EVERY
+                or time.monotonic() - self._last_fold > FOLD_SECONDS):
+            self._fold()
+
+    def _fold(self) -> None:
+        self.load.cache.fold()
+        self._unfolded, self._last_fold = 0, time.monotonic()
+
+    def _wait_for_others(self) -> None:
+        """Every own request is done: wait for profiles other processes claimed."""
+        time.sleep(_WAIT_POLL)
+        index = self.load.cache.profile_index()
+        waiting = list(self._waiting.values())
+        fresh = plan_profiles(pd.DataFrame({"id": [w.id for w in waiting],
+                                            "status": [w.status for w in waiting]}),
+                              [w.summary for w in waiting], index, now=self.started,
+                              ages=self.ages, refresh_all=False)
+        still = {w.id for w in fresh}
+        for want in waiting:
+            if want.id not in still:  # the other process fetched it meanwhile
+                del self._waiting[want.id]
+        if self.refresh_all:  # "fetch again" is met by a copy fetched since this load began
+            arrived = index.index[index["fetched_at"] >= pd.Timestamp(self.started)]
+            for ico_id in set(arrived) & set(self._waiting):
+                del self._waiting[ico_id]
+        mine, _ = self._claimer().claim(list(self._waiting)) if self._waiting else ([], [])
+        for ico_id in mine:  # its claimer died or gave it up: fetch it here
+            self._ready.append(self._waiting.pop(ico_id))
+        self._fill()
 
     def _count(self, kind: str) -> None:
         """Move the bar: list pages while any list is being paged, then the profiles."""
@@ -248,73 +382,41 @@ class Crawl:
             self._pages_done += 1
         else:
             self._profiles_done += 1
-        if self._pages_done < self._pages_planned or not self._planned:
-            self._progress.show("list pages", "page", self._pages_planned, self._pages_done)
+        planned = self._requested + len(self._ready) + len(self._wants)
+        if any(q.paging for q in self.queries) or not planned:
+            total = max(self._pages_asked, self._pages_done)
+            self._progress.show("list pages", "page", total, self._pages_done)
         else:
-            self._progress.show("profiles", "ICO", self._planned, self._profiles_done)
+            self._progress.show("profiles", "ICO", planned, self._profiles_done)
 
-    def _on_page(self, query: _Query, number: int, pass_no: int, response: dict) -> None:
-        query.pages_pending -= 1
-        query.responses[(pass_no, number)] = response
-        total_icos, total_pages = page_counts(response)
-        if response.get("data"):
-            query.total_icos = total_icos
-        if number == 1:
-            query.total_icos = total_icos
-            for n in range(2, total_pages + 1):
-                self._submit_page(query, n, pass_no)
-        items = response.get("data")
-        if items and isinstance(items, list):
-            self._want(list_frame(items, status=query.params["status"]))
-        if query.pages_pending:
-            return
-        items = merge_pages(query.responses[key] for key in sorted(query.responses))
-        if len(items) < query.total_icos and query.passes == 1:
-            # the list shifted while it was paged: page it all once more
-            query.passes = 2
-            self._submit_page(query, 1, 2)
-            return
-        lost = Problems()  # counted once, over the merged pages
-        query.frame = list_frame(items, status=query.params["status"], problems=lost)
-        query.fetched_at, query.problems = utcnow(), lost.records()
-        self.load.cache.write_list(query.params, query.frame, LIST, total_icos=query.total_icos,
-                                   problems=query.problems)
-
-    def _keep(self, info: tuple[int, str, str], profile: Any) -> None:
-        ico_id, status, key = info
-        raw = json.dumps(profile, ensure_ascii=False, separators=(",", ":"))
-        self._batch.append(ProfileRecord(ico_id, status, key, raw))
-        self._fetched += 1
-        if len(self._batch) >= BATCH_SIZE or time.monotonic() - self._last_save > BATCH_SECONDS:
-            self._save()
-
-    def _save(self) -> None:
-        self.load.cache.write_profiles(self._batch)
-        self._batch, self._last_save = [], time.monotonic()
-
-    def _shut_down(self) -> None:
+    def _shut_down(self, *, grace: float) -> None:
+        """Stop the pool; keep what arrived; make everything durable."""
         if self._pool is not None:
-            for future in self._tasks:
-                future.cancel()
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            # requests in flight when the load stopped were paid for: keep their profiles
+            if grace and self._tasks:  # paid for: give them a moment
+                cf.wait(list(self._tasks), timeout=grace)
+            self.load.control.cancel()  # cut what is still in flight, wake the waiting
+            self._pool.shutdown(wait=False, cancel_futures=True)
             for future, (kind, info) in list(self._tasks.items()):
-                if (kind == "profile" and future.done() and not future.cancelled()
-                        and future.exception() is None):
-                    self._keep(info, future.result())
-        self._save()
+                if future.done() and not future.cancelled() and kind == "profile":
+                    self._handle(kind, info, future)
+        for query in self.queries:
+            if query.paging:  # stopped mid-list: keep the pages that came, as partial
+                query.in_flight = 0
+                query.finish_pass(may_repage=False)
+                self._store(query)
+        if self._claims is not None:
+            self._claims.close()
+        self._fold()
         self._progress.close()
 
-    def _report(self, stop: BaseException | None) -> None:
-        if self._not_found:
-            warn(f"{len(self._not_found)} ICO(s) listed but without a profile "
-                 f"(error 482), left out: {self._not_found[:10]}", MissingProfileWarning)
+    def _report(self) -> None:
+        stop = self._stop
         if isinstance(stop, QuotaExceeded):
             if stop.code == 485:  # the service says so: nothing more today
                 self.load.ledger.exhaust()
-            left = len(self._wanted) - self._fetched - len(self._not_found)
-            unlisted = any(q.frame is None for q in self.queries)
-            more = " (and the list was not complete, so possibly more)" if unlisted else ""
+            left = self._planned - self._fetched - len(self.failed)
+            unlisted = any(not q.complete for q in self.queries)
+            more = " (and a list was not complete, so possibly more)" if unlisted else ""
             which = ("the service's daily request limit (error 485)" if stop.code == 485 else
                      f"the daily_quota setting ({self.load.settings.daily_quota} requests)")
             raise QuotaExceeded(
@@ -322,79 +424,28 @@ class Crawl:
                 f"remain{more}. Everything fetched is cached: call the same loader again "
                 "after the allowance resets (midnight UTC) to fetch only the rest.",
                 code=stop.code, endpoint=stop.endpoint, remaining=left) from stop
+        if stop is None and self.load.control.tripped:
+            stop = _breaker_error(self.load)
         if stop is not None:
             raise stop
-        if self._failed:
-            first_id, first = self._failed[0]
-            raise type(first)(
-                f"{len(self._failed)} of {len(self._wanted)} profiles could not be fetched "
-                f"(first: id {first_id}: {first}); the {self._fetched} fetched are cached, and "
-                "calling again retries only the rest", code=first.code, endpoint=first.endpoint)
 
     def summary(self) -> dict[str, Any]:
-        """What this crawl used, per query: fetch time, cache or service, values lost."""
-        return {"queries": [
-            {"params": q.params, "complete": q.frame is not None,
-             "from_cache": q.from_cache, "rows": 0 if q.frame is None else len(q.frame),
-             "fetched_at": None if q.fetched_at is None else q.fetched_at.isoformat(),
-             "problems": q.problems}
-            for q in self.queries]}
+        """What this crawl used and lacks: per query, and the profiles it could not fetch."""
+        return {"queries": [q.summary() for q in self.queries],
+                "failed": dict(self.failed), "gone": list(self.gone),
+                "over_budget": list(self.over_budget)}
 
     def listings(self) -> list[pd.DataFrame]:
-        """The list of every query, in the order they were added (after :meth:`run`)."""
+        """The rows of every query answered, in the order they were added."""
         return [q.frame for q in self.queries if q.frame is not None]
 
 
-class _Progress:
-    """One bar per load, made when the first request finishes, so its total is known.
-
-    It counts what the load is waiting for: the list pages while any list is
-    being paged, then the profiles (reset to their count, with those already
-    fetched). Its total is raised before the count that needs it, so the bar
-    never shows more done than planned, nor a total of 0.
-    """
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.bar: Any = None
-
-    def show(self, label: str, unit: str, total: int, done: int) -> None:
-        if not self.enabled or total <= 0:
-            return
-        bar = self.bar
-        if bar is None:
-            self.bar = bar = new_bar(label, unit, total)
-        elif bar.desc != label:
-            bar.unit = unit
-            bar.set_description_str(label, refresh=False)
-            bar.reset(total=total)
-        elif bar.total != total:
-            _set_total(bar, total)
-        bar.update(done - bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def new_bar(label: str, unit: str, total: int) -> Any:
-    """A tqdm bar: a widget in a notebook with ipywidgets, else one line of text.
-
-    ``tqdm.auto`` falls back to text in a notebook without ipywidgets, but warns
-    (``TqdmWarning: IProgress not found``) on every bar; so without ipywidgets
-    the text bar is asked for directly.
-    """
-    if importlib.util.find_spec("ipywidgets") is not None:
-        from tqdm.auto import tqdm
-    else:
-        from tqdm.std import tqdm
-    return tqdm(total=total, desc=label, unit=unit, leave=False)
-
-
-def _set_total(bar: Any, total: int) -> None:
-    """Raise the bar's total, the widget's maximum too (as ``tqdm.notebook.reset`` does)."""
-    bar.total = total
-    container = getattr(bar, "container", None)
-    if container is not None:
-        container.children[1].max = total
-    bar.refresh()
+def _breaker_error(load: CrawlContext) -> ServiceUnavailable:
+    control = load.control
+    host = urlsplit(load.settings.base_url).netloc or load.settings.base_url
+    error = ServiceUnavailable(
+        f"{host} is not answering usefully: {control.in_a_row} attempts failed in a row "
+        f"(last: {control.last_failure}), so the load stopped. Everything fetched is "
+        "cached; call again later to fetch only the rest.")
+    error.last_failure = control.last_failure
+    return error

@@ -81,6 +81,8 @@ class ProfileRecord:
     status: str | None
     summary: str | None
     raw: str
+    state: str = "fetched"
+    reason: str | None = None
 
 
 def _namespace(base_url: str) -> str:
@@ -157,6 +159,24 @@ class Cache:
         atomic_write_table(table, path)
         return path
 
+    # TEMPORARY stand-ins until the journal lands (store/journal.py, store/claims.py)
+    def append(self, record: ProfileRecord) -> None:
+        if record.state != "failed":
+            self.__dict__.setdefault("_pending", []).append(record)
+
+    def fold(self) -> None:
+        pending = self.__dict__.pop("_pending", [])
+        self.write_profiles(pending)
+
+    def claims(self) -> Any:
+        class _All:
+            def claim(self, ids: Any) -> tuple[list[int], list[int]]:
+                return list(ids), []
+
+            def close(self) -> None:
+                pass
+        return _All()
+
     def _read_parts(self, paths: Iterable[Path], columns: list[str]) -> pa.Table:
         tables = []
         for path in paths:
@@ -210,9 +230,12 @@ class Cache:
         return hashlib.sha256(canonical.encode()).hexdigest()[:24]
 
     def write_list(self, params: dict[str, Any], frame: pd.DataFrame, schema: TableSchema,
-                   *, total_icos: int, problems: list[dict[str, Any]] | None = None) -> None:
-        """Store a list result with the query that produced it and the values it lost."""
-        meta = {"params": params, "total_icos": total_icos, "problems": problems or []}
+                   *, total_icos: int, problems: list[dict[str, Any]] | None = None,
+                   complete: bool = True) -> None:
+        """Store a list result with the query that produced it, whether it is complete
+        (its ids cover ``total_icos``) and the values it lost."""
+        meta = {"params": params, "total_icos": total_icos, "problems": problems or [],
+                "complete": complete}
         self._write_frame(self.lists_dir / f"{self.list_key(params)}.parquet", frame, schema,
                           meta)
 

@@ -1,0 +1,153 @@
+"""The paging of one list query: which page to ask next, and when the list is whole.
+
+Pages are handed out one at a time (:meth:`ListQuery.next_page`), so the crawl
+never queues more than it has workers for, whatever ``total_pages`` a server
+claims. Page 1 comes back before any other page is asked (it says how many
+there are); paging stops at the first empty page or error 482.
+
+A list is **complete** when the ids seen cover the service's ``total_icos``
+and no page failed. Otherwise it is paged once more from page 1 (the list may
+have shifted while it was paged); if it is still short it is kept as
+**partial**: used, marked so in the cache and in the result, and paged again by
+the next call.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ..files import utcnow
+from ..parse.lists import list_frame, merge_pages, page_counts
+from ..parse.problems import Problems
+from ..store.cache import Stored
+
+__all__ = ["ListQuery"]
+
+
+@dataclass
+class ListQuery:
+    """One list query of a load: its paging state, then its rows and completeness."""
+
+    params: dict[str, Any]
+    frame: pd.DataFrame | None = None
+    complete: bool = False
+    fetched_at: dt.datetime | None = None
+    from_cache: bool = False
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    total_icos: int | None = None
+    failed_pages: dict[int, str] = field(default_factory=dict)
+    fallback: Stored | None = None  # the cached copy, used when paging fails
+    paging: bool = False
+    passes: int = 1
+    _responses: dict[tuple[int, int], dict] = field(default_factory=dict)  # (pass, page)
+    _next: int = 1
+    _last: int = 1  # pages known to exist in this pass (page 1 tells)
+    _ended: bool = False
+    _ids_this_pass: set[str] = field(default_factory=set)
+    in_flight: int = 0
+
+    # -- using a cached copy -------------------------------------------------
+
+    def use_cached(self, stored: Stored) -> None:
+        """Answer the query with a cached list (complete or partial, as stored)."""
+        self.frame, self.fetched_at, self.from_cache = stored.frame, stored.fetched_at, True
+        self.complete = bool(stored.meta.get("complete", True))
+        self.total_icos = stored.meta.get("total_icos")
+        self.problems = list(stored.meta.get("problems") or [])
+
+    def start(self, fallback: Stored | None) -> None:
+        """Page the query from the service; ``fallback`` answers it if that fails."""
+        self.fallback, self.paging = fallback, True
+
+    # -- paging ----------------------------------------------------------------
+
+    def next_page(self) -> tuple[int, int] | None:
+        """``(page, pass)`` to request now, or None (wait for page 1, or all asked)."""
+        if not self.paging or self._ended or self._next > self._last:
+            return None
+        if self._next > 1 and (self.passes, 1) not in self._responses:
+            return None  # page 1 of this pass says how many pages there are
+        number = self._next
+        self._next += 1
+        self.in_flight += 1
+        return number, self.passes
+
+    def on_page(self, number: int, pass_no: int, response: dict[str, Any]) -> list[Any]:
+        """Keep one page; the items it brought (for planning their profiles)."""
+        self.in_flight -= 1
+        items = response.get("data") if isinstance(response.get("data"), list) else []
+        self._responses[(pass_no, number)] = response
+        if pass_no != self.passes:
+            return items
+        total_icos, total_pages = page_counts(response)
+        if number == 1:
+            self.total_icos, self._last = total_icos, max(1, total_pages)
+            self._ids_this_pass = set()
+        elif items:
+            self.total_icos = total_icos  # the latest count wins: the list may grow
+        ids = {str(item.get("id")) for item in items if isinstance(item, dict)}
+        if not items:  # an empty page (or error 482): nothing follows it
+            self._ended = True
+        elif number > 1 and ids and ids <= self._ids_this_pass:
+            # a whole page of ICOs already seen: a server repeating itself, not a list
+            # shifting (that moves an item or two); asking for more pages would not end
+            self._ended = True
+            self.failed_pages[number] = "the page repeats earlier pages"
+        self._ids_this_pass |= ids
+        return items
+
+    def on_failure(self, number: int, reason: str) -> None:
+        """A page failed for good (after its retries): the list cannot be complete."""
+        self.in_flight -= 1
+        self.failed_pages[number] = reason
+        if number == 1:
+            self._ended = True  # without page 1 nothing says how many pages there are
+
+    @property
+    def pass_done(self) -> bool:
+        return self.paging and self.in_flight == 0 and (self._ended or self._next > self._last)
+
+    def finish_pass(self, *, may_repage: bool) -> bool:
+        """After a pass: True to page once more, else settle ``frame`` and ``complete``."""
+        items = merge_pages(self._responses[key] for key in sorted(self._responses))
+        lost = Problems()
+        frame = list_frame(items, status=self.params["status"], problems=lost)
+        short = self.total_icos is None or len(frame) < self.total_icos
+        # items the service sent without a usable id are short in the frame, not in the list:
+        # paging again now would bring the same items back
+        shifted = self.total_icos is None or len(items) < self.total_icos
+        if shifted and not self.failed_pages and self.passes == 1 and may_repage:
+            # the list shifted while it was paged: page it all once more (a page that
+            # failed has spent its retries already: asking again now would not help)
+            self.passes, self._next, self._last, self._ended = 2, 1, 1, False
+            return True
+        self.paging = False
+        self.complete = not short and not self.failed_pages
+        if frame.empty and not self.complete and self.fallback is not None:
+            self.use_cached(self.fallback)  # nothing new: what was cached is the best answer
+            self.complete = False
+            return False
+        self.frame, self.fetched_at, self.problems = frame, utcnow(), lost.records()
+        return False
+
+    @property
+    def missing(self) -> int | None:
+        """ICOs the service counts that the list lacks (None when the count is unknown)."""
+        if self.total_icos is None:
+            return None
+        return max(0, self.total_icos - (0 if self.frame is None else len(self.frame)))
+
+    def summary(self) -> dict[str, Any]:
+        """What the load says of this query in ``attrs["icoframes"]["queries"]``."""
+        return {
+            "params": self.params, "complete": self.complete, "from_cache": self.from_cache,
+            "rows": 0 if self.frame is None else len(self.frame),
+            "total_icos": self.total_icos, "missing": self.missing,
+            "failed_pages": {str(k): v for k, v in self.failed_pages.items()},
+            "fetched_at": None if self.fetched_at is None else self.fetched_at.isoformat(),
+            "problems": self.problems,
+        }

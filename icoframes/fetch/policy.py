@@ -1,0 +1,164 @@
+"""Which cached profiles a load fetches again: the freshness policy, declared once.
+
+A profile is (re-)fetched when
+
+* it is not cached, or its last fetch failed ("new", "failed");
+* its list summary (name, score, raised) changed since it was fetched ("changed");
+* the list now shows it under another status than when it was fetched ("status");
+* the list was paged again (``refresh=True``, or the cached list was older than
+  ``max_age``) and the profile is older than :data:`PROFILE_MAX_AGE` for its
+  status ("stale"); a fetch time in the future counts as infinitely old, so a
+  clock stepped back never pins an old copy;
+* ``refresh="all"`` was asked ("all").
+
+An ICO whose profile was not found (error 482) is asked again only when its
+summary or status changes. With a request ``budget``, the most stale go first:
+new and failed ones, then changed ones, then the oldest relative to their
+status's maximum age.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..api.params import STATUSES
+from ..errors import InvalidParameter
+
+__all__ = ["PROFILE_MAX_AGE", "Want", "plan_profiles", "profile_max_age"]
+
+# How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
+# change daily (raised, end date), upcoming ones weekly, past ones hardly (token price).
+PROFILE_MAX_AGE: Mapping[str, dt.timedelta] = {
+    "ongoing": dt.timedelta(days=1),
+    "upcoming": dt.timedelta(days=7),
+    "past": dt.timedelta(days=90),
+}
+
+# Order of the reasons when a budget limits a call: most urgent first.
+_URGENCY = {"new": 4.0, "failed": 4.0, "all": 3.0, "status": 2.0, "changed": 2.0}
+
+
+@dataclass(frozen=True)
+class Want:
+    """One profile to fetch: the id, how it is listed, why, and how stale (sort key)."""
+
+    id: int
+    status: str
+    summary: str
+    reason: str
+    staleness: float
+
+
+def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
+    """The maximum profile age per status from the ``profile_max_age`` argument.
+
+    Parameters
+    ----------
+    value : None, timedelta, seconds or mapping
+        ``None``: the defaults (:data:`PROFILE_MAX_AGE`); one age for every
+        status; or a mapping by status, the statuses it leaves out keeping
+        their default.
+
+    Examples
+    --------
+    >>> ages = profile_max_age({"ongoing": dt.timedelta(hours=6)})
+    >>> ages["ongoing"], ages["past"].days
+    (datetime.timedelta(seconds=21600), 90)
+    >>> try:
+    ...     profile_max_age({"ongoin": 3600})
+    ... except InvalidParameter as exc:
+    ...     print(exc)
+    profile_max_age: unknown status 'ongoin'; did you mean 'ongoing'?
+    """
+    ages = dict(PROFILE_MAX_AGE)
+    if value is None:
+        return ages
+    if not isinstance(value, Mapping):
+        return dict.fromkeys(STATUSES, _age(value))
+    for status, age in value.items():
+        key = str(status).strip().lower()
+        if key not in ages:
+            close = difflib.get_close_matches(key, list(STATUSES), n=1)
+            hint = (f"; did you mean {close[0]!r}?" if close
+                    else f"; statuses: {', '.join(STATUSES)}")
+            raise InvalidParameter(f"profile_max_age: unknown status {status!r}{hint}")
+        ages[key] = _age(age)
+    return ages
+
+
+def _age(value: Any) -> dt.timedelta:
+    if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return dt.timedelta(seconds=float(value))
+    raise InvalidParameter(
+        f"profile_max_age must be a timedelta, seconds, or a mapping of them by status; "
+        f"got {value!r}")
+
+
+def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame, *,
+                  now: dt.datetime, ages: Mapping[str, dt.timedelta] | None,
+                  refresh_all: bool) -> list[Want]:
+    """The profiles of ``listed`` to fetch, with why and how stale (vectorised: a warm
+    load of 10,000 listed ICOs decides in milliseconds).
+
+    Parameters
+    ----------
+    listed : DataFrame
+        List rows (``id``, ``status``); ``keys`` their summary keys.
+    index : DataFrame
+        :meth:`~icoframes.store.cache.Cache.profile_index` (may be empty).
+    ages : mapping or None
+        Maximum age per status, applied only when the list was paged again
+        (``None``: fetch only new, failed and changed profiles).
+    """
+    ids = listed["id"].to_numpy(dtype="int64")
+    statuses = listed["status"].astype(object).to_numpy()
+    keys_arr = np.asarray(keys, dtype=object)
+    n = len(ids)
+    if index.empty:
+        known = np.zeros(n, dtype=bool)
+        aligned = pd.DataFrame(index=ids, columns=["status", "summary", "fetched_at", "state"])
+    else:
+        aligned = index.reindex(ids)
+        known = index.index.get_indexer(ids) >= 0
+    state = (aligned["state"].astype(object).to_numpy() if "state" in aligned
+             else np.full(n, "fetched", dtype=object))
+    failed = known & (state == "failed")
+    gone = known & (state == "gone")
+    changed = known & ~failed & (aligned["summary"].astype(object).to_numpy() != keys_arr)
+    old_status = aligned["status"].astype(object).to_numpy()
+    moved = (known & ~failed & ~gone & ~changed & pd.notna(old_status)
+             & (old_status != statuses))
+    staleness = np.zeros(n)
+    stale = np.zeros(n, dtype=bool)
+    if ages is not None and known.any():
+        fetched = pd.to_datetime(aligned["fetched_at"], utc=True)
+        age = (pd.Timestamp(now) - fetched).dt.total_seconds().to_numpy()
+        limit = np.array([ages.get(s, PROFILE_MAX_AGE["past"]).total_seconds()
+                          for s in statuses], dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(age < 0, np.inf, age / np.where(limit > 0, limit, np.nan))
+        ratio = np.where(np.isnan(age), np.inf, np.nan_to_num(ratio, nan=np.inf))
+        stale = known & ~failed & ~gone & ~changed & ~moved & (ratio > 1.0)
+        staleness = np.where(stale, ratio, 0.0)
+    reasons = np.full(n, None, dtype=object)
+    reasons[stale] = "stale"
+    reasons[moved] = "status"
+    reasons[changed] = "changed"
+    if refresh_all:
+        reasons[known & ~failed] = "all"
+    reasons[failed] = "failed"
+    reasons[~known] = "new"
+    wanted = np.flatnonzero(reasons != None)  # noqa: E711 (element-wise)
+    return [Want(int(ids[i]), statuses[i], keys_arr[i], reasons[i],
+                 float(staleness[i]) if reasons[i] == "stale"
+                 else _URGENCY[reasons[i]] * 1e12)
+            for i in wanted]
