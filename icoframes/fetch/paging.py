@@ -120,9 +120,11 @@ class ListQuery:
         # items the service sent without a usable id are short in the frame, not in the list:
         # paging again now would bring the same items back
         shifted = self.total_icos is None or len(items) < self.total_icos
-        if shifted and not self.failed_pages and self.passes == 1 and may_repage:
+        if (shifted and not self.failed_pages and not self._ended and self.passes == 1
+                and may_repage):
             # the list shifted while it was paged: page it all once more (a page that
-            # failed has spent its retries already: asking again now would not help)
+            # failed has spent its retries already, and a list that ended early on an
+            # empty page would end there again: asking again now would not help)
             self.passes, self._next, self._last, self._ended = 2, 1, 1, False
             return True
         self.paging = False
