@@ -18,18 +18,16 @@ Request economy, since the service allows 5,000 requests per key per day:
 from __future__ import annotations
 
 import datetime as dt
-import difflib
-import numbers
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import pandas as pd
 
-from .api.params import ID_LIST_PARAMS, STATUSES, validate_list_params
 from .config import get_settings
 from .errors import InvalidParameter
 from .fetch import LoadContext, age_limit
 from .fetch.policy import profile_max_age as profile_max_age_of
+from .queries import build_queries
 from .schema import ICOS, TABLES, empty_frame
 from .store.cache import Cache
 from .store.ledger import QuotaLedger
@@ -150,7 +148,13 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         ``category``, ``type`` (ids or names), ``location``, ``ico_score``,
         ``airdrop_program``, ``bounty_program``, ``investor_kyc``,
         ``investor_wl``, ``ico_kyc_passed`` (True), ``accepted_currencies``,
-        ``exclude_areas``, ``sort_asc``, ``sort_desc``.
+        ``exclude_areas``, ``sort_asc``, ``sort_desc``. All are checked before
+        any list or profile request: keywords and statuses (in any case) with a
+        "did you mean"; currencies by shape (tickers like ``"eth"``, sent
+        upper-cased); platform, category and type names, ``location`` and
+        ``exclude_areas`` against the filter set (:func:`load_filters`; in any
+        case, sent in its spelling). Checking names costs at most one request,
+        for the filter set, and none while it is cached (a day).
 
     Returns
     -------
@@ -173,8 +177,9 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     Raises
     ------
     InvalidParameter
-        A filter is unknown or has a value spec 4.2 does not allow (raised
-        before any request is spent).
+        A filter is unknown, has a value spec 4.2 does not allow, or names a
+        platform, category, type or country the filter set does not list
+        (raised before any list or profile request).
     QuotaExceeded
         The daily allowance ran out. Everything fetched is cached; call again
         after the reset to fetch only the rest.
@@ -288,57 +293,14 @@ class LoaderCall:
     def filters(self, *, refresh: bool, max_age: MaxAge) -> pd.DataFrame:
         return self.context.filters(refresh=refresh, max_age=max_age)
 
-    def _resolve_names(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Turn platform/category/type names into ids, through the filter set."""
-        out = dict(params)
-        for key in ID_LIST_PARAMS:
-            value = out.get(key)
-            if value is None:
-                continue
-            values = _values(value)
-            if not any(_is_name(v) for v in values):
-                continue
-            if self._filters is None:
-                self._filters = self.filters(refresh=False, max_age=DEFAULT_MAX_AGE)
-            known = self._filters[self._filters["filter"] == key]
-            by_name = {str(n).strip().casefold(): int(i)
-                       for n, i in zip(known["name"], known["id"], strict=True)}
-            resolved = []
-            for v in values:
-                if _is_name(v):
-                    found = by_name.get(v.strip().casefold())
-                    if found is None:
-                        close = difflib.get_close_matches(
-                            v, [str(n) for n in known["name"]], n=3, cutoff=0.5)
-                        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-                        raise InvalidParameter(
-                            f"unknown {key} name {v!r}{hint} (see icoframes.load_filters())")
-                    resolved.append(found)
-                else:
-                    resolved.append(v)
-            out[key] = resolved
-        return out
+    def _filter_set(self) -> pd.DataFrame:
+        """The filter set names are checked against: read once per call, cached for a day."""
+        if self._filters is None:
+            self._filters = self.filters(refresh=False, max_age=DEFAULT_MAX_AGE)
+        return self._filters
 
     def _query_params(self, status: str | None, filters: Mapping[str, Any]) -> list[dict]:
-        if "page" in filters:
-            raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
-        params = {**filters, "status": status}
-        # Check everything that can be checked without the filter set first,
-        # standing in a valid id for names, so a typo costs no request.
-        placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
-                       for k, v in params.items()
-                       if k in ID_LIST_PARAMS and v is not None and _has_names(v)}
-        validate_list_params({**params, **placeholder})
-        wire = validate_list_params(self._resolve_names(params))
-        statuses = [wire.pop("status")] if "status" in wire else list(STATUSES)
-        queries = []
-        for s in statuses:
-            query = {**wire, "status": s}
-            for key, value in query.items():
-                if isinstance(value, list):  # order and repeats don't change the answer:
-                    query[key] = sorted(set(value), key=str)  # one cache entry per query
-            queries.append(query)
-        return queries
+        return build_queries(status, filters, self._filter_set)
 
     # lists and profiles -------------------------------------------------------
 
@@ -389,23 +351,3 @@ class LoaderCall:
                     for name, frame in everything if name != "icos"}
         # problems are counted when the cache is tidied, over every cached profile
         return Tables(icos=icos, **children, problems=everything.problems)
-
-
-def _values(value: Any) -> list[Any]:
-    """A filter value as a list: scalars (str, int, numpy ints) become one-item lists."""
-    if isinstance(value, str | numbers.Number):
-        return [value]
-    try:
-        return list(value)
-    except TypeError:
-        return [value]
-
-
-def _is_name(value: Any) -> bool:
-    return isinstance(value, str) and not value.strip().isdigit()
-
-
-def _has_names(value: Any) -> bool:
-    return any(_is_name(v) for v in _values(value))
-
-

@@ -21,7 +21,7 @@ from icoframes.errors import InvalidParameter
 # one accepted value per kind, and the wire form it becomes
 SAMPLES = {"sort": ("id", "id"), "int": (3, 3), "ids": (np.int64(4), [4]),
            "strings": ("Malta", ["Malta"]), "status": ("past", "past"),
-           "yes-flag": (True, "yes")}
+           "yes-flag": (True, "yes"), "tickers": (" eth", ["ETH"])}
 
 
 def test_the_declaration_covers_spec_4_2_and_the_derived_lists():
@@ -40,7 +40,7 @@ def test_the_declaration_covers_spec_4_2_and_the_derived_lists():
 
 @pytest.mark.parametrize("param", PARAMS, ids=lambda p: p.name)
 def test_every_parameter_is_read_by_its_kind(param):
-    given, wire = SAMPLES[param.kind]
+    given, wire = SAMPLES["tickers" if param.tickers else param.kind]
     assert validate_list_params({param.name: given}) == {param.name: wire}
 
 

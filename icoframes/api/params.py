@@ -6,13 +6,16 @@ applies it on the server side, and the command line's filter options are made
 from it. :data:`STATUSES` is the one list of statuses.
 
 Statuses are accepted in any case (``"Past"`` is sent as ``"past"``); a
-misspelled parameter or value gets a "did you mean".
+misspelled parameter or value gets a "did you mean". Currencies are checked by
+shape (a ticker, sent upper-cased); whether a country name exists needs the
+filter set, and is checked by :mod:`icoframes.queries`.
 """
 
 from __future__ import annotations
 
 import difflib
 import numbers
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -29,8 +32,10 @@ __all__ = [
     "SORT_KEYS",
     "STATUSES",
     "STRING_LIST_PARAMS",
+    "TICKER",
     "YES_FLAGS",
     "Param",
+    "closest",
     "validate_list_params",
 ]
 
@@ -41,6 +46,8 @@ STATUSES = ("ongoing", "upcoming", "past")
 #: ICOs per list page (spec 4.2 and 8): the most the service returns per page.
 PAGE_SIZE = 20
 SORT_KEYS = ("name", "id", "start_datetime", "end_datetime")
+#: What a currency ticker looks like ("ETH", "usdt", "Fiat"): 2 to 10 letters or digits.
+TICKER = re.compile(r"[A-Za-z0-9]{2,10}")
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,8 @@ class Param:
     ``strings`` are lists (a scalar is wrapped); ``yes-flag`` is sent as
     ``"yes"`` or not at all. ``filter`` is False for parameters that do not
     narrow the result (sorting, paging); ``value`` names what one value is.
+    ``tickers`` marks strings that must look like a :data:`TICKER`; they are
+    sent upper-cased, so ``"eth"`` and ``"ETH"`` are one query.
     """
 
     name: str
@@ -62,6 +71,7 @@ class Param:
     high: int | None = None
     value: str = ""
     filter: bool = True
+    tickers: bool = False
 
 
 PARAMS: tuple[Param, ...] = (
@@ -82,8 +92,8 @@ PARAMS: tuple[Param, ...] = (
     Param("investor_kyc", "yes-flag", "only ICOs that conduct KYC"),
     Param("investor_wl", "yes-flag", "only ICOs that conduct whitelisting"),
     Param("ico_kyc_passed", "yes-flag", "only ICOs whose team passed KYC"),
-    Param("accepted_currencies", "strings", "only ICOs accepting these currencies",
-          value="TICKER"),
+    Param("accepted_currencies", "strings", "only ICOs accepting any of these currencies",
+          value="TICKER", tickers=True),
     Param("exclude_areas", "strings",
           "exclude ICOs restricted in or tied to these countries", value="COUNTRY"),
 )
@@ -113,6 +123,8 @@ def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
     --------
     >>> validate_list_params({"status": "Past", "platform": 3, "bounty_program": True})
     {'status': 'past', 'platform': [3], 'bounty_program': 'yes'}
+    >>> validate_list_params({"accepted_currencies": ["eth", " Fiat"]})
+    {'accepted_currencies': ['ETH', 'FIAT']}
     >>> try:
     ...     validate_list_params({"staus": "past"})
     ... except InvalidParameter as exc:
@@ -163,7 +175,13 @@ def _strings(param: Param, value: Any) -> list[str]:
     for item in items:
         if not isinstance(item, str) or not item.strip():
             raise _invalid(param.name, value, "must be a non-empty string or a list of them")
-    return list(items)
+    if not param.tickers:
+        return list(items)
+    for item in items:
+        if not TICKER.fullmatch(item.strip()):
+            raise _invalid(param.name, value, "takes currency tickers (2 to 10 letters or "
+                           f"digits, like 'ETH' or 'USDT'); {item!r} is not one")
+    return [item.strip().upper() for item in items]
 
 
 def _yes(param: Param, value: Any) -> str | None:
@@ -201,11 +219,21 @@ def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | No
     raise _invalid(name, value, f"must be {allowed}")
 
 
-def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:
+def closest(word: str, choices: Iterable[str]) -> list[str]:
+    """The choices a misspelled ``word`` most likely meant: the best, and a second when as close.
+
+    Examples
+    --------
+    >>> closest("ico_kyc", LIST_PARAMS), closest("colour", LIST_PARAMS)
+    (['ico_kyc_passed', 'investor_kyc'], [])
+    """
     scored = sorted(((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in choices),
                     reverse=True)
-    # the best match, and a second only when it is about as close
-    close = [c for score, c in scored[:2] if score >= 0.6 and score >= scored[0][0] - 0.1]
+    return [c for score, c in scored[:2] if score >= 0.6 and score >= scored[0][0] - 0.1]
+
+
+def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:
+    close = closest(word, choices)
     if close:
         return f"; did you mean {' or '.join(map(repr, close))}?"
     return f" (see {or_else})" if or_else else ""

@@ -52,10 +52,17 @@ _TAIL_COUNTRIES = (
     "Taiwan", "Thailand", "Turkey", "Ukraine", "United Arab Emirates", "Vietnam",
 )
 _TAIL_WEIGHT = (100.0 - sum(w for _, w in _TOP_COUNTRIES)) / len(_TAIL_COUNTRIES)
-#: Every country name the directory uses (the location filter values, spec 2.1).
-COUNTRIES: tuple[str, ...] = tuple(
-    sorted([c for c, _ in _TOP_COUNTRIES] + list(_TAIL_COUNTRIES), key=str.casefold)
+#: (area, weight) of the areas a profile restricts (``finance.restricted_areas``).
+RESTRICTED_SHARES: tuple[tuple[str, float], ...] = (
+    ("USA", 30.0), ("China", 14.0), ("Singapore", 5.0), ("South Korea", 6.0), ("Canada", 6.0),
+    ("Iran", 3.0), ("North Korea", 3.0), ("Syria", 2.0), ("Cuba", 2.0), ("Sudan", 1.5),
+    ("Crimea", 1.0), ("Russia", 1.0), ("UK", 1.0), ("Japan", 1.0), ("Côte d'Ivoire", 0.3),
 )
+#: Every country name the directory uses, as a location or a restricted area: the
+#: location filter values (spec 2.1), which ``exclude_areas`` is checked against too.
+COUNTRIES: tuple[str, ...] = tuple(sorted(
+    {c for c, _ in _TOP_COUNTRIES} | set(_TAIL_COUNTRIES) | {a for a, _ in RESTRICTED_SHARES},
+    key=str.casefold))
 #: (country, weight in %) for every location, top countries first.
 COUNTRY_SHARES: tuple[tuple[str, float], ...] = tuple(
     list(_TOP_COUNTRIES) + [(c, _TAIL_WEIGHT) for c in _TAIL_COUNTRIES]

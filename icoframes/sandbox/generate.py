@@ -26,6 +26,7 @@ from .catalog import (
     PERIOD,
     PLATFORMS,
     REFERENCE_DATE,
+    RESTRICTED_SHARES,
     TYPES,
 )
 from .draws import Weighted, gc_paused, sample, split
@@ -33,11 +34,6 @@ from .record import NewRecord, Record
 
 __all__ = ["generate_records"]
 
-_RESTRICTED_WEIGHTS = (
-    ("USA", 30.0), ("China", 14.0), ("Singapore", 5.0), ("South Korea", 6.0), ("Canada", 6.0),
-    ("Iran", 3.0), ("North Korea", 3.0), ("Syria", 2.0), ("Cuba", 2.0), ("Sudan", 1.5),
-    ("Crimea", 1.0), ("Russia", 1.0), ("UK", 1.0), ("Japan", 1.0), ("Côte d'Ivoire", 0.3),
-)
 _NATIVE = {2: "WAVES", 3: "XLM", 4: "NEO", 5: "EOS", 8: "TRX", 9: "BNB", 11: "ADA", 12: "QTUM",
            13: "XEM", 14: "KMD", 17: "SOL"}
 _START_YEARS = ((2016, 0.5), (2017, 18.7), (2018, 56.4), (2019, 17.8), (2020, 6.4))
@@ -50,7 +46,7 @@ _PICK_PLATFORM = Weighted((p, w) for p, _, w in PLATFORMS)
 _PICK_CATEGORY = Weighted((c, w) for c, _, w in CATEGORIES)
 _PICK_TYPE = Weighted((t, w) for t, _, w in TYPES)
 _PICK_COUNTRY = Weighted(COUNTRY_SHARES)
-_PICK_RESTRICTED = Weighted(_RESTRICTED_WEIGHTS)
+_PICK_RESTRICTED = Weighted(RESTRICTED_SHARES)
 _PICK_YEAR = Weighted(_START_YEARS)
 _PICK_STATUS = Weighted(_STATUS_SHARES.items())
 

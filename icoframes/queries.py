@@ -1,0 +1,164 @@
+"""A loader's arguments -> the list queries it sends: checked, resolved, one form per query.
+
+:func:`build_queries` is the whole job. Everything spec 4.2 lets us check
+locally is checked first (parameter names, statuses in any case, ranges,
+currency tickers by shape), so a typo there costs nothing. Names are then
+checked against the service's filter set (spec 2.1), read through a callable
+that is called at most once and only when a name is given:
+
+* ``platform``, ``category`` and ``type`` names become their ids;
+* ``location`` and ``exclude_areas`` values must be a location of the filter
+  set, in any case; the filter set's spelling is what is sent.
+
+Unknown names raise :class:`~icoframes.errors.InvalidParameter` with a
+"did you mean" before any list or profile request. Lists are sorted and
+de-duplicated, so the same filters in another order are one cache entry.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from .api.params import ID_LIST_PARAMS, STATUSES, closest, validate_list_params
+from .errors import InvalidParameter, NotCached
+
+__all__ = ["PLACE_PARAMS", "build_queries"]
+
+#: Parameters whose values are country names, checked against the filter set's locations.
+PLACE_PARAMS = ("location", "exclude_areas")
+
+
+def build_queries(status: str | None, filters: Mapping[str, Any],
+                  filter_set: Callable[[], pd.DataFrame]) -> list[dict[str, Any]]:
+    """The wire parameters of each list query a loader call sends, one per status.
+
+    Parameters
+    ----------
+    status : str, optional
+        ``"ongoing"``, ``"upcoming"`` or ``"past"`` in any case; ``None`` makes
+        one query per status.
+    filters : mapping
+        The other list parameters of spec 4.2, by name (``page`` excluded:
+        loaders fetch every page).
+    filter_set : callable
+        Returns the filter set (columns filter, id, name), for example a
+        cached :func:`icoframes.load_filters`. Called at most once, and only
+        when a name (platform, category or type) or a place (``location``,
+        ``exclude_areas``) is given.
+
+    Returns
+    -------
+    list of dict
+        Validated wire parameters, one dict per status, list values sorted.
+
+    Raises
+    ------
+    InvalidParameter
+        A parameter, value or name the service would not take, with a
+        suggestion when one is close.
+    NotCached
+        A name needs the filter set, the load is offline and none is cached.
+
+    Examples
+    --------
+    >>> places = lambda: pd.DataFrame({"filter": ["location", "location"], "id": [None, None],
+    ...                                "name": ["Singapore", "USA"]})
+    >>> build_queries("Past", {"location": ["usa", "singapore"]}, places)
+    [{'location': ['Singapore', 'USA'], 'status': 'past'}]
+    >>> try:
+    ...     build_queries(None, {"exclude_areas": "Singapur"}, places)
+    ... except InvalidParameter as exc:
+    ...     print(str(exc).split(" (")[0])
+    unknown exclude_areas 'Singapur'; did you mean 'Singapore'?
+    """
+    if "page" in filters:
+        raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
+    params = {**filters, "status": status}
+    # Check everything that can be checked without the filter set first,
+    # standing in a valid id for names, so a typo costs no request.
+    placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
+                   for k, v in params.items()
+                   if k in ID_LIST_PARAMS and v is not None and _has_names(v)}
+    validate_list_params({**params, **placeholder})
+    if _needs_filter_set(params):
+        params = _resolve_names(params, _read(filter_set, params))
+    wire = validate_list_params(params)
+    statuses = [wire.pop("status")] if "status" in wire else list(STATUSES)
+    queries = []
+    for s in statuses:
+        query = {**wire, "status": s}
+        for key, value in query.items():
+            if isinstance(value, list):  # order and repeats don't change the answer:
+                query[key] = sorted(set(value), key=str)  # one cache entry per query
+        queries.append(query)
+    return queries
+
+
+def _needs_filter_set(params: Mapping[str, Any]) -> bool:
+    return (any(params.get(key) is not None for key in PLACE_PARAMS)
+            or any(_has_names(params[key]) for key in ID_LIST_PARAMS
+                   if params.get(key) is not None))
+
+
+def _read(filter_set: Callable[[], pd.DataFrame], params: Mapping[str, Any]) -> pd.DataFrame:
+    try:
+        return filter_set()
+    except NotCached as exc:
+        named = ", ".join(f"{k}={params[k]!r}" for k in (*ID_LIST_PARAMS, *PLACE_PARAMS)
+                          if params.get(k) is not None)
+        raise NotCached(f"checking {named} needs the filter set: {exc}") from None
+
+
+def _resolve_names(params: Mapping[str, Any], filter_set: pd.DataFrame) -> dict[str, Any]:
+    """Names -> ids (platform, category, type); places -> the filter set's spelling."""
+    out = dict(params)
+    for key in (*ID_LIST_PARAMS, *PLACE_PARAMS):
+        value = out.get(key)
+        if value is None:
+            continue
+        if key in PLACE_PARAMS:
+            rows = filter_set[filter_set["filter"] == "location"]
+        else:  # an entry whose id was unreadable cannot be asked for by name
+            rows = filter_set[(filter_set["filter"] == key) & filter_set["id"].notna()]
+        names = [str(n) for n in rows["name"]]
+        # a place stands for itself; a name stands for its id
+        targets = names if key in PLACE_PARAMS else [int(i) for i in rows["id"]]
+        known = {n.strip().casefold(): t for n, t in zip(names, targets, strict=True)}
+        out[key] = [_lookup(key, v, known, names) if _is_name(v) or key in PLACE_PARAMS else v
+                    for v in _values(value)]
+    return out
+
+
+def _lookup(key: str, value: str, known: Mapping[str, Any], names: list[str]) -> Any:
+    found = known.get(value.strip().casefold())
+    if found is not None:
+        return found
+    # compare in one case, show the filter set's spelling
+    by_folded = {n.strip().casefold(): n for n in names}
+    close = closest(value.strip().casefold(), by_folded)
+    hint = f"; did you mean {' or '.join(repr(by_folded[c]) for c in close)}?" if close else ""
+    place = key in PLACE_PARAMS
+    raise InvalidParameter(f"unknown {key if place else key + ' name'} {value!r}{hint} (see the "
+                           f"{'location' if place else key} rows of icoframes.load_filters())")
+
+
+def _values(value: Any) -> list[Any]:
+    """A filter value as a list: scalars (str, int, numpy ints) become one-item lists."""
+    if isinstance(value, str | numbers.Number):
+        return [value]
+    try:
+        return list(value)
+    except TypeError:
+        return [value]
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and not value.strip().isdigit()
+
+
+def _has_names(value: Any) -> bool:
+    return any(_is_name(v) for v in _values(value))
