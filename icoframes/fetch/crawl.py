@@ -394,7 +394,8 @@ class Crawl:
         if self._pool is not None:
             if grace and self._tasks:  # paid for: give them a moment
                 cf.wait(list(self._tasks), timeout=grace)
-            self.load.control.cancel()  # cut what is still in flight, wake the waiting
+            if any(not f.done() for f in self._tasks):
+                self.load.control.cancel()  # cut what is still in flight, wake the waiting
             self._pool.shutdown(wait=False, cancel_futures=True)
             for future, (kind, info) in list(self._tasks.items()):
                 if future.done() and not future.cancelled() and kind == "profile":
