@@ -35,7 +35,6 @@ import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 import pandas as pd
 
@@ -58,6 +57,7 @@ from ..store.ledger import QuotaLedger
 from .paging import ListQuery
 from .policy import Want, plan_profiles
 from .progress import Progress
+from .stops import breaker_error, quota_error
 
 __all__ = ["FOLD_EVERY", "FOLD_SECONDS", "Crawl", "CrawlContext"]
 
@@ -279,7 +279,7 @@ class Crawl:
                 kind, info = self._tasks.pop(future)
                 self._handle(kind, info, future)
                 if self.load.control.tripped and self._stop is None:
-                    self._stop = _breaker_error(self.load)
+                    self._stop = breaker_error(self.load.settings, self.load.control)
                 self._count(kind)
                 self._fill()
             interrupted = False
@@ -415,18 +415,11 @@ class Crawl:
         if isinstance(stop, QuotaExceeded):
             if stop.code == 485:  # the service says so: nothing more today
                 self.load.ledger.exhaust()
-            left = self._planned - self._fetched - len(self.failed)
-            unlisted = any(not q.complete for q in self.queries)
-            more = " (and a list was not complete, so possibly more)" if unlisted else ""
-            which = ("the service's daily request limit (error 485)" if stop.code == 485 else
-                     f"the daily_quota setting ({self.load.settings.daily_quota} requests)")
-            raise QuotaExceeded(
-                f"{which} reached after fetching {self._fetched} profiles; {left} "
-                f"remain{more}. Everything fetched is cached: call the same loader again "
-                "after the allowance resets (midnight UTC) to fetch only the rest.",
-                code=stop.code, endpoint=stop.endpoint, remaining=left) from stop
+            raise quota_error(stop, self.load.settings, fetched=self._fetched,
+                              left=self._planned - self._fetched - len(self.failed),
+                              unlisted=any(not q.complete for q in self.queries)) from stop
         if stop is None and self.load.control.tripped:
-            stop = _breaker_error(self.load)
+            stop = breaker_error(self.load.settings, self.load.control)
         if stop is not None:
             raise stop
 
@@ -439,14 +432,3 @@ class Crawl:
     def listings(self) -> list[pd.DataFrame]:
         """The rows of every query answered, in the order they were added."""
         return [q.frame for q in self.queries if q.frame is not None]
-
-
-def _breaker_error(load: CrawlContext) -> ServiceUnavailable:
-    control = load.control
-    host = urlsplit(load.settings.base_url).netloc or load.settings.base_url
-    error = ServiceUnavailable(
-        f"{host} is not answering usefully: {control.in_a_row} attempts failed in a row "
-        f"(last: {control.last_failure}), so the load stopped. Everything fetched is "
-        "cached; call again later to fetch only the rest.")
-    error.last_failure = control.last_failure
-    return error
