@@ -125,6 +125,7 @@ class Crawl:
         self._done: queue.SimpleQueue[Future] = queue.SimpleQueue()
         self._tasks: dict[Future, tuple[str, Any]] = {}
         self._stop: BaseException | None = None
+        self._page_errors: list[ServiceUnavailable] = []
         self._fetched = 0
         self._unfolded = 0
         self._last_fold = time.monotonic()
@@ -301,6 +302,8 @@ class Crawl:
             self._stop = exc
             return
         except ServiceUnavailable as exc:  # this item's retries are spent (BadResponse too)
+            if kind == "page":
+                self._page_errors.append(exc)
             self._item_failed(kind, info, getattr(exc, "last_failure", None) or str(exc))
             return
         except APIError as exc:  # 480, 483, 484: nothing else will go better
@@ -420,6 +423,9 @@ class Crawl:
                               unlisted=any(not q.complete for q in self.queries)) from stop
         if stop is None and self.load.control.tripped:
             stop = breaker_error(self.load.settings, self.load.control)
+        if stop is None and self._page_errors and all(
+                q.frame is None or q.frame.empty for q in self.queries):
+            stop = self._page_errors[0]  # not one row to return: the failure is the answer
         if stop is not None:
             raise stop
 
