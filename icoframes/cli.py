@@ -117,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "nothing written)")
     export.add_argument("--refresh", choices=("none", "changed", "all"), default="none",
                         help="none: use fresh cache; changed: re-page and re-fetch changed "
-                             "profiles; all: re-fetch everything (default: none)")
+                             "profiles; all: re-fetch everything (default: none, and changed "
+                             "with --snapshot)")
     export.add_argument("--max-age", type=float, default=86400.0, metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day)")
     export.add_argument("--max-workers", type=int, metavar="N")
@@ -203,6 +204,8 @@ def _sigterm_raises() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: Any) -> None:
+        # once: a second SIGTERM must not cut the clean-up that keeps what was fetched
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise Terminated
 
     previous = signal.signal(signal.SIGTERM, handler)
@@ -227,8 +230,8 @@ def _export(args: argparse.Namespace) -> int:
         progress=None,
         **_filters_from(args),  # status among them
     )
-    log.info("wrote %s (%s)", result["path"],
-             ", ".join(f"{k}: {v}" for k, v in result["rows"].items()))
+    log.info("wrote %s (%s); %d requests spent", result["path"],
+             ", ".join(f"{k}: {v}" for k, v in result["rows"].items()), result["requests_total"])
     return EXIT_OK
 
 

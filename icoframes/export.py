@@ -135,16 +135,17 @@ def export_tables(
     True
     >>> manifest["rows"]["icos"] > 0, manifest["requests_spent"]["icos"] > 0
     (True, True)
-    >>> json.loads((Path(manifest["path"]) / "manifest.json").read_text())["rows"] == \
-manifest["rows"]
-    True
+    >>> written = json.loads((Path(manifest["path"]) / "manifest.json").read_text())
+    >>> written["rows"] == manifest["rows"], written["exported_at"] == manifest["exported_at"]
+    (True, True)
     """
     if snapshot and refresh is False:
         refresh = True  # a snapshot says what the service lists today, not what a cache held
     load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     with _Staging(Path(out)) as staging:  # out is checked writable here: no request yet
         tables = load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
-        queries = list(tables.icos.attrs.get("icoframes", {}).get("queries", []))
+        stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
+        queries = list(stated.get("queries", []))
         if not len(tables.icos) and not allow_empty:
             raise EmptyResult(_nothing_matched(queries, status, filters))
         exported_at = utcnow()
@@ -156,7 +157,8 @@ manifest["rows"]
             "requests_spent": load.requests_spent(),
             "requests_total": sum(load.requests_spent().values()),
             "queries": [_jsonable(q) for q in queries],
-            "complete": all(bool(q.get("complete")) for q in queries),
+            "complete": bool(stated.get("complete",
+                                        all(bool(q.get("complete")) for q in queries))),
             "profiles_fetched": profile_ages(tables.icos),
             "problems": problem_count(tables.problems),
             "exported_at": exported_at.isoformat(),

@@ -123,7 +123,7 @@ def _leftover(out, name: str):
     return data
 
 
-def test_staging_is_invisible_to_readers_and_a_killed_runs_is_removed(cfg, tmp_path):
+def test_staging_is_invisible_to_readers_and_a_killed_runs_staging_is_removed(cfg, tmp_path):
     import filelock
 
     out = tmp_path / "snap"
