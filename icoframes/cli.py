@@ -1,10 +1,12 @@
 """The ``icoframes`` command: ``export`` for cron, ``sandbox`` to serve the emulated API,
 ``demo`` for the end-to-end tour, and ``cache`` to inspect or clear the cache.
 
-Exit codes: 0 done; 2 bad arguments or settings (including keys the service
-rejects, error 480); 3 the daily request limit was reached (what was fetched is
-kept and the next run resumes); 130 interrupted (Ctrl-C; what was fetched is
-kept); 1 anything else.
+Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings
+(including keys the service rejects, error 480, and an export folder that cannot
+be written); 3 the daily request limit was reached (what was fetched is kept and
+the next run resumes); 4 the query matched no ICO, nothing written (``export``
+without ``--allow-empty``); 130 interrupted (Ctrl-C) and 143 terminated
+(SIGTERM), what was fetched is kept either way; 1 anything else.
 Logs go to stderr; progress bars show only when stderr is a terminal.
 ``icoframes --version`` prints the installed version. The export command's
 filter options are made from the spec 4.2 declaration in :mod:`icoframes.api.params`.
@@ -15,8 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,17 +31,30 @@ from .config import SETTINGS
 from .errors import (
     AuthError,
     ConfigError,
+    EmptyResult,
     IcoframesError,
     InvalidParameter,
     NotCached,
     QuotaExceeded,
 )
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_CODES", "Terminated", "build_parser", "main"]
 
 log = logging.getLogger("icoframes.cli")
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_QUOTA, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_QUOTA, EXIT_EMPTY = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as shells report
+#: Every exit code of the command and what it means (the export's --help and the README say so).
+EXIT_CODES = {
+    EXIT_OK: "done",
+    EXIT_ERROR: "anything else (the service unreachable after retries, ...)",
+    EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects, a cache dir "
+                "or --out folder that cannot be written)",
+    EXIT_QUOTA: "daily request limit reached (what was fetched is kept, the next run resumes)",
+    EXIT_EMPTY: "the query matched no ICO: nothing written (unless --allow-empty)",
+    EXIT_INTERRUPTED: "interrupted by Ctrl-C (what was fetched is kept)",
+    EXIT_TERMINATED: "terminated by SIGTERM (what was fetched is kept)",
+}
 FILTERS = tuple(p for p in PARAMS if p.filter)
 
 
@@ -87,16 +105,20 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="write every table as Parquet, plus a manifest",
                             description="Load the ICOs matching the filters (using the cache) "
                                         "and write DIR/<table>.parquet and DIR/manifest.json.",
-                            epilog="exit codes: 0 done; 2 bad arguments or settings; 3 daily "
-                                   "request limit reached (what was fetched is kept, the next "
-                                   "run resumes); 130 interrupted; 1 anything else")
+                            epilog="exit codes: " + "; ".join(
+                                f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     export.add_argument("--out", required=True, type=Path, metavar="DIR")
     export.add_argument("--snapshot", action="store_true",
-                        help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style); a re-run "
-                             "on the same day replaces that day's snapshot")
+                        help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC "
+                             "day); always re-pages the lists (--refresh changed at least); a "
+                             "re-run on the same day replaces that day's snapshot")
+    export.add_argument("--allow-empty", action="store_true",
+                        help="write empty tables when no ICO matches (default: exit 4, "
+                             "nothing written)")
     export.add_argument("--refresh", choices=("none", "changed", "all"), default="none",
                         help="none: use fresh cache; changed: re-page and re-fetch changed "
-                             "profiles; all: re-fetch everything (default: none)")
+                             "profiles; all: re-fetch everything (default: none, and changed "
+                             "with --snapshot)")
     export.add_argument("--max-age", type=float, default=86400.0, metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day)")
     export.add_argument("--max-workers", type=int, metavar="N")
@@ -130,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("urllib3").setLevel(logging.WARNING)
     try:
         if args.command == "export":
-            return _export(args)
+            with _sigterm_raises():
+                return _export(args)
         if args.command == "sandbox":
             return _sandbox(args)
         if args.command == "demo":
@@ -140,6 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if args.command == "cache":
             return _cache(args)
+    except EmptyResult as exc:
+        log.error("%s", exc)
+        return EXIT_EMPTY
     except QuotaExceeded as exc:
         log.error("%s", exc)
         return EXIT_QUOTA
@@ -149,6 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IcoframesError as exc:
         log.error("%s", exc)
         return EXIT_ERROR
+    except Terminated:
+        log.error("terminated (SIGTERM); everything fetched so far is cached")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         log.error("interrupted; everything fetched so far is cached")
         return EXIT_INTERRUPTED
@@ -156,6 +185,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.exception("export failed")
         return EXIT_ERROR
     return EXIT_ERROR
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: raised in the main thread, stopping a load as Ctrl-C does.
+
+    A ``KeyboardInterrupt`` so that whatever stops a load promptly on Ctrl-C (the
+    crawl waits on its results with a timeout, so the main thread gets the
+    signal) treats a ``kill`` from cron or systemd the same way.
+    """
+
+
+@contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """While the block runs, SIGTERM raises :class:`Terminated` (in the main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        # once: a second SIGTERM must not cut the clean-up that keeps what was fetched
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -167,13 +224,14 @@ def _export(args: argparse.Namespace) -> int:
         snapshot=args.snapshot,
         refresh=refresh,
         max_age=args.max_age,
+        allow_empty=args.allow_empty,
         max_workers=args.max_workers,
         cache_dir=args.cache_dir,
         progress=None,
         **_filters_from(args),  # status among them
     )
-    log.info("wrote %s (%s)", result["path"],
-             ", ".join(f"{k}: {v}" for k, v in result["rows"].items()))
+    log.info("wrote %s (%s); %d requests spent", result["path"],
+             ", ".join(f"{k}: {v}" for k, v in result["rows"].items()), result["requests_total"])
     return EXIT_OK
 
 

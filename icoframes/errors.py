@@ -7,6 +7,7 @@ Errors reported by the API carry the numeric code of the response body in
     IcoframesError
     ├── ConfigError            settings missing or invalid (e.g. no keys)
     ├── NotCached              offline=True and the cache lacks what was asked for
+    ├── EmptyResult            an export's query matched no ICO (allow_empty=False)
     └── APIError(.code)        the service answered with an error, or never answered
         ├── AuthError          480: public or private key not valid
         ├── InvalidParameter   483, 484 and parameters rejected locally (also a ValueError)
@@ -48,6 +49,7 @@ __all__ = [
     "BadResponse",
     "CacheWarning",
     "ConfigError",
+    "EmptyResult",
     "IcoframesError",
     "IcoframesWarning",
     "IncompleteWarning",
@@ -75,6 +77,13 @@ class ConfigError(IcoframesError):
 
 class NotCached(IcoframesError, LookupError):
     """``offline=True`` was asked, but the cache does not hold what is needed."""
+
+
+class EmptyResult(IcoframesError):
+    """An export's query matched no ICO, so nothing was written (see ``allow_empty``).
+
+    The message names the query that matched nothing; the command line exits 4.
+    """
 
 
 class APIError(IcoframesError):

@@ -2,12 +2,50 @@
 
 ``export_tables(out)`` writes ``out/<table>.parquet`` for every table and
 ``out/manifest.json``. With ``snapshot=True`` it writes under
-``out/snapshot_date=YYYY-MM-DD/`` instead, so readers that understand hive
-partitions see every snapshot as one dataset with the date as a column. The
-day's folder is built under a temporary name and swapped in whole, so a re-run
-on the same day replaces that snapshot and a reader never sees half of one.
-The temporary folders live beside ``out`` (``.<name>.icoframes-work``), outside
-the dataset a reader globs.
+``out/snapshot_date=YYYY-MM-DD/`` instead (the UTC day of the export), so
+readers that understand hive partitions see every snapshot as one dataset with
+the date as a column. A snapshot always re-pages the lists (``refresh=True`` at
+least), so each day's snapshot says what the service listed that day.
+
+What a reader can rely on:
+
+* ``out`` is checked writable (created when missing) before any request is
+  spent; if it is not, :class:`~icoframes.errors.ConfigError` names it.
+* Everything is first written to this export's own staging folder *inside*
+  ``out``: ``out/.icoframes-staging/<id>/data/``. Being inside ``out``, the final
+  renames never cross a filesystem (``out`` may be a mount point, and its parent
+  need not be writable); being hidden and two levels down, the folder is never
+  matched by ``out/*.parquet``, ``out/*/icos.parquet`` or ``out/*/*.parquet``.
+* A snapshot folder is swapped in whole: the previous folder of the same day is
+  renamed aside, the new one renamed into place, and the old one deleted after.
+  A reader sees the old snapshot or the new one (or, for the instant between
+  the two renames, none), never a mix.
+* A plain export cannot be swapped as one folder, because ``out`` itself is
+  the export: readers (:func:`icoframes.read_export`, ``out/icos.parquet`` in
+  DuckDB) name its files directly, so a ``current`` symlink or a versioned
+  subfolder would move every reader's path, and symlinks need privileges on
+  Windows. ``manifest.json`` is the commit record instead: the old manifest is
+  removed *first*, each table file is renamed into place (each rename atomic),
+  and the new manifest is renamed in *last*. So whenever ``manifest.json``
+  exists, the tables beside it are the ones it describes; a folder without one
+  is an export in progress or one that was killed mid-swap (the next run
+  completes it). A reader racing a running export reads ``manifest.json``
+  before and after the tables and retries when ``exported_at`` changed.
+* Two exports into one ``out`` swap one at a time (a lock in the staging
+  folder). The staging folder of a killed export is removed by the next run;
+  that of a running export is not (each holds a lock on its folder while it
+  runs, which the operating system releases when the process dies).
+* An export whose query matches no ICO raises :class:`~icoframes.errors.EmptyResult`
+  and writes nothing, unless ``allow_empty=True``.
+
+``manifest.json`` records the arguments, the rows per table, the requests this
+export spent (per endpoint in ``requests_spent``, and ``requests_total``), each
+list query (its parameters, whether it was complete, whether it came from the
+cache, its rows, when it was fetched, values lost), ``complete`` (every query
+was), the fetch times of the oldest and newest exported profile
+(``profiles_fetched``; null when the ``icos`` table has no ``fetched_at``
+column), ``problems`` (the number of unreadable values), ``exported_at`` (when
+the export was written, UTC) and ``package_version``.
 """
 
 from __future__ import annotations
@@ -17,16 +55,25 @@ import datetime as dt
 import json
 import os
 import shutil
-import time
 import uuid
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
+import filelock
+import pandas as pd
+
 from ._version import __version__
-from .files import atomic_write_bytes
+from .errors import ConfigError, EmptyResult
+from .files import atomic_write_bytes, locked, utcnow
 from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, Refresh
 
-__all__ = ["export_tables"]
+__all__ = ["MANIFEST", "STAGING", "export_tables"]
+
+#: The commit record of an export: written last, removed first.
+MANIFEST = "manifest.json"
+#: The hidden folder inside ``out`` where exports are built before the swap.
+STAGING = ".icoframes-staging"
 
 
 def export_tables(
@@ -36,6 +83,7 @@ def export_tables(
     snapshot: bool = False,
     refresh: Refresh = False,
     max_age: MaxAge = DEFAULT_MAX_AGE,
+    allow_empty: bool = False,
     max_workers: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
@@ -46,11 +94,14 @@ def export_tables(
     Parameters
     ----------
     out : path-like
-        The export folder (created when missing).
+        The export folder (created when missing; it must be writable).
     status, refresh, max_age, max_workers, progress, **filters
         As for :func:`icoframes.load_tables`.
     snapshot : bool, default False
-        Write under ``out/snapshot_date=<UTC date>/``, replacing that day's snapshot.
+        Write under ``out/snapshot_date=<UTC date>/``, replacing that day's
+        snapshot. Implies ``refresh=True`` at least: the lists are always re-paged.
+    allow_empty : bool, default False
+        Write empty tables when no ICO matches, instead of raising.
     cache_dir : path-like, optional
         Overrides the configured cache dir.
 
@@ -61,67 +112,128 @@ def export_tables(
 
     Raises
     ------
+    ConfigError
+        ``out`` cannot be created or written (raised before any request), or
+        the settings are incomplete.
+    EmptyResult
+        No ICO matched and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
         The daily limit was reached; nothing is exported, what was fetched is
         cached, and the next run resumes.
-    """
-    load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
-    tables = load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
-    fetched_at = dt.datetime.now(dt.UTC)
-    out = Path(out)
-    target = out / f"snapshot_date={fetched_at.date().isoformat()}" if snapshot else out
 
-    manifest = {
-        "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
-                      "max_age": _jsonable(max_age), "filters": _jsonable(filters)},
-        "rows": {name: len(frame) for name, frame in tables},
-        "requests_spent": load.requests_spent(),
-        "fetched_at": fetched_at.isoformat(timespec="seconds"),
-        "package_version": __version__,
-        "problems": int(tables.problems["count"].sum()) if len(tables.problems) else 0,
-    }
-    if snapshot:
-        # Built beside the export folder, not in it, so that a reader globbing
-        # out/*/<table>.parquet never meets a half-written or retired snapshot.
-        work = out.parent / f".{out.name}.icoframes-work"
-        _clear_leftovers(work)
-        staging = work / uuid.uuid4().hex
-        try:
-            tables.to_parquet(staging)
-            atomic_write_bytes(staging / "manifest.json", _dump(manifest))
-            out.mkdir(parents=True, exist_ok=True)
-            _swap_in(staging, target, work)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    else:
-        tables.to_parquet(target)
-        atomic_write_bytes(target / "manifest.json", _dump(manifest))
+    Examples
+    --------
+    >>> import icoframes, json, tempfile
+    >>> from pathlib import Path
+    >>> from icoframes import sandbox
+    >>> with sandbox.serve(n_icos=40) as sb:
+    ...     _ = icoframes.configure(**sb.settings(), cache_dir=tempfile.mkdtemp())
+    ...     manifest = export_tables(tempfile.mkdtemp(), status="past", snapshot=True,
+    ...                              progress=False)
+    >>> icoframes.reset_configuration()
+    >>> Path(manifest["path"]).name.startswith("snapshot_date=")
+    True
+    >>> manifest["rows"]["icos"] > 0, manifest["requests_spent"]["icos"] > 0
+    (True, True)
+    >>> written = json.loads((Path(manifest["path"]) / "manifest.json").read_text())
+    >>> written["rows"] == manifest["rows"], written["exported_at"] == manifest["exported_at"]
+    (True, True)
+    """
+    if snapshot and refresh is False:
+        refresh = True  # a snapshot says what the service lists today, not what a cache held
+    load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
+    with _Staging(Path(out)) as staging:  # out is checked writable here: no request yet
+        tables = load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
+        stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
+        queries = list(stated.get("queries", []))
+        if not len(tables.icos) and not allow_empty:
+            raise EmptyResult(_nothing_matched(queries, status, filters))
+        exported_at = utcnow()
+        manifest = {
+            "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
+                          "max_age": _jsonable(max_age), "allow_empty": allow_empty,
+                          "filters": _jsonable(filters)},
+            "rows": {name: len(frame) for name, frame in tables},
+            "requests_spent": load.requests_spent(),
+            "requests_total": sum(load.requests_spent().values()),
+            "queries": [_jsonable(q) for q in queries],
+            "complete": bool(stated.get("complete",
+                                        all(bool(q.get("complete")) for q in queries))),
+            "profiles_fetched": profile_ages(tables.icos),
+            "problems": problem_count(tables.problems),
+            "exported_at": exported_at.isoformat(),
+            "package_version": __version__,
+        }
+        tables.to_parquet(staging.data)
+        atomic_write_bytes(staging.data / MANIFEST, _dump(manifest))
+        if snapshot:
+            target = staging.out / f"snapshot_date={exported_at.date().isoformat()}"
+            with locked(staging.root / "swap.lock"):
+                _swap_folder(staging.data, target, staging.scratch)
+        else:
+            target = staging.out
+            with locked(staging.root / "swap.lock"):
+                _swap_files(staging.data, target)
     return {**manifest, "path": str(target)}
 
 
-def _swap_in(staging: Path, target: Path, work: Path) -> None:
-    """Replace ``target`` by ``staging``; the old folder is removed only after the swap."""
-    old = work / f"old-{uuid.uuid4().hex}"
-    with contextlib.suppress(FileNotFoundError):
-        os.replace(target, old)
-    try:
-        os.replace(staging, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.replace(old, target)  # put the previous snapshot back
-        raise
-    shutil.rmtree(old, ignore_errors=True)
+# -- what the manifest states --------------------------------------------------
 
 
-def _clear_leftovers(work: Path, *, older_than: float = 3600.0) -> None:
-    """Remove work folders a killed export left behind (not those of a running one)."""
-    if not work.is_dir():
-        return
-    now = time.time()
-    for child in work.iterdir():
-        with contextlib.suppress(OSError):
-            if now - child.stat().st_mtime > older_than:
-                shutil.rmtree(child, ignore_errors=True)
+def profile_ages(icos: pd.DataFrame) -> dict[str, str | None]:
+    """When the oldest and the newest exported profile was fetched (UTC, ISO 8601).
+
+    Null for both when ``icos`` has no ``fetched_at`` column, or no time in it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> stamps = pd.to_datetime(["2026-11-20 03:15", None, "2026-11-18 03:15"],
+    ...                         format="%Y-%m-%d %H:%M", utc=True)
+    >>> profile_ages(pd.DataFrame({"fetched_at": stamps}))
+    {'oldest': '2026-11-18T03:15:00+00:00', 'newest': '2026-11-20T03:15:00+00:00'}
+    >>> profile_ages(pd.DataFrame({"id": [1]}))
+    {'oldest': None, 'newest': None}
+    """
+    if "fetched_at" not in icos.columns:
+        return {"oldest": None, "newest": None}
+    stamps = icos["fetched_at"]
+    if not isinstance(stamps.dtype, pd.DatetimeTZDtype):
+        # naive times are UTC by the package's convention; text is ISO 8601
+        stamps = pd.to_datetime(stamps, utc=True, format="ISO8601")
+    stamps = stamps.dropna()
+    if stamps.empty:
+        return {"oldest": None, "newest": None}
+    return {"oldest": stamps.min().tz_convert("UTC").isoformat(),
+            "newest": stamps.max().tz_convert("UTC").isoformat()}
+
+
+def problem_count(problems: pd.DataFrame) -> int:
+    """The number of unreadable values: the sum of ``count`` when there is one, else the rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> problem_count(pd.DataFrame({"column": ["a", "b"], "count": [3, 4]}))
+    7
+    >>> problem_count(pd.DataFrame({"ico_id": [1, 1, 2], "column": ["a", "b", "a"]}))
+    3
+    """
+    if "count" in problems.columns:
+        return int(problems["count"].sum())
+    return len(problems)
+
+
+def _nothing_matched(queries: list[dict[str, Any]], status: str | None,
+                     filters: dict[str, Any]) -> str:
+    asked = [q.get("params") for q in queries if not q.get("rows")] or [
+        {"status": status, **filters}]
+    described = "; ".join(  # status first: it is what tells the queries of one export apart
+        ", ".join(f"{k}={v}" for k, v in sorted(p.items(), key=lambda kv: kv[0] != "status")
+                  if v is not None) if isinstance(p, dict) else str(p)
+        for p in asked)
+    return (f"no ICO matched the query ({described}), so nothing was exported; pass "
+            "allow_empty=True (--allow-empty) to write empty tables for such a query")
 
 
 def _jsonable(value: Any) -> Any:
@@ -135,4 +247,129 @@ def _jsonable(value: Any) -> Any:
 
 
 def _dump(manifest: dict[str, Any]) -> bytes:
-    return json.dumps(manifest, indent=2, ensure_ascii=False).encode("utf-8") + b"\n"
+    text = json.dumps(manifest, indent=2, ensure_ascii=False, default=str)
+    return text.encode("utf-8") + b"\n"
+
+
+# -- staging and swapping ------------------------------------------------------
+
+
+class _Staging:
+    """This export's own folder inside ``out``, locked while the export runs.
+
+    Entering checks that ``out`` can be created and written (ConfigError
+    otherwise), removes what killed exports left, and makes
+    ``out/.icoframes-staging/<id>/data``. Leaving removes this export's folder;
+    on failure it also removes ``out`` if this export created it and it is empty.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.root = out / STAGING
+        self.name = uuid.uuid4().hex
+        self.scratch = self.root / self.name
+        self.data = self.scratch / "data"
+        self._lock: filelock.BaseFileLock | None = None
+        self._created_out = False
+
+    def __enter__(self) -> _Staging:
+        try:
+            self._created_out = not self.out.exists()
+            self.out.mkdir(parents=True, exist_ok=True)
+            probe = self.out / f".icoframes-write-test-{self.name}"
+            probe.touch()  # out itself takes the renames: write access to it is what counts
+            probe.unlink()
+            self.root.mkdir(exist_ok=True)
+            # lock first, folder second: a folder nobody holds the lock of is a leftover
+            self._lock = _lock_for(self.scratch)
+            self._lock.acquire(timeout=0)
+            self.data.mkdir(parents=True)
+        except (OSError, filelock.Timeout) as exc:
+            self._clean_up(failed=True)
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise ConfigError(
+                f"the export folder {self.out} cannot be written ({reason}); choose a folder "
+                "the user running the export can create and write (--out)") from None
+        _clear_leftovers(self.root)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._clean_up(failed=kind is not None)
+
+    def _clean_up(self, *, failed: bool) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self._lock is not None:
+            with contextlib.suppress(OSError):
+                Path(self._lock.lock_file).unlink()
+            self._lock.release()
+            self._lock = None
+        if failed and self._created_out:  # nothing written: leave no folder behind
+            for folder in (self.root, self.out):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()  # only when empty: another export may have started
+
+
+def _lock_for(scratch: Path) -> filelock.BaseFileLock:
+    return filelock.FileLock(scratch.with_name(scratch.name + ".lock"), thread_local=False,
+                             is_singleton=False)
+
+
+def _clear_leftovers(root: Path) -> None:
+    """Remove the staging folders of killed exports: those whose lock nobody holds."""
+    names = {child.name.removesuffix(".lock") for child in root.iterdir()} - {"swap"}
+    for name in sorted(names):
+        child = root / name
+        lock = _lock_for(child)
+        try:
+            lock.acquire(timeout=0)
+        except (filelock.Timeout, OSError):
+            continue  # its export is running
+        try:
+            shutil.rmtree(child, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                Path(lock.lock_file).unlink()
+        finally:
+            lock.release()
+
+
+def _swap_folder(new: Path, target: Path, scratch: Path) -> None:
+    """Replace the folder ``target`` by ``new``; the previous one is deleted after the swap."""
+    previous = scratch / "previous"
+    try:
+        os.replace(target, previous)
+    except FileNotFoundError:
+        previous = None
+    try:
+        os.replace(new, target)
+    except BaseException:
+        if previous is not None:
+            with contextlib.suppress(OSError):
+                os.replace(previous, target)  # put the previous snapshot back
+        raise
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)
+
+
+def _swap_files(new: Path, out: Path) -> None:
+    """Move the tables of ``new`` into ``out``, the manifest removed first and written last."""
+    with contextlib.suppress(FileNotFoundError):
+        (out / MANIFEST).unlink()  # from here until the end, out says "incomplete"
+    for path in sorted(new.glob("*.parquet")):
+        os.replace(path, out / path.name)
+    _fsync_folder(out)  # the tables' renames reach the disk before the manifest's
+    os.replace(new / MANIFEST, out / MANIFEST)
+    _fsync_folder(out)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make renames in ``folder`` durable; a no-op where folders cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -11,15 +11,17 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import icoframes
+from icoframes import sandbox
 from icoframes.api.client import Client
 from icoframes.api.params import PARAMS, STATUSES
-from icoframes.cli import build_parser, main
+from icoframes.cli import EXIT_CODES, build_parser, main
 from icoframes.config import SETTINGS
 from icoframes.schema import TABLE_NAMES
 
@@ -65,7 +67,11 @@ def test_version_and_help(capsys):
 def test_export_filter_options_are_made_from_the_params_declaration(capsys):
     assert main(["export", "--help"]) == 0
     out = capsys.readouterr().out
-    assert "exit codes: 0 done; 2 bad arguments or settings; 3 daily" in out
+    epilog = " ".join(out[out.index("exit codes:"):].split())
+    for code, meaning in EXIT_CODES.items():  # every code the command can exit with
+        assert f"{code} {' '.join(meaning.split())}" in epilog
+    assert sorted(EXIT_CODES) == [0, 1, 2, 3, 4, 130, 143]
+    assert "--allow-empty" in out
     for param in PARAMS:
         flag = "--" + param.name.replace("_", "-")
         assert (f"{flag} " in out or f"{flag}\n" in out) is param.filter, flag
@@ -112,6 +118,30 @@ def test_sandbox_command_serves_until_interrupted():
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0
     assert "S3cret" not in first + out + err
+
+
+@pytest.mark.parametrize(("sig", "code", "said"), [(signal.SIGTERM, 143, "terminated (SIGTERM)"),
+                                                   (signal.SIGINT, 130, "interrupted")])
+def test_a_signal_stops_an_export_stuck_on_the_service_promptly(tmp_path, sig, code, said):
+    with sandbox.serve(n_icos=60, seed=4) as sb:
+        settings = {f"ICOFRAMES_{k.upper()}": v for k, v in sb.settings().items()}
+        sb.pause()  # every request is held: the load is stuck waiting on the service
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "icoframes", "export", "--out", str(tmp_path / "out")],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                env=_env(**settings, ICOFRAMES_CACHE_DIR=str(tmp_path / "cache")))
+            assert sb.stats.wait_for(lambda s: s.in_flight > 0, timeout=60)
+            sent = time.monotonic()
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=120)
+            elapsed = time.monotonic() - sent
+        finally:
+            sb.resume()
+    assert proc.returncode == code, err
+    assert said in err and "everything fetched so far is cached" in err
+    assert elapsed < 10, f"{elapsed:.1f} s after the signal"  # issue 10: within 2 s
+    assert not (tmp_path / "out" / "icos.parquet").exists()
 
 
 def test_demo_writes_tables_manifest_and_plots(tmp_path, capsys):

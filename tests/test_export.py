@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
 import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import duckdb
 import pandas as pd
@@ -37,9 +40,22 @@ def test_export_writes_every_table_and_a_manifest(cfg, tmp_path):
     assert manifest["rows"] == {name: len(frame) for name, frame in tables}
     past = len(cfg.directory.ids("past"))
     assert manifest["requests_spent"] == {"filters": 0, "icos": -(-past // 20), "ico": past}
+    assert manifest["requests_total"] == -(-past // 20) + past == cfg.stats.requests.total()
     assert manifest["arguments"]["status"] == "past"
     assert manifest["package_version"] == icoframes.__version__
-    dt.datetime.fromisoformat(manifest["fetched_at"])
+    assert "fetched_at" not in manifest  # the export time is exported_at, not a fetch time
+    exported_at = dt.datetime.fromisoformat(manifest["exported_at"])
+    [query] = manifest["queries"]
+    assert query["params"] == {"status": "past"} and query["rows"] == past
+    assert query["complete"] is True and query["from_cache"] is False and manifest["complete"]
+    assert dt.timedelta(0) <= exported_at - dt.datetime.fromisoformat(query["fetched_at"]) \
+        < dt.timedelta(minutes=5)
+    problems = tables.problems
+    assert manifest["problems"] == (int(problems["count"].sum()) if "count" in problems
+                                    else len(problems)) > 0  # the sandbox's messy values
+    assert set(manifest["profiles_fetched"]) == {"oldest", "newest"}
+    # nothing is left of the staging but the lock that orders two exports' swaps
+    assert [p.name for p in (out / ".icoframes-staging").iterdir()] == ["swap.lock"]
     for name, frame in tables:
         back = pd.read_parquet(out / f"{name}.parquet")
         assert list(back.columns) == TABLES[name].names
@@ -82,24 +98,140 @@ def test_snapshots_are_hive_partitions_replaced_on_the_same_day(cfg, tmp_path):
     shutil.copytree(day, out / "snapshot_date=2026-01-01")
     assert main(["export", "--out", str(out), "--status", "ongoing", "--snapshot"]) == 0
     second_manifest = json.loads((day / "manifest.json").read_text())
-    assert second_manifest["fetched_at"] >= first_manifest["fetched_at"]
-    assert second_manifest["requests_spent"]["ico"] == 0  # from the cache
-    assert sorted(p.name for p in out.iterdir()) == [
-        "snapshot_date=2026-01-01", f"snapshot_date={today}"]
-    # work folders live beside the dataset, never where a reader globs; old leftovers go
-    work = tmp_path / ".snap.icoframes-work"
-    stale = work / "killed-run"
-    (stale / "x").mkdir(parents=True)
-    os.utime(stale, (0, 0))
-    assert main(["export", "--out", str(out), "--status", "ongoing", "--snapshot"]) == 0
-    assert not stale.exists() and list(work.iterdir()) == []
+    assert second_manifest["exported_at"] >= first_manifest["exported_at"]
+    # a snapshot always re-pages the lists, even when the cached one is minutes old
     n = len(cfg.directory.ids("ongoing"))
+    assert second_manifest["requests_spent"] == {"filters": 0, "icos": -(-n // 20), "ico": 0}
+    assert second_manifest["arguments"]["refresh"] is True
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".icoframes-staging", "snapshot_date=2026-01-01", f"snapshot_date={today}"]
     rows = duckdb.sql(
         f"SELECT snapshot_date, count(*) FROM read_parquet('{out}/*/icos.parquet', "
         "hive_partitioning=true) GROUP BY 1 ORDER BY 1").fetchall()
     assert [(str(d), c) for d, c in rows] == [("2026-01-01", n), (today, n)]
     lazy = pl.scan_parquet(f"{out}/*/icos.parquet", hive_partitioning=True).collect()
     assert lazy.height == 2 * n and "snapshot_date" in lazy.columns
+
+
+def _leftover(out, name: str):
+    """What an export killed while writing leaves: its staging folder, a lock nobody holds."""
+    data = out / ".icoframes-staging" / name / "data"
+    data.mkdir(parents=True)
+    for path in next(out.glob("snapshot_date=*")).iterdir():
+        shutil.copy(path, data / path.name)
+    (out / ".icoframes-staging" / f"{name}.lock").touch()
+    return data
+
+
+def test_staging_is_invisible_to_readers_and_a_killed_runs_staging_is_removed(cfg, tmp_path):
+    import filelock
+
+    out = tmp_path / "snap"
+    icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
+    killed = _leftover(out, "killed")
+    running = _leftover(out, "running")
+    for pattern in ("*.parquet", "*/icos.parquet", "*/*.parquet"):  # what readers glob
+        assert all(".icoframes-staging" not in str(p) for p in out.glob(pattern)), pattern
+    n = len(cfg.directory.ids("ongoing"))
+    assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{out}/*/icos.parquet', "
+                      "hive_partitioning=true)").fetchall() == [(n,)]
+    assert icoframes.read_snapshots(out)["id"].is_unique
+    # an export still running holds the lock on its folder (a killed one's died with it)
+    with filelock.FileLock(running.parent.with_name("running.lock"), thread_local=False,
+                           is_singleton=False, timeout=0):
+        icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
+        assert not killed.parent.exists()
+        assert not killed.parent.with_name("killed.lock").exists()
+        assert (running / "icos.parquet").is_file()
+    icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
+    assert sorted(p.name for p in (out / ".icoframes-staging").iterdir()) == ["swap.lock"]
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL at one step of an export: nothing after it runs in the export."""
+
+
+def _kill_at(monkeypatch, out, step: int) -> None:
+    """Make the ``step``-th rename into ``out`` raise :class:`Killed`."""
+    real, count = os.replace, [0]
+
+    def replace(src, dst, **kwargs):
+        if Path(dst).is_relative_to(out):
+            count[0] += 1
+            if count[0] == step:
+                raise Killed
+        return real(src, dst, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+
+
+def _consistent(folder) -> dict[str, int] | None:
+    """The row counts of the manifest in ``folder``, after checking every table against them."""
+    manifest = folder / "manifest.json"
+    if not manifest.exists():
+        return None
+    rows = json.loads(manifest.read_text())["rows"]
+    for name, count in rows.items():
+        assert len(pd.read_parquet(folder / f"{name}.parquet")) == count, (folder, name)
+    return rows
+
+
+def test_a_plain_export_killed_at_any_step_never_shows_a_manifest_that_disagrees(
+        cfg, tmp_path, monkeypatch):
+    before = tmp_path / "before"
+    old = icoframes.export_tables(before, status="past", progress=False)["rows"]
+    new = icoframes.load_tables(status="ongoing", progress=False)  # cached: the reruns are free
+    assert old["icos"] != len(new.icos)
+    cfg.stats.reset()
+    seen, step = [], 0
+    while True:
+        step += 1
+        out = tmp_path / f"out{step}"
+        shutil.copytree(before, out)
+        _kill_at(monkeypatch, out, step)
+        try:
+            icoframes.export_tables(out, status="ongoing", progress=False)
+        except Killed:
+            seen.append(_consistent(out))
+            continue
+        finally:
+            monkeypatch.undo()
+        assert _consistent(out)["icos"] == len(new.icos)
+        break
+    assert step > len(TABLES) + 2  # every table file, the manifest, and the swap were cut
+    assert seen[0] == old and None in seen  # killed mid-swap: no manifest, never a wrong one
+    assert all(rows in (old, None) for rows in seen)
+    # the next run completes a folder killed mid-swap, and cleans its staging
+    half = tmp_path / f"out{seen.index(None) + 1}"
+    icoframes.export_tables(half, status="ongoing", progress=False)
+    assert _consistent(half)["icos"] == len(new.icos)
+    assert sorted(p.name for p in (half / ".icoframes-staging").iterdir()) == ["swap.lock"]
+    assert cfg.stats.requests.total() == 0  # every rerun was served by the cache
+
+
+def test_a_snapshot_killed_at_any_step_keeps_the_days_snapshot_whole(cfg, tmp_path,
+                                                                      monkeypatch):
+    before = tmp_path / "before"
+    icoframes.export_tables(before, status="past", snapshot=True, progress=False)
+    [day] = [p.name for p in before.glob("snapshot_date=*")]
+    old = _consistent(before / day)
+    step = 0
+    while True:
+        step += 1
+        out = tmp_path / f"out{step}"
+        shutil.copytree(before, out)
+        _kill_at(monkeypatch, out, step)
+        try:
+            icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
+        except Killed:
+            assert _consistent(out / day) == old  # the previous snapshot, put back
+            continue
+        finally:
+            monkeypatch.undo()
+        assert _consistent(out / day)["icos"] == len(cfg.directory.ids("ongoing"))
+        assert [p.name for p in out.glob("snapshot_date=*")] == [day]
+        break
+    assert step > len(TABLES) + 2
 
 
 def _use(monkeypatch, tmp_path, server=None, **settings: str) -> None:
@@ -196,3 +328,186 @@ def test_an_unreachable_service_exits_1(tmp_path, monkeypatch, capsys, caplog):
     assert "attempts failed in a row" in err and "connection refused" in err
     assert "127.0.0.1:9" in err
     assert "s3cret" not in err + stdout
+
+
+# -- where an export may write --------------------------------------------------
+
+
+def _mount_tmpfs(where, *options: str) -> None:
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(("size=64m", *options)),
+                             "icoframes-test", str(where)], capture_output=True, text=True)
+    if result.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.strip()}")
+
+
+@contextlib.contextmanager
+def _mounted(*points):
+    try:
+        yield
+    finally:
+        for point in reversed(points):
+            subprocess.run(["umount", str(point)], capture_output=True)
+
+
+@pytest.fixture
+def read_only(tmp_path):
+    """An empty folder nobody can write: a read-only tmpfs as root, mode 0555 otherwise."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        yield folder
+        folder.chmod(0o755)
+        return
+    with _mounted(folder):
+        _mount_tmpfs(folder, "ro")
+        yield folder
+
+
+def test_an_unusable_out_is_a_config_error_before_any_request(cfg, tmp_path, read_only,
+                                                              capsys, caplog):
+    (tmp_path / "a-file").write_text("")
+    for out in (read_only, read_only / "new", tmp_path / "a-file" / "out"):
+        with pytest.raises(icoframes.ConfigError, match="cannot be written") as caught:
+            icoframes.export_tables(out, status="past", snapshot=True, progress=False)
+        assert str(out) in str(caught.value)
+        code, _, err = _cli(["export", "--out", str(out), "--snapshot"], capsys, caplog)
+        assert code == 2 and f"the export folder {out} cannot be written" in err
+    assert cfg.stats.requests.total() == 0
+    assert list(read_only.iterdir()) == []
+
+
+@pytest.fixture
+def mount_point(tmp_path):
+    """``out`` is a tmpfs mount point and its parent a read-only tmpfs (root only)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    parent = tmp_path / "srv"
+    parent.mkdir()
+    out = parent / "ico"
+    with _mounted(parent, out):
+        _mount_tmpfs(parent)
+        out.mkdir()
+        _mount_tmpfs(out)
+        subprocess.run(["mount", "-o", "remount,ro", str(parent)], check=True)
+        yield out
+
+
+def test_snapshots_into_a_mount_point_whose_parent_is_read_only(cfg, mount_point):
+    assert os.stat(mount_point).st_dev != os.stat(mount_point.parent).st_dev
+    with pytest.raises(OSError):
+        (mount_point.parent / "probe").touch()
+    for _ in range(2):  # the second replaces the day's snapshot: a swap within the mount
+        manifest = icoframes.export_tables(mount_point, status="ongoing", snapshot=True,
+                                           progress=False)
+        assert _consistent(Path(manifest["path"]))["icos"] == len(cfg.directory.ids("ongoing"))
+    assert len(list(mount_point.glob("snapshot_date=*"))) == 1
+    manifest = icoframes.export_tables(mount_point, status="past", progress=False)
+    assert _consistent(mount_point)["icos"] == len(cfg.directory.ids("past"))
+
+
+# -- a query that matches nothing --------------------------------------------------
+
+
+def _nothing_matches(directory) -> dict:
+    """A status and minimum score no ICO of ``directory`` has."""
+    for score in range(10, 0, -1):
+        for status in ("upcoming", "ongoing", "past"):
+            if not directory.query({"status": status, "ico_score": score}):
+                return {"status": status, "ico_score": score}
+    raise AssertionError("every query matches")
+
+
+def test_an_empty_result_writes_nothing_and_exits_4_unless_allowed(cfg, tmp_path, capsys,
+                                                                   caplog):
+    query = _nothing_matches(cfg.directory)
+    out = tmp_path / "out"
+    with pytest.raises(icoframes.EmptyResult) as caught:
+        icoframes.export_tables(out, progress=False, **query)
+    assert (f"no ICO matched the query (status={query['status']}, "
+            f"ico_score={query['ico_score']})") in str(caught.value)
+    assert "allow_empty=True" in str(caught.value)
+    assert not out.exists()
+    args = ["export", "--out", str(out), "--status", query["status"], "--ico-score",
+            str(query["ico_score"])]
+    code, _, err = _cli(args, capsys, caplog)
+    assert code == 4 and "no ICO matched the query" in err and "--allow-empty" in err
+    assert not out.exists()
+    # an earlier export in the folder is left as it was
+    icoframes.export_tables(out, status="ongoing", progress=False)
+    before = _consistent(out)
+    code, _, err = _cli([*args, "--snapshot"], capsys, caplog)
+    assert code == 4 and _consistent(out) == before
+    assert list(out.glob("snapshot_date=*")) == []
+    code, _, err = _cli([*args, "--allow-empty"], capsys, caplog)
+    assert code == 0, err
+    assert set(_consistent(out).values()) == {0}
+    assert json.loads((out / "manifest.json").read_text())["arguments"]["allow_empty"] is True
+
+
+# -- cron ------------------------------------------------------------------------------
+
+
+def test_a_daily_cron_snapshot_states_what_it_spent_and_how_old_its_data_is(tmp_path):
+    """Five daily runs at 03:15 UTC, the service changing between them (issue 11)."""
+    days = [dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC) + dt.timedelta(days=i)
+            for i in range(5)]
+    out = tmp_path / "srv"
+    manifests, pages = [], []
+    with sandbox.serve(n_icos=90, seed=31) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
+        try:
+            moved = sb.directory.ids("ongoing")[0]
+            ended_at = days[2] - dt.timedelta(hours=5)
+            for i, when in enumerate(days):
+                if i == 1:
+                    sb.update_ico(moved, ico_score=9.7, raised=43_210_000)
+                elif i == 2:  # it ended early: listed as past, with its new end date
+                    sb.update_ico(moved, ico_score=9.8, status="past", end=ended_at)
+                elif i == 3:
+                    added = sb.add_ico("upcoming")
+                elif i == 4:
+                    sb.update_ico(moved, raised=50_000_000)
+                sb.reset_quota()
+                pages.append(sum(-(-len(sb.directory.ids(s)) // 20)
+                                 for s in ("ongoing", "upcoming", "past")))
+                with time_machine.travel(when, tick=True):  # the same hour, a day later
+                    manifests.append(icoframes.export_tables(out, snapshot=True,
+                                                             progress=False))
+        finally:
+            icoframes.reset_configuration()
+    folders = icoframes.history.snapshot_folders(out)
+    assert [d.date() for d in folders.index] == [d.date() for d in days]
+    for when, manifest, n_pages in zip(days, manifests, pages, strict=True):
+        assert manifest["path"] == str(out / f"snapshot_date={when.date().isoformat()}")
+        assert json.loads((Path(manifest["path"]) / "manifest.json").read_text()) == {
+            k: v for k, v in manifest.items() if k != "path"}
+        # every day re-pages every list: the cached ones are a second short of a day old
+        assert manifest["requests_spent"]["icos"] >= n_pages > 0
+        assert manifest["requests_total"] == sum(manifest["requests_spent"].values())
+        assert len(manifest["queries"]) == 3 and manifest["complete"]
+        for query in manifest["queries"]:
+            assert query["complete"] and not query["from_cache"]
+            assert dt.datetime.fromisoformat(query["fetched_at"]).date() == when.date()
+        assert dt.datetime.fromisoformat(manifest["exported_at"]).date() == when.date()
+    assert manifests[0]["requests_spent"]["ico"] == 90
+    assert all(m["requests_spent"]["ico"] >= 1 for m in manifests[1:])  # what changed
+    icos = icoframes.read_snapshots(out)
+    row = icos[icos["id"] == moved].set_index("snapshot_date")
+    assert row["ico_score"].tolist()[1:] == [9.7, 9.8, 9.8, 9.8]
+    assert row["raised"].tolist()[1:] == [43_210_000, 43_210_000, 43_210_000, 50_000_000]
+    assert row["status"].tolist() == ["ongoing", "ongoing", "past", "past", "past"]
+    ended = pd.Timestamp(ended_at.replace(tzinfo=None)).as_unit("ms")
+    assert (row["end_datetime"].iloc[2:] == ended).all()
+    assert row["end_datetime"].iloc[0] != ended
+    counts = icos.groupby("snapshot_date")["id"].apply(lambda ids: int((ids == added).sum()))
+    assert counts.tolist() == [0, 0, 0, 1, 1]
+    # how old each snapshot's profiles are: the fetch times of its own rows
+    for when, manifest in zip(days, manifests, strict=True):
+        fetched = pd.read_parquet(Path(manifest["path"]) / "icos.parquet")["fetched_at"]
+        if fetched.dt.tz is None:  # naive times are UTC
+            fetched = fetched.dt.tz_localize("UTC")
+        oldest = dt.datetime.fromisoformat(manifest["profiles_fetched"]["oldest"])
+        newest = dt.datetime.fromisoformat(manifest["profiles_fetched"]["newest"])
+        assert oldest == fetched.min() and newest == fetched.max()
+        assert days[0].date() <= oldest.date() <= newest.date() == when.date()
