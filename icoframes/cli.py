@@ -121,6 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "with --snapshot)")
     export.add_argument("--max-age", type=float, default=86400.0, metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day)")
+    export.add_argument("--profile-max-age", type=float, metavar="SECONDS",
+                        help="re-fetch profiles older than this when the lists are re-paged "
+                             "(default: ongoing 1 day, upcoming 7 days, past 90 days)")
+    export.add_argument("--budget", type=int, metavar="N",
+                        help="at most N profile requests, the most stale first")
     export.add_argument("--max-workers", type=int, metavar="N")
     export.add_argument("--cache-dir", type=Path, metavar="DIR")
     _add_filter_options(export)
@@ -224,6 +229,8 @@ def _export(args: argparse.Namespace) -> int:
         snapshot=args.snapshot,
         refresh=refresh,
         max_age=args.max_age,
+        profile_max_age=args.profile_max_age,
+        budget=args.budget,
         allow_empty=args.allow_empty,
         max_workers=args.max_workers,
         cache_dir=args.cache_dir,

@@ -66,7 +66,7 @@ import pandas as pd
 from ._version import __version__
 from .errors import ConfigError, EmptyResult
 from .files import atomic_write_bytes, locked, utcnow
-from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, Refresh
+from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
 
 __all__ = ["MANIFEST", "STAGING", "export_tables"]
 
@@ -83,6 +83,8 @@ def export_tables(
     snapshot: bool = False,
     refresh: Refresh = False,
     max_age: MaxAge = DEFAULT_MAX_AGE,
+    profile_max_age: ProfileMaxAge = None,
+    budget: int | None = None,
     allow_empty: bool = False,
     max_workers: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
@@ -95,7 +97,7 @@ def export_tables(
     ----------
     out : path-like
         The export folder (created when missing; it must be writable).
-    status, refresh, max_age, max_workers, progress, **filters
+    status, refresh, max_age, profile_max_age, budget, max_workers, progress, **filters
         As for :func:`icoframes.load_tables`.
     snapshot : bool, default False
         Write under ``out/snapshot_date=<UTC date>/``, replacing that day's
@@ -143,7 +145,8 @@ def export_tables(
         refresh = True  # a snapshot says what the service lists today, not what a cache held
     load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     with _Staging(Path(out)) as staging:  # out is checked writable here: no request yet
-        tables = load.tables(status, filters, refresh=refresh, max_age=max_age, only_icos=False)
+        tables = load.tables(status, filters, refresh=refresh, max_age=max_age,
+                             profile_max_age=profile_max_age, budget=budget, only_icos=False)
         stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
         queries = list(stated.get("queries", []))
         if not len(tables.icos) and not allow_empty:
@@ -151,14 +154,16 @@ def export_tables(
         exported_at = utcnow()
         manifest = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
-                          "max_age": _jsonable(max_age), "allow_empty": allow_empty,
-                          "filters": _jsonable(filters)},
+                          "max_age": _jsonable(max_age),
+                          "profile_max_age": _jsonable(profile_max_age), "budget": budget,
+                          "allow_empty": allow_empty, "filters": _jsonable(filters)},
             "rows": {name: len(frame) for name, frame in tables},
             "requests_spent": load.requests_spent(),
             "requests_total": sum(load.requests_spent().values()),
             "queries": [_jsonable(q) for q in queries],
             "complete": bool(stated.get("complete",
                                         all(bool(q.get("complete")) for q in queries))),
+            "missing": [_jsonable(m) for m in stated.get("missing", [])],
             "profiles_fetched": profile_ages(tables.icos),
             "problems": problem_count(tables.problems),
             "exported_at": exported_at.isoformat(),
