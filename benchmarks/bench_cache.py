@@ -92,7 +92,8 @@ def run(config: Config = FULL) -> dict[str, Any]:
             f"{cold_requests} requests")
 
         before = requests_by_endpoint(sb)
-        crawl_s, profiles = timed(baseline.crawl, **sb.settings(), status="past")
+        crawl_s, profiles = timed(baseline.crawl, sb.base_url, sb.public_key, sb.private_key,
+                                  status="past")
         base_requests = sum(spent_since(sb, before).values())
         tidy_s, frames = timed(baseline.tidy, profiles, "past")
         log(f"cache: cold baseline crawl {crawl_s:.1f} s + tidy {tidy_s:.1f} s, "

@@ -40,7 +40,15 @@ from .errors import (
 from .export import export_tables
 from .features import describe_features, features
 from .history import changes, read_export, read_snapshots
-from .loaders import cache_info, clear_cache, load_filters, load_icos, load_list, load_tables
+from .loaders import (
+    cache_info,
+    clear_cache,
+    load_filters,
+    load_icos,
+    load_list,
+    load_tables,
+    prune_cache,
+)
 from .money import to_usd
 from .parse.profiles import tidy
 from .schema import describe
@@ -111,6 +119,7 @@ __all__ = [
     "plot_scores",
     "plot_status_flow",
     "plot_timeline",
+    "prune_cache",
     "read_export",
     "read_snapshots",
     "reset_configuration",

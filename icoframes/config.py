@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import os
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, make_dataclass, replace
@@ -124,6 +125,21 @@ def _seconds(value: Any) -> float:
     return seconds
 
 
+# a service name becomes a folder of the cache dir: one plain path segment, never the
+# request ledgers' folder ("quota", see icoframes.store.housekeeping.LEDGER_FOLDER)
+_SERVICE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_RESERVED_NAMES = frozenset({"quota"})
+
+
+def _service_name(value: Any) -> str:
+    if not isinstance(value, str) or not _SERVICE_NAME.fullmatch(value.strip()):
+        raise ValueError("must be 1 to 100 letters, digits, '.', '_' or '-', starting with a "
+                         "letter or digit")
+    if value.strip().lower() in _RESERVED_NAMES:
+        raise ValueError("is reserved (the request ledgers' folder)")
+    return value.strip()
+
+
 def _user_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("icoframes"))
 
@@ -138,6 +154,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("cache_dir", "Path", _path, _user_cache_dir,
             "the platform's user cache dir for icoframes",
             "Where the Parquet cache lives.", accepts="str | os.PathLike[str]"),
+    Setting("service_name", "str | None", _service_name, None, "none",
+            "A name for the service's cache folder and request ledger, used instead of its "
+            "address; the sandbox sets one from its content, so that its random port does not "
+            "matter. ``configure(base_url=...)`` without it drops it."),
     Setting("max_workers", "int", _int(1, 64), 8, "8",
             "Concurrent requests used by loaders (1 to 64)."),
     Setting("timeout", "float", _seconds, 30.0, "30",
@@ -169,6 +189,11 @@ def _require_credentials(self: Any) -> Any:
     return self
 
 
+def _service_id(self: Any) -> str | None:
+    """The service's identity in the cache dir: its ``service_name``, else its ``base_url``."""
+    return self.service_name or self.base_url
+
+
 def _field(setting: Setting) -> Any:
     if callable(setting.default):
         return field(default_factory=setting.default, repr=not setting.secret)
@@ -178,7 +203,8 @@ def _field(setting: Setting) -> Any:
 Settings = make_dataclass(
     "Settings",
     [(s.name, s.type, _field(s)) for s in SETTINGS],
-    namespace={"require_credentials": _require_credentials},
+    namespace={"require_credentials": _require_credentials,
+               "service_id": property(_service_id)},
     frozen=True,
 )
 Settings.__module__ = __name__  # make_dataclass(module=) needs Python 3.12
@@ -198,6 +224,10 @@ def configure(**changes: Any) -> Any:
     if unknown:
         raise _unknown(unknown[0])
     changes = {k: v for k, v in changes.items() if v is not unchanged}
+    if "base_url" in changes and "service_name" not in changes:
+        # a name belongs to the address it came with (a sandbox's): a new address
+        # without one must not inherit it, or two services would share one cache
+        changes["service_name"] = None
     checked = {k: _BY_NAME[k].check(v) for k, v in changes.items() if v is not None}
     with _lock:
         for name, value in changes.items():

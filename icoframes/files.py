@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import os
 import uuid
 import warnings
@@ -33,6 +34,10 @@ with warnings.catch_warnings():
     import filelock
 
 __all__ = ["atomic_write_bytes", "atomic_write_table", "locked", "today", "utcnow"]
+
+# errors of creating or opening a lock file in a folder this process may not write to
+_READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+_ATTEMPTS = 20  # of taking a lock whose folder housekeeping removes meanwhile
 
 
 def utcnow() -> dt.datetime:
@@ -78,10 +83,35 @@ def locked(path: Path) -> Iterator[None]:
     """Hold the exclusive lock ``path`` (created when missing) across threads and processes.
 
     Each call opens its own lock, so two threads of one process exclude each
-    other as two processes do. The lock file is left in place: deleting it
-    while another process waits on it would let a third one in.
+    other as two processes do. The lock file is left in place on release.
+    Housekeeping deletes it with the folder it guards, while holding it: a
+    waiter that then gets the unlinked file sees so (filelock checks its link
+    count) and starts over, here on a new file in a new folder.
+
+    In a folder this process cannot write to (a read-only cache dir), the lock
+    file cannot be created or opened for writing, and the body runs without
+    the lock: the lock only keeps readers from seeing a multi-file update half
+    done, and this process cannot write there at all; other writers (another
+    user's processes) replace every file atomically, so a read still sees
+    whole files.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(path, thread_local=False, is_singleton=False):
-        yield
+    lock = filelock.FileLock(path, thread_local=False, is_singleton=False)
+    for attempt in range(_ATTEMPTS):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lock.acquire()
+        except FileNotFoundError:  # the folder was removed (housekeeping) while we waited
+            if attempt == _ATTEMPTS - 1:
+                raise
+            continue
+        except OSError as exc:
+            if exc.errno not in _READ_ONLY or os.access(path.parent, os.W_OK):
+                raise
+            break  # a read-only folder: nobody here can write to it, nothing to exclude
+        try:
+            yield
+        finally:
+            lock.release()
+        return
+    yield

@@ -30,6 +30,7 @@ from .fetch.policy import profile_max_age as profile_max_age_of
 from .queries import build_queries
 from .schema import ICOS, TABLES, empty_frame
 from .store.cache import Cache
+from .store.housekeeping import clear_all, describe, prune, remove_folder
 from .store.ledger import QuotaLedger
 from .tables import Tables
 
@@ -41,6 +42,7 @@ __all__ = [
     "load_icos",
     "load_list",
     "load_tables",
+    "prune_cache",
 ]
 
 DEFAULT_MAX_AGE = dt.timedelta(days=1)
@@ -232,8 +234,8 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
                        profile_max_age=profile_max_age, budget=budget, only_icos=False)
 
 
-def cache_info() -> dict[str, Any]:
-    """Where the cache of the configured service lives and what it holds.
+def cache_info(*, all: bool = False) -> dict[str, Any]:
+    """What the cache of the configured service holds; with ``all=True``, every service's.
 
     Returns
     -------
@@ -241,20 +243,62 @@ def cache_info() -> dict[str, Any]:
         path, size_bytes, profiles, listed_without_profile (listed ICOs whose profile
         was not found), profile_parts, list_queries, oldest_profile,
         newest_profile, and requests_today for the configured public key.
+        With ``all=True`` (no service needs to be configured): path and size_bytes
+        of the cache dir, ``services`` (per service folder, most recently used
+        first: name, path, size_bytes, last_used, age, configured), ledger_files,
+        and ``other`` (entries that are not the cache's, left alone).
     """
+    if all:
+        settings = get_settings()
+        configured = settings.base_url and Cache(settings.cache_dir, settings.service_id).dir
+        return describe(settings.cache_dir, configured=configured or None)
     settings = _settings_with_base_url()
-    info = Cache(settings.cache_dir, settings.base_url).info()
+    info = Cache(settings.cache_dir, settings.service_id).info()
     if settings.public_key:
         info["requests_today"] = QuotaLedger(
             settings.cache_dir, settings.public_key, settings.daily_quota,
-            service=settings.base_url).used_today()
+            service=settings.service_id).used_today()
     return info
 
 
-def clear_cache() -> None:
-    """Delete everything cached for the configured service (the request ledger is kept)."""
+def clear_cache(*, all: bool = False, ledgers: bool = False) -> dict[str, Any]:
+    """Delete what is cached for the configured service; with ``all=True``, for every service.
+
+    Each folder goes under its lock; symlinks are never followed (a link goes as a
+    link, a linked service folder is left alone) and what is not the cache's is
+    left alone (:mod:`icoframes.store.housekeeping`). Request ledgers are kept
+    unless ``ledgers=True``: they hold today's count, which the ``daily_quota``
+    cap needs. Returns ``removed`` (paths), ``freed_bytes`` and ``skipped``.
+    """
+    if all:
+        return clear_all(get_settings().cache_dir, ledgers=ledgers)
     settings = _settings_with_base_url()
-    Cache(settings.cache_dir, settings.base_url).clear()
+    ledger = (QuotaLedger(settings.cache_dir, settings.public_key,
+                          service=settings.service_id).path
+              if ledgers and settings.public_key else None)
+    return remove_folder(Cache(settings.cache_dir, settings.service_id).dir, ledger=ledger)
+
+
+def prune_cache(older_than: dt.timedelta | float | int, *,
+                ledgers: bool = False) -> dict[str, Any]:
+    """Delete what no load used for longer than ``older_than`` (a timedelta or seconds).
+
+    Service folders of the cache dir unused for longer go whole; in the others,
+    list results fetched before then (the next load re-pages them, even with
+    ``max_age=None``), ``*.corrupt`` and leftover temporary files (at least an
+    hour old). With ``ledgers=True``, ledgers of finished days untouched as long
+    go too. The rules and report of :func:`clear_cache`; InvalidParameter for a
+    negative ``older_than``.
+
+    Examples
+    --------
+    >>> import datetime as dt, icoframes, tempfile
+    >>> _ = icoframes.configure(cache_dir=tempfile.mkdtemp())
+    >>> icoframes.prune_cache(dt.timedelta(days=30))["removed"]
+    []
+    >>> icoframes.reset_configuration()
+    """
+    return prune(get_settings().cache_dir, older_than, ledgers=ledgers)
 
 
 # -- the machinery --------------------------------------------------------------

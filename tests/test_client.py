@@ -38,7 +38,7 @@ def sb():
 
 @pytest.fixture
 def client(sb):
-    with Client(**sb.settings(), retry=FAST_RETRY) as c:
+    with sb.client(retry=FAST_RETRY) as c:
         yield c
 
 
@@ -64,7 +64,7 @@ def test_filters_list_and_profile(sb, client):
 
 
 def test_non_ascii_values_are_signed_and_accepted():
-    with sandbox.serve(n_icos=400, seed=3) as big, Client(**big.settings()) as c:
+    with sandbox.serve(n_icos=400, seed=3) as big, big.client() as c:
         countries = ["Côte d'Ivoire", "Curaçao"]
         page = c.list_page(location=countries)  # raw UTF-8 in the signed body
         expected = sorted(r.id for r in big.directory.records() if r.location in countries)
@@ -175,7 +175,7 @@ def test_keys_are_stripped_and_unsendable_ones_fail_at_once(sb):
 
 def test_quota_exceeded_is_not_retried():
     with sandbox.serve(n_icos=30, quota=2) as small, \
-            Client(**small.settings(), retry=FAST_RETRY) as c:
+            small.client(retry=FAST_RETRY) as c:
         c.filters()
         c.filters()
         with pytest.raises(QuotaExceeded) as info:
@@ -186,7 +186,7 @@ def test_quota_exceeded_is_not_retried():
 
 def test_crawl_with_15_percent_faults_completes_and_fetches_each_profile_once():
     with sandbox.serve(n_icos=150, seed=5, fail_rate=0.15) as faulty, \
-            Client(**faulty.settings(), retry=FAST_RETRY) as c:
+            faulty.client(retry=FAST_RETRY) as c:
         ids: list[int] = []
         first = c.list_page(status="past")
         pages = first["total_pages"]
@@ -208,7 +208,7 @@ def test_crawl_with_15_percent_faults_completes_and_fetches_each_profile_once():
 def test_retries_are_bounded():
     policy = RetryPolicy(max_attempts=3, backoff=0.001, max_backoff=0.002, max_elapsed=5)
     with sandbox.serve(n_icos=10, fail_rate=1.0) as broken, \
-            Client(**broken.settings(), retry=policy) as c:
+            broken.client(retry=policy) as c:
         with pytest.raises(ServiceUnavailable, match="3 attempts"):
             c.filters()
         assert c.attempts["filters"] == 3 == broken.stats.requests["filters"]
@@ -262,7 +262,7 @@ def test_429_without_code_and_bad_json_are_retried_but_4xx_without_code_is_not()
 
 def test_shared_between_threads_counts_every_request(sb):
     ids = sb.directory.ids()[:64]
-    with Client(**sb.settings(), retry=FAST_RETRY, pool_size=8) as c:
+    with sb.client(retry=FAST_RETRY, pool_size=8) as c:
         with ThreadPoolExecutor(8) as pool:
             results = list(pool.map(c.profile, ids))
         assert [int(r["id"]) for r in results] == ids
@@ -271,7 +271,7 @@ def test_shared_between_threads_counts_every_request(sb):
 
 def test_on_request_hook_sees_every_request(sb):
     seen: list[str] = []
-    with Client(**sb.settings(), on_request=seen.append) as c:
+    with sb.client(on_request=seen.append) as c:
         c.filters()
         c.list_page()
     assert seen == ["filters", "icos"]

@@ -89,14 +89,16 @@ def test_every_setting_is_a_field_a_parameter_and_an_env_var(monkeypatch, tmp_pa
     assert list(inspect.signature(icoframes.configure).parameters) == names
     # one valid value per setting, as text: a new setting must be added here too
     text = {"base_url": "http://127.0.0.1:7", "public_key": "pk", "private_key": "sk",
-            "cache_dir": str(tmp_path), "max_workers": "5", "timeout": "2.5",
+            "cache_dir": str(tmp_path), "service_name": "sandbox-0-10-abc", "max_workers": "5",
+            "timeout": "2.5",
             "daily_quota": "10", "max_response_bytes": "65536"}
     for setting in SETTINGS:
         monkeypatch.setenv(setting.env, text[setting.name])
     read = get_settings()
     assert {n: getattr(read, n) for n in names} == {
         "base_url": "http://127.0.0.1:7", "public_key": "pk", "private_key": "sk",
-        "cache_dir": tmp_path, "max_workers": 5, "timeout": 2.5, "daily_quota": 10,
+        "cache_dir": tmp_path, "service_name": "sandbox-0-10-abc", "max_workers": 5,
+        "timeout": 2.5, "daily_quota": 10,
         "max_response_bytes": 65536}
 
 

@@ -296,7 +296,8 @@ _CHILD = textwrap.dedent("""
 def _child_env(sb, cache_dir) -> dict[str, str]:
     env = dict(os.environ)
     env.update(ICOFRAMES_BASE_URL=sb.base_url, ICOFRAMES_PUBLIC_KEY=sb.public_key,
-               ICOFRAMES_PRIVATE_KEY=sb.private_key, ICOFRAMES_CACHE_DIR=str(cache_dir))
+               ICOFRAMES_PRIVATE_KEY=sb.private_key, ICOFRAMES_SERVICE_NAME=sb.service_name,
+               ICOFRAMES_CACHE_DIR=str(cache_dir))
     return env
 
 
@@ -314,7 +315,7 @@ def test_a_killed_process_leaves_a_usable_cache(tmp_path):
         assert child.poll() is None, "the child finished before it could be killed"
         child.send_signal(signal.SIGKILL)
         child.wait()
-        saved_before_kill = len(Cache(tmp_path / "c", slow.base_url).profile_index())
+        saved_before_kill = len(Cache(tmp_path / "c", slow.service_name).profile_index())
         hits_at_kill = slow.stats.profile_hits.total()
         icoframes.configure(**slow.settings(), cache_dir=tmp_path / "c")
         try:

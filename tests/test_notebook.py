@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -30,22 +31,13 @@ def test_notebook_is_stored_without_outputs():
                for c in nb.cells if c.cell_type == "code")
 
 
-@pytest.mark.slow
-def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
-    for name in list(os.environ):
-        if name.startswith("ICOFRAMES_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("ICOFRAMES_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel draws inline PNGs
-    # the kernel runs in tmp_path: make it import this tree's icoframes, not an installed one
-    root = str(NOTEBOOK.parent.parent)
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root,
-                                                                    os.environ.get("PYTHONPATH")])))
+def _execute(workdir: Path):
+    """Run the notebook top to bottom in a kernel started in ``workdir``; the executed notebook."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
     imported = set(sys.modules)
     try:
         NotebookClient(nb, timeout=300, kernel_name="python3",
-                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+                       resources={"metadata": {"path": str(workdir)}}).execute()
     finally:
         # Starting a kernel imports ipykernel.kernelspec into this process, and icoframes
         # takes an imported ipykernel for a notebook (progress bars on): drop it so that
@@ -53,12 +45,38 @@ def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
         for name in set(sys.modules) - imported:
             if name == "ipykernel" or name.startswith("ipykernel."):
                 del sys.modules[name]
+    return nb
+
+
+def _texts(nb) -> str:
     texts = []
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             assert output.get("output_type") != "error", output
             texts.append(str(output.get("text", "")) + str(output.get("data", "")))
-    everything = "\n".join(texts)
+    return "\n".join(texts)
+
+
+def _ledgers(cache: Path) -> dict[str, tuple[dict, int]]:
+    """Every request ledger of the cache dir: its content and when it was last written."""
+    return {p.name: (json.loads(p.read_text()), p.stat().st_mtime_ns)
+            for p in (cache / "quota").glob("*.json")}
+
+
+@pytest.mark.slow
+def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
+    for name in list(os.environ):
+        if name.startswith("ICOFRAMES_"):
+            monkeypatch.delenv(name)
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ICOFRAMES_CACHE_DIR", str(cache))
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel draws inline PNGs
+    # the kernel runs in tmp_path: make it import this tree's icoframes, not an installed one
+    root = str(NOTEBOOK.parent.parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root,
+                                                                    os.environ.get("PYTHONPATH")])))
+    nb = _execute(tmp_path)
+    everything = _texts(nb)
     assert "started the embedded sandbox" in everything
     assert "InvalidParameter" in everything
     assert "requests spent by the second call: 0" in everything
@@ -68,6 +86,19 @@ def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
 
     with serve(n_icos=1) as probe:  # the default sandbox key must not leak into outputs
         assert probe.private_key not in everything
+
+    # Run again against the same cache dir: its sandbox gets another port, yet it finds
+    # its cache (named by the sandbox's content), spends nothing and adds no folder.
+    folders = sorted(p.name for p in cache.iterdir())
+    assert len(folders) == 2 and folders[0] == "quota" and folders[1].startswith("sandbox-0-")
+    ledgers = _ledgers(cache)
+    assert sum(data["used"] for data, _ in ledgers.values()) > 700  # the first run's requests
+    again = _execute(tmp_path)
+    assert "requests spent by the second call: 0" in _texts(again)
+    assert sorted(p.name for p in cache.iterdir()) == folders
+    assert _ledgers(cache) == ledgers  # not one request booked, the ledger not even rewritten
+    first = next(c for c in again.cells if 'load_icos(status="past")' in c.source)
+    assert _bars(first) == []  # all cached: no progress bar
 
 
 def _inspect_outputs(nb, everything: str) -> None:

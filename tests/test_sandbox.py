@@ -547,7 +547,9 @@ def test_repr_and_stats_never_show_the_private_key():
             assert secret not in text
         assert "pub-1" in repr(server)
         assert server.settings() == {"base_url": server.base_url, "public_key": "pub-1",
-                                     "private_key": secret}
+                                     "private_key": secret,
+                                     "service_name": server.service_name}
+        assert server.service_name.startswith("sandbox-0-10-")
         assert _client_for(server).filters()["error"] is None
 
 

@@ -158,7 +158,7 @@ class Client:
     Examples
     --------
     >>> from icoframes import sandbox
-    >>> with sandbox.serve(n_icos=30) as sb, Client(**sb.settings()) as client:
+    >>> with sandbox.serve(n_icos=30) as sb, sb.client() as client:
     ...     page = client.list_page(status="past")
     ...     profile = client.profile(page["data"][0]["id"])
     ...     client.requests["icos"], client.requests["ico"], client.total_attempts

@@ -32,6 +32,7 @@ from ..parse.problems import Problems
 from ..schema import FILTERS, LIST, empty_frame
 from ..store.cache import Cache
 from ..store.derived import DerivedTables
+from ..store.housekeeping import mark_used
 from ..store.ledger import QuotaLedger
 from .crawl import Crawl
 
@@ -62,8 +63,14 @@ def _interactive() -> bool:
     return bool(getattr(sys.stderr, "isatty", lambda: False)())
 
 
-def _check_writable(directory: Any) -> None:
-    """Fail before any request when what is fetched could not be kept."""
+def _check_writable(cache: Cache) -> None:
+    """Fail before any request when what is fetched could not be kept.
+
+    Probes the service's folder when it exists, else the cache dir (made when
+    missing): the service's folder is made by its first write, so a service
+    that is never reached leaves none behind.
+    """
+    directory = cache.dir if cache.dir.is_dir() else cache.root
     try:
         directory.mkdir(parents=True, exist_ok=True)
         probe = directory / f".write-test-{os.getpid()}-{threading.get_ident()}"
@@ -102,10 +109,9 @@ class LoadContext:
         self.settings = settings if settings is not None else get_settings()
         if not self.settings.base_url:
             self.settings.require_credentials()  # raises ConfigError with set-up help
-        self.cache = Cache(self.settings.cache_dir, self.settings.base_url)
+        self.cache = Cache(self.settings.cache_dir, self.settings.service_id)
         self.derived = DerivedTables(self.cache)
-        if not offline:
-            _check_writable(self.cache.dir)
+        mark_used(self.cache.dir)  # for prune_cache; never creates the folder
         self.offline = offline
         self.progress = _interactive() if progress is None else bool(progress)
         self._client: Client | None = None
@@ -124,7 +130,7 @@ class LoadContext:
             self.settings.require_credentials()
             self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key,
                                        self.settings.daily_quota,
-                                       service=self.settings.base_url)
+                                       service=self.settings.service_id)
         return self._ledger
 
     def client(self, what: str) -> Client:
@@ -133,6 +139,9 @@ class LoadContext:
             raise NotCached(f"offline=True, but {what} is not in the cache "
                             f"({self.cache.dir}); load it once online first")
         if self._client is None:
+            # a cache that cannot keep the answers fails here, before any request; a
+            # warm or offline load of a read-only cache dir never gets here
+            _check_writable(self.cache)
             # every request is booked before it is sent (daily_quota is a hard cap) and
             # handed back when it got no response (the service never saw it)
             self._client = Client.from_settings(self.settings, budget=self.ledger,

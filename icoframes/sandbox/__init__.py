@@ -4,7 +4,7 @@
 >>> with sandbox.serve(n_icos=200, seed=0) as sb:
 ...     settings = sb.settings()     # icoframes.configure(**settings) points the client here
 ...     sorted(settings)
-['base_url', 'private_key', 'public_key']
+['base_url', 'private_key', 'public_key', 'service_name']
 
 Its modules, each importing only those below it:
 

@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
                grow_every=args.grow_every) as sb:
         print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}", flush=True)
         print(f"  export ICOFRAMES_BASE_URL={sb.base_url} "
-              f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<--private-key>",
-              flush=True)
+              f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<--private-key> "
+              f"ICOFRAMES_SERVICE_NAME={sb.service_name}", flush=True)
         try:
             while True:
                 time.sleep(3600)

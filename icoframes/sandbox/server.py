@@ -7,26 +7,33 @@ a :class:`.service.Service` (the API's behaviour, described there) over a
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
+from ..api.client import Client
 from .directory import Directory, generate_directory
 from .httpd import HOST, HTTPServer
 from .service import Service
 from .stats import SandboxStats
 
-__all__ = ["Sandbox", "serve", "start"]
+__all__ = ["Sandbox", "serve", "service_name", "start"]
 
 
 class Sandbox:
     """A running (or ready to run) sandbox server; make one with :func:`start`.
 
-    The private key never shows in ``repr``.
+    The private key never shows in ``repr``. ``service_name`` names what it
+    serves for the cache (see :meth:`settings`); None when that is not known.
     """
 
-    def __init__(self, service: Service, *, port: int = 0):
+    def __init__(self, service: Service, *, port: int = 0, service_name: str | None = None):
         self._service = service
         self._requested_port = port
+        self.service_name = service_name
         self._lock = threading.Lock()
         self._server: HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -69,10 +76,21 @@ class Sandbox:
         """``http://127.0.0.1:<port>``, without the ``/api/v1`` suffix."""
         return f"http://{HOST}:{self.port}"
 
-    def settings(self) -> dict[str, str]:
-        """Keyword arguments for ``icoframes.configure(**sb.settings())``."""
+    def settings(self) -> dict[str, str | None]:
+        """Keyword arguments for ``icoframes.configure(**sb.settings())``.
+
+        Besides the address and keys, ``service_name`` names the content served
+        (:func:`service_name`): the cache and request ledger go by it, not by
+        the random port, so a sandbox of the same content started again (the
+        notebook run twice) finds its cache. None for a ``directory`` passed in.
+        """
         return {"base_url": self.base_url, "public_key": self.public_key,
-                "private_key": self.private_key}
+                "private_key": self.private_key, "service_name": self.service_name}
+
+    def client(self, **kwargs: Any) -> Client:
+        """A :class:`~icoframes.api.client.Client` of this sandbox; ``kwargs`` go to it."""
+        return Client(base_url=self.base_url, public_key=self.public_key,
+                      private_key=self.private_key, **kwargs)
 
     def start(self) -> Sandbox:
         """Bind 127.0.0.1 and serve in a daemon thread; returns self. No-op when running."""
@@ -202,11 +220,41 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     ...     sb.base_url.startswith("http://127.0.0.1:"), len(sb.directory)
     (True, 20)
     """
+    name = None
     if directory is None:
         directory = generate_directory(n_icos, seed=seed)
+        name = service_name(n_icos, seed)
     service = Service(directory, public_key=public_key, private_key=private_key, quota=quota,
                       fail_rate=fail_rate, latency=latency, grow_every=grow_every, seed=seed)
-    return Sandbox(service, port=port).start()
+    return Sandbox(service, port=port, service_name=name).start()
+
+
+def service_name(n_icos: int, seed: int) -> str:
+    """The cache's name for a generated sandbox: ``sandbox-<seed>-<n_icos>-<code hash>``.
+
+    Seed and size decide what :func:`generate_directory` makes; the hash of
+    this package's sandbox code (its data version) changes with any change to
+    how the data are generated or served, so two versions never share a cache.
+    Changes made while it runs (``add_ico``, ``update_ico``...) are seen as a
+    real service's changes are: through ``max_age`` and ``refresh``.
+
+    Examples
+    --------
+    >>> service_name(1000, 0) == service_name(1000, 0) != service_name(1000, 1)
+    True
+    >>> service_name(1000, 0)[:14]
+    'sandbox-0-1000'
+    """
+    return f"sandbox-{seed}-{n_icos}-{_code_version()}"
+
+
+@lru_cache(maxsize=1)
+def _code_version() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:8]
 
 
 serve = start

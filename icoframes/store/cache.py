@@ -30,7 +30,6 @@ import datetime as dt
 import hashlib
 import json
 import os
-import shutil
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from ..errors import CacheWarning, warn
 from ..files import atomic_write_table, locked, utcnow
 from ..schema import TableSchema
 from ..tables import frame_from_arrow
+from .housekeeping import remove_folder
 
 __all__ = ["GONE", "Cache", "ProfileRecord", "Stored"]
 
@@ -85,8 +85,19 @@ class ProfileRecord:
     reason: str | None = None
 
 
-def _namespace(base_url: str) -> str:
-    parts = urlsplit(base_url)
+def _namespace(service: str) -> str:
+    """The folder of a service: its name as given, or ``<host>_<port>[_<path>]`` of its address.
+
+    A name (the ``service_name`` setting, checked to be one plain path segment)
+    lets a service whose port changes from run to run, as the sandbox's does,
+    keep one folder.
+
+    >>> _namespace("http://127.0.0.1:8000"), _namespace("sandbox-0-1000-0123abcd")
+    ('127.0.0.1_8000', 'sandbox-0-1000-0123abcd')
+    """
+    if "://" not in service:
+        return service
+    parts = urlsplit(service)
     host = (parts.hostname or "local").replace(":", "_")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     path = parts.path.strip("/").replace("/", "_")
@@ -101,7 +112,8 @@ class Cache:
     root : path-like
         The cache dir (see :mod:`icoframes.config`).
     base_url : str
-        The service address; each address gets its own folder.
+        The service's identity (``Settings.service_id``): its ``service_name``
+        when set, else its address; each gets its own folder.
     """
 
     def __init__(self, root: str | os.PathLike[str], base_url: str) -> None:
@@ -297,16 +309,12 @@ class Cache:
             "newest_profile": None if index.empty else index["fetched_at"].max().to_pydatetime(),
         }
 
-    def clear(self) -> None:
-        """Delete everything cached for this service address (the request ledger is kept)."""
-        with self.lock():
-            for child in self.dir.iterdir():
-                if child.name == ".lock":  # other processes may hold it
-                    continue
-                if child.is_dir():
-                    shutil.rmtree(child, ignore_errors=True)
-                else:
-                    child.unlink(missing_ok=True)
+    def clear(self) -> dict[str, Any]:
+        """Delete this service's folder under its lock (see :func:`.housekeeping.remove_folder`).
+
+        The request ledger is kept; symlinks are removed, never followed.
+        """
+        return remove_folder(self.dir)
 
 
 def _last_positions(ids: np.ndarray) -> np.ndarray:
