@@ -335,7 +335,11 @@ class Crawl:
             self._store(query)
 
     def _store(self, query: ListQuery) -> None:
-        if not query.from_cache and query.frame is not None:
+        """Cache the list: complete, or partial with rows (a list that failed before any
+        row taught nothing, and must not pass for an empty answer offline)."""
+        if query.from_cache or query.frame is None:
+            return
+        if query.complete or not query.frame.empty:
             self.load.cache.write_list(query.params, query.frame, LIST,
                                        total_icos=query.total_icos or 0,
                                        problems=query.problems, complete=query.complete)
