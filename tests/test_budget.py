@@ -34,9 +34,9 @@ def test_load_list_counts_what_it_could_not_read(tmp_path):
     for frame, from_cache in ((listing, False), (again, True)):
         (query,) = frame.attrs["icoframes"]["queries"]
         assert query["from_cache"] is from_cache
-        lost = {(p["table"], p["column"]): p for p in query["problems"]}
-        assert lost[("list", "id")]["count"] == 1
-        assert lost[("list", "ico_score")]["examples"] == ["'high'"]
+        assert query["problems"] == [
+            {"ico_id": None, "table": "list", "column": "id", "value": "99999999999999999999"},
+            {"ico_id": 12, "table": "list", "column": "ico_score", "value": "high"}]
     assert again.attrs["icoframes"]["requests"] == {"filters": 0, "icos": 0, "ico": 0}
 
 
