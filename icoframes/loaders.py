@@ -27,6 +27,7 @@ from .config import get_settings
 from .errors import InvalidParameter
 from .fetch import LoadContext, age_limit
 from .fetch.policy import profile_max_age as profile_max_age_of
+from .parse.problems import problems_of_load
 from .queries import build_queries
 from .schema import ICOS, TABLES, empty_frame
 from .store.cache import Cache
@@ -225,9 +226,10 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
     Returns
     -------
     Tables
-        ``tables.problems`` counts the raw values that could not be read in
-        every cached profile (a superset of the ICOs loaded when the cache
-        holds more than this query).
+        ``tables.problems`` holds one row per raw value that could not be read,
+        with the ``ico_id`` of its ICO: those of the loaded ICOs' profiles, and
+        those of this query's list pages (an item whose id is unreadable has
+        no ``ico_id``). ``tables.problem_summary()`` counts them per column.
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
     return load.tables(status, filters, refresh=refresh, max_age=max_age,
@@ -393,5 +395,7 @@ class LoaderCall:
         keep = icos["id"].to_numpy()
         children = {name: frame[frame["ico_id"].isin(keep)].reset_index(drop=True)
                     for name, frame in everything if name != "icos"}
-        # problems are counted when the cache is tidied, over every cached profile
-        return Tables(icos=icos, **children, problems=everything.problems)
+        # the cache's problems (over every cached profile) of these ICOs, and the lists'
+        queries = listing.attrs.get("icoframes", {}).get("queries") or []
+        return Tables(icos=icos, **children,
+                      problems=problems_of_load(everything.problems, keep, queries))

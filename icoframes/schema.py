@@ -45,6 +45,7 @@ __all__ = [
     "LIST",
     "LONG_LISTS",
     "PROBLEMS",
+    "PROBLEM_SUMMARY",
     "TABLES",
     "TABLE_NAMES",
     "TEXT_DTYPE",
@@ -305,10 +306,26 @@ LONG_LISTS: Final = ("markets", "restricted_areas", "accepting")
 PROBLEMS = TableSchema(
     "problems",
     _cols(
+        ("ico_id", "Int", None,
+         "id of the ICO the value belongs to; missing when the id itself is unreadable "
+         "(and for the filter set, which belongs to no ICO)"),
+        ("table", "text", None, "the table that lost the value (or list, filters)"),
+        ("column", "text", None, "the column, or the source field of a malformed entry"),
+        ("value", "text", None,
+         "the raw value as text: strings as sent, anything else as JSON; long ones cut"),
+    ),
+    key=("table", "column", "ico_id"),
+    doc="values that could not be read, one row per value",
+)
+
+# The per-column view of PROBLEMS (Tables.problem_summary()).
+PROBLEM_SUMMARY = TableSchema(
+    "problem_summary",
+    _cols(
         ("table", "text", None, "the table that lost values"),
         ("column", "text", None, "the column, or the source field of a malformed entry"),
         ("count", "int", None, "how many raw values could not be read"),
-        ("examples", "list", None, "a few of those raw values, as repr() text"),
+        ("examples", "list", None, "up to three distinct values of problems.value"),
     ),
     key=("table", "column"),
     doc="values that could not be read, per table and column",
@@ -377,7 +394,8 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
     ['finance.caps_unit', 'unit of soft_cap and hard_cap']
     """
     if isinstance(table, str):
-        known = {**TABLES, PROBLEMS.name: PROBLEMS, LIST.name: LIST, FILTERS.name: FILTERS}
+        known = {**TABLES, PROBLEMS.name: PROBLEMS, PROBLEM_SUMMARY.name: PROBLEM_SUMMARY,
+                 LIST.name: LIST, FILTERS.name: FILTERS}
         if table not in known:
             raise KeyError(f"no table {table!r}; tables: {', '.join(known)}")
         table = known[table]

@@ -14,9 +14,22 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .files import atomic_write_table
-from .schema import PROBLEMS, TABLE_NAMES, TABLES, TEXT_DTYPE, Column, TableSchema, empty_frame
+from .schema import (
+    PROBLEM_SUMMARY,
+    PROBLEMS,
+    TABLE_NAMES,
+    TABLES,
+    TEXT_DTYPE,
+    Column,
+    TableSchema,
+    empty_frame,
+)
 
-__all__ = ["Tables", "frame_from_arrow", "read_table"]
+__all__ = ["Tables", "frame_from_arrow", "problem_summary", "read_table"]
+
+#: Distinct values shown per column by :func:`problem_summary`.
+EXAMPLES = 3
+
 
 def _empty_problems() -> pd.DataFrame:
     return empty_frame(PROBLEMS)
@@ -39,9 +52,10 @@ class Tables:
         The list columns of ``icos`` of the same names, one value per row
         (``ico_id``, ``position``, ``value``): the same values in the same order.
     problems : pandas.DataFrame, optional
-        Raw values that could not be read: columns ``table``, ``column``,
-        ``count`` (int64) and ``examples`` (a list of up to three ``repr`` strings).
-        Empty when nothing was lost.
+        Raw values that could not be read, one row per value: ``ico_id``
+        (nullable Int64, missing when the id itself was unreadable),
+        ``table``, ``column`` and ``value`` (the raw value as text). Empty
+        when nothing was lost; :meth:`problem_summary` counts them per column.
 
     Raises
     ------
@@ -115,22 +129,34 @@ class Tables:
         """
         return cls(**{name: empty_frame(table) for name, table in TABLES.items()})
 
+    def problem_summary(self) -> pd.DataFrame:
+        """The problems per ``(table, column)``: how many values, and a few examples.
+
+        See :func:`problem_summary`.
+
+        Examples
+        --------
+        >>> Tables.empty().problem_summary().columns.tolist()
+        ['table', 'column', 'count', 'examples']
+        """
+        return problem_summary(self.problems)
+
     def __repr__(self) -> str:
         width = max(len(name) for name in TABLE_NAMES)
         lines = [f"Tables({len(self.icos):,} ICOs)"]
         lines += [f"  {name:<{width}}  {len(frame):>10,} rows" for name, frame in self]
         if len(self.problems):
-            total = int(self.problems["count"].sum())
+            summary = self.problem_summary()
             where = ", ".join(
                 f"{row.table}.{row.column} {row.count:,}"
-                for row in self.problems.sort_values("count", ascending=False)
+                for row in summary.sort_values("count", ascending=False, kind="stable")
                 .head(5)
                 .itertuples()
             )
-            more = len(self.problems) - 5
+            more = len(summary) - 5
             tail = f", and {more} more" if more > 0 else ""
             lines.append(
-                f"  problems: {total:,} unreadable values in {len(self.problems)} "
+                f"  problems: {len(self.problems):,} unreadable values in {len(summary)} "
                 f"columns ({where}{tail}); see .problems"
             )
         return "\n".join(lines)
@@ -155,8 +181,9 @@ class Tables:
                 f"<td>{esc(', '.join(map(str, frame.columns)))}</td></tr>"
                 for name, frame in self]
         out.append("</tbody></table>")
-        count = int(self.problems["count"].sum()) if len(self.problems) else 0
-        out.append(f"<p>problems: {count:,} unreadable values in {len(self.problems)} "
+        count = len(self.problems)
+        columns = len(self.problem_summary()) if count else 0
+        out.append(f"<p>problems: {count:,} unreadable values in {columns} "
                    "columns" + ("; see <code>.problems</code>" if count else "") + "</p>")
         meta = self.icos.attrs.get("icoframes") or {}
         out += _queries_html(meta.get("queries") or [], meta.get("requests") or {})
@@ -212,7 +239,9 @@ class Tables:
         ----------
         directory : path-like
             A directory written by :meth:`to_parquet`. A missing
-            ``problems.parquet`` reads as no problems.
+            ``problems.parquet`` reads as no problems; one written by an older
+            version (a count per column) reads as that many values without
+            an id, its examples first.
 
         Returns
         -------
@@ -233,7 +262,7 @@ class Tables:
         directory = Path(directory)
         frames = {name: read_table(directory, name) for name in TABLES}
         problems_path = directory / f"{PROBLEMS.name}.parquet"
-        problems = _read(PROBLEMS, problems_path) if problems_path.exists() else _empty_problems()
+        problems = _read_problems(problems_path) if problems_path.exists() else _empty_problems()
         return cls(**frames, problems=problems)
 
 
@@ -246,7 +275,8 @@ def _queries_html(queries: list[dict], requests: dict[str, int]) -> list[str]:
            "<th>fetched at (UTC)</th><th>values lost</th></tr></thead><tbody>"]
     for q in queries:
         params = ", ".join(f"{k}={v}" for k, v in (q.get("params") or {}).items())
-        lost = sum(int(p.get("count", 0)) for p in q.get("problems") or [])
+        # one record per value; records cached by older versions carry a count
+        lost = sum(int(p.get("count", 1)) for p in q.get("problems") or [])
         out.append(
             f"<tr><td>{esc(params)}</td><td>{'yes' if q.get('complete') else 'NO'}</td>"
             f"<td>{'cache' if q.get('from_cache') else 'service'}</td>"
@@ -270,8 +300,49 @@ def read_table(directory: str | os.PathLike[str], name: str) -> pd.DataFrame:
     FileNotFoundError, ValueError
         As for :meth:`Tables.read_parquet`.
     """
-    table = PROBLEMS if name == PROBLEMS.name else TABLES[name]
-    return _read(table, Path(directory) / f"{name}.parquet")
+    if name == PROBLEMS.name:
+        return _read_problems(Path(directory) / f"{name}.parquet")
+    return _read(TABLES[name], Path(directory) / f"{name}.parquet")
+
+
+def problem_summary(problems: pd.DataFrame) -> pd.DataFrame:
+    """Problems (one row per value, e.g. ``tables.problems``) per ``(table, column)``.
+
+    Returns a frame of the ``PROBLEM_SUMMARY`` schema: ``table``, ``column``,
+    ``count`` (int64) and ``examples`` (the first three distinct values), in
+    the order the columns first appear in ``problems``.
+
+    Examples
+    --------
+    >>> problems = pd.DataFrame({"ico_id": [1, 2, None], "table": ["icos", "icos", "list"],
+    ...                          "column": ["kyc", "kyc", "id"], "value": ["no", "no", "x"]})
+    >>> problem_summary(problems.astype(PROBLEMS.dtypes)).astype(object).values.tolist()
+    [['icos', 'kyc', 2, ['no']], ['list', 'id', 1, ['x']]]
+    """
+    if problems.empty:
+        return empty_frame(PROBLEM_SUMMARY)
+    keys = ["table", "column"]
+    counts = problems.groupby(keys, sort=False).size().rename("count").reset_index()
+    shown = problems.dropna(subset=["value"]).drop_duplicates([*keys, "value"])
+    shown = shown.groupby(keys, sort=False).head(EXAMPLES)
+    listed = shown.groupby(keys, sort=False)["value"].agg(lambda v: list(map(str, v)))
+    examples = np.empty(len(counts), dtype=object)
+    for i, key in enumerate(zip(counts["table"], counts["column"], strict=True)):
+        examples[i] = listed.get(key, [])
+    return counts.assign(examples=examples).astype(PROBLEM_SUMMARY.dtypes)
+
+
+def _read_problems(path: Path) -> pd.DataFrame:
+    """``problems.parquet``; the per-column shape of older versions as rows without ids."""
+    table = pq.read_table(path)
+    if table.schema.names != PROBLEM_SUMMARY.names:
+        return frame_from_arrow(PROBLEMS, table, source=str(path))
+    old = frame_from_arrow(PROBLEM_SUMMARY, table, source=str(path))
+    values = [v for n, shown in zip(old["count"], old["examples"], strict=True)
+              for v in [*shown[:n], *[None] * (n - len(shown[:n]))]]
+    rows = old.loc[old.index.repeat(old["count"]), ["table", "column"]]
+    return rows.assign(ico_id=None, value=values)[PROBLEMS.names].astype(
+        PROBLEMS.dtypes).reset_index(drop=True)
 
 
 if tuple(f.name for f in fields(Tables)) != (*TABLE_NAMES, PROBLEMS.name):  # pragma: no cover

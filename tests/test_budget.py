@@ -39,9 +39,9 @@ def test_load_list_counts_what_it_could_not_read(tmp_path):
         (query,) = frame.attrs["icoframes"]["queries"]
         assert query["from_cache"] is False and query["complete"] is False
         assert query["missing"] == 1 and frame.attrs["icoframes"]["complete"] is False
-        lost = {(p["table"], p["column"]): p for p in query["problems"]}
-        assert lost[("list", "id")]["count"] == 1
-        assert lost[("list", "ico_score")]["examples"] == ["'high'"]
+        assert query["problems"] == [
+            {"ico_id": None, "table": "list", "column": "id", "value": "99999999999999999999"},
+            {"ico_id": 12, "table": "list", "column": "ico_score", "value": "high"}]
     assert again.attrs["icoframes"]["requests"] == {"filters": 0, "icos": 1, "ico": 0}
 
 

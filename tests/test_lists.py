@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from messy_profiles import clean_profile
 
 from icoframes.parse.lists import filters_frame, list_frame, merge_pages, page_counts
-from icoframes.parse.problems import Problems
+from icoframes.parse.problems import Problems, value_text
 from icoframes.parse.profiles import tidy
 from icoframes.schema import FILTERS, LIST
 
@@ -21,7 +21,7 @@ def summary(ico_id, **main) -> dict:
 
 
 def counts(problems: Problems) -> dict[tuple[str, str], int]:
-    return {(r.table, r.column): r.count for r in problems.frame().itertuples()}
+    return {(r.table, r.column): r.count for r in problems.summary().itertuples()}
 
 
 def assert_list_schema(frame: pd.DataFrame) -> None:
@@ -41,7 +41,8 @@ def test_an_item_with_an_unusable_id_is_a_counted_problem_and_the_rest_is_kept(b
     assert frame["raised"].tolist() == [1000.0, 1000.0]
     assert frame["status"].tolist() == ["past", "past"]
     assert counts(problems) == {("list", "id"): 1}
-    assert problems.frame().loc[0, "examples"] == [repr(bad_id)]
+    assert problems.records() == [{"ico_id": None, "table": "list", "column": "id",
+                                   "value": value_text(bad_id)}]
 
 
 def test_a_twenty_digit_id_no_longer_raises_without_a_collector():
@@ -63,8 +64,9 @@ def test_an_unreadable_score_is_missing_and_counted():
     assert frame["id"].tolist() == [1, 2, 3]
     assert np.isnan(frame["ico_score"].iloc[0]) and np.isnan(frame["ico_score"].iloc[1])
     assert frame["ico_score"].iloc[2] == 4.5
-    # 'N/A' is how the API says "missing": not a problem; 'high' is one
-    assert counts(problems) == {("list", "ico_score"): 1}
+    # 'N/A' is how the API says "missing": not a problem; 'high' is one, of ICO 1
+    assert problems.records() == [{"ico_id": 1, "table": "list", "column": "ico_score",
+                                   "value": "high"}]
 
 
 def test_list_values_use_the_profile_converters():
@@ -83,7 +85,8 @@ def test_a_malformed_section_is_counted_under_its_name():
     item["main"] = "not a section"
     frame = list_frame([item], status="past", problems=problems)
     assert frame["id"].tolist() == [6] and pd.isna(frame.loc[0, "name"])
-    assert counts(problems) == {("list", "main"): 1}
+    assert problems.records() == [{"ico_id": 6, "table": "list", "column": "main",
+                                   "value": "not a section"}]
 
 
 def test_no_items_give_an_empty_typed_frame():
@@ -130,6 +133,7 @@ def test_filters_count_what_they_cannot_read():
         ["location", None, "Malta"], ["location", None, "Chad"]]
     assert counts(problems) == {("filters", "platform"): 1, ("filters", "category"): 1,
                                 ("filters", "name"): 1, ("filters", "id"): 1}
+    assert problems.frame()["ico_id"].isna().all()  # the filter set belongs to no ICO
 
 
 def test_filters_of_nothing_are_empty():

@@ -17,6 +17,7 @@ from icoframes.schema import (
     ICOS,
     KEY,
     LIST,
+    PROBLEM_SUMMARY,
     PROBLEMS,
     TABLES,
     TEXT_DTYPE,
@@ -26,7 +27,8 @@ from icoframes.schema import (
 )
 from icoframes.tables import Tables
 
-ALL = {**TABLES, "problems": PROBLEMS, "list": LIST, "filters": FILTERS}
+ALL = {**TABLES, "problems": PROBLEMS, "problem_summary": PROBLEM_SUMMARY, "list": LIST,
+       "filters": FILTERS}
 
 
 def test_describe_shows_source_and_doc_for_every_icos_column():
@@ -93,8 +95,8 @@ def test_adding_a_sourced_column_is_one_line(monkeypatch, tmp_path):
     values = tables.icos["token_sale_bonus"].tolist()
     assert values[0] == 12.5 and math.isnan(values[1]) and math.isnan(values[2])
     assert tables.icos["token_sale_bonus"].dtype == np.float64
-    problems = tables.problems.set_index(["table", "column"])
-    assert problems.loc[("icos", "token_sale_bonus"), "count"] == 1
+    assert tables.problems.astype(object).values.tolist() == [
+        [2, "icos", "token_sale_bonus", "lots"]]
     # the new column also goes through Parquet, empty tables and describe()
     again = Tables.read_parquet(tables.to_parquet(tmp_path))
     pd.testing.assert_frame_equal(again.icos, tables.icos)
@@ -109,5 +111,5 @@ def test_a_new_column_in_a_new_section_and_a_list_column(monkeypatch):
                 with_(clean_profile(2), {"security": "not a section"})]
     tables = tidy(profiles)
     assert tables.icos["audited_by"].tolist() == [["A", "B"], []]
-    problems = tables.problems.set_index(["table", "column"])["count"].to_dict()
-    assert problems == {("icos", "security"): 1}
+    assert tables.problems.astype(object).values.tolist() == [
+        [2, "icos", "security", "not a section"]]

@@ -35,7 +35,7 @@ def icos_value(profile: dict, column: str):
 
 
 def problems_of(tables: Tables) -> dict[tuple[str, str], int]:
-    return {(r.table, r.column): r.count for r in tables.problems.itertuples()}
+    return {(r.table, r.column): r.count for r in tables.problem_summary().itertuples()}
 
 
 def assert_schema(tables: Tables) -> None:
@@ -126,9 +126,10 @@ def test_unreadable_number_is_missing_and_counted():
                 enumerate(["1 BILL = 1 XLM", "1 ETH = 3500 AQB", "1 BILL = 1 XLM", True], start=1)]
     tables = tidy(profiles)
     assert tables.icos["token_price"].isna().all()
-    problem = tables.problems.set_index(["table", "column"]).loc[("icos", "token_price")]
+    problem = tables.problem_summary().set_index(["table", "column"]).loc[("icos", "token_price")]
     assert problem["count"] == 4
-    assert problem["examples"] == ["'1 BILL = 1 XLM'", "'1 ETH = 3500 AQB'", "True"]
+    assert problem["examples"] == ["1 BILL = 1 XLM", "1 ETH = 3500 AQB", "true"]
+    assert tables.problems["ico_id"].tolist() == [1, 2, 3, 4]
     assert "problems: 4 unreadable values" in repr(tables)
 
 
@@ -557,10 +558,13 @@ def test_any_shape_gives_well_typed_related_tables(profiles, statuses):
         assert (texts == texts.str.strip()).all() and (texts != "").all()
     assert tables.social["url"].notna().all()
     assert (tables.team["position"] >= 0).all() and (tables.advisors["position"] >= 0).all()
-    problems = tables.problems
+    problems = tables.problem_summary()
     assert (problems["count"] > 0).all()
     assert not problems.duplicated(["table", "column"]).any()
     assert set(problems["table"]) <= set(TABLE_NAMES)
+    # every problem of a profile with a readable id names it
+    named = tables.problems[tables.problems["column"] != "id"]
+    assert named["ico_id"].notna().all() and set(named["ico_id"]) <= ids
 
 
 @settings(max_examples=40, deadline=None)
@@ -776,7 +780,7 @@ def test_numbers_with_spaces_commas_and_signs(raw, expected):
     from icoframes.parse.columns import to_float
 
     values, bad = to_float([raw])
-    assert values[0] == pytest.approx(expected) and bad == []
+    assert values[0] == pytest.approx(expected) and bad.values == []
 
 
 @pytest.mark.parametrize("raw", ["2 5", "0 5", "2018 2019", "1,000 000", "$5 10"])
@@ -784,14 +788,14 @@ def test_spaces_that_do_not_group_thousands_are_problems_not_numbers(raw):
     from icoframes.parse.columns import to_float
 
     values, bad = to_float([raw])
-    assert np.isnan(values[0]) and bad == [raw]
+    assert np.isnan(values[0]) and bad == ([0], [raw])
 
 
 def test_year_zero_is_a_problem_not_a_date():
     from icoframes.parse.columns import to_datetime, to_label_date
 
     values, bad = to_datetime(["01.01.0000 00:00:00", "01.03.2018 12:00:00"])
-    assert np.isnat(values[0]) and bad == ["01.01.0000 00:00:00"]
+    assert np.isnat(values[0]) and bad == ([0], ["01.01.0000 00:00:00"])
     assert values[1] == np.datetime64("2018-03-01T12:00:00", "ms")
     assert np.isnat(to_label_date(["01-01-0000"])[0])
 
@@ -811,8 +815,9 @@ def test_a_number_that_comes_out_missing_was_missing_or_is_counted(values):
         if np.isnan(number):
             assert (value is None or (isinstance(value, float) and np.isnan(value))
                     or (isinstance(value, str) and is_missing_marker(value.strip()))
-                    or value in bad), value
+                    or value in bad.values), value
+    assert [values[i] for i in bad.rows] == bad.values
     stamps, bad = to_datetime([v if isinstance(v, str) else None for v in values])
     for value, stamp in zip(values, stamps, strict=True):
         if np.isnat(stamp) and isinstance(value, str):
-            assert is_missing_marker(value.strip()) or value in bad, value
+            assert is_missing_marker(value.strip()) or value in bad.values, value

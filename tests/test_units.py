@@ -50,7 +50,7 @@ def test_currency_in_the_value_that_agrees_with_the_unit_column():
                                        ["USD", "US Dollar", "ETH", "Ether", "usd", "EUR", "$"])
     assert amounts.tolist() == [2e6, 50.0, 30000.0, 0.1, 2e6, 5.0, 1000.0]
     assert units.tolist() == ["USD", "USD", "ETH", "ETH", "USD", "EUR", "USD"]
-    assert bad == []
+    assert bad.values == []
 
 
 def test_currency_in_the_value_fills_an_empty_unit_column():
@@ -58,7 +58,7 @@ def test_currency_in_the_value_fills_an_empty_unit_column():
                                        ["", None, "TBA", ""])
     assert amounts.tolist() == [30000.0, 2e6, 3.0, -5.0]
     assert units.tolist() == ["ETH", "USD", "ETH", "USD"]
-    assert bad == []
+    assert bad.values == []
 
 
 def test_currency_in_the_value_that_disagrees_is_missing_and_a_problem():
@@ -67,7 +67,7 @@ def test_currency_in_the_value_that_disagrees_is_missing_and_a_problem():
     assert np.isnan(amounts).all()
     # the unit column keeps its own statement; a value never overrides it
     assert units.tolist() == ["ETH", "ETH", "BTC", None]
-    assert bad == raw
+    assert bad.values == raw
 
 
 def test_plain_numbers_take_the_unit_columns_code_and_unknown_units_are_kept():
@@ -75,7 +75,7 @@ def test_plain_numbers_take_the_unit_columns_code_and_unknown_units_are_kept():
                                        ["xyz", " Abc ", "ETH", "usd", None])
     assert amounts.tolist() == [7.0, 1500.0, 15e6, 250e3, 2.5]
     assert units.tolist() == ["XYZ", "ABC", "ETH", "USD", None]
-    assert bad == []
+    assert bad.values == []
 
 
 def test_missing_values_are_not_problems_and_unreadable_ones_are():
@@ -83,14 +83,14 @@ def test_missing_values_are_not_problems_and_unreadable_ones_are():
                                        ["ETH"] * 7)
     assert np.isnan(amounts).all()
     assert units.tolist() == ["ETH"] * 7
-    assert bad == ["5 XYZ", "Dynamic", True, "inf"]
+    assert bad == ([3, 4, 5, 6], ["5 XYZ", "Dynamic", True, "inf"])
 
 
 def test_numbers_are_read_by_the_one_number_reader():
     # space-grouped thousands and decimal commas: parse_amount's rules
     amounts, _, bad = read_amounts(["1 000 000 ETH", "2,5 BTC", "2 5 ETH"], ["ETH", "BTC", "ETH"])
     assert amounts[:2].tolist() == [1e6, 2.5] and math.isnan(amounts[2])
-    assert bad == ["2 5 ETH"]
+    assert bad.values == ["2 5 ETH"]
 
 
 def test_group_of_amounts_sharing_one_unit():
@@ -101,14 +101,14 @@ def test_group_of_amounts_sharing_one_unit():
     assert amounts["hard_cap"][:2].tolist() == [2000.0, 3e6]
     assert math.isnan(amounts["hard_cap"][2])
     assert units.tolist() == ["ETH", "USD", "ETH", None]
-    assert bad == {"soft_cap": [], "hard_cap": ["$5"]}
+    assert bad == {"soft_cap": ([], []), "hard_cap": ([2], ["$5"])}  # values at their rows
 
 
 def test_group_whose_values_name_two_currencies_and_no_unit_column_loses_both():
     amounts, units, bad = read_amount_group({"soft_cap": ["$5"], "hard_cap": ["10 ETH"]}, [""])
     assert math.isnan(amounts["soft_cap"][0]) and math.isnan(amounts["hard_cap"][0])
     assert units.tolist() == [None]
-    assert bad == {"soft_cap": ["$5"], "hard_cap": ["10 ETH"]}
+    assert bad == {"soft_cap": ([0], ["$5"]), "hard_cap": ([0], ["10 ETH"])}
 
 
 def test_group_rejects_columns_of_another_length():
@@ -124,24 +124,25 @@ def test_exchange_style_price():
     assert prices[4] == pytest.approx(0.5 / 1e6) and prices[6] == 0.25
     assert np.isnan(prices[[2, 3, 5]]).all()
     assert units.tolist() == ["ETH", "ETH", "USD", None, "BTC", "ETH", "USD"]
-    assert bad == ["1 ETH = 2000 XYZ", "1 BILL = 1 XLM", "1 ETH = 0 XYZ"]
+    assert bad.values == ["1 ETH = 2000 XYZ", "1 BILL = 1 XLM", "1 ETH = 0 XYZ"]
 
 
 def test_an_exchange_is_not_an_amount():
     amounts, _, bad = read_amounts(["1 ETH = 3,000 XYZ"], ["ETH"])
-    assert math.isnan(amounts[0]) and bad == ["1 ETH = 3,000 XYZ"]
+    assert math.isnan(amounts[0]) and bad.values == ["1 ETH = 3,000 XYZ"]
 
 
 def test_empty_columns():
     amounts, units, bad = read_amounts([], [])
-    assert amounts.dtype == np.float64 and len(amounts) == 0 and len(units) == 0 and bad == []
+    assert amounts.dtype == np.float64 and len(amounts) == 0 and len(units) == 0
+    assert bad == ([], [])
 
 
 def test_a_ticker_starting_like_a_multiplier_is_not_one():
     # "MTL" is a ticker, not "M" (million) followed by "TL"
     prices, _, bad = read_price(["1 ETH = 3500 MTL", "1 ETH = 2 BNT", "1 ETH = 2 M KIN"],
                                     ["ETH", "ETH", "ETH"])
-    assert prices.tolist() == [1 / 3500, 1 / 2, 1 / 2e6] and bad == []
+    assert prices.tolist() == [1 / 3500, 1 / 2, 1 / 2e6] and bad.values == []
 
 
 # --------------------------------------------------------------------------- through tidy
@@ -155,7 +156,7 @@ def _tidy_units(*profiles: dict):
     from icoframes import tidy
 
     tables = tidy(list(profiles))
-    problems = tables.problems.set_index(["table", "column"])
+    problems = tables.problem_summary().set_index(["table", "column"])
     return tables.icos.set_index("id"), problems
 
 
@@ -172,7 +173,7 @@ def test_tidy_reads_caps_with_their_unit():
     assert icos["caps_unit"].tolist() == ["ETH", "ETH", "USD", "XYZ"]
     assert str(icos["caps_unit"].dtype) in ("str", "string")
     assert problems.loc[("icos", "soft_cap"), "count"] == 1
-    assert problems.loc[("icos", "soft_cap"), "examples"] == ["'$2,000,000'"]
+    assert problems.loc[("icos", "soft_cap"), "examples"] == ["$2,000,000"]
     assert ("icos", "hard_cap") not in problems.index
     assert ("icos", "caps_unit") not in problems.index
 

@@ -2,9 +2,10 @@
 
 Every ``to_*`` function takes the raw values of one column (a list or tuple, in
 row order, exactly as decoded from JSON) and returns ``(array, bad)``: the
-typed array and the raw values that could not be read. Callers count ``bad``
-as problems; a value in ``bad`` always comes out missing (or False for
-booleans). :data:`CONVERTERS` maps each schema kind to its converter.
+typed array and an :class:`Unread`, the raw values that could not be read and
+the row each came from (so that callers can name the ICO behind each). Callers
+count ``bad`` as problems; a row in ``bad`` always comes out missing (or False
+for booleans). :data:`CONVERTERS` maps each schema kind to its converter.
 
 The common case is handled by one vectorised call per column (NumPy, pandas
 or Arrow kernels); only the values that fail it take the per-value rules of
@@ -17,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from itertools import repeat
-from typing import Final
+from typing import Final, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,7 @@ from .rules import (
 
 __all__ = [
     "CONVERTERS",
+    "Unread",
     "numbers_fast",
     "to_bool",
     "to_datetime",
@@ -56,6 +58,33 @@ _MS: Final = np.dtype("datetime64[ms]")
 _NAT_MS: Final = np.datetime64("NaT", "ms")
 # True, 1 and 1.0 are one key; so are False, 0 and 0.0.
 _BOOL_CODES: Final = {True: 1, False: 0, "": 0, None: 0}
+
+
+class Unread(NamedTuple):
+    """The raw values a converter could not read, and the row each came from.
+
+    ``rows`` are positions in the converter's input, ascending; a row repeats
+    when a list holds several unreadable items. ``values`` holds, per entry,
+    the raw value (or list item) that was left missing.
+
+    Examples
+    --------
+    >>> Unread.at(["1", "x", "2", "y"], [1, 3])
+    Unread(rows=[1, 3], values=['x', 'y'])
+    """
+
+    rows: list[int]
+    values: list
+
+    @classmethod
+    def at(cls, values: Sequence[object], rows: list[int]) -> Unread:
+        """The values at ``rows`` (positions found by a vectorised mask) of ``values``."""
+        return cls(rows, [values[i] for i in rows])
+
+    @classmethod
+    def none(cls) -> Unread:
+        """Nothing unread."""
+        return cls([], [])
 
 
 
@@ -77,7 +106,7 @@ def numbers_fast(values: Sequence[object]) -> tuple[np.ndarray, list[int]]:
     return out, suspect
 
 
-def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.ndarray, list]:
+def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.ndarray, Unread]:
     """A float64 column from raw values: numbers, numeric or decorated strings.
 
     Parameters
@@ -89,36 +118,38 @@ def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.nda
 
     Returns
     -------
-    numpy.ndarray of float64, list
+    numpy.ndarray of float64, Unread
         The numbers (NaN when missing or unreadable) and the unreadable raw values.
 
     Examples
     --------
-    >>> to_float([1, "2.5", "", "15M", "1 BILL = 1 XLM"])
-    (array([1.0e+00, 2.5e+00,     nan, 1.5e+07,     nan]), ['1 BILL = 1 XLM'])
+    >>> numbers, bad = to_float([1, "2.5", "", "15M", "1 BILL = 1 XLM"])
+    >>> numbers.tolist(), bad
+    ([1.0, 2.5, nan, 15000000.0, nan], Unread(rows=[4], values=['1 BILL = 1 XLM']))
     """
     n = len(values)
     if n == 0:
-        return np.empty(0, dtype=np.float64), []
+        return np.empty(0, dtype=np.float64), Unread.none()
     prepared = values
     if percent:
         prepared = [v.strip().removesuffix("%") if type(v) is str else v for v in values]
     out, suspect = numbers_fast(prepared)
-    bad = []
+    rows = []
     for i in suspect:
         value = values[i]
         if value is None or value == "":
             continue  # already NaN
         number = parse_amount(value, percent=percent)
         if number is BAD:
-            bad.append(value)
+            rows.append(i)
             out[i] = np.nan
         else:
             out[i] = np.nan if number is None else number
-    return out, bad
+    rows.sort()  # suspects come as non-finite rows, then booleans
+    return out, Unread.at(values, rows)
 
 
-def to_bool(values: Sequence[object]) -> tuple[np.ndarray, list]:
+def to_bool(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
     """A bool column: True only for ``true``, ``1``, ``"1"``, ``"true"``, ``"yes"``.
 
     The API writes ``''`` both for "does not hold" and for "unknown", so
@@ -129,7 +160,7 @@ def to_bool(values: Sequence[object]) -> tuple[np.ndarray, list]:
     Examples
     --------
     >>> to_bool([True, "", "Yes", 0, "maybe"])
-    (array([ True, False,  True, False, False]), ['maybe'])
+    (array([ True, False,  True, False, False]), Unread(rows=[4], values=['maybe']))
     """
     n = len(values)
     try:  # one C-level lookup per value for the usual true, false, '' and null
@@ -137,23 +168,23 @@ def to_bool(values: Sequence[object]) -> tuple[np.ndarray, list]:
     except TypeError:  # an unhashable value (list, dict): every value the slow way
         codes = [-1] * n
     out = np.array(codes, dtype=np.int8) if n else np.zeros(0, dtype=np.int8)
-    bad = []
+    rows = []
     for i in np.flatnonzero(out < 0).tolist():
         flag = parse_flag(values[i])
         if flag is None:
-            bad.append(values[i])
+            rows.append(i)
         out[i] = flag is True
-    return out.astype(bool), bad
+    return out.astype(bool), Unread.at(values, rows)
 
 
-def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, list]:
+def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, Unread]:
     try:
-        return pa.array(values, type=pa.string()), []
+        return pa.array(values, type=pa.string()), Unread.none()
     except (pa.ArrowTypeError, pa.ArrowInvalid):
         pass
-    bad: list = []
+    rows: list[int] = []
     cleaned: list[str | None] = []
-    for v in values:
+    for i, v in enumerate(values):
         kind = type(v)
         if kind is str or v is None:
             cleaned.append(v)  # type: ignore[arg-type]
@@ -166,18 +197,18 @@ def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, list]:
                 cleaned.append(str(int(v)) if v.is_integer() else repr(v))  # type: ignore[union-attr]
             else:
                 cleaned.append(None)
-                bad.append(v)
+                rows.append(i)
         else:
             cleaned.append(None)
-            bad.append(v)
-    return pa.array(cleaned, type=pa.string()), bad
+            rows.append(i)
+    return pa.array(cleaned, type=pa.string()), Unread.at(values, rows)
 
 
 def _text_array(arr: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray:
     return TEXT_DTYPE.__from_arrow__(arr)
 
 
-def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, list]:
+def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, Unread]:
     """A text column: strings stripped; ``''`` and missing markers become missing.
 
     Numbers become their decimal text (``2018`` -> ``'2018'``); booleans and
@@ -185,9 +216,9 @@ def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray,
 
     Examples
     --------
-    >>> texts, bad = to_text([" Ethereum ", "TBA", None, 7])
+    >>> texts, bad = to_text([" Ethereum ", "TBA", None, 7, True])
     >>> [None if pd.isna(t) else t for t in texts], bad
-    (['Ethereum', None, None, '7'], [])
+    (['Ethereum', None, None, '7', None], Unread(rows=[4], values=[True]))
     """
     arr, bad = _arrow_strings(values)
     if len(arr):
@@ -198,7 +229,8 @@ def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray,
     return _text_array(arr), bad
 
 
-def to_key_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, list]:
+def to_key_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray,
+                                                  Unread]:
     """A text column of map keys, kept exactly as sent (no stripping, ``''`` stays ``''``).
 
     Examples
@@ -210,27 +242,27 @@ def to_key_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionAr
     return _text_array(arr), bad
 
 
-def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, list]:
+def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
     """A datetime64[ms] column from ``DD.MM.YYYY HH:MM:SS`` strings (see :func:`parse_datetime`).
 
     Examples
     --------
     >>> out, bad = to_datetime(["01.03.2018 12:00:00", "", "31.02.2018 00:00:00"])
     >>> out.astype(str).tolist(), bad
-    (['2018-03-01T12:00:00.000', 'NaT', 'NaT'], ['31.02.2018 00:00:00'])
+    (['2018-03-01T12:00:00.000', 'NaT', 'NaT'], Unread(rows=[2], values=['31.02.2018 00:00:00']))
     """
     n = len(values)
     if n == 0:
-        return np.empty(0, dtype=_MS), []
+        return np.empty(0, dtype=_MS), Unread.none()
     out = _strptime(values, DATETIME_FORMAT, _CANONICAL_DATETIME)
-    bad = []
+    rows = []
     for i in np.flatnonzero(np.isnat(out)).tolist():
         value = parse_datetime(values[i])
         if value is BAD:
-            bad.append(values[i])
+            rows.append(i)
         elif value is not None:
             out[i] = np.datetime64(value, "ms")
-    return out, bad
+    return out, Unread.at(values, rows)
 
 
 # The documented shapes, zero-padded: only these take the vectorised path, and
@@ -308,23 +340,27 @@ def _list_item(item: object, bad: list) -> str | None:
     return None
 
 
-def to_list(values: Sequence[object]) -> tuple[np.ndarray, list]:
+def to_list(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
     """An object column holding one ``list[str]`` per row, empty when none.
 
     A list gives its cleaned, non-empty items; ``''``, ``None`` and missing
     markers give ``[]``; a single string gives a one-item list; a dict (how PHP
-    encodes a list with gaps) gives its values.
+    encodes a list with gaps) gives its values. An item that is not text or a
+    number is left out and reported (the item, at its row).
 
     Examples
     --------
     >>> to_list([["ETH", " BTC"], "", "ETH", None])[0].tolist()
     [['ETH', 'BTC'], [], ['ETH'], []]
+    >>> to_list([["ETH", True, ["x"]], "BTC"])[1]
+    Unread(rows=[0, 0], values=[True, ['x']])
     """
-    bad: list = []
+    bad = Unread.none()
+    items_bad = bad.values
     rows: list[list[str]] = []
     append = rows.append
     strip = str.strip
-    for v in values:
+    for i, v in enumerate(values):
         kind = type(v)
         if kind is list:
             try:  # the common case: a list of strings
@@ -337,15 +373,17 @@ def to_list(values: Sequence[object]) -> tuple[np.ndarray, list]:
             continue
         if kind is list or kind is tuple or kind is dict:
             items = v.values() if kind is dict else v  # type: ignore[union-attr]
-            cleaned = (_list_item(x, bad) for x in items)  # type: ignore[union-attr]
+            cleaned = (_list_item(x, items_bad) for x in items)  # type: ignore[union-attr]
             append([s for s in cleaned if s is not None])
         else:
-            item = _list_item(v, bad)
+            item = _list_item(v, items_bad)
             append([] if item is None else [item])
+        # only rows off the fast path get here: each unreadable item at its row
+        bad.rows.extend([i] * (len(items_bad) - len(bad.rows)))
     return np.fromiter(rows, dtype=object, count=len(rows)), bad
 
 
-def to_int(values: Sequence[object]) -> tuple[np.ndarray, list]:
+def to_int(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
     """An int64 column of counts or positions that must all be readable (see :func:`parse_count`).
 
     Id columns arrive as arrays already read by :func:`parse_id` (rows without
@@ -362,10 +400,11 @@ def to_int(values: Sequence[object]) -> tuple[np.ndarray, list]:
         if number is None:
             raise ValueError(f"not a non-negative integer: {v!r}")
         out[i] = number
-    return out, []
+    return out, Unread.none()
 
 
-def to_nullable_int(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, list]:
+def to_nullable_int(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray,
+                                                      Unread]:
     """A nullable Int64 column of non-negative integers; unreadable values are missing and reported.
 
     Examples
@@ -373,21 +412,21 @@ def to_nullable_int(values: Sequence[object]) -> tuple[pd.api.extensions.Extensi
     >>> to_nullable_int([1, None, "3", "x", True])
     (<IntegerArray>
     [1, <NA>, 3, <NA>, <NA>]
-    Length: 5, dtype: Int64, ['x', True])
+    Length: 5, dtype: Int64, Unread(rows=[3, 4], values=['x', True]))
     """
     data = np.zeros(len(values), dtype=np.int64)
     mask = np.zeros(len(values), dtype=bool)
-    bad = []
+    rows = []
     for i, v in enumerate(values):
         number = parse_count(v)
         if number is None:
             mask[i] = True
             if not (v is None or (type(v) is float and math.isnan(v))
                     or (type(v) is str and v.strip() in MARKER_SPELLINGS)):
-                bad.append(v)
+                rows.append(i)
         else:
             data[i] = number
-    return pd.arrays.IntegerArray(data, mask), bad
+    return pd.arrays.IntegerArray(data, mask), Unread.at(values, rows)
 
 
 #: The converter of each schema column kind (see :mod:`icoframes.schema`).

@@ -3,7 +3,8 @@
 Pure functions of decoded JSON, shared by the loaders and the crawl. List
 items are read like profiles: at the source paths ``schema.LIST`` declares, by
 :mod:`icoframes.parse.sources`, with the same id rule and converters, and
-whatever cannot be read is counted in a :class:`~icoframes.parse.problems.Problems`.
+whatever cannot be read is reported in a :class:`~icoframes.parse.problems.Problems`
+(with the ICO's id where the item has a readable one).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..schema import FILTERS, LIST
 from . import rules
 from .columns import to_text
 from .problems import Problems
-from .sources import Bad, convert, field_paths, gather, select
+from .sources import convert, field_paths, gather, select
 
 __all__ = ["FILTER_KEYS", "filters_frame", "list_frame", "merge_pages", "page_counts",
            "summary_keys"]
@@ -83,10 +84,11 @@ def list_frame(items: Sequence[object], *, status: str | None,
     status : str or None
         The status filter the list was loaded with (the ``status`` column).
     problems : Problems, optional
-        Where to count what cannot be read: an item that is not an object or
-        whose id is not a positive int64 is left out and counted under
-        ``list.id``; an unreadable value (a score of ``'high'``) is missing
-        and counted under its column. Not counted when omitted.
+        Where to report what cannot be read: an item that is not an object or
+        whose id is not a positive int64 is left out and reported under
+        ``list.id`` (without an ``ico_id``); an unreadable value (a score of
+        ``'high'``) is missing and reported under its column with the item's
+        id. Not reported when omitted.
 
     Returns
     -------
@@ -100,22 +102,18 @@ def list_frame(items: Sequence[object], *, status: str | None,
     ...                     {"id": "99999999999999999999"}], status="past", problems=problems)
     >>> frame[["id", "name", "status"]].values.tolist(), frame["ico_score"].isna().all()
     ([[7, 'Foo', 'past']], np.True_)
-    >>> problems.frame()[["table", "column", "count"]].values.tolist()
-    [['list', 'id', 1], ['list', 'ico_score', 1]]
+    >>> problems.frame().astype(object).values.tolist()
+    [[<NA>, 'list', 'id', '99999999999999999999'], [7, 'list', 'ico_score', 'high']]
     """
     log = Problems() if problems is None else problems
     records = items if isinstance(items, list | tuple) else list(items)
     kept, ids = select(records, log, LIST.name)
     fields = {name: path for name, path in field_paths(LIST).items() if path != _ID}
-    bad = Bad(list)
-    values = gather(kept, list(fields.values()), bad, LIST.name)
+    values = gather(kept, list(fields.values()), log, LIST.name, ids)
     data: dict[str, Any] = {name: values[path] for name, path in fields.items()}
     data.update((c.name, ids) for c in LIST.columns if c.source == _ID)
     data["status"] = [status] * len(kept)
-    frame = convert(LIST, data, log)
-    for (table, column), unread in bad.items():
-        log.add(table, column, unread)
-    return frame
+    return convert(LIST, data, log)
 
 
 def summary_keys(listing: pd.DataFrame) -> list[str]:
@@ -130,10 +128,10 @@ def summary_keys(listing: pd.DataFrame) -> list[str]:
 def filters_frame(raw: Mapping[str, Any], problems: Problems | None = None) -> pd.DataFrame:
     """The filter set (spec 2.1) as a frame with the ``FILTERS`` schema.
 
-    Entries without a name are left out and counted under ``filters.name``;
-    an entry that is not an object is counted under its key (``filters.platform``);
-    an unreadable id is missing and counted under ``filters.id``. Location
-    entries have no id.
+    Entries without a name are left out and reported under ``filters.name``;
+    an entry that is not an object is reported under its key (``filters.platform``);
+    an unreadable id is missing and reported under ``filters.id``. Location
+    entries have no id. The filter set belongs to no ICO: ``ico_id`` is missing.
 
     Examples
     --------
@@ -142,8 +140,8 @@ def filters_frame(raw: Mapping[str, Any], problems: Problems | None = None) -> p
     ...                        "location": [{"name": "Malta"}, "Chad"]}, problems)
     >>> frame.astype(object).values.tolist()
     [['platform', 1, 'Ethereum'], ['location', <NA>, 'Malta']]
-    >>> problems.frame()[["column", "count"]].values.tolist()
-    [['location', 1], ['name', 1]]
+    >>> problems.frame()[["column", "value"]].values.tolist()
+    [['location', 'Chad'], ['name', 'null']]
     """
     log = Problems() if problems is None else problems
     keys: list[str] = []

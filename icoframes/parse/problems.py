@@ -1,101 +1,272 @@
-"""The one collector of values that could not be read, per table and column.
+"""The one collector of values that could not be read: one row per value, with its ICO.
 
 :func:`icoframes.parse.profiles.tidy`, :func:`icoframes.parse.lists.list_frame`
-and :func:`icoframes.parse.lists.filters_frame` all count what they lose into a
-:class:`Problems`; its :meth:`~Problems.frame` has the ``PROBLEMS`` schema.
+and :func:`icoframes.parse.lists.filters_frame` all report what they lose into a
+:class:`Problems`; its :meth:`~Problems.frame` has the ``PROBLEMS`` schema: the
+``ico_id`` of the ICO the value belongs to (missing when the id itself could
+not be read, or for the filter set, which belongs to no ICO), the table and
+column, and the raw value as text (:func:`value_text`).
+:func:`icoframes.tables.problem_summary` gives the per-column view.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Final
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
 
 from ..schema import PROBLEMS, TABLE_NAMES, empty_frame
+from ..tables import problem_summary
 
-__all__ = ["Problems"]
+__all__ = ["Problems", "problems_of_load", "value_text"]
+
+#: Characters of a raw value kept in ``problems.value``; longer text ends in "…".
+WIDTH: Final = 100
+_INT64_MAX: Final = 2**63 - 1
+# A value that is not known (records of older versions kept only a count): missing text.
+_UNKNOWN: Final = object()
+
+
+def value_text(value: object) -> str:
+    """A raw value as the text ``problems.value`` shows: strings as they are, the rest as JSON.
+
+    Raw values are decoded JSON, so JSON is their natural text (``true``,
+    ``[1, 2]``, ``{"x": 1}``); text longer than :data:`WIDTH` characters is cut
+    and ends in ``…``.
+
+    Examples
+    --------
+    >>> value_text("1 BILL = 1 XLM"), value_text(True), value_text({"x": [1, None]})
+    ('1 BILL = 1 XLM', 'true', '{"x": [1, null]}')
+    >>> len(value_text("x" * 500)), value_text("x" * 500)[-1]
+    (100, '…')
+    """
+    if type(value) is str:
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=repr)
+        except (TypeError, ValueError):  # keys of other types, circular containers
+            text = repr(value)
+    return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
 
 
 class Problems:
-    """Unreadable raw values per ``(table, column)``: how many, and a few examples.
+    """Unreadable raw values, each with its table, column and (where known) ICO id.
 
     Examples
     --------
     >>> problems = Problems()
-    >>> problems.add("list", "id", ["99999999999999999999", -1])
+    >>> problems.add("icos", "token_price", ["1 BILL = 1 XLM", True], ids=[7, 9])
+    >>> problems.add("list", "id", ["99999999999999999999"])  # no readable id: ico_id missing
     >>> problems.add("list", "id", [])  # nothing lost, nothing recorded
-    >>> problems.frame()[["table", "column", "count"]].values.tolist()
-    [['list', 'id', 2]]
-    >>> problems.frame().loc[0, "examples"]
-    ["'99999999999999999999'", '-1']
+    >>> problems.frame().astype(object).values.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    [[7, 'icos', 'token_price', '1 BILL = 1 XLM'], [9, 'icos', 'token_price', 'true'],
+     [<NA>, 'list', 'id', '99999999999999999999']]
+    >>> problems
+    Problems(icos.token_price 2, list.id 1)
     """
 
-    EXAMPLES: Final = 3
-    WIDTH: Final = 80
-
     def __init__(self) -> None:
-        self._found: dict[tuple[str, str], tuple[list[int], list[str]]] = {}
+        # (table, column) -> chunks of (raw values, their ico ids or None), in the order added
+        self._found: dict[tuple[str, str], list[tuple[list, np.ndarray | None]]] = {}
 
     def __len__(self) -> int:
-        """How many ``(table, column)`` pairs lost values."""
-        return len(self._found)
+        """How many values could not be read."""
+        return sum(len(values) for chunks in self._found.values() for values, _ in chunks)
 
     def __repr__(self) -> str:
-        counts = ", ".join(f"{t}.{c} {n[0]}" for (t, c), (n, _) in self._found.items())
+        counts = ", ".join(f"{t}.{c} {sum(len(v) for v, _ in chunks)}"
+                           for (t, c), chunks in self._found.items())
         return f"Problems({counts})"
 
-    def add(self, table: str, column: str, bad: Iterable[object]) -> None:
-        """Count the raw values ``bad`` of ``table.column`` that could not be read."""
-        bad = list(bad)
-        if not bad:
+    def add(self, table: str, column: str, bad: Iterable[object],
+            ids: Iterable[object] | None = None) -> None:
+        """Record the raw values ``bad`` of ``table.column`` that could not be read.
+
+        Parameters
+        ----------
+        table, column : str
+            Where the values were to go (or the source field of a malformed entry).
+        bad : iterable
+            The raw values, as decoded from JSON.
+        ids : array-like of int, optional
+            The ICO id of each value, in the same order (None or NaN where not
+            known); all missing when omitted.
+        """
+        values = bad if isinstance(bad, list) else list(bad)
+        if not values:
             return
-        count, examples = self._found.setdefault((table, column), ([0], []))
-        count[0] += len(bad)
-        for value in bad:
-            if len(examples) >= self.EXAMPLES:
-                break
-            text = repr(value)
-            if len(text) > self.WIDTH:
-                text = text[: self.WIDTH - 1] + "…"
-            if text not in examples:
-                examples.append(text)
+        id_array = None
+        if ids is not None:
+            id_array = ids if isinstance(ids, np.ndarray) else np.array(list(ids), dtype=object)
+            if len(id_array) != len(values):
+                raise ValueError(f"{table}.{column}: {len(id_array)} ids for {len(values)} values")
+        self._found.setdefault((table, column), []).append((values, id_array))
 
-    def records(self) -> list[dict[str, object]]:
-        """The problems as plain JSON-able dicts (table, column, count, examples)."""
-        return [{"table": t, "column": c, "count": n[0], "examples": list(e)}
-                for (t, c), (n, e) in self._found.items()]
+    def add_unread(self, table: str, column: str, unread: tuple[list[int], list],
+                   row_ids: np.ndarray | None) -> None:
+        """Record what a converter could not read, naming each value's ICO by its row.
 
-    def extend(self, records: Iterable[dict[str, object]]) -> None:
-        """Add problems given as :meth:`records` (e.g. read back from the cache).
+        ``unread`` is a converter's ``(rows, values)``
+        (:class:`icoframes.parse.columns.Unread`); ``row_ids`` holds the ICO id
+        of every row the converter read (``icos.id`` or a child table's
+        ``ico_id``), so the ids come from the rows the converter's masks
+        found, without a pass over the good values.
+        """
+        rows, values = unread
+        if rows:
+            self.add(table, column, values, ids=None if row_ids is None else row_ids[rows])
+
+    def records(self) -> list[dict[str, Any]]:
+        """The problems as plain JSON-able dicts: ``ico_id`` (int or None), table, column, value.
 
         Examples
         --------
-        >>> a = Problems(); a.add("list", "ico_score", ["high"])
+        >>> problems = Problems(); problems.add("list", "ico_score", ["high"], ids=[7])
+        >>> problems.records()
+        [{'ico_id': 7, 'table': 'list', 'column': 'ico_score', 'value': 'high'}]
+        """
+        frame = self.frame()
+        ids = frame["ico_id"].astype(object).where(frame["ico_id"].notna(), None).tolist()
+        values = frame["value"].astype(object).where(frame["value"].notna(), None).tolist()
+        return [{"ico_id": i, "table": t, "column": c, "value": v} for i, t, c, v in
+                zip(ids, frame["table"].tolist(), frame["column"].tolist(), values, strict=True)]
+
+    def extend(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Add problems given as :meth:`records` (e.g. read back from the list cache).
+
+        A record of the per-column shape older versions stored (``count`` and
+        ``examples``, no ``value``) adds ``count`` values without an id: its
+        examples, then missing values, so that the count stays right.
+
+        Examples
+        --------
+        >>> a = Problems(); a.add("list", "ico_score", ["high"], ids=[7])
         >>> b = Problems(); b.extend(a.records()); b.extend(a.records()); b
         Problems(list.ico_score 2)
+        >>> c = Problems(); c.extend([{"table": "list", "column": "id", "count": 3,
+        ...                            "examples": ["'x'"]}])
+        >>> c.frame()["value"].isna().tolist(), c.frame().loc[0, "value"]
+        ([False, True, True], "'x'")
         """
         for record in records:
             table, column = str(record["table"]), str(record["column"])
-            count, examples = self._found.setdefault((table, column), ([0], []))
-            count[0] += int(record["count"])  # type: ignore[call-overload]
-            for text in record.get("examples") or []:  # type: ignore[attr-defined]
-                if len(examples) < self.EXAMPLES and text not in examples:
-                    examples.append(str(text))
+            if "value" in record:  # already text (a raw null is "null"): None is unknown
+                value = record["value"]
+                self.add(table, column, [_UNKNOWN if value is None else str(value)],
+                         ids=[record.get("ico_id")])
+            else:  # the per-column shape of older versions
+                count = int(record.get("count") or 0)
+                examples = [str(e) for e in record.get("examples") or []][:count]
+                self.add(table, column, examples + [_UNKNOWN] * (count - len(examples)))
 
     def frame(self) -> pd.DataFrame:
-        """The problems as a frame with the ``PROBLEMS`` schema; the tables in schema order."""
+        """The problems as a frame with the ``PROBLEMS`` schema.
+
+        Tables in schema order (then ``list``, ``filters``), columns in the
+        order they first lost a value, values in the order they were added.
+        """
         if not self._found:
             return empty_frame(PROBLEMS)
         order = {name: i for i, name in enumerate(TABLE_NAMES)}
         keys = sorted(self._found, key=lambda k: order.get(k[0], len(order)))
-        examples = np.empty(len(keys), dtype=object)
-        for i, key in enumerate(keys):
-            examples[i] = list(self._found[key][1])
+        tables, columns, texts, id_parts = [], [], [], []
+        for key in keys:
+            for values, ids in self._found[key]:
+                tables.append((key[0], len(values)))
+                columns.append((key[1], len(values)))
+                texts.extend(None if v is _UNKNOWN else value_text(v) for v in values)
+                id_parts.append(np.full(len(values), None, dtype=object) if ids is None else ids)
         return pd.DataFrame({
-            "table": pd.array([k[0] for k in keys], dtype=PROBLEMS.column("table").dtype),
-            "column": pd.array([k[1] for k in keys], dtype=PROBLEMS.column("column").dtype),
-            "count": np.array([self._found[k][0][0] for k in keys], dtype=np.int64),
-            "examples": examples,
+            "ico_id": _ico_ids(id_parts),
+            "table": _repeated(tables, PROBLEMS.column("table").dtype),
+            "column": _repeated(columns, PROBLEMS.column("column").dtype),
+            "value": pd.array(texts, dtype=PROBLEMS.column("value").dtype),
         })
+
+    def summary(self) -> pd.DataFrame:
+        """Per ``(table, column)``: how many values and a few examples (see ``problem_summary``).
+
+        Examples
+        --------
+        >>> problems = Problems(); problems.add("list", "id", ["x", "y", "x", "z", "w"])
+        >>> problems.summary().astype(object).values.tolist()
+        [['list', 'id', 5, ['x', 'y', 'z']]]
+        """
+        return problem_summary(self.frame())
+
+
+def problems_of_load(profiles: pd.DataFrame, ico_ids: Iterable[int],
+                     queries: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """The problems one load returns: its ICOs' profile problems and its list pages' problems.
+
+    Parameters
+    ----------
+    profiles : pandas.DataFrame
+        Problems of the tidy tables over every cached profile (``PROBLEMS`` schema).
+    ico_ids : iterable of int
+        The ICOs the load returns: only their profile problems are kept (a
+        profile problem without an id cannot be told apart from another
+        query's and is left out).
+    queries : iterable of dict
+        The load's queries as in ``attrs["icoframes"]["queries"]``; every
+        problem recorded for their list pages is kept, with or without an id,
+        since it belongs to the query.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``PROBLEMS`` schema: the profile problems, then the list problems.
+
+    Examples
+    --------
+    >>> found = Problems()
+    >>> found.add("icos", "kyc", ["maybe", "perhaps"], ids=[1, 2])
+    >>> queries = [{"problems": [{"ico_id": None, "table": "list", "column": "id",
+    ...                           "value": "x"}]}]
+    >>> problems_of_load(found.frame(), [2], queries).astype(object).values.tolist()
+    [[2, 'icos', 'kyc', 'perhaps'], [<NA>, 'list', 'id', 'x']]
+    """
+    keep = profiles["ico_id"].isin(np.fromiter(ico_ids, dtype=np.int64)).to_numpy(
+        dtype=bool, na_value=False)
+    listed = Problems()
+    for query in queries:
+        listed.extend(query.get("problems") or [])
+    # concat leaves out empty parts: pandas may loosen dtypes when given an empty frame
+    parts = [part for part in (profiles[keep], listed.frame()) if len(part)]
+    return pd.concat(parts, ignore_index=True) if parts else empty_frame(PROBLEMS)
+
+
+def _repeated(runs: list[tuple[str, int]], dtype: Any) -> Any:
+    labels = [label for label, _ in runs]
+    counts = np.array([n for _, n in runs], dtype=np.int64)
+    return pd.array(labels, dtype=dtype).take(np.repeat(np.arange(len(runs)), counts))
+
+
+def _ico_ids(parts: list[np.ndarray]) -> pd.arrays.IntegerArray:
+    """Nullable Int64 ids from chunks of int arrays (fast) or object arrays with None/NaN."""
+    data, mask = [], []
+    for ids in parts:
+        if ids.dtype.kind in "iu":
+            data.append(ids.astype(np.int64, copy=False))
+            mask.append(np.zeros(len(ids), dtype=bool))
+            continue
+        readable = [_id_or_none(i) for i in ids.tolist()]
+        mask.append(np.array([i is None for i in readable], dtype=bool))
+        data.append(np.array([0 if i is None else i for i in readable], dtype=np.int64))
+    return pd.arrays.IntegerArray(np.concatenate(data), np.concatenate(mask))
+
+
+def _id_or_none(value: object) -> int | None:
+    """An ICO id given by a caller or read back from JSON: an int, else None (NaN, None, NA)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | np.integer) and 0 < int(value) <= _INT64_MAX:
+        return int(value)
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        return int(value) if 0 < value <= _INT64_MAX else None
+    return None

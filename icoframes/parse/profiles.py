@@ -37,7 +37,7 @@ from ..tables import Tables
 from . import columns as converters
 from . import rules, units
 from .problems import Problems
-from .sources import Bad, convert, field_paths, flatten, gather, read_fields, select
+from .sources import convert, field_paths, flatten, gather, read_fields, select
 
 __all__ = ["tidy"]
 
@@ -62,7 +62,8 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     """Turn raw ICO profiles into typed, related tables.
 
     Pure: no I/O. Any shape of input is accepted without error; whatever
-    cannot be read is left missing and counted in ``Tables.problems``.
+    cannot be read is left missing and reported in ``Tables.problems``, one
+    row per value with the id of its ICO.
 
     Parameters
     ----------
@@ -70,7 +71,8 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
         Profiles exactly as the profile endpoint's ``data`` decodes from JSON
         (spec 2.3), in any order. When an id occurs more than once the last
         occurrence wins. A profile whose ``id`` is not an integer (or numeric
-        string) is skipped and counted as a problem of ``icos.id``.
+        string) is skipped and reported as a problem of ``icos.id`` (without
+        an ``ico_id``: it has none that can be read).
     statuses : mapping, optional
         ICO id (int or numeric string) -> status (``ongoing``, ``upcoming``,
         ``past``), e.g. the list status each profile was loaded under. ICOs not
@@ -174,22 +176,19 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
     fields = {name: path for name, path in field_paths(icos).items() if path != _ID}
     paths = [*fields.values(), *(m.path for m in maps.values()),
              (_people_key(team_table),), (_people_key(advisors_table),)]
-    bad: Bad = Bad(list)
-    values = gather(kept, paths, bad, icos.name)
-    team = _People.gather(team_table, values, ids, bad)
-    advisors = _People.gather(advisors_table, values, ids, bad)
+    values = gather(kept, paths, log, icos.name, ids)
+    team = _People.gather(team_table, values, ids, log)
+    advisors = _People.gather(advisors_table, values, ids, log)
     frames = {
         "icos": _icos(icos, fields, values, ids, statuses, log),
         "team": team.frame(log),
         "advisors": advisors.frame(log),
-        "social": _social(maps["social"], values, ids, team, advisors, bad, log),
-        "distribution": _distribution(maps["distribution"], values, ids, bad, log),
-        "bonuses": _bonuses(maps["bonuses"], values, ids, bad, log),
-        "roadmap": _roadmap(maps["roadmap"], values, ids, bad, log),
+        "social": _social(maps["social"], values, ids, team, advisors, log),
+        "distribution": _distribution(maps["distribution"], values, ids, log),
+        "bonuses": _bonuses(maps["bonuses"], values, ids, log),
+        "roadmap": _roadmap(maps["roadmap"], values, ids, log),
     }
     frames.update((name, _long(TABLES[name], frames["icos"])) for name in LONG_LISTS)
-    for (table, column), unread in bad.items():
-        log.add(table, column, unread)
     return Tables(**frames, problems=log.frame())
 
 
@@ -242,13 +241,13 @@ class _People:
 
     @classmethod
     def gather(cls, table: TableSchema, values: dict[Source, Sequence], ids: np.ndarray,
-               bad: Bad) -> _People:
+               log: Problems) -> _People:
         """Everyone in each ICO's raw ``team`` (or ``advisors``) value."""
         key = _people_key(table)
         person_fields = tuple(_person_fields(table).values())
-        skipped = bad[(table.name, key)]
-        groups = [v if type(v) is list else _as_people(v, person_fields, skipped)
-                  for v in values[(key,)]]
+        groups = [v if type(v) is list else
+                  _as_people(v, person_fields, log, (table.name, key), ids[i])
+                  for i, v in enumerate(values[(key,)])]
         counts = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
         persons = list(chain.from_iterable(groups))
         ico_id = np.repeat(ids, counts)
@@ -257,9 +256,10 @@ class _People:
             np.cumsum(counts) - counts, counts)
         if set(map(type, persons)) - {dict}:  # rare: entries that are not people
             keep = [isinstance(p, Mapping) for p in persons]
-            skipped.extend(p for p, ok in zip(persons, keep, strict=True) if not ok)
-            persons = [p if type(p) is dict else dict(p) for p in compress(persons, keep)]
             mask = np.array(keep, dtype=bool)
+            log.add(table.name, key, [p for p, ok in zip(persons, keep, strict=True) if not ok],
+                    ids=ico_id[~mask])
+            persons = [p if type(p) is dict else dict(p) for p in compress(persons, keep)]
             ico_id, position = ico_id[mask], position[mask]
         return cls(table, persons, ico_id, position)
 
@@ -268,13 +268,14 @@ class _People:
         data.update((name, self.values[field]) for name, field in self.fields.items())
         return convert(self.table, data, log)
 
-    def social(self, bad: Bad) -> tuple[np.ndarray, ...]:
-        counts, keys, values = flatten(self.values[_PERSON_SOCIAL], bad,
-                                       ("social", f"{self.key}.{_PERSON_SOCIAL}"))
+    def social(self, log: Problems) -> tuple[np.ndarray, ...]:
+        counts, keys, values = flatten(self.values[_PERSON_SOCIAL], log,
+                                       ("social", f"{self.key}.{_PERSON_SOCIAL}"), self.ico_id)
         return np.repeat(self.ico_id, counts), np.repeat(self.position, counts), keys, values
 
 
-def _as_people(value: object, fields: Sequence[str], bad: list) -> list:
+def _as_people(value: object, fields: Sequence[str], log: Problems, where: tuple[str, str],
+               ico_id: object) -> list:
     """A people field that is not a list: ``''``/None -> none, a dict of people or one person."""
     if isinstance(value, tuple):
         return list(value)
@@ -285,7 +286,7 @@ def _as_people(value: object, fields: Sequence[str], bad: list) -> list:
             return [value]  # a lone person where a list was expected
     if value is None or value == "" or value == {} or value == []:
         return []
-    bad.append(value)
+    log.add(*where, [value], ids=[ico_id])
     return []
 
 
@@ -300,12 +301,12 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
             data[column.name] = ids
     data["status"] = _statuses(ids, statuses)
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
-        _read_amounts(data, unit, amounts, exchange, log)
+        _read_amounts(data, unit, amounts, exchange, ids, log)
     return convert(table, data, log)
 
 
 def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],
-                  exchange: Sequence[str], log: Problems) -> None:
+                  exchange: Sequence[str], ids: np.ndarray, log: Problems) -> None:
     """Replace raw amounts and their unit by numbers and canonical codes that agree.
 
     A currency written inside a value must agree with the unit column (or fills
@@ -314,13 +315,13 @@ def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],
     (a list, a flag) is a problem of the unit column, as for any text column.
     """
     text, unread = converters.to_text(data[unit])
-    log.add("icos", unit, unread)
+    log.add_unread("icos", unit, unread, ids)
     numbers, codes, bad = units.read_amount_group(
         {name: data[name] for name in amounts}, text.to_numpy(dtype=object, na_value=None),
         exchange=exchange)
     for name in amounts:
         data[name] = numbers[name]
-        log.add("icos", name, bad[name])
+        log.add_unread("icos", name, bad[name], ids)
     data[unit] = codes.tolist()
 
 
@@ -358,35 +359,36 @@ class _MapSource:
             raise ValueError(f"{table.name}: expected one column of map values, got {value}")
         return cls(table, path, keys[0].name, value[0])
 
-    def entries(self, values: dict[Source, Sequence], ids: np.ndarray, bad: Bad,
+    def entries(self, values: dict[Source, Sequence], ids: np.ndarray,
                 log: Problems) -> tuple[dict[str, Any], list, list]:
         """``ico_id`` and the key column of every entry, and the raw keys and values."""
-        counts, keys, raw = flatten(values[self.path], bad, (self.table.name, ".".join(self.path)))
-        data = {"ico_id": np.repeat(ids, counts),
-                self.key: _key_text(keys, self.table.name, self.key, log)}
+        counts, keys, raw = flatten(values[self.path], log, (self.table.name, ".".join(self.path)),
+                                    ids)
+        ico_id = np.repeat(ids, counts)
+        data = {"ico_id": ico_id, self.key: _key_text(keys, self.table.name, self.key, log, ico_id)}
         return data, keys, raw
 
 
-def _key_text(keys: list, table: str, column: str, log: Problems) -> Any:
+def _key_text(keys: list, table: str, column: str, log: Problems, row_ids: np.ndarray) -> Any:
     values, unread = converters.to_key_text(keys)
-    log.add(table, column, unread)
+    log.add_unread(table, column, unread, row_ids)
     return values
 
 
 def _social(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
-            team: _People, advisors: _People, bad: Bad, log: Problems) -> pd.DataFrame:
+            team: _People, advisors: _People, log: Problems) -> pd.DataFrame:
     table = source.table
-    counts, ico_keys, ico_values = flatten(values[source.path], bad,
-                                           (table.name, ".".join(source.path)))
-    team_ids, team_pos, team_keys, team_values = team.social(bad)
-    adv_ids, adv_pos, adv_keys, adv_values = advisors.social(bad)
+    counts, ico_keys, ico_values = flatten(values[source.path], log,
+                                           (table.name, ".".join(source.path)), ids)
+    team_ids, team_pos, team_keys, team_values = team.social(log)
+    adv_ids, adv_pos, adv_keys, adv_values = advisors.social(log)
     ico_id = np.concatenate([np.repeat(ids, counts), team_ids, adv_ids])
     sizes = [int(counts.sum()), len(team_ids), len(adv_ids)]
     owner = np.repeat(np.arange(len(_OWNERS)), sizes)
     position = np.concatenate([np.full(sizes[0], -1, dtype=np.int64), team_pos, adv_pos])
     urls, url_bad = converters.to_text(ico_values + team_values + adv_values)
-    log.add(table.name, source.value, url_bad)
-    networks = _key_text(ico_keys + team_keys + adv_keys, table.name, source.key, log)
+    log.add_unread(table.name, source.value, url_bad, ico_id)
+    networks = _key_text(ico_keys + team_keys + adv_keys, table.name, source.key, log, ico_id)
 
     # One ICO's links together, in input order: its own, its team's, its advisors'.
     row = pd.Index(ids).get_indexer(ico_id)
@@ -406,24 +408,24 @@ def _social(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
 
 
 def _distribution(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
-                  bad: Bad, log: Problems) -> pd.DataFrame:
-    data, _, raw = source.entries(values, ids, bad, log)
+                  log: Problems) -> pd.DataFrame:
+    data, _, raw = source.entries(values, ids, log)
     percent, percent_bad = converters.to_float(raw, percent=True)  # '60%' is a share
-    log.add(source.table.name, source.value, percent_bad)
+    log.add_unread(source.table.name, source.value, percent_bad, data["ico_id"])
     data[source.value] = percent
     return convert(source.table, data, log)
 
 
 def _bonuses(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
-             bad: Bad, log: Problems) -> pd.DataFrame:
-    data, _, raw = source.entries(values, ids, bad, log)
+             log: Problems) -> pd.DataFrame:
+    data, _, raw = source.entries(values, ids, log)
     data[source.value] = raw
     return convert(source.table, data, log)
 
 
 def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
-             bad: Bad, log: Problems) -> pd.DataFrame:
-    data, labels, raw = source.entries(values, ids, bad, log)
+             log: Problems) -> pd.DataFrame:
+    data, labels, raw = source.entries(values, ids, log)
     data[source.value] = raw
     data["date"] = converters.to_label_date(labels)  # derived from the label
     return convert(source.table, data, log)

@@ -41,7 +41,8 @@ __all__ = [
 ]
 
 #: Bump when a rule changes meaning (the source hash catches edits too).
-PARSER_VERSION: Final = 5
+#: 6: problems are one row per value, with the ICO's id.
+PARSER_VERSION: Final = 6
 
 DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
 LABEL_FORMAT: Final = "%d-%m-%Y"

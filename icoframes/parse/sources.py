@@ -4,7 +4,8 @@ The one path from decoded JSON records (profiles, list items) to typed columns:
 :func:`select` keeps the records with a readable id (:func:`rules.parse_id`),
 :func:`gather` reads the raw value at every source path, and :func:`convert`
 turns each raw column into its dtype with the converter of its kind
-(:data:`icoframes.parse.columns.CONVERTERS`), counting what it cannot read.
+(:data:`icoframes.parse.columns.CONVERTERS`), reporting what it cannot read
+with the id of the ICO each value belongs to.
 
 Gathering reads each dict once, with a single ``itemgetter`` call per dict,
 so it is read while it is in the CPU cache: on large inputs the cost is memory
@@ -13,7 +14,6 @@ latency, not bytecode.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from itertools import repeat
 from operator import itemgetter
@@ -27,11 +27,11 @@ from . import rules
 from .columns import CONVERTERS
 from .problems import Problems
 
-__all__ = ["Bad", "as_dict", "as_dicts", "convert", "field_paths", "flatten", "gather",
-           "read_fields", "select"]
+__all__ = ["ID", "as_dict", "as_dicts", "convert", "field_paths", "flatten", "gather",
+           "id_column", "read_fields", "select"]
 
-#: Raw values of malformed sections and maps, by the (table, column) they are counted under.
-Bad = defaultdict[tuple[str, str], list]
+#: The source of an ICO's id: ``icos.id``, ``list.id`` and every child's ``ico_id``.
+ID: Source = ("id",)
 
 
 def field_paths(table: TableSchema) -> dict[str, Source]:
@@ -64,8 +64,8 @@ def select(items: Sequence[object], problems: Problems,
     --------
     >>> problems = Problems()
     >>> kept, ids = select([{"id": 2}, {"id": "x"}, {"id": "2"}, 7], problems, "list")
-    >>> kept, ids.tolist(), problems.frame()["count"].tolist()
-    ([{'id': '2'}], [2], [2])
+    >>> kept, ids.tolist(), problems.frame()["value"].tolist()
+    ([{'id': '2'}], [2], ['x', '7'])
     """
     last: dict[int, int] = {}
     bad = []
@@ -109,22 +109,23 @@ def read_fields(dicts: Sequence[dict], fields: tuple[str, ...]) -> dict[str, Seq
     return dict(zip(fields, zip(*rows, strict=True), strict=True))
 
 
-def gather(records: Sequence[dict], paths: Sequence[Source], bad: Bad,
-           table: str) -> dict[Source, Sequence]:
+def gather(records: Sequence[dict], paths: Sequence[Source], problems: Problems,
+           table: str, ids: np.ndarray) -> dict[Source, Sequence]:
     """The raw value at each path of one or two keys, in every record.
 
     Every record and every section is read once, whatever the number of paths.
     A section that is not a dict (``profile["main"] == "oops"``) reads as empty
-    and is counted under ``(table, section)``; ``''``, ``[]`` and None are just
-    empty (PHP encodes an empty map as ``[]``).
+    and is reported under ``(table, section)`` with the record's id (``ids``,
+    one per record); ``''``, ``[]`` and None are just empty (PHP encodes an
+    empty map as ``[]``).
 
     Examples
     --------
-    >>> bad = Bad(list)
-    >>> values = gather([{"id": 1, "main": {"name": "A"}}, {"main": "oops"}],
-    ...                 [("id",), ("main", "name")], bad, "list")
-    >>> values[("main", "name")], dict(bad)
-    (['A', None], {('list', 'main'): ['oops']})
+    >>> problems = Problems()
+    >>> values = gather([{"id": 1, "main": {"name": "A"}}, {"id": 2, "main": "oops"}],
+    ...                 [("id",), ("main", "name")], problems, "list", np.array([1, 2]))
+    >>> values[("main", "name")], problems.records()
+    (['A', None], [{'ico_id': 2, 'table': 'list', 'column': 'main', 'value': 'oops'}])
     """
     sections: dict[str, list[str]] = {}
     for path in paths:
@@ -138,21 +139,25 @@ def gather(records: Sequence[dict], paths: Sequence[Source], bad: Bad,
     values: dict[Source, Sequence] = {(name,): top[name] for name in sections}
     for name, fields in sections.items():
         if fields:
-            section = as_dicts(top[name], bad, (table, name))
+            section = as_dicts(top[name], problems, (table, name), ids)
             values.update(((name, f), v) for f, v in read_fields(section, tuple(fields)).items())
     return values
 
 
-def as_dicts(values: Sequence, bad: Bad, where: tuple[str, str]) -> Sequence[dict]:
-    """Every value as a dict: sections and maps that are not dicts become empty."""
+def as_dicts(values: Sequence, problems: Problems, where: tuple[str, str],
+             ids: np.ndarray) -> Sequence[dict]:
+    """Every value as a dict: sections and maps that are not dicts become empty.
+
+    ``ids`` holds the ICO id of each value, for the problems reported.
+    """
     types = list(map(type, values))
     if types.count(dict) == len(types):
         return values
-    return [v if t is dict else as_dict(v, bad, where)
-            for v, t in zip(values, types, strict=True)]
+    return [v if t is dict else as_dict(v, problems, where, ids[i])
+            for i, (v, t) in enumerate(zip(values, types, strict=True))]
 
 
-def as_dict(value: object, bad: Bad, where: tuple[str, str]) -> dict:
+def as_dict(value: object, problems: Problems, where: tuple[str, str], ico_id: object) -> dict:
     """A section or map that is not a dict: empty, and a problem unless it is an empty value.
 
     PHP encodes an empty map as ``[]``; ``''`` and ``None`` mean absent.
@@ -161,15 +166,16 @@ def as_dict(value: object, bad: Bad, where: tuple[str, str]) -> dict:
         return dict(value)
     if value is None or value == "" or value == [] or value == ():
         return {}
-    bad[where].append(value)
+    problems.add(*where, [value], ids=[ico_id])
     return {}
 
 
-def flatten(maps: Sequence, bad: Bad, where: tuple[str, str]) -> tuple[np.ndarray, list, list]:
+def flatten(maps: Sequence, problems: Problems, where: tuple[str, str],
+            ids: np.ndarray) -> tuple[np.ndarray, list, list]:
     """Entries per map, and all keys and all values, in order; non-dicts count as empty.
 
     One pass that touches each map once: on large inputs the cost is memory
-    latency, not Python bytecode.
+    latency, not Python bytecode. ``ids`` holds the ICO id of each map.
     """
     counts = [0] * len(maps)
     keys: list = []
@@ -177,7 +183,7 @@ def flatten(maps: Sequence, bad: Bad, where: tuple[str, str]) -> tuple[np.ndarra
     keys_extend, values_extend = keys.extend, values.extend
     for i, mapping in enumerate(maps):
         if type(mapping) is not dict:
-            mapping = as_dict(mapping, bad, where)
+            mapping = as_dict(mapping, problems, where, ids[i])
         if mapping:
             counts[i] = len(mapping)
             keys_extend(mapping)
@@ -185,26 +191,41 @@ def flatten(maps: Sequence, bad: Bad, where: tuple[str, str]) -> tuple[np.ndarra
     return np.array(counts, dtype=np.int64), keys, values
 
 
+def id_column(table: TableSchema) -> str | None:
+    """The column holding the ICO id of each row (sourced from ``id``), if the table has one.
+
+    Examples
+    --------
+    >>> from icoframes.schema import FILTERS, ICOS, TEAM
+    >>> id_column(ICOS), id_column(TEAM), id_column(FILTERS)
+    ('id', 'ico_id', None)
+    """
+    return next((c.name for c in table.columns if c.source == ID), None)
+
+
 def convert(table: TableSchema, data: Mapping[str, Any], problems: Problems) -> pd.DataFrame:
-    """A frame in schema order: raw lists converted by their column's kind, problems counted.
+    """A frame in schema order: raw lists converted by their column's kind, problems reported.
 
     Values that are already arrays (ids, positions, built columns) are used as
-    they are.
+    they are. Each unreadable value is reported with the ICO id of its row,
+    taken from the table's id column (:func:`id_column`, an array in ``data``).
 
     Examples
     --------
     >>> from icoframes.schema import DISTRIBUTION
     >>> problems = Problems()
-    >>> frame = convert(DISTRIBUTION, {"ico_id": np.array([7, 7]), "part": ["Team", "Sale"],
+    >>> frame = convert(DISTRIBUTION, {"ico_id": np.array([7, 8]), "part": ["Team", "Sale"],
     ...                                "percent": ["25", "lots"]}, problems)
-    >>> frame["percent"].tolist(), problems.frame()["examples"].tolist()
-    ([25.0, nan], [["'lots'"]])
+    >>> frame["percent"].tolist(), problems.records()
+    ([25.0, nan], [{'ico_id': 8, 'table': 'distribution', 'column': 'percent', 'value': 'lots'}])
     """
+    key = id_column(table)
+    row_ids = None if key is None else np.asarray(data[key])
     columns = {}
     for column in table.columns:
         values = data[column.name]
         if isinstance(values, list | tuple):
             values, unread = CONVERTERS[column.kind](values)
-            problems.add(table.name, column.name, unread)
+            problems.add_unread(table.name, column.name, unread, row_ids)
         columns[column.name] = values
     return pd.DataFrame(columns, copy=False)

@@ -33,7 +33,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from .columns import numbers_fast
+from .columns import Unread, numbers_fast
 from .rules import BAD, MARKER_SPELLINGS, parse_amount
 
 __all__ = [
@@ -182,7 +182,7 @@ def _read_exchange(text: str) -> tuple[float | object | None, str | None]:
 
 def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[object], *,
                       exchange: Sequence[str] = ()) -> tuple[dict[str, np.ndarray],
-                                                             np.ndarray, dict[str, list]]:
+                                                             np.ndarray, dict[str, Unread]]:
     """Read amounts sharing one unit column (``soft_cap`` and ``hard_cap`` with ``caps_unit``).
 
     Parameters
@@ -202,9 +202,9 @@ def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[o
     units : numpy.ndarray of object
         The canonical unit per row: the unit column's, else the one currency
         the row's values wrote (when they all name the same one), else None.
-    bad : dict of str to list
-        Per column, the raw values left missing: unreadable, or naming a
-        currency other than the row's unit.
+    bad : dict of str to Unread
+        Per column, the raw values left missing and their rows: unreadable, or
+        naming a currency other than the row's unit.
 
     Examples
     --------
@@ -214,7 +214,7 @@ def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[o
     >>> amounts["soft_cap"].tolist(), amounts["hard_cap"].tolist(), units.tolist()
     ([500.0, 1000000.0, 10.0], [2000.0, 3000000.0, nan], ['ETH', 'USD', 'ETH'])
     >>> bad
-    {'soft_cap': [], 'hard_cap': ['$5']}
+    {'soft_cap': Unread(rows=[], values=[]), 'hard_cap': Unread(rows=[2], values=['$5'])}
     """
     codes = canonical_units(units)
     n = len(codes)
@@ -239,7 +239,7 @@ def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[o
             if codes[i] != code:
                 unread[name][i] = raw[i]
                 amounts[name][i] = np.nan
-    bad = {name: [found[i] for i in sorted(found)] for name, found in unread.items()}
+    bad = {name: Unread.at(columns[name], sorted(found)) for name, found in unread.items()}
     return amounts, codes, bad
 
 
@@ -273,7 +273,7 @@ def _read_column(values: Sequence[object],
 
 
 def read_amounts(values: Sequence[object],
-                 units: Sequence[object]) -> tuple[np.ndarray, np.ndarray, list]:
+                 units: Sequence[object]) -> tuple[np.ndarray, np.ndarray, Unread]:
     """Read one amount column together with its unit column.
 
     See the module docs for the rules; :func:`read_amount_group` reads
@@ -284,15 +284,16 @@ def read_amounts(values: Sequence[object],
     amounts : numpy.ndarray of float64
     units : numpy.ndarray of object
         Canonical codes (or None).
-    bad : list
-        Raw values left missing: unreadable, or naming a currency the unit column contradicts.
+    bad : Unread
+        Raw values left missing and their rows: unreadable, or naming a
+        currency the unit column contradicts.
 
     Examples
     --------
     >>> amounts, units, bad = read_amounts(
     ...     ["$2,000,000", "50 USD", "30,000 ETH", "0.1 eth", 7, "N/A"],
     ...     ["ETH", "US Dollar", "", "ether", "xyz", "BTC"])
-    >>> amounts.tolist(), bad
+    >>> amounts.tolist(), bad.values
     ([nan, 50.0, 30000.0, 0.1, 7.0, nan], ['$2,000,000'])
     >>> units.tolist()
     ['ETH', 'USD', 'ETH', 'ETH', 'XYZ', 'BTC']
@@ -302,7 +303,7 @@ def read_amounts(values: Sequence[object],
 
 
 def read_price(values: Sequence[object],
-               units: Sequence[object]) -> tuple[np.ndarray, np.ndarray, list]:
+               units: Sequence[object]) -> tuple[np.ndarray, np.ndarray, Unread]:
     """Like :func:`read_amounts`, also reading an exchange ``"1 ETH = 3,000 XYZ"`` as a price.
 
     The left side must name a known currency (see :data:`UNIT_ALIASES`) and
@@ -317,7 +318,7 @@ def read_price(values: Sequence[object],
     >>> prices.round(6).tolist(), units.tolist()
     ([0.000333, 0.00025, nan, nan], ['ETH', 'ETH', 'USD', None])
     >>> bad
-    ['1 ETH = 2000 XYZ', '1 BILL = 1 XLM']
+    Unread(rows=[2, 3], values=['1 ETH = 2000 XYZ', '1 BILL = 1 XLM'])
     """
     amounts, codes, bad = read_amount_group({"value": values}, units, exchange=("value",))
     return amounts["value"], codes, bad["value"]

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from ..files import atomic_write_bytes
 from ..parse import profiles, rules
-from ..schema import TABLES
+from ..schema import PROBLEMS, TABLES
 from ..tables import Tables, read_table
 from .cache import GONE, Cache
 
@@ -50,7 +50,8 @@ def parser_fingerprint() -> str:
     16
     """
     spec = {
-        "schema": [(t.name, [(c.name, c.kind) for c in t.columns]) for t in TABLES.values()],
+        "schema": [(t.name, [(c.name, c.kind) for c in t.columns])
+                   for t in (*TABLES.values(), PROBLEMS)],
         "parser_version": rules.PARSER_VERSION,
         "parser_source": _parse_sources(),
     }
