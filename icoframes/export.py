@@ -62,11 +62,13 @@ from typing import Any
 
 import filelock
 import pandas as pd
+import pyarrow as pa
 
 from ._version import __version__
 from .errors import ConfigError, EmptyResult
-from .files import atomic_write_bytes, locked, utcnow
+from .files import atomic_write_bytes, atomic_write_table, locked, utcnow
 from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
+from .schema import PROBLEM_SUMMARY
 
 __all__ = ["MANIFEST", "STAGING", "export_tables"]
 
@@ -152,6 +154,7 @@ def export_tables(
         if not len(tables.icos) and not allow_empty:
             raise EmptyResult(_nothing_matched(queries, status, filters))
         exported_at = utcnow()
+        summary = tables.problem_summary()
         manifest = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
                           "max_age": _jsonable(max_age),
@@ -165,11 +168,18 @@ def export_tables(
                                         all(bool(q.get("complete")) for q in queries))),
             "missing": [_jsonable(m) for m in stated.get("missing", [])],
             "profiles_fetched": profile_ages(tables.icos),
-            "problems": problem_count(tables.problems),
+            "problems": len(tables.problems),
+            "problems_by_column": {f"{row.table}.{row.column}": int(row.count)
+                                   for row in summary.itertuples()},
             "exported_at": exported_at.isoformat(),
             "package_version": __version__,
         }
         tables.to_parquet(staging.data)
+        # problems.parquet has one row per unreadable value (ico_id, table, column, value);
+        # its per-column summary is written beside it, for a glance
+        atomic_write_table(pa.Table.from_pandas(summary, schema=PROBLEM_SUMMARY.arrow_schema(),
+                                                preserve_index=False),
+                           staging.data / "problem_summary.parquet")
         atomic_write_bytes(staging.data / MANIFEST, _dump(manifest))
         if snapshot:
             target = staging.out / f"snapshot_date={exported_at.date().isoformat()}"
@@ -211,22 +221,6 @@ def profile_ages(icos: pd.DataFrame) -> dict[str, str | None]:
         return {"oldest": None, "newest": None}
     return {"oldest": stamps.min().tz_convert("UTC").isoformat(),
             "newest": stamps.max().tz_convert("UTC").isoformat()}
-
-
-def problem_count(problems: pd.DataFrame) -> int:
-    """The number of unreadable values: the sum of ``count`` when there is one, else the rows.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> problem_count(pd.DataFrame({"column": ["a", "b"], "count": [3, 4]}))
-    7
-    >>> problem_count(pd.DataFrame({"ico_id": [1, 1, 2], "column": ["a", "b", "a"]}))
-    3
-    """
-    if "count" in problems.columns:
-        return int(problems["count"].sum())
-    return len(problems)
 
 
 def _nothing_matched(queries: list[dict[str, Any]], status: str | None,

@@ -33,8 +33,9 @@ def sb():
 def test_export_writes_every_table_and_a_manifest(cfg, tmp_path):
     out = tmp_path / "out"
     assert main(["export", "--out", str(out), "--status", "past"]) == 0
-    # every table, plus problems.parquet: the values that could not be read
-    assert sorted(p.stem for p in out.glob("*.parquet")) == sorted([*TABLE_NAMES, "problems"])
+    # every table, plus the values that could not be read: one row each, and per column
+    assert sorted(p.stem for p in out.glob("*.parquet")) == sorted(
+        [*TABLE_NAMES, "problems", "problem_summary"])
     manifest = json.loads((out / "manifest.json").read_text())
     tables = icoframes.load_tables(status="past", progress=False)
     assert manifest["rows"] == {name: len(frame) for name, frame in tables}
@@ -51,8 +52,14 @@ def test_export_writes_every_table_and_a_manifest(cfg, tmp_path):
     assert dt.timedelta(0) <= exported_at - dt.datetime.fromisoformat(query["fetched_at"]) \
         < dt.timedelta(minutes=5)
     problems = tables.problems
-    assert manifest["problems"] == (int(problems["count"].sum()) if "count" in problems
-                                    else len(problems)) > 0  # the sandbox's messy values
+    assert manifest["problems"] == len(problems) > 0  # the sandbox's messy values
+    assert problems["ico_id"].notna().all()  # each with the row it belongs to
+    assert problems["ico_id"].isin(tables.icos["id"]).all()
+    summary = pd.read_parquet(out / "problem_summary.parquet")
+    assert summary["count"].sum() == len(problems)
+    assert manifest["problems_by_column"] == {
+        f"{t}.{c}": n for t, c, n in zip(summary["table"], summary["column"], summary["count"],
+                                         strict=True)}
     assert set(manifest["profiles_fetched"]) == {"oldest", "newest"}
     # nothing is left of the staging but the lock that orders two exports' swaps
     assert [p.name for p in (out / ".icoframes-staging").iterdir()] == ["swap.lock"]
