@@ -55,7 +55,7 @@ from ..schema import LIST
 from ..store.cache import GONE, Cache, ProfileRecord
 from ..store.ledger import QuotaLedger
 from .paging import ListQuery
-from .policy import Want, plan_profiles
+from .policy import ProfileIndex, Want, plan_profiles
 from .progress import Progress
 from .stops import breaker_error, quota_error
 
@@ -115,7 +115,7 @@ class Crawl:
         self.gone: list[int] = []
         self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
         self.started = utcnow()
-        self._index: pd.DataFrame | None = None
+        self._index: ProfileIndex | None = None
         self._seen: set[int] = set()
         self._wants: list[Want] = []  # planned, not yet claimed
         self._ready: deque[Want] = deque()  # claimed by this process, to request
@@ -163,7 +163,7 @@ class Crawl:
             return
         self._seen.update(new["id"].tolist())
         if self._index is None:
-            self._index = self.load.cache.profile_index()
+            self._index = ProfileIndex(self.load.cache.profile_index())
         wants = plan_profiles(new, summary_keys(new), self._index, now=self.started,
                               ages=self.ages if repaged else None,
                               refresh_all=self.refresh_all)
