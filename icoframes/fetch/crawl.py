@@ -46,8 +46,8 @@ from ..store.ledger import QuotaLedger
 
 __all__ = ["BATCH_SECONDS", "BATCH_SIZE", "Crawl", "CrawlContext"]
 
-# Profiles are saved when this many arrived or this long after the last save: each save
-# is an fsync'd Parquet file, so a crash loses at most a couple of seconds of fetching.
+# Each profile is journaled as it arrives (durable at once); the journal is folded into a
+# Parquet part when this many arrived or this long after the last fold.
 BATCH_SIZE = 250
 BATCH_SECONDS = 2.0
 
@@ -105,7 +105,7 @@ class Crawl:
         self._pool: ThreadPoolExecutor | None = None
         self._done: queue.SimpleQueue[Future] = queue.SimpleQueue()
         self._tasks: dict[Future, tuple[str, Any]] = {}
-        self._batch: list[ProfileRecord] = []
+        self._unfolded = 0
         self._last_save = time.monotonic()
         self._fetched = 0
         self._planned = 0
@@ -226,7 +226,7 @@ class Crawl:
         except NotFound:
             if kind == "profile":
                 self._not_found.append(info[0])
-                self._batch.append(ProfileRecord(*info, GONE))  # not asked again
+                self._record(ProfileRecord(*info, GONE, state="gone"))  # not asked again
                 return None
             raise
         except (QuotaExceeded, AuthError, InvalidParameter) as exc:
@@ -235,6 +235,7 @@ class Crawl:
             if kind == "page":
                 return exc
             self._failed.append((info[0], exc))
+            self._record(ProfileRecord(*info, None, state="failed", reason=str(exc)))
             return None
         if kind == "page":
             self._on_page(*info, result)
@@ -283,14 +284,20 @@ class Crawl:
     def _keep(self, info: tuple[int, str, str], profile: Any) -> None:
         ico_id, status, key = info
         raw = json.dumps(profile, ensure_ascii=False, separators=(",", ":"))
-        self._batch.append(ProfileRecord(ico_id, status, key, raw))
+        self._record(ProfileRecord(ico_id, status, key, raw))
         self._fetched += 1
-        if len(self._batch) >= BATCH_SIZE or time.monotonic() - self._last_save > BATCH_SECONDS:
+
+    def _record(self, record: ProfileRecord) -> None:
+        """Journal one outcome (durable at once); fold the journal into a part in batches."""
+        self.load.cache.append(record)
+        self._unfolded += 1
+        if (self._unfolded >= BATCH_SIZE
+                or time.monotonic() - self._last_save > BATCH_SECONDS):
             self._save()
 
     def _save(self) -> None:
-        self.load.cache.write_profiles(self._batch)
-        self._batch, self._last_save = [], time.monotonic()
+        self.load.cache.fold()
+        self._unfolded, self._last_save = 0, time.monotonic()
 
     def _shut_down(self) -> None:
         if self._pool is not None:

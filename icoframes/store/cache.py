@@ -1,26 +1,41 @@
-"""The raw store under the cache dir: fetched profiles, list results, the filter set.
+"""The raw store under the cache dir: fetch events of profiles, list results, the filter set.
 
 It keeps what the service sent and imports no parser: the tidy tables are
 derived from it by :mod:`icoframes.store.derived`.
 
 Layout, one folder per service address (``<cache_dir>/<host>_<port>/``)::
 
-    profiles/part-*.parquet   raw profile JSON as fetched: id, status, summary, fetched_at, raw
-    tables/<table>.parquet    the tidy tables over every cached profile (derived, rebuildable)
-    tables/_state.json        which profile parts the derived tables were built from
-    lists/<query>.parquet     list results per query, with the query and fetch time as metadata
-    filters.parquet           the filter set
-    quota/<key-hash>.json     requests spent per public key and UTC day
+    profiles/journal-<seq>-<token>.jsonl  events not folded yet, one JSON line each, appended
+                                          by the live (or dead) process <token>
+    profiles/writer-<token>.lock          held by process <token> while it lives
+    profiles/part-<seq>.parquet           folded events: id, status, summary, fetched_at,
+                                          state, reason, raw, event
+    profiles/.seq                         the counter numbering parts and journals
+    claims/<id>.claim                     the crawl fetching that id (owner-<token>.lock: alive)
+    tables/<table>.parquet                the tidy tables over every cached profile (derived)
+    tables/_state.json                    the parts and journal sizes they were built from
+    lists/<query>.parquet                 list results per query, query and fetch time as metadata
+    filters.parquet                       the filter set
+    quota/<key-hash>.json                 requests spent per public key and UTC day
+    .lock                                 the folder's lock
 
-Raw profiles are the source of truth: they are appended as new part files
-(never rewritten in place), so a batch that was written survives a crash, and
-two processes never write the same file. Every file is written to a temporary
-name in its folder and then renamed over the target, so a reader sees either
-the old or the new file, never half of one. Updates that read and rewrite
-(the derived tables, the ledger, compaction) hold the folder's lock
-(:func:`icoframes.files.locked`).
-A file that cannot be read is renamed ``*.corrupt``, reported in a warning
-and rebuilt or re-fetched.
+Profiles: every fetch outcome is an *event* (fetched, gone: error 482, failed:
+with a reason) appended to the process's journal and on disk when
+:meth:`Cache.append` returns (:mod:`icoframes.store.journal`). :meth:`Cache.fold`
+turns journals into Parquet parts in batches, under the folder's lock: this
+process's, and the orphans of dead processes. Readers see parts and journals
+alike (live, orphaned or folded). Which copy of a profile is in use, and its
+fetch state, follow from the order the events were appended (parts by number,
+then journals by number, lines in order), never from the clock
+(:mod:`icoframes.store.events`). Claims (:mod:`icoframes.store.claims`) let
+processes sharing the folder fetch each profile once.
+
+Every other file is written to a temporary name in its folder and then renamed
+over the target, so a reader sees either the old or the new file, never half
+of one. Updates that read and rewrite (folds, compaction, the derived tables,
+the ledger) hold the folder's lock (:func:`icoframes.files.locked`). A file that
+cannot be read is renamed ``*.corrupt``, reported in a warning and rebuilt or
+re-fetched.
 """
 
 from __future__ import annotations
@@ -31,14 +46,12 @@ import hashlib
 import json
 import os
 import shutil
-import uuid
+import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -48,21 +61,28 @@ from ..errors import CacheWarning, warn
 from ..files import atomic_write_table, locked, utcnow
 from ..schema import TableSchema
 from ..tables import frame_from_arrow
+from .claims import Claims
+from .events import distinct_events, fetch_state, latest_copies, reduce_events
+from .journal import (
+    EVENT_SCHEMA,
+    GONE,
+    ProfileRecord,
+    hold_if_dead,
+    journal_files,
+    journal_token,
+    next_seq,
+    part_files,
+    part_name,
+    read_journal,
+    release_dead,
+    writer_of,
+)
 
-__all__ = ["GONE", "Cache", "ProfileRecord", "Stored"]
+__all__ = ["GONE", "Cache", "EventSnapshot", "ProfileRecord", "Stored"]
 
-_PART_SCHEMA = pa.schema([
-    pa.field("id", pa.int64(), nullable=False),
-    pa.field("status", pa.string()),
-    pa.field("summary", pa.string()),
-    pa.field("fetched_at", pa.timestamp("ms", tz="UTC"), nullable=False),
-    pa.field("raw", pa.string(), nullable=False),
-])
-
-
-# The raw text stored for an ICO that was listed but whose profile was not found (482),
-# so that it is not requested again while its list summary stays the same.
-GONE = "null"
+# Tries at a consistent read of parts and journals before taking the lock (a compaction
+# removing parts between listing and reading them is the only reason to try again).
+_READ_TRIES = 8
 
 
 class Stored(NamedTuple):
@@ -73,14 +93,12 @@ class Stored(NamedTuple):
     meta: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class ProfileRecord:
-    """One fetched profile as stored: the raw JSON text plus what it was fetched under."""
+class EventSnapshot(NamedTuple):
+    """Every profile event in append order, and the files read (for the derived tables)."""
 
-    id: int
-    status: str | None
-    summary: str | None
-    raw: str
+    events: pa.Table
+    parts: list[str]  # names of the parts read, in order
+    journals: dict[str, int]  # journal name -> bytes read, for journals holding events
 
 
 def _namespace(base_url: str) -> str:
@@ -108,6 +126,13 @@ class Cache:
         self.profiles_dir = self.dir / "profiles"
         self.tables_dir = self.dir / "tables"
         self.lists_dir = self.dir / "lists"
+        self.claims_dir = self.dir / "claims"
+        # what this object read of immutable parts and append-only journals: later
+        # reads only read what is new (the crawl asks for fetch states often)
+        self._mutex = threading.Lock()
+        self._parts_seen: dict[str, tuple[tuple[int, int], pa.Table]] = {}
+        self._journals_seen: dict[str, tuple[int, int, pa.Table]] = {}
+        self._parts_all: tuple[tuple[Any, ...], pa.Table] | None = None
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
@@ -130,76 +155,254 @@ class Cache:
         with contextlib.suppress(OSError):
             os.replace(path, path.with_name(path.name + ".corrupt"))
 
-    # -- raw profiles --------------------------------------------------------
+    # -- profiles: recording ---------------------------------------------------------
+
+    def append(self, record: ProfileRecord) -> None:
+        """Record one fetch outcome in this process's journal; durable on return.
+
+        Durable against a crash or SIGKILL of this process (not a power cut).
+        A record whose ``raw`` is :data:`GONE` is a ``gone`` event; a failure's
+        ``raw`` is not kept. Thread-safe.
+        """
+        writer_of(self.profiles_dir, create=True).append(record)  # type: ignore[union-attr]
+
+    def write_profiles(self, records: Iterable[ProfileRecord]) -> None:
+        """Append ``records`` and fold them into a part at once."""
+        for record in records:
+            self.append(record)
+        self.fold()
+
+    def fold(self) -> None:
+        """Turn this process's journal so far, and orphaned journals, into one part.
+
+        Under the folder's lock. Journals of dead processes (their writer lock
+        can be taken) are folded first, then this process's, which goes on in
+        a new file. A journal is removed only once its events are in a part;
+        a crash in between leaves the same events twice, and readers count
+        them once. Returns at once when there is nothing to fold.
+        """
+        own = writer_of(self.profiles_dir, create=False)
+        if not (own is not None and own.pending()) and not self._dead_writers(probe=True):
+            return
+        with self.lock():
+            dead = self._dead_writers()
+            try:
+                paths = [p for p in self.journal_files() if journal_token(p) in dead]
+                mine = own.rotate() if own is not None else []
+                tables = []
+                for path in [*paths, *mine]:
+                    with contextlib.suppress(FileNotFoundError):
+                        tables.append(read_journal(path).table)
+                events = pa.concat_tables(tables) if tables else EVENT_SCHEMA.empty_table()
+                if events.num_rows:
+                    self._write_part(events)
+                for path in [*paths, *mine]:  # only now that their events are in a part
+                    path.unlink(missing_ok=True)
+                if own is not None:
+                    own.folded(mine)
+            finally:
+                for lock in dead.values():
+                    release_dead(lock)
+
+    def _dead_writers(self, *, probe: bool = False) -> dict[str, Any]:
+        """Writers whose process is gone: token -> their liveness lock, now held.
+
+        With ``probe``, only whether a dead writer has a journal (nothing held).
+        """
+        own = writer_of(self.profiles_dir, create=False)
+        tokens = {journal_token(p) for p in self.journal_files()}
+        if not probe and self.profiles_dir.is_dir():  # also the locks of writers that left none
+            tokens |= {p.name[len("writer-"):-len(".lock")]
+                       for p in self.profiles_dir.glob("writer-*.lock")}
+        tokens.discard(own.token if own is not None else "")
+        dead = {}
+        for token in sorted(tokens):
+            lock = hold_if_dead(self.profiles_dir, token)
+            if lock is None:
+                continue
+            if probe:
+                lock.release()
+                return {token: None}
+            dead[token] = lock
+        return dead
+
+    def _write_part(self, events: pa.Table) -> str:
+        name = part_name(next_seq(self.profiles_dir))
+        atomic_write_table(events.select(EVENT_SCHEMA.names).cast(EVENT_SCHEMA),
+                           self.profiles_dir / name)
+        return name
+
+    def claims(self) -> Claims:
+        """Claims on profile ids for one crawl, shared with every process using this folder."""
+        return Claims(self.claims_dir)
+
+    # -- profiles: reading --------------------------------------------------------------
 
     def part_files(self) -> list[Path]:
-        if not self.profiles_dir.is_dir():
-            return []
-        return sorted(self.profiles_dir.glob("part-*.parquet"))
+        """The profile parts, in append order."""
+        return part_files(self.profiles_dir)
 
-    def write_profiles(self, records: Iterable[ProfileRecord]) -> Path | None:
-        """Append one batch of fetched profiles as a new part file."""
-        records = list(records)
-        if not records:
-            return None
-        now = utcnow()
-        table = pa.table(
-            {
-                "id": [r.id for r in records],
-                "status": [r.status for r in records],
-                "summary": [r.summary for r in records],
-                "fetched_at": [now] * len(records),
-                "raw": [r.raw for r in records],
-            },
-            schema=_PART_SCHEMA,
-        )
-        path = self.profiles_dir / _part_name(now)
-        atomic_write_table(table, path)
-        return path
-
-    def _read_parts(self, paths: Iterable[Path], columns: list[str]) -> pa.Table:
-        tables = []
-        for path in paths:
-            try:
-                tables.append(pq.read_table(path, columns=columns, schema=_PART_SCHEMA))
-            except FileNotFoundError:
-                continue  # compacted away by another process meanwhile
-            except (pa.ArrowException, OSError) as exc:
-                self.quarantine(path, exc)
-        if not tables:
-            return _PART_SCHEMA.empty_table().select(columns)
-        return pa.concat_tables(tables)
+    def journal_files(self) -> list[Path]:
+        """The journals (live or orphaned), in the order they were started."""
+        return journal_files(self.profiles_dir)
 
     def profile_index(self) -> pd.DataFrame:
-        """Latest fetch per cached profile: id, status, summary, fetched_at (one row per id)."""
-        with self.lock():  # not while another process compacts the parts
-            table = self._read_parts(self.part_files(),
-                                     ["id", "status", "summary", "fetched_at"])
-        frame = table.to_pandas()
-        if frame.empty:
-            return frame
-        frame = frame.sort_values("fetched_at", kind="stable")
-        return frame.drop_duplicates("id", keep="last").set_index("id")
+        """The fetch state of every profile with an event, one row per id.
 
-    def latest_records(self, paths: list[Path]) -> pa.Table:
-        table = self._read_parts(paths, ["id", "status", "summary", "fetched_at", "raw"])
-        if table.num_rows == 0:
-            return table
-        order = pc.sort_indices(table, [("fetched_at", "ascending")])
-        table = table.take(order)
-        return table.take(pa.array(_last_positions(table.column("id").to_numpy())))
+        Columns ``status``, ``summary`` and ``fetched_at`` (of the copy in use,
+        the latest fetched or gone one: NaT and missing when there is none),
+        ``state`` (``fetched``, ``gone``, or ``failed`` when no copy exists),
+        ``reason`` (of the last failure since that copy, else missing) and
+        ``attempts`` (failures since that copy, 0 when none); see
+        :mod:`icoframes.store.events`. Unfolded journals count, also those of
+        other live processes and of dead ones.
+        """
+        return fetch_state(self.read_events().events)
+
+    def states(self, ids: Iterable[int]) -> dict[int, str]:
+        """The fetch state of each of ``ids``: fetched, gone, failed or ``not_fetched``.
+
+        The same answer as ``profile_index()["state"]``, much cheaper for a few ids
+        (the crawl asks whether ids another process claimed have arrived).
+        """
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        tables, _, _ = self._read(raw=False)
+        value_set = pa.array(wanted, pa.int64())
+        state = dict.fromkeys(wanted, "not_fetched")
+        seen: set[str] = set()
+        for table in tables:
+            picked = table.filter(pc.is_in(table.column("id"), value_set=value_set))
+            for ico_id, event, kind in zip(picked.column("id").to_pylist(),
+                                           picked.column("event").to_pylist(),
+                                           picked.column("state").to_pylist(), strict=True):
+                if event in seen:
+                    continue  # the same event again: counted at its first place
+                seen.add(event)
+                if kind != "failed" or state[ico_id] in ("not_fetched", "failed"):
+                    state[ico_id] = kind  # a failure never replaces a copy
+        return state
+
+    def latest_records(self) -> pa.Table:
+        """The copy in use of every profile, raw text included, in the order appended."""
+        return latest_copies(self.read_events(raw=True).events)
+
+    def read_events(self, *, raw: bool = False, holding_lock: bool = False) -> EventSnapshot:
+        """Every profile event in append order (each once), and what was read.
+
+        Pass ``holding_lock`` when the caller holds :meth:`lock`.
+        """
+        tables, parts, journals = self._read(raw=raw, holding_lock=holding_lock)
+        return EventSnapshot(distinct_events(tables), parts, journals)
+
+    def _read(self, *, raw: bool, holding_lock: bool = False,
+              ) -> tuple[list[pa.Table], list[str], dict[str, int]]:
+        # Journals first, then parts: a fold writes its part before it removes the
+        # journal, so an event is in what was read either way (maybe twice, counted once).
+        # Only a compaction removes parts; then the merged part is listed on another try.
+        for _ in range(1 if holding_lock else _READ_TRIES):
+            read = self._try_read(raw)
+            if read is not None:
+                return read
+        if holding_lock:
+            raise RuntimeError("a profile part vanished while the cache lock was held")
+        with self.lock():
+            return self._read(raw=raw, holding_lock=True)
+
+    def _try_read(self, raw: bool) -> tuple[list[pa.Table], list[str], dict[str, int]] | None:
+        tables: list[pa.Table] = []
+        sizes: dict[str, int] = {}
+        listed = self.journal_files()
+        for path in listed:
+            try:
+                table, size = self._journal_events(path, raw=raw)
+            except FileNotFoundError:
+                continue
+            tables.append(table)
+            if size:
+                sizes[path.name] = size
+        with self._mutex:  # forget journals folded since
+            for name in set(self._journals_seen) - {p.name for p in listed}:
+                del self._journals_seen[name]
+        parts: list[pa.Table] = []
+        names: list[str] = []
+        for path in self.part_files():
+            try:
+                table = self._part_events(path, raw=raw)
+            except FileNotFoundError:
+                return None
+            if table is not None:
+                parts.append(table)
+                names.append(path.name)
+        if not raw:
+            parts = [self._combined(names, parts)]
+        return parts + tables, names, sizes
+
+    def _combined(self, names: list[str], parts: list[pa.Table]) -> pa.Table:
+        """The parts' events as one table (kept while the parts stay the same)."""
+        with self._mutex:
+            for name in set(self._parts_seen) - set(names):  # compacted away since
+                del self._parts_seen[name]
+            key = tuple((name, self._parts_seen[name][0]) for name in names
+                        if name in self._parts_seen)
+            if self._parts_all is None or self._parts_all[0] != key:
+                table = pa.concat_tables(parts) if parts else _INDEX_SCHEMA.empty_table()
+                self._parts_all = (key, table)
+            return self._parts_all[1]
+
+    def _journal_events(self, path: Path, *, raw: bool) -> tuple[pa.Table, int]:
+        """A journal's events and the bytes read; only the new lines are read when ``raw``
+        is not wanted (journals only grow)."""
+        if raw:
+            read = read_journal(path)
+            return read.table, read.size
+        with self._mutex:
+            end, _, known = self._journals_seen.get(path.name, (0, 0, None))
+        read = read_journal(path, end, raw=False)
+        table = read.table if known is None else pa.concat_tables([known, read.table])
+        with self._mutex:
+            self._journals_seen[path.name] = (read.end, read.size, table)
+        return table, read.size
+
+    def _part_events(self, path: Path, *, raw: bool) -> pa.Table | None:
+        """One part's events (None when unreadable: set aside). Raises FileNotFoundError."""
+        stat = path.stat()
+        key = (stat.st_size, stat.st_mtime_ns)
+        if not raw:
+            with self._mutex:
+                seen = self._parts_seen.get(path.name)
+            if seen is not None and seen[0] == key:
+                return seen[1]
+        try:
+            table = _read_part(path, raw=raw)
+        except FileNotFoundError:
+            raise
+        except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+            self.quarantine(path, exc)
+            return None
+        if not raw:
+            with self._mutex:
+                self._parts_seen[path.name] = (key, table)
+        return table
 
     def compact_locked(self, parts: list[Path]) -> str:
-        """Merge ``parts`` into one part file (latest fetch per id); return its name.
+        """Merge ``parts`` (in append order) into one new part; return its name.
 
-        The caller holds :meth:`lock` (the derived tables keep their state in step).
+        The merged part keeps what the fetch state needs (per id the copy in use
+        and the failures after it, in order) under a number after every part.
+        The merged parts are removed newest first, so a crash in between
+        leaves only the oldest of them, whose events precede the merged ones
+        anyway. The caller holds :meth:`lock` (the derived tables keep their
+        state in step).
         """
-        merged = self.latest_records(parts)
-        name = _part_name(utcnow())
-        atomic_write_table(merged, self.profiles_dir / name)
+        tables = []
         for path in parts:
             with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+                table = self._part_events(path, raw=True)
+                if table is not None:
+                    tables.append(table)
+        name = self._write_part(reduce_events(distinct_events(tables)))
+        for path in reversed(parts):
+            path.unlink(missing_ok=True)
         return name
 
     # -- list results and the filter set ---------------------------------------
@@ -256,23 +459,39 @@ class Cache:
     # -- housekeeping --------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
-        """What is cached: path, size on disk, profiles (and listed ICOs that had none), lists."""
+        """What is cached: path, size, profiles by fetch state, parts, journals, lists.
+
+        ``states`` counts ids by fetch state (see :meth:`profile_index`), plus
+        ``not_fetched``: ids in a cached list without any event.
+        """
         files = [p for p in self.dir.rglob("*") if p.is_file()] if self.dir.is_dir() else []
         index = self.profile_index()
-        with self.lock():
-            raw = self.latest_records(self.part_files()).column("raw")
-        gone = pc.sum(pc.equal(raw, GONE)).as_py() or 0
+        counts = index["state"].value_counts()
+        states = {state: int(counts.get(state, 0)) for state in ("fetched", "gone", "failed")}
+        states["not_fetched"] = len(self._listed_ids().difference(index.index))
+        copies = index.loc[index["state"] != "failed", "fetched_at"]
         return {
             "path": str(self.dir),
             "size_bytes": sum(p.stat().st_size for p in files),
-            "profiles": len(index) - gone,
-            "listed_without_profile": gone,
+            "profiles": states["fetched"],
+            "listed_without_profile": states["gone"],
             "profile_parts": len(self.part_files()),
+            "profile_journals": sum(1 for p in self.journal_files() if p.stat().st_size),
             "list_queries": len(list(self.lists_dir.glob("*.parquet")))
             if self.lists_dir.is_dir() else 0,
-            "oldest_profile": None if index.empty else index["fetched_at"].min().to_pydatetime(),
-            "newest_profile": None if index.empty else index["fetched_at"].max().to_pydatetime(),
+            "oldest_profile": None if copies.empty else copies.min().to_pydatetime(),
+            "newest_profile": None if copies.empty else copies.max().to_pydatetime(),
+            "states": states,
         }
+
+    def _listed_ids(self) -> pd.Index:
+        """Every id in a cached list."""
+        ids = []
+        paths = sorted(self.lists_dir.glob("*.parquet")) if self.lists_dir.is_dir() else []
+        for path in paths:
+            with contextlib.suppress(pa.ArrowException, OSError, KeyError):
+                ids.append(pq.read_table(path, columns=["id"]).column("id").to_numpy())
+        return pd.Index(pd.unique(pd.Series([i for chunk in ids for i in chunk], dtype="int64")))
 
     def clear(self) -> None:
         """Delete everything cached for this service address (the request ledger is kept)."""
@@ -286,11 +505,22 @@ class Cache:
                     child.unlink(missing_ok=True)
 
 
-def _last_positions(ids: np.ndarray) -> np.ndarray:
-    """Positions of the last occurrence of every id, in order."""
-    _, first_in_reversed = np.unique(ids[::-1], return_index=True)
-    return np.sort(len(ids) - 1 - first_in_reversed)
 
 
-def _part_name(now: dt.datetime) -> str:
-    return f"part-{now.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex[:8]}.parquet"
+_INDEX_SCHEMA = EVENT_SCHEMA.remove(EVENT_SCHEMA.get_field_index("raw"))
+_FIRST_LAYOUT = ["id", "status", "summary", "fetched_at", "raw"]
+
+
+def _read_part(path: Path, *, raw: bool) -> pa.Table:
+    """The events of a part file, without ``raw`` unless asked for."""
+    schema = EVENT_SCHEMA if raw else _INDEX_SCHEMA
+    if "event" in pq.read_schema(path).names:
+        return pq.read_table(path, columns=schema.names).cast(schema)
+    # A part of the first layout: copies only, in the order they were read then.
+    table = pq.read_table(path, columns=_FIRST_LAYOUT)
+    gone = pc.equal(table.column("raw"), GONE).fill_null(False)
+    table = (table.append_column("state", pc.if_else(gone, "gone", "fetched"))
+             .append_column("reason", pa.nulls(table.num_rows, pa.string()))
+             .append_column("event", pa.array([f"{path.name}:{i}"
+                                               for i in range(table.num_rows)])))
+    return table.select(schema.names).cast(schema)
