@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -243,7 +244,7 @@ class Cache:
         ``states`` counts ids by fetch state (see :meth:`profile_index`), plus
         ``not_fetched``: ids in a cached list without any event.
         """
-        files = [p for p in self.dir.rglob("*") if p.is_file()] if self.dir.is_dir() else []
+        sizes = _sizes(self.dir.rglob("*")) if self.dir.is_dir() else {}
         index = self.profile_index()
         counts = index["state"].value_counts()
         states = {state: int(counts.get(state, 0)) for state in ("fetched", "gone", "failed")}
@@ -251,11 +252,11 @@ class Cache:
         copies = index.loc[index["state"] != "failed", "fetched_at"]
         return {
             "path": str(self.dir),
-            "size_bytes": sum(p.stat().st_size for p in files),
+            "size_bytes": sum(sizes.values()),
             "profiles": states["fetched"],
             "listed_without_profile": states["gone"],
             "profile_parts": len(self.part_files()),
-            "profile_journals": sum(1 for p in self.journal_files() if p.stat().st_size),
+            "profile_journals": sum(1 for size in _sizes(self.journal_files()).values() if size),
             "list_queries": len(list(self.lists_dir.glob("*.parquet")))
             if self.lists_dir.is_dir() else 0,
             "oldest_profile": None if copies.empty else copies.min().to_pydatetime(),
@@ -270,7 +271,7 @@ class Cache:
         for path in paths:
             with contextlib.suppress(pa.ArrowException, OSError, KeyError):
                 ids.append(pq.read_table(path, columns=["id"]).column("id").to_numpy())
-        return pd.Index(pd.unique(pd.Series([i for chunk in ids for i in chunk], dtype="int64")))
+        return pd.Index(np.unique(np.concatenate(ids)) if ids else np.array([], dtype="int64"))
 
     def clear(self) -> None:
         """Delete everything cached for this service address (the request ledger is kept)."""
@@ -284,5 +285,11 @@ class Cache:
                     child.unlink(missing_ok=True)
 
 
-
-
+def _sizes(paths: Iterable[Path]) -> dict[Path, int]:
+    """Sizes of the files among ``paths`` that still exist (journals come and go)."""
+    sizes = {}
+    for path in paths:
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                sizes[path] = path.stat().st_size
+    return sizes

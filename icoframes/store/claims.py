@@ -136,7 +136,7 @@ class Claims:
         lock = _owner_lock(self.dir, owner)
         try:
             lock.acquire(timeout=0)
-        except filelock.Timeout:
+        except (filelock.Timeout, OSError):  # held; or unknowable here: assume alive
             return True
         lock.release()
         with contextlib.suppress(OSError):

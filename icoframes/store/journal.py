@@ -51,6 +51,7 @@ __all__ = [
     "Journal",
     "JournalRead",
     "ProfileRecord",
+    "events_table",
     "hold_if_dead",
     "journal_files",
     "journal_token",
@@ -223,7 +224,7 @@ def hold_if_dead(directory: Path, token: str) -> filelock.BaseFileLock | None:
     lock = _writer_lock(directory, token)
     try:
         lock.acquire(timeout=0)
-    except filelock.Timeout:
+    except (filelock.Timeout, OSError):  # alive, or a folder this process cannot write
         return None
     return lock
 
