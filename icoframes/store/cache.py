@@ -5,8 +5,8 @@ derived from it by :mod:`icoframes.store.derived`.
 
 Layout, one folder per service address (``<cache_dir>/<host>_<port>/``)::
 
-    profiles/journal-<seq>-<token>.jsonl  events not folded yet, one JSON line each, appended
-                                          by the live (or dead) process <token>
+    profiles/journal-<seq>-<token>.log    events not folded yet, one line each, appended by
+                                          the live (or dead) process <token>
     profiles/writer-<token>.lock          held by process <token> while it lives
     profiles/part-<seq>.parquet           folded events: id, status, summary, fetched_at,
                                           state, reason, raw, event

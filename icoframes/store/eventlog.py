@@ -107,14 +107,23 @@ class EventLog:
             dead = self._dead_writers()
             try:
                 paths = [p for p in self.journal_files() if journal_token(p) in dead]
-                mine = own.rotate() if own is not None else []
+                # one allocation for the part and this process's next journal file
+                seq = next_seq(self.dir, 2)
+                mine = own.rotate(seq + 1) if own is not None else []
                 tables = []
-                for path in [*paths, *mine]:
+                for path in paths:
                     with contextlib.suppress(FileNotFoundError):
                         tables.append(read_journal(path).table)
+                for path in mine:  # this process's own: as written, not read back
+                    table = own.events(path)  # type: ignore[union-attr]
+                    if table is None:
+                        with contextlib.suppress(FileNotFoundError):
+                            table = read_journal(path).table
+                    if table is not None:
+                        tables.append(table)
                 events = pa.concat_tables(tables) if tables else EVENT_SCHEMA.empty_table()
                 if events.num_rows:
-                    self._write_part(events)
+                    self._write_part(events, seq)
                 for path in [*paths, *mine]:  # only now that their events are in a part
                     path.unlink(missing_ok=True)
                 if own is not None:
@@ -145,8 +154,8 @@ class EventLog:
             dead[token] = lock
         return dead
 
-    def _write_part(self, events: pa.Table) -> str:
-        name = part_name(next_seq(self.dir))
+    def _write_part(self, events: pa.Table, seq: int | None = None) -> str:
+        name = part_name(next_seq(self.dir) if seq is None else seq)
         atomic_write_table(events.select(EVENT_SCHEMA.names).cast(EVENT_SCHEMA),
                            self.dir / name)
         return name

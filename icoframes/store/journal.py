@@ -1,8 +1,11 @@
 """The append-only journal: every fetch outcome on disk the moment it is known.
 
 A process that records profiles in a cache dir appends them to its own
-journal, ``profiles/journal-<seq>-<token>.jsonl``: one JSON object per line
-(an *event*: a fetched profile, a gone one, a failed attempt), written by one
+journal, ``profiles/journal-<seq>-<token>.log``: one line per *event* (a
+fetched profile, a gone one, a failed attempt): a JSON object (``n``, ``id``,
+``status``, ``summary``, ``state``, ``reason``, ``at`` in ms since the epoch),
+then a tab and the raw profile text as it is (or ``raw`` inside the object when
+the text holds a newline, or there is none), written by one
 ``write`` system call on an ``O_APPEND`` descriptor. When
 :meth:`Journal.append` returns, the line is in the operating system's hands:
 it survives a SIGKILL of the process (not a power cut: there is no fsync per
@@ -38,7 +41,7 @@ from typing import Any, Final, NamedTuple
 import pyarrow as pa
 
 from ..errors import CacheWarning, warn
-from ..files import atomic_write_bytes, locked, utcnow
+from ..files import locked, utcnow
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="only soft file lock is available")
@@ -87,7 +90,7 @@ EVENT_SCHEMA: Final = pa.schema([
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _PART = re.compile(r"part-(\d{10})\.parquet")
-_JOURNAL = re.compile(r"journal-(\d{10})-([0-9a-f]{12})\.jsonl")
+_JOURNAL = re.compile(r"journal-(\d{10})-([0-9a-f]{12})\.log")
 
 
 @dataclass(frozen=True)
@@ -106,8 +109,11 @@ class ProfileRecord:
     state: str = "fetched"
     reason: str | None = None
 
-    def line(self, n: int, at: dt.datetime) -> bytes:
-        """The journal line of this record as the ``n``-th event of its writer."""
+    def encode(self, n: int, at: dt.datetime, token: str) -> tuple[bytes, tuple[Any, ...]]:
+        """The journal line of this record as event ``n`` of writer ``token``, and its row.
+
+        The row holds the values of :data:`EVENT_SCHEMA` (``fetched_at`` in ms).
+        """
         state, raw = self.state, self.raw
         if state == "fetched" and raw == GONE:
             state = "gone"  # the 482 marker given as a copy
@@ -116,27 +122,43 @@ class ProfileRecord:
         if state == "fetched" and raw is None:
             raise ValueError(f"a fetched profile needs its raw text (id {self.id})")
         raw = GONE if state == "gone" else None if state == "failed" else raw
-        entry = {"n": n, "id": int(self.id), "status": _utf8(self.status),
-                 "summary": _utf8(self.summary), "state": state,
-                 "reason": _utf8(self.reason), "at": (at - _EPOCH) // _MS, "raw": _utf8(raw)}
-        return (json.dumps(entry, separators=(",", ":")) + "\n").encode("ascii")
+        entry: dict[str, Any] = {
+            "n": n, "id": int(self.id), "status": _utf8(self.status),
+            "summary": _utf8(self.summary), "state": state, "reason": _utf8(self.reason),
+            "at": (at - _EPOCH) // _MS}
+        row = (entry["id"], entry["status"], entry["summary"], entry["at"], state,
+               entry["reason"])
+        if raw is not None and "\n" not in raw:  # the raw text as it is, after a tab
+            raw, data = _utf8_bytes(raw)
+            head = _JSON.encode(entry).encode("ascii")
+            line = b"".join((head, b"\t", data, b"\n"))
+        else:
+            entry["raw"] = raw = _utf8(raw)
+            line = (_JSON.encode(entry) + "\n").encode("ascii")
+        return line, (*row, raw, f"{token}:{n}")
 
 
 _MS = dt.timedelta(milliseconds=1)
+# made once: json.dumps(..., separators=...) makes a new encoder on every call
+_JSON = json.JSONEncoder(separators=(",", ":"))
 
 
 def _utf8(text: str | None) -> str | None:
-    """``text`` as valid UTF-8: a lone surrogate (JSON ``"\\ud800"`` decodes to one) escaped.
+    """``text`` as valid UTF-8 (see :func:`_utf8_bytes`)."""
+    return None if text is None else _utf8_bytes(text)[0]
 
-    For the raw JSON text this is lossless: ``\\ud800`` is the same JSON string.
+
+def _utf8_bytes(text: str) -> tuple[str, bytes]:
+    """``text`` as valid UTF-8, and encoded: a lone surrogate is escaped as ``\\ud800``.
+
+    JSON ``"\\ud800"`` decodes to a lone surrogate, which UTF-8 cannot hold; in
+    the raw JSON text the escape is lossless (the same JSON string).
     """
-    if text is None:
-        return None
     try:
-        text.encode("utf-8")
+        return text, text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+        data = text.encode("utf-8", "backslashreplace")
+        return data.decode("utf-8"), data
 
 
 # -- names and order ---------------------------------------------------------------
@@ -171,7 +193,7 @@ def journal_files(directory: Path) -> list[Path]:
     """The journals in ``directory`` in the order they were started."""
     if not directory.is_dir():
         return []
-    return sorted((p for p in directory.glob("journal-*.jsonl") if _JOURNAL.fullmatch(p.name)),
+    return sorted((p for p in directory.glob("journal-*.log") if _JOURNAL.fullmatch(p.name)),
                   key=lambda p: p.name)
 
 
@@ -180,7 +202,7 @@ def journal_token(path: Path) -> str:
 
     Examples
     --------
-    >>> journal_token(Path("journal-0000000007-0123456789ab.jsonl"))
+    >>> journal_token(Path("journal-0000000007-0123456789ab.log"))
     '0123456789ab'
     """
     match = _JOURNAL.fullmatch(path.name)
@@ -189,8 +211,11 @@ def journal_token(path: Path) -> str:
     return match.group(2)
 
 
-def next_seq(directory: Path) -> int:
-    """Allocate the next number for a part or journal in ``directory`` (never reused)."""
+def next_seq(directory: Path, count: int = 1) -> int:
+    """Allocate ``count`` numbers for parts or journals in ``directory``; the first of them.
+
+    Numbers are never handed out twice, whichever process asks.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     counter = directory / ".seq"
     with locked(directory / ".seq.lock"):
@@ -203,7 +228,11 @@ def next_seq(directory: Path) -> int:
             match = _PART.fullmatch(path.name) or _JOURNAL.fullmatch(path.name)
             if match:
                 last = max(last, int(match.group(1)))
-        atomic_write_bytes(counter, str(last + 1).encode())
+        # replaced whole (a kill cannot leave half a number), not fsync'ed: the names
+        # above stand in for a counter lost with a power cut
+        tmp = directory / f".seq.{os.getpid()}.tmp"
+        tmp.write_text(str(last + count))
+        os.replace(tmp, counter)
     return last + 1
 
 
@@ -255,6 +284,9 @@ class Journal:
         self.lines = 0  # lines in the current file
         self._count = 0  # events written by this writer, across its files
         self._retired: list[Path] = []  # files rotated out but not folded yet
+        self._next: int | None = None  # the number of the next file, when allocated already
+        # the rows of each file not folded yet, as written: a fold need not read them back
+        self._rows: dict[Path, list[tuple[Any, ...]]] = {}
         self._start()
 
     def __repr__(self) -> str:
@@ -271,20 +303,23 @@ class Journal:
         with self._mutex:
             if self._fd is not None and os.fstat(self._fd).st_nlink == 0:
                 # the folder was cleared under us: start over under a new name
+                self._rows.pop(self.path, None)  # type: ignore[arg-type]
                 self._close_file()
                 self._alive.release()
                 self._start()
             if self._fd is None:
-                self._open(next_seq(self.dir))
-            data = record.line(self._count, utcnow())
+                seq, self._next = self._next, None
+                self._open(seq if seq is not None else next_seq(self.dir))
+            data, row = record.encode(self._count, utcnow(), self.token)
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view):]  # type: ignore[arg-type]
             self._count += 1
             self.lines += 1
+            self._rows.setdefault(self.path, []).append(row)  # type: ignore[arg-type]
 
     def _open(self, seq: int) -> None:
-        self.path = self.dir / f"journal-{seq:010d}-{self.token}.jsonl"
+        self.path = self.dir / f"journal-{seq:010d}-{self.token}.log"
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self.lines = 0
 
@@ -297,14 +332,17 @@ class Journal:
         """Whether this writer has events not folded yet."""
         return bool(self.lines or self._retired)
 
-    def rotate(self) -> list[Path]:
+    def rotate(self, next_number: int | None = None) -> list[Path]:
         """Stop appending to the current file; the files whose events await a fold.
 
-        The next append starts a new file. The caller folds the files, deletes
-        them and then calls :meth:`folded` (if the fold fails, the next one
-        gets them again).
+        The next append starts a new file (numbered ``next_number`` when given:
+        a fold allocates it with the number of its part). The caller folds the
+        files, deletes them and then calls :meth:`folded` (if the fold fails,
+        the next one gets them again).
         """
         with self._mutex:
+            if next_number is not None:
+                self._next = next_number
             path, lines = self.path, self.lines
             self._close_file()
             if path is not None:
@@ -312,13 +350,25 @@ class Journal:
                     self._retired.append(path)
                 else:
                     path.unlink(missing_ok=True)
+                    self._rows.pop(path, None)
             return list(self._retired)
+
+    def events(self, path: Path) -> pa.Table | None:
+        """The events written to ``path`` (rotated out), as written; None if not known."""
+        with self._mutex:
+            rows = self._rows.get(path)
+        if rows is None:
+            return None
+        return pa.table([list(column) for column in zip(*rows, strict=True)] if rows else
+                        [[] for _ in EVENT_SCHEMA], schema=EVENT_SCHEMA)
 
     def folded(self, paths: Iterable[Path]) -> None:
         """``paths`` (from :meth:`rotate`) are in a part now and removed."""
         with self._mutex:
             done = set(paths)
             self._retired = [p for p in self._retired if p not in done]
+            for path in done:
+                self._rows.pop(path, None)
 
     def close(self) -> None:
         """At exit: remove an empty journal and the liveness lock; leave events to a fold."""
@@ -382,11 +432,14 @@ def read_journal(path: Path, start: int = 0, *, raw: bool = True) -> JournalRead
     token = journal_token(path)
     columns: dict[str, list[Any]] = {name: [] for name in EVENT_SCHEMA.names}
     bad = 0
-    for line in data[:end].splitlines():
+    for line in data[:end].split(b"\n")[:-1]:
+        head, tab, text = line.partition(b"\t")
         try:
-            entry = json.loads(line)
+            entry = json.loads(head)
+            if raw:
+                text = text.decode("utf-8") if tab else entry["raw"]
             row = (int(entry["id"]), entry["status"], entry["summary"], int(entry["at"]),
-                   entry["state"], entry["reason"], entry["raw"] if raw else None,
+                   entry["state"], entry["reason"], text if raw else None,
                    f"{token}:{int(entry['n'])}")
             if row[4] not in STATES:
                 raise ValueError(row[4])
