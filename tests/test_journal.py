@@ -304,3 +304,58 @@ def test_parts_of_the_first_layout_are_read_and_come_first(tmp_path):
     assert cache.states([1, 2]) == {1: "fetched", 2: "gone"}
     cache.write_profiles([fetched(1, "New one")])  # dated before the old part's time
     assert icos_of(cache)["name"].tolist() == ["New one"]
+
+
+_CRAWLER = """
+import json, sys, time
+from icoframes.store.cache import Cache, ProfileRecord
+cache = Cache(sys.argv[1], sys.argv[2])
+print("ready", flush=True)
+sys.stdin.readline()  # all three start together
+todo, fetched, claim_seconds, claims_made = list(range(int(sys.argv[3]))), 0, 0.0, 0
+with cache.claims() as claims:
+    while todo:
+        batch = todo[:4]  # what a crawl asks for each time worker slots free up
+        started = time.perf_counter()
+        mine, taken = claims.claim(batch)
+        claim_seconds, claims_made = claim_seconds + time.perf_counter() - started, claims_made + 1
+        state = cache.states(mine)  # an id claimed after its fetcher released it has arrived
+        for ico_id in mine:
+            if state[ico_id] == "not_fetched":
+                raw = json.dumps({"id": ico_id, "main": {"name": sys.argv[4]}})
+                cache.append(ProfileRecord(ico_id, "past", "s", raw))
+                fetched += 1
+        claims.release(mine)
+        arrived = {i for i, s in cache.states(taken).items() if s != "not_fetched"}
+        todo = todo[len(batch):] + [i for i in taken if i not in arrived]
+        if fetched % 50 == 0:
+            cache.fold()
+cache.fold()
+print(json.dumps({"fetched": fetched, "claim_ms": 1000 * claim_seconds / claims_made}))
+"""
+
+
+def test_three_processes_sharing_a_cache_dir_record_each_profile_once(tmp_path):
+    n = 300
+    crawlers = [subprocess.Popen([sys.executable, "-c", _CRAWLER, str(tmp_path), URL, str(n),
+                                  f"crawler {k}"], cwd=ROOT, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for k in range(3)]
+    for crawler in crawlers:
+        assert crawler.stdout.readline().strip() == "ready", crawler.stderr.read()
+    for crawler in crawlers:
+        crawler.stdin.write("go\n")
+        crawler.stdin.flush()
+    results = []
+    for crawler in crawlers:
+        out, err = crawler.communicate(timeout=300)
+        assert crawler.returncode == 0, err
+        results.append(json.loads(out))
+    assert sum(r["fetched"] for r in results) == n
+    cache = Cache(tmp_path, URL)
+    events = cache.read_events().events.to_pandas()
+    assert events["id"].value_counts().max() == 1 and len(events) == n
+    assert (cache.profile_index()["state"] == "fetched").sum() == n
+    assert cache.journal_files() == [] and not list(cache.claims_dir.glob("*.claim"))
+    # shown with -s: how the work split, and what a claim cost under contention
+    print("fetched, claim() ms:", [(r["fetched"], round(r["claim_ms"], 3)) for r in results])
