@@ -9,15 +9,19 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import warnings
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 import time_machine
 
 import icoframes
 from icoframes import sandbox
+from icoframes.errors import CacheWarning
 from icoframes.schema import ICOS, LIST
 from icoframes.store.cache import GONE, Cache, ProfileRecord
 from icoframes.store.derived import DerivedTables
@@ -359,3 +363,49 @@ def test_three_processes_sharing_a_cache_dir_record_each_profile_once(tmp_path):
     assert cache.journal_files() == [] and not list(cache.claims_dir.glob("*.claim"))
     # shown with -s: how the work split, and what a claim cost under contention
     print("fetched, claim() ms:", [(r["fetched"], round(r["claim_ms"], 3)) for r in results])
+
+
+def test_appends_from_many_threads_while_folding_lose_nothing(tmp_path):
+    cache = Cache(tmp_path, URL)
+    go = threading.Barrier(9)
+
+    def fetcher(first: int) -> None:
+        go.wait()
+        for ico_id in range(first, first + 50):
+            cache.append(fetched(ico_id, f"n{ico_id}"))
+
+    def folder() -> None:
+        go.wait()
+        for _ in range(20):
+            cache.fold()
+
+    threads = [threading.Thread(target=fetcher, args=(k * 50,)) for k in range(8)]
+    threads.append(threading.Thread(target=folder))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    cache.fold()
+    assert cache.journal_files() == [] and cache.part_files()
+    events = Cache(tmp_path, URL).read_events(raw=True).events
+    assert sorted(events.column("id").to_pylist()) == list(range(400))
+    names = {json.loads(raw)["main"]["name"] for raw in events.column("raw").to_pylist()}
+    assert names == {f"n{i}" for i in range(400)}
+
+
+def test_an_orphan_with_a_torn_last_line_keeps_its_complete_lines(tmp_path):
+    cache = Cache(tmp_path, URL)
+    now = dt.datetime(2026, 5, 1, tzinfo=UTC)
+    lines = [fetched(i, f"n{i}").encode(i, now, "0123456789ab")[0] for i in (1, 2)]
+    orphan = cache.profiles_dir / "journal-0000000001-0123456789ab.log"
+    orphan.parent.mkdir(parents=True)
+    orphan.write_bytes(lines[0] + lines[1][:30])  # killed in the middle of its second line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)  # a torn last line is no news
+        assert cache.states([1, 2]) == {1: "fetched", 2: "not_fetched"}
+        cache.fold()
+    assert not orphan.exists() and icos_of(cache)["id"].tolist() == [1]
+    # a broken line that is not the last one is reported, and the rest is kept
+    orphan.write_bytes(b"not an event\n" + lines[1])
+    with pytest.warns(CacheWarning, match="1 unreadable line"):
+        assert Cache(tmp_path, URL).states([1, 2]) == {1: "fetched", 2: "fetched"}
