@@ -25,19 +25,18 @@ from .events import distinct_events, fetch_state, latest_copies, reduce_events
 from .journal import (
     EVENT_SCHEMA,
     GONE,
+    PART_NAME,
     ProfileRecord,
     hold_if_dead,
     journal_files,
     journal_token,
     next_seq,
-    part_files,
-    part_name,
     read_journal,
     release_dead,
     writer_of,
 )
 
-__all__ = ["EventLog", "EventSnapshot"]
+__all__ = ["EventLog", "EventSnapshot", "part_files", "part_name"]
 
 # Tries at a consistent read of parts and journals before taking the lock (a compaction
 # removing parts between listing and reading them is the only reason to try again).
@@ -328,6 +327,32 @@ class EventLog:
         for path in reversed(parts):
             path.unlink(missing_ok=True)
         return name
+
+
+def part_name(seq: int) -> str:
+    """The file name of the part numbered ``seq``.
+
+    Examples
+    --------
+    >>> part_name(42)
+    'part-0000000042.parquet'
+    """
+    return f"part-{seq:010d}.parquet"
+
+
+def _part_key(path: Path) -> tuple[int, int, str]:
+    # Parts of the first cache layout were named by their time ("part-20260101T...");
+    # they come first, in name order, as they were read then.
+    match = PART_NAME.fullmatch(path.name)
+    return (1, int(match.group(1)), "") if match else (0, 0, path.name)
+
+
+def part_files(directory: Path) -> list[Path]:
+    """The profile parts in ``directory`` in append order."""
+    if not directory.is_dir():
+        return []
+    return sorted(directory.glob("part-*.parquet"), key=_part_key)
+
 
 _INDEX_SCHEMA = EVENT_SCHEMA.remove(EVENT_SCHEMA.get_field_index("raw"))
 _FIRST_LAYOUT = ["id", "status", "summary", "fetched_at", "raw"]

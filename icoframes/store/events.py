@@ -21,6 +21,9 @@ Rules:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -29,7 +32,14 @@ import pyarrow.compute as pc
 from ..schema import TEXT_DTYPE
 from .journal import EVENT_SCHEMA
 
-__all__ = ["INDEX_COLUMNS", "distinct_events", "fetch_state", "latest_copies", "reduce_events"]
+__all__ = [
+    "INDEX_COLUMNS",
+    "distinct_events",
+    "events_table",
+    "fetch_state",
+    "latest_copies",
+    "reduce_events",
+]
 
 #: The columns of :func:`fetch_state`, indexed by id.
 INDEX_COLUMNS = ("status", "summary", "fetched_at", "state", "reason", "attempts")
@@ -41,7 +51,7 @@ def distinct_events(tables: list[pa.Table]) -> pa.Table:
     Examples
     --------
     >>> import datetime as dt
-    >>> from icoframes.store.journal import events_table
+    >>> from icoframes.store.events import events_table
     >>> at = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     >>> row = {"id": 7, "fetched_at": at, "state": "failed", "event": "a:0"}
     >>> distinct_events([events_table([row]), events_table([row])]).num_rows
@@ -97,7 +107,7 @@ def fetch_state(events: pa.Table) -> pd.DataFrame:
     Examples
     --------
     >>> import datetime as dt
-    >>> from icoframes.store.journal import events_table
+    >>> from icoframes.store.events import events_table
     >>> at = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     >>> events = events_table([
     ...     {"id": 1, "summary": "a", "fetched_at": at, "state": "fetched", "event": "w:0"},
@@ -143,3 +153,8 @@ def _last_positions(ids: np.ndarray) -> np.ndarray:
     """Positions of the last occurrence of every id, in order."""
     _, first_in_reversed = np.unique(ids[::-1], return_index=True)
     return np.sort(len(ids) - 1 - first_in_reversed)
+
+
+def events_table(records: Iterable[dict[str, Any]]) -> pa.Table:
+    """Events from dicts with the fields of :data:`EVENT_SCHEMA` (used by tests and tools)."""
+    return pa.Table.from_pylist(list(records), schema=EVENT_SCHEMA)

@@ -50,17 +50,15 @@ with warnings.catch_warnings():
 __all__ = [
     "EVENT_SCHEMA",
     "GONE",
+    "PART_NAME",
     "STATES",
     "Journal",
     "JournalRead",
     "ProfileRecord",
-    "events_table",
     "hold_if_dead",
     "journal_files",
     "journal_token",
     "next_seq",
-    "part_files",
-    "part_name",
     "read_journal",
     "release_dead",
     "writer_of",
@@ -89,7 +87,7 @@ EVENT_SCHEMA: Final = pa.schema([
 ])
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-_PART = re.compile(r"part-(\d{10})\.parquet")
+PART_NAME = re.compile(r"part-(\d{10})\.parquet")
 _JOURNAL = re.compile(r"journal-(\d{10})-([0-9a-f]{12})\.log")
 
 
@@ -164,31 +162,6 @@ def _utf8_bytes(text: str) -> tuple[str, bytes]:
 # -- names and order ---------------------------------------------------------------
 
 
-def part_name(seq: int) -> str:
-    """The file name of the part numbered ``seq``.
-
-    Examples
-    --------
-    >>> part_name(42)
-    'part-0000000042.parquet'
-    """
-    return f"part-{seq:010d}.parquet"
-
-
-def _part_key(path: Path) -> tuple[int, int, str]:
-    # Parts of the first cache layout were named by their time ("part-20260101T...");
-    # they come first, in name order, as they were read then.
-    match = _PART.fullmatch(path.name)
-    return (1, int(match.group(1)), "") if match else (0, 0, path.name)
-
-
-def part_files(directory: Path) -> list[Path]:
-    """The profile parts in ``directory`` in append order."""
-    if not directory.is_dir():
-        return []
-    return sorted(directory.glob("part-*.parquet"), key=_part_key)
-
-
 def journal_files(directory: Path) -> list[Path]:
     """The journals in ``directory`` in the order they were started."""
     if not directory.is_dir():
@@ -225,7 +198,7 @@ def next_seq(directory: Path, count: int = 1) -> int:
             last = 0
         # the names too, in case the counter file was lost
         for path in directory.iterdir():
-            match = _PART.fullmatch(path.name) or _JOURNAL.fullmatch(path.name)
+            match = PART_NAME.fullmatch(path.name) or _JOURNAL.fullmatch(path.name)
             if match:
                 last = max(last, int(match.group(1)))
         # replaced whole (a kill cannot leave half a number), not fsync'ed: the names
@@ -460,8 +433,3 @@ def read_journal(path: Path, start: int = 0, *, raw: bool = True) -> JournalRead
     if not raw:
         table = table.drop_columns(["raw"])
     return JournalRead(table, start + end, start + len(data))
-
-
-def events_table(records: Iterable[dict[str, Any]]) -> pa.Table:
-    """Events from dicts with the fields of :data:`EVENT_SCHEMA` (used by tests and tools)."""
-    return pa.Table.from_pylist(list(records), schema=EVENT_SCHEMA)
