@@ -220,6 +220,8 @@ ICOS = TableSchema(
         ("tba", "bool", ("dates", "tba"), "dates not defined yet"),
         ("airdrop", "bool", ("additional", "airdrop"), "has an airdrop programme"),
         ("bounty", "bool", ("additional", "bounty"), "has a bounty programme"),
+        ("fetched_at", "datetime", None,
+         "when the profile behind this row was fetched, in UTC (naive, like every datetime)"),
     ),
     key=("id",),
     doc="one row per ICO",

@@ -676,8 +676,11 @@ def _expected_tables(profiles, statuses):
     section_of = {field: section for section, fields in _SPEC_FIELDS.items() for field in fields}
     for profile in profiles:
         pid = int(profile["id"])
-        row = {"id": pid, "status": statuses.get(pid)}
-        for column in TABLES["icos"].columns[2:]:
+        # fetched_at: when the store fetched the profile, unknown to tidy
+        row = {"id": pid, "status": statuses.get(pid), "fetched_at": None}
+        for column in TABLES["icos"].columns:
+            if column.source is None or column.name == "id":
+                continue
             raw = profile[section_of[column.name]].get(column.name)
             row[column.name] = _kind_reader(column.kind)(raw)
         finance = profile["finance"]

@@ -230,7 +230,15 @@ class Crawl:
         del self._wants[:len(batch)]
         mine, taken = self._claimer().claim([w.id for w in batch])
         mine_set, taken_set = set(mine), set(taken)
+        # an id another process fetched and released since this load planned it: done
+        first_time = [w.id for w in batch if w.id in mine_set and w.reason in ("new", "failed")]
+        arrived = {i for i, state in self.load.cache.states(first_time).items()
+                   if state in ("fetched", "gone")} if first_time else set()
+        if arrived:
+            self._claimer().release(arrived)
         for want in batch:
+            if want.id in arrived:
+                continue
             if want.id in mine_set:
                 self._ready.append(want)
             elif want.id in taken_set:

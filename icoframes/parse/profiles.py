@@ -300,6 +300,9 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
         if column.source == _ID:
             data[column.name] = ids
     data["status"] = _statuses(ids, statuses)
+    for column in table.columns:  # known outside the profile (fetched_at: the store fills it)
+        if column.source is None:
+            data.setdefault(column.name, [None] * len(ids))
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
         _read_amounts(data, unit, amounts, exchange, ids, log)
     return convert(table, data, log)

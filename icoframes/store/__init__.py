@@ -1,1 +1,1 @@
-"""What is kept on disk: the raw cache, the tables derived from it, the request ledger."""
+"""What is kept on disk: profile events (journals, parts), claims, lists, tables, ledger."""

@@ -1,26 +1,41 @@
-"""The raw store under the cache dir: fetched profiles, list results, the filter set.
+"""The raw store under the cache dir: fetch events of profiles, list results, the filter set.
 
 It keeps what the service sent and imports no parser: the tidy tables are
 derived from it by :mod:`icoframes.store.derived`.
 
-Layout, one folder per service address (``<cache_dir>/<host>_<port>/``)::
+Layout, one folder per service (``<cache_dir>/<host>_<port>/``, or the
+``service_name`` setting; the request ledgers sit in ``<cache_dir>/quota/``)::
 
-    profiles/part-*.parquet   raw profile JSON as fetched: id, status, summary, fetched_at, raw
-    tables/<table>.parquet    the tidy tables over every cached profile (derived, rebuildable)
-    tables/_state.json        which profile parts the derived tables were built from
-    lists/<query>.parquet     list results per query, with the query and fetch time as metadata
-    filters.parquet           the filter set
-    quota/<key-hash>.json     requests spent per public key and UTC day
+    profiles/journal-<seq>-<token>.log    events not folded yet, one line each, appended by
+                                          the live (or dead) process <token>
+    profiles/writer-<token>.lock          held by process <token> while it lives
+    profiles/part-<seq>.parquet           folded events: id, status, summary, fetched_at,
+                                          state, reason, raw, event
+    profiles/.seq                         the counter numbering parts and journals
+    claims/<id>.claim                     the crawl fetching that id (owner-<token>.lock: alive)
+    tables/<table>.parquet                the tidy tables over every cached profile (derived)
+    tables/_state.json                    the parts and journal sizes they were built from
+    lists/<query>.parquet                 list results per query, query and fetch time as metadata
+    filters.parquet                       the filter set
+    .lock                                 the folder's lock
 
-Raw profiles are the source of truth: they are appended as new part files
-(never rewritten in place), so a batch that was written survives a crash, and
-two processes never write the same file. Every file is written to a temporary
-name in its folder and then renamed over the target, so a reader sees either
-the old or the new file, never half of one. Updates that read and rewrite
-(the derived tables, the ledger, compaction) hold the folder's lock
-(:func:`icoframes.files.locked`).
-A file that cannot be read is renamed ``*.corrupt``, reported in a warning
-and rebuilt or re-fetched.
+Profiles: every fetch outcome is an *event* (fetched, gone: error 482, failed:
+with a reason) appended to the process's journal and on disk when
+:meth:`Cache.append` returns (:mod:`icoframes.store.journal`). :meth:`Cache.fold`
+turns journals into Parquet parts in batches, under the folder's lock: this
+process's, and the orphans of dead processes. Readers see parts and journals
+alike (live, orphaned or folded). Which copy of a profile is in use, and its
+fetch state, follow from the order the events were appended (parts by number,
+then journals by number, lines in order), never from the clock
+(:mod:`icoframes.store.events`). Claims (:mod:`icoframes.store.claims`) let
+processes sharing the folder fetch each profile once.
+
+Every other file is written to a temporary name in its folder and then renamed
+over the target, so a reader sees either the old or the new file, never half
+of one. Updates that read and rewrite (folds, compaction, the derived tables,
+the ledger) hold the folder's lock (:func:`icoframes.files.locked`). A file that
+cannot be read is renamed ``*.corrupt``, reported in a warning and rebuilt or
+re-fetched.
 """
 
 from __future__ import annotations
@@ -30,9 +45,7 @@ import datetime as dt
 import hashlib
 import json
 import os
-import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
@@ -40,29 +53,18 @@ from urllib.parse import urlsplit
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import CacheWarning, warn
 from ..files import atomic_write_table, locked, utcnow
 from ..schema import TableSchema
 from ..tables import frame_from_arrow
+from .claims import Claims
+from .eventlog import EventLog, EventSnapshot
 from .housekeeping import remove_folder
+from .journal import GONE, ProfileRecord
 
-__all__ = ["GONE", "Cache", "ProfileRecord", "Stored"]
-
-_PART_SCHEMA = pa.schema([
-    pa.field("id", pa.int64(), nullable=False),
-    pa.field("status", pa.string()),
-    pa.field("summary", pa.string()),
-    pa.field("fetched_at", pa.timestamp("ms", tz="UTC"), nullable=False),
-    pa.field("raw", pa.string(), nullable=False),
-])
-
-
-# The raw text stored for an ICO that was listed but whose profile was not found (482),
-# so that it is not requested again while its list summary stays the same.
-GONE = "null"
+__all__ = ["GONE", "Cache", "EventSnapshot", "ProfileRecord", "Stored"]
 
 
 class Stored(NamedTuple):
@@ -71,19 +73,6 @@ class Stored(NamedTuple):
     frame: pd.DataFrame
     fetched_at: dt.datetime
     meta: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ProfileRecord:
-    """One fetched profile as stored: the raw JSON text plus what it was fetched under."""
-
-    id: int
-    status: str | None
-    summary: str | None
-    raw: str
-    state: str = "fetched"
-    reason: str | None = None
-
 
 def _namespace(service: str) -> str:
     """The folder of a service: its name as given, or ``<host>_<port>[_<path>]`` of its address.
@@ -122,6 +111,8 @@ class Cache:
         self.profiles_dir = self.dir / "profiles"
         self.tables_dir = self.dir / "tables"
         self.lists_dir = self.dir / "lists"
+        self.claims_dir = self.dir / "claims"
+        self.log = EventLog(self.profiles_dir, self.lock, self.quarantine)
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
@@ -144,95 +135,67 @@ class Cache:
         with contextlib.suppress(OSError):
             os.replace(path, path.with_name(path.name + ".corrupt"))
 
-    # -- raw profiles --------------------------------------------------------
+    # -- profiles (the events of :class:`~icoframes.store.eventlog.EventLog`) -----------
 
-    def part_files(self) -> list[Path]:
-        if not self.profiles_dir.is_dir():
-            return []
-        return sorted(self.profiles_dir.glob("part-*.parquet"))
-
-    def write_profiles(self, records: Iterable[ProfileRecord]) -> Path | None:
-        """Append one batch of fetched profiles as a new part file."""
-        records = list(records)
-        if not records:
-            return None
-        now = utcnow()
-        table = pa.table(
-            {
-                "id": [r.id for r in records],
-                "status": [r.status for r in records],
-                "summary": [r.summary for r in records],
-                "fetched_at": [now] * len(records),
-                "raw": [r.raw for r in records],
-            },
-            schema=_PART_SCHEMA,
-        )
-        path = self.profiles_dir / _part_name(now)
-        atomic_write_table(table, path)
-        return path
-
-    # TEMPORARY stand-ins until the journal lands (store/journal.py, store/claims.py)
     def append(self, record: ProfileRecord) -> None:
-        if record.state != "failed":
-            self.__dict__.setdefault("_pending", []).append(record)
+        """Record one fetch outcome in this process's journal; durable on return.
+
+        Durable against a crash or SIGKILL of this process (not a power cut).
+        A record whose ``raw`` is :data:`GONE` is a ``gone`` event; a failure's
+        ``raw`` is not kept. Thread-safe.
+        """
+        self.log.append(record)
+
+    def write_profiles(self, records: Iterable[ProfileRecord]) -> None:
+        """Append ``records`` and fold them into a part at once."""
+        for record in records:
+            self.log.append(record)
+        self.log.fold()
 
     def fold(self) -> None:
-        pending = self.__dict__.pop("_pending", [])
-        self.write_profiles(pending)
+        """Fold this process's journal so far, and orphaned ones, into one part (locked)."""
+        self.log.fold()
 
-    def claims(self) -> Any:
-        class _All:
-            def claim(self, ids: Any) -> tuple[list[int], list[int]]:
-                return list(ids), []
-
-            def close(self) -> None:
-                pass
-        return _All()
-
-    def _read_parts(self, paths: Iterable[Path], columns: list[str]) -> pa.Table:
-        tables = []
-        for path in paths:
-            try:
-                tables.append(pq.read_table(path, columns=columns, schema=_PART_SCHEMA))
-            except FileNotFoundError:
-                continue  # compacted away by another process meanwhile
-            except (pa.ArrowException, OSError) as exc:
-                self.quarantine(path, exc)
-        if not tables:
-            return _PART_SCHEMA.empty_table().select(columns)
-        return pa.concat_tables(tables)
+    def claims(self) -> Claims:
+        """Claims on profile ids for one crawl, shared with every process using this folder."""
+        return Claims(self.claims_dir)
 
     def profile_index(self) -> pd.DataFrame:
-        """Latest fetch per cached profile: id, status, summary, fetched_at (one row per id)."""
-        with self.lock():  # not while another process compacts the parts
-            table = self._read_parts(self.part_files(),
-                                     ["id", "status", "summary", "fetched_at"])
-        frame = table.to_pandas()
-        if frame.empty:
-            return frame
-        frame = frame.sort_values("fetched_at", kind="stable")
-        return frame.drop_duplicates("id", keep="last").set_index("id")
+        """The fetch state of every profile with an event, one row per id.
 
-    def latest_records(self, paths: list[Path]) -> pa.Table:
-        table = self._read_parts(paths, ["id", "status", "summary", "fetched_at", "raw"])
-        if table.num_rows == 0:
-            return table
-        order = pc.sort_indices(table, [("fetched_at", "ascending")])
-        table = table.take(order)
-        return table.take(pa.array(_last_positions(table.column("id").to_numpy())))
+        Columns ``status``, ``summary`` and ``fetched_at`` (of the copy in use,
+        the latest fetched or gone one: missing and NaT when there is none),
+        ``state`` (``fetched``, ``gone``, or ``failed`` when no copy exists),
+        ``reason`` (of the last failure since that copy, else missing) and
+        ``attempts`` (failures since that copy, 0 when none); see
+        :mod:`icoframes.store.events`. Unfolded journals count, also those of
+        other live processes and of dead ones.
+        """
+        return self.log.profile_index()
+
+    def states(self, ids: Iterable[int]) -> dict[int, str]:
+        """The fetch state of each of ``ids``: fetched, gone, failed or ``not_fetched``."""
+        return self.log.states(ids)
+
+    def latest_records(self) -> pa.Table:
+        """The copy in use of every profile, raw text included, in the order appended."""
+        return self.log.latest_records()
+
+    def read_events(self, *, raw: bool = False, holding_lock: bool = False) -> EventSnapshot:
+        """Every profile event in append order, each once, and the files read."""
+        return self.log.read_events(raw=raw, holding_lock=holding_lock)
+
+    def part_files(self) -> list[Path]:
+        """The profile parts, in append order."""
+        return self.log.part_files()
+
+    def journal_files(self) -> list[Path]:
+        """The journals (live or orphaned), in the order they were started."""
+        return self.log.journal_files()
 
     def compact_locked(self, parts: list[Path]) -> str:
-        """Merge ``parts`` into one part file (latest fetch per id); return its name.
-
-        The caller holds :meth:`lock` (the derived tables keep their state in step).
-        """
-        merged = self.latest_records(parts)
-        name = _part_name(utcnow())
-        atomic_write_table(merged, self.profiles_dir / name)
-        for path in parts:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-        return name
+        """Merge ``parts`` into one new part; the caller holds :meth:`lock`."""
+        return self.log.compact_locked(parts)
 
     # -- list results and the filter set ---------------------------------------
 
@@ -291,23 +254,39 @@ class Cache:
     # -- housekeeping --------------------------------------------------------
 
     def info(self) -> dict[str, Any]:
-        """What is cached: path, size on disk, profiles (and listed ICOs that had none), lists."""
-        files = [p for p in self.dir.rglob("*") if p.is_file()] if self.dir.is_dir() else []
+        """What is cached: path, size, profiles by fetch state, parts, journals, lists.
+
+        ``states`` counts ids by fetch state (see :meth:`profile_index`), plus
+        ``not_fetched``: ids in a cached list without any event.
+        """
+        sizes = _sizes(self.dir.rglob("*")) if self.dir.is_dir() else {}
         index = self.profile_index()
-        with self.lock():
-            raw = self.latest_records(self.part_files()).column("raw")
-        gone = pc.sum(pc.equal(raw, GONE)).as_py() or 0
+        counts = index["state"].value_counts()
+        states = {state: int(counts.get(state, 0)) for state in ("fetched", "gone", "failed")}
+        states["not_fetched"] = len(self._listed_ids().difference(index.index))
+        copies = index.loc[index["state"] != "failed", "fetched_at"]
         return {
             "path": str(self.dir),
-            "size_bytes": sum(p.stat().st_size for p in files),
-            "profiles": len(index) - gone,
-            "listed_without_profile": gone,
+            "size_bytes": sum(sizes.values()),
+            "profiles": states["fetched"],
+            "listed_without_profile": states["gone"],
             "profile_parts": len(self.part_files()),
+            "profile_journals": sum(1 for size in _sizes(self.journal_files()).values() if size),
             "list_queries": len(list(self.lists_dir.glob("*.parquet")))
             if self.lists_dir.is_dir() else 0,
-            "oldest_profile": None if index.empty else index["fetched_at"].min().to_pydatetime(),
-            "newest_profile": None if index.empty else index["fetched_at"].max().to_pydatetime(),
+            "oldest_profile": None if copies.empty else copies.min().to_pydatetime(),
+            "newest_profile": None if copies.empty else copies.max().to_pydatetime(),
+            "states": states,
         }
+
+    def _listed_ids(self) -> pd.Index:
+        """Every id in a cached list."""
+        ids = []
+        paths = sorted(self.lists_dir.glob("*.parquet")) if self.lists_dir.is_dir() else []
+        for path in paths:
+            with contextlib.suppress(pa.ArrowException, OSError, KeyError):
+                ids.append(pq.read_table(path, columns=["id"]).column("id").to_numpy())
+        return pd.Index(np.unique(np.concatenate(ids)) if ids else np.array([], dtype="int64"))
 
     def clear(self) -> dict[str, Any]:
         """Delete this service's folder under its lock (see :func:`.housekeeping.remove_folder`).
@@ -317,11 +296,11 @@ class Cache:
         return remove_folder(self.dir)
 
 
-def _last_positions(ids: np.ndarray) -> np.ndarray:
-    """Positions of the last occurrence of every id, in order."""
-    _, first_in_reversed = np.unique(ids[::-1], return_index=True)
-    return np.sort(len(ids) - 1 - first_in_reversed)
-
-
-def _part_name(now: dt.datetime) -> str:
-    return f"part-{now.strftime('%Y%m%dT%H%M%S%f')}-{uuid.uuid4().hex[:8]}.parquet"
+def _sizes(paths: Iterable[Path]) -> dict[Path, int]:
+    """Sizes of the files among ``paths`` that still exist (journals come and go)."""
+    sizes = {}
+    for path in paths:
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                sizes[path] = path.stat().st_size
+    return sizes
