@@ -60,13 +60,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import filelock
 import pandas as pd
 import pyarrow as pa
 
 from ._version import __version__
 from .errors import ConfigError, EmptyResult
-from .files import atomic_write_bytes, atomic_write_table, locked, utcnow
+from .files import atomic_write_bytes, atomic_write_table, filelock, locked, utcnow
 from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
 from .schema import PROBLEM_SUMMARY
 

@@ -86,7 +86,7 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     ...     _ = Tables.empty().to_parquet(out)
     ...     _ = (Path(out) / "manifest.json").write_text("{}")
     ...     read_export(out).icos.shape
-    (0, 41)
+    (0, 42)
     """
     folder = Path(path)
     if not folder.is_dir():

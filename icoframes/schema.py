@@ -55,7 +55,7 @@ __all__ = [
     "empty_frame",
 ]
 
-Kind = Literal["int", "Int", "float", "bool", "text", "datetime", "list"]
+Kind = Literal["int", "Int", "float", "bool", "text", "datetime", "utc", "list"]
 
 # pandas 3 has a dedicated default text dtype ("str", NaN as missing value);
 # pandas 2 gets the closest equivalent, the opt-in StringDtype.
@@ -109,6 +109,7 @@ _DTYPES = {
     "bool": np.dtype("bool"),
     "text": TEXT_DTYPE,
     "datetime": np.dtype("datetime64[ms]"),
+    "utc": pd.DatetimeTZDtype("ms", "UTC"),  # an instant icoframes recorded itself
     "list": np.dtype("object"),
 }
 
@@ -119,6 +120,7 @@ _ARROW = {
     "bool": pa.bool_(),
     "text": pa.string(),
     "datetime": pa.timestamp("ms"),
+    "utc": pa.timestamp("ms", tz="UTC"),
     "list": pa.list_(pa.string()),
 }
 
@@ -220,8 +222,8 @@ ICOS = TableSchema(
         ("tba", "bool", ("dates", "tba"), "dates not defined yet"),
         ("airdrop", "bool", ("additional", "airdrop"), "has an airdrop programme"),
         ("bounty", "bool", ("additional", "bounty"), "has a bounty programme"),
-        ("fetched_at", "datetime", None,
-         "when the profile behind this row was fetched, in UTC (naive, like every datetime)"),
+        ("fetched_at", "utc", None,
+         "when the profile behind this row was fetched (time zone UTC): how old the row is"),
     ),
     key=("id",),
     doc="one row per ICO",

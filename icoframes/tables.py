@@ -436,6 +436,8 @@ def _from_arrow(column: Column, data: pa.ChunkedArray, source: str) -> object:
         return pd.Int64Dtype().__from_arrow__(data)
     if kind == "text":
         return TEXT_DTYPE.__from_arrow__(data)
+    if kind == "utc":
+        return column.dtype.__from_arrow__(data.cast(column.arrow_type))
     if kind == "list":
         out = np.empty(len(data), dtype=object)
         for i, items in enumerate(data.to_pylist()):

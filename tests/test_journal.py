@@ -171,7 +171,7 @@ def test_the_latest_copy_is_the_last_appended_whatever_the_clock(tmp_path):
         raw = json.loads(records.column("raw").to_pylist()[0])
         icos = icos_of(Cache(tmp_path, URL))
         assert icos["name"].tolist() == [raw["main"]["name"]]
-        assert icos["fetched_at"].iloc[0] == row["fetched_at"].tz_convert(None)
+        assert icos["fetched_at"].iloc[0] == row["fetched_at"]
         return raw["main"]["name"], row["fetched_at"]
 
     with at(2026, 1, 2):
@@ -275,9 +275,10 @@ def test_icos_fetched_at_is_when_the_copy_in_use_was_fetched(tmp_path):
     icos = icos_of(cache)
     assert icos["fetched_at"].dtype == ICOS.column("fetched_at").dtype
     assert icos.set_index("id")["fetched_at"].to_dict() == {
-        1: pd.Timestamp("2026-03-04 05:06:07.890"), 2: pd.Timestamp("2026-03-05")}
+        1: pd.Timestamp("2026-03-04 05:06:07.890", tz="UTC"),
+        2: pd.Timestamp("2026-03-05", tz="UTC")}
     describe = icoframes.describe("icos").set_index("column")
-    assert describe.loc["fetched_at", "dtype"] == "datetime64[ms]"
+    assert describe.loc["fetched_at", "dtype"] == "datetime64[ms, UTC]"
     assert pd.isna(describe.loc["fetched_at", "source"])
 
 
@@ -285,9 +286,9 @@ def test_load_icos_returns_when_each_profile_was_fetched(tmp_path):
     with sandbox.serve(n_icos=40, seed=21) as sb:
         icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
         try:
-            before = pd.Timestamp.now(tz="UTC").tz_convert(None).floor("ms")
+            before = pd.Timestamp.now(tz="UTC").floor("ms")
             icos = icoframes.load_icos(status="ongoing", progress=False)
-            after = pd.Timestamp.now(tz="UTC").tz_convert(None)
+            after = pd.Timestamp.now(tz="UTC")
             again = icoframes.load_icos(status="ongoing", progress=False)
         finally:
             icoframes.reset_configuration()

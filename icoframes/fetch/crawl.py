@@ -45,9 +45,7 @@ from ..errors import (
     APIError,
     NotFound,
     QuotaExceeded,
-    QuotaWarning,
     ServiceUnavailable,
-    warn,
 )
 from ..files import utcnow
 from ..parse.lists import list_frame, summary_keys
@@ -57,7 +55,7 @@ from ..store.ledger import QuotaLedger
 from .paging import ListQuery
 from .policy import ProfileIndex, Want, plan_profiles
 from .progress import Progress
-from .stops import breaker_error, quota_error
+from .stops import breaker_error, quota_error, warn_short_quota
 
 __all__ = ["FOLD_EVERY", "FOLD_SECONDS", "Crawl", "CrawlContext"]
 
@@ -177,10 +175,7 @@ class Crawl:
         planned = len(self._wants) + len(self._ready) + self._requested
         if planned > remaining and not self._quota_warned:
             self._quota_warned = True
-            warn(f"this load needs more profile requests than the about {remaining} that "
-                 f"remain of today's {self.load.settings.daily_quota} for this key; it will "
-                 "stop at the limit, keep what it fetched, and the next call will resume",
-                 QuotaWarning)
+            warn_short_quota(remaining, self.load.settings.daily_quota)
 
     # -- scheduling ----------------------------------------------------------------
 

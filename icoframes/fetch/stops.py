@@ -1,4 +1,4 @@
-"""The errors that stop a load, worded once: the daily limit and the circuit breaker."""
+"""What stops a load, worded once: the daily limit (and its warning) and the breaker."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from urllib.parse import urlsplit
 
 from ..api.control import LoadControl
 from ..config import Settings
-from ..errors import QuotaExceeded, ServiceUnavailable
+from ..errors import QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
 
-__all__ = ["breaker_error", "quota_error"]
+__all__ = ["breaker_error", "quota_error", "warn_short_quota"]
 
 
 def quota_error(stop: QuotaExceeded, settings: Settings, *, fetched: int, left: int,
@@ -33,3 +33,10 @@ def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailabl
         "cached; call again later to fetch only the rest.")
     error.last_failure = control.last_failure
     return error
+
+
+def warn_short_quota(remaining: int, daily_quota: int) -> None:
+    """A load plans more requests than today's allowance has left: say so, once."""
+    warn(f"this load needs more profile requests than the about {remaining} that remain of "
+         f"today's {daily_quota} for this key; it will stop at the limit, keep what it "
+         "fetched, and the next call will resume", QuotaWarning)

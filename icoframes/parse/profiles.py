@@ -302,7 +302,7 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
     data["status"] = _statuses(ids, statuses)
     for column in table.columns:  # known outside the profile (fetched_at: the store fills it)
         if column.source is None:
-            data.setdefault(column.name, [None] * len(ids))
+            data.setdefault(column.name, pd.array([None] * len(ids), dtype=column.dtype))
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
         _read_amounts(data, unit, amounts, exchange, ids, log)
     return convert(table, data, log)

@@ -21,14 +21,11 @@ import os
 import re
 import threading
 import uuid
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message="only soft file lock is available")
-    import filelock
+from ..files import filelock  # imported there without its soft-lock warning
 
 __all__ = ["Claims"]
 

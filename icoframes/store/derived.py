@@ -177,7 +177,8 @@ class DerivedTables:
 
 def _with_fetch_times(icos: pd.DataFrame, records: pa.Table) -> pd.DataFrame:
     """``icos`` with ``fetched_at``: when the copy of each profile in use was recorded (UTC)."""
-    at = records.column("fetched_at").cast(pa.timestamp("ms")).to_numpy()  # UTC, naive
-    when = pd.Series(at, index=records.column("id").to_numpy())
+    at = records.column("fetched_at").cast(pa.timestamp("ms", tz="UTC")).to_pandas()
+    when = pd.Series(at.array, index=records.column("id").to_numpy())
     column = ICOS.column("fetched_at")
-    return icos.assign(fetched_at=icos["id"].map(when).astype(column.dtype))
+    values = when.reindex(icos["id"].to_numpy()).array  # NaT for an id without a record
+    return icos.assign(fetched_at=pd.array(values, dtype=column.dtype))
