@@ -29,8 +29,7 @@ _CHILD = textwrap.dedent(f"""
 
 
 def _env(sb, cache_dir) -> dict[str, str]:
-    return {**os.environ, "ICOFRAMES_BASE_URL": sb.base_url,
-            "ICOFRAMES_PUBLIC_KEY": sb.public_key, "ICOFRAMES_PRIVATE_KEY": sb.private_key,
+    return {**os.environ, **{f"ICOFRAMES_{k.upper()}": str(v) for k, v in sb.settings().items()},
             "ICOFRAMES_CACHE_DIR": str(cache_dir)}
 
 

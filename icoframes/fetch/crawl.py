@@ -162,7 +162,7 @@ class Crawl:
         self._seen.update(new["id"].tolist())
         if self._index is None:
             self._index = ProfileIndex(self.load.cache.profile_index())
-        wants = plan_profiles(new, summary_keys(new), self._index, now=self.started,
+        wants = plan_profiles(new, summary_keys(new), self._index, now=utcnow(),
                               ages=self.ages if repaged else None,
                               refresh_all=self.refresh_all)
         if self.load.offline:
@@ -371,7 +371,7 @@ class Crawl:
         waiting = list(self._waiting.values())
         fresh = plan_profiles(pd.DataFrame({"id": [w.id for w in waiting],
                                             "status": [w.status for w in waiting]}),
-                              [w.summary for w in waiting], index, now=self.started,
+                              [w.summary for w in waiting], index, now=utcnow(),
                               ages=self.ages, refresh_all=False)
         still = {w.id for w in fresh}
         for want in waiting:
