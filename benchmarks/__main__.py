@@ -1,7 +1,7 @@
 """Run the benchmarks and write ``benchmarks/RESULTS.md``: ``python -m benchmarks``.
 
 Options: ``--quick`` (small sizes, one repetition: a smoke run), ``--only
-tidy,features,crawl,quota,cache`` (a subset), ``--out PATH``. A full run writes
+tidy,features,crawl,quota,cache,freshness`` (a subset), ``--out PATH``. A full run writes
 ``benchmarks/RESULTS.md``; a quick or partial run prints its markdown instead,
 so it never replaces the full results, unless ``--out`` is given. Progress goes
 to stderr. The full run is sized to finish in under 10 minutes on 2 cores.
@@ -94,8 +94,18 @@ def _cache(quick: bool) -> Section:
                    bench_cache.notes(result))
 
 
+def _freshness(quick: bool) -> Section:
+    from . import bench_freshness  # needs time-machine (a dev dependency) to move the clock
+
+    result = bench_freshness.run(bench_freshness.QUICK if quick else bench_freshness.FULL)
+    return Section("Freshness: a daily refresh against a daily re-crawl",
+                   bench_freshness.markdown(result), bench_freshness.targets(result),
+                   bench_freshness.notes(result))
+
+
 BENCHMARKS: dict[str, Callable[[bool], Section]] = {
     "tidy": _tidy, "features": _features, "crawl": _crawl, "quota": _quota, "cache": _cache,
+    "freshness": _freshness,
 }
 
 

@@ -5,10 +5,14 @@ Never for times: the numbers belong in benchmarks/RESULTS.md, not in assertions.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import sys
+from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
 # benchmarks/ is a top-level folder, not part of the installed package, and
@@ -93,3 +97,89 @@ def test_features_benchmark_checks_the_handwritten_columns_equal_and_can_tell_th
     theirs.loc[0, "hard_cap_usd"] = theirs.loc[0, "hard_cap_usd"] * 2 + 1
     with pytest.raises(AssertionError, match="hard_cap_usd"):
         bench_features.check_same(ours, theirs)
+
+
+def test_freshness_counts_each_day_against_a_recrawl_and_checks_every_row():
+    from benchmarks import bench_freshness
+
+    config = bench_freshness.Config(n_past=60, n_ongoing=10, n_upcoming=10, days=3, seed=5,
+                                    new_icos=(("upcoming", 1), ("ongoing", 1)),
+                                    cliff_fetch=True)
+    result = bench_freshness.run(config)
+    cold, days, cliff = result["cold"], result["days"], result["cliff"]
+    assert cold["listed"] == {"past": 60, "ongoing": 10, "upcoming": 10}
+    assert cold["spent"] == {"filters": 0, "icos": 3 + 1 + 1, "ico": 80}
+    assert cold["total"] == cold["recrawl"] == 85
+    for number, day in enumerate(days, start=1):
+        listed = day["listed"]
+        assert sum(listed.values()) == 80 + 2 * number  # two new ICOs a day, one row each
+        pages = sum(math.ceil(n / 20) for n in listed.values())
+        assert day["spent"]["icos"] == pages and day["spent"]["filters"] == 0
+        assert day["recrawl"] == pages + sum(listed.values())
+        assert sum(day["reasons"].values()) == day["spent"]["ico"]
+        assert day["reasons"]["new"] == 2
+        assert day["reasons"]["changed"] == day["changed"] > 0  # each changed ICO, once
+        assert 0 < day["total"] < day["recrawl"]
+        assert day["oldest"]["ongoing"] <= 1.0 and day["oldest"]["upcoming"] <= 7.0
+    # an ongoing profile unchanged since day 0 is two days old on day 2
+    assert days[1]["reasons"]["stale ongoing"] > 0
+    # on day 91 the past profiles of day 0 are stale; a refresh=True fetched what budget=0
+    # reported (but for profiles within a minute of their limit)
+    assert cliff["spent"]["icos"] == days[-1]["spent"]["icos"]
+    assert cliff["reasons"]["stale past"] >= 60
+    fetched = cliff["fetched"]
+    assert len(set(fetched["called_for"]) ^ set(cliff["called_for"])) == cliff["at_the_edge"]
+    assert cliff["at_the_edge"] <= 3 < 60 <= fetched["reasons"]["stale past"]
+    worst, mean, quota, on_cliff = bench_freshness.targets(result)
+    assert worst.met and mean.met and quota.met and on_cliff.met
+    text = bench_freshness.markdown(result)
+    assert "| day 3 |" in text and "day 91" in text and "re-crawl" in text
+
+
+def _day(ids, statuses, **columns):
+    frame = pd.DataFrame({"id": ids, "status": pd.Series(statuses, dtype="str"), **columns})
+    frame.attrs["icoframes"] = {"complete": True, "missing": []}
+    return frame
+
+
+def test_freshness_refuses_profiles_the_policy_did_not_call_for():
+    from benchmarks.bench_freshness import _fetched_by_reason
+
+    started = dt.datetime(2026, 11, 3, 6, tzinfo=dt.UTC)
+    before = pd.Series(pd.to_datetime([started - dt.timedelta(days=2),  # stale ongoing
+                                       started - dt.timedelta(days=2),  # upcoming, fresh
+                                       started - dt.timedelta(hours=1)], utc=True),
+                       index=[1, 2, 3])
+    frame = _day([1, 2, 3, 4], ["ongoing", "upcoming", "past", "upcoming"])
+    expected = {3: {"raised": 5}, 4: {"status": "upcoming", "new": True}}
+    reasons = _fetched_by_reason(before, frame, Counter({1: 1, 3: 1, 4: 1}), expected,
+                                 started, "day 2")
+    assert reasons == {"stale ongoing": 1, "changed": 1, "new": 1}
+    with pytest.raises(AssertionError, match="without a reason: \\[2\\]"):
+        _fetched_by_reason(before, frame, Counter({1: 1, 2: 1, 3: 1, 4: 1}), expected,
+                           started, "day 2")
+    with pytest.raises(AssertionError, match="not fetched: \\[1\\]"):
+        _fetched_by_reason(before, frame, Counter({3: 1, 4: 1}), expected, started, "day 2")
+
+
+def test_freshness_refuses_a_frame_that_misses_a_change_or_a_row():
+    from benchmarks.bench_freshness import _check
+    from icoframes.sandbox import generate_directory
+
+    directory = generate_directory(5, seed=2)
+    records = directory.records()
+    sb = SimpleNamespace(directory=directory)
+    started = dt.datetime(2026, 11, 3, 6, tzinfo=dt.UTC)
+    ids = [r.id for r in records]
+    fetched = pd.Series(pd.Timestamp(started), index=ids)
+    frame = _day(ids, [r.status for r in records], raised=[1.0] * 5, ico_score=[2.0] * 5)
+    expected = {ids[0]: {"raised": 1}}
+    assert set(_check(frame, sb, expected, started, fetched, "day 1")) == {
+        "ongoing", "upcoming", "past"}
+    with pytest.raises(AssertionError, match=f"ICO {ids[0]} raised 1.0, expected 7"):
+        _check(frame, sb, {ids[0]: {"raised": 7}}, started, fetched, "day 1")
+    with pytest.raises(AssertionError, match="4 rows for 5 listed ICOs"):
+        _check(frame.iloc[1:], sb, {}, started, fetched.iloc[1:], "day 1")
+    old = fetched - pd.Timedelta(days=100)
+    with pytest.raises(AssertionError, match="older than"):
+        _check(frame, sb, {}, started, old, "day 1")
