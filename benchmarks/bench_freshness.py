@@ -29,7 +29,7 @@ import time_machine
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import StaleWarning
-from icoframes.fetch.policy import PROFILE_MAX_AGE
+from icoframes.fetch.policy import PROFILE_MAX_AGE, due_after
 from icoframes.sandbox import PAGE_SIZE, REFERENCE_DATE, Directory
 from icoframes.sandbox.generate import generate_records
 from icoframes.store.cache import Cache
@@ -211,8 +211,10 @@ def _due(before: pd.Series | None, status: pd.Series, expected: dict[int, dict[s
          started: dt.datetime) -> tuple[set[int], set[int]]:
     """The profiles a load starting at ``started`` must fetch, and those it may fetch.
 
-    New and changed ICOs, and profiles older than their status's limit by more
-    than :data:`_EDGE`, must be; those within :data:`_EDGE` of it may be.
+    New and changed ICOs, and profiles past the age at which the policy has them
+    fall due (:func:`~icoframes.fetch.policy.due_after`: between half and all of
+    their status's limit) by more than :data:`_EDGE`, must be; those within
+    :data:`_EDGE` of it may be.
     """
     if before is None:  # a cold load: every profile is new
         return set(status.index), set(status.index)
@@ -220,8 +222,12 @@ def _due(before: pd.Series | None, status: pd.Series, expected: dict[int, dict[s
     limit = pd.to_timedelta(status.reindex(age.index).map(dict(PROFILE_MAX_AGE)))
     kept = limit.notna()
     age, limit = age[kept], limit[kept]
-    return (set(expected) | set(age.index[age > limit + _EDGE]),
-            set(expected) | set(age.index[age > limit - _EDGE]))
+    # the policy's own point per id (between half and all of the limit, less some slack)
+    due = pd.to_timedelta(due_after(age.index.to_numpy(dtype="int64"),
+                                    limit.dt.total_seconds().to_numpy()), unit="s")
+    due = pd.Series(due, index=age.index)
+    return (set(expected) | set(age.index[age > due + _EDGE]),
+            set(expected) | set(age.index[age > due - _EDGE]))
 
 
 def _fetched_by_reason(before: pd.Series | None, frame: pd.DataFrame,
@@ -230,7 +236,7 @@ def _fetched_by_reason(before: pd.Series | None, frame: pd.DataFrame,
     """Why each profile request of the day was made; raises for one the policy did not call for.
 
     Every profile of a new or changed ICO must be fetched, and every profile
-    older than its status's limit (``before``: the fetch times before the
+    past its due age (``before``: the fetch times before the
     load); no other. A profile within a minute of its limit may go either way
     (the crawl reads the clock a moment after ``started``).
     """

@@ -137,6 +137,8 @@ def _clean(frame: pd.DataFrame, table: TableSchema,
                 when[retry] = raw[retry].map(_when)
                 when = pd.to_datetime(when)
             out[column.name] = when.astype("datetime64[ms]")
+        elif column.kind == "utc":  # recorded by icoframes (fetched_at), not sent by the service
+            out[column.name] = pd.Series(pd.NaT, index=raw.index, dtype=column.dtype)
         elif column.kind == "bool":
             out[column.name] = raw.map(_flag).astype(bool)
         elif column.kind == "list":

@@ -221,7 +221,7 @@ class Tables:
         >>> with tempfile.TemporaryDirectory() as d:
         ...     _ = Tables.empty().to_parquet(d)
         ...     Tables.read_parquet(d).icos.shape
-        (0, 41)
+        (0, 42)
         """
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)

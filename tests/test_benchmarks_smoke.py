@@ -131,7 +131,12 @@ def test_freshness_counts_each_day_against_a_recrawl_and_checks_every_row():
     assert len(set(fetched["called_for"]) ^ set(cliff["called_for"])) == cliff["at_the_edge"]
     assert cliff["at_the_edge"] <= 3 < 60 <= fetched["reasons"]["stale past"]
     worst, mean, quota, on_cliff = bench_freshness.targets(result)
-    assert worst.met and mean.met and quota.met and on_cliff.met
+    # one ongoing ICO in eight here (one in thirty at full size), each refreshed daily: the
+    # worst day's share is above the full-size target, and the target says so
+    heaviest = max(days, key=lambda d: d["total"] / d["recrawl"])
+    assert worst.met == (heaviest["total"] / heaviest["recrawl"] < 0.2)
+    assert f"{heaviest['total']:,} of {heaviest['recrawl']:,}" in worst.measured
+    assert quota.met and on_cliff.met and "over days 1–3" in mean.measured
     text = bench_freshness.markdown(result)
     assert "| day 3 |" in text and "day 91" in text and "re-crawl" in text
 

@@ -45,7 +45,8 @@ def make_icos(n: int, **columns) -> pd.DataFrame:
     """An icos frame of n rows at the schema's dtypes; unspecified columns are empty."""
     defaults = {"int": lambda: np.arange(n), "float": lambda: np.full(n, np.nan),
                 "bool": lambda: np.zeros(n, dtype=bool), "text": lambda: [np.nan] * n,
-                "datetime": lambda: [pd.NaT] * n, "list": lambda: [[] for _ in range(n)]}
+                "datetime": lambda: [pd.NaT] * n, "utc": lambda: [pd.NaT] * n,
+                "list": lambda: [[] for _ in range(n)]}
     data = {}
     for col in ICOS.columns:
         values = columns.pop(col.name, None)

@@ -31,7 +31,8 @@ import pandas as pd
 from ..api.params import STATUSES
 from ..errors import InvalidParameter
 
-__all__ = ["PROFILE_MAX_AGE", "ProfileIndex", "Want", "plan_profiles", "profile_max_age"]
+__all__ = ["PROFILE_MAX_AGE", "ProfileIndex", "Want", "due_after", "plan_profiles",
+           "profile_max_age"]
 
 # How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
 # change daily (raised, end date), upcoming ones weekly, past ones hardly (token price).
@@ -133,6 +134,16 @@ def _spread(ids: np.ndarray) -> np.ndarray:
     return 0.5 + 0.5 * (mixed.astype(float) / 2**32)
 
 
+def due_after(ids: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """The age (seconds) past which a re-paged list fetches each profile again.
+
+    Between half and all of its status's maximum age ``limit`` (seconds, per
+    id), less 5% of it and at most an hour; see :func:`plan_profiles`.
+    """
+    limit = np.asarray(limit, dtype=float)
+    return limit * _spread(np.asarray(ids)) - np.minimum(3600.0, 0.05 * limit)
+
+
 def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | ProfileIndex,
                   *, now: dt.datetime, ages: Mapping[str, dt.timedelta] | None,
                   refresh_all: bool) -> list[Want]:
@@ -181,7 +192,7 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         age = now.timestamp() - pick(view.fetched, np.nan).astype(float)
         limit = np.array([ages.get(s, PROFILE_MAX_AGE["past"]).total_seconds()
                           for s in statuses], dtype=float)
-        due = limit * _spread(ids) - np.minimum(3600.0, 0.05 * limit)
+        due = due_after(ids, limit)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(age < 0, np.inf, age / np.where(limit > 0, limit, np.nan))
         ratio = np.where(np.isnan(age), np.inf, np.nan_to_num(ratio, nan=np.inf))
