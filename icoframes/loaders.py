@@ -243,8 +243,10 @@ def cache_info(*, all: bool = False) -> dict[str, Any]:
     -------
     dict
         path, size_bytes, profiles, listed_without_profile (listed ICOs whose profile
-        was not found), profile_parts, list_queries, oldest_profile,
-        newest_profile, and requests_today for the configured public key.
+        was not found), profile_parts, profile_journals (not folded yet), list_queries,
+        oldest_profile, newest_profile, states (profiles per fetch state: fetched,
+        gone, failed, and not_fetched for listed ICOs with no event yet), and
+        requests_today for the configured public key.
         With ``all=True`` (no service needs to be configured): path and size_bytes
         of the cache dir, ``services`` (per service folder, most recently used
         first: name, path, size_bytes, last_used, age, configured), ledger_files,
