@@ -20,6 +20,7 @@ Run alone with ``python -m benchmarks --only journal``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -81,10 +82,11 @@ def in_memory() -> Iterator[None]:
     """Profiles buffered in memory and written as a part at each fold; no claims."""
     buffer: list[tuple[Any, ...]] = []
     mutex = threading.Lock()
+    numbers = itertools.count()  # events are told apart by writer and number, as in a journal
 
     def append(self: Cache, record: ProfileRecord) -> None:
-        _, row = record.encode(len(buffer), utcnow(), "memory")
         with mutex:
+            _, row = record.encode(next(numbers), utcnow(), "memory")
             buffer.append(row)
 
     def fold(self: Cache) -> None:
@@ -106,6 +108,8 @@ def _cold_load(sb: sandbox.Sandbox, how: str) -> tuple[int, int]:
     before = requests_by_endpoint(sb)
     with fresh_cache(sb), (in_memory() if how == IN_MEMORY else contextlib.nullcontext()):
         icos = icoframes.load_icos(status="past", progress=False)
+    if not icos.attrs["icoframes"]["complete"]:
+        raise AssertionError(f"journal benchmark, {how}: an incomplete load")
     return len(icos), sum(spent_since(sb, before).values())
 
 

@@ -217,6 +217,7 @@ def test_journal_benchmark_keeps_profiles_both_ways_and_in_memory_writes_no_jour
             events = pa.concat_tables(parts).to_pydict()
             # every event was kept by the in-memory way (the journal names its writer token)
             assert {e.split(":")[0] for e in events["event"]} == {"memory"}
+            assert len(set(events["event"])) == len(events["event"])  # each event its own name
             assert sorted(events["id"]) == sorted(icos["id"])
         finally:
             icoframes.reset_configuration()
