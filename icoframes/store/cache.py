@@ -163,13 +163,9 @@ class Cache:
     def profile_index(self) -> pd.DataFrame:
         """The fetch state of every profile with an event, one row per id.
 
-        Columns ``status``, ``summary`` and ``fetched_at`` (of the copy in use,
-        the latest fetched or gone one: missing and NaT when there is none),
-        ``state`` (``fetched``, ``gone``, or ``failed`` when no copy exists),
-        ``reason`` (of the last failure since that copy, else missing) and
-        ``attempts`` (failures since that copy, 0 when none); see
-        :mod:`icoframes.store.events`. Unfolded journals count, also those of
-        other live processes and of dead ones.
+        Unfolded journals count, also those of other live processes and of dead
+        ones; the columns are those of
+        :meth:`~icoframes.store.eventlog.EventLog.profile_index`.
         """
         return self.log.profile_index()
 
