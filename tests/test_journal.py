@@ -128,6 +128,33 @@ def test_the_tables_follow_a_live_process_that_has_not_folded(tmp_path):
         child.kill()
 
 
+def test_arrivals_are_read_only_when_another_process_wrote_since_the_marker(tmp_path, monkeypatch):
+    cache = Cache(tmp_path, URL)
+    cache.write_profiles([fetched(1, "One")])
+    marker = cache.marker()
+    reads = []
+    monkeypatch.setattr(cache.log, "states", lambda ids: reads.append(ids) or
+                        type(cache.log).states(cache.log, ids))
+    cache.append(fetched(2, "Two"))  # this process's own appends and folds are not news
+    cache.fold()
+    cache.append(failed(3, "HTTP 500"))
+    assert cache.arrived_since([3, 4, 5], marker) == set() and reads == []
+    child = Child(tmp_path, """
+        cache = Cache(cache_dir, URL)
+        cache.append(ProfileRecord(4, "past", "s", json.dumps({"id": 4})))
+        cache.append(ProfileRecord(5, "past", "s", None, state="failed", reason="HTTP 500"))
+    """)
+    try:
+        assert cache.arrived_since([3, 4, 5], marker) == {4}  # live journal of another
+        assert reads == [[3, 4, 5]]
+        grown = cache.marker()
+        assert grown != marker and cache.arrived_since([3, 5], grown) == set()
+    finally:
+        child.kill()
+    cache.fold()  # the orphan folded here: its journal is gone, which the marker shows
+    assert cache.marker() != grown and cache.arrived_since([4], grown) == {4}
+
+
 def test_a_fold_stopped_before_removing_its_journal_counts_each_event_once(tmp_path):
     child = Child(tmp_path, """
         cache = Cache(cache_dir, URL)

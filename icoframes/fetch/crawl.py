@@ -114,6 +114,7 @@ class Crawl:
         self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
         self.started = utcnow()
         self._index: ProfileIndex | None = None
+        self._marker: frozenset[tuple[str, int]] = frozenset()
         self._seen: set[int] = set()
         self._wants: list[Want] = []  # planned, not yet claimed
         self._ready: deque[Want] = deque()  # claimed by this process, to request
@@ -160,7 +161,8 @@ class Crawl:
         if new.empty:
             return
         self._seen.update(new["id"].tolist())
-        if self._index is None:
+        if self._index is None:  # the marker first: what other processes write later shows
+            self._marker = self.load.cache.marker()
             self._index = ProfileIndex(self.load.cache.profile_index())
         wants = plan_profiles(new, summary_keys(new), self._index, now=utcnow(),
                               ages=self.ages if repaged else None,
@@ -227,8 +229,7 @@ class Crawl:
         mine_set, taken_set = set(mine), set(taken)
         # an id another process fetched and released since this load planned it: done
         first_time = [w.id for w in batch if w.id in mine_set and w.reason in ("new", "failed")]
-        arrived = {i for i, state in self.load.cache.states(first_time).items()
-                   if state in ("fetched", "gone")} if first_time else set()
+        arrived = self.load.cache.arrived_since(first_time, self._marker) if first_time else set()
         if arrived:
             self._claimer().release(arrived)
         for want in batch:

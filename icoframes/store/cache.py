@@ -173,6 +173,15 @@ class Cache:
         """The fetch state of each of ``ids``: fetched, gone, failed or ``not_fetched``."""
         return self.log.states(ids)
 
+    def marker(self) -> frozenset[tuple[str, int]]:
+        """What other processes have written to the profiles so far (compare two)."""
+        return self.log.marker()
+
+    def arrived_since(self, ids: Iterable[int], marker: frozenset[tuple[str, int]]) -> set[int]:
+        """Those of ``ids``, without a copy at ``marker``, that have one now; see
+        :meth:`~icoframes.store.eventlog.EventLog.arrived_since`."""
+        return self.log.arrived_since(ids, marker)
+
     def latest_records(self) -> pa.Table:
         """The copy in use of every profile, raw text included, in the order appended."""
         return self.log.latest_records()

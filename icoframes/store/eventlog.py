@@ -10,6 +10,7 @@ by number, then journals by number, lines in order.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -73,6 +74,7 @@ class EventLog:
         # reads only read what is new (the crawl asks for fetch states often)
         self._mutex = threading.Lock()
         self._parts_seen: dict[str, tuple[tuple[int, int], pa.Table]] = {}
+        self._own_parts: set[str] = set()  # parts this object's folds wrote (see marker)
         self._journals_seen: dict[str, tuple[int, int, pa.Table]] = {}
         self._parts_all: tuple[tuple[Any, ...], pa.Table] | None = None
 
@@ -122,7 +124,7 @@ class EventLog:
                         tables.append(table)
                 events = pa.concat_tables(tables) if tables else EVENT_SCHEMA.empty_table()
                 if events.num_rows:
-                    self._write_part(events, seq)
+                    self._own_parts.add(self._write_part(events, seq))
                 for path in [*paths, *mine]:  # only now that their events are in a part
                     path.unlink(missing_ok=True)
                 if own is not None:
@@ -204,6 +206,42 @@ class EventLog:
                 if kind != "failed" or state[ico_id] in ("not_fetched", "failed"):
                     state[ico_id] = kind  # a failure never replaces a copy
         return state
+
+    def marker(self) -> frozenset[tuple[str, int]]:
+        """What other writers have put here: their journals, and the parts this
+        process's folds did not write, with their sizes.
+
+        The same marker twice means no other process appended, folded or
+        compacted an event in between (journals only grow; parts are new files).
+        """
+        own = writer_of(self.dir, create=False)
+        token = own.token if own is not None else None
+        found = set()
+        with contextlib.suppress(FileNotFoundError), os.scandir(self.dir) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("journal-") and name.endswith(".log"):
+                    try:
+                        if journal_token(Path(name)) == token:
+                            continue
+                    except ValueError:  # not a journal's name: nobody's events
+                        continue
+                elif (not (name.startswith("part-") and name.endswith(".parquet"))
+                      or name in self._own_parts):
+                    continue
+                with contextlib.suppress(FileNotFoundError):
+                    found.add((name, entry.stat().st_size))
+        return frozenset(found)
+
+    def arrived_since(self, ids: Iterable[int], marker: frozenset[tuple[str, int]]) -> set[int]:
+        """Those of ``ids`` that have a copy (fetched or gone) now, for ids that had
+        none at ``marker`` (:meth:`marker`) but for what this process appended since.
+
+        Reads the events only when another process wrote something since ``marker``.
+        """
+        if self.marker() == marker:
+            return set()
+        return {i for i, state in self.states(ids).items() if state in ("fetched", "gone")}
 
     def latest_records(self) -> pa.Table:
         """The copy in use of every profile, raw text included, in the order appended."""
