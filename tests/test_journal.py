@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -289,6 +290,25 @@ def test_claims_are_disjoint_and_a_killed_claimer_loses_them(tmp_path):
     with cache.claims() as third:  # closed claims hold nothing
         assert third.claim([1, 2, 4]) == ([1, 2, 4], [])
     assert not list(cache.claims_dir.glob("*.claim"))
+
+
+def test_claims_are_files_where_links_cannot_be_made_and_both_kinds_are_read(tmp_path,
+                                                                               monkeypatch):
+    cache = Cache(tmp_path, URL)
+    with cache.claims() as linked:
+        assert linked.claim([1]) == ([1], [])
+        assert (cache.claims_dir / "1.claim").is_symlink()
+        # a file system without symbolic links (or Windows without the right): files
+        monkeypatch.setattr(os, "symlink", lambda *a: (_ for _ in ()).throw(PermissionError()))
+        with cache.claims() as filed:
+            assert filed.claim([1, 2]) == ([2], [1])
+            claim = cache.claims_dir / "2.claim"
+            assert claim.is_file() and not claim.is_symlink()
+            assert claim.read_text() == filed.token
+            assert linked.claim([2]) == ([], [2])
+        assert not claim.exists()  # released on close
+        monkeypatch.undo()
+        assert linked.claim([2]) == ([2], []) and claim.is_symlink()
 
 
 def test_icos_fetched_at_is_when_the_copy_in_use_was_fetched(tmp_path):
