@@ -35,6 +35,7 @@ from icoframes.sandbox.generate import generate_records
 from icoframes.store.cache import Cache
 
 from .common import Target, fresh_cache, log, requests_by_endpoint, spent_since, table, timed
+from .projection import project
 
 __all__ = ["FULL", "QUICK", "Config", "build_directory", "markdown", "notes", "run", "targets"]
 
@@ -320,6 +321,9 @@ def run(config: Config = FULL) -> dict[str, Any]:
             day["changes"] = counts
             day["changed"] = sum(1 for values in expected.values() if not values.get("new"))
             days.append(day)
+        status = pd.Series({r.id: r.status for r in sb.directory.records()})
+        last = (config.cliff_day or 91) + 9
+        projection = project(fetched, status, _DAY_ZERO, range(config.days + 1, last + 1))
         cliff = None
         if config.cliff_day is not None:
             with time_machine.travel(_DAY_ZERO + dt.timedelta(days=config.cliff_day),
@@ -329,7 +333,7 @@ def run(config: Config = FULL) -> dict[str, Any]:
             if config.cliff_fetch:
                 _check_cliff_fetch(sb, config, fetched, cliff)
     return {"config": config, "cold": cold, "days": days, "cliff": cliff,
-            "n_icos": n_icos}
+            "n_icos": n_icos, "projection": projection}
 
 
 def _check_cliff_fetch(sb: sandbox.Sandbox, config: Config, before: pd.Series,
@@ -423,6 +427,7 @@ def markdown(result: dict[str, Any]) -> str:
          "total ÷ re-crawl", "oldest profile (days): ongoing / upcoming / past", "load time"],
         rows, align=["l", "l", "r", "r", "l", "r", "r", "r", "r", "r"])
         + f"\n\nDays 1–{config.days}:\n\n" + table(["", "value"], summary, align=["l", "r"]))
+    text += "\n\n" + _projection_text(result)
     if cliff is None:
         return text
     text += (f"\n\n**{cliff['label']}**: the clock jumps there from day {config.days}, no "
@@ -440,6 +445,25 @@ def markdown(result: dict[str, Any]) -> str:
                                   if edge else "") + ".")
 
 
+def _projection_text(result: dict[str, Any]) -> str:
+    pages, (worst, profiles), span = _projected(result)
+    per_day = result["projection"]["per_day"]
+    past = [d for d, counts in per_day.items() if counts["past"]]
+    weekly = {d: sum(c.values()) for d, c in per_day.items() if d % 7 == 0}
+    return (
+        f"**Projected, {span}**: a `refresh=True` every day at 06:00 and no ICO changing; "
+        "each day the profiles past the age at which the policy has them fall due "
+        "(`icoframes.fetch.policy.due_after`: between half and all of their status's "
+        "limit, a fixed point per id, less 5% and at most an hour) are counted as fetched "
+        "30 s after 06:00. From the fetch times the real loads left after day "
+        f"{result['config'].days}. Worst day: day {worst}, {profiles:,} profiles "
+        f"(+ about {pages:,} list pages); mean {result['projection']['mean']:,.0f} profiles "
+        "a day. The cold load's past profiles come due "
+        + (f"from day {past[0]} to day {past[-1]}" if past else "on no day of the span")
+        + ", not all on day 90. Profiles a day, every 7th day: "
+        + ", ".join(f"day {d}: {n:,}" for d, n in weekly.items()) + ".")
+
+
 def targets(result: dict[str, Any]) -> list[Target]:
     days = result["days"]
     worst = max(days, key=_ratio)
@@ -455,14 +479,21 @@ def targets(result: dict[str, Any]) -> list[Target]:
                f"{heaviest['total']:,} requests ({heaviest['label']})",
                heaviest["total"] <= DAILY_QUOTA),
     ]
-    cliff = result["cliff"]
-    if cliff is not None:
-        out.append(Target(
-            "freshness", f"{cliff['label']}, when the cold load's past profiles reach 90 "
-            f"days, within the {DAILY_QUOTA:,} daily quota",
-            f"{cliff['total']:,} requests ({cliff['spent']['ico']:,} profiles)",
-            cliff["total"] <= DAILY_QUOTA))
+    pages, (day, profiles), span = _projected(result)
+    out.append(Target(
+        "freshness", f"daily runs until the past profiles' 90 days are over ({span}, "
+        f"projected for age alone): worst day within the {DAILY_QUOTA:,} daily quota",
+        f"{pages + profiles:,} requests (day {day}: {profiles:,} profiles + about "
+        f"{pages:,} list pages)", pages + profiles <= DAILY_QUOTA))
     return out
+
+
+def _projected(result: dict[str, Any]) -> tuple[int, tuple[int, int], str]:
+    """The list pages of a day, the projection's worst day, and its span of days."""
+    days, projection = result["days"], result["projection"]
+    pages = round(sum(d["spent"]["icos"] for d in days) / len(days))
+    span = f"days {projection['days'][0]}–{projection['days'][-1]}"
+    return pages, projection["worst"], span
 
 
 def notes(result: dict[str, Any]) -> list[str]:
@@ -491,8 +522,10 @@ def notes(result: dict[str, Any]) -> list[str]:
             f"{upcoming[0]['reasons']['stale upcoming']:,} profiles that day.")
     if cliff is not None and cliff["total"] > DAILY_QUOTA:
         out.append(
-            "Freshness: the cold load's past profiles all reach their 90-day limit on one "
-            f"day, so {cliff['label']} calls for {cliff['total']:,} requests, over the "
-            f"{DAILY_QUOTA:,} daily quota: under it, that day's `refresh=True` stops with "
-            "QuotaExceeded (what it fetched is cached) unless given a `budget=`.")
+            f"Freshness: a `refresh=True` that comes only on {cliff['label']}, with no run "
+            "since the cold load's past profiles were fetched, calls for every one of them: "
+            f"{cliff['total']:,} requests, over the {DAILY_QUOTA:,} daily quota; under it the "
+            "load stops with QuotaExceeded (what it fetched is cached, the next day resumes) "
+            "unless given a `budget=`. Daily runs spread the same profiles over the days "
+            "from half their limit on (projection above).")
     return out

@@ -134,13 +134,24 @@ def test_freshness_counts_each_day_against_a_recrawl_and_checks_every_row():
     fetched = cliff["fetched"]
     assert len(set(fetched["called_for"]) ^ set(cliff["called_for"])) == cliff["at_the_edge"]
     assert cliff["at_the_edge"] <= 3 < 60 <= fetched["reasons"]["stale past"]
-    worst, mean, quota, on_cliff = bench_freshness.targets(result)
+    worst, mean, quota, projected = bench_freshness.targets(result)
     # one ongoing ICO in eight here (one in thirty at full size), each refreshed daily: the
     # worst day's share is above the full-size target, and the target says so
     heaviest = max(days, key=lambda d: d["total"] / d["recrawl"])
     assert worst.met == (heaviest["total"] / heaviest["recrawl"] < 0.2)
     assert f"{heaviest['total']:,} of {heaviest['recrawl']:,}" in worst.measured
-    assert quota.met and on_cliff.met and "over days 1–3" in mean.measured
+    assert quota.met and projected.met and "over days 1–3" in mean.measured
+    # projected daily runs: the past profiles fetched on day 0 come due spread over the
+    # second half of their 90 days, never before, and not on one day
+    per_day = result["projection"]["per_day"]
+    assert list(per_day) == list(range(4, 101))
+    past = {day: counts["past"] for day, counts in per_day.items() if counts["past"]}
+    assert min(past) >= 44  # none before about half of 90 days
+    # each came due once by day 93 (fetched by day 3, within 90 days), a handful a day
+    assert sum(n for day, n in past.items() if day <= 93) >= 60
+    assert max(past.values()) < 60 / 4
+    ongoing = {counts["ongoing"] for counts in per_day.values()}
+    assert len(ongoing) == 1 and ongoing.pop() > 0  # every ongoing profile, every day
     text = bench_freshness.markdown(result)
     assert "| day 3 |" in text and "day 91" in text and "re-crawl" in text
 
