@@ -35,7 +35,7 @@ from icoframes.sandbox.generate import generate_records
 from icoframes.store.cache import Cache
 
 from .common import Target, fresh_cache, log, requests_by_endpoint, spent_since, table, timed
-from .projection import project
+from .projection import project, projected, projection_text
 
 __all__ = ["FULL", "QUICK", "Config", "build_directory", "markdown", "notes", "run", "targets"]
 
@@ -427,7 +427,7 @@ def markdown(result: dict[str, Any]) -> str:
          "total ÷ re-crawl", "oldest profile (days): ongoing / upcoming / past", "load time"],
         rows, align=["l", "l", "r", "r", "l", "r", "r", "r", "r", "r"])
         + f"\n\nDays 1–{config.days}:\n\n" + table(["", "value"], summary, align=["l", "r"]))
-    text += "\n\n" + _projection_text(result)
+    text += "\n\n" + projection_text(result)
     if cliff is None:
         return text
     text += (f"\n\n**{cliff['label']}**: the clock jumps there from day {config.days}, no "
@@ -445,25 +445,6 @@ def markdown(result: dict[str, Any]) -> str:
                                   if edge else "") + ".")
 
 
-def _projection_text(result: dict[str, Any]) -> str:
-    pages, (worst, profiles), span = _projected(result)
-    per_day = result["projection"]["per_day"]
-    past = [d for d, counts in per_day.items() if counts["past"]]
-    weekly = {d: sum(c.values()) for d, c in per_day.items() if d % 7 == 0}
-    return (
-        f"**Projected, {span}**: a `refresh=True` every day at 06:00 and no ICO changing; "
-        "each day the profiles past the age at which the policy has them fall due "
-        "(`icoframes.fetch.policy.due_after`: between half and all of their status's "
-        "limit, a fixed point per id, less 5% and at most an hour) are counted as fetched "
-        "30 s after 06:00. From the fetch times the real loads left after day "
-        f"{result['config'].days}. Worst day: day {worst}, {profiles:,} profiles "
-        f"(+ about {pages:,} list pages); mean {result['projection']['mean']:,.0f} profiles "
-        "a day. The cold load's past profiles come due "
-        + (f"from day {past[0]} to day {past[-1]}" if past else "on no day of the span")
-        + ", not all on day 90. Profiles a day, every 7th day: "
-        + ", ".join(f"day {d}: {n:,}" for d, n in weekly.items()) + ".")
-
-
 def targets(result: dict[str, Any]) -> list[Target]:
     days = result["days"]
     worst = max(days, key=_ratio)
@@ -479,21 +460,13 @@ def targets(result: dict[str, Any]) -> list[Target]:
                f"{heaviest['total']:,} requests ({heaviest['label']})",
                heaviest["total"] <= DAILY_QUOTA),
     ]
-    pages, (day, profiles), span = _projected(result)
+    pages, (day, profiles), span = projected(result)
     out.append(Target(
         "freshness", f"daily runs until the past profiles' 90 days are over ({span}, "
         f"projected for age alone): worst day within the {DAILY_QUOTA:,} daily quota",
         f"{pages + profiles:,} requests (day {day}: {profiles:,} profiles + about "
         f"{pages:,} list pages)", pages + profiles <= DAILY_QUOTA))
     return out
-
-
-def _projected(result: dict[str, Any]) -> tuple[int, tuple[int, int], str]:
-    """The list pages of a day, the projection's worst day, and its span of days."""
-    days, projection = result["days"], result["projection"]
-    pages = round(sum(d["spent"]["icos"] for d in days) / len(days))
-    span = f"days {projection['days'][0]}–{projection['days'][-1]}"
-    return pages, projection["worst"], span
 
 
 def notes(result: dict[str, Any]) -> list[str]:
@@ -503,16 +476,6 @@ def notes(result: dict[str, Any]) -> list[str]:
         out.append(f"Freshness: the cold load of day 0 takes {cold['total']:,} requests, "
                    f"over the {DAILY_QUOTA:,} daily quota: a first load of this directory "
                    "spans two quota days (the benchmark raises `daily_quota`).")
-    ongoing = [d["listed"].get("ongoing", 0) for d in days]
-    stale = sum(d["reasons"].get("stale ongoing", 0) for d in days)
-    if days and stale < sum(ongoing) * 0.9:
-        out.append(
-            "Freshness: a run at the same hour each day finds an unchanged ongoing profile "
-            "of the previous run 1 day minus a few seconds old (it was fetched a moment "
-            "after that run started): not stale yet. Such profiles are fetched every other "
-            "day, and rows get up to 2 days old between runs, though no load returns one "
-            f"older than 1 day. Over days 1–{len(days)}: {stale:,} ongoing profiles fetched "
-            f"as stale, for about {sum(ongoing) / len(ongoing):,.0f} ongoing ICOs.")
     upcoming = [d for d in days
                 if d["reasons"].get("stale upcoming", 0) > d["listed"].get("upcoming", 0) / 2]
     if upcoming:

@@ -19,7 +19,7 @@ import pandas as pd
 
 from icoframes.fetch.policy import PROFILE_MAX_AGE, due_after
 
-__all__ = ["project"]
+__all__ = ["project", "projected", "projection_text"]
 
 # a run fetches its profiles a moment after it starts
 _FETCH_DELAY = dt.timedelta(seconds=30)
@@ -48,3 +48,32 @@ def project(fetched: pd.Series, status: pd.Series, start: dt.datetime, days: ran
     worst = max(totals, key=lambda d: totals[d])
     return {"per_day": per_day, "worst": (worst, totals[worst]),
             "mean": sum(totals.values()) / len(totals), "days": days}
+
+
+def projected(result: dict[str, Any]) -> tuple[int, tuple[int, int], str]:
+    """The list pages of a day, the projection's worst day, and its span of days."""
+    days, projection = result["days"], result["projection"]
+    pages = round(sum(d["spent"]["icos"] for d in days) / len(days))
+    span = f"days {projection['days'][0]}–{projection['days'][-1]}"
+    return pages, projection["worst"], span
+
+
+def projection_text(result: dict[str, Any]) -> str:
+    """The markdown paragraph on the projection of a freshness result."""
+    pages, (worst, profiles), span = projected(result)
+    per_day = result["projection"]["per_day"]
+    past = [d for d, counts in per_day.items() if counts["past"]]
+    weekly = {d: sum(c.values()) for d, c in per_day.items() if d % 7 == 0}
+    return (
+        f"**Projected, {span}**: a `refresh=True` every day at 06:00 and no ICO changing; "
+        "each day the profiles past the age at which the policy has them fall due "
+        "(`icoframes.fetch.policy.due_after`: between half and all of their status's "
+        "limit, a fixed point per id, less 5% and at most an hour) are counted as fetched "
+        "30 s after 06:00. From the fetch times the real loads left after day "
+        f"{result['config'].days}. Worst day: day {worst}, {profiles:,} profiles "
+        f"(+ about {pages:,} list pages); mean {result['projection']['mean']:,.0f} profiles "
+        "a day. Past profiles come due "
+        + (f"from day {past[0]} on" if past else "on no day of the span")
+        + " (and again 45 to 90 days after each fetch), never all on one day. Profiles a "
+        "day, every 7th day: "
+        + ", ".join(f"day {d}: {n:,}" for d, n in weekly.items()) + ".")
