@@ -66,6 +66,7 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
         written.append(path)
 
     print(f"wrote {len(written)} files to {out}/:")
+    width = max(len(path.name) for path in written)
     for path in written:
-        print(f"  {path.name:<22} {path.stat().st_size / 1024:8.1f} KiB")
+        print(f"  {path.name:<{width}} {path.stat().st_size / 1024:8.1f} KiB")
     return written
