@@ -145,7 +145,7 @@ def describe_features(*, rates: bool = True) -> pd.DataFrame:
     rows = [f for f in FEATURES if rates or not f.needs_rates]
     return pd.DataFrame({
         "name": [f.name for f in rows],
-        "dtype": [f.dtype for f in rows],
+        "dtype": [str(TEXT_DTYPE) if f.dtype == "str" else f.dtype for f in rows],
         "definition": [f.definition for f in rows],
         "needs_rates": [f.needs_rates for f in rows],
     }).astype({"name": TEXT_DTYPE, "dtype": TEXT_DTYPE, "definition": TEXT_DTYPE})

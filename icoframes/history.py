@@ -246,10 +246,10 @@ def changes(
     ...     "snapshot_date": pd.to_datetime(["2026-11-01", "2026-11-01", "2026-11-02"],
     ...                                     format="%Y-%m-%d").astype("datetime64[ms]"),
     ...     "id": [1, 2, 1], "status": ["upcoming", "past", "ongoing"]})
-    >>> changes(snaps, kinds=["status"])[["ico_id", "kind", "old", "new"]]
+    >>> changes(snaps, kinds=["status"])[["ico_id", "kind", "old", "new"]].fillna("-")
        ico_id     kind       old      new
     0       1   status  upcoming  ongoing
-    1       2  removed      past      NaN
+    1       2  removed      past        -
     """
     frame = read_snapshots(snapshots) if not isinstance(snapshots, pd.DataFrame) else snapshots
     compared = _columns(kinds, frame)

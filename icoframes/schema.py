@@ -391,9 +391,11 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
 
     Examples
     --------
-    >>> describe("distribution")[["column", "dtype", "source"]].values.tolist()
-    [['ico_id', 'int64', 'id'], ['part', 'str', 'finance.distribution.<key>'], \
-['percent', 'float64', 'finance.distribution.*']]
+    >>> describe("distribution")[["column", "source"]].values.tolist()
+    [['ico_id', 'id'], ['part', 'finance.distribution.<key>'], \
+['percent', 'finance.distribution.*']]
+    >>> describe("distribution").set_index("column").loc[["ico_id", "percent"], "dtype"].tolist()
+    ['int64', 'float64']
     >>> describe("icos").set_index("column").loc["caps_unit", ["source", "doc"]].tolist()
     ['finance.caps_unit', 'unit of soft_cap and hard_cap']
     """

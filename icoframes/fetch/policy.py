@@ -113,8 +113,9 @@ class ProfileIndex:
         n = len(self.ids)
 
         def column(name: str, default: object) -> np.ndarray:
-            if name in index:
-                return index[name].astype(object).to_numpy()
+            if name in index:  # missing as None: pandas 2's pd.NA has no truth value
+                values = index[name].astype(object)
+                return values.where(values.notna(), None).to_numpy()
             return np.full(n, default, dtype=object)
 
         self.status = column("status", None)
