@@ -99,7 +99,7 @@ def in_memory() -> Iterator[None]:
 
     with (mock.patch.object(Cache, "append", append), mock.patch.object(Cache, "fold", fold),
           mock.patch.object(Cache, "claims", lambda self: _NoClaims()),
-          mock.patch.object(Cache, "states", lambda self, ids: {})):
+          mock.patch.object(Cache, "arrived_since", lambda self, ids, marker: set())):
         yield
 
 

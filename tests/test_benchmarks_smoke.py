@@ -205,7 +205,8 @@ def test_freshness_refuses_a_frame_that_misses_a_change_or_a_row():
         _check(frame, sb, {}, started, old, "day 1")
 
 
-def test_journal_benchmark_keeps_profiles_both_ways_and_in_memory_writes_no_journal(tmp_path):
+def test_journal_benchmark_keeps_profiles_both_ways_and_in_memory_writes_no_journal(
+        tmp_path, monkeypatch):
     from benchmarks import bench_journal
     from icoframes import sandbox
     from icoframes.store.cache import Cache
@@ -221,8 +222,17 @@ def test_journal_benchmark_keeps_profiles_both_ways_and_in_memory_writes_no_jour
     with sandbox.serve(n_icos=30, seed=3) as sb:
         icoframes.configure(**sb.settings(), cache_dir=tmp_path)
         try:
+            from icoframes.fetch import crawl
+            from icoframes.store.eventlog import EventLog
+
+            monkeypatch.setattr(crawl, "FOLD_EVERY", 2)  # parts written during the load too
+            reads = []  # the in-memory way must not pay for the journal's arrival checks
+            real_states = EventLog.states
+            monkeypatch.setattr(EventLog, "states",
+                                lambda self, ids: reads.append(ids) or real_states(self, ids))
             with bench_journal.in_memory():
                 icos = icoframes.load_icos(status="past", progress=False)
+            assert reads == []
             cache = Cache(tmp_path, icoframes.get_settings().service_id)
             parts = [pq.read_table(p, columns=["id", "event"]) for p in cache.part_files()]
             events = pa.concat_tables(parts).to_pydict()
