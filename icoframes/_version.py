@@ -1,12 +1,12 @@
-"""The installed version of icoframes (read from the package metadata once)."""
+"""The version of icoframes, declared once.
+
+pyproject.toml reads it (``dynamic = ["version"]``), so the wheel's metadata,
+``icoframes.__version__``, ``icoframes --version`` and an export manifest's
+``package_version`` all say the same.
+"""
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 __all__ = ["__version__"]
 
-try:
-    __version__ = version("icoframes")
-except PackageNotFoundError:  # running from a source tree that was not installed
-    __version__ = "0.0.0"
+__version__ = "0.1.0"
