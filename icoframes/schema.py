@@ -53,6 +53,7 @@ __all__ = [
     "TableSchema",
     "describe",
     "empty_frame",
+    "unreadable",
 ]
 
 Kind = Literal["int", "Int", "float", "bool", "text", "datetime", "utc", "list"]
@@ -73,7 +74,7 @@ KEY: Final = "<key>"
 
 @dataclass(frozen=True)
 class Column:
-    """One column: name, kind (see module docs), where its values come from, and its meaning.
+    """One column: name, kind (see module docs), where its values come from, meaning and unit.
 
     ``source`` is the path of the value in the record the table is read from
     (a profile for ``icos`` and its child tables, a list item for ``list``,
@@ -81,12 +82,15 @@ class Column:
     ``profile["finance"]["caps_unit"]``; :data:`EACH` (``"*"``) steps into
     every entry of a list or map, a final :data:`KEY` takes the map's keys.
     None for a column the package derives (a status, a position, a count).
+    ``unit`` is the unit of a number or time: a fixed one (``"USD"``) or the
+    unit column that holds it (``"caps_unit"``); ``""`` for what has none.
     """
 
     name: str
     kind: Kind
     source: Source | None = None
     doc: str = ""
+    unit: str = ""
 
     @property
     def dtype(self):
@@ -100,6 +104,13 @@ class Column:
     def source_text(self) -> str:
         """The source path as dotted text (``'finance.caps_unit'``); ``''`` when derived."""
         return ".".join(self.source) if self.source else ""
+
+    @property
+    def arrow_field(self) -> pa.Field:
+        """The Parquet column: its type, and its description, unit and source as metadata."""
+        about = {"description": self.doc, "unit": self.unit, "source": self.source_text}
+        return pa.field(self.name, self.arrow_type, nullable=self.kind not in ("int", "bool"),
+                        metadata={k: v for k, v in about.items() if v})
 
 
 _DTYPES = {
@@ -149,11 +160,15 @@ class TableSchema:
         raise KeyError(name)
 
     def arrow_schema(self) -> pa.Schema:
-        return pa.schema([pa.field(c.name, c.arrow_type, nullable=c.kind not in ("int", "bool"))
-                          for c in self.columns])
+        """The Arrow schema of the table's Parquet files (see :attr:`Column.arrow_field`)."""
+        return pa.schema([c.arrow_field for c in self.columns])
 
 
-def _cols(*specs: tuple[str, Kind, Source | None, str]) -> tuple[Column, ...]:
+Spec = tuple[str, Kind, Source | None, str] | tuple[str, Kind, Source | None, str, str]
+
+
+def _cols(*specs: Spec) -> tuple[Column, ...]:
+    """Columns from ``(name, kind, source, doc[, unit])`` lines."""
     return tuple(Column(*spec) for spec in specs)
 
 
@@ -179,7 +194,7 @@ ICOS = TableSchema(
         ("logo", "text", ("main", "logo"), "logo URL"),
         ("premium", "bool", ("main", "premium"), "listed as premium"),
         ("scam", "bool", ("main", "scam"), "marked as scam"),
-        ("ico_score", "float", ("main", "ico_score"), "ICO score"),
+        ("ico_score", "float", ("main", "ico_score"), "ICO score", "points"),
         ("platform", "text", ("main", "platform"), "platform name"),
         ("kyc", "bool", ("main", "kyc"), "conducts KYC on investors"),
         ("whitelist", "bool", ("main", "whitelist"), "conducts whitelisting"),
@@ -194,36 +209,43 @@ ICOS = TableSchema(
         ("video", "text", ("links", "video"), "URL of a video presentation"),
         ("ticker", "text", ("finance", "ticker"), "token ticker"),
         ("tokens_for_sale", "float", ("finance", "tokens_for_sale"),
-         "tokens offered in the ICO; float64 because supplies exceed int64"),
+         "tokens offered in the ICO; float64 because supplies exceed int64", "tokens"),
         ("token_price", "float", ("finance", "token_price"),
-         "fixed price during the ICO, a market price after it; in token_price_unit"),
-        ("token_price_unit", "text", ("finance", "token_price_unit"), "unit of token_price"),
+         "fixed price during the ICO, a market price after it; in token_price_unit",
+         "token_price_unit per token"),
+        ("token_price_unit", "text", ("finance", "token_price_unit"), "unit of token_price",
+         "currency code"),
         ("min_purchase", "float", ("finance", "min_purchase"),
-         "minimum contribution, in purchase_unit"),
+         "minimum contribution, in purchase_unit", "purchase_unit"),
         ("max_purchase", "float", ("finance", "max_purchase"),
-         "maximum contribution, in purchase_unit"),
+         "maximum contribution, in purchase_unit", "purchase_unit"),
         ("purchase_unit", "text", ("finance", "purchase_unit"),
-         "unit of min_purchase and max_purchase"),
+         "unit of min_purchase and max_purchase",
+         "currency code"),
         ("token_type", "text", ("finance", "token_type"),
          "token type, e.g. ERC20; only for Ethereum-based projects"),
-        ("soft_cap", "float", ("finance", "soft_cap"), "soft cap, in caps_unit"),
-        ("hard_cap", "float", ("finance", "hard_cap"), "hard cap, in caps_unit"),
-        ("caps_unit", "text", ("finance", "caps_unit"), "unit of soft_cap and hard_cap"),
+        ("soft_cap", "float", ("finance", "soft_cap"), "soft cap, in caps_unit",
+         "caps_unit"),
+        ("hard_cap", "float", ("finance", "hard_cap"), "hard cap, in caps_unit",
+         "caps_unit"),
+        ("caps_unit", "text", ("finance", "caps_unit"), "unit of soft_cap and hard_cap",
+         "currency code"),
         ("escrow", "bool", ("finance", "escrow"), "has escrow"),
         ("markets", "list", ("finance", "markets"), "URLs of exchanges listing the token"),
         ("restricted_areas", "list", ("finance", "restricted_areas"),
          "countries where the ICO is not allowed"),
         ("accepting", "list", ("finance", "accepting"), "tickers of accepted currencies"),
-        ("raised", "float", ("finance", "raised"), "raised funds in USD; NaN when unknown"),
+        ("raised", "float", ("finance", "raised"), "raised funds in USD; NaN when unknown", "USD"),
         ("start_datetime", "datetime", ("dates", "start_datetime"),
-         "start of the current stage (no time zone given)"),
+         "start of the current stage (no time zone given)", "date and time, no time zone"),
         ("end_datetime", "datetime", ("dates", "end_datetime"),
-         "end of the current stage (no time zone given)"),
+         "end of the current stage (no time zone given)", "date and time, no time zone"),
         ("tba", "bool", ("dates", "tba"), "dates not defined yet"),
         ("airdrop", "bool", ("additional", "airdrop"), "has an airdrop programme"),
         ("bounty", "bool", ("additional", "bounty"), "has a bounty programme"),
         ("fetched_at", "utc", None,
-         "when the profile behind this row was fetched (time zone UTC): how old the row is"),
+         "when the profile behind this row was fetched (time zone UTC): how old the row is",
+         "UTC"),
     ),
     key=("id",),
     doc="one row per ICO",
@@ -254,7 +276,8 @@ DISTRIBUTION = TableSchema(
     _cols(
         ("ico_id", "int", ("id",), "id of the ICO"),
         ("part", "text", ("finance", "distribution", KEY), "name of the part, as sent"),
-        ("percent", "float", ("finance", "distribution", EACH), "share of the tokens, 0-100"),
+        ("percent", "float", ("finance", "distribution", EACH), "share of the tokens, 0-100",
+         "percent"),
     ),
     key=("ico_id", "part"),
     doc="token distribution",
@@ -276,7 +299,8 @@ ROADMAP = TableSchema(
     _cols(
         ("ico_id", "int", ("id",), "id of the ICO"),
         ("label", "text", ("roadmap", KEY), "the date-like key exactly as sent"),
-        ("date", "datetime", None, "parsed from the label; NaT when it names no date"),
+        ("date", "datetime", None, "parsed from the label; NaT when it names no date",
+         "date, no time zone"),
         ("description", "text", ("roadmap", EACH), "what the milestone is"),
     ),
     key=("ico_id", "label"),
@@ -328,7 +352,7 @@ PROBLEM_SUMMARY = TableSchema(
     _cols(
         ("table", "text", None, "the table that lost values"),
         ("column", "text", None, "the column, or the source field of a malformed entry"),
-        ("count", "int", None, "how many raw values could not be read"),
+        ("count", "int", None, "how many raw values could not be read", "values"),
         ("examples", "list", None, "up to three distinct values of problems.value"),
     ),
     key=("table", "column"),
@@ -347,9 +371,9 @@ LIST = TableSchema(
         ("id", "int", ("id",), "ICO id"),
         ("name", "text", ("main", "name"), "ICO name"),
         ("logo", "text", ("main", "logo"), "logo URL"),
-        ("ico_score", "float", ("main", "ico_score"), "ICO score"),
+        ("ico_score", "float", ("main", "ico_score"), "ICO score", "points"),
         ("url", "text", ("links", "url"), "page of the ICO on the directory's public site"),
-        ("raised", "float", ("finance", "raised"), "raised funds in USD; NaN when unknown"),
+        ("raised", "float", ("finance", "raised"), "raised funds in USD; NaN when unknown", "USD"),
         ("status", "text", None, "the status filter the list was loaded with"),
     ),
     key=("id",),
@@ -366,6 +390,35 @@ FILTERS = TableSchema(
     key=("filter", "name"),
     doc="available filter values (spec 2.1)",
 )
+
+
+#: What a cell holds when its raw value is neither readable nor missing, by kind; the
+#: raw value is then a row of ``problems`` (missing values are not reported).
+_UNREADABLE: Final[dict[Kind, str]] = {
+    "int": "never: a record whose id cannot be read is left out (a problem of its table's id)",
+    "Int": "<NA>, and a row of problems",
+    "float": "NaN, and a row of problems",
+    "bool": "False, and a row of problems",
+    "text": "missing, and a row of problems (a boolean, a list or a map)",
+    "datetime": "NaT, and a row of problems",
+    "utc": "never: recorded by icoframes",
+    "list": "the item is left out, and a row of problems",
+}
+
+
+def unreadable(column: Column) -> str:
+    """What ``column`` holds where the raw value could not be read (the data dictionary's words).
+
+    Examples
+    --------
+    >>> unreadable(ICOS.column("hard_cap"))
+    'NaN, and a row of problems'
+    >>> unreadable(ICOS.column("status"))
+    'never: made by icoframes'
+    """
+    if column.source is None and column.kind != "utc":
+        return "never: made by icoframes"
+    return _UNREADABLE[column.kind]
 
 
 def empty_frame(table: TableSchema) -> pd.DataFrame:

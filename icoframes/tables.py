@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .files import atomic_write_table
+from .metadata import describe_columns
 from .schema import (
     PROBLEM_SUMMARY,
     PROBLEMS,
@@ -336,7 +337,8 @@ def _read_problems(path: Path) -> pd.DataFrame:
     """``problems.parquet``; the per-column shape of older versions as rows without ids."""
     table = pq.read_table(path)
     if table.schema.names != PROBLEM_SUMMARY.names:
-        return frame_from_arrow(PROBLEMS, table, source=str(path))
+        return describe_columns(frame_from_arrow(PROBLEMS, table, source=str(path)),
+                                table.schema)
     old = frame_from_arrow(PROBLEM_SUMMARY, table, source=str(path))
     values = [v for n, shown in zip(old["count"], old["examples"], strict=True)
               for v in [*shown[:n], *[None] * (n - len(shown[:n]))]]
@@ -364,7 +366,8 @@ def _check_frame(table: TableSchema, frame: object) -> None:
 
 
 def _read(table: TableSchema, path: Path) -> pd.DataFrame:
-    return frame_from_arrow(table, pq.read_table(path), source=str(path))
+    arrow = pq.read_table(path)
+    return describe_columns(frame_from_arrow(table, arrow, source=str(path)), arrow.schema)
 
 
 def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd.DataFrame:
