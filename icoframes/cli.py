@@ -157,10 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("urllib3").setLevel(logging.WARNING)
     try:
         if args.command == "export":
-            with _sigterm_raises():
+            with _signals_raise():
                 return _export(args)
         if args.command == "sandbox":
-            return _sandbox(args)
+            with _signals_raise():
+                return _sandbox(args)
         if args.command == "demo":
             from .demo import run_demo
 
@@ -202,22 +203,30 @@ class Terminated(KeyboardInterrupt):
 
 
 @contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """While the block runs, SIGTERM raises :class:`Terminated` (in the main thread only)."""
+def _signals_raise() -> Iterator[None]:
+    """While the block runs, SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated`.
+
+    SIGINT is set explicitly: a command started in the background by a script
+    (``icoframes export ... &``, a test suite run as a job) inherits SIGINT
+    *ignored*, and would then never stop on ``kill -INT``. Handlers can only be
+    set from the main thread; elsewhere the block runs with the process's own.
+    """
     if threading.current_thread() is not threading.main_thread():
-        yield  # signal handlers can only be set from the main thread
+        yield
         return
 
-    def handler(signum: int, frame: Any) -> None:
+    def on_sigterm(signum: int, frame: Any) -> None:
         # once: a second SIGTERM must not cut the clean-up that keeps what was fetched
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise Terminated
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous_term = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous_term)
+        signal.signal(signal.SIGINT, previous_int)
 
 
 def _export(args: argparse.Namespace) -> int:
