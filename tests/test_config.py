@@ -14,7 +14,7 @@ import icoframes
 from icoframes.config import SETTINGS, Settings, get_settings, unchanged
 from icoframes.errors import ConfigError
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+SETTINGS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "getting-started.md"
 
 
 @pytest.fixture(autouse=True)
@@ -148,7 +148,8 @@ def test_private_key_is_hidden_in_env_errors_and_help(monkeypatch):
 
 
 def _readme_settings() -> dict[str, tuple[str, str]]:
-    section = README.read_text(encoding="utf-8").split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    page = SETTINGS_PAGE.read_text(encoding="utf-8")
+    section = page.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("|")]
     header = [cell.strip() for cell in rows[0].strip("|").split("|")]
     assert header[:3] == ["setting", "env var", "default"]

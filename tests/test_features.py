@@ -232,11 +232,11 @@ def test_sandbox_features_are_plausible():
     assert feats["raised_to_hard_cap"].median() == pytest.approx(0.8, abs=0.15)
 
 
-def test_the_readme_defines_every_feature_as_describe_features_does():
+def test_the_docs_define_every_feature_as_describe_features_does():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Money and features", 1)[1].split("\n## ", 1)[0]
+    page = Path(__file__).resolve().parents[1] / "docs" / "guide" / "money.md"
+    section = page.read_text(encoding="utf-8")
     for feature in FEATURES:
         definition = feature.definition.replace("|", "\\|")  # escaped in a markdown table
         row = f"| `{feature.name}` | {feature.dtype} | {definition}"

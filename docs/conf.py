@@ -1,0 +1,86 @@
+"""Sphinx configuration of the icoframes documentation site (``make docs``).
+
+Why Sphinx: the docstrings are numpydoc already (numpydoc renders them as the
+API reference), sphinx-gallery runs each example script at build time and
+shows the figures it draws (the gallery of plot helpers, as matplotlib and
+FastF1 do), myst-parser lets the guides stay Markdown like the README they came
+from, and a small local extension (``_ext/datadict.py``) writes the data
+dictionary from :mod:`icoframes.schema`. The build is offline: no intersphinx,
+no remote assets (pydata-sphinx-theme ships its own), warnings are errors.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import icoframes
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+
+# The gallery's scripts run here, at build time, against the sandbox: give them a
+# cache of their own and a backend without a display, so a build never touches the
+# builder's real cache and needs no screen.
+os.environ["ICOFRAMES_CACHE_DIR"] = tempfile.mkdtemp(prefix="icoframes-docs-cache-")
+os.environ["MPLBACKEND"] = "Agg"
+for name in list(os.environ):
+    if name.startswith("ICOFRAMES_") and name != "ICOFRAMES_CACHE_DIR":
+        del os.environ[name]  # the examples configure the sandbox themselves
+
+project = "icoframes"
+author = "the icoframes authors"
+copyright = "2026, the icoframes authors"
+release = icoframes.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+    "datadict",
+]
+
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build", "examples/README.rst", "examples/*.py"]
+templates_path = ["_templates"]
+
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+autosummary_generate = True
+autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_typehints = "none"  # numpydoc's Parameters sections say the types
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+sphinx_gallery_conf = {
+    "examples_dirs": "examples",
+    "gallery_dirs": "gallery",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "show_memory": False,
+    "reset_modules": ("matplotlib", "seaborn"),
+    "capture_repr": ("_repr_html_", "__repr__"),
+}
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"icoframes {release}"
+html_static_path = ["_static"]
+html_show_sourcelink = False
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_sidebars = {"**": ["sidebar-nav-bs"], "index": [], "getting-started": []}
