@@ -22,12 +22,14 @@ The mapping is immutable and shared by every frame derived from the one read
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, Final, NamedTuple, NoReturn
 
 import pandas as pd
 import pyarrow as pa
 
-__all__ = ["ColumnDescriptions", "ColumnInfo", "describe_columns"]
+from .schema import Column, Kind
+
+__all__ = ["ColumnDescriptions", "ColumnInfo", "describe_columns", "unreadable"]
 
 #: The key of ``DataFrame.attrs`` that holds a frame's :class:`ColumnDescriptions`.
 ATTRS_KEY = "columns"
@@ -83,3 +85,33 @@ def describe_columns(frame: pd.DataFrame, schema: pa.Schema) -> pd.DataFrame:
     """``frame`` with the descriptions in ``schema``'s field metadata in ``attrs["columns"]``."""
     frame.attrs[ATTRS_KEY] = ColumnDescriptions.of(schema)
     return frame
+
+
+#: What a cell holds when its raw value is neither readable nor missing, by kind; the
+#: raw value is then a row of ``problems`` (missing values are not reported).
+_UNREADABLE: Final[dict[Kind, str]] = {
+    "int": "never: a record whose id cannot be read is left out (a problem of its table's id)",
+    "Int": "<NA>, and a row of problems",
+    "float": "NaN, and a row of problems",
+    "bool": "False, and a row of problems",
+    "text": "missing, and a row of problems (a boolean, a list or a map)",
+    "datetime": "NaT, and a row of problems",
+    "utc": "never: recorded by icoframes",
+    "list": "the item is left out, and a row of problems",
+}
+
+
+def unreadable(column: Column) -> str:
+    """What ``column`` holds where the raw value could not be read (the data dictionary's words).
+
+    Examples
+    --------
+    >>> from icoframes.schema import ICOS
+    >>> unreadable(ICOS.column("hard_cap"))
+    'NaN, and a row of problems'
+    >>> unreadable(ICOS.column("status"))
+    'never: made by icoframes'
+    """
+    if column.source is None and column.kind != "utc":
+        return "never: made by icoframes"
+    return _UNREADABLE[column.kind]

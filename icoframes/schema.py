@@ -53,7 +53,6 @@ __all__ = [
     "TableSchema",
     "describe",
     "empty_frame",
-    "unreadable",
 ]
 
 Kind = Literal["int", "Int", "float", "bool", "text", "datetime", "utc", "list"]
@@ -390,35 +389,6 @@ FILTERS = TableSchema(
     key=("filter", "name"),
     doc="available filter values (spec 2.1)",
 )
-
-
-#: What a cell holds when its raw value is neither readable nor missing, by kind; the
-#: raw value is then a row of ``problems`` (missing values are not reported).
-_UNREADABLE: Final[dict[Kind, str]] = {
-    "int": "never: a record whose id cannot be read is left out (a problem of its table's id)",
-    "Int": "<NA>, and a row of problems",
-    "float": "NaN, and a row of problems",
-    "bool": "False, and a row of problems",
-    "text": "missing, and a row of problems (a boolean, a list or a map)",
-    "datetime": "NaT, and a row of problems",
-    "utc": "never: recorded by icoframes",
-    "list": "the item is left out, and a row of problems",
-}
-
-
-def unreadable(column: Column) -> str:
-    """What ``column`` holds where the raw value could not be read (the data dictionary's words).
-
-    Examples
-    --------
-    >>> unreadable(ICOS.column("hard_cap"))
-    'NaN, and a row of problems'
-    >>> unreadable(ICOS.column("status"))
-    'never: made by icoframes'
-    """
-    if column.source is None and column.kind != "utc":
-        return "never: made by icoframes"
-    return _UNREADABLE[column.kind]
 
 
 def empty_frame(table: TableSchema) -> pd.DataFrame:

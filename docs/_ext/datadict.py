@@ -13,6 +13,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from icoframes import schema
+from icoframes.metadata import unreadable
 
 #: The tables in the order a reader meets them: the data, then what describes it.
 _GROUPS = (
@@ -59,7 +60,7 @@ def _table_rst(table: schema.TableSchema) -> list[str]:
             column.unit,
             _literal(column.source_text),
             column.doc,
-            schema.unreadable(column),
+            unreadable(column),
         ]
         lines.append(f"   * - {_cell(cells[0])}")
         lines.extend(f"     - {_cell(c)}" for c in cells[1:])
