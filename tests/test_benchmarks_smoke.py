@@ -13,11 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
-
-import icoframes
 
 # benchmarks/ is a top-level folder, not part of the installed package, and
 # `pytest` (unlike `python -m pytest`) does not put the repository root on sys.path
@@ -203,42 +199,3 @@ def test_freshness_refuses_a_frame_that_misses_a_change_or_a_row():
     old = fetched - pd.Timedelta(days=100)
     with pytest.raises(AssertionError, match="older than"):
         _check(frame, sb, {}, started, old, "day 1")
-
-
-def test_journal_benchmark_keeps_profiles_both_ways_and_in_memory_writes_no_journal(
-        tmp_path, monkeypatch):
-    from benchmarks import bench_journal
-    from icoframes import sandbox
-    from icoframes.store.cache import Cache
-
-    result = bench_journal.run(bench_journal.Config(n_icos=30, seed=3, repeats=2))
-    times = result["times"]
-    assert times[bench_journal.JOURNAL].n == times[bench_journal.IN_MEMORY].n == 2
-    assert result["rows"] > 0 and result["requests"] > result["rows"]  # profiles and pages
-    (target,) = bench_journal.targets(result)
-    assert target.met == (bench_journal.overhead(result) < 0.05)
-    assert "| in memory | 2 |" in bench_journal.markdown(result)
-    # the comparison way really keeps no journal and claims nothing, yet caches every profile
-    with sandbox.serve(n_icos=30, seed=3) as sb:
-        icoframes.configure(**sb.settings(), cache_dir=tmp_path)
-        try:
-            from icoframes.fetch import crawl
-            from icoframes.store.eventlog import EventLog
-
-            monkeypatch.setattr(crawl, "FOLD_EVERY", 2)  # parts written during the load too
-            reads = []  # the in-memory way must not pay for the journal's arrival checks
-            real_states = EventLog.states
-            monkeypatch.setattr(EventLog, "states",
-                                lambda self, ids: reads.append(ids) or real_states(self, ids))
-            with bench_journal.in_memory():
-                icos = icoframes.load_icos(status="past", progress=False)
-            assert reads == []
-            cache = Cache(tmp_path, icoframes.get_settings().service_id)
-            parts = [pq.read_table(p, columns=["id", "event"]) for p in cache.part_files()]
-            events = pa.concat_tables(parts).to_pydict()
-            # every event was kept by the in-memory way (the journal names its writer token)
-            assert {e.split(":")[0] for e in events["event"]} == {"memory"}
-            assert len(set(events["event"])) == len(events["event"])  # each event its own name
-            assert sorted(events["id"]) == sorted(icos["id"])
-        finally:
-            icoframes.reset_configuration()

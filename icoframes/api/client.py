@@ -55,7 +55,7 @@ from .gate import (
     redirect_error,
 )
 from .params import validate_list_params
-from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, transport_reason
+from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, never_sent, transport_reason
 
 __all__ = ["ENDPOINTS", "BadResponse", "Client", "Redirected", "RetryPolicy", "sign"]
 
@@ -106,11 +106,13 @@ class _Counter:
 
 
 class Budget(Protocol):
-    """A daily request budget: booked before sending, handed back without a response."""
+    """A request ledger: ``take`` books (or refuses) before sending; then ``not_sent`` (never
+    left), ``answered`` (the service's error code, or None) or ``no_answer`` (sent: counts)."""
 
     def take(self, endpoint: str) -> None: ...
-
-    def give_back(self, endpoint: str) -> None: ...
+    def not_sent(self, endpoint: str) -> None: ...
+    def answered(self, endpoint: str, code: int | None) -> None: ...
+    def no_answer(self, endpoint: str) -> None: ...
 
 
 class Client:
@@ -135,18 +137,13 @@ class Client:
     retry : RetryPolicy, optional
         How transient failures are retried.
     on_request : callable, optional
-        Called with the endpoint name ("filters", "icos", "ico") each time a
-        request reached the service, that is each time an HTTP response (of any
-        status) arrived, retries included. Attempts that never got a response
-        (connection refused, timed out before the status line) are not
-        reported: the service cannot have counted them against the quota. The
-        loaders keep their daily request ledger with it.
-    budget : object with ``take(endpoint)`` and ``give_back(endpoint)``, optional
-        The daily request budget (the loaders pass their
-        :class:`~icoframes.store.ledger.QuotaLedger`). ``take`` is called before
-        every attempt and may raise :class:`~icoframes.errors.QuotaExceeded`, so
-        the cap holds before anything is sent; ``give_back`` undoes it when the
-        attempt got no HTTP response (the service never saw it).
+        Called with the endpoint name ("filters", "icos", "ico") each time an
+        HTTP response (of any status) arrived, retries included.
+    budget : Budget, optional
+        The request ledger (the loaders book in their
+        :class:`~icoframes.store.ledger.QuotaLedger`): ``take`` before every attempt
+        (it may raise :class:`~icoframes.errors.QuotaExceeded`: the cap holds before
+        sending), ``not_sent`` only when the request never left (:func:`never_sent`).
     max_response_bytes : int, default 4 MiB
         Largest body accepted, raw and inflated alike; a larger one is a failed
         attempt.
@@ -358,9 +355,16 @@ class Client:
                 self.control.succeeded()
                 return result
 
-    def _no_response(self, endpoint: str) -> None:
-        if self._budget is not None:
-            self._budget.give_back(endpoint)
+    def _settle(self, endpoint: str, outcome: str | int | None) -> None:
+        """Tell the ledger: ``not_sent``, ``no_answer``, or the answer's error code (or None)."""
+        if self._budget is None:
+            return
+        if outcome == "not_sent":
+            self._budget.not_sent(endpoint)
+        elif outcome == "no_answer":
+            self._budget.no_answer(endpoint)
+        else:
+            self._budget.answered(endpoint, outcome)  # type: ignore[arg-type]
 
     def _send_once(self, endpoint: str, url: str, body: bytes, headers: dict[str, str],
                    check: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
@@ -368,50 +372,56 @@ class Client:
         if self._budget is not None:
             self._budget.take(endpoint)  # QuotaExceeded here: nothing was sent
         self._attempts.add(endpoint)
-        with deadline(self.timeout, self.control) as until:
-            try:
-                response = self._session.post(
-                    url, data=body, headers=headers, stream=True, allow_redirects=False,
-                    timeout=(min(5.0, self.timeout), self.timeout))
-            except TRANSIENT_ERRORS as exc:
-                self._no_response(endpoint)
-                raise _Transient(transport_reason(exc)) from None
-            except requests.RequestException as exc:  # a bad URL or header: retrying cannot help
-                self._no_response(endpoint)
-                raise APIError(f"{path}: the request could not be sent ({type(exc).__name__}: "
-                               f"{exc})", endpoint=path) from None
-            # it reached the service: from here on it counts against the quota
-            self._responses.add(endpoint)
-            if self._on_request is not None:
-                self._on_request(endpoint)
-            status = response.status_code
-            done = False
-            try:
-                if 300 <= status < 400:
-                    raise redirect_error(status, response.headers.get("Location"), path,
-                                         self.base_url)
+        outcome: str | int | None = "no_answer"  # sent (maybe counted) unless it never left
+        try:
+            with deadline(self.timeout, self.control) as until:
                 try:
-                    raw_body = read_body(response.raw, limit=self.max_response_bytes,
-                                         until=until)
-                except Rejected as exc:
-                    raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
-                except BROKEN_BODY as exc:
-                    raise _Transient(f"HTTP {status}: {transport_reason(exc)} while "
-                                     "reading the body") from None
-                done = True
-            finally:
-                if done:
-                    response.raw.release_conn()  # read to the end: the connection is reusable
-                else:
-                    response.close()  # unread bytes would poison the next request
-        try:
-            decoded, refusal = decode_json(raw_body), None
-        except Rejected as exc:
-            decoded, refusal = None, str(exc)
-        try:
-            code = error_code(decoded)
-        except Rejected as exc:
-            raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+                    response = self._session.post(
+                        url, data=body, headers=headers, stream=True, allow_redirects=False,
+                        timeout=(min(5.0, self.timeout), self.timeout))
+                except TRANSIENT_ERRORS as exc:
+                    outcome = "not_sent" if never_sent(exc) else outcome
+                    raise _Transient(transport_reason(exc)) from None
+                except requests.RequestException as exc:  # a bad URL or header: never sent
+                    outcome = "not_sent"
+                    raise APIError(f"{path}: the request could not be sent "
+                                   f"({type(exc).__name__}: {exc})", endpoint=path) from None
+                # it reached the service: from here on it counts against the quota
+                self._responses.add(endpoint)
+                if self._on_request is not None:
+                    self._on_request(endpoint)
+                status = response.status_code
+                done = False
+                try:
+                    if 300 <= status < 400:
+                        raise redirect_error(status, response.headers.get("Location"), path,
+                                             self.base_url)
+                    try:
+                        raw_body = read_body(response.raw, limit=self.max_response_bytes,
+                                             until=until)
+                    except Rejected as exc:
+                        raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+                    except BROKEN_BODY as exc:
+                        raise _Transient(f"HTTP {status}: {transport_reason(exc)} while "
+                                         "reading the body") from None
+                    done = True
+                finally:
+                    if done:
+                        response.raw.release_conn()  # read to the end: reusable
+                    else:
+                        response.close()  # unread bytes would poison the next request
+            try:
+                decoded, refusal = decode_json(raw_body), None
+            except Rejected as exc:
+                decoded, refusal = None, str(exc)
+            try:
+                code = error_code(decoded)
+            except Rejected as exc:
+                raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+            if isinstance(decoded, dict) and (status < 500 or code is not None):
+                outcome = code  # the service's own answer
+        finally:
+            self._settle(endpoint, outcome)
         if code is not None:
             if code in _FINAL_CODES or status < 500:
                 raise _with_detail(error_for_code(code, endpoint=path), decoded)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import http.client
 import io
-import json
 import logging
 import math
 import socket
@@ -43,6 +42,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from ..errors import BadResponse, Redirected
 from .control import LoadControl
 from .params import PAGE_SIZE
+from .text import loads_text
 
 __all__ = [
     "MAX_DEPTH",
@@ -292,7 +292,7 @@ def decode_json(body: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise Rejected(f"the body is not valid UTF-8 (byte {exc.start})") from None
     try:
-        value = json.loads(text.removeprefix("\ufeff"), parse_constant=_no_constant)
+        value = loads_text(text.removeprefix("\ufeff"), parse_constant=_no_constant)
     except RecursionError:
         raise Rejected("the body is not JSON: nested too deeply to parse") from None
     except ValueError as exc:

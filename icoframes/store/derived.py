@@ -2,23 +2,26 @@
 
 ``tables/<table>.parquet`` hold :func:`icoframes.parse.profiles.tidy` of the
 copy in use of every cached profile (``icos.fetched_at`` says when each was
-fetched); ``tables/_state.json`` records what they were built from: the names
-of the profile parts, the size of each journal holding events not folded yet,
-and a *fingerprint* of the reading code (the schema's columns and kinds,
-:data:`icoframes.parse.rules.PARSER_VERSION` and the source text of
-:mod:`icoframes.parse`). Before looking at its state this process folds its own
-journal and those of dead processes (:meth:`~icoframes.store.cache.Cache.fold`);
-the tables are rebuilt from the raw profiles, without a single request, when
-new parts arrived, when a journal grew (another live process fetching), when a
-part was compacted away, when the schema or any reading rule changed, or when a
-table file is unreadable.
+fetched); ``tables/_state.json`` records what they were built from: the
+store's change counter (:meth:`~icoframes.store.cache.Cache.snapshot`) and a
+*fingerprint* of the reading code (:func:`parser_fingerprint`: the schema,
+:data:`icoframes.parse.rules.PARSER_VERSION` and the source of
+:mod:`icoframes.parse`). The tables are rebuilt from the stored raw profiles,
+without a single request, when a copy arrived or was removed since (any
+process), when the reading code changed, or when a table file is unreadable.
+A rebuild decodes the profiles in batches, so its memory grows with the
+tables, not with the raw text. A profile whose stored text cannot be decoded
+is quarantined (fetched again by the next load).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
+import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,16 +29,17 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from ..files import atomic_write_bytes
+from ..api.text import loads_text
+from ..errors import CacheError, CacheWarning, warn
+from ..files import atomic_write_bytes, locked
 from ..parse import profiles, rules
 from ..schema import ICOS, PROBLEMS, TABLES
 from ..tables import Tables, read_table
-from .cache import GONE, Cache
-from .events import latest_copies
+from .cache import Cache
 
-__all__ = ["COMPACT_AFTER", "DerivedTables", "parser_fingerprint"]
+__all__ = ["DerivedTables", "parser_fingerprint"]
 
-COMPACT_AFTER = 48  # profile part files; beyond this they are merged into one
+_STATE = "_state.json"
 
 
 @lru_cache(maxsize=1)
@@ -70,115 +74,124 @@ class DerivedTables:
     Parameters
     ----------
     cache : Cache
-        The raw store they are derived from; its lock guards both.
+        The raw store they are derived from.
     """
 
     def __init__(self, cache: Cache) -> None:
         self.cache = cache
         self.dir = cache.tables_dir
-        self._state_path = self.dir / "_state.json"
+        self._state_path = self.dir / _STATE
 
     def __repr__(self) -> str:
         return f"DerivedTables({str(self.dir)!r})"
 
     def tables(self) -> Tables:
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile."""
-        if self._built():
-            try:
-                with self.cache.lock():
-                    return Tables.read_parquet(self.dir)
-            except FileNotFoundError:
-                pass
-            except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
-                self.cache.quarantine(self._state_path, exc)
-        return self._rebuild()
+        return self._get(lambda: Tables.read_parquet(self.dir))  # type: ignore[no-any-return]
 
     def table(self, name: str) -> pd.DataFrame:
         """One table (e.g. ``"icos"``) over every cached profile; see :meth:`tables`."""
-        if self._built():
-            try:
-                with self.cache.lock():
-                    return read_table(self.dir, name)
-            except FileNotFoundError:
-                pass
-            except (pa.ArrowException, OSError, ValueError) as exc:
-                self.cache.quarantine(self._state_path, exc)
-        return self._rebuild()[name]
+        return self._get(lambda: read_table(self.dir, name), name)  # type: ignore[no-any-return]
 
-    # -- state ------------------------------------------------------------------
+    def _get(self, read: Any, name: str | None = None) -> Any:
+        if not self.cache.path.exists():  # nothing cached (and no folder to make)
+            tables = profiles.tidy([])
+            return tables if name is None else tables[name]
+        with locked(self.dir.parent / ".lock"):
+            with self.cache.snapshot() as snap:
+                wanted = {"version": snap.version, "removed": snap.removed,
+                          "fingerprint": parser_fingerprint()}
+            if self._state() == wanted and self._plain_files():
+                try:
+                    return read()
+                except FileNotFoundError:
+                    pass
+                except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+                    warn(f"icoframes cache tables in {self.dir} are unreadable "
+                         f"({type(exc).__name__}: {exc}); they are rebuilt from the stored "
+                         "profiles", CacheWarning)
+            tables = self._rebuild()
+        return tables if name is None else tables[name]
 
     def _state(self) -> dict[str, Any]:
         try:
             state = json.loads(self._state_path.read_text())
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            self.cache.quarantine(self._state_path, exc)
+        except (OSError, ValueError):
             return {}
         return state if isinstance(state, dict) else {}
 
-    def _write_state(self, parts: list[str], journals: dict[str, int]) -> None:
-        state = {"parts": parts, "journals": journals, "fingerprint": parser_fingerprint()}
-        atomic_write_bytes(self._state_path, json.dumps(state).encode())
-
-    def _sources(self) -> tuple[list[str], dict[str, int]]:
-        """The parts, and the journals holding something (name -> size), on disk now."""
-        journals = {}
-        for path in self.cache.journal_files():
-            try:
-                size = path.stat().st_size
-            except FileNotFoundError:
-                continue
-            if size:
-                journals[path.name] = size
-        return [p.name for p in self.cache.part_files()], journals
-
-    def _matches(self, parts: list[str], journals: dict[str, int]) -> bool:
-        state = self._state()
-        return (state.get("parts") == parts and state.get("journals") == journals
-                and state.get("fingerprint") == parser_fingerprint())
-
-    def _built(self) -> bool:
-        """Whether the tables were built from exactly the current events by this parser."""
-        self.cache.fold()
-        if len(self.cache.part_files()) > COMPACT_AFTER:
-            self._compact()
-        return self._matches(*self._sources())
-
-    def _compact(self) -> None:
-        """Merge the many part files into one, keeping the tables' state in step."""
-        with self.cache.lock():
-            parts = self.cache.part_files()
-            if len(parts) <= COMPACT_AFTER:
-                return  # another process compacted meanwhile
-            names, journals = self._sources()
-            was_built = self._matches(names, journals)
-            name = self.cache.compact_locked(parts)
-            if was_built:  # the same copies in use, now in one file: the tables still hold
-                self._write_state([name], journals)
-            else:  # the tables missed some of the merged parts: force a rebuild
-                self._state_path.unlink(missing_ok=True)
+    def _plain_files(self) -> bool:
+        """Every entry of the tables folder is a plain file: a link or a FIFO is never read."""
+        try:
+            entries = list(self.dir.iterdir())
+        except OSError:
+            return False
+        for path in entries:
+            if not stat.S_ISREG(path.lstat().st_mode):
+                warn(f"icoframes cache entry {path} is not a plain file; it was removed and the "
+                     "tables are rebuilt", CacheWarning)
+                path.unlink()
+                return False
+        return True
 
     def _rebuild(self) -> Tables:
-        with self.cache.lock():
-            snapshot = self.cache.read_events(raw=True, holding_lock=True)
-            records = latest_copies(snapshot.events)
-            ids = records.column("id").to_pylist()
-            statuses = dict(zip(ids, records.column("status").to_pylist(), strict=True))
-            # GONE marks an ICO that was listed but had no profile (error 482)
-            raw = [json.loads(text) for text in records.column("raw").to_pylist()
-                   if text != GONE]
-            tables = profiles.tidy(raw, statuses=statuses)
-            tables = dataclasses.replace(tables, icos=_with_fetch_times(tables.icos, records))
-            tables.to_parquet(self.dir)
-            self._write_state(snapshot.parts, snapshot.journals)
+        """Tidy every stored copy again (in batches), write the tables and their state."""
+        parts: list[Tables] = []
+        unreadable: list[int] = []
+        with self.cache.snapshot() as snap:
+            state = {"version": snap.version, "removed": snap.removed,
+                     "fingerprint": parser_fingerprint()}
+            for batch in snap.copies():
+                raw, statuses, times = [], {}, {}
+                for ico_id, kind, status, text, at in zip(
+                        *(batch.column(c).to_pylist()
+                          for c in ("id", "state", "status", "raw", "fetched_at")), strict=True):
+                    if kind != "fetched":
+                        continue  # gone: listed, but no profile (error 482)
+                    try:
+                        raw.append(loads_text(text))
+                    except (ValueError, TypeError, RecursionError):
+                        unreadable.append(ico_id)
+                        continue
+                    statuses[ico_id], times[ico_id] = status, at
+                part = profiles.tidy(raw, statuses=statuses)
+                parts.append(dataclasses.replace(part, icos=_with_fetch_times(part.icos, times)))
+        if unreadable:
+            self.cache.quarantine(unreadable, "not JSON")
+            state = {}  # the removal changed the counter: the next read rebuilds
+        tables = _concat(parts)
+        if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
+            try:
+                self.dir.mkdir(mode=0o700, exist_ok=True)
+                tables.to_parquet(self.dir)
+                atomic_write_bytes(self._state_path, json.dumps(state).encode())
+            except OSError as exc:
+                if isinstance(exc, CacheError) or exc.errno != errno.ENOSPC:
+                    raise
+                raise CacheError(f"the disk holding the cache {self.dir} is full: the tables "
+                                 "could not be kept (they are rebuilt next time); free some "
+                                 "space") from None
         return tables
 
+def _concat(parts: list[Tables]) -> Tables:
+    """The tables of consecutive batches as one (each table's rows in batch order)."""
+    if not parts:
+        return profiles.tidy([])
+    if len(parts) == 1:
+        return parts[0]
+    fields = [f.name for f in dataclasses.fields(Tables)]
+    merged = {}
+    for name in fields:
+        frames = [getattr(p, name) for p in parts]
+        filled = [f for f in frames if len(f)] or frames[:1]
+        merged[name] = pd.concat(filled, ignore_index=True) if len(filled) > 1 else filled[0]
+    return Tables(**merged)
 
-def _with_fetch_times(icos: pd.DataFrame, records: pa.Table) -> pd.DataFrame:
+
+def _with_fetch_times(icos: pd.DataFrame, times: dict[int, Any]) -> pd.DataFrame:
     """``icos`` with ``fetched_at``: when the copy of each profile in use was recorded (UTC)."""
-    at = records.column("fetched_at").cast(pa.timestamp("ms", tz="UTC")).to_pandas()
-    when = pd.Series(at.array, index=records.column("id").to_numpy())
     column = ICOS.column("fetched_at")
-    values = when.reindex(icos["id"].to_numpy()).array  # NaT for an id without a record
+    when = pd.Series(times, dtype="object")
+    values = pd.to_datetime(when.reindex(icos["id"].to_numpy()).to_numpy(), utc=True)
     return icos.assign(fetched_at=pd.array(values, dtype=column.dtype))
+
