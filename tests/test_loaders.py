@@ -8,13 +8,13 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 import time_machine
+from waiting import wait_until
 
 import icoframes
 from icoframes import sandbox
@@ -311,10 +311,8 @@ def test_a_killed_process_leaves_a_usable_cache(tmp_path):
         env = _child_env(slow, tmp_path / "c")
         child = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        while (not list((tmp_path / "c").rglob("profiles/part-*.parquet"))
-               and time.monotonic() < deadline):
-            time.sleep(0.05)  # polls for the first saved batch, a file on disk
+        assert wait_until(lambda: list((tmp_path / "c").rglob("profiles/part-*.parquet"))), \
+            "the child saved no batch"
         assert child.poll() is None, "the child finished before it could be killed"
         child.send_signal(signal.SIGKILL)
         child.wait()
@@ -385,11 +383,13 @@ def test_a_listed_ico_without_profile_is_not_requested_again(tmp_path):
                 icos = icoframes.load_icos(status="upcoming", progress=False)
             assert gone not in set(icos["id"]) and len(icos) == len(listing) - 1
             before = spent(own)
-            again = icoframes.load_icos(status="upcoming", progress=False)
+            with pytest.warns(MissingProfileWarning, match="without a profile"):
+                again = icoframes.load_icos(status="upcoming", progress=False)
             assert spent(own) == before  # the 482 is remembered while the list is fresh
             pd.testing.assert_frame_equal(icos, again)
-            pd.testing.assert_frame_equal(
-                icos, icoframes.load_icos(status="upcoming", offline=True))
+            with pytest.warns(MissingProfileWarning, match="without a profile"):
+                offline = icoframes.load_icos(status="upcoming", offline=True)
+            pd.testing.assert_frame_equal(icos, offline)
             info = icoframes.cache_info()
         finally:
             icoframes.reset_configuration()
