@@ -42,6 +42,7 @@ from .control import LoadControl
 from .gate import (
     MAX_RESPONSE_BYTES,
     BadResponse,
+    Deadline,
     GateAdapter,
     Redirected,
     Rejected,
@@ -358,6 +359,13 @@ class Client:
                 self.control.succeeded()
                 return result
 
+    def _why(self, exc: BaseException, limit: Deadline) -> str:
+        """A transport failure's short cause; the deadline's when the watchdog cut it."""
+        return self._past_deadline() if limit.expired else transport_reason(exc)
+
+    def _past_deadline(self) -> str:
+        return f"timed out: no whole response within the {self.timeout:g} s deadline"
+
     def _no_response(self, endpoint: str) -> None:
         if self._budget is not None:
             self._budget.give_back(endpoint)
@@ -368,18 +376,22 @@ class Client:
         if self._budget is not None:
             self._budget.take(endpoint)  # QuotaExceeded here: nothing was sent
         self._attempts.add(endpoint)
-        with deadline(self.timeout, self.control) as until:
+        with deadline(self.timeout, self.control) as limit:
             try:
                 response = self._session.post(
                     url, data=body, headers=headers, stream=True, allow_redirects=False,
                     timeout=(min(5.0, self.timeout), self.timeout))
             except TRANSIENT_ERRORS as exc:
                 self._no_response(endpoint)
-                raise _Transient(transport_reason(exc)) from None
+                raise _Transient(self._why(exc, limit)) from None
             except requests.RequestException as exc:  # a bad URL or header: retrying cannot help
                 self._no_response(endpoint)
                 raise APIError(f"{path}: the request could not be sent ({type(exc).__name__}: "
                                f"{exc})", endpoint=path) from None
+            if limit.expired:  # cut while the status line and headers trickled in
+                response.close()
+                self._no_response(endpoint)
+                raise _Transient(self._past_deadline())
             # it reached the service: from here on it counts against the quota
             self._responses.add(endpoint)
             if self._on_request is not None:
@@ -392,11 +404,11 @@ class Client:
                                          self.base_url)
                 try:
                     raw_body = read_body(response.raw, limit=self.max_response_bytes,
-                                         until=until)
+                                         until=limit.until)
                 except Rejected as exc:
                     raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
                 except BROKEN_BODY as exc:
-                    raise _Transient(f"HTTP {status}: {transport_reason(exc)} while "
+                    raise _Transient(f"HTTP {status}: {self._why(exc, limit)} while "
                                      "reading the body") from None
                 done = True
             finally:
