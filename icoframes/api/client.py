@@ -42,14 +42,11 @@ from .control import LoadControl
 from .gate import (
     MAX_RESPONSE_BYTES,
     BadResponse,
-    Deadline,
-    GateAdapter,
     Redirected,
     Rejected,
     check_filters,
     check_list_page,
     check_profile,
-    deadline,
     decode_json,
     error_code,
     read_body,
@@ -57,6 +54,7 @@ from .gate import (
 )
 from .params import validate_list_params
 from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, transport_reason
+from .transport import Deadline, GateAdapter, deadline
 
 __all__ = ["ENDPOINTS", "BadResponse", "Client", "Redirected", "RetryPolicy", "sign"]
 
@@ -359,12 +357,11 @@ class Client:
                 self.control.succeeded()
                 return result
 
-    def _why(self, exc: BaseException, limit: Deadline) -> str:
+    def _why(self, exc: BaseException | None, limit: Deadline) -> str:
         """A transport failure's short cause; the deadline's when the watchdog cut it."""
-        return self._past_deadline() if limit.expired else transport_reason(exc)
-
-    def _past_deadline(self) -> str:
-        return f"timed out: no whole response within the {self.timeout:g} s deadline"
+        if limit.expired or exc is None:
+            return f"timed out: no whole response within the {self.timeout:g} s deadline"
+        return transport_reason(exc)
 
     def _no_response(self, endpoint: str) -> None:
         if self._budget is not None:
@@ -391,7 +388,7 @@ class Client:
             if limit.expired:  # cut while the status line and headers trickled in
                 response.close()
                 self._no_response(endpoint)
-                raise _Transient(self._past_deadline())
+                raise _Transient(self._why(None, limit))
             # it reached the service: from here on it counts against the quota
             self._responses.add(endpoint)
             if self._on_request is not None:
