@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install demo test lint bench compat docs clean
+.PHONY: install demo test lint bench compat docs wheel-smoke clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -32,6 +32,18 @@ test: $(STAMP) lint
 docs: $(STAMP)
 	rm -rf docs/_build docs/gallery docs/reference/generated
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
+# A wheel built from the tree, installed with its dependencies only into a clean venv
+# outside the tree, imports, serves the sandbox, loads, exports and plots.
+wheel-smoke: $(STAMP)
+	@set -e; dir=$$(mktemp -d -t icoframes-wheel-XXXXXX); trap 'rm -rf "$$dir"' EXIT; \
+	echo "building the wheel in $$dir"; \
+	$(PY) -m build --wheel --outdir "$$dir/dist" . > "$$dir/build.log" 2>&1 \
+		|| { cat "$$dir/build.log"; exit 1; }; \
+	python3 -m venv "$$dir/venv"; \
+	"$$dir/venv/bin/python" -m pip install --quiet "$$dir"/dist/icoframes-*.whl; \
+	cd "$$dir" && "$$dir/venv/bin/python" -I $(CURDIR)/tests/wheel_smoke.py \
+		"$$($(CURDIR)/$(PY) -c 'import icoframes; print(icoframes.__version__)')"
 
 bench: $(STAMP)
 	$(PY) -m benchmarks

@@ -75,6 +75,7 @@ sphinx_gallery_conf = {
 html_theme = "pydata_sphinx_theme"
 html_title = f"icoframes {release}"
 html_static_path = ["_static"]
+html_css_files = ["icoframes.css"]
 html_show_sourcelink = False
 html_theme_options = {
     "navigation_with_keys": False,
@@ -83,4 +84,4 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"**": ["sidebar-nav-bs"], "index": [], "getting-started": []}
+html_sidebars = {"**": ["sidebar-nav-bs"], "index": [], "reference/data-dictionary": []}

@@ -1,5 +1,5 @@
 """`python -m icoframes` is the same as the `icoframes` command."""
 
-from .cli import main
+from .cli import run
 
-raise SystemExit(main())
+run()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -38,7 +39,7 @@ from .errors import (
     QuotaExceeded,
 )
 
-__all__ = ["EXIT_CODES", "Terminated", "build_parser", "main"]
+__all__ = ["EXIT_CODES", "Terminated", "build_parser", "main", "run"]
 
 log = logging.getLogger("icoframes.cli")
 
@@ -191,6 +192,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.exception("export failed")
         return EXIT_ERROR
     return EXIT_ERROR
+
+
+def run() -> None:
+    """The ``icoframes`` command: :func:`main`, then exit with its code.
+
+    After a signal stopped an export, everything fetched is already durable,
+    so the process exits at once instead of waiting, at interpreter shutdown,
+    for pool threads still stuck on the service (a connect to a server that
+    accepts nothing cannot be cut from another thread).
+    """
+    code = main()
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) and any(
+            t.is_alive() and not t.daemon for t in threading.enumerate()
+            if t is not threading.main_thread()):
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)
 
 
 class Terminated(KeyboardInterrupt):

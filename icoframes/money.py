@@ -208,9 +208,14 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     ...     "hard_cap": [30000.0, 5e6, 100.0], "caps_unit": ["ETH", "usd", "ETH"],
     ...     "end_datetime": pd.to_datetime(["2018-03-04", "2018-03-04", None])})
     >>> rates = pd.DataFrame({"date": ["2018-03-02"], "currency": ["ETH"], "usd": [800.0]})
-    >>> out = to_usd(icos, rates, columns=["hard_cap"], date="end_datetime")
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     out = to_usd(icos, rates, columns=["hard_cap"], date="end_datetime")
     >>> out["hard_cap_usd"].tolist(), out.attrs["usd_missing"]
     ([24000000.0, 5000000.0, nan], {'(no date)': 1})
+    >>> [type(w.message).__name__ for w in caught]
+    ['IcoframesWarning']
     """
     if not isinstance(icos, pd.DataFrame):
         raise ValueError(f"icos must be a pandas DataFrame, got {type(icos).__name__}")

@@ -204,11 +204,11 @@ def trickle_body(body: bytes, interval: float) -> Behaviour:
     return behaviour
 
 
-def trickle_headers(body: bytes, interval: float) -> Behaviour:
-    """Send the status line and headers one byte per ``interval``, then ``body``."""
+def trickle_headers(body: bytes, interval: float, *, padding: int = 200) -> Behaviour:
+    """Send the status line and headers (``padding`` bytes more) one byte per ``interval``."""
     def behaviour(h: _Handler) -> None:
         head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                f"X-Padding: {'p' * 200}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+                f"X-Padding: {'p' * padding}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
         for i in range(len(head)):
             if h.server.owner.stopping.wait(interval):
                 return

@@ -377,11 +377,13 @@ def test_a_listed_ico_without_profile_is_not_requested_again(tmp_path):
                 icos = icoframes.load_icos(status="upcoming", progress=False)
             assert gone not in set(icos["id"]) and len(icos) == len(listing) - 1
             before = spent(own)
-            again = icoframes.load_icos(status="upcoming", progress=False)
+            with pytest.warns(MissingProfileWarning, match="without a profile"):
+                again = icoframes.load_icos(status="upcoming", progress=False)
             assert spent(own) == before  # the 482 is remembered while the list is fresh
             pd.testing.assert_frame_equal(icos, again)
-            pd.testing.assert_frame_equal(
-                icos, icoframes.load_icos(status="upcoming", offline=True))
+            with pytest.warns(MissingProfileWarning, match="without a profile"):
+                offline = icoframes.load_icos(status="upcoming", offline=True)
+            pd.testing.assert_frame_equal(icos, offline)
             info = icoframes.cache_info()
         finally:
             icoframes.reset_configuration()

@@ -21,6 +21,7 @@ from messy_profiles import (
 
 import icoframes
 from icoframes import sandbox
+from icoframes.errors import IncompleteWarning
 from icoframes.parse import rules
 from icoframes.parse.problems import Problems, value_text
 from icoframes.parse.profiles import tidy
@@ -247,7 +248,8 @@ def test_a_load_keeps_the_problems_of_its_list_pages(tmp_path):
     with HostileServer({LIST: json_reply(PAGE), PROFILE: profile_reply(_profile)}) as srv:
         icoframes.configure(**srv.settings(), cache_dir=tmp_path)
         try:
-            tables = icoframes.load_tables(status="past", progress=False)
+            with pytest.warns(IncompleteWarning, match="partial"):
+                tables = icoframes.load_tables(status="past", progress=False)
         finally:
             icoframes.reset_configuration()
     assert tables.icos["id"].tolist() == [11, 12]

@@ -37,12 +37,12 @@ def _table_rst(table: schema.TableSchema) -> list[str]:
         table.name,
         "~" * len(table.name),
         "",
-        f"{table.doc[:1].upper()}{table.doc[1:]}. One row per "
+        f"{table.doc[:1].upper()}{table.doc[1:]}. Key: "
         + ", ".join(f"``{k}``" for k in table.key) + ".",
         "",
         ".. list-table::",
         "   :header-rows: 1",
-        "   :widths: 14 12 12 16 30 16",
+        "   :widths: 13 13 11 15 28 20",
         "   :class: icoframes-datadict",
         "",
         "   * - column",

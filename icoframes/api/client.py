@@ -42,13 +42,11 @@ from .control import LoadControl
 from .gate import (
     MAX_RESPONSE_BYTES,
     BadResponse,
-    GateAdapter,
     Redirected,
     Rejected,
     check_filters,
     check_list_page,
     check_profile,
-    deadline,
     decode_json,
     error_code,
     read_body,
@@ -56,6 +54,7 @@ from .gate import (
 )
 from .params import validate_list_params
 from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, never_sent, transport_reason
+from .transport import Deadline, GateAdapter, deadline
 
 __all__ = ["ENDPOINTS", "BadResponse", "Client", "Redirected", "RetryPolicy", "sign"]
 
@@ -106,13 +105,13 @@ class _Counter:
 
 
 class Budget(Protocol):
-    """A request ledger: ``take`` books (or refuses) before sending; then ``not_sent`` (never
-    left), ``answered`` (the service's error code, or None) or ``no_answer`` (sent: counts)."""
+    """A request ledger: ``take`` books (or refuses) before sending; ``settle`` hears what
+    became of it: ``"not_sent"`` (it never left), ``"no_answer"`` (sent, so it counts) or
+    the service's answer (its error code; None for none)."""
 
     def take(self, endpoint: str) -> None: ...
-    def not_sent(self, endpoint: str) -> None: ...
-    def answered(self, endpoint: str, code: int | None) -> None: ...
-    def no_answer(self, endpoint: str) -> None: ...
+
+    def settle(self, endpoint: str, outcome: str | int | None) -> None: ...
 
 
 class Client:
@@ -143,7 +142,7 @@ class Client:
         The request ledger (the loaders book in their
         :class:`~icoframes.store.ledger.QuotaLedger`): ``take`` before every attempt
         (it may raise :class:`~icoframes.errors.QuotaExceeded`: the cap holds before
-        sending), ``not_sent`` only when the request never left (:func:`never_sent`).
+        sending), ``settle`` after (handed back only when it never left: :func:`never_sent`).
     max_response_bytes : int, default 4 MiB
         Largest body accepted, raw and inflated alike; a larger one is a failed
         attempt.
@@ -355,16 +354,11 @@ class Client:
                 self.control.succeeded()
                 return result
 
-    def _settle(self, endpoint: str, outcome: str | int | None) -> None:
-        """Tell the ledger: ``not_sent``, ``no_answer``, or the answer's error code (or None)."""
-        if self._budget is None:
-            return
-        if outcome == "not_sent":
-            self._budget.not_sent(endpoint)
-        elif outcome == "no_answer":
-            self._budget.no_answer(endpoint)
-        else:
-            self._budget.answered(endpoint, outcome)  # type: ignore[arg-type]
+    def _why(self, exc: BaseException | None, limit: Deadline) -> str:
+        """A transport failure's short cause; the deadline's when the watchdog cut it."""
+        if limit.expired or exc is None:
+            return f"timed out: no whole response within the {self.timeout:g} s deadline"
+        return transport_reason(exc)
 
     def _send_once(self, endpoint: str, url: str, body: bytes, headers: dict[str, str],
                    check: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
@@ -374,18 +368,21 @@ class Client:
         self._attempts.add(endpoint)
         outcome: str | int | None = "no_answer"  # sent (maybe counted) unless it never left
         try:
-            with deadline(self.timeout, self.control) as until:
+            with deadline(self.timeout, self.control) as limit:
                 try:
                     response = self._session.post(
                         url, data=body, headers=headers, stream=True, allow_redirects=False,
                         timeout=(min(5.0, self.timeout), self.timeout))
                 except TRANSIENT_ERRORS as exc:
                     outcome = "not_sent" if never_sent(exc) else outcome
-                    raise _Transient(transport_reason(exc)) from None
+                    raise _Transient(self._why(exc, limit)) from None
                 except requests.RequestException as exc:  # a bad URL or header: never sent
                     outcome = "not_sent"
                     raise APIError(f"{path}: the request could not be sent "
                                    f"({type(exc).__name__}: {exc})", endpoint=path) from None
+                if limit.expired:  # cut while the status line and headers trickled in
+                    response.close()
+                    raise _Transient(self._why(None, limit))
                 # it reached the service: from here on it counts against the quota
                 self._responses.add(endpoint)
                 if self._on_request is not None:
@@ -398,11 +395,11 @@ class Client:
                                              self.base_url)
                     try:
                         raw_body = read_body(response.raw, limit=self.max_response_bytes,
-                                             until=until)
+                                             until=limit.until)
                     except Rejected as exc:
                         raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
                     except BROKEN_BODY as exc:
-                        raise _Transient(f"HTTP {status}: {transport_reason(exc)} while "
+                        raise _Transient(f"HTTP {status}: {self._why(exc, limit)} while "
                                          "reading the body") from None
                     done = True
                 finally:
@@ -421,7 +418,8 @@ class Client:
             if isinstance(decoded, dict) and (status < 500 or code is not None):
                 outcome = code  # the service's own answer
         finally:
-            self._settle(endpoint, outcome)
+            if self._budget is not None:
+                self._budget.settle(endpoint, outcome)
         if code is not None:
             if code in _FINAL_CODES or status < 500:
                 raise _with_detail(error_for_code(code, endpoint=path), decoded)

@@ -50,17 +50,11 @@ class Booking:
                     self.profiles -= 1
             raise
 
-    def not_sent(self, endpoint: str) -> None:
-        self.ledger.not_sent(endpoint)
-        if endpoint == "ico" and self.budget is not None:
+    def settle(self, endpoint: str, outcome: str | int | None) -> None:
+        self.ledger.settle(endpoint, outcome)
+        if outcome == "not_sent" and endpoint == "ico" and self.budget is not None:
             with self._lock:
                 self.profiles -= 1
-
-    def answered(self, endpoint: str, code: int | None) -> None:
-        self.ledger.answered(endpoint, code)
-
-    def no_answer(self, endpoint: str) -> None:
-        self.ledger.no_answer(endpoint)
 
 
 def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState, *, fetched: int,

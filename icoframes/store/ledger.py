@@ -14,7 +14,7 @@ The rules:
 * **Every request sent counts**, booked before it is sent: retries, requests
   cut in flight (Ctrl-C, SIGTERM, the breaker) and requests that timed out
   after they were sent. Only a request that never left (the connection was
-  refused or never made) is handed back (:meth:`QuotaLedger.not_sent`).
+  refused or never made) is handed back (:meth:`QuotaLedger.settle`).
 * **The ``daily_quota`` setting is a hard cap**: booking is one conditional
   statement, so the processes sharing the cache dir never send one request
   over it per UTC day. The count starts again when the UTC day changes, and
@@ -94,7 +94,7 @@ class QuotaLedger:
     Traceback (most recent call last):
     ...
     icoframes.errors.QuotaExceeded: the daily_quota setting (2 requests) is reached: ...
-    >>> ledger.not_sent("ico"); ledger.used_today()
+    >>> ledger.settle("ico", "not_sent"); ledger.used_today()  # it never left
     1
     """
 
@@ -167,45 +167,32 @@ class QuotaLedger:
             f"after {after} requests sent that day with this key from this cache dir",
             code=485, endpoint=endpoint or None)
 
-    def not_sent(self, endpoint: str = "") -> None:
-        """Hand back a booking whose request never left (the connection was never made)."""
+    def settle(self, endpoint: str, outcome: str | int | None) -> None:
+        """What became of a booked request: ``"not_sent"`` (it never left: handed back),
+        ``"no_answer"`` (sent, so it counts; a probe learnt nothing) or the service's answer,
+        its error code (None for none): a 485 is recorded as its refusal, any other answer
+        after one clears it (the allowance is back)."""
+        if outcome == "not_sent":
+            self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")
+        elif outcome == 485:
+            self._change("UPDATE ledgers SET refused_at = ?, refused_after = sent WHERE key = ?",
+                         ms(utcnow()))
+        elif outcome != "no_answer" and self._refused:
+            self._change("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
+                         "WHERE key = ?")
+            self._refused = False
+        with self._cond:  # a 485 ends this call's probing; any other outcome ends the probe
+            if outcome == 485:
+                self._probe = "done"
+            elif self._probe == "open":
+                self._probe = None  # answered (go on), or not (the next request probes again)
+            self._cond.notify_all()
+
+    def _change(self, sql: str, *values: object) -> None:
         db = self.database(write=True)
         assert db is not None
         with db.write() as conn:
-            conn.execute("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?", (self.key,))
-        self._answered(accepted=False)
-
-    def no_answer(self, endpoint: str = "") -> None:
-        """A request was sent (it counts) but no answer came: a probe learnt nothing."""
-        self._answered(accepted=False)
-
-    def answered(self, endpoint: str, code: int | None) -> None:
-        """The service answered a request (``code``: its error field): a 485 is recorded as
-        its refusal; any other answer after one clears it (the allowance is back)."""
-        if code == 485:
-            db = self.database(write=True)
-            assert db is not None
-            with db.write() as conn:
-                conn.execute("UPDATE ledgers SET refused_at = ?, refused_after = sent "
-                             "WHERE key = ?", (ms(utcnow()), self.key))
-            self._answered(accepted=False, refused=True)
-            return
-        if self._refused:
-            db = self.database(write=True)
-            assert db is not None
-            with db.write() as conn:
-                conn.execute("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
-                             "WHERE key = ?", (self.key,))
-            self._refused = False
-        self._answered(accepted=True)
-
-    def _answered(self, *, accepted: bool, refused: bool = False) -> None:
-        with self._cond:
-            if self._probe == "open":
-                self._probe = None if accepted else "done"
-                self._cond.notify_all()
-            elif refused:
-                self._probe = "done"  # refused in this call: no probe left
+            conn.execute(sql, (*values, self.key))
 
     # -- reading ---------------------------------------------------------------------------
 
