@@ -159,11 +159,11 @@ def _median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def markdown(names: list[str], runs: dict[str, list[dict[str, Any]]]) -> str:
+def markdown(names: list[str], runs: dict[str, list[dict[str, Any]]], n_icos: int) -> str:
     a, b = names
     first = {name: runs[name][0] for name in names}
     n_past = first[a]["n_past"]
-    lines = [f"Sandbox of {N_ICOS:,} ICOs ({n_past:,} past), 0 ms latency, "
+    lines = [f"Sandbox of {n_icos:,} ICOs ({n_past:,} past), 0 ms latency, "
              f"{len(runs[a])} processes per tree, alternating; times are medians over them.",
              "", f"| measure | {a} | {b} | {b} ÷ {a} |", "|:---|---:|---:|---:|"]
 
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force",
                             str(baseline)], check=False)
-    print(markdown(list(trees), runs))
+    print(markdown(list(trees), runs, args.n_icos))
 
 
 if __name__ == "__main__":
