@@ -202,3 +202,17 @@ def test_freshness_refuses_a_frame_that_misses_a_change_or_a_row():
     old = fetched - pd.Timedelta(days=100)
     with pytest.raises(AssertionError, match="older than"):
         _check(frame, sb, {}, started, old, "day 1")
+
+
+def test_load_measures_a_refresh_of_a_tenth_and_every_narrower_query():
+    from benchmarks import bench_load
+
+    result = bench_load.measure(300, 1)
+    refresh = result["refresh"]
+    assert refresh["changed"] == math.ceil(result["n_past"] / 10)
+    assert refresh["requests"] >= refresh["changed"]  # the list pages, and each changed profile
+    assert refresh["rows"] == result["n_past"] and refresh["derived_s"] > 0
+    assert [q["filters"] for q in result["narrower"]] == list(bench_load.NARROWER)
+    assert all(q["rows"] > 0 for q in result["narrower"])
+    text = bench_load.markdown(["before", "after"], {"before": [result], "after": [result]}, 300)
+    assert text.count("\n| `") == len(bench_load.NARROWER)
