@@ -60,6 +60,7 @@ from .localquery import cached_query
 from .paging import ListQuery
 from .policy import PROFILE_MAX_AGE, ProfileIndex, Want, plan_profiles
 from .progress import Progress
+from .sharedlists import SharedLists
 from .stops import BudgetSpent, breaker_error, quota_error, warn_short_quota
 
 __all__ = ["Crawl", "CrawlContext"]
@@ -123,6 +124,7 @@ class Crawl:
         self._ready: deque[Want] = deque()  # claimed by this process, to request
         self._waiting: dict[int, Want] = {}  # claimed by another live process
         self._claims: Claims | None = None
+        self._lists = SharedLists(load.cache, self._claimer, self.started)
         self._pool: ThreadPoolExecutor | None = None
         self._done: queue.SimpleQueue[Future] = queue.SimpleQueue()
         self._tasks: dict[Future, tuple[str, Any]] = {}
@@ -152,7 +154,8 @@ class Crawl:
         if offline:
             return  # nothing cached for this query: the loader says so
         self.load.client(f"the list for {params}")  # fails before any request if unusable
-        query.start(stored)
+        if self._lists.claim(query, stored):  # else another process pages it: waited for
+            query.start(stored)
 
     def _plan(self, frame: pd.DataFrame | None, *, repaged: bool) -> None:
         """Plan the profiles of these list rows that the cache lacks or holds stale."""
@@ -268,7 +271,7 @@ class Crawl:
         interrupted = True
         try:
             self._fill()
-            while self._stop is None and (self._tasks or self._waiting):
+            while self._stop is None and (self._tasks or self._waiting or self._lists.waiting):
                 if not self._tasks:
                     self._wait_for_others()
                     continue
@@ -348,6 +351,7 @@ class Crawl:
             self._guarded(self.load.cache.write_list, query.params, query.items, query.frame,
                           total_icos=query.total_icos or 0, problems=query.problems,
                           complete=query.complete, failed_pages=query.failed_pages)
+        self._guarded(self._lists.release, query)
 
     def _guarded(self, write: Any, *args: Any, **kwargs: Any) -> None:
         """Keep something; a cache that cannot (a full disk) stops the load, said once."""
@@ -368,9 +372,14 @@ class Crawl:
             self._fetched += 1
 
     def _wait_for_others(self) -> None:
-        """Every own request is done: wait for profiles other processes claimed (a copy that
-        arrives since this load planned meets every reason to fetch), or whose claim lapsed."""
+        """Every own request is done: wait for the lists and profiles other processes claimed
+        (a copy arrived since this load planned meets every reason), or their claims lapse."""
         time.sleep(_WAIT_POLL)
+        arrived, to_page = self._lists.poll()
+        for query in arrived:  # another process paged it just now
+            self._plan(query.frame, repaged=True)
+        for query, stored in to_page:  # its pager died or stopped: page it here
+            query.start(stored)
         claimer = self._claimer()
         claimer.renew(every=claimer.lease / 3)
         mine, _, arrived = claimer.claim(list(self._waiting), arrived_since=self._marker)

@@ -1,0 +1,81 @@
+"""List queries paged once across processes: a claim on the list before paging it.
+
+Profiles are claimed id by id (:mod:`icoframes.store.claims`); a list query is
+claimed the same way, under a negative id made from its key (so it never meets
+a profile's), before its first page is asked. A load that finds the list
+claimed by another live process waits for it: as soon as that process keeps
+the list (in the store, fetched after this load began) the load uses it as if
+it had paged it; if the claim lapses first (its owner died or stopped), the
+load claims the list and pages it itself. A load never waits longer than a
+lease (:data:`~icoframes.store.claims.LEASE`) for a silent peer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from ..store.cache import Cache, Stored
+from ..store.claims import Claims
+from .paging import ListQuery
+
+__all__ = ["SharedLists", "list_claim_id"]
+
+
+def list_claim_id(params: dict[str, Any]) -> int:
+    """The id a list query is claimed under: negative, from its cache key.
+
+    Examples
+    --------
+    >>> list_claim_id({"status": "past"}) < 0
+    True
+    """
+    return -int(Cache.list_key(params)[:15], 16) - 1
+
+
+class SharedLists:
+    """The list queries of one crawl, claimed before paging; those another process pages
+    are waited for (:meth:`poll`).
+
+    Parameters
+    ----------
+    cache : Cache
+        Where the other process keeps the list.
+    claims : callable
+        The crawl's :class:`~icoframes.store.claims.Claims` (made on first use).
+    started : datetime
+        When the load began: a list kept since then was paged for it.
+    """
+
+    def __init__(self, cache: Cache, claims: Callable[[], Claims], started: dt.datetime) -> None:
+        self.cache, self._claims, self.started = cache, claims, started
+        self.waiting: list[tuple[ListQuery, Stored | None]] = []
+
+    def claim(self, query: ListQuery, stored: Stored | None) -> bool:
+        """Claim ``query`` to page it (True); False when another live process pages it: it
+        waits (``stored``, its older cached copy, stays its answer should paging fail)."""
+        mine, _, _ = self._claims().claim([list_claim_id(query.params)])
+        if not mine:
+            self.waiting.append((query, stored))
+        return bool(mine)
+
+    def release(self, query: ListQuery) -> None:
+        """The list is kept (or given up): others may page it again."""
+        self._claims().release([list_claim_id(query.params)])
+
+    def poll(self) -> tuple[list[ListQuery], list[tuple[ListQuery, Stored | None]]]:
+        """The waited-for queries now answered by the list another process kept, and those
+        whose claim lapsed and is now this crawl's (to page, with their older copy)."""
+        arrived, to_page, still = [], [], []
+        for query, stored in self.waiting:
+            kept = self.cache.read_list(query.params)
+            if kept is not None and kept.fetched_at >= self.started:
+                query.use_cached(kept)
+                arrived.append(query)
+            elif self._claims().claim([list_claim_id(query.params)])[0]:
+                to_page.append((query, stored))
+            else:
+                still.append((query, stored))
+        self.waiting = still
+        return arrived, to_page

@@ -1,0 +1,76 @@
+"""A list query is paged once across processes sharing a cache dir: the second load waits
+for the first's list (or pages it itself when the first dies)."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+from icoframes import sandbox
+
+WORKERS = 4
+
+# each child loads the past ICOs once its stdin says go, and prints what its result says
+_CHILD = textwrap.dedent(f"""
+    import json, sys
+    import icoframes
+    print("ready", flush=True)
+    sys.stdin.readline()
+    icos = icoframes.load_icos(status="past", progress=False, max_workers={WORKERS})
+    report = icos.attrs["icoframes"]
+    print(json.dumps({{"rows": len(icos), "complete": report["complete"],
+                      "from_cache": report["queries"][0]["from_cache"]}}), flush=True)
+""")
+
+
+def _env(sb, cache_dir) -> dict[str, str]:
+    return {**os.environ, **{f"ICOFRAMES_{k.upper()}": str(v) for k, v in sb.settings().items()},
+            "ICOFRAMES_CACHE_DIR": str(cache_dir)}
+
+
+def _start(sb, cache_dir) -> subprocess.Popen:
+    child = subprocess.Popen([sys.executable, "-c", _CHILD], env=_env(sb, cache_dir),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "ready", child.stderr.read()
+    return child
+
+
+def test_two_processes_cold_loading_one_query_page_its_list_once(tmp_path):
+    with sandbox.serve(n_icos=300, seed=43, latency=0.02) as sb:
+        past = sb.directory.ids("past")
+        children = [_start(sb, tmp_path / "c") for _ in range(2)]
+        sb.stats.reset()
+        for child in children:  # both begin within moments of each other
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        results = []
+        for child in children:
+            out, err = child.communicate(timeout=180)
+            assert child.returncode == 0, err
+            results.append(out.strip().splitlines()[-1])
+        assert all('"rows": %d, "complete": true' % len(past) in r for r in results), results
+        assert sorted('"from_cache": true' in r for r in results) == [False, True]
+        assert sb.stats.requests["icos"] == math.ceil(len(past) / 20)  # one list, paged once
+        assert sb.stats.profile_hits.total() <= len(past) + 2 * WORKERS
+
+
+def test_a_load_waiting_for_a_list_pages_it_when_its_pager_dies(tmp_path):
+    with sandbox.serve(n_icos=300, seed=44, latency=0.3) as sb:
+        past = sb.directory.ids("past")
+        first, second = _start(sb, tmp_path / "c"), _start(sb, tmp_path / "c")
+        first.stdin.write("go\n")
+        first.stdin.flush()
+        assert sb.stats.wait_for(lambda s: s.requests.get("icos", 0) >= 1, timeout=60)
+        second.stdin.write("go\n")  # the list is claimed by the first: the second waits
+        second.stdin.flush()
+        first.send_signal(signal.SIGKILL)  # dead: its claim lapses at once
+        first.communicate()
+        out, err = second.communicate(timeout=180)
+        assert second.returncode == 0, err
+        assert f'"rows": {len(past)}, "complete": true' in out
+        assert '"from_cache": false' in out  # it paged the list itself
