@@ -53,7 +53,7 @@ def test_two_processes_cold_loading_one_query_page_its_list_once(tmp_path):
             out, err = child.communicate(timeout=180)
             assert child.returncode == 0, err
             results.append(out.strip().splitlines()[-1])
-        assert all('"rows": %d, "complete": true' % len(past) in r for r in results), results
+        assert all(f'"rows": {len(past)}, "complete": true' in r for r in results), results
         assert sorted('"from_cache": true' in r for r in results) == [False, True]
         assert sb.stats.requests["icos"] == math.ceil(len(past) / 20)  # one list, paged once
         assert sb.stats.profile_hits.total() <= len(past) + 2 * WORKERS
