@@ -33,7 +33,7 @@ from ..schema import LIST, empty_frame
 from ..store.cache import Cache
 from ..store.db import check_cache_dir
 from ..store.derived import DerivedTables
-from ..store.housekeeping import mark_used
+from ..store.housekeeping import mark_used, remove_folder
 from ..store.ledger import QuotaLedger
 from ..store.legacy import convert
 from .crawl import Crawl
@@ -201,6 +201,7 @@ class LoadContext:
         self.budget = budget
         crawl = Crawl(self, profiles=profiles, refresh_all=refresh == "all", ages=ages,
                       budget=budget)
+        made = not self.cache.dir.exists()
         try:
             for query in queries:
                 crawl.add_query(query, refresh=bool(refresh), limit=limit)
@@ -212,11 +213,20 @@ class LoadContext:
             crawl.run()
         finally:
             self.close()
+            if made and self._client is not None and not any(self.requests_spent().values()):
+                self._forget_unreached()
         frames = crawl.listings()
         listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
         listing = listing.drop_duplicates("id", keep="first").reset_index(drop=True)
         listing.attrs["icoframes"] = {**crawl.summary(), "requests": self.requests_spent()}
         return listing
+
+    def _forget_unreached(self) -> None:
+        """The service was never reached: the folder this load made for its list claims goes
+        (a service's folder is made by what it answered), unless something was kept there."""
+        counts = self.cache.counts()
+        if not counts["list_queries"] and not any(counts["states"].values()):
+            remove_folder(self.cache.dir)
 
     def report(self, listing: pd.DataFrame, present: Any = None) -> dict[str, Any]:
         """Say what the result lacks: in the summary returned and in one warning.
