@@ -103,16 +103,8 @@ def _freshness(quick: bool) -> Section:
                    bench_freshness.notes(result))
 
 
-def _journal(quick: bool) -> Section:
-    from . import bench_journal
-
-    result = bench_journal.run(bench_journal.QUICK if quick else bench_journal.FULL)
-    return Section("Journal: durable on arrival, at 0 ms latency",
-                   bench_journal.markdown(result), bench_journal.targets(result))
-
-
 BENCHMARKS: dict[str, Callable[[bool], Section]] = {
-    "tidy": _tidy, "features": _features, "crawl": _crawl, "journal": _journal,
+    "tidy": _tidy, "features": _features, "crawl": _crawl,
     "quota": _quota, "cache": _cache, "freshness": _freshness,
 }
 

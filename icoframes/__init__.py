@@ -22,6 +22,7 @@ from .config import Settings, configure, get_settings, reset_configuration
 from .errors import (
     APIError,
     AuthError,
+    CacheError,
     CacheWarning,
     ConfigError,
     EmptyResult,
@@ -83,6 +84,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "APIError",
     "AuthError",
+    "CacheError",
     "CacheWarning",
     "ConfigError",
     "EmptyResult",

@@ -284,5 +284,5 @@ def _cache(args: argparse.Namespace) -> int:
         clear_cache()
         print("cache cleared")
     else:
-        print(json.dumps(cache_info(), indent=2, default=str))
+        print(json.dumps(cache_info().as_dict(), indent=2, default=str))
     return EXIT_OK

@@ -47,6 +47,7 @@ __all__ = [
     "APIError",
     "AuthError",
     "BadResponse",
+    "CacheError",
     "CacheWarning",
     "ConfigError",
     "EmptyResult",
@@ -73,6 +74,15 @@ class IcoframesError(Exception):
 
 class ConfigError(IcoframesError):
     """Settings are missing or invalid (no keys, no base URL, bad cache dir)."""
+
+
+class CacheError(IcoframesError, OSError):
+    """The cache cannot be used as it is: its disk is full, its dir belongs to another user
+    or others may write to it, or it is locked by a process that stopped.
+
+    The message says which, and what to do. What the cache held before is kept:
+    once the cause is gone (space freed, the folder fixed), the next call goes on.
+    """
 
 
 class NotCached(IcoframesError, LookupError):

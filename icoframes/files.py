@@ -4,9 +4,10 @@ This is the bottom of the package (only :mod:`icoframes.errors` is lower):
 :class:`~icoframes.tables.Tables` writes its Parquet files through it, and so
 does the store, so it cannot live inside ``store/`` without an upward import.
 
-* Atomic writes: a file is written to a temporary name in its folder, flushed
-  and fsync'ed, then renamed over the target, so a reader sees the old or the
-  new file, never half of one.
+* Atomic writes: a file is written to a new temporary file in its folder (a
+  random name, created with ``O_EXCL | O_NOFOLLOW``), flushed and fsync'ed,
+  then renamed over the target, so a reader sees the old or the new file,
+  never half of one, and nothing planted at the temporary name is written through.
 * Locks: :func:`locked` holds an exclusive lock file across threads and
   processes through :mod:`filelock` (``flock`` where ``fcntl`` exists, the
   Windows API on Windows, a lock-file fallback elsewhere: that one cannot tell
@@ -19,10 +20,11 @@ import contextlib
 import datetime as dt
 import errno
 import os
-import uuid
+import secrets
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -50,12 +52,23 @@ def today() -> str:
     return utcnow().date().isoformat()
 
 
+# A temporary file is created, never opened: a name nobody can guess, O_EXCL (never an
+# existing file, nor a link planted at the name) and O_NOFOLLOW.
+_CREATE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+           | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+
+
 @contextlib.contextmanager
-def _temporary(path: Path) -> Iterator[Path]:
+def _temporary(path: Path) -> Iterator[BinaryIO]:
+    """A new file beside ``path``, renamed over it when the block ends without an error."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(16)}.tmp")
+    fd = os.open(tmp, _CREATE, 0o666)  # less the umask, as any new file
     try:
-        yield tmp
+        with os.fdopen(fd, "wb") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -64,18 +77,14 @@ def _temporary(path: Path) -> Iterator[Path]:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers never see a partial file."""
-    with _temporary(Path(path)) as tmp, open(tmp, "wb") as fh:
+    with _temporary(Path(path)) as fh:
         fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 def atomic_write_table(table: pa.Table, path: Path) -> None:
     """Write an Arrow table as zstd Parquet to ``path`` atomically (temp file + fsync + rename)."""
-    with _temporary(Path(path)) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
+    with _temporary(Path(path)) as fh:
+        pq.write_table(table, fh, compression="zstd")
 
 
 @contextlib.contextmanager

@@ -31,7 +31,16 @@ from .parse.problems import problems_of_load
 from .queries import build_queries
 from .schema import ICOS, TABLES, empty_frame
 from .store.cache import Cache
-from .store.housekeeping import clear_all, describe, prune, remove_folder
+from .store.housekeeping import (
+    CacheDirInfo,
+    CacheInfo,
+    CacheReport,
+    clear_all,
+    describe,
+    info,
+    prune,
+    remove_folder,
+)
 from .store.ledger import QuotaLedger
 from .tables import Tables
 
@@ -236,69 +245,82 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
                        profile_max_age=profile_max_age, budget=budget, only_icos=False)
 
 
-def cache_info(*, all: bool = False) -> dict[str, Any]:
+def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     """What the cache of the configured service holds; with ``all=True``, every service's.
 
     Returns
     -------
-    dict
-        path, size_bytes, profiles, listed_without_profile (listed ICOs whose profile
-        was not found), profile_parts, profile_journals (not folded yet), list_queries,
-        oldest_profile, newest_profile, states (profiles per fetch state: fetched,
-        gone, failed, and not_fetched for listed ICOs with no event yet), and
-        requests_today for the configured public key.
-        With ``all=True`` (no service needs to be configured): path and size_bytes
-        of the cache dir, ``services`` (per service folder, most recently used
-        first: name, path, size_bytes, last_used, age, configured), ledger_files,
-        and ``other`` (entries that are not the cache's, left alone).
+    CacheInfo
+        ``path``, ``size_bytes``, ``profiles`` (fetched), ``listed_without_profile``
+        (listed ICOs whose profile was not found: error 482), ``list_queries``,
+        ``oldest_profile``, ``newest_profile``, ``states`` (profiles per fetch
+        state: fetched, gone, failed, and not_fetched for listed ICOs with no
+        outcome yet), ``requests_today`` (sent today with the configured public
+        key, from every process using the cache dir) and ``quota`` (today's
+        ledger: day, sent, limit, remaining, and when the service last refused
+        with error 485 and after how many requests).
+    CacheDirInfo
+        With ``all=True`` (no service needs to be configured): ``path`` and
+        ``size_bytes`` of the cache dir, ``services`` (per service folder, most
+        recently used first: name, path, size_bytes, last_used, age,
+        configured), ``ledgers`` (keys with a request count) and ``other``
+        (entries that are not the cache's, left alone).
+
+    Both are dataclasses; ``info["profiles"]`` still works in this version, and
+    goes in the next (use ``info.profiles``).
+
+    Examples
+    --------
+    >>> import icoframes, tempfile
+    >>> _ = icoframes.configure(base_url="http://127.0.0.1:9", cache_dir=tempfile.mkdtemp())
+    >>> icoframes.cache_info().states
+    {'fetched': 0, 'gone': 0, 'failed': 0, 'not_fetched': 0}
+    >>> icoframes.reset_configuration()
     """
     if all:
         settings = get_settings()
         configured = settings.base_url and Cache(settings.cache_dir, settings.service_id).dir
         return describe(settings.cache_dir, configured=configured or None)
     settings = _settings_with_base_url()
-    info = Cache(settings.cache_dir, settings.service_id).info()
-    if settings.public_key:
-        info["requests_today"] = QuotaLedger(
-            settings.cache_dir, settings.public_key, settings.daily_quota,
-            service=settings.service_id).used_today()
-    return info
+    ledger = QuotaLedger(settings.cache_dir, settings.public_key, settings.daily_quota,
+                         service=settings.service_id) if settings.public_key else None
+    return info(Cache(settings.cache_dir, settings.service_id), ledger)
 
 
-def clear_cache(*, all: bool = False, ledgers: bool = False) -> dict[str, Any]:
+def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     """Delete what is cached for the configured service; with ``all=True``, for every service.
 
     Each folder goes under its lock; symlinks are never followed (a link goes as a
     link, a linked service folder is left alone) and what is not the cache's is
     left alone (:mod:`icoframes.store.housekeeping`). Request ledgers are kept
     unless ``ledgers=True``: they hold today's count, which the ``daily_quota``
-    cap needs. Returns ``removed`` (paths), ``freed_bytes`` and ``skipped``.
+    cap needs. Returns a :class:`~icoframes.store.housekeeping.CacheReport`:
+    ``removed`` (paths), ``freed_bytes`` and ``skipped`` (path and reason).
     """
     if all:
         return clear_all(get_settings().cache_dir, ledgers=ledgers)
     settings = _settings_with_base_url()
-    ledger = (QuotaLedger(settings.cache_dir, settings.public_key,
-                          service=settings.service_id).path
+    ledger = (QuotaLedger(settings.cache_dir, settings.public_key, service=settings.service_id)
               if ledgers and settings.public_key else None)
     return remove_folder(Cache(settings.cache_dir, settings.service_id).dir, ledger=ledger)
 
 
 def prune_cache(older_than: dt.timedelta | float | int, *,
-                ledgers: bool = False) -> dict[str, Any]:
+                ledgers: bool = False) -> CacheReport:
     """Delete what no load used for longer than ``older_than`` (a timedelta or seconds).
 
     Service folders of the cache dir unused for longer go whole; in the others,
     list results fetched before then (the next load re-pages them, even with
     ``max_age=None``), ``*.corrupt`` and leftover temporary files (at least an
-    hour old). With ``ledgers=True``, ledgers of finished days untouched as long
-    go too. The rules and report of :func:`clear_cache`; InvalidParameter for a
-    negative ``older_than``.
+    hour old). With ``ledgers=True``, the request counts of keys that sent
+    nothing for as long (and at least since yesterday) go too. The rules and
+    report of :func:`clear_cache`; InvalidParameter for a negative ``older_than``.
 
     Examples
     --------
     >>> import datetime as dt, icoframes, tempfile
     >>> _ = icoframes.configure(cache_dir=tempfile.mkdtemp())
-    >>> icoframes.prune_cache(dt.timedelta(days=30))["removed"]
+    >>> icoframes.prune_cache(dt.timedelta(days=30)).removed
     []
     >>> icoframes.reset_configuration()
     """

@@ -13,11 +13,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
-import icoframes
 from icoframes.errors import IcoframesWarning
 
 # benchmarks/ is a top-level folder, not part of the installed package, and
@@ -207,40 +204,15 @@ def test_freshness_refuses_a_frame_that_misses_a_change_or_a_row():
         _check(frame, sb, {}, started, old, "day 1")
 
 
-def test_journal_benchmark_keeps_profiles_both_ways_and_in_memory_writes_no_journal(
-        tmp_path, monkeypatch):
-    from benchmarks import bench_journal
-    from icoframes import sandbox
-    from icoframes.store.cache import Cache
+def test_load_measures_a_refresh_of_a_tenth_and_every_narrower_query():
+    from benchmarks import bench_load
 
-    result = bench_journal.run(bench_journal.Config(n_icos=30, seed=3, repeats=2))
-    times = result["times"]
-    assert times[bench_journal.JOURNAL].n == times[bench_journal.IN_MEMORY].n == 2
-    assert result["rows"] > 0 and result["requests"] > result["rows"]  # profiles and pages
-    (target,) = bench_journal.targets(result)
-    assert target.met == (bench_journal.overhead(result) < 0.05)
-    assert "| in memory | 2 |" in bench_journal.markdown(result)
-    # the comparison way really keeps no journal and claims nothing, yet caches every profile
-    with sandbox.serve(n_icos=30, seed=3) as sb:
-        icoframes.configure(**sb.settings(), cache_dir=tmp_path)
-        try:
-            from icoframes.fetch import crawl
-            from icoframes.store.eventlog import EventLog
-
-            monkeypatch.setattr(crawl, "FOLD_EVERY", 2)  # parts written during the load too
-            reads = []  # the in-memory way must not pay for the journal's arrival checks
-            real_states = EventLog.states
-            monkeypatch.setattr(EventLog, "states",
-                                lambda self, ids: reads.append(ids) or real_states(self, ids))
-            with bench_journal.in_memory():
-                icos = icoframes.load_icos(status="past", progress=False)
-            assert reads == []
-            cache = Cache(tmp_path, icoframes.get_settings().service_id)
-            parts = [pq.read_table(p, columns=["id", "event"]) for p in cache.part_files()]
-            events = pa.concat_tables(parts).to_pydict()
-            # every event was kept by the in-memory way (the journal names its writer token)
-            assert {e.split(":")[0] for e in events["event"]} == {"memory"}
-            assert len(set(events["event"])) == len(events["event"])  # each event its own name
-            assert sorted(events["id"]) == sorted(icos["id"])
-        finally:
-            icoframes.reset_configuration()
+    result = bench_load.measure(300, 1)
+    refresh = result["refresh"]
+    assert refresh["changed"] == math.ceil(result["n_past"] / 10)
+    assert refresh["requests"] >= refresh["changed"]  # the list pages, and each changed profile
+    assert refresh["rows"] == result["n_past"] and refresh["derived_s"] > 0
+    assert [q["filters"] for q in result["narrower"]] == list(bench_load.NARROWER)
+    assert all(q["rows"] > 0 for q in result["narrower"])
+    text = bench_load.markdown(["before", "after"], {"before": [result], "after": [result]}, 300)
+    assert text.count("\n| `") == len(bench_load.NARROWER)

@@ -315,11 +315,11 @@ def test_quota_exits_3_and_the_next_run_resumes(tmp_path, monkeypatch, capsys, c
             assert small.private_key not in err + stdout
             assert "%|" not in err  # no progress bars when not interactive
             assert not (tmp_path / "out" / "icos.parquet").exists()
-            # the same day again: the ledger remembers the 485 and sends nothing
+            # the same day again: the 485 is on record, so one probe goes first, refused
             sent = small.stats.requests.total()
             code, _, err = _cli(["export", "--out", out, "--status", "past"], capsys, caplog)
-            assert code == 3 and "daily_quota" in err
-            assert small.stats.requests.total() == sent
+            assert code == 3 and "error 485" in err and "probe" in err
+            assert small.stats.requests.total() == sent + 1
         with time_machine.travel(day_one + dt.timedelta(days=1)):  # the cron run next day
             small.reset_quota()
             code, _, err = _cli(["export", "--out", out, "--status", "past", "--max-age",

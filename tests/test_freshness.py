@@ -109,7 +109,7 @@ def _items(ids):
              "finance": {"raised": "10"}} for i in ids]
 
 
-def test_a_short_list_warns_and_is_paged_again_by_the_next_call(tmp_path):
+def test_a_list_whose_count_contradicts_its_pages_is_not_paged_again_within_max_age(tmp_path):
     def short(h):  # claims 25 ICOs, delivers 20, then an empty page
         number = h.request_json().get("page", 1)
         json_reply({"total_icos": 25, "total_pages": 2, "current_page": number, "error": None,
@@ -125,15 +125,21 @@ def test_a_short_list_warns_and_is_paged_again_by_the_next_call(tmp_path):
             with pytest.warns(IncompleteWarning, match=r"partial \(5 of its 25 ICOs missing\)"):
                 icos = icoframes.load_icos(status="past", progress=False)
             pages = srv.hits[LIST]
-            with pytest.warns(IncompleteWarning):
-                icoframes.load_icos(status="past", progress=False)  # within max_age
+            for _ in range(3):  # within max_age: the same short list, from the cache
+                with pytest.warns(IncompleteWarning, match="paged again once older than max_age"):
+                    warm = icoframes.load_icos(status="past", progress=False)
+            assert srv.hits[LIST] == pages
+            with pytest.warns(IncompleteWarning):  # older than max_age: paged again
+                icoframes.load_icos(status="past", progress=False, max_age=0)
         finally:
             icoframes.reset_configuration()
     assert len(icos) == 20
-    (query,) = icos.attrs["icoframes"]["queries"]
-    assert query["complete"] is False and query["missing"] == 5
-    assert icos.attrs["icoframes"]["complete"] is False
-    assert srv.hits[LIST] == 2 * pages  # partial: paged again although it is fresh
+    pd.testing.assert_frame_equal(warm, icos)
+    for frame in (icos, warm):
+        (query,) = frame.attrs["icoframes"]["queries"]
+        assert query["complete"] is False and query["missing"] == 5
+        assert frame.attrs["icoframes"]["complete"] is False
+    assert srv.hits[LIST] == 2 * pages
     assert srv.hits[PROFILE] == 20  # the profiles were not fetched twice
 
 

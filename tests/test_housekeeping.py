@@ -9,14 +9,15 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
+import time_machine
 
 import icoframes
 from icoframes import sandbox
@@ -39,7 +40,7 @@ def _spent(sb) -> int:
 
 
 def _services(root: Path) -> list[str]:
-    return [folder.name for folder in scan(root).folders]
+    return [folder.name for folder in scan(root)[0]]
 
 
 def _load_past(sb, cache: Path) -> pd.DataFrame:
@@ -68,14 +69,14 @@ def test_a_sandbox_started_again_on_another_port_finds_its_cache(tmp_path):
     with sandbox.serve(n_icos=60, seed=5) as first:
         cold = _load_past(first, cache)
         port, spent_cold = first.port, _spent(first)
-        requests_today = icoframes.cache_info()["requests_today"]
+        requests_today = icoframes.cache_info().requests_today
     assert spent_cold > len(cold) > 0 and requests_today == spent_cold
     with sandbox.serve(n_icos=60, seed=5) as again:
         assert again.port != port
         warm = _load_past(again, cache)
         assert _spent(again) == 0  # nothing fetched twice
         # the same ledger too: the requests of the first run still count today
-        assert icoframes.cache_info()["requests_today"] == spent_cold
+        assert icoframes.cache_info().requests_today == spent_cold
     pd.testing.assert_frame_equal(warm, cold)
     assert _services(cache) == [again.service_name]
     with sandbox.serve(n_icos=60, seed=6) as other:  # other content: its own folder
@@ -103,6 +104,11 @@ def test_the_ledger_folder_is_the_one_housekeeping_keeps(tmp_path):
     assert QuotaLedger(tmp_path, "key", service="x").path.parent == tmp_path / LEDGER_FOLDER
 
 
+def _ledgers(cache: Path) -> int:
+    """Keys with a request count in the cache dir's ledger database."""
+    return QuotaLedger(cache, "any").count()
+
+
 # -- clearing and pruning every service folder ---------------------------------------------
 
 
@@ -127,17 +133,18 @@ def test_clear_cache_all_reaches_every_service_folder_and_keeps_ledgers(tmp_path
     icoframes.reset_configuration()
     icoframes.configure(cache_dir=cache)  # no service configured: not needed
     info = icoframes.cache_info(all=True)
-    assert sorted(s["name"] for s in info["services"]) == sorted(folders)
-    assert all(s["size_bytes"] > 0 and s["age"] >= dt.timedelta(0) for s in info["services"])
-    assert info["other"] == [str(mine)] and info["ledger_files"] == 3
+    assert sorted(s.name for s in info.services) == sorted(folders)
+    assert all(s.size_bytes > 0 and s.age >= dt.timedelta(0) for s in info.services)
+    assert info.other == [str(mine)] and info.ledgers == 3
     report = icoframes.clear_cache(all=True)
-    assert sorted(Path(p).name for p in report["removed"]) == sorted(folders)
-    assert report["freed_bytes"] == sum(s["size_bytes"] for s in info["services"])
+    assert sorted(Path(p).name for p in report.removed) == sorted(folders)
+    assert report.freed_bytes == sum(s.size_bytes for s in info.services)
     assert sorted(p.name for p in cache.iterdir()) == ["my-notes", LEDGER_FOLDER]
     assert (mine / "keep.txt").read_text() == "not the cache's"
-    assert len(list((cache / LEDGER_FOLDER).glob("*.json"))) == 3  # kept unless asked
-    icoframes.clear_cache(all=True, ledgers=True)
-    assert sorted(p.name for p in cache.iterdir()) == ["my-notes"]
+    assert _ledgers(cache) == 3  # kept unless asked
+    report = icoframes.clear_cache(all=True, ledgers=True)
+    assert _ledgers(cache) == 0 and len(report.removed) == 3
+    assert sorted(p.name for p in cache.iterdir()) == ["my-notes", LEDGER_FOLDER]
 
 
 def test_clearing_never_follows_a_symlink_out_of_the_cache_dir(tmp_path):
@@ -152,8 +159,8 @@ def test_clearing_never_follows_a_symlink_out_of_the_cache_dir(tmp_path):
     with sandbox.serve(n_icos=20, seed=1) as sb:
         _load_past(sb, cache)
         folder = cache / sb.service_name
-    (folder / "lists" / "linked-folder").symlink_to(outside / "data")
-    (folder / "profiles" / "part-linked.parquet").symlink_to(outside / "precious.parquet")
+    (folder / "tables" / "linked-folder").symlink_to(outside / "data")
+    (folder / "tables" / "part-linked.parquet").symlink_to(outside / "precious.parquet")
     (cache / "linked-service").symlink_to(outside / "elsewhere")
     report = icoframes.clear_cache(all=True)
     assert not folder.exists()  # the links inside went with it, as links
@@ -161,7 +168,7 @@ def test_clearing_never_follows_a_symlink_out_of_the_cache_dir(tmp_path):
     assert (outside / "precious.parquet").read_text() == "keep me too"
     assert (outside / "elsewhere" / "lists" / "q.parquet").read_text() == "keep"
     assert (cache / "linked-service").is_symlink()  # left alone, and said so
-    assert str(cache / "linked-service") in [s["path"] for s in report["skipped"]]
+    assert str(cache / "linked-service") in [s["path"] for s in report.skipped]
 
 
 def test_clear_cache_of_a_service_whose_folder_is_a_symlink_keeps_the_target(tmp_path):
@@ -175,15 +182,18 @@ def test_clear_cache_of_a_service_whose_folder_is_a_symlink_keeps_the_target(tmp
         before = sorted(p.relative_to(target) for p in target.rglob("*"))
         report = icoframes.clear_cache()
     assert sorted(p.relative_to(target) for p in target.rglob("*")) == before
-    assert report["removed"] == [] and "symlink" in report["skipped"][0]["reason"]
+    assert report.removed == [] and "symlink" in report.skipped[0]["reason"]
 
 
 def test_prune_cache_deletes_what_was_not_used_for_longer_than_asked(tmp_path):
     cache = tmp_path / "cache"
+    long_ago = dt.datetime.now(dt.UTC) - 40 * DAY
     with sandbox.serve(n_icos=30, seed=1) as old_sb, sandbox.serve(n_icos=30, seed=2) as used:
-        _load_past(old_sb, cache)
+        with time_machine.travel(long_ago):  # one key sent its requests 40 days ago
+            _load_past(old_sb, cache)
         _load_past(used, cache)
-        icoframes.load_list(status="ongoing", progress=False)
+        with time_machine.travel(long_ago):  # a list fetched 40 days ago
+            icoframes.load_list(status="ongoing", progress=False)
         old, live = cache / old_sb.service_name, cache / used.service_name
         _make_old(old, 40 * DAY)
         _make_old(live, 40 * DAY)
@@ -191,26 +201,23 @@ def test_prune_cache_deletes_what_was_not_used_for_longer_than_asked(tmp_path):
         spent = _spent(used)
         icoframes.load_icos(status="past", progress=False)
         assert _spent(used) == spent
-        lists = {_list_status(path): path for path in (live / "lists").glob("*.parquet")}
-        assert sorted(lists) == ["ongoing", "past"]
-        os.utime(lists["past"])  # fetched now; the ongoing list stays 40 days old
-        leftover_old = live / "profiles" / ".part-x.parquet.0123.tmp"
-        leftover_new = live / "profiles" / ".part-y.parquet.4567.tmp"
+        assert _list_statuses(live) == ["ongoing", "past"]
+        leftover_old = live / "tables" / ".icos.parquet.0123.tmp"
+        leftover_new = live / "tables" / ".team.parquet.4567.tmp"
         for path in (leftover_old, leftover_new):
             path.write_bytes(b"partial")
         _make_old_file(leftover_old, 40 * DAY)
-        ledgers = sorted((cache / LEDGER_FOLDER).glob("*.json"))
-        _make_old_file(ledgers[0], 40 * DAY)
+        assert _ledgers(cache) == 2
 
         report = icoframes.prune_cache(dt.timedelta(days=30))
-        removed = set(report["removed"])
+        removed = set(report.removed)
         assert not old.exists() and str(old) in removed
-        assert live.is_dir() and (live / "profiles").is_dir()  # profiles of a folder in use stay
-        assert list((live / "lists").glob("*.parquet")) == [lists["past"]]
+        assert live.is_dir() and icoframes.cache_info().profiles > 0  # its profiles stay
+        assert _list_statuses(live) == ["past"]  # the list fetched 40 days ago went
         assert not leftover_old.exists() and leftover_new.exists()  # a write may be under way
-        assert sorted((cache / LEDGER_FOLDER).glob("*.json")) == ledgers  # kept unless asked
+        assert _ledgers(cache) == 2  # kept unless asked
         icoframes.prune_cache(dt.timedelta(days=30), ledgers=True)
-        assert sorted((cache / LEDGER_FOLDER).glob("*.json")) == ledgers[1:]
+        assert _ledgers(cache) == 1  # the key that sent nothing for 40 days
         # the pruned list is re-paged by the next load; the cached profiles are not re-fetched
         spent = _spent(used)
         icoframes.load_icos(status="past", progress=False)
@@ -220,8 +227,10 @@ def test_prune_cache_deletes_what_was_not_used_for_longer_than_asked(tmp_path):
         assert _spent(used) - spent == max(1, -(-ongoing // sandbox.PAGE_SIZE))
 
 
-def _list_status(path: Path) -> str:
-    return json.loads(pq.read_schema(path).metadata[b"icoframes"])["params"]["status"]
+def _list_statuses(folder: Path) -> list[str]:
+    with contextlib.closing(sqlite3.connect(folder / "cache.sqlite3")) as conn:
+        return sorted(json.loads(params)["status"]
+                      for (params,) in conn.execute("SELECT params FROM lists"))
 
 
 def _make_old_file(path: Path, age: dt.timedelta) -> None:
@@ -245,10 +254,10 @@ def test_a_folder_is_deleted_only_under_its_lock(tmp_path):
     result: dict = {}
     with locked(folder / LOCK_NAME):  # a load of another process holds it
         worker = threading.Thread(
-            target=lambda: result.update(icoframes.clear_cache(all=True)))
+            target=lambda: result.update(removed=icoframes.clear_cache(all=True).removed))
         worker.start()
         worker.join(0.5)
-        assert worker.is_alive() and (folder / "profiles").is_dir()
+        assert worker.is_alive() and (folder / "cache.sqlite3").is_file()
     worker.join(30)
     assert not worker.is_alive() and not folder.exists()
     assert result["removed"] == [str(folder)]
@@ -316,7 +325,7 @@ def test_a_read_only_cache_dir_serves_warm_and_offline_loads(tmp_path):
             warm = icoframes.load_icos(status="past", progress=False)
             offline = icoframes.load_icos(status="past", progress=False, offline=True)
             tables = icoframes.load_tables(status="past", progress=False, offline=True)
-            assert icoframes.cache_info()["profiles"] == len(cold)
+            assert icoframes.cache_info().profiles == len(cold)
             assert _spent(sb) == spent
             # a load that needs a request fails before sending it
             with pytest.raises(icoframes.ConfigError, match="not writable"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -76,8 +78,9 @@ def test_warnings_point_at_the_callers_line(tmp_path):
                 icoframes.load_icos(status="past", progress=False)
             icoframes.configure(daily_quota=None)
             # an unreadable cached list
-            for path in (tmp_path).rglob("lists/*.parquet"):
-                path.write_bytes(b"not parquet")
+            for path in tmp_path.rglob("cache.sqlite3"):
+                with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+                    conn.execute("UPDATE lists SET raw = 'not json', frame = x'00'")
             with pytest.warns(CacheWarning) as cache:
                 icoframes.load_list(status="past", progress=False)
             listing = icoframes.load_list(status="upcoming", progress=False)

@@ -189,8 +189,7 @@ def test_writes_are_atomic_and_leave_no_temporary_files(messy, tmp_path, monkeyp
     before = (tmp_path / "icos.parquet").read_bytes()
 
     def broken_write(table, where, **kwargs):
-        with open(where, "wb") as handle:
-            handle.write(b"PAR1 half a file")
+        where.write(b"PAR1 half a file")  # the temporary file's handle
         raise OSError("disk full")
 
     monkeypatch.setattr(pq, "write_table", broken_write)

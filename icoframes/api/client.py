@@ -42,20 +42,19 @@ from .control import LoadControl
 from .gate import (
     MAX_RESPONSE_BYTES,
     BadResponse,
-    GateAdapter,
     Redirected,
     Rejected,
     check_filters,
     check_list_page,
     check_profile,
-    deadline,
     decode_json,
     error_code,
     read_body,
     redirect_error,
 )
 from .params import validate_list_params
-from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, transport_reason
+from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, never_sent, transport_reason
+from .transport import Deadline, GateAdapter, deadline
 
 __all__ = ["ENDPOINTS", "BadResponse", "Client", "Redirected", "RetryPolicy", "sign"]
 
@@ -106,11 +105,13 @@ class _Counter:
 
 
 class Budget(Protocol):
-    """A daily request budget: booked before sending, handed back without a response."""
+    """A request ledger: ``take`` books (or refuses) before sending; ``settle`` hears what
+    became of it: ``"not_sent"`` (it never left), ``"no_answer"`` (sent, so it counts) or
+    the service's answer (its error code; None for none)."""
 
     def take(self, endpoint: str) -> None: ...
 
-    def give_back(self, endpoint: str) -> None: ...
+    def settle(self, endpoint: str, outcome: str | int | None) -> None: ...
 
 
 class Client:
@@ -135,18 +136,13 @@ class Client:
     retry : RetryPolicy, optional
         How transient failures are retried.
     on_request : callable, optional
-        Called with the endpoint name ("filters", "icos", "ico") each time a
-        request reached the service, that is each time an HTTP response (of any
-        status) arrived, retries included. Attempts that never got a response
-        (connection refused, timed out before the status line) are not
-        reported: the service cannot have counted them against the quota. The
-        loaders keep their daily request ledger with it.
-    budget : object with ``take(endpoint)`` and ``give_back(endpoint)``, optional
-        The daily request budget (the loaders pass their
-        :class:`~icoframes.store.ledger.QuotaLedger`). ``take`` is called before
-        every attempt and may raise :class:`~icoframes.errors.QuotaExceeded`, so
-        the cap holds before anything is sent; ``give_back`` undoes it when the
-        attempt got no HTTP response (the service never saw it).
+        Called with the endpoint name ("filters", "icos", "ico") each time an
+        HTTP response (of any status) arrived, retries included.
+    budget : Budget, optional
+        The request ledger (the loaders book in their
+        :class:`~icoframes.store.ledger.QuotaLedger`): ``take`` before every attempt
+        (it may raise :class:`~icoframes.errors.QuotaExceeded`: the cap holds before
+        sending), ``settle`` after (handed back only when it never left: :func:`never_sent`).
     max_response_bytes : int, default 4 MiB
         Largest body accepted, raw and inflated alike; a larger one is a failed
         attempt.
@@ -358,9 +354,11 @@ class Client:
                 self.control.succeeded()
                 return result
 
-    def _no_response(self, endpoint: str) -> None:
-        if self._budget is not None:
-            self._budget.give_back(endpoint)
+    def _why(self, exc: BaseException | None, limit: Deadline) -> str:
+        """A transport failure's short cause; the deadline's when the watchdog cut it."""
+        if limit.expired or exc is None:
+            return f"timed out: no whole response within the {self.timeout:g} s deadline"
+        return transport_reason(exc)
 
     def _send_once(self, endpoint: str, url: str, body: bytes, headers: dict[str, str],
                    check: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
@@ -368,50 +366,60 @@ class Client:
         if self._budget is not None:
             self._budget.take(endpoint)  # QuotaExceeded here: nothing was sent
         self._attempts.add(endpoint)
-        with deadline(self.timeout, self.control) as until:
-            try:
-                response = self._session.post(
-                    url, data=body, headers=headers, stream=True, allow_redirects=False,
-                    timeout=(min(5.0, self.timeout), self.timeout))
-            except TRANSIENT_ERRORS as exc:
-                self._no_response(endpoint)
-                raise _Transient(transport_reason(exc)) from None
-            except requests.RequestException as exc:  # a bad URL or header: retrying cannot help
-                self._no_response(endpoint)
-                raise APIError(f"{path}: the request could not be sent ({type(exc).__name__}: "
-                               f"{exc})", endpoint=path) from None
-            # it reached the service: from here on it counts against the quota
-            self._responses.add(endpoint)
-            if self._on_request is not None:
-                self._on_request(endpoint)
-            status = response.status_code
-            done = False
-            try:
-                if 300 <= status < 400:
-                    raise redirect_error(status, response.headers.get("Location"), path,
-                                         self.base_url)
+        outcome: str | int | None = "no_answer"  # sent (maybe counted) unless it never left
+        try:
+            with deadline(self.timeout, self.control) as limit:
                 try:
-                    raw_body = read_body(response.raw, limit=self.max_response_bytes,
-                                         until=until)
-                except Rejected as exc:
-                    raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
-                except BROKEN_BODY as exc:
-                    raise _Transient(f"HTTP {status}: {transport_reason(exc)} while "
-                                     "reading the body") from None
-                done = True
-            finally:
-                if done:
-                    response.raw.release_conn()  # read to the end: the connection is reusable
-                else:
-                    response.close()  # unread bytes would poison the next request
-        try:
-            decoded, refusal = decode_json(raw_body), None
-        except Rejected as exc:
-            decoded, refusal = None, str(exc)
-        try:
-            code = error_code(decoded)
-        except Rejected as exc:
-            raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+                    response = self._session.post(
+                        url, data=body, headers=headers, stream=True, allow_redirects=False,
+                        timeout=(min(5.0, self.timeout), self.timeout))
+                except TRANSIENT_ERRORS as exc:
+                    outcome = "not_sent" if never_sent(exc) else outcome
+                    raise _Transient(self._why(exc, limit)) from None
+                except requests.RequestException as exc:  # a bad URL or header: never sent
+                    outcome = "not_sent"
+                    raise APIError(f"{path}: the request could not be sent "
+                                   f"({type(exc).__name__}: {exc})", endpoint=path) from None
+                if limit.expired:  # cut while the status line and headers trickled in
+                    response.close()
+                    raise _Transient(self._why(None, limit))
+                # it reached the service: from here on it counts against the quota
+                self._responses.add(endpoint)
+                if self._on_request is not None:
+                    self._on_request(endpoint)
+                status = response.status_code
+                done = False
+                try:
+                    if 300 <= status < 400:
+                        raise redirect_error(status, response.headers.get("Location"), path,
+                                             self.base_url)
+                    try:
+                        raw_body = read_body(response.raw, limit=self.max_response_bytes,
+                                             until=limit.until)
+                    except Rejected as exc:
+                        raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+                    except BROKEN_BODY as exc:
+                        raise _Transient(f"HTTP {status}: {self._why(exc, limit)} while "
+                                         "reading the body") from None
+                    done = True
+                finally:
+                    if done:
+                        response.raw.release_conn()  # read to the end: reusable
+                    else:
+                        response.close()  # unread bytes would poison the next request
+            try:
+                decoded, refusal = decode_json(raw_body), None
+            except Rejected as exc:
+                decoded, refusal = None, str(exc)
+            try:
+                code = error_code(decoded)
+            except Rejected as exc:
+                raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+            if isinstance(decoded, dict) and (status < 500 or code is not None):
+                outcome = code  # the service's own answer
+        finally:
+            if self._budget is not None:
+                self._budget.settle(endpoint, outcome)
         if code is not None:
             if code in _FINAL_CODES or status < 500:
                 raise _with_detail(error_for_code(code, endpoint=path), decoded)

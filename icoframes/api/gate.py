@@ -2,14 +2,14 @@
 
 Three layers, in the order a response meets them:
 
-1. **Transport bounds.** :class:`GateAdapter` gives every request a total
-   deadline: before each read from the socket the socket timeout is set to the
-   time left, so a server trickling its headers or body one byte at a time
-   fails at the deadline instead of resetting a per-read timer forever.
-2. **Body bounds.** :func:`read_body` streams the raw body with a cap on raw
-   bytes and, for ``gzip``/``deflate``, inflates it incrementally with the same
-   cap on inflated bytes, so neither a huge body nor a compression bomb can
-   exhaust memory.
+1. **Transport bounds** (:mod:`icoframes.api.transport`). Every request has a
+   total deadline: a watchdog thread shuts down the socket of a request still
+   running at its deadline, so a server trickling its headers or body one byte
+   at a time fails at the deadline instead of resetting a per-read timer forever.
+2. **Body bounds.** :func:`read_body` streams the body with a cap on raw bytes
+   and, for ``gzip``/``deflate``, lets urllib3 inflate it in bounded steps
+   under the same cap on inflated bytes, so neither a huge body nor a
+   compression bomb can exhaust memory.
 3. **Content checks.** :func:`decode_json` reads the body as UTF-8 whatever the
    ``Content-Type`` says and rejects malformed text, unparseable JSON and
    pathologically nested JSON; :func:`error_code`, :func:`check_profile`,
@@ -23,26 +23,17 @@ raises :class:`BadResponse`.
 
 from __future__ import annotations
 
-import http.client
-import io
-import json
 import logging
 import math
-import socket
-import threading
 import time
-import zlib
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any
 
-from requests.adapters import HTTPAdapter
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import DecodeError
 
 from ..errors import BadResponse, Redirected
-from .control import LoadControl
 from .params import PAGE_SIZE
+from .text import loads_text
 
 __all__ = [
     "MAX_DEPTH",
@@ -50,13 +41,11 @@ __all__ = [
     "MAX_RESPONSE_BYTES",
     "PAGE_SIZE",
     "BadResponse",
-    "GateAdapter",
     "Redirected",
     "Rejected",
     "check_filters",
     "check_list_page",
     "check_profile",
-    "deadline",
     "decode_json",
     "error_code",
     "read_body",
@@ -85,156 +74,15 @@ class Rejected(Exception):
     """One response failed a check of the gate; the message is the reason."""
 
 
-# -- transport: one deadline per request ----------------------------------------
-
-_local = threading.local()
-
-
-@contextmanager
-def deadline(seconds: float, control: LoadControl | None = None) -> Iterator[float]:
-    """Give the requests this thread sends inside the block a total deadline.
-
-    Yields the deadline as a :func:`time.monotonic` value. With ``control``, the
-    socket of a response read inside the block is registered with it, so that
-    :meth:`~icoframes.api.control.LoadControl.cancel` cuts a read stuck mid-body.
-    """
-    previous = getattr(_local, "deadline", None), getattr(_local, "control", None)
-    _local.deadline = time.monotonic() + seconds
-    _local.control = control
-    try:
-        yield _local.deadline
-    finally:
-        _local.deadline, _local.control = previous
-        if control is not None:
-            control.release()
-
-
-class _DeadlineReader(io.RawIOBase):
-    """A socket reader whose every read waits at most until the request's deadline."""
-
-    def __init__(self, raw: io.RawIOBase, sock: socket.socket, until: float):
-        super().__init__()
-        self._raw, self._sock, self._until = raw, sock, until
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int | None:
-        left = self._until - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("the response did not complete within the request deadline")
-        self._sock.settimeout(left)
-        return self._raw.readinto(buffer)
-
-    def fileno(self) -> int:
-        return self._raw.fileno()
-
-    def close(self) -> None:
-        self._raw.close()  # releases the socket's reference count, as SocketIO would
-        super().close()
-
-
-class _DeadlineResponse(http.client.HTTPResponse):
-    def __init__(self, sock: socket.socket, *args: Any, **kwargs: Any):
-        super().__init__(sock, *args, **kwargs)
-        until = getattr(_local, "deadline", None)
-        control = getattr(_local, "control", None)
-        if control is not None:
-            control.register(sock)
-        if until is not None:
-            raw = self.fp.detach()  # the SocketIO that makefile() made, still open
-            self.fp = io.BufferedReader(_DeadlineReader(raw, sock, until))
-
-
-class _Connection(HTTPConnection):
-    response_class = _DeadlineResponse
-
-
-class _TLSConnection(HTTPSConnection):
-    response_class = _DeadlineResponse
-
-
-class _Pool(HTTPConnectionPool):
-    ConnectionCls = _Connection
-
-
-class _TLSPool(HTTPSConnectionPool):
-    ConnectionCls = _TLSConnection
-
-
-_POOLS = {"http": _Pool, "https": _TLSPool}
-
-
-class GateAdapter(HTTPAdapter):
-    """An HTTP adapter whose connections honour :func:`deadline` while reading.
-
-    Headers and body alike: the socket timeout of each read is the time left.
-    (Through a SOCKS proxy the pools are urllib3's own: only the per-chunk
-    check of :func:`read_body` bounds the body there.)
-    """
-
-    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = dict(_POOLS)
-
-    def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
-        manager = super().proxy_manager_for(proxy, **kwargs)
-        if not proxy.lower().startswith("socks"):
-            manager.pool_classes_by_scheme = dict(_POOLS)
-        return manager
-
-
 # -- body -----------------------------------------------------------------------
-
-
-class _Inflater:
-    """Incremental gzip/deflate decoding that never holds more than ``limit`` bytes."""
-
-    def __init__(self, encoding: str, limit: int):
-        self.encoding, self.limit, self.size = encoding, limit, 0
-        self._first = True
-        self._z = zlib.decompressobj(31 if encoding == "gzip" else 15)
-
-    def feed(self, data: bytes) -> bytes:
-        if self._first and self.encoding == "deflate":
-            self._first = False
-            try:  # "deflate" is zlib-wrapped by the RFC, raw in some servers
-                return self._inflate(data)
-            except zlib.error:
-                self._z, self.size = zlib.decompressobj(-15), 0
-        self._first = False
-        try:
-            return self._inflate(data)
-        except zlib.error as exc:
-            raise Rejected(f"the {self.encoding} body is corrupt ({exc})") from None
-
-    def _inflate(self, data: bytes) -> bytes:
-        pieces = []
-        while data and not self._z.eof:
-            piece = self._z.decompress(data, self.limit - self.size + 1)
-            self.size += len(piece)
-            if self.size > self.limit:
-                raise Rejected(f"the {self.encoding} body inflates past {self.limit} bytes")
-            pieces.append(piece)
-            data = self._z.unconsumed_tail
-        return b"".join(pieces)
-
-    def finish(self) -> bytes:
-        # output zlib still holds once the input ran out exactly at the cap
-        tail = b""
-        while not self._z.eof:
-            piece = self._z.decompress(b"", self.limit - self.size + 1)
-            if not piece:
-                raise Rejected(f"the {self.encoding} body is truncated")
-            self.size += len(piece)
-            if self.size > self.limit:
-                raise Rejected(f"the {self.encoding} body inflates past {self.limit} bytes")
-            tail += piece
-        return tail
 
 
 def read_body(raw: Any, *, limit: int, until: float) -> bytes:
     """The body of a streamed urllib3 response, bounded in bytes and time.
+
+    urllib3 (2.6 and later) inflates ``gzip`` and ``deflate`` bodies in bounded
+    steps: each chunk streamed holds at most ``_CHUNK`` inflated bytes, so a
+    compression bomb is cut at ``limit`` having held about ``limit`` bytes.
 
     Parameters
     ----------
@@ -257,18 +105,20 @@ def read_body(raw: Any, *, limit: int, until: float) -> bytes:
     if announced is not None and announced.strip().isdigit() and int(announced) > limit:
         raise Rejected(f"the body announces {int(announced)} bytes, more than the {limit} "
                        "bytes accepted")
-    inflater = None if encoding == "identity" else _Inflater(encoding, limit)
     parts: list[bytes] = []
     size = 0
-    for chunk in raw.stream(_CHUNK, decode_content=False):
-        size += len(chunk)
-        if size > limit:
-            raise Rejected(f"the body is larger than the {limit} bytes accepted")
-        parts.append(chunk if inflater is None else inflater.feed(chunk))
-        if time.monotonic() > until:
-            raise Rejected("the response did not complete within the request deadline")
-    if inflater is not None:
-        parts.append(inflater.finish())
+    try:
+        for chunk in raw.stream(_CHUNK, decode_content=True):
+            size += len(chunk)
+            if (size if encoding == "identity" else raw.tell()) > limit:  # off the wire
+                raise Rejected(f"the body is larger than the {limit} bytes accepted")
+            if size > limit:
+                raise Rejected(f"the {encoding} body inflates past {limit} bytes")
+            parts.append(chunk)
+            if time.monotonic() > until:
+                raise Rejected("the response did not complete within the request deadline")
+    except DecodeError as exc:
+        raise Rejected(f"the {encoding} body is corrupt ({exc})") from None
     return b"".join(parts)
 
 
@@ -292,7 +142,7 @@ def decode_json(body: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise Rejected(f"the body is not valid UTF-8 (byte {exc.start})") from None
     try:
-        value = json.loads(text.removeprefix("\ufeff"), parse_constant=_no_constant)
+        value = loads_text(text.removeprefix("\ufeff"), parse_constant=_no_constant)
     except RecursionError:
         raise Rejected("the body is not JSON: nested too deeply to parse") from None
     except ValueError as exc:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import requests
 import urllib3
 
-__all__ = ["BROKEN_BODY", "TRANSIENT_ERRORS", "RetryPolicy", "transport_reason"]
+__all__ = ["BROKEN_BODY", "TRANSIENT_ERRORS", "RetryPolicy", "never_sent", "transport_reason"]
 
 # Failures of the connection or of the response in transit: worth another try.
 TRANSIENT_ERRORS = (
@@ -52,3 +52,19 @@ def transport_reason(exc: BaseException) -> str:
     if "refused" in text:
         return "connection refused"
     return type(exc).__name__
+
+
+def never_sent(exc: BaseException) -> bool:
+    """Whether a transport failure happened before the request could leave: the connection
+    was refused, timed out or the name did not resolve. Anything later (a reset, a read
+    timeout, a cut by Ctrl-C) may have reached the service, which then counted it."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    seen: object = exc
+    for _ in range(6):  # requests wraps urllib3's MaxRetryError, which wraps the cause
+        if isinstance(seen, urllib3.exceptions.NewConnectionError):
+            return True
+        if not isinstance(seen, BaseException):
+            return False
+        seen = getattr(seen, "reason", None) or (seen.args[0] if seen.args else None)
+    return False

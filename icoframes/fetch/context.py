@@ -29,12 +29,15 @@ from ..errors import (
 from ..files import utcnow
 from ..parse.lists import filters_frame
 from ..parse.problems import Problems
-from ..schema import FILTERS, LIST, empty_frame
+from ..schema import LIST, empty_frame
 from ..store.cache import Cache
+from ..store.db import check_cache_dir
 from ..store.derived import DerivedTables
 from ..store.housekeeping import mark_used
 from ..store.ledger import QuotaLedger
+from ..store.legacy import convert
 from .crawl import Crawl
+from .stops import Booking
 
 __all__ = ["LoadContext", "age_limit"]
 
@@ -72,7 +75,7 @@ def _check_writable(cache: Cache) -> None:
     """
     directory = cache.dir if cache.dir.is_dir() else cache.root
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        check_cache_dir(cache.root, create=True)  # made private; refused when not the user's
         probe = directory / f".write-test-{os.getpid()}-{threading.get_ident()}"
         probe.touch()
         probe.unlink()
@@ -110,12 +113,14 @@ class LoadContext:
         if not self.settings.base_url:
             self.settings.require_credentials()  # raises ConfigError with set-up help
         self.cache = Cache(self.settings.cache_dir, self.settings.service_id)
+        convert(self.cache)  # a cache of icoframes 0.1's layout, once
         self.derived = DerivedTables(self.cache)
         mark_used(self.cache.dir)  # for prune_cache; never creates the folder
         self.offline = offline
         self.progress = _interactive() if progress is None else bool(progress)
         self._client: Client | None = None
         self._ledger: QuotaLedger | None = None
+        self.budget: int | None = None  # of profile requests, retries included (load_icos)
         # shared by every request of this call: Ctrl-C and the circuit breaker stop them all
         self.control = LoadControl()
 
@@ -142,9 +147,10 @@ class LoadContext:
             # a cache that cannot keep the answers fails here, before any request; a
             # warm or offline load of a read-only cache dir never gets here
             _check_writable(self.cache)
-            # every request is booked before it is sent (daily_quota is a hard cap) and
-            # handed back when it got no response (the service never saw it)
-            self._client = Client.from_settings(self.settings, budget=self.ledger,
+            # every request is booked before it is sent (daily_quota is a hard cap), and
+            # handed back only when it never left (the service cannot have counted it)
+            self._client = Client.from_settings(self.settings,
+                                                budget=Booking(self.ledger, self.budget),
                                                 pool_size=self.settings.max_workers,
                                                 control=self.control)
         return self._client
@@ -164,9 +170,9 @@ class LoadContext:
                 ) -> pd.DataFrame:
         """The filter set: cached when fresh enough, else fetched (one request) and cached."""
         limit = age_limit(max_age)
-        cached = self.cache.read_frame("filters", FILTERS)
+        cached = self.cache.read_filters()
         if cached is not None and not refresh:
-            frame, fetched_at, meta = cached
+            frame, fetched_at, meta, _ = cached
             if self.offline or limit is None or utcnow() - fetched_at <= limit:
                 return _with_summary(frame, self, [{
                     "params": "filters", "from_cache": True, "fetched_at": fetched_at.isoformat(),
@@ -177,7 +183,7 @@ class LoadContext:
             self.close()
         lost = Problems()
         frame = filters_frame(raw, lost)
-        self.cache.write_frame("filters", frame, FILTERS, problems=lost.records())
+        self.cache.write_filters(raw, frame, problems=lost.records())
         return _with_summary(frame, self, [{
             "params": "filters", "from_cache": False, "fetched_at": utcnow().isoformat(),
             "problems": lost.records()}])
@@ -192,6 +198,7 @@ class LoadContext:
         queries (complete or not, from cache or service, fetch time), the
         profiles that failed and those the budget left out, and the requests spent.
         """
+        self.budget = budget
         crawl = Crawl(self, profiles=profiles, refresh_all=refresh == "all", ages=ages,
                       budget=budget)
         try:
@@ -285,8 +292,10 @@ def _warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
         else:
             short = q.get("missing")
             count = f"{short} of its {q['total_icos']} ICOs missing" if short else "pages failed"
-            parts.append(f"the list {params} is partial ({count}); the next call pages it "
-                         "again")
+            again = ("every page came, with fewer ICOs than the count says: it is paged again "
+                     "once older than max_age" if q.get("count_contradicts")
+                     else "the next call pages it again")
+            parts.append(f"the list {params} is partial ({count}); {again}")
     if missing:
         by_state: dict[str, int] = {}
         for m in missing:

@@ -22,12 +22,14 @@ What can go wrong, and what happens then:
 
 Other processes loading into the same cache dir are not fetched for twice:
 each profile is claimed before it is requested; one claimed elsewhere is
-waited for (:meth:`~icoframes.store.cache.Cache.claims`).
+waited for, at most until that claim's lease lapses
+(:meth:`~icoframes.store.cache.Cache.claims`).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import datetime as dt
 import json
 import queue
@@ -43,26 +45,25 @@ from ..api.control import Cancelled, LoadControl
 from ..config import Settings
 from ..errors import (
     APIError,
+    CacheError,
     NotFound,
     QuotaExceeded,
     ServiceUnavailable,
 )
 from ..files import utcnow
 from ..parse.lists import list_frame, summary_keys
-from ..schema import LIST
-from ..store.cache import GONE, Cache, ProfileRecord
+from ..store.cache import Cache, ProfileRecord
+from ..store.claims import Claims
+from ..store.derived import DerivedTables
 from ..store.ledger import QuotaLedger
+from .localquery import cached_query
 from .paging import ListQuery
-from .policy import ProfileIndex, Want, plan_profiles
+from .policy import PROFILE_MAX_AGE, ProfileIndex, Want, plan_profiles
 from .progress import Progress
-from .stops import breaker_error, quota_error, warn_short_quota
+from .stops import BudgetSpent, breaker_error, quota_error, warn_short_quota
 
-__all__ = ["FOLD_EVERY", "FOLD_SECONDS", "Crawl", "CrawlContext"]
+__all__ = ["Crawl", "CrawlContext"]
 
-# Profiles are durable as each arrives (a journal line); they are folded into a Parquet
-# part every this many profiles or seconds, which keeps the journal short.
-FOLD_EVERY = 250
-FOLD_SECONDS = 2.0
 # How often a load waiting for profiles another process claimed looks for them.
 _WAIT_POLL = 0.2
 # After the quota stops a load, requests in flight (paid for) get this long to finish.
@@ -74,6 +75,7 @@ class CrawlContext(Protocol):
 
     settings: Settings
     cache: Cache
+    derived: DerivedTables
     offline: bool
     progress: bool
     control: LoadControl
@@ -112,22 +114,21 @@ class Crawl:
         self.failed: dict[int, str] = {}  # profile id -> why its fetch failed
         self.gone: list[int] = []
         self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
+        self._budget_spent = False  # a retry was refused: every request of the budget went
         self.started = utcnow()
         self._index: ProfileIndex | None = None
-        self._marker: frozenset[tuple[str, int]] = frozenset()
+        self._marker = 0  # the store's version when this load planned
         self._seen: set[int] = set()
         self._wants: list[Want] = []  # planned, not yet claimed
         self._ready: deque[Want] = deque()  # claimed by this process, to request
         self._waiting: dict[int, Want] = {}  # claimed by another live process
-        self._claims: Any = None
+        self._claims: Claims | None = None
         self._pool: ThreadPoolExecutor | None = None
         self._done: queue.SimpleQueue[Future] = queue.SimpleQueue()
         self._tasks: dict[Future, tuple[str, Any]] = {}
         self._stop: BaseException | None = None
         self._page_errors: list[ServiceUnavailable] = []
         self._fetched = 0
-        self._unfolded = 0
-        self._last_fold = time.monotonic()
         self._requested = 0
         self._planned = 0
         self._quota_warned = False
@@ -138,17 +139,17 @@ class Crawl:
 
     def add_query(self, params: dict[str, Any], *, refresh: bool,
                   limit: dt.timedelta | None) -> None:
-        """Use the cached list for ``params`` when fresh and complete, else page it."""
-        query = ListQuery(params)
+        """Answer ``params`` from the cache when it can (:func:`.localquery.cached_query`),
+        else page it."""
+        offline = self.load.offline
+        query, stored = cached_query(params, self.load.cache, self.load.derived,
+                                     offline=offline, refresh=refresh, limit=limit,
+                                     ages=self.ages or PROFILE_MAX_AGE)
         self.queries.append(query)
-        stored = self.load.cache.read_list(params, LIST)
-        if stored is not None and (self.load.offline or (
-                not refresh and stored.meta.get("complete", True)
-                and (limit is None or dt.timedelta(0) <= utcnow() - stored.fetched_at <= limit))):
-            query.use_cached(stored)
+        if query.frame is not None:
             self._plan(query.frame, repaged=False)
             return
-        if self.load.offline:
+        if offline:
             return  # nothing cached for this query: the loader says so
         self.load.client(f"the list for {params}")  # fails before any request if unusable
         query.start(stored)
@@ -161,8 +162,8 @@ class Crawl:
         if new.empty:
             return
         self._seen.update(new["id"].tolist())
-        if self._index is None:  # the marker first: what other processes write later shows
-            self._marker = self.load.cache.marker()
+        if self._index is None:  # the version first: what other processes keep later shows
+            self._marker = self.load.cache.version()
             self._index = ProfileIndex(self.load.cache.profile_index())
         wants = plan_profiles(new, summary_keys(new), self._index, now=utcnow(),
                               ages=self.ages if repaged else None,
@@ -216,7 +217,7 @@ class Crawl:
         if self.budget is not None:
             self._wants.sort(key=lambda w: -w.staleness)
             room = self.budget - self._requested - len(self._ready)
-            if room <= 0:
+            if room <= 0 or self._budget_spent:
                 self.over_budget.extend(w.id for w in self._wants)
                 self._wants.clear()
                 return False
@@ -225,23 +226,17 @@ class Crawl:
                 del self._wants[room:]
         batch = self._wants[:self.load.settings.max_workers]
         del self._wants[:len(batch)]
-        mine, taken = self._claimer().claim([w.id for w in batch])
+        # an id another process kept since this load planned it is done: not claimed
+        mine, taken, _ = self._claimer().claim([w.id for w in batch], arrived_since=self._marker)
         mine_set, taken_set = set(mine), set(taken)
-        # an id another process fetched and released since this load planned it: done
-        first_time = [w.id for w in batch if w.id in mine_set and w.reason in ("new", "failed")]
-        arrived = self.load.cache.arrived_since(first_time, self._marker) if first_time else set()
-        if arrived:
-            self._claimer().release(arrived)
         for want in batch:
-            if want.id in arrived:
-                continue
             if want.id in mine_set:
                 self._ready.append(want)
             elif want.id in taken_set:
                 self._waiting[want.id] = want
         return bool(self._ready) or self._claim_more()
 
-    def _claimer(self) -> Any:
+    def _claimer(self) -> Claims:
         if self._claims is None:
             self._claims = self.load.cache.claims()
         return self._claims
@@ -283,6 +278,8 @@ class Crawl:
                     continue
                 kind, info = self._tasks.pop(future)
                 self._handle(kind, info, future)
+                if self._claims is not None:  # a live crawl keeps its leases
+                    self._claims.renew(every=self._claims.lease / 3)
                 if self.load.control.tripped and self._stop is None:
                     self._stop = breaker_error(self.load.settings, self.load.control)
                 self._count(kind)
@@ -299,11 +296,15 @@ class Crawl:
         except (Cancelled, cf.CancelledError):
             return
         except NotFound:  # a profile the list names but the service does not have
-            self._keep(info, GONE, state="gone")
+            self._keep(info, None, state="gone")
             self.gone.append(info.id)
             return
         except QuotaExceeded as exc:
             self._stop = exc
+            return
+        except BudgetSpent:  # this call's budget refused a retry: the item waits for the next
+            self.over_budget.append(info.id)
+            self._budget_spent = True
             return
         except ServiceUnavailable as exc:  # this item's retries are spent (BadResponse too)
             if kind == "page":
@@ -329,7 +330,7 @@ class Crawl:
             self._settle(query)
         else:
             self.failed[info.id] = reason
-            self._keep(info, "", state="failed", reason=reason)
+            self._keep(info, None, state="failed", reason=reason)
 
     def _settle(self, query: ListQuery) -> None:
         """After a page: when the pass is done, page again or store the list."""
@@ -344,46 +345,38 @@ class Crawl:
         if query.from_cache or query.frame is None:
             return
         if query.complete or not query.frame.empty:
-            self.load.cache.write_list(query.params, query.frame, LIST,
-                                       total_icos=query.total_icos or 0,
-                                       problems=query.problems, complete=query.complete)
+            self._guarded(self.load.cache.write_list, query.params, query.items, query.frame,
+                          total_icos=query.total_icos or 0, problems=query.problems,
+                          complete=query.complete, failed_pages=query.failed_pages)
 
-    def _keep(self, want: Want, raw: str, *, state: str = "fetched",
+    def _guarded(self, write: Any, *args: Any, **kwargs: Any) -> None:
+        """Keep something; a cache that cannot (a full disk) stops the load, said once."""
+        try:
+            write(*args, **kwargs)
+        except CacheError as exc:
+            if self._stop is None:
+                self._stop = exc
+                self.load.control.cancel()
+
+    def _keep(self, want: Want, raw: str | None, *, state: str = "fetched",
               reason: str | None = None) -> None:
-        """Make one profile (or its failure) durable now; fold the journal now and then."""
-        self.load.cache.append(ProfileRecord(want.id, want.status, want.summary, raw,
-                                             state=state, reason=reason))
+        """Make one profile (or its failure) durable now: one transaction."""
+        self._guarded(self.load.cache.record, ProfileRecord(want.id, want.status, want.summary,
+                                                             raw, state=state, reason=reason))
         if state != "failed":
             self.failed.pop(want.id, None)
             self._fetched += 1
-        self._unfolded += 1
-        if (self._unfolded >= FOLD_EVERY
-                or time.monotonic() - self._last_fold > FOLD_SECONDS):
-            self._fold()
-
-    def _fold(self) -> None:
-        self.load.cache.fold()
-        self._unfolded, self._last_fold = 0, time.monotonic()
 
     def _wait_for_others(self) -> None:
-        """Every own request is done: wait for profiles other processes claimed."""
+        """Every own request is done: wait for profiles other processes claimed (a copy that
+        arrives since this load planned meets every reason to fetch), or whose claim lapsed."""
         time.sleep(_WAIT_POLL)
-        index = self.load.cache.profile_index()
-        waiting = list(self._waiting.values())
-        fresh = plan_profiles(pd.DataFrame({"id": [w.id for w in waiting],
-                                            "status": [w.status for w in waiting]}),
-                              [w.summary for w in waiting], index, now=utcnow(),
-                              ages=self.ages, refresh_all=False)
-        still = {w.id for w in fresh}
-        for want in waiting:
-            if want.id not in still:  # the other process fetched it meanwhile
-                del self._waiting[want.id]
-        if self.refresh_all:  # "fetch again" is met by a copy fetched since this load began
-            arrived = index.index[index["fetched_at"] >= pd.Timestamp(self.started)]
-            for ico_id in set(arrived) & set(self._waiting):
-                del self._waiting[ico_id]
-        mine, _ = self._claimer().claim(list(self._waiting)) if self._waiting else ([], [])
-        for ico_id in mine:  # its claimer died or gave it up: fetch it here
+        claimer = self._claimer()
+        claimer.renew(every=claimer.lease / 3)
+        mine, _, arrived = claimer.claim(list(self._waiting), arrived_since=self._marker)
+        for ico_id in arrived:
+            del self._waiting[ico_id]
+        for ico_id in mine:  # its claimer failed, died, stopped or gave it up: fetch it here
             self._ready.append(self._waiting.pop(ico_id))
         self._fill()
 
@@ -417,16 +410,15 @@ class Crawl:
                 query.finish_pass(may_repage=False)
                 self._store(query)
         if self._claims is not None:
-            self._claims.close()
-        self._fold()
+            with contextlib.suppress(CacheError):  # unreleased claims lapse with their lease
+                self._claims.close()
         self._progress.close()
 
     def _report(self) -> None:
         stop = self._stop
         if isinstance(stop, QuotaExceeded):
-            if stop.code == 485:  # the service says so: nothing more today
-                self.load.ledger.exhaust()
-            raise quota_error(stop, self.load.settings, fetched=self._fetched,
+            raise quota_error(stop, self.load.settings, self.load.ledger.state(),
+                              fetched=self._fetched,
                               left=self._planned - self._fetched - len(self.failed),
                               unlisted=any(not q.complete for q in self.queries)) from stop
         if stop is None and self.load.control.tripped:
@@ -446,3 +438,4 @@ class Crawl:
     def listings(self) -> list[pd.DataFrame]:
         """The rows of every query answered, in the order they were added."""
         return [q.frame for q in self.queries if q.frame is not None]
+

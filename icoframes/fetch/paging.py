@@ -9,7 +9,9 @@ A list is **complete** when the ids seen cover the service's ``total_icos``
 and no page failed. Otherwise it is paged once more from page 1 (the list may
 have shifted while it was paged); if it is still short it is kept as
 **partial**: used, marked so in the cache and in the result, and paged again by
-the next call.
+the next call; except a list whose pages all came with fewer items than its
+count says (:attr:`ListQuery.count_contradicts`: the count lies, paging again
+brings the same), which is used as cached until it is older than ``max_age``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class ListQuery:
 
     params: dict[str, Any]
     frame: pd.DataFrame | None = None
+    items: list[Any] = field(default_factory=list)  # as the service sent them (for the cache)
     complete: bool = False
     fetched_at: dt.datetime | None = None
     from_cache: bool = False
@@ -41,6 +44,8 @@ class ListQuery:
     total_icos: int | None = None
     failed_pages: dict[int, str] = field(default_factory=dict)
     fallback: Stored | None = None  # the cached copy, used when paging fails
+    answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
+    declined: list[str] = field(default_factory=list)  # why cached lists could not
     paging: bool = False
     passes: int = 1
     _responses: dict[tuple[int, int], dict] = field(default_factory=dict)  # (pass, page)
@@ -58,6 +63,23 @@ class ListQuery:
         self.complete = bool(stored.meta.get("complete", True))
         self.total_icos = stored.meta.get("total_icos")
         self.problems = list(stored.meta.get("problems") or [])
+        self.items = list(stored.raw or [])
+        self.failed_pages = {int(k): v for k, v in (stored.meta.get("failed_pages") or {}).items()}
+
+    def use_answer(self, frame: pd.DataFrame, source: Stored) -> None:
+        """Answer the query with rows picked from a cached list it narrows (``source``)."""
+        self.frame, self.fetched_at, self.from_cache = frame, source.fetched_at, True
+        self.complete, self.total_icos = True, len(frame)
+        self.answered_from = dict(source.meta["params"])
+        ids = set(frame["id"].tolist())  # the source's unreadable values of these rows
+        self.problems = [p for p in source.meta.get("problems") or []
+                         if p.get("ico_id") in ids]
+
+    @property
+    def count_contradicts(self) -> bool:
+        """Every page came, with fewer items than ``total_icos``: the count is not the list's."""
+        return (not self.failed_pages and self.total_icos is not None
+                and len(self.items) < self.total_icos)
 
     def start(self, fallback: Stored | None) -> None:
         """Page the query from the service; ``fallback`` answers it if that fails."""
@@ -134,6 +156,7 @@ class ListQuery:
             self.complete = False
             return False
         self.frame, self.fetched_at, self.problems = frame, utcnow(), lost.records()
+        self.items = items
         return False
 
     @property
@@ -150,6 +173,9 @@ class ListQuery:
             "rows": 0 if self.frame is None else len(self.frame),
             "total_icos": self.total_icos, "missing": self.missing,
             "failed_pages": {str(k): v for k, v in self.failed_pages.items()},
+            "count_contradicts": self.count_contradicts,
             "fetched_at": None if self.fetched_at is None else self.fetched_at.isoformat(),
             "problems": self.problems,
+            "answered_from": self.answered_from,
+            **({"cache_declined": self.declined} if self.declined else {}),
         }

@@ -1,26 +1,84 @@
-"""What stops a load, worded once: the daily limit (and its warning) and the breaker."""
+"""What stops a load, worded once: the daily limit (and its warning), the breaker, the budget.
+
+:class:`Booking` is what the client books its requests with: the request
+ledger (:class:`~icoframes.store.ledger.QuotaLedger`), and the call's
+``budget`` of profile requests, retries included.
+"""
 
 from __future__ import annotations
 
+import threading
 from urllib.parse import urlsplit
 
 from ..api.control import LoadControl
 from ..config import Settings
 from ..errors import QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
+from ..store.ledger import LedgerState, QuotaLedger
 
-__all__ = ["breaker_error", "quota_error", "warn_short_quota"]
+__all__ = ["Booking", "BudgetSpent", "breaker_error", "quota_error", "warn_short_quota"]
 
 
-def quota_error(stop: QuotaExceeded, settings: Settings, *, fetched: int, left: int,
-                unlisted: bool) -> QuotaExceeded:
-    """The daily limit stopped the load: what was kept, what is left, when to call again."""
+class BudgetSpent(Exception):
+    """The call's ``budget`` of profile requests is spent (this one was not sent)."""
+
+
+class Booking:
+    """Books every request in the ledger, and profile requests against the call's budget.
+
+    Each attempt counts (a retry too); a request that never left is handed back
+    to both.
+    """
+
+    def __init__(self, ledger: QuotaLedger, budget: int | None = None) -> None:
+        self.ledger = ledger
+        self.budget = budget
+        self.profiles = 0  # profile requests booked by this call
+        self._lock = threading.Lock()
+
+    def take(self, endpoint: str) -> None:
+        counted = endpoint == "ico" and self.budget is not None
+        if counted:
+            with self._lock:
+                if self.profiles >= self.budget:  # type: ignore[operator]
+                    raise BudgetSpent(f"the budget of {self.budget} profile requests is spent")
+                self.profiles += 1
+        try:
+            self.ledger.take(endpoint)
+        except BaseException:
+            if counted:
+                with self._lock:
+                    self.profiles -= 1
+            raise
+
+    def settle(self, endpoint: str, outcome: str | int | None) -> None:
+        self.ledger.settle(endpoint, outcome)
+        if outcome == "not_sent" and endpoint == "ico" and self.budget is not None:
+            with self._lock:
+                self.profiles -= 1
+
+
+def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState, *, fetched: int,
+                left: int, unlisted: bool) -> QuotaExceeded:
+    """The daily limit stopped the load: who refused, what was sent, what is left, what now."""
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
-    which = ("the service's daily request limit (error 485)" if stop.code == 485 else
-             f"the daily_quota setting ({settings.daily_quota} requests)")
+    if stop.code == 485:
+        when = "" if state.refused_at is None else f" at {state.refused_at:%H:%M} UTC"
+        who = (f"the service refused this key: its daily request limit (error 485) was reached"
+               f"{when}, after "
+               f"{state.refused_after if state.refused_after is not None else state.sent} "
+               "requests sent today with this key from this cache dir")
+        then = ("The service does not say when its allowance resets: the next call sends one "
+                "request first (a probe, costing one request) and goes on if it is accepted, "
+                "so call the same loader again later to fetch only the rest.")
+    else:
+        who = (f"the daily_quota setting ({settings.daily_quota} requests) is reached: "
+               f"{state.sent} requests sent today ({state.day}, UTC) with this key from this "
+               "cache dir")
+        then = ("The count starts again at 00:00 UTC: call the same loader again then to fetch "
+                "only the rest, or raise daily_quota.")
     return QuotaExceeded(
-        f"{which} reached after fetching {fetched} profiles; {left} remain{more}. "
-        "Everything fetched is cached: call the same loader again after the allowance "
-        "resets (midnight UTC) to fetch only the rest.",
+        f"{who}. This call fetched {fetched} profiles; {left} remain to fetch{more}. Everything "
+        f"fetched is cached, and offline=True returns it now without a request. {then}",
         code=stop.code, endpoint=stop.endpoint, remaining=left)
 
 
@@ -31,7 +89,7 @@ def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailabl
         f"{host} is not answering usefully: {control.in_a_row} attempts failed in a row "
         f"(last: {control.last_failure}), so the load stopped. Everything fetched is "
         "cached; call again later to fetch only the rest.")
-    error.last_failure = control.last_failure
+    error.last_failure = control.last_failure  # type: ignore[attr-defined]
     return error
 
 

@@ -1,41 +1,35 @@
-"""The raw store under the cache dir: fetch events of profiles, list results, the filter set.
+"""The raw store of one service: what the service sent, in one SQLite database.
 
-It keeps what the service sent and imports no parser: the tidy tables are
-derived from it by :mod:`icoframes.store.derived`.
+One database per service folder, ``<cache_dir>/<service>/cache.sqlite3`` (the
+folder is named by the service's address, ``<host>_<port>``, or by the
+``service_name`` setting); :mod:`icoframes.store.db` opens it. Its tables
+(open it with the ``sqlite3`` shell to look)::
 
-Layout, one folder per service (``<cache_dir>/<host>_<port>/``, or the
-``service_name`` setting; the request ledgers sit in ``<cache_dir>/quota/``)::
+    profiles  id PRIMARY KEY, state ('fetched' | 'gone' | 'failed'), status, summary,
+              raw (the profile's JSON text as the gate passed it; NULL when gone),
+              fetched_at (ms since the epoch, UTC), version, reason, attempts, failed_at
+    lists     key PRIMARY KEY (a hash of the query; 'filters' for the filter set), params,
+              raw (the list items, or the filter set, as the service sent them: JSON),
+              frame (them parsed: Arrow IPC), total_icos, complete, failed_pages,
+              problems (the values the parser could not read), fetched_at
+    claims    id PRIMARY KEY, owner, pid, host, expires: leases (:mod:`.claims`)
+    meta      key PRIMARY KEY, value: 'version' (the change counter of the copies),
+              'removed' (its value when a copy was last removed)
 
-    profiles/journal-<seq>-<token>.log    events not folded yet, one line each, appended by
-                                          the live (or dead) process <token>
-    profiles/writer-<token>.lock          held by process <token> while it lives
-    profiles/part-<seq>.parquet           folded events: id, status, summary, fetched_at,
-                                          state, reason, raw, event
-    profiles/.seq                         the counter numbering parts and journals
-    claims/<id>.claim                     the crawl fetching that id (owner-<token>.lock: alive)
-    tables/<table>.parquet                the tidy tables over every cached profile (derived)
-    tables/_state.json                    the parts and journal sizes they were built from
-    lists/<query>.parquet                 list results per query, query and fetch time as metadata
-    filters.parquet                       the filter set
-    .lock                                 the folder's lock
+**Profiles.** One row per id: the copy in use (``fetched``, or ``gone``: error
+482) and the failures since it (``reason`` of the last, ``attempts``,
+``failed_at``); ``state`` is ``failed`` only while no copy exists: a failure
+never replaces a copy, a copy resets the failures. Each outcome is one
+transaction, on disk when :meth:`Cache.record` returns.
 
-Profiles: every fetch outcome is an *event* (fetched, gone: error 482, failed:
-with a reason) appended to the process's journal and on disk when
-:meth:`Cache.append` returns (:mod:`icoframes.store.journal`). :meth:`Cache.fold`
-turns journals into Parquet parts in batches, under the folder's lock: this
-process's, and the orphans of dead processes. Readers see parts and journals
-alike (live, orphaned or folded). Which copy of a profile is in use, and its
-fetch state, follow from the order the events were appended (parts by number,
-then journals by number, lines in order), never from the clock
-(:mod:`icoframes.store.events`). Claims (:mod:`icoframes.store.claims`) let
-processes sharing the folder fetch each profile once.
+**Order, never clocks.** Every new copy takes the next value of one counter
+(``meta.version``) as its ``version``: the copy in use is the last one
+recorded, whatever the clock said (``fetched_at`` is for people), and "did
+it arrive since I planned" is ``version > planned``.
 
-Every other file is written to a temporary name in its folder and then renamed
-over the target, so a reader sees either the old or the new file, never half
-of one. Updates that read and rewrite (folds, compaction, the derived tables,
-the ledger) hold the folder's lock (:func:`icoframes.files.locked`). A file that
-cannot be read is renamed ``*.corrupt``, reported in a warning and rebuilt or
-re-fetched.
+A record that cannot be read (unparsable JSON, planted or damaged) is removed
+by :meth:`Cache.quarantine` with a :class:`~icoframes.errors.CacheWarning`, and
+fetched again by the next load.
 """
 
 from __future__ import annotations
@@ -45,41 +39,94 @@ import datetime as dt
 import hashlib
 import json
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 from urllib.parse import urlsplit
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..errors import CacheWarning, warn
-from ..files import atomic_write_table, locked, utcnow
-from ..schema import TableSchema
+from ..files import utcnow
+from ..parse.lists import filters_frame, list_frame
+from ..schema import FILTERS, LIST, TEXT_DTYPE, TableSchema
 from ..tables import frame_from_arrow
 from .claims import Claims
-from .eventlog import EventLog, EventSnapshot
-from .housekeeping import remove_folder
-from .journal import GONE, ProfileRecord
+from .db import Database, check_cache_dir, from_ms, ms, private_folder
 
-__all__ = ["GONE", "Cache", "EventSnapshot", "ProfileRecord", "Stored"]
+__all__ = ["DB_NAME", "FILTER_SET", "INDEX_COLUMNS", "Cache", "ProfileRecord", "Snapshot", "Stored",
+           "ipc", "record_in"]
+
+DB_NAME: Final = "cache.sqlite3"
+#: The key of the filter set among the kept list answers.
+FILTER_SET: Final = "filters"
+#: The columns of :meth:`Cache.profile_index`, indexed by id.
+INDEX_COLUMNS: Final = ("status", "summary", "fetched_at", "state", "reason", "attempts",
+                        "failed_at", "version")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO meta VALUES ('version', 0), ('removed', 0);
+CREATE TABLE IF NOT EXISTS profiles (
+    id INTEGER PRIMARY KEY, state TEXT NOT NULL CHECK (state IN ('fetched', 'gone', 'failed')),
+    status TEXT, summary TEXT, raw TEXT, fetched_at INTEGER, version INTEGER,
+    reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, failed_at INTEGER);
+CREATE INDEX IF NOT EXISTS profiles_by_version ON profiles (version);
+CREATE TABLE IF NOT EXISTS lists (
+    key TEXT PRIMARY KEY, params TEXT NOT NULL, raw TEXT NOT NULL, frame BLOB,
+    total_icos INTEGER, complete INTEGER NOT NULL, failed_pages TEXT NOT NULL,
+    problems TEXT NOT NULL, fetched_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS claims (
+    id INTEGER PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
+    expires REAL NOT NULL);
+"""
+
+_IDS = "SELECT value FROM json_each(?)"  # a list of ids as one parameter, of any length
+
+
+def _utf8(text: str | None) -> str | None:
+    """``text`` as valid UTF-8: a lone surrogate (which UTF-8 cannot hold) is escaped
+    (``\\ud800``); in JSON text that is the same string, elsewhere it is readable."""
+    if text is None or text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+@dataclass(frozen=True)
+class ProfileRecord:
+    """One fetch outcome of a profile, as the crawl records it.
+
+    ``raw`` is the profile's JSON text (None for a failure or a 482);
+    ``state`` ``fetched``, ``gone`` (482) or ``failed``; ``reason`` what went
+    wrong (``"HTTP 500"``, ``"not JSON"``) for a failure.
+    """
+
+    id: int
+    status: str | None
+    summary: str | None
+    raw: str | None
+    state: str = "fetched"
+    reason: str | None = None
 
 
 class Stored(NamedTuple):
-    """A stored list or filter set: the frame, when it was fetched, and its metadata."""
+    """A stored list or filter set: the frame, when it was fetched, its metadata, the raw."""
 
     frame: pd.DataFrame
     fetched_at: dt.datetime
     meta: dict[str, Any]
+    raw: Any = None
+
 
 def _namespace(service: str) -> str:
     """The folder of a service: its name as given, or ``<host>_<port>[_<path>]`` of its address.
-
-    A name (the ``service_name`` setting, checked to be one plain path segment)
-    lets a service whose port changes from run to run, as the sandbox's does,
-    keep one folder.
 
     >>> _namespace("http://127.0.0.1:8000"), _namespace("sandbox-0-1000-0123abcd")
     ('127.0.0.1_8000', 'sandbox-0-1000-0123abcd')
@@ -93,13 +140,50 @@ def _namespace(service: str) -> str:
     return f"{host}_{port}" + (f"_{path}" if path else "")
 
 
+def ipc(frame: pd.DataFrame, schema: TableSchema) -> bytes:
+    table = pa.Table.from_pandas(frame, schema=schema.arrow_schema(), preserve_index=False)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+class Snapshot:
+    """The profiles as of one moment (one read transaction): see :meth:`Cache.snapshot`."""
+
+    def __init__(self, conn: sqlite3.Connection | None) -> None:
+        self._conn = conn
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall()) if conn else {}
+        self.version: int = meta.get("version", 0)  #: the change counter at this moment
+        self.removed: int = meta.get("removed", 0)  #: version when a copy was last removed
+
+    def copies(self, since: int = 0, *, batch: int = 2000) -> Iterator[pa.Table]:
+        """Copies (fetched and gone) with ``version > since``, in version order, in batches.
+
+        Columns id, state, status, summary, fetched_at (UTC), raw, version.
+        """
+        if self._conn is None:
+            return
+        cursor = self._conn.execute(
+            "SELECT id, state, status, summary, fetched_at, raw, version FROM profiles "
+            "WHERE version > ? ORDER BY version", (since,))
+        while rows := cursor.fetchmany(batch):
+            yield pa.table([list(c) for c in zip(*rows, strict=True)], schema=_COPY_SCHEMA)
+
+
+_COPY_SCHEMA = pa.schema([("id", pa.int64()), ("state", pa.string()), ("status", pa.string()),
+                          ("summary", pa.string()), ("fetched_at", pa.timestamp("ms", tz="UTC")),
+                          ("raw", pa.string()), ("version", pa.int64())])
+
+
 class Cache:
-    """The store of one service address under ``root``.
+    """The raw store of one service under ``root``.
 
     Parameters
     ----------
     root : path-like
-        The cache dir (see :mod:`icoframes.config`).
+        The cache dir (see :mod:`icoframes.config`); refused when another user
+        owns it or others may write to it.
     base_url : str
         The service's identity (``Settings.service_id``): its ``service_name``
         when set, else its address; each gets its own folder.
@@ -108,204 +192,255 @@ class Cache:
     def __init__(self, root: str | os.PathLike[str], base_url: str) -> None:
         self.root = Path(root)
         self.dir = self.root / _namespace(base_url)
-        self.profiles_dir = self.dir / "profiles"
+        self.path = self.dir / DB_NAME
         self.tables_dir = self.dir / "tables"
-        self.lists_dir = self.dir / "lists"
-        self.claims_dir = self.dir / "claims"
-        self.log = EventLog(self.profiles_dir, self.lock, self.quarantine)
+        self._checked = False
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
 
-    # -- locking -------------------------------------------------------------
+    def _db(self, *, write: bool) -> Database | None:
+        """The database, after checking the folders (made, 0700, when writing)."""
+        if not self._checked:
+            if not check_cache_dir(self.root, create=write) or not private_folder(
+                    self.dir, create=write):
+                return None
+            self._checked = True
+        return Database.at(self.path, SCHEMA)
 
     @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        """Hold the folder's exclusive lock across threads and processes (not re-entrant)."""
-        with locked(self.dir / ".lock"):
-            yield
+    def _read(self) -> Iterator[sqlite3.Connection | None]:
+        db = self._db(write=False)
+        if db is None:
+            yield None
+            return
+        with db.read() as conn:
+            yield conn
 
-    def quarantine(self, path: Path, exc: BaseException) -> None:
-        """Set an unreadable file aside as ``*.corrupt`` and say so in a :class:`CacheWarning`."""
-        warn(
-            f"icoframes cache file {path} is unreadable ({type(exc).__name__}: {exc}); "
-            "it was set aside as *.corrupt and its content will be rebuilt or re-fetched",
-            CacheWarning,
-        )
-        with contextlib.suppress(OSError):
-            os.replace(path, path.with_name(path.name + ".corrupt"))
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction on the database (made, with its folder, when missing)."""
+        db = self._db(write=True)
+        assert db is not None
+        with db.write() as conn:
+            yield conn
 
-    # -- profiles (the events of :class:`~icoframes.store.eventlog.EventLog`) -----------
+    # -- profiles --------------------------------------------------------------------------
 
-    def append(self, record: ProfileRecord) -> None:
-        """Record one fetch outcome in this process's journal; durable on return.
+    def record(self, record: ProfileRecord) -> int:
+        """Keep one fetch outcome; on disk on return. The version of the copy (0: a failure)."""
+        with self.write() as conn:
+            return record_in(conn, record, ms(utcnow()))
 
-        Durable against a crash or SIGKILL of this process (not a power cut).
-        A record whose ``raw`` is :data:`GONE` is a ``gone`` event; a failure's
-        ``raw`` is not kept. Thread-safe.
-        """
-        self.log.append(record)
+    def record_many(self, records: Iterable[ProfileRecord]) -> None:
+        """Keep several outcomes in one transaction (in order)."""
+        now = ms(utcnow())
+        with self.write() as conn:
+            for record in records:
+                record_in(conn, record, now)
 
-    def write_profiles(self, records: Iterable[ProfileRecord]) -> None:
-        """Append ``records`` and fold them into a part at once."""
-        for record in records:
-            self.log.append(record)
-        self.log.fold()
+    def version(self) -> int:
+        """The change counter: compare two to know whether a copy arrived in between."""
+        with self._read() as conn:
+            return Snapshot(conn).version
 
-    def fold(self) -> None:
-        """Fold this process's journal so far, and orphaned ones, into one part (locked)."""
-        self.log.fold()
-
-    def claims(self) -> Claims:
-        """Claims on profile ids for one crawl, shared with every process using this folder."""
-        return Claims(self.claims_dir)
-
-    def profile_index(self) -> pd.DataFrame:
-        """The fetch state of every profile with an event, one row per id.
-
-        Unfolded journals count, also those of other live processes and of dead
-        ones; the columns are those of
-        :meth:`~icoframes.store.eventlog.EventLog.profile_index`.
-        """
-        return self.log.profile_index()
+    def arrived_since(self, ids: Iterable[int], version: int) -> set[int]:
+        """Those of ``ids`` with a copy (fetched or gone) newer than ``version``."""
+        with self._read() as conn:
+            if conn is None:
+                return set()
+            rows = conn.execute(f"SELECT id FROM profiles WHERE id IN ({_IDS}) AND version > ?",
+                                (_json_ids(ids), version)).fetchall()
+        return {row[0] for row in rows}
 
     def states(self, ids: Iterable[int]) -> dict[int, str]:
         """The fetch state of each of ``ids``: fetched, gone, failed or ``not_fetched``."""
-        return self.log.states(ids)
+        wanted = [int(i) for i in ids]
+        with self._read() as conn:
+            rows = [] if conn is None else conn.execute(
+                f"SELECT id, state FROM profiles WHERE id IN ({_IDS})",
+                (_json_ids(wanted),)).fetchall()
+        return {**dict.fromkeys(wanted, "not_fetched"), **dict(rows)}
 
-    def marker(self) -> frozenset[tuple[str, int]]:
-        """What other processes have written to the profiles so far (compare two)."""
-        return self.log.marker()
+    def profile_index(self) -> pd.DataFrame:
+        """The fetch state of every profile with an outcome, one row per id (sorted).
 
-    def arrived_since(self, ids: Iterable[int], marker: frozenset[tuple[str, int]]) -> set[int]:
-        """Those of ``ids``, without a copy at ``marker``, that have one now; see
-        :meth:`~icoframes.store.eventlog.EventLog.arrived_since`."""
-        return self.log.arrived_since(ids, marker)
+        Columns ``status``, ``summary``, ``fetched_at`` and ``version`` of the
+        copy in use (missing when there is none), ``state`` (``fetched``,
+        ``gone``, or ``failed`` when no copy exists), ``reason`` (of the last
+        failure since the copy), ``attempts`` (failures since the copy: 0 when
+        none) and ``failed_at`` (the last of them).
+        """
+        with self._read() as conn:
+            rows = [] if conn is None else conn.execute(
+                "SELECT id, status, summary, fetched_at, state, reason, attempts, failed_at, "
+                "version FROM profiles ORDER BY id").fetchall()
+        frame = pd.DataFrame.from_records(rows, columns=["id", *INDEX_COLUMNS])
+        frame = frame.astype({"id": "int64", "attempts": "int64", "version": "Int64",
+                              **dict.fromkeys(("status", "summary", "state", "reason"),
+                                              TEXT_DTYPE)})
+        for column in ("fetched_at", "failed_at"):
+            frame[column] = pd.to_datetime(frame[column].astype("Int64"), unit="ms",
+                                           utc=True).astype("datetime64[ms, UTC]")
+        return frame.set_index("id")
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[Snapshot]:
+        """The profiles as of now, read in one transaction (for the derived tables)."""
+        with self._read() as conn:
+            yield Snapshot(conn)
 
     def latest_records(self) -> pa.Table:
-        """The copy in use of every profile, raw text included, in the order appended."""
-        return self.log.latest_records()
+        """Every copy in use (fetched and gone), raw text included, in version order."""
+        with self.snapshot() as snap:
+            return pa.concat_tables([*snap.copies(), _COPY_SCHEMA.empty_table()])
 
-    def read_events(self, *, raw: bool = False, holding_lock: bool = False) -> EventSnapshot:
-        """Every profile event in append order, each once, and the files read."""
-        return self.log.read_events(raw=raw, holding_lock=holding_lock)
+    def quarantine(self, ids: Iterable[int], why: str) -> None:
+        """Remove copies that cannot be read (they are fetched again), and say so."""
+        ids = sorted({int(i) for i in ids})
+        if not ids:
+            return
+        with self.write() as conn:
+            version = _bump(conn)
+            conn.execute(f"DELETE FROM profiles WHERE id IN ({_IDS})", (_json_ids(ids),))
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (version,))
+        warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); they "
+             f"were removed and will be fetched again: ids {ids[:10]}", CacheWarning)
 
-    def part_files(self) -> list[Path]:
-        """The profile parts, in append order."""
-        return self.log.part_files()
+    def claims(self) -> Claims:
+        """Claims on profile ids for one crawl, shared with every process using this folder."""
+        db = self._db(write=True)
+        assert db is not None
+        return Claims(db)
 
-    def journal_files(self) -> list[Path]:
-        """The journals (live or orphaned), in the order they were started."""
-        return self.log.journal_files()
-
-    def compact_locked(self, parts: list[Path]) -> str:
-        """Merge ``parts`` into one new part; the caller holds :meth:`lock`."""
-        return self.log.compact_locked(parts)
-
-    # -- list results and the filter set ---------------------------------------
+    # -- list results and the filter set ---------------------------------------------------
 
     @staticmethod
     def list_key(params: dict[str, Any]) -> str:
         canonical = json.dumps(params, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()[:24]
 
-    def write_list(self, params: dict[str, Any], frame: pd.DataFrame, schema: TableSchema,
-                   *, total_icos: int, problems: list[dict[str, Any]] | None = None,
-                   complete: bool = True) -> None:
-        """Store a list result with the query that produced it, whether it is complete
-        (its ids cover ``total_icos``) and the values it lost."""
-        meta = {"params": params, "total_icos": total_icos, "problems": problems or [],
-                "complete": complete}
-        self._write_frame(self.lists_dir / f"{self.list_key(params)}.parquet", frame, schema,
-                          meta)
+    def write_list(self, params: dict[str, Any], items: list[Any], frame: pd.DataFrame, *,
+                   total_icos: int, problems: list[dict[str, Any]] | None = None,
+                   complete: bool = True, failed_pages: dict[int, str] | None = None) -> None:
+        """Keep a list result: the items as the service sent them, and parsed; whether it is
+        complete (its ids cover ``total_icos``), the pages that failed, the values lost."""
+        self._keep(self.list_key(params), params, items, ipc(frame, LIST), total_icos,
+                   complete, failed_pages, problems)
 
-    def read_list(self, params: dict[str, Any], schema: TableSchema) -> Stored | None:
-        """The cached list for these parameters, when it was fetched and its metadata."""
-        return self._read_frame(self.lists_dir / f"{self.list_key(params)}.parquet", schema)
+    def write_filters(self, raw: dict[str, Any], frame: pd.DataFrame, *,
+                      problems: list[dict[str, Any]] | None = None) -> None:
+        """Keep the filter set: as the service sent it, and parsed."""
+        self._keep(FILTER_SET, FILTER_SET, raw, ipc(frame, FILTERS), None, True, None, problems)
 
-    def write_frame(self, name: str, frame: pd.DataFrame, schema: TableSchema, *,
-                    problems: list[dict[str, Any]] | None = None) -> None:
-        """Store a small frame (the filter set) under ``name``."""
-        self._write_frame(self.dir / f"{name}.parquet", frame, schema,
-                          {"problems": problems or []})
+    def _keep(self, key: str, params: Any, raw: Any, frame: bytes, total_icos: int | None,
+              complete: bool, failed_pages: dict[int, str] | None,
+              problems: list[dict[str, Any]] | None) -> None:
+        row = (key, _json(params), _json(raw), frame, total_icos, complete,
+               _json(failed_pages or {}), _json(problems or []), ms(utcnow()))
+        with self.write() as conn:
+            conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?)", row)
 
-    def read_frame(self, name: str, schema: TableSchema) -> Stored | None:
-        """A frame stored by :meth:`write_frame`, when it was fetched and its metadata."""
-        return self._read_frame(self.dir / f"{name}.parquet", schema)
+    def read_list(self, params: dict[str, Any]) -> Stored | None:
+        """The cached list for these parameters (None when there is none)."""
+        return self._answer(self.list_key(params), LIST,
+                            lambda items, asked: list_frame(items, status=asked.get("status")))
 
-    def _write_frame(self, path: Path, frame: pd.DataFrame, schema: TableSchema,
-                     meta: dict[str, Any]) -> None:
-        table = pa.Table.from_pandas(frame, schema=schema.arrow_schema(), preserve_index=False)
-        meta = {**meta, "fetched_at": utcnow().isoformat()}
-        table = table.replace_schema_metadata(
-            {**(table.schema.metadata or {}),
-             b"icoframes": json.dumps(meta, ensure_ascii=False).encode()})
-        atomic_write_table(table, path)
+    def read_filters(self) -> Stored | None:
+        """The cached filter set (None when there is none)."""
+        return self._answer(FILTER_SET, FILTERS, lambda raw, _: filters_frame(raw))
 
-    def _read_frame(self, path: Path, schema: TableSchema) -> Stored | None:
+    def _answer(self, key: str, schema: TableSchema, parse: Any) -> Stored | None:
+        """A kept answer: its frame as stored, or parsed again from the raw when the stored
+        one no longer reads (another schema); removed, with a warning, when neither reads."""
+        with self._read() as conn:
+            row = None if conn is None else conn.execute(
+                "SELECT params, raw, frame, total_icos, complete, failed_pages, problems, "
+                "fetched_at FROM lists WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
         try:
-            table = pq.read_table(path)
-            meta = json.loads(table.schema.metadata[b"icoframes"])
-            fetched_at = dt.datetime.fromisoformat(meta["fetched_at"])
-            frame = frame_from_arrow(schema, table.replace_schema_metadata(None),
-                                     source=str(path))
-        except FileNotFoundError:
+            params, raw, frame = json.loads(row[0]), json.loads(row[1]), None
+            with contextlib.suppress(pa.ArrowException, ValueError, TypeError):
+                table = pa.ipc.open_stream(row[2]).read_all()
+                frame = frame_from_arrow(schema, table, source=str(self.path))
+            frame = parse(raw, params) if frame is None else frame
+            meta = {"params": params, "total_icos": row[3], "complete": bool(row[4]),
+                    "failed_pages": json.loads(row[5]), "problems": json.loads(row[6])}
+        except (ValueError, TypeError, AttributeError) as exc:
+            with self.write() as conn:
+                conn.execute("DELETE FROM lists WHERE key = ?", (key,))
+            warn(f"icoframes cache: the stored {schema.name} answer {key} is unreadable "
+                 f"({type(exc).__name__}); it was removed and is fetched again", CacheWarning)
             return None
-        except (pa.ArrowException, OSError, KeyError, ValueError, TypeError) as exc:
-            self.quarantine(path, exc)
-            return None
-        return Stored(frame, fetched_at, meta)
+        return Stored(frame, from_ms(row[7]), meta, raw)  # type: ignore[arg-type]
 
-    # -- housekeeping --------------------------------------------------------
+    # -- housekeeping -------------------------------------------------------------------------
 
-    def info(self) -> dict[str, Any]:
-        """What is cached: path, size, profiles by fetch state, parts, journals, lists.
+    def drop_lists(self, *, fetched_before: dt.datetime) -> list[str]:
+        """Delete the list results fetched before then (the next load pages them again)."""
+        if self._db(write=False) is None or not self.path.exists():
+            return []
+        with self.write() as conn:
+            return [row[0] for row in conn.execute(
+                "DELETE FROM lists WHERE fetched_at < ? AND key != ? RETURNING key",
+                (ms(fetched_before), FILTER_SET))]
 
-        ``states`` counts ids by fetch state (see :meth:`profile_index`), plus
-        ``not_fetched``: ids in a cached list without any event.
-        """
-        sizes = _sizes(self.dir.rglob("*")) if self.dir.is_dir() else {}
-        index = self.profile_index()
-        counts = index["state"].value_counts()
-        states = {state: int(counts.get(state, 0)) for state in ("fetched", "gone", "failed")}
-        states["not_fetched"] = len(self._listed_ids().difference(index.index))
-        copies = index.loc[index["state"] != "failed", "fetched_at"]
-        return {
-            "path": str(self.dir),
-            "size_bytes": sum(sizes.values()),
-            "profiles": states["fetched"],
-            "listed_without_profile": states["gone"],
-            "profile_parts": len(self.part_files()),
-            "profile_journals": sum(1 for size in _sizes(self.journal_files()).values() if size),
-            "list_queries": len(list(self.lists_dir.glob("*.parquet")))
-            if self.lists_dir.is_dir() else 0,
-            "oldest_profile": None if copies.empty else copies.min().to_pydatetime(),
-            "newest_profile": None if copies.empty else copies.max().to_pydatetime(),
-            "states": states,
-        }
-
-    def _listed_ids(self) -> pd.Index:
-        """Every id in a cached list."""
-        ids = []
-        paths = sorted(self.lists_dir.glob("*.parquet")) if self.lists_dir.is_dir() else []
-        for path in paths:
-            with contextlib.suppress(pa.ArrowException, OSError, KeyError):
-                ids.append(pq.read_table(path, columns=["id"]).column("id").to_numpy())
-        return pd.Index(np.unique(np.concatenate(ids)) if ids else np.array([], dtype="int64"))
-
-    def clear(self) -> dict[str, Any]:
-        """Delete this service's folder under its lock (see :func:`.housekeeping.remove_folder`).
-
-        The request ledger is kept; symlinks are removed, never followed.
-        """
-        return remove_folder(self.dir)
+    def counts(self) -> dict[str, Any]:
+        """Profiles by state (and listed ids without any outcome), list queries, copy times."""
+        states = dict.fromkeys(("fetched", "gone", "failed", "not_fetched"), 0)
+        with self._read() as conn:
+            if conn is None:
+                return {"states": states, "list_queries": 0, "oldest": None, "newest": None}
+            states.update(conn.execute("SELECT state, count(*) FROM profiles GROUP BY state"))
+            states["not_fetched"] = conn.execute(
+                "SELECT count(DISTINCT id) FROM (SELECT CAST(json_extract(item.value, '$.id') "
+                "AS INTEGER) AS id FROM lists, json_each(lists.raw) AS item WHERE lists.key != ?) "
+                "WHERE id > 0 AND id NOT IN (SELECT id FROM profiles)", (FILTER_SET,)).fetchone()[0]
+            oldest, newest = conn.execute("SELECT min(fetched_at), max(fetched_at) FROM profiles "
+                                          "WHERE version IS NOT NULL").fetchone()
+            queries = conn.execute("SELECT count(*) FROM lists WHERE key != ?",
+                                   (FILTER_SET,)).fetchone()[0]
+        return {"states": states, "list_queries": queries, "oldest": from_ms(oldest),
+                "newest": from_ms(newest)}
 
 
-def _sizes(paths: Iterable[Path]) -> dict[Path, int]:
-    """Sizes of the files among ``paths`` that still exist (journals come and go)."""
-    sizes = {}
-    for path in paths:
-        with contextlib.suppress(OSError):
-            if path.is_file():
-                sizes[path] = path.stat().st_size
-    return sizes
+def _json(value: Any) -> str:
+    return _utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":")))  # type: ignore
+
+
+def _json_ids(ids: Iterable[int]) -> str:
+    return json.dumps([int(i) for i in ids])
+
+
+def _bump(conn: sqlite3.Connection) -> int:
+    """The next value of the change counter (inside a write transaction)."""
+    return int(conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'version' "
+                            "RETURNING value").fetchone()[0])
+
+
+def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int) -> int:
+    state, raw = record.state, record.raw
+    if state not in ("fetched", "gone", "failed"):
+        raise ValueError(f"state must be fetched, gone or failed, not {state!r}")
+    if state == "fetched" and raw is None:
+        raise ValueError(f"a fetched profile needs its raw text (id {record.id})")
+    status, summary = _utf8(record.status), _utf8(record.summary)
+    if state == "failed":  # the copy, if any, stays in use
+        conn.execute(
+            "INSERT INTO profiles (id, state, status, reason, attempts, failed_at) "
+            "VALUES (?, 'failed', ?, ?, 1, ?) ON CONFLICT (id) DO UPDATE SET "
+            "reason = excluded.reason, attempts = attempts + 1, failed_at = excluded.failed_at, "
+            "status = CASE WHEN state = 'failed' THEN excluded.status ELSE status END",
+            (int(record.id), status, _utf8(record.reason), now))
+        return 0
+    version = _bump(conn)
+    conn.execute(
+        "INSERT INTO profiles (id, state, status, summary, raw, fetched_at, version) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, "
+        "status = excluded.status, summary = excluded.summary, raw = excluded.raw, "
+        "fetched_at = excluded.fetched_at, version = excluded.version, reason = NULL, "
+        "attempts = 0, failed_at = NULL",
+        (int(record.id), state, status, summary, _utf8(raw) if state == "fetched" else None,
+         now, version))
+    return version

@@ -1,41 +1,53 @@
-"""Claims on profile ids, so that processes sharing a cache dir fetch each profile once.
+"""Claims on profile ids, so that processes sharing a cache fetch each profile once.
 
-Before a crawl requests a profile it claims the id; an id claimed by another
-live crawl is left to that crawl (which records the outcome in its journal,
-where every process sees it). The claims of one service folder live in its
-``claims/`` folder:
+Before a crawl requests a profile it claims the id: a row of the ``claims``
+table (:mod:`icoframes.store.cache`) naming the crawl, its process and host, and
+when the claim lapses. Claiming is one write transaction that also asks whether
+a copy of the id arrived since the crawl planned it (then it is not fetched
+again), so two crawls never hold one id and never fetch what the other kept.
 
-    claims/<id>.claim          the token of the crawl that holds the id: a symbolic
-                               link's text (never followed), or a file's
-    claims/owner-<token>.lock  held by that crawl while it is open
-    claims/.lock               held while claiming, so two crawls never take one id
-
-A claim whose owner's lock can be taken belongs to a crawl that was closed or
-killed: it is void and the id goes to whoever asks next. A claim costs a lock
-and one system call per id (making the link).
+A claim is a **lease** of :data:`LEASE` seconds, which the crawl renews
+(:meth:`Claims.renew`) while it works. It lapses, and the id goes to whoever
+asks next, when it is not renewed in time (its owner was killed, stopped with
+SIGSTOP or Ctrl-Z, or is paused in a debugger), at once when its owner's
+process is gone (same host), and when it lies too far in the future (a clock
+stepped back). A crawl waiting for ids another one holds thus never waits
+longer than a lease.
 """
 
 from __future__ import annotations
 
-import contextlib
+import json
 import os
-import re
-import threading
+import socket
+import sqlite3
+import time
 import uuid
 from collections.abc import Iterable
-from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from ..files import filelock  # imported there without its soft-lock warning
+if TYPE_CHECKING:
+    from .db import Database
 
-__all__ = ["Claims"]
+__all__ = ["LEASE", "Claims"]
 
-_TOKEN = re.compile(r"[0-9a-f]{12}")
+#: Seconds a claim lasts unless renewed; the longest a crawl waits for a silent peer.
+LEASE = 20.0
+_HOST = socket.gethostname()
 
 
-def _owner_lock(directory: Path, token: str) -> filelock.BaseFileLock:
-    return filelock.FileLock(directory / f"owner-{token}.lock", thread_local=False,
-                             is_singleton=False)
+def _alive(pid: int, host: str) -> bool:
+    """Whether the process ``pid`` on ``host`` may still run (unknowable elsewhere: yes)."""
+    if host != _HOST or os.name != "posix":
+        return True  # only the lease tells (os.kill(pid, 0) would signal on Windows)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        return True
+    return True
 
 
 class Claims:
@@ -43,35 +55,33 @@ class Claims:
 
     Parameters
     ----------
-    directory : path-like
-        The ``claims`` folder of a service folder (see
-        :meth:`icoframes.store.cache.Cache.claims`).
+    db : Database
+        The service's database (:meth:`icoframes.store.cache.Cache.claims` passes it).
+    lease : float, default LEASE
+        Seconds each claim lasts unless renewed.
 
     Examples
     --------
     >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     with Claims(Path(tmp)) as first, Claims(Path(tmp)) as second:
-    ...         first.claim([1, 2]), second.claim([2, 3])
-    (([1, 2], []), ([3], [2]))
+    >>> from icoframes.store.cache import Cache
+    >>> cache = Cache(tempfile.mkdtemp(), "http://127.0.0.1:9")
+    >>> with cache.claims() as first, cache.claims() as second:
+    ...     first.claim([1, 2]), second.claim([2, 3])
+    (([1, 2], [], []), ([3], [2], []))
     """
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
-        self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
+    def __init__(self, db: Database, *, lease: float | None = None) -> None:
+        self._db = db
+        self.lease = LEASE if lease is None else float(lease)
         self.token = uuid.uuid4().hex[:12]
-        self._alive = _owner_lock(self.dir, self.token)
-        self._alive.acquire(timeout=0)  # a fresh name: nobody else holds it
         self._held: set[int] = set()
-        self._mutex = threading.Lock()
-        # one lock object for the folder, reused: making one per call costs more than using it
-        self._folder_lock = filelock.FileLock(self.dir / ".lock", thread_local=False,
-                                              is_singleton=False)
+        self._renewed = time.time()
         self._closed = False
-        self._sweep()
+        with self._db.write() as conn:  # claims that lapsed long ago go
+            conn.execute("DELETE FROM claims WHERE expires < ?", (time.time() - self.lease,))
 
     def __repr__(self) -> str:
-        return f"Claims({str(self.dir)!r}, held={len(self._held)})"
+        return f"Claims({self.token!r}, held={len(self._held)})"
 
     def __enter__(self) -> Claims:
         return self
@@ -85,121 +95,79 @@ class Claims:
         """The ids this crawl holds now."""
         return frozenset(self._held)
 
-    def claim(self, ids: Iterable[int]) -> tuple[list[int], list[int]]:
-        """Claim ``ids``: (mine, taken).
+    def claim(self, ids: Iterable[int], *, arrived_since: int | None = None,
+              ) -> tuple[list[int], list[int], list[int]]:
+        """Claim ``ids``: ``(mine, taken, arrived)``, each in the order given.
 
-        ``mine`` are the ids this crawl now holds (including ones it held
-        already), ``taken`` the ids another live crawl holds; both in the
-        order given, each id once.
+        ``mine``: held by this crawl now (also those it held already);
+        ``taken``: held by another crawl whose claim is live; ``arrived``: with
+        a copy newer than version ``arrived_since`` (not claimed: nothing to
+        fetch). One transaction, so no copy can arrive in between.
         """
-        wanted = list(dict.fromkeys(int(i) for i in ids))
-        mine: list[int] = []
-        taken: list[int] = []
         if self._closed:
             raise RuntimeError("these claims were closed")
-        with self._mutex, self._folder_lock:
-            alive: dict[str | None, bool] = {}
-            for ico_id in wanted:
-                if ico_id in self._held or self._take(ico_id, alive):
-                    self._held.add(ico_id)
-                    mine.append(ico_id)
-                else:
+        wanted = list(dict.fromkeys(int(i) for i in ids))
+        now = time.time()
+        with self._db.write() as conn:
+            listed = json.dumps(wanted)
+            arrived = set() if arrived_since is None else {row[0] for row in conn.execute(
+                "SELECT id FROM profiles WHERE id IN (SELECT value FROM json_each(?)) "
+                "AND version > ?", (listed, arrived_since))}
+            others = {row[0]: row[1:] for row in conn.execute(
+                "SELECT id, owner, pid, host, expires FROM claims "
+                "WHERE id IN (SELECT value FROM json_each(?)) AND owner != ?",
+                (listed, self.token))}
+            alive: dict[tuple[int, str], bool] = {}
+            taken = []
+            for ico_id, (_, pid, host, expires) in others.items():
+                if (pid, host) not in alive:
+                    alive[(pid, host)] = _alive(pid, host)
+                if now < expires <= now + 2 * self.lease and alive[(pid, host)]:
                     taken.append(ico_id)
-        return mine, taken
+            mine = [i for i in wanted if i not in arrived and i not in set(taken)]
+            self._take(conn, mine, now)
+            conn.execute("DELETE FROM claims WHERE owner = ? AND id IN "
+                         "(SELECT value FROM json_each(?))", (self.token, json.dumps(
+                             [i for i in wanted if i in arrived and i in self._held])))
+        self._held.difference_update(arrived)
+        self._held.update(mine)
+        return mine, [i for i in wanted if i in set(taken)], [i for i in wanted if i in arrived]
 
-    def _take(self, ico_id: int, alive: dict[str | None, bool]) -> bool:
-        """Take the claim on ``ico_id`` unless a live crawl holds it (the claims lock held)."""
-        path = self.dir / f"{ico_id}.claim"
-        try:
-            _write(path, self.token)
-            return True
-        except FileExistsError:
-            owner = _read(path)
-            if owner == self.token:
-                return True
-            if owner not in alive:
-                alive[owner] = self._is_alive(owner)
-            if alive[owner]:
-                return False
-        path.unlink(missing_ok=True)  # a void claim: ours now (no one else claims meanwhile)
-        _write(path, self.token)
-        return True
+    def _take(self, conn: sqlite3.Connection, ids: list[int], now: float) -> None:
+        conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
+                         [(i, self.token, os.getpid(), _HOST, now + self.lease) for i in ids])
 
-    def _is_alive(self, owner: str | None) -> bool:
-        """Whether the crawl ``owner`` is open: its lock is held (the claims lock held)."""
-        if owner is None or not _TOKEN.fullmatch(owner):
-            return False  # unreadable, or torn by a kill between create and write
-        lock = _owner_lock(self.dir, owner)
-        try:
-            lock.acquire(timeout=0)
-        except (filelock.Timeout, OSError):  # held; or unknowable here: assume alive
-            return True
-        lock.release()
-        with contextlib.suppress(OSError):
-            os.unlink(lock.lock_file)
-        return False
+    def renew(self, *, every: float | None = None) -> None:
+        """Extend the lease of every claim held; with ``every``, only if the last renewal
+        is older than that (seconds). A claim another crawl took after it lapsed stays its."""
+        now = time.time()
+        if not self._held or self._closed or (every is not None
+                                              and now - self._renewed < every):
+            return
+        with self._db.write() as conn:
+            conn.execute("UPDATE claims SET expires = ? WHERE owner = ?",
+                         (now + self.lease, self.token))
+            kept = {row[0] for row in conn.execute(
+                "SELECT id FROM claims WHERE owner = ?", (self.token,))}
+        self._held &= kept
+        self._renewed = now
 
     def release(self, ids: Iterable[int]) -> None:
         """Give up ``ids`` (those this crawl holds; others are ignored)."""
-        with self._mutex, self._folder_lock:
-            for ico_id in {int(i) for i in ids} & self._held:
-                self._held.discard(ico_id)
-                path = self.dir / f"{ico_id}.claim"
-                if _read(path) == self.token:  # not if the folder was cleared meanwhile
-                    path.unlink(missing_ok=True)
+        gone = {int(i) for i in ids} & self._held
+        if not gone:
+            return
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM claims WHERE owner = ? AND id IN "
+                         "(SELECT value FROM json_each(?))", (self.token, json.dumps(sorted(gone))))
+        self._held -= gone
 
     def close(self) -> None:
-        """Release every claim and the crawl's lock (idempotent)."""
+        """Release every claim (idempotent)."""
         if self._closed:
             return
-        self.release(list(self._held))
         self._closed = True
-        self._alive.release()
-        with contextlib.suppress(OSError):
-            os.unlink(self._alive.lock_file)
-
-    def _sweep(self) -> None:
-        """Remove the claims of crawls that are gone, so the folder does not grow."""
-        with self._mutex, self._folder_lock:
-            alive: dict[str | None, bool] = {self.token: True}
-            for path in self.dir.glob("*.claim"):
-                owner = _read(path)
-                if owner not in alive:
-                    alive[owner] = self._is_alive(owner)
-                if not alive[owner]:
-                    path.unlink(missing_ok=True)
-
-
-def _write(path: Path, token: str) -> None:
-    """Create the claim ``path`` naming ``token``; FileExistsError if there is one.
-
-    A symbolic link whose text is the token: one atomic step (one system call,
-    where a file takes three, each giving up the GIL), never seen half-written.
-    Where links cannot be made, a file holding the token.
-    """
-    try:
-        os.symlink(token, path)
-        return
-    except FileExistsError:
-        raise
-    except OSError:  # no symbolic links here (some file systems, Windows without rights)
-        pass
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        os.write(fd, token.encode())
-    finally:
-        os.close(fd)
-
-
-def _read(path: Path) -> str | None:
-    """The token a claim names (a link's text, or a file's); None if gone or unreadable."""
-    try:
-        return os.readlink(path)
-    except FileNotFoundError:
-        return None
-    except OSError:  # not a link: a claim written as a file
-        pass
-    try:
-        return path.read_text()
-    except (FileNotFoundError, UnicodeDecodeError):
-        return None
+        if self._held:
+            with self._db.write() as conn:
+                conn.execute("DELETE FROM claims WHERE owner = ?", (self.token,))
+        self._held.clear()

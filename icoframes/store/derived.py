@@ -1,41 +1,57 @@
-"""The tidy tables derived from the cached raw profiles, rebuilt when they could be stale.
+"""The tidy tables derived from the cached raw profiles, kept up to date table by table.
 
 ``tables/<table>.parquet`` hold :func:`icoframes.parse.profiles.tidy` of the
 copy in use of every cached profile (``icos.fetched_at`` says when each was
-fetched); ``tables/_state.json`` records what they were built from: the names
-of the profile parts, the size of each journal holding events not folded yet,
-and a *fingerprint* of the reading code (the schema's columns and kinds,
-:data:`icoframes.parse.rules.PARSER_VERSION` and the source text of
-:mod:`icoframes.parse`). Before looking at its state this process folds its own
-journal and those of dead processes (:meth:`~icoframes.store.cache.Cache.fold`);
-the tables are rebuilt from the raw profiles, without a single request, when
-new parts arrived, when a journal grew (another live process fetching), when a
-part was compacted away, when the schema or any reading rule changed, or when a
-table file is unreadable.
+fetched); ``tables/_state.json`` records what they were built from: for each
+table the store's change counter it is up to date with
+(:meth:`~icoframes.store.cache.Cache.snapshot`), the counter's value at the
+last removal, and a *fingerprint* of the reading code
+(:func:`parser_fingerprint`: the schema,
+:data:`icoframes.parse.rules.PARSER_VERSION` and the source of
+:mod:`icoframes.parse`).
+
+Reading a table brings that table (only) up to date: the copies that arrived
+since (any process) are tidied and replace the rows of their ids, the other
+rows are kept as stored (an update costs what changed, plus rewriting the
+file). Replacing rows by id is idempotent, so an update cut short (a kill
+between two files) is simply done again. Everything is rebuilt from the stored
+raw profiles, without a single request, when a copy was removed since, when
+the reading code changed, or when a table file is unreadable. A rebuild decodes
+the profiles in batches, so its memory grows with the tables, not with the raw
+text. A profile whose stored text cannot be decoded is quarantined (fetched
+again by the next load).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
+import os
+import stat
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from ..files import atomic_write_bytes
+from ..api.text import loads_text
+from ..errors import CacheError, CacheWarning, warn
+from ..files import atomic_write_bytes, atomic_write_table, locked
 from ..parse import profiles, rules
 from ..schema import ICOS, PROBLEMS, TABLES
 from ..tables import Tables, read_table
-from .cache import GONE, Cache
-from .events import latest_copies
+from .cache import Cache, Snapshot
 
-__all__ = ["COMPACT_AFTER", "DerivedTables", "parser_fingerprint"]
+__all__ = ["DerivedTables", "parser_fingerprint"]
 
-COMPACT_AFTER = 48  # profile part files; beyond this they are merged into one
+_STATE = "_state.json"
+#: Every file the derived tables keep, and the column naming the ICO of a row in each.
+_KEYS = {**{name: "ico_id" for name in TABLES}, "icos": "id", PROBLEMS.name: "ico_id"}
 
 
 @lru_cache(maxsize=1)
@@ -70,115 +86,188 @@ class DerivedTables:
     Parameters
     ----------
     cache : Cache
-        The raw store they are derived from; its lock guards both.
+        The raw store they are derived from.
     """
 
     def __init__(self, cache: Cache) -> None:
         self.cache = cache
         self.dir = cache.tables_dir
-        self._state_path = self.dir / "_state.json"
+        self._state_path = self.dir / _STATE
 
     def __repr__(self) -> str:
         return f"DerivedTables({str(self.dir)!r})"
 
     def tables(self) -> Tables:
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile."""
-        if self._built():
-            try:
-                with self.cache.lock():
-                    return Tables.read_parquet(self.dir)
-            except FileNotFoundError:
-                pass
-            except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
-                self.cache.quarantine(self._state_path, exc)
-        return self._rebuild()
+        return self._get(tuple(_KEYS), lambda: Tables.read_parquet(self.dir))  # type: ignore
 
     def table(self, name: str) -> pd.DataFrame:
         """One table (e.g. ``"icos"``) over every cached profile; see :meth:`tables`."""
-        if self._built():
-            try:
-                with self.cache.lock():
-                    return read_table(self.dir, name)
-            except FileNotFoundError:
-                pass
-            except (pa.ArrowException, OSError, ValueError) as exc:
-                self.cache.quarantine(self._state_path, exc)
-        return self._rebuild()[name]
+        if name not in _KEYS:
+            raise KeyError(name)
+        return self._get((name,), lambda: read_table(self.dir, name))  # type: ignore
 
-    # -- state ------------------------------------------------------------------
+    def _get(self, names: tuple[str, ...], read: Any) -> Any:
+        """``read()`` once the tables ``names`` are up to date; whatever it takes."""
+        if not self.cache.path.exists():  # nothing cached (and no folder to make)
+            tables = profiles.tidy([])
+            return tables if len(names) > 1 else tables[names[0]]
+        with locked(self.dir.parent / ".lock"):
+            with self.cache.snapshot() as snap:
+                state = self._state()
+                versions = state.get("versions") or {}
+                same = (state.get("removed") == snap.removed and self._plain_files()
+                        and state.get("fingerprint") == parser_fingerprint())
+                stale = [n for n in names if versions.get(n, -1) < snap.version]
+                if same and (not stale or self._update(snap, stale, versions)):
+                    try:
+                        return read()
+                    except FileNotFoundError:
+                        pass
+                    except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+                        warn(f"icoframes cache tables in {self.dir} are unreadable "
+                             f"({type(exc).__name__}: {exc}); they are rebuilt from the "
+                             "stored profiles", CacheWarning)
+            tables = self._rebuild()
+        return tables if len(names) > 1 else tables[names[0]]
+
+    def _update(self, snap: Snapshot, stale: list[str], versions: dict[str, int]) -> bool:
+        """Bring the tables ``stale`` up to ``snap``: the rows of the ids whose copy changed
+        since the oldest of them replaced by those copies tidied. False: rebuild instead."""
+        if not os.access(self.dir, os.W_OK):
+            return False  # a read-only cache: rebuilt in memory, as it cannot be kept
+        since = min(versions.get(n, -1) for n in stale)
+        if since < 0:
+            return False
+        changed, fresh = self._tidy(snap, since)
+        if fresh is None:
+            return False  # an unreadable copy was quarantined: that is a removal
+        ids = pa.array(sorted(changed), pa.int64())
+        try:
+            for name in stale:
+                path = self.dir / f"{name}.parquet"
+                kept = pq.read_table(path)
+                kept = kept.filter(pc.invert(pc.is_in(kept.column(_KEYS[name]), value_set=ids)))
+                schema = (PROBLEMS if name == PROBLEMS.name else TABLES[name]).arrow_schema()
+                added = pa.Table.from_pandas(fresh[name], schema=schema, preserve_index=False)
+                atomic_write_table(pa.concat_tables([kept.cast(schema), added]), path)
+            versions = {**versions, **dict.fromkeys(stale, snap.version)}
+            self._write_state(snap, versions)
+        except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
+            return False
+        except OSError as exc:
+            raise _full(exc, self.dir) from None
+        return True
+
+    def _tidy(self, snap: Snapshot, since: int) -> tuple[set[int], Tables | None]:
+        """The ids of the copies newer than ``since`` (fetched or gone), and those fetched
+        tidied (None when one was unreadable: it is quarantined)."""
+        parts: list[Tables] = []
+        changed: set[int] = set()
+        unreadable: list[int] = []
+        for batch in snap.copies(since):
+            changed.update(batch.column("id").to_pylist())
+            parts.append(_tidy_batch(batch, unreadable))
+        if unreadable:
+            self.cache.quarantine(unreadable, "not JSON")
+            return changed, None
+        return changed, _concat(parts)
+
+    def _write_state(self, snap: Snapshot, versions: dict[str, int]) -> None:
+        state = {"versions": versions, "removed": snap.removed,
+                 "fingerprint": parser_fingerprint()}
+        atomic_write_bytes(self._state_path, json.dumps(state).encode())
 
     def _state(self) -> dict[str, Any]:
         try:
             state = json.loads(self._state_path.read_text())
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            self.cache.quarantine(self._state_path, exc)
+        except (OSError, ValueError):
             return {}
         return state if isinstance(state, dict) else {}
 
-    def _write_state(self, parts: list[str], journals: dict[str, int]) -> None:
-        state = {"parts": parts, "journals": journals, "fingerprint": parser_fingerprint()}
-        atomic_write_bytes(self._state_path, json.dumps(state).encode())
-
-    def _sources(self) -> tuple[list[str], dict[str, int]]:
-        """The parts, and the journals holding something (name -> size), on disk now."""
-        journals = {}
-        for path in self.cache.journal_files():
-            try:
-                size = path.stat().st_size
-            except FileNotFoundError:
-                continue
-            if size:
-                journals[path.name] = size
-        return [p.name for p in self.cache.part_files()], journals
-
-    def _matches(self, parts: list[str], journals: dict[str, int]) -> bool:
-        state = self._state()
-        return (state.get("parts") == parts and state.get("journals") == journals
-                and state.get("fingerprint") == parser_fingerprint())
-
-    def _built(self) -> bool:
-        """Whether the tables were built from exactly the current events by this parser."""
-        self.cache.fold()
-        if len(self.cache.part_files()) > COMPACT_AFTER:
-            self._compact()
-        return self._matches(*self._sources())
-
-    def _compact(self) -> None:
-        """Merge the many part files into one, keeping the tables' state in step."""
-        with self.cache.lock():
-            parts = self.cache.part_files()
-            if len(parts) <= COMPACT_AFTER:
-                return  # another process compacted meanwhile
-            names, journals = self._sources()
-            was_built = self._matches(names, journals)
-            name = self.cache.compact_locked(parts)
-            if was_built:  # the same copies in use, now in one file: the tables still hold
-                self._write_state([name], journals)
-            else:  # the tables missed some of the merged parts: force a rebuild
-                self._state_path.unlink(missing_ok=True)
+    def _plain_files(self) -> bool:
+        """Every entry of the tables folder is a plain file: a link or a FIFO is never read."""
+        try:
+            entries = list(self.dir.iterdir())
+        except OSError:
+            return False
+        for path in entries:
+            if not stat.S_ISREG(path.lstat().st_mode):
+                warn(f"icoframes cache entry {path} is not a plain file; it was removed and the "
+                     "tables are rebuilt", CacheWarning)
+                path.unlink()
+                return False
+        return True
 
     def _rebuild(self) -> Tables:
-        with self.cache.lock():
-            snapshot = self.cache.read_events(raw=True, holding_lock=True)
-            records = latest_copies(snapshot.events)
-            ids = records.column("id").to_pylist()
-            statuses = dict(zip(ids, records.column("status").to_pylist(), strict=True))
-            # GONE marks an ICO that was listed but had no profile (error 482)
-            raw = [json.loads(text) for text in records.column("raw").to_pylist()
-                   if text != GONE]
-            tables = profiles.tidy(raw, statuses=statuses)
-            tables = dataclasses.replace(tables, icos=_with_fetch_times(tables.icos, records))
-            tables.to_parquet(self.dir)
-            self._write_state(snapshot.parts, snapshot.journals)
+        """Tidy every stored copy again (in batches), write the tables and their state."""
+        parts: list[Tables] = []
+        unreadable: list[int] = []
+        with self.cache.snapshot() as snap:
+            for batch in snap.copies():
+                parts.append(_tidy_batch(batch, unreadable))
+        if unreadable:
+            self.cache.quarantine(unreadable, "not JSON")
+        tables = _concat(parts)
+        if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
+            try:
+                self.dir.mkdir(mode=0o700, exist_ok=True)
+                tables.to_parquet(self.dir)
+                if unreadable:  # the removal changed the counter: the next read rebuilds
+                    self._state_path.unlink(missing_ok=True)
+                else:
+                    self._write_state(snap, dict.fromkeys(_KEYS, snap.version))
+            except OSError as exc:
+                raise _full(exc, self.dir) from None
         return tables
 
 
-def _with_fetch_times(icos: pd.DataFrame, records: pa.Table) -> pd.DataFrame:
+def _full(exc: OSError, directory: Path) -> OSError:
+    """A full disk as a :class:`CacheError` that says so; any other error as it is."""
+    if isinstance(exc, CacheError) or exc.errno != errno.ENOSPC:
+        return exc
+    return CacheError(f"the disk holding the cache {directory} is full: the tables could not "
+                      "be kept (they are rebuilt next time); free some space")
+
+
+def _tidy_batch(batch: pa.Table, unreadable: list[int]) -> Tables:
+    """The fetched copies of one batch tidied (gone ones have no rows); the ids whose
+    stored text does not decode are added to ``unreadable``."""
+    raw, statuses, times = [], {}, {}
+    for ico_id, kind, status, text, at in zip(
+            *(batch.column(c).to_pylist()
+              for c in ("id", "state", "status", "raw", "fetched_at")), strict=True):
+        if kind != "fetched":
+            continue  # gone: listed, but no profile (error 482)
+        try:
+            raw.append(loads_text(text))
+        except (ValueError, TypeError, RecursionError):
+            unreadable.append(ico_id)
+            continue
+        statuses[ico_id], times[ico_id] = status, at
+    part = profiles.tidy(raw, statuses=statuses)
+    return dataclasses.replace(part, icos=_with_fetch_times(part.icos, times))
+
+
+def _concat(parts: list[Tables]) -> Tables:
+    """The tables of consecutive batches as one (each table's rows in batch order)."""
+    if not parts:
+        return profiles.tidy([])
+    if len(parts) == 1:
+        return parts[0]
+    fields = [f.name for f in dataclasses.fields(Tables)]
+    merged = {}
+    for name in fields:
+        frames = [getattr(p, name) for p in parts]
+        filled = [f for f in frames if len(f)] or frames[:1]
+        merged[name] = pd.concat(filled, ignore_index=True) if len(filled) > 1 else filled[0]
+    return Tables(**merged)
+
+
+def _with_fetch_times(icos: pd.DataFrame, times: dict[int, Any]) -> pd.DataFrame:
     """``icos`` with ``fetched_at``: when the copy of each profile in use was recorded (UTC)."""
-    at = records.column("fetched_at").cast(pa.timestamp("ms", tz="UTC")).to_pandas()
-    when = pd.Series(at.array, index=records.column("id").to_numpy())
     column = ICOS.column("fetched_at")
-    values = when.reindex(icos["id"].to_numpy()).array  # NaT for an id without a record
+    when = pd.Series(times, dtype="object")
+    values = pd.to_datetime(when.reindex(icos["id"].to_numpy()).to_numpy(), utc=True)
     return icos.assign(fetched_at=pd.array(values, dtype=column.dtype))
+

@@ -1,46 +1,77 @@
-"""A ledger of requests spent per service and public key per UTC day, kept in the cache dir.
+"""The request ledger: what each key sent today, and whether the service refused it.
 
-The service allows 5,000 requests per key per day and does not say when the
-count resets; the ledger assumes midnight UTC. It is the budget every process
-sharing the cache dir draws on, so it is honest in three ways:
+The service allows 5,000 requests per key per day, answers error 485 beyond
+that, and does not say when its count resets. Every process using the cache
+dir books its requests in ``<cache_dir>/quota/ledger.sqlite3``, one row per
+service and public key (only a hash of them is written)::
 
-* **A hard cap, before sending.** :meth:`QuotaLedger.take` books one request
-  before it is sent and raises :class:`~icoframes.errors.QuotaExceeded` when
-  the day's ``limit`` is reached: no process sends more than ``limit``
-  requests per key per day.
-* **Only what reached the service.** A request that got no HTTP response at
-  all (connection refused, DNS failure) is handed back with :meth:`give_back`:
-  the service never saw it, so it cost nothing.
-* **Persisted as it goes.** Every booking is written at once (read-modify-write
-  under a file lock, atomic rename), so a killed process loses no count; at
-  worst it keeps the bookings of requests it had in flight. The file is not
-  fsync'ed: a killed process cannot lose it, only a power cut could.
+    ledgers  key PRIMARY KEY, day (the UTC day counted), sent (requests sent that day),
+             refused_at (ms: when the service last answered 485, NULL once it accepted
+             again), refused_after (requests sent that day by then)
 
-A 485 from the service marks the day as exhausted (:meth:`exhaust`). Ledgers
-are kept per service address and key, so the sandbox's key and a real key never
-share a count.
+The rules:
+
+* **Every request sent counts**, booked before it is sent: retries, requests
+  cut in flight (Ctrl-C, SIGTERM, the breaker) and requests that timed out
+  after they were sent. Only a request that never left (the connection was
+  refused or never made) is handed back (:meth:`QuotaLedger.settle`).
+* **The ``daily_quota`` setting is a hard cap**: booking is one conditional
+  statement, so the processes sharing the cache dir never send one request
+  over it per UTC day. The count starts again when the UTC day changes, and
+  never when the clock goes back (the day counted never goes back).
+* **A 485 is recorded as the service's refusal**: when, and after how many
+  requests; the allowance is never written as used. Later, the service may
+  have reset its count (when is not stated): each call (one
+  :class:`QuotaLedger`) may then send **one probe**, its first request alone,
+  the others waiting for its answer. If the service accepts it, the refusal is
+  cleared and the call goes on; if it answers 485 again, the call stops. A
+  probe costs one request, and nothing when it is accepted (it is a request
+  the call needed anyway).
 """
 
 from __future__ import annotations
 
-import contextlib
+import datetime as dt
 import hashlib
-import json
-import os
 import threading
-import uuid
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Final
 
 from ..errors import QuotaExceeded
-from ..files import locked, today
+from ..files import utcnow
+from .db import Database, check_cache_dir, from_ms, ms, private_folder
 
-__all__ = ["QuotaLedger"]
+__all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "LedgerState", "QuotaLedger"]
+
+LEDGER_FOLDER: Final = "quota"
+LEDGER_NAME: Final = "ledger.sqlite3"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ledgers (
+    key TEXT PRIMARY KEY, day TEXT NOT NULL, sent INTEGER NOT NULL,
+    refused_at INTEGER, refused_after INTEGER);
+"""
+_PROBE_WAIT = 120.0  # longest a thread waits for the probe's answer (a request's time at most)
+
+
+@dataclass(frozen=True)
+class LedgerState:
+    """Today's count of one key: the day (UTC), requests sent, the cap, the service's refusal."""
+
+    day: str
+    sent: int
+    limit: int
+    refused_at: dt.datetime | None = None
+    refused_after: int | None = None
+
+    @property
+    def remaining(self) -> int:
+        """Requests left today under the ``daily_quota`` cap (the service may refuse earlier)."""
+        return max(0, self.limit - self.sent)
 
 
 class QuotaLedger:
-    """Requests spent today by one public key at one service.
+    """Requests sent today by one public key at one service, from every process.
 
     Parameters
     ----------
@@ -49,88 +80,169 @@ class QuotaLedger:
     public_key : str
         The key whose requests are counted (only a hash of it is written).
     limit : int
-        The daily allowance: :meth:`take` refuses beyond it.
+        The ``daily_quota`` setting: :meth:`take` refuses beyond it.
     service : str, optional
-        The service address; each address keeps its own ledger.
+        The service's identity; each keeps its own count.
 
     Examples
     --------
     >>> import tempfile
     >>> ledger = QuotaLedger(tempfile.mkdtemp(), "key", limit=2, service="http://127.0.0.1:1")
-    >>> ledger.take("ico"); ledger.take("ico"); ledger.remaining()
+    >>> ledger.take("ico"); ledger.take("ico"); ledger.state().remaining
     0
     >>> ledger.take("ico")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    icoframes.errors.QuotaExceeded: the daily_quota of 2 requests for this key is used up today ...
-    >>> ledger.give_back("ico"); ledger.used_today()
+    icoframes.errors.QuotaExceeded: the daily_quota setting (2 requests) is reached: ...
+    >>> ledger.settle("ico", "not_sent"); ledger.used_today()  # it never left
     1
     """
 
-    def __init__(self, cache_dir: Path, public_key: str, limit: int = 5000, *,
+    def __init__(self, cache_dir: str | Path, public_key: str, limit: int = 5000, *,
                  service: str = "") -> None:
         identity = f"{service}\n{public_key}" if service else public_key
-        digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
-        self.path = Path(cache_dir) / "quota" / f"{digest}.json"
-        self.limit = limit
-        self._lock = threading.Lock()
+        self.key = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
+        self.root = Path(cache_dir)
+        self.path = self.root / LEDGER_FOLDER / LEDGER_NAME
+        self.limit = int(limit)
+        # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"
+        self._probe: str | None = None
+        self._refused = False  # a refusal was on record at the last booking
+        self._cond = threading.Condition()
 
     def __repr__(self) -> str:
-        return f"QuotaLedger(used_today={self.used_today()}, limit={self.limit})"
+        state = self.state()
+        return f"QuotaLedger(day={state.day!r}, sent={state.sent}, limit={self.limit})"
 
-    # -- the budget --------------------------------------------------------------------
+    def database(self, *, write: bool = True) -> Database | None:
+        """The ledgers' database (None when there is none and ``write`` is false)."""
+        folder = self.path.parent
+        if not (check_cache_dir(self.root, create=write)
+                and private_folder(folder, create=write)):
+            return None
+        return Database.at(self.path, _SCHEMA)
+
+    # -- booking -------------------------------------------------------------------------
 
     def take(self, endpoint: str = "") -> None:
-        """Book one request before it is sent; :class:`QuotaExceeded` at the cap."""
-        with self._update() as data:
-            if data["used"] >= self.limit:
-                raise QuotaExceeded(
-                    f"the daily_quota of {self.limit} requests for this key is used up today "
-                    f"({data['day']}, UTC){' (the service said 485)' if data['exhausted'] else ''}"
-                    "; everything fetched is cached: call again after the reset (midnight "
-                    "UTC) to fetch only the rest", code=None, endpoint=endpoint or None)
-            data["used"] += 1
+        """Book one request before it is sent; :class:`QuotaExceeded` when it may not go."""
+        with self._cond:
+            while self._probe == "open":  # the first request after a refusal goes alone
+                if not self._cond.wait(_PROBE_WAIT):
+                    break
+            self._book(endpoint)
 
-    def give_back(self, endpoint: str = "") -> None:
-        """Undo one :meth:`take` whose request never reached the service (no response)."""
-        with self._update() as data:
-            data["used"] = max(0, data["used"] - 1)
+    def _book(self, endpoint: str) -> None:
+        today = utcnow().date().isoformat()
+        db = self.database(write=True)
+        assert db is not None
+        with db.write() as conn:
+            row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
+                               "WHERE key = ?", (self.key,)).fetchone()
+            refused = row is not None and row[0] is not None
+            if refused and self._probe is not None:
+                raise self._service_refused(row[0], row[1], endpoint)
+            # the one conditional statement: a new day starts at 0; the day never goes back
+            booked = conn.execute(
+                "INSERT INTO ledgers (key, day, sent) VALUES (?1, ?2, 1) "
+                "ON CONFLICT (key) DO UPDATE SET "
+                "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
+                "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3 RETURNING sent",
+                (self.key, today, self.limit)).fetchone()
+        if booked is None:
+            sent = row[2] if row is not None and row[3] >= today else 0
+            raise QuotaExceeded(
+                f"the daily_quota setting ({self.limit} requests) is reached: {sent} requests "
+                f"were sent today ({max(today, row[3] if row else today)}, UTC) with this key "
+                "from this cache dir",
+                code=None, endpoint=endpoint or None)
+        self._refused = refused
+        if refused:
+            self._probe = "open"
 
-    def exhaust(self) -> None:
-        """The service answered 485: nothing more is sent today."""
-        with self._update() as data:
-            data["used"] = max(data["used"], self.limit)
-            data["exhausted"] = True
+    def _service_refused(self, at: int, after: int | None, endpoint: str) -> QuotaExceeded:
+        when = from_ms(at).strftime("%Y-%m-%d %H:%M UTC")  # type: ignore[union-attr]
+        return QuotaExceeded(
+            f"the service refused with error 485 (its daily allowance is used up) at {when}, "
+            f"after {after} requests sent that day with this key from this cache dir",
+            code=485, endpoint=endpoint or None)
+
+    def settle(self, endpoint: str, outcome: str | int | None) -> None:
+        """What became of a booked request: ``"not_sent"`` (it never left: handed back),
+        ``"no_answer"`` (sent, so it counts; a probe learnt nothing) or the service's answer,
+        its error code (None for none): a 485 is recorded as its refusal, any other answer
+        after one clears it (the allowance is back)."""
+        if outcome == "not_sent":
+            self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")
+        elif outcome == 485:
+            self._change("UPDATE ledgers SET refused_at = ?, refused_after = sent WHERE key = ?",
+                         ms(utcnow()))
+        elif outcome != "no_answer" and self._refused:
+            self._change("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
+                         "WHERE key = ?")
+            self._refused = False
+        with self._cond:  # a 485 ends this call's probing; any other outcome ends the probe
+            if outcome == 485:
+                self._probe = "done"
+            elif self._probe == "open":
+                self._probe = None  # answered (go on), or not (the next request probes again)
+            self._cond.notify_all()
+
+    def _change(self, sql: str, *values: object) -> None:
+        db = self.database(write=True)
+        assert db is not None
+        with db.write() as conn:
+            conn.execute(sql, (*values, self.key))
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def state(self) -> LedgerState:
+        """Today's count (0 on a new UTC day), the cap, and the service's refusal if any."""
+        today = utcnow().date().isoformat()
+        db = self.database(write=False)
+        row = None
+        if db is not None and db.path.exists():
+            with db.read() as conn:
+                row = None if conn is None else conn.execute(
+                    "SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?",
+                    (self.key,)).fetchone()
+        if row is None:
+            return LedgerState(today, 0, self.limit)
+        day, sent = (row[0], row[1]) if row[0] >= today else (today, 0)
+        return LedgerState(day, sent, self.limit, from_ms(row[2]), row[3])
+
+    def count(self) -> int:
+        """How many keys have a ledger in this cache dir."""
+        db = self.database(write=False)
+        if db is None or not db.path.exists():
+            return 0
+        with db.read() as conn:
+            return 0 if conn is None else int(
+                conn.execute("SELECT count(*) FROM ledgers").fetchone()[0])
+
+    def forget(self) -> bool:
+        """Delete this key's count (``clear_cache(ledgers=True)``); whether there was one."""
+        db = self.database(write=False)
+        if db is None or not db.path.exists():
+            return False
+        with db.write() as conn:
+            return conn.execute("DELETE FROM ledgers WHERE key = ?", (self.key,)).rowcount > 0
+
+    def forget_unused(self, before: int) -> list[str]:
+        """Delete the counts of every key that sent nothing since the UTC day of ``before``
+        (ms): the keys whose ledger went."""
+        day = from_ms(before).date().isoformat()  # type: ignore[union-attr]
+        db = self.database(write=False)
+        if db is None or not db.path.exists():
+            return []
+        with db.write() as conn:
+            return [row[0] for row in conn.execute(
+                "DELETE FROM ledgers WHERE day < ? RETURNING key", (day,))]
 
     def used_today(self) -> int:
-        """Requests booked today by every process sharing this cache dir."""
-        return int(self._read()["used"])
+        """Requests sent today with this key by every process sharing this cache dir."""
+        return self.state().sent
 
     def remaining(self) -> int:
         """Requests left today under ``limit``."""
-        return max(0, self.limit - self.used_today())
-
-    # -- the file ------------------------------------------------------------------------
-
-    def _read(self) -> dict[str, Any]:
-        fresh = {"day": today(), "used": 0, "exhausted": False}
-        try:
-            data = json.loads(self.path.read_text())
-        except (FileNotFoundError, ValueError, OSError):
-            return fresh
-        if (not isinstance(data, dict) or data.get("day") != fresh["day"]
-                or not isinstance(data.get("used"), int) or data["used"] < 0):
-            return fresh  # another day (the count resets) or an unreadable file
-        return {**fresh, "used": data["used"], "exhausted": bool(data.get("exhausted"))}
-
-    @contextlib.contextmanager
-    def _update(self) -> Iterator[dict[str, Any]]:
-        """Read, change and write the ledger under the thread lock and the file lock."""
-        with self._lock, locked(self.path.with_suffix(".lock")):
-            data = self._read()
-            before = dict(data)
-            yield data  # an exception here (the cap) leaves the file as it was
-            if data != before:
-                tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex}.tmp")
-                tmp.write_text(json.dumps(data))
-                os.replace(tmp, self.path)
+        return self.state().remaining

@@ -1,0 +1,184 @@
+"""The total deadline of each request, kept by a watchdog on the path Ctrl-C takes.
+
+urllib3's timeouts bound each read from the socket, so a server trickling its
+headers or body a byte at a time never trips them. Here every request gets a
+:class:`Deadline` (:func:`deadline`); the socket it reads is handed over the
+moment its response starts, before the status line (through urllib3's
+``response_class`` hook, :class:`GateAdapter`), and one daemon thread shuts
+down the socket of a request still running at its deadline, as
+:meth:`~icoframes.api.control.LoadControl.cancel` does on Ctrl-C: the blocked
+read returns at once and the request fails, :attr:`Deadline.expired` saying why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import http.client
+import itertools
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from .control import LoadControl
+
+__all__ = ["Deadline", "GateAdapter", "deadline"]
+
+
+_local = threading.local()
+
+
+class Deadline:
+    """One request's total deadline (``until``, a :func:`time.monotonic` value) and
+    whether the watchdog cut the request at it (``expired``)."""
+
+    def __init__(self, until: float) -> None:
+        self.until = until
+        self.expired = False
+        self._sock: socket.socket | None = None
+        self._done = False
+        self._lock = threading.Lock()
+
+    def attach(self, sock: socket.socket) -> None:
+        """The request now reads ``sock``: cut it at the deadline (at once when past)."""
+        with self._lock:
+            self._sock = sock
+            cut = self.expired
+        if cut:
+            _shut(sock)
+
+    def expire(self) -> None:
+        """Called by the watchdog at the deadline: cut the socket of a request still running."""
+        with self._lock:
+            if self._done:
+                return
+            self.expired = True
+            sock = self._sock
+        if sock is not None:
+            _shut(sock)
+
+    def finish(self) -> None:
+        """The request is over: never cut its socket (the connection may be reused)."""
+        with self._lock:
+            self._done, self._sock = True, None
+
+
+def _shut(sock: socket.socket) -> None:
+    # shutdown (not close) makes a recv blocked in another thread return now, and
+    # leaves closing the descriptor to its owner
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+class _Watchdog:
+    """One daemon thread expiring the deadlines of every request of the process."""
+
+    def __init__(self) -> None:
+        self._wake = threading.Condition()
+        self._heap: list[tuple[float, int, Deadline]] = []
+        self._count = itertools.count()  # ties in time are broken by arrival
+        self._thread: threading.Thread | None = None
+
+    def watch(self, deadline: Deadline) -> None:
+        with self._wake:
+            heapq.heappush(self._heap, (deadline.until, next(self._count), deadline))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="icoframes-deadlines",
+                                                daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._heap:
+                    self._wake.wait()
+                until, _, deadline = self._heap[0]
+                left = until - time.monotonic()
+                if left > 0:
+                    self._wake.wait(left)
+                    continue
+                heapq.heappop(self._heap)
+            deadline.expire()
+
+
+_WATCHDOG = _Watchdog()
+
+
+@contextmanager
+def deadline(seconds: float, control: LoadControl | None = None) -> Iterator[Deadline]:
+    """Give the request this thread sends inside the block a total deadline.
+
+    Yields its :class:`Deadline`. With ``control``, the socket of the response
+    read inside the block is registered with it too, so that
+    :meth:`~icoframes.api.control.LoadControl.cancel` cuts a read stuck mid-body.
+    """
+    current = Deadline(time.monotonic() + seconds)
+    previous = getattr(_local, "deadline", None), getattr(_local, "control", None)
+    _local.deadline, _local.control = current, control
+    _WATCHDOG.watch(current)
+    try:
+        yield current
+    finally:
+        current.finish()
+        _local.deadline, _local.control = previous
+        if control is not None:
+            control.release()
+
+
+class _WatchedResponse(http.client.HTTPResponse):
+    """A response whose socket is handed to the request's deadline and stop switch the
+    moment it exists, before the status line is read (urllib3's ``response_class`` hook)."""
+
+    def __init__(self, sock: socket.socket, *args: Any, **kwargs: Any):
+        super().__init__(sock, *args, **kwargs)
+        current: Deadline | None = getattr(_local, "deadline", None)
+        control: LoadControl | None = getattr(_local, "control", None)
+        if control is not None:
+            control.register(sock)
+        if current is not None:
+            current.attach(sock)
+
+
+class _Connection(HTTPConnection):
+    response_class = _WatchedResponse
+
+
+class _TLSConnection(HTTPSConnection):
+    response_class = _WatchedResponse
+
+
+class _Pool(HTTPConnectionPool):
+    ConnectionCls = _Connection
+
+
+class _TLSPool(HTTPSConnectionPool):
+    ConnectionCls = _TLSConnection
+
+
+_POOLS = {"http": _Pool, "https": _TLSPool}
+
+
+class GateAdapter(HTTPAdapter):
+    """An HTTP adapter whose requests honour :func:`deadline`, headers and body alike.
+
+    (Through a SOCKS proxy the pools are urllib3's own: only the per-chunk
+    check of :func:`read_body` bounds the body there.)
+    """
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = dict(_POOLS)
+
+    def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
+        manager = super().proxy_manager_for(proxy, **kwargs)
+        if not proxy.lower().startswith("socks"):
+            manager.pool_classes_by_scheme = dict(_POOLS)
+        return manager

@@ -1,0 +1,330 @@
+"""Narrower list queries answered from a cached superset, or a reason to ask the service.
+
+After ``load_icos(status="past")`` every past ICO's profile is cached, so
+``load_icos(status="past", category=[2])`` can be answered without a request:
+every filter of spec 4.2 is a field of the profile. :func:`answer_from_cache`
+does so when the answer is *exactly* the service's, from the stored fields
+alone, and otherwise says why not (the load then asks the service).
+
+A cached list may answer a query when it has the same status and the query
+implies its filters (:func:`narrows`: ids and places a subset; ``ico_score`` at
+least as high; a yes-flag kept; ``accepted_currencies`` the same set, since
+spec 4.2 does not say whether several tickers mean any or all of them;
+``exclude_areas`` more areas), it is complete and younger than ``max_age``, and
+every row's profile is cached, not failed, with the summary and status the
+list shows, and within ``profile_max_age``. The filters the list did not apply
+(:func:`residual`) then pick its rows (:func:`icoframes.fetch.matching.judge`):
+answered only when no row is undecided. A query sorted as the list keeps the
+list's order; another sort is done locally where it is certain
+(:func:`~icoframes.fetch.matching.local_order`); an unsorted query answered
+from a sorted list would need the service's default order, which the spec does
+not state: it goes to the service.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..api.params import YES_FLAGS
+from ..files import utcnow
+from ..parse.lists import summary_keys
+from ..schema import FILTERS, empty_frame
+from ..store.cache import Cache, Stored
+from ..store.derived import DerivedTables
+from .matching import FILTER_PARAMS, IN, UNDECIDED, Rows, judge, local_order, sort_of
+from .paging import ListQuery
+from .policy import plan_profiles
+
+__all__ = ["CachedList", "LocalAnswer", "answer_from_cache", "answer_from_store",
+           "cached_query", "candidate_params", "narrows", "residual"]
+
+
+# -- which cached lists may answer a query -------------------------------------------------
+
+
+def narrows(query: Mapping[str, Any], superset: Mapping[str, Any]) -> bool:
+    """Whether every row ``query`` matches is a row of ``superset`` (wire parameters).
+
+    Examples
+    --------
+    >>> narrows({"status": "past", "platform": [1], "bounty_program": "yes"},
+    ...         {"status": "past", "platform": [1, 2]})
+    True
+    >>> narrows({"status": "past", "accepted_currencies": ["ETH"]},
+    ...         {"status": "past", "accepted_currencies": ["BTC", "ETH"]})
+    False
+    """
+    if query.get("status") != superset.get("status"):
+        return False
+    for name in FILTER_PARAMS:
+        wide = superset.get(name)
+        if wide is None:
+            continue
+        narrow = query.get(name)
+        if narrow is None:
+            return False
+        if name == "ico_score":
+            ok = narrow >= wide
+        elif name == "exclude_areas":
+            ok = set(narrow) >= set(wide)
+        elif name == "accepted_currencies":  # any or all of them: spec 4.2 does not say
+            ok = set(narrow) == set(wide)
+        elif name in YES_FLAGS:
+            ok = True
+        else:
+            ok = set(narrow) <= set(wide)
+        if not ok:
+            return False
+    return True
+
+
+def candidate_params(query: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The parameters of the cached lists a load looks up to answer ``query``.
+
+    Its status with some of its filters (each with the query's value), fewest
+    first, unsorted or sorted as the query is; the query itself excluded.
+
+    Examples
+    --------
+    >>> candidate_params({"status": "past", "category": [2], "sort_asc": "id"})
+    [{'status': 'past'}, {'status': 'past', 'sort_asc': 'id'}, {'status': 'past', 'category': [2]}]
+    """
+    filters = [name for name in FILTER_PARAMS if query.get(name) is not None]
+    sorts = [{}] + [{name: query[name]} for name in ("sort_asc", "sort_desc") if query.get(name)]
+    out = []
+    for size in range(len(filters) + 1):
+        for chosen in itertools.combinations(filters, size):
+            for sort in sorts:
+                params = {"status": query.get("status"), **sort,
+                          **{name: query[name] for name in chosen}}
+                if params != dict(query):
+                    out.append(params)
+    return out
+
+
+def residual(query: Mapping[str, Any], superset: Mapping[str, Any]) -> dict[str, Any]:
+    """The filters of ``query`` that ``superset`` (which it :func:`narrows`) did not apply.
+
+    Examples
+    --------
+    >>> residual({"status": "past", "ico_score": 4, "exclude_areas": ["UK", "USA"]},
+    ...          {"status": "past", "exclude_areas": ["USA"]})
+    {'ico_score': 4, 'exclude_areas': ['UK']}
+    """
+    out: dict[str, Any] = {}
+    for name in FILTER_PARAMS:
+        narrow, wide = query.get(name), superset.get(name)
+        if narrow is None or narrow == wide:
+            continue
+        if name == "exclude_areas" and wide is not None:
+            narrow = [area for area in narrow if area not in set(wide)]
+        out[name] = narrow
+    return out
+
+
+# -- the answer -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CachedList:
+    """A cached list result that may answer narrower queries.
+
+    ``listing`` holds its rows (the ``LIST`` schema) in the order the service
+    sent them; ``fetched_at`` is timezone-aware UTC.
+    """
+
+    params: Mapping[str, Any]
+    listing: pd.DataFrame
+    fetched_at: dt.datetime
+    complete: bool
+
+
+@dataclass(frozen=True)
+class LocalAnswer:
+    """A query answered from a cached list (``source``), or why it was not (``reasons``).
+
+    ``listing`` is the superset's rows the query matches, in the service's
+    order (``order`` says how that order was found).
+    """
+
+    query: Mapping[str, Any]
+    source: CachedList | None = None
+    listing: pd.DataFrame | None = None
+    order: str = ""
+    reasons: list[str] = field(default_factory=list)
+    matched: tuple[int, ...] = ()  # of the last list judged: ids certainly in
+    undecided: tuple[int, ...] = ()  # and those the stored fields cannot place
+
+    @property
+    def answered(self) -> bool:
+        return self.source is not None
+
+
+#: Reads the tidy rows of some ids: ``(icos, problems)`` (problems as in ``Tables``).
+RowReader = Callable[[np.ndarray], tuple[pd.DataFrame, pd.DataFrame]]
+
+
+def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
+                      read_rows: RowReader, profile_index: pd.DataFrame,
+                      filter_set: pd.DataFrame, now: dt.datetime,
+                      max_age: dt.timedelta | None,
+                      ages: Mapping[str, dt.timedelta] | None) -> LocalAnswer:
+    """Answer ``query`` (validated wire parameters) from the smallest cached list that can.
+
+    Parameters
+    ----------
+    query : mapping
+        One list query, as :func:`icoframes.queries.build_queries` makes it.
+    lists : sequence of CachedList
+        Cached lists to consider (any status: those that cannot answer are skipped).
+    read_rows : callable
+        ``read_rows(ids) -> (icos, problems)``: the tidy rows of those ids.
+    profile_index : DataFrame
+        The cache's fetch state per id (``Cache.profile_index()``).
+    filter_set : DataFrame
+        The filter set (``load_filters()``): maps platform, category and type ids to names.
+    now : datetime
+        The time of the load (UTC).
+    max_age, ages : optional
+        How old the list and, per status, its profiles may be (None: no limit).
+
+    Returns
+    -------
+    LocalAnswer
+        ``answered`` with the rows and their source, or the reasons it could not be.
+    """
+    reasons: list[str] = []
+    last = LocalAnswer(query)
+    candidates = [c for c in lists if c.complete and narrows(query, c.params)
+                  and (max_age is None or dt.timedelta(0) <= now - c.fetched_at <= max_age)]
+    if not candidates:
+        reasons.append("no complete cached list of this status younger than max_age holds it")
+    for candidate in sorted(candidates, key=lambda c: len(c.listing)):
+        why = _not_ready(candidate, profile_index, now, ages)
+        if why:
+            reasons.append(f"{_shown(candidate.params)}: {why}")
+            continue
+        last = _answer(query, candidate, read_rows, filter_set)
+        if last.answered:
+            return last
+        reasons.extend(f"{_shown(candidate.params)}: {r}" for r in last.reasons)
+    return dataclasses.replace(last, reasons=reasons)
+
+
+def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTables, *,
+                      now: dt.datetime, max_age: dt.timedelta | None,
+                      ages: Mapping[str, dt.timedelta] | None
+                      ) -> tuple[LocalAnswer, Stored | None]:
+    """:func:`answer_from_cache` over the lists ``cache`` holds for :func:`candidate_params`;
+    also the stored list that answered (None when none did)."""
+    found = {}
+    for params in candidate_params(query):
+        stored = cache.read_list(params)
+        if stored is not None and stored.meta.get("complete"):
+            found[cache.list_key(params)] = stored
+    if not found:
+        return LocalAnswer(query), None
+    filters = cache.read_filters()
+    answer = answer_from_cache(
+        query, [CachedList(s.meta["params"], s.frame, s.fetched_at, True)
+                for s in found.values()],
+        read_rows=lambda ids: (derived.table("icos"), derived.table("problems")),
+        profile_index=cache.profile_index(),
+        filter_set=empty_frame(FILTERS) if filters is None else filters.frame,
+        now=now, max_age=max_age, ages=ages)
+    if answer.source is None:
+        return answer, None
+    return answer, found[cache.list_key(dict(answer.source.params))]
+
+
+def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *,
+                 offline: bool, refresh: bool, limit: dt.timedelta | None,
+                 ages: Mapping[str, dt.timedelta]) -> tuple[ListQuery, Stored | None]:
+    """A load's list query, answered from the cache where it can be; and its own cached list.
+
+    Its own cached list when complete and younger than ``limit`` (offline: any);
+    else, unless ``refresh``, the rows of a cached list it narrows
+    (:func:`answer_from_store`; offline whatever their age); else unanswered
+    (``frame`` None) for the load to page, with why no cached list could answer
+    (``declined``) and its own stale copy (the answer when paging fails).
+    """
+    now = utcnow()
+    stored = cache.read_list(params)
+    if stored is not None:
+        cached = ListQuery(params)
+        cached.use_cached(stored)
+        fresh = limit is None or dt.timedelta(0) <= now - stored.fetched_at <= limit
+        if offline or (not refresh and (cached.complete or cached.count_contradicts) and fresh):
+            return cached, stored
+    query = ListQuery(params)
+    if not refresh:
+        answer, source = answer_from_store(params, cache, derived, now=now,
+                                           max_age=None if offline else limit,
+                                           ages=None if offline else ages)
+        if source is not None and answer.listing is not None:
+            query.use_answer(answer.listing, source)
+        else:
+            query.declined = answer.reasons
+    return query, stored
+
+
+def _shown(params: Mapping[str, Any]) -> str:
+    return "the cached list " + str({k: v for k, v in params.items() if v is not None})
+
+
+def _not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
+               ages: Mapping[str, dt.timedelta] | None) -> str | None:
+    """Why the list's profiles cannot stand for the service now (None: they can)."""
+    listing = candidate.listing
+    due = plan_profiles(listing, summary_keys(listing), index, now=now, ages=None,
+                        refresh_all=False)
+    if due:
+        return (f"{len(due)} of its profiles are not cached, failed, or changed since "
+                f"(e.g. id {due[0].id}: {due[0].reason})")
+    if ages is None or listing.empty:
+        return None
+    status = str(candidate.params.get("status"))
+    limit = ages[status]
+    kept = index.reindex(listing["id"].to_numpy())
+    fetched = kept.loc[kept["state"] != "gone", "fetched_at"]
+    age = pd.Timestamp(now) - pd.to_datetime(fetched, utc=True)
+    old = int(((age > limit) | (age < pd.Timedelta(0)) | age.isna()).sum())
+    if old:
+        return f"{old} of its profiles are older than profile_max_age ({limit} for {status})"
+    return None
+
+
+def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReader,
+            filter_set: pd.DataFrame) -> LocalAnswer:
+    listing = candidate.listing.reset_index(drop=True)
+    ids = listing["id"].to_numpy(dtype="int64")
+    rows = Rows.of(ids, *read_rows(ids))
+    codes, undecided = judge(residual(query, candidate.params), rows, filter_set)
+    keep = np.flatnonzero(codes == IN)
+    judged = LocalAnswer(query, matched=tuple(ids[keep].tolist()),
+                         undecided=tuple(ids[codes == UNDECIDED].tolist()))
+    if undecided:
+        return dataclasses.replace(judged, reasons=[f"{n} row(s) undecided, {why}"
+                                                    for why, n in undecided.items()])
+    sort, source_sort = sort_of(query), sort_of(candidate.params)
+    order: np.ndarray | None
+    if sort == source_sort:
+        order, how = np.arange(len(keep)), "the cached list's order"
+    elif sort is None:
+        return dataclasses.replace(judged, reasons=[
+            "the query has no sort and the cached list is sorted: the service's default "
+            "order is not stated"])
+    else:
+        order, how = local_order(sort, listing.iloc[keep], rows.take(keep))
+        if order is None:
+            return dataclasses.replace(judged, reasons=[how])
+    return dataclasses.replace(judged, source=candidate, order=how,
+                               listing=listing.iloc[keep[order]].reset_index(drop=True))

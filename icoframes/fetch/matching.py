@@ -1,0 +1,265 @@
+"""Which cached rows a filter of spec 4.2 matches, and in which order: decided or not.
+
+Every filter of spec 4.2 reads a field of the profile (:data:`FIELDS`), so the
+rows of a narrower query can be picked from cached rows without asking the
+service (:mod:`icoframes.fetch.localquery`), but only where the stored fields
+decide it under every reading spec 4.2 leaves open. So each filter gives each
+row one of three values: in, out, or undecided. A row is in when every filter
+says in, out when one says out, else undecided:
+
+=====================  ====================================================================
+filter                 decided from (a row is undecided when)
+=====================  ====================================================================
+platform, category,    the profile's name against the filter set's names of the asked ids
+type                   (the profile names no value of the filter set, e.g. ``"ERC20"`` for
+                       a platform; the name is shared by another id; it was unreadable)
+location               the profile's country against the asked ones (a country the filter
+                       set does not list; unreadable)
+ico_score              score at least the value; no score is out (unreadable)
+yes-flags              ``true`` in the profile (an unreadable flag)
+accepted_currencies    the ticker among ``finance.accepting`` (another spelling of it:
+                       ``"Fiat"``, ``"Ether"``; several tickers, and the row accepts some
+                       but not all of them: any or all, spec 4.2 does not say)
+exclude_areas          out when located or restricted there (else always: "restricted in
+                       or tied to" goes beyond any stored field)
+=====================  ====================================================================
+
+A row without a profile (error 482) is undecided under every filter.
+
+**Order** (:func:`local_order`): by ``id`` always; by ``name`` when the byte,
+case-folded and accent-folded orders agree and no two names tie (the service's
+collation is not stated); by a date when no row lacks it and none tie (where
+the service puts them is not stated).
+"""
+
+from __future__ import annotations
+
+import itertools
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..api.params import PARAMS, YES_FLAGS
+from ..parse.rules import is_missing_marker
+from ..parse.units import canonical_unit
+from ..schema import ICOS
+
+__all__ = ["FIELDS", "FILTER_PARAMS", "IN", "OUT", "UNDECIDED", "Rows", "judge", "local_order",
+           "sort_of"]
+
+OUT, UNDECIDED, IN = 0, 1, 2
+
+#: The ``icos`` column(s) each filter of spec 4.2 reads (``status`` is the list's own).
+FIELDS: Mapping[str, tuple[str, ...]] = {
+    "platform": ("platform",), "category": ("category",), "type": ("type",),
+    "location": ("location",), "ico_score": ("ico_score",),
+    "airdrop_program": ("airdrop",), "bounty_program": ("bounty",), "investor_kyc": ("kyc",),
+    "investor_wl": ("whitelist",), "ico_kyc_passed": ("kyc_passed",),
+    "accepted_currencies": ("accepting",), "exclude_areas": ("location", "restricted_areas"),
+}
+#: The filters of spec 4.2 (the list parameters that narrow it, but the status).
+FILTER_PARAMS = tuple(p.name for p in PARAMS if p.filter and p.name != "status")
+if set(FIELDS) != set(FILTER_PARAMS):  # pragma: no cover
+    raise ImportError("a filter of spec 4.2 without its stored field")
+_NAMED = ("platform", "category", "type")
+
+
+@dataclass(frozen=True)
+class Rows:
+    """What the filters read of some cached rows.
+
+    ``icos`` holds one row per id of ``ids``, in that order, all missing where
+    the id has no profile (``has_profile`` False); ``problems`` the values of
+    those profiles that could not be read (columns ``ico_id``, ``table``,
+    ``column``, as in :attr:`icoframes.tables.Tables.problems`).
+    """
+
+    ids: np.ndarray
+    icos: pd.DataFrame
+    has_profile: np.ndarray
+    problems: pd.DataFrame
+
+    @classmethod
+    def of(cls, ids: np.ndarray, icos: pd.DataFrame, problems: pd.DataFrame) -> Rows:
+        """The rows of ``ids`` (in that order) from tidy ``icos`` and ``problems``."""
+        has_profile = pd.Index(icos["id"].to_numpy()).get_indexer(ids) >= 0
+        aligned = icos.set_index("id").reindex(ids).reset_index()
+        return cls(ids, aligned, has_profile, problems[problems["table"] == "icos"])
+
+    def take(self, positions: np.ndarray) -> Rows:
+        """These rows at ``positions`` only."""
+        return Rows(self.ids[positions], self.icos.iloc[positions].reset_index(drop=True),
+                    self.has_profile[positions], self.problems)
+
+    def text(self, column: str) -> np.ndarray:
+        """A text column as objects, None where missing."""
+        values = self.icos[column].astype(object)
+        return values.where(values.notna(), None).to_numpy()
+
+    def unreadable(self, column: str) -> np.ndarray:
+        """Rows whose ``column`` (or the whole section it is read from) could not be read."""
+        source = ICOS.column(column).source
+        names = [column, source[0]] if source else [column]
+        bad = self.problems.loc[self.problems["column"].isin(names), "ico_id"]
+        return np.isin(self.ids, bad.dropna().to_numpy(dtype="int64"))
+
+
+def _codes(n: int, value: int) -> np.ndarray:
+    return np.full(n, value, dtype=np.int8)
+
+
+def _by_name(rows: Rows, column: str, wanted: set[str], known: set[str], *,
+             shared: frozenset[str] | set[str] = frozenset(), unnamed: bool = False) -> np.ndarray:
+    """In when the text is a wanted name, out when it is another known name or missing."""
+    values, bad = rows.text(column), rows.unreadable(column)
+    codes = _codes(len(values), UNDECIDED)
+    for i, value in enumerate(values):
+        if bad[i]:
+            continue
+        if value is None:  # '' or a marker; undecided only if a marker is a name asked for
+            if not any(is_missing_marker(w) for w in wanted):
+                codes[i] = OUT
+        elif value in wanted:
+            codes[i] = UNDECIDED if value in shared else IN
+        elif value in known and not unnamed:
+            codes[i] = OUT
+    return codes
+
+
+def _named(rows: Rows, name: str, ids: Sequence[int], filter_set: pd.DataFrame
+           ) -> tuple[np.ndarray, str]:
+    entries = filter_set[(filter_set["filter"] == name) & filter_set["id"].notna()]
+    names = dict(zip(entries["id"].astype(int), entries["name"].astype(object), strict=True))
+    wanted = {names[i] for i in ids if i in names}
+    owners: dict[str, set[int]] = {}
+    for ico_id, value in names.items():
+        owners.setdefault(value, set()).add(ico_id)
+    shared = {v for v in wanted if owners[v] - set(ids)}
+    codes = _by_name(rows, name, wanted, set(names.values()), shared=shared,
+                     unnamed=any(i not in names for i in ids))
+    return codes, f"{name}: the profile names a value the filter set does not map to an id"
+
+
+def _location(rows: Rows, places: Sequence[str], filter_set: pd.DataFrame
+              ) -> tuple[np.ndarray, str]:
+    known = set(filter_set.loc[filter_set["filter"] == "location", "name"].astype(object))
+    return (_by_name(rows, "location", set(places), known),
+            "location: a country the filter set does not list, or unreadable")
+
+
+def _score(rows: Rows, low: int) -> tuple[np.ndarray, str]:
+    scores = rows.icos["ico_score"].to_numpy(dtype=float)
+    codes = np.where(scores >= low, IN, OUT).astype(np.int8)  # no score: never "at least"
+    codes[rows.unreadable("ico_score")] = UNDECIDED
+    return codes, "ico_score: unreadable"
+
+
+def _flag(rows: Rows, column: str) -> tuple[np.ndarray, str]:
+    values = (rows.icos[column].astype(object) == True).to_numpy(dtype=bool)  # noqa: E712
+    codes = np.where(values, IN, OUT).astype(np.int8)
+    codes[~values & rows.unreadable(column)] = UNDECIDED
+    return codes, f"{column}: unreadable"
+
+
+def _currencies(rows: Rows, tickers: Sequence[str]) -> tuple[np.ndarray, str]:
+    bad = rows.unreadable("accepting")
+    codes = _codes(len(rows.ids), UNDECIDED)
+    for i, accepted in enumerate(rows.icos["accepting"].tolist()):
+        if not isinstance(accepted, list):
+            continue  # no profile
+        per = []
+        for ticker in tickers:
+            if ticker in accepted:
+                per.append(IN)
+            elif bad[i] or any(a.upper() == ticker or canonical_unit(a) == ticker
+                               for a in accepted):
+                per.append(UNDECIDED)  # the service may or may not read it as the ticker
+            else:
+                per.append(OUT)
+        if min(per) == max(per):  # any and all of them agree
+            codes[i] = per[0]
+    return codes, ("accepted_currencies: another spelling of a ticker, or some but not all "
+                   "of several tickers (spec 4.2 does not say any or all)")
+
+
+def _exclude(rows: Rows, areas: Sequence[str]) -> tuple[np.ndarray, str]:
+    wanted = set(areas)
+    located = np.array([v in wanted for v in rows.text("location")], dtype=bool)
+    restricted = np.array([isinstance(r, list) and not wanted.isdisjoint(r)
+                           for r in rows.icos["restricted_areas"].tolist()], dtype=bool)
+    codes = np.where(located | restricted, OUT, UNDECIDED).astype(np.int8)
+    return codes, ("exclude_areas: 'restricted in or tied to' goes beyond the stored "
+                   "location and restricted areas")
+
+
+def judge(filters: Mapping[str, Any], rows: Rows, filter_set: pd.DataFrame
+          ) -> tuple[np.ndarray, dict[str, int]]:
+    """In, out or undecided per row under every filter; undecided rows counted by reason."""
+    codes = _codes(len(rows.ids), IN)
+    reasons: dict[str, int] = {}
+    for name, value in filters.items():
+        if name in _NAMED:
+            verdict, why = _named(rows, name, value, filter_set)
+        elif name == "location":
+            verdict, why = _location(rows, value, filter_set)
+        elif name == "ico_score":
+            verdict, why = _score(rows, value)
+        elif name in YES_FLAGS:
+            verdict, why = _flag(rows, FIELDS[name][0])
+        elif name == "accepted_currencies":
+            verdict, why = _currencies(rows, value)
+        else:
+            verdict, why = _exclude(rows, value)
+        verdict = np.where(rows.has_profile, verdict, UNDECIDED).astype(np.int8)
+        undecided = int(((verdict == UNDECIDED) & (codes != OUT)).sum())
+        if undecided:
+            reasons[why] = undecided
+        codes = np.minimum(codes, verdict)
+    missing = int((~rows.has_profile & (codes == UNDECIDED)).sum())
+    if missing:
+        reasons["no profile (error 482)"] = missing
+    return codes, reasons
+
+
+def sort_of(params: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """``(key, descending)`` of a query's sort; None when it asks for none."""
+    for name in ("sort_asc", "sort_desc"):
+        if params.get(name):
+            return params[name], name == "sort_desc"
+    return None
+
+
+def _accent_folded(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def local_order(sort: tuple[str, bool], listing: pd.DataFrame, rows: Rows
+                ) -> tuple[np.ndarray | None, str]:
+    """Positions of ``listing`` in the asked order, or None and why it is not certain."""
+    key, descending = sort
+    if key == "id":
+        order = np.argsort(listing["id"].to_numpy(), kind="stable")
+    elif key == "name":
+        names = listing["name"].astype(object).tolist()
+        if any(n is None or n is pd.NA or n != n for n in names):
+            return None, "name: a row has no name"
+        readings = [sorted(range(len(names)), key=[fold(n) for n in names].__getitem__)
+                    for fold in (str, str.casefold, _accent_folded)]
+        loosest = sorted(_accent_folded(n) for n in names)
+        if readings[0] != readings[1] or readings[1] != readings[2] or any(
+                a == b for a, b in itertools.pairwise(loosest)):
+            return None, ("name: names that tie or whose order depends on case or accents "
+                          "(the service's collation is not stated)")
+        order = np.array(readings[0], dtype=np.int64)
+    else:
+        values = rows.icos[key].to_numpy(dtype="datetime64[ms]")
+        if np.isnat(values).any() or len(np.unique(values)) < len(values):
+            return None, (f"{key}: a row without it, or two rows with the same one (where the "
+                          "service puts them is not stated)")
+        order = np.argsort(values, kind="stable")
+    return (order[::-1] if descending else order), f"sorted locally by {key}"

@@ -1,0 +1,298 @@
+"""The local query engine: narrower queries answered from a cached superset, each filter of spec
+4.2 and each sort compared with what the sandbox returns for the same query over loopback.
+
+An answer is either exactly the service's (the same ids in the same order) or declined with a
+reason; a declined query's certain rows are among the sandbox's, and the sandbox's among the
+certain and the undecided ones (the engine is never wrong, only unsure).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+import pandas as pd
+import pytest
+
+import icoframes
+from icoframes import sandbox
+from icoframes.fetch.localquery import CachedList, LocalAnswer, answer_from_cache
+from icoframes.fetch.policy import PROFILE_MAX_AGE
+from icoframes.files import utcnow
+from icoframes.loaders import LoaderCall
+from icoframes.parse.profiles import tidy
+from icoframes.queries import build_queries
+
+DAY = dt.timedelta(days=1)
+
+
+class Cached:
+    """One cold load of the sandbox's past ICOs, and what the engine reads of the cache."""
+
+    def __init__(self, sb) -> None:
+        self.sb = sb
+        self.tables = icoframes.load_tables(status="past", progress=False)
+        self.filters = icoframes.load_filters()
+        self.index = LoaderCall().context.cache.profile_index()
+        self.past = self.cached_list({"status": "past"})
+
+    def cached_list(self, params, *, fetched_at=None, complete=True) -> CachedList:
+        listing = icoframes.load_list(progress=False, **params)
+        return CachedList(params, listing, fetched_at or utcnow(), complete)
+
+    def read_rows(self, ids):
+        return self.tables.icos, self.tables.problems
+
+    def answer(self, query, lists=None, *, index=None, ages=PROFILE_MAX_AGE, now=None
+               ) -> LocalAnswer:
+        return answer_from_cache(query, [self.past] if lists is None else lists,
+                                 read_rows=self.read_rows, filter_set=self.filters,
+                                 profile_index=self.index if index is None else index,
+                                 now=now or utcnow(), max_age=DAY, ages=ages)
+
+    def service(self, query) -> list[int]:
+        """What the sandbox lists for ``query``, in its order, over loopback."""
+        return icoframes.load_list(progress=False, **query)["id"].tolist()
+
+
+@pytest.fixture(scope="module")
+def cached(tmp_path_factory):
+    with sandbox.serve(n_icos=300, seed=3) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path_factory.mktemp("cache"))
+        try:
+            yield Cached(sb)
+        finally:
+            icoframes.reset_configuration()
+
+
+def query_of(cached: Cached, **filters) -> dict:
+    (query,) = build_queries("past", filters, lambda: cached.filters)
+    return query
+
+
+def assert_never_wrong(answer: LocalAnswer, service: list[int]) -> None:
+    if answer.answered:
+        assert answer.listing["id"].tolist() == service
+    else:
+        assert set(answer.matched) <= set(service) <= set(answer.matched) | set(answer.undecided)
+
+
+# --- each filter of spec 4.2 --------------------------------------------------------------
+
+ANSWERED = [
+    {"category": "Finance"}, {"category": ["Gaming", "Banking"]}, {"type": "IEO"},
+    {"type": ["ICO", "STO"]}, {"location": "Singapore"}, {"location": ["UK", "Unknown"]},
+    {"ico_score": 3}, {"ico_score": 4}, {"airdrop_program": True}, {"bounty_program": True},
+    {"investor_kyc": True}, {"investor_wl": True}, {"ico_kyc_passed": True},
+    {"accepted_currencies": "ETH"}, {"accepted_currencies": "ltc"},
+    {"category": "Finance", "investor_kyc": True, "ico_score": 2},
+]
+
+
+@pytest.mark.parametrize("filters", ANSWERED, ids=str)
+def test_a_filter_the_stored_fields_decide_is_answered_as_the_service_does(cached, filters):
+    query = query_of(cached, **filters)
+    answer = cached.answer(query)
+    assert answer.answered, answer.reasons
+    assert answer.source is cached.past and answer.order == "the cached list's order"
+    assert answer.listing["id"].tolist() == cached.service(query)
+    assert list(answer.listing.columns) == list(cached.past.listing.columns)
+
+
+DECLINED = [
+    ({"platform": "Ethereum"}, "platform: the profile names a value the filter set does not"),
+    ({"platform": "Stellar"}, "platform: the profile names a value the filter set does not"),
+    ({"accepted_currencies": "FIAT"}, "accepted_currencies: another spelling of a ticker"),
+    ({"accepted_currencies": ["BTC", "ETH"]}, "some but not all of several tickers"),
+    ({"exclude_areas": "USA"}, "'restricted in or tied to' goes beyond the stored"),
+    ({"exclude_areas": ["China", "UK"], "category": "Finance"}, "'restricted in or tied to'"),
+]
+
+
+@pytest.mark.parametrize(("filters", "why"), DECLINED, ids=lambda v: str(v)[:40])
+def test_a_filter_the_stored_fields_cannot_decide_goes_to_the_service(cached, filters, why):
+    query = query_of(cached, **filters)
+    answer = cached.answer(query)
+    assert not answer.answered
+    assert answer.undecided and any(why in reason for reason in answer.reasons), answer.reasons
+    assert_never_wrong(answer, cached.service(query))
+
+
+def test_the_premises_of_the_declined_filters_hold_in_the_cached_profiles(cached):
+    icos = cached.tables.icos
+    assert (icos["platform"] == "ERC20").any()  # listed under platform 1, named otherwise
+    assert icos["accepting"].map(lambda a: "Fiat" in a).any()  # sent upper-cased: FIAT
+
+
+# --- sorting ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sort", [{"sort_asc": "id"}, {"sort_desc": "id"}], ids=str)
+def test_sorting_by_id_is_done_locally(cached, sort):
+    for filters in ({}, {"category": "Finance"}, {"bounty_program": True}):
+        query = query_of(cached, **filters, **sort)
+        answer = cached.answer(query)
+        assert answer.answered and answer.order == "sorted locally by id"
+        assert answer.listing["id"].tolist() == cached.service(query)
+
+
+@pytest.mark.parametrize("sort", [{"sort_asc": key} for key in
+                                  ("name", "start_datetime", "end_datetime")]
+                         + [{"sort_desc": key} for key in
+                            ("name", "start_datetime", "end_datetime")], ids=str)
+def test_sorting_by_name_or_date_is_local_where_certain_and_always_as_the_service(cached, sort):
+    """Over the whole list the order is not certain (lower-case names; missing and equal dates);
+    in small groups it often is: each group answered has the sandbox's order."""
+    whole = cached.answer(query_of(cached, **sort))
+    assert not whole.answered and len(whole.matched) == len(cached.past.listing)
+    answered = 0
+    for name in cached.filters.loc[cached.filters["filter"].isin(["category", "type"]), "name"]:
+        kind = cached.filters.loc[cached.filters["name"] == name, "filter"].iloc[0]
+        query = query_of(cached, **{kind: name}, **sort)
+        answer = cached.answer(query)
+        assert_never_wrong(answer, cached.service(query))
+        if answer.answered:
+            answered += 1
+            assert answer.order == f"sorted locally by {next(iter(sort.values()))}"
+        else:
+            assert len(answer.reasons) == 1 and "not stated" in answer.reasons[0]
+    assert answered >= 1
+
+
+def test_a_list_sorted_the_same_way_keeps_its_order(cached):
+    by_start = cached.cached_list({"status": "past", "sort_asc": "start_datetime"})
+    query = query_of(cached, category="Finance", sort_asc="start_datetime")
+    answer = cached.answer(query, [by_start])
+    assert answer.answered and answer.order == "the cached list's order"
+    assert answer.listing["id"].tolist() == cached.service(query)
+    unsorted = cached.answer(query_of(cached, category="Finance"), [by_start])
+    assert not unsorted.answered
+    assert "the service's default order is not stated" in unsorted.reasons[0]
+
+
+# --- which cached list may answer -------------------------------------------------------------
+
+
+def test_a_filtered_list_answers_narrower_queries_and_the_smallest_is_used(cached):
+    scored = cached.cached_list({"status": "past", "ico_score": 3})
+    query = query_of(cached, ico_score=4, bounty_program=True)
+    answer = cached.answer(query, [cached.past, scored])
+    assert answer.answered and answer.source is scored
+    assert answer.listing["id"].tolist() == cached.service(query)
+    wider = cached.answer(query_of(cached, ico_score=2), [scored])
+    assert not wider.answered and "no complete cached list" in wider.reasons[0]
+
+
+def test_only_a_complete_fresh_list_of_the_same_status_answers(cached):
+    query = query_of(cached, category="Finance")
+    old = CachedList(cached.past.params, cached.past.listing, utcnow() - 2 * DAY, True)
+    partial = CachedList(cached.past.params, cached.past.listing, utcnow(), False)
+    future = CachedList(cached.past.params, cached.past.listing, utcnow() + DAY, True)
+    for stale in (old, partial, future):
+        answer = cached.answer(query, [stale])
+        assert not answer.answered
+        assert answer.reasons == ["no complete cached list of this status younger than max_age "
+                                  "holds it"]
+    other_status = {**query, "status": "ongoing"}
+    assert not cached.answer(other_status).answered
+
+
+def test_profiles_must_be_cached_unchanged_and_within_profile_max_age(cached):
+    query = query_of(cached, category="Finance")
+    first = int(cached.past.listing["id"].iloc[0])
+    lacking = cached.answer(query, index=cached.index.drop(first))
+    assert not lacking.answered and f"id {first}: new" in lacking.reasons[0]
+    changed = cached.index.copy()
+    changed.loc[first, "summary"] = '["another name", null, null]'
+    assert f"id {first}: changed" in cached.answer(query, index=changed).reasons[0]
+    young = {status: dt.timedelta(seconds=1) for status in PROFILE_MAX_AGE}
+    later = cached.answer(query, ages=young, now=utcnow() + dt.timedelta(minutes=1))
+    assert not later.answered and "older than profile_max_age" in later.reasons[0]
+    assert cached.answer(query, ages=None).answered  # offline: no age limit
+
+
+# --- edge cases on hand-made profiles (the real parser, no server needed) -------------------
+
+FILTER_SET = pd.DataFrame({
+    "filter": ["platform", "platform", "platform", "location", "location"],
+    "id": pd.array([1, 2, 3, None, None], dtype="Int64"),
+    "name": ["Ethereum", "Waves", "Waves", "USA", "Malta"],
+})
+
+
+def hand_made(*profiles, listing_names=None) -> tuple[CachedList, Callable]:
+    tables = tidy(list(profiles), statuses={p["id"]: "past" for p in profiles})
+    ids = [p["id"] for p in profiles]
+    names = listing_names or [p.get("main", {}).get("name", f"n{p['id']}") for p in profiles]
+    listing = pd.DataFrame({"id": ids, "name": names, "ico_score": float("nan"),
+                            "raised": float("nan"), "status": "past"})
+    return (CachedList({"status": "past"}, listing, utcnow(), True),
+            lambda _ids: (tables.icos, tables.problems))
+
+
+def local(query, profiles, **kwargs) -> LocalAnswer:
+    superset, read_rows = hand_made(*profiles, **kwargs)
+    ids = superset.listing["id"]
+    index = pd.DataFrame({"status": "past", "state": "fetched", "fetched_at": utcnow(),
+                          "summary": [f'["{n}", null, null]' for n in superset.listing["name"]]},
+                         index=pd.Index(ids, name="id"))
+    return answer_from_cache({"status": "past", **query}, [superset], read_rows=read_rows,
+                             profile_index=index, filter_set=FILTER_SET, now=utcnow(),
+                             max_age=DAY, ages=None)
+
+
+def test_names_are_matched_exactly_and_shared_or_unknown_names_are_undecided():
+    profiles = [{"id": 1, "main": {"platform": "Ethereum"}}, {"id": 2, "main": {"platform": ""}},
+                {"id": 3, "main": {"platform": "ethereum"}}]
+    answer = local({"platform": [1]}, profiles)
+    assert answer.matched == (1,) and answer.undecided == (3,)
+    assert local({"platform": [1]}, profiles[:2]).listing["id"].tolist() == [1]
+    waves = [{"id": 4, "main": {"platform": "Waves"}}, {"id": 5, "main": {"platform": "Ethereum"}}]
+    assert local({"platform": [2]}, waves).undecided == (4,)  # Waves is also id 3
+    assert local({"platform": [2, 3]}, waves).listing["id"].tolist() == [4]
+    assert local({"platform": [9]}, waves).undecided == (4, 5)  # an id without a name
+
+
+def test_unreadable_values_are_undecided_and_missing_ones_are_out():
+    profiles = [{"id": 1, "main": {"kyc": "maybe", "ico_score": "high", "location": ["x"]}},
+                {"id": 2, "main": {"kyc": True, "ico_score": 4, "location": "Malta"}},
+                {"id": 3, "main": {"kyc": "", "ico_score": "", "location": "TBA"}}]
+    for query in ({"investor_kyc": "yes"}, {"ico_score": 3}, {"location": ["Malta"]}):
+        answer = local(query, profiles)
+        assert (answer.matched, answer.undecided) == ((2,), (1,)), query
+        assert local(query, profiles[1:]).listing["id"].tolist() == [2]
+
+
+def test_currency_spellings_and_several_tickers():
+    profiles = [{"id": 1, "finance": {"accepting": ["ETH", "BTC"]}},
+                {"id": 2, "finance": {"accepting": ["Ether"]}},
+                {"id": 3, "finance": {"accepting": ["eth", "LTC"]}},
+                {"id": 4, "finance": {"accepting": "BTC"}},
+                {"id": 5, "finance": {"accepting": ""}}]
+    assert local({"accepted_currencies": ["ETH"]}, profiles).undecided == (2, 3)
+    both = local({"accepted_currencies": ["BTC", "ETH"]}, [profiles[0], profiles[3], profiles[4]])
+    assert both.matched == (1,) and both.undecided == (4,)  # any or all: 4 accepts BTC only
+    assert local({"accepted_currencies": ["BTC"]}, [profiles[0], profiles[3], profiles[4]]
+                 ).listing["id"].tolist() == [1, 4]
+
+
+def test_exclude_areas_decides_only_what_is_certainly_excluded():
+    profiles = [{"id": 1, "main": {"location": "USA"}},
+                {"id": 2, "finance": {"restricted_areas": ["Malta", "USA"]}}]
+    answer = local({"exclude_areas": ["USA"]}, profiles)
+    assert answer.answered and answer.listing.empty  # both certainly excluded
+    assert local({"exclude_areas": ["Malta"]}, profiles).undecided == (1,)
+
+
+def test_name_order_is_local_only_when_no_collation_could_change_it():
+    profiles = [{"id": i, "main": {"name": n}} for i, n in
+                enumerate(["Beta", "alpha", "Gamma"], start=1)]
+    case = local({"sort_asc": "name"}, profiles)
+    assert not case.answered and "case or accents" in case.reasons[0]
+    plain = local({"sort_desc": "name"}, [{"id": 1, "main": {"name": "Beta"}},
+                                          {"id": 2, "main": {"name": "Alpha"}}])
+    assert plain.listing["id"].tolist() == [1, 2]
+    accents = [{"id": 1, "main": {"name": "Éclair"}}, {"id": 2, "main": {"name": "Eclipse"}}]
+    assert not local({"sort_asc": "name"}, accents).answered
+    ties = [{"id": 1, "main": {"name": "Same"}}, {"id": 2, "main": {"name": "same"}}]
+    assert not local({"sort_asc": "name"}, ties).answered
