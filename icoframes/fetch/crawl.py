@@ -54,9 +54,11 @@ from ..files import utcnow
 from ..parse.lists import list_frame, summary_keys
 from ..store.cache import Cache, ProfileRecord
 from ..store.claims import Claims
+from ..store.derived import DerivedTables
 from ..store.ledger import QuotaLedger
+from .localquery import cached_query
 from .paging import ListQuery
-from .policy import ProfileIndex, Want, plan_profiles
+from .policy import PROFILE_MAX_AGE, ProfileIndex, Want, plan_profiles
 from .progress import Progress
 from .stops import BudgetSpent, breaker_error, quota_error, warn_short_quota
 
@@ -73,6 +75,7 @@ class CrawlContext(Protocol):
 
     settings: Settings
     cache: Cache
+    derived: DerivedTables
     offline: bool
     progress: bool
     control: LoadControl
@@ -136,21 +139,17 @@ class Crawl:
 
     def add_query(self, params: dict[str, Any], *, refresh: bool,
                   limit: dt.timedelta | None) -> None:
-        """Use the cached list for ``params`` when fresh and complete, else page it."""
-        query = ListQuery(params)
+        """Answer ``params`` from the cache when it can (:func:`.localquery.cached_query`),
+        else page it."""
+        offline = self.load.offline
+        query, stored = cached_query(params, self.load.cache, self.load.derived,
+                                     offline=offline, refresh=refresh, limit=limit,
+                                     ages=self.ages or PROFILE_MAX_AGE)
         self.queries.append(query)
-        stored = self.load.cache.read_list(params)
-        if stored is not None:
-            cached = ListQuery(params)
-            cached.use_cached(stored)
-            if self.load.offline or (
-                    not refresh and (cached.complete or cached.count_contradicts)
-                    and (limit is None
-                         or dt.timedelta(0) <= utcnow() - stored.fetched_at <= limit)):
-                self.queries[-1] = query = cached
-                self._plan(query.frame, repaged=False)
-                return
-        if self.load.offline:
+        if query.frame is not None:
+            self._plan(query.frame, repaged=False)
+            return
+        if offline:
             return  # nothing cached for this query: the loader says so
         self.load.client(f"the list for {params}")  # fails before any request if unusable
         query.start(stored)

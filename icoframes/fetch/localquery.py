@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,11 +34,17 @@ import numpy as np
 import pandas as pd
 
 from ..api.params import YES_FLAGS
+from ..files import utcnow
 from ..parse.lists import summary_keys
-from .matching import FILTERS, IN, UNDECIDED, Rows, judge, local_order, sort_of
+from ..schema import FILTERS, empty_frame
+from ..store.cache import Cache, Stored
+from ..store.derived import DerivedTables
+from .matching import FILTER_PARAMS, IN, UNDECIDED, Rows, judge, local_order, sort_of
+from .paging import ListQuery
 from .policy import plan_profiles
 
-__all__ = ["CachedList", "LocalAnswer", "answer_from_cache", "narrows", "residual"]
+__all__ = ["CachedList", "LocalAnswer", "answer_from_cache", "answer_from_store",
+           "cached_query", "candidate_params", "narrows", "residual"]
 
 
 # -- which cached lists may answer a query -------------------------------------------------
@@ -57,7 +64,7 @@ def narrows(query: Mapping[str, Any], superset: Mapping[str, Any]) -> bool:
     """
     if query.get("status") != superset.get("status"):
         return False
-    for name in FILTERS:
+    for name in FILTER_PARAMS:
         wide = superset.get(name)
         if wide is None:
             continue
@@ -79,6 +86,30 @@ def narrows(query: Mapping[str, Any], superset: Mapping[str, Any]) -> bool:
     return True
 
 
+def candidate_params(query: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The parameters of the cached lists a load looks up to answer ``query``.
+
+    Its status with some of its filters (each with the query's value), fewest
+    first, unsorted or sorted as the query is; the query itself excluded.
+
+    Examples
+    --------
+    >>> candidate_params({"status": "past", "category": [2], "sort_asc": "id"})
+    [{'status': 'past'}, {'status': 'past', 'sort_asc': 'id'}, {'status': 'past', 'category': [2]}]
+    """
+    filters = [name for name in FILTER_PARAMS if query.get(name) is not None]
+    sorts = [{}] + [{name: query[name]} for name in ("sort_asc", "sort_desc") if query.get(name)]
+    out = []
+    for size in range(len(filters) + 1):
+        for chosen in itertools.combinations(filters, size):
+            for sort in sorts:
+                params = {"status": query.get("status"), **sort,
+                          **{name: query[name] for name in chosen}}
+                if params != dict(query):
+                    out.append(params)
+    return out
+
+
 def residual(query: Mapping[str, Any], superset: Mapping[str, Any]) -> dict[str, Any]:
     """The filters of ``query`` that ``superset`` (which it :func:`narrows`) did not apply.
 
@@ -89,7 +120,7 @@ def residual(query: Mapping[str, Any], superset: Mapping[str, Any]) -> dict[str,
     {'ico_score': 4, 'exclude_areas': ['UK']}
     """
     out: dict[str, Any] = {}
-    for name in FILTERS:
+    for name in FILTER_PARAMS:
         narrow, wide = query.get(name), superset.get(name)
         if narrow is None or narrow == wide:
             continue
@@ -186,6 +217,63 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
             return last
         reasons.extend(f"{_shown(candidate.params)}: {r}" for r in last.reasons)
     return dataclasses.replace(last, reasons=reasons)
+
+
+def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTables, *,
+                      now: dt.datetime, max_age: dt.timedelta | None,
+                      ages: Mapping[str, dt.timedelta] | None
+                      ) -> tuple[LocalAnswer, Stored | None]:
+    """:func:`answer_from_cache` over the lists ``cache`` holds for :func:`candidate_params`;
+    also the stored list that answered (None when none did)."""
+    found = {}
+    for params in candidate_params(query):
+        stored = cache.read_list(params)
+        if stored is not None and stored.meta.get("complete"):
+            found[cache.list_key(params)] = stored
+    if not found:
+        return LocalAnswer(query), None
+    filters = cache.read_filters()
+    answer = answer_from_cache(
+        query, [CachedList(s.meta["params"], s.frame, s.fetched_at, True)
+                for s in found.values()],
+        read_rows=lambda ids: (derived.table("icos"), derived.table("problems")),
+        profile_index=cache.profile_index(),
+        filter_set=empty_frame(FILTERS) if filters is None else filters.frame,
+        now=now, max_age=max_age, ages=ages)
+    if answer.source is None:
+        return answer, None
+    return answer, found[cache.list_key(dict(answer.source.params))]
+
+
+def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *,
+                 offline: bool, refresh: bool, limit: dt.timedelta | None,
+                 ages: Mapping[str, dt.timedelta]) -> tuple[ListQuery, Stored | None]:
+    """A load's list query, answered from the cache where it can be; and its own cached list.
+
+    Its own cached list when complete and younger than ``limit`` (offline: any);
+    else, unless ``refresh``, the rows of a cached list it narrows
+    (:func:`answer_from_store`; offline whatever their age); else unanswered
+    (``frame`` None) for the load to page, with why no cached list could answer
+    (``declined``) and its own stale copy (the answer when paging fails).
+    """
+    now = utcnow()
+    stored = cache.read_list(params)
+    if stored is not None:
+        cached = ListQuery(params)
+        cached.use_cached(stored)
+        fresh = limit is None or dt.timedelta(0) <= now - stored.fetched_at <= limit
+        if offline or (not refresh and (cached.complete or cached.count_contradicts) and fresh):
+            return cached, stored
+    query = ListQuery(params)
+    if not refresh:
+        answer, source = answer_from_store(params, cache, derived, now=now,
+                                           max_age=None if offline else limit,
+                                           ages=None if offline else ages)
+        if source is not None and answer.listing is not None:
+            query.use_answer(answer.listing, source)
+        else:
+            query.declined = answer.reasons
+    return query, stored
 
 
 def _shown(params: Mapping[str, Any]) -> str:

@@ -48,7 +48,7 @@ from ..parse.rules import is_missing_marker
 from ..parse.units import canonical_unit
 from ..schema import ICOS
 
-__all__ = ["FIELDS", "FILTERS", "IN", "OUT", "UNDECIDED", "Rows", "judge", "local_order",
+__all__ = ["FIELDS", "FILTER_PARAMS", "IN", "OUT", "UNDECIDED", "Rows", "judge", "local_order",
            "sort_of"]
 
 OUT, UNDECIDED, IN = 0, 1, 2
@@ -62,8 +62,8 @@ FIELDS: Mapping[str, tuple[str, ...]] = {
     "accepted_currencies": ("accepting",), "exclude_areas": ("location", "restricted_areas"),
 }
 #: The filters of spec 4.2 (the list parameters that narrow it, but the status).
-FILTERS = tuple(p.name for p in PARAMS if p.filter and p.name != "status")
-if set(FIELDS) != set(FILTERS):  # pragma: no cover
+FILTER_PARAMS = tuple(p.name for p in PARAMS if p.filter and p.name != "status")
+if set(FIELDS) != set(FILTER_PARAMS):  # pragma: no cover
     raise ImportError("a filter of spec 4.2 without its stored field")
 _NAMED = ("platform", "category", "type")
 

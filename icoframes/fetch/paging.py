@@ -44,6 +44,8 @@ class ListQuery:
     total_icos: int | None = None
     failed_pages: dict[int, str] = field(default_factory=dict)
     fallback: Stored | None = None  # the cached copy, used when paging fails
+    answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
+    declined: list[str] = field(default_factory=list)  # why cached lists could not
     paging: bool = False
     passes: int = 1
     _responses: dict[tuple[int, int], dict] = field(default_factory=dict)  # (pass, page)
@@ -63,6 +65,15 @@ class ListQuery:
         self.problems = list(stored.meta.get("problems") or [])
         self.items = list(stored.raw or [])
         self.failed_pages = {int(k): v for k, v in (stored.meta.get("failed_pages") or {}).items()}
+
+    def use_answer(self, frame: pd.DataFrame, source: Stored) -> None:
+        """Answer the query with rows picked from a cached list it narrows (``source``)."""
+        self.frame, self.fetched_at, self.from_cache = frame, source.fetched_at, True
+        self.complete, self.total_icos = True, len(frame)
+        self.answered_from = dict(source.meta["params"])
+        ids = set(frame["id"].tolist())  # the source's unreadable values of these rows
+        self.problems = [p for p in source.meta.get("problems") or []
+                         if p.get("ico_id") in ids]
 
     @property
     def count_contradicts(self) -> bool:
@@ -165,4 +176,6 @@ class ListQuery:
             "count_contradicts": self.count_contradicts,
             "fetched_at": None if self.fetched_at is None else self.fetched_at.isoformat(),
             "problems": self.problems,
+            "answered_from": self.answered_from,
+            **({"cache_declined": self.declined} if self.declined else {}),
         }
