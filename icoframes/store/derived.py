@@ -1,17 +1,25 @@
-"""The tidy tables derived from the cached raw profiles, rebuilt when they could be stale.
+"""The tidy tables derived from the cached raw profiles, kept up to date table by table.
 
 ``tables/<table>.parquet`` hold :func:`icoframes.parse.profiles.tidy` of the
 copy in use of every cached profile (``icos.fetched_at`` says when each was
-fetched); ``tables/_state.json`` records what they were built from: the
-store's change counter (:meth:`~icoframes.store.cache.Cache.snapshot`) and a
-*fingerprint* of the reading code (:func:`parser_fingerprint`: the schema,
+fetched); ``tables/_state.json`` records what they were built from: for each
+table the store's change counter it is up to date with
+(:meth:`~icoframes.store.cache.Cache.snapshot`), the counter's value at the
+last removal, and a *fingerprint* of the reading code
+(:func:`parser_fingerprint`: the schema,
 :data:`icoframes.parse.rules.PARSER_VERSION` and the source of
-:mod:`icoframes.parse`). The tables are rebuilt from the stored raw profiles,
-without a single request, when a copy arrived or was removed since (any
-process), when the reading code changed, or when a table file is unreadable.
-A rebuild decodes the profiles in batches, so its memory grows with the
-tables, not with the raw text. A profile whose stored text cannot be decoded
-is quarantined (fetched again by the next load).
+:mod:`icoframes.parse`).
+
+Reading a table brings that table (only) up to date: the copies that arrived
+since (any process) are tidied and replace the rows of their ids, the other
+rows are kept as stored (an update costs what changed, plus rewriting the
+file). Replacing rows by id is idempotent, so an update cut short (a kill
+between two files) is simply done again. Everything is rebuilt from the stored
+raw profiles, without a single request, when a copy was removed since, when
+the reading code changed, or when a table file is unreadable. A rebuild decodes
+the profiles in batches, so its memory grows with the tables, not with the raw
+text. A profile whose stored text cannot be decoded is quarantined (fetched
+again by the next load).
 """
 
 from __future__ import annotations
@@ -29,18 +37,22 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from ..api.text import loads_text
 from ..errors import CacheError, CacheWarning, warn
-from ..files import atomic_write_bytes, locked
+from ..files import atomic_write_bytes, atomic_write_table, locked
 from ..parse import profiles, rules
 from ..schema import ICOS, PROBLEMS, TABLES
 from ..tables import Tables, read_table
-from .cache import Cache
+from .cache import Cache, Snapshot
 
 __all__ = ["DerivedTables", "parser_fingerprint"]
 
 _STATE = "_state.json"
+#: Every file the derived tables keep, and the column naming the ICO of a row in each.
+_KEYS = {**{name: "ico_id" for name in TABLES}, "icos": "id", PROBLEMS.name: "ico_id"}
 
 
 @lru_cache(maxsize=1)
@@ -88,31 +100,85 @@ class DerivedTables:
 
     def tables(self) -> Tables:
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile."""
-        return self._get(lambda: Tables.read_parquet(self.dir))  # type: ignore[no-any-return]
+        return self._get(tuple(_KEYS), lambda: Tables.read_parquet(self.dir))  # type: ignore
 
     def table(self, name: str) -> pd.DataFrame:
         """One table (e.g. ``"icos"``) over every cached profile; see :meth:`tables`."""
-        return self._get(lambda: read_table(self.dir, name), name)  # type: ignore[no-any-return]
+        if name not in _KEYS:
+            raise KeyError(name)
+        return self._get((name,), lambda: read_table(self.dir, name))  # type: ignore
 
-    def _get(self, read: Any, name: str | None = None) -> Any:
+    def _get(self, names: tuple[str, ...], read: Any) -> Any:
+        """``read()`` once the tables ``names`` are up to date; whatever it takes."""
         if not self.cache.path.exists():  # nothing cached (and no folder to make)
             tables = profiles.tidy([])
-            return tables if name is None else tables[name]
+            return tables if len(names) > 1 else tables[names[0]]
         with locked(self.dir.parent / ".lock"):
             with self.cache.snapshot() as snap:
-                wanted = {"version": snap.version, "removed": snap.removed,
-                          "fingerprint": parser_fingerprint()}
-            if self._plain_files() and self._state() == wanted:
-                try:
-                    return read()
-                except FileNotFoundError:
-                    pass
-                except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
-                    warn(f"icoframes cache tables in {self.dir} are unreadable "
-                         f"({type(exc).__name__}: {exc}); they are rebuilt from the stored "
-                         "profiles", CacheWarning)
+                plain = self._plain_files()  # first: a FIFO in place of the state never opened
+                state = self._state() if plain else {}
+                versions = state.get("versions") or {}
+                same = (plain and state.get("removed") == snap.removed
+                        and state.get("fingerprint") == parser_fingerprint())
+                stale = [n for n in names if versions.get(n, -1) < snap.version]
+                if same and (not stale or self._update(snap, stale, versions)):
+                    try:
+                        return read()
+                    except FileNotFoundError:
+                        pass
+                    except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+                        warn(f"icoframes cache tables in {self.dir} are unreadable "
+                             f"({type(exc).__name__}: {exc}); they are rebuilt from the "
+                             "stored profiles", CacheWarning)
             tables = self._rebuild()
-        return tables if name is None else tables[name]
+        return tables if len(names) > 1 else tables[names[0]]
+
+    def _update(self, snap: Snapshot, stale: list[str], versions: dict[str, int]) -> bool:
+        """Bring the tables ``stale`` up to ``snap``: the rows of the ids whose copy changed
+        since the oldest of them replaced by those copies tidied. False: rebuild instead."""
+        if not os.access(self.dir, os.W_OK):
+            return False  # a read-only cache: rebuilt in memory, as it cannot be kept
+        since = min(versions.get(n, -1) for n in stale)
+        if since < 0:
+            return False
+        changed, fresh = self._tidy(snap, since)
+        if fresh is None:
+            return False  # an unreadable copy was quarantined: that is a removal
+        ids = pa.array(sorted(changed), pa.int64())
+        try:
+            for name in stale:
+                path = self.dir / f"{name}.parquet"
+                kept = pq.read_table(path)
+                kept = kept.filter(pc.invert(pc.is_in(kept.column(_KEYS[name]), value_set=ids)))
+                schema = (PROBLEMS if name == PROBLEMS.name else TABLES[name]).arrow_schema()
+                added = pa.Table.from_pandas(fresh[name], schema=schema, preserve_index=False)
+                atomic_write_table(pa.concat_tables([kept.cast(schema), added]), path)
+            versions = {**versions, **dict.fromkeys(stale, snap.version)}
+            self._write_state(snap, versions)
+        except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
+            return False
+        except OSError as exc:
+            raise _full(exc, self.dir) from None
+        return True
+
+    def _tidy(self, snap: Snapshot, since: int) -> tuple[set[int], Tables | None]:
+        """The ids of the copies newer than ``since`` (fetched or gone), and those fetched
+        tidied (None when one was unreadable: it is quarantined)."""
+        parts: list[Tables] = []
+        changed: set[int] = set()
+        unreadable: list[int] = []
+        for batch in snap.copies(since):
+            changed.update(batch.column("id").to_pylist())
+            parts.append(_tidy_batch(batch, unreadable))
+        if unreadable:
+            self.cache.quarantine(unreadable, "not JSON")
+            return changed, None
+        return changed, _concat(parts)
+
+    def _write_state(self, snap: Snapshot, versions: dict[str, int]) -> None:
+        state = {"versions": versions, "removed": snap.removed,
+                 "fingerprint": parser_fingerprint()}
+        atomic_write_bytes(self._state_path, json.dumps(state).encode())
 
     def _state(self) -> dict[str, Any]:
         try:
@@ -148,39 +214,50 @@ class DerivedTables:
         parts: list[Tables] = []
         unreadable: list[int] = []
         with self.cache.snapshot() as snap:
-            state = {"version": snap.version, "removed": snap.removed,
-                     "fingerprint": parser_fingerprint()}
             for batch in snap.copies():
-                raw, statuses, times = [], {}, {}
-                for ico_id, kind, status, text, at in zip(
-                        *(batch.column(c).to_pylist()
-                          for c in ("id", "state", "status", "raw", "fetched_at")), strict=True):
-                    if kind != "fetched":
-                        continue  # gone: listed, but no profile (error 482)
-                    try:
-                        raw.append(loads_text(text))
-                    except (ValueError, TypeError, RecursionError):
-                        unreadable.append(ico_id)
-                        continue
-                    statuses[ico_id], times[ico_id] = status, at
-                part = profiles.tidy(raw, statuses=statuses)
-                parts.append(dataclasses.replace(part, icos=_with_fetch_times(part.icos, times)))
+                parts.append(_tidy_batch(batch, unreadable))
         if unreadable:
             self.cache.quarantine(unreadable, "not JSON")
-            state = {}  # the removal changed the counter: the next read rebuilds
         tables = _concat(parts)
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
                 tables.to_parquet(self.dir)
-                atomic_write_bytes(self._state_path, json.dumps(state).encode())
+                if unreadable:  # the removal changed the counter: the next read rebuilds
+                    self._state_path.unlink(missing_ok=True)
+                else:
+                    self._write_state(snap, dict.fromkeys(_KEYS, snap.version))
             except OSError as exc:
-                if isinstance(exc, CacheError) or exc.errno != errno.ENOSPC:
-                    raise
-                raise CacheError(f"the disk holding the cache {self.dir} is full: the tables "
-                                 "could not be kept (they are rebuilt next time); free some "
-                                 "space") from None
+                raise _full(exc, self.dir) from None
         return tables
+
+
+def _full(exc: OSError, directory: Path) -> OSError:
+    """A full disk as a :class:`CacheError` that says so; any other error as it is."""
+    if isinstance(exc, CacheError) or exc.errno != errno.ENOSPC:
+        return exc
+    return CacheError(f"the disk holding the cache {directory} is full: the tables could not "
+                      "be kept (they are rebuilt next time); free some space")
+
+
+def _tidy_batch(batch: pa.Table, unreadable: list[int]) -> Tables:
+    """The fetched copies of one batch tidied (gone ones have no rows); the ids whose
+    stored text does not decode are added to ``unreadable``."""
+    raw, statuses, times = [], {}, {}
+    for ico_id, kind, status, text, at in zip(
+            *(batch.column(c).to_pylist()
+              for c in ("id", "state", "status", "raw", "fetched_at")), strict=True):
+        if kind != "fetched":
+            continue  # gone: listed, but no profile (error 482)
+        try:
+            raw.append(loads_text(text))
+        except (ValueError, TypeError, RecursionError):
+            unreadable.append(ico_id)
+            continue
+        statuses[ico_id], times[ico_id] = status, at
+    part = profiles.tidy(raw, statuses=statuses)
+    return dataclasses.replace(part, icos=_with_fetch_times(part.icos, times))
+
 
 def _concat(parts: list[Tables]) -> Tables:
     """The tables of consecutive batches as one (each table's rows in batch order)."""

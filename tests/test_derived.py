@@ -1,0 +1,160 @@
+"""The derived tables follow the store table by table, tidying only the copies that changed;
+an update cut by SIGKILL at any file leaves tables that the next read completes. Each result
+is compared with a rebuild from scratch of the same stored copies.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import icoframes
+from icoframes import sandbox
+from icoframes.parse import profiles
+from icoframes.schema import PROBLEMS, TABLES
+from icoframes.store.cache import Cache, ProfileRecord
+from icoframes.store.derived import DerivedTables
+
+ROOT = Path(__file__).resolve().parent.parent
+URL = "http://127.0.0.1:9"  # never contacted: the store only names its folder after it
+NAMES = (*TABLES, PROBLEMS.name)
+
+
+@pytest.fixture
+def tidied(monkeypatch) -> list[int]:
+    """How many profiles each call of the real tidy read (a spy: tidy itself runs)."""
+    calls: list[int] = []
+    real = profiles.tidy
+
+    def spy(raw, **kwargs):
+        raw = list(raw)
+        calls.append(len(raw))
+        return real(raw, **kwargs)
+
+    monkeypatch.setattr(profiles, "tidy", spy)
+    return calls
+
+
+def record(cache: Cache, raws: list[dict]) -> None:
+    cache.record_many(ProfileRecord(int(r["id"]), "past", "s", json.dumps(r)) for r in raws)
+
+
+def renamed(raw: dict, name: str) -> dict:
+    return {**raw, "main": {**raw["main"], "name": name}}
+
+
+def rebuilt(cache: Cache, where: Path) -> dict[str, pd.DataFrame]:
+    """Every table tidied from scratch from the same stored copies, in another folder."""
+    copy = where / "rebuilt"
+    shutil.copytree(cache.dir, copy / cache.dir.name,
+                    ignore=shutil.ignore_patterns("tables"))
+    tables = DerivedTables(Cache(copy, URL)).tables()
+    return {name: tables[name] for name in NAMES}
+
+
+def assert_same_tables(cache: Cache, where: Path) -> None:
+    tables = DerivedTables(cache).tables()
+    for name, frame in rebuilt(cache, where).items():
+        pd.testing.assert_frame_equal(tables[name], frame, obj=name)
+
+
+@pytest.fixture
+def cache(tmp_path) -> tuple[Cache, list[dict]]:
+    raws = sandbox.generate_directory(120, seed=4).profiles()
+    store = Cache(tmp_path / "cache", URL)
+    record(store, raws)
+    DerivedTables(store).tables()  # built once, in full
+    return store, raws
+
+
+def test_an_update_tidies_only_the_changed_copies_and_equals_a_rebuild(cache, tmp_path, tidied):
+    store, raws = cache
+    changed = [renamed(r, f"Renamed {i}") for i, r in enumerate(raws[:12])]
+    record(store, changed)
+    store.record(ProfileRecord(int(raws[20]["id"]), "past", "s", None, state="gone"))
+    tables = DerivedTables(store).tables()
+    assert sum(tidied) == 12  # the 12 changed; the gone one has no rows; 107 untouched
+    names = dict(zip(tables.icos["id"], tables.icos["name"], strict=True))
+    assert [names[int(r["id"])] for r in changed] == [f"Renamed {i}" for i in range(12)]
+    assert int(raws[20]["id"]) not in names
+    assert not tables.team["ico_id"].isin([int(raws[20]["id"])]).any()
+    tidied.clear()
+    assert_same_tables(store, tmp_path)
+    assert sum(tidied) == len(raws) - 1  # the rebuild for the comparison tidied them all
+
+
+def test_reading_one_table_updates_that_table_only(cache, tmp_path):
+    store, raws = cache
+    record(store, [renamed(raws[0], "Only icos")])
+    icos = DerivedTables(store).table("icos")
+    assert "Only icos" in set(icos["name"])
+    state = json.loads((store.tables_dir / "_state.json").read_text())
+    version = store.version()
+    assert state["versions"]["icos"] == version
+    assert all(state["versions"][name] < version for name in NAMES if name != "icos")
+    assert_same_tables(store, tmp_path)  # the others catch up when read
+
+
+# a child that updates the tables and is killed after writing `writes` table files
+_UPDATER = """
+import sys
+import icoframes.store.derived as derived
+from icoframes.store.cache import Cache
+real, written = derived.atomic_write_table, []
+def write(table, path):
+    real(table, path)
+    written.append(path)
+    if len(written) == {writes}:
+        print('ready', flush=True)
+        sys.stdin.read()
+derived.atomic_write_table = write
+derived.DerivedTables(Cache({cache_dir!r}, {url!r})).tables()
+"""
+
+
+@pytest.mark.parametrize("writes", [1, 6, len(NAMES)])
+def test_an_update_killed_between_two_files_is_completed_by_the_next_read(cache, tmp_path,
+                                                                          writes):
+    store, raws = cache
+    record(store, [renamed(r, f"Killed {i}") for i, r in enumerate(raws[30:40])])
+    code = textwrap.dedent(_UPDATER.format(writes=writes, cache_dir=str(store.root), url=URL))
+    child = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = child.stdout.readline()
+        assert line.strip() == "ready", child.stderr.read()
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        for stream in (child.stdin, child.stdout, child.stderr):
+            stream.close()
+    assert child.returncode == -signal.SIGKILL
+    assert_same_tables(store, tmp_path)
+    names = set(DerivedTables(store).table("icos")["name"])
+    assert {f"Killed {i}" for i in range(10)} <= names
+
+
+def test_a_refresh_of_a_tenth_tidies_a_tenth(cfg, tidied):
+    icoframes.load_icos(status="past", progress=False)
+    past = cfg.directory.ids("past")
+    for ico_id in past[::10]:
+        cfg.update_ico(ico_id, raised=123_456_789)
+    tidied.clear()
+    icos = icoframes.load_icos(status="past", progress=False, refresh=True)
+    assert sum(tidied) == len(past[::10])
+    raised = dict(zip(icos["id"], icos["raised"], strict=True))
+    assert {raised[i] for i in past[::10]} == {123_456_789.0}
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=200, seed=6) as server:
+        yield server
