@@ -4,8 +4,8 @@ Why Sphinx: the docstrings are numpydoc already (numpydoc renders them as the
 API reference), sphinx-gallery runs each example script at build time and
 shows the figures it draws (the gallery of plot helpers, as matplotlib and
 FastF1 do), myst-parser lets the guides stay Markdown like the README they came
-from, and a small local extension (``_ext/datadict.py``) writes the data
-dictionary from :mod:`icoframes.schema`. The build is offline: no intersphinx,
+from, and a small local extension (``_ext/declared.py``) writes the data
+dictionary, the settings and the features tables from their declarations. The build is offline: no intersphinx,
 no remote assets (pydata-sphinx-theme ships its own), warnings are errors.
 """
 
@@ -42,7 +42,7 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
-    "datadict",
+    "declared",
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
