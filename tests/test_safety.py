@@ -450,3 +450,31 @@ def test_processes_racing_for_the_quota_never_send_one_request_over_it(tmp_path)
         assert shared.stats.requests.total() == cap  # every request booked, none over
         icoframes.configure(**shared.settings(), cache_dir=tmp_path / "cache")
         assert icoframes.cache_info().requests_today == cap
+
+
+_MAKE_CACHES = """
+import sys
+from icoframes.store.cache import Cache
+print("ready", flush=True)
+sys.stdin.readline()  # all start together
+for k in range(int(sys.argv[2])):
+    with Cache(f"{sys.argv[1]}/{k}", "http://127.0.0.1:9").claims() as claims:
+        claims.claim([k])
+print("ok", flush=True)
+"""
+
+
+def test_processes_making_one_cache_at_the_same_moment_all_go_on(tmp_path):
+    # SQLite answers a second switch to WAL mode with SQLITE_BUSY at once (no busy wait):
+    # without waiting for it, one of several processes starting on a new cache failed
+    makers = [subprocess.Popen([sys.executable, "-c", _MAKE_CACHES, str(tmp_path), "12"],
+                               cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    for maker in makers:
+        assert maker.stdout.readline().strip() == "ready", maker.stderr.read()
+    for maker in makers:
+        maker.stdin.write("go\n")
+        maker.stdin.flush()
+    for maker in makers:
+        out, err = maker.communicate(timeout=120)
+        assert (maker.returncode, out.strip()) == (0, "ok"), err

@@ -39,6 +39,7 @@ import os
 import sqlite3
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
@@ -247,18 +248,35 @@ class Database:
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
                                timeout=BUSY_SECONDS)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            # a checkpoint every 1 MiB of log, and the log cut back to that: the cache's
-            # disk holds the data and a little more, not 4 MiB of log per database
-            conn.execute("PRAGMA wal_autocheckpoint=256")
-            conn.execute(f"PRAGMA journal_size_limit={1 << 20}")
-            conn.executescript(self._schema)
+            self._set_up(conn)
         except BaseException:
             conn.close()
             raise
         self.read_only = False
         return conn
+
+    def _set_up(self, conn: sqlite3.Connection) -> None:
+        """WAL mode and the schema, waiting (up to :data:`BUSY_SECONDS`) for another process
+        doing the same: SQLite answers a concurrent switch to WAL with SQLITE_BUSY at once,
+        without calling the busy handler, so processes making one cache together would fail."""
+        deadline, pause = time.monotonic() + BUSY_SECONDS, 0.002
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                # a checkpoint every 1 MiB of log, and the log cut back to that: the cache's
+                # disk holds the data and a little more, not 4 MiB of log per database
+                conn.execute("PRAGMA wal_autocheckpoint=256")
+                conn.execute(f"PRAGMA journal_size_limit={1 << 20}")
+                conn.executescript(self._schema)
+                return
+            except sqlite3.OperationalError as exc:
+                busy = getattr(exc, "sqlite_errorname", "").startswith("SQLITE_BUSY")
+                if not busy or time.monotonic() > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(2 * pause, 0.05)
 
     def _open_read_only(self, uri: str) -> sqlite3.Connection:
         for extra in ("&mode=ro", "&mode=ro&immutable=1"):
