@@ -21,6 +21,7 @@ import datetime as dt
 import errno
 import os
 import secrets
+import stat
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,13 +103,17 @@ def locked(path: Path) -> Iterator[None]:
     the lock: the lock only keeps readers from seeing a multi-file update half
     done, and this process cannot write there at all; other writers (another
     user's processes) replace every file atomically, so a read still sees
-    whole files.
+    whole files. Anything but a plain file at ``path`` (a link, a FIFO) is
+    removed, never opened.
     """
     path = Path(path)
     lock = filelock.FileLock(path, thread_local=False, is_singleton=False)
     for attempt in range(_ATTEMPTS):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                if not stat.S_ISREG(path.lstat().st_mode):
+                    path.unlink()
             lock.acquire()
         except FileNotFoundError:  # the folder was removed (housekeeping) while we waited
             if attempt == _ATTEMPTS - 1:

@@ -7,9 +7,10 @@ ledger, and a client made only when a request is really needed (never offline).
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
+import secrets
 import sys
-import threading
 from typing import Any
 
 import pandas as pd
@@ -18,6 +19,7 @@ from ..api.client import Client
 from ..api.control import LoadControl
 from ..config import Settings, get_settings
 from ..errors import (
+    CacheError,
     ConfigError,
     IncompleteWarning,
     InvalidParameter,
@@ -69,17 +71,23 @@ def _interactive() -> bool:
 def _check_writable(cache: Cache) -> None:
     """Fail before any request when what is fetched could not be kept.
 
-    Probes the service's folder when it exists, else the cache dir (made when
-    missing): the service's folder is made by its first write, so a service
+    Probes the service's folder when it exists, else the cache dir (made, private,
+    when missing): the service's folder is made by its first write, so a service
     that is never reached leaves none behind.
     """
     directory = cache.dir if cache.dir.is_dir() else cache.root
     try:
-        check_cache_dir(cache.root, create=True)  # made private; refused when not the user's
-        probe = directory / f".write-test-{os.getpid()}-{threading.get_ident()}"
-        probe.touch()
+        check_cache_dir(cache.root, create=True)  # refused when another user could write there
+        probe = directory / f".write-test-{secrets.token_hex(8)}"
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                         | getattr(os, "O_NOFOLLOW", 0), 0o600))
         probe.unlink()
+    except CacheError:
+        raise
     except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise CacheError(f"the disk holding the cache dir {directory} is full: nothing "
+                             "fetched could be kept; free some space and call again") from None
         raise ConfigError(
             f"the cache dir {directory} is not writable ({exc.strerror or exc}); nothing would "
             "be kept of what a load fetches. Set ICOFRAMES_CACHE_DIR or "

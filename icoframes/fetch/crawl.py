@@ -302,8 +302,8 @@ class Crawl:
             self._keep(info, None, state="gone")
             self.gone.append(info.id)
             return
-        except QuotaExceeded as exc:
-            self._stop = exc
+        except (QuotaExceeded, CacheError) as exc:  # the limit; or the ledger cannot book
+            self._stop = self._stop or exc
             return
         except BudgetSpent:  # this call's budget refused a retry: the item waits for the next
             self.over_budget.append(info.id)

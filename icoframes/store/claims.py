@@ -25,15 +25,11 @@ import time
 import uuid
 from collections.abc import Iterable
 from types import TracebackType
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .db import Database
+from .db import LEASE, Database
 
 __all__ = ["LEASE", "Claims"]
 
-#: Seconds a claim lasts unless renewed; the longest a crawl waits for a silent peer.
-LEASE = 20.0
 _HOST = socket.gethostname()
 
 

@@ -39,6 +39,7 @@ import os
 import sqlite3
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
@@ -46,10 +47,13 @@ from urllib.parse import quote
 
 from ..errors import CacheError, CacheWarning, warn
 
-__all__ = ["BUSY_SECONDS", "Database", "check_cache_dir", "from_ms", "ms", "private_folder"]
+__all__ = ["BUSY_SECONDS", "LEASE", "Database", "check_cache_dir", "from_ms", "ms",
+           "private_folder"]
 
-#: How long a write waits for another process's write transaction before giving up.
-BUSY_SECONDS = 30.0
+#: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
+LEASE = 20.0
+#: How long a write waits for another process's write transaction (a stopped writer): a lease.
+BUSY_SECONDS = LEASE
 _SIDE_FILES = ("-wal", "-shm", "-journal")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
@@ -147,6 +151,10 @@ def _check_files(path: Path) -> None:
             _set_aside(candidate, "a symbolic link" if stat.S_ISLNK(mode) else "not a plain file")
 
 
+def _damaged(exc: sqlite3.DatabaseError) -> bool:
+    return getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+
+
 def _full(folder: Path) -> bool:
     try:
         usage = os.statvfs(folder)
@@ -179,6 +187,15 @@ class Database:
                 db = cls._open[key] = cls(path, schema)
             return db
 
+    @classmethod
+    def close_under(cls, folder: Path) -> None:
+        """Close this process's connections to databases under ``folder`` (being removed)."""
+        with cls._open_lock:
+            for db in cls._open.values():
+                if db.path.is_relative_to(folder):
+                    with db._lock:
+                        db.close()
+
     def __init__(self, path: Path, schema: str) -> None:
         self.path = Path(path)
         self._schema = schema
@@ -192,46 +209,74 @@ class Database:
 
     # -- connecting ------------------------------------------------------------------
 
-    def _connect(self, *, write: bool) -> sqlite3.Connection | None:
-        """The connection, (re)opened when the file was replaced or removed; None when there
-        is no file and none is to be made."""
+    def _identify(self) -> tuple[int, int] | None:
         try:
             info = self.path.lstat()
-            identity: tuple[int, int] | None = (info.st_dev, info.st_ino)
         except FileNotFoundError:
-            identity = None
-        if self._conn is not None and identity == self._identity and not (
+            return None
+        return info.st_dev, info.st_ino
+
+    def _connect(self, *, write: bool) -> sqlite3.Connection | None:
+        """The connection, (re)opened when the file was replaced or removed; None when there
+        is no file and none is to be made. A file that is no database is set aside first."""
+        if self._conn is not None and self._identify() == self._identity and not (
                 write and self.read_only):
             return self._conn
         self.close()
-        _check_files(self.path)
-        if identity is None and not write:
-            return None
-        uri = f"file:{quote(str(self.path))}?nofollow=1"
-        try:
-            conn = self._open_uri(uri + ("" if write else "&mode=rw"))
-        except sqlite3.OperationalError:
-            if write and os.access(self.path.parent, os.W_OK):
-                raise
-            conn = self._open_read_only(uri)
-        self._conn = conn
-        with contextlib.suppress(OSError):
-            info = self.path.lstat()
-            self._identity = (info.st_dev, info.st_ino)
-        return conn
+        for _ in range(2):
+            _check_files(self.path)
+            if self._identify() is None and not write:
+                return None
+            uri = f"file:{quote(str(self.path))}?nofollow=1"
+            try:
+                try:
+                    conn = self._open_uri(uri + ("" if write else "&mode=rw"))
+                except sqlite3.OperationalError:
+                    if write and os.access(self.path.parent, os.W_OK):
+                        raise
+                    conn = self._open_read_only(uri)
+            except sqlite3.DatabaseError as exc:
+                if not _damaged(exc):
+                    raise
+                _set_aside(self.path, f"not a readable database ({exc})")
+                continue
+            self._conn, self._identity = conn, self._identify()
+            return conn
+        raise CacheError(f"the cache database {self.path} cannot be made")
 
     def _open_uri(self, uri: str) -> sqlite3.Connection:
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
                                timeout=BUSY_SECONDS)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(self._schema)
+            self._set_up(conn)
         except BaseException:
             conn.close()
             raise
         self.read_only = False
         return conn
+
+    def _set_up(self, conn: sqlite3.Connection) -> None:
+        """WAL mode and the schema, waiting (up to :data:`BUSY_SECONDS`) for another process
+        doing the same: SQLite answers a concurrent switch to WAL with SQLITE_BUSY at once,
+        without calling the busy handler, so processes making one cache together would fail."""
+        deadline, pause = time.monotonic() + BUSY_SECONDS, 0.002
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                # a checkpoint every 1 MiB of log, and the log cut back to that: the cache's
+                # disk holds the data and a little more, not 4 MiB of log per database
+                conn.execute("PRAGMA wal_autocheckpoint=256")
+                conn.execute(f"PRAGMA journal_size_limit={1 << 20}")
+                conn.executescript(self._schema)
+                return
+            except sqlite3.OperationalError as exc:
+                busy = getattr(exc, "sqlite_errorname", "").startswith("SQLITE_BUSY")
+                if not busy or time.monotonic() > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(2 * pause, 0.05)
 
     def _open_read_only(self, uri: str) -> sqlite3.Connection:
         for extra in ("&mode=ro", "&mode=ro&immutable=1"):
@@ -241,6 +286,9 @@ class Database:
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             except sqlite3.OperationalError:
                 continue
+            except sqlite3.DatabaseError as exc:  # damaged, and it cannot be set aside here
+                raise CacheError(f"the cache database {self.path} is damaged ({exc}) and "
+                                 "read-only here; remove it where it can be written") from None
             self.read_only = True
             return conn
         raise CacheError(f"the cache database {self.path} cannot be opened, not even to read")
@@ -293,7 +341,7 @@ class Database:
             yield
         except sqlite3.DatabaseError as exc:
             name = getattr(exc, "sqlite_errorname", "")
-            if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+            if _damaged(exc):
                 self.close()
                 _set_aside(self.path, f"not a readable database ({exc})")
                 raise CacheError(f"the cache database {self.path} was damaged and set aside; "

@@ -24,6 +24,7 @@ again by the next load).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import hashlib
@@ -114,9 +115,10 @@ class DerivedTables:
             return tables if len(names) > 1 else tables[names[0]]
         with locked(self.dir.parent / ".lock"):
             with self.cache.snapshot() as snap:
-                state = self._state()
+                plain = self._plain_files()  # first: a FIFO in place of the state never opened
+                state = self._state() if plain else {}
                 versions = state.get("versions") or {}
-                same = (state.get("removed") == snap.removed and self._plain_files()
+                same = (plain and state.get("removed") == snap.removed
                         and state.get("fingerprint") == parser_fingerprint())
                 stale = [n for n in names if versions.get(n, -1) < snap.version]
                 if same and (not stale or self._update(snap, stale, versions)):
@@ -186,18 +188,26 @@ class DerivedTables:
         return state if isinstance(state, dict) else {}
 
     def _plain_files(self) -> bool:
-        """Every entry of the tables folder is a plain file: a link or a FIFO is never read."""
+        """Every entry of the tables folder is a plain file: a link or a FIFO is never read
+        (a link in place of the folder goes too: the tables are never written through it)."""
+        if not (self.dir.is_symlink() or self.dir.exists()):
+            return False  # no tables yet
         try:
-            entries = list(self.dir.iterdir())
+            entries = [self.dir] if self.dir.is_symlink() or not self.dir.is_dir() else [
+                self.dir, *self.dir.iterdir()]
         except OSError:
             return False
+        plain = True
         for path in entries:
-            if not stat.S_ISREG(path.lstat().st_mode):
-                warn(f"icoframes cache entry {path} is not a plain file; it was removed and the "
-                     "tables are rebuilt", CacheWarning)
+            mode = path.lstat().st_mode
+            if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and path == self.dir):
+                continue
+            warn(f"icoframes cache entry {path} is not a plain file or folder; it is removed "
+                 "(never followed or opened) and the tables are rebuilt", CacheWarning)
+            with contextlib.suppress(OSError):  # read-only: rebuilt in memory, not kept
                 path.unlink()
-                return False
-        return True
+            plain = False
+        return plain
 
     def _rebuild(self) -> Tables:
         """Tidy every stored copy again (in batches), write the tables and their state."""

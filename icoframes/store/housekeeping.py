@@ -36,7 +36,7 @@ from typing import Any
 from ..errors import InvalidParameter
 from ..files import locked, utcnow
 from .cache import DB_NAME, Cache
-from .db import ms
+from .db import Database, ms
 from .ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
 from .legacy import convert
 
@@ -275,7 +275,13 @@ def mark_used(folder: str | os.PathLike[str]) -> None:
     folder = Path(folder)
     if folder.is_dir() and not folder.is_symlink():
         with contextlib.suppress(OSError):  # read-only: we cannot prune it either
-            (folder / USED_MARK).touch()
+            mark = folder / USED_MARK
+            with contextlib.suppress(FileNotFoundError):
+                if not stat.S_ISREG(mark.lstat().st_mode):  # never through a link or a FIFO
+                    mark.unlink()
+            os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_NONBLOCK", 0), 0o600))
+            os.utime(mark)
 
 
 # -- removing ------------------------------------------------------------------------
@@ -298,6 +304,7 @@ def _remove_folder(folder: Path, report: CacheReport, *,
                     inside.remove(child, _size(child))
             lock.unlink(missing_ok=True)  # last, still held (see the module's rules)
             folder.rmdir()
+        Database.close_under(folder)  # what this process held open goes too
     except OSError as exc:  # a read-only cache dir, or a file written meanwhile
         report.removed += inside.removed
         report.skipped += [*inside.skipped, {"path": str(folder),
