@@ -231,8 +231,13 @@ class Database:
             try:
                 try:
                     conn = self._open_uri(uri + ("" if write else "&mode=rw"))
-                except sqlite3.OperationalError:
-                    if write and os.access(self.path.parent, os.W_OK):
+                except sqlite3.OperationalError as exc:
+                    # read-only is for a folder this process may not write to; a full disk
+                    # is said as such (an empty file opened read-only would lack the tables,
+                    # and stay in use once space returns)
+                    if (write and os.access(self.path.parent, os.W_OK)) or (
+                            getattr(exc, "sqlite_errorname", "").startswith("SQLITE_FULL")
+                            or _full(self.path.parent)):
                         raise
                     conn = self._open_read_only(uri)
             except sqlite3.DatabaseError as exc:
