@@ -18,10 +18,12 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m icoframes demo --out data/demo
 
-# ruff, and import-linter's layer contracts (pyproject.toml): an upward import or a cycle fails.
+# ruff, import-linter's layer contracts (pyproject.toml: an upward import or a cycle fails),
+# and mypy with pandas-stubs over icoframes/ (pyproject.toml [tool.mypy]).
 lint: $(STAMP)
 	$(PY) -m ruff check icoframes tests benchmarks
 	$(VENV)/bin/lint-imports
+	$(PY) -m mypy
 
 # pytest exits 5 when it collected nothing: treat that as a failure so CI never passes on nothing.
 test: $(STAMP) lint

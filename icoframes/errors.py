@@ -42,6 +42,7 @@ from __future__ import annotations
 import sys
 import warnings
 from pathlib import Path
+from types import FrameType
 
 __all__ = [
     "APIError",
@@ -255,7 +256,7 @@ def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
     always names the user's line. Threads of the package's own pool have no
     foreign frame: the warning then names the outermost frame.
     """
-    frame = sys._getframe(1)  # the caller of warn(): stacklevel 2
+    frame: FrameType | None = sys._getframe(1)  # the caller of warn(): stacklevel 2
     level = 2
     while frame is not None and not _outside_package(frame.f_code.co_filename):
         frame = frame.f_back

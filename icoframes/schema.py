@@ -32,11 +32,12 @@ a boolean column is True only where the API said ``true`` and False otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from pandas.api.extensions import ExtensionDtype
 
 __all__ = [
     "EACH",
@@ -55,6 +56,8 @@ __all__ = [
     "empty_frame",
 ]
 
+#: A column's pandas dtype: a NumPy dtype or a pandas extension dtype.
+Dtype: TypeAlias = np.dtype[Any] | ExtensionDtype
 Kind = Literal["int", "Int", "float", "bool", "text", "datetime", "utc", "list"]
 
 # pandas 3 has a dedicated default text dtype ("str", NaN as missing value);
@@ -92,7 +95,7 @@ class Column:
     unit: str = ""
 
     @property
-    def dtype(self):
+    def dtype(self) -> Dtype:
         return _DTYPES[self.kind]
 
     @property
@@ -112,7 +115,7 @@ class Column:
                         metadata={k: v for k, v in about.items() if v})
 
 
-_DTYPES = {
+_DTYPES: dict[Kind, Dtype] = {
     "int": np.dtype("int64"),
     "Int": pd.Int64Dtype(),
     "float": np.dtype("float64"),
@@ -123,7 +126,7 @@ _DTYPES = {
     "list": np.dtype("object"),
 }
 
-_ARROW = {
+_ARROW: dict[Kind, pa.DataType] = {
     "int": pa.int64(),
     "Int": pa.int64(),
     "float": pa.float64(),
@@ -149,7 +152,7 @@ class TableSchema:
         return [c.name for c in self.columns]
 
     @property
-    def dtypes(self) -> dict[str, object]:
+    def dtypes(self) -> dict[str, Dtype]:
         return {c.name: c.dtype for c in self.columns}
 
     def column(self, name: str) -> Column:

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator, KeysView
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,6 @@ from .schema import (
     PROBLEMS,
     TABLE_NAMES,
     TABLES,
-    TEXT_DTYPE,
     Column,
     TableSchema,
     empty_frame,
@@ -435,16 +435,16 @@ def _from_arrow(column: Column, data: pa.ChunkedArray, source: str) -> object:
     kind = column.kind
     if kind in ("int", "bool") and data.null_count:
         raise ValueError(f"{source}: column {column.name} holds nulls but is declared {kind}")
-    if kind == "Int":
-        return pd.Int64Dtype().__from_arrow__(data)
-    if kind == "text":
-        return TEXT_DTYPE.__from_arrow__(data)
-    if kind == "utc":
-        return column.dtype.__from_arrow__(data.cast(column.arrow_type))
+    if kind in ("Int", "text", "utc"):
+        # extension dtypes read Arrow themselves (pandas' protocol, absent from the stubs)
+        from_arrow: Any = column.dtype
+        return from_arrow.__from_arrow__(data.cast(column.arrow_type))
     if kind == "list":
         out = np.empty(len(data), dtype=object)
         for i, items in enumerate(data.to_pylist()):
             out[i] = [] if items is None else items
         return out
-    values = data.to_numpy() if data.num_chunks else np.empty(0, dtype=column.dtype)
-    return values.astype(column.dtype, copy=False)
+    dtype = column.dtype
+    assert isinstance(dtype, np.dtype)  # the other kinds are NumPy dtypes
+    values = data.to_numpy() if data.num_chunks else np.empty(0, dtype=dtype)
+    return values.astype(dtype, copy=False)

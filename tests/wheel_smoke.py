@@ -25,6 +25,7 @@ def main(expected_version: str) -> int:
     assert icoframes.__version__ == expected_version, (icoframes.__version__, expected_version)
     files = {str(f) for f in distribution("icoframes").files or []}
     assert any(f.endswith("LICENSE") for f in files), "LICENSE is not in the wheel"
+    assert "icoframes/py.typed" in files, "py.typed is not in the wheel (PEP 561)"
 
     work = Path(tempfile.mkdtemp(prefix="icoframes-smoke-"))
     with icoframes.sandbox.serve(n_icos=60, seed=2) as sb:

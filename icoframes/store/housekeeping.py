@@ -84,7 +84,7 @@ class _AsDict:
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (nested results too)."""
-        return dataclasses.asdict(self)  # type: ignore[call-overload,no-any-return]
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
 
 
 @dataclass
