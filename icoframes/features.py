@@ -15,7 +15,6 @@ amounts in different units is never computed: it is missing.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -26,6 +25,7 @@ from .money import to_usd
 from .parse.units import FIAT_CODES, canonical_unit
 from .schema import TEXT_DTYPE
 from .tables import Tables
+from .vocabulary import PLATFORM_FAMILIES, platform_family, social_network
 
 __all__ = ["FEATURES", "PLATFORM_FAMILIES", "SOCIAL_NETWORKS", "Feature", "describe_features",
            "features"]
@@ -37,25 +37,6 @@ CAP_TOLERANCE: Final = 0.005
 #: Social networks with a ``has_<network>`` flag (the ICO's own links only).
 SOCIAL_NETWORKS: Final = ("twitter", "telegram", "facebook", "medium", "reddit", "github",
                           "bitcointalk", "linkedin", "youtube", "discord", "slack")
-
-#: Platform family -> spellings of ``icos.platform`` meaning it (case-insensitive,
-#: whitespace collapsed). Any other platform is its own family, as written.
-PLATFORM_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
-    "Ethereum": ("ethereum", "eth", "erc20", "erc-20", "erc 20", "erc223", "erc-223",
-                 "erc721", "erc-721", "ethereum erc20", "ethereum (erc20)"),
-    "Binance Smart Chain": ("binance smart chain", "bsc", "bep20", "bep-20", "bnb chain",
-                            "binance chain", "bep2"),
-    "Bitcoin": ("bitcoin", "btc"),
-    "Stellar": ("stellar", "xlm"),
-    "Tron": ("tron", "trx", "trc20", "trc-20"),
-    "Waves": ("waves",),
-    "NEO": ("neo", "nep5", "nep-5"),
-    "EOS": ("eos",),
-    "Solana": ("solana", "sol", "spl"),
-    "Cardano": ("cardano", "ada"),
-}
-_FAMILY: Final = {s.casefold(): family for family, spellings in PLATFORM_FAMILIES.items()
-                  for s in spellings}
 
 # Distribution parts, matched as whole words, case-insensitively.
 _TEAM_PARTS: Final = re.compile(r"\b(team|founders?|founding team|employees?|management|staff)\b",
@@ -96,7 +77,7 @@ FEATURES: Final[tuple[Feature, ...]] = (
     _f("n_social_links", "int64",
        "distinct networks among the ICO's own social links (any network, not only those above)"),
     _f("platform_family", "str",
-       "platform through PLATFORM_FAMILIES (ERC20, ERC-20, 'Ethereum ' -> Ethereum); "
+       "platform through PLATFORM_FAMILIES (ERC20, ERC-20, Etherum -> Ethereum); "
        "other platforms as written"),
     _f("is_ethereum", "boolean", "platform_family is Ethereum; <NA> when no platform"),
     _f("n_restricted_areas", "int64", "items of restricted_areas"),
@@ -275,7 +256,8 @@ def _as_of(as_of: object) -> pd.Timestamp:
 def _social(social: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
     own = social[(social["owner"] == "ico").to_numpy()]
     found = per_ico(own)
-    network = own["network"].str.strip().str.lower().to_numpy(dtype=object, na_value=None)
+    network = own["network"].map(social_network, na_action="ignore").to_numpy(
+        dtype=object, na_value=None)
     keep = found >= 0
     pairs = pd.DataFrame({"row": found[keep], "network": network[keep]}).dropna()
     pairs = pairs.drop_duplicates()
@@ -289,12 +271,8 @@ def _social(social: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
 
 
 def _platform_families(platform: pd.Series) -> pd.Series:
-    def family(text: str) -> str:
-        cleaned = " ".join(text.split())
-        return _FAMILY.get(cleaned.casefold(), cleaned)
-
     uniques = platform.dropna().unique()
-    mapping = {p: family(p) for p in uniques}
+    mapping = {p: platform_family(p) for p in uniques}
     return platform.map(mapping).astype(TEXT_DTYPE)
 
 

@@ -253,7 +253,7 @@ def test_location_unknown_is_a_value():
     (None, []),
     ([], []),
     ("ETH", ["ETH"]),
-    ("ETH, BTC", ["ETH, BTC"]),
+    ("ETH, BTC", ["ETH", "BTC"]),  # a lone string of a list of names is split
     ({"0": "ETH", "2": "BTC"}, ["ETH", "BTC"]),
 ])
 def test_list_columns(raw, expected):

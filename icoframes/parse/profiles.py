@@ -34,18 +34,18 @@ from ..schema import (
     empty_frame,
 )
 from ..tables import Tables
+from ..vocabulary import NONE_WORDS, SPLIT_LISTS, fold
 from . import columns as converters
 from . import rules, units
+from .columns import split_lone_strings
+from .people import People, people_key
 from .problems import Problems
-from .sources import convert, field_paths, flatten, gather, read_fields, select
+from .sources import convert, field_paths, flatten, gather, select
 
 __all__ = ["tidy"]
 
 # social.owner values, in the order social rows of one ICO are listed.
 _OWNERS: Final = ("ico", "team", "advisor")
-# Spec 2.3: team[n].social and advisors[n].social have the shape of links.social,
-# whose path the social table's sources name.
-_PERSON_SOCIAL: Final = "social"
 # The id of a profile, and of its child rows (``ico_id``).
 _ID: Final[Source] = ("id",)
 # Amounts of ``icos`` read together with the unit column they share (see parse.units):
@@ -175,10 +175,10 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
             for name in ("social", "distribution", "bonuses", "roadmap")}
     fields = {name: path for name, path in field_paths(icos).items() if path != _ID}
     paths = [*fields.values(), *(m.path for m in maps.values()),
-             (_people_key(team_table),), (_people_key(advisors_table),)]
+             (people_key(team_table),), (people_key(advisors_table),)]
     values = gather(kept, paths, log, icos.name, ids)
-    team = _People.gather(team_table, values, ids, log)
-    advisors = _People.gather(advisors_table, values, ids, log)
+    team = People.gather(team_table, values, ids, log)
+    advisors = People.gather(advisors_table, values, ids, log)
     frames = {
         "icos": _icos(icos, fields, values, ids, statuses, log),
         "team": team.frame(log),
@@ -208,88 +208,6 @@ def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"ico_id": ico_id, "position": position, "value": text}, copy=False)
 
 
-# --------------------------------------------------------------------------- people
-
-
-def _people_key(table: TableSchema) -> str:
-    """The profile field holding the list of people: ``team`` of ``('team', '*', 'name')``."""
-    keys = {c.source[0] for c in table.columns if c.source and c.source[1:2] == (EACH,)}
-    if len(keys) != 1:
-        raise ValueError(f"{table.name}: its columns name no single list of people: {keys}")
-    return keys.pop()
-
-
-def _person_fields(table: TableSchema) -> dict[str, str]:
-    """Column -> the field of each person it is read from: ``name`` of ``('team', '*', 'name')``."""
-    return {c.name: c.source[2] for c in table.columns
-            if c.source and len(c.source) == 3 and c.source[1] == EACH}
-
-
-class _People:
-    """Team members or advisors of every ICO, one entry per person."""
-
-    __slots__ = ("fields", "ico_id", "key", "position", "table", "values")
-
-    def __init__(self, table: TableSchema, persons: list[dict], ico_id: np.ndarray,
-                 position: np.ndarray) -> None:
-        self.table = table
-        self.key = _people_key(table)
-        self.fields = _person_fields(table)
-        self.ico_id = ico_id
-        self.position = position
-        self.values = read_fields(persons, (*self.fields.values(), _PERSON_SOCIAL))
-
-    @classmethod
-    def gather(cls, table: TableSchema, values: dict[Source, Sequence], ids: np.ndarray,
-               log: Problems) -> _People:
-        """Everyone in each ICO's raw ``team`` (or ``advisors``) value."""
-        key = _people_key(table)
-        person_fields = tuple(_person_fields(table).values())
-        groups = [v if type(v) is list else
-                  _as_people(v, person_fields, log, (table.name, key), ids[i])
-                  for i, v in enumerate(values[(key,)])]
-        counts = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
-        persons = list(chain.from_iterable(groups))
-        ico_id = np.repeat(ids, counts)
-        # 0-based position within each profile's list
-        position = np.arange(len(persons), dtype=np.int64) - np.repeat(
-            np.cumsum(counts) - counts, counts)
-        if set(map(type, persons)) - {dict}:  # rare: entries that are not people
-            keep = [isinstance(p, Mapping) for p in persons]
-            mask = np.array(keep, dtype=bool)
-            log.add(table.name, key, [p for p, ok in zip(persons, keep, strict=True) if not ok],
-                    ids=ico_id[~mask])
-            persons = [p if type(p) is dict else dict(p) for p in compress(persons, keep)]
-            ico_id, position = ico_id[mask], position[mask]
-        return cls(table, persons, ico_id, position)
-
-    def frame(self, log: Problems) -> pd.DataFrame:
-        data: dict[str, Any] = {"ico_id": self.ico_id, "position": self.position}
-        data.update((name, self.values[field]) for name, field in self.fields.items())
-        return convert(self.table, data, log)
-
-    def social(self, log: Problems) -> tuple[np.ndarray, ...]:
-        counts, keys, values = flatten(self.values[_PERSON_SOCIAL], log,
-                                       ("social", f"{self.key}.{_PERSON_SOCIAL}"), self.ico_id)
-        return np.repeat(self.ico_id, counts), np.repeat(self.position, counts), keys, values
-
-
-def _as_people(value: object, fields: Sequence[str], log: Problems, where: tuple[str, str],
-               ico_id: object) -> list:
-    """A people field that is not a list: ``''``/None -> none, a dict of people or one person."""
-    if isinstance(value, tuple):
-        return list(value)
-    if isinstance(value, Mapping):
-        if value and all(isinstance(v, Mapping) for v in value.values()):
-            return list(value.values())  # PHP list with gaps: {"0": {...}, "2": {...}}
-        if any(k in value for k in fields):
-            return [value]  # a lone person where a list was expected
-    if value is None or value == "" or value == {} or value == []:
-        return []
-    log.add(*where, [value], ids=[ico_id])
-    return []
-
-
 # --------------------------------------------------------------------------- icos
 
 
@@ -303,6 +221,8 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
     for column in table.columns:  # known outside the profile (fetched_at: the store fills it)
         if column.source is None:
             data.setdefault(column.name, pd.array([None] * len(ids), dtype=column.dtype))
+    for name in SPLIT_LISTS:
+        data[name] = split_lone_strings(data[name])
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
         _read_amounts(data, unit, amounts, exchange, ids, log)
     return convert(table, data, log)
@@ -379,7 +299,7 @@ def _key_text(keys: list, table: str, column: str, log: Problems, row_ids: np.nd
 
 
 def _social(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
-            team: _People, advisors: _People, log: Problems) -> pd.DataFrame:
+            team: People, advisors: People, log: Problems) -> pd.DataFrame:
     table = source.table
     counts, ico_keys, ico_values = flatten(values[source.path], log,
                                            (table.name, ".".join(source.path)), ids)
@@ -423,7 +343,23 @@ def _bonuses(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray
              log: Problems) -> pd.DataFrame:
     data, _, raw = source.entries(values, ids, log)
     data[source.value] = raw
+    # {"Bonus": "NO"} and {"Bonus": " "} say there is none: not a bonus row
+    keep = [not _says_none(terms) for terms in raw]
+    if not all(keep):
+        mask = np.array(keep, dtype=bool)
+        data = {name: (column[mask] if not isinstance(column, list) else
+                       list(compress(column, keep)))
+                for name, column in data.items()}
     return convert(source.table, data, log)
+
+
+def _says_none(value: object) -> bool:
+    """A map value that says "none": blank, a missing marker or a none word."""
+    if value is None:
+        return True
+    if type(value) is not str:
+        return False
+    return value.strip() in rules.MARKER_SPELLINGS or fold(value) in NONE_WORDS
 
 
 def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,

@@ -18,7 +18,8 @@ value                               unit column            result
 ==================================  =====================  ==============================
 
 Units are canonical upper-case codes (``USD``, ``ETH``, ``BTC``, ``EUR``...):
-every spelling in :data:`UNIT_ALIASES` maps to its code; an unknown unit is
+every spelling in :data:`icoframes.vocabulary.UNIT_ALIASES` maps to its code
+(misspellings such as ``Etherum`` included, look-alike letters read as Latin); an unknown unit is
 kept, stripped and upper-cased (``" xyz "`` -> ``XYZ``). The number itself is
 read by :func:`icoframes.parse.rules.parse_amount`, the one number reader.
 """
@@ -33,8 +34,10 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from ..vocabulary import FIAT_CODES, UNIT_ALIASES, fold
 from .columns import Unread, numbers_fast
 from .rules import BAD, MARKER_SPELLINGS, parse_amount
+from .text import latin_ticker, normalize_text
 
 __all__ = [
     "FIAT_CODES",
@@ -46,36 +49,12 @@ __all__ = [
     "read_price",
 ]
 
-#: Canonical code -> the spellings meaning it (matched case-insensitively, stripped).
-#: ``USDT`` is a token, not the dollar: it has no alias here and stays ``USDT``.
-UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
-    "USD": ("usd", "us dollar", "us dollars", "u.s. dollar", "dollar", "dollars", "$", "us$",
-            "usd$"),
-    "EUR": ("eur", "euro", "euros", "€"),
-    "GBP": ("gbp", "pound sterling", "british pound", "£"),
-    "CHF": ("chf", "swiss franc"),
-    "ETH": ("eth", "ether", "ethereum", "ethers", "Ξ"),
-    "BTC": ("btc", "bitcoin", "bitcoins", "xbt", "₿"),
-    "LTC": ("ltc", "litecoin"),
-    "BCH": ("bch", "bitcoin cash"),
-    "XRP": ("xrp", "ripple"),
-    "BNB": ("bnb", "binance coin"),
-    "XLM": ("xlm", "stellar", "lumens"),
-    "WAVES": ("waves",),
-    "NEO": ("neo",),
-    "EOS": ("eos",),
-    "USDT": ("usdt", "tether"),
-}
 _ALIAS: Final[dict[str, str]] = {
-    spelling.casefold(): code for code, spellings in UNIT_ALIASES.items() for spelling in spellings
+    fold(spelling): code for code, spellings in UNIT_ALIASES.items() for spelling in spellings
 }
 if len(_ALIAS) != sum(map(len, UNIT_ALIASES.values())):  # pragma: no cover
     raise ImportError("a spelling in UNIT_ALIASES names two units")
 _KNOWN: Final = frozenset(UNIT_ALIASES)
-
-#: Codes of government currencies (``FIAT`` is how directories write "any fiat").
-FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",
-                               "AUD", "CAD", "FIAT"})
 
 
 def canonical_unit(text: object) -> str | None:
@@ -85,12 +64,14 @@ def canonical_unit(text: object) -> str | None:
     --------
     >>> canonical_unit(" US Dollar "), canonical_unit("Ether"), canonical_unit("xbt")
     ('USD', 'ETH', 'BTC')
+    >>> canonical_unit("Etherum"), canonical_unit("ЕТН"), canonical_unit("Fiat currency")
+    ('ETH', 'ETH', 'FIAT')
     >>> canonical_unit(" xyz "), canonical_unit(""), canonical_unit("TBA"), canonical_unit(None)
     ('XYZ', None, None, None)
     """
     if type(text) is not str:
         return None
-    stripped = " ".join(text.split())
+    stripped = " ".join(latin_ticker(normalize_text(text)).split())
     if stripped in MARKER_SPELLINGS:
         return None
     return _ALIAS.get(stripped.casefold(), stripped.upper())
