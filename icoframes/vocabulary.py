@@ -66,6 +66,7 @@ __all__ = [
     "LOOKALIKES",
     "MISSING_MARKERS",
     "NONE_WORDS",
+    "NOT_UNITS",
     "PLATFORM_FAMILIES",
     "SOCIAL_ALIASES",
     "SPLIT_LISTS",
@@ -133,6 +134,11 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "USDT": ("usdt", "tether"),
     "FIAT": ("fiat", "fiat currency", "fiat currencies", "fiat money"),
 }
+
+#: Words written after an amount that are no unit: the amount is unreadable, not in "TOKENS".
+NOT_UNITS: Final = frozenset({"token", "tokens", "coin", "coins", "day", "days", "week", "weeks",
+                              "month", "months", "hour", "hours", "per", "max", "min", "each",
+                              "total", "only", "approx", "about", "bonus", "usd per", "pcs"})
 
 #: Codes of government currencies (``FIAT``: "any fiat").
 FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",

@@ -159,6 +159,8 @@ class Vocabulary(_Declared):
              ", ".join(f"``{name}``" for name in sorted(v.SPLIT_LISTS))
              + "; a part starting " + _words(v.CONTINUATIONS) + " stays with the one before"],
             ["government currency", "``accepts_fiat``", _words(v.FIAT_CODES)],
+            ["no unit after an amount (``500 tokens``)", "unreadable, a problem",
+             _words(v.NOT_UNITS)],
         ]
         lines = ["Words by kind of field", "-" * 22, "",
                  "Matched case-insensitively, stripped, inner spaces collapsed, after Unicode "

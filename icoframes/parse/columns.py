@@ -71,7 +71,8 @@ def numbers_fast(values: Sequence[object]) -> tuple[np.ndarray, list[int]]:
     return out, suspect
 
 
-def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.ndarray, Unread]:
+def to_float(values: Sequence[object], *, percent: bool = False,
+             bounds: tuple[float, float] | None = None) -> tuple[np.ndarray, Unread]:
     """A float64 column from raw values: numbers, numeric or decorated strings.
 
     Parameters
@@ -80,6 +81,9 @@ def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.nda
         Raw values of one column.
     percent : bool, default False
         Accept a trailing ``%`` sign.
+    bounds : (float, float), optional
+        The values the column may hold (:attr:`icoframes.schema.Column.bounds`);
+        a number outside is unreadable.
 
     Returns
     -------
@@ -110,7 +114,13 @@ def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.nda
             out[i] = np.nan
         else:
             out[i] = np.nan if number is None else number
-    rows.sort()  # suspects come as non-finite rows, then booleans
+    if bounds is not None:
+        with np.errstate(invalid="ignore"):
+            outside = np.flatnonzero((out < bounds[0]) | (out > bounds[1])).tolist()
+        if outside:
+            out[outside] = np.nan
+            rows += outside
+    rows.sort()  # suspects come as non-finite rows, then booleans, then out of bounds
     return out, Unread.at(values, rows)
 
 

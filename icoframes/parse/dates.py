@@ -23,11 +23,14 @@ import pyarrow.compute as pc
 from .base import BAD, MARKER_SPELLINGS, Unread, _Bad
 from .text import clean_surrogates
 
-__all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "parse_datetime", "parse_label_date",
-           "to_datetime", "to_label_date"]
+__all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "PRECISIONS", "YEARS", "parse_datetime",
+           "parse_label_date", "read_label", "to_datetime", "to_label_date"]
 
 DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
 LABEL_FORMAT: Final = "%d-%m-%Y"
+#: Dates outside these years are unreadable: no ICO happened then, and pandas'
+#: nanosecond timestamps (which to_usd and the plots use) end in 2262.
+YEARS: Final = (1990, 2100)
 _MS: Final = np.dtype("datetime64[ms]")
 _NAT_MS: Final = np.datetime64("NaT", "ms")
 
@@ -52,7 +55,9 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
 
     Also accepted: the same without seconds or without time, and ISO
     ``YYYY-MM-DD[ HH:MM:SS]``. Impossible dates (``31.02.2018 00:00:00``,
-    ``00.00.0000 00:00:00``) are :data:`BAD`.
+    ``00.00.0000 00:00:00``) and dates outside the years :data:`YEARS`
+    (``01.01.2263 00:00:00``) are :data:`BAD`; so are dates without a year
+    (``20 Sep``), durations (``19 days``) and US-order dates (``01.13.2018``).
 
     Examples
     --------
@@ -60,6 +65,8 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
     datetime.datetime(2018, 3, 1, 12, 0)
     >>> parse_datetime("TBA") is None, parse_datetime("31.02.2018 00:00:00")
     (True, BAD)
+    >>> parse_datetime("01.01.9999 00:00:00"), parse_datetime("01.13.2018")
+    (BAD, BAD)
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -74,9 +81,10 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
         DATETIME_FORMAT, *_FALLBACK_DATETIME_FORMATS)
     for fmt in formats:
         try:
-            return datetime.strptime(text, fmt)
+            when = datetime.strptime(text, fmt)
         except ValueError:
             continue
+        return when if YEARS[0] <= when.year <= YEARS[1] else BAD
     return BAD
 
 
@@ -95,41 +103,65 @@ _MONTHS: Final = {
 }
 _MONTH = r"(?P<month>[a-z]+)\.?"
 _YEAR = r"(?P<year>\d{4}|'?\d{2})"
+#: How much of a date a roadmap key gives; the date is the first day of that period.
+PRECISIONS: Final = ("day", "month", "quarter", "half", "year")
 _LABEL_PATTERNS: Final = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"(?P<day>\d{1,2})[-./](?P<mon>\d{1,2})[-./](?P<year>\d{4})",
-        r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})[-./](?P<day>\d{1,2})",
-        rf"q(?P<quarter>[1-4])[\s,/-]*{_YEAR}",
-        rf"{_YEAR}[\s,/-]*q(?P<quarter>[1-4])",
-        rf"h(?P<half>[12])[\s,/-]*{_YEAR}",
-        rf"{_YEAR}[\s,/-]*h(?P<half>[12])",
-        rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}",
-        rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}",
-        rf"{_MONTH}[\s,/-]*{_YEAR}",
-        r"(?P<mon>\d{1,2})[-./](?P<year>\d{4})",
-        r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})",
-        r"(?P<year>\d{4})",
+    (re.compile(p, re.IGNORECASE), precision)
+    for p, precision in (
+        (r"(?P<day>\d{1,2})[-./](?P<mon>\d{1,2})[-./](?P<year>\d{4})", "day"),
+        (r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})[-./](?P<day>\d{1,2})", "day"),
+        (rf"q(?P<quarter>[1-4])[\s,/-]*{_YEAR}", "quarter"),
+        (rf"(?P<quarter>[1-4])\s*q[\s,/-]*{_YEAR}", "quarter"),
+        (rf"{_YEAR}[\s,/-]*q(?P<quarter>[1-4])", "quarter"),
+        (rf"(?:(?P<quarter>[1-4])(?:st|nd|rd|th)\s+quarter)[\s,/-]*(?:of\s+)?{_YEAR}", "quarter"),
+        (rf"h(?P<half>[12])[\s,/-]*{_YEAR}", "half"),
+        (rf"{_YEAR}[\s,/-]*h(?P<half>[12])", "half"),
+        (rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}", "day"),
+        (rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}", "day"),
+        (rf"{_MONTH}[\s,/-]*{_YEAR}", "month"),
+        (r"(?P<mon>\d{1,2})[-./](?P<year>\d{4})", "month"),
+        (r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})", "month"),
+        (r"(?P<year>\d{4})", "year"),
     )
 )
 
 
-@lru_cache(maxsize=4096)
 def parse_label_date(label: str) -> datetime | None:
-    """Best-effort date of a roadmap key; None when it names no date.
-
-    ``DD-MM-YYYY`` is the documented form; also understood: other day-first
-    separators, ISO dates, quarters (``'Q3 2018'`` -> 1 July 2018), halves
-    (``'H2 2019'``), ``'March 2019'``, ``'15 March 2019'``, ``'March 15, 2019'``,
-    ``'03-2019'`` and a bare year (``'2019'`` -> 1 January 2019). Never raises.
+    """Best-effort date of a roadmap key; None when it names no date (see :func:`read_label`).
 
     Examples
     --------
     >>> parse_label_date("Q3 2018"), parse_label_date("later")
     (datetime.datetime(2018, 7, 1, 0, 0), None)
     """
+    return read_label(label)[0]
+
+
+@lru_cache(maxsize=4096)
+def read_label(label: str) -> tuple[datetime | None, str | None]:
+    """The date a roadmap key names and its precision; ``(None, None)`` when it names none.
+
+    ``DD-MM-YYYY`` is the documented form (precision ``day``); also understood:
+    other day-first separators and ISO dates (``day``), ``'15 March 2019'`` and
+    ``'March 15, 2019'`` (``day``), ``'March 2019'``, ``'03.2018'``, ``'2019-03'``
+    (``month``), quarters ``'Q3 2018'``, ``'3Q 2018'``, ``'2018 Q3'``, ``"Q3'18"``,
+    ``'3rd quarter 2018'`` (``quarter``), halves ``'H2 2019'`` (``half``) and a
+    bare year ``'2019'`` (``year``). The date is the **first day of the
+    period** (``Q3 2018`` is 1 July 2018). A key naming a day that does not
+    exist (``31-02-2018``), a US-order date (``01-13-2018``), a year outside
+    :data:`YEARS` or anything else names none. Never raises.
+
+    Examples
+    --------
+    >>> read_label("3Q 2018")
+    (datetime.datetime(2018, 7, 1, 0, 0), 'quarter')
+    >>> read_label("03.2018")
+    (datetime.datetime(2018, 3, 1, 0, 0), 'month')
+    >>> read_label("01-13-2018"), read_label("later"), read_label("2263")
+    ((None, None), (None, None), (None, None))
+    """
     text = label.strip()
-    for pattern in _LABEL_PATTERNS:
+    for pattern, precision in _LABEL_PATTERNS:
         match = pattern.fullmatch(text)
         if match is None:
             continue
@@ -143,18 +175,20 @@ def parse_label_date(label: str) -> datetime | None:
         elif parts.get("month"):
             found = _MONTHS.get(parts["month"].lower())
             if found is None:
-                return None
+                return None, None
             month = found
         elif parts.get("mon"):
             month = int(parts["mon"])
         else:
             month = 1
         day = int(parts["day"]) if parts.get("day") else 1
+        if not YEARS[0] <= year <= YEARS[1]:
+            return None, None
         try:
-            return datetime(year, month, day)
+            return datetime(year, month, day), precision
         except ValueError:
-            return None
-    return None
+            return None, None
+    return None, None
 
 
 def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
@@ -209,8 +243,10 @@ def _strptime(values: Sequence[object], fmt: str,
         return np.full(len(text), _NAT_MS)
     safe = pc.filter(text, ok)
     kept = pc.filter(parsed, ok)
-    # Arrow accepts year 0, which Python's datetime (and so the exact path) rejects
-    same: Any = pc.greater(pc.year(kept), pa.scalar(0))
+    # only years in YEARS (Arrow also accepts year 0, which Python's datetime rejects)
+    years = pc.year(kept)
+    same: Any = pc.and_(pc.greater_equal(years, pa.scalar(YEARS[0])),
+                        pc.less_equal(years, pa.scalar(YEARS[1])))
     for begin, stop, field in checks:
         sent = pc.cast(pc.utf8_slice_codeunits(safe, begin, stop), pa.int64())
         same = pc.and_(same, pc.equal(sent, getattr(pc, field)(kept)))
@@ -221,21 +257,26 @@ def _strptime(values: Sequence[object], fmt: str,
     return out
 
 
-def to_label_date(labels: Sequence[str]) -> np.ndarray:
-    """Best-effort datetime64[ms] of roadmap keys (see :func:`parse_label_date`); never raises.
+def to_label_date(labels: Sequence[object]) -> tuple[np.ndarray, list[str | None], list[int]]:
+    """Dates and precisions of roadmap keys (see :func:`read_label`), and the rows naming none.
 
     Examples
     --------
-    >>> to_label_date(["01-07-2018", "Q3 2018", "soon"]).astype(str).tolist()
-    ['2018-07-01T00:00:00.000', '2018-07-01T00:00:00.000', 'NaT']
+    >>> dates, precision, none = to_label_date(["01-07-2018", "Q3 2018", "soon"])
+    >>> dates.astype(str).tolist(), precision, none
+    (['2018-07-01T00:00:00.000', '2018-07-01T00:00:00.000', 'NaT'], ['day', 'quarter', None], [2])
     """
     n = len(labels)
     if n == 0:
-        return np.empty(0, dtype=_MS)
+        return np.empty(0, dtype=_MS), [], []
     out = _strptime(labels, LABEL_FORMAT, _CANONICAL_LABEL)
+    precision: list[str | None] = ["day"] * n
+    none = []
     for i in np.flatnonzero(np.isnat(out)).tolist():
         label = labels[i]
-        value = parse_label_date(label) if type(label) is str else None
-        if value is not None:
+        value, precision[i] = read_label(label) if isinstance(label, str) else (None, None)
+        if value is None:
+            none.append(i)
+        else:
             out[i] = np.datetime64(value, "ms")
-    return out
+    return out, precision, none

@@ -18,9 +18,9 @@ import numpy as np
 
 from ..vocabulary import CONTINUATIONS, NONE_WORDS, fold
 from .base import MARKER_SPELLINGS, Unread
-from .text import clean_surrogates, has_surrogates
+from .text import clean_surrogates, has_surrogates, latin_ticker, normalize_text
 
-__all__ = ["split_lone_strings", "to_list"]
+__all__ = ["split_lone_strings", "to_list", "with_latin_tickers"]
 
 
 def _list_item(item: object, bad: list) -> str | None:
@@ -142,3 +142,38 @@ def _split(text: str) -> list[str]:
         elif part:
             parts.append(part)
     return parts
+
+
+def with_latin_tickers(values: Sequence[object]) -> list[object]:
+    """A column of tickers (or of lists of tickers) with look-alike letters and
+    zero-width characters made plain (``'ЕТН'`` -> ``'ETH'``, ``'B\u200bTC'`` ->
+    ``'BTC'``); ASCII values are left as they are.
+
+    Examples
+    --------
+    >>> with_latin_tickers(["ЕТН", ["BTC", "Е\u200bТН"], None, "ABC"])
+    ['ETH', ['BTC', 'ETH'], None, 'ABC']
+    """
+    out = values if isinstance(values, list) else list(values)
+    copied = out is not values
+    for i, value in enumerate(out):
+        kind = type(value)
+        if kind is str:
+            if not cast(str, value).isascii():
+                if not copied:
+                    out, copied = list(values), True
+                out[i] = _latin(cast(str, value))
+        elif kind is list:
+            try:
+                if "".join(cast(list, value)).isascii():
+                    continue
+            except TypeError:
+                pass
+            if not copied:
+                out, copied = list(values), True
+            out[i] = [_latin(x) if type(x) is str else x for x in cast(list, value)]
+    return out
+
+
+def _latin(text: str) -> str:
+    return text if text.isascii() else latin_ticker(normalize_text(text))

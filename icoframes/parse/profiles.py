@@ -38,6 +38,7 @@ from ..vocabulary import NONE_WORDS, SPLIT_LISTS, fold
 from . import columns as converters
 from . import rules, units
 from .columns import split_lone_strings
+from .items import with_latin_tickers
 from .people import People, people_key
 from .problems import Problems
 from .sources import convert, field_paths, flatten, gather, select
@@ -55,6 +56,10 @@ _AMOUNT_GROUPS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "purchase_unit": (("min_purchase", "max_purchase"), ()),
     "token_price_unit": (("token_price",), ("token_price",)),
 }
+
+
+# Columns of tickers: look-alike letters and zero-width characters are made plain.
+_TICKERS: Final = ("ticker", "accepting")
 
 
 def tidy(profiles: Iterable[Mapping[str, Any]], *,
@@ -91,33 +96,52 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     -----
     How values are read:
 
+    Every value is read through the words of :mod:`icoframes.vocabulary`, after
+    Unicode NFKC and without zero-width characters (text kept as data, such as
+    names, is not normalised).
+
     * **Numbers** (float64): JSON numbers or numeric strings, also ``'$2,000,000'``,
       ``'1,500,000'``, ``'15M'``, ``'250K'``, ``'1.2B'``, ``'2000000 USD'``,
-      ``'1.5e8'``; percentages ``'60%'``/``'60 %'`` in ``distribution.percent``.
+      ``'1.5e8'``, decimal commas where they cannot group thousands (``'0,003'``,
+      ``'1,5'``), dot groups (``'1.500.000'``, ``'1.500,50'``); percentages
+      ``'60%'``/``'60 %'`` only in ``distribution.percent`` (0-100). Ranges, stages,
+      several amounts, ambiguous groups, a ``%`` elsewhere, negative amounts and
+      shares outside 0-100 are missing *and* problems, never one number.
     * **Amounts and units** (:mod:`icoframes.parse.units`): ``*_unit`` columns hold
-      canonical codes (``'US Dollar'`` -> ``'USD'``, unknown units upper-cased); a
-      currency written in a value must agree with its unit column (``caps_unit`` for
+      canonical codes (``'US Dollar'`` -> ``'USD'``, ``'Etherum'`` -> ``'ETH'``,
+      unknown units upper-cased); a unit written in a value (a currency, or a
+      ticker: ``'500 BFC'``) must agree with its unit column (``caps_unit`` for
       the caps, ``purchase_unit`` for the purchase limits, ``token_price_unit``) or
       fills it when empty; a value that contradicts it is missing and a problem.
-      ``token_price`` ``'1 ETH = 3,000 XYZ'`` is 1/3000 ETH.
+      ``token_price`` written as an exchange (``'1 KBX = 0.00011 ETH'``,
+      ``'$1 = 6820 KIN'``, ``'1 ETH = 3,000 XYZ'``) is read with the ICO's ticker
+      naming the token side (:mod:`icoframes.parse.prices`).
     * **Missing**: ``None``, ``''`` and the markers ``NA``, ``N/A``, ``—``, ``-``,
       ``NOT SET``, ``Pending``, ``TBA``, ``TBD`` (any case) are missing and are
-      not problems. Anything else unreadable (``'1 BILL = 1 XLM'``) is missing
+      not problems. Anything else unreadable (``'1 ETH = 3640-3367 IML'``) is missing
       *and* counted in ``problems``.
     * **Booleans**: the API sends ``''`` both for "does not hold" and for
-      "unknown", so a flag is True only where the API said ``true`` (or ``1``,
-      ``'1'``, ``'true'``, ``'yes'``, any case) and False otherwise; False does not
-      distinguish "no" from "unknown".
+      "unknown", so a flag is True only where the value says so (``true``, ``1``,
+      ``'Yes'``, ``'Available'``, ``'✓'``...) and False otherwise; False does not
+      distinguish "no" from "unknown". A qualified flag (``'YES (UNTIL 11 SEP)'``)
+      reads as its word and is also a problem, which keeps its text.
     * **Dates** ``DD.MM.YYYY HH:MM:SS`` -> naive datetime64[ms]; impossible dates
-      (``31.02.2018 00:00:00``, ``00.00.0000 00:00:00``) are NaT and problems.
-    * **Text** is stripped; ``''`` and the markers become missing. Map keys
-      (``social.network``, ``distribution.part``, ``bonuses.name``,
-      ``roadmap.label``) are kept exactly as sent because they identify rows.
+      (``31.02.2018 00:00:00``, ``00.00.0000 00:00:00``), dates outside the years
+      1990-2100, dates without a year and US-order dates are NaT and problems.
+    * **Text** is stripped; ``''`` and the markers become missing; a lone surrogate
+      becomes U+FFFD and a problem. Map keys (``social.network``,
+      ``distribution.part``, ``bonuses.name``, ``roadmap.label``) are kept exactly
+      as sent because they identify rows. Tickers (``ticker``, ``accepting``) are
+      read with Latin letters for look-alikes (``'ЕТН'`` -> ``'ETH'``).
     * **Lists** (``markets``, ``restricted_areas``, ``accepting``) are always a
-      list of str: ``''`` gives ``[]``, a lone string a one-item list.
-    * **Roadmap** dates come from the keys: ``DD-MM-YYYY``, or best effort for
-      ``'Q3 2018'`` (first day of the quarter), ``'March 2019'``, ``'2019'``...;
-      NaT otherwise, never an error and not a problem (the label is kept).
+      list of str: ``''`` gives ``[]``, a list whose only item says "none"
+      (``'No'``, ``'Not'``) too; a lone string a one-item list, except in
+      ``restricted_areas`` and ``accepting``, where it is split at commas and
+      semicolons. A bonus whose terms say none (``'NO'``, blank) is not a row.
+    * **Roadmap** dates come from the keys: ``DD-MM-YYYY``, quarters (``'Q3 2018'``,
+      ``'3Q 2018'``), halves, months (``'March 2019'``, ``'03.2019'``) and years,
+      as the first day of the period, with its ``precision``; a key naming no
+      date is kept as a label, NaT, and a problem (``roadmap``/``date``).
     * **People** keep their 0-based ``position`` in the profile's list, so a
       skipped non-dict entry leaves a gap. Social links with an empty url are
       not rows.
@@ -223,6 +247,8 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
             data.setdefault(column.name, pd.array([None] * len(ids), dtype=column.dtype))
     for name in SPLIT_LISTS:
         data[name] = split_lone_strings(data[name])
+    for name in _TICKERS:
+        data[name] = with_latin_tickers(data[name])
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
         _read_amounts(data, unit, amounts, exchange, ids, log)
     return convert(table, data, log)
@@ -241,7 +267,7 @@ def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],
     log.add_unread("icos", unit, unread, ids)
     numbers, codes, bad = units.read_amount_group(
         {name: data[name] for name in amounts}, text.to_numpy(dtype=object, na_value=None),
-        exchange=exchange)
+        exchange=exchange, tickers=data["ticker"] if exchange else None)
     for name in amounts:
         data[name] = numbers[name]
         log.add_unread("icos", name, bad[name], ids)
@@ -333,7 +359,8 @@ def _social(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
 def _distribution(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
                   log: Problems) -> pd.DataFrame:
     data, _, raw = source.entries(values, ids, log)
-    percent, percent_bad = converters.to_float(raw, percent=True)  # '60%' is a share
+    percent, percent_bad = converters.to_float(  # '60%' is a share, of 0-100
+        raw, percent=True, bounds=source.table.column(source.value).bounds)
     log.add_unread(source.table.name, source.value, percent_bad, data["ico_id"])
     data[source.value] = percent
     return convert(source.table, data, log)
@@ -366,5 +393,7 @@ def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray
              log: Problems) -> pd.DataFrame:
     data, labels, raw = source.entries(values, ids, log)
     data[source.value] = raw
-    data["date"] = converters.to_label_date(labels)  # derived from the label
+    # derived from the label; a label naming no date is kept, and reported under date
+    data["date"], data["precision"], none = converters.to_label_date(labels)
+    log.add(source.table.name, "date", [labels[i] for i in none], ids=data["ico_id"][none])
     return convert(source.table, data, log)

@@ -43,7 +43,9 @@ __all__ = [
 #: Bump when a rule changes meaning (the source hash catches edits too).
 #: 6: problems are one row per value, with the ICO's id.
 #: 7: the declared vocabulary (icoframes.vocabulary): flag words, none words, aliases.
-PARSER_VERSION: Final = 7
+#: 8: numbers as people write them, prices in every form, units as tickers, roadmap
+#:    precision, dates within 1990-2100 (issue 20).
+PARSER_VERSION: Final = 8
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -63,7 +65,7 @@ _CURRENCY = r"(?:US\$|USD|\$)"
 _AMOUNT_RE: Final = re.compile(
     rf"""
     (?P<sign>[-+])?\s*{_CURRENCY}?\s*
-    (?P<num>\d[\d,\s]*(?:\.\d*)?|\.\d+)
+    (?P<num>\d[\d,.\s]*|\.\d+)
     (?:e(?P<exp>[-+]?\d+))?\s*
     (?P<mult>k|thousand|m|mm|mn|mio|million|b|bn|billion)?\.?\s*
     {_CURRENCY}?
@@ -75,7 +77,9 @@ _MULTIPLIER: Final = {
     "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "million": 1e6,
     "b": 1e9, "bn": 1e9, "billion": 1e9,
 }
-_THOUSANDS_RE: Final = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+# Thousands groups: a first group of 1-3 digits that is not 0, then groups of 3.
+_THOUSANDS_RE: Final = re.compile(r"[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?")
+_DOT_THOUSANDS_RE: Final = re.compile(r"[1-9]\d{0,2}(?:\.\d{3}){2,}|[1-9]\d{0,2}(?:\.\d{3})+,\d+")
 _DECIMAL_COMMA_RE: Final = re.compile(r"\d+,\d+")
 _SPACE_GROUPS_RE: Final = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
 
@@ -103,6 +107,12 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     (2000000.0, 1200000000.0, 250000.0)
     >>> parse_amount("N/A") is None, parse_amount("1 BILL = 1 XLM")
     (True, BAD)
+    >>> parse_amount("0,003"), parse_amount("1,5"), parse_amount("1.500.000")
+    (0.003, 1.5, 1500000.0)
+    >>> parse_amount("0\u200b.25"), parse_amount("１２")
+    (0.25, 12.0)
+    >>> parse_amount("3640-3367"), parse_amount("60%"), parse_amount("1,500,5")
+    (BAD, BAD, BAD)
     """
     kind = type(value)
     if value is None:
@@ -116,7 +126,7 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     if kind is not str:
         # bool is a subclass of int but "true" is not an amount; containers are not either.
         return BAD
-    text = value.strip()  # type: ignore[union-attr]
+    text = normalize_text(value).strip()  # type: ignore[arg-type]
     if text in MARKER_SPELLINGS:
         return None
     if percent and text.endswith("%"):
@@ -140,13 +150,10 @@ def _parse_amount_text(text: str) -> float | _Bad:
         if not _SPACE_GROUPS_RE.fullmatch(digits):
             return BAD
         digits = "".join(digits.split())
-    if "," in digits:
-        if _THOUSANDS_RE.fullmatch(digits):
-            digits = digits.replace(",", "")
-        elif _DECIMAL_COMMA_RE.fullmatch(digits):
-            digits = digits.replace(",", ".")
-        else:
-            return BAD
+    read = _digits(digits)
+    if read is None:
+        return BAD
+    digits = read
     try:
         number = float(digits + (f"e{match['exp']}" if match["exp"] else ""))
     except ValueError:
@@ -156,6 +163,26 @@ def _parse_amount_text(text: str) -> float | _Bad:
     if match["sign"] == "-":
         number = -number
     return number if math.isfinite(number) else BAD
+
+
+def _digits(digits: str) -> str | None:
+    """Digits with grouping and decimal marks as Python reads them; None when ambiguous.
+
+    ``1,500,000`` and ``1,500.5`` group thousands with commas (a first group of
+    ``0`` cannot: ``0,003`` is 0.003); ``1.500.000`` and ``1.500,5`` with dots;
+    a single comma that cannot group thousands is a decimal comma (``1,5``,
+    ``0,065``, ``12,50``). Anything else with several marks is ambiguous.
+    """
+    commas, dots = digits.count(","), digits.count(".")
+    if commas == 0 and dots <= 1:
+        return digits
+    if _THOUSANDS_RE.fullmatch(digits):
+        return digits.replace(",", "")
+    if _DOT_THOUSANDS_RE.fullmatch(digits):
+        return digits.replace(".", "").replace(",", ".")
+    if dots == 0 and _DECIMAL_COMMA_RE.fullmatch(digits):
+        return digits.replace(",", ".")
+    return None
 
 
 def _integer(value: object) -> int | None:

@@ -25,7 +25,7 @@ import pandas as pd
 from ..schema import EACH, KEY, Source, TableSchema
 from ..vocabulary import NONE_WORDS, fold
 from . import rules
-from .columns import CONVERTERS
+from .columns import CONVERTERS, to_float
 from .problems import Problems
 
 __all__ = ["ID", "as_dict", "as_dicts", "convert", "field_paths", "flatten", "gather",
@@ -231,7 +231,10 @@ def convert(table: TableSchema, data: Mapping[str, Any], problems: Problems) -> 
     for column in table.columns:
         values = data[column.name]
         if isinstance(values, list | tuple):
-            values, unread = CONVERTERS[column.kind](values)
+            if column.bounds is not None:
+                values, unread = to_float(values, bounds=column.bounds)
+            else:
+                values, unread = CONVERTERS[column.kind](values)
             problems.add_unread(table.name, column.name, unread, row_ids)
         columns[column.name] = values
     return pd.DataFrame(columns, copy=False)

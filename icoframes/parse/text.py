@@ -22,13 +22,13 @@ __all__ = ["ZERO_WIDTH", "clean_surrogates", "has_surrogates", "latin_ticker", "
 #: Characters that print as nothing: zero-width space, (non-)joiners, word joiner,
 #: byte-order mark, soft hyphen, and the directional marks pasted with them.
 ZERO_WIDTH: Final = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-_DROP: Final = dict.fromkeys(map(ord, ZERO_WIDTH))
+_DROP: Final = {**dict.fromkeys(map(ord, ZERO_WIDTH)), ord("\u2212"): "-"}  # minus sign
 _LOOKALIKE_TABLE: Final = str.maketrans(dict(LOOKALIKES))
 _NON_ASCII_LETTER: Final = re.compile(r"[^\x00-\x7f]")
 
 
 def normalize_text(text: str) -> str:
-    """NFKC, then without zero-width characters; ASCII text is returned as it is (fast).
+    """NFKC, then without zero-width characters, U+2212 as ``-``; ASCII text as it is (fast).
 
     Examples
     --------
