@@ -52,15 +52,11 @@ class Tables(Mapping[str, pd.DataFrame]):
     :meth:`empty` or :meth:`read_parquet`; take some of its ICOs with
     :meth:`subset`.
 
-    A ``Tables`` is a :class:`collections.abc.Mapping` of the table name to its
-    frame, like a read-only ``dict``: the keys are ``schema.TABLE_NAMES`` in
-    order, then ``"problems"`` (:data:`NAMES`); ``len(tables)`` is the number
-    of tables (11, whatever the rows), iterating gives the names, and ``in``,
-    ``get``, ``keys``, ``values`` and ``items`` behave as in a ``dict``. Every
-    table is an attribute too (``tables.icos``). ``dict(tables)`` gives a plain
-    dict and ``Tables(**dict(tables))`` the bundle again; the number of ICOs is
-    ``len(tables.icos)``. Two bundles are equal only when they are the same
-    object (compare frames with :meth:`pandas.DataFrame.equals`).
+    A read-only :class:`collections.abc.Mapping` like a ``dict``: keys are
+    ``schema.TABLE_NAMES`` then ``"problems"`` (:data:`NAMES`), ``len`` is the
+    number of tables (11; ICOs: ``len(tables.icos)``), and ``Tables(**dict(t))``
+    rebuilds it. Every table is an attribute too. Bundles are equal only when
+    they are the same object.
 
     Parameters
     ----------
@@ -127,8 +123,7 @@ class Tables(Mapping[str, pd.DataFrame]):
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in NAMES
 
-    # a bundle of frames has no useful value equality (DataFrame == is element-wise):
-    # identity, as before it was a Mapping
+    # identity: DataFrame == is element-wise, a bundle has no useful value equality
     __eq__ = object.__eq__
     __hash__ = object.__hash__
 
