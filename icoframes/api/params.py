@@ -58,8 +58,9 @@ class Param:
     ``kind`` says how a value is read: ``sort`` and ``status`` are one of
     ``allowed``; ``int`` is an integer from ``low`` to ``high``; ``ids`` and
     ``strings`` are lists (a scalar is wrapped); ``yes-flag`` takes True only
-    and is sent as ``"yes"`` (the service cannot select the ICOs without). ``filter`` is False for parameters that do not
-    narrow the result (sorting, paging); ``value`` names what one value is.
+    and is sent as ``"yes"`` (the service cannot select the ICOs without).
+    ``filter`` is False for parameters that do not narrow the result (sorting,
+    paging); ``value`` names what one value is.
     ``tickers`` marks strings that must look like a :data:`TICKER`; they are
     sent upper-cased, so ``"eth"`` and ``"ETH"`` are one query.
     """
