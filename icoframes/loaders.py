@@ -197,7 +197,8 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         The daily allowance ran out. Everything fetched is cached; call again
         after the reset to fetch only the rest.
     ServiceUnavailable
-        The service failed a run of attempts in a row (the circuit breaker,
+        The service looks down: many different requests failed with no
+        success between, or connections were refused (the circuit breaker,
         :mod:`icoframes.api.control`): ``last_failure`` names the cause.
         Everything fetched is cached.
     NotCached
