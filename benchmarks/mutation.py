@@ -1,0 +1,243 @@
+"""Mutation testing of the modules with the most rules: ``make mutate [MODULE=name]``.
+
+Each module is mutated by mutmut (pinned in the Makefile) and checked against a fast,
+targeted subset of the tests (:data:`MODULES`), never the whole suite; mutmut runs
+only the tests that reach the mutated function, each mutant in a forked worker with
+a wall-clock and a CPU limit. The run happens in ``.mutate/<name>/`` (a scratch
+folder of symlinks to the tree plus mutmut's ``mutants/`` copy, rebuilt each run),
+niced, with one worker unless ``MUTATE_JOBS`` says otherwise. The kill rate per
+source file and the surviving mutants are written to the module's section of
+``benchmarks/MUTATION.md``; the other sections and the hand-written text around
+them are kept.
+
+``python -m benchmarks.mutation money gate`` runs two modules; ``all`` runs every
+one (about an hour and a half on 2 shared cores: run them one at a time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = Path(__file__).with_name("MUTATION.md")
+SCRATCH = ROOT / ".mutate"
+
+
+@dataclass(frozen=True)
+class Module:
+    """What one ``make mutate MODULE=name`` mutates, and the tests that judge it."""
+
+    sources: tuple[str, ...]  # only_mutate globs, relative to the root
+    tests: tuple[str, ...]  # test files; tests/test_mutation_<name>*.py are added
+
+
+MODULES: dict[str, Module] = {
+    "parse": Module(("icoframes/parse/*",),
+                    ("tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
+                     "tests/test_tidy.py", "tests/test_tables.py")),
+    "gate": Module(("icoframes/api/gate.py",), ("tests/test_gate.py",)),
+    "store": Module(("icoframes/store/*",),
+                    ("tests/test_store.py", "tests/test_housekeeping.py",
+                     "tests/test_durability.py", "tests/test_migration.py",
+                     "tests/test_derived.py")),
+    "policy": Module(("icoframes/fetch/policy.py",),
+                     ("tests/test_freshness.py", "tests/test_budget.py")),
+    "money": Module(("icoframes/money.py",), ("tests/test_money.py",)),
+    "features": Module(("icoframes/features.py",), ("tests/test_features.py",)),
+}
+
+# Reads mutmut's results inside the scratch folder (mutmut's own modules, version
+# pinned): every mutant's status, and the diff of each one not killed.
+_COLLECT = """
+import json, sys
+from mutmut.mutation.data import SourceFileMutationData
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+from mutmut.stats import status_by_exit_code
+from mutmut.utils.file_utils import walk_mutatable_files
+rows = []
+for path in walk_mutatable_files():
+    data = SourceFileMutationData(path=path)
+    data.load()
+    for name, code in sorted(data.exit_code_by_key.items()):
+        status = status_by_exit_code[code]
+        diff = "" if status == "killed" else get_diff_for_mutant(name, path=path)
+        rows.append({"path": str(path), "name": name, "status": status, "diff": diff})
+json.dump(rows, sys.stdout)
+"""
+
+
+def log(message: str) -> None:
+    print(f"[mutate {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def tests_of(name: str, *, baseline: bool = False) -> list[str]:
+    """The module's test files, plus the mutation tests written for it (not in a baseline)."""
+    if baseline:
+        return list(MODULES[name].tests)
+    extra = sorted(str(p.relative_to(ROOT))
+                   for p in (ROOT / "tests").glob(f"test_mutation_{name}*.py"))
+    return [*MODULES[name].tests, *extra]
+
+
+def prepare(name: str, baseline: bool) -> Path:
+    """A fresh scratch folder: symlinks to the tree and mutmut's config for ``name``."""
+    work = SCRATCH / name
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for entry in ("icoframes", "tests", "pyproject.toml"):
+        (work / entry).symlink_to(ROOT / entry)
+    lines = [
+        "[mutmut]",
+        "source_paths = icoframes",
+        "only_mutate =", *(f"    {glob}" for glob in MODULES[name].sources),
+        # the suite's order is random elsewhere; here a fixed order keeps runs comparable
+        "pytest_add_cli_args =", "    -p", "    no:randomly", "    -p", "    no:cacheprovider",
+        "pytest_add_cli_args_test_selection =",
+        *(f"    {t}" for t in tests_of(name, baseline=baseline)),
+        # a mutant that hangs (a loop that never ends, a wait never woken) is stopped
+        # after 10 times its tests' measured time, plus 10 s
+        "timeout_multiplier = 10",
+        "timeout_constant = 10",
+        "use_git_change_detection = false",
+    ]
+    (work / "setup.cfg").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return work
+
+
+@dataclass
+class Result:
+    """One module's run: every mutant (path, name, status, diff) and how long it took."""
+
+    name: str
+    rows: list[dict[str, str]]
+    seconds: float
+    tests: list[str]
+    baseline: bool
+
+
+def run(name: str, jobs: int, baseline: bool) -> Result:
+    work = prepare(name, baseline)
+    tests = tests_of(name, baseline=baseline)
+    log(f"{name}: mutating {', '.join(MODULES[name].sources)} against {', '.join(tests)}")
+    mutmut = Path(sys.executable).with_name("mutmut")
+    started = time.monotonic()
+    with open(work / "run.log", "wb") as out:
+        done = subprocess.run([str(mutmut), "run", "--max-children", str(jobs)], cwd=work,
+                              stdout=out, stderr=subprocess.STDOUT, check=False)
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        tail = (work / "run.log").read_text(encoding="utf-8", errors="replace")[-3000:]
+        raise SystemExit(f"mutmut failed on {name} (exit {done.returncode}):\n{tail}")
+    collected = subprocess.run([sys.executable, "-c", _COLLECT], cwd=work, capture_output=True,
+                               text=True, check=True)
+    rows = json.loads(collected.stdout)
+    log(f"{name}: {len(rows)} mutants in {seconds / 60:.1f} min")
+    return Result(name, rows, seconds, tests, baseline)
+
+
+def changed_lines(diff: str) -> str:
+    """The lines a mutant changes, ``-old`` / ``+new``, stripped of indentation."""
+    lines = [line for line in diff.splitlines()
+             if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    return " → ".join(f"`{line[1:].strip()}`" for line in lines)
+
+
+def function_of(mutant: str) -> str:
+    """``icoframes.store.cache.xǁCacheǁget__mutmut_3`` -> ``Cache.get``."""
+    last = mutant.split("__mutmut_")[0].rsplit(".", 1)[-1]
+    if last.startswith("xǁ"):
+        return last[2:].replace("ǁ", ".")
+    return last.removeprefix("x_")
+
+
+def section(result: Result) -> str:
+    name, rows = result.name, result.rows
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True, check=False).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "icoframes", "tests"], cwd=ROOT,
+                           capture_output=True, text=True, check=False).stdout.strip()
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    minutes = result.seconds / 60
+    title = f"{name}: before (without tests/test_mutation_*)" if result.baseline else name
+    out = [f"### {title}", "",
+           f"{when}, commit {commit}{' (+ uncommitted changes)' if dirty else ''}, "
+           f"{minutes:.1f} min; tests: {', '.join(f'`{t}`' for t in result.tests)}.", "",
+           "| file | mutants | killed | survived | timeout | no tests | other | killed % |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    by_path: dict[str, Counter[str]] = {}
+    for row in rows:
+        by_path.setdefault(row["path"], Counter())[row["status"]] += 1
+    total: Counter[str] = Counter()
+    for path, counts in sorted(by_path.items()):
+        total.update(counts)
+        out.append(_row(path, counts))
+    if len(by_path) > 1:
+        out.append(_row("**all**", total))
+    survivors = [row for row in rows if row["status"] != "killed"]
+    out += ["", f"Not killed ({len(survivors)}):", ""]
+    for row in survivors:
+        function = function_of(row["name"])
+        out.append(f"- {row['status']}: `{row['name'].removeprefix('icoframes.')}` "
+                   f"({function}): {changed_lines(row['diff'])}")
+    return "\n".join(out) + "\n"
+
+
+def _row(path: str, counts: Counter[str]) -> str:
+    n = sum(counts.values())
+    # a timeout is a kill (the mutant made the tests hang); "no tests" and the rest are not
+    killed = counts["killed"] + counts["timeout"]
+    other = n - killed - counts["survived"] - counts["no tests"]
+    rate = f"{100 * killed / n:.1f}" if n else "–"
+    return (f"| {path} | {n} | {counts['killed']} | {counts['survived']} | {counts['timeout']} "
+            f"| {counts['no tests']} | {other} | {rate} |")
+
+
+def write(sections: dict[str, str]) -> None:
+    """Replace each module's marked section in the report, keeping everything else."""
+    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else "# Mutation testing\n"
+    for name, body in sections.items():
+        begin, end = f"<!-- mutate:{name} -->", f"<!-- /mutate:{name} -->"
+        block = f"{begin}\n{body}{end}"
+        if begin in text and end in text:
+            text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
+        else:
+            text = text.rstrip("\n") + "\n\n" + block + "\n"
+    REPORT.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.mutation", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("modules", nargs="*", default=["all"],
+                        help=f"all, or some of: {', '.join(MODULES)}")
+    parser.add_argument("--baseline", action="store_true",
+                        help="without tests/test_mutation_*: the rate before them, written "
+                             "to a section of its own")
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("MUTATE_JOBS", "1")),
+                        help="mutants run at once (default 1, or $MUTATE_JOBS)")
+    args = parser.parse_args(argv)
+    names = list(MODULES) if args.modules == ["all"] else args.modules
+    unknown = [n for n in names if n not in MODULES]
+    if unknown:
+        parser.error(f"unknown module(s) {', '.join(unknown)}: "
+                     f"choose from all, {', '.join(MODULES)}")
+    for name in names:
+        # one module at a time, written as soon as it is done: a long run interrupted
+        # keeps what it measured
+        key = f"{name}:before" if args.baseline else name
+        write({key: section(run(name, args.jobs, args.baseline))})
+        log(f"{name}: written to {REPORT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
