@@ -1,4 +1,4 @@
-"""The gate's boundaries, each one a mutant of api/gate.py survived (``make mutate MODULE=gate``).
+"""The gate: the boundaries mutants of api/gate.py survived (`make mutate MODULE=gate`).
 
 Every test sends one exact reply from the hostile server over loopback HTTP and
 asserts where the line falls: a body of exactly the cap passes and one byte more
