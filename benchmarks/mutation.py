@@ -17,7 +17,9 @@ one (about an hour and a half on 2 shared cores: run them one at a time).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
+import hashlib
 import json
 import os
 import shutil
@@ -51,7 +53,7 @@ MODULES: dict[str, Module] = {
                      "tests/test_durability.py", "tests/test_migration.py",
                      "tests/test_derived.py")),
     "policy": Module(("icoframes/fetch/policy.py",),
-                     ("tests/test_freshness.py", "tests/test_budget.py")),
+                     ("tests/test_freshness.py",)),
     "money": Module(("icoframes/money.py",), ("tests/test_money.py",)),
     "features": Module(("icoframes/features.py",), ("tests/test_features.py",)),
 }
@@ -80,18 +82,38 @@ def log(message: str) -> None:
     print(f"[mutate {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
+def module_of(name: str) -> Module:
+    """``parse`` or one file of it, ``parse:units`` (same tests, one file mutated)."""
+    module, _, part = name.partition(":")
+    whole = MODULES[module]
+    if not part:
+        return whole
+    folder = whole.sources[0].removesuffix("/*")
+    return Module((f"{folder}/{part}.py",), whole.tests)
+
+
+def sources_hash(name: str) -> str:
+    """What the mutants' names depend on: the mutated files' text."""
+    digest = hashlib.sha256()
+    for glob in module_of(name).sources:
+        for path in sorted(ROOT.glob(glob if glob.endswith(".py") else glob + ".py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def tests_of(name: str, *, baseline: bool = False) -> list[str]:
     """The module's test files, plus the mutation tests written for it (not in a baseline)."""
+    module = name.partition(":")[0]
     if baseline:
-        return list(MODULES[name].tests)
+        return list(module_of(name).tests)
     extra = sorted(str(p.relative_to(ROOT))
-                   for p in (ROOT / "tests").glob(f"test_mutation_{name}*.py"))
-    return [*MODULES[name].tests, *extra]
+                   for p in (ROOT / "tests").glob(f"test_mutation_{module}*.py"))
+    return [*module_of(name).tests, *extra]
 
 
 def prepare(name: str, baseline: bool) -> Path:
     """A fresh scratch folder: symlinks to the tree and mutmut's config for ``name``."""
-    work = SCRATCH / name
+    work = SCRATCH / name.replace(":", "-")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     for entry in ("icoframes", "tests", "pyproject.toml"):
@@ -99,7 +121,7 @@ def prepare(name: str, baseline: bool) -> Path:
     lines = [
         "[mutmut]",
         "source_paths = icoframes",
-        "only_mutate =", *(f"    {glob}" for glob in MODULES[name].sources),
+        "only_mutate =", *(f"    {glob}" for glob in module_of(name).sources),
         # the suite's order is random elsewhere; here a fixed order keeps runs comparable
         "pytest_add_cli_args =", "    -p", "    no:randomly", "    -p", "    no:cacheprovider",
         "pytest_add_cli_args_test_selection =",
@@ -123,26 +145,76 @@ class Result:
     seconds: float
     tests: list[str]
     baseline: bool
+    sources: str = ""  # sources_hash() when it ran
+    when: str = ""
+    rechecked: str = ""  # when only the survivors of an earlier run were run again: its time
 
 
-def run(name: str, jobs: int, baseline: bool) -> Result:
+def saved(name: str, baseline: bool) -> Path:
+    return SCRATCH / f"{name.replace(':', '-')}{'-before' if baseline else ''}.json"
+
+
+def run(name: str, jobs: int, baseline: bool, only: list[str] | None = None) -> Result:
     work = prepare(name, baseline)
     tests = tests_of(name, baseline=baseline)
-    log(f"{name}: mutating {', '.join(MODULES[name].sources)} against {', '.join(tests)}")
+    what = f"{len(only)} survivors of" if only is not None else "mutating"
+    log(f"{name}: {what} {', '.join(module_of(name).sources)} against {', '.join(tests)}")
     mutmut = Path(sys.executable).with_name("mutmut")
     started = time.monotonic()
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     with open(work / "run.log", "wb") as out:
-        done = subprocess.run([str(mutmut), "run", "--max-children", str(jobs)], cwd=work,
-                              stdout=out, stderr=subprocess.STDOUT, check=False)
+        done = subprocess.run([str(mutmut), "run", "--max-children", str(jobs), *(only or [])],
+                              cwd=work, stdout=out, stderr=subprocess.STDOUT, check=False)
     seconds = time.monotonic() - started
     if done.returncode != 0:
         tail = (work / "run.log").read_text(encoding="utf-8", errors="replace")[-3000:]
         raise SystemExit(f"mutmut failed on {name} (exit {done.returncode}):\n{tail}")
+    rows = collect(work)
+    if only is not None:
+        rows = [row for row in rows if row["name"] in set(only)]
+    log(f"{name}: {len(rows)} mutants in {seconds / 60:.1f} min")
+    return Result(name, rows, seconds, tests, baseline, sources_hash(name), when)
+
+
+def collect(work: Path) -> list[dict[str, str]]:
+    """Every mutant of the last mutmut run in ``work``: path, name, status, diff."""
     collected = subprocess.run([sys.executable, "-c", _COLLECT], cwd=work, capture_output=True,
                                text=True, check=True)
-    rows = json.loads(collected.stdout)
-    log(f"{name}: {len(rows)} mutants in {seconds / 60:.1f} min")
-    return Result(name, rows, seconds, tests, baseline)
+    rows: list[dict[str, str]] = json.loads(collected.stdout)
+    return rows
+
+
+def collected(name: str, baseline: bool) -> Result:
+    """The results a run left in its scratch folder (``--collect``: when the driver that
+    started it did not get to write them)."""
+    work = SCRATCH / name.replace(":", "-")
+    log_file = work / "run.log"
+    started = dt.datetime.fromtimestamp((work / "setup.cfg").stat().st_mtime, dt.UTC)
+    ended = dt.datetime.fromtimestamp(log_file.stat().st_mtime, dt.UTC)
+    return Result(name, collect(work), (ended - started).total_seconds(),
+                  tests_of(name, baseline=baseline), baseline, sources_hash(name),
+                  started.strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def recheck(name: str, jobs: int) -> Result:
+    """Run again only the mutants the last saved run of ``name`` did not kill.
+
+    A killed mutant stays killed when tests are added, so the others are carried over;
+    refused when the mutated files changed since (the mutants' numbers would not match).
+    """
+    path = next((p for p in (saved(name, False), saved(name, True)) if p.exists()), None)
+    if path is None:
+        raise SystemExit(f"{name}: no saved run to recheck; run it in full first")
+    old = Result(**json.loads(path.read_text(encoding="utf-8")))
+    if old.sources != sources_hash(name):
+        raise SystemExit(f"{name}: the mutated files changed since the run of {old.when}; "
+                         "run it in full")
+    survivors = [row["name"] for row in old.rows if row["status"] not in ("killed", "timeout")]
+    new = run(name, jobs, False, only=survivors)
+    again = {row["name"]: row for row in new.rows}
+    rows = [again.get(row["name"], row) for row in old.rows]
+    return Result(name, rows, new.seconds, new.tests, False, old.sources, new.when,
+                  rechecked=old.when)
 
 
 def changed_lines(diff: str) -> str:
@@ -166,12 +238,14 @@ def section(result: Result) -> str:
                             text=True, check=False).stdout.strip() or "?"
     dirty = subprocess.run(["git", "status", "--porcelain", "--", "icoframes", "tests"], cwd=ROOT,
                            capture_output=True, text=True, check=False).stdout.strip()
-    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     minutes = result.seconds / 60
     title = f"{name}: before (without tests/test_mutation_*)" if result.baseline else name
     out = [f"### {title}", "",
-           f"{when}, commit {commit}{' (+ uncommitted changes)' if dirty else ''}, "
-           f"{minutes:.1f} min; tests: {', '.join(f'`{t}`' for t in result.tests)}.", "",
+           f"{result.when}, commit {commit}{' (+ uncommitted changes)' if dirty else ''}, "
+           f"{minutes:.1f} min; tests: {', '.join(f'`{t}`' for t in result.tests)}."
+           + (f" Only the survivors of the run of {result.rechecked} were run again (the "
+              "mutated files unchanged since); its killed mutants are carried over."
+              if result.rechecked else ""), "",
            "| file | mutants | killed | survived | timeout | no tests | other | killed % |",
            "|---|---:|---:|---:|---:|---:|---:|---:|"]
     by_path: dict[str, Counter[str]] = {}
@@ -219,15 +293,23 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.mutation", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("modules", nargs="*", default=["all"],
-                        help=f"all, or some of: {', '.join(MODULES)}")
+                        help=f"all, or some of: {', '.join(MODULES)}; one file of a "
+                             "package as parse:units or store:housekeeping")
     parser.add_argument("--baseline", action="store_true",
                         help="without tests/test_mutation_*: the rate before them, written "
                              "to a section of its own")
+    parser.add_argument("--recheck", action="store_true",
+                        help="run again only the survivors of the last run (after adding "
+                             "tests); the rest of its results are kept")
+    parser.add_argument("--collect", action="store_true",
+                        help="write the results a finished run left in .mutate/<module>/ "
+                             "without running anything (with --baseline if it was one)")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("MUTATE_JOBS", "1")),
                         help="mutants run at once (default 1, or $MUTATE_JOBS)")
     args = parser.parse_args(argv)
     names = list(MODULES) if args.modules == ["all"] else args.modules
-    unknown = [n for n in names if n not in MODULES]
+    unknown = [n for n in names if n.partition(":")[0] not in MODULES
+               or (":" in n and not list(ROOT.glob(module_of(n).sources[0])))]
     if unknown:
         parser.error(f"unknown module(s) {', '.join(unknown)}: "
                      f"choose from all, {', '.join(MODULES)}")
@@ -235,7 +317,15 @@ def main(argv: list[str] | None = None) -> None:
         # one module at a time, written as soon as it is done: a long run interrupted
         # keeps what it measured
         key = f"{name}:before" if args.baseline else name
-        write({key: section(run(name, args.jobs, args.baseline))})
+        if args.collect:
+            result = collected(name, args.baseline)
+        elif args.recheck:
+            result = recheck(name, args.jobs)
+        else:
+            result = run(name, args.jobs, args.baseline)
+        saved(name, args.baseline).write_text(json.dumps(dataclasses.asdict(result)),
+                                              encoding="utf-8")
+        write({key: section(result)})
         log(f"{name}: written to {REPORT.relative_to(ROOT)}")
 
 
