@@ -68,7 +68,8 @@ def test_long_form_column_names_are_read_without_case_or_spaces():
 
 
 def test_long_form_missing_columns_are_named():
-    with pytest.raises(ValueError, match=r"missing: date, usd_per_unit \(or units_per_usd\) \(got \['currency'\]\)"):
+    missing = r"missing: date, usd_per_unit \(or units_per_usd\) \(got \['currency'\]\)"
+    with pytest.raises(ValueError, match=missing):
         normalize_rates(pd.DataFrame({"currency": ["ETH"]}))
 
 
