@@ -209,6 +209,6 @@ def test_lone_surrogates_become_replacement_characters_and_problems():
                                               "network", "ico_score"}
     assert all("\ud800" not in v and "\udfff" not in v for v in tables.problems["value"])
     # everything the parser returns can be written
-    for _, frame in [*tables, ("problems", tables.problems)]:
+    for frame in tables.values():  # the tables and problems
         frame.to_json(date_format="iso")
     features(tables)
