@@ -41,9 +41,10 @@ Lists written as one string
     see :data:`CONTINUATIONS`) stays joined to it.
 
 Units and currencies
-    :data:`UNIT_ALIASES`: canonical code -> spellings, misspellings included
-    (``'Etherum'`` is ETH); ``'Fiat currency'`` is the code ``FIAT``, which
-    with :data:`FIAT_CODES` marks a government currency. A ticker written
+    :data:`UNIT_ALIASES`: canonical code -> spellings; in data also
+    :data:`DATA_UNIT_SPELLINGS`, the misspellings (``'Etherum'`` is ETH) and
+    ``'Fiat currency'``, the code ``FIAT``, which with :data:`FIAT_CODES` marks a
+    government currency. A ticker written
     with Cyrillic or Greek look-alike letters (``'ЕТН'``) is read with
     their Latin twins (:data:`LOOKALIKES`) when every letter has one; text
     with other non-Latin letters is left as written.
@@ -61,6 +62,7 @@ from typing import Final
 
 __all__ = [
     "CONTINUATIONS",
+    "DATA_UNIT_SPELLINGS",
     "FALSE_WORDS",
     "FIAT_CODES",
     "LOOKALIKES",
@@ -120,9 +122,8 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "EUR": ("eur", "euro", "euros", "€"),
     "GBP": ("gbp", "pound sterling", "british pound", "£"),
     "CHF": ("chf", "swiss franc"),
-    "ETH": ("eth", "ether", "ethereum", "ethers", "Ξ", "ethererum", "etherum", "etherium",
-            "etheruem", "ehtereum", "ethreum", "etereum"),
-    "BTC": ("btc", "bitcoin", "bitcoins", "xbt", "₿", "bitcion", "bitcoin (btc)"),
+    "ETH": ("eth", "ether", "ethereum", "ethers", "Ξ"),
+    "BTC": ("btc", "bitcoin", "bitcoins", "xbt", "₿"),
     "LTC": ("ltc", "litecoin"),
     "BCH": ("bch", "bitcoin cash"),
     "XRP": ("xrp", "ripple"),
@@ -132,6 +133,14 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "NEO": ("neo",),
     "EOS": ("eos",),
     "USDT": ("usdt", "tether"),
+}
+
+#: Spellings read in *data* only: common misspellings and generic words. An
+#: argument (``accepted_currencies="Etherium"``) is refused with "did you mean"
+#: instead (:mod:`icoframes.queries` takes only :data:`UNIT_ALIASES`).
+DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
+    "ETH": ("ethererum", "etherum", "etherium", "etheruem", "ehtereum", "ethreum", "etereum"),
+    "BTC": ("bitcion", "bitcoin (btc)"),
     "FIAT": ("fiat", "fiat currency", "fiat currencies", "fiat money"),
 }
 

@@ -14,6 +14,7 @@ from icoframes.features import features
 from icoframes.parse.profiles import tidy
 from icoframes.tables import Tables
 from icoframes.vocabulary import (
+    DATA_UNIT_SPELLINGS,
     FALSE_WORDS,
     NONE_WORDS,
     PLATFORM_FAMILIES,
@@ -184,9 +185,15 @@ def test_social_key_btc_is_bitcointalk(key):
 
 
 def test_alias_tables_name_each_spelling_once():
-    for table in (UNIT_ALIASES, PLATFORM_FAMILIES, SOCIAL_ALIASES):
-        spellings = [s.casefold() for names in table.values() for s in names]
+    units = [*UNIT_ALIASES.values(), *DATA_UNIT_SPELLINGS.values()]
+    for names_of in (units, PLATFORM_FAMILIES.values(), SOCIAL_ALIASES.values()):
+        spellings = [s.casefold() for names in names_of for s in names]
         assert len(spellings) == len(set(spellings))
+
+
+def test_misspellings_are_read_in_data_but_not_accepted_as_arguments():
+    assert "etherium" in DATA_UNIT_SPELLINGS["ETH"]
+    assert "etherium" not in UNIT_ALIASES["ETH"]  # queries refuse it with "did you mean"
 
 
 # --------------------------------------------------------------------------- lone surrogates
@@ -209,6 +216,6 @@ def test_lone_surrogates_become_replacement_characters_and_problems():
                                               "network", "ico_score"}
     assert all("\ud800" not in v and "\udfff" not in v for v in tables.problems["value"])
     # everything the parser returns can be written
-    for _, frame in [*tables, ("problems", tables.problems)]:
+    for frame in tables.values():  # the tables and problems
         frame.to_json(date_format="iso")
     features(tables)

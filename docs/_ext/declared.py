@@ -166,7 +166,9 @@ class Vocabulary(_Declared):
                  "Matched case-insensitively, stripped, inner spaces collapsed, after Unicode "
                  "NFKC and without zero-width characters.", ""]
         lines += _list_table(["kind", "reads as", "words"], kinds, "22 26 52")
-        for title, table in (("Units", v.UNIT_ALIASES), ("Platforms", v.PLATFORM_FAMILIES),
+        units = {code: (*v.UNIT_ALIASES.get(code, ()), *v.DATA_UNIT_SPELLINGS.get(code, ()))
+                 for code in {**v.UNIT_ALIASES, **v.DATA_UNIT_SPELLINGS}}
+        for title, table in (("Units", units), ("Platforms", v.PLATFORM_FAMILIES),
                              ("Social networks", v.SOCIAL_ALIASES)):
             lines += [title, "-" * len(title), ""]
             lines += _list_table(["canonical", "spellings"],

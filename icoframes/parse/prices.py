@@ -29,14 +29,14 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from ..vocabulary import FIAT_CODES, UNIT_ALIASES, fold
+from ..vocabulary import DATA_UNIT_SPELLINGS, FIAT_CODES, UNIT_ALIASES, fold
 from .base import BAD, MARKER_SPELLINGS, _Bad
 from .rules import parse_amount
 from .text import latin_ticker, normalize_text
 
 __all__ = ["canonical_unit", "read_exchange"]
 
-_CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
+_CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES  # FIAT is one of FIAT_CODES
 _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
 _SIDE_RE: Final = re.compile(
     r"""\s*(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*
@@ -47,11 +47,11 @@ _SIDE_RE: Final = re.compile(
 )
 
 
-_ALIAS: Final[dict[str, str]] = {
-    fold(spelling): code for code, spellings in UNIT_ALIASES.items() for spelling in spellings
-}
-if len(_ALIAS) != sum(map(len, UNIT_ALIASES.values())):  # pragma: no cover
-    raise ImportError("a spelling in UNIT_ALIASES names two units")
+_SPELLINGS: Final = [(fold(spelling), code) for table in (UNIT_ALIASES, DATA_UNIT_SPELLINGS)
+                     for code, spellings in table.items() for spelling in spellings]
+_ALIAS: Final[dict[str, str]] = dict(_SPELLINGS)
+if len(_ALIAS) != len(_SPELLINGS):  # pragma: no cover
+    raise ImportError("a spelling in UNIT_ALIASES or DATA_UNIT_SPELLINGS names two units")
 
 
 def canonical_unit(text: object) -> str | None:
