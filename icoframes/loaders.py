@@ -29,7 +29,7 @@ from .errors import InvalidParameter
 from .fetch import LoadContext, age_limit
 from .fetch.policy import profile_max_age as profile_max_age_of
 from .parse.problems import problems_of_load
-from .queries import build_queries
+from .queries import DATED_KEYS, build_queries, combined_sort, sort_rows, warn_if_nothing_matched
 from .schema import ICOS, TABLES, empty_frame
 from .store.cache import Cache
 from .store.housekeeping import (
@@ -113,7 +113,9 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
         Columns id, name, logo, ico_score, url, raised, status: one row per ICO.
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    return load.listing(status, filters, refresh=refresh, max_age=max_age)
+    listing = load.listing(status, filters, refresh=refresh, max_age=max_age)
+    warn_if_nothing_matched(listing)
+    return listing
 
 
 def load_icos(status: str | None = None, *, refresh: Refresh = False,
@@ -222,8 +224,10 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     >>> icoframes.reset_configuration()
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    return load.tables(status, filters, refresh=refresh, max_age=max_age,
+    icos = load.tables(status, filters, refresh=refresh, max_age=max_age,
                        profile_max_age=profile_max_age, budget=budget, only_icos=True).icos
+    warn_if_nothing_matched(icos)
+    return icos
 
 
 def load_tables(status: str | None = None, *, refresh: Refresh = False,
@@ -245,8 +249,10 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         no ``ico_id``). ``tables.problem_summary()`` counts them per column.
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    return load.tables(status, filters, refresh=refresh, max_age=max_age,
-                       profile_max_age=profile_max_age, budget=budget, only_icos=False)
+    tables = load.tables(status, filters, refresh=refresh, max_age=max_age,
+                         profile_max_age=profile_max_age, budget=budget, only_icos=False)
+    warn_if_nothing_matched(tables.icos)
+    return tables
 
 
 def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
@@ -400,16 +406,23 @@ class LoaderCall:
 
     def listing(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
                 max_age: MaxAge) -> pd.DataFrame:
+        sort = combined_sort(status, filters, dates=False)
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age,
                               profiles=False)
+        if sort is not None:  # no status: the three lists sorted together, here
+            listing = sort_rows(listing, sort)
         listing.attrs["icoframes"] = self.context.report(listing)
         return listing
 
     def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
                max_age: MaxAge, only_icos: bool, profile_max_age: ProfileMaxAge = None,
                budget: int | None = None) -> Tables:
+        sort = combined_sort(status, filters)
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
                               profile_max_age=profile_max_age, budget=budget)
+        if sort is not None and not listing.empty:  # no status: sorted together, here
+            dated = self.context.derived.table("icos") if sort[0] in DATED_KEYS else None
+            listing = sort_rows(listing, sort, dated)
         tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)
         # what the rows answer and lack (queries, missing ids, fetch times, requests spent)
         tables.icos.attrs["icoframes"] = self.context.report(listing, tables.icos["id"])
