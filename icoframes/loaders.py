@@ -18,6 +18,7 @@ Request economy, since the service allows 5,000 requests per key per day:
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -164,10 +165,11 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         All are checked before any list or profile request: keywords and
         statuses (in any case) with a "did you mean"; currencies as tickers
         (``"eth"``, sent upper-cased) or names (``"Ether"``, sent as ``ETH``);
-        platform, category and type names, ``location`` and
+        platform, category and type ids and names, ``location`` and
         ``exclude_areas`` against the filter set (:func:`load_filters`; in any
-        case, sent in its spelling). Checking names costs at most one request,
-        for the filter set, and none while it is cached (a day).
+        case, sent in its spelling; ``"ERC20"`` suggests ``Ethereum``). Checking
+        costs at most one request, for the filter set, and none while it is
+        cached (a day).
 
     Returns
     -------
@@ -332,6 +334,10 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
 
 # -- the machinery --------------------------------------------------------------
 
+#: The loaders' own keywords, for a "did you mean" on a misspelled one (``refesh=``).
+_KEYWORDS = {"list": tuple(inspect.signature(load_list).parameters)[:-1],  # not **filters
+             "tables": tuple(inspect.signature(load_tables).parameters)[:-1]}
+
 
 def _settings_with_base_url(**overrides: Any):
     settings = get_settings(**overrides)
@@ -372,8 +378,9 @@ class LoaderCall:
             self._filters = self.filters(refresh=False, max_age=DEFAULT_MAX_AGE)
         return self._filters
 
-    def _query_params(self, status: str | None, filters: Mapping[str, Any]) -> list[dict]:
-        return build_queries(status, filters, self._filter_set)
+    def _query_params(self, status: str | None, filters: Mapping[str, Any],
+                      keywords: tuple[str, ...] = ()) -> list[dict]:
+        return build_queries(status, filters, self._filter_set, keywords=keywords)
 
     # lists and profiles -------------------------------------------------------
 
@@ -387,7 +394,7 @@ class LoaderCall:
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
                                    or budget < 0):
             raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
-        queries = self._query_params(status, filters)
+        queries = self._query_params(status, filters, _KEYWORDS["tables" if profiles else "list"])
         return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles,
                                   ages=ages, budget=budget)
 
