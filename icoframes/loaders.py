@@ -18,18 +18,24 @@ Request economy, since the service allows 5,000 requests per key per day:
 from __future__ import annotations
 
 import datetime as dt
-import inspect
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import pandas as pd
 
 from .config import get_settings
-from .errors import InvalidParameter
 from .fetch import LoadContext, age_limit
 from .fetch.policy import profile_max_age as profile_max_age_of
 from .parse.problems import problems_of_load
-from .queries import DATED_KEYS, build_queries, combined_sort, sort_rows, warn_if_nothing_matched
+from .queries import (
+    build_queries,
+    check_load_arguments,
+    combined_sort,
+    keywords_of,
+    sort_rows,
+    warn_if_nothing_matched,
+)
+from .reporting import LoadReport
 from .schema import ICOS, TABLES, empty_frame
 from .store.cache import Cache
 from .store.housekeeping import (
@@ -84,6 +90,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     DataFrame
         Columns ``filter`` (platform, category, type or location), ``id``
         (nullable Int64; missing for location) and ``name``.
+        ``icoframes.report(filters)`` says when it was fetched and what it cost.
 
     Examples
     --------
@@ -111,11 +118,12 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
     -------
     DataFrame
         Columns id, name, logo, ico_score, url, raised, status: one row per ICO.
+        ``icoframes.report(listing)`` says what it answers and lacks, as for
+        :func:`load_icos`.
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    listing = load.listing(status, filters, refresh=refresh, max_age=max_age)
-    warn_if_nothing_matched(listing)
-    return listing
+    return warn_if_nothing_matched(load.listing(status, filters, refresh=refresh,
+                                                max_age=max_age))
 
 
 def load_icos(status: str | None = None, *, refresh: Refresh = False,
@@ -149,7 +157,7 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     budget : int, optional
         At most this many profile requests in this call, the most stale first
         (never fetched, then changed, then oldest for their status). What is
-        left is reported in a warning and in ``attrs["icoframes"]``.
+        left is reported in a warning and in the report (``not_refreshed``).
     offline : bool, default False
         Use the cache only, spending no request; raises :class:`NotCached`
         naming what is missing.
@@ -178,11 +186,14 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     DataFrame
         The columns of ``icoframes.schema.TABLES["icos"]`` at their declared
         dtypes; zero rows (every column present) when nothing matches.
-        ``attrs["icoframes"]`` says what the rows answer and lack: ``queries``
-        (params, complete, from_cache, rows, total_icos, missing, fetched_at,
-        problems), ``complete``, ``missing`` (listed ids without a row, with
-        their state: failed, gone or not_fetched, and why), ``not_refreshed``
-        and ``requests`` (what this call spent, per endpoint).
+        ``icoframes.report(icos)`` says what the rows answer and lack, as a
+        :class:`~icoframes.LoadReport`: ``queries`` (params, complete,
+        from_cache, rows, total_icos, missing, fetched_at, values lost),
+        ``complete``, ``missing`` (listed ids without a row, with their state:
+        failed, gone or not_fetched, and why), ``not_refreshed`` and
+        ``requests`` (what this call spent, per endpoint). It reads
+        ``attrs["icoframes"]``, the same as a plain dict (as in 0.1), which
+        pandas drops in ``merge`` and ``concat``: take it first.
 
     Warns
     -----
@@ -224,10 +235,9 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     >>> icoframes.reset_configuration()
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    icos = load.tables(status, filters, refresh=refresh, max_age=max_age,
-                       profile_max_age=profile_max_age, budget=budget, only_icos=True).icos
-    warn_if_nothing_matched(icos)
-    return icos
+    return warn_if_nothing_matched(load.tables(
+        status, filters, refresh=refresh, max_age=max_age, profile_max_age=profile_max_age,
+        budget=budget, only_icos=True).icos)
 
 
 def load_tables(status: str | None = None, *, refresh: Refresh = False,
@@ -247,6 +257,8 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         with the ``ico_id`` of its ICO: those of the loaded ICOs' profiles, and
         those of this query's list pages (an item whose id is unreadable has
         no ``ico_id``). ``tables.problem_summary()`` counts them per column.
+        ``tables.report`` is the :class:`~icoframes.LoadReport` of the load
+        (``tables.icos.attrs["icoframes"]`` holds it as a plain dict too).
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
     tables = load.tables(status, filters, refresh=refresh, max_age=max_age,
@@ -340,21 +352,12 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
 
 # -- the machinery --------------------------------------------------------------
 
-#: The loaders' own keywords, for a "did you mean" on a misspelled one (``refesh=``).
-_KEYWORDS = {"list": tuple(inspect.signature(load_list).parameters)[:-1],  # not **filters
-             "tables": tuple(inspect.signature(load_tables).parameters)[:-1]}
-
 
 def _settings_with_base_url(**overrides: Any):
     settings = get_settings(**overrides)
     if not settings.base_url:
         settings.require_credentials()  # raises ConfigError with set-up help
     return settings
-
-
-def _check_refresh(refresh: Any) -> None:
-    if refresh not in (True, False, "all"):
-        raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
 
 
 class LoaderCall:
@@ -394,13 +397,11 @@ class LoaderCall:
                max_age: MaxAge, profiles: bool, profile_max_age: ProfileMaxAge = None,
                budget: int | None = None) -> pd.DataFrame:
         """Page the lists (or use fresh cached ones) and fetch missing profiles; the listing."""
-        _check_refresh(refresh)
+        check_load_arguments(refresh=refresh, budget=budget)
         limit = age_limit(max_age)
         ages = profile_max_age_of(profile_max_age)
-        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
-                                   or budget < 0):
-            raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
-        queries = self._query_params(status, filters, _KEYWORDS["tables" if profiles else "list"])
+        queries = self._query_params(status, filters,  # a misspelled keyword: did you mean
+                                     keywords_of(load_tables if profiles else load_list))
         return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles,
                                   ages=ages, budget=budget)
 
@@ -409,24 +410,23 @@ class LoaderCall:
         sort = combined_sort(status, filters, dates=False)
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age,
                               profiles=False)
-        if sort is not None:  # no status: the three lists sorted together, here
-            listing = sort_rows(listing, sort)
+        listing = sort_rows(listing, sort)  # no status: the three lists sorted together
         listing.attrs["icoframes"] = self.context.report(listing)
         return listing
 
     def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
                max_age: MaxAge, only_icos: bool, profile_max_age: ProfileMaxAge = None,
                budget: int | None = None) -> Tables:
-        sort = combined_sort(status, filters)
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
                               profile_max_age=profile_max_age, budget=budget)
-        if sort is not None and not listing.empty:  # no status: sorted together, here
-            dated = self.context.derived.table("icos") if sort[0] in DATED_KEYS else None
-            listing = sort_rows(listing, sort, dated)
+        listing = sort_rows(listing, combined_sort(status, filters),  # no status: together
+                            lambda: self.context.derived.table("icos"))
         tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)
-        # what the rows answer and lack (queries, missing ids, fetch times, requests spent)
-        tables.icos.attrs["icoframes"] = self.context.report(listing, tables.icos["id"])
-        return tables
+        # what the rows answer and lack (queries, missing ids, fetch times, requests spent):
+        # typed on the bundle, and as 0.1's plain dict in the frame's attrs
+        summary = self.context.report(listing, tables.icos["id"])
+        tables.icos.attrs["icoframes"] = summary
+        return tables.with_report(LoadReport.from_dict(summary))
 
     def _assemble(self, listing: pd.DataFrame, *, only_icos: bool) -> Tables:
         derived = self.context.derived

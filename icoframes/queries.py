@@ -19,6 +19,7 @@ de-duplicated, so the same filters in another order are one cache entry.
 from __future__ import annotations
 
 import difflib
+import inspect
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -37,8 +38,8 @@ from .errors import InvalidParameter, NoMatchWarning, NotCached, warn
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
-__all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "combined_sort", "sort_rows",
-           "warn_if_nothing_matched"]
+__all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "check_load_arguments",
+           "combined_sort", "keywords_of", "sort_rows", "warn_if_nothing_matched"]
 
 #: Parameters whose values are country names, checked against the filter set's locations.
 PLACE_PARAMS = ("location", "exclude_areas")
@@ -168,13 +169,14 @@ def combined_sort(status: str | None, filters: Mapping[str, Any], *,
     return None
 
 
-def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool],
-              dated: pd.DataFrame | None = None) -> pd.DataFrame:
+def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool] | None,
+              dated: Callable[[], pd.DataFrame] | None = None) -> pd.DataFrame:
     """``frame`` (columns id and name) in the order ``sort`` asks, its attrs kept.
 
     Names compare case-insensitively; ties go by id, in the sort's direction;
     rows without the value (no name, no date) come last either way. Dates are
-    read from ``dated`` (columns id and the key: the ``icos`` table) by id.
+    read by id from what ``dated`` returns (columns id and the key: the
+    ``icos`` table), called only for a sort by date. ``sort=None``: ``frame``.
 
     Examples
     --------
@@ -184,11 +186,14 @@ def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool],
     >>> sort_rows(rows, ("id", True))["id"].tolist()
     [3, 2, 1]
     """
+    if sort is None or frame.empty:
+        return frame
     key, descending = sort
     if key in DATED_KEYS:
         if dated is None:
             raise ValueError(f"sorting by {key} needs the rows' dates")
-        values = frame["id"].map(pd.Series(dated[key].to_numpy(), index=dated["id"].to_numpy()))
+        icos = dated()
+        values = frame["id"].map(pd.Series(icos[key].to_numpy(), index=icos["id"].to_numpy()))
     elif key == "name":
         values = frame["name"].astype(object).map(
             lambda n: n.casefold() if isinstance(n, str) else None)
@@ -201,8 +206,17 @@ def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool],
     return out
 
 
-def warn_if_nothing_matched(frame: pd.DataFrame) -> None:
-    """Warn (:class:`NoMatchWarning`) naming the query when a whole answer has no row.
+def check_load_arguments(*, refresh: Any, budget: Any) -> None:
+    """The loaders' own arguments that are not list parameters: InvalidParameter when unusable."""
+    if refresh not in (True, False, "all"):
+        raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
+                               or budget < 0):
+        raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
+
+
+def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``, with a :class:`NoMatchWarning` naming the query when a whole answer has no row.
 
     A result that lacks rows for another reason (a failed page, missing
     profiles) says so with an IncompleteWarning instead.
@@ -210,16 +224,29 @@ def warn_if_nothing_matched(frame: pd.DataFrame) -> None:
     summary = frame.attrs.get("icoframes") or {}
     queries = summary.get("queries") or []
     if len(frame) or not summary.get("complete") or any(q.get("rows") for q in queries):
-        return
+        return frame
     asked = [q["params"] for q in queries if isinstance(q.get("params"), dict)]
     if not asked:
-        return
+        return frame
     statuses = [p.get("status") for p in asked]
     shared = {k: v for k, v in asked[0].items() if k != "status"}
     where = ", ".join(f"{k}={v!r}" for k, v in shared.items()) or "no filter"
     status = f"status={statuses[0]!r}" if len(statuses) == 1 else f"statuses {statuses}"
     warn(f"no ICO matches the query ({where}; {status}): the result is the typed empty "
          "frame, every column present", NoMatchWarning)
+    return frame
+
+
+def keywords_of(loader: Callable[..., Any]) -> tuple[str, ...]:
+    """A loader's own keyword arguments (its ``**filters`` left out), for :func:`build_queries`.
+
+    Examples
+    --------
+    >>> keywords_of(lambda status=None, *, refresh=False, **filters: None)
+    ('status', 'refresh')
+    """
+    return tuple(name for name, p in inspect.signature(loader).parameters.items()
+                 if p.kind is not inspect.Parameter.VAR_KEYWORD)
 
 
 def _check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
