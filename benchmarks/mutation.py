@@ -30,6 +30,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from filelock import FileLock
+
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = Path(__file__).with_name("MUTATION.md")
 SCRATCH = ROOT / ".mutate"
@@ -278,6 +280,12 @@ def _row(path: str, counts: Counter[str]) -> str:
 
 def write(sections: dict[str, str]) -> None:
     """Replace each module's marked section in the report, keeping everything else."""
+    SCRATCH.mkdir(exist_ok=True)
+    with FileLock(SCRATCH / "report.lock"):  # runs of two modules side by side
+        _write(sections)
+
+
+def _write(sections: dict[str, str]) -> None:
     text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else "# Mutation testing\n"
     for name, body in sections.items():
         begin, end = f"<!-- mutate:{name} -->", f"<!-- /mutate:{name} -->"
