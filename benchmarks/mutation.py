@@ -84,6 +84,9 @@ def log(message: str) -> None:
     print(f"[mutate {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
+_ALSO = ("docs", "README.md", "CHANGELOG.md")  # copied beside the mutated package
+
+
 def module_of(name: str) -> Module:
     """``parse`` or one file of it, ``parse:units`` (same tests, one file mutated)."""
     module, _, part = name.partition(":")
@@ -118,7 +121,7 @@ def prepare(name: str, baseline: bool) -> Path:
     work = SCRATCH / name.replace(":", "-")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    for entry in ("icoframes", "tests", "pyproject.toml"):
+    for entry in ("icoframes", "tests", "pyproject.toml", *_ALSO):
         (work / entry).symlink_to(ROOT / entry)
     lines = [
         "[mutmut]",
@@ -133,6 +136,8 @@ def prepare(name: str, baseline: bool) -> Path:
         "timeout_multiplier = 10",
         "timeout_constant = 10",
         "use_git_change_detection = false",
+        # tests that read the docs beside the package (a feature's definition in a guide)
+        "also_copy =", *(f"    {entry}" for entry in _ALSO),
     ]
     (work / "setup.cfg").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return work
