@@ -343,3 +343,24 @@ def test_a_redirect_names_its_status_and_where_it_pointed_cut_at_200_characters(
     assert error.endpoint == PROFILE and error.reason == "HTTP 302 redirect"
     far = "http://127.0.0.1:9/" + "p" * 300
     assert f"redirecting to {far[:200]!r};" in str(_redirected(far))
+
+
+def test_a_compressed_body_of_exactly_the_cap_on_the_wire_is_read():
+    # noise inflates to less than it weighs: this one is exactly the cap on the wire
+    packed = next(p for n in range(CAP - 100, CAP)
+                  if len(p := gzip.compress(random.Random(0).randbytes(n), mtime=0)) == CAP)
+    bad, _ = _profile(raw_reply(packed, headers={"Content-Encoding": "gzip"}))
+    assert _why(bad) == "the body is not valid UTF-8 (byte 0)"  # read, inflated, then judged
+
+
+def test_the_messages_of_bodies_that_are_not_json():
+    deep, _ = _profile(raw_reply(b"[" * 100_000), cap=1 << 20)
+    assert _why(deep) == "the body is not JSON: nested too deeply to parse"
+    html, _ = _profile(raw_reply(b"<html>"))
+    assert _why(html) == "the body is not JSON (Expecting value: line 1 column 1 (char 0))"
+
+
+def test_an_unknown_content_encoding_is_named_up_to_40_characters():
+    name = "x-" + "z" * 60
+    bad, _ = _profile(raw_reply(PROFILE_BODY, headers={"Content-Encoding": name}))
+    assert _why(bad) == f"unsupported Content-Encoding {name[:40]!r}"
