@@ -144,8 +144,9 @@ def prepare(name: str, baseline: bool) -> Path:
         "use_git_change_detection = false",
         # tests that read the docs beside the package (a feature's definition in a guide)
         "also_copy =", *(f"    {entry}" for entry in _ALSO),
-        "do_not_mutate_patterns =", *(f"    {line}" for line, _ in module_of(name).skip),
     ]
+    if module_of(name).skip:  # an empty key would read as one empty pattern: every line
+        lines += ["do_not_mutate_patterns =", *(f"    {line}" for line, _ in module_of(name).skip)]
     (work / "setup.cfg").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return work
 
