@@ -62,7 +62,8 @@ MODULES: dict[str, Module] = {
     "policy": Module(("icoframes/fetch/policy.py",), ()),
     "money": Module(("icoframes/money.py",), ("tests/test_money.py",)),
     "features": Module(("icoframes/features.py",), ("tests/test_features.py",), skip=(
-        (r"^def _f\(|^    return Feature\(name, dtype, definition, needs_rates\)$", "_f builds FEATURES once, when features.py is imported: mutmut switches "
+        (r"^def _f\(|^    return Feature\(name, dtype, definition, needs_rates\)$",
+         "_f builds FEATURES once, when features.py is imported: mutmut switches "
                        "a mutant on only for calls made while a test runs"),)),
 }
 
