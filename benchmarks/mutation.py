@@ -104,6 +104,15 @@ def module_of(name: str) -> Module:
     return Module((f"{folder}/{part}.py",), whole.tests, whole.skip)
 
 
+def tree_state() -> str:
+    """The commit checked out, and whether icoframes/ or tests/ differ from it."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True, check=False).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "icoframes", "tests"], cwd=ROOT,
+                           capture_output=True, text=True, check=False).stdout.strip()
+    return commit + (" (+ uncommitted changes)" if dirty else "")
+
+
 def sources_hash(name: str) -> str:
     """What the mutants' names depend on: the mutated files' text."""
     digest = hashlib.sha256()
@@ -164,6 +173,7 @@ class Result:
     sources: str = ""  # sources_hash() when it ran
     when: str = ""
     rechecked: str = ""  # when only the survivors of an earlier run were run again: its time
+    commit: str = ""  # the tree the mutants were made from, when the run started
 
 
 def saved(name: str, baseline: bool) -> Path:
@@ -178,6 +188,7 @@ def run(name: str, jobs: int, baseline: bool, only: list[str] | None = None) -> 
     mutmut = Path(sys.executable).with_name("mutmut")
     started = time.monotonic()
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    sources, commit = sources_hash(name), tree_state()  # before: the tree may move meanwhile
     with open(work / "run.log", "wb") as out:
         done = subprocess.run([str(mutmut), "run", "--max-children", str(jobs), *(only or [])],
                               cwd=work, stdout=out, stderr=subprocess.STDOUT, check=False)
@@ -189,7 +200,7 @@ def run(name: str, jobs: int, baseline: bool, only: list[str] | None = None) -> 
     if only is not None:
         rows = [row for row in rows if row["name"] in set(only)]
     log(f"{name}: {len(rows)} mutants in {seconds / 60:.1f} min")
-    return Result(name, rows, seconds, tests, baseline, sources_hash(name), when)
+    return Result(name, rows, seconds, tests, baseline, sources, when, commit=commit)
 
 
 def collect(work: Path) -> list[dict[str, str]]:
@@ -209,7 +220,7 @@ def collected(name: str, baseline: bool) -> Result:
     ended = dt.datetime.fromtimestamp(log_file.stat().st_mtime, dt.UTC)
     return Result(name, collect(work), (ended - started).total_seconds(),
                   tests_of(name, baseline=baseline), baseline, sources_hash(name),
-                  started.strftime("%Y-%m-%d %H:%M UTC"))
+                  started.strftime("%Y-%m-%d %H:%M UTC"), commit=tree_state())
 
 
 def recheck(name: str, jobs: int) -> Result:
@@ -232,7 +243,7 @@ def recheck(name: str, jobs: int) -> Result:
     generated = {row["name"] for row in collect(SCRATCH / name.replace(":", "-"))}
     rows = [again.get(row["name"], row) for row in old.rows if row["name"] in generated]
     return Result(name, rows, new.seconds, new.tests, False, old.sources, new.when,
-                  rechecked=old.when)
+                  rechecked=old.when, commit=new.commit)
 
 
 def changed_lines(diff: str) -> str:
@@ -252,14 +263,10 @@ def function_of(mutant: str) -> str:
 
 def section(result: Result) -> str:
     name, rows = result.name, result.rows
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True, check=False).stdout.strip() or "?"
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "icoframes", "tests"], cwd=ROOT,
-                           capture_output=True, text=True, check=False).stdout.strip()
     minutes = result.seconds / 60
     title = f"{name}: before (without tests/test_mutation_*)" if result.baseline else name
     out = [f"### {title}", "",
-           f"{result.when}, commit {commit}{' (+ uncommitted changes)' if dirty else ''}, "
+           f"{result.when}, commit {result.commit or '?'}, "
            f"{minutes:.1f} min; tests: {', '.join(f'`{t}`' for t in result.tests)}."
            + (f" Only the survivors of the run of {result.rechecked} were run again (the "
               "mutated files unchanged since); its killed mutants are carried over."
