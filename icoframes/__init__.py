@@ -31,6 +31,7 @@ from .errors import (
     IncompleteWarning,
     InvalidParameter,
     MissingProfileWarning,
+    NoMatchWarning,
     NotCached,
     NotFound,
     QuotaExceeded,
@@ -52,7 +53,9 @@ from .loaders import (
 )
 from .money import to_usd
 from .parse.profiles import tidy
+from .reporting import LoadReport, report
 from .schema import describe
+from .store.housekeeping import CacheDirInfo, CacheInfo, CacheReport
 from .tables import Tables
 
 # name -> module that defines it, imported on first access (PEP 562)
@@ -84,7 +87,10 @@ def __dir__() -> list[str]:
 __all__ = [
     "APIError",
     "AuthError",
+    "CacheDirInfo",
     "CacheError",
+    "CacheInfo",
+    "CacheReport",
     "CacheWarning",
     "ConfigError",
     "EmptyResult",
@@ -92,7 +98,9 @@ __all__ = [
     "IcoframesWarning",
     "IncompleteWarning",
     "InvalidParameter",
+    "LoadReport",
     "MissingProfileWarning",
+    "NoMatchWarning",
     "NotCached",
     "NotFound",
     "QuotaExceeded",
@@ -124,6 +132,7 @@ __all__ = [
     "prune_cache",
     "read_export",
     "read_snapshots",
+    "report",
     "reset_configuration",
     "sandbox",
     "tidy",

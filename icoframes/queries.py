@@ -19,20 +19,36 @@ de-duplicated, so the same filters in another order are one cache entry.
 from __future__ import annotations
 
 import difflib
+import inspect
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from .api.params import ID_LIST_PARAMS, STATUSES, TICKER, closest, validate_list_params
-from .errors import InvalidParameter, NotCached
+from .api.params import (
+    ID_LIST_PARAMS,
+    LIST_PARAMS,
+    STATUSES,
+    TICKER,
+    closest,
+    validate_list_params,
+)
+from .errors import InvalidParameter, NoMatchWarning, NotCached, warn
+from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
-__all__ = ["PLACE_PARAMS", "build_queries"]
+__all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "check_load_arguments",
+           "combined_sort", "keywords_of", "sort_rows", "warn_if_nothing_matched"]
 
 #: Parameters whose values are country names, checked against the filter set's locations.
 PLACE_PARAMS = ("location", "exclude_areas")
+#: Sort keys only profiles carry (a list summary has id and name).
+DATED_KEYS = ("start_datetime", "end_datetime")
+
+# other names of a filter's values, for the suggestion when one is not the filter set's
+_OTHER_NAMES = {"platform": PLATFORM_FAMILIES, "location": COUNTRY_NAMES,
+                "exclude_areas": COUNTRY_NAMES}
 
 # every spelling of the unit alias table (and each code itself) -> the ticker sent
 _CURRENCY = {spelling.casefold(): code for code, spellings in UNIT_ALIASES.items()
@@ -40,7 +56,8 @@ _CURRENCY = {spelling.casefold(): code for code, spellings in UNIT_ALIASES.items
 
 
 def build_queries(status: str | None, filters: Mapping[str, Any],
-                  filter_set: Callable[[], pd.DataFrame]) -> list[dict[str, Any]]:
+                  filter_set: Callable[[], pd.DataFrame], *,
+                  keywords: Sequence[str] = ()) -> list[dict[str, Any]]:
     """The wire parameters of each list query a loader call sends, one per status.
 
     Parameters
@@ -54,8 +71,12 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     filter_set : callable
         Returns the filter set (columns filter, id, name), for example a
         cached :func:`icoframes.load_filters`. Called at most once, and only
-        when a name (platform, category or type) or a place (``location``,
-        ``exclude_areas``) is given.
+        when a platform, category or type (by id or name) or a place
+        (``location``, ``exclude_areas``) is given.
+    keywords : sequence of str, optional
+        The loader's own keyword arguments: a misspelled one
+        (``refesh=True``) is refused with "did you mean 'refresh'?" rather
+        than as an unknown list parameter.
 
     Returns
     -------
@@ -84,6 +105,7 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     """
     if "page" in filters:
         raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
+    _check_keywords(filters, keywords)
     params = {**filters, "status": status}
     if params.get("accepted_currencies") is not None:
         params["accepted_currencies"] = _tickers(params["accepted_currencies"])
@@ -94,8 +116,19 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
                    if k in ID_LIST_PARAMS and v is not None and _has_names(v)}
     validate_list_params({**params, **placeholder})
     if _needs_filter_set(params):
-        params = _resolve_names(params, _read(filter_set, params))
+        try:
+            known = _read(filter_set, params)
+        except NotCached:
+            if any(params.get(k) is not None for k in PLACE_PARAMS) or any(
+                    _has_names(params[k]) for k in ID_LIST_PARAMS if params.get(k) is not None):
+                raise
+            known = None  # ids alone, offline with no filter set: the cache answers or says so
+        if known is not None:
+            params = _resolve_names(params, known)
     wire = validate_list_params(params)
+    if "status" not in wire:  # the combined frame is sorted locally (combined_sort): the
+        wire.pop("sort_asc", None)  # queries are those of the unsorted load, one cache
+        wire.pop("sort_desc", None)  # entry each, answered from the cache when it has them
     statuses = [wire.pop("status")] if "status" in wire else list(STATUSES)
     queries = []
     for s in statuses:
@@ -107,10 +140,130 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     return queries
 
 
+def combined_sort(status: str | None, filters: Mapping[str, Any], *,
+                  dates: bool = True) -> tuple[str, bool] | None:
+    """How a loader sorts its combined frame: ``(key, descending)``; None with a status.
+
+    With a status the service sorts the one list. Without one a loader sends a
+    query per status, unsorted (:func:`build_queries`), and sorts the combined
+    rows itself with :func:`sort_rows`. ``dates=False`` (list summaries, which
+    have no dates) refuses a sort by date without a status.
+
+    Examples
+    --------
+    >>> combined_sort(None, {"sort_desc": "name"}), combined_sort("past", {"sort_asc": "id"})
+    (('name', True), None)
+    """
+    if status is not None:
+        return None
+    for name, descending in (("sort_asc", False), ("sort_desc", True)):
+        key = filters.get(name)
+        if key is None:
+            continue
+        if key in DATED_KEYS and not dates:
+            raise InvalidParameter(
+                f"{name}={key!r} without a status: list summaries carry no dates, so the "
+                f"three statuses cannot be sorted together by {key}; give a status (the "
+                "service sorts its list) or sort load_icos()")
+        return key, descending
+    return None
+
+
+def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool] | None,
+              dated: Callable[[], pd.DataFrame] | None = None) -> pd.DataFrame:
+    """``frame`` (columns id and name) in the order ``sort`` asks, its attrs kept.
+
+    Names compare case-insensitively; ties go by id, in the sort's direction;
+    rows without the value (no name, no date) come last either way. Dates are
+    read by id from what ``dated`` returns (columns id and the key: the
+    ``icos`` table), called only for a sort by date. ``sort=None``: ``frame``.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"id": [3, 1, 2], "name": ["b", "B", "a"]})
+    >>> sort_rows(rows, ("name", False))["id"].tolist()
+    [2, 1, 3]
+    >>> sort_rows(rows, ("id", True))["id"].tolist()
+    [3, 2, 1]
+    """
+    if sort is None or frame.empty:
+        return frame
+    key, descending = sort
+    if key in DATED_KEYS:
+        if dated is None:
+            raise ValueError(f"sorting by {key} needs the rows' dates")
+        icos = dated()
+        values = frame["id"].map(pd.Series(icos[key].to_numpy(), index=icos["id"].to_numpy()))
+    elif key == "name":
+        values = frame["name"].astype(object).map(
+            lambda n: n.casefold() if isinstance(n, str) else None)
+    else:
+        values = frame["id"]
+    keys = pd.DataFrame({"key": values.to_numpy(), "id": frame["id"].to_numpy()})
+    order = keys.sort_values(["key", "id"], ascending=not descending, na_position="last")
+    out = frame.iloc[order.index.to_numpy()].reset_index(drop=True)
+    out.attrs = dict(frame.attrs)
+    return out
+
+
+def check_load_arguments(*, refresh: Any, budget: Any) -> None:
+    """The loaders' own arguments that are not list parameters: InvalidParameter when unusable."""
+    if refresh not in (True, False, "all"):
+        raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
+                               or budget < 0):
+        raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
+
+
+def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``, with a :class:`NoMatchWarning` naming the query when a whole answer has no row.
+
+    A result that lacks rows for another reason (a failed page, missing
+    profiles) says so with an IncompleteWarning instead.
+    """
+    summary = frame.attrs.get("icoframes") or {}
+    queries = summary.get("queries") or []
+    if len(frame) or not summary.get("complete") or any(q.get("rows") for q in queries):
+        return frame
+    asked = [q["params"] for q in queries if isinstance(q.get("params"), dict)]
+    if not asked:
+        return frame
+    statuses = [p.get("status") for p in asked]
+    shared = {k: v for k, v in asked[0].items() if k != "status"}
+    where = ", ".join(f"{k}={v!r}" for k, v in shared.items()) or "no filter"
+    status = f"status={statuses[0]!r}" if len(statuses) == 1 else f"statuses {statuses}"
+    warn(f"no ICO matches the query ({where}; {status}): the result is the typed empty "
+         "frame, every column present", NoMatchWarning)
+    return frame
+
+
+def keywords_of(loader: Callable[..., Any]) -> tuple[str, ...]:
+    """A loader's own keyword arguments (its ``**filters`` left out), for :func:`build_queries`.
+
+    Examples
+    --------
+    >>> keywords_of(lambda status=None, *, refresh=False, **filters: None)
+    ('status', 'refresh')
+    """
+    return tuple(name for name, p in inspect.signature(loader).parameters.items()
+                 if p.kind is not inspect.Parameter.VAR_KEYWORD)
+
+
+def _check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
+    """A misspelled keyword of the loader gets its suggestion (list parameters: see params)."""
+    own = [k for k in keywords if k != "status"]  # status is a list parameter as well
+    for key, value in filters.items():
+        if key in LIST_PARAMS:
+            continue
+        close = closest(key, (*LIST_PARAMS, *own))
+        if any(c in own for c in close):
+            raise InvalidParameter(
+                f"{key}={value!r} is neither a keyword of the loader nor a list parameter of "
+                f"spec 4.2; did you mean {' or '.join(map(repr, close))}?")
+
+
 def _needs_filter_set(params: Mapping[str, Any]) -> bool:
-    return (any(params.get(key) is not None for key in PLACE_PARAMS)
-            or any(_has_names(params[key]) for key in ID_LIST_PARAMS
-                   if params.get(key) is not None))
+    return any(params.get(key) is not None for key in (*PLACE_PARAMS, *ID_LIST_PARAMS))
 
 
 def _read(filter_set: Callable[[], pd.DataFrame], params: Mapping[str, Any]) -> pd.DataFrame:
@@ -135,21 +288,36 @@ def _resolve_names(params: Mapping[str, Any], filter_set: pd.DataFrame) -> dict[
             rows = filter_set[(filter_set["filter"] == key) & filter_set["id"].notna()]
         names = [str(n) for n in rows["name"]]
         # a place stands for itself; a name stands for its id
-        targets = names if key in PLACE_PARAMS else [int(i) for i in rows["id"]]
+        ids = [] if key in PLACE_PARAMS else [int(i) for i in rows["id"]]
+        targets: list[Any] = names if key in PLACE_PARAMS else ids
         known = {n.strip().casefold(): t for n, t in zip(names, targets, strict=True)}
-        out[key] = [_lookup(key, v, known, names) if _is_name(v) or key in PLACE_PARAMS else v
-                    for v in _values(value)]
+        out[key] = [_lookup(key, v, known, names) if _is_name(v) or key in PLACE_PARAMS
+                    else _known_id(key, v, set(ids)) for v in _values(value)]
     return out
+
+
+def _known_id(key: str, value: Any, ids: set[int]) -> Any:
+    """An id the filter set lists, as given; an unknown one is refused naming the known range."""
+    if int(value) in ids:
+        return value
+    listed = f"ids {min(ids)} to {max(ids)}, {len(ids)} in all" if ids else "no ids"
+    shown = repr(value) if isinstance(value, str) else int(value)
+    raise InvalidParameter(f"unknown {key} id {shown}: the {key} rows of "
+                           f"icoframes.load_filters() list {listed}")
 
 
 def _lookup(key: str, value: str, known: Mapping[str, Any], names: list[str]) -> Any:
     found = known.get(value.strip().casefold())
     if found is not None:
         return found
-    # compare in one case, show the filter set's spelling
-    by_folded = {n.strip().casefold(): n for n in names}
-    close = closest(value.strip().casefold(), by_folded)
-    hint = f"; did you mean {' or '.join(repr(by_folded[c]) for c in close)}?" if close else ""
+    # another name of it (ERC20: Ethereum; United Kingdom: UK), else a near spelling,
+    # compared in one case, shown in the filter set's spelling
+    groups = _OTHER_NAMES.get(key)
+    suggestions = same_name(value, names, groups) if groups else []
+    if not suggestions:
+        by_folded = {n.strip().casefold(): n for n in names}
+        suggestions = [by_folded[c] for c in closest(value.strip().casefold(), by_folded)]
+    hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
     place = key in PLACE_PARAMS
     raise InvalidParameter(f"unknown {key if place else key + ' name'} {value!r}{hint} (see the "
                            f"{'location' if place else key} rows of icoframes.load_filters())")
