@@ -46,6 +46,8 @@ def price_of(raw: object, ticker: object = "", unit: object = "") -> tuple[float
     ("1 KBX = 0.00011 ETH", "kbx", 0.00011, "ETH"),
     ("1PSTS = 20¢", "PSTS", 0.2, "USD"),
     ("1 MANA = 0.024 USD", "MANA", 0.024, "USD"),  # M is not a multiplier here
+    ("1 = 0.5 ETH", "", 0.5, "ETH"),  # the side without a unit is the token
+    ("1ETH=500", "", 1 / 500, "ETH"),
 ])
 def test_exchange_prices(raw, ticker, price, unit):
     value, code, problems = price_of(raw, ticker)
@@ -62,7 +64,6 @@ def test_exchange_prices(raw, ticker, price, unit):
     ("1 ABC = 2 XYZ", "", ""),  # neither is a currency and no ticker
     ("1 ETH = 0 XYZ", "XYZ", ""),
     ("1 KBX = 0.00011 ETH", "KBX", "USD"),  # the unit column says USD
-    ("1 = 0.5 ETH", "", ""),
     ("1 ETH = 2000 XYZ = 1 BTC", "XYZ", ""),
     ("1 ETH = 3,000-4,000 XYZ", "XYZ", ""),
     ("Dynamic, see whitepaper", "", ""),

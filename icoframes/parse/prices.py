@@ -16,6 +16,7 @@ written                        ticker      price
 ``5 USD = 1 FIL``              FIL         5 USD
 ``1 ETH = 3,000 XYZ``          (none)      1/3000 ETH
 ``1 UTRUST = $0,065``          UTRUST      0.065 USD
+``1ETH=500``                   (any)       1/500 ETH
 =============================  ==========  ====================
 
 Unreadable (:data:`~icoframes.parse.base.BAD`, so reported): a side with a
@@ -96,11 +97,9 @@ def _side(text: str) -> _Side | None:
         amount /= 100
     elif match["unit"]:
         units.append(canonical_unit(match["unit"]))
-    if None in units:
-        return None
-    if len(units) != 1 and not (len(units) == 2 and units[0] == units[1]):
-        return None  # no unit, or "$5 EUR"
-    return _Side(amount, str(units[0]))
+    if None in units or (len(units) == 2 and units[0] != units[1]):
+        return None  # "$5 EUR"
+    return _Side(amount, str(units[0]) if units else "")  # "" : the token, unnamed
 
 
 def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
@@ -137,5 +136,9 @@ def _token_side(left: _Side, right: _Side, ticker: object) -> _Side | None:
         named = [side for side in (left, right) if side.unit == own]
         if len(named) == 1:
             return named[0]
+    unnamed = [side for side in (left, right) if not side.unit]
+    if unnamed:  # "1 ETH = 500": the side without a unit is the token, the other a currency
+        other = right if unnamed[0] is left else left
+        return unnamed[0] if len(unnamed) == 1 and other.unit in _CURRENCIES else None
     tokens = [side for side in (left, right) if side.unit not in _CURRENCIES]
     return tokens[0] if len(tokens) == 1 else None
