@@ -51,7 +51,7 @@ from ..errors import (
     ServiceUnavailable,
 )
 from ..files import utcnow
-from ..parse.lists import list_frame, summary_keys
+from ..parse.lists import summary_keys
 from ..store.cache import Cache, ProfileRecord
 from ..store.claims import Claims
 from ..store.derived import DerivedTables
@@ -319,9 +319,7 @@ class Crawl:
             return
         if kind == "page":
             query, number, pass_no = info
-            items = query.on_page(number, pass_no, result)
-            if items:
-                self._plan(list_frame(items, status=query.params["status"]), repaged=True)
+            self._plan(query.on_page(number, pass_no, result), repaged=True)
             self._settle(query)
         else:
             self._keep(info, json.dumps(result, ensure_ascii=False, separators=(",", ":")))

@@ -1,0 +1,44 @@
+"""One pass per load (issue 18 part 2): each list page parsed once, counted over loopback.
+
+The real functions run; a counting wrapper around each says how often a load called it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import icoframes
+from icoframes import sandbox
+from icoframes.fetch import paging
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=120, seed=11) as server:
+        yield server
+
+
+def counting(monkeypatch, module, name):
+    """Wrap ``module.name`` so that every call is counted; returns the list of calls."""
+    calls = []
+    real = getattr(module, name)
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return calls
+
+
+def test_each_list_page_is_parsed_once(cfg, monkeypatch):
+    parsed = counting(monkeypatch, paging, "list_frame")
+    icos = icoframes.load_icos(status="past", progress=False)
+    pages = cfg.stats.requests["icos"]
+    assert pages == math.ceil(len(icos) / 20) > 1
+    assert len(parsed) == pages  # one parse per page received, none when the list is merged
+    # the merged list is the one a single parse of every page gives
+    listing = icoframes.load_list(status="past", offline=True)
+    assert listing["id"].tolist() == [r.id for r in cfg.directory.query({"status": "past"})]
