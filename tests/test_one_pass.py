@@ -42,3 +42,16 @@ def test_each_list_page_is_parsed_once(cfg, monkeypatch):
     # the merged list is the one a single parse of every page gives
     listing = icoframes.load_list(status="past", offline=True)
     assert listing["id"].tolist() == [r.id for r in cfg.directory.query({"status": "past"})]
+
+
+def test_each_response_is_decoded_once(cfg, monkeypatch):
+    from icoframes.api import gate
+    from icoframes.store import derived
+
+    decoded = counting(monkeypatch, gate, "loads_text")
+    again = counting(monkeypatch, derived, "loads_text")
+    tables = icoframes.load_tables(status="past", progress=False)
+    received = cfg.stats.requests["icos"] + cfg.stats.requests["ico"]
+    assert cfg.stats.requests["ico"] == len(tables.icos) > 20
+    assert len(decoded) == received  # each page and profile, once, at the gate
+    assert again == []  # the tables took the profiles as decoded, not from the stored text

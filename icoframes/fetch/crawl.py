@@ -137,8 +137,6 @@ class Crawl:
         self._progress = Progress(load.progress)
         self._pages_asked = self._pages_done = self._profiles_done = 0
 
-    # -- planning ------------------------------------------------------------------
-
     def add_query(self, params: dict[str, Any], *, refresh: bool,
                   limit: dt.timedelta | None) -> None:
         """Answer ``params`` from the cache when it can (:func:`.localquery.cached_query`),
@@ -182,8 +180,6 @@ class Crawl:
         if planned > remaining and not self._quota_warned:
             self._quota_warned = True
             warn_short_quota(remaining, self.load.settings.daily_quota)
-
-    # -- scheduling ----------------------------------------------------------------
 
     def _fill(self) -> None:
         """Hand out requests while workers are free: pages first, then profiles."""
@@ -322,7 +318,7 @@ class Crawl:
             self._plan(query.on_page(number, pass_no, result), repaged=True)
             self._settle(query)
         else:
-            self._keep(info, json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+            self._keep(info, result)
 
     def _item_failed(self, kind: str, info: Any, reason: str) -> None:
         if kind == "page":
@@ -351,20 +347,26 @@ class Crawl:
                           complete=query.complete, failed_pages=query.failed_pages)
         self._guarded(self._lists.release, query)
 
-    def _guarded(self, write: Any, *args: Any, **kwargs: Any) -> None:
+    def _guarded(self, write: Any, *args: Any, **kwargs: Any) -> Any:
         """Keep something; a cache that cannot (a full disk) stops the load, said once."""
         try:
-            write(*args, **kwargs)
+            return write(*args, **kwargs)
         except CacheError as exc:
             if self._stop is None:
                 self._stop = exc
                 self.load.control.cancel()
+            return None
 
-    def _keep(self, want: Want, raw: str | None, *, state: str = "fetched",
+    def _keep(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
               reason: str | None = None) -> None:
-        """Make one profile (or its failure) durable now: one transaction."""
-        self._guarded(self.load.cache.record, ProfileRecord(want.id, want.status, want.summary,
-                                                             raw, state=state, reason=reason))
+        """Make one profile (or its failure) durable now: one transaction; the derived
+        tables take the decoded profile (not decoded again)."""
+        raw = None if profile is None else json.dumps(profile, separators=(",", ":"),
+                                                      ensure_ascii=False)
+        version = self._guarded(self.load.cache.record, ProfileRecord(
+            want.id, want.status, want.summary, raw, state=state, reason=reason))
+        if profile is not None and version:
+            self.load.derived.keep_decoded(want.id, version, profile)
         if state != "failed":
             self.failed.pop(want.id, None)
             self._fetched += 1

@@ -51,6 +51,9 @@ from .cache import Cache, Snapshot
 __all__ = ["DerivedTables", "parser_fingerprint"]
 
 _STATE = "_state.json"
+#: Profiles a load decoded and kept, remembered so that the tables need not decode their
+#: stored text again: at most this many (a rebuild's batch), the first that arrived.
+_DECODED = 2000
 #: Every file the derived tables keep, and the column naming the ICO of a row in each.
 _KEYS = {**{name: "ico_id" for name in TABLES}, "icos": "id", PROBLEMS.name: "ico_id"}
 
@@ -94,9 +97,16 @@ class DerivedTables:
         self.cache = cache
         self.dir = cache.tables_dir
         self._state_path = self.dir / _STATE
+        self._decoded: dict[int, tuple[int, Any]] = {}  # id -> (version, decoded profile)
 
     def __repr__(self) -> str:
         return f"DerivedTables({str(self.dir)!r})"
+
+    def keep_decoded(self, ico_id: int, version: int, profile: Any) -> None:
+        """The profile ``ico_id`` as decoded by this load and kept as copy ``version``:
+        tidied from this object, not decoded again from the stored text (that copy only)."""
+        if len(self._decoded) < _DECODED or ico_id in self._decoded:
+            self._decoded[ico_id] = (version, profile)
 
     def tables(self) -> Tables:
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile."""
@@ -169,7 +179,7 @@ class DerivedTables:
         unreadable: list[int] = []
         for batch in snap.copies(since):
             changed.update(batch.column("id").to_pylist())
-            parts.append(_tidy_batch(batch, unreadable))
+            parts.append(_tidy_batch(batch, unreadable, self._decoded))
         if unreadable:
             self.cache.quarantine(unreadable, "not JSON")
             return changed, None
@@ -215,7 +225,7 @@ class DerivedTables:
         unreadable: list[int] = []
         with self.cache.snapshot() as snap:
             for batch in snap.copies():
-                parts.append(_tidy_batch(batch, unreadable))
+                parts.append(_tidy_batch(batch, unreadable, self._decoded))
         if unreadable:
             self.cache.quarantine(unreadable, "not JSON")
         tables = _concat(parts)
@@ -240,15 +250,22 @@ def _full(exc: OSError, directory: Path) -> OSError:
                       "be kept (they are rebuilt next time); free some space")
 
 
-def _tidy_batch(batch: pa.Table, unreadable: list[int]) -> Tables:
+def _tidy_batch(batch: pa.Table, unreadable: list[int],
+                decoded: dict[int, tuple[int, Any]]) -> Tables:
     """The fetched copies of one batch tidied (gone ones have no rows); the ids whose
-    stored text does not decode are added to ``unreadable``."""
+    stored text does not decode are added to ``unreadable``. A copy found in ``decoded``
+    (id -> (version, profile); taken out) is not decoded again."""
     raw, statuses, times = [], {}, {}
-    for ico_id, kind, status, text, at in zip(
+    for ico_id, kind, status, text, at, version in zip(
             *(batch.column(c).to_pylist()
-              for c in ("id", "state", "status", "raw", "fetched_at")), strict=True):
+              for c in ("id", "state", "status", "raw", "fetched_at", "version")), strict=True):
+        known = decoded.pop(ico_id, None)
         if kind != "fetched":
             continue  # gone: listed, but no profile (error 482)
+        if known is not None and known[0] == version:
+            raw.append(known[1])
+            statuses[ico_id], times[ico_id] = status, at
+            continue
         try:
             raw.append(loads_text(text))
         except (ValueError, TypeError, RecursionError):
