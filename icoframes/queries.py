@@ -92,10 +92,15 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
                    for k, v in params.items()
                    if k in ID_LIST_PARAMS and v is not None and _has_names(v)}
-    validate_list_params({**params, **placeholder})
+    wire = validate_list_params({**params, **placeholder})  # once: names are looked up below
     if _needs_filter_set(params):
-        params = _resolve_names(params, _read(filter_set, params))
-    wire = validate_list_params(params)
+        resolved = _resolve_names(params, _read(filter_set, params))
+        for key in PLACE_PARAMS:  # the filter set's spelling of each place
+            if key in wire:
+                wire[key] = resolved[key]
+        for key in placeholder:  # each name's id in the placeholder's position
+            wire[key] = [found if _is_name(given) else checked for given, found, checked
+                         in zip(_values(params[key]), resolved[key], wire[key], strict=True)]
     statuses = [wire.pop("status")] if "status" in wire else list(STATUSES)
     queries = []
     for s in statuses:

@@ -55,3 +55,16 @@ def test_each_response_is_decoded_once(cfg, monkeypatch):
     assert cfg.stats.requests["ico"] == len(tables.icos) > 20
     assert len(decoded) == received  # each page and profile, once, at the gate
     assert again == []  # the tables took the profiles as decoded, not from the stored text
+
+
+@pytest.mark.parametrize("filters", [{}, {"category": ["Finance", 2], "location": "uk"}],
+                         ids=["status only", "names looked up"])
+def test_the_list_parameters_are_checked_once_per_load(cfg, monkeypatch, filters):
+    from icoframes import queries
+    from icoframes.api import client
+
+    checked = counting(monkeypatch, queries, "validate_list_params")
+    per_page = counting(monkeypatch, client, "validate_list_params")
+    icoframes.load_icos(status="past", progress=False, **filters)
+    assert cfg.stats.requests["icos"] >= 1
+    assert len(checked) == 1 and per_page == []  # not again per page sent

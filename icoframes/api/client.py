@@ -273,7 +273,10 @@ class Client:
             not a list, ``total_pages`` not a count, above 10,000 or inconsistent
             with ``total_icos``, or another page than the one asked for.
         """
-        body = validate_list_params({**params, "page": page})
+        return self.list_wire(validate_list_params({**params, "page": page}))
+
+    def list_wire(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`list_page` of wire parameters (``validate_list_params``'s), not checked again."""
         try:
             return self._call("icos", body, lambda d: check_list_page(d, body["page"]))
         except NotFound:
@@ -305,8 +308,6 @@ class Client:
         except NotFound as exc:
             raise NotFound(f"no ICO has id {ico_id} (error 482)", code=482,
                            endpoint=exc.endpoint) from None
-
-    # -- transport ---------------------------------------------------------
 
     def _call(self, endpoint: str, payload: Mapping[str, Any],
               check: Callable[[dict[str, Any]], Any] = lambda decoded: None) -> dict[str, Any]:

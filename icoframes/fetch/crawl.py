@@ -193,7 +193,8 @@ class Crawl:
             page = query.next_page()
             if page is not None:
                 client = self.load.client(f"the list for {query.params}")
-                self._submit("page", (query, *page), client.list_page, page[0], **query.params)
+                body = {**query.params, "page": page[0]}  # checked once, by build_queries
+                self._submit("page", (query, *page), client.list_wire, body)
                 self._pages_asked += 1
                 return True
         return False
@@ -247,8 +248,6 @@ class Crawl:
         future = self._pool.submit(fn, *args, **kwargs)
         self._tasks[future] = (kind, info)
         future.add_done_callback(self._done.put)
-
-    # -- running -------------------------------------------------------------------
 
     def run(self) -> None:
         """Fetch what was planned; keep what arrives; raise what stopped the load.
