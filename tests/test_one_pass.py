@@ -68,3 +68,33 @@ def test_the_list_parameters_are_checked_once_per_load(cfg, monkeypatch, filters
     icoframes.load_icos(status="past", progress=False, **filters)
     assert cfg.stats.requests["icos"] >= 1
     assert len(checked) == 1 and per_page == []  # not again per page sent
+
+
+def test_parsed_pages_merge_to_the_parse_of_the_merged_items():
+    """Pages that repeat ids (a list shifting while paged), unreadable items and values:
+    merging the pages parsed one by one gives the rows and problems of one parse."""
+    import random
+
+    import pandas as pd
+
+    from icoframes.parse.lists import list_frame, merge_pages
+    from icoframes.parse.problems import Problems
+
+    rng = random.Random(1)
+    for _ in range(200):
+        pages = [[rng.choice(["junk", {"id": f"x{rng.randint(0, 3)}"}]) if rng.random() < 0.2
+                  else {"id": str(rng.randint(1, 8)),
+                        "main": {"name": rng.choice(["A", None]),
+                                 "ico_score": rng.choice([1, "high", 3.5])}}
+                  for _ in range(rng.randint(0, 6))] for _ in range(rng.randint(1, 4))]
+        merged = merge_pages({"data": items} for items in pages)
+        whole = Problems()
+        expected = list_frame(merged, status="past", problems=whole)
+        parsed = []
+        for items in pages:
+            lost = Problems()
+            parsed.append((items, list_frame(items, status="past", problems=lost),
+                           lost.records()))
+        frame, problems = paging._merge_parsed(parsed, merged)
+        pd.testing.assert_frame_equal(frame, expected.reset_index(drop=True))
+        assert sorted(map(str, problems)) == sorted(map(str, whole.records()))

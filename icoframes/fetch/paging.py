@@ -17,12 +17,14 @@ brings the same), which is used as cached until it is older than ``max_age``.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from ..files import utcnow
+from ..parse import rules
 from ..parse.lists import list_frame, merge_pages, page_counts
 from ..parse.problems import Problems
 from ..store.cache import Stored
@@ -142,7 +144,7 @@ class ListQuery:
         """After a pass: True to page once more, else settle ``frame`` and ``complete``."""
         pages = [self._pages[key] for key in sorted(self._pages)]
         items = merge_pages({"data": page[0]} for page in pages)
-        frame, lost = _merge_parsed(pages)
+        frame, lost = _merge_parsed(pages, items)
         short = self.total_icos is None or len(frame) < self.total_icos
         # items the service sent without a usable id are short in the frame, not in the list:
         # paging again now would bring the same items back
@@ -187,17 +189,19 @@ class ListQuery:
 
 
 def _merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]],
-                  ) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+                  merged: list[Any]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """The parsed pages as one list, as :func:`~icoframes.parse.lists.list_frame` of the
-    merged items would give it: one row per id at its first place with its last copy's
-    values, the problems of each id's last copy and every unreadable item's."""
+    ``merged`` items (:func:`~icoframes.parse.lists.merge_pages`) would give it: one row
+    per id at its first place with its last copy's values, the problems of each id's last
+    copy and every unreadable item's."""
     frames = [frame for _, frame, _ in pages]
     if not frames:
         return list_frame([], status=None), []
     rows = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    first = {ico_id: place for place, ico_id in reversed(list(enumerate(rows["id"].tolist())))}
+    place = {ico_id: n for n, ico_id in enumerate(
+        rules.parse_id(item.get("id")) for item in merged if isinstance(item, Mapping))}
     last = rows.drop_duplicates("id", keep="last")
-    order = last["id"].map(first).to_numpy().argsort(kind="stable")
+    order = last["id"].map(place).to_numpy().argsort(kind="stable")
     frame = last.take(order).reset_index(drop=True)
     owner = {}  # id -> the page holding its last copy
     for n, (_, page, _) in enumerate(pages):
