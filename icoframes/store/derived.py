@@ -47,6 +47,7 @@ from ..parse import profiles, rules
 from ..schema import ICOS, PROBLEMS, TABLES
 from ..tables import Tables, read_table
 from .cache import Cache, Snapshot
+from .db import disk_full
 
 __all__ = ["DerivedTables", "parser_fingerprint"]
 
@@ -246,8 +247,7 @@ def _full(exc: OSError, directory: Path) -> OSError:
     """A full disk as a :class:`CacheError` that says so; any other error as it is."""
     if isinstance(exc, CacheError) or exc.errno != errno.ENOSPC:
         return exc
-    return CacheError(f"the disk holding the cache {directory} is full: the tables could not "
-                      "be kept (they are rebuilt next time); free some space")
+    return disk_full(directory, "the tables could not be kept (they are rebuilt next time)")
 
 
 def _tidy_batch(batch: pa.Table, unreadable: list[int],
