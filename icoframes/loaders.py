@@ -285,7 +285,8 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
         return describe(settings.cache_dir, configured=configured or None)
     settings = _settings_with_base_url()
     ledger = QuotaLedger(settings.cache_dir, settings.public_key, settings.daily_quota,
-                         service=settings.service_id) if settings.public_key else None
+                         service=settings.service_id,
+                         reset=settings.quota_reset) if settings.public_key else None
     return info(Cache(settings.cache_dir, settings.service_id), ledger)
 
 

@@ -70,16 +70,25 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState, *, 
         then = ("The service does not say when its allowance resets: the next call sends one "
                 "request first (a probe, costing one request) and goes on if it is accepted, "
                 "so call the same loader again later to fetch only the rest.")
+        if state.reset is not None:
+            then = (f"It resets at {state.reset:%H:%M} UTC (the quota_reset setting): no request "
+                    f"is sent before {_at(state)}; call the same loader again then to fetch only "
+                    "the rest.")
     else:
+        day = "UTC" if state.reset is None else f"from {state.reset:%H:%M} UTC, quota_reset"
         who = (f"the daily_quota setting ({settings.daily_quota} requests) is reached: "
-               f"{state.sent} requests sent today ({state.day}, UTC) with this key from this "
+               f"{state.sent} requests sent today ({state.day}, {day}) with this key from this "
                "cache dir")
-        then = ("The count starts again at 00:00 UTC: call the same loader again then to fetch "
-                "only the rest, or raise daily_quota.")
+        then = (f"The count starts again at {_at(state)}: call the same loader again then to "
+                "fetch only the rest, or raise daily_quota.")
     return QuotaExceeded(
         f"{who}. This call fetched {fetched} profiles; {left} remain to fetch{more}. Everything "
         f"fetched is cached, and offline=True returns it now without a request. {then}",
         code=stop.code, endpoint=stop.endpoint, remaining=left)
+
+
+def _at(state: LedgerState) -> str:
+    return "00:00 UTC" if state.day_ends is None else f"{state.day_ends:%Y-%m-%d %H:%M} UTC"
 
 
 def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailable:
