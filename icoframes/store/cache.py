@@ -325,19 +325,15 @@ class Cache:
                    complete: bool = True, failed_pages: dict[int, str] | None = None) -> None:
         """Keep a list result: the items as the service sent them, and parsed; whether it is
         complete (its ids cover ``total_icos``), the pages that failed, the values lost."""
-        self._keep(self.list_key(params), params, items, ipc(frame, LIST), total_icos,
-                   complete, failed_pages, problems)
+        with self.write() as conn:
+            keep_list(conn, self.list_key(params), params, items, ipc(frame, LIST), total_icos,
+                      complete, failed_pages, problems, ms(utcnow()))
 
     def write_filters(self, raw: dict[str, Any], frame: pd.DataFrame, *,
                       problems: list[dict[str, Any]] | None = None) -> None:
         """Keep the filter set: as the service sent it, and parsed."""
-        self._keep(FILTER_SET, FILTER_SET, raw, ipc(frame, FILTERS), None, True, None, problems)
-
-    def _keep(self, key: str, params: Any, raw: Any, frame: bytes, total_icos: int | None,
-              complete: bool, failed_pages: dict[int, str] | None,
-              problems: list[dict[str, Any]] | None) -> None:
         with self.write() as conn:
-            keep_list(conn, key, params, raw, frame, total_icos, complete, failed_pages,
+            keep_list(conn, FILTER_SET, FILTER_SET, raw, ipc(frame, FILTERS), None, True, None,
                       problems, ms(utcnow()))
 
     def read_list(self, params: dict[str, Any]) -> Stored | None:
