@@ -53,12 +53,22 @@ class SharedLists:
         self.waiting: list[tuple[ListQuery, Stored | None]] = []
 
     def claim(self, query: ListQuery, stored: Stored | None) -> bool:
-        """Claim ``query`` to page it (True); False when another live process pages it: it
-        waits (``stored``, its older cached copy, stays its answer should paging fail)."""
+        """Claim ``query`` to page it (True); False when another live process pages it, or
+        kept it since this load looked (its claim already released): it waits, and
+        :meth:`poll` brings that list (``stored``, its older cached copy, stays its answer
+        should paging fail)."""
         mine, _, _ = self._claims().claim([list_claim_id(query.params)])
+        if mine and self._kept(query) is not None:  # paged and released meanwhile
+            self.release(query)
+            mine = []
         if not mine:
             self.waiting.append((query, stored))
         return bool(mine)
+
+    def _kept(self, query: ListQuery) -> Stored | None:
+        """The list of ``query`` another process kept since this load began, if any."""
+        kept = self.cache.read_list(query.params)
+        return kept if kept is not None and kept.fetched_at >= self.started else None
 
     def release(self, query: ListQuery) -> None:
         """The list is kept (or given up): others may page it again."""
@@ -69,8 +79,8 @@ class SharedLists:
         whose claim lapsed and is now this crawl's (to page, with their older copy)."""
         arrived, to_page, still = [], [], []
         for query, stored in self.waiting:
-            kept = self.cache.read_list(query.params)
-            if kept is not None and kept.fetched_at >= self.started:
+            kept = self._kept(query)
+            if kept is not None:
                 query.use_cached(kept)
                 arrived.append(query)
             elif self._claims().claim([list_claim_id(query.params)])[0]:
