@@ -52,7 +52,9 @@ from .loaders import (
 )
 from .money import to_usd
 from .parse.profiles import tidy
+from .reporting import LoadReport, report
 from .schema import describe
+from .store.housekeeping import CacheDirInfo, CacheInfo, CacheReport
 from .tables import Tables
 
 # name -> module that defines it, imported on first access (PEP 562)
@@ -84,7 +86,10 @@ def __dir__() -> list[str]:
 __all__ = [
     "APIError",
     "AuthError",
+    "CacheDirInfo",
     "CacheError",
+    "CacheInfo",
+    "CacheReport",
     "CacheWarning",
     "ConfigError",
     "EmptyResult",
@@ -92,6 +97,7 @@ __all__ = [
     "IcoframesWarning",
     "IncompleteWarning",
     "InvalidParameter",
+    "LoadReport",
     "MissingProfileWarning",
     "NotCached",
     "NotFound",
@@ -124,6 +130,7 @@ __all__ = [
     "prune_cache",
     "read_export",
     "read_snapshots",
+    "report",
     "reset_configuration",
     "sandbox",
     "tidy",

@@ -8,14 +8,24 @@ ledger (:class:`~icoframes.store.ledger.QuotaLedger`), and the call's
 from __future__ import annotations
 
 import threading
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from ..api.control import LoadControl
-from ..config import Settings
 from ..errors import QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
 from ..store.ledger import LedgerState, QuotaLedger
 
 __all__ = ["Booking", "BudgetSpent", "breaker_error", "quota_error", "warn_short_quota"]
+
+
+class Settings(Protocol):
+    """What the stop messages read of :class:`icoframes.config.Settings`."""
+
+    @property
+    def base_url(self) -> str | None: ...
+
+    @property
+    def daily_quota(self) -> int: ...
 
 
 class BudgetSpent(Exception):
@@ -93,7 +103,8 @@ def _at(state: LedgerState) -> str:
 
 def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailable:
     """The breaker tripped: the host, what failed in a row, the last cause."""
-    host = urlsplit(settings.base_url).netloc or settings.base_url
+    base = settings.base_url or ""
+    host = urlsplit(base).netloc or base
     what = f"{control.in_a_row} attempts failed in a row"
     if control.unsent_in_a_row >= control.failures:
         what += f", the last {control.unsent_in_a_row} never reaching it"
@@ -102,7 +113,7 @@ def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailabl
     error = ServiceUnavailable(
         f"{host} is not answering usefully: {what} (last: {control.last_failure}), so the "
         "load stopped. Everything fetched is cached; call again later to fetch only the rest.")
-    error.last_failure = control.last_failure  # type: ignore[attr-defined]
+    error.last_failure = control.last_failure
     return error
 
 
