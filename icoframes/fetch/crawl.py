@@ -124,7 +124,7 @@ class Crawl:
         self._ready: deque[Want] = deque()  # claimed by this process, to request
         self._waiting: dict[int, Want] = {}  # claimed by another live process
         self._claims: Claims | None = None
-        self._lists = SharedLists(load.cache, self._claimer, self.started)
+        self._lists = SharedLists(load.cache, self._claimer)
         self._pool: ThreadPoolExecutor | None = None
         self._done: queue.SimpleQueue[Future] = queue.SimpleQueue()
         self._tasks: dict[Future, tuple[str, Any]] = {}
