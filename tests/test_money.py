@@ -94,14 +94,27 @@ def test_no_amount_is_converted_with_another_units_rate():
     assert "4 amounts" in message and "XYZ 1" in message and "(no unit) 1" in message
 
 
-def test_max_age_refuses_stale_rates_unless_told_otherwise():
+def test_rate_max_age_refuses_stale_rates_unless_told_otherwise():
     icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
     with pytest.warns(IcoframesWarning):
         assert np.isnan(to_usd(icos, LONG, columns=["hard_cap"])["hard_cap_usd"][0])
-    old = to_usd(icos, LONG, columns=["hard_cap"], max_age=None)
+    old = to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=None)
     assert old["hard_cap_usd"].tolist() == [9000.0]
-    fresh = to_usd(icos, LONG, columns=["hard_cap"], max_age="15D")
+    fresh = to_usd(icos, LONG, columns=["hard_cap"], rate_max_age="15D")
     assert fresh["hard_cap_usd"].tolist() == [9000.0]
+
+
+def test_the_old_name_max_age_works_for_one_version_with_a_future_warning():
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    with pytest.warns(FutureWarning, match=r"to_usd\(rate_max_age=\.\.\.\)") as caught:
+        old = to_usd(icos, LONG, columns=["hard_cap"], max_age="15D")
+    assert old["hard_cap_usd"].tolist() == [9000.0]
+    assert caught[0].filename == __file__  # the user's line, not the package's
+    with pytest.warns(FutureWarning), pytest.warns(IcoframesWarning, match="up to 1D"):
+        stale = to_usd(icos, LONG, columns=["hard_cap"], max_age="1D")
+    assert np.isnan(stale["hard_cap_usd"][0])
+    with pytest.raises(ValueError, match="give rate_max_age only"):
+        to_usd(icos, LONG, rate_max_age="15D", max_age="15D")
 
 
 @pytest.mark.parametrize(("rates", "message"), [
