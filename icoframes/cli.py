@@ -121,7 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "profiles; all: re-fetch everything (default: none, and changed "
                              "with --snapshot)")
     export.add_argument("--max-age", type=float, default=86400.0, metavar="SECONDS",
-                        help="re-page cached lists older than this (default: one day)")
+                        help="re-page cached lists older than this (default: one day); "
+                             "lists fetched before the current UTC day are re-paged "
+                             "whatever their age, so a daily cron export holds that day's "
+                             "lists (the manifest's lists_fresh_after and lists_fetched)")
     export.add_argument("--profile-max-age", type=float, metavar="SECONDS",
                         help="re-fetch profiles older than this when the lists are re-paged "
                              "(default: ongoing 1 day, upcoming 7 days, past 90 days)")

@@ -7,6 +7,16 @@ readers that understand hive partitions see every snapshot as one dataset with
 the date as a column. A snapshot always re-pages the lists (``refresh=True`` at
 least), so each day's snapshot says what the service listed that day.
 
+A plain export is daily too: it uses a cached list only when that list was
+fetched during the current UTC day *and* is younger than ``max_age``; a list
+fetched before today's 00:00 UTC is re-paged. So a cron job at a fixed hour
+re-pages every day, even when yesterday's run finished a few seconds less than
+``max_age`` (one day) ago, while a second run the same day spends nothing on
+lists. ``max_age=None`` (never expires) turns the rule off. The manifest states
+the moment a cached list had to be fetched after (``lists_fresh_after``) and
+each list's fetch time (``queries[*].fetched_at``, and ``lists_fetched``:
+the oldest and the newest).
+
 What a reader can rely on:
 
 * ``out`` is checked writable (created when missing) before any request is
@@ -45,7 +55,8 @@ cache, its rows, when it was fetched, values lost), ``complete`` (every query
 was), the fetch times of the oldest and newest exported profile
 (``profiles_fetched``; null when the ``icos`` table has no ``fetched_at``
 column), ``problems`` (the number of unreadable values), ``exported_at`` (when
-the export was written, UTC) and ``package_version``.
+the export was written, UTC) and ``package_version``. ``lists_fresh_after`` and
+``lists_fetched`` say how fresh the lists are (see above).
 """
 
 from __future__ import annotations
@@ -56,6 +67,7 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -65,6 +77,7 @@ import pyarrow as pa
 
 from ._version import __version__
 from .errors import ConfigError, EmptyResult
+from .fetch import age_limit
 from .files import atomic_write_bytes, atomic_write_table, filelock, locked, utcnow
 from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
 from .schema import PROBLEM_SUMMARY
@@ -98,8 +111,12 @@ def export_tables(
     ----------
     out : path-like
         The export folder (created when missing; it must be writable).
-    status, refresh, max_age, profile_max_age, budget, max_workers, progress, **filters
+    status, refresh, profile_max_age, budget, max_workers, progress, **filters
         As for :func:`icoframes.load_tables`.
+    max_age : timedelta or seconds, default one day
+        A cached list is used only when it was fetched during the current UTC
+        day and is younger than this; otherwise it is re-paged (so a daily cron
+        export always holds that day's lists). ``None``: cached lists never expire.
     snapshot : bool, default False
         Write under ``out/snapshot_date=<UTC date>/``, replacing that day's
         snapshot. Implies ``refresh=True`` at least: the lists are always re-paged.
@@ -144,9 +161,12 @@ def export_tables(
     """
     if snapshot and refresh is False:
         refresh = True  # a snapshot says what the service lists today, not what a cache held
+    now = utcnow()
+    fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
+    list_max_age = None if fresh_after is None else now - fresh_after
     load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     with _Staging(Path(out)) as staging:  # out is checked writable here: no request yet
-        tables = load.tables(status, filters, refresh=refresh, max_age=max_age,
+        tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
                              profile_max_age=profile_max_age, budget=budget, only_icos=False)
         stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
         queries = list(stated.get("queries", []))
@@ -163,6 +183,8 @@ def export_tables(
             "requests_spent": load.requests_spent(),
             "requests_total": sum(load.requests_spent().values()),
             "queries": [_jsonable(q) for q in queries],
+            "lists_fresh_after": None if fresh_after is None else fresh_after.isoformat(),
+            "lists_fetched": _oldest_newest(q.get("fetched_at") for q in queries),
             "complete": bool(stated.get("complete",
                                         all(bool(q.get("complete")) for q in queries))),
             "missing": [_jsonable(m) for m in stated.get("missing", [])],
@@ -192,6 +214,39 @@ def export_tables(
 
 
 # -- what the manifest states --------------------------------------------------
+
+
+def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
+    """The moment a cached list must have been fetched after to be used by an export.
+
+    The later of the current UTC day's start and ``now - max_age``: an export
+    run by cron at a fixed hour re-pages the lists every day, never serving
+    yesterday's because it is a few seconds short of ``max_age``. None when
+    ``max_age`` is None (lists never expire).
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> now = dt.datetime(2026, 11, 21, 3, 15, tzinfo=dt.UTC)
+    >>> lists_fresh_after(86400, now).isoformat()
+    '2026-11-21T00:00:00+00:00'
+    >>> lists_fresh_after(dt.timedelta(hours=1), now).isoformat()
+    '2026-11-21T02:15:00+00:00'
+    >>> lists_fresh_after(None, now) is None
+    True
+    """
+    limit = age_limit(max_age)  # InvalidParameter for what is not an age, before any request
+    if limit is None:
+        return None
+    midnight = now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(midnight, now - limit)
+
+
+def _oldest_newest(stamps: Iterable[Any]) -> dict[str, str | None]:
+    times = sorted(dt.datetime.fromisoformat(s) for s in stamps if isinstance(s, str))
+    if not times:
+        return {"oldest": None, "newest": None}
+    return {"oldest": times[0].isoformat(), "newest": times[-1].isoformat()}
 
 
 def profile_ages(icos: pd.DataFrame) -> dict[str, str | None]:
