@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 import sys
 import types
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -30,6 +29,7 @@ import pandas as pd
 
 from .errors import warn
 from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, renamed_rate_max_age, to_usd
+from .parse.names import PLATFORM_FAMILIES
 from .parse.units import FIAT_CODES, canonical_unit
 from .schema import TEXT_DTYPE
 from .tables import Tables
@@ -45,22 +45,6 @@ CAP_TOLERANCE: Final = 0.005
 SOCIAL_NETWORKS: Final = ("twitter", "telegram", "facebook", "medium", "reddit", "github",
                           "bitcointalk", "linkedin", "youtube", "discord", "slack")
 
-#: Platform family -> spellings of ``icos.platform`` meaning it (case-insensitive,
-#: whitespace collapsed). Any other platform is its own family, as written.
-PLATFORM_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
-    "Ethereum": ("ethereum", "eth", "erc20", "erc-20", "erc 20", "erc223", "erc-223",
-                 "erc721", "erc-721", "ethereum erc20", "ethereum (erc20)"),
-    "Binance Smart Chain": ("binance smart chain", "bsc", "bep20", "bep-20", "bnb chain",
-                            "binance chain", "bep2"),
-    "Bitcoin": ("bitcoin", "btc"),
-    "Stellar": ("stellar", "xlm"),
-    "Tron": ("tron", "trx", "trc20", "trc-20"),
-    "Waves": ("waves",),
-    "NEO": ("neo", "nep5", "nep-5"),
-    "EOS": ("eos",),
-    "Solana": ("solana", "sol", "spl"),
-    "Cardano": ("cardano", "ada"),
-}
 _FAMILY: Final = {s.casefold(): family for family, spellings in PLATFORM_FAMILIES.items()
                   for s in spellings}
 
