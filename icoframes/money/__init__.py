@@ -12,9 +12,11 @@ two layouts, each saying which way its rates are quoted:
 
 Each amount is converted at a date of its own ICO (the end of the sale, else
 its start) with the last rate known at or before that date, no older than
-``rate_max_age``. An amount is never converted with the rate of another unit: USD
-passes through unchanged, every other amount needs a rate of exactly its
-unit, and one without a rate, a unit or a date is missing and reported.
+``rate_max_age``; a token price of an ICO past its end is a market price as of
+``fetched_at`` (spec 2.3) and is converted at that moment instead
+(:mod:`icoframes.money.prices`). An amount is never converted with the rate of
+another unit: USD passes through unchanged, every other amount needs a rate of
+exactly its unit, and one without a rate, a unit or a date is missing and reported.
 """
 
 from __future__ import annotations
@@ -28,10 +30,23 @@ import pandas as pd
 
 from ..errors import warn
 from ..parse.units import canonical_units
+from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
 
-__all__ = ["AMOUNT_UNITS", "DATE_COLUMNS", "QUOTES", "RATE_MAX_AGE", "Quote", "conversion_dates",
-           "normalize_rates", "to_usd", "usd_rates"]
+__all__ = [
+    "AMOUNT_UNITS",
+    "DATE_COLUMNS",
+    "QUOTES",
+    "RATE_MAX_AGE",
+    "Quote",
+    "check_magnitudes",
+    "conversion_dates",
+    "normalize_rates",
+    "price_dates",
+    "sale_prices",
+    "to_usd",
+    "usd_rates",
+]
 
 #: Each amount column of ``icos`` and the column that states its unit.
 AMOUNT_UNITS: Final = {
@@ -45,6 +60,7 @@ AMOUNT_UNITS: Final = {
 DATE_COLUMNS: Final = ("end_datetime", "start_datetime")
 NO_UNIT: Final = "(no unit)"
 NO_DATE: Final = "(no date)"
+NO_FETCH_DATE: Final = "(no fetch date)"
 #: The default oldest rate accepted before an amount's date.
 RATE_MAX_AGE: Final = "7D"
 
@@ -133,10 +149,19 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     Returns
     -------
     pandas.DataFrame
-        A copy of ``icos`` with a float64 ``<amount>_usd`` column per amount
-        and ``usd_date`` (the conversion date). ``attrs["usd_missing"]`` maps
-        each currency (or ``"(no unit)"``, ``"(no date)"``) to the number of
-        stated amounts left without a USD value; a warning says the same.
+        A copy of ``icos`` with a float64 ``<amount>_usd`` column per amount,
+        ``usd_date`` (the conversion date of caps and purchase limits: the
+        sale) and, when ``token_price`` is converted, ``token_price_usd_date``:
+        the sale for an ICO not yet past its end, ``fetched_at`` for one past
+        it (status ``past``, or ``end_datetime`` before ``fetched_at``), whose
+        ``token_price`` is a market price as of the fetch (spec 2.3; see
+        :func:`price_dates`). ``attrs["usd_missing"]`` maps each currency (or
+        ``"(no unit)"``, ``"(no date)"``, ``"(no fetch date)"`` for a past
+        ICO's price without ``fetched_at``) to the number of stated amounts
+        left without a USD value; a warning says the same. Another warning
+        names a currency whose hard caps come out orders of magnitude off
+        against ``raised`` (a rate read the wrong way round; see
+        :func:`check_magnitudes`).
 
     Raises
     ------
@@ -176,14 +201,16 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     table = normalize_rates(rates, quote=quote)
     age = None if rate_max_age is None else pd.Timedelta(rate_max_age)
     when = conversion_dates(icos, dates)
+    price_when, past = price_dates(icos, when)
     out = icos.copy()
     missing: Counter[str] = Counter()
     by_unit: dict[str, np.ndarray] = {}
     for amount in amounts:
         unit_column = AMOUNT_UNITS[amount]
+        at = price_when if amount == "token_price" else when
         if unit_column not in by_unit:
             units = canonical_units(icos[unit_column])
-            by_unit[unit_column] = usd_rates(units, when, table, max_age=age)
+            by_unit[unit_column] = usd_rates(units, at, table, max_age=age)
             by_unit[unit_column + "/codes"] = units
         units = by_unit[unit_column + "/codes"]
         value = icos[amount].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -191,23 +218,62 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         out[f"{amount}_usd"] = converted
         lost = ~np.isnan(value) & np.isnan(converted)
         for i in np.flatnonzero(lost).tolist():
-            missing[NO_UNIT if units[i] is None else NO_DATE if np.isnat(when[i])
-                    else units[i]] += 1
-    out["usd_date"] = when.astype("datetime64[ms]")
+            missing[NO_UNIT if units[i] is None
+                    else NO_FETCH_DATE if np.isnat(at[i]) and amount == "token_price" and past[i]
+                    else NO_DATE if np.isnat(at[i]) else units[i]] += 1
+    if "hard_cap" in amounts and "raised" in icos.columns:
+        check_magnitudes(by_unit["caps_unit/codes"], out["hard_cap_usd"].to_numpy(),
+                         icos["raised"].to_numpy(dtype=np.float64, na_value=np.nan))
+    out["usd_date"] = when
+    if "token_price" in amounts:
+        out["token_price_usd_date"] = price_when
     report = dict(sorted(missing.items()))
     out.attrs["usd_missing"] = report
     if report:
         counts = ", ".join(f"{k} {v:,}" for k, v in report.items())
         warn(f"to_usd: {sum(report.values()):,} amounts left without a USD value (no rate "
-             f"of their currency at or up to {rate_max_age} before the date, no unit or no "
-             f"date): {counts}")
+             f"of their currency at or up to {rate_max_age} before the date, no unit, no "
+             f"date, or a past ICO's price without fetched_at): {counts}")
     return out
 
 
 def conversion_dates(icos: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
-    """The first known date of ``columns`` per row, as datetime64[ns] (NaT when none)."""
+    """The first known date of ``columns`` per row, as naive datetime64[ms] (NaT when none)."""
     when = np.full(len(icos), np.datetime64("NaT"), dtype=MS)
     for name in reversed(list(columns)):
-        values = pd.to_datetime(icos[name]).astype(MS).to_numpy()
+        values = naive_dates(icos[name])
         when = np.where(np.isnat(values), when, values)
     return when
+
+
+#: A currency's hard caps in USD this many orders of magnitude off, against what
+#: the same ICOs raised, from those stated in USD: its rates look quoted the other way.
+MAGNITUDE_WARNING: Final = 2.0
+#: The fewest ICOs of a currency (with a cap and a raised amount) the check judges.
+MAGNITUDE_MIN_ICOS: Final = 3
+
+
+def check_magnitudes(units: np.ndarray, hard_cap_usd: np.ndarray, raised: np.ndarray) -> None:
+    """Warn when one currency's converted hard caps are orders of magnitude off.
+
+    ``raised`` is in USD. For ICOs with both, the median of
+    log10(hard cap in USD / raised) per cap currency is compared with that of
+    caps stated in USD (0 without 3 of them): 2 or more orders of magnitude apart
+    (a JPY rate read the wrong way is 4) is a warning naming the currency.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.log10(hard_cap_usd / raised)
+    known = np.isfinite(ratio) & (raised > 0) & (hard_cap_usd > 0)
+    codes = pd.Series(units[known], dtype=object)
+    spread = pd.Series(ratio[known]).groupby(codes.to_numpy()).agg(["median", "size"])
+    spread = spread[spread["size"] >= MAGNITUDE_MIN_ICOS]
+    medians = {str(code): float(m) for code, m in spread["median"].items()}
+    sizes = {str(code): int(n) for code, n in spread["size"].items()}
+    reference = medians.pop("USD", 0.0)
+    for code, median in medians.items():
+        off = median - reference
+        if abs(off) >= MAGNITUDE_WARNING:
+            warn(f"to_usd: hard caps in {code} come out {10 ** abs(off):,.0f}x "
+                 f"{'larger' if off > 0 else 'smaller'} against what the same ICOs raised "
+                 f"than caps stated in USD (median of {sizes[code]:,} ICOs): are the "
+                 f"{code} rates quoted the other way (units per USD, not USD per unit)?")
