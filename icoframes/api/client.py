@@ -66,9 +66,7 @@ _FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
 
 
 def sign(body: bytes, private_key: Secret | str) -> str:
-    """Signature of spec section 5: Base64 of the raw HMAC-SHA256 of ``body``.
-
-    The one place the package reads a :class:`~icoframes.secret.Secret`'s value.
+    """Signature of spec section 5: Base64 of the raw HMAC-SHA256 of ``body`` (reads the key).
 
     Examples
     --------
