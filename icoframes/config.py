@@ -29,7 +29,7 @@ from typing import Any, Never
 
 import platformdirs
 
-from .errors import ConfigError
+from .errors import ConfigError, InvalidParameter
 from .secret import HIDDEN, Secret, redact_url
 
 __all__ = ["SETTINGS", "Setting", "Settings", "configure", "get_settings",
@@ -75,17 +75,21 @@ class Setting:
         return _ENV_PREFIX + self.name.upper()
 
     def check(self, value: Any, *, source: str | None = None) -> Any:
-        """``value`` read and checked, or :class:`ConfigError` naming where it came from.
+        """``value`` read and checked, or an error naming where it came from.
 
-        A secret setting's value must come wrapped (:func:`hide`), so that no
-        frame of the error's traceback holds it in clear.
+        A bad argument (``configure``, a loader's ``max_workers``) raises
+        :class:`InvalidParameter`, as every bad argument does; a bad environment
+        variable (``source``) raises :class:`ConfigError`. A secret setting's
+        value must come wrapped (:func:`hide`), so that no frame of the error's
+        traceback holds it in clear.
         """
         try:
             return self.read(value)
         except (TypeError, ValueError) as exc:
             shown = HIDDEN if self.secret else repr(
                 redact_url(value) if isinstance(value, str) else value)
-            raise ConfigError(f"invalid {source or self.name}={shown}: {exc}") from None
+            error = ConfigError if source else InvalidParameter
+            raise error(f"invalid {source or self.name}={shown}: {exc}") from None
 
     def default_value(self) -> Any:
         """The default (computed now when it is a function)."""
@@ -346,9 +350,9 @@ Settings
 
 Raises
 ------
-ConfigError
+InvalidParameter
     If a value has the wrong type or range, or a setting name is unknown
-    (with a suggestion).
+    (with a suggestion). A bad environment variable raises ConfigError.
 
 Examples
 --------
@@ -399,10 +403,10 @@ def _from_env(setting: Setting) -> Any:
     return os.environ.get(setting.env)
 
 
-def _unknown(name: str) -> ConfigError:
+def _unknown(name: str) -> InvalidParameter:
     close = difflib.get_close_matches(name, list(_BY_NAME), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else f"; settings: {', '.join(_BY_NAME)}"
-    return ConfigError(f"unknown setting {name!r}{hint}")
+    return InvalidParameter(f"unknown setting {name!r}{hint}")
 
 
 def _rst_table() -> str:

@@ -15,7 +15,7 @@ import icoframes
 from icoframes import sandbox
 from icoframes.api.client import Client
 from icoframes.config import SETTINGS, get_settings
-from icoframes.errors import ConfigError
+from icoframes.errors import ConfigError, InvalidParameter
 from icoframes.sandbox.command import add_arguments, keys
 from icoframes.secret import Secret, redact_url
 
@@ -42,7 +42,7 @@ def shown_with_locals(exc: BaseException) -> str:
 
 
 def test_a_configure_error_with_a_control_character_shows_no_key():
-    with pytest.raises(ConfigError, match="control characters") as info:
+    with pytest.raises(InvalidParameter, match="control characters") as info:
         icoframes.configure(base_url="http://127.0.0.1:1", public_key="pub",
                             private_key=BAD_KEY)
     text = shown_with_locals(info.value)
@@ -62,10 +62,10 @@ def test_a_typo_in_another_env_var_shows_no_key(monkeypatch):
 
 
 def test_a_misspelled_setting_shows_neither_its_value_nor_the_key():
-    with pytest.raises(ConfigError, match="did you mean 'private_key'") as info:
+    with pytest.raises(InvalidParameter, match="did you mean 'private_key'") as info:
         icoframes.configure(privat_key=KEY)  # type: ignore[call-arg]
     assert KEY not in shown_with_locals(info.value)
-    with pytest.raises(ConfigError, match="did you mean 'private_key'") as info:
+    with pytest.raises(InvalidParameter, match="did you mean 'private_key'") as info:
         get_settings(privatekey=KEY)
     assert KEY not in shown_with_locals(info.value)
 
@@ -101,7 +101,7 @@ def test_a_password_in_base_url_is_hidden_where_the_address_shows():
     s = icoframes.configure(base_url=url, public_key="pub", private_key=KEY)
     assert s.base_url == url  # used as given
     assert PASSWORD not in repr(s) and "<hidden>@127.0.0.1:1" in repr(s)
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(InvalidParameter) as info:
         icoframes.configure(base_url=f"ftp://user:{PASSWORD}@example.org")
     assert PASSWORD not in str(info.value) and "<hidden>@example.org" in str(info.value)
     with Client.from_settings() as client:
