@@ -265,8 +265,7 @@ class Client:
     def list_page(self, page: int = 1, **params: Any) -> dict[str, Any]:
         """One page (at most 20 summaries) of the list operation, spec 4.2.
 
-        Parameters are checked locally first, so a bad one costs no request.
-        When nothing matches (error 482) an empty page is returned:
+        Parameters are checked first (a bad one costs no request); error 482 is an empty page:
         ``{"total_icos": 0, "total_pages": 0, "current_page": page, "error": 482, "data": []}``.
 
         Raises
