@@ -15,7 +15,7 @@ import pytest
 from messy_profiles import clean_profile, with_
 
 from icoframes.errors import IcoframesWarning
-from icoframes.features import features
+from icoframes.features import compute_features as features
 from icoframes.money import to_usd
 from icoframes.parse.profiles import tidy
 from icoframes.plotting import plot_raised_vs_cap

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 import pandas as pd
 from real_like import N_RECORDS, Truth, records
 
-from icoframes.features import features
+from icoframes.features import compute_features as features
 from icoframes.parse.profiles import tidy
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from messy_profiles import clean_profile, with_
 
-from icoframes.features import features
+from icoframes.features import compute_features as features
 from icoframes.parse.profiles import tidy
 from icoframes.tables import Tables
 from icoframes.vocabulary import (
