@@ -310,11 +310,10 @@ ROADMAP = TableSchema(
     _cols(
         ("ico_id", "int", ("id",), "id of the ICO"),
         ("label", "text", ("roadmap", KEY), "the date-like key exactly as sent"),
-        ("date", "datetime", None, "parsed from the label: the first day of the period it "
-         "names (Q3 2018 -> 2018-07-01); NaT, and a problem, when it names no date",
+        ("date", "datetime", None, "from the label: the first day of the period (Q3 2018 -> "
+         "2018-07-01); NaT and a problem when it names none",
          "date, no time zone"),
-        ("precision", "text", None, "how much of a date the label gives: day, month, "
-         "quarter, half or year; missing when it names no date"),
+        ("precision", "text", None, "day, month, quarter, half or year: what the label gives"),
         ("description", "text", ("roadmap", EACH), "what the milestone is"),
     ),
     key=("ico_id", "label"),
