@@ -310,8 +310,7 @@ ROADMAP = TableSchema(
     _cols(
         ("ico_id", "int", ("id",), "id of the ICO"),
         ("label", "text", ("roadmap", KEY), "the date-like key exactly as sent"),
-        ("date", "datetime", None, "from the label: the first day of the period (Q3 2018 -> "
-         "2018-07-01); NaT and a problem when it names none",
+        ("date", "datetime", None, "first day of the label's period (Q3 2018: 2018-07-01)",
          "date, no time zone"),
         ("precision", "text", None, "day, month, quarter, half or year: what the label gives"),
         ("description", "text", ("roadmap", EACH), "what the milestone is"),
