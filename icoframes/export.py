@@ -22,10 +22,19 @@ What a reader can rely on:
 * ``out`` is checked writable (created when missing) before any request is
   spent; if it is not, :class:`~icoframes.errors.ConfigError` names it.
 * Everything is first written to this export's own staging folder *inside*
-  ``out``: ``out/.icoframes-staging/<id>/data/``. Being inside ``out``, the final
-  renames never cross a filesystem (``out`` may be a mount point, and its parent
-  need not be writable); being hidden and two levels down, the folder is never
+  ``out``: ``out/.icoframes-staging-<random>/export/data/``, made by
+  :func:`tempfile.mkdtemp` (a name nobody can guess or plant beforehand, private
+  to the user running the export). Being inside ``out``, the final renames
+  never cross a filesystem (``out`` may be a mount point, and its parent need
+  not be writable); being hidden and two levels down, the tables are never
   matched by ``out/*.parquet``, ``out/*/icos.parquet`` or ``out/*/*.parquet``.
+* An export removes only what it made: its own staging folder, the previous
+  snapshot folder of the day it replaces, and the staging folders of killed
+  exports (real folders named ``.icoframes-staging-*``, owned by the user,
+  holding the lock file an export makes first, which nobody holds). It never
+  follows a symbolic link: a ``snapshot_date=`` entry that is a link is refused
+  (ConfigError, nothing moved), a planted ``.icoframes-staging*`` link is left
+  alone.
 * A snapshot folder is swapped in whole: the previous folder of the same day is
   renamed aside, the new one renamed into place, and the old one deleted after.
   A reader sees the old snapshot or the new one (or, for the instant between
@@ -40,23 +49,36 @@ What a reader can rely on:
   exists, the tables beside it are the ones it describes; a folder without one
   is an export in progress or one that was killed mid-swap (the next run
   completes it). A reader racing a running export reads ``manifest.json``
-  before and after the tables and retries when ``exported_at`` changed.
-* Two exports into one ``out`` swap one at a time (a lock in the staging
-  folder). The staging folder of a killed export is removed by the next run;
-  that of a running export is not (each holds a lock on its folder while it
-  runs, which the operating system releases when the process dies).
+  before and after the tables and retries when it changed
+  (:mod:`icoframes.exported`).
+* Two exports into one ``out`` swap one at a time (``flock`` on ``out`` itself,
+  so no lock file is left in it; a ``.icoframes-swap.lock`` file on Windows).
+  The staging folder of a killed export is removed by the next run; that of a
+  running export is not (each holds a lock on its folder while it runs, which
+  the operating system releases when the process dies). After an export,
+  ``out`` holds the export and nothing else of icoframes'.
 * An export whose query matches no ICO raises :class:`~icoframes.errors.EmptyResult`
   and writes nothing, unless ``allow_empty=True``.
 
 ``manifest.json`` records the arguments, the rows per table, the requests this
 export spent (per endpoint in ``requests_spent``, and ``requests_total``), each
 list query (its parameters, whether it was complete, whether it came from the
-cache, its rows, when it was fetched, values lost), ``complete`` (every query
-was), the fetch times of the oldest and newest exported profile
+cache, its rows, when it was fetched, values lost), ``complete``, ``missing``,
+``not_refreshed`` (see below), the fetch times of the oldest and newest exported profile
 (``profiles_fetched``; null when the ``icos`` table has no ``fetched_at``
 column), ``problems`` (the number of unreadable values), ``exported_at`` (when
 the export was written, UTC) and ``package_version``. ``lists_fresh_after`` and
 ``lists_fetched`` say how fresh the lists are (see above).
+
+Incomplete is an outcome, not a success. An export that could not fetch
+everything still writes what it fetched, with ``complete: false`` and what it
+lacks: ``missing`` (each listed ICO without a row: ``id``, ``name``, ``state``
+(failed, gone, not_fetched) and ``reason``), ``not_refreshed`` (each row kept
+from an earlier fetch because its new fetch failed or the budget ran out:
+``id``, ``reason``, ``fetched_at``) and, per query, ``complete: false`` for a
+list that came back partial. ``icoframes export`` then exits 5 (unless
+``--allow-incomplete``); :func:`icoframes.changes` reads ``missing`` and the
+partial lists so that such gaps never show as removed and new ICOs.
 """
 
 from __future__ import annotations
@@ -66,8 +88,9 @@ import datetime as dt
 import json
 import os
 import shutil
-import uuid
-from collections.abc import Iterable
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -77,17 +100,18 @@ import pyarrow as pa
 
 from ._version import __version__
 from .errors import ConfigError, EmptyResult
+from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import age_limit
 from .files import atomic_write_bytes, atomic_write_table, filelock, locked, utcnow
 from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
 from .schema import PROBLEM_SUMMARY
 
-__all__ = ["MANIFEST", "STAGING", "export_tables"]
+__all__ = ["MANIFEST", "STAGING_PREFIX", "export_tables"]
 
-#: The commit record of an export: written last, removed first.
-MANIFEST = "manifest.json"
-#: The hidden folder inside ``out`` where exports are built before the swap.
-STAGING = ".icoframes-staging"
+#: The start of the hidden folders inside ``out`` where exports are built before the swap
+#: (the rest of the name is random: :func:`tempfile.mkdtemp`).
+STAGING_PREFIX = ".icoframes-staging-"
+_RUNNING = "running.lock"  # in a staging folder, held while its export runs
 
 
 def export_tables(
@@ -173,6 +197,7 @@ def export_tables(
         if not len(tables.icos) and not allow_empty:
             raise EmptyResult(_nothing_matched(queries, status, filters))
         exported_at = utcnow()
+        stale = not_refreshed(tables.icos, stated)
         summary = tables.problem_summary()
         manifest = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
@@ -186,8 +211,10 @@ def export_tables(
             "lists_fresh_after": None if fresh_after is None else fresh_after.isoformat(),
             "lists_fetched": _oldest_newest(q.get("fetched_at") for q in queries),
             "complete": bool(stated.get("complete",
-                                        all(bool(q.get("complete")) for q in queries))),
+                                        all(bool(q.get("complete")) for q in queries)))
+                        and not stale,
             "missing": [_jsonable(m) for m in stated.get("missing", [])],
+            "not_refreshed": stale,
             "profiles_fetched": profile_ages(tables.icos),
             "problems": len(tables.problems),
             "problems_by_column": {f"{row.table}.{row.column}": int(row.count)
@@ -203,12 +230,12 @@ def export_tables(
                            staging.data / "problem_summary.parquet")
         atomic_write_bytes(staging.data / MANIFEST, _dump(manifest))
         if snapshot:
-            target = staging.out / f"snapshot_date={exported_at.date().isoformat()}"
-            with locked(staging.root / "swap.lock"):
+            target = staging.out / f"{SNAPSHOT_PREFIX}{exported_at.date().isoformat()}"
+            with _swap_lock(staging.out):
                 _swap_folder(staging.data, target, staging.scratch)
         else:
             target = staging.out
-            with locked(staging.root / "swap.lock"):
+            with _swap_lock(staging.out):
                 _swap_files(staging.data, target)
     return {**manifest, "path": str(target)}
 
@@ -277,6 +304,26 @@ def profile_ages(icos: pd.DataFrame) -> dict[str, str | None]:
             "newest": stamps.max().tz_convert("UTC").isoformat()}
 
 
+def not_refreshed(icos: pd.DataFrame, stated: dict[str, Any]) -> list[dict[str, Any]]:
+    """Exported rows this load tried to fetch again and could not: kept, older than asked.
+
+    One dict per row: ``id``, ``reason`` (why its new fetch failed, or that the
+    budget ran out) and ``fetched_at`` (when the exported row was fetched).
+    """
+    failed = {int(k): v for k, v in (stated.get("failed") or {}).items()}
+    budget = [int(i) for i in stated.get("not_refreshed") or [] if int(i) not in failed]
+    if not failed and not budget:
+        return []
+    when = (dict(zip(icos["id"].tolist(), icos["fetched_at"].tolist(), strict=True))
+            if "fetched_at" in icos.columns else {})
+    present = set(icos["id"].tolist())
+    rows = [(i, str(failed[i])) for i in failed if i in present]
+    rows += [(i, "the budget ran out before it was fetched again") for i in budget]
+    return [{"id": i, "reason": reason,
+             "fetched_at": None if pd.isna(when.get(i)) else pd.Timestamp(when[i]).isoformat()}
+            for i, reason in sorted(rows)]
+
+
 def _nothing_matched(queries: list[dict[str, Any]], status: str | None,
                      filters: dict[str, Any]) -> str:
     asked = [q.get("params") for q in queries if not q.get("rows")] or [
@@ -311,17 +358,18 @@ class _Staging:
     """This export's own folder inside ``out``, locked while the export runs.
 
     Entering checks that ``out`` can be created and written (ConfigError
-    otherwise), removes what killed exports left, and makes
-    ``out/.icoframes-staging/<id>/data``. Leaving removes this export's folder;
-    on failure it also removes ``out`` if this export created it and it is empty.
+    otherwise), makes ``out/.icoframes-staging-<random>/`` with
+    :func:`tempfile.mkdtemp` (a name nobody can guess or plant beforehand,
+    private to the user, made by this export), locks it and removes what
+    killed exports left (:func:`_clear_leftovers`). Leaving removes this
+    export's folder; on failure it also removes ``out`` if this export created
+    it and it is empty.
     """
 
     def __init__(self, out: Path) -> None:
         self.out = out
-        self.root = out / STAGING
-        self.name = uuid.uuid4().hex
-        self.scratch = self.root / self.name
-        self.data = self.scratch / "data"
+        self.scratch = out  # set on entering
+        self.data = out
         self._lock: filelock.BaseFileLock | None = None
         self._created_out = False
 
@@ -329,13 +377,12 @@ class _Staging:
         try:
             self._created_out = not self.out.exists()
             self.out.mkdir(parents=True, exist_ok=True)
-            probe = self.out / f".icoframes-write-test-{self.name}"
-            probe.touch()  # out itself takes the renames: write access to it is what counts
-            probe.unlink()
-            self.root.mkdir(exist_ok=True)
-            # lock first, folder second: a folder nobody holds the lock of is a leftover
+            # out itself takes the renames: being able to make a folder in it is what counts
+            self.scratch = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.out))
+            # lock first, tables second: a staging folder nobody holds the lock of is a leftover
             self._lock = _lock_for(self.scratch)
             self._lock.acquire(timeout=0)
+            self.data = self.scratch / "export" / "data"  # deep: no reader's glob reaches it
             self.data.mkdir(parents=True)
         except (OSError, filelock.Timeout) as exc:
             self._clean_up(failed=True)
@@ -343,7 +390,7 @@ class _Staging:
             raise ConfigError(
                 f"the export folder {self.out} cannot be written ({reason}); choose a folder "
                 "the user running the export can create and write (--out)") from None
-        _clear_leftovers(self.root)
+        _clear_leftovers(self.out, self.scratch)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
@@ -351,43 +398,88 @@ class _Staging:
         self._clean_up(failed=kind is not None)
 
     def _clean_up(self, *, failed: bool) -> None:
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.scratch != self.out:
+            shutil.rmtree(self.scratch, ignore_errors=True)  # ours: made by mkdtemp above
         if self._lock is not None:
-            with contextlib.suppress(OSError):
-                Path(self._lock.lock_file).unlink()
             self._lock.release()
             self._lock = None
         if failed and self._created_out:  # nothing written: leave no folder behind
-            for folder in (self.root, self.out):
-                with contextlib.suppress(OSError):
-                    folder.rmdir()  # only when empty: another export may have started
+            with contextlib.suppress(OSError):
+                self.out.rmdir()  # only when empty: another export may have started
 
 
 def _lock_for(scratch: Path) -> filelock.BaseFileLock:
-    return filelock.FileLock(scratch.with_name(scratch.name + ".lock"), thread_local=False,
-                             is_singleton=False)
+    return filelock.FileLock(scratch / _RUNNING, thread_local=False, is_singleton=False)
 
 
-def _clear_leftovers(root: Path) -> None:
-    """Remove the staging folders of killed exports: those whose lock nobody holds."""
-    names = {child.name.removesuffix(".lock") for child in root.iterdir()} - {"swap"}
-    for name in sorted(names):
-        child = root / name
+def _clear_leftovers(out: Path, mine: Path) -> None:
+    """Remove the staging folders of killed exports: those whose lock nobody holds.
+
+    Only what an export made is touched: a real folder (never a symbolic link,
+    never followed) named ``.icoframes-staging-*``, owned by this user and
+    holding the lock file an export makes first. A folder without that file is
+    left alone (an export that just made it, or not an export's at all).
+    """
+    for child in out.glob(STAGING_PREFIX + "*"):
+        if child == mine:
+            continue
+        try:
+            info = child.lstat()
+            lock_info = (child / _RUNNING).lstat()
+        except OSError:
+            continue
+        if (not stat.S_ISDIR(info.st_mode) or not stat.S_ISREG(lock_info.st_mode)
+                or (hasattr(os, "getuid") and info.st_uid != os.getuid())):
+            continue
         lock = _lock_for(child)
         try:
             lock.acquire(timeout=0)
         except (filelock.Timeout, OSError):
             continue  # its export is running
         try:
-            shutil.rmtree(child, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                Path(lock.lock_file).unlink()
+            if shutil.rmtree.avoids_symlink_attacks or not _holds_links(child):
+                shutil.rmtree(child, ignore_errors=True)
         finally:
             lock.release()
 
 
+def _holds_links(folder: Path) -> bool:
+    """Whether anything under ``folder`` is a symbolic link (where rmtree might follow it)."""
+    return any(path.is_symlink() for path in folder.rglob("*"))
+
+
+@contextlib.contextmanager
+def _swap_lock(out: Path) -> Iterator[None]:
+    """Two exports into one ``out`` swap one at a time; no file is left in ``out`` for it.
+
+    Where ``fcntl`` exists the lock is ``flock`` on the folder ``out`` itself;
+    elsewhere (Windows) a lock file ``out/.icoframes-swap.lock``.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        with locked(out / ".icoframes-swap.lock"):
+            yield
+        return
+    fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the flock
+
+
 def _swap_folder(new: Path, target: Path, scratch: Path) -> None:
-    """Replace the folder ``target`` by ``new``; the previous one is deleted after the swap."""
+    """Replace the folder ``target`` by ``new``; the previous one is deleted after the swap.
+
+    A ``target`` that is not a real folder (a symbolic link someone planted, a
+    file) is left alone: ConfigError, nothing moved or removed.
+    """
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISDIR(target.lstat().st_mode):
+            raise ConfigError(
+                f"{target} is not a folder (a symbolic link or a file): the export does not "
+                "replace or follow it; remove it, or export into a folder only you can write")
     previous = scratch / "previous"
     try:
         os.replace(target, previous)
