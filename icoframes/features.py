@@ -22,7 +22,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from .money import to_usd
+from .money import Quote, to_usd
 from .parse.units import FIAT_CODES, canonical_unit
 from .schema import TEXT_DTYPE
 from .tables import Tables
@@ -152,7 +152,8 @@ def describe_features(*, rates: bool = True) -> pd.DataFrame:
 
 
 def features(tables: Tables, *, rates: pd.DataFrame | None = None,
-             as_of: object = None, max_age: str | pd.Timedelta | None = "7D") -> pd.DataFrame:
+             as_of: object = None, max_age: str | pd.Timedelta | None = "7D",
+             quote: Quote | None = None) -> pd.DataFrame:
     """One row per ICO with the variables ICO studies use, each defined in :data:`FEATURES`.
 
     Parameters
@@ -167,6 +168,9 @@ def features(tables: Tables, *, rates: pd.DataFrame | None = None,
         (UTC, naive like the ICOs' dates).
     max_age : str or Timedelta or None, default ``"7D"``
         Passed to :func:`icoframes.to_usd`.
+    quote : {"usd_per_unit", "units_per_usd"}, optional
+        Passed to :func:`icoframes.to_usd`: the direction of wide rates' bare
+        currency columns.
 
     Returns
     -------
@@ -237,7 +241,8 @@ def features(tables: Tables, *, rates: pd.DataFrame | None = None,
         out["log_raised"] = np.where(raised > 0, np.log(np.where(raised > 0, raised, 1.0)),
                                      np.nan)
     if rates is not None:
-        money = to_usd(icos, rates, columns=("soft_cap", "hard_cap"), max_age=max_age)
+        money = to_usd(icos, rates, columns=("soft_cap", "hard_cap"), max_age=max_age,
+                       quote=quote)
         hard = money["hard_cap_usd"].to_numpy()
         soft = money["soft_cap_usd"].to_numpy()
         out["hard_cap_usd"] = hard

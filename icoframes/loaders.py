@@ -159,11 +159,12 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         Parameters of the list operation (spec 4.2) by name: ``platform``,
         ``category``, ``type`` (ids or names), ``location``, ``ico_score``,
         ``airdrop_program``, ``bounty_program``, ``investor_kyc``,
-        ``investor_wl``, ``ico_kyc_passed`` (True), ``accepted_currencies``,
-        ``exclude_areas``, ``sort_asc``, ``sort_desc``. All are checked before
-        any list or profile request: keywords and statuses (in any case) with a
-        "did you mean"; currencies by shape (tickers like ``"eth"``, sent
-        upper-cased); platform, category and type names, ``location`` and
+        ``investor_wl``, ``ico_kyc_passed`` (True only: False is refused),
+        ``accepted_currencies``, ``exclude_areas``, ``sort_asc``, ``sort_desc``.
+        All are checked before any list or profile request: keywords and
+        statuses (in any case) with a "did you mean"; currencies as tickers
+        (``"eth"``, sent upper-cased) or names (``"Ether"``, sent as ``ETH``);
+        platform, category and type names, ``location`` and
         ``exclude_areas`` against the filter set (:func:`load_filters`; in any
         case, sent in its spelling). Checking names costs at most one request,
         for the filter set, and none while it is cached (a day).
@@ -196,7 +197,8 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         The daily allowance ran out. Everything fetched is cached; call again
         after the reset to fetch only the rest.
     ServiceUnavailable
-        The service failed a run of attempts in a row (the circuit breaker,
+        The service looks down: many different requests failed with no
+        success between, or connections were refused (the circuit breaker,
         :mod:`icoframes.api.control`): ``last_failure`` names the cause.
         Everything fetched is cached.
     NotCached

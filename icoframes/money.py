@@ -1,12 +1,14 @@
 """Amounts in US dollars, from exchange rates the user supplies.
 
 icoframes has no built-in price source: :func:`to_usd` takes a frame of daily
-rates (USD per unit of each currency) that you build from a CSV or any price
-downloader, in one of two layouts:
+exchange rates that you build from a CSV or any price downloader, in one of
+two layouts, each saying which way its rates are quoted:
 
-* **long**: columns ``date``, ``currency``, ``usd`` (one row per day and currency);
-* **wide**: a date index and one column per currency (``ETH``, ``BTC``, ``EUR``;
-  downloader names such as ``ETH-USD`` or ``EURUSD=X`` are understood).
+* **long**: columns ``date``, ``currency`` and ``usd_per_unit`` (or
+  ``units_per_usd``), one row per day and currency;
+* **wide**: a date index and one column per currency, named as downloaders name
+  them: ``ETH-USD`` and ``EURUSD=X`` are USD per unit, Yahoo's ``JPY=X`` is JPY
+  per USD. A bare ``ETH`` column needs ``quote=`` (see :func:`normalize_rates`).
 
 Each amount is converted at a date of its own ICO (the end of the sale, else
 its start) with the last rate known at or before that date, no older than
@@ -17,9 +19,10 @@ unit, and one without a rate, a unit or a date is missing and reported.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Literal
 
 import numpy as np
 import pandas as pd
@@ -42,71 +45,177 @@ AMOUNT_UNITS: Final = {
 DATE_COLUMNS: Final = ("end_datetime", "start_datetime")
 NO_UNIT: Final = "(no unit)"
 NO_DATE: Final = "(no date)"
-_NS: Final = "datetime64[ns]"
+# milliseconds, like the ICOs' dates: nanoseconds end in 2262 and a profile may say 9999
+_MS: Final = "datetime64[ms]"
+#: The two directions a rate can be quoted in.
+Quote = Literal["usd_per_unit", "units_per_usd"]
+QUOTES: Final = ("usd_per_unit", "units_per_usd")
+#: The value column of normalised rates: US dollars for one unit of the currency.
+VALUE: Final = "usd_per_unit"
+# long-form value columns; ``usd`` is read as usd_per_unit (the name before 0.x)
+_LONG_VALUES: Final = ("usd_per_unit", "usd", "units_per_usd")
 
 
-def normalize_rates(rates: pd.DataFrame) -> pd.DataFrame:
-    """Rates in either layout as one long frame: ``date``, ``currency`` (canonical), ``usd``.
+def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.DataFrame:
+    """Rates in either layout as one long frame: ``date``, ``currency``, ``usd_per_unit``.
+
+    The direction of every rate is read from its name, never guessed:
+
+    * **long form**: columns ``date``, ``currency`` and one value column that
+      names its direction, ``usd_per_unit`` (``usd`` is read the same way) or
+      ``units_per_usd``;
+    * **wide form**: a date index (or ``date`` column) and one column per
+      currency, named as price downloaders name them: ``ETH-USD``, ``ETH/USD``,
+      ``ETH_USD``, ``EURUSD`` and Yahoo's ``EURUSD=X`` are USD per unit (the
+      quote currency per one unit of the base); ``USD/JPY``, ``USDJPY=X`` and
+      Yahoo's three-letter ``JPY=X`` are units per USD. A column named by a
+      bare code (``ETH``, ``EUR``) says neither: it needs ``quote``. A pair
+      without USD (``EURJPY=X``, ``ETH-BTC``) is refused.
 
     Rows without a rate (NaN) are dropped; USD rows are dropped (USD needs no
     rate). Time-zone-aware dates are taken in UTC and made naive, like the
     ICOs' dates.
 
+    Parameters
+    ----------
+    rates : pandas.DataFrame
+        Long or wide form, as above.
+    quote : {"usd_per_unit", "units_per_usd"}, optional
+        The direction of the wide form's bare-code columns (``ETH``: USD per
+        ETH, or ETH per USD). Columns whose name states a direction keep it.
+
     Raises
     ------
     ValueError
-        When the layout is neither form, a date or a rate cannot be read, a
-        rate is zero or negative, or one day has two different rates of one currency.
+        When the layout is neither form, a column's direction is ambiguous or
+        has no USD side (the column is named), a date or a rate cannot be read,
+        a rate is zero or negative, or one day has two different rates of one currency.
 
     Examples
     --------
-    >>> wide = pd.DataFrame({"ETH-USD": [2000.0, 2100.0]},
-    ...                     index=pd.to_datetime(["2021-01-01", "2021-01-02"]))
+    >>> wide = pd.DataFrame({"ETH-USD": [2000.0], "JPY=X": [100.0]},
+    ...                     index=pd.to_datetime(["2021-01-01"]))
     >>> long = normalize_rates(wide)
-    >>> long["date"].astype(str).tolist(), long["currency"].tolist(), long["usd"].tolist()
-    (['2021-01-01', '2021-01-02'], ['ETH', 'ETH'], [2000.0, 2100.0])
+    >>> long["currency"].tolist(), long["usd_per_unit"].tolist()
+    (['ETH', 'JPY'], [2000.0, 0.01])
     """
     if not isinstance(rates, pd.DataFrame):
         raise ValueError(f"rates must be a pandas DataFrame, got {type(rates).__name__}")
+    if quote is not None and quote not in QUOTES:
+        raise ValueError(f"quote must be one of {', '.join(map(repr, QUOTES))} or None, "
+                         f"got {quote!r}")
     lower = {str(c).strip().lower(): c for c in rates.columns}
     if "currency" in lower:
-        missing = [c for c in ("date", "currency", "usd") if c not in lower]
-        if missing:
-            raise ValueError(f"long-form rates need columns date, currency and usd; "
-                             f"missing: {', '.join(missing)} (got {list(rates.columns)})")
-        dates = rates[lower["date"]]
-        currency = rates[lower["currency"]]
-        usd = rates[lower["usd"]]
+        return _long(rates, lower, quote)
+    if isinstance(rates.columns, pd.MultiIndex):
+        raise ValueError("wide rates need one column level, one column per currency; "
+                         "for a downloader's (field, ticker) columns select one field, "
+                         "e.g. rates['Close']")
+    frame = rates
+    if not isinstance(frame.index, pd.DatetimeIndex) and "date" in lower:
+        frame = frame.set_index(lower["date"])
+    if not isinstance(frame.index, pd.DatetimeIndex):
+        raise ValueError("rates must be long form (columns date, currency, usd_per_unit) or "
+                         "wide form (a DatetimeIndex or date column, one column per "
+                         f"currency); got columns {list(rates.columns)} and a "
+                         f"{type(rates.index).__name__}")
+    read = {c: _wide_column(c, quote) for c in frame.columns}
+    refused = [reason for reason in read.values() if isinstance(reason, str)]
+    bare = [c for c, how in read.items() if how is None]
+    if refused:
+        raise ValueError("wide rates: " + "; ".join(refused))
+    if bare:
+        raise ValueError(
+            f"wide rates: columns {bare} do not say which way they are quoted (USD per "
+            "unit, or units per USD); name them as price downloaders do ('ETH-USD' and "
+            "'EURUSD=X' are USD per unit, 'JPY=X' and 'USD/JPY' are JPY per USD), or pass "
+            "quote='usd_per_unit' (or quote='units_per_usd') for bare currency columns, or "
+            "give long form with a usd_per_unit column")
+    columns = []
+    for column, how in read.items():
+        assert isinstance(how, tuple)
+        code, inverted = how
+        raw = _numbers(frame[column])
+        if inverted:
+            raw = np.divide(1.0, raw, out=raw.copy(), where=raw > 0)
+        columns.append(pd.Series(raw, index=frame.index, name=code))
+    names = [code for code, _ in (how for how in read.values() if isinstance(how, tuple))]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"wide rates: two columns for {', '.join(twice)} "
+                         f"(columns {list(frame.columns)})")
+    stacked = pd.concat(columns, axis=1) if columns else pd.DataFrame(index=frame.index)
+    stacked = stacked.rename_axis(index="date", columns="currency")
+    long = stacked.stack(future_stack=True).rename(VALUE).reset_index()
+    return _clean(long["date"], long["currency"], long[VALUE])
+
+
+def _long(rates: pd.DataFrame, lower: dict[str, object], quote: Quote | None) -> pd.DataFrame:
+    if quote is not None:
+        raise ValueError("quote= is for the bare currency columns of wide rates; long form "
+                         "names its direction by its value column (usd_per_unit or "
+                         "units_per_usd)")
+    values = [name for name in _LONG_VALUES if name in lower]
+    if len(values) > 1:
+        raise ValueError(f"long-form rates need one value column, got {values}: "
+                         f"{', '.join(_LONG_VALUES)} each name a direction")
+    missing = [c for c in ("date", "currency") if c not in lower] + (
+        [] if values else ["usd_per_unit (or units_per_usd)"])
+    if missing:
+        raise ValueError(f"long-form rates need columns date, currency and usd_per_unit "
+                         f"(or units_per_usd); missing: {', '.join(missing)} "
+                         f"(got {list(rates.columns)})")
+    value = rates[lower[values[0]]]
+    if values[0] == "units_per_usd":
+        raw = _numbers(value)
+        value = pd.Series(np.divide(1.0, raw, out=raw.copy(), where=raw > 0))
+    return _clean(rates[lower["date"]], rates[lower["currency"]], value)
+
+
+def _numbers(values: pd.Series) -> np.ndarray:
+    try:
+        number = pd.to_numeric(pd.Series(values).reset_index(drop=True), errors="raise")
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"rates: values must be numbers ({exc})") from None
+    return number.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+# "ETH-USD", "eth/usd", "BTC_USD", "USD/JPY": base, separator, quote currency.
+_PAIR: Final = re.compile(r"([A-Z0-9.]+?)\s*[-/_ ]\s*([A-Z0-9.]+)")
+# "EURUSD", "USDJPY" (and Yahoo's "EURUSD=X"): two three-letter codes, base first.
+_SIX: Final = re.compile(r"([A-Z]{3})([A-Z]{3})")
+
+
+def _wide_column(name: object, quote: Quote | None) -> tuple[str, bool] | str | None:
+    """(currency, inverted) of one wide column, None when its name states no
+    direction, or the reason it is refused."""
+    text = str(name).strip().upper()
+    if text.endswith("=X"):  # Yahoo's FX tickers
+        body = text[:-2]
+        if re.fullmatch(r"[A-Z]{3}", body):
+            return canonical_unit(body) or body, True  # "JPY=X": JPY per USD
+        pair = _SIX.fullmatch(body)
+        if pair is None:
+            return (f"column {name!r} is not a Yahoo exchange-rate ticker ('XXX=X' or "
+                    "'XXXYYY=X'): its direction is ambiguous")
+        base, counter = pair.groups()
+    elif (pair := _PAIR.fullmatch(text) or _SIX.fullmatch(text)) is not None and (
+            "USD" in pair.groups() or pair.re is _PAIR):
+        base, counter = pair.groups()
     else:
-        if isinstance(rates.columns, pd.MultiIndex):
-            raise ValueError("wide rates need one column level, one column per currency; "
-                             "for a downloader's (field, ticker) columns select one field, "
-                             "e.g. rates['Close']")
-        frame = rates
-        if not isinstance(frame.index, pd.DatetimeIndex) and "date" in lower:
-            frame = frame.set_index(lower["date"])
-        if not isinstance(frame.index, pd.DatetimeIndex):
-            raise ValueError("rates must be long form (columns date, currency, usd) or wide "
-                             "form (a DatetimeIndex or date column, one column per currency); "
-                             f"got columns {list(rates.columns)} and a "
-                             f"{type(rates.index).__name__}")
-        names = {c: _wide_currency(c) for c in frame.columns}
-        unnamed = [c for c, code in names.items() if code is None]
-        if unnamed:
-            raise ValueError(f"wide rates: columns {unnamed} name no currency")
-        stacked = frame.rename(columns=names).rename_axis(index="date", columns="currency")
-        long = stacked.stack(future_stack=True).rename("usd").reset_index()
-        dates, currency, usd = long["date"], long["currency"], long["usd"]
-    return _clean(dates, currency, usd)
-
-
-def _wide_currency(name: object) -> str | None:
-    text = str(name).strip().upper().removesuffix("=X")
-    for sep in ("-", "/", "_", ""):
-        if len(text) > 3 + len(sep) and text.endswith(sep + "USD"):
-            text = text[: -3 - len(sep)]
-            break
-    return canonical_unit(text)
+        code = canonical_unit(text)
+        if code is None:
+            return f"column {name!r} names no currency"
+        if quote is None:
+            return None
+        return code, quote == "units_per_usd"
+    base_code, counter_code = canonical_unit(base), canonical_unit(counter)
+    if counter_code == "USD" and base_code is not None:
+        return base_code, False
+    if base_code == "USD" and counter_code is not None:
+        return counter_code, True
+    return (f"column {name!r} is {counter} per {base}, a rate without USD: give USD rates "
+            f"('{base}-USD', '{base}USD=X')")
 
 
 def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFrame:
@@ -119,19 +228,16 @@ def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFram
         raise ValueError(f"rates: dates could not be read ({exc})") from None
     if getattr(when.dt, "tz", None) is not None:
         when = when.dt.tz_convert("UTC").dt.tz_localize(None)
-    try:
-        value = pd.to_numeric(pd.Series(usd).reset_index(drop=True), errors="raise")
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"rates: usd values must be numbers ({exc})") from None
+    value = pd.Series(_numbers(usd))
     codes = canonical_units(pd.Series(currency))
-    out = pd.DataFrame({"date": when.astype(_NS), "currency": pd.Series(codes, dtype=object),
-                        "usd": value.astype(np.float64)})
-    out = out[out["usd"].notna() & out["date"].notna() & out["currency"].notna()]
+    out = pd.DataFrame({"date": when.astype(_MS), "currency": pd.Series(codes, dtype=object),
+                        VALUE: value.astype(np.float64)})
+    out = out[out[VALUE].notna() & out["date"].notna() & out["currency"].notna()]
     out = out[out["currency"] != "USD"]
-    if (out["usd"] <= 0).any() or np.isinf(out["usd"]).any():
-        bad = out.loc[(out["usd"] <= 0) | np.isinf(out["usd"])].iloc[0]
+    if (out[VALUE] <= 0).any() or np.isinf(out[VALUE]).any():
+        bad = out.loc[(out[VALUE] <= 0) | np.isinf(out[VALUE])].iloc[0]
         raise ValueError(f"rates: USD per unit must be positive and finite; "
-                         f"{bad['currency']} on {bad['date'].date()} is {bad['usd']}")
+                         f"{bad['currency']} on {bad['date'].date()} is {bad[VALUE]}")
     out = out.drop_duplicates()
     clash = out.duplicated(["date", "currency"], keep=False)
     if clash.any():
@@ -153,7 +259,7 @@ def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
     out = np.full(n, np.nan)
     is_usd = units == "USD"
     out[is_usd] = 1.0
-    when = pd.to_datetime(pd.Series(dates)).astype(_NS).to_numpy()
+    when = pd.to_datetime(pd.Series(dates)).astype(_MS).to_numpy()
     wanted = np.flatnonzero(~is_usd & pd.notna(units) & ~np.isnat(when))
     if len(wanted) == 0 or rates.empty:
         return out
@@ -162,14 +268,15 @@ def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
     left = left.sort_values("date", kind="stable")
     joined = pd.merge_asof(left, rates, on="date", by="currency", direction="backward",
                            tolerance=max_age, allow_exact_matches=True)
-    out[joined["row"].to_numpy()] = joined["usd"].to_numpy(dtype=np.float64)
+    out[joined["row"].to_numpy()] = joined[VALUE].to_numpy(dtype=np.float64)
     return out
 
 
 def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
            date: str | Sequence[str] = DATE_COLUMNS,
            columns: Sequence[str] | None = None,
-           max_age: str | pd.Timedelta | None = "7D") -> pd.DataFrame:
+           max_age: str | pd.Timedelta | None = "7D",
+           quote: Quote | None = None) -> pd.DataFrame:
     """Add ``<amount>_usd`` columns: caps, token price and purchase limits in US dollars.
 
     Parameters
@@ -178,8 +285,10 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         The ``icos`` table (see :mod:`icoframes.schema`): the amount columns
         of :data:`AMOUNT_UNITS`, their unit columns and the date columns.
     rates : pandas.DataFrame
-        Daily USD per unit, long (``date``, ``currency``, ``usd``) or wide (a
-        date index, one column per currency); see :func:`normalize_rates`.
+        Daily exchange rates, long (``date``, ``currency``, ``usd_per_unit`` or
+        ``units_per_usd``) or wide (a date index, one column per currency, named
+        with its direction: ``ETH-USD``, ``EURUSD=X``, ``JPY=X``); see
+        :func:`normalize_rates` for every name understood.
     date : str or sequence of str, default ``("end_datetime", "start_datetime")``
         The conversion date of each ICO: the first of these columns that is known.
     columns : sequence of str, optional
@@ -187,6 +296,9 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     max_age : str or Timedelta or None, default ``"7D"``
         The oldest rate accepted before the date (a weekend or a holiday is
         bridged; a rate from last year is not). None accepts any age.
+    quote : {"usd_per_unit", "units_per_usd"}, optional
+        The direction of wide columns named by a bare currency code (``ETH``,
+        ``JPY``); without it such a column is refused, never guessed.
 
     Returns
     -------
@@ -199,7 +311,8 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     Raises
     ------
     ValueError
-        For rates in neither layout, an unknown amount column, or ``icos``
+        For rates in neither layout or whose direction is not stated (the
+        column is named), an unknown amount column, or ``icos``
         lacking a column it needs.
 
     Examples
@@ -207,7 +320,8 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     >>> icos = pd.DataFrame({
     ...     "hard_cap": [30000.0, 5e6, 100.0], "caps_unit": ["ETH", "usd", "ETH"],
     ...     "end_datetime": pd.to_datetime(["2018-03-04", "2018-03-04", None])})
-    >>> rates = pd.DataFrame({"date": ["2018-03-02"], "currency": ["ETH"], "usd": [800.0]})
+    >>> rates = pd.DataFrame({"date": ["2018-03-02"], "currency": ["ETH"],
+    ...                       "usd_per_unit": [800.0]})
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
@@ -228,7 +342,7 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     absent = [c for c in needed if c not in icos.columns]
     if absent:
         raise ValueError(f"icos lacks columns {absent}")
-    table = normalize_rates(rates)
+    table = normalize_rates(rates, quote=quote)
     age = None if max_age is None else pd.Timedelta(max_age)
     when = conversion_dates(icos, dates)
     out = icos.copy()
@@ -261,8 +375,8 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
 
 def conversion_dates(icos: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
     """The first known date of ``columns`` per row, as datetime64[ns] (NaT when none)."""
-    when = np.full(len(icos), np.datetime64("NaT"), dtype=_NS)
+    when = np.full(len(icos), np.datetime64("NaT"), dtype=_MS)
     for name in reversed(list(columns)):
-        values = pd.to_datetime(icos[name]).astype(_NS).to_numpy()
+        values = pd.to_datetime(icos[name]).astype(_MS).to_numpy()
         when = np.where(np.isnat(values), when, values)
     return when

@@ -2,7 +2,8 @@
 
 :func:`build_queries` is the whole job. Everything spec 4.2 lets us check
 locally is checked first (parameter names, statuses in any case, ranges,
-currency tickers by shape), so a typo there costs nothing. Names are then
+yes-flags True only, currencies: a name of the unit alias table becomes its
+ticker, ``"Ether"`` -> ``ETH``), so a typo there costs nothing. Names are then
 checked against the service's filter set (spec 2.1), read through a callable
 that is called at most once and only when a name is given:
 
@@ -17,19 +18,25 @@ de-duplicated, so the same filters in another order are one cache entry.
 
 from __future__ import annotations
 
+import difflib
 import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
 
-from .api.params import ID_LIST_PARAMS, STATUSES, closest, validate_list_params
+from .api.params import ID_LIST_PARAMS, STATUSES, TICKER, closest, validate_list_params
 from .errors import InvalidParameter, NotCached
+from .parse.units import UNIT_ALIASES
 
 __all__ = ["PLACE_PARAMS", "build_queries"]
 
 #: Parameters whose values are country names, checked against the filter set's locations.
 PLACE_PARAMS = ("location", "exclude_areas")
+
+# every spelling of the unit alias table (and each code itself) -> the ticker sent
+_CURRENCY = {spelling.casefold(): code for code, spellings in UNIT_ALIASES.items()
+             for spelling in (code, *spellings)}
 
 
 def build_queries(status: str | None, filters: Mapping[str, Any],
@@ -78,6 +85,8 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     if "page" in filters:
         raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
     params = {**filters, "status": status}
+    if params.get("accepted_currencies") is not None:
+        params["accepted_currencies"] = _tickers(params["accepted_currencies"])
     # Check everything that can be checked without the filter set first,
     # standing in a valid id for names, so a typo costs no request.
     placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
@@ -144,6 +153,44 @@ def _lookup(key: str, value: str, known: Mapping[str, Any], names: list[str]) ->
     place = key in PLACE_PARAMS
     raise InvalidParameter(f"unknown {key if place else key + ' name'} {value!r}{hint} (see the "
                            f"{'location' if place else key} rows of icoframes.load_filters())")
+
+
+def _tickers(value: Any) -> Any:
+    """Currencies as the tickers sent: names through the unit alias table, tickers as given.
+
+    A value that is neither a ticker nor a known name, or a ticker-shaped word
+    that is a misspelled name (``"Etherium"``), is refused with a suggestion.
+    Values that are not strings are left to :func:`validate_list_params`.
+    """
+    items = _values(value)
+    if not items or not all(isinstance(item, str) and item.strip() for item in items):
+        return value  # validate_list_params refuses it, as given
+    out = []
+    for item in items:
+        folded = " ".join(item.split()).casefold()
+        code = _CURRENCY.get(folded)
+        if code is not None:
+            out.append(code)
+            continue
+        near = _near_currency(folded)
+        if TICKER.fullmatch(item.strip()) and not (len(folded) >= 6 and near):
+            out.append(item)
+            continue
+        hint = f"; did you mean {near!r}?" if near else ""
+        raise InvalidParameter(
+            f"invalid list parameter accepted_currencies={value!r}: accepted_currencies takes "
+            "currency tickers (2 to 10 letters or digits, like 'ETH' or 'USDT') or the names "
+            f"of icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {item!r} is not "
+            f"one{hint}")
+    return out
+
+
+def _near_currency(folded: str) -> str | None:
+    """The ticker of the currency name ``folded`` most likely misspells, if one is close."""
+    scored = [(difflib.SequenceMatcher(None, folded, name).ratio(), name)
+              for name in _CURRENCY if len(name) >= 5]
+    score, name = max(scored)
+    return _CURRENCY[name] if score >= 0.8 else None
 
 
 def _values(value: Any) -> list[Any]:

@@ -182,7 +182,7 @@ def test_no_usd_or_ratio_column_without_a_rate_of_exactly_that_unit(unit):
     profiles = [{"id": 9, "finance": {"soft_cap": 5, "hard_cap": 10, "caps_unit": unit,
                                       "raised": 1_000_000},
                  "dates": _dates("01.03.2018 00:00:00", "31.03.2018 00:00:00")}]
-    wide = pd.DataFrame({"ETH": [500.0]}, index=pd.to_datetime(["2018-03-31"]))
+    wide = pd.DataFrame({"ETH-USD": [500.0]}, index=pd.to_datetime(["2018-03-31"]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IcoframesWarning)
         row = features(icoframes.tidy(profiles), rates=wide, as_of=AS_OF).iloc[0]

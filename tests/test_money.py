@@ -32,7 +32,7 @@ def _icos(**columns) -> pd.DataFrame:
 LONG = pd.DataFrame({"date": ["2018-03-02", "2018-03-05", "2018-03-02", "2018-03-05"],
                      "currency": ["ETH", "ETH", "bitcoin", "bitcoin"],
                      "usd": [800.0, 900.0, 10000.0, 11000.0]})
-WIDE = pd.DataFrame({"ETH-USD": [800.0, 900.0], "BTC": [10000.0, 11000.0]},
+WIDE = pd.DataFrame({"ETH-USD": [800.0, 900.0], "BTC/USD": [10000.0, 11000.0]},
                     index=pd.to_datetime(["2018-03-02", "2018-03-05"]))
 
 
@@ -55,7 +55,7 @@ def test_as_of_join_across_a_weekend_gap(rates):
 def test_both_layouts_normalise_to_the_same_long_frame():
     long, wide = normalize_rates(LONG), normalize_rates(WIDE)
     pd.testing.assert_frame_equal(long, wide)
-    assert long.columns.tolist() == ["date", "currency", "usd"]
+    assert long.columns.tolist() == ["date", "currency", "usd_per_unit"]
     assert sorted(set(long["currency"])) == ["BTC", "ETH"]
 
 
@@ -111,6 +111,8 @@ def test_max_age_refuses_stale_rates_unless_told_otherwise():
      "must be positive"),
     (pd.DataFrame({"date": ["2018-01-01"], "currency": ["ETH"], "usd": ["a lot"]}),
      "must be numbers"),
+    (pd.DataFrame({"JPY=X": ["a lot"]}, index=pd.to_datetime(["2018-01-01"])),
+     "must be numbers"),
     (pd.DataFrame({"date": ["yesterday"], "currency": ["ETH"], "usd": [1.0]}),
      "dates could not be read"),
     (pd.DataFrame({"date": ["2018-01-01"] * 2, "currency": ["ETH", "ether"], "usd": [1.0, 2.0]}),
@@ -136,7 +138,7 @@ def test_bad_arguments():
 def test_identical_duplicate_rates_and_gaps_are_accepted():
     rates = pd.DataFrame({"date": ["2018-03-02", "2018-03-02", "2018-03-03"],
                           "currency": ["ETH", "ETH", "ETH"], "usd": [800.0, 800.0, np.nan]})
-    assert normalize_rates(rates)["usd"].tolist() == [800.0]
+    assert normalize_rates(rates)["usd_per_unit"].tolist() == [800.0]
 
 
 def test_sandbox_amounts_in_eth_btc_eur_convert_to_realistic_usd():
@@ -154,3 +156,99 @@ def test_sandbox_amounts_in_eth_btc_eur_convert_to_realistic_usd():
     assert (caps.loc[["ETH", "BTC", "EUR"]] > 2e6).all() and (caps < 1e8).all()
     price = out.groupby(icos["token_price_unit"])["token_price_usd"].median()
     assert (price.between(0.01, 2)).all(), price
+
+
+# ------------------------------------------------------------ the direction of a rate
+
+DAY = pd.to_datetime(["2018-03-02"])
+
+
+def _one_cap(unit: str, cap: float) -> pd.DataFrame:
+    return _icos(hard_cap=[cap], caps_unit=[unit], end_datetime=["2018-03-04 00:00"])
+
+
+@pytest.mark.parametrize(("column", "rate", "unit", "cap", "usd"), [
+    # Yahoo's three-letter XXX=X is XXX per USD
+    ("JPY=X", 106.0, "JPY", 1_000_000_000.0, 1_000_000_000.0 / 106.0),
+    ("KRW=X", 1100.0, "KRW", 11_000_000_000.0, 10_000_000.0),
+    ("CNY=X", 6.4, "CNY", 64_000_000.0, 10_000_000.0),
+    ("CHF=X", 0.8, "CHF", 8_000_000.0, 10_000_000.0),
+    ("EUR=X", 0.8, "EUR", 8_000_000.0, 10_000_000.0),
+    ("GBP=X", 0.5, "GBP", 5_000_000.0, 10_000_000.0),
+    # Yahoo's XXXYYY=X is YYY per XXX
+    ("EURUSD=X", 1.25, "EUR", 8_000_000.0, 10_000_000.0),
+    ("USDJPY=X", 106.0, "JPY", 1_000_000_000.0, 1_000_000_000.0 / 106.0),
+    # crypto tickers XXX-USD are USD per XXX; base/quote pairs likewise
+    ("ETH-USD", 800.0, "ETH", 12_500.0, 10_000_000.0),
+    ("eth/usd", 800.0, "ETH", 12_500.0, 10_000_000.0),
+    ("BTC_USD", 10_000.0, "BTC", 1_000.0, 10_000_000.0),
+    ("USD/JPY", 106.0, "JPY", 1_000_000_000.0, 1_000_000_000.0 / 106.0),
+    ("EURUSD", 1.25, "EUR", 8_000_000.0, 10_000_000.0),
+])
+def test_wide_columns_are_read_in_the_direction_their_name_states(column, rate, unit, cap, usd):
+    rates = pd.DataFrame({column: [rate]}, index=DAY)
+    out = to_usd(_one_cap(unit, cap), rates, columns=["hard_cap"])
+    assert out["hard_cap_usd"][0] == pytest.approx(usd, rel=1e-12)
+
+
+def test_a_billion_yen_cap_at_106_yen_per_dollar_is_9_4_million_dollars():
+    rates = pd.DataFrame({"JPY=X": [106.0]}, index=DAY)
+    out = to_usd(_one_cap("JPY", 1_000_000_000.0), rates, columns=["hard_cap"])
+    assert round(out["hard_cap_usd"][0]) == 9_433_962
+
+
+@pytest.mark.parametrize(("columns", "named"), [
+    (["JPY"], r"\['JPY'\] do not say which way"),
+    (["ETH", "EUR"], r"\['ETH', 'EUR'\] do not say which way"),
+    (["EURJPY=X"], r"'EURJPY=X' is JPY per EUR, a rate without USD"),
+    (["ETH-BTC"], r"'ETH-BTC' is BTC per ETH, a rate without USD"),
+    (["BTCUSDT=X"], r"'BTCUSDT=X' is not a Yahoo exchange-rate ticker"),
+])
+def test_a_column_whose_direction_is_ambiguous_is_refused_by_name(columns, named):
+    rates = pd.DataFrame({c: [1.0] for c in columns}, index=DAY)
+    with pytest.raises(ValueError, match=named):
+        to_usd(_one_cap("JPY", 1.0), rates)
+
+
+def test_bare_columns_take_the_direction_quote_states():
+    rates = pd.DataFrame({"JPY": [106.0], "ETH": [800.0]}, index=DAY)
+    icos = _icos(hard_cap=[1_060.0, 2.0], caps_unit=["JPY", "ETH"],
+                 end_datetime=["2018-03-04 00:00"] * 2)
+    per_usd = to_usd(icos.iloc[:1], rates[["JPY"]], columns=["hard_cap"], quote="units_per_usd")
+    assert per_usd["hard_cap_usd"].tolist() == [pytest.approx(10.0)]
+    per_unit = to_usd(icos.iloc[1:], rates[["ETH"]], columns=["hard_cap"], quote="usd_per_unit")
+    assert per_unit["hard_cap_usd"].tolist() == [1600.0]
+    # a column that names its direction keeps it whatever quote says of bare ones
+    mixed = pd.DataFrame({"JPY=X": [106.0], "ETH": [800.0]}, index=DAY)
+    both = to_usd(icos, mixed, columns=["hard_cap"], quote="usd_per_unit")
+    assert both["hard_cap_usd"].tolist() == [pytest.approx(10.0), 1600.0]
+    with pytest.raises(ValueError, match="quote must be one of"):
+        to_usd(icos, rates, quote="usd")
+
+
+def test_long_form_names_its_direction_by_its_value_column():
+    icos = _one_cap("JPY", 1_060.0)
+    per_usd = pd.DataFrame({"date": ["2018-03-02"], "currency": ["JPY"],
+                            "units_per_usd": [106.0]})
+    assert to_usd(icos, per_usd, columns=["hard_cap"])["hard_cap_usd"].tolist() == [
+        pytest.approx(10.0)]
+    per_unit = per_usd.rename(columns={"units_per_usd": "usd_per_unit"}).assign(
+        usd_per_unit=[0.01])
+    assert to_usd(icos, per_unit, columns=["hard_cap"])["hard_cap_usd"].tolist() == [
+        pytest.approx(10.6)]
+    with pytest.raises(ValueError, match="need one value column"):
+        to_usd(icos, per_usd.assign(usd_per_unit=[0.01]))
+    with pytest.raises(ValueError, match="quote= is for the bare currency columns"):
+        to_usd(icos, per_usd, quote="units_per_usd")
+
+
+def test_sandbox_wide_rates_give_the_long_forms_dollars():
+    directory = sandbox.generate_directory(200, seed=1)
+    icos = icoframes.tidy(directory.profiles()).icos
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IcoframesWarning)  # ICOs without dates
+        long = to_usd(icos, sandbox.rates())
+        wide = to_usd(icos, sandbox.rates(wide=True))
+    for column in ("hard_cap_usd", "token_price_usd", "min_purchase_usd"):
+        np.testing.assert_allclose(wide[column], long[column], rtol=1e-9)
+    assert (icos["caps_unit"] == "EUR").sum() > 0

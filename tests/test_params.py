@@ -85,7 +85,10 @@ def test_values_out_of_the_declared_range_are_rejected():
         validate_list_params({"page": 0})
     with pytest.raises(InvalidParameter, match=f"must be one of {', '.join(SORT_KEYS)}"):
         validate_list_params({"sort_asc": 3})
-    assert validate_list_params({"bounty_program": False, "location": None}) == {}
+    assert validate_list_params({"bounty_program": None, "location": None}) == {}
+    for refused in (False, np.False_, "no", 1):
+        with pytest.raises(InvalidParameter, match="bounty_program takes True"):
+            validate_list_params({"bounty_program": refused})
 
 
 def test_loaders_reject_typos_before_any_request(tmp_path):

@@ -134,11 +134,64 @@ def test_an_area_only_ever_restricted_is_a_known_place_and_excludes(cfg):
 
 # --- currencies by shape ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("currency", ["Ether Classic", "E-T-H", "E", "ETHEREUMCLASSIC", "Ξ"])
+@pytest.mark.parametrize("currency", ["Ether Classic", "E-T-H", "E", "ETHEREUMCLASSIC"])
 def test_a_currency_that_is_not_a_ticker_is_refused_by_name(cfg, currency):
     with pytest.raises(InvalidParameter, match=f"{currency!r} is not one"):
         icoframes.load_list(accepted_currencies=["BTC", currency], progress=False)
     assert spent(cfg) == NOTHING
+
+
+def accepting(sb, *tickers: str, status: str | None = None) -> set[int]:
+    return ids_where(sb, lambda r: (status is None or r.status == status)
+                     and set(tickers) & {t.upper() for t in r.accepting})
+
+
+@pytest.mark.parametrize("names", ["Ether", " ether ", "Ξ", ["ethereum", "ETH"]])
+def test_a_currency_name_is_sent_as_its_ticker(cfg, names):
+    listing = icoframes.load_list(status="past", accepted_currencies=names, progress=False)
+    expected = accepting(cfg, "ETH", status="past")
+    assert expected and set(listing["id"]) == expected  # was 0 rows: ETHER was sent
+    assert listing.attrs["icoframes"]["queries"][0]["params"]["accepted_currencies"] == ["ETH"]
+
+
+def test_a_ticker_and_a_currency_name_are_both_matched(cfg):
+    both = icoframes.load_list(accepted_currencies=["ETH", "Bitcoin"], progress=False)
+    expected = accepting(cfg, "ETH", "BTC")
+    assert set(both["id"]) == expected  # was the ETH rows only: BITCOIN matched nothing
+    assert len(expected) > len(accepting(cfg, "ETH"))
+    assert spent(cfg)["filters"] == 0  # currencies need no filter set
+
+
+@pytest.mark.parametrize(("currency", "message"), [
+    ("Etherium", "'Etherium' is not one; did you mean 'ETH'?"),
+    ("bitcoinn", "'bitcoinn' is not one; did you mean 'BTC'?"),
+    ("Bit coin", "'Bit coin' is not one; did you mean 'BTC'?"),
+    ("Tether USD", "'Tether USD' is not one"),
+])
+def test_a_misspelled_currency_name_is_refused_with_its_ticker(cfg, currency, message):
+    with pytest.raises(InvalidParameter) as info:
+        icoframes.load_icos(accepted_currencies=["LTC", currency], progress=False)
+    assert str(info.value).endswith(message)
+    assert spent(cfg) == NOTHING
+
+
+# --- yes-flags: True only ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("flag", ["airdrop_program", "bounty_program", "investor_kyc",
+                                  "investor_wl", "ico_kyc_passed"])
+def test_a_yes_flag_set_to_false_is_refused_before_any_request(cfg, flag):
+    with pytest.raises(InvalidParameter, match=rf"{flag}=False: {flag} takes True only: the "
+                                               r"service selects the ICOs .*, never those "
+                                               rf"without; to get those, load without {flag} "
+                                               r"and filter the frame instead"):
+        icoframes.load_icos(status="past", progress=False, **{flag: False})
+    assert spent(cfg) == NOTHING  # was: every past ICO, the flag silently dropped
+
+
+def test_a_yes_flag_set_to_true_selects_the_icos_with_it(cfg):
+    listing = icoframes.load_list(status="past", airdrop_program=True, progress=False)
+    expected = ids_where(cfg, lambda r: r.status == "past" and r.airdrop)
+    assert expected and set(listing["id"]) == expected
 
 
 def test_an_empty_currency_is_refused(cfg):

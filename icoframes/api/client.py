@@ -31,13 +31,7 @@ from typing import Any, Protocol
 import requests
 
 from ..config import Settings, get_settings
-from ..errors import (
-    APIError,
-    InvalidParameter,
-    NotFound,
-    ServiceUnavailable,
-    error_for_code,
-)
+from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable, error_for_code
 from .control import LoadControl
 from .gate import (
     MAX_RESPONSE_BYTES,
@@ -85,9 +79,10 @@ def sign(body: bytes, private_key: str) -> str:
 class _Transient(Exception):
     """A failure worth retrying; carries a short reason and whether the gate refused it."""
 
-    def __init__(self, reason: str, *, rejected: bool = False):
+    def __init__(self, reason: str, *, rejected: bool = False, sent: bool = True):
         super().__init__(reason)
         self.rejected = rejected
+        self.sent = sent  # False: it never reached the service (refused, no connection)
 
 
 @dataclass
@@ -335,10 +330,12 @@ class Client:
             except _Transient as exc:
                 if self.control.cancelled:  # the read was cut on purpose: not a failure
                     self.control.check()
-                self.control.failed(str(exc))
+                # the item is the request (endpoint and body): its retries are one item's
+                self.control.failed(str(exc), item=(endpoint, body), sent=exc.sent)
                 delay = self.retry.wait(attempt - 1)
                 elapsed = time.monotonic() - started
-                if attempt >= self.retry.max_attempts or elapsed + delay > self.retry.max_elapsed:
+                if not self.control.keep_trying((endpoint, body), attempt < self.retry.max_attempts
+                                                and elapsed + delay <= self.retry.max_elapsed):
                     message = (f"{path}: gave up after {attempt} attempts in {elapsed:.1f} s; "
                                f"last failure: {exc}")
                     error = (BadResponse(message, endpoint=path, reason=str(exc))
@@ -348,10 +345,10 @@ class Client:
                 log.info("%s: %s; retry %d in %.2f s", path, exc, attempt, delay)
                 self.control.sleep(delay)  # raises Cancelled when the load stops meanwhile
             except APIError:
-                self.control.succeeded()  # an answer that means something (an error code)
+                self.control.succeeded((endpoint, body))  # an answer that means something
                 raise
             else:
-                self.control.succeeded()
+                self.control.succeeded((endpoint, body))
                 return result
 
     def _why(self, exc: BaseException | None, limit: Deadline) -> str:
@@ -375,7 +372,7 @@ class Client:
                         timeout=(min(5.0, self.timeout), self.timeout))
                 except TRANSIENT_ERRORS as exc:
                     outcome = "not_sent" if never_sent(exc) else outcome
-                    raise _Transient(self._why(exc, limit)) from None
+                    raise _Transient(self._why(exc, limit), sent=outcome != "not_sent") from None
                 except requests.RequestException as exc:  # a bad URL or header: never sent
                     outcome = "not_sent"
                     raise APIError(f"{path}: the request could not be sent "

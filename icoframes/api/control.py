@@ -1,20 +1,30 @@
 """What the threads of one load share: a way to stop them, and a circuit breaker.
 
 A load sends its requests from a pool of threads. When the user presses
-Ctrl-C, or the service keeps failing, every one of them must stop within
-moments, including a thread stuck reading a body that trickles in byte by
-byte. :class:`LoadControl` is that switch:
+Ctrl-C, or the service is down, every one of them must stop within moments,
+including a thread stuck reading a body that trickles in byte by byte.
+:class:`LoadControl` is that switch:
 
 * :meth:`~LoadControl.cancel` wakes threads waiting between retries and shuts
   down the sockets of the requests in flight, so a blocked read returns at once;
-* it counts failed attempts across the whole pool: after
-  :data:`BREAKER_FAILURES` failures in a row (no success in between) the
-  breaker trips, the load is cancelled, and :attr:`~LoadControl.last_failure`
-  says why ("connection refused", "HTTP 500", "not JSON"...).
+* it watches the failed attempts of the whole pool, each with the item it was
+  for (a list page, a profile), and trips the breaker (the load is cancelled,
+  :attr:`~LoadControl.last_failure` says why) when the service looks **down**,
+  not when a few items are bad:
 
-One failing profile cannot trip it alone: an item is given up after at most
-:attr:`~icoframes.api.retry.RetryPolicy.max_attempts` (6) tries, fewer than
-:data:`BREAKER_FAILURES`, and any success elsewhere resets the run.
+  - :data:`BREAKER_ITEMS` different items failed with no success in between
+    (one item's retries count once, however many): a failure spread over many
+    ids is the service's, a failure on the same few ids is theirs;
+  - or :data:`BREAKER_FAILURES` attempts in a row never reached the service
+    (connection refused, no connection made): no item can cause that.
+
+Failures concentrated on a few ids end as those items' failures (reported,
+retried by the next call) and the rest of the load completes. So that a
+service failing everywhere is found within seconds and a few requests, an item
+stops retrying early once :data:`SUSPECT_FAILURES` attempts failed in a row
+while :data:`SUSPECT_ITEMS` different items are retrying together
+(:meth:`~LoadControl.keep_trying`): its next attempt would tell less than
+another item's first.
 """
 
 from __future__ import annotations
@@ -23,11 +33,21 @@ import contextlib
 import socket
 import threading
 
-__all__ = ["BREAKER_FAILURES", "Cancelled", "LoadControl"]
+__all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "SUSPECT_FAILURES", "SUSPECT_ITEMS", "Cancelled",
+           "LoadControl"]
 
-# Failed attempts in a row, across every thread of a load, that stop it: more than one
-# item's own retries (6), few enough that a dead service stops a load within seconds.
+# Attempts in a row that never reached the service (refused, no connection) that stop a
+# load: more than one item's own retries (6), few enough to stop within seconds.
 BREAKER_FAILURES = 12
+# Different items failing with no success in between that stop a load: more than "a few
+# bad ids" (9 of 56 profiles answering 503 for good must not stop it), few enough that a
+# service failing everywhere costs a few dozen requests at most.
+BREAKER_ITEMS = 16
+# Failed attempts in a row while different items are retrying together at which an item
+# is given up early: a healthy service's blips hardly ever give 8 in a row (at 15% of
+# requests failing at random, 1 in 4 million), a service failing everywhere at once.
+SUSPECT_FAILURES = 8
+SUSPECT_ITEMS = 3
 
 
 class Cancelled(Exception):
@@ -40,31 +60,45 @@ class LoadControl:
     Parameters
     ----------
     failures : int, default BREAKER_FAILURES
-        Failed attempts in a row that trip the breaker.
+        Attempts in a row that never reached the service that trip the breaker.
+    items : int, default BREAKER_ITEMS
+        Different items failing with no success in between that trip it.
 
     Examples
     --------
-    >>> control = LoadControl(failures=2)
-    >>> control.failed("HTTP 500"); control.tripped
+    >>> control = LoadControl(items=2)
+    >>> for _ in range(20):
+    ...     control.failed("HTTP 503", item="profile 7")  # one bad item: its own failure
+    >>> control.tripped
     False
-    >>> control.failed("connection refused"); control.tripped, control.cancelled
+    >>> control.failed("HTTP 503", item="profile 8"); control.tripped, control.cancelled
     (True, True)
     >>> control.last_failure
-    'connection refused'
+    'HTTP 503'
     """
 
-    def __init__(self, *, failures: int = BREAKER_FAILURES) -> None:
+    def __init__(self, *, failures: int = BREAKER_FAILURES, items: int = BREAKER_ITEMS) -> None:
         self.failures = int(failures)
-        self.in_a_row = 0
+        self.items = int(items)
+        self.in_a_row = 0  # failed attempts since the last success
+        self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
         self.last_failure: str | None = None
         self.tripped = False
+        self._failing: set[object] = set()  # the items failed since the last success
+        self._retrying: set[object] = set()  # the failed items trying again
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._sockets: dict[int, socket.socket] = {}  # thread id -> socket being read
 
     def __repr__(self) -> str:
         return (f"LoadControl(cancelled={self.cancelled}, tripped={self.tripped}, "
-                f"failures_in_a_row={self.in_a_row})")
+                f"failures_in_a_row={self.in_a_row}, items_failing={self.items_failing})")
+
+    @property
+    def items_failing(self) -> int:
+        """Different items that failed since the last success."""
+        with self._lock:
+            return len(self._failing)
 
     @property
     def cancelled(self) -> bool:
@@ -92,21 +126,46 @@ class LoadControl:
         if self._stop.wait(seconds):
             self.check()
 
-    def failed(self, reason: str) -> None:
-        """Count one failed attempt; trip the breaker after :attr:`failures` in a row."""
+    def failed(self, reason: str, *, item: object = None, sent: bool = True) -> None:
+        """Count one failed attempt for ``item`` (None: an item of its own).
+
+        ``sent`` is False when the attempt never reached the service (the
+        connection was refused or never made). The breaker trips after
+        :attr:`items` different items failed, or :attr:`failures` attempts in a
+        row that were not sent, with no success in between.
+        """
         with self._lock:
             self.in_a_row += 1
+            self.unsent_in_a_row = 0 if sent else self.unsent_in_a_row + 1
             self.last_failure = reason
-            trip = self.in_a_row >= self.failures and not self.tripped
+            self._failing.add(object() if item is None else item)
+            trip = (len(self._failing) >= self.items
+                    or self.unsent_in_a_row >= self.failures) and not self.tripped
             if trip:
                 self.tripped = True
         if trip:
             self.cancel()
 
-    def succeeded(self) -> None:
-        """An attempt got a usable answer: the run of failures is over."""
+    def keep_trying(self, item: object, allowed: bool) -> bool:
+        """Whether ``item``, which just failed, tries again: when its retry policy
+        ``allowed`` it, unless :data:`SUSPECT_FAILURES` attempts failed in a row while
+        :data:`SUSPECT_ITEMS` different items are retrying together (then its retry would
+        tell less than another item's first try; it is given up, reported, and retried by
+        the next call)."""
         with self._lock:
-            self.in_a_row = 0
+            self._retrying.add(item)
+            if allowed and not (self.in_a_row >= SUSPECT_FAILURES
+                                and len(self._retrying) >= SUSPECT_ITEMS):
+                return True
+            self._retrying.discard(item)
+            return False
+
+    def succeeded(self, item: object = None) -> None:
+        """An attempt (for ``item``) got a usable answer: the run of failures is over."""
+        with self._lock:
+            self.in_a_row = self.unsent_in_a_row = 0
+            self._failing.clear()
+            self._retrying.discard(item)
 
     def register(self, sock: socket.socket) -> None:
         """The calling thread now reads ``sock``: :meth:`cancel` will cut it."""

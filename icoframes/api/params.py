@@ -7,8 +7,9 @@ from it. :data:`STATUSES` is the one list of statuses.
 
 Statuses are accepted in any case (``"Past"`` is sent as ``"past"``); a
 misspelled parameter or value gets a "did you mean". Currencies are checked by
-shape (a ticker, sent upper-cased); whether a country name exists needs the
-filter set, and is checked by :mod:`icoframes.queries`.
+shape (a ticker, sent upper-cased; :mod:`icoframes.queries` turns currency
+names into tickers first); yes-flags take True only. Whether a country name
+exists needs the filter set, and is checked by :mod:`icoframes.queries`.
 """
 
 from __future__ import annotations
@@ -56,9 +57,10 @@ class Param:
 
     ``kind`` says how a value is read: ``sort`` and ``status`` are one of
     ``allowed``; ``int`` is an integer from ``low`` to ``high``; ``ids`` and
-    ``strings`` are lists (a scalar is wrapped); ``yes-flag`` is sent as
-    ``"yes"`` or not at all. ``filter`` is False for parameters that do not
-    narrow the result (sorting, paging); ``value`` names what one value is.
+    ``strings`` are lists (a scalar is wrapped); ``yes-flag`` takes True only
+    and is sent as ``"yes"`` (the service cannot select the ICOs without).
+    ``filter`` is False for parameters that do not narrow the result (sorting,
+    paging); ``value`` names what one value is.
     ``tickers`` marks strings that must look like a :data:`TICKER`; they are
     sent upper-cased, so ``"eth"`` and ``"ETH"`` are one query.
     """
@@ -110,8 +112,9 @@ def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """Check list parameters against spec 4.2 and return them in wire form.
 
     ``None`` values are dropped; list-typed filters given as a scalar are
-    wrapped in a list; yes-flags accept ``True``/``"yes"`` (``False`` drops the
-    flag, since the API can only say "yes"); a status is accepted in any case.
+    wrapped in a list; yes-flags accept ``True``/``"yes"`` only (``False`` is
+    refused: the API can only ask for "yes", so the ICOs without are a filter
+    of the frame); a status is accepted in any case.
 
     Raises
     ------
@@ -184,12 +187,14 @@ def _strings(param: Param, value: Any) -> list[str]:
     return [item.strip().upper() for item in items]
 
 
-def _yes(param: Param, value: Any) -> str | None:
-    if value is True or value == "yes":
+def _yes(param: Param, value: Any) -> str:
+    if value is True or (isinstance(value, np.bool_) and value) or value == "yes":
         return "yes"
-    if value is False:
-        return None
-    raise _invalid(param.name, value, "accepts True or 'yes' (False leaves the filter off)")
+    if value is False or (isinstance(value, np.bool_) and not value):
+        raise _invalid(param.name, value, "takes True only: the service selects the ICOs "
+                       f"{param.doc.removeprefix('only ICOs ')}, never those without; to get "
+                       f"those, load without {param.name} and filter the frame instead")
+    raise _invalid(param.name, value, "takes True (or 'yes') only")
 
 
 _READERS = {"sort": _one_of, "status": _one_of, "int": _int, "ids": _ids,

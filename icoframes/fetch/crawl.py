@@ -12,9 +12,9 @@ What can go wrong, and what happens then:
   failure: recorded in the cache (a failed profile is retried by the next
   call), reported in the result's ``attrs["icoframes"]`` and a warning; the
   rest of the load goes on;
-* :data:`~icoframes.api.control.BREAKER_FAILURES` failed attempts in a row
-  stop the load with :class:`~icoframes.errors.ServiceUnavailable` naming the
-  host and the last cause;
+* a service that looks down (many different items failing, or refused
+  connections: :mod:`icoframes.api.control`) stops the load with
+  :class:`~icoframes.errors.ServiceUnavailable` naming host and cause;
 * the daily limit (485, or the ``daily_quota`` setting) stops the load with
   :class:`~icoframes.errors.QuotaExceeded`; the next call resumes;
 * Ctrl-C (or SIGTERM in the CLI) stops it at once: requests in flight are cut,
@@ -262,7 +262,7 @@ class Crawl:
         QuotaExceeded
             The daily limit was reached: everything fetched is kept.
         ServiceUnavailable
-            The breaker tripped: too many failed attempts in a row.
+            The breaker tripped: the service looks down.
         AuthError, InvalidParameter
             The service refused the keys or a parameter.
         KeyboardInterrupt

@@ -83,12 +83,16 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState, *, 
 
 
 def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailable:
-    """The breaker tripped: the host, how many attempts failed in a row, the last cause."""
+    """The breaker tripped: the host, what failed in a row, the last cause."""
     host = urlsplit(settings.base_url).netloc or settings.base_url
+    what = f"{control.in_a_row} attempts failed in a row"
+    if control.unsent_in_a_row >= control.failures:
+        what += f", the last {control.unsent_in_a_row} never reaching it"
+    else:
+        what += f" on {control.items_failing} different requests, with no success between"
     error = ServiceUnavailable(
-        f"{host} is not answering usefully: {control.in_a_row} attempts failed in a row "
-        f"(last: {control.last_failure}), so the load stopped. Everything fetched is "
-        "cached; call again later to fetch only the rest.")
+        f"{host} is not answering usefully: {what} (last: {control.last_failure}), so the "
+        "load stopped. Everything fetched is cached; call again later to fetch only the rest.")
     error.last_failure = control.last_failure  # type: ignore[attr-defined]
     return error
 

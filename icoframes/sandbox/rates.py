@@ -111,7 +111,8 @@ def rates(*, wide: bool = False) -> pd.DataFrame:
     wide : bool, default False
         False: long form, columns ``date`` (datetime64), ``currency`` (str),
         ``usd`` (float64, USD per unit). True: wide form, a ``date`` index and
-        one column per currency, as price downloaders return it.
+        one column per currency named as price downloaders name them
+        (``ETH-USD``, ``BTC-USD``: USD per unit; Yahoo's ``EUR=X``: EUR per USD).
 
     Examples
     --------
@@ -121,12 +122,13 @@ def rates(*, wide: bool = False) -> pd.DataFrame:
     >>> str(r["date"].min().date()), str(r["date"].max().date())
     ('2016-01-01', '2028-12-31')
     >>> rates(wide=True).columns.tolist()
-    ['ETH', 'BTC', 'EUR']
+    ['ETH-USD', 'BTC-USD', 'EUR=X']
     """
     levels = _levels()
     dates = pd.date_range(FIRST_DAY, LAST_DAY, freq="D", name="date").astype("datetime64[ms]")
     if wide:
-        return pd.DataFrame(levels, index=dates)
+        return pd.DataFrame({"ETH-USD": levels["ETH"], "BTC-USD": levels["BTC"],
+                             "EUR=X": 1.0 / levels["EUR"]}, index=dates)
     n = len(dates)
     return pd.DataFrame({
         "date": np.tile(dates.to_numpy(), len(levels)),

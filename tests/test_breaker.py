@@ -1,0 +1,138 @@
+"""The breaker is for a service that is down, not for a few bad items (issue 19, part 3).
+
+Failures concentrated on a few ids (HTTP 503 for good, bodies over the cap, a profile
+the gate rejects) end as those ids' failures, reported in ``missing`` and retried by
+the next call, while the rest of the load completes, on the first call and the next.
+A service failing everywhere still stops the load after a bounded number of requests.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply
+
+import icoframes
+from icoframes.api.control import BREAKER_ITEMS, LoadControl
+from icoframes.errors import IncompleteWarning, ServiceUnavailable
+
+
+def _item(ico_id):
+    return {"id": ico_id, "main": {"name": f"ICO {ico_id}", "ico_score": "3.0"},
+            "finance": {"raised": "1000"}}
+
+
+def _lists(n):
+    """A list of ``n`` ICOs (ids 1..n), 20 a page."""
+    items = [_item(i) for i in range(1, n + 1)]
+
+    def behaviour(h):
+        page = h.request_json().get("page", 1)
+        json_reply({"total_icos": n, "total_pages": -(-n // 20), "current_page": page,
+                    "error": None, "data": items[(page - 1) * 20:page * 20]})(h)
+    return behaviour
+
+
+def _profiles(bad, failure):
+    """Profiles echo the id asked; the ``bad`` ids answer with ``failure`` instead."""
+    def behaviour(h):
+        asked = h.request_json().get("id")
+        if asked in bad:
+            failure(h)
+            return
+        json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+    return behaviour
+
+
+def _oversized(h):
+    """A well-formed profile padded past the 4 MiB body cap."""
+    asked = h.request_json().get("id")
+    json_reply({"error": None, "data": {"id": asked, "main": {"name": "x" * (5 << 20)}}})(h)
+
+
+def _wrong_id(h):
+    """Another ICO's profile: the gate rejects it on every attempt."""
+    asked = h.request_json().get("id")
+    json_reply({"error": None, "data": {"id": asked + 10_000, "main": {"name": "other"}}})(h)
+
+
+@pytest.fixture
+def configure(tmp_path):
+    def use(srv, **settings):
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache", **settings)
+    yield use
+    icoframes.reset_configuration()
+
+
+def _load(**kwargs):
+    """load_icos in a thread with a hang guard (not a measure)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(icoframes.load_icos, status="past", progress=False,
+                           **kwargs).result(timeout=300)
+
+
+# the bad ids sit together at the end of the list: once the healthy ones are done,
+# nothing but their failures arrives, the hardest case to tell from a service that is down
+CASES = {
+    "http-503": (56, range(48, 57), html_reply(503, "Service Unavailable"), "HTTP 503"),
+    "oversized": (160, range(3, 7), _oversized, "HTTP 200"),
+    "gate-rejects": (40, [40], _wrong_id, "not the 40 requested"),
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_failures_on_a_few_ids_are_those_ids_failures_on_every_call(configure, case):
+    n, bad, failure, reason = CASES[case]
+    bad = set(bad)
+    with HostileServer({LIST: _lists(n), PROFILE: _profiles(bad, failure)}) as srv:
+        configure(srv, max_workers=8)
+        for call in (1, 2):
+            before = srv.hits[PROFILE]
+            with pytest.warns(IncompleteWarning, match=f"{len(bad)} failed"):
+                icos = _load()
+            assert sorted(icos["id"]) == sorted(set(range(1, n + 1)) - bad), call
+            meta = icos.attrs["icoframes"]
+            missing = {m["id"]: m for m in meta["missing"]}
+            assert set(missing) == bad and meta["complete"] is False
+            assert all(m["state"] == "failed" and reason in m["reason"]
+                       for m in missing.values()), missing
+            if call == 2:  # the healthy ones are cached: only the bad ones are asked again
+                assert 0 < srv.hits[PROFILE] - before <= 6 * len(bad)
+
+
+def test_a_service_failing_every_profile_still_stops_the_load(configure):
+    n = 400
+    with HostileServer({LIST: _lists(n), PROFILE: html_reply(503, "down")}) as srv:
+        configure(srv, max_workers=8)
+        with pytest.raises(ServiceUnavailable, match="in a row") as info:
+            _load()
+        # stopped by the breaker: a few attempts on a few ids, not 6 attempts on each of 400
+        assert srv.hits[PROFILE] <= BREAKER_ITEMS + 8 * 6
+        assert "HTTP 503" in info.value.last_failure
+        assert f"on {BREAKER_ITEMS} different requests" in str(info.value)
+
+
+def test_the_breaker_counts_items_not_attempts():
+    control = LoadControl()
+    for _ in range(50):  # one item's failures, however many
+        control.failed("HTTP 503", item="ico 9")
+    assert not control.tripped
+    for i in range(BREAKER_ITEMS - 2):
+        control.failed("HTTP 503", item=f"ico {i}")
+    assert not control.tripped
+    control.succeeded()  # a success anywhere: the run is over
+    for i in range(BREAKER_ITEMS - 1):
+        control.failed("HTTP 503", item=f"ico {100 + i}")
+    assert not control.tripped
+    control.failed("HTTP 503", item="ico 1000")
+    assert control.tripped and control.cancelled
+
+
+def test_refused_connections_trip_the_breaker_whatever_the_item():
+    control = LoadControl()
+    for _ in range(11):
+        control.failed("connection refused", item="page 1", sent=False)
+    assert not control.tripped
+    control.failed("connection refused", item="page 1", sent=False)
+    assert control.tripped
