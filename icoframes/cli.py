@@ -265,8 +265,10 @@ def _signals_raise() -> Iterator[None]:
 
 def _export(args: argparse.Namespace) -> int:
     from .export import export_tables
+    from .loaders import Refresh
 
-    refresh = {"none": False, "changed": True, "all": "all"}[args.refresh]
+    refreshes: dict[str, Refresh] = {"none": False, "changed": True, "all": "all"}
+    refresh = refreshes[args.refresh]
     result = export_tables(
         args.out,
         snapshot=args.snapshot,

@@ -217,8 +217,8 @@ def export_tables(
             "not_refreshed": stale,
             "profiles_fetched": profile_ages(tables.icos),
             "problems": len(tables.problems),
-            "problems_by_column": {f"{row.table}.{row.column}": int(row.count)
-                                   for row in summary.itertuples()},
+            "problems_by_column": {f"{t}.{c}": int(n) for t, c, n in zip(
+                summary["table"], summary["column"], summary["count"], strict=True)},
             "exported_at": exported_at.isoformat(),
             "package_version": __version__,
         }
@@ -480,9 +480,9 @@ def _swap_folder(new: Path, target: Path, scratch: Path) -> None:
             raise ConfigError(
                 f"{target} is not a folder (a symbolic link or a file): the export does not "
                 "replace or follow it; remove it, or export into a folder only you can write")
-    previous = scratch / "previous"
+    previous: Path | None = scratch / "previous"
     try:
-        os.replace(target, previous)
+        os.replace(target, scratch / "previous")
     except FileNotFoundError:
         previous = None
     try:
