@@ -104,7 +104,7 @@ from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import age_limit
 from .files import atomic_write_bytes, atomic_write_table, filelock, locked, utcnow
 from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
-from .schema import PROBLEM_SUMMARY
+from .schema import PROBLEM_SUMMARY, TABLES
 
 __all__ = ["MANIFEST", "STAGING_PREFIX", "export_tables"]
 
@@ -204,7 +204,7 @@ def export_tables(
                           "max_age": _jsonable(max_age),
                           "profile_max_age": _jsonable(profile_max_age), "budget": budget,
                           "allow_empty": allow_empty, "filters": _jsonable(filters)},
-            "rows": {name: len(frame) for name, frame in tables},
+            "rows": {name: len(tables[name]) for name in TABLES},
             "requests_spent": load.requests_spent(),
             "requests_total": sum(load.requests_spent().values()),
             "queries": [_jsonable(q) for q in queries],

@@ -419,8 +419,8 @@ class LoaderCall:
             return Tables(icos=icos, **{name: empty_frame(TABLES[name])
                                         for name in TABLES if name != "icos"})
         keep = icos["id"].to_numpy()
-        children = {name: frame[frame["ico_id"].isin(keep)].reset_index(drop=True)
-                    for name, frame in everything if name != "icos"}
+        children = {name: everything[name][everything[name]["ico_id"].isin(keep)]
+                    .reset_index(drop=True) for name in TABLES if name != "icos"}
         # the cache's problems (over every cached profile) of these ICOs, and the lists'
         queries = listing.attrs.get("icoframes", {}).get("queries") or []
         return Tables(icos=icos, **children,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import html
 import os
-from collections.abc import Iterator, KeysView
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -14,14 +15,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .errors import InvalidParameter
 from .files import atomic_write_table
+from .frames import check_frame, frame_from_arrow
 from .metadata import describe_columns
 from .schema import (
     PROBLEM_SUMMARY,
     PROBLEMS,
     TABLE_NAMES,
     TABLES,
-    Column,
     TableSchema,
     empty_frame,
 )
@@ -36,14 +38,25 @@ def _empty_problems() -> pd.DataFrame:
     return empty_frame(PROBLEMS)
 
 
+#: The keys of a :class:`Tables`, in order: the schema's tables, then ``problems``.
+NAMES: tuple[str, ...] = (*TABLE_NAMES, PROBLEMS.name)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
-class Tables:
-    """Typed, related DataFrames of ICO profiles, one attribute per table.
+class Tables(Mapping[str, pd.DataFrame]):
+    """Typed, related DataFrames of ICO profiles: a read-only mapping of name to frame.
 
     Every frame has exactly the columns and dtypes declared in
     :mod:`icoframes.schema`, a default ``RangeIndex``, and child tables key into
     ``icos.id`` through ``ico_id``. Build one with :func:`icoframes.tidy`,
-    :meth:`empty` or :meth:`read_parquet`.
+    :meth:`empty` or :meth:`read_parquet`; take some of its ICOs with
+    :meth:`subset`.
+
+    A read-only :class:`collections.abc.Mapping` like a ``dict``: keys are
+    ``schema.TABLE_NAMES`` then ``"problems"`` (:data:`NAMES`), ``len`` is the
+    number of tables (11; ICOs: ``len(tables.icos)``), and ``Tables(**dict(t))``
+    rebuilds it. Every table is an attribute too. Bundles are equal only when
+    they are the same object.
 
     Parameters
     ----------
@@ -66,13 +79,14 @@ class Tables:
     Examples
     --------
     >>> t = Tables.empty()
-    >>> list(t.keys())  # doctest: +NORMALIZE_WHITESPACE
+    >>> list(t)  # doctest: +NORMALIZE_WHITESPACE
     ['icos', 'team', 'advisors', 'social', 'distribution', 'bonuses', 'roadmap',
-     'markets', 'restricted_areas', 'accepting']
-    >>> len(t), t["team"].columns.tolist()
-    (0, ['ico_id', 'position', 'name', 'role', 'photo'])
-    >>> t["accepting"].columns.tolist()
-    ['ico_id', 'position', 'value']
+     'markets', 'restricted_areas', 'accepting', 'problems']
+    >>> len(t), "team" in t, t["team"].columns.tolist()
+    (11, True, ['ico_id', 'position', 'name', 'role', 'photo'])
+    >>> t.get("accepting").columns.tolist(), t.get("nothing")
+    (['ico_id', 'position', 'value'], None)
+    >>> sizes = {name: len(frame) for name, frame in t.items()}
     """
 
     icos: pd.DataFrame
@@ -89,31 +103,66 @@ class Tables:
 
     def __post_init__(self) -> None:
         for table in (*TABLES.values(), PROBLEMS):
-            _check_frame(table, getattr(self, table.name))
+            check_frame(table, getattr(self, table.name))
 
-    # ------------------------------------------------------------------ access
-
-    def __iter__(self) -> Iterator[tuple[str, pd.DataFrame]]:
-        """``(name, frame)`` pairs in schema order; ``problems`` is not included."""
-        for name in TABLE_NAMES:
-            yield name, getattr(self, name)
+    # ------------------------------------------------------------------ the mapping
 
     def __getitem__(self, name: str) -> pd.DataFrame:
-        if name not in TABLES and name != PROBLEMS.name:
+        if name not in self:
             raise KeyError(name)
         return getattr(self, name)
 
+    def __iter__(self) -> Iterator[str]:
+        """The table names in schema order, then ``"problems"``."""
+        return iter(NAMES)
+
     def __len__(self) -> int:
-        """The number of ICOs (rows of ``icos``)."""
-        return len(self.icos)
+        """The number of tables (``problems`` included), whatever their rows."""
+        return len(NAMES)
 
-    def keys(self) -> KeysView[str]:
-        """The table names in schema order, as ``dict.keys()`` would give them (no ``problems``)."""
-        return TABLES.keys()
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in NAMES
 
-    def items(self) -> list[tuple[str, pd.DataFrame]]:
-        """``(name, frame)`` pairs in schema order, like ``dict.items()`` (no ``problems``)."""
-        return list(self)
+    # identity: DataFrame == is element-wise, a bundle has no useful value equality
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+    def subset(self, ids_or_mask: Any) -> Tables:
+        """The bundle of some of its ICOs: every table, ``problems`` too, filtered to them.
+
+        Parameters
+        ----------
+        ids_or_mask : ids or boolean mask
+            ICO ids (an iterable of ints, e.g. ``feats.loc[feats.kyc, "id"]``),
+            each of which must be in ``icos.id``; or a boolean mask over the
+            rows of ``icos`` (a list or array of its length, or a bool Series
+            with its index, e.g. ``tables.icos["raised"] > 1e6``).
+
+        Returns
+        -------
+        Tables
+            ``icos`` rows in their order in this bundle (not in the order of
+            the ids), each child table's rows whose ``ico_id`` is kept, and the
+            problems of those ICOs (problems without an ``ico_id`` belong to no
+            ICO and are left out). Indexes restart at 0; the frames' ``attrs``
+            (the load report) are kept.
+
+        Raises
+        ------
+        InvalidParameter
+            An id not in ``icos.id``, a mask of another length or index, a
+            mask with missing values, or something that is neither.
+
+        Examples
+        --------
+        >>> t = Tables.empty()
+        >>> len(t.subset([]).icos), len(t.subset(t.icos["raised"] > 0).team)
+        (0, 0)
+        """
+        keep = _kept_ids(self.icos, ids_or_mask)
+        frames = {name: _rows_of(frame, frame["ico_id"].isin(keep))
+                  for name, frame in self.items() if name != "icos"}
+        return type(self)(icos=_rows_of(self.icos, self.icos["id"].isin(keep)), **frames)
 
     @classmethod
     def empty(cls) -> Tables:
@@ -145,7 +194,7 @@ class Tables:
     def __repr__(self) -> str:
         width = max(len(name) for name in TABLE_NAMES)
         lines = [f"Tables({len(self.icos):,} ICOs)"]
-        lines += [f"  {name:<{width}}  {len(frame):>10,} rows" for name, frame in self]
+        lines += [f"  {name:<{width}}  {len(self[name]):>10,} rows" for name in TABLE_NAMES]
         if len(self.problems):
             summary = self.problem_summary()
             where = ", ".join(
@@ -175,12 +224,12 @@ class Tables:
         True
         """
         esc = html.escape
-        out = [f"<div><strong>Tables</strong>: {len(self):,} ICOs",
+        out = [f"<div><strong>Tables</strong>: {len(self.icos):,} ICOs",
                "<table><thead><tr><th>table</th><th>rows</th><th>columns</th></tr></thead>"
                "<tbody>"]
         out += [f"<tr><td>{esc(name)}</td><td>{len(frame):,}</td>"
                 f"<td>{esc(', '.join(map(str, frame.columns)))}</td></tr>"
-                for name, frame in self]
+                for name, frame in self.items() if name in TABLES]
         out.append("</tbody></table>")
         count = len(self.problems)
         columns = len(self.problem_summary()) if count else 0
@@ -267,6 +316,49 @@ class Tables:
         return cls(**frames, problems=problems)
 
 
+def _kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
+    """The ids of ``icos`` that :meth:`Tables.subset` keeps; InvalidParameter when unusable."""
+    what = ids_or_mask
+    if isinstance(what, pd.Series) and pd.api.types.is_bool_dtype(what.dtype):
+        if not what.index.equals(icos.index):
+            raise InvalidParameter("subset: a boolean Series must have the index of icos "
+                                   f"({len(icos):,} rows); got one of {len(what):,} rows "
+                                   "with another index")
+        what = what.to_numpy(dtype=object)
+    if isinstance(what, str | bytes | dict) or not hasattr(what, "__iter__"):
+        raise InvalidParameter(f"subset takes ICO ids or a boolean mask over icos, got "
+                               f"{type(what).__name__}")
+    values = np.asarray(list(what) if not hasattr(what, "dtype") else what, dtype=object)
+    if values.ndim != 1:
+        raise InvalidParameter(f"subset takes a one-dimensional list of ids or mask, got "
+                               f"shape {values.shape}")
+    if len(values) and all(isinstance(v, bool | np.bool_) for v in values):
+        if len(values) != len(icos):
+            raise InvalidParameter(f"subset: a boolean mask of {len(values):,} values for "
+                                   f"{len(icos):,} ICOs")
+        return pd.Index(icos["id"].to_numpy()[values.astype(bool)])
+    if any(v is None or v is pd.NA or isinstance(v, bool | np.bool_ | float) for v in values):
+        raise InvalidParameter("subset: ids must be whole numbers and a mask True or False "
+                               "throughout (no missing values, no mixing)")
+    try:
+        ids = pd.Index(values.astype(np.int64))
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"subset: ids must be whole numbers, got {values[:5].tolist()}"
+                               ) from None
+    unknown = ids.difference(pd.Index(icos["id"]))
+    if len(unknown):
+        raise InvalidParameter(f"subset: {len(unknown):,} id(s) not in icos.id: "
+                               f"{unknown[:10].tolist()}")
+    return ids
+
+
+def _rows_of(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:
+    """The rows of ``frame`` where ``keep`` holds (missing ids: not kept), index from 0."""
+    out = frame[keep.fillna(False).to_numpy(dtype=bool)].reset_index(drop=True)
+    out.attrs = copy.deepcopy(frame.attrs)
+    return out
+
+
 def _queries_html(queries: list[dict], requests: dict[str, int]) -> list[str]:
     """The loaders' record of a load as HTML rows: which queries, complete or not, fetched when."""
     if not queries:
@@ -351,100 +443,8 @@ if tuple(f.name for f in fields(Tables)) != (*TABLE_NAMES, PROBLEMS.name):  # pr
     raise ImportError("Tables fields are out of step with schema.TABLE_NAMES")
 
 
-def _check_frame(table: TableSchema, frame: object) -> None:
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"{table.name}: expected a DataFrame, got {type(frame).__name__}")
-    if list(frame.columns) != table.names:
-        raise ValueError(f"{table.name}: columns {list(frame.columns)} != schema {table.names}")
-    wrong = {
-        c.name: str(frame.dtypes[c.name])
-        for c in table.columns
-        if frame.dtypes[c.name] != c.dtype
-    }
-    if wrong:
-        raise ValueError(f"{table.name}: columns with undeclared dtypes: {wrong}")
-
-
 def _read(table: TableSchema, path: Path) -> pd.DataFrame:
     arrow = pq.read_table(path)
     return describe_columns(frame_from_arrow(table, arrow, source=str(path)), arrow.schema)
 
 
-def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd.DataFrame:
-    """An Arrow table as a frame with exactly the columns and dtypes of ``schema``.
-
-    Strict: a table with other columns (or in another order) or of other types
-    is refused rather than cast, since a cast would hide a file of other types
-    (float ids truncated, text from ints). Conversion is driven by the schema,
-    not by the pandas metadata in the table, so a file written under another
-    pandas version reads the same.
-
-    Parameters
-    ----------
-    schema : TableSchema
-        The declared table, e.g. ``schema.LIST``.
-    table : pyarrow.Table
-        Typically read from a Parquet file written with ``schema.arrow_schema()``.
-    source : str
-        Where the table comes from (a path), for error messages.
-
-    Raises
-    ------
-    ValueError
-        If the columns or their types differ from the schema, or an int or bool
-        column holds nulls.
-
-    Examples
-    --------
-    >>> from icoframes.schema import FILTERS
-    >>> arrow = pa.table({"filter": ["type"], "id": [3], "name": ["ICO"]})
-    >>> frame_from_arrow(FILTERS, arrow, source="example").dtypes["id"]
-    Int64Dtype()
-    >>> frame_from_arrow(FILTERS, arrow.set_column(1, "id", pa.array([3.0])), source="x")
-    Traceback (most recent call last):
-    ...
-    ValueError: x: columns of other types than the filters schema: {'id': 'double'}
-    """
-    if table.schema.names != schema.names:
-        raise ValueError(
-            f"{source}: columns {table.schema.names} differ from the {schema.name} schema "
-            f"{schema.names}; the file was written by another version"
-        )
-    wrong = {f.name: str(f.type) for f, want in zip(table.schema, schema.arrow_schema(),
-                                                    strict=True)
-             if _plain(f.type) != _plain(want.type)}
-    if wrong:
-        raise ValueError(f"{source}: columns of other types than the {schema.name} schema: "
-                         f"{wrong}")
-    columns = {c.name: _from_arrow(c, table.column(c.name), source) for c in schema.columns}
-    frame = pd.DataFrame(columns)
-    _check_frame(schema, frame)
-    return frame
-
-
-def _plain(kind: pa.DataType) -> pa.DataType:
-    """The type with string width left out: string and large_string hold the same values."""
-    if pa.types.is_large_string(kind):
-        return pa.string()
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        return pa.list_(_plain(kind.value_type))
-    return kind
-
-
-def _from_arrow(column: Column, data: pa.ChunkedArray, source: str) -> object:
-    kind = column.kind
-    if kind in ("int", "bool") and data.null_count:
-        raise ValueError(f"{source}: column {column.name} holds nulls but is declared {kind}")
-    if kind in ("Int", "text", "utc"):
-        # extension dtypes read Arrow themselves (pandas' protocol, absent from the stubs)
-        from_arrow: Any = column.dtype
-        return from_arrow.__from_arrow__(data.cast(column.arrow_type))
-    if kind == "list":
-        out = np.empty(len(data), dtype=object)
-        for i, items in enumerate(data.to_pylist()):
-            out[i] = [] if items is None else items
-        return out
-    dtype = column.dtype
-    assert isinstance(dtype, np.dtype)  # the other kinds are NumPy dtypes
-    values = data.to_numpy() if data.num_chunks else np.empty(0, dtype=dtype)
-    return values.astype(dtype, copy=False)

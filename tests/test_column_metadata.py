@@ -56,7 +56,7 @@ def test_amounts_and_times_state_their_unit():
 
 def test_read_export_keeps_the_descriptions_in_attrs(export):
     tables = icoframes.read_export(export)
-    for name, frame in tables:
+    for name, frame in tables.items():
         assert dict(frame.attrs["columns"]) == _described(
             schema.PROBLEMS if name == "problems" else schema.TABLES[name]), name
     info = tables.icos.attrs["columns"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
+from collections.abc import ItemsView, KeysView, Mapping, ValuesView
 
 import duckdb
 import numpy as np
@@ -16,6 +17,7 @@ from messy_profiles import clean_profile, people_profile, sparse_profile, with_
 
 import icoframes
 from icoframes import sandbox
+from icoframes.errors import InvalidParameter
 from icoframes.parse.profiles import tidy
 from icoframes.schema import LONG_LISTS, PROBLEMS, TABLE_NAMES, TABLES
 from icoframes.tables import Tables
@@ -49,9 +51,7 @@ def sb():
 
 
 def assert_same(left: Tables, right: Tables) -> None:
-    for (name, a), (other, b) in zip(
-        [*left, ("problems", left.problems)], [*right, ("problems", right.problems)], strict=True
-    ):
+    for (name, a), (other, b) in zip(left.items(), right.items(), strict=True):
         assert name == other
         pd.testing.assert_frame_equal(a, b, check_exact=True, obj=name)
         assert dict(a.dtypes) == dict(b.dtypes), name
@@ -65,8 +65,8 @@ def assert_same(left: Tables, right: Tables) -> None:
 
 def test_empty_has_every_table_with_declared_columns_and_dtypes():
     tables = Tables.empty()
-    assert [name for name, _ in tables] == list(TABLE_NAMES)
-    for name, frame in [*tables, ("problems", tables.problems)]:
+    assert list(tables) == [*TABLE_NAMES, "problems"]
+    for name, frame in tables.items():
         schema = TABLES.get(name, PROBLEMS)
         assert frame.shape == (0, len(schema.columns))
         assert list(frame.columns) == schema.names
@@ -74,7 +74,8 @@ def test_empty_has_every_table_with_declared_columns_and_dtypes():
 
 
 def test_iteration_attributes_and_indexing_agree(messy):
-    for name, frame in messy:
+    for name in TABLES:  # the schema's tables, without problems
+        frame = messy[name]
         assert getattr(messy, name) is frame
         assert messy[name] is frame
     assert messy["problems"] is messy.problems
@@ -90,14 +91,15 @@ def test_is_frozen(messy):
 def test_repr_shows_row_counts_and_a_problems_summary(messy):
     text = repr(messy)
     assert text.splitlines()[0] == "Tables(4 ICOs)"
-    for name, frame in messy:
+    for name in TABLES:  # the schema's tables, without problems
+        frame = messy[name]
         assert f"{name}" in text and f"{len(frame):,} rows" in text
     assert "problems:" in text and "icos.token_price 1" in text
     assert "problems" not in repr(tidy([clean_profile()]))
 
 
 def test_rejects_frames_that_break_the_schema(messy):
-    frames = {name: frame for name, frame in messy}
+    frames = dict(messy)
     with pytest.raises(ValueError, match="columns"):
         Tables(**{**frames, "team": frames["team"].drop(columns="photo")})
     with pytest.raises(ValueError, match="dtypes"):
@@ -253,17 +255,86 @@ def test_reading_a_file_of_other_types_is_an_error_not_a_cast(tmp_path, column, 
 # --------------------------------------------------------------------------- in a notebook
 
 
-def test_len_keys_and_items_are_those_of_a_mapping_of_tables(messy):
-    assert len(messy) == len(messy.icos) == 4
-    assert list(messy.keys()) == list(TABLE_NAMES)
-    assert [name for name, _ in messy.items()] == list(TABLE_NAMES)
-    assert all(frame is messy[name] for name, frame in messy.items())
-    assert dict(messy.items()).keys() == messy.keys()
+def test_is_a_mapping_of_every_table_name_to_its_frame(messy):
+    names = [*TABLE_NAMES, "problems"]
+    assert isinstance(messy, Mapping)
+    assert list(messy) == list(messy.keys()) == names
+    assert len(messy) == len(Tables.empty()) == len(names)  # tables, not ICOs
+    assert bool(Tables.empty())  # an empty result still holds its 11 frames
+    assert isinstance(messy.keys(), KeysView) and isinstance(messy.items(), ItemsView)
+    assert isinstance(messy.values(), ValuesView)
+    assert all(name in messy for name in names) and "icos" in messy.keys()  # noqa: SIM118
+    assert "nope" not in messy and 3 not in messy and ["icos"] not in messy
+    assert messy.get("nope") is None and messy.get("nope", "default") == "default"
+    assert messy.get("problems") is messy.problems
+    assert [name for name, _ in messy.items()] == names
+    assert all(frame is getattr(messy, name) for name, frame in messy.items())
+    assert [id(v) for v in messy.values()] == [id(messy[name]) for name in names]
+    assert ("team", messy.team) in messy.items() and messy.icos in messy.values()
+
+
+def test_dict_round_trips(messy):
+    plain = dict(messy)
+    assert type(plain) is dict and list(plain) == list(messy)
+    again = Tables(**plain)
+    assert_same(again, messy)
+    assert all(again[name] is frame for name, frame in plain.items())
+    # equality is identity: frames compare element-wise, a bundle has no value equality
+    assert messy == messy and again != messy and {messy: 1}[messy] == 1
+
+
+def test_subset_by_ids_filters_every_table_and_the_problems(messy):
+    sub = messy.subset([4, 1])
+    assert sub.icos["id"].tolist() == [1, 4]  # the bundle's order, not the ids'
+    for name, frame in messy.items():
+        if name == "icos":
+            continue
+        want = frame[frame["ico_id"].isin([1, 4]).fillna(False)].reset_index(drop=True)
+        pd.testing.assert_frame_equal(sub[name], want, check_exact=True, obj=name)
+    assert set(sub.problems["ico_id"]) == {4} and set(messy.problems["ico_id"]) == {3, 4}
+    assert set(messy.subset([3]).team["ico_id"]) == {3} and 3 not in set(sub.team["ico_id"])
+    assert_same(messy.subset(messy.icos["id"]), messy)
+    assert all(frame.empty for frame in messy.subset([]).values())
+
+
+def test_subset_by_mask_is_the_subset_by_those_ids(messy):
+    mask = messy.icos["id"] > 2
+    by_ids = messy.subset([3, 4])
+    assert_same(messy.subset(mask), by_ids)
+    assert_same(messy.subset(mask.to_numpy()), by_ids)
+    assert_same(messy.subset(mask.tolist()), by_ids)
+    assert_same(messy.subset(np.array([3, 4])), by_ids)
+    assert_same(messy.subset(pd.Index([4, 3])), by_ids)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([1, 99], r"1 id\(s\) not in icos.id: \[99\]"),
+    ([True, False], "mask of 2 values for 4 ICOs"),
+    (pd.Series([True] * 4, index=[10, 11, 12, 13]), "index of icos"),
+    (pd.array([True, None, True, False], dtype="boolean"), "no missing values"),
+    ([1.5], "whole numbers"),
+    ("1", "ids or a boolean mask"),
+    (7, "ids or a boolean mask"),
+    ([[1, 2]], "one-dimensional"),
+])
+def test_subset_refuses_what_is_neither_ids_nor_a_mask(messy, bad, message):
+    with pytest.raises(InvalidParameter, match=message):
+        messy.subset(bad)
+
+
+def test_subset_of_a_load_keeps_its_report(cfg):
+    tables = icoframes.load_tables(status="past", progress=False)
+    ids = tables.icos["id"].tolist()[:5]
+    sub = tables.subset(ids)
+    assert sub.icos["id"].tolist() == ids
+    assert sub.icos.attrs["icoframes"] == tables.icos.attrs["icoframes"]
+    assert set(sub.team["ico_id"]) <= set(ids) and len(sub.team) < len(tables.team)
 
 
 def test_html_shows_every_table_its_rows_and_columns_and_the_problems(messy):
     page = messy._repr_html_()
-    for name, frame in messy:
+    for name in TABLES:  # the schema's tables, without problems
+        frame = messy[name]
         assert f"<td>{name}</td><td>{len(frame):,}</td>" in page
     assert "ico_id, position, value" in page  # the long tables' columns
     total, columns = len(messy.problems), len(messy.problem_summary())
@@ -333,7 +404,7 @@ def test_long_tables_round_trip_through_parquet_and_duckdb(messy, tmp_path):
 
 def test_a_load_and_an_export_carry_the_long_tables(cfg, tmp_path):
     tables = icoframes.load_tables(status="past", progress=False)
-    assert len(tables) == len(cfg.directory.ids("past"))
+    assert len(tables.icos) == len(cfg.directory.ids("past"))
     for field in LONG_LISTS:
         assert len(tables[field]) > 0, field  # the sandbox fills every list somewhere
         # the loaders keep the cache's order of ICOs in child tables: compare as sets of rows
@@ -356,7 +427,7 @@ def test_html_of_a_load_shows_the_query_and_when_it_was_fetched(cfg):
     query = tables.icos.attrs["icoframes"]["queries"][0]
     assert "<td>status=past</td><td>yes</td><td>service</td>" in page
     assert f"<td>{len(cfg.directory.ids('past')):,}</td><td>{query['fetched_at']}</td>" in page
-    assert f"<td>icos</td><td>{len(tables):,}</td>" in page
+    assert f"<td>icos</td><td>{len(tables.icos):,}</td>" in page
     assert "requests spent: " in page and "ico " in page
     cached = icoframes.load_tables(status="past", progress=False)
     again = cached._repr_html_()

@@ -39,6 +39,7 @@ from ..store.housekeeping import mark_used, remove_folder
 from ..store.ledger import QuotaLedger
 from ..store.legacy import convert
 from .crawl import Crawl
+from .policy import next_try
 from .stops import Booking
 
 __all__ = ["LoadContext", "age_limit"]
@@ -267,7 +268,7 @@ class LoadContext:
                     state = (states.get(ico_id) if states is not None
                              else ("fetched" if ico_id in index.index else None))
                     if ico_id in failed:
-                        state, reason = "failed", failed[ico_id]
+                        state, reason = "failed", failed[ico_id] + _waiting(index, ico_id)
                     elif state == "gone" or ico_id in gone:
                         state = "gone"
                         reason = "error 482: the service has no profile"
@@ -279,6 +280,7 @@ class LoadContext:
                         state = state or "not_fetched"
                         reason = (index["reason"].get(ico_id) if "reason" in index
                                   else None) or "not fetched"
+                        reason += _waiting(index, ico_id)
                     missing.append({"id": ico_id, "name": None if pd.isna(name) else name,
                                     "state": state, "reason": reason})
         partial = [q for q in summary.get("queries", []) if not q.get("complete")]
@@ -293,6 +295,16 @@ class LoadContext:
                  "this call ran out before they were fetched again (the most stale went "
                  "first); ids in attrs['icoframes']['not_refreshed']", StaleWarning)
         return summary
+
+
+def _waiting(index: pd.DataFrame, ico_id: int) -> str:
+    """For a profile failing load after load: how often, and when it is tried again."""
+    if "attempts" not in index or "failed_at" not in index:
+        return ""
+    failures = int(index["attempts"].get(ico_id, 0))
+    after = next_try(failures, index["failed_at"].get(ico_id), utcnow())
+    return ("" if after is None else f" (failed on {failures} loads in a row: tried again "
+            f"from {after:%Y-%m-%d %H:%M} UTC, or with refresh='all')")
 
 
 def _warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],

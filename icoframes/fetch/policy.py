@@ -15,6 +15,16 @@ An ICO whose profile was not found (error 482) is asked again only when its
 summary or status changes. With a request ``budget``, the most stale go first:
 new and failed ones, then changed ones, then the oldest relative to their
 status's maximum age.
+
+**A profile that keeps failing is tried less often.** A fetch that failed
+(after its retries) is tried again by the next call. Once it failed on
+:data:`BACKOFF_AFTER` (2) loads in a row, with no copy arriving between, it is
+not asked again until :func:`retry_interval` has passed since its last failure:
+1 hour after the 2nd failed load, 4 hours after the 3rd, 16 hours after the 4th,
+then 64 hours, and at most :data:`MAX_RETRY_INTERVAL` (7 days); whatever the
+reason listed for it (new, stale, changed). Meanwhile it is reported missing (or
+its older copy is used) with the time of its next try. ``refresh="all"`` tries
+it anyway; a last failure dated in the future (a clock set back) never delays it.
 """
 
 from __future__ import annotations
@@ -31,8 +41,8 @@ import pandas as pd
 from ..api.params import STATUSES
 from ..errors import InvalidParameter
 
-__all__ = ["PROFILE_MAX_AGE", "ProfileIndex", "Want", "due_after", "plan_profiles",
-           "profile_max_age"]
+__all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "ProfileIndex", "Want",
+           "due_after", "next_try", "plan_profiles", "profile_max_age", "retry_interval"]
 
 # How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
 # change daily (raised, end date), upcoming ones weekly, past ones hardly (token price).
@@ -41,6 +51,13 @@ PROFILE_MAX_AGE: Mapping[str, dt.timedelta] = {
     "upcoming": dt.timedelta(days=7),
     "past": dt.timedelta(days=90),
 }
+
+# Failed loads in a row (no copy between) from which a profile waits before its next try,
+# the first wait, its growth per failed load, and the longest wait.
+BACKOFF_AFTER = 2
+FIRST_RETRY_INTERVAL = dt.timedelta(hours=1)
+_GROWTH = 4
+MAX_RETRY_INTERVAL = dt.timedelta(days=7)
 
 # Order of the reasons when a budget limits a call: most urgent first.
 _URGENCY = {"new": 4.0, "failed": 4.0, "all": 3.0, "status": 2.0, "changed": 2.0}
@@ -104,6 +121,29 @@ def _age(value: Any) -> dt.timedelta:
         f"got {value!r}")
 
 
+def retry_interval(failures: int) -> dt.timedelta:
+    """How long a profile that failed on ``failures`` loads in a row waits before its next try.
+
+    Examples
+    --------
+    >>> [str(retry_interval(n)) for n in (1, 2, 3, 4, 5, 9)]
+    ['0:00:00', '1:00:00', '4:00:00', '16:00:00', '2 days, 16:00:00', '7 days, 0:00:00']
+    """
+    if failures < BACKOFF_AFTER:
+        return dt.timedelta(0)
+    return min(MAX_RETRY_INTERVAL, FIRST_RETRY_INTERVAL * _GROWTH ** (failures - BACKOFF_AFTER))
+
+
+def next_try(failures: int, failed_at: dt.datetime | None,
+             now: dt.datetime) -> dt.datetime | None:
+    """When a profile that failed ``failures`` loads in a row, last at ``failed_at``, is
+    tried again; None when it is tried by the next call (now)."""
+    if failed_at is None or pd.isna(failed_at) or failed_at > now:
+        return None
+    due = failed_at + retry_interval(failures)
+    return due if due > now else None
+
+
 class ProfileIndex:
     """The cache's profile index as arrays, made once per load, so that planning the 20
     rows of each list page costs microseconds (not a pandas join per page)."""
@@ -121,11 +161,19 @@ class ProfileIndex:
         self.status = column("status", None)
         self.summary = column("summary", None)
         self.state = column("state", "fetched")
-        if "fetched_at" in index and n:
-            stamps = pd.to_datetime(index["fetched_at"], utc=True)
-            self.fetched = (stamps - pd.Timestamp(0, tz="UTC")).dt.total_seconds().to_numpy()
-        else:
-            self.fetched = np.full(n, np.nan)
+        self.fetched = self._seconds(index, "fetched_at")
+        self.failed_at = self._seconds(index, "failed_at")
+        self.attempts = (index["attempts"].fillna(0).to_numpy(dtype="int64")
+                         if "attempts" in index and n else np.zeros(n, dtype="int64"))
+
+    @staticmethod
+    def _seconds(index: pd.DataFrame, name: str) -> np.ndarray:
+        """A time column as seconds since the epoch (NaN when missing)."""
+        if name not in index or not len(index):
+            return np.full(len(index), np.nan)
+        stamps = pd.to_datetime(index[name], utc=True)
+        return (stamps - pd.Timestamp(0, tz="UTC")).dt.total_seconds().to_numpy(
+            dtype=float, na_value=np.nan)
 
 
 def _spread(ids: np.ndarray) -> np.ndarray:
@@ -208,6 +256,13 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         reasons[known & ~failed] = "all"
     reasons[failed] = "failed"
     reasons[~known] = "new"
+    if not refresh_all:  # a profile failing load after load waits its growing interval
+        failures = pick(view.attempts, 0).astype("int64")
+        since = now.timestamp() - pick(view.failed_at, np.nan).astype(float)
+        growth = np.float64(_GROWTH) ** np.clip(failures - BACKOFF_AFTER, 0, 60)
+        wait = np.minimum(FIRST_RETRY_INTERVAL.total_seconds() * growth,
+                          MAX_RETRY_INTERVAL.total_seconds())  # retry_interval, per row
+        reasons[known & (failures >= BACKOFF_AFTER) & (since >= 0) & (since < wait)] = None
     wanted = np.flatnonzero(reasons != None)  # noqa: E711 (element-wise)
     return [Want(int(ids[i]), statuses[i], keys_arr[i], reasons[i],
                  float(staleness[i]) if reasons[i] == "stale"

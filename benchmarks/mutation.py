@@ -1,0 +1,333 @@
+"""Mutation testing of the modules with the most rules: ``make mutate [MODULE=name]``.
+
+Each module is mutated by mutmut (pinned in the Makefile) and checked against a fast,
+targeted subset of the tests (:data:`MODULES`), never the whole suite; mutmut runs
+only the tests that reach the mutated function, each mutant in a forked worker with
+a wall-clock and a CPU limit. The run happens in ``.mutate/<name>/`` (a scratch
+folder of symlinks to the tree plus mutmut's ``mutants/`` copy, rebuilt each run),
+niced, with one worker unless ``MUTATE_JOBS`` says otherwise. The kill rate per
+source file and the surviving mutants are written to the module's section of
+``benchmarks/MUTATION.md``; the other sections and the hand-written text around
+them are kept.
+
+``python -m benchmarks.mutation money gate`` runs two modules; ``all`` runs every
+one (about an hour and a half on 2 shared cores: run them one at a time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = Path(__file__).with_name("MUTATION.md")
+SCRATCH = ROOT / ".mutate"
+
+
+@dataclass(frozen=True)
+class Module:
+    """What one ``make mutate MODULE=name`` mutates, and the tests that judge it."""
+
+    sources: tuple[str, ...]  # only_mutate globs, relative to the root
+    tests: tuple[str, ...]  # test files; tests/test_mutation_<name>*.py are added
+
+
+MODULES: dict[str, Module] = {
+    "parse": Module(("icoframes/parse/*",),
+                    ("tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
+                     "tests/test_tidy.py", "tests/test_tables.py")),
+    "gate": Module(("icoframes/api/gate.py",), ("tests/test_gate.py",)),
+    "store": Module(("icoframes/store/*",),
+                    ("tests/test_store.py", "tests/test_housekeeping.py",
+                     "tests/test_durability.py", "tests/test_migration.py",
+                     "tests/test_derived.py")),
+    "policy": Module(("icoframes/fetch/policy.py",),
+                     ("tests/test_freshness.py",)),
+    "money": Module(("icoframes/money.py",), ("tests/test_money.py",)),
+    "features": Module(("icoframes/features.py",), ("tests/test_features.py",)),
+}
+
+# Reads mutmut's results inside the scratch folder (mutmut's own modules, version
+# pinned): every mutant's status, and the diff of each one not killed.
+_COLLECT = """
+import json, sys
+from mutmut.mutation.data import SourceFileMutationData
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+from mutmut.stats import status_by_exit_code
+from mutmut.utils.file_utils import walk_mutatable_files
+rows = []
+for path in walk_mutatable_files():
+    data = SourceFileMutationData(path=path)
+    data.load()
+    for name, code in sorted(data.exit_code_by_key.items()):
+        status = status_by_exit_code[code]
+        diff = "" if status == "killed" else get_diff_for_mutant(name, path=path)
+        rows.append({"path": str(path), "name": name, "status": status, "diff": diff})
+json.dump(rows, sys.stdout)
+"""
+
+
+def log(message: str) -> None:
+    print(f"[mutate {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def module_of(name: str) -> Module:
+    """``parse`` or one file of it, ``parse:units`` (same tests, one file mutated)."""
+    module, _, part = name.partition(":")
+    whole = MODULES[module]
+    if not part:
+        return whole
+    folder = whole.sources[0].removesuffix("/*")
+    return Module((f"{folder}/{part}.py",), whole.tests)
+
+
+def sources_hash(name: str) -> str:
+    """What the mutants' names depend on: the mutated files' text."""
+    digest = hashlib.sha256()
+    for glob in module_of(name).sources:
+        for path in sorted(ROOT.glob(glob if glob.endswith(".py") else glob + ".py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def tests_of(name: str, *, baseline: bool = False) -> list[str]:
+    """The module's test files, plus the mutation tests written for it (not in a baseline)."""
+    module = name.partition(":")[0]
+    if baseline:
+        return list(module_of(name).tests)
+    extra = sorted(str(p.relative_to(ROOT))
+                   for p in (ROOT / "tests").glob(f"test_mutation_{module}*.py"))
+    return [*module_of(name).tests, *extra]
+
+
+def prepare(name: str, baseline: bool) -> Path:
+    """A fresh scratch folder: symlinks to the tree and mutmut's config for ``name``."""
+    work = SCRATCH / name.replace(":", "-")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for entry in ("icoframes", "tests", "pyproject.toml"):
+        (work / entry).symlink_to(ROOT / entry)
+    lines = [
+        "[mutmut]",
+        "source_paths = icoframes",
+        "only_mutate =", *(f"    {glob}" for glob in module_of(name).sources),
+        # the suite's order is random elsewhere; here a fixed order keeps runs comparable
+        "pytest_add_cli_args =", "    -p", "    no:randomly", "    -p", "    no:cacheprovider",
+        "pytest_add_cli_args_test_selection =",
+        *(f"    {t}" for t in tests_of(name, baseline=baseline)),
+        # a mutant that hangs (a loop that never ends, a wait never woken) is stopped
+        # after 10 times its tests' measured time, plus 10 s
+        "timeout_multiplier = 10",
+        "timeout_constant = 10",
+        "use_git_change_detection = false",
+    ]
+    (work / "setup.cfg").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return work
+
+
+@dataclass
+class Result:
+    """One module's run: every mutant (path, name, status, diff) and how long it took."""
+
+    name: str
+    rows: list[dict[str, str]]
+    seconds: float
+    tests: list[str]
+    baseline: bool
+    sources: str = ""  # sources_hash() when it ran
+    when: str = ""
+    rechecked: str = ""  # when only the survivors of an earlier run were run again: its time
+
+
+def saved(name: str, baseline: bool) -> Path:
+    return SCRATCH / f"{name.replace(':', '-')}{'-before' if baseline else ''}.json"
+
+
+def run(name: str, jobs: int, baseline: bool, only: list[str] | None = None) -> Result:
+    work = prepare(name, baseline)
+    tests = tests_of(name, baseline=baseline)
+    what = f"{len(only)} survivors of" if only is not None else "mutating"
+    log(f"{name}: {what} {', '.join(module_of(name).sources)} against {', '.join(tests)}")
+    mutmut = Path(sys.executable).with_name("mutmut")
+    started = time.monotonic()
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    with open(work / "run.log", "wb") as out:
+        done = subprocess.run([str(mutmut), "run", "--max-children", str(jobs), *(only or [])],
+                              cwd=work, stdout=out, stderr=subprocess.STDOUT, check=False)
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        tail = (work / "run.log").read_text(encoding="utf-8", errors="replace")[-3000:]
+        raise SystemExit(f"mutmut failed on {name} (exit {done.returncode}):\n{tail}")
+    rows = collect(work)
+    if only is not None:
+        rows = [row for row in rows if row["name"] in set(only)]
+    log(f"{name}: {len(rows)} mutants in {seconds / 60:.1f} min")
+    return Result(name, rows, seconds, tests, baseline, sources_hash(name), when)
+
+
+def collect(work: Path) -> list[dict[str, str]]:
+    """Every mutant of the last mutmut run in ``work``: path, name, status, diff."""
+    collected = subprocess.run([sys.executable, "-c", _COLLECT], cwd=work, capture_output=True,
+                               text=True, check=True)
+    rows: list[dict[str, str]] = json.loads(collected.stdout)
+    return rows
+
+
+def collected(name: str, baseline: bool) -> Result:
+    """The results a run left in its scratch folder (``--collect``: when the driver that
+    started it did not get to write them)."""
+    work = SCRATCH / name.replace(":", "-")
+    log_file = work / "run.log"
+    started = dt.datetime.fromtimestamp((work / "setup.cfg").stat().st_mtime, dt.UTC)
+    ended = dt.datetime.fromtimestamp(log_file.stat().st_mtime, dt.UTC)
+    return Result(name, collect(work), (ended - started).total_seconds(),
+                  tests_of(name, baseline=baseline), baseline, sources_hash(name),
+                  started.strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def recheck(name: str, jobs: int) -> Result:
+    """Run again only the mutants the last saved run of ``name`` did not kill.
+
+    A killed mutant stays killed when tests are added, so the others are carried over;
+    refused when the mutated files changed since (the mutants' numbers would not match).
+    """
+    path = next((p for p in (saved(name, False), saved(name, True)) if p.exists()), None)
+    if path is None:
+        raise SystemExit(f"{name}: no saved run to recheck; run it in full first")
+    old = Result(**json.loads(path.read_text(encoding="utf-8")))
+    if old.sources != sources_hash(name):
+        raise SystemExit(f"{name}: the mutated files changed since the run of {old.when}; "
+                         "run it in full")
+    survivors = [row["name"] for row in old.rows if row["status"] not in ("killed", "timeout")]
+    new = run(name, jobs, False, only=survivors)
+    again = {row["name"]: row for row in new.rows}
+    rows = [again.get(row["name"], row) for row in old.rows]
+    return Result(name, rows, new.seconds, new.tests, False, old.sources, new.when,
+                  rechecked=old.when)
+
+
+def changed_lines(diff: str) -> str:
+    """The lines a mutant changes, ``-old`` / ``+new``, stripped of indentation."""
+    lines = [line for line in diff.splitlines()
+             if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    return " → ".join(f"`{line[1:].strip()}`" for line in lines)
+
+
+def function_of(mutant: str) -> str:
+    """``icoframes.store.cache.xǁCacheǁget__mutmut_3`` -> ``Cache.get``."""
+    last = mutant.split("__mutmut_")[0].rsplit(".", 1)[-1]
+    if last.startswith("xǁ"):
+        return last[2:].replace("ǁ", ".")
+    return last.removeprefix("x_")
+
+
+def section(result: Result) -> str:
+    name, rows = result.name, result.rows
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True, check=False).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "icoframes", "tests"], cwd=ROOT,
+                           capture_output=True, text=True, check=False).stdout.strip()
+    minutes = result.seconds / 60
+    title = f"{name}: before (without tests/test_mutation_*)" if result.baseline else name
+    out = [f"### {title}", "",
+           f"{result.when}, commit {commit}{' (+ uncommitted changes)' if dirty else ''}, "
+           f"{minutes:.1f} min; tests: {', '.join(f'`{t}`' for t in result.tests)}."
+           + (f" Only the survivors of the run of {result.rechecked} were run again (the "
+              "mutated files unchanged since); its killed mutants are carried over."
+              if result.rechecked else ""), "",
+           "| file | mutants | killed | survived | timeout | no tests | other | killed % |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    by_path: dict[str, Counter[str]] = {}
+    for row in rows:
+        by_path.setdefault(row["path"], Counter())[row["status"]] += 1
+    total: Counter[str] = Counter()
+    for path, counts in sorted(by_path.items()):
+        total.update(counts)
+        out.append(_row(path, counts))
+    if len(by_path) > 1:
+        out.append(_row("**all**", total))
+    survivors = [row for row in rows if row["status"] != "killed"]
+    out += ["", f"Not killed ({len(survivors)}):", ""]
+    for row in survivors:
+        function = function_of(row["name"])
+        out.append(f"- {row['status']}: `{row['name'].removeprefix('icoframes.')}` "
+                   f"({function}): {changed_lines(row['diff'])}")
+    return "\n".join(out) + "\n"
+
+
+def _row(path: str, counts: Counter[str]) -> str:
+    n = sum(counts.values())
+    # a timeout is a kill (the mutant made the tests hang); "no tests" and the rest are not
+    killed = counts["killed"] + counts["timeout"]
+    other = n - killed - counts["survived"] - counts["no tests"]
+    rate = f"{100 * killed / n:.1f}" if n else "–"
+    return (f"| {path} | {n} | {counts['killed']} | {counts['survived']} | {counts['timeout']} "
+            f"| {counts['no tests']} | {other} | {rate} |")
+
+
+def write(sections: dict[str, str]) -> None:
+    """Replace each module's marked section in the report, keeping everything else."""
+    text = REPORT.read_text(encoding="utf-8") if REPORT.exists() else "# Mutation testing\n"
+    for name, body in sections.items():
+        begin, end = f"<!-- mutate:{name} -->", f"<!-- /mutate:{name} -->"
+        block = f"{begin}\n{body}{end}"
+        if begin in text and end in text:
+            text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
+        else:
+            text = text.rstrip("\n") + "\n\n" + block + "\n"
+    REPORT.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.mutation", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("modules", nargs="*", default=["all"],
+                        help=f"all, or some of: {', '.join(MODULES)}; one file of a "
+                             "package as parse:units or store:housekeeping")
+    parser.add_argument("--baseline", action="store_true",
+                        help="without tests/test_mutation_*: the rate before them, written "
+                             "to a section of its own")
+    parser.add_argument("--recheck", action="store_true",
+                        help="run again only the survivors of the last run (after adding "
+                             "tests); the rest of its results are kept")
+    parser.add_argument("--collect", action="store_true",
+                        help="write the results a finished run left in .mutate/<module>/ "
+                             "without running anything (with --baseline if it was one)")
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("MUTATE_JOBS", "1")),
+                        help="mutants run at once (default 1, or $MUTATE_JOBS)")
+    args = parser.parse_args(argv)
+    names = list(MODULES) if args.modules == ["all"] else args.modules
+    unknown = [n for n in names if n.partition(":")[0] not in MODULES
+               or (":" in n and not list(ROOT.glob(module_of(n).sources[0])))]
+    if unknown:
+        parser.error(f"unknown module(s) {', '.join(unknown)}: "
+                     f"choose from all, {', '.join(MODULES)}")
+    for name in names:
+        # one module at a time, written as soon as it is done: a long run interrupted
+        # keeps what it measured
+        key = f"{name}:before" if args.baseline else name
+        if args.collect:
+            result = collected(name, args.baseline)
+        elif args.recheck:
+            result = recheck(name, args.jobs)
+        else:
+            result = run(name, args.jobs, args.baseline)
+        saved(name, args.baseline).write_text(json.dumps(dataclasses.asdict(result)),
+                                              encoding="utf-8")
+        write({key: section(result)})
+        log(f"{name}: written to {REPORT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""Frames checked against, and read from Arrow by, the declared schema of :mod:`icoframes.schema`.
+
+The one place a DataFrame is held to a table's exact columns and dtypes
+(:func:`check_frame`) and an Arrow table turned into such a frame
+(:func:`frame_from_arrow`): :class:`icoframes.tables.Tables`, the cache and the
+exports' readers go through both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .schema import Column, TableSchema
+
+__all__ = ["check_frame", "frame_from_arrow"]
+
+
+def check_frame(table: TableSchema, frame: object) -> None:
+    """Raise ValueError unless ``frame`` has exactly the columns and dtypes of ``table``."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"{table.name}: expected a DataFrame, got {type(frame).__name__}")
+    if list(frame.columns) != table.names:
+        raise ValueError(f"{table.name}: columns {list(frame.columns)} != schema {table.names}")
+    wrong = {
+        c.name: str(frame.dtypes[c.name])
+        for c in table.columns
+        if frame.dtypes[c.name] != c.dtype
+    }
+    if wrong:
+        raise ValueError(f"{table.name}: columns with undeclared dtypes: {wrong}")
+
+
+
+def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd.DataFrame:
+    """An Arrow table as a frame with exactly the columns and dtypes of ``schema``.
+
+    Strict: a table with other columns (or in another order) or of other types
+    is refused rather than cast, since a cast would hide a file of other types
+    (float ids truncated, text from ints). Conversion is driven by the schema,
+    not by the pandas metadata in the table, so a file written under another
+    pandas version reads the same.
+
+    Parameters
+    ----------
+    schema : TableSchema
+        The declared table, e.g. ``schema.LIST``.
+    table : pyarrow.Table
+        Typically read from a Parquet file written with ``schema.arrow_schema()``.
+    source : str
+        Where the table comes from (a path), for error messages.
+
+    Raises
+    ------
+    ValueError
+        If the columns or their types differ from the schema, or an int or bool
+        column holds nulls.
+
+    Examples
+    --------
+    >>> from icoframes.schema import FILTERS
+    >>> arrow = pa.table({"filter": ["type"], "id": [3], "name": ["ICO"]})
+    >>> frame_from_arrow(FILTERS, arrow, source="example").dtypes["id"]
+    Int64Dtype()
+    >>> frame_from_arrow(FILTERS, arrow.set_column(1, "id", pa.array([3.0])), source="x")
+    Traceback (most recent call last):
+    ...
+    ValueError: x: columns of other types than the filters schema: {'id': 'double'}
+    """
+    if table.schema.names != schema.names:
+        raise ValueError(
+            f"{source}: columns {table.schema.names} differ from the {schema.name} schema "
+            f"{schema.names}; the file was written by another version"
+        )
+    wrong = {f.name: str(f.type) for f, want in zip(table.schema, schema.arrow_schema(),
+                                                    strict=True)
+             if _plain(f.type) != _plain(want.type)}
+    if wrong:
+        raise ValueError(f"{source}: columns of other types than the {schema.name} schema: "
+                         f"{wrong}")
+    columns = {c.name: _from_arrow(c, table.column(c.name), source) for c in schema.columns}
+    frame = pd.DataFrame(columns)
+    check_frame(schema, frame)
+    return frame
+
+
+def _plain(kind: pa.DataType) -> pa.DataType:
+    """The type with string width left out: string and large_string hold the same values."""
+    if pa.types.is_large_string(kind):
+        return pa.string()
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return pa.list_(_plain(kind.value_type))
+    return kind
+
+
+def _from_arrow(column: Column, data: pa.ChunkedArray, source: str) -> object:
+    kind = column.kind
+    if kind in ("int", "bool") and data.null_count:
+        raise ValueError(f"{source}: column {column.name} holds nulls but is declared {kind}")
+    if kind in ("Int", "text", "utc"):
+        # extension dtypes read Arrow themselves (pandas' protocol, absent from the stubs)
+        from_arrow: Any = column.dtype
+        return from_arrow.__from_arrow__(data.cast(column.arrow_type))
+    if kind == "list":
+        out = np.empty(len(data), dtype=object)
+        for i, items in enumerate(data.to_pylist()):
+            out[i] = [] if items is None else items
+        return out
+    dtype = column.dtype
+    assert isinstance(dtype, np.dtype)  # the other kinds are NumPy dtypes
+    values = data.to_numpy() if data.num_chunks else np.empty(0, dtype=dtype)
+    return values.astype(dtype, copy=False)

@@ -1,0 +1,244 @@
+"""The request ledger never counts less than the service received (issue 19, part 4).
+
+Every request sent counts, including those cut in flight and those timed out after
+sending; retries count against ``budget`` and ``daily_quota``; a clock stepped back
+never resets the count; a 485 is recorded as the service's refusal (never as the
+allowance used), and the next call spends one probe to learn whether it is back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+import time_machine
+from hostile import LIST, PROFILE, HostileServer, json_reply
+
+import icoframes
+from icoframes import sandbox
+from icoframes.errors import IncompleteWarning, QuotaExceeded, QuotaWarning
+
+
+def _item(ico_id):
+    return {"id": ico_id, "main": {"name": f"ICO {ico_id}", "ico_score": "3.0"},
+            "finance": {"raised": "1000"}}
+
+
+def _lists(n):
+    items = [_item(i) for i in range(1, n + 1)]
+
+    def behaviour(h):
+        page = h.request_json().get("page", 1)
+        json_reply({"total_icos": n, "total_pages": -(-n // 20), "current_page": page,
+                    "error": None, "data": items[(page - 1) * 20:page * 20]})(h)
+    return behaviour
+
+
+def _profile(h):
+    asked = h.request_json().get("id")
+    json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+
+
+def _received(srv):
+    return sum(srv.hits.values())
+
+
+def _sandbox_received(sb):
+    return sum(sb.stats.requests.values())
+
+
+@pytest.fixture
+def configured():
+    yield icoframes.configure
+    icoframes.reset_configuration()
+
+
+# -- the service's 485 ------------------------------------------------------------------
+
+
+def test_a_485_is_recorded_as_the_services_refusal_and_a_probe_resumes_after_its_reset(
+        tmp_path, configured):
+    with sandbox.serve(n_icos=40, seed=3, quota=25) as sb:
+        key = sb.settings()["public_key"]
+        configured(**sb.settings(), cache_dir=tmp_path / "cache")
+        with pytest.raises(QuotaExceeded) as first:
+            icoframes.load_icos(progress=False)
+        accepted, received = sb.stats.quota_used(key), _sandbox_received(sb)
+        assert accepted == 25 and received > accepted
+        info = icoframes.cache_info()
+        assert accepted <= info.requests_today <= received  # never "5000": nothing assumed
+        assert info.quota.refused_at is not None
+        assert accepted <= info.quota.refused_after <= received
+        message = str(first.value)
+        assert first.value.code == 485 and "error 485" in message
+        assert "daily_quota" not in message  # the user set no cap: the service refused
+        assert "offline=True" in message and "remain to fetch" in message
+        assert f"{info.quota.refused_after} requests sent today" in message
+
+        # the service has not reset: the next call's probe costs one request, and it stops
+        with pytest.raises(QuotaExceeded, match="error 485") as second:
+            icoframes.load_icos(progress=False)
+        assert _sandbox_received(sb) == received + 1
+        assert "probe" in str(second.value) and "daily_quota" not in str(second.value)
+        assert icoframes.cache_info().requests_today == received + 1
+
+        sb.reset_quota()  # the service's count starts again, the same UTC day
+        icos = icoframes.load_icos(progress=False)
+        assert icos.attrs["icoframes"]["complete"] is True
+        assert len(icos) == len(sb.directory.ids())
+        info = icoframes.cache_info()
+        total_received = _sandbox_received(sb)
+        total_accepted = accepted + sb.stats.quota_used(key)
+        assert total_accepted <= info.requests_today <= total_received
+        assert info.quota.refused_at is None  # accepted again: the refusal is cleared
+
+
+def test_the_users_daily_quota_is_named_as_such(tmp_path, configured):
+    with sandbox.serve(n_icos=60, seed=3, quota=None) as sb:
+        configured(**sb.settings(), cache_dir=tmp_path / "cache", daily_quota=10)
+        with pytest.warns(QuotaWarning), pytest.raises(QuotaExceeded) as info:
+            icoframes.load_icos(progress=False)
+        assert _sandbox_received(sb) == 10 == icoframes.cache_info().requests_today
+    message = str(info.value)
+    assert info.value.code is None and "485" not in message
+    assert "daily_quota setting (10 requests)" in message and "10 requests sent today" in message
+    assert "offline=True" in message
+
+
+# -- requests cut in flight ------------------------------------------------------------------
+
+
+_SCRIPT = """
+import sys, icoframes
+from icoframes.cli import main
+sys.exit(main(["export", "--out", sys.argv[1], "--status", "past"]))
+"""
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_requests_cut_by_a_signal_count(tmp_path, sig, code):
+    """Half the profiles stall before their headers, half mid-body: every one was sent."""
+    n = 16
+    stuck = threading.Semaphore(0)
+
+    def stall(h):
+        asked = h.request_json().get("id")
+        if asked % 2:  # headers, then part of a body
+            h.send_response(200)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", "1000")
+            h.end_headers()
+            h.wfile.write(b'{"error"')
+            h.wfile.flush()
+        stuck.release()
+        h.server.owner.stopping.wait()
+
+    with HostileServer({LIST: _lists(n), PROFILE: stall}) as srv:
+        env = {**os.environ, "ICOFRAMES_BASE_URL": srv.base_url,
+               "ICOFRAMES_PUBLIC_KEY": "p", "ICOFRAMES_PRIVATE_KEY": "s",
+               "ICOFRAMES_CACHE_DIR": str(tmp_path / "cache"), "ICOFRAMES_TIMEOUT": "3600",
+               "ICOFRAMES_MAX_WORKERS": "8"}
+        proc = subprocess.Popen([sys.executable, "-c", _SCRIPT, str(tmp_path / "out")],
+                                env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            for _ in range(8):  # every worker holds a request the server received
+                assert stuck.acquire(timeout=60), "the load never got stuck"
+            proc.send_signal(sig)
+            rc = proc.wait(timeout=60)  # a hang guard, not a measure
+        finally:
+            proc.kill()
+            err = proc.stderr.read()
+            proc.stderr.close()
+        received = _received(srv)
+    assert rc == code, err
+    icoframes.configure(base_url=srv.base_url, public_key="p", private_key="s",
+                        cache_dir=tmp_path / "cache")
+    try:
+        booked = icoframes.cache_info().requests_today
+    finally:
+        icoframes.reset_configuration()
+    assert received >= 1 + 8
+    assert booked >= received
+
+
+# -- timeouts after sending ---------------------------------------------------------------
+
+
+def test_requests_timed_out_after_sending_count_and_the_cap_holds(tmp_path, configured):
+    def silent(h):  # the request is read (the service counted it), no answer ever comes
+        h.server.owner.stopping.wait()
+
+    cap = 30
+    with HostileServer({LIST: _lists(60), PROFILE: silent}) as srv:
+        configured(**srv.settings(), cache_dir=tmp_path / "cache", daily_quota=cap,
+                   timeout=0.3, max_workers=8)
+        for _ in range(4):  # the next calls retry the timed-out ones until the cap
+            with pytest.warns(QuotaWarning), pytest.raises(
+                    (QuotaExceeded, icoframes.errors.ServiceUnavailable)) as info:
+                icoframes.load_icos(status="past", progress=False)
+            if isinstance(info.value, QuotaExceeded):
+                break
+        assert isinstance(info.value, QuotaExceeded)
+        assert "daily_quota setting" in str(info.value)
+        booked = icoframes.cache_info().requests_today
+        srv.stop()  # every request sent has reached its handler
+        received = _received(srv)
+    assert received <= cap
+    assert booked == cap >= received
+
+
+# -- a clock stepped back -----------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::icoframes.errors.QuotaWarning")
+def test_a_clock_stepped_back_never_resets_the_count(tmp_path, configured):
+    day2 = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.UTC)
+    cap = 50  # of the 3 pages and 60 profiles: the rest goes out the next day
+    with HostileServer({LIST: _lists(60), PROFILE: _profile}) as srv:
+        configured(**srv.settings(), cache_dir=tmp_path / "cache", daily_quota=cap)
+        with time_machine.travel(day2, tick=True):
+            with pytest.raises(QuotaExceeded):
+                icoframes.load_icos(status="past", progress=False)
+            assert _received(srv) == cap
+        for back in (day2 - dt.timedelta(days=1), day2 - dt.timedelta(days=400)):
+            with time_machine.travel(back, tick=True):
+                with pytest.raises(QuotaExceeded, match="daily_quota"):
+                    icoframes.load_icos(status="past", progress=False)
+                assert icoframes.cache_info().requests_today == cap
+        assert _received(srv) == cap  # nothing went out on the earlier days
+        with time_machine.travel(day2 + dt.timedelta(days=1), tick=True):
+            icos = icoframes.load_icos(status="past", progress=False)  # a new day: the rest
+            assert len(icos) == 60
+            assert icoframes.cache_info().requests_today == _received(srv) - cap
+
+
+# -- the budget counts retries ---------------------------------------------------------------
+
+
+def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
+    seen: set[int] = set()
+    lock = threading.Lock()
+
+    def flaky(h):  # each profile's first attempt fails, its retry succeeds
+        asked = h.request_json().get("id")
+        with lock:
+            first = asked not in seen
+            seen.add(asked)
+        if first:
+            json_reply({"error": None}, status=503)(h)
+        else:
+            _profile(h)
+
+    with HostileServer({LIST: _lists(40), PROFILE: flaky}) as srv:
+        # one worker: each profile fails then succeeds, never 8 failures in a row
+        configured(**srv.settings(), cache_dir=tmp_path / "cache", max_workers=1)
+        with pytest.warns(IncompleteWarning):
+            icos = icoframes.load_icos(status="past", progress=False, budget=10)
+        assert srv.hits[PROFILE] == 10
+        assert len(icos) == 5
+        assert icoframes.cache_info().requests_today == _received(srv)

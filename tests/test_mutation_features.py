@@ -1,0 +1,221 @@
+"""features(): the boundaries mutants of features.py survived (`make mutate MODULE=features`).
+
+Hand-made profiles through :func:`icoframes.tidy`, one rule a test: a date equal to
+``as_of``, each keyword of the team and sale shares as a whole word, a raised amount
+exactly at the cap tolerance, and the helpers' edges (an ICO without rows in a child
+table, a time-zone-aware ``as_of``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import icoframes
+from icoframes.features import CAP_TOLERANCE, features
+
+AS_OF = "2018-06-01 00:00:00"
+
+
+def _profile(i: int, **parts: object) -> dict:
+    return {"id": i, **parts}
+
+
+def _dated(i: int, status: str, start: str, end: str) -> dict:
+    return {"id": i, "_status": status,  # the list's status, given to tidy()
+            "dates": {"start_datetime": start, "end_datetime": end}}
+
+
+def _one(column: str, profiles: list[dict], **kwargs: object) -> list:
+    statuses = {p["id"]: p["_status"] for p in profiles if "_status" in p}
+    tables = icoframes.tidy([{k: v for k, v in p.items() if k != "_status"} for p in profiles],
+                            statuses=statuses)
+    frame = features(tables, as_of=kwargs.pop("as_of", AS_OF), **kwargs)
+    return frame[column].astype(object).where(frame[column].notna(), None).tolist()
+
+
+# -- status against dates, at the boundaries ------------------------------------------
+
+
+@pytest.mark.parametrize(("status", "start", "end", "disagrees"), [
+    # ending exactly at as_of: still running, not over
+    ("past", "01.05.2018 00:00:00", "01.06.2018 00:00:00", True),
+    ("ongoing", "01.05.2018 00:00:00", "01.06.2018 00:00:00", False),
+    # starting exactly at as_of: started
+    ("upcoming", "01.06.2018 00:00:00", "01.07.2018 00:00:00", True),
+    ("ongoing", "01.06.2018 00:00:00", "01.07.2018 00:00:00", False),
+    # a second either side
+    ("past", "01.05.2018 00:00:00", "31.05.2018 23:59:59", False),
+    ("upcoming", "01.06.2018 00:00:01", "01.07.2018 00:00:00", False),
+    ("ongoing", "01.06.2018 00:00:01", "01.07.2018 00:00:00", True),
+    ("ongoing", "01.05.2018 00:00:00", "31.05.2018 23:59:59", True),
+])
+def test_status_against_dates_equal_to_as_of(status, start, end, disagrees):
+    assert _one("status_disagrees_with_dates", [_dated(1, status, start, end)]) == [disagrees]
+
+
+@pytest.mark.parametrize(("status", "start", "end", "expected"), [
+    ("upcoming", "01.07.2018 00:00:00", "", False),   # not started: upcoming for sure
+    ("past", "", "01.05.2018 00:00:00", False),       # ended: past for sure
+    ("past", "01.05.2018 00:00:00", "", None),        # started, end unknown: cannot tell
+    ("ongoing", "01.05.2018 00:00:00", "", None),
+    ("upcoming", "", "01.07.2018 00:00:00", None),    # not ended, start unknown
+    ("ongoing", "", "01.07.2018 00:00:00", None),
+    ("upcoming", "", "01.05.2018 00:00:00", True),    # ended: cannot be upcoming
+    ("past", "01.07.2018 00:00:00", "", True),        # not started: cannot be past
+    ("ongoing", "01.07.2018 00:00:00", "", True),
+    (" Past ", "", "01.05.2018 00:00:00", False),     # status read without case or spaces
+    ("finished", "", "01.05.2018 00:00:00", None),    # a status it does not know
+])
+def test_status_against_one_known_date(status, start, end, expected):
+    assert _one("status_disagrees_with_dates", [_dated(1, status, start, end)]) == [expected]
+
+
+def test_a_time_zone_aware_as_of_is_taken_in_utc():
+    profile = _dated(1, "ongoing", "01.05.2018 00:00:00", "01.06.2018 00:00:00")
+    # 01:00 in Berlin is 23:00 UTC the day before: the sale has not ended yet
+    assert _one("status_disagrees_with_dates", [profile],
+                as_of=pd.Timestamp("2018-06-01 01:00", tz="Europe/Berlin")) == [False]
+    assert _one("status_disagrees_with_dates", [profile],
+                as_of=pd.Timestamp("2018-06-01 03:00", tz="Europe/Berlin")) == [True]
+
+
+def test_as_of_that_is_not_a_date_is_refused():
+    with pytest.raises(ValueError, match="as_of must be a date, got 'NaT'"):
+        features(icoframes.tidy([{"id": 1}]), as_of="NaT")
+
+
+def test_duration_ends_before_starts_and_a_zero_length_sale():
+    same = _dated(1, "past", "01.05.2018 00:00:00", "01.05.2018 00:00:00")
+    back = _dated(2, "past", "02.05.2018 00:00:00", "01.05.2018 00:00:00")
+    half = _dated(3, "past", "01.05.2018 00:00:00", "01.05.2018 12:00:00")
+    assert _one("duration_days", [same, back, half]) == [0.0, None, 0.5]
+    assert _one("ends_before_starts", [same, back, half]) == [False, True, False]
+
+
+# -- token shares: every keyword as a whole word ------------------------------------------
+
+
+@pytest.mark.parametrize(("part", "team"), [
+    ("Founders", True), ("Founder", True), ("Founding team", True), ("Team", True),
+    ("Employees", True), ("employee pool", True), ("Management", True), ("Staff", True),
+    ("Team & Advisors", True), ("TEAM", True),
+    ("Teamwork fund", False), ("Cofounders", False), ("Advisors", False), ("Reserve", False),
+])
+def test_team_share_keywords(part, team):
+    profile = _profile(1, finance={"distribution": {part: "12%", "Other": "88%"}})
+    assert _one("team_token_share", [profile]) == [12.0 if team else 0.0]
+
+
+@pytest.mark.parametrize(("part", "sale"), [
+    ("Sale", True), ("Crowdsale", True), ("Crowd sale", True), ("Pre-sale", True),
+    ("Presale", True), ("ICO", True), ("IEO", True), ("IDO", True), ("STO", True),
+    ("Public", True), ("Private round", True), ("Investors", True), ("Investor", True),
+    ("Contributors", True), ("contributor", True),
+    ("Wholesale", False), ("Picosecond", False), ("Reserve", False), ("Team", False),
+])
+def test_sale_share_keywords(part, sale):
+    profile = _profile(1, finance={"distribution": {part: "30%", "Other": "70%"}})
+    assert _one("sale_token_share", [profile]) == [30.0 if sale else 0.0]
+
+
+def test_shares_add_up_per_ico_and_skip_unreadable_percents():
+    profiles = [_profile(1, finance={"distribution": {"Team": "10%", "Founders": "5%",
+                                                      "Crowdsale": "50%", "ICO": "20%"}}),
+                _profile(2, finance={"distribution": {"Team": "lots"}}),
+                _profile(3)]
+    assert _one("team_token_share", profiles) == [15.0, None, None]
+    assert _one("sale_token_share", profiles) == [70.0, None, None]
+
+
+# -- the cap tolerance -------------------------------------------------------------------
+
+
+def test_reaching_a_cap_within_the_tolerance_and_not_beyond():
+    rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd": [500.0]})
+    cap = 1_000_000.0
+    at = cap * (1 - CAP_TOLERANCE)
+
+    def ico(i: int, raised: float) -> dict:
+        return {"id": i, "finance": {"hard_cap": cap, "soft_cap": cap, "caps_unit": "USD",
+                                     "raised": raised},
+                "dates": {"start_datetime": "01.03.2018 00:00:00",
+                          "end_datetime": "31.03.2018 00:00:00"}}
+
+    profiles = [ico(1, at), ico(2, at - 1), ico(3, cap), ico(4, 0.0)]
+    assert _one("reached_hard_cap", profiles, rates=rates) == [True, False, True, False]
+    assert _one("reached_soft_cap", profiles, rates=rates) == [True, False, True, False]
+    ratio = _one("raised_to_hard_cap", profiles, rates=rates)
+    assert ratio == [at / cap, (at - 1) / cap, 1.0, 0.0]
+
+
+def test_a_zero_hard_cap_gives_no_ratio_and_no_infinity():
+    profile = {"id": 1, "finance": {"hard_cap": 0, "caps_unit": "USD", "raised": 5.0},
+               "dates": {"end_datetime": "31.03.2018 00:00:00"}}
+    rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd": [500.0]})
+    assert _one("raised_to_hard_cap", [profile], rates=rates) == [None]
+
+
+def test_soft_cap_equal_to_hard_cap_is_not_above_it():
+    profiles = [_profile(1, finance={"soft_cap": 5, "hard_cap": 5, "caps_unit": "USD"}),
+                _profile(2, finance={"soft_cap": 6, "hard_cap": 5, "caps_unit": "USD"}),
+                _profile(3, finance={"soft_cap": 6, "caps_unit": "USD"})]
+    assert _one("soft_cap_above_hard_cap", profiles) == [False, True, None]
+
+
+# -- counts and lists -------------------------------------------------------------------
+
+
+def test_log_raised_of_one_is_zero_and_of_nothing_is_missing():
+    profiles = [_profile(1, finance={"raised": 1}), _profile(2, finance={"raised": 0}),
+                _profile(3, finance={"raised": np.e})]
+    assert _one("log_raised", profiles) == [0.0, None, 1.0]
+
+
+def test_children_of_an_ico_count_only_for_it():
+    profiles = [_profile(1, team=[{"name": "A"}, {"name": "B"}, {"name": "C"}]),
+                _profile(2, advisors=[{"name": "D"}]),
+                _profile(3, roadmap={"Q1 2018": "x", "Q2 2018": "y"})]
+    assert _one("team_size", profiles) == [3, 0, 0]
+    assert _one("advisor_count", profiles) == [0, 1, 0]
+    assert _one("roadmap_items", profiles) == [0, 0, 2]
+    assert _one("has_bonus", profiles) == [False, False, False]
+
+
+def test_social_links_of_the_ico_counted_once_per_network():
+    profiles = [_profile(1, links={"social": {"Twitter": "https://t/1", " twitter ": "https://t/2",
+                                              "slack": "https://s/1", "steemit": "https://x/1"}}),
+                _profile(2)]
+    assert _one("n_social_links", profiles) == [3, 0]
+    assert _one("has_twitter", profiles) == [True, False]
+    assert _one("has_slack", profiles) == [True, False]
+    assert _one("has_discord", profiles) == [False, False]
+
+
+def test_accepted_currencies_counted_by_code_and_fiat_named():
+    profiles = [_profile(1, finance={"accepting": ["ETH", "Ether", "ethereum", "EUR"]}),
+                _profile(2, finance={"accepting": ["BTC", "bitcoin"]}),
+                _profile(3)]
+    assert _one("n_accepted_currencies", profiles) == [2, 1, 0]
+    assert _one("accepts_fiat", profiles) == [True, False, False]
+
+
+@pytest.mark.parametrize(("platform", "family", "ethereum"), [
+    ("ERC-20", "Ethereum", True), ("  ethereum   erc20 ", "Ethereum", True),
+    ("BSC", "Binance Smart Chain", False), ("My  Own   Chain", "My Own Chain", False),
+])
+def test_platform_families_collapse_whitespace_and_case(platform, family, ethereum):
+    profile = _profile(1, main={"platform": platform})
+    assert _one("platform_family", [profile]) == [family]
+    assert _one("is_ethereum", [profile]) == [ethereum]
+
+
+def test_repeated_ids_are_refused():
+    tables = icoframes.tidy([{"id": 1}, {"id": 2}])
+    icos = tables.icos.copy()
+    icos["id"] = [1, 1]
+    with pytest.raises(ValueError, match="repeated ids"):
+        features(dataclasses.replace(tables, icos=icos), as_of=AS_OF)

@@ -1,0 +1,173 @@
+"""to_usd: the boundaries mutants of money.py survived (`make mutate MODULE=money`).
+
+A zero or infinite rate is refused like a negative one, a rate exactly ``max_age``
+old is still used, the end of the sale wins over its start, a wide column named
+plainly ``USD`` is USD (not a currency called ""), and each message says which
+value it is about.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from icoframes.errors import IcoframesWarning
+from icoframes.money import conversion_dates, normalize_rates, to_usd
+
+
+def _icos(n: int = 1, **columns: object) -> pd.DataFrame:
+    base: dict[str, object] = {
+        "soft_cap": [np.nan] * n, "hard_cap": [np.nan] * n, "caps_unit": [None] * n,
+        "token_price": [np.nan] * n, "token_price_unit": [None] * n,
+        "min_purchase": [np.nan] * n, "max_purchase": [np.nan] * n, "purchase_unit": [None] * n,
+        "start_datetime": [None] * n, "end_datetime": [None] * n}
+    base.update(columns)
+    frame = pd.DataFrame(base)
+    for name in ("start_datetime", "end_datetime"):
+        frame[name] = pd.to_datetime(frame[name], format="%Y-%m-%d").astype("datetime64[ms]")
+    return frame
+
+
+def _long(*rows: tuple[str, str, float]) -> pd.DataFrame:
+    return pd.DataFrame(list(rows), columns=["date", "currency", "usd_per_unit"])
+
+
+@pytest.mark.parametrize("usd", [0.0, -0.0, np.inf, -1e-9])
+def test_a_zero_or_infinite_rate_is_refused(usd):
+    with pytest.raises(ValueError, match=r"positive and finite; ETH on 2018-01-02 is "):
+        normalize_rates(_long(("2018-01-01", "ETH", 1.0), ("2018-01-02", "ETH", usd)))
+
+
+def test_the_smallest_positive_rate_is_accepted():
+    rates = normalize_rates(_long(("2018-01-01", "ETH", 1e-300)))
+    assert rates["usd_per_unit"].tolist() == [1e-300]
+
+
+def test_rows_without_a_rate_date_or_currency_are_dropped_and_usd_rows_too():
+    rates = normalize_rates(pd.DataFrame({
+        "date": ["2018-01-01", None, "2018-01-03", "2018-01-04", "2018-01-05"],
+        "currency": ["ETH", "ETH", None, "US dollar", "BTC"],
+        "usd_per_unit": [np.nan, 2.0, 3.0, 1.0, 5.0]}))
+    assert rates.to_dict("list") == {"date": [pd.Timestamp("2018-01-05")], "currency": ["BTC"],
+                                     "usd_per_unit": [5.0]}
+
+
+def test_rates_come_back_sorted_by_date_then_currency():
+    rates = normalize_rates(_long(("2018-01-02", "ETH", 2.0), ("2018-01-01", "ETH", 1.0),
+                                  ("2018-01-01", "BTC", 10.0)))
+    assert list(zip(rates["date"].dt.day, rates["currency"], strict=True)) == [
+        (1, "BTC"), (1, "ETH"), (2, "ETH")]
+    assert rates.index.tolist() == [0, 1, 2]
+
+
+def test_long_form_column_names_are_read_without_case_or_spaces():
+    rates = normalize_rates(pd.DataFrame({" Date ": ["2018-01-01"], "CURRENCY": ["eth"],
+                                          "Usd_Per_Unit": [3.0]}))
+    assert rates["currency"].tolist() == ["ETH"] and rates["usd_per_unit"].tolist() == [3.0]
+
+
+def test_long_form_missing_columns_are_named():
+    missing = r"missing: date, usd_per_unit \(or units_per_usd\) \(got \['currency'\]\)"
+    with pytest.raises(ValueError, match=missing):
+        normalize_rates(pd.DataFrame({"currency": ["ETH"]}))
+
+
+def test_a_wide_column_named_usd_is_usd_not_a_nameless_currency():
+    wide = pd.DataFrame({"USD": [1.0], "ETH": [500.0]}, index=pd.to_datetime(["2018-01-01"]))
+    assert normalize_rates(wide, quote="usd_per_unit")["currency"].tolist() == ["ETH"]
+
+
+@pytest.mark.parametrize(("column", "code"), [("ETHUSD", "ETH"), ("eth-usd", "ETH"),
+                                              ("BTC/USD", "BTC"), ("EUR_USD", "EUR"),
+                                              ("EURUSD=X", "EUR")])
+def test_wide_column_names_of_downloaders(column, code):
+    wide = pd.DataFrame({column: [2.0]}, index=pd.to_datetime(["2018-01-01"]))
+    assert normalize_rates(wide)["currency"].tolist() == [code]
+
+
+def test_wide_columns_that_name_no_currency_are_refused():
+    wide = pd.DataFrame({"ETH-USD": [1.0], "-USD": [2.0]}, index=pd.to_datetime(["2018-01-01"]))
+    with pytest.raises(ValueError, match=r"wide rates: .*'-USD'"):
+        normalize_rates(wide)
+
+
+def test_a_wide_frame_with_a_date_column_instead_of_an_index():
+    wide = pd.DataFrame({"Date": pd.to_datetime(["2018-01-02", "2018-01-01"]), "ETH": [2.0, 1.0]})
+    rates = normalize_rates(wide, quote="usd_per_unit")
+    assert rates["date"].dt.day.tolist() == [1, 2]
+    assert rates["usd_per_unit"].tolist() == [1.0, 2.0]
+
+
+def test_long_dates_with_a_time_zone_are_taken_in_utc():
+    rates = normalize_rates(_long(("2018-01-01T01:00:00+02:00", "ETH", 1.0)))
+    assert str(rates["date"].iloc[0]) == "2017-12-31 23:00:00"
+
+
+def test_two_rates_of_one_day_name_the_currency_and_the_day():
+    with pytest.raises(ValueError, match=r"two different rates of BTC on 2018-01-01"):
+        normalize_rates(_long(("2018-01-01", "BTC", 1.0), ("2018-01-01", "xbt", 2.0)))
+
+
+def test_the_end_of_the_sale_wins_over_its_start():
+    icos = _icos(2, hard_cap=[10.0, 10.0], caps_unit=["ETH", "ETH"],
+                 start_datetime=["2018-01-01", "2018-01-01"],
+                 end_datetime=["2018-01-03", None])
+    rates = _long(("2018-01-01", "ETH", 1.0), ("2018-01-03", "ETH", 3.0))
+    out = to_usd(icos, rates, columns=["hard_cap"])
+    assert out["hard_cap_usd"].tolist() == [30.0, 10.0]
+    assert out["usd_date"].dt.day.tolist() == [3, 1]
+    assert conversion_dates(icos, ["start_datetime", "end_datetime"]).astype(
+        "datetime64[D]").astype(str).tolist() == ["2018-01-01", "2018-01-01"]
+
+
+def test_a_rate_exactly_max_age_old_is_used_and_one_second_older_is_not():
+    icos = _icos(2, hard_cap=[1.0, 1.0], caps_unit=["ETH", "ETH"],
+                 end_datetime=["2018-01-08", "2018-01-09"])
+    rates = _long(("2018-01-01", "ETH", 7.0))
+    with pytest.warns(IcoframesWarning, match=r"1 amounts left .* up to 7D before .*: ETH 1"):
+        out = to_usd(icos, rates, columns=["hard_cap"], max_age="7D")
+    assert out["hard_cap_usd"].tolist()[0] == 7.0 and np.isnan(out["hard_cap_usd"][1])
+    assert out.attrs["usd_missing"] == {"ETH": 1}
+
+
+def test_each_unit_column_converts_its_own_amounts():
+    icos = _icos(1, soft_cap=[1.0], hard_cap=[2.0], caps_unit=["ETH"],
+                 token_price=[3.0], token_price_unit=["BTC"],
+                 min_purchase=[4.0], max_purchase=[5.0], purchase_unit=["USD"],
+                 end_datetime=["2018-01-01"])
+    rates = _long(("2018-01-01", "ETH", 100.0), ("2018-01-01", "BTC", 1000.0))
+    out = to_usd(icos, rates)
+    assert [out[f"{c}_usd"][0] for c in ("soft_cap", "hard_cap", "token_price",
+                                         "min_purchase", "max_purchase")] == \
+        [100.0, 200.0, 3000.0, 4.0, 5.0]
+
+
+def test_missing_amounts_are_counted_per_reason_in_thousands():
+    n = 1200
+    icos = _icos(n, hard_cap=[1.0] * n, caps_unit=["XYZ"] * n, end_datetime=["2018-01-01"] * n)
+    with pytest.warns(IcoframesWarning, match=r"1,200 amounts left .*: XYZ 1,200"):
+        out = to_usd(icos, _long(("2018-01-01", "ETH", 1.0)), columns=["hard_cap"])
+    assert out.attrs["usd_missing"] == {"XYZ": 1200}
+
+
+def test_a_stated_zero_amount_converts_and_an_absent_one_is_not_missing():
+    icos = _icos(2, hard_cap=[0.0, np.nan], caps_unit=["ETH", "ETH"],
+                 end_datetime=["2018-01-01", "2018-01-01"])
+    out = to_usd(icos, _long(("2018-01-01", "ETH", 5.0)), columns=["hard_cap"])
+    assert out["hard_cap_usd"][0] == 0.0 and np.isnan(out["hard_cap_usd"][1])
+    assert out.attrs["usd_missing"] == {}
+
+
+def test_the_input_frame_is_left_as_it_was():
+    icos = _icos(1, hard_cap=[2.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
+    before = icos.copy()
+    to_usd(icos, _long(("2018-01-01", "ETH", 5.0)), columns=["hard_cap"])
+    pd.testing.assert_frame_equal(icos, before)
+
+
+def test_an_icos_argument_that_is_not_a_frame_is_refused():
+    with pytest.raises(ValueError, match="icos must be a pandas DataFrame, got list"):
+        to_usd([{"hard_cap": 1.0}], _long(("2018-01-01", "ETH", 1.0)))
+    with pytest.raises(ValueError, match="rates must be a pandas DataFrame, got dict"):
+        normalize_rates({"ETH": [1.0]})

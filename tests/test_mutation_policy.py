@@ -1,0 +1,208 @@
+"""Freshness: the boundaries mutants of fetch/policy.py survived (`make mutate MODULE=policy`).
+
+``plan_profiles`` on a hand-made profile index at a fixed ``now`` (no clock is read):
+the urgency order a budget follows (new and failed, then refresh-all, then status
+and summary changes, then the stale by how far past their age), the slack that lets
+a daily job at a fixed hour not miss a limit by seconds, and ``profile_max_age``'s
+arguments.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from icoframes.errors import InvalidParameter
+from icoframes.fetch.policy import (
+    PROFILE_MAX_AGE,
+    ProfileIndex,
+    due_after,
+    plan_profiles,
+    profile_max_age,
+)
+
+NOW = dt.datetime(2018, 6, 1, 12, 0, tzinfo=dt.UTC)
+DAY = 86_400.0
+
+
+def _index(rows: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows).set_index("id")
+    if "fetched_at" in frame:
+        frame["fetched_at"] = pd.to_datetime(frame["fetched_at"], utc=True)
+    return frame
+
+
+def _cached(i: int, status: str, *, age: float, state: str = "fetched",
+            summary: str = "s") -> dict:
+    """One cached profile fetched ``age`` seconds before NOW."""
+    return {"id": i, "status": status, "summary": summary, "state": state,
+            "fetched_at": NOW - dt.timedelta(seconds=age)}
+
+
+def _plan(listed: list[tuple[int, str]], index: pd.DataFrame | ProfileIndex, *,
+          ages: object = PROFILE_MAX_AGE, refresh_all: bool = False,
+          keys: list[str] | None = None) -> dict[int, tuple[str, float]]:
+    frame = pd.DataFrame(listed, columns=["id", "status"])
+    wants = plan_profiles(frame, keys or ["s"] * len(listed), index, now=NOW,
+                          ages=ages, refresh_all=refresh_all)  # type: ignore[arg-type]
+    return {w.id: (w.reason, w.staleness) for w in wants}
+
+
+def _order(plan: dict[int, tuple[str, float]]) -> list[int]:
+    """The ids in the order a budget takes them: most stale first (a stable sort)."""
+    return [i for i, _ in sorted(plan.items(), key=lambda kv: -kv[1][1])]
+
+
+# -- the urgency order --------------------------------------------------------------------
+
+
+def test_a_budget_takes_new_and_failed_then_status_and_changed_then_the_stale():
+    index = _index([
+        _cached(2, "ongoing", age=0, state="failed"),
+        _cached(3, "past", age=0, summary="old"),           # summary changed
+        _cached(4, "ongoing", age=0),                       # listed under another status
+        _cached(5, "ongoing", age=50 * DAY),                # 50x its max age
+        _cached(6, "upcoming", age=8 * DAY),                # 8/7 of its max age
+        _cached(7, "past", age=1 * DAY),                    # fresh
+    ])
+    listed = [(1, "past"), (2, "ongoing"), (3, "past"), (4, "past"), (5, "ongoing"),
+              (6, "upcoming"), (7, "past")]
+    plan = _plan(listed, index)
+    assert {i: reason for i, (reason, _) in plan.items()} == {
+        1: "new", 2: "failed", 3: "changed", 4: "status", 5: "stale", 6: "stale"}
+    assert _order(plan) == [1, 2, 3, 4, 5, 6]
+    assert plan[1][1] == plan[2][1] > plan[3][1] == plan[4][1] > plan[5][1] > plan[6][1]
+    assert plan[5][1] == pytest.approx(50.0) and plan[6][1] == pytest.approx(8 / 7)
+
+
+def test_refresh_all_comes_after_new_and_failed_and_before_changes():
+    index = _index([_cached(2, "past", age=0, state="failed"),
+                    _cached(3, "past", age=0), _cached(4, "past", age=0, summary="old")])
+    plan = _plan([(1, "past"), (2, "past"), (3, "past"), (4, "past")], index, refresh_all=True)
+    assert {i: reason for i, (reason, _) in plan.items()} == {
+        1: "new", 2: "failed", 3: "all", 4: "all"}
+    assert plan[1][1] == plan[2][1] > plan[3][1]
+    assert plan[3][1] > 1e9  # above any stale ratio a real age could reach
+    changed_only = _plan([(4, "past")], index)
+    assert changed_only[4][0] == "changed" and changed_only[4][1] < plan[3][1]
+
+
+def test_a_gone_profile_is_asked_again_only_when_its_summary_or_status_changes():
+    index = _index([_cached(1, "past", age=1000 * DAY, state="gone"),
+                    _cached(2, "past", age=0, state="gone", summary="old"),
+                    _cached(3, "past", age=0, state="gone")])
+    plan = _plan([(1, "past"), (2, "past"), (3, "upcoming")], index)
+    assert {i: reason for i, (reason, _) in plan.items()} == {2: "changed"}
+    # the status change of a gone profile is not a reason of its own
+    assert 3 not in plan
+
+
+def test_without_ages_only_new_failed_and_changed_are_fetched():
+    index = _index([_cached(1, "ongoing", age=100 * DAY), _cached(2, "ongoing", age=0,
+                                                                   summary="old")])
+    plan = _plan([(1, "ongoing"), (2, "ongoing"), (3, "ongoing")], index, ages=None)
+    assert {i: reason for i, (reason, _) in plan.items()} == {2: "changed", 3: "new"}
+
+
+def test_an_empty_index_makes_every_listed_profile_new():
+    plan = _plan([(1, "past"), (2, "ongoing")], _index([{"id": 0, "status": "past"}]).iloc[:0])
+    assert {i: reason for i, (reason, _) in plan.items()} == {1: "new", 2: "new"}
+
+
+# -- when a profile falls due: the spread and the slack --------------------------------------
+
+
+def test_due_is_between_half_and_all_of_the_age_less_the_slack():
+    ids = np.arange(1, 2001)
+    limit = np.full(len(ids), 7 * DAY)
+    due = due_after(ids, limit)
+    slack = 3600.0  # 5% of 7 days is more than an hour: an hour
+    assert (due >= 0.5 * 7 * DAY - slack).all() and (due < 7 * DAY - slack).all()
+    assert due.min() < 0.55 * 7 * DAY and due.max() > 0.95 * 7 * DAY - slack  # spread
+    assert len(np.unique(due)) > 1900  # ids do not fall due together
+
+
+def test_the_slack_is_five_percent_of_a_short_age():
+    ids = np.array([10, 10])
+    short, long = due_after(ids, np.array([3600.0, 10 * DAY]))
+    spread = (short + 0.05 * 3600.0) / 3600.0  # the same id: the same point in its age
+    assert long == pytest.approx(spread * 10 * DAY - 3600.0)
+
+
+def test_a_daily_job_at_a_fixed_hour_refreshes_a_profile_a_day_old():
+    # ongoing profiles may be a day old; the job that fetched them ran 24 hours ago, a
+    # few seconds later than today's run: the slack makes them due all the same
+    ids = list(range(1, 201))
+    index = _index([_cached(i, "ongoing", age=DAY - 5) for i in ids])
+    plan = _plan([(i, "ongoing") for i in ids], index)
+    assert sorted(plan) == ids and {r for r, _ in plan.values()} == {"stale"}
+
+
+def test_no_profile_is_kept_past_its_maximum_age_and_none_is_due_before_half_of_it():
+    ids = list(range(1, 201))
+    for age, due in ((7 * DAY + 1, ids), (3.5 * DAY - 3601, [])):
+        index = _index([_cached(i, "upcoming", age=age) for i in ids])
+        assert sorted(_plan([(i, "upcoming") for i in ids], index)) == due
+
+
+def test_a_fetch_time_in_the_future_is_infinitely_stale():
+    index = _index([_cached(1, "past", age=-DAY), _cached(2, "past", age=1000 * DAY)])
+    plan = _plan([(1, "past"), (2, "past")], index)
+    assert plan[1][0] == "stale" and plan[1][1] >= np.finfo(float).max and plan[2][0] == "stale"
+    assert _order(plan) == [1, 2]
+
+
+def test_a_profile_without_a_fetch_time_is_stale():
+    index = _index([{"id": 1, "status": "past", "summary": "s", "state": "fetched",
+                     "fetched_at": None}])
+    assert _plan([(1, "past")], index)[1] == ("stale", np.inf)
+
+
+def test_a_zero_age_makes_every_cached_profile_stale_without_dividing_by_zero():
+    index = _index([_cached(1, "past", age=1)])
+    with np.errstate(all="raise"):
+        plan = _plan([(1, "past")], index, ages=profile_max_age(0))
+    assert plan == {1: ("stale", np.inf)}
+
+
+def test_a_status_without_an_age_of_its_own_gets_the_past_age():
+    index = _index([_cached(1, "mystery", age=30 * DAY), _cached(2, "mystery", age=100 * DAY)])
+    plan = _plan([(1, "mystery"), (2, "mystery")], index, ages={})
+    assert sorted(plan) == [2]
+
+
+def test_a_profile_index_made_once_plans_like_the_frame():
+    index = _index([_cached(1, "ongoing", age=3 * DAY), _cached(2, "past", age=0)])
+    listed = [(1, "ongoing"), (2, "past"), (3, "past")]
+    assert _plan(listed, ProfileIndex(index)) == _plan(listed, index)
+
+
+# -- profile_max_age --------------------------------------------------------------------------
+
+
+def test_profile_max_age_one_value_for_every_status():
+    assert profile_max_age(60) == dict.fromkeys(("ongoing", "upcoming", "past"),
+                                                dt.timedelta(seconds=60)) | {}
+    assert profile_max_age(dt.timedelta(0))["past"] == dt.timedelta(0)
+    assert profile_max_age(2.5)["ongoing"] == dt.timedelta(seconds=2.5)
+
+
+def test_profile_max_age_by_status_keeps_the_defaults_of_the_others():
+    ages = profile_max_age({" Past ": dt.timedelta(days=1)})
+    assert ages == dict(PROFILE_MAX_AGE) | {"past": dt.timedelta(days=1)}
+    assert profile_max_age(None) == dict(PROFILE_MAX_AGE)
+
+
+@pytest.mark.parametrize("value", [-1, dt.timedelta(seconds=-1), True, "60", [60]])
+def test_profile_max_age_refuses_what_is_not_an_age(value):
+    with pytest.raises(InvalidParameter, match=r"profile_max_age must be a timedelta, seconds"):
+        profile_max_age(value)
+
+
+def test_an_unknown_status_far_from_any_lists_them():
+    with pytest.raises(InvalidParameter,
+                       match=r"unknown status 'zzz'; statuses: ongoing, upcoming, past"):
+        profile_max_age({"zzz": 1})

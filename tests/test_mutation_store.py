@@ -1,0 +1,125 @@
+"""The store: the boundaries mutants of store/ survived (`make mutate MODULE=store`).
+
+Pruning a service folder in use, on real files with set modification times and a
+fixed ``now`` (no clock read): a temporary file a writer may still be writing is
+spared for an hour whatever ``older_than`` says, a longer ``older_than`` spares it
+longer, a file exactly at the limit is kept, ``*.corrupt`` files follow
+``older_than`` alone, and nothing else is touched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+
+from icoframes.store.housekeeping import TEMP_GRACE, USED_MARK, prune
+
+NOW = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
+MINUTE = dt.timedelta(minutes=1)
+
+
+def _file(path: Path, age: dt.timedelta) -> Path:
+    """A file last written ``age`` before NOW (whole seconds: exact on every file system)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"partial")
+    then = int((NOW - age).timestamp())
+    os.utime(path, (then, then))
+    return path
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A service folder used at NOW (its use mark), with nothing else yet."""
+    service = tmp_path / "127.0.0.1_8000"
+    (service / "tables").mkdir(parents=True)
+    _file(service / USED_MARK, dt.timedelta(0))
+    return service
+
+
+def _left(folder: Path, *names: str) -> list[str]:
+    return sorted(name for name in names if (folder / name).exists())
+
+
+def test_a_temporary_file_is_spared_for_an_hour_even_when_pruning_everything_older(folder):
+    names = {"tables/.icos.parquet.1.tmp": TEMP_GRACE - MINUTE,   # a write may be under way
+             "tables/.team.parquet.2.tmp": TEMP_GRACE,            # exactly at the limit: kept
+             "tables/.bonuses.parquet.3.tmp": TEMP_GRACE + dt.timedelta(seconds=1),
+             ".write-test-abc": 2 * TEMP_GRACE,
+             ".cache.sqlite3.4.tmp": 3 * TEMP_GRACE}
+    for name, age in names.items():
+        _file(folder / name, age)
+    report = prune(folder.parent, dt.timedelta(0), now=NOW)
+    assert _left(folder, *names) == ["tables/.icos.parquet.1.tmp", "tables/.team.parquet.2.tmp"]
+    assert sorted(report.removed) == sorted(
+        str(folder / n) for n in ("tables/.bonuses.parquet.3.tmp", ".write-test-abc",
+                                  ".cache.sqlite3.4.tmp"))
+    assert report.freed_bytes == 3 * len(b"partial")
+
+
+def test_a_longer_older_than_spares_temporary_files_longer(folder):
+    names = {"tables/.icos.parquet.1.tmp": 2 * TEMP_GRACE,
+             "tables/.team.parquet.2.tmp": 4 * TEMP_GRACE}
+    for name, age in names.items():
+        _file(folder / name, age)
+    prune(folder.parent, 3 * TEMP_GRACE, now=NOW)
+    assert _left(folder, *names) == ["tables/.icos.parquet.1.tmp"]
+
+
+def test_corrupt_files_follow_older_than_alone(folder):
+    names = {"cache.sqlite3.20290101.corrupt": 9 * MINUTE,
+             "old.corrupt": 11 * MINUTE,
+             "tables/icos.parquet.corrupt": 10 * MINUTE}   # exactly at the limit: kept
+    for name, age in names.items():
+        _file(folder / name, age)
+    prune(folder.parent, 10 * MINUTE, now=NOW)
+    assert _left(folder, *names) == ["cache.sqlite3.20290101.corrupt",
+                                     "tables/icos.parquet.corrupt"]
+
+
+def test_other_files_and_look_alikes_are_never_leftovers(folder):
+    names = {"tables/icos.parquet": 1000 * TEMP_GRACE,
+             "notes.tmp": 1000 * TEMP_GRACE,            # not hidden: not a write's temp file
+             ".corrupt.txt": 1000 * TEMP_GRACE,
+             "tables/.icos.parquet.1.TMP": 1000 * TEMP_GRACE}   # case matters
+    for name, age in names.items():
+        _file(folder / name, age)
+    prune(folder.parent, dt.timedelta(0), now=NOW)
+    assert _left(folder, *names) == sorted(names)
+
+
+def test_leftovers_in_the_cache_dir_itself_but_not_below_other_folders(folder):
+    root = folder.parent
+    top = _file(root / ".probe.tmp", 2 * TEMP_GRACE)
+    foreign = _file(root / "not-a-cache" / ".x.tmp", 2 * TEMP_GRACE)
+    report = prune(root, dt.timedelta(0), now=NOW)
+    assert not top.exists() and foreign.exists()
+    assert {"path": str(root / "not-a-cache"), "reason": "not a cache folder: left alone"} \
+        in report.skipped
+
+
+def test_a_folder_used_exactly_at_the_limit_is_kept(folder):
+    _file(folder / USED_MARK, dt.timedelta(days=30))
+    prune(folder.parent, dt.timedelta(days=30), now=NOW)
+    assert folder.is_dir()
+    prune(folder.parent, dt.timedelta(days=30) - dt.timedelta(seconds=1), now=NOW)
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize("older_than", [-1, -0.5, dt.timedelta(seconds=-1), True, "1 day"])
+def test_prune_refuses_an_age_that_is_not_one(folder, older_than):
+    from icoframes.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter, match="older_than must be a timedelta or seconds"):
+        prune(folder.parent, older_than, now=NOW)
+    assert folder.is_dir()
+
+
+def test_prune_takes_seconds(folder):
+    _file(folder / USED_MARK, dt.timedelta(seconds=100))
+    prune(folder.parent, 101, now=NOW)
+    assert folder.is_dir()
+    prune(folder.parent, 99.5, now=NOW)
+    assert not folder.exists()
