@@ -290,10 +290,12 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
             continue
         try:
             result = read()
-        except FileNotFoundError:
+        except (OSError, ValueError):  # pyarrow's errors are OSError and ValueError too
             if folder.is_dir() and _manifest_bytes(folder) == before:
-                raise  # the file is missing from an export that did not change
-            changed += 1  # the folder was swapped away under the read
+                raise  # a file missing or unreadable in an export that did not change
+            # the folder was swapped away under the read, or a file replaced between two
+            # opens of it (a Parquet footer read from one file, its pages from the next)
+            changed += 1
             continue
         if _manifest_bytes(folder) == before:
             return result, None if before is None else json.loads(before)
