@@ -39,7 +39,7 @@ from .errors import (
     ServiceUnavailable,
     StaleWarning,
 )
-from .export import export_tables
+from .export import ExportResult, export_tables
 from .features import describe_features, features
 from .history import changes, read_export, read_snapshots
 from .loaders import (
@@ -90,6 +90,7 @@ __all__ = [
     "ConfigError",
     "EmptyResult",
     "ExportReplaced",
+    "ExportResult",
     "IcoframesError",
     "IcoframesWarning",
     "IncompleteWarning",

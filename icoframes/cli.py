@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .api.params import PARAMS
@@ -42,6 +42,9 @@ from .errors import (
     NotCached,
     QuotaExceeded,
 )
+
+if TYPE_CHECKING:
+    from .export import ExportResult
 
 __all__ = ["EXIT_CODES", "Terminated", "build_parser", "main", "run"]
 
@@ -282,29 +285,33 @@ def _export(args: argparse.Namespace) -> int:
         progress=None,
         **_filters_from(args),  # status among them
     )
-    log.info("wrote %s (%s); %d requests spent", result["path"],
-             ", ".join(f"{k}: {v}" for k, v in result["rows"].items()), result["requests_total"])
-    if result["complete"]:
+    log.info("wrote %s (%s); %d requests spent", result.path,
+             ", ".join(f"{k}: {v}" for k, v in result.rows.items()), result.requests_total)
+    if result.complete:
         return EXIT_OK
     gaps = _gaps(result)
     if args.allow_incomplete:
         log.warning("the export is incomplete (--allow-incomplete: exit 0): %s", gaps)
         return EXIT_OK
     log.error("the export is incomplete, written and marked complete: false in %s: %s; "
-              "exit %d (--allow-incomplete exits 0)", Path(result["path"]) / "manifest.json",
+              "exit %d (--allow-incomplete exits 0)", result.path / "manifest.json",
               gaps, EXIT_INCOMPLETE)
     return EXIT_INCOMPLETE
 
 
-def _gaps(result: dict[str, Any]) -> str:
+def _gaps(result: ExportResult) -> str:
     """What an incomplete export lacks, in one line for the log."""
     parts = []
-    missing = result.get("missing") or []
+    missing = result.missing
     if missing:
         first = "; ".join(f"{m['id']} ({m['state']}: {m['reason']})" for m in missing[:3])
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         parts.append(f"{len(missing)} listed ICO(s) not fetched: {first}{more}")
-    partial = [q for q in result.get("queries", []) if not q.get("complete")]
+    stale = result.not_refreshed
+    if stale:
+        first = "; ".join(f"{m['id']} ({m['reason']})" for m in stale[:3])
+        parts.append(f"{len(stale)} row(s) kept from an earlier fetch: {first}")
+    partial = [q for q in result.manifest.get("queries", []) if not q.get("complete")]
     for query in partial:
         params = {k: v for k, v in (query.get("params") or {}).items() if v is not None}
         parts.append(f"the list {params} came back partial")

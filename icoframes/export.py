@@ -87,6 +87,7 @@ import datetime as dt
 import json
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,68 @@ from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
 
-__all__ = ["MANIFEST", "STAGING_PREFIX", "export_tables"]
+__all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export wrote: where, whether it is complete, what it cost.
+
+    The main facts of ``manifest.json`` as typed attributes; ``manifest`` holds
+    all of it, as written. Reading it as a dict (``result["rows"]``,
+    ``result["path"]``), as in 0.1, still works in this version and goes in
+    the next: use the attributes.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The folder written: ``out``, or ``out/snapshot_date=YYYY-MM-DD``.
+    complete : bool
+        Every listed ICO has a fresh row and every list came back whole.
+    rows : dict of str to int
+        Rows per table.
+    requests_spent : dict of str to int
+        Requests this export sent, per endpoint (retries included).
+    requests_total : int
+        Their sum.
+    missing : list of dict
+        Listed ICOs without a row: ``id``, ``name``, ``state``, ``reason``.
+    not_refreshed : list of dict
+        Rows kept from an earlier fetch: ``id``, ``reason``, ``fetched_at``.
+    exported_at : datetime.datetime
+        When the export was written (UTC).
+    manifest : dict
+        ``manifest.json`` as written.
+    """
+
+    path: Path
+    complete: bool
+    rows: dict[str, int]
+    requests_spent: dict[str, int]
+    requests_total: int
+    missing: list[dict[str, Any]]
+    not_refreshed: list[dict[str, Any]]
+    exported_at: dt.datetime
+    manifest: dict[str, Any] = field(repr=False)
+
+    # dict-style reading as in 0.1 (the manifest, plus "path" as text): deprecated
+    def _as_dict(self) -> dict[str, Any]:
+        return {**self.manifest, "path": str(self.path)}
+
+    def __getitem__(self, key: str) -> Any:
+        return self._as_dict()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._as_dict()
+
+    def keys(self) -> list[str]:
+        return list(self._as_dict())
+
+    def items(self) -> list[tuple[str, Any]]:
+        return list(self._as_dict().items())
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._as_dict().get(key, default)
 
 
 
@@ -120,7 +182,7 @@ def export_tables(
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     **filters: Any,
-) -> dict[str, Any]:
+) -> ExportResult:
     """Load every table for the matching ICOs and write them as Parquet with a manifest.
 
     Parameters
@@ -143,8 +205,10 @@ def export_tables(
 
     Returns
     -------
-    dict
-        The manifest that was written, plus ``path`` (the folder written).
+    ExportResult
+        Where the export went (``path``), ``complete``, ``rows``,
+        ``requests_spent``, ``requests_total``, ``missing``, ``not_refreshed``,
+        ``exported_at`` and the whole ``manifest`` as written.
 
     Raises
     ------
@@ -167,12 +231,12 @@ def export_tables(
     ...     manifest = export_tables(tempfile.mkdtemp(), status="past", snapshot=True,
     ...                              progress=False)
     >>> icoframes.reset_configuration()
-    >>> Path(manifest["path"]).name.startswith("snapshot_date=")
-    True
-    >>> manifest["rows"]["icos"] > 0, manifest["requests_spent"]["icos"] > 0
+    >>> manifest.path.name.startswith("snapshot_date="), manifest.complete
     (True, True)
-    >>> written = json.loads((Path(manifest["path"]) / "manifest.json").read_text())
-    >>> written["rows"] == manifest["rows"], written["exported_at"] == manifest["exported_at"]
+    >>> manifest.rows["icos"] > 0, manifest.requests_spent["icos"] > 0
+    (True, True)
+    >>> written = json.loads((manifest.path / "manifest.json").read_text())
+    >>> written == manifest.manifest, written["rows"] == manifest.rows
     (True, True)
     """
     if snapshot and refresh is False:
@@ -191,7 +255,7 @@ def export_tables(
         exported_at = utcnow()
         stale = not_refreshed(tables.icos, stated)
         summary = tables.problem_summary()
-        manifest = {
+        manifest: dict[str, Any] = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
                           "max_age": _jsonable(max_age),
                           "profile_max_age": _jsonable(profile_max_age), "budget": budget,
@@ -229,7 +293,11 @@ def export_tables(
             target = staging.out
             with swap_lock(staging.out):
                 swap_files(staging.data, target)
-    return {**manifest, "path": str(target)}
+    return ExportResult(path=target, complete=manifest["complete"], rows=manifest["rows"],
+                        requests_spent=manifest["requests_spent"],
+                        requests_total=manifest["requests_total"], missing=manifest["missing"],
+                        not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
+                        manifest=manifest)
 
 
 # -- what the manifest states --------------------------------------------------
