@@ -1,10 +1,12 @@
 """Run the benchmarks and write ``benchmarks/RESULTS.md``: ``python -m benchmarks``.
 
 Options: ``--quick`` (small sizes, one repetition: a smoke run), ``--only
-tidy,features,crawl,quota,cache,freshness`` (a subset), ``--out PATH``. A full run writes
+tidy,features,crawl,quota,cache,freshness,store`` (a subset), ``--out PATH``. A full run writes
 ``benchmarks/RESULTS.md``; a quick or partial run prints its markdown instead,
 so it never replaces the full results, unless ``--out`` is given. Progress goes
-to stderr. The full run is sized to finish in under 10 minutes on 2 cores.
+to stderr. The full run is sized to finish in under 10 minutes on 2 cores, but for the
+``store`` section (issue 18: every measure in separate processes for this tree and the
+commit before the store, cold loads of 10,000 and 20,000 ICOs): 10 to 30 minutes more.
 """
 
 from __future__ import annotations
@@ -94,6 +96,15 @@ def _cache(quick: bool) -> Section:
                    bench_cache.notes(result))
 
 
+def _store(quick: bool) -> Section:
+    from . import bench_store  # checks out the commit before the store in a temporary worktree
+
+    result = bench_store.run(quick=quick)
+    return Section(f"Store: side by side with {result['commit']}, the last main before the "
+                   "SQLite store (issue 18)", bench_store.markdown(result),
+                   bench_store.targets(result))
+
+
 def _freshness(quick: bool) -> Section:
     from . import bench_freshness  # needs time-machine (a dev dependency) to move the clock
 
@@ -105,7 +116,7 @@ def _freshness(quick: bool) -> Section:
 
 BENCHMARKS: dict[str, Callable[[bool], Section]] = {
     "tidy": _tidy, "features": _features, "crawl": _crawl,
-    "quota": _quota, "cache": _cache, "freshness": _freshness,
+    "quota": _quota, "cache": _cache, "freshness": _freshness, "store": _store,
 }
 
 
@@ -187,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         out.write_text(text, encoding="utf-8")
         log(f"wrote {out}")
     log(f"total {total:.0f} s")
-    if not args.quick and not partial and total > BUDGET_S:
+    if not args.quick and not partial and total > BUDGET_S + 1800:
         log(f"over budget: the full run should finish in {BUDGET_S} s; cut sizes or repeats")
     for t in (t for s in sections for t in s.targets if not t.met):
         log(f"target missed: {t.target}: {t.measured}")

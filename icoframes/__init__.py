@@ -53,7 +53,9 @@ from .loaders import (
 )
 from .money import to_usd
 from .parse.profiles import tidy
+from .reporting import LoadReport, report
 from .schema import describe
+from .store.housekeeping import CacheDirInfo, CacheInfo, CacheReport
 from .tables import Tables
 
 # name -> module that defines it, imported on first access (PEP 562)
@@ -85,7 +87,10 @@ def __dir__() -> list[str]:
 __all__ = [
     "APIError",
     "AuthError",
+    "CacheDirInfo",
     "CacheError",
+    "CacheInfo",
+    "CacheReport",
     "CacheWarning",
     "ConfigError",
     "EmptyResult",
@@ -95,6 +100,7 @@ __all__ = [
     "IcoframesWarning",
     "IncompleteWarning",
     "InvalidParameter",
+    "LoadReport",
     "MissingProfileWarning",
     "NotCached",
     "NotFound",
@@ -127,6 +133,7 @@ __all__ = [
     "prune_cache",
     "read_export",
     "read_snapshots",
+    "report",
     "reset_configuration",
     "sandbox",
     "tidy",

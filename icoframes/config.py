@@ -11,6 +11,7 @@ The private key is kept out of every repr, log line and error message.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import inspect
 import os
@@ -140,6 +141,17 @@ def _service_name(value: Any) -> str:
     return value.strip()
 
 
+def _time_of_day(value: Any) -> dt.time:
+    if isinstance(value, dt.time):
+        if value.tzinfo is not None and value.utcoffset() != dt.timedelta(0):
+            raise ValueError("must be a UTC time of day")
+        return value.replace(tzinfo=None, second=0, microsecond=0)
+    match = re.fullmatch(r"\s*(\d{1,2}):(\d{2})\s*(?:UTC|Z)?\s*", str(value), re.IGNORECASE)
+    if match is None or int(match[1]) > 23 or int(match[2]) > 59:
+        raise ValueError("must be a UTC time of day as 'HH:MM' (e.g. '06:00') or a datetime.time")
+    return dt.time(int(match[1]), int(match[2]))
+
+
 def _user_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("icoframes"))
 
@@ -165,6 +177,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("daily_quota", "int", _int(1), 5000, "5000",
             "Requests allowed per key per UTC day (the service's limit is 5000); a hard "
             "cap: no request is sent beyond it."),
+    Setting("quota_reset", "datetime.time | None", _time_of_day, None, "none (unknown)",
+            "The UTC time of day at which the service's daily count resets, if you know it "
+            "(``'HH:MM'``): the ``daily_quota`` count then starts again at that time, and "
+            "after an error 485 no request is sent before it. Unknown (the spec does not say "
+            "it): the count starts at 00:00 UTC, and after a 485 each call sends one probe "
+            "request.", accepts="str | datetime.time"),
     Setting("max_response_bytes", "int", _int(1024), 4 * 1024 * 1024, "4194304 (4 MiB)",
             "Largest response body accepted, raw and decompressed alike (bytes)."),
 )

@@ -15,7 +15,6 @@ amounts in different units is never computed: it is missing.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -23,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .money import Quote, to_usd
+from .parse.names import PLATFORM_FAMILIES
 from .parse.units import FIAT_CODES, canonical_unit
 from .schema import TEXT_DTYPE
 from .tables import Tables
@@ -38,22 +38,6 @@ CAP_TOLERANCE: Final = 0.005
 SOCIAL_NETWORKS: Final = ("twitter", "telegram", "facebook", "medium", "reddit", "github",
                           "bitcointalk", "linkedin", "youtube", "discord", "slack")
 
-#: Platform family -> spellings of ``icos.platform`` meaning it (case-insensitive,
-#: whitespace collapsed). Any other platform is its own family, as written.
-PLATFORM_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
-    "Ethereum": ("ethereum", "eth", "erc20", "erc-20", "erc 20", "erc223", "erc-223",
-                 "erc721", "erc-721", "ethereum erc20", "ethereum (erc20)"),
-    "Binance Smart Chain": ("binance smart chain", "bsc", "bep20", "bep-20", "bnb chain",
-                            "binance chain", "bep2"),
-    "Bitcoin": ("bitcoin", "btc"),
-    "Stellar": ("stellar", "xlm"),
-    "Tron": ("tron", "trx", "trc20", "trc-20"),
-    "Waves": ("waves",),
-    "NEO": ("neo", "nep5", "nep-5"),
-    "EOS": ("eos",),
-    "Solana": ("solana", "sol", "spl"),
-    "Cardano": ("cardano", "ada"),
-}
 _FAMILY: Final = {s.casefold(): family for family, spellings in PLATFORM_FAMILIES.items()
                   for s in spellings}
 

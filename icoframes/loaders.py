@@ -18,6 +18,7 @@ Request economy, since the service allows 5,000 requests per key per day:
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -29,6 +30,7 @@ from .fetch import LoadContext, age_limit
 from .fetch.policy import profile_max_age as profile_max_age_of
 from .parse.problems import problems_of_load
 from .queries import build_queries
+from .reporting import LoadReport
 from .schema import ICOS, TABLES, empty_frame
 from .store.cache import Cache
 from .store.housekeeping import (
@@ -83,6 +85,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     DataFrame
         Columns ``filter`` (platform, category, type or location), ``id``
         (nullable Int64; missing for location) and ``name``.
+        ``icoframes.report(filters)`` says when it was fetched and what it cost.
 
     Examples
     --------
@@ -110,6 +113,8 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
     -------
     DataFrame
         Columns id, name, logo, ico_score, url, raised, status: one row per ICO.
+        ``icoframes.report(listing)`` says what it answers and lacks, as for
+        :func:`load_icos`.
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
     return load.listing(status, filters, refresh=refresh, max_age=max_age)
@@ -146,7 +151,7 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     budget : int, optional
         At most this many profile requests in this call, the most stale first
         (never fetched, then changed, then oldest for their status). What is
-        left is reported in a warning and in ``attrs["icoframes"]``.
+        left is reported in a warning and in the report (``not_refreshed``).
     offline : bool, default False
         Use the cache only, spending no request; raises :class:`NotCached`
         naming what is missing.
@@ -164,21 +169,25 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         All are checked before any list or profile request: keywords and
         statuses (in any case) with a "did you mean"; currencies as tickers
         (``"eth"``, sent upper-cased) or names (``"Ether"``, sent as ``ETH``);
-        platform, category and type names, ``location`` and
+        platform, category and type ids and names, ``location`` and
         ``exclude_areas`` against the filter set (:func:`load_filters`; in any
-        case, sent in its spelling). Checking names costs at most one request,
-        for the filter set, and none while it is cached (a day).
+        case, sent in its spelling; ``"ERC20"`` suggests ``Ethereum``). Checking
+        costs at most one request, for the filter set, and none while it is
+        cached (a day).
 
     Returns
     -------
     DataFrame
         The columns of ``icoframes.schema.TABLES["icos"]`` at their declared
         dtypes; zero rows (every column present) when nothing matches.
-        ``attrs["icoframes"]`` says what the rows answer and lack: ``queries``
-        (params, complete, from_cache, rows, total_icos, missing, fetched_at,
-        problems), ``complete``, ``missing`` (listed ids without a row, with
-        their state: failed, gone or not_fetched, and why), ``not_refreshed``
-        and ``requests`` (what this call spent, per endpoint).
+        ``icoframes.report(icos)`` says what the rows answer and lack, as a
+        :class:`~icoframes.LoadReport`: ``queries`` (params, complete,
+        from_cache, rows, total_icos, missing, fetched_at, values lost),
+        ``complete``, ``missing`` (listed ids without a row, with their state:
+        failed, gone or not_fetched, and why), ``not_refreshed`` and
+        ``requests`` (what this call spent, per endpoint). It reads
+        ``attrs["icoframes"]``, the same as a plain dict (as in 0.1), which
+        pandas drops in ``merge`` and ``concat``: take it first.
 
     Warns
     -----
@@ -241,6 +250,8 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         with the ``ico_id`` of its ICO: those of the loaded ICOs' profiles, and
         those of this query's list pages (an item whose id is unreadable has
         no ``ico_id``). ``tables.problem_summary()`` counts them per column.
+        ``tables.report`` is the :class:`~icoframes.LoadReport` of the load
+        (``tables.icos.attrs["icoframes"]`` holds it as a plain dict too).
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
     return load.tables(status, filters, refresh=refresh, max_age=max_age,
@@ -285,7 +296,8 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
         return describe(settings.cache_dir, configured=configured or None)
     settings = _settings_with_base_url()
     ledger = QuotaLedger(settings.cache_dir, settings.public_key, settings.daily_quota,
-                         service=settings.service_id) if settings.public_key else None
+                         service=settings.service_id,
+                         reset=settings.quota_reset) if settings.public_key else None
     return info(Cache(settings.cache_dir, settings.service_id), ledger)
 
 
@@ -331,6 +343,10 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
 
 # -- the machinery --------------------------------------------------------------
 
+#: The loaders' own keywords, for a "did you mean" on a misspelled one (``refesh=``).
+_KEYWORDS = {"list": tuple(inspect.signature(load_list).parameters)[:-1],  # not **filters
+             "tables": tuple(inspect.signature(load_tables).parameters)[:-1]}
+
 
 def _settings_with_base_url(**overrides: Any):
     settings = get_settings(**overrides)
@@ -371,8 +387,9 @@ class LoaderCall:
             self._filters = self.filters(refresh=False, max_age=DEFAULT_MAX_AGE)
         return self._filters
 
-    def _query_params(self, status: str | None, filters: Mapping[str, Any]) -> list[dict]:
-        return build_queries(status, filters, self._filter_set)
+    def _query_params(self, status: str | None, filters: Mapping[str, Any],
+                      keywords: tuple[str, ...] = ()) -> list[dict]:
+        return build_queries(status, filters, self._filter_set, keywords=keywords)
 
     # lists and profiles -------------------------------------------------------
 
@@ -386,7 +403,7 @@ class LoaderCall:
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
                                    or budget < 0):
             raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
-        queries = self._query_params(status, filters)
+        queries = self._query_params(status, filters, _KEYWORDS["tables" if profiles else "list"])
         return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles,
                                   ages=ages, budget=budget)
 
@@ -403,9 +420,11 @@ class LoaderCall:
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
                               profile_max_age=profile_max_age, budget=budget)
         tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)
-        # what the rows answer and lack (queries, missing ids, fetch times, requests spent)
-        tables.icos.attrs["icoframes"] = self.context.report(listing, tables.icos["id"])
-        return tables
+        # what the rows answer and lack (queries, missing ids, fetch times, requests spent):
+        # typed on the bundle, and as 0.1's plain dict in the frame's attrs
+        summary = self.context.report(listing, tables.icos["id"])
+        tables.icos.attrs["icoframes"] = summary
+        return tables.with_report(LoadReport.from_dict(summary))
 
     def _assemble(self, listing: pd.DataFrame, *, only_icos: bool) -> Tables:
         derived = self.context.derived

@@ -20,13 +20,21 @@ from __future__ import annotations
 
 import difflib
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from .api.params import ID_LIST_PARAMS, STATUSES, TICKER, closest, validate_list_params
+from .api.params import (
+    ID_LIST_PARAMS,
+    LIST_PARAMS,
+    STATUSES,
+    TICKER,
+    closest,
+    validate_list_params,
+)
 from .errors import InvalidParameter, NotCached
+from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
 __all__ = ["PLACE_PARAMS", "build_queries"]
@@ -34,13 +42,18 @@ __all__ = ["PLACE_PARAMS", "build_queries"]
 #: Parameters whose values are country names, checked against the filter set's locations.
 PLACE_PARAMS = ("location", "exclude_areas")
 
+# other names of a filter's values, for the suggestion when one is not the filter set's
+_OTHER_NAMES = {"platform": PLATFORM_FAMILIES, "location": COUNTRY_NAMES,
+                "exclude_areas": COUNTRY_NAMES}
+
 # every spelling of the unit alias table (and each code itself) -> the ticker sent
 _CURRENCY = {spelling.casefold(): code for code, spellings in UNIT_ALIASES.items()
              for spelling in (code, *spellings)}
 
 
 def build_queries(status: str | None, filters: Mapping[str, Any],
-                  filter_set: Callable[[], pd.DataFrame]) -> list[dict[str, Any]]:
+                  filter_set: Callable[[], pd.DataFrame], *,
+                  keywords: Sequence[str] = ()) -> list[dict[str, Any]]:
     """The wire parameters of each list query a loader call sends, one per status.
 
     Parameters
@@ -54,8 +67,12 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     filter_set : callable
         Returns the filter set (columns filter, id, name), for example a
         cached :func:`icoframes.load_filters`. Called at most once, and only
-        when a name (platform, category or type) or a place (``location``,
-        ``exclude_areas``) is given.
+        when a platform, category or type (by id or name) or a place
+        (``location``, ``exclude_areas``) is given.
+    keywords : sequence of str, optional
+        The loader's own keyword arguments: a misspelled one
+        (``refesh=True``) is refused with "did you mean 'refresh'?" rather
+        than as an unknown list parameter.
 
     Returns
     -------
@@ -84,6 +101,7 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     """
     if "page" in filters:
         raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
+    _check_keywords(filters, keywords)
     params = {**filters, "status": status}
     if params.get("accepted_currencies") is not None:
         params["accepted_currencies"] = _tickers(params["accepted_currencies"])
@@ -94,7 +112,15 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
                    if k in ID_LIST_PARAMS and v is not None and _has_names(v)}
     validate_list_params({**params, **placeholder})
     if _needs_filter_set(params):
-        params = _resolve_names(params, _read(filter_set, params))
+        try:
+            known = _read(filter_set, params)
+        except NotCached:
+            if any(params.get(k) is not None for k in PLACE_PARAMS) or any(
+                    _has_names(params[k]) for k in ID_LIST_PARAMS if params.get(k) is not None):
+                raise
+            known = None  # ids alone, offline with no filter set: the cache answers or says so
+        if known is not None:
+            params = _resolve_names(params, known)
     wire = validate_list_params(params)
     statuses = [wire.pop("status")] if "status" in wire else list(STATUSES)
     queries = []
@@ -107,10 +133,21 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     return queries
 
 
+def _check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
+    """A misspelled keyword of the loader gets its suggestion (list parameters: see params)."""
+    own = [k for k in keywords if k != "status"]  # status is a list parameter as well
+    for key, value in filters.items():
+        if key in LIST_PARAMS:
+            continue
+        close = closest(key, (*LIST_PARAMS, *own))
+        if any(c in own for c in close):
+            raise InvalidParameter(
+                f"{key}={value!r} is neither a keyword of the loader nor a list parameter of "
+                f"spec 4.2; did you mean {' or '.join(map(repr, close))}?")
+
+
 def _needs_filter_set(params: Mapping[str, Any]) -> bool:
-    return (any(params.get(key) is not None for key in PLACE_PARAMS)
-            or any(_has_names(params[key]) for key in ID_LIST_PARAMS
-                   if params.get(key) is not None))
+    return any(params.get(key) is not None for key in (*PLACE_PARAMS, *ID_LIST_PARAMS))
 
 
 def _read(filter_set: Callable[[], pd.DataFrame], params: Mapping[str, Any]) -> pd.DataFrame:
@@ -135,21 +172,36 @@ def _resolve_names(params: Mapping[str, Any], filter_set: pd.DataFrame) -> dict[
             rows = filter_set[(filter_set["filter"] == key) & filter_set["id"].notna()]
         names = [str(n) for n in rows["name"]]
         # a place stands for itself; a name stands for its id
-        targets = names if key in PLACE_PARAMS else [int(i) for i in rows["id"]]
+        ids = [] if key in PLACE_PARAMS else [int(i) for i in rows["id"]]
+        targets: list[Any] = names if key in PLACE_PARAMS else ids
         known = {n.strip().casefold(): t for n, t in zip(names, targets, strict=True)}
-        out[key] = [_lookup(key, v, known, names) if _is_name(v) or key in PLACE_PARAMS else v
-                    for v in _values(value)]
+        out[key] = [_lookup(key, v, known, names) if _is_name(v) or key in PLACE_PARAMS
+                    else _known_id(key, v, set(ids)) for v in _values(value)]
     return out
+
+
+def _known_id(key: str, value: Any, ids: set[int]) -> Any:
+    """An id the filter set lists, as given; an unknown one is refused naming the known range."""
+    if int(value) in ids:
+        return value
+    listed = f"ids {min(ids)} to {max(ids)}, {len(ids)} in all" if ids else "no ids"
+    shown = repr(value) if isinstance(value, str) else int(value)
+    raise InvalidParameter(f"unknown {key} id {shown}: the {key} rows of "
+                           f"icoframes.load_filters() list {listed}")
 
 
 def _lookup(key: str, value: str, known: Mapping[str, Any], names: list[str]) -> Any:
     found = known.get(value.strip().casefold())
     if found is not None:
         return found
-    # compare in one case, show the filter set's spelling
-    by_folded = {n.strip().casefold(): n for n in names}
-    close = closest(value.strip().casefold(), by_folded)
-    hint = f"; did you mean {' or '.join(repr(by_folded[c]) for c in close)}?" if close else ""
+    # another name of it (ERC20: Ethereum; United Kingdom: UK), else a near spelling,
+    # compared in one case, shown in the filter set's spelling
+    groups = _OTHER_NAMES.get(key)
+    suggestions = same_name(value, names, groups) if groups else []
+    if not suggestions:
+        by_folded = {n.strip().casefold(): n for n in names}
+        suggestions = [by_folded[c] for c in closest(value.strip().casefold(), by_folded)]
+    hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
     place = key in PLACE_PARAMS
     raise InvalidParameter(f"unknown {key if place else key + ' name'} {value!r}{hint} (see the "
                            f"{'location' if place else key} rows of icoframes.load_filters())")

@@ -19,6 +19,7 @@ from .errors import InvalidParameter
 from .files import atomic_write_table
 from .frames import check_frame, frame_from_arrow
 from .metadata import describe_columns
+from .reporting import LoadReport, queries_html
 from .schema import (
     PROBLEM_SUMMARY,
     PROBLEMS,
@@ -71,6 +72,14 @@ class Tables(Mapping[str, pd.DataFrame]):
         ``table``, ``column`` and ``value`` (the raw value as text). Empty
         when nothing was lost; :meth:`problem_summary` counts them per column.
 
+    Attributes
+    ----------
+    report : LoadReport or None
+        What the load answers and lacks (:class:`icoframes.LoadReport`), set by
+        :func:`icoframes.load_tables`; None for a bundle built otherwise. Not a
+        table, so not a key: ``Tables(**dict(t))`` and ``dataclasses.replace``
+        give a bundle without one (:meth:`with_report` puts it back).
+
     Raises
     ------
     ValueError
@@ -100,6 +109,7 @@ class Tables(Mapping[str, pd.DataFrame]):
     restricted_areas: pd.DataFrame
     accepting: pd.DataFrame
     problems: pd.DataFrame = field(default_factory=_empty_problems)
+    report: LoadReport | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         for table in (*TABLES.values(), PROBLEMS):
@@ -145,7 +155,7 @@ class Tables(Mapping[str, pd.DataFrame]):
             the ids), each child table's rows whose ``ico_id`` is kept, and the
             problems of those ICOs (problems without an ``ico_id`` belong to no
             ICO and are left out). Indexes restart at 0; the frames' ``attrs``
-            (the load report) are kept.
+            and :attr:`report` are kept.
 
         Raises
         ------
@@ -162,7 +172,14 @@ class Tables(Mapping[str, pd.DataFrame]):
         keep = _kept_ids(self.icos, ids_or_mask)
         frames = {name: _rows_of(frame, frame["ico_id"].isin(keep))
                   for name, frame in self.items() if name != "icos"}
-        return type(self)(icos=_rows_of(self.icos, self.icos["id"].isin(keep)), **frames)
+        subset = type(self)(icos=_rows_of(self.icos, self.icos["id"].isin(keep)), **frames)
+        return subset.with_report(self.report)
+
+    def with_report(self, report: LoadReport | None) -> Tables:
+        """The same frames with ``report`` as :attr:`report` (a new bundle; this one is kept)."""
+        out = type(self)(**dict(self))
+        object.__setattr__(out, "report", report)  # frozen; not an __init__ argument
+        return out
 
     @classmethod
     def empty(cls) -> Tables:
@@ -214,8 +231,8 @@ class Tables(Mapping[str, pd.DataFrame]):
     def _repr_html_(self) -> str:
         """The notebook view: rows and columns of each table, problems, and what was queried.
 
-        The queries come from ``icos.attrs["icoframes"]``, which the loaders set
-        (each query's parameters, completeness, source and fetch time, and the
+        The queries come from :attr:`report`, which the loaders set (each
+        query's parameters, completeness, source and fetch time, and the
         requests the load spent); a bundle built otherwise has none to show.
 
         Examples
@@ -235,8 +252,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         columns = len(self.problem_summary()) if count else 0
         out.append(f"<p>problems: {count:,} unreadable values in {columns} "
                    "columns" + ("; see <code>.problems</code>" if count else "") + "</p>")
-        meta = self.icos.attrs.get("icoframes") or {}
-        out += _queries_html(meta.get("queries") or [], meta.get("requests") or {})
+        out += queries_html(self.report)
         out.append("</div>")
         return "\n".join(out)
 
@@ -359,28 +375,6 @@ def _rows_of(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:
     return out
 
 
-def _queries_html(queries: list[dict], requests: dict[str, int]) -> list[str]:
-    """The loaders' record of a load as HTML rows: which queries, complete or not, fetched when."""
-    if not queries:
-        return []
-    esc = html.escape
-    out = ["<table><thead><tr><th>query</th><th>complete</th><th>from</th><th>rows</th>"
-           "<th>fetched at (UTC)</th><th>values lost</th></tr></thead><tbody>"]
-    for q in queries:
-        params = ", ".join(f"{k}={v}" for k, v in (q.get("params") or {}).items())
-        # one record per value; records cached by older versions carry a count
-        lost = sum(int(p.get("count", 1)) for p in q.get("problems") or [])
-        out.append(
-            f"<tr><td>{esc(params)}</td><td>{'yes' if q.get('complete') else 'NO'}</td>"
-            f"<td>{'cache' if q.get('from_cache') else 'service'}</td>"
-            f"<td>{int(q.get('rows') or 0):,}</td><td>{esc(str(q.get('fetched_at') or '-'))}</td>"
-            f"<td>{lost:,}</td></tr>")
-    out.append("</tbody></table>")
-    spent = ", ".join(f"{esc(str(k))} {v:,}" for k, v in requests.items() if v)
-    out.append(f"<p>requests spent: {spent or 'none'}</p>")
-    return out
-
-
 def read_table(directory: str | os.PathLike[str], name: str) -> pd.DataFrame:
     """One table of a directory written by :meth:`Tables.to_parquet`, typed by the schema.
 
@@ -439,7 +433,7 @@ def _read_problems(path: Path) -> pd.DataFrame:
         PROBLEMS.dtypes).reset_index(drop=True)
 
 
-if tuple(f.name for f in fields(Tables)) != (*TABLE_NAMES, PROBLEMS.name):  # pragma: no cover
+if tuple(f.name for f in fields(Tables))[:-1] != NAMES:  # pragma: no cover
     raise ImportError("Tables fields are out of step with schema.TABLE_NAMES")
 
 

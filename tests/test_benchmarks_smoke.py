@@ -216,3 +216,20 @@ def test_load_measures_a_refresh_of_a_tenth_and_every_narrower_query():
     assert all(q["rows"] > 0 for q in result["narrower"])
     text = bench_load.markdown(["before", "after"], {"before": [result], "after": [result]}, 300)
     assert text.count("\n| `") == len(bench_load.NARROWER)
+
+
+def test_store_benchmark_measures_processes_on_one_cache_and_peak_memory():
+    from benchmarks import bench_store
+
+    both = bench_store.measure_processes(ROOT, 60, 2)
+    n_past = both["n_past"]
+    pages_and_profiles = math.ceil(n_past / 20) + n_past
+    assert both["1"]["rows"] == [n_past] and both["2"]["rows"] == [n_past, n_past]
+    assert both["1"]["requests"] == pages_and_profiles
+    # two processes loading one query into one cache page it and fetch each profile once
+    assert both["2"]["requests"] == pages_and_profiles
+    assert both["2"]["total_s"] >= max(both["2"]["each_s"]) > 0
+    memory = bench_store.measure_memory(ROOT, 40)
+    # every ICO once, and the list pages of each status (at most two of 20 here)
+    assert memory["rows"] == 40 and 40 + 3 <= memory["requests"] <= 40 + 6
+    assert memory["peak_mib"] > 10

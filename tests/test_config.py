@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import inspect
 import pydoc
 from pathlib import Path
@@ -64,7 +65,8 @@ def test_private_key_is_never_in_repr_or_errors(monkeypatch):
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [({"base_url": "ftp://x"}, "http"), ({"max_workers": 0}, "between"),
-     ({"timeout": -1}, "positive"), ({"daily_quota": 0}, "positive")],
+     ({"timeout": -1}, "positive"), ({"daily_quota": 0}, "positive"),
+     ({"quota_reset": "24:00"}, "HH:MM"), ({"quota_reset": 6}, "HH:MM")],
 )
 def test_invalid_settings_are_rejected(kwargs, fragment):
     with pytest.raises(ConfigError, match=fragment):
@@ -90,14 +92,14 @@ def test_every_setting_is_a_field_a_parameter_and_an_env_var(monkeypatch, tmp_pa
     text = {"base_url": "http://127.0.0.1:7", "public_key": "pk", "private_key": "sk",
             "cache_dir": str(tmp_path), "service_name": "sandbox-0-10-abc", "max_workers": "5",
             "timeout": "2.5",
-            "daily_quota": "10", "max_response_bytes": "65536"}
+            "daily_quota": "10", "quota_reset": "06:30 UTC", "max_response_bytes": "65536"}
     for setting in SETTINGS:
         monkeypatch.setenv(setting.env, text[setting.name])
     read = get_settings()
     assert {n: getattr(read, n) for n in names} == {
         "base_url": "http://127.0.0.1:7", "public_key": "pk", "private_key": "sk",
         "cache_dir": tmp_path, "service_name": "sandbox-0-10-abc", "max_workers": 5,
-        "timeout": 2.5, "daily_quota": 10,
+        "timeout": 2.5, "daily_quota": 10, "quota_reset": dt.time(6, 30),
         "max_response_bytes": 65536}
 
 

@@ -22,6 +22,7 @@ from hostile import LIST, PROFILE, HostileServer, json_reply
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import IncompleteWarning, QuotaExceeded, QuotaWarning
+from icoframes.store.ledger import QuotaLedger
 
 
 def _item(ico_id):
@@ -242,3 +243,47 @@ def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
         assert srv.hits[PROFILE] == 10
         assert len(icos) == 5
         assert icoframes.cache_info().requests_today == _received(srv)
+
+
+# -- a known reset time (the quota_reset setting) ---------------------------------------------
+
+
+def test_with_a_known_reset_time_no_probe_is_sent_before_it(tmp_path, configured):
+    day = dt.datetime(2026, 3, 2, 10, 0, tzinfo=dt.UTC)
+    with sandbox.serve(n_icos=40, seed=3, quota=25) as sb:  # its count resets at 00:00 UTC
+        configured(**sb.settings(), cache_dir=tmp_path / "cache", quota_reset="00:00")
+        with time_machine.travel(day, tick=True):
+            with pytest.raises(QuotaExceeded, match="error 485"):
+                icoframes.load_icos(progress=False)
+            received = _sandbox_received(sb)
+        with time_machine.travel(day + dt.timedelta(hours=13), tick=True):  # 23:00
+            with pytest.raises(QuotaExceeded) as info:
+                icoframes.load_icos(progress=False)
+            assert _sandbox_received(sb) == received  # not even a probe
+        message = str(info.value)
+        assert "error 485" in message and "quota_reset" in message
+        assert "2026-03-03 00:00 UTC" in message and "probe" not in message
+        with time_machine.travel(day + dt.timedelta(hours=14, minutes=30), tick=True):
+            icos = icoframes.load_icos(progress=False)  # past the reset: the rest
+            assert icos.attrs["icoframes"]["complete"] is True
+            assert icoframes.cache_info().quota.refused_at is None
+
+
+def test_a_known_reset_time_starts_the_daily_quota_count_there(tmp_path):
+    ledger = QuotaLedger(tmp_path, "key", limit=2, service="s", reset=dt.time(6, 0))
+    with time_machine.travel(dt.datetime(2026, 3, 2, 5, 0, tzinfo=dt.UTC), tick=False):
+        ledger.take("ico")
+        ledger.take("ico")
+        with pytest.raises(QuotaExceeded, match=r"daily_quota.*06:00 UTC"):
+            ledger.take("ico")
+    with time_machine.travel(dt.datetime(2026, 3, 2, 5, 59, tzinfo=dt.UTC), tick=False), \
+            pytest.raises(QuotaExceeded):
+        ledger.take("ico")
+    with time_machine.travel(dt.datetime(2026, 3, 2, 6, 1, tzinfo=dt.UTC), tick=False):
+        ledger.take("ico")  # the service's day began at 06:00: a new count
+        assert ledger.state().sent == 1
+    with time_machine.travel(dt.datetime(2026, 3, 2, 5, 0, tzinfo=dt.UTC), tick=False):
+        ledger.take("ico")  # the clock set back: counted on the later day, never reset
+        assert ledger.state().sent == 2
+        with pytest.raises(QuotaExceeded):
+            ledger.take("ico")

@@ -9,6 +9,7 @@ table, a time-zone-aware ``as_of``).
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import pandas as pd
@@ -219,3 +220,21 @@ def test_repeated_ids_are_refused():
     icos["id"] = [1, 1]
     with pytest.raises(ValueError, match="repeated ids"):
         features(dataclasses.replace(tables, icos=icos), as_of=AS_OF)
+
+
+def test_a_currency_spelling_seen_for_the_first_time_is_counted():
+    # features() memoises spellings: one this process has never seen takes the slow path
+    fresh = f"eth-{os.getpid()}-{id(object())}"
+    profiles = [_profile(1, finance={"accepting": [fresh, "ETH"]})]
+    assert _one("n_accepted_currencies", profiles) == [2]
+
+
+def test_describe_features_columns_and_the_rates_only_rows():
+    from icoframes.features import FEATURES, describe_features
+
+    every = describe_features()
+    assert every.columns.tolist() == ["name", "dtype", "definition", "needs_rates"]
+    assert every["needs_rates"].tolist() == [f.needs_rates for f in FEATURES]
+    without = describe_features(rates=False)
+    assert without["name"].tolist() == [f.name for f in FEATURES if not f.needs_rates]
+    assert not without["needs_rates"].any() and len(without) < len(every)

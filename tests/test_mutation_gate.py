@@ -293,3 +293,74 @@ def test_a_bom_only_body_is_not_json():
 def test_padded_bodies_are_the_same_profile():
     # sanity of the helper the boundary tests rely on
     assert json.loads(_padded(CAP)) == json.loads(PROFILE_BODY) and len(_padded(CAP)) == CAP
+
+
+# -- what the messages show ------------------------------------------------------------
+
+
+def test_a_body_that_is_a_bare_number_is_refused_not_a_crash():
+    bad, srv = _profile(raw_reply(b"5"))
+    assert _why(bad) == "the body is int, not a JSON object" and srv.hits[PROFILE] == 2
+
+
+@pytest.mark.parametrize("counts", [(0.0, "0"), ("000000000041", 3)])
+def test_counts_of_zero_as_a_float_and_of_twelve_digits_pass(counts):
+    page = _page(*counts)
+    assert _list(page) == page
+
+
+def test_long_values_are_shown_cut_at_40_characters():
+    long = "9" * 30 + "x" * 30
+    assert _why(_list(_page(41, long))) == \
+        f"total_pages is {long[:40]!r}, not a non-negative integer"
+    assert _why(_list(_page(41, 3, current_page=long))) == \
+        f"current_page is {long[:40]}, not the page 1 requested"
+    bad, _ = _profile(json_reply({"error": None, "data": {"id": long}}))
+    assert _why(bad) == f"data.id is {long[:40]}, not the 1 requested"
+
+
+def test_odd_items_of_a_list_page_are_logged_with_the_page(caplog):
+    page = _page(41, 3, data=[{"id": 1}, 7, "x"])
+    with caplog.at_level("WARNING", logger="icoframes.api.gate"):
+        assert _list(page) == page
+    assert [r.getMessage() for r in caplog.records if r.name == "icoframes.api.gate"] == \
+        ["list page 1 holds 2 item(s) that are not objects"]
+
+
+def _redirected(location: str | None) -> Any:
+    from icoframes.api.client import Redirected
+
+    headers = {} if location is None else {"Location": location}
+    with HostileServer({PROFILE: raw_reply(PROFILE_BODY, 302, headers=headers)}) as srv, \
+            Client(**srv.settings(), retry=TWO_TRIES) as c, pytest.raises(Redirected) as info:
+        c.profile(1)
+    return info.value
+
+
+def test_a_redirect_names_its_status_and_where_it_pointed_cut_at_200_characters():
+    error = _redirected(None)
+    assert "answered HTTP 302 redirecting to no Location;" in str(error)
+    assert error.endpoint == PROFILE and error.reason == "HTTP 302 redirect"
+    far = "http://127.0.0.1:9/" + "p" * 300
+    assert f"redirecting to {far[:200]!r};" in str(_redirected(far))
+
+
+def test_a_compressed_body_of_exactly_the_cap_on_the_wire_is_read():
+    # noise inflates to less than it weighs: this one is exactly the cap on the wire
+    packed = next(p for n in range(CAP - 100, CAP)
+                  if len(p := gzip.compress(random.Random(0).randbytes(n), mtime=0)) == CAP)
+    bad, _ = _profile(raw_reply(packed, headers={"Content-Encoding": "gzip"}))
+    assert _why(bad) == "the body is not valid UTF-8 (byte 0)"  # read, inflated, then judged
+
+
+def test_the_messages_of_bodies_that_are_not_json():
+    deep, _ = _profile(raw_reply(b"[" * 100_000), cap=1 << 20)
+    assert _why(deep) == "the body is not JSON: nested too deeply to parse"
+    html, _ = _profile(raw_reply(b"<html>"))
+    assert _why(html) == "the body is not JSON (Expecting value: line 1 column 1 (char 0))"
+
+
+def test_an_unknown_content_encoding_is_named_up_to_40_characters():
+    name = "x-" + "z" * 60
+    bad, _ = _profile(raw_reply(PROFILE_BODY, headers={"Content-Encoding": name}))
+    assert _why(bad) == f"unsupported Content-Encoding {name[:40]!r}"

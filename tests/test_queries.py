@@ -4,6 +4,7 @@ by shape, statuses and keywords with a suggestion. End to end against the sandbo
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -214,6 +215,75 @@ def test_tickers_in_any_case_are_one_query_and_need_no_filter_set(cfg):
     assert spent(cfg) == before
 
 
+# --- ids against the filter set, other names of a value, loader keywords ------------------------
+
+@pytest.mark.parametrize(("filters", "message"), [
+    ({"platform": 999}, "unknown platform id 999: the platform rows of "
+                        "icoframes.load_filters() list ids 1 to 17, 17 in all"),
+    ({"category": [1, 99]}, "unknown category id 99"),
+    ({"type": "77"}, "unknown type id '77'"),
+    ({"platform": [np.int64(1), np.int64(999)]}, "unknown platform id 999"),
+])
+def test_an_unknown_id_is_refused_before_any_request(cfg, filters, message):
+    cache_the_filter_set(cfg)
+    with pytest.raises(InvalidParameter) as info:
+        icoframes.load_icos(progress=False, **filters)
+    assert message in str(info.value)
+    assert spent(cfg) == NOTHING  # was: sent, 3 list requests, 0 rows without a word
+
+
+def test_checking_ids_costs_the_filter_set_once_and_known_ids_load(cfg):
+    with pytest.raises(InvalidParameter, match="unknown platform id 999"):
+        icoframes.load_list(platform=999, progress=False)
+    assert spent(cfg) == {"filters": 1, "icos": 0, "ico": 0}
+    listing = icoframes.load_list(status="past", platform=[2, "3"], progress=False)
+    expected = ids_where(cfg, lambda r: r.status == "past" and r.platform_id in (2, 3))
+    assert expected and set(listing["id"]) == expected
+    assert spent(cfg)["filters"] == 1  # the cached filter set checked them
+
+
+@pytest.mark.parametrize(("filters", "message"), [
+    ({"platform": "ERC20"}, "unknown platform name 'ERC20'; did you mean 'Ethereum'?"),
+    ({"platform": ["Waves", "bep-20"]}, "unknown platform name 'bep-20'; did you mean "
+                                        "'Binance Smart Chain'?"),
+    ({"location": "United Kingdom"}, "unknown location 'United Kingdom'; did you mean 'UK'?"),
+    ({"exclude_areas": ["Iran", "united states"]}, "unknown exclude_areas 'united states'; "
+                                                   "did you mean 'USA'?"),
+    ({"location": "Ivory Coast"}, "unknown location 'Ivory Coast'; did you mean "
+                                  "\"Côte d'Ivoire\"?"),
+])
+def test_another_name_of_a_value_suggests_the_filter_sets_spelling(cfg, filters, message):
+    cache_the_filter_set(cfg)
+    with pytest.raises(InvalidParameter) as info:
+        icoframes.load_icos(progress=False, **filters)
+    assert message in str(info.value)
+    assert spent(cfg) == NOTHING
+
+
+@pytest.mark.parametrize(("loader", "keyword", "suggestion"), [
+    ("load_icos", "refesh", "'refresh'"),
+    ("load_tables", "max_ages", "'max_age'"),
+    ("load_list", "ofline", "'offline'"),
+    ("load_icos", "budjet", "'budget'"),
+    ("load_tables", "max_worker", "'max_workers'"),
+    ("load_icos", "profile_max_ag", "'profile_max_age'"),
+])
+def test_a_misspelled_loader_keyword_suggests_the_keyword(cfg, loader, keyword, suggestion):
+    with pytest.raises(InvalidParameter) as info:
+        getattr(icoframes, loader)(progress=False, **{keyword: True})
+    message = str(info.value)
+    assert message == (f"{keyword}=True is neither a keyword of the loader nor a list "
+                       f"parameter of spec 4.2; did you mean {suggestion}?")
+    assert spent(cfg) == NOTHING
+
+
+def test_load_list_does_not_suggest_a_keyword_it_lacks(cfg):
+    with pytest.raises(InvalidParameter) as info:
+        icoframes.load_list(budjet=3, progress=False)
+    assert "budget" not in str(info.value)
+    assert spent(cfg) == NOTHING
+
+
 # --- build_queries on its own -----------------------------------------------------------------
 
 PLACES = pd.DataFrame({"filter": ["platform", "platform", "location", "location"],
@@ -221,22 +291,40 @@ PLACES = pd.DataFrame({"filter": ["platform", "platform", "location", "location"
                        "name": ["Waves", "Ethereum", "Côte d'Ivoire", "USA"]})
 
 
-def test_the_filter_set_is_read_once_and_only_for_names_or_places():
+def test_the_filter_set_is_read_once_and_only_for_ids_names_or_places():
     reads = []
 
     def filter_set() -> pd.DataFrame:
         reads.append(1)
         return PLACES
 
-    assert build_queries("past", {"platform": [1, "2"], "ico_score": 3}, filter_set) == [
-        {"platform": [1, 2], "ico_score": 3, "status": "past"}]
+    assert build_queries("past", {"ico_score": 3, "accepted_currencies": "Ether"},
+                         filter_set) == [{"ico_score": 3, "accepted_currencies": ["ETH"],
+                                          "status": "past"}]
     assert reads == []
+    assert build_queries("past", {"platform": [1, "1"]}, filter_set) == [
+        {"platform": [1], "status": "past"}]
+    assert reads == [1]
+    with pytest.raises(InvalidParameter, match="unknown platform id '2'"):
+        build_queries("past", {"platform": [1, "2"]}, filter_set)
+    reads.clear()
     queries = build_queries(None, {"platform": "ethereum", "location": "CÔTE D'IVOIRE",
                                    "exclude_areas": ["usa"]}, filter_set)
     assert reads == [1]
     assert [q["status"] for q in queries] == ["ongoing", "upcoming", "past"]
     assert {(tuple(q["platform"]), tuple(q["location"]), tuple(q["exclude_areas"]))
             for q in queries} == {((1,), ("Côte d'Ivoire",), ("USA",))}
-    # a name whose id the filter set lost is unknown, not a crash
+    # a name whose id the filter set lost is unknown, not a crash; so is its id
     with pytest.raises(InvalidParameter, match="unknown platform name 'Waves'"):
         build_queries(None, {"platform": "Waves"}, filter_set)
+
+
+def test_offline_without_a_filter_set_ids_alone_pass_unchecked_and_names_say_why():
+    def not_cached() -> pd.DataFrame:
+        raise NotCached("offline=True, and no filter set is cached")
+
+    # ids alone: the cache answers the query or raises NotCached for it
+    assert build_queries("past", {"platform": 999}, not_cached) == [
+        {"platform": [999], "status": "past"}]
+    with pytest.raises(NotCached, match="checking platform=\\[3, 'Waves'\\] needs the filter"):
+        build_queries("past", {"platform": [3, "Waves"]}, not_cached)

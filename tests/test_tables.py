@@ -343,11 +343,10 @@ def test_html_shows_every_table_its_rows_and_columns_and_the_problems(messy):
 
 
 def test_html_escapes_what_it_shows():
-    tables = tidy([clean_profile(1)])
-    tables.icos.attrs["icoframes"] = {
+    tables = tidy([clean_profile(1)]).with_report(icoframes.LoadReport.from_dict({
         "queries": [{"params": {"status": "past", "name": "<b>x</b>"}, "complete": False,
                      "from_cache": False, "rows": 0, "fetched_at": None, "problems": []}],
-        "requests": {}}
+        "requests": {}}))
     page = tables._repr_html_()
     assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
     assert "<td>NO</td>" in page  # an incomplete query says so

@@ -144,7 +144,8 @@ class LoadContext:
             self.settings.require_credentials()
             self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key,
                                        self.settings.daily_quota,
-                                       service=self.settings.service_id)
+                                       service=self.settings.service_id,
+                                       reset=self.settings.quota_reset)
         return self._ledger
 
     def client(self, what: str) -> Client:

@@ -219,14 +219,14 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     statuses = listed["status"].astype(object).to_numpy()
     keys_arr = np.asarray(keys, dtype=object)
     n = len(ids)
-    where = view.ids.get_indexer(ids) if len(view.ids) else np.full(n, -1)
-    known = where >= 0
+    where = view.ids.get_indexer(pd.Index(ids)) if len(view.ids) else np.full(n, -1)
+    known: np.ndarray = np.asarray(where >= 0)
     at = np.where(known, where, 0)
 
     def pick(values: np.ndarray, missing: object) -> np.ndarray:
         if not len(values):
             return np.full(n, missing, dtype=values.dtype if values.dtype != object else object)
-        return np.where(known, values[at], missing)
+        return np.where(known, values[at], missing)  # type: ignore[call-overload]
 
     state = pick(view.state, None)
     failed = known & (state == "failed")

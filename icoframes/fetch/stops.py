@@ -8,14 +8,24 @@ ledger (:class:`~icoframes.store.ledger.QuotaLedger`), and the call's
 from __future__ import annotations
 
 import threading
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from ..api.control import LoadControl
-from ..config import Settings
 from ..errors import QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
 from ..store.ledger import LedgerState, QuotaLedger
 
 __all__ = ["Booking", "BudgetSpent", "breaker_error", "quota_error", "warn_short_quota"]
+
+
+class Settings(Protocol):
+    """What the stop messages read of :class:`icoframes.config.Settings`."""
+
+    @property
+    def base_url(self) -> str | None: ...
+
+    @property
+    def daily_quota(self) -> int: ...
 
 
 class BudgetSpent(Exception):
@@ -70,21 +80,31 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState, *, 
         then = ("The service does not say when its allowance resets: the next call sends one "
                 "request first (a probe, costing one request) and goes on if it is accepted, "
                 "so call the same loader again later to fetch only the rest.")
+        if state.reset is not None:
+            then = (f"It resets at {state.reset:%H:%M} UTC (the quota_reset setting): no request "
+                    f"is sent before {_at(state)}; call the same loader again then to fetch only "
+                    "the rest.")
     else:
+        day = "UTC" if state.reset is None else f"from {state.reset:%H:%M} UTC, quota_reset"
         who = (f"the daily_quota setting ({settings.daily_quota} requests) is reached: "
-               f"{state.sent} requests sent today ({state.day}, UTC) with this key from this "
+               f"{state.sent} requests sent today ({state.day}, {day}) with this key from this "
                "cache dir")
-        then = ("The count starts again at 00:00 UTC: call the same loader again then to fetch "
-                "only the rest, or raise daily_quota.")
+        then = (f"The count starts again at {_at(state)}: call the same loader again then to "
+                "fetch only the rest, or raise daily_quota.")
     return QuotaExceeded(
         f"{who}. This call fetched {fetched} profiles; {left} remain to fetch{more}. Everything "
         f"fetched is cached, and offline=True returns it now without a request. {then}",
         code=stop.code, endpoint=stop.endpoint, remaining=left)
 
 
+def _at(state: LedgerState) -> str:
+    return "00:00 UTC" if state.day_ends is None else f"{state.day_ends:%Y-%m-%d %H:%M} UTC"
+
+
 def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailable:
     """The breaker tripped: the host, what failed in a row, the last cause."""
-    host = urlsplit(settings.base_url).netloc or settings.base_url
+    base = settings.base_url or ""
+    host = urlsplit(base).netloc or base
     what = f"{control.in_a_row} attempts failed in a row"
     if control.unsent_in_a_row >= control.failures:
         what += f", the last {control.unsent_in_a_row} never reaching it"
@@ -93,7 +113,7 @@ def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailabl
     error = ServiceUnavailable(
         f"{host} is not answering usefully: {what} (last: {control.last_failure}), so the "
         "load stopped. Everything fetched is cached; call again later to fetch only the rest.")
-    error.last_failure = control.last_failure  # type: ignore[attr-defined]
+    error.last_failure = control.last_failure
     return error
 
 

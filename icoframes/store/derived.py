@@ -265,9 +265,8 @@ def _concat(parts: list[Tables]) -> Tables:
         return profiles.tidy([])
     if len(parts) == 1:
         return parts[0]
-    fields = [f.name for f in dataclasses.fields(Tables)]
     merged = {}
-    for name in fields:
+    for name in parts[0]:  # the table names (a Tables is a mapping of them)
         frames = [getattr(p, name) for p in parts]
         filled = [f for f in frames if len(f)] or frames[:1]
         merged[name] = pd.concat(filled, ignore_index=True) if len(filled) > 1 else filled[0]

@@ -17,8 +17,9 @@ The rules:
   refused or never made) is handed back (:meth:`QuotaLedger.settle`).
 * **The ``daily_quota`` setting is a hard cap**: booking is one conditional
   statement, so the processes sharing the cache dir never send one request
-  over it per UTC day. The count starts again when the UTC day changes, and
-  never when the clock goes back (the day counted never goes back).
+  over it per day. The count starts again when the UTC day changes (or, with
+  the ``quota_reset`` setting, at that UTC time of day), and never when the
+  clock goes back (the day counted is stored and never goes back).
 * **A 485 is recorded as the service's refusal**: when, and after how many
   requests; the allowance is never written as used. Later, the service may
   have reset its count (when is not stated): each call (one
@@ -26,7 +27,8 @@ The rules:
   the others waiting for its answer. If the service accepts it, the refusal is
   cleared and the call goes on; if it answers 485 again, the call stops. A
   probe costs one request, and nothing when it is accepted (it is a request
-  the call needed anyway).
+  the call needed anyway). With the ``quota_reset`` setting (a reset time the
+  user knows), no request is sent after a 485 until that time has passed.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class LedgerState:
     limit: int
     refused_at: dt.datetime | None = None
     refused_after: int | None = None
+    reset: dt.time | None = None  #: the service's reset time, when known (quota_reset)
+    day_ends: dt.datetime | None = None  #: when the count starts again (UTC)
 
     @property
     def remaining(self) -> int:
@@ -83,6 +87,10 @@ class QuotaLedger:
         The ``daily_quota`` setting: :meth:`take` refuses beyond it.
     service : str, optional
         The service's identity; each keeps its own count.
+    reset : datetime.time, optional
+        The UTC time of day at which the service's count resets, when known
+        (the ``quota_reset`` setting): the day counted starts then, and after a
+        485 nothing is sent before it. None: the UTC day, and a probe.
 
     Examples
     --------
@@ -99,12 +107,13 @@ class QuotaLedger:
     """
 
     def __init__(self, cache_dir: str | Path, public_key: str, limit: int = 5000, *,
-                 service: str = "") -> None:
+                 service: str = "", reset: dt.time | None = None) -> None:
         identity = f"{service}\n{public_key}" if service else public_key
         self.key = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
         self.root = Path(cache_dir)
         self.path = self.root / LEDGER_FOLDER / LEDGER_NAME
         self.limit = int(limit)
+        self.reset = reset
         # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"
         self._probe: str | None = None
         self._refused = False  # a refusal was on record at the last booking
@@ -122,6 +131,22 @@ class QuotaLedger:
             return None
         return Database.at(self.path, _SCHEMA)
 
+    # -- the day counted ---------------------------------------------------------------
+
+    def day(self, now: dt.datetime | None = None) -> str:
+        """The day counted at ``now`` (ISO): the UTC day, or the one begun at :attr:`reset`."""
+        now = utcnow() if now is None else now
+        if self.reset is not None:
+            now -= dt.timedelta(hours=self.reset.hour, minutes=self.reset.minute)
+        return now.date().isoformat()
+
+    def next_reset(self, now: dt.datetime | None = None) -> dt.datetime:
+        """When the day counted at ``now`` ends (UTC): the next count starts then."""
+        now = utcnow() if now is None else now
+        start = dt.datetime.combine(dt.date.fromisoformat(self.day(now)),
+                                    self.reset or dt.time(0), tzinfo=dt.UTC)
+        return start + dt.timedelta(days=1)
+
     # -- booking -------------------------------------------------------------------------
 
     def take(self, endpoint: str = "") -> None:
@@ -133,13 +158,18 @@ class QuotaLedger:
             self._book(endpoint)
 
     def _book(self, endpoint: str) -> None:
-        today = utcnow().date().isoformat()
+        now = utcnow()
+        today = self.day(now)
         db = self.database(write=True)
         assert db is not None
         with db.write() as conn:
             row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
                                "WHERE key = ?", (self.key,)).fetchone()
             refused = row is not None and row[0] is not None
+            # a known reset time: nothing, not even a probe, before it
+            if (refused and self.reset is not None
+                    and row[0] >= ms(self.next_reset(now) - dt.timedelta(days=1))):
+                raise self._service_refused(row[0], row[1], endpoint, now)
             if refused and self._probe is not None:
                 raise self._service_refused(row[0], row[1], endpoint)
             # the one conditional statement: a new day starts at 0; the day never goes back
@@ -153,18 +183,26 @@ class QuotaLedger:
             sent = row[2] if row is not None and row[3] >= today else 0
             raise QuotaExceeded(
                 f"the daily_quota setting ({self.limit} requests) is reached: {sent} requests "
-                f"were sent today ({max(today, row[3] if row else today)}, UTC) with this key "
-                "from this cache dir",
+                f"were sent today ({max(today, row[3] if row else today)}, {self._day_name()}) "
+                "with this key from this cache dir",
                 code=None, endpoint=endpoint or None)
         self._refused = refused
         if refused:
             self._probe = "open"
 
-    def _service_refused(self, at: int, after: int | None, endpoint: str) -> QuotaExceeded:
+    def _day_name(self) -> str:
+        """How the day counted is named in messages."""
+        return "UTC" if self.reset is None else f"from {self.reset:%H:%M} UTC, quota_reset"
+
+    def _service_refused(self, at: int, after: int | None, endpoint: str,
+                         now: dt.datetime | None = None) -> QuotaExceeded:
         when = from_ms(at).strftime("%Y-%m-%d %H:%M UTC")  # type: ignore[union-attr]
+        until = ("" if now is None else
+                 f"; it resets at {self.reset:%H:%M} UTC (the quota_reset setting): no request "
+                 f"is sent before {self.next_reset(now):%Y-%m-%d %H:%M} UTC")
         return QuotaExceeded(
             f"the service refused with error 485 (its daily allowance is used up) at {when}, "
-            f"after {after} requests sent that day with this key from this cache dir",
+            f"after {after} requests sent that day with this key from this cache dir{until}",
             code=485, endpoint=endpoint or None)
 
     def settle(self, endpoint: str, outcome: str | int | None) -> None:
@@ -197,8 +235,9 @@ class QuotaLedger:
     # -- reading ---------------------------------------------------------------------------
 
     def state(self) -> LedgerState:
-        """Today's count (0 on a new UTC day), the cap, and the service's refusal if any."""
-        today = utcnow().date().isoformat()
+        """Today's count (0 on a new day), the cap, and the service's refusal if any."""
+        now = utcnow()
+        today = self.day(now)
         db = self.database(write=False)
         row = None
         if db is not None and db.path.exists():
@@ -206,10 +245,15 @@ class QuotaLedger:
                 row = None if conn is None else conn.execute(
                     "SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?",
                     (self.key,)).fetchone()
+        ends = self.next_reset(now)
         if row is None:
-            return LedgerState(today, 0, self.limit)
+            return LedgerState(today, 0, self.limit, reset=self.reset, day_ends=ends)
         day, sent = (row[0], row[1]) if row[0] >= today else (today, 0)
-        return LedgerState(day, sent, self.limit, from_ms(row[2]), row[3])
+        if day > today:  # the clock went back: that later day's count holds until it ends
+            ends = self.next_reset(dt.datetime.combine(dt.date.fromisoformat(day),
+                                                       self.reset or dt.time(0), tzinfo=dt.UTC))
+        return LedgerState(day, sent, self.limit, from_ms(row[2]), row[3], reset=self.reset,
+                           day_ends=ends)
 
     def count(self) -> int:
         """How many keys have a ledger in this cache dir."""

@@ -1,0 +1,246 @@
+"""What a load answers and lacks, as a typed object: :class:`LoadReport`.
+
+Every loader says what its result answers (the queries, complete or not, from
+the cache or the service, fetched when), what it lacks (listed ICOs without a
+row, and why), what it left stale and what it cost. ``load_tables`` returns it
+as ``tables.report``; a frame returned by ``load_filters``, ``load_list`` or
+``load_icos`` carries it as ``df.attrs["icoframes"]`` (a plain dict, as in
+0.1), which :func:`report` reads back as a :class:`LoadReport`.
+
+pandas keeps ``attrs`` through selections and copies but drops them in
+``merge``, ``concat`` and most reshaping, so take the report of a frame before
+combining it (or keep the ``Tables``: its ``report`` is an attribute of the
+bundle, not of a frame).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InvalidParameter
+
+__all__ = ["LoadReport", "MissingICO", "QueryReport", "report"]
+
+#: The key of ``DataFrame.attrs`` under which the loaders put their report as a plain dict.
+ATTRS_KEY = "icoframes"
+
+
+@dataclass(frozen=True)
+class QueryReport:
+    """One query a load answers: the filter set, or one list query (spec 4.2).
+
+    Attributes
+    ----------
+    endpoint : str
+        ``"icos"`` for a list query, ``"filters"`` for the filter set.
+    params : dict
+        The query's parameters as sent (``status`` and the filters); empty for
+        the filter set.
+    complete : bool
+        Every page came and the rows match the service's count.
+    from_cache : bool
+        Answered from the cache (no list page requested by this call).
+    rows : int
+        ICOs the list gave (rows of the filter set for ``"filters"``).
+    total_icos : int or None
+        The service's count, when known.
+    missing : int or None
+        ICOs the service counts that the list lacks (None: the count is unknown).
+    fetched_at : datetime or None
+        When the list was paged (UTC); None when it never was.
+    failed_pages : dict of str to str
+        Page number -> why it failed.
+    count_contradicts : bool
+        Every page came, with fewer ICOs than the count says.
+    values_lost : int
+        Raw values of the list that could not be read.
+    answered_from : dict or None
+        The parameters of the cached list that answered this narrower query
+        without a request (None: answered by its own list).
+    cache_declined : tuple of str
+        Why no cached list could answer it, when one was considered.
+    """
+
+    endpoint: str
+    params: dict[str, Any]
+    complete: bool
+    from_cache: bool
+    rows: int = 0
+    total_icos: int | None = None
+    missing: int | None = None
+    fetched_at: dt.datetime | None = None
+    failed_pages: dict[str, str] = field(default_factory=dict)
+    count_contradicts: bool = False
+    values_lost: int = 0
+    answered_from: dict[str, Any] | None = None
+    cache_declined: tuple[str, ...] = ()
+
+    @classmethod
+    def from_dict(cls, query: Mapping[str, Any]) -> QueryReport:
+        """A query as the loaders write it in ``attrs["icoframes"]["queries"]``."""
+        params = query.get("params")
+        at = query.get("fetched_at")
+        # one record per value; records cached by older versions carry a count
+        lost = sum(int(p.get("count", 1)) for p in query.get("problems") or [])
+        return cls(
+            endpoint="filters" if params == "filters" else "icos",
+            params=dict(params) if isinstance(params, Mapping) else {},
+            complete=bool(query.get("complete", True)),
+            from_cache=bool(query.get("from_cache")),
+            rows=int(query.get("rows") or 0),
+            total_icos=query.get("total_icos"),
+            missing=query.get("missing"),
+            fetched_at=dt.datetime.fromisoformat(at) if isinstance(at, str) else at,
+            failed_pages=dict(query.get("failed_pages") or {}),
+            count_contradicts=bool(query.get("count_contradicts")),
+            values_lost=lost,
+            answered_from=(dict(query["answered_from"]) if query.get("answered_from")
+                           else None),
+            cache_declined=tuple(str(r) for r in query.get("cache_declined") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class MissingICO:
+    """A listed ICO without a row: ``state`` is failed, gone or not_fetched; ``reason`` why."""
+
+    id: int
+    name: str | None
+    state: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What a load answers and lacks, and what it cost.
+
+    Attributes
+    ----------
+    queries : tuple of QueryReport
+        The queries the result answers, in order.
+    complete : bool
+        Every query complete and every listed ICO has its row.
+    missing : tuple of MissingICO
+        Listed ICOs without a row, with their state and why.
+    requests : dict of str to int
+        Requests this call sent per endpoint (``filters``, ``icos``, ``ico``),
+        retries included.
+    not_refreshed : tuple of int
+        Ids whose rows are older than ``profile_max_age``: the call's budget ran
+        out before they were fetched again.
+
+    Examples
+    --------
+    >>> r = LoadReport.from_dict({"queries": [{"params": {"status": "past"}, "complete": True,
+    ...     "from_cache": True, "rows": 3, "fetched_at": "2026-01-02T03:04:05+00:00"}],
+    ...     "complete": True, "missing": [], "requests": {"icos": 0, "ico": 0}})
+    >>> r.complete, r.requests_total, r.answered_from_cache, r.queries[0].fetched_at.year
+    (True, 0, True, 2026)
+    """
+
+    queries: tuple[QueryReport, ...] = ()
+    complete: bool = True
+    missing: tuple[MissingICO, ...] = ()
+    requests: dict[str, int] = field(default_factory=dict)
+    not_refreshed: tuple[int, ...] = ()
+
+    @property
+    def requests_total(self) -> int:
+        """Requests this call sent, all endpoints together."""
+        return sum(self.requests.values())
+
+    @property
+    def answered_from_cache(self) -> bool:
+        """Every query was answered from the cache and the call sent no request."""
+        return all(q.from_cache for q in self.queries) and not self.requests_total
+
+    @property
+    def oldest_fetch(self) -> dt.datetime | None:
+        """When the oldest list the result answers was paged (UTC); None if none was."""
+        times = [q.fetched_at for q in self.queries if q.fetched_at is not None]
+        return min(times) if times else None
+
+    @classmethod
+    def from_dict(cls, summary: Mapping[str, Any]) -> LoadReport:
+        """The report of a plain dict as the loaders put it in ``attrs["icoframes"]``."""
+        queries = tuple(QueryReport.from_dict(q) for q in summary.get("queries") or [])
+        missing = tuple(MissingICO(id=int(m["id"]), name=m.get("name"), state=str(m["state"]),
+                                   reason=str(m["reason"]))
+                        for m in summary.get("missing") or [])
+        complete = summary.get("complete")
+        if complete is None:
+            complete = all(q.complete for q in queries) and not missing
+        return cls(queries=queries, complete=bool(complete), missing=missing,
+                   requests={str(k): int(v) for k, v in (summary.get("requests") or {}).items()},
+                   not_refreshed=tuple(int(i) for i in summary.get("not_refreshed") or []))
+
+    def _repr_html_(self) -> str:
+        """The queries as an HTML table (complete, source, rows, fetch time, values lost)."""
+        return "\n".join(queries_html(self))
+
+
+def queries_html(report: LoadReport | None) -> list[str]:
+    """A report's queries as HTML rows, and what the call spent; nothing for no report."""
+    if report is None or not report.queries:
+        return []
+    esc = html.escape
+    out = ["<table><thead><tr><th>query</th><th>complete</th><th>from</th><th>rows</th>"
+           "<th>fetched at (UTC)</th><th>values lost</th></tr></thead><tbody>"]
+    for q in report.queries:
+        params = ", ".join(f"{k}={v}" for k, v in q.params.items()) or q.endpoint
+        at = "-" if q.fetched_at is None else q.fetched_at.isoformat()
+        out.append(
+            f"<tr><td>{esc(params)}</td><td>{'yes' if q.complete else 'NO'}</td>"
+            f"<td>{'cache' if q.from_cache else 'service'}</td>"
+            f"<td>{q.rows:,}</td><td>{esc(at)}</td><td>{q.values_lost:,}</td></tr>")
+    out.append("</tbody></table>")
+    spent = ", ".join(f"{esc(k)} {v:,}" for k, v in report.requests.items() if v)
+    out.append(f"<p>requests spent: {spent or 'none'}</p>")
+    return out
+
+
+def report(result: Any) -> LoadReport:
+    """The :class:`LoadReport` of a loader's result: a ``Tables`` or a frame.
+
+    Parameters
+    ----------
+    result : Tables or pandas.DataFrame
+        What ``load_tables`` returned (its ``report``), or a frame of
+        ``load_filters``, ``load_list``, ``load_icos`` or of a ``Tables``,
+        or a selection or copy of one (read from ``attrs["icoframes"]``).
+
+    Returns
+    -------
+    LoadReport
+
+    Raises
+    ------
+    InvalidParameter
+        The object carries no report: it was not returned by a loader, or
+        pandas dropped its ``attrs`` (``merge``, ``concat``, ``features``...).
+        Take the report before combining frames.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"id": [1]})
+    >>> frame.attrs["icoframes"] = {"queries": [], "requests": {"icos": 2}}
+    >>> report(frame[frame["id"] > 0]).requests_total
+    2
+    """
+    carried = getattr(result, "report", None)
+    if isinstance(carried, LoadReport):
+        return carried
+    attrs = getattr(result, "attrs", None)
+    summary = attrs.get(ATTRS_KEY) if isinstance(attrs, Mapping) else None
+    if isinstance(summary, Mapping):
+        return LoadReport.from_dict(summary)
+    raise InvalidParameter(
+        f"this {type(result).__name__} carries no load report: only what a loader returns "
+        "has one (Tables.report, or a frame's attrs['icoframes']), and pandas drops attrs "
+        "in merge, concat and most reshaping; take icoframes.report(...) of the loader's "
+        "result before combining it")

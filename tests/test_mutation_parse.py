@@ -1,0 +1,118 @@
+"""Amounts with units: the boundaries mutants of parse/ survived (`make mutate MODULE=parse`).
+
+One written value a case, through :func:`read_amounts`, :func:`read_price` and
+:func:`read_amount_group`: a percentage is not an amount, the sign of ``"-$5M"`` is
+kept wherever it is written, a currency named at both ends must agree, each
+multiplier word, the exchange form of a price, and a unit column filled from the
+values only when they agree.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from icoframes.parse.units import canonical_units, read_amount_group, read_amounts, read_price
+
+
+def _one(value: object, unit: object = "") -> tuple[float | None, str | None, list[object]]:
+    amounts, units, bad = read_amounts([value], [unit])
+    number = amounts[0]
+    return (None if math.isnan(number) else float(number)), units[0], bad.values
+
+
+@pytest.mark.parametrize("value", ["60%", "60 %", "12.5%"])
+@pytest.mark.parametrize("unit", ["", "USD"])
+def test_a_percentage_is_not_a_plain_amount(value, unit):
+    number, _, bad = _one(value, unit)
+    assert number is None and bad == [value]
+
+
+@pytest.mark.parametrize(("value", "number"), [
+    ("-$5M", -5e6), ("$-5M", -5e6), ("- $5M", -5e6), ("+$5M", 5e6), ("-5M USD", -5e6),
+    ("$5M", 5e6),
+])
+def test_the_sign_is_kept_before_or_after_the_currency(value, number):
+    assert _one(value) == (number, "USD", [])
+
+
+@pytest.mark.parametrize(("value", "unit", "expected"), [
+    ("$5 USD", "", (5.0, "USD", [])),              # both ends name one currency
+    ("USD 5 USD", "", (5.0, "USD", [])),
+    ("$ 5 ETH", "", (None, None, ["$ 5 ETH"])),    # both ends, two currencies
+    ("10 ETH", "BTC", (None, "BTC", ["10 ETH"])),  # the unit column says otherwise
+    ("10 ETH", "ether", (10.0, "ETH", [])),        # an alias of the unit column's
+    ("5M", "ETH", (5e6, "ETH", [])),                # no currency written: the column's
+])
+def test_a_written_currency_must_agree(value, unit, expected):
+    assert _one(value, unit) == expected
+
+
+@pytest.mark.parametrize(("value", "number"), [
+    ("2k", 2e3), ("5 k.", 5e3), ("5 thousand", 5e3), ("5M", 5e6), ("5m.", 5e6),
+    ("5 mio", 5e6), ("5 mm", 5e6), ("5 mn", 5e6), ("5 million", 5e6), ("5 b", 5e9),
+    ("5 bn", 5e9), ("1.5bn", 1.5e9), ("5 billion", 5e9),
+])
+def test_each_multiplier_word(value, number):
+    assert _one(value) == (number, None, [])
+
+
+def test_a_multiplier_word_before_a_currency_is_read_with_it():
+    assert _one("3 million eth") == (3e6, "ETH", [])
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "1e999"])
+def test_an_infinite_amount_is_unreadable(value):
+    number, _, bad = _one(value)
+    assert number is None and bad == [value]
+
+
+@pytest.mark.parametrize("value", ["N/A", "TBA", "nan"])
+def test_markers_of_nothing_are_missing_not_unreadable(value):
+    assert _one(value) == (None, None, [])
+
+
+# -- prices written as an exchange -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "price"), [
+    ("1 ETH = 3,000 XYZ", 1 / 3000), ("1 ETH = 2k XYZ", 1 / 2000),
+    ("2 ETH = 1 million XYZ", 2e-6), ("1ETH=500", 1 / 500),
+])
+def test_an_exchange_is_the_price_of_one_token(value, price):
+    prices, units, bad = read_price([value], [""])
+    assert prices[0] == pytest.approx(price, rel=1e-12) and units[0] == "ETH" and bad.values == []
+
+
+@pytest.mark.parametrize("value", ["1 ETH = 0 XYZ", "1 BILL = 1 XLM", "ETH = 5"])
+def test_an_exchange_without_a_currency_or_tokens_is_unreadable(value):
+    prices, units, bad = read_price([value], [""])
+    assert math.isnan(prices[0]) and units[0] is None and bad.values == [value]
+
+
+def test_an_exchange_is_read_only_as_a_price():
+    number, _, bad = _one("1 ETH = 3,000 XYZ")
+    assert number is None and bad == ["1 ETH = 3,000 XYZ"]
+
+
+# -- a group of amounts sharing one unit column ------------------------------------------------
+
+
+def test_an_empty_unit_column_takes_the_currency_the_values_agree_on():
+    amounts, units, bad = read_amount_group(
+        {"soft_cap": ["10 ETH", "5", "1 BTC"], "hard_cap": ["20 ether", "7 eth", "2 ETH"]},
+        ["", "", ""])
+    assert units.tolist() == ["ETH", "ETH", None]
+    assert amounts["soft_cap"].tolist()[:2] == [10.0, 5.0] and math.isnan(amounts["soft_cap"][2])
+    assert bad["soft_cap"].values == ["1 BTC"] and bad["hard_cap"].values == ["2 ETH"]
+    assert bad["soft_cap"].rows == [2]
+
+
+def test_a_group_refuses_columns_of_another_length():
+    with pytest.raises(ValueError, match="soft_cap has 2 values for 1 units"):
+        read_amount_group({"soft_cap": ["1", "2"]}, ["USD"])
+
+
+def test_a_unit_that_is_a_list_is_no_unit():
+    assert canonical_units([["ETH"], "eth", None, ""]).tolist() == [None, "ETH", None, None]
