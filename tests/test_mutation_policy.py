@@ -206,3 +206,53 @@ def test_an_unknown_status_far_from_any_lists_them():
     with pytest.raises(InvalidParameter,
                        match=r"unknown status 'zzz'; statuses: ongoing, upcoming, past"):
         profile_max_age({"zzz": 1})
+
+
+# -- a profile that keeps failing waits longer each time -----------------------------------
+
+
+def _failing(i: int, attempts: int, since: dt.timedelta) -> dict:
+    return {"id": i, "status": "past", "summary": "s", "state": "failed",
+            "fetched_at": None, "attempts": attempts, "failed_at": NOW - since}
+
+
+@pytest.mark.parametrize(("attempts", "since", "asked"), [
+    (1, dt.timedelta(0), True),                                  # once: tried by the next call
+    (2, dt.timedelta(minutes=59), False), (2, dt.timedelta(hours=1), True),
+    (3, dt.timedelta(hours=3, minutes=59), False), (3, dt.timedelta(hours=4), True),
+    (4, dt.timedelta(hours=15), False), (4, dt.timedelta(hours=16), True),
+    (40, dt.timedelta(days=6, hours=23), False), (40, dt.timedelta(days=7), True),
+    (3, -dt.timedelta(hours=1), True),                           # a failure in the future
+])
+def test_a_failing_profile_waits_its_growing_interval(attempts, since, asked):
+    plan = _plan([(1, "past")], _index([_failing(1, attempts, since)]))
+    assert (1 in plan) == asked
+    if asked:
+        assert plan[1][0] == "failed"
+
+
+def test_refresh_all_tries_a_waiting_profile_anyway():
+    index = _index([_failing(1, 5, dt.timedelta(minutes=1))])
+    assert _plan([(1, "past")], index, refresh_all=True) == {1: ("failed", 4e12)}
+
+
+def test_a_fetched_profile_with_old_failures_does_not_wait():
+    index = _index([{"id": 1, "status": "past", "summary": "old", "state": "fetched",
+                     "fetched_at": NOW, "attempts": 0, "failed_at": NOW}])
+    assert _plan([(1, "past")], index)[1][0] == "changed"
+
+
+def test_retry_interval_and_next_try():
+    from icoframes.fetch.policy import MAX_RETRY_INTERVAL, next_try, retry_interval
+
+    assert [retry_interval(n) for n in (0, 1, 2, 3, 4)] == [
+        dt.timedelta(0), dt.timedelta(0), dt.timedelta(hours=1), dt.timedelta(hours=4),
+        dt.timedelta(hours=16)]
+    assert retry_interval(99) == MAX_RETRY_INTERVAL == dt.timedelta(days=7)
+    at = NOW - dt.timedelta(minutes=30)
+    assert next_try(2, at, NOW) == at + dt.timedelta(hours=1)
+    assert next_try(2, NOW - dt.timedelta(hours=1), NOW) is None  # due exactly now
+    assert next_try(1, at, NOW) is None and next_try(5, None, NOW) is None
+    assert next_try(5, NOW + dt.timedelta(hours=1), NOW) is None  # a clock set back
+    assert next_try(5, pd.NaT, NOW) is None
+    assert next_try(60, at, NOW) == at + MAX_RETRY_INTERVAL  # failing for months: no overflow

@@ -131,7 +131,9 @@ def retry_interval(failures: int) -> dt.timedelta:
     """
     if failures < BACKOFF_AFTER:
         return dt.timedelta(0)
-    return min(MAX_RETRY_INTERVAL, FIRST_RETRY_INTERVAL * _GROWTH ** (failures - BACKOFF_AFTER))
+    # the exponent capped: a profile failing for months must not overflow timedelta
+    steps = min(failures - BACKOFF_AFTER, 16)
+    return min(MAX_RETRY_INTERVAL, FIRST_RETRY_INTERVAL * _GROWTH ** steps)
 
 
 def next_try(failures: int, failed_at: dt.datetime | None,
