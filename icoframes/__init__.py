@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import features
 from ._version import __version__
 from .config import Settings, configure, get_settings, reset_configuration
 from .errors import (
@@ -41,7 +42,7 @@ from .errors import (
     StaleWarning,
 )
 from .export import ExportResult, export_tables
-from .features import describe_features, features
+from .features import compute_features, describe_features
 from .history import changes, read_export, read_snapshots
 from .loaders import (
     cache_info,
@@ -116,6 +117,7 @@ __all__ = [
     "cache_info",
     "changes",
     "clear_cache",
+    "compute_features",
     "configure",
     "describe",
     "describe_features",
