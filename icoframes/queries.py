@@ -24,6 +24,7 @@ import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .api.params import (
@@ -206,8 +207,18 @@ def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool] | None,
     return out
 
 
-def check_load_arguments(*, refresh: Any, budget: Any) -> None:
-    """The loaders' own arguments that are not list parameters: InvalidParameter when unusable."""
+def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: Any = False,
+                         progress: Any = None) -> None:
+    """The loaders' own arguments that are not list parameters: InvalidParameter when unusable.
+
+    ``offline`` and ``progress`` are True or False (``progress`` also None), never
+    another truthy value: ``offline="no"`` would otherwise mean offline.
+    """
+    for name, value in (("offline", offline), ("progress", progress)):
+        if not isinstance(value, bool | np.bool_) and not (name == "progress" and value is None):
+            allowed = "True or False" + (" (or None: by the terminal)" if name == "progress"
+                                         else "")
+            raise InvalidParameter(f"{name} must be {allowed}, got {value!r}")
     if refresh not in (True, False, "all"):
         raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)

@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -233,9 +234,9 @@ def test_a_signal_stops_a_load_stuck_mid_body(tmp_path, sig, code, started):
                                 env=env, stderr=subprocess.PIPE, text=True, preexec_fn=started)
         try:
             for _ in items:  # every worker is stuck mid-body
-                assert stuck_requests.acquire(timeout=60), "the load never got stuck"
+                assert stuck_requests.acquire(timeout=HANG_GUARD), "the load never got stuck"
             proc.send_signal(sig)
-            rc = proc.wait(timeout=60)  # a hang guard, not a measure
+            rc = proc.wait(timeout=HANG_GUARD)  # a hang guard, not a measure
             # the process ended while every body was still unfinished: the signal did it
             ended_mid_body = not released.is_set()
         finally:

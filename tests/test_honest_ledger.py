@@ -18,6 +18,7 @@ import threading
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -148,9 +149,9 @@ def test_requests_cut_by_a_signal_count(tmp_path, sig, code):
                                 env=env, stderr=subprocess.PIPE, text=True)
         try:
             for _ in range(8):  # every worker holds a request the server received
-                assert stuck.acquire(timeout=60), "the load never got stuck"
+                assert stuck.acquire(timeout=HANG_GUARD), "the load never got stuck"
             proc.send_signal(sig)
-            rc = proc.wait(timeout=60)  # a hang guard, not a measure
+            rc = proc.wait(timeout=HANG_GUARD)  # a hang guard, not a measure
         finally:
             proc.kill()
             err = proc.stderr.read()
