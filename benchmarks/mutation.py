@@ -68,7 +68,7 @@ MODULES: dict[str, Module] = {
 }
 
 # Reads mutmut's results inside the scratch folder (mutmut's own modules, version
-# pinned): every mutant's status, and the diff of each one not killed.
+# pinned): every mutant's status, and the diff of each survivor.
 _COLLECT = """
 import json, sys
 from mutmut.mutation.data import SourceFileMutationData
@@ -81,7 +81,8 @@ for path in walk_mutatable_files():
     data.load()
     for name, code in sorted(data.exit_code_by_key.items()):
         status = status_by_exit_code[code]
-        diff = "" if status == "killed" else get_diff_for_mutant(name, path=path)
+        quiet = status in ("killed", "timeout", "not checked")
+        diff = "" if quiet else get_diff_for_mutant(name, path=path)
         rows.append({"path": str(path), "name": name, "status": status, "diff": diff})
 json.dump(rows, sys.stdout)
 """
@@ -271,8 +272,9 @@ def section(result: Result) -> str:
            + (f" Only the survivors of the run of {result.rechecked} were run again (the "
               "mutated files unchanged since); its killed mutants are carried over."
               if result.rechecked else ""), "",
-           "| file | mutants | killed | survived | timeout | no tests | other | killed % |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+           "| file | mutants | not checked | killed | survived | timeout | no tests | other "
+           "| killed % of checked |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     by_path: dict[str, Counter[str]] = {}
     for row in rows:
         by_path.setdefault(row["path"], Counter())[row["status"]] += 1
@@ -284,7 +286,8 @@ def section(result: Result) -> str:
         out.append(_row("**all**", total))
     for line, why in module_of(name).skip:
         out += ["", f"Not mutated: statements starting on lines matching `{line}`: {why}."]
-    survivors = [row for row in rows if row["status"] not in ("killed", "timeout")]
+    survivors = [row for row in rows
+                 if row["status"] not in ("killed", "timeout", "not checked")]
     out += ["", f"Not killed ({len(survivors)}):", ""]
     for row in survivors:
         function = function_of(row["name"])
@@ -295,12 +298,14 @@ def section(result: Result) -> str:
 
 def _row(path: str, counts: Counter[str]) -> str:
     n = sum(counts.values())
+    unchecked = counts["not checked"]  # a run stopped before them (--collect)
+    checked = n - unchecked
     # a timeout is a kill (the mutant made the tests hang); "no tests" and the rest are not
     killed = counts["killed"] + counts["timeout"]
-    other = n - killed - counts["survived"] - counts["no tests"]
-    rate = f"{100 * killed / n:.1f}" if n else "–"
-    return (f"| {path} | {n} | {counts['killed']} | {counts['survived']} | {counts['timeout']} "
-            f"| {counts['no tests']} | {other} | {rate} |")
+    other = checked - killed - counts["survived"] - counts["no tests"]
+    rate = f"{100 * killed / checked:.1f}" if checked else "–"
+    return (f"| {path} | {n} | {unchecked} | {counts['killed']} | {counts['survived']} "
+            f"| {counts['timeout']} | {counts['no tests']} | {other} | {rate} |")
 
 
 def write(sections: dict[str, str]) -> None:
