@@ -256,3 +256,24 @@ def test_retry_interval_and_next_try():
     assert next_try(5, NOW + dt.timedelta(hours=1), NOW) is None  # a clock set back
     assert next_try(5, pd.NaT, NOW) is None
     assert next_try(60, at, NOW) == at + MAX_RETRY_INTERVAL  # failing for months: no overflow
+
+
+def test_where_an_id_falls_due_is_fixed_across_versions():
+    # a multiplicative hash of the id: changing it would move every cached profile's due date
+    due = due_after(np.array([1, 7, 2**40 + 3]), np.array([1000.0, 1000.0, 1000.0]))
+    assert due.tolist() == pytest.approx([759.0169933857396, 613.1189537001774,
+                                          877.0509801572189], rel=1e-12)
+
+
+def test_a_failure_stamped_exactly_now_waits_its_interval():
+    from icoframes.fetch.policy import next_try
+
+    assert next_try(2, NOW, NOW) == NOW + dt.timedelta(hours=1)
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("ongoin", "ongoing"), ("upcomming", "upcoming"),
+                                             ("pats", "past")])
+def test_an_unknown_status_close_to_one_says_which(typo, meant):
+    expected = rf"unknown status '{typo}'; did you mean '{meant}'\?$"
+    with pytest.raises(InvalidParameter, match=expected):
+        profile_max_age({typo: 1})
