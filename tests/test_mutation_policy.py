@@ -277,3 +277,14 @@ def test_an_unknown_status_close_to_one_says_which(typo, meant):
     expected = rf"unknown status '{typo}'; did you mean '{meant}'\?$"
     with pytest.raises(InvalidParameter, match=expected):
         profile_max_age({typo: 1})
+
+
+def test_fetch_times_with_mixed_utc_offsets_are_compared_in_utc():
+    index = pd.DataFrame({"status": ["ongoing", "ongoing"], "summary": ["s", "s"],
+                          "state": ["fetched", "fetched"],
+                          # 13:00 at +01:00 is NOW; 2 days before NOW at -05:00
+                          "fetched_at": ["2018-06-01T13:00:00+01:00",
+                                         "2018-05-30T07:00:00-05:00"]},
+                         index=pd.Index([1, 2], name="id"))
+    plan = _plan([(1, "ongoing"), (2, "ongoing")], index)
+    assert sorted(plan) == [2] and plan[2] == ("stale", pytest.approx(2.0))
