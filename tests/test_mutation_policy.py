@@ -288,3 +288,20 @@ def test_fetch_times_with_mixed_utc_offsets_are_compared_in_utc():
                          index=pd.Index([1, 2], name="id"))
     plan = _plan([(1, "ongoing"), (2, "ongoing")], index)
     assert sorted(plan) == [2] and plan[2] == ("stale", pytest.approx(2.0))
+
+
+def test_a_want_carries_the_listed_status_and_summary():
+    frame = pd.DataFrame([(1, "ongoing"), (2, "past")], columns=["id", "status"])
+    wants = plan_profiles(frame, ["k1", "k2"], _index([_cached(2, "past", age=0,
+                                                               summary="old")]),
+                          now=NOW, ages=PROFILE_MAX_AGE, refresh_all=False)
+    assert [(w.id, w.status, w.summary, w.reason) for w in wants] == [
+        (1, "ongoing", "k1", "new"), (2, "past", "k2", "changed")]
+
+
+def test_a_profile_fetched_exactly_now_is_fresh():
+    assert _plan([(1, "ongoing")], _index([_cached(1, "ongoing", age=0)])) == {}
+
+
+def test_a_failure_stamped_exactly_now_makes_a_failing_profile_wait():
+    assert _plan([(1, "past")], _index([_failing(1, 2, dt.timedelta(0))])) == {}
