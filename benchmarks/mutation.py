@@ -224,6 +224,18 @@ def collected(name: str, baseline: bool) -> Result:
                   started.strftime("%Y-%m-%d %H:%M UTC"), commit=tree_state())
 
 
+def merged(name: str, new: Result) -> Result:
+    """The last saved run of ``name`` with what ``new`` (a recheck) checked of its survivors."""
+    old = Result(**json.loads(saved(name, False).read_text(encoding="utf-8")))
+    if old.sources != new.sources:
+        raise SystemExit(f"{name}: the mutated files changed since the run of {old.when}")
+    again = {row["name"]: row for row in new.rows if row["status"] != "not checked"}
+    rows = [again.get(row["name"], row) if row["status"] not in ("killed", "timeout") else row
+            for row in old.rows]
+    return Result(name, rows, new.seconds, new.tests, False, old.sources, new.when,
+                  rechecked=old.when, commit=new.commit)
+
+
 def recheck(name: str, jobs: int) -> Result:
     """Run again only the mutants the last saved run of ``name`` did not kill.
 
@@ -355,7 +367,9 @@ def main(argv: list[str] | None = None) -> None:
         # one module at a time, written as soon as it is done: a long run interrupted
         # keeps what it measured
         key = f"{name}:before" if args.baseline else name
-        if args.collect:
+        if args.collect and args.recheck:  # a recheck stopped before its end
+            result = merged(name, collected(name, False))
+        elif args.collect:
             result = collected(name, args.baseline)
         elif args.recheck:
             result = recheck(name, args.jobs)
