@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import time_machine
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -161,9 +162,11 @@ def test_names_resolve_through_the_filter_set(cfg):
 
 
 def test_no_match_gives_empty_frames_with_every_column(cfg):
-    icos = icoframes.load_icos(status="past", ico_score=10, progress=False)
+    with pytest.warns(icoframes.NoMatchWarning, match=r"ico_score=10; status='past'"):
+        icos = icoframes.load_icos(status="past", ico_score=10, progress=False)
     assert icos.empty and icos.dtypes.to_dict() == ICOS.dtypes
-    tables = icoframes.load_tables(status="past", ico_score=10, progress=False)
+    with pytest.warns(icoframes.NoMatchWarning, match=r"ico_score=10; status='past'"):
+        tables = icoframes.load_tables(status="past", ico_score=10, progress=False)
     for name in TABLES:  # the schema's tables, without problems
         frame = tables[name]
         assert frame.empty and frame.dtypes.to_dict() == TABLES[name].dtypes
@@ -324,7 +327,7 @@ def test_a_killed_process_leaves_a_usable_cache(tmp_path):
         child = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         # every profile is kept as it arrives: a few arrived, many more to come
-        assert slow.stats.wait_for(lambda s: s.profile_hits.total() >= 20, timeout=60)
+        assert slow.stats.wait_for(lambda s: s.profile_hits.total() >= 20, timeout=HANG_GUARD)
         assert child.poll() is None, "the child finished before it could be killed"
         child.send_signal(signal.SIGKILL)
         child.wait()

@@ -21,12 +21,14 @@ from typing import Any
 
 import pytest
 import requests
+from waiting import HANG_GUARD
 
 from icoframes import sandbox
 from icoframes.api.params import STATUSES
 from icoframes.errors import InvalidParameter
 from icoframes.sandbox import Record, generate_directory
 from icoframes.sandbox.command import add_arguments
+from icoframes.sandbox.command import keys as sandbox_keys
 
 try:
     from spec_client import FILTERS, ICO, ICOS, SpecClient, sign
@@ -447,7 +449,7 @@ def test_concurrent_requests_are_answered_together_each_after_its_latency():
             for t in threads:
                 t.start()
             # a server answering one request at a time never holds four at once
-            assert server.stats.wait_for(lambda s: s.in_flight == 4, timeout=30)
+            assert server.stats.wait_for(lambda s: s.in_flight == 4, timeout=HANG_GUARD)
             assert answers == [] and server.stats.delayed == 0  # held before the latency
         finally:
             server.resume()
@@ -455,7 +457,7 @@ def test_concurrent_requests_are_answered_together_each_after_its_latency():
             t.join()
         assert answers == [None] * 4
         # a handler counts its request finished just after the client has the answer
-        assert server.stats.wait_for(lambda s: s.in_flight == 0, timeout=30)
+        assert server.stats.wait_for(lambda s: s.in_flight == 0, timeout=HANG_GUARD)
         assert server.stats.max_in_flight == 4
         assert server.stats.delayed == 4 and server.stats.connections == 4
         for c in clients:
@@ -476,7 +478,7 @@ def test_stop_lets_held_requests_go_and_never_hangs_on_them():
     server.pause()
     asking = threading.Thread(target=ask)
     asking.start()
-    assert server.stats.wait_for(lambda s: s.in_flight == 1, timeout=30)
+    assert server.stats.wait_for(lambda s: s.in_flight == 1, timeout=HANG_GUARD)
     server.stop()
     asking.join(30)
     assert not asking.is_alive() and len(outcome) == 1
@@ -525,7 +527,7 @@ def test_sandboxes_get_distinct_ports_and_stop_frees_each():
     assert not any(n.startswith(f"icoframes-sandbox-{p}") for n in names for p in ports)
 
 
-def test_start_has_a_real_signature_and_the_command_line_shares_its_defaults():
+def test_start_has_a_real_signature_and_the_command_line_shares_its_defaults(monkeypatch):
     params = inspect.signature(sandbox.start).parameters
     assert sandbox.serve is sandbox.start
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params.values())
@@ -533,9 +535,11 @@ def test_start_has_a_real_signature_and_the_command_line_shares_its_defaults():
             "private_key", "grow_every", "directory"} == set(params)
     assert params["n_icos"].default == 1000 and params["quota"].default == 5000
     args = add_arguments(argparse.ArgumentParser()).parse_args([])
-    for name in ("n_icos", "seed", "latency", "quota", "fail_rate", "public_key",
-                 "private_key", "grow_every"):
+    for name in ("n_icos", "seed", "latency", "quota", "fail_rate", "grow_every"):
         assert getattr(args, name) == params[name].default, name
+    monkeypatch.delenv("ICOFRAMES_PUBLIC_KEY", raising=False)  # keys come from them first
+    monkeypatch.delenv("ICOFRAMES_PRIVATE_KEY", raising=False)
+    assert sandbox_keys(args) == (params["public_key"].default, params["private_key"].default)
     with pytest.raises(ValueError, match="quota"):
         sandbox.start(n_icos=0, quota=-1)
 
@@ -620,7 +624,7 @@ def test_generation_does_not_depend_on_the_process_or_its_hash_seed():
               "[d.summary(i) for i in d.ids()]]).encode()).hexdigest())")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                           env=env, check=True, timeout=60)
+                           env=env, check=True, timeout=HANG_GUARD)
     d = generate_directory(200, seed=9)
     here = json.dumps([d.profiles(), [d.summary(i) for i in d.ids()]]).encode()
     assert child.stdout.strip() == hashlib.sha256(here).hexdigest()

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+from waiting import HANG_GUARD
+
 from icoframes import sandbox
 
 WORKERS = 4
@@ -65,7 +67,7 @@ def test_a_load_waiting_for_a_list_pages_it_when_its_pager_dies(tmp_path):
         first, second = _start(sb, tmp_path / "c"), _start(sb, tmp_path / "c")
         first.stdin.write("go\n")
         first.stdin.flush()
-        assert sb.stats.wait_for(lambda s: s.requests.get("icos", 0) >= 1, timeout=60)
+        assert sb.stats.wait_for(lambda s: s.requests.get("icos", 0) >= 1, timeout=HANG_GUARD)
         second.stdin.write("go\n")  # the list is claimed by the first: the second waits
         second.stdin.flush()
         first.send_signal(signal.SIGKILL)  # dead: its claim lapses at once
