@@ -11,7 +11,7 @@ source file and the surviving mutants are written to the module's section of
 them are kept.
 
 ``python -m benchmarks.mutation money gate`` runs two modules; ``all`` runs every
-one (about an hour and a half on 2 shared cores: run them one at a time).
+one (hours on 2 shared cores: run them one at a time).
 """
 
 from __future__ import annotations
