@@ -115,7 +115,7 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
                    for k, v in params.items()
                    if k in ID_LIST_PARAMS and v is not None and _has_names(v)}
-    validate_list_params({**params, **placeholder})
+    wire = validate_list_params({**params, **placeholder})  # once: names are looked up below
     if _needs_filter_set(params):
         try:
             known = _read(filter_set, params)
@@ -125,8 +125,13 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
                 raise
             known = None  # ids alone, offline with no filter set: the cache answers or says so
         if known is not None:
-            params = _resolve_names(params, known)
-    wire = validate_list_params(params)
+            resolved = _resolve_names(params, known)
+            for key in PLACE_PARAMS:  # the filter set's spelling of each place
+                if key in wire:
+                    wire[key] = resolved[key]
+            for key in placeholder:  # each name's id in the placeholder's position
+                wire[key] = [found if _is_name(given) else checked for given, found, checked
+                             in zip(_values(params[key]), resolved[key], wire[key], strict=True)]
     if "status" not in wire:  # the combined frame is sorted locally (combined_sort): the
         wire.pop("sort_asc", None)  # queries are those of the unsorted load, one cache
         wire.pop("sort_desc", None)  # entry each, answered from the cache when it has them

@@ -265,8 +265,7 @@ class Client:
     def list_page(self, page: int = 1, **params: Any) -> dict[str, Any]:
         """One page (at most 20 summaries) of the list operation, spec 4.2.
 
-        Parameters are checked locally first, so a bad one costs no request.
-        When nothing matches (error 482) an empty page is returned:
+        Parameters are checked first (a bad one costs no request); error 482 is an empty page:
         ``{"total_icos": 0, "total_pages": 0, "current_page": page, "error": 482, "data": []}``.
 
         Raises
@@ -278,7 +277,10 @@ class Client:
             not a list, ``total_pages`` not a count, above 10,000 or inconsistent
             with ``total_icos``, or another page than the one asked for.
         """
-        body = validate_list_params({**params, "page": page})
+        return self.list_wire(validate_list_params({**params, "page": page}))
+
+    def list_wire(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`list_page` of wire parameters (``validate_list_params``'s), not checked again."""
         try:
             return self._call("icos", body, lambda d: check_list_page(d, body["page"]))
         except NotFound:
@@ -310,8 +312,6 @@ class Client:
         except NotFound as exc:
             raise NotFound(f"no ICO has id {ico_id} (error 482)", code=482,
                            endpoint=exc.endpoint) from None
-
-    # -- transport ---------------------------------------------------------
 
     def _call(self, endpoint: str, payload: Mapping[str, Any],
               check: Callable[[dict[str, Any]], Any] = lambda decoded: None) -> dict[str, Any]:
