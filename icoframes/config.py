@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Never
+from urllib.parse import urlsplit
 
 import platformdirs
 
@@ -103,6 +104,15 @@ def _url(value: Any) -> str:
     url = url.removesuffix("/api/v1")
     if not url.startswith(("http://", "https://")):
         raise ValueError("must start with http:// or https://")
+    try:  # a port out of range or a broken IPv6 host fails here, not at the first request
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise ValueError(f"is not a usable URL ({error})") from None
+    if not parts.hostname:
+        raise ValueError("names no host")
+    if port == 0:
+        raise ValueError("has port 0")
     return url
 
 

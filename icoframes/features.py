@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import warn
-from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, renamed_rate_max_age, to_usd
+from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, rate_age, renamed_rate_max_age, to_usd
 from .parse.units import FIAT_CODES, canonical_unit
 from .schema import TEXT_DTYPE
 from .tables import Tables
@@ -186,6 +186,7 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
     ('int64', 'Int64', False)
     """
     rate_max_age = renamed_rate_max_age(rate_max_age, max_age, "compute_features")
+    rate_age(rate_max_age, "compute_features")  # refused before any work, rates or not
     if not isinstance(tables, Tables):
         raise TypeError(f"tables must be icoframes.Tables, got {type(tables).__name__}")
     icos = tables.icos

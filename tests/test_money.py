@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import warnings
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 import icoframes
 from icoframes import sandbox
-from icoframes.errors import IcoframesWarning
+from icoframes.errors import IcoframesWarning, InvalidParameter
 from icoframes.money import normalize_rates, sale_prices, to_usd
 from icoframes.sandbox.rates import rate_on
 
@@ -118,6 +119,23 @@ def test_the_old_name_max_age_works_for_one_version_with_a_future_warning():
         to_usd(icos, LONG, rate_max_age="15D", max_age="15D")
 
 
+def test_rate_max_age_takes_a_timedelta_under_either_name():
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    fresh = to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=dt.timedelta(days=15))
+    assert fresh["hard_cap_usd"].tolist() == [9000.0]
+    with pytest.warns(FutureWarning):  # 0.1 took a timedelta as max_age: it still works
+        old = to_usd(icos, LONG, columns=["hard_cap"], max_age=dt.timedelta(days=15))
+    assert old["hard_cap_usd"].tolist() == [9000.0]
+
+
+@pytest.mark.parametrize("age", [7, 7.0, "7", True, "-1D", "0D", pd.Timedelta(0), "soon", [7]])
+def test_a_rate_max_age_without_a_unit_or_not_positive_is_refused(age):
+    # pd.Timedelta(7) is 7 nanoseconds: taken literally, nearly every amount lost its rate
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    with pytest.raises(InvalidParameter, match="rate_max_age must be a positive duration"):
+        to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=age)
+
+
 @pytest.mark.parametrize(("rates", "message"), [
     (pd.DataFrame({"date": ["2018-01-01"], "currency": ["ETH"]}), "missing: usd"),
     (pd.DataFrame({"ETH": [1.0]}), "long form .* or wide form"),
@@ -217,6 +235,9 @@ def test_a_billion_yen_cap_at_106_yen_per_dollar_is_9_4_million_dollars():
     (["EURJPY=X"], r"'EURJPY=X' is JPY per EUR, a rate without USD"),
     (["ETH-BTC"], r"'ETH-BTC' is BTC per ETH, a rate without USD"),
     (["BTCUSDT=X"], r"'BTCUSDT=X' is not a Yahoo exchange-rate ticker"),
+    # Yahoo writes crypto as "ETH-USD"; "ETH=X" read as ETH per USD was 0.0005 USD an ETH
+    (["ETH=X"], r"'ETH=X' is not a Yahoo ticker.*give 'ETH-USD'"),
+    (["btc=x"], r"'btc=x' is not a Yahoo ticker.*give 'BTC-USD'"),
 ])
 def test_a_column_whose_direction_is_ambiguous_is_refused_by_name(columns, named):
     rates = pd.DataFrame({c: [1.0] for c in columns}, index=DAY)

@@ -10,12 +10,13 @@ import pickle
 import traceback
 
 import pytest
+from hostile import LIST, HostileServer, html_reply, paged_list
 
 import icoframes
 from icoframes import sandbox
 from icoframes.api.client import Client
 from icoframes.config import get_settings
-from icoframes.errors import ConfigError, InvalidParameter
+from icoframes.errors import ConfigError, InvalidParameter, ServiceUnavailable
 from icoframes.sandbox.command import add_arguments, keys
 from icoframes.secret import Secret, redact_url
 
@@ -121,3 +122,30 @@ def test_the_sandbox_takes_its_key_from_the_environment_or_a_file(tmp_path, monk
         _sandbox_keys("--private-key", "x", "--private-key-file", str(key_file))
     with pytest.raises(SystemExit):
         _sandbox_keys("--private-key-file", str(tmp_path / "none"))
+
+
+def test_a_password_in_base_url_is_hidden_in_the_breaker_error(tmp_path):
+    # every request fails: the breaker trips and names the host; urlsplit of a bare
+    # "user:pw@host" netloc reads "user" as a scheme, which once left the password in clear
+    with HostileServer({LIST: paged_list(60)}, default=html_reply(503, "down")) as srv:
+        url = srv.base_url.replace("http://", f"http://user:{PASSWORD}@")
+        icoframes.configure(**{**srv.settings(), "base_url": url}, cache_dir=tmp_path / "c",
+                            max_workers=2)
+        with pytest.raises(ServiceUnavailable) as info:
+            icoframes.load_icos(status="past", progress=False)
+    assert "<hidden>@127.0.0.1" in str(info.value)
+    assert PASSWORD not in str(info.value) and PASSWORD not in repr(info.value.args)
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999", "http://user:pw@[::1", "http://:80",
+                                 "http://127.0.0.1:0"])
+def test_a_base_url_that_cannot_be_used_is_refused_by_configure(url):
+    with pytest.raises(InvalidParameter, match="base_url") as info:
+        icoframes.configure(base_url=url)
+    assert "pw" not in str(info.value)
+
+
+def test_a_half_made_load_context_still_has_a_repr():
+    # a traceback with locals shows a context whose __init__ raised before setting its fields
+    from icoframes.fetch.context import LoadContext
+    assert repr(object.__new__(LoadContext)).startswith("LoadContext(")

@@ -134,9 +134,16 @@ class LoadContext:
         self.control = LoadControl()
 
     def __repr__(self) -> str:
-        return (f"LoadContext(base_url={redact_url(self.settings.base_url or '')!r}, "
-                f"offline={self.offline}, "
-                f"requests={self.requests_spent()})")
+        # a traceback with locals shows a context whose __init__ raised half way: only
+        # what is set is shown, so the repr never hides the error being reported
+        settings = getattr(self, "settings", None)
+        base_url = redact_url(getattr(settings, "base_url", None) or "")
+        try:
+            spent: object = self.requests_spent()
+        except Exception:
+            spent = "?"
+        return (f"LoadContext(base_url={base_url!r}, offline={getattr(self, 'offline', '?')}, "
+                f"requests={spent})")
 
     @property
     def ledger(self) -> QuotaLedger:

@@ -105,7 +105,8 @@ def _at(state: LedgerState) -> str:
 def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailable:
     """The breaker tripped: the host, what failed in a row, the last cause."""
     base = settings.base_url or ""
-    host = redact_url(urlsplit(base).netloc or base)
+    # redact the whole URL first: a bare netloc (user:pw@host) reads as a scheme to urlsplit
+    host = urlsplit(redact_url(base)).netloc or redact_url(base)
     what = f"{control.in_a_row} attempts failed in a row"
     if control.unsent_in_a_row >= control.failures:
         what += f", the last {control.unsent_in_a_row} never reaching it"

@@ -21,6 +21,7 @@ exactly its unit, and one without a rate, a unit or a date is missing and report
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Sequence
 from typing import Final
@@ -28,7 +29,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from ..errors import warn
+from ..errors import InvalidParameter, warn
 from ..parse.units import canonical_units
 from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
@@ -83,10 +84,29 @@ def renamed_rate_max_age(rate_max_age: str | pd.Timedelta | None, max_age: objec
         raise ValueError(f"{function}: give rate_max_age only (max_age is its old name)")
     warn(f"{function}(max_age=...) is now {function}(rate_max_age=...): max_age is a cache "
          "age in the loaders; the old name goes in the next version", FutureWarning)
-    if max_age is not None and not isinstance(max_age, str | pd.Timedelta):
-        raise ValueError(f"{function}: rate_max_age must be a str, a Timedelta or None, "
-                         f"got {type(max_age).__name__}")
-    return max_age
+    return max_age  # type: ignore[return-value]  # checked by rate_age
+
+
+def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
+    """``rate_max_age`` as a positive Timedelta (None: any age), or InvalidParameter.
+
+    A bare number is refused: ``pd.Timedelta(7)`` is 7 nanoseconds, which would
+    leave nearly every amount without a rate and say so only in a count.
+    """
+    if rate_max_age is None:
+        return None
+    if isinstance(rate_max_age, str | dt.timedelta):  # pd.Timedelta is a timedelta
+        try:
+            age = pd.Timedelta(rate_max_age)
+        except ValueError:
+            age = None
+        if isinstance(rate_max_age, str) and rate_max_age.strip().lstrip("+").isdigit():
+            age = None  # "7" has no unit: nanoseconds to pandas, days to most readers
+        if age is not None and age > pd.Timedelta(0):
+            return age
+    raise InvalidParameter(
+        f"{function}: rate_max_age must be a positive duration with a unit, such as '7D', "
+        f"'12h' or pd.Timedelta(days=7) (None: any age); got {rate_max_age!r}")
 
 
 def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
@@ -199,7 +219,7 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         raise ValueError(f"icos lacks columns {absent}")
     rate_max_age = renamed_rate_max_age(rate_max_age, max_age, "to_usd")
     table = normalize_rates(rates, quote=quote)
-    age = None if rate_max_age is None else pd.Timedelta(rate_max_age)
+    age = rate_age(rate_max_age, "to_usd")
     when = conversion_dates(icos, dates)
     price_when, past = price_dates(icos, when)
     out = icos.copy()

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..parse.units import canonical_unit, canonical_units
+from ..vocabulary import FIAT_CODES, UNIT_ALIASES
 
 __all__ = ["QUOTES", "VALUE", "Quote", "normalize_rates"]
 
@@ -151,6 +152,8 @@ def _numbers(values: pd.Series) -> np.ndarray:
 
 # "ETH-USD", "eth/usd", "BTC_USD", "USD/JPY": base, separator, quote currency.
 _PAIR: Final = re.compile(r"([A-Z0-9.]+?)\s*[-/_ ]\s*([A-Z0-9.]+)")
+# Units the vocabulary knows that no government issues: never in Yahoo's "XXX=X" form.
+_CRYPTO: Final = frozenset(UNIT_ALIASES) - FIAT_CODES
 # "EURUSD", "USDJPY" (and Yahoo's "EURUSD=X"): two three-letter codes, base first.
 _SIX: Final = re.compile(r"([A-Z]{3})([A-Z]{3})")
 
@@ -162,7 +165,11 @@ def _wide_column(name: object, quote: Quote | None) -> tuple[str, bool] | str | 
     if text.endswith("=X"):  # Yahoo's FX tickers
         body = text[:-2]
         if re.fullmatch(r"[A-Z]{3}", body):
-            return canonical_unit(body) or body, True  # "JPY=X": JPY per USD
+            fiat = canonical_unit(body) or body
+            if fiat in _CRYPTO:  # Yahoo has no "ETH=X": its crypto tickers are "ETH-USD"
+                return (f"column {name!r} is not a Yahoo ticker: 'XXX=X' is a government "
+                        f"currency per USD; for {fiat} give '{fiat}-USD' (USD per {fiat})")
+            return fiat, True  # "JPY=X": JPY per USD
         pair = _SIX.fullmatch(body)
         if pair is None:
             return (f"column {name!r} is not a Yahoo exchange-rate ticker ('XXX=X' or "
