@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 import requests
 
-from ..config import Settings, get_settings
+from ..config import get_settings
 from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable, error_for_code
 from .control import LoadControl
 from .gate import (
@@ -107,6 +107,24 @@ class Budget(Protocol):
     def take(self, endpoint: str) -> None: ...
 
     def settle(self, endpoint: str, outcome: str | int | None) -> None: ...
+
+
+class Credentials(Protocol):
+    """What :meth:`Client.from_settings` reads of checked settings (keys present)."""
+
+    base_url: str
+    public_key: str
+    private_key: str
+    max_workers: int
+    timeout: float
+    max_response_bytes: int
+
+
+class ClientSettings(Protocol):
+    """:class:`icoframes.config.Settings` as the client sees it (that class is made at
+    run time from ``SETTINGS``, so type checkers cannot read its fields)."""
+
+    def require_credentials(self) -> Credentials: ...
 
 
 class Client:
@@ -201,7 +219,7 @@ class Client:
         self._session = session
 
     @classmethod
-    def from_settings(cls, settings: Settings | None = None, **kwargs: Any) -> Client:
+    def from_settings(cls, settings: ClientSettings | None = None, **kwargs: Any) -> Client:
         """Build a client from resolved settings (raises ConfigError when keys are missing)."""
         s = (settings or get_settings()).require_credentials()
         kwargs.setdefault("pool_size", s.max_workers)
@@ -340,7 +358,7 @@ class Client:
                                f"last failure: {exc}")
                     error = (BadResponse(message, endpoint=path, reason=str(exc))
                              if exc.rejected else ServiceUnavailable(message, endpoint=path))
-                    error.last_failure = str(exc)  # type: ignore[attr-defined]
+                    error.last_failure = str(exc)
                     raise error from None
                 log.info("%s: %s; retry %d in %.2f s", path, exc, attempt, delay)
                 self.control.sleep(delay)  # raises Cancelled when the load stops meanwhile

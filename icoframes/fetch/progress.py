@@ -48,10 +48,10 @@ def new_bar(label: str, unit: str, total: int) -> Any:
     the text bar is asked for directly.
     """
     if importlib.util.find_spec("ipywidgets") is not None:
-        from tqdm.auto import tqdm
-    else:
-        from tqdm.std import tqdm
-    return tqdm(total=total, desc=label, unit=unit, leave=False)
+        from tqdm.auto import tqdm as widget_or_text
+        return widget_or_text(total=total, desc=label, unit=unit, leave=False)
+    from tqdm.std import tqdm as text
+    return text(total=total, desc=label, unit=unit, leave=False)
 
 
 def _set_total(bar: Any, total: int) -> None:
