@@ -24,7 +24,7 @@ from typing import Any
 
 import platformdirs
 
-from .errors import ConfigError
+from .errors import ConfigError, InvalidParameter
 
 __all__ = ["SETTINGS", "Setting", "Settings", "configure", "get_settings",
            "reset_configuration", "unchanged"]
@@ -70,12 +70,18 @@ class Setting:
         return _ENV_PREFIX + self.name.upper()
 
     def check(self, value: Any, *, source: str | None = None) -> Any:
-        """``value`` read and checked, or :class:`ConfigError` naming where it came from."""
+        """``value`` read and checked, or an error naming where it came from.
+
+        A bad argument (``configure``, a loader's ``max_workers``) raises
+        :class:`InvalidParameter`, as every bad argument does; a bad environment
+        variable (``source``) raises :class:`ConfigError`.
+        """
         try:
             return self.read(value)
         except (TypeError, ValueError) as exc:
             shown = _HIDDEN if self.secret else repr(value)
-            raise ConfigError(f"invalid {source or self.name}={shown}: {exc}") from None
+            error = ConfigError if source else InvalidParameter
+            raise error(f"invalid {source or self.name}={shown}: {exc}") from None
 
 
 # readers: each returns the value in the setting's type or raises ValueError ----
@@ -276,9 +282,9 @@ Settings
 
 Raises
 ------
-ConfigError
+InvalidParameter
     If a value has the wrong type or range, or a setting name is unknown
-    (with a suggestion).
+    (with a suggestion). A bad environment variable raises ConfigError.
 
 Examples
 --------
@@ -320,10 +326,10 @@ def get_settings(**overrides: Any) -> Any:
     return replace(Settings(), **values)
 
 
-def _unknown(name: str) -> ConfigError:
+def _unknown(name: str) -> InvalidParameter:
     close = difflib.get_close_matches(name, list(_BY_NAME), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else f"; settings: {', '.join(_BY_NAME)}"
-    return ConfigError(f"unknown setting {name!r}{hint}")
+    return InvalidParameter(f"unknown setting {name!r}{hint}")
 
 
 def _rst_table() -> str:

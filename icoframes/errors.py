@@ -30,6 +30,7 @@ into errors::
     IcoframesWarning
     ├── QuotaWarning           a load needs more requests than remain today
     ├── CacheWarning           a cache file was unreadable: set aside, rebuilt or re-fetched
+    ├── NoMatchWarning         a loader's query matched no ICO: the typed empty frame
     └── MissingProfileWarning  listed ICOs without a profile (error 482) were left out
 
 Each is reported at the line of the caller's code that called into icoframes
@@ -57,6 +58,7 @@ __all__ = [
     "IncompleteWarning",
     "InvalidParameter",
     "MissingProfileWarning",
+    "NoMatchWarning",
     "NotCached",
     "NotFound",
     "QuotaExceeded",
@@ -231,6 +233,14 @@ class IncompleteWarning(IcoframesWarning):
 
 class MissingProfileWarning(IncompleteWarning):
     """ICOs were listed but the service had no profile for them (error 482); left out."""
+
+
+class NoMatchWarning(IcoframesWarning):
+    """A loader's query matched no ICO: the result is the typed empty frame (every column).
+
+    The message names the query; it is issued on every call that returns
+    nothing, from the service (error 482) or from the cache alike.
+    """
 
 
 class StaleWarning(IcoframesWarning):

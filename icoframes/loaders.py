@@ -18,18 +18,23 @@ Request economy, since the service allows 5,000 requests per key per day:
 from __future__ import annotations
 
 import datetime as dt
-import inspect
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import pandas as pd
 
 from .config import get_settings
-from .errors import InvalidParameter
 from .fetch import LoadContext, age_limit
 from .fetch.policy import profile_max_age as profile_max_age_of
 from .parse.problems import problems_of_load
-from .queries import build_queries
+from .queries import (
+    build_queries,
+    check_load_arguments,
+    combined_sort,
+    keywords_of,
+    sort_rows,
+    warn_if_nothing_matched,
+)
 from .reporting import LoadReport
 from .schema import ICOS, TABLES, empty_frame
 from .store.cache import Cache
@@ -117,7 +122,8 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
         :func:`load_icos`.
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    return load.listing(status, filters, refresh=refresh, max_age=max_age)
+    return warn_if_nothing_matched(load.listing(status, filters, refresh=refresh,
+                                                max_age=max_age))
 
 
 def load_icos(status: str | None = None, *, refresh: Refresh = False,
@@ -229,8 +235,9 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     >>> icoframes.reset_configuration()
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    return load.tables(status, filters, refresh=refresh, max_age=max_age,
-                       profile_max_age=profile_max_age, budget=budget, only_icos=True).icos
+    return warn_if_nothing_matched(load.tables(
+        status, filters, refresh=refresh, max_age=max_age, profile_max_age=profile_max_age,
+        budget=budget, only_icos=True).icos)
 
 
 def load_tables(status: str | None = None, *, refresh: Refresh = False,
@@ -254,8 +261,10 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         (``tables.icos.attrs["icoframes"]`` holds it as a plain dict too).
     """
     load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
-    return load.tables(status, filters, refresh=refresh, max_age=max_age,
-                       profile_max_age=profile_max_age, budget=budget, only_icos=False)
+    tables = load.tables(status, filters, refresh=refresh, max_age=max_age,
+                         profile_max_age=profile_max_age, budget=budget, only_icos=False)
+    warn_if_nothing_matched(tables.icos)
+    return tables
 
 
 def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
@@ -343,21 +352,12 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
 
 # -- the machinery --------------------------------------------------------------
 
-#: The loaders' own keywords, for a "did you mean" on a misspelled one (``refesh=``).
-_KEYWORDS = {"list": tuple(inspect.signature(load_list).parameters)[:-1],  # not **filters
-             "tables": tuple(inspect.signature(load_tables).parameters)[:-1]}
-
 
 def _settings_with_base_url(**overrides: Any):
     settings = get_settings(**overrides)
     if not settings.base_url:
         settings.require_credentials()  # raises ConfigError with set-up help
     return settings
-
-
-def _check_refresh(refresh: Any) -> None:
-    if refresh not in (True, False, "all"):
-        raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
 
 
 class LoaderCall:
@@ -397,20 +397,20 @@ class LoaderCall:
                max_age: MaxAge, profiles: bool, profile_max_age: ProfileMaxAge = None,
                budget: int | None = None) -> pd.DataFrame:
         """Page the lists (or use fresh cached ones) and fetch missing profiles; the listing."""
-        _check_refresh(refresh)
+        check_load_arguments(refresh=refresh, budget=budget)
         limit = age_limit(max_age)
         ages = profile_max_age_of(profile_max_age)
-        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
-                                   or budget < 0):
-            raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
-        queries = self._query_params(status, filters, _KEYWORDS["tables" if profiles else "list"])
+        queries = self._query_params(status, filters,  # a misspelled keyword: did you mean
+                                     keywords_of(load_tables if profiles else load_list))
         return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles,
                                   ages=ages, budget=budget)
 
     def listing(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
                 max_age: MaxAge) -> pd.DataFrame:
+        sort = combined_sort(status, filters, dates=False)
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age,
                               profiles=False)
+        listing = sort_rows(listing, sort)  # no status: the three lists sorted together
         listing.attrs["icoframes"] = self.context.report(listing)
         return listing
 
@@ -419,6 +419,8 @@ class LoaderCall:
                budget: int | None = None) -> Tables:
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
                               profile_max_age=profile_max_age, budget=budget)
+        listing = sort_rows(listing, combined_sort(status, filters),  # no status: together
+                            lambda: self.context.derived.table("icos"))
         tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)
         # what the rows answer and lack (queries, missing ids, fetch times, requests spent):
         # typed on the bundle, and as 0.1's plain dict in the frame's attrs

@@ -19,6 +19,7 @@ de-duplicated, so the same filters in another order are one cache entry.
 from __future__ import annotations
 
 import difflib
+import inspect
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -33,14 +34,17 @@ from .api.params import (
     closest,
     validate_list_params,
 )
-from .errors import InvalidParameter, NotCached
+from .errors import InvalidParameter, NoMatchWarning, NotCached, warn
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
-__all__ = ["PLACE_PARAMS", "build_queries"]
+__all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "check_load_arguments",
+           "combined_sort", "keywords_of", "sort_rows", "warn_if_nothing_matched"]
 
 #: Parameters whose values are country names, checked against the filter set's locations.
 PLACE_PARAMS = ("location", "exclude_areas")
+#: Sort keys only profiles carry (a list summary has id and name).
+DATED_KEYS = ("start_datetime", "end_datetime")
 
 # other names of a filter's values, for the suggestion when one is not the filter set's
 _OTHER_NAMES = {"platform": PLATFORM_FAMILIES, "location": COUNTRY_NAMES,
@@ -122,6 +126,9 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
         if known is not None:
             params = _resolve_names(params, known)
     wire = validate_list_params(params)
+    if "status" not in wire:  # the combined frame is sorted locally (combined_sort): the
+        wire.pop("sort_asc", None)  # queries are those of the unsorted load, one cache
+        wire.pop("sort_desc", None)  # entry each, answered from the cache when it has them
     statuses = [wire.pop("status")] if "status" in wire else list(STATUSES)
     queries = []
     for s in statuses:
@@ -131,6 +138,115 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
                 query[key] = sorted(set(value), key=str)  # one cache entry per query
         queries.append(query)
     return queries
+
+
+def combined_sort(status: str | None, filters: Mapping[str, Any], *,
+                  dates: bool = True) -> tuple[str, bool] | None:
+    """How a loader sorts its combined frame: ``(key, descending)``; None with a status.
+
+    With a status the service sorts the one list. Without one a loader sends a
+    query per status, unsorted (:func:`build_queries`), and sorts the combined
+    rows itself with :func:`sort_rows`. ``dates=False`` (list summaries, which
+    have no dates) refuses a sort by date without a status.
+
+    Examples
+    --------
+    >>> combined_sort(None, {"sort_desc": "name"}), combined_sort("past", {"sort_asc": "id"})
+    (('name', True), None)
+    """
+    if status is not None:
+        return None
+    for name, descending in (("sort_asc", False), ("sort_desc", True)):
+        key = filters.get(name)
+        if key is None:
+            continue
+        if key in DATED_KEYS and not dates:
+            raise InvalidParameter(
+                f"{name}={key!r} without a status: list summaries carry no dates, so the "
+                f"three statuses cannot be sorted together by {key}; give a status (the "
+                "service sorts its list) or sort load_icos()")
+        return key, descending
+    return None
+
+
+def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool] | None,
+              dated: Callable[[], pd.DataFrame] | None = None) -> pd.DataFrame:
+    """``frame`` (columns id and name) in the order ``sort`` asks, its attrs kept.
+
+    Names compare case-insensitively; ties go by id, in the sort's direction;
+    rows without the value (no name, no date) come last either way. Dates are
+    read by id from what ``dated`` returns (columns id and the key: the
+    ``icos`` table), called only for a sort by date. ``sort=None``: ``frame``.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"id": [3, 1, 2], "name": ["b", "B", "a"]})
+    >>> sort_rows(rows, ("name", False))["id"].tolist()
+    [2, 1, 3]
+    >>> sort_rows(rows, ("id", True))["id"].tolist()
+    [3, 2, 1]
+    """
+    if sort is None or frame.empty:
+        return frame
+    key, descending = sort
+    if key in DATED_KEYS:
+        if dated is None:
+            raise ValueError(f"sorting by {key} needs the rows' dates")
+        icos = dated()
+        values = frame["id"].map(pd.Series(icos[key].to_numpy(), index=icos["id"].to_numpy()))
+    elif key == "name":
+        values = frame["name"].astype(object).map(
+            lambda n: n.casefold() if isinstance(n, str) else None)
+    else:
+        values = frame["id"]
+    keys = pd.DataFrame({"key": values.to_numpy(), "id": frame["id"].to_numpy()})
+    order = keys.sort_values(["key", "id"], ascending=not descending, na_position="last")
+    out = frame.iloc[order.index.to_numpy()].reset_index(drop=True)
+    out.attrs = dict(frame.attrs)
+    return out
+
+
+def check_load_arguments(*, refresh: Any, budget: Any) -> None:
+    """The loaders' own arguments that are not list parameters: InvalidParameter when unusable."""
+    if refresh not in (True, False, "all"):
+        raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
+                               or budget < 0):
+        raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
+
+
+def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``, with a :class:`NoMatchWarning` naming the query when a whole answer has no row.
+
+    A result that lacks rows for another reason (a failed page, missing
+    profiles) says so with an IncompleteWarning instead.
+    """
+    summary = frame.attrs.get("icoframes") or {}
+    queries = summary.get("queries") or []
+    if len(frame) or not summary.get("complete") or any(q.get("rows") for q in queries):
+        return frame
+    asked = [q["params"] for q in queries if isinstance(q.get("params"), dict)]
+    if not asked:
+        return frame
+    statuses = [p.get("status") for p in asked]
+    shared = {k: v for k, v in asked[0].items() if k != "status"}
+    where = ", ".join(f"{k}={v!r}" for k, v in shared.items()) or "no filter"
+    status = f"status={statuses[0]!r}" if len(statuses) == 1 else f"statuses {statuses}"
+    warn(f"no ICO matches the query ({where}; {status}): the result is the typed empty "
+         "frame, every column present", NoMatchWarning)
+    return frame
+
+
+def keywords_of(loader: Callable[..., Any]) -> tuple[str, ...]:
+    """A loader's own keyword arguments (its ``**filters`` left out), for :func:`build_queries`.
+
+    Examples
+    --------
+    >>> keywords_of(lambda status=None, *, refresh=False, **filters: None)
+    ('status', 'refresh')
+    """
+    return tuple(name for name, p in inspect.signature(loader).parameters.items()
+                 if p.kind is not inspect.Parameter.VAR_KEYWORD)
 
 
 def _check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:

@@ -156,12 +156,12 @@ def test_scalars_are_wrapped_and_yes_flags_accept_true(sb, client):
 
 def test_keys_are_stripped_and_unsendable_ones_fail_at_once(sb):
     import icoframes
-    from icoframes.errors import ConfigError
+    from icoframes.errors import InvalidParameter
 
     try:
         settings = icoframes.configure(public_key=sb.public_key + "\n")
         assert settings.public_key == sb.public_key
-        with pytest.raises(ConfigError, match="control characters"):
+        with pytest.raises(InvalidParameter, match="control characters"):
             icoframes.configure(private_key="abc\x00def")
     finally:
         icoframes.reset_configuration()

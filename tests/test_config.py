@@ -12,7 +12,7 @@ import pytest
 
 import icoframes
 from icoframes.config import SETTINGS, Settings, get_settings, unchanged
-from icoframes.errors import ConfigError
+from icoframes.errors import ConfigError, InvalidParameter
 
 SETTINGS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "getting-started.md"
 
@@ -57,7 +57,7 @@ def test_private_key_is_never_in_repr_or_errors(monkeypatch):
     s = icoframes.configure(base_url="http://127.0.0.1:1", public_key="pub",
                             private_key="s3cr3t-value")
     assert "s3cr3t-value" not in repr(s) and "s3cr3t-value" not in str(s)
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(InvalidParameter) as info:
         icoframes.configure(private_key=12345)
     assert "12345" not in str(info.value)
 
@@ -69,7 +69,7 @@ def test_private_key_is_never_in_repr_or_errors(monkeypatch):
      ({"quota_reset": "24:00"}, "HH:MM"), ({"quota_reset": 6}, "HH:MM")],
 )
 def test_invalid_settings_are_rejected(kwargs, fragment):
-    with pytest.raises(ConfigError, match=fragment):
+    with pytest.raises(InvalidParameter, match=fragment):
         icoframes.configure(**kwargs)
 
 
@@ -129,10 +129,10 @@ def test_leaving_an_argument_out_keeps_it_and_none_drops_it(tmp_path):
 
 
 def test_a_misspelled_setting_gets_a_suggestion():
-    with pytest.raises(ConfigError,
+    with pytest.raises(InvalidParameter,
                        match="unknown setting 'max_worker'; did you mean 'max_workers'"):
         icoframes.configure(max_worker=3)
-    with pytest.raises(ConfigError, match="did you mean 'timeout'"):
+    with pytest.raises(InvalidParameter, match="did you mean 'timeout'"):
         get_settings(timeot=3)
     assert get_settings().max_workers == 8  # nothing changed
 

@@ -96,7 +96,7 @@ def test_a_new_address_drops_the_sandbox_name():
 
 @pytest.mark.parametrize("name", ["../elsewhere", "a/b", "", ".hidden", LEDGER_FOLDER])
 def test_a_service_name_must_be_a_plain_folder_name(name):
-    with pytest.raises(icoframes.ConfigError, match="invalid service_name"):
+    with pytest.raises(icoframes.InvalidParameter, match="invalid service_name"):
         icoframes.configure(service_name=name)
 
 

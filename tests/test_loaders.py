@@ -161,9 +161,11 @@ def test_names_resolve_through_the_filter_set(cfg):
 
 
 def test_no_match_gives_empty_frames_with_every_column(cfg):
-    icos = icoframes.load_icos(status="past", ico_score=10, progress=False)
+    with pytest.warns(icoframes.NoMatchWarning, match=r"ico_score=10; status='past'"):
+        icos = icoframes.load_icos(status="past", ico_score=10, progress=False)
     assert icos.empty and icos.dtypes.to_dict() == ICOS.dtypes
-    tables = icoframes.load_tables(status="past", ico_score=10, progress=False)
+    with pytest.warns(icoframes.NoMatchWarning, match=r"ico_score=10; status='past'"):
+        tables = icoframes.load_tables(status="past", ico_score=10, progress=False)
     for name in TABLES:  # the schema's tables, without problems
         frame = tables[name]
         assert frame.empty and frame.dtypes.to_dict() == TABLES[name].dtypes

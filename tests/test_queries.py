@@ -4,15 +4,19 @@ by shape, statuses and keywords with a suggestion. End to end against the sandbo
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import icoframes
 from icoframes import sandbox
-from icoframes.errors import InvalidParameter, NotCached
+from icoframes.errors import InvalidParameter, NoMatchWarning, NotCached
 from icoframes.loaders import LoaderCall
 from icoframes.queries import build_queries
+from icoframes.schema import TABLES, empty_frame
 
 NOTHING = {"filters": 0, "icos": 0, "ico": 0}
 
@@ -281,6 +285,87 @@ def test_load_list_does_not_suggest_a_keyword_it_lacks(cfg):
     with pytest.raises(InvalidParameter) as info:
         icoframes.load_list(budjet=3, progress=False)
     assert "budget" not in str(info.value)
+    assert spent(cfg) == NOTHING
+
+
+# --- a query matching nothing ------------------------------------------------------------------
+
+def test_a_query_matching_nothing_returns_the_typed_empty_frame_with_a_warning(cfg):
+    # the filter set lists Iran (profiles restrict it), but no ICO is located there
+    assert not ids_where(cfg, lambda r: r.location == "Iran")
+    with pytest.warns(NoMatchWarning, match=r"no ICO matches the query \(location=\['Iran'\]; "
+                                            r"status='past'\): the result is the typed empty"):
+        icos = icoframes.load_icos(status="past", location="iran", progress=False)
+    expected = empty_frame(TABLES["icos"])
+    assert icos.empty and list(icos.columns) == list(expected.columns)
+    assert icos.dtypes.to_dict() == expected.dtypes.to_dict()
+    with pytest.warns(NoMatchWarning, match=r"location=\['Iran'\]; statuses \['ongoing', "
+                                            r"'upcoming', 'past'\]"):
+        tables = icoframes.load_tables(location="Iran", progress=False)
+    assert tables.icos.empty
+    cfg.stats.reset()
+    with pytest.warns(NoMatchWarning, match=r"location=\['Iran'\]"):  # from the cache, too
+        listing = icoframes.load_list(status="past", location="Iran", progress=False)
+    assert listing.empty and spent(cfg) == NOTHING
+
+
+def test_a_query_with_rows_does_not_warn(cfg):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(icoframes.load_list(status="past", location="Singapore", progress=False))
+
+
+# --- sorting without a status --------------------------------------------------------------------
+
+def test_sorting_without_a_status_sorts_the_combined_frame_locally_from_the_cache(cfg):
+    everything = icoframes.load_icos(progress=False)
+    cfg.stats.reset()
+    by_id = icoframes.load_icos(sort_asc="id", progress=False)
+    assert by_id["id"].tolist() == sorted(everything["id"])  # was three sorted blocks
+    assert spent(cfg) == NOTHING  # was: every list paged again, sorted
+    by_date = icoframes.load_tables(sort_desc="start_datetime", progress=False).icos
+    dated = by_date["start_datetime"].notna()
+    assert dated.sum() and not dated.iloc[dated.sum():].any()  # undated rows last
+    assert by_date["start_datetime"][dated].is_monotonic_decreasing
+    by_name = icoframes.load_list(sort_asc="name", progress=False)
+    assert by_name["name"].str.casefold().is_monotonic_increasing
+    assert set(by_name["status"]) == {"ongoing", "upcoming", "past"}
+    assert spent(cfg) == NOTHING
+    assert len(by_id) == len(by_date) == len(by_name) == len(everything)
+
+
+def test_sorting_without_a_status_sorts_a_cold_load_too(cfg):
+    by_name = icoframes.load_icos(sort_desc="name", progress=False)
+    assert by_name["name"].str.casefold().is_monotonic_decreasing
+    assert len(by_name) == len(cfg.directory.records())
+
+
+def test_a_list_sorted_by_date_without_a_status_is_refused(cfg):
+    with pytest.raises(InvalidParameter, match=r"sort_asc='start_datetime' without a status: "
+                                               r"list summaries carry no dates"):
+        icoframes.load_list(sort_asc="start_datetime", progress=False)
+    assert spent(cfg) == NOTHING
+    listing = icoframes.load_list(status="past", sort_asc="end_datetime", progress=False)
+    assert len(listing) == len(ids_where(cfg, lambda r: r.status == "past"))
+
+
+# --- one error class for bad arguments -----------------------------------------------------------
+
+@pytest.mark.parametrize(("call", "kwargs", "message"), [
+    ("load_icos", {"max_workers": 0}, "invalid max_workers=0: must be between 1 and 64"),
+    ("load_list", {"max_workers": 65}, "invalid max_workers=65"),
+    ("load_tables", {"refresh": "yes"}, "refresh must be False, True or 'all'"),
+    ("load_icos", {"max_age": -1}, "max_age must be"),
+    ("load_icos", {"budget": -1}, "budget must be"),
+    ("load_icos", {"profile_max_age": {"pased": 1}}, "did you mean 'past'"),
+    ("configure", {"max_workers": 0}, "invalid max_workers=0"),
+    ("configure", {"timeout": -1}, "invalid timeout=-1"),
+    ("configure", {"max_worker": 3}, "unknown setting 'max_worker'; did you mean 'max_workers'"),
+    ("prune_cache", {"older_than": -1}, "older_than"),
+])
+def test_every_bad_argument_raises_invalid_parameter(cfg, call, kwargs, message):
+    with pytest.raises(InvalidParameter, match=re.escape(message)):
+        getattr(icoframes, call)(**kwargs)
     assert spent(cfg) == NOTHING
 
 
