@@ -51,7 +51,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks
 
 # Mutation testing (not part of `make test`): mutmut mutates parse/, api/gate.py, store/,
-# fetch/policy.py, money.py and features.py, each against its own few test files
+# fetch/policy.py, money/ and features.py, each against its own few test files
 # (benchmarks/mutation.py), niced, and writes the kill rate per file and the survivors
 # to benchmarks/MUTATION.md. One module: `make mutate MODULE=money` (parse, gate, store,
 # policy, money, features); all of them take about an hour and a half on 2 cores.

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from icoframes.features import CAP_TOLERANCE, PLATFORM_FAMILIES, features
+from icoframes.features import CAP_TOLERANCE, PLATFORM_FAMILIES, compute_features
 from icoframes.parse.profiles import tidy
 from icoframes.tables import Tables
 
@@ -151,7 +151,7 @@ def run(n: int = 10_000, repeats: int = 5) -> dict[str, Any]:
     def ours() -> pd.DataFrame:
         with warnings.catch_warnings():  # the missing-rate report, once per run
             warnings.simplefilter("ignore")
-            return features(tables, rates=rates, as_of=AS_OF)
+            return compute_features(tables, rates=rates, as_of=AS_OF)
 
     def theirs() -> pd.DataFrame:
         return handwritten_features(tables, rates)

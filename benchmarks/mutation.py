@@ -60,7 +60,7 @@ MODULES: dict[str, Module] = {
     # test_freshness.py (sandbox loads over days of simulated time) takes minutes per
     # surviving mutant on 2 shared cores: policy is judged by its direct tests alone
     "policy": Module(("icoframes/fetch/policy.py",), ()),
-    "money": Module(("icoframes/money.py",), ("tests/test_money.py",)),
+    "money": Module(("icoframes/money/*",), ("tests/test_money.py",)),
     "features": Module(("icoframes/features.py",), ("tests/test_features.py",), skip=(
         (r"^def _f\(|^    return Feature\(name, dtype, definition, needs_rates\)$",
          "_f builds FEATURES once, when features.py is imported: mutmut switches "

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import features
 from ._version import __version__
 from .config import Settings, configure, get_settings, reset_configuration
 from .errors import (
@@ -40,7 +41,7 @@ from .errors import (
     StaleWarning,
 )
 from .export import export_tables
-from .features import describe_features, features
+from .features import compute_features, describe_features
 from .history import changes, read_export, read_snapshots
 from .loaders import (
     cache_info,
@@ -113,6 +114,7 @@ __all__ = [
     "cache_info",
     "changes",
     "clear_cache",
+    "compute_features",
     "configure",
     "describe",
     "describe_features",

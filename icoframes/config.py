@@ -1,16 +1,21 @@
 """Settings: arguments to :func:`configure` > ``ICOFRAMES_*`` env vars > defaults.
 
-Every setting is one row of :data:`SETTINGS`; the :class:`Settings` fields,
-:func:`configure`'s parameters, the environment variables read, the checks and
-the table below are all made from those rows. To add a setting, add a row.
+Every setting is one row of :data:`SETTINGS`: its reader (the check), default,
+environment variable and meaning. :class:`Settings` and :func:`configure` are
+written out, so type checkers see them, and held to the rows when this module
+is imported (the same names, types and defaults). To add a setting, add a row,
+a field and a parameter.
 
 {table}
 
-The private key is kept out of every repr, log line and error message.
+The private key is held in a :class:`~icoframes.secret.Secret` from the moment
+it is read: it never shows in a repr, log line, error message, traceback's
+locals or pickle. A password in ``base_url`` shows as ``<hidden>``.
 """
 
 from __future__ import annotations
 
+import datetime
 import datetime as dt
 import difflib
 import inspect
@@ -18,19 +23,19 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, make_dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Never
 
 import platformdirs
 
 from .errors import ConfigError, InvalidParameter
+from .secret import HIDDEN, Secret, redact_url
 
 __all__ = ["SETTINGS", "Setting", "Settings", "configure", "get_settings",
            "reset_configuration", "unchanged"]
 
 _ENV_PREFIX = "ICOFRAMES_"
-_HIDDEN = "<hidden>"
 
 
 class _Unchanged:
@@ -74,14 +79,21 @@ class Setting:
 
         A bad argument (``configure``, a loader's ``max_workers``) raises
         :class:`InvalidParameter`, as every bad argument does; a bad environment
-        variable (``source``) raises :class:`ConfigError`.
+        variable (``source``) raises :class:`ConfigError`. A secret setting's
+        value must come wrapped (:func:`hide`), so that no frame of the error's
+        traceback holds it in clear.
         """
         try:
             return self.read(value)
         except (TypeError, ValueError) as exc:
-            shown = _HIDDEN if self.secret else repr(value)
+            shown = HIDDEN if self.secret else repr(
+                redact_url(value) if isinstance(value, str) else value)
             error = ConfigError if source else InvalidParameter
             raise error(f"invalid {source or self.name}={shown}: {exc}") from None
+
+    def default_value(self) -> Any:
+        """The default (computed now when it is a function)."""
+        return self.default() if callable(self.default) else self.default
 
 
 # readers: each returns the value in the setting's type or raises ValueError ----
@@ -94,17 +106,31 @@ def _url(value: Any) -> str:
     return url
 
 
-def _key(*, ascii_only: bool) -> Callable[[Any], str]:
-    def read(value: Any) -> str:
-        if not isinstance(value, str):
-            raise ValueError("must be a string")
-        value = value.strip()  # keys read from a file keep their newline
-        if not value or not value.isprintable():
-            raise ValueError("must be a non-empty string without control characters")
-        if ascii_only and not value.isascii():
-            raise ValueError("must be ASCII (it travels in an HTTP header)")
-        return value
-    return read
+def _public_key(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("must be a string")
+    value = value.strip()  # keys read from a file keep their newline
+    if not value or not value.isprintable():
+        raise ValueError("must be a non-empty string without control characters")
+    if not value.isascii():
+        raise ValueError("must be ASCII (it travels in an HTTP header)")
+    return value
+
+
+def _private_key(secret: Secret) -> Secret:
+    # only a Secret comes here (see hide): no frame of a refusal holds the key in clear
+    problem = secret.problem()
+    if problem:
+        raise ValueError(problem)
+    return secret.stripped()  # keys read from a file keep their newline
+
+
+def hide(name: str, value: Any) -> Any:
+    """``value`` of setting ``name``, wrapped in a :class:`Secret` when the setting is secret."""
+    if _BY_NAME[name].secret and value is not None and value is not unchanged \
+            and not isinstance(value, Secret):
+        return Secret(value)
+    return value
 
 
 def _path(value: Any) -> Path:
@@ -165,10 +191,11 @@ def _user_cache_dir() -> Path:
 SETTINGS: tuple[Setting, ...] = (
     Setting("base_url", "str | None", _url, None, "none",
             'Service address without the ``/api/v1`` suffix, e.g. ``"http://127.0.0.1:8000"``.'),
-    Setting("public_key", "str | None", _key(ascii_only=True), None, "none",
+    Setting("public_key", "str | None", _public_key, None, "none",
             "The public key issued by the service."),
-    Setting("private_key", "str | None", _key(ascii_only=False), None, "none",
-            "The private key issued by the service; it only signs requests.", secret=True),
+    Setting("private_key", "Secret | None", _private_key, None, "none",
+            "The private key issued by the service, held in a ``Secret``; it only signs "
+            "requests.", secret=True, accepts="str | Secret"),
     Setting("cache_dir", "Path", _path, _user_cache_dir,
             "the platform's user cache dir for icoframes",
             "Where the Parquet cache lives.", accepts="str | os.PathLike[str]"),
@@ -197,57 +224,104 @@ SETTINGS: tuple[Setting, ...] = (
 _BY_NAME = {s.name: s for s in SETTINGS}
 
 
-def _require_credentials(self: Any) -> Any:
-    """Return self, or raise :class:`ConfigError` saying how to set what is missing."""
-    missing = [name for name in ("base_url", "public_key", "private_key")
-               if not getattr(self, name)]
-    if missing:
-        env = ", ".join(_BY_NAME[name].env for name in missing)
-        raise ConfigError(
-            f"icoframes is missing {', '.join(missing)}. Set {env} in the environment, "
-            "or call icoframes.configure(base_url=..., public_key=..., private_key=...). "
-            "To try the package without keys, run the bundled sandbox: "
-            "`sb = icoframes.sandbox.start(); icoframes.configure(**sb.settings())` "
-            "or, from a shell, `icoframes sandbox --port 8000`."
-        )
-    return self
-
-
-def _service_id(self: Any) -> str | None:
-    """The service's identity in the cache dir: its ``service_name``, else its ``base_url``."""
-    return self.service_name or self.base_url
-
-
-def _field(setting: Setting) -> Any:
+def _default(name: str) -> Any:
+    """The dataclass field of setting ``name``: its default (or default factory) from SETTINGS."""
+    setting = _BY_NAME[name]
+    repr_ = not setting.secret
     if callable(setting.default):
-        return field(default_factory=setting.default, repr=not setting.secret)
-    return field(default=setting.default, repr=not setting.secret)
+        return field(default_factory=setting.default, repr=repr_)
+    return field(default=setting.default, repr=repr_)
 
 
-Settings = make_dataclass(
-    "Settings",
-    [(s.name, s.type, _field(s)) for s in SETTINGS],
-    namespace={"require_credentials": _require_credentials,
-               "service_id": property(_service_id)},
-    frozen=True,
-)
-Settings.__module__ = __name__  # make_dataclass(module=) needs Python 3.12
-Settings.__doc__ = (
-    "Resolved settings. Build with :func:`get_settings`; the private key never shows in repr.\n\n"
-    "Attributes\n----------\n"
-    + "".join(f"{s.name} : {s.type}\n    {s.doc}\n" for s in SETTINGS)
-)
+@dataclass(frozen=True, repr=False)
+class Settings:
+    """Resolved settings. Build with :func:`get_settings`; the private key never shows.
+
+    Attributes
+    ----------
+    base_url : str or None
+        Service address without the ``/api/v1`` suffix (a password in it shows
+        as ``<hidden>`` in the repr).
+    public_key : str or None
+        The public key issued by the service.
+    private_key : Secret or None
+        The private key, as a :class:`~icoframes.secret.Secret`: it shows as
+        ``<hidden>``, and only the request signer reads it.
+    cache_dir : pathlib.Path
+        Where the cache lives.
+    service_name : str or None
+        A name for the service's cache folder and ledger instead of its address.
+    max_workers : int
+        Concurrent requests used by loaders.
+    timeout : float
+        Seconds one request may take in all.
+    daily_quota : int
+        Requests allowed per key per UTC day.
+    quota_reset : datetime.time or None
+        The UTC time of day the service's daily count resets, when known.
+    max_response_bytes : int
+        Largest response body accepted (bytes).
+    """
+
+    base_url: str | None = _default("base_url")
+    public_key: str | None = _default("public_key")
+    private_key: Secret | None = _default("private_key")
+    cache_dir: Path = _default("cache_dir")
+    service_name: str | None = _default("service_name")
+    max_workers: int = _default("max_workers")
+    timeout: float = _default("timeout")
+    daily_quota: int = _default("daily_quota")
+    quota_reset: datetime.time | None = _default("quota_reset")
+    max_response_bytes: int = _default("max_response_bytes")
+
+    def __repr__(self) -> str:
+        shown = (f"{f.name}={redact_url(v) if isinstance(v, str) else v!r}"
+                 for f in fields(self) if f.repr for v in [getattr(self, f.name)])
+        return f"Settings({', '.join(shown)})"
+
+    def require_credentials(self) -> Settings:
+        """Return self, or raise :class:`ConfigError` saying how to set what is missing."""
+        missing = [name for name in ("base_url", "public_key", "private_key")
+                   if not getattr(self, name)]
+        if missing:
+            env = ", ".join(_BY_NAME[name].env for name in missing)
+            raise ConfigError(
+                f"icoframes is missing {', '.join(missing)}. Set {env} in the environment, "
+                "or call icoframes.configure(base_url=..., public_key=..., private_key=...). "
+                "To try the package without keys, run the bundled sandbox: "
+                "`sb = icoframes.sandbox.start(); icoframes.configure(**sb.settings())` "
+                "or, from a shell, `icoframes sandbox --port 8000`."
+            )
+        return self
+
+    @property
+    def service_id(self) -> str | None:
+        """The service's identity in the cache dir: its ``service_name``, else its ``base_url``."""
+        return self.service_name or self.base_url
+
 
 _lock = threading.Lock()
 _overrides: dict[str, Any] = {}
 
 
-def configure(**changes: Any) -> Any:
-    # the signature and docstring are made from SETTINGS just below
-    unknown = [name for name in changes if name not in _BY_NAME]
+def configure(*, base_url: str | None = unchanged, public_key: str | None = unchanged,
+              private_key: str | Secret | None = unchanged,
+              cache_dir: str | os.PathLike[str] | None = unchanged,
+              service_name: str | None = unchanged, max_workers: int | None = unchanged,
+              timeout: float | None = unchanged, daily_quota: int | None = unchanged,
+              quota_reset: str | datetime.time | None = unchanged,
+              max_response_bytes: int | None = unchanged, **misspelled: Never) -> Settings:
+    # the docstring is made from SETTINGS just below
+    private_key = hide("private_key", private_key)  # first: no frame holds the key in clear
+    unknown = list(misspelled)  # names only: a misspelled private key stays out of locals
+    del misspelled
     if unknown:
         raise _unknown(unknown[0])
-    changes = {k: v for k, v in changes.items() if v is not unchanged}
+    given = {"base_url": base_url, "public_key": public_key, "private_key": private_key,
+             "cache_dir": cache_dir, "service_name": service_name, "max_workers": max_workers,
+             "timeout": timeout, "daily_quota": daily_quota, "quota_reset": quota_reset,
+             "max_response_bytes": max_response_bytes}
+    changes = {k: v for k, v in given.items() if v is not unchanged}
     if "base_url" in changes and "service_name" not in changes:
         # a name belongs to the address it came with (a sandbox's): a new address
         # without one must not inherit it, or two services would share one cache
@@ -261,12 +335,6 @@ def configure(**changes: Any) -> Any:
     return get_settings()
 
 
-configure.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-    [inspect.Parameter(s.name, inspect.Parameter.KEYWORD_ONLY, default=unchanged,
-                       annotation=(s.accepts or s.type).removesuffix(" | None") + " | None")
-     for s in SETTINGS],
-    return_annotation="Settings",
-)
 configure.__doc__ = """Set package-wide settings for this process; they beat environment variables.
 
 Only the arguments given change (the rest are ``unchanged``); pass ``None`` to
@@ -304,7 +372,7 @@ def reset_configuration() -> None:
         _overrides.clear()
 
 
-def get_settings(**overrides: Any) -> Any:
+def get_settings(**overrides: Any) -> Settings:
     """Resolve settings: keyword overrides > :func:`configure` > env vars > defaults.
 
     Examples
@@ -312,18 +380,27 @@ def get_settings(**overrides: Any) -> Any:
     >>> get_settings(max_workers=2).max_workers
     2
     """
+    # first: the private key wrapped, and a misspelled name's value out of this frame
+    overrides = {k: hide(k, v) if k in _BY_NAME else None for k, v in overrides.items()}
     unknown = [name for name in overrides if name not in _BY_NAME]
     if unknown:
         raise _unknown(unknown[0])
     values: dict[str, Any] = {}
     for setting in SETTINGS:
-        env = os.environ.get(setting.env)
+        env = _from_env(setting)
         if env not in (None, ""):
             values[setting.name] = setting.check(env, source=setting.env)
     with _lock:
         values.update(_overrides)
     values.update({k: _BY_NAME[k].check(v) for k, v in overrides.items() if v is not None})
     return replace(Settings(), **values)
+
+
+def _from_env(setting: Setting) -> Any:
+    """The setting's environment variable (a secret's wrapped, never bound in clear)."""
+    if setting.secret:
+        return Secret(os.environ[setting.env]) if os.environ.get(setting.env) else None
+    return os.environ.get(setting.env)
 
 
 def _unknown(name: str) -> InvalidParameter:
@@ -343,3 +420,23 @@ def _rst_table() -> str:
 
 
 __doc__ = __doc__.format(table=_rst_table())
+
+
+def _check_declarations() -> None:
+    """Settings and configure() written out agree with SETTINGS: names, types and defaults."""
+    names = [s.name for s in SETTINGS]
+    params = inspect.signature(configure).parameters
+    wrong = [s.name for s, f in zip(SETTINGS, fields(Settings), strict=False)
+             if f.name != s.name or f.type != s.type]
+    if [f.name for f in fields(Settings)] != names or wrong:  # pragma: no cover
+        raise ImportError(f"Settings fields differ from SETTINGS: {wrong or names}")
+    if [p for p in params if params[p].kind is inspect.Parameter.KEYWORD_ONLY] != names:
+        raise ImportError("configure() parameters differ from SETTINGS")  # pragma: no cover
+    wrong = [s.name for s in SETTINGS
+             if params[s.name].annotation != (s.accepts or s.type).removesuffix(" | None")
+             + " | None" or params[s.name].default is not unchanged]
+    if wrong:  # pragma: no cover
+        raise ImportError(f"configure() annotations differ from SETTINGS: {wrong}")
+
+
+_check_declarations()

@@ -1,9 +1,13 @@
 """The variables every study of ICOs computes, one row per ICO, each defined once.
 
-:data:`FEATURES` declares every column of :func:`features`: its name, its
-dtype and its definition. The docstring of :func:`features` and
-:func:`describe_features` are generated from it, and :func:`features` checks
-its result against it, so a definition cannot drift from what is computed.
+:data:`FEATURES` declares every column of :func:`compute_features`: its name,
+its dtype and its definition. The docstring of :func:`compute_features` and
+:func:`describe_features` are generated from it, and :func:`compute_features`
+checks its result against it, so a definition cannot drift from what is computed.
+
+``icoframes.features`` is this module (``icoframes.features.FEATURES``); the
+function is :func:`icoframes.compute_features`. Calling the module, the
+function's name before 0.2, still works in this version with a ``FutureWarning``.
 
 Missing values: counts (``int64``) and flags about what a profile lists
 (``bool``) are never missing, since an empty list is a count of 0. A value
@@ -15,20 +19,23 @@ amounts in different units is never computed: it is missing.
 from __future__ import annotations
 
 import re
+import sys
+import types
 from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 import pandas as pd
 
-from .money import Quote, to_usd
+from .errors import warn
+from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, renamed_rate_max_age, to_usd
 from .parse.names import PLATFORM_FAMILIES
 from .parse.units import FIAT_CODES, canonical_unit
 from .schema import TEXT_DTYPE
 from .tables import Tables
 
-__all__ = ["FEATURES", "PLATFORM_FAMILIES", "SOCIAL_NETWORKS", "Feature", "describe_features",
-           "features"]
+__all__ = ["FEATURES", "PLATFORM_FAMILIES", "SOCIAL_NETWORKS", "Feature", "compute_features",
+           "describe_features"]
 
 #: Raised at or above this share below a cap counts as reaching it: caps are
 #: stated rounded (``"$15M"``), raised amounts to the dollar.
@@ -51,7 +58,7 @@ _SALE_PARTS: Final = re.compile(
 
 @dataclass(frozen=True)
 class Feature:
-    """One column of :func:`features`: its name, dtype and definition."""
+    """One column of :func:`compute_features`: its name, dtype and definition."""
 
     name: str
     dtype: str
@@ -63,7 +70,7 @@ def _f(name: str, dtype: str, definition: str, needs_rates: bool = False) -> Fea
     return Feature(name, dtype, definition, needs_rates)
 
 
-#: Every column :func:`features` returns, in order.
+#: Every column :func:`compute_features` returns, in order.
 FEATURES: Final[tuple[Feature, ...]] = (
     _f("ico_id", "int64", "icos.id"),
     _f("duration_days", "float64",
@@ -118,7 +125,7 @@ _BY_NAME: Final = {f.name: f for f in FEATURES}
 
 
 def describe_features(*, rates: bool = True) -> pd.DataFrame:
-    """The columns of :func:`features`: name, dtype and definition, from :data:`FEATURES`.
+    """The columns of :func:`compute_features`: name, dtype and definition, from :data:`FEATURES`.
 
     Examples
     --------
@@ -135,9 +142,10 @@ def describe_features(*, rates: bool = True) -> pd.DataFrame:
     }).astype({"name": TEXT_DTYPE, "dtype": TEXT_DTYPE, "definition": TEXT_DTYPE})
 
 
-def features(tables: Tables, *, rates: pd.DataFrame | None = None,
-             as_of: object = None, max_age: str | pd.Timedelta | None = "7D",
-             quote: Quote | None = None) -> pd.DataFrame:
+def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
+                     as_of: object = None,
+                     rate_max_age: str | pd.Timedelta | None = RATE_MAX_AGE,
+                     quote: Quote | None = None, max_age: object = NOT_GIVEN) -> pd.DataFrame:
     """One row per ICO with the variables ICO studies use, each defined in :data:`FEATURES`.
 
     Parameters
@@ -150,11 +158,14 @@ def features(tables: Tables, *, rates: pd.DataFrame | None = None,
     as_of : datetime-like, optional
         The moment ``status_disagrees_with_dates`` judges against; default now
         (UTC, naive like the ICOs' dates).
-    max_age : str or Timedelta or None, default ``"7D"``
-        Passed to :func:`icoframes.to_usd`.
+    rate_max_age : str or Timedelta or None, default ``"7D"``
+        Passed to :func:`icoframes.to_usd`: the oldest rate accepted before a date.
     quote : {"usd_per_unit", "units_per_usd"}, optional
         Passed to :func:`icoframes.to_usd`: the direction of wide rates' bare
         currency columns.
+    max_age : deprecated
+        The old name of ``rate_max_age``; accepted in this version with a
+        ``FutureWarning``.
 
     Returns
     -------
@@ -171,12 +182,13 @@ def features(tables: Tables, *, rates: pd.DataFrame | None = None,
     ...                      "end_datetime": "31.03.2018 00:00:00"},
     ...            "finance": {"distribution": {"Team": "20%", "Crowdsale": "60%"}},
     ...            "team": [{"name": "Ann"}, {"name": "Bo"}]}])
-    >>> f = features(t, as_of="2019-01-01")
+    >>> f = compute_features(t, as_of="2019-01-01")
     >>> f.loc[0, ["duration_days", "team_size", "platform_family", "team_token_share"]].to_dict()
     {'duration_days': 30.0, 'team_size': 2, 'platform_family': 'Ethereum', 'team_token_share': 20.0}
     >>> str(f["team_size"].dtype), str(f["start_quarter"].dtype), bool(f.loc[0, "has_whitepaper"])
     ('int64', 'Int64', False)
     """
+    rate_max_age = renamed_rate_max_age(rate_max_age, max_age, "compute_features")
     if not isinstance(tables, Tables):
         raise TypeError(f"tables must be icoframes.Tables, got {type(tables).__name__}")
     icos = tables.icos
@@ -199,7 +211,8 @@ def features(tables: Tables, *, rates: pd.DataFrame | None = None,
     both = start.notna() & end.notna()
     backwards = both & (end < start)
     out: dict[str, object] = {"ico_id": icos["id"].to_numpy(dtype=np.int64)}
-    days = ((end - start) / pd.Timedelta(days=1)).to_numpy(dtype=np.float64, na_value=np.nan)
+    days = ((end - start).dt.total_seconds() / 86_400.0).to_numpy(dtype=np.float64,
+                                                                  na_value=np.nan)
     out["duration_days"] = np.where(backwards.to_numpy(), np.nan, days)
     out["start_year"] = start.dt.year.astype("Int64")
     out["start_quarter"] = start.dt.quarter.astype("Int64")
@@ -210,8 +223,9 @@ def features(tables: Tables, *, rates: pd.DataFrame | None = None,
     out.update(_social(tables.social, per_ico, n))
     family = _platform_families(icos["platform"])
     out["platform_family"] = family
-    out["is_ethereum"] = pd.array(np.where(family.isna(), None, family == "Ethereum"),
-                                  dtype="boolean")
+    out["is_ethereum"] = pd.arrays.BooleanArray(
+        (family == "Ethereum").fillna(False).to_numpy(dtype=bool),
+        family.isna().to_numpy())
     out["n_restricted_areas"] = np.fromiter(map(len, icos["restricted_areas"]), np.int64, n)
     accepted = [_codes(items) for items in icos["accepting"]]
     out["n_accepted_currencies"] = np.fromiter(map(len, accepted), np.int64, n)
@@ -225,7 +239,7 @@ def features(tables: Tables, *, rates: pd.DataFrame | None = None,
         out["log_raised"] = np.where(raised > 0, np.log(np.where(raised > 0, raised, 1.0)),
                                      np.nan)
     if rates is not None:
-        money = to_usd(icos, rates, columns=("soft_cap", "hard_cap"), max_age=max_age,
+        money = to_usd(icos, rates, columns=("soft_cap", "hard_cap"), rate_max_age=rate_max_age,
                        quote=quote)
         hard = money["hard_cap_usd"].to_numpy()
         soft = money["soft_cap_usd"].to_numpy()
@@ -238,12 +252,13 @@ def features(tables: Tables, *, rates: pd.DataFrame | None = None,
     soft_cap = icos["soft_cap"].to_numpy(dtype=np.float64, na_value=np.nan)
     hard_cap = icos["hard_cap"].to_numpy(dtype=np.float64, na_value=np.nan)
     out["soft_cap_above_hard_cap"] = _compare(soft_cap, hard_cap)
-    out["ends_before_starts"] = pd.array(np.where(both, backwards, None), dtype="boolean")
+    out["ends_before_starts"] = pd.arrays.BooleanArray(backwards.to_numpy(dtype=bool),
+                                                       ~both.to_numpy(dtype=bool))
     out["status_disagrees_with_dates"] = _status_disagrees(icos["status"], start, end, when)
     return _typed(out, with_rates=rates is not None)
 
 
-features.__doc__ = (features.__doc__ or "").replace(
+compute_features.__doc__ = (compute_features.__doc__ or "").replace(
     "{table}", "\n".join(
         f"        * ``{f.name}`` ({f.dtype}{', with rates' if f.needs_rates else ''}): "
         f"{f.definition}" for f in FEATURES))
@@ -264,7 +279,7 @@ def _as_of(as_of: object) -> pd.Timestamp:
 def _social(social: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
     own = social[(social["owner"] == "ico").to_numpy()]
     found = per_ico(own)
-    network = own["network"].str.strip().str.lower().to_numpy(dtype=object, na_value=None)
+    network = _objects(own["network"].str.strip().str.lower())
     keep = found >= 0
     pairs = pd.DataFrame({"row": found[keep], "network": network[keep]}).dropna()
     pairs = pairs.drop_duplicates()
@@ -275,6 +290,13 @@ def _social(social: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
         out[f"has_{name}"] = flag
     out["n_social_links"] = np.bincount(pairs["row"].to_numpy(), minlength=n).astype(np.int64)
     return out
+
+
+def _objects(text: pd.Series) -> np.ndarray:
+    """A text column as an object array of str and None."""
+    values = text.to_numpy(dtype=object)
+    values[pd.isna(values)] = None
+    return values
 
 
 def _platform_families(platform: pd.Series) -> pd.Series:
@@ -333,7 +355,7 @@ def _compare(greater: np.ndarray, smaller: np.ndarray) -> pd.arrays.BooleanArray
 def _status_disagrees(status: pd.Series, start: pd.Series, end: pd.Series,
                       as_of: pd.Timestamp) -> pd.arrays.BooleanArray:
     """True where the dates rule the status out; False where they imply it; else <NA>."""
-    s = status.str.strip().str.lower().to_numpy(dtype=object, na_value=None)
+    s = _objects(status.str.strip().str.lower())
     has_start, has_end = start.notna().to_numpy(), end.notna().to_numpy()
     started = has_start & (start <= as_of).to_numpy()
     not_started = has_start & (start > as_of).to_numpy()
@@ -365,3 +387,24 @@ def _typed(columns: dict[str, object], *, with_rates: bool) -> pd.DataFrame:
     frame = pd.DataFrame(columns, copy=False)
     dtypes = {f.name: (TEXT_DTYPE if f.dtype == "str" else f.dtype) for f in wanted}
     return frame.astype(dtypes)
+
+
+def __getattr__(name: str) -> object:
+    if name == "features":  # ``from icoframes.features import features``, before 0.2
+        warn("icoframes.features.features is now icoframes.compute_features; the old "
+             "name goes in the next version", FutureWarning)
+        return compute_features
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _FeaturesModule(types.ModuleType):
+    """This module, callable for one version as the function it was named after."""
+
+    def __call__(self, tables: Tables, **options: object) -> pd.DataFrame:
+        warn("icoframes.features(tables, ...) is now icoframes.compute_features(tables, ...): "
+             "icoframes.features is the module (FEATURES, describe_features); calling it "
+             "goes in the next version", FutureWarning)
+        return compute_features(tables, **options)  # type: ignore[arg-type]
+
+
+sys.modules[__name__].__class__ = _FeaturesModule

@@ -301,8 +301,9 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     """
     if all:
         settings = get_settings()
-        configured = settings.base_url and Cache(settings.cache_dir, settings.service_id).dir
-        return describe(settings.cache_dir, configured=configured or None)
+        service = settings.service_id if settings.base_url else None
+        configured = Cache(settings.cache_dir, service).dir if service else None
+        return describe(settings.cache_dir, configured=configured)
     settings = _settings_with_base_url()
     ledger = QuotaLedger(settings.cache_dir, settings.public_key, settings.daily_quota,
                          service=settings.service_id,

@@ -81,7 +81,7 @@ def test_results_page_has_machine_targets_sections_and_notes():
 def test_features_benchmark_checks_the_handwritten_columns_equal_and_can_tell_them_apart():
     from benchmarks import bench_features
     from benchmarks.bench_tidy import _statuses, load_profiles
-    from icoframes import features, tidy
+    from icoframes import compute_features, tidy
     from icoframes.sandbox import rates as sandbox_rates
 
     result = bench_features.run(n=150, repeats=1)
@@ -93,7 +93,7 @@ def test_features_benchmark_checks_the_handwritten_columns_equal_and_can_tell_th
     tables = tidy(profiles, statuses=_statuses(profiles))
     rates = sandbox_rates()
     with pytest.warns(IcoframesWarning, match="amounts left without a USD value"):
-        ours = features(tables, rates=rates)
+        ours = compute_features(tables, rates=rates)
     theirs = bench_features.handwritten_features(tables, rates)
     bench_features.check_same(ours, theirs)
     assert ours["hard_cap_usd"].notna().sum() > 100  # the USD columns are really compared

@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 import inspect
 import pydoc
+import re
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 import icoframes
 from icoframes.config import SETTINGS, Settings, get_settings, unchanged
 from icoframes.errors import ConfigError, InvalidParameter
+from icoframes.secret import Secret
 
 SETTINGS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "getting-started.md"
 
@@ -87,7 +89,8 @@ def test_cache_dir_expands_user(monkeypatch):
 def test_every_setting_is_a_field_a_parameter_and_an_env_var(monkeypatch, tmp_path):
     names = [s.name for s in SETTINGS]
     assert [f.name for f in dataclasses.fields(Settings)] == names
-    assert list(inspect.signature(icoframes.configure).parameters) == names
+    parameters = inspect.signature(icoframes.configure).parameters
+    assert [n for n, p in parameters.items() if p.kind is p.KEYWORD_ONLY] == names
     # one valid value per setting, as text: a new setting must be added here too
     text = {"base_url": "http://127.0.0.1:7", "public_key": "pk", "private_key": "sk",
             "cache_dir": str(tmp_path), "service_name": "sandbox-0-10-abc", "max_workers": "5",
@@ -97,7 +100,7 @@ def test_every_setting_is_a_field_a_parameter_and_an_env_var(monkeypatch, tmp_pa
         monkeypatch.setenv(setting.env, text[setting.name])
     read = get_settings()
     assert {n: getattr(read, n) for n in names} == {
-        "base_url": "http://127.0.0.1:7", "public_key": "pk", "private_key": "sk",
+        "base_url": "http://127.0.0.1:7", "public_key": "pk", "private_key": Secret("sk"),
         "cache_dir": tmp_path, "service_name": "sandbox-0-10-abc", "max_workers": 5,
         "timeout": 2.5, "daily_quota": 10, "quota_reset": dt.time(6, 30),
         "max_response_bytes": 65536}
@@ -144,7 +147,7 @@ def test_private_key_is_hidden_in_env_errors_and_help(monkeypatch):
     assert "ICOFRAMES_PRIVATE_KEY=<hidden>" in str(info.value) and "s3cr3t" not in str(info.value)
     monkeypatch.setenv("ICOFRAMES_PRIVATE_KEY", "s3cr3t-value")
     s = get_settings()
-    assert s.private_key == "s3cr3t-value"
+    assert s.private_key is not None and s.private_key.reveal() == "s3cr3t-value"
     assert "s3cr3t" not in repr(s) and "private_key" not in repr(s)
 
 
@@ -154,3 +157,23 @@ def test_the_settings_page_shows_the_declaration():
     # the table is made from SETTINGS when the site is built, never copied
     assert ".. icoframes-settings::" in section
     assert "ICOFRAMES_BASE_URL" not in section
+
+
+def test_type_checkers_see_the_settings_and_configure(tmp_path):
+    api = pytest.importorskip("mypy.api")
+    code = tmp_path / "uses_icoframes.py"
+    code.write_text(
+        "import icoframes\n"
+        "s = icoframes.configure(max_workers=4, cache_dir='x')\n"
+        "reveal_type(s.max_workers)\n"
+        "reveal_type(icoframes.get_settings().private_key)\n"
+        "icoframes.configure(max_workers='four')\n"
+        "icoframes.configure(max_worker=4)\n")
+    out, _, status = api.run([str(code), "--no-incremental", "--follow-imports=silent",
+                              "--cache-dir", str(tmp_path / ".mypy_cache")])
+    assert status == 1, out
+    assert re.search(r'3: note: Revealed type is "(builtins\.)?int"', out), out
+    assert 'Revealed type is "icoframes.secret.Secret | None"' in out
+    assert 'uses_icoframes.py:5: error: Argument "max_workers" to "configure"' in out
+    assert "uses_icoframes.py:6: error:" in out
+    assert "error" not in out.split("uses_icoframes.py:5")[0]  # lines 1 to 4 type-check

@@ -1,4 +1,4 @@
-"""features(): every definition on hand-built profiles, including the missing cases."""
+"""compute_features(): every definition on hand-built profiles, including the missing cases."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import IcoframesWarning
-from icoframes.features import FEATURES, SOCIAL_NETWORKS, describe_features, features
+from icoframes.features import FEATURES, SOCIAL_NETWORKS, compute_features, describe_features
 
 AS_OF = pd.Timestamp("2018-06-01")
 # ETH at 500 USD on the last day of March 2018, nothing else
@@ -80,16 +80,16 @@ def tables():
 @pytest.fixture(scope="module")
 def feats(tables):
     with pytest.warns(IcoframesWarning, match="XYZ 2"):  # ICO 4's caps
-        return features(tables, rates=RATES, as_of=AS_OF).set_index("ico_id")
+        return compute_features(tables, rates=RATES, as_of=AS_OF).set_index("ico_id")
 
 
 def test_columns_and_dtypes_are_those_declared(tables, feats):
     declared = describe_features()
     assert ["ico_id", *feats.columns] == declared["name"].tolist()
     with pytest.warns(IcoframesWarning):
-        frame = features(tables, rates=RATES, as_of=AS_OF)
+        frame = compute_features(tables, rates=RATES, as_of=AS_OF)
     assert [str(t) for t in frame.dtypes] == declared["dtype"].tolist()
-    without = features(tables, as_of=AS_OF)
+    without = compute_features(tables, as_of=AS_OF)
     assert without.columns.tolist() == describe_features(rates=False)["name"].tolist()
     assert "hard_cap_usd" not in without.columns
     assert frame.index.equals(pd.RangeIndex(6)) and frame["ico_id"].tolist() == [1, 2, 3, 4, 5, 6]
@@ -97,8 +97,8 @@ def test_columns_and_dtypes_are_those_declared(tables, feats):
 
 def test_every_definition_is_in_the_docstring():
     for feature in FEATURES:
-        assert f"``{feature.name}``" in features.__doc__
-        assert feature.definition in features.__doc__
+        assert f"``{feature.name}``" in compute_features.__doc__
+        assert feature.definition in compute_features.__doc__
 
 
 def test_dates(feats):
@@ -168,7 +168,7 @@ def test_money_features_with_rates(feats):
 def test_nothing_is_computed_across_mismatched_units(tables, feats):
     # ICO 4's caps are in XYZ: no USD value, no ratio, no comparison with raised (USD)
     with pytest.warns(IcoframesWarning, match="XYZ 2"):
-        features(tables, rates=RATES, as_of=AS_OF)
+        compute_features(tables, rates=RATES, as_of=AS_OF)
     row = feats.loc[4]
     assert np.isnan(row["hard_cap_usd"]) and np.isnan(row["soft_cap_usd"])
     assert np.isnan(row["raised_to_hard_cap"])
@@ -185,7 +185,7 @@ def test_no_usd_or_ratio_column_without_a_rate_of_exactly_that_unit(unit):
     wide = pd.DataFrame({"ETH-USD": [500.0]}, index=pd.to_datetime(["2018-03-31"]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IcoframesWarning)
-        row = features(icoframes.tidy(profiles), rates=wide, as_of=AS_OF).iloc[0]
+        row = compute_features(icoframes.tidy(profiles), rates=wide, as_of=AS_OF).iloc[0]
     usd_or_ratio = [f.name for f in FEATURES if f.needs_rates]
     assert row[usd_or_ratio].isna().all(), row[usd_or_ratio]
 
@@ -200,22 +200,22 @@ def test_status_disagrees_with_dates(tables, feats):
     # 5 upcoming but started: disagrees; 6 past with only a start: cannot tell
     assert feats["status_disagrees_with_dates"].tolist() == [False, pd.NA, False, False, True,
                                                              pd.NA]
-    later = features(tables, as_of="2018-08-01").set_index("ico_id")
+    later = compute_features(tables, as_of="2018-08-01").set_index("ico_id")
     assert later["status_disagrees_with_dates"][4] == True  # noqa: E712  ended, still ongoing
 
 
 def test_default_as_of_is_now(tables):
-    now = features(tables).set_index("ico_id")["status_disagrees_with_dates"]
+    now = compute_features(tables).set_index("ico_id")["status_disagrees_with_dates"]
     assert now[4] == True  # noqa: E712  ongoing in 2018, long over now
 
 
 def test_empty_tables_and_bad_input():
-    empty = features(icoframes.Tables.empty(), rates=RATES)
+    empty = compute_features(icoframes.Tables.empty(), rates=RATES)
     assert len(empty) == 0
     assert [str(t) for t in empty.dtypes] == describe_features()["dtype"].tolist()
     assert empty.columns.tolist() == describe_features()["name"].tolist()
     with pytest.raises(TypeError, match=r"icoframes\.Tables"):
-        features(pd.DataFrame())
+        compute_features(pd.DataFrame())
 
 
 def test_sandbox_features_are_plausible():
@@ -224,7 +224,7 @@ def test_sandbox_features_are_plausible():
     tables = icoframes.tidy(directory.profiles(), statuses=statuses)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IcoframesWarning)
-        feats = features(tables, rates=sandbox.rates(), as_of=sandbox.REFERENCE_DATE)
+        feats = compute_features(tables, rates=sandbox.rates(), as_of=sandbox.REFERENCE_DATE)
     assert len(feats) == 1000
     # every spelling of Ethereum found: as many as the directory's Ethereum records
     assert int(feats["is_ethereum"].sum()) == sum(r.platform_id == 1 for r in directory.records())
@@ -240,3 +240,31 @@ def test_the_docs_define_every_feature_from_describe_features():
     # the table is made from describe_features() when the site is built, never copied
     assert ".. icoframes-features::" in text
     assert "| `duration_days` |" not in text
+
+
+def test_the_module_and_the_function_no_longer_collide():
+    import importlib
+    import types
+
+    module = importlib.import_module("icoframes.features")
+    assert icoframes.features is module and isinstance(module, types.ModuleType)
+    assert icoframes.features.FEATURES[0].name == "ico_id"
+    assert icoframes.compute_features is icoframes.features.compute_features
+    assert "compute_features" in icoframes.__all__
+
+
+def test_the_old_spellings_work_for_one_version_with_a_future_warning(tables):
+    # ICO 4's caps are in XYZ, without a rate: to_usd says so each time
+    warnings.filterwarnings("ignore", category=IcoframesWarning)
+    expected = compute_features(tables, rates=RATES, as_of=AS_OF, rate_max_age="30D")
+    with pytest.warns(FutureWarning, match=r"is now icoframes\.compute_features"):
+        called = icoframes.features(tables, rates=RATES, as_of=AS_OF, rate_max_age="30D")
+    pd.testing.assert_frame_equal(called, expected)
+    with pytest.warns(FutureWarning, match="is now icoframes.compute_features"):
+        from icoframes.features import features as old_function
+    assert old_function is compute_features
+    with pytest.warns(FutureWarning, match=r"compute_features\(rate_max_age=\.\.\.\)"):
+        renamed = compute_features(tables, rates=RATES, as_of=AS_OF, max_age="30D")
+    pd.testing.assert_frame_equal(renamed, expected)
+    with pytest.raises(AttributeError):
+        icoframes.features.nothing_here  # noqa: B018

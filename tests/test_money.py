@@ -11,7 +11,8 @@ import pytest
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import IcoframesWarning
-from icoframes.money import normalize_rates, to_usd
+from icoframes.money import normalize_rates, sale_prices, to_usd
+from icoframes.sandbox.rates import rate_on
 
 
 def _icos(**columns) -> pd.DataFrame:
@@ -94,14 +95,27 @@ def test_no_amount_is_converted_with_another_units_rate():
     assert "4 amounts" in message and "XYZ 1" in message and "(no unit) 1" in message
 
 
-def test_max_age_refuses_stale_rates_unless_told_otherwise():
+def test_rate_max_age_refuses_stale_rates_unless_told_otherwise():
     icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
     with pytest.warns(IcoframesWarning):
         assert np.isnan(to_usd(icos, LONG, columns=["hard_cap"])["hard_cap_usd"][0])
-    old = to_usd(icos, LONG, columns=["hard_cap"], max_age=None)
+    old = to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=None)
     assert old["hard_cap_usd"].tolist() == [9000.0]
-    fresh = to_usd(icos, LONG, columns=["hard_cap"], max_age="15D")
+    fresh = to_usd(icos, LONG, columns=["hard_cap"], rate_max_age="15D")
     assert fresh["hard_cap_usd"].tolist() == [9000.0]
+
+
+def test_the_old_name_max_age_works_for_one_version_with_a_future_warning():
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    with pytest.warns(FutureWarning, match=r"to_usd\(rate_max_age=\.\.\.\)") as caught:
+        old = to_usd(icos, LONG, columns=["hard_cap"], max_age="15D")
+    assert old["hard_cap_usd"].tolist() == [9000.0]
+    assert caught[0].filename == __file__  # the user's line, not the package's
+    with pytest.warns(FutureWarning), pytest.warns(IcoframesWarning, match="up to 1D"):
+        stale = to_usd(icos, LONG, columns=["hard_cap"], max_age="1D")
+    assert np.isnan(stale["hard_cap_usd"][0])
+    with pytest.raises(ValueError, match="give rate_max_age only"):
+        to_usd(icos, LONG, rate_max_age="15D", max_age="15D")
 
 
 @pytest.mark.parametrize(("rates", "message"), [
@@ -252,3 +266,165 @@ def test_sandbox_wide_rates_give_the_long_forms_dollars():
     for column in ("hard_cap_usd", "token_price_usd", "min_purchase_usd"):
         np.testing.assert_allclose(wide[column], long[column], rtol=1e-9)
     assert (icos["caps_unit"] == "EUR").sum() > 0
+
+
+# ------------------------------------------------------------ token prices in time
+
+PRICE_RATES = pd.DataFrame({"date": ["2018-03-02", "2026-11-20", "2026-11-23"],
+                            "currency": ["ETH"] * 3, "usd_per_unit": [800.0, 3000.0, 3300.0]})
+
+
+def _priced(status, end, fetched) -> pd.DataFrame:
+    n = len(status)
+    icos = _icos(hard_cap=[100.0] * n, caps_unit=["ETH"] * n, token_price=[0.001] * n,
+                 token_price_unit=["ETH"] * n, end_datetime=end)
+    icos["status"] = pd.array(status, dtype="string")
+    icos["fetched_at"] = pd.to_datetime(pd.Series(fetched), format="%Y-%m-%d %H:%M",
+                                        utc=True).astype("datetime64[ms, UTC]")
+    return icos
+
+
+def test_a_past_icos_token_price_is_converted_at_the_fetch_day_an_ongoing_at_the_sale():
+    icos = _priced(
+        ["past", "ongoing", "ongoing", "upcoming"],
+        ["2018-03-04 00:00", "2026-11-24 00:00", "2026-11-10 00:00", "2026-11-24 00:00"],
+        ["2026-11-20 14:00"] * 4)
+    out = to_usd(icos, PRICE_RATES, columns=["hard_cap", "token_price"], rate_max_age=None)
+    # past: a market price as of the fetch (3000 USD/ETH that day), not at the sale (800)
+    # ongoing: the ICO's price, at the sale's end (3300); ended before the fetch: as past
+    assert out["token_price_usd"].tolist() == pytest.approx([3.0, 3.3, 3.0, 3.3])
+    assert out["token_price_usd_date"].astype(str).tolist() == [
+        "2026-11-20 14:00:00", "2026-11-24 00:00:00", "2026-11-20 14:00:00",
+        "2026-11-24 00:00:00"]
+    # the caps are amounts of the sale: converted at its end whatever the status
+    assert out["hard_cap_usd"].tolist() == [80_000.0, 330_000.0, 80_000.0, 330_000.0]
+    assert str(out["token_price_usd_date"].dtype) == "datetime64[ms]"
+
+
+def test_a_past_price_without_a_fetch_date_is_missing_and_says_why():
+    icos = _priced(["past", "ongoing"], ["2018-03-04 00:00"] * 2, [None, None])
+    with pytest.warns(IcoframesWarning, match=r"\(no fetch date\) 1"):
+        out = to_usd(icos, PRICE_RATES, columns=["token_price"])
+    assert np.isnan(out["token_price_usd"][0])
+    assert out["token_price_usd"][1] == pytest.approx(0.8)  # status ongoing, no fetch: sale
+    assert out.attrs["usd_missing"] == {"(no fetch date)": 1}
+
+
+def test_the_column_docs_say_what_token_price_means_by_status():
+    doc = icoframes.describe("icos").set_index("column").loc["token_price", "doc"]
+    assert "fetched_at" in doc and "during" in doc and "to_usd" in doc
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=80, seed=11) as server:
+        yield server
+
+
+def test_loaded_icos_convert_past_prices_at_their_fetch_and_ongoing_at_the_sale(cfg):
+    past = icoframes.load_icos(status="past", progress=False)
+    ongoing = icoframes.load_icos(status="ongoing", progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IcoframesWarning)  # ICOs without dates
+        past_usd = to_usd(past, sandbox.rates(), rate_max_age=None)
+        ongoing_usd = to_usd(ongoing, sandbox.rates(), rate_max_age=None)
+    fetched = past["fetched_at"].dt.tz_convert("UTC").dt.tz_localize(None)
+    assert len(past) > 10 and fetched.notna().all()
+    pd.testing.assert_series_equal(past_usd["token_price_usd_date"], fetched.astype(
+        "datetime64[ms]"), check_names=False)
+    eth = (past["token_price_unit"] == "ETH").to_numpy() & past["token_price"].notna().to_numpy()
+    assert eth.sum() > 0
+    day_rate = [rate_on("ETH", when) for when in fetched[eth]]
+    np.testing.assert_allclose(past_usd["token_price_usd"][eth], past["token_price"][eth] *
+                               np.array(day_rate), rtol=1e-12)
+    before = ongoing["end_datetime"] >= ongoing["fetched_at"].dt.tz_localize(None)
+    assert before.sum() > 0
+    sale = ongoing_usd.loc[before.to_numpy()]
+    pd.testing.assert_series_equal(sale["token_price_usd_date"], sale["usd_date"],
+                                   check_names=False)
+
+
+# ------------------------------------------------------------ dates far from today
+
+FAR = ["01.01.0001 00:00:00", "31.12.9999 23:59:59", "01.06.2263 00:00:00",
+       "01.03.2018 00:00:00"]
+
+
+def test_dates_of_year_1_2263_and_9999_survive_every_function_downstream():
+    profiles = [{"id": i + 1, "finance": {"hard_cap": 100, "soft_cap": 10, "caps_unit": "ETH",
+                                          "raised": 1_000_000, "token_price": "0.001 ETH"},
+                 "dates": {"start_datetime": FAR[i], "end_datetime": FAR[(i + 1) % 4]}}
+                for i in range(4)]
+    tables = icoframes.tidy(profiles)
+    icos = tables.icos
+    assert icos["start_datetime"].dt.year.tolist() == [1, 9999, 2263, 2018]
+    icos = icos.assign(fetched_at=pd.Series([pd.Timestamp("2026-11-20", tz="UTC")] * 4,
+                                            dtype="datetime64[ms, UTC]"),
+                       status=pd.array(["past"] * 4, dtype="string"))
+    rates = pd.DataFrame({"date": ["2016-01-01", "2026-11-20"], "currency": ["ETH"] * 2,
+                          "usd_per_unit": [1.0, 3000.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IcoframesWarning)
+        out = to_usd(icos, rates, rate_max_age=None)
+        feats = icoframes.compute_features(tables, rates=rates, rate_max_age=None,
+                                           as_of="2026-11-20")
+    # converted at each sale's end: years 9999 and 2263 take the last rate before them,
+    # year 1 has none (missing, not a crash)
+    expected = [300_000.0, 300_000.0, 100.0, np.nan]
+    np.testing.assert_array_equal(out["hard_cap_usd"], expected)
+    assert out["usd_date"].dt.year.tolist() == [9999, 2263, 2018, 1]
+    assert out["token_price_usd"].tolist() == pytest.approx([3.0] * 4)  # past: at the fetch
+    np.testing.assert_array_equal(feats["hard_cap_usd"], expected)
+    assert feats["duration_days"].notna().tolist() == [True, False, False, False]
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = icoframes.plot_raised_vs_cap(feats.assign(raised=icos["raised"].to_numpy()))
+    assert any("3 ICOs shown; 1 not placed" in t.get_text() for t in ax.texts)
+    plt.close("all")
+
+
+def test_the_ico_price_is_recovered_from_a_snapshot_taken_during_the_sale():
+    day = pd.Timestamp
+    snaps = pd.DataFrame({
+        "snapshot_date": pd.to_datetime(["2018-03-01", "2018-03-02", "2018-03-03"] * 3,
+                                        format="ISO8601"),
+        "id": [1, 1, 1, 2, 2, 2, 3, 3, 3],
+        "status": ["upcoming", "ongoing", "past", "ongoing", "ongoing", "ongoing",
+                   "past", "past", "past"],
+        # ICO 2's third fetch came after its end although the list still said ongoing
+        "token_price": [0.5, 0.001, 0.009, 0.002, 0.003, 0.04, 0.7, 0.8, 0.9],
+        "token_price_unit": ["ETH"] * 9,
+        "start_datetime": pd.to_datetime(["2018-02-01"] * 9, format="ISO8601"),
+        "end_datetime": pd.to_datetime(["2018-03-02 18:00"] * 3 + ["2018-03-03 01:00"] * 3
+                                       + ["2018-01-31"] * 3, format="ISO8601"),
+        "fetched_at": pd.to_datetime([f"2018-03-0{d} 03:15" for d in (1, 2, 3)] * 3,
+                                     format="ISO8601", utc=True),
+    })
+    prices = sale_prices(snaps)
+    assert prices["id"].tolist() == [1, 2]  # ICO 3 was never seen during its sale
+    assert prices["token_price"].tolist() == [0.001, 0.003]
+    assert prices["price_fetched_at"].tolist() == [day("2018-03-02 03:15", tz="UTC")] * 2
+    usd = to_usd(prices, LONG, columns=["token_price"])  # at the sale's end, as running ICOs
+    assert usd["token_price_usd"].tolist() == pytest.approx([0.8, 2.4])
+    assert usd["token_price_usd_date"].dt.day.tolist() == [2, 3]
+    with pytest.raises(ValueError, match="read_snapshots"):
+        sale_prices(snaps.drop(columns="fetched_at"))
+
+
+def test_rates_read_the_wrong_way_warn_by_orders_of_magnitude():
+    # three ICOs capped in JPY, three in USD, all raising about their cap
+    icos = _icos(hard_cap=[1.06e9, 2.12e9, 5.3e8, 1e7, 2e7, 5e6],
+                 caps_unit=["JPY"] * 3 + ["USD"] * 3,
+                 end_datetime=["2018-03-04 00:00"] * 6)
+    icos["raised"] = [1e7, 2e7, 5e6, 1e7, 2e7, 5e6]
+    wrong = pd.DataFrame({"JPY": [106.0]}, index=DAY)  # JPY per USD, said to be USD per JPY
+    with pytest.warns(IcoframesWarning, match=r"hard caps in JPY come out 11,236x larger .*"
+                                              r"median of 3 ICOs.*quoted the other way"):
+        to_usd(icos, wrong, columns=["hard_cap"], quote="usd_per_unit")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        right = to_usd(icos, wrong, columns=["hard_cap"], quote="units_per_usd")
+    assert right["hard_cap_usd"].tolist() == pytest.approx(icos["raised"].tolist())

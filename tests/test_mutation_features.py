@@ -1,4 +1,4 @@
-"""features(): the boundaries mutants of features.py survived (`make mutate MODULE=features`).
+"""compute_features(): boundaries mutants of features.py survived (`make mutate MODULE=features`).
 
 Hand-made profiles through :func:`icoframes.tidy`, one rule a test: a date equal to
 ``as_of``, each keyword of the team and sale shares as a whole word, a raised amount
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import icoframes
-from icoframes.features import CAP_TOLERANCE, features
+from icoframes.features import CAP_TOLERANCE, compute_features
 
 AS_OF = "2018-06-01 00:00:00"
 
@@ -34,7 +34,7 @@ def _one(column: str, profiles: list[dict], **kwargs: object) -> list:
     statuses = {p["id"]: p["_status"] for p in profiles if "_status" in p}
     tables = icoframes.tidy([{k: v for k, v in p.items() if k != "_status"} for p in profiles],
                             statuses=statuses)
-    frame = features(tables, as_of=kwargs.pop("as_of", AS_OF), **kwargs)
+    frame = compute_features(tables, as_of=kwargs.pop("as_of", AS_OF), **kwargs)
     return frame[column].astype(object).where(frame[column].notna(), None).tolist()
 
 
@@ -86,7 +86,7 @@ def test_a_time_zone_aware_as_of_is_taken_in_utc():
 
 def test_as_of_that_is_not_a_date_is_refused():
     with pytest.raises(ValueError, match="as_of must be a date, got 'NaT'"):
-        features(icoframes.tidy([{"id": 1}]), as_of="NaT")
+        compute_features(icoframes.tidy([{"id": 1}]), as_of="NaT")
 
 
 def test_duration_ends_before_starts_and_a_zero_length_sale():
@@ -219,11 +219,11 @@ def test_repeated_ids_are_refused():
     icos = tables.icos.copy()
     icos["id"] = [1, 1]
     with pytest.raises(ValueError, match="repeated ids"):
-        features(dataclasses.replace(tables, icos=icos), as_of=AS_OF)
+        compute_features(dataclasses.replace(tables, icos=icos), as_of=AS_OF)
 
 
 def test_a_currency_spelling_seen_for_the_first_time_is_counted():
-    # features() memoises spellings: one this process has never seen takes the slow path
+    # compute_features() memoises spellings: one this process has never seen takes the slow path
     fresh = f"eth-{os.getpid()}-{id(object())}"
     profiles = [_profile(1, finance={"accepting": [fresh, "ETH"]})]
     assert _one("n_accepted_currencies", profiles) == [2]

@@ -121,12 +121,12 @@ def test_the_end_of_the_sale_wins_over_its_start():
         "datetime64[D]").astype(str).tolist() == ["2018-01-01", "2018-01-01"]
 
 
-def test_a_rate_exactly_max_age_old_is_used_and_one_second_older_is_not():
+def test_a_rate_exactly_rate_max_age_old_is_used_and_one_second_older_is_not():
     icos = _icos(2, hard_cap=[1.0, 1.0], caps_unit=["ETH", "ETH"],
                  end_datetime=["2018-01-08", "2018-01-09"])
     rates = _long(("2018-01-01", "ETH", 7.0))
     with pytest.warns(IcoframesWarning, match=r"1 amounts left .* up to 7D before .*: ETH 1"):
-        out = to_usd(icos, rates, columns=["hard_cap"], max_age="7D")
+        out = to_usd(icos, rates, columns=["hard_cap"], rate_max_age="7D")
     assert out["hard_cap_usd"].tolist()[0] == 7.0 and np.isnan(out["hard_cap_usd"][1])
     assert out.attrs["usd_missing"] == {"ETH": 1}
 

@@ -27,6 +27,7 @@ from icoframes.api.params import STATUSES
 from icoframes.errors import InvalidParameter
 from icoframes.sandbox import Record, generate_directory
 from icoframes.sandbox.command import add_arguments
+from icoframes.sandbox.command import keys as sandbox_keys
 
 try:
     from spec_client import FILTERS, ICO, ICOS, SpecClient, sign
@@ -525,7 +526,7 @@ def test_sandboxes_get_distinct_ports_and_stop_frees_each():
     assert not any(n.startswith(f"icoframes-sandbox-{p}") for n in names for p in ports)
 
 
-def test_start_has_a_real_signature_and_the_command_line_shares_its_defaults():
+def test_start_has_a_real_signature_and_the_command_line_shares_its_defaults(monkeypatch):
     params = inspect.signature(sandbox.start).parameters
     assert sandbox.serve is sandbox.start
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params.values())
@@ -533,9 +534,11 @@ def test_start_has_a_real_signature_and_the_command_line_shares_its_defaults():
             "private_key", "grow_every", "directory"} == set(params)
     assert params["n_icos"].default == 1000 and params["quota"].default == 5000
     args = add_arguments(argparse.ArgumentParser()).parse_args([])
-    for name in ("n_icos", "seed", "latency", "quota", "fail_rate", "public_key",
-                 "private_key", "grow_every"):
+    for name in ("n_icos", "seed", "latency", "quota", "fail_rate", "grow_every"):
         assert getattr(args, name) == params[name].default, name
+    monkeypatch.delenv("ICOFRAMES_PUBLIC_KEY", raising=False)  # keys come from them first
+    monkeypatch.delenv("ICOFRAMES_PRIVATE_KEY", raising=False)
+    assert sandbox_keys(args) == (params["public_key"].default, params["private_key"].default)
     with pytest.raises(ValueError, match="quota"):
         sandbox.start(n_icos=0, quota=-1)
 

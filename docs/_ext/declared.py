@@ -4,7 +4,7 @@
   one section per table (its meaning and key), one row per column (pandas dtype,
   Parquet type, unit, source field, meaning, what an unreadable value becomes);
 - ``icoframes-settings``: every setting of :data:`icoframes.config.SETTINGS`;
-- ``icoframes-features``: every column of :func:`icoframes.features`
+- ``icoframes-features``: every column of :func:`icoframes.compute_features`
   (:func:`icoframes.describe_features`).
 """
 
@@ -121,7 +121,7 @@ class Settings(_Declared):
 
 
 class Features(_Declared):
-    """Every column of features(): name, dtype and definition."""
+    """Every column of compute_features(): name, dtype and definition."""
 
     source = "icoframes.describe_features()"
 

@@ -32,6 +32,7 @@ import requests
 
 from ..config import get_settings
 from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable, error_for_code
+from ..secret import Secret, redact_url
 from .control import LoadControl
 from .gate import (
     MAX_RESPONSE_BYTES,
@@ -64,15 +65,16 @@ ENDPOINTS: dict[str, str] = {
 _FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
 
 
-def sign(body: bytes, private_key: str) -> str:
-    """Signature of spec section 5: Base64 of the raw HMAC-SHA256 of ``body``.
+def sign(body: bytes, private_key: Secret | str) -> str:
+    """Signature of spec section 5: Base64 of the raw HMAC-SHA256 of ``body`` (reads the key).
 
     Examples
     --------
-    >>> sign(b'{"id":1}', "secret")
+    >>> sign(b'{"id":1}', Secret("secret"))
     'A971iWIMgT8Zj9A9eWfikrFj7wQ16/Qwcc4OlRl2PLc='
     """
-    digest = hmac.new(private_key.encode("utf-8"), body, hashlib.sha256).digest()
+    key = private_key if isinstance(private_key, Secret) else Secret(private_key)
+    digest = hmac.new(key.reveal().encode("utf-8"), body, hashlib.sha256).digest()
     return base64.b64encode(digest).decode("ascii")
 
 
@@ -139,7 +141,8 @@ class Client:
     base_url : str
         Service address without ``/api/v1``.
     public_key, private_key : str
-        The key pair. The private key only signs; it is never shown.
+        The key pair. The private key only signs; it is never shown (a string
+        is wrapped in a :class:`~icoframes.secret.Secret` at once).
     timeout : float, default 30
         Total seconds one request may take, from sending to the last byte of the
         body (the connect timeout is at most 5 s). A server trickling bytes
@@ -179,7 +182,7 @@ class Client:
         *,
         base_url: str,
         public_key: str,
-        private_key: str,
+        private_key: Secret | str,
         timeout: float = 30.0,
         pool_size: int = 8,
         retry: RetryPolicy | None = None,
@@ -189,9 +192,11 @@ class Client:
         session: requests.Session | None = None,
         control: LoadControl | None = None,
     ) -> None:
+        # first, held as a Secret: no repr, traceback's locals or pickle of the client shows it
+        private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
+        self.__private_key = private_key
         self.base_url = base_url.rstrip("/").removesuffix("/api/v1")
         self.public_key = public_key
-        self.__private_key = private_key
         self.timeout = float(timeout)
         self.max_response_bytes = int(max_response_bytes)
         self.retry = retry or RetryPolicy()
@@ -229,7 +234,7 @@ class Client:
                    **kwargs)
 
     def __repr__(self) -> str:
-        return (f"Client(base_url={self.base_url!r}, public_key={self.public_key!r}, "
+        return (f"Client(base_url={redact_url(self.base_url)!r}, public_key={self.public_key!r}, "
                 f"requests={self.total_requests})")
 
     def __enter__(self) -> Client:
@@ -407,7 +412,7 @@ class Client:
                 try:
                     if 300 <= status < 400:
                         raise redirect_error(status, response.headers.get("Location"), path,
-                                             self.base_url)
+                                             redact_url(self.base_url))
                     try:
                         raw_body = read_body(response.raw, limit=self.max_response_bytes,
                                              until=limit.until)

@@ -32,6 +32,7 @@ from ..files import utcnow
 from ..parse.lists import filters_frame
 from ..parse.problems import Problems
 from ..schema import LIST, empty_frame
+from ..secret import redact_url
 from ..store.cache import Cache
 from ..store.db import check_cache_dir
 from ..store.derived import DerivedTables
@@ -134,7 +135,8 @@ class LoadContext:
         self.control = LoadControl()
 
     def __repr__(self) -> str:
-        return (f"LoadContext(base_url={self.settings.base_url!r}, offline={self.offline}, "
+        return (f"LoadContext(base_url={redact_url(self.settings.base_url or '')!r}, "
+                f"offline={self.offline}, "
                 f"requests={self.requests_spent()})")
 
     @property

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from ..api.control import LoadControl
 from ..errors import QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
+from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
 
 __all__ = ["Booking", "BudgetSpent", "breaker_error", "quota_error", "warn_short_quota"]
@@ -104,7 +105,7 @@ def _at(state: LedgerState) -> str:
 def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailable:
     """The breaker tripped: the host, what failed in a row, the last cause."""
     base = settings.base_url or ""
-    host = urlsplit(base).netloc or base
+    host = redact_url(urlsplit(base).netloc or base)
     what = f"{control.in_a_row} attempts failed in a row"
     if control.unsent_in_a_row >= control.failures:
         what += f", the last {control.unsent_in_a_row} never reaching it"

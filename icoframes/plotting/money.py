@@ -1,7 +1,7 @@
 """Raised against hard cap, both in US dollars: did the sale reach its soft cap?
 
-Self-contained (matplotlib is imported inside the function); it takes the
-frame :func:`icoframes.features` returns with rates.
+pyplot is imported only when a plot is drawn; it takes the frame
+:func:`icoframes.compute_features` returns with rates.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+from ._axes import get_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -25,17 +27,17 @@ _GROUPS = (
 _NOTE_GID = "icoframes-note"
 
 
-def plot_raised_vs_cap(frame: pd.DataFrame, ax: Axes | None = None, **kw: Any) -> Axes:
+def plot_raised_vs_cap(frame: pd.DataFrame, *, ax: Axes | None = None, **kw: Any) -> Axes:
     """Scatter raised against hard cap in USD on log-log axes, coloured by ``reached_soft_cap``.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         Columns ``raised``, ``hard_cap_usd`` and ``reached_soft_cap``, as in
-        ``icoframes.features(tables, rates=...)`` joined with ``raised`` (the
+        ``icoframes.compute_features(tables, rates=...)`` joined with ``raised`` (the
         ICOs' ``raised`` column; ``features`` output has ``log_raised``, which is
         used when ``raised`` is absent).
-    ax : matplotlib Axes, optional
+    ax : matplotlib Axes, optional, keyword-only
         Drawn on; a new figure's Axes when None.
     **kw
         Styling forwarded to ``Axes.scatter`` (``s``, ``alpha``, ``marker``...).
@@ -67,15 +69,12 @@ def plot_raised_vs_cap(frame: pd.DataFrame, ax: Axes | None = None, **kw: Any) -
         raise ValueError("frame needs a raised (or log_raised) column")
     for name in ("hard_cap_usd", "reached_soft_cap"):
         if name not in frame.columns:
-            raise ValueError(f"frame needs a {name} column: icoframes.features(tables, "
-                             "rates=...) computes it")
+            raise ValueError(f"frame needs a {name} column: "
+                             "icoframes.compute_features(tables, rates=...) computes it")
     cap = frame["hard_cap_usd"].to_numpy(dtype=np.float64, na_value=np.nan)
     reached = frame["reached_soft_cap"].astype("boolean")
     placed = (raised > 0) & (cap > 0)  # NaN compares False
-    if ax is None:
-        import matplotlib.pyplot as plt
-
-        _, ax = plt.subplots()
+    ax = get_axes(ax)
     kw.setdefault("s", 12)
     kw.setdefault("alpha", 0.6)
     for label, value, colour in _GROUPS:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from .server import serve
 
-__all__ = ["add_arguments", "main", "run"]
+__all__ = ["add_arguments", "keys", "main", "run"]
 
 _DEFAULT = {name: p.default for name, p in inspect.signature(serve).parameters.items()}
 
@@ -23,8 +25,16 @@ _DEFAULT = {name: p.default for name, p in inspect.signature(serve).parameters.i
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the sandbox's options to ``parser`` and return it."""
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--public-key", default=_DEFAULT["public_key"])
-    parser.add_argument("--private-key", default=_DEFAULT["private_key"])
+    parser.add_argument("--public-key",
+                        help="default: ICOFRAMES_PUBLIC_KEY, else "
+                             f"{_DEFAULT['public_key']!r}")
+    keys = parser.add_mutually_exclusive_group()
+    keys.add_argument("--private-key-file", type=Path, metavar="PATH",
+                      help="read the private key from this file (default: "
+                           f"ICOFRAMES_PRIVATE_KEY, else {_DEFAULT['private_key']!r})")
+    keys.add_argument("--private-key", metavar="KEY",
+                      help="the private key itself; it shows in the process list: prefer "
+                           "ICOFRAMES_PRIVATE_KEY or --private-key-file")
     parser.add_argument("--quota", type=int, default=_DEFAULT["quota"],
                         help="requests per key per day; 0 means unlimited "
                              f"(default: {_DEFAULT['quota']})")
@@ -39,15 +49,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+def keys(args: argparse.Namespace) -> tuple[str, str]:
+    """The public and private key: the options, else ICOFRAMES_* variables, else the defaults.
+
+    A key file that cannot be read exits with a message (status 2, as argparse does).
+    """
+    public = args.public_key or os.environ.get("ICOFRAMES_PUBLIC_KEY") or _DEFAULT["public_key"]
+    if args.private_key_file is not None:
+        try:
+            private = args.private_key_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SystemExit(f"icoframes sandbox: cannot read --private-key-file: {exc}") from None
+        if not private:
+            raise SystemExit(f"icoframes sandbox: {args.private_key_file} is empty")
+        return public, private
+    return public, (args.private_key or os.environ.get("ICOFRAMES_PRIVATE_KEY")
+                    or _DEFAULT["private_key"])
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; returns the exit code 0."""
-    with serve(port=args.port, public_key=args.public_key, private_key=args.private_key,
+    public_key, private_key = keys(args)
+    with serve(port=args.port, public_key=public_key, private_key=private_key,
                quota=args.quota or None, n_icos=args.n_icos, seed=args.seed,
                latency=args.latency, fail_rate=args.fail_rate,
                grow_every=args.grow_every) as sb:
         print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}", flush=True)
         print(f"  export ICOFRAMES_BASE_URL={sb.base_url} "
-              f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<--private-key> "
+              f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<its private key> "
               f"ICOFRAMES_SERVICE_NAME={sb.service_name}", flush=True)
         try:
             while True:

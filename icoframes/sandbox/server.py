@@ -12,13 +12,22 @@ import threading
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..api.client import Client
 from .directory import Directory, generate_directory
 from .httpd import HOST, HTTPServer
 from .service import Service
 from .stats import SandboxStats
+
+
+class SandboxSettings(TypedDict):
+    """What ``sb.settings()`` returns: typed, so ``configure(**sb.settings())`` type-checks."""
+
+    base_url: str
+    public_key: str
+    private_key: str
+    service_name: str | None
 
 __all__ = ["Sandbox", "serve", "service_name", "start"]
 
@@ -76,7 +85,7 @@ class Sandbox:
         """``http://127.0.0.1:<port>``, without the ``/api/v1`` suffix."""
         return f"http://{HOST}:{self.port}"
 
-    def settings(self) -> dict[str, str | None]:
+    def settings(self) -> SandboxSettings:
         """Keyword arguments for ``icoframes.configure(**sb.settings())``.
 
         Besides the address and keys, ``service_name`` names the content served

@@ -1,0 +1,279 @@
+"""Amounts in US dollars, from exchange rates the user supplies.
+
+icoframes has no built-in price source: :func:`to_usd` takes a frame of daily
+exchange rates that you build from a CSV or any price downloader, in one of
+two layouts, each saying which way its rates are quoted:
+
+* **long**: columns ``date``, ``currency`` and ``usd_per_unit`` (or
+  ``units_per_usd``), one row per day and currency;
+* **wide**: a date index and one column per currency, named as downloaders name
+  them: ``ETH-USD`` and ``EURUSD=X`` are USD per unit, Yahoo's ``JPY=X`` is JPY
+  per USD. A bare ``ETH`` column needs ``quote=`` (see :func:`normalize_rates`).
+
+Each amount is converted at a date of its own ICO (the end of the sale, else
+its start) with the last rate known at or before that date, no older than
+``rate_max_age``; a token price of an ICO past its end is a market price as of
+``fetched_at`` (spec 2.3) and is converted at that moment instead
+(:mod:`icoframes.money.prices`). An amount is never converted with the rate of
+another unit: USD passes through unchanged, every other amount needs a rate of
+exactly its unit, and one without a rate, a unit or a date is missing and reported.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from ..errors import warn
+from ..parse.units import canonical_units
+from .prices import naive_dates, price_dates, sale_prices
+from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
+
+__all__ = [
+    "AMOUNT_UNITS",
+    "DATE_COLUMNS",
+    "QUOTES",
+    "RATE_MAX_AGE",
+    "Quote",
+    "check_magnitudes",
+    "conversion_dates",
+    "normalize_rates",
+    "price_dates",
+    "sale_prices",
+    "to_usd",
+    "usd_rates",
+]
+
+#: Each amount column of ``icos`` and the column that states its unit.
+AMOUNT_UNITS: Final = {
+    "soft_cap": "caps_unit",
+    "hard_cap": "caps_unit",
+    "token_price": "token_price_unit",
+    "min_purchase": "purchase_unit",
+    "max_purchase": "purchase_unit",
+}
+#: The conversion date of an ICO: the first of these that is known.
+DATE_COLUMNS: Final = ("end_datetime", "start_datetime")
+NO_UNIT: Final = "(no unit)"
+NO_DATE: Final = "(no date)"
+NO_FETCH_DATE: Final = "(no fetch date)"
+#: The default oldest rate accepted before an amount's date.
+RATE_MAX_AGE: Final = "7D"
+
+
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+#: The default of a deprecated keyword: told apart from every value a user can pass.
+NOT_GIVEN: Final = _NotGiven()
+
+
+def renamed_rate_max_age(rate_max_age: str | pd.Timedelta | None, max_age: object,
+                         function: str) -> str | pd.Timedelta | None:
+    """``rate_max_age``, or the deprecated ``max_age`` with a FutureWarning."""
+    if max_age is NOT_GIVEN:
+        return rate_max_age
+    if rate_max_age is not RATE_MAX_AGE:
+        raise ValueError(f"{function}: give rate_max_age only (max_age is its old name)")
+    warn(f"{function}(max_age=...) is now {function}(rate_max_age=...): max_age is a cache "
+         "age in the loaders; the old name goes in the next version", FutureWarning)
+    if max_age is not None and not isinstance(max_age, str | pd.Timedelta):
+        raise ValueError(f"{function}: rate_max_age must be a str, a Timedelta or None, "
+                         f"got {type(max_age).__name__}")
+    return max_age
+
+
+def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
+              max_age: pd.Timedelta | None) -> np.ndarray:
+    """USD per unit for each (canonical unit, date) pair: 1.0 for USD, NaN without a rate.
+
+    ``rates`` is long form as :func:`normalize_rates` returns it. An as-of
+    join: the last rate of exactly that unit at or before the date, no older
+    than ``max_age`` (any age when None).
+    """
+    n = len(units)
+    out = np.full(n, np.nan)
+    is_usd = units == "USD"
+    out[is_usd] = 1.0
+    when = pd.to_datetime(pd.Series(dates)).astype(MS).to_numpy()
+    wanted = np.flatnonzero(~is_usd & pd.notna(units) & ~np.isnat(when))
+    if len(wanted) == 0 or rates.empty:
+        return out
+    left = pd.DataFrame({"row": wanted, "date": when[wanted],
+                         "currency": pd.Series(units[wanted], dtype=object)})
+    left = left.sort_values("date", kind="stable")
+    joined = pd.merge_asof(left, rates, on="date", by="currency", direction="backward",
+                           tolerance=max_age, allow_exact_matches=True)
+    out[joined["row"].to_numpy()] = joined[VALUE].to_numpy(dtype=np.float64)
+    return out
+
+
+def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
+           date: str | Sequence[str] = DATE_COLUMNS,
+           columns: Sequence[str] | None = None,
+           rate_max_age: str | pd.Timedelta | None = RATE_MAX_AGE,
+           quote: Quote | None = None,
+           max_age: object = NOT_GIVEN) -> pd.DataFrame:
+    """Add ``<amount>_usd`` columns: caps, token price and purchase limits in US dollars.
+
+    Parameters
+    ----------
+    icos : pandas.DataFrame
+        The ``icos`` table (see :mod:`icoframes.schema`): the amount columns
+        of :data:`AMOUNT_UNITS`, their unit columns and the date columns.
+    rates : pandas.DataFrame
+        Daily exchange rates, long (``date``, ``currency``, ``usd_per_unit`` or
+        ``units_per_usd``) or wide (a date index, one column per currency, named
+        with its direction: ``ETH-USD``, ``EURUSD=X``, ``JPY=X``); see
+        :func:`normalize_rates` for every name understood.
+    date : str or sequence of str, default ``("end_datetime", "start_datetime")``
+        The conversion date of each ICO: the first of these columns that is known.
+    columns : sequence of str, optional
+        The amounts to convert (default: all of :data:`AMOUNT_UNITS`).
+    rate_max_age : str or Timedelta or None, default ``"7D"``
+        The oldest rate accepted before the date (a weekend or a holiday is
+        bridged; a rate from last year is not). None accepts any age.
+    quote : {"usd_per_unit", "units_per_usd"}, optional
+        The direction of wide columns named by a bare currency code (``ETH``,
+        ``JPY``); without it such a column is refused, never guessed.
+    max_age : deprecated
+        The old name of ``rate_max_age`` (``max_age`` is a cache age in the
+        loaders); accepted in this version with a ``FutureWarning``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``icos`` with a float64 ``<amount>_usd`` column per amount,
+        ``usd_date`` (the conversion date of caps and purchase limits: the
+        sale) and, when ``token_price`` is converted, ``token_price_usd_date``:
+        the sale for an ICO not yet past its end, ``fetched_at`` for one past
+        it (status ``past``, or ``end_datetime`` before ``fetched_at``), whose
+        ``token_price`` is a market price as of the fetch (spec 2.3; see
+        :func:`price_dates`). ``attrs["usd_missing"]`` maps each currency (or
+        ``"(no unit)"``, ``"(no date)"``, ``"(no fetch date)"`` for a past
+        ICO's price without ``fetched_at``) to the number of stated amounts
+        left without a USD value; a warning says the same. Another warning
+        names a currency whose hard caps come out orders of magnitude off
+        against ``raised`` (a rate read the wrong way round; see
+        :func:`check_magnitudes`).
+
+    Raises
+    ------
+    ValueError
+        For rates in neither layout or whose direction is not stated (the
+        column is named), an unknown amount column, or ``icos``
+        lacking a column it needs.
+
+    Examples
+    --------
+    >>> icos = pd.DataFrame({
+    ...     "hard_cap": [30000.0, 5e6, 100.0], "caps_unit": ["ETH", "usd", "ETH"],
+    ...     "end_datetime": pd.to_datetime(["2018-03-04", "2018-03-04", None])})
+    >>> rates = pd.DataFrame({"date": ["2018-03-02"], "currency": ["ETH"],
+    ...                       "usd_per_unit": [800.0]})
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     out = to_usd(icos, rates, columns=["hard_cap"], date="end_datetime")
+    >>> out["hard_cap_usd"].tolist(), out.attrs["usd_missing"]
+    ([24000000.0, 5000000.0, nan], {'(no date)': 1})
+    >>> [type(w.message).__name__ for w in caught]
+    ['IcoframesWarning']
+    """
+    if not isinstance(icos, pd.DataFrame):
+        raise ValueError(f"icos must be a pandas DataFrame, got {type(icos).__name__}")
+    amounts = list(AMOUNT_UNITS) if columns is None else list(columns)
+    unknown = [c for c in amounts if c not in AMOUNT_UNITS]
+    if unknown:
+        raise ValueError(f"no amount column {unknown}; amounts: {', '.join(AMOUNT_UNITS)}")
+    dates = [date] if isinstance(date, str) else list(date)
+    needed = sorted({*amounts, *(AMOUNT_UNITS[c] for c in amounts), *dates})
+    absent = [c for c in needed if c not in icos.columns]
+    if absent:
+        raise ValueError(f"icos lacks columns {absent}")
+    rate_max_age = renamed_rate_max_age(rate_max_age, max_age, "to_usd")
+    table = normalize_rates(rates, quote=quote)
+    age = None if rate_max_age is None else pd.Timedelta(rate_max_age)
+    when = conversion_dates(icos, dates)
+    price_when, past = price_dates(icos, when)
+    out = icos.copy()
+    missing: Counter[str] = Counter()
+    by_unit: dict[str, np.ndarray] = {}
+    for amount in amounts:
+        unit_column = AMOUNT_UNITS[amount]
+        at = price_when if amount == "token_price" else when
+        if unit_column not in by_unit:
+            units = canonical_units(icos[unit_column])
+            by_unit[unit_column] = usd_rates(units, at, table, max_age=age)
+            by_unit[unit_column + "/codes"] = units
+        units = by_unit[unit_column + "/codes"]
+        value = icos[amount].to_numpy(dtype=np.float64, na_value=np.nan)
+        converted = value * by_unit[unit_column]
+        out[f"{amount}_usd"] = converted
+        lost = ~np.isnan(value) & np.isnan(converted)
+        for i in np.flatnonzero(lost).tolist():
+            missing[NO_UNIT if units[i] is None
+                    else NO_FETCH_DATE if np.isnat(at[i]) and amount == "token_price" and past[i]
+                    else NO_DATE if np.isnat(at[i]) else units[i]] += 1
+    if "hard_cap" in amounts and "raised" in icos.columns:
+        check_magnitudes(by_unit["caps_unit/codes"], out["hard_cap_usd"].to_numpy(),
+                         icos["raised"].to_numpy(dtype=np.float64, na_value=np.nan))
+    out["usd_date"] = when
+    if "token_price" in amounts:
+        out["token_price_usd_date"] = price_when
+    report = dict(sorted(missing.items()))
+    out.attrs["usd_missing"] = report
+    if report:
+        counts = ", ".join(f"{k} {v:,}" for k, v in report.items())
+        warn(f"to_usd: {sum(report.values()):,} amounts left without a USD value (no rate "
+             f"of their currency at or up to {rate_max_age} before the date, no unit, no "
+             f"date, or a past ICO's price without fetched_at): {counts}")
+    return out
+
+
+def conversion_dates(icos: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
+    """The first known date of ``columns`` per row, as naive datetime64[ms] (NaT when none)."""
+    when = np.full(len(icos), np.datetime64("NaT"), dtype=MS)
+    for name in reversed(list(columns)):
+        values = naive_dates(icos[name])
+        when = np.where(np.isnat(values), when, values)
+    return when
+
+
+#: A currency's hard caps in USD this many orders of magnitude off, against what
+#: the same ICOs raised, from those stated in USD: its rates look quoted the other way.
+MAGNITUDE_WARNING: Final = 2.0
+#: The fewest ICOs of a currency (with a cap and a raised amount) the check judges.
+MAGNITUDE_MIN_ICOS: Final = 3
+
+
+def check_magnitudes(units: np.ndarray, hard_cap_usd: np.ndarray, raised: np.ndarray) -> None:
+    """Warn when one currency's converted hard caps are orders of magnitude off.
+
+    ``raised`` is in USD. For ICOs with both, the median of
+    log10(hard cap in USD / raised) per cap currency is compared with that of
+    caps stated in USD (0 without 3 of them): 2 or more orders of magnitude apart
+    (a JPY rate read the wrong way is 4) is a warning naming the currency.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.log10(hard_cap_usd / raised)
+    known = np.isfinite(ratio) & (raised > 0) & (hard_cap_usd > 0)
+    codes = pd.Series(units[known], dtype=object)
+    spread = pd.Series(ratio[known]).groupby(codes.to_numpy()).agg(["median", "size"])
+    spread = spread[spread["size"] >= MAGNITUDE_MIN_ICOS]
+    medians = {str(code): float(m) for code, m in spread["median"].items()}
+    sizes = {str(code): int(n) for code, n in spread["size"].items()}
+    reference = medians.pop("USD", 0.0)
+    for code, median in medians.items():
+        off = median - reference
+        if abs(off) >= MAGNITUDE_WARNING:
+            warn(f"to_usd: hard caps in {code} come out {10 ** abs(off):,.0f}x "
+                 f"{'larger' if off > 0 else 'smaller'} against what the same ICOs raised "
+                 f"than caps stated in USD (median of {sizes[code]:,} ICOs): are the "
+                 f"{code} rates quoted the other way (units per USD, not USD per unit)?")

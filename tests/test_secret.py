@@ -1,0 +1,129 @@
+"""Secrets as a type (issue 21 part 6): the private key never shows, in any form Python has
+for showing a value, and a password in base_url is hidden wherever the address shows."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import pickle
+import traceback
+
+import pytest
+
+import icoframes
+from icoframes import sandbox
+from icoframes.api.client import Client
+from icoframes.config import SETTINGS, get_settings
+from icoframes.errors import ConfigError, InvalidParameter
+from icoframes.sandbox.command import add_arguments, keys
+from icoframes.secret import Secret, redact_url
+
+KEY = "kEy-0f-the-Test-7781"
+BAD_KEY = "kEy-0f-the-Test\x01-7781"  # a control character: refused
+PASSWORD = "pa55-w0rd-of-the-test"
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch):
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    icoframes.reset_configuration()
+    yield
+    icoframes.reset_configuration()
+
+
+def shown_with_locals(exc: BaseException) -> str:
+    """Everything a traceback with locals prints (pytest --showlocals, rich, IPython verbose)."""
+    return "".join(traceback.TracebackException.from_exception(exc, capture_locals=True)
+                   .format(chain=True)) + "".join(
+        repr(v) for frame in traceback.walk_tb(exc.__traceback__)
+        for v in frame[0].f_locals.values())
+
+
+def test_a_configure_error_with_a_control_character_shows_no_key():
+    with pytest.raises(InvalidParameter, match="control characters") as info:
+        icoframes.configure(base_url="http://127.0.0.1:1", public_key="pub",
+                            private_key=BAD_KEY)
+    text = shown_with_locals(info.value)
+    assert "private_key" in text and "kEy-0f" not in text
+
+
+def test_a_typo_in_another_env_var_shows_no_key(monkeypatch):
+    monkeypatch.setenv("ICOFRAMES_PRIVATE_KEY", KEY)
+    monkeypatch.setenv("ICOFRAMES_TIMEOUT", "3O")  # the letter O
+    with pytest.raises(ConfigError, match="ICOFRAMES_TIMEOUT") as info:
+        get_settings()
+    text = shown_with_locals(info.value)
+    assert "get_settings" in text and KEY not in text
+    with pytest.raises(ConfigError, match="ICOFRAMES_TIMEOUT") as info:
+        icoframes.configure(max_workers=2)  # the same, reached through configure
+    assert KEY not in shown_with_locals(info.value)
+
+
+def test_a_misspelled_setting_shows_neither_its_value_nor_the_key():
+    with pytest.raises(InvalidParameter, match="did you mean 'private_key'") as info:
+        icoframes.configure(privat_key=KEY)  # type: ignore[call-arg]
+    assert KEY not in shown_with_locals(info.value)
+    with pytest.raises(InvalidParameter, match="did you mean 'private_key'") as info:
+        get_settings(privatekey=KEY)
+    assert KEY not in shown_with_locals(info.value)
+
+
+def test_the_settings_never_show_the_key_in_any_form():
+    s = icoframes.configure(base_url="http://127.0.0.1:1", public_key="pub", private_key=KEY)
+    assert isinstance(s.private_key, Secret) and s.private_key.reveal() == KEY
+    shown = [repr(s), str(s), f"{s}", repr(vars(s)), repr(dataclasses.asdict(s)),
+             repr(dataclasses.astuple(s)), repr(copy.deepcopy(s)), str(s.private_key),
+             f"{s.private_key}", f"{s.private_key!r:>40}"]
+    assert not [text for text in shown if KEY in text]
+    pickled = pickle.dumps(s)
+    assert KEY.encode() not in pickled
+    back = pickle.loads(pickled)
+    assert back.base_url == s.base_url and back.private_key is not None
+    with pytest.raises(ConfigError, match="pickled key never carries it"):
+        back.private_key.reveal()
+    assert s.private_key == Secret(KEY) and s.private_key != KEY  # never equal to plain text
+    assert dataclasses.replace(s, max_workers=2).private_key.reveal() == KEY
+
+
+def test_a_client_shows_no_key_and_signs_with_it():
+    with sandbox.serve(n_icos=5, private_key=KEY) as sb:
+        icoframes.configure(**sb.settings())
+        with Client.from_settings() as client:
+            assert KEY not in repr(client) and KEY not in repr(vars(client))
+            assert client.filters()  # signed with the key: the sandbox checks it
+            assert KEY.encode() not in pickle.dumps(get_settings())
+
+
+def test_a_password_in_base_url_is_hidden_where_the_address_shows():
+    url = f"http://user:{PASSWORD}@127.0.0.1:1"
+    s = icoframes.configure(base_url=url, public_key="pub", private_key=KEY)
+    assert s.base_url == url  # used as given
+    assert PASSWORD not in repr(s) and "<hidden>@127.0.0.1:1" in repr(s)
+    with pytest.raises(InvalidParameter) as info:
+        icoframes.configure(base_url=f"ftp://user:{PASSWORD}@example.org")
+    assert PASSWORD not in str(info.value) and "<hidden>@example.org" in str(info.value)
+    with Client.from_settings() as client:
+        assert PASSWORD not in repr(client)
+    assert redact_url("http://tok@[::1]:9/x") == "http://<hidden>@[::1]:9/x"
+    assert redact_url("https://example.org/a@b") == "https://example.org/a@b"  # not userinfo
+
+
+def _sandbox_keys(*argv: str) -> tuple[str, str]:
+    return keys(add_arguments(argparse.ArgumentParser()).parse_args(argv))
+
+
+def test_the_sandbox_takes_its_key_from_the_environment_or_a_file(tmp_path, monkeypatch):
+    assert _sandbox_keys() == ("sandbox-public", "sandbox-private")  # the defaults
+    key_file = tmp_path / "key"
+    key_file.write_text(KEY + "\n")
+    assert _sandbox_keys("--private-key-file", str(key_file)) == ("sandbox-public", KEY)
+    monkeypatch.setenv("ICOFRAMES_PRIVATE_KEY", KEY)
+    monkeypatch.setenv("ICOFRAMES_PUBLIC_KEY", "pub-from-env")
+    assert _sandbox_keys() == ("pub-from-env", KEY)
+    assert _sandbox_keys("--private-key", "other") == ("pub-from-env", "other")
+    with pytest.raises(SystemExit):
+        _sandbox_keys("--private-key", "x", "--private-key-file", str(key_file))
+    with pytest.raises(SystemExit):
+        _sandbox_keys("--private-key-file", str(tmp_path / "none"))
