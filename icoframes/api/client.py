@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 import requests
 
-from ..config import get_settings
+from ..config import Settings, get_settings
 from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable, error_for_code
 from ..secret import Secret, redact_url
 from .control import LoadControl
@@ -109,24 +109,6 @@ class Budget(Protocol):
     def take(self, endpoint: str) -> None: ...
 
     def settle(self, endpoint: str, outcome: str | int | None) -> None: ...
-
-
-class Credentials(Protocol):
-    """What :meth:`Client.from_settings` reads of checked settings (keys present)."""
-
-    base_url: str
-    public_key: str
-    private_key: str
-    max_workers: int
-    timeout: float
-    max_response_bytes: int
-
-
-class ClientSettings(Protocol):
-    """:class:`icoframes.config.Settings` as the client sees it (that class is made at
-    run time from ``SETTINGS``, so type checkers cannot read its fields)."""
-
-    def require_credentials(self) -> Credentials: ...
 
 
 class Client:
@@ -224,9 +206,11 @@ class Client:
         self._session = session
 
     @classmethod
-    def from_settings(cls, settings: ClientSettings | None = None, **kwargs: Any) -> Client:
+    def from_settings(cls, settings: Settings | None = None, **kwargs: Any) -> Client:
         """Build a client from resolved settings (raises ConfigError when keys are missing)."""
         s = (settings or get_settings()).require_credentials()
+        # require_credentials raised if one is missing; the type checker cannot know that
+        assert s.base_url is not None and s.public_key is not None and s.private_key is not None
         kwargs.setdefault("pool_size", s.max_workers)
         kwargs.setdefault("timeout", s.timeout)
         kwargs.setdefault("max_response_bytes", s.max_response_bytes)
