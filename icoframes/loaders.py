@@ -371,6 +371,7 @@ class LoaderCall:
 
     def __init__(self, *, offline: bool = False, progress: bool | None = None,
                  max_workers: int | None = None, cache_dir: Any = None) -> None:
+        check_load_arguments(offline=offline, progress=progress)
         settings = _settings_with_base_url(max_workers=max_workers, cache_dir=cache_dir)
         self.context = LoadContext(settings, offline=offline, progress=progress)
         self._filters: pd.DataFrame | None = None

@@ -24,6 +24,7 @@ import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .api.params import (
@@ -114,7 +115,7 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
                    for k, v in params.items()
                    if k in ID_LIST_PARAMS and v is not None and _has_names(v)}
-    validate_list_params({**params, **placeholder})
+    wire = validate_list_params({**params, **placeholder})  # once: names are looked up below
     if _needs_filter_set(params):
         try:
             known = _read(filter_set, params)
@@ -124,8 +125,13 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
                 raise
             known = None  # ids alone, offline with no filter set: the cache answers or says so
         if known is not None:
-            params = _resolve_names(params, known)
-    wire = validate_list_params(params)
+            resolved = _resolve_names(params, known)
+            for key in PLACE_PARAMS:  # the filter set's spelling of each place
+                if key in wire:
+                    wire[key] = resolved[key]
+            for key in placeholder:  # each name's id in the placeholder's position
+                wire[key] = [found if _is_name(given) else checked for given, found, checked
+                             in zip(_values(params[key]), resolved[key], wire[key], strict=True)]
     if "status" not in wire:  # the combined frame is sorted locally (combined_sort): the
         wire.pop("sort_asc", None)  # queries are those of the unsorted load, one cache
         wire.pop("sort_desc", None)  # entry each, answered from the cache when it has them
@@ -206,8 +212,18 @@ def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool] | None,
     return out
 
 
-def check_load_arguments(*, refresh: Any, budget: Any) -> None:
-    """The loaders' own arguments that are not list parameters: InvalidParameter when unusable."""
+def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: Any = False,
+                         progress: Any = None) -> None:
+    """The loaders' own arguments that are not list parameters: InvalidParameter when unusable.
+
+    ``offline`` and ``progress`` are True or False (``progress`` also None), never
+    another truthy value: ``offline="no"`` would otherwise mean offline.
+    """
+    for name, value in (("offline", offline), ("progress", progress)):
+        if not isinstance(value, bool | np.bool_) and not (name == "progress" and value is None):
+            allowed = "True or False" + (" (or None: by the terminal)" if name == "progress"
+                                         else "")
+            raise InvalidParameter(f"{name} must be {allowed}, got {value!r}")
     if refresh not in (True, False, "all"):
         raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)

@@ -255,3 +255,23 @@ def encoded_reply(payload: Any, encoding: str) -> Behaviour:
     body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     packed = gzip.compress(body) if encoding == "gzip" else zlib.compress(body)
     return raw_reply(packed, headers={"Content-Encoding": encoding})
+
+
+def list_item(ico_id: int, name: str | None = None) -> dict[str, Any]:
+    """A list summary of ICO ``ico_id`` as the service writes it."""
+    return {"id": ico_id, "main": {"name": name or f"ICO {ico_id}", "ico_score": "3.0"},
+            "finance": {"raised": "1000"}}
+
+
+def paged_list(n: int, *, total_icos: int | None = None,
+               total_pages: int | None = None) -> Behaviour:
+    """A list of ``n`` ICOs (ids 1..n), 20 a page; ``total_icos``/``total_pages`` may lie."""
+    items = [list_item(i) for i in range(1, n + 1)]
+
+    def behaviour(h: _Handler) -> None:
+        page = h.request_json().get("page", 1)
+        claimed = n if total_icos is None else total_icos
+        json_reply({"total_icos": claimed, "current_page": page, "error": None,
+                    "total_pages": total_pages or -(-claimed // 20),
+                    "data": items[(page - 1) * 20:page * 20]})(h)
+    return behaviour

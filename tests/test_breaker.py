@@ -11,27 +11,11 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply
+from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_list
 
 import icoframes
 from icoframes.api.control import BREAKER_ITEMS, LoadControl
 from icoframes.errors import IncompleteWarning, ServiceUnavailable
-
-
-def _item(ico_id):
-    return {"id": ico_id, "main": {"name": f"ICO {ico_id}", "ico_score": "3.0"},
-            "finance": {"raised": "1000"}}
-
-
-def _lists(n):
-    """A list of ``n`` ICOs (ids 1..n), 20 a page."""
-    items = [_item(i) for i in range(1, n + 1)]
-
-    def behaviour(h):
-        page = h.request_json().get("page", 1)
-        json_reply({"total_icos": n, "total_pages": -(-n // 20), "current_page": page,
-                    "error": None, "data": items[(page - 1) * 20:page * 20]})(h)
-    return behaviour
 
 
 def _profiles(bad, failure):
@@ -57,14 +41,6 @@ def _wrong_id(h):
     json_reply({"error": None, "data": {"id": asked + 10_000, "main": {"name": "other"}}})(h)
 
 
-@pytest.fixture
-def configure(tmp_path):
-    def use(srv, **settings):
-        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache", **settings)
-    yield use
-    icoframes.reset_configuration()
-
-
 def _load(**kwargs):
     """load_icos in a thread with a hang guard (not a measure)."""
     with ThreadPoolExecutor(1) as pool:
@@ -85,7 +61,7 @@ CASES = {
 def test_failures_on_a_few_ids_are_those_ids_failures_on_every_call(configure, case):
     n, bad, failure, reason = CASES[case]
     bad = set(bad)
-    with HostileServer({LIST: _lists(n), PROFILE: _profiles(bad, failure)}) as srv:
+    with HostileServer({LIST: paged_list(n), PROFILE: _profiles(bad, failure)}) as srv:
         configure(srv, max_workers=8)
         for call in (1, 2):
             before = srv.hits[PROFILE]
@@ -103,7 +79,7 @@ def test_failures_on_a_few_ids_are_those_ids_failures_on_every_call(configure, c
 
 def test_a_service_failing_every_profile_still_stops_the_load(configure):
     n = 400
-    with HostileServer({LIST: _lists(n), PROFILE: html_reply(503, "down")}) as srv:
+    with HostileServer({LIST: paged_list(n), PROFILE: html_reply(503, "down")}) as srv:
         configure(srv, max_workers=8)
         with pytest.raises(ServiceUnavailable, match="in a row") as info:
             _load()
@@ -129,7 +105,7 @@ def test_the_breaker_counts_items_not_attempts():
     assert control.tripped and control.cancelled
 
 
-def test_refused_connections_trip_the_breaker_whatever_the_item():
+def test_refused_connections_trip_the_breaker_whatever_thelist_item():
     control = LoadControl()
     for _ in range(11):
         control.failed("connection refused", item="page 1", sent=False)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -46,7 +47,7 @@ def _env(**extra: str) -> dict[str, str]:
 def test_console_script_and_module_both_work():
     # the one test of the real entry points: everything else calls main() in-process
     for command in ([str(SCRIPT), "--version"], [sys.executable, "-m", "icoframes", "--version"]):
-        result = subprocess.run(command, capture_output=True, text=True, timeout=60,
+        result = subprocess.run(command, capture_output=True, text=True, timeout=HANG_GUARD,
                                 env=_env())
         assert result.returncode == 0, result.stderr
         assert result.stdout == f"icoframes {icoframes.__version__}\n"
@@ -114,7 +115,7 @@ def test_sandbox_command_serves_until_interrupted():
             assert int(client.list_page()["total_icos"]) == 50
     finally:
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=HANG_GUARD)
     assert proc.returncode == 0
     assert "S3cret" not in first + out + err
 
@@ -132,7 +133,7 @@ def test_a_signal_stops_an_export_stuck_on_the_service_promptly(tmp_path, sig, c
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 env=_env(**settings, ICOFRAMES_CACHE_DIR=str(tmp_path / "cache"),
                          ICOFRAMES_TIMEOUT="3600"))
-            assert sb.stats.wait_for(lambda s: s.in_flight > 0, timeout=60)
+            assert sb.stats.wait_for(lambda s: s.in_flight > 0, timeout=HANG_GUARD)
             proc.send_signal(sig)
             _, err = proc.communicate(timeout=120)  # a hang guard, not a measure
             # the export ended while the service still held its requests: the signal did it

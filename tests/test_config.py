@@ -19,13 +19,7 @@ from icoframes.secret import Secret
 SETTINGS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "getting-started.md"
 
 
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    icoframes.reset_configuration()
-    yield
-    icoframes.reset_configuration()
+pytestmark = pytest.mark.usefixtures("clean_settings")
 
 
 def test_arguments_beat_env_vars_which_beat_defaults(monkeypatch, tmp_path):

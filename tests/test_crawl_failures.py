@@ -13,7 +13,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply
+from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, list_item
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -22,11 +23,6 @@ from icoframes.errors import (
     InvalidParameter,
     ServiceUnavailable,
 )
-
-
-def _item(ico_id, name=None):
-    return {"id": ico_id, "main": {"name": name or f"ICO {ico_id}", "ico_score": "3.0"},
-            "finance": {"raised": "1000"}}
 
 
 def _page(items, *, total_icos=None, total_pages=None, page=1):
@@ -47,19 +43,11 @@ def _profile_for(ids_wrong=(), html_for=()):
     return behaviour
 
 
-@pytest.fixture
-def configure(tmp_path):
-    def use(srv, **settings):
-        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache", **settings)
-    yield use
-    icoframes.reset_configuration()
-
-
 # -- per-item failures ------------------------------------------------------------
 
 
 def test_a_profile_that_fails_the_gate_is_that_items_failure_not_the_loads(configure):
-    items = [_item(i) for i in (1, 2, 3, 4)]
+    items = [list_item(i) for i in (1, 2, 3, 4)]
     behaviours = {LIST: json_reply(_page(items)), PROFILE: _profile_for(ids_wrong={3})}
     with HostileServer(behaviours) as srv:
         configure(srv)
@@ -84,7 +72,7 @@ def test_a_profile_that_fails_the_gate_is_that_items_failure_not_the_loads(confi
 @pytest.mark.parametrize("bad_id", ["99999999999999999999", -4, "x7", None, 2.5])
 def test_a_list_item_with_an_unusable_id_is_reported_never_invalid_parameter(configure,
                                                                              bad_id):
-    items = [_item(1), {"id": bad_id, "main": {"name": "bad"}}, _item(2)]
+    items = [list_item(1), {"id": bad_id, "main": {"name": "bad"}}, list_item(2)]
     behaviours = {LIST: json_reply(_page(items)), PROFILE: _profile_for()}
     with HostileServer(behaviours) as srv:
         configure(srv)
@@ -109,7 +97,7 @@ def test_a_list_item_with_an_unusable_id_is_reported_never_invalid_parameter(con
 def test_a_page_repeated_forever_stops_paging(configure):
     def same(h):  # the same 20 ICOs on every page, of 250 pages claimed
         number = h.request_json().get("page", 1)
-        json_reply(_page([_item(i) for i in range(1, 21)], total_icos=5000, page=number))(h)
+        json_reply(_page([list_item(i) for i in range(1, 21)], total_icos=5000, page=number))(h)
 
     with HostileServer({LIST: same, PROFILE: _profile_for()}) as srv:
         configure(srv, max_workers=4)
@@ -133,7 +121,7 @@ def test_paging_stops_at_the_first_empty_page_and_never_queues_more_than_the_wor
         try:
             number = h.request_json().get("page", 1)
             time.sleep(0.02)
-            items = [_item(i) for i in range(1, 21)] if number == 1 else []
+            items = [list_item(i) for i in range(1, 21)] if number == 1 else []
             json_reply(_page(items, total_icos=10_000, page=number))(h)  # 500 pages claimed
         finally:
             with lock:
@@ -173,7 +161,7 @@ def test_a_service_that_went_away_stops_a_large_load_within_seconds(tmp_path):
 
 
 def test_html_500_for_every_profile_trips_the_breaker_and_keeps_the_list(configure):
-    items = [_item(i) for i in range(1, 41)]
+    items = [list_item(i) for i in range(1, 41)]
     behaviours = {LIST: lambda h: json_reply(_page(items[:20] if h.request_json().get(
         "page", 1) == 1 else items[20:], total_icos=40, page=h.request_json().get("page", 1)))(h),
         PROFILE: html_reply(500, "<html>down</html>")}
@@ -208,7 +196,7 @@ def _as_background_job() -> None:
 @pytest.mark.parametrize("started", [None, _as_background_job], ids=["foreground", "background"])
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_stops_a_load_stuck_mid_body(tmp_path, sig, code, started):
-    items = [_item(i) for i in range(1, 9)]
+    items = [list_item(i) for i in range(1, 9)]
     stuck_requests = threading.Semaphore(0)
     released = threading.Event()
 
@@ -233,9 +221,9 @@ def test_a_signal_stops_a_load_stuck_mid_body(tmp_path, sig, code, started):
                                 env=env, stderr=subprocess.PIPE, text=True, preexec_fn=started)
         try:
             for _ in items:  # every worker is stuck mid-body
-                assert stuck_requests.acquire(timeout=60), "the load never got stuck"
+                assert stuck_requests.acquire(timeout=HANG_GUARD), "the load never got stuck"
             proc.send_signal(sig)
-            rc = proc.wait(timeout=60)  # a hang guard, not a measure
+            rc = proc.wait(timeout=HANG_GUARD)  # a hang guard, not a measure
             # the process ended while every body was still unfinished: the signal did it
             ended_mid_body = not released.is_set()
         finally:

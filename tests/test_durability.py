@@ -15,6 +15,8 @@ import sys
 import textwrap
 import warnings
 
+from waiting import HANG_GUARD
+
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import CacheWarning
@@ -54,7 +56,7 @@ def test_sigkill_rounds_refetch_at_most_the_requests_in_flight(tmp_path):
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             target = min(len(past) - 1, round_no * step)
             reached = sb.stats.wait_for(lambda s, t=target: s.profile_hits.total() >= t,
-                                        timeout=60)
+                                        timeout=HANG_GUARD)
             assert reached and child.poll() is None, child.stderr.read().decode()
             child.send_signal(signal.SIGKILL)
             child.communicate()

@@ -17,27 +17,13 @@ import threading
 
 import pytest
 import time_machine
-from hostile import LIST, PROFILE, HostileServer, json_reply
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import IncompleteWarning, QuotaExceeded, QuotaWarning
 from icoframes.store.ledger import QuotaLedger
-
-
-def _item(ico_id):
-    return {"id": ico_id, "main": {"name": f"ICO {ico_id}", "ico_score": "3.0"},
-            "finance": {"raised": "1000"}}
-
-
-def _lists(n):
-    items = [_item(i) for i in range(1, n + 1)]
-
-    def behaviour(h):
-        page = h.request_json().get("page", 1)
-        json_reply({"total_icos": n, "total_pages": -(-n // 20), "current_page": page,
-                    "error": None, "data": items[(page - 1) * 20:page * 20]})(h)
-    return behaviour
 
 
 def _profile(h):
@@ -139,7 +125,7 @@ def test_requests_cut_by_a_signal_count(tmp_path, sig, code):
         stuck.release()
         h.server.owner.stopping.wait()
 
-    with HostileServer({LIST: _lists(n), PROFILE: stall}) as srv:
+    with HostileServer({LIST: paged_list(n), PROFILE: stall}) as srv:
         env = {**os.environ, "ICOFRAMES_BASE_URL": srv.base_url,
                "ICOFRAMES_PUBLIC_KEY": "p", "ICOFRAMES_PRIVATE_KEY": "s",
                "ICOFRAMES_CACHE_DIR": str(tmp_path / "cache"), "ICOFRAMES_TIMEOUT": "3600",
@@ -148,9 +134,9 @@ def test_requests_cut_by_a_signal_count(tmp_path, sig, code):
                                 env=env, stderr=subprocess.PIPE, text=True)
         try:
             for _ in range(8):  # every worker holds a request the server received
-                assert stuck.acquire(timeout=60), "the load never got stuck"
+                assert stuck.acquire(timeout=HANG_GUARD), "the load never got stuck"
             proc.send_signal(sig)
-            rc = proc.wait(timeout=60)  # a hang guard, not a measure
+            rc = proc.wait(timeout=HANG_GUARD)  # a hang guard, not a measure
         finally:
             proc.kill()
             err = proc.stderr.read()
@@ -175,7 +161,7 @@ def test_requests_timed_out_after_sending_count_and_the_cap_holds(tmp_path, conf
         h.server.owner.stopping.wait()
 
     cap = 30
-    with HostileServer({LIST: _lists(60), PROFILE: silent}) as srv:
+    with HostileServer({LIST: paged_list(60), PROFILE: silent}) as srv:
         configured(**srv.settings(), cache_dir=tmp_path / "cache", daily_quota=cap,
                    timeout=0.3, max_workers=8)
         for _ in range(4):  # the next calls retry the timed-out ones until the cap
@@ -200,7 +186,7 @@ def test_requests_timed_out_after_sending_count_and_the_cap_holds(tmp_path, conf
 def test_a_clock_stepped_back_never_resets_the_count(tmp_path, configured):
     day2 = dt.datetime(2026, 3, 2, 12, 0, tzinfo=dt.UTC)
     cap = 50  # of the 3 pages and 60 profiles: the rest goes out the next day
-    with HostileServer({LIST: _lists(60), PROFILE: _profile}) as srv:
+    with HostileServer({LIST: paged_list(60), PROFILE: _profile}) as srv:
         configured(**srv.settings(), cache_dir=tmp_path / "cache", daily_quota=cap)
         with time_machine.travel(day2, tick=True):
             with pytest.raises(QuotaExceeded):
@@ -235,7 +221,7 @@ def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
         else:
             _profile(h)
 
-    with HostileServer({LIST: _lists(40), PROFILE: flaky}) as srv:
+    with HostileServer({LIST: paged_list(40), PROFILE: flaky}) as srv:
         # one worker: each profile fails then succeeds, never 8 failures in a row
         configured(**srv.settings(), cache_dir=tmp_path / "cache", max_workers=1)
         with pytest.warns(IncompleteWarning):

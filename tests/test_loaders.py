@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import time_machine
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -326,7 +327,7 @@ def test_a_killed_process_leaves_a_usable_cache(tmp_path):
         child = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         # every profile is kept as it arrives: a few arrived, many more to come
-        assert slow.stats.wait_for(lambda s: s.profile_hits.total() >= 20, timeout=60)
+        assert slow.stats.wait_for(lambda s: s.profile_hits.total() >= 20, timeout=HANG_GUARD)
         assert child.poll() is None, "the child finished before it could be killed"
         child.send_signal(signal.SIGKILL)
         child.wait()

@@ -362,6 +362,9 @@ def test_a_list_sorted_by_date_without_a_status_is_refused(cfg):
     ("configure", {"timeout": -1}, "invalid timeout=-1"),
     ("configure", {"max_worker": 3}, "unknown setting 'max_worker'; did you mean 'max_workers'"),
     ("prune_cache", {"older_than": -1}, "older_than"),
+    ("load_icos", {"offline": "no"}, "offline must be True or False, got 'no'"),
+    ("load_list", {"progress": "yes"}, "progress must be True or False (or None"),
+    ("load_filters", {"offline": 1}, "offline must be True or False, got 1"),
 ])
 def test_every_bad_argument_raises_invalid_parameter(cfg, call, kwargs, message):
     with pytest.raises(InvalidParameter, match=re.escape(message)):

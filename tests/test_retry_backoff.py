@@ -15,30 +15,13 @@ from collections import Counter
 
 import pytest
 import time_machine
-from hostile import LIST, PROFILE, HostileServer, json_reply
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
 
 import icoframes
 from icoframes.errors import IncompleteWarning
 from icoframes.fetch.policy import retry_interval
 
 T0 = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
-
-
-def _item(ico_id):
-    return {"id": ico_id, "main": {"name": f"ICO {ico_id}", "ico_score": "3.0"},
-            "finance": {"raised": "1000"}}
-
-
-def _lists(n, *, total_icos=None, total_pages=None):
-    items = [_item(i) for i in range(1, n + 1)]
-
-    def behaviour(h):
-        page = h.request_json().get("page", 1)
-        claimed = n if total_icos is None else total_icos
-        json_reply({"total_icos": claimed, "current_page": page, "error": None,
-                    "total_pages": total_pages or -(-claimed // 20),
-                    "data": items[(page - 1) * 20:page * 20]})(h)
-    return behaviour
 
 
 class _Profiles:
@@ -57,14 +40,6 @@ class _Profiles:
         json_reply({"error": None, "data": {"id": shown, "main": {"name": f"P{asked}"}}})(h)
 
 
-@pytest.fixture
-def configure(tmp_path):
-    def use(srv, **settings):
-        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache", **settings)
-    yield use
-    icoframes.reset_configuration()
-
-
 def _load(**kwargs):
     with pytest.warns(IncompleteWarning) as caught:
         icos = icoframes.load_icos(status="past", progress=False, **kwargs)
@@ -73,7 +48,7 @@ def _load(**kwargs):
 
 def test_a_profile_failing_load_after_load_is_tried_at_growing_intervals(configure):
     profiles = _Profiles(bad={20})
-    with HostileServer({LIST: _lists(20), PROFILE: profiles}) as srv:
+    with HostileServer({LIST: paged_list(20), PROFILE: profiles}) as srv:
         configure(srv)
         tried = []  # (when, requests for id 20 in that call)
 
@@ -118,7 +93,7 @@ def test_retry_intervals_grow_and_are_capped():
 
 def test_a_list_whose_count_contradicts_its_pages_is_kept_within_max_age(configure):
     profiles = _Profiles(bad=())
-    lists = _lists(40, total_icos=1000, total_pages=50)  # pages 3 to 50 come back empty
+    lists = paged_list(40, total_icos=1000, total_pages=50)  # pages 3 to 50 come back empty
     with HostileServer({LIST: lists, PROFILE: profiles}) as srv:
         configure(srv)
         with time_machine.travel(T0, tick=False):

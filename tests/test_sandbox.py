@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import requests
+from waiting import HANG_GUARD
 
 from icoframes import sandbox
 from icoframes.api.params import STATUSES
@@ -448,7 +449,7 @@ def test_concurrent_requests_are_answered_together_each_after_its_latency():
             for t in threads:
                 t.start()
             # a server answering one request at a time never holds four at once
-            assert server.stats.wait_for(lambda s: s.in_flight == 4, timeout=30)
+            assert server.stats.wait_for(lambda s: s.in_flight == 4, timeout=HANG_GUARD)
             assert answers == [] and server.stats.delayed == 0  # held before the latency
         finally:
             server.resume()
@@ -456,7 +457,7 @@ def test_concurrent_requests_are_answered_together_each_after_its_latency():
             t.join()
         assert answers == [None] * 4
         # a handler counts its request finished just after the client has the answer
-        assert server.stats.wait_for(lambda s: s.in_flight == 0, timeout=30)
+        assert server.stats.wait_for(lambda s: s.in_flight == 0, timeout=HANG_GUARD)
         assert server.stats.max_in_flight == 4
         assert server.stats.delayed == 4 and server.stats.connections == 4
         for c in clients:
@@ -477,7 +478,7 @@ def test_stop_lets_held_requests_go_and_never_hangs_on_them():
     server.pause()
     asking = threading.Thread(target=ask)
     asking.start()
-    assert server.stats.wait_for(lambda s: s.in_flight == 1, timeout=30)
+    assert server.stats.wait_for(lambda s: s.in_flight == 1, timeout=HANG_GUARD)
     server.stop()
     asking.join(30)
     assert not asking.is_alive() and len(outcome) == 1
@@ -623,7 +624,7 @@ def test_generation_does_not_depend_on_the_process_or_its_hash_seed():
               "[d.summary(i) for i in d.ids()]]).encode()).hexdigest())")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                           env=env, check=True, timeout=60)
+                           env=env, check=True, timeout=HANG_GUARD)
     d = generate_directory(200, seed=9)
     here = json.dumps([d.profiles(), [d.summary(i) for i in d.ids()]]).encode()
     assert child.stdout.strip() == hashlib.sha256(here).hexdigest()

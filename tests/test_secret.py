@@ -14,7 +14,7 @@ import pytest
 import icoframes
 from icoframes import sandbox
 from icoframes.api.client import Client
-from icoframes.config import SETTINGS, get_settings
+from icoframes.config import get_settings
 from icoframes.errors import ConfigError, InvalidParameter
 from icoframes.sandbox.command import add_arguments, keys
 from icoframes.secret import Secret, redact_url
@@ -24,13 +24,7 @@ BAD_KEY = "kEy-0f-the-Test\x01-7781"  # a control character: refused
 PASSWORD = "pa55-w0rd-of-the-test"
 
 
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    icoframes.reset_configuration()
-    yield
-    icoframes.reset_configuration()
+pytestmark = pytest.mark.usefixtures("clean_settings")
 
 
 def shown_with_locals(exc: BaseException) -> str:

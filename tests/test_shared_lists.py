@@ -10,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 
+from waiting import HANG_GUARD
+
 from icoframes import sandbox
 
 WORKERS = 4
@@ -65,7 +67,7 @@ def test_a_load_waiting_for_a_list_pages_it_when_its_pager_dies(tmp_path):
         first, second = _start(sb, tmp_path / "c"), _start(sb, tmp_path / "c")
         first.stdin.write("go\n")
         first.stdin.flush()
-        assert sb.stats.wait_for(lambda s: s.requests.get("icos", 0) >= 1, timeout=60)
+        assert sb.stats.wait_for(lambda s: s.requests.get("icos", 0) >= 1, timeout=HANG_GUARD)
         second.stdin.write("go\n")  # the list is claimed by the first: the second waits
         second.stdin.flush()
         first.send_signal(signal.SIGKILL)  # dead: its claim lapses at once
@@ -74,3 +76,31 @@ def test_a_load_waiting_for_a_list_pages_it_when_its_pager_dies(tmp_path):
         assert second.returncode == 0, err
         assert f'"rows": {len(past)}, "complete": true' in out
         assert '"from_cache": false' in out  # it paged the list itself
+
+
+def test_a_list_kept_by_another_process_after_this_load_looked_is_not_paged_again(tmp_path):
+    """The race of two cold loads: the other process pages and keeps the list, and releases
+    its claim, between this load's look in the cache and its claim: the claim is free, but
+    the list is there, and is used as if it had been waited for. Another copy than the one
+    the load saw, not a newer clock: a frozen clock (time_machine) must not fool it."""
+    from icoframes.fetch.paging import ListQuery
+    from icoframes.fetch.sharedlists import SharedLists
+    from icoframes.parse.lists import list_frame
+    from icoframes.store.cache import Cache
+
+    cache = Cache(tmp_path, "http://127.0.0.1:9")
+    params = {"status": "past"}
+    with cache.claims() as claims:
+        lists = SharedLists(cache, lambda: claims)
+        items = [{"id": 7, "main": {"name": "Seven"}}]  # kept by the other process just now
+        cache.write_list(params, items, list_frame(items, status="past"), total_icos=1)
+        query = ListQuery(dict(params))
+        assert lists.claim(query, None) is False  # not paged: the kept list answers it
+        assert claims.held == frozenset()  # and the claim went straight back
+        arrived, to_page = lists.poll()
+        assert arrived == [query] and to_page == []
+        assert query.frame["id"].tolist() == [7] and query.from_cache
+        # the copy this load saw (refresh=True, in the same instant of a frozen clock): paged
+        again = ListQuery(dict(params))
+        assert lists.claim(again, cache.read_list(params)) is True
+        assert lists.waiting == []

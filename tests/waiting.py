@@ -10,7 +10,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-HANG_GUARD = 120.0  # seconds: generous, for a loaded 2-core CI machine
+# seconds: generous for a loaded 2-core CI machine, where a subprocess importing pandas
+# at a load average of 30 takes tens of seconds before its first request
+HANG_GUARD = 300.0
 
 
 def wait_until(condition: Callable[[], object], *, timeout: float = HANG_GUARD,

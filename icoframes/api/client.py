@@ -209,11 +209,9 @@ class Client:
     def from_settings(cls, settings: Settings | None = None, **kwargs: Any) -> Client:
         """Build a client from resolved settings (raises ConfigError when keys are missing)."""
         s = (settings or get_settings()).require_credentials()
-        # require_credentials raised if one is missing; the type checker cannot know that
-        assert s.base_url is not None and s.public_key is not None and s.private_key is not None
-        kwargs.setdefault("pool_size", s.max_workers)
-        kwargs.setdefault("timeout", s.timeout)
-        kwargs.setdefault("max_response_bytes", s.max_response_bytes)
+        assert s.base_url and s.public_key and s.private_key  # require_credentials checked
+        kwargs = {"pool_size": s.max_workers, "timeout": s.timeout,
+                  "max_response_bytes": s.max_response_bytes, **kwargs}
         return cls(base_url=s.base_url, public_key=s.public_key, private_key=s.private_key,
                    **kwargs)
 
@@ -267,8 +265,7 @@ class Client:
     def list_page(self, page: int = 1, **params: Any) -> dict[str, Any]:
         """One page (at most 20 summaries) of the list operation, spec 4.2.
 
-        Parameters are checked locally first, so a bad one costs no request.
-        When nothing matches (error 482) an empty page is returned:
+        Parameters are checked first (a bad one costs no request); error 482 is an empty page:
         ``{"total_icos": 0, "total_pages": 0, "current_page": page, "error": 482, "data": []}``.
 
         Raises
@@ -280,7 +277,10 @@ class Client:
             not a list, ``total_pages`` not a count, above 10,000 or inconsistent
             with ``total_icos``, or another page than the one asked for.
         """
-        body = validate_list_params({**params, "page": page})
+        return self.list_wire(validate_list_params({**params, "page": page}))
+
+    def list_wire(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`list_page` of wire parameters (``validate_list_params``'s), not checked again."""
         try:
             return self._call("icos", body, lambda d: check_list_page(d, body["page"]))
         except NotFound:
@@ -312,8 +312,6 @@ class Client:
         except NotFound as exc:
             raise NotFound(f"no ICO has id {ico_id} (error 482)", code=482,
                            endpoint=exc.endpoint) from None
-
-    # -- transport ---------------------------------------------------------
 
     def _call(self, endpoint: str, payload: Mapping[str, Any],
               check: Callable[[dict[str, Any]], Any] = lambda decoded: None) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from ..parse.problems import Problems
 from ..schema import LIST, empty_frame
 from ..secret import redact_url
 from ..store.cache import Cache
-from ..store.db import check_cache_dir
+from ..store.db import check_cache_dir, disk_full
 from ..store.derived import DerivedTables
 from ..store.housekeeping import mark_used, remove_folder
 from ..store.ledger import QuotaLedger
@@ -88,8 +88,7 @@ def _check_writable(cache: Cache) -> None:
         raise
     except OSError as exc:
         if exc.errno == errno.ENOSPC:
-            raise CacheError(f"the disk holding the cache dir {directory} is full: nothing "
-                             "fetched could be kept; free some space and call again") from None
+            raise disk_full(directory, "nothing fetched could be kept") from None
         raise ConfigError(
             f"the cache dir {directory} is not writable ({exc.strerror or exc}); nothing would "
             "be kept of what a load fetches. Set ICOFRAMES_CACHE_DIR or "

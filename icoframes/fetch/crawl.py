@@ -51,7 +51,7 @@ from ..errors import (
     ServiceUnavailable,
 )
 from ..files import utcnow
-from ..parse.lists import list_frame, summary_keys
+from ..parse.lists import summary_keys
 from ..store.cache import Cache, ProfileRecord
 from ..store.claims import Claims
 from ..store.derived import DerivedTables
@@ -124,7 +124,7 @@ class Crawl:
         self._ready: deque[Want] = deque()  # claimed by this process, to request
         self._waiting: dict[int, Want] = {}  # claimed by another live process
         self._claims: Claims | None = None
-        self._lists = SharedLists(load.cache, self._claimer, self.started)
+        self._lists = SharedLists(load.cache, self._claimer)
         self._pool: ThreadPoolExecutor | None = None
         self._done: queue.SimpleQueue[Future] = queue.SimpleQueue()
         self._tasks: dict[Future, tuple[str, Any]] = {}
@@ -136,8 +136,6 @@ class Crawl:
         self._quota_warned = False
         self._progress = Progress(load.progress)
         self._pages_done = self._profiles_done = 0
-
-    # -- planning ------------------------------------------------------------------
 
     def add_query(self, params: dict[str, Any], *, refresh: bool,
                   limit: dt.timedelta | None) -> None:
@@ -183,8 +181,6 @@ class Crawl:
             self._quota_warned = True
             warn_short_quota(remaining, self.load.settings.daily_quota)
 
-    # -- scheduling ----------------------------------------------------------------
-
     def _fill(self) -> None:
         """Hand out requests while workers are free: pages first, then profiles."""
         workers = self.load.settings.max_workers
@@ -197,7 +193,8 @@ class Crawl:
             page = query.next_page()
             if page is not None:
                 client = self.load.client(f"the list for {query.params}")
-                self._submit("page", (query, *page), client.list_page, page[0], **query.params)
+                body = {**query.params, "page": page[0]}  # checked once, by build_queries
+                self._submit("page", (query, *page), client.list_wire, body)
                 return True
         return False
 
@@ -250,8 +247,6 @@ class Crawl:
         future = self._pool.submit(fn, *args, **kwargs)
         self._tasks[future] = (kind, info)
         future.add_done_callback(self._done.put)
-
-    # -- running -------------------------------------------------------------------
 
     def run(self) -> None:
         """Fetch what was planned; keep what arrives; raise what stopped the load.
@@ -318,12 +313,10 @@ class Crawl:
             return
         if kind == "page":
             query, number, pass_no = info
-            items = query.on_page(number, pass_no, result)
-            if items:
-                self._plan(list_frame(items, status=query.params["status"]), repaged=True)
+            self._plan(query.on_page(number, pass_no, result), repaged=True)
             self._settle(query)
         else:
-            self._keep(info, json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+            self._keep(info, result)
 
     def _item_failed(self, kind: str, info: Any, reason: str) -> None:
         if kind == "page":
@@ -352,20 +345,26 @@ class Crawl:
                           complete=query.complete, failed_pages=query.failed_pages)
         self._guarded(self._lists.release, query)
 
-    def _guarded(self, write: Any, *args: Any, **kwargs: Any) -> None:
+    def _guarded(self, write: Any, *args: Any, **kwargs: Any) -> Any:
         """Keep something; a cache that cannot (a full disk) stops the load, said once."""
         try:
-            write(*args, **kwargs)
+            return write(*args, **kwargs)
         except CacheError as exc:
             if self._stop is None:
                 self._stop = exc
                 self.load.control.cancel()
+            return None
 
-    def _keep(self, want: Want, raw: str | None, *, state: str = "fetched",
+    def _keep(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
               reason: str | None = None) -> None:
-        """Make one profile (or its failure) durable now: one transaction."""
-        self._guarded(self.load.cache.record, ProfileRecord(want.id, want.status, want.summary,
-                                                             raw, state=state, reason=reason))
+        """Make one profile (or its failure) durable now: one transaction; the derived
+        tables take the decoded profile (not decoded again)."""
+        raw = None if profile is None else json.dumps(profile, separators=(",", ":"),
+                                                      ensure_ascii=False)
+        version = self._guarded(self.load.cache.record, ProfileRecord(
+            want.id, want.status, want.summary, raw, state=state, reason=reason))
+        if profile is not None and version:
+            self.load.derived.keep_decoded(want.id, version, profile)
         if state != "failed":
             self.failed.pop(want.id, None)
             self._fetched += 1

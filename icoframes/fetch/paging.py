@@ -17,13 +17,14 @@ brings the same), which is used as cached until it is older than ``max_age``.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from ..files import utcnow
+from ..parse import rules
 from ..parse.lists import list_frame, merge_pages, page_counts
 from ..parse.problems import Problems
 from ..store.cache import Stored
@@ -49,7 +50,9 @@ class ListQuery:
     declined: list[str] = field(default_factory=list)  # why cached lists could not
     paging: bool = False
     passes: int = 1
-    _responses: dict[tuple[int, int], dict] = field(default_factory=dict)  # (pass, page)
+    # (pass, page) -> the page's items as sent, and them parsed once: rows and problems
+    _pages: dict[tuple[int, int], tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]] = \
+        field(default_factory=dict)
     _next: int = 1
     _last: int = 1  # pages known to exist in this pass (page 1 tells)
     _ended: bool = False
@@ -92,20 +95,23 @@ class ListQuery:
         """``(page, pass)`` to request now, or None (wait for page 1, or all asked)."""
         if not self.paging or self._ended or self._next > self._last:
             return None
-        if self._next > 1 and (self.passes, 1) not in self._responses:
+        if self._next > 1 and (self.passes, 1) not in self._pages:
             return None  # page 1 of this pass says how many pages there are
         number = self._next
         self._next += 1
         self.in_flight += 1
         return number, self.passes
 
-    def on_page(self, number: int, pass_no: int, response: dict[str, Any]) -> list[Any]:
-        """Keep one page; the items it brought (for planning their profiles)."""
+    def on_page(self, number: int, pass_no: int, response: dict[str, Any]) -> pd.DataFrame:
+        """Keep one page, parsed (once: :meth:`finish_pass` merges the parsed pages); its
+        rows (for planning their profiles)."""
         self.in_flight -= 1
         items = response.get("data") if isinstance(response.get("data"), list) else []
-        self._responses[(pass_no, number)] = response
+        lost = Problems()
+        frame = list_frame(items, status=self.params["status"], problems=lost)
+        self._pages[(pass_no, number)] = (items, frame, lost.records())
         if pass_no != self.passes:
-            return items
+            return frame
         total_icos, total_pages = page_counts(response)
         if number == 1:
             self.total_icos, self._last = total_icos, max(1, total_pages)
@@ -121,7 +127,7 @@ class ListQuery:
             self._ended = True
             self.failed_pages[number] = "the page repeats earlier pages"
         self._ids_this_pass |= ids
-        return items
+        return frame
 
     def on_failure(self, number: int, reason: str) -> None:
         """A page failed for good (after its retries): the list cannot be complete."""
@@ -145,9 +151,9 @@ class ListQuery:
 
     def finish_pass(self, *, may_repage: bool) -> bool:
         """After a pass: True to page once more, else settle ``frame`` and ``complete``."""
-        items = merge_pages(self._responses[key] for key in sorted(self._responses))
-        lost = Problems()
-        frame = list_frame(items, status=self.params["status"], problems=lost)
+        pages = [self._pages[key] for key in sorted(self._pages)]
+        items = merge_pages({"data": page[0]} for page in pages)
+        frame, lost = _merge_parsed(pages, items)
         short = self.total_icos is None or len(frame) < self.total_icos
         # items the service sent without a usable id are short in the frame, not in the list:
         # paging again now would bring the same items back
@@ -165,7 +171,7 @@ class ListQuery:
             self.use_cached(self.fallback)  # nothing new: what was cached is the best answer
             self.complete = False
             return False
-        self.frame, self.fetched_at, self.problems = frame, utcnow(), lost.records()
+        self.frame, self.fetched_at, self.problems = frame, utcnow(), lost
         self.items = items
         return False
 
@@ -189,6 +195,30 @@ class ListQuery:
             "answered_from": self.answered_from,
             **({"cache_declined": self.declined} if self.declined else {}),
         }
+
+
+def _merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]],
+                  merged: list[Any]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """The parsed pages as one list, as :func:`~icoframes.parse.lists.list_frame` of the
+    ``merged`` items (:func:`~icoframes.parse.lists.merge_pages`) would give it: one row
+    per id at its first place with its last copy's values, the problems of each id's last
+    copy and every unreadable item's."""
+    frames = [frame for _, frame, _ in pages]
+    if not frames:
+        return list_frame([], status=None), []
+    rows = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    place = {ico_id: n for n, ico_id in enumerate(
+        rules.parse_id(item.get("id")) for item in merged if isinstance(item, Mapping))}
+    last = rows.drop_duplicates("id", keep="last")
+    order = last["id"].map(place).to_numpy().argsort(kind="stable")
+    frame = last.take(order).reset_index(drop=True)
+    owner = {}  # id -> the page holding its last copy
+    for n, (_, page, _) in enumerate(pages):
+        owner.update(dict.fromkeys(page["id"].tolist(), n))
+    lost = Problems()
+    for n, (_, _, records) in enumerate(pages):
+        lost.extend(r for r in records if r.get("ico_id") is None or owner.get(r["ico_id"]) == n)
+    return frame, lost.records()
 
 
 def pages_total(queries: Iterable[ListQuery], done: int) -> int | None:

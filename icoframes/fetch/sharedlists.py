@@ -4,7 +4,7 @@ Profiles are claimed id by id (:mod:`icoframes.store.claims`); a list query is
 claimed the same way, under a negative id made from its key (so it never meets
 a profile's), before its first page is asked. A load that finds the list
 claimed by another live process waits for it: as soon as that process keeps
-the list (in the store, fetched after this load began) the load uses it as if
+the list (in the store: another copy than the one this load found) the load uses it as if
 it had paged it; if the claim lapses first (its owner died or stopped), the
 load claims the list and pages it itself. A load never waits longer than a
 lease (:data:`~icoframes.store.claims.LEASE`) for a silent peer.
@@ -12,7 +12,6 @@ lease (:data:`~icoframes.store.claims.LEASE`) for a silent peer.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
@@ -44,21 +43,32 @@ class SharedLists:
         Where the other process keeps the list.
     claims : callable
         The crawl's :class:`~icoframes.store.claims.Claims` (made on first use).
-    started : datetime
-        When the load began: a list kept since then was paged for it.
     """
 
-    def __init__(self, cache: Cache, claims: Callable[[], Claims], started: dt.datetime) -> None:
-        self.cache, self._claims, self.started = cache, claims, started
+    def __init__(self, cache: Cache, claims: Callable[[], Claims]) -> None:
+        self.cache, self._claims = cache, claims
         self.waiting: list[tuple[ListQuery, Stored | None]] = []
 
     def claim(self, query: ListQuery, stored: Stored | None) -> bool:
-        """Claim ``query`` to page it (True); False when another live process pages it: it
-        waits (``stored``, its older cached copy, stays its answer should paging fail)."""
+        """Claim ``query`` to page it (True); False when another live process pages it, or
+        kept it since this load looked (its claim already released): it waits, and
+        :meth:`poll` brings that list (``stored``, its older cached copy, stays its answer
+        should paging fail)."""
         mine, _, _ = self._claims().claim([list_claim_id(query.params)])
+        if mine and self._kept(query, stored) is not None:  # paged and released meanwhile
+            self.release(query)
+            mine = []
         if not mine:
             self.waiting.append((query, stored))
         return bool(mine)
+
+    def _kept(self, query: ListQuery, stored: Stored | None) -> Stored | None:
+        """The list of ``query`` another process kept since this load looked in the cache
+        (and found ``stored``), if any: another copy than that one, whatever the clocks say."""
+        kept = self.cache.read_list(query.params)
+        if kept is None or (stored is not None and kept.fetched_at == stored.fetched_at):
+            return None
+        return kept
 
     def release(self, query: ListQuery) -> None:
         """The list is kept (or given up): others may page it again."""
@@ -69,8 +79,8 @@ class SharedLists:
         whose claim lapsed and is now this crawl's (to page, with their older copy)."""
         arrived, to_page, still = [], [], []
         for query, stored in self.waiting:
-            kept = self.cache.read_list(query.params)
-            if kept is not None and kept.fetched_at >= self.started:
+            kept = self._kept(query, stored)
+            if kept is not None:
                 query.use_cached(kept)
                 arrived.append(query)
             elif self._claims().claim([list_claim_id(query.params)])[0]:

@@ -58,7 +58,7 @@ from .claims import Claims
 from .db import Database, check_cache_dir, from_ms, ms, private_folder
 
 __all__ = ["DB_NAME", "FILTER_SET", "INDEX_COLUMNS", "Cache", "ProfileRecord", "Snapshot", "Stored",
-           "ipc", "record_in"]
+           "ipc", "keep_list", "record_in"]
 
 DB_NAME: Final = "cache.sqlite3"
 #: The key of the filter set among the kept list answers.
@@ -325,21 +325,16 @@ class Cache:
                    complete: bool = True, failed_pages: dict[int, str] | None = None) -> None:
         """Keep a list result: the items as the service sent them, and parsed; whether it is
         complete (its ids cover ``total_icos``), the pages that failed, the values lost."""
-        self._keep(self.list_key(params), params, items, ipc(frame, LIST), total_icos,
-                   complete, failed_pages, problems)
+        with self.write() as conn:
+            keep_list(conn, self.list_key(params), params, items, ipc(frame, LIST), total_icos,
+                      complete, failed_pages, problems, ms(utcnow()))
 
     def write_filters(self, raw: dict[str, Any], frame: pd.DataFrame, *,
                       problems: list[dict[str, Any]] | None = None) -> None:
         """Keep the filter set: as the service sent it, and parsed."""
-        self._keep(FILTER_SET, FILTER_SET, raw, ipc(frame, FILTERS), None, True, None, problems)
-
-    def _keep(self, key: str, params: Any, raw: Any, frame: bytes, total_icos: int | None,
-              complete: bool, failed_pages: dict[int, str] | None,
-              problems: list[dict[str, Any]] | None) -> None:
-        row = (key, _json(params), _json(raw), frame, total_icos, complete,
-               _json(failed_pages or {}), _json(problems or []), ms(utcnow()))
         with self.write() as conn:
-            conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?)", row)
+            keep_list(conn, FILTER_SET, FILTER_SET, raw, ipc(frame, FILTERS), None, True, None,
+                      problems, ms(utcnow()))
 
     def read_list(self, params: dict[str, Any]) -> Stored | None:
         """The cached list for these parameters (None when there is none)."""
@@ -407,6 +402,15 @@ class Cache:
 
 def _json(value: Any) -> str:
     return _utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":")))  # type: ignore
+
+
+def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: bytes,
+              total_icos: int | None, complete: bool, failed_pages: dict[int, str] | None,
+              problems: list[dict[str, Any]] | None, fetched_at: int) -> None:
+    """One row of ``lists`` (a list answer or the filter set), replacing the key's."""
+    conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?)", (
+        key, _json(params), _json(raw), frame, total_icos, complete,
+        _json(failed_pages or {}), _json(problems or []), fetched_at))
 
 
 def _json_ids(ids: Iterable[int]) -> str:

@@ -47,7 +47,7 @@ from urllib.parse import quote
 
 from ..errors import CacheError, CacheWarning, warn
 
-__all__ = ["BUSY_SECONDS", "LEASE", "Database", "check_cache_dir", "from_ms", "ms",
+__all__ = ["BUSY_SECONDS", "LEASE", "Database", "check_cache_dir", "disk_full", "from_ms", "ms",
            "private_folder"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
@@ -66,6 +66,12 @@ def ms(when: dt.datetime) -> int:
 def from_ms(value: int | None) -> dt.datetime | None:
     """The aware UTC datetime of a stored time (None stays None)."""
     return None if value is None else _EPOCH + dt.timedelta(milliseconds=value)
+
+
+def disk_full(folder: Path, lost: str = "nothing more can be kept") -> CacheError:
+    """A full disk, said once for the whole cache: where, what was not kept, what to do."""
+    return CacheError(f"the disk holding the cache {folder} is full: {lost}. What was kept "
+                      "before is whole; free some space and call again to go on.")
 
 
 def _owner_problem(info: os.stat_result, path: Path) -> str | None:
@@ -352,10 +358,7 @@ class Database:
                 raise CacheError(f"the cache database {self.path} was damaged and set aside; "
                                  "call again: what it held will be fetched again") from None
             if name.startswith("SQLITE_FULL") or _full(self.path.parent):
-                raise CacheError(
-                    f"the disk holding the cache {self.path.parent} is full: nothing more can "
-                    "be kept. What was kept before is whole; free some space and call again "
-                    "to go on.") from None
+                raise disk_full(self.path.parent) from None
             if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
                 raise CacheError(
                     f"the cache {self.path} was locked by another process for over "
@@ -367,6 +370,5 @@ class Database:
             raise CacheError(f"the cache database {self.path} failed: {exc}") from exc
         except OSError as exc:
             if exc.errno == errno.ENOSPC:
-                raise CacheError(f"the disk holding the cache {self.path.parent} is full; free "
-                                 "some space and call again to go on") from None
+                raise disk_full(self.path.parent) from None
             raise

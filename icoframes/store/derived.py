@@ -47,10 +47,14 @@ from ..parse import profiles, rules
 from ..schema import ICOS, PROBLEMS, TABLES
 from ..tables import Tables, read_table
 from .cache import Cache, Snapshot
+from .db import disk_full
 
 __all__ = ["DerivedTables", "parser_fingerprint"]
 
 _STATE = "_state.json"
+#: Profiles a load decoded and kept, remembered so that the tables need not decode their
+#: stored text again: at most this many (a rebuild's batch), the first that arrived.
+_DECODED = 2000
 #: Every file the derived tables keep, and the column naming the ICO of a row in each.
 _KEYS = {**{name: "ico_id" for name in TABLES}, "icos": "id", PROBLEMS.name: "ico_id"}
 
@@ -94,9 +98,16 @@ class DerivedTables:
         self.cache = cache
         self.dir = cache.tables_dir
         self._state_path = self.dir / _STATE
+        self._decoded: dict[int, tuple[int, Any]] = {}  # id -> (version, decoded profile)
 
     def __repr__(self) -> str:
         return f"DerivedTables({str(self.dir)!r})"
+
+    def keep_decoded(self, ico_id: int, version: int, profile: Any) -> None:
+        """The profile ``ico_id`` as decoded by this load and kept as copy ``version``:
+        tidied from this object, not decoded again from the stored text (that copy only)."""
+        if len(self._decoded) < _DECODED or ico_id in self._decoded:
+            self._decoded[ico_id] = (version, profile)
 
     def tables(self) -> Tables:
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile."""
@@ -169,7 +180,7 @@ class DerivedTables:
         unreadable: list[int] = []
         for batch in snap.copies(since):
             changed.update(batch.column("id").to_pylist())
-            parts.append(_tidy_batch(batch, unreadable))
+            parts.append(_tidy_batch(batch, unreadable, self._decoded))
         if unreadable:
             self.cache.quarantine(unreadable, "not JSON")
             return changed, None
@@ -215,7 +226,7 @@ class DerivedTables:
         unreadable: list[int] = []
         with self.cache.snapshot() as snap:
             for batch in snap.copies():
-                parts.append(_tidy_batch(batch, unreadable))
+                parts.append(_tidy_batch(batch, unreadable, self._decoded))
         if unreadable:
             self.cache.quarantine(unreadable, "not JSON")
         tables = _concat(parts)
@@ -236,19 +247,25 @@ def _full(exc: OSError, directory: Path) -> OSError:
     """A full disk as a :class:`CacheError` that says so; any other error as it is."""
     if isinstance(exc, CacheError) or exc.errno != errno.ENOSPC:
         return exc
-    return CacheError(f"the disk holding the cache {directory} is full: the tables could not "
-                      "be kept (they are rebuilt next time); free some space")
+    return disk_full(directory, "the tables could not be kept (they are rebuilt next time)")
 
 
-def _tidy_batch(batch: pa.Table, unreadable: list[int]) -> Tables:
+def _tidy_batch(batch: pa.Table, unreadable: list[int],
+                decoded: dict[int, tuple[int, Any]]) -> Tables:
     """The fetched copies of one batch tidied (gone ones have no rows); the ids whose
-    stored text does not decode are added to ``unreadable``."""
+    stored text does not decode are added to ``unreadable``. A copy found in ``decoded``
+    (id -> (version, profile); taken out) is not decoded again."""
     raw, statuses, times = [], {}, {}
-    for ico_id, kind, status, text, at in zip(
+    for ico_id, kind, status, text, at, version in zip(
             *(batch.column(c).to_pylist()
-              for c in ("id", "state", "status", "raw", "fetched_at")), strict=True):
+              for c in ("id", "state", "status", "raw", "fetched_at", "version")), strict=True):
+        known = decoded.pop(ico_id, None)
         if kind != "fetched":
             continue  # gone: listed, but no profile (error 482)
+        if known is not None and known[0] == version:
+            raw.append(known[1])
+            statuses[ico_id], times[ico_id] = status, at
+            continue
         try:
             raw.append(loads_text(text))
         except (ValueError, TypeError, RecursionError):

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from ..errors import CacheWarning, warn
 from ..schema import FILTERS, LIST
 from ..tables import frame_from_arrow
-from .cache import FILTER_SET, Cache, ProfileRecord, ipc, record_in
+from .cache import FILTER_SET, Cache, ProfileRecord, ipc, keep_list, record_in
 from .db import ms
 from .ledger import LEDGER_FOLDER, QuotaLedger
 
@@ -136,11 +136,9 @@ def _convert(cache: Cache) -> dict[str, int]:
                                           e["state"], e.get("reason")),
                       ms(at if at.tzinfo else at.replace(tzinfo=dt.UTC)))
         for frame, meta in lists:
-            conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?)", (
-                cache.list_key(meta["params"]), json.dumps(meta["params"]),
-                json.dumps(_items(frame)), ipc(frame, LIST), meta.get("total_icos"),
-                bool(meta.get("complete", True)), "{}", json.dumps(meta.get("problems") or []),
-                ms(dt.datetime.fromisoformat(meta["fetched_at"]))))
+            keep_list(conn, cache.list_key(meta["params"]), meta["params"], _items(frame),
+                      ipc(frame, LIST), meta.get("total_icos"), bool(meta.get("complete", True)),
+                      None, meta.get("problems"), ms(dt.datetime.fromisoformat(meta["fetched_at"])))
         if filters is not None:
             frame, meta = filters
             raw: dict[str, list[dict[str, Any]]] = {}
@@ -148,10 +146,8 @@ def _convert(cache: Cache) -> dict[str, int]:
                 raw.setdefault(row["filter"], []).append(
                     {"name": row["name"]} if pd.isna(row["id"]) else
                     {"id": int(row["id"]), "name": row["name"]})
-            conn.execute("INSERT OR REPLACE INTO lists VALUES (?, ?, ?, ?, NULL, 1, '{}', ?, ?)",
-                         (FILTER_SET, json.dumps(FILTER_SET), json.dumps(raw),
-                          ipc(frame, FILTERS), json.dumps(meta.get("problems") or []),
-                          ms(dt.datetime.fromisoformat(meta["fetched_at"]))))
+            keep_list(conn, FILTER_SET, FILTER_SET, raw, ipc(frame, FILTERS), None, True, None,
+                      meta.get("problems"), ms(dt.datetime.fromisoformat(meta["fetched_at"])))
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('converted', 1)")
     return {"profiles": len(events), "lists": len(lists), "filters": int(filters is not None)}
 
