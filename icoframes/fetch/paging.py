@@ -141,7 +141,7 @@ class ListQuery:
         """Pages of this pass not asked yet; None until its page 1 says how many there are."""
         if not self.paging or self._ended:
             return 0
-        if (self.passes, 1) not in self._responses:
+        if (self.passes, 1) not in self._pages:
             return None
         return max(0, self._last - self._next + 1)
 
