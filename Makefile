@@ -54,7 +54,7 @@ bench: $(STAMP)
 # fetch/policy.py, money/ and features.py, each against its own few test files
 # (benchmarks/mutation.py), niced, and writes the kill rate per file and the survivors
 # to benchmarks/MUTATION.md. One module: `make mutate MODULE=money` (parse, gate, store,
-# policy, money, features); all of them take about an hour and a half on 2 cores.
+# policy, money, features; parse:units for one file); all of them take hours on 2 shared cores.
 MUTMUT := mutmut==3.8.1
 MODULE ?= all
 $(VENV)/.mutmut-stamp: | $(STAMP)

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from icoframes.parse.dates import read_label
 from icoframes.parse.profiles import tidy
 from icoframes.parse.rules import (
     BAD,
@@ -43,7 +44,6 @@ from icoframes.parse.rules import (
     parse_amount,
     parse_datetime,
     parse_id,
-    parse_label_date,
 )
 from icoframes.parse.units import read_amount_group
 from icoframes.schema import LONG_LISTS, TABLES, TEXT_DTYPE, TableSchema
@@ -209,19 +209,23 @@ def baseline_tidy(profiles: list[dict[str, Any]],
             roadmap.append({"ico_id": pid, "label": label, "description": description})
 
     def frame(rows: list[dict], name: str) -> pd.DataFrame:
-        return pd.DataFrame(rows, columns=[c for c in TABLES[name].names if c != "date"])
+        return pd.DataFrame(rows, columns=[c for c in TABLES[name].names
+                                           if c not in ("date", "precision")])
 
     social_frame = _clean(frame(social, "social"), TABLES["social"], keys=("network",))
     roadmap_frame = frame(roadmap, "roadmap")
     dates = pd.to_datetime(roadmap_frame["label"], format="%d-%m-%Y", errors="coerce")
+    precision = pd.Series("day", index=roadmap_frame.index, dtype=object)
     retry = dates.isna()
     if retry.any():
         dates = dates.astype(object)
-        dates[retry] = roadmap_frame["label"][retry].map(
-            lambda label: parse_label_date(label) or pd.NaT)
+        labels = roadmap_frame["label"][retry].map(read_label)
+        dates[retry] = labels.map(lambda read: read[0] or pd.NaT)
+        precision[retry] = labels.map(lambda read: read[1])
         dates = pd.to_datetime(dates)
     roadmap_frame = _clean(roadmap_frame, TABLES["roadmap"], keys=("label",))
     roadmap_frame["date"] = dates.astype("datetime64[ms]")
+    roadmap_frame["precision"] = precision.astype(TEXT_DTYPE)
     long = {}
     for name in LONG_LISTS:  # one row per value of the list column, in order
         exploded = icos[["id", name]].explode(name).dropna(subset=[name])

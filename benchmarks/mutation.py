@@ -11,7 +11,7 @@ source file and the surviving mutants are written to the module's section of
 them are kept.
 
 ``python -m benchmarks.mutation money gate`` runs two modules; ``all`` runs every
-one (about an hour and a half on 2 shared cores: run them one at a time).
+one (hours on 2 shared cores: run them one at a time).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ MODULES: dict[str, Module] = {
 }
 
 # Reads mutmut's results inside the scratch folder (mutmut's own modules, version
-# pinned): every mutant's status, and the diff of each one not killed.
+# pinned): every mutant's status, and the diff of each survivor.
 _COLLECT = """
 import json, sys
 from mutmut.mutation.data import SourceFileMutationData
@@ -81,7 +81,8 @@ for path in walk_mutatable_files():
     data.load()
     for name, code in sorted(data.exit_code_by_key.items()):
         status = status_by_exit_code[code]
-        diff = "" if status == "killed" else get_diff_for_mutant(name, path=path)
+        quiet = status in ("killed", "timeout", "not checked")
+        diff = "" if quiet else get_diff_for_mutant(name, path=path)
         rows.append({"path": str(path), "name": name, "status": status, "diff": diff})
 json.dump(rows, sys.stdout)
 """
@@ -223,6 +224,18 @@ def collected(name: str, baseline: bool) -> Result:
                   started.strftime("%Y-%m-%d %H:%M UTC"), commit=tree_state())
 
 
+def merged(name: str, new: Result) -> Result:
+    """The last saved run of ``name`` with what ``new`` (a recheck) checked of its survivors."""
+    old = Result(**json.loads(saved(name, False).read_text(encoding="utf-8")))
+    if old.sources != new.sources:
+        raise SystemExit(f"{name}: the mutated files changed since the run of {old.when}")
+    again = {row["name"]: row for row in new.rows if row["status"] != "not checked"}
+    rows = [again.get(row["name"], row) if row["status"] not in ("killed", "timeout") else row
+            for row in old.rows]
+    return Result(name, rows, new.seconds, new.tests, False, old.sources, new.when,
+                  rechecked=old.when, commit=new.commit)
+
+
 def recheck(name: str, jobs: int) -> Result:
     """Run again only the mutants the last saved run of ``name`` did not kill.
 
@@ -271,8 +284,9 @@ def section(result: Result) -> str:
            + (f" Only the survivors of the run of {result.rechecked} were run again (the "
               "mutated files unchanged since); its killed mutants are carried over."
               if result.rechecked else ""), "",
-           "| file | mutants | killed | survived | timeout | no tests | other | killed % |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+           "| file | mutants | not checked | killed | survived | timeout | no tests | other "
+           "| killed % of checked |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     by_path: dict[str, Counter[str]] = {}
     for row in rows:
         by_path.setdefault(row["path"], Counter())[row["status"]] += 1
@@ -284,7 +298,8 @@ def section(result: Result) -> str:
         out.append(_row("**all**", total))
     for line, why in module_of(name).skip:
         out += ["", f"Not mutated: statements starting on lines matching `{line}`: {why}."]
-    survivors = [row for row in rows if row["status"] not in ("killed", "timeout")]
+    survivors = [row for row in rows
+                 if row["status"] not in ("killed", "timeout", "not checked")]
     out += ["", f"Not killed ({len(survivors)}):", ""]
     for row in survivors:
         function = function_of(row["name"])
@@ -295,12 +310,14 @@ def section(result: Result) -> str:
 
 def _row(path: str, counts: Counter[str]) -> str:
     n = sum(counts.values())
+    unchecked = counts["not checked"]  # a run stopped before them (--collect)
+    checked = n - unchecked
     # a timeout is a kill (the mutant made the tests hang); "no tests" and the rest are not
     killed = counts["killed"] + counts["timeout"]
-    other = n - killed - counts["survived"] - counts["no tests"]
-    rate = f"{100 * killed / n:.1f}" if n else "–"
-    return (f"| {path} | {n} | {counts['killed']} | {counts['survived']} | {counts['timeout']} "
-            f"| {counts['no tests']} | {other} | {rate} |")
+    other = checked - killed - counts["survived"] - counts["no tests"]
+    rate = f"{100 * killed / checked:.1f}" if checked else "–"
+    return (f"| {path} | {n} | {unchecked} | {counts['killed']} | {counts['survived']} "
+            f"| {counts['timeout']} | {counts['no tests']} | {other} | {rate} |")
 
 
 def write(sections: dict[str, str]) -> None:
@@ -350,7 +367,9 @@ def main(argv: list[str] | None = None) -> None:
         # one module at a time, written as soon as it is done: a long run interrupted
         # keeps what it measured
         key = f"{name}:before" if args.baseline else name
-        if args.collect:
+        if args.collect and args.recheck:  # a recheck stopped before its end
+            result = merged(name, collected(name, False))
+        elif args.collect:
             result = collected(name, args.baseline)
         elif args.recheck:
             result = recheck(name, args.jobs)

@@ -27,6 +27,7 @@ from .errors import (
     CacheWarning,
     ConfigError,
     EmptyResult,
+    ExportReplaced,
     IcoframesError,
     IcoframesWarning,
     IncompleteWarning,
@@ -40,7 +41,7 @@ from .errors import (
     ServiceUnavailable,
     StaleWarning,
 )
-from .export import export_tables
+from .export import ExportResult, export_tables
 from .features import compute_features, describe_features
 from .history import changes, read_export, read_snapshots
 from .loaders import (
@@ -95,6 +96,8 @@ __all__ = [
     "CacheWarning",
     "ConfigError",
     "EmptyResult",
+    "ExportReplaced",
+    "ExportResult",
     "IcoframesError",
     "IcoframesWarning",
     "IncompleteWarning",

@@ -5,9 +5,12 @@ Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings
 (including keys the service rejects, error 480, and an export folder that cannot
 be written); 3 the daily request limit was reached (what was fetched is kept and
 the next run resumes); 4 the query matched no ICO, nothing written (``export``
-without ``--allow-empty``); 130 interrupted (Ctrl-C) and 143 terminated
+without ``--allow-empty``); 5 the export is incomplete: what was fetched is
+written, marked ``complete: false`` with the missing ids and why (``export``
+without ``--allow-incomplete``); 130 interrupted (Ctrl-C) and 143 terminated
 (SIGTERM), what was fetched is kept either way; 1 anything else.
-Logs go to stderr; progress bars show only when stderr is a terminal.
+Logs go to stderr, warnings among them (one log line each, in the same format);
+progress bars show only when stderr is a terminal.
 ``icoframes --version`` prints the installed version. The export command's
 filter options are made from the spec 4.2 declaration in :mod:`icoframes.api.params`.
 """
@@ -21,10 +24,11 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .api.params import PARAMS
@@ -39,11 +43,14 @@ from .errors import (
     QuotaExceeded,
 )
 
+if TYPE_CHECKING:
+    from .export import ExportResult
+
 __all__ = ["EXIT_CODES", "Terminated", "build_parser", "main", "run"]
 
 log = logging.getLogger("icoframes.cli")
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_QUOTA, EXIT_EMPTY = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_QUOTA, EXIT_EMPTY, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as shells report
 #: Every exit code of the command and what it means (the export's --help and the README say so).
 EXIT_CODES = {
@@ -53,6 +60,9 @@ EXIT_CODES = {
                 "or --out folder that cannot be written)",
     EXIT_QUOTA: "daily request limit reached (what was fetched is kept, the next run resumes)",
     EXIT_EMPTY: "the query matched no ICO: nothing written (unless --allow-empty)",
+    EXIT_INCOMPLETE: "incomplete: what was fetched is written, marked complete: false with the "
+                     "missing ids and why in manifest.json; the next run retries them "
+                     "(exit 0 instead with --allow-incomplete)",
     EXIT_INTERRUPTED: "interrupted by Ctrl-C (what was fetched is kept)",
     EXIT_TERMINATED: "terminated by SIGTERM (what was fetched is kept)",
 }
@@ -116,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--allow-empty", action="store_true",
                         help="write empty tables when no ICO matches (default: exit 4, "
                              "nothing written)")
+    export.add_argument("--allow-incomplete", action="store_true",
+                        help="exit 0 when listed ICOs could not be fetched or a list came "
+                             "back partial (default: exit 5; the export is written and "
+                             "marked complete: false either way)")
     export.add_argument("--refresh", choices=("none", "changed", "all"), default="none",
                         help="none: use fresh cache; changed: re-page and re-fetch changed "
                              "profiles; all: re-fetch everything (default: none, and changed "
@@ -161,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("urllib3").setLevel(logging.WARNING)
     try:
         if args.command == "export":
-            with _signals_raise():
+            with _signals_raise(), _warnings_logged():
                 return _export(args)
         if args.command == "sandbox":
             with _signals_raise():
@@ -254,8 +268,10 @@ def _signals_raise() -> Iterator[None]:
 
 def _export(args: argparse.Namespace) -> int:
     from .export import export_tables
+    from .loaders import Refresh
 
-    refresh = {"none": False, "changed": True, "all": "all"}[args.refresh]
+    refreshes: dict[str, Refresh] = {"none": False, "changed": True, "all": "all"}
+    refresh = refreshes[args.refresh]
     result = export_tables(
         args.out,
         snapshot=args.snapshot,
@@ -269,9 +285,59 @@ def _export(args: argparse.Namespace) -> int:
         progress=None,
         **_filters_from(args),  # status among them
     )
-    log.info("wrote %s (%s); %d requests spent", result["path"],
-             ", ".join(f"{k}: {v}" for k, v in result["rows"].items()), result["requests_total"])
-    return EXIT_OK
+    log.info("wrote %s (%s); %d requests spent", result.path,
+             ", ".join(f"{k}: {v}" for k, v in result.rows.items()), result.requests_total)
+    if result.complete:
+        return EXIT_OK
+    gaps = _gaps(result)
+    if args.allow_incomplete:
+        log.warning("the export is incomplete (--allow-incomplete: exit 0): %s", gaps)
+        return EXIT_OK
+    log.error("the export is incomplete, written and marked complete: false in %s: %s; "
+              "exit %d (--allow-incomplete exits 0)", result.path / "manifest.json",
+              gaps, EXIT_INCOMPLETE)
+    return EXIT_INCOMPLETE
+
+
+def _gaps(result: ExportResult) -> str:
+    """What an incomplete export lacks, in one line for the log."""
+    parts = []
+    missing = result.missing
+    if missing:
+        first = "; ".join(f"{m['id']} ({m['state']}: {m['reason']})" for m in missing[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        parts.append(f"{len(missing)} listed ICO(s) not fetched: {first}{more}")
+    stale = result.not_refreshed
+    if stale:
+        first = "; ".join(f"{m['id']} ({m['reason']})" for m in stale[:3])
+        parts.append(f"{len(stale)} row(s) kept from an earlier fetch: {first}")
+    partial = [q for q in result.manifest.get("queries", []) if not q.get("complete")]
+    for query in partial:
+        params = {k: v for k, v in (query.get("params") or {}).items() if v is not None}
+        parts.append(f"the list {params} came back partial")
+    return "; ".join(parts) or "see the manifest"
+
+
+@contextmanager
+def _warnings_logged() -> Iterator[None]:
+    """Warnings become log lines (``WARNING icoframes: ...``), in the format of the others.
+
+    A cron log then holds one line per warning, not Python's two-line warnings
+    format with a file name and source line. Filters still apply (a warning
+    filtered to "error" still raises).
+    """
+    previous = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:
+        name = "icoframes" if category.__module__.startswith("icoframes") else "py.warnings"
+        logging.getLogger(name).warning("%s (%s)", message, category.__name__)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
 
 
 def _sandbox(args: argparse.Namespace) -> int:

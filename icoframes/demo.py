@@ -42,12 +42,10 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
         configure(**sb.settings(), cache_dir=cache_dir)
         try:
             first = export_tables(out)
-            spent = sum(first["requests_spent"].values())
-            print(f"export: {first['rows']['icos']} ICOs, {spent} requests "
-                  f"({first['requests_spent']})")
+            print(f"export: {first.rows['icos']} ICOs, {first.requests_total} requests "
+                  f"({first.requests_spent})")
             second = export_tables(out)
-            print(f"export again from the cache: {sum(second['requests_spent'].values())} "
-                  "requests")
+            print(f"export again from the cache: {second.requests_total} requests")
             icos = load_icos(offline=True, progress=False)
         finally:
             reset_configuration()

@@ -8,6 +8,7 @@ Errors reported by the API carry the numeric code of the response body in
     ├── ConfigError            settings missing or invalid (e.g. no keys)
     ├── NotCached              offline=True and the cache lacks what was asked for
     ├── EmptyResult            an export's query matched no ICO (allow_empty=False)
+    ├── ExportReplaced         an export kept replacing the folder being read
     └── APIError(.code)        the service answered with an error, or never answered
         ├── AuthError          480: public or private key not valid
         ├── InvalidParameter   483, 484 and parameters rejected locally (also a ValueError)
@@ -53,6 +54,7 @@ __all__ = [
     "CacheWarning",
     "ConfigError",
     "EmptyResult",
+    "ExportReplaced",
     "IcoframesError",
     "IcoframesWarning",
     "IncompleteWarning",
@@ -96,6 +98,14 @@ class EmptyResult(IcoframesError):
     """An export's query matched no ICO, so nothing was written (see ``allow_empty``).
 
     The message names the query that matched nothing; the command line exits 4.
+    """
+
+
+class ExportReplaced(IcoframesError):
+    """An export kept replacing the folder while it was read; nothing mixed was returned.
+
+    Raised by :func:`icoframes.read_export` and :func:`icoframes.read_snapshots`;
+    read again once the running export is done.
     """
 
 

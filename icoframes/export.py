@@ -22,10 +22,19 @@ What a reader can rely on:
 * ``out`` is checked writable (created when missing) before any request is
   spent; if it is not, :class:`~icoframes.errors.ConfigError` names it.
 * Everything is first written to this export's own staging folder *inside*
-  ``out``: ``out/.icoframes-staging/<id>/data/``. Being inside ``out``, the final
-  renames never cross a filesystem (``out`` may be a mount point, and its parent
-  need not be writable); being hidden and two levels down, the folder is never
+  ``out``: ``out/.icoframes-staging-<random>/export/data/``, made by
+  :func:`tempfile.mkdtemp` (a name nobody can guess or plant beforehand, private
+  to the user running the export). Being inside ``out``, the final renames
+  never cross a filesystem (``out`` may be a mount point, and its parent need
+  not be writable); being hidden and two levels down, the tables are never
   matched by ``out/*.parquet``, ``out/*/icos.parquet`` or ``out/*/*.parquet``.
+* An export removes only what it made: its own staging folder, the previous
+  snapshot folder of the day it replaces, and the staging folders of killed
+  exports (real folders named ``.icoframes-staging-*``, owned by the user,
+  holding the lock file an export makes first, which nobody holds). It never
+  follows a symbolic link: a ``snapshot_date=`` entry that is a link is refused
+  (ConfigError, nothing moved), a planted ``.icoframes-staging*`` link is left
+  alone.
 * A snapshot folder is swapped in whole: the previous folder of the same day is
   renamed aside, the new one renamed into place, and the old one deleted after.
   A reader sees the old snapshot or the new one (or, for the instant between
@@ -40,54 +49,123 @@ What a reader can rely on:
   exists, the tables beside it are the ones it describes; a folder without one
   is an export in progress or one that was killed mid-swap (the next run
   completes it). A reader racing a running export reads ``manifest.json``
-  before and after the tables and retries when ``exported_at`` changed.
-* Two exports into one ``out`` swap one at a time (a lock in the staging
-  folder). The staging folder of a killed export is removed by the next run;
-  that of a running export is not (each holds a lock on its folder while it
-  runs, which the operating system releases when the process dies).
+  before and after the tables and retries when it changed
+  (:mod:`icoframes.exported`).
+* Two exports into one ``out`` swap one at a time (``flock`` on ``out`` itself,
+  so no lock file is left in it; a ``.icoframes-swap.lock`` file on Windows).
+  The staging folder of a killed export is removed by the next run; that of a
+  running export is not (each holds a lock on its folder while it runs, which
+  the operating system releases when the process dies). After an export,
+  ``out`` holds the export and nothing else of icoframes'.
 * An export whose query matches no ICO raises :class:`~icoframes.errors.EmptyResult`
   and writes nothing, unless ``allow_empty=True``.
 
 ``manifest.json`` records the arguments, the rows per table, the requests this
 export spent (per endpoint in ``requests_spent``, and ``requests_total``), each
 list query (its parameters, whether it was complete, whether it came from the
-cache, its rows, when it was fetched, values lost), ``complete`` (every query
-was), the fetch times of the oldest and newest exported profile
+cache, its rows, when it was fetched, values lost), ``complete``, ``missing``,
+``not_refreshed`` (see below), the fetch times of the oldest and newest exported profile
 (``profiles_fetched``; null when the ``icos`` table has no ``fetched_at``
 column), ``problems`` (the number of unreadable values), ``exported_at`` (when
 the export was written, UTC) and ``package_version``. ``lists_fresh_after`` and
 ``lists_fetched`` say how fresh the lists are (see above).
+
+Incomplete is an outcome, not a success. An export that could not fetch
+everything still writes what it fetched, with ``complete: false`` and what it
+lacks: ``missing`` (each listed ICO without a row: ``id``, ``name``, ``state``
+(failed, gone, not_fetched) and ``reason``), ``not_refreshed`` (each row kept
+from an earlier fetch because its new fetch failed or the budget ran out:
+``id``, ``reason``, ``fetched_at``) and, per query, ``complete: false`` for a
+list that came back partial. ``icoframes export`` then exits 5 (unless
+``--allow-incomplete``); :func:`icoframes.changes` reads ``missing`` and the
+partial lists so that such gaps never show as removed and new ICOs.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import os
-import shutil
-import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 
 from ._version import __version__
-from .errors import ConfigError, EmptyResult
+from .errors import EmptyResult
+from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import age_limit
-from .files import atomic_write_bytes, atomic_write_table, filelock, locked, utcnow
+from .files import atomic_write_bytes, atomic_write_table, utcnow
 from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
 from .schema import PROBLEM_SUMMARY, TABLES
+from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
 
-__all__ = ["MANIFEST", "STAGING", "export_tables"]
+__all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
 
-#: The commit record of an export: written last, removed first.
-MANIFEST = "manifest.json"
-#: The hidden folder inside ``out`` where exports are built before the swap.
-STAGING = ".icoframes-staging"
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export wrote: where, whether it is complete, what it cost.
+
+    The main facts of ``manifest.json`` as typed attributes; ``manifest`` holds
+    all of it, as written. Reading it as a dict (``result["rows"]``,
+    ``result["path"]``), as in 0.1, still works in this version and goes in
+    the next: use the attributes.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The folder written: ``out``, or ``out/snapshot_date=YYYY-MM-DD``.
+    complete : bool
+        Every listed ICO has a fresh row and every list came back whole.
+    rows : dict of str to int
+        Rows per table.
+    requests_spent : dict of str to int
+        Requests this export sent, per endpoint (retries included).
+    requests_total : int
+        Their sum.
+    missing : list of dict
+        Listed ICOs without a row: ``id``, ``name``, ``state``, ``reason``.
+    not_refreshed : list of dict
+        Rows kept from an earlier fetch: ``id``, ``reason``, ``fetched_at``.
+    exported_at : datetime.datetime
+        When the export was written (UTC).
+    manifest : dict
+        ``manifest.json`` as written.
+    """
+
+    path: Path
+    complete: bool
+    rows: dict[str, int]
+    requests_spent: dict[str, int]
+    requests_total: int
+    missing: list[dict[str, Any]]
+    not_refreshed: list[dict[str, Any]]
+    exported_at: dt.datetime
+    manifest: dict[str, Any] = field(repr=False)
+
+    # dict-style reading as in 0.1 (the manifest, plus "path" as text): deprecated
+    def _as_dict(self) -> dict[str, Any]:
+        return {**self.manifest, "path": str(self.path)}
+
+    def __getitem__(self, key: str) -> Any:
+        return self._as_dict()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._as_dict()
+
+    def keys(self) -> list[str]:
+        return list(self._as_dict())
+
+    def items(self) -> list[tuple[str, Any]]:
+        return list(self._as_dict().items())
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._as_dict().get(key, default)
+
 
 
 def export_tables(
@@ -104,7 +182,7 @@ def export_tables(
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     **filters: Any,
-) -> dict[str, Any]:
+) -> ExportResult:
     """Load every table for the matching ICOs and write them as Parquet with a manifest.
 
     Parameters
@@ -127,8 +205,10 @@ def export_tables(
 
     Returns
     -------
-    dict
-        The manifest that was written, plus ``path`` (the folder written).
+    ExportResult
+        Where the export went (``path``), ``complete``, ``rows``,
+        ``requests_spent``, ``requests_total``, ``missing``, ``not_refreshed``,
+        ``exported_at`` and the whole ``manifest`` as written.
 
     Raises
     ------
@@ -151,12 +231,12 @@ def export_tables(
     ...     manifest = export_tables(tempfile.mkdtemp(), status="past", snapshot=True,
     ...                              progress=False)
     >>> icoframes.reset_configuration()
-    >>> Path(manifest["path"]).name.startswith("snapshot_date=")
-    True
-    >>> manifest["rows"]["icos"] > 0, manifest["requests_spent"]["icos"] > 0
+    >>> manifest.path.name.startswith("snapshot_date="), manifest.complete
     (True, True)
-    >>> written = json.loads((Path(manifest["path"]) / "manifest.json").read_text())
-    >>> written["rows"] == manifest["rows"], written["exported_at"] == manifest["exported_at"]
+    >>> manifest.rows["icos"] > 0, manifest.requests_spent["icos"] > 0
+    (True, True)
+    >>> written = json.loads((manifest.path / "manifest.json").read_text())
+    >>> written == manifest.manifest, written["rows"] == manifest.rows
     (True, True)
     """
     if snapshot and refresh is False:
@@ -165,7 +245,7 @@ def export_tables(
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
     load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
-    with _Staging(Path(out)) as staging:  # out is checked writable here: no request yet
+    with Staging(Path(out)) as staging:  # out is checked writable here: no request yet
         tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
                              profile_max_age=profile_max_age, budget=budget, only_icos=False)
         stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
@@ -173,8 +253,9 @@ def export_tables(
         if not len(tables.icos) and not allow_empty:
             raise EmptyResult(_nothing_matched(queries, status, filters))
         exported_at = utcnow()
+        stale = not_refreshed(tables.icos, stated)
         summary = tables.problem_summary()
-        manifest = {
+        manifest: dict[str, Any] = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
                           "max_age": _jsonable(max_age),
                           "profile_max_age": _jsonable(profile_max_age), "budget": budget,
@@ -186,12 +267,14 @@ def export_tables(
             "lists_fresh_after": None if fresh_after is None else fresh_after.isoformat(),
             "lists_fetched": _oldest_newest(q.get("fetched_at") for q in queries),
             "complete": bool(stated.get("complete",
-                                        all(bool(q.get("complete")) for q in queries))),
+                                        all(bool(q.get("complete")) for q in queries)))
+                        and not stale,
             "missing": [_jsonable(m) for m in stated.get("missing", [])],
+            "not_refreshed": stale,
             "profiles_fetched": profile_ages(tables.icos),
             "problems": len(tables.problems),
-            "problems_by_column": {f"{row.table}.{row.column}": int(row.count)
-                                   for row in summary.itertuples()},
+            "problems_by_column": {f"{t}.{c}": int(n) for t, c, n in zip(
+                summary["table"], summary["column"], summary["count"], strict=True)},
             "exported_at": exported_at.isoformat(),
             "package_version": __version__,
         }
@@ -203,14 +286,18 @@ def export_tables(
                            staging.data / "problem_summary.parquet")
         atomic_write_bytes(staging.data / MANIFEST, _dump(manifest))
         if snapshot:
-            target = staging.out / f"snapshot_date={exported_at.date().isoformat()}"
-            with locked(staging.root / "swap.lock"):
-                _swap_folder(staging.data, target, staging.scratch)
+            target = staging.out / f"{SNAPSHOT_PREFIX}{exported_at.date().isoformat()}"
+            with swap_lock(staging.out):
+                swap_folder(staging.data, target, staging.scratch)
         else:
             target = staging.out
-            with locked(staging.root / "swap.lock"):
-                _swap_files(staging.data, target)
-    return {**manifest, "path": str(target)}
+            with swap_lock(staging.out):
+                swap_files(staging.data, target)
+    return ExportResult(path=target, complete=manifest["complete"], rows=manifest["rows"],
+                        requests_spent=manifest["requests_spent"],
+                        requests_total=manifest["requests_total"], missing=manifest["missing"],
+                        not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
+                        manifest=manifest)
 
 
 # -- what the manifest states --------------------------------------------------
@@ -277,6 +364,26 @@ def profile_ages(icos: pd.DataFrame) -> dict[str, str | None]:
             "newest": stamps.max().tz_convert("UTC").isoformat()}
 
 
+def not_refreshed(icos: pd.DataFrame, stated: dict[str, Any]) -> list[dict[str, Any]]:
+    """Exported rows this load tried to fetch again and could not: kept, older than asked.
+
+    One dict per row: ``id``, ``reason`` (why its new fetch failed, or that the
+    budget ran out) and ``fetched_at`` (when the exported row was fetched).
+    """
+    failed = {int(k): v for k, v in (stated.get("failed") or {}).items()}
+    budget = [int(i) for i in stated.get("not_refreshed") or [] if int(i) not in failed]
+    if not failed and not budget:
+        return []
+    when = (dict(zip(icos["id"].tolist(), icos["fetched_at"].tolist(), strict=True))
+            if "fetched_at" in icos.columns else {})
+    present = set(icos["id"].tolist())
+    rows = [(i, str(failed[i])) for i in failed if i in present]
+    rows += [(i, "the budget ran out before it was fetched again") for i in budget]
+    return [{"id": i, "reason": reason,
+             "fetched_at": None if pd.isna(when.get(i)) else pd.Timestamp(when[i]).isoformat()}
+            for i, reason in sorted(rows)]
+
+
 def _nothing_matched(queries: list[dict[str, Any]], status: str | None,
                      filters: dict[str, Any]) -> str:
     asked = [q.get("params") for q in queries if not q.get("rows")] or [
@@ -302,127 +409,3 @@ def _jsonable(value: Any) -> Any:
 def _dump(manifest: dict[str, Any]) -> bytes:
     text = json.dumps(manifest, indent=2, ensure_ascii=False, default=str)
     return text.encode("utf-8") + b"\n"
-
-
-# -- staging and swapping ------------------------------------------------------
-
-
-class _Staging:
-    """This export's own folder inside ``out``, locked while the export runs.
-
-    Entering checks that ``out`` can be created and written (ConfigError
-    otherwise), removes what killed exports left, and makes
-    ``out/.icoframes-staging/<id>/data``. Leaving removes this export's folder;
-    on failure it also removes ``out`` if this export created it and it is empty.
-    """
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.root = out / STAGING
-        self.name = uuid.uuid4().hex
-        self.scratch = self.root / self.name
-        self.data = self.scratch / "data"
-        self._lock: filelock.BaseFileLock | None = None
-        self._created_out = False
-
-    def __enter__(self) -> _Staging:
-        try:
-            self._created_out = not self.out.exists()
-            self.out.mkdir(parents=True, exist_ok=True)
-            probe = self.out / f".icoframes-write-test-{self.name}"
-            probe.touch()  # out itself takes the renames: write access to it is what counts
-            probe.unlink()
-            self.root.mkdir(exist_ok=True)
-            # lock first, folder second: a folder nobody holds the lock of is a leftover
-            self._lock = _lock_for(self.scratch)
-            self._lock.acquire(timeout=0)
-            self.data.mkdir(parents=True)
-        except (OSError, filelock.Timeout) as exc:
-            self._clean_up(failed=True)
-            reason = getattr(exc, "strerror", None) or str(exc)
-            raise ConfigError(
-                f"the export folder {self.out} cannot be written ({reason}); choose a folder "
-                "the user running the export can create and write (--out)") from None
-        _clear_leftovers(self.root)
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self._clean_up(failed=kind is not None)
-
-    def _clean_up(self, *, failed: bool) -> None:
-        shutil.rmtree(self.scratch, ignore_errors=True)
-        if self._lock is not None:
-            with contextlib.suppress(OSError):
-                Path(self._lock.lock_file).unlink()
-            self._lock.release()
-            self._lock = None
-        if failed and self._created_out:  # nothing written: leave no folder behind
-            for folder in (self.root, self.out):
-                with contextlib.suppress(OSError):
-                    folder.rmdir()  # only when empty: another export may have started
-
-
-def _lock_for(scratch: Path) -> filelock.BaseFileLock:
-    return filelock.FileLock(scratch.with_name(scratch.name + ".lock"), thread_local=False,
-                             is_singleton=False)
-
-
-def _clear_leftovers(root: Path) -> None:
-    """Remove the staging folders of killed exports: those whose lock nobody holds."""
-    names = {child.name.removesuffix(".lock") for child in root.iterdir()} - {"swap"}
-    for name in sorted(names):
-        child = root / name
-        lock = _lock_for(child)
-        try:
-            lock.acquire(timeout=0)
-        except (filelock.Timeout, OSError):
-            continue  # its export is running
-        try:
-            shutil.rmtree(child, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                Path(lock.lock_file).unlink()
-        finally:
-            lock.release()
-
-
-def _swap_folder(new: Path, target: Path, scratch: Path) -> None:
-    """Replace the folder ``target`` by ``new``; the previous one is deleted after the swap."""
-    previous = scratch / "previous"
-    try:
-        os.replace(target, previous)
-    except FileNotFoundError:
-        previous = None
-    try:
-        os.replace(new, target)
-    except BaseException:
-        if previous is not None:
-            with contextlib.suppress(OSError):
-                os.replace(previous, target)  # put the previous snapshot back
-        raise
-    if previous is not None:
-        shutil.rmtree(previous, ignore_errors=True)
-
-
-def _swap_files(new: Path, out: Path) -> None:
-    """Move the tables of ``new`` into ``out``, the manifest removed first and written last."""
-    with contextlib.suppress(FileNotFoundError):
-        (out / MANIFEST).unlink()  # from here until the end, out says "incomplete"
-    for path in sorted(new.glob("*.parquet")):
-        os.replace(path, out / path.name)
-    _fsync_folder(out)  # the tables' renames reach the disk before the manifest's
-    os.replace(new / MANIFEST, out / MANIFEST)
-    _fsync_folder(out)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make renames in ``folder`` durable; a no-op where folders cannot be opened (Windows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -29,10 +29,10 @@ import pandas as pd
 
 from .errors import warn
 from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, renamed_rate_max_age, to_usd
-from .parse.names import PLATFORM_FAMILIES
 from .parse.units import FIAT_CODES, canonical_unit
 from .schema import TEXT_DTYPE
 from .tables import Tables
+from .vocabulary import PLATFORM_FAMILIES, platform_family, social_network
 
 __all__ = ["FEATURES", "PLATFORM_FAMILIES", "SOCIAL_NETWORKS", "Feature", "compute_features",
            "describe_features"]
@@ -44,9 +44,6 @@ CAP_TOLERANCE: Final = 0.005
 #: Social networks with a ``has_<network>`` flag (the ICO's own links only).
 SOCIAL_NETWORKS: Final = ("twitter", "telegram", "facebook", "medium", "reddit", "github",
                           "bitcointalk", "linkedin", "youtube", "discord", "slack")
-
-_FAMILY: Final = {s.casefold(): family for family, spellings in PLATFORM_FAMILIES.items()
-                  for s in spellings}
 
 # Distribution parts, matched as whole words, case-insensitively.
 _TEAM_PARTS: Final = re.compile(r"\b(team|founders?|founding team|employees?|management|staff)\b",
@@ -87,7 +84,7 @@ FEATURES: Final[tuple[Feature, ...]] = (
     _f("n_social_links", "int64",
        "distinct networks among the ICO's own social links (any network, not only those above)"),
     _f("platform_family", "str",
-       "platform through PLATFORM_FAMILIES (ERC20, ERC-20, 'Ethereum ' -> Ethereum); "
+       "platform through PLATFORM_FAMILIES (ERC20, ERC-20, Etherum -> Ethereum); "
        "other platforms as written"),
     _f("is_ethereum", "boolean", "platform_family is Ethereum; <NA> when no platform"),
     _f("n_restricted_areas", "int64", "items of restricted_areas"),
@@ -279,7 +276,7 @@ def _as_of(as_of: object) -> pd.Timestamp:
 def _social(social: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
     own = social[(social["owner"] == "ico").to_numpy()]
     found = per_ico(own)
-    network = _objects(own["network"].str.strip().str.lower())
+    network = _objects(own["network"].map(social_network, na_action="ignore"))
     keep = found >= 0
     pairs = pd.DataFrame({"row": found[keep], "network": network[keep]}).dropna()
     pairs = pairs.drop_duplicates()
@@ -300,12 +297,8 @@ def _objects(text: pd.Series) -> np.ndarray:
 
 
 def _platform_families(platform: pd.Series) -> pd.Series:
-    def family(text: str) -> str:
-        cleaned = " ".join(text.split())
-        return _FAMILY.get(cleaned.casefold(), cleaned)
-
     uniques = platform.dropna().unique()
-    mapping = {p: family(p) for p in uniques}
+    mapping = {p: platform_family(p) for p in uniques}
     return platform.map(mapping).astype(TEXT_DTYPE)
 
 

@@ -16,11 +16,16 @@ every snapshot with a ``snapshot_date`` column; :func:`changes` compares
 consecutive snapshots and lists what changed per ICO: new and removed ICOs,
 status moves (upcoming -> ongoing -> past, which the API itself never shows),
 score, raised, dates and name. Everything is typed by :mod:`icoframes.schema`
-and read with pandas and pyarrow alone.
+and read with pandas and pyarrow alone. The readers live in
+:mod:`icoframes.exported` (never a mix of two exports, even while one is
+being replaced; two folders for one day are refused).
 
-A snapshot reflects what its export could load: an ICO missing from one
-snapshot (say, an export cut short by the daily quota) shows as removed and
-then new again. The manifests are not consulted for completeness.
+A snapshot reflects what its export could load, and its manifest says what it
+lacks: the ICOs listed but not fetched (``missing``) and the lists that came
+back partial. :func:`changes` reads that: an ICO absent from an incomplete
+snapshot for one of those reasons is never reported ``removed`` and then
+``new`` again, but ``unseen`` (or nothing, with ``gaps="skip"``), and compared
+with its last known values when it is seen again.
 """
 
 from __future__ import annotations
@@ -28,17 +33,24 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import os
-import re
 from collections.abc import Iterable
-from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from .schema import ICOS, TABLES, TEXT_DTYPE
-from .tables import Tables, read_table
+from .errors import ExportReplaced
+from .exported import (
+    DATE_DTYPE,
+    read_export,
+    read_snapshots,
+    snapshot_folders,
+    snapshot_info,
+)
+from .schema import ICOS, TEXT_DTYPE
 
-__all__ = ["CHANGE_KINDS", "changes", "read_export", "read_snapshots", "snapshot_folders"]
+__all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_export",
+           "read_snapshots", "snapshot_folders", "snapshot_info"]
 
 #: What :func:`changes` compares by default: event kind -> ``icos`` column.
 CHANGE_KINDS: dict[str, str] = {
@@ -49,152 +61,17 @@ CHANGE_KINDS: dict[str, str] = {
     "start": "start_datetime",
     "end": "end_datetime",
 }
-_MANIFEST = "manifest.json"
-_SNAPSHOT = re.compile(r"^snapshot_date=(.*)$")
-_DATE_DTYPE = np.dtype("datetime64[ms]")
-_EVENT_ORDER = {"new": 0, "removed": 1}  # then the compared kinds, in the order asked
-
-
-def read_export(path: str | os.PathLike[str]) -> Tables:
-    """The :class:`~icoframes.tables.Tables` of one export folder, typed by the schema.
-
-    Parameters
-    ----------
-    path : path-like
-        A plain export (``out`` of ``export_tables(out)``) or one snapshot
-        folder (``out/snapshot_date=YYYY-MM-DD``).
-
-    Returns
-    -------
-    Tables
-
-    Raises
-    ------
-    FileNotFoundError
-        ``path`` does not exist, or lacks ``manifest.json`` or a table file
-        (the message names the missing files).
-    ValueError
-        ``path`` is a snapshot tree (use :func:`read_snapshots`, or pass one of
-        its folders: the message names the latest), or a file's columns differ
-        from the schema.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from icoframes.tables import Tables
-    >>> with tempfile.TemporaryDirectory() as out:
-    ...     _ = Tables.empty().to_parquet(out)
-    ...     _ = (Path(out) / "manifest.json").write_text("{}")
-    ...     read_export(out).icos.shape
-    (0, 42)
-    """
-    folder = Path(path)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"no export folder at {folder}")
-    snapshots = _snapshot_dirs(folder)
-    if snapshots:
-        latest = max(snapshots)
-        raise ValueError(
-            f"{folder} holds {len(snapshots)} snapshots, not one export; read them all with "
-            f"read_snapshots({str(folder)!r}), or one with "
-            f"read_export({str(snapshots[latest])!r}) (the latest)"
-        )
-    missing = [name for name in (_MANIFEST, *(f"{t}.parquet" for t in TABLES))
-               if not (folder / name).is_file()]
-    if missing:
-        raise FileNotFoundError(
-            f"{folder} is not an export of icoframes: missing {', '.join(missing)}"
-        )
-    return Tables.read_parquet(folder)
-
-
-def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
-    """The snapshot folders of an export tree, by date.
-
-    Returns
-    -------
-    pandas.Series
-        Folder paths (str) indexed by snapshot date (``datetime64[ms]``), sorted.
-
-    Raises
-    ------
-    FileNotFoundError
-        ``path`` does not exist.
-    ValueError
-        ``path`` holds no ``snapshot_date=YYYY-MM-DD`` folder, or one whose date
-        does not read.
-    """
-    folder = Path(path)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"no export folder at {folder}")
-    found = _snapshot_dirs(folder)
-    if not found:
-        hint = (" (it is a plain export: read it with read_export)"
-                if (folder / _MANIFEST).is_file() else "")
-        raise ValueError(f"{folder} holds no snapshot_date=YYYY-MM-DD folder{hint}")
-    dates = sorted(found)
-    index = pd.DatetimeIndex(np.array(dates, dtype="datetime64[D]").astype(_DATE_DTYPE),
-                             name="snapshot_date")
-    return pd.Series([str(found[d]) for d in dates], index=index, dtype=object)
-
-
-def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.DataFrame:
-    """One table over every snapshot of an export tree, with a ``snapshot_date`` column.
-
-    Parameters
-    ----------
-    path : path-like
-        The ``out`` of ``export_tables(out, snapshot=True)``.
-    table : str, default "icos"
-        A table of ``schema.TABLES`` (or ``"problems"``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``snapshot_date`` (``datetime64[ms]``, midnight of the UTC day) followed
-        by the table's columns at their schema dtypes; sorted by date, then by
-        the table's key; a default index.
-
-    Raises
-    ------
-    KeyError
-        ``table`` is not a table (the message suggests the closest).
-    FileNotFoundError
-        ``path`` does not exist, or a snapshot lacks the table's file.
-    ValueError
-        ``path`` holds no snapshot folder, or a file differs from the schema.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from icoframes.tables import Tables
-    >>> with tempfile.TemporaryDirectory() as out:
-    ...     for day in ("2026-11-01", "2026-11-02"):
-    ...         _ = Tables.empty().to_parquet(Path(out) / f"snapshot_date={day}")
-    ...     frame = read_snapshots(out)
-    >>> frame.columns[:3].tolist(), str(frame["snapshot_date"].dtype)
-    (['snapshot_date', 'id', 'status'], 'datetime64[ms]')
-    """
-    schema = _table_schema(table)
-    folders = snapshot_folders(path)
-    frames = []
-    for date, folder in folders.items():
-        frame = read_table(folder, table)
-        frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
-                                                 dtype=_DATE_DTYPE))
-        frames.append(frame)
-    stacked = pd.concat(frames, ignore_index=True)
-    # concat of frames that are all empty, or of mixed text dtypes, can loosen a dtype
-    dtypes = {"snapshot_date": _DATE_DTYPE, **schema.dtypes}
-    stacked = stacked.astype({c: d for c, d in dtypes.items() if stacked[c].dtype != d})
-    key = ["snapshot_date", *schema.key]
-    return stacked.sort_values(key, kind="stable", ignore_index=True)
+#: The events :func:`changes` gives for what an incomplete snapshot could not tell.
+GAP_KINDS = ("unseen", "first_seen")
+_DATE_DTYPE = DATE_DTYPE
+_EVENT_ORDER = {"new": 0, "removed": 1, "unseen": 0, "first_seen": 0}  # then compared kinds
 
 
 def changes(
     snapshots: str | os.PathLike[str] | pd.DataFrame,
     *,
     kinds: Iterable[str] | None = None,
+    gaps: Literal["mark", "skip"] = "mark",
 ) -> pd.DataFrame:
     """What changed per ICO between consecutive snapshots.
 
@@ -208,6 +85,13 @@ def changes(
         ``score``, ``raised``, ``start``, ``end``; the default is all of them)
         or any other ``icos`` column by name. New and removed ICOs are always
         listed.
+    gaps : {"mark", "skip"}, default "mark"
+        What to say of an ICO whose absence an incomplete snapshot explains
+        (its manifest lists it in ``missing``: listed but not fetched; or the
+        list of its status came back partial): ``"mark"`` gives the events
+        ``unseen`` and ``first_seen`` (:data:`GAP_KINDS`), ``"skip"`` gives
+        none. Either way such an ICO is never ``removed`` or ``new``, and when
+        it is seen again it is compared with its last known values.
 
     Returns
     -------
@@ -221,24 +105,33 @@ def changes(
         ``kind`` (str)
             ``new`` (in this snapshot, not in the previous one; ``new`` holds
             its status), ``removed`` (in the previous one, not in this one;
-            ``old`` holds its last status) or a kind of ``kinds``.
+            ``old`` holds its last status), ``unseen`` (known before, absent
+            here because this snapshot is incomplete: listed but not fetched,
+            or its list came back partial; ``old`` holds its last known
+            status), ``first_seen`` (in this snapshot, not in the previous
+            one, which was incomplete for it: it may have been listed then;
+            ``new`` holds its status) or a kind of ``kinds``.
         ``old``, ``new`` (str)
             The values before and after, as text: numbers as written
             (``15070000``, ``3.5``), dates as ``YYYY-MM-DD HH:MM:SS``; missing
             when the value was missing.
         ``previous_date`` (datetime64[ms])
             The snapshot compared with: the change happened after it, by
-            ``snapshot_date`` (days between snapshots are unknown).
+            ``snapshot_date`` (days between snapshots are unknown). For an
+            ICO that went unseen, the last snapshot that held it.
 
         Sorted by date, ICO, then kind. The first snapshot is the baseline: it
         has no events. A value going missing or appearing is a change; missing
-        in both is not.
+        in both is not. Snapshots are taken as complete when the frame carries
+        no completeness (``attrs["icoframes"]["snapshots"]``, which
+        :func:`read_snapshots` sets).
 
     Raises
     ------
     ValueError
         Fewer than one snapshot, an unknown kind (with the closest name), a
-        frame without ``snapshot_date`` and ``id``, or an id twice in one snapshot.
+        frame without ``snapshot_date`` and ``id``, an id twice in one
+        snapshot, or ``gaps`` neither "mark" nor "skip".
 
     Examples
     --------
@@ -252,6 +145,8 @@ def changes(
     1       2  removed      past        -
     """
     frame = read_snapshots(snapshots) if not isinstance(snapshots, pd.DataFrame) else snapshots
+    if gaps not in ("mark", "skip"):
+        raise ValueError(f"gaps must be 'mark' or 'skip', got {gaps!r}")
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:
@@ -260,10 +155,18 @@ def changes(
         raise ValueError("an ICO id occurs twice in one snapshot; the snapshots are not icos")
     dates = pd.DatetimeIndex(frame["snapshot_date"].drop_duplicates()).sort_values()
     by_date = {d: g.set_index("id") for d, g in frame.groupby("snapshot_date", sort=True)}
+    gaps_of = _gaps_by_date(frame)
     events = [_empty_events()]
-    for before, after in itertools.pairwise(dates):
-        events.append(_compare(by_date[before], by_date[after], compared, before, after))
+    if len(dates):
+        known = by_date[dates[0]]
+        seen = pd.Series(dates[0], index=known.index)
+        for before, after in itertools.pairwise(dates):
+            found, known, seen = _compare(known, seen, by_date[after], compared, before, after,
+                                          gaps_of.get(before), gaps_of.get(after))
+            events.append(found)
     out = pd.concat(events, ignore_index=True)
+    if gaps == "skip":
+        out = out[~out["kind"].isin(GAP_KINDS)]
     order = {**_EVENT_ORDER, **{k: i + 2 for i, k in enumerate(compared)}}
     rank = out["kind"].map(order)
     out = out.assign(_rank=rank).sort_values(["snapshot_date", "ico_id", "_rank"],
@@ -272,34 +175,6 @@ def changes(
 
 
 # -- helpers -------------------------------------------------------------------
-
-
-def _snapshot_dirs(folder: Path) -> dict[dt.date, Path]:
-    found: dict[dt.date, Path] = {}
-    for child in folder.iterdir():
-        match = _SNAPSHOT.match(child.name)
-        if not match or not child.is_dir():
-            continue
-        try:
-            day = dt.date.fromisoformat(match.group(1))
-        except ValueError:
-            raise ValueError(f"{child}: the snapshot date is not YYYY-MM-DD") from None
-        found[day] = child
-    return found
-
-
-def _table_schema(table: str):
-    from .schema import PROBLEMS
-
-    if table == PROBLEMS.name:
-        return PROBLEMS
-    if table not in TABLES:
-        import difflib
-
-        close = difflib.get_close_matches(str(table), TABLES, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise KeyError(f"{table!r} is not a table ({', '.join(TABLES)}){hint}")
-    return TABLES[table]
 
 
 def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]:
@@ -325,25 +200,67 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
     return wanted
 
 
-def _compare(before: pd.DataFrame, after: pd.DataFrame, compared: dict[str, str],
-             previous: pd.Timestamp, date: pd.Timestamp) -> pd.DataFrame:
+class _Gaps:
+    """What one snapshot's manifest says it lacks: ids listed but not fetched, partial lists."""
+
+    def __init__(self, missing: Iterable[int], partial: Iterable[str | None]) -> None:
+        self.missing = pd.Index(list(missing), dtype="int64")
+        self.partial = set(partial)
+
+    def explains(self, ids: pd.Index, status: pd.Series) -> np.ndarray:
+        """Whether this snapshot's incompleteness explains the absence of each of ``ids``."""
+        listed = np.asarray(ids.isin(self.missing), dtype=bool)
+        if None in self.partial:  # a list of every status came back partial
+            return np.ones(len(ids), dtype=bool)
+        paged = np.asarray(status.reindex(ids).isin(list(self.partial)), dtype=bool)
+        return listed | paged
+
+
+def _gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, _Gaps]:
+    infos: list[dict[str, Any]] = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
+    return {pd.Timestamp(i["snapshot_date"]): _Gaps(i.get("missing") or [],
+                                                     i.get("partial_lists") or [])
+            for i in infos if i.get("complete") is False}
+
+
+def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
+             compared: dict[str, str], previous: pd.Timestamp, date: pd.Timestamp,
+             gaps_before: _Gaps | None, gaps_after: _Gaps | None,
+             ) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
+    """The events of ``date``, against what is known of each ICO (its last snapshot).
+
+    Returns the events, then what is known after ``date`` and when each was last seen.
+    """
     parts = []
-    status_before = before["status"] if "status" in before else pd.Series(np.nan, before.index)
+    status_before = known["status"] if "status" in known else pd.Series(np.nan, known.index)
     status_after = after["status"] if "status" in after else pd.Series(np.nan, after.index)
-    added = after.index.difference(before.index)
-    gone = before.index.difference(after.index)
-    parts.append(_events(added, "new", None, _text(status_after.loc[added])))
-    parts.append(_events(gone, "removed", _text(status_before.loc[gone]), None))
-    both = before.index.intersection(after.index)
+    added = after.index.difference(known.index)
+    gone = known.index.difference(after.index)
+    unseen = (gone[gaps_after.explains(gone, status_before)] if gaps_after is not None
+              else gone[:0])
+    gone = gone.difference(unseen)
+    first = (added[gaps_before.explains(added, status_after)] if gaps_before is not None
+             else added[:0])
+    added = added.difference(first)
+    parts.append(_events(added, "new", None, _text(status_after.loc[added]), previous))
+    parts.append(_events(first, "first_seen", None, _text(status_after.loc[first]), previous))
+    parts.append(_events(gone, "removed", _text(status_before.loc[gone]), None, previous))
+    newly = unseen[(seen.loc[unseen] == previous).to_numpy()]  # once, when it goes unseen
+    parts.append(_events(newly, "unseen", _text(status_before.loc[newly]), None,
+                         seen.loc[newly].to_numpy()))
+    both = known.index.intersection(after.index)
     for kind, column in compared.items():
-        old, new = before.loc[both, column], after.loc[both, column]
+        old, new = known.loc[both, column], after.loc[both, column]
         changed = ~_same(old, new)
         ids = both[changed]
-        parts.append(_events(ids, kind, _text(old[changed]), _text(new[changed])))
+        parts.append(_events(ids, kind, _text(old[changed]), _text(new[changed]),
+                             seen.loc[ids].to_numpy()))
     events = pd.concat(parts, ignore_index=True)
     events["snapshot_date"] = date
-    events["previous_date"] = previous
-    return events
+    carried = known.loc[unseen]
+    known_after = pd.concat([after, carried]) if len(carried) else after
+    seen_after = pd.concat([pd.Series(date, index=after.index), seen.loc[unseen]])
+    return events, known_after, seen_after
 
 
 def _same(old: pd.Series, new: pd.Series) -> np.ndarray:
@@ -376,13 +293,14 @@ def _text(values: pd.Series) -> list[object]:
 
 
 def _events(ids: pd.Index, kind: str, old: list[object] | None,
-            new: list[object] | None) -> pd.DataFrame:
+            new: list[object] | None, previous: Any) -> pd.DataFrame:
     n = len(ids)
     return pd.DataFrame({
         "ico_id": np.asarray(ids, dtype="int64"),
         "kind": [kind] * n,
         "old": old if old is not None else [np.nan] * n,
         "new": new if new is not None else [np.nan] * n,
+        "previous_date": np.broadcast_to(np.asarray(previous, dtype=_DATE_DTYPE), (n,)),
     })
 
 

@@ -108,10 +108,16 @@ def unreadable(column: Column) -> str:
     --------
     >>> from icoframes.schema import ICOS
     >>> unreadable(ICOS.column("hard_cap"))
+    'NaN, and a row of problems (also below 0)'
+    >>> unreadable(ICOS.column("ico_score"))
     'NaN, and a row of problems'
     >>> unreadable(ICOS.column("status"))
     'never: made by icoframes'
     """
     if column.source is None and column.kind != "utc":
         return "never: made by icoframes"
+    if column.bounds is not None:
+        low, high = column.bounds
+        limits = f"below {low:g}" if high == float("inf") else f"outside {low:g}-{high:g}"
+        return f"{_UNREADABLE[column.kind]} (also {limits})"
     return _UNREADABLE[column.kind]

@@ -22,11 +22,10 @@ datetime    ``datetime64[ms]`` (naive)             the spec names no time zone
 list        ``object`` holding ``list[str]``        always a list, empty when none
 ==========  =====================================  =====================================
 
-Units: the ``*_unit`` columns hold canonical codes; their alias table
-(``"US Dollar"`` -> ``USD``) is declared once in :data:`icoframes.parse.units.UNIT_ALIASES`.
-
+The words values are read by (flags, "none", units: ``"US Dollar"`` -> ``USD``) are
+declared once in :mod:`icoframes.vocabulary`; amounts and shares have :attr:`Column.bounds`.
 Booleans: the API writes ``''`` both for "does not hold" and for "unknown", so
-a boolean column is True only where the API said ``true`` and False otherwise.
+a boolean column is True only where the value says it holds and False otherwise.
 """
 
 from __future__ import annotations
@@ -101,6 +100,14 @@ class Column:
     @property
     def arrow_type(self) -> pa.DataType:
         return _ARROW[self.kind]
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """Values a float column may hold, others are unreadable: a share (unit ``percent``)
+        is 0-100, an amount (any other unit but ``points``) is not negative."""
+        if self.kind != "float" or self.unit in ("", "points"):
+            return None
+        return (0.0, 100.0) if self.unit == "percent" else (0.0, float("inf"))
 
     @property
     def source_text(self) -> str:
@@ -303,8 +310,9 @@ ROADMAP = TableSchema(
     _cols(
         ("ico_id", "int", ("id",), "id of the ICO"),
         ("label", "text", ("roadmap", KEY), "the date-like key exactly as sent"),
-        ("date", "datetime", None, "parsed from the label; NaT when it names no date",
+        ("date", "datetime", None, "first day of the label's period (Q3 2018: 2018-07-01)",
          "date, no time zone"),
+        ("precision", "text", None, "day, month, quarter, half or year: what the label gives"),
         ("description", "text", ("roadmap", EACH), "what the milestone is"),
     ),
     key=("ico_id", "label"),

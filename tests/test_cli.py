@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -70,8 +71,12 @@ def test_export_filter_options_are_made_from_the_params_declaration(capsys):
     epilog = " ".join(out[out.index("exit codes:"):].split())
     for code, meaning in EXIT_CODES.items():  # every code the command can exit with
         assert f"{code} {' '.join(meaning.split())}" in epilog
-    assert sorted(EXIT_CODES) == [0, 1, 2, 3, 4, 130, 143]
-    assert "--allow-empty" in out
+    assert sorted(EXIT_CODES) == [0, 1, 2, 3, 4, 5, 130, 143]
+    assert "--allow-empty" in out and "--allow-incomplete" in out
+    # the README's table has a row for every code, and no other
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| ", readme, flags=re.MULTILINE)
+    assert sorted(map(int, rows)) == sorted(EXIT_CODES)
     for param in PARAMS:
         flag = "--" + param.name.replace("_", "-")
         assert (f"{flag} " in out or f"{flag}\n" in out) is param.filter, flag

@@ -69,5 +69,12 @@ def test_a_second_plain_export_the_same_day_uses_the_cached_list(cfg, tmp_path):
     assert first["queries"][0]["from_cache"] is False
     assert second["queries"][0]["from_cache"] is True
     assert second["requests_total"] == 0
+    # the result is typed; reading it as the 0.1 dict still works
+    assert isinstance(second, icoframes.ExportResult)
+    assert second.path == tmp_path / "b" and second.complete is True
+    assert second.requests_total == 0 and second.rows == second["rows"]
+    assert second.exported_at.tzinfo is not None and second.missing == []
+    assert second["path"] == str(tmp_path / "b")
+    assert second.manifest == json.loads((tmp_path / "b" / "manifest.json").read_text())
     fetched = dt.datetime.fromisoformat(second["lists_fetched"]["newest"])
     assert morning <= fetched < morning + dt.timedelta(hours=1)  # the morning's list

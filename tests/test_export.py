@@ -61,8 +61,9 @@ def test_export_writes_every_table_and_a_manifest(cfg, tmp_path):
         f"{t}.{c}": n for t, c, n in zip(summary["table"], summary["column"], summary["count"],
                                          strict=True)}
     assert set(manifest["profiles_fetched"]) == {"oldest", "newest"}
-    # nothing is left of the staging but the lock that orders two exports' swaps
-    assert [p.name for p in (out / ".icoframes-staging").iterdir()] == ["swap.lock"]
+    # nothing is left of the staging, nor a lock file
+    assert sorted(p.name for p in out.iterdir() if not p.name.endswith(".parquet")) == [
+        "manifest.json"]
     for name in TABLES:  # the schema's tables, without problems
         frame = tables[name]
         back = pd.read_parquet(out / f"{name}.parquet")
@@ -112,7 +113,7 @@ def test_snapshots_are_hive_partitions_replaced_on_the_same_day(cfg, tmp_path):
     assert second_manifest["requests_spent"] == {"filters": 0, "icos": -(-n // 20), "ico": 0}
     assert second_manifest["arguments"]["refresh"] is True
     assert sorted(p.name for p in out.iterdir()) == [
-        ".icoframes-staging", "snapshot_date=2026-01-01", f"snapshot_date={today}"]
+        "snapshot_date=2026-01-01", f"snapshot_date={today}"]
     rows = duckdb.sql(
         f"SELECT snapshot_date, count(*) FROM read_parquet('{out}/*/icos.parquet', "
         "hive_partitioning=true) GROUP BY 1 ORDER BY 1").fetchall()
@@ -123,11 +124,11 @@ def test_snapshots_are_hive_partitions_replaced_on_the_same_day(cfg, tmp_path):
 
 def _leftover(out, name: str):
     """What an export killed while writing leaves: its staging folder, a lock nobody holds."""
-    data = out / ".icoframes-staging" / name / "data"
+    data = out / f".icoframes-staging-{name}" / "export" / "data"
     data.mkdir(parents=True)
     for path in next(out.glob("snapshot_date=*")).iterdir():
         shutil.copy(path, data / path.name)
-    (out / ".icoframes-staging" / f"{name}.lock").touch()
+    (out / f".icoframes-staging-{name}" / "running.lock").touch()
     return data
 
 
@@ -140,19 +141,19 @@ def test_staging_is_invisible_to_readers_and_a_killed_runs_staging_is_removed(cf
     running = _leftover(out, "running")
     for pattern in ("*.parquet", "*/icos.parquet", "*/*.parquet"):  # what readers glob
         assert all(".icoframes-staging" not in str(p) for p in out.glob(pattern)), pattern
+    assert len(list(out.glob("*/*/*/*.parquet"))) == 2 * len(TABLES) + 4  # down there
     n = len(cfg.directory.ids("ongoing"))
     assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{out}/*/icos.parquet', "
                       "hive_partitioning=true)").fetchall() == [(n,)]
     assert icoframes.read_snapshots(out)["id"].is_unique
     # an export still running holds the lock on its folder (a killed one's died with it)
-    with filelock.FileLock(running.parent.with_name("running.lock"), thread_local=False,
+    with filelock.FileLock(running.parents[1] / "running.lock", thread_local=False,
                            is_singleton=False, timeout=0):
         icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
-        assert not killed.parent.exists()
-        assert not killed.parent.with_name("killed.lock").exists()
+        assert not killed.parents[1].exists()
         assert (running / "icos.parquet").is_file()
     icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
-    assert sorted(p.name for p in (out / ".icoframes-staging").iterdir()) == ["swap.lock"]
+    assert [p.name for p in out.iterdir()] == [next(out.glob("snapshot_date=*")).name]
 
 
 class Killed(BaseException):
@@ -213,7 +214,7 @@ def test_a_plain_export_killed_at_any_step_never_shows_a_manifest_that_disagrees
     half = tmp_path / f"out{seen.index(None) + 1}"
     icoframes.export_tables(half, status="ongoing", progress=False)
     assert _consistent(half)["icos"] == len(new.icos)
-    assert sorted(p.name for p in (half / ".icoframes-staging").iterdir()) == ["swap.lock"]
+    assert not [p.name for p in half.iterdir() if p.name.startswith(".")]
     assert cfg.stats.requests.total() == 0  # every rerun was served by the cache
 
 

@@ -357,7 +357,9 @@ def test_dates_of_year_1_2263_and_9999_survive_every_function_downstream():
                 for i in range(4)]
     tables = icoframes.tidy(profiles)
     icos = tables.icos
-    assert icos["start_datetime"].dt.year.tolist() == [1, 9999, 2263, 2018]
+    # issue 20: the parser leaves dates outside 1990-2100 missing, and reports them
+    assert icos["start_datetime"].isna().tolist() == [True, True, True, False]
+    assert (tables.problems["column"] == "start_datetime").sum() == 3
     icos = icos.assign(fetched_at=pd.Series([pd.Timestamp("2026-11-20", tz="UTC")] * 4,
                                             dtype="datetime64[ms, UTC]"),
                        status=pd.array(["past"] * 4, dtype="string"))
@@ -368,21 +370,20 @@ def test_dates_of_year_1_2263_and_9999_survive_every_function_downstream():
         out = to_usd(icos, rates, rate_max_age=None)
         feats = icoframes.compute_features(tables, rates=rates, rate_max_age=None,
                                            as_of="2026-11-20")
-    # converted at each sale's end: years 9999 and 2263 take the last rate before them,
-    # year 1 has none (missing, not a crash)
-    expected = [300_000.0, 300_000.0, 100.0, np.nan]
+    # issue 20: the far dates are missing (and problems), so only the 2018 dates convert
+    expected = [np.nan, np.nan, 100.0, 100.0]
     np.testing.assert_array_equal(out["hard_cap_usd"], expected)
-    assert out["usd_date"].dt.year.tolist() == [9999, 2263, 2018, 1]
+    assert out["usd_date"].dt.year.fillna(0).astype(int).tolist() == [0, 0, 2018, 2018]
     assert out["token_price_usd"].tolist() == pytest.approx([3.0] * 4)  # past: at the fetch
     np.testing.assert_array_equal(feats["hard_cap_usd"], expected)
-    assert feats["duration_days"].notna().tolist() == [True, False, False, False]
+    assert feats["duration_days"].notna().tolist() == [False, False, False, False]
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     ax = icoframes.plot_raised_vs_cap(feats.assign(raised=icos["raised"].to_numpy()))
-    assert any("3 ICOs shown; 1 not placed" in t.get_text() for t in ax.texts)
+    assert any("2 ICOs shown; 2 not placed" in t.get_text() for t in ax.texts)
     plt.close("all")
 
 

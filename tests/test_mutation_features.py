@@ -238,3 +238,10 @@ def test_describe_features_columns_and_the_rates_only_rows():
     without = describe_features(rates=False)
     assert without["name"].tolist() == [f.name for f in FEATURES if not f.needs_rates]
     assert not without["needs_rates"].any() and len(without) < len(every)
+
+
+def test_a_distribution_of_a_single_part_is_stated():
+    profiles = [_profile(1, finance={"distribution": {"Founders": "20%"}}),
+                _profile(2, finance={"distribution": {"Crowdsale": "100"}})]
+    assert _one("team_token_share", profiles) == [20.0, 0.0]
+    assert _one("sale_token_share", profiles) == [0.0, 100.0]

@@ -29,12 +29,14 @@ def test_a_percentage_is_not_a_plain_amount(value, unit):
     assert number is None and bad == [value]
 
 
-@pytest.mark.parametrize(("value", "number"), [
-    ("-$5M", -5e6), ("$-5M", -5e6), ("- $5M", -5e6), ("+$5M", 5e6), ("-5M USD", -5e6),
-    ("$5M", 5e6),
-])
+@pytest.mark.parametrize(("value", "number"), [("+$5M", 5e6), ("$5M", 5e6), ("+5M USD", 5e6)])
 def test_the_sign_is_kept_before_or_after_the_currency(value, number):
     assert _one(value) == (number, "USD", [])
+
+
+@pytest.mark.parametrize("value", ["-$5M", "$-5M", "- $5M", "-5M USD"])
+def test_a_negative_amount_is_unreadable_whatever_the_place_of_its_sign(value):
+    assert _one(value) == (None, "USD", [value])  # issue 20: an amount is never negative
 
 
 @pytest.mark.parametrize(("value", "unit", "expected"), [
@@ -85,7 +87,8 @@ def test_an_exchange_is_the_price_of_one_token(value, price):
     assert prices[0] == pytest.approx(price, rel=1e-12) and units[0] == "ETH" and bad.values == []
 
 
-@pytest.mark.parametrize("value", ["1 ETH = 0 XYZ", "1 BILL = 1 XLM", "ETH = 5"])
+@pytest.mark.parametrize("value", ["1 ETH = 0 XYZ", "1 ETH = 3640-3367 XYZ", "ETH = 5",
+                                   "1 = 500"])
 def test_an_exchange_without_a_currency_or_tokens_is_unreadable(value):
     prices, units, bad = read_price([value], [""])
     assert math.isnan(prices[0]) and units[0] is None and bad.values == [value]

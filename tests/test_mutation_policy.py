@@ -256,3 +256,52 @@ def test_retry_interval_and_next_try():
     assert next_try(5, NOW + dt.timedelta(hours=1), NOW) is None  # a clock set back
     assert next_try(5, pd.NaT, NOW) is None
     assert next_try(60, at, NOW) == at + MAX_RETRY_INTERVAL  # failing for months: no overflow
+
+
+def test_where_an_id_falls_due_is_fixed_across_versions():
+    # a multiplicative hash of the id: changing it would move every cached profile's due date
+    due = due_after(np.array([1, 7, 2**40 + 3]), np.array([1000.0, 1000.0, 1000.0]))
+    assert due.tolist() == pytest.approx([759.0169933857396, 613.1189537001774,
+                                          877.0509801572189], rel=1e-12)
+
+
+def test_a_failure_stamped_exactly_now_waits_its_interval():
+    from icoframes.fetch.policy import next_try
+
+    assert next_try(2, NOW, NOW) == NOW + dt.timedelta(hours=1)
+
+
+@pytest.mark.parametrize(("typo", "meant"), [("ongoin", "ongoing"), ("upcomming", "upcoming"),
+                                             ("pats", "past")])
+def test_an_unknown_status_close_to_one_says_which(typo, meant):
+    expected = rf"unknown status '{typo}'; did you mean '{meant}'\?$"
+    with pytest.raises(InvalidParameter, match=expected):
+        profile_max_age({typo: 1})
+
+
+def test_fetch_times_with_mixed_utc_offsets_are_compared_in_utc():
+    index = pd.DataFrame({"status": ["ongoing", "ongoing"], "summary": ["s", "s"],
+                          "state": ["fetched", "fetched"],
+                          # 13:00 at +01:00 is NOW; 2 days before NOW at -05:00
+                          "fetched_at": ["2018-06-01T13:00:00+01:00",
+                                         "2018-05-30T07:00:00-05:00"]},
+                         index=pd.Index([1, 2], name="id"))
+    plan = _plan([(1, "ongoing"), (2, "ongoing")], index)
+    assert sorted(plan) == [2] and plan[2] == ("stale", pytest.approx(2.0))
+
+
+def test_a_want_carries_the_listed_status_and_summary():
+    frame = pd.DataFrame([(1, "ongoing"), (2, "past")], columns=["id", "status"])
+    wants = plan_profiles(frame, ["k1", "k2"], _index([_cached(2, "past", age=0,
+                                                               summary="old")]),
+                          now=NOW, ages=PROFILE_MAX_AGE, refresh_all=False)
+    assert [(w.id, w.status, w.summary, w.reason) for w in wants] == [
+        (1, "ongoing", "k1", "new"), (2, "past", "k2", "changed")]
+
+
+def test_a_profile_fetched_exactly_now_is_fresh():
+    assert _plan([(1, "ongoing")], _index([_cached(1, "ongoing", age=0)])) == {}
+
+
+def test_a_failure_stamped_exactly_now_makes_a_failing_profile_wait():
+    assert _plan([(1, "past")], _index([_failing(1, 2, dt.timedelta(0))])) == {}

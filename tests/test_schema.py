@@ -64,7 +64,7 @@ def test_sources_are_paths_the_spec_names():
     assert describe("team").set_index("column").loc["role", "source"] == "team.*.role"
     assert describe("advisors").set_index("column").loc["role", "source"] == "advisors.*.role"
     assert [c.source_text for c in TABLES["roadmap"].columns] == [
-        "id", "roadmap.<key>", "", "roadmap.*"]
+        "id", "roadmap.<key>", "", "", "roadmap.*"]  # date and precision are derived
     assert [c.source for c in LIST.columns if c.source] == [
         ("id",), ("main", "name"), ("main", "logo"), ("main", "ico_score"), ("links", "url"),
         ("finance", "raised")]

@@ -222,7 +222,9 @@ def test_roadmap_dates_are_best_effort(label, expected):
         assert pd.isna(roadmap.loc[0, "date"])
     else:
         assert roadmap.loc[0, "date"] == pd.Timestamp(expected)
-    assert tables.problems.empty  # the label keeps what the date could not
+    # the label is kept; a label naming no date is also reported (issue 20)
+    expected_problems = [] if expected is not None else [label]
+    assert tables.problems["value"].tolist() == expected_problems
 
 
 # --------------------------------------------------------------------------- text and lists
@@ -254,7 +256,7 @@ def test_location_unknown_is_a_value():
     (None, []),
     ([], []),
     ("ETH", ["ETH"]),
-    ("ETH, BTC", ["ETH, BTC"]),
+    ("ETH, BTC", ["ETH", "BTC"]),  # a lone string of a list of names is split
     ({"0": "ETH", "2": "BTC"}, ["ETH", "BTC"]),
 ])
 def test_list_columns(raw, expected):
@@ -654,18 +656,19 @@ def _ref_list(value):
 
 
 def _ref_label_date(label):
+    """(date, precision) of the roadmap keys the sandbox writes."""
     try:
-        return dt.datetime.strptime(label, "%d-%m-%Y")
+        return dt.datetime.strptime(label, "%d-%m-%Y"), "day"
     except ValueError:
         pass
     words = label.split()
     if len(words) == 2 and words[0][:1] == "Q" and words[1].isdigit():
-        return dt.datetime(int(words[1]), 3 * int(words[0][1:]) - 2, 1)
+        return dt.datetime(int(words[1]), 3 * int(words[0][1:]) - 2, 1), "quarter"
     if len(words) == 2 and words[0].lower() in _MONTHS and words[1].isdigit():
-        return dt.datetime(int(words[1]), _MONTHS.index(words[0].lower()) + 1, 1)
+        return dt.datetime(int(words[1]), _MONTHS.index(words[0].lower()) + 1, 1), "month"
     if label.isdigit() and len(label) == 4:
-        return dt.datetime(int(label), 1, 1)
-    return None
+        return dt.datetime(int(label), 1, 1), "year"
+    return None, None
 
 
 def _kind_reader(kind):
@@ -713,8 +716,9 @@ def _expected_tables(profiles, statuses):
         for name, terms in (profile["additional"]["bonuses"] or {}).items():
             out["bonuses"].append({"ico_id": pid, "name": name, "terms": _ref_text(terms)})
         for label, description in (profile["roadmap"] or {}).items():
-            out["roadmap"].append({"ico_id": pid, "label": label, "date": _ref_label_date(label),
-                                   "description": _ref_text(description)})
+            date, precision = _ref_label_date(label)
+            out["roadmap"].append({"ico_id": pid, "label": label, "date": date,
+                                   "precision": precision, "description": _ref_text(description)})
     return out
 
 

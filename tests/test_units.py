@@ -56,9 +56,9 @@ def test_currency_in_the_value_that_agrees_with_the_unit_column():
 def test_currency_in_the_value_fills_an_empty_unit_column():
     amounts, units, bad = read_amounts(["30,000 ETH", "$2,000,000", "ETH 3", "-$5"],
                                        ["", None, "TBA", ""])
-    assert amounts.tolist() == [30000.0, 2e6, 3.0, -5.0]
+    assert amounts.tolist()[:3] == [30000.0, 2e6, 3.0] and np.isnan(amounts[3])
     assert units.tolist() == ["ETH", "USD", "ETH", "USD"]
-    assert bad.values == []
+    assert bad.values == ["-$5"]  # an amount is never negative
 
 
 def test_currency_in_the_value_that_disagrees_is_missing_and_a_problem():
@@ -118,13 +118,14 @@ def test_group_rejects_columns_of_another_length():
 
 def test_exchange_style_price():
     raw = ["1 ETH = 3,000 XYZ", "1 eth = 4000 ABC", "1 ETH = 2000 XYZ", "1 BILL = 1 XLM",
-           "0.5 BTC = 1M XYZ", "1 ETH = 0 XYZ", 0.25]
-    prices, units, bad = read_price(raw, ["ETH", "", "USD", "", "bitcoin", "ETH", "usd"])
+           "0.5 BTC = 1M XYZ", "1 ETH = 0 XYZ", 0.25, "1 ETH = 3640-3367 XYZ"]
+    prices, units, bad = read_price(raw, ["ETH", "", "USD", "", "bitcoin", "ETH", "usd", ""])
     assert prices[0] == pytest.approx(1 / 3000) and prices[1] == pytest.approx(1 / 4000)
     assert prices[4] == pytest.approx(0.5 / 1e6) and prices[6] == 0.25
-    assert np.isnan(prices[[2, 3, 5]]).all()
-    assert units.tolist() == ["ETH", "ETH", "USD", None, "BTC", "ETH", "USD"]
-    assert bad.values == ["1 ETH = 2000 XYZ", "1 BILL = 1 XLM", "1 ETH = 0 XYZ"]
+    assert prices[3] == 1.0  # BILL is no currency: the token side; the price is 1 XLM
+    assert np.isnan(prices[[2, 5, 7]]).all()
+    assert units.tolist() == ["ETH", "ETH", "USD", "XLM", "BTC", "ETH", "USD", None]
+    assert bad.values == ["1 ETH = 2000 XYZ", "1 ETH = 0 XYZ", "1 ETH = 3640-3367 XYZ"]
 
 
 def test_an_exchange_is_not_an_amount():

@@ -5,7 +5,8 @@
   Parquet type, unit, source field, meaning, what an unreadable value becomes);
 - ``icoframes-settings``: every setting of :data:`icoframes.config.SETTINGS`;
 - ``icoframes-features``: every column of :func:`icoframes.compute_features`
-  (:func:`icoframes.describe_features`).
+  (:func:`icoframes.describe_features`);
+- ``icoframes-vocabulary``: the words of :mod:`icoframes.vocabulary`, per kind of field.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from icoframes import describe_features, schema
+from icoframes import describe_features, schema, vocabulary
 from icoframes.config import SETTINGS
 from icoframes.metadata import unreadable
 
@@ -132,7 +133,54 @@ class Features(_Declared):
         return _list_table(["column", "dtype", "definition"], rows, "22 12 66")
 
 
+def _words(words: object) -> str:
+    return ", ".join(f"``{w}``" if w.strip() else "(blank)" for w in sorted(words))  # type: ignore[attr-defined]
+
+
+class Vocabulary(_Declared):
+    """The declared words of each kind of field, and the aliases of units, platforms, networks."""
+
+    source = "icoframes.vocabulary"
+
+    def rst(self) -> list[str]:
+        v = vocabulary
+        kinds = [
+            ["missing (any column)", "missing, not a problem", _words(v.MISSING_MARKERS)],
+            ["flag: true", "True", _words(v.TRUE_WORDS)],
+            ["flag: false", "False", _words(v.FALSE_WORDS)],
+            ["flag: unknown", "False (a bool cannot say unknown), not a problem",
+             _words(v.UNKNOWN_WORDS)],
+            ["flag + qualifier (``YES (UNTIL 11 SEP)``)",
+             "the word's flag, and the whole text a row of ``problems``", "any flag word, "
+             "then ``(``, ``[``, ``,``, ``:``, ``;`` or a spaced dash, then text"],
+            ["none (lone list item, whole map, bonus terms)", "no items / no rows",
+             _words(v.NONE_WORDS) + ", and the missing words"],
+            ["lone string in a list of names", "split at ``,`` and ``;``",
+             ", ".join(f"``{name}``" for name in sorted(v.SPLIT_LISTS))
+             + "; a part starting " + _words(v.CONTINUATIONS) + " stays with the one before"],
+            ["government currency", "``accepts_fiat``", _words(v.FIAT_CODES)],
+            ["no unit after an amount (``500 tokens``)", "unreadable, a problem",
+             _words(v.NOT_UNITS)],
+        ]
+        lines = ["Words by kind of field", "-" * 22, "",
+                 "Matched case-insensitively, stripped, inner spaces collapsed, after Unicode "
+                 "NFKC and without zero-width characters.", ""]
+        lines += _list_table(["kind", "reads as", "words"], kinds, "22 26 52")
+        units = {code: (*v.UNIT_ALIASES.get(code, ()), *v.DATA_UNIT_SPELLINGS.get(code, ()))
+                 for code in {**v.UNIT_ALIASES, **v.DATA_UNIT_SPELLINGS}}
+        for title, table in (("Units", units), ("Platforms", v.PLATFORM_FAMILIES),
+                             ("Social networks", v.SOCIAL_ALIASES)):
+            lines += [title, "-" * len(title), ""]
+            lines += _list_table(["canonical", "spellings"],
+                                 [[f"``{name}``", _words(spellings)]
+                                  for name, spellings in table.items()], "20 80")
+        lookalikes = ", ".join(f"{a}→{b}" for a, b in v.LOOKALIKES.items())
+        return [*lines, "Look-alike letters read as Latin in tickers and units "
+                "(when every non-Latin letter has a twin): " + lookalikes + ".", ""]
+
+
 def setup(app: Sphinx) -> dict[str, object]:
+    app.add_directive("icoframes-vocabulary", Vocabulary)
     app.add_directive("icoframes-data-dictionary", DataDictionary)
     app.add_directive("icoframes-settings", Settings)
     app.add_directive("icoframes-features", Features)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from itertools import repeat
-from typing import Final, NamedTuple
+from typing import Final
 
 import numpy as np
 import pandas as pd
@@ -26,22 +26,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..schema import TEXT_DTYPE
-from .rules import (
-    BAD,
-    DATETIME_FORMAT,
-    LABEL_FORMAT,
-    MARKER_SPELLINGS,
-    parse_amount,
-    parse_count,
-    parse_datetime,
-    parse_flag,
-    parse_label_date,
-)
+from .base import BAD, MARKER_SPELLINGS, Unread
+from .dates import to_datetime, to_label_date
+from .items import split_lone_strings, to_list
+from .rules import parse_amount, parse_count, read_flag
+from .text import clean_surrogates, has_surrogates
 
 __all__ = [
     "CONVERTERS",
     "Unread",
     "numbers_fast",
+    "split_lone_strings",
     "to_bool",
     "to_datetime",
     "to_float",
@@ -54,38 +49,8 @@ __all__ = [
 ]
 
 _MARKER_ARROW: Final = pa.array(sorted(MARKER_SPELLINGS), type=pa.string())
-_MS: Final = np.dtype("datetime64[ms]")
-_NAT_MS: Final = np.datetime64("NaT", "ms")
 # True, 1 and 1.0 are one key; so are False, 0 and 0.0.
 _BOOL_CODES: Final = {True: 1, False: 0, "": 0, None: 0}
-
-
-class Unread(NamedTuple):
-    """The raw values a converter could not read, and the row each came from.
-
-    ``rows`` are positions in the converter's input, ascending; a row repeats
-    when a list holds several unreadable items. ``values`` holds, per entry,
-    the raw value (or list item) that was left missing.
-
-    Examples
-    --------
-    >>> Unread.at(["1", "x", "2", "y"], [1, 3])
-    Unread(rows=[1, 3], values=['x', 'y'])
-    """
-
-    rows: list[int]
-    values: list
-
-    @classmethod
-    def at(cls, values: Sequence[object], rows: list[int]) -> Unread:
-        """The values at ``rows`` (positions found by a vectorised mask) of ``values``."""
-        return cls(rows, [values[i] for i in rows])
-
-    @classmethod
-    def none(cls) -> Unread:
-        """Nothing unread."""
-        return cls([], [])
-
 
 
 def numbers_fast(values: Sequence[object]) -> tuple[np.ndarray, list[int]]:
@@ -106,7 +71,8 @@ def numbers_fast(values: Sequence[object]) -> tuple[np.ndarray, list[int]]:
     return out, suspect
 
 
-def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.ndarray, Unread]:
+def to_float(values: Sequence[object], *, percent: bool = False,
+             bounds: tuple[float, float] | None = None) -> tuple[np.ndarray, Unread]:
     """A float64 column from raw values: numbers, numeric or decorated strings.
 
     Parameters
@@ -115,6 +81,9 @@ def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.nda
         Raw values of one column.
     percent : bool, default False
         Accept a trailing ``%`` sign.
+    bounds : (float, float), optional
+        The values the column may hold (:attr:`icoframes.schema.Column.bounds`);
+        a number outside is unreadable.
 
     Returns
     -------
@@ -145,22 +114,30 @@ def to_float(values: Sequence[object], *, percent: bool = False) -> tuple[np.nda
             out[i] = np.nan
         else:
             out[i] = np.nan if number is None else number
-    rows.sort()  # suspects come as non-finite rows, then booleans
+    if bounds is not None:
+        with np.errstate(invalid="ignore"):
+            outside = np.flatnonzero((out < bounds[0]) | (out > bounds[1])).tolist()
+        if outside:
+            out[outside] = np.nan
+            rows += outside
+    rows.sort()  # suspects come as non-finite rows, then booleans, then out of bounds
     return out, Unread.at(values, rows)
 
 
 def to_bool(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
-    """A bool column: True only for ``true``, ``1``, ``"1"``, ``"true"``, ``"yes"``.
+    """A bool column: True only for ``true``, ``1`` and the true words (see :func:`read_flag`).
 
     The API writes ``''`` both for "does not hold" and for "unknown", so
     everything else is False. Values that are neither a recognised true nor a
-    recognised false/missing spelling (``false``, ``0``, ``'no'``, ``''``,
-    ``None``, missing markers) are also reported as unreadable.
+    recognised false/unknown/missing spelling are False and reported as
+    unreadable; a qualified flag (``'YES (UNTIL 11 SEP)'``) reads as its word
+    and is reported too, so that its qualifier is kept.
 
     Examples
     --------
-    >>> to_bool([True, "", "Yes", 0, "maybe"])
-    (array([ True, False,  True, False, False]), Unread(rows=[4], values=['maybe']))
+    >>> flags, bad = to_bool([True, "", "Available", 0, "maybe", "YES (UNTIL 11 SEP)"])
+    >>> flags, bad.values
+    (array([ True, False,  True, False, False,  True]), ['maybe', 'YES (UNTIL 11 SEP)'])
     """
     n = len(values)
     try:  # one C-level lookup per value for the usual true, false, '' and null
@@ -170,24 +147,31 @@ def to_bool(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
     out = np.array(codes, dtype=np.int8) if n else np.zeros(0, dtype=np.int8)
     rows = []
     for i in np.flatnonzero(out < 0).tolist():
-        flag = parse_flag(values[i])
-        if flag is None:
+        flag, qualified = read_flag(values[i])
+        if flag is None or qualified:
             rows.append(i)
         out[i] = flag is True
     return out.astype(bool), Unread.at(values, rows)
 
 
 def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, Unread]:
+    """Arrow text of raw values; numbers as their text, other values and text with a lone
+    surrogate (kept with U+FFFD in its place) reported."""
     try:
         return pa.array(values, type=pa.string()), Unread.none()
-    except (pa.ArrowTypeError, pa.ArrowInvalid):
+    except (pa.ArrowTypeError, pa.ArrowInvalid, UnicodeEncodeError):
         pass
     rows: list[int] = []
     cleaned: list[str | None] = []
     for i, v in enumerate(values):
         kind = type(v)
-        if kind is str or v is None:
+        if kind is str:
+            if has_surrogates(v):  # type: ignore[arg-type]
+                rows.append(i)
+                v = clean_surrogates(v)  # type: ignore[arg-type]
             cleaned.append(v)  # type: ignore[arg-type]
+        elif v is None:
+            cleaned.append(v)
         elif kind is int:
             cleaned.append(str(v))
         elif kind is float:
@@ -240,147 +224,6 @@ def to_key_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionAr
     """
     arr, bad = _arrow_strings(values)
     return _text_array(arr), bad
-
-
-def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
-    """A datetime64[ms] column from ``DD.MM.YYYY HH:MM:SS`` strings (see :func:`parse_datetime`).
-
-    Examples
-    --------
-    >>> out, bad = to_datetime(["01.03.2018 12:00:00", "", "31.02.2018 00:00:00"])
-    >>> out.astype(str).tolist(), bad
-    (['2018-03-01T12:00:00.000', 'NaT', 'NaT'], Unread(rows=[2], values=['31.02.2018 00:00:00']))
-    """
-    n = len(values)
-    if n == 0:
-        return np.empty(0, dtype=_MS), Unread.none()
-    out = _strptime(values, DATETIME_FORMAT, _CANONICAL_DATETIME)
-    rows = []
-    for i in np.flatnonzero(np.isnat(out)).tolist():
-        value = parse_datetime(values[i])
-        if value is BAD:
-            rows.append(i)
-        elif value is not None:
-            out[i] = np.datetime64(value, "ms")
-    return out, Unread.at(values, rows)
-
-
-# The documented shapes, zero-padded: only these take the vectorised path, and
-# (start, stop, field) say where each checked field sits in the text.
-_CANONICAL_DATETIME: Final = (r"^\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d$",
-                              ((0, 2, "day"), (3, 5, "month"), (17, 19, "second")))
-_CANONICAL_LABEL: Final = (r"^\d\d-\d\d-\d{4}$", ((0, 2, "day"), (3, 5, "month")))
-
-
-def _strptime(values: Sequence[object], fmt: str,
-              canonical: tuple[str, tuple[tuple[int, int, str], ...]]) -> np.ndarray:
-    """Vectorised strict strptime of zero-padded text; NaT for everything else.
-
-    Arrow's strptime kernel is fast but rolls impossible dates over
-    (31.02. becomes 03.03., second 60 the next minute), so the day, month and
-    second it parsed are checked against the text. Values left NaT get the
-    caller's exact per-value path.
-    """
-    try:
-        text = pa.array(values, type=pa.string())
-    except (pa.ArrowTypeError, pa.ArrowInvalid):
-        text = pa.array([v if type(v) is str else None for v in values], type=pa.string())
-    pattern, checks = canonical
-    parsed = pc.strptime(text, format=fmt, unit="ms", error_is_null=True)
-    ok = pc.fill_null(pc.and_(pc.match_substring_regex(text, pattern), pc.is_valid(parsed)),
-                      False)
-    if not pc.any(ok).as_py():
-        return np.full(len(text), _NAT_MS)
-    safe = pc.filter(text, ok)
-    kept = pc.filter(parsed, ok)
-    # Arrow accepts year 0, which Python's datetime (and so the exact path) rejects
-    same = pc.greater(pc.year(kept), 0)
-    for begin, stop, field in checks:
-        sent = pc.cast(pc.utf8_slice_codeunits(safe, begin, stop), pa.int64())
-        same = pc.and_(same, pc.equal(sent, getattr(pc, field)(kept)))
-    out = np.full(len(text), _NAT_MS)
-    index = np.flatnonzero(ok.to_numpy(zero_copy_only=False))
-    good = same.to_numpy(zero_copy_only=False)  # type: ignore[union-attr]
-    out[index[good]] = kept.to_numpy(zero_copy_only=False).astype(_MS)[good]
-    return out
-
-
-def to_label_date(labels: Sequence[str]) -> np.ndarray:
-    """Best-effort datetime64[ms] of roadmap keys (see :func:`parse_label_date`); never raises.
-
-    Examples
-    --------
-    >>> to_label_date(["01-07-2018", "Q3 2018", "soon"]).astype(str).tolist()
-    ['2018-07-01T00:00:00.000', '2018-07-01T00:00:00.000', 'NaT']
-    """
-    n = len(labels)
-    if n == 0:
-        return np.empty(0, dtype=_MS)
-    out = _strptime(labels, LABEL_FORMAT, _CANONICAL_LABEL)
-    for i in np.flatnonzero(np.isnat(out)).tolist():
-        label = labels[i]
-        value = parse_label_date(label) if type(label) is str else None
-        if value is not None:
-            out[i] = np.datetime64(value, "ms")
-    return out
-
-
-def _list_item(item: object, bad: list) -> str | None:
-    kind = type(item)
-    if kind is str:
-        text = item.strip()  # type: ignore[union-attr]
-        return None if text in MARKER_SPELLINGS else text
-    if item is None:
-        return None
-    if kind is int or (kind is float and math.isfinite(item)):  # type: ignore[arg-type]
-        return str(item)
-    if kind is float and math.isnan(item):  # type: ignore[arg-type]
-        return None
-    bad.append(item)
-    return None
-
-
-def to_list(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
-    """An object column holding one ``list[str]`` per row, empty when none.
-
-    A list gives its cleaned, non-empty items; ``''``, ``None`` and missing
-    markers give ``[]``; a single string gives a one-item list; a dict (how PHP
-    encodes a list with gaps) gives its values. An item that is not text or a
-    number is left out and reported (the item, at its row).
-
-    Examples
-    --------
-    >>> to_list([["ETH", " BTC"], "", "ETH", None])[0].tolist()
-    [['ETH', 'BTC'], [], ['ETH'], []]
-    >>> to_list([["ETH", True, ["x"]], "BTC"])[1]
-    Unread(rows=[0, 0], values=[True, ['x']])
-    """
-    bad = Unread.none()
-    items_bad = bad.values
-    rows: list[list[str]] = []
-    append = rows.append
-    strip = str.strip
-    for i, v in enumerate(values):
-        kind = type(v)
-        if kind is list:
-            try:  # the common case: a list of strings
-                append([s for s in map(strip, v) if s not in MARKER_SPELLINGS])
-                continue
-            except TypeError:
-                pass
-        elif v is None or v == "":
-            append([])
-            continue
-        if kind is list or kind is tuple or kind is dict:
-            items = v.values() if kind is dict else v  # type: ignore[union-attr]
-            cleaned = (_list_item(x, items_bad) for x in items)  # type: ignore[union-attr]
-            append([s for s in cleaned if s is not None])
-        else:
-            item = _list_item(v, items_bad)
-            append([] if item is None else [item])
-        # only rows off the fast path get here: each unreadable item at its row
-        bad.rows.extend([i] * (len(items_bad) - len(bad.rows)))
-    return np.fromiter(rows, dtype=object, count=len(rows)), bad
 
 
 def to_int(values: Sequence[object]) -> tuple[np.ndarray, Unread]:

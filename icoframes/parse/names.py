@@ -1,6 +1,7 @@
 """Other spellings of platform and country names, declared once.
 
-:data:`PLATFORM_FAMILIES` groups the spellings profiles use for a platform
+:data:`PLATFORM_FAMILIES` (declared in :mod:`icoframes.vocabulary`) groups the
+spellings profiles use for a platform
 (``"ERC20"``, ``"ethereum "`` -> Ethereum): :func:`icoframes.features` reads
 ``icos.platform`` through it, and a loader's ``platform=`` filter suggests the
 filter set's spelling from it (``platform="ERC20"``: did you mean 'Ethereum'?).
@@ -14,24 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-__all__ = ["COUNTRY_NAMES", "PLATFORM_FAMILIES", "same_name"]
+from ..vocabulary import PLATFORM_FAMILIES
 
-#: Platform family -> spellings of ``icos.platform`` meaning it (case-insensitive,
-#: whitespace collapsed). Any other platform is its own family, as written.
-PLATFORM_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
-    "Ethereum": ("ethereum", "eth", "erc20", "erc-20", "erc 20", "erc223", "erc-223",
-                 "erc721", "erc-721", "ethereum erc20", "ethereum (erc20)"),
-    "Binance Smart Chain": ("binance smart chain", "bsc", "bep20", "bep-20", "bnb chain",
-                            "binance chain", "bep2"),
-    "Bitcoin": ("bitcoin", "btc"),
-    "Stellar": ("stellar", "xlm"),
-    "Tron": ("tron", "trx", "trc20", "trc-20"),
-    "Waves": ("waves",),
-    "NEO": ("neo", "nep5", "nep-5"),
-    "EOS": ("eos",),
-    "Solana": ("solana", "sol", "spl"),
-    "Cardano": ("cardano", "ada"),
-}
+__all__ = ["COUNTRY_NAMES", "PLATFORM_FAMILIES", "same_name"]
 
 #: A country as the directory names it -> other common names of it (case-insensitive).
 COUNTRY_NAMES: Final[Mapping[str, tuple[str, ...]]] = {

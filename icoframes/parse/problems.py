@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..schema import PROBLEMS, TABLE_NAMES, empty_frame
 from ..tables import problem_summary
+from .text import clean_surrogates
 
 __all__ = ["Problems", "problems_of_load", "value_text"]
 
@@ -51,6 +52,7 @@ def value_text(value: object) -> str:
             text = json.dumps(value, ensure_ascii=False, default=repr)
         except (TypeError, ValueError):  # keys of other types, circular containers
             text = repr(value)
+    text = clean_surrogates(text)  # a lone surrogate cannot be written: U+FFFD
     return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
 
 

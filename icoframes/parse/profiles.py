@@ -34,18 +34,19 @@ from ..schema import (
     empty_frame,
 )
 from ..tables import Tables
+from ..vocabulary import NONE_WORDS, SPLIT_LISTS, fold
 from . import columns as converters
 from . import rules, units
+from .columns import split_lone_strings
+from .items import with_latin_tickers
+from .people import People, people_key
 from .problems import Problems
-from .sources import convert, field_paths, flatten, gather, read_fields, select
+from .sources import convert, field_paths, flatten, gather, select
 
 __all__ = ["tidy"]
 
 # social.owner values, in the order social rows of one ICO are listed.
 _OWNERS: Final = ("ico", "team", "advisor")
-# Spec 2.3: team[n].social and advisors[n].social have the shape of links.social,
-# whose path the social table's sources name.
-_PERSON_SOCIAL: Final = "social"
 # The id of a profile, and of its child rows (``ico_id``).
 _ID: Final[Source] = ("id",)
 # Amounts of ``icos`` read together with the unit column they share (see parse.units):
@@ -55,6 +56,10 @@ _AMOUNT_GROUPS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "purchase_unit": (("min_purchase", "max_purchase"), ()),
     "token_price_unit": (("token_price",), ("token_price",)),
 }
+
+
+# Columns of tickers: look-alike letters and zero-width characters are made plain.
+_TICKERS: Final = ("ticker", "accepting")
 
 
 def tidy(profiles: Iterable[Mapping[str, Any]], *,
@@ -91,33 +96,52 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     -----
     How values are read:
 
+    Every value is read through the words of :mod:`icoframes.vocabulary`, after
+    Unicode NFKC and without zero-width characters (text kept as data, such as
+    names, is not normalised).
+
     * **Numbers** (float64): JSON numbers or numeric strings, also ``'$2,000,000'``,
       ``'1,500,000'``, ``'15M'``, ``'250K'``, ``'1.2B'``, ``'2000000 USD'``,
-      ``'1.5e8'``; percentages ``'60%'``/``'60 %'`` in ``distribution.percent``.
+      ``'1.5e8'``, decimal commas where they cannot group thousands (``'0,003'``,
+      ``'1,5'``), dot groups (``'1.500.000'``, ``'1.500,50'``); percentages
+      ``'60%'``/``'60 %'`` only in ``distribution.percent`` (0-100). Ranges, stages,
+      several amounts, ambiguous groups, a ``%`` elsewhere, negative amounts and
+      shares outside 0-100 are missing *and* problems, never one number.
     * **Amounts and units** (:mod:`icoframes.parse.units`): ``*_unit`` columns hold
-      canonical codes (``'US Dollar'`` -> ``'USD'``, unknown units upper-cased); a
-      currency written in a value must agree with its unit column (``caps_unit`` for
+      canonical codes (``'US Dollar'`` -> ``'USD'``, ``'Etherum'`` -> ``'ETH'``,
+      unknown units upper-cased); a unit written in a value (a currency, or a
+      ticker: ``'500 BFC'``) must agree with its unit column (``caps_unit`` for
       the caps, ``purchase_unit`` for the purchase limits, ``token_price_unit``) or
       fills it when empty; a value that contradicts it is missing and a problem.
-      ``token_price`` ``'1 ETH = 3,000 XYZ'`` is 1/3000 ETH.
+      ``token_price`` written as an exchange (``'1 KBX = 0.00011 ETH'``,
+      ``'$1 = 6820 KIN'``, ``'1 ETH = 3,000 XYZ'``) is read with the ICO's ticker
+      naming the token side (:mod:`icoframes.parse.prices`).
     * **Missing**: ``None``, ``''`` and the markers ``NA``, ``N/A``, ``—``, ``-``,
       ``NOT SET``, ``Pending``, ``TBA``, ``TBD`` (any case) are missing and are
-      not problems. Anything else unreadable (``'1 BILL = 1 XLM'``) is missing
+      not problems. Anything else unreadable (``'1 ETH = 3640-3367 IML'``) is missing
       *and* counted in ``problems``.
     * **Booleans**: the API sends ``''`` both for "does not hold" and for
-      "unknown", so a flag is True only where the API said ``true`` (or ``1``,
-      ``'1'``, ``'true'``, ``'yes'``, any case) and False otherwise; False does not
-      distinguish "no" from "unknown".
+      "unknown", so a flag is True only where the value says so (``true``, ``1``,
+      ``'Yes'``, ``'Available'``, ``'✓'``...) and False otherwise; False does not
+      distinguish "no" from "unknown". A qualified flag (``'YES (UNTIL 11 SEP)'``)
+      reads as its word and is also a problem, which keeps its text.
     * **Dates** ``DD.MM.YYYY HH:MM:SS`` -> naive datetime64[ms]; impossible dates
-      (``31.02.2018 00:00:00``, ``00.00.0000 00:00:00``) are NaT and problems.
-    * **Text** is stripped; ``''`` and the markers become missing. Map keys
-      (``social.network``, ``distribution.part``, ``bonuses.name``,
-      ``roadmap.label``) are kept exactly as sent because they identify rows.
+      (``31.02.2018 00:00:00``, ``00.00.0000 00:00:00``), dates outside the years
+      1990-2100, dates without a year and US-order dates are NaT and problems.
+    * **Text** is stripped; ``''`` and the markers become missing; a lone surrogate
+      becomes U+FFFD and a problem. Map keys (``social.network``,
+      ``distribution.part``, ``bonuses.name``, ``roadmap.label``) are kept exactly
+      as sent because they identify rows. Tickers (``ticker``, ``accepting``) are
+      read with Latin letters for look-alikes (``'ЕТН'`` -> ``'ETH'``).
     * **Lists** (``markets``, ``restricted_areas``, ``accepting``) are always a
-      list of str: ``''`` gives ``[]``, a lone string a one-item list.
-    * **Roadmap** dates come from the keys: ``DD-MM-YYYY``, or best effort for
-      ``'Q3 2018'`` (first day of the quarter), ``'March 2019'``, ``'2019'``...;
-      NaT otherwise, never an error and not a problem (the label is kept).
+      list of str: ``''`` gives ``[]``, a list whose only item says "none"
+      (``'No'``, ``'Not'``) too; a lone string a one-item list, except in
+      ``restricted_areas`` and ``accepting``, where it is split at commas and
+      semicolons. A bonus whose terms say none (``'NO'``, blank) is not a row.
+    * **Roadmap** dates come from the keys: ``DD-MM-YYYY``, quarters (``'Q3 2018'``,
+      ``'3Q 2018'``), halves, months (``'March 2019'``, ``'03.2019'``) and years,
+      as the first day of the period, with its ``precision``; a key naming no
+      date is kept as a label, NaT, and a problem (``roadmap``/``date``).
     * **People** keep their 0-based ``position`` in the profile's list, so a
       skipped non-dict entry leaves a gap. Social links with an empty url are
       not rows.
@@ -175,10 +199,10 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
             for name in ("social", "distribution", "bonuses", "roadmap")}
     fields = {name: path for name, path in field_paths(icos).items() if path != _ID}
     paths = [*fields.values(), *(m.path for m in maps.values()),
-             (_people_key(team_table),), (_people_key(advisors_table),)]
+             (people_key(team_table),), (people_key(advisors_table),)]
     values = gather(kept, paths, log, icos.name, ids)
-    team = _People.gather(team_table, values, ids, log)
-    advisors = _People.gather(advisors_table, values, ids, log)
+    team = People.gather(team_table, values, ids, log)
+    advisors = People.gather(advisors_table, values, ids, log)
     frames = {
         "icos": _icos(icos, fields, values, ids, statuses, log),
         "team": team.frame(log),
@@ -208,88 +232,6 @@ def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"ico_id": ico_id, "position": position, "value": text}, copy=False)
 
 
-# --------------------------------------------------------------------------- people
-
-
-def _people_key(table: TableSchema) -> str:
-    """The profile field holding the list of people: ``team`` of ``('team', '*', 'name')``."""
-    keys = {c.source[0] for c in table.columns if c.source and c.source[1:2] == (EACH,)}
-    if len(keys) != 1:
-        raise ValueError(f"{table.name}: its columns name no single list of people: {keys}")
-    return keys.pop()
-
-
-def _person_fields(table: TableSchema) -> dict[str, str]:
-    """Column -> the field of each person it is read from: ``name`` of ``('team', '*', 'name')``."""
-    return {c.name: c.source[2] for c in table.columns
-            if c.source and len(c.source) == 3 and c.source[1] == EACH}
-
-
-class _People:
-    """Team members or advisors of every ICO, one entry per person."""
-
-    __slots__ = ("fields", "ico_id", "key", "position", "table", "values")
-
-    def __init__(self, table: TableSchema, persons: list[dict], ico_id: np.ndarray,
-                 position: np.ndarray) -> None:
-        self.table = table
-        self.key = _people_key(table)
-        self.fields = _person_fields(table)
-        self.ico_id = ico_id
-        self.position = position
-        self.values = read_fields(persons, (*self.fields.values(), _PERSON_SOCIAL))
-
-    @classmethod
-    def gather(cls, table: TableSchema, values: dict[Source, Sequence], ids: np.ndarray,
-               log: Problems) -> _People:
-        """Everyone in each ICO's raw ``team`` (or ``advisors``) value."""
-        key = _people_key(table)
-        person_fields = tuple(_person_fields(table).values())
-        groups = [v if type(v) is list else
-                  _as_people(v, person_fields, log, (table.name, key), ids[i])
-                  for i, v in enumerate(values[(key,)])]
-        counts = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
-        persons = list(chain.from_iterable(groups))
-        ico_id = np.repeat(ids, counts)
-        # 0-based position within each profile's list
-        position = np.arange(len(persons), dtype=np.int64) - np.repeat(
-            np.cumsum(counts) - counts, counts)
-        if set(map(type, persons)) - {dict}:  # rare: entries that are not people
-            keep = [isinstance(p, Mapping) for p in persons]
-            mask = np.array(keep, dtype=bool)
-            log.add(table.name, key, [p for p, ok in zip(persons, keep, strict=True) if not ok],
-                    ids=ico_id[~mask])
-            persons = [p if type(p) is dict else dict(p) for p in compress(persons, keep)]
-            ico_id, position = ico_id[mask], position[mask]
-        return cls(table, persons, ico_id, position)
-
-    def frame(self, log: Problems) -> pd.DataFrame:
-        data: dict[str, Any] = {"ico_id": self.ico_id, "position": self.position}
-        data.update((name, self.values[field]) for name, field in self.fields.items())
-        return convert(self.table, data, log)
-
-    def social(self, log: Problems) -> tuple[np.ndarray, ...]:
-        counts, keys, values = flatten(self.values[_PERSON_SOCIAL], log,
-                                       ("social", f"{self.key}.{_PERSON_SOCIAL}"), self.ico_id)
-        return np.repeat(self.ico_id, counts), np.repeat(self.position, counts), keys, values
-
-
-def _as_people(value: object, fields: Sequence[str], log: Problems, where: tuple[str, str],
-               ico_id: object) -> list:
-    """A people field that is not a list: ``''``/None -> none, a dict of people or one person."""
-    if isinstance(value, tuple):
-        return list(value)
-    if isinstance(value, Mapping):
-        if value and all(isinstance(v, Mapping) for v in value.values()):
-            return list(value.values())  # PHP list with gaps: {"0": {...}, "2": {...}}
-        if any(k in value for k in fields):
-            return [value]  # a lone person where a list was expected
-    if value is None or value == "" or value == {} or value == []:
-        return []
-    log.add(*where, [value], ids=[ico_id])
-    return []
-
-
 # --------------------------------------------------------------------------- icos
 
 
@@ -303,6 +245,10 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
     for column in table.columns:  # known outside the profile (fetched_at: the store fills it)
         if column.source is None:
             data.setdefault(column.name, pd.array([None] * len(ids), dtype=column.dtype))
+    for name in SPLIT_LISTS:
+        data[name] = split_lone_strings(data[name])
+    for name in _TICKERS:
+        data[name] = with_latin_tickers(data[name])
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
         _read_amounts(data, unit, amounts, exchange, ids, log)
     return convert(table, data, log)
@@ -321,7 +267,7 @@ def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],
     log.add_unread("icos", unit, unread, ids)
     numbers, codes, bad = units.read_amount_group(
         {name: data[name] for name in amounts}, text.to_numpy(dtype=object, na_value=None),
-        exchange=exchange)
+        exchange=exchange, tickers=data["ticker"] if exchange else None)
     for name in amounts:
         data[name] = numbers[name]
         log.add_unread("icos", name, bad[name], ids)
@@ -379,7 +325,7 @@ def _key_text(keys: list, table: str, column: str, log: Problems, row_ids: np.nd
 
 
 def _social(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
-            team: _People, advisors: _People, log: Problems) -> pd.DataFrame:
+            team: People, advisors: People, log: Problems) -> pd.DataFrame:
     table = source.table
     counts, ico_keys, ico_values = flatten(values[source.path], log,
                                            (table.name, ".".join(source.path)), ids)
@@ -413,7 +359,8 @@ def _social(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
 def _distribution(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
                   log: Problems) -> pd.DataFrame:
     data, _, raw = source.entries(values, ids, log)
-    percent, percent_bad = converters.to_float(raw, percent=True)  # '60%' is a share
+    percent, percent_bad = converters.to_float(  # '60%' is a share, of 0-100
+        raw, percent=True, bounds=source.table.column(source.value).bounds)
     log.add_unread(source.table.name, source.value, percent_bad, data["ico_id"])
     data[source.value] = percent
     return convert(source.table, data, log)
@@ -423,12 +370,30 @@ def _bonuses(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray
              log: Problems) -> pd.DataFrame:
     data, _, raw = source.entries(values, ids, log)
     data[source.value] = raw
+    # {"Bonus": "NO"} and {"Bonus": " "} say there is none: not a bonus row
+    keep = [not _says_none(terms) for terms in raw]
+    if not all(keep):
+        mask = np.array(keep, dtype=bool)
+        data = {name: (column[mask] if not isinstance(column, list) else
+                       list(compress(column, keep)))
+                for name, column in data.items()}
     return convert(source.table, data, log)
+
+
+def _says_none(value: object) -> bool:
+    """A map value that says "none": blank, a missing marker or a none word."""
+    if value is None:
+        return True
+    if type(value) is not str:
+        return False
+    return value.strip() in rules.MARKER_SPELLINGS or fold(value) in NONE_WORDS
 
 
 def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
              log: Problems) -> pd.DataFrame:
     data, labels, raw = source.entries(values, ids, log)
     data[source.value] = raw
-    data["date"] = converters.to_label_date(labels)  # derived from the label
+    # derived from the label; a label naming no date is kept, and reported under date
+    data["date"], data["precision"], none = converters.to_label_date(labels)
+    log.add(source.table.name, "date", [labels[i] for i in none], ids=data["ico_id"][none])
     return convert(source.table, data, log)

@@ -4,11 +4,8 @@ This module is the readable specification of what icoframes accepts; the
 vectorised converters of :mod:`icoframes.parse.columns` apply exactly these
 rules to whole columns (they only take a faster path for the common shapes).
 
-Missing, not a problem: ``None``, ``''``, float NaN and the missing markers
-``NA``, ``N/A``, ``—``, ``–``, ``-``, ``NOT SET``, ``Pending``, ``TBA``, ``TBD``,
-``NaN``, ``None``, ``null`` (case-insensitive, surrounding whitespace ignored).
-A value that is neither readable nor missing is :data:`BAD`: callers leave it
-missing and count it as a problem.
+Missing markers, :data:`BAD` and the date rules live in
+:mod:`icoframes.parse.base` and :mod:`icoframes.parse.dates` and are named here too.
 
 ``PARSER_VERSION`` names this set of rules. The cache's derived tables are
 fingerprinted with it (and with the source text of :mod:`icoframes.parse`), so
@@ -17,12 +14,14 @@ changing a rule rebuilds them from the cached raw profiles without a request.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
-from datetime import datetime
-from functools import lru_cache
 from typing import Final
+
+from ..vocabulary import FALSE_WORDS, MISSING_MARKERS, TRUE_WORDS, UNKNOWN_WORDS, fold
+from .base import BAD, MARKER_SPELLINGS, _Bad, is_missing_marker
+from .dates import DATETIME_FORMAT, LABEL_FORMAT, parse_datetime, parse_label_date
+from .text import normalize_text
 
 __all__ = [
     "BAD",
@@ -38,52 +37,25 @@ __all__ = [
     "parse_flag",
     "parse_id",
     "parse_label_date",
+    "read_flag",
 ]
 
 #: Bump when a rule changes meaning (the source hash catches edits too).
 #: 6: problems are one row per value, with the ICO's id.
-PARSER_VERSION: Final = 6
+#: 7: the declared vocabulary (icoframes.vocabulary): flag words, none words, aliases.
+#: 8: numbers as people write them, prices in every form, units as tickers, roadmap
+#:    precision, dates within 1990-2100 (issue 20).
+PARSER_VERSION: Final = 8
 
-DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
-LABEL_FORMAT: Final = "%d-%m-%Y"
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
-MISSING_MARKERS: Final = frozenset(
-    {"NA", "N/A", "—", "–", "-", "NOT SET", "PENDING", "TBA", "TBD", "NAN", "NONE", "NULL"}
-)
 
-
-def _case_variants(word: str) -> set[str]:
-    options = [(c.lower(), c.upper()) if c.isalpha() else (c,) for c in word]
-    return {"".join(p) for p in itertools.product(*options)}
-
-
-# Every upper/lower-case spelling of every marker, so that one exact-match hash
-# lookup (also usable by Arrow's is_in kernel) is a case-insensitive test.
-MARKER_SPELLINGS: Final = frozenset(
-    s for m in MISSING_MARKERS for s in _case_variants(m)
-) | {""}
-
-_TRUE_STRINGS: Final = frozenset({"1", "true", "yes"})
-_FALSE_STRINGS: Final = frozenset({"0", "false", "no"})
-
-
-
-class _Bad:
-    """Sentinel: the value could not be read."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "BAD"
-
-
-BAD: Final = _Bad()
-
-
-def is_missing_marker(text: str) -> bool:
-    """True if ``text`` (already stripped) is empty or a missing marker such as ``'TBA'``."""
-    return text in MARKER_SPELLINGS
+_FLAG_WORDS: Final = {**dict.fromkeys(FALSE_WORDS | UNKNOWN_WORDS | {fold(m) for m in
+                                                                     MISSING_MARKERS}, False),
+                      **dict.fromkeys(TRUE_WORDS, True)}
+# A flag word, then a qualifier: "YES (UNTIL 11 SEP)", "Available - beta", "No, later".
+_QUALIFIED_RE: Final = re.compile(r"(?P<word>[^\s(\[,:;]+?)\s*(?:[(\[,:;]|\s[-–—]\s)\s*\S.*",
+                                  re.DOTALL)
 
 
 # --------------------------------------------------------------------------- scalars
@@ -93,7 +65,7 @@ _CURRENCY = r"(?:US\$|USD|\$)"
 _AMOUNT_RE: Final = re.compile(
     rf"""
     (?P<sign>[-+])?\s*{_CURRENCY}?\s*
-    (?P<num>\d[\d,\s]*(?:\.\d*)?|\.\d+)
+    (?P<num>\d[\d,.\s]*|\.\d+)
     (?:e(?P<exp>[-+]?\d+))?\s*
     (?P<mult>k|thousand|m|mm|mn|mio|million|b|bn|billion)?\.?\s*
     {_CURRENCY}?
@@ -105,7 +77,9 @@ _MULTIPLIER: Final = {
     "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "million": 1e6,
     "b": 1e9, "bn": 1e9, "billion": 1e9,
 }
-_THOUSANDS_RE: Final = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+# Thousands groups: a first group of 1-3 digits that is not 0, then groups of 3.
+_THOUSANDS_RE: Final = re.compile(r"[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?")
+_DOT_THOUSANDS_RE: Final = re.compile(r"[1-9]\d{0,2}(?:\.\d{3}){2,}|[1-9]\d{0,2}(?:\.\d{3})+,\d+")
 _DECIMAL_COMMA_RE: Final = re.compile(r"\d+,\d+")
 _SPACE_GROUPS_RE: Final = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
 
@@ -133,6 +107,12 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     (2000000.0, 1200000000.0, 250000.0)
     >>> parse_amount("N/A") is None, parse_amount("1 BILL = 1 XLM")
     (True, BAD)
+    >>> parse_amount("0,003"), parse_amount("1,5"), parse_amount("1.500.000")
+    (0.003, 1.5, 1500000.0)
+    >>> parse_amount("0\u200b.25"), parse_amount("１２")
+    (0.25, 12.0)
+    >>> parse_amount("3640-3367"), parse_amount("60%"), parse_amount("1,500,5")
+    (BAD, BAD, BAD)
     """
     kind = type(value)
     if value is None:
@@ -146,7 +126,7 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     if kind is not str:
         # bool is a subclass of int but "true" is not an amount; containers are not either.
         return BAD
-    text = value.strip()  # type: ignore[union-attr]
+    text = normalize_text(value).strip()  # type: ignore[arg-type]
     if text in MARKER_SPELLINGS:
         return None
     if percent and text.endswith("%"):
@@ -170,13 +150,10 @@ def _parse_amount_text(text: str) -> float | _Bad:
         if not _SPACE_GROUPS_RE.fullmatch(digits):
             return BAD
         digits = "".join(digits.split())
-    if "," in digits:
-        if _THOUSANDS_RE.fullmatch(digits):
-            digits = digits.replace(",", "")
-        elif _DECIMAL_COMMA_RE.fullmatch(digits):
-            digits = digits.replace(",", ".")
-        else:
-            return BAD
+    read = _digits(digits)
+    if read is None:
+        return BAD
+    digits = read
     try:
         number = float(digits + (f"e{match['exp']}" if match["exp"] else ""))
     except ValueError:
@@ -186,6 +163,26 @@ def _parse_amount_text(text: str) -> float | _Bad:
     if match["sign"] == "-":
         number = -number
     return number if math.isfinite(number) else BAD
+
+
+def _digits(digits: str) -> str | None:
+    """Digits with grouping and decimal marks as Python reads them; None when ambiguous.
+
+    ``1,500,000`` and ``1,500.5`` group thousands with commas (a first group of
+    ``0`` cannot: ``0,003`` is 0.003); ``1.500.000`` and ``1.500,5`` with dots;
+    a single comma that cannot group thousands is a decimal comma (``1,5``,
+    ``0,065``, ``12,50``). Anything else with several marks is ambiguous.
+    """
+    commas, dots = digits.count(","), digits.count(".")
+    if commas == 0 and dots <= 1:
+        return digits
+    if _THOUSANDS_RE.fullmatch(digits):
+        return digits.replace(",", "")
+    if _DOT_THOUSANDS_RE.fullmatch(digits):
+        return digits.replace(".", "").replace(",", ".")
+    if dots == 0 and _DECIMAL_COMMA_RE.fullmatch(digits):
+        return digits.replace(",", ".")
+    return None
 
 
 def _integer(value: object) -> int | None:
@@ -245,156 +242,54 @@ def parse_count(value: object) -> int | None:
     return number if number is not None and number >= 0 else None
 
 
-_DATETIME_FIELDS: Final = re.compile(
-    r"(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>\d{4}) "
-    r"(?P<hour>\d{1,2}):(?P<minute>\d{1,2}):(?P<second>\d{1,2})"
-)
-
-
-_FALLBACK_DATETIME_FORMATS: Final = (
-    "%d.%m.%Y %H:%M",
-    "%d.%m.%Y",
-    "%Y-%m-%d %H:%M:%S",
-    "%Y-%m-%dT%H:%M:%S",
-    "%Y-%m-%d",
-)
-
-
-def parse_datetime(value: object) -> datetime | _Bad | None:
-    """Read one ``DD.MM.YYYY HH:MM:SS`` timestamp leniently.
-
-    Also accepted: the same without seconds or without time, and ISO
-    ``YYYY-MM-DD[ HH:MM:SS]``. Impossible dates (``31.02.2018 00:00:00``,
-    ``00.00.0000 00:00:00``) are :data:`BAD`.
-
-    Examples
-    --------
-    >>> parse_datetime("01.03.2018 12:00:00")
-    datetime.datetime(2018, 3, 1, 12, 0)
-    >>> parse_datetime("TBA") is None, parse_datetime("31.02.2018 00:00:00")
-    (True, BAD)
-    """
-    if value is None or (type(value) is float and math.isnan(value)):  # type: ignore[arg-type]
-        return None
-    if type(value) is not str:
-        return BAD
-    text = value.strip()  # type: ignore[union-attr]
-    if text in MARKER_SPELLINGS:
-        return None
-    # Text in the documented shape is read by that format alone: if it fails
-    # (31.02.), no fallback format should rescue it.
-    formats = (DATETIME_FORMAT,) if _DATETIME_FIELDS.fullmatch(text) else (
-        DATETIME_FORMAT, *_FALLBACK_DATETIME_FORMATS)
-    for fmt in formats:
-        try:
-            return datetime.strptime(text, fmt)
-        except ValueError:
-            continue
-    return BAD
-
-
-_MONTHS: Final = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
-            ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
-            ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
-            ("dec", "december"),
-        ],
-        start=1,
-    )
-    for name in names
-}
-_MONTH = r"(?P<month>[a-z]+)\.?"
-_YEAR = r"(?P<year>\d{4}|'?\d{2})"
-_LABEL_PATTERNS: Final = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"(?P<day>\d{1,2})[-./](?P<mon>\d{1,2})[-./](?P<year>\d{4})",
-        r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})[-./](?P<day>\d{1,2})",
-        rf"q(?P<quarter>[1-4])[\s,/-]*{_YEAR}",
-        rf"{_YEAR}[\s,/-]*q(?P<quarter>[1-4])",
-        rf"h(?P<half>[12])[\s,/-]*{_YEAR}",
-        rf"{_YEAR}[\s,/-]*h(?P<half>[12])",
-        rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}",
-        rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}",
-        rf"{_MONTH}[\s,/-]*{_YEAR}",
-        r"(?P<mon>\d{1,2})[-./](?P<year>\d{4})",
-        r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})",
-        r"(?P<year>\d{4})",
-    )
-)
-
-
-@lru_cache(maxsize=4096)
-def parse_label_date(label: str) -> datetime | None:
-    """Best-effort date of a roadmap key; None when it names no date.
-
-    ``DD-MM-YYYY`` is the documented form; also understood: other day-first
-    separators, ISO dates, quarters (``'Q3 2018'`` -> 1 July 2018), halves
-    (``'H2 2019'``), ``'March 2019'``, ``'15 March 2019'``, ``'March 15, 2019'``,
-    ``'03-2019'`` and a bare year (``'2019'`` -> 1 January 2019). Never raises.
-
-    Examples
-    --------
-    >>> parse_label_date("Q3 2018"), parse_label_date("later")
-    (datetime.datetime(2018, 7, 1, 0, 0), None)
-    """
-    text = label.strip()
-    for pattern in _LABEL_PATTERNS:
-        match = pattern.fullmatch(text)
-        if match is None:
-            continue
-        parts = match.groupdict()
-        year_text = parts["year"].lstrip("'")
-        year = int(year_text) + (2000 if len(year_text) == 2 else 0)
-        if parts.get("quarter"):
-            month = 3 * int(parts["quarter"]) - 2
-        elif parts.get("half"):
-            month = 6 * int(parts["half"]) - 5
-        elif parts.get("month"):
-            found = _MONTHS.get(parts["month"].lower())
-            if found is None:
-                return None
-            month = found
-        elif parts.get("mon"):
-            month = int(parts["mon"])
-        else:
-            month = 1
-        day = int(parts["day"]) if parts.get("day") else 1
-        try:
-            return datetime(year, month, day)
-        except ValueError:
-            return None
-    return None
-
-
 def parse_flag(value: object) -> bool | None:
     """The flag of one value; None when it is not a recognised spelling.
 
-    True for ``true``, ``1``, ``"1"``, ``"true"``, ``"yes"`` (any case); False for
-    ``false``, ``0``, ``"no"``, ``""``, ``None`` and the missing markers.
+    True for ``true``, ``1`` and the words of
+    :data:`icoframes.vocabulary.TRUE_WORDS` (``"yes"``, ``"Available"``, ``"✓"``,
+    any case); False for ``false``, ``0``, ``""``, ``None``, the missing markers
+    and the false and unknown words (``"no"``, ``"Not available"``, ``"N/A"``).
+    A qualified flag reads as its word (see :func:`read_flag`).
 
     Examples
     --------
-    >>> parse_flag("Yes"), parse_flag(""), parse_flag("maybe")
-    (True, False, None)
+    >>> parse_flag("Yes"), parse_flag("Available"), parse_flag(""), parse_flag("maybe")
+    (True, True, False, None)
+    >>> parse_flag("YES (UNTIL 11 SEP)")
+    True
+    """
+    return read_flag(value)[0]
+
+
+def read_flag(value: object) -> tuple[bool | None, bool]:
+    """``(flag, qualified)`` of one value: the flag (None if unreadable), and whether a
+    qualifier followed the word, which callers report so that it is not lost.
+
+    Examples
+    --------
+    >>> read_flag("YES (UNTIL 11 SEP)"), read_flag("✓"), read_flag("Not available")
+    ((True, True), (True, False), (False, False))
+    >>> read_flag("Available - beta only"), read_flag("sometimes")
+    ((True, True), (None, False))
     """
     if value is True:
-        return True
+        return True, False
     if value is None or value is False:
-        return False
+        return False, False
     kind = type(value)
     if kind is int or kind is float:
         if value == 1:
-            return True
-        return False if value == 0 or value != value else None
-    if kind is str:
-        text = value.strip().lower()  # type: ignore[union-attr]
-        if text in _TRUE_STRINGS:
-            return True
-        if text in _FALSE_STRINGS or text in MARKER_SPELLINGS:
-            return False
-        return None
-    return None
+            return True, False
+        return (False if value == 0 or value != value else None), False
+    if kind is not str:
+        return None, False
+    text = fold(normalize_text(value))  # type: ignore[arg-type]
+    flag = _FLAG_WORDS.get(text)
+    if flag is not None or text == "":
+        return bool(flag), False
+    match = _QUALIFIED_RE.fullmatch(text)
+    if match is not None:
+        flag = _FLAG_WORDS.get(match["word"])
+        if flag is not None:
+            return flag, True
+    return None, False

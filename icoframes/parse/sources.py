@@ -23,8 +23,9 @@ import numpy as np
 import pandas as pd
 
 from ..schema import EACH, KEY, Source, TableSchema
+from ..vocabulary import NONE_WORDS, fold
 from . import rules
-from .columns import CONVERTERS
+from .columns import CONVERTERS, to_float
 from .problems import Problems
 
 __all__ = ["ID", "as_dict", "as_dicts", "convert", "field_paths", "flatten", "gather",
@@ -160,11 +161,16 @@ def as_dicts(values: Sequence, problems: Problems, where: tuple[str, str],
 def as_dict(value: object, problems: Problems, where: tuple[str, str], ico_id: object) -> dict:
     """A section or map that is not a dict: empty, and a problem unless it is an empty value.
 
-    PHP encodes an empty map as ``[]``; ``''`` and ``None`` mean absent.
+    PHP encodes an empty map as ``[]``; ``''``, ``None``, the missing markers and
+    the none words (``'No'``, ``'None'``: :data:`icoframes.vocabulary.NONE_WORDS`)
+    mean absent.
     """
     if isinstance(value, Mapping):
         return dict(value)
-    if value is None or value == "" or value == [] or value == ():
+    if value is None or value == [] or value == ():
+        return {}
+    if type(value) is str and (value.strip() in rules.MARKER_SPELLINGS
+                               or fold(value) in NONE_WORDS):
         return {}
     problems.add(*where, [value], ids=[ico_id])
     return {}
@@ -225,7 +231,10 @@ def convert(table: TableSchema, data: Mapping[str, Any], problems: Problems) -> 
     for column in table.columns:
         values = data[column.name]
         if isinstance(values, list | tuple):
-            values, unread = CONVERTERS[column.kind](values)
+            if column.bounds is not None:
+                values, unread = to_float(values, bounds=column.bounds)
+            else:
+                values, unread = CONVERTERS[column.kind](values)
             problems.add_unread(table.name, column.name, unread, row_ids)
         columns[column.name] = values
     return pd.DataFrame(columns, copy=False)

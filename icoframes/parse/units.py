@@ -13,13 +13,23 @@ value                               unit column            result
 ``"$2,000,000"``, ``"50 USD"``      USD (any spelling)     the number, USD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
 ``"$2,000,000"``                    ETH                    missing, counted as a problem
+``"4,000,000 ICX"``                 empty                  the number; the unit becomes ICX
 ``"1 ETH = 3,000 XYZ"`` (price)     ETH or empty           1/3000, ETH
+``"1 KBX = 0.00011 ETH"`` (price)   ETH or empty           0.00011, ETH
 ``"1 ETH = 3,000 XYZ"`` (price)     USD                    missing, counted as a problem
+``"-5000"``                         any                    missing, counted as a problem
 ==================================  =====================  ==============================
 
+A unit written in a value that is not a currency but looks like a ticker
+(``"500 BFC"``) is a unit like any other: the amount keeps it, upper-cased, and
+converting to USD leaves it missing unless a rate for it is given. Prices
+written as an exchange (``"$1 = 6820 KIN"``, ``"50 AIR = $1"``) are read by
+:mod:`icoframes.parse.prices`. An amount is never negative.
+
 Units are canonical upper-case codes (``USD``, ``ETH``, ``BTC``, ``EUR``...):
-every spelling in :data:`UNIT_ALIASES` maps to its code; an unknown unit is
-kept, stripped and upper-cased (``" xyz "`` -> ``XYZ``). The number itself is
+every spelling in :data:`icoframes.vocabulary.UNIT_ALIASES` maps to its code
+(misspellings such as ``Etherum`` included, look-alike letters read as Latin); an
+unknown unit is kept, stripped and upper-cased (``" xyz "`` -> ``XYZ``). The number itself is
 read by :func:`icoframes.parse.rules.parse_amount`, the one number reader.
 """
 
@@ -33,8 +43,11 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .columns import Unread, numbers_fast
+from .prices import canonical_unit, read_exchange
 from .rules import BAD, MARKER_SPELLINGS, parse_amount
+from .text import normalize_text
 
 __all__ = [
     "FIAT_CODES",
@@ -46,54 +59,7 @@ __all__ = [
     "read_price",
 ]
 
-#: Canonical code -> the spellings meaning it (matched case-insensitively, stripped).
-#: ``USDT`` is a token, not the dollar: it has no alias here and stays ``USDT``.
-UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
-    "USD": ("usd", "us dollar", "us dollars", "u.s. dollar", "dollar", "dollars", "$", "us$",
-            "usd$"),
-    "EUR": ("eur", "euro", "euros", "€"),
-    "GBP": ("gbp", "pound sterling", "british pound", "£"),
-    "CHF": ("chf", "swiss franc"),
-    "ETH": ("eth", "ether", "ethereum", "ethers", "Ξ"),
-    "BTC": ("btc", "bitcoin", "bitcoins", "xbt", "₿"),
-    "LTC": ("ltc", "litecoin"),
-    "BCH": ("bch", "bitcoin cash"),
-    "XRP": ("xrp", "ripple"),
-    "BNB": ("bnb", "binance coin"),
-    "XLM": ("xlm", "stellar", "lumens"),
-    "WAVES": ("waves",),
-    "NEO": ("neo",),
-    "EOS": ("eos",),
-    "USDT": ("usdt", "tether"),
-}
-_ALIAS: Final[dict[str, str]] = {
-    spelling.casefold(): code for code, spellings in UNIT_ALIASES.items() for spelling in spellings
-}
-if len(_ALIAS) != sum(map(len, UNIT_ALIASES.values())):  # pragma: no cover
-    raise ImportError("a spelling in UNIT_ALIASES names two units")
 _KNOWN: Final = frozenset(UNIT_ALIASES)
-
-#: Codes of government currencies (``FIAT`` is how directories write "any fiat").
-FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",
-                               "AUD", "CAD", "FIAT"})
-
-
-def canonical_unit(text: object) -> str | None:
-    """The canonical code of one unit spelling; None when the unit is missing.
-
-    Examples
-    --------
-    >>> canonical_unit(" US Dollar "), canonical_unit("Ether"), canonical_unit("xbt")
-    ('USD', 'ETH', 'BTC')
-    >>> canonical_unit(" xyz "), canonical_unit(""), canonical_unit("TBA"), canonical_unit(None)
-    ('XYZ', None, None, None)
-    """
-    if type(text) is not str:
-        return None
-    stripped = " ".join(text.split())
-    if stripped in MARKER_SPELLINGS:
-        return None
-    return _ALIAS.get(stripped.casefold(), stripped.upper())
 
 
 def canonical_units(values: Sequence[object] | pd.Series) -> np.ndarray:
@@ -129,18 +95,15 @@ _SUFFIX_RE: Final = re.compile(
     r"\s*(?P<cur>[^\d\s][^\d]*?)?\s*$",
     re.IGNORECASE,
 )
-_EXCHANGE_RE: Final = re.compile(
-    r"^\s*(?P<base>\d[\d,.]*(?:e[-+]?\d+)?)\s*(?P<cur>[^\d\s=][^\d=]*?)\s*=\s*"
-    r"(?P<tokens>\d[\d,.\s]*(?:e[-+]?\d+)?(?:\s*(?:k|m|million|b|bn|billion)\b)?)"
-    r"\s*(?P<ticker>[^\d\s=][^=]*)?$",
-    re.IGNORECASE,
-)
+# A unit that is no currency but a token's ticker: "500 BFC", "4,000,000 ICX".
+_TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 
 
-def _read_text(text: str, exchange: bool) -> tuple[float | object | None, str | None]:
-    """(number or None or BAD, canonical currency written in the text or None)."""
+def _read_text(text: str, exchange: bool,
+               ticker: object) -> tuple[float | object | None, str | None]:
+    """(number or None or BAD, canonical unit written in the text or None)."""
     if exchange and "=" in text:
-        return _read_exchange(text)
+        return read_exchange(text, ticker)
     currency = None
     body = text
     prefix = _PREFIX_RE.match(body)
@@ -157,32 +120,20 @@ def _read_text(text: str, exchange: bool) -> tuple[float | object | None, str | 
     if currency is None:
         return parse_amount(text), None
     code = canonical_unit(currency)
-    if code not in _KNOWN:
-        # not a known currency written next to the number: read it as a number would be
+    if code not in _KNOWN and (code is None or not _TICKER_RE.fullmatch(code)
+                               or fold(currency) in NOT_UNITS):
+        # no unit written next to the number: read it as a number would be
         return parse_amount(text), None
     number = parse_amount(body.strip())
     return number, (code if number is not None else None)
-
-
-def _read_exchange(text: str) -> tuple[float | object | None, str | None]:
-    match = _EXCHANGE_RE.match(text)
-    if match is None:
-        return BAD, None
-    code = canonical_unit(match["cur"])
-    base, tokens = parse_amount(match["base"]), parse_amount(match["tokens"])
-    if code not in _KNOWN or type(base) is not float or type(tokens) is not float:
-        return BAD, None  # "1 BILL = 1 XLM": the left side names no currency
-    if tokens <= 0:
-        return BAD, None
-    return base / tokens, code
 
 
 # --------------------------------------------------------------------------- columns
 
 
 def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[object], *,
-                      exchange: Sequence[str] = ()) -> tuple[dict[str, np.ndarray],
-                                                             np.ndarray, dict[str, Unread]]:
+                      exchange: Sequence[str] = (), tickers: Sequence[object] | None = None
+                      ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, Unread]]:
     """Read amounts sharing one unit column (``soft_cap`` and ``hard_cap`` with ``caps_unit``).
 
     Parameters
@@ -193,7 +144,10 @@ def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[o
         The raw unit column.
     exchange : sequence of str, optional
         Columns that are prices and may be written as an exchange,
-        ``"1 ETH = 3,000 XYZ"`` (read as 1/3000 ETH per token).
+        ``"1 ETH = 3,000 XYZ"`` (read as 1/3000 ETH per token), in any of the
+        forms of :mod:`icoframes.parse.prices`.
+    tickers : sequence, optional
+        The ICO's ticker per row: it names the token side of an exchange.
 
     Returns
     -------
@@ -203,8 +157,8 @@ def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[o
         The canonical unit per row: the unit column's, else the one currency
         the row's values wrote (when they all name the same one), else None.
     bad : dict of str to Unread
-        Per column, the raw values left missing and their rows: unreadable, or
-        naming a currency other than the row's unit.
+        Per column, the raw values left missing and their rows: unreadable,
+        negative, or naming a currency other than the row's unit.
 
     Examples
     --------
@@ -224,7 +178,8 @@ def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[o
     for name, values in columns.items():
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} values for {n} units")
-        amounts[name], written[name], unread[name] = _read_column(values, name in exchange)
+        amounts[name], written[name], unread[name] = _read_column(values, name in exchange,
+                                                                  tickers)
     # A unit column left empty takes the currency the row's values wrote, if they agree.
     stated: dict[int, set[str]] = {}
     for found in written.values():
@@ -239,12 +194,17 @@ def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[o
             if codes[i] != code:
                 unread[name][i] = raw[i]
                 amounts[name][i] = np.nan
+    for name, numbers in amounts.items():  # an amount is never negative
+        with np.errstate(invalid="ignore"):
+            for i in np.flatnonzero(numbers < 0).tolist():
+                unread[name][i] = columns[name][i]
+                numbers[i] = np.nan
     bad = {name: Unread.at(columns[name], sorted(found)) for name, found in unread.items()}
     return amounts, codes, bad
 
 
-def _read_column(values: Sequence[object],
-                 exchange: bool) -> tuple[np.ndarray, dict[int, str], dict[int, object]]:
+def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None
+                 ) -> tuple[np.ndarray, dict[int, str], dict[int, object]]:
     """Numbers of one column, the currencies written inside values (by row), unreadable values."""
     n = len(values)
     if n == 0:
@@ -255,11 +215,11 @@ def _read_column(values: Sequence[object],
     for i in suspect:
         value = values[i]
         if type(value) is str:
-            text = value.strip()
+            text = normalize_text(value).strip()
             if text in MARKER_SPELLINGS:
                 out[i] = np.nan
                 continue
-            number, code = _read_text(text, exchange)
+            number, code = _read_text(text, exchange, None if tickers is None else tickers[i])
         else:
             number, code = parse_amount(value), None
         if number is BAD or (type(number) is float and not math.isfinite(number)):
@@ -302,23 +262,25 @@ def read_amounts(values: Sequence[object],
     return amounts["value"], codes, bad["value"]
 
 
-def read_price(values: Sequence[object],
-               units: Sequence[object]) -> tuple[np.ndarray, np.ndarray, Unread]:
-    """Like :func:`read_amounts`, also reading an exchange ``"1 ETH = 3,000 XYZ"`` as a price.
+def read_price(values: Sequence[object], units: Sequence[object],
+               tickers: Sequence[object] | None = None) -> tuple[np.ndarray, np.ndarray, Unread]:
+    """Like :func:`read_amounts`, also reading an exchange ``"1 KBX = 0.00011 ETH"`` as a price.
 
-    The left side must name a known currency (see :data:`UNIT_ALIASES`) and
-    agree with the unit column (or fill it when empty); ``"1 BILL = 1 XLM"``
-    names none and is unreadable.
+    The token side is the one naming the row's ticker, else the one that is not
+    a currency (:mod:`icoframes.parse.prices`); the other side's currency must
+    agree with the unit column (or fills it when empty).
 
     Examples
     --------
     >>> prices, units, bad = read_price(
-    ...     ["1 ETH = 3,000 XYZ", "1 ETH = 4000 ABC", "1 ETH = 2000 XYZ", "1 BILL = 1 XLM"],
-    ...     ["ETH", "", "USD", ""])
+    ...     ["1 ETH = 3,000 XYZ", "1 KBX = 0.00011 ETH", "1 ETH = 2000 XYZ", "$1 = 6820 KIN",
+    ...      "1 ETH = 3640-3367 IML"],
+    ...     ["ETH", "", "USD", "", ""], tickers=["XYZ", "KBX", "XYZ", None, "IML"])
     >>> prices.round(6).tolist(), units.tolist()
-    ([0.000333, 0.00025, nan, nan], ['ETH', 'ETH', 'USD', None])
+    ([0.000333, 0.00011, nan, 0.000147, nan], ['ETH', 'ETH', 'USD', 'USD', None])
     >>> bad
-    Unread(rows=[2, 3], values=['1 ETH = 2000 XYZ', '1 BILL = 1 XLM'])
+    Unread(rows=[2, 4], values=['1 ETH = 2000 XYZ', '1 ETH = 3640-3367 IML'])
     """
-    amounts, codes, bad = read_amount_group({"value": values}, units, exchange=("value",))
+    amounts, codes, bad = read_amount_group({"value": values}, units, exchange=("value",),
+                                            tickers=tickers)
     return amounts["value"], codes, bad["value"]

@@ -3,11 +3,18 @@
 Takes a frame, not a path: either the ``icos`` rows of every snapshot (as
 :func:`icoframes.read_snapshots` returns them) or an events table (as
 :func:`icoframes.changes` returns it). This module reads no files.
+
+Legible from a few snapshots to months of daily ones: at most
+:data:`MAX_DATE_LABELS` dates are labelled (evenly spaced, the first always),
+the moves between snapshots are written between the bars only while they fit
+beside each other (measured once drawn) and otherwise summed up in the note,
+and nothing written on the plot overlaps (a test checks it at 5, 30 and 90).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -17,7 +24,10 @@ from ._axes import UNKNOWN_COLOR, add_note, check_frame, draw_empty, get_axes, h
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["plot_status_flow"]
+__all__ = ["MAX_DATE_LABELS", "plot_status_flow"]
+
+#: The most snapshot dates labelled on the x axis; the others keep a tick without label.
+MAX_DATE_LABELS = 8
 
 _SNAPSHOT_COLUMNS = ("snapshot_date", "id", "status")
 _EVENT_COLUMNS = ("snapshot_date", "ico_id", "kind", "old", "new")
@@ -28,7 +38,7 @@ _ARROW = "\u2192"
 
 
 def plot_status_flow(
-    frame: pd.DataFrame, *, ax: Axes | None = None, **style: object
+    frame: pd.DataFrame, *, ax: Axes | None = None, **style: Any
 ) -> Axes:
     """Stacked counts of ICOs per status at each snapshot, with the moves between them.
 
@@ -50,7 +60,11 @@ def plot_status_flow(
     -------
     matplotlib.axes.Axes
         Bars in ``ax.containers``, one per status (or per kind of move), each
-        labelled with its name; x ticks are the snapshot dates.
+        labelled with its name; x ticks are the snapshot dates, at most
+        :data:`MAX_DATE_LABELS` of them labelled. The moves between two
+        snapshots are written between their bars (texts with gid
+        ``icoframes-moves``) when they fit side by side; otherwise, as for 30
+        or 90 daily snapshots, their totals are in the note (top left).
 
     Raises
     ------
@@ -75,9 +89,9 @@ def plot_status_flow(
     """
     check_frame(frame)
     if all(c in frame.columns for c in _SNAPSHOT_COLUMNS):
-        return _draw_snapshots(frame, get_axes(ax), style)
+        return _draw_snapshots(frame, _axes(ax), style)
     if all(c in frame.columns for c in _EVENT_COLUMNS):
-        return _draw_events(frame, get_axes(ax), style)
+        return _draw_events(frame, _axes(ax), style)
     raise ValueError(
         "plot_status_flow needs snapshots (columns " + ", ".join(_SNAPSHOT_COLUMNS)
         + ") or events (columns " + ", ".join(_EVENT_COLUMNS) + "); got "
@@ -85,8 +99,18 @@ def plot_status_flow(
     )
 
 
-def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, object]) -> Axes:
-    ax.set_title("ICOs per status at each snapshot")
+def _axes(ax: Axes | None) -> Axes:
+    """The caller's Axes, or a new figure laid out so that rotated dates and labels fit."""
+    if ax is not None:
+        return get_axes(ax)
+    import matplotlib.pyplot as plt
+
+    _, made = plt.subplots(figsize=(8, 4.8), layout="constrained")
+    return made
+
+
+def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
+    ax.set_title("Number of ICOs per status in each snapshot")
     ax.set_xlabel("snapshot date")
     ax.set_ylabel("number of ICOs")
     if snaps.empty:
@@ -104,23 +128,72 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, object]) -> 
         bar_style = {"color": _STATUS_COLORS.get(name, UNKNOWN_COLOR), "width": 0.55, **style}
         ax.bar(x, counts, bottom=bottom, label=name, **bar_style)
         bottom = bottom + counts
-    _date_ticks(ax, dates)
-    # the moves are written above the bars, the legend in a row above them
+    # the moves are written above the bars, under the note
     ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.55)
     by_date = {d: g for d, g in snaps.groupby("snapshot_date", sort=True)}
-    for i in range(1, len(dates)):
-        lines = _moves(by_date[dates[i - 1]], by_date[dates[i]])
-        ax.text(i - 0.5, bottom.max() * 1.02, "\n".join(lines) if lines else "no change",
-                ha="center", va="bottom", fontsize="x-small", color="0.2",
-                gid="icoframes-moves")
-    ax.legend(loc="upper right", fontsize="small", title="status", ncols=len(columns))
-    add_note(ax, f"{len(dates)} snapshots; {snaps['id'].nunique():,} ICOs seen")
+    moves = [_moves(by_date[dates[i - 1]], by_date[dates[i]]) for i in range(1, len(dates))]
+    # beside the Axes: the top is left to the note and the moves
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="status")
+    _date_ticks(ax, dates)  # once the legend took its room
+    span = (f"{len(dates)} snapshots" if len(dates) < 2 else
+            f"{len(dates)} snapshots, {_day(dates[0])} to {_day(dates[-1])}")
+    note = f"{span}; {snaps['id'].nunique():,} ICOs seen"
+    add_note(ax, note)
+    if moves and not _write_moves(ax, moves, float(bottom.max())):
+        next(t for t in ax.texts if t.get_gid() != "icoframes-moves").remove()
+        add_note(ax, note + "\nmoves in all: " + _total(moves))  # too many to write
     return ax
 
 
-def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, object]) -> Axes:
-    ax.set_title("Status moves between snapshots")
-    ax.set_xlabel("snapshot date (first seen)")
+def _write_moves(ax: Axes, moves: list[list[str]], top: float) -> bool:
+    """Write each gap's moves between its bars, if they fit side by side; whether they did."""
+    texts = [ax.text(i + 0.5, top * 1.02, "\n".join(lines) if lines else "no change",
+                     ha="center", va="bottom", fontsize="x-small", color="0.2",
+                     gid="icoframes-moves")
+             for i, lines in enumerate(moves)]
+    if len(moves) <= MAX_DATE_LABELS and not _overlapping(ax):
+        return True
+    for text in texts:
+        text.remove()
+    return False
+
+
+def _overlapping(ax: Axes) -> bool:
+    """Whether any two texts of ``ax`` (moves, note, legend) overlap, or leave the Axes."""
+    figure: Any = ax.figure  # a Figure (a SubFigure has no draw_without_rendering)
+    renderer = figure.canvas.get_renderer()
+    figure.draw_without_rendering()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_visible()]
+    frame = ax.get_window_extent(renderer)
+    outside = any(b.x0 < frame.x0 - 1 or b.x1 > frame.x1 + 1 or b.y1 > frame.y1 + 1
+                  for b in boxes)
+    legend = ax.get_legend()
+    if legend is not None:
+        boxes.append(legend.get_window_extent(renderer))
+    return outside or any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+def _total(moves: list[list[str]]) -> str:
+    """The moves of every gap summed per kind, in one line ("12 upcoming→ongoing, +3 new")."""
+    sums: dict[str, int] = {}
+    for lines in moves:
+        for line in lines:
+            count, kind = line.split(" ", 1)
+            sign = count[0] if count[0] in "+-" else ""
+            sums[sign + kind] = sums.get(sign + kind, 0) + int(count.lstrip("+-"))
+    if not sums:
+        return "none"
+    parts = [f"{k[0]}{n:,} {k[1:]}" if k[0] in "+-" else f"{n:,} {k}" for k, n in sums.items()]
+    return "\n".join(", ".join(parts[i:i + 2]) for i in range(0, len(parts), 2))
+
+
+def _day(date: Any) -> str:
+    return pd.Timestamp(date).strftime("%Y-%m-%d")
+
+
+def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
+    ax.set_title("Number of ICOs per status move, new or removed, by snapshot")
+    ax.set_xlabel("snapshot date (the move first seen)")
     ax.set_ylabel("number of ICOs")
     kind = events["kind"].astype(object)
     wanted = events[kind.isin(["status", "new", "removed"])]
@@ -143,9 +216,9 @@ def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, object]) -> Ax
         color = {"new": "0.55", "removed": "0.8"}.get(name, f"C{i % 10}")
         ax.bar(x, counts, bottom=bottom, label=name, **{"color": color, "width": 0.55, **style})
         bottom = bottom + counts
-    _date_ticks(ax, list(table.index))
     headroom(ax, bottom.max())
-    ax.legend(loc="upper right", fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="move")
+    _date_ticks(ax, list(table.index))  # once the legend took its room
     add_note(ax, f"{len(wanted):,} moves on {len(table)} snapshot dates")
     return ax
 
@@ -158,7 +231,8 @@ def _moves(before: pd.DataFrame, after: pd.DataFrame) -> list[str]:
     was, now = old.loc[both].fillna("unknown"), new.loc[both].fillna("unknown")
     changed = was != now
     pairs = pd.Series(list(zip(was[changed], now[changed], strict=True)), dtype=object)
-    lines = [f"{n} {a}{_ARROW}{b}" for (a, b), n in pairs.value_counts().sort_index().items()]
+    counted: dict[Any, int] = pairs.value_counts().sort_index().to_dict()
+    lines = [f"{n} {a}{_ARROW}{b}" for (a, b), n in counted.items()]
     if n_new := len(new.index.difference(old.index)):
         lines.append(f"+{n_new} new")
     if n_gone := len(old.index.difference(new.index)):
@@ -172,10 +246,31 @@ def _ordered(names: pd.Index) -> list[str]:
 
 
 def _date_ticks(ax: Axes, dates: list) -> None:
+    """A tick per snapshot; evenly spaced labels, at most :data:`MAX_DATE_LABELS`, side by side.
+
+    Labels are written level (never tilted) and thinned further, once drawn,
+    until no two touch: the first date is always labelled.
+    """
     from matplotlib.ticker import MaxNLocator
 
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of ICOs
-    labels = [pd.Timestamp(d).strftime("%Y-%m-%d") for d in dates]
-    ax.set_xticks(np.arange(len(dates)), labels, rotation=30 if len(dates) > 6 else 0,
-                  ha="right" if len(dates) > 6 else "center")
     ax.set_xlim(-0.6, len(dates) - 0.4)
+    step = max(1, -(-len(dates) // MAX_DATE_LABELS))
+    while True:
+        labels = [_day(d) if i % step == 0 else "" for i, d in enumerate(dates)]
+        ax.set_xticks(np.arange(len(dates)), labels)
+        if step >= len(dates) or not _labels_touch(ax):
+            break
+        step += 1
+    if step > 1:  # unlabelled ticks shorter: a day's position stays readable
+        for tick, label in zip(ax.xaxis.get_major_ticks(), labels, strict=True):
+            if not label:
+                tick.tick1line.set_markersize(2)
+
+
+def _labels_touch(ax: Axes) -> bool:
+    figure: Any = ax.figure  # a Figure (a SubFigure has no draw_without_rendering)
+    renderer = figure.canvas.get_renderer()
+    figure.draw_without_rendering()
+    boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+    return any(a.x1 + 4 > b.x0 for a, b in itertools.pairwise(boxes))  # 4 px apart

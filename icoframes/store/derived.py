@@ -7,7 +7,7 @@ table the store's change counter it is up to date with
 (:meth:`~icoframes.store.cache.Cache.snapshot`), the counter's value at the
 last removal, and a *fingerprint* of the reading code
 (:func:`parser_fingerprint`: the schema,
-:data:`icoframes.parse.rules.PARSER_VERSION` and the source of
+:data:`icoframes.parse.rules.PARSER_VERSION` and the source of :mod:`icoframes.vocabulary` and
 :mod:`icoframes.parse`).
 
 Reading a table brings that table (only) up to date: the copies that arrived
@@ -62,7 +62,9 @@ _KEYS = {**{name: "ico_id" for name in TABLES}, "icos": "id", PROBLEMS.name: "ic
 @lru_cache(maxsize=1)
 def _parse_sources() -> str:
     digest = hashlib.sha256()
-    for path in sorted(Path(rules.__file__).parent.glob("*.py")):
+    # the parser's modules, and the vocabulary they read values by
+    package = Path(rules.__file__).parent
+    for path in [*sorted(package.glob("*.py")), package.parent / "vocabulary.py"]:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()

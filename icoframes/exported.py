@@ -1,0 +1,345 @@
+"""Exports read back: the folders :func:`icoframes.export_tables` writes, read consistently.
+
+A plain export is ``out/<table>.parquet ... out/manifest.json``; a snapshot tree
+is one ``out/snapshot_date=YYYY-MM-DD/`` folder of the same files per UTC day.
+``manifest.json`` is each export's commit record: written last, removed first
+when an export replaces a plain one, and swapped in with its folder for a
+snapshot (:mod:`icoframes.export`).
+
+A reader never mixes two exports. Every read here takes the folder's manifest
+before and after reading the tables; when they differ (an export replaced the
+folder meanwhile) or the manifest is absent (a plain export mid-swap) the read
+is repeated, up to :data:`READ_ATTEMPTS` times, waiting a little longer each
+time. When the folder kept changing, :class:`ExportReplaced` says so; a folder
+whose manifest stays absent is a :class:`FileNotFoundError` saying that an
+export is being written there or was killed mid-swap (the next run completes it).
+
+Each snapshot's completeness is read from its manifest: ``complete``, the
+``missing`` ids (listed but not fetched) and the statuses whose list came back
+partial; :func:`snapshot_info` lists them and :func:`read_snapshots` carries
+them in ``attrs["icoframes"]["snapshots"]``, which :func:`icoframes.changes` uses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from .errors import ExportReplaced
+from .schema import PROBLEMS, TABLES, TableSchema
+from .tables import Tables, read_table
+
+__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "read_export", "read_manifest",
+           "read_snapshots", "snapshot_folders", "snapshot_info"]
+
+#: The commit record of an export: written last, removed first.
+MANIFEST = "manifest.json"
+#: A snapshot folder is ``SNAPSHOT_PREFIX + "YYYY-MM-DD"`` (hive style).
+SNAPSHOT_PREFIX = "snapshot_date="
+#: How many times a read is tried while an export replaces the folder.
+READ_ATTEMPTS = 8
+DATE_DTYPE = np.dtype("datetime64[ms]")
+_SNAPSHOT = re.compile(r"^snapshot_date=(.*)$")
+_T = TypeVar("_T")
+
+
+def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The manifest of an export folder, or None when it has none (yet)."""
+    raw = _manifest_bytes(Path(folder))
+    return None if raw is None else json.loads(raw)
+
+
+def read_export(path: str | os.PathLike[str]) -> Tables:
+    """The :class:`~icoframes.tables.Tables` of one export folder, typed by the schema.
+
+    Parameters
+    ----------
+    path : path-like
+        A plain export (``out`` of ``export_tables(out)``) or one snapshot
+        folder (``out/snapshot_date=YYYY-MM-DD``).
+
+    Returns
+    -------
+    Tables
+        Every table of one export, never a mix of two (see the module notes);
+        ``tables.icos.attrs["icoframes"]["manifest"]`` holds the manifest read
+        with them (``complete``, ``missing``, ``exported_at``, ...).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` does not exist, lacks a table file, or lacks ``manifest.json``
+        (an export in progress, or killed mid-swap: the message says so).
+    ExportReplaced
+        An export replaced the folder during every attempt to read it.
+    ValueError
+        ``path`` is a snapshot tree (use :func:`read_snapshots`, or pass one of
+        its folders: the message names the latest), or a file's columns differ
+        from the schema.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from icoframes.tables import Tables
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     _ = Tables.empty().to_parquet(out)
+    ...     _ = (Path(out) / "manifest.json").write_text("{}")
+    ...     read_export(out).icos.shape
+    (0, 42)
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no export folder at {folder}")
+    snapshots = snapshot_dirs(folder)
+    if snapshots:
+        latest = max(snapshots)
+        raise ValueError(
+            f"{folder} holds {len(snapshots)} snapshots, not one export; read them all with "
+            f"read_snapshots({str(folder)!r}), or one with "
+            f"read_export({str(snapshots[latest])!r}) (the latest)"
+        )
+    missing = [f"{t}.parquet" for t in TABLES if not (folder / f"{t}.parquet").is_file()]
+    if len(missing) == len(TABLES) and not (folder / MANIFEST).is_file():
+        missing.insert(0, MANIFEST)  # no table, no manifest: not an export being replaced
+    if missing and ((folder / MANIFEST).is_file() or missing[0] == MANIFEST):
+        raise FileNotFoundError(
+            f"{folder} is not an export of icoframes: missing {', '.join(missing)}")
+    tables, manifest = consistent_read(folder, lambda: Tables.read_parquet(folder))
+    tables.icos.attrs.setdefault("icoframes", {})["manifest"] = manifest
+    return tables
+
+
+def snapshot_dirs(folder: Path) -> dict[dt.date, Path]:
+    """The ``snapshot_date=`` folders of ``folder`` by date; ValueError for a bad or twice day."""
+    found: dict[dt.date, Path] = {}
+    for child in sorted(folder.iterdir()):
+        match = _SNAPSHOT.match(child.name)
+        if not match or not child.is_dir():
+            continue
+        try:
+            day = dt.date.fromisoformat(match.group(1))
+        except ValueError:
+            raise ValueError(f"{child}: the snapshot date is not YYYY-MM-DD") from None
+        if day in found:
+            raise ValueError(
+                f"{folder} holds two snapshot folders for {day.isoformat()}: "
+                f"{found[day].name} and {child.name}; keep one (an export names it "
+                f"{SNAPSHOT_PREFIX}{day.isoformat()}) and move the other away")
+        found[day] = child
+    return found
+
+
+def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
+    """The snapshot folders of an export tree, by date.
+
+    Returns
+    -------
+    pandas.Series
+        Folder paths (str) indexed by snapshot date (``datetime64[ms]``), sorted.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` does not exist.
+    ValueError
+        ``path`` holds no ``snapshot_date=YYYY-MM-DD`` folder, one whose date
+        does not read, or two folders for one day (``snapshot_date=2026-11-01``
+        and ``snapshot_date=20261101``): which one is the day's is unknowable.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no export folder at {folder}")
+    found = snapshot_dirs(folder)
+    if not found:
+        hint = (" (it is a plain export: read it with read_export)"
+                if (folder / MANIFEST).is_file() else "")
+        raise ValueError(f"{folder} holds no snapshot_date=YYYY-MM-DD folder{hint}")
+    dates = sorted(found)
+    index = pd.DatetimeIndex(np.array(dates, dtype="datetime64[D]").astype(DATE_DTYPE),
+                             name="snapshot_date")
+    return pd.Series([str(found[d]) for d in dates], index=index, dtype=object)
+
+
+def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """What each snapshot's manifest says of its completeness, one row per snapshot.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``snapshot_date`` (datetime64[ms]), ``path`` (str), ``complete``
+        (boolean; missing for a folder without a manifest), ``missing`` (list
+        of the ids listed but not fetched), ``partial_lists`` (list of the
+        statuses whose list came back partial; ``None`` in it for a list of
+        every status) and ``exported_at`` (str, ISO 8601).
+    """
+    folders = snapshot_folders(path)
+    rows = [_info(date, Path(folder), read_manifest(folder))
+            for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True)]
+    return _info_frame(rows)
+
+
+def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.DataFrame:
+    """One table over every snapshot of an export tree, with a ``snapshot_date`` column.
+
+    Parameters
+    ----------
+    path : path-like
+        The ``out`` of ``export_tables(out, snapshot=True)``.
+    table : str, default "icos"
+        A table of ``schema.TABLES`` (or ``"problems"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``snapshot_date`` (``datetime64[ms]``, midnight of the UTC day) followed
+        by the table's columns at their schema dtypes; sorted by date, then by
+        the table's key; a default index. ``attrs["icoframes"]["snapshots"]``
+        holds each snapshot's completeness (the rows of :func:`snapshot_info`
+        as dicts, dates as ``YYYY-MM-DD``), read with its table (never from
+        another export of the same day).
+
+    Raises
+    ------
+    KeyError
+        ``table`` is not a table (the message suggests the closest).
+    FileNotFoundError
+        ``path`` does not exist, or a snapshot lacks the table's file.
+    ValueError
+        ``path`` holds no snapshot folder, two folders for one day, or a file
+        differs from the schema.
+    ExportReplaced
+        A snapshot was replaced during every attempt to read it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from icoframes.tables import Tables
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     for day in ("2026-11-01", "2026-11-02"):
+    ...         _ = Tables.empty().to_parquet(Path(out) / f"snapshot_date={day}")
+    ...     frame = read_snapshots(out)
+    >>> frame.columns[:3].tolist(), str(frame["snapshot_date"].dtype)
+    (['snapshot_date', 'id', 'status'], 'datetime64[ms]')
+    >>> frame.attrs["icoframes"]["snapshots"][0]["complete"] is None  # no manifest
+    True
+    """
+    schema = table_schema(table)
+    frames, infos = [], []
+    folders = snapshot_folders(path)
+    for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
+        frame, manifest = consistent_read(Path(folder), partial(read_table, folder, table),
+                                          need_manifest=False)
+        frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
+                                                 dtype=DATE_DTYPE))
+        frames.append(frame)
+        infos.append(_info(date, Path(folder), manifest))
+    stacked = pd.concat(frames, ignore_index=True)
+    # concat of frames that are all empty, or of mixed text dtypes, can loosen a dtype
+    dtypes = {"snapshot_date": DATE_DTYPE, **schema.dtypes}
+    stacked = stacked.astype({c: d for c, d in dtypes.items() if stacked[c].dtype != d})
+    key = ["snapshot_date", *schema.key]
+    stacked = stacked.sort_values(key, kind="stable", ignore_index=True)
+    stacked.attrs["icoframes"] = {"snapshots": [
+        {**i, "snapshot_date": i["snapshot_date"].date().isoformat()} for i in infos]}
+    return stacked
+
+
+def table_schema(table: str) -> TableSchema:
+    """The schema of ``table`` (or of ``problems``); KeyError with a "did you mean"."""
+    if table == PROBLEMS.name:
+        return PROBLEMS
+    if table not in TABLES:
+        import difflib
+
+        close = difflib.get_close_matches(str(table), TABLES, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise KeyError(f"{table!r} is not a table ({', '.join(TABLES)}){hint}")
+    return TABLES[table]
+
+
+# -- reading while an export may replace the folder ---------------------------------
+
+
+def consistent_read(folder: Path, read: Callable[[], _T], *,
+                    need_manifest: bool = True) -> tuple[_T, dict[str, Any] | None]:
+    """``read()`` and the manifest it belongs to: the same manifest before and after.
+
+    A missing manifest is retried when ``need_manifest`` (a plain export
+    mid-swap), then a FileNotFoundError; otherwise a folder without one is read
+    as it is (a snapshot folder is swapped whole, so it never lacks it mid-swap).
+    """
+    wait = 0.01
+    changed = absent = 0
+    for attempt in range(READ_ATTEMPTS):
+        if attempt:
+            time.sleep(wait)  # an export's swap takes milliseconds; give it a moment
+            wait = min(wait * 2, 0.5)
+        before = _manifest_bytes(folder)
+        if before is None and need_manifest:
+            absent += 1
+            continue
+        try:
+            result = read()
+        except (OSError, ValueError):  # pyarrow's errors are OSError and ValueError too
+            if folder.is_dir() and _manifest_bytes(folder) == before:
+                raise  # a file missing or unreadable in an export that did not change
+            # the folder was swapped away under the read, or a file replaced between two
+            # opens of it (a Parquet footer read from one file, its pages from the next)
+            changed += 1
+            continue
+        if _manifest_bytes(folder) == before:
+            return result, None if before is None else json.loads(before)
+        changed += 1
+    if not changed:
+        raise FileNotFoundError(
+            f"{folder} is missing {MANIFEST}: an export is writing it right now, or one was "
+            "killed while swapping its tables in (the next export completes it); "
+            "read it once the export is done")
+    raise ExportReplaced(
+        f"{folder} is being replaced by a running export: it changed during each of "
+        f"{READ_ATTEMPTS} attempts to read it ({absent} without a manifest); nothing mixed "
+        "was returned. Read it again once the export is done.")
+
+
+def _manifest_bytes(folder: Path) -> bytes | None:
+    try:
+        return (folder / MANIFEST).read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> dict[str, Any]:
+    if manifest is None:
+        return {"snapshot_date": date, "path": str(folder), "complete": None, "missing": [],
+                "partial_lists": [], "exported_at": None}
+    missing = [int(m["id"]) for m in manifest.get("missing") or []
+               if isinstance(m, dict) and m.get("id") is not None]
+    partial = [(q.get("params") or {}).get("status") for q in manifest.get("queries") or []
+               if isinstance(q, dict) and not q.get("complete", True)]
+    complete = manifest.get("complete")
+    return {"snapshot_date": date, "path": str(folder),
+            "complete": None if complete is None else bool(complete),
+            "missing": sorted(missing), "partial_lists": partial,
+            "exported_at": manifest.get("exported_at")}
+
+
+def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame({
+        "snapshot_date": np.array([r["snapshot_date"].to_datetime64() for r in rows],
+                                  dtype=DATE_DTYPE),
+        "path": pd.array([r["path"] for r in rows], dtype="string"),
+        "complete": pd.array([r["complete"] for r in rows], dtype="boolean"),
+        "missing": pd.Series([r["missing"] for r in rows], dtype=object),
+        "partial_lists": pd.Series([r["partial_lists"] for r in rows], dtype=object),
+        "exported_at": pd.array([r["exported_at"] for r in rows], dtype="string"),
+    })

@@ -1,0 +1,282 @@
+"""Dates: the rules of one timestamp or roadmap key, and the vectorised converters.
+
+``DD.MM.YYYY HH:MM:SS`` is the documented timestamp and ``DD-MM-YYYY`` the
+documented roadmap key; :func:`parse_datetime` and :func:`parse_label_date`
+say what else is understood. The vectorised :func:`to_datetime` and
+:func:`to_label_date` read the documented shape of a whole column in one
+Arrow call and apply these rules to the rest.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, Final
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .base import BAD, MARKER_SPELLINGS, Unread, _Bad
+from .text import clean_surrogates
+
+__all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "PRECISIONS", "YEARS", "parse_datetime",
+           "parse_label_date", "read_label", "to_datetime", "to_label_date"]
+
+DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
+LABEL_FORMAT: Final = "%d-%m-%Y"
+#: Dates outside these years are unreadable: no ICO happened then, and pandas'
+#: nanosecond timestamps (which to_usd and the plots use) end in 2262.
+YEARS: Final = (1990, 2100)
+_MS: Final = np.dtype("datetime64[ms]")
+_NAT_MS: Final = np.datetime64("NaT", "ms")
+
+
+_DATETIME_FIELDS: Final = re.compile(
+    r"(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>\d{4}) "
+    r"(?P<hour>\d{1,2}):(?P<minute>\d{1,2}):(?P<second>\d{1,2})"
+)
+
+
+_FALLBACK_DATETIME_FORMATS: Final = (
+    "%d.%m.%Y %H:%M",
+    "%d.%m.%Y",
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%d",
+)
+
+
+def parse_datetime(value: object) -> datetime | _Bad | None:
+    """Read one ``DD.MM.YYYY HH:MM:SS`` timestamp leniently.
+
+    Also accepted: the same without seconds or without time, and ISO
+    ``YYYY-MM-DD[ HH:MM:SS]``. Impossible dates (``31.02.2018 00:00:00``,
+    ``00.00.0000 00:00:00``) and dates outside the years :data:`YEARS`
+    (``01.01.2263 00:00:00``) are :data:`BAD`; so are dates without a year
+    (``20 Sep``), durations (``19 days``) and US-order dates (``01.13.2018``).
+
+    Examples
+    --------
+    >>> parse_datetime("01.03.2018 12:00:00")
+    datetime.datetime(2018, 3, 1, 12, 0)
+    >>> parse_datetime("TBA") is None, parse_datetime("31.02.2018 00:00:00")
+    (True, BAD)
+    >>> parse_datetime("01.01.9999 00:00:00"), parse_datetime("01.13.2018")
+    (BAD, BAD)
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if not isinstance(value, str):
+        return BAD
+    text = value.strip()
+    if text in MARKER_SPELLINGS:
+        return None
+    # Text in the documented shape is read by that format alone: if it fails
+    # (31.02.), no fallback format should rescue it.
+    formats = (DATETIME_FORMAT,) if _DATETIME_FIELDS.fullmatch(text) else (
+        DATETIME_FORMAT, *_FALLBACK_DATETIME_FORMATS)
+    for fmt in formats:
+        try:
+            when = datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+        return when if YEARS[0] <= when.year <= YEARS[1] else BAD
+    return BAD
+
+
+_MONTHS: Final = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
+            ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
+            ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = r"(?P<month>[a-z]+)\.?"
+_YEAR = r"(?P<year>\d{4}|'?\d{2})"
+#: How much of a date a roadmap key gives; the date is the first day of that period.
+PRECISIONS: Final = ("day", "month", "quarter", "half", "year")
+_LABEL_PATTERNS: Final = tuple(
+    (re.compile(p, re.IGNORECASE), precision)
+    for p, precision in (
+        (r"(?P<day>\d{1,2})[-./](?P<mon>\d{1,2})[-./](?P<year>\d{4})", "day"),
+        (r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})[-./](?P<day>\d{1,2})", "day"),
+        (rf"q(?P<quarter>[1-4])[\s,/-]*{_YEAR}", "quarter"),
+        (rf"(?P<quarter>[1-4])\s*q[\s,/-]*{_YEAR}", "quarter"),
+        (rf"{_YEAR}[\s,/-]*q(?P<quarter>[1-4])", "quarter"),
+        (rf"(?:(?P<quarter>[1-4])(?:st|nd|rd|th)\s+quarter)[\s,/-]*(?:of\s+)?{_YEAR}", "quarter"),
+        (rf"h(?P<half>[12])[\s,/-]*{_YEAR}", "half"),
+        (rf"{_YEAR}[\s,/-]*h(?P<half>[12])", "half"),
+        (rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}", "day"),
+        (rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}", "day"),
+        (rf"{_MONTH}[\s,/-]*{_YEAR}", "month"),
+        (r"(?P<mon>\d{1,2})[-./](?P<year>\d{4})", "month"),
+        (r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})", "month"),
+        (r"(?P<year>\d{4})", "year"),
+    )
+)
+
+
+def parse_label_date(label: str) -> datetime | None:
+    """Best-effort date of a roadmap key; None when it names no date (see :func:`read_label`).
+
+    Examples
+    --------
+    >>> parse_label_date("Q3 2018"), parse_label_date("later")
+    (datetime.datetime(2018, 7, 1, 0, 0), None)
+    """
+    return read_label(label)[0]
+
+
+@lru_cache(maxsize=4096)
+def read_label(label: str) -> tuple[datetime | None, str | None]:
+    """The date a roadmap key names and its precision; ``(None, None)`` when it names none.
+
+    ``DD-MM-YYYY`` is the documented form (precision ``day``); also understood:
+    other day-first separators and ISO dates (``day``), ``'15 March 2019'`` and
+    ``'March 15, 2019'`` (``day``), ``'March 2019'``, ``'03.2018'``, ``'2019-03'``
+    (``month``), quarters ``'Q3 2018'``, ``'3Q 2018'``, ``'2018 Q3'``, ``"Q3'18"``,
+    ``'3rd quarter 2018'`` (``quarter``), halves ``'H2 2019'`` (``half``) and a
+    bare year ``'2019'`` (``year``). The date is the **first day of the
+    period** (``Q3 2018`` is 1 July 2018). A key naming a day that does not
+    exist (``31-02-2018``), a US-order date (``01-13-2018``), a year outside
+    :data:`YEARS` or anything else names none. Never raises.
+
+    Examples
+    --------
+    >>> read_label("3Q 2018")
+    (datetime.datetime(2018, 7, 1, 0, 0), 'quarter')
+    >>> read_label("03.2018")
+    (datetime.datetime(2018, 3, 1, 0, 0), 'month')
+    >>> read_label("01-13-2018"), read_label("later"), read_label("2263")
+    ((None, None), (None, None), (None, None))
+    """
+    text = label.strip()
+    for pattern, precision in _LABEL_PATTERNS:
+        match = pattern.fullmatch(text)
+        if match is None:
+            continue
+        parts = match.groupdict()
+        year_text = parts["year"].lstrip("'")
+        year = int(year_text) + (2000 if len(year_text) == 2 else 0)
+        if parts.get("quarter"):
+            month = 3 * int(parts["quarter"]) - 2
+        elif parts.get("half"):
+            month = 6 * int(parts["half"]) - 5
+        elif parts.get("month"):
+            found = _MONTHS.get(parts["month"].lower())
+            if found is None:
+                return None, None
+            month = found
+        elif parts.get("mon"):
+            month = int(parts["mon"])
+        else:
+            month = 1
+        day = int(parts["day"]) if parts.get("day") else 1
+        if not YEARS[0] <= year <= YEARS[1]:
+            return None, None
+        try:
+            return datetime(year, month, day), precision
+        except ValueError:
+            return None, None
+    return None, None
+
+
+def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
+    """A datetime64[ms] column from ``DD.MM.YYYY HH:MM:SS`` strings (see :func:`parse_datetime`).
+
+    Examples
+    --------
+    >>> out, bad = to_datetime(["01.03.2018 12:00:00", "", "31.02.2018 00:00:00"])
+    >>> out.astype(str).tolist(), bad
+    (['2018-03-01T12:00:00.000', 'NaT', 'NaT'], Unread(rows=[2], values=['31.02.2018 00:00:00']))
+    """
+    n = len(values)
+    if n == 0:
+        return np.empty(0, dtype=_MS), Unread.none()
+    out = _strptime(values, DATETIME_FORMAT, _CANONICAL_DATETIME)
+    rows = []
+    for i in np.flatnonzero(np.isnat(out)).tolist():
+        value = parse_datetime(values[i])
+        if value is BAD:
+            rows.append(i)
+        elif isinstance(value, datetime):
+            out[i] = np.datetime64(value, "ms")
+    return out, Unread.at(values, rows)
+
+
+# The documented shapes, zero-padded: only these take the vectorised path, and
+# (start, stop, field) say where each checked field sits in the text.
+_CANONICAL_DATETIME: Final = (r"^\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d$",
+                              ((0, 2, "day"), (3, 5, "month"), (17, 19, "second")))
+_CANONICAL_LABEL: Final = (r"^\d\d-\d\d-\d{4}$", ((0, 2, "day"), (3, 5, "month")))
+
+
+def _strptime(values: Sequence[object], fmt: str,
+              canonical: tuple[str, tuple[tuple[int, int, str], ...]]) -> np.ndarray:
+    """Vectorised strict strptime of zero-padded text; NaT for everything else.
+
+    Arrow's strptime kernel is fast but rolls impossible dates over
+    (31.02. becomes 03.03., second 60 the next minute), so the day, month and
+    second it parsed are checked against the text. Values left NaT get the
+    caller's exact per-value path.
+    """
+    try:
+        text = pa.array(values, type=pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid, UnicodeEncodeError):
+        text = pa.array([clean_surrogates(v) if isinstance(v, str) else None
+                         for v in values], type=pa.string())
+    pattern, checks = canonical
+    parsed: Any = pc.strptime(text, format=fmt, unit="ms", error_is_null=True)
+    ok: Any = pc.fill_null(pc.and_(pc.match_substring_regex(text, pattern), pc.is_valid(parsed)),
+                      False)
+    if not pc.any(ok).as_py():
+        return np.full(len(text), _NAT_MS)
+    safe = pc.filter(text, ok)
+    kept = pc.filter(parsed, ok)
+    # only years in YEARS (Arrow also accepts year 0, which Python's datetime rejects)
+    years = pc.year(kept)
+    same: Any = pc.and_(pc.greater_equal(years, pa.scalar(YEARS[0])),
+                        pc.less_equal(years, pa.scalar(YEARS[1])))
+    for begin, stop, field in checks:
+        sent = pc.cast(pc.utf8_slice_codeunits(safe, begin, stop), pa.int64())
+        same = pc.and_(same, pc.equal(sent, getattr(pc, field)(kept)))
+    out = np.full(len(text), _NAT_MS)
+    index = np.flatnonzero(ok.to_numpy(zero_copy_only=False))
+    good = same.to_numpy(zero_copy_only=False)
+    out[index[good]] = kept.to_numpy(zero_copy_only=False).astype(_MS)[good]
+    return out
+
+
+def to_label_date(labels: Sequence[object]) -> tuple[np.ndarray, list[str | None], list[int]]:
+    """Dates and precisions of roadmap keys (see :func:`read_label`), and the rows naming none.
+
+    Examples
+    --------
+    >>> dates, precision, none = to_label_date(["01-07-2018", "Q3 2018", "soon"])
+    >>> dates.astype(str).tolist(), precision, none
+    (['2018-07-01T00:00:00.000', '2018-07-01T00:00:00.000', 'NaT'], ['day', 'quarter', None], [2])
+    """
+    n = len(labels)
+    if n == 0:
+        return np.empty(0, dtype=_MS), [], []
+    out = _strptime(labels, LABEL_FORMAT, _CANONICAL_LABEL)
+    precision: list[str | None] = ["day"] * n
+    none = []
+    for i in np.flatnonzero(np.isnat(out)).tolist():
+        label = labels[i]
+        value, precision[i] = read_label(label) if isinstance(label, str) else (None, None)
+        if value is None:
+            none.append(i)
+        else:
+            out[i] = np.datetime64(value, "ms")
+    return out, precision, none

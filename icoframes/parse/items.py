@@ -1,0 +1,179 @@
+"""List columns: ``markets``, ``restricted_areas`` and ``accepting`` as lists of text.
+
+:func:`to_list` is the converter of the schema's ``list`` kind;
+:func:`split_lone_strings` splits a list written as one string, for the list
+columns of short names (:data:`icoframes.vocabulary.SPLIT_LISTS`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import chain
+from typing import Final, cast
+
+import numpy as np
+
+from ..vocabulary import CONTINUATIONS, NONE_WORDS, fold
+from .base import MARKER_SPELLINGS, Unread
+from .text import clean_surrogates, has_surrogates, latin_ticker, normalize_text
+
+__all__ = ["split_lone_strings", "to_list", "with_latin_tickers"]
+
+
+def _list_item(item: object, bad: list) -> str | None:
+    kind = type(item)
+    if kind is str:
+        text = cast(str, item).strip()
+        if has_surrogates(text):
+            bad.append(item)  # kept with U+FFFD, and reported
+            text = clean_surrogates(text)
+        return None if text in MARKER_SPELLINGS else text
+    if item is None:
+        return None
+    if kind is int or (kind is float and math.isfinite(item)):  # type: ignore[arg-type]
+        return str(item)
+    if kind is float and math.isnan(item):  # type: ignore[arg-type]
+        return None
+    bad.append(item)
+    return None
+
+
+def to_list(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
+    """An object column holding one ``list[str]`` per row, empty when none.
+
+    A list gives its cleaned, non-empty items; ``''``, ``None`` and missing
+    markers give ``[]``; a single string gives a one-item list; a dict (how PHP
+    encodes a list with gaps) gives its values. A list whose only item is a
+    none word (``'No'``, ``'Not'``: :data:`icoframes.vocabulary.NONE_WORDS`)
+    is empty. An item that is not text or a number is left out and reported
+    (the item, at its row); text with a lone surrogate is kept with U+FFFD in
+    its place and reported.
+
+    Examples
+    --------
+    >>> to_list([["ETH", " BTC"], "", "ETH", None, ["NO"], "Not", ["US", "NO"]])[0].tolist()
+    [['ETH', 'BTC'], [], ['ETH'], [], [], [], ['US', 'NO']]
+    >>> to_list([["ETH", True, ["x"]], "BTC"])[1]
+    Unread(rows=[0, 0], values=[True, ['x']])
+    """
+    bad = Unread.none()
+    items_bad = bad.values
+    rows: list[list[str]] = []
+    append = rows.append
+    strip = str.strip
+    for i, v in enumerate(values):
+        kind = type(v)
+        if kind is list:
+            try:  # the common case: a list of strings
+                append([s for s in map(strip, cast(list, v)) if s not in MARKER_SPELLINGS])
+                continue
+            except TypeError:
+                pass
+        elif v is None or v == "":
+            append([])
+            continue
+        if kind is list or kind is tuple or kind is dict:
+            items = cast(dict, v).values() if kind is dict else cast(list, v)
+            cleaned = (_list_item(x, items_bad) for x in items)
+            append([s for s in cleaned if s is not None])
+        else:
+            item = _list_item(v, items_bad)
+            append([] if item is None else [item])
+        # only rows off the fast path get here: each unreadable item at its row
+        bad.rows.extend([i] * (len(items_bad) - len(bad.rows)))
+    for i, row in enumerate(rows):
+        if len(row) == 1 and fold(row[0]) in NONE_WORDS:
+            rows[i] = []
+    try:  # one pass in C: a lone surrogate anywhere makes the text unwritable
+        "".join(chain.from_iterable(rows)).encode("utf-8")
+    except UnicodeEncodeError:
+        _clean_rows(values, rows, bad)
+    return np.fromiter(rows, dtype=object, count=len(rows)), bad
+
+
+def _clean_rows(values: Sequence[object], rows: list[list[str]], bad: Unread) -> None:
+    """Items with a lone surrogate, from the fast path: kept with U+FFFD, and reported."""
+    found = []
+    for i, row in enumerate(rows):
+        for j, item in enumerate(row):
+            if has_surrogates(item):
+                found.append((i, item))
+                row[j] = clean_surrogates(item)
+    for i, item in found:
+        position = bisect_right(bad.rows, i)
+        bad.rows.insert(position, i)
+        bad.values.insert(position, item)
+
+
+_CONTINUES: Final = tuple(f"{c} " for c in CONTINUATIONS)
+_SPLIT_RE: Final = re.compile(r"\s*[,;]\s*(?:(?:and|&)\s+)?", re.IGNORECASE)
+
+
+def split_lone_strings(values: Sequence[object]) -> list[object]:
+    """Each lone string of a list column as its comma- or semicolon-separated items.
+
+    A leading ``and`` or ``&`` of an item is dropped; an item that continues the
+    one before (:data:`icoframes.vocabulary.CONTINUATIONS`) stays joined to it.
+    Lists and other values are returned as they are.
+
+    Examples
+    --------
+    >>> split_lone_strings(["BTC, ETH, and Fiat currency", ["A, B"], "Korea, Republic of; US"])
+    [['BTC', 'ETH', 'Fiat currency'], ['A, B'], ['Korea, Republic of', 'US']]
+    """
+    out = values if isinstance(values, list) else list(values)
+    for i, value in enumerate(out):
+        if type(value) is str and ("," in value or ";" in value):
+            if out is values:
+                out = list(values)
+            out[i] = _split(value)
+    return out
+
+
+def _split(text: str) -> list[str]:
+    parts: list[str] = []
+    for part in _SPLIT_RE.split(f"{text.strip()} "):
+        part = part.strip()
+        if parts and f"{fold(part)} ".startswith(_CONTINUES):
+            parts[-1] = f"{parts[-1]}, {part}"
+        elif part:
+            parts.append(part)
+    return parts
+
+
+def with_latin_tickers(values: Sequence[object]) -> list[object]:
+    """A column of tickers (or of lists of tickers) with look-alike letters and
+    zero-width characters made plain (``'ЕТН'`` -> ``'ETH'``, ``'B\u200bTC'`` ->
+    ``'BTC'``); ASCII values are left as they are.
+
+    Examples
+    --------
+    >>> with_latin_tickers(["ЕТН", ["BTC", "Е\u200bТН"], None, "ABC"])
+    ['ETH', ['BTC', 'ETH'], None, 'ABC']
+    """
+    out = values if isinstance(values, list) else list(values)
+    copied = out is not values
+    for i, value in enumerate(out):
+        kind = type(value)
+        if kind is str:
+            if not cast(str, value).isascii():
+                if not copied:
+                    out, copied = list(values), True
+                out[i] = _latin(cast(str, value))
+        elif kind is list:
+            try:
+                if "".join(cast(list, value)).isascii():
+                    continue
+            except TypeError:
+                pass
+            if not copied:
+                out, copied = list(values), True
+            out[i] = [_latin(x) if type(x) is str else x for x in cast(list, value)]
+    return out
+
+
+def _latin(text: str) -> str:
+    return text if text.isascii() else latin_ticker(normalize_text(text))

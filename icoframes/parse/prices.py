@@ -1,0 +1,144 @@
+"""Prices written as an exchange: ``1 KBX = 0.00011 ETH``, ``$1 = 6820 KIN``, in any order.
+
+One side names the token, the other the currency the price is in. The token
+side is the one naming the ICO's ticker; without a ticker (or when neither
+side names it) it is the side whose unit is not a known currency
+(:data:`icoframes.vocabulary.UNIT_ALIASES`, :data:`~icoframes.vocabulary.FIAT_CODES`).
+The price is the currency amount divided by the token amount:
+
+=============================  ==========  ====================
+written                        ticker      price
+=============================  ==========  ====================
+``1 KBX = 0.00011 ETH``        KBX         0.00011 ETH
+``1 TNT = $0.071``             TNT         0.071 USD
+``50 AIR = $1``                AIR         0.02 USD
+``$1 = 6820 KIN``              (none)      1/6820 USD
+``5 USD = 1 FIL``              FIL         5 USD
+``1 ETH = 3,000 XYZ``          (none)      1/3000 ETH
+``1 UTRUST = $0,065``          UTRUST      0.065 USD
+``1ETH=500``                   (any)       1/500 ETH
+=============================  ==========  ====================
+
+Unreadable (:data:`~icoframes.parse.base.BAD`, so reported): a side with a
+range or several amounts (``1 ETH = 3640-3367 IML``), a side without a unit,
+both or neither side a currency when the ticker decides nothing, a qualifier
+(``1PSTS = 20¢ (25¢ AFTER SEPT 18)``), a token amount of 0 or less.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, NamedTuple
+
+from ..vocabulary import DATA_UNIT_SPELLINGS, FIAT_CODES, UNIT_ALIASES, fold
+from .base import BAD, MARKER_SPELLINGS, _Bad
+from .rules import parse_amount
+from .text import latin_ticker, normalize_text
+
+__all__ = ["canonical_unit", "read_exchange"]
+
+_CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES  # FIAT is one of FIAT_CODES
+_SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
+_SIDE_RE: Final = re.compile(
+    r"""\s*(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*
+    (?P<num>\d(?:[\d,.\s]*\d)?)\s*
+    (?:(?P<mult>k|thousand|mm|mn|mio|million|m|bn|billion|b)\b\.?)?\s*
+    (?P<unit>[^\W\d_][\w.]*|¢|\$|€|£)?\s*""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+_SPELLINGS: Final = [(fold(spelling), code) for table in (UNIT_ALIASES, DATA_UNIT_SPELLINGS)
+                     for code, spellings in table.items() for spelling in spellings]
+_ALIAS: Final[dict[str, str]] = dict(_SPELLINGS)
+if len(_ALIAS) != len(_SPELLINGS):  # pragma: no cover
+    raise ImportError("a spelling in UNIT_ALIASES or DATA_UNIT_SPELLINGS names two units")
+
+
+def canonical_unit(text: object) -> str | None:
+    """The canonical code of one unit spelling; None when the unit is missing.
+
+    Examples
+    --------
+    >>> canonical_unit(" US Dollar "), canonical_unit("Ether"), canonical_unit("xbt")
+    ('USD', 'ETH', 'BTC')
+    >>> canonical_unit("Etherum"), canonical_unit("ЕТН"), canonical_unit("Fiat currency")
+    ('ETH', 'ETH', 'FIAT')
+    >>> canonical_unit(" xyz "), canonical_unit(""), canonical_unit("TBA"), canonical_unit(None)
+    ('XYZ', None, None, None)
+    """
+    if type(text) is not str:
+        return None
+    stripped = " ".join(latin_ticker(normalize_text(text)).split())
+    if stripped in MARKER_SPELLINGS:
+        return None
+    return _ALIAS.get(stripped.casefold(), stripped.upper())
+
+
+class _Side(NamedTuple):
+    amount: float
+    unit: str
+
+
+def _side(text: str) -> _Side | None:
+    """One side of the exchange: an amount and its unit; None when it is not exactly that."""
+    match = _SIDE_RE.fullmatch(text)
+    if match is None:
+        return None
+    amount = parse_amount(match["num"] + (match["mult"] or ""))
+    if not isinstance(amount, float):
+        return None
+    units: list[str | None] = []
+    if match["pre"]:
+        pre = match["pre"]
+        units.append(_SYMBOLS[pre if pre in _SYMBOLS else pre.upper()])
+    if match["unit"] == "¢":
+        units.append("USD")
+        amount /= 100
+    elif match["unit"]:
+        units.append(canonical_unit(match["unit"]))
+    if None in units or (len(units) == 2 and units[0] != units[1]):
+        return None  # "$5 EUR"
+    return _Side(amount, str(units[0]) if units else "")  # "" : the token, unnamed
+
+
+def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
+    """``(price, currency)`` of an exchange written in ``text``, for an ICO of ``ticker``.
+
+    Examples
+    --------
+    >>> read_exchange("1 KBX = 0.00011 ETH", "KBX"), read_exchange("$1 = 6820 KIN", None)
+    ((0.00011, 'ETH'), (0.0001466275659824047, 'USD'))
+    >>> read_exchange("50 AIR = $1", "AIR"), read_exchange("5 USD = 1 FIL", "FIL")
+    ((0.02, 'USD'), (5.0, 'USD'))
+    >>> read_exchange("1 ETH = 3640-3367 IML", "IML")
+    (BAD, None)
+    """
+    text = normalize_text(text)
+    if text.count("=") != 1:
+        return BAD, None
+    left_text, right_text = text.split("=")
+    left, right = _side(left_text), _side(right_text)
+    if left is None or right is None or left.unit == right.unit:
+        return BAD, None
+    token = _token_side(left, right, ticker)
+    if token is None:
+        return BAD, None
+    money = right if token is left else left
+    if token.amount <= 0 or money.amount < 0:
+        return BAD, None
+    return money.amount / token.amount, money.unit
+
+
+def _token_side(left: _Side, right: _Side, ticker: object) -> _Side | None:
+    if isinstance(ticker, str) and ticker.strip():
+        own = latin_ticker(normalize_text(ticker)).strip().upper()
+        named = [side for side in (left, right) if side.unit == own]
+        if len(named) == 1:
+            return named[0]
+    unnamed = [side for side in (left, right) if not side.unit]
+    if unnamed:  # "1 ETH = 500": the side without a unit is the token, the other a currency
+        other = right if unnamed[0] is left else left
+        return unnamed[0] if len(unnamed) == 1 and other.unit in _CURRENCIES else None
+    tokens = [side for side in (left, right) if side.unit not in _CURRENCIES]
+    return tokens[0] if len(tokens) == 1 else None

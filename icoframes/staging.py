@@ -1,0 +1,198 @@
+"""An export's staging folder inside ``out``, and the swaps that move it into place.
+
+What :func:`icoframes.export_tables` relies on to never leave a reader a mix
+and never touch what it did not make (see :mod:`icoframes.export` for the
+promises): :class:`Staging` (a ``tempfile.mkdtemp`` folder in ``out``, locked
+while its export runs; killed exports' folders cleared), :func:`swap_lock`
+(``flock`` on ``out`` itself), :func:`swap_folder` (a snapshot folder swapped
+whole) and :func:`swap_files` (a plain export: the manifest removed first and
+renamed in last).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+
+from .errors import ConfigError
+from .exported import MANIFEST
+from .files import filelock, locked
+
+__all__ = ["STAGING_PREFIX", "Staging", "swap_files", "swap_folder", "swap_lock"]
+
+#: The start of the hidden folders inside ``out`` where exports are built before the swap
+#: (the rest of the name is random: :func:`tempfile.mkdtemp`).
+STAGING_PREFIX = ".icoframes-staging-"
+_RUNNING = "running.lock"  # in a staging folder, held while its export runs
+
+
+class Staging:
+    """This export's own folder inside ``out``, locked while the export runs.
+
+    Entering checks that ``out`` can be created and written (ConfigError
+    otherwise), makes ``out/.icoframes-staging-<random>/`` with
+    :func:`tempfile.mkdtemp` (a name nobody can guess or plant beforehand,
+    private to the user, made by this export), locks it and removes what
+    killed exports left (:func:`_clear_leftovers`). Leaving removes this
+    export's folder; on failure it also removes ``out`` if this export created
+    it and it is empty.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.scratch = out  # set on entering
+        self.data = out
+        self._lock: filelock.BaseFileLock | None = None
+        self._created_out = False
+
+    def __enter__(self) -> Staging:
+        try:
+            self._created_out = not self.out.exists()
+            self.out.mkdir(parents=True, exist_ok=True)
+            # out itself takes the renames: being able to make a folder in it is what counts
+            self.scratch = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.out))
+            # lock first, tables second: a staging folder nobody holds the lock of is a leftover
+            self._lock = _lock_for(self.scratch)
+            self._lock.acquire(timeout=0)
+            self.data = self.scratch / "export" / "data"  # deep: no reader's glob reaches it
+            self.data.mkdir(parents=True)
+        except (OSError, filelock.Timeout) as exc:
+            self._clean_up(failed=True)
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise ConfigError(
+                f"the export folder {self.out} cannot be written ({reason}); choose a folder "
+                "the user running the export can create and write (--out)") from None
+        _clear_leftovers(self.out, self.scratch)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._clean_up(failed=kind is not None)
+
+    def _clean_up(self, *, failed: bool) -> None:
+        if self.scratch != self.out:
+            shutil.rmtree(self.scratch, ignore_errors=True)  # ours: made by mkdtemp above
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+        if failed and self._created_out:  # nothing written: leave no folder behind
+            with contextlib.suppress(OSError):
+                self.out.rmdir()  # only when empty: another export may have started
+
+
+def _lock_for(scratch: Path) -> filelock.BaseFileLock:
+    return filelock.FileLock(scratch / _RUNNING, thread_local=False, is_singleton=False)
+
+
+def _clear_leftovers(out: Path, mine: Path) -> None:
+    """Remove the staging folders of killed exports: those whose lock nobody holds.
+
+    Only what an export made is touched: a real folder (never a symbolic link,
+    never followed) named ``.icoframes-staging-*``, owned by this user and
+    holding the lock file an export makes first. A folder without that file is
+    left alone (an export that just made it, or not an export's at all).
+    """
+    for child in out.glob(STAGING_PREFIX + "*"):
+        if child == mine:
+            continue
+        try:
+            info = child.lstat()
+            lock_info = (child / _RUNNING).lstat()
+        except OSError:
+            continue
+        if (not stat.S_ISDIR(info.st_mode) or not stat.S_ISREG(lock_info.st_mode)
+                or (hasattr(os, "getuid") and info.st_uid != os.getuid())):
+            continue
+        lock = _lock_for(child)
+        try:
+            lock.acquire(timeout=0)
+        except (filelock.Timeout, OSError):
+            continue  # its export is running
+        try:
+            if shutil.rmtree.avoids_symlink_attacks or not _holds_links(child):
+                shutil.rmtree(child, ignore_errors=True)
+        finally:
+            lock.release()
+
+
+def _holds_links(folder: Path) -> bool:
+    """Whether anything under ``folder`` is a symbolic link (where rmtree might follow it)."""
+    return any(path.is_symlink() for path in folder.rglob("*"))
+
+
+@contextlib.contextmanager
+def swap_lock(out: Path) -> Iterator[None]:
+    """Two exports into one ``out`` swap one at a time; no file is left in ``out`` for it.
+
+    Where ``fcntl`` exists the lock is ``flock`` on the folder ``out`` itself;
+    elsewhere (Windows) a lock file ``out/.icoframes-swap.lock``.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        with locked(out / ".icoframes-swap.lock"):
+            yield
+        return
+    fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the flock
+
+
+def swap_folder(new: Path, target: Path, scratch: Path) -> None:
+    """Replace the folder ``target`` by ``new``; the previous one is deleted after the swap.
+
+    A ``target`` that is not a real folder (a symbolic link someone planted, a
+    file) is left alone: ConfigError, nothing moved or removed.
+    """
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISDIR(target.lstat().st_mode):
+            raise ConfigError(
+                f"{target} is not a folder (a symbolic link or a file): the export does not "
+                "replace or follow it; remove it, or export into a folder only you can write")
+    previous: Path | None = scratch / "previous"
+    try:
+        os.replace(target, scratch / "previous")
+    except FileNotFoundError:
+        previous = None
+    try:
+        os.replace(new, target)
+    except BaseException:
+        if previous is not None:
+            with contextlib.suppress(OSError):
+                os.replace(previous, target)  # put the previous snapshot back
+        raise
+    if previous is not None:
+        shutil.rmtree(previous, ignore_errors=True)
+
+
+def swap_files(new: Path, out: Path) -> None:
+    """Move the tables of ``new`` into ``out``, the manifest removed first and written last."""
+    with contextlib.suppress(FileNotFoundError):
+        (out / MANIFEST).unlink()  # from here until the end, out says "incomplete"
+    for path in sorted(new.glob("*.parquet")):
+        os.replace(path, out / path.name)
+    _fsync_folder(out)  # the tables' renames reach the disk before the manifest's
+    os.replace(new / MANIFEST, out / MANIFEST)
+    _fsync_folder(out)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make renames in ``folder`` durable; a no-op where folders cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,257 @@
+"""The words real ICO directories write, declared once per kind of field, beside the schema.
+
+:mod:`icoframes.schema` says what each column is; this module says which words
+mean what in the values that fill it. :mod:`icoframes.parse` reads every value
+through these tables (and :mod:`icoframes.features` through the platform and
+social ones), and the data dictionary (``make docs``) prints them, so the
+documentation and the parser cannot disagree.
+
+All words are matched case-insensitively (``casefold``) after the value is
+stripped and its inner whitespace collapsed to one space.
+
+Flags (``bool`` columns)
+    :data:`TRUE_WORDS` read True, :data:`FALSE_WORDS` read False and
+    :data:`UNKNOWN_WORDS` (with the :data:`MISSING_MARKERS`) read False *and* are
+    not problems: a bool column cannot tell "no" from "unknown" (the API itself
+    writes ``''`` for both). A **qualified flag**, one of these words followed
+    by a qualifier in brackets or after a comma, colon or dash
+    (``'YES (UNTIL 11 SEP)'``, ``'Available - beta'``), reads as its word
+    *and* its whole text is a row of ``problems`` for that column, so the
+    qualifier is kept where a reader looks for what the parser could not
+    represent. Anything else is False and a problem.
+
+Missing values (every kind)
+    :data:`MISSING_MARKERS`: the cell is missing and nothing is reported.
+
+"None" in lists and maps
+    A list column (``restricted_areas``, ``accepting``, ``markets``) whose only
+    item is one of :data:`NONE_WORDS` (``'No'``, ``'Not'``, ``'Nothing'``) is
+    empty; inside a longer list such an item is kept (``NO`` is also
+    Norway). Missing markers (``None``, ``-``, ``N/A``, blank) are dropped
+    from any list. A map (``bonuses``...) written as one of these words is
+    empty, and a bonus whose terms are a none word, a marker or blank
+    (``{"Bonus": "NO"}``, ``{"Bonus": " "}``) is no bonus.
+
+Lists written as one string
+    A lone string in a list column whose items are short names
+    (:data:`SPLIT_LISTS`: ``accepting``, ``restricted_areas``) is split at
+    commas and semicolons, and a leading ``and``/``&`` of a part is dropped:
+    ``'BTC, ETH, and Fiat currency'`` is ``['BTC', 'ETH', 'Fiat currency']``.
+    A part that only continues the one before (``'Korea, Republic of'``,
+    see :data:`CONTINUATIONS`) stays joined to it.
+
+Units and currencies
+    :data:`UNIT_ALIASES`: canonical code -> spellings; in data also
+    :data:`DATA_UNIT_SPELLINGS`, the misspellings (``'Etherum'`` is ETH) and
+    ``'Fiat currency'``, the code ``FIAT``, which with :data:`FIAT_CODES` marks a
+    government currency. A ticker written
+    with Cyrillic or Greek look-alike letters (``'ЕТН'``) is read with
+    their Latin twins (:data:`LOOKALIKES`) when every letter has one; text
+    with other non-Latin letters is left as written.
+
+Platforms and social networks
+    :data:`PLATFORM_FAMILIES` (``'Ethererum'``, ``'ERC-20'`` -> Ethereum) and
+    :data:`SOCIAL_ALIASES` (ICOdrops' key ``btc`` is bitcointalk).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Final
+
+__all__ = [
+    "CONTINUATIONS",
+    "DATA_UNIT_SPELLINGS",
+    "FALSE_WORDS",
+    "FIAT_CODES",
+    "LOOKALIKES",
+    "MISSING_MARKERS",
+    "NONE_WORDS",
+    "NOT_UNITS",
+    "PLATFORM_FAMILIES",
+    "SOCIAL_ALIASES",
+    "SPLIT_LISTS",
+    "TRUE_WORDS",
+    "UNIT_ALIASES",
+    "UNKNOWN_WORDS",
+    "case_variants",
+    "fold",
+    "platform_family",
+    "social_network",
+]
+
+#: Missing in any column: the cell is empty, and nothing is reported.
+MISSING_MARKERS: Final = frozenset(
+    {"NA", "N/A", "—", "–", "-", "NOT SET", "PENDING", "TBA", "TBD", "NAN", "NONE", "NULL"}
+)
+
+#: Flags that read True.
+TRUE_WORDS: Final = frozenset({
+    "1", "true", "yes", "y", "available", "✓", "✔", "✅", "☑", "☑️", "✔️",
+})
+#: Flags that read False (and are no problem).
+FALSE_WORDS: Final = frozenset({
+    "0", "false", "no", "n", "not available", "unavailable", "none", "✗", "✘", "❌", "✖",
+    "not", "nope",
+})
+#: Flags that say "unknown": False in a bool column (it cannot say unknown), no problem.
+UNKNOWN_WORDS: Final = frozenset({
+    "unknown", "?", "not set", "not specified", "n/a", "na", "tba", "tbd", "pending",
+    "not known", "not stated", "not yet", "soon",
+})
+
+#: As the only item of a list, or as a whole map or bonus terms: "there are none".
+NONE_WORDS: Final = frozenset({"no", "not", "nothing", "nope", "no restrictions",
+                               "not restricted", "not applicable", "nil"})
+
+#: List columns of short names where a lone string is split at commas and semicolons.
+SPLIT_LISTS: Final = frozenset({"accepting", "restricted_areas"})
+#: A split part that is, or starts with, one of these words continues the part before
+#: it (``'Korea, Republic of'``, ``'Bahamas, The'``, ``'Hong Kong, SAR'``).
+CONTINUATIONS: Final = ("republic of", "islamic republic of", "democratic republic of",
+                        "the", "plurinational state of", "bolivarian republic of",
+                        "province of china", "people's republic of", "sar")
+
+#: Canonical unit code -> spellings meaning it (casefolded, stripped, spaces collapsed).
+#: ``USDT`` is a token, not the dollar: it has its own code. ``FIAT`` is how
+#: directories write "any government currency".
+UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
+    "USD": ("usd", "us dollar", "us dollars", "u.s. dollar", "dollar", "dollars", "$", "us$",
+            "usd$"),
+    "EUR": ("eur", "euro", "euros", "€"),
+    "GBP": ("gbp", "pound sterling", "british pound", "£"),
+    "CHF": ("chf", "swiss franc"),
+    "ETH": ("eth", "ether", "ethereum", "ethers", "Ξ"),
+    "BTC": ("btc", "bitcoin", "bitcoins", "xbt", "₿"),
+    "LTC": ("ltc", "litecoin"),
+    "BCH": ("bch", "bitcoin cash"),
+    "XRP": ("xrp", "ripple"),
+    "BNB": ("bnb", "binance coin"),
+    "XLM": ("xlm", "stellar", "lumens"),
+    "WAVES": ("waves",),
+    "NEO": ("neo",),
+    "EOS": ("eos",),
+    "USDT": ("usdt", "tether"),
+}
+
+#: Spellings read in *data* only: common misspellings and generic words. An
+#: argument (``accepted_currencies="Etherium"``) is refused with "did you mean"
+#: instead (:mod:`icoframes.queries` takes only :data:`UNIT_ALIASES`).
+DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
+    "ETH": ("ethererum", "etherum", "etherium", "etheruem", "ehtereum", "ethreum", "etereum"),
+    "BTC": ("bitcion", "bitcoin (btc)"),
+    "FIAT": ("fiat", "fiat currency", "fiat currencies", "fiat money"),
+}
+
+#: Words written after an amount that are no unit: the amount is unreadable, not in "TOKENS".
+NOT_UNITS: Final = frozenset({"token", "tokens", "coin", "coins", "day", "days", "week", "weeks",
+                              "month", "months", "hour", "hours", "per", "max", "min", "each",
+                              "total", "only", "approx", "about", "bonus", "usd per", "pcs"})
+
+#: Codes of government currencies (``FIAT``: "any fiat").
+FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",
+                               "AUD", "CAD", "FIAT"})
+
+#: Cyrillic and Greek letters that look like Latin ones, as written in tickers.
+LOOKALIKES: Final[Mapping[str, str]] = {
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
+    "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S", "Ү": "Y",
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j",
+    "ѕ": "s", "к": "k", "м": "m", "н": "h", "т": "t", "в": "b",
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
+    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "ο": "o", "ν": "v",
+}
+
+#: Platform family -> spellings of ``icos.platform`` meaning it. Any other
+#: platform is its own family, as written.
+PLATFORM_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
+    "Ethereum": ("ethereum", "eth", "erc20", "erc-20", "erc 20", "erc223", "erc-223",
+                 "erc721", "erc-721", "ethereum erc20", "ethereum (erc20)", "ethererum",
+                 "etherum", "etherium", "etheruem", "ehtereum", "ethreum", "etereum",
+                 "ethereum blockchain", "ethereum network", "ethereum, erc20"),
+    "Binance Smart Chain": ("binance smart chain", "bsc", "bep20", "bep-20", "bnb chain",
+                            "binance chain", "bep2"),
+    "Bitcoin": ("bitcoin", "btc"),
+    "Stellar": ("stellar", "xlm"),
+    "Tron": ("tron", "trx", "trc20", "trc-20"),
+    "Waves": ("waves",),
+    "NEO": ("neo", "nep5", "nep-5"),
+    "EOS": ("eos",),
+    "Solana": ("solana", "sol", "spl"),
+    "Cardano": ("cardano", "ada"),
+}
+
+#: Social network -> keys meaning it in ``links.social`` (and the people's ``social``).
+SOCIAL_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
+    "bitcointalk": ("bitcointalk", "btc", "bitcoin talk", "btctalk", "bct", "ann",
+                    "bitcointalk.org"),
+    "twitter": ("twitter", "tw", "x", "x.com"),
+    "telegram": ("telegram", "tg", "t.me", "telegram chat", "telegram group"),
+    "facebook": ("facebook", "fb"),
+    "medium": ("medium",),
+    "reddit": ("reddit",),
+    "github": ("github", "git hub"),
+    "linkedin": ("linkedin", "linked in"),
+    "youtube": ("youtube", "yt"),
+    "discord": ("discord",),
+    "slack": ("slack",),
+}
+
+
+def fold(text: str) -> str:
+    """The form words are matched in: stripped, inner whitespace collapsed, casefolded.
+
+    Examples
+    --------
+    >>> fold("  Not   Available ")
+    'not available'
+    """
+    return " ".join(text.split()).casefold()
+
+
+def case_variants(word: str) -> set[str]:
+    """Every upper/lower-case spelling of ``word`` (for one exact-match hash lookup).
+
+    Examples
+    --------
+    >>> sorted(case_variants("no"))
+    ['NO', 'No', 'nO', 'no']
+    """
+    options = [(c.lower(), c.upper()) if c.isalpha() else (c,) for c in word]
+    return {"".join(p) for p in itertools.product(*options)}
+
+
+def _inverse(table: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
+    out = {fold(spelling): name for name, spellings in table.items() for spelling in spellings}
+    if len(out) != sum(map(len, table.values())):  # pragma: no cover
+        raise ImportError("a spelling names two things")
+    return out
+
+
+_FAMILY: Final = _inverse(PLATFORM_FAMILIES)
+_NETWORK: Final = _inverse(SOCIAL_ALIASES)
+
+
+def platform_family(platform: str) -> str:
+    """The family of one platform spelling; other platforms as written (whitespace collapsed).
+
+    Examples
+    --------
+    >>> platform_family(" ERC-20 "), platform_family("Ethererum"), platform_family("Qtum")
+    ('Ethereum', 'Ethereum', 'Qtum')
+    """
+    cleaned = " ".join(platform.split())
+    return _FAMILY.get(cleaned.casefold(), cleaned)
+
+
+def social_network(key: str) -> str:
+    """The network one social key names; other keys casefolded, as written.
+
+    Examples
+    --------
+    >>> social_network("btc"), social_network(" Twitter "), social_network("vk")
+    ('bitcointalk', 'twitter', 'vk')
+    """
+    folded = fold(key)
+    return _NETWORK.get(folded, folded)

@@ -1,0 +1,134 @@
+"""Exports and readers safe to share: a reader never mixes two exports, and an export never
+follows or deletes what it did not make (issue 19 part 6)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from pathlib import Path
+
+import pytest
+import time_machine
+
+import icoframes
+from icoframes import sandbox
+from icoframes.cli import EXIT_USAGE, main
+from icoframes.errors import ExportReplaced
+from icoframes.schema import TABLES
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=120, seed=23) as server:
+        yield server
+
+
+def _tree(folder: Path) -> list[tuple[str, bytes]]:
+    """Every file under ``folder`` with its content, links not followed."""
+    return sorted((str(p.relative_to(folder)), p.read_bytes() if p.is_file() else b"")
+                  for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("snapshot", [False, True], ids=["plain", "snapshot"])
+def test_a_reader_racing_exports_never_sees_a_mix(cfg, tmp_path, snapshot):
+    """Exports of two different queries replace one folder over and over while a reader
+    reads it: every read is one export whole (its tables agree with each other and with
+    the manifest read with them), or says the folder is being replaced."""
+    statuses = ("past", "ongoing")
+    ids = {s: set(cfg.directory.ids(s)) for s in statuses}
+    out = tmp_path / "out"
+    for status in statuses:  # fill the cache: the racing exports spend no request
+        icoframes.export_tables(out, status=status, snapshot=snapshot, progress=False)
+    folder = next(out.glob("snapshot_date=*")) if snapshot else out
+    rounds, done, failures = 12, threading.Event(), []
+
+    def write() -> None:
+        try:
+            for i in range(rounds):
+                icoframes.export_tables(out, status=statuses[i % 2], snapshot=snapshot,
+                                        progress=False)
+        except BaseException as exc:  # the test thread reports it
+            failures.append(exc)
+        finally:
+            done.set()
+
+    writer = threading.Thread(target=write)
+    reads, replaced = 0, 0
+    writer.start()
+    try:
+        while not done.is_set() or reads < 3:
+            try:
+                tables = icoframes.read_export(folder)
+            except ExportReplaced:
+                replaced += 1
+                continue
+            reads += 1
+            manifest = tables.icos.attrs["icoframes"]["manifest"]
+            held = set(tables.icos["id"])
+            assert held == ids[manifest["arguments"]["status"]]
+            assert manifest["rows"] == {name: len(tables[name]) for name in TABLES}
+            for name in TABLES:
+                if name != "icos":
+                    assert set(tables[name]["ico_id"]) <= held, name
+    finally:
+        writer.join()
+    assert not failures
+    assert reads >= 3
+
+
+def test_a_planted_staging_link_is_never_followed_nor_anything_outside_removed(
+        cfg, tmp_path, caplog):
+    victim = tmp_path / "victim"  # another user's folders, as the old staging held its own
+    for name in ("a", "b"):
+        (victim / name / "data").mkdir(parents=True)
+        (victim / name / "data" / "thesis.txt").write_text(f"years of work {name}")
+        (victim / f"{name}.lock").write_text("")
+    before = _tree(victim)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".icoframes-staging").symlink_to(victim, target_is_directory=True)
+    (out / ".icoframes-staging-planted").symlink_to(victim, target_is_directory=True)
+    trap = out / ".icoframes-staging-trap"  # a real folder, with the lock file, and a link
+    trap.mkdir()
+    (trap / "running.lock").write_text("")
+    (trap / "export").symlink_to(victim, target_is_directory=True)
+    day = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
+    with time_machine.travel(day, tick=True):
+        assert main(["export", "--out", str(out), "--status", "ongoing", "--snapshot"]) == 0
+    assert _tree(victim) == before
+    assert (out / ".icoframes-staging").is_symlink()
+    assert (out / ".icoframes-staging-planted").is_symlink()
+    snapshot = out / "snapshot_date=2026-11-20"
+    assert (snapshot / "icos.parquet").is_file()
+    # a day's folder planted as a link is refused: nothing moved, nothing removed
+    snapshot.rename(tmp_path / "kept")
+    snapshot.symlink_to(victim, target_is_directory=True)
+    with time_machine.travel(day + dt.timedelta(hours=1), tick=True):
+        code = main(["export", "--out", str(out), "--status", "ongoing", "--snapshot"])
+    assert code == EXIT_USAGE
+    assert "is not a folder (a symbolic link or a file)" in caplog.text
+    assert snapshot.is_symlink() and _tree(victim) == before
+    # and no staging of these exports is left behind, nor a lock file
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".icoframes-staging", ".icoframes-staging-planted", "snapshot_date=2026-11-20"]
+
+
+def test_staging_names_are_unpredictable_and_private(cfg, tmp_path, monkeypatch):
+    import tempfile
+
+    made, modes = [], []
+    real = tempfile.mkdtemp
+
+    def spy(*args, **kwargs):
+        made.append(Path(real(*args, **kwargs)))
+        modes.append(made[-1].stat().st_mode & 0o777)
+        return str(made[-1])
+
+    monkeypatch.setattr(tempfile, "mkdtemp", spy)
+    for _ in range(2):
+        icoframes.export_tables(tmp_path / "out", status="ongoing", progress=False)
+    assert len(made) == 2 and made[0].name != made[1].name
+    assert all(p.parent == tmp_path / "out" and p.name.startswith(".icoframes-staging-")
+               for p in made)
+    assert modes == [0o700, 0o700]  # only the user running the export can enter it
+    assert not any(p.exists() for p in made)
