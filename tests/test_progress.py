@@ -21,8 +21,9 @@ def sb():
         yield server
 
 
-class RecordedBar(text_tqdm):
-    """A real text bar that records (desc, total, n) after every move, and when closed."""
+class RecordedBar(progress_module.FinalLine):
+    """The text bar a stream that is no terminal gets, recording (desc, total, n) after
+    every move, and when closed."""
 
     def __init__(self, *args, states, **kwargs):
         self.states = states
@@ -48,7 +49,7 @@ def bars(monkeypatch):
         states, stream = [], io.StringIO()
         made.append((states, stream))
         return RecordedBar(total=total, desc=label, unit=unit, leave=False, file=stream,
-                           mininterval=0, states=states)
+                           states=states)
 
     monkeypatch.setattr(progress_module, "new_bar", new_bar)
     return made
@@ -71,7 +72,8 @@ def test_a_cold_load_has_one_bar_counting_pages_then_profiles(cfg, bars):
     if "list pages" in labels:
         assert last(states, "list pages")[1] <= pages
     text = stream.getvalue()
-    assert f"profiles: 100%|##########| {profiles}/{profiles}" in text
+    assert text.count("\n") == 1 and "\r" not in text, text  # one line: the final state
+    assert text.startswith(f"profiles: 100%|##########| {profiles}/{profiles} [")
     assert not re.search(r"(^|[\s:])0(ICO|it|page) \[|/0 \[", text)  # never a bar without a total
 
 
@@ -91,6 +93,46 @@ def test_load_list_counts_list_pages(cfg, bars):
     assert {desc for desc, _, _ in states} == {"list pages"}
     assert all(total > 0 and n <= total for _, total, n in states)
     assert states[-1] == ("list pages", pages, pages)
+    # three lists: the bar shows once page 1 of each told how many pages it has
+    assert {total for _, total, _ in states} == {pages}, states
+
+
+def test_the_list_pages_total_is_known_from_page_1(cfg, bars):
+    icoframes.load_list(status="past", progress=True)
+    pages = cfg.stats.requests["icos"]
+    assert pages >= 3 and len(bars) == 1
+    states, stream = bars[0]
+    assert states == [("list pages", pages, n) for n in range(1, pages + 1)] + [states[-1]]
+    assert states[-1] == ("list pages", pages, pages)
+    assert stream.getvalue().startswith(f"list pages: 100%|##########| {pages}/{pages} [")
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_a_live_bar_and_another_stream_one_final_line():
+    tty, log = Terminal(), io.StringIO()
+    live = progress_module.new_bar("profiles", "ICO", 3, file=tty)
+    quiet = progress_module.new_bar("profiles", "ICO", 3, file=log)
+    assert "0/3" in tty.getvalue() and log.getvalue() == ""  # the live bar shows at once
+    for bar in (live, quiet):
+        bar.update(2)
+        bar.update(1)
+        bar.close()
+    assert type(live) is text_tqdm and "\r" in tty.getvalue()
+    assert log.getvalue().count("\n") == 1 and "\r" not in log.getvalue()
+    assert log.getvalue().startswith("profiles: 100%|##########| 3/3 [")
+
+
+def test_a_load_writes_one_final_line_to_a_stream_that_is_no_terminal(cfg, capsys):
+    icoframes.load_icos(status="upcoming", progress=True)
+    profiles = cfg.stats.requests["ico"]
+    err = capsys.readouterr().err
+    assert profiles > 0
+    assert err.count("\n") == 1 and "\r" not in err, err
+    assert re.match(rf"profiles: 100%\|\S+\| {profiles}/{profiles} \[", err), err
 
 
 def test_stale_profiles_with_cached_lists_count_only_profiles(cfg, bars):
@@ -120,5 +162,6 @@ def test_without_ipywidgets_the_bar_is_text_and_warns_of_nothing(monkeypatch, ca
         bar = progress_module.new_bar("profiles", "ICO", 7)
         bar.update(7)
         bar.close()
-    assert type(bar) is text_tqdm and (bar.desc, bar.total, bar.n) == ("profiles", 7, 7)
-    assert "IProgress" not in capsys.readouterr().err
+    assert isinstance(bar, text_tqdm) and (bar.desc, bar.total, bar.n) == ("profiles", 7, 7)
+    err = capsys.readouterr().err
+    assert "IProgress" not in err and re.match(r"profiles: 100%\|\S+\| 7/7 \[", err)

@@ -209,9 +209,9 @@ class Client:
     def from_settings(cls, settings: Settings | None = None, **kwargs: Any) -> Client:
         """Build a client from resolved settings (raises ConfigError when keys are missing)."""
         s = (settings or get_settings()).require_credentials()
-        kwargs.setdefault("pool_size", s.max_workers)
-        kwargs.setdefault("timeout", s.timeout)
-        kwargs.setdefault("max_response_bytes", s.max_response_bytes)
+        assert s.base_url and s.public_key and s.private_key  # require_credentials checked
+        kwargs = {"pool_size": s.max_workers, "timeout": s.timeout,
+                  "max_response_bytes": s.max_response_bytes, **kwargs}
         return cls(base_url=s.base_url, public_key=s.public_key, private_key=s.private_key,
                    **kwargs)
 
@@ -345,7 +345,7 @@ class Client:
                                f"last failure: {exc}")
                     error = (BadResponse(message, endpoint=path, reason=str(exc))
                              if exc.rejected else ServiceUnavailable(message, endpoint=path))
-                    error.last_failure = str(exc)  # type: ignore[attr-defined]
+                    error.last_failure = str(exc)
                     raise error from None
                 log.info("%s: %s; retry %d in %.2f s", path, exc, attempt, delay)
                 self.control.sleep(delay)  # raises Cancelled when the load stops meanwhile

@@ -256,12 +256,13 @@ def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
     if not isinstance(data, list):
         raise Rejected(f"the list data is {type(data).__name__ if 'data' in decoded else 'missing'}"
                        ", not a list")
-    counts = {}
+    counts: dict[str, int] = {}
     for name in ("total_icos", "total_pages"):
         value = decoded.get(name)
-        counts[name] = _count(value)
-        if counts[name] is None:
+        count = _count(value)
+        if count is None:
             raise Rejected(f"{name} is {str(value)[:40]!r}, not a non-negative integer")
+        counts[name] = count
     icos, pages = counts["total_icos"], counts["total_pages"]
     if pages > MAX_PAGES:
         raise Rejected(f"total_pages is {pages}, above the {MAX_PAGES} pages accepted")

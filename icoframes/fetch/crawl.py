@@ -57,7 +57,7 @@ from ..store.claims import Claims
 from ..store.derived import DerivedTables
 from ..store.ledger import QuotaLedger
 from .localquery import cached_query
-from .paging import ListQuery
+from .paging import ListQuery, pages_total
 from .policy import PROFILE_MAX_AGE, ProfileIndex, Want, plan_profiles
 from .progress import Progress
 from .sharedlists import SharedLists
@@ -135,7 +135,7 @@ class Crawl:
         self._planned = 0
         self._quota_warned = False
         self._progress = Progress(load.progress)
-        self._pages_asked = self._pages_done = self._profiles_done = 0
+        self._pages_done = self._profiles_done = 0
 
     def add_query(self, params: dict[str, Any], *, refresh: bool,
                   limit: dt.timedelta | None) -> None:
@@ -195,7 +195,6 @@ class Crawl:
                 client = self.load.client(f"the list for {query.params}")
                 body = {**query.params, "page": page[0]}  # checked once, by build_queries
                 self._submit("page", (query, *page), client.list_wire, body)
-                self._pages_asked += 1
                 return True
         return False
 
@@ -396,8 +395,9 @@ class Crawl:
             self._profiles_done += 1
         planned = self._requested + len(self._ready) + len(self._wants)
         if any(q.paging for q in self.queries) or not planned:
-            total = max(self._pages_asked, self._pages_done)
-            self._progress.show("list pages", "page", total, self._pages_done)
+            total = pages_total(self.queries, self._pages_done)
+            if total is not None:  # page 1 of every list told how many pages it has
+                self._progress.show("list pages", "page", total, self._pages_done)
         else:
             self._progress.show("profiles", "ICO", planned, self._profiles_done)
 

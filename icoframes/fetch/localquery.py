@@ -98,7 +98,8 @@ def candidate_params(query: Mapping[str, Any]) -> list[dict[str, Any]]:
     [{'status': 'past'}, {'status': 'past', 'sort_asc': 'id'}, {'status': 'past', 'category': [2]}]
     """
     filters = [name for name in FILTER_PARAMS if query.get(name) is not None]
-    sorts = [{}] + [{name: query[name]} for name in ("sort_asc", "sort_desc") if query.get(name)]
+    sorts: list[dict[str, Any]] = [{}]
+    sorts += [{name: query[name]} for name in ("sort_asc", "sort_desc") if query.get(name)]
     out = []
     for size in range(len(filters) + 1):
         for chosen in itertools.combinations(filters, size):

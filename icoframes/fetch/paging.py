@@ -17,7 +17,7 @@ brings the same), which is used as cached until it is older than ``max_age``.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +29,7 @@ from ..parse.lists import list_frame, merge_pages, page_counts
 from ..parse.problems import Problems
 from ..store.cache import Stored
 
-__all__ = ["ListQuery"]
+__all__ = ["ListQuery", "pages_total"]
 
 
 @dataclass
@@ -137,6 +137,15 @@ class ListQuery:
             self._ended = True  # without page 1 nothing says how many pages there are
 
     @property
+    def pages_left(self) -> int | None:
+        """Pages of this pass not asked yet; None until its page 1 says how many there are."""
+        if not self.paging or self._ended:
+            return 0
+        if (self.passes, 1) not in self._pages:
+            return None
+        return max(0, self._last - self._next + 1)
+
+    @property
     def pass_done(self) -> bool:
         return self.paging and self.in_flight == 0 and (self._ended or self._next > self._last)
 
@@ -210,3 +219,17 @@ def _merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]
     for n, (_, _, records) in enumerate(pages):
         lost.extend(r for r in records if r.get("ico_id") is None or owner.get(r["ico_id"]) == n)
     return frame, lost.records()
+
+
+def pages_total(queries: Iterable[ListQuery], done: int) -> int | None:
+    """The list pages a load requests: ``done`` and those in flight or still to ask.
+
+    None until page 1 of every list being paged has said how many pages it has.
+    """
+    total = done
+    for query in queries:
+        left = query.pages_left
+        if left is None:
+            return None
+        total += left + (query.in_flight if query.paging else 0)
+    return total

@@ -1,11 +1,20 @@
-"""The one progress bar of a load (tqdm: a widget in notebooks with ipywidgets, else text)."""
+"""The one progress bar of a load (tqdm: a widget in notebooks with ipywidgets, else text).
+
+Text goes to a terminal as a live bar (cleared when the load ends). A stream
+that is no terminal (a notebook without ipywidgets, a log file) gets one line
+per load, written when it ends: every move of a live bar would be a fragment of
+its own there.
+"""
 
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
+import sys
+from typing import IO, Any
 
-__all__ = ["Progress", "new_bar"]
+from tqdm.std import tqdm
+
+__all__ = ["FinalLine", "Progress", "new_bar"]
 
 
 class Progress:
@@ -19,7 +28,7 @@ class Progress:
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
-        self.bar: Any = None
+        self.bar: tqdm[Any] | None = None
 
     def show(self, label: str, unit: str, total: int, done: int) -> None:
         if not self.enabled or total <= 0:
@@ -40,18 +49,52 @@ class Progress:
             self.bar.close()
 
 
-def new_bar(label: str, unit: str, total: int) -> Any:
-    """A tqdm bar: a widget in a notebook with ipywidgets, else one line of text.
+class FinalLine(tqdm):
+    """A text bar for a stream that is no terminal: silent while it moves, one line at close.
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> bar = FinalLine(total=3, desc="list pages", unit="page", file=out)
+    >>> for _ in range(3):
+    ...     _ = bar.update(1)
+    >>> bar.close()
+    >>> out.getvalue().count("\\n"), out.getvalue().startswith("list pages: 100%|")
+    (1, True)
+    """
+
+    # types-tqdm says display returns None; tqdm's close reads its bool (True: a line to clear)
+    def display(self, msg: str | None = None, pos: int | None = None) -> bool:  # type: ignore[override]
+        return False  # nothing while it moves, so nothing to clear at close either
+
+    def close(self) -> None:
+        if self.disable:  # closed already (tqdm closes again when collected)
+            return
+        line = str(self)
+        self.leave = False  # tqdm would end its (unwritten) line: the one below is left
+        super().close()
+        self.fp.write(line + "\n")
+        self.fp.flush()
+
+
+def new_bar(label: str, unit: str, total: int, *, file: IO[str] | None = None) -> tqdm[Any]:
+    """A tqdm bar: a widget in a notebook with ipywidgets, else text (see the module).
 
     ``tqdm.auto`` falls back to text in a notebook without ipywidgets, but warns
     (``TqdmWarning: IProgress not found``) on every bar; so without ipywidgets
-    the text bar is asked for directly.
+    the text bar is asked for directly. ``file`` is the text's stream (stderr).
     """
     if importlib.util.find_spec("ipywidgets") is not None:
-        from tqdm.auto import tqdm
-    else:
-        from tqdm.std import tqdm
-    return tqdm(total=total, desc=label, unit=unit, leave=False)
+        from tqdm.auto import tqdm as auto
+        from tqdm.notebook import tqdm as widget
+
+        if issubclass(auto, widget):  # in a notebook
+            return auto(total=total, desc=label, unit=unit, leave=False)
+    stream = sys.stderr if file is None else file
+    live = getattr(stream, "isatty", lambda: False)()
+    text = tqdm if live else FinalLine
+    return text(total=total, desc=label, unit=unit, leave=False, file=stream)
 
 
 def _set_total(bar: Any, total: int) -> None:

@@ -181,14 +181,15 @@ def usd_axis(axis: Axis, *, log: bool) -> None:
         class InView(ticker.LogLocator):
             # LogLocator also returns the ticks just outside the view; tick labels
             # should list what a reader sees, no more.
-            def tick_values(self, vmin: float, vmax: float) -> np.ndarray:
-                ticks = super().tick_values(vmin, vmax)
+            # matplotlib's stubs declare Sequence[float], but LogLocator returns an ndarray
+            def tick_values(self, vmin: float, vmax: float) -> np.ndarray:  # type: ignore[override]
+                ticks = np.asarray(super().tick_values(vmin, vmax))
                 low, high = sorted((vmin, vmax))
                 return ticks[(ticks >= low * (1 - 1e-9)) & (ticks <= high * (1 + 1e-9))]
 
         # numticks high enough that decades are never thinned out to every other one
         axis.set_major_locator(InView(base=10, subs=(1, 2, 5) if few else (1,), numticks=50))
-        axis.set_minor_locator(ticker.LogLocator(base=10, subs=np.arange(2, 10), numticks=50))
+        axis.set_minor_locator(ticker.LogLocator(base=10, subs=tuple(range(2, 10)), numticks=50))
         axis.set_minor_formatter(ticker.NullFormatter())
 
 

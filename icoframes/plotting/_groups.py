@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -116,7 +116,7 @@ def draw_group_rows(
     for name, mask in drawn:
         base = bases[name]
         if name == "unknown":
-            style = {"color": UNKNOWN_COLOR, "hatch": "///"}
+            style: dict[str, Any] = {"color": UNKNOWN_COLOR, "hatch": "///"}
         elif name == groups.other:
             style = {"color": OTHER_COLOR}
         else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -23,7 +23,9 @@ from ._bins import Bins, explicit_edges, raised_edges
 from ._groups import draw_group_rows, group_labels
 
 if TYPE_CHECKING:
+    from matplotlib.artist import Artist
     from matplotlib.axes import Axes
+    from matplotlib.container import Container
 
 __all__ = ["plot_raised"]
 
@@ -125,7 +127,7 @@ def plot_raised(
         note += f"\n{n_outside:,} outside the bins"
     if groups is None:
         counts, _ = np.histogram(raised[drawable], bins=edges)
-        bar_style = {"color": "C0", "edgecolor": "white", "linewidth": 0.5, **style}
+        bar_style: dict[str, Any] = {"color": "C0", "edgecolor": "white", "linewidth": 0.5, **style}
         ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", label="ICOs",
                **bar_style)
         headroom(ax, counts.max())
@@ -159,7 +161,9 @@ def plot_raised(
         lo, hi = decade_limits(lo, hi)
     ax.set_xlim(lo, hi)
     usd_axis(ax.xaxis, log=log)
-    handles = [h for h in ax.get_lines() if h.get_label().startswith("median")]
+    # matplotlib stores labels as str; its stubs type get_label() as object
+    handles: list[Artist | Container] = [h for h in ax.get_lines()
+                                         if str(h.get_label()).startswith("median")]
     if groups is None:
         handles = [*ax.containers, *handles]
     ax.legend(handles=handles, loc="upper right", fontsize="small")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -101,7 +101,7 @@ def plot_scores(
 
     if groups is None:
         counts, _ = np.histogram(scores[scored], bins=edges)
-        bar_style = {"color": "C0", "edgecolor": "white", "linewidth": 0.5, **style}
+        bar_style: dict[str, Any] = {"color": "C0", "edgecolor": "white", "linewidth": 0.5, **style}
         ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", label="ICOs",
                **bar_style)
         headroom(ax, counts.max())

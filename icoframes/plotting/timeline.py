@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -51,7 +51,8 @@ _MAX_PERIODS = 5000
 _GAP_PERIODS = 4
 _GAP_SHARE = 0.25
 _GAP_WIDTH = 2
-_SCHEDULED_STYLE = {"facecolor": "white", "edgecolor": "C0", "hatch": "////", "linewidth": 0.8}
+_SCHEDULED_STYLE: dict[str, Any] = {"facecolor": "white", "edgecolor": "C0", "hatch": "////",
+                                    "linewidth": 0.8}
 
 
 def plot_timeline(
@@ -170,7 +171,7 @@ def plot_timeline(
 
     n_started = int(counts["started"].sum())
     n_scheduled = int(counts["scheduled"].sum())
-    bar_style = {"color": "C0", **style}
+    bar_style: dict[str, Any] = {"color": "C0", **style}
     handles: list = [ax.bar(mids, counts["started"].to_numpy(), width=widths * 0.85,
                             align="center", label=f"started ({n_started:,})", **bar_style)]
     if n_scheduled:

@@ -100,6 +100,14 @@ def rate_on(currency: str, when: date | datetime) -> float | None:
     return float(series[index])
 
 
+def known_rate(currency: str, when: date | datetime) -> float:
+    """:func:`rate_on` of a currency the sandbox has rates for (USD, ETH, BTC, EUR)."""
+    rate = rate_on(currency, when)
+    if rate is None:
+        raise KeyError(f"the sandbox has no rate for {currency!r}")
+    return rate
+
+
 def rates(*, wide: bool = False) -> pd.DataFrame:
     """SYNTHETIC daily USD rates of ETH, BTC and EUR, as :func:`icoframes.to_usd` takes them.
 

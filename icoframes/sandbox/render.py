@@ -91,7 +91,7 @@ from .catalog import (
     TEAM_ROLES,
 )
 from .draws import pick, sample, split
-from .rates import rate_on
+from .rates import known_rate
 
 if TYPE_CHECKING:
     from .record import Record
@@ -264,7 +264,7 @@ def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any
     unit = "USD" if u < 0.75 else ("ETH" if u < 0.95 else "BTC")
     # amounts in another currency: the USD amount at the synthetic rate of the sale's day
     sale_day = rec.end or rec.start or REFERENCE_DATE
-    price: Any = price_usd if unit == "USD" else _sig(price_usd / rate_on(unit, sale_day))
+    price: Any = price_usd if unit == "USD" else _sig(price_usd / known_rate(unit, sale_day))
     price = _num(rng, price)
     if slot == 9:
         price = _UNPARSEABLE_PRICES[rec.index // PERIOD % 3].format(t=rec.ticker)
@@ -293,7 +293,7 @@ def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any
     soft_usd = _sig(hard_usd * rng.uniform(0.05, 0.4), 2)
     u = rnd()
     caps_unit = ("USD" if u < 0.77 else "EUR") if u < 0.8 else ("ETH" if u < 0.95 else "BTC")
-    rate = rate_on(caps_unit, sale_day)
+    rate = known_rate(caps_unit, sale_day)
     hard: Any = _num(rng, _cap(hard_usd / rate)) if rnd() < 0.95 else ""
     soft: Any = _num(rng, _cap(soft_usd / rate)) if rnd() < 0.44 else ""
     if slot == 25:
