@@ -27,7 +27,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from .errors import warn
+from .errors import InvalidParameter, warn
 from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, rate_age, renamed_rate_max_age, to_usd
 from .parse.units import FIAT_CODES, canonical_unit
 from .schema import TEXT_DTYPE
@@ -193,7 +193,7 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
     n = len(icos)
     rows = pd.Index(icos["id"].to_numpy())
     if not rows.is_unique:
-        raise ValueError("tables.icos has repeated ids")
+        raise InvalidParameter("tables.icos has repeated ids")
     when = _as_of(as_of)
 
     def per_ico(child: pd.DataFrame) -> np.ndarray:
@@ -270,7 +270,7 @@ def _as_of(as_of: object) -> pd.Timestamp:
         return pd.Timestamp.now(tz="UTC").tz_localize(None)
     when = pd.Timestamp(as_of)  # type: ignore[arg-type]
     if when is pd.NaT:
-        raise ValueError(f"as_of must be a date, got {as_of!r}")
+        raise InvalidParameter(f"as_of must be a date, got {as_of!r}")
     return when.tz_convert("UTC").tz_localize(None) if when.tz is not None else when
 
 

@@ -450,3 +450,12 @@ def test_rates_read_the_wrong_way_warn_by_orders_of_magnitude():
         warnings.simplefilter("error")
         right = to_usd(icos, wrong, columns=["hard_cap"], quote="units_per_usd")
     assert right["hard_cap_usd"].tolist() == pytest.approx(icos["raised"].tolist())
+
+
+def test_a_bad_argument_to_the_money_functions_is_the_package_s_one_class():
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    with pytest.raises(InvalidParameter, match="no amount column"):
+        to_usd(icos, LONG, columns=["raised_eth"])
+    with pytest.raises(InvalidParameter, match="quote must be one of"):
+        normalize_rates(LONG, quote="sideways")
+    assert issubclass(InvalidParameter, ValueError)  # except ValueError still catches it

@@ -81,7 +81,7 @@ def renamed_rate_max_age(rate_max_age: str | pd.Timedelta | None, max_age: objec
     if max_age is NOT_GIVEN:
         return rate_max_age
     if rate_max_age is not RATE_MAX_AGE:
-        raise ValueError(f"{function}: give rate_max_age only (max_age is its old name)")
+        raise InvalidParameter(f"{function}: give rate_max_age only (max_age is its old name)")
     warn(f"{function}(max_age=...) is now {function}(rate_max_age=...): max_age is a cache "
          "age in the loaders; the old name goes in the next version", FutureWarning)
     return max_age  # type: ignore[return-value]  # checked by rate_age
@@ -185,7 +185,8 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
 
     Raises
     ------
-    ValueError
+    InvalidParameter
+        (a ``ValueError``, the package's one class for a bad argument)
         For rates in neither layout or whose direction is not stated (the
         column is named), an unknown amount column, or ``icos``
         lacking a column it needs.
@@ -207,16 +208,16 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     ['IcoframesWarning']
     """
     if not isinstance(icos, pd.DataFrame):
-        raise ValueError(f"icos must be a pandas DataFrame, got {type(icos).__name__}")
+        raise InvalidParameter(f"icos must be a pandas DataFrame, got {type(icos).__name__}")
     amounts = list(AMOUNT_UNITS) if columns is None else list(columns)
     unknown = [c for c in amounts if c not in AMOUNT_UNITS]
     if unknown:
-        raise ValueError(f"no amount column {unknown}; amounts: {', '.join(AMOUNT_UNITS)}")
+        raise InvalidParameter(f"no amount column {unknown}; amounts: {', '.join(AMOUNT_UNITS)}")
     dates = [date] if isinstance(date, str) else list(date)
     needed = sorted({*amounts, *(AMOUNT_UNITS[c] for c in amounts), *dates})
     absent = [c for c in needed if c not in icos.columns]
     if absent:
-        raise ValueError(f"icos lacks columns {absent}")
+        raise InvalidParameter(f"icos lacks columns {absent}")
     rate_max_age = renamed_rate_max_age(rate_max_age, max_age, "to_usd")
     table = normalize_rates(rates, quote=quote)
     age = rate_age(rate_max_age, "to_usd")

@@ -15,6 +15,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from ..errors import InvalidParameter
 from .quotes import MS
 
 __all__ = ["naive_dates", "price_dates", "sale_prices"]
@@ -109,7 +110,7 @@ def sale_prices(snapshots: pd.DataFrame) -> pd.DataFrame:
               "end_datetime", "fetched_at"]
     absent = [c for c in needed if c not in snapshots.columns]
     if absent:
-        raise ValueError(f"snapshots lack columns {absent}: give the icos table of "
+        raise InvalidParameter(f"snapshots lack columns {absent}: give the icos table of "
                          "icoframes.read_snapshots(out)")
     fetched = naive_dates(snapshots["fetched_at"])
     end = naive_dates(snapshots["end_datetime"])

@@ -14,6 +14,7 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
+from ..errors import InvalidParameter
 from ..parse.units import canonical_unit, canonical_units
 from ..vocabulary import FIAT_CODES, UNIT_ALIASES
 
@@ -60,7 +61,8 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
 
     Raises
     ------
-    ValueError
+    InvalidParameter
+        (a ``ValueError``, the package's one class for a bad argument)
         When the layout is neither form, a column's direction is ambiguous or
         has no USD side (the column is named), a date or a rate cannot be read,
         a rate is zero or negative, or one day has two different rates of one currency.
@@ -74,22 +76,22 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
     (['ETH', 'JPY'], [2000.0, 0.01])
     """
     if not isinstance(rates, pd.DataFrame):
-        raise ValueError(f"rates must be a pandas DataFrame, got {type(rates).__name__}")
+        raise InvalidParameter(f"rates must be a pandas DataFrame, got {type(rates).__name__}")
     if quote is not None and quote not in QUOTES:
-        raise ValueError(f"quote must be one of {', '.join(map(repr, QUOTES))} or None, "
+        raise InvalidParameter(f"quote must be one of {', '.join(map(repr, QUOTES))} or None, "
                          f"got {quote!r}")
     lower = {str(c).strip().lower(): c for c in rates.columns}
     if "currency" in lower:
         return _long(rates, lower, quote)
     if isinstance(rates.columns, pd.MultiIndex):
-        raise ValueError("wide rates need one column level, one column per currency; "
+        raise InvalidParameter("wide rates need one column level, one column per currency; "
                          "for a downloader's (field, ticker) columns select one field, "
                          "e.g. rates['Close']")
     frame = rates
     if not isinstance(frame.index, pd.DatetimeIndex) and "date" in lower:
         frame = frame.set_index(lower["date"])
     if not isinstance(frame.index, pd.DatetimeIndex):
-        raise ValueError("rates must be long form (columns date, currency, usd_per_unit) or "
+        raise InvalidParameter("rates must be long form (columns date, currency, usd_per_unit) or "
                          "wide form (a DatetimeIndex or date column, one column per "
                          f"currency); got columns {list(rates.columns)} and a "
                          f"{type(rates.index).__name__}")
@@ -97,9 +99,9 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
     refused = [reason for reason in read.values() if isinstance(reason, str)]
     bare = [c for c, how in read.items() if how is None]
     if refused:
-        raise ValueError("wide rates: " + "; ".join(refused))
+        raise InvalidParameter("wide rates: " + "; ".join(refused))
     if bare:
-        raise ValueError(
+        raise InvalidParameter(
             f"wide rates: columns {bare} do not say which way they are quoted (USD per "
             "unit, or units per USD); name them as price downloaders do ('ETH-USD' and "
             "'EURUSD=X' are USD per unit, 'JPY=X' and 'USD/JPY' are JPY per USD), or pass "
@@ -122,17 +124,17 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
 
 def _long(rates: pd.DataFrame, lower: Mapping[str, Hashable], quote: Quote | None) -> pd.DataFrame:
     if quote is not None:
-        raise ValueError("quote= is for the bare currency columns of wide rates; long form "
+        raise InvalidParameter("quote= is for the bare currency columns of wide rates; long form "
                          "names its direction by its value column (usd_per_unit or "
                          "units_per_usd)")
     values = [name for name in _LONG_VALUES if name in lower]
     if len(values) > 1:
-        raise ValueError(f"long-form rates need one value column, got {values}: "
+        raise InvalidParameter(f"long-form rates need one value column, got {values}: "
                          f"{', '.join(_LONG_VALUES)} each name a direction")
     missing = [c for c in ("date", "currency") if c not in lower] + (
         [] if values else ["usd_per_unit (or units_per_usd)"])
     if missing:
-        raise ValueError(f"long-form rates need columns date, currency and usd_per_unit "
+        raise InvalidParameter(f"long-form rates need columns date, currency and usd_per_unit "
                          f"(or units_per_usd); missing: {', '.join(missing)} "
                          f"(got {list(rates.columns)})")
     value = rates[lower[values[0]]]
@@ -146,7 +148,7 @@ def _numbers(values: pd.Series) -> np.ndarray:
     try:
         number = pd.to_numeric(pd.Series(values).reset_index(drop=True), errors="raise")
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"rates: values must be numbers ({exc})") from None
+        raise InvalidParameter(f"rates: values must be numbers ({exc})") from None
     return number.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
@@ -201,7 +203,7 @@ def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFram
         else:
             when = pd.to_datetime(pd.Series(dates).reset_index(drop=True), format="ISO8601")
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"rates: dates could not be read ({exc})") from None
+        raise InvalidParameter(f"rates: dates could not be read ({exc})") from None
     if getattr(when.dt, "tz", None) is not None:
         when = when.dt.tz_convert("UTC").dt.tz_localize(None)
     value = pd.Series(_numbers(usd))
@@ -212,12 +214,12 @@ def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFram
     out = out[out["currency"] != "USD"]
     if (out[VALUE] <= 0).any() or np.isinf(out[VALUE]).any():
         bad = out.loc[(out[VALUE] <= 0) | np.isinf(out[VALUE])].iloc[0]
-        raise ValueError(f"rates: USD per unit must be positive and finite; "
+        raise InvalidParameter(f"rates: USD per unit must be positive and finite; "
                          f"{bad['currency']} on {bad['date'].date()} is {bad[VALUE]}")
     out = out.drop_duplicates()
     clash = out.duplicated(["date", "currency"], keep=False)
     if clash.any():
         first = out[clash].iloc[0]
-        raise ValueError(f"rates: two different rates of {first['currency']} "
+        raise InvalidParameter(f"rates: two different rates of {first['currency']} "
                          f"on {first['date']}")
     return out.sort_values(["date", "currency"], kind="stable").reset_index(drop=True)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..errors import InvalidParameter
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.axis import Axis
@@ -116,7 +118,7 @@ def check_frame(icos: object) -> None:
 
 def check_top(top: object) -> None:
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-        raise ValueError(f"top must be a positive integer, got {top!r}")
+        raise InvalidParameter(f"top must be a positive integer, got {top!r}")
 
 
 def column(icos: pd.DataFrame, name: str) -> pd.Series:
@@ -124,7 +126,7 @@ def column(icos: pd.DataFrame, name: str) -> pd.Series:
         raise KeyError(f"icos has no column {name!r}; the icos table must include it")
     col = icos[name]
     if isinstance(col, pd.DataFrame):
-        raise ValueError(f"icos has more than one column named {name!r}")
+        raise InvalidParameter(f"icos has more than one column named {name!r}")
     return col
 
 

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import InvalidParameter
+
 #: What ``bins=`` accepts: a number of bins or the bin edges.
 Bins = int | Sequence[float] | np.ndarray
 
@@ -69,22 +71,23 @@ def raised_edges(values: np.ndarray, bins: Bins | None, log: bool) -> np.ndarray
 def explicit_edges(bins: Bins, lo: float, hi: float, *, log: bool) -> np.ndarray:
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         if bins < 1:
-            raise ValueError(f"bins must be at least 1, got {bins}")
+            raise InvalidParameter(f"bins must be at least 1, got {bins}")
         if hi <= lo:
             lo, hi = (lo / 2, hi * 2) if log else (lo - 0.5, hi + 0.5)
         if log:
             return np.logspace(math.log10(lo), math.log10(hi), int(bins) + 1)
         return np.linspace(lo, hi, int(bins) + 1)
     if isinstance(bins, (str, bytes)):
-        raise ValueError(f"bins must be an int or a sequence of bin edges, got {bins!r}")
+        raise InvalidParameter(f"bins must be an int or a sequence of bin edges, got {bins!r}")
     try:
         edges = np.asarray(bins, dtype="float64")
     except (TypeError, ValueError):
-        raise ValueError(f"bins must be an int or a sequence of bin edges, got {bins!r}") from None
+        raise InvalidParameter(
+            f"bins must be an int or a sequence of bin edges, got {bins!r}") from None
     if edges.ndim != 1 or edges.size < 2 or not np.all(np.isfinite(edges)):
-        raise ValueError("bins must be at least two finite bin edges")
+        raise InvalidParameter("bins must be at least two finite bin edges")
     if np.any(np.diff(edges) <= 0):
-        raise ValueError(f"bins must be strictly increasing edges, got {bins!r}")
+        raise InvalidParameter(f"bins must be strictly increasing edges, got {bins!r}")
     if log and edges[0] <= 0:
-        raise ValueError(f"bins must be positive on a log axis (log=True), got {bins!r}")
+        raise InvalidParameter(f"bins must be positive on a log axis (log=True), got {bins!r}")
     return edges

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..errors import InvalidParameter
 from ._axes import UNKNOWN_COLOR, add_note, check_frame, draw_empty, get_axes, headroom
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def plot_status_flow(
         return _draw_snapshots(frame, _axes(ax), style)
     if all(c in frame.columns for c in _EVENT_COLUMNS):
         return _draw_events(frame, _axes(ax), style)
-    raise ValueError(
+    raise InvalidParameter(
         "plot_status_flow needs snapshots (columns " + ", ".join(_SNAPSHOT_COLUMNS)
         + ") or events (columns " + ", ".join(_EVENT_COLUMNS) + "); got "
         + ", ".join(map(str, frame.columns))
