@@ -106,13 +106,11 @@ def _url(value: Any) -> str:
         raise ValueError("must start with http:// or https://")
     try:  # a port out of range or a broken IPv6 host fails here, not at the first request
         parts = urlsplit(url)
-        port = parts.port
+        usable = bool(parts.hostname) and parts.port != 0
     except ValueError as error:
         raise ValueError(f"is not a usable URL ({error})") from None
-    if not parts.hostname:
-        raise ValueError("names no host")
-    if port == 0:
-        raise ValueError("has port 0")
+    if not usable:
+        raise ValueError("names no host, or port 0")
     return url
 
 
