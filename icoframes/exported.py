@@ -108,15 +108,27 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
             f"read_snapshots({str(folder)!r}), or one with "
             f"read_export({str(snapshots[latest])!r}) (the latest)"
         )
-    missing = [f"{t}.parquet" for t in TABLES if not (folder / f"{t}.parquet").is_file()]
-    if len(missing) == len(TABLES) and not (folder / MANIFEST).is_file():
-        missing.insert(0, MANIFEST)  # no table, no manifest: not an export being replaced
-    if missing and ((folder / MANIFEST).is_file() or missing[0] == MANIFEST):
-        raise FileNotFoundError(
-            f"{folder} is not an export of icoframes: missing {', '.join(missing)}")
-    tables, manifest = consistent_read(folder, lambda: Tables.read_parquet(folder))
+    if not (folder / MANIFEST).is_file() and len(_missing_tables(folder)) == len(TABLES):
+        raise FileNotFoundError(  # no table, no manifest: not an export being replaced
+            f"{folder} is not an export of icoframes: missing {MANIFEST}, "
+            f"{', '.join(_missing_tables(folder))}")
+
+    def read() -> Tables:
+        # checked inside the consistent read: a folder swapped under this check is read
+        # again, and only a table missing beside an unchanged manifest is an error
+        missing = _missing_tables(folder)
+        if missing and (folder / MANIFEST).is_file():
+            raise FileNotFoundError(
+                f"{folder} is not an export of icoframes: missing {', '.join(missing)}")
+        return Tables.read_parquet(folder)
+
+    tables, manifest = consistent_read(folder, read)
     tables.icos.attrs.setdefault("icoframes", {})["manifest"] = manifest
     return tables
+
+
+def _missing_tables(folder: Path) -> list[str]:
+    return [f"{t}.parquet" for t in TABLES if not (folder / f"{t}.parquet").is_file()]
 
 
 def snapshot_dirs(folder: Path) -> dict[dt.date, Path]:
