@@ -30,13 +30,7 @@ SCRIPT = Path(sys.executable).parent / "icoframes"
 ROOT = Path(icoframes.__file__).resolve().parents[1]  # the tree under test, not an installed copy
 
 
-@pytest.fixture(autouse=True)
-def _no_settings(monkeypatch):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    icoframes.reset_configuration()
-    yield
-    icoframes.reset_configuration()
+pytestmark = pytest.mark.usefixtures("clean_settings")
 
 
 def _env(**extra: str) -> dict[str, str]:
