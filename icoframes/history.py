@@ -266,13 +266,22 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
 def _same(old: pd.Series, new: pd.Series) -> np.ndarray:
     """Equal values, or missing on both sides."""
     both_missing = old.isna().to_numpy() & new.isna().to_numpy()
-    if old.dtype == object:  # lists (markets, ...) compare item by item
-        equal = np.array([a == b if isinstance(a, list) else False
-                          for a, b in zip(old, new, strict=True)], dtype=bool)
+    if old.dtype == object:  # lists (markets, ...), or text in pandas 2.2's object dtype
+        equal = np.array([_equal(a, b) for a, b in zip(old, new, strict=True)], dtype=bool)
     else:
         equal = (old.to_numpy() == new.to_numpy())
         equal = np.asarray(pd.array(equal).fillna(False), dtype=bool)
     return equal | both_missing
+
+
+def _equal(a: object, b: object) -> bool:
+    """Two values of an object column: lists item by item, scalars by ``==``; NA is unequal."""
+    if isinstance(a, list) or isinstance(b, list):
+        return isinstance(a, list) and isinstance(b, list) and a == b
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # pd.NA == x is NA; missing on both sides is handled apart
+        return False
 
 
 def _text(values: pd.Series) -> list[object]:
