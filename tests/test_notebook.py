@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import re
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -17,6 +19,10 @@ NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "explore.ipynb
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # tqdm's text for a bar without a total: "0ICO [00:00, ?ICO/s]", "0it [...]", "0/0 [...]"
 NO_TOTAL = re.compile(r"(^|[\s:|])\d+(ICO|it|page) \[|(^|\D)0/0 \[|\?ICO/s\]")
+# The kernel's clock: real time moved so that the test begins at this noon (UTC). The
+# request ledger counts per UTC day: a run across the real midnight counted its requests on
+# two days (the first run's count, and "spent by the second call" = after - before, broke).
+NOON = dt.datetime(2026, 6, 15, 12, tzinfo=dt.UTC)
 
 
 def _bars(cell) -> list:
@@ -32,9 +38,13 @@ def test_notebook_is_stored_without_outputs():
                for c in nb.cells if c.cell_type == "code")
 
 
-def _execute(workdir: Path):
-    """Run the notebook top to bottom in a kernel started in ``workdir``; the executed notebook."""
+def _execute(workdir: Path, shift: float):
+    """Run the notebook top to bottom in a kernel started in ``workdir``, its clock ``shift``
+    seconds from the real one (ticking); the executed notebook."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(  # before anything: a fixed ledger day
+        "import time, time_machine\n"
+        f"time_machine.travel(time.time() + {shift!r}, tick=True).start()"))
     imported = set(sys.modules)
     try:
         NotebookClient(nb, timeout=300, kernel_name="python3",
@@ -77,7 +87,8 @@ def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
     root = str(NOTEBOOK.parent.parent)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root,
                                                                     os.environ.get("PYTHONPATH")])))
-    nb = _execute(tmp_path)
+    shift = NOON.timestamp() - time.time()  # both runs on one ledger day, whatever the date
+    nb = _execute(tmp_path, shift)
     everything = _texts(nb)
     assert "started the embedded sandbox" in everything
     assert "InvalidParameter" in everything
@@ -94,8 +105,9 @@ def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
     folders = sorted(p.name for p in cache.iterdir())
     assert len(folders) == 2 and folders[0] == "quota" and folders[1].startswith("sandbox-0-")
     ledgers = _ledgers(cache)
+    assert {day for day, _ in ledgers.values()} == {NOON.date().isoformat()}
     assert sum(sent for _, sent in ledgers.values()) > 700  # the first run's requests
-    again = _execute(tmp_path)
+    again = _execute(tmp_path, shift)
     assert "requests spent by the second call: 0" in _texts(again)
     assert sorted(p.name for p in cache.iterdir()) == folders
     assert _ledgers(cache) == ledgers  # not one request booked

@@ -104,3 +104,39 @@ def test_a_list_kept_by_another_process_after_this_load_looked_is_not_paged_agai
         again = ListQuery(dict(params))
         assert lists.claim(again, cache.read_list(params)) is True
         assert lists.waiting == []
+
+
+def test_a_list_kept_by_another_process_while_this_load_reads_the_cache_answers_it(tmp_path):
+    """The race behind both cold loads paging one list (both ``from_cache: false`` under
+    load): the other process keeps the list after this load read the clock and before it
+    read the cache, so the list it finds was fetched "after now". That is not a clock
+    stepped back: the list answers the load (and its claim is then free, so nothing else
+    would stop it paging the list a second time)."""
+    import datetime as dt
+
+    import time_machine
+
+    from icoframes.fetch.localquery import cached_query
+    from icoframes.fetch.policy import PROFILE_MAX_AGE
+    from icoframes.parse.lists import list_frame
+    from icoframes.store.cache import Cache
+    from icoframes.store.derived import DerivedTables
+
+    params = {"status": "past"}
+    items = [{"id": 7, "main": {"name": "Seven"}}]
+    other = Cache(tmp_path, "http://127.0.0.1:9")
+
+    class PeerKeepsTheListFirst(Cache):  # the other process is scheduled in between
+        def read_list(self, asked):
+            traveller.shift(dt.timedelta(seconds=1))  # a moment passes
+            other.write_list(asked, items, list_frame(items, status="past"), total_icos=1)
+            return super().read_list(asked)
+
+    with time_machine.travel(dt.datetime(2026, 11, 26, 3, tzinfo=dt.UTC), tick=False) as traveller:
+        cache = PeerKeepsTheListFirst(tmp_path, "http://127.0.0.1:9")
+        query, stored = cached_query(dict(params), cache, DerivedTables(cache), offline=False,
+                                     refresh=False, limit=dt.timedelta(hours=1),
+                                     ages=PROFILE_MAX_AGE)
+    assert stored is not None
+    assert query.from_cache and query.frame is not None, query.declined
+    assert query.frame["id"].tolist() == [7]

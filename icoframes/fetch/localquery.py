@@ -257,8 +257,10 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
     (``frame`` None) for the load to page, with why no cached list could answer
     (``declined``) and its own stale copy (the answer when paging fails).
     """
-    now = utcnow()
     stored = cache.read_list(params)
+    # the clock after the read: a list another process kept while this load read the
+    # cache is not "fetched in the future" (a clock stepped back), nor paged a second time
+    now = utcnow()
     if stored is not None:
         cached = ListQuery(params)
         cached.use_cached(stored)
