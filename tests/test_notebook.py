@@ -8,7 +8,6 @@ import os
 import re
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 import nbformat
@@ -43,8 +42,9 @@ def _execute(workdir: Path, shift: float):
     seconds from the real one (ticking); the executed notebook."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(  # before anything: a fixed ledger day
-        "import time, time_machine\n"
-        f"time_machine.travel(time.time() + {shift!r}, tick=True).start()"))
+        "import datetime, time_machine\n"
+        "time_machine.travel(datetime.datetime.now(datetime.UTC)"
+        f" + datetime.timedelta(seconds={shift!r}), tick=True).start()"))
     imported = set(sys.modules)
     try:
         NotebookClient(nb, timeout=300, kernel_name="python3",
@@ -87,7 +87,7 @@ def test_notebook_executes_against_the_sandbox(tmp_path, monkeypatch):
     root = str(NOTEBOOK.parent.parent)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root,
                                                                     os.environ.get("PYTHONPATH")])))
-    shift = NOON.timestamp() - time.time()  # both runs on one ledger day, whatever the date
+    shift = (NOON - dt.datetime.now(dt.UTC)).total_seconds()  # one ledger day, whatever the date
     nb = _execute(tmp_path, shift)
     everything = _texts(nb)
     assert "started the embedded sandbox" in everything
