@@ -140,3 +140,40 @@ def test_a_list_kept_by_another_process_while_this_load_reads_the_cache_answers_
     assert stored is not None
     assert query.from_cache and query.frame is not None, query.declined
     assert query.frame["id"].tolist() == [7]
+
+
+def test_a_list_kept_by_its_pager_between_a_waiting_loads_look_and_claim_is_used(tmp_path):
+    """The other race of two cold loads: the load waiting for the list looks in the store
+    (not there yet), then the pager keeps the list and releases its claim, then the waiting
+    load claims: the claim is free, yet the list is there and answers the load, unpaged."""
+    from icoframes.fetch.paging import ListQuery
+    from icoframes.fetch.sharedlists import SharedLists, list_claim_id
+    from icoframes.parse.lists import list_frame
+    from icoframes.store.cache import Cache
+
+    params = {"status": "past"}
+    items = [{"id": 7, "main": {"name": "Seven"}}]
+    pager = Cache(tmp_path, "http://127.0.0.1:9")
+    with pager.claims() as theirs:
+        assert theirs.claim([list_claim_id(params)])[0]  # the other process pages the list
+        looks: list[bool] = []
+
+        class PagerKeepsItJustAfterTheLook(Cache):
+            def read_list(self, asked):
+                seen = super().read_list(asked)
+                if not looks:  # the look in poll, before its claim
+                    pager.write_list(asked, items, list_frame(items, status="past"),
+                                     total_icos=1)
+                    theirs.release([list_claim_id(asked)])
+                looks.append(seen is None)
+                return seen
+
+        cache = PagerKeepsItJustAfterTheLook(tmp_path, "http://127.0.0.1:9")
+        with cache.claims() as mine:
+            lists = SharedLists(cache, lambda: mine)
+            query = ListQuery(dict(params))
+            assert lists.claim(query, None) is False  # claimed by the pager: waited for
+            arrived, to_page = lists.poll()
+            assert to_page == [] and arrived == [query]  # not paged a second time
+            assert query.from_cache and query.frame["id"].tolist() == [7]
+            assert mine.held == frozenset() and lists.waiting == []

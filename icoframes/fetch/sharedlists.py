@@ -80,11 +80,15 @@ class SharedLists:
         arrived, to_page, still = [], [], []
         for query, stored in self.waiting:
             kept = self._kept(query, stored)
+            if kept is None and self._claims().claim([list_claim_id(query.params)])[0]:
+                kept = self._kept(query, stored)  # kept and released since the look above
+                if kept is None:
+                    to_page.append((query, stored))
+                    continue
+                self.release(query)
             if kept is not None:
                 query.use_cached(kept)
                 arrived.append(query)
-            elif self._claims().claim([list_claim_id(query.params)])[0]:
-                to_page.append((query, stored))
             else:
                 still.append((query, stored))
         self.waiting = still
