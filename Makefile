@@ -25,9 +25,16 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(PY) -m mypy
 
-# pytest exits 5 when it collected nothing: treat that as a failure so CI never passes on nothing.
-test: $(STAMP) lint
+# make lint runs beside pytest (mypy is one process, and pytest's two workers wait on sockets
+# and children much of the time): on a clean clone its cold mypy no longer comes first. Its
+# output follows pytest's; either failing fails the target. pytest exits 5 when it collected
+# nothing: treat that as a failure so CI never passes on nothing.
+test: $(STAMP)
+	@log=$$(mktemp); $(MAKE) --no-print-directory lint > "$$log" 2>&1 & lint=$$!; \
+	echo "$(PY) -m pytest -n 2 -q  (make lint beside it)"; \
 	$(PY) -m pytest -n 2 -q; rc=$$?; \
+	wait $$lint; lrc=$$?; cat "$$log"; rm -f "$$log"; \
+	if [ $$lrc -ne 0 ]; then echo "make lint failed (exit $$lrc)" >&2; exit $$lrc; fi; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
 
 # The documentation site, offline; a warning fails the build. Open docs/_build/html/index.html.

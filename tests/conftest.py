@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 import icoframes
@@ -35,3 +37,14 @@ def clean_settings(monkeypatch):
     icoframes.reset_configuration()
     yield
     icoframes.reset_configuration()
+
+
+@pytest.fixture
+def quick_retries(monkeypatch):
+    """Clients made by loads and the CLI retry as often as by default, after waits of 1-2 ms
+    instead of 0.1-5 s: a test of what a failing request leads to, not of the backoff
+    (tests/test_client.py tests that), waits for nothing. Only the policy's default is
+    changed; the requests, their failures and their count are real."""
+    from icoframes.api import client
+    monkeypatch.setattr(client, "RetryPolicy",
+                        functools.partial(client.RetryPolicy, backoff=0.001, max_backoff=0.002))

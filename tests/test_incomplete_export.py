@@ -48,7 +48,7 @@ class Directory:
 
 
 @pytest.fixture
-def service(tmp_path, monkeypatch):
+def service(tmp_path, monkeypatch, quick_retries):
     directory = Directory(range(1, 13))
     with HostileServer({LIST: directory.page, PROFILE: directory.profile}) as srv:
         icoframes.reset_configuration()

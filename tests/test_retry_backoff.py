@@ -46,7 +46,7 @@ def _load(**kwargs):
     return icos, " ".join(str(w.message) for w in caught)
 
 
-def test_a_profile_failing_load_after_load_is_tried_at_growing_intervals(configure):
+def test_a_profile_failing_load_after_load_is_tried_at_growing_intervals(configure, quick_retries):
     profiles = _Profiles(bad={20})
     with HostileServer({LIST: paged_list(20), PROFILE: profiles}) as srv:
         configure(srv)
