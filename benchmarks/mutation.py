@@ -46,7 +46,16 @@ class Module:
     # lines (regular expressions) whose statements are not mutated, each with the reason
     # no test could ever kill a mutant there; the report lists them
     skip: tuple[tuple[str, str], ...] = ()
+    # tests (pytest node ids) left out of the run, each with the reason it cannot pass
+    # under mutmut at all (not on a mutant: on the unmutated code); the report lists them
+    deselect: tuple[tuple[str, str], ...] = ()
 
+
+# mutmut calls each function through a trampoline in its own package: a test that
+# checks a warning names the user's line (errors.warn walks the stack to the first frame
+# outside icoframes) sees the trampoline's frame instead
+_WARNING_LINE = "a warning's line is the trampoline's under mutmut (errors.warn names the " \
+                "first frame outside icoframes)"
 
 MODULES: dict[str, Module] = {
     "parse": Module(("icoframes/parse/*",),
@@ -60,7 +69,9 @@ MODULES: dict[str, Module] = {
     # test_freshness.py (sandbox loads over days of simulated time) takes minutes per
     # surviving mutant on 2 shared cores: policy is judged by its direct tests alone
     "policy": Module(("icoframes/fetch/policy.py",), ()),
-    "money": Module(("icoframes/money/*",), ("tests/test_money.py",)),
+    "money": Module(("icoframes/money/*",), ("tests/test_money.py",), deselect=(
+        ("tests/test_money.py::test_the_old_name_max_age_works_for_one_version_with_a_future"
+         "_warning", _WARNING_LINE),)),
     "features": Module(("icoframes/features.py",), ("tests/test_features.py",), skip=(
         (r"^def _f\(|^    return Feature\(name, dtype, definition, needs_rates\)$",
          "_f builds FEATURES once, when features.py is imported: mutmut switches "
@@ -102,7 +113,7 @@ def module_of(name: str) -> Module:
     if not part:
         return whole
     folder = whole.sources[0].removesuffix("/*")
-    return Module((f"{folder}/{part}.py",), whole.tests, whole.skip)
+    return Module((f"{folder}/{part}.py",), whole.tests, whole.skip, whole.deselect)
 
 
 def tree_state() -> str:
@@ -146,6 +157,7 @@ def prepare(name: str, baseline: bool) -> Path:
         "only_mutate =", *(f"    {glob}" for glob in module_of(name).sources),
         # the suite's order is random elsewhere; here a fixed order keeps runs comparable
         "pytest_add_cli_args =", "    -p", "    no:randomly", "    -p", "    no:cacheprovider",
+        *(f"    --deselect={test}" for test, _ in module_of(name).deselect),
         "pytest_add_cli_args_test_selection =",
         *(f"    {t}" for t in tests_of(name, baseline=baseline)),
         # a mutant that hangs (a loop that never ends, a wait never woken) is stopped
@@ -298,6 +310,8 @@ def section(result: Result) -> str:
         out.append(_row("**all**", total))
     for line, why in module_of(name).skip:
         out += ["", f"Not mutated: statements starting on lines matching `{line}`: {why}."]
+    for test, why in module_of(name).deselect:
+        out += ["", f"Not run: `{test}`: {why}."]
     survivors = [row for row in rows
                  if row["status"] not in ("killed", "timeout", "not checked")]
     out += ["", f"Not killed ({len(survivors)}):", ""]

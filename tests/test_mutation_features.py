@@ -84,6 +84,20 @@ def test_a_time_zone_aware_as_of_is_taken_in_utc():
                 as_of=pd.Timestamp("2018-06-01 03:00", tz="Europe/Berlin")) == [True]
 
 
+def test_as_of_by_default_is_now_in_utc_whatever_the_local_time_zone():
+    import datetime as dt
+    import zoneinfo
+
+    import time_machine
+
+    profile = _dated(1, "ongoing", "01.05.2018 00:00:00", "01.06.2018 00:00:00")
+    # 22:00 in New York (the process's local time) is 02:00 UTC on the next day: the sale
+    # ended two hours ago, not two hours ahead
+    local = dt.datetime(2018, 5, 31, 22, 0, tzinfo=zoneinfo.ZoneInfo("America/New_York"))
+    with time_machine.travel(local, tick=False):
+        assert _one("status_disagrees_with_dates", [profile], as_of=None) == [True]
+
+
 def test_as_of_that_is_not_a_date_is_refused():
     with pytest.raises(ValueError, match="as_of must be a date, got 'NaT'"):
         compute_features(icoframes.tidy([{"id": 1}]), as_of="NaT")

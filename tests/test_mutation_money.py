@@ -171,3 +171,97 @@ def test_an_icos_argument_that_is_not_a_frame_is_refused():
         to_usd([{"hard_cap": 1.0}], _long(("2018-01-01", "ETH", 1.0)))
     with pytest.raises(ValueError, match="rates must be a pandas DataFrame, got dict"):
         normalize_rates({"ETH": [1.0]})
+
+
+# -- sale_prices: which snapshot holds the ICO price ---------------------------------------
+
+
+def _snaps(**columns: object) -> pd.DataFrame:
+    n = len(next(iter(columns.values())))  # type: ignore[arg-type]
+    base: dict[str, object] = {
+        "snapshot_date": pd.to_datetime(["2018-03-01"] * n, format="ISO8601"),
+        "id": [1] * n, "status": ["ongoing"] * n, "token_price": [0.1] * n,
+        "token_price_unit": ["ETH"] * n,
+        "start_datetime": pd.to_datetime(["2018-02-01"] * n, format="ISO8601"),
+        "end_datetime": pd.to_datetime(["2018-03-31"] * n, format="ISO8601"),
+        "fetched_at": pd.to_datetime(["2018-03-01 03:15"] * n, format="ISO8601", utc=True)}
+    base.update(columns)
+    return pd.DataFrame(base)
+
+
+def test_sale_prices_names_the_reader_of_snapshots_it_needs():
+    from icoframes.money import sale_prices
+
+    with pytest.raises(ValueError, match=r"^snapshots lack columns \['status'\]: give the icos "
+                                         r"table of icoframes\.read_snapshots\(out\)$"):
+        sale_prices(_snaps(token_price=[0.1]).drop(columns="status"))
+
+
+def test_a_snapshot_without_a_status_is_not_taken_as_during_the_sale():
+    from icoframes.money import sale_prices
+
+    snaps = _snaps(id=[1, 2], status=[None, "Ongoing "], token_price=[0.1, 0.2])
+    assert sale_prices(snaps)[["id", "token_price"]].values.tolist() == [[2, 0.2]]
+
+
+def test_a_profile_fetched_exactly_at_the_end_of_the_sale_holds_its_price():
+    from icoframes.money import sale_prices
+
+    end = pd.to_datetime(["2018-03-31 12:00"] * 2, format="ISO8601")
+    snaps = _snaps(id=[1, 2], token_price=[0.1, 0.2], end_datetime=end,
+                   fetched_at=pd.to_datetime(["2018-03-31 12:00", "2018-03-31 12:00:01"],
+                                             format="ISO8601", utc=True))
+    assert sale_prices(snaps)["id"].tolist() == [1]
+
+
+def test_the_last_fetch_during_the_sale_wins_whatever_the_order_of_the_snapshots():
+    from icoframes.money import sale_prices
+
+    # newest first, and the snapshot dates do not follow the fetch times
+    snaps = _snaps(id=[1, 1, 1], token_price=[0.3, 0.1, 0.2],
+                   snapshot_date=pd.to_datetime(["2018-03-01", "2018-03-03", "2018-03-02"],
+                                                format="ISO8601"),
+                   fetched_at=pd.to_datetime(["2018-03-05", "2018-03-01", "2018-03-02"],
+                                             format="ISO8601", utc=True))
+    prices = sale_prices(snaps)
+    assert prices["token_price"].tolist() == [0.3]
+    assert prices["snapshot_date"].tolist() == [pd.Timestamp("2018-03-01")]
+
+
+def test_the_deprecated_keyword_shows_as_not_given_in_help():
+    import inspect
+
+    # help(to_usd) shows the signature: the old name's default must read as "not given"
+    assert "max_age: 'object' = <not given>)" in str(inspect.signature(to_usd))
+
+
+def test_sale_prices_of_snapshots_without_a_snapshot_date():
+    from icoframes.money import sale_prices
+    from icoframes.money.prices import SALE_PRICE_COLUMNS
+
+    snaps = _snaps(id=[3, 1], token_price=[0.3, 0.1]).drop(columns="snapshot_date")
+    prices = sale_prices(snaps.set_index(pd.Index([10, 20])))
+    assert prices.columns.tolist() == ["id", *SALE_PRICE_COLUMNS]
+    assert prices.index.tolist() == [0, 1] and prices["id"].tolist() == [1, 3]
+    assert str(prices["snapshot_date"].dtype) == "datetime64[ms]"
+    assert prices["snapshot_date"].isna().all()
+
+
+# -- wide columns in Yahoo's "=X" form --------------------------------------------------------
+
+
+def test_a_yahoo_ticker_of_a_crypto_alias_is_refused_under_its_code():
+    # XBT is BTC: no government issues it, so "XBT=X" is not a Yahoo FX ticker
+    rates = pd.DataFrame({"XBT=X": [1.0]}, index=pd.to_datetime(["2018-01-01"]))
+    with pytest.raises(ValueError, match=r"column 'XBT=X' is not a Yahoo ticker: 'XXX=X' is a "
+                                         r"government currency per USD; for BTC give 'BTC-USD' "
+                                         r"\(USD per BTC\)"):
+        normalize_rates(rates)
+
+
+def test_a_yahoo_ticker_of_another_shape_is_refused_as_ambiguous():
+    rates = pd.DataFrame({"EURJPY1=X": [1.0]}, index=pd.to_datetime(["2018-01-01"]))
+    with pytest.raises(ValueError, match=r"column 'EURJPY1=X' is not a Yahoo exchange-rate "
+                                         r"ticker \('XXX=X' or 'XXXYYY=X'\): its direction is "
+                                         r"ambiguous"):
+        normalize_rates(rates)
