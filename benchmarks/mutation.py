@@ -57,6 +57,11 @@ class Module:
 _WARNING_LINE = "a warning's line is the trampoline's under mutmut (errors.warn names the " \
                 "first frame outside icoframes)"
 
+# 2 cores shared by 8 engineers: a test that loads from the sandbox or plots takes 5 to
+# 15 s, run again for each of the hundreds of mutants of the function it reaches
+_SLOW = ("a sandbox load or plot of 5 to 15 s, run for every mutant it reaches: too slow for "
+         "2 shared cores (the fast tests of the same file reach the same functions)")
+
 MODULES: dict[str, Module] = {
     "parse": Module(("icoframes/parse/*",),
                     ("tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
@@ -71,7 +76,12 @@ MODULES: dict[str, Module] = {
     "policy": Module(("icoframes/fetch/policy.py",), ()),
     "money": Module(("icoframes/money/*",), ("tests/test_money.py",), deselect=(
         ("tests/test_money.py::test_the_old_name_max_age_works_for_one_version_with_a_future"
-         "_warning", _WARNING_LINE),)),
+         "_warning", _WARNING_LINE),
+        *((f"tests/test_money.py::{test}", _SLOW) for test in (
+            "test_dates_of_year_1_2263_and_9999_survive_every_function_downstream",
+            "test_loaded_icos_convert_past_prices_at_their_fetch_and_ongoing_at_the_sale",
+            "test_sandbox_amounts_in_eth_btc_eur_convert_to_realistic_usd",
+            "test_sandbox_wide_rates_give_the_long_forms_dollars")))),
     "features": Module(("icoframes/features.py",), ("tests/test_features.py",), skip=(
         (r"^def _f\(|^    return Feature\(name, dtype, definition, needs_rates\)$",
          "_f builds FEATURES once, when features.py is imported: mutmut switches "
