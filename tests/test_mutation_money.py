@@ -265,3 +265,75 @@ def test_a_yahoo_ticker_of_another_shape_is_refused_as_ambiguous():
                                          r"ticker \('XXX=X' or 'XXXYYY=X'\): its direction is "
                                          r"ambiguous"):
         normalize_rates(rates)
+
+
+# -- check_magnitudes: hard caps orders of magnitude off against what was raised ------------
+
+
+def _caps(units: list[str], caps: list[float], raised: list[float]) -> pd.DataFrame:
+    icos = _icos(len(units), hard_cap=caps, caps_unit=units,
+                 end_datetime=["2018-03-04"] * len(units))
+    icos["raised"] = raised
+    return icos
+
+
+def _magnitude_warnings(icos: pd.DataFrame, rates: pd.DataFrame) -> list[str]:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        to_usd(icos, rates, columns=["hard_cap"])
+    return [str(w.message) for w in caught if "come out" in str(w.message)]
+
+
+def test_a_currency_is_judged_against_usd_caps_that_are_not_what_was_raised():
+    # caps stated in USD are 10x what those ICOs raised (median log10: 1); the JPY caps
+    # would be too with the right rate, but its rate is read the wrong way (JPY per USD
+    # taken as USD per JPY): 11,236x (106 squared) on top of the same 10x, ICOs of
+    # other sizes than the USD ones
+    usd_raised, jpy_raised = [1e7, 5e7, 1e8], [1e6, 2e6, 3e6]
+    icos = _caps(["USD"] * 3 + ["JPY"] * 3,
+                 [10 * r for r in usd_raised] + [106 * 10 * r for r in jpy_raised],
+                 usd_raised + jpy_raised)
+    [message] = _magnitude_warnings(icos, _long(("2018-03-04", "JPY", 106.0)))
+    assert message.startswith("to_usd: hard caps in JPY come out 11,236x larger against what "
+                              "the same ICOs raised than caps stated in USD (median of 3 ICOs)")
+
+
+def test_a_currency_worth_more_than_a_dollar_read_the_wrong_way_comes_out_smaller():
+    # BTC caps of what was raised, its rate (8,000 USD per BTC) given as BTC per USD: caps of
+    # an eighth of a dollar; no caps in USD to compare with (the reference is then 1x)
+    icos = _caps(["BTC"] * 3, [1000.0, 2000.0, 500.0], [8e6, 16e6, 4e6])
+    rates = pd.DataFrame({"date": ["2018-03-04"], "currency": ["BTC"], "units_per_usd": [8000.0]})
+    [message] = _magnitude_warnings(icos, rates)
+    assert message.startswith("to_usd: hard caps in BTC come out 64,000,000x smaller against "
+                              "what the same ICOs raised than caps stated in USD (median of 3 "
+                              "ICOs): are the BTC rates quoted the other way")
+
+
+def test_caps_exactly_two_orders_of_magnitude_off_are_named():
+    icos = _caps(["EUR"] * 3, [1e8, 2e8, 5e7], [1e6, 2e6, 5e5])
+    [message] = _magnitude_warnings(icos, _long(("2018-03-04", "EUR", 1.0)))
+    assert "hard caps in EUR come out 100x larger" in message
+
+
+def test_only_icos_with_both_a_cap_and_a_raised_amount_count_towards_the_three():
+    # two JPY ICOs raised something; two more have a cap but no raised amount: two judged
+    icos = _caps(["JPY"] * 4, [1.06e9, 2.12e9, 5.3e8, 1e9], [1e7, 2e7, np.nan, np.nan])
+    assert _magnitude_warnings(icos, _long(("2018-03-04", "JPY", 106.0))) == []
+
+
+def test_icos_that_raised_one_dollar_are_judged_too():
+    icos = _caps(["JPY"] * 3, [106.0, 106.0, 106.0], [1.0, 1.0, 1.0])
+    [message] = _magnitude_warnings(icos, _long(("2018-03-04", "JPY", 106.0)))
+    assert "hard caps in JPY come out 11,236x larger" in message
+
+
+def test_zero_caps_and_zero_raised_amounts_raise_no_numpy_warning():
+    import warnings
+
+    icos = _caps(["USD"] * 3, [0.0, 5e6, 0.0], [0.0, 0.0, 5e6])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning of a division by zero fails
+        out = to_usd(icos, _long(("2018-03-04", "ETH", 1.0)), columns=["hard_cap"])
+    assert out["hard_cap_usd"].tolist() == [0.0, 5e6, 0.0]
