@@ -337,3 +337,21 @@ def test_zero_caps_and_zero_raised_amounts_raise_no_numpy_warning():
         warnings.simplefilter("error")  # a RuntimeWarning of a division by zero fails
         out = to_usd(icos, _long(("2018-03-04", "ETH", 1.0)), columns=["hard_cap"])
     assert out["hard_cap_usd"].tolist() == [0.0, 5e6, 0.0]
+
+
+# -- long-form rates: what each refusal says --------------------------------------------------
+
+
+def test_long_form_with_quote_is_refused_saying_where_its_direction_is():
+    with pytest.raises(ValueError, match=r"^quote= is for the bare currency columns of wide "
+                                         r"rates; long form names its direction by its value "
+                                         r"column \(usd_per_unit or units_per_usd\)$"):
+        normalize_rates(_long(("2018-01-01", "ETH", 1.0)), quote="usd_per_unit")
+
+
+def test_long_form_with_two_value_columns_lists_the_names_of_a_direction():
+    rates = _long(("2018-01-01", "ETH", 1.0)).assign(units_per_usd=1.0)
+    with pytest.raises(ValueError, match=r"^long-form rates need one value column, got "
+                                         r"\['usd_per_unit', 'units_per_usd'\]: usd_per_unit, "
+                                         r"usd, units_per_usd each name a direction$"):
+        normalize_rates(rates)
