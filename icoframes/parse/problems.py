@@ -82,7 +82,7 @@ class Problems:
         # in the order added; a reason is None only for records of older versions (extend)
         self._found: dict[tuple[str, str],
                           list[tuple[list[object], np.ndarray | None,
-                                     Sequence[Reason | None]]]] = {}
+                                     Sequence[str | None]]]] = {}
 
     def __len__(self) -> int:
         """How many values could not be read."""
@@ -124,12 +124,12 @@ class Problems:
         self._store(table, column, values, ids, reasons)
 
     def _store(self, table: str, column: str, values: list[object],
-               ids: Iterable[object] | None, reasons: Sequence[Reason | None]) -> None:
+               ids: Iterable[object] | None, reasons: Sequence[str | None]) -> None:
         if len(reasons) != len(values):
             raise ValueError(f"{table}.{column}: {len(reasons)} reasons for {len(values)} values")
-        undeclared = set(reasons) - REASONS.keys() - {None}
+        undeclared = sorted(map(str, set(reasons) - REASONS.keys() - {None}))
         if undeclared:
-            raise ValueError(f"{table}.{column}: undeclared reasons {sorted(undeclared)}; "
+            raise ValueError(f"{table}.{column}: undeclared reasons {undeclared}; "
                              "declare them in icoframes.reasons")
         id_array = None
         if ids is not None:
@@ -204,7 +204,7 @@ class Problems:
                             [record.get("ico_id")], [reason if reason is None else str(reason)])
             else:  # the per-column shape of older versions
                 count = int(record.get("count") or 0)
-                examples: list[object] = [str(e) for e in record.get("examples") or []][:count]
+                examples: list[object] = [str(e) for e in (record.get("examples") or [])[:count]]
                 if count:
                     self._store(table, column, examples + [_UNKNOWN] * (count - len(examples)),
                                 None, [None] * count)
@@ -219,8 +219,11 @@ class Problems:
             return empty_frame(PROBLEMS)
         order = {name: i for i, name in enumerate(TABLE_NAMES)}
         keys = sorted(self._found, key=lambda k: order.get(k[0], len(order)))
-        tables, columns, texts, id_parts = [], [], [], []
-        reasons: list[Reason | None] = []
+        tables: list[tuple[str, int]] = []
+        columns: list[tuple[str, int]] = []
+        texts: list[str | None] = []
+        id_parts: list[np.ndarray] = []
+        reasons: list[str | None] = []
         for key in keys:
             for values, ids, why in self._found[key]:
                 tables.append((key[0], len(values)))
@@ -230,10 +233,10 @@ class Problems:
                 reasons.extend(why)
         return pd.DataFrame({
             "ico_id": _ico_ids(id_parts),
-            "table": _repeated(tables, PROBLEMS.column("table").dtype),
-            "column": _repeated(columns, PROBLEMS.column("column").dtype),
-            "value": pd.array(texts, dtype=PROBLEMS.column("value").dtype),
-            "reason": pd.array(reasons, dtype=PROBLEMS.column("reason").dtype),
+            "table": _repeated(tables, _dtype("table")),
+            "column": _repeated(columns, _dtype("column")),
+            "value": pd.array(texts, dtype=_dtype("value")),
+            "reason": pd.array(reasons, dtype=_dtype("reason")),
         })
 
     def summary(self) -> pd.DataFrame:
@@ -288,6 +291,12 @@ def problems_of_load(profiles: pd.DataFrame, ico_ids: Iterable[int],
     # concat leaves out empty parts: pandas may loosen dtypes when given an empty frame
     parts = [part for part in (profiles[keep], listed.frame()) if len(part)]
     return pd.concat(parts, ignore_index=True) if parts else empty_frame(PROBLEMS)
+
+
+def _dtype(column: str) -> Any:
+    """The declared dtype of a ``PROBLEMS`` column, typed ``Any``: pandas-stubs' ``pd.array``
+    overloads take no general ``np.dtype | ExtensionDtype``."""
+    return PROBLEMS.column(column).dtype
 
 
 def _repeated(runs: list[tuple[str, int]], dtype: Any) -> Any:
