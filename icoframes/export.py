@@ -100,6 +100,7 @@ from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import age_limit
 from .files import atomic_write_bytes, atomic_write_table, utcnow
 from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
+from .queries import check_keywords, keywords_of
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
 
@@ -239,6 +240,7 @@ def export_tables(
     >>> written == manifest.manifest, written["rows"] == manifest.rows
     (True, True)
     """
+    check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     if snapshot and refresh is False:
         refresh = True  # a snapshot says what the service lists today, not what a cache held
     now = utcnow()

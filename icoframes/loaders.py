@@ -30,6 +30,7 @@ from .parse.problems import problems_of_load
 from .queries import (
     build_queries,
     check_load_arguments,
+    checked_keywords,
     combined_sort,
     keywords_of,
     sort_rows,
@@ -51,16 +52,8 @@ from .store.housekeeping import (
 from .store.ledger import QuotaLedger
 from .tables import Tables
 
-__all__ = [
-    "LoaderCall",
-    "cache_info",
-    "clear_cache",
-    "load_filters",
-    "load_icos",
-    "load_list",
-    "load_tables",
-    "prune_cache",
-]
+__all__ = ["LoaderCall", "cache_info", "clear_cache", "load_filters", "load_icos", "load_list",
+           "load_tables", "prune_cache"]
 
 DEFAULT_MAX_AGE = dt.timedelta(days=1)
 
@@ -72,6 +65,7 @@ ProfileMaxAge = dt.timedelta | float | int | Mapping[str, dt.timedelta | float |
 # -- the public functions -----------------------------------------------------
 
 
+@checked_keywords
 def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
                  offline: bool = False) -> pd.DataFrame:
     """The filter values the service offers (spec 2.1), one row per value.
@@ -267,6 +261,7 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
     return tables
 
 
+@checked_keywords
 def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     """What the cache of the configured service holds; with ``all=True``, every service's.
 
@@ -311,6 +306,7 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     return info(Cache(settings.cache_dir, settings.service_id), ledger)
 
 
+@checked_keywords
 def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     """Delete what is cached for the configured service; with ``all=True``, for every service.
 
@@ -329,6 +325,7 @@ def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     return remove_folder(Cache(settings.cache_dir, settings.service_id).dir, ledger=ledger)
 
 
+@checked_keywords
 def prune_cache(older_than: dt.timedelta | float | int, *,
                 ledgers: bool = False) -> CacheReport:
     """Delete what no load used for longer than ``older_than`` (a timedelta or seconds).
