@@ -283,8 +283,9 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
         configured), ``ledgers`` (keys with a request count) and ``other``
         (entries that are not the cache's, left alone).
 
-    Both are dataclasses; ``info["profiles"]`` still works in this version, and
-    goes in the next (use ``info.profiles``).
+    Both are dataclasses; ``info["profiles"]`` still works in this version with
+    a ``FutureWarning``, and goes in the next (use ``info.profiles``, or
+    ``info.as_dict()`` for a plain dict).
 
     Examples
     --------
