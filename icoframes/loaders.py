@@ -387,10 +387,6 @@ class LoaderCall:
             self._filters = self.filters(refresh=False, max_age=DEFAULT_MAX_AGE)
         return self._filters
 
-    def _query_params(self, status: str | None, filters: Mapping[str, Any],
-                      keywords: tuple[str, ...] = ()) -> list[dict]:
-        return build_queries(status, filters, self._filter_set, keywords=keywords)
-
     # lists and profiles -------------------------------------------------------
 
     def _crawl(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
@@ -400,8 +396,8 @@ class LoaderCall:
         check_load_arguments(refresh=refresh, budget=budget)
         limit = age_limit(max_age)
         ages = profile_max_age_of(profile_max_age)
-        queries = self._query_params(status, filters,  # a misspelled keyword: did you mean
-                                     keywords_of(load_tables if profiles else load_list))
+        queries = build_queries(status, filters, self._filter_set,  # refesh=: did you mean
+                                keywords=keywords_of(load_tables if profiles else load_list))
         return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles,
                                   ages=ages, budget=budget)
 
@@ -419,6 +415,11 @@ class LoaderCall:
                budget: int | None = None) -> Tables:
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
                               profile_max_age=profile_max_age, budget=budget)
+        return self.tables_of(listing, status, filters, only_icos=only_icos)
+
+    def tables_of(self, listing: pd.DataFrame, status: str | None, filters: Mapping[str, Any],
+                  *, only_icos: bool) -> Tables:
+        """The tables of a crawl's listing (or of ``QuotaExceeded.listing``), with its report."""
         listing = sort_rows(listing, combined_sort(status, filters),  # no status: together
                             lambda: self.context.derived.table("icos"))
         tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)
