@@ -122,7 +122,7 @@ class LoadContext:
         self.settings = settings if settings is not None else get_settings()
         if not self.settings.base_url:
             self.settings.require_credentials()  # raises ConfigError with set-up help
-        self.cache = Cache(self.settings.cache_dir, self.settings.service_id)
+        self.cache = Cache(self.settings.cache_dir, self.settings.service_id or "")
         convert(self.cache)  # a cache of icoframes 0.1's layout, once
         self.derived = DerivedTables(self.cache)
         mark_used(self.cache.dir)  # for prune_cache; never creates the folder
@@ -151,9 +151,9 @@ class LoadContext:
         """The request ledger of the configured public key."""
         if self._ledger is None:
             self.settings.require_credentials()
-            self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key,
+            self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key or "",
                                        self.settings.daily_quota,
-                                       service=self.settings.service_id,
+                                       service=self.settings.service_id or "",
                                        reset=self.settings.quota_reset)
         return self._ledger
 
