@@ -30,6 +30,7 @@ from .parse.problems import problems_of_load
 from .queries import (
     build_queries,
     check_load_arguments,
+    checked_keywords,
     combined_sort,
     keywords_of,
     sort_rows,
@@ -51,16 +52,8 @@ from .store.housekeeping import (
 from .store.ledger import QuotaLedger
 from .tables import Tables
 
-__all__ = [
-    "LoaderCall",
-    "cache_info",
-    "clear_cache",
-    "load_filters",
-    "load_icos",
-    "load_list",
-    "load_tables",
-    "prune_cache",
-]
+__all__ = ["LoaderCall", "cache_info", "clear_cache", "load_filters", "load_icos", "load_list",
+           "load_tables", "prune_cache"]
 
 DEFAULT_MAX_AGE = dt.timedelta(days=1)
 
@@ -72,6 +65,7 @@ ProfileMaxAge = dt.timedelta | float | int | Mapping[str, dt.timedelta | float |
 # -- the public functions -----------------------------------------------------
 
 
+@checked_keywords
 def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
                  offline: bool = False) -> pd.DataFrame:
     """The filter values the service offers (spec 2.1), one row per value.
@@ -267,6 +261,7 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
     return tables
 
 
+@checked_keywords
 def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     """What the cache of the configured service holds; with ``all=True``, every service's.
 
@@ -288,8 +283,9 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
         configured), ``ledgers`` (keys with a request count) and ``other``
         (entries that are not the cache's, left alone).
 
-    Both are dataclasses; ``info["profiles"]`` still works in this version, and
-    goes in the next (use ``info.profiles``).
+    Both are dataclasses; ``info["profiles"]`` still works in this version with
+    a ``FutureWarning``, and goes in the next (use ``info.profiles``, or
+    ``info.as_dict()`` for a plain dict).
 
     Examples
     --------
@@ -311,6 +307,7 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     return info(Cache(settings.cache_dir, settings.service_id), ledger)
 
 
+@checked_keywords
 def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     """Delete what is cached for the configured service; with ``all=True``, for every service.
 
@@ -329,6 +326,7 @@ def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     return remove_folder(Cache(settings.cache_dir, settings.service_id).dir, ledger=ledger)
 
 
+@checked_keywords
 def prune_cache(older_than: dt.timedelta | float | int, *,
                 ledgers: bool = False) -> CacheReport:
     """Delete what no load used for longer than ``older_than`` (a timedelta or seconds).
@@ -389,10 +387,6 @@ class LoaderCall:
             self._filters = self.filters(refresh=False, max_age=DEFAULT_MAX_AGE)
         return self._filters
 
-    def _query_params(self, status: str | None, filters: Mapping[str, Any],
-                      keywords: tuple[str, ...] = ()) -> list[dict]:
-        return build_queries(status, filters, self._filter_set, keywords=keywords)
-
     # lists and profiles -------------------------------------------------------
 
     def _crawl(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
@@ -402,8 +396,8 @@ class LoaderCall:
         check_load_arguments(refresh=refresh, budget=budget)
         limit = age_limit(max_age)
         ages = profile_max_age_of(profile_max_age)
-        queries = self._query_params(status, filters,  # a misspelled keyword: did you mean
-                                     keywords_of(load_tables if profiles else load_list))
+        queries = build_queries(status, filters, self._filter_set,  # refesh=: did you mean
+                                keywords=keywords_of(load_tables if profiles else load_list))
         return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles,
                                   ages=ages, budget=budget)
 
@@ -421,6 +415,11 @@ class LoaderCall:
                budget: int | None = None) -> Tables:
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
                               profile_max_age=profile_max_age, budget=budget)
+        return self.tables_of(listing, status, filters, only_icos=only_icos)
+
+    def tables_of(self, listing: pd.DataFrame, status: str | None, filters: Mapping[str, Any],
+                  *, only_icos: bool) -> Tables:
+        """The tables of a crawl's listing (or of ``QuotaExceeded.listing``), with its report."""
         listing = sort_rows(listing, combined_sort(status, filters),  # no status: together
                             lambda: self.context.derived.table("icos"))
         tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)
