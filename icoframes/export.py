@@ -97,9 +97,10 @@ import pyarrow as pa
 from ._version import __version__
 from .errors import EmptyResult
 from .exported import MANIFEST, SNAPSHOT_PREFIX
-from .fetch import age_limit
+from .fetch import Load, age_limit
 from .files import atomic_write_bytes, atomic_write_table, utcnow
-from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
+from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
+from .queries import keywords_of
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
 
@@ -244,10 +245,11 @@ def export_tables(
     now = utcnow()
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
-    load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
+    load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     with Staging(Path(out)) as staging:  # out is checked writable here: no request yet
         tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
-                             profile_max_age=profile_max_age, budget=budget, only_icos=False)
+                             profile_max_age=profile_max_age, budget=budget, only_icos=False,
+                             keywords=keywords_of(load_tables))
         stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
         queries = list(stated.get("queries", []))
         if not len(tables.icos) and not allow_empty:
