@@ -74,14 +74,10 @@ class Load:
 
     Attributes
     ----------
-    settings : Settings
-        Resolved settings; a base URL is required, keys only once a request is needed.
-    cache : Cache
-        The raw store of the service's folder.
-    derived : DerivedTables
-        The tidy tables derived from ``cache``.
-    control : LoadControl
-        Shared by every request of the load: Ctrl-C and the circuit breaker stop them all.
+    settings, cache, derived, service, control
+        The resolved settings; the raw store of the service's folder and the tidy tables
+        derived from it; the client and ledger (:class:`.service.Service`); the stop
+        switch every request shares (Ctrl-C and the circuit breaker stop them all).
     """
 
     def __init__(self, *, offline: bool = False, progress: bool | None = None,
@@ -138,16 +134,10 @@ class Load:
 
     def filters(self, *, refresh: bool, max_age: Any) -> pd.DataFrame:
         """The filter set: cached when fresh enough, else fetched (one request) and cached."""
-        frame, query = filter_set(self.cache, self._fetch_filters, refresh=refresh,
+        frame, query = filter_set(self.cache, self.service.fetch_filters, refresh=refresh,
                                   limit=age_limit(max_age), offline=self.offline)
         frame.attrs["icoframes"] = {"queries": [query], "requests": self.requests_spent()}
         return frame
-
-    def _fetch_filters(self) -> Any:
-        try:
-            return self.service.client("the filter set").filters()
-        finally:
-            self.service.close()
 
     def _filter_set(self) -> pd.DataFrame:
         """The filter set names are checked against: read once per load, cached for a day."""
@@ -174,6 +164,11 @@ class Load:
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
                               profile_max_age=profile_max_age, budget=budget,
                               keywords=keywords)
+        return self.tables_of(listing, status, filters, only_icos=only_icos)
+
+    def tables_of(self, listing: pd.DataFrame, status: str | None, filters: Mapping[str, Any],
+                  *, only_icos: bool) -> Tables:
+        """The tables of a crawl's listing (or of ``QuotaExceeded.listing``), with its report."""
         listing = sort_rows(listing, combined_sort(status, filters),  # no status: together
                             lambda: self.derived.table("icos"))
         tables = (Tables.empty() if listing.empty
@@ -214,16 +209,23 @@ class Load:
                     f"({self.cache.dir}): no list for {[q.params for q in self.queries]}. "
                     "Load it once online first.")
             self._run()
+        except QuotaExceeded as exc:  # what was listed before the limit: an export keeps it
+            exc.listing = self._listing(stopped="quota")
+            raise
         finally:
             self.service.close()
             if made and self.service.reached and not any(self.requests_spent().values()):
                 forget_unreached(self.cache)
+        return self._listing()
+
+    def _listing(self, **stopped: str) -> pd.DataFrame:
+        """The rows of every list the crawl answered, with its summary in ``attrs``."""
         frames = [q.frame for q in self.queries if q.frame is not None]
         listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
         listing = listing.drop_duplicates("id", keep="first").reset_index(drop=True)
         listing.attrs["icoframes"] = {
             "queries": [q.summary() for q in self.queries], "failed": dict(self.failed),
-            "gone": list(self.gone), "over_budget": list(self._plan.over_budget),
+            "gone": list(self.gone), "over_budget": list(self._plan.over_budget), **stopped,
             "requests": self.requests_spent()}
         return listing
 

@@ -90,6 +90,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                     reason = "error 482: the service has no profile"
                 elif ico_id in over_budget:
                     state, reason = "not_fetched", "the call's budget ran out"
+                elif summary.get("stopped") == "quota" and state in (None, "not_fetched"):
+                    state, reason = "not_fetched", "quota"  # the daily limit stopped it
                 elif offline:
                     state, reason = "not_fetched", "offline, and not in the cache"
                 else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+from typing import Any
 
 from ..api.client import Client
 from ..api.control import LoadControl
@@ -84,6 +85,13 @@ class Service:
                                                 pool_size=self.settings.max_workers,
                                                 control=self.control)
         return self._client
+
+    def fetch_filters(self) -> Any:
+        """The filter set as the service sends it (one request); connections closed after."""
+        try:
+            return self.client("the filter set").filters()
+        finally:
+            self.close()
 
     def requests_spent(self) -> dict[str, int]:
         """Requests sent per endpoint, retries included."""
