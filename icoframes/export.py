@@ -117,7 +117,7 @@ from .manifest import (
     profile_ages,
     quota_stop,
 )
-from .queries import keywords_of
+from .queries import check_keywords, keywords_of
 from .reporting import LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
@@ -269,6 +269,7 @@ def export_tables(
     >>> written == manifest.manifest, written["rows"] == manifest.rows
     (True, True)
     """
+    check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     if snapshot and refresh is False:
         refresh = True  # a snapshot says what the service lists today, not what a cache held
     now = utcnow()

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .config import get_settings
 from .fetch import Load
-from .queries import keywords_of, warn_if_nothing_matched
+from .queries import checked_keywords, keywords_of, warn_if_nothing_matched
 from .store.cache import Cache
 from .store.housekeeping import (
     CacheDirInfo,
@@ -53,6 +53,7 @@ ProfileMaxAge = dt.timedelta | float | int | Mapping[str, dt.timedelta | float |
 # -- the public functions -----------------------------------------------------
 
 
+@checked_keywords
 def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
                  offline: bool = False) -> pd.DataFrame:
     """The filter values the service offers (spec 2.1), one row per value.
@@ -249,6 +250,7 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
     return tables
 
 
+@checked_keywords
 def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     """What the cache of the configured service holds; with ``all=True``, every service's.
 
@@ -270,8 +272,9 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
         configured), ``ledgers`` (keys with a request count) and ``other``
         (entries that are not the cache's, left alone).
 
-    Both are dataclasses; ``info["profiles"]`` still works in this version, and
-    goes in the next (use ``info.profiles``).
+    Both are dataclasses; ``info["profiles"]`` still works in this version with
+    a ``FutureWarning``, and goes in the next (use ``info.profiles``, or
+    ``info.as_dict()`` for a plain dict).
 
     Examples
     --------
@@ -293,6 +296,7 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     return info(Cache(settings.cache_dir, settings.service_id), ledger)
 
 
+@checked_keywords
 def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     """Delete what is cached for the configured service; with ``all=True``, for every service.
 
@@ -311,6 +315,7 @@ def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     return remove_folder(Cache(settings.cache_dir, settings.service_id).dir, ledger=ledger)
 
 
+@checked_keywords
 def prune_cache(older_than: dt.timedelta | float | int, *,
                 ledgers: bool = False) -> CacheReport:
     """Delete what no load used for longer than ``older_than`` (a timedelta or seconds).
