@@ -43,13 +43,15 @@ class Service:
     ----------
     budget : int or None
         The load's budget of profile requests, retries included, booked with
-        each request (set before the first one).
+        each request; set once the load knows it (a client made before, for the
+        filter set, books against it from then on).
     """
 
     def __init__(self, settings: Settings, cache: Cache, control: LoadControl, *,
                  offline: bool) -> None:
         self.settings, self.cache, self.control, self.offline = settings, cache, control, offline
-        self.budget: int | None = None
+        self._budget: int | None = None
+        self._booking: Booking | None = None
         self._client: Client | None = None
         self._ledger: QuotaLedger | None = None
 
@@ -63,6 +65,16 @@ class Service:
                                        service=self.settings.service_id or "",
                                        reset=self.settings.quota_reset)
         return self._ledger
+
+    @property
+    def budget(self) -> int | None:
+        return self._budget
+
+    @budget.setter
+    def budget(self, budget: int | None) -> None:
+        self._budget = budget
+        if self._booking is not None:
+            self._booking.budget = budget
 
     @property
     def reached(self) -> bool:
@@ -80,8 +92,8 @@ class Service:
             check_writable(self.cache)
             # every request is booked before it is sent (daily_quota is a hard cap), and
             # handed back only when it never left (the service cannot have counted it)
-            self._client = Client.from_settings(self.settings,
-                                                budget=Booking(self.ledger, self.budget),
+            self._booking = Booking(self.ledger, self._budget)
+            self._client = Client.from_settings(self.settings, budget=self._booking,
                                                 pool_size=self.settings.max_workers,
                                                 control=self.control)
         return self._client
