@@ -103,8 +103,9 @@ import pyarrow as pa
 from ._version import __version__
 from .errors import EmptyResult, QuotaExceeded
 from .exported import MANIFEST, SNAPSHOT_PREFIX
+from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, utcnow
-from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
+from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
     dump,
     jsonable,
@@ -274,13 +275,13 @@ def export_tables(
     now = utcnow()
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
-    load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
+    load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     with Staging(Path(out)) as staging:  # out is checked writable here: no request yet
         stop: QuotaExceeded | None = None
         try:
             tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
                                  profile_max_age=profile_max_age, budget=budget,
-                                 only_icos=False)
+                                 only_icos=False, keywords=keywords_of(load_tables))
         except QuotaExceeded as exc:  # the daily limit: export what was listed and fetched
             stop, listing = exc, exc.listing
             if listing is None or not listed(listing, now if snapshot else fresh_after):

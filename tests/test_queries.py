@@ -14,7 +14,7 @@ import pytest
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import InvalidParameter, NoMatchWarning, NotCached
-from icoframes.loaders import LoaderCall
+from icoframes.fetch import Load
 from icoframes.queries import build_queries
 from icoframes.schema import TABLES, empty_frame
 
@@ -66,7 +66,7 @@ def test_a_typo_raises_with_a_suggestion_and_spends_nothing(cfg, filters, messag
 
 
 def test_with_the_filter_set_not_cached_a_place_typo_costs_the_filter_set_only(cfg):
-    call = LoaderCall()
+    call = Load()
     with pytest.raises(InvalidParameter, match="did you mean 'Singapore'"):
         call.tables(None, {"location": "singapur"}, refresh=False, max_age=None,
                     only_icos=True)

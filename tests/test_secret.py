@@ -145,10 +145,10 @@ def test_a_base_url_that_cannot_be_used_is_refused_by_configure(url):
     assert "pw" not in str(info.value)
 
 
-def test_a_half_made_load_context_still_has_a_repr():
-    # a traceback with locals shows a context whose __init__ raised before setting its fields
-    from icoframes.fetch.context import LoadContext
-    assert repr(object.__new__(LoadContext)).startswith("LoadContext(")
+def test_a_half_made_load_still_has_a_repr():
+    # a traceback with locals shows a load whose __init__ raised before setting its fields
+    from icoframes.fetch.load import Load
+    assert repr(object.__new__(Load)).startswith("Load(")
 
 
 @pytest.mark.parametrize("bad", ["ke\x07y", "ke\ny", "\u200bkey", "   "])
