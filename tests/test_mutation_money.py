@@ -355,3 +355,30 @@ def test_long_form_with_two_value_columns_lists_the_names_of_a_direction():
                                          r"\['usd_per_unit', 'units_per_usd'\]: usd_per_unit, "
                                          r"usd, units_per_usd each name a direction$"):
         normalize_rates(rates)
+
+
+@pytest.mark.parametrize(("units", "shown"), [(0.0, "0.0"), (-2.0, "-2.0")])
+def test_a_units_per_usd_rate_that_is_not_positive_is_refused_as_given(units, shown):
+    # not inverted first: the message shows the value the user gave, not 1/value or inf
+    rates = pd.DataFrame({"date": ["2018-01-01", "2018-01-02"], "currency": ["JPY", "JPY"],
+                          "units_per_usd": [100.0, units]})
+    with pytest.raises(ValueError, match=rf"positive and finite; JPY on 2018-01-02 is {shown}$"):
+        normalize_rates(rates)
+
+
+def test_units_per_usd_below_one_is_inverted_too():
+    rates = pd.DataFrame({"date": ["2018-01-01"], "currency": ["GBP"], "units_per_usd": [0.5]})
+    assert normalize_rates(rates)["usd_per_unit"].tolist() == [2.0]
+
+
+@pytest.mark.parametrize(("units", "shown"), [(0.0, "0.0"), (-2.0, "-2.0")])
+def test_a_wide_units_per_usd_rate_that_is_not_positive_is_refused_as_given(units, shown):
+    rates = pd.DataFrame({"JPY=X": [100.0, units]},
+                         index=pd.to_datetime(["2018-01-01", "2018-01-02"]))
+    with pytest.raises(ValueError, match=rf"positive and finite; JPY on 2018-01-02 is {shown}$"):
+        normalize_rates(rates)
+
+
+def test_wide_units_per_usd_below_one_is_inverted_too():
+    rates = pd.DataFrame({"GBP=X": [0.5]}, index=pd.to_datetime(["2018-01-01"]))
+    assert normalize_rates(rates)["usd_per_unit"].tolist() == [2.0]
