@@ -382,3 +382,46 @@ def test_a_wide_units_per_usd_rate_that_is_not_positive_is_refused_as_given(unit
 def test_wide_units_per_usd_below_one_is_inverted_too():
     rates = pd.DataFrame({"GBP=X": [0.5]}, index=pd.to_datetime(["2018-01-01"]))
     assert normalize_rates(rates)["usd_per_unit"].tolist() == [2.0]
+
+
+# -- price_dates: a token price of the sale, or a market price as of the fetch --------------
+
+
+def _priced(**columns: object) -> pd.DataFrame:
+    icos = _icos(1, token_price=[2.0], token_price_unit=["ETH"], end_datetime=["2018-03-10"])
+    for name, value in columns.items():
+        icos[name] = value
+    return icos
+
+
+def test_a_price_fetched_exactly_at_the_end_of_the_sale_is_the_ico_price():
+    icos = _priced(status=["ongoing"],
+                   fetched_at=pd.to_datetime(["2018-03-10 00:00"], format="ISO8601", utc=True))
+    out = to_usd(icos, _long(("2018-03-10", "ETH", 500.0)), columns=["token_price"])
+    assert out["token_price_usd_date"].tolist() == [pd.Timestamp("2018-03-10")]
+    assert out["token_price_usd"].tolist() == [1000.0]
+
+
+def test_an_ico_without_a_status_is_past_only_by_its_dates():
+    icos = _priced(status=[None],
+                   fetched_at=pd.to_datetime(["2018-03-01 12:00"], format="ISO8601", utc=True))
+    out = to_usd(icos, _long(("2018-03-10", "ETH", 500.0)), columns=["token_price"])
+    assert out["token_price_usd_date"].tolist() == [pd.Timestamp("2018-03-10")]
+
+
+def test_prices_of_a_frame_without_an_end_date_are_of_the_sale():
+    icos = _priced().drop(columns="end_datetime")
+    icos["start_datetime"] = pd.to_datetime(["2018-03-01"]).astype("datetime64[ms]")
+    out = to_usd(icos, _long(("2018-03-01", "ETH", 500.0)), columns=["token_price"],
+                 date="start_datetime")
+    assert out["token_price_usd"].tolist() == [1000.0]
+
+
+def test_dates_given_as_iso_text_are_read_like_datetimes():
+    from icoframes.money import price_dates
+    from icoframes.money.prices import naive_dates
+
+    icos = pd.DataFrame({"end_datetime": ["2018-03-31"], "status": ["past"],
+                         "fetched_at": ["2026-11-20T14:00:00+01:00"]})
+    when, past = price_dates(icos, naive_dates(icos["end_datetime"]))
+    assert [str(d) for d in when] == ["2026-11-20T13:00:00.000"] and past.tolist() == [True]
