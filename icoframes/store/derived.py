@@ -131,9 +131,9 @@ class DerivedTables:
         since = min(versions.get(n, -1) for n in stale)
         if since < 0 or not os.access(self.dir, os.W_OK):
             return False  # (a read-only cache: rebuilt in memory, as it cannot be kept)
-        changed, fresh, quarantined = self._tidy(snap, since)
-        if quarantined:
-            return False  # an unreadable copy was quarantined: that is a removal
+        changed, fresh, unreadable = self._tidy(snap, since)
+        if unreadable:
+            return False  # the rebuild quarantines it: a removal
         ids = pa.array(sorted(changed), pa.int64())
         try:
             for name in stale:
@@ -150,18 +150,16 @@ class DerivedTables:
             raise _full(exc, self.dir) from None
         return True
 
-    def _tidy(self, snap: Snapshot, since: int = 0) -> tuple[set[int], Tables, bool]:
+    def _tidy(self, snap: Snapshot, since: int = 0) -> tuple[set[int], Tables, list[int]]:
         """The ids of the copies newer than ``since`` (fetched or gone), those fetched
-        tidied, and whether one was unreadable (it is quarantined, and left out)."""
+        tidied, and the ids of those whose stored text does not decode (left out)."""
         parts: list[Tables] = []
         changed: set[int] = set()
         unreadable: list[int] = []
         for batch in snap.copies(since):
             changed.update(batch.column("id").to_numpy().tolist())
             parts.append(_tidy_batch(batch, unreadable, self._decoded))
-        if unreadable:
-            self.cache.quarantine(unreadable, "not JSON")
-        return changed, _concat(parts), bool(unreadable)
+        return changed, _concat(parts), unreadable
 
     def _write_state(self, snap: Snapshot, versions: dict[str, int]) -> None:
         state = {"versions": versions, "removed": snap.removed,
@@ -193,12 +191,14 @@ class DerivedTables:
     def _rebuild(self) -> Tables:
         """Tidy every stored copy again (in batches), write the tables and their state."""
         with self.cache.snapshot() as snap:
-            _, tables, quarantined = self._tidy(snap)
+            _, tables, unreadable = self._tidy(snap)
+        if unreadable:  # after the read: quarantining writes
+            self.cache.quarantine(unreadable, "not JSON")
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
                 tables.to_parquet(self.dir)
-                if quarantined:  # the removal changed the counter: the next read rebuilds
+                if unreadable:  # the removal changed the counter: the next read rebuilds
                     self._state_path.unlink(missing_ok=True)
                 else:
                     self._write_state(snap, dict.fromkeys(_KEYS, snap.version))
