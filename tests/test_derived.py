@@ -47,7 +47,7 @@ def tidied(monkeypatch) -> list[int]:
 
 
 def record(cache: Cache, raws: list[dict]) -> None:
-    cache.record_many(ProfileRecord(int(r["id"]), "past", "s", json.dumps(r)) for r in raws)
+    cache.record(*(ProfileRecord(int(r["id"]), "past", "s", json.dumps(r)) for r in raws))
 
 
 def renamed(raw: dict, name: str) -> dict:

@@ -112,7 +112,7 @@ def states_of(root: Path) -> dict[str, int]:
 
 def test_the_tables_follow_a_live_process(tmp_path):
     cache = Cache(tmp_path, URL)
-    cache.record_many([fetched(1, "One")])
+    cache.record(fetched(1, "One"))
     assert icos_of(cache)["id"].tolist() == [1]
     child = Child(tmp_path, """
         cache = Cache(cache_dir, URL)
@@ -136,7 +136,7 @@ def test_the_tables_follow_a_live_process(tmp_path):
 
 def test_a_copy_arrived_since_a_version_whoever_kept_it(tmp_path):
     cache = Cache(tmp_path, URL)
-    cache.record_many([fetched(1, "One")])
+    cache.record(fetched(1, "One"))
     planned = cache.version()
     assert cache.record(fetched(2, "Two")) == planned + 1
     assert cache.record(failed(3, "HTTP 500")) == 0  # a failure is no copy: no new version
@@ -177,9 +177,9 @@ def test_the_latest_copy_is_the_last_recorded_whatever_the_clock(tmp_path):
         cache.record(fetched(5, "B"))
     assert used() == ("B", pd.Timestamp("2025-01-01", tz="UTC"))
     with at(2027, 1, 1):  # then forward
-        cache.record_many([fetched(5, "C")])
+        cache.record(fetched(5, "C"))
     with at(2024, 6, 1):
-        cache.record_many([fetched(5, "D")])
+        cache.record(fetched(5, "D"))
     assert used() == ("D", pd.Timestamp("2024-06-01", tz="UTC"))
     Child(tmp_path, """
         Cache(cache_dir, URL).record(ProfileRecord(5, "past", "s", json.dumps(

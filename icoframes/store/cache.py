@@ -32,7 +32,7 @@ from ..parse.lists import filters_frame, list_frame
 from ..schema import FILTERS, LIST, TEXT_DTYPE, TableSchema
 from ..tables import frame_from_arrow
 from .claims import Claims
-from .db import Database, check_cache_dir, from_ms, ms, private_folder
+from .db import Database, from_ms, ms, open_database
 
 __all__ = ["DB_NAME", "FILTER_SET", "Cache", "ProfileRecord", "Snapshot", "Stored"]
 
@@ -158,19 +158,13 @@ class Cache:
         self.dir = self.root / _namespace(base_url)
         self.path = self.dir / DB_NAME
         self.tables_dir = self.dir / "tables"
-        self._checked = False
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
 
     def _db(self, *, write: bool) -> Database | None:
         """The database, after checking the folders (made, 0700, when writing)."""
-        if not self._checked:
-            if not (check_cache_dir(self.root, create=write)
-                    and private_folder(self.dir, create=write)):
-                return None
-            self._checked = True
-        return Database.at(self.path, SCHEMA)
+        return open_database(self.root, self.path, SCHEMA, write=write)
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection | None]:
@@ -182,25 +176,22 @@ class Cache:
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction on the database (made, with its folder, when missing)."""
         with self._db(write=True).write() as conn:  # type: ignore[union-attr]
-            yield conn
+            yield conn  # (a Database: made when writing)
 
     def _rows(self, sql: str, *args: Any) -> list[Any]:
-        with self._read() as conn:
-            return [] if conn is None else conn.execute(sql, args).fetchall()
+        db = self._db(write=False)
+        return [] if db is None else db.rows(sql, *args)
 
     # -- profiles --------------------------------------------------------------------------
 
-    def record(self, record: ProfileRecord) -> int:
-        """Keep one fetch outcome; on disk on return. The version of the copy (0: a failure)."""
-        with self.write() as conn:
-            return record_in(conn, record, ms(utcnow()))
-
-    def record_many(self, records: Iterable[ProfileRecord]) -> None:
-        """Keep several outcomes in one transaction (in order)."""
-        now = ms(utcnow())
+    def record(self, *records: ProfileRecord) -> int:
+        """Keep fetch outcomes in one transaction, in order; on disk on return. The version
+        of the last copy (0: a failure)."""
+        now, version = ms(utcnow()), 0
         with self.write() as conn:
             for record in records:
-                record_in(conn, record, now)
+                version = record_in(conn, record, now)
+        return version
 
     def version(self) -> int:
         """The change counter: compare two to know whether a copy arrived in between."""

@@ -27,13 +27,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar, overload
+from typing import Any, ClassVar, overload
 from urllib.parse import quote
 
 from ..errors import CacheError, CacheWarning, warn
 
 __all__ = ["BUSY_SECONDS", "LEASE", "Database", "check_cache_dir", "disk_full", "from_ms", "ms",
-           "private_folder"]
+           "open_database"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
@@ -98,9 +98,13 @@ def check_cache_dir(root: Path, *, create: bool) -> bool:
     return _checked(root, "the cache dir", create=create, follow=True)
 
 
-def private_folder(path: Path, *, create: bool) -> bool:
-    """A folder inside the cache dir: a plain folder of this user (never a link); made 0700."""
-    return _checked(path, "the cache folder", create=create, follow=False)
+def open_database(root: Path, path: Path, schema: str, *, write: bool) -> Database | None:
+    """The database ``path`` in a folder of the cache dir ``root``, both checked (and made,
+    0700, when ``write``): None when they do not exist. The folder is never a link."""
+    if not (_checked(root, "the cache dir", create=write, follow=True) and _checked(
+            path.parent, "the cache folder", create=write, follow=False)):
+        return None
+    return Database.at(path, schema)
 
 
 def _set_aside(path: Path, why: str) -> None:
@@ -246,6 +250,11 @@ class Database:
             self.read_only = True
             return conn
         raise CacheError(f"the cache database {self.path} cannot be opened, not even to read")
+
+    def rows(self, sql: str, *args: object, write: bool = False) -> list[Any]:
+        """The rows of one statement in a transaction of its own (none while no file exists)."""
+        with self.write() if write else self.read() as conn:
+            return [] if conn is None else conn.execute(sql, args).fetchall()
 
     def close(self) -> None:
         """Close the connection (the next use opens it again)."""

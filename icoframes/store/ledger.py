@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from ..errors import QuotaExceeded
 from ..files import utcnow
-from .db import Database, check_cache_dir, from_ms, ms, private_folder
+from .db import Database, from_ms, ms, open_database
 
 __all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "LedgerState", "QuotaLedger"]
 
@@ -91,18 +91,12 @@ class QuotaLedger:
 
     def database(self, *, write: bool = True) -> Database | None:
         """The ledgers' database (None when there is none and ``write`` is false)."""
-        if not (check_cache_dir(self.root, create=write)
-                and private_folder(self.path.parent, create=write)):
-            return None
-        return Database.at(self.path, _SCHEMA)
+        return open_database(self.root, self.path, _SCHEMA, write=write)
 
     def _sql(self, sql: str, *args: object, write: bool = False) -> list[Any]:
         """The rows of one statement (none when there is no ledger yet and ``write`` is false)."""
         db = self.database(write=write) if write or self.path.exists() else None
-        if db is None:
-            return []
-        with db.write() if write else db.read() as conn:
-            return [] if conn is None else conn.execute(sql, args).fetchall()
+        return [] if db is None else db.rows(sql, *args, write=write)
 
     # -- the day counted ---------------------------------------------------------------
 
