@@ -25,6 +25,7 @@ from ..errors import (
     InvalidParameter,
     MissingProfileWarning,
     NotCached,
+    QuotaExceeded,
     StaleWarning,
     warn,
 )
@@ -229,14 +230,22 @@ class LoadContext:
                     f"({self.cache.dir}): no list for {[q.params for q in crawl.queries]}. "
                     "Load it once online first.")
             crawl.run()
+        except QuotaExceeded as exc:  # what was listed before the limit: an export keeps it
+            exc.listing = self._listing(crawl, stopped="quota")
+            raise
         finally:
             self.close()
             if made and self._client is not None and not any(self.requests_spent().values()):
                 self._forget_unreached()
+        return self._listing(crawl)
+
+    def _listing(self, crawl: Crawl, **stopped: str) -> pd.DataFrame:
+        """The rows of every list the crawl answered, with its summary in ``attrs``."""
         frames = crawl.listings()
         listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
         listing = listing.drop_duplicates("id", keep="first").reset_index(drop=True)
-        listing.attrs["icoframes"] = {**crawl.summary(), "requests": self.requests_spent()}
+        listing.attrs["icoframes"] = {**crawl.summary(), **stopped,
+                                      "requests": self.requests_spent()}
         return listing
 
     def _forget_unreached(self) -> None:
@@ -283,6 +292,8 @@ class LoadContext:
                         reason = "error 482: the service has no profile"
                     elif ico_id in over_budget:
                         state, reason = "not_fetched", "the call's budget ran out"
+                    elif summary.get("stopped") == "quota" and state in (None, "not_fetched"):
+                        state, reason = "not_fetched", "quota"  # the daily limit stopped it
                     elif self.offline:
                         state, reason = "not_fetched", "offline, and not in the cache"
                     else:

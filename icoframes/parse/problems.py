@@ -176,7 +176,10 @@ class Problems:
             return empty_frame(PROBLEMS)
         order = {name: i for i, name in enumerate(TABLE_NAMES)}
         keys = sorted(self._found, key=lambda k: order.get(k[0], len(order)))
-        tables, columns, texts, id_parts = [], [], [], []
+        tables: list[tuple[str, int]] = []
+        columns: list[tuple[str, int]] = []
+        texts: list[str | None] = []
+        id_parts: list[np.ndarray] = []
         for key in keys:
             for values, ids in self._found[key]:
                 tables.append((key[0], len(values)))
@@ -185,9 +188,9 @@ class Problems:
                 id_parts.append(np.full(len(values), None, dtype=object) if ids is None else ids)
         return pd.DataFrame({
             "ico_id": _ico_ids(id_parts),
-            "table": _repeated(tables, PROBLEMS.column("table").dtype),
-            "column": _repeated(columns, PROBLEMS.column("column").dtype),
-            "value": pd.array(texts, dtype=PROBLEMS.column("value").dtype),
+            "table": _repeated(tables, _dtype("table")),
+            "column": _repeated(columns, _dtype("column")),
+            "value": pd.array(texts, dtype=_dtype("value")),
         })
 
     def summary(self) -> pd.DataFrame:
@@ -241,6 +244,12 @@ def problems_of_load(profiles: pd.DataFrame, ico_ids: Iterable[int],
     # concat leaves out empty parts: pandas may loosen dtypes when given an empty frame
     parts = [part for part in (profiles[keep], listed.frame()) if len(part)]
     return pd.concat(parts, ignore_index=True) if parts else empty_frame(PROBLEMS)
+
+
+def _dtype(column: str) -> Any:
+    """The declared dtype of a ``PROBLEMS`` column, typed ``Any``: pandas-stubs' ``pd.array``
+    overloads take no general ``np.dtype | ExtensionDtype``."""
+    return PROBLEMS.column(column).dtype
 
 
 def _repeated(runs: list[tuple[str, int]], dtype: Any) -> Any:
