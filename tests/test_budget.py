@@ -58,7 +58,7 @@ def test_refused_connections_cost_no_quota(tmp_path):
     try:
         with pytest.raises(ServiceUnavailable, match="connection refused"):
             icoframes.load_list(status="past", progress=False)
-        assert icoframes.cache_info()["requests_today"] == 0
+        assert icoframes.cache_info().requests_today == 0
     finally:
         icoframes.reset_configuration()
 
