@@ -20,14 +20,7 @@ from .files import atomic_write_table
 from .frames import check_frame, frame_from_arrow
 from .metadata import describe_columns
 from .reporting import LoadReport, queries_html
-from .schema import (
-    PROBLEM_SUMMARY,
-    PROBLEMS,
-    TABLE_NAMES,
-    TABLES,
-    TableSchema,
-    empty_frame,
-)
+from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 
 __all__ = ["Tables", "frame_from_arrow", "problem_summary", "read_table"]
 
@@ -407,7 +400,8 @@ def problem_summary(problems: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> problems = pd.DataFrame({"ico_id": [1, 2, None], "table": ["icos", "icos", "list"],
-    ...                          "column": ["kyc", "kyc", "id"], "value": ["no", "no", "x"]})
+    ...                          "column": ["kyc", "kyc", "id"], "value": ["no", "no", "x"],
+    ...                          "reason": ["unknown_flag", "unknown_flag", "unreadable_id"]})
     >>> problem_summary(problems.astype(PROBLEMS.dtypes)).astype(object).values.tolist()
     [['icos', 'kyc', 2, ['no']], ['list', 'id', 1, ['x']]]
     """
@@ -425,8 +419,12 @@ def problem_summary(problems: pd.DataFrame) -> pd.DataFrame:
 
 
 def _read_problems(path: Path) -> pd.DataFrame:
-    """``problems.parquet``; the per-column shape of older versions as rows without ids."""
+    """``problems.parquet``; older shapes with what they lack missing: rows without a reason
+    (before reasons), the per-column shape as rows without ids or reasons."""
     table = pq.read_table(path)
+    if table.schema.names == PROBLEMS.names[:-1]:  # written before the reason column
+        reason = PROBLEMS.arrow_schema().field("reason")
+        table = table.append_column(reason, pa.nulls(len(table), reason.type))
     if table.schema.names != PROBLEM_SUMMARY.names:
         return describe_columns(frame_from_arrow(PROBLEMS, table, source=str(path)),
                                 table.schema)
@@ -434,7 +432,7 @@ def _read_problems(path: Path) -> pd.DataFrame:
     values = [v for n, shown in zip(old["count"], old["examples"], strict=True)
               for v in [*shown[:n], *[None] * (n - len(shown[:n]))]]
     rows = old.loc[old.index.repeat(old["count"]), ["table", "column"]]
-    return rows.assign(ico_id=None, value=values)[PROBLEMS.names].astype(
+    return rows.assign(ico_id=None, value=values, reason=None)[PROBLEMS.names].astype(
         PROBLEMS.dtypes).reset_index(drop=True)
 
 

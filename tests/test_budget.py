@@ -40,8 +40,10 @@ def test_load_list_counts_what_it_could_not_read(tmp_path):
         assert query["from_cache"] is False and query["complete"] is False
         assert query["missing"] == 1 and frame.attrs["icoframes"]["complete"] is False
         assert query["problems"] == [
-            {"ico_id": None, "table": "list", "column": "id", "value": "99999999999999999999"},
-            {"ico_id": 12, "table": "list", "column": "ico_score", "value": "high"}]
+            {"ico_id": None, "table": "list", "column": "id", "value": "99999999999999999999",
+             "reason": "unreadable_id"},
+            {"ico_id": 12, "table": "list", "column": "ico_score", "value": "high",
+             "reason": "unreadable_number"}]
     assert again.attrs["icoframes"]["requests"] == {"filters": 0, "icos": 1, "ico": 0}
 
 
