@@ -98,7 +98,7 @@ def handwritten_features(tables: Tables, rates: pd.DataFrame) -> pd.DataFrame:
     joined = pd.merge_asof(left, right, on="date", by="currency",
                            tolerance=pd.Timedelta("7D"))
     rate = np.full(len(icos), np.nan)
-    rate[joined["row"].to_numpy()] = joined["usd"].to_numpy()
+    rate[joined["row"].to_numpy()] = joined["usd_per_unit"].to_numpy()
     rate[icos["caps_unit"].eq("USD").fillna(False).to_numpy(dtype=bool)] = 1.0
     hard_usd = icos["hard_cap"] * rate
     soft_usd = icos["soft_cap"] * rate

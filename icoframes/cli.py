@@ -3,12 +3,14 @@
 
 Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings
 (including keys the service rejects, error 480, and an export folder that cannot
-be written); 3 the daily request limit was reached (what was fetched is kept and
-the next run resumes); 4 the query matched no ICO, nothing written (``export``
-without ``--allow-empty``); 5 the export is incomplete: what was fetched is
-written, marked ``complete: false`` with the missing ids and why (``export``
-without ``--allow-incomplete``); 130 interrupted (Ctrl-C) and 143 terminated
-(SIGTERM), what was fetched is kept either way; 1 anything else.
+be written); 3 the daily request limit (the service's error 485 or the
+``daily_quota`` setting) was reached before anything could be listed: nothing
+written, the next run resumes; 4 the query matched no ICO, nothing written
+(``export`` without ``--allow-empty``); 5 the export is incomplete: what was
+fetched is written, marked ``complete: false`` with the missing ids and why,
+also when the daily limit stopped the load part way (reason ``quota``)
+(``export`` without ``--allow-incomplete``); 130 interrupted (Ctrl-C) and 143
+terminated (SIGTERM), what was fetched is kept either way; 1 anything else.
 Logs go to stderr, warnings among them (one log line each, in the same format);
 progress bars show only when stderr is a terminal.
 ``icoframes --version`` prints the installed version. The export command's
@@ -45,6 +47,7 @@ from .errors import (
 
 if TYPE_CHECKING:
     from .export import ExportResult
+    from .reporting import LoadReport
 
 __all__ = ["EXIT_CODES", "Terminated", "build_parser", "main", "run"]
 
@@ -58,10 +61,13 @@ EXIT_CODES = {
     EXIT_ERROR: "anything else (the service unreachable after retries, ...)",
     EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects, a cache dir "
                 "or --out folder that cannot be written)",
-    EXIT_QUOTA: "daily request limit reached (what was fetched is kept, the next run resumes)",
+    EXIT_QUOTA: "the daily request limit (the service's error 485 or the daily_quota setting) "
+                "was reached before anything could be listed: nothing written (what was "
+                "fetched is cached, the next run resumes)",
     EXIT_EMPTY: "the query matched no ICO: nothing written (unless --allow-empty)",
     EXIT_INCOMPLETE: "incomplete: what was fetched is written, marked complete: false with the "
-                     "missing ids and why in manifest.json; the next run retries them "
+                     "missing ids and why in manifest.json (reason quota when the daily limit "
+                     "stopped the load part way); the next run fetches them "
                      "(exit 0 instead with --allow-incomplete)",
     EXIT_INTERRUPTED: "interrupted by Ctrl-C (what was fetched is kept)",
     EXIT_TERMINATED: "terminated by SIGTERM (what was fetched is kept)",
@@ -272,24 +278,31 @@ def _export(args: argparse.Namespace) -> int:
 
     refreshes: dict[str, Refresh] = {"none": False, "changed": True, "all": "all"}
     refresh = refreshes[args.refresh]
-    result = export_tables(
-        args.out,
-        snapshot=args.snapshot,
-        refresh=refresh,
-        max_age=args.max_age,
-        profile_max_age=args.profile_max_age,
-        budget=args.budget,
-        allow_empty=args.allow_empty,
-        max_workers=args.max_workers,
-        cache_dir=args.cache_dir,
-        progress=None,
-        **_filters_from(args),  # status among them
-    )
-    log.info("wrote %s (%s); %d requests spent", result.path,
-             ", ".join(f"{k}: {v}" for k, v in result.rows.items()), result.requests_total)
+    try:
+        result = export_tables(
+            args.out,
+            snapshot=args.snapshot,
+            refresh=refresh,
+            max_age=args.max_age,
+            profile_max_age=args.profile_max_age,
+            budget=args.budget,
+            allow_empty=args.allow_empty,
+            max_workers=args.max_workers,
+            cache_dir=args.cache_dir,
+            progress=None,
+            **_filters_from(args),  # status among them
+        )
+    except QuotaExceeded as exc:
+        log.error("%s Nothing was written: the limit came before anything this export could "
+                  "use was listed; exit %d.", exc, EXIT_QUOTA)
+        return EXIT_QUOTA
+    log.info("wrote %s (%s); %s", result.path,
+             ", ".join(f"{k}: {v}" for k, v in result.rows.items()), _spent(result.report))
     if result.complete:
         return EXIT_OK
     gaps = _gaps(result)
+    if result.stopped is not None:  # who refused, and what is left
+        gaps = f"{_stopped_by(result.stopped)}; {gaps}"
     if args.allow_incomplete:
         log.warning("the export is incomplete (--allow-incomplete: exit 0): %s", gaps)
         return EXIT_OK
@@ -297,6 +310,22 @@ def _export(args: argparse.Namespace) -> int:
               "exit %d (--allow-incomplete exits 0)", result.path / "manifest.json",
               gaps, EXIT_INCOMPLETE)
     return EXIT_INCOMPLETE
+
+
+def _spent(report: LoadReport) -> str:
+    """What the load cost, per endpoint, or that the cache answered everything."""
+    if report.answered_from_cache:
+        oldest = report.oldest_fetch
+        when = "" if oldest is None else f", the oldest list fetched {oldest:%Y-%m-%d %H:%M} UTC"
+        return f"0 requests spent (the lists and profiles from the cache{when})"
+    spent = ", ".join(f"{k} {v}" for k, v in report.requests.items() if v)
+    return f"{report.requests_total} requests spent ({spent or 'none'})"
+
+
+def _stopped_by(stopped: dict[str, Any]) -> str:
+    """Who refused (the service's error 485 or the daily_quota setting), and what remains."""
+    return (f"the daily request limit stopped the load, {stopped.get('remaining')} listed "
+            f"ICO(s) remain to fetch: {stopped.get('message')}")
 
 
 def _gaps(result: ExportResult) -> str:

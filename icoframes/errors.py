@@ -45,6 +45,10 @@ import sys
 import warnings
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "APIError",
@@ -148,12 +152,16 @@ class QuotaExceeded(APIError):
     Loaders keep everything fetched before this happened; calling the same
     loader again after the allowance resets fetches only what is missing.
     ``remaining`` is the number of profiles that were still to fetch, when known.
+    ``listing`` is what the stopped load had listed (a list frame whose
+    ``attrs["icoframes"]`` says what it lacks), or None when it stopped before
+    a list: :func:`icoframes.export_tables` writes it as an incomplete export.
     """
 
     def __init__(self, message: str, *, code: int | None = 485, endpoint: str | None = None,
                  remaining: int | None = None):
         super().__init__(message, code=code, endpoint=endpoint)
         self.remaining = remaining
+        self.listing: pd.DataFrame | None = None
 
 
 class ServiceUnavailable(APIError):

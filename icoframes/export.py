@@ -79,27 +79,44 @@ from an earlier fetch because its new fetch failed or the budget ran out:
 list that came back partial. ``icoframes export`` then exits 5 (unless
 ``--allow-incomplete``); :func:`icoframes.changes` reads ``missing`` and the
 partial lists so that such gaps never show as removed and new ICOs.
+
+The daily limit (the service's error 485, or the ``daily_quota`` setting) that
+stops the load part way makes such an export too: the rows it has, the ids it
+left out in ``missing`` with reason ``"quota"``, and ``stopped`` (``by``
+``"service"`` or ``"daily_quota"``, ``code``, ``remaining``, ``message``).
+:class:`~icoframes.errors.QuotaExceeded` is raised, and nothing written, only
+when the limit came before anything the export may use was listed: no list page
+answered, or only a list cached before ``lists_fresh_after`` (for a snapshot:
+before the export started, since a snapshot re-pages).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pyarrow as pa
 
 from ._version import __version__
-from .errors import EmptyResult
+from .errors import EmptyResult, QuotaExceeded
 from .exported import MANIFEST, SNAPSHOT_PREFIX
-from .fetch import age_limit
 from .files import atomic_write_bytes, atomic_write_table, utcnow
 from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
+from .manifest import (
+    dump,
+    jsonable,
+    listed,
+    lists_fresh_after,
+    not_refreshed,
+    nothing_matched,
+    oldest_newest,
+    profile_ages,
+    quota_stop,
+)
+from .reporting import LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
 
@@ -133,6 +150,13 @@ class ExportResult:
         Rows kept from an earlier fetch: ``id``, ``reason``, ``fetched_at``.
     exported_at : datetime.datetime
         When the export was written (UTC).
+    stopped : dict or None
+        The daily limit stopped the load (``reason`` "quota", ``by`` "service"
+        for its error 485 or "daily_quota" for the setting, ``code``,
+        ``remaining``, ``message``); None when the load ran to its end.
+    report : LoadReport
+        The report of the load that made the export (``tables.report``): its
+        queries, what it lacks, the requests it sent.
     manifest : dict
         ``manifest.json`` as written.
     """
@@ -145,7 +169,9 @@ class ExportResult:
     missing: list[dict[str, Any]]
     not_refreshed: list[dict[str, Any]]
     exported_at: dt.datetime
-    manifest: dict[str, Any] = field(repr=False)
+    stopped: dict[str, Any] | None = None
+    report: LoadReport = field(default_factory=LoadReport, repr=False)
+    manifest: dict[str, Any] = field(default_factory=dict, repr=False)
 
     # dict-style reading as in 0.1 (the manifest, plus "path" as text): deprecated
     def _as_dict(self) -> dict[str, Any]:
@@ -208,7 +234,8 @@ def export_tables(
     ExportResult
         Where the export went (``path``), ``complete``, ``rows``,
         ``requests_spent``, ``requests_total``, ``missing``, ``not_refreshed``,
-        ``exported_at`` and the whole ``manifest`` as written.
+        ``exported_at``, ``stopped``, ``report`` (the load's
+        :class:`~icoframes.LoadReport`) and the whole ``manifest`` as written.
 
     Raises
     ------
@@ -218,8 +245,9 @@ def export_tables(
     EmptyResult
         No ICO matched and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
-        The daily limit was reached; nothing is exported, what was fetched is
-        cached, and the next run resumes.
+        The daily limit came before anything this export may use was listed:
+        nothing is written, what was fetched is cached, and the next run
+        resumes. (A limit reached later makes an incomplete export, returned.)
 
     Examples
     --------
@@ -246,31 +274,40 @@ def export_tables(
     list_max_age = None if fresh_after is None else now - fresh_after
     load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     with Staging(Path(out)) as staging:  # out is checked writable here: no request yet
-        tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
-                             profile_max_age=profile_max_age, budget=budget, only_icos=False)
+        stop: QuotaExceeded | None = None
+        try:
+            tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
+                                 profile_max_age=profile_max_age, budget=budget,
+                                 only_icos=False)
+        except QuotaExceeded as exc:  # the daily limit: export what was listed and fetched
+            stop, listing = exc, exc.listing
+            if listing is None or not listed(listing, now if snapshot else fresh_after):
+                raise  # nothing this export may use was listed: nothing is written
+            tables = load.tables_of(listing, status, filters, only_icos=False)
         stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
         queries = list(stated.get("queries", []))
-        if not len(tables.icos) and not allow_empty:
-            raise EmptyResult(_nothing_matched(queries, status, filters))
+        if not len(tables.icos) and not allow_empty and stop is None:
+            raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()
         stale = not_refreshed(tables.icos, stated)
         summary = tables.problem_summary()
         manifest: dict[str, Any] = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
-                          "max_age": _jsonable(max_age),
-                          "profile_max_age": _jsonable(profile_max_age), "budget": budget,
-                          "allow_empty": allow_empty, "filters": _jsonable(filters)},
+                          "max_age": jsonable(max_age),
+                          "profile_max_age": jsonable(profile_max_age), "budget": budget,
+                          "allow_empty": allow_empty, "filters": jsonable(filters)},
             "rows": {name: len(tables[name]) for name in TABLES},
             "requests_spent": load.requests_spent(),
             "requests_total": sum(load.requests_spent().values()),
-            "queries": [_jsonable(q) for q in queries],
+            "queries": [jsonable(q) for q in queries],
             "lists_fresh_after": None if fresh_after is None else fresh_after.isoformat(),
-            "lists_fetched": _oldest_newest(q.get("fetched_at") for q in queries),
+            "lists_fetched": oldest_newest(q.get("fetched_at") for q in queries),
             "complete": bool(stated.get("complete",
                                         all(bool(q.get("complete")) for q in queries)))
-                        and not stale,
-            "missing": [_jsonable(m) for m in stated.get("missing", [])],
+                        and not stale and stop is None,
+            "missing": [jsonable(m) for m in stated.get("missing", [])],
             "not_refreshed": stale,
+            "stopped": None if stop is None else quota_stop(stop, stated),
             "profiles_fetched": profile_ages(tables.icos),
             "problems": len(tables.problems),
             "problems_by_column": {f"{t}.{c}": int(n) for t, c, n in zip(
@@ -284,7 +321,7 @@ def export_tables(
         atomic_write_table(pa.Table.from_pandas(summary, schema=PROBLEM_SUMMARY.arrow_schema(),
                                                 preserve_index=False),
                            staging.data / "problem_summary.parquet")
-        atomic_write_bytes(staging.data / MANIFEST, _dump(manifest))
+        atomic_write_bytes(staging.data / MANIFEST, dump(manifest))
         if snapshot:
             target = staging.out / f"{SNAPSHOT_PREFIX}{exported_at.date().isoformat()}"
             with swap_lock(staging.out):
@@ -297,115 +334,5 @@ def export_tables(
                         requests_spent=manifest["requests_spent"],
                         requests_total=manifest["requests_total"], missing=manifest["missing"],
                         not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
+                        stopped=manifest["stopped"], report=tables.report or LoadReport(),
                         manifest=manifest)
-
-
-# -- what the manifest states --------------------------------------------------
-
-
-def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
-    """The moment a cached list must have been fetched after to be used by an export.
-
-    The later of the current UTC day's start and ``now - max_age``: an export
-    run by cron at a fixed hour re-pages the lists every day, never serving
-    yesterday's because it is a few seconds short of ``max_age``. None when
-    ``max_age`` is None (lists never expire).
-
-    Examples
-    --------
-    >>> import datetime as dt
-    >>> now = dt.datetime(2026, 11, 21, 3, 15, tzinfo=dt.UTC)
-    >>> lists_fresh_after(86400, now).isoformat()
-    '2026-11-21T00:00:00+00:00'
-    >>> lists_fresh_after(dt.timedelta(hours=1), now).isoformat()
-    '2026-11-21T02:15:00+00:00'
-    >>> lists_fresh_after(None, now) is None
-    True
-    """
-    limit = age_limit(max_age)  # InvalidParameter for what is not an age, before any request
-    if limit is None:
-        return None
-    midnight = now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return max(midnight, now - limit)
-
-
-def _oldest_newest(stamps: Iterable[Any]) -> dict[str, str | None]:
-    times = sorted(dt.datetime.fromisoformat(s) for s in stamps if isinstance(s, str))
-    if not times:
-        return {"oldest": None, "newest": None}
-    return {"oldest": times[0].isoformat(), "newest": times[-1].isoformat()}
-
-
-def profile_ages(icos: pd.DataFrame) -> dict[str, str | None]:
-    """When the oldest and the newest exported profile was fetched (UTC, ISO 8601).
-
-    Null for both when ``icos`` has no ``fetched_at`` column, or no time in it.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> stamps = pd.to_datetime(["2026-11-20 03:15", None, "2026-11-18 03:15"],
-    ...                         format="%Y-%m-%d %H:%M", utc=True)
-    >>> profile_ages(pd.DataFrame({"fetched_at": stamps}))
-    {'oldest': '2026-11-18T03:15:00+00:00', 'newest': '2026-11-20T03:15:00+00:00'}
-    >>> profile_ages(pd.DataFrame({"id": [1]}))
-    {'oldest': None, 'newest': None}
-    """
-    if "fetched_at" not in icos.columns:
-        return {"oldest": None, "newest": None}
-    stamps = icos["fetched_at"]
-    if not isinstance(stamps.dtype, pd.DatetimeTZDtype):
-        # naive times are UTC by the package's convention; text is ISO 8601
-        stamps = pd.to_datetime(stamps, utc=True, format="ISO8601")
-    stamps = stamps.dropna()
-    if stamps.empty:
-        return {"oldest": None, "newest": None}
-    return {"oldest": stamps.min().tz_convert("UTC").isoformat(),
-            "newest": stamps.max().tz_convert("UTC").isoformat()}
-
-
-def not_refreshed(icos: pd.DataFrame, stated: dict[str, Any]) -> list[dict[str, Any]]:
-    """Exported rows this load tried to fetch again and could not: kept, older than asked.
-
-    One dict per row: ``id``, ``reason`` (why its new fetch failed, or that the
-    budget ran out) and ``fetched_at`` (when the exported row was fetched).
-    """
-    failed = {int(k): v for k, v in (stated.get("failed") or {}).items()}
-    budget = [int(i) for i in stated.get("not_refreshed") or [] if int(i) not in failed]
-    if not failed and not budget:
-        return []
-    when = (dict(zip(icos["id"].tolist(), icos["fetched_at"].tolist(), strict=True))
-            if "fetched_at" in icos.columns else {})
-    present = set(icos["id"].tolist())
-    rows = [(i, str(failed[i])) for i in failed if i in present]
-    rows += [(i, "the budget ran out before it was fetched again") for i in budget]
-    return [{"id": i, "reason": reason,
-             "fetched_at": None if pd.isna(when.get(i)) else pd.Timestamp(when[i]).isoformat()}
-            for i, reason in sorted(rows)]
-
-
-def _nothing_matched(queries: list[dict[str, Any]], status: str | None,
-                     filters: dict[str, Any]) -> str:
-    asked = [q.get("params") for q in queries if not q.get("rows")] or [
-        {"status": status, **filters}]
-    described = "; ".join(  # status first: it is what tells the queries of one export apart
-        ", ".join(f"{k}={v}" for k, v in sorted(p.items(), key=lambda kv: kv[0] != "status")
-                  if v is not None) if isinstance(p, dict) else str(p)
-        for p in asked)
-    return (f"no ICO matched the query ({described}), so nothing was exported; pass "
-            "allow_empty=True (--allow-empty) to write empty tables for such a query")
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dt.timedelta):
-        return value.total_seconds()
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def _dump(manifest: dict[str, Any]) -> bytes:
-    text = json.dumps(manifest, indent=2, ensure_ascii=False, default=str)
-    return text.encode("utf-8") + b"\n"

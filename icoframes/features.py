@@ -18,6 +18,7 @@ amounts in different units is never computed: it is missing.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import types
@@ -303,20 +304,12 @@ def _platform_families(platform: pd.Series) -> pd.Series:
     return platform.map(mapping).astype(TEXT_DTYPE)
 
 
-_CODES_CACHE: dict[str, str | None] = {}
+# the same few hundred spellings recur across thousands of ICOs: each is read once
+_unit_code = functools.lru_cache(maxsize=10_000)(canonical_unit)
 
 
 def _codes(items: list[str]) -> frozenset[str]:
-    out = set()
-    for item in items:
-        code = _CODES_CACHE.get(item)
-        if code is None:
-            code = canonical_unit(item)
-            if code is not None and len(_CODES_CACHE) < 10_000:
-                _CODES_CACHE[item] = code
-        if code is not None:
-            out.add(code)
-    return frozenset(out)
+    return frozenset(code for code in map(_unit_code, items) if code is not None)
 
 
 def _shares(distribution: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
@@ -338,12 +331,12 @@ def _shares(distribution: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray
 
 def _at_least(value: np.ndarray, bound: np.ndarray) -> pd.arrays.BooleanArray:
     known = ~np.isnan(value) & ~np.isnan(bound)
-    return pd.arrays.BooleanArray(np.where(known, value >= bound, False), ~known)
+    return pd.arrays.BooleanArray(value >= bound, ~known)  # NaN compares False: masked
 
 
 def _compare(greater: np.ndarray, smaller: np.ndarray) -> pd.arrays.BooleanArray:
     known = ~np.isnan(greater) & ~np.isnan(smaller)
-    return pd.arrays.BooleanArray(np.where(known, greater > smaller, False), ~known)
+    return pd.arrays.BooleanArray(greater > smaller, ~known)  # NaN compares False: masked
 
 
 def _status_disagrees(status: pd.Series, start: pd.Series, end: pd.Series,

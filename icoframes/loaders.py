@@ -51,16 +51,8 @@ from .store.housekeeping import (
 from .store.ledger import QuotaLedger
 from .tables import Tables
 
-__all__ = [
-    "LoaderCall",
-    "cache_info",
-    "clear_cache",
-    "load_filters",
-    "load_icos",
-    "load_list",
-    "load_tables",
-    "prune_cache",
-]
+__all__ = ["LoaderCall", "cache_info", "clear_cache", "load_filters", "load_icos", "load_list",
+           "load_tables", "prune_cache"]
 
 DEFAULT_MAX_AGE = dt.timedelta(days=1)
 
@@ -421,6 +413,11 @@ class LoaderCall:
                budget: int | None = None) -> Tables:
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
                               profile_max_age=profile_max_age, budget=budget)
+        return self.tables_of(listing, status, filters, only_icos=only_icos)
+
+    def tables_of(self, listing: pd.DataFrame, status: str | None, filters: Mapping[str, Any],
+                  *, only_icos: bool) -> Tables:
+        """The tables of a crawl's listing (or of ``QuotaExceeded.listing``), with its report."""
         listing = sort_rows(listing, combined_sort(status, filters),  # no status: together
                             lambda: self.context.derived.table("icos"))
         tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)

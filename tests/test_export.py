@@ -297,14 +297,16 @@ def test_missing_or_rejected_keys_and_an_unusable_cache_exit_2(sb, tmp_path, mon
     assert not (tmp_path / "out").exists()
 
 
-# the second run of the day warns that no request remains, then exits 3: the exit code is the
-# point here, the warning's words are the quota's own tests'
-@pytest.mark.filterwarnings("ignore::icoframes.QuotaWarning")
-def test_quota_exits_3_and_the_next_run_resumes(tmp_path, monkeypatch, capsys, caplog):
+# the runs warn that the quota will not do and that the export is incomplete: in the command
+# these are log lines, and the exit codes are the point here (test_quota_export: the words)
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_quota_mid_export_exits_5_with_what_was_fetched_and_the_next_run_resumes(
+        tmp_path, monkeypatch, capsys, caplog):
     from icoframes.sandbox.directory import generate_directory
 
     past = generate_directory(160, seed=22).ids("past")
-    quota = -(-len(past) // 20) + 2 * len(past) // 3  # enough for two thirds of the profiles
+    pages = -(-len(past) // 20)
+    quota = pages + 2 * len(past) // 3  # enough for two thirds of the profiles
     out = str(tmp_path / "out")
     day_one = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
     with sandbox.serve(n_icos=160, seed=22, quota=quota) as small:
@@ -312,16 +314,22 @@ def test_quota_exits_3_and_the_next_run_resumes(tmp_path, monkeypatch, capsys, c
         with time_machine.travel(day_one):
             code, stdout, err = _cli(["export", "--out", out, "--status", "past"], capsys,
                                      caplog)
-            assert code == 3, err
-            assert "daily request limit (error 485)" in err and "remain" in err
+            assert code == 5, err
+            assert "error 485" in err and "remain to fetch" in err
             assert small.private_key not in err + stdout
             assert "%|" not in err  # no progress bars when not interactive
-            assert not (tmp_path / "out" / "icos.parquet").exists()
-            # the same day again: the 485 is on record, so one probe goes first, refused
+            fetched = quota - pages
+            manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+            assert manifest["complete"] is False and manifest["rows"]["icos"] == fetched
+            assert len(manifest["missing"]) == len(past) - fetched
+            # the same day again: the 485 is on record, so one probe goes first, refused; the
+            # list paged this morning is today's, so what is cached is written again
             sent = small.stats.requests.total()
             code, _, err = _cli(["export", "--out", out, "--status", "past"], capsys, caplog)
-            assert code == 3 and "error 485" in err and "probe" in err
+            assert code == 5 and "error 485" in err and "probe" in err
             assert small.stats.requests.total() == sent + 1
+            assert json.loads((tmp_path / "out" / "manifest.json").read_text())[
+                "rows"]["icos"] == fetched
         with time_machine.travel(day_one + dt.timedelta(days=1)):  # the cron run next day
             small.reset_quota()
             code, _, err = _cli(["export", "--out", out, "--status", "past", "--max-age",

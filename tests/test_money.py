@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import warnings
 
 import numpy as np
@@ -459,3 +460,42 @@ def test_a_bad_argument_to_the_money_functions_is_the_package_s_one_class():
     with pytest.raises(InvalidParameter, match="quote must be one of"):
         normalize_rates(LONG, quote="sideways")
     assert issubclass(InvalidParameter, ValueError)  # except ValueError still catches it
+
+
+# ------------------------------------------------ issue 21 review: nothing read silently
+
+
+@pytest.mark.parametrize("extra", ["JPY=X", "EUR", "BTC-USD", "source"])
+def test_long_rates_with_another_column_are_refused_naming_it(extra):
+    # an extra wide column (JPY=X) was dropped without a word: JPY amounts had no rate
+    rates = pd.DataFrame({"date": ["2018-03-02"], "currency": ["ETH"],
+                          "usd_per_unit": [800.0], extra: [106.0]})
+    with pytest.raises(InvalidParameter, match=rf"long-form rates.*{re.escape(repr(extra))}"):
+        to_usd(_one_cap("JPY", 1.0), rates)
+
+
+@pytest.mark.parametrize("field", ["Close", "Adj Close", "open", "Volume", "Price"])
+@pytest.mark.parametrize("quote", [None, "usd_per_unit"])
+def test_a_downloaders_field_column_is_not_read_as_a_currency(field, quote):
+    # yf.Ticker("ETH-USD").history(): Open, High, Low, Close, Volume; with quote=
+    # "Close" was read as a currency CLOSE and every amount lost its rate
+    rates = pd.DataFrame({field: [800.0]}, index=DAY)
+    with pytest.raises(InvalidParameter,
+                       match=rf"{re.escape(repr(field))} names a price field, not a currency"
+                             r".*rename\(columns=\{.*: 'ETH-USD'\}\)"):
+        to_usd(_one_cap("ETH", 1.0), rates, quote=quote)
+
+
+def test_sandbox_long_rates_name_their_value_column_as_the_money_api_does():
+    assert sandbox.rates().columns.tolist() == ["date", "currency", "usd_per_unit"]
+
+
+@pytest.mark.parametrize("given", ["7D", pd.Timedelta(days=7), None])
+def test_rate_max_age_and_its_old_name_together_are_refused_whatever_the_value(given):
+    # "7D" is the default's value: an identity check with the default took max_age instead
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    with pytest.raises(InvalidParameter, match=r"rate_max_age.*max_age"):
+        to_usd(icos, LONG, rate_max_age=given, max_age="15D")
+    with pytest.raises(InvalidParameter, match=r"rate_max_age.*max_age"):
+        icoframes.compute_features(icoframes.Tables.empty(), rates=LONG,
+                                   rate_max_age=given, max_age="15D")

@@ -84,6 +84,20 @@ def test_a_time_zone_aware_as_of_is_taken_in_utc():
                 as_of=pd.Timestamp("2018-06-01 03:00", tz="Europe/Berlin")) == [True]
 
 
+def test_as_of_by_default_is_now_in_utc_whatever_the_local_time_zone():
+    import datetime as dt
+    import zoneinfo
+
+    import time_machine
+
+    profile = _dated(1, "ongoing", "01.05.2018 00:00:00", "01.06.2018 00:00:00")
+    # 22:00 in New York (the process's local time) is 02:00 UTC on the next day: the sale
+    # ended two hours ago, not two hours ahead
+    local = dt.datetime(2018, 5, 31, 22, 0, tzinfo=zoneinfo.ZoneInfo("America/New_York"))
+    with time_machine.travel(local, tick=False):
+        assert _one("status_disagrees_with_dates", [profile], as_of=None) == [True]
+
+
 def test_as_of_that_is_not_a_date_is_refused():
     with pytest.raises(ValueError, match="as_of must be a date, got 'NaT'"):
         compute_features(icoframes.tidy([{"id": 1}]), as_of="NaT")
@@ -218,7 +232,7 @@ def test_repeated_ids_are_refused():
     tables = icoframes.tidy([{"id": 1}, {"id": 2}])
     icos = tables.icos.copy()
     icos["id"] = [1, 1]
-    with pytest.raises(ValueError, match="repeated ids"):
+    with pytest.raises(ValueError, match=r"^tables\.icos has repeated ids$"):
         compute_features(dataclasses.replace(tables, icos=icos), as_of=AS_OF)
 
 
@@ -245,3 +259,23 @@ def test_a_distribution_of_a_single_part_is_stated():
                 _profile(2, finance={"distribution": {"Crowdsale": "100"}})]
     assert _one("team_token_share", profiles) == [20.0, 0.0]
     assert _one("sale_token_share", profiles) == [0.0, 100.0]
+
+
+def test_the_messages_of_a_wrong_argument_and_of_the_old_names_in_full():
+    import re
+
+    with pytest.raises(TypeError, match=r"^tables must be icoframes\.Tables, got DataFrame$"):
+        compute_features(pd.DataFrame())
+    tables = icoframes.tidy([{"id": 1}])
+    with pytest.warns(FutureWarning) as caught:
+        icoframes.features(tables, as_of=AS_OF)
+        from icoframes.features import features as _old  # noqa: F401
+    assert [str(w.message) for w in caught] == [
+        "icoframes.features(tables, ...) is now icoframes.compute_features(tables, ...): "
+        "icoframes.features is the module (FEATURES, describe_features); calling it goes in "
+        "the next version",
+        "icoframes.features.features is now icoframes.compute_features; the old name goes in "
+        "the next version"]
+    message = "module 'icoframes.features' has no attribute 'nothing_here'"
+    with pytest.raises(AttributeError, match=f"^{re.escape(message)}$"):
+        icoframes.features.nothing_here  # noqa: B018

@@ -171,3 +171,187 @@ def test_an_icos_argument_that_is_not_a_frame_is_refused():
         to_usd([{"hard_cap": 1.0}], _long(("2018-01-01", "ETH", 1.0)))
     with pytest.raises(ValueError, match="rates must be a pandas DataFrame, got dict"):
         normalize_rates({"ETH": [1.0]})
+
+
+# -- sale_prices: which snapshot holds the ICO price ---------------------------------------
+
+
+def _snaps(**columns: object) -> pd.DataFrame:
+    n = len(next(iter(columns.values())))  # type: ignore[arg-type]
+    base: dict[str, object] = {
+        "snapshot_date": pd.to_datetime(["2018-03-01"] * n, format="ISO8601"),
+        "id": [1] * n, "status": ["ongoing"] * n, "token_price": [0.1] * n,
+        "token_price_unit": ["ETH"] * n,
+        "start_datetime": pd.to_datetime(["2018-02-01"] * n, format="ISO8601"),
+        "end_datetime": pd.to_datetime(["2018-03-31"] * n, format="ISO8601"),
+        "fetched_at": pd.to_datetime(["2018-03-01 03:15"] * n, format="ISO8601", utc=True)}
+    base.update(columns)
+    return pd.DataFrame(base)
+
+
+def test_sale_prices_names_the_reader_of_snapshots_it_needs():
+    from icoframes.money import sale_prices
+
+    with pytest.raises(ValueError, match=r"^snapshots lack columns \['status'\]: give the icos "
+                                         r"table of icoframes\.read_snapshots\(out\)$"):
+        sale_prices(_snaps(token_price=[0.1]).drop(columns="status"))
+
+
+def test_a_snapshot_without_a_status_is_not_taken_as_during_the_sale():
+    from icoframes.money import sale_prices
+
+    snaps = _snaps(id=[1, 2], status=[None, "Ongoing "], token_price=[0.1, 0.2])
+    assert sale_prices(snaps)[["id", "token_price"]].values.tolist() == [[2, 0.2]]
+
+
+def test_a_profile_fetched_exactly_at_the_end_of_the_sale_holds_its_price():
+    from icoframes.money import sale_prices
+
+    end = pd.to_datetime(["2018-03-31 12:00"] * 2, format="ISO8601")
+    snaps = _snaps(id=[1, 2], token_price=[0.1, 0.2], end_datetime=end,
+                   fetched_at=pd.to_datetime(["2018-03-31 12:00", "2018-03-31 12:00:01"],
+                                             format="ISO8601", utc=True))
+    assert sale_prices(snaps)["id"].tolist() == [1]
+
+
+def test_the_last_fetch_during_the_sale_wins_whatever_the_order_of_the_snapshots():
+    from icoframes.money import sale_prices
+
+    # newest first, and the snapshot dates do not follow the fetch times
+    snaps = _snaps(id=[1, 1, 1], token_price=[0.3, 0.1, 0.2],
+                   snapshot_date=pd.to_datetime(["2018-03-01", "2018-03-03", "2018-03-02"],
+                                                format="ISO8601"),
+                   fetched_at=pd.to_datetime(["2018-03-05", "2018-03-01", "2018-03-02"],
+                                             format="ISO8601", utc=True))
+    prices = sale_prices(snaps)
+    assert prices["token_price"].tolist() == [0.3]
+    assert prices["snapshot_date"].tolist() == [pd.Timestamp("2018-03-01")]
+
+
+def test_the_deprecated_keyword_shows_as_not_given_in_help():
+    import inspect
+
+    # help(to_usd) shows the signature: the old name's default must read as "not given"
+    assert "max_age: 'object' = <not given>)" in str(inspect.signature(to_usd))
+
+
+def test_sale_prices_of_snapshots_without_a_snapshot_date():
+    from icoframes.money import sale_prices
+    from icoframes.money.prices import SALE_PRICE_COLUMNS
+
+    snaps = _snaps(id=[3, 1], token_price=[0.3, 0.1]).drop(columns="snapshot_date")
+    prices = sale_prices(snaps.set_index(pd.Index([10, 20])))
+    assert prices.columns.tolist() == ["id", *SALE_PRICE_COLUMNS]
+    assert prices.index.tolist() == [0, 1] and prices["id"].tolist() == [1, 3]
+    assert str(prices["snapshot_date"].dtype) == "datetime64[ms]"
+    assert prices["snapshot_date"].isna().all()
+
+
+# -- wide columns in Yahoo's "=X" form --------------------------------------------------------
+
+
+def test_a_yahoo_ticker_of_a_crypto_alias_is_refused_under_its_code():
+    # XBT is BTC: no government issues it, so "XBT=X" is not a Yahoo FX ticker
+    rates = pd.DataFrame({"XBT=X": [1.0]}, index=pd.to_datetime(["2018-01-01"]))
+    with pytest.raises(ValueError, match=r"column 'XBT=X' is not a Yahoo ticker: 'XXX=X' is a "
+                                         r"government currency per USD; for BTC give 'BTC-USD' "
+                                         r"\(USD per BTC\)"):
+        normalize_rates(rates)
+
+
+def test_a_yahoo_ticker_of_another_shape_is_refused_as_ambiguous():
+    rates = pd.DataFrame({"EURJPY1=X": [1.0]}, index=pd.to_datetime(["2018-01-01"]))
+    with pytest.raises(ValueError, match=r"column 'EURJPY1=X' is not a Yahoo exchange-rate "
+                                         r"ticker \('XXX=X' or 'XXXYYY=X'\): its direction is "
+                                         r"ambiguous"):
+        normalize_rates(rates)
+
+
+# -- check_magnitudes: hard caps orders of magnitude off against what was raised ------------
+
+
+def _caps(units: list[str], caps: list[float], raised: list[float]) -> pd.DataFrame:
+    icos = _icos(len(units), hard_cap=caps, caps_unit=units,
+                 end_datetime=["2018-03-04"] * len(units))
+    icos["raised"] = raised
+    return icos
+
+
+def _magnitude_warnings(icos: pd.DataFrame, rates: pd.DataFrame) -> list[str]:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        to_usd(icos, rates, columns=["hard_cap"])
+    return [str(w.message) for w in caught if "come out" in str(w.message)]
+
+
+def test_a_currency_is_judged_against_usd_caps_that_are_not_what_was_raised():
+    # caps stated in USD are 10x what those ICOs raised (median log10: 1); the JPY caps
+    # would be too with the right rate, but its rate is read the wrong way (JPY per USD
+    # taken as USD per JPY): 11,236x (106 squared) on top of the same 10x, ICOs of
+    # other sizes than the USD ones
+    usd_raised, jpy_raised = [1e7, 5e7, 1e8], [1e6, 2e6, 3e6]
+    icos = _caps(["USD"] * 3 + ["JPY"] * 3,
+                 [10 * r for r in usd_raised] + [106 * 10 * r for r in jpy_raised],
+                 usd_raised + jpy_raised)
+    [message] = _magnitude_warnings(icos, _long(("2018-03-04", "JPY", 106.0)))
+    assert message.startswith("to_usd: hard caps in JPY come out 11,236x larger against what "
+                              "the same ICOs raised than caps stated in USD (median of 3 ICOs)")
+
+
+def test_a_currency_worth_more_than_a_dollar_read_the_wrong_way_comes_out_smaller():
+    # BTC caps of what was raised, its rate (8,000 USD per BTC) given as BTC per USD: caps of
+    # an eighth of a dollar; no caps in USD to compare with (the reference is then 1x)
+    icos = _caps(["BTC"] * 3, [1000.0, 2000.0, 500.0], [8e6, 16e6, 4e6])
+    rates = pd.DataFrame({"date": ["2018-03-04"], "currency": ["BTC"], "units_per_usd": [8000.0]})
+    [message] = _magnitude_warnings(icos, rates)
+    assert message.startswith("to_usd: hard caps in BTC come out 64,000,000x smaller against "
+                              "what the same ICOs raised than caps stated in USD (median of 3 "
+                              "ICOs): are the BTC rates quoted the other way")
+
+
+def test_caps_exactly_two_orders_of_magnitude_off_are_named():
+    icos = _caps(["EUR"] * 3, [1e8, 2e8, 5e7], [1e6, 2e6, 5e5])
+    [message] = _magnitude_warnings(icos, _long(("2018-03-04", "EUR", 1.0)))
+    assert "hard caps in EUR come out 100x larger" in message
+
+
+def test_only_icos_with_both_a_cap_and_a_raised_amount_count_towards_the_three():
+    # two JPY ICOs raised something; two more have a cap but no raised amount: two judged
+    icos = _caps(["JPY"] * 4, [1.06e9, 2.12e9, 5.3e8, 1e9], [1e7, 2e7, np.nan, np.nan])
+    assert _magnitude_warnings(icos, _long(("2018-03-04", "JPY", 106.0))) == []
+
+
+def test_icos_that_raised_one_dollar_are_judged_too():
+    icos = _caps(["JPY"] * 3, [106.0, 106.0, 106.0], [1.0, 1.0, 1.0])
+    [message] = _magnitude_warnings(icos, _long(("2018-03-04", "JPY", 106.0)))
+    assert "hard caps in JPY come out 11,236x larger" in message
+
+
+def test_zero_caps_and_zero_raised_amounts_raise_no_numpy_warning():
+    import warnings
+
+    icos = _caps(["USD"] * 3, [0.0, 5e6, 0.0], [0.0, 0.0, 5e6])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning of a division by zero fails
+        out = to_usd(icos, _long(("2018-03-04", "ETH", 1.0)), columns=["hard_cap"])
+    assert out["hard_cap_usd"].tolist() == [0.0, 5e6, 0.0]
+
+
+# -- long-form rates: what each refusal says --------------------------------------------------
+
+
+def test_long_form_with_quote_is_refused_saying_where_its_direction_is():
+    with pytest.raises(ValueError, match=r"^quote= is for the bare currency columns of wide "
+                                         r"rates; long form names its direction by its value "
+                                         r"column \(usd_per_unit or units_per_usd\)$"):
+        normalize_rates(_long(("2018-01-01", "ETH", 1.0)), quote="usd_per_unit")
+
+
+def test_long_form_with_two_value_columns_lists_the_names_of_a_direction():
+    rates = _long(("2018-01-01", "ETH", 1.0)).assign(units_per_usd=1.0)
+    with pytest.raises(ValueError, match=r"^long-form rates need one value column, got "
+                                         r"\['usd_per_unit', 'units_per_usd'\]: usd_per_unit, "
+                                         r"usd, units_per_usd each name a direction$"):
+        normalize_rates(rates)

@@ -25,6 +25,7 @@ from ..errors import (
     InvalidParameter,
     MissingProfileWarning,
     NotCached,
+    QuotaExceeded,
     StaleWarning,
     warn,
 )
@@ -121,7 +122,7 @@ class LoadContext:
         self.settings = settings if settings is not None else get_settings()
         if not self.settings.base_url:
             self.settings.require_credentials()  # raises ConfigError with set-up help
-        self.cache = Cache(self.settings.cache_dir, self.settings.service_id)
+        self.cache = Cache(self.settings.cache_dir, self.settings.service_id or "")
         convert(self.cache)  # a cache of icoframes 0.1's layout, once
         self.derived = DerivedTables(self.cache)
         mark_used(self.cache.dir)  # for prune_cache; never creates the folder
@@ -150,9 +151,9 @@ class LoadContext:
         """The request ledger of the configured public key."""
         if self._ledger is None:
             self.settings.require_credentials()
-            self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key,
+            self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key or "",
                                        self.settings.daily_quota,
-                                       service=self.settings.service_id,
+                                       service=self.settings.service_id or "",
                                        reset=self.settings.quota_reset)
         return self._ledger
 
@@ -229,14 +230,22 @@ class LoadContext:
                     f"({self.cache.dir}): no list for {[q.params for q in crawl.queries]}. "
                     "Load it once online first.")
             crawl.run()
+        except QuotaExceeded as exc:  # what was listed before the limit: an export keeps it
+            exc.listing = self._listing(crawl, stopped="quota")
+            raise
         finally:
             self.close()
             if made and self._client is not None and not any(self.requests_spent().values()):
                 self._forget_unreached()
+        return self._listing(crawl)
+
+    def _listing(self, crawl: Crawl, **stopped: str) -> pd.DataFrame:
+        """The rows of every list the crawl answered, with its summary in ``attrs``."""
         frames = crawl.listings()
         listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
         listing = listing.drop_duplicates("id", keep="first").reset_index(drop=True)
-        listing.attrs["icoframes"] = {**crawl.summary(), "requests": self.requests_spent()}
+        listing.attrs["icoframes"] = {**crawl.summary(), **stopped,
+                                      "requests": self.requests_spent()}
         return listing
 
     def _forget_unreached(self) -> None:
@@ -283,6 +292,8 @@ class LoadContext:
                         reason = "error 482: the service has no profile"
                     elif ico_id in over_budget:
                         state, reason = "not_fetched", "the call's budget ran out"
+                    elif summary.get("stopped") == "quota" and state in (None, "not_fetched"):
+                        state, reason = "not_fetched", "quota"  # the daily limit stopped it
                     elif self.offline:
                         state, reason = "not_fetched", "offline, and not in the cache"
                     else:

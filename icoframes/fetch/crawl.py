@@ -380,8 +380,8 @@ class Crawl:
             query.start(stored)
         claimer = self._claimer()
         claimer.renew(every=claimer.lease / 3)
-        mine, _, arrived = claimer.claim(list(self._waiting), arrived_since=self._marker)
-        for ico_id in arrived:
+        mine, _, kept = claimer.claim(list(self._waiting), arrived_since=self._marker)
+        for ico_id in kept:
             del self._waiting[ico_id]
         for ico_id in mine:  # its claimer failed, died, stopped or gave it up: fetch it here
             self._ready.append(self._waiting.pop(ico_id))

@@ -106,7 +106,8 @@ class ListQuery:
         """Keep one page, parsed (once: :meth:`finish_pass` merges the parsed pages); its
         rows (for planning their profiles)."""
         self.in_flight -= 1
-        items = response.get("data") if isinstance(response.get("data"), list) else []
+        data = response.get("data")
+        items: list[Any] = data if isinstance(data, list) else []
         lost = Problems()
         frame = list_frame(items, status=self.params["status"], problems=lost)
         self._pages[(pass_no, number)] = (items, frame, lost.records())

@@ -62,8 +62,16 @@ DATE_COLUMNS: Final = ("end_datetime", "start_datetime")
 NO_UNIT: Final = "(no unit)"
 NO_DATE: Final = "(no date)"
 NO_FETCH_DATE: Final = "(no fetch date)"
-#: The default oldest rate accepted before an amount's date.
-RATE_MAX_AGE: Final = "7D"
+class _Default(str):
+    """The default of a keyword: a ``str`` told apart (by identity) from the same text given."""
+
+    __slots__ = ()
+
+
+#: The default oldest rate accepted before an amount's date. Not the literal
+#: ``"7D"`` (Python shares one object for equal short literals): so
+#: ``rate_max_age="7D", max_age=...`` is seen as both given, and refused.
+RATE_MAX_AGE: Final = _Default("7D")
 
 
 class _NotGiven:
@@ -81,7 +89,9 @@ def renamed_rate_max_age(rate_max_age: str | pd.Timedelta | None, max_age: objec
     if max_age is NOT_GIVEN:
         return rate_max_age
     if rate_max_age is not RATE_MAX_AGE:
-        raise InvalidParameter(f"{function}: give rate_max_age only (max_age is its old name)")
+        raise InvalidParameter(f"{function}: rate_max_age={rate_max_age!r} and max_age="
+                               f"{max_age!r} both given; give rate_max_age only (max_age is "
+                               "its old name)")
     warn(f"{function}(max_age=...) is now {function}(rate_max_age=...): max_age is a cache "
          "age in the loaders; the old name goes in the next version", FutureWarning)
     return max_age  # type: ignore[return-value]  # checked by rate_age

@@ -18,7 +18,7 @@ from ..errors import InvalidParameter
 from ..parse.units import canonical_unit, canonical_units
 from ..vocabulary import FIAT_CODES, UNIT_ALIASES
 
-__all__ = ["QUOTES", "VALUE", "Quote", "normalize_rates"]
+__all__ = ["PRICE_FIELDS", "QUOTES", "VALUE", "Quote", "normalize_rates"]
 
 #: The two directions a rate can be quoted in.
 Quote = Literal["usd_per_unit", "units_per_usd"]
@@ -27,6 +27,12 @@ QUOTES: Final = ("usd_per_unit", "units_per_usd")
 VALUE: Final = "usd_per_unit"
 # long-form value columns; ``usd`` is read as usd_per_unit (its name before 0.2)
 _LONG_VALUES: Final = ("usd_per_unit", "usd", "units_per_usd")
+#: Column names of price downloaders' frames that hold a price field, not a currency
+#: (``yf.Ticker("ETH-USD").history()``: Open, High, Low, Close, Volume, ...).
+PRICE_FIELDS: Final = frozenset({
+    "open", "high", "low", "close", "adj close", "adj_close", "adjclose", "volume", "price",
+    "rate", "value", "amount", "last", "mid", "bid", "ask", "vwap", "dividends",
+    "stock splits", "capital gains", "market cap", "date", "time", "datetime", "timestamp"})
 # milliseconds, like the ICOs' dates: nanoseconds end in 2262 and a profile may say 9999
 MS: Final = "datetime64[ms]"
 
@@ -38,14 +44,18 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
 
     * **long form**: columns ``date``, ``currency`` and one value column that
       names its direction, ``usd_per_unit`` (``usd`` is read the same way) or
-      ``units_per_usd``;
+      ``units_per_usd``, and no other column (another one, a wide ``JPY=X``
+      as much as a ``source`` note, is refused by name: select the three);
     * **wide form**: a date index (or ``date`` column) and one column per
       currency, named as price downloaders name them: ``ETH-USD``, ``ETH/USD``,
       ``ETH_USD``, ``EURUSD`` and Yahoo's ``EURUSD=X`` are USD per unit (the
       quote currency per one unit of the base); ``USD/JPY``, ``USDJPY=X`` and
       Yahoo's three-letter ``JPY=X`` are units per USD. A column named by a
       bare code (``ETH``, ``EUR``) says neither: it needs ``quote``. A pair
-      without USD (``EURJPY=X``, ``ETH-BTC``) is refused.
+      without USD (``EURJPY=X``, ``ETH-BTC``) is refused. So is a column named
+      by a price field (``Close``, ``Adj Close``, ``Volume``: a downloader's
+      frame of one ticker, which does not say which ticker): select the field
+      and name it by its ticker, ``rates[["Close"]].rename(columns={"Close": "ETH-USD"})``.
 
     Rows without a rate (NaN) are dropped; USD rows are dropped (USD needs no
     rate). Time-zone-aware dates are taken in UTC and made naive, like the
@@ -137,6 +147,15 @@ def _long(rates: pd.DataFrame, lower: Mapping[str, Hashable], quote: Quote | Non
         raise InvalidParameter(f"long-form rates need columns date, currency and usd_per_unit "
                          f"(or units_per_usd); missing: {', '.join(missing)} "
                          f"(got {list(rates.columns)})")
+    # another column is never dropped unread: a wide "JPY=X" beside long rates left
+    # every JPY amount without a rate, and nothing said why
+    other = [c for key, c in lower.items() if key not in ("date", "currency", values[0])]
+    if other:
+        raise InvalidParameter(
+            f"long-form rates take columns date, currency and {values[0]} only; got "
+            f"{', '.join(map(repr, other))} too: select the three "
+            f"(rates[['date', 'currency', '{values[0]}']]), or give each currency's rates "
+            "in one layout (wide columns such as 'JPY=X' go in a wide frame)")
     value = rates[lower[values[0]]]
     if values[0] == "units_per_usd":
         raw = _numbers(value)
@@ -164,6 +183,10 @@ def _wide_column(name: object, quote: Quote | None) -> tuple[str, bool] | str | 
     """(currency, inverted) of one wide column, None when its name states no
     direction, or the reason it is refused."""
     text = str(name).strip().upper()
+    if " ".join(text.split()).casefold() in PRICE_FIELDS:
+        return (f"column {name!r} names a price field, not a currency (a downloader's frame "
+                "of one ticker does not say which); select the field and name it by its "
+                f"ticker, e.g. rates[[{name!r}]].rename(columns={{{name!r}: 'ETH-USD'}})")
     if text.endswith("=X"):  # Yahoo's FX tickers
         body = text[:-2]
         if re.fullmatch(r"[A-Z]{3}", body):

@@ -118,7 +118,8 @@ def rates(*, wide: bool = False) -> pd.DataFrame:
     ----------
     wide : bool, default False
         False: long form, columns ``date`` (datetime64), ``currency`` (str),
-        ``usd`` (float64, USD per unit). True: wide form, a ``date`` index and
+        ``usd_per_unit`` (float64, USD per unit, the name :func:`icoframes.to_usd`
+        reads; before 0.2 it was ``usd``). True: wide form, a ``date`` index and
         one column per currency named as price downloaders name them
         (``ETH-USD``, ``BTC-USD``: USD per unit; Yahoo's ``EUR=X``: EUR per USD).
 
@@ -126,7 +127,7 @@ def rates(*, wide: bool = False) -> pd.DataFrame:
     --------
     >>> r = rates()
     >>> r.columns.tolist(), sorted(r["currency"].unique().tolist())
-    (['date', 'currency', 'usd'], ['BTC', 'ETH', 'EUR'])
+    (['date', 'currency', 'usd_per_unit'], ['BTC', 'ETH', 'EUR'])
     >>> str(r["date"].min().date()), str(r["date"].max().date())
     ('2016-01-01', '2028-12-31')
     >>> rates(wide=True).columns.tolist()
@@ -141,5 +142,5 @@ def rates(*, wide: bool = False) -> pd.DataFrame:
     return pd.DataFrame({
         "date": np.tile(dates.to_numpy(), len(levels)),
         "currency": pd.array(np.repeat(list(levels), n).astype(object), dtype=TEXT_DTYPE),
-        "usd": np.concatenate(list(levels.values())),
+        "usd_per_unit": np.concatenate(list(levels.values())),
     })

@@ -1,0 +1,157 @@
+"""What an export's ``manifest.json`` states, worked out from the load (:mod:`icoframes.export`).
+
+How fresh the lists must be (:func:`lists_fresh_after`), how old the exported
+profiles are, which rows were kept from an earlier fetch, whether a stopped load
+listed anything the export may use, and why the daily limit stopped it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from .errors import QuotaExceeded
+from .fetch import age_limit
+from .loaders import MaxAge
+
+__all__ = ["dump", "jsonable", "listed", "lists_fresh_after", "not_refreshed", "nothing_matched",
+           "oldest_newest", "profile_ages", "quota_stop"]
+
+
+def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
+    """The moment a cached list must have been fetched after to be used by an export.
+
+    The later of the current UTC day's start and ``now - max_age``: an export
+    run by cron at a fixed hour re-pages the lists every day, never serving
+    yesterday's because it is a few seconds short of ``max_age``. None when
+    ``max_age`` is None (lists never expire).
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> now = dt.datetime(2026, 11, 21, 3, 15, tzinfo=dt.UTC)
+    >>> lists_fresh_after(86400, now).isoformat()
+    '2026-11-21T00:00:00+00:00'
+    >>> lists_fresh_after(dt.timedelta(hours=1), now).isoformat()
+    '2026-11-21T02:15:00+00:00'
+    >>> lists_fresh_after(None, now) is None
+    True
+    """
+    limit = age_limit(max_age)  # InvalidParameter for what is not an age, before any request
+    if limit is None:
+        return None
+    midnight = now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return max(midnight, now - limit)
+
+
+def listed(listing: pd.DataFrame, fresh_after: dt.datetime | None) -> bool:
+    """A stopped load listed rows this export may use: paged by it, or cached fresh enough
+    (fetched after ``fresh_after``; None: any cached list will do)."""
+    if listing.empty:
+        return False
+    for query in listing.attrs.get("icoframes", {}).get("queries", []):
+        at = query.get("fetched_at")
+        if query.get("rows") and (not query.get("from_cache") or fresh_after is None or (
+                isinstance(at, str) and dt.datetime.fromisoformat(at) >= fresh_after)):
+            return True
+    return False
+
+
+def quota_stop(stop: QuotaExceeded, stated: dict[str, Any]) -> dict[str, Any]:
+    """The manifest's ``stopped``: who refused, how many listed ICOs remain, the message.
+
+    ``by`` is ``"service"`` (its error 485) or ``"daily_quota"`` (the setting);
+    ``remaining`` counts the listed ICOs the limit left without a row (``missing``
+    with reason ``"quota"``) and those kept from an earlier fetch it could not
+    fetch again.
+    """
+    left_out = sum(1 for m in stated.get("missing", []) if m.get("reason") == "quota")
+    return {"reason": "quota", "by": "service" if stop.code == 485 else "daily_quota",
+            "code": stop.code, "remaining": max(left_out, stop.remaining or 0),
+            "message": str(stop)}
+
+
+def oldest_newest(stamps: Iterable[Any]) -> dict[str, str | None]:
+    times = sorted(dt.datetime.fromisoformat(s) for s in stamps if isinstance(s, str))
+    if not times:
+        return {"oldest": None, "newest": None}
+    return {"oldest": times[0].isoformat(), "newest": times[-1].isoformat()}
+
+
+def profile_ages(icos: pd.DataFrame) -> dict[str, str | None]:
+    """When the oldest and the newest exported profile was fetched (UTC, ISO 8601).
+
+    Null for both when ``icos`` has no ``fetched_at`` column, or no time in it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> stamps = pd.to_datetime(["2026-11-20 03:15", None, "2026-11-18 03:15"],
+    ...                         format="%Y-%m-%d %H:%M", utc=True)
+    >>> profile_ages(pd.DataFrame({"fetched_at": stamps}))
+    {'oldest': '2026-11-18T03:15:00+00:00', 'newest': '2026-11-20T03:15:00+00:00'}
+    >>> profile_ages(pd.DataFrame({"id": [1]}))
+    {'oldest': None, 'newest': None}
+    """
+    if "fetched_at" not in icos.columns:
+        return {"oldest": None, "newest": None}
+    stamps = icos["fetched_at"]
+    if not isinstance(stamps.dtype, pd.DatetimeTZDtype):
+        # naive times are UTC by the package's convention; text is ISO 8601
+        stamps = pd.to_datetime(stamps, utc=True, format="ISO8601")
+    stamps = stamps.dropna()
+    if stamps.empty:
+        return {"oldest": None, "newest": None}
+    return {"oldest": stamps.min().tz_convert("UTC").isoformat(),
+            "newest": stamps.max().tz_convert("UTC").isoformat()}
+
+
+def not_refreshed(icos: pd.DataFrame, stated: dict[str, Any]) -> list[dict[str, Any]]:
+    """Exported rows this load tried to fetch again and could not: kept, older than asked.
+
+    One dict per row: ``id``, ``reason`` (why its new fetch failed, or that the
+    budget ran out) and ``fetched_at`` (when the exported row was fetched).
+    """
+    failed = {int(k): v for k, v in (stated.get("failed") or {}).items()}
+    budget = [int(i) for i in stated.get("not_refreshed") or [] if int(i) not in failed]
+    if not failed and not budget:
+        return []
+    when = (dict(zip(icos["id"].tolist(), icos["fetched_at"].tolist(), strict=True))
+            if "fetched_at" in icos.columns else {})
+    present = set(icos["id"].tolist())
+    rows = [(i, str(failed[i])) for i in failed if i in present]
+    rows += [(i, "the budget ran out before it was fetched again") for i in budget]
+    return [{"id": i, "reason": reason,
+             "fetched_at": None if pd.isna(when.get(i)) else pd.Timestamp(when[i]).isoformat()}
+            for i, reason in sorted(rows)]
+
+
+def nothing_matched(queries: list[dict[str, Any]], status: str | None,
+                     filters: dict[str, Any]) -> str:
+    asked = [q.get("params") for q in queries if not q.get("rows")] or [
+        {"status": status, **filters}]
+    described = "; ".join(  # status first: it is what tells the queries of one export apart
+        ", ".join(f"{k}={v}" for k, v in sorted(p.items(), key=lambda kv: kv[0] != "status")
+                  if v is not None) if isinstance(p, dict) else str(p)
+        for p in asked)
+    return (f"no ICO matched the query ({described}), so nothing was exported; pass "
+            "allow_empty=True (--allow-empty) to write empty tables for such a query")
+
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def dump(manifest: dict[str, Any]) -> bytes:
+    text = json.dumps(manifest, indent=2, ensure_ascii=False, default=str)
+    return text.encode("utf-8") + b"\n"

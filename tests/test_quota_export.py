@@ -1,0 +1,211 @@
+"""An export the daily limit stopped keeps what it fetched (issue 19 part 2).
+
+The limit is the service's (error 485) or the user's (the ``daily_quota``
+setting). Either way the export writes what it has, marked ``complete: false``
+with the ids the limit left out (reason ``"quota"``), exits 5 (0 with
+``--allow-incomplete``), and its log line says who refused and how many remain.
+It exits 3, writing nothing, only when nothing could be listed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import threading
+
+import pandas as pd
+import pytest
+import time_machine
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+
+import icoframes
+from icoframes import LoadReport, sandbox
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_QUOTA, main
+from icoframes.config import SETTINGS
+
+DAY = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
+
+# the load warns that the quota will not do (QuotaWarning) and that the result is incomplete
+# (IncompleteWarning): in the command both are log lines, which is what these tests read
+pytestmark = pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+
+
+def _use(monkeypatch, tmp_path, settings: dict[str, str]) -> None:
+    """Settings through ``ICOFRAMES_*`` variables only, as a cron job gives them."""
+    icoframes.reset_configuration()
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    for name, value in {"cache_dir": str(tmp_path / "cache"), **settings}.items():
+        monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", str(value))
+
+
+def _cli(args, caplog) -> tuple[int, str]:
+    caplog.clear()
+    caplog.set_level(logging.INFO, logger="icoframes")
+    return main(args), caplog.text
+
+
+def _manifest(folder) -> dict:
+    return json.loads((folder / "manifest.json").read_text())
+
+
+@pytest.fixture
+def settings_restored():
+    yield
+    icoframes.reset_configuration()
+
+
+def test_the_users_daily_quota_mid_load_writes_an_incomplete_export(
+        tmp_path, monkeypatch, caplog, settings_restored):
+    with sandbox.serve(n_icos=120, seed=5, quota=None) as sb, time_machine.travel(DAY):
+        past = sb.directory.ids("past")
+        pages = -(-len(past) // 20)
+        quota = pages + 12  # the list, and 12 profiles
+        assert len(past) > 12 + 5
+        _use(monkeypatch, tmp_path, {**sb.settings(), "daily_quota": quota})
+        out = tmp_path / "out"
+        code, log = _cli(["export", "--out", str(out), "--status", "past", "--snapshot"], caplog)
+        assert code == EXIT_INCOMPLETE, log
+        [snapshot] = out.glob("snapshot_date=*")
+        manifest = _manifest(snapshot)
+        # what the service received, what the ledger booked and what the manifest says agree
+        assert sb.stats.requests.total() == quota == icoframes.cache_info().requests_today
+        assert manifest["requests_spent"] == {"filters": 0, "icos": pages, "ico": 12}
+        assert manifest["requests_total"] == quota
+        fetched = {i for i, n in sb.stats.profile_hits.items() if n}
+        assert len(fetched) == 12
+        icos = pd.read_parquet(snapshot / "icos.parquet")
+        assert manifest["rows"]["icos"] == len(icos) == 12
+        assert set(icos["id"]) == fetched
+        assert manifest["complete"] is False
+        assert manifest["queries"][0]["complete"] is True  # the list came whole
+        missing = manifest["missing"]
+        assert sorted(m["id"] for m in missing) == sorted(set(past) - fetched)
+        assert {(m["state"], m["reason"]) for m in missing} == {("not_fetched", "quota")}
+        stopped = manifest["stopped"]
+        assert stopped["by"] == "daily_quota" and stopped["remaining"] == len(past) - 12
+        # the log line: who refused, and how many remain
+        assert "the daily_quota setting" in log and "error 485" not in log
+        assert f"{len(past) - 12} listed ICO(s) remain to fetch" in log
+        assert f"exit {EXIT_INCOMPLETE}" in log
+
+        # the same day again, a plain export: nothing may be sent, the list cached today is
+        # today's, so what is cached is written; --allow-incomplete exits 0
+        plain = tmp_path / "plain"
+        sent = sb.stats.requests.total()
+        code, log = _cli(["export", "--out", str(plain), "--status", "past",
+                          "--allow-incomplete"], caplog)
+        assert code == EXIT_OK, log
+        assert sb.stats.requests.total() == sent  # the user's cap: not even a probe
+        manifest = _manifest(plain)
+        assert manifest["complete"] is False and manifest["requests_total"] == 0
+        assert manifest["rows"]["icos"] == 12
+        assert len(manifest["missing"]) == len(past) - 12
+        assert "the daily_quota setting" in log
+
+        # and a snapshot, which must re-page the list and cannot: nothing listed today by this
+        # export, so nothing is written (the day's snapshot stays) and it exits 3
+        before = (snapshot / "manifest.json").read_bytes()
+        code, log = _cli(["export", "--out", str(out), "--status", "past", "--snapshot"], caplog)
+        assert code == EXIT_QUOTA, log
+        assert (snapshot / "manifest.json").read_bytes() == before
+        assert sb.stats.requests.total() == sent
+
+
+class RefusingAfter:
+    """A service that accepts ``n`` requests, then answers every one with error 485."""
+
+    def __init__(self, n: int, n_icos: int) -> None:
+        self.n = n
+        self.accepted = 0
+        self.lock = threading.Lock()
+        self.page = paged_list(n_icos)
+
+    def _refuse(self, h) -> bool:
+        with self.lock:
+            if self.accepted >= self.n:
+                refuse = True
+            else:
+                self.accepted += 1
+                refuse = False
+        if refuse:
+            json_reply({"error": 485, "message": "daily limit exceeded", "data": None},
+                       status=429)(h)
+        return refuse
+
+    def list(self, h) -> None:
+        if not self._refuse(h):
+            self.page(h)
+
+    def profile(self, h) -> None:
+        if not self._refuse(h):
+            asked = h.request_json().get("id")
+            json_reply({"error": None, "data": {
+                "id": asked, "main": {"name": f"ICO {asked}", "ico_score": "3.0"},
+                "finance": {"raised": "1000"}}})(h)
+
+
+def test_the_services_485_mid_load_writes_an_incomplete_export(
+        tmp_path, monkeypatch, caplog, settings_restored):
+    service = RefusingAfter(2 + 25, n_icos=40)  # two list pages, then 25 profiles
+    with HostileServer({LIST: service.list, PROFILE: service.profile}) as srv, \
+            time_machine.travel(DAY):
+        _use(monkeypatch, tmp_path, {**srv.settings(), "max_workers": "4"})
+        out = tmp_path / "out"
+        code, log = _cli(["export", "--out", str(out), "--status", "past"], caplog)
+        assert code == EXIT_INCOMPLETE, log
+        manifest = _manifest(out)
+        received = srv.hits[LIST] + srv.hits[PROFILE]
+        assert srv.hits[LIST] == 2 and received > 27  # some were refused
+        ledger = icoframes.cache_info().requests_today
+        assert service.accepted <= ledger <= received  # never below what the service counted
+        assert manifest["requests_total"] == received  # every request sent, refused ones too
+        icos = pd.read_parquet(out / "icos.parquet")
+        assert manifest["rows"]["icos"] == len(icos) == 25
+        assert manifest["complete"] is False
+        missing = manifest["missing"]
+        assert sorted(m["id"] for m in missing) == sorted(set(range(1, 41)) - set(icos["id"]))
+        assert {m["reason"] for m in missing} == {"quota"}
+        assert manifest["stopped"]["by"] == "service" and manifest["stopped"]["code"] == 485
+        assert manifest["stopped"]["remaining"] == 15
+        assert "error 485" in log and "daily_quota" not in log
+        assert "15 listed ICO(s) remain to fetch" in log
+        assert "hostile-private" not in log
+
+
+def test_a_485_before_anything_was_listed_exits_3_and_writes_nothing(
+        tmp_path, monkeypatch, caplog, settings_restored):
+    service = RefusingAfter(0, n_icos=40)
+    with HostileServer({LIST: service.list, PROFILE: service.profile}) as srv, \
+            time_machine.travel(DAY):
+        _use(monkeypatch, tmp_path, srv.settings())
+        out = tmp_path / "out"
+        code, log = _cli(["export", "--out", str(out), "--status", "past"], caplog)
+        assert code == EXIT_QUOTA, log
+        assert srv.hits[PROFILE] == 0 and srv.hits[LIST] == 1  # a 485 is never retried
+        assert icoframes.cache_info().requests_today == 1
+        assert not out.exists() or not any(out.iterdir())
+        assert "error 485" in log and "Nothing was written" in log
+
+
+def test_an_export_carries_the_report_of_its_load(tmp_path, settings_restored, caplog):
+    with sandbox.serve(n_icos=60, seed=7) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
+        result = icoframes.export_tables(tmp_path / "out", status="past", progress=False)
+        report = result.report
+        assert isinstance(report, LoadReport)
+        assert report.complete is result.complete is True
+        assert report.requests == result.requests_spent
+        assert report.requests_total == result.requests_total == sb.stats.requests.total()
+        [query] = report.queries
+        assert query.params == {"status": "past"} and not query.from_cache
+        assert query.rows == result.rows["icos"] == len(sb.directory.ids("past"))
+        assert query.fetched_at == dt.datetime.fromisoformat(
+            result.manifest["queries"][0]["fetched_at"])
+        # a second export the same day: everything from the cache, and the CLI says so
+        caplog.set_level(logging.INFO, logger="icoframes")
+        again = icoframes.export_tables(tmp_path / "again", status="past", progress=False)
+        assert again.report.answered_from_cache and again.report.requests_total == 0
+        assert main(["export", "--out", str(tmp_path / "cli"), "--status", "past"]) == 0
+        assert "0 requests spent (the lists and profiles from the cache" in caplog.text
