@@ -35,10 +35,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from icoframes.parse.base import Bad
 from icoframes.parse.dates import read_label
 from icoframes.parse.profiles import tidy
 from icoframes.parse.rules import (
-    BAD,
     DATETIME_FORMAT,
     MISSING_MARKERS,
     parse_amount,
@@ -67,12 +67,12 @@ def load_profiles(n: int, seed: int = 1) -> list[dict[str, Any]]:
 
 def _number(value: Any, percent: bool = False) -> float:
     parsed = parse_amount(value, percent=percent)
-    return np.nan if parsed is None or parsed is BAD else parsed
+    return np.nan if parsed is None or isinstance(parsed, Bad) else parsed
 
 
 def _when(value: Any) -> Any:
     parsed = parse_datetime(value)
-    return pd.NaT if parsed is None or parsed is BAD else parsed
+    return pd.NaT if parsed is None or isinstance(parsed, Bad) else parsed
 
 
 def _flag(value: Any) -> bool:

@@ -103,8 +103,9 @@ import pyarrow as pa
 from ._version import __version__
 from .errors import EmptyResult, QuotaExceeded
 from .exported import MANIFEST, SNAPSHOT_PREFIX
+from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, utcnow
-from .loaders import DEFAULT_MAX_AGE, LoaderCall, MaxAge, ProfileMaxAge, Refresh
+from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
     dump,
     jsonable,
@@ -116,6 +117,7 @@ from .manifest import (
     profile_ages,
     quota_stop,
 )
+from .queries import check_keywords, keywords_of
 from .reporting import LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
@@ -267,18 +269,19 @@ def export_tables(
     >>> written == manifest.manifest, written["rows"] == manifest.rows
     (True, True)
     """
+    check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     if snapshot and refresh is False:
         refresh = True  # a snapshot says what the service lists today, not what a cache held
     now = utcnow()
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
-    load = LoaderCall(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
+    load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     with Staging(Path(out)) as staging:  # out is checked writable here: no request yet
         stop: QuotaExceeded | None = None
         try:
             tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
                                  profile_max_age=profile_max_age, budget=budget,
-                                 only_icos=False)
+                                 only_icos=False, keywords=keywords_of(load_tables))
         except QuotaExceeded as exc:  # the daily limit: export what was listed and fetched
             stop, listing = exc, exc.listing
             if listing is None or not listed(listing, now if snapshot else fresh_after):

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ExportReplaced
+from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
 from .tables import Tables, read_table
 
@@ -59,6 +60,7 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     return None if raw is None else json.loads(raw)
 
 
+@checked_keywords
 def read_export(path: str | os.PathLike[str]) -> Tables:
     """The :class:`~icoframes.tables.Tables` of one export folder, typed by the schema.
 
@@ -200,6 +202,7 @@ def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
     return _info_frame(rows)
 
 
+@checked_keywords
 def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.DataFrame:
     """One table over every snapshot of an export tree, with a ``snapshot_date`` column.
 

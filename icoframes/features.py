@@ -31,6 +31,7 @@ import pandas as pd
 from .errors import InvalidParameter, warn
 from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, rate_age, renamed_rate_max_age, to_usd
 from .parse.units import FIAT_CODES, canonical_unit
+from .queries import checked_keywords
 from .schema import TEXT_DTYPE
 from .tables import Tables
 from .vocabulary import PLATFORM_FAMILIES, platform_family, social_network
@@ -140,6 +141,7 @@ def describe_features(*, rates: bool = True) -> pd.DataFrame:
     }).astype({"name": TEXT_DTYPE, "dtype": TEXT_DTYPE, "definition": TEXT_DTYPE})
 
 
+@checked_keywords
 def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
                      as_of: object = None,
                      rate_max_age: str | pd.Timedelta | None = RATE_MAX_AGE,

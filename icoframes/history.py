@@ -47,6 +47,7 @@ from .exported import (
     snapshot_folders,
     snapshot_info,
 )
+from .queries import checked_keywords
 from .schema import ICOS, TEXT_DTYPE
 
 __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_export",
@@ -67,6 +68,7 @@ _DATE_DTYPE = DATE_DTYPE
 _EVENT_ORDER = {"new": 0, "removed": 1, "unseen": 0, "first_seen": 0}  # then compared kinds
 
 
+@checked_keywords
 def changes(
     snapshots: str | os.PathLike[str] | pd.DataFrame,
     *,

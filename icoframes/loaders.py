@@ -24,19 +24,8 @@ from typing import Any, Literal
 import pandas as pd
 
 from .config import get_settings
-from .fetch import LoadContext, age_limit
-from .fetch.policy import profile_max_age as profile_max_age_of
-from .parse.problems import problems_of_load
-from .queries import (
-    build_queries,
-    check_load_arguments,
-    combined_sort,
-    keywords_of,
-    sort_rows,
-    warn_if_nothing_matched,
-)
-from .reporting import LoadReport
-from .schema import ICOS, TABLES, empty_frame
+from .fetch import Load
+from .queries import checked_keywords, keywords_of, warn_if_nothing_matched
 from .store.cache import Cache
 from .store.housekeeping import (
     CacheDirInfo,
@@ -51,7 +40,7 @@ from .store.housekeeping import (
 from .store.ledger import QuotaLedger
 from .tables import Tables
 
-__all__ = ["LoaderCall", "cache_info", "clear_cache", "load_filters", "load_icos", "load_list",
+__all__ = ["cache_info", "clear_cache", "load_filters", "load_icos", "load_list",
            "load_tables", "prune_cache"]
 
 DEFAULT_MAX_AGE = dt.timedelta(days=1)
@@ -64,6 +53,7 @@ ProfileMaxAge = dt.timedelta | float | int | Mapping[str, dt.timedelta | float |
 # -- the public functions -----------------------------------------------------
 
 
+@checked_keywords
 def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
                  offline: bool = False) -> pd.DataFrame:
     """The filter values the service offers (spec 2.1), one row per value.
@@ -95,7 +85,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     ['category', 'location', 'platform', 'type']
     >>> icoframes.reset_configuration()
     """
-    return LoaderCall(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
+    return Load(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
 
 
 def load_list(status: str | None = None, *, refresh: Refresh = False,
@@ -113,9 +103,9 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
         ``icoframes.report(listing)`` says what it answers and lacks, as for
         :func:`load_icos`.
     """
-    load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
+    load = Load(offline=offline, progress=progress, max_workers=max_workers)
     return warn_if_nothing_matched(load.listing(status, filters, refresh=refresh,
-                                                max_age=max_age))
+                                                max_age=max_age, keywords=keywords_of(load_list)))
 
 
 def load_icos(status: str | None = None, *, refresh: Refresh = False,
@@ -226,10 +216,10 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     (True, 'float64')
     >>> icoframes.reset_configuration()
     """
-    load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
+    load = Load(offline=offline, progress=progress, max_workers=max_workers)
     return warn_if_nothing_matched(load.tables(
         status, filters, refresh=refresh, max_age=max_age, profile_max_age=profile_max_age,
-        budget=budget, only_icos=True).icos)
+        budget=budget, only_icos=True, keywords=keywords_of(load_tables)).icos)
 
 
 def load_tables(status: str | None = None, *, refresh: Refresh = False,
@@ -252,13 +242,15 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         ``tables.report`` is the :class:`~icoframes.LoadReport` of the load
         (``tables.icos.attrs["icoframes"]`` holds it as a plain dict too).
     """
-    load = LoaderCall(offline=offline, progress=progress, max_workers=max_workers)
+    load = Load(offline=offline, progress=progress, max_workers=max_workers)
     tables = load.tables(status, filters, refresh=refresh, max_age=max_age,
-                         profile_max_age=profile_max_age, budget=budget, only_icos=False)
+                         profile_max_age=profile_max_age, budget=budget, only_icos=False,
+                         keywords=keywords_of(load_tables))
     warn_if_nothing_matched(tables.icos)
     return tables
 
 
+@checked_keywords
 def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     """What the cache of the configured service holds; with ``all=True``, every service's.
 
@@ -280,8 +272,9 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
         configured), ``ledgers`` (keys with a request count) and ``other``
         (entries that are not the cache's, left alone).
 
-    Both are dataclasses; ``info["profiles"]`` still works in this version, and
-    goes in the next (use ``info.profiles``).
+    Both are dataclasses; ``info["profiles"]`` still works in this version with
+    a ``FutureWarning``, and goes in the next (use ``info.profiles``, or
+    ``info.as_dict()`` for a plain dict).
 
     Examples
     --------
@@ -303,6 +296,7 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     return info(Cache(settings.cache_dir, settings.service_id), ledger)
 
 
+@checked_keywords
 def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     """Delete what is cached for the configured service; with ``all=True``, for every service.
 
@@ -321,6 +315,7 @@ def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     return remove_folder(Cache(settings.cache_dir, settings.service_id).dir, ledger=ledger)
 
 
+@checked_keywords
 def prune_cache(older_than: dt.timedelta | float | int, *,
                 ledgers: bool = False) -> CacheReport:
     """Delete what no load used for longer than ``older_than`` (a timedelta or seconds).
@@ -351,97 +346,3 @@ def _settings_with_base_url(**overrides: Any):
     if not settings.base_url:
         settings.require_credentials()  # raises ConfigError with set-up help
     return settings
-
-
-class LoaderCall:
-    """One loader call: the user's arguments -> validated queries -> results.
-
-    The public loaders and :func:`icoframes.export_tables` each make one; the
-    fetching itself happens in its :class:`~icoframes.fetch.LoadContext`
-    (``.context``), and ``requests_spent()`` says what this call cost.
-    """
-
-    def __init__(self, *, offline: bool = False, progress: bool | None = None,
-                 max_workers: int | None = None, cache_dir: Any = None) -> None:
-        check_load_arguments(offline=offline, progress=progress)
-        settings = _settings_with_base_url(max_workers=max_workers, cache_dir=cache_dir)
-        self.context = LoadContext(settings, offline=offline, progress=progress)
-        self._filters: pd.DataFrame | None = None
-
-    def requests_spent(self) -> dict[str, int]:
-        """Requests this load sent per endpoint, retries included."""
-        return self.context.requests_spent()
-
-    def filters(self, *, refresh: bool, max_age: MaxAge) -> pd.DataFrame:
-        return self.context.filters(refresh=refresh, max_age=max_age)
-
-    def _filter_set(self) -> pd.DataFrame:
-        """The filter set names are checked against: read once per call, cached for a day."""
-        if self._filters is None:
-            self._filters = self.filters(refresh=False, max_age=DEFAULT_MAX_AGE)
-        return self._filters
-
-    def _query_params(self, status: str | None, filters: Mapping[str, Any],
-                      keywords: tuple[str, ...] = ()) -> list[dict]:
-        return build_queries(status, filters, self._filter_set, keywords=keywords)
-
-    # lists and profiles -------------------------------------------------------
-
-    def _crawl(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
-               max_age: MaxAge, profiles: bool, profile_max_age: ProfileMaxAge = None,
-               budget: int | None = None) -> pd.DataFrame:
-        """Page the lists (or use fresh cached ones) and fetch missing profiles; the listing."""
-        check_load_arguments(refresh=refresh, budget=budget)
-        limit = age_limit(max_age)
-        ages = profile_max_age_of(profile_max_age)
-        queries = self._query_params(status, filters,  # a misspelled keyword: did you mean
-                                     keywords_of(load_tables if profiles else load_list))
-        return self.context.crawl(queries, refresh=refresh, limit=limit, profiles=profiles,
-                                  ages=ages, budget=budget)
-
-    def listing(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
-                max_age: MaxAge) -> pd.DataFrame:
-        sort = combined_sort(status, filters, dates=False)
-        listing = self._crawl(status, filters, refresh=refresh, max_age=max_age,
-                              profiles=False)
-        listing = sort_rows(listing, sort)  # no status: the three lists sorted together
-        listing.attrs["icoframes"] = self.context.report(listing)
-        return listing
-
-    def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: Refresh,
-               max_age: MaxAge, only_icos: bool, profile_max_age: ProfileMaxAge = None,
-               budget: int | None = None) -> Tables:
-        listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
-                              profile_max_age=profile_max_age, budget=budget)
-        return self.tables_of(listing, status, filters, only_icos=only_icos)
-
-    def tables_of(self, listing: pd.DataFrame, status: str | None, filters: Mapping[str, Any],
-                  *, only_icos: bool) -> Tables:
-        """The tables of a crawl's listing (or of ``QuotaExceeded.listing``), with its report."""
-        listing = sort_rows(listing, combined_sort(status, filters),  # no status: together
-                            lambda: self.context.derived.table("icos"))
-        tables = Tables.empty() if listing.empty else self._assemble(listing, only_icos=only_icos)
-        # what the rows answer and lack (queries, missing ids, fetch times, requests spent):
-        # typed on the bundle, and as 0.1's plain dict in the frame's attrs
-        summary = self.context.report(listing, tables.icos["id"])
-        tables.icos.attrs["icoframes"] = summary
-        return tables.with_report(LoadReport.from_dict(summary))
-
-    def _assemble(self, listing: pd.DataFrame, *, only_icos: bool) -> Tables:
-        derived = self.context.derived
-        everything = None if only_icos else derived.tables()
-        icos = derived.table("icos") if everything is None else everything.icos
-        positions = pd.Index(icos["id"]).get_indexer(listing["id"].to_numpy())
-        icos = icos.take(positions[positions >= 0]).reset_index(drop=True)
-        status = pd.Series(listing["status"].to_numpy(), index=listing["id"].to_numpy())
-        icos = icos.assign(status=icos["id"].map(status).astype(ICOS.column("status").dtype))
-        if everything is None:
-            return Tables(icos=icos, **{name: empty_frame(TABLES[name])
-                                        for name in TABLES if name != "icos"})
-        keep = icos["id"].to_numpy()
-        children = {name: everything[name][everything[name]["ico_id"].isin(keep)]
-                    .reset_index(drop=True) for name in TABLES if name != "icos"}
-        # the cache's problems (over every cached profile) of these ICOs, and the lists'
-        queries = listing.attrs.get("icoframes", {}).get("queries") or []
-        return Tables(icos=icos, **children,
-                      problems=problems_of_load(everything.problems, keep, queries))

@@ -19,10 +19,12 @@ de-duplicated, so the same filters in another order are one cache entry.
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import numbers
+import reprlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -39,8 +41,12 @@ from .errors import InvalidParameter, NoMatchWarning, NotCached, warn
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
-__all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "check_load_arguments",
-           "combined_sort", "keywords_of", "sort_rows", "warn_if_nothing_matched"]
+__all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "check_keywords",
+           "check_load_arguments", "checked_keywords", "combined_sort", "keywords_of",
+           "sort_rows", "warn_if_nothing_matched"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 #: Parameters whose values are country names, checked against the filter set's locations.
 PLACE_PARAMS = ("location", "exclude_areas")
@@ -106,7 +112,7 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     """
     if "page" in filters:
         raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
-    _check_keywords(filters, keywords)
+    check_keywords(filters, keywords)
     params = {**filters, "status": status}
     if params.get("accepted_currencies") is not None:
         params["accepted_currencies"] = _tickers(params["accepted_currencies"])
@@ -265,7 +271,40 @@ def keywords_of(loader: Callable[..., Any]) -> tuple[str, ...]:
                  if p.kind is not inspect.Parameter.VAR_KEYWORD)
 
 
-def _check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
+def checked_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``function``, refusing a keyword it lacks with InvalidParameter and a "did you mean".
+
+    Python's own TypeError ("unexpected keyword argument 'refesh'") suggests
+    nothing; this says what :func:`build_queries` says of a loader's keyword,
+    before the function runs, so before any request. Signature, docstring and
+    type stay the function's.
+
+    Examples
+    --------
+    >>> @checked_keywords
+    ... def load(*, refresh=False): ...
+    >>> try:
+    ...     load(refesh=True)
+    ... except InvalidParameter as exc:
+    ...     print(exc)
+    refesh=True is not a keyword of load(); did you mean 'refresh'?
+    """
+    own = keywords_of(function)
+
+    @functools.wraps(function)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        for key, value in kwargs.items():
+            if key not in own:
+                close = closest(key, own)
+                hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
+                        else f"its keywords: {', '.join(own) or 'none'}")
+                raise InvalidParameter(f"{key}={reprlib.repr(value)} is not a keyword of "
+                                       f"{function.__name__}(); {hint}")
+        return function(*args, **kwargs)
+    return call
+
+
+def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
     """A misspelled keyword of the loader gets its suggestion (list parameters: see params)."""
     own = [k for k in keywords if k != "status"]  # status is a list parameter as well
     for key, value in filters.items():

@@ -353,6 +353,7 @@ PROBLEMS = TableSchema(
         ("column", "text", None, "the column, or the source field of a malformed entry"),
         ("value", "text", None,
          "the raw value as text: strings as sent, anything else as JSON; long ones cut"),
+        ("reason", "text", None, "why it was not read: a code of icoframes.reasons.REASONS"),
     ),
     key=("table", "column", "ico_id"),
     doc="values that could not be read, one row per value",
@@ -446,5 +447,4 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
         "dtype": [str(c.dtype) for c in table.columns],
         "source": [c.source_text or None for c in table.columns],
         "doc": [c.doc for c in table.columns],
-    }).astype({"column": TEXT_DTYPE, "dtype": TEXT_DTYPE, "source": TEXT_DTYPE,
-               "doc": TEXT_DTYPE})
+    }).astype(dict.fromkeys(["column", "dtype", "source", "doc"], TEXT_DTYPE))

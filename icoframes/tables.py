@@ -20,23 +20,12 @@ from .files import atomic_write_table
 from .frames import check_frame, frame_from_arrow
 from .metadata import describe_columns
 from .reporting import LoadReport, queries_html
-from .schema import (
-    PROBLEM_SUMMARY,
-    PROBLEMS,
-    TABLE_NAMES,
-    TABLES,
-    TableSchema,
-    empty_frame,
-)
+from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 
 __all__ = ["Tables", "frame_from_arrow", "problem_summary", "read_table"]
 
 #: Distinct values shown per column by :func:`problem_summary`.
 EXAMPLES = 3
-
-
-def _empty_problems() -> pd.DataFrame:
-    return empty_frame(PROBLEMS)
 
 
 #: The keys of a :class:`Tables`, in order: the schema's tables, then ``problems``.
@@ -55,9 +44,9 @@ class Tables(Mapping[str, pd.DataFrame]):
 
     A read-only :class:`collections.abc.Mapping` like a ``dict``: keys are
     ``schema.TABLE_NAMES`` then ``"problems"`` (:data:`NAMES`), ``len`` is the
-    number of tables (11; ICOs: ``len(tables.icos)``), and ``Tables(**dict(t))``
-    rebuilds it. Every table is an attribute too. Bundles are equal only when
-    they are the same object.
+    number of tables (11; ICOs: ``len(tables.icos)``), and
+    ``Tables(**dict(t)).with_report(t.report)`` rebuilds it. Every table is an
+    attribute too. Bundles are equal only when they are the same object.
 
     Parameters
     ----------
@@ -77,8 +66,10 @@ class Tables(Mapping[str, pd.DataFrame]):
     report : LoadReport or None
         What the load answers and lacks (:class:`icoframes.LoadReport`), set by
         :func:`icoframes.load_tables`; None for a bundle built otherwise. Not a
-        table, so not a key: ``Tables(**dict(t))`` and ``dataclasses.replace``
-        give a bundle without one (:meth:`with_report` puts it back).
+        table, so neither a key nor an argument: ``dict(t)`` holds the frames
+        only, so ``Tables(**dict(t))`` (which type checkers accept for any
+        ``dict[str, DataFrame]``) and ``dataclasses.replace`` give a bundle
+        without one; :meth:`with_report` puts it back, and :meth:`subset` keeps it.
 
     Raises
     ------
@@ -108,7 +99,7 @@ class Tables(Mapping[str, pd.DataFrame]):
     markets: pd.DataFrame
     restricted_areas: pd.DataFrame
     accepting: pd.DataFrame
-    problems: pd.DataFrame = field(default_factory=_empty_problems)
+    problems: pd.DataFrame = field(default_factory=lambda: empty_frame(PROBLEMS))
     report: LoadReport | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -146,7 +137,8 @@ class Tables(Mapping[str, pd.DataFrame]):
             ICO ids (an iterable of ints, e.g. ``feats.loc[feats.kyc, "id"]``),
             each of which must be in ``icos.id``; or a boolean mask over the
             rows of ``icos`` (a list or array of its length, or a bool Series
-            with its index, e.g. ``tables.icos["raised"] > 1e6``).
+            with its index, e.g. ``tables.icos["raised"] > 1e6``); an array of a
+            boolean dtype is a mask whatever its length, an empty list no ids.
 
         Returns
         -------
@@ -176,7 +168,11 @@ class Tables(Mapping[str, pd.DataFrame]):
         return subset.with_report(self.report)
 
     def with_report(self, report: LoadReport | None) -> Tables:
-        """The same frames with ``report`` as :attr:`report` (a new bundle; this one is kept)."""
+        """The same frames with ``report`` (a LoadReport or None) as :attr:`report`: a new
+        bundle. ``Tables(**dict(t)).with_report(t.report)`` rebuilds ``t`` whole."""
+        if not isinstance(report, LoadReport | None):
+            raise InvalidParameter(f"with_report takes a LoadReport or None, got "
+                                   f"{type(report).__name__} (a dict: LoadReport.from_dict(d))")
         out = type(self)(**dict(self))
         object.__setattr__(out, "report", report)  # frozen; not an __init__ argument
         return out
@@ -327,8 +323,8 @@ class Tables(Mapping[str, pd.DataFrame]):
         """
         directory = Path(directory)
         frames = {name: read_table(directory, name) for name in TABLES}
-        problems_path = directory / f"{PROBLEMS.name}.parquet"
-        problems = _read_problems(problems_path) if problems_path.exists() else _empty_problems()
+        path = directory / f"{PROBLEMS.name}.parquet"
+        problems = _read_problems(path) if path.exists() else empty_frame(PROBLEMS)
         return cls(**frames, problems=problems)
 
 
@@ -348,10 +344,12 @@ def _kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
     if values.ndim != 1:
         raise InvalidParameter(f"subset takes a one-dimensional list of ids or mask, got "
                                f"shape {values.shape}")
-    if len(values) and all(isinstance(v, bool | np.bool_) for v in values):
-        if len(values) != len(icos):
+    bool_dtype = pd.api.types.is_bool_dtype(getattr(what, "dtype", np.dtype(object)))
+    if bool_dtype or (len(values) and all(isinstance(v, bool | np.bool_) for v in values)):
+        if len(values) != len(icos) or pd.isna(values).any():  # np.array([], bool) too
             raise InvalidParameter(f"subset: a boolean mask of {len(values):,} values for "
-                                   f"{len(icos):,} ICOs")
+                                   f"{len(icos):,} ICOs: it needs one True or False per ICO "
+                                   "(no missing values)")
         return pd.Index(icos["id"].to_numpy()[values.astype(bool)])
     if any(v is None or v is pd.NA or isinstance(v, bool | np.bool_ | float) for v in values):
         raise InvalidParameter("subset: ids must be whole numbers and a mask True or False "
@@ -402,7 +400,8 @@ def problem_summary(problems: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> problems = pd.DataFrame({"ico_id": [1, 2, None], "table": ["icos", "icos", "list"],
-    ...                          "column": ["kyc", "kyc", "id"], "value": ["no", "no", "x"]})
+    ...                          "column": ["kyc", "kyc", "id"], "value": ["no", "no", "x"],
+    ...                          "reason": ["unknown_flag", "unknown_flag", "unreadable_id"]})
     >>> problem_summary(problems.astype(PROBLEMS.dtypes)).astype(object).values.tolist()
     [['icos', 'kyc', 2, ['no']], ['list', 'id', 1, ['x']]]
     """
@@ -420,8 +419,12 @@ def problem_summary(problems: pd.DataFrame) -> pd.DataFrame:
 
 
 def _read_problems(path: Path) -> pd.DataFrame:
-    """``problems.parquet``; the per-column shape of older versions as rows without ids."""
+    """``problems.parquet``; older shapes with what they lack missing: rows without a reason
+    (before reasons), the per-column shape as rows without ids or reasons."""
     table = pq.read_table(path)
+    if table.schema.names == PROBLEMS.names[:-1]:  # written before the reason column
+        reason = PROBLEMS.arrow_schema().field("reason")
+        table = table.append_column(reason, pa.nulls(len(table), reason.type))
     if table.schema.names != PROBLEM_SUMMARY.names:
         return describe_columns(frame_from_arrow(PROBLEMS, table, source=str(path)),
                                 table.schema)
@@ -429,7 +432,7 @@ def _read_problems(path: Path) -> pd.DataFrame:
     values = [v for n, shown in zip(old["count"], old["examples"], strict=True)
               for v in [*shown[:n], *[None] * (n - len(shown[:n]))]]
     rows = old.loc[old.index.repeat(old["count"]), ["table", "column"]]
-    return rows.assign(ico_id=None, value=values)[PROBLEMS.names].astype(
+    return rows.assign(ico_id=None, value=values, reason=None)[PROBLEMS.names].astype(
         PROBLEMS.dtypes).reset_index(drop=True)
 
 

@@ -9,10 +9,12 @@ tables must hold and whether the value must also be a row of ``problems``.
 fixed seed, so the fixture is the same on every run, and returns the truth of
 every value it wrote.
 
-A truth row is ``Truth(ico_id, table, column, raw, expected, reported)``:
+A truth row is ``Truth(ico_id, table, column, raw, expected, reason)``:
 ``expected`` is the cell (NaN for missing), or for a list column the list,
-or for a child table the tuple of rows the ICO must have there; ``reported``
-says whether the raw value must be a row of ``problems`` for that column.
+or for a child table the tuple of rows the ICO must have there; ``reason``
+is the reason code (:data:`icoframes.reasons.REASONS`) of the row of
+``problems`` the raw value must be for that column, or None when it must be
+none.
 """
 
 from __future__ import annotations
@@ -33,80 +35,85 @@ class Truth(NamedTuple):
     column: str
     raw: object
     expected: object
-    reported: bool
+    reason: str | None
 
 
 # (raw, expected, reported) per kind of field -------------------------------------
 
 FLAGS = [
-    ("Available", True, False), ("available", True, False), ("Yes", True, False),
-    ("YES", True, False), ("✓", True, False), ("✔", True, False), (True, True, False),
-    ("1", True, False), (1, True, False), ("true", True, False),
-    ("No", False, False), ("no", False, False), ("Not available", False, False),
-    ("N/A", False, False), ("Not set", False, False), ("TBA", False, False),
-    ("", False, False), (None, False, False), (False, False, False), (0, False, False),
-    ("✗", False, False), ("Unknown", False, False),
-    ("YES (UNTIL 11 SEP)", True, True), ("Yes (till 30 June)", True, True),
-    ("Available - testnet", True, True), ("No (planned Q3)", False, True),
-    ("maybe", False, True), ("partially", False, True), ("beta", False, True),
+    ("Available", True, None), ("available", True, None), ("Yes", True, None),
+    ("YES", True, None), ("✓", True, None), ("✔", True, None), (True, True, None),
+    ("1", True, None), (1, True, None), ("true", True, None),
+    ("No", False, None), ("no", False, None), ("Not available", False, None),
+    ("N/A", False, None), ("Not set", False, None), ("TBA", False, None),
+    ("", False, None), (None, False, None), (False, False, None), (0, False, None),
+    ("✗", False, None), ("Unknown", False, None),
+    ("YES (UNTIL 11 SEP)", True, "qualified_flag"),
+    ("Yes (till 30 June)", True, "qualified_flag"),
+    ("Available - testnet", True, "qualified_flag"), ("No (planned Q3)", False, "qualified_flag"),
+    ("maybe", False, "unknown_flag"), ("partially", False, "unknown_flag"),
+    ("beta", False, "unknown_flag"), ([True], False, "wrong_type"),
 ]
 
 # (raw, unit column, expected amount, expected unit, reported)
 PURCHASES = [
-    ("0,003 ETH", "", 0.003, "ETH", False), ("0,001 ETH", "", 0.001, "ETH", False),
-    ("0,1 ETH", "", 0.1, "ETH", False), ("1,5 ETH", "", 1.5, "ETH", False),
-    ("0.1", "ETH", 0.1, "ETH", False), (0.5, "ETH", 0.5, "ETH", False),
-    ("$100", "USD", 100.0, "USD", False), ("100 USD", "", 100.0, "USD", False),
-    ("500 BFC", "", 500.0, "BFC", False), ("10,000 XYZ", "", 10000.0, "XYZ", False),
-    ("0\u200b.25 ETH", "", 0.25, "ETH", False), ("1 \u200bETH", "", 1.0, "ETH", False),
-    ("０.５ ＥＴＨ", "", 0.5, "ETH", False), ("0.2 ЕТН", "", 0.2, "ETH", False),
-    ("N/A", "ETH", NAN, "ETH", False), ("", "USD", NAN, "USD", False),
-    ("100 USD", "ETH", NAN, "ETH", True), ("-1", "ETH", NAN, "ETH", True),
-    ("~0.1 ETH", "ETH", NAN, "ETH", True), ("0.1-1 ETH", "ETH", NAN, "ETH", True),
-    ("0.1 ETH (0.5 ETH presale)", "ETH", NAN, "ETH", True), ("50%", "USD", NAN, "USD", True),
-    ("500 tokens", "", NAN, None, True),
+    ("0,003 ETH", "", 0.003, "ETH", None), ("0,001 ETH", "", 0.001, "ETH", None),
+    ("0,1 ETH", "", 0.1, "ETH", None), ("1,5 ETH", "", 1.5, "ETH", None),
+    ("0.1", "ETH", 0.1, "ETH", None), (0.5, "ETH", 0.5, "ETH", None),
+    ("$100", "USD", 100.0, "USD", None), ("100 USD", "", 100.0, "USD", None),
+    ("500 BFC", "", 500.0, "BFC", None), ("10,000 XYZ", "", 10000.0, "XYZ", None),
+    ("0\u200b.25 ETH", "", 0.25, "ETH", None), ("1 \u200bETH", "", 1.0, "ETH", None),
+    ("０.５ ＥＴＨ", "", 0.5, "ETH", None), ("0.2 ЕТН", "", 0.2, "ETH", None),
+    ("N/A", "ETH", NAN, "ETH", None), ("", "USD", NAN, "USD", None),
+    ("100 USD", "ETH", NAN, "ETH", "unit_conflict"), ("-1", "ETH", NAN, "ETH", "negative"),
+    ("~0.1 ETH", "ETH", NAN, "ETH", "vague"), ("0.1-1 ETH", "ETH", NAN, "ETH", "range"),
+    ("0.1 ETH (0.5 ETH presale)", "ETH", NAN, "ETH", "vague"),
+    ("50%", "USD", NAN, "USD", "percent"), ("500 tokens", "", NAN, None, "unreadable_number"),
 ]
 
 CAPS = [
-    ("$15,000,000", "", 15e6, "USD", False), ("15M", "USD", 15e6, "USD", False),
-    ("15 000 000", "USD", 15e6, "USD", False), (30000, "ETH", 30000.0, "ETH", False),
-    ("30,000 ETH", "", 30000.0, "ETH", False), ("4,000,000 ICX", "", 4e6, "ICX", False),
-    ("6,535,424 TAY", "", 6535424.0, "TAY", False), ("1.500.000", "EUR", 1.5e6, "EUR", False),
-    ("2,5 Mio. EUR", "EUR", 2.5e6, "EUR", False), ("12,5M", "USD", 12.5e6, "USD", False),
-    ("1,500", "ETH", 1500.0, "ETH", False), ("TBA", "USD", NAN, "USD", False),
-    ("-5000", "USD", NAN, "USD", True), ("60%", "USD", NAN, "USD", True),
-    ("~3,500,000", "USD", NAN, "USD", True), ("2.5 Mio. EUR", "USD", NAN, "USD", True),
-    ("$5M - $10M", "USD", NAN, "USD", True), ("1,500,5", "USD", NAN, "USD", True),
-    ("30,000 ETH", "BTC", NAN, "BTC", True),
+    ("$15,000,000", "", 15e6, "USD", None), ("15M", "USD", 15e6, "USD", None),
+    ("15 000 000", "USD", 15e6, "USD", None), (30000, "ETH", 30000.0, "ETH", None),
+    ("30,000 ETH", "", 30000.0, "ETH", None), ("4,000,000 ICX", "", 4e6, "ICX", None),
+    ("6,535,424 TAY", "", 6535424.0, "TAY", None), ("1.500.000", "EUR", 1.5e6, "EUR", None),
+    ("2,5 Mio. EUR", "EUR", 2.5e6, "EUR", None), ("12,5M", "USD", 12.5e6, "USD", None),
+    ("1,500", "ETH", 1500.0, "ETH", None), ("TBA", "USD", NAN, "USD", None),
+    ("-5000", "USD", NAN, "USD", "negative"), ("60%", "USD", NAN, "USD", "percent"),
+    ("~3,500,000", "USD", NAN, "USD", "vague"),
+    ("2.5 Mio. EUR", "USD", NAN, "USD", "unit_conflict"),
+    ("$5M - $10M", "USD", NAN, "USD", "range"), ("1,500,5", "USD", NAN, "USD", "grouping"),
+    ("30,000 ETH", "BTC", NAN, "BTC", "unit_conflict"),
 ]
 
 # (raw, unit column, ticker, expected price, expected unit, reported)
 PRICES = [
-    ("1 KBX = 0.00011 ETH", "", "KBX", 0.00011, "ETH", False),
-    ("1 HIX = 0.01 EUR", "", "HIX", 0.01, "EUR", False),
-    ("1 TNT = $0.071", "", "TNT", 0.071, "USD", False),
-    ("1 UTRUST = $0,065", "", "UTRUST", 0.065, "USD", False),
-    ("50 AIR = $1", "", "AIR", 0.02, "USD", False),
-    ("$1 = 6820 KIN", "", "KIN", 1 / 6820, "USD", False),
-    ("5 USD = 1 FIL", "", "FIL", 5.0, "USD", False),
-    ("1 ETH = 3,000 XYZ", "ETH", "XYZ", 1 / 3000, "ETH", False),
-    ("1 ETH = 4000 ABC", "", "", 1 / 4000, "ETH", False),
-    ("1 EOS = 0.01 ETH", "", "EOS", 0.01, "ETH", False),
-    ("0.15", "USD", "AQB", 0.15, "USD", False), ("$0.05", "", "AQB", 0.05, "USD", False),
-    ("0,05 USD", "", "AQB", 0.05, "USD", False),
-    ("1 ETH = 3640-3367 IML", "", "IML", NAN, None, True),
-    ("1 ETH = 725-800 BTT", "", "BTT", NAN, None, True),
-    ("1PSTS = 20¢ (25¢ AFTER SEPT 18)", "", "PSTS", NAN, None, True),
-    ("1 KBX = 0.00011 ETH", "USD", "KBX", NAN, "USD", True),
-    ("Dynamic, see whitepaper", "", "DYN", NAN, None, True),
-    ("TBA", "USD", "AQB", NAN, "USD", False),
+    ("1 KBX = 0.00011 ETH", "", "KBX", 0.00011, "ETH", None),
+    ("1 HIX = 0.01 EUR", "", "HIX", 0.01, "EUR", None),
+    ("1 TNT = $0.071", "", "TNT", 0.071, "USD", None),
+    ("1 UTRUST = $0,065", "", "UTRUST", 0.065, "USD", None),
+    ("50 AIR = $1", "", "AIR", 0.02, "USD", None),
+    ("$1 = 6820 KIN", "", "KIN", 1 / 6820, "USD", None),
+    ("5 USD = 1 FIL", "", "FIL", 5.0, "USD", None),
+    ("1 ETH = 3,000 XYZ", "ETH", "XYZ", 1 / 3000, "ETH", None),
+    ("1 ETH = 4000 ABC", "", "", 1 / 4000, "ETH", None),
+    ("1 EOS = 0.01 ETH", "", "EOS", 0.01, "ETH", None),
+    ("0.15", "USD", "AQB", 0.15, "USD", None), ("$0.05", "", "AQB", 0.05, "USD", None),
+    ("0,05 USD", "", "AQB", 0.05, "USD", None),
+    ("1 ETH = 3640-3367 IML", "", "IML", NAN, None, "range"),
+    ("1 ETH = 725-800 BTT", "", "BTT", NAN, None, "range"),
+    ("1PSTS = 20¢ (25¢ AFTER SEPT 18)", "", "PSTS", NAN, None, "vague"),
+    ("1 KBX = 0.00011 ETH", "USD", "KBX", NAN, "USD", "unit_conflict"),
+    ("1 ETH = 500 USD", "", "", NAN, None, "unreadable_price"),
+    ("Dynamic, see whitepaper", "", "DYN", NAN, None, "unreadable_number"),
+    ("TBA", "USD", "AQB", NAN, "USD", None),
 ]
 
 RAISED = [
-    (12_500_000, 12.5e6, False), ("$1,000,000", 1e6, False), ("1,5M", 1.5e6, False),
-    ("2 500 000", 2.5e6, False), ("１００００", 10000.0, False), ("", NAN, False),
-    ("Pending", NAN, False), (-1, NAN, True), ("-1", NAN, True), ("60%", NAN, True),
-    ("~3,500,000", NAN, True), ("1-2M", NAN, True),
+    (12_500_000, 12.5e6, None), ("$1,000,000", 1e6, None), ("1,5M", 1.5e6, None),
+    ("2 500 000", 2.5e6, None), ("１００００", 10000.0, None), ("", NAN, None),
+    ("Pending", NAN, None), (-1, NAN, "negative"), ("-1", NAN, "negative"),
+    ("60%", NAN, "percent"), ("~3,500,000", NAN, "vague"), ("1-2M", NAN, "range"),
+    (True, NAN, "wrong_type"),
 ]
 
 RESTRICTED = [
@@ -143,38 +150,42 @@ BONUSES = [
     ({"Week 1": "15%", "Week 2": "-"}, (("Week 1", "15%"),)),
 ]
 
-# (label, expected date "YYYY-MM-DD" or None, precision or None)
+# (label, expected date "YYYY-MM-DD" or None, precision or None, reason or None)
 LABELS = [
-    ("01-07-2018", "2018-07-01", "day"), ("Q3 2018", "2018-07-01", "quarter"),
-    ("3Q 2018", "2018-07-01", "quarter"), ("2018 Q4", "2018-10-01", "quarter"),
-    ("March 2018", "2018-03-01", "month"), ("03.2019", "2019-03-01", "month"),
-    ("2019", "2019-01-01", "year"), ("H2 2019", "2019-07-01", "half"),
-    ("15 March 2019", "2019-03-15", "day"),
-    ("01-13-2018", None, None), ("soon", None, None), ("Phase 2", None, None),
-    ("9999", None, None),
+    ("01-07-2018", "2018-07-01", "day", None), ("Q3 2018", "2018-07-01", "quarter", None),
+    ("3Q 2018", "2018-07-01", "quarter", None), ("2018 Q4", "2018-10-01", "quarter", None),
+    ("March 2018", "2018-03-01", "month", None), ("03.2019", "2019-03-01", "month", None),
+    ("2019", "2019-01-01", "year", None), ("H2 2019", "2019-07-01", "half", None),
+    ("15 March 2019", "2019-03-15", "day", None),
+    ("01-13-2018", None, None, "us_order"), ("soon", None, None, "unreadable_date"),
+    ("Phase 2", None, None, "unreadable_date"), ("9999", None, None, "date_out_of_range"),
+    ("31-02-2018", None, None, "impossible_date"), ("20 Sep", None, None, "no_year"),
 ]
 
-# (raw, expected "YYYY-MM-DD HH:MM:SS" or None, reported)
+# (raw, expected "YYYY-MM-DD HH:MM:SS" or None, reason or None)
 STARTS = [
-    ("01.03.2018 12:00:00", "2018-03-01 12:00:00", False),
-    ("01.03.2018", "2018-03-01 00:00:00", False), ("2018-03-01", "2018-03-01 00:00:00", False),
-    ("", None, False), ("TBA", None, False),
-    ("20 Sep", None, True), ("19 days", None, True), ("since 18 Sep", None, True),
-    ("01.13.2018", None, True), ("01.01.9999 00:00:00", None, True),
-    ("01.01.0001 00:00:00", None, True), ("31.02.2018 00:00:00", None, True),
+    ("01.03.2018 12:00:00", "2018-03-01 12:00:00", None),
+    ("01.03.2018", "2018-03-01 00:00:00", None), ("2018-03-01", "2018-03-01 00:00:00", None),
+    ("", None, None), ("TBA", None, None),
+    ("20 Sep", None, "no_year"), ("19 days", None, "duration"),
+    ("since 18 Sep", None, "no_year"), ("01.13.2018", None, "us_order"),
+    ("01.01.9999 00:00:00", None, "date_out_of_range"),
+    ("01.01.0001 00:00:00", None, "date_out_of_range"),
+    ("31.02.2018 00:00:00", None, "impossible_date"), ("soon", None, "unreadable_date"),
 ]
 
-# (raw distribution, expected (part, percent) rows, reported raw values)
+# (raw distribution, expected (part, percent) rows, reported (raw value, reason) pairs)
 DISTRIBUTIONS = [
     ({"Sale": "60%", "Team": "40%"}, (("Sale", 60.0), ("Team", 40.0)), ()),
     ({"Sale": "60 %", "Team": 25}, (("Sale", 60.0), ("Team", 25.0)), ()),
-    ({"Sale": "120%"}, (("Sale", NAN),), ("120%",)),
-    ({"Team": -5, "Sale": "95%"}, (("Team", NAN), ("Sale", 95.0)), ("-5",)),
+    ({"Sale": "120%"}, (("Sale", NAN),), (("120%", "out_of_bounds"),)),
+    ({"Team": -5, "Sale": "95%"}, (("Team", NAN), ("Sale", 95.0)), (("-5", "negative"),)),
+    ({"Team": "10-20%", "Sale": "80%"}, (("Team", NAN), ("Sale", 80.0)), (("10-20%", "range"),)),
 ]
 
-NAMES = [("Aquaibit", "Aquaibit", False), ("Bad\ud800Name", "Bad\ufffdName", True),
-         (" KIN Token ", "KIN Token", False), ("", NAN, False), ("TBA", NAN, False),
-         ("Кин Токен", "Кин Токен", False)]  # text is kept as written
+NAMES = [("Aquaibit", "Aquaibit", None), ("Bad\ud800Name", "Bad\ufffdName", "surrogate"),
+         (" KIN Token ", "KIN Token", None), ("", NAN, None), ("TBA", NAN, None),
+         ("Кин Токен", "Кин Токен", None), (True, NAN, "wrong_type")]  # text kept as written
 
 
 def records(n: int = N_RECORDS, seed: int = 20) -> tuple[list[dict[str, Any]], list[Truth]]:
@@ -185,62 +196,63 @@ def records(n: int = N_RECORDS, seed: int = 20) -> tuple[list[dict[str, Any]], l
     for ico_id in range(1, n + 1):
         changes: dict[str, Any] = {}
 
-        def want(table: str, column: str, raw: object, expected: object, reported: bool,
+        def want(table: str, column: str, raw: object, expected: object, reason: str | None,
                  ico_id: int = ico_id) -> None:
-            truth.append(Truth(ico_id, table, column, raw, expected, reported))
+            truth.append(Truth(ico_id, table, column, raw, expected, reason))
 
         for column, path in (("whitelist", "main.whitelist"), ("mvp", "main.mvp"),
                              ("bounty", "additional.bounty"), ("kyc", "main.kyc")):
-            raw, flag, reported = rng.choice(FLAGS)
+            raw, flag, reason = rng.choice(FLAGS)
             changes[path] = raw
-            want("icos", column, raw, flag, reported)
-        raw, unit, amount, code, reported = rng.choice(PURCHASES)
+            want("icos", column, raw, flag, reason)
+        raw, unit, amount, code, reason = rng.choice(PURCHASES)
         changes.update({"finance.min_purchase": raw, "finance.purchase_unit": unit,
                         "finance.max_purchase": ""})
-        want("icos", "min_purchase", raw, amount, reported)
-        want("icos", "purchase_unit", unit, code, False)
-        raw, unit, amount, code, reported = rng.choice(CAPS)
+        want("icos", "min_purchase", raw, amount, reason)
+        want("icos", "purchase_unit", unit, code, None)
+        raw, unit, amount, code, reason = rng.choice(CAPS)
         changes.update({"finance.hard_cap": raw, "finance.caps_unit": unit,
                         "finance.soft_cap": ""})
-        want("icos", "hard_cap", raw, amount, reported)
-        want("icos", "caps_unit", unit, code, False)
-        raw, unit, ticker, price, code, reported = rng.choice(PRICES)
+        want("icos", "hard_cap", raw, amount, reason)
+        want("icos", "caps_unit", unit, code, None)
+        raw, unit, ticker, price, code, reason = rng.choice(PRICES)
         changes.update({"finance.token_price": raw, "finance.token_price_unit": unit,
                         "finance.ticker": ticker})
-        want("icos", "token_price", raw, price, reported)
-        want("icos", "token_price_unit", unit, code, False)
-        raw, amount, reported = rng.choice(RAISED)
+        want("icos", "token_price", raw, price, reason)
+        want("icos", "token_price_unit", unit, code, None)
+        raw, amount, reason = rng.choice(RAISED)
         changes["finance.raised"] = raw
-        want("icos", "raised", raw, amount, reported)
+        want("icos", "raised", raw, amount, reason)
         raw, items, _ = rng.choice(RESTRICTED)
         changes["finance.restricted_areas"] = raw
-        want("icos", "restricted_areas", raw, items, False)
+        want("icos", "restricted_areas", raw, items, None)
         raw, items, fiat = rng.choice(ACCEPTING)
         changes["finance.accepting"] = raw
-        want("icos", "accepting", raw, items, False)
-        want("features", "accepts_fiat", raw, fiat, False)
+        want("icos", "accepting", raw, items, None)
+        want("features", "accepts_fiat", raw, fiat, None)
         raw, family = rng.choice(PLATFORMS)
         changes["main.platform"] = raw
-        want("features", "platform_family", raw, family, False)
+        want("features", "platform_family", raw, family, None)
         key, talk = rng.choice(SOCIAL_KEYS)
         changes["links.social"] = {key: f"https://social.example/{ico_id}"}
-        want("features", "has_bitcointalk", key, talk, False)
+        want("features", "has_bitcointalk", key, talk, None)
         raw, rows = rng.choice(BONUSES)
         changes["additional.bonuses"] = raw
-        want("bonuses", "terms", raw, rows, False)
-        want("features", "has_bonus", raw, bool(rows), False)
+        want("bonuses", "terms", raw, rows, None)
+        want("features", "has_bonus", raw, bool(rows), None)
         labels = rng.sample(LABELS, 2)
-        changes["roadmap"] = {label: f"milestone {k}" for k, (label, _, _) in enumerate(labels)}
-        for label, date, precision in labels:
-            want("roadmap", "date", label, (date, precision), date is None)
-        raw, when, reported = rng.choice(STARTS)
+        changes["roadmap"] = {label: f"milestone {k}"
+                              for k, (label, *_) in enumerate(labels)}
+        for label, date, precision, reason in labels:
+            want("roadmap", "date", label, (date, precision), reason)
+        raw, when, reason = rng.choice(STARTS)
         changes.update({"dates.start_datetime": raw, "dates.end_datetime": ""})
-        want("icos", "start_datetime", raw, when, reported)
+        want("icos", "start_datetime", raw, when, reason)
         raw, rows, bad = rng.choice(DISTRIBUTIONS)
         changes["finance.distribution"] = raw
-        want("distribution", "percent", raw, (rows, bad), bool(bad))
-        raw, name, reported = rng.choice(NAMES)
+        want("distribution", "percent", raw, (rows, bad), bad[0][1] if bad else None)
+        raw, name, reason = rng.choice(NAMES)
         changes["main.name"] = raw
-        want("icos", "name", raw, name, reported)
+        want("icos", "name", raw, name, reason)
         profiles.append(with_(clean_profile(ico_id), changes))
     return profiles, truth

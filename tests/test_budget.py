@@ -40,8 +40,10 @@ def test_load_list_counts_what_it_could_not_read(tmp_path):
         assert query["from_cache"] is False and query["complete"] is False
         assert query["missing"] == 1 and frame.attrs["icoframes"]["complete"] is False
         assert query["problems"] == [
-            {"ico_id": None, "table": "list", "column": "id", "value": "99999999999999999999"},
-            {"ico_id": 12, "table": "list", "column": "ico_score", "value": "high"}]
+            {"ico_id": None, "table": "list", "column": "id", "value": "99999999999999999999",
+             "reason": "unreadable_id"},
+            {"ico_id": 12, "table": "list", "column": "ico_score", "value": "high",
+             "reason": "unreadable_number"}]
     assert again.attrs["icoframes"]["requests"] == {"filters": 0, "icos": 1, "ico": 0}
 
 
@@ -58,7 +60,7 @@ def test_refused_connections_cost_no_quota(tmp_path):
     try:
         with pytest.raises(ServiceUnavailable, match="connection refused"):
             icoframes.load_list(status="past", progress=False)
-        assert icoframes.cache_info()["requests_today"] == 0
+        assert icoframes.cache_info().requests_today == 0
     finally:
         icoframes.reset_configuration()
 

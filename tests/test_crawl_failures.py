@@ -146,14 +146,14 @@ def test_a_service_that_went_away_stops_a_large_load_within_seconds(tmp_path):
             listing = icoframes.load_list(progress=False)
             assert len(listing) >= n
             sb.stop()  # now every connection is refused
-            used = icoframes.cache_info()["requests_today"]
+            used = icoframes.cache_info().requests_today
             # in a thread only for the hang guard: without a breaker, 1,000 profiles with
             # their retries and backoffs would take many minutes
             with ThreadPoolExecutor(1) as pool:
                 load = pool.submit(icoframes.load_icos, progress=False)
                 with pytest.raises(ServiceUnavailable) as info:
                     load.result(timeout=300)
-            assert icoframes.cache_info()["requests_today"] == used  # refused: nothing spent
+            assert icoframes.cache_info().requests_today == used  # refused: nothing spent
         finally:
             icoframes.reset_configuration()
     assert info.value.last_failure == "connection refused"
@@ -239,5 +239,5 @@ def test_a_signal_stops_a_load_stuck_mid_body(tmp_path, sig, code, started):
         info = icoframes.cache_info()
     finally:
         icoframes.reset_configuration()
-    assert info["list_queries"] == 1
-    assert info["requests_today"] >= 1 + 8  # the page and the stuck profiles: booked
+    assert info.list_queries == 1
+    assert info.requests_today >= 1 + 8  # the page and the stuck profiles: booked

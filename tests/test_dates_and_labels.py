@@ -1,7 +1,9 @@
 """Roadmap keys with a precision, dates kept within 1990-2100 (issue 20 parts 5 and the edges).
 
-Every key that names no date is kept as a label *and* reported; the dates the
-parser lets through are the ones every function downstream can use.
+Every key that names no date is kept as a label *and* reported with its reason
+(``us_order``, ``impossible_date``, ``date_out_of_range``, ``no_year``,
+``duration``, ``unreadable_date``); the dates the parser lets through are the
+ones every function downstream can use.
 """
 
 from __future__ import annotations
@@ -28,6 +30,13 @@ def problem_values(tables: Tables, table: str, column: str) -> list[str]:
     frame = tables.problems
     keep = (frame["table"] == table) & (frame["column"] == column)
     return frame.loc[keep, "value"].tolist()
+
+
+def problem_reasons(tables: Tables, table: str, column: str) -> list[tuple[str, str]]:
+    """(value, reason) of each problem row of ``table.column``."""
+    frame = tables.problems
+    mine = frame[(frame["table"] == table) & (frame["column"] == column)]
+    return list(zip(mine["value"], mine["reason"], strict=True))
 
 
 @pytest.mark.parametrize(("label", "date", "precision"), [
@@ -57,30 +66,38 @@ def test_roadmap_keys_give_the_start_of_their_period_and_a_precision(label, date
     assert tables.problems.empty
 
 
-@pytest.mark.parametrize("label", [
-    "01-13-2018",  # US order: was neither a date nor a problem
-    "31-02-2018", "soon", "Early 2018", "Phase 1", "", "2263", "Q5 2018", "Q3 1850",
-    "20 Sep", "13.2018",
+@pytest.mark.parametrize(("label", "reason"), [
+    ("01-13-2018", "us_order"),  # US order: was neither a date nor a problem
+    ("31-02-2018", "impossible_date"), ("soon", "unreadable_date"),
+    ("Early 2018", "unreadable_date"), ("Phase 1", "unreadable_date"), ("", "unreadable_date"),
+    ("2263", "date_out_of_range"), ("Q5 2018", "unreadable_date"),
+    ("Q3 1850", "date_out_of_range"), ("20 Sep", "no_year"), ("13.2018", "impossible_date"),
+    ("in 3 months", "duration"),
 ])
-def test_roadmap_keys_naming_no_date_are_kept_and_reported(label):
+def test_roadmap_keys_naming_no_date_are_kept_and_reported(label, reason):
     tables = tidy([with_(clean_profile(), {"roadmap": {label: "Milestone", "2019": "x"}})])
     row = tables.roadmap.iloc[0]
     assert row["label"] == label and pd.isna(row["date"]) and pd.isna(row["precision"])
     assert row["description"] == "Milestone"
-    assert problem_values(tables, "roadmap", "date") == [label]
+    assert problem_reasons(tables, "roadmap", "date") == [(label, reason)]
     assert tables.roadmap.iloc[1]["precision"] == "year"
 
 
-@pytest.mark.parametrize("raw", [
-    "01.01.0001 00:00:00", "01.01.2263 00:00:00", "31.12.9999 23:59:59", "01.01.1989 00:00:00",
-    "2263-01-01", "0001-01-01", "01.01.2101",
+@pytest.mark.parametrize(("raw", "reason"), [
+    ("01.01.0001 00:00:00", "date_out_of_range"), ("01.01.2263 00:00:00", "date_out_of_range"),
+    ("31.12.9999 23:59:59", "date_out_of_range"), ("01.01.1989 00:00:00", "date_out_of_range"),
+    ("2263-01-01", "date_out_of_range"), ("0001-01-01", "date_out_of_range"),
+    ("01.01.2101", "date_out_of_range"),
     # the stays-reported kinds
-    "20 Sep", "19 days", "since 18 Sep", "01.13.2018", "13/01/2018 00:00:00",
+    ("20 Sep", "no_year"), ("19 days", "duration"), ("since 18 Sep", "no_year"),
+    ("01.13.2018", "us_order"), ("13/01/2018 00:00:00", "unreadable_date"),
+    ("31.02.2018 00:00:00", "impossible_date"), ("00.00.0000 00:00:00", "impossible_date"),
+    ("next week", "unreadable_date"), (20180301, "wrong_type"),
 ])
-def test_dates_outside_1990_2100_and_vague_dates_are_problems(raw):
+def test_dates_outside_1990_2100_and_vague_dates_are_problems(raw, reason):
     tables = tidy([with_(clean_profile(), {"dates.start_datetime": raw})])
     assert pd.isna(tables.icos.loc[0, "start_datetime"])
-    assert problem_values(tables, "icos", "start_datetime") == [raw]
+    assert problem_reasons(tables, "icos", "start_datetime") == [(str(raw), reason)]
 
 
 @pytest.mark.parametrize("raw", ["01.01.1990 00:00:00", "31.12.2100 23:59:59", "2100-12-31"])
@@ -110,7 +127,8 @@ def test_everything_downstream_survives_what_the_parser_lets_through():
     assert len(frame) == 5
     joined = frame.assign(raised=tables.icos["raised"].to_numpy())
     plot_raised_vs_cap(joined)
-    assert set(problem_values(tables, "roadmap", "date")) == {"9999", "0001"}
+    assert set(problem_reasons(tables, "roadmap", "date")) == {("9999", "date_out_of_range"),
+                                                              ("0001", "date_out_of_range")}
     assert len(problem_values(tables, "icos", "start_datetime")) == 2
     assert len(problem_values(tables, "icos", "end_datetime")) == 2
     assert not math.isnan(tables.icos.loc[3, "hard_cap"])

@@ -17,7 +17,7 @@ import threading
 
 import pytest
 import time_machine
-from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from hostile import FILTERS, LIST, PROFILE, HostileServer, json_reply, paged_list
 from waiting import HANG_GUARD
 
 import icoframes
@@ -207,11 +207,12 @@ def test_a_clock_stepped_back_never_resets_the_count(tmp_path, configured):
 # -- the budget counts retries ---------------------------------------------------------------
 
 
-def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
+def _fails_once():
+    """A profile behaviour: each profile's first attempt fails (503), its retry succeeds."""
     seen: set[int] = set()
     lock = threading.Lock()
 
-    def flaky(h):  # each profile's first attempt fails, its retry succeeds
+    def flaky(h):
         asked = h.request_json().get("id")
         with lock:
             first = asked not in seen
@@ -221,7 +222,11 @@ def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
         else:
             _profile(h)
 
-    with HostileServer({LIST: paged_list(40), PROFILE: flaky}) as srv:
+    return flaky
+
+
+def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
+    with HostileServer({LIST: paged_list(40), PROFILE: _fails_once()}) as srv:
         # one worker: each profile fails then succeeds, never 8 failures in a row
         configured(**srv.settings(), cache_dir=tmp_path / "cache", max_workers=1)
         with pytest.warns(IncompleteWarning):
@@ -229,6 +234,21 @@ def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
         assert srv.hits[PROFILE] == 10
         assert len(icos) == 5
         assert icoframes.cache_info().requests_today == _received(srv)
+
+
+def test_budget_counts_retries_when_the_load_fetched_the_filter_set_first(tmp_path, configured):
+    # a place name is checked against the filter set: this load fetches it (its first request,
+    # which makes the client) before it knows its budget; the retries still count against it
+    places = {"error": None, "platform": [], "category": [], "type": [],
+              "location": [{"name": "UK"}]}
+    with HostileServer({FILTERS: json_reply(places), LIST: paged_list(40),
+                        PROFILE: _fails_once()}) as srv:
+        configured(**srv.settings(), cache_dir=tmp_path / "cache", max_workers=1)
+        with pytest.warns(IncompleteWarning):
+            icos = icoframes.load_icos(status="past", progress=False, budget=10, location="uk")
+        assert srv.hits[FILTERS] == 1
+        assert srv.hits[PROFILE] == 10
+        assert len(icos) == 5
 
 
 # -- a known reset time (the quota_reset setting) ---------------------------------------------

@@ -42,7 +42,7 @@ def test_an_item_with_an_unusable_id_is_a_counted_problem_and_the_rest_is_kept(b
     assert frame["status"].tolist() == ["past", "past"]
     assert counts(problems) == {("list", "id"): 1}
     assert problems.records() == [{"ico_id": None, "table": "list", "column": "id",
-                                   "value": value_text(bad_id)}]
+                                   "value": value_text(bad_id), "reason": "unreadable_id"}]
 
 
 def test_a_twenty_digit_id_no_longer_raises_without_a_collector():
@@ -66,7 +66,7 @@ def test_an_unreadable_score_is_missing_and_counted():
     assert frame["ico_score"].iloc[2] == 4.5
     # 'N/A' is how the API says "missing": not a problem; 'high' is one, of ICO 1
     assert problems.records() == [{"ico_id": 1, "table": "list", "column": "ico_score",
-                                   "value": "high"}]
+                                   "value": "high", "reason": "unreadable_number"}]
 
 
 def test_list_values_use_the_profile_converters():
@@ -86,7 +86,7 @@ def test_a_malformed_section_is_counted_under_its_name():
     frame = list_frame([item], status="past", problems=problems)
     assert frame["id"].tolist() == [6] and pd.isna(frame.loc[0, "name"])
     assert problems.records() == [{"ico_id": 6, "table": "list", "column": "main",
-                                   "value": "not a section"}]
+                                   "value": "not a section", "reason": "wrong_shape"}]
 
 
 def test_no_items_give_an_empty_typed_frame():

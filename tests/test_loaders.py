@@ -299,7 +299,10 @@ def test_cache_info_and_clear(cfg):
     info = icoframes.cache_info()
     assert info.profiles == len(cfg.directory.ids("ongoing"))
     assert info.size_bytes > 0 and info.requests_today == sum(spent(cfg).values())
-    assert info["profiles"] == info.profiles  # dict-style reading, kept for one version
+    with pytest.warns(FutureWarning, match=r"CacheInfo\['profiles'\]: reading it as a dict"
+                                           r" goes in the next version") as caught:
+        assert info["profiles"] == info.profiles  # dict-style reading, kept for one version
+    assert caught[0].filename == __file__  # the user's line, not the package's
     icoframes.clear_cache()
     assert icoframes.cache_info().profiles == 0
 
@@ -392,7 +395,7 @@ def test_a_listed_ico_without_profile_is_not_requested_again(tmp_path):
             info = icoframes.cache_info()
         finally:
             icoframes.reset_configuration()
-    assert info["listed_without_profile"] == 1 and info["profiles"] == len(icos)
+    assert info.listed_without_profile == 1 and info.profiles == len(icos)
 
 
 def test_numpy_ids_from_frames_are_accepted(cfg):
@@ -421,3 +424,18 @@ def test_the_same_filters_in_another_order_hit_the_same_cache_entry(cfg):
     pd.testing.assert_frame_equal(first, again)
     assert set(first["id"]) == {r.id for r in cfg.directory.records()
                                 if r.status == "past" and r.location in ("USA", "UK")}
+
+
+def test_every_dict_style_read_of_a_cache_result_warns_that_it_goes(cfg):
+    # CHANGELOG: dict reading "still works in this version and goes in the next": it said
+    # so nowhere a user would see it
+    results = [icoframes.cache_info(), icoframes.cache_info(all=True), icoframes.clear_cache()]
+    for result in results:
+        name = type(result).__name__
+        first = result.as_dict()  # the plain dict: no warning
+        key = next(iter(first))
+        for read in (lambda r, k: r[k], lambda r, k: k in r, lambda r, k: r.get(k),
+                     lambda r, k: r.keys(), lambda r, k: r.items(), lambda r, k: dict(r)):
+            with pytest.warns(FutureWarning, match=rf"^{name}.*reading it as a dict goes in "
+                                                   r"the next version; use its attributes"):
+                read(result, key)

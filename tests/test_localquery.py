@@ -16,10 +16,10 @@ import pytest
 
 import icoframes
 from icoframes import sandbox
+from icoframes.fetch import Load
 from icoframes.fetch.localquery import CachedList, LocalAnswer, answer_from_cache
 from icoframes.fetch.policy import PROFILE_MAX_AGE
 from icoframes.files import utcnow
-from icoframes.loaders import LoaderCall
 from icoframes.parse.profiles import tidy
 from icoframes.queries import build_queries
 
@@ -33,7 +33,7 @@ class Cached:
         self.sb = sb
         self.tables = icoframes.load_tables(status="past", progress=False)
         self.filters = icoframes.load_filters()
-        self.index = LoaderCall().context.cache.profile_index()
+        self.index = Load().cache.profile_index()
         self.past = self.cached_list({"status": "past"})
 
     def cached_list(self, params, *, fetched_at=None, complete=True) -> CachedList:

@@ -2,8 +2,9 @@
 
 Decimal commas, dot groups, zero-width characters and full-width digits are
 read; ranges, several amounts, a ``%`` outside a share, negative amounts and
-shares outside 0-100 are missing *and* a row of ``problems``, never collapsed
-to one number. The property tests say that no numeric parse changes when
+shares outside 0-100 are missing *and* a row of ``problems`` with its reason
+(``range``, ``vague``, ``percent``, ``negative``, ``out_of_bounds``...), never
+collapsed to one number. The property tests say that no numeric parse changes when
 zero-width characters are inserted or a value is written in an NFKC-equivalent
 form.
 """
@@ -19,17 +20,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from messy_profiles import clean_profile, with_
 
+from icoframes.parse.base import Bad
 from icoframes.parse.columns import to_float
 from icoframes.parse.profiles import tidy
-from icoframes.parse.rules import BAD, parse_amount
+from icoframes.parse.rules import parse_amount
 from icoframes.parse.text import ZERO_WIDTH
 from icoframes.parse.units import read_amount_group
 from icoframes.tables import Tables
 
 
-def problem_values(tables: Tables, column: str) -> list[str]:
+def problem_values(tables: Tables, column: str) -> list[tuple[str, str]]:
+    """(value, reason) of each problem row of ``column``."""
     frame = tables.problems
-    return frame.loc[frame["column"] == column, "value"].tolist()
+    mine = frame[frame["column"] == column]
+    return list(zip(mine["value"], mine["reason"], strict=True))
 
 
 def read(changes: dict, column: str) -> tuple[object, list[str], Tables]:
@@ -69,24 +73,31 @@ def test_min_purchase_as_people_write_it(raw, number, unit):
 
 
 @pytest.mark.parametrize("raw", [
-    "1,500,5", "1.500.000,00.5", "1,5,0", "0,003,000", "12,34,567", "1.2.3",
+    "1,500,5", "1.500.000,00.5", "1,5,0", "0,003,000", "12,34,567", "1.2.3", "2 5",
 ])
 def test_ambiguous_grouping_is_a_problem(raw):
     value, problems, _ = read({"finance.hard_cap": raw}, "hard_cap")
-    assert math.isnan(value) and problems == [raw]
+    assert math.isnan(value) and problems == [(raw, "grouping")]
 
 
 # --------------------------------------------------------------------------- never collapsed
 
 
-@pytest.mark.parametrize("raw", [
-    "100-200", "$5M - $10M", "5M–10M", "5,000 to 10,000", "500 ETH / 1000 ETH",
-    "1000 ETH + 500 BTC", "~3,500,000", "approx. 2M", "up to 10M", "10M (stage 1), 20M",
-    "60%", "60 %", "2.5 Mio. EUR",  # the caps unit is USD
+@pytest.mark.parametrize(("raw", "reason"), [
+    ("100-200", "range"), ("$5M - $10M", "range"), ("5M–10M", "range"),
+    ("5,000 to 10,000", "range"), ("500 ETH / 1000 ETH", "range"),
+    ("1000 ETH + 500 BTC", "range"), ("10M (stage 1), 20M", "range"),
+    ("~3,500,000", "vague"), ("approx. 2M", "vague"), ("up to 10M", "vague"),
+    ("> 5M", "vague"), ("5M+", "vague"), ("5M (soft)", "vague"),
+    ("60%", "percent"), ("60 %", "percent"),
+    ("2.5 Mio. EUR", "unit_conflict"),  # the caps unit is USD
+    ("$5 EUR", "unit_conflict"), ("lots", "unreadable_number"),
+    ("500 tokens", "unreadable_number"), ("1e999", "infinite"), (True, "wrong_type"),
 ])
-def test_ranges_stages_several_amounts_and_percent_signs_are_problems(raw):
+def test_ranges_stages_several_amounts_and_percent_signs_are_problems(raw, reason):
     value, problems, _ = read({"finance.hard_cap": raw}, "hard_cap")
-    assert math.isnan(value) and problems == [raw]
+    shown = raw if isinstance(raw, str) else "true"
+    assert math.isnan(value) and problems == [(shown, reason)]
 
 
 @pytest.mark.parametrize(("path", "column"), [
@@ -95,7 +106,7 @@ def test_ranges_stages_several_amounts_and_percent_signs_are_problems(raw):
 ])
 def test_a_percent_sign_outside_a_share_is_a_problem(path, column):
     value, problems, _ = read({path: "60%"}, column)
-    assert math.isnan(value) and problems == ["60%"]
+    assert math.isnan(value) and problems == [("60%", "percent")]
 
 
 @pytest.mark.parametrize(("path", "column", "raw"), [
@@ -111,7 +122,8 @@ def test_a_percent_sign_outside_a_share_is_a_problem(path, column):
 ])
 def test_negative_amounts_are_problems(path, column, raw):
     value, problems, _ = read({path: raw}, column)
-    assert math.isnan(value) and problems == [raw if isinstance(raw, str) else str(raw)]
+    assert math.isnan(value)
+    assert problems == [(raw if isinstance(raw, str) else str(raw), "negative")]
 
 
 def test_a_score_may_be_negative_but_zero_amounts_are_fine():
@@ -121,15 +133,16 @@ def test_a_score_may_be_negative_but_zero_amounts_are_fine():
     assert tables.problems.empty
 
 
-@pytest.mark.parametrize(("raw", "ok"), [
-    ("60%", True), (100, True), ("0", True), (0.5, True), ("120%", False), (-5, False),
-    ("100.5", False), ("-0.1%", False),
+@pytest.mark.parametrize(("raw", "reason"), [
+    ("60%", None), (100, None), ("0", None), (0.5, None), ("120%", "out_of_bounds"),
+    (-5, "negative"), ("100.5", "out_of_bounds"), ("-0.1%", "negative"),
+    ("10-20%", "range"), ("about 5%", "vague"), ("lots", "unreadable_number"),
 ])
-def test_distribution_shares_outside_0_100_are_problems(raw, ok):
+def test_distribution_shares_outside_0_100_are_problems(raw, reason):
     tables = tidy([with_(clean_profile(), {"finance.distribution": {"Sale": raw}})])
     share = tables.distribution["percent"].iloc[0]
-    assert (not math.isnan(share)) is ok
-    assert problem_values(tables, "percent") == ([] if ok else [str(raw)])
+    assert math.isnan(share) is (reason is not None)
+    assert problem_values(tables, "percent") == ([] if reason is None else [(str(raw), reason)])
 
 
 def test_ticker_with_lookalike_letters_and_zero_width_characters():
@@ -164,8 +177,8 @@ def _insert(text: str, positions: list[int], chars: list[str]) -> str:
 
 
 def _same(a: object, b: object) -> bool:
-    if a is BAD or b is BAD or a is None or b is None:
-        return a is b
+    if isinstance(a, Bad) or isinstance(b, Bad) or a is None or b is None:
+        return a is b  # one Bad per reason: the same reason too
     return a == b or (isinstance(a, float) and isinstance(b, float) and np.isclose(a, b))
 
 
@@ -175,9 +188,10 @@ def _same(a: object, b: object) -> bool:
 def test_zero_width_characters_change_no_number(text, positions, chars):
     noisy = _insert(text, positions, chars)
     assert _same(parse_amount(text), parse_amount(noisy))
-    plain, _ = to_float([text])
-    read_noisy, _ = to_float([noisy])
+    plain, why = to_float([text])
+    read_noisy, why_noisy = to_float([noisy])
     assert np.array_equal(plain, read_noisy, equal_nan=True)
+    assert why.reasons == why_noisy.reasons
     caps = read_amount_group({"hard_cap": [text, noisy]}, ["", ""])[0]["hard_cap"]
     assert np.array_equal(caps[:1], caps[1:], equal_nan=True)
 

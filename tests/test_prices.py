@@ -1,4 +1,8 @@
-"""Prices in every common form and amounts in any unit (issue 20 parts 3, 4), through tidy."""
+"""Prices in every common form and amounts in any unit (issue 20 parts 3, 4), through tidy.
+
+A value that stays unread is a row of ``problems`` with its reason: ``range``,
+``vague``, ``unreadable_price``, ``unit_conflict``, ``unreadable_number``.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,11 @@ from icoframes.parse.profiles import tidy
 from icoframes.tables import Tables
 
 
-def problem_values(tables: Tables, column: str) -> list[str]:
+def problem_values(tables: Tables, column: str) -> list[tuple[str, str]]:
+    """(value, reason) of each problem row of ``column``."""
     frame = tables.problems
-    return frame.loc[frame["column"] == column, "value"].tolist()
+    mine = frame[frame["column"] == column]
+    return list(zip(mine["value"], mine["reason"], strict=True))
 
 
 def price_of(raw: object, ticker: object = "", unit: object = "") -> tuple[float, object, list]:
@@ -55,23 +61,26 @@ def test_exchange_prices(raw, ticker, price, unit):
     assert value == pytest.approx(price) and code == unit and problems == []
 
 
-@pytest.mark.parametrize(("raw", "ticker", "unit"), [
-    ("1 ETH = 3640-3367 IML", "IML", ""),  # a range is not one price (was 1/3640)
-    ("1 ETH = 725-800 BTT", "BTT", ""),  # (was 1/725)
-    ("1 ETH = 725 - 800 BTT", "BTT", ""),
-    ("1PSTS = 20¢ (25¢ AFTER SEPT 18)", "PSTS", ""),
-    ("1 ETH = 1000 ABC (bonus 20%)", "ABC", ""),
-    ("1 ETH = 500 USD", "", ""),  # two currencies and no ticker naming either
-    ("1 ABC = 2 XYZ", "", ""),  # neither is a currency and no ticker
-    ("1 ETH = 0 XYZ", "XYZ", ""),
-    ("1 KBX = 0.00011 ETH", "KBX", "USD"),  # the unit column says USD
-    ("1 ETH = 2000 XYZ = 1 BTC", "XYZ", ""),
-    ("1 ETH = 3,000-4,000 XYZ", "XYZ", ""),
-    ("Dynamic, see whitepaper", "", ""),
+@pytest.mark.parametrize(("raw", "ticker", "unit", "reason"), [
+    ("1 ETH = 3640-3367 IML", "IML", "", "range"),  # a range is not one price (was 1/3640)
+    ("1 ETH = 725-800 BTT", "BTT", "", "range"),  # (was 1/725)
+    ("1 ETH = 725 - 800 BTT", "BTT", "", "range"),
+    ("1PSTS = 20¢ (25¢ AFTER SEPT 18)", "PSTS", "", "vague"),
+    ("1 ETH = 1000 ABC (bonus 20%)", "ABC", "", "vague"),
+    ("1 ETH = ~1000 ABC", "ABC", "", "vague"),
+    ("1 ETH = 500 USD", "", "", "unreadable_price"),  # two currencies, no ticker naming either
+    ("1 ABC = 2 XYZ", "", "", "unreadable_price"),  # neither is a currency and no ticker
+    ("1 ETH = 0 XYZ", "XYZ", "", "unreadable_price"),
+    ("1 ETH = $5 EUR", "", "", "unit_conflict"),
+    ("1 KBX = 0.00011 ETH", "KBX", "USD", "unit_conflict"),  # the unit column says USD
+    ("1 ETH = 2000 XYZ = 1 BTC", "XYZ", "", "range"),
+    ("1 ETH = 3,000-4,000 XYZ", "XYZ", "", "range"),
+    ("Dynamic, see whitepaper", "", "", "unreadable_number"),
+    ("-0.5 USD", "", "", "negative"),
 ])
-def test_exchange_prices_that_stay_problems(raw, ticker, unit):
+def test_exchange_prices_that_stay_problems(raw, ticker, unit, reason):
     value, _, problems = price_of(raw, ticker, unit)
-    assert math.isnan(value) and problems == [raw]
+    assert math.isnan(value) and problems == [(raw, reason)]
 
 
 @pytest.mark.parametrize(("path", "unit_path", "column", "unit_column", "raw", "number", "code"), [
@@ -99,14 +108,14 @@ def test_words_that_are_no_unit_stay_problems(raw):
     tables = tidy([with_(clean_profile(), {"finance.min_purchase": raw,
                                            "finance.purchase_unit": ""})])
     assert math.isnan(tables.icos.loc[0, "min_purchase"])
-    assert problem_values(tables, "min_purchase") == [raw]
+    assert problem_values(tables, "min_purchase") == [(raw, "unreadable_number")]
 
 
 def test_a_ticker_unit_that_contradicts_the_unit_column_is_a_problem():
     tables = tidy([with_(clean_profile(), {"finance.hard_cap": "4,000,000 ICX",
                                            "finance.caps_unit": "USD"})])
     assert math.isnan(tables.icos.loc[0, "hard_cap"])
-    assert problem_values(tables, "hard_cap") == ["4,000,000 ICX"]
+    assert problem_values(tables, "hard_cap") == [("4,000,000 ICX", "unit_conflict")]
 
 
 def test_caps_in_two_different_tickers_are_not_combined():
@@ -117,5 +126,5 @@ def test_caps_in_two_different_tickers_are_not_combined():
     # the shared unit cannot be both: neither amount is kept, both are reported
     assert math.isnan(row["soft_cap"]) and math.isnan(row["hard_cap"])
     assert pd.isna(row["caps_unit"])  # NaN in pandas 3's str dtype, pd.NA in pandas 2.2's
-    assert problem_values(tables, "soft_cap") == ["1,000 ICX"]
-    assert problem_values(tables, "hard_cap") == ["500 BFC"]
+    assert problem_values(tables, "soft_cap") == [("1,000 ICX", "unit_conflict")]
+    assert problem_values(tables, "hard_cap") == [("500 BFC", "unit_conflict")]

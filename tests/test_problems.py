@@ -1,4 +1,5 @@
-"""Problems with an address: one row per unreadable value, with the ICO it belongs to."""
+"""Problems with an address and a reason: one row per unreadable value, with the ICO it
+belongs to and why it was not read (a code of ``icoframes.reasons.REASONS``)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from icoframes.errors import IncompleteWarning
 from icoframes.parse import rules
 from icoframes.parse.problems import Problems, value_text
 from icoframes.parse.profiles import tidy
+from icoframes.reasons import REASONS
 from icoframes.sandbox.directory import generate_directory
 from icoframes.schema import EACH, KEY, PROBLEM_SUMMARY, PROBLEMS, TABLES
 from icoframes.tables import Tables
@@ -94,6 +96,7 @@ def assert_problems_point_at_their_values(tables: Tables, profiles: list) -> Non
 def assert_schema(frame: pd.DataFrame) -> None:
     assert frame.columns.tolist() == PROBLEMS.names
     assert dict(frame.dtypes) == PROBLEMS.dtypes
+    assert set(frame["reason"].dropna()) <= set(REASONS)
 
 
 MESSY = [
@@ -118,13 +121,18 @@ def test_every_problem_names_the_ico_whose_raw_value_it_reports():
     assert_problems_point_at_their_values(tables, MESSY)
     # the planted values, each at its ICO
     rows = set(tables.problems.astype(object).itertuples(index=False, name=None))
-    assert {(1, "icos", "token_price", "1 BILL = 1 XLM"), (1, "icos", "kyc", "maybe"),
-            (1, "distribution", "percent", "lots"), (4, "icos", "main", "oops"),
-            (4, "icos", "markets", '{"x": 1}'), (4, "icos", "end_datetime", "31.02.2018 00:00:00"),
-            (3, "team", "team", "Bo Chen"), (3, "advisors", "advisors", "42"),
-            (3, "social", "team.social", "https://twitter.example/di"),
-            (6, "icos", "soft_cap", "$2,000,000"),
-            (pd.NA, "icos", "id", "not an id")} <= rows
+    assert {(1, "icos", "token_price", "1 BILL = 1 XLM", "unit_conflict"),  # 1 XLM per BILL
+            (1, "icos", "kyc", "maybe", "unknown_flag"),
+            (1, "distribution", "percent", "lots", "unreadable_number"),
+            (4, "icos", "main", "oops", "wrong_shape"),
+            (4, "icos", "markets", '{"x": 1}', "wrong_type"),
+            (4, "icos", "end_datetime", "31.02.2018 00:00:00", "impossible_date"),
+            (3, "team", "team", "Bo Chen", "wrong_shape"),
+            (3, "advisors", "advisors", "42", "wrong_shape"),
+            (3, "social", "team.social", "https://twitter.example/di", "wrong_shape"),
+            (6, "icos", "soft_cap", "$2,000,000", "unit_conflict"),
+            (pd.NA, "icos", "id", "not an id", "unreadable_id")} <= rows
+    assert tables.problems["reason"].notna().all()  # tidy gives every problem its reason
     # sparse_profile is the API's way of saying "nothing": no problem of ICO 2
     assert 2 not in set(tables.problems["ico_id"].dropna())
 
@@ -193,18 +201,40 @@ def test_a_problems_file_of_an_older_version_reads_as_rows_without_ids(tmp_path)
     assert problems["column"].tolist() == ["kyc", "kyc", "kyc", "id"]
     assert problems["value"].iloc[:2].tolist() == ["'maybe'", "'no idea'"]
     assert problems["value"].isna().tolist() == [False, False, True, False]
+    assert problems["reason"].isna().all()
+
+
+def test_a_problems_file_from_before_reasons_reads_with_the_reason_missing(tmp_path):
+    tables = tidy(MESSY)
+    tables.to_parquet(tmp_path)
+    old = pq.read_table(tmp_path / "problems.parquet").drop_columns(["reason"])
+    pq.write_table(old, tmp_path / "problems.parquet")  # as icoframes 0.1.0 wrote it
+    back = Tables.read_parquet(tmp_path).problems
+    assert_schema(back)
+    assert back["reason"].isna().all()
+    pd.testing.assert_frame_equal(back.drop(columns="reason"),
+                                  tables.problems.drop(columns="reason"))
+    assert back.attrs["columns"]["reason"].description.startswith("why it was not read")
 
 
 def test_records_round_trip_and_old_records_keep_their_count():
     found = Problems()
-    found.add("list", "ico_score", ["high", True], ids=[7, 8])
-    found.add("list", "id", ["99999999999999999999"])
+    found.add("list", "ico_score", ["high", True], ids=[7, 8],
+              reason=["unreadable_number", "wrong_type"])
+    found.add("list", "id", ["99999999999999999999"], reason="unreadable_id")
     again = Problems()
     again.extend(json.loads(json.dumps(found.records())))  # as stored in the list cache
     pd.testing.assert_frame_equal(again.frame(), found.frame())
+    assert again.frame()["reason"].tolist() == ["unreadable_number", "wrong_type",
+                                                "unreadable_id"]
     old = Problems()
     old.extend([{"table": "list", "column": "id", "count": 2, "examples": ["'x'"]}])
     assert len(old) == 2 and old.frame()["ico_id"].isna().all()
+    assert old.frame()["reason"].isna().all()
+    before = Problems()  # a record stored before reasons: the reason is missing, not made up
+    before.extend([{"ico_id": 7, "table": "list", "column": "ico_score", "value": "high"}])
+    row = before.frame().astype(object).iloc[0]
+    assert row.tolist()[:4] == [7, "list", "ico_score", "high"] and pd.isna(row["reason"])
 
 
 # --------------------------------------------------------------------------- loads
@@ -220,6 +250,8 @@ def test_a_load_returns_the_problems_of_the_loaded_icos_only(tmp_path):
         finally:
             icoframes.reset_configuration()
     assert sb.stats.requests.total() == spent
+    assert everything.problems["reason"].notna().all()  # from the cache too: every reason kept
+    assert past.problems["reason"].notna().all()
     past_ids = set(past.icos["id"])
     other = everything.problems[~everything.problems["ico_id"].isin(past_ids)]
     assert len(other) > 0  # the cache holds problems of ICOs this load does not return
@@ -255,14 +287,27 @@ def test_a_load_keeps_the_problems_of_its_list_pages(tmp_path):
     assert tables.icos["id"].tolist() == [11, 12]
     rows = tables.problems.astype(object).values.tolist()
     # the profiles' problems (in the cache's order), then the list pages'
-    assert sorted(rows[:2]) == [[11, "icos", "kyc", "maybe 11"], [12, "icos", "kyc", "maybe 12"]]
-    assert rows[2:] == [[pd.NA, "list", "id", "99999999999999999999"],  # of this query's list
-                        [12, "list", "ico_score", "high"]]
+    assert sorted(rows[:2]) == [[11, "icos", "kyc", "maybe 11", "unknown_flag"],
+                                [12, "icos", "kyc", "maybe 12", "unknown_flag"]]
+    assert rows[2:] == [  # of this query's list
+        [pd.NA, "list", "id", "99999999999999999999", "unreadable_id"],
+        [12, "list", "ico_score", "high", "unreadable_number"]]
 
 
 def test_add_takes_one_id_per_value_or_none():
     found = Problems()
-    found.add("icos", "kyc", ["a"])
+    found.add("icos", "kyc", ["a"], reason="unknown_flag")
     assert found.frame()["ico_id"].isna().all()
     with pytest.raises(ValueError, match="1 ids for 2 values"):
-        found.add("icos", "kyc", ["a", "b"], ids=[5])
+        found.add("icos", "kyc", ["a", "b"], ids=[5], reason="unknown_flag")
+
+
+def test_add_requires_a_declared_reason_for_every_value():
+    found = Problems()
+    with pytest.raises(TypeError, match="reason"):
+        found.add("icos", "kyc", ["a"])  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match=r"undeclared reasons.*'because'"):
+        found.add("icos", "kyc", ["a"], reason="because")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="1 reasons for 2 values"):
+        found.add("icos", "kyc", ["a", "b"], reason=["unknown_flag"])
+    assert len(found) == 0

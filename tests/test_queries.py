@@ -14,7 +14,7 @@ import pytest
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import InvalidParameter, NoMatchWarning, NotCached
-from icoframes.loaders import LoaderCall
+from icoframes.fetch import Load
 from icoframes.queries import build_queries
 from icoframes.schema import TABLES, empty_frame
 
@@ -66,7 +66,7 @@ def test_a_typo_raises_with_a_suggestion_and_spends_nothing(cfg, filters, messag
 
 
 def test_with_the_filter_set_not_cached_a_place_typo_costs_the_filter_set_only(cfg):
-    call = LoaderCall()
+    call = Load()
     with pytest.raises(InvalidParameter, match="did you mean 'Singapore'"):
         call.tables(None, {"location": "singapur"}, refresh=False, max_age=None,
                     only_icos=True)
@@ -416,3 +416,40 @@ def test_offline_without_a_filter_set_ids_alone_pass_unchecked_and_names_say_why
         {"platform": [999], "status": "past"}]
     with pytest.raises(NotCached, match="checking platform=\\[3, 'Waves'\\] needs the filter"):
         build_queries("past", {"platform": [3, "Waves"]}, not_cached)
+
+
+# --- every public function: a misspelled keyword is refused with a suggestion -----------------
+
+@pytest.mark.parametrize(("function", "args", "keyword", "suggestion"), [
+    ("load_filters", (), "refesh", "refresh"),
+    ("load_list", (), "refesh", "refresh"),
+    ("load_icos", (), "ofline", "offline"),
+    ("load_tables", (), "max_ages", "max_age"),
+    ("cache_info", (), "al", "all"),
+    ("clear_cache", (), "ledger", "ledgers"),
+    ("prune_cache", (3600,), "ledger", "ledgers"),
+    ("export_tables", ("{out}",), "snapshott", "snapshot"),
+    ("export_tables", ("{out}",), "allow_emtpy", "allow_empty"),
+    ("read_export", (), "pth", "path"),
+    ("read_snapshots", ("{out}",), "tabel", "table"),
+    ("changes", ("{out}",), "kind", "kinds"),
+    ("to_usd", ("{icos}", "{rates}"), "rate_maxage", "rate_max_age"),
+    ("compute_features", ("{tables}",), "rate", "rates"),
+])
+def test_a_misspelled_keyword_of_any_public_function_suggests_it(cfg, tmp_path, function, args,
+                                                                 keyword, suggestion):
+    # load_filters(refesh=True) raised Python's bare TypeError, naming no keyword
+    given = {"{out}": tmp_path / "out", "{icos}": empty_frame(TABLES["icos"]),
+             "{rates}": pd.DataFrame({"date": [], "currency": [], "usd_per_unit": []}),
+             "{tables}": icoframes.Tables.empty()}
+    with pytest.raises(InvalidParameter, match=rf"^{keyword}=True is .*did you mean "
+                                               rf"'{suggestion}'\?$"):
+        getattr(icoframes, function)(*(given.get(a, a) for a in args), **{keyword: True})
+    assert spent(cfg) == NOTHING
+    assert not (tmp_path / "out").exists()  # refused before anything was written
+
+
+def test_a_keyword_nothing_is_close_to_lists_the_keywords(cfg):
+    with pytest.raises(InvalidParameter, match=r"^colour=3 is not a keyword of cache_info\(\); "
+                                               r"its keywords: all$"):
+        icoframes.cache_info(colour=3)

@@ -96,7 +96,7 @@ def test_adding_a_sourced_column_is_one_line(monkeypatch, tmp_path):
     assert values[0] == 12.5 and math.isnan(values[1]) and math.isnan(values[2])
     assert tables.icos["token_sale_bonus"].dtype == np.float64
     assert tables.problems.astype(object).values.tolist() == [
-        [2, "icos", "token_sale_bonus", "lots"]]
+        [2, "icos", "token_sale_bonus", "lots", "unreadable_number"]]
     # the new column also goes through Parquet, empty tables and describe()
     again = Tables.read_parquet(tables.to_parquet(tmp_path))
     pd.testing.assert_frame_equal(again.icos, tables.icos)
@@ -112,4 +112,4 @@ def test_a_new_column_in_a_new_section_and_a_list_column(monkeypatch):
     tables = tidy(profiles)
     assert tables.icos["audited_by"].tolist() == [["A", "B"], []]
     assert tables.problems.astype(object).values.tolist() == [
-        [2, "icos", "security", "not a section"]]
+        [2, "icos", "security", "not a section", "wrong_shape"]]

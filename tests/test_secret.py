@@ -154,10 +154,44 @@ def test_a_base_url_that_cannot_be_used_is_refused_by_configure(url):
     assert "pw" not in str(info.value)
 
 
-def test_a_half_made_load_context_still_has_a_repr():
-    # a traceback with locals shows a context whose __init__ raised before setting its fields
-    from icoframes.fetch.context import LoadContext
-    assert repr(object.__new__(LoadContext)).startswith("LoadContext(")
+def test_a_half_made_load_still_has_a_repr():
+    # a traceback with locals shows a load whose __init__ raised before setting its fields
+    from icoframes.fetch.load import Load
+    assert repr(object.__new__(Load)).startswith("Load(")
+
+
+@pytest.mark.parametrize("bad", ["ke\x07y", "ke\ny", "\u200bkey", "   "])
+def test_the_sandbox_refuses_a_private_key_configure_refuses_with_the_same_rule(
+        tmp_path, monkeypatch, bad):
+    # a key with a control character was served, and configure(**sb.settings()) then failed
+    with pytest.raises(InvalidParameter) as refused_by_configure:
+        icoframes.configure(private_key=bad)
+    with pytest.raises(InvalidParameter) as refused_by_sandbox:
+        sandbox.start(n_icos=0, private_key=bad)
+    assert str(refused_by_sandbox.value) == str(refused_by_configure.value)
+    key_file = tmp_path / "key"
+    key_file.write_text(bad + "\n", encoding="utf-8")
+    monkeypatch.delenv("ICOFRAMES_PUBLIC_KEY", raising=False)
+    cases = [(("--private-key-file", str(key_file)), None)] if bad.strip() else []
+    for argv, env in [*cases, ((), bad)]:  # a blank file is refused as "empty"
+        if env is None:
+            monkeypatch.delenv("ICOFRAMES_PRIVATE_KEY", raising=False)
+        else:
+            monkeypatch.setenv("ICOFRAMES_PRIVATE_KEY", env)
+        with pytest.raises(SystemExit) as exited:
+            _sandbox_keys(*argv)
+        message = str(exited.value.code)
+        assert message == f"icoframes sandbox: {refused_by_configure.value}"
+        assert "private_key=<hidden>" in message and (not bad.strip() or bad not in message)
+
+
+def test_the_sandbox_refuses_a_public_key_configure_refuses_with_the_same_message():
+    for bad in ("pub\x00", "pübkey", " "):
+        with pytest.raises(InvalidParameter) as refused_by_configure:
+            icoframes.configure(public_key=bad)
+        with pytest.raises(InvalidParameter) as refused_by_sandbox:
+            sandbox.start(n_icos=0, public_key=bad)
+        assert str(refused_by_sandbox.value) == str(refused_by_configure.value)
 
 
 def every_local(exc: BaseException) -> str:

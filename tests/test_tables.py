@@ -437,3 +437,27 @@ def test_html_of_a_load_shows_the_query_and_when_it_was_fetched(cfg):
     assert abs(gap) < dt.timedelta(seconds=1)
     assert f"<td>{fetched_at}</td>" in again
     assert "requests spent: none" in again
+
+
+@pytest.mark.parametrize("mask", [np.array([], dtype=bool), pd.array([], dtype="boolean"),
+                                  np.array([True, False, True], dtype=bool)])
+def test_subset_refuses_a_boolean_array_of_another_length_even_empty(messy, mask):
+    # np.array([], dtype=bool) was read as "no ids": an empty bundle, without a word
+    with pytest.raises(InvalidParameter, match=rf"mask of {len(mask)} values for 4 ICOs"):
+        messy.subset(mask)
+    assert all(frame.empty for frame in messy.subset([]).values())  # a list: no ids
+
+
+def test_dict_plus_with_report_round_trips_and_report_is_no_argument(messy):
+    # Tables(**dict(t)) lost the report without saying how to keep it
+    report = icoframes.LoadReport.from_dict({"queries": [], "requests": {"icos": 2}})
+    loaded = messy.with_report(report)
+    again = Tables(**dict(loaded)).with_report(loaded.report)
+    assert again.report is report and all(again[n] is f for n, f in loaded.items())
+    assert Tables(**dict(loaded)).report is None  # dict(t) holds the frames only
+    assert "report" not in dict(loaded) and "report" not in loaded
+    assert loaded.subset([1]).report is report
+    with pytest.raises(TypeError):  # not an argument: never taken for a table
+        Tables(**dict(loaded), report=report)
+    with pytest.raises(InvalidParameter, match="with_report takes a LoadReport or None"):
+        loaded.with_report({"queries": []})

@@ -799,16 +799,17 @@ def test_spaces_that_do_not_group_thousands_are_problems_not_numbers(raw):
     from icoframes.parse.columns import to_float
 
     values, bad = to_float([raw])
-    assert np.isnan(values[0]) and bad == ([0], [raw])
+    assert np.isnan(values[0]) and bad == ([0], [raw], ["grouping"])
 
 
 def test_year_zero_is_a_problem_not_a_date():
     from icoframes.parse.columns import to_datetime, to_label_date
 
     values, bad = to_datetime(["01.01.0000 00:00:00", "01.03.2018 12:00:00"])
-    assert np.isnat(values[0]) and bad == ([0], ["01.01.0000 00:00:00"])
+    assert np.isnat(values[0]) and bad == ([0], ["01.01.0000 00:00:00"], ["date_out_of_range"])
     assert values[1] == np.datetime64("2018-03-01T12:00:00", "ms")
-    assert np.isnat(to_label_date(["01-01-0000"])[0])
+    dates, _, unread = to_label_date(["01-01-0000"])
+    assert np.isnat(dates[0]) and unread.reasons == ["date_out_of_range"]
 
 
 _NUMBERISH = st.text(alphabet="0123456789 ,.-+$eEkKmMbB%", max_size=12)

@@ -83,14 +83,15 @@ def test_missing_values_are_not_problems_and_unreadable_ones_are():
                                        ["ETH"] * 7)
     assert np.isnan(amounts).all()
     assert units.tolist() == ["ETH"] * 7
-    assert bad == ([3, 4, 5, 6], ["5 XYZ", "Dynamic", True, "inf"])
+    assert bad == ([3, 4, 5, 6], ["5 XYZ", "Dynamic", True, "inf"],
+                   ["unit_conflict", "unreadable_number", "wrong_type", "infinite"])
 
 
 def test_numbers_are_read_by_the_one_number_reader():
     # space-grouped thousands and decimal commas: parse_amount's rules
     amounts, _, bad = read_amounts(["1 000 000 ETH", "2,5 BTC", "2 5 ETH"], ["ETH", "BTC", "ETH"])
     assert amounts[:2].tolist() == [1e6, 2.5] and math.isnan(amounts[2])
-    assert bad.values == ["2 5 ETH"]
+    assert bad.values == ["2 5 ETH"] and bad.reasons == ["grouping"]
 
 
 def test_group_of_amounts_sharing_one_unit():
@@ -101,14 +102,16 @@ def test_group_of_amounts_sharing_one_unit():
     assert amounts["hard_cap"][:2].tolist() == [2000.0, 3e6]
     assert math.isnan(amounts["hard_cap"][2])
     assert units.tolist() == ["ETH", "USD", "ETH", None]
-    assert bad == {"soft_cap": ([], []), "hard_cap": ([2], ["$5"])}  # values at their rows
+    # values at their rows, with their reasons
+    assert bad == {"soft_cap": ([], [], []), "hard_cap": ([2], ["$5"], ["unit_conflict"])}
 
 
 def test_group_whose_values_name_two_currencies_and_no_unit_column_loses_both():
     amounts, units, bad = read_amount_group({"soft_cap": ["$5"], "hard_cap": ["10 ETH"]}, [""])
     assert math.isnan(amounts["soft_cap"][0]) and math.isnan(amounts["hard_cap"][0])
     assert units.tolist() == [None]
-    assert bad == {"soft_cap": ([0], ["$5"]), "hard_cap": ([0], ["10 ETH"])}
+    assert bad == {"soft_cap": ([0], ["$5"], ["unit_conflict"]),
+                   "hard_cap": ([0], ["10 ETH"], ["unit_conflict"])}
 
 
 def test_group_rejects_columns_of_another_length():
@@ -126,17 +129,19 @@ def test_exchange_style_price():
     assert np.isnan(prices[[2, 5, 7]]).all()
     assert units.tolist() == ["ETH", "ETH", "USD", "XLM", "BTC", "ETH", "USD", None]
     assert bad.values == ["1 ETH = 2000 XYZ", "1 ETH = 0 XYZ", "1 ETH = 3640-3367 XYZ"]
+    assert bad.reasons == ["unit_conflict", "unreadable_price", "range"]
 
 
 def test_an_exchange_is_not_an_amount():
     amounts, _, bad = read_amounts(["1 ETH = 3,000 XYZ"], ["ETH"])
     assert math.isnan(amounts[0]) and bad.values == ["1 ETH = 3,000 XYZ"]
+    assert bad.reasons == ["unreadable_number"]
 
 
 def test_empty_columns():
     amounts, units, bad = read_amounts([], [])
     assert amounts.dtype == np.float64 and len(amounts) == 0 and len(units) == 0
-    assert bad == ([], [])
+    assert bad == ([], [], [])
 
 
 def test_a_ticker_starting_like_a_multiplier_is_not_one():

@@ -11,6 +11,7 @@ import pytest
 from messy_profiles import clean_profile, with_
 
 from icoframes.features import compute_features as features
+from icoframes.parse.problems import value_text
 from icoframes.parse.profiles import tidy
 from icoframes.tables import Tables
 from icoframes.vocabulary import (
@@ -28,6 +29,13 @@ from icoframes.vocabulary import (
 def problem_values(tables: Tables, column: str) -> list[str]:
     frame = tables.problems
     return frame.loc[frame["column"] == column, "value"].tolist()
+
+
+def problem_reasons(tables: Tables, column: str) -> list[tuple[str, str]]:
+    """(value, reason) of each problem row of ``column``."""
+    frame = tables.problems
+    mine = frame[frame["column"] == column]
+    return list(zip(mine["value"], mine["reason"], strict=True))
 
 
 # --------------------------------------------------------------------------- flags
@@ -61,14 +69,19 @@ def test_flag_words_read_without_problem(raw, expected):
 def test_qualified_flags_read_as_their_word_and_keep_the_qualifier(raw, expected):
     tables = tidy([with_(clean_profile(), {"main.whitelist": raw})])
     assert bool(tables.icos.loc[0, "whitelist"]) is expected
-    assert problem_values(tables, "whitelist") == [raw]  # the qualifier is not lost
+    # the qualifier is not lost
+    assert problem_reasons(tables, "whitelist") == [(raw, "qualified_flag")]
 
 
-@pytest.mark.parametrize("raw", ["maybe", "partly", "beta", "2", "Yes No", "-1"])
-def test_other_flag_text_is_false_and_a_problem(raw):
+@pytest.mark.parametrize(("raw", "reason"), [
+    ("maybe", "unknown_flag"), ("partly", "unknown_flag"), ("beta", "unknown_flag"),
+    ("2", "unknown_flag"), ("Yes No", "unknown_flag"), ("-1", "unknown_flag"), (7, "unknown_flag"),
+    (["yes"], "wrong_type"), ({"mvp": True}, "wrong_type"),
+])
+def test_other_flag_text_is_false_and_a_problem(raw, reason):
     tables = tidy([with_(clean_profile(), {"main.mvp": raw})])
     assert not tables.icos.loc[0, "mvp"]
-    assert problem_values(tables, "mvp") == [raw]
+    assert problem_reasons(tables, "mvp") == [(value_text(raw), reason)]
 
 
 def test_flag_word_sets_do_not_overlap():
@@ -214,6 +227,11 @@ def test_lone_surrogates_become_replacement_characters_and_problems():
     assert pd.isna(tables.icos.loc[0, "ico_score"])
     assert set(tables.problems["column"]) >= {"name", "description", "restricted_areas",
                                               "network", "ico_score"}
+    reasons = dict(zip(tables.problems["column"], tables.problems["reason"], strict=True))
+    assert {column: reasons[column] for column in ("name", "description", "restricted_areas",
+                                                    "network", "label")} == dict.fromkeys(
+        ("name", "description", "restricted_areas", "network", "label"), "surrogate")
+    assert reasons["ico_score"] == "unreadable_number"  # '3\ufffd' is no number either
     assert all("\ud800" not in v and "\udfff" not in v for v in tables.problems["value"])
     # everything the parser returns can be written
     for frame in tables.values():  # the tables and problems

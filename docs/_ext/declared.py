@@ -6,7 +6,9 @@
 - ``icoframes-settings``: every setting of :data:`icoframes.config.SETTINGS`;
 - ``icoframes-features``: every column of :func:`icoframes.compute_features`
   (:func:`icoframes.describe_features`);
-- ``icoframes-vocabulary``: the words of :mod:`icoframes.vocabulary`, per kind of field.
+- ``icoframes-vocabulary``: the words of :mod:`icoframes.vocabulary`, per kind of field;
+- ``icoframes-reasons``: every reason code of :data:`icoframes.reasons.REASONS` (the
+  ``reason`` column of ``problems``) and what it means.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from icoframes import describe_features, schema, vocabulary
+from icoframes import describe_features, reasons, schema, vocabulary
 from icoframes.config import SETTINGS
 from icoframes.metadata import unreadable
 
@@ -179,7 +181,18 @@ class Vocabulary(_Declared):
                 "(when every non-Latin letter has a twin): " + lookalikes + ".", ""]
 
 
+class Reasons(_Declared):
+    """Every reason code of problems.reason and its meaning."""
+
+    source = "icoframes.reasons.REASONS"
+
+    def rst(self) -> list[str]:
+        rows = [[f"``{code}``", meaning] for code, meaning in reasons.REASONS.items()]
+        return _list_table(["reason", "meaning (example)"], rows, "20 80")
+
+
 def setup(app: Sphinx) -> dict[str, object]:
+    app.add_directive("icoframes-reasons", Reasons)
     app.add_directive("icoframes-vocabulary", Vocabulary)
     app.add_directive("icoframes-data-dictionary", DataDictionary)
     app.add_directive("icoframes-settings", Settings)

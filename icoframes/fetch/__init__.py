@@ -1,7 +1,6 @@
-"""Fetching: the load context (:mod:`.context`) and the crawl of list pages and profiles
-(:mod:`.crawl`)."""
+"""Fetching: one load from arguments to result (:class:`~icoframes.fetch.load.Load`)."""
 
-from .context import LoadContext, age_limit
-from .crawl import Crawl
+from .load import Load
+from .policy import age_limit
 
-__all__ = ["Crawl", "LoadContext", "age_limit"]
+__all__ = ["Load", "age_limit"]

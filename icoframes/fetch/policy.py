@@ -42,7 +42,8 @@ from ..api.params import STATUSES
 from ..errors import InvalidParameter
 
 __all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "ProfileIndex", "Want",
-           "due_after", "next_try", "plan_profiles", "profile_max_age", "retry_interval"]
+           "age_limit", "due_after", "next_try", "plan_profiles", "profile_max_age",
+           "retry_interval"]
 
 # How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
 # change daily (raised, end date), upcoming ones weekly, past ones hardly (token price).
@@ -72,6 +73,17 @@ class Want:
     summary: str
     reason: str
     staleness: float
+
+
+def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None:
+    """``max_age`` as a timedelta (None: never expires); InvalidParameter when unusable."""
+    if max_age is None:
+        return None
+    if isinstance(max_age, dt.timedelta):
+        return max_age
+    if isinstance(max_age, int | float) and not isinstance(max_age, bool) and max_age >= 0:
+        return dt.timedelta(seconds=float(max_age))
+    raise InvalidParameter(f"max_age must be a timedelta, seconds or None, got {max_age!r}")
 
 
 def profile_max_age(value: Any) -> dict[str, dt.timedelta]:

@@ -10,11 +10,25 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable
 from typing import IO, Any
 
 from tqdm.std import tqdm
 
-__all__ = ["FinalLine", "Progress", "new_bar"]
+__all__ = ["FinalLine", "Progress", "interactive", "new_bar"]
+
+
+def interactive() -> bool:
+    """True in a Jupyter kernel or when stderr is a terminal (not under cron or CI).
+
+    Asks IPython whether this process *is* a kernel: merely having imported
+    ipykernel (as starting a kernel for nbclient does) does not make it one.
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None and "IPKernelApp" in getattr(shell, "config", {}):
+        return True
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
 
 
 class Progress:
@@ -29,6 +43,23 @@ class Progress:
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
         self.bar: tqdm[Any] | None = None
+        self.pages_done = self.profiles_done = 0
+
+    def count(self, kind: str, *, paging: bool, pages: Callable[[int], int | None],
+              profiles: int) -> None:
+        """Count one finished request (``kind``: "page" or "profile") and move the bar: list
+        pages while any list is ``paging`` (``pages(done)``: their total, once page 1 of every
+        list told it), then the ``profiles`` planned."""
+        if kind == "page":
+            self.pages_done += 1
+        else:
+            self.profiles_done += 1
+        if paging or not profiles:
+            total = pages(self.pages_done)
+            if total is not None:
+                self.show("list pages", "page", total, self.pages_done)
+        else:
+            self.show("profiles", "ICO", profiles, self.profiles_done)
 
     def show(self, label: str, unit: str, total: int, done: int) -> None:
         if not self.enabled or total <= 0:

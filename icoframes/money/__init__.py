@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..errors import InvalidParameter, warn
 from ..parse.units import canonical_units
+from ..queries import checked_keywords
 from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
 
@@ -144,6 +145,7 @@ def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
     return out
 
 
+@checked_keywords
 def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
            date: str | Sequence[str] = DATE_COLUMNS,
            columns: Sequence[str] | None = None,

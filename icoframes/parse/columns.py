@@ -2,10 +2,11 @@
 
 Every ``to_*`` function takes the raw values of one column (a list or tuple, in
 row order, exactly as decoded from JSON) and returns ``(array, bad)``: the
-typed array and an :class:`Unread`, the raw values that could not be read and
-the row each came from (so that callers can name the ICO behind each). Callers
-count ``bad`` as problems; a row in ``bad`` always comes out missing (or False
-for booleans). :data:`CONVERTERS` maps each schema kind to its converter.
+typed array and an :class:`Unread`, the raw values that could not be read, the
+row each came from (so that callers can name the ICO behind each) and why
+(a code of :data:`icoframes.reasons.REASONS`). Callers report ``bad`` as
+problems; a row in ``bad`` always comes out missing (or False for booleans).
+:data:`CONVERTERS` maps each schema kind to its converter.
 
 The common case is handled by one vectorised call per column (NumPy, pandas
 or Arrow kernels); only the values that fail it take the per-value rules of
@@ -26,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..schema import TEXT_DTYPE
-from .base import BAD, MARKER_SPELLINGS, Unread
+from .base import MARKER_SPELLINGS, Reason, Unread, _Bad
 from .dates import to_datetime, to_label_date
 from .items import split_lone_strings, to_list
 from .rules import parse_amount, parse_count, read_flag
@@ -94,9 +95,12 @@ def to_float(values: Sequence[object], *, percent: bool = False,
 
     Examples
     --------
-    >>> numbers, bad = to_float([1, "2.5", "", "15M", "1 BILL = 1 XLM"])
-    >>> numbers.tolist(), bad
-    ([1.0, 2.5, nan, 15000000.0, nan], Unread(rows=[4], values=['1 BILL = 1 XLM']))
+    >>> numbers, bad = to_float([1, "2.5", "", "15M", "1 BILL = 1 XLM", "100-200"])
+    >>> numbers.tolist(), bad.values, bad.reasons
+    ([1.0, 2.5, nan, 15000000.0, nan, nan], ['1 BILL = 1 XLM', '100-200'], \
+['unreadable_number', 'range'])
+    >>> to_float([-5, 150, 50], bounds=(0.0, 100.0))[1].reasons
+    ['negative', 'out_of_bounds']
     """
     n = len(values)
     if n == 0:
@@ -105,25 +109,28 @@ def to_float(values: Sequence[object], *, percent: bool = False,
     if percent:
         prepared = [v.strip().removesuffix("%") if type(v) is str else v for v in values]
     out, suspect = numbers_fast(prepared)
-    rows = []
+    why: dict[int, Reason] = {}
     for i in suspect:
         value = values[i]
         if value is None or value == "":
             continue  # already NaN
         number = parse_amount(value, percent=percent)
-        if number is BAD:
-            rows.append(i)
+        if isinstance(number, _Bad):
+            why[i] = number.reason
             out[i] = np.nan
         else:
             out[i] = np.nan if number is None else number
     if bounds is not None:
         with np.errstate(invalid="ignore"):
-            outside = np.flatnonzero((out < bounds[0]) | (out > bounds[1])).tolist()
-        if outside:
-            out[outside] = np.nan
-            rows += outside
-    rows.sort()  # suspects come as non-finite rows, then booleans, then out of bounds
-    return out, Unread.at(values, rows)
+            below = np.flatnonzero(out < bounds[0]).tolist()
+            above = np.flatnonzero(out > bounds[1]).tolist()
+        outside: tuple[tuple[list[int], Reason], ...] = ((below, "negative"),
+                                                         (above, "out_of_bounds"))
+        for rows, reason in outside:
+            out[rows] = np.nan
+            why.update(dict.fromkeys(rows, reason))
+    rows = sorted(why)  # suspects come as non-finite rows, then booleans, then out of bounds
+    return out, Unread.at(values, rows, [why[i] for i in rows])
 
 
 def to_bool(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
@@ -137,9 +144,11 @@ def to_bool(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
 
     Examples
     --------
-    >>> flags, bad = to_bool([True, "", "Available", 0, "maybe", "YES (UNTIL 11 SEP)"])
-    >>> flags, bad.values
-    (array([ True, False,  True, False, False,  True]), ['maybe', 'YES (UNTIL 11 SEP)'])
+    >>> flags, bad = to_bool([True, "", "Available", 0, "maybe", "YES (UNTIL 11 SEP)", [1]])
+    >>> flags.tolist(), bad.values
+    ([True, False, True, False, False, True, False], ['maybe', 'YES (UNTIL 11 SEP)', [1]])
+    >>> bad.reasons
+    ['unknown_flag', 'qualified_flag', 'wrong_type']
     """
     n = len(values)
     try:  # one C-level lookup per value for the usual true, false, '' and null
@@ -147,13 +156,17 @@ def to_bool(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
     except TypeError:  # an unhashable value (list, dict): every value the slow way
         codes = [-1] * n
     out = np.array(codes, dtype=np.int8) if n else np.zeros(0, dtype=np.int8)
-    rows = []
+    rows: list[int] = []
+    reasons: list[Reason] = []
     for i in np.flatnonzero(out < 0).tolist():
-        flag, qualified = read_flag(values[i])
+        value = values[i]
+        flag, qualified = read_flag(value)
         if flag is None or qualified:
             rows.append(i)
+            reasons.append("qualified_flag" if qualified else
+                           "unknown_flag" if type(value) in (str, int, float) else "wrong_type")
         out[i] = flag is True
-    return out.astype(bool), Unread.at(values, rows)
+    return out.astype(bool), Unread.at(values, rows, reasons)
 
 
 def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, Unread]:
@@ -163,12 +176,12 @@ def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, Unread]:
         return pa.array(values, type=pa.string()), Unread.none()
     except (pa.ArrowTypeError, pa.ArrowInvalid, UnicodeEncodeError):
         pass
-    rows: list[int] = []
+    why: dict[int, Reason] = {}
     cleaned: list[str | None] = []
     for i, v in enumerate(values):
         if type(v) is str:
             if has_surrogates(v):
-                rows.append(i)
+                why[i] = "surrogate"
                 v = clean_surrogates(v)
             cleaned.append(v)
         elif v is None:
@@ -182,11 +195,11 @@ def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, Unread]:
                 cleaned.append(str(int(v)) if v.is_integer() else repr(v))
             else:
                 cleaned.append(None)
-                rows.append(i)
+                why[i] = "infinite"
         else:
             cleaned.append(None)
-            rows.append(i)
-    return pa.array(cleaned, type=pa.string()), Unread.at(values, rows)
+            why[i] = "wrong_type"
+    return pa.array(cleaned, type=pa.string()), Unread.at(values, list(why), list(why.values()))
 
 
 def _text_array(arr: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray:
@@ -201,9 +214,9 @@ def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray,
 
     Examples
     --------
-    >>> texts, bad = to_text([" Ethereum ", "TBA", None, 7, True])
-    >>> [None if pd.isna(t) else t for t in texts], bad
-    (['Ethereum', None, None, '7', None], Unread(rows=[4], values=[True]))
+    >>> texts, bad = to_text([" Ethereum ", "TBA", None, 7, True, "a\\ud800"])
+    >>> [None if pd.isna(t) else t for t in texts], bad.rows, bad.reasons
+    (['Ethereum', None, None, '7', None, 'a�'], [4, 5], ['wrong_type', 'surrogate'])
     """
     arr, bad = _arrow_strings(values)
     if len(arr):
@@ -256,11 +269,13 @@ def to_nullable_int(values: Sequence[object]) -> tuple[pd.api.extensions.Extensi
     >>> to_nullable_int([1, None, "3", "x", True])
     (<IntegerArray>
     [1, <NA>, 3, <NA>, <NA>]
-    Length: 5, dtype: Int64, Unread(rows=[3, 4], values=['x', True]))
+    Length: 5, dtype: Int64, Unread(rows=[3, 4], values=['x', True], \
+reasons=['unreadable_id', 'wrong_type']))
     """
     data = np.zeros(len(values), dtype=np.int64)
     mask = np.zeros(len(values), dtype=bool)
-    rows = []
+    rows: list[int] = []
+    reasons: list[Reason] = []
     for i, v in enumerate(values):
         number = parse_count(v)
         if number is None:
@@ -268,9 +283,10 @@ def to_nullable_int(values: Sequence[object]) -> tuple[pd.api.extensions.Extensi
             if not (v is None or (type(v) is float and math.isnan(v))
                     or (type(v) is str and v.strip() in MARKER_SPELLINGS)):
                 rows.append(i)
+                reasons.append("unreadable_id" if type(v) in (str, int, float) else "wrong_type")
         else:
             data[i] = number
-    return pd.arrays.IntegerArray(data, mask), Unread.at(values, rows)
+    return pd.arrays.IntegerArray(data, mask), Unread.at(values, rows, reasons)
 
 
 #: The converter of each schema column kind (see :mod:`icoframes.schema`).

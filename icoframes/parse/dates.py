@@ -20,11 +20,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .base import BAD, MARKER_SPELLINGS, Unread, _Bad
+from .base import MARKER_SPELLINGS, Reason, Unread, _Bad, bad
 from .text import clean_surrogates
 
-__all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "PRECISIONS", "YEARS", "parse_datetime",
-           "parse_label_date", "read_label", "to_datetime", "to_label_date"]
+__all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "PRECISIONS", "YEARS", "date_reason",
+           "parse_datetime", "parse_label_date", "read_label", "to_datetime", "to_label_date"]
 
 DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
 LABEL_FORMAT: Final = "%d-%m-%Y"
@@ -56,22 +56,23 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
     Also accepted: the same without seconds or without time, and ISO
     ``YYYY-MM-DD[ HH:MM:SS]``. Impossible dates (``31.02.2018 00:00:00``,
     ``00.00.0000 00:00:00``) and dates outside the years :data:`YEARS`
-    (``01.01.2263 00:00:00``) are :data:`BAD`; so are dates without a year
-    (``20 Sep``), durations (``19 days``) and US-order dates (``01.13.2018``).
+    (``01.01.2263 00:00:00``) are a :class:`~icoframes.parse.base.Bad`; so are
+    dates without a year (``20 Sep``), durations (``19 days``) and US-order
+    dates (``01.13.2018``), each with its reason (:func:`date_reason`).
 
     Examples
     --------
     >>> parse_datetime("01.03.2018 12:00:00")
     datetime.datetime(2018, 3, 1, 12, 0)
     >>> parse_datetime("TBA") is None, parse_datetime("31.02.2018 00:00:00")
-    (True, BAD)
+    (True, Bad('impossible_date'))
     >>> parse_datetime("01.01.9999 00:00:00"), parse_datetime("01.13.2018")
-    (BAD, BAD)
+    (Bad('date_out_of_range'), Bad('us_order'))
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     if not isinstance(value, str):
-        return BAD
+        return bad("wrong_type")
     text = value.strip()
     if text in MARKER_SPELLINGS:
         return None
@@ -84,8 +85,64 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
             when = datetime.strptime(text, fmt)
         except ValueError:
             continue
-        return when if YEARS[0] <= when.year <= YEARS[1] else BAD
-    return BAD
+        return when if YEARS[0] <= when.year <= YEARS[1] else bad("date_out_of_range")
+    return bad(date_reason(text))
+
+
+_NUMERIC_DATE_RE: Final = re.compile(
+    r"(?:(?P<a>\d{1,2})[-./](?P<b>\d{1,2})[-./](?P<year>\d{4})"
+    r"|(?P<iso>\d{4})[-./](?P<m>\d{1,2})[-./](?P<d>\d{1,2}))(?:[ T].*)?")
+_DURATION_RE: Final = re.compile(
+    r"(?:in\s+|for\s+)?\d+\s*(?:d|h|days?|hours?|weeks?|months?|years?)(?:\s+(?:left|ago))?",
+    re.IGNORECASE)
+_MONTH_NAME_RE: Final = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b\.?", re.IGNORECASE)
+_YEAR_RE: Final = re.compile(r"(?<!\d)(?:\d{4}|'\d{2})(?!\d)")
+_DAY_MONTH_RE: Final = re.compile(r"(?<!\d)\d{1,2}[./-]\d{1,2}(?![./-]?\d)")
+_MONTH_YEAR_RE: Final = re.compile(r"(?P<month>\d{1,2})[-./](?P<year>\d{4})")
+
+
+def date_reason(text: str) -> Reason:
+    """Why ``text`` (stripped, not missing) is no date any rule reads.
+
+    Examples
+    --------
+    >>> [date_reason(t) for t in ["01.13.2018", "31.02.2018 00:00:00", "00.00.0000 00:00:00"]]
+    ['us_order', 'impossible_date', 'impossible_date']
+    >>> date_reason("13/01/2018 00:00:00"), date_reason("13.2018")  # a day-first form not read
+    ('unreadable_date', 'impossible_date')
+    >>> [date_reason(t) for t in ["01.01.2263", "20 Sep", "since 18 Sep", "19 days", "soon"]]
+    ['date_out_of_range', 'no_year', 'no_year', 'duration', 'unreadable_date']
+    """
+    numeric = _NUMERIC_DATE_RE.fullmatch(text)
+    if numeric is not None:
+        if numeric["iso"]:
+            year, month, day = int(numeric["iso"]), int(numeric["m"]), int(numeric["d"])
+        else:
+            year, month, day = int(numeric["year"]), int(numeric["b"]), int(numeric["a"])
+        if day == 0 or month == 0:
+            return "impossible_date"
+        if not YEARS[0] <= year <= YEARS[1]:
+            return "date_out_of_range"
+        if month > 12 and day <= 12 and not numeric["iso"]:
+            return "us_order"
+        try:
+            datetime(year, month, day)
+        except ValueError:
+            return "impossible_date"
+        return "unreadable_date"  # a real day, written in a form not read
+    month_year = _MONTH_YEAR_RE.fullmatch(text)
+    if month_year is not None and not 1 <= int(month_year["month"]) <= 12:
+        return "impossible_date"
+    if _DURATION_RE.fullmatch(text):
+        return "duration"
+    years = _YEAR_RE.findall(text)
+    if any(not YEARS[0] <= int(y.lstrip("'")) + (2000 if y[0] == "'" else 0) <= YEARS[1]
+           for y in years):
+        return "date_out_of_range"
+    if not years and (_MONTH_NAME_RE.search(text) or _DAY_MONTH_RE.search(text)):
+        return "no_year"
+    return "unreadable_date"
 
 
 _MONTHS: Final = {
@@ -159,6 +216,8 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
     (datetime.datetime(2018, 3, 1, 0, 0), 'month')
     >>> read_label("01-13-2018"), read_label("later"), read_label("2263")
     ((None, None), (None, None), (None, None))
+    >>> date_reason("01-13-2018"), date_reason("later"), date_reason("2263")
+    ('us_order', 'unreadable_date', 'date_out_of_range')
     """
     text = label.strip()
     for pattern, precision in _LABEL_PATTERNS:
@@ -196,22 +255,24 @@ def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
 
     Examples
     --------
-    >>> out, bad = to_datetime(["01.03.2018 12:00:00", "", "31.02.2018 00:00:00"])
-    >>> out.astype(str).tolist(), bad
-    (['2018-03-01T12:00:00.000', 'NaT', 'NaT'], Unread(rows=[2], values=['31.02.2018 00:00:00']))
+    >>> out, unread = to_datetime(["01.03.2018 12:00:00", "", "31.02.2018 00:00:00"])
+    >>> out.astype(str).tolist(), unread.values, unread.reasons
+    (['2018-03-01T12:00:00.000', 'NaT', 'NaT'], ['31.02.2018 00:00:00'], ['impossible_date'])
     """
     n = len(values)
     if n == 0:
         return np.empty(0, dtype=_MS), Unread.none()
     out = _strptime(values, DATETIME_FORMAT, _CANONICAL_DATETIME)
-    rows = []
+    rows: list[int] = []
+    reasons: list[Reason] = []
     for i in np.flatnonzero(np.isnat(out)).tolist():
         value = parse_datetime(values[i])
-        if value is BAD:
+        if isinstance(value, _Bad):
             rows.append(i)
+            reasons.append(value.reason)
         elif isinstance(value, datetime):
             out[i] = np.datetime64(value, "ms")
-    return out, Unread.at(values, rows)
+    return out, Unread.at(values, rows, reasons)
 
 
 # The documented shapes, zero-padded: only these take the vectorised path, and
@@ -257,26 +318,31 @@ def _strptime(values: Sequence[object], fmt: str,
     return out
 
 
-def to_label_date(labels: Sequence[object]) -> tuple[np.ndarray, list[str | None], list[int]]:
-    """Dates and precisions of roadmap keys (see :func:`read_label`), and the rows naming none.
+def to_label_date(labels: Sequence[object]) -> tuple[np.ndarray, list[str | None], Unread]:
+    """Dates and precisions of roadmap keys (see :func:`read_label`), and the keys naming none.
 
     Examples
     --------
-    >>> dates, precision, none = to_label_date(["01-07-2018", "Q3 2018", "soon"])
-    >>> dates.astype(str).tolist(), precision, none
-    (['2018-07-01T00:00:00.000', '2018-07-01T00:00:00.000', 'NaT'], ['day', 'quarter', None], [2])
+    >>> dates, precision, unread = to_label_date(["01-07-2018", "Q3 2018", "soon"])
+    >>> dates.astype(str).tolist(), precision
+    (['2018-07-01T00:00:00.000', '2018-07-01T00:00:00.000', 'NaT'], ['day', 'quarter', None])
+    >>> unread
+    Unread(rows=[2], values=['soon'], reasons=['unreadable_date'])
     """
     n = len(labels)
     if n == 0:
-        return np.empty(0, dtype=_MS), [], []
+        return np.empty(0, dtype=_MS), [], Unread.none()
     out = _strptime(labels, LABEL_FORMAT, _CANONICAL_LABEL)
     precision: list[str | None] = ["day"] * n
-    none = []
+    rows: list[int] = []
+    reasons: list[Reason] = []
     for i in np.flatnonzero(np.isnat(out)).tolist():
         label = labels[i]
         value, precision[i] = read_label(label) if isinstance(label, str) else (None, None)
         if value is None:
-            none.append(i)
+            rows.append(i)
+            reasons.append(date_reason(label.strip()) if isinstance(label, str)
+                           else "wrong_type")
         else:
             out[i] = np.datetime64(value, "ms")
-    return out, precision, none
+    return out, precision, Unread.at(labels, rows, reasons)

@@ -17,18 +17,19 @@ from typing import Final, cast
 import numpy as np
 
 from ..vocabulary import CONTINUATIONS, NONE_WORDS, fold
-from .base import MARKER_SPELLINGS, Unread
+from .base import MARKER_SPELLINGS, Reason, Unread
 from .text import clean_surrogates, has_surrogates, latin_ticker, normalize_text
 
 __all__ = ["split_lone_strings", "to_list", "with_latin_tickers"]
 
 
-def _list_item(item: object, bad: list) -> str | None:
+def _list_item(item: object, bad: list[object], why: list[Reason]) -> str | None:
     kind = type(item)
     if kind is str:
         text = cast(str, item).strip()
         if has_surrogates(text):
             bad.append(item)  # kept with U+FFFD, and reported
+            why.append("surrogate")
             text = clean_surrogates(text)
         return None if text in MARKER_SPELLINGS else text
     if item is None:
@@ -38,6 +39,7 @@ def _list_item(item: object, bad: list) -> str | None:
     if kind is float and math.isnan(item):  # type: ignore[arg-type]
         return None
     bad.append(item)
+    why.append("infinite" if kind is float else "wrong_type")
     return None
 
 
@@ -57,10 +59,10 @@ def to_list(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
     >>> to_list([["ETH", " BTC"], "", "ETH", None, ["NO"], "Not", ["US", "NO"]])[0].tolist()
     [['ETH', 'BTC'], [], ['ETH'], [], [], [], ['US', 'NO']]
     >>> to_list([["ETH", True, ["x"]], "BTC"])[1]
-    Unread(rows=[0, 0], values=[True, ['x']])
+    Unread(rows=[0, 0], values=[True, ['x']], reasons=['wrong_type', 'wrong_type'])
     """
     bad = Unread.none()
-    items_bad = bad.values
+    items_bad, items_why = bad.values, bad.reasons
     rows: list[list[str]] = []
     append = rows.append
     strip = str.strip
@@ -77,10 +79,10 @@ def to_list(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
             continue
         if kind is list or kind is tuple or kind is dict:
             items = cast(dict, v).values() if kind is dict else cast(list, v)
-            cleaned = (_list_item(x, items_bad) for x in items)
+            cleaned = (_list_item(x, items_bad, items_why) for x in items)
             append([s for s in cleaned if s is not None])
         else:
-            item = _list_item(v, items_bad)
+            item = _list_item(v, items_bad, items_why)
             append([] if item is None else [item])
         # only rows off the fast path get here: each unreadable item at its row
         bad.rows.extend([i] * (len(items_bad) - len(bad.rows)))
@@ -106,6 +108,7 @@ def _clean_rows(values: Sequence[object], rows: list[list[str]], bad: Unread) ->
         position = bisect_right(bad.rows, i)
         bad.rows.insert(position, i)
         bad.values.insert(position, item)
+        bad.reasons.insert(position, "surrogate")
 
 
 _CONTINUES: Final = tuple(f"{c} " for c in CONTINUATIONS)

@@ -19,6 +19,7 @@ import pandas as pd
 from ..api.params import ID_LIST_PARAMS
 from ..schema import FILTERS, LIST
 from . import rules
+from .base import Reason
 from .columns import to_text
 from .problems import Problems
 from .sources import convert, field_paths, gather, select
@@ -102,8 +103,9 @@ def list_frame(items: Sequence[object], *, status: str | None,
     ...                     {"id": "99999999999999999999"}], status="past", problems=problems)
     >>> frame[["id", "name", "status"]].values.tolist(), frame["ico_score"].isna().all()
     ([[7, 'Foo', 'past']], np.True_)
-    >>> problems.frame().astype(object).values.tolist()
-    [[<NA>, 'list', 'id', '99999999999999999999'], [7, 'list', 'ico_score', 'high']]
+    >>> problems.frame().astype(object).values.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    [[<NA>, 'list', 'id', '99999999999999999999', 'unreadable_id'],
+     [7, 'list', 'ico_score', 'high', 'unreadable_number']]
     """
     log = Problems() if problems is None else problems
     records = items if isinstance(items, list | tuple) else list(items)
@@ -128,9 +130,10 @@ def summary_keys(listing: pd.DataFrame) -> list[str]:
 def filters_frame(raw: Mapping[str, Any], problems: Problems | None = None) -> pd.DataFrame:
     """The filter set (spec 2.1) as a frame with the ``FILTERS`` schema.
 
-    Entries without a name are left out and reported under ``filters.name``;
-    an entry that is not an object is reported under its key (``filters.platform``);
-    an unreadable id is missing and reported under ``filters.id``. Location
+    Entries without a name are left out and reported under ``filters.name``
+    (``no_name``, or ``wrong_type``/``surrogate`` for a name that is no text);
+    an entry that is not an object is reported under its key (``filters.platform``,
+    ``wrong_shape``); an unreadable id is missing and reported under ``filters.id``. Location
     entries have no id. The filter set belongs to no ICO: ``ico_id`` is missing.
 
     Examples
@@ -140,8 +143,8 @@ def filters_frame(raw: Mapping[str, Any], problems: Problems | None = None) -> p
     ...                        "location": [{"name": "Malta"}, "Chad"]}, problems)
     >>> frame.astype(object).values.tolist()
     [['platform', 1, 'Ethereum'], ['location', <NA>, 'Malta']]
-    >>> problems.frame()[["column", "value"]].values.tolist()
-    [['location', 'Chad'], ['name', 'null']]
+    >>> problems.frame()[["column", "value", "reason"]].values.tolist()
+    [['location', 'Chad', 'wrong_shape'], ['name', 'null', 'no_name']]
     """
     log = Problems() if problems is None else problems
     keys: list[str] = []
@@ -153,18 +156,23 @@ def filters_frame(raw: Mapping[str, Any], problems: Problems | None = None) -> p
             entries = list(entries.values())
         elif not isinstance(entries, list | tuple):
             if entries not in (None, ""):
-                log.add(FILTERS.name, key, [entries])
+                log.add(FILTERS.name, key, [entries], reason="wrong_shape")
             entries = []
-        log.add(FILTERS.name, key, [e for e in entries if not isinstance(e, Mapping)])
+        log.add(FILTERS.name, key, [e for e in entries if not isinstance(e, Mapping)],
+                reason="wrong_shape")
         for entry in entries:
             if isinstance(entry, Mapping):
                 keys.append(key)
                 ids.append(None if key not in ID_LIST_PARAMS else entry.get("id"))
                 names.append(entry.get("name"))
-    texts, _ = to_text(names)
+    texts, unread = to_text(names)
     named = np.asarray(pd.notna(texts), dtype=bool)
-    # a nameless entry names no filter value: a gap, counted (unreadable names included)
-    log.add(FILTERS.name, "name", [n for n, ok in zip(names, named, strict=True) if not ok])
+    # a nameless entry names no filter value: a gap, reported (unreadable names included),
+    # like a name kept with U+FFFD for a lone surrogate
+    why: dict[int, Reason] = dict.fromkeys(np.flatnonzero(~named).tolist(), "no_name")
+    why.update(zip(unread.rows, unread.reasons, strict=True))
+    rows = sorted(why)
+    log.add(FILTERS.name, "name", [names[i] for i in rows], reason=[why[i] for i in rows])
     index = np.flatnonzero(named)
     data = {"filter": [keys[i] for i in index], "id": [ids[i] for i in index],
             "name": texts.take(index)}

@@ -71,7 +71,7 @@ class People:
             keep = [isinstance(p, Mapping) for p in persons]
             mask = np.array(keep, dtype=bool)
             log.add(table.name, key, [p for p, ok in zip(persons, keep, strict=True) if not ok],
-                    ids=ico_id[~mask])
+                    ids=ico_id[~mask], reason="wrong_shape")
             persons = [p if type(p) is dict else dict(p) for p in compress(persons, keep)]
             ico_id, position = ico_id[mask], position[mask]
         return cls(table, persons, ico_id, position)
@@ -99,5 +99,5 @@ def _as_people(value: object, fields: Sequence[str], log: Problems, where: tuple
             return [value]  # a lone person where a list was expected
     if value is None or value == "" or value == {} or value == []:
         return []
-    log.add(*where, [value], ids=[ico_id])
+    log.add(*where, [value], ids=[ico_id], reason="wrong_shape")
     return []

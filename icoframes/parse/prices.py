@@ -19,10 +19,12 @@ written                        ticker      price
 ``1ETH=500``                   (any)       1/500 ETH
 =============================  ==========  ====================
 
-Unreadable (:data:`~icoframes.parse.base.BAD`, so reported): a side with a
-range or several amounts (``1 ETH = 3640-3367 IML``), a side without a unit,
-both or neither side a currency when the ticker decides nothing, a qualifier
-(``1PSTS = 20¢ (25¢ AFTER SEPT 18)``), a token amount of 0 or less.
+Unreadable (a :class:`~icoframes.parse.base.Bad`, so reported, with its
+reason): a side with a range or several amounts (``1 ETH = 3640-3367 IML``:
+``range``), a qualifier (``1PSTS = 20¢ (25¢ AFTER SEPT 18)``: ``vague``), a
+negative amount (``negative``), and a side without an amount, both or neither
+side a currency when the ticker decides nothing, or a token amount of 0
+(``unreadable_price``).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ import re
 from typing import Final, NamedTuple
 
 from ..vocabulary import DATA_UNIT_SPELLINGS, FIAT_CODES, UNIT_ALIASES, fold
-from .base import BAD, MARKER_SPELLINGS, _Bad
-from .rules import parse_amount
+from .base import MARKER_SPELLINGS, Reason, _Bad, bad
+from .rules import amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
 
 __all__ = ["canonical_unit", "read_exchange"]
@@ -80,14 +82,15 @@ class _Side(NamedTuple):
     unit: str
 
 
-def _side(text: str) -> _Side | None:
-    """One side of the exchange: an amount and its unit; None when it is not exactly that."""
+def _side(text: str) -> _Side | Reason:
+    """One side of the exchange: an amount and its unit; why not when it is not exactly that."""
     match = _SIDE_RE.fullmatch(text)
     if match is None:
-        return None
+        reason = amount_reason(text.strip())
+        return "unreadable_price" if reason == "unreadable_number" else reason
     amount = parse_amount(match["num"] + (match["mult"] or ""))
     if not isinstance(amount, float):
-        return None
+        return amount.reason if isinstance(amount, _Bad) else "unreadable_price"
     units: list[str | None] = []
     if match["pre"]:
         pre = match["pre"]
@@ -98,7 +101,7 @@ def _side(text: str) -> _Side | None:
     elif match["unit"]:
         units.append(canonical_unit(match["unit"]))
     if None in units or (len(units) == 2 and units[0] != units[1]):
-        return None  # "$5 EUR"
+        return "unit_conflict"  # "$5 EUR"
     return _Side(amount, str(units[0]) if units else "")  # "" : the token, unnamed
 
 
@@ -111,22 +114,26 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     ((0.00011, 'ETH'), (0.0001466275659824047, 'USD'))
     >>> read_exchange("50 AIR = $1", "AIR"), read_exchange("5 USD = 1 FIL", "FIL")
     ((0.02, 'USD'), (5.0, 'USD'))
-    >>> read_exchange("1 ETH = 3640-3367 IML", "IML")
-    (BAD, None)
+    >>> read_exchange("1 ETH = 3640-3367 IML", "IML"), read_exchange("1 ETH = 1 BTC", None)
+    ((Bad('range'), None), (Bad('unreadable_price'), None))
     """
     text = normalize_text(text)
     if text.count("=") != 1:
-        return BAD, None
+        return bad("range" if text.count("=") > 1 else "unreadable_price"), None
     left_text, right_text = text.split("=")
     left, right = _side(left_text), _side(right_text)
-    if left is None or right is None or left.unit == right.unit:
-        return BAD, None
+    if isinstance(left, str):
+        return bad(left), None
+    if isinstance(right, str):
+        return bad(right), None
+    if left.unit == right.unit:
+        return bad("unreadable_price"), None
     token = _token_side(left, right, ticker)
     if token is None:
-        return BAD, None
+        return bad("unreadable_price"), None
     money = right if token is left else left
     if token.amount <= 0 or money.amount < 0:
-        return BAD, None
+        return bad("unreadable_price" if token.amount == 0 else "negative"), None
     return money.amount / token.amount, money.unit
 
 

@@ -5,21 +5,24 @@ and :func:`icoframes.parse.lists.filters_frame` all report what they lose into a
 :class:`Problems`; its :meth:`~Problems.frame` has the ``PROBLEMS`` schema: the
 ``ico_id`` of the ICO the value belongs to (missing when the id itself could
 not be read, or for the filter set, which belongs to no ICO), the table and
-column, and the raw value as text (:func:`value_text`).
+column, the raw value as text (:func:`value_text`) and the reason it was not
+read (a code of :data:`icoframes.reasons.REASONS`, required by :meth:`Problems.add`).
 :func:`icoframes.tables.problem_summary` gives the per-column view.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
 import pandas as pd
 
+from ..reasons import REASONS, Reason
 from ..schema import PROBLEMS, TABLE_NAMES, empty_frame
 from ..tables import problem_summary
+from .base import Unread
 from .text import clean_surrogates
 
 __all__ = ["Problems", "problems_of_load", "value_text"]
@@ -57,37 +60,43 @@ def value_text(value: object) -> str:
 
 
 class Problems:
-    """Unreadable raw values, each with its table, column and (where known) ICO id.
+    """Unreadable raw values, each with its table, column, reason and (where known) ICO id.
 
     Examples
     --------
     >>> problems = Problems()
-    >>> problems.add("icos", "token_price", ["1 BILL = 1 XLM", True], ids=[7, 9])
-    >>> problems.add("list", "id", ["99999999999999999999"])  # no readable id: ico_id missing
-    >>> problems.add("list", "id", [])  # nothing lost, nothing recorded
+    >>> problems.add("icos", "token_price", ["1 BILL = 1 XLM", True], ids=[7, 9],
+    ...              reason=["unreadable_price", "wrong_type"])
+    >>> problems.add("list", "id", ["99999999999999999999"], reason="unreadable_id")  # no id
+    >>> problems.add("list", "id", [], reason="unreadable_id")  # nothing lost, nothing recorded
     >>> problems.frame().astype(object).values.tolist()  # doctest: +NORMALIZE_WHITESPACE
-    [[7, 'icos', 'token_price', '1 BILL = 1 XLM'], [9, 'icos', 'token_price', 'true'],
-     [<NA>, 'list', 'id', '99999999999999999999']]
+    [[7, 'icos', 'token_price', '1 BILL = 1 XLM', 'unreadable_price'],
+     [9, 'icos', 'token_price', 'true', 'wrong_type'],
+     [<NA>, 'list', 'id', '99999999999999999999', 'unreadable_id']]
     >>> problems
     Problems(icos.token_price 2, list.id 1)
     """
 
     def __init__(self) -> None:
-        # (table, column) -> chunks of (raw values, their ico ids or None), in the order added
-        self._found: dict[tuple[str, str], list[tuple[list, np.ndarray | None]]] = {}
+        # (table, column) -> chunks of (raw values, their ico ids or None, their reasons),
+        # in the order added; a reason is None only for records of older versions (extend)
+        self._found: dict[tuple[str, str],
+                          list[tuple[list[object], np.ndarray | None,
+                                     Sequence[str | None]]]] = {}
 
     def __len__(self) -> int:
         """How many values could not be read."""
-        return sum(len(values) for chunks in self._found.values() for values, _ in chunks)
+        return sum(len(values) for chunks in self._found.values() for values, _, _ in chunks)
 
     def __repr__(self) -> str:
-        counts = ", ".join(f"{t}.{c} {sum(len(v) for v, _ in chunks)}"
+        counts = ", ".join(f"{t}.{c} {sum(len(v) for v, _, _ in chunks)}"
                            for (t, c), chunks in self._found.items())
         return f"Problems({counts})"
 
     def add(self, table: str, column: str, bad: Iterable[object],
-            ids: Iterable[object] | None = None) -> None:
-        """Record the raw values ``bad`` of ``table.column`` that could not be read.
+            ids: Iterable[object] | None = None, *,
+            reason: Reason | Sequence[Reason]) -> None:
+        """Record the raw values ``bad`` of ``table.column`` that could not be read, and why.
 
         Parameters
         ----------
@@ -98,73 +107,107 @@ class Problems:
         ids : array-like of int, optional
             The ICO id of each value, in the same order (None or NaN where not
             known); all missing when omitted.
+        reason : str or sequence of str
+            Why the values were not read: one code of
+            :data:`icoframes.reasons.REASONS` for all of them, or one per value.
+
+        Raises
+        ------
+        ValueError
+            If ``ids`` or ``reason`` do not give one entry per value, or a
+            reason is not a declared code.
         """
         values = bad if isinstance(bad, list) else list(bad)
         if not values:
             return
+        reasons = [reason] * len(values) if isinstance(reason, str) else reason
+        self._store(table, column, values, ids, reasons)
+
+    def _store(self, table: str, column: str, values: list[object],
+               ids: Iterable[object] | None, reasons: Sequence[str | None]) -> None:
+        if len(reasons) != len(values):
+            raise ValueError(f"{table}.{column}: {len(reasons)} reasons for {len(values)} values")
+        undeclared = sorted(map(str, set(reasons) - REASONS.keys() - {None}))
+        if undeclared:
+            raise ValueError(f"{table}.{column}: undeclared reasons {undeclared}; "
+                             "declare them in icoframes.reasons")
         id_array = None
         if ids is not None:
             id_array = ids if isinstance(ids, np.ndarray) else np.array(list(ids), dtype=object)
             if len(id_array) != len(values):
                 raise ValueError(f"{table}.{column}: {len(id_array)} ids for {len(values)} values")
-        self._found.setdefault((table, column), []).append((values, id_array))
+        self._found.setdefault((table, column), []).append((values, id_array, reasons))
 
-    def add_unread(self, table: str, column: str, unread: tuple[list[int], list],
+    def add_unread(self, table: str, column: str, unread: Unread,
                    row_ids: np.ndarray | None) -> None:
         """Record what a converter could not read, naming each value's ICO by its row.
 
-        ``unread`` is a converter's ``(rows, values)``
-        (:class:`icoframes.parse.columns.Unread`); ``row_ids`` holds the ICO id
-        of every row the converter read (``icos.id`` or a child table's
-        ``ico_id``), so the ids come from the rows the converter's masks
-        found, without a pass over the good values.
+        ``unread`` is a converter's :class:`~icoframes.parse.base.Unread` (rows,
+        values and their reasons); ``row_ids`` holds the ICO id of every row
+        the converter read (``icos.id`` or a child table's ``ico_id``), so the
+        ids come from the rows the converter's masks found, without a pass
+        over the good values.
         """
-        rows, values = unread
-        if rows:
-            self.add(table, column, values, ids=None if row_ids is None else row_ids[rows])
+        if unread.rows:
+            self.add(table, column, unread.values,
+                     ids=None if row_ids is None else row_ids[unread.rows],
+                     reason=unread.reasons)
 
     def records(self) -> list[dict[str, Any]]:
-        """The problems as plain JSON-able dicts: ``ico_id`` (int or None), table, column, value.
+        """The problems as plain JSON-able dicts: ``ico_id`` (int or None), table, column,
+        value and reason.
 
         Examples
         --------
-        >>> problems = Problems(); problems.add("list", "ico_score", ["high"], ids=[7])
-        >>> problems.records()
-        [{'ico_id': 7, 'table': 'list', 'column': 'ico_score', 'value': 'high'}]
+        >>> problems = Problems()
+        >>> problems.add("list", "ico_score", ["high"], ids=[7], reason="unreadable_number")
+        >>> problems.records()  # doctest: +NORMALIZE_WHITESPACE
+        [{'ico_id': 7, 'table': 'list', 'column': 'ico_score', 'value': 'high',
+          'reason': 'unreadable_number'}]
         """
         frame = self.frame()
-        ids = frame["ico_id"].astype(object).where(frame["ico_id"].notna(), None).tolist()
-        values = frame["value"].astype(object).where(frame["value"].notna(), None).tolist()
-        return [{"ico_id": i, "table": t, "column": c, "value": v} for i, t, c, v in
-                zip(ids, frame["table"].tolist(), frame["column"].tolist(), values, strict=True)]
+        ids, values, reasons = (frame[name].astype(object).where(frame[name].notna(), None)
+                                .tolist() for name in ("ico_id", "value", "reason"))
+        return [{"ico_id": i, "table": t, "column": c, "value": v, "reason": r}
+                for i, t, c, v, r in zip(ids, frame["table"].tolist(), frame["column"].tolist(),
+                                         values, reasons, strict=True)]
 
     def extend(self, records: Iterable[Mapping[str, Any]]) -> None:
         """Add problems given as :meth:`records` (e.g. read back from the list cache).
 
-        A record of the per-column shape older versions stored (``count`` and
-        ``examples``, no ``value``) adds ``count`` values without an id: its
-        examples, then missing values, so that the count stays right.
+        A record without a ``reason`` (stored by a version before reasons) has
+        a missing reason. A record of the per-column shape older versions
+        stored (``count`` and ``examples``, no ``value``) adds ``count`` values
+        without an id: its examples, then missing values, so that the count
+        stays right.
 
         Examples
         --------
-        >>> a = Problems(); a.add("list", "ico_score", ["high"], ids=[7])
+        >>> a = Problems(); a.add("list", "ico_score", ["high"], ids=[7], reason="vague")
         >>> b = Problems(); b.extend(a.records()); b.extend(a.records()); b
         Problems(list.ico_score 2)
+        >>> b.frame()["reason"].tolist()
+        ['vague', 'vague']
         >>> c = Problems(); c.extend([{"table": "list", "column": "id", "count": 3,
         ...                            "examples": ["'x'"]}])
         >>> c.frame()["value"].isna().tolist(), c.frame().loc[0, "value"]
         ([False, True, True], "'x'")
+        >>> c.frame()["reason"].isna().all()
+        np.True_
         """
         for record in records:
             table, column = str(record["table"]), str(record["column"])
             if "value" in record:  # already text (a raw null is "null"): None is unknown
                 value = record["value"]
-                self.add(table, column, [_UNKNOWN if value is None else str(value)],
-                         ids=[record.get("ico_id")])
+                reason = record.get("reason")
+                self._store(table, column, [_UNKNOWN if value is None else str(value)],
+                            [record.get("ico_id")], [reason if reason is None else str(reason)])
             else:  # the per-column shape of older versions
                 count = int(record.get("count") or 0)
-                examples = [str(e) for e in record.get("examples") or []][:count]
-                self.add(table, column, examples + [_UNKNOWN] * (count - len(examples)))
+                examples: list[object] = [str(e) for e in (record.get("examples") or [])[:count]]
+                if count:
+                    self._store(table, column, examples + [_UNKNOWN] * (count - len(examples)),
+                                None, [None] * count)
 
     def frame(self) -> pd.DataFrame:
         """The problems as a frame with the ``PROBLEMS`` schema.
@@ -180,17 +223,20 @@ class Problems:
         columns: list[tuple[str, int]] = []
         texts: list[str | None] = []
         id_parts: list[np.ndarray] = []
+        reasons: list[str | None] = []
         for key in keys:
-            for values, ids in self._found[key]:
+            for values, ids, why in self._found[key]:
                 tables.append((key[0], len(values)))
                 columns.append((key[1], len(values)))
                 texts.extend(None if v is _UNKNOWN else value_text(v) for v in values)
                 id_parts.append(np.full(len(values), None, dtype=object) if ids is None else ids)
+                reasons.extend(why)
         return pd.DataFrame({
             "ico_id": _ico_ids(id_parts),
             "table": _repeated(tables, _dtype("table")),
             "column": _repeated(columns, _dtype("column")),
             "value": pd.array(texts, dtype=_dtype("value")),
+            "reason": pd.array(reasons, dtype=_dtype("reason")),
         })
 
     def summary(self) -> pd.DataFrame:
@@ -198,7 +244,8 @@ class Problems:
 
         Examples
         --------
-        >>> problems = Problems(); problems.add("list", "id", ["x", "y", "x", "z", "w"])
+        >>> problems = Problems()
+        >>> problems.add("list", "id", ["x", "y", "x", "z", "w"], reason="unreadable_id")
         >>> problems.summary().astype(object).values.tolist()
         [['list', 'id', 5, ['x', 'y', 'z']]]
         """
@@ -230,11 +277,11 @@ def problems_of_load(profiles: pd.DataFrame, ico_ids: Iterable[int],
     Examples
     --------
     >>> found = Problems()
-    >>> found.add("icos", "kyc", ["maybe", "perhaps"], ids=[1, 2])
+    >>> found.add("icos", "kyc", ["maybe", "perhaps"], ids=[1, 2], reason="unknown_flag")
     >>> queries = [{"problems": [{"ico_id": None, "table": "list", "column": "id",
-    ...                           "value": "x"}]}]
+    ...                           "value": "x", "reason": "unreadable_id"}]}]
     >>> problems_of_load(found.frame(), [2], queries).astype(object).values.tolist()
-    [[2, 'icos', 'kyc', 'perhaps'], [<NA>, 'list', 'id', 'x']]
+    [[2, 'icos', 'kyc', 'perhaps', 'unknown_flag'], [<NA>, 'list', 'id', 'x', 'unreadable_id']]
     """
     keep = profiles["ico_id"].isin(np.fromiter(ico_ids, dtype=np.int64)).to_numpy(
         dtype=bool, na_value=False)

@@ -398,6 +398,6 @@ def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray
     data, labels, raw = source.entries(values, ids, log)
     data[source.value] = raw
     # derived from the label; a label naming no date is kept, and reported under date
-    data["date"], data["precision"], none = converters.to_label_date(labels)
-    log.add(source.table.name, "date", [labels[i] for i in none], ids=data["ico_id"][none])
+    data["date"], data["precision"], unread = converters.to_label_date(labels)
+    log.add_unread(source.table.name, "date", unread, data["ico_id"])
     return convert(source.table, data, log)

@@ -4,7 +4,7 @@ This module is the readable specification of what icoframes accepts; the
 vectorised converters of :mod:`icoframes.parse.columns` apply exactly these
 rules to whole columns (they only take a faster path for the common shapes).
 
-Missing markers, :data:`BAD` and the date rules live in
+Missing markers, :class:`Bad` (an unreadable value and its reason) and the date rules live in
 :mod:`icoframes.parse.base` and :mod:`icoframes.parse.dates` and are named here too.
 
 ``PARSER_VERSION`` names this set of rules. The cache's derived tables are
@@ -19,17 +19,19 @@ import re
 from typing import Final
 
 from ..vocabulary import FALSE_WORDS, MISSING_MARKERS, TRUE_WORDS, UNKNOWN_WORDS, fold
-from .base import BAD, MARKER_SPELLINGS, _Bad, is_missing_marker
+from .base import MARKER_SPELLINGS, Bad, Reason, _Bad, bad, is_missing_marker
 from .dates import DATETIME_FORMAT, LABEL_FORMAT, parse_datetime, parse_label_date
 from .text import normalize_text
 
 __all__ = [
-    "BAD",
     "DATETIME_FORMAT",
     "LABEL_FORMAT",
     "MARKER_SPELLINGS",
     "MISSING_MARKERS",
     "PARSER_VERSION",
+    "Bad",
+    "amount_reason",
+    "bad",
     "is_missing_marker",
     "parse_amount",
     "parse_count",
@@ -45,7 +47,8 @@ __all__ = [
 #: 7: the declared vocabulary (icoframes.vocabulary): flag words, none words, aliases.
 #: 8: numbers as people write them, prices in every form, units as tickers, roadmap
 #:    precision, dates within 1990-2100 (issue 20).
-PARSER_VERSION: Final = 8
+#: 9: every problem has its reason (problems.reason, icoframes.reasons).
+PARSER_VERSION: Final = 9
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -96,23 +99,25 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
 
     Returns
     -------
-    float, None or BAD
+    float, None or Bad
         The number; None when the value says "missing" (``''``, ``None``,
-        ``'TBA'`` ...); :data:`BAD` when it cannot be read (``'1 BILL = 1 XLM'``,
-        booleans, containers, infinities).
+        ``'TBA'`` ...); a :class:`Bad` with its reason when it cannot be read
+        (``'1 BILL = 1 XLM'``, ``'100-200'``, booleans, containers, infinities).
 
     Examples
     --------
     >>> parse_amount("$2,000,000"), parse_amount("1.2B"), parse_amount("250K")
     (2000000.0, 1200000000.0, 250000.0)
-    >>> parse_amount("N/A") is None, parse_amount("1 BILL = 1 XLM")
-    (True, BAD)
+    >>> parse_amount("N/A") is None, parse_amount("1 BILL = 1 XLM"), parse_amount(True)
+    (True, Bad('unreadable_number'), Bad('wrong_type'))
     >>> parse_amount("0,003"), parse_amount("1,5"), parse_amount("1.500.000")
     (0.003, 1.5, 1500000.0)
     >>> parse_amount("0\u200b.25"), parse_amount("１２")
     (0.25, 12.0)
     >>> parse_amount("3640-3367"), parse_amount("60%"), parse_amount("1,500,5")
-    (BAD, BAD, BAD)
+    (Bad('range'), Bad('percent'), Bad('grouping'))
+    >>> parse_amount("~3,500,000"), parse_amount("1e999")
+    (Bad('vague'), Bad('infinite'))
     """
     kind = type(value)
     if value is None:
@@ -120,12 +125,12 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     if kind is float:
         if math.isnan(value):  # type: ignore[arg-type]
             return None
-        return value if math.isfinite(value) else BAD  # type: ignore[return-value,arg-type]
+        return value if math.isfinite(value) else bad("infinite")  # type: ignore[return-value,arg-type]
     if kind is int:
         return float(value)  # type: ignore[arg-type]
     if kind is not str:
         # bool is a subclass of int but "true" is not an amount; containers are not either.
-        return BAD
+        return bad("wrong_type")
     text = normalize_text(value).strip()  # type: ignore[arg-type]
     if text in MARKER_SPELLINGS:
         return None
@@ -137,32 +142,69 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
         return _parse_amount_text(text)
     if math.isnan(number):
         return None
-    return number if math.isfinite(number) else BAD
+    return number if math.isfinite(number) else bad("infinite")
 
 
 def _parse_amount_text(text: str) -> float | _Bad:
     match = _AMOUNT_RE.fullmatch(text)
     if match is None:
-        return BAD
+        return bad(amount_reason(text))
     digits = match["num"].strip()
     if any(c.isspace() for c in digits):
         # a space only ever groups thousands ("1 000 000"); "2 5" is not 25
         if not _SPACE_GROUPS_RE.fullmatch(digits):
-            return BAD
+            return bad("grouping")
         digits = "".join(digits.split())
     read = _digits(digits)
     if read is None:
-        return BAD
+        return bad("grouping")
     digits = read
     try:
         number = float(digits + (f"e{match['exp']}" if match["exp"] else ""))
     except ValueError:
-        return BAD
+        return bad("unreadable_number")
     if match["mult"]:
         number *= _MULTIPLIER[match["mult"].lower()]
     if match["sign"] == "-":
         number = -number
-    return number if math.isfinite(number) else BAD
+    return number if math.isfinite(number) else bad("infinite")
+
+
+# Why text that is no amount is not one (see amount_reason).
+_VAGUE_RE: Final = re.compile(
+    r"^\s*(?:[~≈<>≤≥±]|ca\.?\s|circa|approx|about|around|almost|nearly|over|under|up\s+to|"
+    r"at\s+least|at\s+most|more\s+than|less\s+than|min|max)|\+\s*$|\bor\s+more\b",
+    re.IGNORECASE)
+_BRACKETS_RE: Final = re.compile(r"\([^)]*\)?|\[[^\]]*\]?")
+# two numbers: one ends where no digit, comma or dot follows (not "0.1", but "1M, 2M")
+_SEVERAL_RE: Final = re.compile(r"\d[\d,.]*(?=[^\d,.]|[,.]\D)\D+\d")
+
+
+def amount_reason(text: str) -> Reason:
+    """Why ``text`` (stripped, normalised, and no amount) cannot be read as one amount.
+
+    In this order: an exchange outside a price (``unreadable_number``), a ``%``
+    outside brackets (``percent``), a word or sign of approximation (``vague``),
+    two numbers outside brackets (``range``: ranges, stages, several amounts), a
+    bracketed qualifier (``vague``), else ``unreadable_number``.
+
+    Examples
+    --------
+    >>> [amount_reason(t) for t in ["100-200", "10M (stage 1), 20M", "~5M", "0.1 (0.5 later)"]]
+    ['range', 'range', 'vague', 'vague']
+    >>> [amount_reason(t) for t in ["60%", "lots", "1 ETH = 2 X", "500 tokens", "1M, 2M"]]
+    ['percent', 'unreadable_number', 'unreadable_number', 'unreadable_number', 'range']
+    """
+    outside = _BRACKETS_RE.sub(" ", text)
+    if "=" in text:
+        return "unreadable_number"  # an exchange is a price, read only in price columns
+    if "%" in outside:
+        return "percent"
+    if _VAGUE_RE.search(text):
+        return "vague"
+    if _SEVERAL_RE.search(outside):
+        return "range"
+    return "vague" if outside != text else "unreadable_number"
 
 
 def _digits(digits: str) -> str | None:

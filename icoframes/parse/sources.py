@@ -25,6 +25,7 @@ import pandas as pd
 from ..schema import EACH, KEY, Source, TableSchema
 from ..vocabulary import NONE_WORDS, fold
 from . import rules
+from .base import Reason
 from .columns import CONVERTERS, to_float
 from .problems import Problems
 
@@ -58,18 +59,20 @@ def select(items: Sequence[object], problems: Problems,
     """The records to use and their ids: readable ids only, the last occurrence of an id wins.
 
     Records keep the input order (of each id's last occurrence), like
-    ``drop_duplicates(keep="last")``. A record that is not a mapping, or whose
-    ``id`` :func:`rules.parse_id` cannot read, is counted under ``table.id``.
+    ``drop_duplicates(keep="last")``. A record that is not a mapping
+    (``wrong_shape``), or whose ``id`` :func:`rules.parse_id` cannot read
+    (``unreadable_id``), is reported under ``table.id``.
 
     Examples
     --------
     >>> problems = Problems()
     >>> kept, ids = select([{"id": 2}, {"id": "x"}, {"id": "2"}, 7], problems, "list")
-    >>> kept, ids.tolist(), problems.frame()["value"].tolist()
-    ([{'id': '2'}], [2], ['x', '7'])
+    >>> kept, ids.tolist(), problems.frame()[["value", "reason"]].values.tolist()
+    ([{'id': '2'}], [2], [['x', 'unreadable_id'], ['7', 'wrong_shape']])
     """
     last: dict[int, int] = {}
-    bad = []
+    bad: list[object] = []
+    reasons: list[Reason] = []
     for i, record in enumerate(items):
         if isinstance(record, Mapping):
             raw = record.get("id")
@@ -78,9 +81,10 @@ def select(items: Sequence[object], problems: Problems,
             raw, rid = record, None
         if rid is None:
             bad.append(raw)
+            reasons.append("unreadable_id" if isinstance(record, Mapping) else "wrong_shape")
         else:
             last[rid] = i
-    problems.add(table, "id", bad)
+    problems.add(table, "id", bad, reason=reasons)
     order = sorted(last.values())
     records: Sequence[Any] = items  # every position in ``order`` holds a Mapping (checked above)
     kept = [records[i] if type(records[i]) is dict else dict(records[i]) for i in order]
@@ -126,8 +130,9 @@ def gather(records: Sequence[dict], paths: Sequence[Source], problems: Problems,
     >>> problems = Problems()
     >>> values = gather([{"id": 1, "main": {"name": "A"}}, {"id": 2, "main": "oops"}],
     ...                 [("id",), ("main", "name")], problems, "list", np.array([1, 2]))
-    >>> values[("main", "name")], problems.records()
-    (['A', None], [{'ico_id': 2, 'table': 'list', 'column': 'main', 'value': 'oops'}])
+    >>> values[("main", "name")], problems.records()  # doctest: +NORMALIZE_WHITESPACE
+    (['A', None], [{'ico_id': 2, 'table': 'list', 'column': 'main', 'value': 'oops',
+                    'reason': 'wrong_shape'}])
     """
     sections: dict[str, list[str]] = {}
     for path in paths:
@@ -160,7 +165,8 @@ def as_dicts(values: Sequence, problems: Problems, where: tuple[str, str],
 
 
 def as_dict(value: object, problems: Problems, where: tuple[str, str], ico_id: object) -> dict:
-    """A section or map that is not a dict: empty, and a problem unless it is an empty value.
+    """A section or map that is not a dict: empty, and a problem (``wrong_shape``) unless it is
+    an empty value.
 
     PHP encodes an empty map as ``[]``; ``''``, ``None``, the missing markers and
     the none words (``'No'``, ``'None'``: :data:`icoframes.vocabulary.NONE_WORDS`)
@@ -173,7 +179,7 @@ def as_dict(value: object, problems: Problems, where: tuple[str, str], ico_id: o
     if type(value) is str and (value.strip() in rules.MARKER_SPELLINGS
                                or fold(value) in NONE_WORDS):
         return {}
-    problems.add(*where, [value], ids=[ico_id])
+    problems.add(*where, [value], ids=[ico_id], reason="wrong_shape")
     return {}
 
 
@@ -223,8 +229,9 @@ def convert(table: TableSchema, data: Mapping[str, Any], problems: Problems) -> 
     >>> problems = Problems()
     >>> frame = convert(DISTRIBUTION, {"ico_id": np.array([7, 8]), "part": ["Team", "Sale"],
     ...                                "percent": ["25", "lots"]}, problems)
-    >>> frame["percent"].tolist(), problems.records()
-    ([25.0, nan], [{'ico_id': 8, 'table': 'distribution', 'column': 'percent', 'value': 'lots'}])
+    >>> frame["percent"].tolist(), problems.records()  # doctest: +NORMALIZE_WHITESPACE
+    ([25.0, nan], [{'ico_id': 8, 'table': 'distribution', 'column': 'percent', 'value': 'lots',
+                    'reason': 'unreadable_number'}])
     """
     key = id_column(table)
     row_ids = None if key is None else np.asarray(data[key])

@@ -44,9 +44,10 @@ import numpy as np
 import pandas as pd
 
 from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
+from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
 from .prices import canonical_unit, read_exchange
-from .rules import BAD, MARKER_SPELLINGS, parse_amount
+from .rules import MARKER_SPELLINGS, parse_amount
 from .text import normalize_text
 
 __all__ = [
@@ -100,8 +101,8 @@ _TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 
 
 def _read_text(text: str, exchange: bool,
-               ticker: object) -> tuple[float | object | None, str | None]:
-    """(number or None or BAD, canonical unit written in the text or None)."""
+               ticker: object) -> tuple[float | _Bad | None, str | None]:
+    """(number or None or Bad, canonical unit written in the text or None)."""
     if exchange and "=" in text:
         return read_exchange(text, ticker)
     currency = None
@@ -114,18 +115,27 @@ def _read_text(text: str, exchange: bool,
     if suffix is not None and suffix["cur"]:
         # both ends may name one ("$ 5 USD" is fine, "$ 5 ETH" is not)
         if currency is not None and canonical_unit(currency) != canonical_unit(suffix["cur"]):
-            return BAD, None
+            if _is_unit(currency) and _is_unit(suffix["cur"]):
+                return bad("unit_conflict"), None
+            number = parse_amount(text)  # "~0.1 ETH": why the text is no amount
+            return (number if isinstance(number, _Bad) else bad("unreadable_number")), None
         currency = suffix["cur"]
         body = body[: suffix.start("cur")]
     if currency is None:
         return parse_amount(text), None
     code = canonical_unit(currency)
-    if code not in _KNOWN and (code is None or not _TICKER_RE.fullmatch(code)
-                               or fold(currency) in NOT_UNITS):
+    if not _is_unit(currency):
         # no unit written next to the number: read it as a number would be
         return parse_amount(text), None
     number = parse_amount(body.strip())
     return number, (code if number is not None else None)
+
+
+def _is_unit(text: str) -> bool:
+    """A unit written next to a number: a known currency, or a word shaped like a ticker."""
+    code = canonical_unit(text)
+    return code in _KNOWN or (code is not None and _TICKER_RE.fullmatch(code) is not None
+                              and fold(text) not in NOT_UNITS)
 
 
 # --------------------------------------------------------------------------- columns
@@ -158,8 +168,9 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         The canonical unit per row: the unit column's, else the one currency
         the row's values wrote (when they all name the same one), else None.
     bad : dict of str to Unread
-        Per column, the raw values left missing and their rows: unreadable,
-        negative, or naming a currency other than the row's unit.
+        Per column, the raw values left missing, their rows and reasons:
+        unreadable, ``negative``, or naming a currency other than the row's
+        unit (``unit_conflict``).
 
     Examples
     --------
@@ -168,14 +179,14 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     ...     ["eth", "", "ETH"])
     >>> amounts["soft_cap"].tolist(), amounts["hard_cap"].tolist(), units.tolist()
     ([500.0, 1000000.0, 10.0], [2000.0, 3000000.0, nan], ['ETH', 'USD', 'ETH'])
-    >>> bad
-    {'soft_cap': Unread(rows=[], values=[]), 'hard_cap': Unread(rows=[2], values=['$5'])}
+    >>> bad["soft_cap"].rows, bad["hard_cap"]
+    ([], Unread(rows=[2], values=['$5'], reasons=['unit_conflict']))
     """
     codes = canonical_units(units)
     n = len(codes)
     amounts: dict[str, np.ndarray] = {}
     written: dict[str, dict[int, str]] = {}
-    unread: dict[str, dict[int, object]] = {}
+    unread: dict[str, dict[int, Reason]] = {}
     for name, values in columns.items():
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} values for {n} units")
@@ -190,29 +201,32 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         if codes[i] is None and len(found_codes) == 1:
             codes[i] = next(iter(found_codes))
     for name, found in written.items():
-        raw = columns[name]
         for i, code in found.items():
             if codes[i] != code:
-                unread[name][i] = raw[i]
+                unread[name][i] = "unit_conflict"
                 amounts[name][i] = np.nan
     for name, numbers in amounts.items():  # an amount is never negative
         with np.errstate(invalid="ignore"):
             for i in np.flatnonzero(numbers < 0).tolist():
-                unread[name][i] = columns[name][i]
+                unread[name][i] = "negative"
                 numbers[i] = np.nan
-    bad = {name: Unread.at(columns[name], sorted(found)) for name, found in unread.items()}
-    return amounts, codes, bad
+    lost = {}
+    for name, why in unread.items():
+        rows = sorted(why)
+        lost[name] = Unread.at(columns[name], rows, [why[i] for i in rows])
+    return amounts, codes, lost
 
 
 def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None
-                 ) -> tuple[np.ndarray, dict[int, str], dict[int, object]]:
-    """Numbers of one column, the currencies written inside values (by row), unreadable values."""
+                 ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason]]:
+    """Numbers of one column, the currencies written inside values (by row), unreadable rows
+    and their reasons."""
     n = len(values)
     if n == 0:
         return np.empty(0, dtype=np.float64), {}, {}
     out, suspect = numbers_fast(values)  # plain numbers and numeric strings, vectorised
     written: dict[int, str] = {}
-    bad: dict[int, object] = {}
+    why: dict[int, Reason] = {}
     for i in suspect:
         value = values[i]
         if type(value) is str:
@@ -223,14 +237,14 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
             number, code = _read_text(text, exchange, None if tickers is None else tickers[i])
         else:
             number, code = parse_amount(value), None
-        if number is BAD or (type(number) is float and not math.isfinite(number)):
-            bad[i] = value
+        if isinstance(number, _Bad) or (type(number) is float and not math.isfinite(number)):
+            why[i] = number.reason if isinstance(number, _Bad) else "infinite"
             out[i] = np.nan
             continue
         out[i] = np.nan if number is None else number
         if code is not None:
             written[i] = code
-    return out, written, bad
+    return out, written, why
 
 
 def read_amounts(values: Sequence[object],
@@ -254,8 +268,8 @@ def read_amounts(values: Sequence[object],
     >>> amounts, units, bad = read_amounts(
     ...     ["$2,000,000", "50 USD", "30,000 ETH", "0.1 eth", 7, "N/A"],
     ...     ["ETH", "US Dollar", "", "ether", "xyz", "BTC"])
-    >>> amounts.tolist(), bad.values
-    ([nan, 50.0, 30000.0, 0.1, 7.0, nan], ['$2,000,000'])
+    >>> amounts.tolist(), bad.values, bad.reasons
+    ([nan, 50.0, 30000.0, 0.1, 7.0, nan], ['$2,000,000'], ['unit_conflict'])
     >>> units.tolist()
     ['ETH', 'USD', 'ETH', 'ETH', 'XYZ', 'BTC']
     """
@@ -279,8 +293,8 @@ def read_price(values: Sequence[object], units: Sequence[object],
     ...     ["ETH", "", "USD", "", ""], tickers=["XYZ", "KBX", "XYZ", None, "IML"])
     >>> prices.round(6).tolist(), units.tolist()
     ([0.000333, 0.00011, nan, 0.000147, nan], ['ETH', 'ETH', 'USD', 'USD', None])
-    >>> bad
-    Unread(rows=[2, 4], values=['1 ETH = 2000 XYZ', '1 ETH = 3640-3367 IML'])
+    >>> bad.rows, bad.reasons
+    ([2, 4], ['unit_conflict', 'range'])
     """
     amounts, codes, bad = read_amount_group({"value": values}, units, exchange=("value",),
                                             tickers=tickers)

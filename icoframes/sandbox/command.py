@@ -15,7 +15,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import InvalidParameter
 from .server import serve
+from .service import check_keys
 
 __all__ = ["add_arguments", "keys", "main", "run"]
 
@@ -52,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def keys(args: argparse.Namespace) -> tuple[str, str]:
     """The public and private key: the options, else ICOFRAMES_* variables, else the defaults.
 
-    A key file that cannot be read exits with a message (status 2, as argparse does).
+    A key file that cannot be read, or a key :func:`icoframes.configure` would
+    refuse (a control character, blank), exits with a message that never shows it.
     """
     public = args.public_key or os.environ.get("ICOFRAMES_PUBLIC_KEY") or _DEFAULT["public_key"]
     if args.private_key_file is not None:
@@ -62,9 +65,13 @@ def keys(args: argparse.Namespace) -> tuple[str, str]:
             raise SystemExit(f"icoframes sandbox: cannot read --private-key-file: {exc}") from None
         if not private:
             raise SystemExit(f"icoframes sandbox: {args.private_key_file} is empty")
-        return public, private
-    return public, (args.private_key or os.environ.get("ICOFRAMES_PRIVATE_KEY")
-                    or _DEFAULT["private_key"])
+    else:
+        private = (args.private_key or os.environ.get("ICOFRAMES_PRIVATE_KEY")
+                   or _DEFAULT["private_key"])
+    try:
+        return check_keys(public, private)
+    except InvalidParameter as exc:
+        raise SystemExit(f"icoframes sandbox: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:

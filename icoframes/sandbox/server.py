@@ -219,7 +219,9 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     Raises
     ------
     ValueError
-        For an empty key, a negative quota or latency, a ``fail_rate`` outside
+        For a key :func:`icoframes.configure` would refuse (blank, a control
+        character, a public key not ASCII: ``InvalidParameter``, the same
+        rule and message), a negative quota or latency, a ``fail_rate`` outside
         0 to 1, or ``grow_every`` below 1.
 
     Examples

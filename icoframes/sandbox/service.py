@@ -40,6 +40,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..api.params import PAGE_SIZE, validate_list_params
+from ..config import SETTINGS, hide
 from ..errors import InvalidParameter
 from .catalog import filter_set
 from .directory import Directory
@@ -116,6 +117,21 @@ class _Faults:
             return Fault(self._rng.choice(_FAULT_KINDS), self._rng.choice(_FAULT_STATUSES))
 
 
+# the rules configure() reads keys by (config.SETTINGS): a key the sandbox serves is one
+# a client can be configured with
+_KEY_RULES = {s.name: s for s in SETTINGS if s.name in ("public_key", "private_key")}
+
+
+def check_keys(public_key: str, private_key: str) -> tuple[str, str]:
+    """The key pair as :func:`icoframes.configure` takes it (stripped), or its InvalidParameter.
+
+    The private key is never in the message (``invalid private_key=<hidden>: ...``).
+    """
+    public = _KEY_RULES["public_key"].check(public_key)
+    _KEY_RULES["private_key"].check(hide("private_key", private_key))
+    return public, private_key.strip()  # as the rule keeps it: a file's newline goes
+
+
 class Service:
     """The API over a :class:`~.directory.Directory`, for one key pair, with its quota and faults.
 
@@ -125,8 +141,7 @@ class Service:
     def __init__(self, directory: Directory, *, public_key: str, private_key: str,
                  quota: int | None, fail_rate: float, latency: float, grow_every: int | None,
                  seed: int):
-        if not public_key or not private_key:
-            raise ValueError("public_key and private_key must be non-empty strings")
+        public_key, private_key = check_keys(public_key, private_key)
         if quota is not None and quota < 0:
             raise ValueError("quota must be >= 0, or None for no limit")
         if grow_every is not None and grow_every < 1:

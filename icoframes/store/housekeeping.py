@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, warn
 from ..files import locked, utcnow
 from .cache import DB_NAME, Cache
 from .db import Database, ms
@@ -62,25 +62,32 @@ _LEDGER_DAY = dt.timedelta(days=1)
 class _AsDict:
     """Reads as a dict too (``info["profiles"]``), as these results did up to 0.1.
 
-    Deprecated: dict-style access goes in the next version; use attributes.
+    Deprecated: each dict-style read (``[]``, ``in``, ``get``, ``keys``,
+    ``items``) warns with a ``FutureWarning``; it goes in the next version. Use
+    the attributes (``info.profiles``) or :meth:`as_dict`.
     """
 
-    def keys(self) -> list[str]:
+    def _fields(self, read: str) -> list[str]:
+        warn(f"{type(self).__name__}{read}: reading it as a dict goes in the next version; "
+             "use its attributes (info.profiles) or .as_dict()", FutureWarning)
         return [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
 
+    def keys(self) -> list[str]:
+        return self._fields(".keys()")
+
     def __getitem__(self, key: str) -> Any:
-        if key not in self.keys():
+        if key not in self._fields(f"[{key!r}]"):
             raise KeyError(key)
         return getattr(self, key)
 
     def __contains__(self, key: object) -> bool:
-        return key in self.keys()
+        return key in self._fields(f": {key!r} in it")
 
     def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key) if key in self.keys() else default
+        return getattr(self, key) if key in self._fields(f".get({key!r})") else default
 
     def items(self) -> list[tuple[str, Any]]:
-        return [(key, getattr(self, key)) for key in self.keys()]
+        return [(key, getattr(self, key)) for key in self._fields(".items()")]
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (nested results too)."""

@@ -1,0 +1,447 @@
+"""One load, from the user's arguments to the result: :class:`Load`.
+
+The public loaders (:mod:`icoframes.loaders`) and :func:`icoframes.export_tables`
+each make one. It checks the arguments once, answers each list query from the
+cache when it can (:mod:`.localquery`) or pages it, fetches the profiles the
+lists name that the cache lacks or holds stale (:mod:`.planner`), keeping each
+as it arrives, and assembles the result with its report (:mod:`.result`). A
+profile is requested as soon as the page that lists it arrives; one request per
+free worker (:mod:`.pool`), never more. Lists and profiles are claimed across
+processes first: one claimed elsewhere is waited for (:mod:`.sharedlists`).
+A page or profile that fails for good is that item's failure (kept, reported,
+retried by the next load); what stops a load is worded in :mod:`.stops`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import datetime as dt
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+import pandas as pd
+
+from ..api.control import Cancelled, LoadControl
+from ..config import get_settings
+from ..errors import APIError, CacheError, NotCached, NotFound, QuotaExceeded, ServiceUnavailable
+from ..queries import build_queries, check_load_arguments, combined_sort, sort_rows
+from ..reporting import LoadReport
+from ..schema import LIST, empty_frame
+from ..secret import redact_url
+from ..store.cache import Cache, ProfileRecord
+from ..store.claims import Claims
+from ..store.derived import DerivedTables
+from ..store.housekeeping import mark_used
+from ..store.legacy import convert
+from ..tables import Tables
+from .localquery import cached_query
+from .paging import ListQuery, pages_total
+from .planner import ProfilePlan
+from .policy import PROFILE_MAX_AGE, Want, age_limit
+from .policy import profile_max_age as profile_max_age_of
+from .pool import RequestPool
+from .progress import Progress, interactive
+from .result import assemble, filter_set, state_of_result
+from .service import Service, forget_unreached
+from .sharedlists import SharedLists
+from .stops import BudgetSpent, breaker_error, quota_error, warn_short_quota
+
+__all__ = ["Load"]
+
+# How often a load waiting for profiles another process claimed looks for them.
+_WAIT_POLL = 0.2
+# After the quota stops a load, requests in flight (paid for) get this long to finish.
+_GRACE = 2.0
+# The filter set names are checked against is read with this max age (cached for a day).
+_FILTER_SET_AGE = dt.timedelta(days=1)
+
+
+class Load:
+    """One loader call: the user's arguments -> validated queries -> the result and its report.
+
+    Parameters
+    ----------
+    offline : bool, default False
+        Never make a client: whatever is not cached raises :class:`NotCached`.
+    progress : bool, optional
+        Progress bars; by default only in notebooks and terminals.
+    max_workers, cache_dir : optional
+        Override those settings for this load.
+
+    Attributes
+    ----------
+    settings, cache, derived, service, control
+        The resolved settings; the raw store of the service's folder and the tidy tables
+        derived from it; the client and ledger (:class:`.service.Service`); the stop
+        switch every request shares (Ctrl-C and the circuit breaker stop them all).
+    """
+
+    def __init__(self, *, offline: bool = False, progress: bool | None = None,
+                 max_workers: int | None = None, cache_dir: Any = None) -> None:
+        check_load_arguments(offline=offline, progress=progress)
+        self.settings = get_settings(max_workers=max_workers, cache_dir=cache_dir)
+        if not self.settings.base_url:
+            self.settings.require_credentials()  # raises ConfigError with set-up help
+        self.cache = Cache(self.settings.cache_dir, self.settings.service_id or "")
+        convert(self.cache)  # a cache of icoframes 0.1's layout, once
+        self.derived = DerivedTables(self.cache)
+        mark_used(self.cache.dir)  # for prune_cache; never creates the folder
+        self.offline = offline
+        self.progress = interactive() if progress is None else bool(progress)
+        self.control = LoadControl()
+        self.service = Service(self.settings, self.cache, self.control, offline=offline)
+        self._filters: pd.DataFrame | None = None
+        self._begin(profiles=False, refresh_all=False, ages=None, budget=None)
+
+    def _begin(self, *, profiles: bool, refresh_all: bool,
+               ages: Mapping[str, dt.timedelta] | None, budget: int | None) -> None:
+        """The state of the lists and profiles of one crawl."""
+        self.queries: list[ListQuery] = []
+        self.failed: dict[int, str] = {}  # profile id -> why its fetch failed
+        self.gone: list[int] = []
+        self._profiles = profiles  # also fetch the profiles the lists name (not load_list)
+        self._claims: Claims | None = None
+        self._lists = SharedLists(self.cache, self._claimer)
+        self._plan = ProfilePlan(self.cache, self._claimer, ages=ages, refresh_all=refresh_all,
+                                 budget=budget, batch=self.settings.max_workers)
+        self._pool = RequestPool(self.settings.max_workers)
+        self._stop: BaseException | None = None
+        self._page_errors: list[ServiceUnavailable] = []
+        self._fetched = 0
+        self._quota_warned = False
+        self._progress = Progress(self.progress)
+
+    def __repr__(self) -> str:
+        # a traceback with locals shows a load whose __init__ raised half way: only
+        # what is set is shown, so the repr never hides the error being reported
+        base_url = redact_url(getattr(getattr(self, "settings", None), "base_url", None) or "")
+        try:
+            spent: object = self.requests_spent()
+        except Exception:
+            spent = "?"
+        return (f"Load(base_url={base_url!r}, offline={getattr(self, 'offline', '?')}, "
+                f"requests={spent})")
+
+    def requests_spent(self) -> dict[str, int]:
+        """Requests this load sent per endpoint, retries included."""
+        return self.service.requests_spent()
+
+    # -- the results ------------------------------------------------------------------
+
+    def filters(self, *, refresh: bool, max_age: Any) -> pd.DataFrame:
+        """The filter set: cached when fresh enough, else fetched (one request) and cached."""
+        frame, query = filter_set(self.cache, self.service.fetch_filters, refresh=refresh,
+                                  limit=age_limit(max_age), offline=self.offline)
+        frame.attrs["icoframes"] = {"queries": [query], "requests": self.requests_spent()}
+        return frame
+
+    def _filter_set(self) -> pd.DataFrame:
+        """The filter set names are checked against: read once per load, cached for a day."""
+        if self._filters is None:
+            self._filters = self.filters(refresh=False, max_age=_FILTER_SET_AGE)
+        return self._filters
+
+    def listing(self, status: str | None, filters: Mapping[str, Any], *,
+                refresh: bool | str, max_age: Any, keywords: Sequence[str] = ()
+                ) -> pd.DataFrame:
+        """The list rows of every matching ICO (``load_list``), with their report in attrs;
+        ``keywords``: the loader's own, for "did you mean" on a misspelled one."""
+        sort = combined_sort(status, filters, dates=False)
+        listing = self._crawl(status, filters, refresh=refresh, max_age=max_age,
+                              profiles=False, keywords=keywords)
+        listing = sort_rows(listing, sort)  # no status: the three lists sorted together
+        listing.attrs["icoframes"] = self.report(listing)
+        return listing
+
+    def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: bool | str,
+               max_age: Any, only_icos: bool, profile_max_age: Any = None,
+               budget: int | None = None, keywords: Sequence[str] = ()) -> Tables:
+        """The tables of every matching ICO (``load_icos``: ``only_icos``, ``load_tables``)."""
+        listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
+                              profile_max_age=profile_max_age, budget=budget,
+                              keywords=keywords)
+        return self.tables_of(listing, status, filters, only_icos=only_icos)
+
+    def tables_of(self, listing: pd.DataFrame, status: str | None, filters: Mapping[str, Any],
+                  *, only_icos: bool) -> Tables:
+        """The tables of a crawl's listing (or of ``QuotaExceeded.listing``), with its report."""
+        listing = sort_rows(listing, combined_sort(status, filters),  # no status: together
+                            lambda: self.derived.table("icos"))
+        tables = (Tables.empty() if listing.empty
+                  else assemble(self.derived, listing, only_icos=only_icos))
+        # what the rows answer and lack (queries, missing ids, fetch times, requests spent):
+        # typed on the bundle, and as 0.1's plain dict in the frame's attrs
+        summary = self.report(listing, tables.icos["id"])
+        tables.icos.attrs["icoframes"] = summary
+        return tables.with_report(LoadReport.from_dict(summary))
+
+    def report(self, listing: pd.DataFrame, present: Any = None) -> dict[str, Any]:
+        """What ``listing`` (and the ids ``present`` in the result) answer and lack; warns
+        once for what is lacking (:func:`.result.state_of_result`)."""
+        return state_of_result(listing.attrs.get("icoframes") or {}, listing, present,
+                               cache=self.cache, offline=self.offline)
+
+    # -- the crawl ----------------------------------------------------------------------
+
+    def _crawl(self, status: str | None, filters: Mapping[str, Any], *, refresh: bool | str,
+               max_age: Any, profiles: bool, profile_max_age: Any = None,
+               budget: int | None = None, keywords: Sequence[str] = ()) -> pd.DataFrame:
+        """Page the lists (or use fresh cached ones) and fetch what profiles lack; the listing,
+        with the crawl's summary in ``attrs["icoframes"]``."""
+        check_load_arguments(refresh=refresh, budget=budget)
+        limit = age_limit(max_age)
+        ages = profile_max_age_of(profile_max_age)
+        queries = build_queries(status, filters, self._filter_set,  # a typo: did you mean
+                                keywords=keywords)
+        self._begin(profiles=profiles, refresh_all=refresh == "all", ages=ages, budget=budget)
+        self.service.budget = budget
+        made = not self.cache.dir.exists()
+        try:
+            for params in queries:
+                self._add_query(params, refresh=bool(refresh), limit=limit, ages=ages)
+            if self.offline and all(q.frame is None for q in self.queries):
+                raise NotCached(
+                    "offline=True, but nothing of this query is in the cache "
+                    f"({self.cache.dir}): no list for {[q.params for q in self.queries]}. "
+                    "Load it once online first.")
+            self._run()
+        except QuotaExceeded as exc:  # what was listed before the limit: an export keeps it
+            exc.listing = self._listing(stopped="quota")
+            raise
+        finally:
+            self.service.close()
+            if made and self.service.reached and not any(self.requests_spent().values()):
+                forget_unreached(self.cache)
+        return self._listing()
+
+    def _listing(self, **stopped: str) -> pd.DataFrame:
+        """The rows of every list the crawl answered, with its summary in ``attrs``."""
+        frames = [q.frame for q in self.queries if q.frame is not None]
+        listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
+        listing = listing.drop_duplicates("id", keep="first").reset_index(drop=True)
+        listing.attrs["icoframes"] = {
+            "queries": [q.summary() for q in self.queries], "failed": dict(self.failed),
+            "gone": list(self.gone), "over_budget": list(self._plan.over_budget), **stopped,
+            "requests": self.requests_spent()}
+        return listing
+
+    def _add_query(self, params: dict[str, Any], *, refresh: bool, limit: dt.timedelta | None,
+                   ages: Mapping[str, dt.timedelta]) -> None:
+        """Answer ``params`` from the cache when it can (:func:`.localquery.cached_query`),
+        else page it (when no other process is paging it)."""
+        query, stored = cached_query(params, self.cache, self.derived, offline=self.offline,
+                                     refresh=refresh, limit=limit,
+                                     ages=ages or PROFILE_MAX_AGE)
+        self.queries.append(query)
+        if query.frame is not None:
+            self._plan_rows(query.frame, repaged=False)
+            return
+        if self.offline:
+            return  # nothing cached for this query: the report says so
+        self.service.client(f"the list for {params}")  # fails before any request if unusable
+        if self._lists.claim(query, stored):  # else another process pages it: waited for
+            query.start(stored)
+
+    def _plan_rows(self, frame: pd.DataFrame | None, *, repaged: bool) -> None:
+        """Plan the profiles of these list rows that the cache lacks or holds stale."""
+        if not self._profiles or frame is None or frame.empty or self.offline:
+            return  # offline, what is not cached is reported missing
+        if not self._plan.add(frame, repaged=repaged):
+            return
+        remaining = self.service.ledger.remaining()
+        if self._plan.pending + self._plan.requested > remaining and not self._quota_warned:
+            self._quota_warned = True
+            warn_short_quota(remaining, self.settings.daily_quota)
+
+    def _claimer(self) -> Claims:
+        if self._claims is None:
+            self._claims = self.cache.claims()
+        return self._claims
+
+    def _fill(self) -> None:
+        """Hand out requests while workers are free: pages first, then profiles."""
+        while self._stop is None and self._pool.free:
+            if not (self._next_page() or self._next_profile()):
+                return
+
+    def _next_page(self) -> bool:
+        for query in self.queries:
+            page = query.next_page()
+            if page is not None:
+                client = self.service.client(f"the list for {query.params}")
+                body = {**query.params, "page": page[0]}  # checked once, by build_queries
+                self._pool.submit("page", (query, *page), client.list_wire, body)
+                return True
+        return False
+
+    def _next_profile(self) -> bool:
+        if self._plan.budget is not None and any(q.paging for q in self.queries):
+            return False  # with a budget, the most stale go first: wait for every list
+        want = self._plan.next()
+        if want is None:
+            return False
+        self._pool.submit("profile", want, self.service.client("profiles").profile, want.id)
+        return True
+
+    def _run(self) -> None:
+        """Fetch what was planned; keep what arrives; raise what stopped the load
+        (QuotaExceeded, ServiceUnavailable, AuthError, InvalidParameter, or Ctrl-C's
+        KeyboardInterrupt: requests in flight cut); everything that arrived is kept."""
+        interrupted = True
+        try:
+            self._fill()
+            while self._stop is None and (self._pool.busy or self._plan.waiting
+                                          or self._lists.waiting):
+                if not self._pool.busy:
+                    self._wait_for_others()
+                    continue
+                done = self._pool.next_done(timeout=0.5)  # a timeout keeps Ctrl-C responsive
+                if done is None:
+                    continue
+                kind, info, future = done
+                self._handle(kind, info, future)
+                if self._claims is not None:  # a live crawl keeps its leases
+                    self._claims.renew(every=self._claims.lease / 3)
+                if self.control.tripped and self._stop is None:
+                    self._stop = breaker_error(self.settings, self.control)
+                self._count(kind)
+                self._fill()
+            interrupted = False
+        finally:
+            self._shut_down(grace=0.0 if interrupted else _GRACE)
+        self._raise_stop()
+
+    def _handle(self, kind: str, info: Any, future: Future[Any]) -> None:
+        """Use one finished request."""
+        try:
+            result = future.result()
+        except (Cancelled, cf.CancelledError):
+            return
+        except NotFound:  # a profile the list names but the service does not have
+            self._keep(info, None, state="gone")
+            self.gone.append(info.id)
+            return
+        except (QuotaExceeded, CacheError) as exc:  # the limit; or the ledger cannot book
+            self._stop = self._stop or exc
+            return
+        except BudgetSpent:  # this call's budget refused a retry: the item waits for the next
+            self._plan.budget_refused(info.id)
+            return
+        except ServiceUnavailable as exc:  # this item's retries are spent (BadResponse too)
+            if kind == "page":
+                self._page_errors.append(exc)
+            self._item_failed(kind, info, getattr(exc, "last_failure", None) or str(exc))
+            return
+        except APIError as exc:  # 480, 483, 484: nothing else will go better
+            self._stop = exc
+            return
+        if kind == "page":
+            query, number, pass_no = info
+            self._plan_rows(query.on_page(number, pass_no, result), repaged=True)
+            self._settle(query)
+        else:
+            self._keep(info, result)
+
+    def _item_failed(self, kind: str, info: Any, reason: str) -> None:
+        if kind == "page":
+            query, number, _ = info
+            query.on_failure(number, reason)
+            self._settle(query)
+        else:
+            self.failed[info.id] = reason
+            self._keep(info, None, state="failed", reason=reason)
+
+    def _settle(self, query: ListQuery) -> None:
+        """After a page: when the pass is done, page again or store the list."""
+        if not query.pass_done:
+            return
+        if not query.finish_pass(may_repage=self._stop is None):
+            self._store(query)
+
+    def _store(self, query: ListQuery) -> None:
+        """Cache the list: complete, or partial with rows (a list that failed before any
+        row taught nothing, and must not pass for an empty answer offline)."""
+        if query.from_cache or query.frame is None:
+            return
+        if query.complete or not query.frame.empty:
+            self._guarded(self.cache.write_list, query.params, query.items, query.frame,
+                          total_icos=query.total_icos or 0, problems=query.problems,
+                          complete=query.complete, failed_pages=query.failed_pages)
+        self._guarded(self._lists.release, query)
+
+    def _guarded(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Keep something; a cache that cannot (a full disk) stops the load, said once."""
+        try:
+            return write(*args, **kwargs)
+        except CacheError as exc:
+            if self._stop is None:
+                self._stop = exc
+                self.control.cancel()
+            return None
+
+    def _keep(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
+              reason: str | None = None) -> None:
+        """Make one profile (or its failure) durable now: one transaction; the derived
+        tables take the decoded profile (not decoded again)."""
+        raw = None if profile is None else json.dumps(profile, separators=(",", ":"),
+                                                      ensure_ascii=False)
+        version = self._guarded(self.cache.record, ProfileRecord(
+            want.id, want.status, want.summary, raw, state=state, reason=reason))
+        if profile is not None and version:
+            self.derived.keep_decoded(want.id, version, profile)
+        if state != "failed":
+            self.failed.pop(want.id, None)
+            self._fetched += 1
+
+    def _wait_for_others(self) -> None:
+        """Every own request is done: wait for the lists and profiles other processes claimed
+        (a copy arrived since this load planned meets every reason), or their claims lapse."""
+        time.sleep(_WAIT_POLL)
+        arrived, to_page = self._lists.poll()
+        for query in arrived:  # another process paged it just now
+            self._plan_rows(query.frame, repaged=True)
+        for query, stored in to_page:  # its pager died or stopped: page it here
+            query.start(stored)
+        self._plan.poll_others()
+        self._fill()
+
+    def _count(self, kind: str) -> None:
+        """Move the bar: list pages while any list is being paged, then the profiles."""
+        self._progress.count(kind, paging=any(q.paging for q in self.queries),
+                             pages=lambda done: pages_total(self.queries, done),
+                             profiles=self._plan.requested + self._plan.pending)
+
+    def _shut_down(self, *, grace: float) -> None:
+        """Stop the pool; keep what arrived; make everything durable."""
+        for kind, info, future in self._pool.shut_down(grace=grace, cancel=self.control.cancel):
+            if kind == "profile":
+                self._handle(kind, info, future)
+        for query in self.queries:
+            if query.paging:  # stopped mid-list: keep the pages that came, as partial
+                query.in_flight = 0
+                query.finish_pass(may_repage=False)
+                self._store(query)
+        if self._claims is not None:
+            with contextlib.suppress(CacheError):  # unreleased claims lapse with their lease
+                self._claims.close()
+        self._progress.close()
+
+    def _raise_stop(self) -> None:
+        """Raise what stopped the load, if anything did."""
+        stop = self._stop
+        if isinstance(stop, QuotaExceeded):
+            raise quota_error(stop, self.settings, self.service.ledger.state(),
+                              fetched=self._fetched,
+                              left=self._plan.planned - self._fetched - len(self.failed),
+                              unlisted=any(not q.complete for q in self.queries)) from stop
+        if stop is None and self.control.tripped:
+            stop = breaker_error(self.settings, self.control)
+        if stop is None and self._page_errors and all(
+                q.frame is None or q.frame.empty for q in self.queries):
+            stop = self._page_errors[0]  # not one row to return: the failure is the answer
+        if stop is not None:
+            raise stop

@@ -1,0 +1,145 @@
+"""Which profiles a load requests, in which order, each claimed across processes first.
+
+The load hands every list row it gets to :meth:`ProfilePlan.add`; the plan
+keeps those the cache lacks or holds stale (:func:`~icoframes.fetch.policy.plan_profiles`),
+cuts them to the call's ``budget`` (most stale first), and claims them a few
+at a time (:class:`~icoframes.store.claims.Claims`): one claimed by another
+live process is waited for (:meth:`ProfilePlan.poll_others`) until a copy
+arrives or that claim lapses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import deque
+from collections.abc import Callable, Mapping
+
+import pandas as pd
+
+from ..files import utcnow
+from ..parse.lists import summary_keys
+from ..store.cache import Cache
+from ..store.claims import Claims
+from .policy import ProfileIndex, Want, plan_profiles
+
+__all__ = ["ProfilePlan"]
+
+
+class ProfilePlan:
+    """The profiles one load wants: planned, claimed, requested, or left to the budget.
+
+    Parameters
+    ----------
+    cache : Cache
+        The store read when planning (its version and profile index, once).
+    claimer : callable
+        Returns the load's claims (made on first use; shared with its list claims).
+    ages : mapping, optional
+        Maximum profile age per status, applied to lists paged by this load.
+    refresh_all : bool
+        Every listed profile is wanted again.
+    budget : int, optional
+        Most profile requests this load may send.
+    batch : int
+        Profiles claimed at once (the load's workers).
+    """
+
+    def __init__(self, cache: Cache, claimer: Callable[[], Claims], *,
+                 ages: Mapping[str, dt.timedelta] | None, refresh_all: bool,
+                 budget: int | None, batch: int) -> None:
+        self._cache = cache
+        self._claimer = claimer
+        self._ages = ages
+        self._refresh_all = refresh_all
+        self.budget = budget
+        self._batch = batch
+        self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
+        self.requested = 0  # profile requests handed out
+        self.planned = 0  # profiles ever wanted
+        self._budget_spent = False  # a retry was refused: every request of the budget went
+        self._index: ProfileIndex | None = None
+        self._marker = 0  # the store's version when this load planned
+        self._seen: set[int] = set()
+        self._wants: list[Want] = []  # planned, not yet claimed
+        self._ready: deque[Want] = deque()  # claimed by this process, to request
+        self._waiting: dict[int, Want] = {}  # claimed by another live process
+
+    @property
+    def pending(self) -> int:
+        """Planned and not yet requested (those other processes fetch left out)."""
+        return len(self._wants) + len(self._ready)
+
+    @property
+    def waiting(self) -> bool:
+        """Profiles another live process claimed are awaited."""
+        return bool(self._waiting)
+
+    def add(self, rows: pd.DataFrame, *, repaged: bool) -> int:
+        """Plan the profiles of these list rows that the cache lacks or holds stale; how many.
+
+        ``repaged``: the rows come from a list paged by this load, so stale
+        profiles (older than ``ages``) are wanted too.
+        """
+        new = rows[~rows["id"].isin(self._seen)]
+        if new.empty:
+            return 0
+        self._seen.update(new["id"].tolist())
+        if self._index is None:  # the version first: what other processes keep later shows
+            self._marker = self._cache.version()
+            self._index = ProfileIndex(self._cache.profile_index())
+        wants = plan_profiles(new, summary_keys(new), self._index, now=utcnow(),
+                              ages=self._ages if repaged else None,
+                              refresh_all=self._refresh_all)
+        self.planned += len(wants)
+        self._wants.extend(wants)
+        return len(wants)
+
+    def next(self) -> Want | None:
+        """The next profile to request, claimed by this load; None when none is ready."""
+        if not self._ready and not self._claim_more():
+            return None
+        self.requested += 1
+        return self._ready.popleft()
+
+    def budget_refused(self, ico_id: int) -> None:
+        """The budget refused a retry of ``ico_id``: it and everything not sent wait."""
+        self.over_budget.append(ico_id)
+        self._budget_spent = True
+
+    def _claim_more(self) -> bool:
+        """Claim the next few planned profiles; those claimed elsewhere are waited for."""
+        if not self._wants:
+            return False
+        if self.budget is not None:
+            self._wants.sort(key=lambda w: -w.staleness)
+            room = self.budget - self.requested - len(self._ready)
+            if room <= 0 or self._budget_spent:
+                self.over_budget.extend(w.id for w in self._wants)
+                self._wants.clear()
+                return False
+            if len(self._wants) > room:
+                self.over_budget.extend(w.id for w in self._wants[room:])
+                del self._wants[room:]
+        batch = self._wants[:self._batch]
+        del self._wants[:len(batch)]
+        # an id another process kept since this load planned it is done: not claimed
+        mine, taken, _ = self._claimer().claim([w.id for w in batch], arrived_since=self._marker)
+        mine_set, taken_set = set(mine), set(taken)
+        for want in batch:
+            if want.id in mine_set:
+                self._ready.append(want)
+            elif want.id in taken_set:
+                self._waiting[want.id] = want
+        return bool(self._ready) or self._claim_more()
+
+    def poll_others(self) -> None:
+        """Look again at the profiles other processes claimed: one that arrived is done, one
+        whose claim lapsed (its claimer failed, died, stopped or gave it up) is fetched here."""
+        claimer = self._claimer()
+        claimer.renew(every=claimer.lease / 3)
+        mine, _, kept = claimer.claim(list(self._waiting), arrived_since=self._marker)
+        for ico_id in kept:
+            del self._waiting[ico_id]
+        for ico_id in mine:
+            self._ready.append(self._waiting.pop(ico_id))
+

@@ -1,0 +1,75 @@
+"""A load's concurrent requests: one bounded thread pool, each finished request handed back once.
+
+The pool only runs requests; what to ask for and what to do with an answer is
+the load's (:class:`~icoframes.fetch.load.Load`). Each request is tagged with
+its kind ("page" or "profile") and what it is for, and comes back with them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import queue
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+__all__ = ["Finished", "RequestPool"]
+
+#: A finished request: its kind, what it is for, and its future (done).
+Finished = tuple[str, Any, Future[Any]]
+
+
+class RequestPool:
+    """At most ``workers`` requests at once; the threads are made by the first request.
+
+    Parameters
+    ----------
+    workers : int
+        Concurrent requests (the ``max_workers`` setting).
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ThreadPoolExecutor | None = None
+        self._done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
+        self._tasks: dict[Future[Any], tuple[str, Any]] = {}
+
+    @property
+    def busy(self) -> int:
+        """Requests sent and not yet handed back."""
+        return len(self._tasks)
+
+    @property
+    def free(self) -> bool:
+        """A worker is free for one more request."""
+        return len(self._tasks) < self.workers
+
+    def submit(self, kind: str, info: Any, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on a worker; it comes back from :meth:`next_done` as ``kind, info``."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="icoframes")
+        future = self._pool.submit(fn, *args)
+        self._tasks[future] = (kind, info)
+        future.add_done_callback(self._done.put)
+
+    def next_done(self, timeout: float) -> Finished | None:
+        """The next finished request, or None after ``timeout`` seconds."""
+        try:
+            future = self._done.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        kind, info = self._tasks.pop(future)
+        return kind, info, future
+
+    def shut_down(self, *, grace: float, cancel: Callable[[], None]) -> list[Finished]:
+        """Stop the pool: requests in flight get ``grace`` seconds (paid for), then ``cancel()``
+        cuts the rest. Returns the requests that finished but were not handed back yet."""
+        if self._pool is None:
+            return []
+        if grace and self._tasks:
+            cf.wait(list(self._tasks), timeout=grace)
+        if any(not f.done() for f in self._tasks):
+            cancel()  # cut what is still in flight, wake the waiting
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        return [(kind, info, future) for future, (kind, info) in list(self._tasks.items())
+                if future.done() and not future.cancelled()]

@@ -1,0 +1,184 @@
+"""What a load returns: the rows asked for, and what they answer and lack.
+
+:func:`filter_set` answers ``load_filters``; :func:`state_of_result` turns a
+load's summary into the result's report (one dict per listed id without a row,
+``complete``, ``not_refreshed``) and says what is lacking in one warning;
+:func:`assemble` keeps the tables' rows of the listed ICOs, in the listing's order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from ..errors import IncompleteWarning, MissingProfileWarning, StaleWarning, warn
+from ..files import utcnow
+from ..parse.lists import filters_frame
+from ..parse.problems import Problems, problems_of_load
+from ..schema import ICOS, TABLES, empty_frame
+from ..store.cache import Cache
+from ..store.derived import DerivedTables
+from ..tables import Tables
+from .policy import next_try
+
+__all__ = ["assemble", "filter_set", "state_of_result"]
+
+
+def filter_set(cache: Cache, fetch: Callable[[], Any], *, refresh: bool,
+               limit: dt.timedelta | None, offline: bool) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The filter set and the query it answers: the cached copy when fresh enough (or
+    offline), else what ``fetch()`` returns (one request), kept in the cache."""
+    cached = cache.read_filters()
+    if cached is not None and not refresh:
+        frame, fetched_at, meta, _ = cached
+        if offline or limit is None or utcnow() - fetched_at <= limit:
+            return frame, {"params": "filters", "from_cache": True,
+                           "fetched_at": fetched_at.isoformat(),
+                           "problems": meta.get("problems") or []}
+    raw = fetch()
+    lost = Problems()
+    frame = filters_frame(raw, lost)
+    cache.write_filters(raw, frame, problems=lost.records())
+    return frame, {"params": "filters", "from_cache": False, "fetched_at": utcnow().isoformat(),
+                   "problems": lost.records()}
+
+
+def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any, *,
+                    cache: Cache, offline: bool) -> dict[str, Any]:
+    """Say what the result lacks: in the summary returned and in one warning.
+
+    Parameters
+    ----------
+    summary : dict
+        The load's summary of ``listing`` (queries, failed, gone, over_budget, requests).
+    listing : DataFrame
+        The listed rows the load answers.
+    present : array-like of int, optional
+        Ids that have a row in the result (``None``: only the lists count).
+    cache : Cache
+        Read for the fetch state of listed ids without a row.
+    offline : bool
+        The load was offline (what is not cached is missing for that reason).
+
+    Returns
+    -------
+    dict
+        ``summary`` plus ``complete`` and ``missing`` (one dict per listed id
+        without a row: id, name, state, reason) and ``not_refreshed``.
+    """
+    summary = dict(summary)
+    failed = summary.get("failed") or {}
+    over_budget = set(summary.get("over_budget") or [])
+    gone = set(summary.get("gone") or [])
+    missing: list[dict[str, Any]] = []
+    if present is not None:
+        lacking = listing[~listing["id"].isin(pd.Index(present))]
+        if not lacking.empty:
+            index = cache.profile_index()
+            states = index.get("state")
+            for ico_id, name in zip(lacking["id"].tolist(), lacking["name"].tolist(),
+                                    strict=True):
+                state = (states.get(ico_id) if states is not None
+                         else ("fetched" if ico_id in index.index else None))
+                if ico_id in failed:
+                    state, reason = "failed", failed[ico_id] + _waiting(index, ico_id)
+                elif state == "gone" or ico_id in gone:
+                    state = "gone"
+                    reason = "error 482: the service has no profile"
+                elif ico_id in over_budget:
+                    state, reason = "not_fetched", "the call's budget ran out"
+                elif summary.get("stopped") == "quota" and state in (None, "not_fetched"):
+                    state, reason = "not_fetched", "quota"  # the daily limit stopped it
+                elif offline:
+                    state, reason = "not_fetched", "offline, and not in the cache"
+                else:
+                    state = state or "not_fetched"
+                    reason = (index["reason"].get(ico_id) if "reason" in index
+                              else None) or "not fetched"
+                    reason += _waiting(index, ico_id)
+                missing.append({"id": ico_id, "name": None if pd.isna(name) else name,
+                                "state": state, "reason": reason})
+    partial = [q for q in summary.get("queries", []) if not q.get("complete")]
+    summary["missing"] = missing
+    summary["complete"] = not partial and not missing
+    present_ids = set() if present is None else set(pd.Index(present))
+    stale_kept = sorted(over_budget & present_ids)
+    summary["not_refreshed"] = stale_kept
+    _warn_gaps(partial, missing, offline)
+    if stale_kept:
+        warn(f"{len(stale_kept)} row(s) are older than profile_max_age: the budget of "
+             "this call ran out before they were fetched again (the most stale went "
+             "first); ids in attrs['icoframes']['not_refreshed']", StaleWarning)
+    return summary
+
+
+def _waiting(index: pd.DataFrame, ico_id: int) -> str:
+    """For a profile failing load after load: how often, and when it is tried again."""
+    if "attempts" not in index or "failed_at" not in index:
+        return ""
+    failures = int(index["attempts"].get(ico_id, 0))
+    after = next_try(failures, index["failed_at"].get(ico_id), utcnow())
+    return ("" if after is None else f" (failed on {failures} loads in a row: tried again "
+            f"from {after:%Y-%m-%d %H:%M} UTC, or with refresh='all')")
+
+
+def _warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
+               offline: bool) -> None:
+    """One warning for everything a result lacks, or none when it is whole."""
+    if not partial and not missing:
+        return
+    parts = []
+    for q in partial:
+        params = {k: v for k, v in q["params"].items() if v is not None}
+        if q.get("rows", 0) == 0 and q.get("total_icos") is None:
+            why = ("not in the cache" if offline else
+                   f"could not be paged ({'; '.join(q.get('failed_pages', {}).values())})")
+            parts.append(f"the list {params} {why}")
+        else:
+            short = q.get("missing")
+            count = f"{short} of its {q['total_icos']} ICOs missing" if short else "pages failed"
+            again = ("every page came, with fewer ICOs than the count says: it is paged again "
+                     "once older than max_age" if q.get("count_contradicts")
+                     else "the next call pages it again")
+            parts.append(f"the list {params} is partial ({count}); {again}")
+    if missing:
+        by_state: dict[str, int] = {}
+        for m in missing:
+            by_state[m["state"]] = by_state.get(m["state"], 0) + 1
+        counts = ", ".join(f"{n} {state}" for state, n in sorted(by_state.items()))
+        first = ", ".join(f"{m['id']} ({m['reason']})" for m in missing[:3])
+        parts.append(f"{len(missing)} listed ICO(s) have no row: {counts}; first: {first}")
+        if all(m["state"] == "gone" for m in missing):
+            parts[-1] = (f"{len(missing)} ICO(s) listed but without a profile (error 482), "
+                         f"left out: {[m['id'] for m in missing[:10]]}")
+    only_gone = not partial and all(m["state"] == "gone" for m in missing)
+    warn("incomplete result: " + "; ".join(parts)
+         + ". Missing ids and their state are in attrs['icoframes']['missing']; calling "
+         "again retries what failed.",
+         MissingProfileWarning if only_gone else IncompleteWarning)
+
+
+def assemble(derived: DerivedTables, listing: pd.DataFrame, *, only_icos: bool) -> Tables:
+    """The tables' rows of the listed ICOs, in the listing's order, with their listed status.
+
+    ``only_icos``: the other tables stay empty (``load_icos`` reads no child table).
+    """
+    everything = None if only_icos else derived.tables()
+    icos = derived.table("icos") if everything is None else everything.icos
+    positions = pd.Index(icos["id"]).get_indexer(listing["id"].to_numpy())
+    icos = icos.take(positions[positions >= 0]).reset_index(drop=True)
+    status = pd.Series(listing["status"].to_numpy(), index=listing["id"].to_numpy())
+    icos = icos.assign(status=icos["id"].map(status).astype(ICOS.column("status").dtype))
+    if everything is None:
+        return Tables(icos=icos, **{name: empty_frame(TABLES[name])
+                                    for name in TABLES if name != "icos"})
+    keep = icos["id"].to_numpy()
+    children = {name: everything[name][everything[name]["ico_id"].isin(keep)]
+                .reset_index(drop=True) for name in TABLES if name != "icos"}
+    # the cache's problems (over every cached profile) of these ICOs, and the lists'
+    queries = listing.attrs.get("icoframes", {}).get("queries") or []
+    return Tables(icos=icos, **children,
+                  problems=problems_of_load(everything.problems, keep, queries))

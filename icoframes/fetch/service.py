@@ -1,0 +1,150 @@
+"""A load's access to the service: a client made only when a request is needed.
+
+Never offline (what is not cached raises :class:`~icoframes.errors.NotCached`
+instead), never before the cache is known to keep what is fetched, and every
+request booked in the key's ledger before it is sent (:class:`.stops.Booking`).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+from typing import Any
+
+from ..api.client import Client
+from ..api.control import LoadControl
+from ..config import Settings
+from ..errors import CacheError, ConfigError, NotCached
+from ..store.cache import Cache
+from ..store.db import check_cache_dir, disk_full
+from ..store.housekeeping import remove_folder
+from ..store.ledger import QuotaLedger
+from .stops import Booking
+
+__all__ = ["Service", "check_writable", "forget_unreached"]
+
+
+class Service:
+    """The client and request ledger of one load, each made on first use.
+
+    Parameters
+    ----------
+    settings : Settings
+        Resolved settings (keys are required only once a request is needed).
+    cache : Cache
+        Where what is fetched is kept (checked writable before the first request).
+    control : LoadControl
+        The load's stop switch, shared by every request.
+    offline : bool
+        Never make a client.
+
+    Attributes
+    ----------
+    budget : int or None
+        The load's budget of profile requests, retries included, booked with
+        each request; set once the load knows it (a client made before, for the
+        filter set, books against it from then on).
+    """
+
+    def __init__(self, settings: Settings, cache: Cache, control: LoadControl, *,
+                 offline: bool) -> None:
+        self.settings, self.cache, self.control, self.offline = settings, cache, control, offline
+        self._budget: int | None = None
+        self._booking: Booking | None = None
+        self._client: Client | None = None
+        self._ledger: QuotaLedger | None = None
+
+    @property
+    def ledger(self) -> QuotaLedger:
+        """The request ledger of the configured public key."""
+        if self._ledger is None:
+            self.settings.require_credentials()
+            self._ledger = QuotaLedger(self.settings.cache_dir, self.settings.public_key or "",
+                                       self.settings.daily_quota,
+                                       service=self.settings.service_id or "",
+                                       reset=self.settings.quota_reset)
+        return self._ledger
+
+    @property
+    def budget(self) -> int | None:
+        return self._budget
+
+    @budget.setter
+    def budget(self, budget: int | None) -> None:
+        self._budget = budget
+        if self._booking is not None:
+            self._booking.budget = budget
+
+    @property
+    def reached(self) -> bool:
+        """A client was made (the load meant to send a request)."""
+        return self._client is not None
+
+    def client(self, what: str) -> Client:
+        """The client, made on first use; ``what`` names the need in the offline error."""
+        if self.offline:
+            raise NotCached(f"offline=True, but {what} is not in the cache "
+                            f"({self.cache.dir}); load it once online first")
+        if self._client is None:
+            # a cache that cannot keep the answers fails here, before any request; a
+            # warm or offline load of a read-only cache dir never gets here
+            check_writable(self.cache)
+            # every request is booked before it is sent (daily_quota is a hard cap), and
+            # handed back only when it never left (the service cannot have counted it)
+            self._booking = Booking(self.ledger, self._budget)
+            self._client = Client.from_settings(self.settings, budget=self._booking,
+                                                pool_size=self.settings.max_workers,
+                                                control=self.control)
+        return self._client
+
+    def fetch_filters(self) -> Any:
+        """The filter set as the service sends it (one request); connections closed after."""
+        try:
+            return self.client("the filter set").filters()
+        finally:
+            self.close()
+
+    def requests_spent(self) -> dict[str, int]:
+        """Requests sent per endpoint, retries included."""
+        if self._client is None:
+            return {"filters": 0, "icos": 0, "ico": 0}
+        return self._client.requests
+
+    def close(self) -> None:
+        """Close the client's connections (the ledger is persisted as it goes)."""
+        if self._client is not None:
+            self._client.close()
+
+
+def check_writable(cache: Cache) -> None:
+    """Fail before any request when what is fetched could not be kept.
+
+    Probes the service's folder when it exists, else the cache dir (made, private,
+    when missing): the service's folder is made by its first write, so a service
+    that is never reached leaves none behind.
+    """
+    directory = cache.dir if cache.dir.is_dir() else cache.root
+    try:
+        check_cache_dir(cache.root, create=True)  # refused when another user could write there
+        probe = directory / f".write-test-{secrets.token_hex(8)}"
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                         | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        probe.unlink()
+    except CacheError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise disk_full(directory, "nothing fetched could be kept") from None
+        raise ConfigError(
+            f"the cache dir {directory} is not writable ({exc.strerror or exc}); nothing would "
+            "be kept of what a load fetches. Set ICOFRAMES_CACHE_DIR or "
+            "icoframes.configure(cache_dir=...) to a writable folder.") from None
+
+
+def forget_unreached(cache: Cache) -> None:
+    """The service was never reached: the folder a load made for its list claims goes
+    (a service's folder is made by what it answered), unless something was kept there."""
+    counts = cache.counts()
+    if not counts["list_queries"] and not any(counts["states"].values()):
+        remove_folder(cache.dir)

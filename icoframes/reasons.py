@@ -1,0 +1,95 @@
+"""Why a value is a row of ``problems``: the declared reason codes, one per kind of loss.
+
+Every row of the ``problems`` table (:data:`icoframes.schema.PROBLEMS`) says in
+its ``reason`` column why the parser did not turn the raw value into data, as
+one of the short, stable codes of :data:`REASONS` (code -> meaning). The
+parser gives a reason wherever it reports a value
+(:meth:`icoframes.parse.problems.Problems.add` requires one, typed
+:data:`Reason`, so mypy checks every code), and the data dictionary
+(``make docs``) prints this table, so the codes and their documentation
+cannot drift. Problems recorded before reasons existed (list pages kept in
+the cache, or an export, by icoframes 0.1.0) have no reason: ``reason`` is
+missing there.
+
+Filter on them like any text column::
+
+    tables.problems[tables.problems["reason"] == "unit_conflict"]
+    tables.problems.groupby(["column", "reason"]).size()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final, Literal, TypeAlias, get_args
+
+__all__ = ["REASONS", "Reason", "is_reason"]
+
+#: A reason code; mypy refuses a code that is not declared.
+Reason: TypeAlias = Literal[
+    "wrong_shape", "wrong_type", "unreadable_id", "no_name", "surrogate",
+    "unreadable_number", "grouping", "range", "vague", "percent", "negative", "infinite",
+    "out_of_bounds", "unit_conflict", "unreadable_price",
+    "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "us_order",
+    "duration", "unknown_flag", "qualified_flag",
+]
+
+#: Every reason code and what it means, in the order the data dictionary lists them.
+REASONS: Final[Mapping[Reason, str]] = {
+    # shapes and types
+    "wrong_shape": "a record, section, person, map or filter list that is not an object or "
+                   "list (``\"main\": \"oops\"``, a team member written as a string): "
+                   "read as empty",
+    "wrong_type": "a JSON type the column cannot hold: ``true`` as an amount or a name, a "
+                  "list as a date, a map as a list item",
+    "unreadable_id": "an id that is not a whole number within int64, or not above 0 for an "
+                     "ICO (``\"x\"``, ``0``, ``\"99999999999999999999\"``, no id): the "
+                     "record is left out",
+    "no_name": "a filter value without a name: it names no filter value and is left out",
+    "surrogate": "text with a lone surrogate (``\"\\ud800\"``), which no file can hold: kept "
+                 "with U+FFFD in its place",
+    # numbers and amounts
+    "unreadable_number": "text that is no number in any form read (``\"lots\"``, "
+                         "``\"500 tokens\"``, an exchange outside a price)",
+    "grouping": "digit groups that are no thousands and no decimals (``\"1,500,5\"``, "
+                "``\"2 5\"``)",
+    "range": "a range, stages or several amounts in one value (``\"100-200\"``, "
+             "``\"1 ETH = 3640-3367 IML\"``): never collapsed to one number",
+    "vague": "an approximate or qualified amount (``\"~3,500,000\"``, ``\"> 100\"``, "
+             "``\"1PSTS = 20¢ (25¢ AFTER SEPT 18)\"``)",
+    "percent": "a ``%`` in a column that is not a share (``\"60%\"`` as a hard cap)",
+    "negative": "a negative amount or share (``\"-5000\"`` as a hard cap)",
+    "infinite": "an infinite number (``1e999``, ``\"inf\"``)",
+    "out_of_bounds": "a share above 100 (``\"150%\"`` of the tokens)",
+    "unit_conflict": "a unit written in the value that its unit column (or the value's other "
+                     "end) contradicts (``\"$2,000,000\"`` with caps_unit ETH, ``\"$5 EUR\"``)",
+    "unreadable_price": "an exchange whose token side or currency cannot be told "
+                        "(``\"1 BILL = 1 XLM\"`` for an ICO of another ticker), or a token "
+                        "amount of 0",
+    # dates
+    "unreadable_date": "text that names no date in any form read (``\"soon\"``, "
+                       "a roadmap key ``\"Phase 2\"``)",
+    "impossible_date": "a day that does not exist (``\"31.02.2018\"``, "
+                       "``\"00.00.0000 00:00:00\"``)",
+    "date_out_of_range": "a year outside 1990-2100 (``\"01.01.2263 00:00:00\"``)",
+    "no_year": "a day or month without a year (``\"20 Sep\"``, ``\"since 18 Sep\"``)",
+    "us_order": "a month-first date (``\"01.13.2018\"``): day-first is the documented order",
+    "duration": "a duration, not a date (``\"19 days\"``)",
+    # flags
+    "unknown_flag": "a value that is no flag word of the vocabulary (``\"maybe\"``): False",
+    "qualified_flag": "a flag word with a qualifier (``\"YES (UNTIL 11 SEP)\"``): read as its "
+                      "word, the qualifier is only here",
+}
+
+if tuple(REASONS) != get_args(Reason):  # pragma: no cover
+    raise ImportError("REASONS and Reason declare different codes")
+
+
+def is_reason(code: object) -> bool:
+    """True if ``code`` is a declared reason code.
+
+    Examples
+    --------
+    >>> is_reason("range"), is_reason("because")
+    (True, False)
+    """
+    return code in REASONS
