@@ -325,7 +325,7 @@ def _spent(report: LoadReport) -> str:
 def _stopped_by(stopped: dict[str, Any]) -> str:
     """Who refused (the service's error 485 or the daily_quota setting), and what remains."""
     return (f"the daily request limit stopped the load, {stopped.get('remaining')} listed "
-            f"ICO(s) remain to fetch: {stopped.get('message')}")
+            f"ICO(s) remain to fetch: {str(stopped.get('message')).rstrip('.')}")
 
 
 def _gaps(result: ExportResult) -> str:

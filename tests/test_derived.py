@@ -5,9 +5,11 @@ is compared with a rebuild from scratch of the same stored copies.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -18,6 +20,7 @@ import pytest
 
 import icoframes
 from icoframes import sandbox
+from icoframes.errors import CacheWarning
 from icoframes.parse import profiles
 from icoframes.schema import PROBLEMS, TABLES
 from icoframes.store.cache import Cache, ProfileRecord
@@ -44,7 +47,7 @@ def tidied(monkeypatch) -> list[int]:
 
 
 def record(cache: Cache, raws: list[dict]) -> None:
-    cache.record_many(ProfileRecord(int(r["id"]), "past", "s", json.dumps(r)) for r in raws)
+    cache.record(*(ProfileRecord(int(r["id"]), "past", "s", json.dumps(r)) for r in raws))
 
 
 def renamed(raw: dict, name: str) -> dict:
@@ -101,6 +104,18 @@ def test_reading_one_table_updates_that_table_only(cache, tmp_path):
     assert state["versions"]["icos"] == version
     assert all(state["versions"][name] < version for name in NAMES if name != "icos")
     assert_same_tables(store, tmp_path)  # the others catch up when read
+
+
+def test_an_unreadable_copy_an_update_meets_is_quarantined_and_the_rest_kept(cache):
+    store, raws = cache
+    torn = int(raws[0]["id"])
+    record(store, [renamed(raws[0], "Torn"), renamed(raws[1], "Whole")])
+    with contextlib.closing(sqlite3.connect(store.path)) as conn, conn:
+        conn.execute("UPDATE profiles SET raw = '{\"id\": 1, torn' WHERE id = ?", (torn,))
+    with pytest.warns(CacheWarning, match="could not be read"):
+        icos = DerivedTables(store).table("icos")
+    assert torn not in set(icos["id"]) and "Whole" in set(icos["name"])
+    assert len(icos) == len(raws) - 1 and torn not in store.profile_index().index
 
 
 # a child that updates the tables and is killed after writing `writes` table files

@@ -276,7 +276,7 @@ def test_a_service_that_was_never_reached_gets_no_folder(tmp_path):
         icoframes.load_icos(status="past", progress=False, offline=True)
     assert _services(cache) == [] and not (cache / url.split("//")[1].replace(":", "_")).exists()
     # no response: nothing was spent
-    assert QuotaLedger(cache, "p", service=url).used_today() == 0
+    assert QuotaLedger(cache, "p", service=url).state().sent == 0
 
 
 # -- a read-only cache dir -------------------------------------------------------------

@@ -355,3 +355,73 @@ def test_long_form_with_two_value_columns_lists_the_names_of_a_direction():
                                          r"\['usd_per_unit', 'units_per_usd'\]: usd_per_unit, "
                                          r"usd, units_per_usd each name a direction$"):
         normalize_rates(rates)
+
+
+@pytest.mark.parametrize(("units", "shown"), [(0.0, "0.0"), (-2.0, "-2.0")])
+def test_a_units_per_usd_rate_that_is_not_positive_is_refused_as_given(units, shown):
+    # not inverted first: the message shows the value the user gave, not 1/value or inf
+    rates = pd.DataFrame({"date": ["2018-01-01", "2018-01-02"], "currency": ["JPY", "JPY"],
+                          "units_per_usd": [100.0, units]})
+    with pytest.raises(ValueError, match=rf"positive and finite; JPY on 2018-01-02 is {shown}$"):
+        normalize_rates(rates)
+
+
+def test_units_per_usd_below_one_is_inverted_too():
+    rates = pd.DataFrame({"date": ["2018-01-01"], "currency": ["GBP"], "units_per_usd": [0.5]})
+    assert normalize_rates(rates)["usd_per_unit"].tolist() == [2.0]
+
+
+@pytest.mark.parametrize(("units", "shown"), [(0.0, "0.0"), (-2.0, "-2.0")])
+def test_a_wide_units_per_usd_rate_that_is_not_positive_is_refused_as_given(units, shown):
+    rates = pd.DataFrame({"JPY=X": [100.0, units]},
+                         index=pd.to_datetime(["2018-01-01", "2018-01-02"]))
+    with pytest.raises(ValueError, match=rf"positive and finite; JPY on 2018-01-02 is {shown}$"):
+        normalize_rates(rates)
+
+
+def test_wide_units_per_usd_below_one_is_inverted_too():
+    rates = pd.DataFrame({"GBP=X": [0.5]}, index=pd.to_datetime(["2018-01-01"]))
+    assert normalize_rates(rates)["usd_per_unit"].tolist() == [2.0]
+
+
+# -- price_dates: a token price of the sale, or a market price as of the fetch --------------
+
+
+def _priced(**columns: object) -> pd.DataFrame:
+    icos = _icos(1, token_price=[2.0], token_price_unit=["ETH"], end_datetime=["2018-03-10"])
+    for name, value in columns.items():
+        icos[name] = value
+    return icos
+
+
+def test_a_price_fetched_exactly_at_the_end_of_the_sale_is_the_ico_price():
+    icos = _priced(status=["ongoing"],
+                   fetched_at=pd.to_datetime(["2018-03-10 00:00"], format="ISO8601", utc=True))
+    out = to_usd(icos, _long(("2018-03-10", "ETH", 500.0)), columns=["token_price"])
+    assert out["token_price_usd_date"].tolist() == [pd.Timestamp("2018-03-10")]
+    assert out["token_price_usd"].tolist() == [1000.0]
+
+
+def test_an_ico_without_a_status_is_past_only_by_its_dates():
+    icos = _priced(status=[None],
+                   fetched_at=pd.to_datetime(["2018-03-01 12:00"], format="ISO8601", utc=True))
+    out = to_usd(icos, _long(("2018-03-10", "ETH", 500.0)), columns=["token_price"])
+    assert out["token_price_usd_date"].tolist() == [pd.Timestamp("2018-03-10")]
+
+
+def test_prices_of_a_frame_without_an_end_date_are_of_the_sale():
+    icos = _priced().drop(columns="end_datetime")
+    icos["start_datetime"] = pd.to_datetime(["2018-03-01"]).astype("datetime64[ms]")
+    out = to_usd(icos, _long(("2018-03-01", "ETH", 500.0)), columns=["token_price"],
+                 date="start_datetime")
+    assert out["token_price_usd"].tolist() == [1000.0]
+
+
+def test_dates_given_as_iso_text_are_read_like_datetimes():
+    from icoframes.money import price_dates
+    from icoframes.money.prices import naive_dates
+
+    icos = pd.DataFrame({"end_datetime": ["2018-03-31"], "status": ["past"],
+                         "fetched_at": ["2026-11-20T14:00:00+01:00"]})
+    when, past = price_dates(icos, naive_dates(icos["end_datetime"]))
+    assert [str(d) for d in when] == ["2026-11-20T13:00:00.000"] and past.tolist() == [True]

@@ -88,7 +88,7 @@ def test_the_users_daily_quota_mid_load_writes_an_incomplete_export(
         # the log line: who refused, and how many remain
         assert "the daily_quota setting" in log and "error 485" not in log
         assert f"{len(past) - 12} listed ICO(s) remain to fetch" in log
-        assert f"exit {EXIT_INCOMPLETE}" in log
+        assert f"exit {EXIT_INCOMPLETE}" in log and ".;" not in log
 
         # the same day again, a plain export: nothing may be sent, the list cached today is
         # today's, so what is cached is written; --allow-incomplete exits 0
@@ -209,3 +209,25 @@ def test_an_export_carries_the_report_of_its_load(tmp_path, settings_restored, c
         assert again.report.answered_from_cache and again.report.requests_total == 0
         assert main(["export", "--out", str(tmp_path / "cli"), "--status", "past"]) == 0
         assert "0 requests spent (the lists and profiles from the cache" in caplog.text
+
+
+def test_a_485_mid_list_writes_the_listed_ids_as_missing_and_the_list_as_partial(
+        tmp_path, monkeypatch, caplog, settings_restored):
+    service = RefusingAfter(1, n_icos=40)  # page 1 of 2, then the limit
+    with HostileServer({LIST: service.list, PROFILE: service.profile}) as srv, \
+            time_machine.travel(DAY):
+        _use(monkeypatch, tmp_path, {**srv.settings(), "max_workers": "1"})
+        out = tmp_path / "out"
+        code, log = _cli(["export", "--out", str(out), "--status", "past", "--snapshot"], caplog)
+        assert code == EXIT_INCOMPLETE, log
+        assert srv.hits[LIST] == 2 and srv.hits[PROFILE] == 0  # page 2 was refused: stop
+        assert 1 <= icoframes.cache_info().requests_today <= 2
+        [snapshot] = out.glob("snapshot_date=*")
+        manifest = _manifest(snapshot)
+        [query] = manifest["queries"]
+        assert query["complete"] is False and query["rows"] == 20 and query["total_icos"] == 40
+        assert manifest["rows"]["icos"] == 0 == len(pd.read_parquet(snapshot / "icos.parquet"))
+        assert sorted(m["id"] for m in manifest["missing"]) == list(range(1, 21))
+        assert {m["reason"] for m in manifest["missing"]} == {"quota"}
+        assert manifest["stopped"]["by"] == "service" and manifest["requests_total"] == 2
+        assert "came back partial" in log and "20 listed ICO(s) remain to fetch" in log

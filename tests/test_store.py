@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import time_machine
 
 import icoframes
@@ -39,6 +40,18 @@ def fetched(ico_id: int, name: str, summary: str = "s") -> ProfileRecord:
 
 def failed(ico_id: int, reason: str) -> ProfileRecord:
     return ProfileRecord(ico_id, "past", "s", None, state="failed", reason=reason)
+
+
+def states(cache: Cache, ids: list[int]) -> dict[int, str]:
+    """The fetch state of each id (``not_fetched``: no outcome), from the profile index."""
+    index = cache.profile_index()["state"]
+    return {i: index.get(i, "not_fetched") for i in ids}
+
+
+def latest_records(cache: Cache) -> pa.Table:
+    """Every copy in use (fetched and gone), raw text included, in version order."""
+    with cache.snapshot() as snap:
+        return pa.concat_tables(list(snap.copies()))
 
 
 def icos_of(cache: Cache) -> pd.DataFrame:
@@ -81,7 +94,7 @@ def test_a_recorded_profile_survives_a_sigkill_at_once(tmp_path):
     """)
     cache = Cache(tmp_path, URL)
     try:  # live: visible at once, in the tables too
-        assert cache.states([7, 8, 9]) == {7: "fetched", 8: "failed", 9: "not_fetched"}
+        assert states(cache, [7, 8, 9]) == {7: "fetched", 8: "failed", 9: "not_fetched"}
         assert icos_of(cache)["name"].tolist() == ["Seven"]
     finally:
         child.kill()
@@ -99,7 +112,7 @@ def states_of(root: Path) -> dict[str, int]:
 
 def test_the_tables_follow_a_live_process(tmp_path):
     cache = Cache(tmp_path, URL)
-    cache.record_many([fetched(1, "One")])
+    cache.record(fetched(1, "One"))
     assert icos_of(cache)["id"].tolist() == [1]
     child = Child(tmp_path, """
         cache = Cache(cache_dir, URL)
@@ -123,7 +136,7 @@ def test_the_tables_follow_a_live_process(tmp_path):
 
 def test_a_copy_arrived_since_a_version_whoever_kept_it(tmp_path):
     cache = Cache(tmp_path, URL)
-    cache.record_many([fetched(1, "One")])
+    cache.record(fetched(1, "One"))
     planned = cache.version()
     assert cache.record(fetched(2, "Two")) == planned + 1
     assert cache.record(failed(3, "HTTP 500")) == 0  # a failure is no copy: no new version
@@ -151,7 +164,7 @@ def test_the_latest_copy_is_the_last_recorded_whatever_the_clock(tmp_path):
 
     def used() -> tuple[str, pd.Timestamp]:
         row = Cache(tmp_path, URL).profile_index().loc[5]
-        records = Cache(tmp_path, URL).latest_records()
+        records = latest_records(Cache(tmp_path, URL))
         raw = json.loads(records.column("raw").to_pylist()[0])
         icos = icos_of(Cache(tmp_path, URL))
         assert icos["name"].tolist() == [raw["main"]["name"]]
@@ -164,9 +177,9 @@ def test_the_latest_copy_is_the_last_recorded_whatever_the_clock(tmp_path):
         cache.record(fetched(5, "B"))
     assert used() == ("B", pd.Timestamp("2025-01-01", tz="UTC"))
     with at(2027, 1, 1):  # then forward
-        cache.record_many([fetched(5, "C")])
+        cache.record(fetched(5, "C"))
     with at(2024, 6, 1):
-        cache.record_many([fetched(5, "D")])
+        cache.record(fetched(5, "D"))
     assert used() == ("D", pd.Timestamp("2024-06-01", tz="UTC"))
     Child(tmp_path, """
         Cache(cache_dir, URL).record(ProfileRecord(5, "past", "s", json.dumps(
@@ -196,7 +209,7 @@ def test_fetch_states_count_failures_until_a_copy_arrives(tmp_path):
         "k4", pd.Timestamp("2026-02-01", tz="UTC"), pd.Timestamp("2026-02-02", tz="UTC")]
     assert str(index["fetched_at"].dtype) == "datetime64[ms, UTC]"
     assert index["attempts"].dtype == "int64"
-    assert cache.states([4, 3, 99]) == {4: "fetched", 3: "failed", 99: "not_fetched"}
+    assert states(cache, [4, 3, 99]) == {4: "fetched", 3: "failed", 99: "not_fetched"}
 
     items = [{"id": i, "main": {"name": f"n{i}"}} for i in range(1, 7)]
     cache.write_list({"status": "past"}, items, list_frame(items, status="past"), total_icos=6)
@@ -366,7 +379,7 @@ def test_records_from_many_threads_lose_nothing(tmp_path):
         thread.start()
     for thread in threads:
         thread.join()
-    records = Cache(tmp_path, URL).latest_records()
+    records = latest_records(Cache(tmp_path, URL))
     assert sorted(records.column("id").to_pylist()) == list(range(400))
     assert sorted(records.column("version").to_pylist()) == list(range(1, 401))
     names = {json.loads(raw)["main"]["name"] for raw in records.column("raw").to_pylist()}

@@ -1,35 +1,12 @@
-"""The raw store of one service: what the service sent, in one SQLite database.
+"""The raw store of one service: what the service sent, in ``<service>/cache.sqlite3``.
 
-One database per service folder, ``<cache_dir>/<service>/cache.sqlite3`` (the
-folder is named by the service's address, ``<host>_<port>``, or by the
-``service_name`` setting); :mod:`icoframes.store.db` opens it. Its tables
-(open it with the ``sqlite3`` shell to look)::
-
-    profiles  id PRIMARY KEY, state ('fetched' | 'gone' | 'failed'), status, summary,
-              raw (the profile's JSON text as the gate passed it; NULL when gone),
-              fetched_at (ms since the epoch, UTC), version, reason, attempts, failed_at
-    lists     key PRIMARY KEY (a hash of the query; 'filters' for the filter set), params,
-              raw (the list items, or the filter set, as the service sent them: JSON),
-              frame (them parsed: Arrow IPC), total_icos, complete, failed_pages,
-              problems (the values the parser could not read), fetched_at
-    claims    id PRIMARY KEY, owner, pid, host, expires: leases (:mod:`.claims`)
-    meta      key PRIMARY KEY, value: 'version' (the change counter of the copies),
-              'removed' (its value when a copy was last removed)
-
-**Profiles.** One row per id: the copy in use (``fetched``, or ``gone``: error
-482) and the failures since it (``reason`` of the last, ``attempts``,
-``failed_at``); ``state`` is ``failed`` only while no copy exists: a failure
-never replaces a copy, a copy resets the failures. Each outcome is one
-transaction, on disk when :meth:`Cache.record` returns.
-
-**Order, never clocks.** Every new copy takes the next value of one counter
-(``meta.version``) as its ``version``: the copy in use is the last one
-recorded, whatever the clock said (``fetched_at`` is for people), and "did
-it arrive since I planned" is ``version > planned``.
-
-A record that cannot be read (unparsable JSON, planted or damaged) is removed
-by :meth:`Cache.quarantine` with a :class:`~icoframes.errors.CacheWarning`, and
-fetched again by the next load.
+The tables are :data:`SCHEMA` (documented in ``docs/guide/cache.md``). A
+profile's row is the copy in use (``fetched``, or ``gone``: error 482) and the
+failures since it; ``state`` is ``failed`` only while no copy exists. Each
+outcome is one transaction, on disk when :meth:`Cache.record` returns. Every new
+copy takes the next value of one counter (``meta.version``), never a clock:
+"did it arrive since I planned" is ``version > planned``. A record that cannot
+be read is removed with a :class:`~icoframes.errors.CacheWarning` and fetched again.
 """
 
 from __future__ import annotations
@@ -40,7 +17,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -55,17 +32,12 @@ from ..parse.lists import filters_frame, list_frame
 from ..schema import FILTERS, LIST, TEXT_DTYPE, TableSchema
 from ..tables import frame_from_arrow
 from .claims import Claims
-from .db import Database, check_cache_dir, from_ms, ms, private_folder
+from .db import Database, from_ms, ms, open_database
 
-__all__ = ["DB_NAME", "FILTER_SET", "INDEX_COLUMNS", "Cache", "ProfileRecord", "Snapshot", "Stored",
-           "ipc", "keep_list", "record_in"]
+__all__ = ["DB_NAME", "FILTER_SET", "Cache", "ProfileRecord", "Snapshot", "Stored"]
 
 DB_NAME: Final = "cache.sqlite3"
-#: The key of the filter set among the kept list answers.
-FILTER_SET: Final = "filters"
-#: The columns of :meth:`Cache.profile_index`, indexed by id.
-INDEX_COLUMNS: Final = ("status", "summary", "fetched_at", "state", "reason", "attempts",
-                        "failed_at", "version")
+FILTER_SET: Final = "filters"  #: the key of the filter set in ``lists``
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -83,13 +55,16 @@ CREATE TABLE IF NOT EXISTS claims (
     id INTEGER PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
     expires REAL NOT NULL);
 """
-
 _IDS = "SELECT value FROM json_each(?)"  # a list of ids as one parameter, of any length
+_INDEX = ("status", "summary", "fetched_at", "state", "reason", "attempts", "failed_at",
+          "version")
+_COPIES = pa.schema([pa.field(name, kind) for name, kind in (
+    ("id", pa.int64()), ("state", pa.string()), ("status", pa.string()), ("summary", pa.string()),
+    ("fetched_at", pa.timestamp("ms", tz="UTC")), ("raw", pa.string()), ("version", pa.int64()))])
 
 
 def _utf8(text: str | None) -> str | None:
-    """``text`` as valid UTF-8: a lone surrogate (which UTF-8 cannot hold) is escaped
-    (``\\ud800``); in JSON text that is the same string, elsewhere it is readable."""
+    """``text`` as valid UTF-8: a lone surrogate is escaped (``\\ud800``: in JSON, the same)."""
     if text is None or text.isascii():
         return text
     try:
@@ -99,14 +74,18 @@ def _utf8(text: str | None) -> str | None:
     return text
 
 
+def _json(value: Any) -> str:
+    return _utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) or ""
+
+
+def _ids(ids: Iterable[int]) -> str:
+    return json.dumps([int(i) for i in ids])
+
+
 @dataclass(frozen=True)
 class ProfileRecord:
-    """One fetch outcome of a profile, as the crawl records it.
-
-    ``raw`` is the profile's JSON text (None for a failure or a 482);
-    ``state`` ``fetched``, ``gone`` (482) or ``failed``; ``reason`` what went
-    wrong (``"HTTP 500"``, ``"not JSON"``) for a failure.
-    """
+    """One fetch outcome: ``raw`` the profile's JSON text (None for ``gone``: 482, or
+    ``failed``), ``reason`` what went wrong for a failure (``"HTTP 500"``)."""
 
     id: int
     status: str | None
@@ -134,13 +113,13 @@ def _namespace(service: str) -> str:
     if "://" not in service:
         return service
     parts = urlsplit(service)
-    host = (parts.hostname or "local").replace(":", "_")
     port = parts.port or (443 if parts.scheme == "https" else 80)
     path = parts.path.strip("/").replace("/", "_")
-    return f"{host}_{port}" + (f"_{path}" if path else "")
+    return f"{(parts.hostname or 'local').replace(':', '_')}_{port}" + (f"_{path}" * bool(path))
 
 
 def ipc(frame: pd.DataFrame, schema: TableSchema) -> bytes:
+    """``frame`` as an Arrow IPC stream of ``schema`` (how ``lists.frame`` is kept)."""
     table = pa.Table.from_pandas(frame, schema=schema.arrow_schema(), preserve_index=False)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
@@ -149,136 +128,89 @@ def ipc(frame: pd.DataFrame, schema: TableSchema) -> bytes:
 
 
 class Snapshot:
-    """The profiles as of one moment (one read transaction): see :meth:`Cache.snapshot`."""
+    """The profiles as of one read transaction; ``version`` the change counter then,
+    ``removed`` its value when a copy was last removed."""
 
     def __init__(self, conn: sqlite3.Connection | None) -> None:
         self._conn = conn
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall()) if conn else {}
-        self.version: int = meta.get("version", 0)  #: the change counter at this moment
-        self.removed: int = meta.get("removed", 0)  #: version when a copy was last removed
+        self.version: int = meta.get("version", 0)
+        self.removed: int = meta.get("removed", 0)
 
     def copies(self, since: int = 0, *, batch: int = 2000) -> Iterator[pa.Table]:
-        """Copies (fetched and gone) with ``version > since``, in version order, in batches.
-
-        Columns id, state, status, summary, fetched_at (UTC), raw, version.
-        """
+        """Copies (fetched and gone) with ``version > since``, in version order, in batches."""
         if self._conn is None:
             return
-        cursor = self._conn.execute(
-            "SELECT id, state, status, summary, fetched_at, raw, version FROM profiles "
-            "WHERE version > ? ORDER BY version", (since,))
+        cursor = self._conn.execute(f"SELECT {', '.join(_COPIES.names)} FROM profiles "
+                                    "WHERE version > ? ORDER BY version", (since,))
         while rows := cursor.fetchmany(batch):
-            yield pa.table([list(c) for c in zip(*rows, strict=True)], schema=_COPY_SCHEMA)
-
-
-_COPY_SCHEMA = pa.schema([("id", pa.int64()), ("state", pa.string()), ("status", pa.string()),
-                          ("summary", pa.string()), ("fetched_at", pa.timestamp("ms", tz="UTC")),
-                          ("raw", pa.string()), ("version", pa.int64())])
+            yield pa.Table.from_arrays([pa.array(column, field.type) for column, field in zip(
+                zip(*rows, strict=True), _COPIES, strict=True)], schema=_COPIES)
 
 
 class Cache:
-    """The raw store of one service under ``root``.
-
-    Parameters
-    ----------
-    root : path-like
-        The cache dir (see :mod:`icoframes.config`); refused when another user
-        owns it or others may write to it.
-    base_url : str
-        The service's identity (``Settings.service_id``): its ``service_name``
-        when set, else its address; each gets its own folder.
-    """
+    """The raw store of one service under the cache dir ``root`` (refused when another
+    user owns it or others may write to it); ``base_url`` is the service's identity
+    (``Settings.service_id``): each gets its own folder."""
 
     def __init__(self, root: str | os.PathLike[str], base_url: str) -> None:
         self.root = Path(root)
         self.dir = self.root / _namespace(base_url)
         self.path = self.dir / DB_NAME
         self.tables_dir = self.dir / "tables"
-        self._checked = False
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
 
     def _db(self, *, write: bool) -> Database | None:
         """The database, after checking the folders (made, 0700, when writing)."""
-        if not self._checked:
-            if not check_cache_dir(self.root, create=write) or not private_folder(
-                    self.dir, create=write):
-                return None
-            self._checked = True
-        return Database.at(self.path, SCHEMA)
+        return open_database(self.root, self.path, SCHEMA, write=write)
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection | None]:
         db = self._db(write=False)
-        if db is None:
-            yield None
-            return
-        with db.read() as conn:
+        with contextlib.nullcontext(None) if db is None else db.read() as conn:
             yield conn
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction on the database (made, with its folder, when missing)."""
-        db = self._db(write=True)
-        assert db is not None
-        with db.write() as conn:
-            yield conn
+        with self._db(write=True).write() as conn:  # type: ignore[union-attr]
+            yield conn  # (a Database: made when writing)
+
+    def _rows(self, sql: str, *args: Any) -> list[Any]:
+        db = self._db(write=False)
+        return [] if db is None else db.rows(sql, *args)
 
     # -- profiles --------------------------------------------------------------------------
 
-    def record(self, record: ProfileRecord) -> int:
-        """Keep one fetch outcome; on disk on return. The version of the copy (0: a failure)."""
-        with self.write() as conn:
-            return record_in(conn, record, ms(utcnow()))
-
-    def record_many(self, records: Iterable[ProfileRecord]) -> None:
-        """Keep several outcomes in one transaction (in order)."""
-        now = ms(utcnow())
+    def record(self, *records: ProfileRecord) -> int:
+        """Keep fetch outcomes in one transaction, in order; on disk on return. The version
+        of the last copy (0: a failure)."""
+        now, version = ms(utcnow()), 0
         with self.write() as conn:
             for record in records:
-                record_in(conn, record, now)
+                version = record_in(conn, record, now)
+        return version
 
     def version(self) -> int:
         """The change counter: compare two to know whether a copy arrived in between."""
-        with self._read() as conn:
-            return Snapshot(conn).version
+        with self.snapshot() as snap:
+            return snap.version
 
     def arrived_since(self, ids: Iterable[int], version: int) -> set[int]:
         """Those of ``ids`` with a copy (fetched or gone) newer than ``version``."""
-        with self._read() as conn:
-            if conn is None:
-                return set()
-            rows = conn.execute(f"SELECT id FROM profiles WHERE id IN ({_IDS}) AND version > ?",
-                                (_json_ids(ids), version)).fetchall()
-        return {row[0] for row in rows}
-
-    def states(self, ids: Iterable[int]) -> dict[int, str]:
-        """The fetch state of each of ``ids``: fetched, gone, failed or ``not_fetched``."""
-        wanted = [int(i) for i in ids]
-        with self._read() as conn:
-            rows = [] if conn is None else conn.execute(
-                f"SELECT id, state FROM profiles WHERE id IN ({_IDS})",
-                (_json_ids(wanted),)).fetchall()
-        return {**dict.fromkeys(wanted, "not_fetched"), **dict(rows)}
+        return {row[0] for row in self._rows(
+            f"SELECT id FROM profiles WHERE id IN ({_IDS}) AND version > ?", _ids(ids), version)}
 
     def profile_index(self) -> pd.DataFrame:
-        """The fetch state of every profile with an outcome, one row per id (sorted).
-
-        Columns ``status``, ``summary``, ``fetched_at`` and ``version`` of the
-        copy in use (missing when there is none), ``state`` (``fetched``,
-        ``gone``, or ``failed`` when no copy exists), ``reason`` (of the last
-        failure since the copy), ``attempts`` (failures since the copy: 0 when
-        none) and ``failed_at`` (the last of them).
-        """
-        with self._read() as conn:
-            rows = [] if conn is None else conn.execute(
-                "SELECT id, status, summary, fetched_at, state, reason, attempts, failed_at, "
-                "version FROM profiles ORDER BY id").fetchall()
-        frame = pd.DataFrame.from_records(rows, columns=["id", *INDEX_COLUMNS])
-        frame = frame.astype({"id": "int64", "attempts": "int64", "version": "Int64",
-                              **dict.fromkeys(("status", "summary", "state", "reason"),
-                                              TEXT_DTYPE)})
+        """One row per id with an outcome (sorted): ``status``, ``summary``, ``fetched_at``
+        and ``version`` of the copy in use (missing without one), ``state``, and the
+        failures since the copy: ``reason`` (the last), ``attempts`` (0: none), ``failed_at``."""
+        rows = self._rows(f"SELECT id, {', '.join(_INDEX)} FROM profiles ORDER BY id")
+        frame = pd.DataFrame.from_records(rows, columns=["id", *_INDEX]).astype(
+            {"id": "int64", "attempts": "int64", "version": "Int64",
+             **dict.fromkeys(("status", "summary", "state", "reason"), TEXT_DTYPE)})
         for column in ("fetched_at", "failed_at"):
             frame[column] = pd.to_datetime(frame[column].astype("Int64"), unit="ms",
                                            utc=True).astype("datetime64[ms, UTC]")
@@ -290,28 +222,19 @@ class Cache:
         with self._read() as conn:
             yield Snapshot(conn)
 
-    def latest_records(self) -> pa.Table:
-        """Every copy in use (fetched and gone), raw text included, in version order."""
-        with self.snapshot() as snap:
-            return pa.concat_tables([*snap.copies(), _COPY_SCHEMA.empty_table()])
-
     def quarantine(self, ids: Iterable[int], why: str) -> None:
         """Remove copies that cannot be read (they are fetched again), and say so."""
-        ids = sorted({int(i) for i in ids})
-        if not ids:
+        if not (ids := sorted({int(i) for i in ids})):
             return
         with self.write() as conn:
-            version = _bump(conn)
-            conn.execute(f"DELETE FROM profiles WHERE id IN ({_IDS})", (_json_ids(ids),))
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (version,))
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (_bump(conn),))
+            conn.execute(f"DELETE FROM profiles WHERE id IN ({_IDS})", (_ids(ids),))
         warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); they "
              f"were removed and will be fetched again: ids {ids[:10]}", CacheWarning)
 
     def claims(self) -> Claims:
         """Claims on profile ids for one crawl, shared with every process using this folder."""
-        db = self._db(write=True)
-        assert db is not None
-        return Claims(db)
+        return Claims(self._db(write=True))  # type: ignore[arg-type]
 
     # -- list results and the filter set ---------------------------------------------------
 
@@ -345,30 +268,29 @@ class Cache:
         """The cached filter set (None when there is none)."""
         return self._answer(FILTER_SET, FILTERS, lambda raw, _: filters_frame(raw))
 
-    def _answer(self, key: str, schema: TableSchema, parse: Any) -> Stored | None:
+    def _answer(self, key: str, schema: TableSchema,
+                parse: Callable[[Any, Any], pd.DataFrame]) -> Stored | None:
         """A kept answer: its frame as stored, or parsed again from the raw when the stored
         one no longer reads (another schema); removed, with a warning, when neither reads."""
-        with self._read() as conn:
-            row = None if conn is None else conn.execute(
-                "SELECT params, raw, frame, total_icos, complete, failed_pages, problems, "
-                "fetched_at FROM lists WHERE key = ?", (key,)).fetchone()
-        if row is None:
+        rows = self._rows("SELECT params, raw, frame, total_icos, complete, failed_pages, "
+                          "problems, fetched_at FROM lists WHERE key = ?", key)
+        if not rows:
             return None
+        params, raw, frame, total, complete, failed, problems, at = rows[0]
         try:
-            params, raw, frame = json.loads(row[0]), json.loads(row[1]), None
+            params, raw, table = json.loads(params), json.loads(raw), None
             with contextlib.suppress(pa.ArrowException, ValueError, TypeError):
-                table = pa.ipc.open_stream(row[2]).read_all()
-                frame = frame_from_arrow(schema, table, source=str(self.path))
-            frame = parse(raw, params) if frame is None else frame
-            meta = {"params": params, "total_icos": row[3], "complete": bool(row[4]),
-                    "failed_pages": json.loads(row[5]), "problems": json.loads(row[6])}
+                table = frame_from_arrow(schema, pa.ipc.open_stream(frame).read_all(),
+                                         source=str(self.path))
+            meta = {"params": params, "total_icos": total, "complete": bool(complete),
+                    "failed_pages": json.loads(failed), "problems": json.loads(problems)}
+            return Stored(parse(raw, params) if table is None else table, from_ms(at), meta, raw)
         except (ValueError, TypeError, AttributeError) as exc:
             with self.write() as conn:
                 conn.execute("DELETE FROM lists WHERE key = ?", (key,))
             warn(f"icoframes cache: the stored {schema.name} answer {key} is unreadable "
                  f"({type(exc).__name__}); it was removed and is fetched again", CacheWarning)
             return None
-        return Stored(frame, from_ms(row[7]), meta, raw)  # type: ignore[arg-type]
 
     # -- housekeeping -------------------------------------------------------------------------
 
@@ -382,26 +304,22 @@ class Cache:
                 (ms(fetched_before), FILTER_SET))]
 
     def counts(self) -> dict[str, Any]:
-        """Profiles by state (and listed ids without any outcome), list queries, copy times."""
+        """Profiles by state (``not_fetched``: listed ids without any outcome), list queries,
+        the oldest and newest copy's time."""
         states = dict.fromkeys(("fetched", "gone", "failed", "not_fetched"), 0)
+        queries = oldest = newest = None
         with self._read() as conn:
-            if conn is None:
-                return {"states": states, "list_queries": 0, "oldest": None, "newest": None}
-            states.update(conn.execute("SELECT state, count(*) FROM profiles GROUP BY state"))
-            states["not_fetched"] = conn.execute(
-                "SELECT count(DISTINCT id) FROM (SELECT CAST(json_extract(item.value, '$.id') "
-                "AS INTEGER) AS id FROM lists, json_each(lists.raw) AS item WHERE lists.key != ?) "
-                "WHERE id > 0 AND id NOT IN (SELECT id FROM profiles)", (FILTER_SET,)).fetchone()[0]
-            oldest, newest = conn.execute("SELECT min(fetched_at), max(fetched_at) FROM profiles "
-                                          "WHERE version IS NOT NULL").fetchone()
-            queries = conn.execute("SELECT count(*) FROM lists WHERE key != ?",
-                                   (FILTER_SET,)).fetchone()[0]
-        return {"states": states, "list_queries": queries, "oldest": from_ms(oldest),
+            if conn is not None:
+                states.update(conn.execute("SELECT state, count(*) FROM profiles GROUP BY state"))
+                states["not_fetched"], queries, oldest, newest = conn.execute(
+                    "SELECT (SELECT count(DISTINCT id) FROM (SELECT CAST(json_extract(item.value,"
+                    " '$.id') AS INTEGER) AS id FROM lists, json_each(lists.raw) AS item WHERE "
+                    "lists.key != ?1) WHERE id > 0 AND id NOT IN (SELECT id FROM profiles)), "
+                    "(SELECT count(*) FROM lists WHERE key != ?1), (SELECT min(fetched_at) FROM "
+                    "profiles WHERE version NOT NULL), (SELECT max(fetched_at) FROM profiles "
+                    "WHERE version NOT NULL)", (FILTER_SET,)).fetchone()
+        return {"states": states, "list_queries": queries or 0, "oldest": from_ms(oldest),
                 "newest": from_ms(newest)}
-
-
-def _json(value: Any) -> str:
-    return _utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":")))  # type: ignore
 
 
 def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: bytes,
@@ -413,10 +331,6 @@ def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: 
         _json(failed_pages or {}), _json(problems or []), fetched_at))
 
 
-def _json_ids(ids: Iterable[int]) -> str:
-    return json.dumps([int(i) for i in ids])
-
-
 def _bump(conn: sqlite3.Connection) -> int:
     """The next value of the change counter (inside a write transaction)."""
     return int(conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'version' "
@@ -424,13 +338,15 @@ def _bump(conn: sqlite3.Connection) -> int:
 
 
 def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int) -> int:
+    """Keep ``record`` in the transaction ``conn``: a failure never replaces a copy, and a
+    copy resets the failures. The copy's version (0 for a failure)."""
     state, raw = record.state, record.raw
     if state not in ("fetched", "gone", "failed"):
         raise ValueError(f"state must be fetched, gone or failed, not {state!r}")
     if state == "fetched" and raw is None:
         raise ValueError(f"a fetched profile needs its raw text (id {record.id})")
     status, summary = _utf8(record.status), _utf8(record.summary)
-    if state == "failed":  # the copy, if any, stays in use
+    if state == "failed":
         conn.execute(
             "INSERT INTO profiles (id, state, status, reason, attempts, failed_at) "
             "VALUES (?, 'failed', ?, ?, 1, ?) ON CONFLICT (id) DO UPDATE SET "
@@ -440,11 +356,7 @@ def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int) -> int:
         return 0
     version = _bump(conn)
     conn.execute(
-        "INSERT INTO profiles (id, state, status, summary, raw, fetched_at, version) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, "
-        "status = excluded.status, summary = excluded.summary, raw = excluded.raw, "
-        "fetched_at = excluded.fetched_at, version = excluded.version, reason = NULL, "
-        "attempts = 0, failed_at = NULL",
-        (int(record.id), state, status, summary, _utf8(raw) if state == "fetched" else None,
-         now, version))
+        "INSERT OR REPLACE INTO profiles (id, state, status, summary, raw, fetched_at, version) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)", (int(record.id), state, status, summary,
+                                         _utf8(raw) if state == "fetched" else None, now, version))
     return version

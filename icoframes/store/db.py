@@ -1,33 +1,18 @@
 """SQLite databases in the cache dir: opened safely, in WAL mode, with errors that say what to do.
 
-Every database of the cache (a service folder's ``cache.sqlite3``, the ledgers'
-``quota/ledger.sqlite3``) is a :class:`Database`: one connection per process
-and file, shared by its threads under a lock, in WAL mode (readers never wait
-for the writer) with ``synchronous=NORMAL``: a committed transaction survives a
-crash or SIGKILL of the process, not a power cut. Write transactions begin
-``IMMEDIATE`` (the write lock first: no deadlock between two upgrading readers).
-
-What is refused or set aside, so that nothing on disk can wedge the package and
-no other local user can reach through it:
-
-* a cache dir owned by another user, or that others may write to
-  (:class:`~icoframes.errors.CacheError`); a new one is made ``0700``;
-* a symbolic link or anything but a plain folder in place of a service folder
-  (refused), and anything but a plain file in place of a database or its
-  ``-wal``/``-shm`` files (set aside as ``*.corrupt`` with a
-  :class:`~icoframes.errors.CacheWarning`): never opened, so a FIFO cannot
-  hang a load; the database is opened with ``nofollow=1``;
-* a file that is not a database, or a damaged one: set aside as ``*.corrupt``
-  (what it held is fetched again);
-* a full disk, or a writer stopped while holding the write lock for longer
-  than :data:`BUSY_SECONDS`: a :class:`~icoframes.errors.CacheError` naming
-  the cause; the transaction is rolled back, so the cache is whole and usable
-  once the cause is gone.
-
-A folder this process may not write to (a read-only cache dir, a read-only
-mount) is opened read-only (``mode=ro``), or ``immutable=1`` where even that
-needs a write (WAL's shared-memory file): warm and offline loads still work.
-The cache must live on a local file system (WAL needs shared memory).
+A :class:`Database` is one connection per process and file, shared by its threads
+under a lock, in WAL mode with ``synchronous=NORMAL`` (a committed transaction
+survives a crash or SIGKILL, not a power cut); writes begin ``IMMEDIATE``. Nothing
+on disk can wedge the package and no other local user can reach through it: a cache
+dir of another user, or writable by others, is refused (a new one is made ``0700``);
+a link or anything but a plain folder in place of a service folder is refused; a
+link, a FIFO or anything but a plain file in place of a database or its side files,
+and a damaged database, are set aside as ``*.corrupt`` (never opened; what they held
+is fetched again); a full disk, or a writer stopped holding the write lock for longer
+than :data:`BUSY_SECONDS`, is a :class:`~icoframes.errors.CacheError` and the
+transaction is rolled back. A folder this process may not write to is opened
+``mode=ro`` (or ``immutable=1``): warm and offline loads still work. The cache must
+live on a local file system (WAL needs shared memory).
 """
 
 from __future__ import annotations
@@ -42,19 +27,18 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, overload
 from urllib.parse import quote
 
 from ..errors import CacheError, CacheWarning, warn
 
 __all__ = ["BUSY_SECONDS", "LEASE", "Database", "check_cache_dir", "disk_full", "from_ms", "ms",
-           "private_folder"]
+           "open_database"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
 #: How long a write waits for another process's write transaction (a stopped writer): a lease.
 BUSY_SECONDS = LEASE
-_SIDE_FILES = ("-wal", "-shm", "-journal")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
@@ -63,6 +47,10 @@ def ms(when: dt.datetime) -> int:
     return (when - _EPOCH) // dt.timedelta(milliseconds=1)
 
 
+@overload
+def from_ms(value: int) -> dt.datetime: ...
+@overload
+def from_ms(value: int | None) -> dt.datetime | None: ...
 def from_ms(value: int | None) -> dt.datetime | None:
     """The aware UTC datetime of a stored time (None stays None)."""
     return None if value is None else _EPOCH + dt.timedelta(milliseconds=value)
@@ -74,63 +62,49 @@ def disk_full(folder: Path, lost: str = "nothing more can be kept") -> CacheErro
                       "before is whole; free some space and call again to go on.")
 
 
-def _owner_problem(info: os.stat_result, path: Path) -> str | None:
-    """Why a folder of another user, or writable by others, is not a cache dir to trust."""
-    if not hasattr(os, "getuid"):
-        return None  # Windows: its ACLs are not modes
-    if info.st_uid != os.getuid():
-        return (f"it belongs to another user (uid {info.st_uid}; you are uid {os.getuid()}): "
-                "whoever owns it could plant data you would load")
-    if info.st_mode & 0o022:
-        return (f"others may write to it (mode {stat.S_IMODE(info.st_mode):o}): they could "
-                f"plant data you would load; `chmod go-w {path}` if it is yours alone")
-    return None
-
-
-def check_cache_dir(root: Path, *, create: bool) -> bool:
-    """Refuse a cache dir another user could write to; make it (0700) when ``create``.
-
-    Returns whether it exists. The path may be a link (a cache dir on another
-    disk); what it leads to must be a folder of this user that others cannot
-    write to.
-    """
+def _checked(path: Path, what: str, *, create: bool, follow: bool) -> bool:
+    """A folder of this user that others cannot write to (made 0700 when ``create``);
+    whether it exists. ``follow``: ``path`` may be a link (the cache dir on another disk)."""
     try:
-        info = root.stat()
+        info = path.stat() if follow else path.lstat()
     except (FileNotFoundError, NotADirectoryError):
         if not create:
             return False
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = root.stat()
+        path.mkdir(mode=0o700, parents=follow, exist_ok=True)
+        info = path.stat() if follow else path.lstat()
     if not stat.S_ISDIR(info.st_mode):
-        raise CacheError(f"the cache dir {root} is not a folder")
-    problem = _owner_problem(info, root)
-    if problem:
-        raise CacheError(f"the cache dir {root} is refused: {problem}. Set ICOFRAMES_CACHE_DIR "
-                         "or icoframes.configure(cache_dir=...) to a folder of your own.")
-    return True
-
-
-def private_folder(path: Path, *, create: bool) -> bool:
-    """A folder inside the cache dir: a plain folder of this user (never a link); made 0700.
-
-    Returns whether it exists; raises :class:`CacheError` for anything else in its place.
-    """
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
-        if not create:
-            return False
-        with contextlib.suppress(FileExistsError):
-            path.mkdir(mode=0o700)
-        info = path.lstat()
-    if not stat.S_ISDIR(info.st_mode):
+        if follow:
+            raise CacheError(f"the cache dir {path} is not a folder")
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
         raise CacheError(f"{path} is {kind}: a cache folder is never followed elsewhere. Move "
                          "it away (or set cache_dir to where it points).")
-    problem = _owner_problem(info, path)
-    if problem:
-        raise CacheError(f"the cache folder {path} is refused: {problem}")
-    return True
+    if not hasattr(os, "getuid"):
+        return True  # Windows: its ACLs are not modes
+    if info.st_uid != os.getuid():
+        problem = (f"it belongs to another user (uid {info.st_uid}; you are uid {os.getuid()}): "
+                   "whoever owns it could plant data you would load")
+    elif info.st_mode & 0o022:
+        problem = (f"others may write to it (mode {stat.S_IMODE(info.st_mode):o}): they could "
+                   f"plant data you would load; `chmod go-w {path}` if it is yours alone")
+    else:
+        return True
+    raise CacheError(f"{what} {path} is refused: {problem}" + (
+        ". Set ICOFRAMES_CACHE_DIR or icoframes.configure(cache_dir=...) to a folder of your "
+        "own." if follow else ""))
+
+
+def check_cache_dir(root: Path, *, create: bool) -> bool:
+    """Refuse a cache dir another user could write to; make it (0700) when ``create``."""
+    return _checked(root, "the cache dir", create=create, follow=True)
+
+
+def open_database(root: Path, path: Path, schema: str, *, write: bool) -> Database | None:
+    """The database ``path`` in a folder of the cache dir ``root``, both checked (and made,
+    0700, when ``write``): None when they do not exist. The folder is never a link."""
+    if not (_checked(root, "the cache dir", create=write, follow=True) and _checked(
+            path.parent, "the cache folder", create=write, follow=False)):
+        return None
+    return Database.at(path, schema)
 
 
 def _set_aside(path: Path, why: str) -> None:
@@ -146,19 +120,8 @@ def _set_aside(path: Path, why: str) -> None:
          "held will be fetched again", CacheWarning)
 
 
-def _check_files(path: Path) -> None:
-    """A database and its side files are plain files or absent; others are set aside."""
-    for candidate in (path, *(path.with_name(path.name + s) for s in _SIDE_FILES)):
-        try:
-            mode = candidate.lstat().st_mode
-        except FileNotFoundError:
-            continue
-        if not stat.S_ISREG(mode):
-            _set_aside(candidate, "a symbolic link" if stat.S_ISLNK(mode) else "not a plain file")
-
-
-def _damaged(exc: sqlite3.DatabaseError) -> bool:
-    return getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+def _error(exc: BaseException, *names: str) -> bool:
+    return getattr(exc, "sqlite_errorname", "").startswith(names)
 
 
 def _full(folder: Path) -> bool:
@@ -170,15 +133,8 @@ def _full(folder: Path) -> bool:
 
 
 class Database:
-    """One SQLite file: :meth:`read` and :meth:`write` transactions, schema made on first write.
-
-    Parameters
-    ----------
-    path : Path
-        The database file; its folder must exist before the first write.
-    schema : str
-        SQL run (idempotently) when the file is opened for writing.
-    """
+    """One SQLite file: :meth:`read` and :meth:`write` transactions; ``schema`` (SQL, run
+    idempotently) is made when the file is opened for writing."""
 
     _open: ClassVar[dict[tuple[int, str], Database]] = {}
     _open_lock: ClassVar[threading.Lock] = threading.Lock()
@@ -188,10 +144,7 @@ class Database:
         """The process's database object for ``path`` (one connection per process and file)."""
         key = (os.getpid(), str(path))  # a forked child opens its own
         with cls._open_lock:
-            db = cls._open.get(key)
-            if db is None:
-                db = cls._open[key] = cls(path, schema)
-            return db
+            return cls._open.setdefault(key, cls(path, schema))
 
     @classmethod
     def close_under(cls, folder: Path) -> None:
@@ -213,14 +166,11 @@ class Database:
     def __repr__(self) -> str:
         return f"Database({str(self.path)!r}, read_only={self.read_only})"
 
-    # -- connecting ------------------------------------------------------------------
-
     def _identify(self) -> tuple[int, int] | None:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             info = self.path.lstat()
-        except FileNotFoundError:
-            return None
-        return info.st_dev, info.st_ino
+            return info.st_dev, info.st_ino
+        return None
 
     def _connect(self, *, write: bool) -> sqlite3.Connection | None:
         """The connection, (re)opened when the file was replaced or removed; None when there
@@ -230,64 +180,61 @@ class Database:
             return self._conn
         self.close()
         for _ in range(2):
-            _check_files(self.path)
+            for candidate in (self.path, *(Path(f"{self.path}{s}") for s in ("-wal", "-shm",
+                                                                                "-journal"))):
+                with contextlib.suppress(FileNotFoundError):
+                    if not stat.S_ISREG(mode := candidate.lstat().st_mode):
+                        _set_aside(candidate, "a symbolic link" if stat.S_ISLNK(mode)
+                                   else "not a plain file")
             if self._identify() is None and not write:
                 return None
             uri = f"file:{quote(str(self.path))}?nofollow=1"
             try:
                 try:
-                    conn = self._open_uri(uri + ("" if write else "&mode=rw"))
+                    self._conn = self._open_writable(uri + ("" if write else "&mode=rw"))
                 except sqlite3.OperationalError as exc:
                     # read-only is for a folder this process may not write to; a full disk
-                    # is said as such (an empty file opened read-only would lack the tables,
-                    # and stay in use once space returns)
-                    if (write and os.access(self.path.parent, os.W_OK)) or (
-                            getattr(exc, "sqlite_errorname", "").startswith("SQLITE_FULL")
-                            or _full(self.path.parent)):
+                    # is said as such (an empty file opened read-only would lack the tables)
+                    if (write and os.access(self.path.parent, os.W_OK)) or _error(
+                            exc, "SQLITE_FULL") or _full(self.path.parent):
                         raise
-                    conn = self._open_read_only(uri)
+                    self._conn = self._open_read_only(uri)
             except sqlite3.DatabaseError as exc:
-                if not _damaged(exc):
+                if not _error(exc, "SQLITE_CORRUPT", "SQLITE_NOTADB"):
                     raise
                 _set_aside(self.path, f"not a readable database ({exc})")
                 continue
-            self._conn, self._identity = conn, self._identify()
-            return conn
+            self._identity = self._identify()
+            return self._conn
         raise CacheError(f"the cache database {self.path} cannot be made")
 
-    def _open_uri(self, uri: str) -> sqlite3.Connection:
+    def _open_writable(self, uri: str) -> sqlite3.Connection:
+        """WAL mode and the schema, waiting (up to :data:`BUSY_SECONDS`) for another process
+        doing the same: SQLite answers a concurrent switch to WAL with SQLITE_BUSY at once,
+        without calling the busy handler, so processes making one cache together would fail."""
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
                                timeout=BUSY_SECONDS)
+        deadline, pause = time.monotonic() + BUSY_SECONDS, 0.002
         try:
-            self._set_up(conn)
+            while True:
+                try:
+                    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                        conn.execute("PRAGMA journal_mode=WAL")
+                    # a checkpoint every 1 MiB of log, and the log cut back to that
+                    conn.executescript("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint="
+                                       f"256; PRAGMA journal_size_limit={1 << 20};"
+                                       + self._schema)
+                    break
+                except sqlite3.OperationalError as exc:
+                    if not _error(exc, "SQLITE_BUSY") or time.monotonic() > deadline:
+                        raise
+                    time.sleep(pause)
+                    pause = min(2 * pause, 0.05)
         except BaseException:
             conn.close()
             raise
         self.read_only = False
         return conn
-
-    def _set_up(self, conn: sqlite3.Connection) -> None:
-        """WAL mode and the schema, waiting (up to :data:`BUSY_SECONDS`) for another process
-        doing the same: SQLite answers a concurrent switch to WAL with SQLITE_BUSY at once,
-        without calling the busy handler, so processes making one cache together would fail."""
-        deadline, pause = time.monotonic() + BUSY_SECONDS, 0.002
-        while True:
-            try:
-                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                # a checkpoint every 1 MiB of log, and the log cut back to that: the cache's
-                # disk holds the data and a little more, not 4 MiB of log per database
-                conn.execute("PRAGMA wal_autocheckpoint=256")
-                conn.execute(f"PRAGMA journal_size_limit={1 << 20}")
-                conn.executescript(self._schema)
-                return
-            except sqlite3.OperationalError as exc:
-                busy = getattr(exc, "sqlite_errorname", "").startswith("SQLITE_BUSY")
-                if not busy or time.monotonic() > deadline:
-                    raise
-                time.sleep(pause)
-                pause = min(2 * pause, 0.05)
 
     def _open_read_only(self, uri: str) -> sqlite3.Connection:
         for extra in ("&mode=ro", "&mode=ro&immutable=1"):
@@ -304,6 +251,11 @@ class Database:
             return conn
         raise CacheError(f"the cache database {self.path} cannot be opened, not even to read")
 
+    def rows(self, sql: str, *args: object, write: bool = False) -> list[Any]:
+        """The rows of one statement in a transaction of its own (none while no file exists)."""
+        with self.write() if write else self.read() as conn:
+            return [] if conn is None else conn.execute(sql, args).fetchall()
+
     def close(self) -> None:
         """Close the connection (the next use opens it again)."""
         if self._conn is not None:
@@ -311,14 +263,11 @@ class Database:
                 self._conn.close()
         self._conn, self._identity = None, None
 
-    # -- transactions ------------------------------------------------------------------
-
     @contextlib.contextmanager
     def read(self) -> Iterator[sqlite3.Connection | None]:
         """A consistent read (one snapshot); yields None while the file does not exist."""
         with self._lock, self._errors():
-            conn = self._connect(write=False)
-            if conn is None:
+            if (conn := self._connect(write=False)) is None:
                 yield None
                 return
             conn.execute("BEGIN")
@@ -332,8 +281,7 @@ class Database:
         """A write transaction: committed when the block ends, rolled back on an error."""
         with self._lock, self._errors():
             conn = self._connect(write=True)
-            assert conn is not None
-            if self.read_only:
+            if conn is None or self.read_only:
                 raise CacheError(f"the cache {self.path.parent} is read-only here: nothing can "
                                  "be kept. Use offline=True, or a writable cache_dir.")
             conn.execute("BEGIN IMMEDIATE")
@@ -351,20 +299,19 @@ class Database:
         try:
             yield
         except sqlite3.DatabaseError as exc:
-            name = getattr(exc, "sqlite_errorname", "")
-            if _damaged(exc):
+            if _error(exc, "SQLITE_CORRUPT", "SQLITE_NOTADB"):
                 self.close()
                 _set_aside(self.path, f"not a readable database ({exc})")
                 raise CacheError(f"the cache database {self.path} was damaged and set aside; "
                                  "call again: what it held will be fetched again") from None
-            if name.startswith("SQLITE_FULL") or _full(self.path.parent):
+            if _error(exc, "SQLITE_FULL") or _full(self.path.parent):
                 raise disk_full(self.path.parent) from None
-            if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            if _error(exc, "SQLITE_BUSY", "SQLITE_LOCKED"):
                 raise CacheError(
                     f"the cache {self.path} was locked by another process for over "
                     f"{BUSY_SECONDS:.0f} s (one stopped while writing?); call again once it "
                     "goes on or ends") from None
-            if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")):
+            if _error(exc, "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM"):
                 raise CacheError(f"the cache {self.path} cannot be written ({exc}); use "
                                  "offline=True or a writable cache_dir") from None
             raise CacheError(f"the cache database {self.path} failed: {exc}") from exc

@@ -1,25 +1,14 @@
 """The tidy tables derived from the cached raw profiles, kept up to date table by table.
 
-``tables/<table>.parquet`` hold :func:`icoframes.parse.profiles.tidy` of the
-copy in use of every cached profile (``icos.fetched_at`` says when each was
-fetched); ``tables/_state.json`` records what they were built from: for each
-table the store's change counter it is up to date with
-(:meth:`~icoframes.store.cache.Cache.snapshot`), the counter's value at the
-last removal, and a *fingerprint* of the reading code
-(:func:`parser_fingerprint`: the schema,
-:data:`icoframes.parse.rules.PARSER_VERSION` and the source of :mod:`icoframes.vocabulary` and
-:mod:`icoframes.parse`).
-
-Reading a table brings that table (only) up to date: the copies that arrived
-since (any process) are tidied and replace the rows of their ids, the other
-rows are kept as stored (an update costs what changed, plus rewriting the
-file). Replacing rows by id is idempotent, so an update cut short (a kill
-between two files) is simply done again. Everything is rebuilt from the stored
-raw profiles, without a single request, when a copy was removed since, when
-the reading code changed, or when a table file is unreadable. A rebuild decodes
-the profiles in batches, so its memory grows with the tables, not with the raw
-text. A profile whose stored text cannot be decoded is quarantined (fetched
-again by the next load).
+``tables/<table>.parquet`` hold :func:`icoframes.parse.profiles.tidy` of every cached
+copy in use (``icos.fetched_at``: when each was fetched); ``tables/_state.json`` what
+they were built from: per table the store's change counter it is up to date with, the
+counter at the last removal, and :func:`parser_fingerprint`. Reading a table brings
+that table (only) up to date: the copies that arrived since (any process) are tidied
+and replace the rows of their ids, which is idempotent, so an update cut short is
+simply done again. Everything is rebuilt from the stored raw profiles, without a
+request, when a copy was removed, the reading code changed or a table file is
+unreadable; a profile whose stored text does not decode is quarantined.
 """
 
 from __future__ import annotations
@@ -31,6 +20,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -61,40 +51,27 @@ _KEYS = {**{name: "ico_id" for name in TABLES}, "icos": "id", PROBLEMS.name: "ic
 
 @lru_cache(maxsize=1)
 def _parse_sources() -> str:
-    digest = hashlib.sha256()
-    # the parser's modules, and the vocabulary they read values by
-    package = Path(rules.__file__).parent
+    """A digest of the source of :mod:`icoframes.parse` and :mod:`icoframes.vocabulary`."""
+    digest, package = hashlib.sha256(), Path(rules.__file__).parent
     for path in [*sorted(package.glob("*.py")), package.parent / "vocabulary.py"]:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+        digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
 
 
 def parser_fingerprint() -> str:
-    """What the derived tables depend on: schema, parser version, parser source.
+    """What the derived tables depend on: the schema, the parser's version and source.
 
-    Examples
-    --------
     >>> len(parser_fingerprint())
     16
     """
-    spec = {
-        "schema": [(t.name, [(c.name, c.kind) for c in t.columns])
-                   for t in (*TABLES.values(), PROBLEMS)],
-        "parser_version": rules.PARSER_VERSION,
-        "parser_source": _parse_sources(),
-    }
+    spec = [[(t.name, [(c.name, c.kind) for c in t.columns]) for t in (*TABLES.values(),
+                                                                      PROBLEMS)],
+            rules.PARSER_VERSION, _parse_sources()]
     return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:16]
 
 
 class DerivedTables:
-    """The tidy tables of every profile in ``cache``, kept in step with it.
-
-    Parameters
-    ----------
-    cache : Cache
-        The raw store they are derived from.
-    """
+    """The tidy tables of every profile in ``cache``, kept in step with it."""
 
     def __init__(self, cache: Cache) -> None:
         self.cache = cache
@@ -113,15 +90,15 @@ class DerivedTables:
 
     def tables(self) -> Tables:
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile."""
-        return self._get(tuple(_KEYS), lambda: Tables.read_parquet(self.dir))  # type: ignore
+        return self._get(tuple(_KEYS), lambda: Tables.read_parquet(self.dir))
 
     def table(self, name: str) -> pd.DataFrame:
         """One table (e.g. ``"icos"``) over every cached profile; see :meth:`tables`."""
         if name not in _KEYS:
             raise KeyError(name)
-        return self._get((name,), lambda: read_table(self.dir, name))  # type: ignore
+        return self._get((name,), lambda: read_table(self.dir, name))
 
-    def _get(self, names: tuple[str, ...], read: Any) -> Any:
+    def _get(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
         """``read()`` once the tables ``names`` are up to date; whatever it takes."""
         if not self.cache.path.exists():  # nothing cached (and no folder to make)
             tables = profiles.tidy([])
@@ -129,12 +106,14 @@ class DerivedTables:
         with locked(self.dir.parent / ".lock"):
             with self.cache.snapshot() as snap:
                 plain = self._plain_files()  # first: a FIFO in place of the state never opened
-                state = self._state() if plain else {}
+                state: dict[str, Any] = {}
+                with contextlib.suppress(OSError, ValueError, TypeError):
+                    state = dict(json.loads(self._state_path.read_text())) if plain else {}
                 versions = state.get("versions") or {}
-                same = (plain and state.get("removed") == snap.removed
-                        and state.get("fingerprint") == parser_fingerprint())
                 stale = [n for n in names if versions.get(n, -1) < snap.version]
-                if same and (not stale or self._update(snap, stale, versions)):
+                if (plain and state.get("removed") == snap.removed
+                        and state.get("fingerprint") == parser_fingerprint()
+                        and (not stale or self._update(snap, stale, versions))):
                     try:
                         return read()
                     except FileNotFoundError:
@@ -149,14 +128,12 @@ class DerivedTables:
     def _update(self, snap: Snapshot, stale: list[str], versions: dict[str, int]) -> bool:
         """Bring the tables ``stale`` up to ``snap``: the rows of the ids whose copy changed
         since the oldest of them replaced by those copies tidied. False: rebuild instead."""
-        if not os.access(self.dir, os.W_OK):
-            return False  # a read-only cache: rebuilt in memory, as it cannot be kept
         since = min(versions.get(n, -1) for n in stale)
-        if since < 0:
-            return False
-        changed, fresh = self._tidy(snap, since)
-        if fresh is None:
-            return False  # an unreadable copy was quarantined: that is a removal
+        if since < 0 or not os.access(self.dir, os.W_OK):
+            return False  # (a read-only cache: rebuilt in memory, as it cannot be kept)
+        changed, fresh, unreadable = self._tidy(snap, since)
+        if unreadable:
+            return False  # the rebuild quarantines it: a removal
         ids = pa.array(sorted(changed), pa.int64())
         try:
             for name in stale:
@@ -166,39 +143,28 @@ class DerivedTables:
                 schema = (PROBLEMS if name == PROBLEMS.name else TABLES[name]).arrow_schema()
                 added = pa.Table.from_pandas(fresh[name], schema=schema, preserve_index=False)
                 atomic_write_table(pa.concat_tables([kept.cast(schema), added]), path)
-            versions = {**versions, **dict.fromkeys(stale, snap.version)}
-            self._write_state(snap, versions)
+            self._write_state(snap, {**versions, **dict.fromkeys(stale, snap.version)})
         except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
             return False
         except OSError as exc:
             raise _full(exc, self.dir) from None
         return True
 
-    def _tidy(self, snap: Snapshot, since: int) -> tuple[set[int], Tables | None]:
-        """The ids of the copies newer than ``since`` (fetched or gone), and those fetched
-        tidied (None when one was unreadable: it is quarantined)."""
+    def _tidy(self, snap: Snapshot, since: int = 0) -> tuple[set[int], Tables, list[int]]:
+        """The ids of the copies newer than ``since`` (fetched or gone), those fetched
+        tidied, and the ids of those whose stored text does not decode (left out)."""
         parts: list[Tables] = []
         changed: set[int] = set()
         unreadable: list[int] = []
         for batch in snap.copies(since):
-            changed.update(batch.column("id").to_pylist())
+            changed.update(batch.column("id").to_numpy().tolist())
             parts.append(_tidy_batch(batch, unreadable, self._decoded))
-        if unreadable:
-            self.cache.quarantine(unreadable, "not JSON")
-            return changed, None
-        return changed, _concat(parts)
+        return changed, _concat(parts), unreadable
 
     def _write_state(self, snap: Snapshot, versions: dict[str, int]) -> None:
         state = {"versions": versions, "removed": snap.removed,
                  "fingerprint": parser_fingerprint()}
         atomic_write_bytes(self._state_path, json.dumps(state).encode())
-
-    def _state(self) -> dict[str, Any]:
-        try:
-            state = json.loads(self._state_path.read_text())
-        except (OSError, ValueError):
-            return {}
-        return state if isinstance(state, dict) else {}
 
     def _plain_files(self) -> bool:
         """Every entry of the tables folder is a plain file: a link or a FIFO is never read
@@ -224,14 +190,10 @@ class DerivedTables:
 
     def _rebuild(self) -> Tables:
         """Tidy every stored copy again (in batches), write the tables and their state."""
-        parts: list[Tables] = []
-        unreadable: list[int] = []
         with self.cache.snapshot() as snap:
-            for batch in snap.copies():
-                parts.append(_tidy_batch(batch, unreadable, self._decoded))
-        if unreadable:
+            _, tables, unreadable = self._tidy(snap)
+        if unreadable:  # after the read: quarantining writes
             self.cache.quarantine(unreadable, "not JSON")
-        tables = _concat(parts)
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
@@ -264,38 +226,28 @@ def _tidy_batch(batch: pa.Table, unreadable: list[int],
         known = decoded.pop(ico_id, None)
         if kind != "fetched":
             continue  # gone: listed, but no profile (error 482)
-        if known is not None and known[0] == version:
-            raw.append(known[1])
-            statuses[ico_id], times[ico_id] = status, at
-            continue
         try:
-            raw.append(loads_text(text))
+            raw.append(known[1] if known is not None and known[0] == version
+                       else loads_text(text))
         except (ValueError, TypeError, RecursionError):
             unreadable.append(ico_id)
             continue
         statuses[ico_id], times[ico_id] = status, at
     part = profiles.tidy(raw, statuses=statuses)
-    return dataclasses.replace(part, icos=_with_fetch_times(part.icos, times))
+    column = ICOS.column("fetched_at")
+    when = pd.to_datetime(pd.Series(times, dtype="object").reindex(
+        part.icos["id"].to_numpy()).to_numpy(), utc=True)
+    return dataclasses.replace(part, icos=part.icos.assign(
+        fetched_at=pd.array(when, dtype=column.dtype)))  # type: ignore[arg-type]
 
 
 def _concat(parts: list[Tables]) -> Tables:
     """The tables of consecutive batches as one (each table's rows in batch order)."""
-    if not parts:
-        return profiles.tidy([])
-    if len(parts) == 1:
-        return parts[0]
+    if len(parts) < 2:
+        return parts[0] if parts else profiles.tidy([])
     merged = {}
     for name in parts[0]:  # the table names (a Tables is a mapping of them)
         frames = [getattr(p, name) for p in parts]
         filled = [f for f in frames if len(f)] or frames[:1]
         merged[name] = pd.concat(filled, ignore_index=True) if len(filled) > 1 else filled[0]
     return Tables(**merged)
-
-
-def _with_fetch_times(icos: pd.DataFrame, times: dict[int, Any]) -> pd.DataFrame:
-    """``icos`` with ``fetched_at``: when the copy of each profile in use was recorded (UTC)."""
-    column = ICOS.column("fetched_at")
-    when = pd.Series(times, dtype="object")
-    values = pd.to_datetime(when.reindex(icos["id"].to_numpy()).to_numpy(), utc=True)
-    return icos.assign(fetched_at=pd.array(values, dtype=column.dtype))
-

@@ -1,22 +1,12 @@
 """Housekeeping of the whole cache dir: every service folder, measured, pruned or removed.
 
-The cache dir holds one folder per service (:mod:`.cache`) and the request
-ledgers (``quota/``, :mod:`.ledger`). ``cache_info(all=True)``, ``clear_cache``
-and ``prune_cache`` reach all of them through this module, and get typed
-results: :class:`CacheDirInfo` and :class:`CacheReport` (and :class:`CacheInfo`
-for one service). Every deletion follows four rules:
-
-* **Never out of the cache dir.** Symlinks are not followed: a link inside a
-  folder is removed as a link (its target keeps its content); a link in place
-  of a service folder is left alone and reported.
-* **Only what the cache wrote.** A service folder holds an entry a cache writes
-  (:data:`CACHE_ENTRIES`); anything else in the cache dir is left alone and
-  reported, so a cache dir set to a folder of your own loses nothing.
-* **Under the folder's lock**, which the derived tables take too. The lock file
-  goes last, still held: a process waiting on it finds it unlinked and starts
-  over (see :func:`icoframes.files.locked`).
-* **Ledgers are kept** unless ``ledgers=True``: they hold today's request
-  count per key, which the ``daily_quota`` cap needs.
+``cache_info(all=True)``, ``clear_cache`` and ``prune_cache`` reach every service
+folder (:mod:`.cache`) and the ledgers (``quota/``, :mod:`.ledger`) through this
+module. A deletion never leaves the cache dir (a link is removed as a link; a link in
+place of a service folder is left alone and reported), removes only what the cache
+wrote (:data:`CACHE_ENTRIES`; anything else is reported), holds the folder's lock,
+which the derived tables take too (the lock file goes last, still held: see
+:func:`icoframes.files.locked`), and keeps the ledgers unless ``ledgers=True``.
 """
 
 from __future__ import annotations
@@ -36,36 +26,29 @@ from typing import Any
 from ..errors import InvalidParameter, warn
 from ..files import locked, utcnow
 from .cache import DB_NAME, Cache
-from .db import Database, ms
-from .ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
+from .db import Database
+from .ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
 from .legacy import convert
 
 __all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "CacheDirInfo",
            "CacheInfo", "CacheReport", "ServiceFolder", "clear_all", "describe", "info",
-           "mark_used", "prune", "remove_folder", "scan"]
+           "last_used", "mark_used", "prune", "remove_folder", "scan"]
 
-LOCK_NAME = ".lock"
-"""The lock file of a service folder."""
-USED_MARK = ".last_used"
-"""The file whose modification time is the folder's last use (:func:`mark_used`)."""
+LOCK_NAME = ".lock"  #: the lock file of a service folder
+USED_MARK = ".last_used"  #: its modification time is the folder's last use (:func:`mark_used`)
+#: Entries a service folder holds (the last three: 0.1's); a folder with none is not the cache's.
 CACHE_ENTRIES = frozenset({DB_NAME, "tables", LOCK_NAME, USED_MARK,
-                           "profiles", "lists", "filters.parquet"})  # the last three: 0.1's
-"""Entries a service folder holds; a folder with none of them is not the cache's."""
+                           "profiles", "lists", "filters.parquet"})
+#: A temporary file younger than this may belong to a write under way: never pruned.
 TEMP_GRACE = dt.timedelta(hours=1)
-"""A temporary file younger than this may belong to a write under way: never pruned."""
-
 _TEMPORARY = (".*.tmp", ".write-test-*")  # what interrupted writes and the writability probe leave
-_SET_ASIDE = ("*.corrupt",)
-_LEDGER_DAY = dt.timedelta(days=1)
+_DAY = dt.timedelta(days=1)
+_LINK = "a symlink: never followed out of the cache dir; left alone"
 
 
 class _AsDict:
-    """Reads as a dict too (``info["profiles"]``), as these results did up to 0.1.
-
-    Deprecated: each dict-style read (``[]``, ``in``, ``get``, ``keys``,
-    ``items``) warns with a ``FutureWarning``; it goes in the next version. Use
-    the attributes (``info.profiles``) or :meth:`as_dict`.
-    """
+    """Reads as a dict too (``info["profiles"]``), as up to 0.1. Deprecated: each
+    dict-style read warns with a ``FutureWarning``; use the attributes or :meth:`as_dict`."""
 
     def _fields(self, read: str) -> list[str]:
         warn(f"{type(self).__name__}{read}: reading it as a dict goes in the next version; "
@@ -133,23 +116,21 @@ class ServiceFolder(_AsDict):
 
 @dataclass(frozen=True)
 class CacheDirInfo(_AsDict):
-    """The whole cache dir (``cache_info(all=True)``): services most recently used first."""
+    """The whole cache dir (``cache_info(all=True)``): services most recently used first;
+    ``ledgers`` the keys with a request ledger, ``other`` entries that are not the cache's."""
 
     path: str
     size_bytes: int
     services: list[ServiceFolder]
-    ledgers: int  #: keys with a request ledger
-    other: list[str]  #: entries that are not the cache's (left alone)
+    ledgers: int
+    other: list[str]
 
 
 @dataclass(frozen=True)
 class CacheInfo(_AsDict):
-    """What the cache of one service holds (``cache_info()``).
-
-    ``states`` counts profiles by fetch state (fetched, gone, failed) plus
-    ``not_fetched``: ids a cached list names without any outcome yet.
-    ``quota`` is today's ledger of the configured key (None without keys).
-    """
+    """What the cache of one service holds (``cache_info()``): ``states`` counts profiles
+    by fetch state plus ``not_fetched`` (listed ids without any outcome); ``quota`` is
+    today's ledger of the configured key (None without keys)."""
 
     path: str
     size_bytes: int
@@ -161,9 +142,6 @@ class CacheInfo(_AsDict):
     states: dict[str, int]
     requests_today: int | None = None
     quota: LedgerState | None = None
-
-
-# -- looking -------------------------------------------------------------------------
 
 
 def _files(folder: Path, *, recurse: bool = True) -> Iterator[tuple[Path, os.stat_result]]:
@@ -184,32 +162,21 @@ def _files(folder: Path, *, recurse: bool = True) -> Iterator[tuple[Path, os.sta
 def _size(path: Path) -> int:
     """Bytes of a file, a link (itself) or the files under a folder."""
     info = path.lstat()
-    if not stat.S_ISDIR(info.st_mode):
-        return info.st_size
-    return sum(info.st_size for _, info in _files(path))
-
-
-def _time(info: os.stat_result) -> dt.datetime:
-    return dt.datetime.fromtimestamp(info.st_mtime, dt.UTC)
+    return sum(i.st_size for _, i in _files(path)) if stat.S_ISDIR(info.st_mode) else info.st_size
 
 
 def last_used(folder: Path) -> dt.datetime:
-    """When ``folder`` was last used: its newest file, its use mark included (UTC).
-
-    Folders do not count: deleting an old file changes its folder's time, and
-    must not make the folder look used.
-    """
+    """When ``folder`` was last used: its newest file, its use mark included (UTC); folders
+    do not count (deleting an old file changes its folder's time)."""
     newest = max((info.st_mtime for _, info in _files(folder)), default=None)
     return dt.datetime.fromtimestamp(newest or folder.lstat().st_mtime, dt.UTC)
 
 
 def _is_service_folder(path: Path) -> bool:
-    if path.name == LEDGER_FOLDER or path.is_symlink() or not path.is_dir():
-        return False
-    try:
-        return not CACHE_ENTRIES.isdisjoint(os.listdir(path))
-    except OSError:
-        return False
+    with contextlib.suppress(OSError):
+        return (path.name != LEDGER_FOLDER and not path.is_symlink() and path.is_dir()
+                and not CACHE_ENTRIES.isdisjoint(os.listdir(path)))
+    return False
 
 
 def scan(root: str | os.PathLike[str]) -> tuple[list[ServiceFolder], list[Path]]:
@@ -228,20 +195,12 @@ def scan(root: str | os.PathLike[str]) -> tuple[list[ServiceFolder], list[Path]]
     root = Path(root)
     folders, other = [], []
     for path in sorted(root.iterdir()) if root.is_dir() else []:
-        if path.name == LEDGER_FOLDER and path.is_dir() and not path.is_symlink():
-            continue
         if _is_service_folder(path):
             folders.append(ServiceFolder(path.name, path, _size(path), last_used(path)))
-        elif not _matches(path.name, _TEMPORARY):
+        elif not ((path.name == LEDGER_FOLDER and path.is_dir() and not path.is_symlink())
+                  or _matches(path.name, _TEMPORARY)):
             other.append(path)
     return folders, other
-
-
-def _ledgers(root: Path) -> QuotaLedger | None:
-    """The ledgers' database of ``root`` (any key: the key is only used to book)."""
-    if not (root / LEDGER_FOLDER / LEDGER_NAME).is_file():
-        return None
-    return QuotaLedger(root, "")
 
 
 def describe(root: str | os.PathLike[str], *, configured: Path | None = None) -> CacheDirInfo:
@@ -250,20 +209,18 @@ def describe(root: str | os.PathLike[str], *, configured: Path | None = None) ->
     folders, other = scan(root)
     services = [dataclasses.replace(f, age=now - f.last_used, configured=f.path == configured)
                 for f in sorted(folders, key=lambda f: f.last_used, reverse=True)]
-    ledger_dir = root / LEDGER_FOLDER
-    ledger_bytes = _size(ledger_dir) if ledger_dir.is_dir() else 0
-    ledgers = _ledgers(root)
-    return CacheDirInfo(str(root), sum(f.size_bytes for f in folders) + ledger_bytes, services,
-                        0 if ledgers is None else ledgers.count(), [str(p) for p in other])
+    ledgers = root / LEDGER_FOLDER
+    size = sum(f.size_bytes for f in folders) + (_size(ledgers) if ledgers.is_dir() else 0)
+    return CacheDirInfo(str(root), size, services, QuotaLedger(root, "").count(),
+                        [str(p) for p in other])
 
 
 def info(cache: Cache, ledger: QuotaLedger | None) -> CacheInfo:
     """What the cache of one service holds, and today's ledger of its key (``cache_info()``)."""
     convert(cache)
-    counts = cache.counts()
+    counts, quota = cache.counts(), None if ledger is None else ledger.state()
     states = counts["states"]
     size = _size(cache.dir) if cache.dir.is_dir() and not cache.dir.is_symlink() else 0
-    quota = None if ledger is None else ledger.state()
     return CacheInfo(str(cache.dir), size, states["fetched"], states["gone"],
                      counts["list_queries"], counts["oldest"], counts["newest"], states,
                      None if quota is None else quota.sent, quota)
@@ -274,11 +231,8 @@ def _matches(name: str, patterns: tuple[str, ...]) -> bool:
 
 
 def mark_used(folder: str | os.PathLike[str]) -> None:
-    """Record that ``folder`` is used now; a missing or read-only folder is left as it is.
-
-    A warm load writes nothing, so without this mark a folder read every day
-    would look unused to :func:`prune`. It never creates the folder.
-    """
+    """Record that ``folder`` is used now (a warm load writes nothing else, and must not look
+    unused to :func:`prune`); a missing or read-only folder is left as it is."""
     folder = Path(folder)
     if folder.is_dir() and not folder.is_symlink():
         with contextlib.suppress(OSError):  # read-only: we cannot prune it either
@@ -291,14 +245,10 @@ def mark_used(folder: str | os.PathLike[str]) -> None:
             os.utime(mark)
 
 
-# -- removing ------------------------------------------------------------------------
-
-
 def _remove_folder(folder: Path, report: CacheReport, *,
                    unused_before: dt.datetime | None = None) -> None:
     if folder.is_symlink():
-        report.skip(folder, "a symlink: never followed out of the cache dir; left alone")
-        return
+        return report.skip(folder, _LINK)
     if not folder.is_dir():
         return  # nothing cached: never reached, or removed meanwhile
     lock, inside = folder / LOCK_NAME, CacheReport()
@@ -312,13 +262,11 @@ def _remove_folder(folder: Path, report: CacheReport, *,
             lock.unlink(missing_ok=True)  # last, still held (see the module's rules)
             folder.rmdir()
         Database.close_under(folder)  # what this process held open goes too
+        inside.removed = [str(folder)]  # the folder, not each entry in it
     except OSError as exc:  # a read-only cache dir, or a file written meanwhile
-        report.removed += inside.removed
-        report.skipped += [*inside.skipped, {"path": str(folder),
-                                             "reason": exc.strerror or str(exc)}]
-        report.freed_bytes += inside.freed_bytes
-        return
-    report.removed.append(str(folder))  # the folder, not each entry in it
+        inside.skip(folder, exc.strerror or str(exc))
+    report.removed += inside.removed
+    report.skipped += inside.skipped
     report.freed_bytes += inside.freed_bytes
 
 
@@ -343,20 +291,47 @@ def remove_folder(folder: str | os.PathLike[str], *,
     return report
 
 
-def _finish(root: Path, other: list[Path], report: CacheReport, *,
-            ledgers_before: dt.datetime | None, now: dt.datetime,
-            older_than: dt.timedelta) -> CacheReport:
-    """Leftovers of the cache dir and the ledgers' folder; the ledgers if asked; the report."""
-    for folder in (root, root / LEDGER_FOLDER):
-        if folder.is_dir() and not folder.is_symlink():
-            _remove_leftovers(folder, report, older_than=older_than, now=now, recurse=False)
-    ledgers = _ledgers(root) if ledgers_before is not None else None
-    if ledgers is not None:
-        report.removed += [f"{ledgers.path}#{key}"
-                           for key in ledgers.forget_unused(ms(ledgers_before))]  # type: ignore
+def _remove_leftovers(folder: Path, report: CacheReport, *, older_than: dt.timedelta,
+                      now: dt.datetime, recurse: bool = True) -> None:
+    """Temporary files older than ``older_than`` and :data:`TEMP_GRACE`; ``*.corrupt``
+    files older than ``older_than``."""
+    for path, found in list(_files(folder, recurse=recurse)):
+        if _matches(path.name, _TEMPORARY):
+            limit = now - max(older_than, TEMP_GRACE)
+        elif not _matches(path.name, ("*.corrupt",)):
+            continue
+        else:
+            limit = now - older_than
+        if dt.datetime.fromtimestamp(found.st_mtime, dt.UTC) < limit:
+            report.remove(path, found.st_size)
+
+
+def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.timedelta,
+           ledgers_before: dt.datetime | None, now: dt.datetime) -> CacheReport:
+    """Every service folder unused before ``unused_before`` (None: all) goes; in the others,
+    the lists fetched before then and the leftovers; then the cache dir's own leftovers,
+    the ledgers of keys that sent nothing since ``ledgers_before`` (None: kept)."""
+    report = CacheReport()
+    folders, other = scan(root)
+    for folder in folders:
+        if unused_before is None or folder.last_used < unused_before:
+            _remove_folder(folder.path, report, unused_before=unused_before)
+            continue
+        try:
+            with locked(folder.path / LOCK_NAME):
+                dropped = Cache(root, folder.name).drop_lists(fetched_before=unused_before)
+                report.removed += [f"{folder.path / DB_NAME}#lists/{key}" for key in dropped]
+                _remove_leftovers(folder.path, report, older_than=older_than, now=now)
+        except OSError as exc:
+            report.skip(folder.path, exc.strerror or str(exc))
+    for top in (root, root / LEDGER_FOLDER):
+        if top.is_dir() and not top.is_symlink():
+            _remove_leftovers(top, report, older_than=older_than, now=now, recurse=False)
+    if ledgers_before is not None:
+        ledgers = QuotaLedger(root, "")
+        report.removed += [f"{ledgers.path}#{key}" for key in ledgers.forget_unused(ledgers_before)]
     for path in other:
-        report.skip(path, "a symlink: never followed out of the cache dir; left alone"
-                    if path.is_symlink() else "not a cache folder: left alone")
+        report.skip(path, _LINK if path.is_symlink() else "not a cache folder: left alone")
     return report
 
 
@@ -372,27 +347,9 @@ def clear_all(root: str | os.PathLike[str], *, ledgers: bool = False) -> CacheRe
     >>> len(clear_all(root).removed), sorted(p.name for p in root.iterdir())
     (2, [])
     """
-    root, report, now = Path(root), CacheReport(), utcnow()
-    folders, other = scan(root)
-    for folder in folders:
-        _remove_folder(folder.path, report)
-    return _finish(root, other, report, ledgers_before=now + _LEDGER_DAY if ledgers else None,
-                   now=now, older_than=TEMP_GRACE)
-
-
-def _remove_leftovers(folder: Path, report: CacheReport, *, older_than: dt.timedelta,
-                      now: dt.datetime, recurse: bool = True) -> None:
-    """Temporary files older than ``older_than`` and :data:`TEMP_GRACE`; ``*.corrupt``
-    files older than ``older_than``."""
-    for path, info in list(_files(folder, recurse=recurse)):
-        if _matches(path.name, _TEMPORARY):
-            limit = now - max(older_than, TEMP_GRACE)
-        elif _matches(path.name, _SET_ASIDE):
-            limit = now - older_than
-        else:
-            continue
-        if _time(info) < limit:
-            report.remove(path, info.st_size)
+    now = utcnow()
+    return _sweep(Path(root), unused_before=None, older_than=TEMP_GRACE, now=now,
+                  ledgers_before=now + _DAY if ledgers else None)
 
 
 def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, *,
@@ -400,10 +357,9 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     """Delete what was not used for longer than ``older_than`` (or seconds) in ``root``.
 
     Service folders last used (:func:`last_used`) before then go whole; in the
-    others, list results fetched before then go (the next load re-pages them),
-    with leftover temporary and ``*.corrupt`` files. With ``ledgers=True``,
-    the counts of keys that sent nothing for as long (and at least a day:
-    only counts of finished UTC days) go too. InvalidParameter for an
+    others, list results fetched before then, and leftover temporary and
+    ``*.corrupt`` files. With ``ledgers=True``, the counts of keys that sent
+    nothing for as long (and at least a day) go too. InvalidParameter for an
     unusable ``older_than``.
 
     Examples
@@ -420,19 +376,6 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     if not isinstance(older_than, dt.timedelta) or older_than < dt.timedelta(0):
         raise InvalidParameter(
             f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}")
-    root, now, report = Path(root), now if now is not None else utcnow(), CacheReport()
-    folders, other = scan(root)
-    for folder in folders:
-        if folder.last_used < now - older_than:
-            _remove_folder(folder.path, report, unused_before=now - older_than)
-            continue
-        try:
-            with locked(folder.path / LOCK_NAME):
-                dropped = Cache(root, folder.name).drop_lists(fetched_before=now - older_than)
-                report.removed += [f"{folder.path / DB_NAME}#lists/{key}" for key in dropped]
-                _remove_leftovers(folder.path, report, older_than=older_than, now=now)
-        except OSError as exc:
-            report.skip(folder.path, exc.strerror or str(exc))
-    ledgers_before = now - max(older_than, _LEDGER_DAY) if ledgers else None
-    return _finish(root, other, report, ledgers_before=ledgers_before, now=now,
-                   older_than=older_than)
+    now = utcnow() if now is None else now
+    return _sweep(Path(root), unused_before=now - older_than, older_than=older_than, now=now,
+                  ledgers_before=now - max(older_than, _DAY) if ledgers else None)

@@ -1,34 +1,13 @@
 """The request ledger: what each key sent today, and whether the service refused it.
 
-The service allows 5,000 requests per key per day, answers error 485 beyond
-that, and does not say when its count resets. Every process using the cache
-dir books its requests in ``<cache_dir>/quota/ledger.sqlite3``, one row per
-service and public key (only a hash of them is written)::
-
-    ledgers  key PRIMARY KEY, day (the UTC day counted), sent (requests sent that day),
-             refused_at (ms: when the service last answered 485, NULL once it accepted
-             again), refused_after (requests sent that day by then)
-
-The rules:
-
-* **Every request sent counts**, booked before it is sent: retries, requests
-  cut in flight (Ctrl-C, SIGTERM, the breaker) and requests that timed out
-  after they were sent. Only a request that never left (the connection was
-  refused or never made) is handed back (:meth:`QuotaLedger.settle`).
-* **The ``daily_quota`` setting is a hard cap**: booking is one conditional
-  statement, so the processes sharing the cache dir never send one request
-  over it per day. The count starts again when the UTC day changes (or, with
-  the ``quota_reset`` setting, at that UTC time of day), and never when the
-  clock goes back (the day counted is stored and never goes back).
-* **A 485 is recorded as the service's refusal**: when, and after how many
-  requests; the allowance is never written as used. Later, the service may
-  have reset its count (when is not stated): each call (one
-  :class:`QuotaLedger`) may then send **one probe**, its first request alone,
-  the others waiting for its answer. If the service accepts it, the refusal is
-  cleared and the call goes on; if it answers 485 again, the call stops. A
-  probe costs one request, and nothing when it is accepted (it is a request
-  the call needed anyway). With the ``quota_reset`` setting (a reset time the
-  user knows), no request is sent after a 485 until that time has passed.
+Every process using the cache dir books its requests in ``quota/ledger.sqlite3``, one
+row per service and public key (only a hash of them is written); the rules are in
+``docs/guide/quota.md``. In short: every request sent counts, booked before it is sent
+(one that never left is handed back: :meth:`QuotaLedger.settle`); ``daily_quota`` is a
+hard cap, booked with one conditional statement, so the processes sharing the cache dir
+never send one request over it; the day counted is stored and never goes back; a 485
+is recorded as the service's refusal, after which each call may send one probe (its
+first request alone), or, with ``quota_reset``, nothing before that time.
 """
 
 from __future__ import annotations
@@ -38,11 +17,11 @@ import hashlib
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from ..errors import QuotaExceeded
 from ..files import utcnow
-from .db import Database, check_cache_dir, from_ms, ms, private_folder
+from .db import Database, from_ms, ms, open_database
 
 __all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "LedgerState", "QuotaLedger"]
 
@@ -75,22 +54,9 @@ class LedgerState:
 
 
 class QuotaLedger:
-    """Requests sent today by one public key at one service, from every process.
-
-    Parameters
-    ----------
-    cache_dir : path-like
-        The cache dir; the ledger lives in ``<cache_dir>/quota/``.
-    public_key : str
-        The key whose requests are counted (only a hash of it is written).
-    limit : int
-        The ``daily_quota`` setting: :meth:`take` refuses beyond it.
-    service : str, optional
-        The service's identity; each keeps its own count.
-    reset : datetime.time, optional
-        The UTC time of day at which the service's count resets, when known
-        (the ``quota_reset`` setting): the day counted starts then, and after a
-        485 nothing is sent before it. None: the UTC day, and a probe.
+    """Requests sent today by ``public_key`` at ``service``, from every process using
+    ``cache_dir``: :meth:`take` refuses beyond ``limit`` (``daily_quota``). ``reset``
+    (``quota_reset``): the UTC time of day the service's count resets, when known.
 
     Examples
     --------
@@ -102,7 +68,7 @@ class QuotaLedger:
     Traceback (most recent call last):
     ...
     icoframes.errors.QuotaExceeded: the daily_quota setting (2 requests) is reached: ...
-    >>> ledger.settle("ico", "not_sent"); ledger.used_today()  # it never left
+    >>> ledger.settle("ico", "not_sent"); ledger.state().sent  # it never left
     1
     """
 
@@ -125,11 +91,12 @@ class QuotaLedger:
 
     def database(self, *, write: bool = True) -> Database | None:
         """The ledgers' database (None when there is none and ``write`` is false)."""
-        folder = self.path.parent
-        if not (check_cache_dir(self.root, create=write)
-                and private_folder(folder, create=write)):
-            return None
-        return Database.at(self.path, _SCHEMA)
+        return open_database(self.root, self.path, _SCHEMA, write=write)
+
+    def _sql(self, sql: str, *args: object, write: bool = False) -> list[Any]:
+        """The rows of one statement (none when there is no ledger yet and ``write`` is false)."""
+        db = self.database(write=write) if write or self.path.exists() else None
+        return [] if db is None else db.rows(sql, *args, write=write)
 
     # -- the day counted ---------------------------------------------------------------
 
@@ -183,20 +150,17 @@ class QuotaLedger:
             sent = row[2] if row is not None and row[3] >= today else 0
             raise QuotaExceeded(
                 f"the daily_quota setting ({self.limit} requests) is reached: {sent} requests "
-                f"were sent today ({max(today, row[3] if row else today)}, {self._day_name()}) "
+                f"were sent today ({max(today, row[3] if row else today)}, "
+                f"{'UTC' if self.reset is None else f'from {self.reset:%H:%M} UTC, quota_reset'}) "
                 "with this key from this cache dir",
                 code=None, endpoint=endpoint or None)
         self._refused = refused
         if refused:
             self._probe = "open"
 
-    def _day_name(self) -> str:
-        """How the day counted is named in messages."""
-        return "UTC" if self.reset is None else f"from {self.reset:%H:%M} UTC, quota_reset"
-
     def _service_refused(self, at: int, after: int | None, endpoint: str,
                          now: dt.datetime | None = None) -> QuotaExceeded:
-        when = from_ms(at).strftime("%Y-%m-%d %H:%M UTC")  # type: ignore[union-attr]
+        when = from_ms(at).strftime("%Y-%m-%d %H:%M UTC")
         until = ("" if now is None else
                  f"; it resets at {self.reset:%H:%M} UTC (the quota_reset setting): no request "
                  f"is sent before {self.next_reset(now):%Y-%m-%d %H:%M} UTC")
@@ -227,65 +191,39 @@ class QuotaLedger:
             self._cond.notify_all()
 
     def _change(self, sql: str, *values: object) -> None:
-        db = self.database(write=True)
-        assert db is not None
-        with db.write() as conn:
-            conn.execute(sql, (*values, self.key))
-
-    # -- reading ---------------------------------------------------------------------------
+        self._sql(sql, *values, self.key, write=True)
 
     def state(self) -> LedgerState:
         """Today's count (0 on a new day), the cap, and the service's refusal if any."""
         now = utcnow()
-        today = self.day(now)
-        db = self.database(write=False)
-        row = None
-        if db is not None and db.path.exists():
-            with db.read() as conn:
-                row = None if conn is None else conn.execute(
-                    "SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?",
-                    (self.key,)).fetchone()
-        ends = self.next_reset(now)
-        if row is None:
+        today, ends = self.day(now), self.next_reset(now)
+        rows = self._sql("SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?",
+                         self.key)
+        if not rows:
             return LedgerState(today, 0, self.limit, reset=self.reset, day_ends=ends)
-        day, sent = (row[0], row[1]) if row[0] >= today else (today, 0)
-        if day > today:  # the clock went back: that later day's count holds until it ends
+        day, sent, refused_at, refused_after = rows[0]
+        if day < today:
+            day, sent = today, 0
+        elif day > today:  # the clock went back: that later day's count holds until it ends
             ends = self.next_reset(dt.datetime.combine(dt.date.fromisoformat(day),
                                                        self.reset or dt.time(0), tzinfo=dt.UTC))
-        return LedgerState(day, sent, self.limit, from_ms(row[2]), row[3], reset=self.reset,
-                           day_ends=ends)
+        return LedgerState(day, sent, self.limit, from_ms(refused_at), refused_after,
+                           reset=self.reset, day_ends=ends)
 
     def count(self) -> int:
         """How many keys have a ledger in this cache dir."""
-        db = self.database(write=False)
-        if db is None or not db.path.exists():
-            return 0
-        with db.read() as conn:
-            return 0 if conn is None else int(
-                conn.execute("SELECT count(*) FROM ledgers").fetchone()[0])
+        return len(self._sql("SELECT key FROM ledgers"))
 
     def forget(self) -> bool:
         """Delete this key's count (``clear_cache(ledgers=True)``); whether there was one."""
-        db = self.database(write=False)
-        if db is None or not db.path.exists():
-            return False
-        with db.write() as conn:
-            return conn.execute("DELETE FROM ledgers WHERE key = ?", (self.key,)).rowcount > 0
+        return bool(self._sql("DELETE FROM ledgers WHERE key = ? RETURNING key", self.key,
+                              write=self.path.exists()))
 
-    def forget_unused(self, before: int) -> list[str]:
-        """Delete the counts of every key that sent nothing since the UTC day of ``before``
-        (ms): the keys whose ledger went."""
-        day = from_ms(before).date().isoformat()  # type: ignore[union-attr]
-        db = self.database(write=False)
-        if db is None or not db.path.exists():
-            return []
-        with db.write() as conn:
-            return [row[0] for row in conn.execute(
-                "DELETE FROM ledgers WHERE day < ? RETURNING key", (day,))]
-
-    def used_today(self) -> int:
-        """Requests sent today with this key by every process sharing this cache dir."""
-        return self.state().sent
+    def forget_unused(self, before: dt.datetime) -> list[str]:
+        """Delete the counts of every key that sent nothing since the UTC day of ``before``:
+        the keys whose ledger went."""
+        return [row[0] for row in self._sql("DELETE FROM ledgers WHERE day < ? RETURNING key",
+                                            before.date().isoformat(), write=self.path.exists())]
 
     def remaining(self) -> int:
         """Requests left today under ``limit``."""

@@ -1,13 +1,12 @@
 """Converting a cache of icoframes 0.1's layout (journals and Parquet parts) once.
 
 A service folder with ``profiles/`` (journals and parts), ``lists/`` and
-``filters.parquet`` is converted into its database the first time it is
-opened for writing: every event is replayed in the order 0.1 read them (parts
-by number, then journals by number, lines in order; each event once), so the
-copy in use, the fetch states and the fetch times stay as they were; lists and
-the filter set keep their rows and fetch times; ``quota/*.json`` ledgers become
-rows of the ledger database. The old files go once the database holds them. A
-folder that cannot be written is not converted: it is ignored with a
+``filters.parquet`` is converted into its database the first time it is opened:
+every event is replayed in the order 0.1 read them (parts by number, then journals by
+number, lines in order; each event once), so copies, fetch states and times stay as
+they were; lists and the filter set keep their rows and fetch times; ``quota/*.json``
+ledgers become rows of the ledger database. The old files go once the database holds
+them. A folder that cannot be written is ignored with a
 :class:`~icoframes.errors.CacheWarning` saying how to convert it.
 """
 
@@ -26,39 +25,31 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import CacheWarning, warn
-from ..schema import FILTERS, LIST
+from ..schema import FILTERS, LIST, TableSchema
 from ..tables import frame_from_arrow
 from .cache import FILTER_SET, Cache, ProfileRecord, ipc, keep_list, record_in
 from .db import ms
 from .ledger import LEDGER_FOLDER, QuotaLedger
 
-__all__ = ["convert", "is_legacy"]
+__all__ = ["convert"]
 
 _PART = re.compile(r"part-(\d{10})\.parquet")
 _JOURNAL = re.compile(r"journal-(\d{10})-([0-9a-f]{12})\.log")
 _OLD = ("profiles", "lists", "filters.parquet", "claims")
 
 
-def is_legacy(folder: Path) -> bool:
-    """Whether ``folder`` holds files of the 0.1 layout."""
-    return any((folder / name).exists() for name in _OLD[:3])
-
-
 def _events(profiles: Path) -> list[dict[str, Any]]:
     """Every event of 0.1's parts and journals, in the order 0.1 read them, each once."""
-    parts = sorted(profiles.glob("part-*.parquet"), key=lambda p: (
-        (1, int(m.group(1)), "") if (m := _PART.fullmatch(p.name)) else (0, 0, p.name)))
-    journals = sorted(p for p in profiles.glob("journal-*.log") if _JOURNAL.fullmatch(p.name))
     events: list[dict[str, Any]] = []
-    for path in parts:
+    for path in sorted(profiles.glob("part-*.parquet"), key=lambda p: (
+            (1, int(m.group(1)), "") if (m := _PART.fullmatch(p.name)) else (0, 0, p.name))):
         with contextlib.suppress(pa.ArrowException, OSError, ValueError):
-            rows = pq.read_table(path).to_pylist()
-            for i, row in enumerate(rows):
+            for i, row in enumerate(pq.read_table(path).to_pylist()):
                 row.setdefault("state", "gone" if row.get("raw") == "null" else "fetched")
-                row.setdefault("event", f"{path.name}:{i}")
-                events.append(row)
-    for path in journals:
-        token = _JOURNAL.fullmatch(path.name).group(2)  # type: ignore[union-attr]
+                events.append({"event": f"{path.name}:{i}", **row})
+    for path in sorted(profiles.glob("journal-*.log")):
+        if not (match := _JOURNAL.fullmatch(path.name)):
+            continue
         data = path.read_bytes()
         for line in data[:data.rfind(b"\n") + 1].split(b"\n")[:-1]:  # a torn last line: lost
             head, tab, text = line.partition(b"\t")
@@ -66,32 +57,35 @@ def _events(profiles: Path) -> list[dict[str, Any]]:
                 entry = json.loads(head)
                 events.append({**entry, "raw": text.decode("utf-8") if tab else entry.get("raw"),
                                "fetched_at": dt.datetime.fromtimestamp(entry["at"] / 1000, dt.UTC),
-                               "event": f"{token}:{int(entry['n'])}"})
-    seen: set[str] = set()
-    return [e for e in events if not (e["event"] in seen or seen.add(e["event"]))]  # type: ignore
+                               "event": f"{match.group(2)}:{int(entry['n'])}"})
+    unique: dict[str, dict[str, Any]] = {}
+    for event in events:
+        unique.setdefault(event["event"], event)
+    return list(unique.values())
 
 
-def _stored_frame(path: Path, schema: Any) -> tuple[Any, dict[str, Any]] | None:
-    with contextlib.suppress(pa.ArrowException, OSError, ValueError, KeyError):
+def _stored(path: Path, schema: TableSchema) -> tuple[pd.DataFrame, dict[str, Any]] | None:
+    """A list or filter file of 0.1: its frame and its metadata (None when unreadable)."""
+    with contextlib.suppress(pa.ArrowException, OSError, ValueError, KeyError, TypeError):
         table = pq.read_table(path)
         meta = json.loads(table.schema.metadata[b"icoframes"])
-        return frame_from_arrow(schema, table.replace_schema_metadata(None), source=str(path)), meta
+        return frame_from_arrow(schema, table.replace_schema_metadata(None),
+                                source=str(path)), meta
     return None
 
 
-def _items(frame: Any) -> list[dict[str, Any]]:
+def _items(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """List items rebuilt from their rows (0.1 kept rows only), at the schema's source paths."""
     items = []
     for row in frame.to_dict("records"):
         item: dict[str, Any] = {}
         for column in LIST.columns:
-            if column.source is None or pd.isna(row[column.name]):
-                continue
-            *path, key = column.source
-            node = item
-            for part in path:
-                node = node.setdefault(part, {})
-            node[key] = row[column.name]
+            if column.source is not None and not pd.isna(row[column.name]):
+                *path, key = column.source
+                node = item
+                for part in path:
+                    node = node.setdefault(part, {})
+                node[key] = row[column.name]
         items.append(item)
     return items
 
@@ -100,35 +94,32 @@ def convert(cache: Cache) -> None:
     """Convert ``cache``'s folder, and the cache dir's ledgers, from the 0.1 layout, once."""
     _convert_ledgers(cache.root)
     folder = cache.dir
-    if not is_legacy(folder):
+    if not any((folder / name).exists() for name in _OLD[:3]):
         return
     try:
         counts = _convert(cache)
     except OSError as exc:
-        warn(f"icoframes cache folder {folder} is of icoframes 0.1's layout and could not be "
-             f"converted ({exc}); it is not used. Convert it where it can be written with: "
-             "python -c \"import icoframes; icoframes.cache_info()\"", CacheWarning)
-        return
-    for name in _OLD:
-        path = folder / name
+        return warn(f"icoframes cache folder {folder} is of icoframes 0.1's layout and could "
+                    f"not be converted ({exc}); it is not used. Convert it where it can be "
+                    "written with: python -c \"import icoframes; icoframes.cache_info()\"",
+                    CacheWarning)
+    for path in (folder / name for name in _OLD):
         with contextlib.suppress(OSError):
             shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-    if any(counts.values()):
+    if any(counts):
         warn(f"icoframes cache folder {folder} was converted from icoframes 0.1's layout: "
-             f"{counts['profiles']} profile outcomes, {counts['lists']} lists"
-             f"{', the filter set' if counts['filters'] else ''}; nothing is fetched again",
-             CacheWarning)
+             f"{counts[0]} profile outcomes, {counts[1]} lists"
+             f"{', the filter set' if counts[2] else ''}; nothing is fetched again", CacheWarning)
 
 
-def _convert(cache: Cache) -> dict[str, int]:
+def _convert(cache: Cache) -> tuple[int, int, int]:
     folder = cache.dir
     events = _events(folder / "profiles")
-    lists = [s for p in sorted((folder / "lists").glob("*.parquet"))
-             if (s := _stored_frame(p, LIST)) is not None]
-    filters = _stored_frame(folder / "filters.parquet", FILTERS)
+    lists = [s for p in sorted((folder / "lists").glob("*.parquet")) if (s := _stored(p, LIST))]
+    filters = _stored(folder / "filters.parquet", FILTERS)
     with cache.write() as conn:
         if conn.execute("SELECT value FROM meta WHERE key = 'converted'").fetchone():
-            return dict.fromkeys(("profiles", "lists", "filters"), 0)  # another process did
+            return 0, 0, 0  # another process did
         for e in events:
             at = e["fetched_at"]
             record_in(conn, ProfileRecord(int(e["id"]), e.get("status"), e.get("summary"),
@@ -149,22 +140,21 @@ def _convert(cache: Cache) -> dict[str, int]:
             keep_list(conn, FILTER_SET, FILTER_SET, raw, ipc(frame, FILTERS), None, True, None,
                       meta.get("problems"), ms(dt.datetime.fromisoformat(meta["fetched_at"])))
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('converted', 1)")
-    return {"profiles": len(events), "lists": len(lists), "filters": int(filters is not None)}
+    return len(events), len(lists), int(filters is not None)
 
 
 def _convert_ledgers(root: Path) -> None:
     """0.1's ``quota/<key>.json`` ledgers as rows of the ledger database (the same keys)."""
-    files = sorted((root / LEDGER_FOLDER).glob("*.json")) if (root / LEDGER_FOLDER).is_dir() \
-        else []
+    folder = root / LEDGER_FOLDER
+    if not (files := sorted(folder.glob("*.json")) if folder.is_dir() else []):
+        return
     rows = []
     for path in files:
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             data = json.loads(path.read_text())
             rows.append((path.stem, str(data["day"]), int(data["used"])))
-    if not files:
-        return
     try:
-        with QuotaLedger(root, "").database().write() as conn:
+        with QuotaLedger(root, "").database().write() as conn:  # type: ignore[union-attr]
             conn.executemany("INSERT INTO ledgers (key, day, sent) VALUES (?, ?, ?) "
                              "ON CONFLICT (key) DO UPDATE SET sent = max(sent, excluded.sent) "
                              "WHERE day = excluded.day", rows)
