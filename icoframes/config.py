@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 import platformdirs
 
 from .errors import ConfigError, InvalidParameter
-from .secret import HIDDEN, Secret, redact_url
+from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
 __all__ = ["SETTINGS", "Setting", "Settings", "configure", "get_settings",
            "reset_configuration", "unchanged"]
@@ -100,8 +100,7 @@ class Setting:
 # readers: each returns the value in the setting's type or raises ValueError ----
 
 def _url(value: Any) -> str:
-    url = str(value).strip().rstrip("/")
-    url = url.removesuffix("/api/v1")
+    url = str(value).strip().rstrip("/").removesuffix("/api/v1")
     if not url.startswith(("http://", "https://")):
         raise ValueError("must start with http:// or https://")
     try:  # a port out of range or a broken IPv6 host fails here, not at the first request
@@ -111,7 +110,7 @@ def _url(value: Any) -> str:
         raise ValueError(f"is not a usable URL ({error})") from None
     if not usable:
         raise ValueError("names no host, or port 0")
-    return url
+    return RedactedURL(url)
 
 
 def _public_key(value: Any) -> str:
@@ -134,11 +133,13 @@ def _private_key(secret: Secret) -> Secret:
 
 
 def hide(name: str, value: Any) -> Any:
-    """``value`` of setting ``name``, wrapped in a :class:`Secret` when the setting is secret."""
-    if _BY_NAME[name].secret and value is not None and value is not unchanged \
-            and not isinstance(value, Secret):
+    """``value`` of setting ``name``: a secret's as a :class:`Secret`, ``base_url`` as a
+    :class:`RedactedURL` (a ``str`` whose repr hides a password in it)."""
+    if value is None or value is unchanged or isinstance(value, Secret | RedactedURL):
+        return value
+    if _BY_NAME[name].secret:
         return Secret(value)
-    return value
+    return RedactedURL(value) if name == "base_url" and isinstance(value, str) else value
 
 
 def _path(value: Any) -> Path:
@@ -320,7 +321,8 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
               quota_reset: str | datetime.time | None = unchanged,
               max_response_bytes: int | None = unchanged, **misspelled: Never) -> Settings:
     # the docstring is made from SETTINGS just below
-    private_key = hide("private_key", private_key)  # first: no frame holds the key in clear
+    # first: no frame holds the key, or a password in base_url, in clear
+    private_key, base_url = hide("private_key", private_key), hide("base_url", base_url)
     unknown = list(misspelled)  # names only: a misspelled private key stays out of locals
     del misspelled
     if unknown:
@@ -405,10 +407,8 @@ def get_settings(**overrides: Any) -> Settings:
 
 
 def _from_env(setting: Setting) -> Any:
-    """The setting's environment variable (a secret's wrapped, never bound in clear)."""
-    if setting.secret:
-        return Secret(os.environ[setting.env]) if os.environ.get(setting.env) else None
-    return os.environ.get(setting.env)
+    """The setting's environment variable, None when empty (wrapped by :func:`hide`)."""
+    return hide(setting.name, os.environ.get(setting.env) or None)
 
 
 def _unknown(name: str) -> InvalidParameter:

@@ -3,25 +3,35 @@
 A :class:`Secret` prints as ``<hidden>`` in every form Python has for showing a
 value (``repr``, ``str``, f-strings, ``dataclasses.asdict``, ``vars``, the
 locals of a traceback) and does not travel in a pickle. Its value is read with
-:meth:`Secret.reveal`, which the package calls in one place: where a request
-is signed (:func:`icoframes.api.client.sign`).
+:meth:`Secret.reveal`, which the package calls in two places: where a request
+is signed (:func:`icoframes.api.auth.sign`) and where the HTTP Basic header
+made of ``base_url``'s user information is set on a request
+(:class:`icoframes.api.auth.BasicFromURL`).
+
+An address that may hold a password (``http://user:pass@host``) is a
+:class:`RedactedURL`: a ``str`` whose ``repr``, as a traceback with locals shows
+it, hides the user information; :func:`split_userinfo` takes that information
+out of the address, so that no request ever carries it in its URL.
 
 >>> key = Secret("s3cr3t")
 >>> key, str(key), f"{key}", key.reveal()
 (Secret('<hidden>'), '<hidden>', '<hidden>', 's3cr3t')
 >>> redact_url("http://user:pass@example.org:8000/x")
 'http://<hidden>@example.org:8000/x'
+>>> RedactedURL("http://user:pass@example.org")
+'http://<hidden>@example.org'
 """
 
 from __future__ import annotations
 
+import base64
 import hmac
 from typing import Any, NoReturn
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from .errors import ConfigError
 
-__all__ = ["HIDDEN", "Secret", "redact_url"]
+__all__ = ["HIDDEN", "HiddenText", "RedactedURL", "Secret", "redact_url", "split_userinfo"]
 
 HIDDEN = "<hidden>"
 """What a secret, or the user information of an address, shows instead of itself."""
@@ -126,3 +136,87 @@ def redact_url(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     return urlunsplit(parts._replace(netloc=f"{HIDDEN}@{parts.netloc.rsplit('@', 1)[1]}"))
+
+
+class RedactedURL(str):
+    """An address, used as the ``str`` it is, whose ``repr`` hides its user information.
+
+    A local or attribute holding it shows ``'http://<hidden>@host'`` in a
+    traceback with locals; its value, ``str()`` and f-strings are the address
+    as given, so it is equal to (and hashes as) the plain string.
+
+    Examples
+    --------
+    >>> url = RedactedURL("http://user:pw@example.org:8000")
+    >>> url, url == "http://user:pw@example.org:8000", f"{url}"
+    ('http://<hidden>@example.org:8000', True, 'http://user:pw@example.org:8000')
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(redact_url(str(self)))
+
+
+class HiddenText(str):
+    """Text used as it is (an HTTP header value) whose ``repr`` is ``'<hidden>'``.
+
+    >>> HiddenText("Basic dTpw"), "%s" % HiddenText("Basic dTpw")
+    ('<hidden>', 'Basic dTpw')
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(HIDDEN)
+
+
+def split_userinfo(url: str) -> tuple[str, Secret | None]:
+    """``url`` without its user information, and the HTTP Basic header value made of it.
+
+    The header is the one requests makes of a URL's user information (the
+    percent-decoded user and password, Latin-1, Base64): only when the address
+    has a password (``user:pw@``, ``:pw@``, ``user:@``; not ``user@``) and
+    they are not both empty. ``url`` is returned as it is when it has none.
+
+    Raises
+    ------
+    ConfigError
+        The address cannot be parsed, or its user information is not Latin-1
+        (HTTP Basic cannot carry it); the message shows neither.
+
+    Examples
+    --------
+    >>> plain, header = split_userinfo("http://us%40er:p%3Aw@example.org:8/x")
+    >>> plain, header, header.reveal()
+    ('http://example.org:8/x', Secret('<hidden>'), 'Basic dXNAZXI6cDp3')
+    >>> split_userinfo("http://user@example.org"), split_userinfo("https://example.org/a@b")
+    (('http://example.org', None), ('https://example.org/a@b', None))
+    """
+    split = _split_userinfo(url)  # its frame, holding the password in clear, is gone now
+    if split is None:
+        raise ConfigError(f"base_url {redact_url(url)!r}: its user information cannot be sent "
+                          "(HTTP Basic auth needs a parseable address and Latin-1 text)")
+    plain, header = split
+    return plain, None if header is None else Secret(header)
+
+
+def _split_userinfo(url: str) -> tuple[str, str | None] | None:
+    # Locals here hold the password in clear: nothing in this frame raises (None instead).
+    if "@" not in url:
+        return url, None
+    try:
+        parts = urlsplit(url)
+        if "@" not in parts.netloc:
+            return url, None
+        plain = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        user, password = parts.username, parts.password
+        if user is None or password is None:  # requests sends no auth without a password
+            return plain, None
+        user, password = unquote(user), unquote(password)
+        if not (user or password):
+            return plain, None
+        token = base64.b64encode(f"{user}:{password}".encode("latin-1")).decode("ascii")
+    except ValueError:  # unparseable, or not Latin-1 (UnicodeEncodeError)
+        return None
+    return plain, f"Basic {token}"

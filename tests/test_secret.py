@@ -4,9 +4,11 @@ for showing a value, and a password in base_url is hidden wherever the address s
 from __future__ import annotations
 
 import argparse
+import base64
 import copy
 import dataclasses
 import pickle
+import socket
 import traceback
 
 import pytest
@@ -14,7 +16,7 @@ from hostile import LIST, HostileServer, html_reply, paged_list
 
 import icoframes
 from icoframes import sandbox
-from icoframes.api.client import Client
+from icoframes.api.client import Client, RetryPolicy
 from icoframes.config import get_settings
 from icoframes.errors import ConfigError, InvalidParameter, ServiceUnavailable
 from icoframes.sandbox.command import add_arguments, keys
@@ -23,6 +25,8 @@ from icoframes.secret import Secret, redact_url
 KEY = "kEy-0f-the-Test-7781"
 BAD_KEY = "kEy-0f-the-Test\x01-7781"  # a control character: refused
 PASSWORD = "pa55-w0rd-of-the-test"
+# what requests sends for http://user:PASSWORD@host: the password, base64-encoded
+BASIC = "Basic " + base64.b64encode(f"user:{PASSWORD}".encode()).decode()
 
 
 pytestmark = pytest.mark.usefixtures("clean_settings")
@@ -128,13 +132,18 @@ def test_a_password_in_base_url_is_hidden_in_the_breaker_error(tmp_path):
     # every request fails: the breaker trips and names the host; urlsplit of a bare
     # "user:pw@host" netloc reads "user" as a scheme, which once left the password in clear
     with HostileServer({LIST: paged_list(60)}, default=html_reply(503, "down")) as srv:
-        url = srv.base_url.replace("http://", f"http://user:{PASSWORD}@")
-        icoframes.configure(**{**srv.settings(), "base_url": url}, cache_dir=tmp_path / "c",
-                            max_workers=2)
+        # (no local of this frame holds the address: this frame is in the traceback too)
+        icoframes.configure(**{**srv.settings(), "base_url": _with_password(srv.base_url)},
+                            cache_dir=tmp_path / "c", max_workers=2)
         with pytest.raises(ServiceUnavailable) as info:
             icoframes.load_icos(status="past", progress=False)
+        assert {h.get("Authorization") for _, _, h in srv.received} == {BASIC}  # sent as before
     assert "<hidden>@127.0.0.1" in str(info.value)
     assert PASSWORD not in str(info.value) and PASSWORD not in repr(info.value.args)
+    # part 6: nor in the locals of any frame of the load (loaders, fetch, store, the client)
+    shown = shown_with_locals(info.value)
+    assert PASSWORD not in shown and BASIC[6:] not in shown
+    assert PASSWORD not in every_local(info.value)
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:99999", "http://user:pw@[::1", "http://:80",
@@ -183,3 +192,86 @@ def test_the_sandbox_refuses_a_public_key_configure_refuses_with_the_same_messag
         with pytest.raises(InvalidParameter) as refused_by_sandbox:
             sandbox.start(n_icos=0, public_key=bad)
         assert str(refused_by_sandbox.value) == str(refused_by_configure.value)
+
+
+def every_local(exc: BaseException) -> str:
+    """The repr of every local of every frame reachable from ``exc``: its traceback's and
+    those of every exception chained to it, shown or suppressed (``from None``)."""
+    seen: set[int] = set()
+    texts = []
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        error = todo.pop()
+        if error is None or id(error) in seen:
+            continue
+        seen.add(id(error))
+        texts += [repr(v) for frame, _ in traceback.walk_tb(error.__traceback__)
+                  for v in frame.f_locals.values()]
+        texts.append(repr(error.args))
+        todo += [error.__cause__, error.__context__]
+    return "\n".join(texts)
+
+
+def _with_password(base_url: str, password: str = PASSWORD) -> str:
+    return base_url.replace("http://", f"http://user:{password}@")
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _hang(handler) -> None:  # accept the request, never answer
+    handler.server.owner.stopping.wait()
+
+
+@pytest.mark.parametrize("failure", ["refused", "HTTP 500", "timeout"])
+def test_a_password_in_base_url_is_in_no_frame_of_a_failed_request(failure):
+    # part 6: a traceback with locals (IPython verbose, pytest --showlocals, rich) of a
+    # request that failed must not show base_url's password, in clear or as its Basic header
+    behaviour = _hang if failure == "timeout" else html_reply(500, "down")
+    with HostileServer({}, default=behaviour) as srv:
+        base = f"http://127.0.0.1:{_closed_port()}" if failure == "refused" else srv.base_url
+        # no local of this frame holds the address: it is in the traceback too
+        icoframes.configure(base_url=_with_password(base), public_key="pub", private_key=KEY,
+                            timeout=0.3 if failure == "timeout" else 30)
+        retry = RetryPolicy(max_attempts=2, backoff=0.001, max_backoff=0.002, max_elapsed=30)
+        with Client.from_settings(retry=retry) as client, \
+                pytest.raises(ServiceUnavailable) as info:
+            client.filters()
+        if failure == "HTTP 500":  # the user information still goes as Basic auth
+            assert [headers.get("Authorization") for _, _, headers in srv.received] == [BASIC] * 2
+    assert {"refused": "connection refused", "HTTP 500": "HTTP 500",
+            "timeout": "timed out"}[failure] in str(info.value)
+    shown = shown_with_locals(info.value)  # what a traceback with locals prints
+    assert PASSWORD not in shown and BASIC[6:] not in shown
+    assert "<hidden>@127.0.0.1" in shown  # the client and the settings are among the locals
+    # every frame, also those of the transport error the client replaced (from None): the
+    # password is in none; the Basic header is, in http.client's bytes of the request head
+    assert PASSWORD not in every_local(info.value)
+
+
+def test_a_password_in_base_url_is_in_no_frame_of_a_configuration_error(monkeypatch):
+    # a typo in another setting, the address with its password in the environment or given
+    # along: the frames reading the settings hold it as a RedactedURL, never as plain text
+    monkeypatch.setenv("ICOFRAMES_BASE_URL", _with_password("http://127.0.0.1:1"))
+    monkeypatch.setenv("ICOFRAMES_TIMEOUT", "3O")  # the letter O
+    with pytest.raises(ConfigError, match="ICOFRAMES_TIMEOUT") as info:
+        get_settings()
+    assert PASSWORD not in shown_with_locals(info.value)
+    monkeypatch.delenv("ICOFRAMES_TIMEOUT")
+    with pytest.raises(InvalidParameter, match="timeout") as info:
+        icoframes.configure(base_url=_with_password("http://127.0.0.1:2"), timeout="x")
+    assert PASSWORD not in shown_with_locals(info.value)
+    s = get_settings()  # used as given
+    assert s.base_url == _with_password("http://127.0.0.1:1") and PASSWORD not in repr(vars(s))
+
+
+def test_a_password_basic_auth_cannot_carry_is_refused_without_showing_it():
+    # HTTP Basic is Latin-1: requests raised UnicodeEncodeError at every request, its
+    # frames holding the password; now the client refuses it when it is made
+    with pytest.raises(ConfigError, match="Latin-1") as info:
+        Client(base_url=_with_password("http://127.0.0.1:1", PASSWORD + "\u20ac"),
+               public_key="p", private_key=KEY)
+    assert PASSWORD not in shown_with_locals(info.value) + every_local(info.value)

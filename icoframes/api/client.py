@@ -10,15 +10,14 @@ response among them) with capped exponential backoff and jitter, and counts,
 per endpoint, the requests that reached the service apart from every attempt.
 It is safe to share between threads.
 
-The private key is used for signing only: it is kept out of ``repr``, logs and
-error messages.
+The private key is used for signing only, and the user information of a
+``base_url`` like ``http://user:pass@host`` only as each request's Basic auth
+(:mod:`icoframes.api.auth`): neither is in a ``repr``, a log, an error message or
+a local of the frames a traceback with locals shows.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import json
 import logging
 import os
@@ -32,7 +31,8 @@ import requests
 
 from ..config import Settings, get_settings
 from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable, error_for_code
-from ..secret import Secret, redact_url
+from ..secret import RedactedURL, Secret, redact_url
+from .auth import sign, url_and_auth
 from .control import LoadControl
 from .gate import (
     MAX_RESPONSE_BYTES,
@@ -63,19 +63,6 @@ ENDPOINTS: dict[str, str] = {
 
 # Codes that describe the request itself: sending it again cannot help.
 _FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
-
-
-def sign(body: bytes, private_key: Secret | str) -> str:
-    """Signature of spec section 5: Base64 of the raw HMAC-SHA256 of ``body`` (reads the key).
-
-    Examples
-    --------
-    >>> sign(b'{"id":1}', Secret("secret"))
-    'A971iWIMgT8Zj9A9eWfikrFj7wQ16/Qwcc4OlRl2PLc='
-    """
-    key = private_key if isinstance(private_key, Secret) else Secret(private_key)
-    digest = hmac.new(key.reveal().encode("utf-8"), body, hashlib.sha256).digest()
-    return base64.b64encode(digest).decode("ascii")
 
 
 class _Transient(Exception):
@@ -121,7 +108,9 @@ class Client:
     Parameters
     ----------
     base_url : str
-        Service address without ``/api/v1``.
+        Service address without ``/api/v1``. User information in it
+        (``http://user:pass@host``) goes as HTTP Basic auth (unless the session
+        has its own ``auth``), never in a URL: ``base_url`` shows it as ``<hidden>``.
     public_key, private_key : str
         The key pair. The private key only signs; it is never shown (a string
         is wrapped in a :class:`~icoframes.secret.Secret` at once).
@@ -174,10 +163,11 @@ class Client:
         session: requests.Session | None = None,
         control: LoadControl | None = None,
     ) -> None:
-        # first, held as a Secret: no repr, traceback's locals or pickle of the client shows it
+        # first, the key as a Secret and the address as a RedactedURL: no repr, traceback's
+        # locals or pickle of the client shows either (nor a password in the address)
         private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
-        self.__private_key = private_key
-        self.base_url = base_url.rstrip("/").removesuffix("/api/v1")
+        base_url = RedactedURL(base_url.rstrip("/").removesuffix("/api/v1"))
+        self.__private_key, self.base_url = private_key, base_url
         self.public_key = public_key
         self.timeout = float(timeout)
         self.max_response_bytes = int(max_response_bytes)
@@ -187,6 +177,9 @@ class Client:
         self.control = control if control is not None else LoadControl()
         self._attempts = _Counter()
         self._responses = _Counter()
+        # requests never sees the user information: it is each request's auth (after the
+        # fields repr reads: a refused one raises here)
+        self._origin, self.__auth = url_and_auth(base_url)
         adapter = GateAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
         self._own_session = session is None
         if session is None:
@@ -194,7 +187,7 @@ class Client:
             # requests would re-read proxy and CA settings from the environment on every
             # request (about 0.6 ms of CPU under the GIL each); read them once instead.
             session.trust_env = False
-            session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
+            session.proxies.update(requests.utils.get_environ_proxies(self._origin))
             bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
             if bundle:
                 session.verify = bundle
@@ -202,7 +195,7 @@ class Client:
             session.mount("https://", adapter)
         else:
             # the longest matching prefix wins: the caller's other mounts stay theirs
-            session.mount(self.base_url + "/", adapter)
+            session.mount(self._origin + "/", adapter)
         self._session = session
 
     @classmethod
@@ -230,7 +223,7 @@ class Client:
         if self._own_session:
             self._session.close()
         else:
-            self._session.get_adapter(self.base_url + "/").close()
+            self._session.get_adapter(self._origin + "/").close()
 
     @property
     def requests(self) -> dict[str, int]:
@@ -323,7 +316,7 @@ class Client:
             "X-Service-Public-Key": self.public_key,
             "X-Service-Access-Key": sign(body, self.__private_key),
         }
-        url = self.base_url + ENDPOINTS[endpoint]
+        url = self._origin + ENDPOINTS[endpoint]
         path = ENDPOINTS[endpoint]
         started = time.monotonic()
         attempt = 0
@@ -374,6 +367,7 @@ class Client:
                 try:
                     response = self._session.post(
                         url, data=body, headers=headers, stream=True, allow_redirects=False,
+                        auth=self._session.auth or self.__auth,  # the session's own first
                         timeout=(min(5.0, self.timeout), self.timeout))
                 except TRANSIENT_ERRORS as exc:
                     outcome = "not_sent" if never_sent(exc) else outcome

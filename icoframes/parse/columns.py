@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from itertools import repeat
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
@@ -49,12 +49,14 @@ __all__ = [
     "to_text",
 ]
 
+# TEXT_DTYPE for its ``__from_arrow__`` (pandas' Arrow protocol, absent from pandas-stubs).
+_TEXT: Final[Any] = TEXT_DTYPE
 _MARKER_ARROW: Final = pa.array(sorted(MARKER_SPELLINGS), type=pa.string())
 # True, 1 and 1.0 are one key; so are False, 0 and 0.0.
 _BOOL_CODES: Final = {True: 1, False: 0, "": 0, None: 0}
 
 
-def numbers_fast(values: Sequence[object]) -> tuple[np.ndarray, list[int]]:
+def numbers_fast(values: Sequence[Any]) -> tuple[np.ndarray, list[int]]:
     """Plain numbers and numeric strings in one vectorised call; the rows it cannot vouch for.
 
     Returns the float64 array (NaN where the fast path failed) and the positions
@@ -177,21 +179,20 @@ def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, Unread]:
     why: dict[int, Reason] = {}
     cleaned: list[str | None] = []
     for i, v in enumerate(values):
-        kind = type(v)
-        if kind is str:
-            if has_surrogates(v):  # type: ignore[arg-type]
+        if type(v) is str:
+            if has_surrogates(v):
                 why[i] = "surrogate"
-                v = clean_surrogates(v)  # type: ignore[arg-type]
-            cleaned.append(v)  # type: ignore[arg-type]
+                v = clean_surrogates(v)
+            cleaned.append(v)
         elif v is None:
             cleaned.append(v)
-        elif kind is int:
+        elif type(v) is int:
             cleaned.append(str(v))
-        elif kind is float:
-            if math.isnan(v):  # type: ignore[arg-type]
+        elif type(v) is float:
+            if math.isnan(v):
                 cleaned.append(None)
-            elif math.isfinite(v):  # type: ignore[arg-type]
-                cleaned.append(str(int(v)) if v.is_integer() else repr(v))  # type: ignore[union-attr]
+            elif math.isfinite(v):
+                cleaned.append(str(int(v)) if v.is_integer() else repr(v))
             else:
                 cleaned.append(None)
                 why[i] = "infinite"
@@ -202,7 +203,7 @@ def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, Unread]:
 
 
 def _text_array(arr: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray:
-    return TEXT_DTYPE.__from_arrow__(arr)
+    return _TEXT.__from_arrow__(arr)
 
 
 def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, Unread]:

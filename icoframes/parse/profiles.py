@@ -47,6 +47,8 @@ __all__ = ["tidy"]
 
 # social.owner values, in the order social rows of one ICO are listed.
 _OWNERS: Final = ("ico", "team", "advisor")
+# TEXT_DTYPE for its ``__from_arrow__`` (pandas' Arrow protocol, absent from pandas-stubs).
+_TEXT: Final[Any] = TEXT_DTYPE
 # The id of a profile, and of its child rows (``ico_id``).
 _ID: Final[Source] = ("id",)
 # Amounts of ``icos`` read together with the unit column they share (see parse.units):
@@ -228,7 +230,7 @@ def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
     ico_id = np.repeat(icos["id"].to_numpy(), counts)
     position = np.arange(len(values), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts,
                                                                   counts)
-    text = TEXT_DTYPE.__from_arrow__(pa.array(values, type=pa.string()))
+    text = _TEXT.__from_arrow__(pa.array(values, type=pa.string()))
     return pd.DataFrame({"ico_id": ico_id, "position": position, "value": text}, copy=False)
 
 
@@ -244,7 +246,8 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
     data["status"] = _statuses(ids, statuses)
     for column in table.columns:  # known outside the profile (fetched_at: the store fills it)
         if column.source is None:
-            data.setdefault(column.name, pd.array([None] * len(ids), dtype=column.dtype))
+            dtype: Any = column.dtype  # pandas-stubs' pd.array takes no general Dtype
+            data.setdefault(column.name, pd.array([None] * len(ids), dtype=dtype))
     for name in SPLIT_LISTS:
         data[name] = split_lone_strings(data[name])
     for name in _TICKERS:
@@ -266,7 +269,8 @@ def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],
     text, unread = converters.to_text(data[unit])
     log.add_unread("icos", unit, unread, ids)
     numbers, codes, bad = units.read_amount_group(
-        {name: data[name] for name in amounts}, text.to_numpy(dtype=object, na_value=None),
+        {name: data[name] for name in amounts},
+        text.to_numpy(dtype=object, na_value=None),  # type: ignore[arg-type]  # stubs: no None
         exchange=exchange, tickers=data["ticker"] if exchange else None)
     for name in amounts:
         data[name] = numbers[name]
@@ -347,8 +351,8 @@ def _social(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
     position = position[order]
     data: dict[str, Any] = {
         "ico_id": ico_id[order],
-        "owner": TEXT_DTYPE.__from_arrow__(
-            pa.array(_OWNERS, type=pa.string()).take(pa.array(owner[order]))),
+        "owner": _TEXT.__from_arrow__(
+            pa.array(_OWNERS, type=pa.string()).take(pa.array(owner[order], type=pa.int64()))),
         "position": pd.arrays.IntegerArray(position, position < 0),
         source.key: networks.take(order),
         source.value: urls.take(order),

@@ -233,10 +233,9 @@ def _integer(value: object) -> int | None:
     Booleans are not integers here (``True`` is not the id 1), nor are
     containers, non-integral or non-finite floats, or numbers outside int64.
     """
-    kind = type(value)
     number: object = value
-    if kind is str:
-        text = value.strip()  # type: ignore[union-attr]
+    if type(value) is str:
+        text = value.strip()
         try:
             number = int(text)
         except ValueError:
@@ -245,12 +244,12 @@ def _integer(value: object) -> int | None:
             except ValueError:
                 return None
     if type(number) is float:
-        if not number.is_integer():  # type: ignore[union-attr]
+        if not number.is_integer():
             return None  # also NaN and infinities
-        number = int(number)  # type: ignore[arg-type]
-    if type(number) is not int or not _INT64_MIN <= number <= _INT64_MAX:  # type: ignore[operator]
+        number = int(number)
+    if type(number) is not int or not _INT64_MIN <= number <= _INT64_MAX:
         return None
-    return number  # type: ignore[return-value]
+    return number
 
 
 def parse_id(value: object) -> int | None:

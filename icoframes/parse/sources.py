@@ -86,7 +86,8 @@ def select(items: Sequence[object], problems: Problems,
             last[rid] = i
     problems.add(table, "id", bad, reason=reasons)
     order = sorted(last.values())
-    kept = [items[i] if type(items[i]) is dict else dict(items[i]) for i in order]  # type: ignore[call-overload]
+    records: Sequence[Any] = items  # every position in ``order`` holds a Mapping (checked above)
+    kept = [records[i] if type(records[i]) is dict else dict(records[i]) for i in order]
     ids = np.array([rid for rid, _ in sorted(last.items(), key=lambda kv: kv[1])],
                    dtype=np.int64)
     return kept, ids
@@ -102,7 +103,7 @@ def read_fields(dicts: Sequence[dict], fields: tuple[str, ...]) -> dict[str, Seq
     if len(fields) == 1:
         return {fields[0]: list(map(dict.get, dicts, repeat(fields[0])))}
     get = itemgetter(*fields)
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     append = rows.append
     for d in dicts:
         try:

@@ -63,7 +63,7 @@ __all__ = [
 _KNOWN: Final = frozenset(UNIT_ALIASES)
 
 
-def canonical_units(values: Sequence[object] | pd.Series) -> np.ndarray:
+def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.ndarray:
     """Canonical codes of a whole unit column: an object array of str or None.
 
     Examples
@@ -141,7 +141,8 @@ def _is_unit(text: str) -> bool:
 # --------------------------------------------------------------------------- columns
 
 
-def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[object], *,
+def read_amount_group(columns: Mapping[str, Sequence[object]],
+                      units: Sequence[object] | np.ndarray, *,
                       exchange: Sequence[str] = (), tickers: Sequence[object] | None = None
                       ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, Unread]]:
     """Read amounts sharing one unit column (``soft_cap`` and ``hard_cap`` with ``caps_unit``).
@@ -150,7 +151,7 @@ def read_amount_group(columns: Mapping[str, Sequence[object]], units: Sequence[o
     ----------
     columns : mapping of str to sequence
         Raw values per amount column, all of the same length as ``units``.
-    units : sequence
+    units : sequence or numpy.ndarray
         The raw unit column.
     exchange : sequence of str, optional
         Columns that are prices and may be written as an exchange,
