@@ -96,7 +96,7 @@ import datetime as dt
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pyarrow as pa
 
@@ -121,18 +121,20 @@ from .queries import check_keywords, keywords_of
 from .reporting import LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
+from .store.housekeeping import _AsDict
 
 __all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
 
 
 @dataclass(frozen=True)
-class ExportResult:
+class ExportResult(_AsDict):
     """What an export wrote: where, whether it is complete, what it cost.
 
     The main facts of ``manifest.json`` as typed attributes; ``manifest`` holds
     all of it, as written. Reading it as a dict (``result["rows"]``,
-    ``result["path"]``), as in 0.1, still works in this version and goes in
-    the next: use the attributes.
+    ``result["path"]``, ``in``, ``get``, ``keys``, ``items``, ``dict(result)``),
+    as in 0.1, still works in this version with a ``FutureWarning`` and goes in
+    the next: use the attributes, or :meth:`as_dict` for 0.1's plain dict.
 
     Attributes
     ----------
@@ -175,25 +177,15 @@ class ExportResult:
     report: LoadReport = field(default_factory=LoadReport, repr=False)
     manifest: dict[str, Any] = field(default_factory=dict, repr=False)
 
-    # dict-style reading as in 0.1 (the manifest, plus "path" as text): deprecated
-    def _as_dict(self) -> dict[str, Any]:
+    _attribute: ClassVar[str] = "result.rows"
+
+    def _dict_view(self) -> dict[str, Any]:
+        """0.1's dict, which dict-style reads still see: the manifest, plus "path" as text."""
         return {**self.manifest, "path": str(self.path)}
 
-    def __getitem__(self, key: str) -> Any:
-        return self._as_dict()[key]
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._as_dict()
-
-    def keys(self) -> list[str]:
-        return list(self._as_dict())
-
-    def items(self) -> list[tuple[str, Any]]:
-        return list(self._as_dict().items())
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._as_dict().get(key, default)
-
+    def as_dict(self) -> dict[str, Any]:
+        """0.1's dict, without a warning: ``manifest.json`` as written plus ``path`` as text."""
+        return self._dict_view()
 
 
 def export_tables(

@@ -66,15 +66,15 @@ def test_a_second_plain_export_the_same_day_uses_the_cached_list(cfg, tmp_path):
         first = icoframes.export_tables(tmp_path / "a", status="past", progress=False)
     with time_machine.travel(morning + dt.timedelta(hours=5), tick=True):
         second = icoframes.export_tables(tmp_path / "b", status="past", progress=False)
-    assert first["queries"][0]["from_cache"] is False
-    assert second["queries"][0]["from_cache"] is True
-    assert second["requests_total"] == 0
-    # the result is typed; reading it as the 0.1 dict still works
+    assert first.manifest["queries"][0]["from_cache"] is False
+    assert second.manifest["queries"][0]["from_cache"] is True
+    assert second.requests_total == 0
+    # the result is typed; reading it as the 0.1 dict warns (test_export)
     assert isinstance(second, icoframes.ExportResult)
     assert second.path == tmp_path / "b" and second.complete is True
-    assert second.requests_total == 0 and second.rows == second["rows"]
+    assert second.requests_total == 0 and second.rows == second.manifest["rows"]
     assert second.exported_at.tzinfo is not None and second.missing == []
-    assert second["path"] == str(tmp_path / "b")
+    assert second.as_dict()["path"] == str(tmp_path / "b")
     assert second.manifest == json.loads((tmp_path / "b" / "manifest.json").read_text())
-    fetched = dt.datetime.fromisoformat(second["lists_fetched"]["newest"])
+    fetched = dt.datetime.fromisoformat(second.manifest["lists_fetched"]["newest"])
     assert morning <= fetched < morning + dt.timedelta(hours=1)  # the morning's list

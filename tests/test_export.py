@@ -71,6 +71,27 @@ def test_export_writes_every_table_and_a_manifest(cfg, tmp_path):
         assert len(back) == len(frame)
 
 
+def test_every_dict_style_read_of_an_export_result_warns_that_it_goes(cfg, tmp_path):
+    # CHANGELOG: dict reading "still works in this version and goes in the next", as for
+    # cache_info(): it said so nowhere a user would see it
+    result = icoframes.export_tables(tmp_path / "out", status="past", progress=False)
+    plain = result.as_dict()  # 0.1's dict, without a warning: the manifest plus the path
+    assert plain == {**result.manifest, "path": str(tmp_path / "out")}
+    reads = {"[]": lambda r: r["rows"], "in": lambda r: "rows" in r,
+             "get": lambda r: r.get("rows"), "keys": lambda r: r.keys(),
+             "items": lambda r: r.items(), "dict": lambda r: dict(r)}
+    for name, read in reads.items():
+        with pytest.warns(FutureWarning, match=r"^ExportResult.*reading it as a dict goes in "
+                                               r"the next version; use its attributes") as got:
+            value = read(result)
+        assert {w.filename for w in got} == {__file__}, name  # the user's line, not ours
+        assert value == {"[]": result.rows, "in": True, "get": result.rows,
+                         "keys": list(plain), "items": list(plain.items()),
+                         "dict": plain}[name]
+    with pytest.warns(FutureWarning), pytest.raises(KeyError):
+        result["no_such_key"]
+
+
 def test_types_survive_in_duckdb_and_polars(cfg, tmp_path):
     out = tmp_path / "out"
     assert main(["export", "--out", str(out), "--status", "past"]) == 0
@@ -188,7 +209,7 @@ def _consistent(folder) -> dict[str, int] | None:
 def test_a_plain_export_killed_at_any_step_never_shows_a_manifest_that_disagrees(
         cfg, tmp_path, monkeypatch):
     before = tmp_path / "before"
-    old = icoframes.export_tables(before, status="past", progress=False)["rows"]
+    old = icoframes.export_tables(before, status="past", progress=False).rows
     new = icoframes.load_tables(status="ongoing", progress=False)  # cached: the reruns are free
     assert old["icos"] != len(new.icos)
     cfg.stats.reset()
@@ -420,7 +441,7 @@ def test_snapshots_into_a_mount_point_whose_parent_is_read_only(cfg, mount_point
     for _ in range(2):  # the second replaces the day's snapshot: a swap within the mount
         manifest = icoframes.export_tables(mount_point, status="ongoing", snapshot=True,
                                            progress=False)
-        assert _consistent(Path(manifest["path"]))["icos"] == len(cfg.directory.ids("ongoing"))
+        assert _consistent(manifest.path)["icos"] == len(cfg.directory.ids("ongoing"))
     assert len(list(mount_point.glob("snapshot_date=*"))) == 1
     manifest = icoframes.export_tables(mount_point, status="past", progress=False)
     assert _consistent(mount_point)["icos"] == len(cfg.directory.ids("past"))
@@ -499,19 +520,18 @@ def test_a_daily_cron_snapshot_states_what_it_spent_and_how_old_its_data_is(tmp_
     folders = icoframes.history.snapshot_folders(out)
     assert [d.date() for d in folders.index] == [d.date() for d in days]
     for when, manifest, n_pages in zip(days, manifests, pages, strict=True):
-        assert manifest["path"] == str(out / f"snapshot_date={when.date().isoformat()}")
-        assert json.loads((Path(manifest["path"]) / "manifest.json").read_text()) == {
-            k: v for k, v in manifest.items() if k != "path"}
+        assert manifest.path == out / f"snapshot_date={when.date().isoformat()}"
+        assert json.loads((manifest.path / "manifest.json").read_text()) == manifest.manifest
         # every day re-pages every list: the cached ones are a second short of a day old
-        assert manifest["requests_spent"]["icos"] >= n_pages > 0
-        assert manifest["requests_total"] == sum(manifest["requests_spent"].values())
-        assert len(manifest["queries"]) == 3 and manifest["complete"]
-        for query in manifest["queries"]:
+        assert manifest.requests_spent["icos"] >= n_pages > 0
+        assert manifest.requests_total == sum(manifest.requests_spent.values())
+        assert len(manifest.manifest["queries"]) == 3 and manifest.complete
+        for query in manifest.manifest["queries"]:
             assert query["complete"] and not query["from_cache"]
             assert dt.datetime.fromisoformat(query["fetched_at"]).date() == when.date()
-        assert dt.datetime.fromisoformat(manifest["exported_at"]).date() == when.date()
-    assert manifests[0]["requests_spent"]["ico"] == 90
-    assert all(m["requests_spent"]["ico"] >= 1 for m in manifests[1:])  # what changed
+        assert manifest.exported_at.date() == when.date()
+    assert manifests[0].requests_spent["ico"] == 90
+    assert all(m.requests_spent["ico"] >= 1 for m in manifests[1:])  # what changed
     icos = icoframes.read_snapshots(out)
     row = icos[icos["id"] == moved].set_index("snapshot_date")
     assert row["ico_score"].tolist()[1:] == [9.7, 9.8, 9.8, 9.8]
@@ -524,10 +544,10 @@ def test_a_daily_cron_snapshot_states_what_it_spent_and_how_old_its_data_is(tmp_
     assert counts.tolist() == [0, 0, 0, 1, 1]
     # how old each snapshot's profiles are: the fetch times of its own rows
     for when, manifest in zip(days, manifests, strict=True):
-        fetched = pd.read_parquet(Path(manifest["path"]) / "icos.parquet")["fetched_at"]
+        fetched = pd.read_parquet(manifest.path / "icos.parquet")["fetched_at"]
         if fetched.dt.tz is None:  # naive times are UTC
             fetched = fetched.dt.tz_localize("UTC")
-        oldest = dt.datetime.fromisoformat(manifest["profiles_fetched"]["oldest"])
-        newest = dt.datetime.fromisoformat(manifest["profiles_fetched"]["newest"])
+        oldest = dt.datetime.fromisoformat(manifest.manifest["profiles_fetched"]["oldest"])
+        newest = dt.datetime.fromisoformat(manifest.manifest["profiles_fetched"]["newest"])
         assert oldest == fetched.min() and newest == fetched.max()
         assert days[0].date() <= oldest.date() <= newest.date() == when.date()

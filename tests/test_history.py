@@ -52,7 +52,7 @@ def history(tmp_path_factory):
                 with time_machine.travel(noon):
                     manifest = icoframes.export_tables(out, snapshot=True, refresh=True,
                                                        progress=False)
-                assert manifest["path"].endswith(f"snapshot_date={when.isoformat()}")
+                assert manifest.path.name == f"snapshot_date={when.isoformat()}"
             done["before"] = {r.id: r for r in sandbox.generate_directory(60, seed=1).records()}
         finally:
             icoframes.reset_configuration()

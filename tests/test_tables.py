@@ -409,7 +409,7 @@ def test_a_load_and_an_export_carry_the_long_tables(cfg, tmp_path):
         # the loaders keep the cache's order of ICOs in child tables: compare as sets of rows
         assert sorted(rows_of(tables[field])) == sorted(exploded(tables.icos, field))
     manifest = icoframes.export_tables(tmp_path / "out", status="past", progress=False)
-    assert {f: manifest["rows"][f] for f in LONG_LISTS} == {f: len(tables[f]) for f in LONG_LISTS}
+    assert {f: manifest.rows[f] for f in LONG_LISTS} == {f: len(tables[f]) for f in LONG_LISTS}
     back = Tables.read_parquet(tmp_path / "out")
     for field in LONG_LISTS:
         pd.testing.assert_frame_equal(back[field], tables[field], check_exact=True)

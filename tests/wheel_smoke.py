@@ -39,7 +39,7 @@ def main(expected_version: str) -> int:
         ax.figure.savefig(work / "raised.png")
         assert (work / "raised.png").read_bytes().startswith(b"\x89PNG")
     print(f"wheel smoke test passed: icoframes {icoframes.__version__} from {where.parent}, "
-          f"{len(tables.icos)} ICOs loaded, {result['requests_total']} requests exported, "
+          f"{len(tables.icos)} ICOs loaded, {result.requests_total} requests exported, "
           "a plot drawn")
     return 0
 

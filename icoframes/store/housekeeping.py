@@ -21,7 +21,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import InvalidParameter, warn
 from ..files import locked, utcnow
@@ -48,29 +48,39 @@ _LINK = "a symlink: never followed out of the cache dir; left alone"
 
 class _AsDict:
     """Reads as a dict too (``info["profiles"]``), as up to 0.1. Deprecated: each
-    dict-style read warns with a ``FutureWarning``; use the attributes or :meth:`as_dict`."""
+    dict-style read (``[]``, ``in``, ``get``, ``keys``, ``items``, ``dict()``) warns with a
+    ``FutureWarning`` at the user's line; use the attributes or :meth:`as_dict`.
 
-    def _fields(self, read: str) -> list[str]:
+    A subclass whose 0.1 dict was not its fields overrides :meth:`_dict_view`
+    (:class:`~icoframes.export.ExportResult`: the manifest and ``path``) and
+    ``_attribute`` (the attribute the warning suggests instead)."""
+
+    _attribute: ClassVar[str] = "info.profiles"
+
+    def _dict_view(self) -> dict[str, Any]:
+        """What the dict-style reads see: the fields, as they are."""
+        return {f.name: getattr(self, f.name)
+                for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+    def _read(self, read: str) -> dict[str, Any]:
         warn(f"{type(self).__name__}{read}: reading it as a dict goes in the next version; "
-             "use its attributes (info.profiles) or .as_dict()", FutureWarning)
-        return [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+             f"use its attributes ({self._attribute}) or .as_dict()", FutureWarning)
+        return self._dict_view()
 
     def keys(self) -> list[str]:
-        return self._fields(".keys()")
+        return list(self._read(".keys()"))
 
     def __getitem__(self, key: str) -> Any:
-        if key not in self._fields(f"[{key!r}]"):
-            raise KeyError(key)
-        return getattr(self, key)
+        return self._read(f"[{key!r}]")[key]  # KeyError for a key it does not hold
 
     def __contains__(self, key: object) -> bool:
-        return key in self._fields(f": {key!r} in it")
+        return key in self._read(f": {key!r} in it")
 
     def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key) if key in self._fields(f".get({key!r})") else default
+        return self._read(f".get({key!r})").get(key, default)
 
     def items(self) -> list[tuple[str, Any]]:
-        return [(key, getattr(self, key)) for key in self._fields(".items()")]
+        return list(self._read(".items()").items())
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as a plain dict (nested results too)."""
