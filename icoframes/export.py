@@ -82,7 +82,9 @@ partial lists so that such gaps never show as removed and new ICOs.
 
 The daily limit (the service's error 485, or the ``daily_quota`` setting) that
 stops the load part way makes such an export too: the rows it has, the ids it
-left out in ``missing`` with reason ``"quota"``, and ``stopped`` (``by``
+left out in ``missing`` with reason ``"quota"``, the rows kept from an earlier
+fetch that it stopped before fetching again in ``not_refreshed`` with reason
+``"quota"`` (a ``--snapshot`` re-fetches every profile), and ``stopped`` (``by``
 ``"service"`` or ``"daily_quota"``, ``code``, ``remaining``, ``message``).
 :class:`~icoframes.errors.QuotaExceeded` is raised, and nothing written, only
 when the limit came before anything the export may use was listed: no list page

@@ -113,18 +113,22 @@ def profile_ages(icos: pd.DataFrame) -> dict[str, str | None]:
 def not_refreshed(icos: pd.DataFrame, stated: dict[str, Any]) -> list[dict[str, Any]]:
     """Exported rows this load tried to fetch again and could not: kept, older than asked.
 
-    One dict per row: ``id``, ``reason`` (why its new fetch failed, or that the
-    budget ran out) and ``fetched_at`` (when the exported row was fetched).
+    One dict per row: ``id``, ``reason`` (why its new fetch failed, that the
+    budget ran out, or ``"quota"``: the daily limit stopped the load before it was
+    fetched again) and ``fetched_at`` (when the exported row was fetched).
     """
     failed = {int(k): v for k, v in (stated.get("failed") or {}).items()}
-    budget = [int(i) for i in stated.get("not_refreshed") or [] if int(i) not in failed]
-    if not failed and not budget:
+    kept = [int(i) for i in stated.get("not_refreshed") or [] if int(i) not in failed]
+    if not failed and not kept:
         return []
+    quota = ({int(i) for i in stated.get("not_done") or []}
+             if stated.get("stopped") == "quota" else set())
     when = (dict(zip(icos["id"].tolist(), icos["fetched_at"].tolist(), strict=True))
             if "fetched_at" in icos.columns else {})
     present = set(icos["id"].tolist())
     rows = [(i, str(failed[i])) for i in failed if i in present]
-    rows += [(i, "the budget ran out before it was fetched again") for i in budget]
+    rows += [(i, "quota" if i in quota else "the budget ran out before it was fetched again")
+             for i in kept]
     return [{"id": i, "reason": reason,
              "fetched_at": None if pd.isna(when.get(i)) else pd.Timestamp(when[i]).isoformat()}
             for i, reason in sorted(rows)]

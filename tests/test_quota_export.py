@@ -231,3 +231,99 @@ def test_a_485_mid_list_writes_the_listed_ids_as_missing_and_the_list_as_partial
         assert {m["reason"] for m in manifest["missing"]} == {"quota"}
         assert manifest["stopped"]["by"] == "service" and manifest["requests_total"] == 2
         assert "came back partial" in log and "20 listed ICO(s) remain to fetch" in log
+
+
+def test_a_quota_stopping_a_snapshots_refetch_names_the_rows_it_kept(
+        tmp_path, monkeypatch, caplog, settings_restored):
+    """Day 1 a complete snapshot; day 2 ``--snapshot --refresh all`` re-fetches every profile;
+    the daily_quota stops it part way: every cached row is written, and the ids not fetched
+    again are named in ``not_refreshed`` (reason "quota", with the age of the row kept)."""
+    out = tmp_path / "out"
+    with sandbox.serve(n_icos=120, seed=5, quota=None) as sb:
+        with time_machine.travel(DAY):
+            _use(monkeypatch, tmp_path, sb.settings())
+            code, log = _cli(["export", "--out", str(out), "--status", "past", "--snapshot"],
+                             caplog)
+            assert code == EXIT_OK, log
+            [first] = out.glob("snapshot_date=*")
+            assert _manifest(first)["complete"] is True
+            day1 = set(pd.read_parquet(first / "icos.parquet")["id"])
+        hits_day1 = dict(sb.stats.profile_hits)
+        sent_day1 = sb.stats.requests.total()
+        with time_machine.travel(DAY + dt.timedelta(days=1)):
+            past = set(sb.directory.ids("past"))
+            assert past == day1
+            pages = -(-len(past) // 20)
+            quota = pages + 12  # the list again, and 12 of its profiles
+            _use(monkeypatch, tmp_path, {**sb.settings(), "daily_quota": quota})
+            code, log = _cli(["export", "--out", str(out), "--status", "past", "--snapshot",
+                              "--refresh", "all"], caplog)  # every profile fetched again
+            assert code == EXIT_INCOMPLETE, log
+            second = out / f"snapshot_date={(DAY + dt.timedelta(days=1)).date().isoformat()}"
+            manifest = _manifest(second)
+    # what the service received this day is what the manifest and the ledger say
+    assert sb.stats.requests.total() - sent_day1 == quota == manifest["requests_total"]
+    assert manifest["requests_spent"] == {"filters": 0, "icos": pages, "ico": 12}
+    refreshed = {i for i, n in sb.stats.profile_hits.items() if n > hits_day1.get(i, 0)}
+    assert len(refreshed) == 12
+    icos = pd.read_parquet(second / "icos.parquet")
+    assert set(icos["id"]) == past and manifest["rows"]["icos"] == len(past)  # every row kept
+    assert manifest["complete"] is False and manifest["missing"] == []
+    assert manifest["stopped"]["by"] == "daily_quota"
+    stale = manifest["not_refreshed"]
+    assert sorted(s["id"] for s in stale) == sorted(past - refreshed)
+    assert {s["reason"] for s in stale} == {"quota"}
+    day1_at = {s["fetched_at"] for s in stale}
+    assert len(day1_at) >= 1 and all(a.startswith(DAY.date().isoformat()) for a in day1_at)
+    assert manifest["profiles_fetched"]["oldest"].startswith(DAY.date().isoformat())
+
+
+class RecordingRefuser(RefusingAfter):
+    """:class:`RefusingAfter` that records the ids whose profile it answered."""
+
+    def __init__(self, n: int, n_icos: int) -> None:
+        super().__init__(n, n_icos)
+        self.answered: list[int] = []
+
+    def profile(self, h) -> None:
+        if not self._refuse(h):
+            asked = h.request_json().get("id")
+            with self.lock:
+                self.answered.append(asked)
+            json_reply({"error": None, "data": {
+                "id": asked, "main": {"name": f"ICO {asked}", "ico_score": "3.0"},
+                "finance": {"raised": "1000"}}})(h)
+
+
+def test_a_485_stopping_a_refetch_names_every_row_it_kept_refused_in_flight_too(
+        tmp_path, monkeypatch, caplog, settings_restored):
+    """The service's 485 halfway through fetching again 40 cached profiles, with 4 workers
+    (requests refused in flight): the 40 rows are written; the ids not answered this run
+    are exactly those in ``not_refreshed`` with reason "quota"."""
+    service = RecordingRefuser(10_000, n_icos=40)
+    out = tmp_path / "out"
+    with HostileServer({LIST: service.list, PROFILE: service.profile}) as srv:
+        with time_machine.travel(DAY):
+            _use(monkeypatch, tmp_path, {**srv.settings(), "max_workers": "4"})
+            code, log = _cli(["export", "--out", str(out), "--status", "past", "--snapshot"],
+                             caplog)
+            assert code == EXIT_OK, log
+        received_day1 = srv.hits[LIST] + srv.hits[PROFILE]
+        with service.lock:  # the next day: two list pages, then 15 profiles, then 485
+            service.accepted, service.n, service.answered = 0, 2 + 15, []
+        with time_machine.travel(DAY + dt.timedelta(days=1)):
+            code, log = _cli(["export", "--out", str(out), "--status", "past", "--snapshot",
+                              "--refresh", "all"], caplog)
+            assert code == EXIT_INCOMPLETE, log
+            manifest = _manifest(out / "snapshot_date=2026-11-21")
+            icos = pd.read_parquet(out / "snapshot_date=2026-11-21" / "icos.parquet")
+    received = srv.hits[LIST] + srv.hits[PROFILE] - received_day1
+    assert received > 17 and manifest["requests_total"] == received  # refused ones count
+    assert sorted(service.answered) == sorted(set(service.answered)) and len(
+        service.answered) == 15
+    assert set(icos["id"]) == set(range(1, 41)) and manifest["missing"] == []
+    assert manifest["complete"] is False and manifest["stopped"]["by"] == "service"
+    stale = manifest["not_refreshed"]
+    assert [s["id"] for s in stale] == sorted(set(range(1, 41)) - set(service.answered))
+    assert {s["reason"] for s in stale} == {"quota"}
+    assert all(s["fetched_at"].startswith("2026-11-20") for s in stale)

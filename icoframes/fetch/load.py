@@ -111,7 +111,7 @@ class Load:
         self._pool = RequestPool(self.settings.max_workers)
         self._stop: BaseException | None = None
         self._page_errors: list[ServiceUnavailable] = []
-        self._fetched = 0
+        self._done: set[int] = set()  # profile ids kept (fetched, gone or failed)
         self._quota_warned = False
         self._progress = Progress(self.progress)
 
@@ -226,6 +226,7 @@ class Load:
         listing.attrs["icoframes"] = {
             "queries": [q.summary() for q in self.queries], "failed": dict(self.failed),
             "gone": list(self.gone), "over_budget": list(self._plan.over_budget), **stopped,
+            "not_done": self._plan.not_done(self._done) if stopped else [],
             "requests": self.requests_spent()}
         return listing
 
@@ -393,9 +394,9 @@ class Load:
             want.id, want.status, want.summary, raw, state=state, reason=reason))
         if profile is not None and version:
             self.derived.keep_decoded(want.id, version, profile)
+        self._done.add(want.id)
         if state != "failed":
             self.failed.pop(want.id, None)
-            self._fetched += 1
 
     def _wait_for_others(self) -> None:
         """Every own request is done: wait for the lists and profiles other processes claimed
@@ -435,8 +436,8 @@ class Load:
         stop = self._stop
         if isinstance(stop, QuotaExceeded):
             raise quota_error(stop, self.settings, self.service.ledger.state(),
-                              fetched=self._fetched,
-                              left=self._plan.planned - self._fetched - len(self.failed),
+                              fetched=len(self._done) - len(self.failed),
+                              left=self._plan.planned - len(self._done),
                               unlisted=any(not q.complete for q in self.queries)) from stop
         if stop is None and self.control.tripped:
             stop = breaker_error(self.settings, self.control)

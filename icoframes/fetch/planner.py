@@ -55,6 +55,7 @@ class ProfilePlan:
         self._batch = batch
         self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
         self.requested = 0  # profile requests handed out
+        self._sent: list[int] = []  # the ids of those requests, in order
         self.planned = 0  # profiles ever wanted
         self._budget_spent = False  # a retry was refused: every request of the budget went
         self._index: ProfileIndex | None = None
@@ -99,7 +100,18 @@ class ProfilePlan:
         if not self._ready and not self._claim_more():
             return None
         self.requested += 1
-        return self._ready.popleft()
+        want = self._ready.popleft()
+        self._sent.append(want.id)
+        return want
+
+    def not_done(self, done: set[int]) -> list[int]:
+        """Planned ids this load never got an answer for (``done`` holds those it did):
+        still queued or awaited when it stopped, or requested and refused or cut in flight;
+        not those the budget left out (:attr:`over_budget`)."""
+        queued = [w.id for w in (*self._ready, *self._wants, *self._waiting.values())]
+        left = [i for i in (*self._sent, *queued) if i not in done]
+        skip = set(self.over_budget)
+        return sorted({i for i in left if i not in skip})
 
     def budget_refused(self, ico_id: int) -> None:
         """The budget refused a retry of ``ico_id``: it and everything not sent wait."""

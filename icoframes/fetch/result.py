@@ -53,7 +53,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
     Parameters
     ----------
     summary : dict
-        The load's summary of ``listing`` (queries, failed, gone, over_budget, requests).
+        The load's summary of ``listing`` (queries, failed, gone, over_budget, requests;
+        ``stopped`` and ``not_done`` when the daily limit stopped it).
     listing : DataFrame
         The listed rows the load answers.
     present : array-like of int, optional
@@ -105,13 +106,18 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
     summary["missing"] = missing
     summary["complete"] = not partial and not missing
     present_ids = set() if present is None else set(pd.Index(present))
-    stale_kept = sorted(over_budget & present_ids)
+    # rows kept from an earlier fetch that this load wanted again and did not get: the
+    # budget ran out, or the daily limit stopped the load first (``not_done``)
+    quota_kept = (set(summary.get("not_done") or []) & present_ids
+                  if summary.get("stopped") == "quota" else set())
+    stale_kept = sorted((over_budget & present_ids) | quota_kept)
     summary["not_refreshed"] = stale_kept
     _warn_gaps(partial, missing, offline)
     if stale_kept:
-        warn(f"{len(stale_kept)} row(s) are older than profile_max_age: the budget of "
-             "this call ran out before they were fetched again (the most stale went "
-             "first); ids in attrs['icoframes']['not_refreshed']", StaleWarning)
+        why = ("the daily limit stopped the load" if quota_kept else
+               "the budget of this call ran out (the most stale went first)")
+        warn(f"{len(stale_kept)} row(s) are kept from an earlier fetch: {why} before they "
+             "were fetched again; ids in attrs['icoframes']['not_refreshed']", StaleWarning)
     return summary
 
 
