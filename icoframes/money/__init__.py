@@ -107,8 +107,8 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
     if rate_max_age is None:
         return None
     if isinstance(rate_max_age, str | dt.timedelta):  # pd.Timedelta is a timedelta
-        try:
-            age = pd.Timedelta(rate_max_age)
+        try:  # str(): pandas 2.2's parser takes an exact str, not the default's subclass
+            age = pd.Timedelta(str(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age)
         except ValueError:
             age = None
         if isinstance(rate_max_age, str) and rate_max_age.strip().lstrip("+").isdigit():
