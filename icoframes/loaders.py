@@ -341,8 +341,8 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
 # -- the machinery --------------------------------------------------------------
 
 
-def _settings_with_base_url(**overrides: Any):
-    settings = get_settings(**overrides)
+def _settings_with_base_url():
+    settings = get_settings()
     if not settings.base_url:
         settings.require_credentials()  # raises ConfigError with set-up help
     return settings
