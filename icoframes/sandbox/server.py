@@ -126,6 +126,8 @@ class Sandbox:
             return
         self._service.resume()
         server.shutdown()
+        # let the released requests write their whole reply before their sockets are shut
+        self._service.stats.wait_for(lambda s: s.in_flight == 0, timeout=5.0)
         server.close_connections()
         server.server_close()
         if thread is not None:
