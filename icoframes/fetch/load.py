@@ -302,12 +302,12 @@ class Load:
                     self._wait_for_others()
                     continue
                 done = self._pool.next_done(timeout=0.5)  # a timeout keeps Ctrl-C responsive
+                if self._claims is not None:  # a live crawl keeps its leases, even while
+                    self._claims.renew(every=self._claims.lease / 3)  # its requests hang
                 if done is None:
                     continue
                 kind, info, future = done
                 self._handle(kind, info, future)
-                if self._claims is not None:  # a live crawl keeps its leases
-                    self._claims.renew(every=self._claims.lease / 3)
                 if self.control.tripped and self._stop is None:
                     self._stop = breaker_error(self.settings, self.control)
                 self._count(kind)
