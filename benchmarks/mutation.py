@@ -63,8 +63,11 @@ _SLOW = ("a sandbox load or plot of 5 to 15 s, run for every mutant it reaches: 
          "2 shared cores (the fast tests of the same file reach the same functions)")
 
 MODULES: dict[str, Module] = {
+    # the parser's own rule tests (numbers, prices, dates, vocabulary), then its tables
     "parse": Module(("icoframes/parse/*",),
-                    ("tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
+                    ("tests/test_numbers.py", "tests/test_prices.py",
+                     "tests/test_dates_and_labels.py", "tests/test_vocabulary.py",
+                     "tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
                      "tests/test_tidy.py", "tests/test_tables.py")),
     "gate": Module(("icoframes/api/gate.py",), ("tests/test_gate.py",)),
     "store": Module(("icoframes/store/*",),
