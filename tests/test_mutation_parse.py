@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 import pytest
 
 from icoframes.parse.units import canonical_units, read_amount_group, read_amounts, read_price
