@@ -68,8 +68,11 @@ _PROCESSES = ("3 processes (or SIGKILL rounds) of 7 to 13 s, run for every mutan
               "tests/test_mutation_store_*.py reach the same functions in-process")
 
 MODULES: dict[str, Module] = {
+    # the parser's own rule tests (numbers, prices, dates, vocabulary), then its tables
     "parse": Module(("icoframes/parse/*",),
-                    ("tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
+                    ("tests/test_numbers.py", "tests/test_prices.py",
+                     "tests/test_dates_and_labels.py", "tests/test_vocabulary.py",
+                     "tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
                      "tests/test_tidy.py", "tests/test_tables.py")),
     "gate": Module(("icoframes/api/gate.py",), ("tests/test_gate.py",)),
     "store": Module(("icoframes/store/*",),
