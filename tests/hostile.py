@@ -81,6 +81,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128  # socketserver's 5 drops a load's 6th simultaneous connect
     owner: HostileServer
 
 

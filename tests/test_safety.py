@@ -9,10 +9,12 @@ claims, cache dirs of another user or open to others, and many processes at once
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 import shutil
 import signal
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -24,14 +26,17 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hostile import LIST, PROFILE, HostileServer, raw_reply
+import time_machine
+from hostile import LIST, PROFILE, HostileServer, paged_list, profile_reply, raw_reply
+from messy_profiles import clean_profile
 from test_housekeeping import _read_only
-from waiting import wait_until
+from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning
-from icoframes.store.db import Database
+from icoframes.store.cache import DB_NAME, Cache
+from icoframes.store.db import LEASE, Database
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -478,3 +483,50 @@ def test_processes_making_one_cache_at_the_same_moment_all_go_on(tmp_path):
     for maker in makers:
         out, err = maker.communicate(timeout=120)
         assert (maker.returncode, out.strip()) == (0, "ok"), err
+
+
+def test_a_live_crawl_keeps_its_claims_while_a_request_hangs_longer_than_the_lease(tmp_path):
+    """Leases lapse for a stopped owner only: a crawl waiting on a slow request renews them,
+    so a peer does not fetch the same profile again meanwhile."""
+    stuck, let_go = threading.Event(), threading.Event()
+    answer = profile_reply(clean_profile)
+
+    def slow_first(h) -> None:
+        if h.request_json().get("id") == 1:
+            stuck.set()
+            let_go.wait(HANG_GUARD)
+        answer(h)
+
+    start = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)
+    with HostileServer({LIST: paged_list(1), PROFILE: slow_first}) as srv, \
+            time_machine.travel(start, tick=False) as clock:
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache", timeout=3600,
+                            max_workers=2)
+        loading = threading.Thread(target=icoframes.load_icos,
+                                   kwargs={"status": "past", "progress": False}, daemon=True)
+        loading.start()
+        try:
+            assert stuck.wait(HANG_GUARD), "the profile request never came"
+            database = next((tmp_path / "cache").rglob(DB_NAME))
+
+            def lease_of_1() -> float:
+                with contextlib.closing(sqlite3.connect(database)) as conn:
+                    row = conn.execute("SELECT expires FROM claims WHERE id = 1").fetchone()
+                return 0.0 if row is None else float(row[0])
+
+            lease = lease_of_1()
+            assert lease > start.timestamp()  # claimed before it was asked for
+            for _ in range(3):  # the request hangs on; the crawl is alive and waiting
+                clock.shift(0.6 * LEASE)  # a lease would lapse in two of these
+                assert wait_until(lambda last=lease: lease_of_1() > last, timeout=60), \
+                    "the crawl did not renew its claim while its request hung"
+                lease = lease_of_1()
+            peer = Cache(tmp_path / "cache", srv.base_url).claims()
+            with peer:
+                mine, taken, _ = peer.claim([1])
+            assert (mine, taken) == ([], [1])
+        finally:
+            let_go.set()
+            loading.join(HANG_GUARD)
+            icoframes.reset_configuration()
+    assert srv.hits[PROFILE] == 1

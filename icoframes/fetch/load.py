@@ -54,7 +54,8 @@ __all__ = ["Load"]
 
 # How often a load waiting for profiles another process claimed looks for them.
 _WAIT_POLL = 0.2
-# After the quota stops a load, requests in flight (paid for) get this long to finish.
+# After another stop (an API error), requests in flight get this long to finish; after the
+# quota's, they are paid for and end soon (a retry is refused): each is waited for.
 _GRACE = 2.0
 # The filter set names are checked against is read with this max age (cached for a day).
 _FILTER_SET_AGE = dt.timedelta(days=1)
@@ -301,19 +302,20 @@ class Load:
                     self._wait_for_others()
                     continue
                 done = self._pool.next_done(timeout=0.5)  # a timeout keeps Ctrl-C responsive
+                if self._claims is not None:  # a live crawl keeps its leases, even while
+                    self._claims.renew(every=self._claims.lease / 3)  # its requests hang
                 if done is None:
                     continue
                 kind, info, future = done
                 self._handle(kind, info, future)
-                if self._claims is not None:  # a live crawl keeps its leases
-                    self._claims.renew(every=self._claims.lease / 3)
                 if self.control.tripped and self._stop is None:
                     self._stop = breaker_error(self.settings, self.control)
                 self._count(kind)
                 self._fill()
             interrupted = False
         finally:
-            self._shut_down(grace=0.0 if interrupted else _GRACE)
+            paid = isinstance(self._stop, QuotaExceeded)
+            self._shut_down(grace=0.0 if interrupted else None if paid else _GRACE)
         self._raise_stop()
 
     def _handle(self, kind: str, info: Any, future: Future[Any]) -> None:
@@ -416,11 +418,10 @@ class Load:
                              pages=lambda done: pages_total(self.queries, done),
                              profiles=self._plan.requested + self._plan.pending)
 
-    def _shut_down(self, *, grace: float) -> None:
-        """Stop the pool; keep what arrived; make everything durable."""
+    def _shut_down(self, *, grace: float | None) -> None:
+        """Stop the pool; keep what arrived (pages too: paid for); make everything durable."""
         for kind, info, future in self._pool.shut_down(grace=grace, cancel=self.control.cancel):
-            if kind == "profile":
-                self._handle(kind, info, future)
+            self._handle(kind, info, future)
         for query in self.queries:
             if query.paging:  # stopped mid-list: keep the pages that came, as partial
                 query.in_flight = 0

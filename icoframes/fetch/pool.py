@@ -61,12 +61,13 @@ class RequestPool:
         kind, info = self._tasks.pop(future)
         return kind, info, future
 
-    def shut_down(self, *, grace: float, cancel: Callable[[], None]) -> list[Finished]:
-        """Stop the pool: requests in flight get ``grace`` seconds (paid for), then ``cancel()``
-        cuts the rest. Returns the requests that finished but were not handed back yet."""
+    def shut_down(self, *, grace: float | None, cancel: Callable[[], None]) -> list[Finished]:
+        """Stop the pool: requests in flight get ``grace`` seconds (paid for; None: until each
+        ends, by its own deadline), then ``cancel()`` cuts the rest. Returns the requests that
+        finished but were not handed back yet."""
         if self._pool is None:
             return []
-        if grace and self._tasks:
+        if grace != 0 and self._tasks:
             cf.wait(list(self._tasks), timeout=grace)
         if any(not f.done() for f in self._tasks):
             cancel()  # cut what is still in flight, wake the waiting

@@ -31,6 +31,9 @@ class HTTPServer(ThreadingHTTPServer):
     """Serves ``service`` on 127.0.0.1:``port`` (0: a free port) once ``serve_forever`` runs."""
 
     daemon_threads = True
+    # the listen backlog: socketserver's 5 is less than a load's 8 connections opened at
+    # once; a connection beyond it has its SYN dropped and waits a second for the retry
+    request_queue_size = 128
 
     def __init__(self, service: Service, port: int):
         self.service = service
