@@ -62,15 +62,29 @@ _WARNING_LINE = "a warning's line is the trampoline's under mutmut (errors.warn 
 _SLOW = ("a sandbox load or plot of 5 to 15 s, run for every mutant it reaches: too slow for "
          "2 shared cores (the fast tests of the same file reach the same functions)")
 
+# the store's tests of several processes crawling one cache dir, or of SIGKILL rounds
+_PROCESSES = ("3 processes (or SIGKILL rounds) of 7 to 13 s, run for every mutant it reaches: "
+              "too slow for 2 shared cores; its children import the unmutated package, and "
+              "tests/test_mutation_store_*.py reach the same functions in-process")
+
 MODULES: dict[str, Module] = {
+    # the parser's own rule tests (numbers, prices, dates, vocabulary), then its tables
     "parse": Module(("icoframes/parse/*",),
-                    ("tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
+                    ("tests/test_numbers.py", "tests/test_prices.py",
+                     "tests/test_dates_and_labels.py", "tests/test_vocabulary.py",
+                     "tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
                      "tests/test_tidy.py", "tests/test_tables.py")),
     "gate": Module(("icoframes/api/gate.py",), ("tests/test_gate.py",)),
     "store": Module(("icoframes/store/*",),
                     ("tests/test_store.py", "tests/test_housekeeping.py",
                      "tests/test_durability.py", "tests/test_migration.py",
-                     "tests/test_derived.py")),
+                     "tests/test_derived.py"), deselect=tuple((test, _PROCESSES) for test in (
+                        "tests/test_durability.py::test_sigkill_rounds_refetch_at_most_the_"
+                        "requests_in_flight",
+                        "tests/test_durability.py::test_three_processes_on_one_cache_dir_fetch_"
+                        "each_profile_once",
+                        "tests/test_store.py::test_three_processes_sharing_a_cache_dir_record_"
+                        "each_profile_once"))),
     # test_freshness.py (sandbox loads over days of simulated time) takes minutes per
     # surviving mutant on 2 shared cores: policy is judged by its direct tests alone
     "policy": Module(("icoframes/fetch/policy.py",), ()),

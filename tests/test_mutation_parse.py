@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from icoframes.parse.units import canonical_units, read_amount_group, read_amounts, read_price
@@ -119,3 +120,45 @@ def test_a_group_refuses_columns_of_another_length():
 
 def test_a_unit_that_is_a_list_is_no_unit():
     assert canonical_units([["ETH"], "eth", None, ""]).tolist() == [None, "ETH", None, None]
+
+
+# -- units.py: survivors of `make mutate MODULE=parse:units` -----------------------------------
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("~0.1 ETH", "vague"),         # a sign of approximation, then a unit: why it is no amount
+    ("about 5 ETH", "vague"),
+    ("$5 tokens", "unreadable_number"),
+    ("$5 BFC", "unit_conflict"),    # both ends units, two different ones
+    ("ETH 5 $", "unit_conflict"),
+    # the number reader alone reads "$5kUS$" (5000), but the two ends the unit reader sees
+    # ("$" and "kUS$") disagree and one is no unit: reported, never an amount without unit
+    ("$5kUS$", "unreadable_number"),
+])
+def test_disagreeing_ends_say_why_the_value_is_no_amount(value, reason):
+    amounts, units, bad = read_amounts([value], [""])
+    assert math.isnan(amounts[0]) and units[0] is None
+    assert (bad.rows, bad.values, bad.reasons) == ([0], [value], [reason])
+
+
+def test_the_ticker_names_the_token_side_of_a_price():
+    prices, units, bad = read_price(["1 ABC = 2 XYZ", "1 ABC = 2 XYZ"], ["", ""],
+                                    tickers=["ABC", None])
+    assert prices[0] == 2.0 and units[0] == "XYZ"  # ABC is the ICO's token: 2 XYZ each
+    assert math.isnan(prices[1]) and units[1] is None  # no ticker: two tokens, no currency
+    assert (bad.rows, bad.reasons) == ([1], ["unreadable_price"])
+
+
+@pytest.mark.parametrize(("value", "number", "unit"), [
+    ("$2,000,000.", 2e6, "USD"), ("USD 5.", 5.0, "USD"), ("€ 3.", 3.0, "EUR"),
+    ("$5 k.", 5e3, "USD"), ("2,000,000.", 2e6, None),
+])
+def test_a_final_dot_is_no_unit(value, number, unit):
+    # found by the units mutants: the dot was read as a unit written after the number
+    assert _one(value) == (number, unit, [])
+
+
+def test_an_empty_group_gives_empty_typed_columns():
+    amounts, units, bad = read_amounts([], [])
+    assert amounts.dtype == np.float64 and units.dtype == object and len(amounts) == 0
+    assert bad == ([], [], [])

@@ -48,7 +48,8 @@ __all__ = [
 #: 8: numbers as people write them, prices in every form, units as tickers, roadmap
 #:    precision, dates within 1990-2100 (issue 20).
 #: 9: every problem has its reason (problems.reason, icoframes.reasons).
-PARSER_VERSION: Final = 9
+#: 10: a final dot after an amount with a currency is read ("$2,000,000." was unreadable).
+PARSER_VERSION: Final = 10
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 

@@ -88,12 +88,13 @@ def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.nda
 # --------------------------------------------------------------------------- one value
 
 # A currency written before the number ("$", "US$", "€", "ETH ") or after it
-# ("USD", " eth", " Ether"); a multiplier word right after the digits is not one.
+# ("USD", " eth", " Ether"); a multiplier word right after the digits is not one, nor is
+# a final dot ("$2,000,000." is 2,000,000 USD).
 _PREFIX_RE: Final = re.compile(
     r"^(?P<sign>[-+]?)\s*(?P<cur>[^\d\s.+-][^\d+-]*?)\s*(?=[-+]?[\d.])")
 _SUFFIX_RE: Final = re.compile(
     r"(?<=[\d.])\s*(?P<mult>(?:k|thousand|mm|mn|mio|million|m|bn|billion|b)\.?(?=\s|$))?"
-    r"\s*(?P<cur>[^\d\s][^\d]*?)?\s*$",
+    r"\s*(?P<cur>[^\d\s.][^\d]*?)?\s*$",
     re.IGNORECASE,
 )
 # A unit that is no currency but a token's ticker: "500 BFC", "4,000,000 ICX".
@@ -127,8 +128,8 @@ def _read_text(text: str, exchange: bool,
     if not _is_unit(currency):
         # no unit written next to the number: read it as a number would be
         return parse_amount(text), None
-    number = parse_amount(body.strip())
-    return number, (code if number is not None else None)
+    # the body has a digit or a dot next to the unit: never missing, a number or a Bad
+    return parse_amount(body.strip()), code
 
 
 def _is_unit(text: str) -> bool:
@@ -221,9 +222,6 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
                  ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason]]:
     """Numbers of one column, the currencies written inside values (by row), unreadable rows
     and their reasons."""
-    n = len(values)
-    if n == 0:
-        return np.empty(0, dtype=np.float64), {}, {}
     out, suspect = numbers_fast(values)  # plain numbers and numeric strings, vectorised
     written: dict[int, str] = {}
     why: dict[int, Reason] = {}

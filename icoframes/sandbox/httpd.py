@@ -4,7 +4,8 @@ Each connection gets its own thread, so slow requests overlap. A handler reads
 the body (with a Content-Length, or chunked), asks :meth:`.Service.answer` and
 writes the reply, or writes what an injected fault looks like on the wire.
 The server remembers its open connections so that :meth:`HTTPServer.close_connections`
-can wake handlers blocked on idle keep-alive sockets when the sandbox stops.
+can wake handlers blocked on idle keep-alive sockets when the sandbox stops, and let
+those answering a request write their whole reply first.
 """
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ from typing import Any
 
 from .service import Fault, Reply, Service
 
-__all__ = ["HOST", "HTTPServer"]
+__all__ = ["HOST", "STOP_GUARD", "HTTPServer"]
 
 HOST = "127.0.0.1"
+# Seconds stop() waits for a handler to finish the reply it is writing: only a guard against
+# a client that never reads; a loaded machine must never reach it (a reply cut = a flaky test)
+STOP_GUARD = 60.0
 _REASONS = {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
 _JSON = "application/json; charset=utf-8"
 
@@ -69,16 +73,24 @@ class HTTPServer(ThreadingHTTPServer):
                 self._open.pop(threading.current_thread(), None)
             self.service.stats.connection_closed()
 
-    def close_connections(self, timeout: float = 5.0) -> None:
-        """Wake every handler blocked on a keep-alive socket, then wait for it to end."""
+    def close_connections(self, timeout: float = STOP_GUARD) -> None:
+        """End every connection: an idle keep-alive one at once, one answering a request once
+        its whole reply is written; a handler still running after ``timeout`` seconds (stuck
+        writing to a client that does not read) has its socket shut both ways."""
         with self._lock:
             open_now = list(self._open.items())
         for _, sock in open_now:
             with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+                # a blocked read sees the end of the stream; writing the reply goes on
+                sock.shutdown(socket.SHUT_RD)
         deadline = time.monotonic() + timeout
         for thread, _ in open_now:
             thread.join(max(0.0, deadline - time.monotonic()))
+        for thread, sock in open_now:
+            if thread.is_alive():
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                thread.join(1.0)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -16,7 +16,7 @@ from typing import Any, TypedDict
 
 from ..api.client import Client
 from .directory import Directory, generate_directory
-from .httpd import HOST, HTTPServer
+from .httpd import HOST, STOP_GUARD, HTTPServer
 from .service import Service
 from .stats import SandboxStats
 
@@ -125,13 +125,11 @@ class Sandbox:
         if server is None:
             return
         self._service.resume()
-        server.shutdown()
-        # let the released requests write their whole reply before their sockets are shut
-        self._service.stats.wait_for(lambda s: s.in_flight == 0, timeout=5.0)
-        server.close_connections()
+        server.shutdown()  # no new connection; every accepted one is known to the server
+        server.close_connections()  # idle ones at once, the others after their reply
         server.server_close()
         if thread is not None:
-            thread.join(5.0)
+            thread.join(STOP_GUARD)
 
     def __enter__(self) -> Sandbox:
         return self.start()
