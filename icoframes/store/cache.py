@@ -96,10 +96,10 @@ class ProfileRecord:
 
 
 class Stored(NamedTuple):
-    """A stored list or filter set: the frame, when it was fetched, its metadata (``items``:
-    how many the service sent), and the raw text, decoded by :attr:`raw` (a warm load only
-    reads the frame: decoding the items of a 10,000-ICO list took as long as the rest of
-    reading it)."""
+    """A stored list or filter set: the frame, when it was fetched, its metadata (a
+    list's ``items``: how many the service sent), and the raw text, decoded by :attr:`raw`
+    (a warm load only reads the frame: decoding the items of a 10,000-ICO list took as
+    long as the rest of reading it)."""
 
     frame: pd.DataFrame
     fetched_at: dt.datetime
@@ -294,11 +294,11 @@ class Cache:
                                          source=str(self.path))
             if table is None or items is None:  # the raw read here: parsed, or counted
                 raw = json.loads(text)
-                items = len(list(raw or []))
+                items = len(raw) if isinstance(raw, list) else None
                 table = parse(raw, params) if table is None else table
             meta = {"params": params, "total_icos": total, "complete": bool(complete),
                     "failed_pages": json.loads(failed), "problems": json.loads(problems),
-                    "items": items}
+                    **({} if items is None else {"items": items})}  # (a list's)
             return Stored(table, from_ms(at), meta, text)
         except (ValueError, TypeError, AttributeError) as exc:
             with self.write() as conn:
