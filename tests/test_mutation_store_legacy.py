@@ -130,7 +130,7 @@ def test_lists_and_the_filter_set_keep_their_rows_items_and_times(tmp_path):
         microsecond=dt.datetime.fromisoformat(meta["fetched_at"]).microsecond // 1000 * 1000)
     assert stored.meta == {"params": meta["params"], "total_icos": meta["total_icos"],
                            "complete": meta["complete"], "failed_pages": {},
-                           "problems": meta["problems"]}
+                           "problems": meta["problems"], "items": old_list.num_rows}
     expected = old_list.to_pandas()
     assert stored.frame["id"].tolist() == expected["id"].tolist()
     # the items rebuilt from the rows read back as the same rows
