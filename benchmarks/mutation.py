@@ -22,6 +22,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -319,6 +320,21 @@ def changed_lines(diff: str) -> str:
     return " → ".join(f"`{line[1:].strip()}`" for line in lines)
 
 
+# an SQL statement as this code base writes them: keywords in capitals
+_SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|WHERE|VALUES|RETURNING|CASE WHEN)\b")
+
+
+def sql_case_only(diff: str) -> bool:
+    """Whether a mutant only changes the letter case of SQL statements holding no quoted
+    value: SQLite reads keywords, names and functions in any case (an equivalent mutant)."""
+    lines = [line for line in diff.splitlines() if not line.startswith(("+++", "---"))]
+    old = [line[1:] for line in lines if line.startswith("-")]
+    new = [line[1:] for line in lines if line.startswith("+")]
+    return (len(old) == len(new) > 0 and old != new
+            and all(o.lower() == n.lower() for o, n in zip(old, new, strict=True))
+            and all("'" not in o and _SQL.search(o) for o in old))
+
+
 def function_of(mutant: str) -> str:
     """``icoframes.store.cache.xǁCacheǁget__mutmut_3`` -> ``Cache.get``."""
     last = mutant.split("__mutmut_")[0].rsplit(".", 1)[-1]
@@ -356,9 +372,14 @@ def section(result: Result) -> str:
     survivors = [row for row in rows
                  if row["status"] not in ("killed", "timeout", "not checked")]
     out += ["", f"Not killed ({len(survivors)}):", ""]
+    if sql := sum(sql_case_only(row["diff"]) for row in survivors):
+        out[-1:-1] = [f"{sql} of them (marked *SQL case*) only change the letter case of an "
+                      "SQL statement without quoted values: SQLite reads keywords, names and "
+                      "functions in any case, so no test can tell them from the code.", ""]
     for row in survivors:
         function = function_of(row["name"])
-        out.append(f"- {row['status']}: `{row['name'].removeprefix('icoframes.')}` "
+        mark = " *SQL case*" if sql_case_only(row["diff"]) else ""
+        out.append(f"- {row['status']}{mark}: `{row['name'].removeprefix('icoframes.')}` "
                    f"({function}): {changed_lines(row['diff'])}")
     return "\n".join(out) + "\n"
 
