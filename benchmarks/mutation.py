@@ -68,8 +68,9 @@ _PROCESSES = ("other processes on the cache dir (crawlers, SIGKILL or SIGSTOP) f
               "run for every mutant it reaches: "
               "too slow for 2 shared cores; its children import the unmutated package, and "
               "tests/test_mutation_store_*.py reach the same functions in-process")
-_SLOW_STORE = ("3 sandbox loads (12 s), or retries against a closed port (5 s), run for every "
-               "mutant of the ledger, the cache or the database: too slow for 2 shared cores "
+_SLOW_STORE = ("sandbox loads of 5 to 12 s (3 services; a read-only bind mount; a refresh of "
+               "200 ICOs) or retries against a closed port, run for every mutant of the "
+               "ledger, the cache or the database: too slow for 2 shared cores "
                "(tests/test_mutation_store_*.py reach the same functions directly)")
 
 MODULES: dict[str, Module] = {
@@ -100,9 +101,14 @@ MODULES: dict[str, Module] = {
                             "once",
                             "tests/test_derived.py::test_an_update_killed_between_two_files_is_"
                             "completed_by_the_next_read")),
-                        *((f"tests/test_housekeeping.py::{test}", _SLOW_STORE) for test in (
-                            "test_clear_cache_all_reaches_every_service_folder_and_keeps_ledgers",
-                            "test_a_service_that_was_never_reached_gets_no_folder")))),
+                        *((test, _SLOW_STORE) for test in (
+                            "tests/test_housekeeping.py::test_clear_cache_all_reaches_every_"
+                            "service_folder_and_keeps_ledgers",
+                            "tests/test_housekeeping.py::test_a_service_that_was_never_reached_"
+                            "gets_no_folder",
+                            "tests/test_housekeeping.py::test_a_read_only_cache_dir_serves_warm_"
+                            "and_offline_loads",
+                            "tests/test_derived.py::test_a_refresh_of_a_tenth_tidies_a_tenth")))),
     # test_freshness.py (sandbox loads over days of simulated time) takes minutes per
     # surviving mutant on 2 shared cores: policy is judged by its direct tests alone
     "policy": Module(("icoframes/fetch/policy.py",), ()),
