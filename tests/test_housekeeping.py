@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import time_machine
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -258,7 +259,7 @@ def test_a_folder_is_deleted_only_under_its_lock(tmp_path):
         worker.start()
         worker.join(0.5)
         assert worker.is_alive() and (folder / "cache.sqlite3").is_file()
-    worker.join(30)
+    worker.join(HANG_GUARD)
     assert not worker.is_alive() and not folder.exists()
     assert result["removed"] == [str(folder)]
 

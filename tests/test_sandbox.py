@@ -483,7 +483,7 @@ def test_stop_lets_held_requests_go_and_never_hangs_on_them():
     # not shut its socket mid-way (the client would see a dropped or truncated answer)
     server.set_latency(0.2)
     server.stop()
-    asking.join(30)
+    asking.join(HANG_GUARD)
     assert not asking.is_alive() and outcome == ["None"]
     assert server.stats.in_flight == 0 and server.stats.open_connections == 0
     c.close()
