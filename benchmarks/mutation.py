@@ -64,10 +64,14 @@ _WARNING_LINE = "a warning's line is the trampoline's under mutmut (errors.warn 
 _SLOW = ("a sandbox load or plot of 5 to 15 s, run for every mutant it reaches: too slow for "
          "2 shared cores (the fast tests of the same file reach the same functions)")
 
-# the store's tests of several processes crawling one cache dir, or of SIGKILL rounds
-_PROCESSES = ("3 processes (or SIGKILL rounds) of 7 to 13 s, run for every mutant it reaches: "
+# the store's tests of other processes on one cache dir (crawlers, SIGKILL, SIGSTOP)
+_PROCESSES = ("other processes on the cache dir (crawlers, SIGKILL or SIGSTOP) for 3 to 13 s, "
+              "run for every mutant it reaches: "
               "too slow for 2 shared cores; its children import the unmutated package, and "
               "tests/test_mutation_store_*.py reach the same functions in-process")
+_SLOW_STORE = ("3 sandbox loads (12 s), or retries against a closed port (5 s), run for every "
+               "mutant of the ledger, the cache or the database: too slow for 2 shared cores "
+               "(tests/test_mutation_store_*.py reach the same functions directly)")
 
 MODULES: dict[str, Module] = {
     # the parser's own rule tests (numbers, prices, dates, vocabulary), then its tables
@@ -80,13 +84,26 @@ MODULES: dict[str, Module] = {
     "store": Module(("icoframes/store/*",),
                     ("tests/test_store.py", "tests/test_housekeeping.py",
                      "tests/test_durability.py", "tests/test_migration.py",
-                     "tests/test_derived.py"), deselect=tuple((test, _PROCESSES) for test in (
-                        "tests/test_durability.py::test_sigkill_rounds_refetch_at_most_the_"
-                        "requests_in_flight",
-                        "tests/test_durability.py::test_three_processes_on_one_cache_dir_fetch_"
-                        "each_profile_once",
-                        "tests/test_store.py::test_three_processes_sharing_a_cache_dir_record_"
-                        "each_profile_once"))),
+                     "tests/test_derived.py"), deselect=(
+                        *((test, _PROCESSES) for test in (
+                            "tests/test_durability.py::test_sigkill_rounds_refetch_at_most_the_"
+                            "requests_in_flight",
+                            "tests/test_durability.py::test_three_processes_on_one_cache_dir_"
+                            "fetch_each_profile_once",
+                            "tests/test_store.py::test_three_processes_sharing_a_cache_dir_"
+                            "record_each_profile_once",
+                            "tests/test_store.py::test_claims_are_disjoint_and_a_killed_claimer_"
+                            "loses_them_at_once",
+                            "tests/test_store.py::test_a_stopped_claimers_leases_lapse_and_a_"
+                            "renewing_one_keeps_them",
+                            "tests/test_store.py::test_the_tables_follow_a_live_process",
+                            "tests/test_store.py::test_a_recorded_profile_survives_a_sigkill_at_"
+                            "once",
+                            "tests/test_derived.py::test_an_update_killed_between_two_files_is_"
+                            "completed_by_the_next_read")),
+                        *((f"tests/test_housekeeping.py::{test}", _SLOW_STORE) for test in (
+                            "test_clear_cache_all_reaches_every_service_folder_and_keeps_ledgers",
+                            "test_a_service_that_was_never_reached_gets_no_folder")))),
     # test_freshness.py (sandbox loads over days of simulated time) takes minutes per
     # surviving mutant on 2 shared cores: policy is judged by its direct tests alone
     "policy": Module(("icoframes/fetch/policy.py",), ()),

@@ -101,7 +101,8 @@ def test_a_list_is_kept_with_everything_said_about_it_and_read_back(cache):
     pd.testing.assert_frame_equal(stored.frame, frame)
     assert stored.fetched_at == T0 and stored.raw == items
     assert stored.meta == {"params": params, "total_icos": 40, "complete": False,
-                           "failed_pages": {"2": "HTTP 500"}, "problems": problems}
+                           "failed_pages": {"2": "HTTP 500"}, "problems": problems,
+                           "items": 3}
     assert cache.read_list({"status": "ongoing"}) is None
 
 
@@ -111,7 +112,7 @@ def test_a_list_kept_without_a_word_is_complete_with_nothing_failed(cache):
     stored = cache.read_list({"status": "past"})
     assert stored is not None
     assert stored.meta == {"params": {"status": "past"}, "total_icos": 2, "complete": True,
-                           "failed_pages": {}, "problems": []}
+                           "failed_pages": {}, "problems": [], "items": 2}
 
 
 def test_a_list_whose_frame_no_longer_reads_is_parsed_again_from_its_items(cache):
