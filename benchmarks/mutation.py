@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from filelock import FileLock
 
@@ -173,12 +174,42 @@ def tree_state() -> str:
     return commit + (" (+ uncommitted changes)" if dirty else "")
 
 
+# mutmut leaves a decorated function unmutated (a decorator runs at the definition, and the
+# trampoline would sit under it), so the whole body of to_usd and compute_features went
+# unchecked once they gained @checked_keywords. A decorator that only checks the call's
+# keywords and calls through is applied after the module's code instead, in the scratch
+# copy of the sources only: the function's body is mutated like any other.
+UNDECORATE: Final = ("checked_keywords",)
+_DECORATED: Final = re.compile(rf"^@({'|'.join(UNDECORATE)})\n(def (\w+)\()", re.MULTILINE)
+
+
+def _mutated_files(name: str, root: Path) -> list[Path]:
+    return [path for glob in module_of(name).sources
+            for path in sorted(root.glob(glob if glob.endswith(".py") else glob + ".py"))]
+
+
+def undecorated(name: str) -> list[str]:
+    """``function (@decorator)`` of each function whose decorator the run moves."""
+    return [f"{function} (@{decorator})" for path in _mutated_files(name, ROOT)
+            for decorator, _, function in _DECORATED.findall(path.read_text(encoding="utf-8"))]
+
+
+def undecorate(source: str) -> str:
+    """``source`` with each decorator of :data:`UNDECORATE` applied after its code instead."""
+    moved = _DECORATED.findall(source)
+    return _DECORATED.sub(r"\2", source) + "".join(
+        f"\n{function} = {decorator}({function})  # moved by benchmarks/mutation.py\n"
+        for decorator, _, function in moved)
+
+
 def sources_hash(name: str) -> str:
-    """What the mutants' names depend on: the mutated files' text."""
+    """What the mutants' names depend on: the mutated files' text (and which functions
+    are mutated without their decorator: a run before that had none of their mutants)."""
     digest = hashlib.sha256()
-    for glob in module_of(name).sources:
-        for path in sorted(ROOT.glob(glob if glob.endswith(".py") else glob + ".py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in _mutated_files(name, ROOT):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    if undecorated(name):
+        digest.update(repr(UNDECORATE).encode())
     return digest.hexdigest()[:16]
 
 
@@ -193,12 +224,20 @@ def tests_of(name: str, *, baseline: bool = False) -> list[str]:
 
 
 def prepare(name: str, baseline: bool) -> Path:
-    """A fresh scratch folder: symlinks to the tree and mutmut's config for ``name``."""
+    """A fresh scratch folder: a copy of the package, symlinks to the rest of the tree,
+    and mutmut's config for ``name``."""
     work = SCRATCH / name.replace(":", "-")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    for entry in ("icoframes", "tests", "pyproject.toml", *_ALSO):
+    for entry in ("tests", "pyproject.toml", *_ALSO):
         (work / entry).symlink_to(ROOT / entry)
+    # a copy, not a link: the mutated files' decorators of UNDECORATE are moved in it
+    shutil.copytree(ROOT / "icoframes", work / "icoframes",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for path in _mutated_files(name, work):
+        text = path.read_text(encoding="utf-8")
+        if _DECORATED.search(text):
+            path.write_text(undecorate(text), encoding="utf-8")
     lines = [
         "[mutmut]",
         "source_paths = icoframes",
@@ -371,6 +410,9 @@ def section(result: Result) -> str:
         out.append(_row(path, counts))
     if len(by_path) > 1:
         out.append(_row("**all**", total))
+    for function in undecorated(name):
+        out += ["", f"Mutated without its decorator: `{function}` (mutmut does not mutate a "
+                "decorated function; the scratch copy applies it after the module's code)."]
     for line, why in module_of(name).skip:
         out += ["", f"Not mutated: statements starting on lines matching `{line}`: {why}."]
     for test, why in module_of(name).deselect:
