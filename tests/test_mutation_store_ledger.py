@@ -361,8 +361,3 @@ def test_the_refusal_message_names_the_count_it_came_after_not_todays(tmp_path):
         with pytest.raises(QuotaExceeded, match=r"after 3 requests sent that day .*; it resets"):
             _ledger(tmp_path, reset=RESET).take("ico")
 
-
-def test_a_cap_of_zero_refuses_the_first_request_of_a_new_ledger(tmp_path):
-    with _at(DAY1), pytest.raises(QuotaExceeded, match=r"is reached: 0 requests were sent "
-                                                       r"today \(2030-01-01, UTC\)"):
-        _ledger(tmp_path, limit=0).take("ico")
