@@ -22,7 +22,7 @@ import socket
 import threading
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 Behaviour = Callable[["_Handler"], None]
@@ -186,6 +186,17 @@ class HostileServer:
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
         self._server.server_close()
+
+
+@contextlib.contextmanager
+def refusing_port(port: int = 0) -> Iterator[int]:
+    """A port of 127.0.0.1 that refuses every connection while the block runs: bound, never
+    listening, so no server (another xdist worker's ``bind(0)``) can take it meanwhile.
+    ``port``: one a server stopped just now (its closed connections may linger: reused)."""
+    with socket.socket() as holder:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", port))
+        yield holder.getsockname()[1]
 
 
 # -- behaviours -----------------------------------------------------------------
