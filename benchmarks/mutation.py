@@ -22,6 +22,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from filelock import FileLock
 
@@ -62,6 +64,16 @@ _WARNING_LINE = "a warning's line is the trampoline's under mutmut (errors.warn 
 _SLOW = ("a sandbox load or plot of 5 to 15 s, run for every mutant it reaches: too slow for "
          "2 shared cores (the fast tests of the same file reach the same functions)")
 
+# the store's tests of other processes on one cache dir (crawlers, SIGKILL, SIGSTOP)
+_PROCESSES = ("other processes on the cache dir (crawlers, SIGKILL or SIGSTOP) for 3 to 13 s, "
+              "run for every mutant it reaches: "
+              "too slow for 2 shared cores; its children import the unmutated package, and "
+              "tests/test_mutation_store_*.py reach the same functions in-process")
+_SLOW_STORE = ("sandbox loads of 5 to 12 s (3 services; a read-only bind mount; a refresh of "
+               "200 ICOs) or retries against a closed port, run for every mutant of the "
+               "ledger, the cache or the database: too slow for 2 shared cores "
+               "(tests/test_mutation_store_*.py reach the same functions directly)")
+
 MODULES: dict[str, Module] = {
     # the parser's own rule tests (numbers, prices, dates, vocabulary), then its tables
     "parse": Module(("icoframes/parse/*",),
@@ -73,7 +85,31 @@ MODULES: dict[str, Module] = {
     "store": Module(("icoframes/store/*",),
                     ("tests/test_store.py", "tests/test_housekeeping.py",
                      "tests/test_durability.py", "tests/test_migration.py",
-                     "tests/test_derived.py")),
+                     "tests/test_derived.py"), deselect=(
+                        *((test, _PROCESSES) for test in (
+                            "tests/test_durability.py::test_sigkill_rounds_refetch_at_most_the_"
+                            "requests_in_flight",
+                            "tests/test_durability.py::test_three_processes_on_one_cache_dir_"
+                            "fetch_each_profile_once",
+                            "tests/test_store.py::test_three_processes_sharing_a_cache_dir_"
+                            "record_each_profile_once",
+                            "tests/test_store.py::test_claims_are_disjoint_and_a_killed_claimer_"
+                            "loses_them_at_once",
+                            "tests/test_store.py::test_a_stopped_claimers_leases_lapse_and_a_"
+                            "renewing_one_keeps_them",
+                            "tests/test_store.py::test_the_tables_follow_a_live_process",
+                            "tests/test_store.py::test_a_recorded_profile_survives_a_sigkill_at_"
+                            "once",
+                            "tests/test_derived.py::test_an_update_killed_between_two_files_is_"
+                            "completed_by_the_next_read")),
+                        *((test, _SLOW_STORE) for test in (
+                            "tests/test_housekeeping.py::test_clear_cache_all_reaches_every_"
+                            "service_folder_and_keeps_ledgers",
+                            "tests/test_housekeeping.py::test_a_service_that_was_never_reached_"
+                            "gets_no_folder",
+                            "tests/test_housekeeping.py::test_a_read_only_cache_dir_serves_warm_"
+                            "and_offline_loads",
+                            "tests/test_derived.py::test_a_refresh_of_a_tenth_tidies_a_tenth")))),
     # test_freshness.py (sandbox loads over days of simulated time) takes minutes per
     # surviving mutant on 2 shared cores: policy is judged by its direct tests alone
     "policy": Module(("icoframes/fetch/policy.py",), ()),
@@ -138,12 +174,42 @@ def tree_state() -> str:
     return commit + (" (+ uncommitted changes)" if dirty else "")
 
 
+# mutmut leaves a decorated function unmutated (a decorator runs at the definition, and the
+# trampoline would sit under it), so the whole body of to_usd and compute_features went
+# unchecked once they gained @checked_keywords. A decorator that only checks the call's
+# keywords and calls through is applied after the module's code instead, in the scratch
+# copy of the sources only: the function's body is mutated like any other.
+UNDECORATE: Final = ("checked_keywords",)
+_DECORATED: Final = re.compile(rf"^@({'|'.join(UNDECORATE)})\n(def (\w+)\()", re.MULTILINE)
+
+
+def _mutated_files(name: str, root: Path) -> list[Path]:
+    return [path for glob in module_of(name).sources
+            for path in sorted(root.glob(glob if glob.endswith(".py") else glob + ".py"))]
+
+
+def undecorated(name: str) -> list[str]:
+    """``function (@decorator)`` of each function whose decorator the run moves."""
+    return [f"{function} (@{decorator})" for path in _mutated_files(name, ROOT)
+            for decorator, _, function in _DECORATED.findall(path.read_text(encoding="utf-8"))]
+
+
+def undecorate(source: str) -> str:
+    """``source`` with each decorator of :data:`UNDECORATE` applied after its code instead."""
+    moved = _DECORATED.findall(source)
+    return _DECORATED.sub(r"\2", source) + "".join(
+        f"\n{function} = {decorator}({function})  # moved by benchmarks/mutation.py\n"
+        for decorator, _, function in moved)
+
+
 def sources_hash(name: str) -> str:
-    """What the mutants' names depend on: the mutated files' text."""
+    """What the mutants' names depend on: the mutated files' text (and which functions
+    are mutated without their decorator: a run before that had none of their mutants)."""
     digest = hashlib.sha256()
-    for glob in module_of(name).sources:
-        for path in sorted(ROOT.glob(glob if glob.endswith(".py") else glob + ".py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in _mutated_files(name, ROOT):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    if undecorated(name):
+        digest.update(repr(UNDECORATE).encode())
     return digest.hexdigest()[:16]
 
 
@@ -158,12 +224,20 @@ def tests_of(name: str, *, baseline: bool = False) -> list[str]:
 
 
 def prepare(name: str, baseline: bool) -> Path:
-    """A fresh scratch folder: symlinks to the tree and mutmut's config for ``name``."""
+    """A fresh scratch folder: a copy of the package, symlinks to the rest of the tree,
+    and mutmut's config for ``name``."""
     work = SCRATCH / name.replace(":", "-")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    for entry in ("icoframes", "tests", "pyproject.toml", *_ALSO):
+    for entry in ("tests", "pyproject.toml", *_ALSO):
         (work / entry).symlink_to(ROOT / entry)
+    # a copy, not a link: the mutated files' decorators of UNDECORATE are moved in it
+    shutil.copytree(ROOT / "icoframes", work / "icoframes",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for path in _mutated_files(name, work):
+        text = path.read_text(encoding="utf-8")
+        if _DECORATED.search(text):
+            path.write_text(undecorate(text), encoding="utf-8")
     lines = [
         "[mutmut]",
         "source_paths = icoframes",
@@ -291,6 +365,21 @@ def changed_lines(diff: str) -> str:
     return " → ".join(f"`{line[1:].strip()}`" for line in lines)
 
 
+# an SQL statement as this code base writes them: keywords in capitals
+_SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|WHERE|VALUES|RETURNING|CASE WHEN)\b")
+
+
+def sql_case_only(diff: str) -> bool:
+    """Whether a mutant only changes the letter case of SQL statements holding no quoted
+    value: SQLite reads keywords, names and functions in any case (an equivalent mutant)."""
+    lines = [line for line in diff.splitlines() if not line.startswith(("+++", "---"))]
+    old = [line[1:] for line in lines if line.startswith("-")]
+    new = [line[1:] for line in lines if line.startswith("+")]
+    return (len(old) == len(new) > 0 and old != new
+            and all(o.lower() == n.lower() for o, n in zip(old, new, strict=True))
+            and all("'" not in o and _SQL.search(o) for o in old))
+
+
 def function_of(mutant: str) -> str:
     """``icoframes.store.cache.xǁCacheǁget__mutmut_3`` -> ``Cache.get``."""
     last = mutant.split("__mutmut_")[0].rsplit(".", 1)[-1]
@@ -321,6 +410,9 @@ def section(result: Result) -> str:
         out.append(_row(path, counts))
     if len(by_path) > 1:
         out.append(_row("**all**", total))
+    for function in undecorated(name):
+        out += ["", f"Mutated without its decorator: `{function}` (mutmut does not mutate a "
+                "decorated function; the scratch copy applies it after the module's code)."]
     for line, why in module_of(name).skip:
         out += ["", f"Not mutated: statements starting on lines matching `{line}`: {why}."]
     for test, why in module_of(name).deselect:
@@ -328,9 +420,14 @@ def section(result: Result) -> str:
     survivors = [row for row in rows
                  if row["status"] not in ("killed", "timeout", "not checked")]
     out += ["", f"Not killed ({len(survivors)}):", ""]
+    if sql := sum(sql_case_only(row["diff"]) for row in survivors):
+        out[-1:-1] = [f"{sql} of them (marked *SQL case*) only change the letter case of an "
+                      "SQL statement without quoted values: SQLite reads keywords, names and "
+                      "functions in any case, so no test can tell them from the code.", ""]
     for row in survivors:
         function = function_of(row["name"])
-        out.append(f"- {row['status']}: `{row['name'].removeprefix('icoframes.')}` "
+        mark = " *SQL case*" if sql_case_only(row["diff"]) else ""
+        out.append(f"- {row['status']}{mark}: `{row['name'].removeprefix('icoframes.')}` "
                    f"({function}): {changed_lines(row['diff'])}")
     return "\n".join(out) + "\n"
 

@@ -13,17 +13,21 @@ itself after ``lifetime`` seconds even when a test forgets it.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import http.server
 import io
 import json
+import socket
 import threading
 import zlib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 Behaviour = Callable[["_Handler"], None]
+
+_STOP_GUARD = 60.0  # seconds stop() waits for a handler; only a client that never reads needs it
 
 PROFILE = "/api/v1/ico/"
 LIST = "/api/v1/icos/"
@@ -84,6 +88,26 @@ class _Server(http.server.ThreadingHTTPServer):
     request_queue_size = 128  # socketserver's 5 drops a load's 6th simultaneous connect
     owner: HostileServer
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # like ThreadingMixIn, remembering each connection so that stop() can end it
+        thread = threading.Thread(target=self._serve_connection, args=(request, client_address),
+                                  daemon=True)
+        with self.owner.lock:
+            self.owner.connections[thread] = request
+        thread.start()
+
+    def _serve_connection(self, request: Any, client_address: Any) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except OSError:
+            pass  # the client went away, or stop() ended the connection
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            with self.owner.lock:
+                self.owner.connections.pop(threading.current_thread(), None)
+
 
 class HostileServer:
     """Serve ``behaviours`` (path -> behaviour) on 127.0.0.1 in a daemon thread.
@@ -94,8 +118,9 @@ class HostileServer:
         Path (e.g. ``"/api/v1/ico/"``) to behaviour; other paths get ``default``.
     default : behaviour, optional
         What every other path answers (404 HTML unless given).
-    lifetime : float, default 60
-        Seconds after which the server stops by itself.
+    lifetime : float, default 300
+        Seconds after which the server stops by itself (a guard for a test that forgets
+        to stop it, far beyond any test's run on a loaded machine).
 
     Attributes
     ----------
@@ -106,11 +131,12 @@ class HostileServer:
     bytes_sent : int
         Body bytes the streaming behaviours managed to write.
     stopping : threading.Event
-        Set when the server stops; long behaviours end on it.
+        Set when the server stops; long behaviours end on it. :meth:`stop` returns once
+        every handler has ended: ``hits`` then counts every request the server took.
     """
 
     def __init__(self, behaviours: dict[str, Behaviour], *, default: Behaviour | None = None,
-                 lifetime: float = 60.0):
+                 lifetime: float = 300.0):
         self.behaviours = dict(behaviours)
         self.default = default or html_reply(404, "not here")
         self.hits: Counter[str] = Counter()
@@ -118,6 +144,7 @@ class HostileServer:
         self.bytes_sent = 0
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.connections: dict[threading.Thread, socket.socket] = {}
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.owner = self
         self._thread = threading.Thread(target=self._server.serve_forever,
@@ -147,8 +174,29 @@ class HostileServer:
             return
         self.stopping.set()
         self._timer.cancel()
-        self._server.shutdown()
+        self._server.shutdown()  # no new connection; every accepted one is in connections
+        with self.lock:
+            open_now = list(self.connections.items())
+        for _, sock in open_now:  # an idle keep-alive handler sees the end; a busy one ends
+            with contextlib.suppress(OSError):  # its reply, or its behaviour on `stopping`
+                sock.shutdown(socket.SHUT_RD)
+        for thread, sock in open_now:
+            thread.join(_STOP_GUARD)
+            if thread.is_alive():  # stuck writing to a client that does not read
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
         self._server.server_close()
+
+
+@contextlib.contextmanager
+def refusing_port(port: int = 0) -> Iterator[int]:
+    """A port of 127.0.0.1 that refuses every connection while the block runs: bound, never
+    listening, so no server (another xdist worker's ``bind(0)``) can take it meanwhile.
+    ``port``: one a server stopped just now (its closed connections may linger: reused)."""
+    with socket.socket() as holder:
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", port))
+        yield holder.getsockname()[1]
 
 
 # -- behaviours -----------------------------------------------------------------

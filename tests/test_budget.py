@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
-from hostile import LIST, HostileServer, json_reply
+from hostile import LIST, HostileServer, json_reply, refusing_port
 
 import icoframes
 from icoframes.errors import IncompleteWarning, QuotaExceeded, ServiceUnavailable
@@ -47,22 +45,16 @@ def test_load_list_counts_what_it_could_not_read(tmp_path):
     assert again.attrs["icoframes"]["requests"] == {"filters": 0, "icos": 1, "ico": 0}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_refused_connections_cost_no_quota(tmp_path):
-    url = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
-    icoframes.configure(base_url=url, public_key="pk", private_key="sk", cache_dir=tmp_path,
-                        timeout=1)
-    try:
-        with pytest.raises(ServiceUnavailable, match="connection refused"):
-            icoframes.load_list(status="past", progress=False)
-        assert icoframes.cache_info().requests_today == 0
-    finally:
-        icoframes.reset_configuration()
+    with refusing_port() as port:  # nothing listens there
+        icoframes.configure(base_url=f"http://127.0.0.1:{port}", public_key="pk",
+                            private_key="sk", cache_dir=tmp_path, timeout=1)
+        try:
+            with pytest.raises(ServiceUnavailable, match="connection refused"):
+                icoframes.load_list(status="past", progress=False)
+            assert icoframes.cache_info().requests_today == 0
+        finally:
+            icoframes.reset_configuration()
 
 
 def test_the_ledger_is_per_service_and_a_cap_is_checked_before_sending(tmp_path):

@@ -134,7 +134,7 @@ def test_a_signal_stops_an_export_stuck_on_the_service_promptly(tmp_path, sig, c
                          ICOFRAMES_TIMEOUT="3600"))
             assert sb.stats.wait_for(lambda s: s.in_flight > 0, timeout=HANG_GUARD)
             proc.send_signal(sig)
-            _, err = proc.communicate(timeout=120)  # a hang guard, not a measure
+            _, err = proc.communicate(timeout=HANG_GUARD)  # a hang guard, not a measure
             # the export ended while the service still held its requests: the signal did it
             still_held = sb.stats.in_flight
         finally:

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from waiting import HANG_GUARD
 
 from icoframes import sandbox
 from icoframes.api.client import ENDPOINTS, Client, RetryPolicy, sign
@@ -27,7 +28,10 @@ from icoframes.errors import (
     ServiceUnavailable,
 )
 
-FAST_RETRY = RetryPolicy(max_attempts=8, backoff=0.005, max_backoff=0.05, max_elapsed=20)
+# max_elapsed far beyond any run: a retry cut by the clock on a loaded machine would change
+# the counts these tests assert (the attempts, not the time, are under test)
+FAST_RETRY = RetryPolicy(max_attempts=8, backoff=0.005, max_backoff=0.05,
+                         max_elapsed=HANG_GUARD)
 
 
 @pytest.fixture(scope="module")
@@ -206,7 +210,8 @@ def test_crawl_with_15_percent_faults_completes_and_fetches_each_profile_once():
 
 
 def test_retries_are_bounded():
-    policy = RetryPolicy(max_attempts=3, backoff=0.001, max_backoff=0.002, max_elapsed=5)
+    policy = RetryPolicy(max_attempts=3, backoff=0.001, max_backoff=0.002,
+                         max_elapsed=HANG_GUARD)
     with sandbox.serve(n_icos=10, fail_rate=1.0) as broken, \
             broken.client(retry=policy) as c:
         with pytest.raises(ServiceUnavailable, match="3 attempts"):

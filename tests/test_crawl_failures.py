@@ -13,7 +13,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, list_item
+from hostile import (
+    LIST,
+    PROFILE,
+    HostileServer,
+    html_reply,
+    json_reply,
+    list_item,
+    refusing_port,
+)
 from waiting import HANG_GUARD
 
 import icoframes
@@ -145,14 +153,15 @@ def test_a_service_that_went_away_stops_a_large_load_within_seconds(tmp_path):
         try:
             listing = icoframes.load_list(progress=False)
             assert len(listing) >= n
+            port = sb.port
             sb.stop()  # now every connection is refused
             used = icoframes.cache_info().requests_today
             # in a thread only for the hang guard: without a breaker, 1,000 profiles with
             # their retries and backoffs would take many minutes
-            with ThreadPoolExecutor(1) as pool:
+            with ThreadPoolExecutor(1) as pool, refusing_port(port):  # no one else's server
                 load = pool.submit(icoframes.load_icos, progress=False)
                 with pytest.raises(ServiceUnavailable) as info:
-                    load.result(timeout=300)
+                    load.result(timeout=HANG_GUARD)
             assert icoframes.cache_info().requests_today == used  # refused: nothing spent
         finally:
             icoframes.reset_configuration()

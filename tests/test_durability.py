@@ -77,7 +77,7 @@ def test_three_processes_on_one_cache_dir_fetch_each_profile_once(tmp_path):
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                     for _ in range(3)]
         for child in children:
-            out, err = child.communicate(timeout=180)
+            out, err = child.communicate(timeout=HANG_GUARD)
             assert child.returncode == 0, err.decode()
             assert b"done" in out
         hits = sb.stats.profile_hits.total()

@@ -117,10 +117,11 @@ def test_types_survive_in_duckdb_and_polars(cfg, tmp_path):
     assert team.schema["ico_id"] == pl.Int64 and team.schema["position"] == pl.Int64
 
 
+@time_machine.travel(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC))  # one day, whenever it runs
 def test_snapshots_are_hive_partitions_replaced_on_the_same_day(cfg, tmp_path):
     out = tmp_path / "snap"
     assert main(["export", "--out", str(out), "--status", "ongoing", "--snapshot"]) == 0
-    today = dt.datetime.now(dt.UTC).date().isoformat()
+    today = "2026-03-02"
     day = out / f"snapshot_date={today}"
     assert (day / "icos.parquet").is_file() and (day / "manifest.json").is_file()
     first_manifest = json.loads((day / "manifest.json").read_text())

@@ -8,7 +8,6 @@ import datetime as dt
 import json
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import threading
@@ -18,6 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import time_machine
+from hostile import refusing_port
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -53,12 +54,6 @@ def _make_old(folder: Path, age: dt.timedelta) -> None:
     then = (dt.datetime.now(dt.UTC) - age).timestamp()
     for path in [folder, *folder.rglob("*")]:
         os.utime(path, (then, then), follow_symlinks=False)
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]  # closed again on leaving: nobody listens there
 
 
 # -- the sandbox's identity ----------------------------------------------------------
@@ -258,7 +253,7 @@ def test_a_folder_is_deleted_only_under_its_lock(tmp_path):
         worker.start()
         worker.join(0.5)
         assert worker.is_alive() and (folder / "cache.sqlite3").is_file()
-    worker.join(30)
+    worker.join(HANG_GUARD)
     assert not worker.is_alive() and not folder.exists()
     assert result["removed"] == [str(folder)]
 
@@ -268,10 +263,11 @@ def test_a_folder_is_deleted_only_under_its_lock(tmp_path):
 
 def test_a_service_that_was_never_reached_gets_no_folder(tmp_path):
     cache = tmp_path / "cache"
-    url = f"http://127.0.0.1:{_closed_port()}"
-    icoframes.configure(base_url=url, public_key="p", private_key="s", cache_dir=cache)
-    with pytest.raises(icoframes.ServiceUnavailable, match="refused"):
-        icoframes.load_icos(status="past", progress=False)
+    with refusing_port() as port:  # nobody listens there
+        url = f"http://127.0.0.1:{port}"
+        icoframes.configure(base_url=url, public_key="p", private_key="s", cache_dir=cache)
+        with pytest.raises(icoframes.ServiceUnavailable, match="refused"):
+            icoframes.load_icos(status="past", progress=False)
     with pytest.raises(icoframes.NotCached):
         icoframes.load_icos(status="past", progress=False, offline=True)
     assert _services(cache) == [] and not (cache / url.split("//")[1].replace(":", "_")).exists()

@@ -10,6 +10,7 @@ import textwrap
 
 import pandas as pd
 import pytest
+from waiting import HANG_GUARD
 
 import icoframes
 import icoframes.parse.columns
@@ -28,7 +29,7 @@ from icoframes.errors import (
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=HANG_GUARD)
 
 
 def test_import_loads_neither_matplotlib_nor_the_sandbox_server():

@@ -358,7 +358,7 @@ def test_two_processes_sharing_a_cache_dir(tmp_path):
         children = [subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                     for _ in range(2)]
-        outputs = [c.communicate(timeout=120) for c in children]
+        outputs = [c.communicate(timeout=HANG_GUARD) for c in children]
         for child, (out, err) in zip(children, outputs, strict=True):
             assert child.returncode == 0, err.decode()
             assert b"done" in out

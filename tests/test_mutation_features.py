@@ -279,3 +279,17 @@ def test_the_messages_of_a_wrong_argument_and_of_the_old_names_in_full():
     message = "module 'icoframes.features' has no attribute 'nothing_here'"
     with pytest.raises(AttributeError, match=f"^{re.escape(message)}$"):
         icoframes.features.nothing_here  # noqa: B018
+
+
+def test_a_declared_feature_that_is_not_computed_is_refused_naming_both_lists(monkeypatch):
+    # FEATURES is checked against what compute_features built: a declaration that drifted
+    # from the code fails the call, never returns a frame missing the column
+    import icoframes.features as module
+
+    computed = [f.name for f in module.FEATURES if not f.needs_rates]
+    extra = module.Feature("extra_feature", "int64", "declared, never computed")
+    monkeypatch.setattr(module, "FEATURES", (*module.FEATURES, extra))
+    with pytest.raises(AssertionError) as raised:
+        compute_features(icoframes.tidy([_profile(1)]), as_of=AS_OF)
+    assert str(raised.value) == (f"features computed {computed}, declared "
+                                 f"{[*computed, 'extra_feature']}")

@@ -425,3 +425,165 @@ def test_dates_given_as_iso_text_are_read_like_datetimes():
                          "fetched_at": ["2026-11-20T14:00:00+01:00"]})
     when, past = price_dates(icos, naive_dates(icos["end_datetime"]))
     assert [str(d) for d in when] == ["2026-11-20T13:00:00.000"] and past.tolist() == [True]
+
+
+# -- the old keyword max_age, and rate_max_age's boundaries ----------------------------------
+
+
+def test_the_old_keyword_warns_and_is_refused_beside_the_new_one_in_full():
+    # the texts in full (test_money.py checks the warning names the caller's line, which
+    # mutmut's trampoline hides: that test is not run under `make mutate`)
+    icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
+    rates = _long(("2018-01-01", "ETH", 2.0))
+    with pytest.warns(FutureWarning) as caught:
+        out = to_usd(icos, rates, columns=["hard_cap"], max_age="1D")
+    assert [str(w.message) for w in caught] == [
+        "to_usd(max_age=...) is now to_usd(rate_max_age=...): max_age is a cache age in the "
+        "loaders; the old name goes in the next version"]
+    assert out["hard_cap_usd"].tolist() == [2.0]
+    with pytest.raises(ValueError, match=r"^to_usd: rate_max_age='3D' and max_age='1D' both "
+                                         r"given; give rate_max_age only \(max_age is its old "
+                                         r"name\)$"):
+        to_usd(icos, rates, rate_max_age="3D", max_age="1D")
+
+
+def test_a_signed_number_without_a_unit_is_refused_too():
+    # "+7" is 7 nanoseconds to pandas, as "7" is: refused, not a week's rates thrown away
+    icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
+    with pytest.raises(ValueError, match=r"rate_max_age must be a positive duration with a "
+                                         r"unit, .*got '\+7'$"):
+        to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), rate_max_age="+7")
+
+
+def test_a_rate_max_age_of_one_nanosecond_is_positive_and_takes_the_same_day_rate():
+    icos = _icos(2, hard_cap=[1.0, 1.0], caps_unit=["ETH", "ETH"],
+                 end_datetime=["2018-01-01", "2018-01-02"])
+    with pytest.warns(IcoframesWarning, match=r"up to 1ns before the date.*: ETH 1$"):
+        out = to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), columns=["hard_cap"],
+                     rate_max_age="1ns")
+    assert out["hard_cap_usd"].tolist()[0] == 2.0 and np.isnan(out["hard_cap_usd"][1])
+
+
+# -- dates given as text: ISO 8601 of any precision, nothing else -----------------------------
+
+
+def test_rate_dates_in_iso_8601_of_mixed_precision_are_read():
+    rates = normalize_rates(_long(("2018-01-01", "ETH", 1.0), ("2018-01-02T12:00:00", "ETH", 2.0)))
+    assert [str(d) for d in rates["date"]] == ["2018-01-01 00:00:00", "2018-01-02 12:00:00"]
+
+
+def test_rate_dates_that_are_not_iso_8601_are_refused_not_guessed():
+    # "01/02/2018" is 1 February to some readers and 2 January to others
+    with pytest.raises(ValueError, match=r"^rates: dates could not be read \("):
+        normalize_rates(_long(("01/02/2018", "ETH", 1.0)))
+
+
+def test_ico_dates_given_as_iso_text_of_mixed_precision_are_read():
+    icos = _icos(2, hard_cap=[1.0, 1.0], caps_unit=["ETH", "ETH"])
+    icos["end_datetime"] = ["2018-01-01", "2018-01-02T12:00:00"]  # text, as a CSV gives it
+    out = to_usd(icos, _long(("2018-01-01", "ETH", 2.0), ("2018-01-02", "ETH", 3.0)),
+                 columns=["hard_cap"])
+    assert [str(d) for d in out["usd_date"]] == ["2018-01-01 00:00:00", "2018-01-02 12:00:00"]
+    assert out["hard_cap_usd"].tolist() == [2.0, 3.0]
+
+
+# -- rates as numbers: integers, and inverted ---------------------------------------------------
+
+
+def test_integer_rates_are_read_and_inverted_as_floats():
+    wide = pd.DataFrame({"JPY=X": [100, 200], "ETH-USD": [500, 400]},
+                        index=pd.to_datetime(["2018-01-01", "2018-01-02"]))
+    rates = normalize_rates(wide)
+    assert rates["usd_per_unit"].tolist() == [500.0, 0.01, 400.0, 0.005]
+    assert str(rates["usd_per_unit"].dtype) == "float64"
+    long = pd.DataFrame({"date": ["2018-01-01"], "currency": ["JPY"], "units_per_usd": [100]})
+    assert normalize_rates(long)["usd_per_unit"].tolist() == [0.01]
+
+
+def test_the_first_clash_in_the_order_given_is_named():
+    rates = _long(("2018-01-02", "ETH", 1.0), ("2018-01-01", "BTC", 1.0),
+                  ("2018-01-02", "ETH", 2.0), ("2018-01-01", "BTC", 2.0))
+    with pytest.raises(ValueError, match=r"^rates: two different rates of ETH on 2018-01-02"):
+        normalize_rates(rates)
+
+
+def test_a_wide_frame_of_no_currency_is_an_empty_long_frame():
+    for index in (pd.DatetimeIndex([]), pd.to_datetime(["2018-01-01", "2018-01-02"])):
+        rates = normalize_rates(pd.DataFrame(index=index))
+        assert rates.columns.tolist() == ["date", "currency", "usd_per_unit"] and rates.empty
+        assert [str(t) for t in rates.dtypes] == ["datetime64[ms]", "object", "float64"]
+    icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
+    with pytest.warns(IcoframesWarning, match=r": ETH 1$"):
+        out = to_usd(icos, pd.DataFrame(index=pd.DatetimeIndex([])), columns=["hard_cap"])
+    assert np.isnan(out["hard_cap_usd"][0])
+
+
+def test_an_infinite_raised_amount_is_not_judged_against_the_caps():
+    # three JPY ICOs with caps, but raised amounts no ratio can be taken of: nothing to say
+    icos = _caps(["JPY"] * 3, [1e6, 2e6, 3e6], [np.inf, np.inf, np.inf])
+    assert _magnitude_warnings(icos, _long(("2018-03-04", "JPY", 0.01))) == []
+
+
+# -- what each refusal of the rates says, in full ---------------------------------------------
+
+
+def _wide(*columns: str) -> pd.DataFrame:
+    return pd.DataFrame({c: [1.0] for c in columns}, index=pd.to_datetime(["2018-01-01"]))
+
+
+def test_a_quote_of_neither_direction_is_refused_naming_both():
+    with pytest.raises(ValueError, match=r"^quote must be one of 'usd_per_unit', "
+                                         r"'units_per_usd' or None, got 'usd'$"):
+        normalize_rates(_wide("ETH"), quote="usd")  # type: ignore[arg-type]
+
+
+def test_long_form_with_other_columns_names_them_all():
+    rates = _long(("2018-01-01", "ETH", 1.0)).assign(source="x", note="y")
+    with pytest.raises(ValueError, match=(
+            r"^long-form rates take columns date, currency and usd_per_unit only; got "
+            r"'source', 'note' too: select the three \(rates\[\['date', 'currency', "
+            r"'usd_per_unit'\]\]\), or give each currency's rates in one layout \(wide columns "
+            r"such as 'JPY=X' go in a wide frame\)$")):
+        normalize_rates(rates)
+
+
+def test_a_wide_column_named_by_a_price_field_is_refused_saying_what_to_do():
+    with pytest.raises(ValueError, match=(
+            r"^wide rates: column 'Close' names a price field, not a currency \(a downloader's "
+            r"frame of one ticker does not say which\); select the field and name it by its "
+            r"ticker, e.g\. rates\[\['Close'\]\]\.rename\(columns=\{'Close': 'ETH-USD'\}\)$")):
+        normalize_rates(_wide("Close"))
+
+
+def test_every_refused_wide_column_is_named_in_one_message():
+    with pytest.raises(ValueError, match=r"^wide rates: column 'Volume' names a price field.*; "
+                                         r"column 'EURJPY=X' is JPY per EUR, a rate without "
+                                         r"USD: give USD rates \('EUR-USD', 'EURUSD=X'\)$"):
+        normalize_rates(_wide("Volume", "EURJPY=X"))
+
+
+def test_wide_rates_of_two_column_levels_are_refused_saying_which_field_to_select():
+    rates = pd.DataFrame([[1.0]], columns=pd.MultiIndex.from_tuples([("Close", "ETH-USD")]),
+                         index=pd.to_datetime(["2018-01-01"]))
+    with pytest.raises(ValueError, match=r"^wide rates need one column level, one column per "
+                                         r"currency; for a downloader's \(field, ticker\) "
+                                         r"columns select one field, e\.g\. rates\['Close'\]$"):
+        normalize_rates(rates)
+
+
+def test_rates_in_neither_layout_are_refused_naming_the_columns_and_the_index():
+    with pytest.raises(ValueError, match=(
+            r"^rates must be long form \(columns date, currency, usd_per_unit\) or wide form "
+            r"\(a DatetimeIndex or date column, one column per currency\); got columns "
+            r"\['ETH'\] and a RangeIndex$")):
+        normalize_rates(pd.DataFrame({"ETH": [1.0]}))
+
+
+def test_bare_wide_columns_are_refused_saying_each_way_to_name_them():
+    with pytest.raises(ValueError, match=(
+            r"^wide rates: columns \['ETH'\] do not say which way they are quoted \(USD per "
+            r"unit, or units per USD\); name them as price downloaders do \('ETH-USD' and "
+            r"'EURUSD=X' are USD per unit, 'JPY=X' and 'USD/JPY' are JPY per USD\), or pass "
+            r"quote='usd_per_unit' \(or quote='units_per_usd'\) for bare currency columns, or "
+            r"give long form with a usd_per_unit column$")):
+        normalize_rates(_wide("ETH"))

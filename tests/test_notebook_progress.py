@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from waiting import HANG_GUARD
 
 ROOT = Path(__file__).resolve().parent.parent
 BAR = re.compile(r"^(profiles|list pages): ")
@@ -43,7 +44,7 @@ def _run(tmp_path: Path) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
     imported = set(sys.modules)
     try:
-        NotebookClient(nb, timeout=120, kernel_name="python3",
+        NotebookClient(nb, timeout=HANG_GUARD, kernel_name="python3",
                        resources={"metadata": {"path": str(tmp_path)}}).execute()
     finally:  # as in test_notebook: an imported ipykernel would pass this process for a kernel
         for name in set(sys.modules) - imported:

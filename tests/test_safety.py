@@ -372,7 +372,7 @@ def test_a_full_disk_at_any_write_is_a_cache_error_and_the_next_call_goes_on(tmp
             icoframes.load_icos(status="past", progress=False, max_workers=4)
         """, _env(big, cache))
         assert big.stats.wait_for(lambda s: child.poll() is not None
-                                  or s.requests["ico"] >= 4 * len(past) // 5, timeout=120)
+                                  or s.requests["ico"] >= 4 * len(past) // 5, timeout=HANG_GUARD)
         child.send_signal(signal.SIGKILL)
         child.communicate()
         filler.unlink()
@@ -394,10 +394,10 @@ def test_a_peer_stopped_while_holding_claims_does_not_hold_up_another_load(tmp_p
             import icoframes
             icoframes.load_icos(status="past", progress=False, max_workers=4)
         """, _env(shared, cache))
-        assert shared.stats.wait_for(lambda s: s.requests["ico"] >= 8, timeout=120)
+        assert shared.stats.wait_for(lambda s: s.requests["ico"] >= 8, timeout=HANG_GUARD)
         shared.pause()  # every request held: the peer waits on the network, it is not writing
         try:
-            assert shared.stats.wait_for(lambda s: s.in_flight == 4, timeout=120)
+            assert shared.stats.wait_for(lambda s: s.in_flight == 4, timeout=HANG_GUARD)
             peer.send_signal(signal.SIGSTOP)  # Ctrl-Z, a debugger, docker pause
         finally:
             shared.resume()
@@ -481,7 +481,7 @@ def test_processes_making_one_cache_at_the_same_moment_all_go_on(tmp_path):
         maker.stdin.write("go\n")
         maker.stdin.flush()
     for maker in makers:
-        out, err = maker.communicate(timeout=120)
+        out, err = maker.communicate(timeout=HANG_GUARD)
         assert (maker.returncode, out.strip()) == (0, "ok"), err
 
 
@@ -518,7 +518,7 @@ def test_a_live_crawl_keeps_its_claims_while_a_request_hangs_longer_than_the_lea
             assert lease > start.timestamp()  # claimed before it was asked for
             for _ in range(3):  # the request hangs on; the crawl is alive and waiting
                 clock.shift(0.6 * LEASE)  # a lease would lapse in two of these
-                assert wait_until(lambda last=lease: lease_of_1() > last, timeout=60), \
+                assert wait_until(lambda last=lease: lease_of_1() > last, timeout=HANG_GUARD), \
                     "the crawl did not renew its claim while its request hung"
                 lease = lease_of_1()
             peer = Cache(tmp_path / "cache", srv.base_url).claims()

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import requests
+from hostile import refusing_port
 from waiting import HANG_GUARD
 
 from icoframes import sandbox
@@ -483,7 +484,7 @@ def test_stop_lets_held_requests_go_and_never_hangs_on_them():
     # not shut its socket mid-way (the client would see a dropped or truncated answer)
     server.set_latency(0.2)
     server.stop()
-    asking.join(30)
+    asking.join(HANG_GUARD)
     assert not asking.is_alive() and outcome == ["None"]
     assert server.stats.in_flight == 0 and server.stats.open_connections == 0
     c.close()
@@ -507,7 +508,7 @@ def test_stop_closes_idle_keep_alive_connections_and_the_port():
     assert server.stats.open_connections == 1  # idle, kept alive by the client's pool
     server.stop()
     assert not server.running and server.stats.open_connections == 0
-    with pytest.raises(requests.ConnectionError):
+    with refusing_port(port), pytest.raises(requests.ConnectionError):  # free: bound here
         requests.post(url + FILTERS, data=b"{}", timeout=2)
     mine = f"icoframes-sandbox-{port}"
     lingering = [t for t in threading.enumerate() if t.name.startswith(mine)]
@@ -523,8 +524,8 @@ def test_sandboxes_get_distinct_ports_and_stop_frees_each():
     assert all(s.base_url == f"http://127.0.0.1:{s.port}" for s in servers)
     for s in servers:
         s.stop()
-    for port in ports:
-        with pytest.raises(requests.ConnectionError):
+    for port in ports:  # each is free (bound here again), and refuses connections
+        with refusing_port(port), pytest.raises(requests.ConnectionError):
             requests.post(f"http://127.0.0.1:{port}{FILTERS}", data=b"{}", timeout=2)
     names = {t.name for t in threading.enumerate()}
     assert not any(n.startswith(f"icoframes-sandbox-{p}") for n in names for p in ports)

@@ -52,7 +52,7 @@ def test_two_processes_cold_loading_one_query_page_its_list_once(tmp_path):
             child.stdin.flush()
         results = []
         for child in children:
-            out, err = child.communicate(timeout=180)
+            out, err = child.communicate(timeout=HANG_GUARD)
             assert child.returncode == 0, err
             results.append(out.strip().splitlines()[-1])
         assert all(f'"rows": {len(past)}, "complete": true' in r for r in results), results
@@ -72,7 +72,7 @@ def test_a_load_waiting_for_a_list_pages_it_when_its_pager_dies(tmp_path):
         second.stdin.flush()
         first.send_signal(signal.SIGKILL)  # dead: its claim lapses at once
         first.communicate()
-        out, err = second.communicate(timeout=180)
+        out, err = second.communicate(timeout=HANG_GUARD)
         assert second.returncode == 0, err
         assert f'"rows": {len(past)}, "complete": true' in out
         assert '"from_cache": false' in out  # it paged the list itself

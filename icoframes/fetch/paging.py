@@ -39,6 +39,7 @@ class ListQuery:
     params: dict[str, Any]
     frame: pd.DataFrame | None = None
     items: list[Any] = field(default_factory=list)  # as the service sent them (for the cache)
+    n_items: int = 0  # how many (of a cached list: counted, not decoded)
     complete: bool = False
     fetched_at: dt.datetime | None = None
     from_cache: bool = False
@@ -67,7 +68,7 @@ class ListQuery:
         self.complete = bool(stored.meta.get("complete", True))
         self.total_icos = stored.meta.get("total_icos")
         self.problems = list(stored.meta.get("problems") or [])
-        self.items = list(stored.raw or [])
+        self.items, self.n_items = [], int(stored.meta.get("items") or 0)
         self.failed_pages = {int(k): v for k, v in (stored.meta.get("failed_pages") or {}).items()}
 
     def use_answer(self, frame: pd.DataFrame, source: Stored) -> None:
@@ -83,7 +84,7 @@ class ListQuery:
     def count_contradicts(self) -> bool:
         """Every page came, with fewer items than ``total_icos``: the count is not the list's."""
         return (not self.failed_pages and self.total_icos is not None
-                and len(self.items) < self.total_icos)
+                and self.n_items < self.total_icos)
 
     def start(self, fallback: Stored | None) -> None:
         """Page the query from the service; ``fallback`` answers it if that fails."""
@@ -173,7 +174,7 @@ class ListQuery:
             self.complete = False
             return False
         self.frame, self.fetched_at, self.problems = frame, utcnow(), lost
-        self.items = items
+        self.items, self.n_items = items, len(items)
         return False
 
     @property

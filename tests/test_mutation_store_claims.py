@@ -1,0 +1,213 @@
+"""Claims and their leases, on a real ``cache.sqlite3`` in ``tmp_path`` at fixed simulated
+times (time-machine, no clock read, no sleep): what mutants of store/claims.py survived
+(``make mutate MODULE=store:claims``).
+
+A claim is held until ``expires`` (``now + lease``, written with the process and host);
+it lapses exactly then, at once when its process on this host is gone, and when it lies
+more than two leases ahead (a clock stepped back); claims that lapsed a lease ago are
+deleted; renewing extends only what this crawl still holds; a copy that arrived since
+the plan is never claimed and drops a claim held on it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+from pathlib import Path
+
+import pytest
+import time_machine
+
+from icoframes.store.cache import Cache, ProfileRecord
+from icoframes.store.claims import LEASE, Claims
+
+T0 = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
+HOST = socket.gethostname()
+
+
+def _at(seconds: float) -> time_machine.travel:
+    """Frozen at ``seconds`` after T0."""
+    return time_machine.travel(T0 + dt.timedelta(seconds=seconds), tick=False)
+
+
+def _dead_pid() -> int:
+    """A pid no process can have: beyond the kernel's largest."""
+    try:
+        return int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
+    except OSError:
+        return 2 ** 22 + 1
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Cache:
+    return Cache(tmp_path, "http://127.0.0.1:9")
+
+
+def _rows(cache: Cache) -> list[tuple[int, str, int, str, float]]:
+    with cache.write() as conn:
+        return conn.execute("SELECT id, owner, pid, host, expires FROM claims ORDER BY id"
+                            ).fetchall()
+
+
+def _foreign(cache: Cache, ico_id: int, pid: int, host: str, expires: float) -> None:
+    """A claim of another crawl, as its process would have written it."""
+    with cache.write() as conn:
+        conn.execute("INSERT INTO claims VALUES (?, 'other', ?, ?, ?)", (ico_id, pid, host,
+                                                                      expires))
+
+
+def _t(seconds: float) -> float:
+    return (T0 + dt.timedelta(seconds=seconds)).timestamp()
+
+
+def test_a_claim_is_written_with_its_owner_process_host_and_lease_end(cache):
+    with _at(0):
+        claims = cache.claims()
+        assert claims.lease == LEASE == 20.0
+        assert claims.claim([3, 1, 3, 2]) == ([3, 1, 2], [], [])
+        assert claims.held == frozenset({1, 2, 3})
+        assert repr(claims) == f"Claims({claims.token!r}, held=3)"
+        assert len(claims.token) == 12
+        db = cache._db(write=True)
+        assert db is not None
+        short = Claims(db, lease=5)
+        assert short.lease == 5.0 and short.token != claims.token
+        assert short.claim(["7"]) == ([7], [], [])
+    assert _rows(cache) == [(1, claims.token, os.getpid(), HOST, _t(LEASE)),
+                            (2, claims.token, os.getpid(), HOST, _t(LEASE)),
+                            (3, claims.token, os.getpid(), HOST, _t(LEASE)),
+                            (7, short.token, os.getpid(), HOST, _t(5))]
+
+
+def test_a_lease_lapses_exactly_when_it_ends(cache):
+    with _at(0):
+        first = cache.claims()
+        first.claim([1, 2])
+    with _at(LEASE - 0.001):
+        second = cache.claims()
+        assert second.claim([2, 1, 3]) == ([3], [2, 1], [])
+    with _at(LEASE):
+        assert second.claim([2, 1, 3]) == ([2, 1, 3], [], [])
+    assert {row[0]: row[1] for row in _rows(cache)} == dict.fromkeys((1, 2, 3), second.token)
+
+
+@pytest.mark.parametrize(("ahead", "taken"), [(2 * LEASE, True), (2 * LEASE + 0.001, False)])
+def test_a_claim_more_than_two_leases_ahead_lapsed_clock_stepped_back(cache, ahead, taken):
+    _foreign(cache, 5, os.getpid(), HOST, _t(ahead))
+    with _at(0):
+        assert cache.claims().claim([5]) == (([], [5], []) if taken else ([5], [], []))
+
+
+def test_a_claim_of_a_process_gone_lapses_at_once_but_not_on_another_host(cache):
+    _foreign(cache, 1, _dead_pid(), HOST, _t(LEASE))
+    _foreign(cache, 2, _dead_pid(), "another-host", _t(LEASE))
+    _foreign(cache, 3, os.getpid(), HOST, _t(LEASE))  # alive (this process, another crawl)
+    with _at(0):
+        claims = cache.claims()
+        assert claims.claim([1, 2, 3]) == ([1], [2, 3], [])
+    assert [row[:2] for row in _rows(cache)] == [(1, claims.token), (2, "other"), (3, "other")]
+
+
+def test_claims_that_lapsed_a_lease_ago_are_deleted_when_a_crawl_starts(cache):
+    _foreign(cache, 1, os.getpid(), HOST, _t(-LEASE - 0.001))
+    _foreign(cache, 2, os.getpid(), HOST, _t(-LEASE))
+    _foreign(cache, 3, os.getpid(), HOST, _t(0))
+    with _at(0):
+        cache.claims()
+    assert [row[0] for row in _rows(cache)] == [2, 3]
+
+
+def test_copies_arrived_since_the_plan_are_not_claimed_and_drop_a_claim_held(cache):
+    planned = cache.version()
+    with _at(0):
+        claims = cache.claims()
+        assert claims.claim([1, 2]) == ([1, 2], [], [])
+        cache.record(ProfileRecord(2, "past", "s", "{}"), ProfileRecord(3, "past", "s", "{}"))
+        version = cache.version()
+        cache.record(ProfileRecord(4, "past", "s", "{}"))
+        assert claims.claim([3, 2, 1, 4], arrived_since=planned) == ([1], [], [3, 2, 4])
+        assert claims.held == frozenset({1})
+        assert claims.claim([3, 4, 5], arrived_since=version) == ([3, 5], [], [4])
+        cache.record(ProfileRecord(9, "past", "s", None, state="failed", reason="HTTP 500"))
+        assert claims.claim([9], arrived_since=version) == ([9], [], [])  # a failure: no copy
+    assert [row[0] for row in _rows(cache)] == [1, 3, 5, 9]
+
+
+def test_renewing_extends_what_is_held_and_every_skips_a_recent_renewal(cache):
+    with _at(0):
+        claims = cache.claims()
+        claims.claim([1])
+    with _at(5 - 0.001):
+        claims.renew(every=5)
+    assert _rows(cache)[0][4] == _t(LEASE)
+    with _at(5):
+        claims.renew(every=5)
+    assert _rows(cache)[0][4] == _t(5 + LEASE)
+    with _at(9):
+        claims.renew(every=5)  # 4 s after the last renewal
+    assert _rows(cache)[0][4] == _t(5 + LEASE)
+    with _at(9):
+        claims.renew()
+    assert _rows(cache)[0][4] == _t(9 + LEASE)
+
+
+def test_a_claim_taken_by_another_crawl_after_it_lapsed_stays_its(cache):
+    with _at(0):
+        first = cache.claims()
+        first.claim([1, 2])
+    with _at(LEASE):
+        second = cache.claims()
+        assert second.claim([1]) == ([1], [], [])
+        first.renew()
+        assert first.held == frozenset({2})
+        assert second.claim([1, 2]) == ([1], [2], [])
+    assert [row[:2] for row in _rows(cache)] == [(1, second.token), (2, first.token)]
+
+
+def test_renewing_nothing_held_or_after_close_writes_nothing(cache):
+    with _at(0):
+        idle = cache.claims()
+        idle.renew()
+        busy = cache.claims()
+        busy.claim([1])
+        busy.close()
+        busy.renew()
+    assert _rows(cache) == []
+    with _at(4):
+        idle.renew()  # nothing held: not a renewal
+        idle.claim([1])
+    with _at(3):  # ``every`` counts from the start, or the last renewal
+        idle.renew(every=5)
+    assert _rows(cache)[0][4] == _t(4 + LEASE)
+    with _at(6):
+        idle.renew(every=5)
+    assert _rows(cache)[0][4] == _t(6 + LEASE)
+
+
+def test_release_gives_up_only_what_this_crawl_holds(cache):
+    _foreign(cache, 9, os.getpid(), HOST, _t(LEASE))
+    with _at(0):
+        claims = cache.claims()
+        claims.claim([1, 2, 3])
+        claims.release([2, "3", 9, 10])
+        assert claims.held == frozenset({1})
+        claims.release([])
+    assert [row[:2] for row in _rows(cache)] == [(1, claims.token), (9, "other")]
+
+
+def test_closing_releases_every_claim_and_ends_the_crawl(cache):
+    _foreign(cache, 9, os.getpid(), HOST, _t(LEASE))
+    with _at(0):
+        with cache.claims() as claims:
+            claims.claim([1, 2])
+        assert claims.held == frozenset()
+        assert [row[0] for row in _rows(cache)] == [9]
+        claims.close()
+        with pytest.raises(RuntimeError, match=r"^these claims were closed$"):
+            claims.claim([3])
+        empty = cache.claims()
+        empty.close()
+        with pytest.raises(RuntimeError, match="these claims were closed"):
+            empty.claim([3])
+    assert [row[0] for row in _rows(cache)] == [9]

@@ -1,0 +1,231 @@
+"""Housekeeping of a cache dir, directly on real folders in ``tmp_path`` with set file
+times and a fixed ``now``: what mutants of store/housekeeping.py survived
+(``make mutate MODULE=store:housekeeping``; prune's leftovers are in test_mutation_store.py).
+
+Sizes count files and links (never a link's target); a folder's last use is its newest
+file; a service folder is one holding an entry the cache writes; the whole dir's
+description sorts services by last use; a removal reports what it freed and what it
+left alone; the 0.1-style dict reads warn; the ledgers go only when asked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import pytest
+import time_machine
+
+from icoframes.parse.lists import filters_frame
+from icoframes.store.cache import Cache, ProfileRecord
+from icoframes.store.housekeeping import (
+    LOCK_NAME,
+    USED_MARK,
+    CacheInfo,
+    CacheReport,
+    clear_all,
+    describe,
+    info,
+    last_used,
+    mark_used,
+    prune,
+    remove_folder,
+    scan,
+)
+from icoframes.store.ledger import QuotaLedger
+
+NOW = dt.datetime(2030, 1, 10, 12, 0, tzinfo=dt.UTC)
+DAY = dt.timedelta(days=1)
+
+
+def _file(path: Path, size: int, age: dt.timedelta) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"x" * size)
+    then = int((NOW - age).timestamp())
+    os.utime(path, (then, then))
+    return path
+
+
+def _age(path: Path, age: dt.timedelta) -> None:
+    then = int((NOW - age).timestamp())
+    os.utime(path, (then, then), follow_symlinks=False)
+
+
+def test_a_reports_dict_reads_warn_and_as_dict_does_not(tmp_path):
+    report = CacheReport(removed=["a"], freed_bytes=3)
+    with pytest.warns(FutureWarning) as caught:
+        assert report["freed_bytes"] == 3
+        assert "removed" in report and "other" not in report
+        assert report.get("skipped") == [] and report.get("none", 7) == 7
+        assert report.keys() == ["removed", "freed_bytes", "skipped"]
+        assert report.items()[0] == ("removed", ["a"])
+        with pytest.raises(KeyError):
+            report["none"]
+    assert str(caught[0].message) == (
+        "CacheReport['freed_bytes']: reading it as a dict goes in the next version; use its "
+        "attributes (info.profiles) or .as_dict()")
+    assert [str(w.message).split(":")[0] for w in caught[1:4]] == [
+        "CacheReport", "CacheReport", "CacheReport.get('skipped')"]
+    assert "CacheReport: 'removed' in it" in str(caught[1].message)
+    assert report.as_dict() == {"removed": ["a"], "freed_bytes": 3, "skipped": []}
+
+
+def test_sizes_count_files_and_links_never_what_a_link_points_to(tmp_path):
+    folder = tmp_path / "svc"
+    _file(folder / "a", 10, DAY)
+    _file(folder / "tables" / "b", 20, DAY)
+    _file(tmp_path / "big", 1000, DAY)
+    (folder / "tables" / "link").symlink_to(tmp_path / "big")
+    (folder / "dirlink").symlink_to(tmp_path)
+    [found], other = scan(tmp_path)
+    links = len(str(tmp_path / "big")) + len(str(tmp_path))
+    assert found.size_bytes == 30 + links and found.name == "svc" and found.path == folder
+    assert sorted(p.name for p in other) == ["big"]
+
+
+def test_last_use_is_the_newest_file_not_a_folder(tmp_path):
+    folder = tmp_path / "svc"
+    _file(folder / "tables" / "old", 1, 5 * DAY)
+    _file(folder / "newer", 1, 3 * DAY)
+    _age(folder / "tables", dt.timedelta(0))
+    _age(folder, dt.timedelta(0))
+    assert last_used(folder) == NOW - 3 * DAY
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    _age(empty, 2 * DAY)
+    assert last_used(empty) == NOW - 2 * DAY
+
+
+def test_what_is_a_service_folder_and_what_is_left_alone(tmp_path):
+    for name in ("cache.sqlite3", "tables", LOCK_NAME, USED_MARK, "profiles", "lists",
+                 "filters.parquet"):
+        _file(tmp_path / f"svc-{name}" / name / "x" if name in ("tables", "profiles", "lists")
+              else tmp_path / f"svc-{name}" / name, 1, DAY)
+    _file(tmp_path / "notes" / "readme.txt", 1, DAY)
+    _file(tmp_path / "quota" / "ledger.sqlite3", 1, DAY)
+    _file(tmp_path / ".probe.tmp", 1, DAY)
+    _file(tmp_path / ".write-test-x", 1, DAY)
+    _file(tmp_path / "file.txt", 1, DAY)
+    (tmp_path / "link").symlink_to(tmp_path / "svc-tables")
+    folders, other = scan(tmp_path)
+    assert len(folders) == 7 and all(f.name.startswith("svc-") for f in folders)
+    assert [p.name for p in other] == ["file.txt", "link", "notes"]
+    assert scan(tmp_path / "none") == ([], [])
+
+
+def test_describe_sorts_services_by_last_use_and_counts_the_ledgers(tmp_path):
+    _file(tmp_path / "old" / USED_MARK, 5, 3 * DAY)
+    _file(tmp_path / "new" / USED_MARK, 7, DAY)
+    _file(tmp_path / "mid" / USED_MARK, 11, 2 * DAY)
+    _file(tmp_path / "notes" / "x", 1, DAY)
+    QuotaLedger(tmp_path, "k1").take()
+    QuotaLedger(tmp_path, "k2").take()
+    ledgers = sum(p.stat().st_size for p in (tmp_path / "quota").iterdir())
+    with time_machine.travel(NOW, tick=False):
+        described = describe(tmp_path, configured=tmp_path / "mid")
+    assert [(s.name, s.age, s.configured) for s in described.services] == [
+        ("new", DAY, False), ("mid", 2 * DAY, True), ("old", 3 * DAY, False)]
+    assert described.size_bytes == 23 + ledgers
+    assert (described.path, described.ledgers, described.other) == (
+        str(tmp_path), 2, [str(tmp_path / "notes")])
+
+
+def test_info_says_what_one_service_holds_and_todays_count(tmp_path):
+    cache = Cache(tmp_path, "http://127.0.0.1:9")
+    empty = info(cache, None)
+    assert empty == CacheInfo(str(cache.dir), 0, 0, 0, 0, None, None,
+                              {"fetched": 0, "gone": 0, "failed": 0, "not_fetched": 0})
+    with time_machine.travel(NOW, tick=False):
+        cache.record(ProfileRecord(1, "past", "s", "{}"), ProfileRecord(2, "past", "s", "{}"),
+                     ProfileRecord(3, None, None, None, state="gone"))
+        ledger = QuotaLedger(tmp_path, "k", service="x")
+        ledger.take()
+        found = info(cache, ledger)
+        state = ledger.state()
+    assert (found.profiles, found.listed_without_profile, found.list_queries) == (2, 1, 0)
+    assert found.oldest_profile == found.newest_profile == NOW
+    assert found.requests_today == 1 and found.quota == state
+    assert found.size_bytes == sum(p.stat().st_size for p in cache.dir.rglob("*")
+                                   if p.is_file())
+
+
+def test_mark_used_touches_the_mark_and_never_through_a_link(tmp_path):
+    folder = tmp_path / "svc"
+    folder.mkdir()
+    victim = _file(tmp_path / "victim", 4, 5 * DAY)
+    (folder / USED_MARK).symlink_to(victim)
+    mark_used(folder)
+    mark = folder / USED_MARK
+    assert mark.is_file() and not mark.is_symlink()
+    assert victim.read_bytes() == b"xxxx" and victim.stat().st_mtime == (NOW - 5 * DAY).timestamp()
+    _age(mark, 2 * DAY)
+    mark_used(folder)  # an existing mark: touched (by the file system's clock: not NOW's)
+    assert mark.stat().st_mtime != (NOW - 2 * DAY).timestamp()
+    linked = tmp_path / "linked"
+    linked.symlink_to(folder)
+    mark_used(linked)
+    mark_used(tmp_path / "missing")
+    assert not (tmp_path / "missing").exists()
+
+
+def test_remove_folder_reports_what_it_freed_and_the_ledger_it_forgot(tmp_path):
+    folder = tmp_path / "svc"
+    _file(folder / "tables" / "a", 10, DAY)
+    _file(folder / "b", 5, DAY)
+    ledger = QuotaLedger(tmp_path, "k")
+    ledger.take()
+    report = remove_folder(folder, ledger=ledger)
+    assert report.removed == [str(folder), f"{ledger.path}#{ledger.key}"]
+    assert report.freed_bytes == 15 and report.skipped == []
+    assert not folder.exists() and ledger.count() == 0
+    assert remove_folder(folder, ledger=ledger).removed == []  # gone: nothing to do
+    target = tmp_path / "target"
+    _file(target / "cache.sqlite3", 3, DAY)
+    (tmp_path / "link").symlink_to(target)
+    report = remove_folder(tmp_path / "link")
+    assert report.removed == [] and report.skipped == [{
+        "path": str(tmp_path / "link"),
+        "reason": "a symlink: never followed out of the cache dir; left alone"}]
+    assert (target / "cache.sqlite3").exists()
+
+
+def test_a_report_removes_a_link_as_a_link_and_a_folder_whole(tmp_path):
+    target = _file(tmp_path / "target", 9, DAY)
+    (tmp_path / "link").symlink_to(target)
+    _file(tmp_path / "tree" / "x", 2, DAY)
+    report = CacheReport()
+    report.remove(tmp_path / "link", 4)
+    report.remove(tmp_path / "tree", 2)
+    report.remove(tmp_path / "missing", 0)
+    assert target.exists() and not (tmp_path / "link").is_symlink()
+    assert not (tmp_path / "tree").exists()
+    assert report.freed_bytes == 6 and len(report.removed) == 3
+
+
+def test_prune_keeps_folders_used_since_and_drops_their_old_lists(tmp_path):
+    used = Cache(tmp_path, "used")
+    with time_machine.travel(NOW - 40 * DAY, tick=False):
+        used.write_filters({"platform": []}, filters_frame({"platform": []}))
+    _file(used.dir / USED_MARK, 0, dt.timedelta(0))
+    _file(tmp_path / "old" / USED_MARK, 3, 31 * DAY)
+    _file(tmp_path / "edge" / USED_MARK, 3, 30 * DAY)  # used exactly 30 days ago: kept
+    report = prune(tmp_path, 30 * DAY, now=NOW)
+    assert report.removed == [str(tmp_path / "old")]
+    assert (tmp_path / "edge").is_dir() and used.read_filters() is not None
+
+
+def test_ledgers_go_only_when_asked_and_after_a_day_at_least(tmp_path):
+    _file(tmp_path / "svc" / USED_MARK, 0, dt.timedelta(0))
+    for key, when in (("old", NOW - 2 * DAY), ("yesterday", NOW - DAY), ("today", NOW)):
+        with time_machine.travel(when, tick=False):
+            QuotaLedger(tmp_path, key).take()
+    ledgers = QuotaLedger(tmp_path, "any")
+    assert prune(tmp_path, 0, now=NOW).removed == [] and ledgers.count() == 3
+    report = prune(tmp_path, 0, ledgers=True, now=NOW)  # nothing for a day at least
+    assert report.removed == [f"{ledgers.path}#{QuotaLedger(tmp_path, 'old').key}"]
+    assert ledgers.count() == 2
+    with time_machine.travel(NOW, tick=False):
+        assert len(clear_all(tmp_path).removed) == 1 and ledgers.count() == 2
+        report = clear_all(tmp_path, ledgers=True)
+    assert ledgers.count() == 0 and len(report.removed) == 2

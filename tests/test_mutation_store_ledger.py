@@ -1,0 +1,314 @@
+"""The quota ledger's rules, on a real ``quota/ledger.sqlite3`` in ``tmp_path``, at fixed
+simulated times (time-machine, no clock read): what mutants of store/ledger.py survived
+(``make mutate MODULE=store:ledger``).
+
+The key written is a hash of the service and public key (stable across versions: a
+changed hash would start a key's count again at 0); the cap is a hard stop whose
+message says what was sent, on which day, and from when the day is counted; the day
+never goes back; a request that never left is handed back; a 485 is recorded with the
+count it came after, then each call sends one probe, or nothing before a known reset.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+import time_machine
+
+from icoframes.errors import QuotaExceeded
+from icoframes.store import ledger as ledger_module
+from icoframes.store.db import Database
+from icoframes.store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
+
+DAY1 = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
+DAY2 = DAY1 + dt.timedelta(days=1)
+SERVICE = "http://127.0.0.1:1"
+RESET = dt.time(6, 30)
+
+
+@pytest.fixture(autouse=True)
+def _no_long_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hang guard: these calls never find a probe in flight, so they never wait for one;
+    a change that makes them wait, waits 10 ms instead of 120 s and goes on (a mutant that
+    then books against a refusal fails the test at once)."""
+    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 0.01)
+
+
+def _at(when: dt.datetime) -> time_machine.travel:
+    return time_machine.travel(when, tick=False)
+
+
+def _ledger(tmp_path: Path, limit: int = 5000, reset: dt.time | None = None) -> QuotaLedger:
+    return QuotaLedger(str(tmp_path), "public-key", limit, service=SERVICE, reset=reset)
+
+
+def _rows(tmp_path: Path) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(tmp_path / LEDGER_FOLDER / LEDGER_NAME)
+    try:
+        return conn.execute("SELECT key, day, sent, refused_at, refused_after FROM ledgers "
+                            "ORDER BY key").fetchall()
+    finally:
+        conn.close()
+
+
+def test_the_key_written_is_the_services_and_keys_hash_and_nothing_else(tmp_path):
+    ledger = _ledger(tmp_path)
+    bare = QuotaLedger(tmp_path, "public-key")
+    assert ledger.key == hashlib.sha256(f"{SERVICE}\npublic-key".encode()).hexdigest()[:16]
+    assert bare.key == hashlib.sha256(b"public-key").hexdigest()[:16]
+    assert bare.limit == 5000 and bare.reset is None
+    with _at(DAY1):
+        ledger.take("ico")
+        bare.take("list")
+        bare.take("list")
+    assert _rows(tmp_path) == sorted([(ledger.key, "2030-01-01", 1, None, None),
+                                      (bare.key, "2030-01-01", 2, None, None)])
+    assert ledger.path == tmp_path / "quota" / "ledger.sqlite3"
+    assert b"public-key" not in ledger.path.read_bytes()
+
+
+def test_reading_a_ledger_that_does_not_exist_makes_nothing(tmp_path):
+    ledger = _ledger(tmp_path, limit=7)
+    with _at(DAY1):
+        assert ledger.state() == LedgerState("2030-01-01", 0, 7, day_ends=DAY1.replace(hour=0)
+                                             + dt.timedelta(days=1))
+        assert ledger.count() == 0
+        assert ledger.forget() is False
+        assert ledger.forget_unused(DAY2) == []
+        assert ledger.remaining() == 7
+        assert ledger.database(write=False) is None
+    assert not (tmp_path / LEDGER_FOLDER).exists()
+    db = ledger.database()
+    assert isinstance(db, Database) and db.path == ledger.path
+    assert (tmp_path / LEDGER_FOLDER).is_dir()  # made, 0700, for the file to be written
+
+
+def test_the_cap_stops_the_request_over_it_and_says_what_was_sent_and_when(tmp_path):
+    ledger = _ledger(tmp_path, limit=2)
+    with _at(DAY1):
+        ledger.take("ico")
+        ledger.take("ico")
+        assert ledger.state().remaining == 0 and ledger.remaining() == 0
+        assert repr(ledger) == "QuotaLedger(day='2030-01-01', sent=2, limit=2)"
+        with pytest.raises(QuotaExceeded) as caught:
+            ledger.take("ico")
+        assert str(caught.value) == (
+            "the daily_quota setting (2 requests) is reached: 2 requests were sent today "
+            "(2030-01-01, UTC) with this key from this cache dir")
+        assert caught.value.code is None and caught.value.endpoint == "ico"
+        with pytest.raises(QuotaExceeded) as caught:
+            ledger.take()
+        assert caught.value.endpoint is None
+        assert ledger.state().sent == 2
+
+
+def test_a_lower_cap_on_a_new_day_counts_nothing_of_yesterday(tmp_path):
+    with _at(DAY1):
+        for _ in range(3):
+            _ledger(tmp_path, limit=5).take("ico")
+    with _at(DAY2), pytest.raises(QuotaExceeded, match=r"\(0 requests\) is reached: 0 requests "
+                                                       r"were sent today \(2030-01-02, UTC\)"):
+        _ledger(tmp_path, limit=0).take("ico")
+
+
+def test_a_new_day_starts_at_one_and_the_day_never_goes_back(tmp_path):
+    ledger = _ledger(tmp_path, limit=2)
+    with _at(DAY1):
+        ledger.take()
+        ledger.take()
+    with _at(DAY2):
+        assert ledger.state() == LedgerState("2030-01-02", 0, 2, day_ends=dt.datetime(
+            2030, 1, 3, tzinfo=dt.UTC))
+        ledger.take()
+        assert _rows(tmp_path)[0][1:3] == ("2030-01-02", 1)
+    with _at(DAY1):  # the clock set back a day: the later day's count holds until it ends
+        state = ledger.state()
+        assert (state.day, state.sent, state.remaining) == ("2030-01-02", 1, 1)
+        assert state.day_ends == dt.datetime(2030, 1, 3, tzinfo=dt.UTC)
+        ledger.take()
+        assert _rows(tmp_path)[0][1:3] == ("2030-01-02", 2)
+        with pytest.raises(QuotaExceeded, match=r"2 requests were sent today \(2030-01-02, UTC\)"):
+            ledger.take()
+
+
+@pytest.mark.parametrize(("now", "day", "ends"), [
+    (dt.datetime(2030, 1, 2, 6, 29, tzinfo=dt.UTC), "2030-01-01",
+     dt.datetime(2030, 1, 2, 6, 30, tzinfo=dt.UTC)),
+    (dt.datetime(2030, 1, 2, 6, 30, tzinfo=dt.UTC), "2030-01-02",
+     dt.datetime(2030, 1, 3, 6, 30, tzinfo=dt.UTC)),
+    (dt.datetime(2030, 1, 2, 0, 15, tzinfo=dt.UTC), "2030-01-01",
+     dt.datetime(2030, 1, 2, 6, 30, tzinfo=dt.UTC)),
+])
+def test_a_known_reset_time_begins_the_day_counted(tmp_path, now, day, ends):
+    ledger = _ledger(tmp_path, reset=RESET)
+    assert ledger.day(now) == day and ledger.next_reset(now) == ends
+    with _at(now):
+        assert ledger.day() == day and ledger.next_reset() == ends
+        assert ledger.state().day_ends == ends and ledger.state().reset == RESET
+
+
+def test_without_a_reset_time_the_day_is_the_utc_day(tmp_path):
+    ledger = _ledger(tmp_path)
+    late = dt.datetime(2030, 1, 1, 23, 59, tzinfo=dt.UTC)
+    assert ledger.day(late) == "2030-01-01"
+    assert ledger.next_reset(late) == dt.datetime(2030, 1, 2, tzinfo=dt.UTC)
+    assert ledger.next_reset(late + dt.timedelta(minutes=1)) == dt.datetime(2030, 1, 3,
+                                                                           tzinfo=dt.UTC)
+
+
+def test_the_cap_message_names_a_known_reset_time(tmp_path):
+    ledger = _ledger(tmp_path, limit=1, reset=RESET)
+    with _at(dt.datetime(2030, 1, 2, 5, 0, tzinfo=dt.UTC)):
+        ledger.take()
+        with pytest.raises(QuotaExceeded) as caught:
+            ledger.take()
+    assert "1 requests were sent today (2030-01-01, from 06:30 UTC, quota_reset) with" \
+        in str(caught.value)
+
+
+def test_a_request_that_never_left_is_handed_back(tmp_path):
+    ledger = _ledger(tmp_path, limit=3)
+    with _at(DAY1):
+        ledger.take()
+        ledger.take()
+        ledger.settle("ico", "not_sent")
+        assert ledger.state().sent == 1
+        ledger.settle("ico", "not_sent")
+        ledger.settle("ico", "not_sent")  # never below 0
+        assert ledger.state().sent == 0
+        ledger.settle("ico", None)  # an answer without a refusal on record changes nothing
+        ledger.settle("ico", "no_answer")
+        assert _rows(tmp_path)[0][2:] == (0, None, None)
+
+
+def _refused(tmp_path: Path, sent: int = 3, reset: dt.time | None = None) -> None:
+    """``sent`` requests on DAY1, the last answered by a 485."""
+    ledger = _ledger(tmp_path, reset=reset)
+    with _at(DAY1):
+        for _ in range(sent):
+            ledger.take("ico")
+        ledger.settle("ico", 485)
+
+
+def test_a_485_is_recorded_with_the_count_it_came_after(tmp_path):
+    _refused(tmp_path, sent=3)
+    with _at(DAY1 + dt.timedelta(minutes=5)):
+        state = _ledger(tmp_path).state()
+    assert (state.sent, state.refused_at, state.refused_after) == (3, DAY1, 3)
+    assert _rows(tmp_path)[0][3:] == (int(DAY1.timestamp() * 1000), 3)
+
+
+def test_after_a_485_the_same_call_sends_nothing_more(tmp_path):
+    ledger = _ledger(tmp_path)
+    with _at(DAY1):
+        ledger.take("ico")
+        ledger.settle("ico", 485)
+        with pytest.raises(QuotaExceeded) as caught:
+            ledger.take("list")
+    assert str(caught.value) == (
+        "the service refused with error 485 (its daily allowance is used up) at 2030-01-01 "
+        "12:00 UTC, after 1 requests sent that day with this key from this cache dir")
+    assert caught.value.code == 485 and caught.value.endpoint == "list"
+    assert ledger.state().sent == 1
+
+
+def test_a_probe_accepted_clears_the_refusal_and_the_call_goes_on(tmp_path):
+    _refused(tmp_path)
+    ledger = _ledger(tmp_path)
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")  # the probe
+        assert ledger.state().refused_at == DAY1  # still on record until it is answered
+        ledger.settle("ico", None)
+        assert ledger.state().refused_at is None and ledger.state().refused_after is None
+        ledger.take("ico")
+        ledger.take("ico")
+        ledger.settle("ico", None)
+        assert _rows(tmp_path)[0][2:] == (6, None, None)
+
+
+def test_a_probe_refused_again_ends_the_call(tmp_path):
+    _refused(tmp_path)
+    ledger = _ledger(tmp_path)
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")
+        ledger.settle("ico", 485)
+        with pytest.raises(QuotaExceeded, match=r"at 2030-01-01 13:00 UTC, after 4 requests"):
+            ledger.take("ico")
+    assert _rows(tmp_path)[0][2:] == (4, int((DAY1 + dt.timedelta(hours=1)).timestamp() * 1000),
+                                      4)
+
+
+def test_a_probe_without_an_answer_keeps_the_refusal_and_the_next_request_probes(tmp_path):
+    _refused(tmp_path)
+    ledger = _ledger(tmp_path)
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")
+        ledger.settle("ico", "no_answer")
+        assert ledger.state().refused_at == DAY1
+        ledger.take("ico")  # probes again: not refused by this call's earlier probe
+        ledger.settle("ico", 200)
+        assert ledger.state().refused_at is None
+    assert _rows(tmp_path)[0][2] == 5
+
+
+def test_a_probe_that_never_left_is_handed_back_and_probes_again(tmp_path):
+    _refused(tmp_path)
+    ledger = _ledger(tmp_path)
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")
+        ledger.settle("ico", "not_sent")
+        assert ledger.state().refused_at == DAY1 and ledger.state().sent == 3
+        ledger.take("ico")
+        ledger.settle("ico", None)
+        assert ledger.state().refused_at is None and ledger.state().sent == 4
+
+
+def test_with_a_known_reset_nothing_is_sent_before_it_not_even_a_probe(tmp_path):
+    refused = dt.datetime(2030, 1, 1, 6, 30, tzinfo=dt.UTC)  # exactly when the day began
+    ledger = _ledger(tmp_path, reset=RESET)
+    with _at(refused):
+        ledger.take("ico")
+        ledger.settle("ico", 485)
+    again = _ledger(tmp_path, reset=RESET)
+    with _at(dt.datetime(2030, 1, 2, 6, 29, tzinfo=dt.UTC)), \
+            pytest.raises(QuotaExceeded) as caught:
+        again.take("ico")
+    assert str(caught.value) == (
+        "the service refused with error 485 (its daily allowance is used up) at 2030-01-01 "
+        "06:30 UTC, after 1 requests sent that day with this key from this cache dir; it "
+        "resets at 06:30 UTC (the quota_reset setting): no request is sent before 2030-01-02 "
+        "06:30 UTC")
+    assert caught.value.code == 485 and caught.value.endpoint == "ico"
+    with _at(dt.datetime(2030, 1, 2, 6, 30, tzinfo=dt.UTC)):
+        again.take("ico")  # the new day: a probe
+        again.settle("ico", None)
+        assert again.state() == LedgerState("2030-01-02", 1, 5000, reset=RESET,
+                                            day_ends=dt.datetime(2030, 1, 3, 6, 30, tzinfo=dt.UTC))
+
+
+def test_a_refusal_of_an_earlier_day_lets_a_known_reset_probe(tmp_path):
+    _refused(tmp_path, reset=RESET)  # DAY1 12:00, refused
+    ledger = _ledger(tmp_path, reset=RESET)
+    with _at(DAY2):
+        ledger.take("ico")  # the probe
+        ledger.settle("ico", 485)
+        with pytest.raises(QuotaExceeded, match="no request is sent before 2030-01-03 06:30"):
+            ledger.take("ico")
+
+
+def test_forget_and_forget_unused_delete_counts_by_key_and_day(tmp_path):
+    old = QuotaLedger(tmp_path, "old")
+    kept = QuotaLedger(tmp_path, "kept")
+    with _at(DAY1):
+        old.take()
+    with _at(DAY2):
+        kept.take()
+        assert old.count() == 2
+        assert old.forget_unused(DAY2 + dt.timedelta(hours=11)) == [old.key]
+        assert kept.forget_unused(DAY2) == []  # sent on the day of ``before``: kept
+        assert kept.forget() is True and kept.forget() is False
+        assert kept.count() == 0

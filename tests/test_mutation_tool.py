@@ -1,0 +1,31 @@
+"""benchmarks/mutation.py: what `make mutate` mutates (no mutation run here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import mutation
+from icoframes.errors import InvalidParameter
+from icoframes.queries import checked_keywords
+
+
+def test_a_keyword_checking_decorator_is_applied_after_the_code_so_mutmut_mutates_the_body():
+    # mutmut skips a decorated function: to_usd's and compute_features' bodies went
+    # unmutated once they gained @checked_keywords
+    source = ("@checked_keywords\ndef f(*, a=1):\n    return a\n\n\n"
+              "@other\ndef g():\n    pass\n")
+    moved = mutation.undecorate(source)
+    assert "@checked_keywords" not in moved and moved.startswith("def f(*, a=1):")
+    assert "@other\ndef g():" in moved  # another decorator stays where it is
+    namespace = {"checked_keywords": checked_keywords, "other": lambda function: function}
+    exec(compile(moved, "<moved>", "exec"), namespace)
+    assert namespace["f"](a=2) == 2
+    with pytest.raises(InvalidParameter,
+                       match=r"^aa=2 is not a keyword of f\(\); did you mean 'a'\?$"):
+        namespace["f"](aa=2)
+
+
+def test_the_modules_whose_public_function_checks_its_keywords_name_it():
+    assert mutation.undecorated("money") == ["to_usd (@checked_keywords)"]
+    assert mutation.undecorated("features") == ["compute_features (@checked_keywords)"]
+    assert mutation.undecorated("gate") == []
