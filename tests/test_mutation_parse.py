@@ -162,3 +162,16 @@ def test_an_empty_group_gives_empty_typed_columns():
     amounts, units, bad = read_amounts([], [])
     assert amounts.dtype == np.float64 and units.dtype == object and len(amounts) == 0
     assert bad == ([], [], [])
+
+
+def test_a_price_that_overflows_is_infinite_not_inf():
+    # each side is finite (1e300 ETH for 1e-300 tokens), their ratio is not
+    value = "1" + "0" * 300 + " ETH = 0." + "0" * 299 + "1 XYZ"
+    prices, units, bad = read_price([value], [""])
+    assert math.isnan(prices[0]) and units[0] is None
+    assert (bad.rows, bad.reasons) == ([0], ["infinite"])
+
+
+def test_a_numpy_text_array_of_units_is_read_like_a_list():
+    # list(array) would give numpy.str_ items, which are no unit text
+    assert canonical_units(np.array(["usd", "Ether", ""])).tolist() == ["USD", "ETH", None]
