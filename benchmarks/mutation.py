@@ -69,8 +69,9 @@ _PROCESSES = ("other processes on the cache dir (crawlers, SIGKILL or SIGSTOP) f
               "run for every mutant it reaches: "
               "too slow for 2 shared cores; its children import the unmutated package, and "
               "tests/test_mutation_store_*.py reach the same functions in-process")
-_SLOW_STORE = ("3 sandbox loads (12 s), or retries against a closed port (5 s), run for every "
-               "mutant of the ledger, the cache or the database: too slow for 2 shared cores "
+_SLOW_STORE = ("sandbox loads of 5 to 12 s (3 services; a read-only bind mount; a refresh of "
+               "200 ICOs) or retries against a closed port, run for every mutant of the "
+               "ledger, the cache or the database: too slow for 2 shared cores "
                "(tests/test_mutation_store_*.py reach the same functions directly)")
 
 MODULES: dict[str, Module] = {
@@ -101,9 +102,14 @@ MODULES: dict[str, Module] = {
                             "once",
                             "tests/test_derived.py::test_an_update_killed_between_two_files_is_"
                             "completed_by_the_next_read")),
-                        *((f"tests/test_housekeeping.py::{test}", _SLOW_STORE) for test in (
-                            "test_clear_cache_all_reaches_every_service_folder_and_keeps_ledgers",
-                            "test_a_service_that_was_never_reached_gets_no_folder")))),
+                        *((test, _SLOW_STORE) for test in (
+                            "tests/test_housekeeping.py::test_clear_cache_all_reaches_every_"
+                            "service_folder_and_keeps_ledgers",
+                            "tests/test_housekeeping.py::test_a_service_that_was_never_reached_"
+                            "gets_no_folder",
+                            "tests/test_housekeeping.py::test_a_read_only_cache_dir_serves_warm_"
+                            "and_offline_loads",
+                            "tests/test_derived.py::test_a_refresh_of_a_tenth_tidies_a_tenth")))),
     # test_freshness.py (sandbox loads over days of simulated time) takes minutes per
     # surviving mutant on 2 shared cores: policy is judged by its direct tests alone
     "policy": Module(("icoframes/fetch/policy.py",), ()),
@@ -175,6 +181,13 @@ def tree_state() -> str:
 # copy of the sources only: the function's body is mutated like any other.
 UNDECORATE: Final = ("checked_keywords",)
 _DECORATED: Final = re.compile(rf"^@({'|'.join(UNDECORATE)})\n(def (\w+)\()", re.MULTILINE)
+# A cache (read_label's lru_cache) is dropped in the scratch copy instead: it only changes
+# speed, and mutmut forks each mutant's tests from a process that ran the unmutated code,
+# whose cached answers would hide the mutant.
+UNCACHE: Final = ("lru_cache", "functools.lru_cache", "cache", "functools.cache")
+_CACHED: Final = re.compile(
+    rf"^@({'|'.join(re.escape(d) for d in UNCACHE)})(?:\([^)\n]*\))?\n(def (\w+)\()",
+    re.MULTILINE)
 
 
 def _mutated_files(name: str, root: Path) -> list[Path]:
@@ -183,14 +196,17 @@ def _mutated_files(name: str, root: Path) -> list[Path]:
 
 
 def undecorated(name: str) -> list[str]:
-    """``function (@decorator)`` of each function whose decorator the run moves."""
+    """``function (@decorator)`` of each function whose decorator the run moves or drops."""
     return [f"{function} (@{decorator})" for path in _mutated_files(name, ROOT)
-            for decorator, _, function in _DECORATED.findall(path.read_text(encoding="utf-8"))]
+            for pattern in (_DECORATED, _CACHED)
+            for decorator, _, function in pattern.findall(path.read_text(encoding="utf-8"))]
 
 
 def undecorate(source: str) -> str:
-    """``source`` with each decorator of :data:`UNDECORATE` applied after its code instead."""
+    """``source`` with each decorator of :data:`UNDECORATE` applied after its code instead,
+    and each cache of :data:`UNCACHE` dropped."""
     moved = _DECORATED.findall(source)
+    source = _CACHED.sub(r"\2", source)
     return _DECORATED.sub(r"\2", source) + "".join(
         f"\n{function} = {decorator}({function})  # moved by benchmarks/mutation.py\n"
         for decorator, _, function in moved)
@@ -202,8 +218,11 @@ def sources_hash(name: str) -> str:
     digest = hashlib.sha256()
     for path in _mutated_files(name, ROOT):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    if undecorated(name):
+    texts = [path.read_text(encoding="utf-8") for path in _mutated_files(name, ROOT)]
+    if any(_DECORATED.search(text) for text in texts):
         digest.update(repr(UNDECORATE).encode())
+    if any(_CACHED.search(text) for text in texts):
+        digest.update(repr(UNCACHE).encode())
     return digest.hexdigest()[:16]
 
 
@@ -230,7 +249,7 @@ def prepare(name: str, baseline: bool) -> Path:
                     ignore=shutil.ignore_patterns("__pycache__"))
     for path in _mutated_files(name, work):
         text = path.read_text(encoding="utf-8")
-        if _DECORATED.search(text):
+        if _DECORATED.search(text) or _CACHED.search(text):
             path.write_text(undecorate(text), encoding="utf-8")
     lines = [
         "[mutmut]",
@@ -359,6 +378,21 @@ def changed_lines(diff: str) -> str:
     return " → ".join(f"`{line[1:].strip()}`" for line in lines)
 
 
+# an SQL statement as this code base writes them: keywords in capitals
+_SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|WHERE|VALUES|RETURNING|CASE WHEN)\b")
+
+
+def sql_case_only(diff: str) -> bool:
+    """Whether a mutant only changes the letter case of SQL statements holding no quoted
+    value: SQLite reads keywords, names and functions in any case (an equivalent mutant)."""
+    lines = [line for line in diff.splitlines() if not line.startswith(("+++", "---"))]
+    old = [line[1:] for line in lines if line.startswith("-")]
+    new = [line[1:] for line in lines if line.startswith("+")]
+    return (len(old) == len(new) > 0 and old != new
+            and all(o.lower() == n.lower() for o, n in zip(old, new, strict=True))
+            and all("'" not in o and _SQL.search(o) for o in old))
+
+
 def function_of(mutant: str) -> str:
     """``icoframes.store.cache.xǁCacheǁget__mutmut_3`` -> ``Cache.get``."""
     last = mutant.split("__mutmut_")[0].rsplit(".", 1)[-1]
@@ -391,7 +425,8 @@ def section(result: Result) -> str:
         out.append(_row("**all**", total))
     for function in undecorated(name):
         out += ["", f"Mutated without its decorator: `{function}` (mutmut does not mutate a "
-                "decorated function; the scratch copy applies it after the module's code)."]
+                "decorated function; the scratch copy applies it after the module's code, or "
+                "drops it if it is a cache)."]
     for line, why in module_of(name).skip:
         out += ["", f"Not mutated: statements starting on lines matching `{line}`: {why}."]
     for test, why in module_of(name).deselect:
@@ -399,9 +434,14 @@ def section(result: Result) -> str:
     survivors = [row for row in rows
                  if row["status"] not in ("killed", "timeout", "not checked")]
     out += ["", f"Not killed ({len(survivors)}):", ""]
+    if sql := sum(sql_case_only(row["diff"]) for row in survivors):
+        out[-1:-1] = [f"{sql} of them (marked *SQL case*) only change the letter case of an "
+                      "SQL statement without quoted values: SQLite reads keywords, names and "
+                      "functions in any case, so no test can tell them from the code.", ""]
     for row in survivors:
         function = function_of(row["name"])
-        out.append(f"- {row['status']}: `{row['name'].removeprefix('icoframes.')}` "
+        mark = " *SQL case*" if sql_case_only(row["diff"]) else ""
+        out.append(f"- {row['status']}{mark}: `{row['name'].removeprefix('icoframes.')}` "
                    f"({function}): {changed_lines(row['diff'])}")
     return "\n".join(out) + "\n"
 

@@ -23,9 +23,10 @@ import os
 import secrets
 import stat
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -36,11 +37,14 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="only soft file lock is available")
     import filelock
 
-__all__ = ["atomic_write_bytes", "atomic_write_table", "locked", "today", "utcnow"]
+__all__ = ["atomic_write_bytes", "atomic_write_table", "concurrently", "folder_flock", "locked",
+           "today", "utcnow"]
 
 # errors of creating or opening a lock file in a folder this process may not write to
 _READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 _ATTEMPTS = 20  # of taking a lock whose folder housekeeping removes meanwhile
+_WRITERS = 4  # files written at once by :func:`concurrently`
+_T = TypeVar("_T")
 
 
 def utcnow() -> dt.datetime:
@@ -88,6 +92,15 @@ def atomic_write_table(table: pa.Table, path: Path) -> None:
         pq.write_table(table, fh, compression="zstd")
 
 
+def concurrently(write: Callable[[_T], object], items: Iterable[_T]) -> None:
+    """``write(item)`` for every item, a few at once, all done on return (the first error
+    raised then). For files written side by side: Arrow encodes and fsync waits without
+    the GIL, so eleven table files take about a third of the time they take in turn."""
+    with ThreadPoolExecutor(_WRITERS, thread_name_prefix="icoframes-write") as pool:
+        for _ in pool.map(write, items):
+            pass
+
+
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
     """Hold the exclusive lock ``path`` (created when missing) across threads and processes.
@@ -129,3 +142,26 @@ def locked(path: Path) -> Iterator[None]:
             lock.release()
         return
     yield
+
+
+@contextlib.contextmanager
+def folder_flock(folder: Path, *, shared: bool = False, block: bool = True) -> Iterator[bool]:
+    """``flock`` on the folder ``folder`` itself (no file is left in it): exclusive for an
+    export swapping its files in, shared for a reader waiting for that swap to end.
+
+    Yields whether the lock is held: False only with ``block=False`` when another holds it
+    (exclusively, for ``shared``). ImportError where ``fcntl`` does not exist (Windows).
+    """
+    import fcntl
+
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+                        | (0 if block else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # releases the flock

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import InvalidParameter
-from .files import atomic_write_table
+from .files import atomic_write_table, concurrently
 from .frames import check_frame, frame_from_arrow
 from .metadata import describe_columns
 from .reporting import LoadReport, queries_html
@@ -287,10 +287,13 @@ class Tables(Mapping[str, pd.DataFrame]):
         """
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        for table in (*TABLES.values(), PROBLEMS):
+
+        def write(table: TableSchema) -> None:
             frame = getattr(self, table.name)
             arrow = pa.Table.from_pandas(frame, schema=table.arrow_schema(), preserve_index=False)
             atomic_write_table(arrow, directory / f"{table.name}.parquet")
+
+        concurrently(write, (*TABLES.values(), PROBLEMS))
         return directory
 
     @classmethod

@@ -174,11 +174,15 @@ def test_renewing_nothing_held_or_after_close_writes_nothing(cache):
         busy.close()
         busy.renew()
     assert _rows(cache) == []
-    with _at(0):
+    with _at(4):
+        idle.renew()  # nothing held: not a renewal
         idle.claim([1])
-    with _at(3):  # the first renewal since the claim: ``every`` counts from the start
+    with _at(3):  # ``every`` counts from the start, or the last renewal
         idle.renew(every=5)
-    assert _rows(cache)[0][4] == _t(LEASE)
+    assert _rows(cache)[0][4] == _t(4 + LEASE)
+    with _at(6):
+        idle.renew(every=5)
+    assert _rows(cache)[0][4] == _t(6 + LEASE)
 
 
 def test_release_gives_up_only_what_this_crawl_holds(cache):

@@ -15,6 +15,7 @@ import datetime as dt
 import os
 import sqlite3
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -270,3 +271,42 @@ def test_a_database_damaged_while_open_is_set_aside_and_the_call_says_so(tmp_pat
                                  "again: what it held will be fetched again")
     assert Path(f"{db.path}.corrupt").exists()
     assert db.rows("SELECT count(*) FROM t", write=True) == [(0,)]
+
+
+def test_one_connection_serves_every_thread_of_the_process(tmp_path):
+    db = _db(tmp_path)
+    db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+    found: list[object] = []
+    worker = threading.Thread(target=lambda: found.append(db.rows("SELECT v FROM t")))
+    worker.start()
+    worker.join(60)  # a hang guard
+    assert found == [[("a",)]]
+
+
+@pytest.mark.parametrize("wal", [True, False])
+def test_a_database_in_a_folder_that_cannot_be_written_is_read_and_never_written(tmp_path,
+                                                                                 wal):
+    from test_housekeeping import _read_only
+
+    db = _db(tmp_path)
+    db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+    db.close()
+    if not wal:  # the log folded in: no side file to share with writers
+        conn = sqlite3.connect(db.path)
+        conn.execute("PRAGMA journal_mode=DELETE")
+        conn.close()
+    again = Database(db.path, SCHEMA)
+    with _read_only(db.path.parent):
+        try:
+            assert again.rows("SELECT v FROM t") == [("a",)]
+            assert again.read_only and repr(again).endswith("read_only=True)")
+            with pytest.raises(CacheError) as caught:
+                again.rows("INSERT INTO t VALUES (2, 'b')", write=True)
+            assert str(caught.value) == (
+                f"the cache {db.path.parent} is read-only here: nothing can be kept. Use "
+                "offline=True, or a writable cache_dir.")
+            assert again.rows("SELECT count(*) FROM t") == [(1,)]
+        finally:
+            again.close()  # (the mount is undone after)
+    assert again.rows("SELECT count(*) FROM t", write=True) == [(1,)]  # writable again
+    assert not again.read_only

@@ -20,6 +20,7 @@ import pytest
 import time_machine
 
 from icoframes.errors import QuotaExceeded
+from icoframes.store import ledger as ledger_module
 from icoframes.store.db import Database
 from icoframes.store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
 
@@ -27,6 +28,14 @@ DAY1 = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
 DAY2 = DAY1 + dt.timedelta(days=1)
 SERVICE = "http://127.0.0.1:1"
 RESET = dt.time(6, 30)
+
+
+@pytest.fixture(autouse=True)
+def _no_long_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hang guard: these calls never find a probe in flight, so they never wait for one;
+    a change that makes them wait, waits 10 ms instead of 120 s and goes on (a mutant that
+    then books against a refusal fails the test at once)."""
+    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 0.01)
 
 
 def _at(when: dt.datetime) -> time_machine.travel:

@@ -238,13 +238,17 @@ class Database:
 
     def _open_read_only(self, uri: str) -> sqlite3.Connection:
         for extra in ("&mode=ro", "&mode=ro&immutable=1"):
+            conn: sqlite3.Connection | None = None
             try:
                 conn = sqlite3.connect(uri + extra, uri=True, isolation_level=None,
                                        check_same_thread=False, timeout=BUSY_SECONDS)
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            except sqlite3.OperationalError:
-                continue
-            except sqlite3.DatabaseError as exc:  # damaged, and it cannot be set aside here
+            except sqlite3.DatabaseError as exc:
+                if conn is not None:  # closed now: the garbage collector would keep it open
+                    conn.close()
+                if isinstance(exc, sqlite3.OperationalError):
+                    continue
+                # damaged, and it cannot be set aside here
                 raise CacheError(f"the cache database {self.path} is damaged ({exc}) and "
                                  "read-only here; remove it where it can be written") from None
             self.read_only = True

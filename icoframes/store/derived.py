@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 
 from ..api.text import loads_text
 from ..errors import CacheError, CacheWarning, warn
-from ..files import atomic_write_bytes, atomic_write_table, locked
+from ..files import atomic_write_bytes, atomic_write_table, concurrently, locked
 from ..parse import profiles, rules
 from ..schema import ICOS, PROBLEMS, TABLES
 from ..tables import Tables, read_table
@@ -135,14 +135,17 @@ class DerivedTables:
         if unreadable:
             return False  # the rebuild quarantines it: a removal
         ids = pa.array(sorted(changed), pa.int64())
+
+        def write(name: str) -> None:
+            path = self.dir / f"{name}.parquet"
+            kept = pq.read_table(path)
+            kept = kept.filter(pc.invert(pc.is_in(kept.column(_KEYS[name]), value_set=ids)))
+            schema = (PROBLEMS if name == PROBLEMS.name else TABLES[name]).arrow_schema()
+            added = pa.Table.from_pandas(fresh[name], schema=schema, preserve_index=False)
+            atomic_write_table(pa.concat_tables([kept.cast(schema), added]), path)
+
         try:
-            for name in stale:
-                path = self.dir / f"{name}.parquet"
-                kept = pq.read_table(path)
-                kept = kept.filter(pc.invert(pc.is_in(kept.column(_KEYS[name]), value_set=ids)))
-                schema = (PROBLEMS if name == PROBLEMS.name else TABLES[name]).arrow_schema()
-                added = pa.Table.from_pandas(fresh[name], schema=schema, preserve_index=False)
-                atomic_write_table(pa.concat_tables([kept.cast(schema), added]), path)
+            concurrently(write, stale)  # the files side by side; the state once all are
             self._write_state(snap, {**versions, **dict.fromkeys(stale, snap.version)})
         except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
             return False
