@@ -181,6 +181,13 @@ def tree_state() -> str:
 # copy of the sources only: the function's body is mutated like any other.
 UNDECORATE: Final = ("checked_keywords",)
 _DECORATED: Final = re.compile(rf"^@({'|'.join(UNDECORATE)})\n(def (\w+)\()", re.MULTILINE)
+# A cache (read_label's lru_cache) is dropped in the scratch copy instead: it only changes
+# speed, and mutmut forks each mutant's tests from a process that ran the unmutated code,
+# whose cached answers would hide the mutant.
+UNCACHE: Final = ("lru_cache", "functools.lru_cache", "cache", "functools.cache")
+_CACHED: Final = re.compile(
+    rf"^@({'|'.join(re.escape(d) for d in UNCACHE)})(?:\([^)\n]*\))?\n(def (\w+)\()",
+    re.MULTILINE)
 
 
 def _mutated_files(name: str, root: Path) -> list[Path]:
@@ -189,14 +196,17 @@ def _mutated_files(name: str, root: Path) -> list[Path]:
 
 
 def undecorated(name: str) -> list[str]:
-    """``function (@decorator)`` of each function whose decorator the run moves."""
+    """``function (@decorator)`` of each function whose decorator the run moves or drops."""
     return [f"{function} (@{decorator})" for path in _mutated_files(name, ROOT)
-            for decorator, _, function in _DECORATED.findall(path.read_text(encoding="utf-8"))]
+            for pattern in (_DECORATED, _CACHED)
+            for decorator, _, function in pattern.findall(path.read_text(encoding="utf-8"))]
 
 
 def undecorate(source: str) -> str:
-    """``source`` with each decorator of :data:`UNDECORATE` applied after its code instead."""
+    """``source`` with each decorator of :data:`UNDECORATE` applied after its code instead,
+    and each cache of :data:`UNCACHE` dropped."""
     moved = _DECORATED.findall(source)
+    source = _CACHED.sub(r"\2", source)
     return _DECORATED.sub(r"\2", source) + "".join(
         f"\n{function} = {decorator}({function})  # moved by benchmarks/mutation.py\n"
         for decorator, _, function in moved)
@@ -208,8 +218,11 @@ def sources_hash(name: str) -> str:
     digest = hashlib.sha256()
     for path in _mutated_files(name, ROOT):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    if undecorated(name):
+    texts = [path.read_text(encoding="utf-8") for path in _mutated_files(name, ROOT)]
+    if any(_DECORATED.search(text) for text in texts):
         digest.update(repr(UNDECORATE).encode())
+    if any(_CACHED.search(text) for text in texts):
+        digest.update(repr(UNCACHE).encode())
     return digest.hexdigest()[:16]
 
 
@@ -236,7 +249,7 @@ def prepare(name: str, baseline: bool) -> Path:
                     ignore=shutil.ignore_patterns("__pycache__"))
     for path in _mutated_files(name, work):
         text = path.read_text(encoding="utf-8")
-        if _DECORATED.search(text):
+        if _DECORATED.search(text) or _CACHED.search(text):
             path.write_text(undecorate(text), encoding="utf-8")
     lines = [
         "[mutmut]",
@@ -412,7 +425,8 @@ def section(result: Result) -> str:
         out.append(_row("**all**", total))
     for function in undecorated(name):
         out += ["", f"Mutated without its decorator: `{function}` (mutmut does not mutate a "
-                "decorated function; the scratch copy applies it after the module's code)."]
+                "decorated function; the scratch copy applies it after the module's code, or "
+                "drops it if it is a cache)."]
     for line, why in module_of(name).skip:
         out += ["", f"Not mutated: statements starting on lines matching `{line}`: {why}."]
     for test, why in module_of(name).deselect:
@@ -421,9 +435,9 @@ def section(result: Result) -> str:
                  if row["status"] not in ("killed", "timeout", "not checked")]
     out += ["", f"Not killed ({len(survivors)}):", ""]
     if sql := sum(sql_case_only(row["diff"]) for row in survivors):
-        out[-1:-1] = [f"{sql} of them (marked *SQL case*) only change the letter case of an "
-                      "SQL statement without quoted values: SQLite reads keywords, names and "
-                      "functions in any case, so no test can tell them from the code.", ""]
+        out += [f"{sql} of them (marked *SQL case*) only change the letter case of an SQL "
+                "statement without quoted values: SQLite reads keywords, names and functions "
+                "in any case, so no test can tell them from the code.", ""]
     for row in survivors:
         function = function_of(row["name"])
         mark = " *SQL case*" if sql_case_only(row["diff"]) else ""

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ExportReplaced
+from .files import folder_flock
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
 from .tables import Tables, read_table
@@ -301,7 +302,10 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
             wait = min(wait * 2, 0.5)
         before = _manifest_bytes(folder)
         if before is None and need_manifest:
-            absent += 1
+            if _waited_for_swap(folder):  # replaced meanwhile: read the new export
+                changed += 1
+            else:
+                absent += 1
             continue
         try:
             result = read()
@@ -324,6 +328,20 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
         f"{folder} is being replaced by a running export: it changed during each of "
         f"{READ_ATTEMPTS} attempts to read it ({absent} without a manifest); nothing mixed "
         "was returned. Read it again once the export is done.")
+
+
+def _waited_for_swap(folder: Path) -> bool:
+    """True once an export that was swapping its files into ``folder`` has finished (it holds
+    :func:`~icoframes.staging.swap_lock`: the manifest is missing while it does, however long
+    a loaded disk takes); False when none was, or this system cannot tell (no ``fcntl``)."""
+    try:
+        with folder_flock(folder, shared=True, block=False) as free:
+            if free:
+                return False
+        with folder_flock(folder, shared=True):
+            return True
+    except (ImportError, OSError):
+        return False
 
 
 def _manifest_bytes(folder: Path) -> bytes | None:

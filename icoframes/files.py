@@ -37,8 +37,8 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="only soft file lock is available")
     import filelock
 
-__all__ = ["atomic_write_bytes", "atomic_write_table", "concurrently", "locked", "today",
-           "utcnow"]
+__all__ = ["atomic_write_bytes", "atomic_write_table", "concurrently", "folder_flock", "locked",
+           "today", "utcnow"]
 
 # errors of creating or opening a lock file in a folder this process may not write to
 _READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
@@ -142,3 +142,26 @@ def locked(path: Path) -> Iterator[None]:
             lock.release()
         return
     yield
+
+
+@contextlib.contextmanager
+def folder_flock(folder: Path, *, shared: bool = False, block: bool = True) -> Iterator[bool]:
+    """``flock`` on the folder ``folder`` itself (no file is left in it): exclusive for an
+    export swapping its files in, shared for a reader waiting for that swap to end.
+
+    Yields whether the lock is held: False only with ``block=False`` when another holds it
+    (exclusively, for ``shared``). ImportError where ``fcntl`` does not exist (Windows).
+    """
+    import fcntl
+
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+                        | (0 if block else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # releases the flock

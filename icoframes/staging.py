@@ -22,7 +22,7 @@ from types import TracebackType
 
 from .errors import ConfigError
 from .exported import MANIFEST
-from .files import filelock, locked
+from .files import filelock, folder_flock, locked
 
 __all__ = ["STAGING_PREFIX", "Staging", "swap_files", "swap_folder", "swap_lock"]
 
@@ -134,17 +134,13 @@ def swap_lock(out: Path) -> Iterator[None]:
     elsewhere (Windows) a lock file ``out/.icoframes-swap.lock``.
     """
     try:
-        import fcntl
+        import fcntl  # noqa: F401  (what folder_flock locks with)
     except ImportError:
         with locked(out / ".icoframes-swap.lock"):
             yield
         return
-    fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with folder_flock(out):
         yield
-    finally:
-        os.close(fd)  # releases the flock
 
 
 def swap_folder(new: Path, target: Path, scratch: Path) -> None:

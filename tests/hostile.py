@@ -118,9 +118,11 @@ class HostileServer:
         Path (e.g. ``"/api/v1/ico/"``) to behaviour; other paths get ``default``.
     default : behaviour, optional
         What every other path answers (404 HTML unless given).
-    lifetime : float, default 300
+    lifetime : float, default 600
         Seconds after which the server stops by itself (a guard for a test that forgets
-        to stop it, far beyond any test's run on a loaded machine).
+        to stop it), beyond a test's hang guards: at 60 s, a child process slow to start
+        under load found it stopped and never got stuck (a 300 s "the load never got
+        stuck" in test_a_signal_stops_a_load_stuck_mid_body).
 
     Attributes
     ----------
@@ -136,7 +138,7 @@ class HostileServer:
     """
 
     def __init__(self, behaviours: dict[str, Behaviour], *, default: Behaviour | None = None,
-                 lifetime: float = 300.0):
+                 lifetime: float = 600.0):
         self.behaviours = dict(behaviours)
         self.default = default or html_reply(404, "not here")
         self.hits: Counter[str] = Counter()

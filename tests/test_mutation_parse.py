@@ -14,6 +14,8 @@ import math
 import numpy as np
 import pytest
 
+from icoframes.parse.base import bad
+from icoframes.parse.prices import read_exchange
 from icoframes.parse.units import canonical_units, read_amount_group, read_amounts, read_price
 
 
@@ -162,3 +164,61 @@ def test_an_empty_group_gives_empty_typed_columns():
     amounts, units, bad = read_amounts([], [])
     assert amounts.dtype == np.float64 and units.dtype == object and len(amounts) == 0
     assert bad == ([], [], [])
+
+
+def test_a_price_that_overflows_is_infinite_not_inf():
+    # each side is finite (1e300 ETH for 1e-300 tokens), their ratio is not
+    value = "1" + "0" * 300 + " ETH = 0." + "0" * 299 + "1 XYZ"
+    prices, units, bad = read_price([value], [""])
+    assert math.isnan(prices[0]) and units[0] is None
+    assert (bad.rows, bad.reasons) == ([0], ["infinite"])
+
+
+def test_a_numpy_text_array_of_units_is_read_like_a_list():
+    # list(array) would give numpy.str_ items, which are no unit text
+    assert canonical_units(np.array(["usd", "Ether", ""])).tolist() == ["USD", "ETH", None]
+
+
+# -- prices.py: survivors of `make mutate MODULE=parse:prices` ---------------------------------
+
+
+@pytest.mark.parametrize(("value", "ticker", "price", "unit"), [
+    ("1 ABC = us$0.5", "ABC", 0.5, "USD"),  # a lower-case "us$" is the dollar
+    ("US$1 = 5 KIN", "", 0.2, "USD"),
+    ("1 ETH = 500", "", 1 / 500, "ETH"),  # the side without a unit is the token
+])
+def test_an_exchange_names_its_currency_in_any_case(value, ticker, price, unit):
+    prices, units, bad = read_price([value], [""], tickers=[ticker])
+    assert prices[0] == pytest.approx(price, rel=1e-12) and units[0] == unit and bad.rows == []
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    ("1 ETH = lots", "unreadable_price"),        # a side with no amount: a price, not a number
+    ("1 ETH = some XYZ", "unreadable_price"),
+    ("1 ETH = 1,500,5 XYZ", "grouping"),         # a side's amount says why it is unreadable
+    ("1 ABC = 500", "unreadable_price"),         # the unnamed side is the token only against
+])                                               # a currency: ABC is none
+def test_why_an_exchange_is_unreadable(value, reason):
+    prices, units, bad = read_price([value], [""])
+    assert math.isnan(prices[0]) and units[0] is None
+    assert (bad.rows, bad.values, bad.reasons) == ([0], [value], [reason])
+
+
+@pytest.mark.parametrize(("value", "unit"), [("1 ABC = 500", ""), ("1 ABC = 500", "ETH"),
+                                             ("500 = 1 ABC", "USD")])
+def test_a_price_naming_the_token_but_no_currency_is_unreadable(value, unit):
+    # found by the prices mutants: it was read as 500 with the unit "" (no unit at all)
+    prices, units, bad = read_price([value], [unit], tickers=["ABC"])
+    assert math.isnan(prices[0]) and units[0] == (unit or None)
+    assert (bad.rows, bad.reasons) == ([0], ["unreadable_price"])
+
+
+def test_a_free_token_costs_nothing():
+    prices, units, bad = read_price(["1 XYZ = 0 ETH"], [""])
+    assert prices.tolist() == [0.0] and units.tolist() == ["ETH"] and bad.rows == []
+
+
+@pytest.mark.parametrize(("text", "reason"), [("5 ETH", "unreadable_price"),
+                                              ("1 ETH = 2 XYZ = 3 ABC", "range")])
+def test_read_exchange_needs_exactly_one_equals_sign(text, reason):
+    assert read_exchange(text, None) == (bad(reason), None)

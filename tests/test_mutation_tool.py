@@ -29,3 +29,32 @@ def test_the_modules_whose_public_function_checks_its_keywords_name_it():
     assert mutation.undecorated("money") == ["to_usd (@checked_keywords)"]
     assert mutation.undecorated("features") == ["compute_features (@checked_keywords)"]
     assert mutation.undecorated("gate") == []
+
+
+def test_a_cache_is_dropped_so_that_mutmut_mutates_the_function():
+    # read_label's lru_cache hid its body from mutmut; a cache filled by the unmutated code
+    # in the process mutmut forks from would also hide a mutant, so it is dropped, not moved
+    source = ("@lru_cache(maxsize=4096)\ndef f(a):\n    return a\n\n\n"
+              "@functools.cache\ndef g():\n    pass\n")
+    dropped = mutation.undecorate(source)
+    assert dropped == "def f(a):\n    return a\n\n\ndef g():\n    pass\n"
+    assert mutation.undecorated("parse") == ["read_label (@lru_cache)"]
+    assert mutation.undecorated("parse:units") == []
+
+
+def test_a_survivor_that_only_changes_the_case_of_an_sql_statement_is_marked():
+    def diff(old: str, new: str) -> str:
+        return f"--- a\n+++ b\n@@ -1 +1 @@\n-{old}\n+{new}\n"
+
+    sql = '        self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")'
+    assert mutation.sql_case_only(diff(sql, sql.replace("UPDATE ledgers SET", "update ledgers set")
+                                       .replace("WHERE", "where")))
+    assert mutation.sql_case_only(diff('    "WHERE key = ?")', '    "WHERE KEY = ?")'))
+    # a quoted value's case matters; a message is no SQL; a changed value is no case change
+    quoted = "conn.execute(\"UPDATE meta SET value = ? WHERE key = 'removed'\")"
+    assert not mutation.sql_case_only(diff(quoted, quoted.upper()))
+    assert not mutation.sql_case_only(diff('raise Err("sent from this cache dir")',
+                                           'raise Err("SENT FROM THIS CACHE DIR")'))
+    assert not mutation.sql_case_only(diff('"SELECT id FROM t WHERE v > ?"',
+                                           '"SELECT id FROM t WHERE v >= ?"'))
+    assert not mutation.sql_case_only("")

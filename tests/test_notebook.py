@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from waiting import HANG_GUARD
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "explore.ipynb"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -47,7 +48,11 @@ def _execute(workdir: Path, shift: float):
         f" + datetime.timedelta(seconds={shift!r}), tick=True).start()"))
     imported = set(sys.modules)
     try:
-        NotebookClient(nb, timeout=300, kernel_name="python3",
+        # nbclient's other clocks are hang guards too: a kernel starts within 60 s and a
+        # cell's output comes within 4 s of its reply by default, or is dropped unsaid
+        NotebookClient(nb, timeout=HANG_GUARD, startup_timeout=HANG_GUARD,
+                       iopub_timeout=HANG_GUARD, raise_on_iopub_timeout=True,
+                       kernel_name="python3",
                        resources={"metadata": {"path": str(workdir)}}).execute()
     finally:
         # Starting a kernel imports ipykernel.kernelspec into this process, and icoframes

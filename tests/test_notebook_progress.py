@@ -44,7 +44,11 @@ def _run(tmp_path: Path) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
     imported = set(sys.modules)
     try:
-        NotebookClient(nb, timeout=HANG_GUARD, kernel_name="python3",
+        # a kernel starts within 60 s and a cell's output comes within 4 s of its reply by
+        # default (or is dropped unsaid): hang guards too
+        NotebookClient(nb, timeout=HANG_GUARD, startup_timeout=HANG_GUARD,
+                       iopub_timeout=HANG_GUARD, raise_on_iopub_timeout=True,
+                       kernel_name="python3",
                        resources={"metadata": {"path": str(tmp_path)}}).execute()
     finally:  # as in test_notebook: an imported ipykernel would pass this process for a kernel
         for name in set(sys.modules) - imported:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import time_machine
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -75,6 +76,48 @@ def test_a_reader_racing_exports_never_sees_a_mix(cfg, tmp_path, snapshot):
     assert not failures
     assert reads >= 3
 
+
+
+def test_a_reader_meeting_a_slow_swap_waits_for_it_and_reads_the_new_export(
+        cfg, tmp_path, monkeypatch):
+    """A plain export's swap has no manifest in ``out`` until its renames reach the disk: a
+    reader meeting that waits for the swap to end (its lock), however long a loaded disk
+    takes, and reads the new export. Before, it gave up after ~1 s of retries with
+    FileNotFoundError ("an export is writing it right now"). The swap is held open here
+    until the reader waits for its lock."""
+    from icoframes import exported, staging
+
+    out = tmp_path / "out"
+    icoframes.export_tables(out, status="past", progress=False)
+    swapping, go, results = threading.Event(), threading.Event(), {}
+    real_fsync, real_flock = staging._fsync_folder, exported.folder_flock
+
+    def slow_fsync(folder):  # the first fsync of a swap: tables renamed, no manifest yet
+        if not swapping.is_set():
+            swapping.set()
+            assert go.wait(HANG_GUARD)
+        real_fsync(folder)
+
+    def flock(folder, **kwargs):  # the reader waits for the swap's lock: let the swap go on
+        if kwargs.get("block", True):
+            go.set()
+        return real_flock(folder, **kwargs)
+
+    monkeypatch.setattr(staging, "_fsync_folder", slow_fsync)
+    monkeypatch.setattr(exported, "folder_flock", flock)
+    writer = threading.Thread(target=lambda: results.update(written=icoframes.export_tables(
+        out, status="ongoing", progress=False)))
+    writer.start()
+    try:
+        assert swapping.wait(HANG_GUARD)
+        assert not (out / "manifest.json").exists()
+        tables = icoframes.read_export(out)
+    finally:
+        go.set()
+        writer.join(HANG_GUARD)
+    assert tables.icos.attrs["icoframes"]["manifest"]["arguments"]["status"] == "ongoing"
+    assert set(tables.icos["id"]) == set(cfg.directory.ids("ongoing"))
+    assert results["written"].complete
 
 def test_a_planted_staging_link_is_never_followed_nor_anything_outside_removed(
         cfg, tmp_path, caplog):

@@ -21,10 +21,10 @@ written                        ticker      price
 
 Unreadable (a :class:`~icoframes.parse.base.Bad`, so reported, with its
 reason): a side with a range or several amounts (``1 ETH = 3640-3367 IML``:
-``range``), a qualifier (``1PSTS = 20¢ (25¢ AFTER SEPT 18)``: ``vague``), a
-negative amount (``negative``), and a side without an amount, both or neither
-side a currency when the ticker decides nothing, or a token amount of 0
-(``unreadable_price``).
+``range``), a qualifier (``1PSTS = 20¢ (25¢ AFTER SEPT 18)``: ``vague``), and
+a side without an amount or with a sign, both or neither side a currency when
+the ticker decides nothing, a token amount of 0, or no currency on the side
+that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``).
 """
 
 from __future__ import annotations
@@ -132,8 +132,9 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     if token is None:
         return bad("unreadable_price"), None
     money = right if token is left else left
-    if token.amount <= 0 or money.amount < 0:
-        return bad("unreadable_price" if token.amount == 0 else "negative"), None
+    # a side's amount is never negative (_SIDE_RE has no sign); a price names its currency
+    if token.amount == 0 or not money.unit:
+        return bad("unreadable_price"), None
     return money.amount / token.amount, money.unit
 
 

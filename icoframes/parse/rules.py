@@ -49,6 +49,8 @@ __all__ = [
 #:    precision, dates within 1990-2100 (issue 20).
 #: 9: every problem has its reason (problems.reason, icoframes.reasons).
 #: 10: a final dot after an amount with a currency is read ("$2,000,000." was unreadable).
+#:     An exchange whose money side names no currency ("1 ABC = 500" for ABC) is
+#:     unreadable_price (it was read with the unit "").
 PARSER_VERSION: Final = 10
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
