@@ -310,3 +310,18 @@ def test_a_database_in_a_folder_that_cannot_be_written_is_read_and_never_written
             again.close()  # (the mount is undone after)
     assert again.rows("SELECT count(*) FROM t", write=True) == [(1,)]  # writable again
     assert not again.read_only
+
+
+def test_a_fifo_that_cannot_be_set_aside_is_an_error_saying_to_remove_it(tmp_path):
+    from test_housekeeping import _read_only
+
+    folder = tmp_path / "folder"
+    folder.mkdir(mode=0o700)
+    os.mkfifo(folder / "data.sqlite3")
+    db = Database(folder / "data.sqlite3", SCHEMA)
+    with _read_only(folder), pytest.raises(CacheError) as caught:
+        db.rows("SELECT 1")
+    assert str(caught.value).startswith(
+        f"{folder / 'data.sqlite3'} is not a plain file and cannot be set aside (")
+    assert str(caught.value).endswith("); remove it")
+    assert stat.S_ISFIFO((folder / "data.sqlite3").lstat().st_mode)  # never opened
