@@ -325,3 +325,25 @@ def test_a_fifo_that_cannot_be_set_aside_is_an_error_saying_to_remove_it(tmp_pat
         f"{folder / 'data.sqlite3'} is not a plain file and cannot be set aside (")
     assert str(caught.value).endswith("); remove it")
     assert stat.S_ISFIFO((folder / "data.sqlite3").lstat().st_mode)  # never opened
+
+
+@pytest.mark.parametrize("new", [True, False])
+def test_a_full_disk_is_said_as_such_and_what_was_kept_stays(tmp_path, new):
+    from test_safety import _fill, _small_disk
+
+    with _small_disk(tmp_path / "disk", "4m") as disk:
+        root = disk / "cache"
+        db = open_database(disk, root / "data.sqlite3", SCHEMA, write=True)
+        assert db is not None
+        if not new:
+            db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+            db.close()
+        filler = _fill(disk, 8 * 1024)
+        try:
+            with pytest.raises(CacheError) as caught:
+                db.rows("INSERT INTO t VALUES (2, ?)", "b" * 200_000, write=True)
+            assert str(caught.value) == str(disk_full(root))
+        finally:
+            filler.unlink()
+            db.close()
+        assert db.rows("SELECT k FROM t", write=True) == ([] if new else [(1,)])
