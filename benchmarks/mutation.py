@@ -390,8 +390,19 @@ def sql_case_only(diff: str) -> bool:
     old = [line[1:] for line in lines if line.startswith("-")]
     new = [line[1:] for line in lines if line.startswith("+")]
     return (len(old) == len(new) > 0 and old != new
-            and all(o.lower() == n.lower() for o, n in zip(old, new, strict=True))
-            and all("'" not in o and _SQL.search(o) for o in old))
+            and all(o.lower() == n.lower() and (o == n or _sql_literal(o, n))
+                    for o, n in zip(old, new, strict=True)))
+
+
+def _sql_literal(old: str, new: str) -> bool:
+    """Whether the changed letters of ``old`` lie in one string literal holding SQL (and no
+    quoted value)."""
+    first = next(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b)
+    last = max(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b)
+    start, end = old.rfind('"', 0, first), old.find('"', last)
+    literal = old[start + 1:end]
+    return start >= 0 and end >= 0 and '"' not in literal and "'" not in literal \
+        and bool(_SQL.search(literal))
 
 
 def function_of(mutant: str) -> str:
