@@ -16,6 +16,14 @@ import pytest
 
 from icoframes.parse.base import bad
 from icoframes.parse.prices import read_exchange
+from icoframes.parse.rules import (
+    amount_reason,
+    parse_amount,
+    parse_count,
+    parse_flag,
+    parse_id,
+    read_flag,
+)
 from icoframes.parse.units import canonical_units, read_amount_group, read_amounts, read_price
 
 
@@ -222,3 +230,74 @@ def test_a_free_token_costs_nothing():
                                               ("1 ETH = 2 XYZ = 3 ABC", "range")])
 def test_read_exchange_needs_exactly_one_equals_sign(text, reason):
     assert read_exchange(text, None) == (bad(reason), None)
+
+
+# -- rules.py: the one number, id, count and flag reader, value by value ----------------------
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (None, None), (math.nan, None), ("N/A", None), ("nan", None), (" TBA ", None),
+    (5, 5.0), (2.5, 2.5), ("$2,000,000", 2e6), ("1.2B", 1.2e9), ("250K", 2.5e5),
+    ("5 mio", 5e6), ("1.5 bn", 1.5e9), ("0,003", 0.003), ("1,5", 1.5), ("12,50", 12.5),
+    ("0,065", 0.065), ("1,000", 1e3), ("1.500.000", 1.5e6), ("1.500,5", 1500.5),
+    ("1,500.5", 1500.5), ("12.345.678,9", 12345678.9), ("1 000 000", 1e6),
+    ("$ 1 000,5", 1000.5), ("$1.5e3", 1500.0), (".5", 0.5), ("$.5", 0.5), ("+5", 5.0),
+    ("-$5", -5.0),  # read with its sign: the callers report a negative amount
+])
+def test_parse_amount_reads(value, expected):
+    got = parse_amount(value)
+    assert type(got) is (float if expected is not None else type(None)) and got == expected
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    (math.inf, "infinite"), ("inf", "infinite"), ("1e999", "infinite"), ("$1e400", "infinite"),
+    (True, "wrong_type"), ([1], "wrong_type"), ("2 5", "grouping"), ("1,500,5", "grouping"),
+    ("1.5.5", "grouping"), ("1 000 0", "grouping"), ("3640-3367", "range"),
+    ("~3,500,000", "vague"), ("1 BILL = 1 XLM", "unreadable_number"), ("60%", "percent"),
+])
+def test_parse_amount_says_why(value, reason):
+    assert parse_amount(value) is bad(reason)
+
+
+@pytest.mark.parametrize(("text", "number"), [("60 %", 60.0), (" 12.5% ", 12.5), ("60", 60.0)])
+def test_a_share_may_end_with_a_percent_sign(text, number):
+    assert parse_amount(text, percent=True) == number
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("100-200", "range"), ("10M (stage 1), 20M", "range"), ("1M, 2M", "range"),
+    ("~5M", "vague"), ("0.1 (0.5 later)", "vague"), ("5M or more", "vague"), ("5M+", "vague"),
+    ("up to 5M", "vague"), ("60%", "percent"), ("5M (60%)", "vague"), ("lots", "unreadable_number"),
+    ("1 ETH = 2 X", "unreadable_number"), ("500 tokens", "unreadable_number"),
+])
+def test_amount_reason_in_its_order(text, reason):
+    assert amount_reason(text) == reason
+
+
+@pytest.mark.parametrize(("value", "ident", "count"), [
+    (" 42 ", 42, 42), (42.0, 42, 42), ("42.0", 42, 42), ("1e3", 1000, 1000), (0, None, 0),
+    (-3, None, None), (1.5, None, None), ("2.5", None, None), ("x", None, None),
+    (True, None, None), (False, None, None), (math.nan, None, None), ("inf", None, None),
+    ("99999999999999999999", None, None), (2**63 - 1, 2**63 - 1, 2**63 - 1),
+    (2**63, None, None), (-(2**63), None, None), ([1], None, None),
+])
+def test_ids_and_counts_are_int64(value, ident, count):
+    assert parse_id(value) == ident and parse_count(value) == count
+    assert type(parse_id(value)) is (int if ident is not None else type(None))
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (True, (True, False)), (None, (False, False)), (False, (False, False)),
+    (1, (True, False)), (1.0, (True, False)), (0, (False, False)), (0.0, (False, False)),
+    (math.nan, (False, False)), (2, (None, False)), (-1, (None, False)), ([1], (None, False)),
+    ("Yes", (True, False)), ("✓", (True, False)), ("", (False, False)), ("N/A", (False, False)),
+    ("maybe", (None, False)), ("YES (UNTIL 11 SEP)", (True, True)),
+    ("Available - beta only", (True, True)), ("No, later", (False, True)),
+    ("yes: soon", (True, True)), ("yes [x]", (True, True)), ("no; x", (False, True)),
+    ("sometimes (x)", (None, False)), ("no -x", (None, False)),
+])
+def test_read_flag(value, expected):
+    flag, qualified = read_flag(value)
+    assert (flag, qualified) == expected
+    assert type(flag) is (bool if flag is not None else type(None))
+    assert parse_flag(value) is expected[0]
