@@ -9,12 +9,21 @@ values only when they agree.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import numpy as np
 import pytest
 
 from icoframes.parse.base import bad
+from icoframes.parse.dates import (
+    date_reason,
+    parse_datetime,
+    parse_label_date,
+    read_label,
+    to_datetime,
+    to_label_date,
+)
 from icoframes.parse.prices import read_exchange
 from icoframes.parse.rules import (
     amount_reason,
@@ -301,3 +310,103 @@ def test_read_flag(value, expected):
     assert (flag, qualified) == expected
     assert type(flag) is (bool if flag is not None else type(None))
     assert parse_flag(value) is expected[0]
+
+
+# -- dates.py: one timestamp, one roadmap key, and the vectorised columns ----------------------
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("01.03.2018 12:00:00", dt.datetime(2018, 3, 1, 12)),
+    ("01.03.2018 12:00", dt.datetime(2018, 3, 1, 12)),
+    ("01.03.2018", dt.datetime(2018, 3, 1)), (" 01.03.2018 ", dt.datetime(2018, 3, 1)),
+    ("1.3.2018 1:2:3", dt.datetime(2018, 3, 1, 1, 2, 3)),
+    ("2018-03-01 12:00:00", dt.datetime(2018, 3, 1, 12)),
+    ("2018-03-01T12:00:00", dt.datetime(2018, 3, 1, 12)), ("2018-03-01", dt.datetime(2018, 3, 1)),
+    ("01.01.1990 00:00:00", dt.datetime(1990, 1, 1)),           # the first and last years kept
+    ("31.12.2100 23:59:59", dt.datetime(2100, 12, 31, 23, 59, 59)),
+    ("TBA", None), (None, None), (math.nan, None),
+    ("31.02.2018 00:00:00", bad("impossible_date")),
+    ("32.01.2018 00:00:00", bad("impossible_date")),
+    ("01.01.2101 00:00:00", bad("date_out_of_range")),
+    ("31.12.1989 23:59:59", bad("date_out_of_range")),
+    ("01.13.2018", bad("us_order")), (5, bad("wrong_type")),
+])
+def test_parse_datetime(value, expected):
+    assert parse_datetime(value) == expected
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("01.13.2018", "us_order"), ("01-13-2018", "us_order"),
+    ("31.02.2018 00:00:00", "impossible_date"),
+    ("00.00.0000 00:00:00", "impossible_date"), ("2018-13-01", "impossible_date"),
+    ("2018-00-10", "impossible_date"), ("13.2018", "impossible_date"),
+    ("13/01/2018 00:00:00", "unreadable_date"), ("01.01.2263", "date_out_of_range"),
+    ("01.01.1989", "date_out_of_range"), ("Sep 2263", "date_out_of_range"),
+    ("2263", "date_out_of_range"),
+    ("20 Sep", "no_year"), ("since 18 Sep", "no_year"), ("15.03", "no_year"),
+    ("19 days", "duration"), ("in 3 weeks", "duration"), ("2 hours ago", "duration"),
+    ("soon", "unreadable_date"), ("later", "unreadable_date"),
+])
+def test_date_reason(text, reason):
+    assert date_reason(text) == reason
+
+
+@pytest.mark.parametrize(("label", "when", "precision"), [
+    ("01-07-2018", (2018, 7, 1), "day"), ("1/7/2018", (2018, 7, 1), "day"),
+    ("2018-07-01", (2018, 7, 1), "day"), ("Q3 2018", (2018, 7, 1), "quarter"),
+    ("q1 2100", (2100, 1, 1), "quarter"), ("3Q 2018", (2018, 7, 1), "quarter"),
+    ("2018 Q4", (2018, 10, 1), "quarter"), ("Q3'18", (2018, 7, 1), "quarter"),
+    ("Q2 18", (2018, 4, 1), "quarter"), ("3rd quarter 2018", (2018, 7, 1), "quarter"),
+    ("4th quarter of 2018", (2018, 10, 1), "quarter"), ("H2 2019", (2019, 7, 1), "half"),
+    ("2019 H1", (2019, 1, 1), "half"), ("15 March 2019", (2019, 3, 15), "day"),
+    ("1st Jan 2019", (2019, 1, 1), "day"), ("March 15, 2019", (2019, 3, 15), "day"),
+    ("March 2019", (2019, 3, 1), "month"), ("Sept 2020", (2020, 9, 1), "month"),
+    ("Dec. 2018", (2018, 12, 1), "month"), ("03.2018", (2018, 3, 1), "month"),
+    ("2019-03", (2019, 3, 1), "month"), ("2019", (2019, 1, 1), "year"),
+    (" 2019 ", (2019, 1, 1), "year"),
+])
+def test_read_label(label, when, precision):
+    assert read_label(label) == (dt.datetime(*when), precision)
+    assert parse_label_date(label) == dt.datetime(*when)
+
+
+@pytest.mark.parametrize("label", ["31-02-2018", "01-13-2018", "2263", "later", "Foo 2019",
+                                   "Q4 1989", "h1 2101", "13.2018", ""])
+def test_a_label_naming_no_date(label):
+    assert read_label(label) == (None, None) and parse_label_date(label) is None
+
+
+def test_to_datetime_reads_a_column_and_says_why_not():
+    values = ["01.03.2018 12:00:00", "", None, "29.02.2019 00:00:00", "01.01.2018 00:00:60",
+              "01.01.2101 00:00:00", "2018-03-01", 5, "00.01.2018 00:00:00"]
+    out, unread = to_datetime(values)
+    assert out.dtype == np.dtype("datetime64[ms]")
+    assert out.astype(str).tolist() == [
+        "2018-03-01T12:00:00.000", "NaT", "NaT", "NaT", "NaT", "NaT", "2018-03-01T00:00:00.000",
+        "NaT", "NaT"]
+    assert unread == ([3, 4, 5, 7, 8], ["29.02.2019 00:00:00", "01.01.2018 00:00:60",
+                                        "01.01.2101 00:00:00", 5, "00.01.2018 00:00:00"],
+                      ["impossible_date", "unreadable_date", "date_out_of_range", "wrong_type",
+                       "impossible_date"])  # second 60: a real day, in a form not read
+
+
+def test_to_datetime_of_nothing_and_of_lone_surrogates():
+    out, unread = to_datetime([])
+    assert out.dtype == np.dtype("datetime64[ms]") and len(out) == 0 and unread == ([], [], [])
+    out, unread = to_datetime(["01.03.2018 12:00:00", "\ud800"])
+    assert out.astype(str).tolist() == ["2018-03-01T12:00:00.000", "NaT"]
+    assert unread.rows == [1]
+
+
+def test_to_label_date_reads_keys_with_their_precision():
+    labels = ["01-07-2018", "Q3 2018", "soon", "31-02-2018", 5, "2019", "01-13-2018"]
+    dates, precision, unread = to_label_date(labels)
+    assert dates.dtype == np.dtype("datetime64[ms]")
+    assert dates.astype(str).tolist() == [
+        "2018-07-01T00:00:00.000", "2018-07-01T00:00:00.000", "NaT", "NaT", "NaT",
+        "2019-01-01T00:00:00.000", "NaT"]
+    assert precision == ["day", "quarter", None, None, None, "year", None]
+    assert unread == ([2, 3, 4, 6], ["soon", "31-02-2018", 5, "01-13-2018"],
+                      ["unreadable_date", "impossible_date", "wrong_type", "us_order"])
+    dates, precision, unread = to_label_date([])
+    assert dates.dtype == np.dtype("datetime64[ms]") and precision == [] and unread == ([], [], [])
