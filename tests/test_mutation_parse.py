@@ -33,6 +33,7 @@ from icoframes.parse.rules import (
     parse_id,
     read_flag,
 )
+from icoframes.parse.text import clean_surrogates, has_surrogates, latin_ticker, normalize_text
 from icoframes.parse.units import canonical_units, read_amount_group, read_amounts, read_price
 
 
@@ -410,3 +411,27 @@ def test_to_label_date_reads_keys_with_their_precision():
                       ["unreadable_date", "impossible_date", "wrong_type", "us_order"])
     dates, precision, unread = to_label_date([])
     assert dates.dtype == np.dtype("datetime64[ms]") and precision == [] and unread == ([], [], [])
+
+
+# -- text.py ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("0\u200b.25 ETH", "0.25 ETH"), ("１,５ ｅｔｈ", "1,5 eth"), ("\u22125", "-5"),
+    ("a\u00adb\ufeff\u200e", "ab"), ("a\ud800", "a\ufffd"), ("plain ASCII", "plain ASCII"),
+])
+def test_normalize_text(text, expected):
+    assert normalize_text(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ЕТН", "ETH"), ("еth", "eth"), ("BTC", "BTC"),
+    ("Рубль", "Рубль"), ("ЕТН€", "ЕТН€"),  # a letter without a Latin twin: kept as it is
+])
+def test_latin_ticker(text, expected):
+    assert latin_ticker(text) == expected
+
+
+def test_lone_surrogates_become_the_replacement_character():
+    assert has_surrogates("a\ud800") and not has_surrogates("aé")
+    assert clean_surrogates("a\ud800b") == "a\ufffdb" and clean_surrogates("aé") == "aé"
