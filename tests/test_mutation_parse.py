@@ -13,9 +13,21 @@ import datetime as dt
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from icoframes.parse.base import bad
+from icoframes.parse.columns import (
+    CONVERTERS,
+    numbers_fast,
+    to_bool,
+    to_float,
+    to_int,
+    to_key_text,
+    to_list,
+    to_nullable_int,
+    to_text,
+)
 from icoframes.parse.dates import (
     date_reason,
     parse_datetime,
@@ -35,6 +47,7 @@ from icoframes.parse.rules import (
 )
 from icoframes.parse.text import clean_surrogates, has_surrogates, latin_ticker, normalize_text
 from icoframes.parse.units import canonical_units, read_amount_group, read_amounts, read_price
+from icoframes.schema import TEXT_DTYPE
 
 
 def _one(value: object, unit: object = "") -> tuple[float | None, str | None, list[object]]:
@@ -435,3 +448,86 @@ def test_latin_ticker(text, expected):
 def test_lone_surrogates_become_the_replacement_character():
     assert has_surrogates("a\ud800") and not has_surrogates("aé")
     assert clean_surrogates("a\ud800b") == "a\ufffdb" and clean_surrogates("aé") == "aé"
+
+
+# -- columns.py: the vectorised converters ------------------------------------------------------
+
+
+def _nan_as_none(values):
+    return [None if pd.isna(v) else v for v in values]
+
+
+def test_to_float_reads_what_it_can_and_says_why_not():
+    values = [1, "2.5", "", "15M", "1 BILL = 1 XLM", "100-200", None, True, False, "N/A", "1e999",
+              math.inf]
+    out, unread = to_float(values)
+    assert out.dtype == np.float64
+    assert _nan_as_none(out.tolist()) == [1.0, 2.5, None, 1.5e7] + [None] * 8
+    assert unread == ([4, 5, 7, 8, 10, 11], ["1 BILL = 1 XLM", "100-200", True, False, "1e999",
+                                             math.inf],
+                      ["unreadable_number", "range", "wrong_type", "wrong_type", "infinite",
+                       "infinite"])
+
+
+def test_to_float_of_a_share_with_its_bounds():
+    out, unread = to_float(["60%", " 12.5 % ", 40, "101", -1, 0, "100"], percent=True,
+                           bounds=(0.0, 100.0))
+    assert _nan_as_none(out.tolist()) == [60.0, 12.5, 40.0, None, None, 0.0, 100.0]
+    assert unread == ([3, 4], ["101", -1], ["out_of_bounds", "negative"])
+    out, unread = to_float([])
+    assert out.dtype == np.float64 and len(out) == 0 and unread == ([], [], [])
+
+
+def test_to_bool_is_true_only_for_true_words():
+    values = [True, "", "Available", 0, "maybe", "YES (UNTIL 11 SEP)", [1], 1.0, None, 2, "no", {}]
+    flags, unread = to_bool(values)
+    assert flags.dtype == bool
+    assert flags.tolist() == [True, False, True, False, False, True, False, True, False, False,
+                              False, False]
+    assert unread == ([4, 5, 6, 9, 11], ["maybe", "YES (UNTIL 11 SEP)", [1], 2, {}],
+                      ["unknown_flag", "qualified_flag", "wrong_type", "unknown_flag",
+                       "wrong_type"])
+    flags, unread = to_bool([[1], "yes"])  # an unhashable first value: every value the slow way
+    assert flags.tolist() == [False, True] and unread.rows == [0]
+    flags, unread = to_bool([])
+    assert flags.dtype == bool and len(flags) == 0 and unread == ([], [], [])
+
+
+def test_to_text_strips_and_reports_what_is_no_text():
+    values = [" Ethereum ", "TBA", None, 7, True, "a\ud800", 2.0, 2.5, math.nan, math.inf,
+              {"a": 1}, "  ", "n/a"]
+    texts, unread = to_text(values)
+    assert texts.dtype == TEXT_DTYPE
+    assert _nan_as_none(texts) == ["Ethereum", None, None, "7", None, "a\ufffd", "2", "2.5",
+                                   None, None, None, None, None]
+    assert unread == ([4, 5, 9, 10], [True, "a\ud800", math.inf, {"a": 1}],
+                      ["wrong_type", "surrogate", "infinite", "wrong_type"])
+    texts, unread = to_text(["a", " b "])
+    assert list(texts) == ["a", "b"] and unread == ([], [], [])
+    texts, unread = to_key_text(["Q3 2018 ", "", 5])
+    assert list(texts) == ["Q3 2018 ", "", "5"] and unread == ([], [], [])
+
+
+def test_to_int_and_to_nullable_int():
+    out, unread = to_int([1, "2", 3.0])
+    assert out.dtype == np.int64 and out.tolist() == [1, 2, 3] and unread == ([], [], [])
+    with pytest.raises(ValueError, match=r"^not a non-negative integer: -1$"):
+        to_int([1, -1])
+    values = [1, None, "3", "x", True, math.nan, " TBA ", -1, [2], 2.0]
+    out, unread = to_nullable_int(values)
+    assert str(out.dtype) == "Int64"
+    assert _nan_as_none(out.tolist()) == [1, None, 3, None, None, None, None, None, None, 2]
+    assert unread == ([3, 4, 7, 8], ["x", True, -1, [2]],
+                      ["unreadable_id", "wrong_type", "unreadable_id", "wrong_type"])
+
+
+def test_numbers_fast_names_the_rows_it_cannot_vouch_for():
+    out, suspect = numbers_fast([1, "x", True, False, 0, 1, "1", math.inf])
+    assert _nan_as_none(out.tolist()) == [1.0, None, 1.0, 0.0, 0.0, 1.0, 1.0, math.inf]
+    assert sorted(suspect) == [1, 2, 3, 7]  # not finite, or a boolean
+
+
+def test_each_schema_kind_has_its_converter():
+    assert {"int": to_int, "Int": to_nullable_int, "float": to_float,
+                          "bool": to_bool, "text": to_text, "datetime": to_datetime,
+                          "list": to_list} == CONVERTERS
