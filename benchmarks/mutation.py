@@ -74,13 +74,24 @@ _SLOW_STORE = ("sandbox loads of 5 to 12 s (3 services; a read-only bind mount; 
                "ledger, the cache or the database: too slow for 2 shared cores "
                "(tests/test_mutation_store_*.py reach the same functions directly)")
 
+# hypothesis tests of parse over hundreds of generated profiles: half the time of a
+# surviving parse mutant (every test that reaches it runs)
+_PROPERTY = ("a property test over 40 to 300 generated profiles (7 to 25 s), run in full for "
+             "every parse mutant that survives: too slow for 2 shared cores; the parser's rule "
+             "tests and tests/test_mutation_parse.py reach the same functions value by value")
+
 MODULES: dict[str, Module] = {
     # the parser's own rule tests (numbers, prices, dates, vocabulary), then its tables
     "parse": Module(("icoframes/parse/*",),
                     ("tests/test_numbers.py", "tests/test_prices.py",
                      "tests/test_dates_and_labels.py", "tests/test_vocabulary.py",
                      "tests/test_units.py", "tests/test_problems.py", "tests/test_lists.py",
-                     "tests/test_tidy.py", "tests/test_tables.py")),
+                     "tests/test_tidy.py", "tests/test_tables.py"), deselect=tuple(
+                        (test, _PROPERTY) for test in (
+                            "tests/test_lists.py::test_tidy_and_list_frame_agree_on_which_ids_"
+                            "are_readable",
+                            "tests/test_tidy.py::test_any_shape_gives_well_typed_related_tables",
+                            "tests/test_tidy.py::test_tidy_is_deterministic"))),
     "gate": Module(("icoframes/api/gate.py",), ("tests/test_gate.py",)),
     "store": Module(("icoframes/store/*",),
                     ("tests/test_store.py", "tests/test_housekeeping.py",
