@@ -167,13 +167,15 @@ _ALSO = ("docs", "README.md", "CHANGELOG.md")  # copied beside the mutated packa
 
 
 def module_of(name: str) -> Module:
-    """``parse`` or one file of it, ``parse:units`` (same tests, one file mutated)."""
+    """``parse`` or one file of it, ``parse:units`` (same tests, one file mutated), or a
+    few, ``parse:rules+dates`` (one run: the tests' timing is measured once)."""
     module, _, part = name.partition(":")
     whole = MODULES[module]
     if not part:
         return whole
     folder = whole.sources[0].removesuffix("/*")
-    return Module((f"{folder}/{part}.py",), whole.tests, whole.skip, whole.deselect)
+    return Module(tuple(f"{folder}/{file}.py" for file in part.split("+")), whole.tests,
+                  whole.skip, whole.deselect)
 
 
 def tree_state() -> str:
@@ -493,7 +495,8 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("modules", nargs="*", default=["all"],
                         help=f"all, or some of: {', '.join(MODULES)}; one file of a "
-                             "package as parse:units or store:housekeeping")
+                             "package as parse:units or store:housekeeping, a few as "
+                             "parse:rules+dates")
     parser.add_argument("--baseline", action="store_true",
                         help="without tests/test_mutation_*: the rate before them, written "
                              "to a section of its own")
@@ -508,7 +511,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     names = list(MODULES) if args.modules == ["all"] else args.modules
     unknown = [n for n in names if n.partition(":")[0] not in MODULES
-               or (":" in n and not list(ROOT.glob(module_of(n).sources[0])))]
+               or (":" in n and not all(list(ROOT.glob(glob)) for glob in module_of(n).sources))]
     if unknown:
         parser.error(f"unknown module(s) {', '.join(unknown)}: "
                      f"choose from all, {', '.join(MODULES)}")

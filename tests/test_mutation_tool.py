@@ -40,3 +40,12 @@ def test_a_cache_is_dropped_so_that_mutmut_mutates_the_function():
     assert dropped == "def f(a):\n    return a\n\n\ndef g():\n    pass\n"
     assert mutation.undecorated("parse") == ["read_label (@lru_cache)"]
     assert mutation.undecorated("parse:units") == []
+
+
+def test_a_few_files_of_a_package_in_one_run():
+    assert mutation.module_of("parse:rules+dates").sources == ("icoframes/parse/rules.py",
+                                                               "icoframes/parse/dates.py")
+    assert mutation.module_of("parse:units").sources == ("icoframes/parse/units.py",)
+    assert mutation.module_of("parse:rules+dates").tests == mutation.MODULES["parse"].tests
+    with pytest.raises(SystemExit):  # argparse: an unknown file of the package
+        mutation.main(["parse:rules+nothing"])
