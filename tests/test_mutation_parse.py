@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from icoframes.parse.base import bad
+from icoframes.parse.base import Unread, bad, is_missing_marker
 from icoframes.parse.columns import (
     CONVERTERS,
     numbers_fast,
@@ -36,6 +36,7 @@ from icoframes.parse.dates import (
     to_datetime,
     to_label_date,
 )
+from icoframes.parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from icoframes.parse.prices import read_exchange
 from icoframes.parse.rules import (
     amount_reason,
@@ -531,3 +532,28 @@ def test_each_schema_kind_has_its_converter():
     assert {"int": to_int, "Int": to_nullable_int, "float": to_float,
                           "bool": to_bool, "text": to_text, "datetime": to_datetime,
                           "list": to_list} == CONVERTERS
+
+
+# -- names.py and base.py -----------------------------------------------------------------------
+
+
+def test_same_name_finds_other_spellings_in_their_order():
+    assert same_name("ERC20", ["Ethereum", "Waves", "ethereum"], PLATFORM_FAMILIES) == [
+        "Ethereum", "ethereum"]
+    assert same_name(" United   Kingdom ", ["Singapore", "UK", "uk", "England"],
+                     COUNTRY_NAMES) == ["UK", "uk", "England"]
+    # the value's own spelling is no other spelling of it
+    assert same_name("UK", ["United Kingdom", "UK", "gb"], COUNTRY_NAMES) == [
+        "United Kingdom", "gb"]
+    assert same_name("Mars", ["UK"], COUNTRY_NAMES) == []
+
+
+def test_unread_values_carry_their_rows_and_reasons():
+    assert Unread.at(["1", "x", "2", "y"], [1, 3], ["range", "vague"]) == (
+        [1, 3], ["x", "y"], ["range", "vague"])
+    assert Unread.at(["1", "x"], [1], "range") == ([1], ["x"], ["range"])
+    assert Unread.none() == ([], [], [])
+    with pytest.raises(ValueError, match=r"^2 reasons for 1 rows$"):
+        Unread.at(["a"], [0], ["range", "vague"])
+    assert is_missing_marker("tba") and is_missing_marker("") and not is_missing_marker("x")
+    assert bad("range") is bad("range") and repr(bad("range")) == "Bad('range')"
