@@ -36,6 +36,7 @@ from icoframes.parse.dates import (
     to_datetime,
     to_label_date,
 )
+from icoframes.parse.items import split_lone_strings, with_latin_tickers
 from icoframes.parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from icoframes.parse.prices import read_exchange
 from icoframes.parse.rules import (
@@ -557,3 +558,42 @@ def test_unread_values_carry_their_rows_and_reasons():
         Unread.at(["a"], [0], ["range", "vague"])
     assert is_missing_marker("tba") and is_missing_marker("") and not is_missing_marker("x")
     assert bad("range") is bad("range") and repr(bad("range")) == "Bad('range')"
+
+
+# -- items.py: list columns --------------------------------------------------------------------
+
+
+def test_to_list_cleans_items_and_reports_the_unreadable_at_their_row():
+    values = [["ETH", " BTC", "TBA", ""], "", "ETH", None, ["NO"], "Not", ["US", "NO"],
+              {"1": "A", "3": " B "}, ("x", 2, 2.5, math.nan, math.inf, None, True),
+              ["a\ud800", "b"], "c\ud800", 7, ["ETH", True, ["x"]], [" no "], "N/A"]
+    out, unread = to_list(values)
+    assert out.dtype == object
+    assert out.tolist() == [["ETH", "BTC"], [], ["ETH"], [], [], [], ["US", "NO"], ["A", "B"],
+                            ["x", "2", "2.5"], ["a\ufffd", "b"], ["c\ufffd"], ["7"], ["ETH"],
+                            [], []]
+    assert unread == ([8, 8, 9, 10, 12, 12], [math.inf, True, "a\ud800", "c\ud800", True, ["x"]],
+                      ["infinite", "wrong_type", "surrogate", "surrogate", "wrong_type",
+                       "wrong_type"])
+
+
+def test_split_lone_strings_splits_only_lone_strings():
+    values = ["BTC, ETH, and Fiat currency", ["A, B"], "Korea, Republic of; US", "one", None,
+              "a; & b;c ,"]
+    assert split_lone_strings(values) == [["BTC", "ETH", "Fiat currency"], ["A, B"],
+                                          ["Korea, Republic of", "US"], "one", None,
+                                          ["a", "b", "c"]]
+    assert values[0] == "BTC, ETH, and Fiat currency"  # the input is not changed
+    plain = ["a", "b"]
+    assert split_lone_strings(plain) is plain  # nothing to split: no copy
+    assert split_lone_strings(("a, b",)) == [["a", "b"]]
+
+
+def test_with_latin_tickers():
+    values = ["ЕТН", ["BTC", "Е\u200bТН"], None, "ABC", ["A", "B"], ["A", 1]]
+    assert with_latin_tickers(values) == ["ETH", ["BTC", "ETH"], None, "ABC", ["A", "B"],
+                                          ["A", 1]]
+    assert values[0] == "ЕТН"
+    plain = ["ABC", ["A"]]
+    assert with_latin_tickers(plain) is plain
+    assert with_latin_tickers(("ЕТН",)) == ["ETH"]
