@@ -448,9 +448,9 @@ def section(result: Result) -> str:
                  if row["status"] not in ("killed", "timeout", "not checked")]
     out += ["", f"Not killed ({len(survivors)}):", ""]
     if sql := sum(sql_case_only(row["diff"]) for row in survivors):
-        out[-1:-1] = [f"{sql} of them (marked *SQL case*) only change the letter case of an "
-                      "SQL statement without quoted values: SQLite reads keywords, names and "
-                      "functions in any case, so no test can tell them from the code.", ""]
+        out += [f"{sql} of them (marked *SQL case*) only change the letter case of an SQL "
+                "statement without quoted values: SQLite reads keywords, names and functions "
+                "in any case, so no test can tell them from the code.", ""]
     for row in survivors:
         function = function_of(row["name"])
         mark = " *SQL case*" if sql_case_only(row["diff"]) else ""

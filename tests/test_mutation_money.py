@@ -450,8 +450,8 @@ def test_the_old_keyword_warns_and_is_refused_beside_the_new_one_in_full():
 def test_a_signed_number_without_a_unit_is_refused_too():
     # "+7" is 7 nanoseconds to pandas, as "7" is: refused, not a week's rates thrown away
     icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
-    with pytest.raises(ValueError, match=r"rate_max_age must be a positive duration with a "
-                                         r"unit, .*got '\+7'$"):
+    with pytest.raises(ValueError, match=r"^to_usd: rate_max_age must be a positive duration "
+                                         r"with a unit, .*got '\+7'$"):
         to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), rate_max_age="+7")
 
 
@@ -587,3 +587,55 @@ def test_bare_wide_columns_are_refused_saying_each_way_to_name_them():
             r"quote='usd_per_unit' \(or quote='units_per_usd'\) for bare currency columns, or "
             r"give long form with a usd_per_unit column$")):
         normalize_rates(_wide("ETH"))
+
+
+# -- to_usd's own body (mutated since benchmarks/mutation.py moves @checked_keywords) -------
+
+
+def test_the_warning_of_amounts_left_without_usd_in_full_sorted_by_reason():
+    icos = _icos(4, hard_cap=[1.0, 2.0, 3.0, 4.0], caps_unit=["XYZ", None, "ETH", "ETH"],
+                 end_datetime=["2018-01-01", "2018-01-01", None, "2018-01-01"])
+    with pytest.warns(IcoframesWarning) as caught:
+        out = to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), columns=["hard_cap"],
+                     rate_max_age="3D")
+    assert [str(w.message) for w in caught] == [
+        "to_usd: 3 amounts left without a USD value (no rate of their currency at or up to 3D "
+        "before the date, no unit, no date, or a past ICO's price without fetched_at): "
+        "(no date) 1, (no unit) 1, XYZ 1"]
+    assert list(out.attrs["usd_missing"].items()) == [("(no date)", 1), ("(no unit)", 1),
+                                                      ("XYZ", 1)]
+    assert out["hard_cap_usd"].tolist()[3] == 8.0
+
+
+def test_absent_columns_and_unknown_amounts_are_named_in_full():
+    icos = _icos(1).drop(columns=["caps_unit", "end_datetime"])
+    with pytest.raises(ValueError, match=r"^icos lacks columns \['caps_unit', 'end_datetime'\]$"):
+        to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), columns=["hard_cap"],
+               date="end_datetime")
+    with pytest.raises(ValueError, match=r"^no amount column \['raised', 'cap'\]; amounts: "
+                                         r"soft_cap, hard_cap, token_price, min_purchase, "
+                                         r"max_purchase$"):
+        to_usd(_icos(1), _long(("2018-01-01", "ETH", 2.0)), columns=["raised", "cap"])
+
+
+def test_amounts_as_decimals_convert_as_floats():
+    # a database driver gives NUMERIC columns as Decimal objects
+    from decimal import Decimal
+
+    icos = _icos(3, hard_cap=[Decimal("1.5"), None, Decimal("300")], caps_unit=["ETH"] * 3,
+                 end_datetime=["2018-01-01"] * 3)
+    icos["raised"] = [Decimal("3"), None, Decimal("600")]
+    assert str(icos["hard_cap"].dtype) == "object"
+    out = to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), columns=["hard_cap"])
+    assert str(out["hard_cap_usd"].dtype) == "float64"
+    assert out["hard_cap_usd"].tolist()[::2] == [3.0, 600.0] and np.isnan(out["hard_cap_usd"][1])
+    assert out.attrs["usd_missing"] == {}
+
+
+def test_a_past_icos_cap_without_a_rate_is_missing_for_its_currency_not_its_fetch_date():
+    # only a token price of a past ICO is converted at its fetch: a cap is of the sale
+    icos = _priced(status=["past"], hard_cap=[5.0], caps_unit=["XYZ"],
+                   fetched_at=pd.to_datetime(["2018-03-20 12:00"], format="ISO8601", utc=True))
+    with pytest.warns(IcoframesWarning, match=r": XYZ 1$"):
+        out = to_usd(icos, _long(("2018-03-10", "ETH", 500.0)), columns=["hard_cap"])
+    assert out.attrs["usd_missing"] == {"XYZ": 1}

@@ -49,3 +49,21 @@ def test_a_few_files_of_a_package_in_one_run():
     assert mutation.module_of("parse:rules+dates").tests == mutation.MODULES["parse"].tests
     with pytest.raises(SystemExit):  # argparse: an unknown file of the package
         mutation.main(["parse:rules+nothing"])
+
+
+def test_a_survivor_that_only_changes_the_case_of_an_sql_statement_is_marked():
+    def diff(old: str, new: str) -> str:
+        return f"--- a\n+++ b\n@@ -1 +1 @@\n-{old}\n+{new}\n"
+
+    sql = '        self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")'
+    assert mutation.sql_case_only(diff(sql, sql.replace("UPDATE ledgers SET", "update ledgers set")
+                                       .replace("WHERE", "where")))
+    assert mutation.sql_case_only(diff('    "WHERE key = ?")', '    "WHERE KEY = ?")'))
+    # a quoted value's case matters; a message is no SQL; a changed value is no case change
+    quoted = "conn.execute(\"UPDATE meta SET value = ? WHERE key = 'removed'\")"
+    assert not mutation.sql_case_only(diff(quoted, quoted.upper()))
+    assert not mutation.sql_case_only(diff('raise Err("sent from this cache dir")',
+                                           'raise Err("SENT FROM THIS CACHE DIR")'))
+    assert not mutation.sql_case_only(diff('"SELECT id FROM t WHERE v > ?"',
+                                           '"SELECT id FROM t WHERE v >= ?"'))
+    assert not mutation.sql_case_only("")
