@@ -392,7 +392,8 @@ def changed_lines(diff: str) -> str:
 
 
 # an SQL statement as this code base writes them: keywords in capitals
-_SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|WHERE|VALUES|RETURNING|CASE WHEN)\b")
+_SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|WHERE|FROM|INTO|AND|VALUES|RETURNING|"
+                  r"CASE WHEN)\b")
 
 
 def sql_case_only(diff: str) -> bool:

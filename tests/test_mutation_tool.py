@@ -67,3 +67,5 @@ def test_a_survivor_that_only_changes_the_case_of_an_sql_statement_is_marked():
     assert not mutation.sql_case_only(diff('"SELECT id FROM t WHERE v > ?"',
                                            '"SELECT id FROM t WHERE v >= ?"'))
     assert not mutation.sql_case_only("")
+    assert mutation.sql_case_only(diff('  "AND expires > ? AND expires <= ?",',
+                                       '  "and expires > ? and expires <= ?",'))
