@@ -597,3 +597,16 @@ def test_with_latin_tickers():
     plain = ["ABC", ["A"]]
     assert with_latin_tickers(plain) is plain
     assert with_latin_tickers(("ЕТН",)) == ["ETH"]
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("00.13.2018", "impossible_date"),  # a day 0 is impossible before it is a US order
+    ("1990-01-01T25:00", "unreadable_date"),  # the first and last years are in range
+    ("2100-12-31T25:00", "unreadable_date"),
+])
+def test_date_reason_at_its_edges(text, reason):
+    assert date_reason(text) == reason
+
+
+def test_the_first_year_is_a_roadmap_year():
+    assert read_label("1990") == (dt.datetime(1990, 1, 1), "year")
