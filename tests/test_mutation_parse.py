@@ -603,6 +603,12 @@ def test_with_latin_tickers():
     ("00.13.2018", "impossible_date"),  # a day 0 is impossible before it is a US order
     ("1990-01-01T25:00", "unreadable_date"),  # the first and last years are in range
     ("2100-12-31T25:00", "unreadable_date"),
+    ("05.12.2018 25:00", "unreadable_date"),  # month 12 is a month: no US order
+    ("12.13.2018", "us_order"), ("13.13.2018", "impossible_date"),  # day 12 could be a month
+    ("1.2018", "unreadable_date"), ("12.2018", "unreadable_date"),  # months 1 and 12 exist
+    ("0.2018", "impossible_date"),
+    ("Sep 1990", "unreadable_date"), ("Dec 2100", "unreadable_date"),  # years in range
+    ("Sep '99", "unreadable_date"),  # '99 is 2099
 ])
 def test_date_reason_at_its_edges(text, reason):
     assert date_reason(text) == reason
