@@ -259,12 +259,14 @@ class Cache:
 
     def write_list(self, params: dict[str, Any], items: list[Any], frame: pd.DataFrame, *,
                    total_icos: int, problems: list[dict[str, Any]] | None = None,
-                   complete: bool = True, failed_pages: dict[int, str] | None = None) -> None:
+                   complete: bool = True, failed_pages: dict[int, str] | None = None,
+                   fetched_at: dt.datetime | None = None) -> None:
         """Keep a list result: the items as the service sent them, and parsed; whether it is
-        complete (its ids cover ``total_icos``), the pages that failed, the values lost."""
+        complete (its ids cover ``total_icos``), the pages that failed, the values lost;
+        ``fetched_at``: when it was paged (now by default)."""
         with self.write() as conn:
             keep_list(conn, self.list_key(params), params, items, ipc(frame, LIST), total_icos,
-                      complete, failed_pages, problems, ms(utcnow()))
+                      complete, failed_pages, problems, ms(fetched_at or utcnow()))
 
     def write_filters(self, raw: dict[str, Any], frame: pd.DataFrame, *,
                       problems: list[dict[str, Any]] | None = None) -> None:
