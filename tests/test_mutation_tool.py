@@ -42,6 +42,15 @@ def test_a_cache_is_dropped_so_that_mutmut_mutates_the_function():
     assert mutation.undecorated("parse:units") == []
 
 
+def test_a_few_files_of_a_package_in_one_run():
+    assert mutation.module_of("parse:rules+dates").sources == ("icoframes/parse/rules.py",
+                                                               "icoframes/parse/dates.py")
+    assert mutation.module_of("parse:units").sources == ("icoframes/parse/units.py",)
+    assert mutation.module_of("parse:rules+dates").tests == mutation.MODULES["parse"].tests
+    with pytest.raises(SystemExit):  # argparse: an unknown file of the package
+        mutation.main(["parse:rules+nothing"])
+
+
 def test_a_survivor_that_only_changes_the_case_of_an_sql_statement_is_marked():
     def diff(old: str, new: str) -> str:
         return f"--- a\n+++ b\n@@ -1 +1 @@\n-{old}\n+{new}\n"

@@ -206,6 +206,12 @@ class Cache:
         with self.snapshot() as snap:
             return snap.version
 
+    def sync(self) -> None:
+        """Make what was committed durable against a power cut too (see
+        :meth:`.db.Database.sync`); nothing to do without a database."""
+        if (db := self._db(write=False)) is not None:
+            db.sync()
+
     def arrived_since(self, ids: Iterable[int], version: int) -> set[int]:
         """Those of ``ids`` with a copy (fetched or gone) newer than ``version``."""
         return {row[0] for row in self._rows(
