@@ -352,3 +352,15 @@ def test_one_bonus_is_a_bonus():
     profiles = [_profile(1), _profile(2, additional={"bonuses": {"Week 1": "10%"}}),
                 _profile(3, additional={"bonuses": {"Week 1": "10%", "Week 2": "5%"}})]
     assert _one("has_bonus", profiles) == [False, True, True]
+
+
+def test_only_the_caps_are_converted_so_a_token_price_without_a_rate_says_nothing():
+    import warnings
+
+    ico = _eth_ico()
+    ico["finance"].update({"token_price": 0.5, "token_price_unit": "XYZ",
+                           "min_purchase": 1.0, "purchase_unit": "XYZ"})
+    rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd_per_unit": [500.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # to_usd's warning of amounts left without USD fails
+        assert _one("hard_cap_usd", [ico], rates=rates) == [5000.0]
