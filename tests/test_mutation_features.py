@@ -310,6 +310,7 @@ def test_quote_is_passed_on_to_the_conversion():
     rates = pd.DataFrame({"ETH": [500.0]}, index=pd.to_datetime(["2018-03-31"]))
     assert _one("hard_cap_usd", [_eth_ico()], rates=rates, quote="usd_per_unit") == [5000.0]
     assert _one("hard_cap_usd", [_eth_ico()], rates=rates, quote="units_per_usd") == [0.02]
+    assert _one("soft_cap_usd", [_eth_ico()], rates=rates, quote="usd_per_unit") == [1000.0]
 
 
 def test_rate_max_age_is_passed_on_to_the_conversion_and_refused_before_any_work():
@@ -364,3 +365,14 @@ def test_only_the_caps_are_converted_so_a_token_price_without_a_rate_says_nothin
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # to_usd's warning of amounts left without USD fails
         assert _one("hard_cap_usd", [ico], rates=rates) == [5000.0]
+
+
+def test_a_zero_hard_cap_raises_no_numpy_warning_whatever_was_raised():
+    import warnings
+
+    profiles = [{"id": i, "finance": {"hard_cap": 0, "caps_unit": "USD", "raised": raised}}
+                for i, raised in ((1, 5.0), (2, 0.0))]
+    rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd_per_unit": [500.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's divide-by-zero and 0/0 RuntimeWarnings fail
+        assert _one("raised_to_hard_cap", profiles, rates=rates) == [None, None]
