@@ -376,3 +376,9 @@ def test_a_zero_hard_cap_raises_no_numpy_warning_whatever_was_raised():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # numpy's divide-by-zero and 0/0 RuntimeWarnings fail
         assert _one("raised_to_hard_cap", profiles, rates=rates) == [None, None]
+
+
+def test_a_hard_cap_under_one_dollar_still_gives_a_ratio():
+    profile = {"id": 1, "finance": {"hard_cap": 0.5, "caps_unit": "USD", "raised": 1.0}}
+    rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd_per_unit": [500.0]})
+    assert _one("raised_to_hard_cap", [profile], rates=rates) == [2.0]
