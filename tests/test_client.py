@@ -280,3 +280,51 @@ def test_on_request_hook_sees_every_request(sb):
         c.filters()
         c.list_page()
     assert seen == ["filters", "icos"]
+
+
+def test_a_deadline_firing_as_its_request_ends_never_cuts_the_next_request_on_the_connection(
+        monkeypatch):
+    """A request read to the end hands its connection back to the pool; another request may
+    take it at once. Its deadline must be over by then: the watchdog firing in that instant
+    (simulated here: what no server can make happen on cue) cut the next request's socket."""
+    import urllib3.response
+    from hostile import PROFILE, HostileServer, json_reply
+
+    from icoframes.api import transport
+
+    b_sent, release_b, outcome = threading.Event(), threading.Event(), {}
+
+    def profile(h):
+        asked = h.request_json().get("id")
+        if asked == 2:  # request B, on the connection request A just handed back
+            b_sent.set()
+            assert release_b.wait(HANG_GUARD)
+        json_reply({"error": None, "data": {"id": asked}})(h)
+
+    real_release = urllib3.response.HTTPResponse.release_conn
+
+    def release_conn(self):
+        real_release(self)
+        if outcome:
+            return
+        outcome["b"] = None
+        b = threading.Thread(target=lambda: outcome.update(b=_profile_or_error(c, 2)))
+        b.start()
+        assert b_sent.wait(HANG_GUARD)
+        transport._local.deadline.expire()  # A's deadline fires now, B in flight on its socket
+        release_b.set()
+        b.join(HANG_GUARD)
+
+    monkeypatch.setattr(urllib3.response.HTTPResponse, "release_conn", release_conn)
+    with HostileServer({PROFILE: profile}) as srv, \
+            Client(**srv.settings(), pool_size=1,
+                   retry=RetryPolicy(max_attempts=1, max_elapsed=HANG_GUARD)) as c:
+        assert c.profile(1)["id"] == 1
+    assert outcome["b"] == {"id": 2}, outcome
+
+
+def _profile_or_error(c: Client, ico_id: int) -> object:
+    try:
+        return c.profile(ico_id)
+    except ServiceUnavailable as exc:
+        return str(exc)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import signal
 import sqlite3
@@ -173,3 +174,28 @@ def test_a_refresh_of_a_tenth_tidies_a_tenth(cfg, tidied):
 def sb():
     with sandbox.serve(n_icos=200, seed=6) as server:
         yield server
+
+
+def test_the_versions_written_down_are_durable_before_the_state_that_names_them(
+        cache, monkeypatch):
+    """The database commits with synchronous=NORMAL (a power cut may take its last
+    transactions); the tables' state names a version, so the WAL holding that version is
+    fsync'ed before the state is written, or after a cut the counter would give the same
+    numbers to other copies and the tables would skip them."""
+    store, raws = cache
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    DerivedTables(store).tables()  # a rebuild: every table and the state written
+    record(store, [renamed(raws[0], "Renamed")])
+    synced.clear()
+    DerivedTables(store).table("icos")  # an update of one table
+    wal = f"{store.path}-wal"
+    state = [i for i, p in enumerate(synced) if Path(p).name.startswith("._state.json.")]
+    assert wal in synced and len(state) == 1
+    assert synced.index(wal) < state[0]

@@ -14,10 +14,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 import time_machine
+from waiting import HANG_GUARD, wait_until
 
 from icoframes.errors import QuotaExceeded
 from icoframes.store import ledger as ledger_module
@@ -312,3 +314,50 @@ def test_forget_and_forget_unused_delete_counts_by_key_and_day(tmp_path):
         assert kept.forget_unused(DAY2) == []  # sent on the day of ``before``: kept
         assert kept.forget() is True and kept.forget() is False
         assert kept.count() == 0
+
+
+def test_the_others_wait_for_the_probes_answer_then_go(tmp_path, monkeypatch):
+    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", HANG_GUARD)  # waits for the answer here
+    _refused(tmp_path)
+    ledger = _ledger(tmp_path)
+    outcome: list[str] = []
+
+    def other_request() -> None:
+        try:
+            ledger.take("ico")
+            outcome.append("booked")
+        except QuotaExceeded as exc:
+            outcome.append(str(exc))
+
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")  # the probe
+        worker = threading.Thread(target=other_request)
+        worker.start()
+        assert wait_until(lambda: outcome or ledger._cond._waiters)  # type: ignore[attr-defined]
+        assert outcome == [] and ledger.state().sent == 4  # waiting: nothing booked
+        ledger.settle("ico", None)  # the probe was accepted
+        worker.join(HANG_GUARD)
+        assert outcome == ["booked"] and ledger.state().sent == 5
+
+
+def test_a_request_waiting_for_a_probe_that_never_answers_is_refused(tmp_path):
+    _refused(tmp_path)  # 3 sent, refused after 3
+    ledger = _ledger(tmp_path)
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")  # the probe (sent 4), never answered
+        with pytest.raises(QuotaExceeded) as caught:
+            ledger.take("list")  # after the wait (10 ms here): the refusal still holds
+    assert "at 2030-01-01 12:00 UTC, after 3 requests sent that day" in str(caught.value)
+    assert caught.value.code == 485 and caught.value.endpoint == "list"
+    assert ledger.state().sent == 4
+
+
+def test_the_refusal_message_names_the_count_it_came_after_not_todays(tmp_path):
+    _refused(tmp_path)  # refused after 3
+    prober = _ledger(tmp_path)
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        prober.take("ico")
+        prober.settle("ico", "no_answer")  # sent 4, the refusal (after 3) kept
+        with pytest.raises(QuotaExceeded, match=r"after 3 requests sent that day .*; it resets"):
+            _ledger(tmp_path, reset=RESET).take("ico")
+

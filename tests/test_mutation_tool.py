@@ -40,3 +40,37 @@ def test_a_cache_is_dropped_so_that_mutmut_mutates_the_function():
     assert dropped == "def f(a):\n    return a\n\n\ndef g():\n    pass\n"
     assert mutation.undecorated("parse") == ["read_label (@lru_cache)"]
     assert mutation.undecorated("parse:units") == []
+
+
+def test_a_few_files_of_a_package_in_one_run():
+    assert mutation.module_of("parse:rules+dates").sources == ("icoframes/parse/rules.py",
+                                                               "icoframes/parse/dates.py")
+    assert mutation.module_of("parse:units").sources == ("icoframes/parse/units.py",)
+    assert mutation.module_of("parse:rules+dates").tests == mutation.MODULES["parse"].tests
+    with pytest.raises(SystemExit):  # argparse: an unknown file of the package
+        mutation.main(["parse:rules+nothing"])
+
+
+def test_a_survivor_that_only_changes_the_case_of_an_sql_statement_is_marked():
+    def diff(old: str, new: str) -> str:
+        return f"--- a\n+++ b\n@@ -1 +1 @@\n-{old}\n+{new}\n"
+
+    sql = '        self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")'
+    assert mutation.sql_case_only(diff(sql, sql.replace("UPDATE ledgers SET", "update ledgers set")
+                                       .replace("WHERE", "where")))
+    assert mutation.sql_case_only(diff('    "WHERE key = ?")', '    "WHERE KEY = ?")'))
+    # a quoted value's case matters; a message is no SQL; a changed value is no case change
+    quoted = "conn.execute(\"UPDATE meta SET value = ? WHERE key = 'removed'\")"
+    assert not mutation.sql_case_only(diff(quoted, quoted.upper()))
+    assert not mutation.sql_case_only(diff('raise Err("sent from this cache dir")',
+                                           'raise Err("SENT FROM THIS CACHE DIR")'))
+    assert not mutation.sql_case_only(diff('"SELECT id FROM t WHERE v > ?"',
+                                           '"SELECT id FROM t WHERE v >= ?"'))
+    assert not mutation.sql_case_only("")
+    assert mutation.sql_case_only(diff('  "AND expires > ? AND expires <= ?",',
+                                       '  "and expires > ? and expires <= ?",'))
+    assert mutation.sql_case_only(diff('conn.execute("PRAGMA journal_mode=WAL")',
+                                       'conn.execute("pragma journal_mode=wal")'))
+    assert not mutation.sql_case_only(diff(  # the Python value compared, not the statement
+        'if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":',
+        'if conn.execute("PRAGMA journal_mode").fetchone()[0] != "WAL":'))

@@ -145,6 +145,14 @@ class _WatchedResponse(http.client.HTTPResponse):
             control.register(sock)
         if current is not None:
             current.attach(sock)
+        self._deadline = current
+
+    def _close_conn(self) -> None:
+        # the body is read to its end: urllib3 hands the connection back to its pool now,
+        # and another request may take it at once; this deadline must never cut it then
+        if self._deadline is not None:
+            self._deadline.finish()
+        super()._close_conn()  # type: ignore[misc]
 
 
 class _Connection(HTTPConnection):

@@ -54,8 +54,7 @@ __all__ = ["Load"]
 
 # How often a load waiting for profiles another process claimed looks for them.
 _WAIT_POLL = 0.2
-# After another stop (an API error), requests in flight get this long to finish; after the
-# quota's, they are paid for and end soon (a retry is refused): each is waited for.
+# After an API error, requests in flight get this long; after a quota stop, each is waited for.
 _GRACE = 2.0
 # The filter set names are checked against is read with this max age (cached for a day).
 _FILTER_SET_AGE = dt.timedelta(days=1)
@@ -373,7 +372,8 @@ class Load:
         if query.complete or not query.frame.empty:
             self._guarded(self.cache.write_list, query.params, query.items, query.frame,
                           total_icos=query.total_icos or 0, problems=query.problems,
-                          complete=query.complete, failed_pages=query.failed_pages)
+                          complete=query.complete, failed_pages=query.failed_pages,
+                          fetched_at=query.fetched_at)
         self._guarded(self._lists.release, query)
 
     def _guarded(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -28,6 +28,7 @@ from ..parse import rules
 from ..parse.lists import list_frame, merge_pages, page_counts
 from ..parse.problems import Problems
 from ..store.cache import Stored
+from ..store.db import from_ms, ms
 
 __all__ = ["ListQuery", "pages_total"]
 
@@ -173,7 +174,8 @@ class ListQuery:
             self.use_cached(self.fallback)  # nothing new: what was cached is the best answer
             self.complete = False
             return False
-        self.frame, self.fetched_at, self.problems = frame, utcnow(), lost
+        # at the cache's precision: the load that paged it and later ones say the same time
+        self.frame, self.fetched_at, self.problems = frame, from_ms(ms(utcnow())), lost
         self.items, self.n_items = items, len(items)
         return False
 

@@ -206,6 +206,12 @@ class Cache:
         with self.snapshot() as snap:
             return snap.version
 
+    def sync(self) -> None:
+        """Make what was committed durable against a power cut too (see
+        :meth:`.db.Database.sync`); nothing to do without a database."""
+        if (db := self._db(write=False)) is not None:
+            db.sync()
+
     def arrived_since(self, ids: Iterable[int], version: int) -> set[int]:
         """Those of ``ids`` with a copy (fetched or gone) newer than ``version``."""
         return {row[0] for row in self._rows(
@@ -253,12 +259,14 @@ class Cache:
 
     def write_list(self, params: dict[str, Any], items: list[Any], frame: pd.DataFrame, *,
                    total_icos: int, problems: list[dict[str, Any]] | None = None,
-                   complete: bool = True, failed_pages: dict[int, str] | None = None) -> None:
+                   complete: bool = True, failed_pages: dict[int, str] | None = None,
+                   fetched_at: dt.datetime | None = None) -> None:
         """Keep a list result: the items as the service sent them, and parsed; whether it is
-        complete (its ids cover ``total_icos``), the pages that failed, the values lost."""
+        complete (its ids cover ``total_icos``), the pages that failed, the values lost;
+        ``fetched_at``: when it was paged (now by default)."""
         with self.write() as conn:
             keep_list(conn, self.list_key(params), params, items, ipc(frame, LIST), total_icos,
-                      complete, failed_pages, problems, ms(utcnow()))
+                      complete, failed_pages, problems, ms(fetched_at or utcnow()))
 
     def write_filters(self, raw: dict[str, Any], frame: pd.DataFrame, *,
                       problems: list[dict[str, Any]] | None = None) -> None:

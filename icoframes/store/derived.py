@@ -167,6 +167,7 @@ class DerivedTables:
     def _write_state(self, snap: Snapshot, versions: dict[str, int]) -> None:
         state = {"versions": versions, "removed": snap.removed,
                  "fingerprint": parser_fingerprint()}
+        self.cache.sync()  # the versions written down must not outlive their commits
         atomic_write_bytes(self._state_path, json.dumps(state).encode())
 
     def _plain_files(self) -> bool:
