@@ -188,3 +188,27 @@ def test_old_ledgers_keep_their_counts_and_their_files_go(tmp_path):
     assert rows == [("aaaa", "2030-01-01", 30), ("bbbb", "2030-01-01", 50),
                     ("cccc", "2029-12-31", 5), ("dddd", "2030-01-01", 3)]
     assert sorted(p.name for p in quota.iterdir() if not p.name.startswith("ledger.")) == []
+
+
+def test_a_partial_list_and_the_problems_of_a_list_and_the_filter_set_are_kept(tmp_path):
+    cache = _old_folder(tmp_path / "cache")
+    (cache.dir / "lists").mkdir()
+    old_list = pq.read_table(sorted((FIXTURE / "lists").glob("*.parquet"))[0])
+    meta = {**json.loads(old_list.schema.metadata[b"icoframes"]), "complete": False,
+            "problems": [{"ico_id": 1, "field": "raised", "reason": "range"}]}
+    pq.write_table(old_list.replace_schema_metadata({"icoframes": json.dumps(meta)}),
+                   cache.dir / "lists" / "partial.parquet")
+    old_filters = pq.read_table(FIXTURE / "filters.parquet")
+    fmeta = {**json.loads(old_filters.schema.metadata[b"icoframes"]),
+             "problems": [{"field": "filters.id", "reason": "unreadable_id"}]}
+    pq.write_table(old_filters.replace_schema_metadata({"icoframes": json.dumps(fmeta)}),
+                   cache.dir / "filters.parquet")
+    with pytest.warns(CacheWarning, match="1 lists, the filter set"):
+        convert(cache)
+    stored = cache.read_list(meta["params"])
+    assert stored is not None
+    assert stored.meta["complete"] is False and stored.meta["problems"] == meta["problems"]
+    filters = cache.read_filters()
+    assert filters is not None and filters.meta["problems"] == fmeta["problems"]
+    names = {entry["name"] for entries in filters.raw.values() for entry in entries}
+    assert names == set(old_filters.column("name").to_pylist())
