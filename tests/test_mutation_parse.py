@@ -616,3 +616,10 @@ def test_date_reason_at_its_edges(text, reason):
 
 def test_the_first_year_is_a_roadmap_year():
     assert read_label("1990") == (dt.datetime(1990, 1, 1), "year")
+
+
+def test_with_latin_tickers_keeps_each_change_and_gives_a_list():
+    assert with_latin_tickers(["ЕТН", "ВТС"]) == ["ETH", "BTC"]  # one copy keeps both
+    assert with_latin_tickers([["ЕТН"], ["ВТС"]]) == [["ETH"], ["BTC"]]
+    assert with_latin_tickers([["A"], "ЕТН"]) == [["A"], "ETH"]  # past a plain list
+    assert with_latin_tickers(("ABC",)) == ["ABC"] and type(with_latin_tickers(("ABC",))) is list
