@@ -587,6 +587,7 @@ def test_split_lone_strings_splits_only_lone_strings():
     plain = ["a", "b"]
     assert split_lone_strings(plain) is plain  # nothing to split: no copy
     assert split_lone_strings(("a, b",)) == [["a", "b"]]
+    assert type(split_lone_strings(("a",))) is list  # a tuple with nothing to split: a list
 
 
 def test_with_latin_tickers():
