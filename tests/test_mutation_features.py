@@ -293,3 +293,92 @@ def test_a_declared_feature_that_is_not_computed_is_refused_naming_both_lists(mo
         compute_features(icoframes.tidy([_profile(1)]), as_of=AS_OF)
     assert str(raised.value) == (f"features computed {computed}, declared "
                                  f"{[*computed, 'extra_feature']}")
+
+
+# -- compute_features' own body (mutated since benchmarks/mutation.py moves @checked_keywords)
+
+
+def _eth_ico(i: int = 1) -> dict:
+    return {"id": i, "finance": {"hard_cap": 10.0, "soft_cap": 2.0, "caps_unit": "ETH",
+                                 "raised": 3000.0},
+            "dates": {"start_datetime": "01.03.2018 00:00:00",
+                      "end_datetime": "31.03.2018 00:00:00"}}
+
+
+def test_quote_is_passed_on_to_the_conversion():
+    # a wide frame of a bare ETH column says no direction: quote= says it
+    rates = pd.DataFrame({"ETH": [500.0]}, index=pd.to_datetime(["2018-03-31"]))
+    assert _one("hard_cap_usd", [_eth_ico()], rates=rates, quote="usd_per_unit") == [5000.0]
+    assert _one("hard_cap_usd", [_eth_ico()], rates=rates, quote="units_per_usd") == [0.02]
+    assert _one("soft_cap_usd", [_eth_ico()], rates=rates, quote="usd_per_unit") == [1000.0]
+
+
+def test_rate_max_age_is_passed_on_to_the_conversion_and_refused_before_any_work():
+    from icoframes.errors import IcoframesWarning
+
+    rates = pd.DataFrame({"date": ["2018-03-28"], "currency": ["ETH"], "usd_per_unit": [500.0]})
+    assert _one("hard_cap_usd", [_eth_ico()], rates=rates) == [5000.0]  # 3 days old: in 7D
+    with pytest.warns(IcoframesWarning, match=r"up to 2D before the date.*: ETH 2$"):
+        stale = _one("hard_cap_usd", [_eth_ico()], rates=rates, rate_max_age="2D")
+    assert stale == [None]
+    tables = icoframes.tidy([_eth_ico()])
+    with pytest.raises(ValueError, match=r"^compute_features: rate_max_age must be a positive "
+                                         r"duration with a unit"):
+        compute_features(tables, as_of=AS_OF, rate_max_age="7")
+
+
+def test_with_one_date_missing_the_order_of_the_dates_is_not_known():
+    start_only = {"id": 1, "dates": {"start_datetime": "01.05.2018 00:00:00"}}
+    end_only = {"id": 2, "dates": {"end_datetime": "01.05.2018 00:00:00"}}
+    assert _one("ends_before_starts", [start_only, end_only]) == [None, None]
+    assert _one("duration_days", [start_only, end_only]) == [None, None]
+
+
+def test_whitepaper_and_video_flags_follow_their_links():
+    profiles = [_profile(1, links={"whitepaper": "https://example.org/wp.pdf"}),
+                _profile(2, links={"video": "https://example.org/v"}), _profile(3)]
+    assert _one("has_whitepaper", profiles) == [True, False, False]
+    assert _one("has_video", profiles) == [False, True, False]
+
+
+def test_start_year_and_quarter_of_the_start_date():
+    profiles = [{"id": 1, "dates": {"start_datetime": "31.03.2018 23:00:00"}},
+                {"id": 2, "dates": {"start_datetime": "01.10.2019 00:00:00"}},
+                {"id": 3, "dates": {"end_datetime": "01.10.2019 00:00:00"}}]
+    assert _one("start_year", profiles) == [2018, 2019, None]
+    assert _one("start_quarter", profiles) == [1, 4, None]
+
+
+def test_one_bonus_is_a_bonus():
+    profiles = [_profile(1), _profile(2, additional={"bonuses": {"Week 1": "10%"}}),
+                _profile(3, additional={"bonuses": {"Week 1": "10%", "Week 2": "5%"}})]
+    assert _one("has_bonus", profiles) == [False, True, True]
+
+
+def test_only_the_caps_are_converted_so_a_token_price_without_a_rate_says_nothing():
+    import warnings
+
+    ico = _eth_ico()
+    ico["finance"].update({"token_price": 0.5, "token_price_unit": "XYZ",
+                           "min_purchase": 1.0, "purchase_unit": "XYZ"})
+    rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd_per_unit": [500.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # to_usd's warning of amounts left without USD fails
+        assert _one("hard_cap_usd", [ico], rates=rates) == [5000.0]
+
+
+def test_a_zero_hard_cap_raises_no_numpy_warning_whatever_was_raised():
+    import warnings
+
+    profiles = [{"id": i, "finance": {"hard_cap": 0, "caps_unit": "USD", "raised": raised}}
+                for i, raised in ((1, 5.0), (2, 0.0))]
+    rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd_per_unit": [500.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's divide-by-zero and 0/0 RuntimeWarnings fail
+        assert _one("raised_to_hard_cap", profiles, rates=rates) == [None, None]
+
+
+def test_a_hard_cap_under_one_dollar_still_gives_a_ratio():
+    profile = {"id": 1, "finance": {"hard_cap": 0.5, "caps_unit": "USD", "raised": 1.0}}
+    rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd_per_unit": [500.0]})
+    assert _one("raised_to_hard_cap", [profile], rates=rates) == [2.0]

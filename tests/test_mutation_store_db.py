@@ -310,3 +310,71 @@ def test_a_database_in_a_folder_that_cannot_be_written_is_read_and_never_written
             again.close()  # (the mount is undone after)
     assert again.rows("SELECT count(*) FROM t", write=True) == [(1,)]  # writable again
     assert not again.read_only
+
+
+def test_a_fifo_that_cannot_be_set_aside_is_an_error_saying_to_remove_it(tmp_path):
+    from test_housekeeping import _read_only
+
+    folder = tmp_path / "folder"
+    folder.mkdir(mode=0o700)
+    os.mkfifo(folder / "data.sqlite3")
+    db = Database(folder / "data.sqlite3", SCHEMA)
+    with _read_only(folder), pytest.raises(CacheError) as caught:
+        db.rows("SELECT 1")
+    assert str(caught.value).startswith(
+        f"{folder / 'data.sqlite3'} is not a plain file and cannot be set aside (")
+    assert str(caught.value).endswith("); remove it")
+    assert stat.S_ISFIFO((folder / "data.sqlite3").lstat().st_mode)  # never opened
+
+
+@pytest.mark.parametrize("new", [True, False])
+def test_a_full_disk_is_said_as_such_and_what_was_kept_stays(tmp_path, new):
+    from test_safety import _fill, _small_disk
+
+    with _small_disk(tmp_path / "disk", "4m") as disk:
+        root = disk / "cache"
+        db = open_database(disk, root / "data.sqlite3", SCHEMA, write=True)
+        assert db is not None
+        if not new:
+            db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+            db.close()
+        filler = _fill(disk, 8 * 1024)
+        try:
+            with pytest.raises(CacheError) as caught:
+                db.rows("INSERT INTO t VALUES (2, ?)", "b" * 200_000, write=True)
+            assert str(caught.value) == str(disk_full(root))
+        finally:
+            filler.unlink()
+            db.close()
+        assert db.rows("SELECT k FROM t", write=True) == ([] if new else [(1,)])
+
+
+def test_open_database_refuses_a_cache_dir_others_may_write_to_and_follows_its_link(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir(mode=0o700)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    db = open_database(link, link / "svc" / "x.sqlite3", SCHEMA, write=True)
+    assert db is not None and (real / "svc").is_dir()
+    real.chmod(0o770)
+    with pytest.raises(CacheError, match=r"^the cache dir .*link is refused: others may write"):
+        open_database(link, link / "svc" / "x.sqlite3", SCHEMA, write=False)
+
+
+@pytest.mark.parametrize(("free", "full"), [(1536 * 1024, False), (512 * 1024, True)])
+def test_any_error_with_less_than_a_mib_free_is_said_as_a_full_disk(tmp_path, free, full):
+    from test_safety import _fill, _small_disk
+
+    with _small_disk(tmp_path / "disk", "8m") as disk:
+        db = open_database(disk, disk / "cache" / "data.sqlite3", SCHEMA, write=True)
+        assert db is not None
+        db.rows("SELECT 1", write=True)
+        filler = _fill(disk, free)
+        try:
+            with pytest.raises(CacheError) as caught:
+                db.rows("SELECT missing FROM t")
+        finally:
+            filler.unlink()
+            db.close()
+    said = str(caught.value)
+    assert said == str(disk_full(disk / "cache")) if full else "failed: no such column" in said

@@ -69,3 +69,8 @@ def test_a_survivor_that_only_changes_the_case_of_an_sql_statement_is_marked():
     assert not mutation.sql_case_only("")
     assert mutation.sql_case_only(diff('  "AND expires > ? AND expires <= ?",',
                                        '  "and expires > ? and expires <= ?",'))
+    assert mutation.sql_case_only(diff('conn.execute("PRAGMA journal_mode=WAL")',
+                                       'conn.execute("pragma journal_mode=wal")'))
+    assert not mutation.sql_case_only(diff(  # the Python value compared, not the statement
+        'if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":',
+        'if conn.execute("PRAGMA journal_mode").fetchone()[0] != "WAL":'))
