@@ -295,7 +295,15 @@ def _read_only(folder: Path) -> Iterator[None]:
                 pytest.skip(f"cannot remount read-only: {remounted.stderr.decode().strip()}")
             yield
         finally:
-            subprocess.run(["umount", folder], check=True)
+            umounted = subprocess.run(["umount", folder], capture_output=True, text=True)
+            if umounted.returncode != 0:  # busy: say which files of this process hold it
+                held = []
+                for fd in Path("/proc/self/fd").iterdir():
+                    with contextlib.suppress(OSError):  # an fd closed meanwhile
+                        if (target := os.readlink(fd)).startswith(str(folder)):
+                            held.append(target)
+                subprocess.run(["umount", "--lazy", folder])  # never leave the mount behind
+                pytest.fail(f"umount {folder}: {umounted.stderr.strip()}; open here: {held}")
         return
     modes = {p: p.lstat().st_mode for p in [folder, *folder.rglob("*")]}
     for path in modes:
