@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gc
 import json
 import os
 import shutil
@@ -18,7 +19,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import refusing_port
-from waiting import HANG_GUARD
+from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes import sandbox
@@ -295,7 +296,23 @@ def _read_only(folder: Path) -> Iterator[None]:
                 pytest.skip(f"cannot remount read-only: {remounted.stderr.decode().strip()}")
             yield
         finally:
-            subprocess.run(["umount", folder], check=True)
+            def unmounted() -> bool:
+                nonlocal umounted
+                gc.collect()  # a file object in a reference cycle holds the mount until then
+                umounted = subprocess.run(["umount", folder], capture_output=True, text=True)
+                return umounted.returncode == 0
+
+            umounted = subprocess.run(["umount", folder], capture_output=True, text=True)
+            if umounted.returncode != 0:  # a file closing in another thread: a few more tries
+                wait_until(unmounted, timeout=10, interval=0.5)
+            if umounted.returncode != 0:  # busy: say which files of this process hold it
+                held = []
+                for fd in Path("/proc/self/fd").iterdir():
+                    with contextlib.suppress(OSError):  # an fd closed meanwhile
+                        if (target := os.readlink(fd)).startswith(str(folder)):
+                            held.append(target)
+                subprocess.run(["umount", "--lazy", folder])  # never leave the mount behind
+                pytest.fail(f"umount {folder}: {umounted.stderr.strip()}; open here: {held}")
         return
     modes = {p: p.lstat().st_mode for p in [folder, *folder.rglob("*")]}
     for path in modes:

@@ -587,6 +587,7 @@ def test_split_lone_strings_splits_only_lone_strings():
     plain = ["a", "b"]
     assert split_lone_strings(plain) is plain  # nothing to split: no copy
     assert split_lone_strings(("a, b",)) == [["a", "b"]]
+    assert type(split_lone_strings(("a",))) is list  # a tuple with nothing to split: a list
 
 
 def test_with_latin_tickers():
@@ -616,3 +617,10 @@ def test_date_reason_at_its_edges(text, reason):
 
 def test_the_first_year_is_a_roadmap_year():
     assert read_label("1990") == (dt.datetime(1990, 1, 1), "year")
+
+
+def test_with_latin_tickers_keeps_each_change_and_gives_a_list():
+    assert with_latin_tickers(["ЕТН", "ВТС"]) == ["ETH", "BTC"]  # one copy keeps both
+    assert with_latin_tickers([["ЕТН"], ["ВТС"]]) == [["ETH"], ["BTC"]]
+    assert with_latin_tickers([["A"], "ЕТН"]) == [["A"], "ETH"]  # past a plain list
+    assert with_latin_tickers(("ABC",)) == ["ABC"] and type(with_latin_tickers(("ABC",))) is list
