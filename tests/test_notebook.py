@@ -38,14 +38,8 @@ def test_notebook_is_stored_without_outputs():
                for c in nb.cells if c.cell_type == "code")
 
 
-def _execute(workdir: Path, shift: float):
-    """Run the notebook top to bottom in a kernel started in ``workdir``, its clock ``shift``
-    seconds from the real one (ticking); the executed notebook."""
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    nb.cells.insert(0, nbformat.v4.new_code_cell(  # before anything: a fixed ledger day
-        "import datetime, time_machine\n"
-        "time_machine.travel(datetime.datetime.now(datetime.UTC)"
-        f" + datetime.timedelta(seconds={shift!r}), tick=True).start()"))
+def run_in_kernel(nb: nbformat.NotebookNode, workdir: Path) -> None:
+    """Execute ``nb`` in place in a fresh python3 kernel started in ``workdir``."""
     imported = set(sys.modules)
     try:
         # nbclient's other clocks are hang guards too: a kernel starts within 60 s and a
@@ -61,6 +55,17 @@ def _execute(workdir: Path, shift: float):
         for name in set(sys.modules) - imported:
             if name == "ipykernel" or name.startswith("ipykernel."):
                 del sys.modules[name]
+
+
+def _execute(workdir: Path, shift: float):
+    """Run the notebook top to bottom in a kernel started in ``workdir``, its clock ``shift``
+    seconds from the real one (ticking); the executed notebook."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(  # before anything: a fixed ledger day
+        "import datetime, time_machine\n"
+        "time_machine.travel(datetime.datetime.now(datetime.UTC)"
+        f" + datetime.timedelta(seconds={shift!r}), tick=True).start()"))
+    run_in_kernel(nb, workdir)
     return nb
 
 

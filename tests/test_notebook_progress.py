@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
-from waiting import HANG_GUARD
+from test_notebook import run_in_kernel
 
 ROOT = Path(__file__).resolve().parent.parent
 BAR = re.compile(r"^(profiles|list pages): ")
@@ -42,18 +40,7 @@ _ = icoframes.configure(**sb.settings())""",
 def _run(tmp_path: Path) -> nbformat.NotebookNode:
     """Execute the notebook in a fresh kernel in ``tmp_path``, save it, read it back."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    imported = set(sys.modules)
-    try:
-        # a kernel starts within 60 s and a cell's output comes within 4 s of its reply by
-        # default (or is dropped unsaid): hang guards too
-        NotebookClient(nb, timeout=HANG_GUARD, startup_timeout=HANG_GUARD,
-                       iopub_timeout=HANG_GUARD, raise_on_iopub_timeout=True,
-                       kernel_name="python3",
-                       resources={"metadata": {"path": str(tmp_path)}}).execute()
-    finally:  # as in test_notebook: an imported ipykernel would pass this process for a kernel
-        for name in set(sys.modules) - imported:
-            if name == "ipykernel" or name.startswith("ipykernel."):
-                del sys.modules[name]
+    run_in_kernel(nb, tmp_path)
     saved = tmp_path / "saved.ipynb"
     nbformat.write(nb, saved)
     return nbformat.read(saved, as_version=4)

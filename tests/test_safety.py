@@ -34,7 +34,7 @@ from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes import sandbox
-from icoframes.errors import CacheError, CacheWarning
+from icoframes.errors import CacheError, CacheWarning, QuotaWarning
 from icoframes.store.cache import DB_NAME, Cache
 from icoframes.store.db import LEASE, Database
 
@@ -530,3 +530,52 @@ def test_a_live_crawl_keeps_its_claims_while_a_request_hangs_longer_than_the_lea
             loading.join(HANG_GUARD)
             icoframes.reset_configuration()
     assert srv.hits[PROFILE] == 1
+
+
+def test_ctrl_c_while_a_quota_stop_waits_for_paid_requests_still_releases_the_claims(
+        tmp_path, monkeypatch):
+    """A quota stop waits for the requests already sent (paid for) however long they take; a
+    Ctrl-C then cuts them and still keeps what came and releases the load's claims."""
+    import concurrent.futures as cf
+
+    stuck, let_go, waiting = threading.Event(), threading.Event(), threading.Event()
+    answer = profile_reply(clean_profile)
+
+    def slow_first(h) -> None:
+        if h.request_json().get("id") == 1:
+            stuck.set()
+            let_go.wait(HANG_GUARD)
+        answer(h)
+
+    real_wait = cf.wait
+
+    def spy(futures, timeout=None, **kwargs):
+        if timeout is None:  # only the quota stop's wait is unbounded
+            waiting.set()
+        return real_wait(futures, timeout=timeout, **kwargs)
+
+    def interrupt() -> None:
+        if waiting.wait(HANG_GUARD):
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    monkeypatch.setattr(cf, "wait", spy)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    with HostileServer({LIST: paged_list(5), PROFILE: slow_first}) as srv:
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache", timeout=3600,
+                            max_workers=2, daily_quota=3)
+        ctrl_c = threading.Thread(target=interrupt, daemon=True)
+        ctrl_c.start()
+        try:
+            with pytest.warns(QuotaWarning), pytest.raises(KeyboardInterrupt):
+                icoframes.load_icos(status="past", progress=False)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            let_go.set()
+            ctrl_c.join(HANG_GUARD)
+            icoframes.reset_configuration()
+    assert stuck.is_set() and waiting.is_set()
+    database = next((tmp_path / "cache").rglob(DB_NAME))
+    with contextlib.closing(sqlite3.connect(database)) as conn:
+        assert conn.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
+        kept = [row[0] for row in conn.execute("SELECT id FROM profiles WHERE state = 'fetched'")]
+    assert kept == [2]  # the one that came before the stop

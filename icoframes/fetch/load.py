@@ -1,15 +1,14 @@
 """One load, from the user's arguments to the result: :class:`Load`.
 
-The public loaders (:mod:`icoframes.loaders`) and :func:`icoframes.export_tables`
-each make one. It checks the arguments once, answers each list query from the
-cache when it can (:mod:`.localquery`) or pages it, fetches the profiles the
-lists name that the cache lacks or holds stale (:mod:`.planner`), keeping each
-as it arrives, and assembles the result with its report (:mod:`.result`). A
-profile is requested as soon as the page that lists it arrives; one request per
-free worker (:mod:`.pool`), never more. Lists and profiles are claimed across
-processes first: one claimed elsewhere is waited for (:mod:`.sharedlists`).
-A page or profile that fails for good is that item's failure (kept, reported,
-retried by the next load); what stops a load is worded in :mod:`.stops`.
+The public loaders (:mod:`icoframes.loaders`) and :func:`icoframes.export_tables` each make
+one. It checks the arguments once, answers each list query from the cache when it can
+(:mod:`.localquery`) or pages it, fetches the profiles the lists name that the cache lacks
+or holds stale (:mod:`.planner`), keeping each as it arrives, and assembles the result with
+its report (:mod:`.result`). A profile is requested as soon as the page that lists it
+arrives; one request per free worker (:mod:`.pool`), never more. Lists and profiles are
+claimed across processes first: one claimed elsewhere is waited for (:mod:`.sharedlists`). A
+page or profile that fails for good is that item's failure (kept, reported, retried by the
+next load); what stops a load is worded in :mod:`.stops`.
 """
 
 from __future__ import annotations
@@ -431,6 +430,8 @@ class Load:
             with contextlib.suppress(CacheError):  # unreleased claims lapse with their lease
                 self._claims.close()
         self._progress.close()
+        if self._pool.interrupted:
+            raise KeyboardInterrupt  # (in the wait for paid requests: cut, what came kept)
 
     def _raise_stop(self) -> None:
         """Raise what stopped the load, if anything did."""

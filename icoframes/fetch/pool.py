@@ -33,6 +33,7 @@ class RequestPool:
         self._pool: ThreadPoolExecutor | None = None
         self._done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
         self._tasks: dict[Future[Any], tuple[str, Any]] = {}
+        self.interrupted = False  # a Ctrl-C came while shut_down waited
 
     @property
     def busy(self) -> int:
@@ -64,11 +65,14 @@ class RequestPool:
     def shut_down(self, *, grace: float | None, cancel: Callable[[], None]) -> list[Finished]:
         """Stop the pool: requests in flight get ``grace`` seconds (paid for; None: until each
         ends, by its own deadline), then ``cancel()`` cuts the rest. Returns the requests that
-        finished but were not handed back yet."""
+        finished but were not handed back yet (a Ctrl-C in the wait: :attr:`interrupted`)."""
         if self._pool is None:
             return []
         if grace != 0 and self._tasks:
-            cf.wait(list(self._tasks), timeout=grace)
+            try:
+                cf.wait(list(self._tasks), timeout=grace)
+            except KeyboardInterrupt:  # Ctrl-C in the wait: cut the rest now (the caller
+                self.interrupted = True  # keeps what came, then raises it again)
         if any(not f.done() for f in self._tasks):
             cancel()  # cut what is still in flight, wake the waiting
         self._pool.shutdown(wait=False, cancel_futures=True)

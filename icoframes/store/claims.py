@@ -95,7 +95,7 @@ class Claims:
             others = conn.execute(f"SELECT id, pid, host FROM claims WHERE {_IN} AND owner != ? "
                                   "AND expires > ? AND expires <= ?",
                                   (listed, self.token, now, now + 2 * self.lease)).fetchall()
-            alive = {(pid, host): _alive(pid, host) for _, pid, host in others}
+            alive = {key: _alive(*key) for key in {(pid, host) for _, pid, host in others}}
             taken = {i for i, pid, host in others if alive[(pid, host)]}
             mine = [i for i in wanted if i not in arrived and i not in taken]
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",

@@ -144,7 +144,9 @@ class Database:
         """The process's database object for ``path`` (one connection per process and file)."""
         key = (os.getpid(), str(path))  # a forked child opens its own
         with cls._open_lock:
-            return cls._open.setdefault(key, cls(path, schema))
+            if (db := cls._open.get(key)) is None:
+                db = cls._open[key] = cls(path, schema)
+            return db
 
     @classmethod
     def close_under(cls, folder: Path) -> None:
