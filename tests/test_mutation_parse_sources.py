@@ -104,7 +104,7 @@ def test_read_fields_of_several_fields_with_some_missing():
 
 @pytest.mark.parametrize("fields", [("a",), ("a", "b")])
 def test_read_fields_of_no_records(fields):
-    assert {k: list(v) for k, v in read_fields([], fields).items()} == dict.fromkeys(fields, [])
+    assert {k: list(v) for k, v in read_fields([], fields).items()} == {key: [] for key in fields}
 
 
 def test_gather_reads_fields_and_sections_and_reports_a_section_that_is_no_dict():
