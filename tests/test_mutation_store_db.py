@@ -15,10 +15,13 @@ import datetime as dt
 import os
 import sqlite3
 import stat
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
+from waiting import HANG_GUARD
 
 from icoframes.errors import CacheError, CacheWarning
 from icoframes.store.db import (
@@ -281,6 +284,94 @@ def test_one_connection_serves_every_thread_of_the_process(tmp_path):
     worker.start()
     worker.join(60)  # a hang guard
     assert found == [[("a",)]]
+
+
+def test_a_read_only_connection_serves_every_thread_of_the_process(tmp_path):
+    # check_same_thread=False on the read-only connection too: opened by one thread (a
+    # worker of a load), read by another. The failed writable attempt is no SQLITE_BUSY:
+    # it is not retried (no pause: seen by a profiler of the worker), read-only at once
+    from test_housekeeping import _read_only
+
+    db = _db(tmp_path)
+    db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+    db.close()
+    again = Database(db.path, SCHEMA)
+    pauses: list[object] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "c_call" and arg is time.sleep:
+            pauses.append(frame)
+
+    def read() -> None:
+        sys.setprofile(profile)
+        try:
+            found.append(again.rows("SELECT v FROM t"))
+        finally:
+            sys.setprofile(None)
+
+    with _read_only(db.path.parent):
+        try:
+            found: list[object] = []
+            worker = threading.Thread(target=read)
+            worker.start()
+            worker.join(HANG_GUARD)
+            assert found == [[("a",)]] and again.read_only and pauses == []
+            assert again.rows("SELECT v FROM t") == [("a",)]  # the connection the worker made
+        finally:
+            again.close()
+
+
+def test_a_new_cache_waits_while_another_connection_holds_the_write_lock(tmp_path):
+    # SQLite answers a switch to WAL with SQLITE_BUSY at once, without its busy handler,
+    # while another connection of a new (rollback journal) file holds the write lock, as
+    # a process making the same cache at the same moment does: the opening retries, with
+    # growing pauses, until the lock is released. No clock: the lock is released once the
+    # opening thread has paused three times (seen by a profiler of that thread).
+    folder = tmp_path / "folder"
+    folder.mkdir(mode=0o700)
+    path = folder / "data.sqlite3"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO t VALUES (1, 'a')")
+    pauses: list[object] = []
+    paused_or_done = threading.Event()
+    outcome: list[object] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "c_call" and arg is time.sleep:
+            pauses.append(frame)
+            if len(pauses) >= 3:
+                paused_or_done.set()
+
+    db = Database(path, SCHEMA)
+
+    def opening() -> None:
+        sys.setprofile(profile)
+        try:
+            outcome.append(db.rows("SELECT v FROM t", write=True))
+        except BaseException as exc:  # the test reports it
+            outcome.append(exc)
+        finally:
+            sys.setprofile(None)
+            paused_or_done.set()
+
+    worker = threading.Thread(target=opening)
+    worker.start()
+    try:
+        assert paused_or_done.wait(HANG_GUARD)
+        assert outcome == [] and len(pauses) >= 3  # still waiting, not failed
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    worker.join(HANG_GUARD)
+    db.close()
+    assert outcome == [[("a",)]]
+    check = sqlite3.connect(path)
+    try:
+        assert check.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    finally:
+        check.close()
 
 
 @pytest.mark.parametrize("wal", [True, False])

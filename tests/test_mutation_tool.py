@@ -74,3 +74,30 @@ def test_a_survivor_that_only_changes_the_case_of_an_sql_statement_is_marked():
     assert not mutation.sql_case_only(diff(  # the Python value compared, not the statement
         'if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":',
         'if conn.execute("PRAGMA journal_mode").fetchone()[0] != "WAL":'))
+
+
+def test_case_mutants_of_sql_statements_are_not_generated():
+    # SQLite reads keywords, names and functions in any case: such mutants are equivalent,
+    # so the run leaves them out instead of excusing them in the report
+    import libcst as cst
+
+    namespace: dict[str, object] = {}
+    exec(compile(mutation.mutmut_without_sql_case(run=False), "<patch>", "exec"), namespace)
+    operator = namespace["_operator_string"]
+
+    def mutants(literal: str) -> list[str]:
+        return [node.value for node in operator(cst.SimpleString(literal))]  # type: ignore[operator]
+
+    assert mutants('"SELECT id FROM t WHERE v > ?"') == ['"XXSELECT id FROM t WHERE v > ?XX"']
+    # a quoted value's case is read: only the case change that keeps it is left out
+    assert mutants("\"SELECT value FROM meta WHERE key = 'converted'\"") == [
+        "\"XXSELECT value FROM meta WHERE key = 'converted'XX\"",
+        "\"SELECT VALUE FROM META WHERE KEY = 'CONVERTED'\""]
+    assert mutants('"sent from this cache dir"') == [  # a message is no SQL
+        '"XXsent from this cache dirXX"', '"SENT FROM THIS CACHE DIR"']
+    assert mutants('"wal"') == ['"XXwalXX"', '"WAL"']  # a value compared in Python
+    assert mutation.sql_case_literal('"PRAGMA journal_mode=WAL"', '"pragma journal_mode=wal"')
+    assert not mutation.sql_case_literal('" \'$.id\') AS id FROM t"', '" \'$.ID\') AS ID FROM T"')
+    assert not mutation.sql_case_literal("\"= 'a WHERE\"", "\"= 'A where\"")  # a value torn
+    assert len(mutation.sql_literals("store:ledger")) == 14
+    assert mutation.sql_literals("money") == mutation.sql_literals("store:derived") == []
