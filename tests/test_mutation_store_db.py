@@ -12,6 +12,7 @@ transaction back and is a :class:`CacheError` naming the file.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 import sqlite3
 import stat
@@ -469,3 +470,48 @@ def test_any_error_with_less_than_a_mib_free_is_said_as_a_full_disk(tmp_path, fr
             db.close()
     said = str(caught.value)
     assert said == str(disk_full(disk / "cache")) if full else "failed: no such column" in said
+
+
+def test_sync_makes_the_log_then_the_file_durable_and_says_what_failed(tmp_path, monkeypatch):
+    db = _db(tmp_path)
+    wal = Path(f"{db.path}-wal")
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    fds = len(os.listdir("/proc/self/fd"))
+    db.sync()
+    assert synced == [os.path.realpath(wal), os.path.realpath(db.path)]
+    assert len(os.listdir("/proc/self/fd")) == fds  # each file closed again
+    db.close()  # the last connection: the log folded into the file and removed
+    assert not wal.exists()
+    synced.clear()
+    fds = len(os.listdir("/proc/self/fd"))
+    db.sync()
+    assert synced == [os.path.realpath(db.path)]
+    wal.symlink_to(tmp_path / "elsewhere")  # never followed
+    with pytest.raises(CacheError) as caught:
+        db.sync()
+    assert str(caught.value) == (f"the cache database {wal} cannot be synced: [Errno 40] Too "
+                                 f"many levels of symbolic links: '{wal}'")
+    wal.unlink()
+
+    def failing(number: int) -> object:
+        def fsync(fd: int) -> None:
+            raise OSError(number, os.strerror(number))
+        return fsync
+
+    monkeypatch.setattr(os, "fsync", failing(errno.ENOSPC))
+    with pytest.raises(CacheError) as caught:
+        db.sync()
+    assert str(caught.value) == str(disk_full(db.path.parent))
+    monkeypatch.setattr(os, "fsync", failing(errno.EIO))
+    with pytest.raises(CacheError) as caught:
+        db.sync()
+    assert str(caught.value) == (f"the cache database {db.path} cannot be synced: [Errno 5] "
+                                 "Input/output error")
+    assert len(os.listdir("/proc/self/fd")) == fds
