@@ -305,6 +305,9 @@ class Result:
     when: str = ""
     rechecked: str = ""  # when only the survivors of an earlier run were run again: its time
     commit: str = ""  # the tree the mutants were made from, when the run started
+    # a run of a few files (parse:rules+dates): each file's sources_hash() when it started,
+    # so that each can be rechecked alone (``parse:rules``) while the others change
+    parts: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def saved(name: str, baseline: bool) -> Path:
@@ -319,6 +322,7 @@ def run(name: str, jobs: int, baseline: bool, only: list[str] | None = None) -> 
     started = time.monotonic()
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     sources, commit = sources_hash(name), tree_state()  # before: the tree may move meanwhile
+    parts = {part: sources_hash(part) for part in parts_of(name)}
     with open(work / "run.log", "wb") as out:
         done = subprocess.run([sys.executable, "-c", mutmut_without_sql_case(), "run",
                                "--max-children", str(jobs), *(only or [])],
@@ -331,7 +335,26 @@ def run(name: str, jobs: int, baseline: bool, only: list[str] | None = None) -> 
     if only is not None:
         rows = [row for row in rows if row["name"] in set(only)]
     log(f"{name}: {len(rows)} mutants in {seconds / 60:.1f} min")
-    return Result(name, rows, seconds, tests, baseline, sources, when, commit=commit)
+    return Result(name, rows, seconds, tests, baseline, sources, when, commit=commit,
+                  parts=parts)
+
+
+def parts_of(name: str) -> list[str]:
+    """``store:derived+housekeeping`` -> ``store:derived``, ``store:housekeeping``; [] for
+    one file or a whole module."""
+    module, _, files = name.partition(":")
+    return [f"{module}:{file}" for file in files.split("+")] if "+" in files else []
+
+
+def save_parts(result: Result) -> None:
+    """Save each file of a run of a few files as a run of its own (not written to the
+    report: the run's section is), so that ``--recheck`` can take one file alone."""
+    for part, sources in result.parts.items():
+        path = module_of(part).sources[0]
+        rows = [row for row in result.rows if row["path"] == path]
+        single = dataclasses.replace(result, name=part, rows=rows, sources=sources, parts={})
+        saved(part, result.baseline).write_text(json.dumps(dataclasses.asdict(single)),
+                                                encoding="utf-8")
 
 
 def collect(work: Path) -> list[dict[str, str]]:
@@ -598,6 +621,7 @@ def main(argv: list[str] | None = None) -> None:
             result = run(name, args.jobs, args.baseline)
         saved(name, args.baseline).write_text(json.dumps(dataclasses.asdict(result)),
                                               encoding="utf-8")
+        save_parts(result)
         write({key: section(result)})
         log(f"{name}: written to {REPORT.relative_to(ROOT)}")
 

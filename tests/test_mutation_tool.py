@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from benchmarks import mutation
@@ -101,3 +103,19 @@ def test_case_mutants_of_sql_statements_are_not_generated():
     assert not mutation.sql_case_literal("\"= 'a WHERE\"", "\"= 'A where\"")  # a value torn
     assert len(mutation.sql_literals("store:ledger")) == 14
     assert mutation.sql_literals("money") == mutation.sql_literals("store:derived") == []
+
+
+def test_a_run_of_a_few_files_is_saved_per_file_too(tmp_path, monkeypatch):
+    assert mutation.parts_of("store:derived+housekeeping") == ["store:derived",
+                                                               "store:housekeeping"]
+    assert mutation.parts_of("store:ledger") == mutation.parts_of("store") == []
+    monkeypatch.setattr(mutation, "SCRATCH", tmp_path)
+    rows = [{"path": f"icoframes/store/{file}.py", "name": file, "status": "killed", "diff": ""}
+            for file in ("derived", "housekeeping", "derived")]
+    mutation.save_parts(mutation.Result("store:derived+housekeeping", rows, 1.0, [], False,
+                                        "all", parts={"store:derived": "d",
+                                                      "store:housekeeping": "h"}))
+    derived = mutation.Result(**json.loads((tmp_path / "store-derived.json").read_text()))
+    assert (derived.name, derived.sources, len(derived.rows)) == ("store:derived", "d", 2)
+    housekeeping = json.loads((tmp_path / "store-housekeeping.json").read_text())
+    assert housekeeping["sources"] == "h" and housekeeping["rows"] == rows[1:2]
