@@ -10,6 +10,7 @@ problems on their reason and ICO, not only their count.
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
@@ -138,3 +139,14 @@ def test_people_given_as_a_tuple_or_a_map_or_one_person():
     assert t.problems.empty
     assert np.array_equal(t.team["ico_id"].to_numpy(), np.array([1, 1, 2, 2]))
     assert not pd.isna(t.team["name"]).any()
+
+
+def test_people_that_are_other_mappings_are_read_and_non_people_leave_a_gap():
+    t = tidy([{"id": 1, "team": [MappingProxyType({"name": "Ann"}), "junk",
+                                 {"name": "Bob", "social": {"x": "https://x/bob"}}]}])
+    assert t.team[["ico_id", "position", "name"]].values.tolist() == [[1, 0, "Ann"],
+                                                                      [1, 2, "Bob"]]
+    assert t.social[["ico_id", "owner", "position", "network"]].astype(object).values.tolist() \
+        == [[1, "team", 2, "x"]]
+    assert t.problems.astype(object).values.tolist() == [[1, "team", "team", "junk",
+                                                          "wrong_shape"]]
