@@ -132,6 +132,10 @@ MODULES: dict[str, Module] = {
             "test_loaded_icos_convert_past_prices_at_their_fetch_and_ongoing_at_the_sale",
             "test_sandbox_amounts_in_eth_btc_eur_convert_to_realistic_usd",
             "test_sandbox_wide_rates_give_the_long_forms_dollars")))),
+    "params": Module(("icoframes/api/params.py",), ("tests/test_params.py",)),
+    # the client's tests reach retry.py through sandbox loads and retries of seconds each:
+    # it is judged by its direct tests (tests/test_mutation_retry.py) alone
+    "retry": Module(("icoframes/api/retry.py",), ()),
     "features": Module(("icoframes/features.py",), ("tests/test_features.py",), skip=(
         (r"^def _f\(|^    return Feature\(name, dtype, definition, needs_rates\)$",
          "_f builds FEATURES once, when features.py is imported: mutmut switches "

@@ -85,7 +85,7 @@ FEATURES: Final[tuple[Feature, ...]] = (
          "(team and advisors' links do not count)") for network in SOCIAL_NETWORKS),
     _f("n_social_links", "int64",
        "distinct networks among the ICO's own social links (any network, not only those above)"),
-    _f("platform_family", "str",
+    _f("platform_family", str(TEXT_DTYPE),
        "platform through PLATFORM_FAMILIES (ERC20, ERC-20, Etherum -> Ethereum); "
        "other platforms as written"),
     _f("is_ethereum", "boolean", "platform_family is Ethereum; <NA> when no platform"),
@@ -135,7 +135,7 @@ def describe_features(*, rates: bool = True) -> pd.DataFrame:
     rows = [f for f in FEATURES if rates or not f.needs_rates]
     return pd.DataFrame({
         "name": [f.name for f in rows],
-        "dtype": [str(TEXT_DTYPE) if f.dtype == "str" else f.dtype for f in rows],
+        "dtype": [f.dtype for f in rows],
         "definition": [f.definition for f in rows],
         "needs_rates": [f.needs_rates for f in rows],
     }).astype({"name": TEXT_DTYPE, "dtype": TEXT_DTYPE, "definition": TEXT_DTYPE})
@@ -205,18 +205,18 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
 
     def count(child: pd.DataFrame) -> np.ndarray:
         found = per_ico(child)
-        return np.bincount(found[found >= 0], minlength=n).astype(np.int64)
+        return np.bincount(found[found >= 0], minlength=n)
 
     start = icos["start_datetime"]
     end = icos["end_datetime"]
     both = start.notna() & end.notna()
     backwards = both & (end < start)
-    out: dict[str, object] = {"ico_id": icos["id"].to_numpy(dtype=np.int64)}
-    days = ((end - start).dt.total_seconds() / 86_400.0).to_numpy(dtype=np.float64,
-                                                                  na_value=np.nan)
-    out["duration_days"] = np.where(backwards.to_numpy(), np.nan, days)
-    out["start_year"] = start.dt.year.astype("Int64")
-    out["start_quarter"] = start.dt.quarter.astype("Int64")
+    # each column as numpy or pandas compute it: _typed casts it to its declared dtype
+    out: dict[str, object] = {"ico_id": icos["id"].to_numpy()}
+    days = (end - start).dt.total_seconds() / 86_400.0
+    out["duration_days"] = days.mask(backwards).to_numpy()
+    out["start_year"] = start.dt.year
+    out["start_quarter"] = start.dt.quarter
     out["team_size"] = count(tables.team)
     out["advisor_count"] = count(tables.advisors)
     out["has_whitepaper"] = icos["whitepaper"].notna().to_numpy()
@@ -224,21 +224,18 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
     out.update(_social(tables.social, per_ico, n))
     family = _platform_families(icos["platform"])
     out["platform_family"] = family
-    out["is_ethereum"] = pd.arrays.BooleanArray(
-        (family == "Ethereum").fillna(False).to_numpy(dtype=bool),
-        family.isna().to_numpy())
-    out["n_restricted_areas"] = np.fromiter(map(len, icos["restricted_areas"]), np.int64, n)
+    # isin, unlike ==, is False (not <NA>) for a missing platform under pandas 2.2 too
+    out["is_ethereum"] = pd.arrays.BooleanArray(family.isin(["Ethereum"]).to_numpy(),
+                                                family.isna().to_numpy())
+    out["n_restricted_areas"] = list(map(len, icos["restricted_areas"]))
     accepted = [_codes(items) for items in icos["accepting"]]
-    out["n_accepted_currencies"] = np.fromiter(map(len, accepted), np.int64, n)
-    out["accepts_fiat"] = np.fromiter((not codes.isdisjoint(FIAT_CODES) for codes in accepted),
-                                      bool, n)
+    out["n_accepted_currencies"] = list(map(len, accepted))
+    out["accepts_fiat"] = [not codes.isdisjoint(FIAT_CODES) for codes in accepted]
     out["has_bonus"] = count(tables.bonuses) > 0
     out["roadmap_items"] = count(tables.roadmap)
     out.update(_shares(tables.distribution, per_ico, n))
-    raised = icos["raised"].to_numpy(dtype=np.float64, na_value=np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out["log_raised"] = np.where(raised > 0, np.log(np.where(raised > 0, raised, 1.0)),
-                                     np.nan)
+    out["log_raised"] = np.log(icos["raised"].where(icos["raised"] > 0)).to_numpy()
+    raised = icos["raised"].to_numpy()  # float64, as every amount of the schema
     if rates is not None:
         money = to_usd(icos, rates, columns=("soft_cap", "hard_cap"), rate_max_age=rate_max_age,
                        quote=quote)
@@ -246,15 +243,13 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
         soft = money["soft_cap_usd"].to_numpy()
         out["hard_cap_usd"] = hard
         out["soft_cap_usd"] = soft
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out["raised_to_hard_cap"] = np.where(hard > 0, raised / hard, np.nan)
+        with np.errstate(invalid="ignore"):  # an infinite raised amount of an infinite cap
+            out["raised_to_hard_cap"] = raised / pd.Series(hard).where(hard > 0).to_numpy()
         out["reached_soft_cap"] = _at_least(raised, soft * (1 - CAP_TOLERANCE))
         out["reached_hard_cap"] = _at_least(raised, hard * (1 - CAP_TOLERANCE))
-    soft_cap = icos["soft_cap"].to_numpy(dtype=np.float64, na_value=np.nan)
-    hard_cap = icos["hard_cap"].to_numpy(dtype=np.float64, na_value=np.nan)
-    out["soft_cap_above_hard_cap"] = _compare(soft_cap, hard_cap)
-    out["ends_before_starts"] = pd.arrays.BooleanArray(backwards.to_numpy(dtype=bool),
-                                                       ~both.to_numpy(dtype=bool))
+    out["soft_cap_above_hard_cap"] = _compare(icos["soft_cap"].to_numpy(),
+                                              icos["hard_cap"].to_numpy())
+    out["ends_before_starts"] = pd.arrays.BooleanArray(backwards.to_numpy(), ~both.to_numpy())
     out["status_disagrees_with_dates"] = _status_disagrees(icos["status"], start, end, when)
     return _typed(out, with_rates=rates is not None)
 
@@ -274,30 +269,22 @@ def _as_of(as_of: object) -> pd.Timestamp:
     when = pd.Timestamp(as_of)  # type: ignore[arg-type]
     if when is pd.NaT:
         raise InvalidParameter(f"as_of must be a date, got {as_of!r}")
-    return when.tz_convert("UTC").tz_localize(None) if when.tz is not None else when
+    return when.tz_convert(None) if when.tz is not None else when  # None: to UTC, then naive
 
 
 def _social(social: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
     own = social[(social["owner"] == "ico").to_numpy()]
     found = per_ico(own)
-    network = _objects(own["network"].map(social_network, na_action="ignore"))
+    network = own["network"].map(social_network, na_action="ignore").to_numpy()
     keep = found >= 0
     pairs = pd.DataFrame({"row": found[keep], "network": network[keep]}).dropna()
     pairs = pairs.drop_duplicates()
-    out = {}
-    for name in SOCIAL_NETWORKS:
-        flag = np.zeros(n, dtype=bool)
-        flag[pairs["row"].to_numpy()[(pairs["network"] == name).to_numpy()]] = True
-        out[f"has_{name}"] = flag
-    out["n_social_links"] = np.bincount(pairs["row"].to_numpy(), minlength=n).astype(np.int64)
+    rows, networks = pairs["row"].to_numpy(), pairs["network"].to_numpy()
+    out: dict[str, np.ndarray] = {
+        f"has_{name}": np.bincount(rows[networks == name], minlength=n) > 0
+        for name in SOCIAL_NETWORKS}
+    out["n_social_links"] = np.bincount(rows, minlength=n)
     return out
-
-
-def _objects(text: pd.Series) -> np.ndarray:
-    """A text column as an object array of str and None."""
-    values = text.to_numpy(dtype=object)
-    values[pd.isna(values)] = None
-    return values
 
 
 def _platform_families(platform: pd.Series) -> pd.Series:
@@ -316,18 +303,18 @@ def _codes(items: list[str]) -> frozenset[str]:
 
 def _shares(distribution: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
     found = per_ico(distribution)
-    percent = distribution["percent"].to_numpy(dtype=np.float64, na_value=np.nan)
+    percent = distribution["percent"].to_numpy()
     ok = (found >= 0) & ~np.isnan(percent)
-    parts = distribution["part"].fillna("").astype(object).to_numpy()
+    parts = distribution["part"].fillna("").to_numpy()  # a part not named matches no word
     names = pd.unique(parts[ok])
     team = {p: bool(_TEAM_PARTS.search(p)) for p in names}
     sale = {p: bool(_SALE_PARTS.search(p)) for p in names}
     stated = np.bincount(found[ok], minlength=n) > 0
     out = {}
     for column, matches in (("team_token_share", team), ("sale_token_share", sale)):
-        hit = np.fromiter((matches[p] for p in parts[ok]), bool, int(ok.sum()))
+        hit = np.array([matches[p] for p in parts[ok]], dtype=bool)
         total = np.bincount(found[ok][hit], weights=percent[ok][hit], minlength=n)
-        out[column] = np.where(stated, total, np.nan)
+        out[column] = pd.Series(total).where(stated).to_numpy()
     return out
 
 
@@ -343,28 +330,29 @@ def _compare(greater: np.ndarray, smaller: np.ndarray) -> pd.arrays.BooleanArray
 
 def _status_disagrees(status: pd.Series, start: pd.Series, end: pd.Series,
                       as_of: pd.Timestamp) -> pd.arrays.BooleanArray:
-    """True where the dates rule the status out; False where they imply it; else <NA>."""
-    s = _objects(status.str.strip().str.lower())
+    """True where the dates rule the status out; False where they imply it; else <NA>.
+
+    Where the dates both rule a status out and imply it (an end before the start), it
+    disagrees: the mask is of rows neither rules out nor implies.
+    """
+    s = status.str.strip().str.lower()
     has_start, has_end = start.notna().to_numpy(), end.notna().to_numpy()
     started = has_start & (start <= as_of).to_numpy()
     not_started = has_start & (start > as_of).to_numpy()
     ended = has_end & (end < as_of).to_numpy()
     not_ended = has_end & (end >= as_of).to_numpy()
-    # what the dates say for sure
-    implied = np.full(len(s), None, dtype=object)
-    implied[not_started] = "upcoming"
-    implied[ended & ~not_started] = "past"
-    implied[started & not_ended] = "ongoing"
-    rules_out = {
-        "upcoming": started | ended,
-        "past": not_started | not_ended,
-        "ongoing": not_started | ended,
+    # per status: what the dates rule out, what they say for sure
+    says = {
+        "upcoming": (started | ended, not_started),
+        "past": (not_started | not_ended, ended),
+        "ongoing": (not_started | ended, started & not_ended),
     }
-    known_status = np.isin(s, list(rules_out))
     disagrees = np.zeros(len(s), dtype=bool)
-    for name, ruled_out in rules_out.items():
-        disagrees |= (s == name) & ruled_out
-    agrees = known_status & ~disagrees & (implied == s)
+    agrees = np.zeros(len(s), dtype=bool)
+    for name, (ruled_out, implied) in says.items():
+        this = s.isin([name]).to_numpy()  # False, not <NA>, for no status under pandas 2.2
+        disagrees |= this & ruled_out
+        agrees |= this & implied
     return pd.arrays.BooleanArray(disagrees, ~(disagrees | agrees))
 
 
@@ -373,9 +361,7 @@ def _typed(columns: dict[str, object], *, with_rates: bool) -> pd.DataFrame:
     if [f.name for f in wanted] != list(columns):  # pragma: no cover - a definition drifted
         raise AssertionError(f"features computed {list(columns)}, declared "
                              f"{[f.name for f in wanted]}")
-    frame = pd.DataFrame(columns, copy=False)
-    dtypes = {f.name: (TEXT_DTYPE if f.dtype == "str" else f.dtype) for f in wanted}
-    return frame.astype(dtypes)
+    return pd.DataFrame(columns).astype({f.name: f.dtype for f in wanted})
 
 
 def __getattr__(name: str) -> object:

@@ -13,10 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from .errors import InvalidParameter
-from .files import atomic_write_table, concurrently
+from .files import atomic_write_table, concurrently, read_parquet_table
 from .frames import check_frame, frame_from_arrow
 from .metadata import describe_columns
 from .reporting import LoadReport, queries_html
@@ -424,7 +423,7 @@ def problem_summary(problems: pd.DataFrame) -> pd.DataFrame:
 def _read_problems(path: Path) -> pd.DataFrame:
     """``problems.parquet``; older shapes with what they lack missing: rows without a reason
     (before reasons), the per-column shape as rows without ids or reasons."""
-    table = pq.read_table(path)
+    table = read_parquet_table(path)
     if table.schema.names == PROBLEMS.names[:-1]:  # written before the reason column
         reason = PROBLEMS.arrow_schema().field("reason")
         table = table.append_column(reason, pa.nulls(len(table), reason.type))
@@ -444,7 +443,7 @@ if tuple(f.name for f in fields(Tables))[:-1] != NAMES:  # pragma: no cover
 
 
 def _read(table: TableSchema, path: Path) -> pd.DataFrame:
-    arrow = pq.read_table(path)
+    arrow = read_parquet_table(path)
     return describe_columns(frame_from_arrow(table, arrow, source=str(path)), arrow.schema)
 
 

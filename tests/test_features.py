@@ -77,7 +77,10 @@ def tables():
     return icoframes.tidy(PROFILES, statuses=STATUSES)
 
 
-@pytest.fixture(scope="module")
+# computed in each test that uses it, not once per module: mutation testing (mutmut) runs
+# for a mutant only the tests it saw reach compute_features, and a module-scoped result
+# would be computed in the first of them only (benchmarks/MUTATION.md, features)
+@pytest.fixture
 def feats(tables):
     with pytest.warns(IcoframesWarning, match="XYZ 2"):  # ICO 4's caps
         return compute_features(tables, rates=RATES, as_of=AS_OF).set_index("ico_id")

@@ -382,3 +382,49 @@ def test_a_hard_cap_under_one_dollar_still_gives_a_ratio():
     profile = {"id": 1, "finance": {"hard_cap": 0.5, "caps_unit": "USD", "raised": 1.0}}
     rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd_per_unit": [500.0]})
     assert _one("raised_to_hard_cap", [profile], rates=rates) == [2.0]
+
+
+# -- hand-built tables: what tidy() never gives, but a Tables bundle may hold --------------
+
+
+def _replaced(profiles: list[dict], table: str, column: str, row: int, value: object):
+    tables = icoframes.tidy(profiles)
+    frame = getattr(tables, table).copy()
+    frame.loc[row, column] = value
+    return dataclasses.replace(tables, **{table: frame})
+
+
+def test_a_social_link_without_a_network_counts_for_no_network():
+    profile = _profile(1, links={"social": {"twitter": "https://t/1", "slack": "https://s/1"}})
+    tables = _replaced([profile], "social", "network", 0, np.nan)  # row 0: twitter's
+    frame = compute_features(tables, as_of=AS_OF)
+    assert frame["n_social_links"].tolist() == [1]
+    assert frame[["has_twitter", "has_slack"]].iloc[0].tolist() == [False, True]
+
+
+def test_a_distribution_part_without_a_name_is_stated_but_of_neither_side():
+    profiles = [_profile(1, finance={"distribution": {"Team": "20%", "Crowdsale": "80%"}}),
+                _profile(2, finance={"distribution": {"Crowdsale": "100%"}})]
+    tables = icoframes.tidy(profiles)
+    distribution = tables.distribution.copy()
+    distribution.loc[distribution["part"] == "Crowdsale", "part"] = np.nan
+    frame = compute_features(dataclasses.replace(tables, distribution=distribution), as_of=AS_OF)
+    assert frame["team_token_share"].tolist() == [20.0, 0.0]
+    assert frame["sale_token_share"].tolist() == [0.0, 0.0]
+
+
+def test_an_infinite_amount_raised_against_an_infinite_cap_has_no_ratio_and_no_warning():
+    import warnings
+
+    profile = {"id": 1, "finance": {"hard_cap": 5, "caps_unit": "USD", "raised": 5.0}}
+    tables = icoframes.tidy([profile])
+    icos = tables.icos.copy()
+    icos[["raised", "hard_cap"]] = np.inf
+    rates = pd.DataFrame({"date": ["2018-03-31"], "currency": ["ETH"], "usd_per_unit": [500.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's inf / inf RuntimeWarning fails
+        frame = compute_features(dataclasses.replace(tables, icos=icos), rates=rates,
+                                 as_of=AS_OF)
+    assert frame["hard_cap_usd"].tolist() == [np.inf]
+    assert frame["raised_to_hard_cap"].isna().tolist() == [True]
+    assert frame["log_raised"].tolist() == [np.inf]

@@ -16,11 +16,13 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import time_machine
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
 from icoframes.parse.lists import list_frame
 from icoframes.schema import ICOS
+from icoframes.store import claims as claims_module
 from icoframes.store.cache import Cache, ProfileRecord
 from icoframes.store.derived import DerivedTables
 from icoframes.store.housekeeping import info
@@ -227,13 +229,18 @@ def test_fetch_states_count_failures_until_a_copy_arrives(tmp_path):
     assert (found.profiles, found.listed_without_profile) == (3, 1)
 
 
-def test_claims_are_disjoint_and_a_killed_claimer_loses_them_at_once(tmp_path):
+def test_claims_are_disjoint_and_a_killed_claimer_loses_them_at_once(tmp_path, monkeypatch):
+    # leases (20 s) out of reach: the child's start (tens of seconds at a load average of 30)
+    # must not let the claims made before it lapse; a killed claimer's go at once anyway
+    monkeypatch.setattr(claims_module, "LEASE", HANG_GUARD)
     cache = Cache(tmp_path, URL)
     with cache.claims() as first, cache.claims() as second:
         assert first.claim([1, 2, 3]) == ([1, 2, 3], [], [])
         assert second.claim([3, 4]) == ([4], [3], [])
         assert first.claim([3, 1]) == ([3, 1], [], [])  # held already
-        child = Child(tmp_path, """
+        child = Child(tmp_path, f"""
+            import icoframes.store.claims
+            icoframes.store.claims.LEASE = {HANG_GUARD!r}
             claims = Cache(cache_dir, URL).claims()
             print(json.dumps(claims.claim([4, 5, 6])), flush=True)
         """)

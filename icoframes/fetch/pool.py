@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import queue
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 __all__ = ["Finished", "RequestPool"]
+
+#: The longest single wait of :meth:`RequestPool.shut_down`, in seconds. A wait with
+#: no end can miss a Ctrl-C: CPython runs the handler of a signal that arrives after
+#: the thread released the GIL and before it blocked only when the wait returns.
+_TICK = 0.5
 
 #: A finished request: its kind, what it is for, and its future (done).
 Finished = tuple[str, Any, Future[Any]]
@@ -69,8 +75,14 @@ class RequestPool:
         if self._pool is None:
             return []
         if grace != 0 and self._tasks:
+            pending = set(self._tasks)
+            end = None if grace is None else time.monotonic() + grace
             try:
-                cf.wait(list(self._tasks), timeout=grace)
+                while pending:
+                    left = _TICK if end is None else min(_TICK, end - time.monotonic())
+                    if left <= 0:
+                        break
+                    pending = cf.wait(pending, timeout=left).not_done
             except KeyboardInterrupt:  # Ctrl-C in the wait: cut the rest now (the caller
                 self.interrupted = True  # keeps what came, then raises it again)
         if any(not f.done() for f in self._tasks):

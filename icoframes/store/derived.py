@@ -28,11 +28,10 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from ..api.text import loads_text
 from ..errors import CacheError, CacheWarning, warn
-from ..files import atomic_write_bytes, atomic_write_table, concurrently, locked
+from ..files import atomic_write_bytes, atomic_write_table, concurrently, locked, read_parquet_table
 from ..parse import profiles, rules
 from ..schema import ICOS, PROBLEMS, TABLES
 from ..tables import Tables, read_table
@@ -159,7 +158,7 @@ class DerivedTables:
 
         def write(name: str) -> None:
             path = self.dir / f"{name}.parquet"
-            kept = pq.read_table(path)
+            kept = read_parquet_table(path)
             kept = kept.filter(pc.invert(pc.is_in(kept.column(_KEYS[name]), value_set=ids)))
             schema = (PROBLEMS if name == PROBLEMS.name else TABLES[name]).arrow_schema()
             added = pa.Table.from_pandas(fresh[name], schema=schema, preserve_index=False)

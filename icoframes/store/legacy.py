@@ -22,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..errors import CacheWarning, warn
+from ..files import read_parquet_table
 from ..schema import FILTERS, LIST, TableSchema
 from ..tables import frame_from_arrow
 from .cache import FILTER_SET, Cache, ProfileRecord, ipc, keep_list, record_in
@@ -44,7 +44,7 @@ def _events(profiles: Path) -> list[dict[str, Any]]:
     for path in sorted(profiles.glob("part-*.parquet"), key=lambda p: (
             (1, int(m.group(1)), "") if (m := _PART.fullmatch(p.name)) else (0, 0, p.name))):
         with contextlib.suppress(pa.ArrowException, OSError, ValueError):
-            for i, row in enumerate(pq.read_table(path).to_pylist()):
+            for i, row in enumerate(read_parquet_table(path).to_pylist()):
                 row.setdefault("state", "gone" if row.get("raw") == "null" else "fetched")
                 events.append({"event": f"{path.name}:{i}", **row})
     for path in sorted(profiles.glob("journal-*.log")):
@@ -67,7 +67,7 @@ def _events(profiles: Path) -> list[dict[str, Any]]:
 def _stored(path: Path, schema: TableSchema) -> tuple[pd.DataFrame, dict[str, Any]] | None:
     """A list or filter file of 0.1: its frame and its metadata (None when unreadable)."""
     with contextlib.suppress(pa.ArrowException, OSError, ValueError, KeyError, TypeError):
-        table = pq.read_table(path)
+        table = read_parquet_table(path)
         meta = json.loads(table.schema.metadata[b"icoframes"])
         return frame_from_arrow(schema, table.replace_schema_metadata(None),
                                 source=str(path)), meta

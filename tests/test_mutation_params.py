@@ -1,0 +1,154 @@
+"""validate_list_params() and closest(): every rule of api/params.py, value by value, and
+every refusal's message in full (`make mutate MODULE=params`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from icoframes.api.params import closest, validate_list_params
+from icoframes.errors import InvalidParameter
+
+
+def _refused(params: dict) -> str:
+    with pytest.raises(InvalidParameter) as info:
+        validate_list_params(params)
+    return str(info.value)
+
+
+# -- the messages, in full ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"colour": 1}, "invalid list parameter colour=1: colour is not a list parameter of spec "
+                    "4.2 (see icoframes.api.params.PARAMS)"),
+    ({"sort_asc": 3}, "invalid list parameter sort_asc=3: sort_asc must be one of name, id, "
+                      "start_datetime, end_datetime"),
+    ({"platform": [3, 0]}, "invalid list parameter platform=0: platform must be ids (positive "
+                           "integers)"),
+    ({"platform": []}, "invalid list parameter platform=[]: platform must not be an empty list"),
+    ({"platform": True}, "invalid list parameter platform=True: platform must be a value or a "
+                         "list of values"),
+    ({"platform": {"a": 1}}, "invalid list parameter platform={'a': 1}: platform must be a "
+                             "value or a list of values"),
+    ({"platform": b"ab"}, "invalid list parameter platform=b'ab': platform must be a value or "
+                          "a list of values"),
+    ({"location": ""}, "invalid list parameter location='': location must be a non-empty "
+                       "string or a list of them"),
+    ({"location": ["Malta", "  "]}, "invalid list parameter location=['Malta', '  ']: location "
+                                    "must be a non-empty string or a list of them"),
+    ({"exclude_areas": [5]}, "invalid list parameter exclude_areas=[5]: exclude_areas must be "
+                             "a non-empty string or a list of them"),
+    ({"accepted_currencies": ["eth", "E"]},
+     "invalid list parameter accepted_currencies=['eth', 'E']: accepted_currencies takes "
+     "currency tickers (2 to 10 letters or digits, like 'ETH' or 'USDT'); 'E' is not one"),
+    ({"bounty_program": False},
+     "invalid list parameter bounty_program=False: bounty_program takes True only: the service "
+     "selects the ICOs with a bounty program, never those without; to get those, load without "
+     "bounty_program and filter the frame instead"),
+    ({"investor_kyc": np.False_},
+     "invalid list parameter investor_kyc=np.False_: investor_kyc takes True only: the service "
+     "selects the ICOs that conduct KYC, never those without; to get those, load without "
+     "investor_kyc and filter the frame instead"),
+    ({"bounty_program": "YES"}, "invalid list parameter bounty_program='YES': bounty_program "
+                                "takes True (or 'yes') only"),
+    ({"ico_score": True}, "invalid list parameter ico_score=True: ico_score must be an integer "
+                          "from 1 to 10"),
+    ({"ico_score": 0}, "invalid list parameter ico_score=0: ico_score must be an integer from 1 "
+                       "to 10"),
+    ({"page": "-1"}, "invalid list parameter page='-1': page must be an integer >= 1"),
+    ({"sort_asc": "ID"}, "invalid list parameter sort_asc='ID': sort_asc must be one of name, "
+                         "id, start_datetime, end_datetime; did you mean 'id'?"),
+    ({"sort_asc": "id", "sort_desc": "name"},
+     "give sort_asc or sort_desc, not both (got sort_asc='id', sort_desc='name')"),
+])
+def test_each_refusal_in_full(params, message):
+    assert _refused(params) == message
+
+
+# -- what is accepted, and its wire form ---------------------------------------------------
+
+
+def test_a_missing_value_is_skipped_and_the_others_still_read():
+    assert validate_list_params({"location": None, "status": "past", "page": None,
+                                 "ico_score": 10}) == {"status": "past", "ico_score": 10}
+
+
+def test_only_the_status_is_read_in_any_case_not_a_sort_key():
+    assert validate_list_params({"status": "Ongoing"}) == {"status": "ongoing"}
+    assert validate_list_params({"sort_desc": "start_datetime"}) == {
+        "sort_desc": "start_datetime"}
+    assert "did you mean 'name'" in _refused({"sort_desc": " Name"})
+
+
+@pytest.mark.parametrize(("given", "wire"), [
+    (1, 1), (10, 10), (np.int64(7), 7), ("3", 3), (" 4 ", 4),
+])
+def test_integers_at_their_bounds_and_from_text(given, wire):
+    read = validate_list_params({"ico_score": given})["ico_score"]
+    assert read == wire and type(read) is int
+
+
+@pytest.mark.parametrize("given", [11, 0, -1, 3.0, "3.0", "x", np.True_, True, ""])
+def test_integers_out_of_bounds_or_not_integers_are_refused(given):
+    assert "ico_score must be an integer from 1 to 10" in _refused({"ico_score": given})
+
+
+def test_a_page_has_no_upper_bound_but_starts_at_one():
+    assert validate_list_params({"page": 1}) == {"page": 1}
+    assert validate_list_params({"page": 10**6}) == {"page": 10**6}
+    assert validate_list_params({"page": "1"}) == {"page": 1}
+
+
+@pytest.mark.parametrize(("given", "wire"), [
+    (1, [1]), ("2", [2]), (np.int64(3), [3]), ((4, 5), [4, 5]), (np.array([6, 7]), [6, 7]),
+    ([10**12], [10**12]),
+])
+def test_ids_as_a_value_or_any_list(given, wire):
+    read = validate_list_params({"category": given})["category"]
+    assert read == wire and all(type(i) is int for i in read)
+
+
+def test_strings_are_sent_as_given_but_tickers_stripped_and_upper_cased():
+    assert validate_list_params({"location": [" Malta", "usa"]}) == {
+        "location": [" Malta", "usa"]}
+    assert validate_list_params({"exclude_areas": ("China",)}) == {"exclude_areas": ["China"]}
+    assert validate_list_params({"accepted_currencies": ["eth ", "Usdt", "ABCDEFGHIJ", "b2"]}) \
+        == {"accepted_currencies": ["ETH", "USDT", "ABCDEFGHIJ", "B2"]}
+
+
+@pytest.mark.parametrize("ticker", ["E", "ABCDEFGHIJK", "ET-H", "E TH", "€UR"])
+def test_what_is_not_a_ticker_is_refused(ticker):
+    assert f"{ticker!r} is not one" in _refused({"accepted_currencies": ["ETH", ticker]})
+
+
+@pytest.mark.parametrize("given", [True, np.True_, "yes"])
+def test_a_yes_flag_takes_true_or_yes(given):
+    assert validate_list_params({"airdrop_program": given}) == {"airdrop_program": "yes"}
+
+
+@pytest.mark.parametrize("given", [1, "true", "no", "", np.int64(1)])
+def test_a_yes_flag_refuses_every_other_truthy_or_text_value(given):
+    assert _refused({"ico_kyc_passed": given}).endswith(
+        "ico_kyc_passed takes True (or 'yes') only")
+
+
+# -- closest(): the best guess, and a second only when as close ----------------------------
+
+
+def test_closest_keeps_a_choice_at_exactly_the_minimal_ratio():
+    assert closest("abcxy", ["abczz"]) == ["abczz"]  # 3 of 5 alike: ratio 0.6
+    assert closest("abcxy", ["abzzz"]) == []  # ratio 0.4
+
+
+def test_closest_adds_a_second_choice_within_a_tenth_of_the_best_only():
+    assert closest("abcdefghij", ["abcdefghij", "abcdefghiz"]) == ["abcdefghij", "abcdefghiz"]
+    assert closest("abcdefghij", ["abcdefgxyz", "abcdefghij"]) == ["abcdefghij"]  # 0.7 < 0.9
+
+
+def test_closest_gives_at_most_two_choices_the_last_in_name_order_first():
+    assert closest("abcd", ["abce", "abcf", "abcg"]) == ["abcg", "abcf"]
+
+
+def test_closest_of_nothing_is_nothing():
+    assert closest("status", []) == []
