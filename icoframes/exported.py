@@ -41,8 +41,8 @@ from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
 from .tables import Tables, read_table
 
-__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "read_export", "read_manifest",
-           "read_snapshots", "snapshot_folders", "snapshot_info"]
+__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "SWAP_PATIENCE", "read_export",
+           "read_manifest", "read_snapshots", "snapshot_folders", "snapshot_info"]
 
 #: The commit record of an export: written last, removed first.
 MANIFEST = "manifest.json"
@@ -50,6 +50,9 @@ MANIFEST = "manifest.json"
 SNAPSHOT_PREFIX = "snapshot_date="
 #: How many times a read is tried while an export replaces the folder.
 READ_ATTEMPTS = 8
+#: Seconds a read waits for an export swapping its files into the folder, at most.
+SWAP_PATIENCE = 60.0
+_SWAP_POLL = 0.05
 DATE_DTYPE = np.dtype("datetime64[ms]")
 _SNAPSHOT = re.compile(r"^snapshot_date=(.*)$")
 _T = TypeVar("_T")
@@ -333,13 +336,27 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
 def _waited_for_swap(folder: Path) -> bool:
     """True once an export that was swapping its files into ``folder`` has finished (it holds
     :func:`~icoframes.staging.swap_lock`: the manifest is missing while it does, however long
-    a loaded disk takes); False when none was, or this system cannot tell (no ``fcntl``)."""
+    a loaded disk takes); False when none was, or this system cannot tell (no ``fcntl``).
+
+    The wait is bounded by :data:`SWAP_PATIENCE`: an exporter stopped (SIGSTOP, a
+    debugger) or hung while it holds the lock is an :class:`ExportReplaced`, not a reader
+    blocked for as long as it is.
+    """
+    give_up = None
     try:
-        with folder_flock(folder, shared=True, block=False) as free:
-            if free:
-                return False
-        with folder_flock(folder, shared=True):
-            return True
+        while True:
+            with folder_flock(folder, shared=True, block=False) as free:
+                if free:
+                    return give_up is not None
+            now = time.monotonic()
+            if give_up is None:
+                give_up = now + SWAP_PATIENCE
+            elif now >= give_up:
+                raise ExportReplaced(
+                    f"{folder} is being replaced by an export that has held it for over "
+                    f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
+                    "nothing was read. Read it again once that export is done or killed.")
+            time.sleep(_SWAP_POLL)
     except (ImportError, OSError):
         return False
 

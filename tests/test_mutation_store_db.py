@@ -12,13 +12,17 @@ transaction back and is a :class:`CacheError` naming the file.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 import sqlite3
 import stat
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
+from waiting import HANG_GUARD
 
 from icoframes.errors import CacheError, CacheWarning
 from icoframes.store.db import (
@@ -283,6 +287,94 @@ def test_one_connection_serves_every_thread_of_the_process(tmp_path):
     assert found == [[("a",)]]
 
 
+def test_a_read_only_connection_serves_every_thread_of_the_process(tmp_path):
+    # check_same_thread=False on the read-only connection too: opened by one thread (a
+    # worker of a load), read by another. The failed writable attempt is no SQLITE_BUSY:
+    # it is not retried (no pause: seen by a profiler of the worker), read-only at once
+    from test_housekeeping import _read_only
+
+    db = _db(tmp_path)
+    db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+    db.close()
+    again = Database(db.path, SCHEMA)
+    pauses: list[object] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "c_call" and arg is time.sleep:
+            pauses.append(frame)
+
+    def read() -> None:
+        sys.setprofile(profile)
+        try:
+            found.append(again.rows("SELECT v FROM t"))
+        finally:
+            sys.setprofile(None)
+
+    with _read_only(db.path.parent):
+        try:
+            found: list[object] = []
+            worker = threading.Thread(target=read)
+            worker.start()
+            worker.join(HANG_GUARD)
+            assert found == [[("a",)]] and again.read_only and pauses == []
+            assert again.rows("SELECT v FROM t") == [("a",)]  # the connection the worker made
+        finally:
+            again.close()
+
+
+def test_a_new_cache_waits_while_another_connection_holds_the_write_lock(tmp_path):
+    # SQLite answers a switch to WAL with SQLITE_BUSY at once, without its busy handler,
+    # while another connection of a new (rollback journal) file holds the write lock, as
+    # a process making the same cache at the same moment does: the opening retries, with
+    # growing pauses, until the lock is released. No clock: the lock is released once the
+    # opening thread has paused three times (seen by a profiler of that thread).
+    folder = tmp_path / "folder"
+    folder.mkdir(mode=0o700)
+    path = folder / "data.sqlite3"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO t VALUES (1, 'a')")
+    pauses: list[object] = []
+    paused_or_done = threading.Event()
+    outcome: list[object] = []
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "c_call" and arg is time.sleep:
+            pauses.append(frame)
+            if len(pauses) >= 3:
+                paused_or_done.set()
+
+    db = Database(path, SCHEMA)
+
+    def opening() -> None:
+        sys.setprofile(profile)
+        try:
+            outcome.append(db.rows("SELECT v FROM t", write=True))
+        except BaseException as exc:  # the test reports it
+            outcome.append(exc)
+        finally:
+            sys.setprofile(None)
+            paused_or_done.set()
+
+    worker = threading.Thread(target=opening)
+    worker.start()
+    try:
+        assert paused_or_done.wait(HANG_GUARD)
+        assert outcome == [] and len(pauses) >= 3  # still waiting, not failed
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    worker.join(HANG_GUARD)
+    db.close()
+    assert outcome == [[("a",)]]
+    check = sqlite3.connect(path)
+    try:
+        assert check.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    finally:
+        check.close()
+
+
 @pytest.mark.parametrize("wal", [True, False])
 def test_a_database_in_a_folder_that_cannot_be_written_is_read_and_never_written(tmp_path,
                                                                                  wal):
@@ -378,3 +470,48 @@ def test_any_error_with_less_than_a_mib_free_is_said_as_a_full_disk(tmp_path, fr
             db.close()
     said = str(caught.value)
     assert said == str(disk_full(disk / "cache")) if full else "failed: no such column" in said
+
+
+def test_sync_makes_the_log_then_the_file_durable_and_says_what_failed(tmp_path, monkeypatch):
+    db = _db(tmp_path)
+    wal = Path(f"{db.path}-wal")
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    fds = len(os.listdir("/proc/self/fd"))
+    db.sync()
+    assert synced == [os.path.realpath(wal), os.path.realpath(db.path)]
+    assert len(os.listdir("/proc/self/fd")) == fds  # each file closed again
+    db.close()  # the last connection: the log folded into the file and removed
+    assert not wal.exists()
+    synced.clear()
+    fds = len(os.listdir("/proc/self/fd"))
+    db.sync()
+    assert synced == [os.path.realpath(db.path)]
+    wal.symlink_to(tmp_path / "elsewhere")  # never followed
+    with pytest.raises(CacheError) as caught:
+        db.sync()
+    assert str(caught.value) == (f"the cache database {wal} cannot be synced: [Errno 40] Too "
+                                 f"many levels of symbolic links: '{wal}'")
+    wal.unlink()
+
+    def failing(number: int) -> object:
+        def fsync(fd: int) -> None:
+            raise OSError(number, os.strerror(number))
+        return fsync
+
+    monkeypatch.setattr(os, "fsync", failing(errno.ENOSPC))
+    with pytest.raises(CacheError) as caught:
+        db.sync()
+    assert str(caught.value) == str(disk_full(db.path.parent))
+    monkeypatch.setattr(os, "fsync", failing(errno.EIO))
+    with pytest.raises(CacheError) as caught:
+        db.sync()
+    assert str(caught.value) == (f"the cache database {db.path} cannot be synced: [Errno 5] "
+                                 "Input/output error")
+    assert len(os.listdir("/proc/self/fd")) == fds

@@ -11,6 +11,7 @@ left alone; the 0.1-style dict reads warn; the ledgers go only when asked.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from icoframes.parse.lists import filters_frame
 from icoframes.store.cache import Cache, ProfileRecord
 from icoframes.store.housekeeping import (
     LOCK_NAME,
+    TEMP_GRACE,
     USED_MARK,
     CacheInfo,
     CacheReport,
@@ -229,3 +231,103 @@ def test_ledgers_go_only_when_asked_and_after_a_day_at_least(tmp_path):
         assert len(clear_all(tmp_path).removed) == 1 and ledgers.count() == 2
         report = clear_all(tmp_path, ledgers=True)
     assert ledgers.count() == 0 and len(report.removed) == 2
+
+
+def test_keys_and_items_warn_naming_the_read(tmp_path):
+    report = CacheReport(removed=["a"])
+    with pytest.warns(FutureWarning) as caught:
+        report.keys()
+        report.items()
+    assert [str(w.message) for w in caught] == [
+        f"CacheReport{read}: reading it as a dict goes in the next version; use its "
+        "attributes (info.profiles) or .as_dict()" for read in (".keys()", ".items()")]
+
+
+def test_clearing_everything_reports_every_folder_and_the_ledgers(tmp_path):
+    _file(tmp_path / "a" / USED_MARK, 3, DAY)
+    _file(tmp_path / "b" / USED_MARK, 4, DAY)
+    with time_machine.travel(NOW, tick=False):
+        ledger = QuotaLedger(tmp_path, "k")
+        ledger.take()
+        report = clear_all(tmp_path, ledgers=True)
+    assert report.removed == [str(tmp_path / "a"), str(tmp_path / "b"),
+                              f"{ledger.path}#{ledger.key}"]
+    assert report.freed_bytes == 7 and report.skipped == []
+
+
+def test_clearing_everything_removes_old_leftovers_of_the_cache_dir_and_keeps_new_ones(
+        tmp_path):
+    old = _file(tmp_path / "quota" / "ledger.sqlite3.corrupt", 1, 2 * TEMP_GRACE)
+    new = _file(tmp_path / ".x.tmp", 1, TEMP_GRACE / 2)
+    with time_machine.travel(NOW, tick=False):
+        report = clear_all(tmp_path)
+    assert report.removed == [str(old)] and not old.exists() and new.exists()
+
+
+def test_the_size_of_a_cache_dir_without_ledgers_is_its_folders(tmp_path):
+    _file(tmp_path / "a" / USED_MARK, 5, DAY)
+    with time_machine.travel(NOW, tick=False):
+        assert describe(tmp_path).size_bytes == 5
+
+
+def test_links_and_other_entries_are_reported_and_a_linked_ledger_folder_never_entered(
+        tmp_path):
+    outside = tmp_path / "outside"
+    corrupt = _file(outside / "ledger.sqlite3.corrupt", 1, 40 * DAY)
+    root = tmp_path / "cache"
+    root.mkdir()
+    (root / "quota").symlink_to(outside)
+    (root / "link").symlink_to(outside)
+    _file(root / "notes.txt", 1, DAY)
+    report = prune(root, DAY, now=NOW)
+    assert corrupt.exists() and report.removed == []
+    assert report.skipped == [
+        {"path": str(root / "link"),
+         "reason": "a symlink: never followed out of the cache dir; left alone"},
+        {"path": str(root / "notes.txt"), "reason": "not a cache folder: left alone"},
+        {"path": str(root / "quota"),
+         "reason": "a symlink: never followed out of the cache dir; left alone"}]
+
+
+def test_prune_refuses_negative_seconds_naming_them():
+    from icoframes.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter) as caught:
+        prune(Path("unused"), -5, now=NOW)
+    assert str(caught.value) == "older_than must be a timedelta or seconds, 0 or more; got -5"
+
+
+def test_what_cannot_be_removed_in_a_read_only_folder_is_reported_and_the_rest_goes(tmp_path):
+    from test_housekeeping import _read_only
+
+    from icoframes.store.db import Database
+
+    used = Cache(tmp_path, "used")  # a database, used now: pruning drops its old lists
+    with time_machine.travel(NOW - 40 * DAY, tick=False):
+        used.write_filters({"platform": []}, filters_frame({"platform": []}))
+    _file(used.dir / USED_MARK, 0, dt.timedelta(0))
+    Database.close_under(used.dir)
+    reasons = {os.strerror(e) for e in (errno.EROFS, errno.EACCES, errno.EBUSY,
+                                        errno.ENOTEMPTY, errno.EPERM)}
+    with _read_only(used.dir):
+        try:
+            report = CacheReport()
+            report.remove(used.dir / USED_MARK, 1)
+            assert report.removed == [] and report.freed_bytes == 0
+            assert [entry["path"] for entry in report.skipped] == [str(used.dir / USED_MARK)]
+            assert report.skipped[0]["reason"] in reasons
+            _file(tmp_path / "old" / USED_MARK, 3, 40 * DAY)
+            report = prune(tmp_path, 30 * DAY, now=NOW)  # its lists cannot be dropped
+            assert report.removed == [str(tmp_path / "old")] and report.freed_bytes == 3
+            assert report.skipped == [{
+                "path": str(used.dir),
+                "reason": f"the cache {used.dir} is read-only here: nothing can be kept. Use "
+                          "offline=True, or a writable cache_dir."}]
+            _file(tmp_path / "zzz" / USED_MARK, 4, DAY)
+            report = clear_all(tmp_path)  # nothing of it can be removed: each entry said
+            assert report.removed == [str(tmp_path / "zzz")] and report.freed_bytes == 4
+            assert {entry["path"] for entry in report.skipped} == {
+                str(used.dir), *(str(p) for p in used.dir.iterdir() if p.name != LOCK_NAME)}
+            assert all(entry["reason"] in reasons for entry in report.skipped)
+        finally:
+            Database.close_under(used.dir)

@@ -25,7 +25,7 @@ import pytest
 
 from icoframes.errors import CacheWarning
 from icoframes.parse.lists import list_frame
-from icoframes.store.cache import Cache
+from icoframes.store.cache import FILTER_SET, Cache
 from icoframes.store.ledger import QuotaLedger
 from icoframes.store.legacy import _events, convert
 
@@ -212,3 +212,87 @@ def test_a_partial_list_and_the_problems_of_a_list_and_the_filter_set_are_kept(t
     assert filters is not None and filters.meta["problems"] == fmeta["problems"]
     names = {entry["name"] for entries in filters.raw.values() for entry in entries}
     assert names == set(old_filters.column("name").to_pylist())
+
+
+def test_unreadable_old_ledgers_are_left_out_each_alone(tmp_path):
+    # each file unreadable in its own way (a folder, no JSON, a key missing, a count of
+    # the wrong type) is left out and left in place; the readable one is converted even
+    # without its lock file
+    root = tmp_path / "cache"
+    quota = root / "quota"
+    quota.mkdir(parents=True, mode=0o700)
+    root.chmod(0o700)
+    (quota / "aaaa.json").write_text(json.dumps({"day": "2030-01-01", "used": 4}))
+    (quota / "bbbb.json").mkdir()
+    (quota / "cccc.json").write_text("{")
+    (quota / "dddd.json").write_text(json.dumps({"day": "2030-01-01"}))
+    (quota / "eeee.json").write_text(json.dumps({"day": "2030-01-01", "used": None}))
+    convert(Cache(root, "sandbox-none"))
+    with sqlite3.connect(QuotaLedger(root, "k").path) as conn:
+        rows = conn.execute("SELECT key, day, sent FROM ledgers ORDER BY key").fetchall()
+    assert rows == [("aaaa", "2030-01-01", 4)]
+    assert sorted(p.name for p in quota.iterdir() if not p.name.startswith("ledger.")) == [
+        "bbbb.json"]
+
+
+def test_unreadable_journal_lines_and_a_misnamed_journal_first_are_lost_alone(tmp_path):
+    profiles = tmp_path / "profiles"
+    profiles.mkdir()
+    (profiles / "journal-0-misnamed.log").write_bytes(_line(0, 7, "{}"))  # sorts first
+    (profiles / "journal-0000000001-abcdefabcdef.log").write_bytes(
+        b'{"n": 0, "id": 1}\t{}\n'                         # no time
+        + _line(1, 2, "{}", at="noon")                     # a time of the wrong type
+        + _line(2, 3, '{"id": 3}'))
+    assert [(e["event"], e["id"]) for e in _events(profiles)] == [("abcdefabcdef:2", 3)]
+
+
+def test_a_time_with_an_offset_keeps_its_instant_and_the_summary_is_kept(tmp_path):
+    cache = _old_folder(tmp_path / "cache")
+    plus_two = dt.timezone(dt.timedelta(hours=2))
+    _part(cache.dir / "profiles" / "part-0000000001.parquet", [
+        {**_row(1, "w:0", summary="a summary"), "state": "fetched",
+         "fetched_at": T0.astimezone(plus_two)}])
+    with pytest.warns(CacheWarning, match=": 1 profile outcomes, 0 lists; "):
+        convert(cache)
+    with sqlite3.connect(cache.path) as conn:
+        rows = conn.execute("SELECT id, summary, fetched_at FROM profiles").fetchall()
+    assert rows == [(1, "a summary", MS)]
+
+
+def test_unreadable_list_files_are_left_out_and_a_list_without_its_flag_is_complete(
+        tmp_path):
+    cache = _old_folder(tmp_path / "cache")
+    lists = cache.dir / "lists"
+    lists.mkdir()
+    old_list = pq.read_table(sorted((FIXTURE / "lists").glob("*.parquet"))[0])
+    meta = json.loads(old_list.schema.metadata[b"icoframes"])
+    del meta["complete"]
+    pq.write_table(old_list.replace_schema_metadata({"icoframes": json.dumps(meta)}),
+                   lists / "a.parquet")
+    (lists / "b.parquet").write_bytes(b"not parquet")
+    pq.write_table(old_list.replace_schema_metadata(None), lists / "c.parquet")  # no metadata
+    pq.write_table(old_list.replace_schema_metadata({"other": "{}"}), lists / "d.parquet")
+    pq.write_table(old_list.replace_schema_metadata({"icoframes": "{"}), lists / "e.parquet")
+    with pytest.warns(CacheWarning, match=": 0 profile outcomes, 1 lists; "):
+        convert(cache)
+    stored = cache.read_list(meta["params"])
+    assert stored is not None and stored.meta["complete"] is True
+
+
+def test_the_filter_set_is_kept_complete_under_its_own_key(tmp_path):
+    cache = _old_folder(tmp_path / "cache")
+    shutil.copy(FIXTURE / "filters.parquet", cache.dir / "filters.parquet")
+    with pytest.warns(CacheWarning, match=": 0 profile outcomes, 0 lists, the filter set; "):
+        convert(cache)
+    filters = cache.read_filters()
+    assert filters is not None
+    assert filters.meta["complete"] is True and filters.meta["params"] == FILTER_SET
+
+
+def test_a_folder_with_only_a_claims_folder_of_0_1_is_left_as_it_is(tmp_path):
+    cache = _old_folder(tmp_path / "cache")
+    (cache.dir / "claims").mkdir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        convert(cache)
+    assert [p.name for p in cache.dir.iterdir()] == ["claims"]

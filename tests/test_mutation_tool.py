@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from benchmarks import mutation
@@ -74,3 +76,46 @@ def test_a_survivor_that_only_changes_the_case_of_an_sql_statement_is_marked():
     assert not mutation.sql_case_only(diff(  # the Python value compared, not the statement
         'if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":',
         'if conn.execute("PRAGMA journal_mode").fetchone()[0] != "WAL":'))
+
+
+def test_case_mutants_of_sql_statements_are_not_generated():
+    # SQLite reads keywords, names and functions in any case: such mutants are equivalent,
+    # so the run leaves them out instead of excusing them in the report
+    import libcst as cst
+
+    namespace: dict[str, object] = {}
+    exec(compile(mutation.mutmut_without_sql_case(run=False), "<patch>", "exec"), namespace)
+    operator = namespace["_operator_string"]
+
+    def mutants(literal: str) -> list[str]:
+        return [node.value for node in operator(cst.SimpleString(literal))]  # type: ignore[operator]
+
+    assert mutants('"SELECT id FROM t WHERE v > ?"') == ['"XXSELECT id FROM t WHERE v > ?XX"']
+    # a quoted value's case is read: only the case change that keeps it is left out
+    assert mutants("\"SELECT value FROM meta WHERE key = 'converted'\"") == [
+        "\"XXSELECT value FROM meta WHERE key = 'converted'XX\"",
+        "\"SELECT VALUE FROM META WHERE KEY = 'CONVERTED'\""]
+    assert mutants('"sent from this cache dir"') == [  # a message is no SQL
+        '"XXsent from this cache dirXX"', '"SENT FROM THIS CACHE DIR"']
+    assert mutants('"wal"') == ['"XXwalXX"', '"WAL"']  # a value compared in Python
+    assert mutation.sql_case_literal('"PRAGMA journal_mode=WAL"', '"pragma journal_mode=wal"')
+    assert not mutation.sql_case_literal('" \'$.id\') AS id FROM t"', '" \'$.ID\') AS ID FROM T"')
+    assert not mutation.sql_case_literal("\"= 'a WHERE\"", "\"= 'A where\"")  # a value torn
+    assert len(mutation.sql_literals("store:ledger")) == 14
+    assert mutation.sql_literals("money") == mutation.sql_literals("store:derived") == []
+
+
+def test_a_run_of_a_few_files_is_saved_per_file_too(tmp_path, monkeypatch):
+    assert mutation.parts_of("store:derived+housekeeping") == ["store:derived",
+                                                               "store:housekeeping"]
+    assert mutation.parts_of("store:ledger") == mutation.parts_of("store") == []
+    monkeypatch.setattr(mutation, "SCRATCH", tmp_path)
+    rows = [{"path": f"icoframes/store/{file}.py", "name": file, "status": "killed", "diff": ""}
+            for file in ("derived", "housekeeping", "derived")]
+    mutation.save_parts(mutation.Result("store:derived+housekeeping", rows, 1.0, [], False,
+                                        "all", parts={"store:derived": "d",
+                                                      "store:housekeeping": "h"}))
+    derived = mutation.Result(**json.loads((tmp_path / "store-derived.json").read_text()))
+    assert (derived.name, derived.sources, len(derived.rows)) == ("store:derived", "d", 2)
+    housekeeping = json.loads((tmp_path / "store-housekeeping.json").read_text())
+    assert housekeeping["sources"] == "h" and housekeeping["rows"] == rows[1:2]

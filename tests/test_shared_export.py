@@ -3,6 +3,7 @@ follows or deletes what it did not make (issue 19 part 6)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import threading
 from pathlib import Path
@@ -98,10 +99,12 @@ def test_a_reader_meeting_a_slow_swap_waits_for_it_and_reads_the_new_export(
             assert go.wait(HANG_GUARD)
         real_fsync(folder)
 
-    def flock(folder, **kwargs):  # the reader waits for the swap's lock: let the swap go on
-        if kwargs.get("block", True):
-            go.set()
-        return real_flock(folder, **kwargs)
+    @contextlib.contextmanager
+    def flock(folder, **kwargs):  # the reader finds the swap's lock taken: let the swap go on
+        with real_flock(folder, **kwargs) as free:
+            if not free:
+                go.set()
+            yield free
 
     monkeypatch.setattr(staging, "_fsync_folder", slow_fsync)
     monkeypatch.setattr(exported, "folder_flock", flock)
@@ -118,6 +121,27 @@ def test_a_reader_meeting_a_slow_swap_waits_for_it_and_reads_the_new_export(
     assert tables.icos.attrs["icoframes"]["manifest"]["arguments"]["status"] == "ongoing"
     assert set(tables.icos["id"]) == set(cfg.directory.ids("ongoing"))
     assert results["written"].complete
+
+def test_a_reader_never_waits_longer_than_its_patience_for_a_stopped_swap(
+        cfg, tmp_path, monkeypatch):
+    """An exporter stopped (SIGSTOP, a debugger) while it swaps its files in holds the swap's
+    lock for as long as it is stopped: a reader waits SWAP_PATIENCE for it, then says so
+    (ExportReplaced) instead of blocking with it. Before, the wait had no end. The stopped
+    exporter is this test holding the real lock, with the manifest gone as mid-swap."""
+    from icoframes import exported, staging
+
+    out = tmp_path / "out"
+    icoframes.export_tables(out, status="past", progress=False)
+    (out / "manifest.json").unlink()  # mid-swap: the tables renamed in, no manifest yet
+    monkeypatch.setattr(exported, "SWAP_PATIENCE", 0.2)
+    with staging.swap_lock(out), pytest.raises(ExportReplaced) as caught:
+        icoframes.read_export(out)
+    message = str(caught.value)
+    assert "held it for over 0.2 s without finishing" in message
+    assert "stopped or hung" in message and str(out) in message
+    with pytest.raises(FileNotFoundError, match=r"missing manifest\.json"):
+        icoframes.read_export(out)  # the lock released: a folder without its manifest
+
 
 def test_a_planted_staging_link_is_never_followed_nor_anything_outside_removed(
         cfg, tmp_path, caplog):
