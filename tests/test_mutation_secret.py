@@ -69,6 +69,8 @@ def test_secrets_are_equal_by_value_never_to_text():
     assert Secret("\ud800x") != Secret("\ud801x")
     assert len({Secret("a"), Secret("a"), Secret("b")}) == 2
     assert hash(Secret("a")) == hash(Secret("a"))
+    # by value: keys in a dict or set spread (two values sharing a hash: about 1 in 2**61)
+    assert hash(Secret("a")) != hash(Secret("b"))
 
 
 def test_a_secret_is_its_own_copy_and_loses_its_value_in_a_pickle():
