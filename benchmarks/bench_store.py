@@ -49,10 +49,12 @@ job = json.loads(sys.argv[1])
 icoframes.configure(**job["settings"])
 print("ready", flush=True)
 sys.stdin.readline()
-start = time.monotonic()
+start, before = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF)
 rows = len(icoframes.load_icos(progress=False, **job["query"]))
-end = time.monotonic()
+end, after = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF)
+cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 print(json.dumps({"start": start, "end": end, "rows": rows, "icoframes": icoframes.__file__,
+                  "cpu_s": cpu,
                   "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -139,6 +141,7 @@ def measure_processes(tree: Path, n_icos: int, processes: int) -> dict[str, Any]
                 reports = _loaders(tree, [job] * n)
                 out[str(n)] = {"total_s": max(r["from_go_s"] for r in reports),
                                "each_s": [r["end"] - r["start"] for r in reports],
+                               "cpu_s": sum(r["cpu_s"] for r in reports),
                                "rows": [r["rows"] for r in reports],
                                "requests": _spent(sb) - before}
     return out

@@ -11,7 +11,8 @@ does the store, so it cannot live inside ``store/`` without an upward import.
 * Locks: :func:`locked` holds an exclusive lock file across threads and
   processes through :mod:`filelock` (``flock`` where ``fcntl`` exists, the
   Windows API on Windows, a lock-file fallback elsewhere: that one cannot tell
-  a lock left by a killed process, so it is the last resort).
+  a lock left by a killed process, so it is the last resort), or a shared
+  ``flock`` on the same file for readers.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
+import functools
+import importlib.util
 import os
 import secrets
 import stat
@@ -45,6 +48,7 @@ _READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 _ATTEMPTS = 20  # of taking a lock whose folder housekeeping removes meanwhile
 _WRITERS = 4  # files written at once by :func:`concurrently`
 _T = TypeVar("_T")
+_HAS_FCNTL = importlib.util.find_spec("fcntl") is not None  # flock: shared locks (not Windows)
 
 
 def utcnow() -> dt.datetime:
@@ -113,14 +117,17 @@ def concurrently(write: Callable[[_T], object], items: Iterable[_T]) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """Hold the exclusive lock ``path`` (created when missing) across threads and processes.
+def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
+    """Hold the lock ``path`` (created when missing) across threads and processes:
+    exclusive, or ``shared`` with other shared holders (readers of files that exclusive
+    holders replace; where ``fcntl`` does not exist, shared is exclusive).
 
     Each call opens its own lock, so two threads of one process exclude each
     other as two processes do. The lock file is left in place on release.
     Housekeeping deletes it with the folder it guards, while holding it: a
     waiter that then gets the unlinked file sees so (filelock checks its link
-    count) and starts over, here on a new file in a new folder.
+    count; the shared lock checks it too) and starts over, here on a new file
+    in a new folder.
 
     In a folder this process cannot write to (a read-only cache dir), the lock
     file cannot be created or opened for writing, and the body runs without
@@ -131,14 +138,14 @@ def locked(path: Path) -> Iterator[None]:
     removed, never opened.
     """
     path = Path(path)
-    lock = filelock.FileLock(path, thread_local=False, is_singleton=False)
+    take = _flock_shared if shared and _HAS_FCNTL else _file_lock
     for attempt in range(_ATTEMPTS):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with contextlib.suppress(FileNotFoundError):
                 if not stat.S_ISREG(path.lstat().st_mode):
                     path.unlink()
-            lock.acquire()
+            release = take(path)
         except FileNotFoundError:  # the folder was removed (housekeeping) while we waited
             if attempt == _ATTEMPTS - 1:
                 raise
@@ -147,12 +154,44 @@ def locked(path: Path) -> Iterator[None]:
             if exc.errno not in _READ_ONLY or os.access(path.parent, os.W_OK):
                 raise
             break  # a read-only folder: nobody here can write to it, nothing to exclude
+        if release is None:  # the file was removed while we waited for it: start over
+            continue
         try:
             yield
         finally:
-            lock.release()
+            release()
         return
     yield
+
+
+def _file_lock(path: Path) -> Callable[[], object]:
+    """Take the exclusive lock ``path`` (filelock); its release."""
+    lock = filelock.FileLock(path, thread_local=False, is_singleton=False)
+    lock.acquire()
+    return lock.release
+
+
+def _flock_shared(path: Path) -> Callable[[], object] | None:
+    """Take a shared ``flock`` on the file ``path`` (the one filelock locks exclusively);
+    its release, or None when the file was unlinked while we waited (no lock held)."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        if os.fstat(fd).st_nlink:
+            return functools.partial(os.close, fd)  # closing releases the flock
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno not in (errno.ENOSYS, errno.EOPNOTSUPP):
+            raise
+        return _file_lock(path)  # no flock on this file system: filelock's fallback
+    except BaseException:
+        os.close(fd)
+        raise
+    os.close(fd)
+    return None
 
 
 @contextlib.contextmanager

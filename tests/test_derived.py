@@ -6,6 +6,7 @@ is compared with a rebuild from scratch of the same stored copies.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -14,16 +15,20 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import CacheWarning
+from icoframes.files import locked
 from icoframes.parse import profiles
 from icoframes.schema import PROBLEMS, TABLES
+from icoframes.store import derived
 from icoframes.store.cache import Cache, ProfileRecord
 from icoframes.store.derived import DerivedTables
 
@@ -199,3 +204,73 @@ def test_the_versions_written_down_are_durable_before_the_state_that_names_them(
     state = [i for i, p in enumerate(synced) if Path(p).name.startswith("._state.json.")]
     assert wal in synced and len(state) == 1
     assert synced.index(wal) < state[0]
+
+
+# -- the folder's lock: shared by readers of tables up to date, alone for an update -------
+
+
+def _held_by(path: Path) -> int:
+    """How many descriptors of this process are open on ``path`` (a lock being waited for)."""
+    return sum(1 for fd in Path("/proc/self/fd").iterdir() if _points(fd, path))
+
+
+def _points(fd: Path, path: Path) -> bool:
+    try:
+        return os.readlink(fd) == str(path)
+    except OSError:
+        return False
+
+
+def test_tables_up_to_date_are_read_beside_another_reader(cache):
+    store, raws = cache
+    lock = store.dir / ".lock"
+    got: dict[str, pd.DataFrame] = {}
+    with locked(lock, shared=True):  # another process reading the tables
+        probe = os.open(lock, os.O_RDONLY)
+        try:  # a real flock that keeps writers out
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(probe)
+        reader = threading.Thread(
+            target=lambda: got.update(icos=DerivedTables(store).table("icos")))
+        reader.start()
+        reader.join(HANG_GUARD)  # a hang guard: an exclusive lock would wait for ours
+        assert not reader.is_alive()
+    assert len(got["icos"]) == len(raws)
+
+
+def test_a_stale_table_is_updated_under_the_lock_alone(cache, monkeypatch):
+    store, raws = cache
+    taken: list[bool] = []
+    real = derived.locked
+
+    def spy(path: Path, *, shared: bool = False):
+        taken.append(shared)
+        return real(path, shared=shared)
+
+    monkeypatch.setattr(derived, "locked", spy)
+    DerivedTables(store).table("icos")
+    assert taken == [True]  # up to date: read beside other readers
+    record(store, [renamed(raws[0], "Stale")])
+    taken.clear()
+    assert "Stale" in set(DerivedTables(store).table("icos")["name"])
+    assert taken == [True, False]  # found stale shared, then updated alone
+
+
+def test_a_shared_waiter_whose_lock_file_is_removed_starts_over_on_a_new_one(tmp_path):
+    lock = tmp_path / "folder" / ".lock"
+    held: list[int] = []
+
+    def reader() -> None:
+        with locked(lock, shared=True):
+            held.append(_held_by(lock))  # a descriptor open on the file at that path now
+
+    with locked(lock):  # housekeeping, about to delete the folder's lock file
+        waiter = threading.Thread(target=reader)
+        waiter.start()
+        assert wait_until(lambda: _held_by(lock) >= 2)  # the waiter has the file open
+        lock.unlink()
+    waiter.join(HANG_GUARD)
+    assert not waiter.is_alive()
+    assert held == [1] and lock.is_file()  # it held the new file, not the removed one

@@ -8,7 +8,6 @@ margins) how long it took.
 from __future__ import annotations
 
 import logging
-import socket
 import tracemalloc
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ from hostile import (
     profile_reply,
     raw_reply,
     redirect,
+    refusing_port,
     trickle_body,
     trickle_headers,
 )
@@ -191,12 +191,12 @@ def test_html_500_everywhere_is_retried_within_the_policy_then_unavailable():
 
 
 def test_refused_connections_cost_no_requests_and_never_call_the_hook():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed on exit: nothing listens there
     seen: list[str] = []
-    with Client(base_url=f"http://127.0.0.1:{port}", public_key="p", private_key="s",
-                retry=TWO_TRIES, on_request=seen.append) as c, \
+    # bound, never listening, while the block runs (a port found free and closed again
+    # could be another xdist worker's server by the time the request goes out)
+    with refusing_port() as port, \
+            Client(base_url=f"http://127.0.0.1:{port}", public_key="p", private_key="s",
+                   retry=TWO_TRIES, on_request=seen.append) as c, \
             pytest.raises(ServiceUnavailable, match="connection refused") as info:
         c.profile(1)
     assert info.value.last_failure == "connection refused"

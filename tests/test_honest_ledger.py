@@ -161,9 +161,15 @@ def test_requests_timed_out_after_sending_count_and_the_cap_holds(tmp_path, conf
         h.server.owner.stopping.wait()
 
     cap = 30
-    with HostileServer({LIST: paged_list(60), PROFILE: silent}) as srv:
+    noon = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
+    with HostileServer({LIST: paged_list(60), PROFILE: silent}) as srv, \
+            time_machine.travel(noon, tick=True):
         configured(**srv.settings(), cache_dir=tmp_path / "cache", daily_quota=cap,
-                   timeout=0.3, max_workers=8)
+                   max_workers=8)
+        # the list first, at the default timeout: a page later than 0.3 s on a loaded
+        # machine timed out too, and a load without its list never warned of the quota
+        icoframes.load_list(status="past", progress=False)
+        configured(timeout=0.3)  # then only the profiles are asked, each timing out
         for _ in range(4):  # the next calls retry the timed-out ones until the cap
             with pytest.warns(QuotaWarning), pytest.raises(
                     (QuotaExceeded, icoframes.errors.ServiceUnavailable)) as info:

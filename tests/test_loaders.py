@@ -322,18 +322,33 @@ def _child_env(sb, cache_dir) -> dict[str, str]:
     return env
 
 
-def test_a_killed_process_leaves_a_usable_cache(tmp_path):
+def test_a_killed_process_leaves_a_usable_cache(tmp_path, monkeypatch):
     # slow enough that the child is killed long before it is done
     workers = icoframes.get_settings().max_workers
     with sandbox.serve(n_icos=N_ICOS, seed=13, latency=0.1) as slow:
+        served = slow.stats.record_profile
+
+        def record_profile(ico_id: int) -> None:
+            # held from the 20th profile on (paused in the serving thread): however late this
+            # thread wakes on a loaded machine, the child cannot have fetched the rest
+            served(ico_id)
+            if slow.stats.profile_hits.total() >= 20:
+                slow.pause()
+
+        monkeypatch.setattr(slow.stats, "record_profile", record_profile)
         env = _child_env(slow, tmp_path / "c")
         child = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        # every profile is kept as it arrives: a few arrived, many more to come
-        assert slow.stats.wait_for(lambda s: s.profile_hits.total() >= 20, timeout=HANG_GUARD)
-        assert child.poll() is None, "the child finished before it could be killed"
-        child.send_signal(signal.SIGKILL)
-        child.wait()
+        try:
+            # every profile is kept as it arrives: a few arrived, many more to come
+            assert slow.stats.wait_for(lambda s: s.profile_hits.total() >= 20,
+                                       timeout=HANG_GUARD)
+            assert child.poll() is None, "the child finished before it could be killed"
+            child.send_signal(signal.SIGKILL)
+            child.wait()
+        finally:
+            monkeypatch.setattr(slow.stats, "record_profile", served)
+            slow.resume()
         saved_before_kill = len(Cache(tmp_path / "c", slow.service_name).profile_index())
         hits_at_kill = slow.stats.profile_hits.total()
         icoframes.configure(**slow.settings(), cache_dir=tmp_path / "c")

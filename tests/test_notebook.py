@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 from waiting import HANG_GUARD
 
@@ -41,10 +42,15 @@ def test_notebook_is_stored_without_outputs():
 def run_in_kernel(nb: nbformat.NotebookNode, workdir: Path) -> None:
     """Execute ``nb`` in place in a fresh python3 kernel started in ``workdir``."""
     imported = set(sys.modules)
+    # The kernel's channels are Unix sockets in ``workdir``, not TCP ports: jupyter_client
+    # picks free ports and closes them before the kernel binds them, and another xdist
+    # worker's server could take one meanwhile (the kernel then died at start with "Address
+    # already in use", and nbclient waited its whole startup_timeout for it)
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(workdir / "kernel"))
     try:
         # nbclient's other clocks are hang guards too: a kernel starts within 60 s and a
         # cell's output comes within 4 s of its reply by default, or is dropped unsaid
-        NotebookClient(nb, timeout=HANG_GUARD, startup_timeout=HANG_GUARD,
+        NotebookClient(nb, km=km, timeout=HANG_GUARD, startup_timeout=HANG_GUARD,
                        iopub_timeout=HANG_GUARD, raise_on_iopub_timeout=True,
                        kernel_name="python3",
                        resources={"metadata": {"path": str(workdir)}}).execute()

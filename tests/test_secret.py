@@ -8,11 +8,10 @@ import base64
 import copy
 import dataclasses
 import pickle
-import socket
 import traceback
 
 import pytest
-from hostile import LIST, HostileServer, html_reply, paged_list
+from hostile import LIST, HostileServer, html_reply, paged_list, refusing_port
 
 import icoframes
 from icoframes import sandbox
@@ -216,12 +215,6 @@ def _with_password(base_url: str, password: str = PASSWORD) -> str:
     return base_url.replace("http://", f"http://user:{password}@")
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _hang(handler) -> None:  # accept the request, never answer
     handler.server.owner.stopping.wait()
 
@@ -231,8 +224,10 @@ def test_a_password_in_base_url_is_in_no_frame_of_a_failed_request(failure):
     # part 6: a traceback with locals (IPython verbose, pytest --showlocals, rich) of a
     # request that failed must not show base_url's password, in clear or as its Basic header
     behaviour = _hang if failure == "timeout" else html_reply(500, "down")
-    with HostileServer({}, default=behaviour) as srv:
-        base = f"http://127.0.0.1:{_closed_port()}" if failure == "refused" else srv.base_url
+    # a port bound and never listening while the block runs: a port found free and closed
+    # again could be another xdist worker's server by the time the request goes out
+    with HostileServer({}, default=behaviour) as srv, refusing_port() as closed:
+        base = f"http://127.0.0.1:{closed}" if failure == "refused" else srv.base_url
         # no local of this frame holds the address: it is in the traceback too
         icoframes.configure(base_url=_with_password(base), public_key="pub", private_key=KEY,
                             timeout=0.3 if failure == "timeout" else 30)

@@ -65,13 +65,20 @@ def test_a_load_waiting_for_a_list_pages_it_when_its_pager_dies(tmp_path):
     with sandbox.serve(n_icos=300, seed=44, latency=0.3) as sb:
         past = sb.directory.ids("past")
         first, second = _start(sb, tmp_path / "c"), _start(sb, tmp_path / "c")
-        first.stdin.write("go\n")
-        first.stdin.flush()
-        assert sb.stats.wait_for(lambda s: s.requests.get("icos", 0) >= 1, timeout=HANG_GUARD)
-        second.stdin.write("go\n")  # the list is claimed by the first: the second waits
-        second.stdin.flush()
-        first.send_signal(signal.SIGKILL)  # dead: its claim lapses at once
-        first.communicate()
+        # every request held until the first is dead: however late this thread runs on a
+        # loaded machine, the first cannot have paged (and kept) the list by then
+        sb.pause()
+        try:
+            first.stdin.write("go\n")
+            first.stdin.flush()
+            assert sb.stats.wait_for(lambda s: s.requests.get("icos", 0) >= 1,
+                                     timeout=HANG_GUARD)
+            second.stdin.write("go\n")  # the list is claimed by the first: the second waits
+            second.stdin.flush()
+            first.send_signal(signal.SIGKILL)  # dead: its claim lapses at once
+            first.communicate()
+        finally:
+            sb.resume()
         out, err = second.communicate(timeout=HANG_GUARD)
         assert second.returncode == 0, err
         assert f'"rows": {len(past)}, "complete": true' in out

@@ -98,31 +98,52 @@ class DerivedTables:
         return self._get((name,), lambda: read_table(self.dir, name))
 
     def _get(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
-        """``read()`` once the tables ``names`` are up to date; whatever it takes."""
+        """``read()`` once the tables ``names`` are up to date; whatever it takes. Tables
+        already up to date are read under the folder's lock shared with other readers; an
+        update or a rebuild holds it alone (readers never see one half done)."""
         if not self.cache.path.exists():  # nothing cached (and no folder to make)
             tables = profiles.tidy([])
             return tables if len(names) > 1 else tables[names[0]]
-        with locked(self.dir.parent / ".lock"):
+        lock = self.dir.parent / ".lock"
+        with locked(lock, shared=True), self.cache.snapshot() as snap:
+            state = self._state(snap, fix=False)
+            if state is not None and not self._stale(snap, names, state):
+                with contextlib.suppress(pa.ArrowException, OSError, ValueError, KeyError):
+                    return read()  # (else read again below, alone: said or rebuilt)
+        with locked(lock):
             with self.cache.snapshot() as snap:
-                plain = self._plain_files()  # first: a FIFO in place of the state never opened
-                state: dict[str, Any] = {}
-                with contextlib.suppress(OSError, ValueError, TypeError):
-                    state = dict(json.loads(self._state_path.read_text())) if plain else {}
-                versions = state.get("versions") or {}
-                stale = [n for n in names if versions.get(n, -1) < snap.version]
-                if (plain and state.get("removed") == snap.removed
-                        and state.get("fingerprint") == parser_fingerprint()
-                        and (not stale or self._update(snap, stale, versions))):
-                    try:
-                        return read()
-                    except FileNotFoundError:
-                        pass
-                    except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
-                        warn(f"icoframes cache tables in {self.dir} are unreadable "
-                             f"({type(exc).__name__}: {exc}); they are rebuilt from the "
-                             "stored profiles", CacheWarning)
+                state = self._state(snap, fix=True)
+                if state is not None:
+                    stale = self._stale(snap, names, state)
+                    if not stale or self._update(snap, stale, state.get("versions") or {}):
+                        try:
+                            return read()
+                        except FileNotFoundError:
+                            pass
+                        except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+                            warn(f"icoframes cache tables in {self.dir} are unreadable "
+                                 f"({type(exc).__name__}: {exc}); they are rebuilt from the "
+                                 "stored profiles", CacheWarning)
             tables = self._rebuild()
         return tables if len(names) > 1 else tables[names[0]]
+
+    def _state(self, snap: Snapshot, *, fix: bool) -> dict[str, Any] | None:
+        """What the tables were built from, when it still holds for ``snap`` (the same
+        removals and parser, every entry a plain file; ``fix``: others removed, said)."""
+        if not self._plain_files(fix=fix):  # first: a FIFO in place of the state never opened
+            return None
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            state = dict(json.loads(self._state_path.read_text()))
+            if (state.get("removed") == snap.removed
+                    and state.get("fingerprint") == parser_fingerprint()):
+                return state
+        return None
+
+    @staticmethod
+    def _stale(snap: Snapshot, names: tuple[str, ...], state: dict[str, Any]) -> list[str]:
+        """Those of the tables ``names`` that lack a copy ``snap`` holds."""
+        versions = state.get("versions") or {}
+        return [n for n in names if versions.get(n, -1) < snap.version]
 
     def _update(self, snap: Snapshot, stale: list[str], versions: dict[str, int]) -> bool:
         """Bring the tables ``stale`` up to ``snap``: the rows of the ids whose copy changed
@@ -169,9 +190,10 @@ class DerivedTables:
         self.cache.sync()  # the versions written down must not outlive their commits
         atomic_write_bytes(self._state_path, json.dumps(state).encode())
 
-    def _plain_files(self) -> bool:
+    def _plain_files(self, *, fix: bool) -> bool:
         """Every entry of the tables folder is a plain file: a link or a FIFO is never read
-        (a link in place of the folder goes too: the tables are never written through it)."""
+        (a link in place of the folder goes too: the tables are never written through it);
+        ``fix``: such an entry is removed, and said."""
         if not (self.dir.is_symlink() or self.dir.exists()):
             return False  # no tables yet
         try:
@@ -184,11 +206,13 @@ class DerivedTables:
             mode = path.lstat().st_mode
             if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and path == self.dir):
                 continue
+            plain = False
+            if not fix:
+                break
             warn(f"icoframes cache entry {path} is not a plain file or folder; it is removed "
                  "(never followed or opened) and the tables are rebuilt", CacheWarning)
             with contextlib.suppress(OSError):  # read-only: rebuilt in memory, not kept
                 path.unlink()
-            plain = False
         return plain
 
     def _rebuild(self) -> Tables:
