@@ -31,6 +31,8 @@ from icoframes.schema import FILTERS, ICOS, LIST, TABLES
 from icoframes.store.cache import Cache
 
 N_ICOS = 240
+# a run across the real midnight UTC would count its requests on two ledger days
+NOON = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)
 
 
 @pytest.fixture(scope="module")
@@ -234,12 +236,13 @@ def _ledger_between_accepted_and_received(sb) -> None:
 
 def test_daily_quota_is_a_hard_cap_and_warned_of(cfg):
     icoframes.configure(daily_quota=10)
-    with pytest.warns(QuotaWarning, match="remain"), \
-            pytest.raises(QuotaExceeded, match="daily_quota setting \\(10 requests\\)") as info:
-        icoframes.load_icos(status="past", progress=False)
-    assert cfg.stats.requests.total() == 10  # never more than the cap
-    assert info.value.remaining > 0 and info.value.code is None
-    assert icoframes.cache_info().requests_today == 10
+    with time_machine.travel(NOON, tick=True):  # one ledger day, whenever it runs
+        with pytest.warns(QuotaWarning, match="remain"), pytest.raises(
+                QuotaExceeded, match="daily_quota setting \\(10 requests\\)") as info:
+            icoframes.load_icos(status="past", progress=False)
+        assert cfg.stats.requests.total() == 10  # never more than the cap
+        assert info.value.remaining > 0 and info.value.code is None
+        assert icoframes.cache_info().requests_today == 10
 
 
 @pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
@@ -295,8 +298,9 @@ def test_private_key_never_reaches_the_cache(cfg):
 
 
 def test_cache_info_and_clear(cfg):
-    icoframes.load_icos(status="ongoing", progress=False)
-    info = icoframes.cache_info()
+    with time_machine.travel(NOON, tick=True):  # one ledger day, whenever it runs
+        icoframes.load_icos(status="ongoing", progress=False)
+        info = icoframes.cache_info()
     assert info.profiles == len(cfg.directory.ids("ongoing"))
     assert info.size_bytes > 0 and info.requests_today == sum(spent(cfg).values())
     with pytest.warns(FutureWarning, match=r"CacheInfo\['profiles'\]: reading it as a dict"
