@@ -98,6 +98,7 @@ def test_a_secret_is_its_own_copy_and_loses_its_value_in_a_pickle():
     ("http://u:p@[::1", "<hidden>"),  # unparseable with an @: all of it hidden
     ("http://[::1", "http://[::1"),  # unparseable without: as it is
     ("user:pw@example.org", "<hidden>@example.org"),  # no scheme: read as scheme "user"
+    ("user:p@ss@example.org/x", "<hidden>@example.org/x"),  # an @ in the password: the last
     ("http//user:pw@x/p", "<hidden>@x/p"),  # a mistyped scheme: no authority at all
     ("mailto:someone@example.org", "<hidden>@example.org"),  # no authority: hidden too
     ("example.org/a", "example.org/a"),

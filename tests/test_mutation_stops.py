@@ -56,11 +56,13 @@ def test_a_budget_of_zero_refuses_the_first_profile_request(tmp_path):
 
 
 def test_a_request_the_ledger_refuses_is_handed_back_to_the_budget(tmp_path):
-    booking = Booking(_ledger(tmp_path, limit=1), budget=5)
-    booking.take("ico")
-    with pytest.raises(QuotaExceeded):
+    booking = Booking(_ledger(tmp_path, limit=3), budget=5)
+    for _ in range(3):
         booking.take("ico")
-    assert booking.profiles == 1 and booking.ledger.state().sent == 1
+    with pytest.raises(QuotaExceeded) as info:
+        booking.take("ico")
+    assert info.value.endpoint == "ico"  # the ledger names what it refused
+    assert booking.profiles == 3 and booking.ledger.state().sent == 3
     unbudgeted = Booking(_ledger(tmp_path / "other", limit=1))
     unbudgeted.take("ico")
     with pytest.raises(QuotaExceeded):
@@ -69,15 +71,15 @@ def test_a_request_the_ledger_refuses_is_handed_back_to_the_budget(tmp_path):
 
 
 @pytest.mark.parametrize(("endpoint", "outcome", "profiles", "sent"), [
-    ("ico", "not_sent", 1, 2),  # never left: handed back to both
-    ("ico", "no_answer", 2, 3),  # sent: counts
-    ("ico", 200, 2, 3),
-    ("ico", None, 2, 3),
-    ("list", "not_sent", 2, 2),  # the ledger hands it back, the budget never had it
+    ("ico", "not_sent", 2, 3),  # never left: handed back to both
+    ("ico", "no_answer", 3, 4),  # sent: counts
+    ("ico", 200, 3, 4),
+    ("ico", None, 3, 4),
+    ("list", "not_sent", 3, 3),  # the ledger hands it back, the budget never had it
 ])
 def test_settle_hands_back_only_what_never_left(tmp_path, endpoint, outcome, profiles, sent):
     booking = Booking(_ledger(tmp_path), budget=5)
-    for e in ("ico", "ico", "list"):
+    for e in ("ico", "ico", "list", "ico"):
         booking.take(e)
     booking.settle(endpoint, outcome)
     assert (booking.profiles, booking.ledger.state().sent) == (profiles, sent)
