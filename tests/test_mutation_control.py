@@ -149,3 +149,21 @@ def test_a_socket_registered_after_the_cancel_is_cut_at_once():
         control.cancel()
         control.register(reading)
         assert reading.recv(1) == b""
+
+
+def test_a_socket_that_cannot_be_shut_down_is_left_to_its_owner_quietly():
+    with socket.socket() as unconnected:  # shutdown raises OSError (not connected)
+        control = LoadControl()
+        control.register(unconnected)
+        control.cancel()  # no error: the read it guards fails on its own
+        assert control.cancelled
+    with socket.socket() as unconnected:
+        control = LoadControl()
+        control.cancel()
+        control.register(unconnected)  # registered after the cancel: no error either
+
+
+def test_release_without_a_socket_registered_is_a_no_op():
+    control = LoadControl()
+    control.release()
+    control.release()
