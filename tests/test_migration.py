@@ -72,7 +72,9 @@ def test_a_cache_of_the_old_layout_is_converted_once_and_answers_as_before(old_c
 
 def test_an_old_cache_that_cannot_be_written_is_ignored_with_a_way_to_convert_it(old_cache):
     with _read_only(old_cache), pytest.warns(
-            CacheWarning, match="could not be converted.*not used. Convert it"), \
+            CacheWarning, match=r"could not be converted.*not used. Convert it where it can be "
+                                r"written with: python -c \"import icoframes; "
+                                r"icoframes\.cache_info\(\)\"$"), \
             pytest.raises(NotCached):
         icoframes.load_icos(status="past", offline=True)
     with pytest.warns(CacheWarning, match="converted"):  # writable again: converted

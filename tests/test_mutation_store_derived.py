@@ -222,3 +222,32 @@ def test_stale_tables_of_a_read_only_cache_are_rebuilt_in_memory(tmp_path, raws)
             Database.close_under(cache.dir)
     assert sorted(names) == sorted(int(r["id"]) for r in raws)
     assert sorted(p.name for p in cache.tables_dir.iterdir()) == kept
+
+
+def test_a_full_disk_while_updating_the_tables_says_so(tmp_path, raws, monkeypatch):
+    # no disk can be filled here on purpose: the write of the updated table fails as one
+    # on a full disk does
+    from icoframes.store import derived as derived_module
+
+    cache = Cache(tmp_path, URL)
+    _record(cache, raws[:3])
+    derived = DerivedTables(cache)
+    derived.tables()
+    _record(cache, raws[3:])
+
+    def full(table: object, path: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(derived_module, "atomic_write_table", full)
+    with pytest.raises(CacheError) as caught:
+        derived.table("icos")
+    assert str(caught.value).startswith(
+        f"the disk holding the cache {cache.tables_dir} is full: the tables could not be kept")
+
+
+def test_the_fingerprint_changes_with_the_parsers_version(monkeypatch):
+    from icoframes.parse import rules
+
+    before = parser_fingerprint()
+    monkeypatch.setattr(rules, "PARSER_VERSION", f"{rules.PARSER_VERSION}-next")
+    assert parser_fingerprint() != before and len(parser_fingerprint()) == 16

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -160,13 +161,16 @@ def test_mark_used_touches_the_mark_and_never_through_a_link(tmp_path):
     mark_used(folder)
     mark = folder / USED_MARK
     assert mark.is_file() and not mark.is_symlink()
+    assert stat.S_IMODE(mark.stat().st_mode) == 0o600  # (made new: the link was removed)
     assert victim.read_bytes() == b"xxxx" and victim.stat().st_mtime == (NOW - 5 * DAY).timestamp()
     _age(mark, 2 * DAY)
     mark_used(folder)  # an existing mark: touched (by the file system's clock: not NOW's)
     assert mark.stat().st_mtime != (NOW - 2 * DAY).timestamp()
     linked = tmp_path / "linked"
     linked.symlink_to(folder)
-    mark_used(linked)
+    _age(mark, 3 * DAY)
+    mark_used(linked)  # never through a link to the folder either
+    assert mark.stat().st_mtime == (NOW - 3 * DAY).timestamp()
     mark_used(tmp_path / "missing")
     assert not (tmp_path / "missing").exists()
 
