@@ -18,6 +18,15 @@ from icoframes.fetch.stops import Booking, BudgetSpent, breaker_error, quota_err
 from icoframes.store.ledger import LedgerState, QuotaLedger
 
 
+@pytest.fixture(autouse=True)
+def _one_day():
+    """The ledger counts per UTC day: every test here runs inside one (not across midnight)."""
+    import time_machine
+
+    with time_machine.travel(dt.datetime(2026, 11, 26, 12, 0, tzinfo=dt.UTC), tick=False):
+        yield
+
+
 def _ledger(tmp_path, limit: int = 100) -> QuotaLedger:
     return QuotaLedger(tmp_path, "key", limit=limit, service="http://127.0.0.1:9")
 
