@@ -45,21 +45,38 @@ def _load_in_process(sb, cache_dir):
         icoframes.reset_configuration()
 
 
-def test_sigkill_rounds_refetch_at_most_the_requests_in_flight(tmp_path):
+def test_sigkill_rounds_refetch_at_most_the_requests_in_flight(tmp_path, monkeypatch):
     kills = 4
     with sandbox.serve(n_icos=300, seed=41, latency=0.02) as sb:
         past = sb.directory.ids("past")
         step = len(past) // (kills + 1)
+        # the sandbox holds every later request once the round's target is served (in the
+        # serving thread): however late this thread wakes on a loaded machine, the child
+        # cannot have fetched the rest and ended before it is killed
+        hold_at: list[int] = []  # the round's target, while a round runs
+        served = sb.stats.record_profile
+
+        def record_profile(ico_id: int) -> None:
+            served(ico_id)
+            if hold_at and sb.stats.profile_hits.total() >= hold_at[0]:
+                sb.pause()
+
+        monkeypatch.setattr(sb.stats, "record_profile", record_profile)
         for round_no in range(1, kills + 1):
+            target = min(len(past) - 1, round_no * step)
+            hold_at[:] = [target]
             child = subprocess.Popen([sys.executable, "-c", _CHILD],
                                      env=_env(sb, tmp_path / "c"),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            target = min(len(past) - 1, round_no * step)
-            reached = sb.stats.wait_for(lambda s, t=target: s.profile_hits.total() >= t,
-                                        timeout=HANG_GUARD)
-            assert reached and child.poll() is None, child.stderr.read().decode()
-            child.send_signal(signal.SIGKILL)
-            child.communicate()
+            try:
+                reached = sb.stats.wait_for(lambda s, t=target: s.profile_hits.total() >= t,
+                                            timeout=HANG_GUARD)
+                assert reached and child.poll() is None, child.stderr.read().decode()
+                child.send_signal(signal.SIGKILL)
+                child.communicate()
+            finally:
+                hold_at.clear()
+                sb.resume()
         icos = _load_in_process(sb, tmp_path / "c")
         assert sorted(icos["id"]) == sorted(past)
         assert icos.attrs["icoframes"]["complete"] is True

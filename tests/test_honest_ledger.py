@@ -86,7 +86,8 @@ def test_a_485_is_recorded_as_the_services_refusal_and_a_probe_resumes_after_its
 
 
 def test_the_users_daily_quota_is_named_as_such(tmp_path, configured):
-    with sandbox.serve(n_icos=60, seed=3, quota=None) as sb:
+    noon = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
+    with sandbox.serve(n_icos=60, seed=3, quota=None) as sb, time_machine.travel(noon, tick=True):
         configured(**sb.settings(), cache_dir=tmp_path / "cache", daily_quota=10)
         with pytest.warns(QuotaWarning), pytest.raises(QuotaExceeded) as info:
             icoframes.load_icos(progress=False)
@@ -232,7 +233,9 @@ def _fails_once():
 
 
 def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
-    with HostileServer({LIST: paged_list(40), PROFILE: _fails_once()}) as srv:
+    noon = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
+    with HostileServer({LIST: paged_list(40), PROFILE: _fails_once()}) as srv, \
+            time_machine.travel(noon, tick=True):
         # one worker: each profile fails then succeeds, never 8 failures in a row
         configured(**srv.settings(), cache_dir=tmp_path / "cache", max_workers=1)
         with pytest.warns(IncompleteWarning):

@@ -31,6 +31,8 @@ from icoframes.schema import FILTERS, ICOS, LIST, TABLES
 from icoframes.store.cache import Cache
 
 N_ICOS = 240
+# a run across the real midnight UTC would count its requests on two ledger days
+NOON = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)
 
 
 @pytest.fixture(scope="module")
@@ -234,12 +236,13 @@ def _ledger_between_accepted_and_received(sb) -> None:
 
 def test_daily_quota_is_a_hard_cap_and_warned_of(cfg):
     icoframes.configure(daily_quota=10)
-    with pytest.warns(QuotaWarning, match="remain"), \
-            pytest.raises(QuotaExceeded, match="daily_quota setting \\(10 requests\\)") as info:
-        icoframes.load_icos(status="past", progress=False)
-    assert cfg.stats.requests.total() == 10  # never more than the cap
-    assert info.value.remaining > 0 and info.value.code is None
-    assert icoframes.cache_info().requests_today == 10
+    with time_machine.travel(NOON, tick=True):  # one ledger day, whenever it runs
+        with pytest.warns(QuotaWarning, match="remain"), pytest.raises(
+                QuotaExceeded, match="daily_quota setting \\(10 requests\\)") as info:
+            icoframes.load_icos(status="past", progress=False)
+        assert cfg.stats.requests.total() == 10  # never more than the cap
+        assert info.value.remaining > 0 and info.value.code is None
+        assert icoframes.cache_info().requests_today == 10
 
 
 @pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
@@ -295,8 +298,9 @@ def test_private_key_never_reaches_the_cache(cfg):
 
 
 def test_cache_info_and_clear(cfg):
-    icoframes.load_icos(status="ongoing", progress=False)
-    info = icoframes.cache_info()
+    with time_machine.travel(NOON, tick=True):  # one ledger day, whenever it runs
+        icoframes.load_icos(status="ongoing", progress=False)
+        info = icoframes.cache_info()
     assert info.profiles == len(cfg.directory.ids("ongoing"))
     assert info.size_bytes > 0 and info.requests_today == sum(spent(cfg).values())
     with pytest.warns(FutureWarning, match=r"CacheInfo\['profiles'\]: reading it as a dict"
@@ -322,18 +326,33 @@ def _child_env(sb, cache_dir) -> dict[str, str]:
     return env
 
 
-def test_a_killed_process_leaves_a_usable_cache(tmp_path):
+def test_a_killed_process_leaves_a_usable_cache(tmp_path, monkeypatch):
     # slow enough that the child is killed long before it is done
     workers = icoframes.get_settings().max_workers
     with sandbox.serve(n_icos=N_ICOS, seed=13, latency=0.1) as slow:
+        served = slow.stats.record_profile
+
+        def record_profile(ico_id: int) -> None:
+            # held from the 20th profile on (paused in the serving thread): however late this
+            # thread wakes on a loaded machine, the child cannot have fetched the rest
+            served(ico_id)
+            if slow.stats.profile_hits.total() >= 20:
+                slow.pause()
+
+        monkeypatch.setattr(slow.stats, "record_profile", record_profile)
         env = _child_env(slow, tmp_path / "c")
         child = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        # every profile is kept as it arrives: a few arrived, many more to come
-        assert slow.stats.wait_for(lambda s: s.profile_hits.total() >= 20, timeout=HANG_GUARD)
-        assert child.poll() is None, "the child finished before it could be killed"
-        child.send_signal(signal.SIGKILL)
-        child.wait()
+        try:
+            # every profile is kept as it arrives: a few arrived, many more to come
+            assert slow.stats.wait_for(lambda s: s.profile_hits.total() >= 20,
+                                       timeout=HANG_GUARD)
+            assert child.poll() is None, "the child finished before it could be killed"
+            child.send_signal(signal.SIGKILL)
+            child.wait()
+        finally:
+            monkeypatch.setattr(slow.stats, "record_profile", served)
+            slow.resume()
         saved_before_kill = len(Cache(tmp_path / "c", slow.service_name).profile_index())
         hits_at_kill = slow.stats.profile_hits.total()
         icoframes.configure(**slow.settings(), cache_dir=tmp_path / "c")

@@ -35,6 +35,9 @@ def _refused(params: dict) -> str:
                           "a list of values"),
     ({"location": ""}, "invalid list parameter location='': location must be a non-empty "
                        "string or a list of them"),
+    ({"location": []}, "invalid list parameter location=[]: location must not be an empty list"),
+    ({"exclude_areas": {"Malta": 1}}, "invalid list parameter exclude_areas={'Malta': 1}: "
+                                      "exclude_areas must be a value or a list of values"),
     ({"location": ["Malta", "  "]}, "invalid list parameter location=['Malta', '  ']: location "
                                     "must be a non-empty string or a list of them"),
     ({"exclude_areas": [5]}, "invalid list parameter exclude_areas=[5]: exclude_areas must be "

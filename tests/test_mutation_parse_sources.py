@@ -120,6 +120,14 @@ def test_gather_reads_fields_and_sections_and_reports_a_section_that_is_no_dict(
     assert _found(problems) == [(2, "list", "main", "oops", "wrong_shape")]
 
 
+def test_gather_reads_a_section_whole_and_its_fields_in_any_order_of_paths():
+    records = [{"id": 1, "main": {"name": "A"}}, {"id": 2}]
+    for paths in ([("main",), ("main", "name")], [("main", "name"), ("main",)]):
+        values = gather(records, paths, Problems(), "list", np.array([1, 2]))
+        assert {k: list(v) for k, v in values.items()} == {
+            ("main",): [{"name": "A"}, None], ("main", "name"): ["A", None]}
+
+
 def test_gather_refuses_a_path_of_three_keys():
     with pytest.raises(ValueError, match=r"^not a field path: \('a', 'b', 'c'\)$"):
         gather([{}], [("a", "b", "c")], Problems(), "list", np.array([1]))

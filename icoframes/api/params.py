@@ -159,9 +159,8 @@ def _one_of(param: Param, value: Any) -> str:
             return value
         if param.kind == "status" and value.strip().casefold() in param.allowed:
             return value.strip().casefold()
-    shown = value.strip().casefold() if isinstance(value, str) else ""
-    raise _invalid(param.name, value, f"must be one of {', '.join(param.allowed)}"
-                   + _suggest(shown, param.allowed))
+    guess = _suggest(value.strip().casefold(), param.allowed) if isinstance(value, str) else ""
+    raise _invalid(param.name, value, f"must be one of {', '.join(param.allowed)}" + guess)
 
 
 def _int(param: Param, value: Any) -> int:
