@@ -385,6 +385,6 @@ def test_each_call_reads_the_clock_once(tmp_path, monkeypatch):
     readings.clear()
     ledger.settle("ico", 485)  # refused at DAY1 (one reading)
     readings.clear()
-    with pytest.raises(QuotaExceeded, match="no request is sent before 2030-01-02 06:30 UTC$"):
+    with pytest.raises(QuotaExceeded, match=r"no request is sent before 2030-01-02 06:30 UTC$"):
         _ledger(tmp_path, reset=RESET).take("ico")
     assert len(readings) == 1
