@@ -148,6 +148,9 @@ MODULES: dict[str, Module] = {
          r"table\.values\(\)\)\)|^        raise ImportError\(\"a spelling names two things\"\)$",
          "_inverse builds _FAMILY and _NETWORK once, when vocabulary.py is imported: mutmut "
          "switches a mutant on only for calls made while a test runs"),)),
+    # the loads' tests reach stops.py through sandbox loads: judged by its direct tests
+    "stops": Module(("icoframes/fetch/stops.py",), ()),
+    "control": Module(("icoframes/api/control.py",), ()),
     "secret": Module(("icoframes/secret.py",), ("tests/test_secret.py",), deselect=(
         ("tests/test_secret.py::test_a_password_in_base_url_is_hidden_in_the_breaker_error",
          "a load against a closed port that retries until the breaker opens (30 s), run for "

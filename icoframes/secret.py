@@ -133,6 +133,10 @@ def redact_url(url: str) -> str:
         parts = urlsplit(url)
     except ValueError:
         return HIDDEN if "@" in url else url
+    if not parts.netloc and "@" in url:
+        # no authority urlsplit can see (no or a mistyped scheme: "user:pw@host",
+        # "http//user:pw@host"): whatever comes before the last @ may be a password
+        return f"{HIDDEN}@{url.rsplit('@', 1)[1]}"
     if "@" not in parts.netloc:
         return url
     return urlunsplit(parts._replace(netloc=f"{HIDDEN}@{parts.netloc.rsplit('@', 1)[1]}"))

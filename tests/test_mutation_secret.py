@@ -97,6 +97,11 @@ def test_a_secret_is_its_own_copy_and_loses_its_value_in_a_pickle():
     ("https://example.org/a@b", "https://example.org/a@b"),  # an @ in the path only
     ("http://u:p@[::1", "<hidden>"),  # unparseable with an @: all of it hidden
     ("http://[::1", "http://[::1"),  # unparseable without: as it is
+    ("user:pw@example.org", "<hidden>@example.org"),  # no scheme: read as scheme "user"
+    ("user:p@ss@example.org/x", "<hidden>@example.org/x"),  # an @ in the password: the last
+    ("http//user:pw@x/p", "<hidden>@x/p"),  # a mistyped scheme: no authority at all
+    ("mailto:someone@example.org", "<hidden>@example.org"),  # no authority: hidden too
+    ("example.org/a", "example.org/a"),
 ])
 def test_redact_url(url, shown):
     assert redact_url(url) == shown
@@ -146,3 +151,14 @@ def test_user_information_that_cannot_be_sent_is_refused_without_showing_it(url,
         split_userinfo(url)
     assert str(info.value) == (f"base_url {shown!r}: its user information cannot be sent "
                                "(HTTP Basic auth needs a parseable address and Latin-1 text)")
+
+
+@pytest.mark.parametrize("url", ["user:pw@example.org", "http//user:pw@example.org",
+                                 "ftp://user:pw@example.org"])
+def test_a_base_url_without_a_usable_scheme_is_refused_without_showing_its_password(url):
+    import icoframes
+    from icoframes.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter) as info:
+        icoframes.configure(base_url=url)
+    assert "pw" not in str(info.value) and "<hidden>@example.org" in str(info.value)

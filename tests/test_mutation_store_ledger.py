@@ -361,3 +361,30 @@ def test_the_refusal_message_names_the_count_it_came_after_not_todays(tmp_path):
         with pytest.raises(QuotaExceeded, match=r"after 3 requests sent that day .*; it resets"):
             _ledger(tmp_path, reset=RESET).take("ico")
 
+
+
+def test_each_call_reads_the_clock_once(tmp_path, monkeypatch):
+    """A booking, the state and a refusal's message each read the clock once, so a call
+    straddling the end of a day says one day throughout. The clock here moves a day at
+    each reading (a simulated clock: the end of a day between two readings, made
+    certain), and counts them."""
+    readings: list[dt.datetime] = []
+
+    def clock() -> dt.datetime:
+        readings.append(DAY1 + dt.timedelta(days=len(readings)))
+        return readings[-1]
+
+    monkeypatch.setattr(ledger_module, "utcnow", clock)
+    ledger = _ledger(tmp_path, reset=RESET)
+    ledger.take("ico")
+    assert len(readings) == 1 and _rows(tmp_path)[0][1:3] == ("2030-01-01", 1)
+    readings.clear()
+    assert ledger.state() == LedgerState("2030-01-01", 1, 5000, reset=RESET,
+                                         day_ends=dt.datetime(2030, 1, 2, 6, 30, tzinfo=dt.UTC))
+    assert len(readings) == 1
+    readings.clear()
+    ledger.settle("ico", 485)  # refused at DAY1 (one reading)
+    readings.clear()
+    with pytest.raises(QuotaExceeded, match=r"no request is sent before 2030-01-02 06:30 UTC$"):
+        _ledger(tmp_path, reset=RESET).take("ico")
+    assert len(readings) == 1

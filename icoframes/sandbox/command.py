@@ -21,6 +21,8 @@ from .service import check_keys
 
 __all__ = ["add_arguments", "keys", "main", "run"]
 
+#: Seconds the serving command sleeps at a time: the longest a Ctrl-C can wait to be seen.
+_TICK = 0.5
 _DEFAULT = {name: p.default for name, p in inspect.signature(serve).parameters.items()}
 
 
@@ -86,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
               f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<its private key> "
               f"ICOFRAMES_SERVICE_NAME={sb.service_name}", flush=True)
         try:
-            while True:
-                time.sleep(3600)
+            while True:  # short sleeps: Python runs a Ctrl-C's handler in this thread when
+                time.sleep(_TICK)  # it next runs, and one another thread got waits till then
         except KeyboardInterrupt:
             print("sandbox stopped", file=sys.stderr)
     return 0

@@ -1,0 +1,169 @@
+"""api/control.py: the stop switch and the circuit breaker of a load, rule by rule, in one
+thread; the sockets it cuts are a real socketpair (`make mutate MODULE=control`)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from icoframes.api.control import SUSPECT_FAILURES, SUSPECT_ITEMS, Cancelled, LoadControl
+
+
+def test_a_fresh_control_and_its_repr():
+    control = LoadControl()
+    assert (control.failures, control.items) == (12, 16)
+    assert (control.in_a_row, control.unsent_in_a_row, control.last_failure) == (0, 0, None)
+    assert repr(control) == ("LoadControl(cancelled=False, tripped=False, failures_in_a_row=0, "
+                             "items_failing=0)")
+    control.check()  # not stopped: nothing raised
+    control.sleep(0)
+
+
+def test_failures_are_counted_in_a_row_and_unsent_ones_apart():
+    control = LoadControl(failures=10, items=10)
+    control.failed("refused", item=1, sent=False)
+    control.failed("refused", item=1, sent=False)
+    assert (control.in_a_row, control.unsent_in_a_row, control.items_failing) == (2, 2, 1)
+    control.failed("HTTP 503", item=2)  # reached the service: the unsent run is over
+    assert (control.in_a_row, control.unsent_in_a_row, control.items_failing) == (3, 0, 2)
+    assert control.last_failure == "HTTP 503"
+    assert repr(control) == ("LoadControl(cancelled=False, tripped=False, failures_in_a_row=3, "
+                             "items_failing=2)")
+    control.succeeded(2)
+    assert (control.in_a_row, control.unsent_in_a_row, control.items_failing) == (0, 0, 0)
+    assert control.last_failure == "HTTP 503" and not control.tripped
+
+
+def test_the_breaker_trips_at_exactly_its_number_of_different_items():
+    control = LoadControl(failures=100, items=3)
+    for _ in range(10):
+        control.failed("HTTP 503", item="a")  # one item's retries count once
+    control.failed("HTTP 503", item="b")
+    assert not control.tripped and not control.cancelled
+    control.failed("HTTP 500", item="c")
+    assert control.tripped and control.cancelled
+    with pytest.raises(Cancelled) as info:
+        control.check()
+    assert str(info.value) == "HTTP 500"
+    control.failed("later", item="d")  # tripped once: stays tripped, says the last cause
+    assert control.tripped and control.last_failure == "later"
+
+
+def test_items_not_named_each_count_as_one_of_their_own():
+    control = LoadControl(failures=100, items=2)
+    control.failed("x")
+    assert not control.tripped
+    control.failed("x")
+    assert control.tripped
+
+
+def test_the_breaker_trips_at_exactly_its_number_of_unsent_attempts_in_a_row():
+    control = LoadControl(failures=3, items=100)
+    control.failed("refused", item=1, sent=False)
+    control.failed("refused", item=1, sent=False)
+    control.failed("reset", item=1)  # sent: starts the unsent run again
+    control.failed("refused", item=1, sent=False)
+    control.failed("refused", item=1, sent=False)
+    assert not control.tripped and control.unsent_in_a_row == 2
+    control.failed("refused", item=1, sent=False)
+    assert control.tripped and control.unsent_in_a_row == 3
+
+
+def test_a_success_clears_the_items_failing():
+    control = LoadControl(failures=100, items=2)
+    control.failed("x", item=1)
+    control.succeeded()
+    control.failed("x", item=2)
+    assert not control.tripped and control.items_failing == 1
+
+
+def test_cancel_stops_check_and_sleep_at_once():
+    control = LoadControl()
+    control.cancel()
+    assert control.cancelled and not control.tripped
+    with pytest.raises(Cancelled, match=r"^the load was cancelled$"):
+        control.check()
+    with pytest.raises(Cancelled, match=r"^the load was cancelled$"):
+        control.sleep(3600)  # already stopped: returns at once, raising
+
+
+def _suspect(control: LoadControl, in_a_row: int, items: int) -> None:
+    for n in range(in_a_row):
+        control.failed("HTTP 503", item=n % items)
+    for n in range(items - 1):
+        assert control.keep_trying(n, True) == (in_a_row < SUSPECT_FAILURES
+                                                or n + 1 < SUSPECT_ITEMS)
+
+
+@pytest.mark.parametrize(("in_a_row", "items", "keeps"), [
+    (SUSPECT_FAILURES, SUSPECT_ITEMS, False),  # both at their thresholds: given up
+    (SUSPECT_FAILURES - 1, SUSPECT_ITEMS, True),
+    (SUSPECT_FAILURES, SUSPECT_ITEMS - 1, True),
+    (SUSPECT_FAILURES + 5, SUSPECT_ITEMS + 2, False),
+])
+def test_an_item_gives_up_early_only_when_many_fail_together(in_a_row, items, keeps):
+    control = LoadControl(failures=100, items=100)
+    _suspect(control, in_a_row, items)
+    assert control.keep_trying(items - 1, True) is keeps
+    assert control.keep_trying("other", False) is False  # its own policy said no
+
+
+def test_an_item_given_up_no_longer_counts_as_retrying():
+    control = LoadControl(failures=100, items=100)
+    _suspect(control, SUSPECT_FAILURES, SUSPECT_ITEMS)
+    assert control.keep_trying(SUSPECT_ITEMS - 1, True) is False  # three retrying: given up
+    assert control.keep_trying(0, True) is True  # two retrying now: 0 and 1
+    assert control.keep_trying("new", False) is False  # its policy said no: not retrying
+    assert control.keep_trying(1, True) is True  # still two
+    assert control.keep_trying("third", True) is False  # three again
+    control.succeeded(0)  # the run of failures is over: 0 is not retrying any more
+    for _ in range(SUSPECT_FAILURES):
+        control.failed("HTTP 503", item=1)
+    assert control.keep_trying("x", True) is True  # 1 and x retrying: 0 is not any more
+
+
+def test_cancel_cuts_the_socket_the_thread_registered_and_release_forgets_it():
+    reading, writing = socket.socketpair()
+    with reading, writing:
+        reading.settimeout(30)  # a hang guard only: a socket not cut would block here
+        control = LoadControl()
+        control.register(reading)
+        control.cancel()
+        assert reading.recv(1) == b""  # shut down: the blocked read would return at once
+    reading, writing = socket.socketpair()
+    with reading, writing:
+        control = LoadControl()
+        control.register(reading)
+        control.release()
+        control.cancel()
+        writing.sendall(b"x")
+        assert reading.recv(1) == b"x"  # released: not cut
+
+
+def test_a_socket_registered_after_the_cancel_is_cut_at_once():
+    reading, writing = socket.socketpair()
+    with reading, writing:
+        reading.settimeout(30)  # a hang guard only: a socket not cut would block here
+        control = LoadControl()
+        control.cancel()
+        control.register(reading)
+        assert reading.recv(1) == b""
+
+
+def test_a_socket_that_cannot_be_shut_down_is_left_to_its_owner_quietly():
+    with socket.socket() as unconnected:  # shutdown raises OSError (not connected)
+        control = LoadControl()
+        control.register(unconnected)
+        control.cancel()  # no error: the read it guards fails on its own
+        assert control.cancelled
+    with socket.socket() as unconnected:
+        control = LoadControl()
+        control.cancel()
+        control.register(unconnected)  # registered after the cancel: no error either
+
+
+def test_release_without_a_socket_registered_is_a_no_op():
+    control = LoadControl()
+    control.release()
+    control.release()

@@ -1,0 +1,198 @@
+"""fetch/stops.py: how requests are booked against the ledger and the call's budget, and the
+words of each stop (daily limit, breaker, short quota) in full (`make mutate MODULE=stops`).
+
+A real QuotaLedger in a temporary cache dir; LedgerState values built by hand for the
+messages (a refusal time, a reset time: what the ledger gives after a day of requests).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import pytest
+
+from icoframes.api.control import LoadControl
+from icoframes.errors import QuotaExceeded, QuotaWarning
+from icoframes.fetch.stops import Booking, BudgetSpent, breaker_error, quota_error, warn_short_quota
+from icoframes.store.ledger import LedgerState, QuotaLedger
+
+
+@pytest.fixture(autouse=True)
+def _one_day():
+    """The ledger counts per UTC day: every test here runs inside one (not across midnight)."""
+    import time_machine
+
+    with time_machine.travel(dt.datetime(2026, 11, 26, 12, 0, tzinfo=dt.UTC), tick=False):
+        yield
+
+
+def _ledger(tmp_path, limit: int = 100) -> QuotaLedger:
+    return QuotaLedger(tmp_path, "key", limit=limit, service="http://127.0.0.1:9")
+
+
+# -- Booking ------------------------------------------------------------------------------
+
+
+def test_without_a_budget_every_request_is_booked_in_the_ledger_only(tmp_path):
+    booking = Booking(_ledger(tmp_path))
+    for endpoint in ("ico", "ico", "list"):
+        booking.take(endpoint)
+    assert booking.profiles == 0 and booking.ledger.state().sent == 3
+    booking.settle("ico", "not_sent")
+    assert booking.profiles == 0 and booking.ledger.state().sent == 2
+
+
+def test_a_budget_counts_profile_requests_only_and_refuses_the_one_past_it(tmp_path):
+    booking = Booking(_ledger(tmp_path), budget=2)
+    booking.take("ico")
+    booking.take("list")  # not a profile: not counted against the budget
+    booking.take("ico")
+    assert booking.profiles == 2
+    with pytest.raises(BudgetSpent) as info:
+        booking.take("ico")
+    assert str(info.value) == "the budget of 2 profile requests is spent"
+    assert booking.profiles == 2 and booking.ledger.state().sent == 3  # not booked either
+    booking.take("list")  # other requests still go
+    assert booking.ledger.state().sent == 4
+
+
+def test_a_budget_of_zero_refuses_the_first_profile_request(tmp_path):
+    booking = Booking(_ledger(tmp_path), budget=0)
+    with pytest.raises(BudgetSpent, match=r"^the budget of 0 profile requests is spent$"):
+        booking.take("ico")
+    assert booking.profiles == 0 and booking.ledger.state().sent == 0
+
+
+def test_a_request_the_ledger_refuses_is_handed_back_to_the_budget(tmp_path):
+    booking = Booking(_ledger(tmp_path, limit=3), budget=5)
+    for _ in range(3):
+        booking.take("ico")
+    with pytest.raises(QuotaExceeded) as info:
+        booking.take("ico")
+    assert info.value.endpoint == "ico"  # the ledger names what it refused
+    assert booking.profiles == 3 and booking.ledger.state().sent == 3
+    unbudgeted = Booking(_ledger(tmp_path / "other", limit=1))
+    unbudgeted.take("ico")
+    with pytest.raises(QuotaExceeded):
+        unbudgeted.take("ico")
+    assert unbudgeted.profiles == 0 and unbudgeted.budget is None
+
+
+@pytest.mark.parametrize(("endpoint", "outcome", "profiles", "sent"), [
+    ("ico", "not_sent", 2, 3),  # never left: handed back to both
+    ("ico", "no_answer", 3, 4),  # sent: counts
+    ("ico", 200, 3, 4),
+    ("ico", None, 3, 4),
+    ("list", "not_sent", 3, 3),  # the ledger hands it back, the budget never had it
+])
+def test_settle_hands_back_only_what_never_left(tmp_path, endpoint, outcome, profiles, sent):
+    booking = Booking(_ledger(tmp_path), budget=5)
+    for e in ("ico", "ico", "list", "ico"):
+        booking.take(e)
+    booking.settle(endpoint, outcome)
+    assert (booking.profiles, booking.ledger.state().sent) == (profiles, sent)
+
+
+# -- the daily limit's words ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Settings:
+    base_url: str | None = "http://127.0.0.1:9"
+    daily_quota: int = 5000
+
+
+def _state(**kwargs: object) -> LedgerState:
+    values: dict = {"day": "2026-11-26", "sent": 40, "limit": 5000, **kwargs}
+    return LedgerState(**values)
+
+
+SERVICE = QuotaExceeded("refused", code=485, endpoint="/v1/icos/all")
+SETTING = QuotaExceeded("cap", code=None, endpoint="/v1/ico")
+TOMORROW = dt.datetime(2026, 11, 27, 3, 30)
+
+
+@pytest.mark.parametrize(("stop", "state", "unlisted", "message"), [
+    (SERVICE, _state(), False,
+     "the service refused this key: its daily request limit (error 485) was reached, after 40 "
+     "requests sent today with this key from this cache dir. This call fetched 7 profiles; 3 "
+     "remain to fetch. Everything fetched is cached, and offline=True returns it now without a "
+     "request. The service does not say when its allowance resets: the next call sends one "
+     "request first (a probe, costing one request) and goes on if it is accepted, so call the "
+     "same loader again later to fetch only the rest."),
+    (SERVICE, _state(refused_at=dt.datetime(2026, 11, 26, 14, 5), refused_after=12,
+                     reset=dt.time(3, 30), day_ends=TOMORROW), True,
+     "the service refused this key: its daily request limit (error 485) was reached at 14:05 "
+     "UTC, after 12 requests sent today with this key from this cache dir. This call fetched 7 "
+     "profiles; 3 remain to fetch (and a list was not complete, so possibly more). Everything "
+     "fetched is cached, and offline=True returns it now without a request. It resets at 03:30 "
+     "UTC (the quota_reset setting): no request is sent before 2026-11-27 03:30 UTC; call the "
+     "same loader again then to fetch only the rest."),
+    (SERVICE, _state(refused_after=0, reset=dt.time(0, 0)), False,
+     "the service refused this key: its daily request limit (error 485) was reached, after 0 "
+     "requests sent today with this key from this cache dir. This call fetched 7 profiles; 3 "
+     "remain to fetch. Everything fetched is cached, and offline=True returns it now without a "
+     "request. It resets at 00:00 UTC (the quota_reset setting): no request is sent before 00:00 "
+     "UTC; call the same loader again then to fetch only the rest."),
+    (SETTING, _state(), False,
+     "the daily_quota setting (5000 requests) is reached: 40 requests sent today (2026-11-26, "
+     "UTC) with this key from this cache dir. This call fetched 7 profiles; 3 remain to fetch. "
+     "Everything fetched is cached, and offline=True returns it now without a request. The "
+     "count starts again at 00:00 UTC: call the same loader again then to fetch only the rest, "
+     "or raise daily_quota."),
+    (SETTING, _state(reset=dt.time(3, 30), day_ends=TOMORROW), True,
+     "the daily_quota setting (5000 requests) is reached: 40 requests sent today (2026-11-26, "
+     "from 03:30 UTC, quota_reset) with this key from this cache dir. This call fetched 7 "
+     "profiles; 3 remain to fetch (and a list was not complete, so possibly more). Everything "
+     "fetched is cached, and offline=True returns it now without a request. The count starts "
+     "again at 2026-11-27 03:30 UTC: call the same loader again then to fetch only the rest, or "
+     "raise daily_quota."),
+])
+def test_quota_error_says_who_stopped_what_is_left_and_what_now(stop, state, unlisted, message):
+    error = quota_error(stop, _Settings(), state, fetched=7, left=3, unlisted=unlisted)
+    assert str(error) == message
+    assert (error.code, error.endpoint, error.remaining) == (stop.code, stop.endpoint, 3)
+
+
+# -- the breaker's words -------------------------------------------------------------------
+
+
+def _control(*failures: tuple[str, object, bool]) -> LoadControl:
+    control = LoadControl(failures=3, items=10)
+    for reason, item, sent in failures:
+        control.failed(reason, item=item, sent=sent)
+    return control
+
+
+@pytest.mark.parametrize(("base_url", "failures", "message"), [
+    ("http://user:pw@127.0.0.1:9/v1", [("connection refused", 1, False)] * 3,
+     "<hidden>@127.0.0.1:9 is not answering usefully: 3 attempts failed in a row, the last 3 "
+     "never reaching it (last: connection refused), so the load stopped. Everything fetched is "
+     "cached; call again later to fetch only the rest."),
+    ("user:pw@example.org", [("HTTP 503", 1, True), ("HTTP 503", 2, True)],
+     "<hidden>@example.org is not answering usefully: 2 attempts failed in a row on 2 different "
+     "requests, with no success between (last: HTTP 503), so the load stopped. Everything "
+     "fetched is cached; call again later to fetch only the rest."),
+    (None, [("HTTP 503", 1, True), ("timed out", 1, False), ("refused", 1, False)],
+     " is not answering usefully: 3 attempts failed in a row on 1 different requests, with no "
+     "success between (last: refused), so the load stopped. Everything fetched is cached; call "
+     "again later to fetch only the rest."),
+])
+def test_breaker_error_names_the_host_hidden_what_failed_and_the_last_cause(
+        base_url, failures, message):
+    error = breaker_error(_Settings(base_url=base_url), _control(*failures))
+    assert str(error) == message
+    assert error.last_failure == failures[-1][0]
+
+
+# -- a short quota's warning ---------------------------------------------------------------
+
+
+def test_warn_short_quota_in_full():
+    with pytest.warns(QuotaWarning) as caught:
+        warn_short_quota(12, 5000)
+    assert [str(w.message) for w in caught] == [
+        "this load needs more profile requests than the about 12 that remain of today's 5000 "
+        "for this key; it will stop at the limit, keep what it fetched, and the next call will "
+        "resume"]
