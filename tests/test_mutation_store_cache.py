@@ -298,3 +298,14 @@ def test_dropping_lists_of_a_folder_without_a_database_makes_none(cache):
     cache.root.chmod(0o700)
     assert cache.drop_lists(fetched_before=T0) == []
     assert not cache.path.exists()
+
+
+def test_the_profile_index_has_the_declared_text_dtype_empty_or_not(cache):
+    from icoframes.schema import TEXT_DTYPE
+
+    for _ in range(2):  # nothing stored yet, then one copy and one failure
+        index = cache.profile_index()
+        assert [str(index[c].dtype) for c in ("status", "summary", "state", "reason")] == [
+            str(TEXT_DTYPE)] * 4
+        cache.record(ProfileRecord(1, "past", "s", "{}"),
+                     ProfileRecord(2, "past", None, None, state="failed", reason="HTTP 500"))
