@@ -309,3 +309,9 @@ def test_the_profile_index_has_the_declared_text_dtype_empty_or_not(cache):
             str(TEXT_DTYPE)] * 4
         cache.record(ProfileRecord(1, "past", "s", "{}"),
                      ProfileRecord(2, "past", None, None, state="failed", reason="HTTP 500"))
+
+
+def test_syncing_or_recording_nothing_makes_and_counts_nothing(cache):
+    cache.sync()
+    assert not cache.dir.exists()
+    assert cache.record() == 0  # no copy: no version
