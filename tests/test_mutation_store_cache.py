@@ -313,5 +313,6 @@ def test_the_profile_index_has_the_declared_text_dtype_empty_or_not(cache):
 
 def test_syncing_or_recording_nothing_makes_and_counts_nothing(cache):
     cache.sync()
+    assert cache.read_list({"status": "past"}) is None and cache.read_filters() is None
     assert not cache.dir.exists()
     assert cache.record() == 0  # no copy: no version
