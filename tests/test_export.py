@@ -387,8 +387,9 @@ def _mounted(*points):
     try:
         yield
     finally:
-        for point in reversed(points):
-            subprocess.run(["umount", str(point)], capture_output=True)
+        for point in reversed(points):  # a busy one (a file still closing) goes lazily:
+            if subprocess.run(["umount", str(point)], capture_output=True).returncode:
+                subprocess.run(["umount", "--lazy", str(point)], capture_output=True)
 
 
 @pytest.fixture

@@ -90,14 +90,21 @@ def test_add_unread_names_each_value_by_its_row_or_not_at_all():
 
 
 def test_only_positive_int64_ids_name_an_ico():
-    ids = [7, np.int64(8), 9.0, np.float64(10.0), 2**63 - 1, True, False, None, float("nan"),
-           0, -1, 2**63, 2.5, float(2**63), "11", pd.NA, 0.0, -3.0]
+    ids = [7, np.int64(8), 9.0, np.float64(10.0), 2**63 - 1, 1, 1.0, True, False, None,
+           float("nan"), 0, -1, 2**63, 2.5, float(2**63), "11", pd.NA, 0.0, -3.0]
     found = Problems()
     found.add("icos", "kyc", list(range(len(ids))), ids=ids, reason="unknown_flag")
     frame = found.frame()
     assert frame["ico_id"].dtype == PROBLEMS.dtypes["ico_id"]
     assert frame["ico_id"].astype(object).tolist() == [
-        7, 8, 9, 10, 2**63 - 1, *[pd.NA] * 13]
+        7, 8, 9, 10, 2**63 - 1, 1, 1, *[pd.NA] * 13]
+
+
+def test_a_list_of_ints_is_checked_id_by_id():
+    found = Problems()
+    found.add("icos", "kyc", ["a", "b", "c"], ids=[0, -5, 6], reason="unknown_flag")
+    found.add("icos", "kyc", ["d"], ids=(True,), reason="unknown_flag")
+    assert found.frame()["ico_id"].astype(object).tolist() == [pd.NA, pd.NA, 6, pd.NA]
 
 
 def test_int_id_arrays_are_read_as_they_are():

@@ -112,10 +112,10 @@ def test_chunked_bodies_and_head_requests_keep_the_connection_usable(sb, client)
     headers = {"Content-Type": "application/json", "X-Service-Public-Key": sb.public_key,
                "X-Service-Access-Key": sign(sb.private_key, body)}
     resp = client.session.post(sb.base_url + ICOS, data=iter([body[:7], body[7:]]),
-                               headers=headers, timeout=10)
+                               headers=headers, timeout=HANG_GUARD)
     assert resp.request.headers.get("Transfer-Encoding") == "chunked"
     assert resp.json()["current_page"] == 2
-    head = client.session.head(sb.base_url + ICOS, timeout=10)
+    head = client.session.head(sb.base_url + ICOS, timeout=HANG_GUARD)
     assert head.status_code == 404 and head.content == b""
     assert client.filters()["error"] is None
 

@@ -34,9 +34,12 @@ from ..tables import frame_from_arrow
 from .claims import Claims
 from .db import Database, from_ms, ms, open_database
 
-__all__ = ["DB_NAME", "FILTER_SET", "Cache", "ProfileRecord", "Snapshot", "Stored"]
+__all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "Cache", "ProfileRecord",
+           "Snapshot", "Stored"]
 
 DB_NAME: Final = "cache.sqlite3"
+LOCK_NAME: Final = ".lock"  #: the service folder's lock: housekeeping and the derived tables
+TABLES_DIR: Final = "tables"  #: the folder of the derived tables (:mod:`.derived`)
 FILTER_SET: Final = "filters"  #: the key of the filter set in ``lists``
 
 SCHEMA = """
@@ -165,7 +168,8 @@ class Cache:
         self.root = Path(root)
         self.dir = self.root / _namespace(base_url)
         self.path = self.dir / DB_NAME
-        self.tables_dir = self.dir / "tables"
+        self.lock = self.dir / LOCK_NAME
+        self.tables_dir = self.dir / TABLES_DIR
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"

@@ -104,13 +104,12 @@ class DerivedTables:
         if not self.cache.path.exists():  # nothing cached (and no folder to make)
             tables = profiles.tidy([])
             return tables if len(names) > 1 else tables[names[0]]
-        lock = self.dir.parent / ".lock"
-        with locked(lock, shared=True), self.cache.snapshot() as snap:
+        with locked(self.cache.lock, shared=True), self.cache.snapshot() as snap:
             state = self._state(snap, fix=False)
             if state is not None and not self._stale(snap, names, state):
                 with contextlib.suppress(pa.ArrowException, OSError, ValueError, KeyError):
                     return read()  # (else read again below, alone: said or rebuilt)
-        with locked(lock):
+        with locked(self.cache.lock):
             with self.cache.snapshot() as snap:
                 state = self._state(snap, fix=True)
                 if state is not None:

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from ..errors import InvalidParameter, warn
 from ..files import locked, utcnow
-from .cache import DB_NAME, Cache
+from .cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from .db import Database
 from .ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
 from .legacy import convert
@@ -34,10 +34,9 @@ __all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "CacheDi
            "CacheInfo", "CacheReport", "ServiceFolder", "clear_all", "describe", "info",
            "last_used", "mark_used", "prune", "remove_folder", "scan"]
 
-LOCK_NAME = ".lock"  #: the lock file of a service folder
 USED_MARK = ".last_used"  #: its modification time is the folder's last use (:func:`mark_used`)
 #: Entries a service folder holds (the last three: 0.1's); a folder with none is not the cache's.
-CACHE_ENTRIES = frozenset({DB_NAME, "tables", LOCK_NAME, USED_MARK,
+CACHE_ENTRIES = frozenset({DB_NAME, TABLES_DIR, LOCK_NAME, USED_MARK,
                            "profiles", "lists", "filters.parquet"})
 #: A temporary file younger than this may belong to a write under way: never pruned.
 TEMP_GRACE = dt.timedelta(hours=1)
