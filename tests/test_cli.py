@@ -6,6 +6,7 @@ only where the real entry points or a signal are what is tested.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -140,9 +141,16 @@ def test_the_sandbox_command_stops_on_a_sigint_another_thread_gets():
         base_url = proc.stdout.readline().rsplit(" ", 1)[-1].strip()
         with Client(base_url=base_url, public_key="K", private_key="S3cret") as client:
             assert int(client.list_page()["total_icos"]) == 20  # serving: main waits now
-        others = [int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if int(t) != proc.pid]
-        assert others, "the sandbox runs its server in a thread"
-        _signal_thread(proc.pid, others[0], signal.SIGINT)
+        started = {}  # thread id: when it started (ticks since boot; ids may wrap around)
+        for tid in os.listdir(f"/proc/{proc.pid}/task"):
+            if int(tid) != proc.pid:
+                with contextlib.suppress(OSError):  # a connection's thread ended meanwhile
+                    stat = Path(f"/proc/{proc.pid}/task/{tid}/stat").read_text()
+                    started[int(tid)] = int(stat.rsplit(")", 1)[1].split()[19])
+        assert started, "the sandbox runs its server in a thread"
+        # the first one started: its accepting thread, which lives as long as the sandbox (a
+        # connection's thread may be ending, and a signal pending for an ended thread is lost)
+        _signal_thread(proc.pid, min(started, key=started.__getitem__), signal.SIGINT)
         _, err = proc.communicate(timeout=HANG_GUARD)  # a hang guard, not a measure
     finally:
         proc.kill()

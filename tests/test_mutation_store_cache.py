@@ -260,3 +260,59 @@ def test_quarantine_removes_the_copies_and_counts_a_removal(cache):
         assert (snap.version, snap.removed) == (13, 13)
     assert list(cache.profile_index().index) == [11]
     assert cache.arrived_since([11, 12], 10) == {11}
+
+
+def test_a_kept_frame_is_read_as_it_was_kept_never_parsed_again(cache):
+    # a warm read decodes the frame only: the items are parsed again only when the frame
+    # no longer reads (here the kept frame says something the items do not)
+    items = _items()
+    frame = list_frame(items, status="past")
+    frame.loc[0, "name"] = "Kept"
+    cache.write_list({"status": "past"}, items, frame, total_icos=3)
+    stored = cache.read_list({"status": "past"})
+    assert stored is not None and stored.meta["items"] == 3
+    pd.testing.assert_frame_equal(stored.frame, frame)
+    filters = filters_frame(FILTERS)  # the filter set's raw is no list: not counted either
+    filters.loc[0, "name"] = "Kept"
+    cache.write_filters(FILTERS, filters)
+    kept = cache.read_filters()
+    assert kept is not None and "items" not in kept.meta
+    pd.testing.assert_frame_equal(kept.frame, filters)
+
+
+def test_text_is_kept_unescaped_and_a_lists_key_stays_the_same_across_versions(cache):
+    items = _items(1)
+    items[0] = {**items[0], "name": "Café ☕"}
+    params = {"status": "past", "name": "Café"}
+    cache.write_list(params, items, list_frame(items, status="past"), total_icos=1)
+    stored = cache.read_list(params)
+    assert stored is not None and "Café ☕" in stored.raw_text
+    canonical = json.dumps(params, sort_keys=True, ensure_ascii=False)
+    assert Cache.list_key(params) == hashlib.sha256(canonical.encode()).hexdigest()[:24]
+    [(raw_params,)] = _sql(cache, "SELECT params FROM lists")
+    assert raw_params == '{"status":"past","name":"Café"}'
+
+
+def test_dropping_lists_of_a_folder_without_a_database_makes_none(cache):
+    cache.dir.mkdir(parents=True, mode=0o700)
+    cache.root.chmod(0o700)
+    assert cache.drop_lists(fetched_before=T0) == []
+    assert not cache.path.exists()
+
+
+def test_the_profile_index_has_the_declared_text_dtype_empty_or_not(cache):
+    from icoframes.schema import TEXT_DTYPE
+
+    for _ in range(2):  # nothing stored yet, then one copy and one failure
+        index = cache.profile_index()
+        assert [str(index[c].dtype) for c in ("status", "summary", "state", "reason")] == [
+            str(TEXT_DTYPE)] * 4
+        cache.record(ProfileRecord(1, "past", "s", "{}"),
+                     ProfileRecord(2, "past", None, None, state="failed", reason="HTTP 500"))
+
+
+def test_syncing_or_recording_nothing_makes_and_counts_nothing(cache):
+    cache.sync()
+    assert cache.read_list({"status": "past"}) is None and cache.read_filters() is None
+    assert not cache.dir.exists()
+    assert cache.record() == 0  # no copy: no version

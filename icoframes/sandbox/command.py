@@ -79,19 +79,20 @@ def keys(args: argparse.Namespace) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; returns the exit code 0."""
     public_key, private_key = keys(args)
-    with serve(port=args.port, public_key=public_key, private_key=private_key,
-               quota=args.quota or None, n_icos=args.n_icos, seed=args.seed,
-               latency=args.latency, fail_rate=args.fail_rate,
-               grow_every=args.grow_every) as sb:
-        print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}", flush=True)
-        print(f"  export ICOFRAMES_BASE_URL={sb.base_url} "
-              f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<its private key> "
-              f"ICOFRAMES_SERVICE_NAME={sb.service_name}", flush=True)
-        try:
+    try:  # from the start: a Ctrl-C as soon as the address shows still stops it cleanly
+        with serve(port=args.port, public_key=public_key, private_key=private_key,
+                   quota=args.quota or None, n_icos=args.n_icos, seed=args.seed,
+                   latency=args.latency, fail_rate=args.fail_rate,
+                   grow_every=args.grow_every) as sb:
+            print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}",
+                  flush=True)
+            print(f"  export ICOFRAMES_BASE_URL={sb.base_url} "
+                  f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<its private key> "
+                  f"ICOFRAMES_SERVICE_NAME={sb.service_name}", flush=True)
             while True:  # short sleeps: Python runs a Ctrl-C's handler in this thread when
                 time.sleep(_TICK)  # it next runs, and one another thread got waits till then
-        except KeyboardInterrupt:
-            print("sandbox stopped", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("sandbox stopped", file=sys.stderr)
     return 0
 
 
