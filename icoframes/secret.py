@@ -138,7 +138,11 @@ def redact_url(url: str) -> str:
         # "http//user:pw@host"): whatever comes before the last @ may be a password
         return f"{HIDDEN}@{url.rsplit('@', 1)[1]}"
     if "@" not in parts.netloc:
-        return url
+        if "@" not in url:
+            return url
+        # an @ after the authority urlsplit saw: a password holding "/", "?" or "#"
+        # ends that authority early ("http://user:pa/ss@host"); hide up to the last @
+        return f"{parts.scheme}://{HIDDEN}@{url.rsplit('@', 1)[1]}"
     return urlunsplit(parts._replace(netloc=f"{HIDDEN}@{parts.netloc.rsplit('@', 1)[1]}"))
 
 

@@ -94,7 +94,12 @@ def test_a_secret_is_its_own_copy_and_loses_its_value_in_a_pickle():
     ("http://tok@[::1]:9/", "http://<hidden>@[::1]:9/"),
     ("http://a@b:c@host/p?q=1#f", "http://<hidden>@host/p?q=1#f"),  # the last @ ends it
     ("https://api.example.org/v1", "https://api.example.org/v1"),
-    ("https://example.org/a@b", "https://example.org/a@b"),  # an @ in the path only
+    # an @ after the authority urlsplit sees: what precedes it may be a password holding
+    # "/", "?" or "#" (these end the authority), so it is hidden, an @ in a path with it
+    ("https://example.org/a@b", "https://<hidden>@b"),
+    ("http://user:pa/ss@host/p", "http://<hidden>@host/p"),
+    ("http://user:pa?ss@host", "http://<hidden>@host"),
+    ("http://user:pa#ss@host", "http://<hidden>@host"),
     ("http://u:p@[::1", "<hidden>"),  # unparseable with an @: all of it hidden
     ("http://[::1", "http://[::1"),  # unparseable without: as it is
     ("user:pw@example.org", "<hidden>@example.org"),  # no scheme: read as scheme "user"
