@@ -357,8 +357,8 @@ def _waited_for_swap(folder: Path) -> bool:
                     f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
                     "nothing was read. Read it again once that export is done or killed.")
             time.sleep(_SWAP_POLL)
-    except (ImportError, OSError):
-        return False
+    except (ImportError, OSError):  # no fcntl; or the folder went away, maybe while we waited
+        return give_up is not None
 
 
 def _manifest_bytes(folder: Path) -> bytes | None:

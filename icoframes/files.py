@@ -155,6 +155,9 @@ def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
                 raise
             break  # a read-only folder: nobody here can write to it, nothing to exclude
         if release is None:  # the file was removed while we waited for it: start over
+            if attempt == _ATTEMPTS - 1:  # never run the body unlocked in a writable folder
+                raise FileNotFoundError(errno.ENOENT, f"the lock file was removed each of "
+                                        f"{_ATTEMPTS} times it was taken", str(path))
             continue
         try:
             yield

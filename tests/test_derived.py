@@ -274,3 +274,17 @@ def test_a_shared_waiter_whose_lock_file_is_removed_starts_over_on_a_new_one(tmp
     waiter.join(HANG_GUARD)
     assert not waiter.is_alive()
     assert held == [1] and lock.is_file()  # it held the new file, not the removed one
+
+
+def test_a_shared_lock_whose_file_is_removed_at_every_take_is_an_error_never_an_unlocked_read(
+        tmp_path, monkeypatch):
+    # housekeeping removing the lock file each of the 20 times a reader took it: a race no
+    # process can be made to win 20 times, so the take's outcome ("removed meanwhile") is set
+    from icoframes import files
+
+    monkeypatch.setattr(files, "_flock_shared", lambda path: None)
+    ran: list[bool] = []
+    with (pytest.raises(FileNotFoundError, match="removed each of 20 times"),
+          locked(tmp_path / ".lock", shared=True)):
+        ran.append(True)
+    assert ran == []
