@@ -104,6 +104,7 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     (0, 42)
     """
     folder = Path(path)
+    _wait_while_swapped_away(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"no export folder at {folder}")
     snapshots = snapshot_dirs(folder)
@@ -131,6 +132,18 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     tables, manifest = consistent_read(folder, read)
     tables.icos.attrs.setdefault("icoframes", {})["manifest"] = manifest
     return tables
+
+
+def _wait_while_swapped_away(folder: Path) -> None:
+    """An export swapping a snapshot folder renames it away, then the new one in, while it
+    holds the swap lock on the tree (the folder's parent): a reader finding no export at
+    ``folder`` waits for such a swap to end before it says there is none."""
+    for _ in range(READ_ATTEMPTS):
+        if folder.is_dir() and ((folder / MANIFEST).is_file()
+                                or len(_missing_tables(folder)) < len(TABLES)):
+            return
+        if not _waited_for_swap(folder.parent):
+            return
 
 
 def _missing_tables(folder: Path) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import time_machine
-from waiting import HANG_GUARD
+from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes import sandbox
@@ -121,6 +121,51 @@ def test_a_reader_meeting_a_slow_swap_waits_for_it_and_reads_the_new_export(
     assert tables.icos.attrs["icoframes"]["manifest"]["arguments"]["status"] == "ongoing"
     assert set(tables.icos["id"]) == set(cfg.directory.ids("ongoing"))
     assert results["written"].complete
+
+def test_a_reader_meeting_a_snapshot_swapped_away_waits_for_the_swap(cfg, tmp_path, monkeypatch):
+    """A snapshot export renames the day's folder away, then the new one in, holding the swap
+    lock on the tree. A reader arriving between the two renames found no folder and said
+    "no export folder" (seen once in a full run of the racing-readers test); it now waits for
+    the swap and reads the new folder. The swap is this test holding the real lock."""
+    from icoframes import exported, staging
+
+    out = tmp_path / "out"
+    icoframes.export_tables(out, status="past", snapshot=True, progress=False)
+    folder = next(out.glob("snapshot_date=*"))
+    away = tmp_path / "away"
+    waiting, finished, results = threading.Event(), threading.Event(), {}
+    real_flock = exported.folder_flock
+
+    @contextlib.contextmanager
+    def flock(path, **kwargs):  # the reader finds the swap's lock taken
+        with real_flock(path, **kwargs) as free:
+            if not free:
+                waiting.set()
+            yield free
+
+    monkeypatch.setattr(exported, "folder_flock", flock)
+
+    def read() -> None:
+        try:
+            results["tables"] = icoframes.read_export(folder)
+        except Exception as exc:  # the test thread reports it
+            results["error"] = exc
+        finally:
+            finished.set()
+
+    with staging.swap_lock(out):
+        folder.rename(away)  # the first rename of a swap
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            assert wait_until(lambda: waiting.is_set() or finished.is_set())
+            assert waiting.is_set(), results  # it waits, not gives up
+        finally:
+            away.rename(folder)  # the second
+    reader.join(HANG_GUARD)
+    assert "error" not in results, results
+    assert set(results["tables"].icos["id"]) == set(cfg.directory.ids("past"))
+
 
 def test_a_reader_never_waits_longer_than_its_patience_for_a_stopped_swap(
         cfg, tmp_path, monkeypatch):
