@@ -48,3 +48,19 @@ def quick_retries(monkeypatch):
     from icoframes.api import client
     monkeypatch.setattr(client, "RetryPolicy",
                         functools.partial(client.RetryPolicy, backoff=0.001, max_backoff=0.002))
+
+
+@pytest.fixture
+def fsynced(monkeypatch) -> list[str]:
+    """The files ``os.fsync`` is called on, in order, as resolved paths (it still syncs)."""
+    import os
+
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def spy(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    return synced

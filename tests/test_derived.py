@@ -182,20 +182,13 @@ def sb():
 
 
 def test_the_versions_written_down_are_durable_before_the_state_that_names_them(
-        cache, monkeypatch):
+        cache, fsynced):
     """The database commits with synchronous=NORMAL (a power cut may take its last
     transactions); the tables' state names a version, so the WAL holding that version is
     fsync'ed before the state is written, or after a cut the counter would give the same
     numbers to other copies and the tables would skip them."""
     store, raws = cache
-    synced: list[str] = []
-    real_fsync = os.fsync
-
-    def spy(fd: int) -> None:
-        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", spy)
+    synced = fsynced
     DerivedTables(store).tables()  # a rebuild: every table and the state written
     record(store, [renamed(raws[0], "Renamed")])
     synced.clear()

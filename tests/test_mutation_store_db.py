@@ -472,17 +472,11 @@ def test_any_error_with_less_than_a_mib_free_is_said_as_a_full_disk(tmp_path, fr
     assert said == str(disk_full(disk / "cache")) if full else "failed: no such column" in said
 
 
-def test_sync_makes_the_log_then_the_file_durable_and_says_what_failed(tmp_path, monkeypatch):
+def test_sync_makes_the_log_then_the_file_durable_and_says_what_failed(tmp_path, fsynced,
+                                                                       monkeypatch):
+    synced = fsynced
     db = _db(tmp_path)
     wal = Path(f"{db.path}-wal")
-    synced: list[str] = []
-    real_fsync = os.fsync
-
-    def spy(fd: int) -> None:
-        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", spy)
     fds = len(os.listdir("/proc/self/fd"))
     db.sync()
     assert synced == [os.path.realpath(wal), os.path.realpath(db.path)]

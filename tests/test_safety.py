@@ -499,17 +499,25 @@ def test_processes_making_one_cache_at_the_same_moment_all_go_on(tmp_path):
         assert (maker.returncode, out.strip()) == (0, "ok"), err
 
 
-def test_a_live_crawl_keeps_its_claims_while_a_request_hangs_longer_than_the_lease(tmp_path):
-    """Leases lapse for a stopped owner only: a crawl waiting on a slow request renews them,
-    so a peer does not fetch the same profile again meanwhile."""
-    stuck, let_go = threading.Event(), threading.Event()
+def _holding_profile_1(stuck: threading.Event, let_go: threading.Event):
+    """A profile handler answering at once, but profile 1 only once ``let_go`` is set
+    (``stuck`` says it came)."""
     answer = profile_reply(clean_profile)
 
-    def slow_first(h) -> None:
+    def handler(h) -> None:
         if h.request_json().get("id") == 1:
             stuck.set()
             let_go.wait(HANG_GUARD)
         answer(h)
+
+    return handler
+
+
+def test_a_live_crawl_keeps_its_claims_while_a_request_hangs_longer_than_the_lease(tmp_path):
+    """Leases lapse for a stopped owner only: a crawl waiting on a slow request renews them,
+    so a peer does not fetch the same profile again meanwhile."""
+    stuck, let_go = threading.Event(), threading.Event()
+    slow_first = _holding_profile_1(stuck, let_go)
 
     start = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)
     with HostileServer({LIST: paged_list(1), PROFILE: slow_first}) as srv, \
@@ -558,13 +566,7 @@ def test_ctrl_c_while_a_quota_stop_waits_for_paid_requests_still_releases_the_cl
     import concurrent.futures as cf
 
     stuck, let_go, waiting = threading.Event(), threading.Event(), threading.Event()
-    answer = profile_reply(clean_profile)
-
-    def slow_first(h) -> None:
-        if h.request_json().get("id") == 1:
-            stuck.set()
-            let_go.wait(HANG_GUARD)
-        answer(h)
+    slow_first = _holding_profile_1(stuck, let_go)
 
     real_wait = cf.wait
 
