@@ -10,7 +10,8 @@ writable connection) and ``immutable=1`` only when that fails, and a damaged one
 an error saying where to remove it; without uids (Windows) a folder is not judged by its
 mode bits; a folder another process makes at the moment this one makes it is used, and
 checked as what it then is (a link in place of a cache folder is refused); exactly a MiB
-free is not a full disk.
+free is not a full disk; one connection serves every call while the file stays the same
+(a read-only one is replaced only for a write).
 """
 
 from __future__ import annotations
@@ -227,3 +228,19 @@ def test_exactly_a_mib_free_is_not_a_full_disk(tmp_path):
     assert str(caught.value).startswith(
         f"the cache database {disk / 'cache' / 'data.sqlite3'} failed: no such column")
 
+
+
+def test_one_connection_serves_every_call_while_the_file_stays_the_same(tmp_path):
+    folder = _folder(tmp_path)
+    db = Database(folder / "data.sqlite3", SCHEMA)
+    try:
+        with db.write() as first:
+            first.execute("INSERT INTO t VALUES (1, 'a')")
+        with db.write() as second:
+            pass
+        with db.read() as third:
+            pass
+        assert second is first and third is first
+        assert db.rows("SELECT v FROM t") == [("a",)] and db._conn is first
+    finally:
+        db.close()
