@@ -10,7 +10,8 @@ writable connection) and ``immutable=1`` only when that fails, and a damaged one
 an error saying where to remove it; without uids (Windows) a folder is not judged by its
 mode bits; a folder another process makes at the moment this one makes it is used, and
 checked as what it then is (a link in place of a cache folder is refused); exactly a MiB
-free is not a full disk; one connection serves every call while the file stays the same
+free is not a full disk, and a read on a full disk says so (the database is not taken for a
+read-only one); one connection serves every call while the file stays the same
 (a read-only one is replaced only for a write).
 """
 
@@ -244,3 +245,26 @@ def test_one_connection_serves_every_call_while_the_file_stays_the_same(tmp_path
         assert db.rows("SELECT v FROM t") == [("a",)] and db._conn is first
     finally:
         db.close()
+
+
+def test_a_read_on_a_full_disk_says_so_and_reads_once_space_is_freed(tmp_path):
+    # the log's side files cannot be made: the opening fails, and the disk, not the folder,
+    # is the reason (an empty file opened read-only would lack the tables): said as such
+    from test_safety import _fill, _small_disk
+
+    with _small_disk(tmp_path / "disk", "4m") as disk:
+        db = open_database(disk, disk / "cache" / "data.sqlite3", SCHEMA, write=True)
+        assert db is not None
+        db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+        db.close()
+        assert sorted(os.listdir(disk / "cache")) == ["data.sqlite3"]
+        filler = _fill(disk, 0)
+        again = Database(db.path, SCHEMA)
+        try:
+            with pytest.raises(CacheError) as caught:
+                again.rows("SELECT v FROM t")
+            assert str(caught.value) == str(disk_full(disk / "cache"))
+            filler.unlink()
+            assert again.rows("SELECT v FROM t") == [("a",)] and not again.read_only
+        finally:
+            again.close()
