@@ -1,18 +1,19 @@
 """How store/db.py opens a database, on real files in ``tmp_path`` (and real read-only bind
-mounts as root): what the full mutation run of db.py (``make mutate MODULE=store:db``,
-2026-11-26 11:40 UTC) found no test for.
+mounts and small tmpfs disks as root): what the full mutation run of db.py (``make mutate
+MODULE=store:db``, 2026-11-26 11:40 UTC) found no test for.
 
-The data is in the file at the database's path; an error Python's sqlite3 raises before
-SQLite runs a statement is a :class:`CacheError` like SQLite's own; a database whose
-folder is gone cannot be opened and says so; in a folder this process may not write to,
-a file is opened ``mode=ro`` (it follows a writer elsewhere, waiting for its lock like a
-writable connection) and ``immutable=1`` only when that fails, and a damaged one there is
-an error saying where to remove it; without uids (Windows) a folder is not judged by its
-mode bits; a folder another process makes at the moment this one makes it is used, and
-checked as what it then is (a link in place of a cache folder is refused); exactly a MiB
-free is not a full disk, and a read on a full disk says so (the database is not taken for a
-read-only one); one connection serves every call while the file stays the same
-(a read-only one is replaced only for a write).
+The data is in the file at the database's path, and one connection serves every call while
+that file stays the same; an error Python's sqlite3 raises before SQLite runs a statement
+is a :class:`CacheError` like SQLite's own; a database whose folder is gone cannot be
+opened and says so; a file whose header reads but whose schema is damaged is set aside
+when it is opened, and a new one made in the same call. In a folder this process may not
+write to, a file is opened ``mode=ro`` (it follows a writer elsewhere, waiting for its
+lock like a writable connection) and ``immutable=1`` only when that fails, and a damaged
+one there is an error saying where to remove it. Without uids (Windows) a folder is not
+judged by its mode bits; a folder another process makes at the moment this one makes it
+is used, and checked as what it then is (a link in place of a cache folder is refused).
+Exactly a MiB free is not a full disk; a read on a full disk says the disk is full (the
+database is not taken for a read-only one).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from types import FrameType
 
 import pytest
 
-from icoframes.errors import CacheError
+from icoframes.errors import CacheError, CacheWarning
 from icoframes.store.db import Database, check_cache_dir, disk_full, open_database
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS t (k INTEGER PRIMARY KEY, v TEXT);"
@@ -268,3 +269,27 @@ def test_a_read_on_a_full_disk_says_so_and_reads_once_space_is_freed(tmp_path):
             assert again.rows("SELECT v FROM t") == [("a",)] and not again.read_only
         finally:
             again.close()
+
+
+@pytest.mark.parametrize("write", [True, False])
+def test_a_file_with_a_damaged_schema_is_set_aside_when_opened(tmp_path, write):
+    # SQLITE_CORRUPT (the header reads, the schema's page does not), not SQLITE_NOTADB: set
+    # aside at the opening like a file that is no database, and the call goes on
+    folder = _folder(tmp_path)
+    path = folder / "data.sqlite3"
+    plain = sqlite3.connect(path)
+    plain.executescript(SCHEMA + "INSERT INTO t VALUES (1, 'a');")
+    plain.close()
+    damaged = bytearray(path.read_bytes())
+    damaged[100:4096] = b"\xff" * (4096 - 100)
+    path.write_bytes(bytes(damaged))
+    db = Database(path, SCHEMA)
+    try:
+        with pytest.warns(CacheWarning) as caught:
+            assert db.rows("SELECT count(*) FROM t", write=write) == ([(0,)] if write else [])
+        assert [str(w.message) for w in caught] == [
+            f"icoframes cache file {path} is not a readable database (database disk image is "
+            "malformed); it was set aside as *.corrupt and what it held will be fetched again"]
+        assert Path(f"{path}.corrupt").read_bytes() == bytes(damaged)
+    finally:
+        db.close()
