@@ -2,7 +2,8 @@
 mounts and small tmpfs disks as root): what the full mutation run of db.py (``make mutate
 MODULE=store:db``, 2026-11-26 11:40 UTC) found no test for.
 
-The data is in the file at the database's path, and one connection serves every call while
+A database not opened yet is not read-only; the data is in the file at the database's
+path, and one connection serves every call while
 that file stays the same; an error Python's sqlite3 raises before SQLite runs a statement
 is a :class:`CacheError` like SQLite's own; a database whose folder is gone cannot be
 opened and says so; a file whose header reads but whose schema is damaged is set aside
@@ -13,7 +14,7 @@ one there is an error saying where to remove it. Without uids (Windows) a folder
 judged by its mode bits; a folder another process makes at the moment this one makes it
 is used, and checked as what it then is (a link in place of a cache folder is refused).
 Exactly a MiB free is not a full disk; a read on a full disk says the disk is full (the
-database is not taken for a read-only one).
+database is not taken for a read-only one). The files ``sync`` opens are closed on exec.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def _folder(tmp_path: Path) -> Path:
 def test_the_data_is_in_the_file_at_the_databases_path(tmp_path):
     folder = _folder(tmp_path)
     db = Database(folder / "data.sqlite3", SCHEMA)
+    assert db.read_only is False  # not opened yet: nothing says it cannot be written
+    assert repr(db) == f"Database({str(db.path)!r}, read_only=False)"
     db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
     db.close()
     assert sorted(os.listdir(folder)) == ["data.sqlite3"]  # the log folded in at the close
@@ -293,3 +296,29 @@ def test_a_file_with_a_damaged_schema_is_set_aside_when_opened(tmp_path, write):
         assert Path(f"{path}.corrupt").read_bytes() == bytes(damaged)
     finally:
         db.close()
+
+
+def test_the_files_sync_opens_are_closed_on_exec(tmp_path, monkeypatch):
+    # each descriptor fsync'ed is looked at in /proc while it is open: read-only, and
+    # close-on-exec (os.open makes it so, PEP 446): a child another thread starts at that
+    # moment does not inherit it
+    folder = _folder(tmp_path)
+    db = Database(folder / "data.sqlite3", SCHEMA)
+    db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+    seen: list[tuple[str, int]] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        flags = next(int(line.split()[1], 8) for line in Path(f"/proc/self/fdinfo/{fd}")
+                     .read_text().splitlines() if line.startswith("flags:"))
+        seen.append((os.readlink(f"/proc/self/fd/{fd}"), flags))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    try:
+        db.sync()
+    finally:
+        db.close()
+    assert [path for path, _ in seen] == [f"{db.path}-wal", str(db.path)]
+    assert all(flags & os.O_CLOEXEC and flags & os.O_ACCMODE == os.O_RDONLY
+               for _, flags in seen)
