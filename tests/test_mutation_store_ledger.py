@@ -388,3 +388,22 @@ def test_each_call_reads_the_clock_once(tmp_path, monkeypatch):
     with pytest.raises(QuotaExceeded, match=r"no request is sent before 2030-01-02 06:30 UTC$"):
         _ledger(tmp_path, reset=RESET).take("ico")
     assert len(readings) == 1
+
+
+def test_a_cap_of_zero_lets_nothing_through_even_on_a_new_ledger(tmp_path):
+    ledger = _ledger(tmp_path, limit=0)
+    with _at(DAY1):
+        for endpoint in ("ico", "list"):
+            with pytest.raises(QuotaExceeded) as caught:
+                ledger.take(endpoint)
+            assert str(caught.value) == (
+                "the daily_quota setting (0 requests) is reached: 0 requests were sent today "
+                "(2030-01-01, UTC) with this key from this cache dir")
+        assert ledger.state().sent == 0 and ledger.remaining() == 0
+    assert _rows(tmp_path) == []  # nothing booked, so nothing was sent
+
+
+def test_a_negative_cap_is_refused_before_anything_is_booked(tmp_path):
+    with pytest.raises(ValueError, match=r"limit must be a whole number >= 0, got -1"):
+        _ledger(tmp_path, limit=-1)
+    assert not (tmp_path / LEDGER_FOLDER).exists()
