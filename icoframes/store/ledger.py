@@ -68,7 +68,7 @@ class QuotaLedger:
     Traceback (most recent call last):
     ...
     icoframes.errors.QuotaExceeded: the daily_quota setting (2 requests) is reached: ...
-    >>> ledger.settle("ico", "not_sent"); ledger.state().sent  # it never left
+    >>> ledger.settle("not_sent"); ledger.state().sent  # it never left
     1
     """
 
@@ -172,11 +172,12 @@ class QuotaLedger:
             f"after {after} requests sent that day with this key from this cache dir{until}",
             code=485, endpoint=endpoint or None)
 
-    def settle(self, endpoint: str, outcome: str | int | None) -> None:
-        """What became of a booked request: ``"not_sent"`` (it never left: handed back),
-        ``"no_answer"`` (sent, so it counts; a probe learnt nothing) or the service's answer,
-        its error code (None for none): a 485 is recorded as its refusal, any other answer
-        after one clears it (the allowance is back)."""
+    def settle(self, outcome: str | int | None) -> None:
+        """What became of a booked request (of any endpoint: each counts alike):
+        ``"not_sent"`` (it never left: handed back), ``"no_answer"`` (sent, so it counts; a
+        probe learnt nothing) or the service's answer, its error code (None for none): a 485
+        is recorded as its refusal, any other answer after one clears it (the allowance is
+        back)."""
         if outcome == "not_sent":
             self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")
         elif outcome == 485:
