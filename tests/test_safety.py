@@ -266,6 +266,32 @@ def test_a_cache_dir_of_another_user_or_open_to_others_is_refused(sb, tmp_path):
     assert stat.S_IMODE((fresh / sb.service_name).stat().st_mode) == 0o700
 
 
+def test_a_folder_replaced_between_calls_of_one_cache_is_checked_again(tmp_path):
+    # one Cache checks its folders once, and its database again whenever it opens its file:
+    # a service folder removed and planted again by another user is refused at the next call
+    uid = _other_uid()
+    from icoframes.store.cache import ProfileRecord
+
+    cache = Cache(tmp_path / "cache", "svc")
+    assert cache.record(ProfileRecord(1, "past", "s", '{"id": 1}')) == 1
+    shutil.rmtree(cache.dir)  # removed between calls (clear_cache in another process)
+    assert cache.version() == 0 and not cache.dir.exists()
+    assert cache.record(ProfileRecord(2, "past", "s", '{"id": 2}')) == 1  # made again, 0700
+    assert stat.S_IMODE(cache.dir.stat().st_mode) == 0o700
+    shutil.rmtree(cache.dir)
+    cache.dir.mkdir(mode=0o755)
+    os.chown(cache.dir, uid, -1)
+    with pytest.raises(CacheError, match=r"cache folder .* refused: it belongs to another"):
+        cache.version()
+    with pytest.raises(CacheError, match=r"cache folder .* refused: it belongs to another"):
+        cache.record(ProfileRecord(3, "past", "s", '{"id": 3}'))
+    shutil.rmtree(cache.dir)
+    cache.dir.mkdir(mode=0o700)
+    cache.dir.chmod(0o777)  # one's own, open to others
+    with pytest.raises(CacheError, match=r"others may write to it \(mode 777"):
+        cache.record(ProfileRecord(3, "past", "s", '{"id": 3}'))
+
+
 def test_a_read_only_cache_dir_serves_a_fresh_process(sb, tmp_path):
     cache = tmp_path / "cache"
     cold = _load(sb, cache)
