@@ -29,6 +29,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, paged_list, profile_reply, raw_reply
+from ledger_day import on_this_clock
 from messy_profiles import clean_profile
 from test_housekeeping import _read_only
 from waiting import HANG_GUARD, wait_until
@@ -482,13 +483,14 @@ def test_processes_with_overlapping_and_different_queries_fetch_each_profile_onc
         assert results[0] == results[1] == sorted(shared.directory.ids("past"))
 
 
-def test_processes_racing_for_the_quota_never_send_one_request_over_it(tmp_path):
-    cap = 90
+def test_processes_racing_for_the_quota_never_send_one_request_over_it(tmp_path,
+                                                                      one_ledger_day):
+    cap = 90  # reached once a day: the test and its children count on one day
     with sandbox.serve(n_icos=400, seed=55, latency=0.005, quota=None) as shared:
         env = _env(shared, tmp_path / "cache", daily_quota=cap)
-        children = [subprocess.Popen([sys.executable, "-c", _LOAD, json.dumps(q)], env=env,
-                                     cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+        children = [subprocess.Popen([sys.executable, "-c", on_this_clock(_LOAD), json.dumps(q)],
+                                     env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
                     for q in ({"status": "past"}, {"status": "past"}, {}, {"status": "ongoing"})]
         errors = [child.communicate()[1] for child in children]
         assert sum("daily_quota setting (90 requests)" in e for e in errors) >= 1, errors

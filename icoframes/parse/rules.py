@@ -51,7 +51,8 @@ __all__ = [
 #: 10: a final dot after an amount with a currency is read ("$2,000,000." was unreadable).
 #:     An exchange whose money side names no currency ("1 ABC = 500" for ABC) is
 #:     unreadable_price (it was read with the unit "").
-PARSER_VERSION: Final = 10
+#: 11: a multiplier glued to a currency is read ("5kUSD" is 5,000 USD; it was 5 in "KUSD").
+PARSER_VERSION: Final = 11
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 

@@ -1,0 +1,96 @@
+"""Raw profiles into tables (``parse/profiles.py``), value by value.
+
+What ``make mutate MODULE=parse:profiles`` found no test pinning down: which bonus terms
+say "none" (so the bonus is no row), and how a child table's map source is found in its
+schema. Pure functions of decoded JSON: no server, no clock.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from icoframes.parse.profiles import _MapSource, tidy
+from icoframes.schema import EACH, KEY, TABLES, Column, TableSchema
+
+
+def _rows(frame: pd.DataFrame, *columns: str) -> list[list[object]]:
+    return [[None if v is pd.NA or (isinstance(v, float) and v != v) else v for v in row]
+            for row in frame[list(columns)].values.tolist()]
+
+
+# -- bonuses: terms that say none --------------------------------------------------------
+
+
+def test_a_bonus_whose_terms_are_null_blank_or_a_none_word_is_not_a_row():
+    tables = tidy([{"id": 1, "additional": {"bonuses": {
+        "null": None, "blank": "  ", "marker": " TBA ", "word": " NO ", "folded": "none",
+        "kept": " 10% "}}}])
+    assert _rows(tables.bonuses, "ico_id", "name", "terms") == [[1, "kept", "10%"]]
+    assert tables.problems.empty
+
+
+def test_bonus_terms_that_are_not_text_are_a_row_read_as_text_or_reported():
+    tables = tidy([{"id": 1, "additional": {"bonuses": {"number": 10, "list": ["x"],
+                                                        "flag": False}}}])
+    assert _rows(tables.bonuses, "name", "terms") == [["number", "10"], ["list", None],
+                                                      ["flag", None]]
+    assert _rows(tables.problems, "table", "column", "value", "reason") == [
+        ["bonuses", "terms", '["x"]', "wrong_type"], ["bonuses", "terms", "false", "wrong_type"]]
+
+
+# -- _MapSource.of: the map a child table is read from -----------------------------------
+
+
+def test_each_child_table_is_read_from_its_map_by_its_key_and_value_columns():
+    found = {name: _MapSource.of(TABLES[name])
+             for name in ("social", "distribution", "bonuses", "roadmap")}
+    assert {name: (s.table, s.path, s.key, s.value) for name, s in found.items()} == {
+        "social": (TABLES["social"], ("links", "social"), "network", "url"),
+        "distribution": (TABLES["distribution"], ("finance", "distribution"), "part",
+                         "percent"),
+        "bonuses": (TABLES["bonuses"], ("additional", "bonuses"), "name", "terms"),
+        "roadmap": (TABLES["roadmap"], ("roadmap",), "label", "description"),
+    }
+
+
+def _table(*columns: tuple[str, tuple[str, ...] | None]) -> TableSchema:
+    return TableSchema("t", tuple(Column(name, "text", source) for name, source in columns),
+                       ("k",))
+
+
+def test_a_table_without_exactly_one_column_of_map_keys_is_refused():
+    none = _table(("v", ("m", EACH)), ("x", None))
+    with pytest.raises(ValueError, match=r"^t: expected one column of map keys, got \[\]$"):
+        _MapSource.of(none)
+    two = _table(("k", ("m", KEY)), ("j", ("n", KEY)), ("v", ("m", EACH)))
+    with pytest.raises(ValueError, match=r"^t: expected one column of map keys, got \[Column"
+                                         r"\(name='k'.*Column\(name='j'"):
+        _MapSource.of(two)
+
+
+def test_a_table_without_exactly_one_column_of_the_maps_values_is_refused():
+    none = _table(("k", ("m", KEY)), ("v", ("other", EACH)))
+    with pytest.raises(ValueError, match=r"^t: expected one column of map values, got \[\]$"):
+        _MapSource.of(none)
+    two = _table(("k", ("m", KEY)), ("v", ("m", EACH)), ("w", ("m", EACH)))
+    with pytest.raises(ValueError,
+                       match=r"^t: expected one column of map values, got \['v', 'w'\]$"):
+        _MapSource.of(two)
+    one = _MapSource.of(_table(("k", ("a", "m", KEY)), ("v", ("a", "m", EACH)), ("x", None)))
+    assert (one.path, one.key, one.value) == (("a", "m"), "k", "v")
+
+
+# -- amounts and their unit column ---------------------------------------------------------
+
+
+def test_a_unit_column_that_is_not_text_is_a_problem_of_its_ico():
+    tables = tidy([{"id": 4, "finance": {"caps_unit": "USD", "purchase_unit": "ETH"}},
+                   {"id": 5, "finance": {"caps_unit": ["USD"], "soft_cap": "$5",
+                                         "hard_cap": "$10", "purchase_unit": {"u": 1}}}])
+    assert _rows(tables.problems, "ico_id", "table", "column", "value", "reason") == [
+        [5, "icos", "caps_unit", '["USD"]', "wrong_type"],
+        [5, "icos", "purchase_unit", '{"u": 1}', "wrong_type"]]
+    # the values still name their currency: it fills the unit column left unread
+    assert _rows(tables.icos, "id", "soft_cap", "hard_cap", "caps_unit", "purchase_unit") == [
+        [4, None, None, "USD", "ETH"], [5, 5.0, 10.0, "USD", None]]
