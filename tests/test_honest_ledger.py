@@ -50,7 +50,7 @@ def configured():
 
 
 def test_a_485_is_recorded_as_the_services_refusal_and_a_probe_resumes_after_its_reset(
-        tmp_path, configured):
+        tmp_path, configured, one_ledger_day):
     with sandbox.serve(n_icos=40, seed=3, quota=25) as sb:
         key = sb.settings()["public_key"]
         configured(**sb.settings(), cache_dir=tmp_path / "cache")

@@ -583,7 +583,7 @@ def test_a_live_crawl_keeps_its_claims_while_a_request_hangs_longer_than_the_lea
 
 
 def test_ctrl_c_while_a_quota_stop_waits_for_paid_requests_still_releases_the_claims(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, one_ledger_day):
     """A quota stop waits for the requests already sent (paid for) however long they take; a
     Ctrl-C then cuts them and still keeps what came and releases the load's claims.
 
