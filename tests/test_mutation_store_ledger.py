@@ -21,7 +21,7 @@ import pytest
 import time_machine
 from waiting import HANG_GUARD, wait_until
 
-from icoframes.errors import QuotaExceeded
+from icoframes.errors import InvalidParameter, QuotaExceeded
 from icoframes.store import ledger as ledger_module
 from icoframes.store.db import Database
 from icoframes.store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
@@ -403,7 +403,9 @@ def test_a_cap_of_zero_lets_nothing_through_even_on_a_new_ledger(tmp_path):
     assert _rows(tmp_path) == []  # nothing booked, so nothing was sent
 
 
-def test_a_negative_cap_is_refused_before_anything_is_booked(tmp_path):
-    with pytest.raises(ValueError, match=r"limit must be a whole number >= 0, got -1"):
-        _ledger(tmp_path, limit=-1)
+@pytest.mark.parametrize("limit", [-1, True, 2.0, "5", None])
+def test_a_cap_that_is_no_count_is_refused_before_anything_is_booked(tmp_path, limit):
+    with pytest.raises(InvalidParameter) as caught:
+        _ledger(tmp_path, limit=limit)
+    assert str(caught.value) == f"limit must be a whole number >= 0, got {limit!r}"
     assert not (tmp_path / LEDGER_FOLDER).exists()

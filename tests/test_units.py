@@ -221,6 +221,8 @@ def test_tidy_counts_a_unit_that_is_not_text_as_a_problem_of_the_unit_column():
     ("5thousandUSD", 5e3, "USD"), ("5millionUSD", 5e6, "USD"), ("$5kUSD", 5e3, "USD"),
     ("$5kUS$", 5e3, "USD"),
     ("5kETH", 5e3, "ETH"), ("5kEther", 5e3, "ETH"), ("5kBTC", 5e3, "BTC"),
+    ("5billionUSD", 5e9, "USD"), ("5mmUSD", 5e6, "USD"), ("5mnEUR", 5e6, "EUR"),
+    ("5Kusd", 5e3, "USD"), ("5mmETH", 5e6, "ETH"),  # not all capitals; mm is no milli
     # all in capitals it is a ticker, as written ("KUSD", "MUSD" are tokens)
     ("5KUSD", 5.0, "KUSD"), ("5 KUSD", 5.0, "KUSD"), ("5MUSD", 5.0, "MUSD"),
     ("1.5BNUSD", 1.5, "BNUSD"), ("5KETH", 5.0, "KETH"),
@@ -229,6 +231,7 @@ def test_tidy_counts_a_unit_that_is_not_text_as_a_problem_of_the_unit_column():
     ("5mBTC", 5.0, "MBTC"), ("5bUSD", 5.0, "BUSD"),
     # tickers that begin like a multiplier, with no currency after it
     ("5KIN", 5.0, "KIN"), ("5 KNC", 5.0, "KNC"), ("5MTL", 5.0, "MTL"), ("5 MANA", 5.0, "MANA"),
+    ("5 kin", 5.0, "KIN"), ("5 bnb", 5.0, "BNB"),
     ("5 BNB", 5.0, "BNB"),
 ])
 def test_a_multiplier_glued_to_a_currency_multiplies_and_leaves_the_currency(value, number,
