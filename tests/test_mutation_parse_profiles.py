@@ -94,3 +94,40 @@ def test_a_unit_column_that_is_not_text_is_a_problem_of_its_ico():
     # the values still name their currency: it fills the unit column left unread
     assert _rows(tables.icos, "id", "soft_cap", "hard_cap", "caps_unit", "purchase_unit") == [
         [4, None, None, "USD", "ETH"], [5, 5.0, 10.0, "USD", None]]
+
+
+# -- maps of the wrong shape, and map keys that cannot be written --------------------------
+
+
+def test_social_maps_of_the_wrong_shape_are_problems_of_their_ico_under_their_source():
+    tables = tidy([{"id": 2, "links": {"social": {"tw": "https://t/2"}}},
+                   {"id": 3, "links": {"social": "https://x"},
+                    "team": [{"name": "A", "social": ["y"]}],
+                    "advisors": [{"name": "B", "social": "z"},
+                                 {"name": "C", "social": {"fb": "https://f/c"}}]}])
+    assert _rows(tables.problems, "ico_id", "table", "column", "value", "reason") == [
+        [3, "social", "links.social", "https://x", "wrong_shape"],
+        [3, "social", "team.social", '["y"]', "wrong_shape"],
+        [3, "social", "advisors.social", "z", "wrong_shape"]]
+    assert _rows(tables.social, "ico_id", "owner", "position", "network", "url") == [
+        [2, "ico", None, "tw", "https://t/2"], [3, "advisor", 1, "fb", "https://f/c"]]
+
+
+def test_a_map_key_with_a_lone_surrogate_is_kept_and_reported_at_its_ico():
+    tables = tidy([{"id": 2, "links": {"social": {"tw": "https://t/2"}},
+                    "finance": {"distribution": {"team": "10%"}}},
+                   {"id": 3, "links": {"social": {"tw\ud800": "https://t/3"}},
+                    "advisors": [{"name": "C", "social": {"f\udc80b": "https://f/c"}}],
+                    "finance": {"distribution": {"te\ud800am": "50%"}},
+                    "additional": {"bonuses": {"b\ud801": "5%"}},
+                    "roadmap": {"Q1 2018\ud802": "launch"}}])
+    assert _rows(tables.problems, "ico_id", "table", "column", "reason") == [
+        [3, "social", "network", "surrogate"], [3, "social", "network", "surrogate"],
+        [3, "distribution", "part", "surrogate"], [3, "bonuses", "name", "surrogate"],
+        [3, "roadmap", "label", "surrogate"], [3, "roadmap", "date", "unreadable_date"]]
+    assert _rows(tables.social, "ico_id", "network") == [[2, "tw"], [3, "tw\ufffd"],
+                                                         [3, "f\ufffdb"]]
+    assert _rows(tables.distribution, "ico_id", "part", "percent") == [
+        [2, "team", 10.0], [3, "te\ufffdam", 50.0]]
+    assert _rows(tables.bonuses, "ico_id", "name") == [[3, "b\ufffd"]]
+    assert _rows(tables.roadmap, "ico_id", "label") == [[3, "Q1 2018\ufffd"]]
