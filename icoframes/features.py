@@ -197,7 +197,7 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
     rows = pd.Index(icos["id"].to_numpy())
     if not rows.is_unique:
         raise InvalidParameter("tables.icos has repeated ids")
-    when = _as_of(as_of)
+    when = as_naive_utc(as_of, "as_of")
 
     def per_ico(child: pd.DataFrame) -> np.ndarray:
         found = rows.get_indexer(child["ico_id"].to_numpy())
@@ -263,12 +263,18 @@ compute_features.__doc__ = (compute_features.__doc__ or "").replace(
 # --------------------------------------------------------------------------- helpers
 
 
-def _as_of(as_of: object) -> pd.Timestamp:
-    if as_of is None:
+def as_naive_utc(value: object, name: str) -> pd.Timestamp:
+    """The moment ``value`` names (argument ``name``) as a naive UTC timestamp: now when None,
+    an aware one converted to UTC, a naive one as it is (``compute_features``' ``as_of``,
+    ``plot_timeline``'s ``now``); :class:`InvalidParameter` when it is not a date."""
+    if value is None:
         return pd.Timestamp.now(tz="UTC").tz_localize(None)
-    when = pd.Timestamp(as_of)  # type: ignore[arg-type]
-    if when is pd.NaT:
-        raise InvalidParameter(f"as_of must be a date, got {as_of!r}")
+    try:
+        when = pd.Timestamp(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        when = None
+    if when is None or when is pd.NaT:
+        raise InvalidParameter(f"{name} must be a date or datetime, got {value!r}")
     return when.tz_convert(None) if when.tz is not None else when  # None: to UTC, then naive
 
 

@@ -64,3 +64,14 @@ def fsynced(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(os, "fsync", spy)
     return synced
+
+
+@pytest.fixture
+def one_ledger_day():
+    """The test on a clock moved to a fixed noon UTC, ticking (``ledger_day.noon``): its
+    requests, and its children's (started with ``ledger_day.on_this_clock``), are counted
+    on one ledger day however long it runs and whenever."""
+    from ledger_day import noon
+
+    with noon():
+        yield

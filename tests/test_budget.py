@@ -57,7 +57,8 @@ def test_refused_connections_cost_no_quota(tmp_path):
             icoframes.reset_configuration()
 
 
-def test_the_ledger_is_per_service_and_a_cap_is_checked_before_sending(tmp_path):
+def test_the_ledger_is_per_service_and_a_cap_is_checked_before_sending(tmp_path,
+                                                                      one_ledger_day):
     a = QuotaLedger(tmp_path, "key", limit=1, service="http://127.0.0.1:1")
     b = QuotaLedger(tmp_path, "key", limit=1, service="http://127.0.0.1:2")
     a.take("ico")

@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -103,18 +104,29 @@ def test_bad_usage_exits_2_with_the_reason(capsys):
     assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
 
 
-def test_sandbox_command_serves_until_interrupted():
+@contextlib.contextmanager
+def _sandbox_command(n_icos: int) -> Iterator[tuple[subprocess.Popen, str]]:
+    """``icoframes sandbox`` serving ``n_icos`` ICOs (keys K and S3cret, no quota), once it
+    answers a list page of them: the process and the first line it wrote. Killed on the
+    way out if it still runs."""
     proc = subprocess.Popen(
-        [str(SCRIPT), "sandbox", "--port", "0", "--n-icos", "50", "--public-key", "K",
+        [str(SCRIPT), "sandbox", "--port", "0", "--n-icos", str(n_icos), "--public-key", "K",
          "--private-key", "S3cret", "--quota", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
     try:
         first = proc.stdout.readline()
-        assert "serving 50 ICOs at http://127.0.0.1:" in first
         base_url = first.rsplit(" ", 1)[-1].strip()
         with Client(base_url=base_url, public_key="K", private_key="S3cret") as client:
-            assert int(client.list_page()["total_icos"]) == 50
+            assert int(client.list_page()["total_icos"]) == n_icos  # serving: main waits now
+        yield proc, first
     finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_sandbox_command_serves_until_interrupted():
+    with _sandbox_command(50) as (proc, first):
+        assert "serving 50 ICOs at http://127.0.0.1:" in first
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=HANG_GUARD)
     assert proc.returncode == 0
@@ -133,14 +145,7 @@ def test_the_sandbox_command_stops_on_a_sigint_another_thread_gets():
     # A signal for the process may go to any of its threads (and one landing just as the
     # main thread blocks is seen late): Python runs the handler in the main thread when it
     # next runs, which a sleep of an hour put off by an hour
-    proc = subprocess.Popen(
-        [str(SCRIPT), "sandbox", "--port", "0", "--n-icos", "20", "--public-key", "K",
-         "--private-key", "S3cret", "--quota", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
-    try:
-        base_url = proc.stdout.readline().rsplit(" ", 1)[-1].strip()
-        with Client(base_url=base_url, public_key="K", private_key="S3cret") as client:
-            assert int(client.list_page()["total_icos"]) == 20  # serving: main waits now
+    with _sandbox_command(20) as (proc, _):
         started = {}  # thread id: when it started (ticks since boot; ids may wrap around)
         for tid in os.listdir(f"/proc/{proc.pid}/task"):
             if int(tid) != proc.pid:
@@ -152,8 +157,6 @@ def test_the_sandbox_command_stops_on_a_sigint_another_thread_gets():
         # connection's thread may be ending, and a signal pending for an ended thread is lost)
         _signal_thread(proc.pid, min(started, key=started.__getitem__), signal.SIGINT)
         _, err = proc.communicate(timeout=HANG_GUARD)  # a hang guard, not a measure
-    finally:
-        proc.kill()
     assert proc.returncode == 0 and "sandbox stopped" in err, err
 
 

@@ -177,7 +177,7 @@ def test_keys_are_stripped_and_unsendable_ones_fail_at_once(sb):
         assert c.requests["filters"] == 0  # and it never reached the service
 
 
-def test_quota_exceeded_is_not_retried():
+def test_quota_exceeded_is_not_retried(one_ledger_day):  # the sandbox counts per UTC day
     with sandbox.serve(n_icos=30, quota=2) as small, \
             small.client(retry=FAST_RETRY) as c:
         c.filters()

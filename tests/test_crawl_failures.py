@@ -22,6 +22,7 @@ from hostile import (
     list_item,
     refusing_port,
 )
+from ledger_day import on_this_clock
 from waiting import HANG_GUARD
 
 import icoframes
@@ -146,7 +147,7 @@ def test_paging_stops_at_the_first_empty_page_and_never_queues_more_than_the_wor
 # -- the circuit breaker ------------------------------------------------------------
 
 
-def test_a_service_that_went_away_stops_a_large_load_within_seconds(tmp_path):
+def test_a_service_that_went_away_stops_a_large_load_within_seconds(tmp_path, one_ledger_day):
     n = 1000
     with sandbox.serve(n_icos=1300, seed=21) as sb:
         icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
@@ -205,7 +206,7 @@ _AS_BACKGROUND_JOB = ["sh", "-c", 'trap "" INT; exec "$0" "$@"']
 
 @pytest.mark.parametrize("started", [[], _AS_BACKGROUND_JOB], ids=["foreground", "background"])
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_stops_a_load_stuck_mid_body(tmp_path, sig, code, started):
+def test_a_signal_stops_a_load_stuck_mid_body(tmp_path, sig, code, started, one_ledger_day):
     items = [list_item(i) for i in range(1, 9)]
     stuck_requests = threading.Semaphore(0)
     released = threading.Event()
@@ -227,8 +228,9 @@ def test_a_signal_stops_a_load_stuck_mid_body(tmp_path, sig, code, started):
                "ICOFRAMES_PUBLIC_KEY": "p", "ICOFRAMES_PRIVATE_KEY": "s",
                "ICOFRAMES_CACHE_DIR": str(tmp_path / "cache"), "ICOFRAMES_TIMEOUT": "3600",
                "ICOFRAMES_MAX_WORKERS": "8"}
-        proc = subprocess.Popen([*started, sys.executable, "-c", _SCRIPT, str(tmp_path / "out")],
-                                env=env, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen([*started, sys.executable, "-c", on_this_clock(_SCRIPT),
+                                 str(tmp_path / "out")], env=env, stderr=subprocess.PIPE,
+                                text=True)
         try:
             for _ in items:  # every worker is stuck mid-body
                 assert stuck_requests.acquire(timeout=HANG_GUARD), "the load never got stuck"

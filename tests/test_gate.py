@@ -223,6 +223,18 @@ def test_malformed_utf8_is_a_failed_attempt():
     assert srv.hits[PROFILE] == 2
 
 
+def test_a_raw_surrogate_in_the_body_never_reaches_the_json_decoder():
+    # the bytes Python's "surrogatepass" writes for U+D800: UTF-8 forbids them, so the body
+    # is refused before decoding; only an escape ("\\ud800") makes a lone surrogate, and
+    # api.text.loads_text replaces those (its docstring relies on this)
+    body = b'{"error":null,"data":{"id":1,"main":{"name":"a\xed\xa0\x80b"}}}'
+    assert "a\ud800b".encode("utf-8", "surrogatepass") in body
+    with _against({PROFILE: raw_reply(body)}) as (srv, c), \
+            pytest.raises(BadResponse, match=r"not valid UTF-8 \(byte 46\)"):
+        c.profile(1)
+    assert srv.hits[PROFILE] == 2
+
+
 @pytest.mark.parametrize(("depth", "fragment"), [(100_000, "nested too deeply"),
                                                  (500, "deeper than 32")])
 def test_deep_json_is_a_failed_attempt_not_a_crash(depth, fragment):

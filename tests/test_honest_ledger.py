@@ -18,6 +18,7 @@ import threading
 import pytest
 import time_machine
 from hostile import FILTERS, LIST, PROFILE, HostileServer, json_reply, paged_list
+from ledger_day import on_this_clock
 from waiting import HANG_GUARD
 
 import icoframes
@@ -49,7 +50,7 @@ def configured():
 
 
 def test_a_485_is_recorded_as_the_services_refusal_and_a_probe_resumes_after_its_reset(
-        tmp_path, configured):
+        tmp_path, configured, one_ledger_day):
     with sandbox.serve(n_icos=40, seed=3, quota=25) as sb:
         key = sb.settings()["public_key"]
         configured(**sb.settings(), cache_dir=tmp_path / "cache")
@@ -109,7 +110,7 @@ sys.exit(main(["export", "--out", sys.argv[1], "--status", "past"]))
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_requests_cut_by_a_signal_count(tmp_path, sig, code):
+def test_requests_cut_by_a_signal_count(tmp_path, sig, code, one_ledger_day):
     """Half the profiles stall before their headers, half mid-body: every one was sent."""
     n = 16
     stuck = threading.Semaphore(0)
@@ -131,8 +132,9 @@ def test_requests_cut_by_a_signal_count(tmp_path, sig, code):
                "ICOFRAMES_PUBLIC_KEY": "p", "ICOFRAMES_PRIVATE_KEY": "s",
                "ICOFRAMES_CACHE_DIR": str(tmp_path / "cache"), "ICOFRAMES_TIMEOUT": "3600",
                "ICOFRAMES_MAX_WORKERS": "8"}
-        proc = subprocess.Popen([sys.executable, "-c", _SCRIPT, str(tmp_path / "out")],
-                                env=env, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen([sys.executable, "-c", on_this_clock(_SCRIPT),
+                                 str(tmp_path / "out")], env=env, stderr=subprocess.PIPE,
+                                text=True)
         try:
             for _ in range(8):  # every worker holds a request the server received
                 assert stuck.acquire(timeout=HANG_GUARD), "the load never got stuck"

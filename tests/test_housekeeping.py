@@ -60,7 +60,7 @@ def _make_old(folder: Path, age: dt.timedelta) -> None:
 # -- the sandbox's identity ----------------------------------------------------------
 
 
-def test_a_sandbox_started_again_on_another_port_finds_its_cache(tmp_path):
+def test_a_sandbox_started_again_on_another_port_finds_its_cache(tmp_path, one_ledger_day):
     cache = tmp_path / "cache"
     with sandbox.serve(n_icos=60, seed=5) as first:
         cold = _load_past(first, cache)

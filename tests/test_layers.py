@@ -71,7 +71,7 @@ def test_every_warning_is_exported_and_derives_from_one_base():
     assert issubclass(IcoframesWarning, UserWarning)
 
 
-def test_warnings_point_at_the_callers_line(tmp_path):
+def test_warnings_point_at_the_callers_line(tmp_path, one_ledger_day):
     with sandbox.serve(n_icos=40, seed=6) as sb:
         icoframes.configure(**sb.settings(), cache_dir=tmp_path, daily_quota=3)
         try:

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import icoframes
+from icoframes.errors import InvalidParameter
 from icoframes.features import CAP_TOLERANCE, compute_features
 
 AS_OF = "2018-06-01 00:00:00"
@@ -98,9 +99,12 @@ def test_as_of_by_default_is_now_in_utc_whatever_the_local_time_zone():
         assert _one("status_disagrees_with_dates", [profile], as_of=None) == [True]
 
 
-def test_as_of_that_is_not_a_date_is_refused():
-    with pytest.raises(ValueError, match="as_of must be a date, got 'NaT'"):
-        compute_features(icoframes.tidy([{"id": 1}]), as_of="NaT")
+@pytest.mark.parametrize("as_of", ["NaT", "soon", [2018]])
+def test_as_of_that_is_not_a_date_is_refused(as_of):
+    # the same words and class as plot_timeline's now (one helper: features.as_naive_utc)
+    with pytest.raises(InvalidParameter) as caught:
+        compute_features(icoframes.tidy([{"id": 1}]), as_of=as_of)
+    assert str(caught.value) == f"as_of must be a date or datetime, got {as_of!r}"
 
 
 def test_duration_ends_before_starts_and_a_zero_length_sale():

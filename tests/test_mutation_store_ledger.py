@@ -21,7 +21,7 @@ import pytest
 import time_machine
 from waiting import HANG_GUARD, wait_until
 
-from icoframes.errors import QuotaExceeded
+from icoframes.errors import InvalidParameter, QuotaExceeded
 from icoframes.store import ledger as ledger_module
 from icoframes.store.db import Database
 from icoframes.store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
@@ -177,13 +177,13 @@ def test_a_request_that_never_left_is_handed_back(tmp_path):
     with _at(DAY1):
         ledger.take()
         ledger.take()
-        ledger.settle("ico", "not_sent")
+        ledger.settle("not_sent")
         assert ledger.state().sent == 1
-        ledger.settle("ico", "not_sent")
-        ledger.settle("ico", "not_sent")  # never below 0
+        ledger.settle("not_sent")
+        ledger.settle("not_sent")  # never below 0
         assert ledger.state().sent == 0
-        ledger.settle("ico", None)  # an answer without a refusal on record changes nothing
-        ledger.settle("ico", "no_answer")
+        ledger.settle(None)  # an answer without a refusal on record changes nothing
+        ledger.settle("no_answer")
         assert _rows(tmp_path)[0][2:] == (0, None, None)
 
 
@@ -193,7 +193,7 @@ def _refused(tmp_path: Path, sent: int = 3, reset: dt.time | None = None) -> Non
     with _at(DAY1):
         for _ in range(sent):
             ledger.take("ico")
-        ledger.settle("ico", 485)
+        ledger.settle(485)
 
 
 def test_a_485_is_recorded_with_the_count_it_came_after(tmp_path):
@@ -208,7 +208,7 @@ def test_after_a_485_the_same_call_sends_nothing_more(tmp_path):
     ledger = _ledger(tmp_path)
     with _at(DAY1):
         ledger.take("ico")
-        ledger.settle("ico", 485)
+        ledger.settle(485)
         with pytest.raises(QuotaExceeded) as caught:
             ledger.take("list")
     assert str(caught.value) == (
@@ -224,11 +224,11 @@ def test_a_probe_accepted_clears_the_refusal_and_the_call_goes_on(tmp_path):
     with _at(DAY1 + dt.timedelta(hours=1)):
         ledger.take("ico")  # the probe
         assert ledger.state().refused_at == DAY1  # still on record until it is answered
-        ledger.settle("ico", None)
+        ledger.settle(None)
         assert ledger.state().refused_at is None and ledger.state().refused_after is None
         ledger.take("ico")
         ledger.take("ico")
-        ledger.settle("ico", None)
+        ledger.settle(None)
         assert _rows(tmp_path)[0][2:] == (6, None, None)
 
 
@@ -237,7 +237,7 @@ def test_a_probe_refused_again_ends_the_call(tmp_path):
     ledger = _ledger(tmp_path)
     with _at(DAY1 + dt.timedelta(hours=1)):
         ledger.take("ico")
-        ledger.settle("ico", 485)
+        ledger.settle(485)
         with pytest.raises(QuotaExceeded, match=r"at 2030-01-01 13:00 UTC, after 4 requests"):
             ledger.take("ico")
     assert _rows(tmp_path)[0][2:] == (4, int((DAY1 + dt.timedelta(hours=1)).timestamp() * 1000),
@@ -249,10 +249,10 @@ def test_a_probe_without_an_answer_keeps_the_refusal_and_the_next_request_probes
     ledger = _ledger(tmp_path)
     with _at(DAY1 + dt.timedelta(hours=1)):
         ledger.take("ico")
-        ledger.settle("ico", "no_answer")
+        ledger.settle("no_answer")
         assert ledger.state().refused_at == DAY1
         ledger.take("ico")  # probes again: not refused by this call's earlier probe
-        ledger.settle("ico", 200)
+        ledger.settle(200)
         assert ledger.state().refused_at is None
     assert _rows(tmp_path)[0][2] == 5
 
@@ -262,10 +262,10 @@ def test_a_probe_that_never_left_is_handed_back_and_probes_again(tmp_path):
     ledger = _ledger(tmp_path)
     with _at(DAY1 + dt.timedelta(hours=1)):
         ledger.take("ico")
-        ledger.settle("ico", "not_sent")
+        ledger.settle("not_sent")
         assert ledger.state().refused_at == DAY1 and ledger.state().sent == 3
         ledger.take("ico")
-        ledger.settle("ico", None)
+        ledger.settle(None)
         assert ledger.state().refused_at is None and ledger.state().sent == 4
 
 
@@ -274,7 +274,7 @@ def test_with_a_known_reset_nothing_is_sent_before_it_not_even_a_probe(tmp_path)
     ledger = _ledger(tmp_path, reset=RESET)
     with _at(refused):
         ledger.take("ico")
-        ledger.settle("ico", 485)
+        ledger.settle(485)
     again = _ledger(tmp_path, reset=RESET)
     with _at(dt.datetime(2030, 1, 2, 6, 29, tzinfo=dt.UTC)), \
             pytest.raises(QuotaExceeded) as caught:
@@ -287,7 +287,7 @@ def test_with_a_known_reset_nothing_is_sent_before_it_not_even_a_probe(tmp_path)
     assert caught.value.code == 485 and caught.value.endpoint == "ico"
     with _at(dt.datetime(2030, 1, 2, 6, 30, tzinfo=dt.UTC)):
         again.take("ico")  # the new day: a probe
-        again.settle("ico", None)
+        again.settle(None)
         assert again.state() == LedgerState("2030-01-02", 1, 5000, reset=RESET,
                                             day_ends=dt.datetime(2030, 1, 3, 6, 30, tzinfo=dt.UTC))
 
@@ -297,7 +297,7 @@ def test_a_refusal_of_an_earlier_day_lets_a_known_reset_probe(tmp_path):
     ledger = _ledger(tmp_path, reset=RESET)
     with _at(DAY2):
         ledger.take("ico")  # the probe
-        ledger.settle("ico", 485)
+        ledger.settle(485)
         with pytest.raises(QuotaExceeded, match="no request is sent before 2030-01-03 06:30"):
             ledger.take("ico")
 
@@ -335,7 +335,7 @@ def test_the_others_wait_for_the_probes_answer_then_go(tmp_path, monkeypatch):
         worker.start()
         assert wait_until(lambda: outcome or ledger._cond._waiters)  # type: ignore[attr-defined]
         assert outcome == [] and ledger.state().sent == 4  # waiting: nothing booked
-        ledger.settle("ico", None)  # the probe was accepted
+        ledger.settle(None)  # the probe was accepted
         worker.join(HANG_GUARD)
         assert outcome == ["booked"] and ledger.state().sent == 5
 
@@ -357,7 +357,7 @@ def test_the_refusal_message_names_the_count_it_came_after_not_todays(tmp_path):
     prober = _ledger(tmp_path)
     with _at(DAY1 + dt.timedelta(hours=1)):
         prober.take("ico")
-        prober.settle("ico", "no_answer")  # sent 4, the refusal (after 3) kept
+        prober.settle("no_answer")  # sent 4, the refusal (after 3) kept
         with pytest.raises(QuotaExceeded, match=r"after 3 requests sent that day .*; it resets"):
             _ledger(tmp_path, reset=RESET).take("ico")
 
@@ -383,8 +383,29 @@ def test_each_call_reads_the_clock_once(tmp_path, monkeypatch):
                                          day_ends=dt.datetime(2030, 1, 2, 6, 30, tzinfo=dt.UTC))
     assert len(readings) == 1
     readings.clear()
-    ledger.settle("ico", 485)  # refused at DAY1 (one reading)
+    ledger.settle(485)  # refused at DAY1 (one reading)
     readings.clear()
     with pytest.raises(QuotaExceeded, match=r"no request is sent before 2030-01-02 06:30 UTC$"):
         _ledger(tmp_path, reset=RESET).take("ico")
     assert len(readings) == 1
+
+
+def test_a_cap_of_zero_lets_nothing_through_even_on_a_new_ledger(tmp_path):
+    ledger = _ledger(tmp_path, limit=0)
+    with _at(DAY1):
+        for endpoint in ("ico", "list"):
+            with pytest.raises(QuotaExceeded) as caught:
+                ledger.take(endpoint)
+            assert str(caught.value) == (
+                "the daily_quota setting (0 requests) is reached: 0 requests were sent today "
+                "(2030-01-01, UTC) with this key from this cache dir")
+        assert ledger.state().sent == 0 and ledger.remaining() == 0
+    assert _rows(tmp_path) == []  # nothing booked, so nothing was sent
+
+
+@pytest.mark.parametrize("limit", [-1, True, 2.0, "5", None])
+def test_a_cap_that_is_no_count_is_refused_before_anything_is_booked(tmp_path, limit):
+    with pytest.raises(InvalidParameter) as caught:
+        _ledger(tmp_path, limit=limit)
+    assert str(caught.value) == f"limit must be a whole number >= 0, got {limit!r}"
+    assert not (tmp_path / LEDGER_FOLDER).exists()

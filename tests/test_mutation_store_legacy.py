@@ -158,13 +158,19 @@ def test_a_folder_another_process_converted_is_not_converted_twice(tmp_path):
     assert cache.profile_index().empty and not (cache.dir / "profiles").exists()
 
 
-def test_a_cache_without_old_files_is_left_as_it_is(tmp_path):
+def _only_this_folder_stays(tmp_path: Path, name: str) -> None:
+    """A service folder holding only the folder ``name``: converting it warns of nothing and
+    leaves ``name`` as the only thing in it."""
     cache = _old_folder(tmp_path / "cache")
-    (cache.dir / "tables").mkdir()
+    (cache.dir / name).mkdir()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         convert(cache)
-    assert [p.name for p in cache.dir.iterdir()] == ["tables"]
+    assert [p.name for p in cache.dir.iterdir()] == [name]
+
+
+def test_a_cache_without_old_files_is_left_as_it_is(tmp_path):
+    _only_this_folder_stays(tmp_path, "tables")
 
 
 def test_old_ledgers_keep_their_counts_and_their_files_go(tmp_path):
@@ -290,9 +296,4 @@ def test_the_filter_set_is_kept_complete_under_its_own_key(tmp_path):
 
 
 def test_a_folder_with_only_a_claims_folder_of_0_1_is_left_as_it_is(tmp_path):
-    cache = _old_folder(tmp_path / "cache")
-    (cache.dir / "claims").mkdir()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        convert(cache)
-    assert [p.name for p in cache.dir.iterdir()] == ["claims"]
+    _only_this_folder_stays(tmp_path, "claims")

@@ -18,6 +18,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle, StepPatch
 
 from icoframes import schema
+from icoframes.errors import InvalidParameter
 from icoframes.plotting import (
     FREQUENCIES,
     format_usd,
@@ -560,9 +561,27 @@ def test_timeline_short_dips_are_not_cut(icos):
     assert not [t for t in ax.texts if t.get_gid() == "icoframes-gap"]
 
 
-def test_timeline_now_must_be_a_date(icos):
-    with pytest.raises(ValueError, match="now must be a date"):
-        plot_timeline(icos, now="soon")
+@pytest.mark.parametrize("now", ["NaT", "soon", [2018]])
+def test_timeline_now_must_be_a_date(icos, now):
+    # the same words and class as compute_features' as_of (one helper: features.as_naive_utc)
+    with pytest.raises(InvalidParameter) as caught:
+        plot_timeline(icos, now=now)
+    assert str(caught.value) == f"now must be a date or datetime, got {now!r}"
+
+
+def test_timeline_now_and_features_as_of_read_a_moment_alike():
+    import time_machine
+
+    from icoframes.features import as_naive_utc
+
+    # 22:00 in New York is 02:00 UTC the next day, for the one and the other
+    local = pd.Timestamp("2026-10-31 22:00", tz="America/New_York")
+    assert as_naive_utc(local, "now") == pd.Timestamp("2026-11-01 02:00")
+    assert "32 started by 2026-11-01" in notes(plot_timeline(past_and_scheduled(), now=local))
+    with time_machine.travel(local.to_pydatetime(), tick=False):  # the default: the clock
+        ax = plot_timeline(past_and_scheduled())
+        assert as_naive_utc(None, "now") == pd.Timestamp("2026-11-01 02:00")
+    assert "32 started by 2026-11-01" in notes(ax)
 
 
 # -- plot_status_flow ----------------------------------------------------------

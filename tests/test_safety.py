@@ -29,6 +29,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, paged_list, profile_reply, raw_reply
+from ledger_day import on_this_clock
 from messy_profiles import clean_profile
 from test_housekeeping import _read_only
 from waiting import HANG_GUARD, wait_until
@@ -266,6 +267,32 @@ def test_a_cache_dir_of_another_user_or_open_to_others_is_refused(sb, tmp_path):
     assert stat.S_IMODE((fresh / sb.service_name).stat().st_mode) == 0o700
 
 
+def test_a_folder_replaced_between_calls_of_one_cache_is_checked_again(tmp_path):
+    # one Cache checks its folders once, and its database again whenever it opens its file:
+    # a service folder removed and planted again by another user is refused at the next call
+    uid = _other_uid()
+    from icoframes.store.cache import ProfileRecord
+
+    cache = Cache(tmp_path / "cache", "svc")
+    assert cache.record(ProfileRecord(1, "past", "s", '{"id": 1}')) == 1
+    shutil.rmtree(cache.dir)  # removed between calls (clear_cache in another process)
+    assert cache.version() == 0 and not cache.dir.exists()
+    assert cache.record(ProfileRecord(2, "past", "s", '{"id": 2}')) == 1  # made again, 0700
+    assert stat.S_IMODE(cache.dir.stat().st_mode) == 0o700
+    shutil.rmtree(cache.dir)
+    cache.dir.mkdir(mode=0o755)
+    os.chown(cache.dir, uid, -1)
+    with pytest.raises(CacheError, match=r"cache folder .* refused: it belongs to another"):
+        cache.version()
+    with pytest.raises(CacheError, match=r"cache folder .* refused: it belongs to another"):
+        cache.record(ProfileRecord(3, "past", "s", '{"id": 3}'))
+    shutil.rmtree(cache.dir)
+    cache.dir.mkdir(mode=0o700)
+    cache.dir.chmod(0o777)  # one's own, open to others
+    with pytest.raises(CacheError, match=r"others may write to it \(mode 777"):
+        cache.record(ProfileRecord(3, "past", "s", '{"id": 3}'))
+
+
 def test_a_read_only_cache_dir_serves_a_fresh_process(sb, tmp_path):
     cache = tmp_path / "cache"
     cold = _load(sb, cache)
@@ -456,13 +483,14 @@ def test_processes_with_overlapping_and_different_queries_fetch_each_profile_onc
         assert results[0] == results[1] == sorted(shared.directory.ids("past"))
 
 
-def test_processes_racing_for_the_quota_never_send_one_request_over_it(tmp_path):
-    cap = 90
+def test_processes_racing_for_the_quota_never_send_one_request_over_it(tmp_path,
+                                                                      one_ledger_day):
+    cap = 90  # reached once a day: the test and its children count on one day
     with sandbox.serve(n_icos=400, seed=55, latency=0.005, quota=None) as shared:
         env = _env(shared, tmp_path / "cache", daily_quota=cap)
-        children = [subprocess.Popen([sys.executable, "-c", _LOAD, json.dumps(q)], env=env,
-                                     cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+        children = [subprocess.Popen([sys.executable, "-c", on_this_clock(_LOAD), json.dumps(q)],
+                                     env=env, cwd=ROOT, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
                     for q in ({"status": "past"}, {"status": "past"}, {}, {"status": "ongoing"})]
         errors = [child.communicate()[1] for child in children]
         assert sum("daily_quota setting (90 requests)" in e for e in errors) >= 1, errors
@@ -555,7 +583,7 @@ def test_a_live_crawl_keeps_its_claims_while_a_request_hangs_longer_than_the_lea
 
 
 def test_ctrl_c_while_a_quota_stop_waits_for_paid_requests_still_releases_the_claims(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, one_ledger_day):
     """A quota stop waits for the requests already sent (paid for) however long they take; a
     Ctrl-C then cuts them and still keeps what came and releases the load's claims.
 

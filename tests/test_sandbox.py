@@ -214,7 +214,8 @@ def test_483_for_a_body_that_is_not_a_json_object(client, path, body):
     assert resp.json()["error"] == 483
 
 
-def test_485_when_the_daily_quota_is_used_and_every_authenticated_answer_counts():
+def test_485_when_the_daily_quota_is_used_and_every_authenticated_answer_counts(
+        one_ledger_day):
     with sandbox.serve(n_icos=30, seed=1, quota=3) as server:
         c = _client_for(server)
         assert c.ico("not-a-number")["error"] == 483

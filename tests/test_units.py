@@ -212,3 +212,42 @@ def test_tidy_counts_a_unit_that_is_not_text_as_a_problem_of_the_unit_column():
     icos, problems = _tidy_units(_profile(1, hard_cap=5, caps_unit=["ETH"]))
     assert icos.loc[1, "hard_cap"] == 5.0 and pd.isna(icos.loc[1, "caps_unit"])
     assert problems.loc[("icos", "caps_unit"), "count"] == 1
+
+
+@pytest.mark.parametrize(("value", "number", "unit"), [
+    # a multiplier glued to a currency's code, or to a spelling of one
+    ("5kUSD", 5e3, "USD"), ("5 kUSD", 5e3, "USD"), ("5kusd", 5e3, "USD"),
+    ("5mUSD", 5e6, "USD"), ("1.5bnUSD", 1.5e9, "USD"), ("2mioEUR", 2e6, "EUR"),
+    ("5thousandUSD", 5e3, "USD"), ("5millionUSD", 5e6, "USD"), ("$5kUSD", 5e3, "USD"),
+    ("$5kUS$", 5e3, "USD"),
+    ("5kETH", 5e3, "ETH"), ("5kEther", 5e3, "ETH"), ("5kBTC", 5e3, "BTC"),
+    ("5billionUSD", 5e9, "USD"), ("5mmUSD", 5e6, "USD"), ("5mnEUR", 5e6, "EUR"),
+    ("5Kusd", 5e3, "USD"), ("5mmETH", 5e6, "ETH"),  # not all capitals; mm is no milli
+    # all in capitals it is a ticker, as written ("KUSD", "MUSD" are tokens)
+    ("5KUSD", 5.0, "KUSD"), ("5 KUSD", 5.0, "KUSD"), ("5MUSD", 5.0, "MUSD"),
+    ("1.5BNUSD", 1.5, "BNUSD"), ("5KETH", 5.0, "KETH"),
+    # a lone m or b glued to a crypto code is no multiplier (mBTC is a milli-bitcoin; bUSD
+    # is BUSD): kept as the ticker written, which no USD rate converts
+    ("5mBTC", 5.0, "MBTC"), ("5bUSD", 5.0, "BUSD"),
+    # tickers that begin like a multiplier, with no currency after it
+    ("5KIN", 5.0, "KIN"), ("5 KNC", 5.0, "KNC"), ("5MTL", 5.0, "MTL"), ("5 MANA", 5.0, "MANA"),
+    ("5 kin", 5.0, "KIN"), ("5 bnb", 5.0, "BNB"),
+    ("5 BNB", 5.0, "BNB"),
+])
+def test_a_multiplier_glued_to_a_currency_multiplies_and_leaves_the_currency(value, number,
+                                                                              unit):
+    amounts, units, bad = read_amounts([value], [""])
+    assert (amounts.tolist(), units.tolist(), bad.values) == ([number], [unit], [])
+
+
+def test_a_glued_multiplier_agrees_with_the_unit_column():
+    amounts, units, bad = read_amounts(["5kUSD", "1.5bnUSD", "5kETH"], ["USD", "usd", "ETH"])
+    assert amounts.tolist() == [5e3, 1.5e9, 5e3] and bad.values == []
+    assert units.tolist() == ["USD", "USD", "ETH"]
+
+
+def test_a_glued_multiplier_in_an_exchange():
+    prices, units, bad = read_price(["5kUSD = 1M XYZ", "1 ETH = 2 KIN"], ["", "ETH"],
+                                    tickers=["XYZ", "KIN"])
+    assert prices.tolist() == [5e3 / 1e6, 0.5] and units.tolist() == ["USD", "ETH"]
+    assert bad.values == []

@@ -21,11 +21,17 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def loads_text(text: str, **kwargs: Any) -> Any:
-    r"""JSON text decoded, with every lone surrogate replaced by U+FFFD.
+    r"""JSON text decoded, with every lone surrogate escape replaced by U+FFFD.
 
     A pair of escapes (``"\ud83d\ude00"``) is one character and stays; a
     lone one cannot be written anywhere, so it becomes the replacement
     character (the stored raw text keeps the escape as sent).
+
+    ``text`` is decoded from UTF-8, which cannot hold a surrogate, so only an
+    escape can make one: a surrogate written raw in ``text`` is not looked for
+    (the response gate decodes bodies strictly, and the cache writes lone
+    surrogates as escapes; finding one would cost a second pass over every
+    non-ASCII text).
 
     Examples
     --------

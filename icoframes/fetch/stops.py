@@ -62,7 +62,7 @@ class Booking:
             raise
 
     def settle(self, endpoint: str, outcome: str | int | None) -> None:
-        self.ledger.settle(endpoint, outcome)
+        self.ledger.settle(outcome)
         if outcome == "not_sent" and endpoint == "ico" and self.budget is not None:
             with self._lock:
                 self.profiles -= 1

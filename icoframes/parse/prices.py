@@ -17,6 +17,7 @@ written                        ticker      price
 ``1 ETH = 3,000 XYZ``          (none)      1/3000 ETH
 ``1 UTRUST = $0,065``          UTRUST      0.065 USD
 ``1ETH=500``                   (any)       1/500 ETH
+``5kUSD = 1M XYZ``             XYZ         0.005 USD
 =============================  ==========  ====================
 
 Unreadable (a :class:`~icoframes.parse.base.Bad`, so reported, with its
@@ -37,7 +38,7 @@ from .base import MARKER_SPELLINGS, Reason, _Bad, bad
 from .rules import amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
 
-__all__ = ["canonical_unit", "read_exchange"]
+__all__ = ["canonical_unit", "glued_multiplier", "read_exchange"]
 
 _CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES  # FIAT is one of FIAT_CODES
 _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
@@ -77,6 +78,36 @@ def canonical_unit(text: object) -> str | None:
     return _ALIAS.get(stripped.casefold(), stripped.upper())
 
 
+# Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR"), longest first.
+_GLUED: Final = ("thousand", "million", "billion", "mio", "mm", "mn", "bn", "k", "m")
+
+
+def glued_multiplier(unit: str) -> tuple[str, str] | None:
+    """``(multiplier, currency code)`` of a unit written as a multiplier glued to a currency
+    (``"kUSD"``: thousands of USD); None for any other unit.
+
+    Written all in capitals it is a ticker, as written (``KUSD``, ``MUSD``); a lone ``b`` is
+    never a glued multiplier (``bUSD`` is BUSD), nor is ``m`` before a currency that is not
+    fiat (``mBTC`` is a milli-bitcoin).
+
+    Examples
+    --------
+    >>> glued_multiplier("kUSD"), glued_multiplier("bnEther"), glued_multiplier("mioEUR")
+    (('k', 'USD'), ('bn', 'ETH'), ('mio', 'EUR'))
+    >>> glued_multiplier("KUSD"), glued_multiplier("mBTC"), glued_multiplier("kin")
+    (None, None, None)
+    """
+    if unit.isupper():
+        return None
+    folded = unit.casefold()
+    for mult in _GLUED:
+        if folded.startswith(mult):
+            code = canonical_unit(unit[len(mult):])
+            if code in _CURRENCIES and (mult != "m" or code in FIAT_CODES):
+                return mult, code
+    return None
+
+
 class _Side(NamedTuple):
     amount: float
     unit: str
@@ -88,18 +119,20 @@ def _side(text: str) -> _Side | Reason:
     if match is None:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
-    amount = parse_amount(match["num"] + (match["mult"] or ""))
+    glued = None if match["mult"] or not match["unit"] else glued_multiplier(match["unit"])
+    mult, unit = (match["mult"] or "", match["unit"]) if glued is None else glued
+    amount = parse_amount(match["num"] + mult)
     if not isinstance(amount, float):
         return amount.reason if isinstance(amount, _Bad) else "unreadable_price"
     units: list[str | None] = []
     if match["pre"]:
         pre = match["pre"]
         units.append(_SYMBOLS[pre if pre in _SYMBOLS else pre.upper()])
-    if match["unit"] == "¢":
+    if unit == "¢":
         units.append("USD")
         amount /= 100
-    elif match["unit"]:
-        units.append(canonical_unit(match["unit"]))
+    elif unit:
+        units.append(canonical_unit(unit))
     if None in units or (len(units) == 2 and units[0] != units[1]):
         return "unit_conflict"  # "$5 EUR"
     return _Side(amount, str(units[0]) if units else "")  # "" : the token, unnamed

@@ -11,6 +11,8 @@ value                               unit column            result
 ==================================  =====================  ==============================
 ``2000000``, ``"15M"``              any                    the number, in the column's unit
 ``"$2,000,000"``, ``"50 USD"``      USD (any spelling)     the number, USD
+``"5kUSD"``, ``"1.5bnUSD"``         USD or empty           5,000 and 1.5 billion, USD
+``"5KUSD"`` (all capitals)          empty                  5; the unit becomes KUSD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
 ``"$2,000,000"``                    ETH                    missing, counted as a problem
 ``"4,000,000 ICX"``                 empty                  the number; the unit becomes ICX
@@ -46,7 +48,7 @@ import pandas as pd
 from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
-from .prices import canonical_unit, read_exchange
+from .prices import canonical_unit, glued_multiplier, read_exchange
 from .rules import MARKER_SPELLINGS, parse_amount
 from .text import normalize_text
 
@@ -114,14 +116,17 @@ def _read_text(text: str, exchange: bool,
         body = prefix["sign"] + body[prefix.end():]
     suffix = _SUFFIX_RE.search(body)
     if suffix is not None and suffix["cur"]:
+        # a multiplier glued to a currency: "5kUSD" is 5k USD (glued_multiplier says when)
+        glued = None if suffix["mult"] else glued_multiplier(suffix["cur"])
+        mult, written = ("", suffix["cur"]) if glued is None else glued
         # both ends may name one ("$ 5 USD" is fine, "$ 5 ETH" is not)
-        if currency is not None and canonical_unit(currency) != canonical_unit(suffix["cur"]):
-            if _is_unit(currency) and _is_unit(suffix["cur"]):
+        if currency is not None and canonical_unit(currency) != canonical_unit(written):
+            if _is_unit(currency) and _is_unit(written):
                 return bad("unit_conflict"), None
             number = parse_amount(text)  # "~0.1 ETH": why the text is no amount
             return (number if isinstance(number, _Bad) else bad("unreadable_number")), None
-        currency = suffix["cur"]
-        body = body[: suffix.start("cur")]
+        currency = written
+        body = body[: suffix.start("cur")] + mult
     if currency is None:
         return parse_amount(text), None
     code = canonical_unit(currency)

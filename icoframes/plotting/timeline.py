@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..features import as_naive_utc
 from ._axes import (
     add_note,
     check_frame,
@@ -128,7 +129,7 @@ def plot_timeline(
     rule = FREQUENCIES[freq]
     starts = datetime_column(icos, "start_datetime")
     raised = numeric_column(icos, "raised")
-    cutoff = _as_naive_utc(now)
+    cutoff = as_naive_utc(now, "now")
     ax = get_axes(ax)
 
     dated = starts.notna().to_numpy()
@@ -206,18 +207,6 @@ def plot_timeline(
         ax.legend(handles=handles, loc="upper right", fontsize="small")
     add_note(ax, note)
     return ax
-
-
-def _as_naive_utc(now: object) -> pd.Timestamp:
-    if now is None:
-        return pd.Timestamp.now(tz="UTC").tz_localize(None)
-    try:
-        stamp = pd.Timestamp(now)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"now must be a date or datetime, got {now!r}") from None
-    if stamp is pd.NaT:
-        raise ValueError(f"now must be a date or datetime, got {now!r}")
-    return stamp.tz_convert("UTC").tz_localize(None) if stamp.tz is not None else stamp
 
 
 def _longest_gap(totals: np.ndarray) -> tuple[int, int] | None:

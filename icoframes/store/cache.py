@@ -170,13 +170,19 @@ class Cache:
         self.path = self.dir / DB_NAME
         self.lock = self.dir / LOCK_NAME
         self.tables_dir = self.dir / TABLES_DIR
+        self._opened: tuple[int, Database] | None = None  # (pid, the database it checked)
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
 
     def _db(self, *, write: bool) -> Database | None:
-        """The database, after checking the folders (made, 0700, when writing)."""
-        return open_database(self.root, self.path, SCHEMA, write=write)
+        """The database, the folders checked (made, 0700, when writing) once per object and
+        process, and again by the database whenever it opens its file."""
+        if self._opened is not None and self._opened[0] == os.getpid():
+            return self._opened[1]
+        if (db := open_database(self.root, self.path, SCHEMA, write=write)) is not None:
+            self._opened = (os.getpid(), db)
+        return db
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection | None]:

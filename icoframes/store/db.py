@@ -98,13 +98,18 @@ def check_cache_dir(root: Path, *, create: bool) -> bool:
     return _checked(root, "the cache dir", create=create, follow=True)
 
 
+def _folders(root: Path, path: Path, *, write: bool) -> bool:
+    """Whether the cache dir ``root`` and the folder of ``path`` exist, both checked (and
+    made, 0700, when ``write``). The folder is never a link."""
+    return _checked(root, "the cache dir", create=write, follow=True) and _checked(
+        path.parent, "the cache folder", create=write, follow=False)
+
+
 def open_database(root: Path, path: Path, schema: str, *, write: bool) -> Database | None:
-    """The database ``path`` in a folder of the cache dir ``root``, both checked (and made,
-    0700, when ``write``): None when they do not exist. The folder is never a link."""
-    if not (_checked(root, "the cache dir", create=write, follow=True) and _checked(
-            path.parent, "the cache folder", create=write, follow=False)):
-        return None
-    return Database.at(path, schema)
+    """The database ``path`` in a folder of the cache dir ``root``, both checked now (and
+    made, 0700, when ``write``): None when they do not exist. The database checks them
+    again whenever it opens its file (:meth:`Database.read`, :meth:`Database.write`)."""
+    return Database.at(path, schema) if _folders(root, path, write=write) else None
 
 
 def _set_aside(path: Path, why: str) -> None:
@@ -158,7 +163,7 @@ class Database:
                         db.close()
 
     def __init__(self, path: Path, schema: str) -> None:
-        self.path = Path(path)
+        self.path = Path(path)  # <cache dir>/<folder>/<file>
         self._schema = schema
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
@@ -176,11 +181,15 @@ class Database:
 
     def _connect(self, *, write: bool) -> sqlite3.Connection | None:
         """The connection, (re)opened when the file was replaced or removed; None when there
-        is no file and none is to be made. A file that is no database is set aside first."""
+        is no file and none is to be made. Each opening checks the folders first (they may
+        be new ones: the file's identity is checked at every use); a file that is no
+        database is set aside."""
         if self._conn is not None and self._identify() == self._identity and not (
                 write and self.read_only):
             return self._conn
         self.close()
+        if not _folders(self.path.parent.parent, self.path, write=write):
+            return None
         for _ in range(2):
             for candidate in (self.path, *(Path(f"{self.path}{s}") for s in ("-wal", "-shm",
                                                                                 "-journal"))):

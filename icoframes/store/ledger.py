@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ..errors import QuotaExceeded
+from ..errors import InvalidParameter, QuotaExceeded
 from ..files import utcnow
 from .db import Database, from_ms, ms, open_database
 
@@ -68,7 +68,7 @@ class QuotaLedger:
     Traceback (most recent call last):
     ...
     icoframes.errors.QuotaExceeded: the daily_quota setting (2 requests) is reached: ...
-    >>> ledger.settle("ico", "not_sent"); ledger.state().sent  # it never left
+    >>> ledger.settle("not_sent"); ledger.state().sent  # it never left
     1
     """
 
@@ -78,7 +78,9 @@ class QuotaLedger:
         self.key = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
         self.root = Path(cache_dir)
         self.path = self.root / LEDGER_FOLDER / LEDGER_NAME
-        self.limit = int(limit)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise InvalidParameter(f"limit must be a whole number >= 0, got {limit!r}")
+        self.limit = limit  # 0: nothing is sent
         self.reset = reset
         # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"
         self._probe: str | None = None
@@ -140,8 +142,9 @@ class QuotaLedger:
             if refused and self._probe is not None:
                 raise self._service_refused(row[0], row[1], endpoint)
             # the one conditional statement: a new day starts at 0; the day never goes back
+            # (a key's first request is booked only under a cap above 0)
             booked = conn.execute(
-                "INSERT INTO ledgers (key, day, sent) VALUES (?1, ?2, 1) "
+                "INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
                 "ON CONFLICT (key) DO UPDATE SET "
                 "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
                 "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3 RETURNING sent",
@@ -169,11 +172,12 @@ class QuotaLedger:
             f"after {after} requests sent that day with this key from this cache dir{until}",
             code=485, endpoint=endpoint or None)
 
-    def settle(self, endpoint: str, outcome: str | int | None) -> None:
-        """What became of a booked request: ``"not_sent"`` (it never left: handed back),
-        ``"no_answer"`` (sent, so it counts; a probe learnt nothing) or the service's answer,
-        its error code (None for none): a 485 is recorded as its refusal, any other answer
-        after one clears it (the allowance is back)."""
+    def settle(self, outcome: str | int | None) -> None:
+        """What became of a booked request (of any endpoint: each counts alike):
+        ``"not_sent"`` (it never left: handed back), ``"no_answer"`` (sent, so it counts; a
+        probe learnt nothing) or the service's answer, its error code (None for none): a 485
+        is recorded as its refusal, any other answer after one clears it (the allowance is
+        back)."""
         if outcome == "not_sent":
             self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")
         elif outcome == 485:
