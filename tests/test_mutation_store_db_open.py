@@ -3,18 +3,19 @@ mounts and small tmpfs disks as root): what the full mutation run of db.py (``ma
 MODULE=store:db``, 2026-11-26 11:40 UTC) found no test for.
 
 A database not opened yet is not read-only; the data is in the file at the database's
-path, and one connection serves every call while
-that file stays the same; an error Python's sqlite3 raises before SQLite runs a statement
-is a :class:`CacheError` like SQLite's own; a database whose folder is gone cannot be
-opened and says so; a file whose header reads but whose schema is damaged is set aside
-when it is opened, and a new one made in the same call. In a folder this process may not
-write to, a file is opened ``mode=ro`` (it follows a writer elsewhere, waiting for its
-lock like a writable connection) and ``immutable=1`` only when that fails, and a damaged
-one there is an error saying where to remove it. Without uids (Windows) a folder is not
-judged by its mode bits; a folder another process makes at the moment this one makes it
-is used, and checked as what it then is (a link in place of a cache folder is refused).
-Exactly a MiB free is not a full disk; a read on a full disk says the disk is full (the
-database is not taken for a read-only one). The files ``sync`` opens are closed on exec.
+path, and one connection serves every call while that file stays the same; an error
+Python's sqlite3 raises before SQLite runs a statement is a :class:`CacheError` like
+SQLite's own; a database not made yet in a folder that cannot be written cannot be opened
+and says so; a file whose header reads but whose schema is damaged is set aside when it is
+opened, and a new one made in the same call. In a folder this process may not write to, a
+file is opened ``mode=ro`` (it follows a writer elsewhere, waiting for its lock like a
+writable connection) and ``immutable=1`` only when that fails, and a damaged one there is
+an error saying where to remove it. Without uids (Windows) a folder is not judged by its
+mode bits, and without statvfs no error is taken for a full disk. A folder another process
+makes at the moment this one makes it is used, and checked as what it then is (a link in
+place of a cache folder is refused). Exactly a MiB free is not a full disk; a read on a
+full disk says the disk is full (the database is not taken for a read-only one). The files
+``sync`` opens are closed on exec.
 """
 
 from __future__ import annotations
@@ -82,16 +83,40 @@ def test_an_error_python_raises_before_sqlite_runs_is_a_cache_error_too(tmp_path
         db.close()
 
 
-def test_a_database_whose_folder_is_gone_cannot_be_opened_and_says_so(tmp_path):
-    db = Database(tmp_path / "gone" / "data.sqlite3", SCHEMA)
-    assert db.rows("SELECT 1") == []  # a read: no file, nothing to read
-    with pytest.raises(CacheError) as caught:
-        db.rows("SELECT 1", write=True)
-    # the writable opening fails, the folder is neither writable nor full: both read-only
-    # openings are tried, and fail too
+def test_a_database_not_made_yet_in_a_read_only_folder_cannot_be_opened_and_says_so(
+        tmp_path):
+    # the writable opening cannot make the file, the folder is neither writable nor full:
+    # both read-only openings are tried, and fail too (there is no file)
+    from test_housekeeping import _read_only
+
+    folder = _folder(tmp_path)
+    db = Database(folder / "data.sqlite3", SCHEMA)
+    with _read_only(folder):
+        try:
+            assert db.rows("SELECT 1") == []  # a read: no file, nothing to read
+            with pytest.raises(CacheError) as caught:
+                db.rows("SELECT 1", write=True)
+        finally:
+            db.close()
     assert str(caught.value) == (
         f"the cache database {db.path} cannot be opened, not even to read")
-    assert not (tmp_path / "gone").exists()
+    assert os.listdir(folder) == []
+
+
+def test_without_statvfs_an_error_is_never_taken_for_a_full_disk(tmp_path, monkeypatch):
+    # Windows has no os.statvfs: how much is free is not known there, and a failing
+    # statement is said as it is (the one thing taken away: no machine here is one)
+    folder = _folder(tmp_path)
+    db = Database(folder / "data.sqlite3", SCHEMA)
+    try:
+        db.rows("SELECT 1", write=True)
+        monkeypatch.delattr(os, "statvfs")
+        with pytest.raises(CacheError) as caught:
+            db.rows("SELECT missing FROM t")
+        assert str(caught.value).startswith(
+            f"the cache database {db.path} failed: no such column: missing")
+    finally:
+        db.close()
 
 
 def test_a_read_only_view_follows_a_writer_elsewhere_and_waits_for_its_lock(tmp_path):
