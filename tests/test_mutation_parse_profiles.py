@@ -1,16 +1,23 @@
 """Raw profiles into tables (``parse/profiles.py``), value by value.
 
 What ``make mutate MODULE=parse:profiles`` found no test pinning down: which bonus terms
-say "none" (so the bonus is no row), and how a child table's map source is found in its
-schema. Pure functions of decoded JSON: no server, no clock.
+say "none" (so the bonus is no row), how a child table's map source is found in its
+schema, the ICO and source of each problem of a map, and a JSON integer too big for a
+float (it raised OverflowError out of tidy). Pure functions of decoded JSON: no server, no clock.
 """
 
 from __future__ import annotations
 
+import json
+import math
+
 import pandas as pd
 import pytest
 
+from icoframes.parse.base import bad
+from icoframes.parse.columns import to_float
 from icoframes.parse.profiles import _MapSource, tidy
+from icoframes.parse.rules import parse_amount
 from icoframes.schema import EACH, KEY, TABLES, Column, TableSchema
 
 
@@ -94,3 +101,67 @@ def test_a_unit_column_that_is_not_text_is_a_problem_of_its_ico():
     # the values still name their currency: it fills the unit column left unread
     assert _rows(tables.icos, "id", "soft_cap", "hard_cap", "caps_unit", "purchase_unit") == [
         [4, None, None, "USD", "ETH"], [5, 5.0, 10.0, "USD", None]]
+
+
+# -- maps of the wrong shape, and map keys that cannot be written --------------------------
+
+
+def test_social_maps_of_the_wrong_shape_are_problems_of_their_ico_under_their_source():
+    tables = tidy([{"id": 2, "links": {"social": {"tw": "https://t/2"}}},
+                   {"id": 3, "links": {"social": "https://x"},
+                    "team": [{"name": "A", "social": ["y"]}],
+                    "advisors": [{"name": "B", "social": "z"},
+                                 {"name": "C", "social": {"fb": "https://f/c"}}]}])
+    assert _rows(tables.problems, "ico_id", "table", "column", "value", "reason") == [
+        [3, "social", "links.social", "https://x", "wrong_shape"],
+        [3, "social", "team.social", '["y"]', "wrong_shape"],
+        [3, "social", "advisors.social", "z", "wrong_shape"]]
+    assert _rows(tables.social, "ico_id", "owner", "position", "network", "url") == [
+        [2, "ico", None, "tw", "https://t/2"], [3, "advisor", 1, "fb", "https://f/c"]]
+
+
+def test_a_map_key_with_a_lone_surrogate_is_kept_and_reported_at_its_ico():
+    tables = tidy([{"id": 2, "links": {"social": {"tw": "https://t/2"}},
+                    "finance": {"distribution": {"team": "10%"}}},
+                   {"id": 3, "links": {"social": {"tw\ud800": "https://t/3"}},
+                    "advisors": [{"name": "C", "social": {"f\udc80b": "https://f/c"}}],
+                    "finance": {"distribution": {"te\ud800am": "50%"}},
+                    "additional": {"bonuses": {"b\ud801": "5%"}},
+                    "roadmap": {"Q1 2018\ud802": "launch"}}])
+    assert _rows(tables.problems, "ico_id", "table", "column", "reason") == [
+        [3, "social", "network", "surrogate"], [3, "social", "network", "surrogate"],
+        [3, "distribution", "part", "surrogate"], [3, "bonuses", "name", "surrogate"],
+        [3, "roadmap", "label", "surrogate"], [3, "roadmap", "date", "unreadable_date"]]
+    assert _rows(tables.social, "ico_id", "network") == [[2, "tw"], [3, "tw\ufffd"],
+                                                         [3, "f\ufffdb"]]
+    assert _rows(tables.distribution, "ico_id", "part", "percent") == [
+        [2, "team", 10.0], [3, "te\ufffdam", 50.0]]
+    assert _rows(tables.bonuses, "ico_id", "name") == [[3, "b\ufffd"]]
+    assert _rows(tables.roadmap, "ico_id", "label") == [[3, "Q1 2018\ufffd"]]
+
+
+# -- a JSON integer beyond float64 ---------------------------------------------------------
+
+_HUGE = json.loads("1" + "0" * 400)  # a JSON number Python reads as an int too big for a float
+
+
+def test_an_integer_too_big_for_a_float_is_an_infinite_amount_not_an_error():
+    assert parse_amount(_HUGE) == bad("infinite") and parse_amount(-_HUGE) == bad("infinite")
+    assert parse_amount(10**308) == 1e308
+    numbers, unread = to_float([1, _HUGE, "2", None])
+    assert numbers.tolist()[::2] == [1.0, 2.0] and math.isnan(numbers[1])
+    assert unread == ([1], [_HUGE], ["infinite"])
+
+
+def test_tidy_reads_an_integer_too_big_for_a_float_as_a_problem_of_its_value():
+    tables = tidy([{"id": 1, "main": {"ico_score": _HUGE},
+                    "finance": {"raised": _HUGE, "hard_cap": _HUGE, "caps_unit": "USD",
+                                "token_price": -_HUGE, "distribution": {"a": _HUGE}}},
+                   {"id": 2, "main": {"ico_score": 3}, "finance": {"raised": 5}}])
+    assert _rows(tables.icos, "id", "ico_score", "raised", "hard_cap", "token_price") == [
+        [1, None, None, None, None], [2, 3.0, 5.0, None, None]]
+    assert _rows(tables.problems, "ico_id", "table", "column", "reason") == [
+        # the amounts read with their unit column first, then the other columns
+        [1, "icos", "hard_cap", "infinite"], [1, "icos", "token_price", "infinite"],
+        [1, "icos", "ico_score", "infinite"], [1, "icos", "raised", "infinite"],
+        [1, "distribution", "percent", "infinite"]]

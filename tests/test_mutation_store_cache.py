@@ -22,7 +22,7 @@ import pytest
 import time_machine
 
 from icoframes import sandbox
-from icoframes.errors import CacheWarning
+from icoframes.errors import CacheError, CacheWarning
 from icoframes.parse.lists import filters_frame, list_frame
 from icoframes.store.cache import (
     FILTER_SET,
@@ -291,6 +291,17 @@ def test_text_is_kept_unescaped_and_a_lists_key_stays_the_same_across_versions(c
     assert Cache.list_key(params) == hashlib.sha256(canonical.encode()).hexdigest()[:24]
     [(raw_params,)] = _sql(cache, "SELECT params FROM lists")
     assert raw_params == '{"status":"past","name":"Café"}'
+
+
+def test_one_cache_checks_its_folders_once_and_the_next_cache_again(tmp_path):
+    # a Cache (one per load) checks the folders when it first opens its database, not at
+    # every call (its database checks them again when it opens its file anew)
+    cache = Cache(tmp_path / "cache", URL)
+    assert cache.record(ProfileRecord(1, "past", "s", "{}")) == 1
+    cache.dir.chmod(0o777)  # opened to others while this load runs
+    assert cache.version() == 1 and cache.record(ProfileRecord(2, "past", "s", "{}")) == 2
+    with pytest.raises(CacheError, match=r"cache folder .* others may write to it \(mode 777"):
+        Cache(tmp_path / "cache", URL).version()  # the next load is refused
 
 
 def test_dropping_lists_of_a_folder_without_a_database_makes_none(cache):

@@ -52,7 +52,8 @@ __all__ = [
 #:     An exchange whose money side names no currency ("1 ABC = 500" for ABC) is
 #:     unreadable_price (it was read with the unit "").
 #: 11: a multiplier glued to a currency is read ("5kUSD" is 5,000 USD; it was 5 in "KUSD").
-PARSER_VERSION: Final = 11
+#: 12: a JSON integer too big for a float is an infinite amount (tidy raised OverflowError).
+PARSER_VERSION: Final = 12
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -131,7 +132,10 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
             return None
         return value if math.isfinite(value) else bad("infinite")  # type: ignore[return-value,arg-type]
     if kind is int:
-        return float(value)  # type: ignore[arg-type]
+        try:
+            return float(value)  # type: ignore[arg-type]
+        except OverflowError:  # a JSON integer of over 308 digits: beyond float64
+            return bad("infinite")
     if kind is not str:
         # bool is a subclass of int but "true" is not an amount; containers are not either.
         return bad("wrong_type")

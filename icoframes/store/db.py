@@ -316,9 +316,8 @@ class Database:
         them, or the counter would hand out its numbers again after the cut.
         """
         for path in (self.path.with_name(self.path.name + "-wal"), self.path):
-            try:
-                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                             | getattr(os, "O_CLOEXEC", 0))
+            try:  # (os.open's descriptors are never inherited by a child: PEP 446)
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             except FileNotFoundError:
                 continue  # no WAL: every commit is in the file
             except OSError as exc:

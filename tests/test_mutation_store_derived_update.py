@@ -1,0 +1,97 @@
+"""The derived tables' updates, on a real cache in ``tmp_path``: what the full mutation run
+of derived.py (``make mutate MODULE=store:derived``, 2026-11-26 11:40 UTC) found no test
+for.
+
+Tables built while the store held no copy yet (version 0: a load that kept only its
+list) are updated table by table like any others, not rebuilt: reading one table brings
+that table alone up to date, and the files of the others stay as they were. A state file
+that is missing, not JSON or not an object is no state: the tables are rebuilt from the
+stored copies and a new state written. A table the state names no version of is never
+taken as up to date, even at the store's first version.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pandas as pd
+import pytest
+import time_machine
+
+from icoframes import sandbox
+from icoframes.schema import PROBLEMS, TABLES
+from icoframes.store.cache import Cache, ProfileRecord
+from icoframes.store.derived import DerivedTables
+
+T0 = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
+URL = "http://127.0.0.1:9"
+NAMES = sorted([*TABLES, PROBLEMS.name])
+
+
+def test_tables_built_before_any_copy_are_updated_one_by_one_not_rebuilt(tmp_path):
+    raws = sandbox.generate_directory(4, seed=7).profiles()
+    cache = Cache(tmp_path, URL)
+    assert cache.record() == 0  # the database, no copy in it yet
+    derived = DerivedTables(cache)
+    assert derived.tables().icos.empty
+    state_path = cache.tables_dir / "_state.json"
+    assert json.loads(state_path.read_text())["versions"] == dict.fromkeys(NAMES, 0)
+    files = {name: (cache.tables_dir / f"{name}.parquet").read_bytes() for name in NAMES}
+    with time_machine.travel(T0, tick=False):
+        cache.record(*(ProfileRecord(int(r["id"]), "past", "s", json.dumps(r)) for r in raws))
+    icos = derived.table("icos")
+    assert sorted(icos["id"]) == sorted(int(r["id"]) for r in raws)
+    assert json.loads(state_path.read_text())["versions"] == {
+        **dict.fromkeys(NAMES, 0), "icos": 4}
+    assert {name: (cache.tables_dir / f"{name}.parquet").read_bytes() for name in NAMES
+            if name != "icos"} == {name: data for name, data in files.items() if name != "icos"}
+    team = derived.table("team")  # brought up to date when read
+    assert set(team["ico_id"]) <= {int(r["id"]) for r in raws} and len(team)
+    assert json.loads(state_path.read_text())["versions"] == {
+        **dict.fromkeys(NAMES, 0), "icos": 4, "team": 4}
+
+
+def _cache_of(tmp_path, raws: list[dict]) -> Cache:
+    cache = Cache(tmp_path, URL)
+    with time_machine.travel(T0, tick=False):
+        cache.record(*(ProfileRecord(int(r["id"]), "past", "s", json.dumps(r)) for r in raws))
+    return cache
+
+
+@pytest.mark.parametrize("state", [None, b"{not json", b"null", b"[1, 2]"])
+def test_a_state_file_missing_or_not_an_object_is_no_state_the_tables_are_rebuilt(
+        tmp_path, state):
+    raws = sandbox.generate_directory(3, seed=7).profiles()
+    cache = _cache_of(tmp_path, raws)
+    derived = DerivedTables(cache)
+    derived.tables()
+    state_path = cache.tables_dir / "_state.json"
+    icos_path = cache.tables_dir / "icos.parquet"
+    wrong = pd.read_parquet(icos_path)
+    wrong["name"] = "Wrong"  # what a rebuild replaces: the file is not trusted without a state
+    wrong.to_parquet(icos_path, index=False)
+    if state is None:
+        state_path.unlink()
+    else:
+        state_path.write_bytes(state)
+    names = dict(zip(*(derived.table("icos")[c] for c in ("id", "name")), strict=True))
+    assert names == {int(r["id"]): r["main"]["name"] for r in raws}
+    assert json.loads(state_path.read_text())["versions"] == dict.fromkeys(NAMES, 3)
+
+
+def test_a_table_without_a_version_is_stale_even_at_the_first_version(tmp_path):
+    raws = sandbox.generate_directory(1, seed=7).profiles()
+    cache = _cache_of(tmp_path, raws)
+    assert cache.version() == 1
+    derived = DerivedTables(cache)
+    derived.tables()
+    icos_path = cache.tables_dir / "icos.parquet"
+    wrong = pd.read_parquet(icos_path)
+    wrong["name"] = "Wrong"
+    wrong.to_parquet(icos_path, index=False)
+    state_path = cache.tables_dir / "_state.json"
+    state = json.loads(state_path.read_text())
+    del state["versions"]["icos"]  # a state written before that table existed
+    state_path.write_text(json.dumps(state))
+    assert list(derived.table("icos")["name"]) == [raws[0]["main"]["name"]]
