@@ -99,7 +99,9 @@ def test_as_of_by_default_is_now_in_utc_whatever_the_local_time_zone():
         assert _one("status_disagrees_with_dates", [profile], as_of=None) == [True]
 
 
-@pytest.mark.parametrize("as_of", ["NaT", "soon", [2018]])
+# a number is no date: pandas reads 2018 as 1970-01-01 plus 2018 nanoseconds
+@pytest.mark.parametrize("as_of", ["NaT", "soon", [2018], 2018, 2018.0, np.int64(2018), True,
+                                  1.5e18])
 def test_as_of_that_is_not_a_date_is_refused(as_of):
     # the same words and class as plot_timeline's now (one helper: features.as_naive_utc)
     with pytest.raises(InvalidParameter) as caught:
