@@ -3,6 +3,8 @@ parse/units.py and parse/prices.py survived (`make mutate MODULE=parse:units+pri
 
 A multiplier written apart from the unit is the only multiplier: the unit after it is read
 as written (``"5k kUSD"`` is 5,000 KUSD), in an amount as in either side of an exchange.
+A multiplier in capitals glued to any currency symbol multiplies, ``Ξ`` too, though
+``str.isalpha`` calls it a letter (``"5KΞ"`` is 5,000 ETH).
 """
 
 from __future__ import annotations
@@ -27,3 +29,13 @@ def test_a_multiplier_written_apart_in_an_exchange_leaves_the_unit_as_written():
                                     tickers=["XYZ", "XYZ"])
     assert prices.tolist() == [5e3 / 1e6, 5e3] and units.tolist() == ["KUSD", "KUSD"]
     assert bad.values == []
+
+
+@pytest.mark.parametrize(("value", "number", "unit"), [
+    # Ξ is a symbol, though a letter to str.isalpha: in capitals it multiplies as before $ or ₿
+    ("5KΞ", 5e3, "ETH"), ("5kΞ", 5e3, "ETH"), ("1.5BNΞ", 1.5e9, "ETH"), ("5K₿", 5e3, "BTC"),
+    ("5Kus$", 5e3, "USD"), ("1.5Bus$", 1.5e9, "USD"),
+])
+def test_a_multiplier_in_capitals_glued_to_any_currency_symbol_multiplies(value, number, unit):
+    amounts, units, bad = read_amounts([value], [""])
+    assert (amounts.tolist(), units.tolist(), bad.values) == ([number], [unit], [])

@@ -106,7 +106,8 @@ def glued_multiplier(unit: str) -> tuple[str, str] | None:
         if folded.startswith(mult):
             rest = unit[len(mult):]
             code = canonical_unit(rest)
-            symbol = not rest.isalpha()  # "$", "US$", "€": never a ticker's letters
+            # "$", "US$", "€", "Ξ": never a ticker's letters (Ξ is a letter to isalpha)
+            symbol = rest.upper() in _SYMBOLS
             if code in _CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
                     symbol or (mult != "b" and not unit.isupper())):
                 return mult, code
