@@ -165,3 +165,25 @@ def test_tidy_reads_an_integer_too_big_for_a_float_as_a_problem_of_its_value():
         [1, "icos", "hard_cap", "infinite"], [1, "icos", "token_price", "infinite"],
         [1, "icos", "ico_score", "infinite"], [1, "icos", "raised", "infinite"],
         [1, "distribution", "percent", "infinite"]]
+
+
+# -- no readable profile; child maps of the wrong shape ------------------------------------
+
+
+def test_input_without_a_readable_profile_gives_empty_tables_and_its_problems():
+    tables = tidy([{"id": "x"}, "nope", {"id": None}])
+    assert {name: len(frame) for name, frame in tables.items() if len(frame)} == {"problems": 3}
+    assert _rows(tables.problems, "ico_id", "table", "column", "value", "reason") == [
+        [None, "icos", "id", "x", "unreadable_id"], [None, "icos", "id", "nope", "wrong_shape"],
+        [None, "icos", "id", "null", "unreadable_id"]]
+
+
+def test_child_maps_of_the_wrong_shape_are_problems_of_their_ico_under_their_source():
+    tables = tidy([{"id": 2, "finance": {"distribution": "50%"},
+                    "additional": {"bonuses": ["a"]}, "roadmap": "Q1"},
+                   {"id": 3, "finance": {"distribution": {"a": "5"}}}])
+    assert _rows(tables.problems, "ico_id", "table", "column", "value", "reason") == [
+        [2, "distribution", "finance.distribution", "50%", "wrong_shape"],
+        [2, "bonuses", "additional.bonuses", '["a"]', "wrong_shape"],
+        [2, "roadmap", "roadmap", "Q1", "wrong_shape"]]
+    assert _rows(tables.distribution, "ico_id", "part", "percent") == [[3, "a", 5.0]]

@@ -561,7 +561,9 @@ def test_timeline_short_dips_are_not_cut(icos):
     assert not [t for t in ax.texts if t.get_gid() == "icoframes-gap"]
 
 
-@pytest.mark.parametrize("now", ["NaT", "soon", [2018]])
+# a number is no date: pandas reads 2018 as 1970-01-01 plus 2018 nanoseconds
+@pytest.mark.parametrize("now", ["NaT", "soon", [2018], 2018, 2018.0, np.int64(2018), True,
+                                  1.5e18])
 def test_timeline_now_must_be_a_date(icos, now):
     # the same words and class as compute_features' as_of (one helper: features.as_naive_utc)
     with pytest.raises(InvalidParameter) as caught:

@@ -251,3 +251,18 @@ def test_a_glued_multiplier_in_an_exchange():
                                     tickers=["XYZ", "KIN"])
     assert prices.tolist() == [5e3 / 1e6, 0.5] and units.tolist() == ["USD", "ETH"]
     assert bad.values == []
+
+
+@pytest.mark.parametrize(("value", "number", "unit"), [
+    # a multiplier glued to a currency SYMBOL, in capitals too: a symbol is no ticker's letter
+    ("5M$", 5e6, "USD"), ("2.5M$", 2.5e6, "USD"), ("500K$", 5e5, "USD"), ("1.5B$", 1.5e9, "USD"),
+    ("5MUS$", 5e6, "USD"), ("30M€", 3e7, "EUR"), ("500K€", 5e5, "EUR"), ("10M£", 1e7, "GBP"),
+    ("5 M$", 5e6, "USD"), ("$5KUS$", 5e3, "USD"), ("5MM$", 5e6, "USD"),
+])
+def test_a_multiplier_in_capitals_glued_to_a_currency_symbol_keeps_the_symbol(value, number,
+                                                                               unit):
+    amounts, units, bad = read_amounts([value], [""])
+    assert (amounts.tolist(), units.tolist(), bad.values) == ([number], [unit], [])
+    # never an amount in another unit column's unit: "5M$" is no 5,000,000 ETH
+    amounts, units, bad = read_amounts([value], ["ETH"])
+    assert math.isnan(amounts[0]) and (bad.values, bad.reasons) == ([value], ["unit_conflict"])

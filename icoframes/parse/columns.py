@@ -102,9 +102,6 @@ def to_float(values: Sequence[object], *, percent: bool = False,
     >>> to_float([-5, 150, 50], bounds=(0.0, 100.0))[1].reasons
     ['negative', 'out_of_bounds']
     """
-    n = len(values)
-    if n == 0:
-        return np.empty(0, dtype=np.float64), Unread.none()
     prepared = values
     if percent:
         prepared = [v.strip().removesuffix("%") if type(v) is str else v for v in values]
@@ -152,10 +149,12 @@ def to_bool(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
     """
     n = len(values)
     try:  # one C-level lookup per value for the usual true, false, '' and null
-        codes = list(map(_BOOL_CODES.get, values, repeat(-1)))
+        # n defaults, not an endless repeat: a map over the defaults alone must end (a
+        # mutant that dropped `values` filled the memory of the machine running it)
+        codes = list(map(_BOOL_CODES.get, values, repeat(-1, n)))
     except TypeError:  # an unhashable value (list, dict): every value the slow way
         codes = [-1] * n
-    out = np.array(codes, dtype=np.int8) if n else np.zeros(0, dtype=np.int8)
+    out = np.array(codes, dtype=np.int8)
     rows: list[int] = []
     reasons: list[Reason] = []
     for i in np.flatnonzero(out < 0).tolist():
@@ -223,7 +222,7 @@ def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray,
         arr = pc.utf8_trim_whitespace(arr)
         missing = pc.is_in(arr, value_set=_MARKER_ARROW)
         if pc.any(missing).as_py():
-            arr = pc.if_else(missing, pa.scalar(None, pa.string()), arr)
+            arr = pc.if_else(missing, None, arr)  # a null of arr's type
     return _text_array(arr), bad
 
 

@@ -92,11 +92,11 @@ def to_list(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
     try:  # one pass in C: a lone surrogate anywhere makes the text unwritable
         "".join(chain.from_iterable(rows)).encode("utf-8")
     except UnicodeEncodeError:
-        _clean_rows(values, rows, bad)
+        _clean_rows(rows, bad)
     return np.fromiter(rows, dtype=object, count=len(rows)), bad
 
 
-def _clean_rows(values: Sequence[object], rows: list[list[str]], bad: Unread) -> None:
+def _clean_rows(rows: list[list[str]], bad: Unread) -> None:
     """Items with a lone surrogate, from the fast path: kept with U+FFFD, and reported."""
     found = []
     for i, row in enumerate(rows):

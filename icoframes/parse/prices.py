@@ -78,32 +78,38 @@ def canonical_unit(text: object) -> str | None:
     return _ALIAS.get(stripped.casefold(), stripped.upper())
 
 
-# Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR"), longest first.
-_GLUED: Final = ("thousand", "million", "billion", "mio", "mm", "mn", "bn", "k", "m")
+# Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$"), longest
+# first; a lone b only to a symbol ("1.5B$").
+_GLUED: Final = ("thousand", "million", "billion", "mio", "mm", "mn", "bn", "k", "m", "b")
 
 
 def glued_multiplier(unit: str) -> tuple[str, str] | None:
     """``(multiplier, currency code)`` of a unit written as a multiplier glued to a currency
     (``"kUSD"``: thousands of USD); None for any other unit.
 
-    Written all in capitals it is a ticker, as written (``KUSD``, ``MUSD``); a lone ``b`` is
-    never a glued multiplier (``bUSD`` is BUSD), nor is ``m`` before a currency that is not
-    fiat (``mBTC`` is a milli-bitcoin).
+    Written all in capitals before a currency's letters it is a ticker, as written (``KUSD``,
+    ``MUSD``); before a symbol it multiplies in any case (``M$``, ``KUS$``, ``K€``: a symbol
+    is in no ticker). A lone ``b`` is glued only to a symbol (``bUSD`` is BUSD), and ``m``
+    never to a currency that is not fiat (``mBTC`` is a milli-bitcoin).
 
     Examples
     --------
     >>> glued_multiplier("kUSD"), glued_multiplier("bnEther"), glued_multiplier("mioEUR")
     (('k', 'USD'), ('bn', 'ETH'), ('mio', 'EUR'))
+    >>> glued_multiplier("M$"), glued_multiplier("KUS$"), glued_multiplier("B$")
+    (('m', 'USD'), ('k', 'USD'), ('b', 'USD'))
     >>> glued_multiplier("KUSD"), glued_multiplier("mBTC"), glued_multiplier("kin")
     (None, None, None)
     """
-    if unit.isupper():
-        return None
     folded = unit.casefold()
     for mult in _GLUED:
         if folded.startswith(mult):
-            code = canonical_unit(unit[len(mult):])
-            if code in _CURRENCIES and (mult != "m" or code in FIAT_CODES):
+            rest = unit[len(mult):]
+            code = canonical_unit(rest)
+            # "$", "US$", "€", "Ξ": never a ticker's letters (Ξ is a letter to isalpha)
+            symbol = rest.upper() in _SYMBOLS
+            if code in _CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
+                    symbol or (mult != "b" and not unit.isupper())):
                 return mult, code
     return None
 

@@ -53,7 +53,10 @@ __all__ = [
 #:     unreadable_price (it was read with the unit "").
 #: 11: a multiplier glued to a currency is read ("5kUSD" is 5,000 USD; it was 5 in "KUSD").
 #: 12: a JSON integer too big for a float is an infinite amount (tidy raised OverflowError).
-PARSER_VERSION: Final = 12
+#: 13: a multiplier in capitals glued to a currency symbol keeps it ("5M$" is 5,000,000 USD;
+#:     it was 5,000,000 in the unit column's unit, "5M€" unreadable).
+#: 14: "5KΞ" too: Ξ, a symbol, is a letter to str.isalpha (it stayed unreadable in 13).
+PARSER_VERSION: Final = 14
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
