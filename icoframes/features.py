@@ -264,12 +264,16 @@ compute_features.__doc__ = (compute_features.__doc__ or "").replace(
 # --------------------------------------------------------------------------- helpers
 
 
+_NOW_WORDS: Final = frozenset({"now", "today"})
+
+
 def as_naive_utc(value: object, name: str) -> pd.Timestamp:
     """The moment ``value`` names (argument ``name``) as a naive UTC timestamp: now when None,
     an aware one converted to UTC, a naive one as it is (``compute_features``' ``as_of``,
     ``plot_timeline``'s ``now``); :class:`InvalidParameter` when it is not a date, a number
-    included (pandas would read ``2018`` as 2018 nanoseconds after 1970)."""
-    if value is None:
+    included (pandas would read ``2018`` as 2018 nanoseconds after 1970). ``"now"`` and
+    ``"today"`` are this moment in UTC, as None is (pandas reads them on the local clock)."""
+    if value is None or (isinstance(value, str) and value.strip().casefold() in _NOW_WORDS):
         return pd.Timestamp.now(tz="UTC").tz_localize(None)
     try:
         number = isinstance(value, numbers.Number)

@@ -99,6 +99,23 @@ def test_as_of_by_default_is_now_in_utc_whatever_the_local_time_zone():
         assert _one("status_disagrees_with_dates", [profile], as_of=None) == [True]
 
 
+@pytest.mark.parametrize("word", ["now", "today", " Now "])
+def test_as_of_now_or_today_is_this_moment_in_utc_not_the_local_clock(word):
+    import datetime as dt
+    import zoneinfo
+
+    import time_machine
+
+    from icoframes.features import as_naive_utc
+
+    # pandas reads "now" and "today" on the local clock: 22:00 in New York (the process's
+    # time zone here) is 02:00 UTC on the next day, the moment as_of=None names
+    local = dt.datetime(2018, 5, 31, 22, 0, tzinfo=zoneinfo.ZoneInfo("America/New_York"))
+    with time_machine.travel(local, tick=False):
+        assert as_naive_utc(word, "as_of") == pd.Timestamp("2018-06-01 02:00")
+        assert as_naive_utc(None, "as_of") == pd.Timestamp("2018-06-01 02:00")
+
+
 # a number is no date: pandas reads 2018 as 1970-01-01 plus 2018 nanoseconds
 @pytest.mark.parametrize("as_of", ["NaT", "soon", [2018], 2018, 2018.0, np.int64(2018), True,
                                   1.5e18])
