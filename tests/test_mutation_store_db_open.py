@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import stat
 import sys
@@ -425,3 +426,19 @@ def test_a_file_planted_again_once_set_aside_ends_in_an_error_saying_so(tmp_path
     assert str(caught.value) == f"the cache database {path} cannot be made"
     assert len(renames) == 2 and len(warned) == 2
     assert sorted(os.listdir(folder)) == ["data.sqlite3.corrupt"]
+
+
+def test_a_folder_removed_under_a_database_is_made_again_by_the_next_write(tmp_path):
+    root = tmp_path / "cache"
+    db = open_database(root, root / "svc" / "data.sqlite3", SCHEMA, write=True)
+    assert db is not None
+    db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+    Database.close_under(root / "svc")
+    shutil.rmtree(root / "svc")  # as clear_cache does
+    try:
+        assert db.rows("SELECT v FROM t") == []  # a read makes nothing
+        assert not (root / "svc").exists()
+        assert db.rows("INSERT INTO t VALUES (2, 'b') RETURNING k", write=True) == [(2,)]
+        assert stat.S_IMODE((root / "svc").stat().st_mode) == 0o700
+    finally:
+        db.close()
