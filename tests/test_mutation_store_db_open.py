@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import stat
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 
 import pytest
+from waiting import HANG_GUARD
 
 from icoframes.errors import CacheError, CacheWarning
 from icoframes.store.db import Database, check_cache_dir, disk_full, open_database
@@ -347,3 +351,94 @@ def test_the_files_sync_opens_are_closed_on_exec(tmp_path, monkeypatch):
     assert [path for path, _ in seen] == [f"{db.path}-wal", str(db.path)]
     assert all(flags & os.O_CLOEXEC and flags & os.O_ACCMODE == os.O_RDONLY
                for _, flags in seen)
+
+
+def test_an_opening_waiting_for_another_writer_pauses_longer_each_time_up_to_50_ms(
+        tmp_path, monkeypatch):
+    # the pauses of the opening thread, as asked of time.sleep (which still sleeps); the
+    # other connection lets go once seven were asked (no clock)
+    folder = _folder(tmp_path)
+    path = folder / "data.sqlite3"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO t VALUES (1, 'a')")
+    pauses: list[float] = []
+    seven_or_done = threading.Event()
+    outcome: list[object] = []
+    real_sleep = time.sleep
+    db = Database(path, SCHEMA)
+
+    def sleep(seconds: float) -> None:
+        if threading.current_thread() is worker:
+            pauses.append(seconds)
+            if len(pauses) >= 7:
+                seven_or_done.set()
+        real_sleep(seconds)
+
+    def opening() -> None:
+        try:
+            outcome.append(db.rows("SELECT v FROM t", write=True))
+        except BaseException as exc:  # the test reports it
+            outcome.append(exc)
+        finally:
+            seven_or_done.set()
+
+    worker = threading.Thread(target=opening)
+    monkeypatch.setattr(time, "sleep", sleep)
+    worker.start()
+    try:
+        assert seven_or_done.wait(HANG_GUARD)
+    finally:
+        other.execute("COMMIT")
+        other.close()
+        worker.join(HANG_GUARD)
+        db.close()
+    assert outcome == [[("a",)]]
+    assert pauses[:7] == pytest.approx([0.002, 0.004, 0.008, 0.016, 0.032, 0.05, 0.05])
+    assert pauses[5:] == pytest.approx([0.05] * len(pauses[5:]))
+
+
+def test_a_file_planted_again_once_set_aside_ends_in_an_error_saying_so(tmp_path):
+    # another process puts a file that is no database back at once: the second one is set
+    # aside too, and the opening gives up (it never loops): seen by a profiler of this
+    # thread, at the end of the first rename
+    folder = _folder(tmp_path)
+    path = folder / "data.sqlite3"
+    garbage = b"not a database at all, " * 100
+    path.write_bytes(garbage)
+    renames: list[bool] = []
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if event == "c_return" and arg is os.replace:
+            renames.append(True)
+            if len(renames) == 1:
+                path.write_bytes(garbage)
+
+    db = Database(path, SCHEMA)
+    sys.setprofile(profile)
+    try:
+        with pytest.warns(CacheWarning) as warned, pytest.raises(CacheError) as caught:
+            db.rows("SELECT 1", write=True)
+    finally:
+        sys.setprofile(None)
+        db.close()
+    assert str(caught.value) == f"the cache database {path} cannot be made"
+    assert len(renames) == 2 and len(warned) == 2
+    assert sorted(os.listdir(folder)) == ["data.sqlite3.corrupt"]
+
+
+def test_a_folder_removed_under_a_database_is_made_again_by_the_next_write(tmp_path):
+    root = tmp_path / "cache"
+    db = open_database(root, root / "svc" / "data.sqlite3", SCHEMA, write=True)
+    assert db is not None
+    db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+    Database.close_under(root / "svc")
+    shutil.rmtree(root / "svc")  # as clear_cache does
+    try:
+        assert db.rows("SELECT v FROM t") == []  # a read makes nothing
+        assert not (root / "svc").exists()
+        assert db.rows("INSERT INTO t VALUES (2, 'b') RETURNING k", write=True) == [(2,)]
+        assert stat.S_IMODE((root / "svc").stat().st_mode) == 0o700
+    finally:
+        db.close()

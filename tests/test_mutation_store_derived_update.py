@@ -7,13 +7,16 @@ list) are updated table by table like any others, not rebuilt: reading one table
 that table alone up to date, and the files of the others stay as they were. A state file
 that is missing, not JSON or not an object is no state: the tables are rebuilt from the
 stored copies and a new state written. A table the state names no version of is never
-taken as up to date, even at the store's first version.
+taken as up to date, even at the store's first version. The parser's fingerprint follows
+the text of every source file of the parser and of the vocabulary.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -21,8 +24,9 @@ import time_machine
 
 from icoframes import sandbox
 from icoframes.schema import PROBLEMS, TABLES
+from icoframes.store import derived as derived_module
 from icoframes.store.cache import Cache, ProfileRecord
-from icoframes.store.derived import DerivedTables
+from icoframes.store.derived import DerivedTables, parser_fingerprint
 
 T0 = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
 URL = "http://127.0.0.1:9"
@@ -95,3 +99,31 @@ def test_a_table_without_a_version_is_stale_even_at_the_first_version(tmp_path):
     del state["versions"]["icos"]  # a state written before that table existed
     state_path.write_text(json.dumps(state))
     assert list(derived.table("icos")["name"]) == [raws[0]["main"]["name"]]
+
+
+def test_the_fingerprint_follows_the_text_of_every_parser_source_file(tmp_path, monkeypatch):
+    # a copy of the parser's sources, read as the parser's (rules.__file__ points there):
+    # a change to any one of them, or to the vocabulary beside them, changes the fingerprint
+    from icoframes.parse import rules
+
+    package = Path(rules.__file__).parent
+    copy = tmp_path / "icoframes" / "parse"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(package.parent / "vocabulary.py", copy.parent / "vocabulary.py")
+    clear = getattr(derived_module._parse_sources, "cache_clear", lambda: None)
+    monkeypatch.setattr(rules, "__file__", str(copy / "rules.py"))
+    clear()
+    try:
+        same = parser_fingerprint()
+        seen = {same}
+        for changed in (copy / "units.py", copy / "rules.py", copy.parent / "vocabulary.py"):
+            text = changed.read_text(encoding="utf-8")
+            changed.write_text(text + "# changed\n", encoding="utf-8")
+            clear()
+            seen.add(parser_fingerprint())
+            changed.write_text(text, encoding="utf-8")
+        clear()
+        assert parser_fingerprint() == same and len(seen) == 4
+    finally:
+        monkeypatch.undo()
+        clear()
