@@ -158,13 +158,6 @@ def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
     return read
 
 
-def _daily_quota(value: Any) -> int:
-    number = _int(1)(value)
-    if number > 2**63 - 1:  # the ledger counts in SQLite integers
-        raise ValueError(f"must be a positive integer up to {2**63 - 1}")
-    return number
-
-
 def _seconds(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("must be a number of seconds")
@@ -223,7 +216,7 @@ SETTINGS: tuple[Setting, ...] = (
             "Concurrent requests used by loaders (1 to 64)."),
     Setting("timeout", "float", _seconds, 30.0, "30",
             "Seconds one request may take in all, response body included."),
-    Setting("daily_quota", "int", _daily_quota, 5000, "5000",
+    Setting("daily_quota", "int", _int(1, 2**63 - 1), 5000, "5000",  # the ledger's SQLite int
             "Requests allowed per key per UTC day (the service's limit is 5000); a hard "
             "cap: no request is sent beyond it."),
     Setting("quota_reset", "datetime.time | None", _time_of_day, None, "none (unknown)",

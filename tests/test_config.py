@@ -63,9 +63,9 @@ def test_private_key_is_never_in_repr_or_errors(monkeypatch):
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [({"base_url": "ftp://x"}, "http"), ({"max_workers": 0}, "between"),
-     ({"timeout": -1}, "positive"), ({"daily_quota": 0}, "positive"),
+     ({"timeout": -1}, "positive"), ({"daily_quota": 0}, "between 1 and 9223372036854775807"),
      # beyond SQLite's integers: the first booking of a load raised OverflowError
-     ({"daily_quota": 2**63}, "positive integer up to 9223372036854775807"),
+     ({"daily_quota": 2**63}, "between 1 and 9223372036854775807"),
      ({"quota_reset": "24:00"}, "HH:MM"), ({"quota_reset": 6}, "HH:MM")],
 )
 def test_invalid_settings_are_rejected(kwargs, fragment):
