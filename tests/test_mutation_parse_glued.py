@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from icoframes.parse.prices import glued_multiplier
 from icoframes.parse.units import read_amounts, read_price
 
 
@@ -39,3 +40,36 @@ def test_a_multiplier_written_apart_in_an_exchange_leaves_the_unit_as_written():
 def test_a_multiplier_in_capitals_glued_to_any_currency_symbol_multiplies(value, number, unit):
     amounts, units, bad = read_amounts([value], [""])
     assert (amounts.tolist(), units.tolist(), bad.values) == ([number], [unit], [])
+
+
+@pytest.mark.parametrize(("value", "ticker", "price", "unit"), [
+    # a multiplier glued to the ICO's own ticker multiplies it ("5kKIN" was 5 'KKIN': 1000x)
+    ("$1 = 5kKIN", "KIN", 1 / 5e3, "USD"), ("$1 = 5 kKIN", "KIN", 1 / 5e3, "USD"),
+    ("2mioKIN = 1 ETH", "kin", 1 / 2e6, "ETH"), ("1 ETH = 1.5bnKIN", "KIN", 1 / 1.5e9, "ETH"),
+    # the ICO's own ticker is never a multiplier glued to a currency ("kUSD" for KUSD)
+    ("1 kUSD = 0.01 ETH", "KUSD", 0.01, "ETH"), ("1 Meur = 0.5 ETH", "MEUR", 0.5, "ETH"),
+    ("1 kUSD = 0.01 ETH", " kusd ", 0.01, "ETH"),
+    # any other ticker: as before ("5kUSD" is 5,000 USD; "5KKIN" all in capitals is a ticker)
+    ("5kUSD = 1M XYZ", "XYZ", 5e3 / 1e6, "USD"), ("$1 = 5KKIN", "KKIN", 1 / 5, "USD"),
+])
+def test_the_icos_own_ticker_in_an_exchange_takes_a_glued_multiplier_and_is_never_one(
+        value, ticker, price, unit):
+    prices, units, bad = read_price([value], [""], tickers=[ticker])
+    assert prices.tolist() == [pytest.approx(price)] and units.tolist() == [unit]
+    assert bad.values == []
+
+
+def test_without_the_icos_ticker_a_glued_looking_unit_is_read_as_before():
+    prices, units, bad = read_price(["1 kUSD = 0.01 ETH", "$1 = 5kKIN"], ["", ""],
+                                    tickers=[None, ""])
+    assert prices.tolist()[1] == 1 / 5 and units.tolist() == [None, "USD"]
+    assert (bad.values, bad.reasons) == (["1 kUSD = 0.01 ETH"], ["unreadable_price"])
+
+
+@pytest.mark.parametrize("unit", ["kTBA", "k", "mn/a"])
+@pytest.mark.parametrize("token", [None, "KIN"])
+def test_a_multiplier_before_no_unit_at_all_is_no_glued_multiplier(unit, token):
+    # the rest names no unit (a missing marker, nothing): no currency, and never "the token"
+    assert glued_multiplier(unit, token) is None
+    amounts, units, bad = read_amounts(["5kTBA"], [""])
+    assert (amounts.tolist(), units.tolist(), bad.values) == ([5.0], ["KTBA"], [])

@@ -19,6 +19,7 @@ from icoframes.errors import InvalidParameter
 from icoframes.fetch.policy import (
     PROFILE_MAX_AGE,
     ProfileIndex,
+    age_limit,
     due_after,
     plan_profiles,
     profile_max_age,
@@ -379,3 +380,21 @@ def test_a_profile_index_without_the_optional_columns():
     empty = ProfileIndex(pd.DataFrame())
     assert len(empty.ids) == 0 and empty.ids.dtype == np.int64
     assert empty.attempts.dtype == np.int64 and empty.fetched.dtype == np.float64
+
+
+@pytest.mark.parametrize(("max_age", "expected"), [
+    (None, None), (dt.timedelta(hours=3), dt.timedelta(hours=3)),
+    (0, dt.timedelta(0)), (90, dt.timedelta(seconds=90)), (2.5, dt.timedelta(seconds=2.5)),
+    (np.float64(1.5), dt.timedelta(seconds=1.5))])
+def test_age_limit_reads_none_a_timedelta_or_seconds(max_age, expected):
+    limit = age_limit(max_age)
+    assert limit == expected
+    assert limit is None or type(limit) is dt.timedelta
+
+
+@pytest.mark.parametrize("max_age", [True, False, -1, -0.5, "60", [60]])
+def test_age_limit_refuses_what_is_no_age_by_name(max_age):
+    with pytest.raises(InvalidParameter) as caught:
+        age_limit(max_age)
+    assert str(caught.value) == (
+        f"max_age must be a timedelta, seconds or None, got {max_age!r}")

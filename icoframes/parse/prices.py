@@ -83,9 +83,13 @@ def canonical_unit(text: object) -> str | None:
 _GLUED: Final = ("thousand", "million", "billion", "mio", "mm", "mn", "bn", "k", "m", "b")
 
 
-def glued_multiplier(unit: str) -> tuple[str, str] | None:
+def glued_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | None:
     """``(multiplier, currency code)`` of a unit written as a multiplier glued to a currency
     (``"kUSD"``: thousands of USD); None for any other unit.
+
+    ``token``, the ICO's own ticker (upper case) in an exchange, counts as a currency here
+    (``"kKIN"`` for KIN: thousands of KIN), and is never read as a multiplier glued to one
+    (``"kUSD"`` for KUSD is the token).
 
     Written all in capitals before a currency's letters it is a ticker, as written (``KUSD``,
     ``MUSD``); before a symbol it multiplies in any case (``M$``, ``KUS$``, ``K€``: a symbol
@@ -100,7 +104,11 @@ def glued_multiplier(unit: str) -> tuple[str, str] | None:
     (('m', 'USD'), ('k', 'USD'), ('b', 'USD'))
     >>> glued_multiplier("KUSD"), glued_multiplier("mBTC"), glued_multiplier("kin")
     (None, None, None)
+    >>> glued_multiplier("kKIN", "KIN"), glued_multiplier("kUSD", "KUSD")
+    (('k', 'KIN'), None)
     """
+    if token is not None and canonical_unit(unit) == token:
+        return None
     folded = unit.casefold()
     for mult in _GLUED:
         if folded.startswith(mult):
@@ -108,7 +116,8 @@ def glued_multiplier(unit: str) -> tuple[str, str] | None:
             code = canonical_unit(rest)
             # "$", "US$", "€", "Ξ": never a ticker's letters (Ξ is a letter to isalpha)
             symbol = rest.upper() in _SYMBOLS
-            if code in _CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
+            if code is not None and (code in _CURRENCIES or code == token) and (
+                    mult != "m" or code in FIAT_CODES) and (
                     symbol or (mult != "b" and not unit.isupper())):
                 return mult, code
     return None
@@ -119,13 +128,14 @@ class _Side(NamedTuple):
     unit: str
 
 
-def _side(text: str) -> _Side | Reason:
-    """One side of the exchange: an amount and its unit; why not when it is not exactly that."""
+def _side(text: str, token: str | None) -> _Side | Reason:
+    """One side of the exchange: an amount and its unit; why not when it is not exactly that.
+    ``token``: the ICO's own ticker, if known (see :func:`glued_multiplier`)."""
     match = _SIDE_RE.fullmatch(text)
     if match is None:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
-    glued = None if match["mult"] or not match["unit"] else glued_multiplier(match["unit"])
+    glued = None if match["mult"] or not match["unit"] else glued_multiplier(match["unit"], token)
     mult, unit = (match["mult"] or "", match["unit"]) if glued is None else glued
     amount = parse_amount(match["num"] + mult)
     if not isinstance(amount, float):
@@ -160,14 +170,15 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     if text.count("=") != 1:
         return bad("range" if text.count("=") > 1 else "unreadable_price"), None
     left_text, right_text = text.split("=")
-    left, right = _side(left_text), _side(right_text)
+    own = _own_ticker(ticker)
+    left, right = _side(left_text, own), _side(right_text, own)
     if isinstance(left, str):
         return bad(left), None
     if isinstance(right, str):
         return bad(right), None
     if left.unit == right.unit:
         return bad("unreadable_price"), None
-    token = _token_side(left, right, ticker)
+    token = _token_side(left, right, own)
     if token is None:
         return bad("unreadable_price"), None
     money = right if token is left else left
@@ -177,9 +188,15 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     return money.amount / token.amount, money.unit
 
 
-def _token_side(left: _Side, right: _Side, ticker: object) -> _Side | None:
+def _own_ticker(ticker: object) -> str | None:
+    """The ICO's ticker as an exchange's side names it (upper case); None when there is none."""
     if isinstance(ticker, str) and ticker.strip():
-        own = latin_ticker(normalize_text(ticker)).strip().upper()
+        return latin_ticker(normalize_text(ticker)).strip().upper()
+    return None
+
+
+def _token_side(left: _Side, right: _Side, own: str | None) -> _Side | None:
+    if own is not None:
         named = [side for side in (left, right) if side.unit == own]
         if len(named) == 1:
             return named[0]

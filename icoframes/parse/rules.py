@@ -56,7 +56,9 @@ __all__ = [
 #: 13: a multiplier in capitals glued to a currency symbol keeps it ("5M$" is 5,000,000 USD;
 #:     it was 5,000,000 in the unit column's unit, "5M€" unreadable).
 #: 14: "5KΞ" too: Ξ, a symbol, is a letter to str.isalpha (it stayed unreadable in 13).
-PARSER_VERSION: Final = 14
+#: 15: in an exchange, a multiplier glued to the ICO's own ticker multiplies it ("$1 = 5kKIN"
+#:     for KIN was 0.2 USD), and that ticker is never a glued multiplier ("1 kUSD" for KUSD).
+PARSER_VERSION: Final = 15
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
