@@ -8,13 +8,15 @@ that table alone up to date, and the files of the others stay as they were. A st
 that is missing, not JSON or not an object is no state: the tables are rebuilt from the
 stored copies and a new state written. A table the state names no version of is never
 taken as up to date, even at the store's first version. The parser's fingerprint follows
-the text of every source file of the parser and of the vocabulary.
+the text of every source file of the parser and of the vocabulary. A link in place of the
+tables folder is removed and never followed: what the folder it points to holds stays.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -23,6 +25,7 @@ import pytest
 import time_machine
 
 from icoframes import sandbox
+from icoframes.errors import CacheWarning
 from icoframes.schema import PROBLEMS, TABLES
 from icoframes.store import derived as derived_module
 from icoframes.store.cache import Cache, ProfileRecord
@@ -127,3 +130,23 @@ def test_the_fingerprint_follows_the_text_of_every_parser_source_file(tmp_path, 
     finally:
         monkeypatch.undo()
         clear()
+
+
+def test_a_link_in_place_of_the_tables_folder_is_removed_never_followed(tmp_path):
+    raws = sandbox.generate_directory(2, seed=7).profiles()
+    cache = _cache_of(tmp_path, raws)
+    derived = DerivedTables(cache)
+    derived.tables()
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(cache.tables_dir, elsewhere)
+    os.mkfifo(elsewhere / "planted.parquet")
+    (elsewhere / "linked.parquet").symlink_to(tmp_path / "victim")
+    cache.tables_dir.symlink_to(elsewhere)
+    before = sorted(os.listdir(elsewhere))
+    with pytest.warns(CacheWarning) as warned:
+        assert len(derived.table("icos")) == 2
+    assert [str(w.message) for w in warned] == [
+        f"icoframes cache entry {cache.tables_dir} is not a plain file or folder; it is removed "
+        "(never followed or opened) and the tables are rebuilt"]
+    assert cache.tables_dir.is_dir() and not cache.tables_dir.is_symlink()
+    assert sorted(os.listdir(elsewhere)) == before  # nothing removed through the link
