@@ -67,6 +67,33 @@ def fsynced(monkeypatch) -> list[str]:
 
 
 @pytest.fixture
+def write_lock_held():
+    """``write_lock_held(path)``: another connection makes the new database file ``path`` and
+    holds its write lock (one row, ``t(k=1, v='a')``, not yet committed), as a process making
+    the same cache at the same moment does; returns the function that commits and lets go.
+    The connection is closed after the test in any case."""
+    import sqlite3
+
+    held: list[sqlite3.Connection] = []
+
+    def hold(path):
+        other = sqlite3.connect(path, isolation_level=None)
+        held.append(other)
+        other.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO t VALUES (1, 'a')")
+
+        def let_go() -> None:
+            other.execute("COMMIT")
+            other.close()
+        return let_go
+
+    yield hold
+    for other in held:
+        other.close()
+
+
+@pytest.fixture
 def one_ledger_day():
     """The test on a clock moved to a fixed noon UTC, ticking (``ledger_day.noon``): its
     requests, and its children's (started with ``ledger_day.on_this_clock``), are counted

@@ -322,7 +322,8 @@ def test_a_read_only_connection_serves_every_thread_of_the_process(tmp_path):
             again.close()
 
 
-def test_a_new_cache_waits_while_another_connection_holds_the_write_lock(tmp_path):
+def test_a_new_cache_waits_while_another_connection_holds_the_write_lock(tmp_path,
+                                                                        write_lock_held):
     # SQLite answers a switch to WAL with SQLITE_BUSY at once, without its busy handler,
     # while another connection of a new (rollback journal) file holds the write lock, as
     # a process making the same cache at the same moment does: the opening retries, with
@@ -331,10 +332,7 @@ def test_a_new_cache_waits_while_another_connection_holds_the_write_lock(tmp_pat
     folder = tmp_path / "folder"
     folder.mkdir(mode=0o700)
     path = folder / "data.sqlite3"
-    other = sqlite3.connect(path, isolation_level=None)
-    other.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
-    other.execute("BEGIN IMMEDIATE")
-    other.execute("INSERT INTO t VALUES (1, 'a')")
+    let_go = write_lock_held(path)
     pauses: list[object] = []
     paused_or_done = threading.Event()
     outcome: list[object] = []
@@ -363,8 +361,7 @@ def test_a_new_cache_waits_while_another_connection_holds_the_write_lock(tmp_pat
         assert paused_or_done.wait(HANG_GUARD)
         assert outcome == [] and len(pauses) >= 3  # still waiting, not failed
     finally:
-        other.execute("COMMIT")
-        other.close()
+        let_go()
     worker.join(HANG_GUARD)
     db.close()
     assert outcome == [[("a",)]]

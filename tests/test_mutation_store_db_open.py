@@ -354,15 +354,12 @@ def test_the_files_sync_opens_are_closed_on_exec(tmp_path, monkeypatch):
 
 
 def test_an_opening_waiting_for_another_writer_pauses_longer_each_time_up_to_50_ms(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, write_lock_held):
     # the pauses of the opening thread, as asked of time.sleep (which still sleeps); the
     # other connection lets go once seven were asked (no clock)
     folder = _folder(tmp_path)
     path = folder / "data.sqlite3"
-    other = sqlite3.connect(path, isolation_level=None)
-    other.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
-    other.execute("BEGIN IMMEDIATE")
-    other.execute("INSERT INTO t VALUES (1, 'a')")
+    let_go = write_lock_held(path)
     pauses: list[float] = []
     seven_or_done = threading.Event()
     outcome: list[object] = []
@@ -390,8 +387,7 @@ def test_an_opening_waiting_for_another_writer_pauses_longer_each_time_up_to_50_
     try:
         assert seven_or_done.wait(HANG_GUARD)
     finally:
-        other.execute("COMMIT")
-        other.close()
+        let_go()
         worker.join(HANG_GUARD)
         db.close()
     assert outcome == [[("a",)]]
