@@ -109,6 +109,14 @@ def _filters_from(args: argparse.Namespace) -> dict[str, Any]:
     return filters
 
 
+def _folder(text: str) -> Path:
+    """A folder option's path; an empty one is refused (``Path("")`` is the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty path (that would be the current directory; say '.')")
+    return Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="icoframes",
@@ -124,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "and write DIR/<table>.parquet and DIR/manifest.json.",
                             epilog="exit codes: " + "; ".join(
                                 f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
-    export.add_argument("--out", required=True, type=Path, metavar="DIR")
+    export.add_argument("--out", required=True, type=_folder, metavar="DIR")
     export.add_argument("--snapshot", action="store_true",
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC "
                              "day); always re-pages the lists (--refresh changed at least); a "
@@ -151,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--budget", type=int, metavar="N",
                         help="at most N profile requests, the most stale first")
     export.add_argument("--max-workers", type=int, metavar="N")
-    export.add_argument("--cache-dir", type=Path, metavar="DIR")
+    export.add_argument("--cache-dir", type=_folder, metavar="DIR")
     _add_filter_options(export)
 
     from .sandbox.command import add_arguments
@@ -160,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  help="serve the emulated API on 127.0.0.1 until stopped"))
 
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
-    demo.add_argument("--out", type=Path, default=Path("data/demo"), metavar="DIR")
+    demo.add_argument("--out", type=_folder, default=Path("data/demo"), metavar="DIR")
     demo.add_argument("--n-icos", type=int, default=1000)
     demo.add_argument("--seed", type=int, default=0)
 
