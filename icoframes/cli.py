@@ -117,6 +117,32 @@ def _folder(text: str) -> Path:
     return Path(text)
 
 
+def _seconds(text: str) -> float:
+    """An age option's seconds: a finite number >= 0 (``inf`` was a traceback and exit 1)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds >= 0, got {text!r}")
+    return seconds
+
+
+def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                  extras: list[str]) -> str:
+    """argparse's "unrecognized arguments", with the command's closest option when one is."""
+    from .api.params import closest
+
+    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    command = subparsers[0].choices.get(args.command) if subparsers else None
+    options = [o for o in (command or parser)._option_string_actions if o.startswith("--")]
+    typed = [e.split("=", 1)[0] for e in extras if e.startswith("--")]
+    near = closest(typed[0], options) if typed else []
+    hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+    return f"unrecognized arguments: {' '.join(extras)}{hint}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="icoframes",
@@ -148,12 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="none: use fresh cache; changed: re-page and re-fetch changed "
                              "profiles; all: re-fetch everything (default: none, and changed "
                              "with --snapshot)")
-    export.add_argument("--max-age", type=float, default=86400.0, metavar="SECONDS",
+    export.add_argument("--max-age", type=_seconds, default=86400.0, metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "
                              "lists fetched before the current UTC day are re-paged "
                              "whatever their age, so a daily cron export holds that day's "
                              "lists (the manifest's lists_fresh_after and lists_fetched)")
-    export.add_argument("--profile-max-age", type=float, metavar="SECONDS",
+    export.add_argument("--profile-max-age", type=_seconds, metavar="SECONDS",
                         help="re-fetch profiles older than this when the lists are re-paged "
                              "(default: ongoing 1 day, upcoming 7 days, past 90 days)")
     export.add_argument("--budget", type=int, metavar="N",
@@ -180,7 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:  # argparse's own message, with a "did you mean"
+            parser.error(_unrecognized(parser, args, extras))
     except SystemExit as exc:  # argparse exits 2 on bad usage, 0 on --help
         return int(exc.code or 0)
     logging.basicConfig(

@@ -109,3 +109,33 @@ def test_an_empty_name_is_refused_before_the_filter_set_is_asked(cfg, key, value
     with pytest.raises(InvalidParameter, match=f"{key} must be ids or names, not an empty"):
         icoframes.load_list(status="past", progress=False, **{key: value})
     assert cfg.stats.requests.total() == 0  # not even the filter set
+
+
+@pytest.mark.parametrize(("option", "value"), [("--max-age", "inf"), ("--max-age", "nan"),
+                                               ("--max-age", "-5"),
+                                               ("--profile-max-age", "inf"),
+                                               ("--profile-max-age", "-1")])
+def test_an_age_that_is_no_finite_count_of_seconds_exits_2_not_1(cfg, tmp_path, option, value,
+                                                                 capsys, caplog):
+    out = str(tmp_path / "out")
+    code, err = _cli(["export", "--out", out, option, value], capsys, caplog)
+    assert code == 2, err
+    assert f"argument {option}: must be a finite number of seconds >= 0, got {value!r}" in err
+    assert "Traceback" not in err
+    assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("--locaton", "--location"),
+                                              ("--snapshots", "--snapshot"),
+                                              ("--allow-incompelte", "--allow-incomplete"),
+                                              ("--max_age", "--max-age")])
+def test_a_misspelled_option_gets_a_did_you_mean(cfg, tmp_path, typed, meant, capsys, caplog):
+    code, err = _cli(["export", "--out", str(tmp_path / "out"), typed, "1"], capsys, caplog)
+    assert code == 2
+    assert f"unrecognized arguments: {typed} 1; did you mean {meant!r}?" in err
+    assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
+
+
+def test_an_unrecognized_word_that_is_no_option_is_named_without_a_guess(cfg, capsys, caplog):
+    code, err = _cli(["cache", "info", "everything"], capsys, caplog)
+    assert code == 2 and "unrecognized arguments: everything\n" in err
