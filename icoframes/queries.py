@@ -116,6 +116,11 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     params = {**filters, "status": status}
     if params.get("accepted_currencies") is not None:
         params["accepted_currencies"] = _tickers(params["accepted_currencies"])
+    for key in ID_LIST_PARAMS:  # an empty name would cost the filter set to be refused
+        if params.get(key) is not None and any(isinstance(v, str) and not v.strip()
+                                               for v in _values(params[key])):
+            raise InvalidParameter(f"invalid list parameter {key}={params[key]!r}: {key} "
+                                   "must be ids or names, not an empty string")
     # Check everything that can be checked without the filter set first,
     # standing in a valid id for names, so a typo costs no request.
     placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
@@ -230,7 +235,8 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
             allowed = "True or False" + (" (or None: by the terminal)" if name == "progress"
                                          else "")
             raise InvalidParameter(f"{name} must be {allowed}, got {value!r}")
-    if refresh not in (True, False, "all"):
+    if not (isinstance(refresh, bool | np.bool_) or (isinstance(refresh, str)
+                                                      and refresh == "all")):  # not 1, "yes"
         raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
                                or budget < 0):
