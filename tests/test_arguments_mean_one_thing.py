@@ -139,3 +139,33 @@ def test_a_misspelled_option_gets_a_did_you_mean(cfg, tmp_path, typed, meant, ca
 def test_an_unrecognized_word_that_is_no_option_is_named_without_a_guess(cfg, capsys, caplog):
     code, err = _cli(["cache", "info", "everything"], capsys, caplog)
     assert code == 2 and "unrecognized arguments: everything\n" in err
+
+
+def _list_recording(bodies: list) -> object:
+    """The list endpoint: records each request's parameters, answers error 482 (no match)."""
+    from hostile import json_reply
+
+    def behaviour(h) -> None:
+        bodies.append(h.request_json())
+        json_reply({"error": 482, "data": [], "total_icos": 0, "total_pages": 0,
+                    "current_page": 1})(h)
+    return behaviour
+
+
+def test_a_name_the_filter_set_gives_two_ids_asks_for_both(configure):
+    # a directory listing one platform twice (an old and a new entry): its name means both
+    from hostile import FILTERS, LIST, HostileServer, json_reply
+
+    filters = {"error": None, "platform": [{"id": 1, "name": "Ethereum"},
+                                           {"id": 2, "name": "Waves"},
+                                           {"id": 18, "name": "ethereum "}],
+               "category": [], "type": [], "location": [{"name": "UK"}]}
+    bodies: list = []
+    with HostileServer({FILTERS: json_reply(filters), LIST: _list_recording(bodies)}) as srv:
+        configure(srv)
+        with pytest.warns(icoframes.NoMatchWarning):
+            icoframes.load_list(status="past", platform="Ethereum", progress=False)
+        with pytest.warns(icoframes.NoMatchWarning):
+            icoframes.load_list(status="past", platform=["Waves", "ETHEREUM", 1],
+                                progress=False)
+    assert [sorted(b.get("platform")) for b in bodies] == [[1, 18], [1, 2, 18]]
