@@ -169,3 +169,16 @@ def test_a_name_the_filter_set_gives_two_ids_asks_for_both(configure):
             icoframes.load_list(status="past", platform=["Waves", "ETHEREUM", 1],
                                 progress=False)
     assert [sorted(b.get("platform")) for b in bodies] == [[1, 18], [1, 2, 18]]
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("ico", "icos"), ("ICOS", "icos"),
+                                              ("problem", "problems"), ("advisor", "advisors")])
+def test_describe_of_a_misspelled_table_says_which_was_meant(typed, meant):
+    with pytest.raises(KeyError, match=f"no table {typed!r}; did you mean {meant!r}"):
+        icoframes.describe(typed)
+
+
+@pytest.mark.parametrize("table", [None, 5, ["icos"]])
+def test_describe_of_something_that_is_no_table_is_an_invalid_parameter(table):
+    with pytest.raises(InvalidParameter, match="describe takes a table name"):
+        icoframes.describe(table)  # type: ignore[arg-type]
