@@ -109,6 +109,40 @@ def _filters_from(args: argparse.Namespace) -> dict[str, Any]:
     return filters
 
 
+def _folder(text: str) -> Path:
+    """A folder option's path; an empty one is refused (``Path("")`` is the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty path (that would be the current directory; say '.')")
+    return Path(text)
+
+
+def _seconds(text: str) -> float:
+    """An age option's seconds: a finite number >= 0 (``inf`` was a traceback and exit 1)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds >= 0, got {text!r}")
+    return seconds
+
+
+def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                  extras: list[str]) -> str:
+    """argparse's "unrecognized arguments", with the command's closest option when one is."""
+    from .api.params import closest
+
+    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    command = subparsers[0].choices.get(args.command) if subparsers else None
+    options = [o for o in (command or parser)._option_string_actions if o.startswith("--")]
+    typed = [e.split("=", 1)[0] for e in extras if e.startswith("--")]
+    near = closest(typed[0], options) if typed else []
+    hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+    return f"unrecognized arguments: {' '.join(extras)}{hint}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="icoframes",
@@ -124,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "and write DIR/<table>.parquet and DIR/manifest.json.",
                             epilog="exit codes: " + "; ".join(
                                 f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
-    export.add_argument("--out", required=True, type=Path, metavar="DIR")
+    export.add_argument("--out", required=True, type=_folder, metavar="DIR")
     export.add_argument("--snapshot", action="store_true",
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC "
                              "day); always re-pages the lists (--refresh changed at least); a "
@@ -140,18 +174,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="none: use fresh cache; changed: re-page and re-fetch changed "
                              "profiles; all: re-fetch everything (default: none, and changed "
                              "with --snapshot)")
-    export.add_argument("--max-age", type=float, default=86400.0, metavar="SECONDS",
+    export.add_argument("--max-age", type=_seconds, default=86400.0, metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "
                              "lists fetched before the current UTC day are re-paged "
                              "whatever their age, so a daily cron export holds that day's "
                              "lists (the manifest's lists_fresh_after and lists_fetched)")
-    export.add_argument("--profile-max-age", type=float, metavar="SECONDS",
+    export.add_argument("--profile-max-age", type=_seconds, metavar="SECONDS",
                         help="re-fetch profiles older than this when the lists are re-paged "
                              "(default: ongoing 1 day, upcoming 7 days, past 90 days)")
     export.add_argument("--budget", type=int, metavar="N",
                         help="at most N profile requests, the most stale first")
     export.add_argument("--max-workers", type=int, metavar="N")
-    export.add_argument("--cache-dir", type=Path, metavar="DIR")
+    export.add_argument("--cache-dir", type=_folder, metavar="DIR")
     _add_filter_options(export)
 
     from .sandbox.command import add_arguments
@@ -160,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  help="serve the emulated API on 127.0.0.1 until stopped"))
 
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
-    demo.add_argument("--out", type=Path, default=Path("data/demo"), metavar="DIR")
+    demo.add_argument("--out", type=_folder, default=Path("data/demo"), metavar="DIR")
     demo.add_argument("--n-icos", type=int, default=1000)
     demo.add_argument("--seed", type=int, default=0)
 
@@ -172,7 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
+        if extras:  # argparse's own message, with a "did you mean"
+            parser.error(_unrecognized(parser, args, extras))
     except SystemExit as exc:  # argparse exits 2 on bad usage, 0 on --help
         return int(exc.code or 0)
     logging.basicConfig(

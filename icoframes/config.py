@@ -16,7 +16,6 @@ locals or pickle. A password in ``base_url`` shows as ``<hidden>``.
 from __future__ import annotations
 
 import datetime
-import datetime as dt
 import difflib
 import inspect
 import os
@@ -46,8 +45,7 @@ class _Unchanged:
         return "unchanged"
 
 
-unchanged: Any = _Unchanged()
-"""Sentinel: a :func:`configure` argument left out keeps its current value."""
+unchanged: Any = _Unchanged()  #: Sentinel: a configure() argument left out keeps its value
 
 
 @dataclass(frozen=True)
@@ -143,6 +141,8 @@ def hide(name: str, value: Any) -> Any:
 
 
 def _path(value: Any) -> Path:
+    if isinstance(value, str) and not value.strip():  # Path("") is the current directory
+        raise ValueError("is an empty path (that would be the current directory; say '.')")
     return Path(value).expanduser()
 
 
@@ -182,15 +182,15 @@ def _service_name(value: Any) -> str:
     return value.strip()
 
 
-def _time_of_day(value: Any) -> dt.time:
-    if isinstance(value, dt.time):
-        if value.tzinfo is not None and value.utcoffset() != dt.timedelta(0):
+def _time_of_day(value: Any) -> datetime.time:
+    if isinstance(value, datetime.time):
+        if value.tzinfo is not None and value.utcoffset() != datetime.timedelta(0):
             raise ValueError("must be a UTC time of day")
         return value.replace(tzinfo=None, second=0, microsecond=0)
     match = re.fullmatch(r"\s*(\d{1,2}):(\d{2})\s*(?:UTC|Z)?\s*", str(value), re.IGNORECASE)
     if match is None or int(match[1]) > 23 or int(match[2]) > 59:
         raise ValueError("must be a UTC time of day as 'HH:MM' (e.g. '06:00') or a datetime.time")
-    return dt.time(int(match[1]), int(match[2]))
+    return datetime.time(int(match[1]), int(match[2]))
 
 
 def _user_cache_dir() -> Path:

@@ -100,10 +100,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import pyarrow as pa
 
 from ._version import __version__
-from .errors import EmptyResult, QuotaExceeded
+from .errors import EmptyResult, InvalidParameter, QuotaExceeded
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, utcnow
@@ -264,13 +265,17 @@ def export_tables(
     (True, True)
     """
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
+    folder = _folder(out)
+    for name, flag in (("snapshot", snapshot), ("allow_empty", allow_empty)):
+        if not isinstance(flag, bool | np.bool_):  # snapshot="no" would be a snapshot
+            raise InvalidParameter(f"{name} must be True or False, got {flag!r}")
     if snapshot and refresh is False:
         refresh = True  # a snapshot says what the service lists today, not what a cache held
     now = utcnow()
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
-    with Staging(Path(out)) as staging:  # out is checked writable here: no request yet
+    with Staging(folder) as staging:  # out is checked writable here: no request yet
         stop: QuotaExceeded | None = None
         try:
             tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
@@ -333,3 +338,14 @@ def export_tables(
                         not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
                         stopped=manifest["stopped"], report=tables.report or LoadReport(),
                         manifest=manifest)
+
+
+def _folder(out: Any) -> Path:
+    """``out`` as a Path; InvalidParameter for an empty one (``Path("")`` is the current
+    directory) or a value that is no path."""
+    if isinstance(out, str) and not out.strip():
+        raise InvalidParameter(f"out={out!r} is an empty path (that would be the current "
+                               "directory; say '.')")
+    if not isinstance(out, str | os.PathLike):
+        raise InvalidParameter(f"out must be a folder path (str or os.PathLike), got {out!r}")
+    return Path(out)

@@ -21,11 +21,18 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from .config import get_settings
+from .errors import InvalidParameter
 from .fetch import Load
-from .queries import checked_keywords, keywords_of, warn_if_nothing_matched
+from .queries import (
+    check_load_arguments,
+    checked_keywords,
+    keywords_of,
+    warn_if_nothing_matched,
+)
 from .store.cache import Cache
 from .store.housekeeping import (
     CacheDirInfo,
@@ -85,6 +92,9 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     ['category', 'location', 'platform', 'type']
     >>> icoframes.reset_configuration()
     """
+    check_load_arguments(refresh=refresh, offline=offline)
+    if not isinstance(refresh, bool | np.bool_):  # "all": the filter set has no profiles
+        raise InvalidParameter(f"refresh must be True or False, got {refresh!r}")
     return Load(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
 
 

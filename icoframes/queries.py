@@ -116,6 +116,11 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     params = {**filters, "status": status}
     if params.get("accepted_currencies") is not None:
         params["accepted_currencies"] = _tickers(params["accepted_currencies"])
+    for key in ID_LIST_PARAMS:  # an empty name would cost the filter set to be refused
+        if params.get(key) is not None and any(isinstance(v, str) and not v.strip()
+                                               for v in _values(params[key])):
+            raise InvalidParameter(f"invalid list parameter {key}={params[key]!r}: {key} "
+                                   "must be ids or names, not an empty string")
     # Check everything that can be checked without the filter set first,
     # standing in a valid id for names, so a typo costs no request.
     placeholder = {k: [1 if _is_name(x) else x for x in _values(v)]
@@ -134,10 +139,11 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
             resolved = _resolve_names(params, known)
             for key in PLACE_PARAMS:  # the filter set's spelling of each place
                 if key in wire:
-                    wire[key] = resolved[key]
-            for key in placeholder:  # each name's id in the placeholder's position
-                wire[key] = [found if _is_name(given) else checked for given, found, checked
-                             in zip(_values(params[key]), resolved[key], wire[key], strict=True)]
+                    wire[key] = [place for found in resolved[key] for place in found]
+            for key in placeholder:  # each name's ids (all of them) in the placeholder's place
+                wire[key] = [i for given, found, checked in zip(
+                    _values(params[key]), resolved[key], wire[key], strict=True)
+                    for i in (found if _is_name(given) else [checked])]
     if "status" not in wire:  # the combined frame is sorted locally (combined_sort): the
         wire.pop("sort_asc", None)  # queries are those of the unsorted load, one cache
         wire.pop("sort_desc", None)  # entry each, answered from the cache when it has them
@@ -230,7 +236,8 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
             allowed = "True or False" + (" (or None: by the terminal)" if name == "progress"
                                          else "")
             raise InvalidParameter(f"{name} must be {allowed}, got {value!r}")
-    if refresh not in (True, False, "all"):
+    if not (isinstance(refresh, bool | np.bool_) or (isinstance(refresh, str)
+                                                      and refresh == "all")):  # not 1, "yes"
         raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
                                or budget < 0):
@@ -331,7 +338,8 @@ def _read(filter_set: Callable[[], pd.DataFrame], params: Mapping[str, Any]) -> 
 
 
 def _resolve_names(params: Mapping[str, Any], filter_set: pd.DataFrame) -> dict[str, Any]:
-    """Names -> ids (platform, category, type); places -> the filter set's spelling."""
+    """Per value given, a list: a name's ids (platform, category, type: every entry of that
+    name, a directory may list one twice), a place's spellings, an id itself."""
     out = dict(params)
     for key in (*ID_LIST_PARAMS, *PLACE_PARAMS):
         value = out.get(key)
@@ -345,9 +353,11 @@ def _resolve_names(params: Mapping[str, Any], filter_set: pd.DataFrame) -> dict[
         # a place stands for itself; a name stands for its id
         ids = [] if key in PLACE_PARAMS else [int(i) for i in rows["id"]]
         targets: list[Any] = names if key in PLACE_PARAMS else ids
-        known = {n.strip().casefold(): t for n, t in zip(names, targets, strict=True)}
+        known: dict[str, list[Any]] = {}
+        for name, target in zip(names, targets, strict=True):
+            known.setdefault(name.strip().casefold(), []).append(target)
         out[key] = [_lookup(key, v, known, names) if _is_name(v) or key in PLACE_PARAMS
-                    else _known_id(key, v, set(ids)) for v in _values(value)]
+                    else [_known_id(key, v, set(ids))] for v in _values(value)]
     return out
 
 
@@ -361,7 +371,7 @@ def _known_id(key: str, value: Any, ids: set[int]) -> Any:
                            f"icoframes.load_filters() list {listed}")
 
 
-def _lookup(key: str, value: str, known: Mapping[str, Any], names: list[str]) -> Any:
+def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[str]) -> list[Any]:
     found = known.get(value.strip().casefold())
     if found is not None:
         return found

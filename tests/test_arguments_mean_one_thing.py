@@ -1,0 +1,184 @@
+"""Arguments that meant something else than they say are refused before any request.
+
+Each case here was accepted before: an empty path was the current directory, a
+truthy string a True, an empty name a request for the filter set. Every call
+runs from an empty working directory, which must stay empty.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+import icoframes
+from icoframes import sandbox
+from icoframes.cli import main
+from icoframes.errors import InvalidParameter
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=40, seed=5) as server:
+        yield server
+
+
+@pytest.fixture
+def cwd(tmp_path, monkeypatch):
+    """An empty working directory for the test (it must stay empty)."""
+    folder = tmp_path / "cwd"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def _cli(args, capsys, caplog) -> tuple[int, str]:
+    caplog.clear()
+    caplog.set_level(logging.INFO, logger="icoframes")
+    code = main(args)
+    return code, capsys.readouterr().err + caplog.text
+
+
+@pytest.mark.parametrize("out", ["", "  "])
+def test_an_empty_out_is_refused_not_the_current_directory(cfg, cwd, out, capsys, caplog):
+    with pytest.raises(InvalidParameter, match=r"out='\s*' is an empty path") as caught:
+        icoframes.export_tables(out, status="past", progress=False)
+    assert "current directory" in str(caught.value)
+    code, err = _cli(["export", "--out", out, "--status", "past"], capsys, caplog)
+    assert code == 2, err
+    assert "--out: an empty path" in err and "wrote" not in err
+    assert cfg.stats.requests.total() == 0
+    assert list(cwd.iterdir()) == []
+
+
+def test_an_out_that_is_no_path_is_refused_as_an_argument(cfg, cwd):
+    for out in (None, 5):
+        with pytest.raises(InvalidParameter, match="out must be a folder path"):
+            icoframes.export_tables(out, status="past", progress=False)  # type: ignore[arg-type]
+    assert cfg.stats.requests.total() == 0
+
+
+@pytest.mark.parametrize("empty", ["", " "])
+def test_an_empty_cache_dir_is_refused_not_the_current_directory(cfg, cwd, tmp_path, empty,
+                                                                  capsys, caplog):
+    with pytest.raises(InvalidParameter, match=r"invalid cache_dir='\s*': is an empty path"):
+        icoframes.configure(cache_dir=empty)
+    assert icoframes.get_settings().cache_dir == tmp_path / "cache"  # unchanged
+    with pytest.raises(InvalidParameter, match="is an empty path"):
+        icoframes.export_tables(tmp_path / "out", status="past", cache_dir=empty,
+                                progress=False)
+    code, err = _cli(["export", "--out", str(tmp_path / "out"), "--cache-dir", empty],
+                     capsys, caplog)
+    assert code == 2 and "--cache-dir: an empty path" in err, err
+    assert cfg.stats.requests.total() == 0
+    assert list(cwd.iterdir()) == [] and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("name", "value"), [("snapshot", "no"), ("snapshot", 1),
+                                             ("allow_empty", "no"), ("allow_empty", None),
+                                             ("allow_empty", 0)])
+def test_export_flags_take_true_or_false_only(cfg, tmp_path, name, value):
+    with pytest.raises(InvalidParameter, match=f"{name} must be True or False, got {value!r}"):
+        icoframes.export_tables(tmp_path / "out", status="past", progress=False,
+                                **{name: value})
+    assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("refresh", ["yes", "no", 2, 1, 0, 1.0])
+def test_refresh_is_true_false_or_all_never_a_truthy_value(cfg, tmp_path, refresh):
+    with pytest.raises(InvalidParameter, match=r"refresh must be False, True or 'all'"):
+        icoframes.load_filters(refresh=refresh)
+    for load in (icoframes.load_list, icoframes.load_icos, icoframes.load_tables):
+        with pytest.raises(InvalidParameter, match=r"refresh must be False, True or 'all'"):
+            load(status="past", refresh=refresh, progress=False)
+    with pytest.raises(InvalidParameter, match=r"refresh must be False, True or 'all'"):
+        icoframes.export_tables(tmp_path / "out", status="past", refresh=refresh,
+                                progress=False)
+    assert cfg.stats.requests.total() == 0
+
+
+def test_load_filters_refresh_all_is_refused_it_has_no_profiles(cfg):
+    with pytest.raises(InvalidParameter, match="refresh must be True or False"):
+        icoframes.load_filters(refresh="all")
+    assert cfg.stats.requests.total() == 0
+
+
+@pytest.mark.parametrize(("key", "value"), [("platform", ""), ("platform", "  "),
+                                            ("category", [1, ""]), ("type", [" "])])
+def test_an_empty_name_is_refused_before_the_filter_set_is_asked(cfg, key, value):
+    with pytest.raises(InvalidParameter, match=f"{key} must be ids or names, not an empty"):
+        icoframes.load_list(status="past", progress=False, **{key: value})
+    assert cfg.stats.requests.total() == 0  # not even the filter set
+
+
+@pytest.mark.parametrize(("option", "value"), [("--max-age", "inf"), ("--max-age", "nan"),
+                                               ("--max-age", "-5"),
+                                               ("--profile-max-age", "inf"),
+                                               ("--profile-max-age", "-1")])
+def test_an_age_that_is_no_finite_count_of_seconds_exits_2_not_1(cfg, tmp_path, option, value,
+                                                                 capsys, caplog):
+    out = str(tmp_path / "out")
+    code, err = _cli(["export", "--out", out, option, value], capsys, caplog)
+    assert code == 2, err
+    assert f"argument {option}: must be a finite number of seconds >= 0, got {value!r}" in err
+    assert "Traceback" not in err
+    assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("--locaton", "--location"),
+                                              ("--snapshots", "--snapshot"),
+                                              ("--allow-incompelte", "--allow-incomplete"),
+                                              ("--max_age", "--max-age")])
+def test_a_misspelled_option_gets_a_did_you_mean(cfg, tmp_path, typed, meant, capsys, caplog):
+    code, err = _cli(["export", "--out", str(tmp_path / "out"), typed, "1"], capsys, caplog)
+    assert code == 2
+    assert f"unrecognized arguments: {typed} 1; did you mean {meant!r}?" in err
+    assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
+
+
+def test_an_unrecognized_word_that_is_no_option_is_named_without_a_guess(cfg, capsys, caplog):
+    code, err = _cli(["cache", "info", "everything"], capsys, caplog)
+    assert code == 2 and "unrecognized arguments: everything\n" in err
+
+
+def _list_recording(bodies: list) -> object:
+    """The list endpoint: records each request's parameters, answers error 482 (no match)."""
+    from hostile import json_reply
+
+    def behaviour(h) -> None:
+        bodies.append(h.request_json())
+        json_reply({"error": 482, "data": [], "total_icos": 0, "total_pages": 0,
+                    "current_page": 1})(h)
+    return behaviour
+
+
+def test_a_name_the_filter_set_gives_two_ids_asks_for_both(configure):
+    # a directory listing one platform twice (an old and a new entry): its name means both
+    from hostile import FILTERS, LIST, HostileServer, json_reply
+
+    filters = {"error": None, "platform": [{"id": 1, "name": "Ethereum"},
+                                           {"id": 2, "name": "Waves"},
+                                           {"id": 18, "name": "ethereum "}],
+               "category": [], "type": [], "location": [{"name": "UK"}]}
+    bodies: list = []
+    with HostileServer({FILTERS: json_reply(filters), LIST: _list_recording(bodies)}) as srv:
+        configure(srv)
+        with pytest.warns(icoframes.NoMatchWarning):
+            icoframes.load_list(status="past", platform="Ethereum", progress=False)
+        with pytest.warns(icoframes.NoMatchWarning):
+            icoframes.load_list(status="past", platform=["Waves", "ETHEREUM", 1],
+                                progress=False)
+    assert [sorted(b.get("platform")) for b in bodies] == [[1, 18], [1, 2, 18]]
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("ico", "icos"), ("ICOS", "icos"),
+                                              ("problem", "problems"), ("advisor", "advisors")])
+def test_describe_of_a_misspelled_table_says_which_was_meant(typed, meant):
+    with pytest.raises(KeyError, match=f"no table {typed!r}; did you mean {meant!r}"):
+        icoframes.describe(typed)
+
+
+@pytest.mark.parametrize("table", [None, 5, ["icos"]])
+def test_describe_of_something_that_is_no_table_is_an_invalid_parameter(table):
+    with pytest.raises(InvalidParameter, match="describe takes a table name"):
+        icoframes.describe(table)  # type: ignore[arg-type]
