@@ -16,7 +16,6 @@ import pandas as pd
 import pytest
 
 from icoframes.errors import InvalidParameter
-from icoframes.manifest import lists_fresh_after
 from icoframes.fetch.policy import (
     PROFILE_MAX_AGE,
     ProfileIndex,
@@ -25,6 +24,7 @@ from icoframes.fetch.policy import (
     plan_profiles,
     profile_max_age,
 )
+from icoframes.manifest import lists_fresh_after
 
 NOW = dt.datetime(2018, 6, 1, 12, 0, tzinfo=dt.UTC)
 DAY = 86_400.0
