@@ -41,8 +41,7 @@ _ENV_PREFIX = "ICOFRAMES_"
 class _Unchanged:
     """The default of every :func:`configure` parameter: leave that setting as it is."""
 
-    def __repr__(self) -> str:
-        return "unchanged"
+    def __repr__(self) -> str: return "unchanged"
 
 
 unchanged: Any = _Unchanged()  #: Sentinel: a configure() argument left out keeps its value
@@ -148,8 +147,9 @@ def _path(value: Any) -> Path:
 
 def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
     def read(value: Any) -> int:
-        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-            raise ValueError("must be an integer")
+        if isinstance(value, bool) or not (hasattr(value, "__index__") or (
+                isinstance(value, str) and value.strip().lstrip("+-").isdigit())):
+            raise ValueError("must be an integer")  # never cut: 2.5, Decimal("2.5"), np.True_
         number = int(value)
         if number < low or (high is not None and number > high):
             raise ValueError(f"must be between {low} and {high}" if high is not None

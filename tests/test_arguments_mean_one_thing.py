@@ -8,7 +8,10 @@ runs from an empty working directory, which must stay empty.
 from __future__ import annotations
 
 import logging
+from decimal import Decimal
+from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import icoframes
@@ -197,3 +200,19 @@ def test_a_sandbox_option_out_of_range_exits_2_naming_it(option, value, rule, ca
     assert code == 2, err
     assert f"argument {option}: must be {rule}, got {value!r}" in err
     assert "Traceback" not in err and "serving" not in err
+
+
+@pytest.mark.parametrize("value", [Decimal("2.5"), Fraction(5, 2), 2.0, np.float64(3.0),
+                                   np.True_, True, "2.5"])
+@pytest.mark.parametrize("name", ["max_workers", "daily_quota", "max_response_bytes"])
+def test_a_whole_number_setting_takes_whole_numbers_only(clean_settings, name, value):
+    # Decimal("2.5") and Fraction(5, 2) were cut to 2, np.True_ was 1, 2.0 was 2
+    with pytest.raises(InvalidParameter, match=f"invalid {name}=.*: must be an integer"):
+        icoframes.configure(**{name: value})
+
+
+def test_whole_numbers_of_numpy_and_the_environment_still_count(clean_settings, monkeypatch):
+    assert icoframes.configure(max_workers=np.int64(3)).max_workers == 3
+    monkeypatch.setenv("ICOFRAMES_MAX_WORKERS", " 5 ")
+    icoframes.reset_configuration()
+    assert icoframes.get_settings().max_workers == 5
