@@ -222,3 +222,27 @@ def test_whole_numbers_of_numpy_and_the_environment_still_count(clean_settings, 
 def test_a_timeout_is_no_bool(clean_settings, value):
     with pytest.raises(InvalidParameter, match=r"timeout=.*: must be a number of seconds"):
         icoframes.configure(timeout=value)  # np.True_ was 1 second
+
+
+def test_a_misspelled_group_column_of_a_plot_says_which_was_meant(cfg):
+    pytest.importorskip("matplotlib")
+    icos = icoframes.load_icos(status="past", progress=False)
+    for plot in (icoframes.plot_raised, icoframes.plot_scores):
+        with pytest.raises(InvalidParameter, match="by='Platform' is not a column of icos; "
+                                                   "did you mean 'platform'?"):
+            plot(icos, by="Platform")
+        with pytest.raises(InvalidParameter, match="by='categry' is not a column of icos; "
+                                                   "did you mean 'category'?"):
+            plot(icos, by="categry")
+
+
+@pytest.mark.parametrize(("gaps", "hint"), [("skp", "; did you mean 'skip'?"),
+                                            ("Mark", "; did you mean 'mark'?"), (None, "")])
+def test_changes_gaps_is_mark_or_skip_with_a_did_you_mean(gaps, hint):
+    import pandas as pd
+
+    snaps = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01"], format="%Y-%m-%d"),
+                          "id": [1], "status": ["past"]})
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.changes(snaps, gaps=gaps)
+    assert str(caught.value) == f"gaps must be 'mark' or 'skip', got {gaps!r}{hint}"
