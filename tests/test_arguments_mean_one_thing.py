@@ -8,7 +8,10 @@ runs from an empty working directory, which must stay empty.
 from __future__ import annotations
 
 import logging
+from decimal import Decimal
+from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import icoframes
@@ -169,3 +172,47 @@ def test_a_name_the_filter_set_gives_two_ids_asks_for_both(configure):
             icoframes.load_list(status="past", platform=["Waves", "ETHEREUM", 1],
                                 progress=False)
     assert [sorted(b.get("platform")) for b in bodies] == [[1, 18], [1, 2, 18]]
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("ico", "icos"), ("ICOS", "icos"),
+                                              ("problem", "problems"), ("advisor", "advisors")])
+def test_describe_of_a_misspelled_table_says_which_was_meant(typed, meant):
+    with pytest.raises(KeyError, match=f"no table {typed!r}; did you mean {meant!r}"):
+        icoframes.describe(typed)
+
+
+@pytest.mark.parametrize("table", [None, 5, ["icos"]])
+def test_describe_of_something_that_is_no_table_is_an_invalid_parameter(table):
+    with pytest.raises(InvalidParameter, match="describe takes a table name"):
+        icoframes.describe(table)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("option", "value", "rule"), [
+    ("--port", "70000", "a port from 0 to 65535"), ("--port", "-1", "a port from 0 to 65535"),
+    ("--n-icos", "-5", "a whole number >= 0"), ("--quota", "-1", "a whole number >= 0"),
+    ("--grow-every", "0", "a whole number >= 1"),
+    ("--latency", "-1", "a finite number of seconds >= 0"),
+    ("--latency", "inf", "a finite number of seconds >= 0"),
+    ("--fail-rate", "2", "a share from 0 to 1"), ("--fail-rate", "nan", "a share from 0 to 1")])
+def test_a_sandbox_option_out_of_range_exits_2_naming_it(option, value, rule, capsys, caplog):
+    # refused by the parser: no server is started (a traceback and exit 1 before)
+    code, err = _cli(["sandbox", option, value], capsys, caplog)
+    assert code == 2, err
+    assert f"argument {option}: must be {rule}, got {value!r}" in err
+    assert "Traceback" not in err and "serving" not in err
+
+
+@pytest.mark.parametrize("value", [Decimal("2.5"), Fraction(5, 2), 2.0, np.float64(3.0),
+                                   np.True_, True, "2.5"])
+@pytest.mark.parametrize("name", ["max_workers", "daily_quota", "max_response_bytes"])
+def test_a_whole_number_setting_takes_whole_numbers_only(clean_settings, name, value):
+    # Decimal("2.5") and Fraction(5, 2) were cut to 2, np.True_ was 1, 2.0 was 2
+    with pytest.raises(InvalidParameter, match=f"invalid {name}=.*: must be an integer"):
+        icoframes.configure(**{name: value})
+
+
+def test_whole_numbers_of_numpy_and_the_environment_still_count(clean_settings, monkeypatch):
+    assert icoframes.configure(max_workers=np.int64(3)).max_workers == 3
+    monkeypatch.setenv("ICOFRAMES_MAX_WORKERS", " 5 ")
+    icoframes.reset_configuration()
+    assert icoframes.get_settings().max_workers == 5

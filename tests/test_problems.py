@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -311,3 +312,22 @@ def test_add_requires_a_declared_reason_for_every_value():
     with pytest.raises(ValueError, match="1 reasons for 2 values"):
         found.add("icos", "kyc", ["a", "b"], reason=["unknown_flag"])
     assert len(found) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8])
+def test_an_int_id_array_names_no_ico_by_0_or_a_negative_id(dtype):
+    # an ICO id is >= 1 (rules.parse_id): an int array reads like a list (0 was ico_id 0)
+    found = Problems()
+    found.add("icos", "kyc", ["a", "b", "c"], ids=np.array([0, 7, -1], dtype=dtype),
+              reason="unknown_flag")
+    found.add("icos", "kyc", ["d", "e", "f"], ids=[0, 7, -1], reason="unknown_flag")
+    assert found.frame()["ico_id"].astype(object).tolist() == [pd.NA, 7, pd.NA] * 2
+    assert [r["ico_id"] for r in found.records()] == [None, 7, None] * 2
+
+
+def test_an_unsigned_id_beyond_int64_names_no_ico():
+    found = Problems()  # 2**64 - 1 was ico_id -1 (cast to int64)
+    found.add("icos", "kyc", ["a", "b", "c"], ids=np.array([2**64 - 1, 2**63, 2**63 - 1],
+                                                           dtype=np.uint64),
+              reason="unknown_flag")
+    assert found.frame()["ico_id"].astype(object).tolist() == [pd.NA, pd.NA, 2**63 - 1]

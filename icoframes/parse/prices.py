@@ -18,6 +18,8 @@ written                        ticker      price
 ``1 UTRUST = $0,065``          UTRUST      0.065 USD
 ``1ETH=500``                   (any)       1/500 ETH
 ``5kUSD = 1M XYZ``             XYZ         0.005 USD
+``$1 = 5KKIN``                 KIN         1/5000 USD
+``1 kUSD = 0.01 ETH``          KUSD        0.01 ETH
 =============================  ==========  ====================
 
 Unreadable (a :class:`~icoframes.parse.base.Bad`, so reported, with its
@@ -25,7 +27,9 @@ reason): a side with a range or several amounts (``1 ETH = 3640-3367 IML``:
 ``range``), a qualifier (``1PSTS = 20¢ (25¢ AFTER SEPT 18)``: ``vague``), and
 a side without an amount or with a sign, both or neither side a currency when
 the ticker decides nothing, a token amount of 0, or no currency on the side
-that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``).
+that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``), and a lone
+lowercase ``m`` glued to the ICO's ticker (``2 mKIN = $1`` for KIN, milli or million:
+``unreadable_price``).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from .base import MARKER_SPELLINGS, Reason, _Bad, bad
 from .rules import amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
 
-__all__ = ["canonical_unit", "glued_multiplier", "read_exchange"]
+__all__ = ["canonical_unit", "glued_multiplier", "milli_or_million", "own_ticker", "read_exchange"]
 
 _CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES  # FIAT is one of FIAT_CODES
 _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
@@ -81,46 +85,67 @@ def canonical_unit(text: object) -> str | None:
 # Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$"), longest
 # first; a lone b only to a symbol ("1.5B$").
 _GLUED: Final = ("thousand", "million", "billion", "mio", "mm", "mn", "bn", "k", "m", "b")
+# A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
+_SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
 
 
 def glued_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | None:
     """``(multiplier, currency code)`` of a unit written as a multiplier glued to a currency
     (``"kUSD"``: thousands of USD); None for any other unit.
 
-    ``token``, the ICO's own ticker (upper case) in an exchange, counts as a currency here
-    (``"kKIN"`` for KIN: thousands of KIN), and is never read as a multiplier glued to one
-    (``"kUSD"`` for KUSD is the token).
+    ``token`` is the ICO's own ticker (upper case, :func:`own_ticker`). It is never read as
+    a multiplier glued to a currency (``"kUSD"`` for KUSD is the token), and a multiplier glued
+    to it multiplies it in any case (``"kKIN"``, ``"KKIN"``, ``"MKIN"``, ``"1.5BKIN"`` for KIN:
+    no other token is that likely) unless the whole unit is a known currency (``"BTC"`` for
+    TC); not a lone lowercase ``m``: ``"mKIN"`` is milli or million (:func:`milli_or_million`).
 
-    Written all in capitals before a currency's letters it is a ticker, as written (``KUSD``,
-    ``MUSD``); before a symbol it multiplies in any case (``M$``, ``KUS$``, ``K€``: a symbol
-    is in no ticker). A lone ``b`` is glued only to a symbol (``bUSD`` is BUSD), and ``m``
-    never to a currency that is not fiat (``mBTC`` is a milli-bitcoin).
+    Any other currency: written all in capitals before its letters it is a ticker, as written
+    (``KUSD``, ``MUSD``); before a symbol it multiplies in any case (``M$``, ``KUS$``,
+    ``MUSD$``, ``K€``: a symbol is in no ticker). A lone ``b`` is glued only to a symbol
+    (``bUSD`` is BUSD), and ``m`` never to a currency that is not fiat (``mBTC`` is a
+    milli-bitcoin).
 
     Examples
     --------
     >>> glued_multiplier("kUSD"), glued_multiplier("bnEther"), glued_multiplier("mioEUR")
     (('k', 'USD'), ('bn', 'ETH'), ('mio', 'EUR'))
-    >>> glued_multiplier("M$"), glued_multiplier("KUS$"), glued_multiplier("B$")
-    (('m', 'USD'), ('k', 'USD'), ('b', 'USD'))
+    >>> glued_multiplier("M$"), glued_multiplier("KUS$"), glued_multiplier("MUSD$")
+    (('m', 'USD'), ('k', 'USD'), ('m', 'USD'))
     >>> glued_multiplier("KUSD"), glued_multiplier("mBTC"), glued_multiplier("kin")
     (None, None, None)
-    >>> glued_multiplier("kKIN", "KIN"), glued_multiplier("kUSD", "KUSD")
-    (('k', 'KIN'), None)
+    >>> glued_multiplier("kKIN", "KIN"), glued_multiplier("KKIN", "KIN"), glued_multiplier(
+    ...     "kUSD", "KUSD"), glued_multiplier("mKIN", "KIN")
+    (('k', 'KIN'), ('k', 'KIN'), None, None)
     """
-    if token is not None and canonical_unit(unit) == token:
+    whole = canonical_unit(unit)
+    if whole == token or whole in _CURRENCIES:
         return None
     folded = unit.casefold()
     for mult in _GLUED:
         if folded.startswith(mult):
             rest = unit[len(mult):]
             code = canonical_unit(rest)
-            # "$", "US$", "€", "Ξ": never a ticker's letters (Ξ is a letter to isalpha)
-            symbol = rest.upper() in _SYMBOLS
-            if code is not None and (code in _CURRENCIES or code == token) and (
-                    mult != "m" or code in FIAT_CODES) and (
+            if token is not None and code == token:  # the ICO's own ticker, any case
+                return None if unit == "m" + rest else (mult, code)
+            symbol = not _SYMBOL_CHARS.isdisjoint(rest.upper())
+            if code in _CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
                     symbol or (mult != "b" and not unit.isupper())):
                 return mult, code
     return None
+
+
+def milli_or_million(unit: str, token: str | None) -> bool:
+    """True for a lone lowercase ``m`` glued to the ICO's own ticker ``token`` (``"mKIN"`` for
+    KIN): milli or million cannot be told, so the value is unreadable, never one of them.
+
+    Examples
+    --------
+    >>> milli_or_million("mKIN", "KIN"), milli_or_million("MKIN", "KIN")
+    (True, False)
+    >>> milli_or_million("mKIN", None), milli_or_million("mioKIN", "KIN")
+    (False, False)
+    """
+    return unit[:1] == "m" and glued_multiplier("M" + unit[1:], token) == ("m", token)
 
 
 class _Side(NamedTuple):
@@ -135,6 +160,8 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     if match is None:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
+    if not match["mult"] and match["unit"] and milli_or_million(match["unit"], token):
+        return "unreadable_price"  # "2 mKIN = $1" for KIN: milli or million?
     glued = None if match["mult"] or not match["unit"] else glued_multiplier(match["unit"], token)
     mult, unit = (match["mult"] or "", match["unit"]) if glued is None else glued
     amount = parse_amount(match["num"] + mult)
@@ -170,7 +197,7 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     if text.count("=") != 1:
         return bad("range" if text.count("=") > 1 else "unreadable_price"), None
     left_text, right_text = text.split("=")
-    own = _own_ticker(ticker)
+    own = own_ticker(ticker)
     left, right = _side(left_text, own), _side(right_text, own)
     if isinstance(left, str):
         return bad(left), None
@@ -188,8 +215,14 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     return money.amount / token.amount, money.unit
 
 
-def _own_ticker(ticker: object) -> str | None:
-    """The ICO's ticker as an exchange's side names it (upper case); None when there is none."""
+def own_ticker(ticker: object) -> str | None:
+    """The ICO's ticker as a unit names it (upper case); None when there is none.
+
+    Examples
+    --------
+    >>> own_ticker(" kin "), own_ticker(""), own_ticker(None)
+    ('KIN', None, None)
+    """
     if isinstance(ticker, str) and ticker.strip():
         return latin_ticker(normalize_text(ticker)).strip().upper()
     return None

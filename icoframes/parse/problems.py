@@ -106,7 +106,10 @@ class Problems:
             The raw values, as decoded from JSON.
         ids : array-like of int, optional
             The ICO id of each value, in the same order (None or NaN where not
-            known); all missing when omitted.
+            known); all missing when omitted. An id that names no ICO (an ICO id
+            is a whole number from 1 to 2**63 - 1, as :func:`~icoframes.parse.rules.parse_id`
+            reads it: not ``0``, ``-3`` or ``1.5``) is missing too, in an int array as
+            in a list.
         reason : str or sequence of str
             Why the values were not read: one code of
             :data:`icoframes.reasons.REASONS` for all of them, or one per value.
@@ -309,9 +312,10 @@ def _ico_ids(parts: list[np.ndarray]) -> pd.arrays.IntegerArray:
     """Nullable Int64 ids from chunks of int arrays (fast) or object arrays with None/NaN."""
     data, mask = [], []
     for ids in parts:
-        if ids.dtype.kind in "iu":
-            data.append(ids.astype(np.int64, copy=False))
-            mask.append(np.zeros(len(ids), dtype=bool))
+        if ids.dtype.kind in "iu":  # as _id_or_none: 0, negatives, beyond int64 name no ICO
+            named = (ids > 0) & (ids <= _INT64_MAX)
+            data.append(np.where(named, ids, 0).astype(np.int64))
+            mask.append(~named)
             continue
         readable = [_id_or_none(i) for i in ids.tolist()]
         mask.append(np.array([i is None for i in readable], dtype=bool))

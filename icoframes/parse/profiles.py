@@ -271,7 +271,7 @@ def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],
     numbers, codes, bad = units.read_amount_group(
         {name: data[name] for name in amounts},
         text.to_numpy(dtype=object, na_value=None),  # type: ignore[arg-type]  # stubs: no None
-        exchange=exchange, tickers=data["ticker"] if exchange else None)
+        exchange=exchange, tickers=data["ticker"])
     for name in amounts:
         data[name] = numbers[name]
         log.add_unread("icos", name, bad[name], ids)

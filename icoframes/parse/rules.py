@@ -58,7 +58,11 @@ __all__ = [
 #: 14: "5KΞ" too: Ξ, a symbol, is a letter to str.isalpha (it stayed unreadable in 13).
 #: 15: in an exchange, a multiplier glued to the ICO's own ticker multiplies it ("$1 = 5kKIN"
 #:     for KIN was 0.2 USD), and that ticker is never a glued multiplier ("1 kUSD" for KUSD).
-PARSER_VERSION: Final = 15
+#: 16: amounts too ("1,000,000 kUSD" for KUSD was 1e9 USD); a capital multiplier glued to
+#:     the own ticker multiplies it ("$1 = 5KKIN" for KIN was 0.2 USD), a lone "m" is
+#:     unreadable ("2 mKIN = $1"); a unit column "kUSD" is thousands of USD (was a token
+#:     KUSD); "5 USD." and "5MUSD$" are read (were unreadable).
+PARSER_VERSION: Final = 16
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 

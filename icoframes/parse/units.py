@@ -13,6 +13,11 @@ value                               unit column            result
 ``"$2,000,000"``, ``"50 USD"``      USD (any spelling)     the number, USD
 ``"5kUSD"``, ``"1.5bnUSD"``         USD or empty           5,000 and 1.5 billion, USD
 ``"5KUSD"`` (all capitals)          empty                  5; the unit becomes KUSD
+``"1,000 kUSD"``, ticker KUSD       empty                  1,000; the unit becomes KUSD
+``"5KKIN"``, ticker KIN             empty                  5,000; the unit becomes KIN
+``"5 mKIN"``, ticker KIN            any                    missing (milli or million?)
+``2000``, ``"5k"``                  ``kUSD``               2,000,000 and 5,000,000, USD
+``"5 USD."``, ``"5MUSD$"``          USD or empty           5 and 5,000,000, USD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
 ``"$2,000,000"``                    ETH                    missing, counted as a problem
 ``"4,000,000 ICX"``                 empty                  the number; the unit becomes ICX
@@ -21,6 +26,11 @@ value                               unit column            result
 ``"1 ETH = 3,000 XYZ"`` (price)     USD                    missing, counted as a problem
 ``"-5000"``                         any                    missing, counted as a problem
 ==================================  =====================  ==============================
+
+The ICO's own ticker (``tickers``) is never a multiplier glued to a currency, and a
+multiplier glued to it multiplies it (:func:`~icoframes.parse.prices.glued_multiplier`). A
+unit column with a glued multiplier (``kUSD``) multiplies the numbers of its group that
+write no unit; a value that writes its currency is read as written.
 
 A unit written in a value that is not a currency but looks like a ticker
 (``"500 BFC"``) is a unit like any other: the amount keeps it, upper-cased, and
@@ -40,7 +50,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, cast
 
 import numpy as np
 import pandas as pd
@@ -48,7 +58,7 @@ import pandas as pd
 from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
-from .prices import canonical_unit, glued_multiplier, read_exchange
+from .prices import canonical_unit, glued_multiplier, milli_or_million, own_ticker, read_exchange
 from .rules import MARKER_SPELLINGS, parse_amount
 from .text import normalize_text
 
@@ -96,7 +106,7 @@ _PREFIX_RE: Final = re.compile(
     r"^(?P<sign>[-+]?)\s*(?P<cur>[^\d\s.+-][^\d+-]*?)\s*(?=[-+]?[\d.])")
 _SUFFIX_RE: Final = re.compile(
     r"(?<=[\d.])\s*(?P<mult>(?:k|thousand|mm|mn|mio|million|m|bn|billion|b)\.?(?=\s|$))?"
-    r"\s*(?P<cur>[^\d\s.][^\d]*?)?\s*$",
+    r"\s*(?P<cur>[^\d\s.][^\d]*?)?\.?\s*$",
     re.IGNORECASE,
 )
 # A unit that is no currency but a token's ticker: "500 BFC", "4,000,000 ICX".
@@ -117,7 +127,10 @@ def _read_text(text: str, exchange: bool,
     suffix = _SUFFIX_RE.search(body)
     if suffix is not None and suffix["cur"]:
         # a multiplier glued to a currency: "5kUSD" is 5k USD (glued_multiplier says when)
-        glued = None if suffix["mult"] else glued_multiplier(suffix["cur"])
+        own = own_ticker(ticker)
+        if not suffix["mult"] and milli_or_million(suffix["cur"], own):
+            return bad("unreadable_number"), None  # "5 mKIN" for KIN: milli or million?
+        glued = None if suffix["mult"] else glued_multiplier(suffix["cur"], own)
         mult, written = ("", suffix["cur"]) if glued is None else glued
         # both ends may name one ("$ 5 USD" is fine, "$ 5 ETH" is not)
         if currency is not None and canonical_unit(currency) != canonical_unit(written):
@@ -164,7 +177,9 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         ``"1 ETH = 3,000 XYZ"`` (read as 1/3000 ETH per token), in any of the
         forms of :mod:`icoframes.parse.prices`.
     tickers : sequence, optional
-        The ICO's ticker per row: it names the token side of an exchange.
+        The ICO's ticker per row: it names the token side of an exchange, and decides
+        whether a multiplier glued to a unit multiplies (``"kUSD"`` for KUSD is the
+        token; ``"5KKIN"`` for KIN is 5,000 KIN), in a value as in the unit column.
 
     Returns
     -------
@@ -189,6 +204,7 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     ([], Unread(rows=[2], values=['$5'], reasons=['unit_conflict']))
     """
     codes = canonical_units(units)
+    factors = _unit_multipliers(units, codes, tickers)
     n = len(codes)
     amounts: dict[str, np.ndarray] = {}
     written: dict[str, dict[int, str]] = {}
@@ -198,6 +214,14 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
             raise ValueError(f"{name} has {len(values)} values for {n} units")
         amounts[name], written[name], unread[name] = _read_column(values, name in exchange,
                                                                   tickers)
+    for i, factor in factors.items():  # "kUSD": a number that writes no unit is in thousands
+        for name, numbers in amounts.items():
+            if i not in written[name]:
+                number = float(numbers[i]) * factor  # a Python float: no overflow warning
+                if math.isinf(number):
+                    unread[name][i] = "infinite"
+                    number = math.nan
+                numbers[i] = number
     # A unit column left empty takes the currency the row's values wrote, if they agree.
     stated: dict[int, set[str]] = {}
     for found in written.values():
@@ -221,6 +245,22 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         rows = sorted(why)
         lost[name] = Unread.at(columns[name], rows, [why[i] for i in rows])
     return amounts, codes, lost
+
+
+def _unit_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
+                      tickers: Sequence[object] | None) -> dict[int, float]:
+    """Rows whose unit column glues a multiplier to a currency (``"kUSD"``, by
+    :func:`~icoframes.parse.prices.glued_multiplier` with the row's ticker): the multiplier by
+    row; their code in ``codes`` becomes the currency's."""
+    factors: dict[int, float] = {}
+    for i, unit in enumerate(units):
+        if type(unit) is str:
+            glued = glued_multiplier(normalize_text(unit).strip(),
+                                     own_ticker(None if tickers is None else tickers[i]))
+            if glued is not None:
+                codes[i] = glued[1]
+                factors[i] = cast(float, parse_amount("1" + glued[0]))
+    return factors
 
 
 def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None

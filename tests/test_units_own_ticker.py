@@ -1,0 +1,184 @@
+"""Amounts read with the ICO's own ticker, a multiplier in the unit column, a final dot after a
+written unit, a symbol after a glued currency (parser version 16).
+
+Each case was a wrong value given silently, or a value lost, before version 16:
+``"1,000,000 kUSD"`` for an ICO of KUSD was 1e9 USD, ``"$1 = 5KKIN"`` for KIN 0.2 USD (1000x),
+``"2 mKIN = $1"`` for KIN 0.5 USD, a unit column ``"kUSD"`` the token KUSD, ``"5 USD."`` and
+``"5MUSD$"`` unreadable.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from icoframes.parse.prices import glued_multiplier
+from icoframes.parse.units import read_amount_group, read_amounts, read_price
+
+
+def _read(values: list, units: list, tickers: list | None = None):
+    amounts, codes, bad = read_amount_group({"v": values}, units, tickers=tickers)
+    return amounts["v"].tolist(), codes.tolist(), (bad["v"].values, bad["v"].reasons)
+
+
+# --------------------------------------------------------------------------- the ICO's ticker
+
+@pytest.mark.parametrize(("value", "unit", "ticker", "number", "code"), [
+    # the ICO's own ticker is never a multiplier glued to a currency (was 1e9 USD)
+    ("1,000,000 kUSD", "", "KUSD", 1e6, "KUSD"), ("1,000,000 kUSD", "KUSD", "KUSD", 1e6, "KUSD"),
+    ("1,000,000 kUSD", "", " kusd ", 1e6, "KUSD"), ("2 Meur", "", "MEUR", 2.0, "MEUR"),
+    # a multiplier glued to the ICO's own ticker multiplies it, in capitals too (was 5 KKIN)
+    ("5KKIN", "", "KIN", 5e3, "KIN"), ("5kKIN", "", "KIN", 5e3, "KIN"),
+    ("5 MKIN", "KIN", "KIN", 5e6, "KIN"), ("1.5BKIN", "", "KIN", 1.5e9, "KIN"),
+    ("2mioKIN", "", "kin", 2e6, "KIN"), ("1.5bnKIN", "", "KIN", 1.5e9, "KIN"),
+    # another ICO's ticker, or none: as before (all capitals is a ticker, "kUSD" thousands of USD)
+    ("5KKIN", "", "XYZ", 5.0, "KKIN"), ("5KKIN", "", None, 5.0, "KKIN"),
+    ("1,000 kUSD", "", "XYZ", 1e6, "USD"), ("1,000 kUSD", "", None, 1e6, "USD"),
+    ("5KKIN", "", "KKIN", 5.0, "KKIN"),
+    # a known unit stays that unit, whatever the ICO's ticker ends with
+    ("5 BTC", "", "TC", 5.0, "BTC"), ("5 BNB", "", "NB", 5.0, "BNB"), ("5 KBTC", "", "BTC", 5e3,
+                                                                        "BTC"),
+    # ... and an unknown one is a multiplier and the ticker: MANA for ANA is millions of ANA
+    ("5 MANA", "", "ANA", 5e6, "ANA"),
+])
+def test_an_amount_reads_the_icos_own_ticker(value, unit, ticker, number, code):
+    assert _read([value], [unit], [ticker]) == ([number], [code], ([], []))
+
+
+def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_is_unreadable():
+    # milli or million: never one of them silently (was 5 of a unit MKIN)
+    amounts, codes, bad = _read(["5 mKIN", "5mKIN"], ["", "KIN"], ["KIN", "KIN"])
+    assert math.isnan(amounts[0]) and math.isnan(amounts[1])
+    assert bad == (["5 mKIN", "5mKIN"], ["unreadable_number", "unreadable_number"])
+    assert codes == [None, "KIN"]
+    # another ICO's ticker: the unit written, as before
+    assert _read(["5 mKIN"], [""], ["XYZ"]) == ([5.0], ["MKIN"], ([], []))
+
+
+@pytest.mark.parametrize(("value", "ticker", "price", "code"), [
+    ("$1 = 5KKIN", "KIN", 1 / 5e3, "USD"),  # was 0.2 USD: "KKIN" read as a token
+    ("1 MKIN = $100", "KIN", 100 / 1e6, "USD"), ("1BKIN = 2 ETH", "KIN", 2 / 1e9, "ETH"),
+    ("$1 = 5KKIN", "XYZ", 1 / 5, "USD"),  # another ICO: KKIN is the token side, as written
+])
+def test_a_capital_multiplier_glued_to_the_icos_own_ticker_in_an_exchange(value, ticker,
+                                                                          price, code):
+    prices, codes, bad = read_price([value], [""], tickers=[ticker])
+    assert prices.tolist() == [pytest.approx(price)] and codes.tolist() == [code]
+    assert bad.values == []
+
+
+def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_in_an_exchange_is_unreadable():
+    prices, codes, bad = read_price(["2 mKIN = $1", "$1 = 2 mKIN"], ["", ""],
+                                    tickers=["KIN", "KIN"])  # "2 mKIN = $1" was 0.5 USD
+    assert np.isnan(prices).all() and codes.tolist() == [None, None]
+    assert (bad.values, bad.reasons) == (["2 mKIN = $1", "$1 = 2 mKIN"],
+                                         ["unreadable_price", "unreadable_price"])
+
+
+def test_glued_multiplier_of_the_icos_own_ticker():
+    assert glued_multiplier("KKIN", "KIN") == ("k", "KIN")
+    assert glued_multiplier("MKIN", "KIN") == ("m", "KIN")
+    assert glued_multiplier("BKIN", "KIN") == ("b", "KIN")
+    assert glued_multiplier("bKIN", "KIN") == ("b", "KIN")
+    assert glued_multiplier("mKIN", "KIN") is None  # milli or million: not a multiplier here
+    assert glued_multiplier("BTC", "TC") is None and glued_multiplier("KKIN", "KKIN") is None
+    assert glued_multiplier("KKIN") is None and glued_multiplier("KKIN", "XYZ") is None
+
+
+def test_tidy_reads_caps_with_the_icos_own_ticker():
+    from icoframes import tidy
+
+    tables = tidy([{"id": 1, "main": {"name": "K"},
+                    "finance": {"ticker": "KUSD", "hard_cap": "1,000,000 kUSD", "caps_unit": "",
+                                "min_purchase": "5KKUSD", "purchase_unit": ""}}])
+    icos = tables.icos
+    assert icos["hard_cap"].tolist() == [1e6] and icos["caps_unit"].tolist() == ["KUSD"]
+    assert icos["min_purchase"].tolist() == [5e3] and icos["purchase_unit"].tolist() == ["KUSD"]
+    assert len(tables.problems) == 0
+
+
+# --------------------------------------------------------------------------- the unit column
+
+@pytest.mark.parametrize(("unit", "ticker", "numbers", "code"), [
+    ("kUSD", None, [5e3, 7.0, 5e3, 5e6], "USD"),  # was 5 of a token KUSD
+    (" kusd ", "XYZ", [5e3, 7.0, 5e3, 5e6], "USD"),
+    ("mUSD", None, [5e6, 7.0, 5e3, 5e9], "USD"), ("bnUSD", None, [5e9, 7.0, 5e3, 5e12], "USD"),
+    ("thousand USD", None, [5e3, 7.0, 5e3, 5e6], "USD"),
+])
+def test_a_multiplier_glued_to_the_unit_columns_currency_multiplies_plain_numbers(
+        unit, ticker, numbers, code):
+    # a value that writes its currency is read as written ("$7", "5kUSD")
+    values = ["5", "$7", "5kUSD", "5k"]
+    assert _read(values, [unit] * 4, [ticker] * 4) == (numbers, [code] * 4, ([], []))
+
+
+@pytest.mark.parametrize(("unit", "ticker", "number", "code"), [
+    ("KUSD", None, 5.0, "KUSD"),  # all capitals: a ticker, as documented
+    ("kUSD", "KUSD", 5.0, "KUSD"),  # the ICO's own token
+    ("mETH", None, 5.0, "METH"),  # a lone m before a crypto code: milli, no multiplier
+    ("kKIN", "KIN", 5e3, "KIN"),  # thousands of the ICO's own token
+])
+def test_a_unit_column_that_is_a_ticker_stays_one(unit, ticker, number, code):
+    assert _read(["5"], [unit], [ticker]) == ([number], [code], ([], []))
+
+
+def test_a_unit_columns_multiplier_beyond_a_float_is_infinite():
+    amounts, codes, bad = _read([1e306, "1e306", 5], ["kUSD"] * 3)
+    assert math.isnan(amounts[0]) and math.isnan(amounts[1]) and amounts[2] == 5e3
+    assert bad == ([1e306, "1e306"], ["infinite", "infinite"]) and codes == ["USD"] * 3
+
+
+def test_a_unit_columns_multiplier_and_a_conflicting_value():
+    amounts, codes, bad = _read(["5 ETH", "-5"], ["kUSD", "kUSD"])
+    assert math.isnan(amounts[0]) and math.isnan(amounts[1]) and codes == ["USD", "USD"]
+    assert bad == (["5 ETH", "-5"], ["unit_conflict", "negative"])
+
+
+def test_tidy_reads_a_multiplier_in_the_unit_column():
+    from icoframes import tidy
+
+    tables = tidy([{"id": 1, "main": {"name": "K"},
+                    "finance": {"ticker": "XYZ", "soft_cap": 500, "hard_cap": "2,000",
+                                "caps_unit": "kUSD", "token_price": "0.5",
+                                "token_price_unit": "kUSD"}},
+                   {"id": 2, "main": {"name": "L"},
+                    "finance": {"ticker": "KUSD", "hard_cap": 2000, "caps_unit": "kUSD"}}])
+    icos = tables.icos.set_index("id")
+    assert icos.loc[1, ["soft_cap", "hard_cap", "token_price"]].tolist() == [5e5, 2e6, 500.0]
+    assert icos.loc[1, ["caps_unit", "token_price_unit"]].tolist() == ["USD", "USD"]
+    assert icos.loc[2, "hard_cap"] == 2000.0 and icos.loc[2, "caps_unit"] == "KUSD"
+    assert len(tables.problems) == 0
+
+
+# --------------------------------------------------------------------------- written units
+
+@pytest.mark.parametrize(("value", "number", "code"), [
+    ("5 USD.", 5.0, "USD"), ("5USD.", 5.0, "USD"), ("5 Ether.", 5.0, "ETH"),
+    ("$5 USD.", 5.0, "USD"), ("5k USD.", 5e3, "USD"), ("5kUSD.", 5e3, "USD"),
+    ("5 USD. ", 5.0, "USD"), ("2,000,000 XYZ.", 2e6, "XYZ"),
+])
+def test_a_final_dot_after_a_written_unit(value, number, code):
+    assert _read([value], [""]) == ([number], [code], ([], []))
+
+
+def test_a_final_dot_is_no_unit():
+    amounts, codes, bad = _read(["5 USD..", "5 U.S.D.", "5 ."], [""] * 3)
+    assert all(map(math.isnan, amounts)) and codes == [None] * 3
+    assert bad[1] == ["unreadable_number", "unreadable_number", "grouping"]
+
+
+@pytest.mark.parametrize(("value", "number"), [
+    ("5MUSD$", 5e6), ("5 MUSD$", 5e6), ("5KUSD$", 5e3), ("5kUSD$", 5e3), ("1.5BUSD$", 1.5e9),
+])
+def test_a_capital_multiplier_glued_to_a_currency_ending_in_a_symbol(value, number):
+    # "USD$" ends in a symbol: no ticker (was unreadable)
+    assert _read([value], [""]) == ([number], ["USD"], ([], []))
+    amounts, _codes, bad = _read([value], ["ETH"])  # never 5,000,000 ETH
+    assert math.isnan(amounts[0]) and bad == ([value], ["unit_conflict"])
+
+
+def test_read_amounts_without_tickers_is_unchanged_for_all_capitals():
+    amounts, codes, _bad = read_amounts(["5KKIN", "5MUSD"], ["", ""])
+    assert amounts.tolist() == [5.0, 5.0] and codes.tolist() == ["KKIN", "MUSD"]
