@@ -159,7 +159,7 @@ def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
 
 
 def _seconds(value: Any) -> float:
-    if isinstance(value, bool):
+    if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool":  # np.True_ too
         raise ValueError("must be a number of seconds")
     seconds = float(value)
     if not seconds > 0 or seconds == float("inf"):

@@ -216,3 +216,9 @@ def test_whole_numbers_of_numpy_and_the_environment_still_count(clean_settings, 
     monkeypatch.setenv("ICOFRAMES_MAX_WORKERS", " 5 ")
     icoframes.reset_configuration()
     assert icoframes.get_settings().max_workers == 5
+
+
+@pytest.mark.parametrize("value", [True, np.True_])
+def test_a_timeout_is_no_bool(clean_settings, value):
+    with pytest.raises(InvalidParameter, match=r"timeout=.*: must be a number of seconds"):
+        icoframes.configure(timeout=value)  # np.True_ was 1 second
