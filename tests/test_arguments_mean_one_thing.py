@@ -228,11 +228,11 @@ def test_a_misspelled_group_column_of_a_plot_says_which_was_meant(cfg):
     pytest.importorskip("matplotlib")
     icos = icoframes.load_icos(status="past", progress=False)
     for plot in (icoframes.plot_raised, icoframes.plot_scores):
-        with pytest.raises(InvalidParameter, match="by='Platform' is not a column of icos; "
-                                                   "did you mean 'platform'?"):
+        with pytest.raises(InvalidParameter, match=r"by='Platform' is not a column of icos; "
+                                                   r"did you mean 'platform'\?"):
             plot(icos, by="Platform")
-        with pytest.raises(InvalidParameter, match="by='categry' is not a column of icos; "
-                                                   "did you mean 'category'?"):
+        with pytest.raises(InvalidParameter, match=r"by='categry' is not a column of icos; "
+                                                   r"did you mean 'category'\?"):
             plot(icos, by="categry")
 
 
