@@ -246,3 +246,19 @@ def test_changes_gaps_is_mark_or_skip_with_a_did_you_mean(gaps, hint):
     with pytest.raises(InvalidParameter) as caught:
         icoframes.changes(snaps, gaps=gaps)
     assert str(caught.value) == f"gaps must be 'mark' or 'skip', got {gaps!r}{hint}"
+
+
+def test_refresh_none_with_snapshot_is_refused_not_overridden(cfg, tmp_path, capsys, caplog):
+    # a snapshot always re-pages the lists: "--refresh none" was silently made "changed"
+    out = tmp_path / "out"
+    args = ["export", "--out", str(out), "--status", "past", "--snapshot"]
+    code, err = _cli([*args, "--refresh", "none"], capsys, caplog)
+    assert code == 2, err
+    assert "--refresh none cannot go with --snapshot" in err
+    assert cfg.stats.requests.total() == 0 and not out.exists()
+    for refresh in ([], ["--refresh", "changed"], ["--refresh", "all"]):
+        code, err = _cli([*args, *refresh], capsys, caplog)
+        assert code == 0, err
+    code, err = _cli(["export", "--out", str(tmp_path / "plain"), "--status", "past",
+                      "--refresh", "none"], capsys, caplog)
+    assert code == 0, err
