@@ -262,3 +262,36 @@ def test_refresh_none_with_snapshot_is_refused_not_overridden(cfg, tmp_path, cap
     code, err = _cli(["export", "--out", str(tmp_path / "plain"), "--status", "past",
                       "--refresh", "none"], capsys, caplog)
     assert code == 0, err
+
+
+def test_a_snapshot_that_ends_after_midnight_is_named_by_the_day_its_lists_were_paged(
+        configure, tmp_path):
+    # an export begun at 23:59:59 UTC whose last profile arrives after midnight: its lists
+    # are the service's of that day, and the folder said the next day (so two runs of one
+    # cron line could share a name, one replacing the other, and a day go missing)
+    import datetime as dt
+
+    import time_machine
+    from hostile import FILTERS, LIST, PROFILE, HostileServer, json_reply, paged_list
+
+    begun = dt.datetime(2026, 3, 1, 23, 59, 59, tzinfo=dt.UTC)
+    with time_machine.travel(begun, tick=False) as traveller:
+        def profile(h) -> None:
+            asked = h.request_json().get("id")
+            if asked == 3:  # the last profile: the clock passes midnight while it is fetched
+                traveller.move_to(begun + dt.timedelta(seconds=2))
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
+
+        filters = {"error": None, "platform": [], "category": [], "type": [], "location": []}
+        with HostileServer({FILTERS: json_reply(filters), LIST: paged_list(3),
+                            PROFILE: profile}) as srv:
+            configure(srv, max_workers=1)
+            result = icoframes.export_tables(tmp_path / "out", status="past", snapshot=True,
+                                             progress=False)
+    assert result.exported_at == begun + dt.timedelta(seconds=2)  # when it was written
+    assert result.path == tmp_path / "out" / "snapshot_date=2026-03-01"
+    assert [p.name for p in (tmp_path / "out").glob("snapshot_date=*")] == [
+        "snapshot_date=2026-03-01"]
+    assert result.manifest["queries"][0]["fetched_at"].startswith("2026-03-01T23:59:59")
+    assert icoframes.history.snapshot_info(tmp_path / "out")["snapshot_date"].tolist() == [
+        dt.datetime(2026, 3, 1)]
