@@ -170,10 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="exit 0 when listed ICOs could not be fetched or a list came "
                              "back partial (default: exit 5; the export is written and "
                              "marked complete: false either way)")
-    export.add_argument("--refresh", choices=("none", "changed", "all"), default="none",
+    export.add_argument("--refresh", choices=("none", "changed", "all"),
                         help="none: use fresh cache; changed: re-page and re-fetch changed "
                              "profiles; all: re-fetch everything (default: none, and changed "
-                             "with --snapshot)")
+                             "with --snapshot, which refuses none)")
     export.add_argument("--max-age", type=_seconds, default=86400.0, metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "
                              "lists fetched before the current UTC day are re-paged "
@@ -312,7 +312,11 @@ def _export(args: argparse.Namespace) -> int:
     from .export import export_tables
     from .loaders import Refresh
 
-    refreshes: dict[str, Refresh] = {"none": False, "changed": True, "all": "all"}
+    refreshes: dict[str | None, Refresh] = {None: False, "none": False, "changed": True,
+                                            "all": "all"}
+    if args.snapshot and args.refresh == "none":  # it would be "changed" whatever it says
+        raise InvalidParameter("--refresh none cannot go with --snapshot: a snapshot always "
+                               "re-pages the lists (--refresh changed at least)")
     refresh = refreshes[args.refresh]
     try:
         result = export_tables(

@@ -1,10 +1,9 @@
 """Settings: arguments to :func:`configure` > ``ICOFRAMES_*`` env vars > defaults.
 
-Every setting is one row of :data:`SETTINGS`: its reader (the check), default,
-environment variable and meaning. :class:`Settings` and :func:`configure` are
-written out, so type checkers see them, and held to the rows when this module
-is imported (the same names, types and defaults). To add a setting, add a row,
-a field and a parameter.
+Every setting is one row of :data:`SETTINGS`: its reader (the check), default, environment
+variable and meaning. :class:`Settings` and :func:`configure` are written out, so type checkers
+see them, and held to the rows when this module is imported (the same names, types and
+defaults). To add a setting, add a row, a field and a parameter.
 
 {table}
 
@@ -41,8 +40,7 @@ _ENV_PREFIX = "ICOFRAMES_"
 class _Unchanged:
     """The default of every :func:`configure` parameter: leave that setting as it is."""
 
-    def __repr__(self) -> str:
-        return "unchanged"
+    def __repr__(self) -> str: return "unchanged"
 
 
 unchanged: Any = _Unchanged()  #: Sentinel: a configure() argument left out keeps its value
@@ -148,8 +146,10 @@ def _path(value: Any) -> Path:
 
 def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
     def read(value: Any) -> int:
-        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-            raise ValueError("must be an integer")
+        if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool" or not (
+                hasattr(value, "__index__") or (
+                    isinstance(value, str) and value.strip().lstrip("+-").isdigit())):
+            raise ValueError("must be an integer")  # never cut: 2.5, Decimal("2.5"), np.True_
         number = int(value)
         if number < low or (high is not None and number > high):
             raise ValueError(f"must be between {low} and {high}" if high is not None
@@ -159,7 +159,7 @@ def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
 
 
 def _seconds(value: Any) -> float:
-    if isinstance(value, bool):
+    if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool":  # np.True_ too
         raise ValueError("must be a number of seconds")
     seconds = float(value)
     if not seconds > 0 or seconds == float("inf"):

@@ -39,7 +39,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .errors import ExportReplaced
+from .api.params import closest
+from .errors import ExportReplaced, InvalidParameter
 from .exported import (
     DATE_DTYPE,
     read_export,
@@ -133,7 +134,8 @@ def changes(
     ValueError
         Fewer than one snapshot, an unknown kind (with the closest name), a
         frame without ``snapshot_date`` and ``id``, an id twice in one
-        snapshot, or ``gaps`` neither "mark" nor "skip".
+        snapshot, or ``gaps`` neither "mark" nor "skip" (InvalidParameter, with a
+        "did you mean").
 
     Examples
     --------
@@ -147,8 +149,10 @@ def changes(
     1       2  removed      past        -
     """
     frame = read_snapshots(snapshots) if not isinstance(snapshots, pd.DataFrame) else snapshots
-    if gaps not in ("mark", "skip"):
-        raise ValueError(f"gaps must be 'mark' or 'skip', got {gaps!r}")
+    if not (isinstance(gaps, str) and gaps in ("mark", "skip")):
+        close = closest(gaps.strip().casefold(), ("mark", "skip")) if isinstance(gaps, str) else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {gaps!r}{hint}")
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:

@@ -8,7 +8,10 @@ runs from an empty working directory, which must stay empty.
 from __future__ import annotations
 
 import logging
+from decimal import Decimal
+from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import icoframes
@@ -197,3 +200,65 @@ def test_a_sandbox_option_out_of_range_exits_2_naming_it(option, value, rule, ca
     assert code == 2, err
     assert f"argument {option}: must be {rule}, got {value!r}" in err
     assert "Traceback" not in err and "serving" not in err
+
+
+@pytest.mark.parametrize("value", [Decimal("2.5"), Fraction(5, 2), 2.0, np.float64(3.0),
+                                   np.True_, True, "2.5"])
+@pytest.mark.parametrize("name", ["max_workers", "daily_quota", "max_response_bytes"])
+def test_a_whole_number_setting_takes_whole_numbers_only(clean_settings, name, value):
+    # Decimal("2.5") and Fraction(5, 2) were cut to 2, np.True_ was 1, 2.0 was 2
+    with pytest.raises(InvalidParameter, match=f"invalid {name}=.*: must be an integer"):
+        icoframes.configure(**{name: value})
+
+
+def test_whole_numbers_of_numpy_and_the_environment_still_count(clean_settings, monkeypatch):
+    assert icoframes.configure(max_workers=np.int64(3)).max_workers == 3
+    monkeypatch.setenv("ICOFRAMES_MAX_WORKERS", " 5 ")
+    icoframes.reset_configuration()
+    assert icoframes.get_settings().max_workers == 5
+
+
+@pytest.mark.parametrize("value", [True, np.True_])
+def test_a_timeout_is_no_bool(clean_settings, value):
+    with pytest.raises(InvalidParameter, match=r"timeout=.*: must be a number of seconds"):
+        icoframes.configure(timeout=value)  # np.True_ was 1 second
+
+
+def test_a_misspelled_group_column_of_a_plot_says_which_was_meant(cfg):
+    pytest.importorskip("matplotlib")
+    icos = icoframes.load_icos(status="past", progress=False)
+    for plot in (icoframes.plot_raised, icoframes.plot_scores):
+        with pytest.raises(InvalidParameter, match=r"by='Platform' is not a column of icos; "
+                                                   r"did you mean 'platform'\?"):
+            plot(icos, by="Platform")
+        with pytest.raises(InvalidParameter, match=r"by='categry' is not a column of icos; "
+                                                   r"did you mean 'category'\?"):
+            plot(icos, by="categry")
+
+
+@pytest.mark.parametrize(("gaps", "hint"), [("skp", "; did you mean 'skip'?"),
+                                            ("Mark", "; did you mean 'mark'?"), (None, "")])
+def test_changes_gaps_is_mark_or_skip_with_a_did_you_mean(gaps, hint):
+    import pandas as pd
+
+    snaps = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01"], format="%Y-%m-%d"),
+                          "id": [1], "status": ["past"]})
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.changes(snaps, gaps=gaps)
+    assert str(caught.value) == f"gaps must be 'mark' or 'skip', got {gaps!r}{hint}"
+
+
+def test_refresh_none_with_snapshot_is_refused_not_overridden(cfg, tmp_path, capsys, caplog):
+    # a snapshot always re-pages the lists: "--refresh none" was silently made "changed"
+    out = tmp_path / "out"
+    args = ["export", "--out", str(out), "--status", "past", "--snapshot"]
+    code, err = _cli([*args, "--refresh", "none"], capsys, caplog)
+    assert code == 2, err
+    assert "--refresh none cannot go with --snapshot" in err
+    assert cfg.stats.requests.total() == 0 and not out.exists()
+    for refresh in ([], ["--refresh", "changed"], ["--refresh", "all"]):
+        code, err = _cli([*args, *refresh], capsys, caplog)
+        assert code == 0, err
+    code, err = _cli(["export", "--out", str(tmp_path / "plain"), "--status", "past",
+                      "--refresh", "none"], capsys, caplog)
+    assert code == 0, err
