@@ -295,3 +295,24 @@ def test_a_snapshot_that_ends_after_midnight_is_named_by_the_day_its_lists_were_
     assert result.manifest["queries"][0]["fetched_at"].startswith("2026-03-01T23:59:59")
     assert icoframes.history.snapshot_info(tmp_path / "out")["snapshot_date"].tolist() == [
         dt.datetime(2026, 3, 1)]
+
+
+@pytest.mark.parametrize("value", ["no", "False", 1, 0, None])
+def test_cache_housekeeping_flags_take_true_or_false_only(cfg, tmp_path, value):
+    # clear_cache(all="no", ledgers="no") removed every service's cache and today's
+    # request count, the one the daily_quota cap needs
+    icoframes.load_list(status="past", progress=False)
+    before = _tree(tmp_path / "cache")
+    sent = icoframes.cache_info().requests_today
+    calls = [lambda: icoframes.clear_cache(all=value), lambda: icoframes.clear_cache(ledgers=value),
+             lambda: icoframes.cache_info(all=value),
+             lambda: icoframes.prune_cache(0, ledgers=value)]
+    for call in calls:
+        with pytest.raises(InvalidParameter, match=r"(all|ledgers) must be True or False, got "):
+            call()
+    assert _tree(tmp_path / "cache") == before
+    assert icoframes.cache_info().requests_today == sent > 0
+
+
+def _tree(folder) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
