@@ -316,3 +316,15 @@ def test_cache_housekeeping_flags_take_true_or_false_only(cfg, tmp_path, value):
 
 def _tree(folder) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("arguments", [
+    {"n_icos": True}, {"n_icos": 2.5}, {"n_icos": "10"}, {"quota": True}, {"quota": 2.5},
+    {"latency": float("inf")}, {"latency": float("nan")}, {"fail_rate": True},
+    {"grow_every": True}, {"seed": 1.5}, {"port": True}, {"port": 70000}])
+def test_the_sandbox_refuses_numbers_that_mean_something_else(arguments):
+    # n_icos=True served 1 ICO, quota=2.5 a quota, fail_rate=True failed every request,
+    # port=True bound port 1, latency=nan served; each is now refused before binding
+    [(name, value)] = arguments.items()
+    with pytest.raises(InvalidParameter, match=f"^{name} must be .*, got "):
+        sandbox.serve(**arguments)
