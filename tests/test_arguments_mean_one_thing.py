@@ -325,6 +325,6 @@ def _tree(folder) -> list[str]:
 def test_the_sandbox_refuses_numbers_that_mean_something_else(arguments):
     # n_icos=True served 1 ICO, quota=2.5 a quota, fail_rate=True failed every request,
     # port=True bound port 1, latency=nan served; each is now refused before binding
-    [(name, value)] = arguments.items()
+    [name] = arguments
     with pytest.raises(InvalidParameter, match=f"^{name} must be .*, got "):
         sandbox.serve(**arguments)
