@@ -241,11 +241,11 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     _whole("port", port, 0, 65535)
     _whole("quota", quota, 0, none=True)
     _whole("grow_every", grow_every, 1, none=True)
-    for name, value, high, rule in (("latency", latency, math.inf, "seconds >= 0, finite"),
-                                    ("fail_rate", fail_rate, 1.0, "a share from 0 to 1")):
+    for arg, value, high, rule in (("latency", latency, math.inf, "seconds >= 0, finite"),
+                                   ("fail_rate", fail_rate, 1.0, "a share from 0 to 1")):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
                 0 <= value <= high and value < math.inf):  # nan, inf, True: refused
-            raise InvalidParameter(f"{name} must be {rule}, got {value!r}")
+            raise InvalidParameter(f"{arg} must be {rule}, got {value!r}")
     name = None
     if directory is None:
         directory = generate_directory(n_icos, seed=seed)
