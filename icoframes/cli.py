@@ -160,8 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     export.add_argument("--out", required=True, type=_folder, metavar="DIR")
     export.add_argument("--snapshot", action="store_true",
-                        help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC "
-                             "day); always re-pages the lists (--refresh changed at least); a "
+                        help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC day "
+                             "it began); always re-pages the lists (--refresh changed at least); a "
                              "re-run on the same day replaces that day's snapshot")
     export.add_argument("--allow-empty", action="store_true",
                         help="write empty tables when no ICO matches (default: exit 4, "

@@ -2,7 +2,7 @@
 
 ``export_tables(out)`` writes ``out/<table>.parquet`` for every table and
 ``out/manifest.json``. With ``snapshot=True`` it writes under
-``out/snapshot_date=YYYY-MM-DD/`` instead (the UTC day of the export), so
+``out/snapshot_date=YYYY-MM-DD/`` instead (the UTC day the export began), so
 readers that understand hive partitions see every snapshot as one dataset with
 the date as a column. A snapshot always re-pages the lists (``refresh=True`` at
 least), so each day's snapshot says what the service listed that day.
@@ -221,7 +221,8 @@ def export_tables(
         day and is younger than this; otherwise it is re-paged (so a daily cron
         export always holds that day's lists). ``None``: cached lists never expire.
     snapshot : bool, default False
-        Write under ``out/snapshot_date=<UTC date>/``, replacing that day's
+        Write under ``out/snapshot_date=<UTC date>/`` (the day the export began,
+        when its lists were paged, even if it ends after midnight), replacing that day's
         snapshot. Implies ``refresh=True`` at least: the lists are always re-paged.
     allow_empty : bool, default False
         Write empty tables when no ICO matches, instead of raising.
@@ -330,7 +331,8 @@ def export_tables(
                            staging.data / "problem_summary.parquet")
         atomic_write_bytes(staging.data / MANIFEST, dump(manifest))
         if snapshot:
-            target = staging.out / f"{SNAPSHOT_PREFIX}{exported_at.date().isoformat()}"
+            # the day it began, when its lists were paged (its end may be past midnight)
+            target = staging.out / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
             with swap_lock(staging.out):
                 swap_folder(staging.data, target, staging.scratch)
         else:

@@ -262,3 +262,69 @@ def test_refresh_none_with_snapshot_is_refused_not_overridden(cfg, tmp_path, cap
     code, err = _cli(["export", "--out", str(tmp_path / "plain"), "--status", "past",
                       "--refresh", "none"], capsys, caplog)
     assert code == 0, err
+
+
+def test_a_snapshot_that_ends_after_midnight_is_named_by_the_day_its_lists_were_paged(
+        configure, tmp_path):
+    # an export begun at 23:59:59 UTC whose last profile arrives after midnight: its lists
+    # are the service's of that day, and the folder said the next day (so two runs of one
+    # cron line could share a name, one replacing the other, and a day go missing)
+    import datetime as dt
+
+    import time_machine
+    from hostile import FILTERS, LIST, PROFILE, HostileServer, json_reply, paged_list
+
+    begun = dt.datetime(2026, 3, 1, 23, 59, 59, tzinfo=dt.UTC)
+    with time_machine.travel(begun, tick=False) as traveller:
+        def profile(h) -> None:
+            asked = h.request_json().get("id")
+            if asked == 3:  # the last profile: the clock passes midnight while it is fetched
+                traveller.move_to(begun + dt.timedelta(seconds=2))
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
+
+        filters = {"error": None, "platform": [], "category": [], "type": [], "location": []}
+        with HostileServer({FILTERS: json_reply(filters), LIST: paged_list(3),
+                            PROFILE: profile}) as srv:
+            configure(srv, max_workers=1)
+            result = icoframes.export_tables(tmp_path / "out", status="past", snapshot=True,
+                                             progress=False)
+    assert result.exported_at == begun + dt.timedelta(seconds=2)  # when it was written
+    assert result.path == tmp_path / "out" / "snapshot_date=2026-03-01"
+    assert [p.name for p in (tmp_path / "out").glob("snapshot_date=*")] == [
+        "snapshot_date=2026-03-01"]
+    assert result.manifest["queries"][0]["fetched_at"].startswith("2026-03-01T23:59:59")
+    assert icoframes.history.snapshot_info(tmp_path / "out")["snapshot_date"].tolist() == [
+        dt.datetime(2026, 3, 1)]
+
+
+@pytest.mark.parametrize("value", ["no", "False", 1, 0, None])
+def test_cache_housekeeping_flags_take_true_or_false_only(cfg, tmp_path, value):
+    # clear_cache(all="no", ledgers="no") removed every service's cache and today's
+    # request count, the one the daily_quota cap needs
+    icoframes.load_list(status="past", progress=False)
+    before = _tree(tmp_path / "cache")
+    sent = icoframes.cache_info().requests_today
+    calls = [lambda: icoframes.clear_cache(all=value), lambda: icoframes.clear_cache(ledgers=value),
+             lambda: icoframes.cache_info(all=value),
+             lambda: icoframes.prune_cache(0, ledgers=value)]
+    for call in calls:
+        with pytest.raises(InvalidParameter, match=r"(all|ledgers) must be True or False, got "):
+            call()
+    assert _tree(tmp_path / "cache") == before
+    assert icoframes.cache_info().requests_today == sent > 0
+
+
+def _tree(folder) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("arguments", [
+    {"n_icos": True}, {"n_icos": 2.5}, {"n_icos": "10"}, {"quota": True}, {"quota": 2.5},
+    {"latency": float("inf")}, {"latency": float("nan")}, {"fail_rate": True},
+    {"grow_every": True}, {"seed": 1.5}, {"port": True}, {"port": 70000}])
+def test_the_sandbox_refuses_numbers_that_mean_something_else(arguments):
+    # n_icos=True served 1 ICO, quota=2.5 a quota, fail_rate=True failed every request,
+    # port=True bound port 1, latency=nan served; each is now refused before binding
+    [name] = arguments
+    with pytest.raises(InvalidParameter, match=f"^{name} must be .*, got "):
+        sandbox.serve(**arguments)
