@@ -109,7 +109,7 @@ from ._version import __version__
 from .errors import EmptyResult, InvalidParameter, QuotaExceeded
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
-from .files import atomic_write_bytes, atomic_write_table, utcnow
+from .files import atomic_write_bytes, atomic_write_table, folder_path, utcnow
 from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
     dump,
@@ -268,7 +268,7 @@ def export_tables(
     (True, True)
     """
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
-    folder = _folder(out)
+    folder = folder_path(out, "out")
     for name, flag in (("snapshot", snapshot), ("allow_empty", allow_empty)):
         if not isinstance(flag, bool | np.bool_):  # snapshot="no" would be a snapshot
             raise InvalidParameter(f"{name} must be True or False, got {flag!r}")
@@ -345,14 +345,3 @@ def export_tables(
                         not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
                         stopped=manifest["stopped"], report=tables.report or LoadReport(),
                         manifest=manifest)
-
-
-def _folder(out: Any) -> Path:
-    """``out`` as a Path; InvalidParameter for an empty one (``Path("")`` is the current
-    directory) or a value that is no path."""
-    if isinstance(out, str) and not out.strip():
-        raise InvalidParameter(f"out={out!r} is an empty path (that would be the current "
-                               "directory; say '.')")
-    if not isinstance(out, str | os.PathLike):
-        raise InvalidParameter(f"out must be a folder path (str or os.PathLike), got {out!r}")
-    return Path(out)

@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import InvalidParameter
-from .files import atomic_write_table, concurrently, read_parquet_table
+from .files import atomic_write_table, concurrently, folder_path, read_parquet_table
 from .frames import check_frame, frame_from_arrow
 from .metadata import describe_columns
 from .reporting import LoadReport, queries_html
@@ -284,7 +284,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         ...     Tables.read_parquet(d).icos.shape
         (0, 42)
         """
-        directory = Path(directory)
+        directory = folder_path(directory, "directory")  # "" is no place to write to
         directory.mkdir(parents=True, exist_ok=True)
 
         def write(table: TableSchema) -> None:

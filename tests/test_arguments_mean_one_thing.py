@@ -328,3 +328,12 @@ def test_the_sandbox_refuses_numbers_that_mean_something_else(arguments):
     [name] = arguments
     with pytest.raises(InvalidParameter, match=f"^{name} must be .*, got "):
         sandbox.serve(**arguments)
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_tables_to_parquet_refuses_an_empty_path(cwd, empty):
+    from icoframes.tables import Tables
+
+    with pytest.raises(InvalidParameter, match=r"directory='\s*' is an empty path"):
+        Tables.empty().to_parquet(empty)
+    assert list(cwd.iterdir()) == []  # it wrote 11 files into the working directory
