@@ -15,7 +15,9 @@ re-pages every day, even when yesterday's run finished a few seconds less than
 lists. ``max_age=None`` (never expires) turns the rule off. The manifest states
 the moment a cached list had to be fetched after (``lists_fresh_after``) and
 each list's fetch time (``queries[*].fetched_at``, and ``lists_fetched``:
-the oldest and the newest).
+the oldest and the newest). A list whose paging fails is never answered by a
+list cached before that moment (for a snapshot: before the export started):
+with no list answered nothing is written (the service's error is raised).
 
 What a reader can rely on:
 
@@ -276,6 +278,9 @@ def export_tables(
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
+    # a list whose paging fails is never answered by an older cached copy: today's export
+    # holds today's lists or says it has none (exit 1 when no list answered at all)
+    load.lists_after = now if snapshot else fresh_after
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         stop: QuotaExceeded | None = None
         try:
