@@ -65,6 +65,8 @@ CHANGE_KINDS: dict[str, str] = {
 }
 #: The events :func:`changes` gives for what an incomplete snapshot could not tell.
 GAP_KINDS = ("unseen", "first_seen")
+#: The ``icos`` columns read from the profile: unchanged at the service while its copy is.
+_PROFILE_COLUMNS = frozenset(c.name for c in ICOS.columns if c.source is not None)
 _DATE_DTYPE = DATE_DTYPE
 _EVENT_ORDER = {"new": 0, "removed": 1, "unseen": 0, "first_seen": 0}  # then compared kinds
 
@@ -125,7 +127,10 @@ def changes(
 
         Sorted by date, ICO, then kind. The first snapshot is the baseline: it
         has no events. A value going missing or appearing is a change; missing
-        in both is not. Snapshots are taken as complete when the frame carries
+        in both is not. A value read from the profile is compared only when
+        the ICO's profile was fetched again (its ``fetched_at`` moved): the same
+        copy read by another parser version (after an upgrade of icoframes) is
+        no change at the service. Snapshots are taken as complete when the frame carries
         no completeness (``attrs["icoframes"]["snapshots"]``, which
         :func:`read_snapshots` sets).
 
@@ -255,9 +260,12 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     parts.append(_events(newly, "unseen", _text(status_before.loc[newly]), None,
                          seen.loc[newly].to_numpy()))
     both = known.index.intersection(after.index)
+    same_copy = _same_copy(known, after, both)
     for kind, column in compared.items():
         old, new = known.loc[both, column], after.loc[both, column]
         changed = ~_same(old, new)
+        if column in _PROFILE_COLUMNS:  # one copy read by two parsers: no change at the service
+            changed &= ~same_copy
         ids = both[changed]
         parts.append(_events(ids, kind, _text(old[changed]), _text(new[changed]),
                              seen.loc[ids].to_numpy()))
@@ -267,6 +275,15 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     known_after = pd.concat([after, carried]) if len(carried) else after
     seen_after = pd.concat([pd.Series(date, index=after.index), seen.loc[unseen]])
     return events, known_after, seen_after
+
+
+def _same_copy(known: pd.DataFrame, after: pd.DataFrame, ids: pd.Index) -> np.ndarray:
+    """Whether each of ``ids`` has the same copy of its profile on both sides (the same
+    ``fetched_at``): its values can differ only by the parser that read them."""
+    if "fetched_at" not in known.columns or "fetched_at" not in after.columns:
+        return np.zeros(len(ids), dtype=bool)
+    old, new = known.loc[ids, "fetched_at"], after.loc[ids, "fetched_at"]
+    return _same(old, new) & old.notna().to_numpy()
 
 
 def _same(old: pd.Series, new: pd.Series) -> np.ndarray:

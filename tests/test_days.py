@@ -134,3 +134,41 @@ def test_a_list_that_fails_beside_others_is_exported_partial_and_empty(
     events = icoframes.changes(out)
     assert [(r.ico_id, r.kind, r.old) for r in events.itertuples()] == [
         (1, "unseen", "ongoing"), (2, "unseen", "ongoing")]
+
+
+def test_a_parser_upgrade_between_days_is_no_event(sb, tmp_path, monkeypatch):
+    """Between two daily snapshots icoframes is upgraded and its parser reads scores
+    differently: each cached profile is parsed again (no request), so 30 ICOs whose
+    service data did not move had a 'score' event. A value is compared only when the
+    row's profile was fetched again (its fetched_at moved): the same copy of a profile
+    read by two parsers is no change at the service. The ICO really rescored is still
+    an event, with its values as the new parser reads them."""
+    from icoframes.parse import profiles, rules
+
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--status", "past", "--snapshot"]
+    assert _run(DAYS[0], *args) == EXIT_OK
+    real = profiles.tidy
+
+    def upgraded(raw, **kwargs):  # the new parser: scores rounded to whole points
+        tables = real(raw, **kwargs)
+        tables.icos["ico_score"] = tables.icos["ico_score"].round(0)
+        return tables
+
+    monkeypatch.setattr(profiles, "tidy", upgraded)
+    monkeypatch.setattr(rules, "PARSER_VERSION", rules.PARSER_VERSION + 1)
+    past = sb.directory.ids("past")
+    rescored = past[0]
+    sb.update_ico(rescored, ico_score=4.4)
+    sb.stats.reset()
+    assert _run(DAYS[1], *args) == EXIT_OK
+    # the list's pages and the one profile that changed
+    assert dict(sb.stats.requests) == {"icos": -(-len(past) // 20), "ico": 1}
+    snaps = icoframes.read_snapshots(out)
+    day1 = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[1].date())].set_index("id")
+    day0 = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[0].date())].set_index("id")
+    reread = (day0["ico_score"] != day1["ico_score"]) & (day0.index != rescored)
+    assert reread.sum() >= 10  # the upgrade did change what was read
+    events = icoframes.changes(out)
+    assert [(r.ico_id, r.kind, r.new) for r in events.itertuples()] == [
+        (rescored, "score", "4")]
