@@ -383,16 +383,16 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     >>> len(prune(root, dt.timedelta(days=30), now=in_a_year).removed)
     1
     """
-    given = older_than
+    age: object = older_than
     if isinstance(older_than, int | float) and not isinstance(older_than, bool):
         # NaN, infinity and seconds no timedelta holds fail the range
-        older_than = (dt.timedelta(seconds=older_than)
-                      if 0 <= older_than < (dt.timedelta.max.days + 1) * 86_400 else None)
-    if not isinstance(older_than, dt.timedelta) or older_than < dt.timedelta(0):
+        age = (dt.timedelta(seconds=older_than)
+               if 0 <= older_than < (dt.timedelta.max.days + 1) * 86_400 else None)
+    if not isinstance(age, dt.timedelta) or age < dt.timedelta(0):
         raise InvalidParameter(
-            f"older_than must be a timedelta or seconds, 0 or more; got {given!r}")
+            f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}")
     now = utcnow() if now is None else now
     # nothing here is older than 1970, and a longer age would take now below datetime.min
-    older_than = min(older_than, now - _EPOCH)
-    return _sweep(Path(root), unused_before=now - older_than, older_than=older_than, now=now,
-                  ledgers_before=now - max(older_than, _DAY) if ledgers else None)
+    age = min(age, now - _EPOCH)
+    return _sweep(Path(root), unused_before=now - age, older_than=age, now=now,
+                  ledgers_before=now - max(age, _DAY) if ledgers else None)
