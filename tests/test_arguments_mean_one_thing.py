@@ -337,3 +337,18 @@ def test_tables_to_parquet_refuses_an_empty_path(cwd, empty):
     with pytest.raises(InvalidParameter, match=r"directory='\s*' is an empty path"):
         Tables.empty().to_parquet(empty)
     assert list(cwd.iterdir()) == []  # it wrote 11 files into the working directory
+
+
+@pytest.mark.parametrize("twice", [["--status", "past", "--status", "ongoing"],
+                                   ["--ico-score", "3", "--ico-score", "7"],
+                                   ["--budget", "5", "--budget", "50"],
+                                   ["--refresh", "all", "--refresh", "none"],
+                                   ["--max-age", "60.0", "--max-age", "3600.0"]])
+def test_an_export_option_given_twice_is_refused_not_the_last_taken(cfg, tmp_path, twice,
+                                                                     capsys, caplog):
+    out = tmp_path / "out"
+    code, err = _cli(["export", "--out", str(out), *twice], capsys, caplog)
+    assert code == 2, err
+    assert (f"argument {twice[0]}: given twice ({twice[1]}, then {twice[3]}); "
+            "give it once") in err
+    assert cfg.stats.requests.total() == 0 and not out.exists()
