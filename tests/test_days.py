@@ -172,3 +172,32 @@ def test_a_parser_upgrade_between_days_is_no_event(sb, tmp_path, monkeypatch):
     events = icoframes.changes(out)
     assert [(r.ico_id, r.kind, r.new) for r in events.itertuples()] == [
         (rescored, "score", "4")]
+
+
+def test_snapshots_written_before_a_column_was_added_still_read(sb, tmp_path):
+    """A cron job's tree spans an upgrade: the first day's roadmap.parquet was written by
+    icoframes 0.1.0, before roadmap.precision. read_snapshots(out, "roadmap") and
+    read_export of that day raised ValueError for the whole tree; now the older file
+    reads with precision missing and everything else as written."""
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "srv"
+    for when in DAYS[:2]:
+        assert _run(when, "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    old = _folder(out, DAYS[0]) / "roadmap.parquet"
+    written = pq.read_table(old)
+    pq.write_table(written.drop_columns(["precision"]), old)  # as 0.1.0 wrote it
+    roadmap = icoframes.read_snapshots(out, "roadmap")
+    assert roadmap.dtypes.to_dict() == {"snapshot_date": "datetime64[ms]",
+                                        **icoframes.schema.ROADMAP.dtypes}
+    first = roadmap[roadmap["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
+    later = roadmap[roadmap["snapshot_date"] == pd.Timestamp(DAYS[1].date())]
+    assert len(first) == written.num_rows > 0 and first["precision"].isna().all()
+    assert later["precision"].notna().any()
+    rows = written.select(["ico_id", "label", "description"]).to_pylist()
+    assert sorted(zip(first["ico_id"], first["label"], first["description"], strict=True)) == \
+        sorted(tuple(r.values()) for r in rows)
+    tables = icoframes.read_export(_folder(out, DAYS[0]))
+    assert tables.roadmap["precision"].isna().all()
+    assert tables.roadmap["description"].tolist() == [r["description"] for r in rows]
+    assert tables.roadmap.attrs["columns"]["precision"].description
