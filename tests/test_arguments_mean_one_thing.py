@@ -374,7 +374,7 @@ def test_a_base_url_with_a_query_or_fragment_is_refused_before_any_request(sb, t
         with pytest.raises(InvalidParameter, match="has a query or a fragment"):
             icoframes.configure(**settings, cache_dir=tmp_path / "cache")
         monkeypatch.setenv("ICOFRAMES_BASE_URL", settings["base_url"])
-        with pytest.raises(icoframes.ConfigError, match="ICOFRAMES_BASE_URL=.*has a query"):
+        with pytest.raises(icoframes.ConfigError, match=r"ICOFRAMES_BASE_URL=.*has a query"):
             icoframes.get_settings()
     finally:
         icoframes.reset_configuration()
