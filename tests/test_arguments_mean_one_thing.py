@@ -352,3 +352,13 @@ def test_an_export_option_given_twice_is_refused_not_the_last_taken(cfg, tmp_pat
     assert (f"argument {twice[0]}: given twice ({twice[1]}, then {twice[3]}); "
             "give it once") in err
     assert cfg.stats.requests.total() == 0 and not out.exists()
+
+
+def test_reading_an_export_at_an_empty_path_is_refused(cwd):
+    # "" read the working directory as an export tree
+    from icoframes import history
+
+    for read in (icoframes.read_export, icoframes.read_snapshots, icoframes.changes,
+                 history.snapshot_info):
+        with pytest.raises(InvalidParameter, match="path='' is an empty path"):
+            read("")
