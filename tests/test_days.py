@@ -201,3 +201,35 @@ def test_snapshots_written_before_a_column_was_added_still_read(sb, tmp_path):
     assert tables.roadmap["precision"].isna().all()
     assert tables.roadmap["description"].tolist() == [r["description"] for r in rows]
     assert tables.roadmap.attrs["columns"]["precision"].description
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
+        tmp_path, monkeypatch, quick_retries):
+    """Day 2 ICO 3 moves from upcoming to ongoing, and the ongoing list fails: 3 is absent
+    from a complete upcoming list, but it may be in the ongoing list nobody could read.
+    It was 'removed' on day 2 and 'new' on day 3; now unseen, then its status move."""
+    service = _ByStatus()
+    out = tmp_path / "srv"
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        icoframes.reset_configuration()
+        for setting in SETTINGS:
+            monkeypatch.delenv(setting.env, raising=False)
+        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        try:
+            assert _run(DAYS[0], "--out", str(out), "--snapshot") == EXIT_OK
+            service.ids["upcoming"], service.ids["ongoing"] = [], [1, 2, 3]
+            service.down = {"ongoing"}
+            assert _run(DAYS[1], "--out", str(out), "--snapshot") == EXIT_INCOMPLETE
+            service.down = set()
+            assert _run(DAYS[2], "--out", str(out), "--snapshot") == EXIT_OK
+        finally:
+            icoframes.reset_configuration()
+    events = icoframes.changes(out)
+    got = [(r.snapshot_date.date(), r.ico_id, r.kind, r.old, r.new, r.previous_date.date())
+           for r in events.fillna("-").itertuples()]
+    d0, d1, d2 = (d.date() for d in DAYS)
+    assert got == [(d1, 1, "unseen", "ongoing", "-", d0), (d1, 2, "unseen", "ongoing", "-", d0),
+                   (d1, 3, "unseen", "upcoming", "-", d0),
+                   (d2, 3, "status", "upcoming", "ongoing", d0)]
