@@ -30,6 +30,7 @@ a boolean column is True only where the value says it holds and False otherwise.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
@@ -37,6 +38,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 from pandas.api.extensions import ExtensionDtype
+
+from .errors import InvalidParameter
 
 __all__ = [
     "EACH",
@@ -123,24 +126,16 @@ class Column:
 
 
 _DTYPES: dict[Kind, Dtype] = {
-    "int": np.dtype("int64"),
-    "Int": pd.Int64Dtype(),
-    "float": np.dtype("float64"),
-    "bool": np.dtype("bool"),
-    "text": TEXT_DTYPE,
+    "int": np.dtype("int64"), "Int": pd.Int64Dtype(), "float": np.dtype("float64"),
+    "bool": np.dtype("bool"), "text": TEXT_DTYPE,
     "datetime": np.dtype("datetime64[ms]"),
     "utc": pd.DatetimeTZDtype("ms", "UTC"),  # an instant icoframes recorded itself
     "list": np.dtype("object"),
 }
 
 _ARROW: dict[Kind, pa.DataType] = {
-    "int": pa.int64(),
-    "Int": pa.int64(),
-    "float": pa.float64(),
-    "bool": pa.bool_(),
-    "text": pa.string(),
-    "datetime": pa.timestamp("ms"),
-    "utc": pa.timestamp("ms", tz="UTC"),
+    "int": pa.int64(), "Int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(),
+    "text": pa.string(), "datetime": pa.timestamp("ms"), "utc": pa.timestamp("ms", tz="UTC"),
     "list": pa.list_(pa.string()),
 }
 
@@ -440,8 +435,12 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
         known = {**TABLES, PROBLEMS.name: PROBLEMS, PROBLEM_SUMMARY.name: PROBLEM_SUMMARY,
                  LIST.name: LIST, FILTERS.name: FILTERS}
         if table not in known:
-            raise KeyError(f"no table {table!r}; tables: {', '.join(known)}")
+            close = difflib.get_close_matches(table.casefold(), known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise KeyError(f"no table {table!r}{hint}; tables: {', '.join(known)}")
         table = known[table]
+    if not isinstance(table, TableSchema):
+        raise InvalidParameter(f"describe takes a table name or a TableSchema, got {table!r}")
     return pd.DataFrame({
         "column": [c.name for c in table.columns],
         "dtype": [str(c.dtype) for c in table.columns],

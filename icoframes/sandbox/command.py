@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InvalidParameter
@@ -26,9 +27,33 @@ _TICK = 0.5
 _DEFAULT = {name: p.default for name, p in inspect.signature(serve).parameters.items()}
 
 
+def _checked(read: type[int] | type[float], rule: str,
+             ok: Callable[[float], bool]) -> Callable[[str], int | float]:
+    """An option's type: ``read`` of the text, refused by the parser (exit 2) unless ``ok``."""
+    def convert(text: str) -> int | float:
+        try:
+            value = read(text)
+        except ValueError:
+            value = None
+        if value is None or not ok(value):
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}")
+        return value
+    return convert
+
+
+_PORT = _checked(int, "a port from 0 to 65535", lambda v: 0 <= v <= 65535)
+_COUNT = _checked(int, "a whole number >= 0", lambda v: v >= 0)
+_EVERY = _checked(int, "a whole number >= 1", lambda v: v >= 1)
+_SECONDS = _checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
+_SHARE = _checked(float, "a share from 0 to 1", lambda v: 0 <= v <= 1)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add the sandbox's options to ``parser`` and return it."""
-    parser.add_argument("--port", type=int, default=8000)
+    """Add the sandbox's options to ``parser`` and return it.
+
+    Each number is checked by the parser, so a value out of range exits 2 naming its
+    option before any server starts."""
+    parser.add_argument("--port", type=_PORT, default=8000)
     parser.add_argument("--public-key",
                         help="default: ICOFRAMES_PUBLIC_KEY, else "
                              f"{_DEFAULT['public_key']!r}")
@@ -39,16 +64,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     keys.add_argument("--private-key", metavar="KEY",
                       help="the private key itself; it shows in the process list: prefer "
                            "ICOFRAMES_PRIVATE_KEY or --private-key-file")
-    parser.add_argument("--quota", type=int, default=_DEFAULT["quota"],
+    parser.add_argument("--quota", type=_COUNT, default=_DEFAULT["quota"],
                         help="requests per key per day; 0 means unlimited "
                              f"(default: {_DEFAULT['quota']})")
-    parser.add_argument("--n-icos", type=int, default=_DEFAULT["n_icos"])
+    parser.add_argument("--n-icos", type=_COUNT, default=_DEFAULT["n_icos"])
     parser.add_argument("--seed", type=int, default=_DEFAULT["seed"])
-    parser.add_argument("--latency", type=float, default=_DEFAULT["latency"], metavar="SECONDS")
-    parser.add_argument("--fail-rate", type=float, default=_DEFAULT["fail_rate"], metavar="P",
+    parser.add_argument("--latency", type=_SECONDS, default=_DEFAULT["latency"], metavar="SECONDS")
+    parser.add_argument("--fail-rate", type=_SHARE, default=_DEFAULT["fail_rate"], metavar="P",
                         help="share of requests answered with a 5xx, a dropped connection "
                              "or broken JSON")
-    parser.add_argument("--grow-every", type=int, metavar="N",
+    parser.add_argument("--grow-every", type=_EVERY, metavar="N",
                         help="add a new ICO at the top of the list after every N list requests")
     return parser
 

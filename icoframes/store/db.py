@@ -11,8 +11,10 @@ and a damaged database, are set aside as ``*.corrupt`` (never opened; what they 
 is fetched again); a full disk, or a writer stopped holding the write lock for longer
 than :data:`BUSY_SECONDS`, is a :class:`~icoframes.errors.CacheError` and the
 transaction is rolled back. A folder this process may not write to is opened
-``mode=ro`` (or ``immutable=1``): warm and offline loads still work. The cache must
-live on a local file system (WAL needs shared memory).
+``mode=ro``, or ``immutable=1`` (the file alone, read anew by each transaction) when no
+log holds commits it lacks: warm and offline loads still work; an empty file is nothing
+cached yet. A file this process may not read is said as such. The cache must live on a
+local file system (WAL needs shared memory).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ LEASE = 20.0
 #: How long a write waits for another process's write transaction (a stopped writer): a lease.
 BUSY_SECONDS = LEASE
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def ms(when: dt.datetime) -> int:
@@ -168,7 +171,7 @@ class Database:
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
-        self.read_only = False
+        self.read_only = self._fixed = False
 
     def __repr__(self) -> str:
         return f"Database({str(self.path)!r}, read_only={self.read_only})"
@@ -185,7 +188,7 @@ class Database:
         be new ones: the file's identity is checked at every use); a file that is no
         database is set aside."""
         if self._conn is not None and self._identify() == self._identity and not (
-                write and self.read_only):
+                write and self.read_only) and not self._fixed:
             return self._conn
         self.close()
         if not _folders(self.path.parent.parent, self.path, write=write):
@@ -197,8 +200,15 @@ class Database:
                     if not stat.S_ISREG(mode := candidate.lstat().st_mode):
                         _set_aside(candidate, "a symbolic link" if stat.S_ISLNK(mode)
                                    else "not a plain file")
-            if self._identify() is None and not write:
-                return None
+            try:  # a file this process may not read is said so, whatever the opening
+                os.close(os.open(self.path, os.O_RDONLY | _NOFOLLOW))
+            except FileNotFoundError:
+                if not write:
+                    return None
+            except OSError as exc:
+                raise CacheError(f"the cache database {self.path} cannot be read ({exc.strerror})"
+                                 ": give this user read and write access to it, or remove it "
+                                 "(what it held is then fetched again)") from None
             uri = f"file:{quote(str(self.path))}?nofollow=1"
             try:
                 try:
@@ -244,16 +254,29 @@ class Database:
         except BaseException:
             conn.close()
             raise
-        self.read_only = False
+        self.read_only = self._fixed = False
         return conn
 
-    def _open_read_only(self, uri: str) -> sqlite3.Connection:
+    def _open_read_only(self, uri: str) -> sqlite3.Connection | None:
+        """``mode=ro`` (it needs the log's index, ``-shm``), else ``immutable=1`` unless the
+        log holds commits: that reads the file alone, with no lock (so it is not kept). None
+        for an empty file (nothing cached yet)."""
         for extra in ("&mode=ro", "&mode=ro&immutable=1"):
+            logged, log = 0, f"{self.path}-wal"
+            with contextlib.suppress(FileNotFoundError):
+                logged = os.stat(log).st_size
+            if logged and extra.endswith("1"):
+                raise CacheError(
+                    f"the cache database {self.path} cannot be read here: commits in its log "
+                    f"{log} are not in the file yet, and SQLite reads a log only with its "
+                    "index (-shm), which cannot be made in a folder that cannot be written. "
+                    "Open the cache once where it can be written (`icoframes cache info` "
+                    "there folds the log into the file)")
             conn: sqlite3.Connection | None = None
             try:
                 conn = sqlite3.connect(uri + extra, uri=True, isolation_level=None,
                                        check_same_thread=False, timeout=BUSY_SECONDS)
-                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             except sqlite3.DatabaseError as exc:
                 if conn is not None:  # closed now: the garbage collector would keep it open
                     conn.close()
@@ -262,7 +285,10 @@ class Database:
                 # damaged, and it cannot be set aside here
                 raise CacheError(f"the cache database {self.path} is damaged ({exc}) and "
                                  "read-only here; remove it where it can be written") from None
-            self.read_only = True
+            self.read_only, self._fixed = True, extra.endswith("1")
+            if not tables:  # an empty file: nothing was cached
+                conn.close()
+                return None
             return conn
         raise CacheError(f"the cache database {self.path} cannot be opened, not even to read")
 
@@ -317,7 +343,7 @@ class Database:
         """
         for path in (self.path.with_name(self.path.name + "-wal"), self.path):
             try:  # (os.open's descriptors are never inherited by a child: PEP 446)
-                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
             except FileNotFoundError:
                 continue  # no WAL: every commit is in the file
             except OSError as exc:
