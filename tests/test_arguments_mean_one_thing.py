@@ -362,3 +362,20 @@ def test_reading_an_export_at_an_empty_path_is_refused(cwd):
                  history.snapshot_info):
         with pytest.raises(InvalidParameter, match="path='' is an empty path"):
             read("")
+
+
+@pytest.mark.parametrize("suffix", ["?token=abc", "#top", "/?a=1"])
+def test_a_base_url_with_a_query_or_fragment_is_refused_before_any_request(sb, tmp_path,
+                                                                           monkeypatch, suffix):
+    # it was taken, and each call spent a request on "POST /?token=abc/api/v1/icos/" (481)
+    settings = {**sb.settings(), "base_url": sb.base_url + suffix}
+    sb.stats.reset()
+    try:
+        with pytest.raises(InvalidParameter, match="has a query or a fragment"):
+            icoframes.configure(**settings, cache_dir=tmp_path / "cache")
+        monkeypatch.setenv("ICOFRAMES_BASE_URL", settings["base_url"])
+        with pytest.raises(icoframes.ConfigError, match=r"ICOFRAMES_BASE_URL=.*has a query"):
+            icoframes.get_settings()
+    finally:
+        icoframes.reset_configuration()
+    assert sb.stats.requests.total() == 0
