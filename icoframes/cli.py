@@ -82,6 +82,7 @@ def _add_filter_options(parser: argparse.ArgumentParser) -> None:
         flag = "--" + param.name.replace("_", "-")
         if param.kind in ("status", "sort"):
             group.add_argument(flag, dest=param.name, choices=param.allowed, type=_folded,
+                               action=_Once,
                                help=f"{param.doc} (default: all)")
         elif param.kind in ("ids", "strings"):
             group.add_argument(flag, dest=param.name, action="append", metavar=param.value,
@@ -89,6 +90,7 @@ def _add_filter_options(parser: argparse.ArgumentParser) -> None:
         elif param.kind == "int":
             bounds = f"{param.low}-{param.high}" if param.high else f">= {param.low}"
             group.add_argument(flag, dest=param.name, type=int, metavar=param.value,
+                               action=_Once,
                                help=f"{param.doc} ({bounds})")
         else:  # a yes-flag: the API can only ask for "yes"
             group.add_argument(flag, dest=param.name, action="store_true", default=None,
@@ -107,6 +109,20 @@ def _filters_from(args: argparse.Namespace) -> dict[str, Any]:
             filters[param.name] = [int(v) if v.strip().isdigit() else v
                                    for v in filters[param.name]]
     return filters
+
+
+class _Once(argparse.Action):
+    """Store an option's value, refusing it given twice: ``--status past --status ongoing``
+    took the last one silently."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        given = namespace.__dict__.setdefault("_given_twice", {})
+        if self.dest in given:
+            raise argparse.ArgumentError(self, f"given twice ({given[self.dest]}, then "
+                                               f"{values}); give it once")
+        given[self.dest] = values
+        setattr(namespace, self.dest, values)
 
 
 def _folder(text: str) -> Path:
@@ -158,10 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
                                         "and write DIR/<table>.parquet and DIR/manifest.json.",
                             epilog="exit codes: " + "; ".join(
                                 f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
-    export.add_argument("--out", required=True, type=_folder, metavar="DIR")
+    export.add_argument("--out", action=_Once, required=True, type=_folder, metavar="DIR")
     export.add_argument("--snapshot", action="store_true",
-                        help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC "
-                             "day); always re-pages the lists (--refresh changed at least); a "
+                        help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC day "
+                             "it began); always re-pages the lists (--refresh changed at least); a "
                              "re-run on the same day replaces that day's snapshot")
     export.add_argument("--allow-empty", action="store_true",
                         help="write empty tables when no ICO matches (default: exit 4, "
@@ -170,22 +186,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="exit 0 when listed ICOs could not be fetched or a list came "
                              "back partial (default: exit 5; the export is written and "
                              "marked complete: false either way)")
-    export.add_argument("--refresh", choices=("none", "changed", "all"), default="none",
+    export.add_argument("--refresh", action=_Once, choices=("none", "changed", "all"),
                         help="none: use fresh cache; changed: re-page and re-fetch changed "
                              "profiles; all: re-fetch everything (default: none, and changed "
-                             "with --snapshot)")
-    export.add_argument("--max-age", type=_seconds, default=86400.0, metavar="SECONDS",
+                             "with --snapshot, which refuses none)")
+    export.add_argument("--max-age", action=_Once, type=_seconds, default=86400.0,
+                        metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "
                              "lists fetched before the current UTC day are re-paged "
                              "whatever their age, so a daily cron export holds that day's "
                              "lists (the manifest's lists_fresh_after and lists_fetched)")
-    export.add_argument("--profile-max-age", type=_seconds, metavar="SECONDS",
+    export.add_argument("--profile-max-age", action=_Once, type=_seconds, metavar="SECONDS",
                         help="re-fetch profiles older than this when the lists are re-paged "
                              "(default: ongoing 1 day, upcoming 7 days, past 90 days)")
-    export.add_argument("--budget", type=int, metavar="N",
+    export.add_argument("--budget", action=_Once, type=int, metavar="N",
                         help="at most N profile requests, the most stale first")
-    export.add_argument("--max-workers", type=int, metavar="N")
-    export.add_argument("--cache-dir", type=_folder, metavar="DIR")
+    export.add_argument("--max-workers", action=_Once, type=int, metavar="N")
+    export.add_argument("--cache-dir", action=_Once, type=_folder, metavar="DIR")
     _add_filter_options(export)
 
     from .sandbox.command import add_arguments
@@ -312,7 +329,11 @@ def _export(args: argparse.Namespace) -> int:
     from .export import export_tables
     from .loaders import Refresh
 
-    refreshes: dict[str, Refresh] = {"none": False, "changed": True, "all": "all"}
+    refreshes: dict[str | None, Refresh] = {None: False, "none": False, "changed": True,
+                                            "all": "all"}
+    if args.snapshot and args.refresh == "none":  # it would be "changed" whatever it says
+        raise InvalidParameter("--refresh none cannot go with --snapshot: a snapshot always "
+                               "re-pages the lists (--refresh changed at least)")
     refresh = refreshes[args.refresh]
     try:
         result = export_tables(

@@ -1,10 +1,9 @@
 """Settings: arguments to :func:`configure` > ``ICOFRAMES_*`` env vars > defaults.
 
-Every setting is one row of :data:`SETTINGS`: its reader (the check), default,
-environment variable and meaning. :class:`Settings` and :func:`configure` are
-written out, so type checkers see them, and held to the rows when this module
-is imported (the same names, types and defaults). To add a setting, add a row,
-a field and a parameter.
+Every setting is one row of :data:`SETTINGS`: its reader (the check), default, environment
+variable and meaning. :class:`Settings` and :func:`configure` are written out, so type checkers
+see them, and held to the rows when this module is imported (the same names, types and
+defaults). To add a setting, add a row, a field and a parameter.
 
 {table}
 
@@ -41,8 +40,7 @@ _ENV_PREFIX = "ICOFRAMES_"
 class _Unchanged:
     """The default of every :func:`configure` parameter: leave that setting as it is."""
 
-    def __repr__(self) -> str:
-        return "unchanged"
+    def __repr__(self) -> str: return "unchanged"
 
 
 unchanged: Any = _Unchanged()  #: Sentinel: a configure() argument left out keeps its value
@@ -106,8 +104,9 @@ def _url(value: Any) -> str:
         usable = bool(parts.hostname) and parts.port != 0
     except ValueError as error:
         raise ValueError(f"is not a usable URL ({error})") from None
-    if not usable:
-        raise ValueError("names no host, or port 0")
+    if not usable or parts.query or parts.fragment:  # "?..." would come before the API's paths
+        raise ValueError("names no host, or port 0" if not usable else
+                         "has a query or a fragment ('?', '#'): the API's paths go after it")
     return RedactedURL(url)
 
 
@@ -148,8 +147,10 @@ def _path(value: Any) -> Path:
 
 def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
     def read(value: Any) -> int:
-        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-            raise ValueError("must be an integer")
+        if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool" or not (
+                hasattr(value, "__index__") or (
+                    isinstance(value, str) and value.strip().lstrip("+-").isdigit())):
+            raise ValueError("must be an integer")  # never cut: 2.5, Decimal("2.5"), np.True_
         number = int(value)
         if number < low or (high is not None and number > high):
             raise ValueError(f"must be between {low} and {high}" if high is not None
@@ -159,7 +160,7 @@ def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
 
 
 def _seconds(value: Any) -> float:
-    if isinstance(value, bool):
+    if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool":  # np.True_ too
         raise ValueError("must be a number of seconds")
     seconds = float(value)
     if not seconds > 0 or seconds == float("inf"):
@@ -367,8 +368,7 @@ InvalidParameter
 Examples
 --------
 >>> import icoframes
->>> s = icoframes.configure(max_workers=4)
->>> s.max_workers
+>>> icoframes.configure(max_workers=4).max_workers
 4
 >>> _ = icoframes.configure(max_workers=None)
 """.format(parameters="".join(

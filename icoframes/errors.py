@@ -45,7 +45,9 @@ import sys
 import warnings
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,6 +74,7 @@ __all__ = [
     "Redirected",
     "ServiceUnavailable",
     "StaleWarning",
+    "check_flags",
     "error_for_code",
     "warn",
 ]
@@ -292,3 +295,21 @@ def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
     if frame is None:
         level -= 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def check_flags(**flags: Any) -> None:
+    """Each flag is True or False (a numpy bool too), never another truthy value.
+
+    ``rates="no"`` would be true, and ``None`` false, without saying so.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_flags(snapshot=True, rates="no")
+    ... except InvalidParameter as exc:
+    ...     print(exc)
+    rates must be True or False, got 'no'
+    """
+    for name, value in flags.items():
+        if not isinstance(value, bool | np.bool_):
+            raise InvalidParameter(f"{name} must be True or False, got {value!r}")

@@ -2,7 +2,7 @@
 
 ``export_tables(out)`` writes ``out/<table>.parquet`` for every table and
 ``out/manifest.json``. With ``snapshot=True`` it writes under
-``out/snapshot_date=YYYY-MM-DD/`` instead (the UTC day of the export), so
+``out/snapshot_date=YYYY-MM-DD/`` instead (the UTC day the export began), so
 readers that understand hive partitions see every snapshot as one dataset with
 the date as a column. A snapshot always re-pages the lists (``refresh=True`` at
 least), so each day's snapshot says what the service listed that day.
@@ -15,7 +15,9 @@ re-pages every day, even when yesterday's run finished a few seconds less than
 lists. ``max_age=None`` (never expires) turns the rule off. The manifest states
 the moment a cached list had to be fetched after (``lists_fresh_after``) and
 each list's fetch time (``queries[*].fetched_at``, and ``lists_fetched``:
-the oldest and the newest).
+the oldest and the newest). A list whose paging fails is never answered by a
+list cached before that moment (for a snapshot: before the export started):
+with no list answered nothing is written (the service's error is raised).
 
 What a reader can rely on:
 
@@ -107,7 +109,7 @@ from ._version import __version__
 from .errors import EmptyResult, InvalidParameter, QuotaExceeded
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
-from .files import atomic_write_bytes, atomic_write_table, utcnow
+from .files import atomic_write_bytes, atomic_write_table, folder_path, utcnow
 from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
     dump,
@@ -219,7 +221,8 @@ def export_tables(
         day and is younger than this; otherwise it is re-paged (so a daily cron
         export always holds that day's lists). ``None``: cached lists never expire.
     snapshot : bool, default False
-        Write under ``out/snapshot_date=<UTC date>/``, replacing that day's
+        Write under ``out/snapshot_date=<UTC date>/`` (the day the export began,
+        when its lists were paged, even if it ends after midnight), replacing that day's
         snapshot. Implies ``refresh=True`` at least: the lists are always re-paged.
     allow_empty : bool, default False
         Write empty tables when no ICO matches, instead of raising.
@@ -265,7 +268,7 @@ def export_tables(
     (True, True)
     """
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
-    folder = _folder(out)
+    folder = folder_path(out, "out")
     for name, flag in (("snapshot", snapshot), ("allow_empty", allow_empty)):
         if not isinstance(flag, bool | np.bool_):  # snapshot="no" would be a snapshot
             raise InvalidParameter(f"{name} must be True or False, got {flag!r}")
@@ -275,6 +278,9 @@ def export_tables(
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
+    # a list whose paging fails is never answered by an older cached copy: today's export
+    # holds today's lists or says it has none (exit 1 when no list answered at all)
+    load.lists_after = now if snapshot else fresh_after
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         stop: QuotaExceeded | None = None
         try:
@@ -325,7 +331,8 @@ def export_tables(
                            staging.data / "problem_summary.parquet")
         atomic_write_bytes(staging.data / MANIFEST, dump(manifest))
         if snapshot:
-            target = staging.out / f"{SNAPSHOT_PREFIX}{exported_at.date().isoformat()}"
+            # the day it began, when its lists were paged (its end may be past midnight)
+            target = staging.out / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
             with swap_lock(staging.out):
                 swap_folder(staging.data, target, staging.scratch)
         else:
@@ -338,14 +345,3 @@ def export_tables(
                         not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
                         stopped=manifest["stopped"], report=tables.report or LoadReport(),
                         manifest=manifest)
-
-
-def _folder(out: Any) -> Path:
-    """``out`` as a Path; InvalidParameter for an empty one (``Path("")`` is the current
-    directory) or a value that is no path."""
-    if isinstance(out, str) and not out.strip():
-        raise InvalidParameter(f"out={out!r} is an empty path (that would be the current "
-                               "directory; say '.')")
-    if not isinstance(out, str | os.PathLike):
-        raise InvalidParameter(f"out must be a folder path (str or os.PathLike), got {out!r}")
-    return Path(out)

@@ -29,7 +29,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from .errors import InvalidParameter, warn
+from .errors import InvalidParameter, check_flags, warn
 from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, rate_age, renamed_rate_max_age, to_usd
 from .parse.units import FIAT_CODES, canonical_unit
 from .queries import checked_keywords
@@ -124,6 +124,7 @@ FEATURES: Final[tuple[Feature, ...]] = (
 _BY_NAME: Final = {f.name: f for f in FEATURES}
 
 
+@checked_keywords
 def describe_features(*, rates: bool = True) -> pd.DataFrame:
     """The columns of :func:`compute_features`: name, dtype and definition, from :data:`FEATURES`.
 
@@ -133,6 +134,7 @@ def describe_features(*, rates: bool = True) -> pd.DataFrame:
     >>> d.loc["team_size", "dtype"], d.loc["team_size", "definition"]
     ('int64', 'rows of the team table')
     """
+    check_flags(rates=rates)
     rows = [f for f in FEATURES if rates or not f.needs_rates]
     return pd.DataFrame({
         "name": [f.name for f in rows],

@@ -34,14 +34,16 @@ from typing import BinaryIO, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .errors import InvalidParameter
+
 with warnings.catch_warnings():
     # Without fcntl (and not on Windows) filelock falls back to lock files and says so at
     # import; that fallback is the documented behaviour here, not news for every user.
     warnings.filterwarnings("ignore", message="only soft file lock is available")
     import filelock
 
-__all__ = ["atomic_write_bytes", "atomic_write_table", "concurrently", "folder_flock", "locked",
-           "read_parquet_table", "today", "utcnow"]
+__all__ = ["atomic_write_bytes", "atomic_write_table", "concurrently", "folder_flock",
+           "folder_path", "locked", "read_parquet_table", "today", "utcnow"]
 
 # errors of creating or opening a lock file in a folder this process may not write to
 _READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
@@ -49,6 +51,18 @@ _ATTEMPTS = 20  # of taking a lock whose folder housekeeping removes meanwhile
 _WRITERS = 4  # files written at once by :func:`concurrently`
 _T = TypeVar("_T")
 _HAS_FCNTL = importlib.util.find_spec("fcntl") is not None  # flock: shared locks (not Windows)
+
+
+def folder_path(value: object, name: str) -> Path:
+    """A folder argument as a Path: InvalidParameter for an empty one (``Path("")`` is the
+    current directory, where nobody meant to write) or a value that is no path."""
+    if isinstance(value, str) and not value.strip():
+        raise InvalidParameter(f"{name}={value!r} is an empty path (that would be the current "
+                               "directory; say '.')")
+    if not isinstance(value, str | os.PathLike):
+        raise InvalidParameter(f"{name} must be a folder path (str or os.PathLike), got "
+                               f"{value!r}")
+    return Path(value)
 
 
 def utcnow() -> dt.datetime:

@@ -39,7 +39,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .errors import ExportReplaced
+from .api.params import closest
+from .errors import ExportReplaced, InvalidParameter
 from .exported import (
     DATE_DTYPE,
     read_export,
@@ -64,6 +65,8 @@ CHANGE_KINDS: dict[str, str] = {
 }
 #: The events :func:`changes` gives for what an incomplete snapshot could not tell.
 GAP_KINDS = ("unseen", "first_seen")
+#: The ``icos`` columns read from the profile: unchanged at the service while its copy is.
+_PROFILE_COLUMNS = frozenset(c.name for c in ICOS.columns if c.source is not None)
 _DATE_DTYPE = DATE_DTYPE
 _EVENT_ORDER = {"new": 0, "removed": 1, "unseen": 0, "first_seen": 0}  # then compared kinds
 
@@ -89,8 +92,9 @@ def changes(
         listed.
     gaps : {"mark", "skip"}, default "mark"
         What to say of an ICO whose absence an incomplete snapshot explains
-        (its manifest lists it in ``missing``: listed but not fetched; or the
-        list of its status came back partial): ``"mark"`` gives the events
+        (its manifest lists it in ``missing``: listed but not fetched; or a
+        list of the snapshot came back partial, which may hold it under any
+        status): ``"mark"`` gives the events
         ``unseen`` and ``first_seen`` (:data:`GAP_KINDS`), ``"skip"`` gives
         none. Either way such an ICO is never ``removed`` or ``new``, and when
         it is seen again it is compared with its last known values.
@@ -109,7 +113,7 @@ def changes(
             its status), ``removed`` (in the previous one, not in this one;
             ``old`` holds its last status), ``unseen`` (known before, absent
             here because this snapshot is incomplete: listed but not fetched,
-            or its list came back partial; ``old`` holds its last known
+            or a list came back partial; ``old`` holds its last known
             status), ``first_seen`` (in this snapshot, not in the previous
             one, which was incomplete for it: it may have been listed then;
             ``new`` holds its status) or a kind of ``kinds``.
@@ -124,7 +128,10 @@ def changes(
 
         Sorted by date, ICO, then kind. The first snapshot is the baseline: it
         has no events. A value going missing or appearing is a change; missing
-        in both is not. Snapshots are taken as complete when the frame carries
+        in both is not. A value read from the profile is compared only when
+        the ICO's profile was fetched again (its ``fetched_at`` moved): the same
+        copy read by another parser version (after an upgrade of icoframes) is
+        no change at the service. Snapshots are taken as complete when the frame carries
         no completeness (``attrs["icoframes"]["snapshots"]``, which
         :func:`read_snapshots` sets).
 
@@ -133,7 +140,8 @@ def changes(
     ValueError
         Fewer than one snapshot, an unknown kind (with the closest name), a
         frame without ``snapshot_date`` and ``id``, an id twice in one
-        snapshot, or ``gaps`` neither "mark" nor "skip".
+        snapshot, or ``gaps`` neither "mark" nor "skip" (InvalidParameter, with a
+        "did you mean").
 
     Examples
     --------
@@ -147,8 +155,10 @@ def changes(
     1       2  removed      past        -
     """
     frame = read_snapshots(snapshots) if not isinstance(snapshots, pd.DataFrame) else snapshots
-    if gaps not in ("mark", "skip"):
-        raise ValueError(f"gaps must be 'mark' or 'skip', got {gaps!r}")
+    if not (isinstance(gaps, str) and gaps in ("mark", "skip")):
+        close = closest(gaps.strip().casefold(), ("mark", "skip")) if isinstance(gaps, str) else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {gaps!r}{hint}")
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:
@@ -209,13 +219,13 @@ class _Gaps:
         self.missing = pd.Index(list(missing), dtype="int64")
         self.partial = set(partial)
 
-    def explains(self, ids: pd.Index, status: pd.Series) -> np.ndarray:
-        """Whether this snapshot's incompleteness explains the absence of each of ``ids``."""
-        listed = np.asarray(ids.isin(self.missing), dtype=bool)
-        if None in self.partial:  # a list of every status came back partial
+    def explains(self, ids: pd.Index) -> np.ndarray:
+        """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
+        listed but not fetched, or any list came back partial (an ICO whose status moved
+        is in the list of its new status, whichever that is: the spec states no transitions)."""
+        if self.partial:
             return np.ones(len(ids), dtype=bool)
-        paged = np.asarray(status.reindex(ids).isin(list(self.partial)), dtype=bool)
-        return listed | paged
+        return np.asarray(ids.isin(self.missing), dtype=bool)
 
 
 def _gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, _Gaps]:
@@ -238,10 +248,10 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     status_after = after["status"] if "status" in after else pd.Series(np.nan, after.index)
     added = after.index.difference(known.index)
     gone = known.index.difference(after.index)
-    unseen = (gone[gaps_after.explains(gone, status_before)] if gaps_after is not None
+    unseen = (gone[gaps_after.explains(gone)] if gaps_after is not None
               else gone[:0])
     gone = gone.difference(unseen)
-    first = (added[gaps_before.explains(added, status_after)] if gaps_before is not None
+    first = (added[gaps_before.explains(added)] if gaps_before is not None
              else added[:0])
     added = added.difference(first)
     parts.append(_events(added, "new", None, _text(status_after.loc[added]), previous))
@@ -251,9 +261,12 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     parts.append(_events(newly, "unseen", _text(status_before.loc[newly]), None,
                          seen.loc[newly].to_numpy()))
     both = known.index.intersection(after.index)
+    same_copy = _same_copy(known, after, both)
     for kind, column in compared.items():
         old, new = known.loc[both, column], after.loc[both, column]
         changed = ~_same(old, new)
+        if column in _PROFILE_COLUMNS:  # one copy read by two parsers: no change at the service
+            changed &= ~same_copy
         ids = both[changed]
         parts.append(_events(ids, kind, _text(old[changed]), _text(new[changed]),
                              seen.loc[ids].to_numpy()))
@@ -263,6 +276,15 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     known_after = pd.concat([after, carried]) if len(carried) else after
     seen_after = pd.concat([pd.Series(date, index=after.index), seen.loc[unseen]])
     return events, known_after, seen_after
+
+
+def _same_copy(known: pd.DataFrame, after: pd.DataFrame, ids: pd.Index) -> np.ndarray:
+    """Whether each of ``ids`` has the same copy of its profile on both sides (the same
+    ``fetched_at``): its values can differ only by the parser that read them."""
+    if "fetched_at" not in known.columns or "fetched_at" not in after.columns:
+        return np.zeros(len(ids), dtype=bool)
+    old, new = known.loc[ids, "fetched_at"], after.loc[ids, "fetched_at"]
+    return _same(old, new) & old.notna().to_numpy()
 
 
 def _same(old: pd.Series, new: pd.Series) -> np.ndarray:

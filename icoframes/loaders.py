@@ -294,6 +294,7 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     {'fetched': 0, 'gone': 0, 'failed': 0, 'not_fetched': 0}
     >>> icoframes.reset_configuration()
     """
+    _flags(all=all)
     if all:
         settings = get_settings()
         service = settings.service_id if settings.base_url else None
@@ -317,6 +318,7 @@ def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     cap needs. Returns a :class:`~icoframes.store.housekeeping.CacheReport`:
     ``removed`` (paths), ``freed_bytes`` and ``skipped`` (path and reason).
     """
+    _flags(all=all, ledgers=ledgers)  # all="no" would clear every service and the ledgers
     if all:
         return clear_all(get_settings().cache_dir, ledgers=ledgers)
     settings = _settings_with_base_url()
@@ -345,10 +347,18 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
     []
     >>> icoframes.reset_configuration()
     """
+    _flags(ledgers=ledgers)
     return prune(get_settings().cache_dir, older_than, ledgers=ledgers)
 
 
 # -- the machinery --------------------------------------------------------------
+
+
+def _flags(**flags: Any) -> None:
+    """Each flag is True or False (a numpy bool too), never another truthy value."""
+    for name, value in flags.items():
+        if not isinstance(value, bool | np.bool_):
+            raise InvalidParameter(f"{name} must be True or False, got {value!r}")
 
 
 def _settings_with_base_url():

@@ -45,7 +45,8 @@ def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
     if limit is None:
         return None
     midnight = now.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return max(midnight, now - limit)
+    # compared before subtracting: now - timedelta.max is before datetime.min
+    return midnight if limit >= now - midnight else now - limit
 
 
 def listed(listing: pd.DataFrame, fresh_after: dt.datetime | None) -> bool:

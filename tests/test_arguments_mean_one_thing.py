@@ -8,7 +8,10 @@ runs from an empty working directory, which must stay empty.
 from __future__ import annotations
 
 import logging
+from decimal import Decimal
+from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import icoframes
@@ -197,3 +200,182 @@ def test_a_sandbox_option_out_of_range_exits_2_naming_it(option, value, rule, ca
     assert code == 2, err
     assert f"argument {option}: must be {rule}, got {value!r}" in err
     assert "Traceback" not in err and "serving" not in err
+
+
+@pytest.mark.parametrize("value", [Decimal("2.5"), Fraction(5, 2), 2.0, np.float64(3.0),
+                                   np.True_, True, "2.5"])
+@pytest.mark.parametrize("name", ["max_workers", "daily_quota", "max_response_bytes"])
+def test_a_whole_number_setting_takes_whole_numbers_only(clean_settings, name, value):
+    # Decimal("2.5") and Fraction(5, 2) were cut to 2, np.True_ was 1, 2.0 was 2
+    with pytest.raises(InvalidParameter, match=f"invalid {name}=.*: must be an integer"):
+        icoframes.configure(**{name: value})
+
+
+def test_whole_numbers_of_numpy_and_the_environment_still_count(clean_settings, monkeypatch):
+    assert icoframes.configure(max_workers=np.int64(3)).max_workers == 3
+    monkeypatch.setenv("ICOFRAMES_MAX_WORKERS", " 5 ")
+    icoframes.reset_configuration()
+    assert icoframes.get_settings().max_workers == 5
+
+
+@pytest.mark.parametrize("value", [True, np.True_])
+def test_a_timeout_is_no_bool(clean_settings, value):
+    with pytest.raises(InvalidParameter, match=r"timeout=.*: must be a number of seconds"):
+        icoframes.configure(timeout=value)  # np.True_ was 1 second
+
+
+def test_a_misspelled_group_column_of_a_plot_says_which_was_meant(cfg):
+    pytest.importorskip("matplotlib")
+    icos = icoframes.load_icos(status="past", progress=False)
+    for plot in (icoframes.plot_raised, icoframes.plot_scores):
+        with pytest.raises(InvalidParameter, match=r"by='Platform' is not a column of icos; "
+                                                   r"did you mean 'platform'\?"):
+            plot(icos, by="Platform")
+        with pytest.raises(InvalidParameter, match=r"by='categry' is not a column of icos; "
+                                                   r"did you mean 'category'\?"):
+            plot(icos, by="categry")
+
+
+@pytest.mark.parametrize(("gaps", "hint"), [("skp", "; did you mean 'skip'?"),
+                                            ("Mark", "; did you mean 'mark'?"), (None, "")])
+def test_changes_gaps_is_mark_or_skip_with_a_did_you_mean(gaps, hint):
+    import pandas as pd
+
+    snaps = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01"], format="%Y-%m-%d"),
+                          "id": [1], "status": ["past"]})
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.changes(snaps, gaps=gaps)
+    assert str(caught.value) == f"gaps must be 'mark' or 'skip', got {gaps!r}{hint}"
+
+
+def test_refresh_none_with_snapshot_is_refused_not_overridden(cfg, tmp_path, capsys, caplog):
+    # a snapshot always re-pages the lists: "--refresh none" was silently made "changed"
+    out = tmp_path / "out"
+    args = ["export", "--out", str(out), "--status", "past", "--snapshot"]
+    code, err = _cli([*args, "--refresh", "none"], capsys, caplog)
+    assert code == 2, err
+    assert "--refresh none cannot go with --snapshot" in err
+    assert cfg.stats.requests.total() == 0 and not out.exists()
+    for refresh in ([], ["--refresh", "changed"], ["--refresh", "all"]):
+        code, err = _cli([*args, *refresh], capsys, caplog)
+        assert code == 0, err
+    code, err = _cli(["export", "--out", str(tmp_path / "plain"), "--status", "past",
+                      "--refresh", "none"], capsys, caplog)
+    assert code == 0, err
+
+
+def test_a_snapshot_that_ends_after_midnight_is_named_by_the_day_its_lists_were_paged(
+        configure, tmp_path):
+    # an export begun at 23:59:59 UTC whose last profile arrives after midnight: its lists
+    # are the service's of that day, and the folder said the next day (so two runs of one
+    # cron line could share a name, one replacing the other, and a day go missing)
+    import datetime as dt
+
+    import time_machine
+    from hostile import FILTERS, LIST, PROFILE, HostileServer, json_reply, paged_list
+
+    begun = dt.datetime(2026, 3, 1, 23, 59, 59, tzinfo=dt.UTC)
+    with time_machine.travel(begun, tick=False) as traveller:
+        def profile(h) -> None:
+            asked = h.request_json().get("id")
+            if asked == 3:  # the last profile: the clock passes midnight while it is fetched
+                traveller.move_to(begun + dt.timedelta(seconds=2))
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
+
+        filters = {"error": None, "platform": [], "category": [], "type": [], "location": []}
+        with HostileServer({FILTERS: json_reply(filters), LIST: paged_list(3),
+                            PROFILE: profile}) as srv:
+            configure(srv, max_workers=1)
+            result = icoframes.export_tables(tmp_path / "out", status="past", snapshot=True,
+                                             progress=False)
+    assert result.exported_at == begun + dt.timedelta(seconds=2)  # when it was written
+    assert result.path == tmp_path / "out" / "snapshot_date=2026-03-01"
+    assert [p.name for p in (tmp_path / "out").glob("snapshot_date=*")] == [
+        "snapshot_date=2026-03-01"]
+    assert result.manifest["queries"][0]["fetched_at"].startswith("2026-03-01T23:59:59")
+    assert icoframes.history.snapshot_info(tmp_path / "out")["snapshot_date"].tolist() == [
+        dt.datetime(2026, 3, 1)]
+
+
+@pytest.mark.parametrize("value", ["no", "False", 1, 0, None])
+def test_cache_housekeeping_flags_take_true_or_false_only(cfg, tmp_path, value):
+    # clear_cache(all="no", ledgers="no") removed every service's cache and today's
+    # request count, the one the daily_quota cap needs
+    icoframes.load_list(status="past", progress=False)
+    before = _tree(tmp_path / "cache")
+    sent = icoframes.cache_info().requests_today
+    calls = [lambda: icoframes.clear_cache(all=value), lambda: icoframes.clear_cache(ledgers=value),
+             lambda: icoframes.cache_info(all=value),
+             lambda: icoframes.prune_cache(0, ledgers=value)]
+    for call in calls:
+        with pytest.raises(InvalidParameter, match=r"(all|ledgers) must be True or False, got "):
+            call()
+    assert _tree(tmp_path / "cache") == before
+    assert icoframes.cache_info().requests_today == sent > 0
+
+
+def _tree(folder) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("arguments", [
+    {"n_icos": True}, {"n_icos": 2.5}, {"n_icos": "10"}, {"quota": True}, {"quota": 2.5},
+    {"latency": float("inf")}, {"latency": float("nan")}, {"fail_rate": True},
+    {"grow_every": True}, {"seed": 1.5}, {"port": True}, {"port": 70000}])
+def test_the_sandbox_refuses_numbers_that_mean_something_else(arguments):
+    # n_icos=True served 1 ICO, quota=2.5 a quota, fail_rate=True failed every request,
+    # port=True bound port 1, latency=nan served; each is now refused before binding
+    [name] = arguments
+    with pytest.raises(InvalidParameter, match=f"^{name} must be .*, got "):
+        sandbox.serve(**arguments)
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_tables_to_parquet_refuses_an_empty_path(cwd, empty):
+    from icoframes.tables import Tables
+
+    with pytest.raises(InvalidParameter, match=r"directory='\s*' is an empty path"):
+        Tables.empty().to_parquet(empty)
+    assert list(cwd.iterdir()) == []  # it wrote 11 files into the working directory
+
+
+@pytest.mark.parametrize("twice", [["--status", "past", "--status", "ongoing"],
+                                   ["--ico-score", "3", "--ico-score", "7"],
+                                   ["--budget", "5", "--budget", "50"],
+                                   ["--refresh", "all", "--refresh", "none"],
+                                   ["--max-age", "60.0", "--max-age", "3600.0"]])
+def test_an_export_option_given_twice_is_refused_not_the_last_taken(cfg, tmp_path, twice,
+                                                                     capsys, caplog):
+    out = tmp_path / "out"
+    code, err = _cli(["export", "--out", str(out), *twice], capsys, caplog)
+    assert code == 2, err
+    assert (f"argument {twice[0]}: given twice ({twice[1]}, then {twice[3]}); "
+            "give it once") in err
+    assert cfg.stats.requests.total() == 0 and not out.exists()
+
+
+def test_reading_an_export_at_an_empty_path_is_refused(cwd):
+    # "" read the working directory as an export tree
+    from icoframes import history
+
+    for read in (icoframes.read_export, icoframes.read_snapshots, icoframes.changes,
+                 history.snapshot_info):
+        with pytest.raises(InvalidParameter, match="path='' is an empty path"):
+            read("")
+
+
+@pytest.mark.parametrize("suffix", ["?token=abc", "#top", "/?a=1"])
+def test_a_base_url_with_a_query_or_fragment_is_refused_before_any_request(sb, tmp_path,
+                                                                           monkeypatch, suffix):
+    # it was taken, and each call spent a request on "POST /?token=abc/api/v1/icos/" (481)
+    settings = {**sb.settings(), "base_url": sb.base_url + suffix}
+    sb.stats.reset()
+    try:
+        with pytest.raises(InvalidParameter, match="has a query or a fragment"):
+            icoframes.configure(**settings, cache_dir=tmp_path / "cache")
+        monkeypatch.setenv("ICOFRAMES_BASE_URL", settings["base_url"])
+        with pytest.raises(icoframes.ConfigError, match=r"ICOFRAMES_BASE_URL=.*has a query"):
+            icoframes.get_settings()
+    finally:
+        icoframes.reset_configuration()
+    assert sb.stats.requests.total() == 0

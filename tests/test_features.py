@@ -10,7 +10,7 @@ import pytest
 
 import icoframes
 from icoframes import sandbox
-from icoframes.errors import IcoframesWarning
+from icoframes.errors import IcoframesWarning, InvalidParameter
 from icoframes.features import FEATURES, SOCIAL_NETWORKS, compute_features, describe_features
 
 AS_OF = pd.Timestamp("2018-06-01")
@@ -271,3 +271,20 @@ def test_the_old_spellings_work_for_one_version_with_a_future_warning(tables):
     pd.testing.assert_frame_equal(renamed, expected)
     with pytest.raises(AttributeError):
         icoframes.features.nothing_here  # noqa: B018
+
+
+@pytest.mark.parametrize("rates", ["yes", "no", None, 1, 0.0])
+def test_describe_features_takes_rates_as_true_or_false_only(rates):
+    # "yes" (and "no") listed the 38 columns with rates, None the 33 without
+    with pytest.raises(InvalidParameter) as caught:
+        describe_features(rates=rates)
+    assert str(caught.value) == f"rates must be True or False, got {rates!r}"
+    assert len(describe_features(rates=np.True_)) == len(describe_features(rates=True))
+    assert len(describe_features(rates=np.False_)) == len(describe_features(rates=False))
+
+
+def test_describe_features_names_a_misspelled_keyword():
+    with pytest.raises(InvalidParameter) as caught:  # a bare TypeError before
+        describe_features(rate=True)
+    assert str(caught.value) == (
+        "rate=True is not a keyword of describe_features(); did you mean 'rates'?")

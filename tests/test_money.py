@@ -499,3 +499,27 @@ def test_rate_max_age_and_its_old_name_together_are_refused_whatever_the_value(g
     with pytest.raises(InvalidParameter, match=r"rate_max_age.*max_age"):
         icoframes.compute_features(icoframes.Tables.empty(), rates=LONG,
                                    rate_max_age=given, max_age="15D")
+
+
+def test_one_amount_or_one_date_column_is_a_name_not_its_letters():
+    icos = _icos(hard_cap=[100.0], caps_unit=["ETH"], token_price=[2.0],
+                 token_price_unit=["ETH"], end_datetime=["2018-03-04 00:00"])
+    # "hard_cap" was iterated: "no amount column ['h', 'a', 'r', 'd', '_', 'c', 'a', 'p']"
+    one = to_usd(icos, LONG, columns="hard_cap", date="end_datetime")
+    listed = to_usd(icos, LONG, columns=("hard_cap",), date=["end_datetime"])
+    pd.testing.assert_frame_equal(one, listed)
+    assert one["hard_cap_usd"].tolist() == [80_000.0]
+    assert "token_price_usd" not in one.columns
+
+
+@pytest.mark.parametrize(("argument", "value"), [
+    ("columns", []), ("columns", b"hard_cap"), ("columns", {"hard_cap": 1}), ("columns", 5),
+    ("columns", ["hard_cap", None]), ("date", None), ("date", []), ("date", 5),
+    ("date", [pd.Timestamp("2018-03-04")]),
+])
+def test_column_arguments_that_name_no_column_are_refused(argument, value):
+    icos = _icos(hard_cap=[100.0], caps_unit=["ETH"], end_datetime=["2018-03-04 00:00"])
+    with pytest.raises(InvalidParameter) as caught:
+        to_usd(icos, LONG, **{argument: value})
+    assert str(caught.value) == (
+        f"{argument} must be a column name or a sequence of them, got {value!r}")

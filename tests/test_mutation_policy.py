@@ -24,6 +24,7 @@ from icoframes.fetch.policy import (
     plan_profiles,
     profile_max_age,
 )
+from icoframes.manifest import lists_fresh_after
 
 NOW = dt.datetime(2018, 6, 1, 12, 0, tzinfo=dt.UTC)
 DAY = 86_400.0
@@ -398,3 +399,31 @@ def test_age_limit_refuses_what_is_no_age_by_name(max_age):
         age_limit(max_age)
     assert str(caught.value) == (
         f"max_age must be a timedelta, seconds or None, got {max_age!r}")
+
+
+# --- ages a timedelta cannot hold ----------------------------------------------------------------
+
+def test_the_longest_age_is_the_last_second_a_timedelta_holds():
+    days = dt.timedelta.max.days + 1
+    assert age_limit(days * 86_400 - 1) == dt.timedelta(days=days - 1, seconds=86_399)
+    assert profile_max_age(days * 86_400 - 1)["past"] == dt.timedelta(days=days - 1,
+                                                                       seconds=86_399)
+    assert age_limit(dt.timedelta.max) == dt.timedelta.max
+    for refused in (days * 86_400, float(days * 86_400), float("inf"), float("nan"),
+                    -dt.timedelta(microseconds=1), -0.001):
+        with pytest.raises(InvalidParameter) as caught:
+            age_limit(refused)
+        assert str(caught.value) == f"max_age must be a timedelta, seconds or None, got {refused!r}"
+        with pytest.raises(InvalidParameter) as caught:
+            profile_max_age({"past": refused})
+        assert str(caught.value) == (
+            "profile_max_age must be a timedelta, seconds, or a mapping of them by status; "
+            f"got {refused!r}")
+
+
+def test_an_export_with_the_longest_max_age_keeps_the_days_start():
+    now = dt.datetime(2026, 11, 26, 3, 15, tzinfo=dt.UTC)
+    midnight = dt.datetime(2026, 11, 26, tzinfo=dt.UTC)
+    assert lists_fresh_after(dt.timedelta.max, now) == midnight  # OverflowError before
+    assert lists_fresh_after(3 * 3600 + 15 * 60, now) == midnight
+    assert lists_fresh_after(3 * 3600 + 15 * 60 - 1, now) == midnight + dt.timedelta(seconds=1)

@@ -301,6 +301,30 @@ def test_prune_refuses_negative_seconds_naming_them():
     assert str(caught.value) == "older_than must be a timedelta or seconds, 0 or more; got -5"
 
 
+@pytest.mark.parametrize("older_than", [float("inf"), float("nan"), 1e300,
+                                        (dt.timedelta.max.days + 1) * 86_400])
+def test_prune_refuses_seconds_no_timedelta_holds_naming_them(older_than):
+    from icoframes.errors import InvalidParameter
+
+    with pytest.raises(InvalidParameter) as caught:  # inf was a bare OverflowError
+        prune(Path("unused"), older_than, now=NOW)
+    assert str(caught.value) == (
+        f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}")
+
+
+def test_prune_with_an_age_longer_than_the_epoch_removes_nothing_old(tmp_path):
+    folder = tmp_path / "127.0.0.1_8000" / "tables"
+    _file(folder / "icos.parquet", 1, 40 * 365 * DAY)
+    _age(folder, 40 * 365 * DAY)
+    _age(folder.parent, 40 * 365 * DAY)
+    longest = (dt.timedelta.max.days + 1) * 86_400 - 1
+    for older_than in (dt.timedelta.max, longest, NOW - dt.datetime(1970, 1, 2, tzinfo=dt.UTC)):
+        assert prune(tmp_path, older_than, now=NOW).removed == []  # OverflowError before
+    # the lock the first prune made is no use: the folder was last used 40 years ago
+    assert (folder.parent / LOCK_NAME).exists()
+    assert prune(tmp_path, 39 * 365 * DAY, now=NOW).removed == [str(folder.parent)]
+
+
 def test_what_cannot_be_removed_in_a_read_only_folder_is_reported_and_the_rest_goes(tmp_path):
     from test_housekeeping import _read_only
 

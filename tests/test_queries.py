@@ -4,6 +4,7 @@ by shape, statuses and keywords with a suggestion. End to end against the sandbo
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import warnings
 
@@ -356,6 +357,19 @@ def test_a_list_sorted_by_date_without_a_status_is_refused(cfg):
     ("load_list", {"max_workers": 65}, "invalid max_workers=65"),
     ("load_tables", {"refresh": "yes"}, "refresh must be False, True or 'all'"),
     ("load_icos", {"max_age": -1}, "max_age must be"),
+    # seconds no timedelta holds raised a bare OverflowError; a negative timedelta re-paged
+    # every call
+    ("load_list", {"max_age": float("inf")}, "max_age must be a timedelta, seconds or None, "
+                                              "got inf"),
+    ("load_filters", {"max_age": float("nan")}, "max_age must be a timedelta, seconds or None, "
+                                                 "got nan"),
+    ("load_icos", {"max_age": -dt.timedelta(seconds=1)}, "max_age must be a timedelta"),
+    ("load_icos", {"max_age": 1e300}, "got 1e+300"),
+    ("load_icos", {"profile_max_age": float("inf")}, "profile_max_age must be a timedelta, "
+                                                      "seconds, or a mapping of them by "
+                                                      "status; got inf"),
+    ("load_tables", {"profile_max_age": {"past": float("nan")}}, "; got nan"),
+    ("export_tables", {"out": "unused", "max_age": float("inf")}, "max_age must be"),
     ("load_icos", {"budget": -1}, "budget must be"),
     ("load_icos", {"profile_max_age": {"pased": 1}}, "did you mean 'past'"),
     ("configure", {"max_workers": 0}, "invalid max_workers=0"),

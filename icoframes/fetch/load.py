@@ -76,8 +76,10 @@ class Load:
     settings, cache, derived, service, control
         The resolved settings; the raw store of the service's folder and the tidy tables
         derived from it; the client and ledger (:class:`.service.Service`); the stop
-        switch every request shares (Ctrl-C and the circuit breaker stop them all).
+        switch every request shares (Ctrl-C and the circuit breaker stop them all);
+        ``lists_after``: a cached list fetched before it never stands in for a failed paging.
     """
+    lists_after: dt.datetime | None = None  # an export's day (None: any cached copy will do)
 
     def __init__(self, *, offline: bool = False, progress: bool | None = None,
                  max_workers: int | None = None, cache_dir: Any = None) -> None:
@@ -161,8 +163,7 @@ class Load:
                budget: int | None = None, keywords: Sequence[str] = ()) -> Tables:
         """The tables of every matching ICO (``load_icos``: ``only_icos``, ``load_tables``)."""
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
-                              profile_max_age=profile_max_age, budget=budget,
-                              keywords=keywords)
+                              profile_max_age=profile_max_age, budget=budget, keywords=keywords)
         return self.tables_of(listing, status, filters, only_icos=only_icos)
 
     def tables_of(self, listing: pd.DataFrame, status: str | None, filters: Mapping[str, Any],
@@ -244,7 +245,7 @@ class Load:
             return  # nothing cached for this query: the report says so
         self.service.client(f"the list for {params}")  # fails before any request if unusable
         if self._lists.claim(query, stored):  # else another process pages it: waited for
-            query.start(stored)
+            query.start(stored, after=self.lists_after)
 
     def _plan_rows(self, frame: pd.DataFrame | None, *, repaged: bool) -> None:
         """Plan the profiles of these list rows that the cache lacks or holds stale."""
@@ -258,8 +259,7 @@ class Load:
             warn_short_quota(remaining, self.settings.daily_quota)
 
     def _claimer(self) -> Claims:
-        if self._claims is None:
-            self._claims = self.cache.claims()
+        self._claims = self._claims or self.cache.claims()
         return self._claims
 
     def _fill(self) -> None:

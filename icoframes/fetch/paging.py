@@ -87,8 +87,11 @@ class ListQuery:
         return (not self.failed_pages and self.total_icos is not None
                 and self.n_items < self.total_icos)
 
-    def start(self, fallback: Stored | None) -> None:
-        """Page the query from the service; ``fallback`` answers it if that fails."""
+    def start(self, fallback: Stored | None, *, after: dt.datetime | None = None) -> None:
+        """Page the query from the service; ``fallback`` answers it if that fails, unless it
+        was fetched before ``after`` (an export's day is never answered by an older list)."""
+        if fallback is not None and after is not None and fallback.fetched_at < after:
+            fallback = None
         self.fallback, self.paging = fallback, True
 
     # -- paging ----------------------------------------------------------------

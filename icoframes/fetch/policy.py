@@ -59,6 +59,8 @@ BACKOFF_AFTER = 2
 FIRST_RETRY_INTERVAL = dt.timedelta(hours=1)
 _GROWTH = 4
 MAX_RETRY_INTERVAL = dt.timedelta(days=7)
+# seconds no timedelta holds: timedelta.max is a microsecond short of them
+_TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
 
 # Order of the reasons when a budget limits a call: most urgent first.
 _URGENCY = {"new": 4.0, "failed": 4.0, "all": 3.0, "status": 2.0, "changed": 2.0}
@@ -79,11 +81,7 @@ def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None
     """``max_age`` as a timedelta (None: never expires); InvalidParameter when unusable."""
     if max_age is None:
         return None
-    if isinstance(max_age, dt.timedelta):
-        return max_age
-    if isinstance(max_age, int | float) and not isinstance(max_age, bool) and max_age >= 0:
-        return dt.timedelta(seconds=float(max_age))
-    raise InvalidParameter(f"max_age must be a timedelta, seconds or None, got {max_age!r}")
+    return _age(max_age, "max_age must be a timedelta, seconds or None, got")
 
 
 def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
@@ -123,14 +121,20 @@ def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
     return ages
 
 
-def _age(value: Any) -> dt.timedelta:
+def _age(value: Any, refusal: str = ("profile_max_age must be a timedelta, seconds, "
+                                      "or a mapping of them by status; got")) -> dt.timedelta:
+    """An age of at least 0: a timedelta, or finite seconds a timedelta can hold.
+
+    Infinity, NaN and the negative are refused rather than read as "never" or
+    "always": ``timedelta(seconds=inf)`` raises OverflowError, and a negative age
+    would make every copy stale.
+    """
     if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
         return value
-    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+    if (isinstance(value, int | float) and not isinstance(value, bool)
+            and 0 <= value < _TOO_MANY_SECONDS):  # NaN fails both comparisons
         return dt.timedelta(seconds=float(value))
-    raise InvalidParameter(
-        f"profile_max_age must be a timedelta, seconds, or a mapping of them by status; "
-        f"got {value!r}")
+    raise InvalidParameter(f"{refusal} {value!r}")
 
 
 def retry_interval(failures: int) -> dt.timedelta:

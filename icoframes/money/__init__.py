@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 import numpy as np
@@ -166,8 +166,8 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         :func:`normalize_rates` for every name understood.
     date : str or sequence of str, default ``("end_datetime", "start_datetime")``
         The conversion date of each ICO: the first of these columns that is known.
-    columns : sequence of str, optional
-        The amounts to convert (default: all of :data:`AMOUNT_UNITS`).
+    columns : str or sequence of str, optional
+        The amount or amounts to convert (default: all of :data:`AMOUNT_UNITS`).
     rate_max_age : str or Timedelta or None, default ``"7D"``
         The oldest rate accepted before the date (a weekend or a holiday is
         bridged; a rate from last year is not). None accepts any age.
@@ -221,11 +221,11 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     """
     if not isinstance(icos, pd.DataFrame):
         raise InvalidParameter(f"icos must be a pandas DataFrame, got {type(icos).__name__}")
-    amounts = list(AMOUNT_UNITS) if columns is None else list(columns)
+    amounts = list(AMOUNT_UNITS) if columns is None else column_names(columns, "columns")
     unknown = [c for c in amounts if c not in AMOUNT_UNITS]
     if unknown:
         raise InvalidParameter(f"no amount column {unknown}; amounts: {', '.join(AMOUNT_UNITS)}")
-    dates = [date] if isinstance(date, str) else list(date)
+    dates = column_names(date, "date")
     needed = sorted({*amounts, *(AMOUNT_UNITS[c] for c in amounts), *dates})
     absent = [c for c in needed if c not in icos.columns]
     if absent:
@@ -268,6 +268,19 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
              f"of their currency at or up to {rate_max_age} before the date, no unit, no "
              f"date, or a past ICO's price without fetched_at): {counts}")
     return out
+
+
+def column_names(value: object, what: str) -> list[str]:
+    """One column name, or a sequence of them, as a list; refused when empty or not names.
+
+    A name is never iterated into its letters (``"hard_cap"`` is one column).
+    """
+    names = [value] if isinstance(value, str) else value
+    if isinstance(names, Iterable) and not isinstance(names, bytes | Mapping):
+        names = list(names)
+        if names and all(isinstance(name, str) for name in names):
+            return names
+    raise InvalidParameter(f"{what} must be a column name or a sequence of them, got {value!r}")
 
 
 def conversion_dates(icos: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:

@@ -8,6 +8,8 @@ a :class:`.service.Service` (the API's behaviour, described there) over a
 from __future__ import annotations
 
 import hashlib
+import math
+import numbers
 import threading
 from datetime import datetime
 from functools import lru_cache
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from ..api.client import Client
+from ..errors import InvalidParameter
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
 from .service import Service
@@ -221,8 +224,10 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     ValueError
         For a key :func:`icoframes.configure` would refuse (blank, a control
         character, a public key not ASCII: ``InvalidParameter``, the same
-        rule and message), a negative quota or latency, a ``fail_rate`` outside
-        0 to 1, or ``grow_every`` below 1.
+        rule and message), or a number of the wrong type or range
+        (``InvalidParameter``: a count that is not a whole number, ``True`` as a
+        count or share, a negative quota or latency, an infinite or NaN latency, a
+        ``fail_rate`` outside 0 to 1, ``grow_every`` below 1, a port beyond 65535).
 
     Examples
     --------
@@ -231,6 +236,16 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     ...     sb.base_url.startswith("http://127.0.0.1:"), len(sb.directory)
     (True, 20)
     """
+    _whole("n_icos", n_icos, 0)
+    _whole("seed", seed, None)
+    _whole("port", port, 0, 65535)
+    _whole("quota", quota, 0, none=True)
+    _whole("grow_every", grow_every, 1, none=True)
+    for arg, value, high, rule in (("latency", latency, math.inf, "seconds >= 0, finite"),
+                                   ("fail_rate", fail_rate, 1.0, "a share from 0 to 1")):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+                0 <= value <= high and value < math.inf):  # nan, inf, True: refused
+            raise InvalidParameter(f"{arg} must be {rule}, got {value!r}")
     name = None
     if directory is None:
         directory = generate_directory(n_icos, seed=seed)
@@ -238,6 +253,21 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     service = Service(directory, public_key=public_key, private_key=private_key, quota=quota,
                       fail_rate=fail_rate, latency=latency, grow_every=grow_every, seed=seed)
     return Sandbox(service, port=port, service_name=name).start()
+
+
+def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
+           none: bool = False) -> None:
+    """InvalidParameter unless ``value`` is a whole number in range (None when ``none``):
+    True is no count and 2.5 no port."""
+    if value is None and none:
+        return
+    whole = (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+             and str(getattr(value, "dtype", "")) != "bool")
+    if not whole or (low is not None and value < low) or (high is not None and value > high):
+        bounds = (f" from {low} to {high}" if high is not None
+                  else f" >= {low}" if low is not None else "")
+        raise InvalidParameter(f"{name} must be a whole number{bounds}"
+                               f"{' or None' if none else ''}, got {value!r}")
 
 
 def service_name(n_icos: int, seed: int) -> str:

@@ -42,6 +42,7 @@ CACHE_ENTRIES = frozenset({DB_NAME, TABLES_DIR, LOCK_NAME, USED_MARK,
 TEMP_GRACE = dt.timedelta(hours=1)
 _TEMPORARY = (".*.tmp", ".write-test-*")  # what interrupted writes and the writability probe leave
 _DAY = dt.timedelta(days=1)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _LINK = "a symlink: never followed out of the cache dir; left alone"
 
 
@@ -176,8 +177,10 @@ def _size(path: Path) -> int:
 
 def last_used(folder: Path) -> dt.datetime:
     """When ``folder`` was last used: its newest file, its use mark included (UTC); folders
-    do not count (deleting an old file changes its folder's time)."""
-    newest = max((info.st_mtime for _, info in _files(folder)), default=None)
+    do not count (deleting an old file changes its folder's time), nor its lock file
+    (made by the first lock taken on it, pruning's own included)."""
+    lock = folder / LOCK_NAME
+    newest = max((info.st_mtime for path, info in _files(folder) if path != lock), default=None)
     return dt.datetime.fromtimestamp(newest or folder.lstat().st_mtime, dt.UTC)
 
 
@@ -380,11 +383,16 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     >>> len(prune(root, dt.timedelta(days=30), now=in_a_year).removed)
     1
     """
+    age: object = older_than
     if isinstance(older_than, int | float) and not isinstance(older_than, bool):
-        older_than = dt.timedelta(seconds=older_than) if older_than >= 0 else older_than
-    if not isinstance(older_than, dt.timedelta) or older_than < dt.timedelta(0):
+        # NaN, infinity and seconds no timedelta holds fail the range
+        age = (dt.timedelta(seconds=older_than)
+               if 0 <= older_than < (dt.timedelta.max.days + 1) * 86_400 else None)
+    if not isinstance(age, dt.timedelta) or age < dt.timedelta(0):
         raise InvalidParameter(
             f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}")
     now = utcnow() if now is None else now
-    return _sweep(Path(root), unused_before=now - older_than, older_than=older_than, now=now,
-                  ledgers_before=now - max(older_than, _DAY) if ledgers else None)
+    # nothing here is older than 1970, and a longer age would take now below datetime.min
+    age = min(age, now - _EPOCH)
+    return _sweep(Path(root), unused_before=now - age, older_than=age, now=now,
+                  ledgers_before=now - max(age, _DAY) if ledgers else None)

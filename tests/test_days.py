@@ -1,0 +1,235 @@
+"""A cron job over simulated days: each day's export is that day's service or says it is not.
+
+Real sandbox over loopback; the clock moved with time-machine (ticking: each run takes
+its few milliseconds, as cron's does).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+
+import pandas as pd
+import pytest
+import time_machine
+from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
+
+import icoframes
+from icoframes import sandbox
+from icoframes.cli import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_OK, main
+from icoframes.config import SETTINGS
+
+DAYS = [dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC) + dt.timedelta(days=i) for i in range(3)]
+
+
+@pytest.fixture
+def sb(tmp_path, monkeypatch, quick_retries):
+    """A sandbox the command reaches through ICOFRAMES_* variables, as cron's does."""
+    with sandbox.serve(n_icos=50, seed=7) as server:
+        icoframes.reset_configuration()
+        for setting in SETTINGS:
+            monkeypatch.delenv(setting.env, raising=False)
+        for name, value in {**server.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+            if value is not None:
+                monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        yield server
+    icoframes.reset_configuration()
+
+
+def _run(when: dt.datetime, *argv: str) -> int:
+    with time_machine.travel(when, tick=True):
+        return main(["export", *argv])
+
+
+def _folder(out, when):
+    return out / f"snapshot_date={when.date().isoformat()}"
+
+
+# the command logs icoframes' warnings (as cron sees them) instead of raising them
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@pytest.mark.parametrize("snapshot", [True, False], ids=["snapshot", "plain"])
+def test_a_day_the_service_is_down_writes_nothing_and_exits_1(sb, tmp_path, caplog, snapshot):
+    """Day 2 every request fails: yesterday's cached lists and profiles were written as
+    day 2's export (exit 5, 'partial'); now nothing is written, exit 1, and day 1's export
+    is untouched. Day 3 the service is back and history shows no event for the gap."""
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--status", "past", *(["--snapshot"] if snapshot else [])]
+    assert _run(DAYS[0], *args) == EXIT_OK
+    first = (_folder(out, DAYS[0]) if snapshot else out) / "manifest.json"
+    before = first.read_bytes()
+    sb.set_faults(1.0)
+    sb.stats.reset()
+    caplog.clear()
+    assert _run(DAYS[1], *args) == EXIT_ERROR, caplog.text
+    assert "gave up" in caplog.text and "wrote" not in caplog.text
+    assert dict(sb.stats.requests) == {"icos": 6}  # page 1 and its 5 retries, nothing else
+    assert first.read_bytes() == before  # yesterday's export is as it was
+    assert sorted(p.name for p in out.iterdir()) == (
+        [_folder(out, DAYS[0]).name] if snapshot else sorted(p.name for p in out.iterdir()
+                                                             if not p.name.startswith(".")))
+    assert not _folder(out, DAYS[1]).exists()
+    sb.set_faults(0.0)
+    assert _run(DAYS[2], *args) == EXIT_OK
+    if snapshot:
+        assert icoframes.changes(out).empty
+        dates = icoframes.history.snapshot_info(out)["snapshot_date"]
+        assert dates.tolist() == [pd.Timestamp(d.date()) for d in (DAYS[0], DAYS[2])]
+    else:
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["complete"] is True
+        assert dt.datetime.fromisoformat(manifest["exported_at"]).date() == DAYS[2].date()
+
+
+class _ByStatus:
+    """A service of three lists, one of which can be made to fail (HTTP 503) for good."""
+
+    def __init__(self) -> None:
+        self.ids = {"ongoing": [1, 2], "upcoming": [3], "past": [4, 5, 6]}
+        self.down: set[str] = set()
+
+    def page(self, h) -> None:
+        status = h.request_json().get("status")
+        if status in self.down:
+            json_reply({"error": None, "message": "unavailable"}, status=503)(h)
+            return
+        items = [list_item(i) for i in self.ids[status]]
+        json_reply({"total_icos": len(items), "current_page": 1, "total_pages": 1,
+                    "error": None, "data": items})(h)
+
+    def profile(self, h) -> None:
+        asked = h.request_json().get("id")
+        json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_list_that_fails_beside_others_is_exported_partial_and_empty(
+        tmp_path, monkeypatch, quick_retries, caplog):
+    """Day 2 the ongoing list fails for good while the others answer: yesterday's ongoing
+    rows were exported as day 2's; now none, the query says partial, exit 5, and history
+    says the ongoing ICOs went unseen (not removed), then no event when they come back."""
+    service = _ByStatus()
+    out = tmp_path / "srv"
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        icoframes.reset_configuration()
+        for setting in SETTINGS:
+            monkeypatch.delenv(setting.env, raising=False)
+        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        try:
+            assert _run(DAYS[0], "--out", str(out), "--snapshot") == EXIT_OK
+            service.down = {"ongoing"}
+            assert _run(DAYS[1], "--out", str(out), "--snapshot") == EXIT_INCOMPLETE
+            service.down = set()
+            assert _run(DAYS[2], "--out", str(out), "--snapshot") == EXIT_OK
+        finally:
+            icoframes.reset_configuration()
+    held = pd.read_parquet(_folder(out, DAYS[1]) / "icos.parquet")
+    assert sorted(held["id"]) == [3, 4, 5, 6]
+    manifest = json.loads((_folder(out, DAYS[1]) / "manifest.json").read_text())
+    ongoing = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
+    assert [(q["complete"], q["from_cache"], q["rows"]) for q in ongoing] == [(False, False, 0)]
+    assert manifest["complete"] is False and manifest["rows"]["icos"] == 4
+    events = icoframes.changes(out)
+    assert [(r.ico_id, r.kind, r.old) for r in events.itertuples()] == [
+        (1, "unseen", "ongoing"), (2, "unseen", "ongoing")]
+
+
+def test_a_parser_upgrade_between_days_is_no_event(sb, tmp_path, monkeypatch):
+    """Between two daily snapshots icoframes is upgraded and its parser reads scores
+    differently: each cached profile is parsed again (no request), so 30 ICOs whose
+    service data did not move had a 'score' event. A value is compared only when the
+    row's profile was fetched again (its fetched_at moved): the same copy of a profile
+    read by two parsers is no change at the service. The ICO really rescored is still
+    an event, with its values as the new parser reads them."""
+    from icoframes.parse import profiles, rules
+
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--status", "past", "--snapshot"]
+    assert _run(DAYS[0], *args) == EXIT_OK
+    real = profiles.tidy
+
+    def upgraded(raw, **kwargs):  # the new parser: scores rounded to whole points
+        tables = real(raw, **kwargs)
+        tables.icos["ico_score"] = tables.icos["ico_score"].round(0)
+        return tables
+
+    monkeypatch.setattr(profiles, "tidy", upgraded)
+    monkeypatch.setattr(rules, "PARSER_VERSION", rules.PARSER_VERSION + 1)
+    past = sb.directory.ids("past")
+    rescored = past[0]
+    sb.update_ico(rescored, ico_score=4.4)
+    sb.stats.reset()
+    assert _run(DAYS[1], *args) == EXIT_OK
+    # the list's pages and the one profile that changed
+    assert dict(sb.stats.requests) == {"icos": -(-len(past) // 20), "ico": 1}
+    snaps = icoframes.read_snapshots(out)
+    day1 = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[1].date())].set_index("id")
+    day0 = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[0].date())].set_index("id")
+    reread = (day0["ico_score"] != day1["ico_score"]) & (day0.index != rescored)
+    assert reread.sum() >= 10  # the upgrade did change what was read
+    events = icoframes.changes(out)
+    assert [(r.ico_id, r.kind, r.new) for r in events.itertuples()] == [
+        (rescored, "score", "4")]
+
+
+def test_snapshots_written_before_a_column_was_added_still_read(sb, tmp_path):
+    """A cron job's tree spans an upgrade: the first day's roadmap.parquet was written by
+    icoframes 0.1.0, before roadmap.precision. read_snapshots(out, "roadmap") and
+    read_export of that day raised ValueError for the whole tree; now the older file
+    reads with precision missing and everything else as written."""
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "srv"
+    for when in DAYS[:2]:
+        assert _run(when, "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    old = _folder(out, DAYS[0]) / "roadmap.parquet"
+    written = pq.read_table(old)
+    pq.write_table(written.drop_columns(["precision"]), old)  # as 0.1.0 wrote it
+    roadmap = icoframes.read_snapshots(out, "roadmap")
+    assert roadmap.dtypes.to_dict() == {"snapshot_date": "datetime64[ms]",
+                                        **icoframes.schema.ROADMAP.dtypes}
+    first = roadmap[roadmap["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
+    later = roadmap[roadmap["snapshot_date"] == pd.Timestamp(DAYS[1].date())]
+    assert len(first) == written.num_rows > 0 and first["precision"].isna().all()
+    assert later["precision"].notna().any()
+    rows = written.select(["ico_id", "label", "description"]).to_pylist()
+    assert sorted(zip(first["ico_id"], first["label"], first["description"], strict=True)) == \
+        sorted(tuple(r.values()) for r in rows)
+    tables = icoframes.read_export(_folder(out, DAYS[0]))
+    assert tables.roadmap["precision"].isna().all()
+    assert tables.roadmap["description"].tolist() == [r["description"] for r in rows]
+    assert tables.roadmap.attrs["columns"]["precision"].description
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
+        tmp_path, monkeypatch, quick_retries):
+    """Day 2 ICO 3 moves from upcoming to ongoing, and the ongoing list fails: 3 is absent
+    from a complete upcoming list, but it may be in the ongoing list nobody could read.
+    It was 'removed' on day 2 and 'new' on day 3; now unseen, then its status move."""
+    service = _ByStatus()
+    out = tmp_path / "srv"
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        icoframes.reset_configuration()
+        for setting in SETTINGS:
+            monkeypatch.delenv(setting.env, raising=False)
+        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        try:
+            assert _run(DAYS[0], "--out", str(out), "--snapshot") == EXIT_OK
+            service.ids["upcoming"], service.ids["ongoing"] = [], [1, 2, 3]
+            service.down = {"ongoing"}
+            assert _run(DAYS[1], "--out", str(out), "--snapshot") == EXIT_INCOMPLETE
+            service.down = set()
+            assert _run(DAYS[2], "--out", str(out), "--snapshot") == EXIT_OK
+        finally:
+            icoframes.reset_configuration()
+    events = icoframes.changes(out)
+    got = [(r.snapshot_date.date(), r.ico_id, r.kind, r.old, r.new, r.previous_date.date())
+           for r in events.fillna("-").itertuples()]
+    d0, d1, d2 = (d.date() for d in DAYS)
+    assert got == [(d1, 1, "unseen", "ongoing", "-", d0), (d1, 2, "unseen", "ongoing", "-", d0),
+                   (d1, 3, "unseen", "upcoming", "-", d0),
+                   (d2, 3, "status", "upcoming", "ongoing", d0)]
