@@ -233,3 +233,28 @@ def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
     assert got == [(d1, 1, "unseen", "ongoing", "-", d0), (d1, 2, "unseen", "ongoing", "-", d0),
                    (d1, 3, "unseen", "upcoming", "-", d0),
                    (d2, 3, "status", "upcoming", "ongoing", d0)]
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_second_export_the_same_day_completes_what_the_first_left_stale(sb, tmp_path):
+    """Day 3's morning export (profiles older than a day are due) had --budget 5: the
+    rest were kept from day 1, listed in not_refreshed, exit 5. The afternoon re-run used
+    the morning's list and, since a cached list applied no profile age, fetched nothing
+    and wrote complete: true, exit 0, with those same 2-day-old rows. Now it fetches
+    exactly what the morning left (nothing it fetched), and is complete."""
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--status", "past", "--profile-max-age", "86400"]
+    assert _run(DAYS[0], *args) == EXIT_OK
+    assert _run(DAYS[2], *args, "--budget", "5") == EXIT_INCOMPLETE
+    morning = json.loads((out / "manifest.json").read_text())
+    left = {r["id"] for r in morning["not_refreshed"]}
+    assert len(left) == len(sb.directory.ids("past")) - 5
+    sb.stats.reset()
+    assert _run(DAYS[2] + dt.timedelta(hours=6), *args) == EXIT_OK
+    afternoon = json.loads((out / "manifest.json").read_text())
+    assert afternoon["queries"][0]["from_cache"] is True  # the morning's list
+    assert dict(sb.stats.requests) == {"ico": len(left)}
+    assert set(sb.stats.profile_hits) == left
+    assert afternoon["complete"] is True and afternoon["not_refreshed"] == []
+    fetched = pd.read_parquet(out / "icos.parquet")["fetched_at"]
+    assert fetched.min() >= pd.Timestamp(DAYS[2])  # every row of day 3
