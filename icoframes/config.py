@@ -104,8 +104,9 @@ def _url(value: Any) -> str:
         usable = bool(parts.hostname) and parts.port != 0
     except ValueError as error:
         raise ValueError(f"is not a usable URL ({error})") from None
-    if not usable:
-        raise ValueError("names no host, or port 0")
+    if not usable or parts.query or parts.fragment:  # "?..." would come before the API's paths
+        raise ValueError("names no host, or port 0" if not usable else
+                         "has a query or a fragment ('?', '#'): the API's paths go after it")
     return RedactedURL(url)
 
 
@@ -367,8 +368,7 @@ InvalidParameter
 Examples
 --------
 >>> import icoframes
->>> s = icoframes.configure(max_workers=4)
->>> s.max_workers
+>>> icoframes.configure(max_workers=4).max_workers
 4
 >>> _ = icoframes.configure(max_workers=None)
 """.format(parameters="".join(

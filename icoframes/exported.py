@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ExportReplaced
-from .files import folder_flock
+from .files import folder_flock, folder_path
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
 from .tables import Tables, read_table
@@ -103,7 +103,7 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     ...     read_export(out).icos.shape
     (0, 42)
     """
-    folder = Path(path)
+    folder = folder_path(path, "path")  # "" is no export, not the current directory
     _wait_while_swapped_away(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"no export folder at {folder}")
@@ -187,7 +187,7 @@ def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
         does not read, or two folders for one day (``snapshot_date=2026-11-01``
         and ``snapshot_date=20261101``): which one is the day's is unknowable.
     """
-    folder = Path(path)
+    folder = folder_path(path, "path")  # "" is no export, not the current directory
     if not folder.is_dir():
         raise FileNotFoundError(f"no export folder at {folder}")
     found = snapshot_dirs(folder)

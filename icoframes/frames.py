@@ -16,7 +16,11 @@ import pyarrow as pa
 
 from .schema import Column, TableSchema
 
-__all__ = ["check_frame", "frame_from_arrow"]
+__all__ = ["ADDED_COLUMNS", "check_frame", "frame_from_arrow", "with_added_columns"]
+
+#: Columns added to a table since icoframes 0.1.0 (table -> names): a file written before
+#: them (an export from before an upgrade) reads each of them as missing.
+ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"roadmap": ("precision",), "problems": ("reason",)}
 
 
 def check_frame(table: TableSchema, frame: object) -> None:
@@ -113,3 +117,28 @@ def _from_arrow(column: Column, data: pa.ChunkedArray, source: str) -> object:
     assert isinstance(dtype, np.dtype)  # the other kinds are NumPy dtypes
     values = data.to_numpy() if data.num_chunks else np.empty(0, dtype=dtype)
     return values.astype(dtype, copy=False)
+
+
+def with_added_columns(schema: TableSchema, table: pa.Table) -> pa.Table:
+    """``table`` written before columns of :data:`ADDED_COLUMNS` were added to ``schema``,
+    with each of them as nulls of its type; any other table unchanged (and then checked
+    strictly by :func:`frame_from_arrow`).
+
+    Examples
+    --------
+    >>> from icoframes.schema import ROADMAP
+    >>> old = pa.table({"ico_id": [1], "label": ["Q1 2018"], "date": pa.array([None],
+    ...                 pa.timestamp("ms")), "description": ["launch"]})
+    >>> with_added_columns(ROADMAP, old).column("precision").to_pylist()
+    [None]
+    """
+    added = [n for n in schema.names
+             if n in ADDED_COLUMNS.get(schema.name, ()) and n not in table.schema.names]
+    if not added or [n for n in schema.names if n not in added] != table.schema.names:
+        return table
+    fields = schema.arrow_schema()
+    for name in added:  # in the schema's order: each goes to its own place
+        field = fields.field(name)
+        table = table.add_column(schema.names.index(name), field,
+                                 pa.nulls(len(table), field.type))
+    return table

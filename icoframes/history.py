@@ -92,8 +92,9 @@ def changes(
         listed.
     gaps : {"mark", "skip"}, default "mark"
         What to say of an ICO whose absence an incomplete snapshot explains
-        (its manifest lists it in ``missing``: listed but not fetched; or the
-        list of its status came back partial): ``"mark"`` gives the events
+        (its manifest lists it in ``missing``: listed but not fetched; or a
+        list of the snapshot came back partial, which may hold it under any
+        status): ``"mark"`` gives the events
         ``unseen`` and ``first_seen`` (:data:`GAP_KINDS`), ``"skip"`` gives
         none. Either way such an ICO is never ``removed`` or ``new``, and when
         it is seen again it is compared with its last known values.
@@ -112,7 +113,7 @@ def changes(
             its status), ``removed`` (in the previous one, not in this one;
             ``old`` holds its last status), ``unseen`` (known before, absent
             here because this snapshot is incomplete: listed but not fetched,
-            or its list came back partial; ``old`` holds its last known
+            or a list came back partial; ``old`` holds its last known
             status), ``first_seen`` (in this snapshot, not in the previous
             one, which was incomplete for it: it may have been listed then;
             ``new`` holds its status) or a kind of ``kinds``.
@@ -218,13 +219,13 @@ class _Gaps:
         self.missing = pd.Index(list(missing), dtype="int64")
         self.partial = set(partial)
 
-    def explains(self, ids: pd.Index, status: pd.Series) -> np.ndarray:
-        """Whether this snapshot's incompleteness explains the absence of each of ``ids``."""
-        listed = np.asarray(ids.isin(self.missing), dtype=bool)
-        if None in self.partial:  # a list of every status came back partial
+    def explains(self, ids: pd.Index) -> np.ndarray:
+        """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
+        listed but not fetched, or any list came back partial (an ICO whose status moved
+        is in the list of its new status, whichever that is: the spec states no transitions)."""
+        if self.partial:
             return np.ones(len(ids), dtype=bool)
-        paged = np.asarray(status.reindex(ids).isin(list(self.partial)), dtype=bool)
-        return listed | paged
+        return np.asarray(ids.isin(self.missing), dtype=bool)
 
 
 def _gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, _Gaps]:
@@ -247,10 +248,10 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     status_after = after["status"] if "status" in after else pd.Series(np.nan, after.index)
     added = after.index.difference(known.index)
     gone = known.index.difference(after.index)
-    unseen = (gone[gaps_after.explains(gone, status_before)] if gaps_after is not None
+    unseen = (gone[gaps_after.explains(gone)] if gaps_after is not None
               else gone[:0])
     gone = gone.difference(unseen)
-    first = (added[gaps_before.explains(added, status_after)] if gaps_before is not None
+    first = (added[gaps_before.explains(added)] if gaps_before is not None
              else added[:0])
     added = added.difference(first)
     parts.append(_events(added, "new", None, _text(status_after.loc[added]), previous))

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from .errors import InvalidParameter
 from .files import atomic_write_table, concurrently, folder_path, read_parquet_table
-from .frames import check_frame, frame_from_arrow
+from .frames import check_frame, frame_from_arrow, with_added_columns
 from .metadata import describe_columns
 from .reporting import LoadReport, queries_html
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
@@ -423,10 +423,7 @@ def problem_summary(problems: pd.DataFrame) -> pd.DataFrame:
 def _read_problems(path: Path) -> pd.DataFrame:
     """``problems.parquet``; older shapes with what they lack missing: rows without a reason
     (before reasons), the per-column shape as rows without ids or reasons."""
-    table = read_parquet_table(path)
-    if table.schema.names == PROBLEMS.names[:-1]:  # written before the reason column
-        reason = PROBLEMS.arrow_schema().field("reason")
-        table = table.append_column(reason, pa.nulls(len(table), reason.type))
+    table = with_added_columns(PROBLEMS, read_parquet_table(path))  # before reasons: none
     if table.schema.names != PROBLEM_SUMMARY.names:
         return describe_columns(frame_from_arrow(PROBLEMS, table, source=str(path)),
                                 table.schema)
@@ -443,7 +440,7 @@ if tuple(f.name for f in fields(Tables))[:-1] != NAMES:  # pragma: no cover
 
 
 def _read(table: TableSchema, path: Path) -> pd.DataFrame:
-    arrow = read_parquet_table(path)
+    arrow = with_added_columns(table, read_parquet_table(path))  # an older export's file
     return describe_columns(frame_from_arrow(table, arrow, source=str(path)), arrow.schema)
 
 

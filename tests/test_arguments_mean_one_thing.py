@@ -352,3 +352,30 @@ def test_an_export_option_given_twice_is_refused_not_the_last_taken(cfg, tmp_pat
     assert (f"argument {twice[0]}: given twice ({twice[1]}, then {twice[3]}); "
             "give it once") in err
     assert cfg.stats.requests.total() == 0 and not out.exists()
+
+
+def test_reading_an_export_at_an_empty_path_is_refused(cwd):
+    # "" read the working directory as an export tree
+    from icoframes import history
+
+    for read in (icoframes.read_export, icoframes.read_snapshots, icoframes.changes,
+                 history.snapshot_info):
+        with pytest.raises(InvalidParameter, match="path='' is an empty path"):
+            read("")
+
+
+@pytest.mark.parametrize("suffix", ["?token=abc", "#top", "/?a=1"])
+def test_a_base_url_with_a_query_or_fragment_is_refused_before_any_request(sb, tmp_path,
+                                                                           monkeypatch, suffix):
+    # it was taken, and each call spent a request on "POST /?token=abc/api/v1/icos/" (481)
+    settings = {**sb.settings(), "base_url": sb.base_url + suffix}
+    sb.stats.reset()
+    try:
+        with pytest.raises(InvalidParameter, match="has a query or a fragment"):
+            icoframes.configure(**settings, cache_dir=tmp_path / "cache")
+        monkeypatch.setenv("ICOFRAMES_BASE_URL", settings["base_url"])
+        with pytest.raises(icoframes.ConfigError, match=r"ICOFRAMES_BASE_URL=.*has a query"):
+            icoframes.get_settings()
+    finally:
+        icoframes.reset_configuration()
+    assert sb.stats.requests.total() == 0

@@ -172,3 +172,89 @@ def test_a_parser_upgrade_between_days_is_no_event(sb, tmp_path, monkeypatch):
     events = icoframes.changes(out)
     assert [(r.ico_id, r.kind, r.new) for r in events.itertuples()] == [
         (rescored, "score", "4")]
+
+
+def test_snapshots_written_before_a_column_was_added_still_read(sb, tmp_path):
+    """A cron job's tree spans an upgrade: the first day's roadmap.parquet was written by
+    icoframes 0.1.0, before roadmap.precision. read_snapshots(out, "roadmap") and
+    read_export of that day raised ValueError for the whole tree; now the older file
+    reads with precision missing and everything else as written."""
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "srv"
+    for when in DAYS[:2]:
+        assert _run(when, "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    old = _folder(out, DAYS[0]) / "roadmap.parquet"
+    written = pq.read_table(old)
+    pq.write_table(written.drop_columns(["precision"]), old)  # as 0.1.0 wrote it
+    roadmap = icoframes.read_snapshots(out, "roadmap")
+    assert roadmap.dtypes.to_dict() == {"snapshot_date": "datetime64[ms]",
+                                        **icoframes.schema.ROADMAP.dtypes}
+    first = roadmap[roadmap["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
+    later = roadmap[roadmap["snapshot_date"] == pd.Timestamp(DAYS[1].date())]
+    assert len(first) == written.num_rows > 0 and first["precision"].isna().all()
+    assert later["precision"].notna().any()
+    rows = written.select(["ico_id", "label", "description"]).to_pylist()
+    assert sorted(zip(first["ico_id"], first["label"], first["description"], strict=True)) == \
+        sorted(tuple(r.values()) for r in rows)
+    tables = icoframes.read_export(_folder(out, DAYS[0]))
+    assert tables.roadmap["precision"].isna().all()
+    assert tables.roadmap["description"].tolist() == [r["description"] for r in rows]
+    assert tables.roadmap.attrs["columns"]["precision"].description
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
+        tmp_path, monkeypatch, quick_retries):
+    """Day 2 ICO 3 moves from upcoming to ongoing, and the ongoing list fails: 3 is absent
+    from a complete upcoming list, but it may be in the ongoing list nobody could read.
+    It was 'removed' on day 2 and 'new' on day 3; now unseen, then its status move."""
+    service = _ByStatus()
+    out = tmp_path / "srv"
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        icoframes.reset_configuration()
+        for setting in SETTINGS:
+            monkeypatch.delenv(setting.env, raising=False)
+        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        try:
+            assert _run(DAYS[0], "--out", str(out), "--snapshot") == EXIT_OK
+            service.ids["upcoming"], service.ids["ongoing"] = [], [1, 2, 3]
+            service.down = {"ongoing"}
+            assert _run(DAYS[1], "--out", str(out), "--snapshot") == EXIT_INCOMPLETE
+            service.down = set()
+            assert _run(DAYS[2], "--out", str(out), "--snapshot") == EXIT_OK
+        finally:
+            icoframes.reset_configuration()
+    events = icoframes.changes(out)
+    got = [(r.snapshot_date.date(), r.ico_id, r.kind, r.old, r.new, r.previous_date.date())
+           for r in events.fillna("-").itertuples()]
+    d0, d1, d2 = (d.date() for d in DAYS)
+    assert got == [(d1, 1, "unseen", "ongoing", "-", d0), (d1, 2, "unseen", "ongoing", "-", d0),
+                   (d1, 3, "unseen", "upcoming", "-", d0),
+                   (d2, 3, "status", "upcoming", "ongoing", d0)]
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_second_export_the_same_day_completes_what_the_first_left_stale(sb, tmp_path):
+    """Day 3's morning export (profiles older than a day are due) had --budget 5: the
+    rest were kept from day 1, listed in not_refreshed, exit 5. The afternoon re-run used
+    the morning's list and, since a cached list applied no profile age, fetched nothing
+    and wrote complete: true, exit 0, with those same 2-day-old rows. Now it fetches
+    exactly what the morning left (nothing it fetched), and is complete."""
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--status", "past", "--profile-max-age", "86400"]
+    assert _run(DAYS[0], *args) == EXIT_OK
+    assert _run(DAYS[2], *args, "--budget", "5") == EXIT_INCOMPLETE
+    morning = json.loads((out / "manifest.json").read_text())
+    left = {r["id"] for r in morning["not_refreshed"]}
+    assert len(left) == len(sb.directory.ids("past")) - 5
+    sb.stats.reset()
+    assert _run(DAYS[2] + dt.timedelta(hours=6), *args) == EXIT_OK
+    afternoon = json.loads((out / "manifest.json").read_text())
+    assert afternoon["queries"][0]["from_cache"] is True  # the morning's list
+    assert dict(sb.stats.requests) == {"ico": len(left)}
+    assert set(sb.stats.profile_hits) == left
+    assert afternoon["complete"] is True and afternoon["not_refreshed"] == []
+    fetched = pd.read_parquet(out / "icos.parquet")["fetched_at"]
+    assert fetched.min() >= pd.Timestamp(DAYS[2])  # every row of day 3
