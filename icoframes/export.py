@@ -40,7 +40,8 @@ What a reader can rely on:
 * A snapshot folder is swapped in whole: the previous folder of the same day is
   renamed aside, the new one renamed into place, and the old one deleted after.
   A reader sees the old snapshot or the new one (or, for the instant between
-  the two renames, none), never a mix.
+  the two renames, none), never a mix; an export killed in that instant leaves
+  the old one in its staging folder, and the next export puts it back.
 * A plain export cannot be swapped as one folder, because ``out`` itself is
   the export: readers (:func:`icoframes.read_export`, ``out/icos.parquet`` in
   DuckDB) name its files directly, so a ``current`` symlink or a versioned

@@ -379,3 +379,28 @@ def test_a_base_url_with_a_query_or_fragment_is_refused_before_any_request(sb, t
     finally:
         icoframes.reset_configuration()
     assert sb.stats.requests.total() == 0
+
+
+@pytest.mark.parametrize(("plot", "typed", "meant"), [
+    ("plot_raised", "tpo", "top"), ("plot_raised", "bin", "bins"), ("plot_raised", "lgo", "log"),
+    ("plot_scores", "bys", "by"), ("plot_timeline", "frq", "freq"),
+    ("plot_timeline", "now_", "now"), ("plot_status_flow", "axes", "ax"),
+    ("plot_raised_vs_cap", "axes", "ax")])
+def test_a_misspelled_plot_keyword_is_refused_not_sent_to_matplotlib(cfg, plot, typed, meant):
+    # it went to matplotlib as a style: "Rectangle.set() got an unexpected keyword argument"
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    with pytest.raises(InvalidParameter, match=rf"{typed}=.* is not a keyword of {plot}\(\)"
+                                               rf".*did you mean '{meant}'\?"):
+        getattr(icoframes, plot)(None, **{typed: 1})
+    assert plt.get_fignums() == before  # refused before drawing anything
+
+
+def test_a_plot_style_keyword_still_goes_to_matplotlib(cfg):
+    import matplotlib.pyplot as plt
+
+    icos = icoframes.load_icos(status="past", progress=False)
+    ax = icoframes.plot_raised(icos, color="red", alpha=0.5, top=3)
+    assert ax.patches and all(p.get_alpha() == 0.5 for p in ax.patches)
+    plt.close(ax.figure)

@@ -258,3 +258,44 @@ def test_a_second_export_the_same_day_completes_what_the_first_left_stale(sb, tm
     assert afternoon["complete"] is True and afternoon["not_refreshed"] == []
     fetched = pd.read_parquet(out / "icos.parquet")["fetched_at"]
     assert fetched.min() >= pd.Timestamp(DAYS[2])  # every row of day 3
+
+
+def test_an_export_killed_between_the_two_renames_of_its_swap_loses_no_snapshot(
+        sb, tmp_path):
+    """The day's morning snapshot is renamed aside, then SIGKILL (a real one, in a child
+    process) comes before the new folder is renamed into place: the morning snapshot is
+    left in the killed export's staging folder, which the next export removed, so the
+    day lost its snapshot for good when that next export wrote nothing (the service down:
+    exit 1). Now the next export first puts the set-aside folder back."""
+    import os
+    import subprocess
+    import sys
+
+    from ledger_day import on_this_clock
+
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--status", "past", "--snapshot"]
+    assert _run(DAYS[0], *args) == EXIT_OK
+    day = _folder(out, DAYS[0])
+    morning = (day / "manifest.json").read_bytes()
+    kill = (  # the rename of the new snapshot folder into place: SIGKILL instead
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "real = os.replace\n"
+        "def replace(src, dst, **kw):\n"
+        f"    if Path(dst) == Path({str(day)!r}) and Path(src).name == 'data':\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return real(src, dst, **kw)\n"
+        "os.replace = replace\n"
+        "from icoframes.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    with time_machine.travel(DAYS[0] + dt.timedelta(hours=6), tick=True):
+        child = subprocess.run([sys.executable, "-c", on_this_clock(kill), "export", *args],
+                               env=os.environ, capture_output=True, timeout=120)
+    assert child.returncode == -9, child.stderr
+    assert not day.exists()  # the instant between the two renames, made to last
+    sb.set_faults(1.0)  # the next run of the day writes nothing
+    assert _run(DAYS[0] + dt.timedelta(hours=7), *args) == EXIT_ERROR
+    assert (day / "manifest.json").read_bytes() == morning
+    assert icoframes.read_export(day).icos["id"].is_unique
+    assert sorted(p.name for p in out.iterdir()) == [day.name]  # the staging folder cleared
