@@ -40,7 +40,8 @@ What a reader can rely on:
 * A snapshot folder is swapped in whole: the previous folder of the same day is
   renamed aside, the new one renamed into place, and the old one deleted after.
   A reader sees the old snapshot or the new one (or, for the instant between
-  the two renames, none), never a mix.
+  the two renames, none), never a mix; an export killed in that instant leaves
+  the old one in its staging folder, and the next export puts it back.
 * A plain export cannot be swapped as one folder, because ``out`` itself is
   the export: readers (:func:`icoframes.read_export`, ``out/icos.parquet`` in
   DuckDB) name its files directly, so a ``current`` symlink or a versioned
@@ -122,7 +123,7 @@ from .manifest import (
     profile_ages,
     quota_stop,
 )
-from .queries import check_keywords, keywords_of
+from .queries import check_keywords, check_load_arguments, keywords_of
 from .reporting import LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
@@ -269,6 +270,7 @@ def export_tables(
     """
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     folder = folder_path(out, "out")
+    budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON
     for name, flag in (("snapshot", snapshot), ("allow_empty", allow_empty)):
         if not isinstance(flag, bool | np.bool_):  # snapshot="no" would be a snapshot
             raise InvalidParameter(f"{name} must be True or False, got {flag!r}")

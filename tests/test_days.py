@@ -233,3 +233,69 @@ def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
     assert got == [(d1, 1, "unseen", "ongoing", "-", d0), (d1, 2, "unseen", "ongoing", "-", d0),
                    (d1, 3, "unseen", "upcoming", "-", d0),
                    (d2, 3, "status", "upcoming", "ongoing", d0)]
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_second_export_the_same_day_completes_what_the_first_left_stale(sb, tmp_path):
+    """Day 3's morning export (profiles older than a day are due) had --budget 5: the
+    rest were kept from day 1, listed in not_refreshed, exit 5. The afternoon re-run used
+    the morning's list and, since a cached list applied no profile age, fetched nothing
+    and wrote complete: true, exit 0, with those same 2-day-old rows. Now it fetches
+    exactly what the morning left (nothing it fetched), and is complete."""
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--status", "past", "--profile-max-age", "86400"]
+    assert _run(DAYS[0], *args) == EXIT_OK
+    assert _run(DAYS[2], *args, "--budget", "5") == EXIT_INCOMPLETE
+    morning = json.loads((out / "manifest.json").read_text())
+    left = {r["id"] for r in morning["not_refreshed"]}
+    assert len(left) == len(sb.directory.ids("past")) - 5
+    sb.stats.reset()
+    assert _run(DAYS[2] + dt.timedelta(hours=6), *args) == EXIT_OK
+    afternoon = json.loads((out / "manifest.json").read_text())
+    assert afternoon["queries"][0]["from_cache"] is True  # the morning's list
+    assert dict(sb.stats.requests) == {"ico": len(left)}
+    assert set(sb.stats.profile_hits) == left
+    assert afternoon["complete"] is True and afternoon["not_refreshed"] == []
+    fetched = pd.read_parquet(out / "icos.parquet")["fetched_at"]
+    assert fetched.min() >= pd.Timestamp(DAYS[2])  # every row of day 3
+
+
+def test_an_export_killed_between_the_two_renames_of_its_swap_loses_no_snapshot(
+        sb, tmp_path):
+    """The day's morning snapshot is renamed aside, then SIGKILL (a real one, in a child
+    process) comes before the new folder is renamed into place: the morning snapshot is
+    left in the killed export's staging folder, which the next export removed, so the
+    day lost its snapshot for good when that next export wrote nothing (the service down:
+    exit 1). Now the next export first puts the set-aside folder back."""
+    import os
+    import subprocess
+    import sys
+
+    from ledger_day import on_this_clock
+
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--status", "past", "--snapshot"]
+    assert _run(DAYS[0], *args) == EXIT_OK
+    day = _folder(out, DAYS[0])
+    morning = (day / "manifest.json").read_bytes()
+    kill = (  # the rename of the new snapshot folder into place: SIGKILL instead
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "real = os.replace\n"
+        "def replace(src, dst, **kw):\n"
+        f"    if Path(dst) == Path({str(day)!r}) and Path(src).name == 'data':\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return real(src, dst, **kw)\n"
+        "os.replace = replace\n"
+        "from icoframes.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    with time_machine.travel(DAYS[0] + dt.timedelta(hours=6), tick=True):
+        child = subprocess.run([sys.executable, "-c", on_this_clock(kill), "export", *args],
+                               env=os.environ, capture_output=True, timeout=120)
+    assert child.returncode == -9, child.stderr
+    assert not day.exists()  # the instant between the two renames, made to last
+    sb.set_faults(1.0)  # the next run of the day writes nothing
+    assert _run(DAYS[0] + dt.timedelta(hours=7), *args) == EXIT_ERROR
+    assert (day / "manifest.json").read_bytes() == morning
+    assert icoframes.read_export(day).icos["id"].is_unique
+    assert sorted(p.name for p in out.iterdir()) == [day.name]  # the staging folder cleared

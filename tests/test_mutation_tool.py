@@ -29,7 +29,8 @@ def test_a_keyword_checking_decorator_is_applied_after_the_code_so_mutmut_mutate
 
 def test_the_modules_whose_public_function_checks_its_keywords_name_it():
     assert mutation.undecorated("money") == ["to_usd (@checked_keywords)"]
-    assert mutation.undecorated("features") == ["compute_features (@checked_keywords)"]
+    assert mutation.undecorated("features") == ["describe_features (@checked_keywords)",
+                                                 "compute_features (@checked_keywords)"]
     assert mutation.undecorated("gate") == []
 
 

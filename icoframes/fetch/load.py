@@ -77,9 +77,9 @@ class Load:
         The resolved settings; the raw store of the service's folder and the tidy tables
         derived from it; the client and ledger (:class:`.service.Service`); the stop
         switch every request shares (Ctrl-C and the circuit breaker stop them all);
-        ``lists_after``: a cached list fetched before it never stands in for a failed paging.
-    """
-    lists_after: dt.datetime | None = None  # an export's day (None: any cached copy will do)
+        ``lists_after``, an export's day: a cached list fetched before it never stands in
+        for a failed paging, and a cached list's profiles are held to their maximum ages."""
+    lists_after: dt.datetime | None = None  # None: any cached copy will do, as cached
 
     def __init__(self, *, offline: bool = False, progress: bool | None = None,
                  max_workers: int | None = None, cache_dir: Any = None) -> None:
@@ -192,7 +192,7 @@ class Load:
                budget: int | None = None, keywords: Sequence[str] = ()) -> pd.DataFrame:
         """Page the lists (or use fresh cached ones) and fetch what profiles lack; the listing,
         with the crawl's summary in ``attrs["icoframes"]``."""
-        check_load_arguments(refresh=refresh, budget=budget)
+        budget = check_load_arguments(refresh=refresh, budget=budget)  # a Python int
         limit = age_limit(max_age)
         ages = profile_max_age_of(profile_max_age)
         queries = build_queries(status, filters, self._filter_set,  # a typo: did you mean
@@ -239,7 +239,7 @@ class Load:
                                      ages=ages or PROFILE_MAX_AGE)
         self.queries.append(query)
         if query.frame is not None:
-            self._plan_rows(query.frame, repaged=False)
+            self._plan_rows(query.frame, repaged=self.lists_after is not None)
             return
         if self.offline:
             return  # nothing cached for this query: the report says so

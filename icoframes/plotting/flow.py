@@ -20,7 +20,15 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameter
-from ._axes import UNKNOWN_COLOR, add_note, check_frame, draw_empty, get_axes, headroom
+from ._axes import (
+    UNKNOWN_COLOR,
+    add_note,
+    check_frame,
+    draw_empty,
+    get_axes,
+    headroom,
+    own_keywords,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -38,6 +46,7 @@ _STATUS_COLORS = {"past": "C0", "ongoing": "C1", "upcoming": "C2"}
 _ARROW = "\u2192"
 
 
+@own_keywords
 def plot_status_flow(
     frame: pd.DataFrame, *, ax: Axes | None = None, **style: Any
 ) -> Axes:
