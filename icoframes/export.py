@@ -124,7 +124,7 @@ from .manifest import (
     profile_ages,
     quota_stop,
 )
-from .queries import check_keywords, keywords_of
+from .queries import check_keywords, check_load_arguments, keywords_of
 from .reporting import LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
@@ -271,6 +271,7 @@ def export_tables(
     """
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     folder = folder_path(out, "out")
+    budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON
     for name, flag in (("snapshot", snapshot), ("allow_empty", allow_empty)):
         if not isinstance(flag, bool | np.bool_):  # snapshot="no" would be a snapshot
             raise InvalidParameter(f"{name} must be True or False, got {flag!r}")

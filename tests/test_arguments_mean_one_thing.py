@@ -404,3 +404,13 @@ def test_a_plot_style_keyword_still_goes_to_matplotlib(cfg):
     ax = icoframes.plot_raised(icos, color="red", alpha=0.5, top=3)
     assert ax.patches and all(p.get_alpha() == 0.5 for p in ax.patches)
     plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("option", ["-v", "--verbose"])
+def test_a_top_level_option_after_the_command_says_where_it_goes(cfg, tmp_path, option,
+                                                                 capsys, caplog):
+    code, err = _cli(["export", "--out", str(tmp_path / "out"), option], capsys, caplog)
+    assert code == 2
+    assert (f"unrecognized arguments: {option}; {option} is an option of icoframes itself: "
+            f"put it before the command (icoframes {option} export ...)") in err
+    assert cfg.stats.requests.total() == 0
