@@ -153,9 +153,12 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
     subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     command = subparsers[0].choices.get(args.command) if subparsers else None
     options = [o for o in (command or parser)._option_string_actions if o.startswith("--")]
-    typed = [e.split("=", 1)[0] for e in extras if e.startswith("--")]
+    typed = [e.split("=", 1)[0] for e in extras if e.startswith("-")]
     near = closest(typed[0], options) if typed else []
     hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+    if typed and typed[0] in parser._option_string_actions and command is not None:
+        hint = (f"; {typed[0]} is an option of icoframes itself: put it before the command "
+                f"(icoframes {typed[0]} {args.command} ...)")
     return f"unrecognized arguments: {' '.join(extras)}{hint}"
 
 

@@ -293,9 +293,10 @@ def table_schema(table: str) -> TableSchema:
     if table not in TABLES:
         import difflib
 
-        close = difflib.get_close_matches(str(table), TABLES, n=1)
+        names = [*TABLES, PROBLEMS.name]  # problems is one too
+        close = difflib.get_close_matches(str(table).casefold(), names, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise KeyError(f"{table!r} is not a table ({', '.join(TABLES)}){hint}")
+        raise KeyError(f"{table!r} is not a table ({', '.join(names)}){hint}")
     return TABLES[table]
 
 

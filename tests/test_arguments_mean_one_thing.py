@@ -404,3 +404,27 @@ def test_a_plot_style_keyword_still_goes_to_matplotlib(cfg):
     ax = icoframes.plot_raised(icos, color="red", alpha=0.5, top=3)
     assert ax.patches and all(p.get_alpha() == 0.5 for p in ax.patches)
     plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("option", ["-v", "--verbose"])
+def test_a_top_level_option_after_the_command_says_where_it_goes(cfg, tmp_path, option,
+                                                                 capsys, caplog):
+    code, err = _cli(["export", "--out", str(tmp_path / "out"), option], capsys, caplog)
+    assert code == 2
+    assert (f"unrecognized arguments: {option}; {option} is an option of icoframes itself: "
+            f"put it before the command (icoframes {option} export ...)") in err
+    assert cfg.stats.requests.total() == 0
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("problem", "problems"), ("ICOS", "icos")])
+def test_read_snapshots_of_a_misspelled_table_suggests_it_problems_included(tmp_path, typed,
+                                                                            meant):
+    with pytest.raises(KeyError, match=f"did you mean {meant!r}") as caught:
+        icoframes.read_snapshots(tmp_path, table=typed)
+    assert "accepting, problems)" in str(caught.value)  # problems is a table it reads
+
+
+@pytest.mark.parametrize("wide", ["no", 1, None])
+def test_sandbox_rates_wide_is_true_or_false(wide):
+    with pytest.raises(InvalidParameter, match="wide must be True or False"):
+        sandbox.rates(wide=wide)  # "no" and 1 gave the wide form, None the long one
