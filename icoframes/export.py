@@ -119,6 +119,7 @@ from .manifest import (
     lists_fresh_after,
     not_refreshed,
     nothing_matched,
+    nothing_paged,
     oldest_newest,
     profile_ages,
     quota_stop,
@@ -280,9 +281,10 @@ def export_tables(
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
-    # a list whose paging fails is never answered by an older cached copy: today's export
-    # holds today's lists or says it has none (exit 1 when no list answered at all)
-    load.lists_after = now if snapshot else fresh_after
+    # a list whose paging fails is never answered by a copy cached before today (or before
+    # max_age): today's export holds today's lists or says it has none
+    day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    load.lists_after = max(fresh_after or day_start, day_start) if snapshot else fresh_after
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         stop: QuotaExceeded | None = None
         try:
@@ -296,6 +298,8 @@ def export_tables(
             tables = load.tables_of(listing, status, filters, only_icos=False)
         stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
         queries = list(stated.get("queries", []))
+        if snapshot and stop is None:
+            nothing_paged(queries, now)  # the day's snapshot left as it was
         if not len(tables.icos) and not allow_empty and stop is None:
             raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()

@@ -299,3 +299,38 @@ def test_an_export_killed_between_the_two_renames_of_its_swap_loses_no_snapshot(
     assert (day / "manifest.json").read_bytes() == morning
     assert icoframes.read_export(day).icos["id"].is_unique
     assert sorted(p.name for p in out.iterdir()) == [day.name]  # the staging folder cleared
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
+        tmp_path, monkeypatch, quick_retries):
+    """The morning's snapshot is complete. At 09:15 every list fails: nothing is written
+    (exit 1), the morning's snapshot stays as it was. At 12:15 only the ongoing list fails:
+    its rows come from the morning's list (today's), marked partial (exit 5): they were
+    dropped, so the re-run lost ICOs 1 and 2 from a day that had them."""
+    service = _ByStatus()
+    out = tmp_path / "srv"
+    morning, day = DAYS[0], _folder(tmp_path / "srv", DAYS[0])
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        icoframes.reset_configuration()
+        for setting in SETTINGS:
+            monkeypatch.delenv(setting.env, raising=False)
+        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        try:
+            assert _run(morning, "--out", str(out), "--snapshot") == EXIT_OK
+            written = (day / "manifest.json").read_bytes()
+            service.down = {"ongoing", "upcoming", "past"}
+            assert _run(morning + dt.timedelta(hours=6), "--out", str(out),
+                        "--snapshot") == EXIT_ERROR
+            assert (day / "manifest.json").read_bytes() == written
+            service.down = {"ongoing"}
+            assert _run(morning + dt.timedelta(hours=9), "--out", str(out),
+                        "--snapshot") == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    assert sorted(pd.read_parquet(day / "icos.parquet")["id"]) == [1, 2, 3, 4, 5, 6]
+    manifest = json.loads((day / "manifest.json").read_text())
+    [ongoing] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
+    assert (ongoing["complete"], ongoing["from_cache"], ongoing["rows"]) == (False, True, 2)
+    assert dt.datetime.fromisoformat(ongoing["fetched_at"]).date() == morning.date()
