@@ -53,3 +53,16 @@ def test_a_numpy_integer_budget_in_an_export_is_written_as_a_number(cfg, tmp_pat
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["arguments"]["budget"] == 3
     assert manifest["complete"] is False
+
+
+@pytest.mark.parametrize("seed", [np.int64(3), np.uint8(3), np.int32(3)])
+def test_a_numpy_integer_seed_serves_the_directory_of_that_seed(seed):
+    """start() checks seed= as a whole number (a NumPy one passes the check) and then
+    gave it to random.Random, which takes no NumPy integer: a TypeError after the check."""
+    with sandbox.serve(n_icos=np.int64(12), seed=seed, port=np.int64(0)) as numpy_made, \
+            sandbox.serve(n_icos=12, seed=3) as plain:
+        assert numpy_made.directory.ids() == plain.directory.ids()
+        assert [r.name for r in numpy_made.directory.records()] == [
+            r.name for r in plain.directory.records()]
+        assert numpy_made.settings()["service_name"] == plain.settings()["service_name"]
+        assert numpy_made.settings()["service_name"].startswith("sandbox-3-12-")
