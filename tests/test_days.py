@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -291,7 +292,7 @@ def test_an_export_killed_between_the_two_renames_of_its_swap_loses_no_snapshot(
         "sys.exit(main(sys.argv[1:]))\n")
     with time_machine.travel(DAYS[0] + dt.timedelta(hours=6), tick=True):
         child = subprocess.run([sys.executable, "-c", on_this_clock(kill), "export", *args],
-                               env=os.environ, capture_output=True, timeout=120)
+                               env=os.environ, capture_output=True, timeout=HANG_GUARD)
     assert child.returncode == -9, child.stderr
     assert not day.exists()  # the instant between the two renames, made to last
     sb.set_faults(1.0)  # the next run of the day writes nothing
