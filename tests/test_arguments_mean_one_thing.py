@@ -428,3 +428,9 @@ def test_read_snapshots_of_a_misspelled_table_suggests_it_problems_included(tmp_
 def test_sandbox_rates_wide_is_true_or_false(wide):
     with pytest.raises(InvalidParameter, match="wide must be True or False"):
         sandbox.rates(wide=wide)  # "no" and 1 gave the wide form, None the long one
+
+
+@pytest.mark.parametrize("value", [True, np.True_, "5", b"5"])
+def test_format_usd_of_what_is_no_amount_is_empty(value):
+    assert icoframes.format_usd(value) == ""  # True was "$1", "5" was "$5"
+    assert icoframes.format_usd(5) == "$5" and icoframes.format_usd(np.float64(2.5e6)) == "$2.5M"

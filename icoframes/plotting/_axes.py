@@ -86,7 +86,7 @@ def format_usd(x: object) -> str:
     -------
     str
         The formatted amount, or ``""`` when ``x`` is missing (None, NaN, ``pd.NA``),
-        infinite or not a number.
+        infinite or not a number (a bool or a string is none).
 
     Examples
     --------
@@ -99,6 +99,8 @@ def format_usd(x: object) -> str:
     >>> format_usd(float("nan"))
     ''
     """
+    if isinstance(x, bool | np.bool_ | str | bytes):  # True is no $1, "5" no amount
+        return ""
     try:
         value = float(x)  # type: ignore[arg-type]
     except (TypeError, ValueError):
