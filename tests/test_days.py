@@ -234,6 +234,16 @@ def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
     assert got == [(d1, 1, "unseen", "ongoing", "-", d0), (d1, 2, "unseen", "ongoing", "-", d0),
                    (d1, 3, "unseen", "upcoming", "-", d0),
                    (d2, 3, "status", "upcoming", "ongoing", d0)]
+    # the plot of the snapshots says the same: it wrote "-3 removed", then "+3 new"
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    ax = icoframes.plot_status_flow(icoframes.read_snapshots(out))
+    try:
+        moves = [t.get_text() for t in ax.texts if t.get_gid() == "icoframes-moves"]
+    finally:
+        plt.close(ax.figure)
+    assert moves == ["3 unseen", "1 upcoming\u2192ongoing"]
 
 
 @pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
