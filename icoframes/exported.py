@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from .errors import ExportReplaced
+from .errors import ExportReplaced, UnknownName, did_you_mean
 from .files import folder_flock, folder_path
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
@@ -316,12 +316,9 @@ def table_schema(table: str) -> TableSchema:
     if table == PROBLEMS.name:
         return PROBLEMS
     if table not in TABLES:
-        import difflib
-
         names = [*TABLES, PROBLEMS.name]  # problems is one too
-        close = difflib.get_close_matches(str(table).casefold(), names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise KeyError(f"{table!r} is not a table ({', '.join(names)}){hint}")
+        raise UnknownName(f"{table!r} is not a table ({', '.join(names)})"
+                          f"{did_you_mean(table, names)}")
     return TABLES[table]
 
 
