@@ -21,8 +21,9 @@ def test_a_service_message_cannot_forge_a_log_line(configure, tmp_path, capsys, 
     # included: a cron log got a line the service wrote
     import logging
 
-    import icoframes
     from hostile import FILTERS, LIST, HostileServer, json_reply
+
+    import icoframes
 
     forged = "bad key\n2026-01-01 00:00:00,000 ERROR icoframes.cli: FORGED \x1b[31mred\x1b[0m"
     reply = json_reply({"error": 480, "message": forged})
