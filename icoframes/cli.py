@@ -145,6 +145,18 @@ def _seconds(text: str) -> float:
     return seconds
 
 
+def _some(text: str) -> int:
+    """The demo's ICO count: 1 or more (with 0 it ended "no ICO matched ... --allow-empty",
+    an option the demo lacks)."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return count
+
+
 def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
                   extras: list[str]) -> str:
     """argparse's "unrecognized arguments", with the command's closest option when one is."""
@@ -153,9 +165,12 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
     subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     command = subparsers[0].choices.get(args.command) if subparsers else None
     options = [o for o in (command or parser)._option_string_actions if o.startswith("--")]
-    typed = [e.split("=", 1)[0] for e in extras if e.startswith("--")]
+    typed = [e.split("=", 1)[0] for e in extras if e.startswith("-")]
     near = closest(typed[0], options) if typed else []
     hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+    if typed and typed[0] in parser._option_string_actions and command is not None:
+        hint = (f"; {typed[0]} is an option of icoframes itself: put it before the command "
+                f"(icoframes {typed[0]} {args.command} ...)")
     return f"unrecognized arguments: {' '.join(extras)}{hint}"
 
 
@@ -212,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
     demo.add_argument("--out", type=_folder, default=Path("data/demo"), metavar="DIR")
-    demo.add_argument("--n-icos", type=int, default=1000)
+    demo.add_argument("--n-icos", type=_some, default=1000)
     demo.add_argument("--seed", type=int, default=0)
 
     cache = sub.add_parser("cache", help="show or clear the cache of the configured service")

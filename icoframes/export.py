@@ -40,7 +40,8 @@ What a reader can rely on:
 * A snapshot folder is swapped in whole: the previous folder of the same day is
   renamed aside, the new one renamed into place, and the old one deleted after.
   A reader sees the old snapshot or the new one (or, for the instant between
-  the two renames, none), never a mix.
+  the two renames, none), never a mix; an export killed in that instant leaves
+  the old one in its staging folder, and the next export puts it back.
 * A plain export cannot be swapped as one folder, because ``out`` itself is
   the export: readers (:func:`icoframes.read_export`, ``out/icos.parquet`` in
   DuckDB) name its files directly, so a ``current`` symlink or a versioned
@@ -118,11 +119,12 @@ from .manifest import (
     lists_fresh_after,
     not_refreshed,
     nothing_matched,
+    nothing_paged,
     oldest_newest,
     profile_ages,
     quota_stop,
 )
-from .queries import check_keywords, keywords_of
+from .queries import check_keywords, check_load_arguments, keywords_of
 from .reporting import LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
@@ -269,6 +271,7 @@ def export_tables(
     """
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     folder = folder_path(out, "out")
+    budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON
     for name, flag in (("snapshot", snapshot), ("allow_empty", allow_empty)):
         if not isinstance(flag, bool | np.bool_):  # snapshot="no" would be a snapshot
             raise InvalidParameter(f"{name} must be True or False, got {flag!r}")
@@ -278,9 +281,10 @@ def export_tables(
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
-    # a list whose paging fails is never answered by an older cached copy: today's export
-    # holds today's lists or says it has none (exit 1 when no list answered at all)
-    load.lists_after = now if snapshot else fresh_after
+    # a list whose paging fails is never answered by a copy cached before today (or before
+    # max_age): today's export holds today's lists or says it has none
+    day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    load.lists_after = max(fresh_after or day_start, day_start) if snapshot else fresh_after
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         stop: QuotaExceeded | None = None
         try:
@@ -294,6 +298,8 @@ def export_tables(
             tables = load.tables_of(listing, status, filters, only_icos=False)
         stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
         queries = list(stated.get("queries", []))
+        if snapshot and stop is None:
+            nothing_paged(queries, now)  # the day's snapshot left as it was
         if not len(tables.icos) and not allow_empty and stop is None:
             raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()

@@ -14,12 +14,12 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import QuotaExceeded
+from .errors import QuotaExceeded, ServiceUnavailable
 from .fetch import age_limit
 from .loaders import MaxAge
 
 __all__ = ["dump", "jsonable", "listed", "lists_fresh_after", "not_refreshed", "nothing_matched",
-           "oldest_newest", "profile_ages", "quota_stop"]
+           "nothing_paged", "oldest_newest", "profile_ages", "quota_stop"]
 
 
 def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
@@ -60,6 +60,36 @@ def listed(listing: pd.DataFrame, fresh_after: dt.datetime | None) -> bool:
                 isinstance(at, str) and dt.datetime.fromisoformat(at) >= fresh_after)):
             return True
     return False
+
+
+def nothing_paged(queries: list[dict[str, Any]], started: dt.datetime) -> None:
+    """ServiceUnavailable when a snapshot paged none of its lists (each failed, answered
+    only by a copy an earlier run cached): it would hold nothing the service said now.
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> now = dt.datetime(2026, 11, 21, 9, tzinfo=dt.UTC)
+    >>> nothing_paged([{"from_cache": False, "rows": 3}], now) is None
+    True
+    >>> nothing_paged([{"from_cache": True, "rows": 3, "complete": False,
+    ...                 "fetched_at": "2026-11-21T03:15:00+00:00"}], now)
+    Traceback (most recent call last):
+    ...
+    icoframes.errors.ServiceUnavailable: no list of this snapshot could be paged ...
+    """
+    def earlier(query: dict[str, Any]) -> bool:  # cached by an earlier run: a fallback
+        at = query.get("fetched_at")
+        return bool(query.get("from_cache")) and isinstance(at, str) and (
+            dt.datetime.fromisoformat(at) < started)
+
+    with_rows = [q for q in queries if q.get("rows")]
+    if not with_rows or not all(earlier(q) and not q.get("complete") for q in with_rows):
+        return
+    raise ServiceUnavailable(
+        f"no list of this snapshot could be paged since {started:%Y-%m-%d %H:%M} UTC (each "
+        "failed after its retries); only lists an earlier run cached were left, so nothing "
+        "was written and the day's snapshot, if any, is as it was")
 
 
 def quota_stop(stop: QuotaExceeded, stated: dict[str, Any]) -> dict[str, Any]:

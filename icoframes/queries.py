@@ -225,11 +225,12 @@ def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool] | None,
 
 
 def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: Any = False,
-                         progress: Any = None) -> None:
+                         progress: Any = None) -> int | None:
     """The loaders' own arguments that are not list parameters: InvalidParameter when unusable.
 
     ``offline`` and ``progress`` are True or False (``progress`` also None), never
-    another truthy value: ``offline="no"`` would otherwise mean offline.
+    another truthy value: ``offline="no"`` would otherwise mean offline. Returns
+    ``budget`` as a Python int (a NumPy integer is one: ``np.uint8`` would wrap).
     """
     for name, value in (("offline", offline), ("progress", progress)):
         if not isinstance(value, bool | np.bool_) and not (name == "progress" and value is None):
@@ -239,9 +240,12 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
     if not (isinstance(refresh, bool | np.bool_) or (isinstance(refresh, str)
                                                       and refresh == "all")):  # not 1, "yes"
         raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
-                               or budget < 0):
+    if budget is None:
+        return None
+    if not isinstance(budget, numbers.Integral) or isinstance(budget, bool | np.bool_) \
+            or budget < 0:  # np.int64(5) counts, as in configure() and a plot's top=
         raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
+    return int(budget)
 
 
 def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .errors import ConfigError
-from .exported import MANIFEST
+from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .files import filelock, folder_flock, locked
 
 __all__ = ["STAGING_PREFIX", "Staging", "swap_files", "swap_folder", "swap_lock"]
@@ -30,6 +30,7 @@ __all__ = ["STAGING_PREFIX", "Staging", "swap_files", "swap_folder", "swap_lock"
 #: (the rest of the name is random: :func:`tempfile.mkdtemp`).
 STAGING_PREFIX = ".icoframes-staging-"
 _RUNNING = "running.lock"  # in a staging folder, held while its export runs
+_ASIDE = "previous-"  # + a snapshot folder's name: the one a swap set aside in its staging
 
 
 class Staging:
@@ -115,10 +116,21 @@ def _clear_leftovers(out: Path, mine: Path) -> None:
         except (filelock.Timeout, OSError):
             continue  # its export is running
         try:
+            _put_back(out, child)
             if shutil.rmtree.avoids_symlink_attacks or not _holds_links(child):
                 shutil.rmtree(child, ignore_errors=True)
         finally:
             lock.release()
+
+
+def _put_back(out: Path, staging: Path) -> None:
+    """A snapshot folder a killed export set aside (killed between the two renames of
+    :func:`swap_folder`) goes back into place when that day has no folder since."""
+    with swap_lock(out):  # not while a running export swaps that day
+        for aside in staging.glob(_ASIDE + SNAPSHOT_PREFIX + "*"):
+            target = out / aside.name.removeprefix(_ASIDE)
+            if stat.S_ISDIR(aside.lstat().st_mode) and not os.path.lexists(target):
+                os.replace(aside, target)
 
 
 def _holds_links(folder: Path) -> bool:
@@ -154,9 +166,10 @@ def swap_folder(new: Path, target: Path, scratch: Path) -> None:
             raise ConfigError(
                 f"{target} is not a folder (a symbolic link or a file): the export does not "
                 "replace or follow it; remove it, or export into a folder only you can write")
-    previous: Path | None = scratch / "previous"
+    aside = scratch / f"{_ASIDE}{target.name}"  # put back by the next export if killed next
+    previous: Path | None = aside
     try:
-        os.replace(target, scratch / "previous")
+        os.replace(target, aside)
     except FileNotFoundError:
         previous = None
     try:

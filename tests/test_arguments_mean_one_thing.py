@@ -379,3 +379,58 @@ def test_a_base_url_with_a_query_or_fragment_is_refused_before_any_request(sb, t
     finally:
         icoframes.reset_configuration()
     assert sb.stats.requests.total() == 0
+
+
+@pytest.mark.parametrize(("plot", "typed", "meant"), [
+    ("plot_raised", "tpo", "top"), ("plot_raised", "bin", "bins"), ("plot_raised", "lgo", "log"),
+    ("plot_scores", "bys", "by"), ("plot_timeline", "frq", "freq"),
+    ("plot_timeline", "now_", "now"), ("plot_status_flow", "axes", "ax"),
+    ("plot_raised_vs_cap", "axes", "ax")])
+def test_a_misspelled_plot_keyword_is_refused_not_sent_to_matplotlib(cfg, plot, typed, meant):
+    # it went to matplotlib as a style: "Rectangle.set() got an unexpected keyword argument"
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    with pytest.raises(InvalidParameter, match=rf"{typed}=.* is not a keyword of {plot}\(\)"
+                                               rf".*did you mean '{meant}'\?"):
+        getattr(icoframes, plot)(None, **{typed: 1})
+    assert plt.get_fignums() == before  # refused before drawing anything
+
+
+def test_a_plot_style_keyword_still_goes_to_matplotlib(cfg):
+    import matplotlib.pyplot as plt
+
+    icos = icoframes.load_icos(status="past", progress=False)
+    ax = icoframes.plot_raised(icos, color="red", alpha=0.5, top=3)
+    assert ax.patches and all(p.get_alpha() == 0.5 for p in ax.patches)
+    plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("option", ["-v", "--verbose"])
+def test_a_top_level_option_after_the_command_says_where_it_goes(cfg, tmp_path, option,
+                                                                 capsys, caplog):
+    code, err = _cli(["export", "--out", str(tmp_path / "out"), option], capsys, caplog)
+    assert code == 2
+    assert (f"unrecognized arguments: {option}; {option} is an option of icoframes itself: "
+            f"put it before the command (icoframes {option} export ...)") in err
+    assert cfg.stats.requests.total() == 0
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("problem", "problems"), ("ICOS", "icos")])
+def test_read_snapshots_of_a_misspelled_table_suggests_it_problems_included(tmp_path, typed,
+                                                                            meant):
+    with pytest.raises(KeyError, match=f"did you mean {meant!r}") as caught:
+        icoframes.read_snapshots(tmp_path, table=typed)
+    assert "accepting, problems)" in str(caught.value)  # problems is a table it reads
+
+
+@pytest.mark.parametrize("wide", ["no", 1, None])
+def test_sandbox_rates_wide_is_true_or_false(wide):
+    with pytest.raises(InvalidParameter, match="wide must be True or False"):
+        sandbox.rates(wide=wide)  # "no" and 1 gave the wide form, None the long one
+
+
+@pytest.mark.parametrize("value", [True, np.True_, "5", b"5"])
+def test_format_usd_of_what_is_no_amount_is_empty(value):
+    assert icoframes.format_usd(value) == ""  # True was "$1", "5" was "$5"
+    assert icoframes.format_usd(5) == "$5" and icoframes.format_usd(np.float64(2.5e6)) == "$2.5M"

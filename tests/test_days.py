@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -233,6 +234,16 @@ def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
     assert got == [(d1, 1, "unseen", "ongoing", "-", d0), (d1, 2, "unseen", "ongoing", "-", d0),
                    (d1, 3, "unseen", "upcoming", "-", d0),
                    (d2, 3, "status", "upcoming", "ongoing", d0)]
+    # the plot of the snapshots says the same: it wrote "-3 removed", then "+3 new"
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    ax = icoframes.plot_status_flow(icoframes.read_snapshots(out))
+    try:
+        moves = [t.get_text() for t in ax.texts if t.get_gid() == "icoframes-moves"]
+    finally:
+        plt.close(ax.figure)
+    assert moves == ["3 unseen", "1 upcoming\u2192ongoing"]
 
 
 @pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
@@ -258,3 +269,79 @@ def test_a_second_export_the_same_day_completes_what_the_first_left_stale(sb, tm
     assert afternoon["complete"] is True and afternoon["not_refreshed"] == []
     fetched = pd.read_parquet(out / "icos.parquet")["fetched_at"]
     assert fetched.min() >= pd.Timestamp(DAYS[2])  # every row of day 3
+
+
+def test_an_export_killed_between_the_two_renames_of_its_swap_loses_no_snapshot(
+        sb, tmp_path):
+    """The day's morning snapshot is renamed aside, then SIGKILL (a real one, in a child
+    process) comes before the new folder is renamed into place: the morning snapshot is
+    left in the killed export's staging folder, which the next export removed, so the
+    day lost its snapshot for good when that next export wrote nothing (the service down:
+    exit 1). Now the next export first puts the set-aside folder back."""
+    import os
+    import subprocess
+    import sys
+
+    from ledger_day import on_this_clock
+
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--status", "past", "--snapshot"]
+    assert _run(DAYS[0], *args) == EXIT_OK
+    day = _folder(out, DAYS[0])
+    morning = (day / "manifest.json").read_bytes()
+    kill = (  # the rename of the new snapshot folder into place: SIGKILL instead
+        "import os, signal, sys\n"
+        "from pathlib import Path\n"
+        "real = os.replace\n"
+        "def replace(src, dst, **kw):\n"
+        f"    if Path(dst) == Path({str(day)!r}) and Path(src).name == 'data':\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return real(src, dst, **kw)\n"
+        "os.replace = replace\n"
+        "from icoframes.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    with time_machine.travel(DAYS[0] + dt.timedelta(hours=6), tick=True):
+        child = subprocess.run([sys.executable, "-c", on_this_clock(kill), "export", *args],
+                               env=os.environ, capture_output=True, timeout=HANG_GUARD)
+    assert child.returncode == -9, child.stderr
+    assert not day.exists()  # the instant between the two renames, made to last
+    sb.set_faults(1.0)  # the next run of the day writes nothing
+    assert _run(DAYS[0] + dt.timedelta(hours=7), *args) == EXIT_ERROR
+    assert (day / "manifest.json").read_bytes() == morning
+    assert icoframes.read_export(day).icos["id"].is_unique
+    assert sorted(p.name for p in out.iterdir()) == [day.name]  # the staging folder cleared
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
+        tmp_path, monkeypatch, quick_retries):
+    """The morning's snapshot is complete. At 09:15 every list fails: nothing is written
+    (exit 1), the morning's snapshot stays as it was. At 12:15 only the ongoing list fails:
+    its rows come from the morning's list (today's), marked partial (exit 5): they were
+    dropped, so the re-run lost ICOs 1 and 2 from a day that had them."""
+    service = _ByStatus()
+    out = tmp_path / "srv"
+    morning, day = DAYS[0], _folder(tmp_path / "srv", DAYS[0])
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        icoframes.reset_configuration()
+        for setting in SETTINGS:
+            monkeypatch.delenv(setting.env, raising=False)
+        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        try:
+            assert _run(morning, "--out", str(out), "--snapshot") == EXIT_OK
+            written = (day / "manifest.json").read_bytes()
+            service.down = {"ongoing", "upcoming", "past"}
+            assert _run(morning + dt.timedelta(hours=6), "--out", str(out),
+                        "--snapshot") == EXIT_ERROR
+            assert (day / "manifest.json").read_bytes() == written
+            service.down = {"ongoing"}
+            assert _run(morning + dt.timedelta(hours=9), "--out", str(out),
+                        "--snapshot") == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    assert sorted(pd.read_parquet(day / "icos.parquet")["id"]) == [1, 2, 3, 4, 5, 6]
+    manifest = json.loads((day / "manifest.json").read_text())
+    [ongoing] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
+    assert (ongoing["complete"], ongoing["from_cache"], ongoing["rows"]) == (False, True, 2)
+    assert dt.datetime.fromisoformat(ongoing["fetched_at"]).date() == morning.date()

@@ -19,6 +19,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,6 +86,12 @@ def test_commits_in_a_log_a_read_only_folder_cannot_read_are_never_served_as_mis
                       SCHEMA + "CREATE INDEX IF NOT EXISTS t_v ON t (v);")
         try:
             assert _rows(db) == everything and db.read_only
+            # the connection is kept, and serves the load's other threads too
+            read: list[list[tuple[int, str]]] = []
+            thread = threading.Thread(target=lambda: read.append(_rows(db)))
+            thread.start()
+            thread.join()
+            assert read == [everything]
         finally:
             db.close()
     folder = copies["without-index"]

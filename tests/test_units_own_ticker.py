@@ -182,3 +182,24 @@ def test_a_capital_multiplier_glued_to_a_currency_ending_in_a_symbol(value, numb
 def test_read_amounts_without_tickers_is_unchanged_for_all_capitals():
     amounts, codes, _bad = read_amounts(["5KKIN", "5MUSD"], ["", ""])
     assert amounts.tolist() == [5.0, 5.0] and codes.tolist() == ["KKIN", "MUSD"]
+
+
+@pytest.mark.parametrize(("value", "unit", "ticker", "number", "code"), [
+    # a multiplier glued to a currency written before the number (was 1,000 of a token KUSD)
+    ("kUSD 1,000", "", None, 1e6, "USD"), ("kUSD 1,000", "USD", "XYZ", 1e6, "USD"),
+    ("-kUSD 5", "", None, math.nan, "USD"), ("mioEUR 2", "", None, 2e6, "EUR"),
+    ("M$ 5", "", None, 5e6, "USD"), ("kUSD 5 USD", "", None, 5e3, "USD"),
+    # the ICO's own ticker, and all capitals, as after the number
+    ("kUSD 1,000", "", "KUSD", 1e3, "KUSD"), ("KKIN 5", "", "KIN", 5e3, "KIN"),
+    ("KUSD 5", "", None, 5.0, "KUSD"),
+])
+def test_a_multiplier_glued_to_a_currency_before_the_number(value, unit, ticker, number, code):
+    amounts, codes, bad = _read([value], [unit], [ticker])
+    assert amounts == [pytest.approx(number, nan_ok=True)] and codes == [code]
+    assert bad == (([value], ["negative"]) if value.startswith("-") else ([], []))
+
+
+def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_before_the_number_is_unreadable():
+    amounts, codes, bad = _read(["mKIN 5"], [""], ["KIN"])
+    assert math.isnan(amounts[0]) and codes == [None]
+    assert bad == (["mKIN 5"], ["unreadable_number"])

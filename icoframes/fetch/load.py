@@ -192,7 +192,7 @@ class Load:
                budget: int | None = None, keywords: Sequence[str] = ()) -> pd.DataFrame:
         """Page the lists (or use fresh cached ones) and fetch what profiles lack; the listing,
         with the crawl's summary in ``attrs["icoframes"]``."""
-        check_load_arguments(refresh=refresh, budget=budget)
+        budget = check_load_arguments(refresh=refresh, budget=budget)  # a Python int
         limit = age_limit(max_age)
         ages = profile_max_age_of(profile_max_age)
         queries = build_queries(status, filters, self._filter_set,  # a typo: did you mean

@@ -12,6 +12,7 @@ value                               unit column            result
 ``2000000``, ``"15M"``              any                    the number, in the column's unit
 ``"$2,000,000"``, ``"50 USD"``      USD (any spelling)     the number, USD
 ``"5kUSD"``, ``"1.5bnUSD"``         USD or empty           5,000 and 1.5 billion, USD
+``"kUSD 5"``                        USD or empty           5,000, USD
 ``"5KUSD"`` (all capitals)          empty                  5; the unit becomes KUSD
 ``"1,000 kUSD"``, ticker KUSD       empty                  1,000; the unit becomes KUSD
 ``"5KKIN"``, ticker KIN             empty                  5,000; the unit becomes KIN
@@ -118,20 +119,24 @@ def _read_text(text: str, exchange: bool,
     """(number or None or Bad, canonical unit written in the text or None)."""
     if exchange and "=" in text:
         return read_exchange(text, ticker)
+    own = own_ticker(ticker)
     currency = None
+    before = ""  # a multiplier glued to the currency before the number: "kUSD 5" is 5k USD
     body = text
     prefix = _PREFIX_RE.match(body)
     if prefix is not None:
-        currency = prefix["cur"]
+        split = _split(prefix["cur"], own)
+        if split is None:
+            return bad("unreadable_number"), None
+        before, currency = split
         body = prefix["sign"] + body[prefix.end():]
     suffix = _SUFFIX_RE.search(body)
     if suffix is not None and suffix["cur"]:
         # a multiplier glued to a currency: "5kUSD" is 5k USD (glued_multiplier says when)
-        own = own_ticker(ticker)
-        if not suffix["mult"] and milli_or_million(suffix["cur"], own):
-            return bad("unreadable_number"), None  # "5 mKIN" for KIN: milli or million?
-        glued = None if suffix["mult"] else glued_multiplier(suffix["cur"], own)
-        mult, written = ("", suffix["cur"]) if glued is None else glued
+        split = ("", suffix["cur"]) if suffix["mult"] else _split(suffix["cur"], own)
+        if split is None:
+            return bad("unreadable_number"), None
+        mult, written = split
         # both ends may name one ("$ 5 USD" is fine, "$ 5 ETH" is not)
         if currency is not None and canonical_unit(currency) != canonical_unit(written):
             if _is_unit(currency) and _is_unit(written):
@@ -147,7 +152,17 @@ def _read_text(text: str, exchange: bool,
         # no unit written next to the number: read it as a number would be
         return parse_amount(text), None
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad
-    return parse_amount(body.strip()), code
+    return parse_amount(body.strip() + before), code
+
+
+def _split(unit: str, own: str | None) -> tuple[str, str] | None:
+    """``(multiplier, unit)`` of a unit written in a value: ``("k", "USD")`` for ``"kUSD"``
+    (:func:`~icoframes.parse.prices.glued_multiplier`), else ``("", unit)``; None when the
+    multiplier cannot be told (``"mKIN"`` for KIN: milli or million?)."""
+    if milli_or_million(unit, own):
+        return None
+    glued = glued_multiplier(unit, own)
+    return ("", unit) if glued is None else glued
 
 
 def _is_unit(text: str) -> bool:

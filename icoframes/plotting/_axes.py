@@ -7,12 +7,16 @@ backend.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from ..api.params import closest
 from ..errors import InvalidParameter
 
 if TYPE_CHECKING:
@@ -32,8 +36,31 @@ __all__ = [
     "get_axes",
     "headroom",
     "numeric_column",
+    "own_keywords",
     "usd_axis",
 ]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def own_keywords(plot: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``plot``, refusing a keyword close to one of its own (``tpo=3`` for ``top``) with a
+    "did you mean", before drawing: the other keywords are matplotlib styles, and a
+    misspelled one went there ("Rectangle.set() got an unexpected keyword argument")."""
+    own = [name for name, p in inspect.signature(plot).parameters.items()
+           if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
+    @functools.wraps(plot)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        for key, value in kwargs.items():
+            close = [] if key in own else closest(key, own)
+            if close:
+                raise InvalidParameter(
+                    f"{key}={value!r} is not a keyword of {plot.__name__}() (the others go to "
+                    f"matplotlib as styles); did you mean {' or '.join(map(repr, close))}?")
+        return plot(*args, **kwargs)
+    return call
 
 EMPTY_MESSAGE = "no ICOs to plot"
 #: gid of the text notes every plot writes on its Axes (how many rows it could not show).
@@ -59,7 +86,7 @@ def format_usd(x: object) -> str:
     -------
     str
         The formatted amount, or ``""`` when ``x`` is missing (None, NaN, ``pd.NA``),
-        infinite or not a number.
+        infinite or not a number (a bool or a string is none).
 
     Examples
     --------
@@ -72,6 +99,8 @@ def format_usd(x: object) -> str:
     >>> format_usd(float("nan"))
     ''
     """
+    if isinstance(x, bool | np.bool_ | str | bytes):  # True is no $1, "5" no amount
+        return ""
     try:
         value = float(x)  # type: ignore[arg-type]
     except (TypeError, ValueError):

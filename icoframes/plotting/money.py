@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._axes import get_axes
+from ._axes import get_axes, own_keywords
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -27,6 +27,7 @@ _GROUPS = (
 _NOTE_GID = "icoframes-note"
 
 
+@own_keywords
 def plot_raised_vs_cap(frame: pd.DataFrame, *, ax: Axes | None = None, **kw: Any) -> Axes:
     """Scatter raised against hard cap in USD on log-log axes, coloured by ``reached_soft_cap``.
 

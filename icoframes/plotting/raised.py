@@ -17,6 +17,7 @@ from ._axes import (
     get_axes,
     headroom,
     numeric_column,
+    own_keywords,
     usd_axis,
 )
 from ._bins import Bins, explicit_edges, raised_edges
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_raised"]
 
 
+@own_keywords
 def plot_raised(
     icos: pd.DataFrame,
     *,

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._axes import add_note, check_frame, check_top, draw_empty, get_axes, headroom, numeric_column
+from ._axes import (
+    add_note,
+    check_frame,
+    check_top,
+    draw_empty,
+    get_axes,
+    headroom,
+    numeric_column,
+    own_keywords,
+)
 from ._bins import Bins, score_edges, score_range
 from ._groups import draw_group_rows, group_labels
 
@@ -17,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_scores"]
 
 
+@own_keywords
 def plot_scores(
     icos: pd.DataFrame,
     *,

@@ -17,6 +17,7 @@ from ._axes import (
     get_axes,
     headroom,
     numeric_column,
+    own_keywords,
     usd_axis,
 )
 
@@ -56,6 +57,7 @@ _SCHEDULED_STYLE: dict[str, Any] = {"facecolor": "white", "edgecolor": "C0", "ha
                                     "linewidth": 0.8}
 
 
+@own_keywords
 def plot_timeline(
     icos: pd.DataFrame,
     *,

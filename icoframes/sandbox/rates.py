@@ -22,6 +22,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from ..errors import InvalidParameter
 from ..schema import TEXT_DTYPE
 
 __all__ = ["FIRST_DAY", "LAST_DAY", "RATE_CURRENCIES", "rate_on", "rates"]
@@ -133,6 +134,8 @@ def rates(*, wide: bool = False) -> pd.DataFrame:
     >>> rates(wide=True).columns.tolist()
     ['ETH-USD', 'BTC-USD', 'EUR=X']
     """
+    if not isinstance(wide, bool | np.bool_):  # wide="no" was the wide form
+        raise InvalidParameter(f"wide must be True or False, got {wide!r}")
     levels = _levels()
     dates = pd.date_range(FIRST_DAY, LAST_DAY, freq="D", name="date").astype("datetime64[ms]")
     if wide:

@@ -236,11 +236,11 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     ...     sb.base_url.startswith("http://127.0.0.1:"), len(sb.directory)
     (True, 20)
     """
-    _whole("n_icos", n_icos, 0)
-    _whole("seed", seed, None)
-    _whole("port", port, 0, 65535)
-    _whole("quota", quota, 0, none=True)
-    _whole("grow_every", grow_every, 1, none=True)
+    # as Python ints: random.Random takes no NumPy integer (seed=np.int64(3) was a TypeError)
+    n_icos, seed, port = _whole("n_icos", n_icos, 0), _whole("seed", seed, None), _whole(
+        "port", port, 0, 65535)
+    quota, grow_every = (_whole("quota", quota, 0, none=True),
+                         _whole("grow_every", grow_every, 1, none=True))
     for arg, value, high, rule in (("latency", latency, math.inf, "seconds >= 0, finite"),
                                    ("fail_rate", fail_rate, 1.0, "a share from 0 to 1")):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
@@ -256,11 +256,11 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
 
 
 def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
-           none: bool = False) -> None:
-    """InvalidParameter unless ``value`` is a whole number in range (None when ``none``):
-    True is no count and 2.5 no port."""
+           none: bool = False) -> Any:
+    """``value`` as an int; InvalidParameter unless it is a whole number in range (None when
+    ``none``): True is no count and 2.5 no port."""
     if value is None and none:
-        return
+        return None
     whole = (isinstance(value, numbers.Integral) and not isinstance(value, bool)
              and str(getattr(value, "dtype", "")) != "bool")
     if not whole or (low is not None and value < low) or (high is not None and value > high):
@@ -268,6 +268,7 @@ def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
                   else f" >= {low}" if low is not None else "")
         raise InvalidParameter(f"{name} must be a whole number{bounds}"
                                f"{' or None' if none else ''}, got {value!r}")
+    return int(value)
 
 
 def service_name(n_icos: int, seed: int) -> str:
