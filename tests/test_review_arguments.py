@@ -93,3 +93,24 @@ def test_a_name_that_names_nothing_is_an_invalid_parameter_with_its_closest(tmp_
         assert isinstance(caught.value, KeyError)  # as before: except KeyError still works
     if "problem" in message:
         assert str(caught.value).endswith("; did you mean 'problems'?")
+
+
+@pytest.mark.parametrize("log", ["yes", "no", None, 1])
+def test_plot_raised_log_is_true_or_false_as_every_flag(log):
+    """Every other flag (snapshot=, all=, rates=, wide=) refuses a truthy value with an
+    InvalidParameter; plot_raised(log=) raised a bare ValueError."""
+    import matplotlib.pyplot as plt
+
+    icos = icoframes.schema.empty_frame(icoframes.schema.ICOS)
+    before = plt.get_fignums()
+    with pytest.raises(InvalidParameter, match=f"^log must be True or False, got {log!r}$"):
+        icoframes.plot_raised(icos, log=log)
+    assert plt.get_fignums() == before
+
+
+def test_plot_raised_log_takes_a_numpy_bool():
+    import matplotlib.pyplot as plt
+
+    ax = icoframes.plot_raised(icoframes.schema.empty_frame(icoframes.schema.ICOS),
+                               log=np.False_)
+    plt.close(ax.figure)
