@@ -145,6 +145,18 @@ def _seconds(text: str) -> float:
     return seconds
 
 
+def _some(text: str) -> int:
+    """The demo's ICO count: 1 or more (with 0 it ended "no ICO matched ... --allow-empty",
+    an option the demo lacks)."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return count
+
+
 def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
                   extras: list[str]) -> str:
     """argparse's "unrecognized arguments", with the command's closest option when one is."""
@@ -215,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
     demo.add_argument("--out", type=_folder, default=Path("data/demo"), metavar="DIR")
-    demo.add_argument("--n-icos", type=int, default=1000)
+    demo.add_argument("--n-icos", type=_some, default=1000)
     demo.add_argument("--seed", type=int, default=0)
 
     cache = sub.add_parser("cache", help="show or clear the cache of the configured service")

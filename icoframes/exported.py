@@ -27,7 +27,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,14 +35,14 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from .errors import ExportReplaced
+from .errors import ExportReplaced, UnknownName, did_you_mean
 from .files import folder_flock, folder_path
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
 from .tables import Tables, read_table
 
-__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "SWAP_PATIENCE", "read_export",
-           "read_manifest", "read_snapshots", "snapshot_folders", "snapshot_info"]
+__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "SWAP_PATIENCE", "Gaps", "gaps_by_date",
+           "read_export", "read_manifest", "read_snapshots", "snapshot_folders", "snapshot_info"]
 
 #: The commit record of an export: written last, removed first.
 MANIFEST = "manifest.json"
@@ -286,17 +286,39 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     return stacked
 
 
+class Gaps:
+    """What one snapshot's manifest says it lacks: ids listed but not fetched, partial lists
+    (what :func:`icoframes.changes` and :func:`icoframes.plot_status_flow` read)."""
+
+    def __init__(self, missing: Iterable[int], partial: Iterable[str | None]) -> None:
+        self.missing = pd.Index(list(missing), dtype="int64")
+        self.partial = set(partial)
+
+    def explains(self, ids: pd.Index) -> np.ndarray:
+        """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
+        listed but not fetched, or any list came back partial (an ICO whose status moved
+        is in the list of its new status, whichever that is: the spec states no transitions)."""
+        if self.partial:
+            return np.ones(len(ids), dtype=bool)
+        return np.asarray(ids.isin(self.missing), dtype=bool)
+
+
+def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
+    """The :class:`Gaps` of each incomplete snapshot of a :func:`read_snapshots` frame."""
+    infos: list[dict[str, Any]] = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
+    return {pd.Timestamp(i["snapshot_date"]): Gaps(i.get("missing") or [],
+                                                    i.get("partial_lists") or [])
+            for i in infos if i.get("complete") is False}
+
+
 def table_schema(table: str) -> TableSchema:
     """The schema of ``table`` (or of ``problems``); KeyError with a "did you mean"."""
     if table == PROBLEMS.name:
         return PROBLEMS
     if table not in TABLES:
-        import difflib
-
         names = [*TABLES, PROBLEMS.name]  # problems is one too
-        close = difflib.get_close_matches(str(table).casefold(), names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise KeyError(f"{table!r} is not a table ({', '.join(names)}){hint}")
+        raise UnknownName(f"{table!r} is not a table ({', '.join(names)})"
+                          f"{did_you_mean(table, names)}")
     return TABLES[table]
 
 

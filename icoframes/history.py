@@ -40,9 +40,11 @@ import numpy as np
 import pandas as pd
 
 from .api.params import closest
-from .errors import ExportReplaced, InvalidParameter
+from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean
 from .exported import (
     DATE_DTYPE,
+    Gaps,
+    gaps_by_date,
     read_export,
     read_snapshots,
     snapshot_folders,
@@ -167,7 +169,7 @@ def changes(
         raise ValueError("an ICO id occurs twice in one snapshot; the snapshots are not icos")
     dates = pd.DatetimeIndex(frame["snapshot_date"].drop_duplicates()).sort_values()
     by_date = {d: g.set_index("id") for d, g in frame.groupby("snapshot_date", sort=True)}
-    gaps_of = _gaps_by_date(frame)
+    gaps_of = gaps_by_date(frame)
     events = [_empty_events()]
     if len(dates):
         known = by_date[dates[0]]
@@ -202,42 +204,15 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
         column = CHANGE_KINDS.get(kind, kind)
         if column not in frame.columns or kind in _EVENT_ORDER or column in ("id",
                                                                             "snapshot_date"):
-            import difflib
-
-            choices = [*CHANGE_KINDS, *ICOS.names]
-            close = difflib.get_close_matches(str(kind), choices, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ValueError(f"cannot compare {kind!r}: not a kind of change or a column{hint}")
+            raise UnknownName(f"cannot compare {kind!r}: not a kind of change or a column"
+                              f"{did_you_mean(kind, [*CHANGE_KINDS, *ICOS.names])}")
         wanted[kind] = column
     return wanted
 
 
-class _Gaps:
-    """What one snapshot's manifest says it lacks: ids listed but not fetched, partial lists."""
-
-    def __init__(self, missing: Iterable[int], partial: Iterable[str | None]) -> None:
-        self.missing = pd.Index(list(missing), dtype="int64")
-        self.partial = set(partial)
-
-    def explains(self, ids: pd.Index) -> np.ndarray:
-        """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
-        listed but not fetched, or any list came back partial (an ICO whose status moved
-        is in the list of its new status, whichever that is: the spec states no transitions)."""
-        if self.partial:
-            return np.ones(len(ids), dtype=bool)
-        return np.asarray(ids.isin(self.missing), dtype=bool)
-
-
-def _gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, _Gaps]:
-    infos: list[dict[str, Any]] = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
-    return {pd.Timestamp(i["snapshot_date"]): _Gaps(i.get("missing") or [],
-                                                     i.get("partial_lists") or [])
-            for i in infos if i.get("complete") is False}
-
-
 def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
              compared: dict[str, str], previous: pd.Timestamp, date: pd.Timestamp,
-             gaps_before: _Gaps | None, gaps_after: _Gaps | None,
+             gaps_before: Gaps | None, gaps_after: Gaps | None,
              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
     """The events of ``date``, against what is known of each ICO (its last snapshot).
 

@@ -21,11 +21,10 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
 
 from .config import get_settings
-from .errors import InvalidParameter
+from .errors import check_flags
 from .fetch import Load
 from .queries import (
     check_load_arguments,
@@ -93,8 +92,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     >>> icoframes.reset_configuration()
     """
     check_load_arguments(refresh=refresh, offline=offline)
-    if not isinstance(refresh, bool | np.bool_):  # "all": the filter set has no profiles
-        raise InvalidParameter(f"refresh must be True or False, got {refresh!r}")
+    check_flags(refresh=refresh)  # not "all": the filter set has no profiles
     return Load(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
 
 
@@ -294,7 +292,7 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     {'fetched': 0, 'gone': 0, 'failed': 0, 'not_fetched': 0}
     >>> icoframes.reset_configuration()
     """
-    _flags(all=all)
+    check_flags(all=all)
     if all:
         settings = get_settings()
         service = settings.service_id if settings.base_url else None
@@ -318,7 +316,7 @@ def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     cap needs. Returns a :class:`~icoframes.store.housekeeping.CacheReport`:
     ``removed`` (paths), ``freed_bytes`` and ``skipped`` (path and reason).
     """
-    _flags(all=all, ledgers=ledgers)  # all="no" would clear every service and the ledgers
+    check_flags(all=all, ledgers=ledgers)  # all="no" would clear every service, ledgers too
     if all:
         return clear_all(get_settings().cache_dir, ledgers=ledgers)
     settings = _settings_with_base_url()
@@ -347,18 +345,11 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
     []
     >>> icoframes.reset_configuration()
     """
-    _flags(ledgers=ledgers)
+    check_flags(ledgers=ledgers)
     return prune(get_settings().cache_dir, older_than, ledgers=ledgers)
 
 
 # -- the machinery --------------------------------------------------------------
-
-
-def _flags(**flags: Any) -> None:
-    """Each flag is True or False (a numpy bool too), never another truthy value."""
-    for name, value in flags.items():
-        if not isinstance(value, bool | np.bool_):
-            raise InvalidParameter(f"{name} must be True or False, got {value!r}")
 
 
 def _settings_with_base_url():

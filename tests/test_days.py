@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -233,6 +234,16 @@ def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
     assert got == [(d1, 1, "unseen", "ongoing", "-", d0), (d1, 2, "unseen", "ongoing", "-", d0),
                    (d1, 3, "unseen", "upcoming", "-", d0),
                    (d2, 3, "status", "upcoming", "ongoing", d0)]
+    # the plot of the snapshots says the same: it wrote "-3 removed", then "+3 new"
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    ax = icoframes.plot_status_flow(icoframes.read_snapshots(out))
+    try:
+        moves = [t.get_text() for t in ax.texts if t.get_gid() == "icoframes-moves"]
+    finally:
+        plt.close(ax.figure)
+    assert moves == ["3 unseen", "1 upcoming\u2192ongoing"]
 
 
 @pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
@@ -291,7 +302,7 @@ def test_an_export_killed_between_the_two_renames_of_its_swap_loses_no_snapshot(
         "sys.exit(main(sys.argv[1:]))\n")
     with time_machine.travel(DAYS[0] + dt.timedelta(hours=6), tick=True):
         child = subprocess.run([sys.executable, "-c", on_this_clock(kill), "export", *args],
-                               env=os.environ, capture_output=True, timeout=120)
+                               env=os.environ, capture_output=True, timeout=HANG_GUARD)
     assert child.returncode == -9, child.stderr
     assert not day.exists()  # the instant between the two renames, made to last
     sb.set_faults(1.0)  # the next run of the day writes nothing

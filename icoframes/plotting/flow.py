@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameter
+from ..exported import Gaps, gaps_by_date
 from ._axes import (
     UNKNOWN_COLOR,
     add_note,
@@ -58,8 +59,11 @@ def plot_status_flow(
         Either the snapshots (columns ``snapshot_date``, ``id``, ``status``, one
         row per ICO per snapshot): one stacked bar per snapshot date, each
         status a colour, and between two bars what changed ("2 upcoming→ongoing",
-        "+3 new", "-1 removed"); or an events table (columns ``snapshot_date``,
-        ``ico_id``, ``kind``, ``old``, ``new``): one stacked bar per snapshot
+        "+3 new", "-1 removed"; as :func:`icoframes.changes` reads it from the
+        snapshots' manifests in ``attrs``, "4 unseen" and "1 first seen" for what
+        an incomplete snapshot explains, never removed then new); or an events
+        table (columns ``snapshot_date``, ``ico_id``, ``kind``, ``old``,
+        ``new``): one stacked bar per snapshot
         date of its status moves, new and removed ICOs (other kinds are ignored).
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure is created.
@@ -140,8 +144,7 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
         bottom = bottom + counts
     # the moves are written above the bars, under the note
     ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.55)
-    by_date = {d: g for d, g in snaps.groupby("snapshot_date", sort=True)}
-    moves = [_moves(by_date[dates[i - 1]], by_date[dates[i]]) for i in range(1, len(dates))]
+    moves = _all_moves(snaps, dates)
     # beside the Axes: the top is left to the note and the moves
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="status")
     _date_ticks(ax, dates)  # once the legend took its room
@@ -233,21 +236,39 @@ def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
     return ax
 
 
-def _moves(before: pd.DataFrame, after: pd.DataFrame) -> list[str]:
-    """What changed between two snapshots: status moves, then new and removed ICOs."""
-    old = before.set_index("id")["status"].astype(object)
-    new = after.set_index("id")["status"].astype(object)
+def _all_moves(snaps: pd.DataFrame, dates: list) -> list[list[str]]:
+    """The moves between each two consecutive snapshots, read as :func:`icoframes.changes`
+    reads them: an ICO an incomplete snapshot explains the absence of (its manifest,
+    in ``attrs``) is unseen, not removed, then compared with its last known status."""
+    gaps = gaps_by_date(snaps)
+    by_date = {d: g.set_index("id")["status"].astype(object)
+               for d, g in snaps.groupby("snapshot_date", sort=True)}
+    known, moves = by_date[dates[0]], []
+    for before, date in itertools.pairwise(dates):
+        lines, known = _moves(known, by_date[date], gaps.get(pd.Timestamp(before)),
+                              gaps.get(pd.Timestamp(date)))
+        moves.append(lines)
+    return moves
+
+
+def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
+           gaps_after: Gaps | None) -> tuple[list[str], pd.Series]:
+    """What changed between two snapshots (statuses by id: the last known, and this one's):
+    status moves, new, first seen, removed and unseen ICOs; then what is known after."""
     both = old.index.intersection(new.index)
     was, now = old.loc[both].fillna("unknown"), new.loc[both].fillna("unknown")
     changed = was != now
     pairs = pd.Series(list(zip(was[changed], now[changed], strict=True)), dtype=object)
     counted: dict[Any, int] = pairs.value_counts().sort_index().to_dict()
     lines = [f"{n} {a}{_ARROW}{b}" for (a, b), n in counted.items()]
-    if n_new := len(new.index.difference(old.index)):
-        lines.append(f"+{n_new} new")
-    if n_gone := len(old.index.difference(new.index)):
-        lines.append(f"-{n_gone} removed")
-    return lines
+    added, gone = new.index.difference(old.index), old.index.difference(new.index)
+    first = added[gaps_before.explains(added)] if gaps_before is not None else added[:0]
+    unseen = gone[gaps_after.explains(gone)] if gaps_after is not None else gone[:0]
+    for n, text in ((len(added) - len(first), "+{} new"), (len(first), "{} first seen"),
+                    (len(gone) - len(unseen), "-{} removed"), (len(unseen), "{} unseen")):
+        if n:
+            lines.append(text.format(n))
+    return lines, pd.concat([new, old.loc[unseen]]) if len(unseen) else new
 
 
 def _ordered(names: pd.Index) -> list[str]:
