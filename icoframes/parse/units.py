@@ -60,8 +60,13 @@ import pandas as pd
 from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
-from .prices import (ambiguous_multiplier, canonical_unit, glued_multiplier, own_ticker,
-                     read_exchange)
+from .prices import (
+    ambiguous_multiplier,
+    canonical_unit,
+    glued_multiplier,
+    own_ticker,
+    read_exchange,
+)
 from .rules import MARKER_SPELLINGS, parse_amount
 from .text import normalize_text
 
