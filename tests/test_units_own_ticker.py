@@ -112,6 +112,8 @@ def test_glued_multiplier_of_the_icos_own_ticker():
         assert ambiguous_multiplier(capital, "KIN")
     assert not ambiguous_multiplier("kKIN", "KIN") and not ambiguous_multiplier("KKIN", "XYZ")
     assert not ambiguous_multiplier("KKIN", None) and not ambiguous_multiplier("KIN", "KIN")
+    # without a ticker nothing is ambiguous, not even a lone multiplier (its rest names no unit)
+    assert not ambiguous_multiplier("K", None) and not ambiguous_multiplier("MM", None)
     assert glued_multiplier("mKIN", "KIN") is None  # milli or million: not a multiplier here
     assert glued_multiplier("BTC", "TC") is None and glued_multiplier("KKIN", "KKIN") is None
     assert glued_multiplier("KKIN") is None and glued_multiplier("KKIN", "XYZ") is None
