@@ -281,7 +281,7 @@ class Load:
     def _next_profile(self) -> bool:
         if self._plan.budget is not None and any(q.paging for q in self.queries):
             return False  # with a budget, the most stale go first: wait for every list
-        want = self._plan.next()
+        want = self._plan.next(urgent_only=any(q.paging for q in self.queries))  # refresh: later
         if want is None:
             return False
         self._pool.submit("profile", want, self.service.client("profiles").profile, want.id)
@@ -407,7 +407,7 @@ class Load:
         for query in arrived:  # another process paged it just now
             self._plan_rows(query.frame, repaged=True)
         for query, stored in to_page:  # its pager died or stopped: page it here
-            query.start(stored)
+            query.start(stored, after=self.lists_after)
         self._plan.poll_others()
         self._fill()
 
