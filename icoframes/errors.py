@@ -41,8 +41,10 @@ script line that caused it.
 
 from __future__ import annotations
 
+import difflib
 import sys
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -74,7 +76,9 @@ __all__ = [
     "Redirected",
     "ServiceUnavailable",
     "StaleWarning",
+    "UnknownName",
     "check_flags",
+    "did_you_mean",
     "error_for_code",
     "warn",
 ]
@@ -143,6 +147,17 @@ class AuthError(APIError):
 
 class InvalidParameter(APIError, ValueError):
     """483/484 from the service, or a parameter rejected before any request was sent."""
+
+
+class UnknownName(InvalidParameter, KeyError):
+    """A name that names nothing (a table, a kind of change), with a "did you mean": an
+    :class:`InvalidParameter` like every refused argument, and a ``KeyError`` as it was.
+
+    Its message reads as written (a plain ``KeyError`` shows it in quotes).
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 class NotFound(APIError, LookupError):
@@ -313,3 +328,16 @@ def check_flags(**flags: Any) -> None:
     for name, value in flags.items():
         if not isinstance(value, bool | np.bool_):
             raise InvalidParameter(f"{name} must be True or False, got {value!r}")
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the choice closest to ``value`` in any case, else ``""``.
+
+    Examples
+    --------
+    >>> did_you_mean("ICO", ["icos", "team"]), did_you_mean("zzz", ["icos"])
+    ("; did you mean 'icos'?", '')
+    """
+    names = {str(c).casefold(): str(c) for c in choices}
+    close = difflib.get_close_matches(str(value).strip().casefold(), names, n=1)
+    return f"; did you mean {names[close[0]]!r}?" if close else ""

@@ -103,11 +103,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-import numpy as np
 import pyarrow as pa
 
 from ._version import __version__
-from .errors import EmptyResult, InvalidParameter, QuotaExceeded
+from .errors import EmptyResult, QuotaExceeded, check_flags
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, folder_path, utcnow
@@ -272,9 +271,7 @@ def export_tables(
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     folder = folder_path(out, "out")
     budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON
-    for name, flag in (("snapshot", snapshot), ("allow_empty", allow_empty)):
-        if not isinstance(flag, bool | np.bool_):  # snapshot="no" would be a snapshot
-            raise InvalidParameter(f"{name} must be True or False, got {flag!r}")
+    check_flags(snapshot=snapshot, allow_empty=allow_empty)  # "no" would be a snapshot
     if snapshot and refresh is False:
         refresh = True  # a snapshot says what the service lists today, not what a cache held
     now = utcnow()

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from .errors import ExportReplaced
+from .errors import ExportReplaced, UnknownName, did_you_mean
 from .files import folder_flock, folder_path
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
@@ -243,7 +243,8 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     Raises
     ------
     KeyError
-        ``table`` is not a table (the message suggests the closest).
+        ``table`` is not a table (the message suggests the closest): an
+        :class:`~icoframes.errors.UnknownName`, an ``InvalidParameter`` too.
     FileNotFoundError
         ``path`` does not exist, or a snapshot lacks the table's file.
     ValueError
@@ -316,12 +317,9 @@ def table_schema(table: str) -> TableSchema:
     if table == PROBLEMS.name:
         return PROBLEMS
     if table not in TABLES:
-        import difflib
-
         names = [*TABLES, PROBLEMS.name]  # problems is one too
-        close = difflib.get_close_matches(str(table).casefold(), names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise KeyError(f"{table!r} is not a table ({', '.join(names)}){hint}")
+        raise UnknownName(f"{table!r} is not a table ({', '.join(names)})"
+                          f"{did_you_mean(table, names)}")
     return TABLES[table]
 
 

@@ -22,6 +22,7 @@ import datetime as dt
 import errno
 import functools
 import importlib.util
+import numbers
 import os
 import secrets
 import stat
@@ -31,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -42,7 +44,7 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="only soft file lock is available")
     import filelock
 
-__all__ = ["atomic_write_bytes", "atomic_write_table", "concurrently", "folder_flock",
+__all__ = ["as_age", "atomic_write_bytes", "atomic_write_table", "concurrently", "folder_flock",
            "folder_path", "locked", "read_parquet_table", "today", "utcnow"]
 
 # errors of creating or opening a lock file in a folder this process may not write to
@@ -68,6 +70,35 @@ def folder_path(value: object, name: str) -> Path:
 def utcnow() -> dt.datetime:
     """The current time, timezone-aware UTC."""
     return dt.datetime.now(dt.UTC)
+
+
+# seconds no timedelta holds: timedelta.max is a microsecond short of them
+_TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
+
+
+def as_age(value: object) -> dt.timedelta | None:
+    """``value`` as an age of 0 or more, or None when it is none.
+
+    A timedelta (a pandas Timedelta, a NumPy timedelta64), or a real number of
+    seconds (a NumPy number or a Fraction too; never a bool) that a timedelta
+    holds: infinity, NaN, NaT and the negative are no age.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_age(90), as_age(np.int64(90)), as_age(np.timedelta64(90, "s"))
+    (datetime.timedelta(seconds=90), datetime.timedelta(seconds=90), datetime.timedelta(seconds=90))
+    >>> as_age(True), as_age(float("inf")), as_age(-1), as_age("90")
+    (None, None, None, None)
+    """
+    if isinstance(value, np.timedelta64):
+        value = None if np.isnat(value) else value.astype("timedelta64[us]").item()
+    if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
+        seconds = float(value)  # NaN fails the range
+        value = dt.timedelta(seconds=seconds) if 0 <= seconds < _TOO_MANY_SECONDS else None
+    if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
+        return value
+    return None
 
 
 def today() -> str:

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .api.params import closest
-from .errors import ExportReplaced, InvalidParameter
+from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean
 from .exported import (
     DATE_DTYPE,
     Gaps,
@@ -204,12 +204,8 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
         column = CHANGE_KINDS.get(kind, kind)
         if column not in frame.columns or kind in _EVENT_ORDER or column in ("id",
                                                                             "snapshot_date"):
-            import difflib
-
-            choices = [*CHANGE_KINDS, *ICOS.names]
-            close = difflib.get_close_matches(str(kind), choices, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ValueError(f"cannot compare {kind!r}: not a kind of change or a column{hint}")
+            raise UnknownName(f"cannot compare {kind!r}: not a kind of change or a column"
+                              f"{did_you_mean(kind, [*CHANGE_KINDS, *ICOS.names])}")
         wanted[kind] = column
     return wanted
 

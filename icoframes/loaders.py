@@ -21,13 +21,13 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any, Literal
 
-import numpy as np
 import pandas as pd
 
 from .config import get_settings
-from .errors import InvalidParameter
+from .errors import check_flags
 from .fetch import Load
 from .queries import (
+    check_keywords,
     check_load_arguments,
     checked_keywords,
     keywords_of,
@@ -93,8 +93,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     >>> icoframes.reset_configuration()
     """
     check_load_arguments(refresh=refresh, offline=offline)
-    if not isinstance(refresh, bool | np.bool_):  # "all": the filter set has no profiles
-        raise InvalidParameter(f"refresh must be True or False, got {refresh!r}")
+    check_flags(refresh=refresh)  # not "all": the filter set has no profiles
     return Load(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
 
 
@@ -113,6 +112,7 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
         ``icoframes.report(listing)`` says what it answers and lacks, as for
         :func:`load_icos`.
     """
+    check_keywords(filters, keywords_of(load_list))  # a typo named before any setting
     load = Load(offline=offline, progress=progress, max_workers=max_workers)
     return warn_if_nothing_matched(load.listing(status, filters, refresh=refresh,
                                                 max_age=max_age, keywords=keywords_of(load_list)))
@@ -226,6 +226,7 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     (True, 'float64')
     >>> icoframes.reset_configuration()
     """
+    check_keywords(filters, keywords_of(load_icos))  # a typo named before any setting
     load = Load(offline=offline, progress=progress, max_workers=max_workers)
     return warn_if_nothing_matched(load.tables(
         status, filters, refresh=refresh, max_age=max_age, profile_max_age=profile_max_age,
@@ -252,6 +253,7 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         ``tables.report`` is the :class:`~icoframes.LoadReport` of the load
         (``tables.icos.attrs["icoframes"]`` holds it as a plain dict too).
     """
+    check_keywords(filters, keywords_of(load_tables))  # a typo named before any setting
     load = Load(offline=offline, progress=progress, max_workers=max_workers)
     tables = load.tables(status, filters, refresh=refresh, max_age=max_age,
                          profile_max_age=profile_max_age, budget=budget, only_icos=False,
@@ -294,7 +296,7 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     {'fetched': 0, 'gone': 0, 'failed': 0, 'not_fetched': 0}
     >>> icoframes.reset_configuration()
     """
-    _flags(all=all)
+    check_flags(all=all)
     if all:
         settings = get_settings()
         service = settings.service_id if settings.base_url else None
@@ -318,7 +320,7 @@ def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     cap needs. Returns a :class:`~icoframes.store.housekeeping.CacheReport`:
     ``removed`` (paths), ``freed_bytes`` and ``skipped`` (path and reason).
     """
-    _flags(all=all, ledgers=ledgers)  # all="no" would clear every service and the ledgers
+    check_flags(all=all, ledgers=ledgers)  # all="no" would clear every service, ledgers too
     if all:
         return clear_all(get_settings().cache_dir, ledgers=ledgers)
     settings = _settings_with_base_url()
@@ -347,18 +349,11 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
     []
     >>> icoframes.reset_configuration()
     """
-    _flags(ledgers=ledgers)
+    check_flags(ledgers=ledgers)
     return prune(get_settings().cache_dir, older_than, ledgers=ledgers)
 
 
 # -- the machinery --------------------------------------------------------------
-
-
-def _flags(**flags: Any) -> None:
-    """Each flag is True or False (a numpy bool too), never another truthy value."""
-    for name, value in flags.items():
-        if not isinstance(value, bool | np.bool_):
-            raise InvalidParameter(f"{name} must be True or False, got {value!r}")
 
 
 def _settings_with_base_url():

@@ -30,7 +30,6 @@ a boolean column is True only where the value says it holds and False otherwise.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
@@ -39,7 +38,7 @@ import pandas as pd
 import pyarrow as pa
 from pandas.api.extensions import ExtensionDtype
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, UnknownName, did_you_mean
 
 __all__ = [
     "EACH",
@@ -435,9 +434,8 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
         known = {**TABLES, PROBLEMS.name: PROBLEMS, PROBLEM_SUMMARY.name: PROBLEM_SUMMARY,
                  LIST.name: LIST, FILTERS.name: FILTERS}
         if table not in known:
-            close = difflib.get_close_matches(table.casefold(), known, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise KeyError(f"no table {table!r}{hint}; tables: {', '.join(known)}")
+            raise UnknownName(f"no table {table!r}{did_you_mean(table, known)}; "
+                              f"tables: {', '.join(known)}")
         table = known[table]
     if not isinstance(table, TableSchema):
         raise InvalidParameter(f"describe takes a table name or a TableSchema, got {table!r}")

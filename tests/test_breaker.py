@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_list
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes.api.control import BREAKER_ITEMS, LoadControl
@@ -45,7 +46,7 @@ def _load(**kwargs):
     """load_icos in a thread with a hang guard (not a measure)."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(icoframes.load_icos, status="past", progress=False,
-                           **kwargs).result(timeout=300)
+                           **kwargs).result(timeout=HANG_GUARD)
 
 
 # the bad ids sit together at the end of the list: once the healthy ones are done,

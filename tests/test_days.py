@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -27,14 +28,20 @@ DAYS = [dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC) + dt.timedelta(days=i) f
 def sb(tmp_path, monkeypatch, quick_retries):
     """A sandbox the command reaches through ICOFRAMES_* variables, as cron's does."""
     with sandbox.serve(n_icos=50, seed=7) as server:
-        icoframes.reset_configuration()
-        for setting in SETTINGS:
-            monkeypatch.delenv(setting.env, raising=False)
-        for name, value in {**server.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-            if value is not None:
-                monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        _as_cron(server, tmp_path, monkeypatch)
         yield server
     icoframes.reset_configuration()
+
+
+def _as_cron(server, tmp_path, monkeypatch) -> None:
+    """icoframes configured for ``server`` only through ICOFRAMES_* variables, as cron's run
+    is (a cache under tmp_path, no setting of an earlier test left)."""
+    icoframes.reset_configuration()
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    for name, value in {**server.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+        if value is not None:
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
 
 
 def _run(when: dt.datetime, *argv: str) -> int:
@@ -112,11 +119,7 @@ def test_a_list_that_fails_beside_others_is_exported_partial_and_empty(
     service = _ByStatus()
     out = tmp_path / "srv"
     with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
-        icoframes.reset_configuration()
-        for setting in SETTINGS:
-            monkeypatch.delenv(setting.env, raising=False)
-        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        _as_cron(srv, tmp_path, monkeypatch)
         try:
             assert _run(DAYS[0], "--out", str(out), "--snapshot") == EXIT_OK
             service.down = {"ongoing"}
@@ -212,11 +215,7 @@ def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
     service = _ByStatus()
     out = tmp_path / "srv"
     with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
-        icoframes.reset_configuration()
-        for setting in SETTINGS:
-            monkeypatch.delenv(setting.env, raising=False)
-        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        _as_cron(srv, tmp_path, monkeypatch)
         try:
             assert _run(DAYS[0], "--out", str(out), "--snapshot") == EXIT_OK
             service.ids["upcoming"], service.ids["ongoing"] = [], [1, 2, 3]
@@ -301,7 +300,7 @@ def test_an_export_killed_between_the_two_renames_of_its_swap_loses_no_snapshot(
         "sys.exit(main(sys.argv[1:]))\n")
     with time_machine.travel(DAYS[0] + dt.timedelta(hours=6), tick=True):
         child = subprocess.run([sys.executable, "-c", on_this_clock(kill), "export", *args],
-                               env=os.environ, capture_output=True, timeout=120)
+                               env=os.environ, capture_output=True, timeout=HANG_GUARD)
     assert child.returncode == -9, child.stderr
     assert not day.exists()  # the instant between the two renames, made to last
     sb.set_faults(1.0)  # the next run of the day writes nothing
@@ -322,11 +321,7 @@ def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
     out = tmp_path / "srv"
     morning, day = DAYS[0], _folder(tmp_path / "srv", DAYS[0])
     with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
-        icoframes.reset_configuration()
-        for setting in SETTINGS:
-            monkeypatch.delenv(setting.env, raising=False)
-        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        _as_cron(srv, tmp_path, monkeypatch)
         try:
             assert _run(morning, "--out", str(out), "--snapshot") == EXIT_OK
             written = (day / "manifest.json").read_bytes()

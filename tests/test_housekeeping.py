@@ -304,7 +304,7 @@ def _read_only(folder: Path) -> Iterator[None]:
 
             umounted = subprocess.run(["umount", folder], capture_output=True, text=True)
             if umounted.returncode != 0:  # a file closing in another thread: a few more tries
-                wait_until(unmounted, timeout=10, interval=0.5)
+                wait_until(unmounted, timeout=HANG_GUARD, interval=0.5)
             if umounted.returncode != 0:  # busy: say which files of this process hold it
                 held = []
                 for fd in Path("/proc/self/fd").iterdir():

@@ -10,6 +10,8 @@ arguments.
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -427,3 +429,20 @@ def test_an_export_with_the_longest_max_age_keeps_the_days_start():
     assert lists_fresh_after(dt.timedelta.max, now) == midnight  # OverflowError before
     assert lists_fresh_after(3 * 3600 + 15 * 60, now) == midnight
     assert lists_fresh_after(3 * 3600 + 15 * 60 - 1, now) == midnight + dt.timedelta(seconds=1)
+
+
+@pytest.mark.parametrize("seconds", [np.int64(90), np.int32(90), np.float32(90.0),
+                                     np.timedelta64(90, "s"), np.timedelta64(90_000, "ms"),
+                                     pd.Timedelta(seconds=90), Fraction(180, 2)])
+def test_an_age_may_be_any_real_number_of_seconds_or_any_timedelta(seconds):
+    # np.int64(90) and np.timedelta64 were refused while np.float64(90) was taken
+    assert age_limit(seconds) == dt.timedelta(seconds=90)
+    assert profile_max_age({"past": seconds})["past"] == dt.timedelta(seconds=90)
+
+
+@pytest.mark.parametrize("refused", [np.True_, np.timedelta64("NaT"), np.timedelta64(-1, "s"),
+                                     np.float64("nan"), pd.NaT, "90", Decimal(90)])
+def test_what_is_no_age_is_refused_numpy_included(refused):
+    with pytest.raises(InvalidParameter) as caught:
+        age_limit(refused)
+    assert str(caught.value) == f"max_age must be a timedelta, seconds or None, got {refused!r}"

@@ -16,6 +16,7 @@ import os
 import stat
 from pathlib import Path
 
+import numpy as np
 import pytest
 import time_machine
 
@@ -310,6 +311,14 @@ def test_prune_refuses_seconds_no_timedelta_holds_naming_them(older_than):
         prune(Path("unused"), older_than, now=NOW)
     assert str(caught.value) == (
         f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}")
+
+
+def test_prune_takes_numpy_seconds_as_it_takes_python_ones(tmp_path):
+    folder = tmp_path / "127.0.0.1_8000" / "tables"
+    _file(folder / "icos.parquet", 1, 3 * DAY)
+    kept = prune(tmp_path, np.int64(4 * 86_400), now=NOW)  # InvalidParameter before
+    assert kept.removed == [] and kept.skipped == []
+    assert prune(tmp_path, np.timedelta64(2, "D"), now=NOW).removed == [str(folder.parent)]
 
 
 def test_prune_with_an_age_longer_than_the_epoch_removes_nothing_old(tmp_path):

@@ -66,3 +66,51 @@ def test_a_numpy_integer_seed_serves_the_directory_of_that_seed(seed):
             r.name for r in plain.directory.records()]
         assert numpy_made.settings()["service_name"] == plain.settings()["service_name"]
         assert numpy_made.settings()["service_name"].startswith("sandbox-3-12-")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda out: icoframes.describe("ico"), "no table 'ico'; did you mean 'icos'?; tables: "),
+    (lambda out: icoframes.describe("ICOS"), "no table 'ICOS'; did you mean 'icos'?; tables: "),
+    (lambda out: icoframes.read_snapshots(out, "problem"),
+     "'problem' is not a table (icos, "),
+    (lambda out: icoframes.changes(out, kinds="scroe"),
+     "cannot compare 'scroe': not a kind of change or a column; did you mean 'score'?"),
+])
+def test_a_name_that_names_nothing_is_an_invalid_parameter_with_its_closest(tmp_path, call,
+                                                                            message):
+    """The one class for a bad argument (README: InvalidParameter), as plot by= and
+    changes(gaps=) give: describe("ico") and read_snapshots(out, "problem") raised a
+    bare KeyError (shown in quotes), changes(kinds="scroe") a bare ValueError. Each is
+    still the KeyError / ValueError it was."""
+    out = tmp_path / "out"
+    for day in ("2026-11-01", "2026-11-02"):
+        icoframes.Tables.empty().to_parquet(out / f"snapshot_date={day}")
+    with pytest.raises(InvalidParameter) as caught:
+        call(out)
+    assert str(caught.value).startswith(message), str(caught.value)
+    assert isinstance(caught.value, KeyError | ValueError)
+    if "table" in message:
+        assert isinstance(caught.value, KeyError)  # as before: except KeyError still works
+    if "problem" in message:
+        assert str(caught.value).endswith("; did you mean 'problems'?")
+
+
+@pytest.mark.parametrize("log", ["yes", "no", None, 1])
+def test_plot_raised_log_is_true_or_false_as_every_flag(log):
+    """Every other flag (snapshot=, all=, rates=, wide=) refuses a truthy value with an
+    InvalidParameter; plot_raised(log=) raised a bare ValueError."""
+    import matplotlib.pyplot as plt
+
+    icos = icoframes.schema.empty_frame(icoframes.schema.ICOS)
+    before = plt.get_fignums()
+    with pytest.raises(InvalidParameter, match=f"^log must be True or False, got {log!r}$"):
+        icoframes.plot_raised(icos, log=log)
+    assert plt.get_fignums() == before
+
+
+def test_plot_raised_log_takes_a_numpy_bool():
+    import matplotlib.pyplot as plt
+
+    ax = icoframes.plot_raised(icoframes.schema.empty_frame(icoframes.schema.ICOS),
+                               log=np.False_)
+    plt.close(ax.figure)

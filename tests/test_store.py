@@ -359,7 +359,7 @@ def test_three_processes_sharing_a_cache_dir_record_each_profile_once(tmp_path):
         crawler.stdin.flush()
     results = []
     for crawler in crawlers:
-        out, err = crawler.communicate(timeout=300)
+        out, err = crawler.communicate(timeout=HANG_GUARD)
         assert crawler.returncode == 0, err
         results.append(json.loads(out))
     assert sum(r["fetched"] for r in results) == n

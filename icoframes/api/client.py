@@ -437,8 +437,13 @@ class Client:
 
 
 def _with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:
+    """``error`` with the service's own ``message``: at most 300 characters, each one that
+    does not print (a newline, an ANSI escape) written as an escape, so that a service
+    cannot forge a line of a cron job's log; left out when it only repeats ``error``."""
     message = decoded.get("message")
-    if isinstance(message, str) and message:
-        return type(error)(f"{error} ({message[:300]})", code=error.code, endpoint=error.endpoint)
-    return error
+    if not isinstance(message, str) or not message.strip() or (
+            message.strip().casefold() in str(error).casefold()):
+        return error
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message[:300])
+    return type(error)(f"{error} ({shown})", code=error.code, endpoint=error.endpoint)
 

@@ -40,6 +40,7 @@ import pandas as pd
 
 from ..api.params import STATUSES
 from ..errors import InvalidParameter
+from ..files import as_age
 
 __all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "ProfileIndex", "Want",
            "age_limit", "due_after", "next_try", "plan_profiles", "profile_max_age",
@@ -59,8 +60,6 @@ BACKOFF_AFTER = 2
 FIRST_RETRY_INTERVAL = dt.timedelta(hours=1)
 _GROWTH = 4
 MAX_RETRY_INTERVAL = dt.timedelta(days=7)
-# seconds no timedelta holds: timedelta.max is a microsecond short of them
-_TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
 
 # Order of the reasons when a budget limits a call: most urgent first.
 _URGENCY = {"new": 4.0, "failed": 4.0, "all": 3.0, "status": 2.0, "changed": 2.0}
@@ -123,18 +122,16 @@ def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
 
 def _age(value: Any, refusal: str = ("profile_max_age must be a timedelta, seconds, "
                                       "or a mapping of them by status; got")) -> dt.timedelta:
-    """An age of at least 0: a timedelta, or finite seconds a timedelta can hold.
+    """An age of at least 0 (see :func:`~icoframes.files.as_age`), or InvalidParameter.
 
     Infinity, NaN and the negative are refused rather than read as "never" or
     "always": ``timedelta(seconds=inf)`` raises OverflowError, and a negative age
     would make every copy stale.
     """
-    if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
-        return value
-    if (isinstance(value, int | float) and not isinstance(value, bool)
-            and 0 <= value < _TOO_MANY_SECONDS):  # NaN fails both comparisons
-        return dt.timedelta(seconds=float(value))
-    raise InvalidParameter(f"{refusal} {value!r}")
+    age = as_age(value)
+    if age is None:
+        raise InvalidParameter(f"{refusal} {value!r}")
+    return age
 
 
 def retry_interval(failures: int) -> dt.timedelta:

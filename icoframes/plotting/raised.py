@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..errors import check_flags
 from ._axes import (
     add_note,
     check_frame,
@@ -98,8 +99,7 @@ def plot_raised(
     """
     check_frame(icos)
     raised = numeric_column(icos, "raised")
-    if not isinstance(log, (bool, np.bool_)):
-        raise ValueError(f"log must be True or False, got {log!r}")
+    check_flags(log=log)  # InvalidParameter, as every flag
     if bins is not None:
         explicit_edges(bins, 1.0, 10.0, log=log)  # fail on bad bins even with nothing to draw
     check_top(top)

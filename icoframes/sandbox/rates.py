@@ -22,7 +22,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidParameter
+from ..errors import check_flags
 from ..schema import TEXT_DTYPE
 
 __all__ = ["FIRST_DAY", "LAST_DAY", "RATE_CURRENCIES", "rate_on", "rates"]
@@ -134,8 +134,7 @@ def rates(*, wide: bool = False) -> pd.DataFrame:
     >>> rates(wide=True).columns.tolist()
     ['ETH-USD', 'BTC-USD', 'EUR=X']
     """
-    if not isinstance(wide, bool | np.bool_):  # wide="no" was the wide form
-        raise InvalidParameter(f"wide must be True or False, got {wide!r}")
+    check_flags(wide=wide)  # wide="no" was the wide form
     levels = _levels()
     dates = pd.date_range(FIRST_DAY, LAST_DAY, freq="D", name="date").astype("datetime64[ms]")
     if wide:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..errors import InvalidParameter, warn
-from ..files import locked, utcnow
+from ..files import as_age, locked, utcnow
 from .cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from .db import Database
 from .ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
@@ -383,12 +383,8 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     >>> len(prune(root, dt.timedelta(days=30), now=in_a_year).removed)
     1
     """
-    age: object = older_than
-    if isinstance(older_than, int | float) and not isinstance(older_than, bool):
-        # NaN, infinity and seconds no timedelta holds fail the range
-        age = (dt.timedelta(seconds=older_than)
-               if 0 <= older_than < (dt.timedelta.max.days + 1) * 86_400 else None)
-    if not isinstance(age, dt.timedelta) or age < dt.timedelta(0):
+    age = as_age(older_than)
+    if age is None:
         raise InvalidParameter(
             f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}")
     now = utcnow() if now is None else now
