@@ -352,12 +352,7 @@ def test_a_day_short_of_quota_fetches_the_missing_rows_before_refreshing_old_one
     out = tmp_path / "srv"
     args = ["--out", str(out), "--snapshot"]
     with sandbox.serve(n_icos=120, seed=5, quota=45) as server:
-        icoframes.reset_configuration()
-        for setting in SETTINGS:
-            monkeypatch.delenv(setting.env, raising=False)
-        for name, value in {**server.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-            if value is not None:
-                monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        _as_cron(server, tmp_path, monkeypatch)
         try:
             assert _run(DAYS[0], *args) == EXIT_INCOMPLETE
             first = json.loads((_folder(out, DAYS[0]) / "manifest.json").read_text())
