@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import signal
 import sys
@@ -133,30 +134,6 @@ def _folder(text: str) -> Path:
     return Path(text)
 
 
-def _seconds(text: str) -> float:
-    """An age option's seconds: a finite number >= 0 (``inf`` was a traceback and exit 1)."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = float("nan")
-    if not 0 <= seconds < float("inf"):
-        raise argparse.ArgumentTypeError(
-            f"must be a finite number of seconds >= 0, got {text!r}")
-    return seconds
-
-
-def _some(text: str) -> int:
-    """The demo's ICO count: 1 or more (with 0 it ended "no ICO matched ... --allow-empty",
-    an option the demo lacks)."""
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
-    return count
-
-
 def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
                   extras: list[str]) -> str:
     """argparse's "unrecognized arguments", with the command's closest option when one is."""
@@ -175,6 +152,12 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .sandbox.command import add_arguments, checked
+
+    # refused by the parser, exit 2 naming the option: inf was a traceback and exit 1, and a
+    # demo of 0 ICOs ended "no ICO matched ... --allow-empty", an option the demo lacks
+    seconds = checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
+    some = checked(int, "a whole number >= 1", lambda v: v >= 1)
     parser = argparse.ArgumentParser(
         prog="icoframes",
         description="ICO directory API data as typed tables and Parquet exports.",
@@ -205,13 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="none: use fresh cache; changed: re-page and re-fetch changed "
                              "profiles; all: re-fetch everything (default: none, and changed "
                              "with --snapshot, which refuses none)")
-    export.add_argument("--max-age", action=_Once, type=_seconds, default=86400.0,
+    export.add_argument("--max-age", action=_Once, type=seconds, default=86400.0,
                         metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "
                              "lists fetched before the current UTC day are re-paged "
                              "whatever their age, so a daily cron export holds that day's "
                              "lists (the manifest's lists_fresh_after and lists_fetched)")
-    export.add_argument("--profile-max-age", action=_Once, type=_seconds, metavar="SECONDS",
+    export.add_argument("--profile-max-age", action=_Once, type=seconds, metavar="SECONDS",
                         help="re-fetch profiles older than this when the lists are re-paged "
                              "(default: ongoing 1 day, upcoming 7 days, past 90 days)")
     export.add_argument("--budget", action=_Once, type=int, metavar="N",
@@ -220,14 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--cache-dir", action=_Once, type=_folder, metavar="DIR")
     _add_filter_options(export)
 
-    from .sandbox.command import add_arguments
-
     add_arguments(sub.add_parser("sandbox",
                                  help="serve the emulated API on 127.0.0.1 until stopped"))
 
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
     demo.add_argument("--out", type=_folder, default=Path("data/demo"), metavar="DIR")
-    demo.add_argument("--n-icos", type=_some, default=1000)
+    demo.add_argument("--n-icos", type=some, default=1000)
     demo.add_argument("--seed", type=int, default=0)
 
     cache = sub.add_parser("cache", help="show or clear the cache of the configured service")

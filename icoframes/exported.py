@@ -243,7 +243,8 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     Raises
     ------
     KeyError
-        ``table`` is not a table (the message suggests the closest).
+        ``table`` is not a table (the message suggests the closest): an
+        :class:`~icoframes.errors.UnknownName`, an ``InvalidParameter`` too.
     FileNotFoundError
         ``path`` does not exist, or a snapshot lacks the table's file.
     ValueError

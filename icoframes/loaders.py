@@ -27,6 +27,7 @@ from .config import get_settings
 from .errors import check_flags
 from .fetch import Load
 from .queries import (
+    check_keywords,
     check_load_arguments,
     checked_keywords,
     keywords_of,
@@ -111,6 +112,7 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
         ``icoframes.report(listing)`` says what it answers and lacks, as for
         :func:`load_icos`.
     """
+    check_keywords(filters, keywords_of(load_list))  # a typo named before any setting
     load = Load(offline=offline, progress=progress, max_workers=max_workers)
     return warn_if_nothing_matched(load.listing(status, filters, refresh=refresh,
                                                 max_age=max_age, keywords=keywords_of(load_list)))
@@ -224,6 +226,7 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     (True, 'float64')
     >>> icoframes.reset_configuration()
     """
+    check_keywords(filters, keywords_of(load_icos))  # a typo named before any setting
     load = Load(offline=offline, progress=progress, max_workers=max_workers)
     return warn_if_nothing_matched(load.tables(
         status, filters, refresh=refresh, max_age=max_age, profile_max_age=profile_max_age,
@@ -250,6 +253,7 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         ``tables.report`` is the :class:`~icoframes.LoadReport` of the load
         (``tables.icos.attrs["icoframes"]`` holds it as a plain dict too).
     """
+    check_keywords(filters, keywords_of(load_tables))  # a typo named before any setting
     load = Load(offline=offline, progress=progress, max_workers=max_workers)
     tables = load.tables(status, filters, refresh=refresh, max_age=max_age,
                          profile_max_age=profile_max_age, budget=budget, only_icos=False,

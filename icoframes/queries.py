@@ -110,9 +110,7 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     ...     print(str(exc).split(" (")[0])
     unknown exclude_areas 'Singapur'; did you mean 'Singapore'?
     """
-    if "page" in filters:
-        raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
-    check_keywords(filters, keywords)
+    check_keywords(filters, keywords)  # page too
     params = {**filters, "status": status}
     if params.get("accepted_currencies") is not None:
         params["accepted_currencies"] = _tickers(params["accepted_currencies"])
@@ -316,7 +314,10 @@ def checked_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
 
 
 def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
-    """A misspelled keyword of the loader gets its suggestion (list parameters: see params)."""
+    """A keyword neither the loader's nor a list parameter is refused with its suggestion, as
+    is ``page``; needs no settings (a loader checks it first: a typo named before keys)."""
+    if "page" in filters:
+        raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
     own = [k for k in keywords if k != "status"]  # status is a list parameter as well
     for key, value in filters.items():
         if key in LIST_PARAMS:
@@ -326,6 +327,7 @@ def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
             raise InvalidParameter(
                 f"{key}={value!r} is neither a keyword of the loader nor a list parameter of "
                 f"spec 4.2; did you mean {' or '.join(map(repr, close))}?")
+        validate_list_params({key: value})  # not a list parameter: its did-you-mean
 
 
 def _needs_filter_set(params: Mapping[str, Any]) -> bool:

@@ -57,3 +57,16 @@ def test_a_service_message_that_repeats_the_error_is_not_shown_twice(tmp_path):
     # it was "... is not valid (error 480) (public or private key is not valid)"
     assert str(caught.value) == ("/api/v1/filters/: the public or private key is not valid "
                                  "(error 480)")
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("refesh", "refresh"), ("locaton", "location"),
+                                              ("max_ag", "max_age")])
+def test_a_loader_names_a_typo_before_it_asks_for_keys(clean_settings, typed, meant):
+    # without keys the typo was hidden behind "icoframes is missing base_url, ..."
+    import icoframes
+
+    for load in (icoframes.load_list, icoframes.load_icos, icoframes.load_tables):
+        with pytest.raises(icoframes.InvalidParameter, match=f"did you mean '{meant}'"):
+            load(status="past", **{typed: 1})
+    with pytest.raises(icoframes.InvalidParameter, match="page is not a loader parameter"):
+        icoframes.load_list(page=2)

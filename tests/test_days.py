@@ -28,14 +28,20 @@ DAYS = [dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC) + dt.timedelta(days=i) f
 def sb(tmp_path, monkeypatch, quick_retries):
     """A sandbox the command reaches through ICOFRAMES_* variables, as cron's does."""
     with sandbox.serve(n_icos=50, seed=7) as server:
-        icoframes.reset_configuration()
-        for setting in SETTINGS:
-            monkeypatch.delenv(setting.env, raising=False)
-        for name, value in {**server.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-            if value is not None:
-                monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        _as_cron(server, tmp_path, monkeypatch)
         yield server
     icoframes.reset_configuration()
+
+
+def _as_cron(server, tmp_path, monkeypatch) -> None:
+    """icoframes configured for ``server`` only through ICOFRAMES_* variables, as cron's run
+    is (a cache under tmp_path, no setting of an earlier test left)."""
+    icoframes.reset_configuration()
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    for name, value in {**server.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+        if value is not None:
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
 
 
 def _run(when: dt.datetime, *argv: str) -> int:
@@ -113,11 +119,7 @@ def test_a_list_that_fails_beside_others_is_exported_partial_and_empty(
     service = _ByStatus()
     out = tmp_path / "srv"
     with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
-        icoframes.reset_configuration()
-        for setting in SETTINGS:
-            monkeypatch.delenv(setting.env, raising=False)
-        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        _as_cron(srv, tmp_path, monkeypatch)
         try:
             assert _run(DAYS[0], "--out", str(out), "--snapshot") == EXIT_OK
             service.down = {"ongoing"}
@@ -213,11 +215,7 @@ def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
     service = _ByStatus()
     out = tmp_path / "srv"
     with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
-        icoframes.reset_configuration()
-        for setting in SETTINGS:
-            monkeypatch.delenv(setting.env, raising=False)
-        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        _as_cron(srv, tmp_path, monkeypatch)
         try:
             assert _run(DAYS[0], "--out", str(out), "--snapshot") == EXIT_OK
             service.ids["upcoming"], service.ids["ongoing"] = [], [1, 2, 3]
@@ -323,11 +321,7 @@ def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
     out = tmp_path / "srv"
     morning, day = DAYS[0], _folder(tmp_path / "srv", DAYS[0])
     with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
-        icoframes.reset_configuration()
-        for setting in SETTINGS:
-            monkeypatch.delenv(setting.env, raising=False)
-        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        _as_cron(srv, tmp_path, monkeypatch)
         try:
             assert _run(morning, "--out", str(out), "--snapshot") == EXIT_OK
             written = (day / "manifest.json").read_bytes()

@@ -49,7 +49,7 @@ def test_no_test_reads_the_wall_clock():
 
 
 #: Calls that wait on a process, a thread or an event: their timeout is a hang guard.
-WAITS = {"run", "communicate", "wait", "result", "join", "wait_until", "check_output"}
+WAITS = {"run", "communicate", "wait", "wait_for", "result", "join", "wait_until", "check_output"}
 
 
 def literal_hang_guards(source: str) -> list[int]:

@@ -20,14 +20,14 @@ from ..errors import InvalidParameter
 from .server import serve
 from .service import check_keys
 
-__all__ = ["add_arguments", "keys", "main", "run"]
+__all__ = ["add_arguments", "checked", "keys", "main", "run"]
 
 #: Seconds the serving command sleeps at a time: the longest a Ctrl-C can wait to be seen.
 _TICK = 0.5
 _DEFAULT = {name: p.default for name, p in inspect.signature(serve).parameters.items()}
 
 
-def _checked(read: type[int] | type[float], rule: str,
+def checked(read: type[int] | type[float], rule: str,
              ok: Callable[[float], bool]) -> Callable[[str], int | float]:
     """An option's type: ``read`` of the text, refused by the parser (exit 2) unless ``ok``."""
     def convert(text: str) -> int | float:
@@ -41,11 +41,11 @@ def _checked(read: type[int] | type[float], rule: str,
     return convert
 
 
-_PORT = _checked(int, "a port from 0 to 65535", lambda v: 0 <= v <= 65535)
-_COUNT = _checked(int, "a whole number >= 0", lambda v: v >= 0)
-_EVERY = _checked(int, "a whole number >= 1", lambda v: v >= 1)
-_SECONDS = _checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
-_SHARE = _checked(float, "a share from 0 to 1", lambda v: 0 <= v <= 1)
+_PORT = checked(int, "a port from 0 to 65535", lambda v: 0 <= v <= 65535)
+_COUNT = checked(int, "a whole number >= 0", lambda v: v >= 0)
+_EVERY = checked(int, "a whole number >= 1", lambda v: v >= 1)
+_SECONDS = checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
+_SHARE = checked(float, "a share from 0 to 1", lambda v: 0 <= v <= 1)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
