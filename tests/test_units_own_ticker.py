@@ -1,10 +1,12 @@
 """Amounts read with the ICO's own ticker, a multiplier in the unit column, a final dot after a
-written unit, a symbol after a glued currency (parser version 16).
+written unit, a symbol after a glued currency (parser versions 16 and 17).
 
 Each case was a wrong value given silently, or a value lost, before version 16:
 ``"1,000,000 kUSD"`` for an ICO of KUSD was 1e9 USD, ``"$1 = 5KKIN"`` for KIN 0.2 USD (1000x),
 ``"2 mKIN = $1"`` for KIN 0.5 USD, a unit column ``"kUSD"`` the token KUSD, ``"5 USD."`` and
-``"5MUSD$"`` unreadable.
+``"5MUSD$"`` unreadable. A multiplier in capitals glued to the ICO's own ticker (``"5KKIN"``,
+``"1 MOD = 0.5 USD"`` for OD, ``"5 MANA"`` for ANA) is unreadable since version 17: in 16 it
+multiplied (``"1 MOD = 0.5 USD"`` was 5e-7 USD), and it may as well be another token's ticker.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from icoframes.parse.prices import glued_multiplier
+from icoframes.parse.prices import ambiguous_multiplier, glued_multiplier
 from icoframes.parse.units import read_amount_group, read_amounts, read_price
 
 
@@ -29,22 +31,36 @@ def _read(values: list, units: list, tickers: list | None = None):
     # the ICO's own ticker is never a multiplier glued to a currency (was 1e9 USD)
     ("1,000,000 kUSD", "", "KUSD", 1e6, "KUSD"), ("1,000,000 kUSD", "KUSD", "KUSD", 1e6, "KUSD"),
     ("1,000,000 kUSD", "", " kusd ", 1e6, "KUSD"), ("2 Meur", "", "MEUR", 2.0, "MEUR"),
-    # a multiplier glued to the ICO's own ticker multiplies it, in capitals too (was 5 KKIN)
-    ("5KKIN", "", "KIN", 5e3, "KIN"), ("5kKIN", "", "KIN", 5e3, "KIN"),
-    ("5 MKIN", "KIN", "KIN", 5e6, "KIN"), ("1.5BKIN", "", "KIN", 1.5e9, "KIN"),
+    # a lowercase multiplier glued to the ICO's own ticker multiplies it (was 5 KKIN)
+    ("5kKIN", "", "KIN", 5e3, "KIN"), ("5 kKIN", "KIN", "KIN", 5e3, "KIN"),
     ("2mioKIN", "", "kin", 2e6, "KIN"), ("1.5bnKIN", "", "KIN", 1.5e9, "KIN"),
+    ("5bKIN", "", "KIN", 5e9, "KIN"),
     # another ICO's ticker, or none: as before (all capitals is a ticker, "kUSD" thousands of USD)
     ("5KKIN", "", "XYZ", 5.0, "KKIN"), ("5KKIN", "", None, 5.0, "KKIN"),
     ("1,000 kUSD", "", "XYZ", 1e6, "USD"), ("1,000 kUSD", "", None, 1e6, "USD"),
     ("5KKIN", "", "KKIN", 5.0, "KKIN"),
     # a known unit stays that unit, whatever the ICO's ticker ends with
-    ("5 BTC", "", "TC", 5.0, "BTC"), ("5 BNB", "", "NB", 5.0, "BNB"), ("5 KBTC", "", "BTC", 5e3,
+    ("5 BTC", "", "TC", 5.0, "BTC"), ("5 BNB", "", "NB", 5.0, "BNB"), ("5 kBTC", "", "BTC", 5e3,
                                                                         "BTC"),
-    # ... and an unknown one is a multiplier and the ticker: MANA for ANA is millions of ANA
-    ("5 MANA", "", "ANA", 5e6, "ANA"),
 ])
 def test_an_amount_reads_the_icos_own_ticker(value, unit, ticker, number, code):
     assert _read([value], [unit], [ticker]) == ([number], [code], ([], []))
+
+
+@pytest.mark.parametrize(("value", "unit", "ticker", "written"), [
+    ("5KKIN", "", "KIN", (5.0, "KKIN")), ("5 MKIN", "KIN", "KIN", None),
+    ("1.5BKIN", "", "KIN", (1.5, "BKIN")), ("5 KBTC", "", "BTC", (5.0, "KBTC")),
+    ("2MioKIN", "", "KIN", (2.0, "MIOKIN")), ("KKIN 5", "", "KIN", (5.0, "KKIN")),
+    # in 16 a multiplier and the ticker: 5 million ANA, although MANA is a token of its own
+    ("5 MANA", "", "ANA", (5.0, "MANA")), ("1 MOD", "", "OD", (1.0, "MOD")),
+])
+def test_a_capital_multiplier_glued_to_the_icos_own_ticker_is_unreadable(value, unit, ticker,
+                                                                         written):
+    amounts, codes, bad = _read([value], [unit], [ticker])
+    assert math.isnan(amounts[0]) and codes == [unit or None]
+    assert bad == ([value], ["unreadable_number"])
+    if written is not None:  # another ICO's ticker: the unit as written (capitals: a ticker)
+        assert _read([value], [""], ["XYZ"]) == ([written[0]], [written[1]], ([], []))
 
 
 def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_is_unreadable():
@@ -58,15 +74,25 @@ def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_is_unreadable():
 
 
 @pytest.mark.parametrize(("value", "ticker", "price", "code"), [
-    ("$1 = 5KKIN", "KIN", 1 / 5e3, "USD"),  # was 0.2 USD: "KKIN" read as a token
-    ("1 MKIN = $100", "KIN", 100 / 1e6, "USD"), ("1BKIN = 2 ETH", "KIN", 2 / 1e9, "ETH"),
+    ("$1 = 5kKIN", "KIN", 1 / 5e3, "USD"),  # was 0.2 USD: "KKIN" read as a token
+    ("1 mioKIN = $100", "KIN", 100 / 1e6, "USD"), ("1bnKIN = 2 ETH", "KIN", 2 / 1e9, "ETH"),
     ("$1 = 5KKIN", "XYZ", 1 / 5, "USD"),  # another ICO: KKIN is the token side, as written
+    ("1 MOD = 0.5 USD", "XYZ", 0.5, "USD"),
 ])
-def test_a_capital_multiplier_glued_to_the_icos_own_ticker_in_an_exchange(value, ticker,
-                                                                          price, code):
+def test_a_lowercase_multiplier_glued_to_the_icos_own_ticker_in_an_exchange(value, ticker,
+                                                                            price, code):
     prices, codes, bad = read_price([value], [""], tickers=[ticker])
     assert prices.tolist() == [pytest.approx(price)] and codes.tolist() == [code]
     assert bad.values == []
+
+
+@pytest.mark.parametrize("value", ["$1 = 5KKIN", "1 MKIN = $100", "1BKIN = 2 ETH"])
+def test_a_capital_multiplier_glued_to_the_icos_own_ticker_in_an_exchange_is_unreadable(value):
+    # thousands of KIN, or a token KKIN? 16 multiplied ("1 MOD = 0.5 USD" for OD: 5e-7 USD)
+    for ticker, written in (("KIN", value), ("OD", "1 MOD = 0.5 USD")):
+        prices, codes, bad = read_price([written], [""], tickers=[ticker])
+        assert np.isnan(prices).all() and codes.tolist() == [None]
+        assert (bad.values, bad.reasons) == ([written], ["unreadable_price"])
 
 
 def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_in_an_exchange_is_unreadable():
@@ -78,10 +104,14 @@ def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_in_an_exchange_is_unrea
 
 
 def test_glued_multiplier_of_the_icos_own_ticker():
-    assert glued_multiplier("KKIN", "KIN") == ("k", "KIN")
-    assert glued_multiplier("MKIN", "KIN") == ("m", "KIN")
-    assert glued_multiplier("BKIN", "KIN") == ("b", "KIN")
+    assert glued_multiplier("kKIN", "KIN") == ("k", "KIN")
+    assert glued_multiplier("mioKIN", "KIN") == ("mio", "KIN")
     assert glued_multiplier("bKIN", "KIN") == ("b", "KIN")
+    for capital in ("KKIN", "MKIN", "BKIN", "MioKIN", "BNKIN", "kKIN".upper()):
+        assert glued_multiplier(capital, "KIN") is None  # ambiguous_multiplier's
+        assert ambiguous_multiplier(capital, "KIN")
+    assert not ambiguous_multiplier("kKIN", "KIN") and not ambiguous_multiplier("KKIN", "XYZ")
+    assert not ambiguous_multiplier("KKIN", None) and not ambiguous_multiplier("KIN", "KIN")
     assert glued_multiplier("mKIN", "KIN") is None  # milli or million: not a multiplier here
     assert glued_multiplier("BTC", "TC") is None and glued_multiplier("KKIN", "KKIN") is None
     assert glued_multiplier("KKIN") is None and glued_multiplier("KKIN", "XYZ") is None
@@ -92,11 +122,15 @@ def test_tidy_reads_caps_with_the_icos_own_ticker():
 
     tables = tidy([{"id": 1, "main": {"name": "K"},
                     "finance": {"ticker": "KUSD", "hard_cap": "1,000,000 kUSD", "caps_unit": "",
-                                "min_purchase": "5KKUSD", "purchase_unit": ""}}])
+                                "min_purchase": "5kKUSD", "purchase_unit": "",
+                                "max_purchase": "5KKUSD"}}])
     icos = tables.icos
     assert icos["hard_cap"].tolist() == [1e6] and icos["caps_unit"].tolist() == ["KUSD"]
     assert icos["min_purchase"].tolist() == [5e3] and icos["purchase_unit"].tolist() == ["KUSD"]
-    assert len(tables.problems) == 0
+    assert icos["max_purchase"].isna().all()
+    problems = tables.problems
+    assert problems[["column", "value", "reason"]].values.tolist() == [
+        ["max_purchase", "5KKUSD", "unreadable_number"]]
 
 
 # --------------------------------------------------------------------------- the unit column
@@ -190,7 +224,7 @@ def test_read_amounts_without_tickers_is_unchanged_for_all_capitals():
     ("-kUSD 5", "", None, math.nan, "USD"), ("mioEUR 2", "", None, 2e6, "EUR"),
     ("M$ 5", "", None, 5e6, "USD"), ("kUSD 5 USD", "", None, 5e3, "USD"),
     # the ICO's own ticker, and all capitals, as after the number
-    ("kUSD 1,000", "", "KUSD", 1e3, "KUSD"), ("KKIN 5", "", "KIN", 5e3, "KIN"),
+    ("kUSD 1,000", "", "KUSD", 1e3, "KUSD"), ("kKIN 5", "", "KIN", 5e3, "KIN"),
     ("KUSD 5", "", None, 5.0, "KUSD"),
 ])
 def test_a_multiplier_glued_to_a_currency_before_the_number(value, unit, ticker, number, code):

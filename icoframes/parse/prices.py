@@ -18,7 +18,7 @@ written                        ticker      price
 ``1 UTRUST = $0,065``          UTRUST      0.065 USD
 ``1ETH=500``                   (any)       1/500 ETH
 ``5kUSD = 1M XYZ``             XYZ         0.005 USD
-``$1 = 5KKIN``                 KIN         1/5000 USD
+``$1 = 5kKIN``                 KIN         1/5000 USD
 ``1 kUSD = 0.01 ETH``          KUSD        0.01 ETH
 =============================  ==========  ====================
 
@@ -42,7 +42,8 @@ from .base import MARKER_SPELLINGS, Reason, _Bad, bad
 from .rules import amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
 
-__all__ = ["canonical_unit", "glued_multiplier", "milli_or_million", "own_ticker", "read_exchange"]
+__all__ = ["ambiguous_multiplier", "canonical_unit", "glued_multiplier", "own_ticker",
+           "read_exchange"]
 
 _CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES  # FIAT is one of FIAT_CODES
 _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
@@ -94,10 +95,12 @@ def glued_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     (``"kUSD"``: thousands of USD); None for any other unit.
 
     ``token`` is the ICO's own ticker (upper case, :func:`own_ticker`). It is never read as
-    a multiplier glued to a currency (``"kUSD"`` for KUSD is the token), and a multiplier glued
-    to it multiplies it in any case (``"kKIN"``, ``"KKIN"``, ``"MKIN"``, ``"1.5BKIN"`` for KIN:
-    no other token is that likely) unless the whole unit is a known currency (``"BTC"`` for
-    TC); not a lone lowercase ``m``: ``"mKIN"`` is milli or million (:func:`milli_or_million`).
+    a multiplier glued to a currency (``"kUSD"`` for KUSD is the token), and a lowercase
+    multiplier glued to it multiplies it (``"kKIN"``, ``"1.5bnKIN"`` for KIN: tickers are
+    written in capitals) unless the whole unit is a known currency (``"BTC"`` for TC). A
+    multiplier in capitals glued to it (``"KKIN"``, ``"MOD"`` for OD: maybe another token's
+    ticker) and a lone lowercase ``m`` (``"mKIN"``: milli or million) cannot be told:
+    :func:`ambiguous_multiplier`.
 
     Any other currency: written all in capitals before its letters it is a ticker, as written
     (``KUSD``, ``MUSD``); before a symbol it multiplies in any case (``M$``, ``KUS$``,
@@ -115,7 +118,7 @@ def glued_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     (None, None, None)
     >>> glued_multiplier("kKIN", "KIN"), glued_multiplier("KKIN", "KIN"), glued_multiplier(
     ...     "kUSD", "KUSD"), glued_multiplier("mKIN", "KIN")
-    (('k', 'KIN'), ('k', 'KIN'), None, None)
+    (('k', 'KIN'), None, None, None)
     """
     whole = canonical_unit(unit)
     if whole == token or whole in _CURRENCIES:
@@ -126,7 +129,7 @@ def glued_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
             rest = unit[len(mult):]
             code = canonical_unit(rest)
             if token is not None and code == token:  # the ICO's own ticker, any case
-                return None if unit == "m" + rest else (mult, code)
+                return (mult, code) if _lowercase_multiplier(unit, mult) else None
             symbol = not _SYMBOL_CHARS.isdisjoint(rest.upper())
             if code in _CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
                     symbol or (mult != "b" and not unit.isupper())):
@@ -134,18 +137,32 @@ def glued_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     return None
 
 
-def milli_or_million(unit: str, token: str | None) -> bool:
-    """True for a lone lowercase ``m`` glued to the ICO's own ticker ``token`` (``"mKIN"`` for
-    KIN): milli or million cannot be told, so the value is unreadable, never one of them.
+def _lowercase_multiplier(unit: str, mult: str) -> bool:
+    """The multiplier ``mult`` that begins ``unit`` is written in lowercase, not a lone m."""
+    return unit[:len(mult)].islower() and mult != "m"
+
+
+def ambiguous_multiplier(unit: str, token: str | None) -> bool:
+    """True when ``unit`` is a multiplier glued to the ICO's own ticker ``token`` that cannot
+    be told from another unit: in capitals (``"KKIN"`` for KIN: thousands of KIN, or a
+    token KKIN? ``"MOD"`` for OD: millions of OD, or the token MOD?) or a lone lowercase
+    ``m`` (``"mKIN"``: milli or million). The value is unreadable, never a guess.
 
     Examples
     --------
-    >>> milli_or_million("mKIN", "KIN"), milli_or_million("MKIN", "KIN")
-    (True, False)
-    >>> milli_or_million("mKIN", None), milli_or_million("mioKIN", "KIN")
+    >>> ambiguous_multiplier("mKIN", "KIN"), ambiguous_multiplier("MKIN", "KIN")
+    (True, True)
+    >>> ambiguous_multiplier("kKIN", "KIN"), ambiguous_multiplier("KKIN", None)
+    (False, False)
+    >>> ambiguous_multiplier("BTC", "TC"), ambiguous_multiplier("KIN", "KIN")
     (False, False)
     """
-    return unit[:1] == "m" and glued_multiplier("M" + unit[1:], token) == ("m", token)
+    whole = canonical_unit(unit)
+    if token is None or whole == token or whole in _CURRENCIES:
+        return False
+    folded = unit.casefold()
+    return any(folded.startswith(mult) and canonical_unit(unit[len(mult):]) == token
+               and not _lowercase_multiplier(unit, mult) for mult in _GLUED)
 
 
 class _Side(NamedTuple):
@@ -160,7 +177,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     if match is None:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
-    if not match["mult"] and match["unit"] and milli_or_million(match["unit"], token):
+    if not match["mult"] and match["unit"] and ambiguous_multiplier(match["unit"], token):
         return "unreadable_price"  # "2 mKIN = $1" for KIN: milli or million?
     glued = None if match["mult"] or not match["unit"] else glued_multiplier(match["unit"], token)
     mult, unit = (match["mult"] or "", match["unit"]) if glued is None else glued

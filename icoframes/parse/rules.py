@@ -59,10 +59,13 @@ __all__ = [
 #: 15: in an exchange, a multiplier glued to the ICO's own ticker multiplies it ("$1 = 5kKIN"
 #:     for KIN was 0.2 USD), and that ticker is never a glued multiplier ("1 kUSD" for KUSD).
 #: 16: amounts too ("1,000,000 kUSD" for KUSD was 1e9 USD); a capital multiplier glued to
-#:     the own ticker multiplies it ("$1 = 5KKIN" for KIN was 0.2 USD), a lone "m" is
+#:     the own ticker multiplied it ("$1 = 5KKIN" for KIN was 0.2 USD), a lone "m" is
 #:     unreadable ("2 mKIN = $1"); a unit column "kUSD" is thousands of USD (was a token
 #:     KUSD); "5 USD." and "5MUSD$" are read (were unreadable).
-PARSER_VERSION: Final = 16
+#: 17: a multiplier in capitals glued to the own ticker is unreadable, never a guess ("1 MOD =
+#:     0.5 USD" for OD was 5e-7 USD in 16, "5 MANA" for ANA 5 million ANA); a lowercase one
+#:     multiplies it ("$1 = 5kKIN" for KIN).
+PARSER_VERSION: Final = 17
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 

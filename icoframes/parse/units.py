@@ -15,8 +15,8 @@ value                               unit column            result
 ``"kUSD 5"``                        USD or empty           5,000, USD
 ``"5KUSD"`` (all capitals)          empty                  5; the unit becomes KUSD
 ``"1,000 kUSD"``, ticker KUSD       empty                  1,000; the unit becomes KUSD
-``"5KKIN"``, ticker KIN             empty                  5,000; the unit becomes KIN
-``"5 mKIN"``, ticker KIN            any                    missing (milli or million?)
+``"5kKIN"``, ticker KIN             empty                  5,000; the unit becomes KIN
+``"5KKIN"``, ``"5 mKIN"``, KIN      any                    missing (KKIN? milli or million?)
 ``2000``, ``"5k"``                  ``kUSD``               2,000,000 and 5,000,000, USD
 ``"5 USD."``, ``"5MUSD$"``          USD or empty           5 and 5,000,000, USD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
@@ -29,7 +29,8 @@ value                               unit column            result
 ==================================  =====================  ==============================
 
 The ICO's own ticker (``tickers``) is never a multiplier glued to a currency, and a
-multiplier glued to it multiplies it (:func:`~icoframes.parse.prices.glued_multiplier`). A
+lowercase multiplier glued to it multiplies it; one in capitals is unreadable
+(:func:`~icoframes.parse.prices.glued_multiplier`). A
 unit column with a glued multiplier (``kUSD``) multiplies the numbers of its group that
 write no unit; a value that writes its currency is read as written.
 
@@ -59,7 +60,13 @@ import pandas as pd
 from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
-from .prices import canonical_unit, glued_multiplier, milli_or_million, own_ticker, read_exchange
+from .prices import (
+    ambiguous_multiplier,
+    canonical_unit,
+    glued_multiplier,
+    own_ticker,
+    read_exchange,
+)
 from .rules import MARKER_SPELLINGS, parse_amount
 from .text import normalize_text
 
@@ -158,8 +165,8 @@ def _read_text(text: str, exchange: bool,
 def _split(unit: str, own: str | None) -> tuple[str, str] | None:
     """``(multiplier, unit)`` of a unit written in a value: ``("k", "USD")`` for ``"kUSD"``
     (:func:`~icoframes.parse.prices.glued_multiplier`), else ``("", unit)``; None when the
-    multiplier cannot be told (``"mKIN"`` for KIN: milli or million?)."""
-    if milli_or_million(unit, own):
+    multiplier cannot be told (``"mKIN"`` for KIN: milli or million? ``"KKIN"``: a token?)."""
+    if ambiguous_multiplier(unit, own):
         return None
     glued = glued_multiplier(unit, own)
     return ("", unit) if glued is None else glued
@@ -194,7 +201,7 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     tickers : sequence, optional
         The ICO's ticker per row: it names the token side of an exchange, and decides
         whether a multiplier glued to a unit multiplies (``"kUSD"`` for KUSD is the
-        token; ``"5KKIN"`` for KIN is 5,000 KIN), in a value as in the unit column.
+        token; ``"5kKIN"`` for KIN is 5,000 KIN), in a value as in the unit column.
 
     Returns
     -------
