@@ -339,3 +339,31 @@ def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
     [ongoing] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
     assert (ongoing["complete"], ongoing["from_cache"], ongoing["rows"]) == (False, True, 2)
     assert dt.datetime.fromisoformat(ongoing["fetched_at"]).date() == morning.date()
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_day_short_of_quota_fetches_the_missing_rows_before_refreshing_old_ones(tmp_path,
+                                                                                  monkeypatch):
+    """The service allows 45 requests a day, too few for 120 ICOs. Day 2 planned the ICOs
+    day 1 could not fetch and the ongoing profiles due again, in list order, and spent
+    part of its allowance refreshing rows it had while rows were still missing. Once the
+    plan is known to exceed what remains today, the most urgent go first (as with
+    --budget): never-fetched before due again, and the stale ones it leaves are said."""
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--snapshot"]
+    with sandbox.serve(n_icos=120, seed=5, quota=45) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(DAYS[0], *args) == EXIT_INCOMPLETE
+            first = json.loads((_folder(out, DAYS[0]) / "manifest.json").read_text())
+            had = first["rows"]["icos"]
+            server.stats.reset()
+            assert _run(DAYS[1], *args) == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    second = json.loads((_folder(out, DAYS[1]) / "manifest.json").read_text())
+    held = set(pd.read_parquet(_folder(out, DAYS[0]) / "icos.parquet")["id"])
+    asked = {i for i, n in server.stats.profile_hits.items() if n}
+    assert asked and not asked & held  # no row it had was asked again while rows were missing
+    assert second["rows"]["icos"] > had and len(second["missing"]) < len(first["missing"])
+    assert {r["reason"] for r in second["not_refreshed"]} == {"quota"}
