@@ -396,3 +396,20 @@ def test_a_daily_quota_stop_worded_after_midnight_says_the_day_it_happened(tmp_p
     assert "3 requests sent today (2026-11-20, UTC)" in message
     assert "started again at 2026-11-21 00:00 UTC" in message and "now" in message
     assert "2026-11-22" not in message
+
+
+def test_a_485_worded_after_midnight_gives_its_date_and_not_today():
+    """The service refused at 23:59 with 35 requests sent; the stop is worded after midnight
+    (the load waited for its requests in flight), when the ledger's day is the next one: it
+    said 'reached at 23:59 UTC, after 35 requests sent today'."""
+    from icoframes.fetch.stops import quota_error
+    from icoframes.store.ledger import LedgerState
+
+    at = dt.datetime(2026, 11, 20, 23, 59, 30, tzinfo=dt.UTC)
+    state = LedgerState("2026-11-21", 0, 5000, refused_at=at, refused_after=35,
+                        day_ends=dt.datetime(2026, 11, 22, tzinfo=dt.UTC))
+    settings = icoframes.config.get_settings(base_url="http://127.0.0.1:9")
+    message = str(quota_error(icoframes.QuotaExceeded("refused"), settings, state,
+                              fetched=3, left=7, unlisted=False))
+    assert "reached at 2026-11-20 23:59 UTC, after 35 requests sent that day" in message
+    assert "today" not in message

@@ -80,10 +80,14 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
     if stop.code == 485:
         when = "" if state.refused_at is None else f" at {state.refused_at:%H:%M} UTC"
+        day = "today"
+        if (state.refused_at is not None and state.reset is None
+                and state.refused_at.date().isoformat() < state.day):  # worded after midnight
+            when, day = f" at {state.refused_at:%Y-%m-%d %H:%M} UTC", "that day"
         who = (f"the service refused this key: its daily request limit (error 485) was reached"
                f"{when}, after "
                f"{state.refused_after if state.refused_after is not None else state.sent} "
-               "requests sent today with this key from this cache dir")
+               f"requests sent {day} with this key from this cache dir")
         then = ("The service does not say when its allowance resets: the next call sends one "
                 "request first (a probe, costing one request) and goes on if it is accepted, "
                 "so call the same loader again later to fetch only the rest.")
