@@ -367,3 +367,32 @@ def test_a_day_short_of_quota_fetches_the_missing_rows_before_refreshing_old_one
     assert asked and not asked & held  # no row it had was asked again while rows were missing
     assert second["rows"]["icos"] > had and len(second["missing"]) < len(first["missing"])
     assert {r["reason"] for r in second["not_refreshed"]} == {"quota"}
+
+
+def test_a_daily_quota_stop_worded_after_midnight_says_the_day_it_happened(tmp_path):
+    """The daily_quota cap refuses a request at 23:59:59.9; the load waits for its
+    requests in flight and words the stop after midnight. It said '0 requests sent today
+    (the new day)' and that the count starts again at the NEXT midnight, a day late: a
+    run now would go. It says the refused day's count, and that the count started again."""
+    from icoframes.fetch.service import Service
+    from icoframes.fetch.stops import quota_error
+    from icoframes.store.cache import Cache
+
+    settings = icoframes.config.get_settings(base_url="http://127.0.0.1:9", public_key="k",
+                                             private_key="p", daily_quota=3,
+                                             cache_dir=tmp_path)
+    service = Service(settings, Cache(tmp_path, "s"), icoframes.api.control.LoadControl(),
+                      offline=False)
+    late = dt.datetime(2026, 11, 20, 23, 59, 59, 900000, tzinfo=dt.UTC)
+    with time_machine.travel(late, tick=False) as clock:
+        booking = service.client("the test") and service._booking
+        for _ in range(3):
+            booking.take("ico")
+        with pytest.raises(icoframes.QuotaExceeded) as refused:
+            booking.take("ico")
+        clock.move_to(late + dt.timedelta(seconds=1))  # the requests in flight answer
+        message = str(quota_error(refused.value, settings, *service.quota_state(),
+                                  fetched=3, left=7, unlisted=False))
+    assert "3 requests sent today (2026-11-20, UTC)" in message
+    assert "started again at 2026-11-21 00:00 UTC" in message and "now" in message
+    assert "2026-11-22" not in message

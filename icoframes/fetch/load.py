@@ -437,7 +437,7 @@ class Load:
         """Raise what stopped the load, if anything did."""
         stop = self._stop
         if isinstance(stop, QuotaExceeded):
-            raise quota_error(stop, self.settings, self.service.ledger.state(),
+            raise quota_error(stop, self.settings, *self.service.quota_state(),
                               fetched=len(self._done) - len(self.failed),
                               left=self._plan.planned - len(self._done),
                               unlisted=any(not q.complete for q in self.queries)) from stop
