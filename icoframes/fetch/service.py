@@ -113,10 +113,11 @@ class Service:
         return (now, False) if refused is None else (refused, now.day > refused.day)
 
     def requests_spent(self) -> dict[str, int]:
-        """Requests sent per endpoint, retries included."""
+        """Requests sent per endpoint, retries and unanswered ones included: what the
+        ledger booked for this load (:attr:`~icoframes.api.client.Client.sent`)."""
         if self._client is None:
             return {"filters": 0, "icos": 0, "ico": 0}
-        return self._client.requests
+        return self._client.sent
 
     def close(self) -> None:
         """Close the client's connections (the ledger is persisted as it goes)."""
