@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import os
 import signal
 import sys
@@ -152,12 +151,11 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .sandbox.command import add_arguments, checked
-
-    # refused by the parser, exit 2 naming the option: inf was a traceback and exit 1, and a
-    # demo of 0 ICOs ended "no ICO matched ... --allow-empty", an option the demo lacks
-    seconds = checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
-    some = checked(int, "a whole number >= 1", lambda v: v >= 1)
+    # numbers are refused by the parser, exit 2 naming the option: --max-age inf was a
+    # traceback and exit 1, and a demo of 0 ICOs ended "... --allow-empty", which it lacks
+    from .sandbox.command import AT_LEAST_ONE as some
+    from .sandbox.command import SECONDS as seconds
+    from .sandbox.command import add_arguments
     parser = argparse.ArgumentParser(
         prog="icoframes",
         description="ICO directory API data as typed tables and Parquet exports.",

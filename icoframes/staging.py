@@ -116,7 +116,10 @@ def _clear_leftovers(out: Path, mine: Path) -> None:
         except (filelock.Timeout, OSError):
             continue  # its export is running
         try:
-            _put_back(out, child)
+            try:
+                _put_back(out, child)
+            except OSError:
+                continue  # the snapshot it holds stays there: the next export tries again
             if shutil.rmtree.avoids_symlink_attacks or not _holds_links(child):
                 shutil.rmtree(child, ignore_errors=True)
         finally:

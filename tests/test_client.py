@@ -8,6 +8,7 @@ import hmac
 import http.server
 import json
 import logging
+import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar
@@ -218,6 +219,20 @@ def test_retries_are_bounded():
             c.filters()
         assert c.attempts["filters"] == 3 == broken.stats.requests["filters"]
         assert c.requests["filters"] <= 3  # dropped connections got no response
+        assert c.sent["filters"] == 3  # ... but they were sent: the ledger books them
+
+
+def test_a_request_that_never_left_is_an_attempt_but_not_sent():
+    policy = RetryPolicy(max_attempts=2, backoff=0.001, max_backoff=0.002,
+                         max_elapsed=HANG_GUARD)
+    with socket.socket() as closed:  # a port bound and never listened on: refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+        with Client(base_url=f"http://127.0.0.1:{port}", public_key="p", private_key="k",
+                    retry=policy) as c, pytest.raises(ServiceUnavailable):
+            c.filters()
+    assert c.attempts["filters"] == 2
+    assert c.sent == {"filters": 0, "icos": 0, "ico": 0} == c.requests
 
 
 class _StubHandler(http.server.BaseHTTPRequestHandler):

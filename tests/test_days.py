@@ -339,3 +339,77 @@ def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
     [ongoing] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
     assert (ongoing["complete"], ongoing["from_cache"], ongoing["rows"]) == (False, True, 2)
     assert dt.datetime.fromisoformat(ongoing["fetched_at"]).date() == morning.date()
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_day_short_of_quota_fetches_the_missing_rows_before_refreshing_old_ones(tmp_path,
+                                                                                  monkeypatch):
+    """The service allows 45 requests a day, too few for 120 ICOs. Day 2 planned the ICOs
+    day 1 could not fetch and the ongoing profiles due again, in list order, and spent
+    part of its allowance refreshing rows it had while rows were still missing. Once the
+    plan is known to exceed what remains today, the most urgent go first (as with
+    --budget): never-fetched before due again, and the stale ones it leaves are said."""
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--snapshot"]
+    with sandbox.serve(n_icos=120, seed=5, quota=45) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(DAYS[0], *args) == EXIT_INCOMPLETE
+            first = json.loads((_folder(out, DAYS[0]) / "manifest.json").read_text())
+            had = first["rows"]["icos"]
+            server.stats.reset()
+            assert _run(DAYS[1], *args) == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    second = json.loads((_folder(out, DAYS[1]) / "manifest.json").read_text())
+    held = set(pd.read_parquet(_folder(out, DAYS[0]) / "icos.parquet")["id"])
+    asked = {i for i, n in server.stats.profile_hits.items() if n}
+    assert asked and not asked & held  # no row it had was asked again while rows were missing
+    assert second["rows"]["icos"] > had and len(second["missing"]) < len(first["missing"])
+    assert {r["reason"] for r in second["not_refreshed"]} == {"quota"}
+
+
+def test_a_daily_quota_stop_worded_after_midnight_says_the_day_it_happened(tmp_path):
+    """The daily_quota cap refuses a request at 23:59:59.9; the load waits for its
+    requests in flight and words the stop after midnight. It said '0 requests sent today
+    (the new day)' and that the count starts again at the NEXT midnight, a day late: a
+    run now would go. It says the refused day's count, and that the count started again."""
+    from icoframes.fetch.service import Service
+    from icoframes.fetch.stops import quota_error
+    from icoframes.store.cache import Cache
+
+    settings = icoframes.config.get_settings(base_url="http://127.0.0.1:9", public_key="k",
+                                             private_key="p", daily_quota=3,
+                                             cache_dir=tmp_path)
+    service = Service(settings, Cache(tmp_path, "s"), icoframes.api.control.LoadControl(),
+                      offline=False)
+    late = dt.datetime(2026, 11, 20, 23, 59, 59, 900000, tzinfo=dt.UTC)
+    with time_machine.travel(late, tick=False) as clock:
+        booking = service.client("the test") and service._booking
+        for _ in range(3):
+            booking.take("ico")
+        with pytest.raises(icoframes.QuotaExceeded) as refused:
+            booking.take("ico")
+        clock.move_to(late + dt.timedelta(seconds=1))  # the requests in flight answer
+        message = str(quota_error(refused.value, settings, *service.quota_state(),
+                                  fetched=3, left=7, unlisted=False))
+    assert "3 requests sent today (2026-11-20, UTC)" in message
+    assert "started again at 2026-11-21 00:00 UTC" in message and "now" in message
+    assert "2026-11-22" not in message
+
+
+def test_a_485_worded_after_midnight_gives_its_date_and_not_today():
+    """The service refused at 23:59 with 35 requests sent; the stop is worded after midnight
+    (the load waited for its requests in flight), when the ledger's day is the next one: it
+    said 'reached at 23:59 UTC, after 35 requests sent today'."""
+    from icoframes.fetch.stops import quota_error
+    from icoframes.store.ledger import LedgerState
+
+    at = dt.datetime(2026, 11, 20, 23, 59, 30, tzinfo=dt.UTC)
+    state = LedgerState("2026-11-21", 0, 5000, refused_at=at, refused_after=35,
+                        day_ends=dt.datetime(2026, 11, 22, tzinfo=dt.UTC))
+    settings = icoframes.config.get_settings(base_url="http://127.0.0.1:9")
+    message = str(quota_error(icoframes.QuotaExceeded("refused"), settings, state,
+                              fetched=3, left=7, unlisted=False))
+    assert "reached at 2026-11-20 23:59 UTC, after 35 requests sent that day" in message
+    assert "today" not in message

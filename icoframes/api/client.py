@@ -55,11 +55,8 @@ __all__ = ["ENDPOINTS", "BadResponse", "Client", "Redirected", "RetryPolicy", "s
 
 log = logging.getLogger(__name__)
 
-ENDPOINTS: dict[str, str] = {
-    "filters": "/api/v1/filters/",
-    "icos": "/api/v1/icos/",
-    "ico": "/api/v1/ico/",
-}
+ENDPOINTS: dict[str, str] = {"filters": "/api/v1/filters/", "icos": "/api/v1/icos/",
+                             "ico": "/api/v1/ico/"}
 
 # Codes that describe the request itself: sending it again cannot help.
 _FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
@@ -70,8 +67,8 @@ class _Transient(Exception):
 
     def __init__(self, reason: str, *, rejected: bool = False, sent: bool = True):
         super().__init__(reason)
-        self.rejected = rejected
-        self.sent = sent  # False: it never reached the service (refused, no connection)
+        # sent False: it never reached the service (refused, no connection)
+        self.rejected, self.sent = rejected, sent
 
 
 @dataclass
@@ -144,7 +141,7 @@ class Client:
     >>> with sandbox.serve(n_icos=30) as sb, sb.client() as client:
     ...     page = client.list_page(status="past")
     ...     profile = client.profile(page["data"][0]["id"])
-    ...     client.requests["icos"], client.requests["ico"], client.total_attempts
+    ...     client.requests["icos"], client.sent["ico"], client.total_attempts
     (1, 1, 2)
     """
 
@@ -175,8 +172,7 @@ class Client:
         self._on_request = on_request
         self._budget = budget
         self.control = control if control is not None else LoadControl()
-        self._attempts = _Counter()
-        self._responses = _Counter()
+        self._attempts, self._sent, self._responses = _Counter(), _Counter(), _Counter()
         # requests never sees the user information: it is each request's auth (after the
         # fields repr reads: a refused one raises here)
         self._origin, self.__auth = url_and_auth(base_url)
@@ -227,17 +223,19 @@ class Client:
 
     @property
     def requests(self) -> dict[str, int]:
-        """Requests that reached the service per endpoint (an HTTP response came back).
-
-        Retries included: each of them costs quota. Attempts that never got a
-        response are in :attr:`attempts` only.
-        """
+        """Requests answered per endpoint (an HTTP response came back), retries included;
+        :attr:`sent` adds those sent and not answered, :attr:`attempts` every try."""
         return self._responses.snapshot()
 
     @property
     def total_requests(self) -> int:
         """Sum of :attr:`requests`."""
         return sum(self._responses.snapshot().values())
+
+    @property
+    def sent(self) -> dict[str, int]:
+        """Requests that left per endpoint, answered or not, retries included: as booked."""
+        return self._sent.snapshot()
 
     @property
     def attempts(self) -> dict[str, int]:
@@ -414,6 +412,8 @@ class Client:
             if isinstance(decoded, dict) and (status < 500 or code is not None):
                 outcome = code  # the service's own answer
         finally:
+            if outcome != "not_sent":
+                self._sent.add(endpoint)
             if self._budget is not None:
                 self._budget.settle(endpoint, outcome)
         if code is not None:

@@ -4,11 +4,11 @@ The public loaders (:mod:`icoframes.loaders`) and :func:`icoframes.export_tables
 one. It checks the arguments once, answers each list query from the cache when it can
 (:mod:`.localquery`) or pages it, fetches the profiles the lists name that the cache lacks
 or holds stale (:mod:`.planner`), keeping each as it arrives, and assembles the result with
-its report (:mod:`.result`). A profile is requested as soon as the page that lists it
-arrives; one request per free worker (:mod:`.pool`), never more. Lists and profiles are
-claimed across processes first: one claimed elsewhere is waited for (:mod:`.sharedlists`). A
-page or profile that fails for good is that item's failure (kept, reported, retried by the
-next load); what stops a load is worded in :mod:`.stops`.
+its report (:mod:`.result`). A profile the result lacks is requested as soon as its page
+arrives (a refresh once every list is paged), one per free worker (:mod:`.pool`). Lists and
+profiles are claimed across processes first: one claimed elsewhere is waited for
+(:mod:`.sharedlists`). A page or profile that fails for good is that item's failure (kept,
+reported, retried by the next load); what stops a load is worded in :mod:`.stops`.
 """
 
 from __future__ import annotations
@@ -281,7 +281,7 @@ class Load:
     def _next_profile(self) -> bool:
         if self._plan.budget is not None and any(q.paging for q in self.queries):
             return False  # with a budget, the most stale go first: wait for every list
-        want = self._plan.next()
+        want = self._plan.next(urgent_only=any(q.paging for q in self.queries))  # refresh: later
         if want is None:
             return False
         self._pool.submit("profile", want, self.service.client("profiles").profile, want.id)
@@ -407,7 +407,7 @@ class Load:
         for query in arrived:  # another process paged it just now
             self._plan_rows(query.frame, repaged=True)
         for query, stored in to_page:  # its pager died or stopped: page it here
-            query.start(stored)
+            query.start(stored, after=self.lists_after)
         self._plan.poll_others()
         self._fill()
 
@@ -437,7 +437,7 @@ class Load:
         """Raise what stopped the load, if anything did."""
         stop = self._stop
         if isinstance(stop, QuotaExceeded):
-            raise quota_error(stop, self.settings, self.service.ledger.state(),
+            raise quota_error(stop, self.settings, *self.service.quota_state(),
                               fetched=len(self._done) - len(self.failed),
                               left=self._plan.planned - len(self._done),
                               unlisted=any(not q.complete for q in self.queries)) from stop

@@ -22,6 +22,10 @@ from ..store.cache import Cache
 from ..store.claims import Claims
 from .policy import ProfileIndex, Want, plan_profiles
 
+#: A want at least this urgent is new, failed, changed or moved (policy's urgency x 1e12);
+#: below it, only stale (its age over its maximum age): a refresh, which can wait.
+URGENT = 1e12
+
 __all__ = ["ProfilePlan"]
 
 
@@ -93,11 +97,16 @@ class ProfilePlan:
                               refresh_all=self._refresh_all)
         self.planned += len(wants)
         self._wants.extend(wants)
+        # the most urgent first: a row the result lacks before one it holds, older (the
+        # daily limit may stop the load: a missing row costs more than an old one)
+        self._wants.sort(key=lambda w: -w.staleness)
         return len(wants)
 
-    def next(self) -> Want | None:
-        """The next profile to request, claimed by this load; None when none is ready."""
-        if not self._ready and not self._claim_more():
+    def next(self, *, urgent_only: bool = False) -> Want | None:
+        """The next profile to request, claimed by this load; None when none is ready.
+        ``urgent_only`` (while lists are paged): none that is only stale, which waits for
+        what the rest of the lists may bring that the result lacks."""
+        if not self._ready and not self._claim_more(urgent_only):
             return None
         self.requested += 1
         want = self._ready.popleft()
@@ -118,9 +127,9 @@ class ProfilePlan:
         self.over_budget.append(ico_id)
         self._budget_spent = True
 
-    def _claim_more(self) -> bool:
+    def _claim_more(self, urgent_only: bool = False) -> bool:
         """Claim the next few planned profiles; those claimed elsewhere are waited for."""
-        if not self._wants:
+        if not self._wants or (urgent_only and self._wants[0].staleness < URGENT):
             return False
         if self.budget is not None:
             self._wants.sort(key=lambda w: -w.staleness)
@@ -132,7 +141,7 @@ class ProfilePlan:
             if len(self._wants) > room:
                 self.over_budget.extend(w.id for w in self._wants[room:])
                 del self._wants[room:]
-        batch = self._wants[:self._batch]
+        batch = [w for w in self._wants[:self._batch] if not urgent_only or w.staleness >= URGENT]
         del self._wants[:len(batch)]
         # an id another process kept since this load planned it is done: not claimed
         mine, taken, _ = self._claimer().claim([w.id for w in batch], arrived_since=self._marker)
@@ -142,7 +151,7 @@ class ProfilePlan:
                 self._ready.append(want)
             elif want.id in taken_set:
                 self._waiting[want.id] = want
-        return bool(self._ready) or self._claim_more()
+        return bool(self._ready) or self._claim_more(urgent_only)
 
     def poll_others(self) -> None:
         """Look again at the profiles other processes claimed: one that arrived is done, one

@@ -19,7 +19,7 @@ from ..errors import CacheError, ConfigError, NotCached
 from ..store.cache import Cache
 from ..store.db import check_cache_dir, disk_full
 from ..store.housekeeping import remove_folder
-from ..store.ledger import QuotaLedger
+from ..store.ledger import LedgerState, QuotaLedger
 from .stops import Booking
 
 __all__ = ["Service", "check_writable", "forget_unreached"]
@@ -105,11 +105,19 @@ class Service:
         finally:
             self.close()
 
+    def quota_state(self) -> tuple[LedgerState, bool]:
+        """The ledger's state when it last refused a request of this load (else now), and
+        whether its day has ended since (midnight came while the load waited)."""
+        now = self.ledger.state()
+        refused = None if self._booking is None else self._booking.refused_state
+        return (now, False) if refused is None else (refused, now.day > refused.day)
+
     def requests_spent(self) -> dict[str, int]:
-        """Requests sent per endpoint, retries included."""
+        """Requests sent per endpoint, retries and unanswered ones included: what the
+        ledger booked for this load (:attr:`~icoframes.api.client.Client.sent`)."""
         if self._client is None:
             return {"filters": 0, "icos": 0, "ico": 0}
-        return self._client.requests
+        return self._client.sent
 
     def close(self) -> None:
         """Close the client's connections (the ledger is persisted as it goes)."""

@@ -44,6 +44,7 @@ class Booking:
         self.ledger = ledger
         self.budget = budget
         self.profiles = 0  # profile requests booked by this call
+        self.refused_state: LedgerState | None = None  # the ledger's, when it refused one
         self._lock = threading.Lock()
 
     def take(self, endpoint: str) -> None:
@@ -55,7 +56,9 @@ class Booking:
                 self.profiles += 1
         try:
             self.ledger.take(endpoint)
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, QuotaExceeded):  # the count of the day it refused, read now:
+                self.refused_state = self.ledger.state()  # the stop may be worded a day later
             if counted:
                 with self._lock:
                     self.profiles -= 1
@@ -68,16 +71,23 @@ class Booking:
                 self.profiles -= 1
 
 
-def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState, *, fetched: int,
-                left: int, unlisted: bool) -> QuotaExceeded:
-    """The daily limit stopped the load: who refused, what was sent, what is left, what now."""
+def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
+                began_again: bool = False, *, fetched: int, left: int,
+                unlisted: bool) -> QuotaExceeded:
+    """The daily limit stopped the load: who refused, what was sent, what is left, what now.
+
+    ``state`` is the ledger's when it refused; ``began_again``: its day has ended since."""
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
     if stop.code == 485:
         when = "" if state.refused_at is None else f" at {state.refused_at:%H:%M} UTC"
+        day = "today"
+        if (state.refused_at is not None and state.reset is None
+                and state.refused_at.date().isoformat() < state.day):  # worded after midnight
+            when, day = f" at {state.refused_at:%Y-%m-%d %H:%M} UTC", "that day"
         who = (f"the service refused this key: its daily request limit (error 485) was reached"
                f"{when}, after "
                f"{state.refused_after if state.refused_after is not None else state.sent} "
-               "requests sent today with this key from this cache dir")
+               f"requests sent {day} with this key from this cache dir")
         then = ("The service does not say when its allowance resets: the next call sends one "
                 "request first (a probe, costing one request) and goes on if it is accepted, "
                 "so call the same loader again later to fetch only the rest.")
@@ -92,6 +102,9 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState, *, 
                "cache dir")
         then = (f"The count starts again at {_at(state)}: call the same loader again then to "
                 "fetch only the rest, or raise daily_quota.")
+        if began_again:  # the day it refused has ended since (the load waited for requests)
+            then = (f"The count started again at {_at(state)}, after this call stopped: call "
+                    "the same loader again now to fetch only the rest.")
     return QuotaExceeded(
         f"{who}. This call fetched {fetched} profiles; {left} remain to fetch{more}. Everything "
         f"fetched is cached, and offline=True returns it now without a request. {then}",

@@ -20,7 +20,7 @@ from ..errors import InvalidParameter
 from .server import serve
 from .service import check_keys
 
-__all__ = ["add_arguments", "checked", "keys", "main", "run"]
+__all__ = ["AT_LEAST_ONE", "SECONDS", "add_arguments", "checked", "keys", "main", "run"]
 
 #: Seconds the serving command sleeps at a time: the longest a Ctrl-C can wait to be seen.
 _TICK = 0.5
@@ -43,8 +43,8 @@ def checked(read: type[int] | type[float], rule: str,
 
 _PORT = checked(int, "a port from 0 to 65535", lambda v: 0 <= v <= 65535)
 _COUNT = checked(int, "a whole number >= 0", lambda v: v >= 0)
-_EVERY = checked(int, "a whole number >= 1", lambda v: v >= 1)
-_SECONDS = checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
+AT_LEAST_ONE = checked(int, "a whole number >= 1", lambda v: v >= 1)
+SECONDS = checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
 _SHARE = checked(float, "a share from 0 to 1", lambda v: 0 <= v <= 1)
 
 
@@ -69,11 +69,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              f"(default: {_DEFAULT['quota']})")
     parser.add_argument("--n-icos", type=_COUNT, default=_DEFAULT["n_icos"])
     parser.add_argument("--seed", type=int, default=_DEFAULT["seed"])
-    parser.add_argument("--latency", type=_SECONDS, default=_DEFAULT["latency"], metavar="SECONDS")
+    parser.add_argument("--latency", type=SECONDS, default=_DEFAULT["latency"], metavar="SECONDS")
     parser.add_argument("--fail-rate", type=_SHARE, default=_DEFAULT["fail_rate"], metavar="P",
                         help="share of requests answered with a 5xx, a dropped connection "
                              "or broken JSON")
-    parser.add_argument("--grow-every", type=_EVERY, metavar="N",
+    parser.add_argument("--grow-every", type=AT_LEAST_ONE, metavar="N",
                         help="add a new ICO at the top of the list after every N list requests")
     return parser
 
