@@ -20,11 +20,7 @@ from ..files import utcnow
 from ..parse.lists import summary_keys
 from ..store.cache import Cache
 from ..store.claims import Claims
-from .policy import ProfileIndex, Want, plan_profiles
-
-#: A want at least this urgent is new, failed, changed or moved (policy's urgency x 1e12);
-#: below it, only stale (its age over its maximum age): a refresh, which can wait.
-URGENT = 1e12
+from .policy import URGENT, ProfileIndex, Want, plan_profiles
 
 __all__ = ["ProfilePlan"]
 

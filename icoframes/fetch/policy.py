@@ -42,8 +42,8 @@ from ..api.params import STATUSES
 from ..errors import InvalidParameter
 from ..files import as_age
 
-__all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "ProfileIndex", "Want",
-           "age_limit", "due_after", "next_try", "plan_profiles", "profile_max_age",
+__all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT", "ProfileIndex",
+           "Want", "age_limit", "due_after", "next_try", "plan_profiles", "profile_max_age",
            "retry_interval"]
 
 # How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
@@ -63,6 +63,9 @@ MAX_RETRY_INTERVAL = dt.timedelta(days=7)
 
 # Order of the reasons when a budget limits a call: most urgent first.
 _URGENCY = {"new": 4.0, "failed": 4.0, "all": 3.0, "status": 2.0, "changed": 2.0}
+#: A want at least this urgent (its staleness) has one of those reasons (urgency x URGENT);
+#: below it, only stale (its age over its maximum age): a refresh, which can wait.
+URGENT = 1e12
 
 
 @dataclass(frozen=True)
@@ -281,5 +284,5 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     wanted = np.flatnonzero(reasons != None)  # noqa: E711 (element-wise)
     return [Want(int(ids[i]), statuses[i], keys_arr[i], reasons[i],
                  float(staleness[i]) if reasons[i] == "stale"
-                 else _URGENCY[reasons[i]] * 1e12)
+                 else _URGENCY[reasons[i]] * URGENT)
             for i in wanted]
