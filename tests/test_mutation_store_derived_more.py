@@ -24,18 +24,14 @@ import stat
 import pandas as pd
 import pytest
 import time_machine
+from test_mutation_store_derived import NAMES, T0, URL  # the same cache and clock
 
 from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning
 from icoframes.parse import profiles
-from icoframes.schema import PROBLEMS, TABLES
 from icoframes.store.cache import Cache, ProfileRecord
 from icoframes.store.db import Database
 from icoframes.store.derived import DerivedTables, _concat
-
-T0 = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
-URL = "http://127.0.0.1:9"
-NAMES = sorted([*TABLES, PROBLEMS.name])
 
 
 @pytest.fixture
