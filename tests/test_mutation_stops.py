@@ -155,6 +155,46 @@ def test_quota_error_says_who_stopped_what_is_left_and_what_now(stop, state, unl
     assert (error.code, error.endpoint, error.remaining) == (stop.code, stop.endpoint, 3)
 
 
+@pytest.mark.parametrize(("state", "when"), [
+    # refused at 23:59 and worded after midnight: that day's count, with its date
+    (_state(day="2026-11-27", refused_at=dt.datetime(2026, 11, 26, 23, 59), refused_after=12),
+     "at 2026-11-26 23:59 UTC, after 12 requests sent that day"),
+    # refused on the ledger's day: today, the time alone
+    (_state(day="2026-11-27", refused_at=dt.datetime(2026, 11, 27, 0, 1), refused_after=12),
+     "at 00:01 UTC, after 12 requests sent today"),
+    # a known reset time: its day is the ledger's, whatever the date
+    (_state(day="2026-11-27", refused_at=dt.datetime(2026, 11, 26, 23, 59), refused_after=12,
+            reset=dt.time(3, 30), day_ends=TOMORROW),
+     "at 23:59 UTC, after 12 requests sent today"),
+])
+def test_a_485_worded_after_midnight_names_the_day_it_was_refused(state, when):
+    error = quota_error(SERVICE, _Settings(), state, fetched=7, left=3, unlisted=False)
+    assert str(error).startswith(
+        "the service refused this key: its daily request limit (error 485) was reached "
+        f"{when} with this key from this cache dir. This call fetched 7 profiles; ")
+
+
+def test_a_daily_quota_stop_worded_after_its_day_ended_says_to_call_again_now():
+    state = _state(reset=dt.time(3, 30), day_ends=TOMORROW)
+    error = quota_error(SETTING, _Settings(), state, True, fetched=7, left=3, unlisted=False)
+    assert str(error).endswith(
+        "offline=True returns it now without a request. The count started again at 2026-11-27 "
+        "03:30 UTC, after this call stopped: call the same loader again now to fetch only the "
+        "rest.")
+
+
+def test_a_booking_keeps_the_ledgers_state_when_it_refused(tmp_path):
+    booking = Booking(_ledger(tmp_path, limit=2))
+    assert booking.refused_state is None
+    booking.take("ico")
+    booking.take("ico")
+    assert booking.refused_state is None
+    with pytest.raises(QuotaExceeded):
+        booking.take("ico")
+    assert booking.refused_state == booking.ledger.state()
+    assert (booking.refused_state.sent, booking.refused_state.limit) == (2, 2)
+
+
 # -- the breaker's words -------------------------------------------------------------------
 
 
