@@ -16,8 +16,9 @@ lists. ``max_age=None`` (never expires) turns the rule off. The manifest states
 the moment a cached list had to be fetched after (``lists_fresh_after``) and
 each list's fetch time (``queries[*].fetched_at``, and ``lists_fetched``:
 the oldest and the newest). A list whose paging fails is never answered by a
-list cached before that moment (for a snapshot: before the export started):
-with no list answered nothing is written (the service's error is raised).
+list cached before the export's day (00:00 UTC, or ``max_age`` ago when later); a
+snapshot none of whose lists could be paged is not written (the service's error
+is raised).
 
 What a reader can rely on:
 

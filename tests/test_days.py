@@ -393,7 +393,7 @@ def test_a_daily_quota_stop_worded_after_midnight_says_the_day_it_happened(tmp_p
         clock.move_to(late + dt.timedelta(seconds=1))  # the requests in flight answer
         message = str(quota_error(refused.value, settings, *service.quota_state(),
                                   fetched=3, left=7, unlisted=False))
-    assert "3 requests sent today (2026-11-20, UTC)" in message
+    assert "3 requests sent that day (2026-11-20, UTC)" in message
     assert "started again at 2026-11-21 00:00 UTC" in message and "now" in message
     assert "2026-11-22" not in message
 

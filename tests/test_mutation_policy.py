@@ -20,6 +20,7 @@ import pytest
 from icoframes.errors import InvalidParameter
 from icoframes.fetch.policy import (
     PROFILE_MAX_AGE,
+    URGENT,
     ProfileIndex,
     age_limit,
     due_after,
@@ -152,24 +153,41 @@ def test_no_profile_is_kept_past_its_maximum_age_and_none_is_due_before_half_of_
         assert sorted(_plan([(i, "upcoming") for i in ids], index)) == due
 
 
-def test_a_fetch_time_in_the_future_is_infinitely_stale():
+MOST_STALE = float(np.nextafter(URGENT, 0))  # the first refresh, after every urgent want
+
+
+def test_a_fetch_time_in_the_future_is_the_most_stale():
     index = _index([_cached(1, "past", age=-DAY), _cached(2, "past", age=1000 * DAY)])
     plan = _plan([(1, "past"), (2, "past")], index)
-    assert plan[1][0] == "stale" and plan[1][1] >= np.finfo(float).max and plan[2][0] == "stale"
+    assert plan[1] == ("stale", MOST_STALE) and plan[2][0] == "stale"
     assert _order(plan) == [1, 2]
+
+
+def test_the_most_stale_refresh_still_waits_for_every_urgent_want():
+    # staleness was inf: above a new profile's 4e12, and past the planner's URGENT threshold,
+    # so a refresh went first and did not wait for the lists to be paged
+    index = _index([_cached(1, "past", age=-DAY), _cached(2, "past", age=1, summary="old"),
+                    {"id": 3, "status": "past", "summary": "s", "state": "fetched",
+                     "fetched_at": None}])
+    plan = _plan([(1, "past"), (2, "past"), (3, "past"), (4, "past")], index,
+                 ages=profile_max_age(0))
+    assert plan == {1: ("stale", MOST_STALE), 2: ("changed", 2 * URGENT),
+                    3: ("stale", MOST_STALE), 4: ("new", 4 * URGENT)}
+    assert _order(plan) == [4, 2, 1, 3]
+    assert all(staleness < URGENT for reason, staleness in plan.values() if reason == "stale")
 
 
 def test_a_profile_without_a_fetch_time_is_stale():
     index = _index([{"id": 1, "status": "past", "summary": "s", "state": "fetched",
                      "fetched_at": None}])
-    assert _plan([(1, "past")], index)[1] == ("stale", np.inf)
+    assert _plan([(1, "past")], index)[1] == ("stale", MOST_STALE)
 
 
 def test_a_zero_age_makes_every_cached_profile_stale_without_dividing_by_zero():
     index = _index([_cached(1, "past", age=1)])
     with np.errstate(all="raise"):
         plan = _plan([(1, "past")], index, ages=profile_max_age(0))
-    assert plan == {1: ("stale", np.inf)}
+    assert plan == {1: ("stale", MOST_STALE)}
 
 
 def test_a_status_without_an_age_of_its_own_gets_the_past_age():

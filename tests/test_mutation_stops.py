@@ -174,9 +174,25 @@ def test_a_485_worded_after_midnight_names_the_day_it_was_refused(state, when):
         f"{when} with this key from this cache dir. This call fetched 7 profiles; ")
 
 
+def test_a_485_worded_after_its_day_ended_says_that_day_and_to_call_again_now():
+    # with quota_reset, a 485 at 03:29 worded after 03:30 said "no request is sent before
+    # <the next day's> 03:30": the ledger sends now
+    state = _state(refused_at=dt.datetime(2026, 11, 26, 3, 29), refused_after=12,
+                   reset=dt.time(3, 30), day_ends=dt.datetime(2026, 11, 26, 3, 30))
+    error = quota_error(SERVICE, _Settings(), state, True, fetched=7, left=3, unlisted=False)
+    assert str(error) == (
+        "the service refused this key: its daily request limit (error 485) was reached at "
+        "2026-11-26 03:29 UTC, after 12 requests sent that day with this key from this cache "
+        "dir. This call fetched 7 profiles; 3 remain to fetch. Everything fetched is cached, and "
+        "offline=True returns it now without a request. It reset at 2026-11-26 03:30 UTC (the "
+        "quota_reset setting), after this call stopped: call the same loader again now to fetch "
+        "only the rest.")
+
+
 def test_a_daily_quota_stop_worded_after_its_day_ended_says_to_call_again_now():
     state = _state(reset=dt.time(3, 30), day_ends=TOMORROW)
     error = quota_error(SETTING, _Settings(), state, True, fetched=7, left=3, unlisted=False)
+    assert "40 requests sent that day (2026-11-26, from 03:30 UTC, quota_reset)" in str(error)
     assert str(error).endswith(
         "offline=True returns it now without a request. The count started again at 2026-11-27 "
         "03:30 UTC, after this call stopped: call the same loader again now to fetch only the "

@@ -239,3 +239,14 @@ def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_before_the_number_is_un
     amounts, codes, bad = _read(["mKIN 5"], [""], ["KIN"])
     assert math.isnan(amounts[0]) and codes == [None]
     assert bad == (["mKIN 5"], ["unreadable_number"])
+
+
+@pytest.mark.parametrize("unit", ["KKIN", "mKIN", "MKIN", " kKIN".upper()])
+def test_a_unit_column_whose_multiplier_cannot_be_told_leaves_its_numbers_unread(unit):
+    # it was 5 of a unit KKIN or MKIN with no problem, while the value "5 KKIN" was refused
+    amounts, codes, bad = _read(["5", "$7", "5 KIN", None], [unit] * 4, ["KIN"] * 4)
+    assert math.isnan(amounts[0]) and amounts[1:3] == [7.0, 5.0] and math.isnan(amounts[3])
+    assert codes == [None, "USD", "KIN", None]  # a value that writes its unit is read as written
+    assert bad == (["5"], ["unreadable_number"])
+    # another ICO's ticker: the unit as written, as before
+    assert _read(["5"], [unit.strip()], ["XYZ"]) == ([5.0], [unit.strip().upper()], ([], []))

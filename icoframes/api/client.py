@@ -7,7 +7,7 @@ and time, UTF-8 JSON, the shape of its endpoint) before anything trusts it. It
 reads the numeric ``error`` field of the body whatever the HTTP status, maps
 codes to :mod:`icoframes.errors`, retries transient failures (a refused
 response among them) with capped exponential backoff and jitter, and counts,
-per endpoint, the requests that reached the service apart from every attempt.
+per endpoint, every attempt, the requests sent (as the ledger books them) and those answered.
 It is safe to share between threads.
 
 The private key is used for signing only, and the user information of a

@@ -7,7 +7,7 @@ A profile is (re-)fetched when
 * the list now shows it under another status than when it was fetched ("status");
 * the list was paged again (``refresh=True``, or the cached list was older than
   ``max_age``) and the profile is older than :data:`PROFILE_MAX_AGE` for its
-  status ("stale"); a fetch time in the future counts as infinitely old, so a
+  status ("stale"); a fetch time in the future counts as the oldest, so a
   clock stepped back never pins an old copy;
 * ``refresh="all"`` was asked ("all").
 
@@ -66,6 +66,9 @@ _URGENCY = {"new": 4.0, "failed": 4.0, "all": 3.0, "status": 2.0, "changed": 2.0
 #: A want at least this urgent (its staleness) has one of those reasons (urgency x URGENT);
 #: below it, only stale (its age over its maximum age): a refresh, which can wait.
 URGENT = 1e12
+# the most stale a refresh gets (no fetch time, one in the future, a maximum age of 0): the
+# first of the refreshes, never before a new, failed, changed or moved profile
+_MOST_STALE = float(np.nextafter(URGENT, 0))
 
 
 @dataclass(frozen=True)
@@ -265,7 +268,7 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         ratio = np.where(np.isnan(age), np.inf, np.nan_to_num(ratio, nan=np.inf))
         over = (age < 0) | np.isnan(age) | (age > due)  # a time in the future: stale
         stale = known & ~failed & ~gone & ~changed & ~moved & over
-        staleness = np.where(stale, ratio, 0.0)
+        staleness = np.where(stale, np.minimum(ratio, _MOST_STALE), 0.0)
     reasons = np.full(n, None, dtype=object)
     reasons[stale] = "stale"
     reasons[moved] = "status"

@@ -81,9 +81,11 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     if stop.code == 485:
         when = "" if state.refused_at is None else f" at {state.refused_at:%H:%M} UTC"
         day = "today"
-        if (state.refused_at is not None and state.reset is None
-                and state.refused_at.date().isoformat() < state.day):  # worded after midnight
-            when, day = f" at {state.refused_at:%Y-%m-%d %H:%M} UTC", "that day"
+        if began_again or (state.refused_at is not None and state.reset is None
+                           and state.refused_at.date().isoformat() < state.day):
+            day = "that day"  # worded after the day it refused ended
+            if state.refused_at is not None:
+                when = f" at {state.refused_at:%Y-%m-%d %H:%M} UTC"
         who = (f"the service refused this key: its daily request limit (error 485) was reached"
                f"{when}, after "
                f"{state.refused_after if state.refused_after is not None else state.sent} "
@@ -95,11 +97,14 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             then = (f"It resets at {state.reset:%H:%M} UTC (the quota_reset setting): no request "
                     f"is sent before {_at(state)}; call the same loader again then to fetch only "
                     "the rest.")
+            if began_again:
+                then = (f"It reset at {_at(state)} (the quota_reset setting), after this call "
+                        "stopped: call the same loader again now to fetch only the rest.")
     else:
         day = "UTC" if state.reset is None else f"from {state.reset:%H:%M} UTC, quota_reset"
         who = (f"the daily_quota setting ({settings.daily_quota} requests) is reached: "
-               f"{state.sent} requests sent today ({state.day}, {day}) with this key from this "
-               "cache dir")
+               f"{state.sent} requests sent {'that day' if began_again else 'today'} "
+               f"({state.day}, {day}) with this key from this cache dir")
         then = (f"The count starts again at {_at(state)}: call the same loader again then to "
                 "fetch only the rest, or raise daily_quota.")
         if began_again:  # the day it refused has ended since (the load waited for requests)

@@ -243,6 +243,8 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
                 if math.isinf(number):
                     unread[name][i] = "infinite"
                     number = math.nan
+                elif math.isnan(factor) and not math.isnan(numbers[i]):
+                    unread[name][i] = "unreadable_number"
                 numbers[i] = number
     # A unit column left empty takes the currency the row's values wrote, if they agree.
     stated: dict[int, set[str]] = {}
@@ -273,12 +275,18 @@ def _unit_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
                       tickers: Sequence[object] | None) -> dict[int, float]:
     """Rows whose unit column glues a multiplier to a currency (``"kUSD"``, by
     :func:`~icoframes.parse.prices.glued_multiplier` with the row's ticker): the multiplier by
-    row; their code in ``codes`` becomes the currency's."""
+    row; their code in ``codes`` becomes the currency's. A multiplier that cannot be told
+    (``"KKIN"``, ``"mKIN"`` for KIN: :func:`~icoframes.parse.prices.ambiguous_multiplier`) is
+    NaN, and the row has no unit: its numbers are unreadable, as in a value."""
     factors: dict[int, float] = {}
     for i, unit in enumerate(units):
         if type(unit) is str:
-            glued = glued_multiplier(normalize_text(unit).strip(),
-                                     own_ticker(None if tickers is None else tickers[i]))
+            text = normalize_text(unit).strip()
+            own = own_ticker(None if tickers is None else tickers[i])
+            if ambiguous_multiplier(text, own):
+                codes[i], factors[i] = None, math.nan
+                continue
+            glued = glued_multiplier(text, own)
             if glued is not None:
                 codes[i] = glued[1]
                 factors[i] = cast(float, parse_amount("1" + glued[0]))
