@@ -39,7 +39,6 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .api.params import closest
 from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean
 from .exported import (
     DATE_DTYPE,
@@ -158,9 +157,8 @@ def changes(
     """
     frame = read_snapshots(snapshots) if not isinstance(snapshots, pd.DataFrame) else snapshots
     if not (isinstance(gaps, str) and gaps in ("mark", "skip")):
-        close = closest(gaps.strip().casefold(), ("mark", "skip")) if isinstance(gaps, str) else []
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {gaps!r}{hint}")
+        raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {gaps!r}"
+                               f"{did_you_mean(gaps, ('mark', 'skip'))}")
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..api.params import closest
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, did_you_mean
 from ._axes import OTHER_COLOR, UNKNOWN_COLOR, column
 
 if TYPE_CHECKING:
@@ -52,10 +51,8 @@ def group_labels(icos: pd.DataFrame, by: object, values: np.ndarray, top: int) -
     if not isinstance(by, str):
         raise InvalidParameter(f"by must be a column name (str), got {by!r}")
     if by not in icos.columns:
-        names = {str(c).casefold(): str(c) for c in icos.columns}
-        close = [names[c] for c in closest(by.strip().casefold(), names)][:1]
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise InvalidParameter(f"by={by!r} is not a column of icos{hint}")
+        raise InvalidParameter(f"by={by!r} is not a column of icos"
+                               f"{did_you_mean(by, map(str, icos.columns))}")
     if by in ("ico_score", "raised"):
         raise InvalidParameter(f"by={by!r} is the plotted value; choose a category column")
     col = column(icos, by)
