@@ -280,9 +280,10 @@ def export_tables(
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     # a list whose paging fails is never answered by a copy cached before today (or before
-    # max_age): today's export holds today's lists or says it has none
-    day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    load.lists_after = max(fresh_after or day_start, day_start) if snapshot else fresh_after
+    # max_age; fresh_after is never before today): today's export holds today's lists or says
+    # it has none, and a snapshot does so even with max_age=None
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    load.lists_after = (fresh_after or today) if snapshot else fresh_after
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         stop: QuotaExceeded | None = None
         try:
