@@ -77,7 +77,10 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     profiles : iterable of dict
         Profiles exactly as the profile endpoint's ``data`` decodes from JSON
         (spec 2.3), in any order. When an id occurs more than once the last
-        occurrence wins. A profile whose ``id`` is not an integer (or numeric
+        occurrence is kept, and each earlier copy that differs from it is a
+        problem of ``icos.id`` (reason ``duplicate_id``, its ``value`` the
+        dropped copy as JSON); copies equal to the kept one lose nothing and are
+        not reported. A profile whose ``id`` is not an integer (or numeric
         string) is skipped and reported as a problem of ``icos.id`` (without
         an ``ico_id``: it has none that can be read).
     statuses : mapping, optional
@@ -193,6 +196,8 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
     log = Problems()
     items = profiles if isinstance(profiles, list | tuple) else list(profiles)
     kept, ids = select(items, log, "icos")
+    if len(kept) + len(log) < len(items):  # an id given more than once
+        _report_copies(items, log)
     if not kept:
         return Tables(**{name: empty_frame(t) for name, t in TABLES.items()},
                       problems=log.frame())
@@ -216,6 +221,31 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
     }
     frames.update((name, _long(TABLES[name], frames["icos"])) for name in LONG_LISTS)
     return Tables(**frames, problems=log.frame())
+
+
+def _report_copies(items: Sequence[object], log: Problems) -> None:
+    """Report each copy of an id whose content differs from the copy kept, its last
+    (``duplicate_id``).
+
+    A copy whose fields but the id (``7`` or ``"7"``) equal the kept one's loses
+    nothing and is not reported. Rows in the order of each id's first
+    occurrence, then of its copies.
+    """
+    copies: dict[int, list[Mapping[str, Any]]] = {}
+    for record in items:
+        if isinstance(record, Mapping):
+            rid = rules.parse_id(record.get("id"))
+            if rid is not None:
+                copies.setdefault(rid, []).append(record)
+    for rid, records in copies.items():
+        kept = _content(records[-1])
+        lost = [record for record in records[:-1] if _content(record) != kept]
+        log.add("icos", "id", lost, ids=[rid] * len(lost), reason="duplicate_id")
+
+
+def _content(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's fields but its id."""
+    return {key: value for key, value in record.items() if key != "id"}
 
 
 def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
