@@ -6,8 +6,10 @@ reported for the wrong reason, or an input fault was silent.
 
 from __future__ import annotations
 
+import pytest
 from messy_profiles import clean_profile
 
+from icoframes.errors import InvalidParameter
 from icoframes.parse.profiles import tidy
 
 
@@ -62,3 +64,36 @@ def test_duplicates_and_unreadable_ids_are_told_apart():
     assert tables.problems["reason"].tolist() == ["unreadable_id", "wrong_shape",
                                                   "duplicate_id"]
     assert tables.problems["ico_id"].tolist()[2] == 1
+
+
+# --------------------------------------------------------------------------- 2. one profile
+
+
+@pytest.mark.parametrize("one", [{"id": 1, "main": {"name": "A"}}, {}])
+def test_one_profile_is_refused_with_did_you_mean(one):
+    with pytest.raises(InvalidParameter,
+                       match=r"^tidy\(\) takes an iterable of profiles, got one profile \(a "
+                             r"dict\); did you mean tidy\(\[profile\]\)\?$"):
+        tidy(one)
+
+
+def test_one_profile_as_another_mapping_is_refused_naming_its_type():
+    from types import MappingProxyType
+
+    with pytest.raises(InvalidParameter, match=r"got one profile \(a mappingproxy\)"):
+        tidy(MappingProxyType({"id": 1}))
+
+
+@pytest.mark.parametrize(("text", "kind"), [('[{"id": 1}]', "str"), (b'[{"id": 1}]', "bytes"),
+                                            (bytearray(b"[]"), "bytearray"), ("", "str")])
+def test_text_is_refused_with_did_you_mean(text, kind):
+    with pytest.raises(InvalidParameter,
+                       match=rf"^tidy\(\) takes an iterable of profiles \(decoded JSON\), got "
+                             rf"{kind}; did you mean tidy\(json\.loads\(text\)\)\?$"):
+        tidy(text)
+
+
+def test_a_list_of_one_profile_and_any_iterable_are_still_read():
+    assert tidy([{"id": 1}]).icos["id"].tolist() == [1]
+    assert tidy(iter([{"id": 2}])).icos["id"].tolist() == [2]
+    assert tidy({"id": i} for i in (3, 4)).icos["id"].tolist() == [3, 4]

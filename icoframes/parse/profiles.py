@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..errors import InvalidParameter
 from ..schema import (
     EACH,
     KEY,
@@ -68,7 +69,7 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
          statuses: Mapping[Any, str] | None = None) -> Tables:
     """Turn raw ICO profiles into typed, related tables.
 
-    Pure: no I/O. Any shape of input is accepted without error; whatever
+    Pure: no I/O. Any shape of profile is accepted without error; whatever
     cannot be read is left missing and reported in ``Tables.problems``, one
     row per value with the id of its ICO.
 
@@ -87,6 +88,13 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
         ICO id (int or numeric string) -> status (``ongoing``, ``upcoming``,
         ``past``), e.g. the list status each profile was loaded under. ICOs not
         in it get a missing status.
+
+    Raises
+    ------
+    InvalidParameter
+        If ``profiles`` is one profile (a dict or other mapping: did you mean
+        ``tidy([profile])``?) or text (str or bytes), not an iterable of profiles:
+        iterating them would read their keys or characters as profiles.
 
     Returns
     -------
@@ -174,15 +182,26 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     >>> t.icos.loc[0, "accepting"], t.social[["owner", "position", "network"]].values.tolist()
     (['ETH'], [['team', 0, 'twitter']])
     """
+    _check_profiles(profiles)
     with _gc_paused():
         return _tidy(profiles, statuses)
 
 
+def _check_profiles(profiles: object) -> None:
+    """Refuse one profile, or text, given where an iterable of profiles is expected."""
+    if isinstance(profiles, Mapping):
+        raise InvalidParameter(
+            "tidy() takes an iterable of profiles, got one profile (a "
+            f"{type(profiles).__name__}); did you mean tidy([profile])?")
+    if isinstance(profiles, str | bytes | bytearray):
+        raise InvalidParameter(
+            "tidy() takes an iterable of profiles (decoded JSON), got "
+            f"{type(profiles).__name__}; did you mean tidy(json.loads(text))?")
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
-    # The input is a million small dicts and lists; while tidy allocates, the
-    # cyclic collector would walk all of them again and again (a third of the
-    # run time) for nothing: tidy creates no reference cycles.
+    # the cyclic collector would walk the input's millions of objects again and again
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -224,19 +243,13 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
 
 
 def _report_copies(items: Sequence[object], log: Problems) -> None:
-    """Report each copy of an id whose content differs from the copy kept, its last
-    (``duplicate_id``).
-
-    A copy whose fields but the id (``7`` or ``"7"``) equal the kept one's loses
-    nothing and is not reported. Rows in the order of each id's first
-    occurrence, then of its copies.
+    """Each copy of an id whose fields but the id differ from the kept (last) copy's, as a
+    problem ``duplicate_id``: in the order of each id's first occurrence, then of its copies.
     """
     copies: dict[int, list[Mapping[str, Any]]] = {}
     for record in items:
-        if isinstance(record, Mapping):
-            rid = rules.parse_id(record.get("id"))
-            if rid is not None:
-                copies.setdefault(rid, []).append(record)
+        if isinstance(record, Mapping) and (rid := rules.parse_id(record.get("id"))) is not None:
+            copies.setdefault(rid, []).append(record)
     for rid, records in copies.items():
         kept = _content(records[-1])
         lost = [record for record in records[:-1] if _content(record) != kept]
