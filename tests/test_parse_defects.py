@@ -11,6 +11,8 @@ from messy_profiles import clean_profile
 
 from icoframes.errors import InvalidParameter
 from icoframes.parse.profiles import tidy
+from icoframes.parse.rules import Bad, parse_amount
+from icoframes.parse.units import read_amount_group, read_price
 
 
 def _rows(problems) -> list[list[object]]:
@@ -97,3 +99,38 @@ def test_a_list_of_one_profile_and_any_iterable_are_still_read():
     assert tidy([{"id": 1}]).icos["id"].tolist() == [1]
     assert tidy(iter([{"id": 2}])).icos["id"].tolist() == [2]
     assert tidy({"id": i} for i in (3, 4)).icos["id"].tolist() == [3, 4]
+
+
+# --------------------------------------------------------------------------- 3. "5 mln."
+
+
+def _group(values: list, unit: str = "", tickers: list | None = None):
+    amounts, codes, bad = read_amount_group({"v": values}, [unit] * len(values),
+                                            tickers=tickers)
+    return amounts["v"].tolist(), codes.tolist(), list(zip(bad["v"].values, bad["v"].reasons,
+                                                           strict=True))
+
+
+@pytest.mark.parametrize(("value", "number", "code"), [
+    ("$5 mln.", 5e6, "USD"), ("$5 mln", 5e6, "USD"), ("5 mln. USD", 5e6, "USD"),
+    ("5 mln USD", 5e6, "USD"), ("$5 Mln.", 5e6, "USD"), ("5mlnUSD", 5e6, "USD"),
+    ("USD 2.5 mln", 2.5e6, "USD"),
+    # no unit written: the number, in the unit column's (here none); was 5 in "MLN"
+    ("5 mln.", 5e6, None), ("5mln", 5e6, None), ("1,5 mln", 1.5e6, None),
+    # in capitals it is a ticker (MLN is the token Melon), as before
+    ("5 MLN", 5.0, "MLN"), ("5 MLN.", 5.0, "MLN"),
+])
+def test_mln_with_or_without_a_dot_is_a_million(value, number, code):
+    assert _group([value]) == ([number], [code], [])
+
+
+def test_mln_agrees_with_a_unit_column_and_is_read_by_every_number_rule():
+    assert _group(["$5 mln.", "3 mln"], "USD") == ([5e6, 3e6], ["USD", "USD"], [])
+    assert parse_amount("5 mln.") == 5e6 and parse_amount("0.5Mln") == 5e5
+    assert isinstance(parse_amount("5 MLN"), Bad)  # a ticker, not a number
+    prices, codes, unread = read_price(["1 ABC = $0.5 mln", "1 mln ABC = 5 ETH"], ["", ""],
+                                    tickers=["ABC", "ABC"])
+    assert prices.tolist() == [5e5, 5e-6] and codes.tolist() == ["USD", "ETH"] and not unread.rows
+    # glued to the ICO's own ticker in lowercase it multiplies it, like "5kKIN"
+    assert _group(["5 mlnKIN", "5mlnKIN"], tickers=["KIN", "KIN"]) == ([5e6, 5e6],
+                                                                       ["KIN", "KIN"], [])

@@ -114,7 +114,7 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     names, is not normalised).
 
     * **Numbers** (float64): JSON numbers or numeric strings, also ``'$2,000,000'``,
-      ``'1,500,000'``, ``'15M'``, ``'250K'``, ``'1.2B'``, ``'2000000 USD'``,
+      ``'1,500,000'``, ``'15M'``, ``'250K'``, ``'1.2B'``, ``'5 mln.'``, ``'2000000 USD'``,
       ``'1.5e8'``, decimal commas where they cannot group thousands (``'0,003'``,
       ``'1,5'``), dot groups (``'1.500.000'``, ``'1.500,50'``); percentages
       ``'60%'``/``'60 %'`` only in ``distribution.percent`` (0-100). Ranges, stages,
