@@ -50,7 +50,7 @@ _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "E
 _SIDE_RE: Final = re.compile(
     r"""\s*(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*
     (?P<num>\d(?:[\d,.\s]*\d)?)\s*
-    (?:(?P<mult>k|thousand|mm|mn|mio|million|m|bn|billion|b)\b\.?)?\s*
+    (?:(?P<mult>k|thousand|mm|mn|mio|(?-i:[mM]ln)|million|m|bn|billion|b)\b\.?)?\s*
     (?P<unit>[^\W\d_][\w.]*|¢|\$|€|£)?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -85,7 +85,7 @@ def canonical_unit(text: object) -> str | None:
 
 # Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$"), longest
 # first; a lone b only to a symbol ("1.5B$").
-_GLUED: Final = ("thousand", "million", "billion", "mio", "mm", "mn", "bn", "k", "m", "b")
+_GLUED: Final = ("thousand", "million", "billion", "mio", "mln", "mm", "mn", "bn", "k", "m", "b")
 # A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
 _SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
 
