@@ -6,6 +6,8 @@ reported for the wrong reason, or an input fault was silent.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from messy_profiles import clean_profile
 
@@ -134,3 +136,33 @@ def test_mln_agrees_with_a_unit_column_and_is_read_by_every_number_rule():
     # glued to the ICO's own ticker in lowercase it multiplies it, like "5kKIN"
     assert _group(["5 mlnKIN", "5mlnKIN"], tickers=["KIN", "KIN"]) == ([5e6, 5e6],
                                                                        ["KIN", "KIN"], [])
+
+
+# --------------------------------------------------------------------------- 4. "USD$"
+
+
+@pytest.mark.parametrize(("value", "price"), [
+    ("1 ABC = 0.1 USD$", 0.1), ("1 ABC = 0.1 usd$", 0.1), ("0.1 USD$ = 1 ABC", 0.1),
+    ("1 ABC = 0.1 US$", 0.1), ("10 ABC = 1 USD$", 0.1),
+    # a multiplier glued to it, as in an amount ("5MUSD$" is 5,000,000 USD)
+    ("1 ABC = 5 MUSD$", 5e6), ("1 ABC = 5 KUS$", 5e3),
+])
+def test_usd_dollar_sign_in_an_exchange_is_usd(value, price):
+    prices, codes, unread = read_price([value], [""], tickers=["ABC"])
+    assert prices.tolist() == [pytest.approx(price)] and codes.tolist() == ["USD"]
+    assert not unread.rows
+
+
+@pytest.mark.parametrize("value", ["1 ABC = 0.1 EUR$", "1 ABC = 0.1 USDT$", "1 ABC = 0.1 ABC$",
+                                   "1 ABC = 0.1 USD$$", "1 ABC$ = 0.1 USD"])
+def test_a_symbol_after_what_is_no_currency_stays_unreadable(value):
+    prices, codes, unread = read_price([value], [""], tickers=["ABC"])
+    assert math.isnan(prices[0]) and codes.tolist() == [None] and unread.values == [value]
+    assert unread.reasons == ["unreadable_price"]
+
+
+def test_usd_dollar_sign_agrees_with_the_unit_column():
+    prices, codes, unread = read_price(["1 ABC = 0.1 USD$", "1 ABC = 0.1 USD$"], ["USD", "ETH"],
+                                       tickers=["ABC", "ABC"])
+    assert prices.tolist()[0] == 0.1 and codes.tolist() == ["USD", "ETH"]
+    assert unread.rows == [1] and unread.reasons == ["unit_conflict"]
