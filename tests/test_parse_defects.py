@@ -166,3 +166,26 @@ def test_usd_dollar_sign_agrees_with_the_unit_column():
                                        tickers=["ABC", "ABC"])
     assert prices.tolist()[0] == 0.1 and codes.tolist() == ["USD", "ETH"]
     assert unread.rows == [1] and unread.reasons == ["unit_conflict"]
+
+
+# --------------------------------------------------------------------------- 5. "500 kUSD", KUSD
+
+
+def test_kusd_of_an_ico_of_kusd_under_a_usd_column_is_a_conflict_that_keeps_its_value():
+    # "kUSD" is the ICO's own token KUSD (never thousands of USD for it: parser 15/16), and
+    # the column says USD: 500 KUSD or 500,000 USD? Either reading is a guess, 1000x apart.
+    tables = tidy([{"id": 9, "finance": {"ticker": "KUSD", "caps_unit": "USD",
+                                         "soft_cap": "$100", "hard_cap": "500 kUSD"}}])
+    icos = tables.icos
+    assert icos.loc[0, "soft_cap"] == 100.0 and math.isnan(icos.loc[0, "hard_cap"])
+    assert icos.loc[0, "caps_unit"] == "USD"
+    assert _rows(tables.problems) == [[9, "icos", "hard_cap", "500 kUSD", "unit_conflict"]]
+
+
+def test_kusd_is_read_where_nothing_contradicts_it():
+    # the same text without a column, or under the token's own unit: 500 KUSD
+    assert _group(["500 kUSD"], "", ["KUSD"]) == ([500.0], ["KUSD"], [])
+    assert _group(["500 kUSD"], "KUSD", ["KUSD"]) == ([500.0], ["KUSD"], [])
+    # and for another ICO it is thousands of USD, which the column confirms
+    assert _group(["500 kUSD"], "USD", ["ABC"]) == ([5e5], ["USD"], [])
+
