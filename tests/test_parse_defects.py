@@ -189,3 +189,28 @@ def test_kusd_is_read_where_nothing_contradicts_it():
     # and for another ICO it is thousands of USD, which the column confirms
     assert _group(["500 kUSD"], "USD", ["ABC"]) == ([5e5], ["USD"], [])
 
+
+# --------------------------------------------------------------------------- 6. "min 5000", IN
+
+
+@pytest.mark.parametrize("ticker", ["IN", "in", "XY", None])
+@pytest.mark.parametrize(("value", "reason"), [
+    ("min 5000", "vague"), ("Min 5000", "vague"), ("MIN 5000", "vague"), ("min. 5000", "vague"),
+    ("5000 min", "unreadable_number"),
+])
+def test_min_is_a_word_whatever_the_ticker(ticker, value, reason):
+    amounts, codes, unread = _group([value], "", [ticker])
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(value, reason)]
+
+
+@pytest.mark.parametrize("ticker", ["AX", "XY"])
+def test_max_is_a_word_whatever_the_ticker(ticker):
+    amounts, codes, unread = _group(["max 5000", "Max 0.5 ETH"], "", [ticker, ticker])
+    assert all(map(math.isnan, amounts)) and codes == [None, None]
+    assert unread == [("max 5000", "vague"), ("Max 0.5 ETH", "vague")]
+
+
+def test_a_lone_m_glued_to_the_ticker_is_still_unreadable():
+    # "mIN" is not the word min: milli or million IN? (parser 17), not vague
+    assert _group(["mIN 5"], "", ["IN"])[2] == [("mIN 5", "unreadable_number")]
+    assert _group(["5 mKIN"], "", ["KIN"])[2] == [("5 mKIN", "unreadable_number")]
