@@ -165,7 +165,12 @@ def _read_text(text: str, exchange: bool,
 def _split(unit: str, own: str | None) -> tuple[str, str] | None:
     """``(multiplier, unit)`` of a unit written in a value: ``("k", "USD")`` for ``"kUSD"``
     (:func:`~icoframes.parse.prices.glued_multiplier`), else ``("", unit)``; None when the
-    multiplier cannot be told (``"mKIN"`` for KIN: milli or million? ``"KKIN"``: a token?)."""
+    multiplier cannot be told (``"mKIN"`` for KIN: milli or million? ``"KKIN"``: a token?).
+    A word of :data:`~icoframes.vocabulary.NOT_UNITS` written as a word (``"min"``, ``"Min"``,
+    ``"MIN"``) is that word whatever the ticker: ``"min 5000"`` for IN is vague, as for any
+    ICO, not a lone ``m`` glued to IN (``"mIN"`` still is)."""
+    if fold(unit) in NOT_UNITS and (unit.islower() or unit.isupper() or unit.istitle()):
+        return "", unit
     if ambiguous_multiplier(unit, own):
         return None
     glued = glued_multiplier(unit, own)
