@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from .errors import ConfigError, InvalidParameter
+from .errors import ConfigError, InvalidParameter, checked_keywords
 from .files import expanded_path
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
@@ -371,6 +371,7 @@ Examples
     f"default: {s.shown}.\n" for s in SETTINGS))
 
 
+@checked_keywords
 def reset_configuration() -> None:
     """Forget every :func:`configure` override (env vars and defaults apply again)."""
     with _lock:

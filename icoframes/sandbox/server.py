@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from ..api.client import Client
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, checked_keywords
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
 from .service import Service
@@ -188,6 +188,7 @@ class Sandbox:
         self.directory.remove_ico(ico_id)
 
 
+@checked_keywords
 def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
           quota: int | None = 5000, fail_rate: float = 0.0, port: int = 0,
           public_key: str = "sandbox-public", private_key: str = "sandbox-private",
