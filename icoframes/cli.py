@@ -174,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--snapshot", action="store_true",
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC day "
                              "it began); always re-pages the lists (--refresh changed at least); a "
-                             "re-run on the same day replaces that day's snapshot")
+                             "re-run of the same query on the same day replaces that day's "
+                             "snapshot (another query's is refused, exit 2: one tree per query)")
     export.add_argument("--allow-empty", action="store_true",
                         help="write empty tables when no ICO matches (default: exit 4, "
                              "nothing written)")

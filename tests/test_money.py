@@ -523,3 +523,50 @@ def test_column_arguments_that_name_no_column_are_refused(argument, value):
         to_usd(icos, LONG, **{argument: value})
     assert str(caught.value) == (
         f"{argument} must be a column name or a sequence of them, got {value!r}")
+
+
+# -- a NumPy timedelta64 is a duration when it has a unit (files.numpy_duration) --------------
+
+
+def test_rate_max_age_takes_a_numpy_timedelta64_with_a_unit_as_pandas_does():
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    for age in (np.timedelta64(15, "D"), np.timedelta64(360, "h"), np.timedelta64(3, "W")):
+        fresh = to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=age)
+        assert fresh["hard_cap_usd"].tolist() == [9000.0]
+    with pytest.warns(IcoframesWarning, match="up to 1 days before the date"):
+        stale = to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=np.timedelta64(1, "D"))
+    assert np.isnan(stale["hard_cap_usd"][0])
+    tables = icoframes.tidy([{"id": 1, "main": {"name": "A"}}])
+    features = icoframes.compute_features(tables, rate_max_age=np.timedelta64(7, "D"))
+    assert len(features) == 1
+
+
+@pytest.mark.parametrize("age", [
+    np.timedelta64(7),  # no unit: 7 nanoseconds to pandas, a week to a reader
+    np.timedelta64("NaT"), np.timedelta64("NaT", "D"), np.timedelta64(0, "D"),
+    np.timedelta64(-1, "D"), np.timedelta64(1, "Y"), np.timedelta64(1, "M"),  # no fixed length
+    np.timedelta64(10**15, "D"),  # beyond pandas' range: never read as another number
+])
+def test_a_numpy_timedelta64_without_a_unit_or_not_a_positive_duration_is_refused(age):
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    with pytest.raises(InvalidParameter, match=r"^to_usd: rate_max_age must be a positive "
+                       r"duration with a unit, such as '7D', '12h', pd.Timedelta\(days=7\) or "
+                       r"np.timedelta64\(7, 'D'\) \(None: any age\); got "):
+        to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=age)
+    tables = icoframes.tidy([{"id": 1, "main": {"name": "A"}}])
+    with pytest.raises(InvalidParameter, match=r"^compute_features: rate_max_age must be"):
+        icoframes.compute_features(tables, rate_max_age=age)
+
+
+@pytest.mark.parametrize(("age", "seconds"), [
+    (np.timedelta64(90, "s"), 90.0), (np.timedelta64(2, "m"), 120.0),
+    (np.timedelta64(1500, "ms"), 1.5), (np.timedelta64(1, "W"), 604800.0),
+    (np.timedelta64(7), None), (np.timedelta64(1, "Y"), None), (np.timedelta64(1, "M"), None),
+    (np.timedelta64(10**15, "D"), None),  # was a wrapped-around 82 million days
+    (np.timedelta64("NaT", "s"), None), (np.timedelta64(-1, "s"), None),
+])
+def test_max_age_reads_a_numpy_timedelta64_by_the_same_rule(age, seconds):
+    from icoframes.files import as_age
+
+    got = as_age(age)
+    assert (None if got is None else got.total_seconds()) == seconds

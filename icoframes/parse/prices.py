@@ -20,6 +20,7 @@ written                        ticker      price
 ``5kUSD = 1M XYZ``             XYZ         0.005 USD
 ``$1 = 5kKIN``                 KIN         1/5000 USD
 ``1 kUSD = 0.01 ETH``          KUSD        0.01 ETH
+``1 ABC = 0.1 USD$``           ABC         0.1 USD
 =============================  ==========  ====================
 
 Unreadable (a :class:`~icoframes.parse.base.Bad`, so reported, with its
@@ -27,7 +28,8 @@ reason): a side with a range or several amounts (``1 ETH = 3640-3367 IML``:
 ``range``), a qualifier (``1PSTS = 20¢ (25¢ AFTER SEPT 18)``: ``vague``), and
 a side without an amount or with a sign, both or neither side a currency when
 the ticker decides nothing, a token amount of 0, or no currency on the side
-that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``), and a lone
+that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``), a symbol after
+what is no currency (``1 ABC = 0.1 EUR$``: ``unreadable_price``), and a lone
 lowercase ``m`` glued to the ICO's ticker (``2 mKIN = $1`` for KIN, milli or million:
 ``unreadable_price``).
 """
@@ -50,8 +52,8 @@ _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "E
 _SIDE_RE: Final = re.compile(
     r"""\s*(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*
     (?P<num>\d(?:[\d,.\s]*\d)?)\s*
-    (?:(?P<mult>k|thousand|mm|mn|mio|million|m|bn|billion|b)\b\.?)?\s*
-    (?P<unit>[^\W\d_][\w.]*|¢|\$|€|£)?\s*""",
+    (?:(?P<mult>k|thousand|mm|mn|mio|(?-i:[mM]ln)|million|m|bn|billion|b)\b\.?)?\s*
+    (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£)?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
 
@@ -85,7 +87,7 @@ def canonical_unit(text: object) -> str | None:
 
 # Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$"), longest
 # first; a lone b only to a symbol ("1.5B$").
-_GLUED: Final = ("thousand", "million", "billion", "mio", "mm", "mn", "bn", "k", "m", "b")
+_GLUED: Final = ("thousand", "million", "billion", "mio", "mln", "mm", "mn", "bn", "k", "m", "b")
 # A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
 _SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
 
@@ -181,6 +183,8 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         return "unreadable_price"  # "2 mKIN = $1" for KIN: milli or million?
     glued = None if match["mult"] or not match["unit"] else glued_multiplier(match["unit"], token)
     mult, unit = (match["mult"] or "", match["unit"]) if glued is None else glued
+    if unit and unit[-1] in _SYMBOL_CHARS and canonical_unit(unit) not in _CURRENCIES:
+        return "unreadable_price"  # "USD$" is USD, "EUR$" no currency
     amount = parse_amount(match["num"] + mult)
     if not isinstance(amount, float):
         return amount.reason if isinstance(amount, _Bad) else "unreadable_price"

@@ -113,7 +113,7 @@ def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.nda
 _PREFIX_RE: Final = re.compile(
     r"^(?P<sign>[-+]?)\s*(?P<cur>[^\d\s.+-][^\d+-]*?)\s*(?=[-+]?[\d.])")
 _SUFFIX_RE: Final = re.compile(
-    r"(?<=[\d.])\s*(?P<mult>(?:k|thousand|mm|mn|mio|million|m|bn|billion|b)\.?(?=\s|$))?"
+    r"(?<=[\d.])\s*(?P<mult>(?:k|thousand|mm|mn|mio|(?-i:[mM]ln)|million|m|bn|billion|b)\.?(?=\s|$))?"
     r"\s*(?P<cur>[^\d\s.][^\d]*?)?\.?\s*$",
     re.IGNORECASE,
 )
