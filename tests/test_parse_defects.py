@@ -166,3 +166,51 @@ def test_usd_dollar_sign_agrees_with_the_unit_column():
                                        tickers=["ABC", "ABC"])
     assert prices.tolist()[0] == 0.1 and codes.tolist() == ["USD", "ETH"]
     assert unread.rows == [1] and unread.reasons == ["unit_conflict"]
+
+
+# --------------------------------------------------------------------------- 5. "500 kUSD", KUSD
+
+
+def test_kusd_of_an_ico_of_kusd_under_a_usd_column_is_a_conflict_that_keeps_its_value():
+    # "kUSD" is the ICO's own token KUSD (never thousands of USD for it: parser 15/16), and
+    # the column says USD: 500 KUSD or 500,000 USD? Either reading is a guess, 1000x apart.
+    tables = tidy([{"id": 9, "finance": {"ticker": "KUSD", "caps_unit": "USD",
+                                         "soft_cap": "$100", "hard_cap": "500 kUSD"}}])
+    icos = tables.icos
+    assert icos.loc[0, "soft_cap"] == 100.0 and math.isnan(icos.loc[0, "hard_cap"])
+    assert icos.loc[0, "caps_unit"] == "USD"
+    assert _rows(tables.problems) == [[9, "icos", "hard_cap", "500 kUSD", "unit_conflict"]]
+
+
+def test_kusd_is_read_where_nothing_contradicts_it():
+    # the same text without a column, or under the token's own unit: 500 KUSD
+    assert _group(["500 kUSD"], "", ["KUSD"]) == ([500.0], ["KUSD"], [])
+    assert _group(["500 kUSD"], "KUSD", ["KUSD"]) == ([500.0], ["KUSD"], [])
+    # and for another ICO it is thousands of USD, which the column confirms
+    assert _group(["500 kUSD"], "USD", ["ABC"]) == ([5e5], ["USD"], [])
+
+
+# --------------------------------------------------------------------------- 6. "min 5000", IN
+
+
+@pytest.mark.parametrize("ticker", ["IN", "in", "XY", None])
+@pytest.mark.parametrize(("value", "reason"), [
+    ("min 5000", "vague"), ("Min 5000", "vague"), ("MIN 5000", "vague"), ("min. 5000", "vague"),
+    ("5000 min", "unreadable_number"),
+])
+def test_min_is_a_word_whatever_the_ticker(ticker, value, reason):
+    amounts, codes, unread = _group([value], "", [ticker])
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(value, reason)]
+
+
+@pytest.mark.parametrize("ticker", ["AX", "XY"])
+def test_max_is_a_word_whatever_the_ticker(ticker):
+    amounts, codes, unread = _group(["max 5000", "Max 0.5 ETH"], "", [ticker, ticker])
+    assert all(map(math.isnan, amounts)) and codes == [None, None]
+    assert unread == [("max 5000", "vague"), ("Max 0.5 ETH", "vague")]
+
+
+def test_a_lone_m_glued_to_the_ticker_is_still_unreadable():
+    # "mIN" is not the word min: milli or million IN? (parser 17), not vague
+    assert _group(["mIN 5"], "", ["IN"])[2] == [("mIN 5", "unreadable_number")]
+    assert _group(["5 mKIN"], "", ["KIN"])[2] == [("5 mKIN", "unreadable_number")]

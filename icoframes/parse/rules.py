@@ -67,7 +67,8 @@ __all__ = [
 #:     multiplies it ("$1 = 5kKIN" for KIN).
 #: 18: "mln" (and "Mln"), with or without a dot, is a million ("$5 mln." was unit_conflict,
 #:     "5 mln" 5 in "MLN"; "5 MLN" stays the ticker). In an exchange a currency may end in a
-#:     symbol, "1 ABC = 0.1 USD$" is 0.1 USD (it was unreadable_price).
+#:     symbol, "1 ABC = 0.1 USD$" is 0.1 USD (it was unreadable_price). "min 5000" for an
+#:     ICO of IN is vague, as for any ICO (it was unreadable_number: "m" glued to "in").
 PARSER_VERSION: Final = 18
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
