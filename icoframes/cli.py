@@ -395,7 +395,10 @@ def _gaps(result: ExportResult) -> str:
     partial = [q for q in result.manifest.get("queries", []) if not q.get("complete")]
     for query in partial:
         params = {k: v for k, v in (query.get("params") or {}).items() if v is not None}
-        parts.append(f"the list {params} came back partial")
+        kept = query.get("kept")
+        parts.append(f"the list {params} came back partial" + (
+            f" ({kept['rows']} of its rows kept from the day's list paged at "
+            f"{kept['fetched_at']})" if kept else ""))
     return "; ".join(parts) or "see the manifest"
 
 

@@ -16,9 +16,11 @@ lists. ``max_age=None`` (never expires) turns the rule off. The manifest states
 the moment a cached list had to be fetched after (``lists_fresh_after``) and
 each list's fetch time (``queries[*].fetched_at``, and ``lists_fetched``:
 the oldest and the newest). A list whose paging fails is never answered by a
-list cached before the export's day (00:00 UTC, or ``max_age`` ago when later); a
-snapshot none of whose lists could be paged is not written (the service's error
-is raised).
+list cached before the export's day (00:00 UTC; for a plain export ``max_age`` ago
+when later); a snapshot none of whose lists could be paged is not written (the
+service's error is raised). A day's rows are never replaced by fewer: a re-paging
+that comes back partial keeps the rows of the day's earlier list it lacks (the
+query's ``kept``, and ``complete: false``).
 
 What a reader can rely on:
 
@@ -284,11 +286,12 @@ def export_tables(
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
-    # a list whose paging fails is never answered by a copy cached before today (or before
-    # max_age; fresh_after is never before today): today's export holds today's lists or says
-    # it has none, and a snapshot does so even with max_age=None
+    # a list whose paging fails (or part of it) is never answered by a copy cached before
+    # today (or before max_age; fresh_after is never before today): today's export holds
+    # today's lists or says it has none; a snapshot is the day's: any list paged that day
+    # stands in (its rows are never replaced by fewer), whatever max_age
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    load.lists_after = (fresh_after or today) if snapshot else fresh_after
+    load.lists_after = today if snapshot else fresh_after
     # the day it began, when its lists were paged (its end may be past midnight)
     day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
     with Staging(folder) as staging:  # out is checked writable here: no request yet

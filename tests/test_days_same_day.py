@@ -10,14 +10,16 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+from collections import Counter
 
 import pandas as pd
 import pytest
 import time_machine
+from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
 
 import icoframes
 from icoframes import sandbox
-from icoframes.cli import EXIT_OK, EXIT_USAGE, main
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, main
 from icoframes.config import SETTINGS
 
 MORNING = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
@@ -95,3 +97,114 @@ def test_a_snapshot_of_another_query_the_same_day_is_refused_before_any_request(
     assert _ids(day) == past
     manifest = json.loads((_day(out, tomorrow) / "manifest.json").read_text())
     assert [q["params"]["status"] for q in manifest["queries"]] == ["ongoing"]
+
+
+class _Paged:
+    """Three lists, past on two pages (20 + 5 ICOs); a page can be made to fail (HTTP 503)
+    for good. Counts the list pages and profiles asked for."""
+
+    def __init__(self) -> None:
+        self.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 126))}
+        self.down: set[tuple[str, int]] = set()
+        self.pages: Counter[tuple[str, int]] = Counter()
+        self.profiles = 0
+
+    def page(self, h) -> None:
+        asked = h.request_json()
+        status, number = asked.get("status"), int(asked.get("page", 1))
+        self.pages[(status, number)] += 1
+        if (status, number) in self.down:
+            json_reply({"error": None, "message": "unavailable"}, status=503)(h)
+            return
+        ids = self.ids[status]
+        json_reply({"total_icos": len(ids), "current_page": number,
+                    "total_pages": -(-len(ids) // 20), "error": None,
+                    "data": [list_item(i) for i in ids[(number - 1) * 20:number * 20]]})(h)
+
+    def profile(self, h) -> None:
+        self.profiles += 1
+        asked = h.request_json().get("id")
+        json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
+        tmp_path, monkeypatch, quick_retries, caplog):
+    """03:15's snapshot is complete (28 ICOs, past on 2 pages). At 09:15 a re-run that
+    re-pages (--refresh changed) meets page 2 of the past list failing for good: its 5
+    ICOs were dropped from the day's snapshot (23 rows), though the day's complete list
+    had them. Now the day's rows the paging lacks are kept from the list paged at 03:15
+    (the query says partial, and which rows it kept and when they were listed: exit 5),
+    and a third run with the page still down keeps them too. The next day no list of
+    that day has them: they are missing, and history says unseen, not removed."""
+    service = _Paged()
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    args = ["--out", str(out), "--snapshot"]
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, *args) == EXIT_OK
+            every = _ids(day)
+            assert len(every) == 28
+            service.down = {("past", 2)}
+            service.pages.clear()
+            service.profiles = 0
+            for hours in (6, 9):
+                caplog.clear()
+                assert _run(MORNING + dt.timedelta(hours=hours), *args,
+                            "--refresh", "changed") == EXIT_INCOMPLETE
+                assert _ids(day) == every
+                assert "came back partial (5 of its rows kept from the day's list paged at " \
+                    "2026-11-20T03:15" in caplog.text
+            # each re-run paid its pages (page 2 and its 5 retries), no profile
+            assert dict(service.pages) == {("ongoing", 1): 2, ("upcoming", 1): 2,
+                                           ("past", 1): 2, ("past", 2): 12}
+            assert service.profiles == 0
+            manifest = json.loads((day / "manifest.json").read_text())
+            assert _run(MORNING + dt.timedelta(days=1), *args) == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    assert manifest["complete"] is False and manifest["rows"]["icos"] == 28
+    [past] = [q for q in manifest["queries"] if q["params"]["status"] == "past"]
+    assert (past["complete"], past["from_cache"], past["rows"]) == (False, False, 28 - 3)
+    assert list(past["failed_pages"]) == ["2"]
+    assert past["kept"]["rows"] == 5 and past["kept"]["ids"] == list(range(121, 126))
+    assert dt.datetime.fromisoformat(past["kept"]["fetched_at"]).date() == MORNING.date()
+    assert dt.datetime.fromisoformat(past["kept"]["fetched_at"]) < MORNING + dt.timedelta(
+        hours=1)  # listed by the morning's run: the re-runs never dated those rows anew
+    nextday = _day(out, MORNING + dt.timedelta(days=1))
+    assert _ids(nextday) == [i for i in every if i < 121]
+    events = icoframes.changes(out)
+    assert {(r.ico_id, r.kind) for r in events.itertuples()} == {
+        (i, "unseen") for i in range(121, 126)}
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_rerun_with_a_short_max_age_keeps_the_days_rows_too(tmp_path, monkeypatch,
+                                                             quick_retries):
+    """A re-run at 09:15 with --max-age 3600 re-pages the 03:15 lists (older than an
+    hour); the ongoing list fails for good, and page 2 of the past one. The day's earlier
+    lists stood in only when younger than --max-age, so the day's snapshot lost 7 of its
+    28 ICOs. A snapshot is the day's: the rows of a list paged that day stand in (partial,
+    exit 5), however short --max-age is."""
+    service = _Paged()
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            every = _ids(day)
+            service.down = {("ongoing", 1), ("past", 2)}
+            assert _run(MORNING + dt.timedelta(hours=6), "--out", str(out), "--snapshot",
+                        "--max-age", "3600") == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    assert _ids(day) == every
+    manifest = json.loads((day / "manifest.json").read_text())
+    got = {q["params"]["status"]: (q["complete"], q["from_cache"], q["rows"],
+                                   (q.get("kept") or {}).get("rows"))
+           for q in manifest["queries"]}
+    assert got == {"ongoing": (False, True, 2, None), "upcoming": (True, False, 1, None),
+                   "past": (False, False, 25, 5)}
