@@ -235,7 +235,11 @@ def test_a_485_the_ledger_cannot_record_is_kept_with_its_error(tmp_path):
     booking = Booking(_ledger(tmp_path))
     booking.take("ico")
     booking.take("ico")
-    os.chmod(tmp_path / LEDGER_FOLDER, 0o777)  # a folder icoframes refuses to use
+    # its folder replaced by one icoframes refuses to use (a ledger checks its folders once,
+    # and again whenever its file is opened anew)
+    (tmp_path / LEDGER_FOLDER).rename(tmp_path / "quota-before")
+    (tmp_path / LEDGER_FOLDER).mkdir()
+    os.chmod(tmp_path / LEDGER_FOLDER, 0o777)
     booking.settle("ico", 485)  # the client raises the 485 itself: not hidden by this
     assert "others may write to it" in str(booking.ledger_error)
     with pytest.raises(CacheError, match="others may write to it"):  # any other: its error

@@ -214,3 +214,29 @@ def test_a_lone_m_glued_to_the_ticker_is_still_unreadable():
     # "mIN" is not the word min: milli or million IN? (parser 17), not vague
     assert _group(["mIN 5"], "", ["IN"])[2] == [("mIN 5", "unreadable_number")]
     assert _group(["5 mKIN"], "", ["KIN"])[2] == [("5 mKIN", "unreadable_number")]
+
+
+# --------------------------------------------------------------------------- 8. unit columns
+
+
+def test_a_unit_columns_text_is_read_once_per_distinct_unit():
+    from icoframes.parse import units
+
+    # benchmarks/mutation.py drops the cache in its copy, so that mutmut mutates the body
+    cached = hasattr(units._column_unit, "cache_info")
+    if cached:
+        units._column_unit.cache_clear()
+    column = ["USD", " usd", "ETH", "kUSD", "KKIN"] * 200
+    tickers = ["KIN", "XYZ"] * 500
+    amounts, codes, bad = read_amount_group({"v": ["2"] * 1000}, column, tickers=tickers)
+    if cached:
+        info = units._column_unit.cache_info()
+        assert (info.misses, info.hits) == (5, 995)
+    # the same values as without the cache: currencies as written, kUSD thousands of USD,
+    # KKIN for KIN unreadable (another token, or thousands of KIN?), for XYZ a ticker
+    assert codes.tolist()[:10] == ["USD", "USD", "ETH", "USD", None,
+                                   "USD", "USD", "ETH", "USD", "KKIN"]
+    first = amounts["v"][:10].tolist()
+    assert math.isnan(first[4]) and first[:4] + first[5:] == [2.0, 2.0, 2.0, 2000.0,
+                                                              2.0, 2.0, 2.0, 2000.0, 2.0]
+    assert bad["v"].rows == list(range(4, 1000, 10))

@@ -1,7 +1,8 @@
 """A quota stop is never hidden by a ledger that cannot be read at that moment.
 
-The service refuses (485) and, in the same instant, the cache folder of the ledger becomes
-one that icoframes refuses to use (others may write to it): recording the refusal and
+The service refuses (485) and, in the same instant, the cache folder of the ledger is replaced
+by one that icoframes refuses to use (others may write to it; a ledger checks its folders
+once, and again whenever its file is opened anew): recording the refusal and
 reading the day's count then fail with a CacheError. The user still gets the quota stop,
 QuotaExceeded with its wording (who refused, what was sent, what is left, what now), and
 the ledger's error is said in it: the count is this call's own, "at least".
@@ -28,14 +29,18 @@ def configured():
 
 
 def _refuse_and_spoil_the_ledger(cache, answered: int):
-    """Profiles: the first ``answered`` answered; then 485, the ledger's folder made
-    world-writable before the answer leaves (so icoframes refuses to read it)."""
+    """Profiles: the first ``answered`` answered; then 485, the ledger's folder replaced by a
+    world-writable one before the answer leaves (so icoframes refuses to read it)."""
     def behaviour(h):
         asked = h.request_json().get("id")
         if h.server.owner.hits[PROFILE] <= answered:
             json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
             return
-        os.chmod(cache / LEDGER_FOLDER, 0o777)
+        quota = cache / LEDGER_FOLDER
+        if not quota.with_name("quota-before").exists():
+            quota.rename(quota.with_name("quota-before"))
+            quota.mkdir()
+            os.chmod(quota, 0o777)
         json_reply({"error": 485})(h)
     return behaviour
 

@@ -44,9 +44,10 @@ from .base import MARKER_SPELLINGS, Reason, _Bad, bad
 from .rules import amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
 
-__all__ = ["canonical_unit", "own_ticker", "read_exchange", "split_multiplier"]
+__all__ = ["CURRENCIES", "canonical_unit", "own_ticker", "read_exchange", "split_multiplier"]
 
-_CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES  # FIAT is one of FIAT_CODES
+#: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
+CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
 _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
 _SIDE_RE: Final = re.compile(
     r"""\s*(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*
@@ -125,7 +126,7 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     (None, None)
     """
     whole = canonical_unit(unit)
-    if whole == token or whole in _CURRENCIES:
+    if whole == token or whole in CURRENCIES:
         return "", unit
     folded = unit.casefold()
     glued: tuple[str, str] | None = None  # the first multiplier that multiplies
@@ -138,7 +139,7 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
             if not _lowercase_multiplier(unit, mult):
                 return None  # cannot be told, whichever multiplier came first
             glued = glued or (mult, code)
-        elif glued is None and code in _CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
+        elif glued is None and code in CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
                 not _SYMBOL_CHARS.isdisjoint(rest.upper()) or (mult != "b" and not unit.isupper())):
             glued = mult, code
     return ("", unit) if glued is None else glued
@@ -167,7 +168,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         if split is None:
             return "unreadable_price"  # "2 mKIN = $1" for KIN: milli or million?
         mult, unit = split
-    if unit and unit[-1] in _SYMBOL_CHARS and canonical_unit(unit) not in _CURRENCIES:
+    if unit and unit[-1] in _SYMBOL_CHARS and canonical_unit(unit) not in CURRENCIES:
         return "unreadable_price"  # "USD$" is USD, "EUR$" no currency
     amount = parse_amount(match["num"] + mult)
     if not isinstance(amount, float):
@@ -241,6 +242,6 @@ def _token_side(left: _Side, right: _Side, own: str | None) -> _Side | None:
     unnamed = [side for side in (left, right) if not side.unit]
     if unnamed:  # "1 ETH = 500": the side without a unit is the token, the other a currency
         other = right if unnamed[0] is left else left
-        return unnamed[0] if len(unnamed) == 1 and other.unit in _CURRENCIES else None
-    tokens = [side for side in (left, right) if side.unit not in _CURRENCIES]
+        return unnamed[0] if len(unnamed) == 1 and other.unit in CURRENCIES else None
+    tokens = [side for side in (left, right) if side.unit not in CURRENCIES]
     return tokens[0] if len(tokens) == 1 else None

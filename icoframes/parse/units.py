@@ -52,6 +52,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Final, cast
 
 import numpy as np
@@ -60,7 +61,7 @@ import pandas as pd
 from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
-from .prices import canonical_unit, own_ticker, read_exchange, split_multiplier
+from .prices import CURRENCIES, canonical_unit, own_ticker, read_exchange, split_multiplier
 from .rules import MARKER_SPELLINGS, parse_amount
 from .text import normalize_text
 
@@ -277,15 +278,28 @@ def _unit_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
     factors: dict[int, float] = {}
     for i, unit in enumerate(units):
         if type(unit) is str:
-            text = normalize_text(unit).strip()
-            own = own_ticker(None if tickers is None else tickers[i])
-            split = split_multiplier(text, own)
+            text, currency = _column_unit(unit)
+            if currency:  # no ticker makes a known currency anything else
+                continue
+            split = split_multiplier(text, own_ticker(None if tickers is None else tickers[i]))
             if split is None:
                 codes[i], factors[i] = None, math.nan
             elif split[0]:
                 codes[i] = split[1]
                 factors[i] = cast(float, parse_amount("1" + split[0]))
     return factors
+
+
+@lru_cache(maxsize=1024)
+def _column_unit(unit: str) -> tuple[str, bool]:
+    """A unit column's text as :func:`~icoframes.parse.prices.split_multiplier` reads it, and
+    whether it is a known currency, which it then reads as written whatever the ticker.
+
+    Cached: a column repeats a few units, while the tickers that the other units need
+    differ per row (30,000 rows of 5 units: a tenth of the time for the whole column).
+    """
+    text = normalize_text(unit).strip()
+    return text, canonical_unit(text) in CURRENCIES
 
 
 def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None
