@@ -44,6 +44,7 @@ from .errors import (
     NotCached,
     QuotaExceeded,
 )
+from .files import EMPTY_PATH, is_empty_path
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -126,10 +127,9 @@ class _Once(argparse.Action):
 
 
 def _folder(text: str) -> Path:
-    """A folder option's path; an empty one is refused (``Path("")`` is the current directory)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(
-            "an empty path (that would be the current directory; say '.')")
+    """A folder option's path; an empty one is refused (:data:`~.files.EMPTY_PATH`)."""
+    if is_empty_path(text):
+        raise argparse.ArgumentTypeError(EMPTY_PATH)
     return Path(text)
 
 
@@ -174,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--snapshot", action="store_true",
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC day "
                              "it began); always re-pages the lists (--refresh changed at least); a "
-                             "re-run on the same day replaces that day's snapshot")
+                             "re-run of the same query on the same day replaces that day's "
+                             "snapshot (another query's is refused, exit 2: one tree per query)")
     export.add_argument("--allow-empty", action="store_true",
                         help="write empty tables when no ICO matches (default: exit 4, "
                              "nothing written)")
@@ -394,7 +395,10 @@ def _gaps(result: ExportResult) -> str:
     partial = [q for q in result.manifest.get("queries", []) if not q.get("complete")]
     for query in partial:
         params = {k: v for k, v in (query.get("params") or {}).items() if v is not None}
-        parts.append(f"the list {params} came back partial")
+        kept = query.get("kept")
+        parts.append(f"the list {params} came back partial" + (
+            f" ({kept['rows']} of its rows kept from the day's list paged at "
+            f"{kept['fetched_at']})" if kept else ""))
     return "; ".join(parts) or "see the manifest"
 
 

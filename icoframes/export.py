@@ -16,9 +16,11 @@ lists. ``max_age=None`` (never expires) turns the rule off. The manifest states
 the moment a cached list had to be fetched after (``lists_fresh_after``) and
 each list's fetch time (``queries[*].fetched_at``, and ``lists_fetched``:
 the oldest and the newest). A list whose paging fails is never answered by a
-list cached before the export's day (00:00 UTC, or ``max_age`` ago when later); a
-snapshot none of whose lists could be paged is not written (the service's error
-is raised).
+list cached before the export's day (00:00 UTC; for a plain export ``max_age`` ago
+when later); a snapshot none of whose lists could be paged is not written (the
+service's error is raised). A day's rows are never replaced by fewer: a re-paging
+that comes back partial keeps the rows of the day's earlier list it lacks (the
+query's ``kept``, and ``complete: false``).
 
 What a reader can rely on:
 
@@ -107,6 +109,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
+from .dayfolder import check_same_query
 from .errors import EmptyResult, QuotaExceeded, check_flags
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
@@ -124,7 +127,7 @@ from .manifest import (
     profile_ages,
     quota_stop,
 )
-from .queries import check_keywords, check_load_arguments, keywords_of
+from .queries import build_queries, check_keywords, check_load_arguments, keywords_of
 from .reporting import LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
@@ -224,8 +227,9 @@ def export_tables(
         export always holds that day's lists). ``None``: cached lists never expire.
     snapshot : bool, default False
         Write under ``out/snapshot_date=<UTC date>/`` (the day the export began,
-        when its lists were paged, even if it ends after midnight), replacing that day's
-        snapshot. Implies ``refresh=True`` at least: the lists are always re-paged.
+        when its lists were paged, even if it ends after midnight), replacing that
+        day's snapshot of the same query (one of another query is refused:
+        InvalidParameter). Implies ``refresh=True`` at least: the lists are always re-paged.
     allow_empty : bool, default False
         Write empty tables when no ICO matches, instead of raising.
     cache_dir : path-like, optional
@@ -244,6 +248,9 @@ def export_tables(
     ConfigError
         ``out`` cannot be created or written (raised before any request), or
         the settings are incomplete.
+    InvalidParameter
+        An argument is refused; or, with ``snapshot``, the day's folder holds a
+        snapshot of another query (raised before any list or profile request).
     EmptyResult
         No ICO matched and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
@@ -279,12 +286,19 @@ def export_tables(
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
-    # a list whose paging fails is never answered by a copy cached before today (or before
-    # max_age; fresh_after is never before today): today's export holds today's lists or says
-    # it has none, and a snapshot does so even with max_age=None
+    # a list whose paging fails (or part of it) is never answered by a copy cached before
+    # today (or before max_age; fresh_after is never before today): today's export holds
+    # today's lists or says it has none; a snapshot is the day's: any list paged that day
+    # stands in (its rows are never replaced by fewer), whatever max_age
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    load.lists_after = (fresh_after or today) if snapshot else fresh_after
+    load.lists_after = today if snapshot else fresh_after
+    # the day it began, when its lists were paged (its end may be past midnight)
+    day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
     with Staging(folder) as staging:  # out is checked writable here: no request yet
+        asked = build_queries(status, filters, load._filter_set,  # cached a day: no request
+                              keywords=keywords_of(load_tables)) if snapshot else []
+        if snapshot:  # the day's folder holds one query's export: never lose another's
+            check_same_query(day, asked, folder)
         stop: QuotaExceeded | None = None
         try:
             tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
@@ -336,9 +350,9 @@ def export_tables(
                            staging.data / "problem_summary.parquet")
         atomic_write_bytes(staging.data / MANIFEST, dump(manifest))
         if snapshot:
-            # the day it began, when its lists were paged (its end may be past midnight)
-            target = staging.out / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
+            target = day
             with swap_lock(staging.out):
+                check_same_query(day, asked, folder, sent=True)  # one swapped in meanwhile
                 swap_folder(staging.data, target, staging.scratch)
         else:
             target = staging.out

@@ -147,7 +147,7 @@ def describe_features(*, rates: bool = True) -> pd.DataFrame:
 @checked_keywords
 def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
                      as_of: object = None,
-                     rate_max_age: str | pd.Timedelta | None = RATE_MAX_AGE,
+                     rate_max_age: str | pd.Timedelta | np.timedelta64 | None = RATE_MAX_AGE,
                      quote: Quote | None = None, max_age: object = NOT_GIVEN) -> pd.DataFrame:
     """One row per ICO with the variables ICO studies use, each defined in :data:`FEATURES`.
 
@@ -161,8 +161,9 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
     as_of : datetime-like, optional
         The moment ``status_disagrees_with_dates`` judges against; default now
         (UTC, naive like the ICOs' dates).
-    rate_max_age : str or Timedelta or None, default ``"7D"``
-        Passed to :func:`icoframes.to_usd`: the oldest rate accepted before a date.
+    rate_max_age : str or Timedelta or numpy.timedelta64 or None, default ``"7D"``
+        Passed to :func:`icoframes.to_usd`: the oldest rate accepted before a date,
+        with a unit.
     quote : {"usd_per_unit", "units_per_usd"}, optional
         Passed to :func:`icoframes.to_usd`: the direction of wide rates' bare
         currency columns.

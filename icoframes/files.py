@@ -30,9 +30,10 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import Any, BinaryIO, Final, TypeVar
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -44,8 +45,22 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="only soft file lock is available")
     import filelock
 
-__all__ = ["as_age", "atomic_write_bytes", "atomic_write_table", "concurrently", "folder_flock",
-           "folder_path", "locked", "read_parquet_table", "today", "utcnow"]
+__all__ = [
+    "EMPTY_PATH",
+    "as_age",
+    "atomic_write_bytes",
+    "atomic_write_table",
+    "concurrently",
+    "expanded_path",
+    "folder_flock",
+    "folder_path",
+    "is_empty_path",
+    "locked",
+    "numpy_duration",
+    "read_parquet_table",
+    "today",
+    "utcnow",
+]
 
 # errors of creating or opening a lock file in a folder this process may not write to
 _READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
@@ -55,12 +70,30 @@ _T = TypeVar("_T")
 _HAS_FCNTL = importlib.util.find_spec("fcntl") is not None  # flock: shared locks (not Windows)
 
 
+#: What an empty path is, said once for every path argument (configure's ``cache_dir``,
+#: a function's folder, a command's ``--out``): ``Path("")`` is the current directory,
+#: where nobody meant to write.
+EMPTY_PATH: Final = "an empty path (that would be the current directory; say '.')"
+
+
+def is_empty_path(value: object) -> bool:
+    """Whether ``value`` is a text of blanks only: :data:`EMPTY_PATH`, refused."""
+    return isinstance(value, str) and not value.strip()
+
+
+def expanded_path(value: Any) -> Path:
+    """A path setting (``cache_dir``) as a Path, ``~`` expanded; ValueError for
+    :data:`EMPTY_PATH` (the setting's check names it)."""
+    if is_empty_path(value):
+        raise ValueError(f"is {EMPTY_PATH}")
+    return Path(value).expanduser()
+
+
 def folder_path(value: object, name: str) -> Path:
-    """A folder argument as a Path: InvalidParameter for an empty one (``Path("")`` is the
-    current directory, where nobody meant to write) or a value that is no path."""
-    if isinstance(value, str) and not value.strip():
-        raise InvalidParameter(f"{name}={value!r} is an empty path (that would be the current "
-                               "directory; say '.')")
+    """A folder argument as a Path: InvalidParameter for an empty one
+    (:data:`EMPTY_PATH`) or a value that is no path."""
+    if is_empty_path(value):
+        raise InvalidParameter(f"{name}={value!r} is {EMPTY_PATH}")
     if not isinstance(value, str | os.PathLike):
         raise InvalidParameter(f"{name} must be a folder path (str or os.PathLike), got "
                                f"{value!r}")
@@ -76,23 +109,46 @@ def utcnow() -> dt.datetime:
 _TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
 
 
-def as_age(value: object) -> dt.timedelta | None:
-    """``value`` as an age of 0 or more, or None when it is none.
+def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:
+    """A NumPy timedelta64 as :class:`pandas.Timedelta` reads it, or None when it is no
+    duration: NaT, a count without a unit (NumPy's generic unit: 7 nanoseconds to pandas,
+    a week to a reader), years or months (of no fixed length), or beyond pandas' range.
 
-    A timedelta (a pandas Timedelta, a NumPy timedelta64), or a real number of
-    seconds (a NumPy number or a Fraction too; never a bool) that a timedelta
-    holds: infinity, NaN, NaT and the negative are no age.
+    The one rule for a timedelta64 argument (``max_age``, ``rate_max_age``...).
 
     Examples
     --------
-    >>> import numpy as np
+    >>> numpy_duration(np.timedelta64(7, "D")), numpy_duration(np.timedelta64(7))
+    (Timedelta('7 days 00:00:00'), None)
+    >>> numpy_duration(np.timedelta64(1, "Y")), numpy_duration(np.timedelta64(10**15, "D"))
+    (None, None)
+    """
+    if np.isnat(value) or np.datetime_data(value.dtype)[0] == "generic":
+        return None
+    try:
+        return pd.Timedelta(value)
+    except (ValueError, OverflowError):  # a unit pandas refuses, or out of its bounds
+        return None
+
+
+def as_age(value: object) -> dt.timedelta | None:
+    """``value`` as an age of 0 or more, or None when it is none.
+
+    A timedelta (a pandas Timedelta, a NumPy timedelta64 with a unit: see
+    :func:`numpy_duration`), or a real number of seconds (a NumPy number or a
+    Fraction too; never a bool) that a timedelta holds: infinity, NaN, NaT and the
+    negative are no age.
+
+    Examples
+    --------
     >>> as_age(90), as_age(np.int64(90)), as_age(np.timedelta64(90, "s"))
     (datetime.timedelta(seconds=90), datetime.timedelta(seconds=90), datetime.timedelta(seconds=90))
-    >>> as_age(True), as_age(float("inf")), as_age(-1), as_age("90")
-    (None, None, None, None)
+    >>> as_age(True), as_age(float("inf")), as_age(-1), as_age("90"), as_age(np.timedelta64(90))
+    (None, None, None, None, None)
     """
     if isinstance(value, np.timedelta64):
-        value = None if np.isnat(value) else value.astype("timedelta64[us]").item()
+        duration = numpy_duration(value)
+        value = None if duration is None else duration.to_pytimedelta()
     if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
         seconds = float(value)  # NaN fails the range
         value = dt.timedelta(seconds=seconds) if 0 <= seconds < _TOO_MANY_SECONDS else None

@@ -26,7 +26,7 @@ __all__ = ["REASONS", "Reason", "is_reason"]
 
 #: A reason code; mypy refuses a code that is not declared.
 Reason: TypeAlias = Literal[
-    "wrong_shape", "wrong_type", "unreadable_id", "no_name", "surrogate",
+    "wrong_shape", "wrong_type", "unreadable_id", "duplicate_id", "no_name", "surrogate",
     "unreadable_number", "grouping", "range", "vague", "percent", "negative", "infinite",
     "out_of_bounds", "unit_conflict", "unreadable_price",
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "us_order",
@@ -44,6 +44,9 @@ REASONS: Final[Mapping[Reason, str]] = {
     "unreadable_id": "an id that is not a whole number within int64, or not above 0 for an "
                      "ICO (``\"x\"``, ``0``, ``\"99999999999999999999\"``, no id): the "
                      "record is left out",
+    "duplicate_id": "a profile whose id comes again later in the same input with other "
+                    "content: the last copy is kept, this one (the row's value, as JSON) is "
+                    "left out",
     "no_name": "a filter value without a name: it names no filter value and is left out",
     "surrogate": "text with a lone surrogate (``\"\\ud800\"``), which no file can hold: kept "
                  "with U+FFFD in its place",

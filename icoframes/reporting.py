@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, checked_keywords
 
 __all__ = ["LoadReport", "MissingICO", "QueryReport", "report"]
 
@@ -63,6 +63,10 @@ class QueryReport:
         without a request (None: answered by its own list).
     cache_declined : tuple of str
         Why no cached list could answer it, when one was considered.
+    kept : dict or None
+        An export's list whose paging came back partial: the rows it kept from
+        the list a run of the export's day paged earlier (``rows``, ``ids``,
+        ``fetched_at``); None when it kept none.
     """
 
     endpoint: str
@@ -78,6 +82,7 @@ class QueryReport:
     values_lost: int = 0
     answered_from: dict[str, Any] | None = None
     cache_declined: tuple[str, ...] = ()
+    kept: dict[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, query: Mapping[str, Any]) -> QueryReport:
@@ -101,6 +106,7 @@ class QueryReport:
             answered_from=(dict(query["answered_from"]) if query.get("answered_from")
                            else None),
             cache_declined=tuple(str(r) for r in query.get("cache_declined") or ()),
+            kept=dict(query["kept"]) if query.get("kept") else None,
         )
 
 
@@ -203,6 +209,7 @@ def queries_html(report: LoadReport | None) -> list[str]:
     return out
 
 
+@checked_keywords
 def report(result: Any) -> LoadReport:
     """The :class:`LoadReport` of a loader's result: a ``Tables`` or a frame.
 

@@ -155,3 +155,17 @@ def test_no_module_is_over_450_lines():
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
     assert not long, long
 
+
+
+def test_no_constant_of_the_store_is_declared_in_two_of_its_modules():
+    # each fact declared once: db.py and housekeeping.py both declared the epoch (_EPOCH)
+    import ast
+    from pathlib import Path
+
+    seen: dict[str, list[str]] = {}
+    for path in sorted((Path(icoframes.__file__).parent / "store").glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            if value is not None and not isinstance(value, ast.List | ast.Constant):
+                seen.setdefault(ast.dump(value), []).append(path.name)
+    assert not {code: names for code, names in seen.items() if len(names) > 1}

@@ -65,10 +65,11 @@ def test_both_layouts_normalise_to_the_same_long_frame():
 def test_wide_rates_named_as_downloaders_name_them():
     wide = pd.DataFrame({"EURUSD=X": [1.1], "eth/usd": [500.0], "BTC_USD": [9000.0]},
                         index=pd.DatetimeIndex(["2018-01-01"], tz="Europe/Berlin"))
-    rates = normalize_rates(wide)
+    with pytest.raises(InvalidParameter, match="time-zone-aware in Europe/Berlin"):
+        normalize_rates(wide)  # days or instants? (below)
+    rates = normalize_rates(wide.tz_localize(None))
     assert sorted(rates["currency"]) == ["BTC", "ETH", "EUR"]
-    # time-zone-aware dates are taken in UTC and made naive
-    assert str(rates["date"].iloc[0]) == "2017-12-31 23:00:00"
+    assert str(rates["date"].iloc[0]) == "2018-01-01 00:00:00"
 
 
 def test_usd_passes_through_without_any_rate_and_dates_fall_back_to_the_start():
@@ -523,3 +524,100 @@ def test_column_arguments_that_name_no_column_are_refused(argument, value):
         to_usd(icos, LONG, **{argument: value})
     assert str(caught.value) == (
         f"{argument} must be a column name or a sequence of them, got {value!r}")
+
+
+# -- a NumPy timedelta64 is a duration when it has a unit (files.numpy_duration) --------------
+
+
+def test_rate_max_age_takes_a_numpy_timedelta64_with_a_unit_as_pandas_does():
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    for age in (np.timedelta64(15, "D"), np.timedelta64(360, "h"), np.timedelta64(3, "W")):
+        fresh = to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=age)
+        assert fresh["hard_cap_usd"].tolist() == [9000.0]
+    with pytest.warns(IcoframesWarning, match="up to 1 days before the date"):
+        stale = to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=np.timedelta64(1, "D"))
+    assert np.isnan(stale["hard_cap_usd"][0])
+    tables = icoframes.tidy([{"id": 1, "main": {"name": "A"}}])
+    features = icoframes.compute_features(tables, rate_max_age=np.timedelta64(7, "D"))
+    assert len(features) == 1
+
+
+@pytest.mark.parametrize("age", [
+    np.timedelta64(7),  # no unit: 7 nanoseconds to pandas, a week to a reader
+    np.timedelta64("NaT"), np.timedelta64("NaT", "D"), np.timedelta64(0, "D"),
+    np.timedelta64(-1, "D"), np.timedelta64(1, "Y"), np.timedelta64(1, "M"),  # no fixed length
+    np.timedelta64(10**15, "D"),  # beyond pandas' range: never read as another number
+])
+def test_a_numpy_timedelta64_without_a_unit_or_not_a_positive_duration_is_refused(age):
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-03-20 00:00"])
+    with pytest.raises(InvalidParameter, match=r"^to_usd: rate_max_age must be a positive "
+                       r"duration with a unit, such as '7D', '12h', pd.Timedelta\(days=7\) or "
+                       r"np.timedelta64\(7, 'D'\) \(None: any age\); got "):
+        to_usd(icos, LONG, columns=["hard_cap"], rate_max_age=age)
+    tables = icoframes.tidy([{"id": 1, "main": {"name": "A"}}])
+    with pytest.raises(InvalidParameter, match=r"^compute_features: rate_max_age must be"):
+        icoframes.compute_features(tables, rate_max_age=age)
+
+
+@pytest.mark.parametrize(("age", "seconds"), [
+    (np.timedelta64(90, "s"), 90.0), (np.timedelta64(2, "m"), 120.0),
+    (np.timedelta64(1500, "ms"), 1.5), (np.timedelta64(1, "W"), 604800.0),
+    (np.timedelta64(7), None), (np.timedelta64(1, "Y"), None), (np.timedelta64(1, "M"), None),
+    (np.timedelta64(10**15, "D"), None),  # was a wrapped-around 82 million days
+    (np.timedelta64("NaT", "s"), None), (np.timedelta64(-1, "s"), None),
+])
+def test_max_age_reads_a_numpy_timedelta64_by_the_same_rule(age, seconds):
+    from icoframes.files import as_age
+
+    got = as_age(age)
+    assert (None if got is None else got.total_seconds()) == seconds
+
+
+# -- time-zone-aware rates: UTC, or refused (a day or an instant?) ------------------------------
+
+
+def _days(tz):
+    return pd.DatetimeIndex(["2018-12-31", "2019-01-01"], tz=tz)
+
+
+def test_rates_stamped_in_another_zone_are_refused_not_shifted_to_another_day():
+    # daily rates stamped at midnight in Tokyo: 2019-01-01 00:00 JST is 2018-12-31 15:00 UTC,
+    # so an ICO ending 2018-12-31 23:59 UTC took 2019-01-01's rate (the day after its end)
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-12-31 23:59"])
+    wide = pd.DataFrame({"ETH-USD": [100.0, 200.0]}, index=_days("Asia/Tokyo"))
+    with pytest.raises(InvalidParameter) as info:
+        to_usd(icos, wide, columns=["hard_cap"])
+    assert str(info.value) == (
+        "rates: the dates are time-zone-aware in Asia/Tokyo, not UTC: 2018-12-31 00:00:00+09:00 "
+        "is 2018-12-30 15:00 UTC, and a rate is taken for the UTC day of its date (the ICOs' "
+        "dates are UTC). Say which they are: days (each the rate of the day written): drop the "
+        "zone, .tz_localize(None); instants: convert them, .tz_convert('UTC')")
+    # said as days: the day of its end; as instants: the last rate before it, in UTC
+    as_days = to_usd(icos, wide.tz_localize(None), columns=["hard_cap"])
+    assert as_days["hard_cap_usd"].tolist() == [1000.0]
+    as_instants = to_usd(icos, wide.tz_convert("UTC"), columns=["hard_cap"])
+    assert as_instants["hard_cap_usd"].tolist() == [2000.0]
+    long = wide.rename_axis("date").reset_index().melt("date", var_name="currency",
+                                                      value_name="usd_per_unit")
+    long["currency"] = "ETH"
+    with pytest.raises(InvalidParameter, match="time-zone-aware in Asia/Tokyo, not UTC"):
+        to_usd(icos, long, columns=["hard_cap"])
+    text = pd.DataFrame({"date": ["2019-01-01T00:00+09:00"], "currency": ["ETH"],
+                         "usd_per_unit": [200.0]})
+    with pytest.raises(InvalidParameter, match=r"time-zone-aware in UTC\+09:00, not UTC"):
+        to_usd(icos, text, columns=["hard_cap"])
+
+
+@pytest.mark.parametrize("tz", ["UTC", "Etc/UTC", dt.UTC, "Europe/London"])
+def test_rates_in_utc_read_as_naive_ones_and_a_zone_utc_only_in_winter_is_refused(tz):
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2018-12-31 23:59"])
+    wide = pd.DataFrame({"ETH-USD": [100.0, 200.0]}, index=_days(tz))
+    if tz == "Europe/London":  # 0 hours from UTC in winter, 1 in summer: not UTC
+        with pytest.raises(InvalidParameter, match="time-zone-aware in Europe/London"):
+            to_usd(icos, wide, columns=["hard_cap"])
+        return
+    pd.testing.assert_frame_equal(to_usd(icos, wide, columns=["hard_cap"]),
+                                  to_usd(icos, wide.tz_localize(None), columns=["hard_cap"]))
+    text = pd.DataFrame({"date": ["2018-12-31T00:00Z"], "currency": ["ETH"],
+                         "usd_per_unit": [100.0]})
+    assert to_usd(icos, text, columns=["hard_cap"])["hard_cap_usd"].tolist() == [1000.0]

@@ -99,9 +99,18 @@ def test_a_wide_frame_with_a_date_column_instead_of_an_index():
     assert rates["usd_per_unit"].tolist() == [1.0, 2.0]
 
 
-def test_long_dates_with_a_time_zone_are_taken_in_utc():
-    rates = normalize_rates(_long(("2018-01-01T01:00:00+02:00", "ETH", 1.0)))
-    assert str(rates["date"].iloc[0]) == "2017-12-31 23:00:00"
+def test_long_dates_in_utc_are_read_and_in_another_zone_refused_naming_it():
+    rates = normalize_rates(_long(("2018-01-01T01:00:00+00:00", "ETH", 1.0)))
+    assert str(rates["date"].iloc[0]) == "2018-01-01 01:00:00"
+    with pytest.raises(ValueError, match=(
+            r"^rates: the dates are time-zone-aware in UTC\+02:00, not UTC: 2018-01-01 "
+            r"01:00:00\+02:00 is 2017-12-31 23:00 UTC, and a rate is taken for the UTC day")):
+        normalize_rates(_long(("2018-01-01T01:00:00+02:00", "ETH", 1.0)))
+    no_date = pd.DataFrame({"date": pd.Series([pd.NaT], dtype="datetime64[ns, America/New_York]"),
+                            "currency": ["ETH"], "usd_per_unit": [1.0]})
+    with pytest.raises(ValueError, match=(
+            r"^rates: the dates are time-zone-aware in America/New_York, not UTC, and a rate")):
+        normalize_rates(no_date)
 
 
 def test_two_rates_of_one_day_name_the_currency_and_the_day():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from icoframes.parse.prices import glued_multiplier
+from icoframes.parse.prices import split_multiplier
 from icoframes.parse.units import read_amounts, read_price
 
 
@@ -70,6 +70,6 @@ def test_without_the_icos_ticker_a_glued_looking_unit_is_read_as_before():
 @pytest.mark.parametrize("token", [None, "KIN"])
 def test_a_multiplier_before_no_unit_at_all_is_no_glued_multiplier(unit, token):
     # the rest names no unit (a missing marker, nothing): no currency, and never "the token"
-    assert glued_multiplier(unit, token) is None
+    assert split_multiplier(unit, token) == ("", unit)
     amounts, units, bad = read_amounts(["5kTBA"], [""])
     assert (amounts.tolist(), units.tolist(), bad.values) == ([5.0], ["KTBA"], [])

@@ -8,14 +8,15 @@ messages (a refusal time, a reset time: what the ledger gives after a day of req
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass
 
 import pytest
 
 from icoframes.api.control import LoadControl
-from icoframes.errors import QuotaExceeded, QuotaWarning
+from icoframes.errors import CacheError, QuotaExceeded, QuotaWarning
 from icoframes.fetch.stops import Booking, BudgetSpent, breaker_error, quota_error, warn_short_quota
-from icoframes.store.ledger import LedgerState, QuotaLedger
+from icoframes.store.ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
 
 
 @pytest.fixture(autouse=True)
@@ -209,6 +210,69 @@ def test_a_booking_keeps_the_ledgers_state_when_it_refused(tmp_path):
         booking.take("ico")
     assert booking.refused_state == booking.ledger.state()
     assert (booking.refused_state.sent, booking.refused_state.limit) == (2, 2)
+
+
+class _UnreadAfterRefusing(QuotaLedger):
+    """A ledger that refuses, then cannot be read: what no server can time (the fault falls
+    between the ledger's own refusal and its read, in one thread)."""
+
+    def state(self) -> LedgerState:
+        raise CacheError("the quota ledger went bad")
+
+
+def test_a_ledger_unread_after_its_refusal_keeps_the_refusal_and_the_error(tmp_path):
+    booking = Booking(_UnreadAfterRefusing(tmp_path, "key", limit=1, service="s"), budget=5)
+    booking.take("ico")
+    assert booking.ledger_error is None
+    with pytest.raises(QuotaExceeded, match="daily_quota setting") as info:
+        booking.take("ico")
+    assert info.value.endpoint == "ico"  # the ledger's own refusal, not the CacheError
+    assert str(booking.ledger_error) == "the quota ledger went bad"
+    assert booking.refused_state is None and booking.profiles == 1  # handed back
+
+
+def test_a_485_the_ledger_cannot_record_is_kept_with_its_error(tmp_path):
+    booking = Booking(_ledger(tmp_path))
+    booking.take("ico")
+    booking.take("ico")
+    # its folder replaced by one icoframes refuses to use (a ledger checks its folders once,
+    # and again whenever its file is opened anew)
+    (tmp_path / LEDGER_FOLDER).rename(tmp_path / "quota-before")
+    (tmp_path / LEDGER_FOLDER).mkdir()
+    os.chmod(tmp_path / LEDGER_FOLDER, 0o777)
+    booking.settle("ico", 485)  # the client raises the 485 itself: not hidden by this
+    assert "others may write to it" in str(booking.ledger_error)
+    with pytest.raises(CacheError, match="others may write to it"):  # any other: its error
+        booking.settle("ico", "not_sent")
+    assert "others may write to it" in str(booking.ledger_error)
+
+
+UNREAD = CacheError("the cache folder /c/quota is refused")
+
+
+@pytest.mark.parametrize(("stop", "state", "began_again", "start"), [
+    (SERVICE, _state(sent=6), False,
+     "the service refused this key: its daily request limit (error 485) was reached, after at "
+     "least 6 requests sent today with this key from this cache dir (the quota ledger could not "
+     "be read: the cache folder /c/quota is refused). This call fetched 7 profiles;"),
+    (SERVICE, _state(refused_at=dt.datetime(2026, 11, 26, 14, 5), refused_after=12), False,
+     "the service refused this key: its daily request limit (error 485) was reached at 14:05 "
+     "UTC, after at least 12 requests sent today with this key from this cache dir (the quota "
+     "ledger could not be read: the cache folder /c/quota is refused). This call fetched 7 "),
+    (SETTING, _state(), True,
+     "the daily_quota setting (5000 requests) is reached: at least 40 requests sent that day "
+     "(2026-11-26, UTC) with this key from this cache dir (the quota ledger could not be read: "
+     "the cache folder /c/quota is refused). This call fetched 7 profiles;"),
+])
+def test_quota_error_with_the_ledger_unread_says_at_least_and_why(stop, state, began_again,
+                                                                   start):
+    error = quota_error(stop, _Settings(), state, began_again, UNREAD, fetched=7, left=3,
+                        unlisted=False)
+    assert str(error).startswith(start)
+    assert (error.code, error.remaining) == (stop.code, 3)
+    plain = str(quota_error(stop, _Settings(), state, began_again, None, fetched=7, left=3,
+                            unlisted=False))
+    assert "at least" not in plain and "ledger" not in plain
 
 
 # -- the breaker's words -------------------------------------------------------------------

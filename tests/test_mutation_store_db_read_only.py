@@ -103,10 +103,10 @@ def test_commits_in_a_log_a_read_only_folder_cannot_read_are_never_served_as_mis
         finally:
             db.close()
     assert str(caught.value) == (
-        f"the cache database {db.path} cannot be read here: commits in its log "
-        f"{db.path}-wal are not in the file yet, and SQLite reads a log only with its index "
-        "(-shm), which cannot be made in a folder that cannot be written. Open the cache once "
-        "where it can be written (`icoframes cache info` there folds the log into the file)")
+        f"the cache database {db.path} cannot be read here: its log {db.path}-wal may hold "
+        "commits that are not in the file, and SQLite reads a log only with its index (-shm), "
+        "which cannot be made in a folder that cannot be written. Open the cache once where "
+        "it can be written (`icoframes cache info` there folds the log into the file)")
     # opened once where it can be written (by a process that ends): the file holds all
     subprocess.run([sys.executable, "-c", "import sys; from icoframes.store.db import Database;"
                     f"Database(sys.argv[1], {SCHEMA!r}).rows('SELECT 1')", folder / "data.sqlite3"],
@@ -282,3 +282,65 @@ def test_a_file_that_is_no_database_is_set_aside_or_said_where_it_cannot_be(
             assert os.listdir(folder) == ["data.sqlite3.corrupt"]
     finally:
         db.close()
+
+
+@pytest.mark.parametrize(("side", "said"), [
+    ("-wal", "the cache database's log {path}-wal cannot be read (Permission denied): give "
+             "this user read and write access to it (it may hold commits not in the file "
+             "yet: keep it)"),
+    ("-shm", "the cache database's log index {path}-shm cannot be read (Permission denied): "
+             "give this user read and write access to it")])
+def test_an_unreadable_log_or_index_in_a_writable_folder_is_named_not_the_folder(
+        tmp_path, side, said):
+    # the messages blamed the folder ("a folder that cannot be written", "use a writable
+    # cache_dir") for a log or an index this process may not read in a writable folder
+    folder = _folder(tmp_path)
+    path = folder / "data.sqlite3"
+    made = sqlite3.connect(path, isolation_level=None)
+    made.executescript("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;" + SCHEMA
+                       + "INSERT INTO t VALUES (1, 'a');")
+    command = [sys.executable, "-c", _UNREADABLE, str(path)]
+    if os.geteuid() == 0:
+        if (setpriv := shutil.which("setpriv")) is None:
+            pytest.skip("running as root without setpriv: a file cannot be made unreadable")
+        command = [setpriv, "--bounding-set=-dac_override,-dac_read_search", *command]
+    try:  # the writer still open: its log and index stay
+        Path(f"{path}{side}").chmod(0)
+        done = subprocess.run(command, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    finally:
+        Path(f"{path}{side}").chmod(0o600)
+        made.close()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [said.format(path=path)] * 2
+
+
+def test_a_log_left_after_a_checkpoint_is_not_said_to_hold_commits_the_file_lacks(tmp_path):
+    # every commit folded into the file, the log left full size (a checkpoint truncates
+    # nothing), copied without its index into a read-only folder: only the index would tell
+    # that the log holds nothing new, so the refusal says it may, not that it does
+    live = _folder(tmp_path, "live")
+    writer = sqlite3.connect(live / "data.sqlite3", isolation_level=None)
+    try:
+        writer.executescript("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;" + SCHEMA)
+        writer.executemany("INSERT INTO t VALUES (?, 'a')", [(k,) for k in range(5)])
+        busy, logged, folded = writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        assert busy == 0 and logged == folded > 0  # every frame of the log is in the file
+        folder = _folder(tmp_path)
+        for side in ("", "-wal"):
+            shutil.copy(live / f"data.sqlite3{side}", folder)
+    finally:
+        writer.close()
+    assert (folder / "data.sqlite3-wal").stat().st_size > 32
+    db = Database(folder / "data.sqlite3", SCHEMA)
+    with _read_only(folder):
+        try:
+            with pytest.raises(CacheError) as caught:
+                _rows(db)
+        finally:
+            db.close()
+    assert str(caught.value) == (
+        f"the cache database {db.path} cannot be read here: its log {db.path}-wal may hold "
+        "commits that are not in the file, and SQLite reads a log only with its index (-shm), "
+        "which cannot be made in a folder that cannot be written. Open the cache once where "
+        "it can be written (`icoframes cache info` there folds the log into the file)")

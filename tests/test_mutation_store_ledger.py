@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
+import shutil
 import sqlite3
 import threading
 from pathlib import Path
@@ -21,7 +23,7 @@ import pytest
 import time_machine
 from waiting import HANG_GUARD, wait_until
 
-from icoframes.errors import InvalidParameter, QuotaExceeded
+from icoframes.errors import CacheError, InvalidParameter, QuotaExceeded
 from icoframes.store import ledger as ledger_module
 from icoframes.store.db import Database
 from icoframes.store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
@@ -409,3 +411,34 @@ def test_a_cap_that_is_no_count_is_refused_before_anything_is_booked(tmp_path, l
         _ledger(tmp_path, limit=limit)
     assert str(caught.value) == f"limit must be a whole number >= 0, got {limit!r}"
     assert not (tmp_path / LEDGER_FOLDER).exists()
+
+
+def test_a_ledger_checks_its_folders_once_and_a_folder_replaced_by_another_user_again(
+        tmp_path, monkeypatch):
+    # every booking checked the cache dir and quota/ again (a stat and an lstat per request
+    # on the crawl's hot path); a Cache checks them once, and its database again whenever
+    # it opens its file anew: a folder replaced between two bookings is still refused
+    from test_safety import _other_uid
+
+    from icoframes.store import db as db_module
+
+    checked: list[Path] = []
+    real = db_module._checked
+    monkeypatch.setattr(db_module, "_checked",
+                        lambda path, *a, **k: checked.append(path) or real(path, *a, **k))
+    ledger = _ledger(tmp_path, limit=10)
+    with _at(DAY1):
+        ledger.take("ico")
+        first = list(checked)
+        for _ in range(3):
+            ledger.settle(None)
+            ledger.take("ico")
+        assert ledger.state().sent == 4
+    assert set(first) == {tmp_path, tmp_path / LEDGER_FOLDER} and checked == first
+    uid = _other_uid()
+    shutil.rmtree(tmp_path / LEDGER_FOLDER)  # and planted again by another user
+    (tmp_path / LEDGER_FOLDER).mkdir(mode=0o700)
+    os.chown(tmp_path / LEDGER_FOLDER, uid, -1)
+    with _at(DAY1), pytest.raises(CacheError, match=r"cache folder .* refused: it belongs to "
+                                                    rf"another user \(uid {uid}"):
+        ledger.take("ico")

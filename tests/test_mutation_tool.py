@@ -41,8 +41,10 @@ def test_a_cache_is_dropped_so_that_mutmut_mutates_the_function():
               "@functools.cache\ndef g():\n    pass\n")
     dropped = mutation.undecorate(source)
     assert dropped == "def f(a):\n    return a\n\n\ndef g():\n    pass\n"
-    assert mutation.undecorated("parse") == ["read_label (@lru_cache)"]
-    assert mutation.undecorated("parse:units") == []
+    assert mutation.undecorated("parse") == ["read_label (@lru_cache)",
+                                             "_column_unit (@lru_cache)"]
+    assert mutation.undecorated("parse:units") == ["_column_unit (@lru_cache)"]
+    assert mutation.undecorated("parse:prices") == []
 
 
 def test_a_few_files_of_a_package_in_one_run():

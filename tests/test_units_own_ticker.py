@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from icoframes.parse.prices import ambiguous_multiplier, glued_multiplier
+from icoframes.parse.prices import split_multiplier
 from icoframes.parse.units import read_amount_group, read_amounts, read_price
 
 
@@ -103,20 +103,20 @@ def test_a_lone_lowercase_m_glued_to_the_icos_own_ticker_in_an_exchange_is_unrea
                                          ["unreadable_price", "unreadable_price"])
 
 
-def test_glued_multiplier_of_the_icos_own_ticker():
-    assert glued_multiplier("kKIN", "KIN") == ("k", "KIN")
-    assert glued_multiplier("mioKIN", "KIN") == ("mio", "KIN")
-    assert glued_multiplier("bKIN", "KIN") == ("b", "KIN")
+def test_split_multiplier_of_the_icos_own_ticker():
+    assert split_multiplier("kKIN", "KIN") == ("k", "KIN")
+    assert split_multiplier("mioKIN", "KIN") == ("mio", "KIN")
+    assert split_multiplier("bKIN", "KIN") == ("b", "KIN")
     for capital in ("KKIN", "MKIN", "BKIN", "MioKIN", "BNKIN", "kKIN".upper()):
-        assert glued_multiplier(capital, "KIN") is None  # ambiguous_multiplier's
-        assert ambiguous_multiplier(capital, "KIN")
-    assert not ambiguous_multiplier("kKIN", "KIN") and not ambiguous_multiplier("KKIN", "XYZ")
-    assert not ambiguous_multiplier("KKIN", None) and not ambiguous_multiplier("KIN", "KIN")
+        assert split_multiplier(capital, "KIN") is None  # cannot be told
+    assert split_multiplier("KKIN", "XYZ") == ("", "KKIN")
+    assert split_multiplier("KKIN", None) == ("", "KKIN")
+    assert split_multiplier("KIN", "KIN") == ("", "KIN")
     # without a ticker nothing is ambiguous, not even a lone multiplier (its rest names no unit)
-    assert not ambiguous_multiplier("K", None) and not ambiguous_multiplier("MM", None)
-    assert glued_multiplier("mKIN", "KIN") is None  # milli or million: not a multiplier here
-    assert glued_multiplier("BTC", "TC") is None and glued_multiplier("KKIN", "KKIN") is None
-    assert glued_multiplier("KKIN") is None and glued_multiplier("KKIN", "XYZ") is None
+    assert split_multiplier("K", None) == ("", "K") and split_multiplier("MM", None) == ("", "MM")
+    assert split_multiplier("mKIN", "KIN") is None  # milli or million: not a multiplier here
+    assert split_multiplier("BTC", "TC") == ("", "BTC")
+    assert split_multiplier("KKIN", "KKIN") == ("", "KKIN")
 
 
 def test_tidy_reads_caps_with_the_icos_own_ticker():

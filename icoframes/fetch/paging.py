@@ -48,6 +48,8 @@ class ListQuery:
     total_icos: int | None = None
     failed_pages: dict[int, str] = field(default_factory=dict)
     fallback: Stored | None = None  # the cached copy, used when paging fails
+    keeps_day: bool = False  # an export's: the rows of its day's list a paging lacks are kept
+    kept: dict[str, Any] | None = None  # which rows were kept so, listed when
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
     paging: bool = False
@@ -92,7 +94,7 @@ class ListQuery:
         was fetched before ``after`` (an export's day is never answered by an older list)."""
         if fallback is not None and after is not None and fallback.fetched_at < after:
             fallback = None
-        self.fallback, self.paging = fallback, True
+        self.fallback, self.paging, self.keeps_day = fallback, True, after is not None
 
     # -- paging ----------------------------------------------------------------
 
@@ -181,7 +183,30 @@ class ListQuery:
         # at the cache's precision: the load that paged it and later ones say the same time
         self.frame, self.fetched_at, self.problems = frame, from_ms(ms(utcnow())), lost
         self.items, self.n_items = items, len(items)
+        if not self.complete and self.keeps_day and self.fallback is not None:
+            self._keep_earlier(self.fallback)
         return False
+
+    def _keep_earlier(self, earlier: Stored) -> None:
+        """A list of an export's day that this paging could not get whole: the rows of the
+        day's earlier list that it lacks are kept (a day's rows are never replaced by fewer),
+        said in ``kept``; the list is then as old as those rows (``fetched_at``), also as
+        cached, so that a later run of the day keeps them with the time they were listed."""
+        assert self.frame is not None
+        extra = earlier.frame[~earlier.frame["id"].isin(self.frame["id"])]
+        if extra.empty:
+            return
+        ids = set(extra["id"].tolist())
+        raw = earlier.raw
+        self.items += [item for item in (raw if isinstance(raw, list) else [])
+                       if isinstance(item, Mapping) and rules.parse_id(item.get("id")) in ids]
+        self.frame = pd.concat([self.frame, extra], ignore_index=True)
+        self.n_items = len(self.items)
+        self.problems += [p for p in earlier.meta.get("problems") or []
+                          if p.get("ico_id") in ids]
+        self.fetched_at = earlier.fetched_at
+        self.kept = {"rows": len(extra), "ids": sorted(int(i) for i in ids),
+                     "fetched_at": earlier.fetched_at.isoformat()}
 
     @property
     def missing(self) -> int | None:
@@ -202,6 +227,7 @@ class ListQuery:
             "problems": self.problems,
             "answered_from": self.answered_from,
             **({"cache_declined": self.declined} if self.declined else {}),
+            **({"kept": self.kept} if self.kept else {}),
         }
 
 

@@ -146,6 +146,9 @@ def _warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
         else:
             short = q.get("missing")
             count = f"{short} of its {q['total_icos']} ICOs missing" if short else "pages failed"
+            if q.get("kept"):  # an export's day: what the paging lacked, kept from its list
+                count += (f"; {q['kept']['rows']} of its rows kept from the list paged at "
+                          f"{q['kept']['fetched_at']}")
             again = ("every page came, with fewer ICOs than the count says: it is paged again "
                      "once older than max_age" if q.get("count_contradicts")
                      else "the next call pages it again")

@@ -105,12 +105,25 @@ class Service:
         finally:
             self.close()
 
-    def quota_state(self) -> tuple[LedgerState, bool]:
-        """The ledger's state when it last refused a request of this load (else now), and
-        whether its day has ended since (midnight came while the load waited)."""
-        now = self.ledger.state()
-        refused = None if self._booking is None else self._booking.refused_state
-        return (now, False) if refused is None else (refused, now.day > refused.day)
+    def quota_state(self) -> tuple[LedgerState, bool, CacheError | None]:
+        """The ledger's state now, or when it last refused a request of this load if its
+        day has ended since (midnight came while the load waited: True), and the
+        ledger's error when it could not be read or written at the stop (its state is
+        then this load's own requests: :func:`.stops.quota_error` says "at least")."""
+        booking = self._booking
+        refused = None if booking is None else booking.refused_state
+        unread = None if booking is None else booking.ledger_error
+        try:
+            now = self.ledger.state()
+        except CacheError as exc:
+            unread, ledger = exc, self.ledger
+            if refused is not None:
+                return refused, ledger.day() > refused.day, unread
+            now = LedgerState(ledger.day(), sum(self.requests_spent().values()), ledger.limit,
+                              reset=ledger.reset, day_ends=ledger.next_reset())
+        if refused is None or now.day <= refused.day:  # the same day: its latest count
+            return now, False, unread  # (requests in flight answered, a later 485 recorded)
+        return refused, True, unread
 
     def requests_spent(self) -> dict[str, int]:
         """Requests sent per endpoint, retries and unanswered ones included: what the

@@ -12,7 +12,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from ..api.control import LoadControl
-from ..errors import QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
+from ..errors import CacheError, QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
 from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
 
@@ -37,7 +37,9 @@ class Booking:
     """Books every request in the ledger, and profile requests against the call's budget.
 
     Each attempt counts (a retry too); a request that never left is handed back
-    to both.
+    to both. A quota stop is never hidden by a ledger that cannot be read or written
+    at that moment: its :class:`~icoframes.errors.CacheError` is kept in
+    :attr:`ledger_error`, to be said in the stop.
     """
 
     def __init__(self, ledger: QuotaLedger, budget: int | None = None) -> None:
@@ -45,6 +47,7 @@ class Booking:
         self.budget = budget
         self.profiles = 0  # profile requests booked by this call
         self.refused_state: LedgerState | None = None  # the ledger's, when it refused one
+        self.ledger_error: CacheError | None = None  # met while booking a quota stop
         self._lock = threading.Lock()
 
     def take(self, endpoint: str) -> None:
@@ -58,26 +61,37 @@ class Booking:
             self.ledger.take(endpoint)
         except BaseException as exc:
             if isinstance(exc, QuotaExceeded):  # the count of the day it refused, read now:
-                self.refused_state = self.ledger.state()  # the stop may be worded a day later
+                try:  # the stop may be worded a day later
+                    self.refused_state = self.ledger.state()
+                except CacheError as unread:  # the stop stays the stop, the error said in it
+                    self.ledger_error = unread
             if counted:
                 with self._lock:
                     self.profiles -= 1
             raise
 
     def settle(self, endpoint: str, outcome: str | int | None) -> None:
-        self.ledger.settle(outcome)
+        try:
+            self.ledger.settle(outcome)
+        except CacheError as exc:
+            if outcome != 485:
+                raise
+            self.ledger_error = exc  # the service's refusal, not recorded: the stop says so
         if outcome == "not_sent" and endpoint == "ico" and self.budget is not None:
             with self._lock:
                 self.profiles -= 1
 
 
 def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
-                began_again: bool = False, *, fetched: int, left: int,
-                unlisted: bool) -> QuotaExceeded:
+                began_again: bool = False, unread: CacheError | None = None, *, fetched: int,
+                left: int, unlisted: bool) -> QuotaExceeded:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
-    ``state`` is the ledger's when it refused; ``began_again``: its day has ended since."""
+    ``state`` is the ledger's when it refused; ``began_again``: its day has ended since.
+    ``unread``: the ledger could not be read or written then (``state`` holds this call's
+    own requests, so the count is said as a lower bound, and the error with it)."""
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
+    least = "" if unread is None else "at least "
     if stop.code == 485:
         when = "" if state.refused_at is None else f" at {state.refused_at:%H:%M} UTC"
         day = "today"
@@ -87,7 +101,7 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             if state.refused_at is not None:
                 when = f" at {state.refused_at:%Y-%m-%d %H:%M} UTC"
         who = (f"the service refused this key: its daily request limit (error 485) was reached"
-               f"{when}, after "
+               f"{when}, after {least}"
                f"{state.refused_after if state.refused_after is not None else state.sent} "
                f"requests sent {day} with this key from this cache dir")
         then = ("The service does not say when its allowance resets: the next call sends one "
@@ -103,13 +117,15 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     else:
         day = "UTC" if state.reset is None else f"from {state.reset:%H:%M} UTC, quota_reset"
         who = (f"the daily_quota setting ({settings.daily_quota} requests) is reached: "
-               f"{state.sent} requests sent {'that day' if began_again else 'today'} "
+               f"{least}{state.sent} requests sent {'that day' if began_again else 'today'} "
                f"({state.day}, {day}) with this key from this cache dir")
         then = (f"The count starts again at {_at(state)}: call the same loader again then to "
                 "fetch only the rest, or raise daily_quota.")
         if began_again:  # the day it refused has ended since (the load waited for requests)
             then = (f"The count started again at {_at(state)}, after this call stopped: call "
                     "the same loader again now to fetch only the rest.")
+    if unread is not None:
+        who += f" (the quota ledger could not be read: {unread})"
     return QuotaExceeded(
         f"{who}. This call fetched {fetched} profiles; {left} remain to fetch{more}. Everything "
         f"fetched is cached, and offline=True returns it now without a request. {then}",

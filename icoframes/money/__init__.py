@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameter, warn
+from ..files import numpy_duration
 from ..parse.units import canonical_units
 from ..queries import checked_keywords
 from .prices import naive_dates, price_dates, sale_prices
@@ -84,8 +85,9 @@ class _NotGiven:
 NOT_GIVEN: Final = _NotGiven()
 
 
-def renamed_rate_max_age(rate_max_age: str | pd.Timedelta | None, max_age: object,
-                         function: str) -> str | pd.Timedelta | None:
+def renamed_rate_max_age(rate_max_age: str | pd.Timedelta | np.timedelta64 | None,
+                         max_age: object, function: str
+                         ) -> str | pd.Timedelta | np.timedelta64 | None:
     """``rate_max_age``, or the deprecated ``max_age`` with a FutureWarning."""
     if max_age is NOT_GIVEN:
         return rate_max_age
@@ -102,11 +104,17 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
     """``rate_max_age`` as a positive Timedelta (None: any age), or InvalidParameter.
 
     A bare number is refused: ``pd.Timedelta(7)`` is 7 nanoseconds, which would
-    leave nearly every amount without a rate and say so only in a count.
+    leave nearly every amount without a rate and say so only in a count; so is a
+    NumPy timedelta64 without a unit (``np.timedelta64(7)``), while one with a unit
+    is read as pandas reads it (:func:`~icoframes.files.numpy_duration`).
     """
     if rate_max_age is None:
         return None
-    if isinstance(rate_max_age, str | dt.timedelta):  # pd.Timedelta is a timedelta
+    if isinstance(rate_max_age, np.timedelta64):
+        age = numpy_duration(rate_max_age)
+        if age is not None and age > pd.Timedelta(0):
+            return age
+    elif isinstance(rate_max_age, str | dt.timedelta):  # pd.Timedelta is a timedelta
         try:  # str(): pandas 2.2's parser takes an exact str, not the default's subclass
             age = pd.Timedelta(str(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age)
         except ValueError:
@@ -117,7 +125,8 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
             return age
     raise InvalidParameter(
         f"{function}: rate_max_age must be a positive duration with a unit, such as '7D', "
-        f"'12h' or pd.Timedelta(days=7) (None: any age); got {rate_max_age!r}")
+        f"'12h', pd.Timedelta(days=7) or np.timedelta64(7, 'D') (None: any age); got "
+        f"{rate_max_age!r}")
 
 
 def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
@@ -149,7 +158,7 @@ def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
 def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
            date: str | Sequence[str] = DATE_COLUMNS,
            columns: Sequence[str] | None = None,
-           rate_max_age: str | pd.Timedelta | None = RATE_MAX_AGE,
+           rate_max_age: str | pd.Timedelta | np.timedelta64 | None = RATE_MAX_AGE,
            quote: Quote | None = None,
            max_age: object = NOT_GIVEN) -> pd.DataFrame:
     """Add ``<amount>_usd`` columns: caps, token price and purchase limits in US dollars.
@@ -168,9 +177,10 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         The conversion date of each ICO: the first of these columns that is known.
     columns : str or sequence of str, optional
         The amount or amounts to convert (default: all of :data:`AMOUNT_UNITS`).
-    rate_max_age : str or Timedelta or None, default ``"7D"``
+    rate_max_age : str or Timedelta or numpy.timedelta64 or None, default ``"7D"``
         The oldest rate accepted before the date (a weekend or a holiday is
-        bridged; a rate from last year is not). None accepts any age.
+        bridged; a rate from last year is not), with a unit (a bare number, or a
+        ``timedelta64`` without a unit, is refused). None accepts any age.
     quote : {"usd_per_unit", "units_per_usd"}, optional
         The direction of wide columns named by a bare currency code (``ETH``,
         ``JPY``); without it such a column is refused, never guessed.

@@ -7,6 +7,7 @@ refused, never guessed.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Hashable, Mapping
 from typing import Final, Literal
@@ -58,8 +59,9 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
       and name it by its ticker, ``rates[["Close"]].rename(columns={"Close": "ETH-USD"})``.
 
     Rows without a rate (NaN) are dropped; USD rows are dropped (USD needs no
-    rate). Time-zone-aware dates are taken in UTC and made naive, like the
-    ICOs' dates.
+    rate). Dates are UTC, like the ICOs' dates: time-zone-aware dates in UTC are
+    made naive; in another zone they are refused (a daily rate stamped at midnight in
+    Tokyo is the day before in UTC: say whether they are days or instants).
 
     Parameters
     ----------
@@ -75,6 +77,7 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
         (a ``ValueError``, the package's one class for a bad argument)
         When the layout is neither form, a column's direction is ambiguous or
         has no USD side (the column is named), a date or a rate cannot be read,
+        the dates are time-zone-aware in a zone other than UTC,
         a rate is zero or negative, or one day has two different rates of one currency.
 
     Examples
@@ -219,6 +222,24 @@ def _wide_column(name: object, quote: Quote | None) -> tuple[str, bool] | str | 
             f"('{base}-USD', '{base}USD=X')")
 
 
+def _check_utc(when: pd.Series, zone: dt.tzinfo) -> None:
+    """Time-zone-aware dates in UTC (a zone that is always 0 hours from it) are read as
+    UTC; in any other zone they are refused: a daily rate's stamp may be its day (midnight
+    where it was recorded: in Tokyo, 15:00 UTC the day before) or an instant, and the two
+    give different days (an ICO ending at 23:59 UTC would take the next day's rate)."""
+    offsets = {pd.Timestamp(f"2001-{month}-01", tz=zone).utcoffset() for month in (1, 7)}
+    if offsets == {pd.Timedelta(0)}:
+        return
+    first = when.dropna()
+    stamp = "" if first.empty else (
+        f": {first.iloc[0]} is {first.iloc[0].tz_convert('UTC'):%Y-%m-%d %H:%M} UTC")
+    raise InvalidParameter(
+        f"rates: the dates are time-zone-aware in {zone}, not UTC{stamp}, and a rate is "
+        "taken for the UTC day of its date (the ICOs' dates are UTC). Say which they are: "
+        "days (each the rate of the day written): drop the zone, .tz_localize(None); "
+        "instants: convert them, .tz_convert('UTC')")
+
+
 def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFrame:
     try:
         if pd.api.types.is_datetime64_any_dtype(dates):
@@ -227,7 +248,9 @@ def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFram
             when = pd.to_datetime(pd.Series(dates).reset_index(drop=True), format="ISO8601")
     except (ValueError, TypeError) as exc:
         raise InvalidParameter(f"rates: dates could not be read ({exc})") from None
-    if getattr(when.dt, "tz", None) is not None:
+    zone = getattr(when.dt, "tz", None)
+    if zone is not None:
+        _check_utc(when, zone)
         when = when.dt.tz_convert("UTC").dt.tz_localize(None)
     value = pd.Series(_numbers(usd))
     codes = canonical_units(pd.Series(currency))

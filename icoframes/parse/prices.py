@@ -20,6 +20,7 @@ written                        ticker      price
 ``5kUSD = 1M XYZ``             XYZ         0.005 USD
 ``$1 = 5kKIN``                 KIN         1/5000 USD
 ``1 kUSD = 0.01 ETH``          KUSD        0.01 ETH
+``1 ABC = 0.1 USD$``           ABC         0.1 USD
 =============================  ==========  ====================
 
 Unreadable (a :class:`~icoframes.parse.base.Bad`, so reported, with its
@@ -27,7 +28,8 @@ reason): a side with a range or several amounts (``1 ETH = 3640-3367 IML``:
 ``range``), a qualifier (``1PSTS = 20¢ (25¢ AFTER SEPT 18)``: ``vague``), and
 a side without an amount or with a sign, both or neither side a currency when
 the ticker decides nothing, a token amount of 0, or no currency on the side
-that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``), and a lone
+that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``), a symbol after
+what is no currency (``1 ABC = 0.1 EUR$``: ``unreadable_price``), and a lone
 lowercase ``m`` glued to the ICO's ticker (``2 mKIN = $1`` for KIN, milli or million:
 ``unreadable_price``).
 """
@@ -42,16 +44,16 @@ from .base import MARKER_SPELLINGS, Reason, _Bad, bad
 from .rules import amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
 
-__all__ = ["ambiguous_multiplier", "canonical_unit", "glued_multiplier", "own_ticker",
-           "read_exchange"]
+__all__ = ["CURRENCIES", "canonical_unit", "own_ticker", "read_exchange", "split_multiplier"]
 
-_CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES  # FIAT is one of FIAT_CODES
+#: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
+CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
 _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
 _SIDE_RE: Final = re.compile(
     r"""\s*(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*
     (?P<num>\d(?:[\d,.\s]*\d)?)\s*
-    (?:(?P<mult>k|thousand|mm|mn|mio|million|m|bn|billion|b)\b\.?)?\s*
-    (?P<unit>[^\W\d_][\w.]*|¢|\$|€|£)?\s*""",
+    (?:(?P<mult>k|thousand|mm|mn|mio|(?-i:[mM]ln)|million|m|bn|billion|b)\b\.?)?\s*
+    (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£)?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
 
@@ -85,22 +87,24 @@ def canonical_unit(text: object) -> str | None:
 
 # Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$"), longest
 # first; a lone b only to a symbol ("1.5B$").
-_GLUED: Final = ("thousand", "million", "billion", "mio", "mm", "mn", "bn", "k", "m", "b")
+_GLUED: Final = ("thousand", "million", "billion", "mio", "mln", "mm", "mn", "bn", "k", "m", "b")
 # A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
 _SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
 
 
-def glued_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | None:
-    """``(multiplier, currency code)`` of a unit written as a multiplier glued to a currency
-    (``"kUSD"``: thousands of USD); None for any other unit.
+def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | None:
+    """A unit written in a value or a unit column, split into ``(multiplier, unit)``:
+    ``("k", "USD")`` for a multiplier glued to a currency (``"kUSD"``: thousands of USD),
+    ``("", unit)`` (as written) when none is glued, None when the multiplier cannot be told.
 
     ``token`` is the ICO's own ticker (upper case, :func:`own_ticker`). It is never read as
     a multiplier glued to a currency (``"kUSD"`` for KUSD is the token), and a lowercase
     multiplier glued to it multiplies it (``"kKIN"``, ``"1.5bnKIN"`` for KIN: tickers are
     written in capitals) unless the whole unit is a known currency (``"BTC"`` for TC). A
-    multiplier in capitals glued to it (``"KKIN"``, ``"MOD"`` for OD: maybe another token's
-    ticker) and a lone lowercase ``m`` (``"mKIN"``: milli or million) cannot be told:
-    :func:`ambiguous_multiplier`.
+    multiplier in capitals glued to it (``"KKIN"`` for KIN: thousands of KIN, or a token
+    KKIN? ``"MOD"`` for OD: millions of OD, or the token MOD?) and a lone lowercase ``m``
+    (``"mKIN"``: milli or million) cannot be told: None, the value is unreadable, never a
+    guess.
 
     Any other currency: written all in capitals before its letters it is a ticker, as written
     (``KUSD``, ``MUSD``); before a symbol it multiplies in any case (``M$``, ``KUS$``,
@@ -110,59 +114,40 @@ def glued_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
 
     Examples
     --------
-    >>> glued_multiplier("kUSD"), glued_multiplier("bnEther"), glued_multiplier("mioEUR")
+    >>> split_multiplier("kUSD"), split_multiplier("bnEther"), split_multiplier("mioEUR")
     (('k', 'USD'), ('bn', 'ETH'), ('mio', 'EUR'))
-    >>> glued_multiplier("M$"), glued_multiplier("KUS$"), glued_multiplier("MUSD$")
+    >>> split_multiplier("M$"), split_multiplier("KUS$"), split_multiplier("MUSD$")
     (('m', 'USD'), ('k', 'USD'), ('m', 'USD'))
-    >>> glued_multiplier("KUSD"), glued_multiplier("mBTC"), glued_multiplier("kin")
-    (None, None, None)
-    >>> glued_multiplier("kKIN", "KIN"), glued_multiplier("KKIN", "KIN"), glued_multiplier(
-    ...     "kUSD", "KUSD"), glued_multiplier("mKIN", "KIN")
-    (('k', 'KIN'), None, None, None)
+    >>> split_multiplier("KUSD"), split_multiplier("mBTC"), split_multiplier("kin")
+    (('', 'KUSD'), ('', 'mBTC'), ('', 'kin'))
+    >>> split_multiplier("kKIN", "KIN"), split_multiplier("kUSD", "KUSD")
+    (('k', 'KIN'), ('', 'kUSD'))
+    >>> split_multiplier("KKIN", "KIN"), split_multiplier("mKIN", "KIN")
+    (None, None)
     """
     whole = canonical_unit(unit)
-    if whole == token or whole in _CURRENCIES:
-        return None
+    if whole == token or whole in CURRENCIES:
+        return "", unit
     folded = unit.casefold()
+    glued: tuple[str, str] | None = None  # the first multiplier that multiplies
     for mult in _GLUED:
-        if folded.startswith(mult):
-            rest = unit[len(mult):]
-            code = canonical_unit(rest)
-            if token is not None and code == token:  # the ICO's own ticker, any case
-                return (mult, code) if _lowercase_multiplier(unit, mult) else None
-            symbol = not _SYMBOL_CHARS.isdisjoint(rest.upper())
-            if code in _CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
-                    symbol or (mult != "b" and not unit.isupper())):
-                return mult, code
-    return None
+        if not folded.startswith(mult):
+            continue
+        rest = unit[len(mult):]
+        code = canonical_unit(rest)
+        if token is not None and code == token:  # the ICO's own ticker, any case
+            if not _lowercase_multiplier(unit, mult):
+                return None  # cannot be told, whichever multiplier came first
+            glued = glued or (mult, code)
+        elif glued is None and code in CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
+                not _SYMBOL_CHARS.isdisjoint(rest.upper()) or (mult != "b" and not unit.isupper())):
+            glued = mult, code
+    return ("", unit) if glued is None else glued
 
 
 def _lowercase_multiplier(unit: str, mult: str) -> bool:
     """The multiplier ``mult`` that begins ``unit`` is written in lowercase, not a lone m."""
     return unit[:len(mult)].islower() and mult != "m"
-
-
-def ambiguous_multiplier(unit: str, token: str | None) -> bool:
-    """True when ``unit`` is a multiplier glued to the ICO's own ticker ``token`` that cannot
-    be told from another unit: in capitals (``"KKIN"`` for KIN: thousands of KIN, or a
-    token KKIN? ``"MOD"`` for OD: millions of OD, or the token MOD?) or a lone lowercase
-    ``m`` (``"mKIN"``: milli or million). The value is unreadable, never a guess.
-
-    Examples
-    --------
-    >>> ambiguous_multiplier("mKIN", "KIN"), ambiguous_multiplier("MKIN", "KIN")
-    (True, True)
-    >>> ambiguous_multiplier("kKIN", "KIN"), ambiguous_multiplier("KKIN", None)
-    (False, False)
-    >>> ambiguous_multiplier("BTC", "TC"), ambiguous_multiplier("KIN", "KIN")
-    (False, False)
-    """
-    whole = canonical_unit(unit)
-    if token is None or whole == token or whole in _CURRENCIES:
-        return False
-    folded = unit.casefold()
-    return any(folded.startswith(mult) and canonical_unit(unit[len(mult):]) == token
-               and not _lowercase_multiplier(unit, mult) for mult in _GLUED)
 
 
 class _Side(NamedTuple):
@@ -172,15 +157,19 @@ class _Side(NamedTuple):
 
 def _side(text: str, token: str | None) -> _Side | Reason:
     """One side of the exchange: an amount and its unit; why not when it is not exactly that.
-    ``token``: the ICO's own ticker, if known (see :func:`glued_multiplier`)."""
+    ``token``: the ICO's own ticker, if known (see :func:`split_multiplier`)."""
     match = _SIDE_RE.fullmatch(text)
     if match is None:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
-    if not match["mult"] and match["unit"] and ambiguous_multiplier(match["unit"], token):
-        return "unreadable_price"  # "2 mKIN = $1" for KIN: milli or million?
-    glued = None if match["mult"] or not match["unit"] else glued_multiplier(match["unit"], token)
-    mult, unit = (match["mult"] or "", match["unit"]) if glued is None else glued
+    mult, unit = match["mult"] or "", match["unit"]
+    if not mult and unit:
+        split = split_multiplier(unit, token)
+        if split is None:
+            return "unreadable_price"  # "2 mKIN = $1" for KIN: milli or million?
+        mult, unit = split
+    if unit and unit[-1] in _SYMBOL_CHARS and canonical_unit(unit) not in CURRENCIES:
+        return "unreadable_price"  # "USD$" is USD, "EUR$" no currency
     amount = parse_amount(match["num"] + mult)
     if not isinstance(amount, float):
         return amount.reason if isinstance(amount, _Bad) else "unreadable_price"
@@ -253,6 +242,6 @@ def _token_side(left: _Side, right: _Side, own: str | None) -> _Side | None:
     unnamed = [side for side in (left, right) if not side.unit]
     if unnamed:  # "1 ETH = 500": the side without a unit is the token, the other a currency
         other = right if unnamed[0] is left else left
-        return unnamed[0] if len(unnamed) == 1 and other.unit in _CURRENCIES else None
-    tokens = [side for side in (left, right) if side.unit not in _CURRENCIES]
+        return unnamed[0] if len(unnamed) == 1 and other.unit in CURRENCIES else None
+    tokens = [side for side in (left, right) if side.unit not in CURRENCIES]
     return tokens[0] if len(tokens) == 1 else None

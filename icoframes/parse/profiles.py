@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..errors import InvalidParameter, checked_keywords
 from ..schema import (
     EACH,
     KEY,
@@ -64,11 +65,12 @@ _AMOUNT_GROUPS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
 _TICKERS: Final = ("ticker", "accepting")
 
 
+@checked_keywords
 def tidy(profiles: Iterable[Mapping[str, Any]], *,
          statuses: Mapping[Any, str] | None = None) -> Tables:
     """Turn raw ICO profiles into typed, related tables.
 
-    Pure: no I/O. Any shape of input is accepted without error; whatever
+    Pure: no I/O. Any shape of profile is accepted without error; whatever
     cannot be read is left missing and reported in ``Tables.problems``, one
     row per value with the id of its ICO.
 
@@ -77,13 +79,23 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     profiles : iterable of dict
         Profiles exactly as the profile endpoint's ``data`` decodes from JSON
         (spec 2.3), in any order. When an id occurs more than once the last
-        occurrence wins. A profile whose ``id`` is not an integer (or numeric
+        occurrence is kept, and each earlier copy that differs from it is a
+        problem of ``icos.id`` (reason ``duplicate_id``, its ``value`` the
+        dropped copy as JSON); copies equal to the kept one lose nothing and are
+        not reported. A profile whose ``id`` is not an integer (or numeric
         string) is skipped and reported as a problem of ``icos.id`` (without
         an ``ico_id``: it has none that can be read).
     statuses : mapping, optional
         ICO id (int or numeric string) -> status (``ongoing``, ``upcoming``,
         ``past``), e.g. the list status each profile was loaded under. ICOs not
         in it get a missing status.
+
+    Raises
+    ------
+    InvalidParameter
+        If ``profiles`` is one profile (a dict or other mapping: did you mean
+        ``tidy([profile])``?) or text (str or bytes), not an iterable of profiles:
+        iterating them would read their keys or characters as profiles.
 
     Returns
     -------
@@ -103,7 +115,7 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     names, is not normalised).
 
     * **Numbers** (float64): JSON numbers or numeric strings, also ``'$2,000,000'``,
-      ``'1,500,000'``, ``'15M'``, ``'250K'``, ``'1.2B'``, ``'2000000 USD'``,
+      ``'1,500,000'``, ``'15M'``, ``'250K'``, ``'1.2B'``, ``'5 mln.'``, ``'2000000 USD'``,
       ``'1.5e8'``, decimal commas where they cannot group thousands (``'0,003'``,
       ``'1,5'``), dot groups (``'1.500.000'``, ``'1.500,50'``); percentages
       ``'60%'``/``'60 %'`` only in ``distribution.percent`` (0-100). Ranges, stages,
@@ -171,15 +183,26 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     >>> t.icos.loc[0, "accepting"], t.social[["owner", "position", "network"]].values.tolist()
     (['ETH'], [['team', 0, 'twitter']])
     """
+    _check_profiles(profiles)
     with _gc_paused():
         return _tidy(profiles, statuses)
 
 
+def _check_profiles(profiles: object) -> None:
+    """Refuse one profile, or text, given where an iterable of profiles is expected."""
+    if isinstance(profiles, Mapping):
+        raise InvalidParameter(
+            "tidy() takes an iterable of profiles, got one profile (a "
+            f"{type(profiles).__name__}); did you mean tidy([profile])?")
+    if isinstance(profiles, str | bytes | bytearray):
+        raise InvalidParameter(
+            "tidy() takes an iterable of profiles (decoded JSON), got "
+            f"{type(profiles).__name__}; did you mean tidy(json.loads(text))?")
+
+
 @contextmanager
 def _gc_paused() -> Iterator[None]:
-    # The input is a million small dicts and lists; while tidy allocates, the
-    # cyclic collector would walk all of them again and again (a third of the
-    # run time) for nothing: tidy creates no reference cycles.
+    # the cyclic collector would walk the input's millions of objects again and again
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -193,6 +216,8 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
     log = Problems()
     items = profiles if isinstance(profiles, list | tuple) else list(profiles)
     kept, ids = select(items, log, "icos")
+    if len(kept) + len(log) < len(items):  # an id given more than once
+        _report_copies(items, log)
     if not kept:
         return Tables(**{name: empty_frame(t) for name, t in TABLES.items()},
                       problems=log.frame())
@@ -216,6 +241,25 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
     }
     frames.update((name, _long(TABLES[name], frames["icos"])) for name in LONG_LISTS)
     return Tables(**frames, problems=log.frame())
+
+
+def _report_copies(items: Sequence[object], log: Problems) -> None:
+    """Each copy of an id whose fields but the id differ from the kept (last) copy's, as a
+    problem ``duplicate_id``: in the order of each id's first occurrence, then of its copies.
+    """
+    copies: dict[int, list[Mapping[str, Any]]] = {}
+    for record in items:
+        if isinstance(record, Mapping) and (rid := rules.parse_id(record.get("id"))) is not None:
+            copies.setdefault(rid, []).append(record)
+    for rid, records in copies.items():
+        kept = _content(records[-1])
+        lost = [record for record in records[:-1] if _content(record) != kept]
+        log.add("icos", "id", lost, ids=[rid] * len(lost), reason="duplicate_id")
+
+
+def _content(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's fields but its id."""
+    return {key: value for key, value in record.items() if key != "id"}
 
 
 def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:

@@ -65,7 +65,11 @@ __all__ = [
 #: 17: a multiplier in capitals glued to the own ticker is unreadable, never a guess ("1 MOD =
 #:     0.5 USD" for OD was 5e-7 USD in 16, "5 MANA" for ANA 5 million ANA); a lowercase one
 #:     multiplies it ("$1 = 5kKIN" for KIN).
-PARSER_VERSION: Final = 17
+#: 18: "mln" (and "Mln"), with or without a dot, is a million ("$5 mln." was unit_conflict,
+#:     "5 mln" 5 in "MLN"; "5 MLN" stays the ticker). In an exchange a currency may end in a
+#:     symbol, "1 ABC = 0.1 USD$" is 0.1 USD (it was unreadable_price). "min 5000" for an
+#:     ICO of IN is vague, as for any ICO (it was unreadable_number: "m" glued to "in").
+PARSER_VERSION: Final = 18
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -87,14 +91,14 @@ _AMOUNT_RE: Final = re.compile(
     (?P<sign>[-+])?\s*{_CURRENCY}?\s*
     (?P<num>\d[\d,.\s]*|\.\d+)
     (?:e(?P<exp>[-+]?\d+))?\s*
-    (?P<mult>k|thousand|m|mm|mn|mio|million|b|bn|billion)?\.?\s*
+    (?P<mult>k|thousand|m|mm|mn|mio|(?-i:[mM]ln)|million|b|bn|billion)?\.?\s*
     {_CURRENCY}?
     """,
     re.IGNORECASE | re.VERBOSE,
 )
 _MULTIPLIER: Final = {
     "k": 1e3, "thousand": 1e3,
-    "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "million": 1e6,
+    "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "mln": 1e6, "million": 1e6,
     "b": 1e9, "bn": 1e9, "billion": 1e9,
 }
 # Thousands groups: a first group of 1-3 digits that is not 0, then groups of 3.

@@ -1,20 +1,17 @@
 """SQLite databases in the cache dir: opened safely, in WAL mode, with errors that say what to do.
 
-A :class:`Database` is one connection per process and file, shared by its threads
-under a lock, in WAL mode with ``synchronous=NORMAL`` (a committed transaction
-survives a crash or SIGKILL, not a power cut); writes begin ``IMMEDIATE``. Nothing
-on disk can wedge the package and no other local user can reach through it: a cache
-dir of another user, or writable by others, is refused (a new one is made ``0700``);
-a link or anything but a plain folder in place of a service folder is refused; a
-link, a FIFO or anything but a plain file in place of a database or its side files,
-and a damaged database, are set aside as ``*.corrupt`` (never opened; what they held
-is fetched again); a full disk, or a writer stopped holding the write lock for longer
-than :data:`BUSY_SECONDS`, is a :class:`~icoframes.errors.CacheError` and the
-transaction is rolled back. A folder this process may not write to is opened
-``mode=ro``, or ``immutable=1`` (the file alone, read anew by each transaction) when no
-log holds commits it lacks: warm and offline loads still work; an empty file is nothing
-cached yet. A file this process may not read is said as such. The cache must live on a
-local file system (WAL needs shared memory).
+One :class:`Database` per process and file, shared by its threads under a lock, in WAL
+mode with ``synchronous=NORMAL`` (a commit survives a crash or SIGKILL, not a power cut:
+:meth:`Database.sync`); writes begin ``IMMEDIATE``. No other local user reaches through
+the cache: a cache dir of another user, or writable by others, is refused (a new one is
+made ``0700``); a service folder is never a link; a link, a FIFO or anything but a plain
+file in place of a database or its side files, and a damaged database, are set aside as
+``*.corrupt`` unopened (what they held is fetched again). A full disk, or a writer
+stopped holding the write lock past :data:`BUSY_SECONDS`, is a
+:class:`~icoframes.errors.CacheError` and the transaction is rolled back. A folder this
+process may not write to is read ``mode=ro``, or ``immutable=1`` (the file alone, read
+anew by each transaction) when no log may hold commits it lacks. The cache must live on
+a local file system (WAL needs shared memory).
 """
 
 from __future__ import annotations
@@ -43,6 +40,10 @@ LEASE = 20.0
 BUSY_SECONDS = LEASE
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# the file and its side files as an unreadable one is named, and what to do then
+_UNREADABLE = {"": ("", ", or remove it (what it held is then fetched again)"),
+               "-wal": ("'s log", " (it may hold commits not in the file yet: keep it)"),
+               "-shm": ("'s log index", "")}
 
 
 def ms(when: dt.datetime) -> int:
@@ -104,7 +105,7 @@ def check_cache_dir(root: Path, *, create: bool) -> bool:
 def _folders(root: Path, path: Path, *, write: bool) -> bool:
     """Whether the cache dir ``root`` and the folder of ``path`` exist, both checked (and
     made, 0700, when ``write``). The folder is never a link."""
-    return _checked(root, "the cache dir", create=write, follow=True) and _checked(
+    return check_cache_dir(root, create=write) and _checked(
         path.parent, "the cache folder", create=write, follow=False)
 
 
@@ -194,21 +195,21 @@ class Database:
         if not _folders(self.path.parent.parent, self.path, write=write):
             return None
         for _ in range(2):
-            for candidate in (self.path, *(Path(f"{self.path}{s}") for s in ("-wal", "-shm",
-                                                                                "-journal"))):
+            for suffix in (*_UNREADABLE, "-journal"):
                 with contextlib.suppress(FileNotFoundError):
-                    if not stat.S_ISREG(mode := candidate.lstat().st_mode):
-                        _set_aside(candidate, "a symbolic link" if stat.S_ISLNK(mode)
-                                   else "not a plain file")
-            try:  # a file this process may not read is said so, whatever the opening
-                os.close(os.open(self.path, os.O_RDONLY | _NOFOLLOW))
-            except FileNotFoundError:
-                if not write:
-                    return None
-            except OSError as exc:
-                raise CacheError(f"the cache database {self.path} cannot be read ({exc.strerror})"
-                                 ": give this user read and write access to it, or remove it "
-                                 "(what it held is then fetched again)") from None
+                    if not stat.S_ISREG(mode := os.lstat(f"{self.path}{suffix}").st_mode):
+                        _set_aside(Path(f"{self.path}{suffix}"), "a symbolic link"
+                                   if stat.S_ISLNK(mode) else "not a plain file")
+            for suffix, (what, fix) in _UNREADABLE.items():
+                try:  # a file this process may not read is said so (not its folder)
+                    os.close(os.open(f"{self.path}{suffix}", os.O_RDONLY | _NOFOLLOW))
+                except FileNotFoundError:
+                    if not (suffix or write):
+                        return None
+                except OSError as exc:
+                    raise CacheError(f"the cache database{what} {self.path}{suffix} cannot be "
+                                     f"read ({exc.strerror}): give this user read and write "
+                                     f"access to it{fix}") from None
             uri = f"file:{quote(str(self.path))}?nofollow=1"
             try:
                 try:
@@ -258,20 +259,19 @@ class Database:
         return conn
 
     def _open_read_only(self, uri: str) -> sqlite3.Connection | None:
-        """``mode=ro`` (it needs the log's index, ``-shm``), else ``immutable=1`` unless the
-        log holds commits: that reads the file alone, with no lock (so it is not kept). None
-        for an empty file (nothing cached yet)."""
+        """``mode=ro`` (it needs the log's index, ``-shm``), else ``immutable=1`` unless a
+        log may hold commits: that reads the file alone, with no lock (so it is not kept).
+        None for an empty file (nothing cached yet)."""
         for extra in ("&mode=ro", "&mode=ro&immutable=1"):
-            logged, log = 0, f"{self.path}-wal"
             with contextlib.suppress(FileNotFoundError):
-                logged = os.stat(log).st_size
-            if logged and extra.endswith("1"):
-                raise CacheError(
-                    f"the cache database {self.path} cannot be read here: commits in its log "
-                    f"{log} are not in the file yet, and SQLite reads a log only with its "
-                    "index (-shm), which cannot be made in a folder that cannot be written. "
-                    "Open the cache once where it can be written (`icoframes cache info` "
-                    "there folds the log into the file)")
+                if extra.endswith("1") and os.stat(log := f"{self.path}-wal").st_size:
+                    # (a log left after a checkpoint holds none: only its index tells)
+                    raise CacheError(
+                        f"the cache database {self.path} cannot be read here: its log {log} "
+                        "may hold commits that are not in the file, and SQLite reads a log "
+                        "only with its index (-shm), which cannot be made in a folder that "
+                        "cannot be written. Open the cache once where it can be written "
+                        "(`icoframes cache info` there folds the log into the file)")
             conn: sqlite3.Connection | None = None
             try:
                 conn = sqlite3.connect(uri + extra, uri=True, isolation_level=None,
@@ -341,21 +341,19 @@ class Database:
         here and written down elsewhere (the derived tables' state) must not outlive
         them, or the counter would hand out its numbers again after the cut.
         """
-        for path in (self.path.with_name(self.path.name + "-wal"), self.path):
+        for path in (f"{self.path}-wal", self.path):
             try:  # (os.open's descriptors are never inherited by a child: PEP 446)
                 fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
             except FileNotFoundError:
                 continue  # no WAL: every commit is in the file
-            except OSError as exc:
-                raise CacheError(f"the cache database {path} cannot be synced: {exc}") from None
-            try:
-                os.fsync(fd)
             except OSError as exc:
                 if exc.errno == errno.ENOSPC:
                     raise disk_full(self.path.parent) from None
                 raise CacheError(f"the cache database {path} cannot be synced: {exc}") from None
-            finally:
-                os.close(fd)
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from ..errors import InvalidParameter, warn
 from ..files import as_age, locked, utcnow
 from .cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
-from .db import Database
+from .db import Database, from_ms
 from .ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
 from .legacy import convert
 
@@ -42,25 +42,20 @@ CACHE_ENTRIES = frozenset({DB_NAME, TABLES_DIR, LOCK_NAME, USED_MARK,
 TEMP_GRACE = dt.timedelta(hours=1)
 _TEMPORARY = (".*.tmp", ".write-test-*")  # what interrupted writes and the writability probe leave
 _DAY = dt.timedelta(days=1)
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _LINK = "a symlink: never followed out of the cache dir; left alone"
 
 
 class _AsDict:
     """Reads as a dict too (``info["profiles"]``), as up to 0.1. Deprecated: each
     dict-style read (``[]``, ``in``, ``get``, ``keys``, ``items``, ``dict()``) warns with a
-    ``FutureWarning`` at the user's line; use the attributes or :meth:`as_dict`.
-
-    A subclass whose 0.1 dict was not its fields overrides :meth:`_dict_view`
-    (:class:`~icoframes.export.ExportResult`: the manifest and ``path``) and
-    ``_attribute`` (the attribute the warning suggests instead)."""
+    ``FutureWarning`` at the user's line; use the attributes or :meth:`as_dict`. A subclass
+    whose 0.1 dict was not its fields (:class:`~icoframes.export.ExportResult`) overrides
+    :meth:`_dict_view`, and ``_attribute``, the attribute the warning suggests instead."""
 
     _attribute: ClassVar[str] = "info.profiles"
 
     def _dict_view(self) -> dict[str, Any]:
-        """What the dict-style reads see: the fields, as they are."""
-        return {f.name: getattr(self, f.name)
-                for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+        return dict(vars(self))  # the fields, as they are (a dataclass's, in their order)
 
     def _read(self, read: str) -> dict[str, Any]:
         warn(f"{type(self).__name__}{read}: reading it as a dict goes in the next version; "
@@ -263,23 +258,20 @@ def _remove_folder(folder: Path, report: CacheReport, *,
         return report.skip(folder, _LINK)
     if not folder.is_dir():
         return  # nothing cached: never reached, or removed meanwhile
-    lock, inside = folder / LOCK_NAME, CacheReport()
+    lock, entries = folder / LOCK_NAME, len(report.removed)
     try:
         with locked(lock):
             if unused_before is not None and last_used(folder) >= unused_before:
                 return  # used meanwhile
             for child in sorted(folder.iterdir()):
                 if child.name != LOCK_NAME:
-                    inside.remove(child, _size(child))
+                    report.remove(child, _size(child))
             lock.unlink(missing_ok=True)  # last, still held (see the module's rules)
             folder.rmdir()
         Database.close_under(folder)  # what this process held open goes too
-        inside.removed = [str(folder)]  # the folder, not each entry in it
+        report.removed[entries:] = [str(folder)]  # the folder, not each entry in it
     except OSError as exc:  # a read-only cache dir, or a file written meanwhile
-        inside.skip(folder, exc.strerror or str(exc))
-    report.removed += inside.removed
-    report.skipped += inside.skipped
-    report.freed_bytes += inside.freed_bytes
+        report.skip(folder, exc.strerror or str(exc))
 
 
 def remove_folder(folder: str | os.PathLike[str], *,
@@ -308,13 +300,9 @@ def _remove_leftovers(folder: Path, report: CacheReport, *, older_than: dt.timed
     """Temporary files older than ``older_than`` and :data:`TEMP_GRACE`; ``*.corrupt``
     files older than ``older_than``."""
     for path, found in list(_files(folder, recurse=recurse)):
-        if _matches(path.name, _TEMPORARY):
-            limit = now - max(older_than, TEMP_GRACE)
-        elif not _matches(path.name, ("*.corrupt",)):
-            continue
-        else:
-            limit = now - older_than
-        if dt.datetime.fromtimestamp(found.st_mtime, dt.UTC) < limit:
+        age = now - dt.datetime.fromtimestamp(found.st_mtime, dt.UTC)
+        if (age > max(older_than, TEMP_GRACE) if _matches(path.name, _TEMPORARY)
+                else age > older_than and path.name.endswith(".corrupt")):
             report.remove(path, found.st_size)
 
 
@@ -389,6 +377,6 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
             f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}")
     now = utcnow() if now is None else now
     # nothing here is older than 1970, and a longer age would take now below datetime.min
-    age = min(age, now - _EPOCH)
+    age = min(age, now - from_ms(0))
     return _sweep(Path(root), unused_before=now - age, older_than=age, now=now,
                   ledgers_before=now - max(age, _DAY) if ledgers else None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,18 +87,25 @@ class QuotaLedger:
         self._probe: str | None = None
         self._refused = False  # a refusal was on record at the last booking
         self._cond = threading.Condition()
+        self._opened: tuple[int, Database] | None = None  # (pid, the database it checked)
 
     def __repr__(self) -> str:
         state = self.state()
         return f"QuotaLedger(day={state.day!r}, sent={state.sent}, limit={self.limit})"
 
     def database(self, *, write: bool = True) -> Database | None:
-        """The ledgers' database (None when there is none and ``write`` is false)."""
-        return open_database(self.root, self.path, _SCHEMA, write=write)
+        """The ledgers' database (None when there is none and ``write`` is false). Its
+        folders are checked (made, 0700, when writing) once per ledger and process, as a
+        :class:`~.cache.Cache` does, and again by the database whenever it opens its file."""
+        if self._opened is not None and self._opened[0] == os.getpid():
+            return self._opened[1]
+        if (db := open_database(self.root, self.path, _SCHEMA, write=write)) is not None:
+            self._opened = (os.getpid(), db)
+        return db
 
     def _sql(self, sql: str, *args: object, write: bool = False) -> list[Any]:
         """The rows of one statement (none when there is no ledger yet and ``write`` is false)."""
-        db = self.database(write=write) if write or self.path.exists() else None
+        db = self.database(write=write)
         return [] if db is None else db.rows(sql, *args, write=write)
 
     # -- the day counted ---------------------------------------------------------------
@@ -129,9 +137,7 @@ class QuotaLedger:
     def _book(self, endpoint: str) -> None:
         now = utcnow()
         today = self.day(now)
-        db = self.database(write=True)
-        assert db is not None
-        with db.write() as conn:
+        with self.database().write() as conn:  # type: ignore[union-attr]
             row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
                                "WHERE key = ?", (self.key,)).fetchone()
             refused = row is not None and row[0] is not None
@@ -179,13 +185,14 @@ class QuotaLedger:
         is recorded as its refusal, any other answer after one clears it (the allowance is
         back)."""
         if outcome == "not_sent":
-            self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")
+            self._sql("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?", self.key,
+                      write=True)
         elif outcome == 485:
-            self._change("UPDATE ledgers SET refused_at = ?, refused_after = sent WHERE key = ?",
-                         ms(utcnow()))
+            self._sql("UPDATE ledgers SET refused_at = ?, refused_after = sent WHERE key = ?",
+                      ms(utcnow()), self.key, write=True)
         elif outcome != "no_answer" and self._refused:
-            self._change("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
-                         "WHERE key = ?")
+            self._sql("UPDATE ledgers SET refused_at = NULL, refused_after = NULL WHERE key = ?",
+                      self.key, write=True)
             self._refused = False
         with self._cond:  # a 485 ends this call's probing; any other outcome ends the probe
             if outcome == 485:
@@ -193,9 +200,6 @@ class QuotaLedger:
             elif self._probe == "open":
                 self._probe = None  # answered (go on), or not (the next request probes again)
             self._cond.notify_all()
-
-    def _change(self, sql: str, *values: object) -> None:
-        self._sql(sql, *values, self.key, write=True)
 
     def state(self) -> LedgerState:
         """Today's count (0 on a new day), the cap, and the service's refusal if any."""

@@ -1,0 +1,210 @@
+"""Runs of one UTC day into one snapshot tree: nothing of the day lost, nothing paid twice.
+
+Real sandbox (or a hostile server) over loopback; the clock moved with time-machine
+(ticking). Request counts are the server's own (``stats.requests``: ``icos`` list pages,
+``ico`` profiles).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from collections import Counter
+
+import pandas as pd
+import pytest
+import time_machine
+from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
+
+import icoframes
+from icoframes import sandbox
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, main
+from icoframes.config import SETTINGS
+
+MORNING = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def sb(tmp_path, monkeypatch, quick_retries):
+    """A sandbox the command reaches through ICOFRAMES_* variables, as cron's does."""
+    with sandbox.serve(n_icos=50, seed=7) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        yield server
+    icoframes.reset_configuration()
+
+
+def _as_cron(server, tmp_path, monkeypatch) -> None:
+    icoframes.reset_configuration()
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    for name, value in {**server.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+        if value is not None:
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+
+
+def _run(when: dt.datetime, *argv: str) -> int:
+    with time_machine.travel(when, tick=True):
+        return main(["export", *argv])
+
+
+def _day(out, when):
+    return out / f"snapshot_date={when.date().isoformat()}"
+
+
+def _ids(folder) -> list[int]:
+    return sorted(pd.read_parquet(folder / "icos.parquet")["id"].tolist())
+
+
+def test_a_snapshot_of_another_query_the_same_day_is_refused_before_any_request(
+        sb, tmp_path, caplog):
+    """03:15 snapshots the past ICOs into /srv; at 09:15 another cron line snapshots the
+    ongoing ones into the same --out: the day's folder was replaced, the past ICOs' rows
+    of that day lost. The layout holds one export per day (one folder, no query in the
+    path or the rows: read_snapshots and changes take it as the day's whole service), so
+    the second is refused before any request (exit 2), naming the query the folder holds
+    and another --out; the folder is as it was. The same query again (spelled otherwise),
+    and the other query on the next day or into another --out, are exports as ever."""
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    assert _run(MORNING, "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    day = _day(out, MORNING)
+    written = {p.name: p.read_bytes() for p in day.iterdir()}
+    past = _ids(day)
+    assert past == sorted(sb.directory.ids("past"))
+    sb.stats.reset()
+    caplog.clear()
+    later = MORNING + dt.timedelta(hours=6)
+    assert _run(later, "--out", str(out), "--status", "ongoing", "--snapshot") == EXIT_USAGE
+    assert dict(sb.stats.requests) == {}  # refused before any request
+    message = caplog.text
+    assert "status=past" in message and "status=ongoing" in message
+    assert str(day) in message and "--out" in message and "ongoing" in message
+    assert {p.name: p.read_bytes() for p in day.iterdir()} == written
+    assert sorted(p.name for p in out.iterdir()) == [day.name]  # no staging folder left
+    with pytest.raises(icoframes.InvalidParameter, match="status=past"), \
+            time_machine.travel(later, tick=True):
+        icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
+    assert dict(sb.stats.requests) == {}
+    # the same query (the status in another case) replaces the day's snapshot, as before
+    assert _run(later, "--out", str(out), "--status", "PAST", "--snapshot") == EXIT_OK
+    assert _ids(day) == past
+    # the other query: into another --out the same day, or into this one the next day
+    other = tmp_path / "srv-ongoing"
+    assert _run(later, "--out", str(other), "--status", "ongoing", "--snapshot") == EXIT_OK
+    tomorrow = MORNING + dt.timedelta(days=1)
+    assert _run(tomorrow, "--out", str(out), "--status", "ongoing", "--snapshot") == EXIT_OK
+    assert _ids(day) == past
+    manifest = json.loads((_day(out, tomorrow) / "manifest.json").read_text())
+    assert [q["params"]["status"] for q in manifest["queries"]] == ["ongoing"]
+
+
+class _Paged:
+    """Three lists, past on two pages (20 + 5 ICOs); a page can be made to fail (HTTP 503)
+    for good. Counts the list pages and profiles asked for."""
+
+    def __init__(self) -> None:
+        self.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 126))}
+        self.down: set[tuple[str, int]] = set()
+        self.pages: Counter[tuple[str, int]] = Counter()
+        self.profiles = 0
+
+    def page(self, h) -> None:
+        asked = h.request_json()
+        status, number = asked.get("status"), int(asked.get("page", 1))
+        self.pages[(status, number)] += 1
+        if (status, number) in self.down:
+            json_reply({"error": None, "message": "unavailable"}, status=503)(h)
+            return
+        ids = self.ids[status]
+        json_reply({"total_icos": len(ids), "current_page": number,
+                    "total_pages": -(-len(ids) // 20), "error": None,
+                    "data": [list_item(i) for i in ids[(number - 1) * 20:number * 20]]})(h)
+
+    def profile(self, h) -> None:
+        self.profiles += 1
+        asked = h.request_json().get("id")
+        json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
+        tmp_path, monkeypatch, quick_retries, caplog):
+    """03:15's snapshot is complete (28 ICOs, past on 2 pages). At 09:15 a re-run that
+    re-pages (--refresh changed) meets page 2 of the past list failing for good: its 5
+    ICOs were dropped from the day's snapshot (23 rows), though the day's complete list
+    had them. Now the day's rows the paging lacks are kept from the list paged at 03:15
+    (the query says partial, and which rows it kept and when they were listed: exit 5),
+    and a third run with the page still down keeps them too. The next day no list of
+    that day has them: they are missing, and history says unseen, not removed."""
+    service = _Paged()
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    args = ["--out", str(out), "--snapshot"]
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, *args) == EXIT_OK
+            every = _ids(day)
+            assert len(every) == 28
+            service.down = {("past", 2)}
+            service.pages.clear()
+            service.profiles = 0
+            for hours in (6, 9):
+                caplog.clear()
+                assert _run(MORNING + dt.timedelta(hours=hours), *args,
+                            "--refresh", "changed") == EXIT_INCOMPLETE
+                assert _ids(day) == every
+                assert "came back partial (5 of its rows kept from the day's list paged at " \
+                    "2026-11-20T03:15" in caplog.text
+            # each re-run paid its pages (page 2 and its 5 retries), no profile
+            assert dict(service.pages) == {("ongoing", 1): 2, ("upcoming", 1): 2,
+                                           ("past", 1): 2, ("past", 2): 12}
+            assert service.profiles == 0
+            manifest = json.loads((day / "manifest.json").read_text())
+            assert _run(MORNING + dt.timedelta(days=1), *args) == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    assert manifest["complete"] is False and manifest["rows"]["icos"] == 28
+    [past] = [q for q in manifest["queries"] if q["params"]["status"] == "past"]
+    assert (past["complete"], past["from_cache"], past["rows"]) == (False, False, 28 - 3)
+    assert list(past["failed_pages"]) == ["2"]
+    assert past["kept"]["rows"] == 5 and past["kept"]["ids"] == list(range(121, 126))
+    assert dt.datetime.fromisoformat(past["kept"]["fetched_at"]).date() == MORNING.date()
+    assert dt.datetime.fromisoformat(past["kept"]["fetched_at"]) < MORNING + dt.timedelta(
+        hours=1)  # listed by the morning's run: the re-runs never dated those rows anew
+    nextday = _day(out, MORNING + dt.timedelta(days=1))
+    assert _ids(nextday) == [i for i in every if i < 121]
+    events = icoframes.changes(out)
+    assert {(r.ico_id, r.kind) for r in events.itertuples()} == {
+        (i, "unseen") for i in range(121, 126)}
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_rerun_with_a_short_max_age_keeps_the_days_rows_too(tmp_path, monkeypatch,
+                                                             quick_retries):
+    """A re-run at 09:15 with --max-age 3600 re-pages the 03:15 lists (older than an
+    hour); the ongoing list fails for good, and page 2 of the past one. The day's earlier
+    lists stood in only when younger than --max-age, so the day's snapshot lost 7 of its
+    28 ICOs. A snapshot is the day's: the rows of a list paged that day stand in (partial,
+    exit 5), however short --max-age is."""
+    service = _Paged()
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            every = _ids(day)
+            service.down = {("ongoing", 1), ("past", 2)}
+            assert _run(MORNING + dt.timedelta(hours=6), "--out", str(out), "--snapshot",
+                        "--max-age", "3600") == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    assert _ids(day) == every
+    manifest = json.loads((day / "manifest.json").read_text())
+    got = {q["params"]["status"]: (q["complete"], q["from_cache"], q["rows"],
+                                   (q.get("kept") or {}).get("rows"))
+           for q in manifest["queries"]}
+    assert got == {"ongoing": (False, True, 2, None), "upcoming": (True, False, 1, None),
+                   "past": (False, False, 25, 5)}

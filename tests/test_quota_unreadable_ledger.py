@@ -1,0 +1,68 @@
+"""A quota stop is never hidden by a ledger that cannot be read at that moment.
+
+The service refuses (485) and, in the same instant, the cache folder of the ledger is replaced
+by one that icoframes refuses to use (others may write to it; a ledger checks its folders
+once, and again whenever its file is opened anew): recording the refusal and
+reading the day's count then fail with a CacheError. The user still gets the quota stop,
+QuotaExceeded with its wording (who refused, what was sent, what is left, what now), and
+the ledger's error is said in it: the count is this call's own, "at least".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+import pytest
+import time_machine
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+
+import icoframes
+from icoframes.errors import CacheError, QuotaExceeded
+from icoframes.store.ledger import LEDGER_FOLDER
+
+
+@pytest.fixture
+def configured():
+    yield icoframes.configure
+    icoframes.reset_configuration()
+
+
+def _refuse_and_spoil_the_ledger(cache, answered: int):
+    """Profiles: the first ``answered`` answered; then 485, the ledger's folder replaced by a
+    world-writable one before the answer leaves (so icoframes refuses to read it)."""
+    def behaviour(h):
+        asked = h.request_json().get("id")
+        if h.server.owner.hits[PROFILE] <= answered:
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+            return
+        quota = cache / LEDGER_FOLDER
+        if not quota.with_name("quota-before").exists():
+            quota.rename(quota.with_name("quota-before"))
+            quota.mkdir()
+            os.chmod(quota, 0o777)
+        json_reply({"error": 485})(h)
+    return behaviour
+
+
+def test_a_485_is_still_the_stop_when_the_ledger_cannot_be_read_after_it(tmp_path, configured):
+    cache = tmp_path / "cache"
+    noon = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
+    with HostileServer({LIST: paged_list(30),
+                        PROFILE: _refuse_and_spoil_the_ledger(cache, 3)}) as srv, \
+            time_machine.travel(noon, tick=True):
+        # one worker: the 485 is the only request in flight when the ledger goes bad
+        configured(**srv.settings(), cache_dir=cache, max_workers=1)
+        with pytest.raises(QuotaExceeded) as info:
+            icoframes.load_icos(status="past", progress=False)
+    stop, message = info.value, str(info.value)
+    assert stop.code == 485 and "error 485" in message
+    assert srv.hits[PROFILE] == 4 and srv.hits[LIST] == 2
+    # the count the ledger could not give: this call's 6 requests, said as a lower bound
+    assert "after at least 6 requests sent today" in message
+    assert "This call fetched 3 profiles; 27 remain to fetch" in message
+    assert "offline=True" in message and "probe" in message  # what now, as always
+    # the ledger's own error, said: which folder and why
+    assert "the quota ledger could not be read" in message
+    assert f"{cache / LEDGER_FOLDER} is refused: others may write to it" in message
+    assert not isinstance(stop, CacheError)
