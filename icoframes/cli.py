@@ -44,6 +44,7 @@ from .errors import (
     NotCached,
     QuotaExceeded,
 )
+from .files import EMPTY_PATH, is_empty_path
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -126,10 +127,9 @@ class _Once(argparse.Action):
 
 
 def _folder(text: str) -> Path:
-    """A folder option's path; an empty one is refused (``Path("")`` is the current directory)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(
-            "an empty path (that would be the current directory; say '.')")
+    """A folder option's path; an empty one is refused (:data:`~.files.EMPTY_PATH`)."""
+    if is_empty_path(text):
+        raise argparse.ArgumentTypeError(EMPTY_PATH)
     return Path(text)
 
 

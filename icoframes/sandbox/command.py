@@ -17,10 +17,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InvalidParameter
-from .server import serve
+from .server import PORTS, bounds, serve, within
 from .service import check_keys
 
-__all__ = ["AT_LEAST_ONE", "SECONDS", "add_arguments", "checked", "keys", "main", "run"]
+__all__ = ["AT_LEAST_ONE", "SECONDS", "add_arguments", "checked", "keys", "main", "run",
+           "whole"]
 
 #: Seconds the serving command sleeps at a time: the longest a Ctrl-C can wait to be seen.
 _TICK = 0.5
@@ -41,9 +42,15 @@ def checked(read: type[int] | type[float], rule: str,
     return convert
 
 
-_PORT = checked(int, "a port from 0 to 65535", lambda v: 0 <= v <= 65535)
-_COUNT = checked(int, "a whole number >= 0", lambda v: v >= 0)
-AT_LEAST_ONE = checked(int, "a whole number >= 1", lambda v: v >= 1)
+def whole(what: str, low: int | None, high: int | None = None) -> Callable[[str], int | float]:
+    """An option's whole number in a range: the rule and words of
+    :func:`icoframes.sandbox.start` (``within``, ``bounds``)."""
+    return checked(int, what + bounds(low, high), lambda v: within(v, low, high))
+
+
+_PORT = whole("a port", *PORTS)
+_COUNT = whole("a whole number", 0)
+AT_LEAST_ONE = whole("a whole number", 1)
 SECONDS = checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
 _SHARE = checked(float, "a share from 0 to 1", lambda v: 0 <= v <= 1)
 
