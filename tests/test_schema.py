@@ -113,3 +113,27 @@ def test_a_new_column_in_a_new_section_and_a_list_column(monkeypatch):
     assert tables.icos["audited_by"].tolist() == [["A", "B"], []]
     assert tables.problems.astype(object).values.tolist() == [
         [2, "icos", "security", "not a section", "wrong_shape"]]
+
+
+def test_each_empty_frame_is_a_frame_of_its_own_with_the_declared_dtypes():
+    # empty frames are copied from one made once per schema: what a caller does to its
+    # frame (columns added or dropped, attrs) never reaches the next caller's
+    first = schema.empty_frame(ICOS)
+    assert list(first.columns) == ICOS.names and first.empty
+    assert [str(t) for t in first.dtypes] == [str(c.dtype) for c in ICOS.columns]
+    first["extra"] = pd.Series([], dtype="int64")
+    first.attrs["icoframes"] = {"queries": []}
+    del first["name"]
+    second = schema.empty_frame(ICOS)
+    assert second is not first and list(second.columns) == ICOS.names and second.empty
+    assert second.attrs == {} and [str(t) for t in second.dtypes] == [
+        str(c.dtype) for c in ICOS.columns]
+    assert list(schema.empty_frame(PROBLEMS).columns) == PROBLEMS.names  # per schema
+
+
+def test_a_bundle_with_a_column_of_another_dtype_is_refused_naming_it():
+    frames = {name: schema.empty_frame(t) for name, t in TABLES.items()}
+    frames["team"] = frames["team"].astype({"position": "float64"})
+    with pytest.raises(ValueError, match=r"team: columns with undeclared dtypes: "
+                                         r"\{'position': 'float64'\}"):
+        Tables(**frames)
