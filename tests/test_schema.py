@@ -115,20 +115,25 @@ def test_a_new_column_in_a_new_section_and_a_list_column(monkeypatch):
         [2, "icos", "security", "not a section", "wrong_shape"]]
 
 
-def test_each_empty_frame_is_a_frame_of_its_own_with_the_declared_dtypes():
-    # empty frames are copied from one made once per schema: what a caller does to its
-    # frame (columns added or dropped, attrs) never reaches the next caller's
-    first = schema.empty_frame(ICOS)
-    assert list(first.columns) == ICOS.names and first.empty
-    assert [str(t) for t in first.dtypes] == [str(c.dtype) for c in ICOS.columns]
-    first["extra"] = pd.Series([], dtype="int64")
-    first.attrs["icoframes"] = {"queries": []}
-    del first["name"]
-    second = schema.empty_frame(ICOS)
-    assert second is not first and list(second.columns) == ICOS.names and second.empty
-    assert second.attrs == {} and [str(t) for t in second.dtypes] == [
-        str(c.dtype) for c in ICOS.columns]
-    assert list(schema.empty_frame(PROBLEMS).columns) == PROBLEMS.names  # per schema
+def test_each_load_icos_result_has_empty_child_tables_of_its_own(tmp_path):
+    # assemble copies its empty child tables from ones made once: what a caller does to
+    # one result's frames (columns added or dropped, attrs) never reaches the next result
+    from icoframes.fetch.result import assemble
+    from icoframes.store.cache import Cache
+    from icoframes.store.derived import DerivedTables
+
+    derived = DerivedTables(Cache(tmp_path, "http://127.0.0.1:9"))  # nothing cached
+    listing = schema.empty_frame(LIST)
+    first = assemble(derived, listing, only_icos=True)
+    first.team["extra"] = pd.Series([], dtype="int64")
+    del first.roadmap["precision"]
+    first.markets.attrs["icoframes"] = {"queries": []}
+    second = assemble(derived, listing, only_icos=True)
+    for name, table in TABLES.items():
+        frame = second[name]
+        assert frame is not first[name] and list(frame.columns) == table.names and frame.empty
+        assert frame.attrs == {} and [str(t) for t in frame.dtypes] == [
+            str(c.dtype) for c in table.columns]
 
 
 def test_a_bundle_with_a_column_of_another_dtype_is_refused_naming_it():
