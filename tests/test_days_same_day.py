@@ -248,3 +248,37 @@ def test_a_second_snapshot_the_same_day_pays_no_list_page_and_the_next_day_does(
     assert all(not q["from_cache"] and q["fetched_at"].startswith("2026-11-21")
                for q in nextday["queries"])
 
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_max_age_none_from_python_never_exports_yesterdays_list_for_a_failed_paging(
+        tmp_path, monkeypatch, quick_retries):
+    """Day 2 the ongoing list fails for good. The command (whose --max-age is a number)
+    exports it with no row, partial. export_tables(refresh=True, max_age=None) from Python
+    had no day limit on the list standing in for a failed paging: it exported day 1's
+    ongoing rows as day 2's (from_cache, dated day 1). Now it does as the command does."""
+    service = _Paged()
+    day2 = MORNING + dt.timedelta(days=1)
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(tmp_path / "cli")) == EXIT_OK
+            service.down = {("ongoing", 1)}
+            assert _run(day2, "--out", str(tmp_path / "cli"), "--refresh",
+                        "changed") == EXIT_INCOMPLETE
+            with time_machine.travel(day2 + dt.timedelta(minutes=5), tick=True), \
+                    pytest.warns(icoframes.IncompleteWarning, match="ongoing"):
+                result = icoframes.export_tables(tmp_path / "py", refresh=True, max_age=None,
+                                                 progress=False)
+        finally:
+            icoframes.reset_configuration()
+
+    def ongoing(manifest):
+        [query] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
+        return query["complete"], query["from_cache"], query["rows"]
+
+    cli = json.loads((tmp_path / "cli" / "manifest.json").read_text())
+    assert ongoing(cli) == (False, False, 0)
+    assert ongoing(result.manifest) == ongoing(cli)
+    assert result.complete is False and result.rows["icos"] == cli["rows"]["icos"] == 26
+    assert _ids(tmp_path / "py") == _ids(tmp_path / "cli") == [3, *range(101, 126)]
