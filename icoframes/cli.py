@@ -174,9 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", action=_Once, required=True, type=_folder, metavar="DIR")
     export.add_argument("--snapshot", action="store_true",
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC day "
-                             "it began); always re-pages the lists (--refresh changed at least); a "
-                             "re-run of the same query on the same day replaces that day's "
-                             "snapshot (another query's is refused, exit 2: one tree per query)")
+                             "it began); re-pages each list no run paged that day (a second "
+                             "run the same day pays no list page); a re-run of the same query "
+                             "on the same day replaces that day's snapshot (another query's is "
+                             "refused, exit 2: one tree per query)")
     export.add_argument("--allow-empty", action="store_true",
                         help="write empty tables when no ICO matches (default: exit 4, "
                              "nothing written)")
@@ -185,9 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "back partial (default: exit 5; the export is written and "
                              "marked complete: false either way)")
     export.add_argument("--refresh", action=_Once, choices=("none", "changed", "all"),
-                        help="none: use fresh cache; changed: re-page and re-fetch changed "
-                             "profiles; all: re-fetch everything (default: none, and changed "
-                             "with --snapshot, which refuses none)")
+                        help="none: use fresh cache (lists paged this UTC day and younger "
+                             "than --max-age); changed: re-page and re-fetch changed "
+                             "profiles; all: re-fetch everything (default: none)")
     export.add_argument("--max-age", action=_Once, type=seconds, default=86400.0,
                         metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "
@@ -328,9 +329,6 @@ def _export(args: argparse.Namespace) -> int:
 
     refreshes: dict[str | None, Refresh] = {None: False, "none": False, "changed": True,
                                             "all": "all"}
-    if args.snapshot and args.refresh == "none":  # it would be "changed" whatever it says
-        raise InvalidParameter("--refresh none cannot go with --snapshot: a snapshot always "
-                               "re-pages the lists (--refresh changed at least)")
     refresh = refreshes[args.refresh]
     try:
         result = export_tables(

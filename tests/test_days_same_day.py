@@ -208,3 +208,77 @@ def test_a_rerun_with_a_short_max_age_keeps_the_days_rows_too(tmp_path, monkeypa
            for q in manifest["queries"]}
     assert got == {"ongoing": (False, True, 2, None), "upcoming": (True, False, 1, None),
                    "past": (False, False, 25, 5)}
+
+
+def test_a_second_snapshot_the_same_day_pays_no_list_page_and_the_next_day_does(
+        sb, tmp_path):
+    """A --snapshot re-run at 09:15 re-paged every list the 03:15 run had paged whole
+    (one request per 20 ICOs, paid again for the same day's service). Now a list paged
+    since 00:00 UTC that day, complete, is that day's list: the re-run sends no request
+    at all (its profiles are as fresh as their maximum ages ask), and writes the same
+    rows, the lists dated 03:15. --refresh changed still re-pages now; the next day's
+    run re-pages every list."""
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    pages = sum(-(-len(sb.directory.ids(s)) // 20) for s in ("ongoing", "upcoming", "past"))
+    assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+    assert sb.stats.requests["icos"] == pages
+    morning = json.loads((day / "manifest.json").read_text())
+    rows = _ids(day)
+    sb.stats.reset()
+    assert _run(MORNING + dt.timedelta(hours=6), "--out", str(out), "--snapshot") == EXIT_OK
+    assert dict(sb.stats.requests) == {}  # no list page, no profile
+    again = json.loads((day / "manifest.json").read_text())
+    assert again["complete"] is True and _ids(day) == rows
+    assert [(q["from_cache"], q["fetched_at"]) for q in again["queries"]] == [
+        (True, q["fetched_at"]) for q in morning["queries"]]
+    assert again["lists_fresh_after"] == "2026-11-20T00:00:00+00:00"
+    # --refresh none is the same; --refresh changed pages the lists now
+    assert _run(MORNING + dt.timedelta(hours=7), "--out", str(out), "--snapshot",
+                "--refresh", "none") == EXIT_OK
+    assert dict(sb.stats.requests) == {}
+    assert _run(MORNING + dt.timedelta(hours=8), "--out", str(out), "--snapshot",
+                "--refresh", "changed") == EXIT_OK
+    assert dict(sb.stats.requests) == {"icos": pages}
+    sb.stats.reset()
+    tomorrow = MORNING + dt.timedelta(days=1)
+    assert _run(tomorrow, "--out", str(out), "--snapshot") == EXIT_OK
+    assert sb.stats.requests["icos"] == pages
+    nextday = json.loads((_day(out, tomorrow) / "manifest.json").read_text())
+    assert all(not q["from_cache"] and q["fetched_at"].startswith("2026-11-21")
+               for q in nextday["queries"])
+
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_max_age_none_from_python_never_exports_yesterdays_list_for_a_failed_paging(
+        tmp_path, monkeypatch, quick_retries):
+    """Day 2 the ongoing list fails for good. The command (whose --max-age is a number)
+    exports it with no row, partial. export_tables(refresh=True, max_age=None) from Python
+    had no day limit on the list standing in for a failed paging: it exported day 1's
+    ongoing rows as day 2's (from_cache, dated day 1). Now it does as the command does."""
+    service = _Paged()
+    day2 = MORNING + dt.timedelta(days=1)
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(tmp_path / "cli")) == EXIT_OK
+            service.down = {("ongoing", 1)}
+            assert _run(day2, "--out", str(tmp_path / "cli"), "--refresh",
+                        "changed") == EXIT_INCOMPLETE
+            with time_machine.travel(day2 + dt.timedelta(minutes=5), tick=True), \
+                    pytest.warns(icoframes.IncompleteWarning, match="ongoing"):
+                result = icoframes.export_tables(tmp_path / "py", refresh=True, max_age=None,
+                                                 progress=False)
+        finally:
+            icoframes.reset_configuration()
+
+    def ongoing(manifest):
+        [query] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
+        return query["complete"], query["from_cache"], query["rows"]
+
+    cli = json.loads((tmp_path / "cli" / "manifest.json").read_text())
+    assert ongoing(cli) == (False, False, 0)
+    assert ongoing(result.manifest) == ongoing(cli)
+    assert result.complete is False and result.rows["icos"] == cli["rows"]["icos"] == 26
+    assert _ids(tmp_path / "py") == _ids(tmp_path / "cli") == [3, *range(101, 126)]

@@ -254,7 +254,7 @@ class Load:
             return  # offline, what is not cached is reported missing
         if not self._plan.add(frame, repaged=repaged):
             return
-        remaining = self.service.ledger.remaining()
+        remaining = self.service.ledger.state().remaining
         if self._plan.pending + self._plan.requested > remaining and not self._quota_warned:
             self._quota_warned = True
             warn_short_quota(remaining, self.settings.daily_quota)
