@@ -135,7 +135,8 @@ def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
     ICOs were dropped from the day's snapshot (23 rows), though the day's complete list
     had them. Now the day's rows the paging lacks are kept from the list paged at 03:15
     (the query says partial, and which rows it kept and when they were listed: exit 5),
-    and a third run with the page still down keeps them too. The next day no list of
+    and a third run with the page still down (no --refresh: it pages the one list the
+    day holds partial) keeps them too. The next day no list of
     that day has them: they are missing, and history says unseen, not removed."""
     service = _Paged()
     out = tmp_path / "srv"
@@ -150,15 +151,16 @@ def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
             service.down = {("past", 2)}
             service.pages.clear()
             service.profiles = 0
-            for hours in (6, 9):
+            for hours, refresh in ((6, ["--refresh", "changed"]), (9, [])):
                 caplog.clear()
                 assert _run(MORNING + dt.timedelta(hours=hours), *args,
-                            "--refresh", "changed") == EXIT_INCOMPLETE
+                            *refresh) == EXIT_INCOMPLETE
                 assert _ids(day) == every
                 assert "came back partial (5 of its rows kept from the day's list paged at " \
                     "2026-11-20T03:15" in caplog.text
-            # each re-run paid its pages (page 2 and its 5 retries), no profile
-            assert dict(service.pages) == {("ongoing", 1): 2, ("upcoming", 1): 2,
+            # the first re-run paged every list (page 2 and its 5 retries); the second only
+            # the past list, which the day holds partial (the others, whole, are the day's)
+            assert dict(service.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1,
                                            ("past", 1): 2, ("past", 2): 12}
             assert service.profiles == 0
             manifest = json.loads((day / "manifest.json").read_text())
