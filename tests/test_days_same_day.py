@@ -106,6 +106,7 @@ class _Paged:
     def __init__(self) -> None:
         self.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 126))}
         self.down: set[tuple[str, int]] = set()
+        self.overcount: dict[str, int] = {}  # ICOs a list's total_icos claims beyond its own
         self.pages: Counter[tuple[str, int]] = Counter()
         self.profiles = 0
 
@@ -117,7 +118,8 @@ class _Paged:
             json_reply({"error": None, "message": "unavailable"}, status=503)(h)
             return
         ids = self.ids[status]
-        json_reply({"total_icos": len(ids), "current_page": number,
+        json_reply({"total_icos": len(ids) + self.overcount.get(status, 0),
+                    "current_page": number,
                     "total_pages": -(-len(ids) // 20), "error": None,
                     "data": [list_item(i) for i in ids[(number - 1) * 20:number * 20]]})(h)
 
@@ -284,3 +286,34 @@ def test_max_age_none_from_python_never_exports_yesterdays_list_for_a_failed_pag
     assert ongoing(result.manifest) == ongoing(cli)
     assert result.complete is False and result.rows["icos"] == cli["rows"]["icos"] == 26
     assert _ids(tmp_path / "py") == _ids(tmp_path / "cli") == [3, *range(101, 126)]
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_same_day_rerun_of_a_list_whose_count_lies_is_written_not_called_a_failure(
+        tmp_path, monkeypatch, quick_retries, caplog):
+    """The past list's total_icos says 30 while its pages give 25: the morning's snapshot is
+    partial (exit 5), the list kept as the count's fault (count_contradicts), used as cached
+    until older than --max-age. A re-run at 09:15 takes it as the day's list (no page), and
+    must not read it as a paging that failed: it is written again, partial (exit 5), not
+    'no list of this snapshot could be paged' (exit 1)."""
+    service = _Paged()
+    service.overcount = {"past": 5}
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            args = ["--out", str(out), "--status", "past", "--snapshot"]
+            assert _run(MORNING, *args) == EXIT_INCOMPLETE
+            every = _ids(day)
+            service.pages.clear()
+            caplog.clear()
+            assert _run(MORNING + dt.timedelta(hours=6), *args) == EXIT_INCOMPLETE, caplog.text
+        finally:
+            icoframes.reset_configuration()
+    assert dict(service.pages) == {}
+    assert _ids(day) == every and len(every) == 25
+    manifest = json.loads((day / "manifest.json").read_text())
+    [past] = manifest["queries"]
+    assert (past["from_cache"], past["complete"], past["count_contradicts"]) == (
+        True, False, True)
