@@ -107,6 +107,7 @@ class _Paged:
         self.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 126))}
         self.down: set[tuple[str, int]] = set()
         self.overcount: dict[str, int] = {}  # ICOs a list's total_icos claims beyond its own
+        self.profiles_down: set[int] = set()
         self.pages: Counter[tuple[str, int]] = Counter()
         self.profiles = 0
 
@@ -126,6 +127,9 @@ class _Paged:
     def profile(self, h) -> None:
         self.profiles += 1
         asked = h.request_json().get("id")
+        if asked in self.profiles_down:
+            json_reply({"error": None, "message": "unavailable"}, status=503)(h)
+            return
         json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
 
 
@@ -317,3 +321,32 @@ def test_a_same_day_rerun_of_a_list_whose_count_lies_is_written_not_called_a_fai
     [past] = manifest["queries"]
     assert (past["from_cache"], past["complete"], past["count_contradicts"]) == (
         True, False, True)
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_the_rows_a_partial_rerun_keeps_get_their_missing_profiles(tmp_path, monkeypatch,
+                                                                   quick_retries):
+    """03:15: ICO 123's profile fails (the snapshot lacks it: missing, exit 5). 09:15 the
+    profile is back but page 2 of the past list (which holds 123) fails: the re-run kept
+    the day's rows of that page, and never asked for 123's profile, still missing. The
+    kept rows' profiles are planned like any listed row's: 123 is fetched (1 request)."""
+    service = _Paged()
+    service.profiles_down = {123}
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    args = ["--out", str(out), "--status", "past", "--snapshot"]
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, *args) == EXIT_INCOMPLETE
+            assert 123 not in _ids(day) and len(_ids(day)) == 24
+            service.profiles_down, service.down = set(), {("past", 2)}
+            service.profiles = 0
+            assert _run(MORNING + dt.timedelta(hours=6), *args,
+                        "--refresh", "changed") == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    assert service.profiles == 1
+    assert _ids(day) == list(range(101, 126))
+    manifest = json.loads((day / "manifest.json").read_text())
+    assert manifest["missing"] == [] and manifest["queries"][0]["kept"]["rows"] == 5

@@ -363,6 +363,7 @@ class Load:
         if not query.pass_done:
             return
         if not query.finish_pass(may_repage=self._stop is None):
+            self._plan_rows(query.frame if query.kept else None, repaged=True)  # kept rows too
             self._store(query)
 
     def _store(self, query: ListQuery) -> None:
