@@ -23,6 +23,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -44,6 +45,7 @@ from .errors import (
     NotCached,
     QuotaExceeded,
 )
+from .files import EMPTY_PATH, is_empty_path
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -77,6 +79,7 @@ FILTERS = tuple(p for p in PARAMS if p.filter)
 
 def _add_filter_options(parser: argparse.ArgumentParser) -> None:
     """One option per filter of spec 4.2, made from :data:`icoframes.api.params.PARAMS`."""
+    from .sandbox.command import Once as _Once
     group = parser.add_argument_group("filters (spec 4.2)")
     for param in FILTERS:
         flag = "--" + param.name.replace("_", "-")
@@ -104,32 +107,29 @@ def _folded(text: str) -> str:
 def _filters_from(args: argparse.Namespace) -> dict[str, Any]:
     filters = {p.name: getattr(args, p.name) for p in FILTERS
                if getattr(args, p.name) is not None}
-    for param in FILTERS:  # ids given as digits are ids; anything else is a name
+    for param in FILTERS:
         if param.kind == "ids" and param.name in filters:
-            filters[param.name] = [int(v) if v.strip().isdigit() else v
-                                   for v in filters[param.name]]
+            filters[param.name] = [_id_or_name(v) for v in filters[param.name]]
     return filters
 
 
-class _Once(argparse.Action):
-    """Store an option's value, refusing it given twice: ``--status past --status ongoing``
-    took the last one silently."""
+#: A number written otherwise than as digits (``1.0``, ``-3``, ``+2``, ``1e3``).
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?", re.IGNORECASE)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: str | None = None) -> None:
-        given = namespace.__dict__.setdefault("_given_twice", {})
-        if self.dest in given:
-            raise argparse.ArgumentError(self, f"given twice ({given[self.dest]}, then "
-                                               f"{values}); give it once")
-        given[self.dest] = values
-        setattr(namespace, self.dest, values)
+
+def _id_or_name(text: str) -> int | float | str:
+    """An ids option's value: digits are an id; another number is that number, refused
+    as ``load_icos(platform=1.0)`` refuses it (never looked up as a name, which cost the
+    filter set's request); anything else is a name."""
+    if text.strip().isdigit():
+        return int(text)
+    return float(text) if _NUMBER.fullmatch(text.strip()) else text
 
 
 def _folder(text: str) -> Path:
-    """A folder option's path; an empty one is refused (``Path("")`` is the current directory)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(
-            "an empty path (that would be the current directory; say '.')")
+    """A folder option's path; an empty one is refused (:data:`~.files.EMPTY_PATH`)."""
+    if is_empty_path(text):
+        raise argparse.ArgumentTypeError(EMPTY_PATH)
     return Path(text)
 
 
@@ -155,8 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     # traceback and exit 1, and a demo of 0 ICOs ended "... --allow-empty", which it lacks
     from .sandbox.command import AT_LEAST_ONE as some
     from .sandbox.command import SECONDS as seconds
-    from .sandbox.command import add_arguments
-    parser = argparse.ArgumentParser(
+    from .sandbox.command import Once as _Once
+    from .sandbox.command import Parser, add_arguments
+    parser = Parser(
         prog="icoframes",
         description="ICO directory API data as typed tables and Parquet exports.",
         epilog="Settings come from the environment: "
@@ -173,9 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", action=_Once, required=True, type=_folder, metavar="DIR")
     export.add_argument("--snapshot", action="store_true",
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC day "
-                             "it began); always re-pages the lists (--refresh changed at least); a "
-                             "re-run of the same query on the same day replaces that day's "
-                             "snapshot (another query's is refused, exit 2: one tree per query)")
+                             "it began); re-pages each list no run paged that day (a second "
+                             "run the same day pays no list page); a re-run of the same query "
+                             "on the same day replaces that day's snapshot (another query's is "
+                             "refused, exit 2: one tree per query)")
     export.add_argument("--allow-empty", action="store_true",
                         help="write empty tables when no ICO matches (default: exit 4, "
                              "nothing written)")
@@ -184,9 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "back partial (default: exit 5; the export is written and "
                              "marked complete: false either way)")
     export.add_argument("--refresh", action=_Once, choices=("none", "changed", "all"),
-                        help="none: use fresh cache; changed: re-page and re-fetch changed "
-                             "profiles; all: re-fetch everything (default: none, and changed "
-                             "with --snapshot, which refuses none)")
+                        help="none: use fresh cache (lists paged this UTC day and younger "
+                             "than --max-age); changed: re-page and re-fetch changed "
+                             "profiles; all: re-fetch everything (default: none)")
     export.add_argument("--max-age", action=_Once, type=seconds, default=86400.0,
                         metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "
@@ -206,9 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
                                  help="serve the emulated API on 127.0.0.1 until stopped"))
 
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
-    demo.add_argument("--out", type=_folder, default=Path("data/demo"), metavar="DIR")
-    demo.add_argument("--n-icos", type=some, default=1000)
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--out", action=_Once, type=_folder, default=Path("data/demo"),
+                      metavar="DIR")
+    demo.add_argument("--n-icos", action=_Once, type=some, default=1000)
+    demo.add_argument("--seed", action=_Once, type=int, default=0)
 
     cache = sub.add_parser("cache", help="show or clear the cache of the configured service")
     cache.add_argument("action", choices=("info", "clear"))
@@ -326,9 +329,6 @@ def _export(args: argparse.Namespace) -> int:
 
     refreshes: dict[str | None, Refresh] = {None: False, "none": False, "changed": True,
                                             "all": "all"}
-    if args.snapshot and args.refresh == "none":  # it would be "changed" whatever it says
-        raise InvalidParameter("--refresh none cannot go with --snapshot: a snapshot always "
-                               "re-pages the lists (--refresh changed at least)")
     refresh = refreshes[args.refresh]
     try:
         result = export_tables(

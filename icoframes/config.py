@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from .errors import ConfigError, InvalidParameter
+from .errors import ConfigError, InvalidParameter, checked_keywords
+from .files import expanded_path
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
 __all__ = ["SETTINGS", "Setting", "Settings", "configure", "get_settings",
@@ -139,12 +140,6 @@ def hide(name: str, value: Any) -> Any:
     return RedactedURL(value) if name == "base_url" and isinstance(value, str) else value
 
 
-def _path(value: Any) -> Path:
-    if isinstance(value, str) and not value.strip():  # Path("") is the current directory
-        raise ValueError("is an empty path (that would be the current directory; say '.')")
-    return Path(value).expanduser()
-
-
 def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
     def read(value: Any) -> int:
         if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool" or not (
@@ -206,7 +201,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("private_key", "Secret | None", _private_key, None, "none",
             "The private key issued by the service, held in a ``Secret``; it only signs "
             "requests.", secret=True, accepts="str | Secret"),
-    Setting("cache_dir", "Path", _path, _user_cache_dir,
+    Setting("cache_dir", "Path", expanded_path, _user_cache_dir,
             "the platform's user cache dir for icoframes",
             "Where the Parquet cache lives.", accepts="str | os.PathLike[str]"),
     Setting("service_name", "str | None", _service_name, None, "none",
@@ -376,6 +371,7 @@ Examples
     f"default: {s.shown}.\n" for s in SETTINGS))
 
 
+@checked_keywords
 def reset_configuration() -> None:
     """Forget every :func:`configure` override (env vars and defaults apply again)."""
     with _lock:

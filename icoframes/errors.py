@@ -42,12 +42,15 @@ script line that caused it.
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
+import reprlib
 import sys
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -78,10 +81,16 @@ __all__ = [
     "StaleWarning",
     "UnknownName",
     "check_flags",
+    "checked_keywords",
+    "closest",
     "did_you_mean",
     "error_for_code",
+    "keywords_of",
     "warn",
 ]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 class IcoframesError(Exception):
@@ -341,3 +350,62 @@ def did_you_mean(value: object, choices: Iterable[str]) -> str:
     names = {str(c).casefold(): str(c) for c in choices}
     close = difflib.get_close_matches(str(value).strip().casefold(), names, n=1)
     return f"; did you mean {names[close[0]]!r}?" if close else ""
+
+
+def closest(word: str, choices: Iterable[str]) -> list[str]:
+    """The choices a misspelled ``word`` most likely meant: the best, and a second when as close.
+
+    Examples
+    --------
+    >>> closest("ico_kyc", ["ico_kyc_passed", "investor_kyc", "status"]), closest("colour", ["x"])
+    (['ico_kyc_passed', 'investor_kyc'], [])
+    """
+    scored = sorted(((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in choices),
+                    reverse=True)
+    return [c for score, c in scored[:2] if score >= 0.6 and score >= scored[0][0] - 0.1]
+
+
+def keywords_of(function: Callable[..., Any]) -> tuple[str, ...]:
+    """A function's own keyword arguments (its ``**kwargs`` left out).
+
+    Examples
+    --------
+    >>> keywords_of(lambda status=None, *, refresh=False, **filters: None)
+    ('status', 'refresh')
+    """
+    return tuple(name for name, p in inspect.signature(function).parameters.items()
+                 if p.kind is not inspect.Parameter.VAR_KEYWORD)
+
+
+def checked_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``function``, refusing a keyword it lacks with InvalidParameter and a "did you mean".
+
+    Python's own TypeError ("unexpected keyword argument 'refesh'") suggests
+    nothing; this says what a loader says of a filter it does not know, before
+    the function runs, so before any request. Signature, docstring and type stay
+    the function's. Declared here, at the bottom of the package, so that every
+    public function of every layer can use it.
+
+    Examples
+    --------
+    >>> @checked_keywords
+    ... def load(*, refresh=False): ...
+    >>> try:
+    ...     load(refesh=True)
+    ... except InvalidParameter as exc:
+    ...     print(exc)
+    refesh=True is not a keyword of load(); did you mean 'refresh'?
+    """
+    own = keywords_of(function)
+
+    @functools.wraps(function)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        for key, value in kwargs.items():
+            if key not in own:
+                close = closest(key, own)
+                hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
+                        else f"its keywords: {', '.join(own) or 'none'}")
+                raise InvalidParameter(f"{key}={reprlib.repr(value)} is not a keyword of "
+                                       f"{function.__name__}(); {hint}")
+        return function(*args, **kwargs)
+    return call

@@ -4,8 +4,10 @@
 ``out/manifest.json``. With ``snapshot=True`` it writes under
 ``out/snapshot_date=YYYY-MM-DD/`` instead (the UTC day the export began), so
 readers that understand hive partitions see every snapshot as one dataset with
-the date as a column. A snapshot always re-pages the lists (``refresh=True`` at
-least), so each day's snapshot says what the service listed that day.
+the date as a column. A snapshot re-pages each list no run paged that UTC day
+(and younger than ``max_age``; ``max_age=None`` keeps the day rule), so each day's
+snapshot says what the service listed that day, and a second run the same day pays
+no list page.
 
 A plain export is daily too: it uses a cached list only when that list was
 fetched during the current UTC day *and* is younger than ``max_age``; a list
@@ -90,12 +92,11 @@ The daily limit (the service's error 485, or the ``daily_quota`` setting) that
 stops the load part way makes such an export too: the rows it has, the ids it
 left out in ``missing`` with reason ``"quota"``, the rows kept from an earlier
 fetch that it stopped before fetching again in ``not_refreshed`` with reason
-``"quota"`` (a ``--snapshot`` re-fetches every profile), and ``stopped`` (``by``
+``"quota"`` (changed, or older than its maximum age), and ``stopped`` (``by``
 ``"service"`` or ``"daily_quota"``, ``code``, ``remaining``, ``message``).
 :class:`~icoframes.errors.QuotaExceeded` is raised, and nothing written, only
 when the limit came before anything the export may use was listed: no list page
-answered, or only a list cached before ``lists_fresh_after`` (for a snapshot:
-before the export started, since a snapshot re-pages).
+answered, or only a list cached before ``lists_fresh_after``.
 """
 
 from __future__ import annotations
@@ -224,12 +225,16 @@ def export_tables(
     max_age : timedelta or seconds, default one day
         A cached list is used only when it was fetched during the current UTC
         day and is younger than this; otherwise it is re-paged (so a daily cron
-        export always holds that day's lists). ``None``: cached lists never expire.
+        export always holds that day's lists). ``None``: cached lists never expire
+        (a snapshot still re-pages a list no run paged that UTC day), but a list
+        whose paging fails is never answered by one cached before the current UTC
+        day, as with any ``max_age``.
     snapshot : bool, default False
         Write under ``out/snapshot_date=<UTC date>/`` (the day the export began,
         when its lists were paged, even if it ends after midnight), replacing that
         day's snapshot of the same query (one of another query is refused:
-        InvalidParameter). Implies ``refresh=True`` at least: the lists are always re-paged.
+        InvalidParameter). A list paged that UTC day by an earlier run is used as
+        it is (``refresh=True`` re-pages it now).
     allow_empty : bool, default False
         Write empty tables when no ICO matches, instead of raising.
     cache_dir : path-like, optional
@@ -280,18 +285,19 @@ def export_tables(
     folder = folder_path(out, "out")
     budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON
     check_flags(snapshot=snapshot, allow_empty=allow_empty)  # "no" would be a snapshot
-    if snapshot and refresh is False:
-        refresh = True  # a snapshot says what the service lists today, not what a cache held
     now = utcnow()
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
     fresh_after = lists_fresh_after(max_age, now)  # lists fetched before today are re-paged
+    if snapshot:  # the day's service: a list paged that day (a run ago), never an older one
+        fresh_after = fresh_after or today
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     # a list whose paging fails (or part of it) is never answered by a copy cached before
     # today (or before max_age; fresh_after is never before today): today's export holds
-    # today's lists or says it has none; a snapshot is the day's: any list paged that day
+    # today's lists or says it has none, even with max_age=None (cached lists used as they
+    # are, never in for a failed paging); a snapshot is the day's: any list paged that day
     # stands in (its rows are never replaced by fewer), whatever max_age
-    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    load.lists_after = today if snapshot else fresh_after
+    load.lists_after = today if snapshot else fresh_after or today
     # the day it began, when its lists were paged (its end may be past midnight)
     day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
     with Staging(folder) as staging:  # out is checked writable here: no request yet
@@ -306,7 +312,7 @@ def export_tables(
                                  only_icos=False, keywords=keywords_of(load_tables))
         except QuotaExceeded as exc:  # the daily limit: export what was listed and fetched
             stop, listing = exc, exc.listing
-            if listing is None or not listed(listing, now if snapshot else fresh_after):
+            if listing is None or not listed(listing, fresh_after):
                 raise  # nothing this export may use was listed: nothing is written
             tables = load.tables_of(listing, status, filters, only_icos=False)
         stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows

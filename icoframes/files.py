@@ -30,7 +30,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import Any, BinaryIO, Final, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -45,8 +45,22 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="only soft file lock is available")
     import filelock
 
-__all__ = ["as_age", "atomic_write_bytes", "atomic_write_table", "concurrently", "folder_flock",
-           "folder_path", "locked", "numpy_duration", "read_parquet_table", "today", "utcnow"]
+__all__ = [
+    "EMPTY_PATH",
+    "as_age",
+    "atomic_write_bytes",
+    "atomic_write_table",
+    "concurrently",
+    "expanded_path",
+    "folder_flock",
+    "folder_path",
+    "is_empty_path",
+    "locked",
+    "numpy_duration",
+    "read_parquet_table",
+    "today",
+    "utcnow",
+]
 
 # errors of creating or opening a lock file in a folder this process may not write to
 _READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
@@ -56,12 +70,30 @@ _T = TypeVar("_T")
 _HAS_FCNTL = importlib.util.find_spec("fcntl") is not None  # flock: shared locks (not Windows)
 
 
+#: What an empty path is, said once for every path argument (configure's ``cache_dir``,
+#: a function's folder, a command's ``--out``): ``Path("")`` is the current directory,
+#: where nobody meant to write.
+EMPTY_PATH: Final = "an empty path (that would be the current directory; say '.')"
+
+
+def is_empty_path(value: object) -> bool:
+    """Whether ``value`` is a text of blanks only: :data:`EMPTY_PATH`, refused."""
+    return isinstance(value, str) and not value.strip()
+
+
+def expanded_path(value: Any) -> Path:
+    """A path setting (``cache_dir``) as a Path, ``~`` expanded; ValueError for
+    :data:`EMPTY_PATH` (the setting's check names it)."""
+    if is_empty_path(value):
+        raise ValueError(f"is {EMPTY_PATH}")
+    return Path(value).expanduser()
+
+
 def folder_path(value: object, name: str) -> Path:
-    """A folder argument as a Path: InvalidParameter for an empty one (``Path("")`` is the
-    current directory, where nobody meant to write) or a value that is no path."""
-    if isinstance(value, str) and not value.strip():
-        raise InvalidParameter(f"{name}={value!r} is an empty path (that would be the current "
-                               "directory; say '.')")
+    """A folder argument as a Path: InvalidParameter for an empty one
+    (:data:`EMPTY_PATH`) or a value that is no path."""
+    if is_empty_path(value):
+        raise InvalidParameter(f"{name}={value!r} is {EMPTY_PATH}")
     if not isinstance(value, str | os.PathLike):
         raise InvalidParameter(f"{name} must be a folder path (str or os.PathLike), got "
                                f"{value!r}")

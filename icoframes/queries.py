@@ -19,12 +19,9 @@ de-duplicated, so the same filters in another order are one cache entry.
 from __future__ import annotations
 
 import difflib
-import functools
-import inspect
 import numbers
-import reprlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -37,7 +34,7 @@ from .api.params import (
     closest,
     validate_list_params,
 )
-from .errors import InvalidParameter, NoMatchWarning, NotCached, warn
+from .errors import InvalidParameter, NoMatchWarning, NotCached, checked_keywords, keywords_of, warn
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
@@ -45,8 +42,6 @@ __all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "check_keywords",
            "check_load_arguments", "checked_keywords", "combined_sort", "keywords_of",
            "sort_rows", "warn_if_nothing_matched"]
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 
 #: Parameters whose values are country names, checked against the filter set's locations.
 PLACE_PARAMS = ("location", "exclude_areas")
@@ -268,49 +263,6 @@ def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def keywords_of(loader: Callable[..., Any]) -> tuple[str, ...]:
-    """A loader's own keyword arguments (its ``**filters`` left out), for :func:`build_queries`.
-
-    Examples
-    --------
-    >>> keywords_of(lambda status=None, *, refresh=False, **filters: None)
-    ('status', 'refresh')
-    """
-    return tuple(name for name, p in inspect.signature(loader).parameters.items()
-                 if p.kind is not inspect.Parameter.VAR_KEYWORD)
-
-
-def checked_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``function``, refusing a keyword it lacks with InvalidParameter and a "did you mean".
-
-    Python's own TypeError ("unexpected keyword argument 'refesh'") suggests
-    nothing; this says what :func:`build_queries` says of a loader's keyword,
-    before the function runs, so before any request. Signature, docstring and
-    type stay the function's.
-
-    Examples
-    --------
-    >>> @checked_keywords
-    ... def load(*, refresh=False): ...
-    >>> try:
-    ...     load(refesh=True)
-    ... except InvalidParameter as exc:
-    ...     print(exc)
-    refesh=True is not a keyword of load(); did you mean 'refresh'?
-    """
-    own = keywords_of(function)
-
-    @functools.wraps(function)
-    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        for key, value in kwargs.items():
-            if key not in own:
-                close = closest(key, own)
-                hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
-                        else f"its keywords: {', '.join(own) or 'none'}")
-                raise InvalidParameter(f"{key}={reprlib.repr(value)} is not a keyword of "
-                                       f"{function.__name__}(); {hint}")
-        return function(*args, **kwargs)
-    return call
 
 
 def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, checked_keywords
 
 __all__ = ["LoadReport", "MissingICO", "QueryReport", "report"]
 
@@ -209,6 +209,7 @@ def queries_html(report: LoadReport | None) -> list[str]:
     return out
 
 
+@checked_keywords
 def report(result: Any) -> LoadReport:
     """The :class:`LoadReport` of a loader's result: a ``Tables`` or a frame.
 

@@ -38,7 +38,7 @@ import pandas as pd
 import pyarrow as pa
 from pandas.api.extensions import ExtensionDtype
 
-from .errors import InvalidParameter, UnknownName, did_you_mean
+from .errors import InvalidParameter, UnknownName, checked_keywords, did_you_mean
 
 __all__ = [
     "EACH",
@@ -404,6 +404,7 @@ def empty_frame(table: TableSchema) -> pd.DataFrame:
     return pd.DataFrame({c.name: pd.Series([], dtype=c.dtype) for c in table.columns})
 
 
+@checked_keywords
 def describe(table: str | TableSchema) -> pd.DataFrame:
     """The columns of a table: name, dtype, source and meaning, from the one declaration.
 

@@ -248,17 +248,26 @@ def test_changes_gaps_is_mark_or_skip_with_a_did_you_mean(gaps, hint):
     assert str(caught.value) == f"gaps must be 'mark' or 'skip', got {gaps!r}{hint}"
 
 
-def test_refresh_none_with_snapshot_is_refused_not_overridden(cfg, tmp_path, capsys, caplog):
-    # a snapshot always re-pages the lists: "--refresh none" was silently made "changed"
+def test_refresh_none_with_snapshot_means_what_it_says(cfg, tmp_path, capsys, caplog,
+                                                       one_ledger_day):
+    # "--refresh none" with --snapshot was silently made "changed", then refused (a snapshot
+    # re-paged its lists on every run). A snapshot now takes the lists paged earlier the same
+    # UTC day as they are, which is what "none" says: it is the snapshot's default, and a
+    # second run of the day pays no list page; "changed" and "all" page the lists now
     out = tmp_path / "out"
     args = ["export", "--out", str(out), "--status", "past", "--snapshot"]
     code, err = _cli([*args, "--refresh", "none"], capsys, caplog)
-    assert code == 2, err
-    assert "--refresh none cannot go with --snapshot" in err
-    assert cfg.stats.requests.total() == 0 and not out.exists()
-    for refresh in ([], ["--refresh", "changed"], ["--refresh", "all"]):
+    assert code == 0, err
+    pages = cfg.stats.requests["icos"]
+    assert pages > 0
+    for refresh in (["--refresh", "none"], []):
         code, err = _cli([*args, *refresh], capsys, caplog)
         assert code == 0, err
+    assert cfg.stats.requests["icos"] == pages
+    for refresh in (["--refresh", "changed"], ["--refresh", "all"]):
+        code, err = _cli([*args, *refresh], capsys, caplog)
+        assert code == 0, err
+    assert cfg.stats.requests["icos"] == 3 * pages
     code, err = _cli(["export", "--out", str(tmp_path / "plain"), "--status", "past",
                       "--refresh", "none"], capsys, caplog)
     assert code == 0, err

@@ -70,3 +70,87 @@ def test_a_loader_names_a_typo_before_it_asks_for_keys(clean_settings, typed, me
             load(status="past", **{typed: 1})
     with pytest.raises(icoframes.InvalidParameter, match="page is not a loader parameter"):
         icoframes.load_list(page=2)
+
+
+# -- an ids option's number, a typo of the required --out, options given twice -----------------
+
+
+@pytest.fixture(scope="module")
+def sb():
+    from icoframes import sandbox
+
+    with sandbox.serve(n_icos=20, seed=5) as server:
+        yield server
+
+
+@pytest.mark.parametrize("platform", ["1.0", "-1", "1e3", " 2.5 "])
+def test_a_platform_id_written_as_another_number_is_refused_as_load_icos_refuses_it(
+        cfg, tmp_path, platform, capsys, caplog):
+    # "1.0" was looked up as a platform name: the filter set fetched, then "unknown platform
+    # name '1.0'"; load_icos(platform=1.0) refuses the number before any request
+    import logging
+
+    import icoframes
+
+    out = tmp_path / "out"
+    caplog.set_level(logging.INFO, logger="icoframes")
+    assert main(["export", "--out", str(out), "--platform", platform]) == 2
+    err = capsys.readouterr().err + caplog.text
+    number = float(platform)
+    assert (f"invalid list parameter platform={number!r}: platform must be ids (positive "
+            "integers)") in err
+    with pytest.raises(icoframes.InvalidParameter) as info:
+        icoframes.load_icos(platform=number, progress=False)
+    assert str(info.value) in err
+    assert cfg.stats.requests.total() == 0 and not out.exists()
+
+
+def test_a_platform_name_and_id_digits_keep_their_meaning():
+    from icoframes.cli import _id_or_name
+
+    assert [_id_or_name(v) for v in ("7", " 7 ", "Ethereum", "1.0", "-3", "ERC20", "nan")] == [
+        7, 7, "Ethereum", 1.0, -3.0, "ERC20", "nan"]
+
+
+@pytest.mark.parametrize("typo", [["--ot", "x"], ["--ot=x"], ["--outt", "x"]])
+def test_a_typo_of_the_required_out_gets_a_did_you_mean(tmp_path, typo, capsys):
+    assert main(["export", *typo, "--status", "past"]) == 2
+    err = capsys.readouterr().err
+    assert (f"the following arguments are required: --out; {typo[0].split('=')[0]} is no "
+            "option of this command: did you mean '--out'?") in err
+    assert main(["export", "--status", "past"]) == 2  # nothing typed for it: as before
+    assert capsys.readouterr().err.rstrip().endswith("the following arguments are required: --out")
+
+
+@pytest.mark.parametrize(("command", "twice"), [
+    ("demo", ["--n-icos", "5", "--n-icos", "6"]),
+    ("demo", ["--seed", "1", "--seed", "2"]),
+    ("demo", ["--out", "a", "--out", "b"]),
+    ("sandbox", ["--port", "0", "--port", "1"]),
+    ("sandbox", ["--quota", "5", "--quota", "0"]),
+    ("sandbox", ["--n-icos", "5", "--n-icos", "6"]),
+    ("sandbox", ["--seed", "1", "--seed", "2"]),
+    ("sandbox", ["--latency", "0", "--latency", "1"]),
+    ("sandbox", ["--fail-rate", "0", "--fail-rate", "0.5"]),
+    ("sandbox", ["--grow-every", "2", "--grow-every", "3"]),
+    ("sandbox", ["--public-key", "a", "--public-key", "b"]),
+    ("sandbox", ["--private-key", "a", "--private-key", "b"]),
+])
+def test_a_demo_or_sandbox_option_given_twice_is_refused_not_the_last_taken(
+        tmp_path, monkeypatch, command, twice, capsys):
+    monkeypatch.chdir(tmp_path)  # the demo's --out a/b would be here: nothing is written
+    # a bad value after the pair: taken silently, the pair would run (a demo, a server that
+    # never stops) where this exits 2 at once, so the test fails rather than hangs
+    guard = ["--seed", "x"] if twice[0] != "--seed" else ["--n-icos", "x"]
+    twice = [*twice, *guard]
+    assert main([command, *twice]) == 2
+    err = capsys.readouterr().err
+    assert f"argument {twice[0]}: given twice (" in err and "); give it once" in err
+    assert list(tmp_path.iterdir()) == []
+    from icoframes.sandbox.command import main as sandbox_main
+
+    if command == "sandbox":  # python -m icoframes.sandbox: the same options
+        with pytest.raises(SystemExit) as info:
+            sandbox_main(twice)
+        assert info.value.code == 2
+        assert "given twice" in capsys.readouterr().err

@@ -303,8 +303,8 @@ def test_an_export_killed_between_the_two_renames_of_its_swap_loses_no_snapshot(
                                env=os.environ, capture_output=True, timeout=HANG_GUARD)
     assert child.returncode == -9, child.stderr
     assert not day.exists()  # the instant between the two renames, made to last
-    sb.set_faults(1.0)  # the next run of the day writes nothing
-    assert _run(DAYS[0] + dt.timedelta(hours=7), *args) == EXIT_ERROR
+    sb.set_faults(1.0)  # the next run of the day, paging its lists now, writes nothing
+    assert _run(DAYS[0] + dt.timedelta(hours=7), *args, "--refresh", "changed") == EXIT_ERROR
     assert (day / "manifest.json").read_bytes() == morning
     assert icoframes.read_export(day).icos["id"].is_unique
     assert sorted(p.name for p in out.iterdir()) == [day.name]  # the staging folder cleared
@@ -316,22 +316,23 @@ def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
     """The morning's snapshot is complete. At 09:15 every list fails: nothing is written
     (exit 1), the morning's snapshot stays as it was. At 12:15 only the ongoing list fails:
     its rows come from the morning's list (today's), marked partial (exit 5): they were
-    dropped, so the re-run lost ICOs 1 and 2 from a day that had them."""
+    dropped, so the re-run lost ICOs 1 and 2 from a day that had them. (The re-runs page
+    their lists now, --refresh changed: a snapshot re-run takes the day's lists as they
+    are by default.)"""
     service = _ByStatus()
     out = tmp_path / "srv"
     morning, day = DAYS[0], _folder(tmp_path / "srv", DAYS[0])
+    again = ["--out", str(out), "--snapshot", "--refresh", "changed"]
     with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
         _as_cron(srv, tmp_path, monkeypatch)
         try:
             assert _run(morning, "--out", str(out), "--snapshot") == EXIT_OK
             written = (day / "manifest.json").read_bytes()
             service.down = {"ongoing", "upcoming", "past"}
-            assert _run(morning + dt.timedelta(hours=6), "--out", str(out),
-                        "--snapshot") == EXIT_ERROR
+            assert _run(morning + dt.timedelta(hours=6), *again) == EXIT_ERROR
             assert (day / "manifest.json").read_bytes() == written
             service.down = {"ongoing"}
-            assert _run(morning + dt.timedelta(hours=9), "--out", str(out),
-                        "--snapshot") == EXIT_INCOMPLETE
+            assert _run(morning + dt.timedelta(hours=9), *again) == EXIT_INCOMPLETE
         finally:
             icoframes.reset_configuration()
     assert sorted(pd.read_parquet(day / "icos.parquet")["id"]) == [1, 2, 3, 4, 5, 6]

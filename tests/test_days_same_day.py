@@ -106,6 +106,7 @@ class _Paged:
     def __init__(self) -> None:
         self.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 126))}
         self.down: set[tuple[str, int]] = set()
+        self.overcount: dict[str, int] = {}  # ICOs a list's total_icos claims beyond its own
         self.pages: Counter[tuple[str, int]] = Counter()
         self.profiles = 0
 
@@ -117,7 +118,8 @@ class _Paged:
             json_reply({"error": None, "message": "unavailable"}, status=503)(h)
             return
         ids = self.ids[status]
-        json_reply({"total_icos": len(ids), "current_page": number,
+        json_reply({"total_icos": len(ids) + self.overcount.get(status, 0),
+                    "current_page": number,
                     "total_pages": -(-len(ids) // 20), "error": None,
                     "data": [list_item(i) for i in ids[(number - 1) * 20:number * 20]]})(h)
 
@@ -135,7 +137,8 @@ def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
     ICOs were dropped from the day's snapshot (23 rows), though the day's complete list
     had them. Now the day's rows the paging lacks are kept from the list paged at 03:15
     (the query says partial, and which rows it kept and when they were listed: exit 5),
-    and a third run with the page still down keeps them too. The next day no list of
+    and a third run with the page still down (no --refresh: it pages the one list the
+    day holds partial) keeps them too. The next day no list of
     that day has them: they are missing, and history says unseen, not removed."""
     service = _Paged()
     out = tmp_path / "srv"
@@ -150,15 +153,16 @@ def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
             service.down = {("past", 2)}
             service.pages.clear()
             service.profiles = 0
-            for hours in (6, 9):
+            for hours, refresh in ((6, ["--refresh", "changed"]), (9, [])):
                 caplog.clear()
                 assert _run(MORNING + dt.timedelta(hours=hours), *args,
-                            "--refresh", "changed") == EXIT_INCOMPLETE
+                            *refresh) == EXIT_INCOMPLETE
                 assert _ids(day) == every
                 assert "came back partial (5 of its rows kept from the day's list paged at " \
                     "2026-11-20T03:15" in caplog.text
-            # each re-run paid its pages (page 2 and its 5 retries), no profile
-            assert dict(service.pages) == {("ongoing", 1): 2, ("upcoming", 1): 2,
+            # the first re-run paged every list (page 2 and its 5 retries); the second only
+            # the past list, which the day holds partial (the others, whole, are the day's)
+            assert dict(service.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1,
                                            ("past", 1): 2, ("past", 2): 12}
             assert service.profiles == 0
             manifest = json.loads((day / "manifest.json").read_text())
@@ -208,3 +212,108 @@ def test_a_rerun_with_a_short_max_age_keeps_the_days_rows_too(tmp_path, monkeypa
            for q in manifest["queries"]}
     assert got == {"ongoing": (False, True, 2, None), "upcoming": (True, False, 1, None),
                    "past": (False, False, 25, 5)}
+
+
+def test_a_second_snapshot_the_same_day_pays_no_list_page_and_the_next_day_does(
+        sb, tmp_path):
+    """A --snapshot re-run at 09:15 re-paged every list the 03:15 run had paged whole
+    (one request per 20 ICOs, paid again for the same day's service). Now a list paged
+    since 00:00 UTC that day, complete, is that day's list: the re-run sends no request
+    at all (its profiles are as fresh as their maximum ages ask), and writes the same
+    rows, the lists dated 03:15. --refresh changed still re-pages now; the next day's
+    run re-pages every list."""
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    pages = sum(-(-len(sb.directory.ids(s)) // 20) for s in ("ongoing", "upcoming", "past"))
+    assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+    assert sb.stats.requests["icos"] == pages
+    morning = json.loads((day / "manifest.json").read_text())
+    rows = _ids(day)
+    sb.stats.reset()
+    assert _run(MORNING + dt.timedelta(hours=6), "--out", str(out), "--snapshot") == EXIT_OK
+    assert dict(sb.stats.requests) == {}  # no list page, no profile
+    again = json.loads((day / "manifest.json").read_text())
+    assert again["complete"] is True and _ids(day) == rows
+    assert [(q["from_cache"], q["fetched_at"]) for q in again["queries"]] == [
+        (True, q["fetched_at"]) for q in morning["queries"]]
+    assert again["lists_fresh_after"] == "2026-11-20T00:00:00+00:00"
+    # --refresh none is the same; --refresh changed pages the lists now
+    assert _run(MORNING + dt.timedelta(hours=7), "--out", str(out), "--snapshot",
+                "--refresh", "none") == EXIT_OK
+    assert dict(sb.stats.requests) == {}
+    assert _run(MORNING + dt.timedelta(hours=8), "--out", str(out), "--snapshot",
+                "--refresh", "changed") == EXIT_OK
+    assert dict(sb.stats.requests) == {"icos": pages}
+    sb.stats.reset()
+    tomorrow = MORNING + dt.timedelta(days=1)
+    assert _run(tomorrow, "--out", str(out), "--snapshot") == EXIT_OK
+    assert sb.stats.requests["icos"] == pages
+    nextday = json.loads((_day(out, tomorrow) / "manifest.json").read_text())
+    assert all(not q["from_cache"] and q["fetched_at"].startswith("2026-11-21")
+               for q in nextday["queries"])
+
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_max_age_none_from_python_never_exports_yesterdays_list_for_a_failed_paging(
+        tmp_path, monkeypatch, quick_retries):
+    """Day 2 the ongoing list fails for good. The command (whose --max-age is a number)
+    exports it with no row, partial. export_tables(refresh=True, max_age=None) from Python
+    had no day limit on the list standing in for a failed paging: it exported day 1's
+    ongoing rows as day 2's (from_cache, dated day 1). Now it does as the command does."""
+    service = _Paged()
+    day2 = MORNING + dt.timedelta(days=1)
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(tmp_path / "cli")) == EXIT_OK
+            service.down = {("ongoing", 1)}
+            assert _run(day2, "--out", str(tmp_path / "cli"), "--refresh",
+                        "changed") == EXIT_INCOMPLETE
+            with time_machine.travel(day2 + dt.timedelta(minutes=5), tick=True), \
+                    pytest.warns(icoframes.IncompleteWarning, match="ongoing"):
+                result = icoframes.export_tables(tmp_path / "py", refresh=True, max_age=None,
+                                                 progress=False)
+        finally:
+            icoframes.reset_configuration()
+
+    def ongoing(manifest):
+        [query] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
+        return query["complete"], query["from_cache"], query["rows"]
+
+    cli = json.loads((tmp_path / "cli" / "manifest.json").read_text())
+    assert ongoing(cli) == (False, False, 0)
+    assert ongoing(result.manifest) == ongoing(cli)
+    assert result.complete is False and result.rows["icos"] == cli["rows"]["icos"] == 26
+    assert _ids(tmp_path / "py") == _ids(tmp_path / "cli") == [3, *range(101, 126)]
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_same_day_rerun_of_a_list_whose_count_lies_is_written_not_called_a_failure(
+        tmp_path, monkeypatch, quick_retries, caplog):
+    """The past list's total_icos says 30 while its pages give 25: the morning's snapshot is
+    partial (exit 5), the list kept as the count's fault (count_contradicts), used as cached
+    until older than --max-age. A re-run at 09:15 takes it as the day's list (no page), and
+    must not read it as a paging that failed: it is written again, partial (exit 5), not
+    'no list of this snapshot could be paged' (exit 1)."""
+    service = _Paged()
+    service.overcount = {"past": 5}
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            args = ["--out", str(out), "--status", "past", "--snapshot"]
+            assert _run(MORNING, *args) == EXIT_INCOMPLETE
+            every = _ids(day)
+            service.pages.clear()
+            caplog.clear()
+            assert _run(MORNING + dt.timedelta(hours=6), *args) == EXIT_INCOMPLETE, caplog.text
+        finally:
+            icoframes.reset_configuration()
+    assert dict(service.pages) == {}
+    assert _ids(day) == every and len(every) == 25
+    manifest = json.loads((day / "manifest.json").read_text())
+    [past] = manifest["queries"]
+    assert (past["from_cache"], past["complete"], past["count_contradicts"]) == (
+        True, False, True)

@@ -327,3 +327,23 @@ def test_syncing_or_recording_nothing_makes_and_counts_nothing(cache):
     assert cache.read_list({"status": "past"}) is None and cache.read_filters() is None
     assert not cache.dir.exists()
     assert cache.record() == 0  # no copy: no version
+
+
+def test_record_all_gives_each_outcome_its_version_in_one_transaction(tmp_path):
+    # a load keeps the profiles that arrived together in one transaction, and needs each
+    # one's version (its derived tables take the decoded copy of that version only)
+    cache = Cache(tmp_path / "cache", URL)
+    versions = cache.record_all([
+        ProfileRecord(1, "past", "s", '{"id": 1}'),
+        ProfileRecord(2, "past", "s", None, state="failed", reason="HTTP 500"),
+        ProfileRecord(3, "past", None, None, state="gone"),
+        ProfileRecord(1, "past", "s", '{"id": 1, "v": 2}')])
+    assert versions == [1, 0, 2, 3] and cache.version() == 3
+    index = cache.profile_index()
+    assert index["state"].tolist() == ["fetched", "failed", "gone"]
+    assert index["version"].tolist() == [3, pd.NA, 2]
+    assert cache.record_all([]) == [] and cache.version() == 3
+    # a record that cannot be kept rolls back the others of its transaction
+    with pytest.raises(ValueError, match="raw text"):
+        cache.record_all([ProfileRecord(4, "past", "s", "{}"), ProfileRecord(5, "past", "s", None)])
+    assert cache.version() == 3 and 4 not in cache.profile_index().index

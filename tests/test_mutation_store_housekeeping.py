@@ -368,3 +368,14 @@ def test_what_cannot_be_removed_in_a_read_only_folder_is_reported_and_the_rest_g
             assert all(entry["reason"] in reasons for entry in report.skipped)
         finally:
             Database.close_under(used.dir)
+
+
+def test_a_folder_last_used_just_after_the_epoch_is_no_older_than_the_longest_age(tmp_path):
+    # an age is capped at the time since the epoch (nothing here is older): a folder last
+    # used half a millisecond after the epoch was not unused for longer, one before it was
+    folder = tmp_path / "127.0.0.1_8000"
+    mark = _file(folder / USED_MARK, 0, DAY)
+    os.utime(mark, ns=(500_000, 500_000))
+    assert prune(tmp_path, dt.timedelta.max, now=NOW).removed == []
+    os.utime(mark, (-1, -1))
+    assert prune(tmp_path, dt.timedelta.max, now=NOW).removed == [str(folder)]

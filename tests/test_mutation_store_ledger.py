@@ -83,7 +83,7 @@ def test_reading_a_ledger_that_does_not_exist_makes_nothing(tmp_path):
         assert ledger.count() == 0
         assert ledger.forget() is False
         assert ledger.forget_unused(DAY2) == []
-        assert ledger.remaining() == 7
+        assert ledger.state().remaining == 7
         assert ledger.database(write=False) is None
     assert not (tmp_path / LEDGER_FOLDER).exists()
     db = ledger.database()
@@ -96,7 +96,7 @@ def test_the_cap_stops_the_request_over_it_and_says_what_was_sent_and_when(tmp_p
     with _at(DAY1):
         ledger.take("ico")
         ledger.take("ico")
-        assert ledger.state().remaining == 0 and ledger.remaining() == 0
+        assert ledger.state().remaining == 0
         assert repr(ledger) == "QuotaLedger(day='2030-01-01', sent=2, limit=2)"
         with pytest.raises(QuotaExceeded) as caught:
             ledger.take("ico")
@@ -401,7 +401,7 @@ def test_a_cap_of_zero_lets_nothing_through_even_on_a_new_ledger(tmp_path):
             assert str(caught.value) == (
                 "the daily_quota setting (0 requests) is reached: 0 requests were sent today "
                 "(2030-01-01, UTC) with this key from this cache dir")
-        assert ledger.state().sent == 0 and ledger.remaining() == 0
+        assert ledger.state().sent == 0 and ledger.state().remaining == 0
     assert _rows(tmp_path) == []  # nothing booked, so nothing was sent
 
 

@@ -105,13 +105,26 @@ def test_the_users_daily_quota_mid_load_writes_an_incomplete_export(
         assert len(manifest["missing"]) == len(past) - 12
         assert "the daily_quota setting" in log
 
-        # and a snapshot, which must re-page the list and cannot: nothing listed today by this
-        # export, so nothing is written (the day's snapshot stays) and it exits 3
-        before = (snapshot / "manifest.json").read_bytes()
+        # and a snapshot: the list it paged today is the day's (not paid again), its profiles
+        # cannot be fetched: what is cached is written again, incomplete, exit 5
         code, log = _cli(["export", "--out", str(out), "--status", "past", "--snapshot"], caplog)
-        assert code == EXIT_QUOTA, log
-        assert (snapshot / "manifest.json").read_bytes() == before
+        assert code == EXIT_INCOMPLETE, log
         assert sb.stats.requests.total() == sent
+        again = _manifest(snapshot)
+        assert again["rows"]["icos"] == 12 and again["requests_total"] == 0
+        assert again["stopped"]["by"] == "daily_quota"
+        assert [(q["from_cache"], q["complete"]) for q in again["queries"]] == [(True, True)]
+        assert len(again["missing"]) == len(past) - 12
+
+        # a snapshot asked to page its list now (--refresh changed) that cannot: the list
+        # paged earlier today stands in, marked partial, as for a plain export (exit 5)
+        code, log = _cli(["export", "--out", str(out), "--status", "past", "--snapshot",
+                          "--refresh", "changed"], caplog)
+        assert code == EXIT_INCOMPLETE, log
+        assert sb.stats.requests.total() == sent
+        again = _manifest(snapshot)
+        assert again["rows"]["icos"] == 12 and again["stopped"]["by"] == "daily_quota"
+        assert [(q["from_cache"], q["complete"]) for q in again["queries"]] == [(True, False)]
 
 
 def test_list_pages_in_flight_when_the_quota_stops_the_load_are_kept(

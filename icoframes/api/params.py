@@ -14,7 +14,6 @@ exists needs the filter set, and is checked by :mod:`icoframes.queries`.
 
 from __future__ import annotations
 
-import difflib
 import numbers
 import re
 from collections.abc import Iterable, Mapping
@@ -23,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, closest
 
 __all__ = [
     "ID_LIST_PARAMS",
@@ -223,17 +222,6 @@ def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | No
     raise _invalid(name, value, f"must be {allowed}")
 
 
-def closest(word: str, choices: Iterable[str]) -> list[str]:
-    """The choices a misspelled ``word`` most likely meant: the best, and a second when as close.
-
-    Examples
-    --------
-    >>> closest("ico_kyc", LIST_PARAMS), closest("colour", LIST_PARAMS)
-    (['ico_kyc_passed', 'investor_kyc'], [])
-    """
-    scored = sorted(((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in choices),
-                    reverse=True)
-    return [c for score, c in scored[:2] if score >= 0.6 and score >= scored[0][0] - 0.1]
 
 
 def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import datetime as dt
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
@@ -31,12 +30,13 @@ from ..queries import build_queries, check_load_arguments, combined_sort, sort_r
 from ..reporting import LoadReport
 from ..schema import LIST, empty_frame
 from ..secret import redact_url
-from ..store.cache import Cache, ProfileRecord
+from ..store.cache import Cache
 from ..store.claims import Claims
 from ..store.derived import DerivedTables
 from ..store.housekeeping import mark_used
 from ..store.legacy import convert
 from ..tables import Tables
+from .arrivals import Arrivals
 from .localquery import cached_query
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
@@ -110,6 +110,7 @@ class Load:
         self._plan = ProfilePlan(self.cache, self._claimer, ages=ages, refresh_all=refresh_all,
                                  budget=budget, batch=self.settings.max_workers)
         self._pool = RequestPool(self.settings.max_workers)
+        self._arrivals = Arrivals(self.cache, self.derived)
         self._stop: BaseException | None = None
         self._page_errors: list[ServiceUnavailable] = []
         self._done: set[int] = set()  # profile ids kept (fetched, gone or failed)
@@ -253,7 +254,7 @@ class Load:
             return  # offline, what is not cached is reported missing
         if not self._plan.add(frame, repaged=repaged):
             return
-        remaining = self.service.ledger.remaining()
+        remaining = self.service.ledger.state().remaining
         if self._plan.pending + self._plan.requested > remaining and not self._quota_warned:
             self._quota_warned = True
             warn_short_quota(remaining, self.settings.daily_quota)
@@ -304,11 +305,12 @@ class Load:
                     self._claims.renew(every=self._claims.lease / 3)  # its requests hang
                 if done is None:
                     continue
-                kind, info, future = done
-                self._handle(kind, info, future)
-                if self.control.tripped and self._stop is None:
-                    self._stop = breaker_error(self.settings, self.control)
-                self._count(kind)
+                for kind, info, future in (done, *self._pool.finished()):  # all ended by now
+                    self._handle(kind, info, future)
+                    if self.control.tripped and self._stop is None:
+                        self._stop = breaker_error(self.settings, self.control)
+                    self._count(kind)
+                self._guarded(self._arrivals.keep)  # kept in one go, before more are sent
                 self._fill()
             interrupted = False
         finally:
@@ -387,14 +389,9 @@ class Load:
 
     def _keep(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
               reason: str | None = None) -> None:
-        """Make one profile (or its failure) durable now: one transaction; the derived
-        tables take the decoded profile (not decoded again)."""
-        raw = None if profile is None else json.dumps(profile, separators=(",", ":"),
-                                                      ensure_ascii=False)
-        version = self._guarded(self.cache.record, ProfileRecord(
-            want.id, want.status, want.summary, raw, state=state, reason=reason))
-        if profile is not None and version:
-            self.derived.keep_decoded(want.id, version, profile)
+        """Keep one profile (or its failure) with those that arrived with it: durable in one
+        transaction before another request is sent (:class:`.arrivals.Arrivals`)."""
+        self._arrivals.add(want, profile, state=state, reason=reason)
         self._done.add(want.id)
         if state != "failed":
             self.failed.pop(want.id, None)
@@ -421,6 +418,7 @@ class Load:
         """Stop the pool; keep what arrived (pages too: paid for); make everything durable."""
         for kind, info, future in self._pool.shut_down(grace=grace, cancel=self.control.cancel):
             self._handle(kind, info, future)
+        self._guarded(self._arrivals.keep)
         for query in self.queries:
             if query.paging:  # stopped mid-list: keep the pages that came, as partial
                 query.in_flight = 0

@@ -117,7 +117,8 @@ class ListQuery:
         items: list[Any] = data if isinstance(data, list) else []
         lost = Problems()
         frame = list_frame(items, status=self.params["status"], problems=lost)
-        self._pages[(pass_no, number)] = (items, frame, lost.records())
+        # (records() of no problem builds an empty frame: a page's most costly step)
+        self._pages[(pass_no, number)] = (items, frame, lost.records() if len(lost) else [])
         if pass_no != self.passes:
             return frame
         total_icos, total_pages = page_counts(response)
@@ -251,7 +252,7 @@ def _merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]
     lost = Problems()
     for n, (_, _, records) in enumerate(pages):
         lost.extend(r for r in records if r.get("ico_id") is None or owner.get(r["ico_id"]) == n)
-    return frame, lost.records()
+    return frame, lost.records() if len(lost) else []
 
 
 def pages_total(queries: Iterable[ListQuery], done: int) -> int | None:

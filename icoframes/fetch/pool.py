@@ -68,6 +68,17 @@ class RequestPool:
         kind, info = self._tasks.pop(future)
         return kind, info, future
 
+    def finished(self) -> list[Finished]:
+        """Every other request finished by now, without waiting (in the order they ended)."""
+        out: list[Finished] = []
+        while True:
+            try:
+                future = self._done.get_nowait()
+            except queue.Empty:
+                return out
+            kind, info = self._tasks.pop(future)
+            out.append((kind, info, future))
+
     def shut_down(self, *, grace: float | None, cancel: Callable[[], None]) -> list[Finished]:
         """Stop the pool: requests in flight get ``grace`` seconds (paid for; None: until each
         ends, by its own deadline), then ``cancel()`` cuts the rest. Returns the requests that

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, checked_keywords
 from ..schema import (
     EACH,
     KEY,
@@ -65,6 +65,7 @@ _AMOUNT_GROUPS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
 _TICKERS: Final = ("ticker", "accepting")
 
 
+@checked_keywords
 def tidy(profiles: Iterable[Mapping[str, Any]], *,
          statuses: Mapping[Any, str] | None = None) -> Tables:
     """Turn raw ICO profiles into typed, related tables.

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..api.params import closest
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, checked_keywords
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -70,6 +70,7 @@ UNKNOWN_COLOR = "0.7"
 _SUFFIXES = ("K", "M", "B", "T")
 
 
+@checked_keywords
 def format_usd(x: object) -> str:
     """Format an amount of US dollars compactly: ``$950``, ``$10K``, ``$1.5M``, ``$2B``.
 

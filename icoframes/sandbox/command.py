@@ -15,16 +15,58 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 
-from ..errors import InvalidParameter
-from .server import serve
+from ..errors import InvalidParameter, closest
+from .server import PORTS, bounds, serve, within
 from .service import check_keys
 
-__all__ = ["AT_LEAST_ONE", "SECONDS", "add_arguments", "checked", "keys", "main", "run"]
+__all__ = ["AT_LEAST_ONE", "SECONDS", "Once", "Parser", "add_arguments", "checked", "keys", "main",
+           "run", "whole"]
 
 #: Seconds the serving command sleeps at a time: the longest a Ctrl-C can wait to be seen.
 _TICK = 0.5
 _DEFAULT = {name: p.default for name, p in inspect.signature(serve).parameters.items()}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose "the following arguments are required" names the option
+    typed for it when one is close: ``icoframes export --ot x`` gets "did you mean
+    '--out'?" (argparse says that a required option is missing before it says what it
+    did not recognize). The parser of ``icoframes`` and of each of its commands."""
+
+    _typed: tuple[str, ...] = ()
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self._typed = tuple(sys.argv[1:] if args is None else args)  # a command's own, here
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("the following arguments are required: "):
+            missing = message.split(": ", 1)[1].split(", ")
+            typed = [t.split("=", 1)[0] for t in self._typed if t.startswith("--")]
+            for unknown in (t for t in typed if t not in self._option_string_actions):
+                near = closest(unknown, missing)
+                if near:
+                    message += (f"; {unknown} is no option of this command: did you mean "
+                                f"{' or '.join(map(repr, near))}?")
+                    break
+        super().error(message)
+
+
+class Once(argparse.Action):
+    """Store an option's value, refusing it given twice: ``--status past --status ongoing``
+    took the last one silently (every option of ``icoframes export``, ``demo`` and
+    ``sandbox`` that takes a value)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        given = namespace.__dict__.setdefault("_given_twice", {})
+        if self.dest in given:
+            raise argparse.ArgumentError(self, f"given twice ({given[self.dest]}, then "
+                                               f"{values}); give it once")
+        given[self.dest] = values
+        setattr(namespace, self.dest, values)
 
 
 def checked(read: type[int] | type[float], rule: str,
@@ -41,9 +83,15 @@ def checked(read: type[int] | type[float], rule: str,
     return convert
 
 
-_PORT = checked(int, "a port from 0 to 65535", lambda v: 0 <= v <= 65535)
-_COUNT = checked(int, "a whole number >= 0", lambda v: v >= 0)
-AT_LEAST_ONE = checked(int, "a whole number >= 1", lambda v: v >= 1)
+def whole(what: str, low: int | None, high: int | None = None) -> Callable[[str], int | float]:
+    """An option's whole number in a range: the rule and words of
+    :func:`icoframes.sandbox.start` (``within``, ``bounds``)."""
+    return checked(int, what + bounds(low, high), lambda v: within(v, low, high))
+
+
+_PORT = whole("a port", *PORTS)
+_COUNT = whole("a whole number", 0)
+AT_LEAST_ONE = whole("a whole number", 1)
 SECONDS = checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
 _SHARE = checked(float, "a share from 0 to 1", lambda v: 0 <= v <= 1)
 
@@ -53,27 +101,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
     Each number is checked by the parser, so a value out of range exits 2 naming its
     option before any server starts."""
-    parser.add_argument("--port", type=_PORT, default=8000)
-    parser.add_argument("--public-key",
+    parser.add_argument("--port", action=Once, type=_PORT, default=8000)
+    parser.add_argument("--public-key", action=Once,
                         help="default: ICOFRAMES_PUBLIC_KEY, else "
                              f"{_DEFAULT['public_key']!r}")
     keys = parser.add_mutually_exclusive_group()
-    keys.add_argument("--private-key-file", type=Path, metavar="PATH",
+    keys.add_argument("--private-key-file", action=Once, type=Path, metavar="PATH",
                       help="read the private key from this file (default: "
                            f"ICOFRAMES_PRIVATE_KEY, else {_DEFAULT['private_key']!r})")
-    keys.add_argument("--private-key", metavar="KEY",
+    keys.add_argument("--private-key", action=Once, metavar="KEY",
                       help="the private key itself; it shows in the process list: prefer "
                            "ICOFRAMES_PRIVATE_KEY or --private-key-file")
-    parser.add_argument("--quota", type=_COUNT, default=_DEFAULT["quota"],
+    parser.add_argument("--quota", action=Once, type=_COUNT, default=_DEFAULT["quota"],
                         help="requests per key per day; 0 means unlimited "
                              f"(default: {_DEFAULT['quota']})")
-    parser.add_argument("--n-icos", type=_COUNT, default=_DEFAULT["n_icos"])
-    parser.add_argument("--seed", type=int, default=_DEFAULT["seed"])
-    parser.add_argument("--latency", type=SECONDS, default=_DEFAULT["latency"], metavar="SECONDS")
-    parser.add_argument("--fail-rate", type=_SHARE, default=_DEFAULT["fail_rate"], metavar="P",
+    parser.add_argument("--n-icos", action=Once, type=_COUNT, default=_DEFAULT["n_icos"])
+    parser.add_argument("--seed", action=Once, type=int, default=_DEFAULT["seed"])
+    parser.add_argument("--latency", action=Once, type=SECONDS, default=_DEFAULT["latency"],
+                        metavar="SECONDS")
+    parser.add_argument("--fail-rate", action=Once, type=_SHARE, default=_DEFAULT["fail_rate"],
+                        metavar="P",
                         help="share of requests answered with a 5xx, a dropped connection "
                              "or broken JSON")
-    parser.add_argument("--grow-every", type=AT_LEAST_ONE, metavar="N",
+    parser.add_argument("--grow-every", action=Once, type=AT_LEAST_ONE, metavar="N",
                         help="add a new ICO at the top of the list after every N list requests")
     return parser
 
@@ -123,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m icoframes.sandbox [options]``."""
-    parser = add_arguments(argparse.ArgumentParser(
+    parser = add_arguments(Parser(
         prog="python -m icoframes.sandbox",
         description="Serve the emulated ICO directory API on 127.0.0.1 until stopped."))
     return run(parser.parse_args(argv))

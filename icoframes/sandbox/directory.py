@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from ..api.params import STATUSES, validate_list_params
+from ..errors import checked_keywords
 from .draws import gc_paused
 from .generate import generate_records
 from .query import by_id, filter_records, sort_records
@@ -170,6 +171,7 @@ class Directory:
         self._cache.clear()
 
 
+@checked_keywords
 def generate_directory(n_icos: int = 1000, *, seed: int = 0) -> Directory:
     """Build a realistic synthetic directory of ``n_icos`` ICOs, the same for the same seed.
 

@@ -22,7 +22,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from ..errors import check_flags
+from ..errors import check_flags, checked_keywords
 from ..schema import TEXT_DTYPE
 
 __all__ = ["FIRST_DAY", "LAST_DAY", "RATE_CURRENCIES", "rate_on", "rates"]
@@ -109,6 +109,7 @@ def known_rate(currency: str, when: date | datetime) -> float:
     return rate
 
 
+@checked_keywords
 def rates(*, wide: bool = False) -> pd.DataFrame:
     """SYNTHETIC daily USD rates of ETH, BTC and EUR, as :func:`icoframes.to_usd` takes them.
 

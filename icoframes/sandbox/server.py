@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from ..api.client import Client
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, checked_keywords
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
 from .service import Service
@@ -32,7 +32,11 @@ class SandboxSettings(TypedDict):
     private_key: str
     service_name: str | None
 
-__all__ = ["Sandbox", "serve", "service_name", "start"]
+
+__all__ = ["PORTS", "Sandbox", "bounds", "serve", "service_name", "start", "within"]
+
+#: The ports a sandbox may listen on (0: any free one).
+PORTS: tuple[int, int] = (0, 65535)
 
 
 class Sandbox:
@@ -184,6 +188,7 @@ class Sandbox:
         self.directory.remove_ico(ico_id)
 
 
+@checked_keywords
 def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
           quota: int | None = 5000, fail_rate: float = 0.0, port: int = 0,
           public_key: str = "sandbox-public", private_key: str = "sandbox-private",
@@ -238,7 +243,7 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     """
     # as Python ints: random.Random takes no NumPy integer (seed=np.int64(3) was a TypeError)
     n_icos, seed, port = _whole("n_icos", n_icos, 0), _whole("seed", seed, None), _whole(
-        "port", port, 0, 65535)
+        "port", port, *PORTS)
     quota, grow_every = (_whole("quota", quota, 0, none=True),
                          _whole("grow_every", grow_every, 1, none=True))
     for arg, value, high, rule in (("latency", latency, math.inf, "seconds >= 0, finite"),
@@ -263,12 +268,26 @@ def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
         return None
     whole = (isinstance(value, numbers.Integral) and not isinstance(value, bool)
              and str(getattr(value, "dtype", "")) != "bool")
-    if not whole or (low is not None and value < low) or (high is not None and value > high):
-        bounds = (f" from {low} to {high}" if high is not None
-                  else f" >= {low}" if low is not None else "")
-        raise InvalidParameter(f"{name} must be a whole number{bounds}"
+    if not whole or not within(value, low, high):
+        raise InvalidParameter(f"{name} must be a whole number{bounds(low, high)}"
                                f"{' or None' if none else ''}, got {value!r}")
     return int(value)
+
+
+def within(value: float, low: int | None, high: int | None = None) -> bool:
+    """Whether ``value`` is in the range (None: unbounded on that side)."""
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def bounds(low: int | None, high: int | None = None) -> str:
+    """The range as said: `` from 0 to 65535``, `` >= 1``, or nothing when unbounded.
+
+    The one rule and wording of a whole-number argument of :func:`start` and of an
+    option of ``icoframes sandbox`` or ``icoframes demo``
+    (:func:`icoframes.sandbox.command.whole`).
+    """
+    return (f" from {low} to {high}" if high is not None
+            else f" >= {low}" if low is not None else "")
 
 
 def service_name(n_icos: int, seed: int) -> str:

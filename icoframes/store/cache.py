@@ -2,8 +2,8 @@
 
 The tables are :data:`SCHEMA` (documented in ``docs/guide/cache.md``). A
 profile's row is the copy in use (``fetched``, or ``gone``: error 482) and the
-failures since it; ``state`` is ``failed`` only while no copy exists. Each
-outcome is one transaction, on disk when :meth:`Cache.record` returns. Every new
+failures since it; ``state`` is ``failed`` only while no copy exists. Outcomes
+are kept in one transaction per call, on disk when :meth:`Cache.record` returns. Every new
 copy takes the next value of one counter (``meta.version``), never a clock:
 "did it arrive since I planned" is ``version > planned``. A record that cannot
 be read is removed with a :class:`~icoframes.errors.CacheWarning` and fetched again.
@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -204,12 +204,15 @@ class Cache:
 
     def record(self, *records: ProfileRecord) -> int:
         """Keep fetch outcomes in one transaction, in order; on disk on return. The version
-        of the last copy (0: a failure)."""
-        now, version = ms(utcnow()), 0
+        of the last one (0: a failure, or none)."""
+        versions = self.record_all(records)
+        return versions[-1] if versions else 0
+
+    def record_all(self, records: Sequence[ProfileRecord]) -> list[int]:
+        """:meth:`record`, with the version of each outcome (0 for a failure)."""
+        now = ms(utcnow())
         with self.write() as conn:
-            for record in records:
-                version = record_in(conn, record, now)
-        return version
+            return [record_in(conn, record, now) for record in records]
 
     def version(self) -> int:
         """The change counter: compare two to know whether a copy arrived in between."""

@@ -185,14 +185,13 @@ class QuotaLedger:
         is recorded as its refusal, any other answer after one clears it (the allowance is
         back)."""
         if outcome == "not_sent":
-            self._sql("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?", self.key,
-                      write=True)
+            self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")
         elif outcome == 485:
-            self._sql("UPDATE ledgers SET refused_at = ?, refused_after = sent WHERE key = ?",
-                      ms(utcnow()), self.key, write=True)
+            self._change("UPDATE ledgers SET refused_at = ?, refused_after = sent WHERE key = ?",
+                         ms(utcnow()))
         elif outcome != "no_answer" and self._refused:
-            self._sql("UPDATE ledgers SET refused_at = NULL, refused_after = NULL WHERE key = ?",
-                      self.key, write=True)
+            self._change("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
+                         "WHERE key = ?")
             self._refused = False
         with self._cond:  # a 485 ends this call's probing; any other outcome ends the probe
             if outcome == 485:
@@ -200,6 +199,9 @@ class QuotaLedger:
             elif self._probe == "open":
                 self._probe = None  # answered (go on), or not (the next request probes again)
             self._cond.notify_all()
+
+    def _change(self, sql: str, *values: object) -> None:
+        self._sql(sql, *values, self.key, write=True)
 
     def state(self) -> LedgerState:
         """Today's count (0 on a new day), the cap, and the service's refusal if any."""
@@ -232,7 +234,3 @@ class QuotaLedger:
         the keys whose ledger went."""
         return [row[0] for row in self._sql("DELETE FROM ledgers WHERE day < ? RETURNING key",
                                             before.date().isoformat(), write=self.path.exists())]
-
-    def remaining(self) -> int:
-        """Requests left today under ``limit``."""
-        return self.state().remaining

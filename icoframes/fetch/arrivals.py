@@ -1,0 +1,57 @@
+"""The profiles a load got, kept a batch at a time: :class:`Arrivals`.
+
+The load hands each outcome (a profile, a 482 or a failure) to :meth:`Arrivals.add` as
+its request comes back, and calls :meth:`Arrivals.keep` once it has taken every request
+finished by then, before it sends any more: those outcomes are kept in one transaction
+(:meth:`~icoframes.store.cache.Cache.record_all`), so the outcomes received and not yet
+on disk are never more than the requests the load has workers for, and a load (or the
+process) killed loses no more than the requests in flight. Each transaction costs the
+same whatever it holds: at 0 ms latency, one per profile was the most of a load's time.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..store.cache import Cache, ProfileRecord
+from ..store.derived import DerivedTables
+from .policy import Want
+
+__all__ = ["Arrivals"]
+
+
+class Arrivals:
+    """The outcomes a load received and has not kept yet, for ``cache`` (and its
+    ``derived`` tables, which take each decoded profile instead of decoding it again)."""
+
+    def __init__(self, cache: Cache, derived: DerivedTables) -> None:
+        self._cache = cache
+        self._derived = derived
+        self._records: list[ProfileRecord] = []
+        self._profiles: list[Any] = []  # the decoded profile of each record (None: none)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def add(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
+            reason: str | None = None) -> None:
+        """One outcome for ``want``: its ``profile`` (decoded), or none (``state`` gone or
+        failed, with the ``reason``)."""
+        raw = None if profile is None else json.dumps(profile, separators=(",", ":"),
+                                                      ensure_ascii=False)
+        self._records.append(ProfileRecord(want.id, want.status, want.summary, raw,
+                                           state=state, reason=reason))
+        self._profiles.append(profile)
+
+    def keep(self) -> None:
+        """Keep every outcome added since the last call, in one transaction (on disk on
+        return); a :class:`~icoframes.errors.CacheError` (a full disk) loses them all."""
+        records, profiles = self._records, self._profiles
+        if not records:
+            return
+        self._records, self._profiles = [], []
+        versions = self._cache.record_all(records)
+        for record, profile, version in zip(records, profiles, versions, strict=True):
+            if profile is not None and version:
+                self._derived.keep_decoded(record.id, version, profile)

@@ -1,0 +1,56 @@
+"""A load's arrivals (icoframes/fetch/arrivals.py): the outcomes of the requests that
+ended together are kept in one transaction when the load says so, not before; the derived
+tables take each decoded profile with the version it was kept as."""
+
+from __future__ import annotations
+
+import pytest
+
+from icoframes.fetch.arrivals import Arrivals
+from icoframes.fetch.policy import Want
+from icoframes.store.cache import Cache, ProfileRecord
+from icoframes.store.derived import DerivedTables
+
+URL = "http://127.0.0.1:9"
+
+
+def _want(ico_id: int) -> Want:
+    return Want(ico_id, "past", f"summary {ico_id}", "missing", 1.0)
+
+
+def test_outcomes_are_kept_together_when_the_load_says_so(tmp_path):
+    cache = Cache(tmp_path / "cache", URL)
+    cache.record(ProfileRecord(9, "past", "s", '{"id": 9}'))  # another copy: version 1
+    derived = DerivedTables(cache)
+    arrivals = Arrivals(cache, derived)
+    arrivals.add(_want(1), {"id": 1, "name": "é"})
+    arrivals.add(_want(2), None, state="failed", reason="HTTP 500")
+    arrivals.add(_want(3), None, state="gone")
+    arrivals.add(_want(4), {"id": 4})
+    assert len(arrivals) == 4 and cache.version() == 1  # nothing kept yet
+    arrivals.keep()
+    assert len(arrivals) == 0 and cache.version() == 4
+    index = cache.profile_index()
+    assert index.loc[[1, 2, 3, 4], "state"].tolist() == ["fetched", "failed", "gone", "fetched"]
+    assert index.loc[1, "summary"] == "summary 1" and index.loc[2, "reason"] == "HTTP 500"
+    with cache.snapshot() as snap:
+        raw = {t["id"]: t["raw"] for b in snap.copies() for t in b.to_pylist()}
+    assert raw[1] == '{"id":1,"name":"é"}' and raw[3] is None  # as decoded, compact UTF-8
+    # the derived tables hold each decoded profile as the copy of its version
+    assert derived._decoded == {1: (2, {"id": 1, "name": "é"}), 4: (4, {"id": 4})}
+    arrivals.keep()  # nothing added since: no transaction
+    assert cache.version() == 4
+
+
+def test_a_failed_keep_loses_its_batch_and_the_next_starts_afresh(tmp_path):
+    cache = Cache(tmp_path / "cache", URL)
+    derived = DerivedTables(cache)
+    arrivals = Arrivals(cache, derived)
+    arrivals.add(_want(1), {"id": 1})
+    arrivals.add(_want(2), None)  # "fetched" without a profile: refused, all rolled back
+    with pytest.raises(ValueError, match="raw text"):
+        arrivals.keep()
+    assert len(arrivals) == 0 and not derived._decoded and cache.version() == 0
+    arrivals.add(_want(3), {"id": 3})
+    arrivals.keep()
+    assert cache.profile_index().index.tolist() == [3] and derived._decoded == {3: (1, {"id": 3})}

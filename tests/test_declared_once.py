@@ -1,0 +1,68 @@
+"""Rules of arguments declared once (no behaviour change): the empty path, in every place
+that refuses one; the sandbox's whole numbers, for its function and its command's options."""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+
+import pytest
+
+import icoframes
+from icoframes.cli import main
+from icoframes.errors import InvalidParameter
+from icoframes.files import EMPTY_PATH, folder_path, is_empty_path
+from icoframes.sandbox import command, server
+
+PACKAGE = pathlib.Path(icoframes.__file__).parent
+
+
+def test_the_empty_path_is_said_in_one_place_and_refused_alike_everywhere(tmp_path, capsys):
+    sources = {p.relative_to(PACKAGE).as_posix(): p.read_text(encoding="utf-8")
+               for p in PACKAGE.rglob("*.py")}
+    saying = [name for name, text in sources.items() if "the current directory; say" in text]
+    assert saying == ["files.py"]
+    assert EMPTY_PATH == "an empty path (that would be the current directory; say '.')"
+    assert [is_empty_path(v) for v in ("", "  ", "\t", ".", "a", None, pathlib.Path(""))] == [
+        True, True, True, False, False, False, False]
+    with pytest.raises(InvalidParameter) as info:
+        folder_path(" ", "out")
+    assert str(info.value) == f"out=' ' is {EMPTY_PATH}"
+    try:
+        with pytest.raises(InvalidParameter) as info:
+            icoframes.configure(cache_dir="")
+        assert str(info.value) == f"invalid cache_dir='': is {EMPTY_PATH}"
+        assert icoframes.configure(cache_dir="~/x").cache_dir == pathlib.Path("~/x").expanduser()
+    finally:
+        icoframes.reset_configuration()
+    assert main(["export", "--out", " ", "--status", "past"]) == 2
+    assert f"argument --out: {EMPTY_PATH}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("option", "text", "message"), [
+    (command._PORT, "65536", "must be a port from 0 to 65535, got '65536'"),
+    (command._PORT, "-1", "must be a port from 0 to 65535, got '-1'"),
+    (command._COUNT, "-1", "must be a whole number >= 0, got '-1'"),
+    (command._COUNT, "2.5", "must be a whole number >= 0, got '2.5'"),
+    (command.AT_LEAST_ONE, "0", "must be a whole number >= 1, got '0'"),
+])
+def test_the_sandbox_commands_whole_numbers_keep_their_words(option, text, message):
+    with pytest.raises(argparse.ArgumentTypeError) as info:
+        option(text)
+    assert str(info.value) == message
+
+
+def test_the_options_and_the_function_share_one_range_rule():
+    assert (command._PORT("0"), command._PORT("65535"), command._COUNT("0"),
+            command.AT_LEAST_ONE("1")) == (0, 65535, 0, 1)
+    assert server.PORTS == (0, 65535)
+    assert [server.bounds(0, 65535), server.bounds(1), server.bounds(None)] == [
+        " from 0 to 65535", " >= 1", ""]
+    assert [server.within(v, 0, 2) for v in (-1, 0, 2, 3)] == [False, True, True, False]
+    assert server.within(-10**9, None) and server.within(10**9, 1)
+    with pytest.raises(InvalidParameter, match=r"^port must be a whole number from 0 to 65535, "
+                                               r"got 65536$"):
+        icoframes.sandbox.serve(port=65536)
+    with pytest.raises(InvalidParameter, match=r"^grow_every must be a whole number >= 1 or "
+                                               r"None, got 0$"):
+        icoframes.sandbox.serve(grow_every=0)
