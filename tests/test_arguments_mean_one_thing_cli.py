@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from icoframes.cli import main
@@ -170,3 +172,18 @@ def test_a_demo_or_sandbox_option_given_twice_is_refused_not_the_last_taken(
             sandbox_main(twice)
         assert info.value.code == 2
         assert "given twice" in capsys.readouterr().err
+
+
+def test_a_private_key_given_twice_is_refused_without_writing_either_key(capsys):
+    """The refusal named both values ("given twice (s3cret-one, then s3cret-two)"): a
+    private key written to stderr, where the sandbox's keys() promises it never shows."""
+    from icoframes.sandbox.command import main as sandbox_main
+
+    argv = ["--private-key", "s3cret-one", "--private-key", "s3cret-two", "--seed", "x"]
+    for run in (lambda: main(["sandbox", *argv]), lambda: sandbox_main(argv)):
+        with contextlib.suppress(SystemExit):
+            assert run() == 2
+        err = capsys.readouterr().err
+        assert "argument --private-key: given twice (its values are not shown); give it once" \
+            in err
+        assert "s3cret" not in err

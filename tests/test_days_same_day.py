@@ -350,3 +350,27 @@ def test_the_rows_a_partial_rerun_keeps_get_their_missing_profiles(tmp_path, mon
     assert _ids(day) == list(range(101, 126))
     manifest = json.loads((day / "manifest.json").read_text())
     assert manifest["missing"] == [] and manifest["queries"][0]["kept"]["rows"] == 5
+
+
+def test_a_snapshot_stopped_mid_list_is_paged_again_the_same_day(sb, tmp_path, monkeypatch):
+    """03:15's snapshot stops at its daily quota after page 1 of the past list: the pages
+    it never asked for are failed pages, so the stored list is partial. Before, it read as
+    a whole list counting fewer items than its total (every page came), and every re-run
+    that day, with quota again, reused those 20 rows with 0 list pages and exit 0."""
+    past = sorted(sb.directory.ids("past"))
+    assert len(past) > 20  # more than one page
+    out = tmp_path / "srv"
+    monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "1")
+    icoframes.reset_configuration()
+    assert _run(MORNING, "--out", str(out), "--status", "past", "--snapshot") != EXIT_OK
+    assert sb.stats.requests["icos"] == 1
+    monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "5000")
+    icoframes.reset_configuration()
+    sb.stats.reset()
+    later = MORNING + dt.timedelta(hours=6)
+    assert _run(later, "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    pages = -(-len(past) // 20)
+    assert sb.stats.requests["icos"] == pages  # the list paged whole again
+    manifest = json.loads((_day(out, later) / "manifest.json").read_text())
+    assert manifest["complete"] is True
+    assert _ids(_day(out, later)) == past
