@@ -473,7 +473,8 @@ def test_a_timedelta64_without_a_fixed_length_unit_is_refused_saying_why(refused
     why = " (a np.timedelta64 needs a unit other than years or months)"
     with pytest.raises(InvalidParameter) as caught:
         age_limit(refused)
-    assert str(caught.value) == f"max_age must be a timedelta, seconds or None, got {refused!r}{why}"
+    assert str(caught.value) == (
+        f"max_age must be a timedelta, seconds or None, got {refused!r}{why}")
     for value in (refused, {"past": refused}):
         with pytest.raises(InvalidParameter) as caught:
             profile_max_age(value)
