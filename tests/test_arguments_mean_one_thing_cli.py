@@ -98,7 +98,8 @@ def test_a_platform_id_written_as_another_number_is_refused_as_load_icos_refuses
     caplog.set_level(logging.INFO, logger="icoframes")
     assert main(["export", "--out", str(out), "--platform", platform]) == 2
     err = capsys.readouterr().err + caplog.text
-    number = float(platform)
+    # "-1" stays the integer the user wrote ("platform=-1", not "platform=-1.0")
+    number = int(platform) if platform == "-1" else float(platform)
     assert (f"invalid list parameter platform={number!r}: platform must be ids (positive "
             "integers)") in err
     with pytest.raises(icoframes.InvalidParameter) as info:
@@ -111,7 +112,22 @@ def test_a_platform_name_and_id_digits_keep_their_meaning():
     from icoframes.cli import _id_or_name
 
     assert [_id_or_name(v) for v in ("7", " 7 ", "Ethereum", "1.0", "-3", "ERC20", "nan")] == [
-        7, 7, "Ethereum", 1.0, -3.0, "ERC20", "nan"]
+        7, 7, "Ethereum", 1.0, -3, "ERC20", "nan"]
+    # only ASCII digits are a number: "²" and "٣" are str.isdigit() but no id ("²" crashed
+    # int() with a ValueError); "+2" is the integer 2, "-1" the integer -1
+    assert [_id_or_name(v) for v in ("²", "٣", "+2", "-1", "1²")] == ["²", "٣", 2, -1, "1²"]
+    assert [type(_id_or_name(v)) for v in ("-1", "+2")] == [int, int]
+
+
+def test_a_platform_of_superscript_digits_is_a_name_not_a_crash(cfg, tmp_path, capsys, caplog):
+    import logging
+
+    out = tmp_path / "out"
+    caplog.set_level(logging.INFO, logger="icoframes")
+    code = main(["export", "--out", str(out), "--platform", "\u00b2"])
+    err = capsys.readouterr().err + caplog.text
+    assert code == 2 and "Traceback" not in err and "ValueError" not in err
+    assert "unknown platform name '\u00b2'" in err and not out.exists()
 
 
 @pytest.mark.parametrize("typo", [["--ot", "x"], ["--ot=x"], ["--outt", "x"]])
