@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 from messy_profiles import clean_profile
 
+from icoframes.parse.problems import canonical_text
 from icoframes.parse.profiles import tidy
 from icoframes.parse.units import read_amount_group, read_price
 
@@ -60,3 +62,49 @@ def test_tidy_reports_the_raw_mln_value_of_an_ico_of_mln():
     assert tables.icos["caps_unit"].tolist() == ["MLN"]
     rows = tables.problems.astype(object).values.tolist()
     assert [5, "icos", "soft_cap", "5 mln", "unreadable_number"] in rows
+
+
+# --------------------------------------------------------------------------- 2. duplicate ids
+
+
+def _duplicates(profiles: list) -> list[list[object]]:
+    problems = tidy(profiles).problems
+    return problems.loc[problems["reason"] == "duplicate_id",
+                        ["ico_id", "value"]].astype(object).values.tolist()
+
+
+def test_copies_of_an_id_holding_values_without_a_truth_value_are_compared_never_raise():
+    # parser 18: ValueError (the truth value of a Series is ambiguous) out of tidy
+    rows = _duplicates([{"id": 1, "whitepaper": pd.NA},
+                        {"id": 1, "whitepaper": pd.Series([1, 2])}])
+    assert rows == [[1, '{"id": 1, "whitepaper": "<NA>"}']]
+    assert _duplicates([{"id": 2, "x": pd.Series([1, 2])},
+                        {"id": 2, "x": pd.Series([1, 2])}]) == []
+
+
+def test_identical_copies_holding_nan_are_no_other_content():
+    # parser 18: two NaN objects are unequal, so the first copy was reported as other content
+    assert _duplicates([{"id": 3, "finance": {"soft_cap": float("nan")}},
+                        {"id": 3, "finance": {"soft_cap": float("nan")}}]) == []
+    assert _duplicates([{"id": 4, "a": 1, "b": float("nan")},
+                        {"id": 4, "b": float("nan"), "a": 1}]) == []  # key order is no content
+    assert _duplicates([{"id": 5, "b": float("nan")}, {"id": 5, "b": 0.5}]) == [
+        [5, '{"id": 5, "b": NaN}']]
+
+
+def test_copies_with_keys_of_mixed_types_or_a_cycle_are_compared():
+    assert _duplicates([{"id": 6, "m": {1: "a", "b": 2}}, {"id": 6, "m": {1: "a", "b": 2}}]) == []
+    assert [row[0] for row in _duplicates([{"id": 6, "m": {1: "a"}},
+                                           {"id": 6, "m": {1: "b"}}])] == [6]
+    cycle: dict = {"name": "x"}
+    cycle["self"] = cycle
+    assert _duplicates([{"id": 7, "main": cycle}, {"id": 7, "main": cycle}]) == []
+
+
+def test_canonical_text_never_raises():
+    class NoText:
+        def __repr__(self) -> str:
+            raise RecursionError
+
+    assert canonical_text([NoText()]).startswith("no text")
+    assert canonical_text([NoText()]) != canonical_text([NoText()])

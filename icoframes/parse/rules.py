@@ -70,7 +70,8 @@ __all__ = [
 #:     symbol, "1 ABC = 0.1 USD$" is 0.1 USD (it was unreadable_price). "min 5000" for an
 #:     ICO of IN is vague, as for any ICO (it was unreadable_number: "m" glued to "in").
 #: 19: for an ICO whose ticker is MLN, "mln"/"Mln" written last is unreadable ("5 mln" was
-#:     5,000,000 with no unit in 18, 5 MLN in 17): 5 million, or 5 MLN?
+#:     5,000,000 with no unit in 18, 5 MLN in 17): 5 million, or 5 MLN? Copies of an id alike
+#:     but for NaN objects are no duplicate_id; a Series in a copy no longer raises.
 PARSER_VERSION: Final = 19
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
