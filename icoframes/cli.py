@@ -113,15 +113,18 @@ def _filters_from(args: argparse.Namespace) -> dict[str, Any]:
     return filters
 
 
-#: A number written otherwise than as digits (``1.0``, ``-3``, ``+2``, ``1e3``).
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?", re.IGNORECASE)
+#: An integer in ASCII digits, signed or not (``7``, ``-1``, ``+2``).
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+#: A number written otherwise than as an integer (``1.0``, ``1e3``, ``.5``), ASCII digits.
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?", re.IGNORECASE)
 
 
 def _id_or_name(text: str) -> int | float | str:
-    """An ids option's value: digits are an id; another number is that number, refused
-    as ``load_icos(platform=1.0)`` refuses it (never looked up as a name, which cost the
-    filter set's request); anything else is a name."""
-    if text.strip().isdigit():
+    """An ids option's value: an integer in ASCII digits is that integer (``-1`` is
+    refused as ``load_icos(platform=-1)`` refuses it, and named so); another number is that
+    number, refused as ``load_icos(platform=1.0)`` refuses it (never looked up as a name,
+    which cost the filter set's request); anything else, ``²`` too, is a name."""
+    if _INTEGER.fullmatch(text.strip()):
         return int(text)
     return float(text) if _NUMBER.fullmatch(text.strip()) else text
 

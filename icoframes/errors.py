@@ -377,8 +377,12 @@ def keywords_of(function: Callable[..., Any]) -> tuple[str, ...]:
                  if p.kind is not inspect.Parameter.VAR_KEYWORD)
 
 
-def checked_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
+def checked_keywords(function: Callable[_P, _R], *,
+                     name: str | None = None) -> Callable[_P, _R]:
     """``function``, refusing a keyword it lacks with InvalidParameter and a "did you mean".
+
+    ``name`` is the name an alias is called by (``serve = checked_keywords(start,
+    name="serve")``): the refusal names the function the user called.
 
     Python's own TypeError ("unexpected keyword argument 'refesh'") suggests
     nothing; this says what a loader says of a filter it does not know, before
@@ -397,6 +401,7 @@ def checked_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
     refesh=True is not a keyword of load(); did you mean 'refresh'?
     """
     own = keywords_of(function)
+    called = name or function.__name__
 
     @functools.wraps(function)
     def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -406,6 +411,7 @@ def checked_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
                 hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
                         else f"its keywords: {', '.join(own) or 'none'}")
                 raise InvalidParameter(f"{key}={reprlib.repr(value)} is not a keyword of "
-                                       f"{function.__name__}(); {hint}")
+                                       f"{called}(); {hint}")
         return function(*args, **kwargs)
+    call.__name__ = call.__qualname__ = called
     return call

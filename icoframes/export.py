@@ -226,7 +226,9 @@ def export_tables(
         A cached list is used only when it was fetched during the current UTC
         day and is younger than this; otherwise it is re-paged (so a daily cron
         export always holds that day's lists). ``None``: cached lists never expire
-        (a snapshot still re-pages a list no run paged that UTC day).
+        (a snapshot still re-pages a list no run paged that UTC day), but a list
+        whose paging fails is never answered by one cached before the current UTC
+        day, as with any ``max_age``.
     snapshot : bool, default False
         Write under ``out/snapshot_date=<UTC date>/`` (the day the export began,
         when its lists were paged, even if it ends after midnight), replacing that
@@ -292,9 +294,10 @@ def export_tables(
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
     # a list whose paging fails (or part of it) is never answered by a copy cached before
     # today (or before max_age; fresh_after is never before today): today's export holds
-    # today's lists or says it has none; a snapshot is the day's: any list paged that day
+    # today's lists or says it has none, even with max_age=None (cached lists used as they
+    # are, never in for a failed paging); a snapshot is the day's: any list paged that day
     # stands in (its rows are never replaced by fewer), whatever max_age
-    load.lists_after = today if snapshot else fresh_after
+    load.lists_after = today if snapshot else fresh_after or today
     # the day it began, when its lists were paged (its end may be past midnight)
     day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
     with Staging(folder) as staging:  # out is checked writable here: no request yet

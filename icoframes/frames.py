@@ -29,10 +29,11 @@ def check_frame(table: TableSchema, frame: object) -> None:
         raise ValueError(f"{table.name}: expected a DataFrame, got {type(frame).__name__}")
     if list(frame.columns) != table.names:
         raise ValueError(f"{table.name}: columns {list(frame.columns)} != schema {table.names}")
+    dtypes = frame.dtypes.to_numpy()  # once: each access of frame.dtypes builds a Series
     wrong = {
-        c.name: str(frame.dtypes[c.name])
-        for c in table.columns
-        if frame.dtypes[c.name] != c.dtype
+        c.name: str(dtype)
+        for c, dtype in zip(table.columns, dtypes, strict=True)
+        if dtype != c.dtype
     }
     if wrong:
         raise ValueError(f"{table.name}: columns with undeclared dtypes: {wrong}")

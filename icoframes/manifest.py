@@ -65,6 +65,8 @@ def listed(listing: pd.DataFrame, fresh_after: dt.datetime | None) -> bool:
 def nothing_paged(queries: list[dict[str, Any]], started: dt.datetime) -> None:
     """ServiceUnavailable when a snapshot paged none of its lists (each failed, answered
     only by a copy an earlier run cached): it would hold nothing the service said now.
+    A list the day's earlier run paged, used as it is (whole, or whose count lies), is
+    no failure.
 
     Examples
     --------
@@ -78,13 +80,14 @@ def nothing_paged(queries: list[dict[str, Any]], started: dt.datetime) -> None:
     ...
     icoframes.errors.ServiceUnavailable: no list of this snapshot could be paged ...
     """
-    def earlier(query: dict[str, Any]) -> bool:  # cached by an earlier run: a fallback
-        at = query.get("fetched_at")
-        return bool(query.get("from_cache")) and isinstance(at, str) and (
-            dt.datetime.fromisoformat(at) < started)
+    def fell_back(query: dict[str, Any]) -> bool:  # cached by an earlier run, for a failure
+        at = query.get("fetched_at")  # (a list whose count lies, used as cached, is none)
+        return (bool(query.get("from_cache")) and not query.get("complete")
+                and not query.get("count_contradicts") and isinstance(at, str)
+                and dt.datetime.fromisoformat(at) < started)
 
     with_rows = [q for q in queries if q.get("rows")]
-    if not with_rows or not all(earlier(q) and not q.get("complete") for q in with_rows):
+    if not with_rows or not all(fell_back(q) for q in with_rows):
         return
     raise ServiceUnavailable(
         f"no list of this snapshot could be paged since {started:%Y-%m-%d %H:%M} UTC (each "

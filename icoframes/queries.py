@@ -395,7 +395,8 @@ def _values(value: Any) -> list[Any]:
 
 
 def _is_name(value: Any) -> bool:
-    return isinstance(value, str) and not value.strip().isdigit()
+    # ASCII digits only: "²" is str.isdigit() but no id
+    return isinstance(value, str) and not (value.strip().isascii() and value.strip().isdigit())
 
 
 def _has_names(value: Any) -> bool:

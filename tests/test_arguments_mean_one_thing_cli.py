@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from icoframes.cli import main
@@ -96,7 +98,8 @@ def test_a_platform_id_written_as_another_number_is_refused_as_load_icos_refuses
     caplog.set_level(logging.INFO, logger="icoframes")
     assert main(["export", "--out", str(out), "--platform", platform]) == 2
     err = capsys.readouterr().err + caplog.text
-    number = float(platform)
+    # "-1" stays the integer the user wrote ("platform=-1", not "platform=-1.0")
+    number = int(platform) if platform == "-1" else float(platform)
     assert (f"invalid list parameter platform={number!r}: platform must be ids (positive "
             "integers)") in err
     with pytest.raises(icoframes.InvalidParameter) as info:
@@ -109,7 +112,22 @@ def test_a_platform_name_and_id_digits_keep_their_meaning():
     from icoframes.cli import _id_or_name
 
     assert [_id_or_name(v) for v in ("7", " 7 ", "Ethereum", "1.0", "-3", "ERC20", "nan")] == [
-        7, 7, "Ethereum", 1.0, -3.0, "ERC20", "nan"]
+        7, 7, "Ethereum", 1.0, -3, "ERC20", "nan"]
+    # only ASCII digits are a number: "²" and "٣" are str.isdigit() but no id ("²" crashed
+    # int() with a ValueError); "+2" is the integer 2, "-1" the integer -1
+    assert [_id_or_name(v) for v in ("²", "٣", "+2", "-1", "1²")] == ["²", "٣", 2, -1, "1²"]
+    assert [type(_id_or_name(v)) for v in ("-1", "+2")] == [int, int]
+
+
+def test_a_platform_of_superscript_digits_is_a_name_not_a_crash(cfg, tmp_path, capsys, caplog):
+    import logging
+
+    out = tmp_path / "out"
+    caplog.set_level(logging.INFO, logger="icoframes")
+    code = main(["export", "--out", str(out), "--platform", "\u00b2"])
+    err = capsys.readouterr().err + caplog.text
+    assert code == 2 and "Traceback" not in err and "ValueError" not in err
+    assert "unknown platform name '\u00b2'" in err and not out.exists()
 
 
 @pytest.mark.parametrize("typo", [["--ot", "x"], ["--ot=x"], ["--outt", "x"]])
@@ -154,3 +172,18 @@ def test_a_demo_or_sandbox_option_given_twice_is_refused_not_the_last_taken(
             sandbox_main(twice)
         assert info.value.code == 2
         assert "given twice" in capsys.readouterr().err
+
+
+def test_a_private_key_given_twice_is_refused_without_writing_either_key(capsys):
+    """The refusal named both values ("given twice (s3cret-one, then s3cret-two)"): a
+    private key written to stderr, where the sandbox's keys() promises it never shows."""
+    from icoframes.sandbox.command import main as sandbox_main
+
+    argv = ["--private-key", "s3cret-one", "--private-key", "s3cret-two", "--seed", "x"]
+    for run in (lambda: main(["sandbox", *argv]), lambda: sandbox_main(argv)):
+        with contextlib.suppress(SystemExit):
+            assert run() == 2
+        err = capsys.readouterr().err
+        assert "argument --private-key: given twice (its values are not shown); give it once" \
+            in err
+        assert "s3cret" not in err

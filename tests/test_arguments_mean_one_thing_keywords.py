@@ -52,7 +52,12 @@ def _profiles():
      "by='table' is not a keyword of problem_summary(); its keywords: self"),
     (lambda: icoframes.tidy(_profiles()).with_report(reports=None),
      "reports=None is not a keyword of with_report(); did you mean 'report'?"),
+    # serve is start by another name: the refusal names the one the user called
     (lambda: sandbox.serve(n_ico=5),
+     "n_ico=5 is not a keyword of serve(); did you mean 'n_icos'?"),
+    (lambda: sandbox.serve(seeed=1),
+     "seeed=1 is not a keyword of serve(); did you mean 'seed'?"),
+    (lambda: sandbox.start(n_ico=5),
      "n_ico=5 is not a keyword of start(); did you mean 'n_icos'?"),
     (lambda: sandbox.rates(wid=True),
      "wid=True is not a keyword of rates(); did you mean 'wide'?"),

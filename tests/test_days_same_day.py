@@ -106,6 +106,8 @@ class _Paged:
     def __init__(self) -> None:
         self.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 126))}
         self.down: set[tuple[str, int]] = set()
+        self.overcount: dict[str, int] = {}  # ICOs a list's total_icos claims beyond its own
+        self.profiles_down: set[int] = set()
         self.pages: Counter[tuple[str, int]] = Counter()
         self.profiles = 0
 
@@ -117,13 +119,17 @@ class _Paged:
             json_reply({"error": None, "message": "unavailable"}, status=503)(h)
             return
         ids = self.ids[status]
-        json_reply({"total_icos": len(ids), "current_page": number,
+        json_reply({"total_icos": len(ids) + self.overcount.get(status, 0),
+                    "current_page": number,
                     "total_pages": -(-len(ids) // 20), "error": None,
                     "data": [list_item(i) for i in ids[(number - 1) * 20:number * 20]]})(h)
 
     def profile(self, h) -> None:
         self.profiles += 1
         asked = h.request_json().get("id")
+        if asked in self.profiles_down:
+            json_reply({"error": None, "message": "unavailable"}, status=503)(h)
+            return
         json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
 
 
@@ -135,7 +141,8 @@ def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
     ICOs were dropped from the day's snapshot (23 rows), though the day's complete list
     had them. Now the day's rows the paging lacks are kept from the list paged at 03:15
     (the query says partial, and which rows it kept and when they were listed: exit 5),
-    and a third run with the page still down keeps them too. The next day no list of
+    and a third run with the page still down (no --refresh: it pages the one list the
+    day holds partial) keeps them too. The next day no list of
     that day has them: they are missing, and history says unseen, not removed."""
     service = _Paged()
     out = tmp_path / "srv"
@@ -150,15 +157,16 @@ def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
             service.down = {("past", 2)}
             service.pages.clear()
             service.profiles = 0
-            for hours in (6, 9):
+            for hours, refresh in ((6, ["--refresh", "changed"]), (9, [])):
                 caplog.clear()
                 assert _run(MORNING + dt.timedelta(hours=hours), *args,
-                            "--refresh", "changed") == EXIT_INCOMPLETE
+                            *refresh) == EXIT_INCOMPLETE
                 assert _ids(day) == every
                 assert "came back partial (5 of its rows kept from the day's list paged at " \
                     "2026-11-20T03:15" in caplog.text
-            # each re-run paid its pages (page 2 and its 5 retries), no profile
-            assert dict(service.pages) == {("ongoing", 1): 2, ("upcoming", 1): 2,
+            # the first re-run paged every list (page 2 and its 5 retries); the second only
+            # the past list, which the day holds partial (the others, whole, are the day's)
+            assert dict(service.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1,
                                            ("past", 1): 2, ("past", 2): 12}
             assert service.profiles == 0
             manifest = json.loads((day / "manifest.json").read_text())
@@ -248,3 +256,121 @@ def test_a_second_snapshot_the_same_day_pays_no_list_page_and_the_next_day_does(
     assert all(not q["from_cache"] and q["fetched_at"].startswith("2026-11-21")
                for q in nextday["queries"])
 
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_max_age_none_from_python_never_exports_yesterdays_list_for_a_failed_paging(
+        tmp_path, monkeypatch, quick_retries):
+    """Day 2 the ongoing list fails for good. The command (whose --max-age is a number)
+    exports it with no row, partial. export_tables(refresh=True, max_age=None) from Python
+    had no day limit on the list standing in for a failed paging: it exported day 1's
+    ongoing rows as day 2's (from_cache, dated day 1). Now it does as the command does."""
+    service = _Paged()
+    day2 = MORNING + dt.timedelta(days=1)
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(tmp_path / "cli")) == EXIT_OK
+            service.down = {("ongoing", 1)}
+            assert _run(day2, "--out", str(tmp_path / "cli"), "--refresh",
+                        "changed") == EXIT_INCOMPLETE
+            with time_machine.travel(day2 + dt.timedelta(minutes=5), tick=True), \
+                    pytest.warns(icoframes.IncompleteWarning, match="ongoing"):
+                result = icoframes.export_tables(tmp_path / "py", refresh=True, max_age=None,
+                                                 progress=False)
+        finally:
+            icoframes.reset_configuration()
+
+    def ongoing(manifest):
+        [query] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
+        return query["complete"], query["from_cache"], query["rows"]
+
+    cli = json.loads((tmp_path / "cli" / "manifest.json").read_text())
+    assert ongoing(cli) == (False, False, 0)
+    assert ongoing(result.manifest) == ongoing(cli)
+    assert result.complete is False and result.rows["icos"] == cli["rows"]["icos"] == 26
+    assert _ids(tmp_path / "py") == _ids(tmp_path / "cli") == [3, *range(101, 126)]
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_same_day_rerun_of_a_list_whose_count_lies_is_written_not_called_a_failure(
+        tmp_path, monkeypatch, quick_retries, caplog):
+    """The past list's total_icos says 30 while its pages give 25: the morning's snapshot is
+    partial (exit 5), the list kept as the count's fault (count_contradicts), used as cached
+    until older than --max-age. A re-run at 09:15 takes it as the day's list (no page), and
+    must not read it as a paging that failed: it is written again, partial (exit 5), not
+    'no list of this snapshot could be paged' (exit 1)."""
+    service = _Paged()
+    service.overcount = {"past": 5}
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            args = ["--out", str(out), "--status", "past", "--snapshot"]
+            assert _run(MORNING, *args) == EXIT_INCOMPLETE
+            every = _ids(day)
+            service.pages.clear()
+            caplog.clear()
+            assert _run(MORNING + dt.timedelta(hours=6), *args) == EXIT_INCOMPLETE, caplog.text
+        finally:
+            icoframes.reset_configuration()
+    assert dict(service.pages) == {}
+    assert _ids(day) == every and len(every) == 25
+    manifest = json.loads((day / "manifest.json").read_text())
+    [past] = manifest["queries"]
+    assert (past["from_cache"], past["complete"], past["count_contradicts"]) == (
+        True, False, True)
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_the_rows_a_partial_rerun_keeps_get_their_missing_profiles(tmp_path, monkeypatch,
+                                                                   quick_retries):
+    """03:15: ICO 123's profile fails (the snapshot lacks it: missing, exit 5). 09:15 the
+    profile is back but page 2 of the past list (which holds 123) fails: the re-run kept
+    the day's rows of that page, and never asked for 123's profile, still missing. The
+    kept rows' profiles are planned like any listed row's: 123 is fetched (1 request)."""
+    service = _Paged()
+    service.profiles_down = {123}
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    args = ["--out", str(out), "--status", "past", "--snapshot"]
+    with HostileServer({LIST: service.page, PROFILE: service.profile}) as srv:
+        _as_cron(srv, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, *args) == EXIT_INCOMPLETE
+            assert 123 not in _ids(day) and len(_ids(day)) == 24
+            service.profiles_down, service.down = set(), {("past", 2)}
+            service.profiles = 0
+            assert _run(MORNING + dt.timedelta(hours=6), *args,
+                        "--refresh", "changed") == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    assert service.profiles == 1
+    assert _ids(day) == list(range(101, 126))
+    manifest = json.loads((day / "manifest.json").read_text())
+    assert manifest["missing"] == [] and manifest["queries"][0]["kept"]["rows"] == 5
+
+
+def test_a_snapshot_stopped_mid_list_is_paged_again_the_same_day(sb, tmp_path, monkeypatch):
+    """03:15's snapshot stops at its daily quota after page 1 of the past list: the pages
+    it never asked for are failed pages, so the stored list is partial. Before, it read as
+    a whole list counting fewer items than its total (every page came), and every re-run
+    that day, with quota again, reused those 20 rows with 0 list pages and exit 0."""
+    past = sorted(sb.directory.ids("past"))
+    assert len(past) > 20  # more than one page
+    out = tmp_path / "srv"
+    monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "1")
+    icoframes.reset_configuration()
+    assert _run(MORNING, "--out", str(out), "--status", "past", "--snapshot") != EXIT_OK
+    assert sb.stats.requests["icos"] == 1
+    monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "5000")
+    icoframes.reset_configuration()
+    sb.stats.reset()
+    later = MORNING + dt.timedelta(hours=6)
+    assert _run(later, "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    pages = -(-len(past) // 20)
+    assert sb.stats.requests["icos"] == pages  # the list paged whole again
+    manifest = json.loads((_day(out, later) / "manifest.json").read_text())
+    assert manifest["complete"] is True
+    assert _ids(_day(out, later)) == past

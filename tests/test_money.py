@@ -621,3 +621,21 @@ def test_rates_in_utc_read_as_naive_ones_and_a_zone_utc_only_in_winter_is_refuse
     text = pd.DataFrame({"date": ["2018-12-31T00:00Z"], "currency": ["ETH"],
                          "usd_per_unit": [100.0]})
     assert to_usd(icos, text, columns=["hard_cap"])["hard_cap_usd"].tolist() == [1000.0]
+
+
+def test_rates_in_a_zone_at_utc_in_2001_but_not_on_their_own_dates_are_refused():
+    # Africa/Casablanca was 0 hours from UTC in January and July 2001, +01:00 from 2018:
+    # 2019-09-01 00:00 there is 2019-08-31 23:00 UTC, a day earlier; the dates' own
+    # offsets tell it, whatever the zone was in another year; the stamp named is the first
+    # one off UTC (2019-05-20 is in Ramadan, when Morocco was at +00:00)
+    icos = _icos(hard_cap=[10.0], caps_unit=["ETH"], end_datetime=["2019-08-31 23:59"])
+    wide = pd.DataFrame({"ETH-USD": [50.0, 100.0, 200.0]},
+                        index=pd.DatetimeIndex(["2019-05-20", "2019-08-31", "2019-09-01"],
+                                               tz="Africa/Casablanca"))
+    with pytest.raises(InvalidParameter) as info:
+        to_usd(icos, wide, columns=["hard_cap"])
+    assert str(info.value).startswith(
+        "rates: the dates are time-zone-aware in Africa/Casablanca, not UTC: "
+        "2019-08-31 00:00:00+01:00 is 2019-08-30 23:00 UTC, and a rate is taken")
+    as_days = to_usd(icos, wide.tz_localize(None), columns=["hard_cap"])
+    assert as_days["hard_cap_usd"].tolist() == [1000.0]

@@ -471,6 +471,10 @@ def test_a_rate_max_age_of_one_nanosecond_is_positive_and_takes_the_same_day_rat
         out = to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), columns=["hard_cap"],
                      rate_max_age="1ns")
     assert out["hard_cap_usd"].tolist()[0] == 2.0 and np.isnan(out["hard_cap_usd"][1])
+    with pytest.warns(IcoframesWarning, match=r"up to 1 nanoseconds before the date.*: ETH 1$"):
+        out = to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), columns=["hard_cap"],
+                     rate_max_age=np.timedelta64(1, "ns"))  # a timedelta64 too: positive
+    assert out["hard_cap_usd"].tolist()[0] == 2.0 and np.isnan(out["hard_cap_usd"][1])
 
 
 # -- dates given as text: ISO 8601 of any precision, nothing else -----------------------------

@@ -155,3 +155,13 @@ def test_closest_gives_at_most_two_choices_the_last_in_name_order_first():
 
 def test_closest_of_nothing_is_nothing():
     assert closest("status", []) == []
+
+
+@pytest.mark.parametrize("digits", ["\u00b2", "\u0663", " \u00b2 "])
+def test_ids_in_digits_other_than_ascii_are_refused_not_a_crash(digits):
+    # "²" and "٣" are str.isdigit(): int("²") raised a bare ValueError
+    assert validate_list_params({"platform": " 7 "}) == {"platform": [7]}
+    with pytest.raises(InvalidParameter) as info:
+        validate_list_params({"platform": [digits]})
+    assert str(info.value) == (f"invalid list parameter platform={digits!r}: platform must "
+                               "be ids (positive integers)")

@@ -42,7 +42,9 @@ def test_a_cache_is_dropped_so_that_mutmut_mutates_the_function():
     dropped = mutation.undecorate(source)
     assert dropped == "def f(a):\n    return a\n\n\ndef g():\n    pass\n"
     assert mutation.undecorated("parse") == ["read_label (@lru_cache)",
+                                             "tidy (@checked_keywords)",
                                              "_column_unit (@lru_cache)"]
+    assert mutation.undecorated("parse:profiles") == ["tidy (@checked_keywords)"]  # moved
     assert mutation.undecorated("parse:units") == ["_column_unit (@lru_cache)"]
     assert mutation.undecorated("parse:prices") == []
 

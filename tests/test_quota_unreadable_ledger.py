@@ -66,3 +66,42 @@ def test_a_485_is_still_the_stop_when_the_ledger_cannot_be_read_after_it(tmp_pat
     assert "the quota ledger could not be read" in message
     assert f"{cache / LEDGER_FOLDER} is refused: others may write to it" in message
     assert not isinstance(stop, CacheError)
+
+
+def _spoil(cache):
+    """The ledger's folder replaced by one open to all (icoframes refuses to use it)."""
+    quota = cache / LEDGER_FOLDER
+    quota.rename(quota.with_name("quota-before"))
+    quota.mkdir()
+    os.chmod(quota, 0o777)
+
+
+def test_the_stop_keeps_the_count_read_at_the_refusal_when_the_ledger_goes_bad_after(tmp_path):
+    from icoframes.api.control import LoadControl
+    from icoframes.fetch.service import Service
+    from icoframes.fetch.stops import quota_error
+    from icoframes.store.cache import Cache
+
+    settings = icoframes.config.get_settings(base_url="http://127.0.0.1:9", public_key="k",
+                                             private_key="p", daily_quota=3,
+                                             cache_dir=tmp_path)
+    with time_machine.travel(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC), tick=False):
+        service = Service(settings, Cache(tmp_path, "s"), LoadControl(), offline=False)
+        booking = service.client("the test") and service._booking
+        for _ in range(3):
+            booking.take("ico")
+        with pytest.raises(QuotaExceeded) as refused:
+            booking.take("ico")  # read whole: 3 sent today
+        _spoil(tmp_path)
+        state, began_again, unread = service.quota_state()
+        assert (state.sent, state.day, began_again) == (3, "2026-03-02", False)
+        assert "others may write to it" in str(unread)
+        message = str(quota_error(refused.value, settings, state, began_again, unread,
+                                  fetched=0, left=5, unlisted=False))
+        assert message.startswith("the daily_quota setting (3 requests) is reached: at least 3 "
+                                  "requests sent today (2026-03-02, UTC)")
+        # a load that never read the ledger whole: its own requests (none sent here), at least
+        fresh = Service(settings, Cache(tmp_path, "s"), LoadControl(), offline=False)
+        state, began_again, unread = fresh.quota_state()
+        assert (state.sent, state.limit, began_again) == (0, 3, False)
+        assert "others may write to it" in str(unread)

@@ -113,3 +113,32 @@ def test_a_new_column_in_a_new_section_and_a_list_column(monkeypatch):
     assert tables.icos["audited_by"].tolist() == [["A", "B"], []]
     assert tables.problems.astype(object).values.tolist() == [
         [2, "icos", "security", "not a section", "wrong_shape"]]
+
+
+def test_each_load_icos_result_has_empty_child_tables_of_its_own(tmp_path):
+    # assemble copies its empty child tables from ones made once: what a caller does to
+    # one result's frames (columns added or dropped, attrs) never reaches the next result
+    from icoframes.fetch.result import assemble
+    from icoframes.store.cache import Cache
+    from icoframes.store.derived import DerivedTables
+
+    derived = DerivedTables(Cache(tmp_path, "http://127.0.0.1:9"))  # nothing cached
+    listing = schema.empty_frame(LIST)
+    first = assemble(derived, listing, only_icos=True)
+    first.team["extra"] = pd.Series([], dtype="int64")
+    del first.roadmap["precision"]
+    first.markets.attrs["icoframes"] = {"queries": []}
+    second = assemble(derived, listing, only_icos=True)
+    for name, table in TABLES.items():
+        frame = second[name]
+        assert frame is not first[name] and list(frame.columns) == table.names and frame.empty
+        assert frame.attrs == {} and [str(t) for t in frame.dtypes] == [
+            str(c.dtype) for c in table.columns]
+
+
+def test_a_bundle_with_a_column_of_another_dtype_is_refused_naming_it():
+    frames = {name: schema.empty_frame(t) for name, t in TABLES.items()}
+    frames["team"] = frames["team"].astype({"position": "float64"})
+    with pytest.raises(ValueError, match=r"team: columns with undeclared dtypes: "
+                                         r"\{'position': 'float64'\}"):
+        Tables(**frames)

@@ -214,7 +214,7 @@ def _as_list(name: str, value: Any) -> list[Any]:
 def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | None = None) -> int:
     # numpy integers count: ids often come straight out of a DataFrame
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
-    if not ok and isinstance(value, str) and value.strip().isdigit():
+    if not ok and isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         value, ok = int(value), True
     if ok and value >= low and (high is None or value <= high):
         return int(value)

@@ -363,6 +363,7 @@ class Load:
         if not query.pass_done:
             return
         if not query.finish_pass(may_repage=self._stop is None):
+            self._plan_rows(query.frame if query.kept else None, repaged=True)  # kept rows too
             self._store(query)
 
     def _store(self, query: ListQuery) -> None:
@@ -421,7 +422,7 @@ class Load:
         self._guarded(self._arrivals.keep)
         for query in self.queries:
             if query.paging:  # stopped mid-list: keep the pages that came, as partial
-                query.in_flight = 0
+                query.stop("not asked: the load stopped before this page")
                 query.finish_pass(may_repage=False)
                 self._store(query)
         if self._claims is not None:

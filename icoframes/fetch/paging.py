@@ -145,6 +145,16 @@ class ListQuery:
         if number == 1:
             self._ended = True  # without page 1 nothing says how many pages there are
 
+    def stop(self, reason: str) -> None:
+        """The load stopped mid-list: every page of this pass that did not come (never
+        asked, or cut in flight) failed for ``reason``, so the list is kept partial and
+        paged again, never read as a whole list counting fewer items than its total."""
+        self.in_flight = 0
+        if not self._ended:  # (a list that ended on an empty page has no pages left)
+            for number in range(1, self._last + 1):
+                if (self.passes, number) not in self._pages:
+                    self.failed_pages.setdefault(number, reason)
+
     @property
     def pages_left(self) -> int | None:
         """Pages of this pass not asked yet; None until its page 1 says how many there are."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import pandas as pd
@@ -170,6 +171,12 @@ def _warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
          MissingProfileWarning if only_gone else IncompleteWarning)
 
 
+@cache
+def _children() -> dict[str, pd.DataFrame]:
+    """The empty child tables, made once (a Series per column: about 1 ms per table)."""
+    return {name: empty_frame(TABLES[name]) for name in TABLES if name != "icos"}
+
+
 def assemble(derived: DerivedTables, listing: pd.DataFrame, *, only_icos: bool) -> Tables:
     """The tables' rows of the listed ICOs, in the listing's order, with their listed status.
 
@@ -181,9 +188,8 @@ def assemble(derived: DerivedTables, listing: pd.DataFrame, *, only_icos: bool) 
     icos = icos.take(positions[positions >= 0]).reset_index(drop=True)
     status = pd.Series(listing["status"].to_numpy(), index=listing["id"].to_numpy())
     icos = icos.assign(status=icos["id"].map(status).astype(ICOS.column("status").dtype))
-    if everything is None:
-        return Tables(icos=icos, **{name: empty_frame(TABLES[name])
-                                    for name in TABLES if name != "icos"})
+    if everything is None:  # (copies: each result's frames are its own)
+        return Tables(icos=icos, **{name: frame.copy() for name, frame in _children().items()})
     keep = icos["id"].to_numpy()
     children = {name: everything[name][everything[name]["ico_id"].isin(keep)]
                 .reset_index(drop=True) for name in TABLES if name != "icos"}

@@ -226,11 +226,16 @@ def _check_utc(when: pd.Series, zone: dt.tzinfo) -> None:
     """Time-zone-aware dates in UTC (a zone that is always 0 hours from it) are read as
     UTC; in any other zone they are refused: a daily rate's stamp may be its day (midnight
     where it was recorded: in Tokyo, 15:00 UTC the day before) or an instant, and the two
-    give different days (an ICO ending at 23:59 UTC would take the next day's rate)."""
+    give different days (an ICO ending at 23:59 UTC would take the next day's rate).
+    Both the zone (sampled in January and July) and the dates' own offsets are checked: a
+    zone at 0 hours in 2001 may not be in the year of the rates (Africa/Casablanca, +01:00
+    from 2018)."""
     offsets = {pd.Timestamp(f"2001-{month}-01", tz=zone).utcoffset() for month in (1, 7)}
-    if offsets == {pd.Timedelta(0)}:
+    dated = when.dropna()
+    shifted = dated[dated.dt.tz_localize(None) != dated.dt.tz_convert("UTC").dt.tz_localize(None)]
+    if offsets == {pd.Timedelta(0)} and shifted.empty:
         return
-    first = when.dropna()
+    first = dated if shifted.empty else shifted
     stamp = "" if first.empty else (
         f": {first.iloc[0]} is {first.iloc[0].tz_convert('UTC'):%Y-%m-%d %H:%M} UTC")
     raise InvalidParameter(

@@ -25,7 +25,7 @@ from ..tables import problem_summary
 from .base import Unread
 from .text import clean_surrogates
 
-__all__ = ["Problems", "problems_of_load", "value_text"]
+__all__ = ["Problems", "canonical_text", "problems_of_load", "value_text"]
 
 #: Characters of a raw value kept in ``problems.value``; longer text ends in "…".
 WIDTH: Final = 100
@@ -57,6 +57,31 @@ def value_text(value: object) -> str:
             text = repr(value)
     text = clean_surrogates(text)  # a lone surrogate cannot be written: U+FFFD
     return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
+
+
+def canonical_text(value: object) -> str:
+    """One text that equal raw values share, to tell copies apart: JSON with sorted keys
+    (NaN and ``pd.NA`` alike in each copy; what JSON cannot write, as its repr), else its
+    repr (keys of mixed types, a cycle); a value no text is made of is unlike any other.
+    Never raises (a ``pd.Series`` has no truth value to compare).
+
+    Examples
+    --------
+    >>> canonical_text({"b": float("nan"), "a": 1}) == canonical_text({"a": 1, "b": float("nan")})
+    True
+    >>> canonical_text({1: "x", "y": 2})
+    "{1: 'x', 'y': 2}"
+    """
+    for dump in (_sorted_json, repr):
+        try:
+            return dump(value)
+        except (TypeError, ValueError, RecursionError):
+            continue
+    return f"no text: object {id(value)}"
+
+
+def _sorted_json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
 
 
 class Problems:

@@ -41,7 +41,7 @@ from . import rules, units
 from .columns import split_lone_strings
 from .items import with_latin_tickers
 from .people import People, people_key
-from .problems import Problems
+from .problems import Problems, canonical_text
 from .sources import convert, field_paths, flatten, gather, select
 
 __all__ = ["tidy"]
@@ -257,9 +257,9 @@ def _report_copies(items: Sequence[object], log: Problems) -> None:
         log.add("icos", "id", lost, ids=[rid] * len(lost), reason="duplicate_id")
 
 
-def _content(record: Mapping[str, Any]) -> dict[str, Any]:
-    """A profile's fields but its id."""
-    return {key: value for key, value in record.items() if key != "id"}
+def _content(record: Mapping[str, Any]) -> str:
+    """A profile's fields but its id, as text copies alike share (NaN too; never raises)."""
+    return canonical_text({key: value for key, value in record.items() if key != "id"})
 
 
 def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:

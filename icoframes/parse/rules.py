@@ -69,7 +69,10 @@ __all__ = [
 #:     "5 mln" 5 in "MLN"; "5 MLN" stays the ticker). In an exchange a currency may end in a
 #:     symbol, "1 ABC = 0.1 USD$" is 0.1 USD (it was unreadable_price). "min 5000" for an
 #:     ICO of IN is vague, as for any ICO (it was unreadable_number: "m" glued to "in").
-PARSER_VERSION: Final = 18
+#: 19: for an ICO whose ticker is MLN, "mln"/"Mln" written last is unreadable ("5 mln" was
+#:     5,000,000 with no unit in 18, 5 MLN in 17): 5 million, or 5 MLN? Copies of an id alike
+#:     but for NaN objects are no duplicate_id; a Series in a copy no longer raises.
+PARSER_VERSION: Final = 19
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 

@@ -17,6 +17,7 @@ value                               unit column            result
 ``"1,000 kUSD"``, ticker KUSD       empty                  1,000; the unit becomes KUSD
 ``"5kKIN"``, ticker KIN             empty                  5,000; the unit becomes KIN
 ``"5KKIN"``, ``"5 mKIN"``, KIN      any                    missing (KKIN? milli or million?)
+``"5 mln"``, ticker MLN             any                    missing (5 million, or 5 MLN?)
 ``2000``, ``"5k"``                  ``kUSD``               2,000,000 and 5,000,000, USD
 ``"5 USD."``, ``"5MUSD$"``          USD or empty           5 and 5,000,000, USD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
@@ -133,6 +134,9 @@ def _read_text(text: str, exchange: bool,
         before, currency = split
         body = prefix["sign"] + body[prefix.end():]
     suffix = _SUFFIX_RE.search(body)
+    if suffix is not None and suffix["mult"] and not suffix["cur"] and _ticker_word(
+            suffix["mult"], own):
+        return bad("unreadable_number"), None  # "5 mln" for MLN: 5 million, or 5 MLN?
     if suffix is not None and suffix["cur"]:
         # a multiplier glued to a currency: "5kUSD" is 5k USD (split_multiplier says when)
         split = ("", suffix["cur"]) if suffix["mult"] else _split(suffix["cur"], own)
@@ -155,6 +159,15 @@ def _read_text(text: str, exchange: bool,
         return parse_amount(text), None
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad
     return parse_amount(body.strip() + before), code
+
+
+def _ticker_word(mult: str, own: str | None) -> bool:
+    """The multiplier word ``mult`` written last may be the ICO's own ticker: ``"mln"`` for
+    MLN (``"5 mln"``, ``"$5 mln."``: 5 million, or 5 MLN?), ``"bn"`` for BN. Followed by a
+    currency it is a multiplier whatever the ticker (``"5 mln USD"``); a lone letter
+    (``"5k"`` for K) is a multiplier."""
+    word = mult.rstrip(".")
+    return len(word) > 1 and word.upper() == own
 
 
 def _split(unit: str, own: str | None) -> tuple[str, str] | None:

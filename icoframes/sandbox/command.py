@@ -63,10 +63,19 @@ class Once(argparse.Action):
                  values: Any, option_string: str | None = None) -> None:
         given = namespace.__dict__.setdefault("_given_twice", {})
         if self.dest in given:
-            raise argparse.ArgumentError(self, f"given twice ({given[self.dest]}, then "
-                                               f"{values}); give it once")
+            shown = ("its values are not shown" if self.secret
+                     else f"{given[self.dest]}, then {values}")
+            raise argparse.ArgumentError(self, f"given twice ({shown}); give it once")
         given[self.dest] = values
         setattr(namespace, self.dest, values)
+
+    secret = False
+
+
+class SecretOnce(Once):
+    """:class:`Once` for a secret: its values are never written in the refusal."""
+
+    secret = True
 
 
 def checked(read: type[int] | type[float], rule: str,
@@ -109,7 +118,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     keys.add_argument("--private-key-file", action=Once, type=Path, metavar="PATH",
                       help="read the private key from this file (default: "
                            f"ICOFRAMES_PRIVATE_KEY, else {_DEFAULT['private_key']!r})")
-    keys.add_argument("--private-key", action=Once, metavar="KEY",
+    keys.add_argument("--private-key", action=SecretOnce, metavar="KEY",
                       help="the private key itself; it shows in the process list: prefer "
                            "ICOFRAMES_PRIVATE_KEY or --private-key-file")
     parser.add_argument("--quota", action=Once, type=_COUNT, default=_DEFAULT["quota"],

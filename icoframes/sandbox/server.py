@@ -318,4 +318,6 @@ def _code_version() -> str:
     return digest.hexdigest()[:8]
 
 
-serve = start
+#: :func:`start` by the name ``with sandbox.serve(...)`` reads well with; a keyword it lacks
+#: is refused naming ``serve()``.
+serve = checked_keywords(start, name="serve")
