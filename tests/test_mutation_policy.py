@@ -464,3 +464,26 @@ def test_what_is_no_age_is_refused_numpy_included(refused):
     with pytest.raises(InvalidParameter) as caught:
         age_limit(refused)
     assert str(caught.value) == f"max_age must be a timedelta, seconds or None, got {refused!r}"
+
+
+@pytest.mark.parametrize("refused", [np.timedelta64(90), np.timedelta64(1, "Y"),
+                                     np.timedelta64(2, "M")])
+def test_a_timedelta64_without_a_fixed_length_unit_is_refused_saying_why(refused):
+    # "got np.timedelta64(90)" alone did not say what was wrong with it
+    why = " (a np.timedelta64 needs a unit other than years or months)"
+    with pytest.raises(InvalidParameter) as caught:
+        age_limit(refused)
+    assert str(caught.value) == (
+        f"max_age must be a timedelta, seconds or None, got {refused!r}{why}")
+    for value in (refused, {"past": refused}):
+        with pytest.raises(InvalidParameter) as caught:
+            profile_max_age(value)
+        assert str(caught.value) == (
+            "profile_max_age must be a timedelta, seconds, or a mapping of them by status; "
+            f"got {refused!r}{why}")
+    # a timedelta64 refused for another reason says no such thing
+    for other in (np.timedelta64("NaT"), np.timedelta64("NaT", "s"), np.timedelta64(-1, "s"),
+                  np.timedelta64(10**15, "D")):
+        with pytest.raises(InvalidParameter) as caught:
+            age_limit(other)
+        assert str(caught.value) == f"max_age must be a timedelta, seconds or None, got {other!r}"

@@ -136,7 +136,11 @@ def _age(value: Any, refusal: str = ("profile_max_age must be a timedelta, secon
     """
     age = as_age(value)
     if age is None:
-        raise InvalidParameter(f"{refusal} {value!r}")
+        why = ""  # a count without a unit, or of years or months: no fixed length
+        if (isinstance(value, np.timedelta64) and not np.isnat(value)
+                and np.datetime_data(value.dtype)[0] in ("generic", "Y", "M")):
+            why = " (a np.timedelta64 needs a unit other than years or months)"
+        raise InvalidParameter(f"{refusal} {value!r}{why}")
     return age
 
 
