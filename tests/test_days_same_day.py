@@ -405,3 +405,19 @@ def test_an_ico_listed_now_in_another_status_beats_the_row_kept_from_the_morning
     assert queries["ongoing"]["kept"] == {**queries["ongoing"]["kept"], "rows": 4,
                                          "ids": [22, 23, 24, 25]}
     assert queries["past"]["complete"] is True
+
+
+def test_the_other_query_refusal_says_the_filter_set_it_fetched_first(sb, tmp_path):
+    """A platform name needs the filter set (not cached after a status-only export), fetched
+    before the day's folder is compared: the refusal said "Nothing was sent" after that one
+    request. It now says what was fetched is cached, and nothing was written."""
+    out = tmp_path / "srv"
+    with time_machine.travel(MORNING, tick=True):
+        icoframes.export_tables(out, status="past", snapshot=True, progress=False)
+        sb.stats.reset()
+        with pytest.raises(icoframes.InvalidParameter) as info:
+            icoframes.export_tables(out, status="past", platform=["Ethereum"], snapshot=True,
+                                    progress=False)
+    assert dict(sb.stats.requests) == {"filters": 1}
+    assert "Nothing was written (what was fetched is cached)" in str(info.value)
+    assert "Nothing was sent" not in str(info.value)
