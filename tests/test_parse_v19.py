@@ -99,6 +99,8 @@ def test_identical_copies_holding_nan_are_no_other_content():
                         {"id": 3, "finance": {"soft_cap": float("nan")}}]) == []
     assert _duplicates([{"id": 4, "a": 1, "b": float("nan")},
                         {"id": 4, "b": float("nan"), "a": 1}]) == []  # key order is no content
+    assert _duplicates([{"id": 8, "a": pd.NA, "b": 1},  # nor with what JSON cannot write
+                        {"id": 8, "b": 1, "a": pd.NA}]) == []
     assert _duplicates([{"id": 5, "b": float("nan")}, {"id": 5, "b": 0.5}]) == [
         [5, '{"id": 5, "b": NaN}']]
 
