@@ -304,7 +304,7 @@ def export_tables(
         asked = build_queries(status, filters, load._filter_set,  # cached a day: no request
                               keywords=keywords_of(load_tables)) if snapshot else []
         if snapshot:  # the day's folder holds one query's export: never lose another's
-            check_same_query(day, asked, folder)
+            check_same_query(day, asked, folder, sent=any(load.requests_spent().values()))
         stop: QuotaExceeded | None = None
         try:
             tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,

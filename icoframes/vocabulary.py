@@ -147,7 +147,8 @@ DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
 #: Words written after an amount that are no unit: the amount is unreadable, not in "TOKENS".
 NOT_UNITS: Final = frozenset({"token", "tokens", "coin", "coins", "day", "days", "week", "weeks",
                               "month", "months", "hour", "hours", "per", "max", "min", "each",
-                              "total", "only", "approx", "about", "bonus", "usd per", "pcs"})
+                              "maximum", "minimum", "total", "only", "approx", "about", "bonus",
+                              "usd per", "pcs"})
 
 #: Codes of government currencies (``FIAT``: "any fiat").
 FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",

@@ -374,3 +374,50 @@ def test_a_snapshot_stopped_mid_list_is_paged_again_the_same_day(sb, tmp_path, m
     manifest = json.loads((_day(out, later) / "manifest.json").read_text())
     assert manifest["complete"] is True
     assert _ids(_day(out, later)) == past
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_an_ico_listed_now_in_another_status_beats_the_row_kept_from_the_morning(
+        tmp_path, monkeypatch, quick_retries):
+    """03:15's snapshot lists ICO 5 as ongoing (25 ongoing ICOs, 2 pages). By 09:15 it moved
+    to past, and page 2 of the ongoing list is down: the ongoing list keeps the morning's
+    rows it lacks, 5 among them, and that kept row came first, so the day's snapshot said
+    5 was ongoing although the past list paged at 09:15 lists it. The row listed now wins;
+    the ongoing query's ``kept`` no longer names 5."""
+    svc = _Paged()
+    svc.ids = {"ongoing": list(range(1, 26)), "upcoming": [30], "past": list(range(101, 106))}
+    out = tmp_path / "srv"
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+        svc.ids = {"ongoing": [i for i in range(1, 26) if i != 5], "upcoming": [30],
+                   "past": [5, *range(101, 106)]}
+        svc.down = {("ongoing", 2)}
+        noon = MORNING + dt.timedelta(hours=6)
+        assert _run(noon, "--out", str(out), "--snapshot", "--refresh", "changed") \
+            == EXIT_INCOMPLETE
+    day = _day(out, noon)
+    icos = pd.read_parquet(day / "icos.parquet").set_index("id")
+    assert icos.loc[5, "status"] == "past"
+    assert sorted(icos.index) == [*range(1, 26), 30, *range(101, 106)]
+    queries = {q["params"]["status"]: q for q in json.loads(
+        (day / "manifest.json").read_text())["queries"]}
+    assert queries["ongoing"]["kept"] == {**queries["ongoing"]["kept"], "rows": 4,
+                                         "ids": [22, 23, 24, 25]}
+    assert queries["past"]["complete"] is True
+
+
+def test_the_other_query_refusal_says_the_filter_set_it_fetched_first(sb, tmp_path):
+    """A platform name needs the filter set (not cached after a status-only export), fetched
+    before the day's folder is compared: the refusal said "Nothing was sent" after that one
+    request. It now says what was fetched is cached, and nothing was written."""
+    out = tmp_path / "srv"
+    with time_machine.travel(MORNING, tick=True):
+        icoframes.export_tables(out, status="past", snapshot=True, progress=False)
+        sb.stats.reset()
+        with pytest.raises(icoframes.InvalidParameter) as info:
+            icoframes.export_tables(out, status="past", platform=["Ethereum"], snapshot=True,
+                                    progress=False)
+    assert dict(sb.stats.requests) == {"filters": 1}
+    assert "Nothing was written (what was fetched is cached)" in str(info.value)
+    assert "Nothing was sent" not in str(info.value)

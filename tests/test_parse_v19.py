@@ -108,3 +108,16 @@ def test_canonical_text_never_raises():
 
     assert canonical_text([NoText()]).startswith("no text")
     assert canonical_text([NoText()]) != canonical_text([NoText()])
+
+
+# --------------------------------------------------------------------------- 3. "minimum 5000"
+
+
+@pytest.mark.parametrize("value", ["minimum 5000", "Minimum 5000", "MINIMUM 5000",
+                                   "maximum 5000", "Maximum: 5000"])
+@pytest.mark.parametrize("ticker", [None, "ABC", "IN"])
+def test_minimum_and_maximum_are_vague_like_min_never_a_unit(value, ticker):
+    # parser 18: 5000 in a unit "MINIMUM" (or "MAXIMUM"), no problem
+    assert _group([value], ticker=ticker) == ([pytest.approx(math.nan, nan_ok=True)], [None],
+                                              [(value, "vague")])
+    assert _group(["5000 minimum"], ticker=ticker)[2] == [("5000 minimum", "unreadable_number")]

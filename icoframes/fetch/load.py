@@ -38,7 +38,7 @@ from ..store.legacy import convert
 from ..tables import Tables
 from .arrivals import Arrivals
 from .localquery import cached_query
-from .paging import ListQuery, pages_total
+from .paging import ListQuery, listed_now_wins, pages_total
 from .planner import ProfilePlan
 from .policy import PROFILE_MAX_AGE, Want, age_limit
 from .policy import profile_max_age as profile_max_age_of
@@ -221,6 +221,7 @@ class Load:
 
     def _listing(self, **stopped: str) -> pd.DataFrame:
         """The rows of every list the crawl answered, with its summary in ``attrs``."""
+        listed_now_wins(self.queries)
         frames = [q.frame for q in self.queries if q.frame is not None]
         listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
         listing = listing.drop_duplicates("id", keep="first").reset_index(drop=True)

@@ -241,6 +241,23 @@ class ListQuery:
         }
 
 
+def listed_now_wins(queries: list[ListQuery]) -> None:
+    """A row a query kept from its day's earlier list (``kept``) gives way to the same ICO
+    listed by this load's paging of another query: it moved there since (a new status),
+    and the earlier row would hide the move. Said in ``kept``."""
+    for query in queries:
+        if not query.kept or query.frame is None:
+            continue
+        kept = set(query.kept["ids"])
+        now = {i for other in queries if other is not query and other.frame is not None
+               and not other.from_cache for i in other.frame["id"].tolist()
+               if not (other.kept and i in other.kept["ids"])}
+        if moved := kept & now:
+            query.frame = query.frame[~query.frame["id"].isin(moved)].reset_index(drop=True)
+            left = sorted(kept - moved)
+            query.kept = {**query.kept, "rows": len(left), "ids": left} if left else None
+
+
 def _merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]],
                   merged: list[Any]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """The parsed pages as one list, as :func:`~icoframes.parse.lists.list_frame` of the

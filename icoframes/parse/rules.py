@@ -72,6 +72,7 @@ __all__ = [
 #: 19: for an ICO whose ticker is MLN, "mln"/"Mln" written last is unreadable ("5 mln" was
 #:     5,000,000 with no unit in 18, 5 MLN in 17): 5 million, or 5 MLN? Copies of an id alike
 #:     but for NaN objects are no duplicate_id; a Series in a copy no longer raises.
+#:     "minimum 5000"/"maximum 5000" are vague (were 5000 in a unit MINIMUM/MAXIMUM).
 PARSER_VERSION: Final = 19
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
