@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
+from test_days import _as_cron, _run  # the same cron-configured runs
 
 import icoframes
 from icoframes import sandbox
-from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, main
-from icoframes.config import SETTINGS
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 
 MORNING = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
 
@@ -32,20 +32,6 @@ def sb(tmp_path, monkeypatch, quick_retries):
         _as_cron(server, tmp_path, monkeypatch)
         yield server
     icoframes.reset_configuration()
-
-
-def _as_cron(server, tmp_path, monkeypatch) -> None:
-    icoframes.reset_configuration()
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    for name, value in {**server.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-        if value is not None:
-            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
-
-
-def _run(when: dt.datetime, *argv: str) -> int:
-    with time_machine.travel(when, tick=True):
-        return main(["export", *argv])
 
 
 def _day(out, when):
