@@ -14,38 +14,18 @@ from collections import Counter
 
 import pandas as pd
 import pytest
+import test_days
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
+from test_days import _as_cron, _run  # the same cron-configured runs
 
 import icoframes
-from icoframes import sandbox
-from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, main
-from icoframes.config import SETTINGS
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 
 MORNING = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
 
 
-@pytest.fixture
-def sb(tmp_path, monkeypatch, quick_retries):
-    """A sandbox the command reaches through ICOFRAMES_* variables, as cron's does."""
-    with sandbox.serve(n_icos=50, seed=7) as server:
-        _as_cron(server, tmp_path, monkeypatch)
-        yield server
-    icoframes.reset_configuration()
-
-
-def _as_cron(server, tmp_path, monkeypatch) -> None:
-    icoframes.reset_configuration()
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    for name, value in {**server.settings(), "cache_dir": str(tmp_path / "cache")}.items():
-        if value is not None:
-            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
-
-
-def _run(when: dt.datetime, *argv: str) -> int:
-    with time_machine.travel(when, tick=True):
-        return main(["export", *argv])
+sb = test_days.sb  # the same fixture: a sandbox reached as cron's runs reach it
 
 
 def _day(out, when):

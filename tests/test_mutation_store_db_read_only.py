@@ -59,6 +59,23 @@ def _writable_view(folder: Path, view: Path) -> Iterator[Path]:
         subprocess.run(["umount", view], check=True)
 
 
+def _assert_log_without_index_refused(folder: Path) -> None:
+    """Reading ``folder``'s database, made read-only, with a log and no index is refused,
+    with the words that say why and how to fold the log in."""
+    db = Database(folder / "data.sqlite3", SCHEMA)
+    with _read_only(folder):
+        try:
+            with pytest.raises(CacheError) as caught:
+                _rows(db)
+        finally:
+            db.close()
+    assert str(caught.value) == (
+        f"the cache database {db.path} cannot be read here: its log {db.path}-wal may hold "
+        "commits that are not in the file, and SQLite reads a log only with its index (-shm), "
+        "which cannot be made in a folder that cannot be written. Open the cache once where "
+        "it can be written (`icoframes cache info` there folds the log into the file)")
+
+
 def test_commits_in_a_log_a_read_only_folder_cannot_read_are_never_served_as_missing(
         tmp_path):
     # A cache copied while a process had it open (10 rows committed, the last 5 still in
@@ -95,18 +112,8 @@ def test_commits_in_a_log_a_read_only_folder_cannot_read_are_never_served_as_mis
         finally:
             db.close()
     folder = copies["without-index"]
+    _assert_log_without_index_refused(folder)
     db = Database(folder / "data.sqlite3", SCHEMA)
-    with _read_only(folder):
-        try:
-            with pytest.raises(CacheError) as caught:
-                _rows(db)
-        finally:
-            db.close()
-    assert str(caught.value) == (
-        f"the cache database {db.path} cannot be read here: its log {db.path}-wal may hold "
-        "commits that are not in the file, and SQLite reads a log only with its index (-shm), "
-        "which cannot be made in a folder that cannot be written. Open the cache once where "
-        "it can be written (`icoframes cache info` there folds the log into the file)")
     # opened once where it can be written (by a process that ends): the file holds all
     subprocess.run([sys.executable, "-c", "import sys; from icoframes.store.db import Database;"
                     f"Database(sys.argv[1], {SCHEMA!r}).rows('SELECT 1')", folder / "data.sqlite3"],
@@ -332,15 +339,4 @@ def test_a_log_left_after_a_checkpoint_is_not_said_to_hold_commits_the_file_lack
     finally:
         writer.close()
     assert (folder / "data.sqlite3-wal").stat().st_size > 32
-    db = Database(folder / "data.sqlite3", SCHEMA)
-    with _read_only(folder):
-        try:
-            with pytest.raises(CacheError) as caught:
-                _rows(db)
-        finally:
-            db.close()
-    assert str(caught.value) == (
-        f"the cache database {db.path} cannot be read here: its log {db.path}-wal may hold "
-        "commits that are not in the file, and SQLite reads a log only with its index (-shm), "
-        "which cannot be made in a folder that cannot be written. Open the cache once where "
-        "it can be written (`icoframes cache info` there folds the log into the file)")
+    _assert_log_without_index_refused(folder)

@@ -53,6 +53,17 @@ def test_an_exchange_with_mln_for_an_ico_of_mln_is_unreadable():
     assert unread.rows == [0] and unread.reasons == ["unreadable_price"]
 
 
+def test_a_multiplier_word_of_two_letters_may_be_the_ticker_a_lone_letter_never():
+    # "bn" for BN: 5 billion, or 5 BN? A lone "k" for K multiplies, as before
+    assert _group(["5 bn", "5bn."], ticker="BN")[2] == [("5 bn", "unreadable_number"),
+                                                       ("5bn.", "unreadable_number")]
+    assert _group(["5 k", "5k"], ticker="K") == ([5e3, 5e3], [None, None], [])
+    prices, _codes, unread = read_price(["$1 = 5 bn", "$1 = 5 k"], ["", ""],
+                                        tickers=["BN", "K"])
+    assert unread.rows == [0] and unread.reasons == ["unreadable_price"]
+    assert prices.tolist()[1] == pytest.approx(1 / 5e3)
+
+
 def test_tidy_reports_the_raw_mln_value_of_an_ico_of_mln():
     profile = clean_profile(5)
     profile["finance"].update(ticker="MLN", soft_cap="5 mln", hard_cap="20 MLN", caps_unit="")
@@ -88,6 +99,8 @@ def test_identical_copies_holding_nan_are_no_other_content():
                         {"id": 3, "finance": {"soft_cap": float("nan")}}]) == []
     assert _duplicates([{"id": 4, "a": 1, "b": float("nan")},
                         {"id": 4, "b": float("nan"), "a": 1}]) == []  # key order is no content
+    assert _duplicates([{"id": 8, "a": pd.NA, "b": 1},  # nor with what JSON cannot write
+                        {"id": 8, "b": 1, "a": pd.NA}]) == []
     assert _duplicates([{"id": 5, "b": float("nan")}, {"id": 5, "b": 0.5}]) == [
         [5, '{"id": 5, "b": NaN}']]
 
