@@ -652,3 +652,16 @@ def test_a_past_icos_cap_without_a_rate_is_missing_for_its_currency_not_its_fetc
     with pytest.warns(IcoframesWarning, match=r": XYZ 1$"):
         out = to_usd(icos, _long(("2018-03-10", "ETH", 500.0)), columns=["hard_cap"])
     assert out.attrs["usd_missing"] == {"XYZ": 1}
+
+
+def test_a_zone_off_utc_in_summer_names_its_first_date_even_when_every_date_is_at_utc():
+    # Europe/London in winter: no date is off UTC, the zone is (in summer): refused, and
+    # the stamp named is the first date's (not none because no date was off UTC)
+    london = pd.DataFrame({"date": pd.DatetimeIndex(["2018-12-31", "2019-01-01"],
+                                                    tz="Europe/London"),
+                           "currency": ["ETH", "ETH"], "usd_per_unit": [1.0, 2.0]})
+    with pytest.raises(ValueError) as info:
+        normalize_rates(london)
+    assert str(info.value).startswith(
+        "rates: the dates are time-zone-aware in Europe/London, not UTC: 2018-12-31 "
+        "00:00:00+00:00 is 2018-12-31 00:00 UTC, and a rate is taken")
