@@ -12,15 +12,19 @@ import json
 
 import pandas as pd
 import pytest
+import test_days
+import time_machine
 from hostile import LIST, PROFILE, HostileServer
 from test_days import _as_cron, _run
 from test_days_same_day import _Paged
 
 import icoframes
-from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 
 MORNING = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
 NOON = MORNING + dt.timedelta(hours=6)
+
+sb = test_days.sb  # a sandbox reached as cron's runs reach it
 
 
 def _day(out, when):
@@ -80,3 +84,50 @@ def test_a_list_whose_kept_rows_all_moved_is_dated_by_its_paging(
     assert sorted(icos.index) == [*range(1, 26), 40, *range(101, 106)]  # 26..30: page 2
     third = _queries(_day(out, NOON))["ongoing"]
     assert "kept" not in third
+
+
+DAYS = [MORNING + dt.timedelta(days=i) for i in range(3)]
+
+
+def test_another_query_on_another_day_is_refused_before_any_request(sb, tmp_path, caplog):
+    """Days 1 and 2 snapshot the past ICOs into /srv; day 3 a changed cron line snapshots
+    the ongoing ones into the same --out. It was written (only the same day was refused), and
+    changes() then read every past ICO as removed and every ongoing one as new: one tree,
+    two queries. It is now refused before any request (exit 2), naming the query the tree
+    holds and its days, and how to start a new tree; the tree is as it was and its history
+    has no event. The same query spelled otherwise is an export as ever, a folder whose
+    manifest names no query (an older version's) is no other query, and the refused
+    query starts its own tree."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    for when in DAYS[:2]:
+        assert _run(when, "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    before = {p.name: sorted(q.name for q in p.iterdir()) for p in out.iterdir()}
+    sb.stats.reset()
+    caplog.clear()
+    assert _run(DAYS[2], "--out", str(out), "--status", "ongoing", "--snapshot") == EXIT_USAGE
+    assert dict(sb.stats.requests) == {}  # refused before any request
+    assert "status=past (2 snapshots, 2026-11-20 to 2026-11-21)" in caplog.text
+    assert "asks for status=ongoing" in caplog.text and "Nothing was sent" in caplog.text
+    assert f"--out {tmp_path / 'srv-ongoing'}" in caplog.text
+    assert {p.name: sorted(q.name for q in p.iterdir()) for p in out.iterdir()} == before
+    with pytest.raises(icoframes.InvalidParameter, match="a snapshot tree of another query"), \
+            time_machine.travel(DAYS[2], tick=True):
+        icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
+    assert dict(sb.stats.requests) == {}
+    assert icoframes.changes(out).empty
+    # day 1 written by an older version (no queries in its manifest) says nothing of its query
+    first = _day(out, DAYS[0]) / "manifest.json"
+    manifest = json.loads(first.read_text())
+    first.write_text(json.dumps({k: v for k, v in manifest.items() if k != "queries"}))
+    caplog.clear()
+    assert _run(DAYS[2], "--out", str(out), "--status", "ongoing", "--snapshot") == EXIT_USAGE
+    assert "status=past (the snapshot of 2026-11-21)" in caplog.text
+    # the same query, the status in another case: day 3 of the tree
+    assert _run(DAYS[2], "--out", str(out), "--status", "PAST", "--snapshot") == EXIT_OK
+    assert len(icoframes.history.snapshot_info(out)) == 3
+    # the other query into its own tree
+    assert _run(DAYS[2], "--out", str(tmp_path / "srv-ongoing"), "--status", "ongoing",
+                "--snapshot") == EXIT_OK
