@@ -179,8 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC day "
                              "it began); re-pages each list no run paged that day (a second "
                              "run the same day pays no list page); a re-run of the same query "
-                             "on the same day replaces that day's snapshot (another query's is "
-                             "refused, exit 2: one tree per query)")
+                             "on the same day replaces that day's snapshot; a DIR holding "
+                             "another query's snapshots, of any day, is refused (exit 2: one "
+                             "tree per query)")
     export.add_argument("--allow-empty", action="store_true",
                         help="write empty tables when no ICO matches (default: exit 4, "
                              "nothing written)")
