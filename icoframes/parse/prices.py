@@ -31,7 +31,8 @@ the ticker decides nothing, a token amount of 0, or no currency on the side
 that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``), a symbol after
 what is no currency (``1 ABC = 0.1 EUR$``: ``unreadable_price``), and a lone
 lowercase ``m`` glued to the ICO's ticker (``2 mKIN = $1`` for KIN, milli or million:
-``unreadable_price``), or a multiplier word that is the ticker (``$1 = 5 mln`` for MLN).
+``unreadable_price``), or a multiplier word that is the ticker, in any case (``$1 = 5 mln`` for
+MLN, ``$1 = 5 MN`` for MN, ``$1 = 5k`` for K).
 """
 
 from __future__ import annotations
@@ -163,8 +164,8 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
     mult, unit = match["mult"] or "", match["unit"]
-    if not unit and len(mult) > 1 and mult.upper() == token:
-        return "unreadable_price"  # "$1 = 5 mln" for MLN: 5 million, or 5 MLN?
+    if not unit and mult and mult.upper() == token:
+        return "unreadable_price"  # "$1 = 5 mln" for MLN, "$1 = 5k" for K: a multiple?
     if not mult and unit:
         split = split_multiplier(unit, token)
         if split is None:

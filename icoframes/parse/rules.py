@@ -28,6 +28,7 @@ __all__ = [
     "LABEL_FORMAT",
     "MARKER_SPELLINGS",
     "MISSING_MARKERS",
+    "MULTIPLIERS",
     "PARSER_VERSION",
     "Bad",
     "amount_reason",
@@ -73,7 +74,10 @@ __all__ = [
 #:     5,000,000 with no unit in 18, 5 MLN in 17): 5 million, or 5 MLN? Copies of an id alike
 #:     but for NaN objects are no duplicate_id; a Series in a copy no longer raises.
 #:     "minimum 5000"/"maximum 5000" are vague (were 5000 in a unit MINIMUM/MAXIMUM).
-PARSER_VERSION: Final = 19
+#: 20: a list page's dropped copy of an id is a duplicate_id; any multiplier word written
+#:     last that is the own ticker ("5k" for K) is unreadable, in raised and tokens_for_sale
+#:     too; a unit column of a multiplier alone ("mln") is no unit.
+PARSER_VERSION: Final = 20
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -100,7 +104,8 @@ _AMOUNT_RE: Final = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE,
 )
-_MULTIPLIER: Final = {
+#: Multiplier words (lower case) and their factor: ``"5 mln"`` is 5,000,000.
+MULTIPLIERS: Final = {
     "k": 1e3, "thousand": 1e3,
     "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "mln": 1e6, "million": 1e6,
     "b": 1e9, "bn": 1e9, "billion": 1e9,
@@ -192,7 +197,7 @@ def _parse_amount_text(text: str) -> float | _Bad:
     except ValueError:
         return bad("unreadable_number")
     if match["mult"]:
-        number *= _MULTIPLIER[match["mult"].lower()]
+        number *= MULTIPLIERS[match["mult"].lower()]
     if match["sign"] == "-":
         number = -number
     return number if math.isfinite(number) else bad("infinite")
