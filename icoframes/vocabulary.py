@@ -61,6 +61,7 @@ from collections.abc import Mapping
 from typing import Final
 
 __all__ = [
+    "CENTS",
     "CONTINUATIONS",
     "DATA_UNIT_SPELLINGS",
     "FALSE_WORDS",
@@ -72,6 +73,7 @@ __all__ = [
     "PLATFORM_FAMILIES",
     "SOCIAL_ALIASES",
     "SPLIT_LISTS",
+    "TOKEN_WORDS",
     "TRUE_WORDS",
     "UNIT_ALIASES",
     "UNKNOWN_WORDS",
@@ -149,6 +151,12 @@ NOT_UNITS: Final = frozenset({"token", "tokens", "coin", "coins", "day", "days",
                               "month", "months", "hour", "hours", "per", "max", "min", "each",
                               "maximum", "minimum", "total", "only", "approx", "about", "bonus",
                               "usd per", "pcs"})
+
+#: A hundredth of a US dollar, written after an amount: ``"10 cents"`` and ``"10¢"`` are 0.1 USD.
+CENTS: Final = frozenset({"¢", "cent", "cents"})
+
+#: Words for the token itself after a price written per token (``"$0.1 per token"``).
+TOKEN_WORDS: Final = frozenset({"token", "tokens", "coin", "coins"})
 
 #: Codes of government currencies (``FIAT``: "any fiat").
 FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",

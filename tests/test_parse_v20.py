@@ -165,3 +165,86 @@ def test_a_unit_column_multiplier_that_is_the_ticker_cannot_be_told_either():
     # "MN" for MN: millions (of what?), or the token? never a guess
     amounts, codes, unread = _group([5], "MN", ticker="MN")
     assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_number")]
+
+
+# --------------------------------------------------------------------------- 5. more values
+
+
+@pytest.mark.parametrize(("value", "number"), [
+    ("5 millions", 5e6), ("5 Millions", 5e6), ("2 thousands", 2e3), ("1.5 billions", 1.5e9),
+    ("5 bln", 5e9), ("5 Bln.", 5e9), ("$5 millions", 5e6), ("5 millions USD", 5e6),
+])
+def test_plural_multipliers_and_bln_multiply(value, number):
+    # parser 19: 5 in a made-up unit MILLIONS, THOUSANDS, BILLIONS or BLN
+    amounts, codes, unread = _group([value], "USD")
+    assert amounts == [number] and codes == ["USD"] and unread == []
+
+
+def test_bln_in_capitals_is_a_ticker_as_mln_is():
+    assert _group(["5 BLN"]) == ([5.0], ["BLN"], [])
+
+
+@pytest.mark.parametrize(("value", "number"), [
+    ("1'000'000", 1e6), ("1’000’000", 1e6), ("$1'500'000.50", 1_500_000.5),
+    ("2'500 USD", 2500.0),
+])
+def test_apostrophes_group_thousands(value, number):
+    # parser 19: range ("1'000'000" read as several numbers)
+    assert _group([value], "USD") == ([number], ["USD"], [])
+
+
+def test_an_apostrophe_that_groups_no_thousands_is_no_number():
+    assert _group(["1'5", "1'0000"], "USD")[2] == [("1'5", "grouping"),
+                                                   ("1'0000", "grouping")]
+
+
+def test_space_grouped_digits_before_a_word_are_one_number_not_a_range():
+    # parser 19: "range"; the value is still unreadable (tokens is no unit)
+    assert _group(["100 000 000 tokens"])[2] == [("100 000 000 tokens", "unreadable_number")]
+    assert _group(["10 000 - 20 000 tokens"])[2] == [("10 000 - 20 000 tokens", "range")]
+
+
+def test_an_approximation_sign_anywhere_is_vague():
+    # parser 19: "range" (the two numbers of "1 XYZ ≈ 0.1 USD")
+    _prices, _codes, unread = read_price(["1 XYZ ≈ 0.1 USD"], [""], tickers=["XYZ"])
+    assert unread.reasons == ["vague"]
+
+
+@pytest.mark.parametrize(("value", "number"), [
+    ("10 cents", 0.1), ("10 Cents", 0.1), ("1 cent", 0.01), ("20¢", 0.2), ("20 ¢", 0.2),
+])
+def test_cents_are_hundredths_of_a_us_dollar(value, number):
+    # parser 19: 10 in a made-up currency CENTS ("20¢" unreadable)
+    amounts, codes, unread = _group([value])
+    assert amounts == [pytest.approx(number)] and codes == ["USD"] and unread == []
+    assert _group([value], "ETH")[2] == [(value, "unit_conflict")]
+
+
+def test_a_price_in_cents_is_in_us_dollars():
+    prices, codes, _ = read_price(["1 XYZ = 10 cents"], [""], tickers=["XYZ"])
+    assert prices.tolist() == [pytest.approx(0.1)] and codes.tolist() == ["USD"]
+
+
+@pytest.mark.parametrize(("value", "price", "unit"), [
+    ("$0.1 per token", 0.1, "USD"), ("0.1 USD/token", 0.1, "USD"),
+    ("0.1 USD / tokens", 0.1, "USD"), ("0.1 USD per XYZ", 0.1, "USD"),
+    ("0.0001 ETH/xyz", 0.0001, "ETH"), ("10 cents per token", 0.1, "USD"),
+    ("€0.5 per coin", 0.5, "EUR"),
+])
+def test_a_price_written_per_token_is_read(value, price, unit):
+    # parser 19: unreadable_number
+    prices, codes, unread = read_price([value], [""], tickers=["XYZ"])
+    assert prices.tolist() == [pytest.approx(price)] and codes.tolist() == [unit]
+    assert unread.rows == []
+
+
+@pytest.mark.parametrize("value", ["$5/month", "0.1 USD/ETH", "0.1 USD per ABC",
+                                   "$0.1 per token (presale)", "1 XYZ = 0.1 USD per token"])
+def test_a_price_per_what_is_no_token_is_still_unreadable(value):
+    prices, _codes, unread = read_price([value], [""], tickers=["XYZ"])
+    assert math.isnan(prices[0]) and unread.rows == [0]
+
+
+def test_per_token_is_read_only_in_prices():
+    # a purchase limit "per token" is no amount
+    assert _group(["$0.1 per token"])[2] == [("$0.1 per token", "unreadable_number")]

@@ -61,11 +61,18 @@ from typing import Final, cast
 import numpy as np
 import pandas as pd
 
-from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
+from ..vocabulary import CENTS, FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
-from .prices import CURRENCIES, canonical_unit, own_ticker, read_exchange, split_multiplier
-from .rules import MARKER_SPELLINGS, MULTIPLIERS, parse_amount
+from .prices import (
+    CURRENCIES,
+    canonical_unit,
+    own_ticker,
+    per_token,
+    read_exchange,
+    split_multiplier,
+)
+from .rules import MARKER_SPELLINGS, MULTIPLIER_PATTERN, MULTIPLIERS, parse_amount
 from .text import normalize_text
 
 __all__ = [
@@ -112,14 +119,13 @@ def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.nda
 # a final dot ("$2,000,000." is 2,000,000 USD).
 _PREFIX_RE: Final = re.compile(
     r"^(?P<sign>[-+]?)\s*(?P<cur>[^\d\s.+-][^\d+-]*?)\s*(?=[-+]?[\d.])")
-_MULTIPLIER_WORD: Final = r"(?:k|thousand|mm|mn|mio|(?-i:[mM]ln)|million|m|bn|billion|b)"
 _SUFFIX_RE: Final = re.compile(
-    rf"(?<=[\d.])\s*(?P<mult>{_MULTIPLIER_WORD}\.?(?=\s|$))?"
+    rf"(?<=[\d.])\s*(?P<mult>{MULTIPLIER_PATTERN}\.?(?=\s|$))?"
     r"\s*(?P<cur>[^\d\s.][^\d]*?)?\.?\s*$",
     re.IGNORECASE,
 )
 # A unit column holding a multiplier alone ("mln", "K"): no unit ("MLN" is one, as in a value).
-_ONLY_MULTIPLIER_RE: Final = re.compile(rf"{_MULTIPLIER_WORD}\.?", re.IGNORECASE)
+_ONLY_MULTIPLIER_RE: Final = re.compile(rf"{MULTIPLIER_PATTERN}\.?", re.IGNORECASE)
 # A unit that is no currency but a token's ticker: "500 BFC", "4,000,000 ICX".
 _TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 
@@ -127,9 +133,11 @@ _TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 def _read_text(text: str, exchange: bool,
                ticker: object) -> tuple[float | _Bad | None, str | None]:
     """(number or None or Bad, canonical unit written in the text or None)."""
+    own = own_ticker(ticker)
+    if exchange:
+        text = per_token(text, own)  # "$0.1 per token" is "1 token = $0.1"
     if exchange and "=" in text:
         return read_exchange(text, ticker)
-    own = own_ticker(ticker)
     currency = None
     before = ""  # a multiplier glued to the currency before the number: "kUSD 5" is 5k USD
     body = text
@@ -161,6 +169,9 @@ def _read_text(text: str, exchange: bool,
     if currency is None:
         return parse_amount(text), None
     code = canonical_unit(currency)
+    if fold(currency) in CENTS:  # "10 cents", "10¢": hundredths of a US dollar
+        number = parse_amount(body.strip() + before)
+        return (number / 100 if isinstance(number, float) else number), "USD"
     if not _is_unit(currency):
         # no unit written next to the number: read it as a number would be
         return parse_amount(text), None
