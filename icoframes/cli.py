@@ -396,13 +396,13 @@ def _gaps(result: ExportResult) -> str:
     if stale:
         first = "; ".join(f"{m['id']} ({m['reason']})" for m in stale[:3])
         parts.append(f"{len(stale)} row(s) kept from an earlier fetch: {first}")
+    from .manifest import kept_words
+
     partial = [q for q in result.manifest.get("queries", []) if not q.get("complete")]
     for query in partial:
         params = {k: v for k, v in (query.get("params") or {}).items() if v is not None}
         kept = query.get("kept")
-        parts.append(f"the list {params} came back partial" + (
-            f" ({kept['rows']} of its rows kept from the day's list paged at "
-            f"{kept['fetched_at']})" if kept else ""))
+        parts.append(f"the list {params} came back partial" + (kept_words(kept) if kept else ""))
     return "; ".join(parts) or "see the manifest"
 
 

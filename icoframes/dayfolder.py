@@ -8,19 +8,29 @@ days. So a snapshot of another query the same day cannot be kept beside it (swap
 it in would lose the first query's rows), and one of another query on another day
 would read as every ICO of the one query removed and the other's new:
 :func:`check_tree` refuses either before any list or profile request.
+
+A day's rows are never replaced by fewer: a re-run whose list comes back partial keeps
+the rows the day's earlier list had (the load does, from the cache), and
+:func:`keep_exported` the rows the day's snapshot holds that the cache no longer does (a
+cache cleared, or another cache dir).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidParameter
-from .exported import SNAPSHOT_PREFIX, read_manifest
+import pandas as pd
 
-__all__ = ["check_same_query", "check_tree", "held_query", "query_key"]
+from .errors import InvalidParameter
+from .exported import SNAPSHOT_PREFIX, read_export, read_manifest
+from .reporting import LoadReport
+from .tables import Tables
+
+__all__ = ["check_same_query", "check_tree", "held_query", "keep_exported", "query_key"]
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -97,6 +107,64 @@ def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
         "as one query's, so every ICO of the one would read as removed and the other's as "
         f"new. {_nothing(sent)}. Start a new tree for this query (--out "
         f"{_other(out, asked)}), or move {out}'s snapshot_date= folders away first.")
+
+
+def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
+                  ) -> tuple[Tables, list[dict[str, Any]]]:
+    """``tables`` with the rows of ``day`` (the day's snapshot, of this query) that a list
+    which came back partial lacks, and the load's query summaries (``stated["queries"]``)
+    saying so; the tables' report too.
+
+    A row of the day's snapshot is kept when its status's list came back partial and no
+    list of this export holds it (fetched, or ``missing``: listed under another status, it
+    moved there). Its rows of every table come with it, as exported; its query's ``kept``
+    counts it (``from_snapshot``), and the query is as old as the list that listed it
+    (``fetched_at``).
+    """
+    queries: list[dict[str, Any]] = list(stated.get("queries") or [])
+    listed = [int(m["id"]) for m in stated.get("missing") or [] if m.get("id") is not None]
+    partial = {q["params"].get("status"): q for q in queries
+               if not q.get("complete") and isinstance(q.get("params"), dict)}
+    if not partial or not day.is_dir():
+        return tables, queries
+    try:
+        earlier = read_export(day)
+    except FileNotFoundError:  # no export there (killed mid-swap: the next run completes it)
+        return tables, queries
+    held = {(q.get("params") or {}).get("status"): q for q in
+            (earlier.icos.attrs["icoframes"]["manifest"] or {}).get("queries") or []
+            if isinstance(q, dict)}
+    now = set(listed) | set(tables.icos["id"].tolist())
+    old = earlier.icos[earlier.icos["status"].isin(list(partial))
+                       & ~earlier.icos["id"].isin(list(now))]
+    if old.empty:
+        return tables, queries
+    out: list[dict[str, Any]] = []
+    for query in queries:
+        status = (query.get("params") or {}).get("status")
+        ids = sorted(int(i) for i in old.loc[old["status"] == status, "id"])
+        if query is not partial.get(status) or not ids:
+            out.append(query)
+            continue
+        listed_at = (held.get(status) or {}).get("fetched_at")
+        kept: dict[str, Any] = dict(query.get("kept") or {"rows": 0, "ids": []})
+        kept.update(rows=kept["rows"] + len(ids), ids=sorted([*kept["ids"], *ids]),
+                    fetched_at=_oldest(kept.get("fetched_at"), listed_at),
+                    from_snapshot=len(ids))
+        rows = int(query.get("rows") or 0) + len(ids)
+        total = query.get("total_icos")
+        out.append({**query, "rows": rows, "kept": kept,
+                    "fetched_at": _oldest(query.get("fetched_at"), listed_at),
+                    **({"missing": max(0, total - rows)} if isinstance(total, int) else {})})
+    extra = earlier.subset(old["id"].tolist())
+    merged = Tables(**{name: pd.concat([frame, extra[name]], ignore_index=True)
+                       if len(extra[name]) else frame for name, frame in tables.items()})
+    return merged.with_report(LoadReport.from_dict({**stated, "queries": out})), out
+
+
+def _oldest(*stamps: Any) -> str | None:
+    times = [dt.datetime.fromisoformat(s) for s in stamps if isinstance(s, str)]
+    return min(times).isoformat() if times else None
 
 
 def _days(dates: list[str]) -> str:

@@ -110,7 +110,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import check_tree
+from .dayfolder import check_tree, keep_exported
 from .errors import EmptyResult, QuotaExceeded, check_flags
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
@@ -320,6 +320,8 @@ def export_tables(
         queries = list(stated.get("queries", []))
         if snapshot and stop is None:
             nothing_paged(queries, now)  # the day's snapshot left as it was
+        if snapshot:  # a day's exported rows are never replaced by fewer, cached or not
+            tables, queries = keep_exported(day, tables, stated)
         if not len(tables.icos) and not allow_empty and stop is None:
             raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()

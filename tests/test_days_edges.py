@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import test_days
 import time_machine
-from hostile import LIST, PROFILE, HostileServer
+from hostile import LIST, PROFILE, HostileServer, json_reply
 from test_days import _as_cron, _run
 from test_days_same_day import _Paged
 
@@ -131,3 +131,73 @@ def test_another_query_on_another_day_is_refused_before_any_request(sb, tmp_path
     # the other query into its own tree
     assert _run(DAYS[2], "--out", str(tmp_path / "srv-ongoing"), "--status", "ongoing",
                 "--snapshot") == EXIT_OK
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@pytest.mark.parametrize("lost", ["cache_cleared", "other_cache_dir"])
+def test_a_partial_rerun_keeps_the_days_exported_rows_when_the_cache_lost_its_list(
+        tmp_path, monkeypatch, quick_retries, caplog, lost):
+    """03:15's snapshot is complete (past on 2 pages, 25 ICOs). Before 09:15 the cache is
+    cleared (or the job's cache dir changed), and page 2 of the past list is down: the
+    re-run pages the lists anew, has no day's list to keep the 5 ICOs of page 2 from, and
+    replaced the day's 28 rows by 23. The day's snapshot itself holds them: rows already
+    exported that day are kept from it for a list that came back partial (``kept`` says
+    which, and when their list was paged; exit 5), with their tables (team, links, ...),
+    never fetched again. The next day, page 2 still down and no list of that day having
+    them, they are missing and history says unseen, not removed."""
+    import shutil
+
+    svc = _Paged()
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+
+    def profile(h) -> None:  # every ICO with a team of two
+        svc.profiles += 1
+        asked = h.request_json().get("id")
+        json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"},
+                                            "team": [{"name": f"A{asked}"},
+                                                     {"name": f"B{asked}"}]}})(h)
+
+    with HostileServer({LIST: svc.page, PROFILE: profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            every = _ids(day)
+            morning = _queries(day)["past"]
+            team = pd.read_parquet(day / "team.parquet")
+            assert len(team) == 2 * 28
+            assert len(every) == 28
+            if lost == "cache_cleared":
+                shutil.rmtree(tmp_path / "cache")
+            else:
+                monkeypatch.setenv("ICOFRAMES_CACHE_DIR", str(tmp_path / "cache2"))
+                icoframes.reset_configuration()
+            svc.down = {("past", 2)}
+            svc.pages.clear()
+            svc.profiles = 0
+            caplog.clear()
+            assert _run(NOON, "--out", str(out), "--snapshot") == EXIT_INCOMPLETE
+            assert "the list {'status': 'past'} came back partial (5 of its rows kept from " \
+                f"the day's snapshot, listed at {_queries(day)['past']['fetched_at']})" \
+                in caplog.text
+            assert dict(svc.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1,
+                                       ("past", 1): 1, ("past", 2): 6}  # 5 retries
+            assert svc.profiles == 23  # the rows listed now (a new cache); the kept: none
+            assert _ids(day) == every
+            manifest = json.loads((day / "manifest.json").read_text())
+            assert _run(MORNING + dt.timedelta(days=1), "--out", str(out),
+                        "--snapshot") == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    past = {q["params"]["status"]: q for q in manifest["queries"]}["past"]
+    assert (past["complete"], past["rows"]) == (False, 25)
+    assert past["kept"] == {"rows": 5, "ids": list(range(121, 126)),
+                            "fetched_at": morning["fetched_at"], "from_snapshot": 5}
+    assert past["fetched_at"] == morning["fetched_at"]
+    assert manifest["rows"]["icos"] == 28 and manifest["complete"] is False
+    now = pd.read_parquet(day / "team.parquet")  # the kept ICOs' team rows came with them
+    assert sorted(map(tuple, now[["ico_id", "name"]].to_numpy().tolist())) == sorted(
+        map(tuple, team[["ico_id", "name"]].to_numpy().tolist()))
+    assert _ids(_day(out, MORNING + dt.timedelta(days=1))) == [i for i in every if i < 121]
+    assert {(r.ico_id, r.kind) for r in icoframes.changes(out).itertuples()} == {
+        (i, "unseen") for i in range(121, 126)}
