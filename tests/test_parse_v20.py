@@ -248,3 +248,18 @@ def test_a_price_per_what_is_no_token_is_still_unreadable(value):
 def test_per_token_is_read_only_in_prices():
     # a purchase limit "per token" is no amount
     assert _group(["$0.1 per token"])[2] == [("$0.1 per token", "unreadable_number")]
+
+
+@pytest.mark.parametrize("value", ["5 mil", "5 Mill.", "5 bil", "5 Bio.", "5 kk", "5 tys.",
+                                   "5 lakh", "5 crore", "5 Millionen", "1.5 Mrd",
+                                   "2 milliards"])
+def test_multipliers_of_other_readings_are_unreadable_not_a_made_up_unit(value):
+    # parser 19: 5 in a unit MIL, BIL, BIO, KK... ("5 mil": 5,000 in Spanish, or 5 million?)
+    amounts, codes, unread = _group([value])
+    assert math.isnan(amounts[0]) and codes == [None]
+    assert unread == [(value, "unreadable_number")]
+
+
+def test_us_dollar_written_apart_from_its_symbol_is_usd():
+    # parser 19: unreadable_number
+    assert _group(["US $ 5", "5 US $"]) == ([5.0, 5.0], ["USD", "USD"], [])

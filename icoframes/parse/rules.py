@@ -78,7 +78,8 @@ __all__ = [
 #: 20: a list page's dropped copy of an id is a duplicate_id; any multiplier word written
 #:     last that is the own ticker ("5k" for K) is unreadable, in raised and tokens_for_sale
 #:     too; a unit column of a multiplier alone ("mln") is no unit. "5 millions", "5 bln",
-#:     "10 cents", "1'000'000" and "$0.1 per token" (a price) are read.
+#:     "10 cents", "1'000'000" and "$0.1 per token" (a price) are read; "5 mil" is unreadable
+#:     (was 5 MIL).
 PARSER_VERSION: Final = 20
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
