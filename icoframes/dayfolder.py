@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, StaleWarning, warn
 from .exported import SNAPSHOT_PREFIX, read_export, read_manifest
 from .reporting import LoadReport
 from .tables import Tables
@@ -167,7 +167,13 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
             extra.icos["id"].tolist(), extra.icos["status"].tolist(), strict=True)]
     merged = Tables(**{name: pd.concat([frame, extra[name]], ignore_index=True)
                        if len(extra[name]) else frame for name, frame in tables.items()})
-    return merged.with_report(LoadReport.from_dict(out)), out
+    warn(f"{len(extra.icos)} row(s) this export lacked are kept from the day's snapshot "
+         f"{day.name} (the cache no longer holds their list or profile): "
+         f"{len(unlisted)} of a list that came back partial, {len(again)} listed but not "
+         "fetched now (not_refreshed); the next run fetches them", StaleWarning)
+    report = LoadReport.from_dict({**out, "not_refreshed": sorted(
+        {*map(int, stated.get("not_refreshed") or []), *again})})  # day_kept rows too
+    return merged.with_report(report), out
 
 
 def _kept_query(query: dict[str, Any], unlisted: pd.DataFrame,

@@ -211,7 +211,7 @@ def test_rows_whose_profiles_the_cache_lost_are_kept_from_the_days_snapshot(
     no profile. Every listed ICO lacked a profile, and the day's snapshot was replaced by one
     of 0 rows (exit 5). The day's snapshot has each of them: kept from it, in not_refreshed
     (reason quota, fetched at 03:15) instead of missing, ICO 1 under the status it is listed
-    under now."""
+    under now; the result's report says the same."""
     import shutil
 
     svc = _Paged()
@@ -230,9 +230,16 @@ def test_rows_whose_profiles_the_cache_lost_are_kept_from_the_days_snapshot(
             icoframes.reset_configuration()
             svc.pages.clear()
             svc.profiles = 0
-            assert _run(NOON, "--out", str(out), "--snapshot") == EXIT_INCOMPLETE
+            with time_machine.travel(NOON, tick=True), \
+                    pytest.warns(icoframes.QuotaWarning, match="about 0 that remain"), \
+                    pytest.warns(icoframes.StaleWarning, match="13 row.s. this export lacked "
+                                 "are kept from the day's snapshot snapshot_date=2026-11-20"):
+                result = icoframes.export_tables(out, snapshot=True, progress=False)
         finally:
             icoframes.reset_configuration()
+    assert result.complete is False and result.stopped["by"] == "daily_quota"
+    assert result.report.missing == () and list(result.report.not_refreshed) == _ids(day)
+    assert [r["id"] for r in result.not_refreshed] == _ids(day)
     assert dict(svc.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1, ("past", 1): 1}
     assert svc.profiles == 0
     assert _ids(day) == every
