@@ -163,10 +163,11 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
     extra = earlier.subset([*unlisted["id"].tolist(), *again])
     moved = {int(m["id"]): m["status"] for m in refetch if m.get("status")}
     if moved:  # listed now under this status: the list says so, its row keeps the rest
-        extra.icos["status"] = [moved.get(i, s) for i, s in zip(
-            extra.icos["id"].tolist(), extra.icos["status"].tolist(), strict=True)]
-    merged = Tables(**{name: pd.concat([frame, extra[name]], ignore_index=True)
-                       if len(extra[name]) else frame for name, frame in tables.items()})
+        icos = extra.icos
+        icos["status"] = pd.Series([moved.get(i, s) for i, s in zip(
+            icos["id"].tolist(), icos["status"].tolist(), strict=True)],
+            index=icos.index, dtype=icos["status"].dtype)
+    merged = Tables(**{name: _stacked(frame, extra[name]) for name, frame in tables.items()})
     warn(f"{len(extra.icos)} row(s) this export lacked are kept from the day's snapshot "
          f"{day.name} (the cache no longer holds their list or profile): "
          f"{len(unlisted)} of a list that came back partial, {len(again)} listed but not "
@@ -192,6 +193,13 @@ def _kept_query(query: dict[str, Any], unlisted: pd.DataFrame,
     return {**query, "rows": rows, "kept": kept,
             "fetched_at": _oldest(query.get("fetched_at"), listed_at),
             **({"missing": max(0, total - rows)} if isinstance(total, int) else {})}
+
+
+def _stacked(frame: pd.DataFrame, more: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` then ``more`` (never a concat with an empty frame: pandas 2.2 warns)."""
+    if not len(more):
+        return frame
+    return pd.concat([frame, more], ignore_index=True) if len(frame) else more
 
 
 def _stamp(value: Any) -> str | None:
