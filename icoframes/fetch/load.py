@@ -119,8 +119,7 @@ class Load:
         self._progress = Progress(self.progress)
 
     def __repr__(self) -> str:
-        # a traceback with locals shows a load whose __init__ raised half way: only
-        # what is set is shown, so the repr never hides the error being reported
+        # only what is set (a traceback's locals show a load whose __init__ raised)
         base_url = redact_url(getattr(getattr(self, "settings", None), "base_url", None) or "")
         try:
             spent: object = self.requests_spent()
@@ -266,7 +265,8 @@ class Load:
         return self._claims
 
     def _fill(self) -> None:
-        """Hand out requests while workers are free: pages first, then profiles."""
+        """Keep what arrived (in one go), then hand out requests: pages first, then profiles."""
+        self._guarded(self._arrivals.keep)
         while self._stop is None and self._pool.free:
             if not (self._next_page() or self._next_profile()):
                 return
@@ -312,7 +312,6 @@ class Load:
                     if self.control.tripped and self._stop is None:
                         self._stop = breaker_error(self.settings, self.control)
                     self._count(kind)
-                self._guarded(self._arrivals.keep)  # kept in one go, before more are sent
                 self._fill()
             interrupted = False
         finally:
@@ -344,7 +343,9 @@ class Load:
             return
         if kind == "page":
             query, number, pass_no = info
-            self._plan_rows(query.on_page(number, pass_no, result), repaged=True)
+            rows = query.on_page(number, pass_no, result)
+            self._fill()  # the pages it made known go out before its rows are planned
+            self._plan_rows(rows, repaged=True)
             self._settle(query)
         else:
             self._keep(info, result)
@@ -386,7 +387,6 @@ class Load:
             if self._stop is None:
                 self.control.cancel()
             self._stop, self._lost = first_stop(self._stop, exc), self._lost or exc
-            return None
 
     def _keep(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
               reason: str | None = None) -> None:
