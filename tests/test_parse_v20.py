@@ -119,8 +119,9 @@ def test_amounts_without_a_unit_column_read_the_ticker_word_as_unreadable_too(co
     got = tables.icos[column].tolist()
     assert math.isnan(got[0]) and math.isnan(got[1]) and got[2:] == [5e6, 5e6]
     problems = tables.problems
-    assert problems[["ico_id", "column", "value", "reason"]].values.tolist() == [
-        [1, column, "5 mln", "unreadable_number"], [2, column, "$5 MN", "unreadable_number"]]
+    assert problems[["ico_id", "table", "column", "value", "reason"]].values.tolist() == [
+        [1, "icos", column, "5 mln", "unreadable_number"],
+        [2, "icos", column, "$5 MN", "unreadable_number"]]
 
 
 # --------------------------------------------------------------------------- 3. DataFrame
@@ -130,8 +131,11 @@ def test_tidy_refuses_a_dataframe_with_a_did_you_mean():
     profiles = [_profile(1, name="A"), _profile(2, name="B")]
     frame = pd.DataFrame(profiles)
     # parser 19: each column name was a profile that is no object (wrong_shape), no ICO
-    with pytest.raises(InvalidParameter, match=r"DataFrame.*to_dict\('records'\)"):
+    with pytest.raises(InvalidParameter) as refused:
         tidy(frame)
+    assert str(refused.value) == (
+        "tidy() takes an iterable of profiles (decoded JSON), got a DataFrame; did you mean "
+        "tidy(frame.to_dict('records')), one profile per row?")
     # what it suggests reads the profiles
     assert tidy(frame.to_dict("records")).icos["name"].tolist() == ["A", "B"]
 
