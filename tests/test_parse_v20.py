@@ -311,3 +311,18 @@ def test_long_hostile_values_are_read_in_linear_time():
     done = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(_LONG_VALUES),
                           capture_output=True, text=True, timeout=HANG_GUARD, check=True)
     assert json.loads(done.stdout) == [["unreadable_number"] * 3, ["unreadable_price"] * 2]
+
+
+def test_what_a_price_per_token_cannot_be_is_said():
+    # a money side without a number, a per-token price inside an exchange, and a final dot
+    prices, codes, unread = read_price(
+        ["lots per token", "1 XYZ = 0.1 USD per token", "$0.1 per token.", "0.1 USD/ABX"],
+        ["", "", "", ""], tickers=["XYZ", "XYZ", "XYZ", "ABX"])
+    assert unread.rows == [0, 1] and unread.reasons == ["unreadable_number", "unreadable_price"]
+    assert prices.tolist()[2:] == [0.1, 0.1] and codes.tolist()[2:] == ["USD", "USD"]
+
+
+def test_cents_that_are_no_number_say_why():
+    amounts, codes, unread = _group(["1,500,5 cents"])
+    assert math.isnan(amounts[0]) and codes == [None]
+    assert unread == [("1,500,5 cents", "grouping")]
