@@ -326,3 +326,13 @@ def test_cents_that_are_no_number_say_why():
     amounts, codes, unread = _group(["1,500,5 cents"])
     assert math.isnan(amounts[0]) and codes == [None]
     assert unread == [("1,500,5 cents", "grouping")]
+
+
+def test_ticker_words_reads_every_row_and_a_zero_too():
+    from icoframes.parse.units import ticker_words
+
+    # a number before does not end the scan; "0 mln" is an amount like any (not negative)
+    unread = ticker_words([5, "0 mln", 7.5, "5 mln", "-5 mln"], ["MLN"] * 5)
+    assert unread.rows == [1, 3] and unread.values == ["0 mln", "5 mln"]
+    with pytest.raises(ValueError, match="zip"):
+        ticker_words(["5 mln"], [])  # one ticker per value
