@@ -321,11 +321,13 @@ def export_tables(
         if snapshot and stop is None:
             nothing_paged(queries, now)  # the day's snapshot left as it was
         if snapshot:  # a day's exported rows are never replaced by fewer, cached or not
-            tables, queries = keep_exported(day, tables, stated)
+            tables, stated = keep_exported(day, tables, stated)
+            queries = list(stated.get("queries", []))
         if not len(tables.icos) and not allow_empty and stop is None:
             raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()
-        stale = not_refreshed(tables.icos, stated)
+        stale = sorted([*not_refreshed(tables.icos, stated), *stated.get("day_kept", [])],
+                       key=lambda row: row["id"])
         summary = tables.problem_summary()
         manifest: dict[str, Any] = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,

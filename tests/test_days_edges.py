@@ -201,3 +201,57 @@ def test_a_partial_rerun_keeps_the_days_exported_rows_when_the_cache_lost_its_li
     assert _ids(_day(out, MORNING + dt.timedelta(days=1))) == [i for i in every if i < 121]
     assert {(r.ico_id, r.kind) for r in icoframes.changes(out).itertuples()} == {
         (i, "unseen") for i in range(121, 126)}
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_rows_whose_profiles_the_cache_lost_are_kept_from_the_days_snapshot(
+        tmp_path, monkeypatch, quick_retries):
+    """03:15's snapshot is complete (13 ICOs). The cache is cleared, ICO 1 moves from ongoing
+    to past, and the 09:15 re-run may send 3 requests (daily_quota): the 3 list pages, then
+    no profile. Every listed ICO lacked a profile, and the day's snapshot was replaced by one
+    of 0 rows (exit 5). The day's snapshot has each of them: kept from it, in not_refreshed
+    (reason quota, fetched at 03:15) instead of missing, ICO 1 under the status it is listed
+    under now; the result's report says the same."""
+    import shutil
+
+    svc = _Paged()
+    svc.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 111))}
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            every = _ids(day)
+            assert len(every) == 13
+            shutil.rmtree(tmp_path / "cache")
+            svc.ids = {**svc.ids, "ongoing": [2], "past": [1, *svc.ids["past"]]}
+            monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "3")
+            icoframes.reset_configuration()
+            svc.pages.clear()
+            svc.profiles = 0
+            with time_machine.travel(NOON, tick=True), \
+                    pytest.warns(icoframes.QuotaWarning, match="about 0 that remain"), \
+                    pytest.warns(icoframes.StaleWarning, match="13 row.s. this export lacked "
+                                 "are kept from the day's snapshot snapshot_date=2026-11-20"):
+                result = icoframes.export_tables(out, snapshot=True, progress=False)
+        finally:
+            icoframes.reset_configuration()
+    assert result.complete is False and result.stopped["by"] == "daily_quota"
+    assert result.report.missing == () and list(result.report.not_refreshed) == _ids(day)
+    assert [r["id"] for r in result.not_refreshed] == _ids(day)
+    assert dict(svc.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1, ("past", 1): 1}
+    assert svc.profiles == 0
+    assert _ids(day) == every
+    icos = pd.read_parquet(day / "icos.parquet").set_index("id")
+    assert icos.loc[1, "status"] == "past" and icos.loc[2, "status"] == "ongoing"
+    manifest = json.loads((day / "manifest.json").read_text())
+    assert manifest["missing"] == [] and manifest["complete"] is False
+    assert manifest["stopped"]["by"] == "daily_quota"
+    assert [r["id"] for r in manifest["not_refreshed"]] == every
+    assert {r["reason"] for r in manifest["not_refreshed"]} == {
+        "quota (the row of the day's snapshot kept)"}
+    assert {dt.datetime.fromisoformat(r["fetched_at"]).date() for r in manifest["not_refreshed"]} \
+        == {MORNING.date()}
+    assert all(dt.datetime.fromisoformat(r["fetched_at"]) < NOON
+               for r in manifest["not_refreshed"])
