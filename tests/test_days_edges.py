@@ -255,3 +255,23 @@ def test_rows_whose_profiles_the_cache_lost_are_kept_from_the_days_snapshot(
         == {MORNING.date()}
     assert all(dt.datetime.fromisoformat(r["fetched_at"]) < NOON
                for r in manifest["not_refreshed"])
+
+
+def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, tmp_path):
+    """A tree written before the export refused another query: day 1 holds the past ICOs,
+    day 2 the ongoing ones. changes() reported every past ICO removed and every ongoing one
+    new on day 2, though nothing happened at the service. It now raises ValueError naming
+    each query and its days; snapshot_info says each snapshot's queries; the frame filtered
+    to one query's dates is compared as ever."""
+    out, other = tmp_path / "srv", tmp_path / "other"
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    assert _run(DAYS[1], "--out", str(other), "--status", "ongoing", "--snapshot") == EXIT_OK
+    _day(other, DAYS[1]).rename(_day(out, DAYS[1]))  # as an older version wrote the tree
+    info = icoframes.history.snapshot_info(out)
+    assert info["queries"].tolist() == [[{"status": "past"}], [{"status": "ongoing"}]]
+    with pytest.raises(ValueError, match=r"2 different queries \(status=past \(2026-11-20\); "
+                                         r"status=ongoing \(2026-11-21\)\)"):
+        icoframes.changes(out)
+    snaps = icoframes.read_snapshots(out)
+    past = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
+    assert icoframes.changes(past).empty
