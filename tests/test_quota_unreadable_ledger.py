@@ -17,12 +17,12 @@ import threading
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list, spoil_folder
-from waiting import HANG_GUARD, wait_until
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes.errors import CacheError, QuotaExceeded
 from icoframes.store import ledger as ledger_module
-from icoframes.store.ledger import LEDGER_FOLDER, QuotaLedger
+from icoframes.store.ledger import LEDGER_FOLDER
 
 
 @pytest.fixture
@@ -165,47 +165,3 @@ def test_a_probes_485_the_ledger_cannot_record_stops_the_waiting_workers_at_once
     assert isinstance(stop, QuotaExceeded) and stop.code == 485, stop
     assert "the quota ledger could not be read" in str(stop)
 
-
-def test_a_485_the_ledger_cannot_record_wakes_the_requests_waiting_for_the_probe(
-        tmp_path, monkeypatch):
-    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 2 * HANG_GUARD)  # woken, or never
-    at = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)
-    outcome: dict[int, object] = {}
-
-    def ledger() -> QuotaLedger:
-        return QuotaLedger(tmp_path, "key", service="http://127.0.0.1:1")
-
-    def other_request(number: int) -> None:
-        try:
-            probing.take("ico")
-            outcome[number] = "booked"
-        except BaseException as exc:
-            outcome[number] = exc
-
-    with time_machine.travel(at, tick=False):
-        earlier = ledger()
-        earlier.take("ico")
-        earlier.settle(485)  # on record: the next call probes first, alone
-        probing = ledger()
-        probing.take("ico")  # the probe
-        others = [threading.Thread(target=other_request, args=(n,), daemon=True)
-                  for n in range(2)]
-        for thread in others:
-            thread.start()
-        assert wait_until(lambda: len(probing._cond._waiters) == 2)  # type: ignore[attr-defined]
-        _spoil(tmp_path)
-        with pytest.raises(CacheError, match="others may write to it"):
-            probing.settle(485)  # not recorded
-        assert wait_until(lambda: not any(thread.is_alive() for thread in others))  # woken
-        assert sorted(outcome) == [0, 1]
-        for refused in outcome.values():  # the stop, not a request and not the ledger's error
-            assert isinstance(refused, QuotaExceeded) and refused.code == 485
-            assert str(refused).startswith(
-                "the service refused with error 485 (its daily allowance is used up) at "
-                "2026-03-02 12:00 UTC, which the quota ledger could not record (the cache "
-                f"folder {tmp_path / LEDGER_FOLDER} is refused: others may write to it")
-        with pytest.raises(QuotaExceeded, match="could not record"):
-            probing.take("list")  # and no later request of this call either
-        (tmp_path / LEDGER_FOLDER).rmdir()
-        (tmp_path / "quota-before").rename(tmp_path / LEDGER_FOLDER)
-        assert ledger().state().sent == 2  # the first call's request and the probe
