@@ -47,13 +47,13 @@ from .progress import Progress, interactive
 from .result import assemble, filter_set, state_of_result
 from .service import Service, forget_unreached
 from .sharedlists import SharedLists
-from .stops import BudgetSpent, breaker_error, quota_error, warn_short_quota
+from .stops import BudgetSpent, breaker_error, first_stop, quota_error, warn_short_quota
 
 __all__ = ["Load"]
 
 # How often a load waiting for profiles another process claimed looks for them.
 _WAIT_POLL = 0.2
-# After an API error, requests in flight get this long; after a quota stop, each is waited for.
+# Requests in flight at a stop get this long; at the limit's or the ledger's, each is waited for.
 _GRACE = 2.0
 # The filter set names are checked against is read with this max age (cached for a day).
 _FILTER_SET_AGE = dt.timedelta(days=1)
@@ -112,6 +112,7 @@ class Load:
         self._pool = RequestPool(self.settings.max_workers)
         self._arrivals = Arrivals(self.cache, self.derived)
         self._stop: BaseException | None = None
+        self._lost: CacheError | None = None  # a write that failed (said in a quota stop)
         self._page_errors: list[ServiceUnavailable] = []
         self._done: set[int] = set()  # profile ids kept (fetched, gone or failed)
         self._quota_warned = False
@@ -314,7 +315,8 @@ class Load:
                 self._fill()
             interrupted = False
         finally:
-            paid = isinstance(self._stop, QuotaExceeded)
+            stop = self._stop  # the limit's, or the ledger's: requests in flight are paid for
+            paid = isinstance(stop, QuotaExceeded | CacheError) and stop is not self._lost
             self._shut_down(grace=0.0 if interrupted else None if paid else _GRACE)
         self._raise_stop()
 
@@ -328,9 +330,6 @@ class Load:
             self._keep(info, None, state="gone")
             self.gone.append(info.id)
             return
-        except (QuotaExceeded, CacheError) as exc:  # the limit; or the ledger cannot book
-            self._stop = self._stop or exc
-            return
         except BudgetSpent:  # this call's budget refused a retry: the item waits for the next
             self._plan.budget_refused(info.id)
             return
@@ -339,8 +338,8 @@ class Load:
                 self._page_errors.append(exc)
             self._item_failed(kind, info, getattr(exc, "last_failure", None) or str(exc))
             return
-        except APIError as exc:  # 480, 483, 484: nothing else will go better
-            self._stop = exc
+        except (APIError, CacheError) as exc:  # 480, 483-485; or the ledger cannot book
+            self._stop = first_stop(self._stop, exc)
             return
         if kind == "page":
             query, number, pass_no = info
@@ -386,8 +385,8 @@ class Load:
             return write(*args, **kwargs)
         except CacheError as exc:
             if self._stop is None:
-                self._stop = exc
                 self.control.cancel()
+            self._stop, self._lost = first_stop(self._stop, exc), self._lost or exc
 
     def _keep(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
               reason: str | None = None) -> None:
@@ -439,7 +438,7 @@ class Load:
         if isinstance(stop, QuotaExceeded):
             raise quota_error(stop, self.settings, *self.service.quota_state(),
                               fetched=len(self._done) - len(self.failed),
-                              left=self._plan.planned - len(self._done),
+                              left=self._plan.planned - len(self._done), lost=self._lost,
                               unlisted=any(not q.complete for q in self.queries)) from stop
         if stop is None and self.control.tripped:
             stop = breaker_error(self.settings, self.control)
