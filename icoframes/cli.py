@@ -174,8 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC day "
                              "it began); re-pages each list no run paged that day (a second "
                              "run the same day pays no list page); a re-run of the same query "
-                             "on the same day replaces that day's snapshot (another query's is "
-                             "refused, exit 2: one tree per query)")
+                             "on the same day replaces that day's snapshot; a DIR holding "
+                             "another query's snapshots, of any day, is refused (exit 2: one "
+                             "tree per query)")
     export.add_argument("--allow-empty", action="store_true",
                         help="write empty tables when no ICO matches (default: exit 4, "
                              "nothing written)")
@@ -390,13 +391,13 @@ def _gaps(result: ExportResult) -> str:
     if stale:
         first = "; ".join(f"{m['id']} ({m['reason']})" for m in stale[:3])
         parts.append(f"{len(stale)} row(s) kept from an earlier fetch: {first}")
+    from .manifest import kept_words
+
     partial = [q for q in result.manifest.get("queries", []) if not q.get("complete")]
     for query in partial:
         params = {k: v for k, v in (query.get("params") or {}).items() if v is not None}
         kept = query.get("kept")
-        parts.append(f"the list {params} came back partial" + (
-            f" ({kept['rows']} of its rows kept from the day's list paged at "
-            f"{kept['fetched_at']})" if kept else ""))
+        parts.append(f"the list {params} came back partial" + (kept_words(kept) if kept else ""))
     return "; ".join(parts) or "see the manifest"
 
 

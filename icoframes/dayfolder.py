@@ -1,23 +1,36 @@
-"""The snapshot folder of an export's day: one query's export, never replaced by another's.
+"""A snapshot tree holds one query: a day's folder is never replaced by another query's,
+and a tree's days are never of two queries.
 
 ``out/snapshot_date=YYYY-MM-DD/`` holds one export per UTC day: its rows carry no
 query, and :func:`icoframes.read_snapshots` and :func:`icoframes.changes` take the
-folder as what the service listed that day. So a snapshot of another query the same
-day cannot be kept beside it, and swapping it in would lose the first query's rows:
-:func:`check_same_query` refuses it before any list or profile request.
+folder as what the service listed that day, and consecutive folders as one query's
+days. So a snapshot of another query the same day cannot be kept beside it (swapping
+it in would lose the first query's rows), and one of another query on another day
+would read as every ICO of the one query removed and the other's new:
+:func:`check_tree` refuses either before any list or profile request.
+
+A day's rows are never replaced by fewer: a re-run whose list comes back partial keeps
+the rows the day's earlier list had (the load does, from the cache), and
+:func:`keep_exported` the rows the day's snapshot holds that the cache no longer does (a
+cache cleared, or another cache dir).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidParameter
-from .exported import read_manifest
+import pandas as pd
 
-__all__ = ["check_same_query", "query_key"]
+from .errors import InvalidParameter, StaleWarning, warn
+from .exported import SNAPSHOT_PREFIX, read_export, read_manifest
+from .reporting import LoadReport
+from .tables import Tables
+
+__all__ = ["check_same_query", "check_tree", "held_query", "keep_exported", "query_key"]
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -37,35 +50,179 @@ def query_key(params: Iterable[Mapping[str, Any]]) -> frozenset[str]:
                                 sort_keys=True, default=str) for p in params)
 
 
+def held_query(folder: Path) -> list[dict[str, Any]] | None:
+    """The wire parameters of the list queries of the export in ``folder`` (one dict per
+    query), or None when it says none: no manifest, or one of an older version."""
+    manifest = read_manifest(folder) if folder.is_dir() else None
+    queries = (manifest or {}).get("queries")
+    if not isinstance(queries, list) or not queries:
+        return None
+    held = [p for q in queries if isinstance(q, dict) and isinstance(p := q.get("params"), dict)]
+    return held if len(held) == len(queries) else None
+
+
 def check_same_query(folder: Path, asked: list[dict[str, Any]], out: Path, *,
                      sent: bool = False) -> None:
     """InvalidParameter when ``folder`` (the day's snapshot) holds an export of another
     query than ``asked`` (this export's wire parameters, one dict per list query).
 
-    Checked before any request, and again before the swap (``sent``: another export
-    of another query swapped its folder in meanwhile; what this one fetched is cached).
-
     A folder without a manifest, or whose manifest names no query (written by an
     older version), says nothing of its query: it is replaced, as ever.
     """
-    manifest = read_manifest(folder) if folder.is_dir() else None
-    queries = (manifest or {}).get("queries")
-    if not isinstance(queries, list) or not queries:
+    held = held_query(folder)
+    if held is None or query_key(held) == query_key(asked):
         return
-    held = [p for q in queries if isinstance(q, dict) and isinstance(p := q.get("params"), dict)]
-    if len(held) != len(queries):
-        return
-    if query_key(held) == query_key(asked):
-        return
-    statuses = sorted({str(p.get("status")) for p in asked})
-    other = out.parent / f"{out.name}-{'-'.join(statuses) if len(statuses) == 1 else 'other'}"
     raise InvalidParameter(
         f"{folder} holds this day's snapshot of another query ({_shown(held)}); this export "
         f"asks for {_shown(asked)}, and the folder holds one export a day: replacing it would "
-        f"lose that query's rows of the day. "
-        f"{'Nothing was written (what was fetched is cached)' if sent else 'Nothing was sent'}"
-        f". Export this query into another "
-        f"folder (--out {other}), or move that snapshot folder away first to replace it.")
+        f"lose that query's rows of the day. {_nothing(sent)}. Export this query into another "
+        f"folder (--out {_other(out, asked)}), or move that snapshot folder away first to "
+        "replace it.")
+
+
+def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
+               sent: bool = False) -> None:
+    """InvalidParameter when the snapshot tree ``out`` holds an export of another query than
+    ``asked``: the day's folder (:func:`check_same_query`), or another day's.
+
+    Checked before any request, and again before the swap (``sent``: an export of another
+    query swapped its folder in meanwhile; what this one fetched is cached). Folders whose
+    manifest names no query (older versions) say nothing: they are no other query.
+    """
+    check_same_query(day, asked, out, sent=sent)
+    mine = query_key(asked)
+    others: dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]] = {}
+    for child in sorted(out.iterdir()) if out.is_dir() else []:
+        if (not child.name.startswith(SNAPSHOT_PREFIX) or child == day or child.is_symlink()
+                or (held := held_query(child)) is None or query_key(held) == mine):
+            continue
+        others.setdefault(query_key(held), (held, []))[1].append(
+            child.name.removeprefix(SNAPSHOT_PREFIX))
+    if not others:
+        return
+    shown = "; and ".join(f"{_shown(held)} ({_days(dates)})" for held, dates in others.values())
+    raise InvalidParameter(
+        f"{out} is a snapshot tree of another query: {shown}; this export asks for "
+        f"{_shown(asked)}. A tree holds one query: read_snapshots and changes compare its days "
+        "as one query's, so every ICO of the one would read as removed and the other's as "
+        f"new. {_nothing(sent)}. Start a new tree for this query (--out "
+        f"{_other(out, asked)}), or move {out}'s snapshot_date= folders away first.")
+
+
+def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
+                  ) -> tuple[Tables, dict[str, Any]]:
+    """``tables`` with the rows of ``day`` (the day's snapshot, of this query) that this
+    export lacks though the day exported them, and ``stated`` (what the load says of its
+    rows) saying so; the tables' report too.
+
+    Two kinds of rows are kept, with their rows of every table as exported:
+
+    * of a list that came back partial, each row of its status that no list of this
+      export holds (fetched, or ``missing``: one listed under another status moved there):
+      its query's ``kept`` counts it (``from_snapshot``), and the query is as old as the
+      list that listed it (``fetched_at``);
+    * of an ICO listed now whose profile is not cached and could not be fetched (the daily
+      limit, the budget, a failure; not one the service no longer has): out of
+      ``missing``, into ``day_kept`` (``id``, ``reason``, ``fetched_at``: rows kept from
+      an earlier fetch), with the status it is listed under now.
+
+    The first needs the cache to have lost the day's list, the second its profiles (the
+    load keeps what the cache holds): the cache cleared, or another cache dir.
+    """
+    out = dict(stated)
+    queries: list[dict[str, Any]] = list(stated.get("queries") or [])
+    missing: list[dict[str, Any]] = [m for m in stated.get("missing") or []
+                                     if isinstance(m, dict) and m.get("id") is not None]
+    partial = {q["params"].get("status"): q for q in queries
+               if not q.get("complete") and isinstance(q.get("params"), dict)}
+    if not (partial or missing) or not day.is_dir():
+        return tables, out
+    try:
+        earlier = read_export(day)
+    except FileNotFoundError:  # no export there (killed mid-swap: the next run completes it)
+        return tables, out
+    rows = earlier.icos.set_index("id", drop=False)
+    listed = {int(m["id"]): m for m in missing}
+    unlisted = rows[rows["status"].isin(list(partial))
+                    & ~rows["id"].isin([*listed, *tables.icos["id"].tolist()])]
+    refetch = [listed[i] for i in rows.index if i in listed and listed[i].get("state") != "gone"]
+    if unlisted.empty and not refetch:
+        return tables, out
+    held = {(q.get("params") or {}).get("status"): q for q in
+            (earlier.icos.attrs["icoframes"]["manifest"] or {}).get("queries") or []
+            if isinstance(q, dict)}
+    out["queries"] = [_kept_query(q, unlisted, held) if q is partial.get(
+        (q.get("params") or {}).get("status")) else q for q in queries]
+    again = {int(m["id"]) for m in refetch}
+    out["missing"] = [m for m in stated.get("missing") or [] if m.get("id") not in again]
+    out["failed"] = {k: v for k, v in (stated.get("failed") or {}).items() if int(k) not in again}
+    when = rows["fetched_at"] if "fetched_at" in rows else pd.Series(None, index=rows.index)
+    out["day_kept"] = [{"id": int(m["id"]), "reason": f"{m.get('reason')} (the row of the "
+                        "day's snapshot kept)", "fetched_at": _stamp(when.at[m["id"]])}
+                       for m in refetch]
+    extra = earlier.subset([*unlisted["id"].tolist(), *again])
+    moved = {int(m["id"]): m["status"] for m in refetch if m.get("status")}
+    if moved:  # listed now under this status: the list says so, its row keeps the rest
+        icos = extra.icos
+        icos["status"] = pd.Series([moved.get(i, s) for i, s in zip(
+            icos["id"].tolist(), icos["status"].tolist(), strict=True)],
+            index=icos.index, dtype=icos["status"].dtype)
+    merged = Tables(**{name: _stacked(frame, extra[name]) for name, frame in tables.items()})
+    warn(f"{len(extra.icos)} row(s) this export lacked are kept from the day's snapshot "
+         f"{day.name} (the cache no longer holds their list or profile): "
+         f"{len(unlisted)} of a list that came back partial, {len(again)} listed but not "
+         "fetched now (not_refreshed); the next run fetches them", StaleWarning)
+    report = LoadReport.from_dict({**out, "not_refreshed": sorted(
+        {*map(int, stated.get("not_refreshed") or []), *again})})  # day_kept rows too
+    return merged.with_report(report), out
+
+
+def _kept_query(query: dict[str, Any], unlisted: pd.DataFrame,
+                held: Mapping[Any, Any]) -> dict[str, Any]:
+    """A partial query's summary counting the rows kept of its status from the snapshot."""
+    status = (query.get("params") or {}).get("status")
+    ids = sorted(int(i) for i in unlisted.loc[unlisted["status"] == status, "id"])
+    if not ids:
+        return query
+    listed_at = (held.get(status) or {}).get("fetched_at")
+    kept: dict[str, Any] = dict(query.get("kept") or {"rows": 0, "ids": []})
+    kept.update(rows=kept["rows"] + len(ids), ids=sorted([*kept["ids"], *ids]),
+                fetched_at=_oldest(kept.get("fetched_at"), listed_at), from_snapshot=len(ids))
+    rows = int(query.get("rows") or 0) + len(ids)
+    total = query.get("total_icos")
+    return {**query, "rows": rows, "kept": kept,
+            "fetched_at": _oldest(query.get("fetched_at"), listed_at),
+            **({"missing": max(0, total - rows)} if isinstance(total, int) else {})}
+
+
+def _stacked(frame: pd.DataFrame, more: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` then ``more`` (never a concat with an empty frame: pandas 2.2 warns)."""
+    if not len(more):
+        return frame
+    return pd.concat([frame, more], ignore_index=True) if len(frame) else more
+
+
+def _stamp(value: Any) -> str | None:
+    return None if value is None or pd.isna(value) else pd.Timestamp(value).isoformat()
+
+
+def _oldest(*stamps: Any) -> str | None:
+    times = [dt.datetime.fromisoformat(s) for s in stamps if isinstance(s, str)]
+    return min(times).isoformat() if times else None
+
+
+def _days(dates: list[str]) -> str:
+    return (f"the snapshot of {dates[0]}" if len(dates) == 1
+            else f"{len(dates)} snapshots, {dates[0]} to {dates[-1]}")
+
+
+def _nothing(sent: bool) -> str:
+    return "Nothing was written (what was fetched is cached)" if sent else "Nothing was sent"
+
+
+def _other(out: Path, asked: list[dict[str, Any]]) -> Path:
+    statuses = sorted({str(p.get("status")) for p in asked})
+    return out.parent / f"{out.name}-{'-'.join(statuses) if len(statuses) == 1 else 'other'}"
 
 
 def _shown(params: list[dict[str, Any]]) -> str:

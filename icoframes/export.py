@@ -110,7 +110,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import check_same_query
+from .dayfolder import check_tree, keep_exported
 from .errors import EmptyResult, QuotaExceeded, check_flags
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
@@ -232,9 +232,9 @@ def export_tables(
     snapshot : bool, default False
         Write under ``out/snapshot_date=<UTC date>/`` (the day the export began,
         when its lists were paged, even if it ends after midnight), replacing that
-        day's snapshot of the same query (one of another query is refused:
-        InvalidParameter). A list paged that UTC day by an earlier run is used as
-        it is (``refresh=True`` re-pages it now).
+        day's snapshot of the same query (a tree holding a snapshot of another
+        query, of any day, is refused: InvalidParameter). A list paged that UTC day
+        by an earlier run is used as it is (``refresh=True`` re-pages it now).
     allow_empty : bool, default False
         Write empty tables when no ICO matches, instead of raising.
     cache_dir : path-like, optional
@@ -254,8 +254,9 @@ def export_tables(
         ``out`` cannot be created or written (raised before any request), or
         the settings are incomplete.
     InvalidParameter
-        An argument is refused; or, with ``snapshot``, the day's folder holds a
-        snapshot of another query (raised before any list or profile request).
+        An argument is refused; or, with ``snapshot``, ``out`` holds a snapshot of
+        another query, of this day or another (raised before any list or profile
+        request: a tree holds one query).
     EmptyResult
         No ICO matched and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
@@ -303,8 +304,8 @@ def export_tables(
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         asked = build_queries(status, filters, load._filter_set,  # cached a day: no request
                               keywords=keywords_of(load_tables)) if snapshot else []
-        if snapshot:  # the day's folder holds one query's export: never lose another's
-            check_same_query(day, asked, folder, sent=any(load.requests_spent().values()))
+        if snapshot:  # the tree holds one query's export a day: never another's
+            check_tree(folder, day, asked, sent=any(load.requests_spent().values()))
         stop: QuotaExceeded | None = None
         try:
             tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
@@ -319,10 +320,14 @@ def export_tables(
         queries = list(stated.get("queries", []))
         if snapshot and stop is None:
             nothing_paged(queries, now)  # the day's snapshot left as it was
+        if snapshot:  # a day's exported rows are never replaced by fewer, cached or not
+            tables, stated = keep_exported(day, tables, stated)
+            queries = list(stated.get("queries", []))
         if not len(tables.icos) and not allow_empty and stop is None:
             raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()
-        stale = not_refreshed(tables.icos, stated)
+        stale = sorted([*not_refreshed(tables.icos, stated), *stated.get("day_kept", [])],
+                       key=lambda row: row["id"])
         summary = tables.problem_summary()
         manifest: dict[str, Any] = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
@@ -358,7 +363,7 @@ def export_tables(
         if snapshot:
             target = day
             with swap_lock(staging.out):
-                check_same_query(day, asked, folder, sent=True)  # one swapped in meanwhile
+                check_tree(folder, day, asked, sent=True)  # one swapped in meanwhile
                 swap_folder(staging.data, target, staging.scratch)
         else:
             target = staging.out

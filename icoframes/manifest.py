@@ -18,8 +18,8 @@ from .errors import QuotaExceeded, ServiceUnavailable
 from .fetch import age_limit
 from .loaders import MaxAge
 
-__all__ = ["dump", "jsonable", "listed", "lists_fresh_after", "not_refreshed", "nothing_matched",
-           "nothing_paged", "oldest_newest", "profile_ages", "quota_stop"]
+__all__ = ["dump", "jsonable", "kept_words", "listed", "lists_fresh_after", "not_refreshed",
+           "nothing_matched", "nothing_paged", "oldest_newest", "profile_ages", "quota_stop"]
 
 
 def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
@@ -178,6 +178,17 @@ def nothing_matched(queries: list[dict[str, Any]], status: str | None,
         for p in asked)
     return (f"no ICO matched the query ({described}), so nothing was exported; pass "
             "allow_empty=True (--allow-empty) to write empty tables for such a query")
+
+
+def kept_words(kept: dict[str, Any]) -> str:
+    """The rows a partial list kept from the day's list (or, the cache having lost them, from
+    the day's snapshot: ``from_snapshot``) and when they were listed, for the log line."""
+    snap = int(kept.get("from_snapshot") or 0)
+    if snap == kept["rows"]:
+        return (f" ({snap} of its rows kept from the day's snapshot, listed at "
+                f"{kept['fetched_at']})")
+    return (f" ({kept['rows']} of its rows kept from the day's list paged at "
+            f"{kept['fetched_at']}{f', {snap} of them from its snapshot' if snap else ''})")
 
 
 def jsonable(value: Any) -> Any:

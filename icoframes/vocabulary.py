@@ -61,6 +61,7 @@ from collections.abc import Mapping
 from typing import Final
 
 __all__ = [
+    "CENTS",
     "CONTINUATIONS",
     "DATA_UNIT_SPELLINGS",
     "FALSE_WORDS",
@@ -72,6 +73,7 @@ __all__ = [
     "PLATFORM_FAMILIES",
     "SOCIAL_ALIASES",
     "SPLIT_LISTS",
+    "TOKEN_WORDS",
     "TRUE_WORDS",
     "UNIT_ALIASES",
     "UNKNOWN_WORDS",
@@ -118,7 +120,7 @@ CONTINUATIONS: Final = ("republic of", "islamic republic of", "democratic republ
 #: directories write "any government currency".
 UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "USD": ("usd", "us dollar", "us dollars", "u.s. dollar", "dollar", "dollars", "$", "us$",
-            "usd$"),
+            "usd$", "us $"),
     "EUR": ("eur", "euro", "euros", "€"),
     "GBP": ("gbp", "pound sterling", "british pound", "£"),
     "CHF": ("chf", "swiss franc"),
@@ -148,7 +150,18 @@ DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
 NOT_UNITS: Final = frozenset({"token", "tokens", "coin", "coins", "day", "days", "week", "weeks",
                               "month", "months", "hour", "hours", "per", "max", "min", "each",
                               "maximum", "minimum", "total", "only", "approx", "about", "bonus",
-                              "usd per", "pcs"})
+                              "usd per", "pcs",
+                              # multipliers of other languages or readings: "5 mil" is 5,000
+                              # (Spanish) or 5 million, "5 Bio." 5e9 or 5e12 (German)
+                              "mil", "mill", "bil", "bio", "kk", "lakh", "lakhs", "crore",
+                              "crores", "tys", "millionen", "milliarden", "mrd", "milliard",
+                              "milliards"})
+
+#: A hundredth of a US dollar, written after an amount: ``"10 cents"`` and ``"10¢"`` are 0.1 USD.
+CENTS: Final = frozenset({"¢", "cent", "cents"})
+
+#: Words for the token itself after a price written per token (``"$0.1 per token"``).
+TOKEN_WORDS: Final = frozenset({"token", "tokens", "coin", "coins"})
 
 #: Codes of government currencies (``FIAT``: "any fiat").
 FIAT_CODES: Final = frozenset({"USD", "EUR", "GBP", "CHF", "JPY", "CNY", "KRW", "RUB", "SGD",

@@ -44,7 +44,8 @@ def test_a_snapshot_of_another_query_the_same_day_is_refused_before_any_request(
     path or the rows: read_snapshots and changes take it as the day's whole service), so
     the second is refused before any request (exit 2), naming the query the folder holds
     and another --out; the folder is as it was. The same query again (spelled otherwise),
-    and the other query on the next day or into another --out, are exports as ever."""
+    and the other query into another --out, are exports as ever; into this --out the next
+    day it is refused too (a tree holds one query: tests/test_days_edges.py)."""
     caplog.set_level(logging.INFO, logger="icoframes")
     out = tmp_path / "srv"
     assert _run(MORNING, "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
@@ -73,9 +74,10 @@ def test_a_snapshot_of_another_query_the_same_day_is_refused_before_any_request(
     other = tmp_path / "srv-ongoing"
     assert _run(later, "--out", str(other), "--status", "ongoing", "--snapshot") == EXIT_OK
     tomorrow = MORNING + dt.timedelta(days=1)
-    assert _run(tomorrow, "--out", str(out), "--status", "ongoing", "--snapshot") == EXIT_OK
+    assert _run(tomorrow, "--out", str(other), "--status", "ongoing", "--snapshot") == EXIT_OK
+    assert _run(tomorrow, "--out", str(out), "--status", "ongoing", "--snapshot") == EXIT_USAGE
     assert _ids(day) == past
-    manifest = json.loads((_day(out, tomorrow) / "manifest.json").read_text())
+    manifest = json.loads((_day(other, tomorrow) / "manifest.json").read_text())
     assert [q["params"]["status"] for q in manifest["queries"]] == ["ongoing"]
 
 

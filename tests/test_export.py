@@ -253,9 +253,9 @@ def test_a_snapshot_killed_at_any_step_keeps_the_days_snapshot_whole(cfg, tmp_pa
         out = tmp_path / f"out{step}"
         shutil.copytree(before, out)
         _kill_at(monkeypatch, out, step)
-        # a snapshot of another query the same day is refused (icoframes.dayfolder): allowed
+        # a snapshot of another query is refused (icoframes.dayfolder): allowed
         # here, where it makes the new snapshot tell apart from the old one at every step
-        monkeypatch.setattr(icoframes.export, "check_same_query", lambda *a, **k: None)
+        monkeypatch.setattr(icoframes.export, "check_tree", lambda *a, **k: None)
         try:
             icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
         except Killed:

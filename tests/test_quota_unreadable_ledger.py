@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import threading
 
 import pytest
 import time_machine
-from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list, spoil_folder
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes.errors import CacheError, QuotaExceeded
+from icoframes.store import ledger as ledger_module
 from icoframes.store.ledger import LEDGER_FOLDER
 
 
@@ -105,3 +108,60 @@ def test_the_stop_keeps_the_count_read_at_the_refusal_when_the_ledger_goes_bad_a
         state, began_again, unread = fresh.quota_state()
         assert (state.sent, state.limit, began_again) == (0, 3, False)
         assert "others may write to it" in str(unread)
+
+
+# -- a probe's 485 the ledger cannot record ------------------------------------------------
+
+
+def _probe_refused_and_the_ledger_spoiled(cache):
+    """Profiles: 3 answered, then 485 (recorded: the next call probes); once ``probing`` is
+    set, each is refused with the ledger's folder spoiled before the answer leaves."""
+    probing = threading.Event()
+
+    def behaviour(h):
+        asked = h.request_json().get("id")
+        if probing.is_set():
+            spoil_folder(cache / LEDGER_FOLDER)
+            json_reply({"error": 485})(h)
+        elif h.server.owner.hits[PROFILE] <= 3:
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+        else:
+            json_reply({"error": 485})(h)
+    return behaviour, probing
+
+
+def test_a_probes_485_the_ledger_cannot_record_stops_the_waiting_workers_at_once(
+        tmp_path, configured, monkeypatch):
+    # a worker waiting for the probe's answer that is not woken waits past the hang guard
+    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 2 * HANG_GUARD)
+    cache = tmp_path / "cache"
+    behaviour, probing = _probe_refused_and_the_ledger_spoiled(cache)
+    outcome: list[BaseException] = []
+    ended = threading.Event()
+
+    def second_call() -> None:
+        try:
+            icoframes.load_icos(status="past", progress=False)
+        except BaseException as exc:
+            outcome.append(exc)
+        finally:
+            ended.set()
+
+    noon = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
+    with HostileServer({LIST: paged_list(30), PROFILE: behaviour}) as srv, \
+            time_machine.travel(noon, tick=True):
+        configured(**srv.settings(), cache_dir=cache, max_workers=1)
+        with pytest.raises(QuotaExceeded):
+            icoframes.load_icos(status="past", progress=False)  # the refusal, on record
+        before = dict(srv.hits)
+        assert before == {LIST: 2, PROFILE: 4}
+        probing.set()
+        configured(**srv.settings(), cache_dir=cache, max_workers=4)
+        threading.Thread(target=second_call, daemon=True).start()
+        assert ended.wait(HANG_GUARD)  # the waiting workers were woken by the probe's end
+        after = dict(srv.hits)
+    assert after == {LIST: 2, PROFILE: 5}  # the probe alone: no worker sent after it
+    [stop] = outcome
+    assert isinstance(stop, QuotaExceeded) and stop.code == 485, stop
+    assert "the quota ledger could not be read" in str(stop)
+

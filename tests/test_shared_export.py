@@ -36,9 +36,9 @@ def test_a_reader_racing_exports_never_sees_a_mix(cfg, tmp_path, snapshot, monke
     """Exports of two different queries replace one folder over and over while a reader
     reads it: every read is one export whole (its tables agree with each other and with
     the manifest read with them), or says the folder is being replaced."""
-    # a snapshot of another query the same day is refused (icoframes.dayfolder): allowed
+    # a snapshot of another query is refused (icoframes.dayfolder): allowed
     # here, where two queries' exports tell apart in every table
-    monkeypatch.setattr(icoframes.export, "check_same_query", lambda *a, **k: None)
+    monkeypatch.setattr(icoframes.export, "check_tree", lambda *a, **k: None)
     statuses = ("past", "ongoing")
     ids = {s: set(cfg.directory.ids(s)) for s in statuses}
     out = tmp_path / "out"

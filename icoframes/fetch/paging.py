@@ -50,6 +50,7 @@ class ListQuery:
     fallback: Stored | None = None  # the cached copy, used when paging fails
     keeps_day: bool = False  # an export's: the rows of its day's list a paging lacks are kept
     kept: dict[str, Any] | None = None  # which rows were kept so, listed when
+    paged_at: dt.datetime | None = None  # when its paging ended (its rows but the kept ones)
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
     paging: bool = False
@@ -192,7 +193,7 @@ class ListQuery:
             return False
         # at the cache's precision: the load that paged it and later ones say the same time
         self.frame, self.fetched_at, self.problems = frame, from_ms(ms(utcnow())), lost
-        self.items, self.n_items = items, len(items)
+        self.items, self.n_items, self.paged_at = items, len(items), self.fetched_at
         if not self.complete and self.keeps_day and self.fallback is not None:
             self._keep_earlier(self.fallback)
         return False
@@ -243,19 +244,31 @@ class ListQuery:
 
 def listed_now_wins(queries: list[ListQuery]) -> None:
     """A row a query kept from its day's earlier list (``kept``) gives way to the same ICO
-    listed by this load's paging of another query: it moved there since (a new status),
-    and the earlier row would hide the move. Said in ``kept``."""
+    listed later by another query of this load (paged now, or cached since): it moved there
+    since (a new status), and the earlier row would hide the move. Said in ``kept``; a query
+    left with no kept row is dated by its paging again (``fetched_at``: its rows' age)."""
     for query in queries:
         if not query.kept or query.frame is None:
             continue
         kept = set(query.kept["ids"])
-        now = {i for other in queries if other is not query and other.frame is not None
-               and not other.from_cache for i in other.frame["id"].tolist()
-               if not (other.kept and i in other.kept["ids"])}
-        if moved := kept & now:
+        since = dt.datetime.fromisoformat(query.kept["fetched_at"])
+        later = {i for other in queries if other is not query and other.frame is not None
+                 for i in other.frame["id"].tolist() if _listed_at(other, i) > since}
+        if moved := kept & later:
             query.frame = query.frame[~query.frame["id"].isin(moved)].reset_index(drop=True)
             left = sorted(kept - moved)
             query.kept = {**query.kept, "rows": len(left), "ids": left} if left else None
+            if not left and query.paged_at is not None:
+                query.fetched_at = query.paged_at
+
+
+def _listed_at(query: ListQuery, ico_id: int) -> dt.datetime:
+    """When ``query`` listed ``ico_id``: its kept rows when they were, the others when it
+    was paged (or cached: a cached list is as old as its oldest row)."""
+    if query.kept and ico_id in query.kept["ids"]:
+        return dt.datetime.fromisoformat(query.kept["fetched_at"])
+    when = query.paged_at or query.fetched_at
+    return when if when is not None else dt.datetime.min.replace(tzinfo=dt.UTC)
 
 
 def _merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]],

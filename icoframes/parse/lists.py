@@ -89,12 +89,15 @@ def list_frame(items: Sequence[object], *, status: str | None,
         whose id is not a positive int64 is left out and reported under
         ``list.id`` (without an ``ico_id``); an unreadable value (a score of
         ``'high'``) is missing and reported under its column with the item's
-        id. Not reported when omitted.
+        id. An id given twice: the last copy is kept, and each earlier copy
+        that differs from it is reported under ``list.id`` (``duplicate_id``,
+        the dropped copy as JSON), as :func:`~icoframes.parse.profiles.tidy`
+        reports profiles; copies alike are no problem. Not reported when omitted.
 
     Returns
     -------
     pandas.DataFrame
-        One row per readable id (the last copy wins), in input order.
+        One row per readable id (its last copy), in input order (of each id's last copy).
 
     Examples
     --------

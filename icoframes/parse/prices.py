@@ -31,7 +31,8 @@ the ticker decides nothing, a token amount of 0, or no currency on the side
 that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``), a symbol after
 what is no currency (``1 ABC = 0.1 EUR$``: ``unreadable_price``), and a lone
 lowercase ``m`` glued to the ICO's ticker (``2 mKIN = $1`` for KIN, milli or million:
-``unreadable_price``), or a multiplier word that is the ticker (``$1 = 5 mln`` for MLN).
+``unreadable_price``), or a multiplier word that is the ticker, in any case (``$1 = 5 mln`` for
+MLN, ``$1 = 5 MN`` for MN, ``$1 = 5k`` for K).
 """
 
 from __future__ import annotations
@@ -39,20 +40,21 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from ..vocabulary import DATA_UNIT_SPELLINGS, FIAT_CODES, UNIT_ALIASES, fold
+from ..vocabulary import CENTS, DATA_UNIT_SPELLINGS, FIAT_CODES, TOKEN_WORDS, UNIT_ALIASES, fold
 from .base import MARKER_SPELLINGS, Reason, _Bad, bad
-from .rules import amount_reason, parse_amount
+from .rules import MULTIPLIER_PATTERN, amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
 
-__all__ = ["CURRENCIES", "canonical_unit", "own_ticker", "read_exchange", "split_multiplier"]
+__all__ = ["CURRENCIES", "canonical_unit", "own_ticker", "per_token", "read_exchange",
+           "split_multiplier"]
 
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
 _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
 _SIDE_RE: Final = re.compile(
-    r"""\s*(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*
-    (?P<num>\d(?:[\d,.\s]*\d)?)\s*
-    (?:(?P<mult>k|thousand|mm|mn|mio|(?-i:[mM]ln)|million|m|bn|billion|b)\b\.?)?\s*
+    rf"""\s*(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*
+    (?P<num>\d(?:[\d,.\s'’]*\d)?)\s*
+    (?:(?P<mult>{MULTIPLIER_PATTERN})\b\.?)?\s*
     (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£)?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -87,7 +89,8 @@ def canonical_unit(text: object) -> str | None:
 
 # Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$"), longest
 # first; a lone b only to a symbol ("1.5B$").
-_GLUED: Final = ("thousand", "million", "billion", "mio", "mln", "mm", "mn", "bn", "k", "m", "b")
+_GLUED: Final = ("thousand", "million", "billion", "mio", "mln", "bln", "mm", "mn", "bn", "k", "m",
+                  "b")
 # A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
 _SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
 
@@ -163,8 +166,8 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
     mult, unit = match["mult"] or "", match["unit"]
-    if not unit and len(mult) > 1 and mult.upper() == token:
-        return "unreadable_price"  # "$1 = 5 mln" for MLN: 5 million, or 5 MLN?
+    if not unit and mult and mult.upper() == token:
+        return "unreadable_price"  # "$1 = 5 mln" for MLN, "$1 = 5k" for K: a multiple?
     if not mult and unit:
         split = split_multiplier(unit, token)
         if split is None:
@@ -179,7 +182,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     if match["pre"]:
         pre = match["pre"]
         units.append(_SYMBOLS[pre if pre in _SYMBOLS else pre.upper()])
-    if unit == "¢":
+    if unit and fold(unit) in CENTS:  # "20¢", "20 cents"
         units.append("USD")
         amount /= 100
     elif unit:
@@ -221,6 +224,30 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     if token.amount == 0 or not money.unit:
         return bad("unreadable_price"), None
     return money.amount / token.amount, money.unit
+
+
+# A price per token: "$0.1 per token", "0.1 USD/XYZ"; the money side has a digit, no "=" or "/".
+_PER_RE: Final = re.compile(
+    r"(?P<money>[^=/]*?\d[^=/]*?)\s*(?:/|\bper\b)\s*(?P<token>[^\W\d_]\w*)\.?", re.IGNORECASE)
+
+
+def per_token(text: str, own: str | None) -> str:
+    """A price written per token (``"$0.1 per token"``, ``"0.1 USD/XYZ"`` for XYZ) as the
+    exchange it is (``"1 token = $0.1"``); any other text as it is (``"$5/month"``: per
+    what is no token or the ICO's ticker ``own``).
+
+    Examples
+    --------
+    >>> per_token("$0.1 per token", None), per_token("0.1 USD / xyz", "XYZ")
+    ('1 token = $0.1', '1 xyz = 0.1 USD')
+    >>> per_token("$5/month", "XYZ"), per_token("0.1 USD/ETH", "XYZ")
+    ('$5/month', '0.1 USD/ETH')
+    """
+    match = _PER_RE.fullmatch(text)
+    if match is None or (fold(match["token"]) not in TOKEN_WORDS
+                         and canonical_unit(match["token"]) != own):
+        return text
+    return f"1 {match['token']} = {match['money']}"
 
 
 def own_ticker(ticker: object) -> str | None:

@@ -41,7 +41,7 @@ from . import rules, units
 from .columns import split_lone_strings
 from .items import with_latin_tickers
 from .people import People, people_key
-from .problems import Problems, canonical_text
+from .problems import Problems
 from .sources import convert, field_paths, flatten, gather, select
 
 __all__ = ["tidy"]
@@ -94,8 +94,9 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     ------
     InvalidParameter
         If ``profiles`` is one profile (a dict or other mapping: did you mean
-        ``tidy([profile])``?) or text (str or bytes), not an iterable of profiles:
-        iterating them would read their keys or characters as profiles.
+        ``tidy([profile])``?), text (str or bytes) or a DataFrame (did you mean
+        ``tidy(frame.to_dict("records"))``?), not an iterable of profiles:
+        iterating them would read their keys, characters or column names as profiles.
 
     Returns
     -------
@@ -194,6 +195,10 @@ def _check_profiles(profiles: object) -> None:
         raise InvalidParameter(
             "tidy() takes an iterable of profiles, got one profile (a "
             f"{type(profiles).__name__}); did you mean tidy([profile])?")
+    if isinstance(profiles, pd.DataFrame):  # iterating it gives its column names
+        raise InvalidParameter(
+            "tidy() takes an iterable of profiles (decoded JSON), got a DataFrame; did you "
+            "mean tidy(frame.to_dict('records')), one profile per row?")
     if isinstance(profiles, str | bytes | bytearray):
         raise InvalidParameter(
             "tidy() takes an iterable of profiles (decoded JSON), got "
@@ -215,9 +220,7 @@ def _gc_paused() -> Iterator[None]:
 def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | None) -> Tables:
     log = Problems()
     items = profiles if isinstance(profiles, list | tuple) else list(profiles)
-    kept, ids = select(items, log, "icos")
-    if len(kept) + len(log) < len(items):  # an id given more than once
-        _report_copies(items, log)
+    kept, ids = select(items, log, "icos")  # (reports each dropped copy that differs)
     if not kept:
         return Tables(**{name: empty_frame(t) for name, t in TABLES.items()},
                       problems=log.frame())
@@ -241,25 +244,6 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
     }
     frames.update((name, _long(TABLES[name], frames["icos"])) for name in LONG_LISTS)
     return Tables(**frames, problems=log.frame())
-
-
-def _report_copies(items: Sequence[object], log: Problems) -> None:
-    """Each copy of an id whose fields but the id differ from the kept (last) copy's, as a
-    problem ``duplicate_id``: in the order of each id's first occurrence, then of its copies.
-    """
-    copies: dict[int, list[Mapping[str, Any]]] = {}
-    for record in items:
-        if isinstance(record, Mapping) and (rid := rules.parse_id(record.get("id"))) is not None:
-            copies.setdefault(rid, []).append(record)
-    for rid, records in copies.items():
-        kept = _content(records[-1])
-        lost = [record for record in records[:-1] if _content(record) != kept]
-        log.add("icos", "id", lost, ids=[rid] * len(lost), reason="duplicate_id")
-
-
-def _content(record: Mapping[str, Any]) -> str:
-    """A profile's fields but its id, as text copies alike share (NaN too; never raises)."""
-    return canonical_text({key: value for key, value in record.items() if key != "id"})
 
 
 def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
@@ -298,7 +282,12 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
         data[name] = with_latin_tickers(data[name])
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
         _read_amounts(data, unit, amounts, exchange, ids, log)
-    return convert(table, data, log)
+    frame = convert(table, data, log)
+    for name in ("tokens_for_sale", "raised"):  # no unit column; "5 mln" for MLN: a multiple?
+        unread = units.ticker_words(data[name], data["ticker"])
+        frame.loc[unread.rows, name] = np.nan
+        log.add_unread("icos", name, unread, ids)
+    return frame
 
 
 def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],

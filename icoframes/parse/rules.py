@@ -28,6 +28,8 @@ __all__ = [
     "LABEL_FORMAT",
     "MARKER_SPELLINGS",
     "MISSING_MARKERS",
+    "MULTIPLIERS",
+    "MULTIPLIER_PATTERN",
     "PARSER_VERSION",
     "Bad",
     "amount_reason",
@@ -73,7 +75,12 @@ __all__ = [
 #:     5,000,000 with no unit in 18, 5 MLN in 17): 5 million, or 5 MLN? Copies of an id alike
 #:     but for NaN objects are no duplicate_id; a Series in a copy no longer raises.
 #:     "minimum 5000"/"maximum 5000" are vague (were 5000 in a unit MINIMUM/MAXIMUM).
-PARSER_VERSION: Final = 19
+#: 20: a list page's dropped copy of an id is a duplicate_id; any multiplier word written
+#:     last that is the own ticker ("5k" for K) is unreadable, in raised and tokens_for_sale
+#:     too; a unit column of a multiplier alone ("mln") is no unit. "5 millions", "5 bln",
+#:     "10 cents", "1'000'000" and "$0.1 per token" (a price) are read; "5 mil" is unreadable
+#:     (was 5 MIL).
+PARSER_VERSION: Final = 20
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -90,20 +97,25 @@ _QUALIFIED_RE: Final = re.compile(r"(?P<word>[^\s(\[,:;]+?)\s*(?:[(\[,:;]|\s[-�
 
 
 _CURRENCY = r"(?:US\$|USD|\$)"
+#: The multiplier words as a regular expression (no group), any case but ``mln``/``bln``: ``MLN``
+#: in capitals is a ticker (Melon). Their factors: :data:`MULTIPLIERS`.
+MULTIPLIER_PATTERN: Final = (r"(?:thousands?|k|millions?|mm|mn|mio|(?-i:[mM]ln)|m|"
+                             r"billions?|bn|(?-i:[bB]ln)|b)")
 _AMOUNT_RE: Final = re.compile(
     rf"""
     (?P<sign>[-+])?\s*{_CURRENCY}?\s*
-    (?P<num>\d[\d,.\s]*|\.\d+)
+    (?P<num>\d[\d,.\s'’]*|\.\d+)
     (?:e(?P<exp>[-+]?\d+))?\s*
-    (?P<mult>k|thousand|m|mm|mn|mio|(?-i:[mM]ln)|million|b|bn|billion)?\.?\s*
+    (?P<mult>{MULTIPLIER_PATTERN})?\.?\s*
     {_CURRENCY}?
     """,
     re.IGNORECASE | re.VERBOSE,
 )
-_MULTIPLIER: Final = {
-    "k": 1e3, "thousand": 1e3,
-    "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "mln": 1e6, "million": 1e6,
-    "b": 1e9, "bn": 1e9, "billion": 1e9,
+#: Multiplier words (lower case) and their factor: ``"5 mln"`` is 5,000,000.
+MULTIPLIERS: Final = {
+    "k": 1e3, "thousand": 1e3, "thousands": 1e3,
+    "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "mln": 1e6, "million": 1e6, "millions": 1e6,
+    "b": 1e9, "bn": 1e9, "bln": 1e9, "billion": 1e9, "billions": 1e9,
 }
 # Thousands groups: a first group of 1-3 digits that is not 0, then groups of 3.
 _THOUSANDS_RE: Final = re.compile(r"[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?")
@@ -177,9 +189,9 @@ def _parse_amount_text(text: str) -> float | _Bad:
     match = _AMOUNT_RE.fullmatch(text)
     if match is None:
         return bad(amount_reason(text))
-    digits = match["num"].strip()
+    digits = match["num"].replace("'", " ").replace("’", " ").strip()
     if any(c.isspace() for c in digits):
-        # a space only ever groups thousands ("1 000 000"); "2 5" is not 25
+        # a space (or an apostrophe: "1'000'000") only ever groups thousands; "2 5" is not 25
         if not _SPACE_GROUPS_RE.fullmatch(digits):
             return bad("grouping")
         digits = "".join(digits.split())
@@ -192,7 +204,7 @@ def _parse_amount_text(text: str) -> float | _Bad:
     except ValueError:
         return bad("unreadable_number")
     if match["mult"]:
-        number *= _MULTIPLIER[match["mult"].lower()]
+        number *= MULTIPLIERS[match["mult"].lower()]
     if match["sign"] == "-":
         number = -number
     return number if math.isfinite(number) else bad("infinite")
@@ -201,7 +213,7 @@ def _parse_amount_text(text: str) -> float | _Bad:
 # Why text that is no amount is not one (see amount_reason).
 _VAGUE_RE: Final = re.compile(
     r"^\s*(?:[~≈<>≤≥±]|ca\.?\s|circa|approx|about|around|almost|nearly|over|under|up\s+to|"
-    r"at\s+least|at\s+most|more\s+than|less\s+than|min|max)|\+\s*$|\bor\s+more\b",
+    r"at\s+least|at\s+most|more\s+than|less\s+than|min|max)|\+\s*$|\bor\s+more\b|≈",
     re.IGNORECASE)
 _BRACKETS_RE: Final = re.compile(r"\([^)]*\)?|\[[^\]]*\]?")
 # two numbers: one ends where no digit, comma or dot follows (not "0.1", but "1M, 2M")
@@ -230,7 +242,8 @@ def amount_reason(text: str) -> Reason:
         return "percent"
     if _VAGUE_RE.search(text):
         return "vague"
-    if _SEVERAL_RE.search(outside):
+    # digits grouped by spaces are one number ("100 000 000 tokens" is no range)
+    if _SEVERAL_RE.search(_SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()), outside)):
         return "range"
     return "vague" if outside != text else "unreadable_number"
 

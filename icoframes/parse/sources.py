@@ -27,10 +27,10 @@ from ..vocabulary import NONE_WORDS, fold
 from . import rules
 from .base import Reason
 from .columns import CONVERTERS, to_float
-from .problems import Problems
+from .problems import Problems, canonical_text
 
 __all__ = ["ID", "as_dict", "as_dicts", "convert", "field_paths", "flatten", "gather",
-           "id_column", "read_fields", "select"]
+           "id_column", "read_fields", "report_copies", "select"]
 
 #: The source of an ICO's id: ``icos.id``, ``list.id`` and every child's ``ico_id``.
 ID: Source = ("id",)
@@ -61,7 +61,9 @@ def select(items: Sequence[object], problems: Problems,
     Records keep the input order (of each id's last occurrence), like
     ``drop_duplicates(keep="last")``. A record that is not a mapping
     (``wrong_shape``), or whose ``id`` :func:`rules.parse_id` cannot read
-    (``unreadable_id``), is reported under ``table.id``.
+    (``unreadable_id``), is reported under ``table.id``; so is each earlier copy of an id
+    whose fields but the id differ from the kept (last) copy's (``duplicate_id``, the
+    dropped copy as the value; see :func:`report_copies`).
 
     Examples
     --------
@@ -69,8 +71,12 @@ def select(items: Sequence[object], problems: Problems,
     >>> kept, ids = select([{"id": 2}, {"id": "x"}, {"id": "2"}, 7], problems, "list")
     >>> kept, ids.tolist(), problems.frame()[["value", "reason"]].values.tolist()
     ([{'id': '2'}], [2], [['x', 'unreadable_id'], ['7', 'wrong_shape']])
+    >>> kept, ids = select([{"id": 3, "v": 1}, {"id": 3, "v": 2}], problems := Problems(), "list")
+    >>> kept, problems.frame()[["ico_id", "value", "reason"]].values.tolist()
+    ([{'id': 3, 'v': 2}], [[3, '{"id": 3, "v": 1}', 'duplicate_id']])
     """
     last: dict[int, int] = {}
+    repeated = False
     bad: list[object] = []
     reasons: list[Reason] = []
     for i, record in enumerate(items):
@@ -83,14 +89,37 @@ def select(items: Sequence[object], problems: Problems,
             bad.append(raw)
             reasons.append("unreadable_id" if isinstance(record, Mapping) else "wrong_shape")
         else:
+            repeated = repeated or rid in last
             last[rid] = i
     problems.add(table, "id", bad, reason=reasons)
+    if repeated:
+        report_copies(items, problems, table)
     order = sorted(last.values())
     records: Sequence[Any] = items  # every position in ``order`` holds a Mapping (checked above)
     kept = [records[i] if type(records[i]) is dict else dict(records[i]) for i in order]
     ids = np.array([rid for rid, _ in sorted(last.items(), key=lambda kv: kv[1])],
                    dtype=np.int64)
     return kept, ids
+
+
+def report_copies(items: Sequence[object], problems: Problems, table: str) -> None:
+    """Each copy of an id whose fields but the id differ from the kept (last) copy's, as a
+    problem ``duplicate_id`` of ``table.id`` (compared as
+    :func:`~icoframes.parse.problems.canonical_text`: copies alike, NaN too, are no problem),
+    in the order of each id's first occurrence, then of its copies."""
+    copies: dict[int, list[Mapping[str, Any]]] = {}
+    for record in items:
+        if isinstance(record, Mapping) and (rid := rules.parse_id(record.get("id"))) is not None:
+            copies.setdefault(rid, []).append(record)
+    for rid, records in copies.items():
+        kept = _content(records[-1])
+        lost = [record for record in records[:-1] if _content(record) != kept]
+        problems.add(table, "id", lost, ids=[rid] * len(lost), reason="duplicate_id")
+
+
+def _content(record: Mapping[str, Any]) -> str:
+    """A record's fields but its id, as text copies alike share (NaN too; never raises)."""
+    return canonical_text({key: value for key, value in record.items() if key != "id"})
 
 
 def read_fields(dicts: Sequence[dict], fields: tuple[str, ...]) -> dict[str, Sequence]:

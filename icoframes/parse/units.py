@@ -18,6 +18,8 @@ value                               unit column            result
 ``"5kKIN"``, ticker KIN             empty                  5,000; the unit becomes KIN
 ``"5KKIN"``, ``"5 mKIN"``, KIN      any                    missing (KKIN? milli or million?)
 ``"5 mln"``, ticker MLN             any                    missing (5 million, or 5 MLN?)
+``"5 MN"``, ``"5k"``, MN, K         any                    missing (the same, any multiplier)
+``2000``                            ``mln``, ``K``         missing (millions of what?)
 ``2000``, ``"5k"``                  ``kUSD``               2,000,000 and 5,000,000, USD
 ``"5 USD."``, ``"5MUSD$"``          USD or empty           5 and 5,000,000, USD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
@@ -59,11 +61,18 @@ from typing import Final, cast
 import numpy as np
 import pandas as pd
 
-from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
+from ..vocabulary import CENTS, FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
-from .prices import CURRENCIES, canonical_unit, own_ticker, read_exchange, split_multiplier
-from .rules import MARKER_SPELLINGS, parse_amount
+from .prices import (
+    CURRENCIES,
+    canonical_unit,
+    own_ticker,
+    per_token,
+    read_exchange,
+    split_multiplier,
+)
+from .rules import MARKER_SPELLINGS, MULTIPLIER_PATTERN, MULTIPLIERS, parse_amount
 from .text import normalize_text
 
 __all__ = [
@@ -74,9 +83,11 @@ __all__ = [
     "read_amount_group",
     "read_amounts",
     "read_price",
+    "ticker_words",
 ]
 
 _KNOWN: Final = frozenset(UNIT_ALIASES)
+_MULTIPLIERS: Final = frozenset(MULTIPLIERS)
 
 
 def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.ndarray:
@@ -109,10 +120,12 @@ def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.nda
 _PREFIX_RE: Final = re.compile(
     r"^(?P<sign>[-+]?)\s*(?P<cur>[^\d\s.+-][^\d+-]*?)\s*(?=[-+]?[\d.])")
 _SUFFIX_RE: Final = re.compile(
-    r"(?<=[\d.])\s*(?P<mult>(?:k|thousand|mm|mn|mio|(?-i:[mM]ln)|million|m|bn|billion|b)\.?(?=\s|$))?"
+    rf"(?<=[\d.])\s*(?P<mult>{MULTIPLIER_PATTERN}\.?(?=\s|$))?"
     r"\s*(?P<cur>[^\d\s.][^\d]*?)?\.?\s*$",
     re.IGNORECASE,
 )
+# A unit column holding a multiplier alone ("mln", "K"): no unit ("MLN" is one, as in a value).
+_ONLY_MULTIPLIER_RE: Final = re.compile(rf"{MULTIPLIER_PATTERN}\.?", re.IGNORECASE)
 # A unit that is no currency but a token's ticker: "500 BFC", "4,000,000 ICX".
 _TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 
@@ -120,9 +133,11 @@ _TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 def _read_text(text: str, exchange: bool,
                ticker: object) -> tuple[float | _Bad | None, str | None]:
     """(number or None or Bad, canonical unit written in the text or None)."""
+    own = own_ticker(ticker)
+    if exchange:
+        text = per_token(text, own)  # "$0.1 per token" is "1 token = $0.1"
     if exchange and "=" in text:
         return read_exchange(text, ticker)
-    own = own_ticker(ticker)
     currency = None
     before = ""  # a multiplier glued to the currency before the number: "kUSD 5" is 5k USD
     body = text
@@ -154,6 +169,9 @@ def _read_text(text: str, exchange: bool,
     if currency is None:
         return parse_amount(text), None
     code = canonical_unit(currency)
+    if fold(currency) in CENTS:  # "10 cents", "10¢": hundredths of a US dollar
+        number = parse_amount(body.strip() + before)
+        return (number / 100 if isinstance(number, float) else number), "USD"
     if not _is_unit(currency):
         # no unit written next to the number: read it as a number would be
         return parse_amount(text), None
@@ -162,12 +180,38 @@ def _read_text(text: str, exchange: bool,
 
 
 def _ticker_word(mult: str, own: str | None) -> bool:
-    """The multiplier word ``mult`` written last may be the ICO's own ticker: ``"mln"`` for
-    MLN (``"5 mln"``, ``"$5 mln."``: 5 million, or 5 MLN?), ``"bn"`` for BN. Followed by a
-    currency it is a multiplier whatever the ticker (``"5 mln USD"``); a lone letter
-    (``"5k"`` for K) is a multiplier."""
-    word = mult.rstrip(".")
-    return len(word) > 1 and word.upper() == own
+    """The multiplier word ``mult`` written last may be the ICO's own ticker, in any case:
+    ``"mln"`` for MLN (``"5 mln"``, ``"$5 mln."``: 5 million, or 5 MLN?), ``"MN"`` for MN,
+    ``"k"`` for K. Followed by a currency it is a multiplier whatever the ticker
+    (``"5 mln USD"``)."""
+    return mult.rstrip(".").upper() == own
+
+
+def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:
+    """The values of an amount column without a unit column (``raised``, ``tokens_for_sale``)
+    that :func:`~icoframes.parse.rules.parse_amount` reads with a multiplier word written
+    last that is the row's own ticker: unreadable (``"5 mln"`` for MLN, ``"5 MN"`` for MN,
+    ``"5k"`` for K: a multiple, or an amount of the token?), as in an amount group.
+
+    Examples
+    --------
+    >>> unread = ticker_words(["5 mln", "5 mln", "5 MN", "5 mln USD", "5 MLN", 5],
+    ...                       ["MLN", "KIN", "mn", "MLN", "MLN", "MLN"])
+    >>> unread.rows, unread.values
+    ([0, 2], ['5 mln', '5 MN'])
+    """
+    rows = []
+    for i, (value, ticker) in enumerate(zip(values, tickers, strict=True)):
+        if not isinstance(value, str):
+            continue  # a number writes no multiplier
+        own = own_ticker(ticker)
+        if own is not None and own.casefold() in _MULTIPLIERS:
+            suffix = _SUFFIX_RE.search(normalize_text(value).strip())
+            if (suffix is not None and suffix["mult"] and not suffix["cur"]
+                    and _ticker_word(suffix["mult"], own)
+                    and isinstance(parse_amount(value), float)):
+                rows.append(i)
+    return Unread.at(values, rows, "unreadable_number")
 
 
 def _split(unit: str, own: str | None) -> tuple[str, str] | None:
@@ -287,12 +331,17 @@ def _unit_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
     :func:`~icoframes.parse.prices.split_multiplier` with the row's ticker): the multiplier by
     row; their code in ``codes`` becomes the currency's. A multiplier that cannot be told
     (``"KKIN"``, ``"mKIN"`` for KIN: :func:`~icoframes.parse.prices.split_multiplier`) is
-    NaN, and the row has no unit: its numbers are unreadable, as in a value."""
+    NaN, and the row has no unit: its numbers are unreadable, as in a value; so is a
+    multiplier alone (``"mln"``, ``"K"``: thousands of what? not a currency ``MLN``), the
+    ICO's ticker or not (``"MN"`` for MN: millions, or the token?)."""
     factors: dict[int, float] = {}
     for i, unit in enumerate(units):
         if type(unit) is str:
             text, currency = _column_unit(unit)
             if currency:  # no ticker makes a known currency anything else
+                continue
+            if _ONLY_MULTIPLIER_RE.fullmatch(text):  # "mln": millions of what? (or a ticker?)
+                codes[i], factors[i] = None, math.nan
                 continue
             split = split_multiplier(text, own_ticker(None if tickers is None else tickers[i]))
             if split is None:

@@ -1,0 +1,277 @@
+"""The edges of a cron job's days: a day's manifest says when its rows were listed, a day's
+rows already exported are not lost, a tree holds one query.
+
+Real hostile server or sandbox over loopback; the clock moved with time-machine (ticking).
+Request counts are the server's own.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pandas as pd
+import pytest
+import test_days
+import time_machine
+from hostile import LIST, PROFILE, HostileServer, json_reply
+from test_days import _as_cron, _run
+from test_days_same_day import _Paged
+
+import icoframes
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
+
+MORNING = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
+NOON = MORNING + dt.timedelta(hours=6)
+
+sb = test_days.sb  # a sandbox reached as cron's runs reach it
+
+
+def _day(out, when):
+    return out / f"snapshot_date={when.date().isoformat()}"
+
+
+def _ids(folder) -> list[int]:
+    return sorted(pd.read_parquet(folder / "icos.parquet")["id"].tolist())
+
+
+def _queries(folder) -> dict[str, dict]:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    return {q["params"]["status"]: q for q in manifest["queries"]}
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_list_whose_kept_rows_all_moved_is_dated_by_its_paging(
+        tmp_path, monkeypatch, quick_retries):
+    """03:15 lists ongoing 1..25 (2 pages). By 09:15, 5 and 22..25 moved to past, and page 2
+    of the ongoing list (now 26..30) is down: the re-run kept 5 and 22..25 from the morning,
+    then dropped them all as listed now under past (listed_now_wins): the ongoing query kept
+    nothing, yet its fetched_at stayed 03:15, older than any of its rows. It is now the
+    paging's time (09:15), in the manifest and its lists_fetched. A third run at 12:15 (page
+    still down, the past list reused from 09:15's cache) exported 5 and 22..25 as ongoing,
+    the kept morning rows beating the past list because that came from the cache: a kept
+    row gives way to the same ICO listed later by another query, cached or not."""
+    svc = _Paged()
+    moved = [5, 22, 23, 24, 25]
+    svc.ids = {"ongoing": list(range(1, 26)), "upcoming": [40], "past": list(range(101, 106))}
+    out = tmp_path / "srv"
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            svc.ids = {"ongoing": [i for i in range(1, 31) if i not in moved], "upcoming": [40],
+                       "past": [*moved, *range(101, 106)]}
+            svc.down = {("ongoing", 2)}
+            assert _run(NOON, "--out", str(out), "--snapshot", "--refresh", "changed") \
+                == EXIT_INCOMPLETE
+            day = _day(out, NOON)
+            noon = _queries(day)
+            manifest = json.loads((day / "manifest.json").read_text())
+            svc.pages.clear()
+            assert _run(NOON + dt.timedelta(hours=3), "--out", str(out), "--snapshot") \
+                == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    ongoing = noon["ongoing"]
+    assert "kept" not in ongoing and ongoing["complete"] is False
+    paged = dt.datetime.fromisoformat(ongoing["fetched_at"])
+    assert paged.date() == NOON.date() and paged >= NOON  # 09:15, not 03:15
+    assert manifest["lists_fetched"]["oldest"] >= NOON.isoformat()
+    # the third run paged only the ongoing list (partial), the past one came from the cache
+    assert set(svc.pages) == {("ongoing", 1), ("ongoing", 2)}
+    icos = pd.read_parquet(_day(out, NOON) / "icos.parquet").set_index("id")
+    assert icos.loc[moved, "status"].tolist() == ["past"] * 5
+    assert sorted(icos.index) == [*range(1, 26), 40, *range(101, 106)]  # 26..30: page 2
+    third = _queries(_day(out, NOON))["ongoing"]
+    assert "kept" not in third
+
+
+DAYS = [MORNING + dt.timedelta(days=i) for i in range(3)]
+
+
+def test_another_query_on_another_day_is_refused_before_any_request(sb, tmp_path, caplog):
+    """Days 1 and 2 snapshot the past ICOs into /srv; day 3 a changed cron line snapshots
+    the ongoing ones into the same --out. It was written (only the same day was refused), and
+    changes() then read every past ICO as removed and every ongoing one as new: one tree,
+    two queries. It is now refused before any request (exit 2), naming the query the tree
+    holds and its days, and how to start a new tree; the tree is as it was and its history
+    has no event. The same query spelled otherwise is an export as ever, a folder whose
+    manifest names no query (an older version's) is no other query, and the refused
+    query starts its own tree."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    for when in DAYS[:2]:
+        assert _run(when, "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    before = {p.name: sorted(q.name for q in p.iterdir()) for p in out.iterdir()}
+    sb.stats.reset()
+    caplog.clear()
+    assert _run(DAYS[2], "--out", str(out), "--status", "ongoing", "--snapshot") == EXIT_USAGE
+    assert dict(sb.stats.requests) == {}  # refused before any request
+    assert "status=past (2 snapshots, 2026-11-20 to 2026-11-21)" in caplog.text
+    assert "asks for status=ongoing" in caplog.text and "Nothing was sent" in caplog.text
+    assert f"--out {tmp_path / 'srv-ongoing'}" in caplog.text
+    assert {p.name: sorted(q.name for q in p.iterdir()) for p in out.iterdir()} == before
+    with pytest.raises(icoframes.InvalidParameter, match="a snapshot tree of another query"), \
+            time_machine.travel(DAYS[2], tick=True):
+        icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
+    assert dict(sb.stats.requests) == {}
+    assert icoframes.changes(out).empty
+    # day 1 written by an older version (no queries in its manifest) says nothing of its query
+    first = _day(out, DAYS[0]) / "manifest.json"
+    manifest = json.loads(first.read_text())
+    first.write_text(json.dumps({k: v for k, v in manifest.items() if k != "queries"}))
+    caplog.clear()
+    assert _run(DAYS[2], "--out", str(out), "--status", "ongoing", "--snapshot") == EXIT_USAGE
+    assert "status=past (the snapshot of 2026-11-21)" in caplog.text
+    # the same query, the status in another case: day 3 of the tree
+    assert _run(DAYS[2], "--out", str(out), "--status", "PAST", "--snapshot") == EXIT_OK
+    assert len(icoframes.history.snapshot_info(out)) == 3
+    # the other query into its own tree
+    assert _run(DAYS[2], "--out", str(tmp_path / "srv-ongoing"), "--status", "ongoing",
+                "--snapshot") == EXIT_OK
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@pytest.mark.parametrize("lost", ["cache_cleared", "other_cache_dir"])
+def test_a_partial_rerun_keeps_the_days_exported_rows_when_the_cache_lost_its_list(
+        tmp_path, monkeypatch, quick_retries, caplog, lost):
+    """03:15's snapshot is complete (past on 2 pages, 25 ICOs). Before 09:15 the cache is
+    cleared (or the job's cache dir changed), and page 2 of the past list is down: the
+    re-run pages the lists anew, has no day's list to keep the 5 ICOs of page 2 from, and
+    replaced the day's 28 rows by 23. The day's snapshot itself holds them: rows already
+    exported that day are kept from it for a list that came back partial (``kept`` says
+    which, and when their list was paged; exit 5), with their tables (team, links, ...),
+    never fetched again. The next day, page 2 still down and no list of that day having
+    them, they are missing and history says unseen, not removed."""
+    import shutil
+
+    svc = _Paged()
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+
+    def profile(h) -> None:  # every ICO with a team of two
+        svc.profiles += 1
+        asked = h.request_json().get("id")
+        json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"},
+                                            "team": [{"name": f"A{asked}"},
+                                                     {"name": f"B{asked}"}]}})(h)
+
+    with HostileServer({LIST: svc.page, PROFILE: profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            every = _ids(day)
+            morning = _queries(day)["past"]
+            team = pd.read_parquet(day / "team.parquet")
+            assert len(team) == 2 * 28
+            assert len(every) == 28
+            if lost == "cache_cleared":
+                shutil.rmtree(tmp_path / "cache")
+            else:
+                monkeypatch.setenv("ICOFRAMES_CACHE_DIR", str(tmp_path / "cache2"))
+                icoframes.reset_configuration()
+            svc.down = {("past", 2)}
+            svc.pages.clear()
+            svc.profiles = 0
+            caplog.clear()
+            assert _run(NOON, "--out", str(out), "--snapshot") == EXIT_INCOMPLETE
+            assert "the list {'status': 'past'} came back partial (5 of its rows kept from " \
+                f"the day's snapshot, listed at {_queries(day)['past']['fetched_at']})" \
+                in caplog.text
+            assert dict(svc.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1,
+                                       ("past", 1): 1, ("past", 2): 6}  # 5 retries
+            assert svc.profiles == 23  # the rows listed now (a new cache); the kept: none
+            assert _ids(day) == every
+            manifest = json.loads((day / "manifest.json").read_text())
+            assert _run(MORNING + dt.timedelta(days=1), "--out", str(out),
+                        "--snapshot") == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    past = {q["params"]["status"]: q for q in manifest["queries"]}["past"]
+    assert (past["complete"], past["rows"]) == (False, 25)
+    assert past["kept"] == {"rows": 5, "ids": list(range(121, 126)),
+                            "fetched_at": morning["fetched_at"], "from_snapshot": 5}
+    assert past["fetched_at"] == morning["fetched_at"]
+    assert manifest["rows"]["icos"] == 28 and manifest["complete"] is False
+    now = pd.read_parquet(day / "team.parquet")  # the kept ICOs' team rows came with them
+    assert sorted(map(tuple, now[["ico_id", "name"]].to_numpy().tolist())) == sorted(
+        map(tuple, team[["ico_id", "name"]].to_numpy().tolist()))
+    assert _ids(_day(out, MORNING + dt.timedelta(days=1))) == [i for i in every if i < 121]
+    assert {(r.ico_id, r.kind) for r in icoframes.changes(out).itertuples()} == {
+        (i, "unseen") for i in range(121, 126)}
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_rows_whose_profiles_the_cache_lost_are_kept_from_the_days_snapshot(
+        tmp_path, monkeypatch, quick_retries):
+    """03:15's snapshot is complete (13 ICOs). The cache is cleared, ICO 1 moves from ongoing
+    to past, and the 09:15 re-run may send 3 requests (daily_quota): the 3 list pages, then
+    no profile. Every listed ICO lacked a profile, and the day's snapshot was replaced by one
+    of 0 rows (exit 5). The day's snapshot has each of them: kept from it, in not_refreshed
+    (reason quota, fetched at 03:15) instead of missing, ICO 1 under the status it is listed
+    under now; the result's report says the same."""
+    import shutil
+
+    svc = _Paged()
+    svc.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 111))}
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            every = _ids(day)
+            assert len(every) == 13
+            shutil.rmtree(tmp_path / "cache")
+            svc.ids = {**svc.ids, "ongoing": [2], "past": [1, *svc.ids["past"]]}
+            monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "3")
+            icoframes.reset_configuration()
+            svc.pages.clear()
+            svc.profiles = 0
+            with time_machine.travel(NOON, tick=True), \
+                    pytest.warns(icoframes.QuotaWarning, match="about 0 that remain"), \
+                    pytest.warns(icoframes.StaleWarning, match="13 row.s. this export lacked "
+                                 "are kept from the day's snapshot snapshot_date=2026-11-20"):
+                result = icoframes.export_tables(out, snapshot=True, progress=False)
+        finally:
+            icoframes.reset_configuration()
+    assert result.complete is False and result.stopped["by"] == "daily_quota"
+    assert result.report.missing == () and list(result.report.not_refreshed) == _ids(day)
+    assert [r["id"] for r in result.not_refreshed] == _ids(day)
+    assert dict(svc.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1, ("past", 1): 1}
+    assert svc.profiles == 0
+    assert _ids(day) == every
+    icos = pd.read_parquet(day / "icos.parquet").set_index("id")
+    assert icos.loc[1, "status"] == "past" and icos.loc[2, "status"] == "ongoing"
+    manifest = json.loads((day / "manifest.json").read_text())
+    assert manifest["missing"] == [] and manifest["complete"] is False
+    assert manifest["stopped"]["by"] == "daily_quota"
+    assert [r["id"] for r in manifest["not_refreshed"]] == every
+    assert {r["reason"] for r in manifest["not_refreshed"]} == {
+        "quota (the row of the day's snapshot kept)"}
+    assert {dt.datetime.fromisoformat(r["fetched_at"]).date() for r in manifest["not_refreshed"]} \
+        == {MORNING.date()}
+    assert all(dt.datetime.fromisoformat(r["fetched_at"]) < NOON
+               for r in manifest["not_refreshed"])
+
+
+def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, tmp_path):
+    """A tree written before the export refused another query: day 1 holds the past ICOs,
+    day 2 the ongoing ones. changes() reported every past ICO removed and every ongoing one
+    new on day 2, though nothing happened at the service. It now raises ValueError naming
+    each query and its days; snapshot_info says each snapshot's queries; the frame filtered
+    to one query's dates is compared as ever."""
+    out, other = tmp_path / "srv", tmp_path / "other"
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    assert _run(DAYS[1], "--out", str(other), "--status", "ongoing", "--snapshot") == EXIT_OK
+    _day(other, DAYS[1]).rename(_day(out, DAYS[1]))  # as an older version wrote the tree
+    info = icoframes.history.snapshot_info(out)
+    assert info["queries"].tolist() == [[{"status": "past"}], [{"status": "ongoing"}]]
+    with pytest.raises(ValueError, match=r"2 different queries \(status=past \(2026-11-20\); "
+                                         r"status=ongoing \(2026-11-21\)\)"):
+        icoframes.changes(out)
+    snaps = icoframes.read_snapshots(out)
+    past = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
+    assert icoframes.changes(past).empty
