@@ -275,3 +275,29 @@ def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, 
     snaps = icoframes.read_snapshots(out)
     past = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
     assert icoframes.changes(past).empty
+
+
+@pytest.mark.parametrize("first", ["snapshot", "plain"])
+def test_an_out_holding_the_other_layout_is_refused_before_any_request(sb, tmp_path, caplog,
+                                                                        first):
+    """A plain export into a snapshot tree was written beside the snapshots, and a snapshot
+    into a plain export's folder beside its tables: either way read_export(out) then refused
+    the folder (it holds snapshots), so the plain export could no longer be read. Both are
+    refused before any request (exit 2), saying why; the folder is as it was."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    layout = {"snapshot": ["--snapshot"], "plain": []}
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", *layout[first]) == EXIT_OK
+    before = sorted(p.name for p in out.iterdir())
+    sb.stats.reset()
+    caplog.clear()
+    other = layout["plain" if first == "snapshot" else "snapshot"]
+    assert _run(DAYS[1], "--out", str(out), "--status", "past", *other) == EXIT_USAGE
+    assert dict(sb.stats.requests) == {}
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert ("is a snapshot tree" if first == "snapshot" else "holds a plain export") \
+        in caplog.text
+    if first == "plain":
+        assert len(icoframes.read_export(out).icos) == len(sb.directory.ids("past"))
