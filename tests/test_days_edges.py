@@ -380,3 +380,15 @@ def test_a_cron_week_of_limits_outages_moves_and_a_cleared_cache(sb, tmp_path, m
     assert [d.date() for d in info["snapshot_date"]] == [
         week[i].date() for i in (0, 1, 3, 4, 5)]
     assert info["complete"].tolist() == [True, True, True, False, True]
+
+
+def test_a_damaged_manifest_of_another_day_does_not_block_the_days_export(sb, tmp_path):
+    """The tree check reads every snapshot's manifest: one of day 1 cut short (a full disk
+    years ago) made every later export fail (exit 1) before any request. It says nothing
+    of its query, and day 2 is exported as ever."""
+    out = tmp_path / "srv"
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    manifest = _day(out, DAYS[0]) / "manifest.json"
+    manifest.write_bytes(manifest.read_bytes()[:40])
+    assert _run(DAYS[1], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    assert _ids(_day(out, DAYS[1])) == sorted(sb.directory.ids("past"))
