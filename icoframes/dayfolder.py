@@ -25,12 +25,13 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import InvalidParameter
-from .exported import SNAPSHOT_PREFIX, read_export, read_manifest
+from .errors import InvalidParameter, StaleWarning, warn
+from .exported import MANIFEST, SNAPSHOT_PREFIX, read_export, read_manifest
 from .reporting import LoadReport
 from .tables import Tables
 
-__all__ = ["check_same_query", "check_tree", "held_query", "keep_exported", "query_key"]
+__all__ = ["check_layout", "check_same_query", "check_tree", "held_query", "keep_exported",
+           "query_key"]
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -80,6 +81,30 @@ def check_same_query(folder: Path, asked: list[dict[str, Any]], out: Path, *,
         "replace it.")
 
 
+def check_layout(out: Path, *, snapshot: bool) -> None:
+    """InvalidParameter when ``out`` holds exports of the other layout: a plain export
+    (``manifest.json``) for a snapshot, or ``snapshot_date=`` folders for a plain export.
+
+    Either would be written beside the other, and :func:`icoframes.read_export` then refuses
+    ``out`` (a folder holding snapshots is no one export): a plain export's readers lose it.
+    """
+    if not out.is_dir():
+        return
+    days = sorted(c.name for c in out.iterdir() if c.name.startswith(SNAPSHOT_PREFIX))
+    if snapshot and (out / MANIFEST).is_file():
+        raise InvalidParameter(
+            f"{out} holds a plain export ({MANIFEST} and its tables); a snapshot folder in it "
+            f"would make read_export({str(out)!r}) refuse it, as a folder of snapshots. Nothing "
+            "was sent. Give --snapshot exports an --out of their own (or move the plain "
+            "export away first).")
+    if not snapshot and days:
+        raise InvalidParameter(
+            f"{out} is a snapshot tree ({len(days)} snapshot folder(s), {days[0]} ...); a plain "
+            "export written into it could not be read by read_export (a folder of snapshots "
+            "is no one export). Nothing was sent. Did you mean --snapshot "
+            "(snapshot=True)? Or give the plain export an --out of its own.")
+
+
 def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
                sent: bool = False) -> None:
     """InvalidParameter when the snapshot tree ``out`` holds an export of another query than
@@ -110,56 +135,100 @@ def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
 
 
 def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
-                  ) -> tuple[Tables, list[dict[str, Any]]]:
-    """``tables`` with the rows of ``day`` (the day's snapshot, of this query) that a list
-    which came back partial lacks, and the load's query summaries (``stated["queries"]``)
-    saying so; the tables' report too.
+                  ) -> tuple[Tables, dict[str, Any]]:
+    """``tables`` with the rows of ``day`` (the day's snapshot, of this query) that this
+    export lacks though the day exported them, and ``stated`` (what the load says of its
+    rows) saying so; the tables' report too.
 
-    A row of the day's snapshot is kept when its status's list came back partial and no
-    list of this export holds it (fetched, or ``missing``: listed under another status, it
-    moved there). Its rows of every table come with it, as exported; its query's ``kept``
-    counts it (``from_snapshot``), and the query is as old as the list that listed it
-    (``fetched_at``).
+    Two kinds of rows are kept, with their rows of every table as exported:
+
+    * of a list that came back partial, each row of its status that no list of this
+      export holds (fetched, or ``missing``: one listed under another status moved there):
+      its query's ``kept`` counts it (``from_snapshot``), and the query is as old as the
+      list that listed it (``fetched_at``);
+    * of an ICO listed now whose profile is not cached and could not be fetched (the daily
+      limit, the budget, a failure; not one the service no longer has): out of
+      ``missing``, into ``day_kept`` (``id``, ``reason``, ``fetched_at``: rows kept from
+      an earlier fetch), with the status it is listed under now.
+
+    The first needs the cache to have lost the day's list, the second its profiles (the
+    load keeps what the cache holds): the cache cleared, or another cache dir.
     """
+    out = dict(stated)
     queries: list[dict[str, Any]] = list(stated.get("queries") or [])
-    listed = [int(m["id"]) for m in stated.get("missing") or [] if m.get("id") is not None]
+    missing: list[dict[str, Any]] = [m for m in stated.get("missing") or []
+                                     if isinstance(m, dict) and m.get("id") is not None]
     partial = {q["params"].get("status"): q for q in queries
                if not q.get("complete") and isinstance(q.get("params"), dict)}
-    if not partial or not day.is_dir():
-        return tables, queries
+    if not (partial or missing) or not day.is_dir():
+        return tables, out
     try:
         earlier = read_export(day)
     except FileNotFoundError:  # no export there (killed mid-swap: the next run completes it)
-        return tables, queries
+        return tables, out
+    rows = earlier.icos.set_index("id", drop=False)
+    listed = {int(m["id"]): m for m in missing}
+    unlisted = rows[rows["status"].isin(list(partial))
+                    & ~rows["id"].isin([*listed, *tables.icos["id"].tolist()])]
+    refetch = [listed[i] for i in rows.index if i in listed and listed[i].get("state") != "gone"]
+    if unlisted.empty and not refetch:
+        return tables, out
     held = {(q.get("params") or {}).get("status"): q for q in
             (earlier.icos.attrs["icoframes"]["manifest"] or {}).get("queries") or []
             if isinstance(q, dict)}
-    now = set(listed) | set(tables.icos["id"].tolist())
-    old = earlier.icos[earlier.icos["status"].isin(list(partial))
-                       & ~earlier.icos["id"].isin(list(now))]
-    if old.empty:
-        return tables, queries
-    out: list[dict[str, Any]] = []
-    for query in queries:
-        status = (query.get("params") or {}).get("status")
-        ids = sorted(int(i) for i in old.loc[old["status"] == status, "id"])
-        if query is not partial.get(status) or not ids:
-            out.append(query)
-            continue
-        listed_at = (held.get(status) or {}).get("fetched_at")
-        kept: dict[str, Any] = dict(query.get("kept") or {"rows": 0, "ids": []})
-        kept.update(rows=kept["rows"] + len(ids), ids=sorted([*kept["ids"], *ids]),
-                    fetched_at=_oldest(kept.get("fetched_at"), listed_at),
-                    from_snapshot=len(ids))
-        rows = int(query.get("rows") or 0) + len(ids)
-        total = query.get("total_icos")
-        out.append({**query, "rows": rows, "kept": kept,
-                    "fetched_at": _oldest(query.get("fetched_at"), listed_at),
-                    **({"missing": max(0, total - rows)} if isinstance(total, int) else {})})
-    extra = earlier.subset(old["id"].tolist())
-    merged = Tables(**{name: pd.concat([frame, extra[name]], ignore_index=True)
-                       if len(extra[name]) else frame for name, frame in tables.items()})
-    return merged.with_report(LoadReport.from_dict({**stated, "queries": out})), out
+    out["queries"] = [_kept_query(q, unlisted, held) if q is partial.get(
+        (q.get("params") or {}).get("status")) else q for q in queries]
+    again = {int(m["id"]) for m in refetch}
+    out["missing"] = [m for m in stated.get("missing") or [] if m.get("id") not in again]
+    out["failed"] = {k: v for k, v in (stated.get("failed") or {}).items() if int(k) not in again}
+    when = rows["fetched_at"] if "fetched_at" in rows else pd.Series(None, index=rows.index)
+    out["day_kept"] = [{"id": int(m["id"]), "reason": f"{m.get('reason')} (the row of the "
+                        "day's snapshot kept)", "fetched_at": _stamp(when.at[m["id"]])}
+                       for m in refetch]
+    extra = earlier.subset([*unlisted["id"].tolist(), *again])
+    moved = {int(m["id"]): m["status"] for m in refetch if m.get("status")}
+    if moved:  # listed now under this status: the list says so, its row keeps the rest
+        icos = extra.icos
+        icos["status"] = pd.Series([moved.get(i, s) for i, s in zip(
+            icos["id"].tolist(), icos["status"].tolist(), strict=True)],
+            index=icos.index, dtype=icos["status"].dtype)
+    merged = Tables(**{name: _stacked(frame, extra[name]) for name, frame in tables.items()})
+    warn(f"{len(extra.icos)} row(s) this export lacked are kept from the day's snapshot "
+         f"{day.name} (the cache no longer holds their list or profile): "
+         f"{len(unlisted)} of a list that came back partial, {len(again)} listed but not "
+         "fetched now (not_refreshed); the next run fetches them", StaleWarning)
+    report = LoadReport.from_dict({**out, "not_refreshed": sorted(
+        {*map(int, stated.get("not_refreshed") or []), *again})})  # day_kept rows too
+    return merged.with_report(report), out
+
+
+def _kept_query(query: dict[str, Any], unlisted: pd.DataFrame,
+                held: Mapping[Any, Any]) -> dict[str, Any]:
+    """A partial query's summary counting the rows kept of its status from the snapshot."""
+    status = (query.get("params") or {}).get("status")
+    ids = sorted(int(i) for i in unlisted.loc[unlisted["status"] == status, "id"])
+    if not ids:
+        return query
+    listed_at = (held.get(status) or {}).get("fetched_at")
+    kept: dict[str, Any] = dict(query.get("kept") or {"rows": 0, "ids": []})
+    kept.update(rows=kept["rows"] + len(ids), ids=sorted([*kept["ids"], *ids]),
+                fetched_at=_oldest(kept.get("fetched_at"), listed_at), from_snapshot=len(ids))
+    rows = int(query.get("rows") or 0) + len(ids)
+    total = query.get("total_icos")
+    return {**query, "rows": rows, "kept": kept,
+            "fetched_at": _oldest(query.get("fetched_at"), listed_at),
+            **({"missing": max(0, total - rows)} if isinstance(total, int) else {})}
+
+
+def _stacked(frame: pd.DataFrame, more: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` then ``more`` (never a concat with an empty frame: pandas 2.2 warns)."""
+    if not len(more):
+        return frame
+    return pd.concat([frame, more], ignore_index=True) if len(frame) else more
+
+
+def _stamp(value: Any) -> str | None:
+    return None if value is None or pd.isna(value) else pd.Timestamp(value).isoformat()
 
 
 def _oldest(*stamps: Any) -> str | None:

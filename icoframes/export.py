@@ -110,7 +110,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import check_tree, keep_exported
+from .dayfolder import check_layout, check_tree, keep_exported
 from .errors import EmptyResult, QuotaExceeded, check_flags
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
@@ -256,7 +256,8 @@ def export_tables(
     InvalidParameter
         An argument is refused; or, with ``snapshot``, ``out`` holds a snapshot of
         another query, of this day or another (raised before any list or profile
-        request: a tree holds one query).
+        request: a tree holds one query); or ``out`` holds the other layout (a plain
+        export for a snapshot, snapshots for a plain export).
     EmptyResult
         No ICO matched and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
@@ -301,6 +302,7 @@ def export_tables(
     load.lists_after = today if snapshot else fresh_after or today
     # the day it began, when its lists were paged (its end may be past midnight)
     day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
+    check_layout(folder, snapshot=snapshot)  # one layout per out: before any request
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         asked = build_queries(status, filters, load._filter_set,  # cached a day: no request
                               keywords=keywords_of(load_tables)) if snapshot else []
@@ -321,11 +323,13 @@ def export_tables(
         if snapshot and stop is None:
             nothing_paged(queries, now)  # the day's snapshot left as it was
         if snapshot:  # a day's exported rows are never replaced by fewer, cached or not
-            tables, queries = keep_exported(day, tables, stated)
+            tables, stated = keep_exported(day, tables, stated)
+            queries = list(stated.get("queries", []))
         if not len(tables.icos) and not allow_empty and stop is None:
             raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()
-        stale = not_refreshed(tables.icos, stated)
+        stale = sorted([*not_refreshed(tables.icos, stated), *stated.get("day_kept", [])],
+                       key=lambda row: row["id"])
         summary = tables.problem_summary()
         manifest: dict[str, Any] = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,

@@ -211,7 +211,9 @@ def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
         (boolean; missing for a folder without a manifest), ``missing`` (list
         of the ids listed but not fetched), ``partial_lists`` (list of the
         statuses whose list came back partial; ``None`` in it for a list of
-        every status) and ``exported_at`` (str, ISO 8601).
+        every status), ``exported_at`` (str, ISO 8601) and ``queries`` (list of
+        the wire parameters of its list queries, one dict each; ``None`` when its
+        manifest names none: a tree holds one query's snapshots).
     """
     folders = snapshot_folders(path)
     rows = [_info(date, Path(folder), read_manifest(folder))
@@ -408,16 +410,22 @@ def _manifest_bytes(folder: Path) -> bytes | None:
 def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> dict[str, Any]:
     if manifest is None:
         return {"snapshot_date": date, "path": str(folder), "complete": None, "missing": [],
-                "partial_lists": [], "exported_at": None}
+                "partial_lists": [], "exported_at": None, "queries": None}
     missing = [int(m["id"]) for m in manifest.get("missing") or []
                if isinstance(m, dict) and m.get("id") is not None]
     partial = [(q.get("params") or {}).get("status") for q in manifest.get("queries") or []
                if isinstance(q, dict) and not q.get("complete", True)]
     complete = manifest.get("complete")
+    queries = manifest.get("queries")
+    queries = queries if isinstance(queries, list) else []
+    params = [q.get("params") for q in queries if isinstance(q, dict)]
     return {"snapshot_date": date, "path": str(folder),
             "complete": None if complete is None else bool(complete),
             "missing": sorted(missing), "partial_lists": partial,
-            "exported_at": manifest.get("exported_at")}
+            "exported_at": manifest.get("exported_at"),
+            # the list queries it holds (None: its manifest, an older version's, says none)
+            "queries": params if params and all(isinstance(p, dict) for p in params)
+            and len(params) == len(queries) else None}
 
 
 def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -429,4 +437,5 @@ def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "missing": pd.Series([r["missing"] for r in rows], dtype=object),
         "partial_lists": pd.Series([r["partial_lists"] for r in rows], dtype=object),
         "exported_at": pd.array([r["exported_at"] for r in rows], dtype="string"),
+        "queries": pd.Series([r["queries"] for r in rows], dtype=object),
     })

@@ -326,3 +326,29 @@ def paged_list(n: int, *, total_icos: int | None = None,
                     "total_pages": total_pages or -(-claimed // 20),
                     "data": items[(page - 1) * 20:page * 20]})(h)
     return behaviour
+
+
+_SPOILING = threading.Lock()
+
+
+def spoil_folder(folder: Any) -> None:
+    """``folder`` (a cache folder) swapped in one step for an empty one open to all (mode
+    777, which icoframes refuses to use); its content is kept beside it as
+    ``<name>-before``. Once: later calls do nothing. One step (Linux ``renameat2`` with
+    ``RENAME_EXCHANGE``), so a client working in it meanwhile never finds it missing (it
+    would make a new one) or not yet open to all."""
+    import ctypes
+    import os
+    from pathlib import Path
+
+    folder = Path(folder)
+    before = folder.with_name(folder.name + "-before")
+    with _SPOILING:
+        if before.exists():
+            return
+        before.mkdir()
+        os.chmod(before, 0o777)
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.renameat2(-100, os.fsencode(folder), -100, os.fsencode(before), 2) != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"renameat2(RENAME_EXCHANGE): {os.strerror(error)}")

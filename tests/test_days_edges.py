@@ -201,3 +201,103 @@ def test_a_partial_rerun_keeps_the_days_exported_rows_when_the_cache_lost_its_li
     assert _ids(_day(out, MORNING + dt.timedelta(days=1))) == [i for i in every if i < 121]
     assert {(r.ico_id, r.kind) for r in icoframes.changes(out).itertuples()} == {
         (i, "unseen") for i in range(121, 126)}
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_rows_whose_profiles_the_cache_lost_are_kept_from_the_days_snapshot(
+        tmp_path, monkeypatch, quick_retries):
+    """03:15's snapshot is complete (13 ICOs). The cache is cleared, ICO 1 moves from ongoing
+    to past, and the 09:15 re-run may send 3 requests (daily_quota): the 3 list pages, then
+    no profile. Every listed ICO lacked a profile, and the day's snapshot was replaced by one
+    of 0 rows (exit 5). The day's snapshot has each of them: kept from it, in not_refreshed
+    (reason quota, fetched at 03:15) instead of missing, ICO 1 under the status it is listed
+    under now; the result's report says the same."""
+    import shutil
+
+    svc = _Paged()
+    svc.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 111))}
+    out = tmp_path / "srv"
+    day = _day(out, MORNING)
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            every = _ids(day)
+            assert len(every) == 13
+            shutil.rmtree(tmp_path / "cache")
+            svc.ids = {**svc.ids, "ongoing": [2], "past": [1, *svc.ids["past"]]}
+            monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "3")
+            icoframes.reset_configuration()
+            svc.pages.clear()
+            svc.profiles = 0
+            with time_machine.travel(NOON, tick=True), \
+                    pytest.warns(icoframes.QuotaWarning, match="about 0 that remain"), \
+                    pytest.warns(icoframes.StaleWarning, match="13 row.s. this export lacked "
+                                 "are kept from the day's snapshot snapshot_date=2026-11-20"):
+                result = icoframes.export_tables(out, snapshot=True, progress=False)
+        finally:
+            icoframes.reset_configuration()
+    assert result.complete is False and result.stopped["by"] == "daily_quota"
+    assert result.report.missing == () and list(result.report.not_refreshed) == _ids(day)
+    assert [r["id"] for r in result.not_refreshed] == _ids(day)
+    assert dict(svc.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1, ("past", 1): 1}
+    assert svc.profiles == 0
+    assert _ids(day) == every
+    icos = pd.read_parquet(day / "icos.parquet").set_index("id")
+    assert icos.loc[1, "status"] == "past" and icos.loc[2, "status"] == "ongoing"
+    manifest = json.loads((day / "manifest.json").read_text())
+    assert manifest["missing"] == [] and manifest["complete"] is False
+    assert manifest["stopped"]["by"] == "daily_quota"
+    assert [r["id"] for r in manifest["not_refreshed"]] == every
+    assert {r["reason"] for r in manifest["not_refreshed"]} == {
+        "quota (the row of the day's snapshot kept)"}
+    assert {dt.datetime.fromisoformat(r["fetched_at"]).date() for r in manifest["not_refreshed"]} \
+        == {MORNING.date()}
+    assert all(dt.datetime.fromisoformat(r["fetched_at"]) < NOON
+               for r in manifest["not_refreshed"])
+
+
+def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, tmp_path):
+    """A tree written before the export refused another query: day 1 holds the past ICOs,
+    day 2 the ongoing ones. changes() reported every past ICO removed and every ongoing one
+    new on day 2, though nothing happened at the service. It now raises ValueError naming
+    each query and its days; snapshot_info says each snapshot's queries; the frame filtered
+    to one query's dates is compared as ever."""
+    out, other = tmp_path / "srv", tmp_path / "other"
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    assert _run(DAYS[1], "--out", str(other), "--status", "ongoing", "--snapshot") == EXIT_OK
+    _day(other, DAYS[1]).rename(_day(out, DAYS[1]))  # as an older version wrote the tree
+    info = icoframes.history.snapshot_info(out)
+    assert info["queries"].tolist() == [[{"status": "past"}], [{"status": "ongoing"}]]
+    with pytest.raises(ValueError, match=r"2 different queries \(status=past \(2026-11-20\); "
+                                         r"status=ongoing \(2026-11-21\)\)"):
+        icoframes.changes(out)
+    snaps = icoframes.read_snapshots(out)
+    past = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
+    assert icoframes.changes(past).empty
+
+
+@pytest.mark.parametrize("first", ["snapshot", "plain"])
+def test_an_out_holding_the_other_layout_is_refused_before_any_request(sb, tmp_path, caplog,
+                                                                        first):
+    """A plain export into a snapshot tree was written beside the snapshots, and a snapshot
+    into a plain export's folder beside its tables: either way read_export(out) then refused
+    the folder (it holds snapshots), so the plain export could no longer be read. Both are
+    refused before any request (exit 2), saying why; the folder is as it was."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    layout = {"snapshot": ["--snapshot"], "plain": []}
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", *layout[first]) == EXIT_OK
+    before = sorted(p.name for p in out.iterdir())
+    sb.stats.reset()
+    caplog.clear()
+    other = layout["plain" if first == "snapshot" else "snapshot"]
+    assert _run(DAYS[1], "--out", str(out), "--status", "past", *other) == EXIT_USAGE
+    assert dict(sb.stats.requests) == {}
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert ("is a snapshot tree" if first == "snapshot" else "holds a plain export") \
+        in caplog.text
+    if first == "plain":
+        assert len(icoframes.read_export(out).icos) == len(sb.directory.ids("past"))

@@ -14,8 +14,15 @@ from dataclasses import dataclass
 import pytest
 
 from icoframes.api.control import LoadControl
-from icoframes.errors import CacheError, QuotaExceeded, QuotaWarning
-from icoframes.fetch.stops import Booking, BudgetSpent, breaker_error, quota_error, warn_short_quota
+from icoframes.errors import AuthError, CacheError, QuotaExceeded, QuotaWarning, ServiceUnavailable
+from icoframes.fetch.stops import (
+    Booking,
+    BudgetSpent,
+    breaker_error,
+    first_stop,
+    quota_error,
+    warn_short_quota,
+)
 from icoframes.store.ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
 
 
@@ -112,6 +119,7 @@ def _state(**kwargs: object) -> LedgerState:
 SERVICE = QuotaExceeded("refused", code=485, endpoint="/v1/icos/all")
 SETTING = QuotaExceeded("cap", code=None, endpoint="/v1/ico")
 TOMORROW = dt.datetime(2026, 11, 27, 3, 30)
+BREAKER = ServiceUnavailable("the breaker tripped")
 
 
 @pytest.mark.parametrize(("stop", "state", "unlisted", "message"), [
@@ -240,11 +248,55 @@ def test_a_485_the_ledger_cannot_record_is_kept_with_its_error(tmp_path):
     (tmp_path / LEDGER_FOLDER).rename(tmp_path / "quota-before")
     (tmp_path / LEDGER_FOLDER).mkdir()
     os.chmod(tmp_path / LEDGER_FOLDER, 0o777)
+    assert booking.unrecorded is False
     booking.settle("ico", 485)  # the client raises the 485 itself: not hidden by this
     assert "others may write to it" in str(booking.ledger_error)
-    with pytest.raises(CacheError, match="others may write to it"):  # any other: its error
+    assert booking.unrecorded is True
+    booking.ledger_error = None
+    with pytest.raises(CacheError, match="others may write to it"):  # any other: its error,
         booking.settle("ico", "not_sent")
+    assert "others may write to it" in str(booking.ledger_error)  # kept for a stop to come
+    booking.ledger_error = None
+    with pytest.raises(QuotaExceeded, match="could not record"):
+        booking.take("list")  # refused: nothing more is sent after the 485
     assert "others may write to it" in str(booking.ledger_error)
+
+
+def test_a_booking_the_ledger_cannot_make_hands_the_budget_back_and_keeps_the_error(tmp_path):
+    booking = Booking(_ledger(tmp_path), budget=3)
+    booking.take("ico")
+    (tmp_path / LEDGER_FOLDER).rename(tmp_path / "quota-before")
+    (tmp_path / LEDGER_FOLDER).mkdir()
+    os.chmod(tmp_path / LEDGER_FOLDER, 0o777)
+    with pytest.raises(CacheError) as unbooked:
+        booking.take("ico")
+    assert booking.profiles == 1 and booking.ledger_error is unbooked.value
+    assert booking.refused_state is None
+
+
+AUTH = AuthError("480")
+CACHE = CacheError("disk full")
+CACHE2 = CacheError("folder refused")
+QUOTA2 = QuotaExceeded("refused again", code=485)
+
+
+@pytest.mark.parametrize(("stop", "new", "kept"), [
+    (None, CACHE, CACHE),
+    (None, SERVICE, SERVICE),
+    (CACHE, SERVICE, SERVICE),  # the limit wins over a cache error met first
+    (CACHE, SETTING, SETTING),
+    (SERVICE, CACHE, SERVICE),
+    (SERVICE, QUOTA2, SERVICE),  # otherwise the first stays
+    (CACHE, CACHE2, CACHE),
+    (SERVICE, AUTH, AUTH),  # 480, 483, 484: whatever came before
+    (CACHE, AUTH, AUTH),
+    (AUTH, SERVICE, AUTH),
+    (AUTH, CACHE, AUTH),
+    (BREAKER, SERVICE, BREAKER),
+    (BREAKER, CACHE, BREAKER),
+])
+def test_first_stop_the_limit_wins_over_a_cache_error(stop, new, kept):
+    assert first_stop(stop, new) is kept
 
 
 UNREAD = CacheError("the cache folder /c/quota is refused")
@@ -273,6 +325,36 @@ def test_quota_error_with_the_ledger_unread_says_at_least_and_why(stop, state, b
     plain = str(quota_error(stop, _Settings(), state, began_again, None, fetched=7, left=3,
                             unlisted=False))
     assert "at least" not in plain and "ledger" not in plain
+
+
+@pytest.mark.parametrize("state", [_state(), _state(reset=dt.time(3, 30), day_ends=TOMORROW)])
+def test_a_485_the_ledger_could_not_record_promises_no_probe_and_no_wait(state):
+    error = quota_error(SERVICE, _Settings(), state, False, UNREAD, True, fetched=7, left=3,
+                        unlisted=False)
+    assert str(error) == (
+        "the service refused this key: its daily request limit (error 485) was reached, after at "
+        "least 40 requests sent today with this key from this cache dir (the quota ledger could "
+        "not be read: the cache folder /c/quota is refused). This call fetched 7 profiles; 3 "
+        "remain to fetch. Everything fetched is cached, and offline=True returns it now without "
+        "a request. The ledger could not record this refusal, so the next call may not know of "
+        "it and send several requests (not one probe) before the service refuses again: call "
+        "the same loader again later, once the ledger can be used, to fetch only the rest.")
+    recorded = str(quota_error(SERVICE, _Settings(), state, False, UNREAD, fetched=7, left=3,
+                               unlisted=False))
+    assert "could not record" not in recorded
+
+
+def test_quota_error_says_what_could_not_be_kept():
+    error = quota_error(SERVICE, _Settings(), _state(refused_after=12), fetched=7, left=3,
+                        unlisted=False, lost=CacheError("the disk is full"))
+    assert str(error) == (
+        "the service refused this key: its daily request limit (error 485) was reached, after 12 "
+        "requests sent today with this key from this cache dir. This call fetched 7 profiles; 3 "
+        "remain to fetch. Not everything fetched could be kept (the disk is full); offline=True "
+        "returns what was, now, without a request. The service does not say when its allowance "
+        "resets: the next call sends one request first (a probe, costing one request) and goes "
+        "on if it is accepted, so call the same loader again later to fetch only the rest.")
+    assert (error.code, error.remaining) == (485, 3)
 
 
 # -- the breaker's words -------------------------------------------------------------------

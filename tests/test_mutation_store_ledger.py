@@ -442,3 +442,94 @@ def test_a_ledger_checks_its_folders_once_and_a_folder_replaced_by_another_user_
     with _at(DAY1), pytest.raises(CacheError, match=r"cache folder .* refused: it belongs to "
                                                     rf"another user \(uid {uid}"):
         ledger.take("ico")
+
+
+# -- a 485 the ledger cannot record -----------------------------------------------------
+
+
+def _spoil(tmp_path: Path) -> None:
+    """The ledger's folder replaced by one open to all: icoframes refuses to use it."""
+    (tmp_path / LEDGER_FOLDER).rename(tmp_path / "quota-before")
+    (tmp_path / LEDGER_FOLDER).mkdir()
+    os.chmod(tmp_path / LEDGER_FOLDER, 0o777)
+
+
+def _mend(tmp_path: Path) -> None:
+    (tmp_path / LEDGER_FOLDER).rmdir()
+    (tmp_path / "quota-before").rename(tmp_path / LEDGER_FOLDER)
+
+
+def _unrecorded(error: BaseException, when: str = "2030-01-01 13:00") -> str:
+    return (f"the service refused with error 485 (its daily allowance is used up) at {when} "
+            f"UTC, which the quota ledger could not record ({error})")
+
+
+def test_a_485_the_ledger_cannot_record_wakes_the_requests_waiting_for_the_probe(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 2 * HANG_GUARD)  # woken, or never
+    _refused(tmp_path)  # on record: the next call probes first, alone
+    ledger = _ledger(tmp_path)
+    outcome: dict[int, object] = {}
+
+    def other_request(number: int) -> None:
+        try:
+            ledger.take("ico")
+            outcome[number] = "booked"
+        except BaseException as exc:
+            outcome[number] = exc
+
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")  # the probe
+        others = [threading.Thread(target=other_request, args=(n,), daemon=True)
+                  for n in range(2)]
+        for thread in others:
+            thread.start()
+        assert wait_until(lambda: len(ledger._cond._waiters) == 2)  # type: ignore[attr-defined]
+        _spoil(tmp_path)
+        with pytest.raises(CacheError, match="others may write to it") as unrecorded:
+            ledger.settle(485)
+        assert wait_until(lambda: not any(thread.is_alive() for thread in others))  # woken
+        assert sorted(outcome) == [0, 1]
+        for refused in outcome.values():  # the stop, not a request and not the ledger's error
+            assert isinstance(refused, QuotaExceeded)
+            assert str(refused) == _unrecorded(unrecorded.value)
+            assert (refused.code, refused.endpoint) == (485, "ico")
+        _mend(tmp_path)
+        assert ledger.state().sent == 4  # the 3 of the refused call and the probe
+
+
+def test_a_485_the_ledger_cannot_record_ends_the_call_even_once_it_can_be_read_again(tmp_path):
+    ledger = _ledger(tmp_path)
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")
+        ledger.take("ico")
+        _spoil(tmp_path)
+        with pytest.raises(CacheError, match="others may write to it") as unrecorded:
+            ledger.settle(485)
+        _mend(tmp_path)  # readable again, and no refusal on record
+        with pytest.raises(QuotaExceeded) as refused:
+            ledger.take("list")
+        assert str(refused.value) == _unrecorded(unrecorded.value)
+        assert (refused.value.code, refused.value.endpoint) == (485, "list")
+        assert ledger.state().sent == 2 and ledger.state().refused_at is None
+        ledger.settle(None)  # another request's answer (in flight at the 485): the call
+        with pytest.raises(QuotaExceeded, match="could not record"):  # still stops
+            ledger.take("ico")
+        assert _ledger(tmp_path).state().sent == 2
+        other_call = _ledger(tmp_path)  # did not meet the 485: it goes on
+        other_call.take("ico")
+        assert other_call.state().sent == 3
+
+
+def test_a_probe_answered_while_the_ledger_cannot_clear_its_refusal_lets_the_next_probe(
+        tmp_path):
+    _refused(tmp_path)
+    ledger = _ledger(tmp_path)
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")  # the probe
+        _spoil(tmp_path)
+        with pytest.raises(CacheError):
+            ledger.settle(None)  # accepted, but the refusal cannot be cleared
+        _mend(tmp_path)
+        ledger.take("ico")  # the probe ended (no wait: it probes again, not refused)
+        assert ledger.state().sent == 5 and ledger.state().refused_at == DAY1

@@ -263,3 +263,47 @@ def test_multipliers_of_other_readings_are_unreadable_not_a_made_up_unit(value):
 def test_us_dollar_written_apart_from_its_symbol_is_usd():
     # parser 19: unreadable_number
     assert _group(["US $ 5", "5 US $"]) == ([5.0, 5.0], ["USD", "USD"], [])
+
+
+def test_a_negative_amount_with_the_ticker_word_is_reported_once():
+    profile = _profile(1, ticker="MLN")
+    profile["finance"]["raised"] = "-5 mln"
+    problems = tidy([profile]).problems
+    assert problems[["column", "value", "reason"]].values.tolist() == [
+        ["raised", "-5 mln", "negative"]]
+
+
+# --------------------------------------------------------------------------- 6. long values
+
+# Each value took the parser 19 hours or more (backtracking: O(n^2) to O(n^3) in its length;
+# 500 spaces in an amount took 5 s): a hostile directory could stall every load that reads
+# it. Run in a child process, so that a regression fails at the hang guard instead of
+# stalling the suite; none of it reads the clock.
+_LONG = 200_000
+_LONG_VALUES = {
+    "amount": ["1" + " " * _LONG + "x",  # _AMOUNT_RE: cubic
+               "1." * _LONG + "x",  # amount_reason's two numbers: quadratic
+               "1" + " " * _LONG + "USD" + " " * _LONG + "x"],  # units._SUFFIX_RE: quadratic
+    "price": ["1 = " + " " * _LONG + "x",  # prices._SIDE_RE: quadratic
+              "1" + " " * _LONG + "/token"],  # per_token
+}
+_CHILD = """
+import json, sys
+from icoframes.parse.units import read_amount_group, read_price
+values = json.loads(sys.stdin.read())
+_, _, amounts = read_amount_group({"v": values["amount"]}, [""] * 3)
+_, _, prices = read_price(values["price"], [""] * 2, tickers=["XYZ"] * 2)
+print(json.dumps([amounts["v"].reasons, prices.reasons]))
+"""
+
+
+def test_long_hostile_values_are_read_in_linear_time():
+    import json
+    import subprocess
+    import sys
+
+    from waiting import HANG_GUARD
+
+    done = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(_LONG_VALUES),
+                          capture_output=True, text=True, timeout=HANG_GUARD, check=True)
+    assert json.loads(done.stdout) == [["unreadable_number"] * 3, ["unreadable_price"] * 2]

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import threading
 
 import pytest
 import time_machine
-from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list, spoil_folder
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes.errors import CacheError, QuotaExceeded
+from icoframes.store import ledger as ledger_module
 from icoframes.store.ledger import LEDGER_FOLDER
 
 
@@ -61,7 +64,11 @@ def test_a_485_is_still_the_stop_when_the_ledger_cannot_be_read_after_it(tmp_pat
     # the count the ledger could not give: this call's 6 requests, said as a lower bound
     assert "after at least 6 requests sent today" in message
     assert "This call fetched 3 profiles; 27 remain to fetch" in message
-    assert "offline=True" in message and "probe" in message  # what now, as always
+    assert "offline=True" in message  # what now: not a probe, the refusal is not on record
+    assert message.endswith(
+        "The ledger could not record this refusal, so the next call may not know of it and "
+        "send several requests (not one probe) before the service refuses again: call the "
+        "same loader again later, once the ledger can be used, to fetch only the rest.")
     # the ledger's own error, said: which folder and why
     assert "the quota ledger could not be read" in message
     assert f"{cache / LEDGER_FOLDER} is refused: others may write to it" in message
@@ -93,8 +100,8 @@ def test_the_stop_keeps_the_count_read_at_the_refusal_when_the_ledger_goes_bad_a
         with pytest.raises(QuotaExceeded) as refused:
             booking.take("ico")  # read whole: 3 sent today
         _spoil(tmp_path)
-        state, began_again, unread = service.quota_state()
-        assert (state.sent, state.day, began_again) == (3, "2026-03-02", False)
+        state, began_again, unread, unrecorded = service.quota_state()
+        assert (state.sent, state.day, began_again, unrecorded) == (3, "2026-03-02", False, False)
         assert "others may write to it" in str(unread)
         message = str(quota_error(refused.value, settings, state, began_again, unread,
                                   fetched=0, left=5, unlisted=False))
@@ -102,6 +109,63 @@ def test_the_stop_keeps_the_count_read_at_the_refusal_when_the_ledger_goes_bad_a
                                   "requests sent today (2026-03-02, UTC)")
         # a load that never read the ledger whole: its own requests (none sent here), at least
         fresh = Service(settings, Cache(tmp_path, "s"), LoadControl(), offline=False)
-        state, began_again, unread = fresh.quota_state()
-        assert (state.sent, state.limit, began_again) == (0, 3, False)
+        state, began_again, unread, unrecorded = fresh.quota_state()
+        assert (state.sent, state.limit, began_again, unrecorded) == (0, 3, False, False)
         assert "others may write to it" in str(unread)
+
+
+# -- a probe's 485 the ledger cannot record ------------------------------------------------
+
+
+def _probe_refused_and_the_ledger_spoiled(cache):
+    """Profiles: 3 answered, then 485 (recorded: the next call probes); once ``probing`` is
+    set, each is refused with the ledger's folder spoiled before the answer leaves."""
+    probing = threading.Event()
+
+    def behaviour(h):
+        asked = h.request_json().get("id")
+        if probing.is_set():
+            spoil_folder(cache / LEDGER_FOLDER)
+            json_reply({"error": 485})(h)
+        elif h.server.owner.hits[PROFILE] <= 3:
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+        else:
+            json_reply({"error": 485})(h)
+    return behaviour, probing
+
+
+def test_a_probes_485_the_ledger_cannot_record_stops_the_waiting_workers_at_once(
+        tmp_path, configured, monkeypatch):
+    # a worker waiting for the probe's answer that is not woken waits past the hang guard
+    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 2 * HANG_GUARD)
+    cache = tmp_path / "cache"
+    behaviour, probing = _probe_refused_and_the_ledger_spoiled(cache)
+    outcome: list[BaseException] = []
+    ended = threading.Event()
+
+    def second_call() -> None:
+        try:
+            icoframes.load_icos(status="past", progress=False)
+        except BaseException as exc:
+            outcome.append(exc)
+        finally:
+            ended.set()
+
+    noon = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
+    with HostileServer({LIST: paged_list(30), PROFILE: behaviour}) as srv, \
+            time_machine.travel(noon, tick=True):
+        configured(**srv.settings(), cache_dir=cache, max_workers=1)
+        with pytest.raises(QuotaExceeded):
+            icoframes.load_icos(status="past", progress=False)  # the refusal, on record
+        before = dict(srv.hits)
+        assert before == {LIST: 2, PROFILE: 4}
+        probing.set()
+        configured(**srv.settings(), cache_dir=cache, max_workers=4)
+        threading.Thread(target=second_call, daemon=True).start()
+        assert ended.wait(HANG_GUARD)  # the waiting workers were woken by the probe's end
+        after = dict(srv.hits)
+    assert after == {LIST: 2, PROFILE: 5}  # the probe alone: no worker sent after it
+    [stop] = outcome
+    assert isinstance(stop, QuotaExceeded) and stop.code == 485, stop
+    assert "the quota ledger could not be read" in str(stop)
+

@@ -47,13 +47,13 @@ from .progress import Progress, interactive
 from .result import assemble, filter_set, state_of_result
 from .service import Service, forget_unreached
 from .sharedlists import SharedLists
-from .stops import BudgetSpent, breaker_error, quota_error, warn_short_quota
+from .stops import BudgetSpent, breaker_error, first_stop, quota_error, warn_short_quota
 
 __all__ = ["Load"]
 
 # How often a load waiting for profiles another process claimed looks for them.
 _WAIT_POLL = 0.2
-# After an API error, requests in flight get this long; after a quota stop, each is waited for.
+# Requests in flight at a stop get this long; at the limit's or the ledger's, each is waited for.
 _GRACE = 2.0
 # The filter set names are checked against is read with this max age (cached for a day).
 _FILTER_SET_AGE = dt.timedelta(days=1)
@@ -112,14 +112,14 @@ class Load:
         self._pool = RequestPool(self.settings.max_workers)
         self._arrivals = Arrivals(self.cache, self.derived)
         self._stop: BaseException | None = None
+        self._lost: CacheError | None = None  # a write that failed (said in a quota stop)
         self._page_errors: list[ServiceUnavailable] = []
         self._done: set[int] = set()  # profile ids kept (fetched, gone or failed)
         self._quota_warned = False
         self._progress = Progress(self.progress)
 
     def __repr__(self) -> str:
-        # a traceback with locals shows a load whose __init__ raised half way: only
-        # what is set is shown, so the repr never hides the error being reported
+        # only what is set (a traceback's locals show a load whose __init__ raised)
         base_url = redact_url(getattr(getattr(self, "settings", None), "base_url", None) or "")
         try:
             spent: object = self.requests_spent()
@@ -265,7 +265,8 @@ class Load:
         return self._claims
 
     def _fill(self) -> None:
-        """Hand out requests while workers are free: pages first, then profiles."""
+        """Keep what arrived (in one go), then hand out requests: pages first, then profiles."""
+        self._guarded(self._arrivals.keep)
         while self._stop is None and self._pool.free:
             if not (self._next_page() or self._next_profile()):
                 return
@@ -311,11 +312,11 @@ class Load:
                     if self.control.tripped and self._stop is None:
                         self._stop = breaker_error(self.settings, self.control)
                     self._count(kind)
-                self._guarded(self._arrivals.keep)  # kept in one go, before more are sent
                 self._fill()
             interrupted = False
         finally:
-            paid = isinstance(self._stop, QuotaExceeded)
+            stop = self._stop  # the limit's, or the ledger's: requests in flight are paid for
+            paid = isinstance(stop, QuotaExceeded | CacheError) and stop is not self._lost
             self._shut_down(grace=0.0 if interrupted else None if paid else _GRACE)
         self._raise_stop()
 
@@ -329,9 +330,6 @@ class Load:
             self._keep(info, None, state="gone")
             self.gone.append(info.id)
             return
-        except (QuotaExceeded, CacheError) as exc:  # the limit; or the ledger cannot book
-            self._stop = self._stop or exc
-            return
         except BudgetSpent:  # this call's budget refused a retry: the item waits for the next
             self._plan.budget_refused(info.id)
             return
@@ -340,12 +338,14 @@ class Load:
                 self._page_errors.append(exc)
             self._item_failed(kind, info, getattr(exc, "last_failure", None) or str(exc))
             return
-        except APIError as exc:  # 480, 483, 484: nothing else will go better
-            self._stop = exc
+        except (APIError, CacheError) as exc:  # 480, 483-485; or the ledger cannot book
+            self._stop = first_stop(self._stop, exc)
             return
         if kind == "page":
             query, number, pass_no = info
-            self._plan_rows(query.on_page(number, pass_no, result), repaged=True)
+            rows = query.on_page(number, pass_no, result)
+            self._fill()  # the pages it made known go out before its rows are planned
+            self._plan_rows(rows, repaged=True)
             self._settle(query)
         else:
             self._keep(info, result)
@@ -385,9 +385,8 @@ class Load:
             return write(*args, **kwargs)
         except CacheError as exc:
             if self._stop is None:
-                self._stop = exc
                 self.control.cancel()
-            return None
+            self._stop, self._lost = first_stop(self._stop, exc), self._lost or exc
 
     def _keep(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
               reason: str | None = None) -> None:
@@ -439,7 +438,7 @@ class Load:
         if isinstance(stop, QuotaExceeded):
             raise quota_error(stop, self.settings, *self.service.quota_state(),
                               fetched=len(self._done) - len(self.failed),
-                              left=self._plan.planned - len(self._done),
+                              left=self._plan.planned - len(self._done), lost=self._lost,
                               unlisted=any(not q.complete for q in self.queries)) from stop
         if stop is None and self.control.tripped:
             stop = breaker_error(self.settings, self.control)

@@ -40,6 +40,7 @@ class RequestPool:
         self._done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
         self._tasks: dict[Future[Any], tuple[str, Any]] = {}
         self.interrupted = False  # a Ctrl-C came while shut_down waited
+        self._closed = False  # shut down: nothing more is sent
 
     @property
     def busy(self) -> int:
@@ -48,8 +49,8 @@ class RequestPool:
 
     @property
     def free(self) -> bool:
-        """A worker is free for one more request."""
-        return len(self._tasks) < self.workers
+        """A worker is free for one more request (none once the pool is shut down)."""
+        return not self._closed and len(self._tasks) < self.workers
 
     def submit(self, kind: str, info: Any, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on a worker; it comes back from :meth:`next_done` as ``kind, info``."""
@@ -83,6 +84,7 @@ class RequestPool:
         """Stop the pool: requests in flight get ``grace`` seconds (paid for; None: until each
         ends, by its own deadline), then ``cancel()`` cuts the rest. Returns the requests that
         finished but were not handed back yet (a Ctrl-C in the wait: :attr:`interrupted`)."""
+        self._closed = True
         if self._pool is None:
             return []
         if grace != 0 and self._tasks:

@@ -69,7 +69,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
     -------
     dict
         ``summary`` plus ``complete`` and ``missing`` (one dict per listed id
-        without a row: id, name, state, reason) and ``not_refreshed``.
+        without a row: id, name, state, reason, and the status it is listed under)
+        and ``not_refreshed``.
     """
     summary = dict(summary)
     failed = summary.get("failed") or {}
@@ -81,8 +82,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
         if not lacking.empty:
             index = cache.profile_index()
             states = index.get("state")
-            for ico_id, name in zip(lacking["id"].tolist(), lacking["name"].tolist(),
-                                    strict=True):
+            for ico_id, name, status in zip(lacking["id"].tolist(), lacking["name"].tolist(),
+                                            lacking["status"].tolist(), strict=True):
                 state = (states.get(ico_id) if states is not None
                          else ("fetched" if ico_id in index.index else None))
                 if ico_id in failed:
@@ -102,7 +103,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                               else None) or "not fetched"
                     reason += _waiting(index, ico_id)
                 missing.append({"id": ico_id, "name": None if pd.isna(name) else name,
-                                "state": state, "reason": reason})
+                                "state": state, "reason": reason,
+                                "status": None if pd.isna(status) else status})
     partial = [q for q in summary.get("queries", []) if not q.get("complete")]
     summary["missing"] = missing
     summary["complete"] = not partial and not missing

@@ -12,11 +12,12 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from ..api.control import LoadControl
-from ..errors import CacheError, QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
+from ..errors import APIError, CacheError, QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
 from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
 
-__all__ = ["Booking", "BudgetSpent", "breaker_error", "quota_error", "warn_short_quota"]
+__all__ = ["Booking", "BudgetSpent", "breaker_error", "first_stop", "quota_error",
+           "warn_short_quota"]
 
 
 class Settings(Protocol):
@@ -38,8 +39,8 @@ class Booking:
 
     Each attempt counts (a retry too); a request that never left is handed back
     to both. A quota stop is never hidden by a ledger that cannot be read or written
-    at that moment: its :class:`~icoframes.errors.CacheError` is kept in
-    :attr:`ledger_error`, to be said in the stop.
+    at that moment: its :class:`~icoframes.errors.CacheError` (the last one met, by any
+    worker) is kept in :attr:`ledger_error`, to be said in the stop.
     """
 
     def __init__(self, ledger: QuotaLedger, budget: int | None = None) -> None:
@@ -48,6 +49,7 @@ class Booking:
         self.profiles = 0  # profile requests booked by this call
         self.refused_state: LedgerState | None = None  # the ledger's, when it refused one
         self.ledger_error: CacheError | None = None  # met while booking a quota stop
+        self.unrecorded = False  # a 485 the ledger could not record
         self._lock = threading.Lock()
 
     def take(self, endpoint: str) -> None:
@@ -60,6 +62,8 @@ class Booking:
         try:
             self.ledger.take(endpoint)
         except BaseException as exc:
+            if isinstance(exc, CacheError):  # said in a quota stop (another worker's 485)
+                self.ledger_error = exc
             if isinstance(exc, QuotaExceeded):  # the count of the day it refused, read now:
                 try:  # the stop may be worded a day later
                     self.refused_state = self.ledger.state()
@@ -74,22 +78,42 @@ class Booking:
         try:
             self.ledger.settle(outcome)
         except CacheError as exc:
+            self.ledger_error = exc  # a 485 not recorded is still the stop, and says so
             if outcome != 485:
                 raise
-            self.ledger_error = exc  # the service's refusal, not recorded: the stop says so
+            self.unrecorded = True
         if outcome == "not_sent" and endpoint == "ico" and self.budget is not None:
             with self._lock:
                 self.profiles -= 1
 
 
+def first_stop(stop: BaseException | None, new: BaseException) -> BaseException:
+    """What stops a load once a request or a write ended with ``new``, ``stop`` before.
+
+    An answer that nothing will better (480, 483, 484) stops it whatever came before.
+    The daily limit stops it rather than a :class:`~icoframes.errors.CacheError` that came
+    first (another worker's, or a write's): what to do next depends on the limit, and the
+    error is said in its message (:class:`Booking`, :func:`quota_error`'s ``lost``).
+    Otherwise the first stop stays.
+    """
+    if stop is None or (isinstance(new, APIError) and not isinstance(new, QuotaExceeded)):
+        return new
+    if isinstance(new, QuotaExceeded) and isinstance(stop, CacheError):
+        return new
+    return stop
+
+
 def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
-                began_again: bool = False, unread: CacheError | None = None, *, fetched: int,
-                left: int, unlisted: bool) -> QuotaExceeded:
+                began_again: bool = False, unread: CacheError | None = None,
+                unrecorded: bool = False, *, fetched: int, left: int, unlisted: bool,
+                lost: CacheError | None = None) -> QuotaExceeded:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
     ``state`` is the ledger's when it refused; ``began_again``: its day has ended since.
     ``unread``: the ledger could not be read or written then (``state`` holds this call's
-    own requests, so the count is said as a lower bound, and the error with it)."""
+    own requests, so the count is said as a lower bound, and the error with it).
+    ``unrecorded``: the ledger could not record the 485 (the next call may not know of
+    it). ``lost``: what arrived could not all be kept (the cache's error, said)."""
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
     least = "" if unread is None else "at least "
     if stop.code == 485:
@@ -114,6 +138,11 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             if began_again:
                 then = (f"It reset at {_at(state)} (the quota_reset setting), after this call "
                         "stopped: call the same loader again now to fetch only the rest.")
+        if unrecorded:
+            then = ("The ledger could not record this refusal, so the next call may not know "
+                    "of it and send several requests (not one probe) before the service "
+                    "refuses again: call the same loader again later, once the ledger can be "
+                    "used, to fetch only the rest.")
     else:
         day = "UTC" if state.reset is None else f"from {state.reset:%H:%M} UTC, quota_reset"
         who = (f"the daily_quota setting ({settings.daily_quota} requests) is reached: "
@@ -126,10 +155,12 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                     "the same loader again now to fetch only the rest.")
     if unread is not None:
         who += f" (the quota ledger could not be read: {unread})"
+    kept = ("Everything fetched is cached, and offline=True returns it now without a request."
+            if lost is None else f"Not everything fetched could be kept ({lost}); offline=True "
+            "returns what was, now, without a request.")
     return QuotaExceeded(
-        f"{who}. This call fetched {fetched} profiles; {left} remain to fetch{more}. Everything "
-        f"fetched is cached, and offline=True returns it now without a request. {then}",
-        code=stop.code, endpoint=stop.endpoint, remaining=left)
+        f"{who}. This call fetched {fetched} profiles; {left} remain to fetch{more}. {kept} "
+        f"{then}", code=stop.code, endpoint=stop.endpoint, remaining=left)
 
 
 def _at(state: LedgerState) -> str:

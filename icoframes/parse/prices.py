@@ -51,10 +51,10 @@ __all__ = ["CURRENCIES", "canonical_unit", "own_ticker", "per_token", "read_exch
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
 _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
-_SIDE_RE: Final = re.compile(
-    rf"""\s*(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*
-    (?P<num>\d(?:[\d,.\s'’]*\d)?)\s*
-    (?:(?P<mult>{MULTIPLIER_PATTERN})\b\.?)?\s*
+_SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking over them
+    rf"""\s*+(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*+
+    (?P<num>\d(?:[\d,.\s'’]*\d)?)\s*+
+    (?:(?P<mult>{MULTIPLIER_PATTERN})\b\.?)?\s*+
     (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£)?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -226,9 +226,10 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     return money.amount / token.amount, money.unit
 
 
-# A price per token: "$0.1 per token", "0.1 USD/XYZ"; the money side has a digit, no "=" or "/".
-_PER_RE: Final = re.compile(
-    r"(?P<money>[^=/]*?\d[^=/]*?)\s*(?:/|\bper\b)\s*(?P<token>[^\W\d_]\w*)\.?", re.IGNORECASE)
+# A price per token: "$0.1 per token", "0.1 USD/XYZ" (split in one linear pass: no backtracking
+# over long hostile text)
+_PER_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
+_WORD_RE: Final = re.compile(r"[^\W\d_]\w*\.?")
 
 
 def per_token(text: str, own: str | None) -> str:
@@ -243,11 +244,16 @@ def per_token(text: str, own: str | None) -> str:
     >>> per_token("$5/month", "XYZ"), per_token("0.1 USD/ETH", "XYZ")
     ('$5/month', '0.1 USD/ETH')
     """
-    match = _PER_RE.fullmatch(text)
-    if match is None or (fold(match["token"]) not in TOKEN_WORDS
-                         and canonical_unit(match["token"]) != own):
+    parts = _PER_RE.split(text)
+    if len(parts) != 2 or "=" in text or not any(map(str.isdigit, parts[0])):
         return text
-    return f"1 {match['token']} = {match['money']}"
+    money, token = (part.strip() for part in parts)
+    if not _WORD_RE.fullmatch(token):
+        return text
+    token = token.rstrip(".")
+    if fold(token) not in TOKEN_WORDS and canonical_unit(token) != own:
+        return text
+    return f"1 {token} = {money}"
 
 
 def own_ticker(ticker: object) -> str | None:

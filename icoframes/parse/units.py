@@ -119,9 +119,11 @@ def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.nda
 # a final dot ("$2,000,000." is 2,000,000 USD).
 _PREFIX_RE: Final = re.compile(
     r"^(?P<sign>[-+]?)\s*(?P<cur>[^\d\s.+-][^\d+-]*?)\s*(?=[-+]?[\d.])")
+# Possessive (*+) runs of spaces and an end without them (the text is stripped): the lazy
+# currency tried "\s*$" over each run of spaces again, O(n^2) on long hostile text.
 _SUFFIX_RE: Final = re.compile(
-    rf"(?<=[\d.])\s*(?P<mult>{MULTIPLIER_PATTERN}\.?(?=\s|$))?"
-    r"\s*(?P<cur>[^\d\s.][^\d]*?)?\.?\s*$",
+    rf"(?<=[\d.])\s*+(?P<mult>{MULTIPLIER_PATTERN}\.?(?=\s|$))?"
+    r"\s*+(?P<cur>[^\d\s.][^\d]*?)?\.?$",
     re.IGNORECASE,
 )
 # A unit column holding a multiplier alone ("mln", "K"): no unit ("MLN" is one, as in a value).
@@ -202,15 +204,14 @@ def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:
     """
     rows = []
     for i, (value, ticker) in enumerate(zip(values, tickers, strict=True)):
-        if not isinstance(value, str):
-            continue  # a number writes no multiplier
-        own = own_ticker(ticker)
-        if own is not None and own.casefold() in _MULTIPLIERS:
-            suffix = _SUFFIX_RE.search(normalize_text(value).strip())
-            if (suffix is not None and suffix["mult"] and not suffix["cur"]
-                    and _ticker_word(suffix["mult"], own)
-                    and isinstance(parse_amount(value), float)):
-                rows.append(i)
+        if type(value) is not str or (own := own_ticker(ticker)) is None or (
+                own.casefold() not in _MULTIPLIERS):
+            continue  # (a number writes no multiplier)
+        suffix = _SUFFIX_RE.search(normalize_text(value).strip())
+        number = parse_amount(value)  # (a negative one is reported as negative already)
+        if (suffix is not None and suffix["mult"] and not suffix["cur"] and _ticker_word(
+                suffix["mult"], own) and isinstance(number, float) and number >= 0):
+            rows.append(i)
     return Unread.at(values, rows, "unreadable_number")
 
 

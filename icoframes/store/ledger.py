@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ..errors import InvalidParameter, QuotaExceeded
+from ..errors import CacheError, InvalidParameter, QuotaExceeded
 from ..files import utcnow
 from .db import Database, from_ms, ms, open_database
 
@@ -86,6 +86,7 @@ class QuotaLedger:
         # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"
         self._probe: str | None = None
         self._refused = False  # a refusal was on record at the last booking
+        self._unrecorded: tuple[int, CacheError] | None = None  # a 485 it could not record
         self._cond = threading.Condition()
         self._opened: tuple[int, Database] | None = None  # (pid, the database it checked)
 
@@ -132,6 +133,8 @@ class QuotaLedger:
             while self._probe == "open":  # the first request after a refusal goes alone
                 if not self._cond.wait(_PROBE_WAIT):
                     break
+            if self._unrecorded is not None:  # this call was refused: it sends nothing more
+                raise self._service_refused(*self._unrecorded, endpoint)
             self._book(endpoint)
 
     def _book(self, endpoint: str) -> None:
@@ -167,38 +170,48 @@ class QuotaLedger:
         if refused:
             self._probe = "open"
 
-    def _service_refused(self, at: int, after: int | None, endpoint: str,
+    def _service_refused(self, at: int, after: int | CacheError | None, endpoint: str,
                          now: dt.datetime | None = None) -> QuotaExceeded:
         when = from_ms(at).strftime("%Y-%m-%d %H:%M UTC")
         until = ("" if now is None else
                  f"; it resets at {self.reset:%H:%M} UTC (the quota_reset setting): no request "
                  f"is sent before {self.next_reset(now):%Y-%m-%d %H:%M} UTC")
+        count = (f"after {after} requests sent that day with this key from this cache dir"
+                 if not isinstance(after, CacheError) else
+                 f"which the quota ledger could not record ({after})")
         return QuotaExceeded(
             f"the service refused with error 485 (its daily allowance is used up) at {when}, "
-            f"after {after} requests sent that day with this key from this cache dir{until}",
-            code=485, endpoint=endpoint or None)
+            f"{count}{until}", code=485, endpoint=endpoint or None)
 
     def settle(self, outcome: str | int | None) -> None:
         """What became of a booked request (of any endpoint: each counts alike):
         ``"not_sent"`` (it never left: handed back), ``"no_answer"`` (sent, so it counts; a
         probe learnt nothing) or the service's answer, its error code (None for none): a 485
         is recorded as its refusal, any other answer after one clears it (the allowance is
-        back)."""
-        if outcome == "not_sent":
-            self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")
-        elif outcome == 485:
-            self._change("UPDATE ledgers SET refused_at = ?, refused_after = sent WHERE key = ?",
-                         ms(utcnow()))
-        elif outcome != "no_answer" and self._refused:
-            self._change("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
-                         "WHERE key = ?")
-            self._refused = False
-        with self._cond:  # a 485 ends this call's probing; any other outcome ends the probe
-            if outcome == 485:
-                self._probe = "done"
-            elif self._probe == "open":
-                self._probe = None  # answered (go on), or not (the next request probes again)
-            self._cond.notify_all()
+        back). A 485 it cannot record still ends this call's requests: its
+        :class:`~icoframes.errors.CacheError` is raised after the waiting ones are woken."""
+        try:
+            if outcome == "not_sent":
+                self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")
+            elif outcome == 485:
+                at = ms(utcnow())
+                try:
+                    self._change("UPDATE ledgers SET refused_at = ?, refused_after = sent "
+                                  "WHERE key = ?", at)
+                except CacheError as exc:
+                    self._unrecorded = (at, exc)
+                    raise
+            elif outcome != "no_answer" and self._refused:
+                self._change("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
+                             "WHERE key = ?")
+                self._refused = False
+        finally:
+            with self._cond:  # a 485 ends this call's probing; any other outcome, the probe
+                if outcome == 485:
+                    self._probe = "done"
+                elif self._probe == "open":
+                    self._probe = None  # answered (go on), or not (the next one probes again)
+                self._cond.notify_all()
 
     def _change(self, sql: str, *values: object) -> None:
         self._sql(sql, *values, self.key, write=True)

@@ -1,0 +1,103 @@
+"""The daily limit is the stop even when a cache error came with it (several workers).
+
+The service refuses (485) while other requests of the load are in flight, and a cache
+error comes with it: the ledger's folder replaced by one icoframes refuses (so the next
+booking of another worker fails), or the service's folder replaced (so what arrived cannot
+be kept). Whichever the load meets first, the user gets QuotaExceeded with its wording, the
+cache error said in it, and counts that are the server's: requests sent, profiles fetched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import threading
+
+import pytest
+import time_machine
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list, spoil_folder
+from waiting import wait_until
+
+import icoframes
+from icoframes.errors import CacheError, IncompleteWarning, QuotaExceeded
+from icoframes.store.ledger import LEDGER_FOLDER
+
+NOON = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
+
+
+@pytest.fixture
+def configured():
+    yield icoframes.configure
+    icoframes.reset_configuration()
+
+
+def _refused_after(answered, spoiled):
+    """Profiles: the first ``answered`` received are answered; every later one is refused
+    (485), the folder ``spoiled()`` names replaced before the first refusal leaves."""
+    received = itertools.count(1)  # each request's own number (the handlers run together)
+    lock = threading.Lock()
+
+    def behaviour(h):
+        asked = h.request_json().get("id")
+        with lock:
+            number = next(received)
+        if number <= answered:
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+            return
+        spoil_folder(spoiled())
+        json_reply({"error": 485})(h)
+    return behaviour
+
+
+def test_a_485_is_the_stop_when_other_workers_then_meet_the_ledgers_error(tmp_path,
+                                                                          configured):
+    cache = tmp_path / "cache"
+    with HostileServer({LIST: paged_list(60),
+                        PROFILE: _refused_after(10, lambda: cache / LEDGER_FOLDER)}) as srv, \
+            time_machine.travel(NOON, tick=True):
+        configured(**srv.settings(), cache_dir=cache, max_workers=4)
+        with pytest.raises(QuotaExceeded) as info:
+            icoframes.load_icos(status="past", progress=False)
+    stop, message = info.value, str(info.value)
+    assert stop.code == 485 and "error 485" in message and not isinstance(stop, CacheError)
+    sent = sum(srv.hits.values())  # the server's count: each request in flight was waited for
+    assert srv.hits[LIST] == 3 and srv.hits[PROFILE] >= 11
+    assert f"after at least {sent} requests sent today" in message
+    assert "This call fetched 10 profiles; 50 remain to fetch" in message
+    assert f"{cache / LEDGER_FOLDER} is refused: others may write to it" in message
+    assert "Everything fetched is cached" in message  # the service's folder was fine
+    with pytest.warns(IncompleteWarning, match="50 listed ICO"):  # the 10 fetched, kept
+        assert len(icoframes.load_icos(status="past", offline=True, progress=False)) == 10
+
+
+def test_a_485_says_that_what_arrived_before_it_could_not_be_kept(tmp_path, configured):
+    cache = tmp_path / "cache"
+
+    def refuse(h):  # the service's folder replaced, then 485
+        [folder] = [p for p in cache.iterdir() if p.is_dir() and p.name != LEDGER_FOLDER
+                    and not p.name.endswith("-before")]
+        spoil_folder(folder)
+        json_reply({"error": 485})(h)
+
+    first_page = paged_list(60)
+
+    def listing(h):
+        if h.request_json().get("page", 1) == 1:
+            first_page(h)
+        else:  # pages 2 and 3 both sent before either is refused
+            assert wait_until(lambda: h.server.owner.hits[LIST] == 3)
+            refuse(h)
+
+    with HostileServer({LIST: listing}) as srv, time_machine.travel(NOON, tick=True):
+        configured(**srv.settings(), cache_dir=cache, max_workers=4)
+        with pytest.raises(QuotaExceeded) as info:  # pages 2 and 3 together, both refused
+            icoframes.load_list(status="past", progress=False)
+    stop, message = info.value, str(info.value)
+    assert stop.code == 485 and "error 485" in message and not isinstance(stop, CacheError)
+    assert srv.hits[LIST] == 3 == sum(srv.hits.values())
+    assert "after 3 requests sent today" in message  # the ledger was fine: its count
+    assert "(and a list was not complete, so possibly more)" in message
+    # page 1, paid for, could not be kept: said, not "Everything fetched is cached"
+    assert "Everything fetched is cached" not in message
+    assert "Not everything fetched could be kept (the cache folder" in message
+    assert "others may write to it" in message

@@ -1,0 +1,66 @@
+"""The order in which a load hands out its requests (icoframes/fetch/load.py, pool.py):
+the pages a list page makes known go out before the load plans that page's rows, so no
+worker waits for the planning; a pool that is shut down takes no more requests."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from waiting import HANG_GUARD
+
+import icoframes
+from icoframes import sandbox
+from icoframes.fetch.load import Load
+from icoframes.fetch.pool import RequestPool
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=120, seed=3) as server:
+        yield server
+
+
+def test_the_pages_a_page_makes_known_go_out_before_its_rows_are_planned(cfg, monkeypatch):
+    log: list[tuple[str, object]] = []
+    submit, plan_rows = RequestPool.submit, Load._plan_rows
+
+    def submitted(self, kind, info, fn, *args):
+        log.append(("sent", info[1] if kind == "page" else "profile"))
+        return submit(self, kind, info, fn, *args)
+
+    def planned(self, frame, *, repaged):
+        log.append(("planned", None if frame is None else len(frame)))
+        return plan_rows(self, frame, repaged=repaged)
+
+    monkeypatch.setattr(RequestPool, "submit", submitted)
+    monkeypatch.setattr(Load, "_plan_rows", planned)
+    pages = -(-len(cfg.directory.ids("past")) // 20)
+    assert pages >= 4  # page 1, then more pages than the workers left over by it
+
+    icos = icoframes.load_icos(status="past", progress=False, max_workers=3)
+
+    assert len(icos) == len(cfg.directory.ids("past"))
+    first_plan = log.index(("planned", 20))  # page 1's rows
+    # page 1 went alone; once it was read, pages 2-4 (three workers) went out, then
+    # page 1's rows were planned
+    assert log[:first_plan + 1] == [("sent", 1), ("sent", 2), ("sent", 3), ("sent", 4),
+                                    ("planned", 20)]
+    assert sorted(n for what, n in log if what == "sent" and n != "profile") == list(
+        range(1, pages + 1))  # each page asked once
+
+
+def test_a_pool_shut_down_takes_no_more_requests():
+    pool = RequestPool(2)
+    started = threading.Event()
+    pool.submit("profile", "a", started.set)
+    assert started.wait(HANG_GUARD) and pool.free
+    finished = pool.shut_down(grace=None, cancel=lambda: None)
+    assert [(kind, info) for kind, info, _ in finished] == [("profile", "a")]
+    assert not pool.free  # a page handed back at the shut-down sends nothing more
+    assert RequestPool(2).free  # (a new pool is free before its first request)
+
+
+def test_a_pool_shut_down_before_any_request_takes_none():
+    pool = RequestPool(1)
+    assert pool.shut_down(grace=0.0, cancel=lambda: None) == [] and not pool.free
