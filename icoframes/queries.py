@@ -35,6 +35,7 @@ from .api.params import (
     validate_list_params,
 )
 from .errors import InvalidParameter, NoMatchWarning, NotCached, checked_keywords, keywords_of, warn
+from .numerals import python_number
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
@@ -395,8 +396,9 @@ def _values(value: Any) -> list[Any]:
 
 
 def _is_name(value: Any) -> bool:
-    # ASCII digits only: "²" is str.isdigit() but no id
-    return isinstance(value, str) and not (value.strip().isascii() and value.strip().isdigit())
+    """Text that writes no number (icoframes.numerals) is a name: "7" is the id 7, "1.0",
+    "٣" or "1_000" refused as ids (with "did you mean"), never looked up; "²" is a name."""
+    return isinstance(value, str) and python_number(value) is None
 
 
 def _has_names(value: Any) -> bool:

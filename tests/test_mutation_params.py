@@ -163,5 +163,7 @@ def test_ids_in_digits_other_than_ascii_are_refused_not_a_crash(digits):
     assert validate_list_params({"platform": " 7 "}) == {"platform": [7]}
     with pytest.raises(InvalidParameter) as info:
         validate_list_params({"platform": [digits]})
+    # "٣" is what Python's int() reads as 3: said as a "did you mean" (icoframes.numerals)
+    hint = "; did you mean 3?" if digits == "\u0663" else ""
     assert str(info.value) == (f"invalid list parameter platform={digits!r}: platform must "
-                               "be ids (positive integers)")
+                               f"be ids (positive integers){hint}")
