@@ -26,11 +26,12 @@ from typing import Any
 import pandas as pd
 
 from .errors import InvalidParameter, StaleWarning, warn
-from .exported import SNAPSHOT_PREFIX, read_export, read_manifest
+from .exported import MANIFEST, SNAPSHOT_PREFIX, read_export, read_manifest
 from .reporting import LoadReport
 from .tables import Tables
 
-__all__ = ["check_same_query", "check_tree", "held_query", "keep_exported", "query_key"]
+__all__ = ["check_layout", "check_same_query", "check_tree", "held_query", "keep_exported",
+           "query_key"]
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -78,6 +79,30 @@ def check_same_query(folder: Path, asked: list[dict[str, Any]], out: Path, *,
         f"lose that query's rows of the day. {_nothing(sent)}. Export this query into another "
         f"folder (--out {_other(out, asked)}), or move that snapshot folder away first to "
         "replace it.")
+
+
+def check_layout(out: Path, *, snapshot: bool) -> None:
+    """InvalidParameter when ``out`` holds exports of the other layout: a plain export
+    (``manifest.json``) for a snapshot, or ``snapshot_date=`` folders for a plain export.
+
+    Either would be written beside the other, and :func:`icoframes.read_export` then refuses
+    ``out`` (a folder holding snapshots is no one export): a plain export's readers lose it.
+    """
+    if not out.is_dir():
+        return
+    days = sorted(c.name for c in out.iterdir() if c.name.startswith(SNAPSHOT_PREFIX))
+    if snapshot and (out / MANIFEST).is_file():
+        raise InvalidParameter(
+            f"{out} holds a plain export ({MANIFEST} and its tables); a snapshot folder in it "
+            f"would make read_export({str(out)!r}) refuse it, as a folder of snapshots. Nothing "
+            "was sent. Give --snapshot exports an --out of their own (or move the plain "
+            "export away first).")
+    if not snapshot and days:
+        raise InvalidParameter(
+            f"{out} is a snapshot tree ({len(days)} snapshot folder(s), {days[0]} ...); a plain "
+            "export written into it could not be read by read_export (a folder of snapshots "
+            "is no one export). Nothing was sent. Did you mean --snapshot "
+            "(snapshot=True)? Or give the plain export an --out of its own.")
 
 
 def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
