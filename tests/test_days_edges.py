@@ -19,7 +19,7 @@ from test_days import _as_cron, _run
 from test_days_same_day import _Paged
 
 import icoframes
-from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
+from icoframes.cli import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 
 MORNING = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
 NOON = MORNING + dt.timedelta(hours=6)
@@ -301,3 +301,82 @@ def test_an_out_holding_the_other_layout_is_refused_before_any_request(sb, tmp_p
         in caplog.text
     if first == "plain":
         assert len(icoframes.read_export(out).icos) == len(sb.directory.ids("past"))
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_cron_week_of_limits_outages_moves_and_a_cleared_cache(sb, tmp_path, monkeypatch):
+    """Six days of one cron line, the service and the machine misbehaving in turn. Each
+    day's exit code and requests (the sandbox's count) say what happened, and history holds
+    the service's real changes only: day 2 the daily limit stops the load after the list
+    pages (exit 5: the ongoing profiles due again kept from day 1, not_refreshed), a re-run
+    at 12:15 with a higher limit fetches just those (exit 0, 0 list pages); day 3 the
+    service is down (exit 1, no folder); day 4 the cache is gone and statuses moved (every
+    list and profile paid again: the moves and the rescore are the only events); day 5 the
+    limit lets one list page through (exit 5: the lists it lacks are partial, their ICOs
+    unseen, never removed then new); day 6 is whole."""
+    import shutil
+
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--snapshot"]
+    week = [MORNING + dt.timedelta(days=i) for i in range(6)]
+    ids = {s: sorted(sb.directory.ids(s)) for s in ("ongoing", "upcoming", "past")}
+    every = sum(map(len, ids.values()))
+    pages = sum(-(-len(v) // 20) for v in ids.values())
+
+    def quota(n: int | None) -> None:
+        if n is None:
+            monkeypatch.delenv("ICOFRAMES_DAILY_QUOTA", raising=False)
+        else:
+            monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", str(n))
+        icoframes.reset_configuration()
+
+    def day(when, expected):
+        sb.stats.reset()
+        assert _run(when, *args) == expected
+        return dict(sb.stats.requests)
+
+    assert day(week[0], EXIT_OK) == {"icos": pages, "ico": every}
+    quota(pages)  # day 2: the lists, then the limit
+    assert day(week[1], EXIT_INCOMPLETE) == {"icos": pages}
+    manifest = json.loads((_day(out, week[1]) / "manifest.json").read_text())
+    assert manifest["stopped"]["by"] == "daily_quota" and manifest["missing"] == []
+    stale = [r["id"] for r in manifest["not_refreshed"]]
+    assert stale and set(stale) <= set(ids["ongoing"])  # due after a day, kept from day 1
+    assert manifest["rows"]["icos"] == every
+    quota(pages + 2 * every)
+    assert day(week[1] + dt.timedelta(hours=9), EXIT_OK) == {"ico": len(stale)}
+    quota(None)
+    sb.set_faults(1.0)  # day 3: down
+    assert set(day(week[2], EXIT_ERROR)) == {"icos"}
+    assert not _day(out, week[2]).exists()
+    sb.set_faults(0.0)
+    shutil.rmtree(tmp_path / "cache")  # day 4: a new cache; the service moved meanwhile
+    started, ended, rescored = ids["upcoming"][0], ids["ongoing"][0], ids["past"][0]
+    sb.update_ico(started, status="ongoing")
+    sb.update_ico(ended, status="past")
+    sb.update_ico(rescored, ico_score=1.3)
+    assert day(week[3], EXIT_OK) == {"icos": pages, "ico": every}
+    quota(1)  # day 5: one list page (whichever list books it first), then the limit
+    assert day(week[4], EXIT_INCOMPLETE) == {"icos": 1}
+    fifth = json.loads((_day(out, week[4]) / "manifest.json").read_text())
+    assert fifth["stopped"]["by"] == "daily_quota"
+    assert sum(q["rows"] > 0 for q in fifth["queries"]) == 1
+    assert not all(q["complete"] for q in fifth["queries"])
+    quota(None)
+    assert day(week[5], EXIT_OK)["icos"] == pages
+    gaps = icoframes.changes(out)  # day 5's partial lists: gaps, never removed or new
+    assert set(gaps.loc[gaps["snapshot_date"] == pd.Timestamp(week[4].date()), "kind"]) \
+        <= {"unseen"}
+    assert not gaps["kind"].isin(["removed", "new", "first_seen"]).any()
+    events = icoframes.changes(out, gaps="skip")
+    old_score = events.loc[events["kind"] == "score", "old"].tolist()
+    assert [(r.snapshot_date.date(), r.ico_id, r.kind, r.old, r.new, r.previous_date.date())
+            for r in events.itertuples()] == sorted([
+        (week[3].date(), started, "status", "upcoming", "ongoing", week[1].date()),
+        (week[3].date(), ended, "status", "ongoing", "past", week[1].date()),
+        (week[3].date(), rescored, "score", *old_score, "1.3", week[1].date())],
+        key=lambda e: (e[1], e[2] != "status"))
+    info = icoframes.history.snapshot_info(out)
+    assert [d.date() for d in info["snapshot_date"]] == [
+        week[i].date() for i in (0, 1, 3, 4, 5)]
+    assert info["complete"].tolist() == [True, True, True, False, True]
