@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import InvalidParameter, closest
+from ..errors import InvalidParameter, closest, meant_flag
 from ..numerals import did_you_mean_number, integer_text
 
 __all__ = [
@@ -189,11 +189,13 @@ def _strings(param: Param, value: Any) -> list[str]:
 def _yes(param: Param, value: Any) -> str:
     if value is True or (isinstance(value, np.bool_) and value) or value == "yes":
         return "yes"
-    if value is False or (isinstance(value, np.bool_) and not value):
+    meant = meant_flag(value)  # "false", "no", 0: False; "true", "YES", 1: True
+    if value is False or (isinstance(value, np.bool_) and not value) or meant is False:
         raise _invalid(param.name, value, "takes True only: the service selects the ICOs "
                        f"{param.doc.removeprefix('only ICOs ')}, never those without; to get "
                        f"those, load without {param.name} and filter the frame instead")
-    raise _invalid(param.name, value, "takes True (or 'yes') only")
+    hint = "; did you mean True?" if meant else ""
+    raise _invalid(param.name, value, f"takes True (or 'yes') only{hint}")
 
 
 _READERS = {"sort": _one_of, "status": _one_of, "int": _int, "ids": _ids,
