@@ -23,7 +23,6 @@ import argparse
 import json
 import logging
 import os
-import re
 import signal
 import sys
 import threading
@@ -46,6 +45,7 @@ from .errors import (
     QuotaExceeded,
 )
 from .files import EMPTY_PATH, is_empty_path
+from .numerals import integer_text
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -79,6 +79,7 @@ FILTERS = tuple(p for p in PARAMS if p.filter)
 
 def _add_filter_options(parser: argparse.ArgumentParser) -> None:
     """One option per filter of spec 4.2, made from :data:`icoframes.api.params.PARAMS`."""
+    from .sandbox.command import INTEGER as integer
     from .sandbox.command import Once as _Once
     group = parser.add_argument_group("filters (spec 4.2)")
     for param in FILTERS:
@@ -92,7 +93,7 @@ def _add_filter_options(parser: argparse.ArgumentParser) -> None:
                                help=f"{param.doc} (repeatable)")
         elif param.kind == "int":
             bounds = f"{param.low}-{param.high}" if param.high else f">= {param.low}"
-            group.add_argument(flag, dest=param.name, type=int, metavar=param.value,
+            group.add_argument(flag, dest=param.name, type=integer, metavar=param.value,
                                action=_Once,
                                help=f"{param.doc} ({bounds})")
         else:  # a yes-flag: the API can only ask for "yes"
@@ -113,20 +114,13 @@ def _filters_from(args: argparse.Namespace) -> dict[str, Any]:
     return filters
 
 
-#: An integer in ASCII digits, signed or not (``7``, ``-1``, ``+2``).
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-#: A number written otherwise than as an integer (``1.0``, ``1e3``, ``.5``), ASCII digits.
-_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?", re.IGNORECASE)
-
-
-def _id_or_name(text: str) -> int | float | str:
-    """An ids option's value: an integer in ASCII digits is that integer (``-1`` is
-    refused as ``load_icos(platform=-1)`` refuses it, and named so); another number is that
-    number, refused as ``load_icos(platform=1.0)`` refuses it (never looked up as a name,
-    which cost the filter set's request); anything else, ``²`` too, is a name."""
-    if _INTEGER.fullmatch(text.strip()):
-        return int(text)
-    return float(text) if _NUMBER.fullmatch(text.strip()) else text
+def _id_or_name(text: str) -> int | str:
+    """An ids option's value: an integer in ASCII digits is that integer (``-1`` is refused
+    as ``load_icos(platform=-1)`` refuses it); any other text is passed on as written and
+    means what it means to ``load_icos(platform=text)``: another number (``1.0``, ``٣``) is
+    refused with a "did you mean", before any request; anything else (``²`` too) is a name."""
+    number = integer_text(text)
+    return text if number is None else number
 
 
 def _folder(text: str) -> Path:
@@ -157,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     # numbers are refused by the parser, exit 2 naming the option: --max-age inf was a
     # traceback and exit 1, and a demo of 0 ICOs ended "... --allow-empty", which it lacks
     from .sandbox.command import AT_LEAST_ONE as some
+    from .sandbox.command import INTEGER as integer
     from .sandbox.command import SECONDS as seconds
     from .sandbox.command import Once as _Once
     from .sandbox.command import Parser, add_arguments
@@ -202,9 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--profile-max-age", action=_Once, type=seconds, metavar="SECONDS",
                         help="re-fetch profiles older than this when the lists are re-paged "
                              "(default: ongoing 1 day, upcoming 7 days, past 90 days)")
-    export.add_argument("--budget", action=_Once, type=int, metavar="N",
+    export.add_argument("--budget", action=_Once, type=integer, metavar="N",
                         help="at most N profile requests, the most stale first")
-    export.add_argument("--max-workers", action=_Once, type=int, metavar="N")
+    export.add_argument("--max-workers", action=_Once, type=integer, metavar="N")
     export.add_argument("--cache-dir", action=_Once, type=_folder, metavar="DIR")
     _add_filter_options(export)
 
@@ -215,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", action=_Once, type=_folder, default=Path("data/demo"),
                       metavar="DIR")
     demo.add_argument("--n-icos", action=_Once, type=some, default=1000)
-    demo.add_argument("--seed", action=_Once, type=int, default=0)
+    demo.add_argument("--seed", action=_Once, type=integer, default=0)
 
     cache = sub.add_parser("cache", help="show or clear the cache of the configured service")
     cache.add_argument("action", choices=("info", "clear"))

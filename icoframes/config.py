@@ -30,6 +30,7 @@ import platformdirs
 
 from .errors import ConfigError, InvalidParameter, checked_keywords
 from .files import expanded_path
+from .numerals import did_you_mean_number, integer_text, number_text
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
 __all__ = ["SETTINGS", "Setting", "Settings", "configure", "get_settings",
@@ -141,12 +142,12 @@ def hide(name: str, value: Any) -> Any:
 
 
 def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
-    def read(value: Any) -> int:
-        if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool" or not (
-                hasattr(value, "__index__") or (
-                    isinstance(value, str) and value.strip().lstrip("+-").isdigit())):
-            raise ValueError("must be an integer")  # never cut: 2.5, Decimal("2.5"), np.True_
-        number = int(value)
+    def read(value: Any) -> int:  # text: ASCII digits only (numerals), never "٣" nor "1_000"
+        number: Any = integer_text(value) if isinstance(value, str) else value
+        if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool" or not \
+                hasattr(number, "__index__"):  # never cut: 2.5, Decimal("2.5"), np.True_
+            raise ValueError("must be an integer" + did_you_mean_number(value))
+        number = int(number)
         if number < low or (high is not None and number > high):
             raise ValueError(f"must be between {low} and {high}" if high is not None
                              else "must be a positive integer")
@@ -155,9 +156,10 @@ def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
 
 
 def _seconds(value: Any) -> float:
-    if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool":  # np.True_ too
-        raise ValueError("must be a number of seconds")
-    seconds = float(value)
+    number = number_text(value) if isinstance(value, str) else value  # "١٠" is no 10
+    if number is None or isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool":
+        raise ValueError("must be a number of seconds" + did_you_mean_number(value, whole=False))
+    seconds = float(number)
     if not seconds > 0 or seconds == float("inf"):
         raise ValueError("must be positive and finite")
     return seconds
@@ -183,7 +185,7 @@ def _time_of_day(value: Any) -> datetime.time:
         if value.tzinfo is not None and value.utcoffset() != datetime.timedelta(0):
             raise ValueError("must be a UTC time of day")
         return value.replace(tzinfo=None, second=0, microsecond=0)
-    match = re.fullmatch(r"\s*(\d{1,2}):(\d{2})\s*(?:UTC|Z)?\s*", str(value), re.IGNORECASE)
+    match = re.fullmatch(r"\s*([0-9]{1,2}):([0-9]{2})\s*(?:UTC|Z)?\s*", str(value), re.I)
     if match is None or int(match[1]) > 23 or int(match[2]) > 59:
         raise ValueError("must be a UTC time of day as 'HH:MM' (e.g. '06:00') or a datetime.time")
     return datetime.time(int(match[1]), int(match[2]))

@@ -26,11 +26,12 @@ from typing import Any
 import pandas as pd
 
 from .errors import InvalidParameter, StaleWarning, warn
-from .exported import SNAPSHOT_PREFIX, read_export, read_manifest
+from .exported import MANIFEST, SNAPSHOT_PREFIX, read_export, read_manifest
 from .reporting import LoadReport
 from .tables import Tables
 
-__all__ = ["check_same_query", "check_tree", "held_query", "keep_exported", "query_key"]
+__all__ = ["check_layout", "check_same_query", "check_tree", "held_query", "keep_exported",
+           "query_key"]
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -52,9 +53,13 @@ def query_key(params: Iterable[Mapping[str, Any]]) -> frozenset[str]:
 
 def held_query(folder: Path) -> list[dict[str, Any]] | None:
     """The wire parameters of the list queries of the export in ``folder`` (one dict per
-    query), or None when it says none: no manifest, or one of an older version."""
-    manifest = read_manifest(folder) if folder.is_dir() else None
-    queries = (manifest or {}).get("queries")
+    query), or None when it says none: no manifest, one of an older version, or one that
+    cannot be read (a damaged folder of another day never blocks the day's export)."""
+    try:
+        manifest = read_manifest(folder) if folder.is_dir() else None
+    except (OSError, ValueError):  # unreadable, or not JSON: it says nothing of its query
+        return None
+    queries = manifest.get("queries") if isinstance(manifest, dict) else None
     if not isinstance(queries, list) or not queries:
         return None
     held = [p for q in queries if isinstance(q, dict) and isinstance(p := q.get("params"), dict)]
@@ -78,6 +83,30 @@ def check_same_query(folder: Path, asked: list[dict[str, Any]], out: Path, *,
         f"lose that query's rows of the day. {_nothing(sent)}. Export this query into another "
         f"folder (--out {_other(out, asked)}), or move that snapshot folder away first to "
         "replace it.")
+
+
+def check_layout(out: Path, *, snapshot: bool) -> None:
+    """InvalidParameter when ``out`` holds exports of the other layout: a plain export
+    (``manifest.json``) for a snapshot, or ``snapshot_date=`` folders for a plain export.
+
+    Either would be written beside the other, and :func:`icoframes.read_export` then refuses
+    ``out`` (a folder holding snapshots is no one export): a plain export's readers lose it.
+    """
+    if not out.is_dir():
+        return
+    days = sorted(c.name for c in out.iterdir() if c.name.startswith(SNAPSHOT_PREFIX))
+    if snapshot and (out / MANIFEST).is_file():
+        raise InvalidParameter(
+            f"{out} holds a plain export ({MANIFEST} and its tables); a snapshot folder in it "
+            f"would make read_export({str(out)!r}) refuse it, as a folder of snapshots. Nothing "
+            "was sent. Give --snapshot exports an --out of their own (or move the plain "
+            "export away first).")
+    if not snapshot and days:
+        raise InvalidParameter(
+            f"{out} is a snapshot tree ({len(days)} snapshot folder(s), {days[0]} ...); a plain "
+            "export written into it could not be read by read_export (a folder of snapshots "
+            "is no one export). Nothing was sent. Did you mean --snapshot "
+            "(snapshot=True)? Or give the plain export an --out of its own.")
 
 
 def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
@@ -139,7 +168,7 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
         return tables, out
     try:
         earlier = read_export(day)
-    except FileNotFoundError:  # no export there (killed mid-swap: the next run completes it)
+    except (OSError, ValueError):  # no export there (killed mid-swap), or a damaged one
         return tables, out
     rows = earlier.icos.set_index("id", drop=False)
     listed = {int(m["id"]): m for m in missing}

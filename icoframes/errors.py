@@ -44,6 +44,7 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import numbers
 import reprlib
 import sys
 import warnings
@@ -321,10 +322,31 @@ def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
     warnings.warn(message, category, stacklevel=level)
 
 
+#: What a flag given as a word or a number most likely means ("did you mean False?").
+_FLAG_WORDS = {"true": True, "yes": True, "on": True, "1": True,
+               "false": False, "no": False, "off": False, "0": False}
+
+
+def meant_flag(value: object) -> bool | None:
+    """The bool a word or number given for a flag most likely means, else None.
+
+    Examples
+    --------
+    >>> meant_flag(" False"), meant_flag("YES"), meant_flag(0), meant_flag("maybe"), meant_flag(2)
+    (False, True, False, None, None)
+    """
+    if isinstance(value, str):
+        return _FLAG_WORDS.get(value.strip().casefold())
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value in (0, 1):
+        return bool(value)  # np.int64(1) too
+    return None
+
+
 def check_flags(**flags: Any) -> None:
     """Each flag is True or False (a numpy bool too), never another truthy value.
 
-    ``rates="no"`` would be true, and ``None`` false, without saying so.
+    ``rates="no"`` would be true, and ``None`` false, without saying so; a word
+    or number that says a bool gets it as a "did you mean".
 
     Examples
     --------
@@ -332,11 +354,13 @@ def check_flags(**flags: Any) -> None:
     ...     check_flags(snapshot=True, rates="no")
     ... except InvalidParameter as exc:
     ...     print(exc)
-    rates must be True or False, got 'no'
+    rates must be True or False, got 'no'; did you mean False?
     """
     for name, value in flags.items():
         if not isinstance(value, bool | np.bool_):
-            raise InvalidParameter(f"{name} must be True or False, got {value!r}")
+            meant = meant_flag(value)
+            hint = "" if meant is None else f"; did you mean {meant}?"
+            raise InvalidParameter(f"{name} must be True or False, got {value!r}{hint}")
 
 
 def did_you_mean(value: object, choices: Iterable[str]) -> str:

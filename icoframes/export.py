@@ -110,7 +110,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import check_tree, keep_exported
+from .dayfolder import check_layout, check_tree, keep_exported
 from .errors import EmptyResult, QuotaExceeded, check_flags
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
@@ -256,7 +256,8 @@ def export_tables(
     InvalidParameter
         An argument is refused; or, with ``snapshot``, ``out`` holds a snapshot of
         another query, of this day or another (raised before any list or profile
-        request: a tree holds one query).
+        request: a tree holds one query); or ``out`` holds the other layout (a plain
+        export for a snapshot, snapshots for a plain export).
     EmptyResult
         No ICO matched and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
@@ -301,6 +302,7 @@ def export_tables(
     load.lists_after = today if snapshot else fresh_after or today
     # the day it began, when its lists were paged (its end may be past midnight)
     day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
+    check_layout(folder, snapshot=snapshot)  # one layout per out: before any request
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         asked = build_queries(status, filters, load._filter_set,  # cached a day: no request
                               keywords=keywords_of(load_tables)) if snapshot else []

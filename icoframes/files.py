@@ -38,6 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import InvalidParameter
+from .numerals import number_text
 
 with warnings.catch_warnings():
     # Without fcntl (and not on Windows) filelock falls back to lock files and says so at
@@ -47,6 +48,7 @@ with warnings.catch_warnings():
 
 __all__ = [
     "EMPTY_PATH",
+    "age_hint",
     "as_age",
     "atomic_write_bytes",
     "atomic_write_table",
@@ -155,6 +157,27 @@ def as_age(value: object) -> dt.timedelta | None:
     if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
         return value
     return None
+
+
+def age_hint(value: object) -> str:
+    """The "did you mean" of an age given as text, which :func:`as_age` refuses: ``"90"``
+    (seconds: 90) or ``"1D"`` (``pd.Timedelta('1D')``); else ``""``.
+
+    Examples
+    --------
+    >>> age_hint("90"), age_hint(" 1 day "), age_hint("soon"), age_hint("-1D"), age_hint(90)
+    ('; did you mean 90?', "; did you mean pd.Timedelta('1 day')?", '', '', '')
+    """
+    if not isinstance(value, str):
+        return ""
+    seconds = number_text(value)  # ASCII digits only, as every number given as text
+    if seconds is not None:
+        return f"; did you mean {seconds}?" if 0 <= seconds < _TOO_MANY_SECONDS else ""
+    try:  # str(): pandas 2.2's parser takes an exact str only
+        age = pd.Timedelta(str(value).strip())
+    except (ValueError, OverflowError):
+        return ""
+    return f"; did you mean pd.Timedelta({value.strip()!r})?" if age >= pd.Timedelta(0) else ""
 
 
 def today() -> str:

@@ -34,7 +34,16 @@ from .api.params import (
     closest,
     validate_list_params,
 )
-from .errors import InvalidParameter, NoMatchWarning, NotCached, checked_keywords, keywords_of, warn
+from .errors import (
+    InvalidParameter,
+    NoMatchWarning,
+    NotCached,
+    checked_keywords,
+    keywords_of,
+    meant_flag,
+    warn,
+)
+from .numerals import did_you_mean_number, python_number
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
@@ -229,16 +238,25 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
         if not isinstance(value, bool | np.bool_) and not (name == "progress" and value is None):
             allowed = "True or False" + (" (or None: by the terminal)" if name == "progress"
                                          else "")
-            raise InvalidParameter(f"{name} must be {allowed}, got {value!r}")
+            raise InvalidParameter(f"{name} must be {allowed}, got {value!r}{_flag_hint(value)}")
     if not (isinstance(refresh, bool | np.bool_) or (isinstance(refresh, str)
                                                       and refresh == "all")):  # not 1, "yes"
-        raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}")
+        hint = ("; did you mean 'all'?" if isinstance(refresh, str)
+                and refresh.strip().casefold() == "all" else _flag_hint(refresh))
+        raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}{hint}")
     if budget is None:
         return None
     if not isinstance(budget, numbers.Integral) or isinstance(budget, bool | np.bool_) \
             or budget < 0:  # np.int64(5) counts, as in configure() and a plot's top=
-        raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}")
+        raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}"
+                               + did_you_mean_number(budget, low=0))  # "5", 5.0: 5
     return int(budget)
+
+
+def _flag_hint(value: object) -> str:
+    """``"; did you mean False?"`` for a flag given as a word or a number that says one."""
+    meant = meant_flag(value)
+    return "" if meant is None else f"; did you mean {meant}?"
 
 
 def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:
@@ -395,8 +413,9 @@ def _values(value: Any) -> list[Any]:
 
 
 def _is_name(value: Any) -> bool:
-    # ASCII digits only: "²" is str.isdigit() but no id
-    return isinstance(value, str) and not (value.strip().isascii() and value.strip().isdigit())
+    """Text that writes no number (icoframes.numerals) is a name: "7" is the id 7, "1.0",
+    "٣" or "1_000" refused as ids (with "did you mean"), never looked up; "²" is a name."""
+    return isinstance(value, str) and python_number(value) is None
 
 
 def _has_names(value: Any) -> bool:

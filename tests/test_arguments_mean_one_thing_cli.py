@@ -85,11 +85,18 @@ def sb():
         yield server
 
 
-@pytest.mark.parametrize("platform", ["1.0", "-1", "1e3", " 2.5 "])
+@pytest.mark.parametrize(("platform", "refused"), [
+    ("1.0", "platform='1.0': platform must be ids (positive integers); did you mean 1?"),
+    ("1e3", "platform='1e3': platform must be ids (positive integers); did you mean 1000?"),
+    (" 2.5 ", "platform=' 2.5 ': platform must be ids (positive integers)"),
+    ("\u0663", "platform='\u0663': platform must be ids (positive integers); did you mean 3?"),
+    ("1_000", "platform='1_000': platform must be ids (positive integers); did you mean 1000?"),
+])
 def test_a_platform_id_written_as_another_number_is_refused_as_load_icos_refuses_it(
-        cfg, tmp_path, platform, capsys, caplog):
+        cfg, tmp_path, platform, refused, capsys, caplog):
     # "1.0" was looked up as a platform name: the filter set fetched, then "unknown platform
-    # name '1.0'"; load_icos(platform=1.0) refuses the number before any request
+    # name '1.0'"; now the CLI and load_icos(platform="1.0") both refuse the text as a number
+    # written otherwise than an id, before any request, with the id it most likely means
     import logging
 
     import icoframes
@@ -98,24 +105,44 @@ def test_a_platform_id_written_as_another_number_is_refused_as_load_icos_refuses
     caplog.set_level(logging.INFO, logger="icoframes")
     assert main(["export", "--out", str(out), "--platform", platform]) == 2
     err = capsys.readouterr().err + caplog.text
-    # "-1" stays the integer the user wrote ("platform=-1", not "platform=-1.0")
-    number = int(platform) if platform == "-1" else float(platform)
-    assert (f"invalid list parameter platform={number!r}: platform must be ids (positive "
-            "integers)") in err
+    assert f"invalid list parameter {refused}" in err
+    for given in (platform, [platform], ["Ethereum", platform]):  # never looked up as a name
+        with pytest.raises(icoframes.InvalidParameter) as info:
+            icoframes.load_icos(platform=given, progress=False)
+        assert str(info.value) == f"invalid list parameter {refused}"
+    assert cfg.stats.requests.total() == 0 and not out.exists()
+
+
+def test_a_negative_platform_id_is_refused_as_the_integer_it_writes(cfg, tmp_path, capsys,
+                                                                    caplog):
+    import logging
+
+    import icoframes
+
+    out = tmp_path / "out"
+    caplog.set_level(logging.INFO, logger="icoframes")
+    assert main(["export", "--out", str(out), "--platform", "-1"]) == 2
+    err = capsys.readouterr().err + caplog.text
+    # "-1" stays the integer the user wrote (as load_icos(platform=-1)); no id is close
+    assert "invalid list parameter platform=-1: platform must be ids (positive integers)\n" in err
     with pytest.raises(icoframes.InvalidParameter) as info:
-        icoframes.load_icos(platform=number, progress=False)
-    assert str(info.value) in err
+        icoframes.load_icos(platform="-1", progress=False)
+    assert str(info.value) == ("invalid list parameter platform='-1': platform must be ids "
+                               "(positive integers)")
     assert cfg.stats.requests.total() == 0 and not out.exists()
 
 
 def test_a_platform_name_and_id_digits_keep_their_meaning():
     from icoframes.cli import _id_or_name
 
+    # an integer in ASCII digits is that id; any other text goes on as written, and
+    # load_icos says what it means (a number written otherwise is refused, a word is a name)
     assert [_id_or_name(v) for v in ("7", " 7 ", "Ethereum", "1.0", "-3", "ERC20", "nan")] == [
-        7, 7, "Ethereum", 1.0, -3, "ERC20", "nan"]
+        7, 7, "Ethereum", "1.0", -3, "ERC20", "nan"]
     # only ASCII digits are a number: "²" and "٣" are str.isdigit() but no id ("²" crashed
     # int() with a ValueError); "+2" is the integer 2, "-1" the integer -1
-    assert [_id_or_name(v) for v in ("²", "٣", "+2", "-1", "1²")] == ["²", "٣", 2, -1, "1²"]
+    assert [_id_or_name(v) for v in ("\u00b2", "\u0663", "+2", "-1", "1\u00b2")] == [
+        "\u00b2", "\u0663", 2, -1, "1\u00b2"]
     assert [type(_id_or_name(v)) for v in ("-1", "+2")] == [int, int]
 
 

@@ -19,7 +19,7 @@ from test_days import _as_cron, _run
 from test_days_same_day import _Paged
 
 import icoframes
-from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
+from icoframes.cli import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 
 MORNING = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
 NOON = MORNING + dt.timedelta(hours=6)
@@ -275,3 +275,149 @@ def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, 
     snaps = icoframes.read_snapshots(out)
     past = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
     assert icoframes.changes(past).empty
+
+
+@pytest.mark.parametrize("first", ["snapshot", "plain"])
+def test_an_out_holding_the_other_layout_is_refused_before_any_request(sb, tmp_path, caplog,
+                                                                        first):
+    """A plain export into a snapshot tree was written beside the snapshots, and a snapshot
+    into a plain export's folder beside its tables: either way read_export(out) then refused
+    the folder (it holds snapshots), so the plain export could no longer be read. Both are
+    refused before any request (exit 2), saying why; the folder is as it was."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    layout = {"snapshot": ["--snapshot"], "plain": []}
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", *layout[first]) == EXIT_OK
+    before = sorted(p.name for p in out.iterdir())
+    sb.stats.reset()
+    caplog.clear()
+    other = layout["plain" if first == "snapshot" else "snapshot"]
+    assert _run(DAYS[1], "--out", str(out), "--status", "past", *other) == EXIT_USAGE
+    assert dict(sb.stats.requests) == {}
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert ("is a snapshot tree" if first == "snapshot" else "holds a plain export") \
+        in caplog.text
+    if first == "plain":
+        assert len(icoframes.read_export(out).icos) == len(sb.directory.ids("past"))
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_cron_week_of_limits_outages_moves_and_a_cleared_cache(sb, tmp_path, monkeypatch):
+    """Six days of one cron line, the service and the machine misbehaving in turn. Each
+    day's exit code and requests (the sandbox's count) say what happened, and history holds
+    the service's real changes only: day 2 the daily limit stops the load after the list
+    pages (exit 5: the ongoing profiles due again kept from day 1, not_refreshed), a re-run
+    at 12:15 with a higher limit fetches just those (exit 0, 0 list pages); day 3 the
+    service is down (exit 1, no folder); day 4 the cache is gone and statuses moved (every
+    list and profile paid again: the moves and the rescore are the only events); day 5 the
+    limit lets one list page through (exit 5: the lists it lacks are partial, their ICOs
+    unseen, never removed then new); day 6 is whole."""
+    import shutil
+
+    out = tmp_path / "srv"
+    args = ["--out", str(out), "--snapshot"]
+    week = [MORNING + dt.timedelta(days=i) for i in range(6)]
+    ids = {s: sorted(sb.directory.ids(s)) for s in ("ongoing", "upcoming", "past")}
+    every = sum(map(len, ids.values()))
+    pages = sum(-(-len(v) // 20) for v in ids.values())
+
+    def quota(n: int | None) -> None:
+        if n is None:
+            monkeypatch.delenv("ICOFRAMES_DAILY_QUOTA", raising=False)
+        else:
+            monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", str(n))
+        icoframes.reset_configuration()
+
+    def day(when, expected):
+        sb.stats.reset()
+        assert _run(when, *args) == expected
+        return dict(sb.stats.requests)
+
+    assert day(week[0], EXIT_OK) == {"icos": pages, "ico": every}
+    quota(pages)  # day 2: the lists, then the limit
+    assert day(week[1], EXIT_INCOMPLETE) == {"icos": pages}
+    manifest = json.loads((_day(out, week[1]) / "manifest.json").read_text())
+    assert manifest["stopped"]["by"] == "daily_quota" and manifest["missing"] == []
+    stale = [r["id"] for r in manifest["not_refreshed"]]
+    assert stale and set(stale) <= set(ids["ongoing"])  # due after a day, kept from day 1
+    assert manifest["rows"]["icos"] == every
+    quota(pages + 2 * every)
+    assert day(week[1] + dt.timedelta(hours=9), EXIT_OK) == {"ico": len(stale)}
+    quota(None)
+    sb.set_faults(1.0)  # day 3: down
+    assert set(day(week[2], EXIT_ERROR)) == {"icos"}
+    assert not _day(out, week[2]).exists()
+    sb.set_faults(0.0)
+    shutil.rmtree(tmp_path / "cache")  # day 4: a new cache; the service moved meanwhile
+    started, ended, rescored = ids["upcoming"][0], ids["ongoing"][0], ids["past"][0]
+    sb.update_ico(started, status="ongoing")
+    sb.update_ico(ended, status="past")
+    sb.update_ico(rescored, ico_score=1.3)
+    assert day(week[3], EXIT_OK) == {"icos": pages, "ico": every}
+    quota(1)  # day 5: one list page (whichever list books it first), then the limit
+    assert day(week[4], EXIT_INCOMPLETE) == {"icos": 1}
+    fifth = json.loads((_day(out, week[4]) / "manifest.json").read_text())
+    assert fifth["stopped"]["by"] == "daily_quota"
+    assert sum(q["rows"] > 0 for q in fifth["queries"]) == 1
+    assert not all(q["complete"] for q in fifth["queries"])
+    quota(None)
+    assert day(week[5], EXIT_OK)["icos"] == pages
+    gaps = icoframes.changes(out)  # day 5's partial lists: gaps, never removed or new
+    assert set(gaps.loc[gaps["snapshot_date"] == pd.Timestamp(week[4].date()), "kind"]) \
+        <= {"unseen"}
+    assert not gaps["kind"].isin(["removed", "new", "first_seen"]).any()
+    events = icoframes.changes(out, gaps="skip")
+    old_score = events.loc[events["kind"] == "score", "old"].tolist()
+    assert [(r.snapshot_date.date(), r.ico_id, r.kind, r.old, r.new, r.previous_date.date())
+            for r in events.itertuples()] == sorted([
+        (week[3].date(), started, "status", "upcoming", "ongoing", week[1].date()),
+        (week[3].date(), ended, "status", "ongoing", "past", week[1].date()),
+        (week[3].date(), rescored, "score", *old_score, "1.3", week[1].date())],
+        key=lambda e: (e[1], e[2] != "status"))
+    info = icoframes.history.snapshot_info(out)
+    assert [d.date() for d in info["snapshot_date"]] == [
+        week[i].date() for i in (0, 1, 3, 4, 5)]
+    assert info["complete"].tolist() == [True, True, True, False, True]
+
+
+def test_a_damaged_manifest_of_another_day_does_not_block_the_days_export(sb, tmp_path):
+    """The tree check reads every snapshot's manifest: one of day 1 cut short (a full disk
+    years ago) made every later export fail (exit 1) before any request. It says nothing
+    of its query, and day 2 is exported as ever."""
+    out = tmp_path / "srv"
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    manifest = _day(out, DAYS[0]) / "manifest.json"
+    manifest.write_bytes(manifest.read_bytes()[:40])
+    assert _run(DAYS[1], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    assert _ids(_day(out, DAYS[1])) == sorted(sb.directory.ids("past"))
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_an_ico_listed_now_beats_the_days_earlier_list_standing_in_for_a_failed_one(
+        tmp_path, monkeypatch, quick_retries):
+    """03:15 lists ICO 5 as ongoing. By 09:15 it moved to past, and the whole ongoing list
+    fails: the day's 03:15 ongoing list stands in for it (partial, from_cache), and its row
+    of 5 came first, so the day's snapshot said 5 was ongoing although the past list paged
+    at 09:15 lists it. A row of an earlier list standing in gives way to the same ICO listed
+    later, as a kept row does."""
+    svc = _Paged()
+    svc.ids = {"ongoing": [1, 2, 5], "upcoming": [40], "past": [101, 102]}
+    out = tmp_path / "srv"
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            svc.ids = {"ongoing": [1, 2], "upcoming": [40], "past": [5, 101, 102]}
+            svc.down = {("ongoing", 1)}
+            assert _run(NOON, "--out", str(out), "--snapshot", "--refresh", "changed") \
+                == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    day = _day(out, NOON)
+    icos = pd.read_parquet(day / "icos.parquet").set_index("id")
+    assert sorted(icos.index) == [1, 2, 5, 40, 101, 102]
+    assert icos.loc[5, "status"] == "past"
+    ongoing = _queries(day)["ongoing"]
+    assert (ongoing["complete"], ongoing["from_cache"], ongoing["rows"]) == (False, True, 2)

@@ -448,7 +448,8 @@ def test_snapshots_into_a_mount_point_whose_parent_is_read_only(cfg, mount_point
         manifest = icoframes.export_tables(mount_point, status="ongoing", snapshot=True,
                                            progress=False)
         assert _consistent(manifest.path)["icos"] == len(cfg.directory.ids("ongoing"))
-    assert len(list(mount_point.glob("snapshot_date=*"))) == 1
+    [day] = mount_point.glob("snapshot_date=*")
+    shutil.rmtree(day)  # a plain export is refused in a snapshot tree (one layout per out)
     manifest = icoframes.export_tables(mount_point, status="past", progress=False)
     assert _consistent(mount_point)["icos"] == len(cfg.directory.ids("past"))
 
@@ -484,8 +485,12 @@ def test_an_empty_result_writes_nothing_and_exits_4_unless_allowed(cfg, tmp_path
     icoframes.export_tables(out, status="ongoing", progress=False)
     before = _consistent(out)
     code, _, err = _cli([*args, "--snapshot"], capsys, caplog)
-    assert code == 4 and _consistent(out) == before
+    assert code == 2 and _consistent(out) == before  # a snapshot beside a plain export: refused
     assert list(out.glob("snapshot_date=*")) == []
+    tree = tmp_path / "tree"
+    code, _, err = _cli([*args[:2], str(tree), *args[3:], "--snapshot"], capsys, caplog)
+    assert code == 4 and "no ICO matched the query" in err
+    assert list(tree.glob("snapshot_date=*")) == []
     code, _, err = _cli([*args, "--allow-empty"], capsys, caplog)
     assert code == 0, err
     assert set(_consistent(out).values()) == {0}

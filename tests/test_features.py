@@ -273,12 +273,14 @@ def test_the_old_spellings_work_for_one_version_with_a_future_warning(tables):
         icoframes.features.nothing_here  # noqa: B018
 
 
-@pytest.mark.parametrize("rates", ["yes", "no", None, 1, 0.0])
-def test_describe_features_takes_rates_as_true_or_false_only(rates):
+@pytest.mark.parametrize(("rates", "hint"), [
+    ("yes", "; did you mean True?"), ("no", "; did you mean False?"), (None, ""),
+    (1, "; did you mean True?"), (0.0, "; did you mean False?"), ("maybe", "")])
+def test_describe_features_takes_rates_as_true_or_false_only(rates, hint):
     # "yes" (and "no") listed the 38 columns with rates, None the 33 without
     with pytest.raises(InvalidParameter) as caught:
         describe_features(rates=rates)
-    assert str(caught.value) == f"rates must be True or False, got {rates!r}"
+    assert str(caught.value) == f"rates must be True or False, got {rates!r}{hint}"
     assert len(describe_features(rates=np.True_)) == len(describe_features(rates=True))
     assert len(describe_features(rates=np.False_)) == len(describe_features(rates=False))
 

@@ -371,3 +371,25 @@ def test_a_long_json_error_is_cut_at_80_characters():
     bad, _ = _profile(raw_reply(body), cap=1 << 20)
     error = "Expecting property name enclosed in double quotes: line 1 column 200002 (char 200001)"
     assert _why(bad) == f"the body is not JSON ({error[:80]})"
+
+
+def _announcing(body: bytes, length: str) -> Any:
+    """Answer ``body`` with the header ``Content-Length: <length>``, then close."""
+    def behaviour(h: Any) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", length)  # Latin-1 on the wire: "²" is one byte
+        h.end_headers()
+        h.wfile.write(body)
+        h.close_connection = True
+    return behaviour
+
+
+@pytest.mark.parametrize("length", ["\u00b2", "\u00b9\u00b2"])
+def test_a_content_length_of_superscript_digits_announces_nothing_and_is_no_crash(length):
+    # "²" is str.isdigit(): int("²") raised a bare ValueError out of the client; it is no
+    # number (icoframes.numerals.DIGITS), so the body is read and counted as any other
+    ok, srv = _profile(_announcing(PROFILE_BODY, length))
+    assert ok == {"id": 1} and srv.hits[PROFILE] == 1
+    over, _ = _profile(_announcing(_padded(CAP + 1), length))
+    assert _why(over) == f"the body is larger than the {CAP} bytes accepted"

@@ -460,8 +460,26 @@ def test_a_signed_number_without_a_unit_is_refused_too():
     # "+7" is 7 nanoseconds to pandas, as "7" is: refused, not a week's rates thrown away
     icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
     with pytest.raises(ValueError, match=r"^to_usd: rate_max_age must be a positive duration "
-                                         r"with a unit, .*got '\+7'$"):
+                                         r"with a unit, .*got '\+7'; did you mean '7D'\?$"):
         to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), rate_max_age="+7")
+
+
+@pytest.mark.parametrize(("given", "hint"), [
+    ("7", "; did you mean '7D'?"), (" 7 ", "; did you mean '7D'?"), (7, "; did you mean '7D'?"),
+    ("7.5", "; did you mean '7.5D'?"), (7.5, "; did you mean '7.5D'?"),
+    ("1e3", "; did you mean '1000.0D'?"),
+    # no positive count: nothing to suggest; "٣" is no number here (icoframes.numerals)
+    ("0", ""), (0, ""), ("-7", ""), (-7, ""), (float("inf"), ""), (float("nan"), ""),
+    (True, ""), ("\u0663", ""), ("\u0663D", ""), (np.int64(7), ""), ("7_0", ""),
+])
+def test_a_rate_max_age_without_a_unit_says_the_days_it_most_likely_means(given, hint):
+    icos = _icos(1, hard_cap=[1.0], caps_unit=["ETH"], end_datetime=["2018-01-01"])
+    with pytest.raises(ValueError) as info:
+        to_usd(icos, _long(("2018-01-01", "ETH", 2.0)), rate_max_age=given)
+    assert str(info.value) == (
+        "to_usd: rate_max_age must be a positive duration with a unit, such as '7D', '12h', "
+        "pd.Timedelta(days=7) or np.timedelta64(7, 'D') (None: any age); got "
+        f"{given!r}{hint}")
 
 
 def test_a_rate_max_age_of_one_nanosecond_is_positive_and_takes_the_same_day_rate():

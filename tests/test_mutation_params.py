@@ -54,7 +54,7 @@ def _refused(params: dict) -> str:
      "selects the ICOs that conduct KYC, never those without; to get those, load without "
      "investor_kyc and filter the frame instead"),
     ({"bounty_program": "YES"}, "invalid list parameter bounty_program='YES': bounty_program "
-                                "takes True (or 'yes') only"),
+                                "takes True (or 'yes') only; did you mean True?"),
     ({"ico_score": True}, "invalid list parameter ico_score=True: ico_score must be an integer "
                           "from 1 to 10"),
     ({"ico_score": 0}, "invalid list parameter ico_score=0: ico_score must be an integer from 1 "
@@ -130,10 +130,22 @@ def test_a_yes_flag_takes_true_or_yes(given):
     assert validate_list_params({"airdrop_program": given}) == {"airdrop_program": "yes"}
 
 
-@pytest.mark.parametrize("given", [1, "true", "no", "", np.int64(1)])
-def test_a_yes_flag_refuses_every_other_truthy_or_text_value(given):
+@pytest.mark.parametrize(("given", "hint"), [
+    (1, "; did you mean True?"), ("true", "; did you mean True?"), (" Yes", "; did you mean True?"),
+    (np.int64(1), "; did you mean True?"), ("", ""), ("maybe", ""), (2, ""),
+])
+def test_a_yes_flag_refuses_every_other_truthy_or_text_value(given, hint):
     assert _refused({"ico_kyc_passed": given}).endswith(
-        "ico_kyc_passed takes True (or 'yes') only")
+        f"ico_kyc_passed takes True (or 'yes') only{hint}")
+
+
+@pytest.mark.parametrize("given", [False, np.False_, "no", "false", 0, np.int64(0), " OFF "])
+def test_a_yes_flag_given_a_false_says_why_the_api_cannot_ask_for_it(given):
+    # "no" was "takes True (or 'yes') only": the reason False is refused is the same for it
+    assert _refused({"ico_kyc_passed": given}) == (
+        f"invalid list parameter ico_kyc_passed={given!r}: ico_kyc_passed takes True only: "
+        "the service selects the ICOs whose team passed KYC, never those without; to get "
+        "those, load without ico_kyc_passed and filter the frame instead")
 
 
 # -- closest(): the best guess, and a second only when as close ----------------------------
@@ -163,5 +175,7 @@ def test_ids_in_digits_other_than_ascii_are_refused_not_a_crash(digits):
     assert validate_list_params({"platform": " 7 "}) == {"platform": [7]}
     with pytest.raises(InvalidParameter) as info:
         validate_list_params({"platform": [digits]})
+    # "٣" is what Python's int() reads as 3: said as a "did you mean" (icoframes.numerals)
+    hint = "; did you mean 3?" if digits == "\u0663" else ""
     assert str(info.value) == (f"invalid list parameter platform={digits!r}: platform must "
-                               "be ids (positive integers)")
+                               f"be ids (positive integers){hint}")

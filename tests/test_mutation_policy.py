@@ -417,8 +417,9 @@ def test_age_limit_reads_none_a_timedelta_or_seconds(max_age, expected):
 def test_age_limit_refuses_what_is_no_age_by_name(max_age):
     with pytest.raises(InvalidParameter) as caught:
         age_limit(max_age)
+    hint = "; did you mean 60?" if max_age == "60" else ""  # seconds written as text
     assert str(caught.value) == (
-        f"max_age must be a timedelta, seconds or None, got {max_age!r}")
+        f"max_age must be a timedelta, seconds or None, got {max_age!r}{hint}")
 
 
 # --- ages a timedelta cannot hold ----------------------------------------------------------------
@@ -463,7 +464,9 @@ def test_an_age_may_be_any_real_number_of_seconds_or_any_timedelta(seconds):
 def test_what_is_no_age_is_refused_numpy_included(refused):
     with pytest.raises(InvalidParameter) as caught:
         age_limit(refused)
-    assert str(caught.value) == f"max_age must be a timedelta, seconds or None, got {refused!r}"
+    hint = "; did you mean 90?" if isinstance(refused, str) else ""
+    assert str(caught.value) == (f"max_age must be a timedelta, seconds or None, got "
+                                 f"{refused!r}{hint}")
 
 
 @pytest.mark.parametrize("refused", [np.timedelta64(90), np.timedelta64(1, "Y"),

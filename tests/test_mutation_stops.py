@@ -248,8 +248,10 @@ def test_a_485_the_ledger_cannot_record_is_kept_with_its_error(tmp_path):
     (tmp_path / LEDGER_FOLDER).rename(tmp_path / "quota-before")
     (tmp_path / LEDGER_FOLDER).mkdir()
     os.chmod(tmp_path / LEDGER_FOLDER, 0o777)
+    assert booking.unrecorded is False
     booking.settle("ico", 485)  # the client raises the 485 itself: not hidden by this
     assert "others may write to it" in str(booking.ledger_error)
+    assert booking.unrecorded is True
     booking.ledger_error = None
     with pytest.raises(CacheError, match="others may write to it"):  # any other: its error,
         booking.settle("ico", "not_sent")
@@ -323,6 +325,23 @@ def test_quota_error_with_the_ledger_unread_says_at_least_and_why(stop, state, b
     plain = str(quota_error(stop, _Settings(), state, began_again, None, fetched=7, left=3,
                             unlisted=False))
     assert "at least" not in plain and "ledger" not in plain
+
+
+@pytest.mark.parametrize("state", [_state(), _state(reset=dt.time(3, 30), day_ends=TOMORROW)])
+def test_a_485_the_ledger_could_not_record_promises_no_probe_and_no_wait(state):
+    error = quota_error(SERVICE, _Settings(), state, False, UNREAD, True, fetched=7, left=3,
+                        unlisted=False)
+    assert str(error) == (
+        "the service refused this key: its daily request limit (error 485) was reached, after at "
+        "least 40 requests sent today with this key from this cache dir (the quota ledger could "
+        "not be read: the cache folder /c/quota is refused). This call fetched 7 profiles; 3 "
+        "remain to fetch. Everything fetched is cached, and offline=True returns it now without "
+        "a request. The ledger could not record this refusal, so the next call may not know of "
+        "it and send several requests (not one probe) before the service refuses again: call "
+        "the same loader again later, once the ledger can be used, to fetch only the rest.")
+    recorded = str(quota_error(SERVICE, _Settings(), state, False, UNREAD, fetched=7, left=3,
+                               unlisted=False))
+    assert "could not record" not in recorded
 
 
 def test_quota_error_says_what_could_not_be_kept():

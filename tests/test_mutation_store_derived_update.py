@@ -84,6 +84,9 @@ def test_a_state_file_missing_or_not_an_object_is_no_state_the_tables_are_rebuil
         state_path.write_bytes(state)
     names = dict(zip(*(derived.table("icos")[c] for c in ("id", "name")), strict=True))
     assert names == {int(r["id"]): r["main"]["name"] for r in raws}
+    # the table read is rebuilt and named; the others are rebuilt when read
+    assert json.loads(state_path.read_text())["versions"] == {"icos": 3}
+    derived.tables()
     assert json.loads(state_path.read_text())["versions"] == dict.fromkeys(NAMES, 3)
 
 
@@ -150,3 +153,53 @@ def test_a_link_in_place_of_the_tables_folder_is_removed_never_followed(tmp_path
         "(never followed or opened) and the tables are rebuilt"]
     assert cache.tables_dir.is_dir() and not cache.tables_dir.is_symlink()
     assert sorted(os.listdir(elsewhere)) == before  # nothing removed through the link
+
+
+def _files(cache: Cache) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(cache.tables_dir.iterdir())}
+
+
+def test_a_first_build_writes_the_table_read_alone_the_others_when_they_are_read(tmp_path):
+    from icoframes.parse import profiles
+
+    raws = sandbox.generate_directory(5, seed=7).profiles()
+    cache = _cache_of(tmp_path, raws)
+    derived = DerivedTables(cache)
+    icos = derived.table("icos")  # a cold load_icos: the table it returns, nothing more
+    assert sorted(icos["id"]) == sorted(int(r["id"]) for r in raws)
+    assert sorted(_files(cache)) == ["_state.json", "icos.parquet"]
+    assert json.loads((cache.tables_dir / "_state.json").read_text())["versions"] == {"icos": 5}
+    tables = derived.tables()  # the rest, built when read (icos with them: one rebuild)
+    assert sorted(_files(cache)) == sorted(["_state.json", *(f"{n}.parquet" for n in NAMES)])
+    assert json.loads((cache.tables_dir / "_state.json").read_text())["versions"] == (
+        dict.fromkeys(NAMES, 5))
+    expected = profiles.tidy(raws, statuses={int(r["id"]): "past" for r in raws})
+    for name in NAMES:  # every table as a tidy of every stored profile has it
+        key = "id" if name == "icos" else "ico_id"
+        assert sorted(tables[name][key].tolist()) == sorted(expected[name][key].tolist()), name
+
+
+def test_a_rebuild_of_one_table_keeps_what_the_state_said_of_the_others(tmp_path):
+    from icoframes.parse import profiles
+
+    raws = sandbox.generate_directory(4, seed=7).profiles()
+    cache = _cache_of(tmp_path, raws[:3])
+    derived = DerivedTables(cache)
+    derived.tables()
+    state_path = cache.tables_dir / "_state.json"
+    assert json.loads(state_path.read_text())["versions"] == dict.fromkeys(NAMES, 3)
+    with time_machine.travel(T0, tick=False):
+        cache.record(ProfileRecord(int(raws[3]["id"]), "past", "s", json.dumps(raws[3])))
+    before = _files(cache)
+    (cache.tables_dir / "icos.parquet").write_bytes(b"not parquet")  # its update cannot read it
+    icos = derived.table("icos")  # rebuilt: icos alone, the others left as they were
+    assert sorted(icos["id"]) == sorted(int(r["id"]) for r in raws)
+    assert json.loads(state_path.read_text())["versions"] == {
+        **dict.fromkeys(NAMES, 3), "icos": 4}
+    after = _files(cache)
+    assert {n: d for n, d in after.items() if n not in ("icos.parquet", "_state.json")} == {
+        n: d for n, d in before.items() if n not in ("icos.parquet", "_state.json")}
+    team = derived.table("team")  # then brought up to date from version 3, as any update
+    assert sorted(team["ico_id"]) == sorted(profiles.tidy(raws).team["ico_id"])
+    assert json.loads(state_path.read_text())["versions"] == {
+        **dict.fromkeys(NAMES, 3), "icos": 4, "team": 4}

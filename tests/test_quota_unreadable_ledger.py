@@ -64,7 +64,11 @@ def test_a_485_is_still_the_stop_when_the_ledger_cannot_be_read_after_it(tmp_pat
     # the count the ledger could not give: this call's 6 requests, said as a lower bound
     assert "after at least 6 requests sent today" in message
     assert "This call fetched 3 profiles; 27 remain to fetch" in message
-    assert "offline=True" in message and "probe" in message  # what now, as always
+    assert "offline=True" in message  # what now: not a probe, the refusal is not on record
+    assert message.endswith(
+        "The ledger could not record this refusal, so the next call may not know of it and "
+        "send several requests (not one probe) before the service refuses again: call the "
+        "same loader again later, once the ledger can be used, to fetch only the rest.")
     # the ledger's own error, said: which folder and why
     assert "the quota ledger could not be read" in message
     assert f"{cache / LEDGER_FOLDER} is refused: others may write to it" in message
@@ -96,8 +100,8 @@ def test_the_stop_keeps_the_count_read_at_the_refusal_when_the_ledger_goes_bad_a
         with pytest.raises(QuotaExceeded) as refused:
             booking.take("ico")  # read whole: 3 sent today
         _spoil(tmp_path)
-        state, began_again, unread = service.quota_state()
-        assert (state.sent, state.day, began_again) == (3, "2026-03-02", False)
+        state, began_again, unread, unrecorded = service.quota_state()
+        assert (state.sent, state.day, began_again, unrecorded) == (3, "2026-03-02", False, False)
         assert "others may write to it" in str(unread)
         message = str(quota_error(refused.value, settings, state, began_again, unread,
                                   fetched=0, left=5, unlisted=False))
@@ -105,8 +109,8 @@ def test_the_stop_keeps_the_count_read_at_the_refusal_when_the_ledger_goes_bad_a
                                   "requests sent today (2026-03-02, UTC)")
         # a load that never read the ledger whole: its own requests (none sent here), at least
         fresh = Service(settings, Cache(tmp_path, "s"), LoadControl(), offline=False)
-        state, began_again, unread = fresh.quota_state()
-        assert (state.sent, state.limit, began_again) == (0, 3, False)
+        state, began_again, unread, unrecorded = fresh.quota_state()
+        assert (state.sent, state.limit, began_again, unrecorded) == (0, 3, False, False)
         assert "others may write to it" in str(unread)
 
 

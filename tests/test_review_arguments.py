@@ -95,16 +95,19 @@ def test_a_name_that_names_nothing_is_an_invalid_parameter_with_its_closest(tmp_
         assert str(caught.value).endswith("; did you mean 'problems'?")
 
 
-@pytest.mark.parametrize("log", ["yes", "no", None, 1])
-def test_plot_raised_log_is_true_or_false_as_every_flag(log):
+@pytest.mark.parametrize(("log", "hint"), [("yes", "; did you mean True?"),
+                                         ("no", "; did you mean False?"), (None, ""),
+                                         (1, "; did you mean True?")])
+def test_plot_raised_log_is_true_or_false_as_every_flag(log, hint):
     """Every other flag (snapshot=, all=, rates=, wide=) refuses a truthy value with an
     InvalidParameter; plot_raised(log=) raised a bare ValueError."""
     import matplotlib.pyplot as plt
 
     icos = icoframes.schema.empty_frame(icoframes.schema.ICOS)
     before = plt.get_fignums()
-    with pytest.raises(InvalidParameter, match=f"^log must be True or False, got {log!r}$"):
+    with pytest.raises(InvalidParameter) as info:
         icoframes.plot_raised(icos, log=log)
+    assert str(info.value) == f"log must be True or False, got {log!r}{hint}"
     assert plt.get_fignums() == before
 
 

@@ -32,6 +32,7 @@ from typing import Any
 from urllib3.exceptions import DecodeError
 
 from ..errors import BadResponse, Redirected
+from ..numerals import DIGITS
 from .params import PAGE_SIZE
 from .text import loads_text
 
@@ -102,7 +103,8 @@ def read_body(raw: Any, *, limit: int, until: float) -> bytes:
     if encoding not in ("identity", "gzip", "deflate"):
         raise Rejected(f"unsupported Content-Encoding {encoding[:40]!r}")
     announced = raw.headers.get("Content-Length")
-    if announced is not None and announced.strip().isdigit() and int(announced) > limit:
+    # ASCII digits only: "²" (Latin-1, so a header may hold it) is str.isdigit(), no int()
+    if announced is not None and DIGITS.fullmatch(announced.strip()) and int(announced) > limit:
         raise Rejected(f"the body announces {int(announced)} bytes, more than the {limit} "
                        "bytes accepted")
     parts: list[bytes] = []
@@ -187,7 +189,7 @@ def _count(value: Any) -> int | None:
         return int(value)
     if isinstance(value, str):
         text = value.strip()
-        if text.isascii() and text.isdigit() and len(text) <= 12:
+        if DIGITS.fullmatch(text) and len(text) <= 12:
             return int(text)
     return None
 

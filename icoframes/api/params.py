@@ -22,7 +22,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import InvalidParameter, closest
+from ..errors import InvalidParameter, closest, meant_flag
+from ..numerals import did_you_mean_number, integer_text
 
 __all__ = [
     "ID_LIST_PARAMS",
@@ -188,11 +189,13 @@ def _strings(param: Param, value: Any) -> list[str]:
 def _yes(param: Param, value: Any) -> str:
     if value is True or (isinstance(value, np.bool_) and value) or value == "yes":
         return "yes"
-    if value is False or (isinstance(value, np.bool_) and not value):
+    meant = meant_flag(value)  # "false", "no", 0: False; "true", "YES", 1: True
+    if value is False or (isinstance(value, np.bool_) and not value) or meant is False:
         raise _invalid(param.name, value, "takes True only: the service selects the ICOs "
                        f"{param.doc.removeprefix('only ICOs ')}, never those without; to get "
                        f"those, load without {param.name} and filter the frame instead")
-    raise _invalid(param.name, value, "takes True (or 'yes') only")
+    hint = "; did you mean True?" if meant else ""
+    raise _invalid(param.name, value, f"takes True (or 'yes') only{hint}")
 
 
 _READERS = {"sort": _one_of, "status": _one_of, "int": _int, "ids": _ids,
@@ -212,14 +215,15 @@ def _as_list(name: str, value: Any) -> list[Any]:
 
 
 def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | None = None) -> int:
-    # numpy integers count: ids often come straight out of a DataFrame
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
-    if not ok and isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        value, ok = int(value), True
-    if ok and value >= low and (high is None or value <= high):
-        return int(value)
+    # numpy integers count: ids often come straight out of a DataFrame; text is an integer
+    # in ASCII digits only (icoframes.numerals): "٣" and 1.0 get a "did you mean 3?"
+    number: Any = integer_text(value) if isinstance(value, str) else value
+    ok = isinstance(number, numbers.Integral) and not isinstance(number, bool | np.bool_)
+    if ok and number >= low and (high is None or number <= high):
+        return int(number)
     allowed = what or (f"an integer from {low} to {high}" if high else f"an integer >= {low}")
-    raise _invalid(name, value, f"must be {allowed}")
+    hint = "" if ok else did_you_mean_number(value, low=low, high=high)
+    raise _invalid(name, value, f"must be {allowed}{hint}")
 
 
 

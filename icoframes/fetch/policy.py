@@ -40,7 +40,7 @@ import pandas as pd
 
 from ..api.params import STATUSES
 from ..errors import InvalidParameter
-from ..files import as_age
+from ..files import age_hint, as_age
 
 __all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT", "ProfileIndex",
            "Want", "age_limit", "due_after", "next_try", "plan_profiles", "profile_max_age",
@@ -140,7 +140,7 @@ def _age(value: Any, refusal: str = ("profile_max_age must be a timedelta, secon
         if (isinstance(value, np.timedelta64) and not np.isnat(value)
                 and np.datetime_data(value.dtype)[0] in ("generic", "Y", "M")):
             why = " (a np.timedelta64 needs a unit other than years or months)"
-        raise InvalidParameter(f"{refusal} {value!r}{why}")
+        raise InvalidParameter(f"{refusal} {value!r}{why}{age_hint(value)}")  # "1D", "90"
     return age
 
 

@@ -7,9 +7,12 @@ request booked in the key's ledger before it is sent (:class:`.stops.Booking`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from ..api.client import Client
@@ -54,6 +57,7 @@ class Service:
         self._booking: Booking | None = None
         self._client: Client | None = None
         self._ledger: QuotaLedger | None = None
+        self._ledger_opened = False
 
     @property
     def ledger(self) -> QuotaLedger:
@@ -98,6 +102,31 @@ class Service:
                                                 control=self.control)
         return self._client
 
+    @contextlib.contextmanager
+    def ledger_opening(self) -> Iterator[None]:
+        """While the block runs (the list's claim, which makes the cache's database), the
+        ledger's database is opened for writing in a thread, once per load: a first load
+        makes its two databases side by side, not one after the other before its first
+        request. Joined when the block ends; what fails there is left to the first
+        booking, which meets it again and says it."""
+        if self._ledger_opened or self._client is None:
+            yield
+            return
+        self._ledger_opened = True
+        thread = threading.Thread(target=self._open_ledger, name="icoframes-ledger")
+        thread.start()
+        try:
+            yield
+        finally:
+            thread.join()
+
+    def _open_ledger(self) -> None:
+        with contextlib.suppress(Exception):  # (any error: the first booking says it)
+            database = self.ledger.database()
+            if database is not None:
+                with database.write():
+                    pass  # the file, its log and its tables made
+
     def fetch_filters(self) -> Any:
         """The filter set as the service sends it (one request); connections closed after."""
         try:
@@ -105,25 +134,27 @@ class Service:
         finally:
             self.close()
 
-    def quota_state(self) -> tuple[LedgerState, bool, CacheError | None]:
+    def quota_state(self) -> tuple[LedgerState, bool, CacheError | None, bool]:
         """The ledger's state now, or when it last refused a request of this load if its
-        day has ended since (midnight came while the load waited: True), and the
-        ledger's error when it could not be read or written at the stop (its state is
-        then this load's own requests: :func:`.stops.quota_error` says "at least")."""
+        day has ended since (midnight came while the load waited: True), the ledger's
+        error when it could not be read or written at the stop (its state is then this
+        load's own requests: :func:`.stops.quota_error` says "at least"), and whether a
+        485 of this load could not be recorded (the next call may not know of it)."""
         booking = self._booking
         refused = None if booking is None else booking.refused_state
         unread = None if booking is None else booking.ledger_error
+        unrecorded = booking is not None and booking.unrecorded
         try:
             now = self.ledger.state()
         except CacheError as exc:
             unread, ledger = exc, self.ledger
             if refused is not None:
-                return refused, ledger.day() > refused.day, unread
+                return refused, ledger.day() > refused.day, unread, unrecorded
             now = LedgerState(ledger.day(), sum(self.requests_spent().values()), ledger.limit,
                               reset=ledger.reset, day_ends=ledger.next_reset())
         if refused is None or now.day <= refused.day:  # the same day: its latest count
-            return now, False, unread  # (requests in flight answered, a later 485 recorded)
-        return refused, True, unread
+            return now, False, unread, unrecorded  # (in flight answered, a later 485 recorded)
+        return refused, True, unread, unrecorded
 
     def requests_spent(self) -> dict[str, int]:
         """Requests sent per endpoint, retries and unanswered ones included: what the

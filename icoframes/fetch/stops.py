@@ -49,6 +49,7 @@ class Booking:
         self.profiles = 0  # profile requests booked by this call
         self.refused_state: LedgerState | None = None  # the ledger's, when it refused one
         self.ledger_error: CacheError | None = None  # met while booking a quota stop
+        self.unrecorded = False  # a 485 the ledger could not record
         self._lock = threading.Lock()
 
     def take(self, endpoint: str) -> None:
@@ -80,6 +81,7 @@ class Booking:
             self.ledger_error = exc  # a 485 not recorded is still the stop, and says so
             if outcome != 485:
                 raise
+            self.unrecorded = True
         if outcome == "not_sent" and endpoint == "ico" and self.budget is not None:
             with self._lock:
                 self.profiles -= 1
@@ -102,14 +104,16 @@ def first_stop(stop: BaseException | None, new: BaseException) -> BaseException:
 
 
 def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
-                began_again: bool = False, unread: CacheError | None = None, *, fetched: int,
-                left: int, unlisted: bool, lost: CacheError | None = None) -> QuotaExceeded:
+                began_again: bool = False, unread: CacheError | None = None,
+                unrecorded: bool = False, *, fetched: int, left: int, unlisted: bool,
+                lost: CacheError | None = None) -> QuotaExceeded:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
     ``state`` is the ledger's when it refused; ``began_again``: its day has ended since.
     ``unread``: the ledger could not be read or written then (``state`` holds this call's
     own requests, so the count is said as a lower bound, and the error with it).
-    ``lost``: what arrived could not all be kept (the cache's error, said)."""
+    ``unrecorded``: the ledger could not record the 485 (the next call may not know of
+    it). ``lost``: what arrived could not all be kept (the cache's error, said)."""
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
     least = "" if unread is None else "at least "
     if stop.code == 485:
@@ -134,6 +138,11 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             if began_again:
                 then = (f"It reset at {_at(state)} (the quota_reset setting), after this call "
                         "stopped: call the same loader again now to fetch only the rest.")
+        if unrecorded:
+            then = ("The ledger could not record this refusal, so the next call may not know "
+                    "of it and send several requests (not one probe) before the service "
+                    "refuses again: call the same loader again later, once the ledger can be "
+                    "used, to fetch only the rest.")
     else:
         day = "UTC" if state.reset is None else f"from {state.reset:%H:%M} UTC, quota_reset"
         who = (f"the daily_quota setting ({settings.daily_quota} requests) is reached: "

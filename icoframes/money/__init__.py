@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..errors import InvalidParameter, warn
 from ..files import numpy_duration
+from ..numerals import number_text
 from ..parse.units import canonical_units
 from ..queries import checked_keywords
 from .prices import naive_dates, price_dates, sale_prices
@@ -119,14 +120,18 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
             age = pd.Timedelta(str(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age)
         except ValueError:
             age = None
-        if isinstance(rate_max_age, str) and rate_max_age.strip().lstrip("+").isdigit():
+        if number_text(rate_max_age) is not None:
             age = None  # "7" has no unit: nanoseconds to pandas, days to most readers
         if age is not None and age > pd.Timedelta(0):
             return age
+    number = number_text(rate_max_age) if isinstance(rate_max_age, str) else rate_max_age
+    days = number if isinstance(number, int | float) and not isinstance(number, bool) \
+        and 0 < number < float("inf") else None
+    hint = f"; did you mean '{days}D'?" if days is not None else ""  # 7 or "7": days, surely
     raise InvalidParameter(
         f"{function}: rate_max_age must be a positive duration with a unit, such as '7D', "
         f"'12h', pd.Timedelta(days=7) or np.timedelta64(7, 'D') (None: any age); got "
-        f"{rate_max_age!r}")
+        f"{rate_max_age!r}{hint}")
 
 
 def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import InvalidParameter, closest
+from ..numerals import integer_text, meant_number, number_text
 from .server import PORTS, bounds, serve, within
 from .service import check_keys
 
@@ -78,16 +79,18 @@ class SecretOnce(Once):
     secret = True
 
 
-def checked(read: type[int] | type[float], rule: str,
-             ok: Callable[[float], bool]) -> Callable[[str], int | float]:
-    """An option's type: ``read`` of the text, refused by the parser (exit 2) unless ``ok``."""
+def checked(read: Callable[[str], int | float | None], rule: str,
+            ok: Callable[[float], bool]) -> Callable[[str], int | float]:
+    """An option's type: ``read`` of the text (``icoframes.numerals``: ASCII digits only,
+    never ``٣`` nor ``1_000``), refused by the parser (exit 2) unless ``ok``."""
+    whole = read is integer_text
+
     def convert(text: str) -> int | float:
-        try:
-            value = read(text)
-        except ValueError:
-            value = None
+        value = read(text)
         if value is None or not ok(value):
-            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}")
+            meant = meant_number(text, whole=whole) if value is None else None  # "٣": 3
+            hint = f"; did you mean {meant!r}?" if meant is not None and ok(meant) else ""
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}{hint}")
         return value
     return convert
 
@@ -95,14 +98,15 @@ def checked(read: type[int] | type[float], rule: str,
 def whole(what: str, low: int | None, high: int | None = None) -> Callable[[str], int | float]:
     """An option's whole number in a range: the rule and words of
     :func:`icoframes.sandbox.start` (``within``, ``bounds``)."""
-    return checked(int, what + bounds(low, high), lambda v: within(v, low, high))
+    return checked(integer_text, what + bounds(low, high), lambda v: within(v, low, high))
 
 
 _PORT = whole("a port", *PORTS)
 _COUNT = whole("a whole number", 0)
 AT_LEAST_ONE = whole("a whole number", 1)
-SECONDS = checked(float, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
-_SHARE = checked(float, "a share from 0 to 1", lambda v: 0 <= v <= 1)
+INTEGER = whole("an integer", None)
+SECONDS = checked(number_text, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
+_SHARE = checked(number_text, "a share from 0 to 1", lambda v: 0 <= v <= 1)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -125,7 +129,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="requests per key per day; 0 means unlimited "
                              f"(default: {_DEFAULT['quota']})")
     parser.add_argument("--n-icos", action=Once, type=_COUNT, default=_DEFAULT["n_icos"])
-    parser.add_argument("--seed", action=Once, type=int, default=_DEFAULT["seed"])
+    parser.add_argument("--seed", action=Once, type=INTEGER, default=_DEFAULT["seed"])
     parser.add_argument("--latency", action=Once, type=SECONDS, default=_DEFAULT["latency"],
                         metavar="SECONDS")
     parser.add_argument("--fail-rate", action=Once, type=_SHARE, default=_DEFAULT["fail_rate"],

@@ -18,6 +18,7 @@ from typing import Any, TypedDict
 
 from ..api.client import Client
 from ..errors import InvalidParameter, checked_keywords
+from ..numerals import did_you_mean_number
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
 from .service import Service
@@ -269,8 +270,9 @@ def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
     whole = (isinstance(value, numbers.Integral) and not isinstance(value, bool)
              and str(getattr(value, "dtype", "")) != "bool")
     if not whole or not within(value, low, high):
+        hint = "" if whole else did_you_mean_number(value, low=low, high=high)  # 5.0: 5
         raise InvalidParameter(f"{name} must be a whole number{bounds(low, high)}"
-                               f"{' or None' if none else ''}, got {value!r}")
+                               f"{' or None' if none else ''}, got {value!r}{hint}")
     return int(value)
 
 

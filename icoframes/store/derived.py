@@ -6,9 +6,10 @@ they were built from: per table the store's change counter it is up to date with
 counter at the last removal, and :func:`parser_fingerprint`. Reading a table brings
 that table (only) up to date: the copies that arrived since (any process) are tidied
 and replace the rows of their ids, which is idempotent, so an update cut short is
-simply done again. Everything is rebuilt from the stored raw profiles, without a
-request, when a copy was removed, the reading code changed or a table file is
-unreadable; a profile whose stored text does not decode is quarantined.
+simply done again. The tables read are rebuilt from the stored raw profiles, without a
+request, when a copy was removed, the reading code changed, a table file is unreadable
+or the table was never written (a cold ``load_icos`` writes ``icos`` alone; the others
+are built when first read); a profile whose stored text does not decode is quarantined.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ class DerivedTables:
                             warn(f"icoframes cache tables in {self.dir} are unreadable "
                                  f"({type(exc).__name__}: {exc}); they are rebuilt from the "
                                  "stored profiles", CacheWarning)
-            tables = self._rebuild()
+            tables = self._rebuild(names, (state or {}).get("versions") or {})
         return tables if len(names) > 1 else tables[names[0]]
 
     def _state(self, snap: Snapshot, *, fix: bool) -> dict[str, Any] | None:
@@ -214,20 +215,29 @@ class DerivedTables:
                 path.unlink()
         return plain
 
-    def _rebuild(self) -> Tables:
-        """Tidy every stored copy again (in batches), write the tables and their state."""
+    def _rebuild(self, names: tuple[str, ...], versions: dict[str, int]) -> Tables:
+        """Tidy every stored copy again (in batches); write the tables ``names`` and their
+        state (the other tables are brought up to date when read: ``versions``, what the
+        state said of them, still holds)."""
         with self.cache.snapshot() as snap:
             _, tables, unreadable = self._tidy(snap)
         if unreadable:  # after the read: quarantining writes
             self.cache.quarantine(unreadable, "not JSON")
+
+        def write(name: str) -> None:
+            schema = (PROBLEMS if name == PROBLEMS.name else TABLES[name]).arrow_schema()
+            atomic_write_table(pa.Table.from_pandas(tables[name], schema=schema,
+                                                    preserve_index=False),
+                               self.dir / f"{name}.parquet")
+
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
-                tables.to_parquet(self.dir)
+                concurrently(write, names)
                 if unreadable:  # the removal changed the counter: the next read rebuilds
                     self._state_path.unlink(missing_ok=True)
                 else:
-                    self._write_state(snap, dict.fromkeys(_KEYS, snap.version))
+                    self._write_state(snap, {**versions, **dict.fromkeys(names, snap.version)})
             except OSError as exc:
                 raise _full(exc, self.dir) from None
         return tables

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..errors import InvalidParameter, warn
-from ..files import as_age, locked, utcnow
+from ..files import age_hint, as_age, locked, utcnow
 from .cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from .db import Database, from_ms
 from .ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
@@ -374,7 +374,8 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     age = as_age(older_than)
     if age is None:
         raise InvalidParameter(
-            f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}")
+            f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}"
+            + age_hint(older_than))
     now = utcnow() if now is None else now
     # nothing here is older than 1970, and a longer age would take now below datetime.min
     age = min(age, now - from_ms(0))

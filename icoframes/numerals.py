@@ -1,0 +1,126 @@
+"""Numbers written as text in an argument: one rule for the whole package.
+
+A setting from the environment, an option on the command line, ``platform="7"``
+in Python: each is text that may write a number. Python's ``int()`` and
+``float()`` read more than a user writes by hand (``int("٣")`` is 3, ``"1_000"``
+is 1000, ``float("١٠")`` is 10.0), and ``str.isdigit()`` is true for ``"²"``,
+which ``int()`` then refuses. Here a number written as text is ASCII only:
+an optional sign, the digits 0-9, for another number a decimal point and an
+exponent; whitespace around it is ignored. Everything else is no number, and
+each caller says what it is instead (a name, or a refusal).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from typing import Any
+
+__all__ = ["DIGITS", "INTEGER", "NUMBER", "did_you_mean_number", "integer_text", "meant_number",
+           "number_text", "python_number"]
+
+#: ASCII digits, no sign: a count as a server writes it (``Content-Length``).
+DIGITS = re.compile(r"[0-9]+")
+#: An integer in ASCII digits, signed or not (``7``, ``-1``, ``+2``).
+INTEGER = re.compile(r"[+-]?[0-9]+")
+#: Any number in ASCII digits: an integer, or ``1.0``, ``1e3``, ``.5``, ``-2.5E-1``.
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def integer_text(value: object) -> int | None:
+    """The integer ``value`` writes if it is a str of ASCII digits (signed), else None.
+
+    Examples
+    --------
+    >>> integer_text(" 7 "), integer_text("+2"), integer_text("-1")
+    (7, 2, -1)
+    >>> integer_text("٣"), integer_text("²"), integer_text("1_000"), integer_text("1.0")
+    (None, None, None, None)
+    """
+    if isinstance(value, str) and INTEGER.fullmatch(value.strip()):
+        return int(value)
+    return None
+
+
+def number_text(value: object) -> int | float | None:
+    """The number ``value`` writes if it is a str of ASCII digits: an integer as ``int``,
+    another number (``1.0``, ``1e3``) as ``float``; None for anything else.
+
+    Examples
+    --------
+    >>> number_text("7"), number_text(" 1.0 "), number_text("1e3"), number_text(".5")
+    (7, 1.0, 1000.0, 0.5)
+    >>> number_text("nan"), number_text("٣"), number_text("1_0"), number_text("0x1")
+    (None, None, None, None)
+    """
+    integer = integer_text(value)
+    if integer is not None:
+        return integer
+    if isinstance(value, str) and NUMBER.fullmatch(value.strip()):
+        return float(value)
+    return None
+
+
+def python_number(value: object) -> int | float | None:
+    """What Python's ``int()``, else ``float()``, reads from text that is no number here
+    (``"٣"``: 3, ``"1_000"``: 1000), finite: the "did you mean" of a refusal; else None.
+
+    Examples
+    --------
+    >>> python_number("٣"), python_number("1_000"), python_number("２.５"), python_number("x")
+    (3, 1000, 2.5, None)
+    """
+    if not isinstance(value, str):
+        return None
+    for read in (int, float):
+        try:
+            number = read(value)
+        except ValueError:
+            continue
+        return number if number - number == 0 else None  # inf and nan: no suggestion
+    return None
+
+
+def meant_number(value: object, *, whole: bool = True) -> int | float | None:
+    """The number a value given in another form than an argument takes most likely means
+    (``"٣"``, ``3.0`` or ``"3.0"`` for an integer: 3; ``"١٠"`` for seconds: 10.0), else None.
+
+    Never for a bool (True is no 1), nor for an integer asked for and a fraction given.
+
+    Examples
+    --------
+    >>> meant_number("٣"), meant_number(4.0), meant_number("4.0"), meant_number("١٠", whole=False)
+    (3, 4, 4, 10.0)
+    >>> meant_number(2.5), meant_number(True), meant_number("nan"), meant_number("x")
+    (None, None, None, None)
+    """
+    number: Any = python_number(value) if isinstance(value, str) else value
+    if isinstance(number, bool) or type(number).__name__ == "bool_" or not isinstance(
+            number, numbers.Real):
+        return None
+    try:
+        real = float(number)
+    except OverflowError:  # an int past float's range: still a whole number
+        real = 1.0
+    if not math.isfinite(real) or (whole and not real.is_integer()):
+        return None
+    return int(number) if whole else real  # type: ignore[call-overload]  # a Real int()s
+
+
+def did_you_mean_number(value: object, *, whole: bool = True, low: float | None = None,
+                        high: float | None = None) -> str:
+    """``"; did you mean 3?"`` for :func:`meant_number` of ``value`` from ``low`` to ``high``
+    (``"-1.0"`` is no id -1), else ``""``.
+
+    Examples
+    --------
+    >>> did_you_mean_number("٣"), did_you_mean_number(4.0), did_you_mean_number("١٠", whole=False)
+    ('; did you mean 3?', '; did you mean 4?', '; did you mean 10.0?')
+    >>> did_you_mean_number("-1.0", low=1), did_you_mean_number("٣", low=1, high=2)
+    ('', '')
+    """
+    meant = meant_number(value, whole=whole)
+    if meant is None or (low is not None and meant < low) or (high is not None and meant > high):
+        return ""
+    return f"; did you mean {meant!r}?"

@@ -1,0 +1,107 @@
+"""A value written otherwise than an argument takes is refused with the value it most
+likely means (more of test_arguments_mean_one_thing): a flag as a word (``"false"``), a
+count as text or a float (``budget="5"``, ``5.0``), ``refresh="ALL"``, an age as text
+(``max_age="1D"``). Each was refused before too, but said only what was allowed; every
+refusal comes before any request.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import icoframes
+from icoframes import sandbox
+from icoframes.errors import InvalidParameter
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=20, seed=5) as server:
+        yield server
+
+
+_FLAG_TAKES_TRUE_ONLY = ("invalid list parameter bounty_program={!r}: bounty_program takes "
+                         "True only: the service selects the ICOs with a bounty program, never "
+                         "those without; to get those, load without bounty_program and filter "
+                         "the frame instead")
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"offline": "false"}, "offline must be True or False, got 'false'; did you mean False?"),
+    ({"offline": " Yes"}, "offline must be True or False, got ' Yes'; did you mean True?"),
+    ({"offline": 0}, "offline must be True or False, got 0; did you mean False?"),
+    ({"offline": "maybe"}, "offline must be True or False, got 'maybe'"),
+    ({"progress": "off"}, "progress must be True or False (or None: by the terminal), got "
+                          "'off'; did you mean False?"),
+    ({"refresh": "ALL"}, "refresh must be False, True or 'all', got 'ALL'; did you mean 'all'?"),
+    ({"refresh": "all "}, "refresh must be False, True or 'all', got 'all '; "
+                          "did you mean 'all'?"),
+    ({"refresh": "false"}, "refresh must be False, True or 'all', got 'false'; "
+                           "did you mean False?"),
+    ({"refresh": 1}, "refresh must be False, True or 'all', got 1; did you mean True?"),
+    ({"refresh": 2}, "refresh must be False, True or 'all', got 2"),
+    ({"budget": "5"}, "budget must be a whole number >= 0, got '5'; did you mean 5?"),
+    ({"budget": 5.0}, "budget must be a whole number >= 0, got 5.0; did you mean 5?"),
+    ({"budget": -1.0}, "budget must be a whole number >= 0, got -1.0"),
+    ({"budget": float("nan")}, "budget must be a whole number >= 0, got nan"),
+    ({"bounty_program": "true"}, "invalid list parameter bounty_program='true': bounty_program "
+                                 "takes True (or 'yes') only; did you mean True?"),
+    ({"bounty_program": "YES"}, "invalid list parameter bounty_program='YES': bounty_program "
+                                "takes True (or 'yes') only; did you mean True?"),
+    ({"bounty_program": "false"}, _FLAG_TAKES_TRUE_ONLY.format("false")),
+    ({"bounty_program": "no"}, _FLAG_TAKES_TRUE_ONLY.format("no")),
+    ({"bounty_program": "maybe"}, "invalid list parameter bounty_program='maybe': "
+                                  "bounty_program takes True (or 'yes') only"),
+    ({"max_age": "1D"}, "max_age must be a timedelta, seconds or None, got '1D'; "
+                        "did you mean pd.Timedelta('1D')?"),
+    ({"max_age": "3600"}, "max_age must be a timedelta, seconds or None, got '3600'; "
+                          "did you mean 3600?"),
+    ({"max_age": "-1D"}, "max_age must be a timedelta, seconds or None, got '-1D'"),
+    ({"max_age": "\u0663"}, "max_age must be a timedelta, seconds or None, got '\u0663'"),
+    ({"profile_max_age": " 7 days"}, "profile_max_age must be a timedelta, seconds, or a "
+                                     "mapping of them by status; got ' 7 days'; did you mean "
+                                     "pd.Timedelta('7 days')?"),
+    ({"profile_max_age": {"past": "90"}}, "profile_max_age must be a timedelta, seconds, or a "
+                                          "mapping of them by status; got '90'; did you mean "
+                                          "90?"),
+])
+def test_a_value_written_otherwise_is_refused_with_what_it_means_before_any_request(
+        cfg, arguments, message):
+    for load in (icoframes.load_icos, icoframes.load_tables):
+        with pytest.raises(InvalidParameter) as info:
+            load("past", **arguments)
+        assert str(info.value) == message
+    assert cfg.stats.requests.total() == 0
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda out: icoframes.export_tables(out, status="past", snapshot="false"),
+     "snapshot must be True or False, got 'false'; did you mean False?"),
+    (lambda out: icoframes.export_tables(out, status="past", allow_empty=1),
+     "allow_empty must be True or False, got 1; did you mean True?"),
+    (lambda out: icoframes.export_tables(out, status="past", budget="0"),
+     "budget must be a whole number >= 0, got '0'; did you mean 0?"),
+    (lambda out: icoframes.export_tables(out, status="past", max_age="12h"),
+     "max_age must be a timedelta, seconds or None, got '12h'; "
+     "did you mean pd.Timedelta('12h')?"),
+    (lambda out: icoframes.load_filters(offline="no"),
+     "offline must be True or False, got 'no'; did you mean False?"),
+    (lambda out: icoframes.cache_info(all="true"),
+     "all must be True or False, got 'true'; did you mean True?"),
+    (lambda out: icoframes.clear_cache(all="no"),
+     "all must be True or False, got 'no'; did you mean False?"),
+    (lambda out: icoframes.prune_cache("30D"),
+     "older_than must be a timedelta or seconds, 0 or more; got '30D'; "
+     "did you mean pd.Timedelta('30D')?"),
+    (lambda out: icoframes.prune_cache(" 86400 "),
+     "older_than must be a timedelta or seconds, 0 or more; got ' 86400 '; "
+     "did you mean 86400?"),
+])
+def test_the_other_public_functions_say_it_too(cfg, tmp_path, call, message):
+    (tmp_path / "cache").mkdir(exist_ok=True)
+    kept = sorted(p.name for p in (tmp_path / "cache").iterdir())
+    with pytest.raises(InvalidParameter) as info:
+        call(tmp_path / "out")
+    assert str(info.value) == message
+    assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == kept  # nothing removed
