@@ -1,6 +1,8 @@
-"""The order in which a load hands out its requests (icoframes/fetch/load.py, pool.py):
-the pages a list page makes known go out before the load plans that page's rows, so no
-worker waits for the planning; a pool that is shut down takes no more requests."""
+"""The order in which a load hands out its requests (icoframes/fetch/load.py, pool.py,
+service.py): the pages a list page makes known go out before the load plans that page's
+rows, so no worker waits for the planning; a pool that is shut down takes no more
+requests; a first load makes the ledger's database while it claims its list (the cache's
+database), side by side, and a ledger that cannot be made is said by the first booking."""
 
 from __future__ import annotations
 
@@ -11,8 +13,12 @@ from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
+from icoframes.errors import CacheError
 from icoframes.fetch.load import Load
 from icoframes.fetch.pool import RequestPool
+from icoframes.fetch.service import Service
+from icoframes.fetch.sharedlists import SharedLists
+from icoframes.store.ledger import LEDGER_FOLDER
 
 
 @pytest.fixture(scope="module")
@@ -64,3 +70,45 @@ def test_a_pool_shut_down_takes_no_more_requests():
 def test_a_pool_shut_down_before_any_request_takes_none():
     pool = RequestPool(1)
     assert pool.shut_down(grace=0.0, cancel=lambda: None) == [] and not pool.free
+
+
+def test_a_first_load_makes_its_ledger_while_it_claims_its_list(cfg, monkeypatch, tmp_path):
+    log: list[tuple[object, ...]] = []
+    made = threading.Event()
+    open_ledger, claim, submit = Service._open_ledger, SharedLists.claim, RequestPool.submit
+
+    def opening(self):
+        open_ledger(self)
+        log.append(("ledger made", threading.current_thread().name,
+                    self.ledger.path.is_file()))
+        made.set()
+
+    def claiming(self, query, stored):
+        log.append(("claim",))
+        assert made.wait(HANG_GUARD)  # made meanwhile by another thread: side by side
+        return claim(self, query, stored)
+
+    def submitted(self, kind, info, fn, *args):
+        log.append(("sent", kind))
+        return submit(self, kind, info, fn, *args)
+
+    monkeypatch.setattr(Service, "_open_ledger", opening)
+    monkeypatch.setattr(SharedLists, "claim", claiming)
+    monkeypatch.setattr(RequestPool, "submit", submitted)
+    assert not (tmp_path / "cache" / LEDGER_FOLDER).exists()
+    icos = icoframes.load_icos(status="past", progress=False)
+    assert len(icos) == len(cfg.directory.ids("past"))
+    assert log[:3] == [("claim",), ("ledger made", "icoframes-ledger", True), ("sent", "page")]
+    assert [e for e in log if e[0] == "ledger made"] == [log[1]]  # once per load
+    made.clear()
+    icoframes.load_icos(status="past", progress=False)  # warm: no claim, no ledger opened
+    assert not made.is_set()
+
+
+def test_a_ledger_that_cannot_be_made_is_said_by_the_first_booking(cfg, tmp_path):
+    folder = tmp_path / "cache" / LEDGER_FOLDER
+    folder.mkdir(parents=True)
+    folder.chmod(0o777)  # refused: others could plant a ledger
+    with pytest.raises(CacheError, match="others may write to it"):
+        icoframes.load_icos(status="past", progress=False)
+    assert cfg.stats.requests.get("icos", 0) == 0  # nothing sent

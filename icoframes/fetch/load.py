@@ -237,8 +237,7 @@ class Load:
         """Answer ``params`` from the cache when it can (:func:`.localquery.cached_query`),
         else page it (when no other process is paging it)."""
         query, stored = cached_query(params, self.cache, self.derived, offline=self.offline,
-                                     refresh=refresh, limit=limit,
-                                     ages=ages or PROFILE_MAX_AGE)
+                                     refresh=refresh, limit=limit, ages=ages or PROFILE_MAX_AGE)
         self.queries.append(query)
         if query.frame is not None:
             self._plan_rows(query.frame, repaged=self.lists_after is not None)
@@ -246,7 +245,9 @@ class Load:
         if self.offline:
             return  # nothing cached for this query: the report says so
         self.service.client(f"the list for {params}")  # fails before any request if unusable
-        if self._lists.claim(query, stored):  # else another process pages it: waited for
+        with self.service.ledger_opening():  # meanwhile: its two new databases side by side
+            mine = self._lists.claim(query, stored)  # else another process pages it: waited for
+        if mine:
             query.start(stored, after=self.lists_after)
 
     def _plan_rows(self, frame: pd.DataFrame | None, *, repaged: bool) -> None:

@@ -7,9 +7,12 @@ request booked in the key's ledger before it is sent (:class:`.stops.Booking`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from ..api.client import Client
@@ -54,6 +57,7 @@ class Service:
         self._booking: Booking | None = None
         self._client: Client | None = None
         self._ledger: QuotaLedger | None = None
+        self._ledger_opened = False
 
     @property
     def ledger(self) -> QuotaLedger:
@@ -97,6 +101,31 @@ class Service:
                                                 pool_size=self.settings.max_workers,
                                                 control=self.control)
         return self._client
+
+    @contextlib.contextmanager
+    def ledger_opening(self) -> Iterator[None]:
+        """While the block runs (the list's claim, which makes the cache's database), the
+        ledger's database is opened for writing in a thread, once per load: a first load
+        makes its two databases side by side, not one after the other before its first
+        request. Joined when the block ends; what fails there is left to the first
+        booking, which meets it again and says it."""
+        if self._ledger_opened or self._client is None:
+            yield
+            return
+        self._ledger_opened = True
+        thread = threading.Thread(target=self._open_ledger, name="icoframes-ledger")
+        thread.start()
+        try:
+            yield
+        finally:
+            thread.join()
+
+    def _open_ledger(self) -> None:
+        with contextlib.suppress(Exception):  # (any error: the first booking says it)
+            database = self.ledger.database()
+            if database is not None:
+                with database.write():
+                    pass  # the file, its log and its tables made
 
     def fetch_filters(self) -> Any:
         """The filter set as the service sends it (one request); connections closed after."""
