@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from .errors import ConfigError, InvalidParameter, checked_keywords
+from .errors import ConfigError, InvalidParameter, checked_keywords, checked_methods
 from .files import expanded_path
 from .numerals import did_you_mean_number, integer_text, number_text
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
@@ -240,6 +240,7 @@ def _default(name: str) -> Any:
     return field(default=setting.default, repr=repr_)
 
 
+@checked_methods
 @dataclass(frozen=True, repr=False)
 class Settings:
     """Resolved settings. Build with :func:`get_settings`; the private key never shows.

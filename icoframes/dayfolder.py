@@ -53,9 +53,13 @@ def query_key(params: Iterable[Mapping[str, Any]]) -> frozenset[str]:
 
 def held_query(folder: Path) -> list[dict[str, Any]] | None:
     """The wire parameters of the list queries of the export in ``folder`` (one dict per
-    query), or None when it says none: no manifest, or one of an older version."""
-    manifest = read_manifest(folder) if folder.is_dir() else None
-    queries = (manifest or {}).get("queries")
+    query), or None when it says none: no manifest, one of an older version, or one that
+    cannot be read (a damaged folder of another day never blocks the day's export)."""
+    try:
+        manifest = read_manifest(folder) if folder.is_dir() else None
+    except (OSError, ValueError):  # unreadable, or not JSON: it says nothing of its query
+        return None
+    queries = manifest.get("queries") if isinstance(manifest, dict) else None
     if not isinstance(queries, list) or not queries:
         return None
     held = [p for q in queries if isinstance(q, dict) and isinstance(p := q.get("params"), dict)]
@@ -164,7 +168,7 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
         return tables, out
     try:
         earlier = read_export(day)
-    except FileNotFoundError:  # no export there (killed mid-swap: the next run completes it)
+    except (OSError, ValueError):  # no export there (killed mid-swap), or a damaged one
         return tables, out
     rows = earlier.icos.set_index("id", drop=False)
     listed = {int(m["id"]): m for m in missing}

@@ -44,7 +44,6 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
-import numbers
 import reprlib
 import sys
 import warnings
@@ -54,6 +53,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
+
+from .numerals import meant_flag
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -322,26 +323,6 @@ def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
     warnings.warn(message, category, stacklevel=level)
 
 
-#: What a flag given as a word or a number most likely means ("did you mean False?").
-_FLAG_WORDS = {"true": True, "yes": True, "on": True, "1": True,
-               "false": False, "no": False, "off": False, "0": False}
-
-
-def meant_flag(value: object) -> bool | None:
-    """The bool a word or number given for a flag most likely means, else None.
-
-    Examples
-    --------
-    >>> meant_flag(" False"), meant_flag("YES"), meant_flag(0), meant_flag("maybe"), meant_flag(2)
-    (False, True, False, None, None)
-    """
-    if isinstance(value, str):
-        return _FLAG_WORDS.get(value.strip().casefold())
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value in (0, 1):
-        return bool(value)  # np.int64(1) too
-    return None
-
-
 def check_flags(**flags: Any) -> None:
     """Each flag is True or False (a numpy bool too), never another truthy value.
 
@@ -424,7 +405,9 @@ def checked_keywords(function: Callable[_P, _R], *,
     ...     print(exc)
     refesh=True is not a keyword of load(); did you mean 'refresh'?
     """
-    own = keywords_of(function)
+    first = next(iter(inspect.signature(function).parameters), None)
+    # a method's self (or cls) is no keyword to offer: "its keywords: directory"
+    own = tuple(k for k in keywords_of(function) if not (k == first and k in ("self", "cls")))
     called = name or function.__name__
 
     @functools.wraps(function)
@@ -439,3 +422,28 @@ def checked_keywords(function: Callable[_P, _R], *,
         return function(*args, **kwargs)
     call.__name__ = call.__qualname__ = called
     return call
+
+
+_C = TypeVar("_C", bound=type)
+
+
+def checked_methods(cls: _C) -> _C:
+    """``cls``, each public method of it (inherited ones too) refusing a keyword it lacks as
+    :func:`checked_keywords` does: ``report.as_dict(deep=True)`` raises InvalidParameter
+    with a "did you mean", never Python's bare TypeError.
+
+    A method taking ``**kwargs`` checks them by its own rules, one already checked stays
+    as it is, and methods of C (a ``dict``'s) are not Python functions and stay too.
+
+    """
+    for name in dir(cls):
+        static = inspect.getattr_static(cls, name)
+        wrapper = type(static) if isinstance(static, staticmethod | classmethod) else None
+        function = static.__func__ if wrapper else static
+        if name.startswith("_") or not inspect.isfunction(function) or hasattr(
+                function, "__wrapped__") or "**" in str(inspect.signature(function)):
+            continue
+        checked = checked_keywords(function, name=name)
+        setattr(cls, name, wrapper(checked) if wrapper else checked)
+    return cls
+

@@ -7,7 +7,9 @@ is 1000, ``float("١٠")`` is 10.0), and ``str.isdigit()`` is true for ``"²"``,
 which ``int()`` then refuses. Here a number written as text is ASCII only:
 an optional sign, the digits 0-9, for another number a decimal point and an
 exponent; whitespace around it is ignored. Everything else is no number, and
-each caller says what it is instead (a name, or a refusal).
+each caller says what it is instead (a name, or a refusal). A refusal says what a
+value written otherwise most likely means: the number (:func:`did_you_mean_number`:
+``"٣"``, ``3.0``: 3) or, for a flag, the bool (:func:`meant_flag`: ``"false"``, 0).
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import numbers
 import re
 from typing import Any
 
-__all__ = ["DIGITS", "INTEGER", "NUMBER", "did_you_mean_number", "integer_text", "meant_number",
-           "number_text", "python_number"]
+__all__ = ["DIGITS", "INTEGER", "NUMBER", "did_you_mean_number", "integer_text", "meant_flag",
+           "meant_number", "number_text", "python_number"]
 
 #: ASCII digits, no sign: a count as a server writes it (``Content-Length``).
 DIGITS = re.compile(r"[0-9]+")
@@ -124,3 +126,23 @@ def did_you_mean_number(value: object, *, whole: bool = True, low: float | None 
     if meant is None or (low is not None and meant < low) or (high is not None and meant > high):
         return ""
     return f"; did you mean {meant!r}?"
+
+
+#: What a flag given as a word or a number most likely means ("did you mean False?").
+_FLAG_WORDS = {"true": True, "yes": True, "on": True, "1": True,
+               "false": False, "no": False, "off": False, "0": False}
+
+
+def meant_flag(value: object) -> bool | None:
+    """The bool a word or number given for a flag most likely means, else None.
+
+    Examples
+    --------
+    >>> meant_flag(" False"), meant_flag("YES"), meant_flag(0), meant_flag("maybe"), meant_flag(2)
+    (False, True, False, None, None)
+    """
+    if isinstance(value, str):
+        return _FLAG_WORDS.get(value.strip().casefold())
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value in (0, 1):
+        return bool(value)  # np.int64(1) too
+    return None

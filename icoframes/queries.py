@@ -40,10 +40,9 @@ from .errors import (
     NotCached,
     checked_keywords,
     keywords_of,
-    meant_flag,
     warn,
 )
-from .numerals import did_you_mean_number, python_number
+from .numerals import did_you_mean_number, meant_flag, python_number
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import InvalidParameter, checked_keywords
+from .errors import InvalidParameter, checked_keywords, checked_methods
 
 __all__ = ["LoadReport", "MissingICO", "QueryReport", "report"]
 
@@ -29,6 +29,7 @@ __all__ = ["LoadReport", "MissingICO", "QueryReport", "report"]
 ATTRS_KEY = "icoframes"
 
 
+@checked_methods
 @dataclass(frozen=True)
 class QueryReport:
     """One query a load answers: the filter set, or one list query (spec 4.2).
@@ -110,6 +111,7 @@ class QueryReport:
         )
 
 
+@checked_methods
 @dataclass(frozen=True)
 class MissingICO:
     """A listed ICO without a row: ``state`` is failed, gone or not_fetched; ``reason`` why."""
@@ -120,6 +122,7 @@ class MissingICO:
     reason: str
 
 
+@checked_methods
 @dataclass(frozen=True)
 class LoadReport:
     """What a load answers and lacks, and what it cost.

@@ -38,7 +38,7 @@ import pandas as pd
 import pyarrow as pa
 from pandas.api.extensions import ExtensionDtype
 
-from .errors import InvalidParameter, UnknownName, checked_keywords, did_you_mean
+from .errors import InvalidParameter, UnknownName, checked_keywords, checked_methods, did_you_mean
 
 __all__ = [
     "EACH",
@@ -139,6 +139,7 @@ _ARROW: dict[Kind, pa.DataType] = {
 }
 
 
+@checked_methods
 @dataclass(frozen=True)
 class TableSchema:
     """A table: its name, its ordered columns and the columns that identify a row."""

@@ -29,7 +29,7 @@ import hmac
 from typing import Any, NoReturn
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from .errors import ConfigError
+from .errors import ConfigError, checked_methods
 
 __all__ = ["HIDDEN", "HiddenText", "RedactedURL", "Secret", "redact_url", "split_userinfo"]
 
@@ -37,6 +37,7 @@ HIDDEN = "<hidden>"
 """What a secret, or the user information of an address, shows instead of itself."""
 
 
+@checked_methods
 class Secret:
     """A value kept out of every repr, message, traceback and pickle.
 

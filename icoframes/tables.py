@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .errors import InvalidParameter, checked_keywords
+from .errors import InvalidParameter, checked_methods
 from .files import atomic_write_table, concurrently, folder_path, read_parquet_table
 from .frames import check_frame, frame_from_arrow, with_added_columns
 from .metadata import describe_columns
@@ -31,6 +31,7 @@ EXAMPLES = 3
 NAMES: tuple[str, ...] = (*TABLE_NAMES, PROBLEMS.name)
 
 
+@checked_methods  # every public method, the mapping's own too: a keyword it lacks, refused
 @dataclass(frozen=True, eq=False, repr=False)
 class Tables(Mapping[str, pd.DataFrame]):
     """Typed, related DataFrames of ICO profiles: a read-only mapping of name to frame.
@@ -127,7 +128,6 @@ class Tables(Mapping[str, pd.DataFrame]):
     __eq__ = object.__eq__
     __hash__ = object.__hash__
 
-    @checked_keywords
     def subset(self, ids_or_mask: Any) -> Tables:
         """The bundle of some of its ICOs: every table, ``problems`` too, filtered to them.
 
@@ -167,7 +167,6 @@ class Tables(Mapping[str, pd.DataFrame]):
         subset = type(self)(icos=_rows_of(self.icos, self.icos["id"].isin(keep)), **frames)
         return subset.with_report(self.report)
 
-    @checked_keywords
     def with_report(self, report: LoadReport | None) -> Tables:
         """The same frames with ``report`` (a LoadReport or None) as :attr:`report`: a new
         bundle. ``Tables(**dict(t)).with_report(t.report)`` rebuilds ``t`` whole."""
@@ -193,7 +192,6 @@ class Tables(Mapping[str, pd.DataFrame]):
         """
         return cls(**{name: empty_frame(table) for name, table in TABLES.items()})
 
-    @checked_keywords
     def problem_summary(self) -> pd.DataFrame:
         """The problems per ``(table, column)``: how many values, and a few examples.
 
@@ -256,7 +254,6 @@ class Tables(Mapping[str, pd.DataFrame]):
 
     # ------------------------------------------------------------------ Parquet
 
-    @checked_keywords
     def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
         """Write one ``<table>.parquet`` file per table (and ``problems.parquet``).
 

@@ -5,6 +5,7 @@ nothing (more of test_arguments_mean_one_thing)."""
 from __future__ import annotations
 
 import inspect
+import typing
 
 import pandas as pd
 import pytest
@@ -47,9 +48,9 @@ def _profiles():
     (lambda: icoframes.tidy(_profiles()).subset(id_or_mask=[1]),
      "id_or_mask=[1] is not a keyword of subset(); did you mean 'ids_or_mask'?"),
     (lambda: icoframes.tidy(_profiles()).to_parquet(folder="x"),
-     "folder='x' is not a keyword of to_parquet(); its keywords: self, directory"),
+     "folder='x' is not a keyword of to_parquet(); its keywords: directory"),
     (lambda: icoframes.tidy(_profiles()).problem_summary(by="table"),
-     "by='table' is not a keyword of problem_summary(); its keywords: self"),
+     "by='table' is not a keyword of problem_summary(); its keywords: none"),
     (lambda: icoframes.tidy(_profiles()).with_report(reports=None),
      "reports=None is not a keyword of with_report(); did you mean 'report'?"),
     # serve is start by another name: the refusal names the one the user called
@@ -100,3 +101,114 @@ def test_the_declared_closeness_rule_is_the_one_the_loaders_use():
     from icoframes.queries import checked_keywords as queries_checked
 
     assert params_closest is closest and queries_checked is checked_keywords
+
+
+# -- methods: every public method of every public class -----------------------------------
+
+
+def _classes_in(annotation: object, found: set[type]) -> None:
+    if inspect.isclass(annotation) and annotation.__module__.startswith("icoframes."):
+        found.add(annotation)
+    for argument in typing.get_args(annotation):
+        _classes_in(argument, found)
+
+
+def _hinted_classes(obj: object) -> set[type]:
+    """The icoframes classes ``obj``'s annotations name (a return, a field, a parameter)."""
+    try:
+        hints = typing.get_type_hints(obj)
+    except (NameError, TypeError):  # a plot's Axes, imported for type checking only
+        return set()
+    found: set[type] = set()
+    for annotation in hints.values():
+        _classes_in(annotation, found)
+    return found
+
+
+def _public_classes() -> list[type]:
+    """The classes of icoframes' and icoframes.sandbox's ``__all__``, and every icoframes
+    class their functions, methods, properties and fields name, transitively (a
+    ``LoadReport``'s ``QueryReport``, a ``CacheDirInfo``'s ``ServiceFolder``, a
+    ``Sandbox``'s ``SandboxStats``); not exceptions, nor ``icoframes.api``'s client (the
+    package's own transport, which ``Sandbox.client()`` hands to tests)."""
+    roots = [getattr(module, name) for module in (icoframes, sandbox)
+             for name in module.__all__]
+    todo, seen = [r for r in roots if callable(r)], set()
+    while todo:
+        obj = todo.pop()
+        if not inspect.isclass(obj):
+            todo.extend(_hinted_classes(obj))
+            continue
+        if obj in seen or issubclass(obj, BaseException) or obj.__module__.startswith(
+                "icoframes.api."):
+            continue
+        seen.add(obj)
+        todo.extend(_hinted_classes(obj))
+        for name in dir(obj):
+            member = inspect.getattr_static(obj, name)
+            member = member.fget if isinstance(member, property) else member
+            if not name.startswith("_") and callable(getattr(member, "__func__", member)):
+                todo.extend(_hinted_classes(getattr(member, "__func__", member)))
+    return sorted(seen, key=lambda c: c.__qualname__)
+
+
+def _public_methods():
+    """Each public method of a public class that is a Python function of a fixed signature
+    (a ``dict``'s C methods and ``**kwargs`` ones check their own way), bound or not."""
+    for cls in _public_classes():
+        for name in dir(cls):
+            static = inspect.getattr_static(cls, name)
+            function = getattr(static, "__func__", static)
+            if name.startswith("_") or not inspect.isfunction(function):
+                continue
+            unwrapped = inspect.unwrap(function)
+            if any(p.kind is inspect.Parameter.VAR_KEYWORD
+                   for p in inspect.signature(unwrapped).parameters.values()):
+                continue
+            yield f"{cls.__qualname__}.{name}", cls, name, isinstance(static, staticmethod
+                                                                       | classmethod)
+
+
+def test_the_public_classes_are_found():
+    names = {c.__qualname__ for c in _public_classes()}
+    assert {"Tables", "Settings", "LoadReport", "QueryReport", "MissingICO", "CacheInfo",
+            "CacheDirInfo", "ServiceFolder", "CacheReport", "ExportResult", "Secret",
+            "TableSchema", "Sandbox", "SandboxStats", "Directory"} <= names
+    assert len(list(_public_methods())) >= 40
+
+
+@pytest.mark.parametrize(("cls", "name", "bound"), [
+    pytest.param(cls, name, bound, id=qualname)
+    for qualname, cls, name, bound in _public_methods()])
+def test_no_public_method_answers_an_unknown_keyword_with_a_bare_type_error(cls, name, bound):
+    # CacheReport.skip(), ExportResult.as_dict(), Settings.require_credentials() and the
+    # Tables mapping's get() raised "got an unexpected keyword argument"; the check comes
+    # before the method runs, so no instance is needed
+    method = getattr(cls, name)
+    with pytest.raises(InvalidParameter, match=rf"^zzz_unknown=1 is not a keyword of {name}\(\)"):
+        method(zzz_unknown=1) if bound else method(object(), zzz_unknown=1)
+
+
+def test_a_report_no_longer_offers_its_own_bookkeeping():
+    # CacheReport.skip(path, reason) and .remove(path, size) were public: remove() deleted
+    # any path given and counted it as freed by the cache's housekeeping
+    report = icoframes.CacheReport()
+    assert not hasattr(report, "skip") and not hasattr(report, "remove")
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: icoframes.get_settings().require_credentials(strict=True),
+     "strict=True is not a keyword of require_credentials(); its keywords: none"),
+    (lambda: icoframes.Tables.empty().get("icos", defualt=None),
+     "defualt=None is not a keyword of get(); did you mean 'default'?"),
+    (lambda: icoframes.Tables.read_parquet(directry="x"),
+     "directry='x' is not a keyword of read_parquet(); did you mean 'directory'?"),
+    (lambda: icoframes.LoadReport.from_dict(summry={}),
+     "summry={} is not a keyword of from_dict(); did you mean 'summary'?"),
+    (lambda: icoframes.CacheReport().as_dict(deep=True),
+     "deep=True is not a keyword of as_dict(); its keywords: none"),
+])
+def test_a_methods_refusal_names_the_method_and_what_was_meant(call, message):
+    with pytest.raises(InvalidParameter) as info:
+        call()
+    assert str(info.value) == message

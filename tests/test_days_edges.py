@@ -380,3 +380,44 @@ def test_a_cron_week_of_limits_outages_moves_and_a_cleared_cache(sb, tmp_path, m
     assert [d.date() for d in info["snapshot_date"]] == [
         week[i].date() for i in (0, 1, 3, 4, 5)]
     assert info["complete"].tolist() == [True, True, True, False, True]
+
+
+def test_a_damaged_manifest_of_another_day_does_not_block_the_days_export(sb, tmp_path):
+    """The tree check reads every snapshot's manifest: one of day 1 cut short (a full disk
+    years ago) made every later export fail (exit 1) before any request. It says nothing
+    of its query, and day 2 is exported as ever."""
+    out = tmp_path / "srv"
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    manifest = _day(out, DAYS[0]) / "manifest.json"
+    manifest.write_bytes(manifest.read_bytes()[:40])
+    assert _run(DAYS[1], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
+    assert _ids(_day(out, DAYS[1])) == sorted(sb.directory.ids("past"))
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_an_ico_listed_now_beats_the_days_earlier_list_standing_in_for_a_failed_one(
+        tmp_path, monkeypatch, quick_retries):
+    """03:15 lists ICO 5 as ongoing. By 09:15 it moved to past, and the whole ongoing list
+    fails: the day's 03:15 ongoing list stands in for it (partial, from_cache), and its row
+    of 5 came first, so the day's snapshot said 5 was ongoing although the past list paged
+    at 09:15 lists it. A row of an earlier list standing in gives way to the same ICO listed
+    later, as a kept row does."""
+    svc = _Paged()
+    svc.ids = {"ongoing": [1, 2, 5], "upcoming": [40], "past": [101, 102]}
+    out = tmp_path / "srv"
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            svc.ids = {"ongoing": [1, 2], "upcoming": [40], "past": [5, 101, 102]}
+            svc.down = {("ongoing", 1)}
+            assert _run(NOON, "--out", str(out), "--snapshot", "--refresh", "changed") \
+                == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    day = _day(out, NOON)
+    icos = pd.read_parquet(day / "icos.parquet").set_index("id")
+    assert sorted(icos.index) == [1, 2, 5, 40, 101, 102]
+    assert icos.loc[5, "status"] == "past"
+    ongoing = _queries(day)["ongoing"]
+    assert (ongoing["complete"], ongoing["from_cache"], ongoing["rows"]) == (False, True, 2)

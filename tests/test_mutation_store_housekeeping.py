@@ -202,9 +202,9 @@ def test_a_report_removes_a_link_as_a_link_and_a_folder_whole(tmp_path):
     (tmp_path / "link").symlink_to(target)
     _file(tmp_path / "tree" / "x", 2, DAY)
     report = CacheReport()
-    report.remove(tmp_path / "link", 4)
-    report.remove(tmp_path / "tree", 2)
-    report.remove(tmp_path / "missing", 0)
+    report._remove(tmp_path / "link", 4)
+    report._remove(tmp_path / "tree", 2)
+    report._remove(tmp_path / "missing", 0)
     assert target.exists() and not (tmp_path / "link").is_symlink()
     assert not (tmp_path / "tree").exists()
     assert report.freed_bytes == 6 and len(report.removed) == 3
@@ -349,7 +349,7 @@ def test_what_cannot_be_removed_in_a_read_only_folder_is_reported_and_the_rest_g
     with _read_only(used.dir):
         try:
             report = CacheReport()
-            report.remove(used.dir / USED_MARK, 1)
+            report._remove(used.dir / USED_MARK, 1)
             assert report.removed == [] and report.freed_bytes == 0
             assert [entry["path"] for entry in report.skipped] == [str(used.dir / USED_MARK)]
             assert report.skipped[0]["reason"] in reasons

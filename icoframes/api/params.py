@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import InvalidParameter, closest, meant_flag
-from ..numerals import did_you_mean_number, integer_text
+from ..errors import InvalidParameter, closest
+from ..numerals import did_you_mean_number, integer_text, meant_flag
 
 __all__ = [
     "ID_LIST_PARAMS",

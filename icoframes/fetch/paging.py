@@ -243,20 +243,28 @@ class ListQuery:
 
 
 def listed_now_wins(queries: list[ListQuery]) -> None:
-    """A row a query kept from its day's earlier list (``kept``) gives way to the same ICO
+    """A row of an earlier list in a query (kept from its day's earlier list: ``kept``; or
+    the whole of a cached list standing in for a failed paging) gives way to the same ICO
     listed later by another query of this load (paged now, or cached since): it moved there
-    since (a new status), and the earlier row would hide the move. Said in ``kept``; a query
-    left with no kept row is dated by its paging again (``fetched_at``: its rows' age)."""
+    since (a new status), and the earlier row would hide the move. Said in ``kept`` and
+    ``rows``; a query left with no kept row is dated by its paging again (``fetched_at``)."""
     for query in queries:
-        if not query.kept or query.frame is None:
+        if query.frame is None:
             continue
-        kept = set(query.kept["ids"])
-        since = dt.datetime.fromisoformat(query.kept["fetched_at"])
+        if query.kept:
+            earlier, since = set(query.kept["ids"]), dt.datetime.fromisoformat(
+                query.kept["fetched_at"])
+        elif query.from_cache and not query.complete and query.fetched_at is not None:
+            earlier, since = set(query.frame["id"].tolist()), query.fetched_at  # stands in
+        else:
+            continue
         later = {i for other in queries if other is not query and other.frame is not None
                  for i in other.frame["id"].tolist() if _listed_at(other, i) > since}
-        if moved := kept & later:
-            query.frame = query.frame[~query.frame["id"].isin(moved)].reset_index(drop=True)
-            left = sorted(kept - moved)
+        if not (moved := earlier & later):
+            continue
+        query.frame = query.frame[~query.frame["id"].isin(moved)].reset_index(drop=True)
+        if query.kept:
+            left = sorted(earlier - moved)
             query.kept = {**query.kept, "rows": len(left), "ids": left} if left else None
             if not left and query.paged_at is not None:
                 query.fetched_at = query.paged_at

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from ..api.params import STATUSES, validate_list_params
-from ..errors import checked_keywords
+from ..errors import checked_keywords, checked_methods
 from .draws import gc_paused
 from .generate import generate_records
 from .query import by_id, filter_records, sort_records
@@ -33,6 +33,7 @@ __all__ = ["Directory", "generate_directory"]
 _CACHED_QUERIES = 64
 
 
+@checked_methods
 class Directory:
     """Records by id, thread-safe to query and mutate.
 

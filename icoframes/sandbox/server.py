@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from ..api.client import Client
-from ..errors import InvalidParameter, checked_keywords
+from ..errors import InvalidParameter, checked_keywords, checked_methods
 from ..numerals import did_you_mean_number
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
@@ -40,6 +40,7 @@ __all__ = ["PORTS", "Sandbox", "bounds", "serve", "service_name", "start", "with
 PORTS: tuple[int, int] = (0, 65535)
 
 
+@checked_methods
 class Sandbox:
     """A running (or ready to run) sandbox server; make one with :func:`start`.
 

@@ -12,9 +12,12 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 
+from ..errors import checked_methods
+
 __all__ = ["SandboxStats"]
 
 
+@checked_methods
 class SandboxStats:
     """Thread-safe counters of one sandbox. Reading a counter returns a copy.
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..errors import InvalidParameter, warn
+from ..errors import InvalidParameter, checked_methods, warn
 from ..files import age_hint, as_age, locked, utcnow
 from .cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from .db import Database, from_ms
@@ -53,6 +53,10 @@ class _AsDict:
     :meth:`_dict_view`, and ``_attribute``, the attribute the warning suggests instead."""
 
     _attribute: ClassVar[str] = "info.profiles"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:  # a keyword a method lacks: refused
+        super().__init_subclass__(**kwargs)
+        checked_methods(cls)
 
     def _dict_view(self) -> dict[str, Any]:
         return dict(vars(self))  # the fields, as they are (a dataclass's, in their order)
@@ -90,10 +94,10 @@ class CacheReport(_AsDict):
     freed_bytes: int = 0
     skipped: list[dict[str, str]] = field(default_factory=list)
 
-    def skip(self, path: Path, reason: str) -> None:
+    def _skip(self, path: Path, reason: str) -> None:
         self.skipped.append({"path": str(path), "reason": reason})
 
-    def remove(self, path: Path, size: int) -> None:
+    def _remove(self, path: Path, size: int) -> None:
         """Delete a file, a link (never its target) or a tree (links inside unfollowed)."""
         try:
             if path.is_symlink() or not path.is_dir():
@@ -101,7 +105,7 @@ class CacheReport(_AsDict):
             else:
                 shutil.rmtree(path)  # removes the links inside as links
         except OSError as exc:
-            self.skip(path, exc.strerror or str(exc))
+            self._skip(path, exc.strerror or str(exc))
         else:
             self.removed.append(str(path))
             self.freed_bytes += size
@@ -255,7 +259,7 @@ def mark_used(folder: str | os.PathLike[str]) -> None:
 def _remove_folder(folder: Path, report: CacheReport, *,
                    unused_before: dt.datetime | None = None) -> None:
     if folder.is_symlink():
-        return report.skip(folder, _LINK)
+        return report._skip(folder, _LINK)
     if not folder.is_dir():
         return  # nothing cached: never reached, or removed meanwhile
     lock, entries = folder / LOCK_NAME, len(report.removed)
@@ -265,13 +269,13 @@ def _remove_folder(folder: Path, report: CacheReport, *,
                 return  # used meanwhile
             for child in sorted(folder.iterdir()):
                 if child.name != LOCK_NAME:
-                    report.remove(child, _size(child))
+                    report._remove(child, _size(child))
             lock.unlink(missing_ok=True)  # last, still held (see the module's rules)
             folder.rmdir()
         Database.close_under(folder)  # what this process held open goes too
         report.removed[entries:] = [str(folder)]  # the folder, not each entry in it
     except OSError as exc:  # a read-only cache dir, or a file written meanwhile
-        report.skip(folder, exc.strerror or str(exc))
+        report._skip(folder, exc.strerror or str(exc))
 
 
 def remove_folder(folder: str | os.PathLike[str], *,
@@ -303,7 +307,7 @@ def _remove_leftovers(folder: Path, report: CacheReport, *, older_than: dt.timed
         age = now - dt.datetime.fromtimestamp(found.st_mtime, dt.UTC)
         if (age > max(older_than, TEMP_GRACE) if _matches(path.name, _TEMPORARY)
                 else age > older_than and path.name.endswith(".corrupt")):
-            report.remove(path, found.st_size)
+            report._remove(path, found.st_size)
 
 
 def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.timedelta,
@@ -323,7 +327,7 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
                 report.removed += [f"{folder.path / DB_NAME}#lists/{key}" for key in dropped]
                 _remove_leftovers(folder.path, report, older_than=older_than, now=now)
         except OSError as exc:
-            report.skip(folder.path, exc.strerror or str(exc))
+            report._skip(folder.path, exc.strerror or str(exc))
     for top in (root, root / LEDGER_FOLDER):
         if top.is_dir() and not top.is_symlink():
             _remove_leftovers(top, report, older_than=older_than, now=now, recurse=False)
@@ -331,7 +335,7 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
         ledgers = QuotaLedger(root, "")
         report.removed += [f"{ledgers.path}#{key}" for key in ledgers.forget_unused(ledgers_before)]
     for path in other:
-        report.skip(path, _LINK if path.is_symlink() else "not a cache folder: left alone")
+        report._skip(path, _LINK if path.is_symlink() else "not a cache folder: left alone")
     return report
 
 
