@@ -62,7 +62,8 @@ EXIT_CODES = {
     EXIT_OK: "done",
     EXIT_ERROR: "anything else (the service unreachable after retries, ...)",
     EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects, a cache dir "
-                "or --out folder that cannot be written)",
+                "or --out folder that cannot be written, an --out holding another query's "
+                "snapshots or the other layout)",
     EXIT_QUOTA: "the daily request limit (the service's error 485 or the daily_quota setting) "
                 "was reached before anything could be listed: nothing written (what was "
                 "fetched is cached, the next run resumes)",
