@@ -119,8 +119,9 @@ def test_amounts_without_a_unit_column_read_the_ticker_word_as_unreadable_too(co
     got = tables.icos[column].tolist()
     assert math.isnan(got[0]) and math.isnan(got[1]) and got[2:] == [5e6, 5e6]
     problems = tables.problems
-    assert problems[["ico_id", "column", "value", "reason"]].values.tolist() == [
-        [1, column, "5 mln", "unreadable_number"], [2, column, "$5 MN", "unreadable_number"]]
+    assert problems[["ico_id", "table", "column", "value", "reason"]].values.tolist() == [
+        [1, "icos", column, "5 mln", "unreadable_number"],
+        [2, "icos", column, "$5 MN", "unreadable_number"]]
 
 
 # --------------------------------------------------------------------------- 3. DataFrame
@@ -130,8 +131,11 @@ def test_tidy_refuses_a_dataframe_with_a_did_you_mean():
     profiles = [_profile(1, name="A"), _profile(2, name="B")]
     frame = pd.DataFrame(profiles)
     # parser 19: each column name was a profile that is no object (wrong_shape), no ICO
-    with pytest.raises(InvalidParameter, match=r"DataFrame.*to_dict\('records'\)"):
+    with pytest.raises(InvalidParameter) as refused:
         tidy(frame)
+    assert str(refused.value) == (
+        "tidy() takes an iterable of profiles (decoded JSON), got a DataFrame; did you mean "
+        "tidy(frame.to_dict('records')), one profile per row?")
     # what it suggests reads the profiles
     assert tidy(frame.to_dict("records")).icos["name"].tolist() == ["A", "B"]
 
@@ -307,3 +311,28 @@ def test_long_hostile_values_are_read_in_linear_time():
     done = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(_LONG_VALUES),
                           capture_output=True, text=True, timeout=HANG_GUARD, check=True)
     assert json.loads(done.stdout) == [["unreadable_number"] * 3, ["unreadable_price"] * 2]
+
+
+def test_what_a_price_per_token_cannot_be_is_said():
+    # a money side without a number, a per-token price inside an exchange, and a final dot
+    prices, codes, unread = read_price(
+        ["lots per token", "1 XYZ = 0.1 USD per token", "$0.1 per token.", "0.1 USD/ABX"],
+        ["", "", "", ""], tickers=["XYZ", "XYZ", "XYZ", "ABX"])
+    assert unread.rows == [0, 1] and unread.reasons == ["unreadable_number", "unreadable_price"]
+    assert prices.tolist()[2:] == [0.1, 0.1] and codes.tolist()[2:] == ["USD", "USD"]
+
+
+def test_cents_that_are_no_number_say_why():
+    amounts, codes, unread = _group(["1,500,5 cents"])
+    assert math.isnan(amounts[0]) and codes == [None]
+    assert unread == [("1,500,5 cents", "grouping")]
+
+
+def test_ticker_words_reads_every_row_and_a_zero_too():
+    from icoframes.parse.units import ticker_words
+
+    # a number before does not end the scan; "0 mln" is an amount like any (not negative)
+    unread = ticker_words([5, "0 mln", 7.5, "5 mln", "-5 mln"], ["MLN"] * 5)
+    assert unread.rows == [1, 3] and unread.values == ["0 mln", "5 mln"]
+    with pytest.raises(ValueError, match="zip"):
+        ticker_words(["5 mln"], [])  # one ticker per value
