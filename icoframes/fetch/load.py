@@ -47,7 +47,7 @@ from .progress import Progress, interactive
 from .result import assemble, filter_set, state_of_result
 from .service import Service, forget_unreached
 from .sharedlists import SharedLists
-from .stops import BudgetSpent, breaker_error, first_stop, quota_error, warn_short_quota
+from .stops import BudgetSpent, breaker_error, first_stop, quota_error
 
 __all__ = ["Load"]
 
@@ -256,10 +256,8 @@ class Load:
             return  # offline, what is not cached is reported missing
         if not self._plan.add(frame, repaged=repaged):
             return
-        remaining = self.service.ledger.state().remaining
-        if self._plan.pending + self._plan.requested > remaining and not self._quota_warned:
-            self._quota_warned = True
-            warn_short_quota(remaining, self.settings.daily_quota)
+        if not self._quota_warned:  # once per crawl
+            self._quota_warned = self.service.warn_short(self._plan.pending + self._plan.requested)
 
     def _claimer(self) -> Claims:
         self._claims = self._claims or self.cache.claims()
