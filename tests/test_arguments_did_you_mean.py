@@ -105,3 +105,33 @@ def test_the_other_public_functions_say_it_too(cfg, tmp_path, call, message):
     assert str(info.value) == message
     assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == kept  # nothing removed
+
+
+@pytest.mark.parametrize(("plot", "arguments", "message"), [
+    ("plot_timeline", {"freq": "m"}, "freq must be one of 'D', 'W', 'M', 'ME', 'MS', 'Q', 'QE', "
+                                     "'QS', 'Y', 'YE', 'YS'; got 'm'; did you mean 'M'?"),
+    ("plot_timeline", {"freq": " quarters"}, "freq must be one of 'D', 'W', 'M', 'ME', 'MS', "
+                                             "'Q', 'QE', 'QS', 'Y', 'YE', 'YS'; got ' quarters'; "
+                                             "did you mean 'Q'?"),
+    ("plot_timeline", {"freq": "x"}, "freq must be one of 'D', 'W', 'M', 'ME', 'MS', 'Q', 'QE', "
+                                     "'QS', 'Y', 'YE', 'YS'; got 'x'"),
+    ("plot_raised", {"top": "5"}, "top must be a positive integer, got '5'; did you mean 5?"),
+    ("plot_scores", {"top": 3.0}, "top must be a positive integer, got 3.0; did you mean 3?"),
+    ("plot_raised", {"top": 0.0}, "top must be a positive integer, got 0.0"),
+    ("plot_raised", {"bins": "10"}, "bins must be an int or a sequence of bin edges, got '10'; "
+                                    "did you mean 10?"),
+    # 10.0 was "bins must be at least two finite bin edges": read as a sequence of one
+    ("plot_scores", {"bins": 10.0}, "bins must be an int or a sequence of bin edges, got 10.0; "
+                                    "did you mean 10?"),
+    ("plot_scores", {"bins": float("nan")}, "bins must be an int or a sequence of bin edges, "
+                                            "got nan"),
+])
+def test_a_plot_argument_written_otherwise_says_what_it_means(plot, arguments, message):
+    import matplotlib.pyplot as plt
+
+    icos = icoframes.schema.empty_frame(icoframes.schema.ICOS)
+    before = plt.get_fignums()
+    with pytest.raises(InvalidParameter) as info:  # freq's was a bare ValueError
+        getattr(icoframes, plot)(icos, **arguments)
+    assert str(info.value) == message
+    assert plt.get_fignums() == before  # refused before a figure is made

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..api.params import closest
 from ..errors import InvalidParameter, checked_keywords
+from ..numerals import did_you_mean_number
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -148,7 +149,8 @@ def check_frame(icos: object) -> None:
 
 def check_top(top: object) -> None:
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-        raise InvalidParameter(f"top must be a positive integer, got {top!r}")
+        raise InvalidParameter(f"top must be a positive integer, got {top!r}"
+                               + did_you_mean_number(top, low=1))  # "5", 5.0: 5
 
 
 def column(icos: pd.DataFrame, name: str) -> pd.Series:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidParameter
+from ..numerals import did_you_mean_number
 
 #: What ``bins=`` accepts: a number of bins or the bin edges.
 Bins = int | Sequence[float] | np.ndarray
@@ -77,8 +78,9 @@ def explicit_edges(bins: Bins, lo: float, hi: float, *, log: bool) -> np.ndarray
         if log:
             return np.logspace(math.log10(lo), math.log10(hi), int(bins) + 1)
         return np.linspace(lo, hi, int(bins) + 1)
-    if isinstance(bins, (str, bytes)):
-        raise InvalidParameter(f"bins must be an int or a sequence of bin edges, got {bins!r}")
+    if isinstance(bins, (str, bytes)) or np.ndim(bins) == 0:  # "10", 10.0: did you mean 10?
+        raise InvalidParameter(f"bins must be an int or a sequence of bin edges, got {bins!r}"
+                               + did_you_mean_number(bins, low=1))
     try:
         edges = np.asarray(bins, dtype="float64")
     except (TypeError, ValueError):

@@ -17,7 +17,7 @@ from ._axes import (
     numeric_column,
     own_keywords,
 )
-from ._bins import Bins, score_edges, score_range
+from ._bins import Bins, explicit_edges, score_edges, score_range
 from ._groups import draw_group_rows, group_labels
 
 if TYPE_CHECKING:
@@ -91,6 +91,8 @@ def plot_scores(
     check_frame(icos)
     scores = numeric_column(icos, "ico_score")
     check_top(top)
+    if bins is not None:  # refused before a figure is made, as plot_raised's
+        explicit_edges(bins, 0.0, 5.0, log=False)
     groups = group_labels(icos, by, scores, top) if by is not None else None
     ax = get_axes(ax)
 

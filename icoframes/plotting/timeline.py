@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..errors import InvalidParameter
 from ..features import as_naive_utc
 from ._axes import (
     add_note,
@@ -55,6 +56,22 @@ _GAP_SHARE = 0.25
 _GAP_WIDTH = 2
 _SCHEDULED_STYLE: dict[str, Any] = {"facecolor": "white", "edgecolor": "C0", "hatch": "////",
                                     "linewidth": 0.8}
+
+
+#: Words for a period, to the code it most likely means ("did you mean 'M'?").
+_PERIOD_WORDS = {"day": "D", "daily": "D", "week": "W", "weekly": "W", "month": "M",
+                 "monthly": "M", "quarter": "Q", "quarterly": "Q", "year": "Y",
+                 "yearly": "Y", "annual": "Y"}
+
+
+def _meant_freq(freq: object) -> str:
+    """``"; did you mean 'M'?"`` for ``"m"``, ``" M "`` or ``"months"``; else ``""``."""
+    if not isinstance(freq, str):
+        return ""
+    word = freq.strip()
+    meant = word.upper() if word.upper() in FREQUENCIES else _PERIOD_WORDS.get(
+        word.casefold().removesuffix("s"))
+    return f"; did you mean {meant!r}?" if meant else ""
 
 
 @own_keywords
@@ -125,9 +142,9 @@ def plot_timeline(
     """
     check_frame(icos)
     if not isinstance(freq, str) or freq not in FREQUENCIES:
-        raise ValueError(
+        raise InvalidParameter(
             f"freq must be one of {', '.join(map(repr, FREQUENCIES))}; got {freq!r}"
-        )
+            + _meant_freq(freq))
     rule = FREQUENCIES[freq]
     starts = datetime_column(icos, "start_datetime")
     raised = numeric_column(icos, "raised")
