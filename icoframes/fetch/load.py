@@ -313,6 +313,8 @@ class Load:
                     self._count(kind)
                 self._fill()
             interrupted = False
+        except CacheError as exc:  # a claim or a poll of the cache: a stop (a 485 may come)
+            self._stop, interrupted = first_stop(self._stop, exc), False
         finally:
             stop = self._stop  # the limit's, or the ledger's: requests in flight are paid for
             paid = isinstance(stop, QuotaExceeded | CacheError) and stop is not self._lost
