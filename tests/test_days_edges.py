@@ -261,8 +261,9 @@ def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, 
     """A tree written before the export refused another query: day 1 holds the past ICOs,
     day 2 the ongoing ones. changes() reported every past ICO removed and every ongoing one
     new on day 2, though nothing happened at the service. It now raises ValueError naming
-    each query and its days; snapshot_info says each snapshot's queries; the frame filtered
-    to one query's dates is compared as ever."""
+    each query and its days (plot_status_flow too, which drew those moves); snapshot_info
+    says each snapshot's queries; the frame filtered to one query's dates is compared as
+    ever."""
     out, other = tmp_path / "srv", tmp_path / "other"
     assert _run(DAYS[0], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
     assert _run(DAYS[1], "--out", str(other), "--status", "ongoing", "--snapshot") == EXIT_OK
@@ -273,6 +274,8 @@ def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, 
                                          r"status=ongoing \(2026-11-21\)\)"):
         icoframes.changes(out)
     snaps = icoframes.read_snapshots(out)
+    with pytest.raises(ValueError, match="2 different queries"):  # its moves: none either
+        icoframes.plot_status_flow(snaps)
     past = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
     assert icoframes.changes(past).empty
 
