@@ -113,15 +113,50 @@ def test_amounts_without_a_unit_column_read_the_ticker_word_as_unreadable_too(co
     # 5,000,000 USD
     profiles = [_profile(1, ticker="MLN"), _profile(2, ticker="MN"),
                 _profile(3, ticker="KIN"), _profile(4, ticker="MLN")]
-    for profile, value in zip(profiles, ["5 mln", "$5 MN", "5 mln", "5 mln USD"], strict=True):
+    for profile, value in zip(profiles, ["5 mln", "5 MN", "5 mln", "5 mln MLN"], strict=True):
         profile["finance"][column] = value
     tables = tidy(profiles)
     got = tables.icos[column].tolist()
-    assert math.isnan(got[0]) and math.isnan(got[1]) and got[2:] == [5e6, 5e6]
-    problems = tables.problems
-    assert problems[["ico_id", "table", "column", "value", "reason"]].values.tolist() == [
-        [1, "icos", column, "5 mln", "unreadable_number"],
-        [2, "icos", column, "$5 MN", "unreadable_number"]]
+    assert math.isnan(got[0]) and math.isnan(got[1]) and got[2] == 5e6
+    problems = sorted(tables.problems[["ico_id", "table", "column", "value", "reason"]]
+                      .values.tolist())
+    assert problems[:2] == [[1, "icos", column, "5 mln", "unreadable_number"],
+                           [2, "icos", column, "5 MN", "unreadable_number"]]
+    if column == "tokens_for_sale":  # 5 million of its token, named
+        assert got[3] == 5e6 and len(problems) == 2
+    else:  # raised is in USD: a token named is no amount
+        assert math.isnan(got[3]) and problems[2][3:] == ["5 mln MLN", "unreadable_number"]
+
+
+def test_raised_in_us_dollars_with_a_ticker_word_before_usd_is_a_multiple():
+    profile = _profile(1, ticker="MLN")
+    profile["finance"]["raised"] = "$5 mln USD"
+    assert tidy([profile]).icos["raised"].tolist() == [5e6]
+
+
+@pytest.mark.parametrize(("value", "number"), [
+    ("500,000,000 XYZ", 5e8), ("500M XYZ", 5e8), ("500,000,000 tokens", 5e8),
+    ("500 million Tokens", 5e8), ("5kXYZ", 5e3), ("2,5 xyz", 2.5), (500, 500.0),
+])
+def test_tokens_for_sale_naming_the_token_are_read(value, number):
+    # parser 19: unreadable_number ("500,000,000 XYZ" names the token the column counts)
+    profile = _profile(1, ticker="XYZ")
+    profile["finance"]["tokens_for_sale"] = value
+    tables = tidy([profile])
+    assert tables.icos["tokens_for_sale"].tolist() == [number] and tables.problems.empty
+
+
+@pytest.mark.parametrize("value", ["$5M", "5 ETH", "5,000,000 USD", "500 BFC", "5 mln USD"])
+@pytest.mark.parametrize("ticker", ["XYZ", None])
+def test_tokens_for_sale_in_another_unit_are_no_supply_of_tokens(value, ticker):
+    # parser 19: "$5M" was 5,000,000 tokens; the others unreadable_number
+    profile = _profile(1, ticker="XYZ")
+    profile["finance"]["ticker"] = ticker
+    profile["finance"]["tokens_for_sale"] = value
+    tables = tidy([profile])
+    assert math.isnan(tables.icos["tokens_for_sale"][0])
+    assert tables.problems[["column", "value", "reason"]].values.tolist() == [
+        ["tokens_for_sale", value, "unit_conflict"]]
 
 
 # --------------------------------------------------------------------------- 3. DataFrame
@@ -336,3 +371,11 @@ def test_ticker_words_reads_every_row_and_a_zero_too():
     assert unread.rows == [1, 3] and unread.values == ["0 mln", "5 mln"]
     with pytest.raises(ValueError, match="zip"):
         ticker_words(["5 mln"], [])  # one ticker per value
+
+
+def test_the_icos_own_ticker_cent_is_its_token_not_a_hundredth_of_a_dollar():
+    # the ICO's own ticker decides first, as everywhere
+    assert _group(["500 CENT", "10 cents"], ticker="CENT") == ([500.0, 0.1], ["CENT", "USD"], [])
+    prices, codes, _ = read_price(["1 CENT = 0.01 USD", "2 cents = 1 XYZ"], ["", ""],
+                                  tickers=["CENT", "XYZ"])
+    assert prices.tolist() == [0.01, pytest.approx(0.02)] and codes.tolist() == ["USD", "USD"]

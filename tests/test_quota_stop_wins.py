@@ -16,7 +16,7 @@ import threading
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list, spoil_folder
-from waiting import wait_until
+from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes.errors import CacheError, IncompleteWarning, QuotaExceeded
@@ -99,5 +99,76 @@ def test_a_485_says_that_what_arrived_before_it_could_not_be_kept(tmp_path, conf
     assert "(and a list was not complete, so possibly more)" in message
     # page 1, paid for, could not be kept: said, not "Everything fetched is cached"
     assert "Everything fetched is cached" not in message
+    assert "Not everything fetched could be kept (the cache folder" in message
+    assert "others may write to it" in message
+
+
+def test_a_485_is_the_stop_when_a_page_that_came_with_it_finds_the_ledger_unreadable(
+        tmp_path, configured):
+    cache = tmp_path / "cache"
+    refused = threading.Event()
+
+    def refuse(h):  # once page 3 is sent too: the ledger's folder replaced, then 485
+        assert wait_until(lambda: h.server.owner.hits[LIST] == 3)
+        spoil_folder(cache / LEDGER_FOLDER)
+        json_reply({"error": 485})(h)
+        refused.set()
+
+    pages = paged_list(60)
+
+    def listing(h):
+        page = h.request_json().get("page", 1)
+        if page == 2:
+            refuse(h)
+        else:  # page 3 answers once page 2 is refused: its rows are planned after the 485
+            assert page == 1 or refused.wait(HANG_GUARD)
+            pages(h)
+
+    with HostileServer({LIST: listing, PROFILE: refuse}) as srv, \
+            time_machine.travel(NOON, tick=True):
+        configured(**srv.settings(), cache_dir=cache, max_workers=4)
+        with pytest.raises(QuotaExceeded) as info:
+            icoframes.load_icos(status="past", progress=False)
+    stop, message = info.value, str(info.value)
+    assert stop.code == 485 and "error 485" in message and not isinstance(stop, CacheError)
+    assert srv.hits[LIST] == 3
+    assert f"after at least {sum(srv.hits.values())} requests sent today" in message
+    assert "This call fetched 0 profiles; 40 remain to fetch (and a list was not complete" \
+        in message  # pages 1 and 3 planned, page 2 refused
+    assert f"{cache / LEDGER_FOLDER} is refused: others may write to it" in message
+
+
+def test_a_485_is_the_stop_when_the_cache_could_not_claim_profiles_before_it_came(
+        tmp_path, configured):
+    cache = tmp_path / "cache"
+    answered = threading.Event()
+    pages = paged_list(60)
+
+    def service_folder():
+        [folder] = [p for p in cache.iterdir() if p.is_dir() and p.name != LEDGER_FOLDER
+                    and not p.name.endswith("-before")]
+        return folder
+
+    def listing(h):
+        page = h.request_json().get("page", 1)
+        if page == 2:  # refused once page 3 came back (its rows then claimed, in vain)
+            assert answered.wait(HANG_GUARD)
+            json_reply({"error": 485})(h)
+            return
+        if page == 3:  # the service's folder replaced before its answer leaves
+            assert wait_until(lambda: h.server.owner.hits[LIST] == 3)
+            spoil_folder(service_folder())
+        pages(h)
+        if page == 3:
+            answered.set()
+
+    with HostileServer({LIST: listing}) as srv, time_machine.travel(NOON, tick=True):
+        configured(**srv.settings(), cache_dir=cache, max_workers=2)
+        with pytest.raises(QuotaExceeded) as info:
+            icoframes.load_icos(status="past", progress=False)
+    stop, message = info.value, str(info.value)
+    assert stop.code == 485 and "error 485" in message and not isinstance(stop, CacheError)
+    assert srv.hits == {LIST: 3}  # no profile was claimed, so none was sent
+    assert "after 3 requests sent today" in message  # the ledger was fine: its count
     assert "Not everything fetched could be kept (the cache folder" in message
     assert "others may write to it" in message

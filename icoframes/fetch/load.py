@@ -47,7 +47,7 @@ from .progress import Progress, interactive
 from .result import assemble, filter_set, state_of_result
 from .service import Service, forget_unreached
 from .sharedlists import SharedLists
-from .stops import BudgetSpent, breaker_error, first_stop, quota_error, warn_short_quota
+from .stops import BudgetSpent, breaker_error, first_stop, quota_error
 
 __all__ = ["Load"]
 
@@ -256,10 +256,8 @@ class Load:
             return  # offline, what is not cached is reported missing
         if not self._plan.add(frame, repaged=repaged):
             return
-        remaining = self.service.ledger.state().remaining
-        if self._plan.pending + self._plan.requested > remaining and not self._quota_warned:
-            self._quota_warned = True
-            warn_short_quota(remaining, self.settings.daily_quota)
+        if not self._quota_warned:  # once per crawl
+            self._quota_warned = self.service.warn_short(self._plan.pending + self._plan.requested)
 
     def _claimer(self) -> Claims:
         self._claims = self._claims or self.cache.claims()
@@ -315,6 +313,8 @@ class Load:
                     self._count(kind)
                 self._fill()
             interrupted = False
+        except CacheError as exc:  # a claim or a poll of the cache: a stop (a 485 may come)
+            self._stop, interrupted = first_stop(self._stop, exc), False
         finally:
             stop = self._stop  # the limit's, or the ledger's: requests in flight are paid for
             paid = isinstance(stop, QuotaExceeded | CacheError) and stop is not self._lost

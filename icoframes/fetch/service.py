@@ -23,7 +23,7 @@ from ..store.cache import Cache
 from ..store.db import check_cache_dir, disk_full
 from ..store.housekeeping import remove_folder
 from ..store.ledger import LedgerState, QuotaLedger
-from .stops import Booking
+from .stops import Booking, warn_short_quota
 
 __all__ = ["Service", "check_writable", "forget_unreached"]
 
@@ -133,6 +133,20 @@ class Service:
             return self.client("the filter set").filters()
         finally:
             self.close()
+
+    def warn_short(self, needed: int) -> bool:
+        """Warn (:func:`.stops.warn_short_quota`) when ``needed`` requests are more than
+        today's ``daily_quota`` has left; whether it warned. A ledger that cannot be read
+        warns nothing: the next booking meets its error, a stop the load words (a 485
+        that came with it stays the stop)."""
+        try:
+            remaining = self.ledger.state().remaining
+        except CacheError:
+            return False
+        if needed <= remaining:
+            return False
+        warn_short_quota(remaining, self.settings.daily_quota)
+        return True
 
     def quota_state(self) -> tuple[LedgerState, bool, CacheError | None, bool]:
         """The ledger's state now, or when it last refused a request of this load if its

@@ -43,6 +43,7 @@ from .items import with_latin_tickers
 from .people import People, people_key
 from .problems import Problems
 from .sources import convert, field_paths, flatten, gather, select
+from .supply import read_tokens
 
 __all__ = ["tidy"]
 
@@ -282,11 +283,13 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
         data[name] = with_latin_tickers(data[name])
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
         _read_amounts(data, unit, amounts, exchange, ids, log)
+    # in the ICO's token: "500,000,000 KIN" is read, "$5M" is no supply of tokens
+    data["tokens_for_sale"], unread = read_tokens(data["tokens_for_sale"], data["ticker"])
+    log.add_unread("icos", "tokens_for_sale", unread, ids)
     frame = convert(table, data, log)
-    for name in ("tokens_for_sale", "raised"):  # no unit column; "5 mln" for MLN: a multiple?
-        unread = units.ticker_words(data[name], data["ticker"])
-        frame.loc[unread.rows, name] = np.nan
-        log.add_unread("icos", name, unread, ids)
+    unread = units.ticker_words(data["raised"], data["ticker"])  # "5 mln" for MLN: a multiple?
+    frame.loc[unread.rows, "raised"] = np.nan
+    log.add_unread("icos", "raised", unread, ids)
     return frame
 
 

@@ -79,7 +79,8 @@ __all__ = [
 #:     last that is the own ticker ("5k" for K) is unreadable, in raised and tokens_for_sale
 #:     too; a unit column of a multiplier alone ("mln") is no unit. "5 millions", "5 bln",
 #:     "10 cents", "1'000'000" and "$0.1 per token" (a price) are read; "5 mil" is unreadable
-#:     (was 5 MIL).
+#:     (was 5 MIL). tokens_for_sale reads "500,000,000 KIN" for KIN; "$5M" there is a
+#:     unit_conflict (was 5e6 tokens). Long hostile values are read in linear time.
 PARSER_VERSION: Final = 20
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1

@@ -1,0 +1,57 @@
+"""The ICO's token supply for sale (``tokens_for_sale``): amounts in the ICO's own token.
+
+Directories write the supply as a number (``500000000``, ``"500M"``) or with the token
+named: its ticker (``"500,000,000 KIN"``, ``"5kKIN"``) or the word ``tokens``
+(``"500,000,000 tokens"``). It is read like the amounts of :mod:`icoframes.parse.units`
+whose unit is the ICO's ticker: a value naming any other unit is no supply of tokens
+(``"$5M"``, ``"5 ETH"``, ``"500 BFC"`` for KIN: ``unit_conflict``), and a multiplier word
+that is the ticker is unreadable (``"5 mln"`` for MLN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..vocabulary import TOKEN_WORDS, fold
+from .base import Unread
+from .prices import own_ticker
+from .units import read_amount_group
+
+__all__ = ["read_tokens"]
+
+
+def read_tokens(values: Sequence[object],
+                tickers: Sequence[object]) -> tuple[np.ndarray, Unread]:
+    """The supply of tokens per row (float64, NaN when missing or unreadable) and the raw
+    values left unread, with their reasons.
+
+    Examples
+    --------
+    >>> numbers, unread = read_tokens(
+    ...     [5e8, "500,000,000 KIN", "500M tokens", "$5M", "5 mln", "5 mln"],
+    ...     ["KIN", "KIN", None, "KIN", "MLN", "KIN"])
+    >>> numbers.tolist()
+    [500000000.0, 500000000.0, 500000000.0, nan, nan, 5000000.0]
+    >>> unread.values, unread.reasons
+    (['$5M', '5 mln'], ['unit_conflict', 'unreadable_number'])
+    """
+    texts = [_without_token_word(value) for value in values]
+    amounts, codes, lost = read_amount_group({"v": texts}, [None] * len(texts),
+                                             tickers=tickers)
+    numbers = amounts["v"]
+    why = dict(zip(lost["v"].rows, lost["v"].reasons, strict=True))
+    for i, code in enumerate(codes.tolist()):
+        if code is not None and code != own_ticker(tickers[i]):  # "$5M": no tokens
+            why[i], numbers[i] = "unit_conflict", np.nan
+    rows = sorted(why)
+    return numbers, Unread.at(values, rows, [why[i] for i in rows])
+
+
+def _without_token_word(value: object) -> object:
+    """``"500,000,000 tokens"`` -> ``"500,000,000"``; any other value as it is."""
+    if type(value) is str and len(words := value.rsplit(None, 1)) == 2 and (
+            fold(words[1]) in TOKEN_WORDS):
+        return words[0]
+    return value
