@@ -25,13 +25,13 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import InvalidParameter, StaleWarning, warn
+from .errors import ExportReplaced, InvalidParameter, StaleWarning, warn
 from .exported import MANIFEST, SNAPSHOT_PREFIX, read_export, read_manifest
 from .reporting import LoadReport
 from .tables import Tables
 
-__all__ = ["check_layout", "check_same_query", "check_tree", "held_query", "keep_exported",
-           "query_key"]
+__all__ = ["check_layout", "check_one_query", "check_same_query", "check_tree", "held_query",
+           "keep_exported", "query_key", "same_day_export"]
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -138,17 +138,36 @@ def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
         f"{_other(out, asked)}), or move {out}'s snapshot_date= folders away first.")
 
 
+def same_day_export(out: Path, since: dt.datetime, stated: Mapping[str, Any]) -> Path | None:
+    """``out`` when the plain export in it is of this day (exported since ``since``, the
+    UTC day's start) and of this export's query (``stated["queries"]``): what
+    :func:`keep_exported` may keep rows of. None otherwise (another day's rows never stand
+    in for this day's; another query's are not this one's)."""
+    held = held_query(out)
+    asked = [q["params"] for q in stated.get("queries") or []
+             if isinstance(q, dict) and isinstance(q.get("params"), dict)]
+    try:
+        at = dt.datetime.fromisoformat(str((read_manifest(out) or {}).get("exported_at")))
+    except (OSError, ValueError):
+        return None
+    if held is None or not asked or query_key(held) != query_key(asked) or at < since:
+        return None
+    return out
+
+
 def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
                   ) -> tuple[Tables, dict[str, Any]]:
-    """``tables`` with the rows of ``day`` (the day's snapshot, of this query) that this
-    export lacks though the day exported them, and ``stated`` (what the load says of its
-    rows) saying so; the tables' report too.
+    """``tables`` with the rows of ``day`` (the day's snapshot, of this query; or a plain
+    export of this day and query: :func:`same_day_export`) that this export lacks though
+    the day exported them, and ``stated`` (what the load says of its rows) saying so; the
+    tables' report too.
 
     Two kinds of rows are kept, with their rows of every table as exported:
 
     * of a list that came back partial, each row of its status that no list of this
       export holds (fetched, or ``missing``: one listed under another status moved there):
-      its query's ``kept`` counts it (``from_snapshot``), and the query is as old as the
+      its query's ``kept`` counts it (``from_snapshot``, or ``from_export`` for a plain
+      export's folder), and the query is as old as the
       list that listed it (``fetched_at``);
     * of an ICO listed now whose profile is not cached and could not be fetched (the daily
       limit, the budget, a failure; not one the service no longer has): out of
@@ -168,8 +187,9 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
         return tables, out
     try:
         earlier = read_export(day)
-    except (OSError, ValueError):  # no export there (killed mid-swap), or a damaged one
-        return tables, out
+    except (OSError, ValueError, ExportReplaced):  # none there (killed mid-swap), a damaged
+        return tables, out  # one, or one another export keeps replacing: nothing to keep
+    kind = "snapshot" if day.name.startswith(SNAPSHOT_PREFIX) else "export"
     rows = earlier.icos.set_index("id", drop=False)
     listed = {int(m["id"]): m for m in missing}
     unlisted = rows[rows["status"].isin(list(partial))
@@ -180,14 +200,14 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
     held = {(q.get("params") or {}).get("status"): q for q in
             (earlier.icos.attrs["icoframes"]["manifest"] or {}).get("queries") or []
             if isinstance(q, dict)}
-    out["queries"] = [_kept_query(q, unlisted, held) if q is partial.get(
+    out["queries"] = [_kept_query(q, unlisted, held, kind) if q is partial.get(
         (q.get("params") or {}).get("status")) else q for q in queries]
     again = {int(m["id"]) for m in refetch}
     out["missing"] = [m for m in stated.get("missing") or [] if m.get("id") not in again]
     out["failed"] = {k: v for k, v in (stated.get("failed") or {}).items() if int(k) not in again}
     when = rows["fetched_at"] if "fetched_at" in rows else pd.Series(None, index=rows.index)
     out["day_kept"] = [{"id": int(m["id"]), "reason": f"{m.get('reason')} (the row of the "
-                        "day's snapshot kept)", "fetched_at": _stamp(when.at[m["id"]])}
+                        f"day's {kind} kept)", "fetched_at": _stamp(when.at[m["id"]])}
                        for m in refetch]
     extra = earlier.subset([*unlisted["id"].tolist(), *again])
     moved = {int(m["id"]): m["status"] for m in refetch if m.get("status")}
@@ -197,18 +217,19 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
             icos["id"].tolist(), icos["status"].tolist(), strict=True)],
             index=icos.index, dtype=icos["status"].dtype)
     merged = Tables(**{name: _stacked(frame, extra[name]) for name, frame in tables.items()})
-    warn(f"{len(extra.icos)} row(s) this export lacked are kept from the day's snapshot "
-         f"{day.name} (the cache no longer holds their list or profile): "
-         f"{len(unlisted)} of a list that came back partial, {len(again)} listed but not "
-         "fetched now (not_refreshed); the next run fetches them", StaleWarning)
+    warn(f"{len(extra.icos)} row(s) this export lacked are kept from the day's {kind} "
+         f"{day.name if kind == 'snapshot' else day} (the cache no longer holds their list "
+         f"or profile): {len(unlisted)} of a list that came back partial, {len(again)} listed "
+         "but not fetched now (not_refreshed); the next run fetches them", StaleWarning)
     report = LoadReport.from_dict({**out, "not_refreshed": sorted(
         {*map(int, stated.get("not_refreshed") or []), *again})})  # day_kept rows too
     return merged.with_report(report), out
 
 
 def _kept_query(query: dict[str, Any], unlisted: pd.DataFrame,
-                held: Mapping[Any, Any]) -> dict[str, Any]:
-    """A partial query's summary counting the rows kept of its status from the snapshot."""
+                held: Mapping[Any, Any], kind: str) -> dict[str, Any]:
+    """A partial query's summary counting the rows kept of its status from the day's
+    ``kind`` (snapshot, or plain export)."""
     status = (query.get("params") or {}).get("status")
     ids = sorted(int(i) for i in unlisted.loc[unlisted["status"] == status, "id"])
     if not ids:
@@ -216,7 +237,8 @@ def _kept_query(query: dict[str, Any], unlisted: pd.DataFrame,
     listed_at = (held.get(status) or {}).get("fetched_at")
     kept: dict[str, Any] = dict(query.get("kept") or {"rows": 0, "ids": []})
     kept.update(rows=kept["rows"] + len(ids), ids=sorted([*kept["ids"], *ids]),
-                fetched_at=_oldest(kept.get("fetched_at"), listed_at), from_snapshot=len(ids))
+                fetched_at=_oldest(kept.get("fetched_at"), listed_at))
+    kept[f"from_{kind}"] = len(ids)
     rows = int(query.get("rows") or 0) + len(ids)
     total = query.get("total_icos")
     return {**query, "rows": rows, "kept": kept,
@@ -238,6 +260,33 @@ def _stamp(value: Any) -> str | None:
 def _oldest(*stamps: Any) -> str | None:
     times = [dt.datetime.fromisoformat(s) for s in stamps if isinstance(s, str)]
     return min(times).isoformat() if times else None
+
+
+def check_one_query(frame: pd.DataFrame) -> None:
+    """ValueError when the snapshots of ``frame`` (of :func:`icoframes.read_snapshots`) hold
+    exports of different queries (a tree written before the export refused that): the ICOs
+    of one would read as removed, the other's as new (:func:`icoframes.changes`,
+    :func:`icoframes.plot_status_flow`). Snapshots whose manifest names no query are taken
+    as the same; a frame without ``attrs`` says nothing."""
+    dates = {pd.Timestamp(d).date().isoformat() for d in frame["snapshot_date"].unique()}
+    infos = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
+    held: dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]] = {}
+    for info in infos:
+        if info.get("queries") and str(info.get("snapshot_date")) in dates:
+            held.setdefault(query_key(info["queries"]), (info["queries"], []))[1].append(
+                str(info["snapshot_date"]))
+    if len(held) < 2:
+        return
+    shown = "; ".join(
+        f"{' | '.join(', '.join(f'{k}={v}' for k, v in p.items() if v is not None) for p in q)}"
+        f" ({d[0]}{f' to {d[-1]}, {len(d)} snapshots' if len(d) > 1 else ''})"
+        for q, d in held.values())
+    raise ValueError(
+        f"the snapshots hold exports of {len(held)} different queries ({shown}): changes "
+        "between them are no change at the service (the ICOs of one would read as removed, "
+        "the other's as new). Read each query's snapshots apart: move one query's "
+        "snapshot_date= folders into a tree of their own, or pass changes() the frame of "
+        "read_snapshots filtered to one query's dates.")
 
 
 def _days(dates: list[str]) -> str:

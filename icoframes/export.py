@@ -110,7 +110,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import check_layout, check_tree, keep_exported
+from .dayfolder import check_layout, check_tree, keep_exported, same_day_export
 from .errors import EmptyResult, QuotaExceeded, check_flags
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
@@ -322,8 +322,9 @@ def export_tables(
         queries = list(stated.get("queries", []))
         if snapshot and stop is None:
             nothing_paged(queries, now)  # the day's snapshot left as it was
-        if snapshot:  # a day's exported rows are never replaced by fewer, cached or not
-            tables, stated = keep_exported(day, tables, stated)
+        earlier = day if snapshot else same_day_export(folder, today, stated)
+        if earlier is not None:  # a day's exported rows are never replaced by fewer
+            tables, stated = keep_exported(earlier, tables, stated)
             queries = list(stated.get("queries", []))
         if not len(tables.icos) and not allow_empty and stop is None:
             raise EmptyResult(nothing_matched(queries, status, filters))

@@ -182,13 +182,15 @@ def nothing_matched(queries: list[dict[str, Any]], status: str | None,
 
 def kept_words(kept: dict[str, Any]) -> str:
     """The rows a partial list kept from the day's list (or, the cache having lost them, from
-    the day's snapshot: ``from_snapshot``) and when they were listed, for the log line."""
-    snap = int(kept.get("from_snapshot") or 0)
+    the day's snapshot or plain export: ``from_snapshot``, ``from_export``) and when they
+    were listed, for the log line."""
+    kind = "snapshot" if kept.get("from_snapshot") else "export"
+    snap = int(kept.get("from_snapshot") or kept.get("from_export") or 0)
     if snap == kept["rows"]:
-        return (f" ({snap} of its rows kept from the day's snapshot, listed at "
+        return (f" ({snap} of its rows kept from the day's {kind}, listed at "
                 f"{kept['fetched_at']})")
     return (f" ({kept['rows']} of its rows kept from the day's list paged at "
-            f"{kept['fetched_at']}{f', {snap} of them from its snapshot' if snap else ''})")
+            f"{kept['fetched_at']}{f', {snap} of them from its {kind}' if snap else ''})")
 
 
 def jsonable(value: Any) -> Any:

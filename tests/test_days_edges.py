@@ -261,8 +261,9 @@ def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, 
     """A tree written before the export refused another query: day 1 holds the past ICOs,
     day 2 the ongoing ones. changes() reported every past ICO removed and every ongoing one
     new on day 2, though nothing happened at the service. It now raises ValueError naming
-    each query and its days; snapshot_info says each snapshot's queries; the frame filtered
-    to one query's dates is compared as ever."""
+    each query and its days (plot_status_flow too, which drew those moves); snapshot_info
+    says each snapshot's queries; the frame filtered to one query's dates is compared as
+    ever."""
     out, other = tmp_path / "srv", tmp_path / "other"
     assert _run(DAYS[0], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
     assert _run(DAYS[1], "--out", str(other), "--status", "ongoing", "--snapshot") == EXIT_OK
@@ -273,6 +274,8 @@ def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, 
                                          r"status=ongoing \(2026-11-21\)\)"):
         icoframes.changes(out)
     snaps = icoframes.read_snapshots(out)
+    with pytest.raises(ValueError, match="2 different queries"):  # its moves: none either
+        icoframes.plot_status_flow(snaps)
     past = snaps[snaps["snapshot_date"] == pd.Timestamp(DAYS[0].date())]
     assert icoframes.changes(past).empty
 
@@ -421,3 +424,53 @@ def test_an_ico_listed_now_beats_the_days_earlier_list_standing_in_for_a_failed_
     assert icos.loc[5, "status"] == "past"
     ongoing = _queries(day)["ongoing"]
     assert (ongoing["complete"], ongoing["from_cache"], ongoing["rows"]) == (False, True, 2)
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+def test_a_plain_export_keeps_its_days_rows_but_never_yesterdays(tmp_path, monkeypatch,
+                                                                 quick_retries):
+    """A plain export at 03:15 is complete (13 ICOs). The cache is cleared and the 09:15
+    re-run may send 3 requests (the list pages): the export in --out, complete that
+    morning, was replaced by one of 0 rows. Its rows of the day are kept from it (in
+    not_refreshed), as a snapshot's are. The next day, the cache cleared again and the same
+    limit, yesterday's rows never stand in: 0 rows, 13 missing (exit 5). Another query at
+    noon into the same --out (its one list page, then the limit) keeps nothing of the first
+    query's rows."""
+    import shutil
+
+    svc = _Paged()
+    svc.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 111))}
+    out = tmp_path / "plain"
+
+    def limited(when, *more, quota="3"):  # the list pages, no profile
+        shutil.rmtree(tmp_path / "cache")
+        monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", quota)
+        icoframes.reset_configuration()
+        code = _run(when, "--out", str(out), *more)
+        monkeypatch.delenv("ICOFRAMES_DAILY_QUOTA")
+        icoframes.reset_configuration()
+        return code, json.loads((out / "manifest.json").read_text())
+
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out)) == EXIT_OK
+            every = _ids(out)
+            assert len(every) == 13
+            svc.profiles = 0
+            code, noon = limited(NOON)
+            assert (code, svc.profiles, _ids(out)) == (EXIT_INCOMPLETE, 0, every)
+            code, other = limited(NOON + dt.timedelta(hours=1), "--status", "upcoming",
+                                  quota="1")
+            assert (code, _ids(out)) == (EXIT_INCOMPLETE, [])
+            assert _run(NOON + dt.timedelta(hours=2), "--out", str(out)) == EXIT_OK
+            code, nextday = limited(MORNING + dt.timedelta(days=1))
+            assert (code, _ids(out)) == (EXIT_INCOMPLETE, [])
+        finally:
+            icoframes.reset_configuration()
+    assert noon["missing"] == [] and [r["id"] for r in noon["not_refreshed"]] == every
+    assert {r["reason"] for r in noon["not_refreshed"]} == {
+        "quota (the row of the day's export kept)"}
+    assert [m["id"] for m in other["missing"]] == [3] and other["not_refreshed"] == []
+    assert sorted(m["id"] for m in nextday["missing"]) == every
+    assert nextday["not_refreshed"] == []

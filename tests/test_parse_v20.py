@@ -371,3 +371,11 @@ def test_ticker_words_reads_every_row_and_a_zero_too():
     assert unread.rows == [1, 3] and unread.values == ["0 mln", "5 mln"]
     with pytest.raises(ValueError, match="zip"):
         ticker_words(["5 mln"], [])  # one ticker per value
+
+
+def test_the_icos_own_ticker_cent_is_its_token_not_a_hundredth_of_a_dollar():
+    # the ICO's own ticker decides first, as everywhere
+    assert _group(["500 CENT", "10 cents"], ticker="CENT") == ([500.0, 0.1], ["CENT", "USD"], [])
+    prices, codes, _ = read_price(["1 CENT = 0.01 USD", "2 cents = 1 XYZ"], ["", ""],
+                                  tickers=["CENT", "XYZ"])
+    assert prices.tolist() == [0.01, pytest.approx(0.02)] and codes.tolist() == ["USD", "USD"]

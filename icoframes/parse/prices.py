@@ -182,7 +182,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     if match["pre"]:
         pre = match["pre"]
         units.append(_SYMBOLS[pre if pre in _SYMBOLS else pre.upper()])
-    if unit and fold(unit) in CENTS:  # "20¢", "20 cents"
+    if unit and fold(unit) in CENTS and canonical_unit(unit) != token:  # "20¢", "20 cents"
         units.append("USD")
         amount /= 100
     elif unit:

@@ -171,7 +171,7 @@ def _read_text(text: str, exchange: bool,
     if currency is None:
         return parse_amount(text), None
     code = canonical_unit(currency)
-    if fold(currency) in CENTS:  # "10 cents", "10¢": hundredths of a US dollar
+    if fold(currency) in CENTS and code != own:  # "10 cents": hundredths of a US dollar
         number = parse_amount(body.strip() + before)
         return (number / 100 if isinstance(number, float) else number), "USD"
     if not _is_unit(currency):
