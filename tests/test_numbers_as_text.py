@@ -155,3 +155,19 @@ def test_no_module_reads_digits_by_its_own_rule():
              if path.parent.name != "parse"
              for line in _own_digit_rules(ast.parse(path.read_text(encoding="utf-8")))]
     assert found == []
+
+
+@pytest.mark.parametrize(("ids", "message"), [
+    # numpy's astype(int64) read "٣" as 3: the id 3 was kept, or named "not in icos.id: [3]"
+    (["\u0663"], "subset: id '\u0663' is no whole number; did you mean 3?"),
+    ([1, "\u0662"], "subset: id '\u0662' is no whole number; did you mean 2?"),
+    (["1.0"], "subset: id '1.0' is no whole number; did you mean 1?"),
+    (["x"], "subset: id 'x' is no whole number"),
+])
+def test_a_subset_of_ids_in_other_digits_is_refused_with_the_id_it_means(ids, message):
+    tables = icoframes.tidy([{"id": 1, "main": {"name": "A"}}, {"id": 2, "main": {"name": "B"}},
+                             {"id": 3, "main": {"name": "C"}}])
+    with pytest.raises(InvalidParameter) as info:
+        tables.subset(ids)
+    assert str(info.value) == message
+    assert tables.subset([" 2 ", "+3"])["icos"]["id"].tolist() == [2, 3]  # ASCII: the ids
