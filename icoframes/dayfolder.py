@@ -30,8 +30,8 @@ from .exported import MANIFEST, SNAPSHOT_PREFIX, read_export, read_manifest
 from .reporting import LoadReport
 from .tables import Tables
 
-__all__ = ["check_layout", "check_same_query", "check_tree", "held_query", "keep_exported",
-           "query_key", "same_day_export"]
+__all__ = ["check_layout", "check_one_query", "check_same_query", "check_tree", "held_query",
+           "keep_exported", "query_key", "same_day_export"]
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -260,6 +260,33 @@ def _stamp(value: Any) -> str | None:
 def _oldest(*stamps: Any) -> str | None:
     times = [dt.datetime.fromisoformat(s) for s in stamps if isinstance(s, str)]
     return min(times).isoformat() if times else None
+
+
+def check_one_query(frame: pd.DataFrame) -> None:
+    """ValueError when the snapshots of ``frame`` (of :func:`icoframes.read_snapshots`) hold
+    exports of different queries (a tree written before the export refused that): the ICOs
+    of one would read as removed, the other's as new (:func:`icoframes.changes`,
+    :func:`icoframes.plot_status_flow`). Snapshots whose manifest names no query are taken
+    as the same; a frame without ``attrs`` says nothing."""
+    dates = {pd.Timestamp(d).date().isoformat() for d in frame["snapshot_date"].unique()}
+    infos = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
+    held: dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]] = {}
+    for info in infos:
+        if info.get("queries") and str(info.get("snapshot_date")) in dates:
+            held.setdefault(query_key(info["queries"]), (info["queries"], []))[1].append(
+                str(info["snapshot_date"]))
+    if len(held) < 2:
+        return
+    shown = "; ".join(
+        f"{' | '.join(', '.join(f'{k}={v}' for k, v in p.items() if v is not None) for p in q)}"
+        f" ({d[0]}{f' to {d[-1]}, {len(d)} snapshots' if len(d) > 1 else ''})"
+        for q, d in held.values())
+    raise ValueError(
+        f"the snapshots hold exports of {len(held)} different queries ({shown}): changes "
+        "between them are no change at the service (the ICOs of one would read as removed, "
+        "the other's as new). Read each query's snapshots apart: move one query's "
+        "snapshot_date= folders into a tree of their own, or pass changes() the frame of "
+        "read_snapshots filtered to one query's dates.")
 
 
 def _days(dates: list[str]) -> str:

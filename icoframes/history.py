@@ -39,7 +39,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .dayfolder import query_key
+from .dayfolder import check_one_query
 from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean
 from .exported import (
     DATE_DTYPE,
@@ -165,7 +165,7 @@ def changes(
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:
             raise ValueError(f"changes needs a {needed!r} column (the frame of read_snapshots)")
-    _one_query(frame)
+    check_one_query(frame)  # a tree mixing queries (an older one's): no events
     if frame.duplicated(["snapshot_date", "id"]).any():
         raise ValueError("an ICO id occurs twice in one snapshot; the snapshots are not icos")
     dates = pd.DatetimeIndex(frame["snapshot_date"].drop_duplicates()).sort_values()
@@ -190,31 +190,6 @@ def changes(
 
 
 # -- helpers -------------------------------------------------------------------
-
-
-def _one_query(frame: pd.DataFrame) -> None:
-    """ValueError when the snapshots of ``frame`` hold exports of different queries (a tree
-    written before the export refused that): the ICOs of one would read as removed, the
-    other's as new. Snapshots whose manifest names no query are taken as the same."""
-    dates = {pd.Timestamp(d).date().isoformat() for d in frame["snapshot_date"].unique()}
-    infos = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
-    held: dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]] = {}
-    for info in infos:
-        if info.get("queries") and str(info.get("snapshot_date")) in dates:
-            held.setdefault(query_key(info["queries"]), (info["queries"], []))[1].append(
-                str(info["snapshot_date"]))
-    if len(held) < 2:
-        return
-    shown = "; ".join(
-        f"{' | '.join(', '.join(f'{k}={v}' for k, v in p.items() if v is not None) for p in q)}"
-        f" ({d[0]}{f' to {d[-1]}, {len(d)} snapshots' if len(d) > 1 else ''})"
-        for q, d in held.values())
-    raise ValueError(
-        f"the snapshots hold exports of {len(held)} different queries ({shown}): changes "
-        "between them are no change at the service (the ICOs of one would read as removed, "
-        "the other's as new). Read each query's snapshots apart: move one query's "
-        "snapshot_date= folders into a tree of their own, or pass changes() the frame of "
-        "read_snapshots filtered to one query's dates.")
 
 
 def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]:

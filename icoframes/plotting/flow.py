@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..dayfolder import check_one_query
 from ..errors import InvalidParameter
 from ..exported import Gaps, gaps_by_date
 from ._axes import (
@@ -85,7 +86,8 @@ def plot_status_flow(
     TypeError
         ``frame`` is not a DataFrame, or ``ax`` is not an Axes.
     ValueError
-        ``frame`` has neither the snapshot columns nor the event columns.
+        ``frame`` has neither the snapshot columns nor the event columns, or its
+        snapshots hold exports of different queries (their manifests say so).
 
     Examples
     --------
@@ -103,6 +105,7 @@ def plot_status_flow(
     """
     check_frame(frame)
     if all(c in frame.columns for c in _SNAPSHOT_COLUMNS):
+        check_one_query(frame)  # a tree mixing queries: its moves are none at the service
         return _draw_snapshots(frame, _axes(ax), style)
     if all(c in frame.columns for c in _EVENT_COLUMNS):
         return _draw_events(frame, _axes(ax), style)
