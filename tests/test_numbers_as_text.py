@@ -171,3 +171,15 @@ def test_a_subset_of_ids_in_other_digits_is_refused_with_the_id_it_means(ids, me
         tables.subset(ids)
     assert str(info.value) == message
     assert tables.subset([" 2 ", "+3"])["icos"]["id"].tolist() == [2, 3]  # ASCII: the ids
+
+
+def test_more_digits_than_python_converts_are_refused_not_a_bare_value_error(cfg):
+    # int() of over 4300 digits raises ValueError ("Exceeds the limit"): no bare
+    # ValueError, and digits are no platform name to look up (the filter set's request)
+    digits = "1" * 5000
+    with pytest.raises(InvalidParameter) as info:
+        icoframes.load_icos(platform=digits, progress=False)
+    assert str(info.value).endswith("': platform must be ids (positive integers)")
+    with pytest.raises(InvalidParameter, match=r"must be an integer$"):
+        icoframes.configure(max_workers=digits)
+    assert cfg.stats.requests.total() == 0
