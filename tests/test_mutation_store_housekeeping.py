@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 import time_machine
 
+from icoframes.errors import InvalidParameter
 from icoframes.parse.lists import filters_frame
 from icoframes.store.cache import Cache, ProfileRecord
 from icoframes.store.housekeeping import (
@@ -379,3 +380,10 @@ def test_a_folder_last_used_just_after_the_epoch_is_no_older_than_the_longest_ag
     assert prune(tmp_path, dt.timedelta.max, now=NOW).removed == []
     os.utime(mark, (-1, -1))
     assert prune(tmp_path, dt.timedelta.max, now=NOW).removed == [str(folder)]
+
+
+def test_prunes_refusal_of_an_age_written_as_text_says_what_it_means(tmp_path):
+    with pytest.raises(InvalidParameter) as refused:
+        prune(tmp_path, "1D")
+    assert str(refused.value) == ("older_than must be a timedelta or seconds, 0 or more; got "
+                                  "'1D'; did you mean pd.Timedelta('1D')?")
