@@ -434,7 +434,6 @@ def checked_methods(cls: _C) -> _C:
 
     A method taking ``**kwargs`` checks them by its own rules, one already checked stays
     as it is, and methods of C (a ``dict``'s) are not Python functions and stay too.
-
     """
     for name in dir(cls):
         static = inspect.getattr_static(cls, name)
@@ -446,4 +445,3 @@ def checked_methods(cls: _C) -> _C:
         checked = checked_keywords(function, name=name)
         setattr(cls, name, wrapper(checked) if wrapper else checked)
     return cls
-

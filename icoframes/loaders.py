@@ -169,9 +169,11 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         (``"eth"``, sent upper-cased) or names (``"Ether"``, sent as ``ETH``);
         platform, category and type ids and names, ``location`` and
         ``exclude_areas`` against the filter set (:func:`load_filters`; in any
-        case, sent in its spelling; ``"ERC20"`` suggests ``Ethereum``). Checking
-        costs at most one request, for the filter set, and none while it is
-        cached (a day).
+        case, sent in its spelling; ``"ERC20"`` suggests ``Ethereum``). Text
+        that writes a number is an id, never a name: ``"7"`` is the id 7, and
+        ``"1.0"``, ``"-1"`` or ``"٣"`` are refused as ids with the id meant
+        ("did you mean 1?"), before any request. Checking costs at most one
+        request, for the filter set, and none while it is cached (a day).
 
     Returns
     -------

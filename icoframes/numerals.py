@@ -41,7 +41,10 @@ def integer_text(value: object) -> int | None:
     (None, None, None, None)
     """
     if isinstance(value, str) and INTEGER.fullmatch(value.strip()):
-        return int(value)
+        try:
+            return int(value)
+        except ValueError:  # more digits than Python converts (4300): no number to use
+            return None
     return None
 
 

@@ -42,7 +42,7 @@ from .errors import (
     keywords_of,
     warn,
 )
-from .numerals import did_you_mean_number, meant_flag, python_number
+from .numerals import did_you_mean_number, meant_flag, number_text, python_number
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
@@ -414,7 +414,7 @@ def _values(value: Any) -> list[Any]:
 def _is_name(value: Any) -> bool:
     """Text that writes no number (icoframes.numerals) is a name: "7" is the id 7, "1.0",
     "٣" or "1_000" refused as ids (with "did you mean"), never looked up; "²" is a name."""
-    return isinstance(value, str) and python_number(value) is None
+    return isinstance(value, str) and number_text(value) is None and python_number(value) is None
 
 
 def _has_names(value: Any) -> bool:

@@ -18,6 +18,7 @@ from .errors import InvalidParameter, checked_methods
 from .files import atomic_write_table, concurrently, folder_path, read_parquet_table
 from .frames import check_frame, frame_from_arrow, with_added_columns
 from .metadata import describe_columns
+from .numerals import did_you_mean_number, integer_text
 from .reporting import LoadReport, queries_html
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 
@@ -357,6 +358,8 @@ def _kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
     if any(v is None or v is pd.NA or isinstance(v, bool | np.bool_ | float) for v in values):
         raise InvalidParameter("subset: ids must be whole numbers and a mask True or False "
                                "throughout (no missing values, no mixing)")
+    for text in (v for v in values if isinstance(v, str) and integer_text(v) is None):  # "٣"
+        raise InvalidParameter(f"subset: id {text!r} is no whole number{did_you_mean_number(text)}")
     try:
         ids = pd.Index(values.astype(np.int64))
     except (TypeError, ValueError):

@@ -467,7 +467,8 @@ def test_a_signed_number_without_a_unit_is_refused_too():
 @pytest.mark.parametrize(("given", "hint"), [
     ("7", "; did you mean '7D'?"), (" 7 ", "; did you mean '7D'?"), (7, "; did you mean '7D'?"),
     ("7.5", "; did you mean '7.5D'?"), (7.5, "; did you mean '7.5D'?"),
-    ("1e3", "; did you mean '1000.0D'?"),
+    ("1e3", "; did you mean '1000.0D'?"), ("0.5", "; did you mean '0.5D'?"),
+    (1, "; did you mean '1D'?"), (0.25, "; did you mean '0.25D'?"),
     # no positive count: nothing to suggest; "٣" is no number here (icoframes.numerals)
     ("0", ""), (0, ""), ("-7", ""), (-7, ""), (float("inf"), ""), (float("nan"), ""),
     (True, ""), ("\u0663", ""), ("\u0663D", ""), (np.int64(7), ""), ("7_0", ""),

@@ -179,3 +179,26 @@ def test_ids_in_digits_other_than_ascii_are_refused_not_a_crash(digits):
     hint = "; did you mean 3?" if digits == "\u0663" else ""
     assert str(info.value) == (f"invalid list parameter platform={digits!r}: platform must "
                                f"be ids (positive integers){hint}")
+
+
+@pytest.mark.parametrize(("params", "refused"), [
+    ({"ico_score": 5.0}, "ico_score=5.0: ico_score must be an integer from 1 to 10; "
+                         "did you mean 5?"),
+    ({"ico_score": " 10.0 "}, "ico_score=' 10.0 ': ico_score must be an integer from 1 to 10; "
+                              "did you mean 10?"),
+    ({"ico_score": "1e1"}, "ico_score='1e1': ico_score must be an integer from 1 to 10; "
+                           "did you mean 10?"),
+    # the number meant is out of range: nothing to suggest
+    ({"ico_score": 11.0}, "ico_score=11.0: ico_score must be an integer from 1 to 10"),
+    ({"ico_score": "0.0"}, "ico_score='0.0': ico_score must be an integer from 1 to 10"),
+    ({"ico_score": 11}, "ico_score=11: ico_score must be an integer from 1 to 10"),
+    ({"platform": [0.0]}, "platform=0.0: platform must be ids (positive integers)"),
+    ({"platform": ["-1.0"]}, "platform='-1.0': platform must be ids (positive integers)"),
+    ({"platform": [2.0]}, "platform=2.0: platform must be ids (positive integers); "
+                          "did you mean 2?"),
+    ({"platform": ["\uff12"]}, "platform='\uff12': platform must be ids (positive integers); "
+                               "did you mean 2?"),
+])
+def test_a_number_written_otherwise_gets_the_integer_it_means_only_within_the_bounds(
+        params, refused):
+    assert _refused(params) == f"invalid list parameter {refused}"

@@ -100,6 +100,8 @@ def test_a_secret_is_its_own_copy_and_loses_its_value_in_a_pickle():
     ("http://user:pa/ss@host/p", "http://<hidden>@host/p"),
     ("http://user:pa?ss@host", "http://<hidden>@host"),
     ("http://user:pa#ss@host", "http://<hidden>@host"),
+    ("http://user:pa/s@s@host", "http://<hidden>@host"),  # two @ after it: the last ends it
+    ("http://u:p@host/a@b", "http://<hidden>@host/a@b"),  # an authority with its @: the path kept
     ("http://u:p@[::1", "<hidden>"),  # unparseable with an @: all of it hidden
     ("http://[::1", "http://[::1"),  # unparseable without: as it is
     ("user:pw@example.org", "<hidden>@example.org"),  # no scheme: read as scheme "user"

@@ -155,3 +155,31 @@ def test_no_module_reads_digits_by_its_own_rule():
              if path.parent.name != "parse"
              for line in _own_digit_rules(ast.parse(path.read_text(encoding="utf-8")))]
     assert found == []
+
+
+@pytest.mark.parametrize(("ids", "message"), [
+    # numpy's astype(int64) read "٣" as 3: the id 3 was kept, or named "not in icos.id: [3]"
+    (["\u0663"], "subset: id '\u0663' is no whole number; did you mean 3?"),
+    ([1, "\u0662"], "subset: id '\u0662' is no whole number; did you mean 2?"),
+    (["1.0"], "subset: id '1.0' is no whole number; did you mean 1?"),
+    (["x"], "subset: id 'x' is no whole number"),
+])
+def test_a_subset_of_ids_in_other_digits_is_refused_with_the_id_it_means(ids, message):
+    tables = icoframes.tidy([{"id": 1, "main": {"name": "A"}}, {"id": 2, "main": {"name": "B"}},
+                             {"id": 3, "main": {"name": "C"}}])
+    with pytest.raises(InvalidParameter) as info:
+        tables.subset(ids)
+    assert str(info.value) == message
+    assert tables.subset([" 2 ", "+3"])["icos"]["id"].tolist() == [2, 3]  # ASCII: the ids
+
+
+def test_more_digits_than_python_converts_are_refused_not_a_bare_value_error(cfg):
+    # int() of over 4300 digits raises ValueError ("Exceeds the limit"): no bare
+    # ValueError, and digits are no platform name to look up (the filter set's request)
+    digits = "1" * 5000
+    with pytest.raises(InvalidParameter) as info:
+        icoframes.load_icos(platform=digits, progress=False)
+    assert str(info.value).endswith("': platform must be ids (positive integers)")
+    with pytest.raises(InvalidParameter, match=r"must be an integer$"):
+        icoframes.configure(max_workers=digits)
+    assert cfg.stats.requests.total() == 0

@@ -222,7 +222,7 @@ def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | No
     if ok and number >= low and (high is None or number <= high):
         return int(number)
     allowed = what or (f"an integer from {low} to {high}" if high else f"an integer >= {low}")
-    hint = "" if ok else did_you_mean_number(value, low=low, high=high)
+    hint = did_you_mean_number(value, low=low, high=high)  # an int out of range: none
     raise _invalid(name, value, f"must be {allowed}{hint}")
 
 
