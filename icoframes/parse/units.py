@@ -72,7 +72,7 @@ from .prices import (
     read_exchange,
     split_multiplier,
 )
-from .rules import MARKER_SPELLINGS, MULTIPLIER_PATTERN, MULTIPLIERS, parse_amount
+from .rules import MARKER_SPELLINGS, MULTIPLIER_PATTERN, MULTIPLIERS, parse_amount, written_currency
 from .text import normalize_text
 
 __all__ = [
@@ -174,9 +174,9 @@ def _read_text(text: str, exchange: bool,
     if fold(currency) in CENTS and code != own:  # "10 cents": hundredths of a US dollar
         number = parse_amount(body.strip() + before)
         return (number / 100 if isinstance(number, float) else number), "USD"
-    if not _is_unit(currency):
-        # no unit written next to the number: read it as a number would be
-        return parse_amount(text), None
+    if not _is_unit(currency):  # no unit next to the number: read as a number, its $ kept
+        number = parse_amount(text)
+        return number, written_currency(text) if isinstance(number, float) else None
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad
     return parse_amount(body.strip() + before), code
 
