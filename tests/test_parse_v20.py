@@ -438,3 +438,31 @@ def test_a_final_dot_after_the_unit_of_an_exchange_is_no_part_of_it():
                                        tickers=["XYZ", "XYZ"])
     assert prices.tolist() == [pytest.approx(0.1), 0.1] and codes.tolist() == ["USD", "USD"]
     assert unread.rows == []
+
+
+def test_written_currency_names_only_a_currency_the_text_writes():
+    from icoframes.parse.rules import written_currency
+
+    assert [written_currency(v) for v in ["5 mln.$", "US$ 5", " 5 k.USD ", "5 mln", "lots"]] == [
+        "USD", "USD", "USD", None, None]
+
+
+def test_an_exchange_keeps_a_currency_ending_in_x():
+    # a final dot is dropped from a side's unit, nothing more
+    prices, codes, _ = read_price(["1 XYZ = 5 TRX", "1 XYZ = 5 TRX."], ["", ""],
+                                  tickers=["XYZ", "XYZ"])
+    assert prices.tolist() == [5.0, 5.0] and codes.tolist() == ["TRX", "TRX"]
+
+
+@pytest.mark.parametrize("unit", ["cents", "Cents", "¢", " cent "])
+def test_a_unit_column_of_cents_is_hundredths_of_a_us_dollar(unit):
+    # parser 20 before: 10 in a made-up currency CENTS (or ¢)
+    assert _group(["10", 25, "$2", "10 cents"], unit) == (
+        [pytest.approx(0.1), 0.25, 2.0, pytest.approx(0.1)], ["USD"] * 4, [])
+    assert _group(["5 ETH"], unit)[2] == [("5 ETH", "unit_conflict")]
+    prices, codes, _ = read_price(["10"], [unit], tickers=["XYZ"])
+    assert prices.tolist() == [pytest.approx(0.1)] and codes.tolist() == ["USD"]
+
+
+def test_a_unit_column_naming_the_icos_own_ticker_cent_is_its_token():
+    assert _group(["10"], "cent", ticker="CENT") == ([10.0], ["CENT"], [])

@@ -343,11 +343,12 @@ def _unit_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
             text, currency = _column_unit(unit)
             if currency:  # no ticker makes a known currency anything else
                 continue
-            if _ONLY_MULTIPLIER_RE.fullmatch(text):  # "mln": millions of what? (or a ticker?)
-                codes[i], factors[i] = None, math.nan
-                continue
-            split = split_multiplier(text, own_ticker(None if tickers is None else tickers[i]))
-            if split is None:
+            own = own_ticker(None if tickers is None else tickers[i])
+            if fold(text) in CENTS and canonical_unit(text) != own:  # hundredths of a US dollar
+                codes[i], factors[i] = "USD", 0.01
+            # "mln": millions of what? (or a ticker?); "KKIN" for KIN: cannot be told
+            elif _ONLY_MULTIPLIER_RE.fullmatch(text) or (
+                    split := split_multiplier(text, own)) is None:
                 codes[i], factors[i] = None, math.nan
             elif split[0]:
                 codes[i] = split[1]
