@@ -139,9 +139,19 @@ def test_a_485_is_the_stop_when_a_page_that_came_with_it_finds_the_ledger_unread
 
 
 def test_a_485_is_the_stop_when_the_cache_could_not_claim_profiles_before_it_came(
-        tmp_path, configured):
+        tmp_path, configured, monkeypatch):
+    from icoframes.fetch import load, pool
+
     cache = tmp_path / "cache"
-    answered = threading.Event()
+    stopping = threading.Event()
+    real_shut_down = pool.RequestPool.shut_down
+
+    def shut_down(self, **kwargs):  # the load stopped (the claim's cache error)
+        stopping.set()
+        return real_shut_down(self, **kwargs)
+
+    monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
+    monkeypatch.setattr(load, "_GRACE", HANG_GUARD)  # the grace of that stop: ample here
     pages = paged_list(60)
 
     def service_folder():
@@ -151,16 +161,14 @@ def test_a_485_is_the_stop_when_the_cache_could_not_claim_profiles_before_it_cam
 
     def listing(h):
         page = h.request_json().get("page", 1)
-        if page == 2:  # refused once page 3 came back (its rows then claimed, in vain)
-            assert answered.wait(HANG_GUARD)
+        if page == 2:  # refused once the load stopped: within the stop's grace
+            assert stopping.wait(HANG_GUARD)
             json_reply({"error": 485})(h)
             return
-        if page == 3:  # the service's folder replaced before its answer leaves
-            assert wait_until(lambda: h.server.owner.hits[LIST] == 3)
+        if page == 3:  # the service's folder replaced before its answer leaves: the claim
+            assert wait_until(lambda: h.server.owner.hits[LIST] == 3)  # of its rows fails
             spoil_folder(service_folder())
         pages(h)
-        if page == 3:
-            answered.set()
 
     with HostileServer({LIST: listing}) as srv, time_machine.travel(NOON, tick=True):
         configured(**srv.settings(), cache_dir=cache, max_workers=2)
