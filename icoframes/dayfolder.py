@@ -19,19 +19,23 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable, Mapping
+import numbers
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .errors import ExportReplaced, InvalidParameter, StaleWarning, warn
+from .api.params import ID_LIST_PARAMS
+from .errors import ExportReplaced, IcoframesWarning, InvalidParameter, StaleWarning, warn
 from .exported import MANIFEST, SNAPSHOT_PREFIX, read_export, read_manifest
+from .numerals import python_number
+from .queries import PLACE_PARAMS
 from .reporting import LoadReport
 from .tables import Tables
 
-__all__ = ["check_layout", "check_one_query", "check_same_query", "check_tree", "held_query",
-           "keep_exported", "query_key", "same_day_export"]
+__all__ = ["check_layout", "check_one_query", "check_same_query", "check_tree", "given_queries",
+           "held_query", "keep_exported", "query_key", "same_day_export"]
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -55,27 +59,86 @@ def held_query(folder: Path) -> list[dict[str, Any]] | None:
     """The wire parameters of the list queries of the export in ``folder`` (one dict per
     query), or None when it says none: no manifest, one of an older version, or one that
     cannot be read (a damaged folder of another day never blocks the day's export)."""
+    return _held(folder)[0]
+
+
+def given_queries(filters: Mapping[str, Any], asked: list[dict[str, Any]]
+                  ) -> list[dict[str, Any]]:
+    """``asked`` (the wire parameters of each list query) with each platform, category, type
+    and place as the user gave it (names folded, ids as numbers), not as the filter set
+    resolves it that day: the manifest's ``queries_given``. A name may resolve to other
+    ids another day (the directory lists it twice, or drops a copy): the same query.
+
+    Examples
+    --------
+    >>> given_queries({"platform": [" ETHEREUM", "7"]}, [{"status": "past", "platform": [1, 7]}])
+    [{'status': 'past', 'platform': [7, 'ethereum']}]
+    """
+    given = {key: sorted({_folded(v) for v in ([value] if isinstance(value, str | numbers.Number)
+                                                else list(value))}, key=str)
+             for key in (*ID_LIST_PARAMS, *PLACE_PARAMS) if (value := filters.get(key)) is not None}
+    return [{**params, **given} for params in asked]
+
+
+def _folded(value: Any) -> Any:
+    number = python_number(value) if isinstance(value, str) else value
+    if isinstance(number, numbers.Integral) and not isinstance(number, bool):
+        return int(number)
+    return str(value).strip().casefold()
+
+
+def _held(folder: Path) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
+    """:func:`held_query` of ``folder``, and its queries as given (None when its manifest,
+    an older version's, does not say them)."""
     try:
         manifest = read_manifest(folder) if folder.is_dir() else None
     except (OSError, ValueError):  # unreadable, or not JSON: it says nothing of its query
-        return None
-    queries = manifest.get("queries") if isinstance(manifest, dict) else None
+        return None, None
+    if not isinstance(manifest, dict):
+        return None, None
+    queries = manifest.get("queries")
     if not isinstance(queries, list) or not queries:
-        return None
+        return None, None
     held = [p for q in queries if isinstance(q, dict) and isinstance(p := q.get("params"), dict)]
-    return held if len(held) == len(queries) else None
+    return (held if len(held) == len(queries) else None), _dicts(manifest.get("queries_given"))
+
+
+def _dicts(value: Any) -> list[dict[str, Any]] | None:
+    return value if isinstance(value, list) and value and all(
+        isinstance(v, dict) for v in value) else None
+
+
+def _same_query(pairs: Iterable[tuple[list[dict[str, Any]], list[dict[str, Any]] | None]]
+                ) -> Callable[[list[dict[str, Any]]], Any]:
+    """Which query each of ``pairs`` (wire parameters, and as given or None) is: queries
+    are the same when their ids are, or their forms as given, or a chain of such links
+    joins them. Returns the query of wire parameters (of one of ``pairs``)."""
+    parent: dict[tuple[str, frozenset[str]], tuple[str, frozenset[str]]] = {}
+
+    def root(node: tuple[str, frozenset[str]]) -> tuple[str, frozenset[str]]:
+        while parent.setdefault(node, node) != node:
+            node = parent[node]
+        return node
+
+    for held, given in pairs:
+        if given is not None:
+            parent[root(("ids", query_key(held)))] = root(("given", query_key(given)))
+    return lambda held: root(("ids", query_key(held)))
 
 
 def check_same_query(folder: Path, asked: list[dict[str, Any]], out: Path, *,
-                     sent: bool = False) -> None:
+                     sent: bool = False, given: list[dict[str, Any]] | None = None) -> None:
     """InvalidParameter when ``folder`` (the day's snapshot) holds an export of another
-    query than ``asked`` (this export's wire parameters, one dict per list query).
+    query than ``asked`` (this export's wire parameters, one dict per list query; ``given``:
+    :func:`given_queries`, the same query when the held export's are those).
 
     A folder without a manifest, or whose manifest names no query (written by an
     older version), says nothing of its query: it is replaced, as ever.
     """
-    held = held_query(folder)
-    if held is None or query_key(held) == query_key(asked):
+    held, held_given = _held(folder)
+    if held is None or query_key(held) == query_key(asked) or (
+            given is not None and held_given is not None
+            and query_key(held_given) == query_key(given)):
         return
     raise InvalidParameter(
         f"{folder} holds this day's snapshot of another query ({_shown(held)}); this export "
@@ -110,32 +173,57 @@ def check_layout(out: Path, *, snapshot: bool) -> None:
 
 
 def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
-               sent: bool = False) -> None:
+               sent: bool = False, given: list[dict[str, Any]] | None = None,
+               note: bool = True) -> list[dict[str, Any]]:
     """InvalidParameter when the snapshot tree ``out`` holds an export of another query than
     ``asked``: the day's folder (:func:`check_same_query`), or another day's.
 
     Checked before any request, and again before the swap (``sent``: an export of another
     query swapped its folder in meanwhile; what this one fetched is cached). Folders whose
-    manifest names no query (older versions) say nothing: they are no other query.
+    manifest names no query (older versions) say nothing: they are no other query. A query
+    whose form as given (``given``, :func:`given_queries`) is that of a snapshot is the same,
+    though its names now resolve to other ids. When they resolved otherwise on the tree's
+    last day, the earlier resolutions are returned (the manifest's ``resolution_changed``:
+    ``snapshot_dates`` and their ``params``) and said (a warning) when ``note``.
     """
-    check_same_query(day, asked, out, sent=sent)
-    mine = query_key(asked)
-    others: dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]] = {}
+    check_same_query(day, asked, out, sent=sent, given=given)
+    held: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]] | None]] = {}
     for child in sorted(out.iterdir()) if out.is_dir() else []:
-        if (not child.name.startswith(SNAPSHOT_PREFIX) or child == day or child.is_symlink()
-                or (held := held_query(child)) is None or query_key(held) == mine):
-            continue
-        others.setdefault(query_key(held), (held, []))[1].append(
-            child.name.removeprefix(SNAPSHOT_PREFIX))
-    if not others:
-        return
-    shown = "; and ".join(f"{_shown(held)} ({_days(dates)})" for held, dates in others.values())
-    raise InvalidParameter(
-        f"{out} is a snapshot tree of another query: {shown}; this export asks for "
-        f"{_shown(asked)}. A tree holds one query: read_snapshots and changes compare its days "
-        "as one query's, so every ICO of the one would read as removed and the other's as "
-        f"new. {_nothing(sent)}. Start a new tree for this query (--out "
-        f"{_other(out, asked)}), or move {out}'s snapshot_date= folders away first.")
+        if child.name.startswith(SNAPSHOT_PREFIX) and child != day and not child.is_symlink():
+            params, as_given = _held(child)
+            if params is not None:
+                held[child.name.removeprefix(SNAPSHOT_PREFIX)] = (params, as_given)
+    query = _same_query([*held.values(), (asked, given)])
+    mine = query_key(asked)
+    # per other query, its resolutions (one query as given may have resolved to several)
+    others: dict[Any, dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]]] = {}
+    otherwise: dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]] = {}
+    for date, (params, _) in held.items():
+        if query_key(params) != mine:
+            kind = otherwise if query(params) == query(asked) else others.setdefault(
+                query(params), {})
+            kind.setdefault(query_key(params), (params, []))[1].append(date)
+    if others:
+        shown = "; and ".join(", then ".join(f"{_shown(h)} ({_days(dates)})"
+                                            for h, dates in other.values())
+                              for other in others.values())
+        raise InvalidParameter(
+            f"{out} is a snapshot tree of another query: {shown}; this export asks for "
+            f"{_shown(asked)}. A tree holds one query: read_snapshots and changes compare its "
+            "days as one query's, so every ICO of the one would read as removed and the "
+            f"other's as new. {_nothing(sent)}. Start a new tree for this query (--out "
+            f"{_other(out, asked)}), or move {out}'s snapshot_date= folders away first.")
+    if held and query_key(held[max(held)][0]) == mine:  # resolved otherwise before the last
+        otherwise = {}  # day: that day's manifest said so
+    if otherwise and note:
+        warn(f"the query as given ({_shown(given or asked)}) is that of {out}'s snapshots, but "
+             "the service's filter set now resolves its names to other ids: "
+             f"{_shown(asked)}, was " + "; and ".join(
+                 f"{_shown(h)} ({_days(dates)})" for h, dates in otherwise.values())
+             + ". The tree stays one query's (the manifest's resolution_changed says so); "
+             "changes() shows the ICOs of ids it gained as new, of ids it lost as removed",
+             IcoframesWarning)
+    return [{"snapshot_dates": dates, "params": h} for h, dates in otherwise.values()]
 
 
 def same_day_export(out: Path, since: dt.datetime, stated: Mapping[str, Any]) -> Path | None:
@@ -267,26 +355,40 @@ def check_one_query(frame: pd.DataFrame) -> None:
     exports of different queries (a tree written before the export refused that): the ICOs
     of one would read as removed, the other's as new (:func:`icoframes.changes`,
     :func:`icoframes.plot_status_flow`). Snapshots whose manifest names no query are taken
-    as the same; a frame without ``attrs`` says nothing."""
+    as the same; a frame without ``attrs`` says nothing. The same query as given whose
+    names resolved to other ids (the manifests' ``queries_given``) is one query: a
+    warning says from which snapshot on."""
     dates = {pd.Timestamp(d).date().isoformat() for d in frame["snapshot_date"].unique()}
-    infos = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
-    held: dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]] = {}
-    for info in infos:
-        if info.get("queries") and str(info.get("snapshot_date")) in dates:
-            held.setdefault(query_key(info["queries"]), (info["queries"], []))[1].append(
-                str(info["snapshot_date"]))
+    infos = [info for info in (frame.attrs.get("icoframes") or {}).get("snapshots") or []
+             if info.get("queries") and str(info.get("snapshot_date")) in dates]
+    query = _same_query((info["queries"], _dicts(info.get("queries_given"))) for info in infos)
+    held: dict[Any, dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]]] = {}
+    for info in sorted(infos, key=lambda info: str(info["snapshot_date"])):
+        held.setdefault(query(info["queries"]), {}).setdefault(
+            query_key(info["queries"]), (info["queries"], []))[1].append(
+            str(info["snapshot_date"]))
     if len(held) < 2:
+        for resolved in held.values():
+            if len(resolved) > 1:
+                warn("the snapshots hold one query as given, whose names the service resolved "
+                     "to other ids: " + "; then ".join(_resolved(q, d) for q, d in
+                                                        resolved.values())
+                     + ". They are compared as one query's: the ICOs of ids it gained read as "
+                     "new, of ids it lost as removed", IcoframesWarning)
         return
-    shown = "; ".join(
-        f"{' | '.join(', '.join(f'{k}={v}' for k, v in p.items() if v is not None) for p in q)}"
-        f" ({d[0]}{f' to {d[-1]}, {len(d)} snapshots' if len(d) > 1 else ''})"
-        for q, d in held.values())
+    shown = "; ".join(_resolved(q, d) for resolved in held.values() for q, d in resolved.values())
     raise ValueError(
         f"the snapshots hold exports of {len(held)} different queries ({shown}): changes "
         "between them are no change at the service (the ICOs of one would read as removed, "
         "the other's as new). Read each query's snapshots apart: move one query's "
         "snapshot_date= folders into a tree of their own, or pass changes() the frame of "
         "read_snapshots filtered to one query's dates.")
+
+
+def _resolved(queries: list[dict[str, Any]], dates: list[str]) -> str:
+    shown = " | ".join(_shown([p]) for p in queries)
+    more = f" to {dates[-1]}, {len(dates)} snapshots" if len(dates) > 1 else ""
+    return f"{shown} ({dates[0]}{more})"
 
 
 def _days(dates: list[str]) -> str:

@@ -110,7 +110,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import check_layout, check_tree, keep_exported, same_day_export
+from .dayfolder import check_layout, check_tree, given_queries, keep_exported, same_day_export
 from .errors import EmptyResult, QuotaExceeded, check_flags
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
@@ -306,8 +306,9 @@ def export_tables(
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         asked = build_queries(status, filters, load._filter_set,  # cached a day: no request
                               keywords=keywords_of(load_tables)) if snapshot else []
-        if snapshot:  # the tree holds one query's export a day: never another's
-            check_tree(folder, day, asked, sent=any(load.requests_spent().values()))
+        given = given_queries(filters, asked)  # the query as given: not today's ids of a name
+        resolved = check_tree(folder, day, asked, given=given,  # one query's days: no other's
+                              sent=any(load.requests_spent().values())) if snapshot else None
         stop: QuotaExceeded | None = None
         try:
             tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
@@ -341,6 +342,8 @@ def export_tables(
             "requests_spent": load.requests_spent(),
             "requests_total": sum(load.requests_spent().values()),
             "queries": [jsonable(q) for q in queries],
+            "queries_given": jsonable(given) or None,
+            "resolution_changed": jsonable(resolved) if resolved else None,
             "lists_fresh_after": None if fresh_after is None else fresh_after.isoformat(),
             "lists_fetched": oldest_newest(q.get("fetched_at") for q in queries),
             "complete": bool(stated.get("complete",
@@ -366,7 +369,8 @@ def export_tables(
         if snapshot:
             target = day
             with swap_lock(staging.out):
-                check_tree(folder, day, asked, sent=True)  # one swapped in meanwhile
+                # an export of another query swapped in meanwhile
+                check_tree(folder, day, asked, given=given, sent=True, note=False)
                 swap_folder(staging.data, target, staging.scratch)
         else:
             target = staging.out

@@ -213,7 +213,9 @@ def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
         statuses whose list came back partial; ``None`` in it for a list of
         every status), ``exported_at`` (str, ISO 8601) and ``queries`` (list of
         the wire parameters of its list queries, one dict each; ``None`` when its
-        manifest names none: a tree holds one query's snapshots).
+        manifest names none: a tree holds one query's snapshots) and ``queries_given``
+        (the same, platforms, categories, types and places as given; ``None`` for an
+        older manifest).
     """
     folders = snapshot_folders(path)
     rows = [_info(date, Path(folder), read_manifest(folder))
@@ -410,7 +412,7 @@ def _manifest_bytes(folder: Path) -> bytes | None:
 def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> dict[str, Any]:
     if manifest is None:
         return {"snapshot_date": date, "path": str(folder), "complete": None, "missing": [],
-                "partial_lists": [], "exported_at": None, "queries": None}
+                "partial_lists": [], "exported_at": None, "queries": None, "queries_given": None}
     missing = [int(m["id"]) for m in manifest.get("missing") or []
                if isinstance(m, dict) and m.get("id") is not None]
     partial = [(q.get("params") or {}).get("status") for q in manifest.get("queries") or []
@@ -425,7 +427,9 @@ def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> 
             "exported_at": manifest.get("exported_at"),
             # the list queries it holds (None: its manifest, an older version's, says none)
             "queries": params if params and all(isinstance(p, dict) for p in params)
-            and len(params) == len(queries) else None}
+            and len(params) == len(queries) else None,
+            "queries_given": given if isinstance(given := manifest.get("queries_given"), list)
+            and given and all(isinstance(g, dict) for g in given) else None}
 
 
 def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -438,4 +442,5 @@ def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "partial_lists": pd.Series([r["partial_lists"] for r in rows], dtype=object),
         "exported_at": pd.array([r["exported_at"] for r in rows], dtype="string"),
         "queries": pd.Series([r["queries"] for r in rows], dtype=object),
+        "queries_given": pd.Series([r["queries_given"] for r in rows], dtype=object),
     })

@@ -74,7 +74,8 @@ class Child:
         self.lines: list[str] = []
         while True:
             line = self.proc.stdout.readline()
-            if not line:
+            if not line:  # reaped here: a zombie left behind is some other waiter's child
+                self.proc.wait(timeout=HANG_GUARD)
                 raise AssertionError(f"the child failed: {self.proc.stderr.read()}")
             if line.strip() == "ready":
                 break
@@ -352,16 +353,21 @@ def test_three_processes_sharing_a_cache_dir_record_each_profile_once(tmp_path):
                                   f"crawler {k}"], cwd=ROOT, stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 for k in range(3)]
-    for crawler in crawlers:
-        assert crawler.stdout.readline().strip() == "ready", crawler.stderr.read()
-    for crawler in crawlers:
-        crawler.stdin.write("go\n")
-        crawler.stdin.flush()
     results = []
-    for crawler in crawlers:
-        out, err = crawler.communicate(timeout=HANG_GUARD)
-        assert crawler.returncode == 0, err
-        results.append(json.loads(out))
+    try:
+        for crawler in crawlers:
+            assert crawler.stdout.readline().strip() == "ready", crawler.stderr.read()
+        for crawler in crawlers:
+            crawler.stdin.write("go\n")
+            crawler.stdin.flush()
+        for crawler in crawlers:
+            out, err = crawler.communicate(timeout=HANG_GUARD)
+            assert crawler.returncode == 0, err
+            results.append(json.loads(out))
+    finally:  # every child reaped, whatever failed
+        for crawler in crawlers:
+            crawler.kill()
+            crawler.communicate()
     assert sum(r["fetched"] for r in results) == n
     cache = Cache(tmp_path, URL)
     index = cache.profile_index()  # each id recorded once: n copies, n versions

@@ -42,7 +42,7 @@ from typing import Final, NamedTuple
 
 from ..vocabulary import CENTS, DATA_UNIT_SPELLINGS, FIAT_CODES, TOKEN_WORDS, UNIT_ALIASES, fold
 from .base import MARKER_SPELLINGS, Reason, _Bad, bad
-from .rules import MULTIPLIER_PATTERN, amount_reason, parse_amount
+from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
 
 __all__ = ["CURRENCIES", "canonical_unit", "own_ticker", "per_token", "read_exchange",
@@ -87,10 +87,9 @@ def canonical_unit(text: object) -> str | None:
     return _ALIAS.get(stripped.casefold(), stripped.upper())
 
 
-# Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$"), longest
-# first; a lone b only to a symbol ("1.5B$").
-_GLUED: Final = ("thousand", "million", "billion", "mio", "mln", "bln", "mm", "mn", "bn", "k", "m",
-                  "b")
+# Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$",
+# "5 millions$"): every word of MULTIPLIERS, longest first; a lone b only to a symbol ("1.5B$").
+_GLUED: Final = tuple(sorted(MULTIPLIERS, key=len, reverse=True))
 # A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
 _SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
 
