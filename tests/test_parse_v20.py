@@ -407,3 +407,34 @@ def test_a_number_ending_in_an_apostrophe_is_no_number(value):
     assert _group([value])[2] == [(value, "grouping")]
     _prices, _codes, unread = read_price([value], ["ETH"])
     assert unread.reasons == ["grouping"]
+
+
+@pytest.mark.parametrize(("value", "ticker"), [
+    ("$1 = 5 mil", "XYZ"), ("$1 = 5 lakh", "XYZ"), ("$1 = 5 kk", "XYZ"), ("1 ETH = 2 Mrd", None),
+    ("1 XYZ = 5 Mill.", "XYZ"), ("$1 = 5 days", "XYZ"),
+])
+def test_an_exchange_never_reads_a_word_that_is_no_unit_as_the_token(value, ticker):
+    # parser 20 before: 0.2 USD (0.5 ETH), the multiplier word of another reading read as
+    # the token's name, as parser 19 read "5 mil" as 5 MIL
+    prices, codes, unread = read_price([value], [""], tickers=[ticker])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.reasons == ["unreadable_price"]
+
+
+@pytest.mark.parametrize("value", ["1 XYZ per token", "5 XYZ per coin",
+                                   "0.00025 millions tokens = 1 XYZ"])
+def test_a_price_is_never_in_tokens(value):
+    # parser 20 before: 1.0 TOKEN, 0.2 COIN, 250 TOKENS (the money side named the token)
+    prices, codes, unread = read_price([value], [""], tickers=["XYZ"])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.reasons == ["unreadable_price"]
+    # the token side may still be the word token
+    assert read_price(["$1 = 5 tokens"], [""])[0].tolist() == [0.2]
+
+
+def test_a_final_dot_after_the_unit_of_an_exchange_is_no_part_of_it():
+    # parser 20 before: 10 CENTS. and 0.1 in a currency "USD."
+    prices, codes, unread = read_price(["1 XYZ = 10 cents.", "1 XYZ = 0.1 USD."], ["", ""],
+                                       tickers=["XYZ", "XYZ"])
+    assert prices.tolist() == [pytest.approx(0.1), 0.1] and codes.tolist() == ["USD", "USD"]
+    assert unread.rows == []

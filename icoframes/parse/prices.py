@@ -40,7 +40,15 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from ..vocabulary import CENTS, DATA_UNIT_SPELLINGS, FIAT_CODES, TOKEN_WORDS, UNIT_ALIASES, fold
+from ..vocabulary import (
+    CENTS,
+    DATA_UNIT_SPELLINGS,
+    FIAT_CODES,
+    NOT_UNITS,
+    TOKEN_WORDS,
+    UNIT_ALIASES,
+    fold,
+)
 from .base import MARKER_SPELLINGS, Reason, _Bad, bad
 from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
@@ -164,7 +172,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     if match is None:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
-    mult, unit = match["mult"] or "", match["unit"]
+    mult, unit = match["mult"] or "", (match["unit"] or "").rstrip(".")  # "10 cents.", "USD."
     if not unit and mult and mult.upper() == token:
         return "unreadable_price"  # "$1 = 5 mln" for MLN, "$1 = 5k" for K: a multiple?
     if not mult and unit:
@@ -172,6 +180,8 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         if split is None:
             return "unreadable_price"  # "2 mKIN = $1" for KIN: milli or million?
         mult, unit = split
+    if fold(unit) in NOT_UNITS - TOKEN_WORDS:
+        return "unreadable_price"  # "$1 = 5 mil": 5,000 or 5 million? "$1 = 5 days"
     if unit and unit[-1] in _SYMBOL_CHARS and canonical_unit(unit) not in CURRENCIES:
         return "unreadable_price"  # "USD$" is USD, "EUR$" no currency
     amount = parse_amount(match["num"] + mult)
@@ -219,8 +229,9 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     if token is None:
         return bad("unreadable_price"), None
     money = right if token is left else left
-    # a side's amount is never negative (_SIDE_RE has no sign); a price names its currency
-    if token.amount == 0 or not money.unit:
+    # a side's amount is never negative (_SIDE_RE has no sign); a price names its currency,
+    # never a token ("1 XYZ per token" is no price in TOKEN)
+    if token.amount == 0 or not money.unit or fold(money.unit) in TOKEN_WORDS:
         return bad("unreadable_price"), None
     return money.amount / token.amount, money.unit
 
