@@ -417,7 +417,7 @@ class Load:
     def _shut_down(self, *, grace: float | None) -> None:
         """Stop the pool; keep what arrived (pages too: paid for); make everything durable."""
         for kind, info, future in self._pool.shut_down(grace=grace, cancel=self.control.cancel):
-            self._handle(kind, info, future)
+            self._guarded(self._handle, kind, info, future)  # (planning its rows reads the cache)
         self._guarded(self._arrivals.keep)
         for query in self.queries:
             if query.paging:  # stopped mid-list: keep the pages that came, as partial
