@@ -195,14 +195,18 @@ def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
                 held[child.name.removeprefix(SNAPSHOT_PREFIX)] = (params, as_given)
     query = _same_query([*held.values(), (asked, given)])
     mine = query_key(asked)
-    others: dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]] = {}
+    # per other query, its resolutions (one query as given may have resolved to several)
+    others: dict[Any, dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]]] = {}
     otherwise: dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]] = {}
     for date, (params, _) in held.items():
         if query_key(params) != mine:
-            kind = otherwise if query(params) == query(asked) else others
+            kind = otherwise if query(params) == query(asked) else others.setdefault(
+                query(params), {})
             kind.setdefault(query_key(params), (params, []))[1].append(date)
     if others:
-        shown = "; and ".join(f"{_shown(h)} ({_days(dates)})" for h, dates in others.values())
+        shown = "; and ".join(", then ".join(f"{_shown(h)} ({_days(dates)})"
+                                            for h, dates in other.values())
+                              for other in others.values())
         raise InvalidParameter(
             f"{out} is a snapshot tree of another query: {shown}; this export asks for "
             f"{_shown(asked)}. A tree holds one query: read_snapshots and changes compare its "

@@ -71,7 +71,8 @@ What a reader can rely on:
 ``manifest.json`` records the arguments, the rows per table, the requests this
 export spent (per endpoint in ``requests_spent``, and ``requests_total``), each
 list query (its parameters, whether it was complete, whether it came from the
-cache, its rows, when it was fetched, values lost), ``complete``, ``missing``,
+cache, its rows, when it was fetched, values lost) and as given (``queries_given``,
+``resolution_changed``: see :func:`export_tables`), ``complete``, ``missing``,
 ``not_refreshed`` (see below), the fetch times of the oldest and newest exported profile
 (``profiles_fetched``; null when the ``icos`` table has no ``fetched_at``
 column), ``problems`` (the number of unreadable values), ``exported_at`` (when
@@ -233,7 +234,9 @@ def export_tables(
         Write under ``out/snapshot_date=<UTC date>/`` (the day the export began,
         when its lists were paged, even if it ends after midnight), replacing that
         day's snapshot of the same query (a tree holding a snapshot of another
-        query, of any day, is refused: InvalidParameter). A list paged that UTC day
+        query, of any day, is refused: InvalidParameter; the same query as given whose
+        names the filter set now resolves to other ids is none: the manifest's
+        ``queries_given`` and ``resolution_changed``). A list paged that UTC day
         by an earlier run is used as it is (``refresh=True`` re-pages it now).
     allow_empty : bool, default False
         Write empty tables when no ICO matches, instead of raising.

@@ -105,8 +105,10 @@ def test_the_same_cron_line_is_exported_when_its_name_resolves_to_other_ids(
             "--snapshot", "--status", "past", *other]
         assert _run(DAYS[4] + dt.timedelta(days=1), "--out", str(out), *argv) == EXIT_USAGE
         assert "icos" not in sb.stats.requests and "ico" not in sb.stats.requests
-        assert any("is a snapshot tree of another query" in r.getMessage()
-                   for r in caplog.records)
+        assert any(f"is a snapshot tree of another query: status=past, platform={ids_before} "
+                   "(2 snapshots, 2026-11-20 to 2026-11-21), then status=past, "
+                   f"platform={ids_after} (3 snapshots, 2026-11-22 to 2026-11-24); this export "
+                   "asks for " in r.getMessage() for r in caplog.records)
         caplog.clear()
     assert len(list(out.glob("snapshot_date=*"))) == 5
     with pytest.warns(icoframes.IcoframesWarning, match="the snapshots hold one query as "

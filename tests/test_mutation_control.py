@@ -167,3 +167,25 @@ def test_release_without_a_socket_registered_is_a_no_op():
     control = LoadControl()
     control.release()
     control.release()
+
+
+def test_halt_stops_the_next_attempt_and_the_wait_but_not_a_read_in_flight():
+    reading, writing = socket.socketpair()
+    with reading, writing:
+        reading.settimeout(30)  # a hang guard only: a socket cut would not block, one not
+        control = LoadControl()  # cut by the cancel would
+        control.register(reading)
+        control.halt()
+        assert not control.cancelled and not control.tripped
+        with pytest.raises(Cancelled, match=r"^the load was cancelled$"):
+            control.check()  # no new attempt (a retry)
+        with pytest.raises(Cancelled, match=r"^the load was cancelled$"):
+            control.sleep(3600)  # no wait for one: returns at once, raising
+        writing.sendall(b"x")
+        assert reading.recv(1) == b"x"  # the read in flight goes on
+        control.release()
+        control.register(reading)  # (registered after the halt: not cut either)
+        writing.sendall(b"y")
+        assert reading.recv(1) == b"y"
+        control.cancel()  # a cancel after it still cuts
+        assert control.cancelled and reading.recv(1) == b""

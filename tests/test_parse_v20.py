@@ -322,16 +322,19 @@ _LONG = 200_000
 _LONG_VALUES = {
     "amount": ["1" + " " * _LONG + "x",  # _AMOUNT_RE: cubic
                "1." * _LONG + "x",  # amount_reason's two numbers: quadratic
-               "1" + " " * _LONG + "USD" + " " * _LONG + "x"],  # units._SUFFIX_RE: quadratic
+               "1" + " " * _LONG + "USD" + " " * _LONG + "x",  # units._SUFFIX_RE: quadratic
+               # units._PREFIX_RE: quadratic ("$" + 50,000 spaces took 121 s, parser 20)
+               "$" + " " * _LONG + "x", "a" + " " * _LONG + "x", "or" + " " * _LONG + "x"],
     "price": ["1 = " + " " * _LONG + "x",  # prices._SIDE_RE: quadratic
-              "1" + " " * _LONG + "/token"],  # per_token
+              "1" + " " * _LONG + "/token",  # per_token
+              "$" + " " * _LONG + "x", "a" + " " * _LONG + "x", "or" + " " * _LONG + "x"],
 }
 _CHILD = """
 import json, sys
 from icoframes.parse.units import read_amount_group, read_price
 values = json.loads(sys.stdin.read())
-_, _, amounts = read_amount_group({"v": values["amount"]}, [""] * 3)
-_, _, prices = read_price(values["price"], [""] * 2, tickers=["XYZ"] * 2)
+_, _, amounts = read_amount_group({"v": values["amount"]}, [""] * 6)
+_, _, prices = read_price(values["price"], [""] * 5, tickers=["XYZ"] * 5)
 print(json.dumps([amounts["v"].reasons, prices.reasons]))
 """
 
@@ -345,7 +348,8 @@ def test_long_hostile_values_are_read_in_linear_time():
 
     done = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(_LONG_VALUES),
                           capture_output=True, text=True, timeout=HANG_GUARD, check=True)
-    assert json.loads(done.stdout) == [["unreadable_number"] * 3, ["unreadable_price"] * 2]
+    assert json.loads(done.stdout) == [["unreadable_number"] * 6,
+                                       ["unreadable_price"] * 2 + ["unreadable_number"] * 3]
 
 
 def test_what_a_price_per_token_cannot_be_is_said():
@@ -379,3 +383,86 @@ def test_the_icos_own_ticker_cent_is_its_token_not_a_hundredth_of_a_dollar():
     prices, codes, _ = read_price(["1 CENT = 0.01 USD", "2 cents = 1 XYZ"], ["", ""],
                                   tickers=["CENT", "XYZ"])
     assert prices.tolist() == [0.01, pytest.approx(0.02)] and codes.tolist() == ["USD", "USD"]
+
+
+# --------------------------------------------------------------------------- 7. review A
+
+@pytest.mark.parametrize(("value", "number"), [
+    ("5 millions$", 5e6), ("5 millionsUSD", 5e6), ("5millions$", 5e6), ("5 thousands$", 5e3),
+    ("5 billionsUSD", 5e9), ("5 mln.$", 5e6), ("5 k.USD", 5e3),
+])
+def test_a_plural_multiplier_glued_to_a_currency_keeps_the_currency(value, number):
+    # parser 20 before: 5e6 in the unit column's ETH (or with no unit), the dollar dropped,
+    # while the singular "5 million$" was already unit_conflict
+    assert _group([value], "ETH")[2] == [(value, "unit_conflict")]
+    assert _group([value]) == ([number], ["USD"], [])
+    prices, _codes, unread = read_price([value], ["ETH"])
+    assert math.isnan(prices[0]) and unread.reasons == ["unit_conflict"]
+
+
+@pytest.mark.parametrize("value", ["5' USD", "1'000' USD", "5'k", "5'", "5''", "0.1’ USD"])
+def test_a_number_ending_in_an_apostrophe_is_no_number(value):
+    # parser 20 before: 5 (1,000, 5,000, 0.1) in the unit column's ETH, the USD hidden
+    assert _group([value], "ETH")[2] == [(value, "grouping")]
+    assert _group([value])[2] == [(value, "grouping")]
+    _prices, _codes, unread = read_price([value], ["ETH"])
+    assert unread.reasons == ["grouping"]
+
+
+@pytest.mark.parametrize(("value", "ticker"), [
+    ("$1 = 5 mil", "XYZ"), ("$1 = 5 lakh", "XYZ"), ("$1 = 5 kk", "XYZ"), ("1 ETH = 2 Mrd", None),
+    ("1 XYZ = 5 Mill.", "XYZ"), ("$1 = 5 days", "XYZ"),
+])
+def test_an_exchange_never_reads_a_word_that_is_no_unit_as_the_token(value, ticker):
+    # parser 20 before: 0.2 USD (0.5 ETH), the multiplier word of another reading read as
+    # the token's name, as parser 19 read "5 mil" as 5 MIL
+    prices, codes, unread = read_price([value], [""], tickers=[ticker])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.reasons == ["unreadable_price"]
+
+
+@pytest.mark.parametrize("value", ["1 XYZ per token", "5 XYZ per coin",
+                                   "0.00025 millions tokens = 1 XYZ"])
+def test_a_price_is_never_in_tokens(value):
+    # parser 20 before: 1.0 TOKEN, 0.2 COIN, 250 TOKENS (the money side named the token)
+    prices, codes, unread = read_price([value], [""], tickers=["XYZ"])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.reasons == ["unreadable_price"]
+    # the token side may still be the word token
+    assert read_price(["$1 = 5 tokens"], [""])[0].tolist() == [0.2]
+
+
+def test_a_final_dot_after_the_unit_of_an_exchange_is_no_part_of_it():
+    # parser 20 before: 10 CENTS. and 0.1 in a currency "USD."
+    prices, codes, unread = read_price(["1 XYZ = 10 cents.", "1 XYZ = 0.1 USD."], ["", ""],
+                                       tickers=["XYZ", "XYZ"])
+    assert prices.tolist() == [pytest.approx(0.1), 0.1] and codes.tolist() == ["USD", "USD"]
+    assert unread.rows == []
+
+
+def test_written_currency_names_only_a_currency_the_text_writes():
+    from icoframes.parse.rules import written_currency
+
+    assert [written_currency(v) for v in ["5 mln.$", "US$ 5", " 5 k.USD ", "5 mln", "lots"]] == [
+        "USD", "USD", "USD", None, None]
+
+
+def test_an_exchange_keeps_a_currency_ending_in_x():
+    # a final dot is dropped from a side's unit, nothing more
+    prices, codes, _ = read_price(["1 XYZ = 5 TRX", "1 XYZ = 5 TRX."], ["", ""],
+                                  tickers=["XYZ", "XYZ"])
+    assert prices.tolist() == [5.0, 5.0] and codes.tolist() == ["TRX", "TRX"]
+
+
+@pytest.mark.parametrize("unit", ["cents", "Cents", "¢", " cent "])
+def test_a_unit_column_of_cents_is_hundredths_of_a_us_dollar(unit):
+    # parser 20 before: 10 in a made-up currency CENTS (or ¢)
+    assert _group(["10", 25, "$2", "10 cents"], unit) == (
+        [pytest.approx(0.1), 0.25, 2.0, pytest.approx(0.1)], ["USD"] * 4, [])
+    assert _group(["5 ETH"], unit)[2] == [("5 ETH", "unit_conflict")]
+    prices, codes, _ = read_price(["10"], [unit], tickers=["XYZ"])
+    assert prices.tolist() == [pytest.approx(0.1)] and codes.tolist() == ["USD"]
+
+
+def test_a_unit_column_naming_the_icos_own_ticker_cent_is_its_token():
+    assert _group(["10"], "cent", ticker="CENT") == ([10.0], ["CENT"], [])

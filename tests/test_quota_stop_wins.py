@@ -139,9 +139,19 @@ def test_a_485_is_the_stop_when_a_page_that_came_with_it_finds_the_ledger_unread
 
 
 def test_a_485_is_the_stop_when_the_cache_could_not_claim_profiles_before_it_came(
-        tmp_path, configured):
+        tmp_path, configured, monkeypatch):
+    from icoframes.fetch import load, pool
+
     cache = tmp_path / "cache"
-    answered = threading.Event()
+    stopping = threading.Event()
+    real_shut_down = pool.RequestPool.shut_down
+
+    def shut_down(self, **kwargs):  # the load stopped (the claim's cache error)
+        stopping.set()
+        return real_shut_down(self, **kwargs)
+
+    monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
+    monkeypatch.setattr(load, "_GRACE", HANG_GUARD)  # the grace of that stop: ample here
     pages = paged_list(60)
 
     def service_folder():
@@ -151,16 +161,14 @@ def test_a_485_is_the_stop_when_the_cache_could_not_claim_profiles_before_it_cam
 
     def listing(h):
         page = h.request_json().get("page", 1)
-        if page == 2:  # refused once page 3 came back (its rows then claimed, in vain)
-            assert answered.wait(HANG_GUARD)
+        if page == 2:  # refused once the load stopped: within the stop's grace
+            assert stopping.wait(HANG_GUARD)
             json_reply({"error": 485})(h)
             return
-        if page == 3:  # the service's folder replaced before its answer leaves
-            assert wait_until(lambda: h.server.owner.hits[LIST] == 3)
+        if page == 3:  # the service's folder replaced before its answer leaves: the claim
+            assert wait_until(lambda: h.server.owner.hits[LIST] == 3)  # of its rows fails
             spoil_folder(service_folder())
         pages(h)
-        if page == 3:
-            answered.set()
 
     with HostileServer({LIST: listing}) as srv, time_machine.travel(NOON, tick=True):
         configured(**srv.settings(), cache_dir=cache, max_workers=2)
@@ -172,3 +180,41 @@ def test_a_485_is_the_stop_when_the_cache_could_not_claim_profiles_before_it_cam
     assert "after 3 requests sent today" in message  # the ledger was fine: its count
     assert "Not everything fetched could be kept (the cache folder" in message
     assert "others may write to it" in message
+
+
+def test_a_485_stays_the_stop_when_a_list_answered_after_it_cannot_be_planned(
+        tmp_path, configured, monkeypatch):
+    """The 485 stops the load first; a page of another list, in flight, is waited for (paid
+    for) and arrives once the service's folder was replaced: its rows, the first this load
+    plans, cannot be planned. Before: that CacheError escaped the shutdown, over the 485."""
+    from icoframes.fetch import pool
+
+    cache = tmp_path / "cache"
+    stopping = threading.Event()
+    real_shut_down = pool.RequestPool.shut_down
+
+    def shut_down(self, **kwargs):  # the load stopped (the 485)
+        stopping.set()
+        return real_shut_down(self, **kwargs)
+
+    monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
+    pages = paged_list(5)
+
+    def listing(h):
+        if h.request_json().get("status") == "past":
+            json_reply({"error": 485})(h)
+            return
+        assert stopping.wait(HANG_GUARD)  # the other lists' first pages: after the stop,
+        [folder] = [p for p in cache.iterdir() if p.is_dir()  # the service's folder replaced
+                    and p.name != LEDGER_FOLDER and not p.name.endswith("-before")]
+        spoil_folder(folder)
+        pages(h)
+
+    with HostileServer({LIST: listing}) as srv, time_machine.travel(NOON, tick=True):
+        configured(**srv.settings(), cache_dir=cache, max_workers=4)
+        with pytest.raises(QuotaExceeded) as info:
+            icoframes.load_icos(progress=False)
+    stop, message = info.value, str(info.value)
+    assert stop.code == 485 and not isinstance(stop, CacheError)
+    assert srv.hits == {LIST: 3}  # one page of each list, nothing after the stop
+    assert "Not everything fetched could be kept (the cache folder" in message

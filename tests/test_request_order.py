@@ -6,6 +6,7 @@ database), side by side, and a ledger that cannot be made is said by the first b
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 
 import pytest
@@ -116,3 +117,44 @@ def test_a_ledger_that_cannot_be_made_is_said_by_the_first_booking(cfg, tmp_path
     with pytest.raises(CacheError, match="others may write to it"):
         icoframes.load_icos(status="past", progress=False)
     assert cfg.stats.requests.get("icos", 0) == 0  # nothing sent
+
+
+def test_a_ledger_another_process_holds_locked_is_waited_for_once_by_the_booking(
+        cfg, monkeypatch, tmp_path):
+    """The thread that opens the ledger does not wait for a write lock another process
+    holds (the load, holding its list's claim, would wait for it there, unrenewed, and then
+    again at the first booking: 40 s where the message says 20): the first request is
+    booked while the lock is held, and goes out once it is released."""
+    from icoframes.fetch.stops import Booking
+    from icoframes.store import db
+
+    icoframes.load_list(status="past", progress=False)  # the ledger and the filter set made
+    db.Database.close_under(tmp_path / "cache")  # reopened with the wait below
+    monkeypatch.setattr(db, "BUSY_SECONDS", 2 * HANG_GUARD)  # a wait outlasts the guard
+    booking, held = threading.Event(), threading.Event()
+    take = Booking.take
+
+    def taking(self, endpoint):
+        booking.set()
+        return take(self, endpoint)
+
+    monkeypatch.setattr(Booking, "take", taking)
+    booked_while_held = []
+
+    def hold():  # another process writing to the ledger, until the load books a request
+        ledger = sqlite3.connect(tmp_path / "cache" / LEDGER_FOLDER / "ledger.sqlite3",
+                                 isolation_level=None)
+        ledger.execute("BEGIN IMMEDIATE")
+        held.set()
+        booked_while_held.append(booking.wait(HANG_GUARD))
+        ledger.execute("ROLLBACK")
+        ledger.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(HANG_GUARD)
+    sent = cfg.stats.requests.get("icos", 0)
+    icoframes.load_icos(status="past", progress=False, refresh=True)
+    holder.join()
+    assert booked_while_held == [True]  # before: the ledger's thread waited for the lock
+    assert cfg.stats.requests.get("icos", 0) > sent  # the list paged again once released

@@ -7,6 +7,8 @@ including a thread stuck reading a body that trickles in byte by byte.
 
 * :meth:`~LoadControl.cancel` wakes threads waiting between retries and shuts
   down the sockets of the requests in flight, so a blocked read returns at once;
+  :meth:`~LoadControl.halt` lets the attempts in flight end, but no new one (a
+  retry) leaves;
 * it watches the failed attempts of the whole pool, each with the item it was
   for (a list page, a profile), and trips the breaker (the load is cancelled,
   :attr:`~LoadControl.last_failure` says why) when the service looks **down**,
@@ -86,7 +88,8 @@ class LoadControl:
         self.tripped = False
         self._failing: set[object] = set()  # the items failed since the last success
         self._retrying: set[object] = set()  # the failed items trying again
-        self._stop = threading.Event()
+        self._stop = threading.Event()  # cancelled: reads cut
+        self._halt = threading.Event()  # no new attempt (set by cancel too)
         self._lock = threading.Lock()
         self._sockets: dict[int, socket.socket] = {}  # thread id -> socket being read
 
@@ -107,6 +110,7 @@ class LoadControl:
 
     def cancel(self) -> None:
         """Stop every thread of the load: wake the waiting, cut the reading."""
+        self._halt.set()
         self._stop.set()
         with self._lock:
             sockets = list(self._sockets.values())
@@ -116,14 +120,20 @@ class LoadControl:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
 
+    def halt(self) -> None:
+        """Send no new attempt: :meth:`check` and :meth:`sleep` raise :class:`Cancelled`
+        from now on (a retry never leaves); the reads in flight go on (they may end)."""
+        self._halt.set()
+
     def check(self) -> None:
-        """Raise :class:`Cancelled` once the load is stopped (called before each attempt)."""
-        if self._stop.is_set():
+        """Raise :class:`Cancelled` once the load is stopped or halted (called before each
+        attempt)."""
+        if self._halt.is_set():
             raise Cancelled(self.last_failure if self.tripped else "the load was cancelled")
 
     def sleep(self, seconds: float) -> None:
         """Wait ``seconds`` between retries, or raise :class:`Cancelled` as soon as stopped."""
-        if self._stop.wait(seconds):
+        if self._halt.wait(seconds):
             self.check()
 
     def failed(self, reason: str, *, item: object = None, sent: bool = True) -> None:

@@ -4,8 +4,8 @@ The public loaders (:mod:`icoframes.loaders`) and :func:`icoframes.export_tables
 one. It checks the arguments once, answers each list query from the cache when it can
 (:mod:`.localquery`) or pages it, fetches the profiles the lists name that the cache lacks
 or holds stale (:mod:`.planner`), keeping each as it arrives, and assembles the result with
-its report (:mod:`.result`). A profile the result lacks is requested as soon as its page
-arrives (a refresh once every list is paged), one per free worker (:mod:`.pool`). Lists and
+its report (:mod:`.result`). A profile the result lacks is requested once no list page is
+left to ask (a refresh once every list is paged), one per free worker (:mod:`.pool`). Lists and
 profiles are claimed across processes first: one claimed elsewhere is waited for
 (:mod:`.sharedlists`). A page or profile that fails for good is that item's failure (kept,
 reported, retried by the next load); what stops a load is worded in :mod:`.stops`.
@@ -281,19 +281,16 @@ class Load:
         return False
 
     def _next_profile(self) -> bool:
-        if self._plan.budget is not None and any(q.paging for q in self.queries):
-            return False  # with a budget, the most stale go first: wait for every list
-        want = self._plan.next(urgent_only=any(q.paging for q in self.queries))  # refresh: later
+        want = self._plan.next(self.queries)  # none while a list page may still be needed
         if want is None:
             return False
         self._pool.submit("profile", want, self.service.client("profiles").profile, want.id)
         return True
 
     def _run(self) -> None:
-        """Fetch what was planned; keep what arrives; raise what stopped the load
-        (QuotaExceeded, ServiceUnavailable, AuthError, InvalidParameter, or Ctrl-C's
-        KeyboardInterrupt: requests in flight cut); everything that arrived is kept."""
-        interrupted = True
+        """Fetch what was planned, keep what arrives; raise what stopped the load (QuotaExceeded,
+        ServiceUnavailable, AuthError, InvalidParameter, Ctrl-C's KeyboardInterrupt: cut)."""
+        interrupted, unpaid = True, self._lost  # the crawl loop's CacheError is not paid for
         try:
             self._fill()
             while self._stop is None and (self._pool.busy or self._plan.waiting
@@ -314,10 +311,11 @@ class Load:
                 self._fill()
             interrupted = False
         except CacheError as exc:  # a claim or a poll of the cache: a stop (a 485 may come)
-            self._stop, interrupted = first_stop(self._stop, exc), False
-        finally:
-            stop = self._stop  # the limit's, or the ledger's: requests in flight are paid for
-            paid = isinstance(stop, QuotaExceeded | CacheError) and stop is not self._lost
+            self._stop, interrupted, unpaid = first_stop(self._stop, exc), False, exc
+        finally:  # after a stop no new attempt (a retry) leaves; the limit's or the ledger's
+            if (stop := self._stop) is not None:  # waits for those in flight (paid for), any
+                self.control.halt()  # other stop _GRACE
+            paid = isinstance(stop, QuotaExceeded | CacheError) and stop not in (self._lost, unpaid)
             self._shut_down(grace=0.0 if interrupted else None if paid else _GRACE)
         self._raise_stop()
 
@@ -419,7 +417,7 @@ class Load:
     def _shut_down(self, *, grace: float | None) -> None:
         """Stop the pool; keep what arrived (pages too: paid for); make everything durable."""
         for kind, info, future in self._pool.shut_down(grace=grace, cancel=self.control.cancel):
-            self._handle(kind, info, future)
+            self._guarded(self._handle, kind, info, future)  # (planning its rows reads the cache)
         self._guarded(self._arrivals.keep)
         for query in self.queries:
             if query.paging:  # stopped mid-list: keep the pages that came, as partial

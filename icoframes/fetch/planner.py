@@ -2,7 +2,8 @@
 
 The load hands every list row it gets to :meth:`ProfilePlan.add`; the plan
 keeps those the cache lacks or holds stale (:func:`~icoframes.fetch.policy.plan_profiles`),
-cuts them to the call's ``budget`` (most stale first), and claims them a few
+cuts them to the call's ``budget`` (most stale first), hands none out while a list page
+may still be needed (:meth:`ProfilePlan.next`), and claims them a few
 at a time (:class:`~icoframes.store.claims.Claims`): one claimed by another
 live process is waited for (:meth:`ProfilePlan.poll_others`) until a copy
 arrives or that claim lapses.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import pandas as pd
 
@@ -20,6 +21,7 @@ from ..files import utcnow
 from ..parse.lists import summary_keys
 from ..store.cache import Cache
 from ..store.claims import Claims
+from .paging import ListQuery
 from .policy import URGENT, ProfileIndex, Want, plan_profiles
 
 __all__ = ["ProfilePlan"]
@@ -98,11 +100,21 @@ class ProfilePlan:
         self._wants.sort(key=lambda w: -w.staleness)
         return len(wants)
 
-    def next(self, *, urgent_only: bool = False) -> Want | None:
-        """The next profile to request, claimed by this load; None when none is ready.
-        ``urgent_only`` (while lists are paged): none that is only stale, which waits for
-        what the rest of the lists may bring that the result lacks."""
-        if not self._ready and not self._claim_more(urgent_only):
+    def next(self, lists: Collection[ListQuery]) -> Want | None:
+        """The next profile to request, claimed by this load; None when none may go yet.
+
+        List pages come first: none goes while a list of ``lists`` (the load's) has a page
+        to ask or has not said how many it has (its page 1 not answered), so that a short
+        daily allowance is spent on the lists, a page bringing 20 rows, and profiles take
+        what is left. While lists are paged, none that is only stale goes (it waits for what
+        the rest of the lists may bring that the result lacks), and with a ``budget`` none
+        (the most stale go first: every list is waited for)."""
+        if any(query.pages_left != 0 for query in lists):
+            return None
+        paging = any(query.paging for query in lists)
+        if paging and self.budget is not None:
+            return None
+        if not self._ready and not self._claim_more(urgent_only=paging):
             return None
         self.requested += 1
         want = self._ready.popleft()

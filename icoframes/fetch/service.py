@@ -108,7 +108,9 @@ class Service:
         ledger's database is opened for writing in a thread, once per load: a first load
         makes its two databases side by side, not one after the other before its first
         request. Joined when the block ends; what fails there is left to the first
-        booking, which meets it again and says it."""
+        booking, which meets it again and says it. A ledger that exists is only opened (no
+        wait for a write lock another process holds: the booking waits, while the load
+        renews the claims it holds)."""
         if self._ledger_opened or self._client is None:
             yield
             return
@@ -123,9 +125,13 @@ class Service:
     def _open_ledger(self) -> None:
         with contextlib.suppress(Exception):  # (any error: the first booking says it)
             database = self.ledger.database()
-            if database is not None:
-                with database.write():
-                    pass  # the file, its log and its tables made
+            if database is None:
+                return
+            with database.read() as conn:  # an existing file opened: a read never waits
+                if conn is not None:
+                    return
+            with database.write():
+                pass  # a new file, its log and its tables made
 
     def fetch_filters(self) -> Any:
         """The filter set as the service sends it (one request); connections closed after."""

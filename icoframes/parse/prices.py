@@ -40,9 +40,17 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from ..vocabulary import CENTS, DATA_UNIT_SPELLINGS, FIAT_CODES, TOKEN_WORDS, UNIT_ALIASES, fold
+from ..vocabulary import (
+    CENTS,
+    DATA_UNIT_SPELLINGS,
+    FIAT_CODES,
+    NOT_UNITS,
+    TOKEN_WORDS,
+    UNIT_ALIASES,
+    fold,
+)
 from .base import MARKER_SPELLINGS, Reason, _Bad, bad
-from .rules import MULTIPLIER_PATTERN, amount_reason, parse_amount
+from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount
 from .text import latin_ticker, normalize_text
 
 __all__ = ["CURRENCIES", "canonical_unit", "own_ticker", "per_token", "read_exchange",
@@ -87,10 +95,9 @@ def canonical_unit(text: object) -> str | None:
     return _ALIAS.get(stripped.casefold(), stripped.upper())
 
 
-# Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$"), longest
-# first; a lone b only to a symbol ("1.5B$").
-_GLUED: Final = ("thousand", "million", "billion", "mio", "mln", "bln", "mm", "mn", "bn", "k", "m",
-                  "b")
+# Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$",
+# "5 millions$"): every word of MULTIPLIERS, longest first; a lone b only to a symbol ("1.5B$").
+_GLUED: Final = tuple(sorted(MULTIPLIERS, key=len, reverse=True))
 # A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
 _SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
 
@@ -165,7 +172,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     if match is None:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
-    mult, unit = match["mult"] or "", match["unit"]
+    mult, unit = match["mult"] or "", (match["unit"] or "").rstrip(".")  # "10 cents.", "USD."
     if not unit and mult and mult.upper() == token:
         return "unreadable_price"  # "$1 = 5 mln" for MLN, "$1 = 5k" for K: a multiple?
     if not mult and unit:
@@ -173,6 +180,8 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         if split is None:
             return "unreadable_price"  # "2 mKIN = $1" for KIN: milli or million?
         mult, unit = split
+    if fold(unit) in NOT_UNITS - TOKEN_WORDS:
+        return "unreadable_price"  # "$1 = 5 mil": 5,000 or 5 million? "$1 = 5 days"
     if unit and unit[-1] in _SYMBOL_CHARS and canonical_unit(unit) not in CURRENCIES:
         return "unreadable_price"  # "USD$" is USD, "EUR$" no currency
     amount = parse_amount(match["num"] + mult)
@@ -220,8 +229,9 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     if token is None:
         return bad("unreadable_price"), None
     money = right if token is left else left
-    # a side's amount is never negative (_SIDE_RE has no sign); a price names its currency
-    if token.amount == 0 or not money.unit:
+    # a side's amount is never negative (_SIDE_RE has no sign); a price names its currency,
+    # never a token ("1 XYZ per token" is no price in TOKEN)
+    if token.amount == 0 or not money.unit or fold(money.unit) in TOKEN_WORDS:
         return bad("unreadable_price"), None
     return money.amount / token.amount, money.unit
 

@@ -42,6 +42,7 @@ __all__ = [
     "parse_id",
     "parse_label_date",
     "read_flag",
+    "written_currency",
 ]
 
 #: Bump when a rule changes meaning (the source hash catches edits too).
@@ -106,11 +107,11 @@ MULTIPLIER_PATTERN: Final = (r"(?:thousands?|k|millions?|mm|mn|mio|(?-i:[mM]ln)|
 # any back cannot help; without it "1" + 500 spaces + "x" took 5 s (backtracking, O(n^3)).
 _AMOUNT_RE: Final = re.compile(
     rf"""
-    (?P<sign>[-+])?\s*+{_CURRENCY}?\s*+
+    (?P<sign>[-+])?\s*+(?P<pre>{_CURRENCY})?\s*+
     (?P<num>\d[\d,.\s'’]*+|\.\d++)
     (?:e(?P<exp>[-+]?\d++))?\s*+
     (?P<mult>{MULTIPLIER_PATTERN})?\.?\s*+
-    {_CURRENCY}?
+    (?P<post>{_CURRENCY})?
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -188,10 +189,17 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     return number if math.isfinite(number) else bad("infinite")
 
 
+def written_currency(value: str) -> str | None:
+    """``"USD"`` when :func:`parse_amount` reads ``value`` with a currency written in it
+    (``"5 mln.$"``, ``"US$ 5"``), else None: whoever reads it as a number keeps it."""
+    match = _AMOUNT_RE.fullmatch(normalize_text(value).strip())
+    return "USD" if match is not None and (match["pre"] or match["post"]) else None
+
+
 def _parse_amount_text(text: str) -> float | _Bad:
     match = _AMOUNT_RE.fullmatch(text)
-    if match is None:
-        return bad(amount_reason(text))
+    if match is None or match["num"].rstrip()[-1] in "'’":  # "5' USD": "5, USD" is no number
+        return bad("grouping" if match is not None else amount_reason(text))
     digits = match["num"].replace("'", " ").replace("’", " ").strip()
     if any(c.isspace() for c in digits):
         # a space (or an apostrophe: "1'000'000") only ever groups thousands; "2 5" is not 25

@@ -72,7 +72,7 @@ from .prices import (
     read_exchange,
     split_multiplier,
 )
-from .rules import MARKER_SPELLINGS, MULTIPLIER_PATTERN, MULTIPLIERS, parse_amount
+from .rules import MARKER_SPELLINGS, MULTIPLIER_PATTERN, MULTIPLIERS, parse_amount, written_currency
 from .text import normalize_text
 
 __all__ = [
@@ -117,8 +117,10 @@ def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.nda
 # A currency written before the number ("$", "US$", "€", "ETH ") or after it
 # ("USD", " eth", " Ether"); a multiplier word right after the digits is not one, nor is
 # a final dot ("$2,000,000." is 2,000,000 USD).
-_PREFIX_RE: Final = re.compile(
-    r"^(?P<sign>[-+]?)\s*(?P<cur>[^\d\s.+-][^\d+-]*?)\s*(?=[-+]?[\d.])")
+# It ends where a number (or a dot) follows its spaces, never in a space: possessive runs
+# (the lazy "[^\d+-]*?\s*" tried each run of spaces again: "$" + 50,000 spaces took 121 s).
+_PREFIX_RE: Final = re.compile(r"^(?P<sign>[-+]?)\s*+(?P<cur>[^\d\s.+-]"
+                               r"(?:[^\d\s.+-]|\s++(?=[^\d\s.+-]))*+)\s*+(?=[-+]?[\d.])")
 # Possessive (*+) runs of spaces and an end without them (the text is stripped): the lazy
 # currency tried "\s*$" over each run of spaces again, O(n^2) on long hostile text.
 _SUFFIX_RE: Final = re.compile(
@@ -174,9 +176,9 @@ def _read_text(text: str, exchange: bool,
     if fold(currency) in CENTS and code != own:  # "10 cents": hundredths of a US dollar
         number = parse_amount(body.strip() + before)
         return (number / 100 if isinstance(number, float) else number), "USD"
-    if not _is_unit(currency):
-        # no unit written next to the number: read it as a number would be
-        return parse_amount(text), None
+    if not _is_unit(currency):  # no unit next to the number: read as a number, its $ kept
+        number = parse_amount(text)
+        return number, written_currency(text) if isinstance(number, float) else None
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad
     return parse_amount(body.strip() + before), code
 
@@ -341,11 +343,12 @@ def _unit_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
             text, currency = _column_unit(unit)
             if currency:  # no ticker makes a known currency anything else
                 continue
-            if _ONLY_MULTIPLIER_RE.fullmatch(text):  # "mln": millions of what? (or a ticker?)
-                codes[i], factors[i] = None, math.nan
-                continue
-            split = split_multiplier(text, own_ticker(None if tickers is None else tickers[i]))
-            if split is None:
+            own = own_ticker(None if tickers is None else tickers[i])
+            if fold(text) in CENTS and canonical_unit(text) != own:  # hundredths of a US dollar
+                codes[i], factors[i] = "USD", 0.01
+            # "mln": millions of what? (or a ticker?); "KKIN" for KIN: cannot be told
+            elif _ONLY_MULTIPLIER_RE.fullmatch(text) or (
+                    split := split_multiplier(text, own)) is None:
                 codes[i], factors[i] = None, math.nan
             elif split[0]:
                 codes[i] = split[1]
