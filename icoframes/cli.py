@@ -23,6 +23,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -133,7 +134,8 @@ def _folder(text: str) -> Path:
 
 def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
                   extras: list[str]) -> str:
-    """argparse's "unrecognized arguments", with the command's closest option when one is."""
+    """argparse's "unrecognized arguments" by option name alone (a value may be a key),
+    with the command's closest option when one is."""
     from .api.params import closest
 
     subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -145,7 +147,12 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
     if typed and typed[0] in parser._option_string_actions and command is not None:
         hint = (f"; {typed[0]} is an option of icoframes itself: put it before the command "
                 f"(icoframes {typed[0]} {args.command} ...)")
-    return f"unrecognized arguments: {' '.join(extras)}{hint}"
+    # a word is shown ("everything"); any other value may be a key, and is only counted
+    shown = [e for e in extras if e.startswith("-") or re.fullmatch("[A-Za-z]{1,20}", e)]
+    hidden = len(extras) - len(shown) + sum("=" in e for e in shown)
+    named = " ".join(e.split("=", 1)[0] if e.startswith("-") else e for e in shown)
+    more = f"{' ' if named else ''}(and {hidden} value(s) not shown)" if hidden else ""
+    return f"unrecognized arguments: {named}{more}{hint}"
 
 
 def build_parser() -> argparse.ArgumentParser:

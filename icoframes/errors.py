@@ -44,7 +44,6 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
-import reprlib
 import sys
 import warnings
 from collections.abc import Callable, Iterable
@@ -403,7 +402,7 @@ def checked_keywords(function: Callable[_P, _R], *,
     ...     load(refesh=True)
     ... except InvalidParameter as exc:
     ...     print(exc)
-    refesh=True is not a keyword of load(); did you mean 'refresh'?
+    refesh is not a keyword of load(); did you mean 'refresh'?
     """
     first = next(iter(inspect.signature(function).parameters), None)
     # a method's self (or cls) is no keyword to offer: "its keywords: directory"
@@ -412,15 +411,16 @@ def checked_keywords(function: Callable[_P, _R], *,
 
     @functools.wraps(function)
     def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        for key, value in kwargs.items():
+        for key in kwargs:
             if key not in own:
                 close = closest(key, own)
                 hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
                         else f"its keywords: {', '.join(own) or 'none'}")
-                raise InvalidParameter(f"{key}={reprlib.repr(value)} is not a keyword of "
-                                       f"{called}(); {hint}")
+                # never the value: it may be a secret given under a wrong name
+                raise InvalidParameter(f"{key} is not a keyword of {called}(); {hint}")
         return function(*args, **kwargs)
-    call.__name__ = call.__qualname__ = called
+    if name:  # an alias; else wraps() kept the qualified name pickle looks up
+        call.__name__ = call.__qualname__ = name
     return call
 
 
@@ -443,5 +443,7 @@ def checked_methods(cls: _C) -> _C:
                 function, "__wrapped__") or "**" in str(inspect.signature(function)):
             continue
         checked = checked_keywords(function, name=name)
+        # where pickle looks a function up: this class's attribute, whoever defined it
+        checked.__module__, checked.__qualname__ = cls.__module__, f"{cls.__qualname__}.{name}"
         setattr(cls, name, wrapper(checked) if wrapper else checked)
     return cls

@@ -292,9 +292,9 @@ def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
         if key in LIST_PARAMS:
             continue
         close = closest(key, (*LIST_PARAMS, *own))
-        if any(c in own for c in close):
+        if any(c in own for c in close):  # never the value: it may be a key under a wrong name
             raise InvalidParameter(
-                f"{key}={value!r} is neither a keyword of the loader nor a list parameter of "
+                f"{key} is neither a keyword of the loader nor a list parameter of "
                 f"spec 4.2; did you mean {' or '.join(map(repr, close))}?")
         validate_list_params({key: value})  # not a list parameter: its did-you-mean
 

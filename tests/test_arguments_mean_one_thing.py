@@ -135,7 +135,8 @@ def test_an_age_that_is_no_finite_count_of_seconds_exits_2_not_1(cfg, tmp_path, 
 def test_a_misspelled_option_gets_a_did_you_mean(cfg, tmp_path, typed, meant, capsys, caplog):
     code, err = _cli(["export", "--out", str(tmp_path / "out"), typed, "1"], capsys, caplog)
     assert code == 2
-    assert f"unrecognized arguments: {typed} 1; did you mean {meant!r}?" in err
+    assert (f"unrecognized arguments: {typed} (and 1 value(s) not shown); "
+            f"did you mean {meant!r}?") in err
     assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
 
 
@@ -400,7 +401,7 @@ def test_a_misspelled_plot_keyword_is_refused_not_sent_to_matplotlib(cfg, plot, 
     import matplotlib.pyplot as plt
 
     before = plt.get_fignums()
-    with pytest.raises(InvalidParameter, match=rf"{typed}=.* is not a keyword of {plot}\(\)"
+    with pytest.raises(InvalidParameter, match=rf"{typed} is not a keyword of {plot}\(\)"
                                                rf".*did you mean '{meant}'\?"):
         getattr(icoframes, plot)(None, **{typed: 1})
     assert plt.get_fignums() == before  # refused before drawing anything
@@ -443,3 +444,14 @@ def test_sandbox_rates_wide_is_true_or_false(wide):
 def test_format_usd_of_what_is_no_amount_is_empty(value):
     assert icoframes.format_usd(value) == ""  # True was "$1", "5" was "$5"
     assert icoframes.format_usd(5) == "$5" and icoframes.format_usd(np.float64(2.5e6)) == "$2.5M"
+
+
+@pytest.mark.parametrize("typed", [["--privat-key", "priv-7f3a9c-never-shown"],
+                                   ["--private-kye=priv-7f3a9c-never-shown"],
+                                   ["priv-7f3a9c-never-shown"]])
+def test_an_unrecognized_argument_never_shows_a_value_that_may_be_a_key(cfg, tmp_path, typed,
+                                                                         capsys, caplog):
+    code, err = _cli(["export", "--out", str(tmp_path / "out"), *typed], capsys, caplog)
+    assert code == 2 and "priv-7f3a9c" not in err + caplog.text
+    assert "(and 1 value(s) not shown)" in err
+    assert cfg.stats.requests.total() == 0

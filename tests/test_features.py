@@ -289,4 +289,4 @@ def test_describe_features_names_a_misspelled_keyword():
     with pytest.raises(InvalidParameter) as caught:  # a bare TypeError before
         describe_features(rate=True)
     assert str(caught.value) == (
-        "rate=True is not a keyword of describe_features(); did you mean 'rates'?")
+        "rate is not a keyword of describe_features(); did you mean 'rates'?")

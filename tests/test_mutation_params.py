@@ -20,7 +20,7 @@ def _refused(params: dict) -> str:
 
 
 @pytest.mark.parametrize(("params", "message"), [
-    ({"colour": 1}, "invalid list parameter colour=1: colour is not a list parameter of spec "
+    ({"colour": 1}, "invalid list parameter colour: colour is not a list parameter of spec "
                     "4.2 (see icoframes.api.params.PARAMS)"),
     ({"sort_asc": 3}, "invalid list parameter sort_asc=3: sort_asc must be one of name, id, "
                       "start_datetime, end_datetime"),

@@ -140,8 +140,9 @@ def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
             continue
         param = _BY_NAME.get(name)
         if param is None:
-            raise _invalid(name, value, "is not a list parameter of spec 4.2"
-                           + _suggest(name, LIST_PARAMS, or_else="icoframes.api.params.PARAMS"))
+            raise InvalidParameter(  # never the value: it may be a secret given under a wrong name
+                f"invalid list parameter {name}: {name} is not a list parameter of spec 4.2"
+                + _suggest(name, LIST_PARAMS, or_else="icoframes.api.params.PARAMS"))
         wire = _READERS[param.kind](param, value)
         if wire is not None:
             out[name] = wire

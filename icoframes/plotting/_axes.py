@@ -54,11 +54,11 @@ def own_keywords(plot: Callable[_P, _R]) -> Callable[_P, _R]:
 
     @functools.wraps(plot)
     def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        for key, value in kwargs.items():
+        for key in kwargs:
             close = [] if key in own else closest(key, own)
-            if close:
+            if close:  # never the value: it may be a secret given under a wrong name
                 raise InvalidParameter(
-                    f"{key}={value!r} is not a keyword of {plot.__name__}() (the others go to "
+                    f"{key} is not a keyword of {plot.__name__}() (the others go to "
                     f"matplotlib as styles); did you mean {' or '.join(map(repr, close))}?")
         return plot(*args, **kwargs)
     return call
