@@ -49,16 +49,22 @@ def _refused_after(answered, spoiled):
     return behaviour
 
 
+
+def _quota_stop(srv, cache, configured, load, **query) -> QuotaExceeded:
+    """The QuotaExceeded a noon load with 4 workers against ``srv`` stops with."""
+    with time_machine.travel(NOON, tick=True):
+        configured(**srv.settings(), cache_dir=cache, max_workers=4)
+        with pytest.raises(QuotaExceeded) as info:
+            load(progress=False, **query)
+    return info.value
+
 def test_a_485_is_the_stop_when_other_workers_then_meet_the_ledgers_error(tmp_path,
                                                                           configured):
     cache = tmp_path / "cache"
     with HostileServer({LIST: paged_list(60),
-                        PROFILE: _refused_after(10, lambda: cache / LEDGER_FOLDER)}) as srv, \
-            time_machine.travel(NOON, tick=True):
-        configured(**srv.settings(), cache_dir=cache, max_workers=4)
-        with pytest.raises(QuotaExceeded) as info:
-            icoframes.load_icos(status="past", progress=False)
-    stop, message = info.value, str(info.value)
+                        PROFILE: _refused_after(10, lambda: cache / LEDGER_FOLDER)}) as srv:
+        stop = _quota_stop(srv, cache, configured, icoframes.load_icos, status="past")
+    message = str(stop)
     assert stop.code == 485 and "error 485" in message and not isinstance(stop, CacheError)
     sent = sum(srv.hits.values())  # the server's count: each request in flight was waited for
     assert srv.hits[LIST] == 3 and srv.hits[PROFILE] >= 11
@@ -88,11 +94,9 @@ def test_a_485_says_that_what_arrived_before_it_could_not_be_kept(tmp_path, conf
             assert wait_until(lambda: h.server.owner.hits[LIST] == 3)
             refuse(h)
 
-    with HostileServer({LIST: listing}) as srv, time_machine.travel(NOON, tick=True):
-        configured(**srv.settings(), cache_dir=cache, max_workers=4)
-        with pytest.raises(QuotaExceeded) as info:  # pages 2 and 3 together, both refused
-            icoframes.load_list(status="past", progress=False)
-    stop, message = info.value, str(info.value)
+    with HostileServer({LIST: listing}) as srv:  # pages 2 and 3 together, both refused
+        stop = _quota_stop(srv, cache, configured, icoframes.load_list, status="past")
+    message = str(stop)
     assert stop.code == 485 and "error 485" in message and not isinstance(stop, CacheError)
     assert srv.hits[LIST] == 3 == sum(srv.hits.values())
     assert "after 3 requests sent today" in message  # the ledger was fine: its count
@@ -124,12 +128,9 @@ def test_a_485_is_the_stop_when_a_page_that_came_with_it_finds_the_ledger_unread
             assert page == 1 or refused.wait(HANG_GUARD)
             pages(h)
 
-    with HostileServer({LIST: listing, PROFILE: refuse}) as srv, \
-            time_machine.travel(NOON, tick=True):
-        configured(**srv.settings(), cache_dir=cache, max_workers=4)
-        with pytest.raises(QuotaExceeded) as info:
-            icoframes.load_icos(status="past", progress=False)
-    stop, message = info.value, str(info.value)
+    with HostileServer({LIST: listing, PROFILE: refuse}) as srv:
+        stop = _quota_stop(srv, cache, configured, icoframes.load_icos, status="past")
+    message = str(stop)
     assert stop.code == 485 and "error 485" in message and not isinstance(stop, CacheError)
     assert srv.hits[LIST] == 3
     assert f"after at least {sum(srv.hits.values())} requests sent today" in message
@@ -210,11 +211,9 @@ def test_a_485_stays_the_stop_when_a_list_answered_after_it_cannot_be_planned(
         spoil_folder(folder)
         pages(h)
 
-    with HostileServer({LIST: listing}) as srv, time_machine.travel(NOON, tick=True):
-        configured(**srv.settings(), cache_dir=cache, max_workers=4)
-        with pytest.raises(QuotaExceeded) as info:
-            icoframes.load_icos(progress=False)
-    stop, message = info.value, str(info.value)
+    with HostileServer({LIST: listing}) as srv:
+        stop = _quota_stop(srv, cache, configured, icoframes.load_icos)
+    message = str(stop)
     assert stop.code == 485 and not isinstance(stop, CacheError)
     assert srv.hits == {LIST: 3}  # one page of each list, nothing after the stop
     assert "Not everything fetched could be kept (the cache folder" in message

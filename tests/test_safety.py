@@ -32,7 +32,7 @@ from hostile import LIST, PROFILE, HostileServer, paged_list, profile_reply, raw
 from ledger_day import on_this_clock
 from messy_profiles import clean_profile
 from test_housekeeping import _read_only
-from waiting import HANG_GUARD, wait_until
+from waiting import HANG_GUARD, run_together, wait_until
 
 import icoframes
 from icoframes import sandbox
@@ -514,17 +514,9 @@ print("ok", flush=True)
 def test_processes_making_one_cache_at_the_same_moment_all_go_on(tmp_path):
     # SQLite answers a second switch to WAL mode with SQLITE_BUSY at once (no busy wait):
     # without waiting for it, one of several processes starting on a new cache failed
-    makers = [subprocess.Popen([sys.executable, "-c", _MAKE_CACHES, str(tmp_path), "12"],
-                               cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True) for _ in range(4)]
-    for maker in makers:
-        assert maker.stdout.readline().strip() == "ready", maker.stderr.read()
-    for maker in makers:
-        maker.stdin.write("go\n")
-        maker.stdin.flush()
-    for maker in makers:
-        out, err = maker.communicate(timeout=HANG_GUARD)
-        assert (maker.returncode, out.strip()) == (0, "ok"), err
+    for code, out, err in run_together(
+            [[sys.executable, "-c", _MAKE_CACHES, str(tmp_path), "12"]] * 4, cwd=ROOT):
+        assert (code, out.strip()) == (0, "ok"), err
 
 
 def _holding_profile_1(stuck: threading.Event, let_go: threading.Event):

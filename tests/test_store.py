@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import time_machine
-from waiting import HANG_GUARD
+from waiting import HANG_GUARD, run_together
 
 import icoframes
 from icoframes import sandbox
@@ -349,25 +349,12 @@ print(json.dumps({"fetched": fetched, "claim_ms": 1000 * claim_seconds / claims_
 
 def test_three_processes_sharing_a_cache_dir_record_each_profile_once(tmp_path):
     n = 300
-    crawlers = [subprocess.Popen([sys.executable, "-c", _CRAWLER, str(tmp_path), URL, str(n),
-                                  f"crawler {k}"], cwd=ROOT, stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for k in range(3)]
+    outcomes = run_together([[sys.executable, "-c", _CRAWLER, str(tmp_path), URL, str(n),
+                              f"crawler {k}"] for k in range(3)], cwd=ROOT)
     results = []
-    try:
-        for crawler in crawlers:
-            assert crawler.stdout.readline().strip() == "ready", crawler.stderr.read()
-        for crawler in crawlers:
-            crawler.stdin.write("go\n")
-            crawler.stdin.flush()
-        for crawler in crawlers:
-            out, err = crawler.communicate(timeout=HANG_GUARD)
-            assert crawler.returncode == 0, err
-            results.append(json.loads(out))
-    finally:  # every child reaped, whatever failed
-        for crawler in crawlers:
-            crawler.kill()
-            crawler.communicate()
+    for code, out, err in outcomes:
+        assert code == 0, err
+        results.append(json.loads(out))
     assert sum(r["fetched"] for r in results) == n
     cache = Cache(tmp_path, URL)
     index = cache.profile_index()  # each id recorded once: n copies, n versions

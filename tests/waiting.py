@@ -24,3 +24,29 @@ def wait_until(condition: Callable[[], object], *, timeout: float = HANG_GUARD,
             return False
         time.sleep(interval)
     return True
+
+
+def run_together(commands: list[list[str]], cwd: object) -> list[tuple[int, str, str]]:
+    """Start each command, wait until each prints ``ready``, then send them ``go`` at once:
+    their (exit code, stdout, stderr). Every child is reaped whatever fails, since a zombie
+    left behind is reaped by whoever waits next (mutmut's runner took one for its own)."""
+    import subprocess
+
+    children = [subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for command in commands]
+    try:
+        for child in children:
+            assert child.stdout is not None and child.stdin is not None
+            assert child.stdout.readline().strip() == "ready", child.communicate()[1]
+        for child in children:
+            assert child.stdin is not None
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        done = [child.communicate(timeout=HANG_GUARD) for child in children]
+        return [(child.returncode, out, err) for child, (out, err)
+                in zip(children, done, strict=True)]
+    finally:
+        for child in children:
+            child.kill()
+            child.communicate()
