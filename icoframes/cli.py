@@ -147,8 +147,10 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
     if typed and typed[0] in parser._option_string_actions and command is not None:
         hint = (f"; {typed[0]} is an option of icoframes itself: put it before the command "
                 f"(icoframes {typed[0]} {args.command} ...)")
-    # a word is shown ("everything"); any other value may be a key, and is only counted
-    shown = [e for e in extras if e.startswith("-") or re.fullmatch("[A-Za-z]{1,20}", e)]
+    # a word on its own is shown ("everything"); a value (after an option, or any other
+    # text) may be a key, and is only counted
+    shown = [e for k, e in enumerate(extras) if e.startswith("-") or (
+        re.fullmatch("[A-Za-z]{1,20}", e) and not (k and extras[k - 1].startswith("-")))]
     hidden = len(extras) - len(shown) + sum("=" in e for e in shown)
     named = " ".join(e.split("=", 1)[0] if e.startswith("-") else e for e in shown)
     more = f"{' ' if named else ''}(and {hidden} value(s) not shown)" if hidden else ""

@@ -44,9 +44,9 @@ REASONS: Final[Mapping[Reason, str]] = {
     "unreadable_id": "an id that is not a whole number within int64, or not above 0 for an "
                      "ICO (``\"x\"``, ``0``, ``\"99999999999999999999\"``, no id): the "
                      "record is left out",
-    "duplicate_id": "a profile whose id comes again later in the same input with other "
-                    "content: the last copy is kept, this one (the row's value, as JSON) is "
-                    "left out",
+    "duplicate_id": "a profile or list item whose id comes again later in the same input "
+                    "with other content: the last copy is kept, this one (the row's value, "
+                    "as JSON) is left out",
     "no_name": "a filter value without a name: it names no filter value and is left out",
     "surrogate": "text with a lone surrogate (``\"\\ud800\"``), which no file can hold: kept "
                  "with U+FFFD in its place",

@@ -448,10 +448,17 @@ def test_format_usd_of_what_is_no_amount_is_empty(value):
 
 @pytest.mark.parametrize("typed", [["--privat-key", "priv-7f3a9c-never-shown"],
                                    ["--private-kye=priv-7f3a9c-never-shown"],
-                                   ["priv-7f3a9c-never-shown"]])
+                                   ["priv-7f3a9c-never-shown"],
+                                   ["--privat-key", "hunterkey"]])  # letters alone too
 def test_an_unrecognized_argument_never_shows_a_value_that_may_be_a_key(cfg, tmp_path, typed,
                                                                          capsys, caplog):
     code, err = _cli(["export", "--out", str(tmp_path / "out"), *typed], capsys, caplog)
-    assert code == 2 and "priv-7f3a9c" not in err + caplog.text
+    assert code == 2 and typed[-1].split("=")[-1] not in err + caplog.text
     assert "(and 1 value(s) not shown)" in err
     assert cfg.stats.requests.total() == 0
+
+
+def test_an_ambiguous_option_never_shows_its_value(capsys, caplog):
+    code, err = _cli(["sandbox", "--private=priv-7f3a9c-never-shown"], capsys, caplog)
+    assert code == 2 and "priv-7f3a9c" not in err + caplog.text
+    assert "ambiguous option: --private=... could match" in err

@@ -78,3 +78,20 @@ def test_a_second_plain_export_the_same_day_uses_the_cached_list(cfg, tmp_path):
     assert second.manifest == json.loads((tmp_path / "b" / "manifest.json").read_text())
     fetched = dt.datetime.fromisoformat(second.manifest["lists_fetched"]["newest"])
     assert morning <= fetched < morning + dt.timedelta(hours=1)  # the morning's list
+
+
+def test_a_snapshot_without_max_age_pages_its_days_lists_again(cfg, tmp_path):
+    """``max_age=None`` means "any age" for a plain export; a snapshot is the day's service
+    whatever its ``max_age``: day 2 pages the list again, never exports day 1's."""
+    morning = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
+    with time_machine.travel(morning, tick=True):
+        icoframes.export_tables(tmp_path / "srv", status="past", snapshot=True, progress=False)
+    listed = sorted(cfg.directory.ids("past"))
+    cfg.add_ico("past")
+    with time_machine.travel(morning + dt.timedelta(days=1), tick=True):
+        day2 = icoframes.export_tables(tmp_path / "srv", status="past", snapshot=True,
+                                       max_age=None, progress=False)
+    [query] = day2.manifest["queries"]
+    assert query["from_cache"] is False and day2.requests_spent["icos"] > 0
+    assert dt.datetime.fromisoformat(query["fetched_at"]).date() == dt.date(2026, 11, 21)
+    assert day2.rows["icos"] == len(listed) + 1

@@ -49,7 +49,6 @@ def _refused_after(answered, spoiled):
     return behaviour
 
 
-
 def _quota_stop(srv, cache, configured, load, **query) -> QuotaExceeded:
     """The QuotaExceeded a noon load with 4 workers against ``srv`` stops with."""
     with time_machine.travel(NOON, tick=True):
@@ -57,6 +56,7 @@ def _quota_stop(srv, cache, configured, load, **query) -> QuotaExceeded:
         with pytest.raises(QuotaExceeded) as info:
             load(progress=False, **query)
     return info.value
+
 
 def test_a_485_is_the_stop_when_other_workers_then_meet_the_ledgers_error(tmp_path,
                                                                           configured):

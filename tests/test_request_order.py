@@ -10,7 +10,7 @@ import sqlite3
 import threading
 
 import pytest
-from waiting import HANG_GUARD
+from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes import sandbox
@@ -158,3 +158,17 @@ def test_a_ledger_another_process_holds_locked_is_waited_for_once_by_the_booking
     holder.join()
     assert booked_while_held == [True]  # before: the ledger's thread waited for the lock
     assert cfg.stats.requests.get("icos", 0) > sent  # the list paged again once released
+
+
+def test_a_finished_request_not_handed_out_yet_is_returned_by_the_shut_down():
+    """The load handles a batch of finished requests one by one; one its handling stopped
+    before (a CacheError of the one before) is still the pool's, and so still kept."""
+    pool = RequestPool(3)
+    for n in range(3):
+        pool.submit("profile", n, lambda k: k, n)
+    assert wait_until(lambda: pool._done.qsize() == 3)  # all three ended
+    first = pool.next_done(timeout=HANG_GUARD)
+    taken = next(iter(pool.finished()))  # the handling stops after the second
+    assert first is not None and pool.busy == 1
+    left = pool.shut_down(grace=0.0, cancel=lambda: None)
+    assert [info for _, info, _ in left] == sorted({0, 1, 2} - {first[1], taken[1]})

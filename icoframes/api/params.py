@@ -227,8 +227,6 @@ def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | No
     raise _invalid(name, value, f"must be {allowed}{hint}")
 
 
-
-
 def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:
     close = closest(word, choices)
     if close:

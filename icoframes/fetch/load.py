@@ -19,6 +19,7 @@ import datetime as dt
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from itertools import chain
 from typing import Any
 
 import pandas as pd
@@ -289,7 +290,8 @@ class Load:
 
     def _run(self) -> None:
         """Fetch what was planned, keep what arrives; raise what stopped the load (QuotaExceeded,
-        ServiceUnavailable, AuthError, InvalidParameter, Ctrl-C's KeyboardInterrupt: cut)."""
+        CacheError of the ledger, a write or a claim, ServiceUnavailable, AuthError,
+        InvalidParameter, Ctrl-C's KeyboardInterrupt: cut)."""
         interrupted, unpaid = True, self._lost  # the crawl loop's CacheError is not paid for
         try:
             self._fill()
@@ -303,7 +305,7 @@ class Load:
                     self._claims.renew(every=self._claims.lease / 3)  # its requests hang
                 if done is None:
                     continue
-                for kind, info, future in (done, *self._pool.finished()):  # all ended by now
+                for kind, info, future in chain((done,), self._pool.finished()):
                     self._handle(kind, info, future)
                     if self.control.tripped and self._stop is None:
                         self._stop = breaker_error(self.settings, self.control)
@@ -421,7 +423,7 @@ class Load:
         self._guarded(self._arrivals.keep)
         for query in self.queries:
             if query.paging:  # stopped mid-list: keep the pages that came, as partial
-                query.stop("not asked: the load stopped before this page")
+                query.stop("not received: the load stopped first")
                 query.finish_pass(may_repage=False)
                 self._store(query)
         if self._claims is not None:

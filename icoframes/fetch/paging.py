@@ -259,7 +259,7 @@ def listed_now_wins(queries: list[ListQuery]) -> None:
         else:
             continue
         later = {i for other in queries if other is not query and other.frame is not None
-                 for i in other.frame["id"].tolist() if _listed_at(other, i) > since}
+                 for i in _listed_after(other, since)}
         if not (moved := earlier & later):
             continue
         query.frame = query.frame[~query.frame["id"].isin(moved)].reset_index(drop=True)
@@ -270,13 +270,15 @@ def listed_now_wins(queries: list[ListQuery]) -> None:
                 query.fetched_at = query.paged_at
 
 
-def _listed_at(query: ListQuery, ico_id: int) -> dt.datetime:
-    """When ``query`` listed ``ico_id``: its kept rows when they were, the others when it
-    was paged (or cached: a cached list is as old as its oldest row)."""
-    if query.kept and ico_id in query.kept["ids"]:
-        return dt.datetime.fromisoformat(query.kept["fetched_at"])
-    when = query.paged_at or query.fetched_at
-    return when if when is not None else dt.datetime.min.replace(tzinfo=dt.UTC)
+def _listed_after(query: ListQuery, since: dt.datetime) -> list[int]:
+    """The ids ``query`` listed after ``since``: its kept rows when they were, the others
+    when it was paged (or cached: a cached list is as old as its oldest row)."""
+    when = query.paged_at or query.fetched_at or dt.datetime.min.replace(tzinfo=dt.UTC)
+    kept, kept_at = set(), when
+    if query.kept:
+        kept, kept_at = set(query.kept["ids"]), dt.datetime.fromisoformat(query.kept["fetched_at"])
+    ids = [] if query.frame is None else query.frame["id"].tolist()
+    return [i for i in ids if (kept_at if i in kept else when) > since]
 
 
 def _merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]],

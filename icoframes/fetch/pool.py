@@ -10,7 +10,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import queue
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -69,16 +69,17 @@ class RequestPool:
         kind, info = self._tasks.pop(future)
         return kind, info, future
 
-    def finished(self) -> list[Finished]:
-        """Every other request finished by now, without waiting (in the order they ended)."""
-        out: list[Finished] = []
+    def finished(self) -> Iterator[Finished]:
+        """Every other request finished by now, without waiting (in the order they ended),
+        each taken from the pool only as it is handed out: one not handed out yet (its
+        taker stopped) is still among those :meth:`shut_down` returns."""
         while True:
             try:
                 future = self._done.get_nowait()
             except queue.Empty:
-                return out
+                return
             kind, info = self._tasks.pop(future)
-            out.append((kind, info, future))
+            yield kind, info, future
 
     def shut_down(self, *, grace: float | None, cancel: Callable[[], None]) -> list[Finished]:
         """Stop the pool: requests in flight get ``grace`` seconds (paid for; None: until each

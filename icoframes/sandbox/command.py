@@ -11,6 +11,7 @@ import argparse
 import inspect
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -43,6 +44,8 @@ class Parser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
+        # argparse quotes an abbreviated option as typed, value too: it may be a key
+        message = re.sub(r"(ambiguous option: [^=\s]+)=\S*", r"\1=...", message)
         if message.startswith("the following arguments are required: "):
             missing = message.split(": ", 1)[1].split(", ")
             typed = [t.split("=", 1)[0] for t in self._typed if t.startswith("--")]
