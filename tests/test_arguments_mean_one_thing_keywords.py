@@ -250,6 +250,6 @@ def test_the_clients_methods_refuse_a_keyword_they_lack_before_any_request():
         with pytest.raises(InvalidParameter) as info:
             client.profile(ico=1)
         assert str(info.value) == "ico is not a keyword of profile(); did you mean 'ico_id'?"
-        with pytest.raises(InvalidParameter, match="^bdy is not a keyword of list_wire"):
+        with pytest.raises(InvalidParameter, match=r"^bdy is not a keyword of list_wire\(\)"):
             client.list_wire({}, bdy={})
         assert client.total_attempts == 0
