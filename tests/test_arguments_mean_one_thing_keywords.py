@@ -15,7 +15,7 @@ from hostile import refusing_port
 import icoframes
 from icoframes import sandbox
 from icoframes.api.client import Client
-from icoframes.errors import InvalidParameter, checked_keywords, closest
+from icoframes.errors import InvalidParameter, UnknownName, checked_keywords, closest
 
 
 @pytest.fixture
@@ -253,3 +253,34 @@ def test_the_clients_methods_refuse_a_keyword_they_lack_before_any_request():
         with pytest.raises(InvalidParameter, match=r"^bdy is not a keyword of list_wire\(\)"):
             client.list_wire({}, bdy={})
         assert client.total_attempts == 0
+
+
+def test_the_sandbox_settings_refuse_a_keyword_or_key_they_lack():
+    # sb.settings() was a plain dict: .get("base_url", defualt=None) and .keys(sorted=True)
+    # raised "takes no keyword arguments", ["base_ur"] a bare KeyError('base_ur')
+    with sandbox.serve(n_icos=5, seed=1) as sb:
+        settings = sb.settings()
+        with pytest.raises(InvalidParameter) as info:
+            settings.get("base_url", defualt=None)
+        assert str(info.value) == "defualt is not a keyword of get(); did you mean 'default'?"
+        with pytest.raises(InvalidParameter) as info:
+            settings.keys(sorted=True)
+        assert str(info.value) == "sorted is not a keyword of keys(); its keywords: none"
+        for lookup in (lambda: settings["base_ur"], lambda: settings.pop("base_ur")):
+            with pytest.raises(UnknownName) as missing:
+                lookup()
+            assert isinstance(missing.value, KeyError)
+            assert str(missing.value) == ("'base_ur' is not a setting of sb.settings() (base_url, "
+                                          "public_key, private_key, service_name); did you mean "
+                                          "'base_url'?")
+        # as a dict it is what it was: the same keys, values, equality and keywords for configure
+        assert settings.get("base_url", default=None) == settings["base_url"] == sb.base_url
+        assert settings.get("nothing") is None and settings.pop("nothing", 1) == 1
+        assert settings == {"base_url": sb.base_url, "public_key": sb.public_key,
+                            "private_key": sb.private_key, "service_name": sb.service_name}
+        assert dict(settings.copy()) == dict(settings) and isinstance(settings, dict)
+        # and its repr, the one a notebook shows, hides the private key
+        assert sb.private_key not in repr(settings) and "'private_key': '<hidden>'" in repr(
+            settings)
+        icoframes.configure(**settings)
+        icoframes.reset_configuration()
