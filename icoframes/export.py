@@ -330,6 +330,8 @@ def export_tables(
         if earlier is not None:  # a day's exported rows are never replaced by fewer
             tables, stated = keep_exported(earlier, tables, stated)
             queries = list(stated.get("queries", []))
+        if not snapshot:  # a plain export's queries are known once listed: as given, too
+            given = given_queries(filters, [q.get("params") or {} for q in queries])
         if not len(tables.icos) and not allow_empty and stop is None:
             raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()

@@ -475,3 +475,35 @@ def test_a_plain_export_keeps_its_days_rows_but_never_yesterdays(tmp_path, monke
     assert [m["id"] for m in other["missing"]] == [3] and other["not_refreshed"] == []
     assert sorted(m["id"] for m in nextday["missing"]) == every
     assert nextday["not_refreshed"] == []
+
+
+@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@pytest.mark.parametrize("written", ["2026-11-20T03:15:00", "2026-11-20 03:15:00.123456",
+                                     "not a time", None])
+def test_a_plain_exports_manifest_without_a_time_zone_is_read_as_utc(
+        tmp_path, monkeypatch, quick_retries, caplog, written):
+    """A manifest written by hand, or by an older version, says exported_at without a time
+    zone: the same-day re-run compared it with the aware start of the UTC day and died of a
+    TypeError (a traceback in the cron log, exit 1, nothing written). It is read as UTC: the
+    morning's rows are kept; a time it cannot read (or none) names no day, so keeps nothing."""
+    import shutil
+
+    svc = _Paged()
+    svc.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 111))}
+    out = tmp_path / "plain"
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out)) == EXIT_OK
+            every = _ids(out)
+            manifest = json.loads((out / "manifest.json").read_text())
+            manifest["exported_at"] = written
+            (out / "manifest.json").write_text(json.dumps(manifest))
+            shutil.rmtree(tmp_path / "cache")
+            monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "3")  # the list pages, no profile
+            icoframes.reset_configuration()
+            assert _run(NOON, "--out", str(out)) == EXIT_INCOMPLETE
+        finally:
+            icoframes.reset_configuration()
+    assert "Traceback" not in caplog.text
+    assert _ids(out) == (every if written and written[0].isdigit() else [])
