@@ -4,8 +4,8 @@ The public loaders (:mod:`icoframes.loaders`) and :func:`icoframes.export_tables
 one. It checks the arguments once, answers each list query from the cache when it can
 (:mod:`.localquery`) or pages it, fetches the profiles the lists name that the cache lacks
 or holds stale (:mod:`.planner`), keeping each as it arrives, and assembles the result with
-its report (:mod:`.result`). A profile the result lacks is requested once no list page is
-left to ask (a refresh once every list is paged), one per free worker (:mod:`.pool`). Lists and
+its report (:mod:`.result`). A profile the result lacks goes when it leaves every list page
+the allowance (a refresh once every list is paged), one per free worker (:mod:`.pool`). Lists and
 profiles are claimed across processes first: one claimed elsewhere is waited for
 (:mod:`.sharedlists`). A page or profile that fails for good is that item's failure (kept,
 reported, retried by the next load); what stops a load is worded in :mod:`.stops`.
@@ -282,7 +282,7 @@ class Load:
         return False
 
     def _next_profile(self) -> bool:
-        want = self._plan.next(self.queries)  # none while a list page may still be needed
+        want = self._plan.next(self.queries, lambda: self.service.remaining() - self._pool.busy)
         if want is None:
             return False
         self._pool.submit("profile", want, self.service.client("profiles").profile, want.id)
