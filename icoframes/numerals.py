@@ -19,8 +19,8 @@ import numbers
 import re
 from typing import Any
 
-__all__ = ["DIGITS", "INTEGER", "NUMBER", "did_you_mean_number", "integer_text", "meant_flag",
-           "meant_number", "number_text", "python_number"]
+__all__ = ["DIGITS", "INTEGER", "NUMBER", "did_you_mean_flag", "did_you_mean_number",
+           "integer_text", "meant_flag", "meant_number", "number_text", "python_number"]
 
 #: ASCII digits, no sign: a count as a server writes it (``Content-Length``).
 DIGITS = re.compile(r"[0-9]+")
@@ -149,3 +149,16 @@ def meant_flag(value: object) -> bool | None:
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and value in (0, 1):
         return bool(value)  # np.int64(1) too
     return None
+
+
+def did_you_mean_flag(value: object) -> str:
+    """``"; did you mean False?"`` for :func:`meant_flag` of ``value``, else ``""``: the hint
+    of every refused flag (:func:`icoframes.errors.check_flags`, a yes-only list parameter).
+
+    Examples
+    --------
+    >>> did_you_mean_flag(" No"), did_you_mean_flag(1.0), did_you_mean_flag("maybe")
+    ('; did you mean False?', '; did you mean True?', '')
+    """
+    meant = meant_flag(value)
+    return "" if meant is None else f"; did you mean {meant}?"

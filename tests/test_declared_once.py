@@ -9,9 +9,12 @@ import pathlib
 import pytest
 
 import icoframes
+from icoframes.api.params import validate_list_params
 from icoframes.cli import main
-from icoframes.errors import InvalidParameter
+from icoframes.errors import InvalidParameter, check_flags
 from icoframes.files import EMPTY_PATH, folder_path, is_empty_path
+from icoframes.numerals import did_you_mean_flag
+from icoframes.queries import check_load_arguments
 from icoframes.sandbox import command, server
 
 PACKAGE = pathlib.Path(icoframes.__file__).parent
@@ -66,3 +69,31 @@ def test_the_options_and_the_function_share_one_range_rule():
     with pytest.raises(InvalidParameter, match=r"^grow_every must be a whole number >= 1 or "
                                                r"None, got 0$"):
         icoframes.sandbox.serve(grow_every=0)
+
+
+def test_a_flag_given_otherwise_is_refused_by_one_rule_declared_once():
+    # queries._flag_hint and params._yes repeated check_flags' "did you mean False?" (and
+    # check_load_arguments its "must be True or False"): one rule now, in numerals and errors
+    sources = {p.relative_to(PACKAGE).as_posix(): p.read_text(encoding="utf-8")
+               for p in PACKAGE.rglob("*.py")}
+    assert [name for name, text in sources.items() if "did you mean {meant}?" in text
+            or '"; did you mean True?"' in text] == ["numerals.py"]
+    assert [name for name, text in sources.items() if "must be {allowed}, got" in text
+            or "must be True or False, got" in text] == ["errors.py"]
+    assert (did_you_mean_flag(" No"), did_you_mean_flag(1.0), did_you_mean_flag(2)) == (
+        "; did you mean False?", "; did you mean True?", "")
+    for call, message in [
+            (lambda: check_flags(rates="no"), "rates must be True or False, got 'no'; did you "
+                                              "mean False?"),
+            (lambda: check_flags(progress="yes", none_means="by the terminal"),
+             "progress must be True or False (or None: by the terminal), got 'yes'; did you "
+             "mean True?"),
+            (lambda: check_load_arguments(refresh="off"), "refresh must be False, True or "
+                                                          "'all', got 'off'; did you mean False?"),
+            (lambda: validate_list_params({"ico_kyc_passed": "true"}),
+             "invalid list parameter ico_kyc_passed='true': ico_kyc_passed takes True (or "
+             "'yes') only; did you mean True?")]:
+        with pytest.raises(InvalidParameter) as info:
+            call()
+        assert str(info.value) == message
+    check_flags(progress=None, none_means="by the terminal")

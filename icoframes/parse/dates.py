@@ -36,8 +36,8 @@ _NAT_MS: Final = np.datetime64("NaT", "ms")
 
 
 _DATETIME_FIELDS: Final = re.compile(
-    r"(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>\d{4}) "
-    r"(?P<hour>\d{1,2}):(?P<minute>\d{1,2}):(?P<second>\d{1,2})"
+    r"(?P<day>[0-9]{1,2})\.(?P<month>[0-9]{1,2})\.(?P<year>[0-9]{4}) "
+    r"(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{1,2}):(?P<second>[0-9]{1,2})"
 )
 
 
@@ -57,8 +57,9 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
     ``YYYY-MM-DD[ HH:MM:SS]``. Impossible dates (``31.02.2018 00:00:00``,
     ``00.00.0000 00:00:00``) and dates outside the years :data:`YEARS`
     (``01.01.2263 00:00:00``) are a :class:`~icoframes.parse.base.Bad`; so are
-    dates without a year (``20 Sep``), durations (``19 days``) and US-order
-    dates (``01.13.2018``), each with its reason (:func:`date_reason`).
+    dates without a year (``20 Sep``), durations (``19 days``), US-order
+    dates (``01.13.2018``) and two-digit years (``01.03.18``: 1 March 2018, or 18 March 2001?),
+    each with its reason (:func:`date_reason`). Digits are ASCII ones.
 
     Examples
     --------
@@ -90,16 +91,18 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
 
 
 _NUMERIC_DATE_RE: Final = re.compile(
-    r"(?:(?P<a>\d{1,2})[-./](?P<b>\d{1,2})[-./](?P<year>\d{4})"
-    r"|(?P<iso>\d{4})[-./](?P<m>\d{1,2})[-./](?P<d>\d{1,2}))(?:[ T].*)?")
+    r"(?:(?P<a>[0-9]{1,2})[-./](?P<b>[0-9]{1,2})[-./](?P<year>[0-9]{4})"
+    r"|(?P<iso>[0-9]{4})[-./](?P<m>[0-9]{1,2})[-./](?P<d>[0-9]{1,2}))(?:[ T].*)?")
 _DURATION_RE: Final = re.compile(
-    r"(?:in\s+|for\s+)?\d+\s*(?:d|h|days?|hours?|weeks?|months?|years?)(?:\s+(?:left|ago))?",
+    r"(?:in\s+|for\s+)?[0-9]+\s*(?:d|h|days?|hours?|weeks?|months?|years?)(?:\s+(?:left|ago))?",
     re.IGNORECASE)
 _MONTH_NAME_RE: Final = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b\.?", re.IGNORECASE)
-_YEAR_RE: Final = re.compile(r"(?<!\d)(?:\d{4}|'\d{2})(?!\d)")
-_DAY_MONTH_RE: Final = re.compile(r"(?<!\d)\d{1,2}[./-]\d{1,2}(?![./-]?\d)")
-_MONTH_YEAR_RE: Final = re.compile(r"(?P<month>\d{1,2})[-./](?P<year>\d{4})")
+_YEAR_RE: Final = re.compile(r"(?<![0-9])(?:[0-9]{4}|'[0-9]{2})(?![0-9])")
+_DAY_MONTH_RE: Final = re.compile(r"(?<![0-9])[0-9]{1,2}[./-][0-9]{1,2}(?![./-]?[0-9])")
+# A day, a month and a two-digit year: "01.03.18" is 1 March 2018, or 18 March 2001?
+_SHORT_YEAR_RE: Final = re.compile(r"[0-9]{1,2}([-./])[0-9]{1,2}\1[0-9]{2}(?:[ T].*)?")
+_MONTH_YEAR_RE: Final = re.compile(r"(?P<month>[0-9]{1,2})[-./](?P<year>[0-9]{4})")
 
 
 def date_reason(text: str) -> Reason:
@@ -113,6 +116,8 @@ def date_reason(text: str) -> Reason:
     ('unreadable_date', 'impossible_date')
     >>> [date_reason(t) for t in ["01.01.2263", "20 Sep", "since 18 Sep", "19 days", "soon"]]
     ['date_out_of_range', 'no_year', 'no_year', 'duration', 'unreadable_date']
+    >>> date_reason("01.03.18"), date_reason("01-03-18 12:00")  # day-month-year, or year first?
+    ('short_year', 'short_year')
     """
     numeric = _NUMERIC_DATE_RE.fullmatch(text)
     if numeric is not None:
@@ -131,6 +136,8 @@ def date_reason(text: str) -> Reason:
         except ValueError:
             return "impossible_date"
         return "unreadable_date"  # a real day, written in a form not read
+    if _SHORT_YEAR_RE.fullmatch(text):
+        return "short_year"
     month_year = _MONTH_YEAR_RE.fullmatch(text)
     if month_year is not None and not 1 <= int(month_year["month"]) <= 12:
         return "impossible_date"
@@ -159,26 +166,26 @@ _MONTHS: Final = {
     for name in names
 }
 _MONTH = r"(?P<month>[a-z]+)\.?"
-_YEAR = r"(?P<year>\d{4}|'?\d{2})"
+_YEAR = r"(?P<year>[0-9]{4}|'?[0-9]{2})"
 #: How much of a date a roadmap key gives; the date is the first day of that period.
 PRECISIONS: Final = ("day", "month", "quarter", "half", "year")
 _LABEL_PATTERNS: Final = tuple(
     (re.compile(p, re.IGNORECASE), precision)
     for p, precision in (
-        (r"(?P<day>\d{1,2})[-./](?P<mon>\d{1,2})[-./](?P<year>\d{4})", "day"),
-        (r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})[-./](?P<day>\d{1,2})", "day"),
+        (r"(?P<day>[0-9]{1,2})[-./](?P<mon>[0-9]{1,2})[-./](?P<year>[0-9]{4})", "day"),
+        (r"(?P<year>[0-9]{4})[-./](?P<mon>[0-9]{1,2})[-./](?P<day>[0-9]{1,2})", "day"),
         (rf"q(?P<quarter>[1-4])[\s,/-]*{_YEAR}", "quarter"),
         (rf"(?P<quarter>[1-4])\s*q[\s,/-]*{_YEAR}", "quarter"),
         (rf"{_YEAR}[\s,/-]*q(?P<quarter>[1-4])", "quarter"),
         (rf"(?:(?P<quarter>[1-4])(?:st|nd|rd|th)\s+quarter)[\s,/-]*(?:of\s+)?{_YEAR}", "quarter"),
         (rf"h(?P<half>[12])[\s,/-]*{_YEAR}", "half"),
         (rf"{_YEAR}[\s,/-]*h(?P<half>[12])", "half"),
-        (rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}", "day"),
-        (rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}", "day"),
+        (rf"(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}", "day"),
+        (rf"{_MONTH}\s+(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}", "day"),
         (rf"{_MONTH}[\s,/-]*{_YEAR}", "month"),
-        (r"(?P<mon>\d{1,2})[-./](?P<year>\d{4})", "month"),
-        (r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})", "month"),
-        (r"(?P<year>\d{4})", "year"),
+        (r"(?P<mon>[0-9]{1,2})[-./](?P<year>[0-9]{4})", "month"),
+        (r"(?P<year>[0-9]{4})[-./](?P<mon>[0-9]{1,2})", "month"),
+        (r"(?P<year>[0-9]{4})", "year"),
     )
 )
 
@@ -277,9 +284,9 @@ def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
 
 # The documented shapes, zero-padded: only these take the vectorised path, and
 # (start, stop, field) say where each checked field sits in the text.
-_CANONICAL_DATETIME: Final = (r"^\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d$",
+_CANONICAL_DATETIME: Final = (r"^[0-9]{2}\.[0-9]{2}\.[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}$",
                               ((0, 2, "day"), (3, 5, "month"), (17, 19, "second")))
-_CANONICAL_LABEL: Final = (r"^\d\d-\d\d-\d{4}$", ((0, 2, "day"), (3, 5, "month")))
+_CANONICAL_LABEL: Final = (r"^[0-9]{2}-[0-9]{2}-[0-9]{4}$", ((0, 2, "day"), (3, 5, "month")))
 
 
 def _strptime(values: Sequence[object], fmt: str,
