@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
-from waiting import HANG_GUARD
+from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes import LoadReport, sandbox
@@ -161,7 +161,8 @@ def test_list_pages_in_flight_when_the_quota_stops_the_load_are_kept(
         pages(h)
 
     def profile(h) -> None:
-        assert pages_in.wait(HANG_GUARD)  # refused once pages 2 and 3 are in flight
+        assert pages_in.wait(HANG_GUARD)  # refused once pages 2 and 3 are in flight,
+        assert wait_until(lambda: h.server.owner.hits[PROFILE] == 2)  # and both profiles
         json_reply({"error": 485, "message": "daily limit exceeded", "data": None})(h)
 
     with HostileServer({LIST: held_pages, PROFILE: profile}, lifetime=HANG_GUARD) as srv, \
