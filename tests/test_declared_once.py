@@ -9,8 +9,9 @@ import pathlib
 import pytest
 
 import icoframes
+from icoframes import numerals
 from icoframes.api.params import validate_list_params
-from icoframes.cli import main
+from icoframes.cli import build_parser, main
 from icoframes.errors import InvalidParameter, check_flags
 from icoframes.files import EMPTY_PATH, folder_path, is_empty_path
 from icoframes.numerals import did_you_mean_flag
@@ -97,3 +98,37 @@ def test_a_flag_given_otherwise_is_refused_by_one_rule_declared_once():
             call()
         assert str(info.value) == message
     check_flags(progress=None, none_means="by the terminal")
+
+
+def _option_types(parser: argparse.ArgumentParser) -> dict[str, object]:
+    types = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                types.update({f"{name} {k}": v for k, v in _option_types(sub).items()})
+        for option in action.option_strings:
+            types[option] = action.type
+    return types
+
+
+def test_one_number_reader_serves_the_command_line_and_the_sandbox_command():
+    # the readers lived in sandbox/command.py, and the export's --budget read any integer
+    # (-1 went on, to be refused by the loader as an ERROR log line) while the sandbox's
+    # --quota, a count too, was refused by the parser naming its option
+    types = _option_types(build_parser())
+    assert types["export --budget"] is types["sandbox --quota"] is numerals.COUNT
+    assert types["export --max-age"] is types["sandbox --latency"] is numerals.SECONDS
+    assert types["demo --n-icos"] is types["sandbox --grow-every"] is numerals.AT_LEAST_ONE
+    assert types["demo --seed"] is types["sandbox --seed"] is numerals.ANY_INTEGER
+    assert types["export --ico-score"] is numerals.ANY_INTEGER  # a filter's number
+    assert (server.bounds, server.within, command.whole) == (
+        numerals.bounds, numerals.within, numerals.whole)
+
+
+def test_a_negative_budget_is_refused_by_the_parser_as_a_negative_quota_is(tmp_path, capsys):
+    assert main(["export", "--out", str(tmp_path), "--status", "past", "--budget", "-1"]) == 2
+    assert ("icoframes export: error: argument --budget: must be a whole number >= 0, got '-1'"
+            in capsys.readouterr().err)
+    assert main(["export", "--out", str(tmp_path), "--status", "past", "--budget", "٣"]) == 2
+    assert ("argument --budget: must be a whole number >= 0, got '٣'; did you mean 3?"
+            in capsys.readouterr().err)

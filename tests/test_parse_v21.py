@@ -205,3 +205,49 @@ def test_every_multiplier_word_is_read_with_its_factor_and_mln_in_capitals_is_a_
             assert parse_amount(f"5 {spelling}") == 5 * factor, spelling
     assert isinstance(parse_amount("5 MLN"), Bad) and isinstance(parse_amount("5 BLN"), Bad)
     assert parse_amount("5 MILLIONS") == 5e6 and parse_amount("5 MIO") == 5e6
+
+
+# --------------------------------------------------------------------------- 5. list copies
+
+
+def _item(ico_id: object, name: object, score: object = 3.5, raised: object = "") -> dict:
+    return {"id": ico_id, "main": {"name": name, "ico_score": score},
+            "finance": {"raised": raised}}
+
+
+def test_list_copies_that_read_as_the_same_row_are_no_duplicate_id():
+    # parser 20: a score "3.5" and 3.5 (raised "1,000" and 1000) were a duplicate_id
+    problems = Problems()
+    frame = list_frame([_item(7, "A", "3.5", "1,000"), _item("7", "A", 3.5, 1000),
+                        _item(8, "B", " 4 "), _item(8, "B", 4.0)], status=None,
+                       problems=problems)
+    assert frame["id"].tolist() == [7, 8] and frame["ico_score"].tolist() == [3.5, 4.0]
+    assert frame["raised"].tolist()[0] == 1000.0
+    assert problems.records() == []
+
+
+def test_list_copies_that_read_otherwise_are_still_reported_in_order():
+    problems = Problems()
+    list_frame([_item(9, "C", 1), _item(8, "B", "high"), _item(9, "C", 2), _item(8, "B", "High")],
+               status=None, problems=problems)
+    copies = [r for r in problems.records() if r["reason"] == "duplicate_id"]
+    # 9: another row; 8: the same row (a score unreadable either way) but another value lost
+    assert [r["ico_id"] for r in copies] == [9, 8]
+    assert '"ico_score": 1' in copies[0]["value"] and '"high"' in copies[1]["value"]
+    assert [r["value"] for r in problems.records() if r["column"] == "ico_score"] == ["High"]
+
+
+def test_only_the_copies_of_a_repeated_id_are_read_to_compare_them():
+    # parser 20 encoded every record once one id repeated (5,000 profiles: 170 ms, now 4 ms)
+    from icoframes.parse.sources import select
+
+    read: list[object] = []
+
+    def content(record):
+        read.append(record["id"])
+        return str(record.get("v"))
+
+    items = [{"id": i, "v": i} for i in range(1, 50)] + [{"id": 7, "v": 7}, {"id": "x"}, 3]
+    kept, ids = select(items, problems := Problems(), "icos", content)
+    assert sorted(read) == [7, 7] and len(kept) == 49 and ids.tolist()[-1] == 7
+    assert [r["reason"] for r in problems.records()] == ["unreadable_id", "wrong_shape"]

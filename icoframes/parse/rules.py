@@ -92,7 +92,9 @@ __all__ = [
 #:     is 500 tokens (was unreadable). A two-digit year ("01.03.18") is short_year (was
 #:     no_year). Digits are ASCII after NFKC: "٣ ETH", an id "٣", "1_000" are unreadable (were
 #:     3 ETH, the id 3, 1000).
-PARSER_VERSION: Final = 21
+#: 22: list copies of an id that read as the same row with the same problems ("3.5" and 3.5)
+#:     are no duplicate_id.
+PARSER_VERSION: Final = 22
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 

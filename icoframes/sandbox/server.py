@@ -19,7 +19,7 @@ from typing import Any, Never, TypedDict, cast
 
 from ..api.client import Client
 from ..errors import InvalidParameter, UnknownName, checked_keywords, checked_methods, did_you_mean
-from ..numerals import did_you_mean_number
+from ..numerals import bounds, did_you_mean_number, within
 from ..secret import HIDDEN
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
@@ -329,22 +329,6 @@ def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
         raise InvalidParameter(f"{name} must be a whole number{bounds(low, high)}"
                                f"{' or None' if none else ''}, got {value!r}{hint}")
     return int(value)
-
-
-def within(value: float, low: int | None, high: int | None = None) -> bool:
-    """Whether ``value`` is in the range (None: unbounded on that side)."""
-    return (low is None or value >= low) and (high is None or value <= high)
-
-
-def bounds(low: int | None, high: int | None = None) -> str:
-    """The range as said: `` from 0 to 65535``, `` >= 1``, or nothing when unbounded.
-
-    The one rule and wording of a whole-number argument of :func:`start` and of an
-    option of ``icoframes sandbox`` or ``icoframes demo``
-    (:func:`icoframes.sandbox.command.whole`).
-    """
-    return (f" from {low} to {high}" if high is not None
-            else f" >= {low}" if low is not None else "")
 
 
 def service_name(n_icos: int, seed: int) -> str:
