@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-import time
 
 import pytest
 import time_machine
@@ -64,14 +63,14 @@ def test_a_stop_waiting_for_a_paid_request_keeps_its_claim(configure, stopping):
             def renewed() -> bool:
                 [[expires]] = cache._db(write=False).rows(  # type: ignore[union-attr]
                     "SELECT expires FROM claims WHERE id = 2")
-                return bool(expires > time.time())  # (the moved clock)
+                return bool(expires > dt.datetime.now(dt.UTC).timestamp())  # (moved clock)
             seen["renewed"] = wait_until(renewed)
             with cache.claims() as other:
                 seen["other"] = other.claim([2])
             json_reply({"error": None, "data": {"id": "2"}})(h)
 
         with HostileServer({LIST: paged_list(2), PROFILE: profile}) as server:
-            configure(server, max_workers=2)
+            configure(server, max_workers=2, timeout=2 * HANG_GUARD)  # the stop waits
             with pytest.raises(QuotaExceeded) as stopped:
                 icoframes.load_icos(status="ongoing", progress=False)
             assert server.hits == {LIST: 1, PROFILE: 2}
