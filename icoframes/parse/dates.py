@@ -21,9 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import MARKER_SPELLINGS, Reason, Unread, _Bad, bad
-from .text import clean_surrogates
+from .text import clean_surrogates, foreign_digits, normalize_text
 
-__all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "PRECISIONS", "YEARS", "date_reason",
+__all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "PRECISIONS", "YEARS", "date_reason", "date_text",
            "parse_datetime", "parse_label_date", "read_label", "to_datetime", "to_label_date"]
 
 DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
@@ -50,6 +50,19 @@ _FALLBACK_DATETIME_FORMATS: Final = (
 )
 
 
+def date_text(text: str) -> str | None:
+    """A date or roadmap key as the date rules read it: NFKC (``"２０１８-０３-０１"`` is
+    ``"2018-03-01"``), stripped; None when it holds a digit of another script or one NFKC would
+    make (``"٢٠١٨"``, ``"2018²"``: :func:`~.text.foreign_digits`): such text is no date.
+
+    Examples
+    --------
+    >>> date_text(" Ｑ1 ２０１８ "), date_text("٢٠١٨-03-01"), date_text("①-03-2018")
+    ('Q1 2018', None, None)
+    """
+    return None if foreign_digits(text) else normalize_text(text).strip()
+
+
 def parse_datetime(value: object) -> datetime | _Bad | None:
     """Read one ``DD.MM.YYYY HH:MM:SS`` timestamp leniently.
 
@@ -74,9 +87,13 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
         return None
     if not isinstance(value, str):
         return bad("wrong_type")
-    text = value.strip()
+    text = date_text(value)
+    if text is None:
+        return bad("unreadable_date")  # "٢٠١٨-03-01": strptime reads other scripts' digits
     if text in MARKER_SPELLINGS:
         return None
+    if not text.isascii():
+        return bad(date_reason(text))
     # Text in the documented shape is read by that format alone: if it fails
     # (31.02.), no fallback format should rescue it.
     formats = (DATETIME_FORMAT,) if _DATETIME_FIELDS.fullmatch(text) else (
@@ -226,7 +243,9 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
     >>> date_reason("01-13-2018"), date_reason("later"), date_reason("2263")
     ('us_order', 'unreadable_date', 'date_out_of_range')
     """
-    text = label.strip()
+    text = date_text(label)
+    if text is None:
+        return None, None
     for pattern, precision in _LABEL_PATTERNS:
         match = pattern.fullmatch(text)
         if match is None:
@@ -348,8 +367,9 @@ def to_label_date(labels: Sequence[object]) -> tuple[np.ndarray, list[str | None
         value, precision[i] = read_label(label) if isinstance(label, str) else (None, None)
         if value is None:
             rows.append(i)
-            reasons.append(date_reason(label.strip()) if isinstance(label, str)
-                           else "wrong_type")
+            text = date_text(label) if isinstance(label, str) else None
+            reasons.append("wrong_type" if not isinstance(label, str) else
+                           "unreadable_date" if text is None else date_reason(text))
         else:
             out[i] = np.datetime64(value, "ms")
     return out, precision, Unread.at(labels, rows, reasons)

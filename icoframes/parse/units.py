@@ -76,7 +76,7 @@ from .prices import (
     ticker_word,
 )
 from .rules import MARKER_SPELLINGS, MULTIPLIER_PATTERN, MULTIPLIERS, parse_amount, written_currency
-from .text import normalize_text
+from .text import foreign_digits, normalize_text
 from .unitcols import column_multipliers
 
 __all__ = [
@@ -336,7 +336,8 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
             if text in MARKER_SPELLINGS:
                 out[i] = np.nan
                 continue
-            number, code = _read_text(text, exchange, None if tickers is None else tickers[i])
+            number, code = (bad("unreadable_number"), None) if foreign_digits(value) else (
+                _read_text(text, exchange, None if tickers is None else tickers[i]))  # "12²"
         else:
             number, code = parse_amount(value), None
         if isinstance(number, _Bad) or (type(number) is float and not math.isfinite(number)):
