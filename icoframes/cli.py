@@ -46,7 +46,7 @@ from .errors import (
     QuotaExceeded,
 )
 from .files import EMPTY_PATH, is_empty_path
-from .numerals import integer_text
+from .numerals import ANY_INTEGER, AT_LEAST_ONE, COUNT, SECONDS, integer_text
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -81,7 +81,6 @@ FILTERS = tuple(p for p in PARAMS if p.filter)
 
 def _add_filter_options(parser: argparse.ArgumentParser) -> None:
     """One option per filter of spec 4.2, made from :data:`icoframes.api.params.PARAMS`."""
-    from .sandbox.command import INTEGER as integer
     from .sandbox.command import Once as _Once
     group = parser.add_argument_group("filters (spec 4.2)")
     for param in FILTERS:
@@ -95,7 +94,7 @@ def _add_filter_options(parser: argparse.ArgumentParser) -> None:
                                help=f"{param.doc} (repeatable)")
         elif param.kind == "int":
             bounds = f"{param.low}-{param.high}" if param.high else f">= {param.low}"
-            group.add_argument(flag, dest=param.name, type=integer, metavar=param.value,
+            group.add_argument(flag, dest=param.name, type=ANY_INTEGER, metavar=param.value,
                                action=_Once,
                                help=f"{param.doc} ({bounds})")
         else:  # a yes-flag: the API can only ask for "yes"
@@ -160,9 +159,6 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
 def build_parser() -> argparse.ArgumentParser:
     # numbers are refused by the parser, exit 2 naming the option: --max-age inf was a
     # traceback and exit 1, and a demo of 0 ICOs ended "... --allow-empty", which it lacks
-    from .sandbox.command import AT_LEAST_ONE as some
-    from .sandbox.command import INTEGER as integer
-    from .sandbox.command import SECONDS as seconds
     from .sandbox.command import Once as _Once
     from .sandbox.command import Parser, add_arguments
     parser = Parser(
@@ -198,18 +194,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="none: use fresh cache (lists paged this UTC day and younger "
                              "than --max-age); changed: re-page and re-fetch changed "
                              "profiles; all: re-fetch everything (default: none)")
-    export.add_argument("--max-age", action=_Once, type=seconds, default=86400.0,
+    export.add_argument("--max-age", action=_Once, type=SECONDS, default=86400.0,
                         metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "
                              "lists fetched before the current UTC day are re-paged "
                              "whatever their age, so a daily cron export holds that day's "
                              "lists (the manifest's lists_fresh_after and lists_fetched)")
-    export.add_argument("--profile-max-age", action=_Once, type=seconds, metavar="SECONDS",
+    export.add_argument("--profile-max-age", action=_Once, type=SECONDS, metavar="SECONDS",
                         help="re-fetch profiles older than this when the lists are re-paged "
                              "(default: ongoing 1 day, upcoming 7 days, past 90 days)")
-    export.add_argument("--budget", action=_Once, type=integer, metavar="N",
+    export.add_argument("--budget", action=_Once, type=COUNT, metavar="N",
                         help="at most N profile requests, the most stale first")
-    export.add_argument("--max-workers", action=_Once, type=integer, metavar="N")
+    export.add_argument("--max-workers", action=_Once, type=ANY_INTEGER, metavar="N")
     export.add_argument("--cache-dir", action=_Once, type=_folder, metavar="DIR")
     _add_filter_options(export)
 
@@ -219,8 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
     demo.add_argument("--out", action=_Once, type=_folder, default=Path("data/demo"),
                       metavar="DIR")
-    demo.add_argument("--n-icos", action=_Once, type=some, default=1000)
-    demo.add_argument("--seed", action=_Once, type=integer, default=0)
+    demo.add_argument("--n-icos", action=_Once, type=AT_LEAST_ONE, default=1000)
+    demo.add_argument("--seed", action=_Once, type=ANY_INTEGER, default=0)
 
     cache = sub.add_parser("cache", help="show or clear the cache of the configured service")
     cache.add_argument("action", choices=("info", "clear"))

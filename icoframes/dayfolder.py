@@ -235,10 +235,11 @@ def same_day_export(out: Path, since: dt.datetime, stated: Mapping[str, Any]) ->
     asked = [q["params"] for q in stated.get("queries") or []
              if isinstance(q, dict) and isinstance(q.get("params"), dict)]
     try:
-        at = dt.datetime.fromisoformat(str((read_manifest(out) or {}).get("exported_at")))
-    except (OSError, ValueError):
+        at = utc_time((read_manifest(out) or {}).get("exported_at"))
+    except OSError:
         return None
-    if held is None or not asked or query_key(held) != query_key(asked) or at < since:
+    if held is None or not asked or query_key(held) != query_key(asked) or at is None \
+            or at < since:
         return None
     return out
 
@@ -345,8 +346,24 @@ def _stamp(value: Any) -> str | None:
     return None if value is None or pd.isna(value) else pd.Timestamp(value).isoformat()
 
 
+def utc_time(stamp: object) -> dt.datetime | None:
+    """A manifest's time (ISO 8601), aware: one without a time zone (written by hand, or by
+    an older version) is UTC, as icoframes writes every time; None for any other value.
+
+    Examples
+    --------
+    >>> utc_time("2026-11-20T03:15:00"), utc_time("yesterday"), utc_time(None)
+    (datetime.datetime(2026, 11, 20, 3, 15, tzinfo=datetime.timezone.utc), None, None)
+    """
+    try:
+        at = dt.datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
+    except ValueError:
+        return None
+    return at.replace(tzinfo=dt.UTC) if at is not None and at.tzinfo is None else at
+
+
 def _oldest(*stamps: Any) -> str | None:
-    times = [dt.datetime.fromisoformat(s) for s in stamps if isinstance(s, str)]
+    times = [t for t in map(utc_time, stamps) if t is not None]
     return min(times).isoformat() if times else None
 
 

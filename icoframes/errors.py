@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
-from .numerals import meant_flag
+from .numerals import did_you_mean_flag
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -322,11 +322,11 @@ def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
     warnings.warn(message, category, stacklevel=level)
 
 
-def check_flags(**flags: Any) -> None:
+def check_flags(*, none_means: str = "", **flags: Any) -> None:
     """Each flag is True or False (a numpy bool too), never another truthy value.
 
-    ``rates="no"`` would be true, and ``None`` false, without saying so; a word
-    or number that says a bool gets it as a "did you mean".
+    ``rates="no"`` would be true, and ``None`` false, without saying so; a word or number
+    that says a bool gets it as a "did you mean". ``none_means``: what None is, if a value.
 
     Examples
     --------
@@ -336,11 +336,11 @@ def check_flags(**flags: Any) -> None:
     ...     print(exc)
     rates must be True or False, got 'no'; did you mean False?
     """
+    allowed = "True or False" + (f" (or None: {none_means})" if none_means else "")
     for name, value in flags.items():
-        if not isinstance(value, bool | np.bool_):
-            meant = meant_flag(value)
-            hint = "" if meant is None else f"; did you mean {meant}?"
-            raise InvalidParameter(f"{name} must be True or False, got {value!r}{hint}")
+        if not (isinstance(value, bool | np.bool_) or (none_means and value is None)):
+            raise InvalidParameter(f"{name} must be {allowed}, got {value!r}"
+                                   + did_you_mean_flag(value))
 
 
 def did_you_mean(value: object, choices: Iterable[str]) -> str:

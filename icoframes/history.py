@@ -140,7 +140,8 @@ def changes(
     Raises
     ------
     ValueError
-        Fewer than one snapshot, an unknown kind (with the closest name), a
+        Fewer than one snapshot, an unknown kind (with the closest name), a kind
+        whose column the frame lacks (``score`` without ``ico_score``), a
         frame without ``snapshot_date`` and ``id``, an id twice in one
         snapshot, snapshots of different queries (their manifests say so: a
         tree written before ``export_tables`` refused that), or ``gaps``
@@ -203,10 +204,13 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
     wanted = {}
     for kind in kinds:
         column = CHANGE_KINDS.get(kind, kind)
-        if column not in frame.columns or kind in _EVENT_ORDER or column in ("id",
-                                                                            "snapshot_date"):
+        comparable = kind not in _EVENT_ORDER and column not in ("id", "snapshot_date")
+        if comparable and column not in frame.columns and column in ICOS.names:
+            raise UnknownName(f"cannot compare {kind!r}: the snapshots have no column {column!r}")
+        if not comparable or column not in frame.columns:  # never itself as its "did you mean"
+            known = [k for k in (*CHANGE_KINDS, *ICOS.names) if k != kind]
             raise UnknownName(f"cannot compare {kind!r}: not a kind of change or a column"
-                              f"{did_you_mean(kind, [*CHANGE_KINDS, *ICOS.names])}")
+                              f"{did_you_mean(kind, known)}")
         wanted[kind] = column
     return wanted
 

@@ -10,17 +10,23 @@ exponent; whitespace around it is ignored. Everything else is no number, and
 each caller says what it is instead (a name, or a refusal). A refusal says what a
 value written otherwise most likely means: the number (:func:`did_you_mean_number`:
 ``"٣"``, ``3.0``: 3) or, for a flag, the bool (:func:`meant_flag`: ``"false"``, 0).
+
+The command lines read their number options here too, ``icoframes export``, ``demo`` and
+``sandbox`` alike (:func:`checked`, :func:`whole`, :data:`COUNT`, :data:`SECONDS`, ...).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import numbers
 import re
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DIGITS", "INTEGER", "NUMBER", "did_you_mean_number", "integer_text", "meant_flag",
-           "meant_number", "number_text", "python_number"]
+__all__ = ["ANY_INTEGER", "AT_LEAST_ONE", "COUNT", "DIGITS", "INTEGER", "NUMBER", "SECONDS",
+           "bounds", "checked", "did_you_mean_flag", "did_you_mean_number", "integer_text",
+           "meant_flag", "meant_number", "number_text", "python_number", "whole", "within"]
 
 #: ASCII digits, no sign: a count as a server writes it (``Content-Length``).
 DIGITS = re.compile(r"[0-9]+")
@@ -149,3 +155,76 @@ def meant_flag(value: object) -> bool | None:
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and value in (0, 1):
         return bool(value)  # np.int64(1) too
     return None
+
+
+def did_you_mean_flag(value: object) -> str:
+    """``"; did you mean False?"`` for :func:`meant_flag` of ``value``, else ``""``: the hint
+    of every refused flag (:func:`icoframes.errors.check_flags`, a yes-only list parameter).
+
+    Examples
+    --------
+    >>> did_you_mean_flag(" No"), did_you_mean_flag(1.0), did_you_mean_flag("maybe")
+    ('; did you mean False?', '; did you mean True?', '')
+    """
+    meant = meant_flag(value)
+    return "" if meant is None else f"; did you mean {meant}?"
+
+
+# -- the command lines' number options ------------------------------------------------------
+
+
+def within(value: float, low: int | None, high: int | None = None) -> bool:
+    """Whether ``value`` is in the range (None: unbounded on that side)."""
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def bounds(low: int | None, high: int | None = None) -> str:
+    """The range as said: `` from 0 to 65535``, `` >= 1``, or nothing when unbounded.
+
+    The one rule and wording of a whole-number argument of :func:`icoframes.sandbox.start`
+    and of a number option of ``icoframes export``, ``demo`` or ``sandbox`` (:func:`whole`).
+    """
+    return (f" from {low} to {high}" if high is not None
+            else f" >= {low}" if low is not None else "")
+
+
+def checked(read: Callable[[str], int | float | None], rule: str,
+            ok: Callable[[float], bool]) -> Callable[[str], int | float]:
+    """An option's type: ``read`` of the text (ASCII digits only, never ``٣`` nor ``1_000``),
+    refused by the parser (exit 2, naming the option) unless ``ok``, with the number a text
+    written otherwise most likely means.
+
+    Examples
+    --------
+    >>> try:
+    ...     COUNT("٣")
+    ... except argparse.ArgumentTypeError as exc:
+    ...     print(exc)
+    must be a whole number >= 0, got '٣'; did you mean 3?
+    """
+    whole_number = read is integer_text
+
+    def convert(text: str) -> int | float:
+        value = read(text)
+        if value is None or not ok(value):
+            meant = meant_number(text, whole=whole_number) if value is None else None  # "٣"
+            hint = f"; did you mean {meant!r}?" if meant is not None and ok(meant) else ""
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}{hint}")
+        return value
+    return convert
+
+
+def whole(what: str, low: int | None, high: int | None = None) -> Callable[[str], int | float]:
+    """An option's whole number in a range (:func:`within`, said as :func:`bounds`)."""
+    return checked(integer_text, what + bounds(low, high), lambda v: within(v, low, high))
+
+
+#: A count option: ``export --budget``, ``sandbox --quota``, ``sandbox --n-icos``.
+COUNT = whole("a whole number", 0)
+#: A count of at least one: ``demo --n-icos``, ``sandbox --grow-every``.
+AT_LEAST_ONE = whole("a whole number", 1)
+#: Any integer: a seed, ``--max-workers`` (the setting's own rule says its range), a
+#: filter's number (the list parameter's rule says its range).
+ANY_INTEGER = whole("an integer", None)
+#: Seconds: ``export --max-age``, ``--profile-max-age``, ``sandbox --latency``.
+SECONDS = checked(number_text, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)

@@ -38,11 +38,12 @@ from .errors import (
     InvalidParameter,
     NoMatchWarning,
     NotCached,
+    check_flags,
     checked_keywords,
     keywords_of,
     warn,
 )
-from .numerals import did_you_mean_number, meant_flag, number_text, python_number
+from .numerals import did_you_mean_flag, did_you_mean_number, number_text, python_number
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
@@ -233,15 +234,12 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
     another truthy value: ``offline="no"`` would otherwise mean offline. Returns
     ``budget`` as a Python int (a NumPy integer is one: ``np.uint8`` would wrap).
     """
-    for name, value in (("offline", offline), ("progress", progress)):
-        if not isinstance(value, bool | np.bool_) and not (name == "progress" and value is None):
-            allowed = "True or False" + (" (or None: by the terminal)" if name == "progress"
-                                         else "")
-            raise InvalidParameter(f"{name} must be {allowed}, got {value!r}{_flag_hint(value)}")
+    check_flags(offline=offline)
+    check_flags(progress=progress, none_means="by the terminal")
     if not (isinstance(refresh, bool | np.bool_) or (isinstance(refresh, str)
                                                       and refresh == "all")):  # not 1, "yes"
         hint = ("; did you mean 'all'?" if isinstance(refresh, str)
-                and refresh.strip().casefold() == "all" else _flag_hint(refresh))
+                and refresh.strip().casefold() == "all" else did_you_mean_flag(refresh))
         raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}{hint}")
     if budget is None:
         return None
@@ -250,12 +248,6 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
         raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}"
                                + did_you_mean_number(budget, low=0))  # "5", 5.0: 5
     return int(budget)
-
-
-def _flag_hint(value: object) -> str:
-    """``"; did you mean False?"`` for a flag given as a word or a number that says one."""
-    meant = meant_flag(value)
-    return "" if meant is None else f"; did you mean {meant}?"
 
 
 def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:

@@ -29,7 +29,8 @@ Reason: TypeAlias = Literal[
     "wrong_shape", "wrong_type", "unreadable_id", "duplicate_id", "no_name", "surrogate",
     "unreadable_number", "grouping", "range", "vague", "percent", "negative", "infinite",
     "out_of_bounds", "unit_conflict", "unreadable_price",
-    "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "us_order",
+    "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
+    "us_order",
     "duration", "unknown_flag", "qualified_flag",
 ]
 
@@ -76,6 +77,8 @@ REASONS: Final[Mapping[Reason, str]] = {
                        "``\"00.00.0000 00:00:00\"``)",
     "date_out_of_range": "a year outside 1990-2100 (``\"01.01.2263 00:00:00\"``)",
     "no_year": "a day or month without a year (``\"20 Sep\"``, ``\"since 18 Sep\"``)",
+    "short_year": "a date with a two-digit year (``\"01.03.18\"``): 1 March 2018, or 18 March "
+                  "2001 (year first)? Never guessed",
     "us_order": "a month-first date (``\"01.13.2018\"``): day-first is the documented order",
     "duration": "a duration, not a date (``\"19 days\"``)",
     # flags

@@ -66,6 +66,7 @@ __all__ = [
     "DATA_UNIT_SPELLINGS",
     "FALSE_WORDS",
     "FIAT_CODES",
+    "FOREIGN_MULTIPLIERS",
     "LOOKALIKES",
     "MISSING_MARKERS",
     "NONE_WORDS",
@@ -146,16 +147,18 @@ DATA_UNIT_SPELLINGS: Final[Mapping[str, tuple[str, ...]]] = {
     "FIAT": ("fiat", "fiat currency", "fiat currencies", "fiat money"),
 }
 
+#: Multiplier words of other languages or readings: ``"5 mil"`` is 5,000 (Spanish) or 5 million,
+#: ``"5 Bio."`` 5e9 or 5e12 (German). No amount is read with one, and a unit column naming one
+#: names no unit (``"mil"``, ``"USD mil"``): never a guess, never a unit ``MIL``.
+FOREIGN_MULTIPLIERS: Final = frozenset({"mil", "mill", "bil", "bio", "kk", "lakh", "lakhs",
+                                        "crore", "crores", "tys", "millionen", "milliarden",
+                                        "mrd", "milliard", "milliards"})
+
 #: Words written after an amount that are no unit: the amount is unreadable, not in "TOKENS".
 NOT_UNITS: Final = frozenset({"token", "tokens", "coin", "coins", "day", "days", "week", "weeks",
                               "month", "months", "hour", "hours", "per", "max", "min", "each",
                               "maximum", "minimum", "total", "only", "approx", "about", "bonus",
-                              "usd per", "pcs",
-                              # multipliers of other languages or readings: "5 mil" is 5,000
-                              # (Spanish) or 5 million, "5 Bio." 5e9 or 5e12 (German)
-                              "mil", "mill", "bil", "bio", "kk", "lakh", "lakhs", "crore",
-                              "crores", "tys", "millionen", "milliarden", "mrd", "milliard",
-                              "milliards"})
+                              "usd per", "pcs"}) | FOREIGN_MULTIPLIERS
 
 #: A hundredth of a US dollar, written after an amount: ``"10 cents"`` and ``"10¢"`` are 0.1 USD.
 CENTS: Final = frozenset({"¢", "cent", "cents"})

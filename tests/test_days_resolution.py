@@ -154,3 +154,17 @@ def test_a_manifest_without_the_query_as_given_keeps_the_id_comparison(
     assert _manifest(out, DAYS[3])["resolution_changed"] == [
         {"snapshot_dates": ["2026-11-20", "2026-11-22"],
          "params": [{"platform": [1], "status": "past"}]}]
+
+
+def test_a_plain_export_records_its_query_as_given(sb, tmp_path, monkeypatch):
+    # a snapshot's manifest said queries_given, a plain export's said null: the query as the
+    # cron line gave it was lost for a plain export, whose ids may mean another day's names
+    monkeypatch.setattr(catalog, "PLATFORMS", ETHEREUM_TWICE)
+    out = tmp_path / "plain"
+    assert _run(DAYS[0], "--out", str(out), "--status", "past", "--platform", "ETHEREUM",
+                "--platform", "7") == EXIT_OK
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [q["params"] for q in manifest["queries"]] == [
+        {"platform": [1, 18, 7], "status": "past"}]
+    assert manifest["queries_given"] == [{"platform": [7, "ethereum"], "status": "past"}]
+    assert manifest["resolution_changed"] is None

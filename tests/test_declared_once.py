@@ -9,9 +9,13 @@ import pathlib
 import pytest
 
 import icoframes
-from icoframes.cli import main
-from icoframes.errors import InvalidParameter
+from icoframes import numerals
+from icoframes.api.params import validate_list_params
+from icoframes.cli import build_parser, main
+from icoframes.errors import InvalidParameter, check_flags
 from icoframes.files import EMPTY_PATH, folder_path, is_empty_path
+from icoframes.numerals import did_you_mean_flag
+from icoframes.queries import check_load_arguments
 from icoframes.sandbox import command, server
 
 PACKAGE = pathlib.Path(icoframes.__file__).parent
@@ -66,3 +70,65 @@ def test_the_options_and_the_function_share_one_range_rule():
     with pytest.raises(InvalidParameter, match=r"^grow_every must be a whole number >= 1 or "
                                                r"None, got 0$"):
         icoframes.sandbox.serve(grow_every=0)
+
+
+def test_a_flag_given_otherwise_is_refused_by_one_rule_declared_once():
+    # queries._flag_hint and params._yes repeated check_flags' "did you mean False?" (and
+    # check_load_arguments its "must be True or False"): one rule now, in numerals and errors
+    sources = {p.relative_to(PACKAGE).as_posix(): p.read_text(encoding="utf-8")
+               for p in PACKAGE.rglob("*.py")}
+    assert [name for name, text in sources.items() if "did you mean {meant}?" in text
+            or '"; did you mean True?"' in text] == ["numerals.py"]
+    assert [name for name, text in sources.items() if "must be {allowed}, got" in text
+            or "must be True or False, got" in text] == ["errors.py"]
+    assert (did_you_mean_flag(" No"), did_you_mean_flag(1.0), did_you_mean_flag(2)) == (
+        "; did you mean False?", "; did you mean True?", "")
+    for call, message in [
+            (lambda: check_flags(rates="no"), "rates must be True or False, got 'no'; did you "
+                                              "mean False?"),
+            (lambda: check_flags(progress="yes", none_means="by the terminal"),
+             "progress must be True or False (or None: by the terminal), got 'yes'; did you "
+             "mean True?"),
+            (lambda: check_load_arguments(refresh="off"), "refresh must be False, True or "
+                                                          "'all', got 'off'; did you mean False?"),
+            (lambda: validate_list_params({"ico_kyc_passed": "true"}),
+             "invalid list parameter ico_kyc_passed='true': ico_kyc_passed takes True (or "
+             "'yes') only; did you mean True?")]:
+        with pytest.raises(InvalidParameter) as info:
+            call()
+        assert str(info.value) == message
+    check_flags(progress=None, none_means="by the terminal")
+
+
+def _option_types(parser: argparse.ArgumentParser) -> dict[str, object]:
+    types = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                types.update({f"{name} {k}": v for k, v in _option_types(sub).items()})
+        for option in action.option_strings:
+            types[option] = action.type
+    return types
+
+
+def test_one_number_reader_serves_the_command_line_and_the_sandbox_command():
+    # the readers lived in sandbox/command.py, and the export's --budget read any integer
+    # (-1 went on, to be refused by the loader as an ERROR log line) while the sandbox's
+    # --quota, a count too, was refused by the parser naming its option
+    types = _option_types(build_parser())
+    assert types["export --budget"] is types["sandbox --quota"] is numerals.COUNT
+    assert types["export --max-age"] is types["sandbox --latency"] is numerals.SECONDS
+    assert types["demo --n-icos"] is types["sandbox --grow-every"] is numerals.AT_LEAST_ONE
+    assert types["demo --seed"] is types["sandbox --seed"] is numerals.ANY_INTEGER
+    assert types["export --ico-score"] is numerals.ANY_INTEGER  # a filter's number
+    assert (server.bounds, server.within, command.whole) == (
+        numerals.bounds, numerals.within, numerals.whole)
+
+
+def test_a_negative_budget_is_refused_by_the_parser_as_a_negative_quota_is(tmp_path, capsys):
+    assert main(["export", "--out", str(tmp_path), "--status", "past", "--budget", "-1"]) == 2
+    assert ("icoframes export: error: argument --budget: must be a whole number >= 0, got '-1'"
+            in capsys.readouterr().err)
+    assert main(["export", "--out", str(tmp_path), "--status", "past", "--budget", "٣"]) == 2
+    assert ("argument --budget: must be a whole number >= 0, got '٣'; did you mean 3?"
+            in capsys.readouterr().err)

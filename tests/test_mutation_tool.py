@@ -45,7 +45,8 @@ def test_a_cache_is_dropped_so_that_mutmut_mutates_the_function():
                                              "tidy (@checked_keywords)",
                                              "_column_unit (@lru_cache)"]
     assert mutation.undecorated("parse:profiles") == ["tidy (@checked_keywords)"]  # moved
-    assert mutation.undecorated("parse:units") == ["_column_unit (@lru_cache)"]
+    assert mutation.undecorated("parse:unitcols") == ["_column_unit (@lru_cache)"]  # moved
+    assert mutation.undecorated("parse:units") == []
     assert mutation.undecorated("parse:prices") == []
 
 

@@ -220,17 +220,17 @@ def test_a_lone_m_glued_to_the_ticker_is_still_unreadable():
 
 
 def test_a_unit_columns_text_is_read_once_per_distinct_unit():
-    from icoframes.parse import units
+    from icoframes.parse import unitcols
 
     # benchmarks/mutation.py drops the cache in its copy, so that mutmut mutates the body
-    cached = hasattr(units._column_unit, "cache_info")
+    cached = hasattr(unitcols._column_unit, "cache_info")
     if cached:
-        units._column_unit.cache_clear()
+        unitcols._column_unit.cache_clear()
     column = ["USD", " usd", "ETH", "kUSD", "KKIN"] * 200
     tickers = ["KIN", "XYZ"] * 500
     amounts, codes, bad = read_amount_group({"v": ["2"] * 1000}, column, tickers=tickers)
     if cached:
-        info = units._column_unit.cache_info()
+        info = unitcols._column_unit.cache_info()
         assert (info.misses, info.hits) == (5, 995)
     # the same values as without the cache: currencies as written, kUSD thousands of USD,
     # KKIN for KIN unreadable (another token, or thousands of KIN?), for XYZ a ticker

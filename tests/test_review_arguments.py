@@ -117,3 +117,23 @@ def test_plot_raised_log_takes_a_numpy_bool():
     ax = icoframes.plot_raised(icoframes.schema.empty_frame(icoframes.schema.ICOS),
                                log=np.False_)
     plt.close(ax.figure)
+
+
+@pytest.mark.parametrize(("kinds", "message"), [
+    # "did you mean 'score'?" to kinds='score': the kind is right, the frame lacks its column
+    ("score", "cannot compare 'score': the snapshots have no column 'ico_score'"),
+    ("raised", "cannot compare 'raised': the snapshots have no column 'raised'"),
+    # never the name given as its own "did you mean"
+    ("id", "cannot compare 'id': not a kind of change or a column"),
+    ("new", "cannot compare 'new': not a kind of change or a column"),
+])
+def test_a_kind_the_frame_has_no_column_for_says_so_not_did_you_mean_itself(tmp_path, kinds,
+                                                                            message):
+    out = tmp_path / "out"
+    for day in ("2026-11-01", "2026-11-02"):
+        icoframes.Tables.empty().to_parquet(out / f"snapshot_date={day}")
+    frame = icoframes.read_snapshots(out).drop(columns=["ico_score", "raised"])
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.changes(frame, kinds=kinds)
+    assert str(caught.value) == message
+    assert icoframes.changes(frame, kinds="status").empty  # the columns it has still compare

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import InvalidParameter, closest
-from ..numerals import did_you_mean_number, integer_text, meant_flag
+from ..numerals import did_you_mean_flag, did_you_mean_number, integer_text, meant_flag
 
 __all__ = [
     "ID_LIST_PARAMS",
@@ -195,8 +195,7 @@ def _yes(param: Param, value: Any) -> str:
         raise _invalid(param.name, value, "takes True only: the service selects the ICOs "
                        f"{param.doc.removeprefix('only ICOs ')}, never those without; to get "
                        f"those, load without {param.name} and filter the frame instead")
-    hint = "; did you mean True?" if meant else ""
-    raise _invalid(param.name, value, f"takes True (or 'yes') only{hint}")
+    raise _invalid(param.name, value, f"takes True (or 'yes') only{did_you_mean_flag(value)}")
 
 
 _READERS = {"sort": _one_of, "status": _one_of, "int": _int, "ids": _ids,

@@ -21,9 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import MARKER_SPELLINGS, Reason, Unread, _Bad, bad
-from .text import clean_surrogates
+from .text import clean_surrogates, foreign_digits, normalize_text
 
-__all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "PRECISIONS", "YEARS", "date_reason",
+__all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "PRECISIONS", "YEARS", "date_reason", "date_text",
            "parse_datetime", "parse_label_date", "read_label", "to_datetime", "to_label_date"]
 
 DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
@@ -36,8 +36,8 @@ _NAT_MS: Final = np.datetime64("NaT", "ms")
 
 
 _DATETIME_FIELDS: Final = re.compile(
-    r"(?P<day>\d{1,2})\.(?P<month>\d{1,2})\.(?P<year>\d{4}) "
-    r"(?P<hour>\d{1,2}):(?P<minute>\d{1,2}):(?P<second>\d{1,2})"
+    r"(?P<day>[0-9]{1,2})\.(?P<month>[0-9]{1,2})\.(?P<year>[0-9]{4}) "
+    r"(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{1,2}):(?P<second>[0-9]{1,2})"
 )
 
 
@@ -50,6 +50,19 @@ _FALLBACK_DATETIME_FORMATS: Final = (
 )
 
 
+def date_text(text: str) -> str | None:
+    """A date or roadmap key as the date rules read it: NFKC (``"２０１８-０３-０１"`` is
+    ``"2018-03-01"``), stripped; None when it holds a digit of another script or one NFKC would
+    make (``"٢٠١٨"``, ``"2018²"``: :func:`~.text.foreign_digits`): such text is no date.
+
+    Examples
+    --------
+    >>> date_text(" Ｑ1 ２０１８ "), date_text("٢٠١٨-03-01"), date_text("①-03-2018")
+    ('Q1 2018', None, None)
+    """
+    return None if foreign_digits(text) else normalize_text(text).strip()
+
+
 def parse_datetime(value: object) -> datetime | _Bad | None:
     """Read one ``DD.MM.YYYY HH:MM:SS`` timestamp leniently.
 
@@ -57,8 +70,9 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
     ``YYYY-MM-DD[ HH:MM:SS]``. Impossible dates (``31.02.2018 00:00:00``,
     ``00.00.0000 00:00:00``) and dates outside the years :data:`YEARS`
     (``01.01.2263 00:00:00``) are a :class:`~icoframes.parse.base.Bad`; so are
-    dates without a year (``20 Sep``), durations (``19 days``) and US-order
-    dates (``01.13.2018``), each with its reason (:func:`date_reason`).
+    dates without a year (``20 Sep``), durations (``19 days``), US-order
+    dates (``01.13.2018``) and two-digit years (``01.03.18``: 1 March 2018, or 18 March 2001?),
+    each with its reason (:func:`date_reason`). Digits are ASCII ones.
 
     Examples
     --------
@@ -73,9 +87,13 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
         return None
     if not isinstance(value, str):
         return bad("wrong_type")
-    text = value.strip()
+    text = date_text(value)
+    if text is None:
+        return bad("unreadable_date")  # "٢٠١٨-03-01": strptime reads other scripts' digits
     if text in MARKER_SPELLINGS:
         return None
+    if not text.isascii():
+        return bad(date_reason(text))
     # Text in the documented shape is read by that format alone: if it fails
     # (31.02.), no fallback format should rescue it.
     formats = (DATETIME_FORMAT,) if _DATETIME_FIELDS.fullmatch(text) else (
@@ -90,16 +108,18 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
 
 
 _NUMERIC_DATE_RE: Final = re.compile(
-    r"(?:(?P<a>\d{1,2})[-./](?P<b>\d{1,2})[-./](?P<year>\d{4})"
-    r"|(?P<iso>\d{4})[-./](?P<m>\d{1,2})[-./](?P<d>\d{1,2}))(?:[ T].*)?")
+    r"(?:(?P<a>[0-9]{1,2})[-./](?P<b>[0-9]{1,2})[-./](?P<year>[0-9]{4})"
+    r"|(?P<iso>[0-9]{4})[-./](?P<m>[0-9]{1,2})[-./](?P<d>[0-9]{1,2}))(?:[ T].*)?")
 _DURATION_RE: Final = re.compile(
-    r"(?:in\s+|for\s+)?\d+\s*(?:d|h|days?|hours?|weeks?|months?|years?)(?:\s+(?:left|ago))?",
+    r"(?:in\s+|for\s+)?[0-9]+\s*(?:d|h|days?|hours?|weeks?|months?|years?)(?:\s+(?:left|ago))?",
     re.IGNORECASE)
 _MONTH_NAME_RE: Final = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b\.?", re.IGNORECASE)
-_YEAR_RE: Final = re.compile(r"(?<!\d)(?:\d{4}|'\d{2})(?!\d)")
-_DAY_MONTH_RE: Final = re.compile(r"(?<!\d)\d{1,2}[./-]\d{1,2}(?![./-]?\d)")
-_MONTH_YEAR_RE: Final = re.compile(r"(?P<month>\d{1,2})[-./](?P<year>\d{4})")
+_YEAR_RE: Final = re.compile(r"(?<![0-9])(?:[0-9]{4}|'[0-9]{2})(?![0-9])")
+_DAY_MONTH_RE: Final = re.compile(r"(?<![0-9])[0-9]{1,2}[./-][0-9]{1,2}(?![./-]?[0-9])")
+# A day, a month and a two-digit year: "01.03.18" is 1 March 2018, or 18 March 2001?
+_SHORT_YEAR_RE: Final = re.compile(r"[0-9]{1,2}([-./])[0-9]{1,2}\1[0-9]{2}(?:[ T].*)?")
+_MONTH_YEAR_RE: Final = re.compile(r"(?P<month>[0-9]{1,2})[-./](?P<year>[0-9]{4})")
 
 
 def date_reason(text: str) -> Reason:
@@ -113,6 +133,8 @@ def date_reason(text: str) -> Reason:
     ('unreadable_date', 'impossible_date')
     >>> [date_reason(t) for t in ["01.01.2263", "20 Sep", "since 18 Sep", "19 days", "soon"]]
     ['date_out_of_range', 'no_year', 'no_year', 'duration', 'unreadable_date']
+    >>> date_reason("01.03.18"), date_reason("01-03-18 12:00")  # day-month-year, or year first?
+    ('short_year', 'short_year')
     """
     numeric = _NUMERIC_DATE_RE.fullmatch(text)
     if numeric is not None:
@@ -131,6 +153,8 @@ def date_reason(text: str) -> Reason:
         except ValueError:
             return "impossible_date"
         return "unreadable_date"  # a real day, written in a form not read
+    if _SHORT_YEAR_RE.fullmatch(text):
+        return "short_year"
     month_year = _MONTH_YEAR_RE.fullmatch(text)
     if month_year is not None and not 1 <= int(month_year["month"]) <= 12:
         return "impossible_date"
@@ -159,26 +183,26 @@ _MONTHS: Final = {
     for name in names
 }
 _MONTH = r"(?P<month>[a-z]+)\.?"
-_YEAR = r"(?P<year>\d{4}|'?\d{2})"
+_YEAR = r"(?P<year>[0-9]{4}|'?[0-9]{2})"
 #: How much of a date a roadmap key gives; the date is the first day of that period.
 PRECISIONS: Final = ("day", "month", "quarter", "half", "year")
 _LABEL_PATTERNS: Final = tuple(
     (re.compile(p, re.IGNORECASE), precision)
     for p, precision in (
-        (r"(?P<day>\d{1,2})[-./](?P<mon>\d{1,2})[-./](?P<year>\d{4})", "day"),
-        (r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})[-./](?P<day>\d{1,2})", "day"),
+        (r"(?P<day>[0-9]{1,2})[-./](?P<mon>[0-9]{1,2})[-./](?P<year>[0-9]{4})", "day"),
+        (r"(?P<year>[0-9]{4})[-./](?P<mon>[0-9]{1,2})[-./](?P<day>[0-9]{1,2})", "day"),
         (rf"q(?P<quarter>[1-4])[\s,/-]*{_YEAR}", "quarter"),
         (rf"(?P<quarter>[1-4])\s*q[\s,/-]*{_YEAR}", "quarter"),
         (rf"{_YEAR}[\s,/-]*q(?P<quarter>[1-4])", "quarter"),
         (rf"(?:(?P<quarter>[1-4])(?:st|nd|rd|th)\s+quarter)[\s,/-]*(?:of\s+)?{_YEAR}", "quarter"),
         (rf"h(?P<half>[12])[\s,/-]*{_YEAR}", "half"),
         (rf"{_YEAR}[\s,/-]*h(?P<half>[12])", "half"),
-        (rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}", "day"),
-        (rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}", "day"),
+        (rf"(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}", "day"),
+        (rf"{_MONTH}\s+(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}", "day"),
         (rf"{_MONTH}[\s,/-]*{_YEAR}", "month"),
-        (r"(?P<mon>\d{1,2})[-./](?P<year>\d{4})", "month"),
-        (r"(?P<year>\d{4})[-./](?P<mon>\d{1,2})", "month"),
-        (r"(?P<year>\d{4})", "year"),
+        (r"(?P<mon>[0-9]{1,2})[-./](?P<year>[0-9]{4})", "month"),
+        (r"(?P<year>[0-9]{4})[-./](?P<mon>[0-9]{1,2})", "month"),
+        (r"(?P<year>[0-9]{4})", "year"),
     )
 )
 
@@ -219,7 +243,9 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
     >>> date_reason("01-13-2018"), date_reason("later"), date_reason("2263")
     ('us_order', 'unreadable_date', 'date_out_of_range')
     """
-    text = label.strip()
+    text = date_text(label)
+    if text is None:
+        return None, None
     for pattern, precision in _LABEL_PATTERNS:
         match = pattern.fullmatch(text)
         if match is None:
@@ -277,9 +303,9 @@ def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
 
 # The documented shapes, zero-padded: only these take the vectorised path, and
 # (start, stop, field) say where each checked field sits in the text.
-_CANONICAL_DATETIME: Final = (r"^\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d$",
+_CANONICAL_DATETIME: Final = (r"^[0-9]{2}\.[0-9]{2}\.[0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}$",
                               ((0, 2, "day"), (3, 5, "month"), (17, 19, "second")))
-_CANONICAL_LABEL: Final = (r"^\d\d-\d\d-\d{4}$", ((0, 2, "day"), (3, 5, "month")))
+_CANONICAL_LABEL: Final = (r"^[0-9]{2}-[0-9]{2}-[0-9]{4}$", ((0, 2, "day"), (3, 5, "month")))
 
 
 def _strptime(values: Sequence[object], fmt: str,
@@ -341,8 +367,9 @@ def to_label_date(labels: Sequence[object]) -> tuple[np.ndarray, list[str | None
         value, precision[i] = read_label(label) if isinstance(label, str) else (None, None)
         if value is None:
             rows.append(i)
-            reasons.append(date_reason(label.strip()) if isinstance(label, str)
-                           else "wrong_type")
+            text = date_text(label) if isinstance(label, str) else None
+            reasons.append("wrong_type" if not isinstance(label, str) else
+                           "unreadable_date" if text is None else date_reason(text))
         else:
             out[i] = np.datetime64(value, "ms")
     return out, precision, Unread.at(labels, rows, reasons)

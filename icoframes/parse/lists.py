@@ -21,7 +21,7 @@ from ..schema import FILTERS, LIST
 from . import rules
 from .base import Reason
 from .columns import to_text
-from .problems import Problems
+from .problems import Problems, canonical_text
 from .sources import convert, field_paths, gather, select
 
 __all__ = ["FILTER_KEYS", "filters_frame", "list_frame", "merge_pages", "page_counts",
@@ -90,9 +90,10 @@ def list_frame(items: Sequence[object], *, status: str | None,
         ``list.id`` (without an ``ico_id``); an unreadable value (a score of
         ``'high'``) is missing and reported under its column with the item's
         id. An id given twice: the last copy is kept, and each earlier copy
-        that differs from it is reported under ``list.id`` (``duplicate_id``,
-        the dropped copy as JSON), as :func:`~icoframes.parse.profiles.tidy`
-        reports profiles; copies alike are no problem. Not reported when omitted.
+        that reads otherwise (another row, or other problems) is reported under
+        ``list.id`` (``duplicate_id``, the dropped copy as JSON), as
+        :func:`~icoframes.parse.profiles.tidy` reports profiles; copies that read
+        alike (a score ``"3.5"`` and ``3.5``) are no problem. Not reported when omitted.
 
     Returns
     -------
@@ -112,13 +113,23 @@ def list_frame(items: Sequence[object], *, status: str | None,
     """
     log = Problems() if problems is None else problems
     records = items if isinstance(items, list | tuple) else list(items)
-    kept, ids = select(records, log, LIST.name)
+    kept, ids = select(records, log, LIST.name, _read_as)
     fields = {name: path for name, path in field_paths(LIST).items() if path != _ID}
     values = gather(kept, list(fields.values()), log, LIST.name, ids)
     data: dict[str, Any] = {name: values[path] for name, path in fields.items()}
     data.update((c.name, ids) for c in LIST.columns if c.source == _ID)
     data["status"] = [status] * len(kept)
     return convert(LIST, data, log)
+
+
+def _read_as(item: Mapping[str, Any]) -> str:
+    """What one list item reads as, as text copies alike share: its row and the problems it
+    gives. Copies that differ only in how a value is written read alike (a score ``"3.5"``
+    and ``3.5``); an unreadable value written otherwise does not (``"high"``, ``"High"``)."""
+    problems = Problems()
+    row = list_frame([item], status=None, problems=problems)
+    return canonical_text([row.astype(object).values.tolist(),
+                           [(p["column"], p["value"], p["reason"]) for p in problems.records()]])
 
 
 def summary_keys(listing: pd.DataFrame) -> list[str]:

@@ -50,18 +50,18 @@ from ..vocabulary import (
     fold,
 )
 from .base import MARKER_SPELLINGS, Reason, _Bad, bad
-from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount
+from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, written_currency
 from .text import latin_ticker, normalize_text
 
-__all__ = ["CURRENCIES", "canonical_unit", "own_ticker", "per_token", "read_exchange",
-           "split_multiplier"]
+__all__ = ["CURRENCIES", "canonical_unit", "cents", "own_ticker", "per_token", "read_exchange",
+           "split_multiplier", "ticker_word"]
 
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
 _SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
 _SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking over them
     rf"""\s*+(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*+
-    (?P<num>\d(?:[\d,.\s'’]*\d)?)\s*+
+    (?P<num>[0-9](?:[0-9,.\s'’]*[0-9])?)\s*+
     (?:(?P<mult>{MULTIPLIER_PATTERN})\b\.?)?\s*+
     (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£)?\s*""",
     re.IGNORECASE | re.VERBOSE,
@@ -173,7 +173,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
     mult, unit = match["mult"] or "", (match["unit"] or "").rstrip(".")  # "10 cents.", "USD."
-    if not unit and mult and mult.upper() == token:
+    if not unit and ticker_word(mult, token):
         return "unreadable_price"  # "$1 = 5 mln" for MLN, "$1 = 5k" for K: a multiple?
     if not mult and unit:
         split = split_multiplier(unit, token)
@@ -191,7 +191,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     if match["pre"]:
         pre = match["pre"]
         units.append(_SYMBOLS[pre if pre in _SYMBOLS else pre.upper()])
-    if unit and fold(unit) in CENTS and canonical_unit(unit) != token:  # "20¢", "20 cents"
+    if unit and cents(unit, token):  # "20¢", "20 cents"
         units.append("USD")
         amount /= 100
     elif unit:
@@ -240,12 +240,14 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
 # over long hostile text)
 _PER_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
 _WORD_RE: Final = re.compile(r"[^\W\d_]\w*\.?")
+_DIGIT_RE: Final = re.compile(r"[0-9]")
 
 
 def per_token(text: str, own: str | None) -> str:
     """A price written per token (``"$0.1 per token"``, ``"0.1 USD/XYZ"`` for XYZ) as the
-    exchange it is (``"1 token = $0.1"``); any other text as it is (``"$5/month"``: per
-    what is no token or the ICO's ticker ``own``).
+    exchange it is (``"1 token = $0.1"``), or as the number alone when it writes no currency
+    (``"0.1 per token"`` is ``"0.1"``, in the unit column's unit); any other text as it is
+    (``"$5/month"``: per what is no token or the ICO's ticker ``own``).
 
     Examples
     --------
@@ -253,9 +255,11 @@ def per_token(text: str, own: str | None) -> str:
     ('1 token = $0.1', '1 xyz = 0.1 USD')
     >>> per_token("$5/month", "XYZ"), per_token("0.1 USD/ETH", "XYZ")
     ('$5/month', '0.1 USD/ETH')
+    >>> per_token("0.1 per token", None)  # a number alone: in the unit column's unit
+    '0.1'
     """
     parts = _PER_RE.split(text)
-    if len(parts) != 2 or "=" in text or not any(map(str.isdigit, parts[0])):
+    if len(parts) != 2 or "=" in text or _DIGIT_RE.search(parts[0]) is None:
         return text
     money, token = (part.strip() for part in parts)
     if not _WORD_RE.fullmatch(token):
@@ -263,6 +267,8 @@ def per_token(text: str, own: str | None) -> str:
     token = token.rstrip(".")
     if fold(token) not in TOKEN_WORDS and canonical_unit(token) != own:
         return text
+    if isinstance(parse_amount(money), float) and written_currency(money) is None:
+        return money  # "0.1 per token": 0.1 in the unit column's unit, as "0.1" is
     return f"1 {token} = {money}"
 
 
@@ -277,6 +283,34 @@ def own_ticker(ticker: object) -> str | None:
     if isinstance(ticker, str) and ticker.strip():
         return latin_ticker(normalize_text(ticker)).strip().upper()
     return None
+
+
+def cents(unit: str, own: str | None) -> bool:
+    """``unit`` (written after an amount, or a unit column) is hundredths of a US dollar
+    (:data:`~icoframes.vocabulary.CENTS`: ``"cents"``, ``"¢"``), unless it is the ICO's own
+    ticker ``own`` (``"500 CENT"`` for CENT is 500 of its token).
+
+    Examples
+    --------
+    >>> cents("Cents", None), cents("¢", "XYZ"), cents("cent", "CENT"), cents("USD", None)
+    (True, True, False, False)
+    """
+    return fold(unit) in CENTS and canonical_unit(unit) != own
+
+
+def ticker_word(mult: str, own: str | None) -> bool:
+    """The multiplier word ``mult`` (with or without a final dot), written with no currency
+    after it, is the ICO's own ticker ``own``, in any case: ``"5 mln"`` for MLN, ``"$1 = 5k"``
+    for K, a unit column ``"USD mln"`` for MLN: a multiple, or an amount of the token? Such a
+    value is unreadable, in an amount, a price and a unit column alike. Followed by a
+    currency it is a multiplier whatever the ticker (``"5 mln USD"``).
+
+    Examples
+    --------
+    >>> ticker_word("mln.", "MLN"), ticker_word("MN", "MN"), ticker_word("mln", "KIN")
+    (True, True, False)
+    """
+    return mult.rstrip(".").upper() == own
 
 
 def _token_side(left: _Side, right: _Side, own: str | None) -> _Side | None:

@@ -18,10 +18,11 @@ import math
 import re
 from typing import Final
 
+from ..numerals import number_text
 from ..vocabulary import FALSE_WORDS, MISSING_MARKERS, TRUE_WORDS, UNKNOWN_WORDS, fold
 from .base import MARKER_SPELLINGS, Bad, Reason, _Bad, bad, is_missing_marker
 from .dates import DATETIME_FORMAT, LABEL_FORMAT, parse_datetime, parse_label_date
-from .text import normalize_text
+from .text import foreign_digits, normalize_text
 
 __all__ = [
     "DATETIME_FORMAT",
@@ -35,6 +36,7 @@ __all__ = [
     "amount_reason",
     "bad",
     "is_missing_marker",
+    "multiplier_word",
     "parse_amount",
     "parse_count",
     "parse_datetime",
@@ -82,7 +84,20 @@ __all__ = [
 #:     "10 cents", "1'000'000" and "$0.1 per token" (a price) are read; "5 mil" is unreadable
 #:     (was 5 MIL). tokens_for_sale reads "500,000,000 KIN" for KIN; "$5M" there is a
 #:     unit_conflict (was 5e6 tokens). Long hostile values are read in linear time.
-PARSER_VERSION: Final = 20
+#: 21: a unit column of a currency, then an English scale word, scales it ("USD mln", "$ mln",
+#:     "USD millions": millions of USD; they were made-up units "USD MLN"); one naming a scale
+#:     word of another language ("mil", "lakh", "crore", "kk", "Mrd") or a multiplier word
+#:     beside another word ("USD MLN", "XYZ mln") names no unit (was 5 in "MIL" ...).
+#:     "0.1 per token" is 0.1 in the unit column's unit (was unreadable_price); "500 tokens."
+#:     is 500 tokens (was unreadable). A two-digit year ("01.03.18") is short_year (was
+#:     no_year). Digits are ASCII after NFKC: "٣ ETH", an id "٣", "1_000" are unreadable (were
+#:     3 ETH, the id 3, 1000).
+#: 22: list copies of an id that read as the same row with the same problems ("3.5" and 3.5)
+#:     are no duplicate_id.
+#: 23: a character NFKC would make a digit ("12²", "①", "⒈5") makes an amount, id or date
+#:     unreadable (was 122, 1, 1.5); dates refuse other scripts' digits ("٢٠١٨-03-01" was read)
+#:     and read full-width ones, roadmap keys too ("２０１８" was unreadable in 21-22).
+PARSER_VERSION: Final = 23
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -99,33 +114,39 @@ _QUALIFIED_RE: Final = re.compile(r"(?P<word>[^\s(\[,:;]+?)\s*(?:[(\[,:;]|\s[-�
 
 
 _CURRENCY = r"(?:US\$|USD|\$)"
-#: The multiplier words as a regular expression (no group), any case but ``mln``/``bln``: ``MLN``
-#: in capitals is a ticker (Melon). Their factors: :data:`MULTIPLIERS`.
-MULTIPLIER_PATTERN: Final = (r"(?:thousands?|k|millions?|mm|mn|mio|(?-i:[mM]ln)|m|"
-                             r"billions?|bn|(?-i:[bB]ln)|b)")
-# Possessive (*+): what follows a run of spaces or digits never starts with one, so giving
-# any back cannot help; without it "1" + 500 spaces + "x" took 5 s (backtracking, O(n^3)).
-_AMOUNT_RE: Final = re.compile(
-    rf"""
-    (?P<sign>[-+])?\s*+(?P<pre>{_CURRENCY})?\s*+
-    (?P<num>\d[\d,.\s'’]*+|\.\d++)
-    (?:e(?P<exp>[-+]?\d++))?\s*+
-    (?P<mult>{MULTIPLIER_PATTERN})?\.?\s*+
-    (?P<post>{_CURRENCY})?
-    """,
-    re.IGNORECASE | re.VERBOSE,
-)
 #: Multiplier words (lower case) and their factor: ``"5 mln"`` is 5,000,000.
 MULTIPLIERS: Final = {
     "k": 1e3, "thousand": 1e3, "thousands": 1e3,
     "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "mln": 1e6, "million": 1e6, "millions": 1e6,
     "b": 1e9, "bn": 1e9, "bln": 1e9, "billion": 1e9, "billions": 1e9,
 }
+# Read in lower case or with a capital only: ``MLN`` in capitals is a ticker (Melon).
+_NOT_IN_CAPITALS: Final = frozenset({"mln", "bln"})
+#: The words of :data:`MULTIPLIERS` as a regular expression (no group), longest first, any
+#: case but ``mln``/``bln`` (``mln``, ``Mln``).
+MULTIPLIER_PATTERN: Final = "(?:{})".format("|".join(
+    f"(?-i:[{word[0]}{word[0].upper()}]{word[1:]})" if word in _NOT_IN_CAPITALS else word
+    for word in sorted(MULTIPLIERS, key=lambda word: (-len(word), word))))
+_MULTIPLIER_WORD_RE: Final = re.compile(rf"{MULTIPLIER_PATTERN}\.?", re.IGNORECASE)
+# Possessive (*+): what follows a run of spaces or digits never starts with one, so giving
+# any back cannot help; without it "1" + 500 spaces + "x" took 5 s (backtracking, O(n^3)).
+# Digits are ASCII ([0-9]): "٣" is no digit here (float() reads it as 3).
+_AMOUNT_RE: Final = re.compile(
+    rf"""
+    (?P<sign>[-+])?\s*+(?P<pre>{_CURRENCY})?\s*+
+    (?P<num>[0-9][0-9,.\s'’]*+|\.[0-9]++)
+    (?:e(?P<exp>[-+]?[0-9]++))?\s*+
+    (?P<mult>{MULTIPLIER_PATTERN})?\.?\s*+
+    (?P<post>{_CURRENCY})?
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
 # Thousands groups: a first group of 1-3 digits that is not 0, then groups of 3.
-_THOUSANDS_RE: Final = re.compile(r"[1-9]\d{0,2}(?:,\d{3})+(?:\.\d*)?")
-_DOT_THOUSANDS_RE: Final = re.compile(r"[1-9]\d{0,2}(?:\.\d{3}){2,}|[1-9]\d{0,2}(?:\.\d{3})+,\d+")
-_DECIMAL_COMMA_RE: Final = re.compile(r"\d+,\d+")
-_SPACE_GROUPS_RE: Final = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
+_THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]*)?")
+_DOT_THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:\.[0-9]{3}){2,}"
+                                      r"|[1-9][0-9]{0,2}(?:\.[0-9]{3})+,[0-9]+")
+_DECIMAL_COMMA_RE: Final = re.compile(r"[0-9]+,[0-9]+")
+_SPACE_GROUPS_RE: Final = re.compile(r"[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+(?:[.,][0-9]+)?")
 
 
 def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None:
@@ -175,11 +196,15 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     if kind is not str:
         # bool is a subclass of int but "true" is not an amount; containers are not either.
         return bad("wrong_type")
+    if foreign_digits(value):  # type: ignore[arg-type]
+        return bad("unreadable_number")  # "12²", "①②", "٣": NFKC would make them digits
     text = normalize_text(value).strip()  # type: ignore[arg-type]
     if text in MARKER_SPELLINGS:
         return None
     if percent and text.endswith("%"):
         text = text[:-1].rstrip()
+    if not text.isascii() or "_" in text:  # float() reads "٣" as 3, "1_000" as 1000: no amount
+        return _parse_amount_text(text)
     try:
         number = float(text)
     except ValueError:
@@ -194,6 +219,18 @@ def written_currency(value: str) -> str | None:
     (``"5 mln.$"``, ``"US$ 5"``), else None: whoever reads it as a number keeps it."""
     match = _AMOUNT_RE.fullmatch(normalize_text(value).strip())
     return "USD" if match is not None and (match["pre"] or match["post"]) else None
+
+
+def multiplier_word(text: str) -> bool:
+    """True if ``text`` is one word of :data:`MULTIPLIERS` alone, with or without a final dot,
+    as an amount reads it (``"mln"``, ``"K"``, ``"millions."``; ``"MLN"`` is a ticker).
+
+    Examples
+    --------
+    >>> multiplier_word("mln."), multiplier_word("K"), multiplier_word("MLN"), multiplier_word("kk")
+    (True, True, False, False)
+    """
+    return _MULTIPLIER_WORD_RE.fullmatch(text) is not None
 
 
 def _parse_amount_text(text: str) -> float | _Bad:
@@ -229,7 +266,8 @@ _VAGUE_RE: Final = re.compile(
 _BRACKETS_RE: Final = re.compile(r"\([^)]*\)?|\[[^\]]*\]?")
 # two numbers: digits apart by more than one comma or dot (not "0.1", but "1M, 2M"); each
 # gap is scanned once (it was "\d[\d,.]*(?=...)\D+\d": O(n^2), 0.5 s for "1." * 2000)
-_SEVERAL_RE: Final = re.compile(r"\d(?:\D{2,}|[^\d,.])\d")
+_UNDERSCORE_RE: Final = re.compile(r"[0-9]_[0-9]")
+_SEVERAL_RE: Final = re.compile(r"[0-9](?:[^0-9]{2,}|[^0-9,.])[0-9]")
 
 
 def amount_reason(text: str) -> Reason:
@@ -254,6 +292,8 @@ def amount_reason(text: str) -> Reason:
         return "percent"
     if _VAGUE_RE.search(text):
         return "vague"
+    if _UNDERSCORE_RE.search(text):
+        return "grouping"  # "1_000": Python's float() reads it, no one writes it
     # digits grouped by spaces are one number ("100 000 000 tokens" is no range)
     if _SEVERAL_RE.search(_SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()), outside)):
         return "range"
@@ -284,18 +324,15 @@ def _integer(value: object) -> int | None:
     """An int64 from an int, an integral float or a numeric string; None otherwise.
 
     Booleans are not integers here (``True`` is not the id 1), nor are
-    containers, non-integral or non-finite floats, or numbers outside int64.
+    containers, non-integral or non-finite floats, numbers outside int64, or text of digits
+    other than ASCII ones after NFKC (``"٣"``, ``"1_000"``), or with a character NFKC would
+    make a digit (``"12²"``, ``"⑫"``: :func:`~.text.foreign_digits`).
     """
     number: object = value
     if type(value) is str:
-        text = value.strip()
-        try:
-            number = int(text)
-        except ValueError:
-            try:
-                number = float(text)
-            except ValueError:
-                return None
+        # ASCII digits only (after NFKC: "１２" is 12), as in an argument: not "٣" or "1_0",
+        # nor "12²" or "⑫" (NFKC makes them 122 and 12)
+        number = None if foreign_digits(value) else number_text(normalize_text(value))
     if type(number) is float:
         if not number.is_integer():
             return None  # also NaN and infinities

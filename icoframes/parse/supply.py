@@ -50,8 +50,9 @@ def read_tokens(values: Sequence[object],
 
 
 def _without_token_word(value: object) -> object:
-    """``"500,000,000 tokens"`` -> ``"500,000,000"``; any other value as it is."""
+    """``"500,000,000 tokens"`` (a final dot too) -> ``"500,000,000"``; any other value as it
+    is."""
     if type(value) is str and len(words := value.rsplit(None, 1)) == 2 and (
-            fold(words[1]) in TOKEN_WORDS):
+            fold(words[1].removesuffix(".")) in TOKEN_WORDS):
         return words[0]
     return value

@@ -37,6 +37,9 @@ lowercase multiplier glued to it multiplies it; one in capitals is unreadable
 unit column with a glued multiplier (``kUSD``) multiplies the numbers of its group that
 write no unit; a value that writes its currency is read as written.
 
+A unit column that scales its numbers (``kUSD``, ``USD mln``, ``cents``) or names no unit
+(``mln``, ``mil``, ``USD MLN``) is read by :mod:`icoframes.parse.unitcols`.
+
 A unit written in a value that is not a currency but looks like a ticker
 (``"500 BFC"``) is a unit like any other: the amount keeps it, upper-cased, and
 converting to USD leaves it missing unless a rate for it is given. Prices
@@ -55,25 +58,26 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
-from typing import Final, cast
+from typing import Final
 
 import numpy as np
 import pandas as pd
 
-from ..vocabulary import CENTS, FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
+from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
 from .prices import (
-    CURRENCIES,
     canonical_unit,
+    cents,
     own_ticker,
     per_token,
     read_exchange,
     split_multiplier,
+    ticker_word,
 )
 from .rules import MARKER_SPELLINGS, MULTIPLIER_PATTERN, MULTIPLIERS, parse_amount, written_currency
-from .text import normalize_text
+from .text import foreign_digits, normalize_text
+from .unitcols import column_multipliers
 
 __all__ = [
     "FIAT_CODES",
@@ -119,17 +123,15 @@ def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.nda
 # a final dot ("$2,000,000." is 2,000,000 USD).
 # It ends where a number (or a dot) follows its spaces, never in a space: possessive runs
 # (the lazy "[^\d+-]*?\s*" tried each run of spaces again: "$" + 50,000 spaces took 121 s).
-_PREFIX_RE: Final = re.compile(r"^(?P<sign>[-+]?)\s*+(?P<cur>[^\d\s.+-]"
-                               r"(?:[^\d\s.+-]|\s++(?=[^\d\s.+-]))*+)\s*+(?=[-+]?[\d.])")
+_PREFIX_RE: Final = re.compile(r"^(?P<sign>[-+]?)\s*+(?P<cur>[^0-9\s.+-]"
+                               r"(?:[^0-9\s.+-]|\s++(?=[^0-9\s.+-]))*+)\s*+(?=[-+]?[0-9.])")
 # Possessive (*+) runs of spaces and an end without them (the text is stripped): the lazy
 # currency tried "\s*$" over each run of spaces again, O(n^2) on long hostile text.
 _SUFFIX_RE: Final = re.compile(
-    rf"(?<=[\d.])\s*+(?P<mult>{MULTIPLIER_PATTERN}\.?(?=\s|$))?"
-    r"\s*+(?P<cur>[^\d\s.][^\d]*?)?\.?$",
+    rf"(?<=[0-9.])\s*+(?P<mult>{MULTIPLIER_PATTERN}\.?(?=\s|$))?"
+    r"\s*+(?P<cur>[^0-9\s.][^0-9]*?)?\.?$",
     re.IGNORECASE,
 )
-# A unit column holding a multiplier alone ("mln", "K"): no unit ("MLN" is one, as in a value).
-_ONLY_MULTIPLIER_RE: Final = re.compile(rf"{MULTIPLIER_PATTERN}\.?", re.IGNORECASE)
 # A unit that is no currency but a token's ticker: "500 BFC", "4,000,000 ICX".
 _TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 
@@ -153,7 +155,7 @@ def _read_text(text: str, exchange: bool,
         before, currency = split
         body = prefix["sign"] + body[prefix.end():]
     suffix = _SUFFIX_RE.search(body)
-    if suffix is not None and suffix["mult"] and not suffix["cur"] and _ticker_word(
+    if suffix is not None and suffix["mult"] and not suffix["cur"] and ticker_word(
             suffix["mult"], own):
         return bad("unreadable_number"), None  # "5 mln" for MLN: 5 million, or 5 MLN?
     if suffix is not None and suffix["cur"]:
@@ -173,7 +175,7 @@ def _read_text(text: str, exchange: bool,
     if currency is None:
         return parse_amount(text), None
     code = canonical_unit(currency)
-    if fold(currency) in CENTS and code != own:  # "10 cents": hundredths of a US dollar
+    if cents(currency, own):  # "10 cents": hundredths of a US dollar
         number = parse_amount(body.strip() + before)
         return (number / 100 if isinstance(number, float) else number), "USD"
     if not _is_unit(currency):  # no unit next to the number: read as a number, its $ kept
@@ -181,14 +183,6 @@ def _read_text(text: str, exchange: bool,
         return number, written_currency(text) if isinstance(number, float) else None
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad
     return parse_amount(body.strip() + before), code
-
-
-def _ticker_word(mult: str, own: str | None) -> bool:
-    """The multiplier word ``mult`` written last may be the ICO's own ticker, in any case:
-    ``"mln"`` for MLN (``"5 mln"``, ``"$5 mln."``: 5 million, or 5 MLN?), ``"MN"`` for MN,
-    ``"k"`` for K. Followed by a currency it is a multiplier whatever the ticker
-    (``"5 mln USD"``)."""
-    return mult.rstrip(".").upper() == own
 
 
 def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:
@@ -211,7 +205,7 @@ def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:
             continue  # (a number writes no multiplier)
         suffix = _SUFFIX_RE.search(normalize_text(value).strip())
         number = parse_amount(value)  # (a negative one is reported as negative already)
-        if (suffix is not None and suffix["mult"] and not suffix["cur"] and _ticker_word(
+        if (suffix is not None and suffix["mult"] and not suffix["cur"] and ticker_word(
                 suffix["mult"], own) and isinstance(number, float) and number >= 0):
             rows.append(i)
     return Unread.at(values, rows, "unreadable_number")
@@ -283,7 +277,7 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     ([], Unread(rows=[2], values=['$5'], reasons=['unit_conflict']))
     """
     codes = canonical_units(units)
-    factors = _unit_multipliers(units, codes, tickers)
+    factors = column_multipliers(units, codes, tickers)
     n = len(codes)
     amounts: dict[str, np.ndarray] = {}
     written: dict[str, dict[int, str]] = {}
@@ -328,46 +322,6 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     return amounts, codes, lost
 
 
-def _unit_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
-                      tickers: Sequence[object] | None) -> dict[int, float]:
-    """Rows whose unit column glues a multiplier to a currency (``"kUSD"``, by
-    :func:`~icoframes.parse.prices.split_multiplier` with the row's ticker): the multiplier by
-    row; their code in ``codes`` becomes the currency's. A multiplier that cannot be told
-    (``"KKIN"``, ``"mKIN"`` for KIN: :func:`~icoframes.parse.prices.split_multiplier`) is
-    NaN, and the row has no unit: its numbers are unreadable, as in a value; so is a
-    multiplier alone (``"mln"``, ``"K"``: thousands of what? not a currency ``MLN``), the
-    ICO's ticker or not (``"MN"`` for MN: millions, or the token?)."""
-    factors: dict[int, float] = {}
-    for i, unit in enumerate(units):
-        if type(unit) is str:
-            text, currency = _column_unit(unit)
-            if currency:  # no ticker makes a known currency anything else
-                continue
-            own = own_ticker(None if tickers is None else tickers[i])
-            if fold(text) in CENTS and canonical_unit(text) != own:  # hundredths of a US dollar
-                codes[i], factors[i] = "USD", 0.01
-            # "mln": millions of what? (or a ticker?); "KKIN" for KIN: cannot be told
-            elif _ONLY_MULTIPLIER_RE.fullmatch(text) or (
-                    split := split_multiplier(text, own)) is None:
-                codes[i], factors[i] = None, math.nan
-            elif split[0]:
-                codes[i] = split[1]
-                factors[i] = cast(float, parse_amount("1" + split[0]))
-    return factors
-
-
-@lru_cache(maxsize=1024)
-def _column_unit(unit: str) -> tuple[str, bool]:
-    """A unit column's text as :func:`~icoframes.parse.prices.split_multiplier` reads it, and
-    whether it is a known currency, which it then reads as written whatever the ticker.
-
-    Cached: a column repeats a few units, while the tickers that the other units need
-    differ per row (30,000 rows of 5 units: a tenth of the time for the whole column).
-    """
-    text = normalize_text(unit).strip()
-    return text, canonical_unit(text) in CURRENCIES
-
-
 def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None
                  ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason]]:
     """Numbers of one column, the currencies written inside values (by row), unreadable rows
@@ -382,7 +336,8 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
             if text in MARKER_SPELLINGS:
                 out[i] = np.nan
                 continue
-            number, code = _read_text(text, exchange, None if tickers is None else tickers[i])
+            number, code = (bad("unreadable_number"), None) if foreign_digits(value) else (
+                _read_text(text, exchange, None if tickers is None else tickers[i]))  # "12²"
         else:
             number, code = parse_amount(value), None
         if isinstance(number, _Bad) or (type(number) is float and not math.isfinite(number)):

@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import math
 import os
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import InvalidParameter, closest
-from ..numerals import integer_text, meant_number, number_text
-from .server import PORTS, bounds, serve, within
+from ..numerals import (
+    ANY_INTEGER,
+    AT_LEAST_ONE,
+    COUNT,
+    SECONDS,
+    checked,
+    number_text,
+    whole,
+)
+from .server import PORTS, serve
 from .service import check_keys
 
 __all__ = ["AT_LEAST_ONE", "SECONDS", "Once", "Parser", "add_arguments", "checked", "keys", "main",
@@ -82,33 +89,9 @@ class SecretOnce(Once):
     secret = True
 
 
-def checked(read: Callable[[str], int | float | None], rule: str,
-            ok: Callable[[float], bool]) -> Callable[[str], int | float]:
-    """An option's type: ``read`` of the text (``icoframes.numerals``: ASCII digits only,
-    never ``٣`` nor ``1_000``), refused by the parser (exit 2) unless ``ok``."""
-    whole = read is integer_text
-
-    def convert(text: str) -> int | float:
-        value = read(text)
-        if value is None or not ok(value):
-            meant = meant_number(text, whole=whole) if value is None else None  # "٣": 3
-            hint = f"; did you mean {meant!r}?" if meant is not None and ok(meant) else ""
-            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}{hint}")
-        return value
-    return convert
-
-
-def whole(what: str, low: int | None, high: int | None = None) -> Callable[[str], int | float]:
-    """An option's whole number in a range: the rule and words of
-    :func:`icoframes.sandbox.start` (``within``, ``bounds``)."""
-    return checked(integer_text, what + bounds(low, high), lambda v: within(v, low, high))
-
-
 _PORT = whole("a port", *PORTS)
-_COUNT = whole("a whole number", 0)
-AT_LEAST_ONE = whole("a whole number", 1)
-INTEGER = whole("an integer", None)
-SECONDS = checked(number_text, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
+_COUNT = COUNT
+INTEGER = ANY_INTEGER
 _SHARE = checked(number_text, "a share from 0 to 1", lambda v: 0 <= v <= 1)
 
 

@@ -11,14 +11,16 @@ import hashlib
 import math
 import numbers
 import threading
+from _collections_abc import dict_items, dict_keys, dict_values
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, Never, TypedDict, cast
 
 from ..api.client import Client
-from ..errors import InvalidParameter, checked_keywords, checked_methods
-from ..numerals import did_you_mean_number
+from ..errors import InvalidParameter, UnknownName, checked_keywords, checked_methods, did_you_mean
+from ..numerals import bounds, did_you_mean_number, within
+from ..secret import HIDDEN
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
 from .service import Service
@@ -32,6 +34,53 @@ class SandboxSettings(TypedDict):
     public_key: str
     private_key: str
     service_name: str | None
+
+
+_NO_DEFAULT: Any = object()
+
+
+@checked_methods
+class _Settings(dict[str, Any]):
+    """What ``sb.settings()`` is at run time: the dict :class:`SandboxSettings` describes,
+    whose methods refuse a keyword they lack (``get(key, defualt=None)``: did you mean
+    'default'?) and whose lookups of a key it lacks say which it holds, as an
+    :class:`~icoframes.errors.UnknownName` (a ``KeyError`` still); its repr hides the key."""
+
+    def __missing__(self, key: object) -> Never:
+        raise UnknownName(f"{key!r} is not a setting of sb.settings() ({', '.join(self)})"
+                          f"{did_you_mean(key, self)}")
+
+    def __repr__(self) -> str:
+        return repr({k: HIDDEN if k == "private_key" else v for k, v in self.items()})
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return super().get(key, default)
+
+    def pop(self, key: str, default: Any = _NO_DEFAULT) -> Any:
+        if key not in self and default is _NO_DEFAULT:
+            return self[key]  # refused by __missing__
+        return super().pop(key, default)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        return super().setdefault(key, default)
+
+    def keys(self) -> dict_keys[str, Any]:
+        return super().keys()
+
+    def values(self) -> dict_values[str, Any]:
+        return super().values()
+
+    def items(self) -> dict_items[str, Any]:
+        return super().items()
+
+    def copy(self) -> _Settings:
+        return _Settings(self)
+
+    def clear(self) -> None:
+        super().clear()
+
+    def popitem(self) -> tuple[str, Any]:
+        return super().popitem()
 
 
 __all__ = ["PORTS", "Sandbox", "bounds", "serve", "service_name", "start", "within"]
@@ -101,9 +150,14 @@ class Sandbox:
         (:func:`service_name`): the cache and request ledger go by it, not by
         the random port, so a sandbox of the same content started again (the
         notebook run twice) finds its cache. None for a ``directory`` passed in.
+
+        A dict, whose methods refuse a keyword they lack and whose lookup of a key it
+        lacks says which it holds (:class:`~icoframes.errors.UnknownName`, a ``KeyError``),
+        as every argument's refusal does; its repr shows the private key as ``<hidden>``.
         """
-        return {"base_url": self.base_url, "public_key": self.public_key,
-                "private_key": self.private_key, "service_name": self.service_name}
+        return cast(SandboxSettings, _Settings(
+            base_url=self.base_url, public_key=self.public_key, private_key=self.private_key,
+            service_name=self.service_name))
 
     def client(self, **kwargs: Any) -> Client:
         """A :class:`~icoframes.api.client.Client` of this sandbox; ``kwargs`` go to it."""
@@ -275,22 +329,6 @@ def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
         raise InvalidParameter(f"{name} must be a whole number{bounds(low, high)}"
                                f"{' or None' if none else ''}, got {value!r}{hint}")
     return int(value)
-
-
-def within(value: float, low: int | None, high: int | None = None) -> bool:
-    """Whether ``value`` is in the range (None: unbounded on that side)."""
-    return (low is None or value >= low) and (high is None or value <= high)
-
-
-def bounds(low: int | None, high: int | None = None) -> str:
-    """The range as said: `` from 0 to 65535``, `` >= 1``, or nothing when unbounded.
-
-    The one rule and wording of a whole-number argument of :func:`start` and of an
-    option of ``icoframes sandbox`` or ``icoframes demo``
-    (:func:`icoframes.sandbox.command.whole`).
-    """
-    return (f" from {low} to {high}" if high is not None
-            else f" >= {low}" if low is not None else "")
 
 
 def service_name(n_icos: int, seed: int) -> str:
