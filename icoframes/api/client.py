@@ -323,9 +323,8 @@ class Client:
             self.control.check()  # a stopped load sends nothing more
             try:
                 result = self._send_once(endpoint, url, body, headers, check)
-            except _Transient as exc:
-                if self.control.cancelled:  # the read was cut on purpose: not a failure
-                    self.control.check()
+            except _Transient as exc:  # after a stop (a cut read, or a failure it cannot
+                self.control.check()  # retry) not the service's failure: no breaker count
                 # the item is the request (endpoint and body): its retries are one item's
                 self.control.failed(str(exc), item=(endpoint, body), sent=exc.sent)
                 delay = self.retry.wait(attempt - 1)
