@@ -64,7 +64,8 @@ def test_a_unit_column_with_a_scale_word_of_another_language_names_no_unit(unit)
 
 
 @pytest.mark.parametrize(("unit", "ticker"), [
-    ("USD MLN", None), ("K USD", None), ("XYZ mln", None), ("m ETH", None), ("MLN USD", None),
+    # ("K USD" is thousands of USD since parser 23, as the value "5 K USD": test_parse_v23)
+    ("USD MLN", None), ("XYZ mln", None), ("m ETH", None), ("MLN USD", None),
     ("USD mln", "MLN"), ("USD k", "K"), ("$ Mn", "MN"),
 ])
 def test_a_multiplier_word_beside_another_word_that_cannot_be_told_names_no_unit(unit, ticker):

@@ -15,7 +15,7 @@ import pytest
 
 from icoframes.parse.base import Bad
 from icoframes.parse.dates import parse_datetime, to_label_date
-from icoframes.parse.prices import scaled_currency, split_multiplier
+from icoframes.parse.prices import scaled_currency, split_multiplier, split_scale
 from icoframes.parse.rules import parse_amount, parse_count, parse_id
 from icoframes.parse.supply import read_tokens
 from icoframes.parse.units import read_amount_group, read_price
@@ -182,3 +182,43 @@ def test_scaled_currency_is_the_one_rule_of_which_word_scales_which_currency(mul
     assert scaled_currency(mult, currency) == code
     glued = split_multiplier(mult + currency)
     assert glued == ((mult, code) if code else ("", mult + currency))
+
+
+# --------------------------------------------------------------------------- M3/M4. unit columns
+
+
+@pytest.mark.parametrize(("unit", "factor"), [("$M", 1e6), ("$mln", 1e6), ("$MM", 1e6),
+                                              ("€k", 1e3), ("US$ M", 1e6), ("M$", 1e6)])
+def test_a_symbol_then_a_glued_scale_word_scales_like_the_other_order(unit, factor):
+    # parser 22: "$M", "$mln", "$MM" were made-up units while "M$" and "$ M" scaled
+    amounts, codes, unread = _group([5], unit)
+    assert amounts == [5 * factor] and codes == ["EUR" if "€" in unit else "USD"] and not unread
+
+
+@pytest.mark.parametrize("unit", ["USD (mln)", "USD-mln", "USD/mln", "USD k..", "USD cents",
+                                  "cents USD", "USD ¢", "USD '000", "000 USD", "USD e6",
+                                  "USD MLN", "XYZ mln", "USD per token", "$XYZ"])
+def test_a_unit_column_of_a_currency_and_text_not_understood_names_no_unit(unit):
+    # parser 22: made-up units "USD (MLN)", "USD CENTS", "000 USD"...
+    amounts, codes, unread = _group([5, "$7"], unit)
+    assert math.isnan(amounts[0]) and amounts[1] == 7.0 and codes == [None, "USD"]
+    assert unread == [(5, "unreadable_number")]
+
+
+@pytest.mark.parametrize(("text", "factor"), [("K USD", 1e3), ("M USD", 1e6), ("k USD", 1e3),
+                                              ("USD K", 1e3), ("USD mln", 1e6), ("USD k", 1e3)])
+def test_a_scale_word_beside_a_currency_reads_alike_in_a_value_and_a_unit_column(text, factor):
+    # parser 22: a column "K USD" named no unit while a value "5 K USD" was 5,000 USD, and a
+    # value "5 USD mln" was unreadable while a column "USD mln" scaled
+    assert _group([5], text) == ([5 * factor], ["USD"], [])
+    assert _group([f"5 {text}"], "") == ([5 * factor], ["USD"], [])
+    assert split_scale(text, None) == (text.split()[0 if text[0] != "U" else 1].lower(), "USD")
+
+
+@pytest.mark.parametrize("text", ["USD mln", "USD k"])
+def test_a_scale_word_written_last_that_is_the_own_ticker_is_unreadable_in_both(text):
+    ticker = text.split()[1].upper()
+    amounts, _, unread = _group([5, f"5 {text}"], text, ticker)
+    assert all(math.isnan(a) for a in amounts) and [r for _, r in unread] == [
+        "unreadable_number"] * 2
+    assert split_scale(text, ticker) is None

@@ -50,11 +50,18 @@ from ..vocabulary import (
     fold,
 )
 from .base import MARKER_SPELLINGS, Reason, _Bad, bad
-from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, written_currency
+from .rules import (
+    MULTIPLIER_PATTERN,
+    MULTIPLIERS,
+    amount_reason,
+    multiplier_word,
+    parse_amount,
+    written_currency,
+)
 from .text import latin_ticker, normalize_text
 
 __all__ = ["CURRENCIES", "canonical_unit", "cents", "own_ticker", "per_token", "read_exchange",
-           "scaled_currency", "split_multiplier", "ticker_word"]
+           "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
 
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
@@ -153,6 +160,39 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
                 not _SYMBOL_CHARS.isdisjoint(rest.upper()) or not unit.isupper()):
             glued = mult, str(code)
     return ("", unit) if glued is None else glued
+
+
+_SYMBOL_FIRST: Final = re.compile(r"(?P<cur>US\$|[$€£Ξ₿])(?P<mult>\w+\.?)")
+
+
+def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
+    """A unit (a unit column, or the unit written before or after a value's number) split into
+    ``(multiplier, currency)`` when it writes a scale word beside a currency that it may scale
+    (:func:`scaled_currency`): apart from it, before or after (``"K USD"``, ``"mln USD"``,
+    ``"USD mln"``, ``"US Dollar bn"``), glued after a symbol (``"$M"``, ``"$mln"``), or glued
+    before a currency (:func:`split_multiplier`: ``"kUSD"``, ``"M$"``). ``("", unit)`` when it
+    writes none; None when it cannot be told: a scale word written last that is the ICO's own
+    ticker ``own`` (``"USD mln"`` for MLN), or :func:`split_multiplier`'s cases (``"KKIN"``).
+    The one reading of a scale word beside a currency, in values and unit columns alike.
+
+    Examples
+    --------
+    >>> split_scale("K USD", None), split_scale("5 USD mln"[2:], None), split_scale("$M", None)
+    (('k', 'USD'), ('mln', 'USD'), ('m', 'USD'))
+    >>> split_scale("USD mln", "MLN"), split_scale("ETH m", None), split_scale("kUSD", None)
+    (None, ('', 'ETH m'), ('k', 'USD'))
+    """
+    words = unit.split()
+    glued = _SYMBOL_FIRST.fullmatch(unit)
+    # (scale word, currency, written last)
+    sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
+             ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else []
+    for mult, currency, last in sides:
+        word = mult.rstrip(".").lower()
+        code = scaled_currency(word, currency) if multiplier_word(mult) else None
+        if code is not None:  # written last, the own ticker: "USD k" for K (USD and K?)
+            return None if last and ticker_word(mult, own) else (word, code)
+    return split_multiplier(unit, own)
 
 
 def scaled_currency(mult: str, currency: str) -> str | None:

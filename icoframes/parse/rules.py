@@ -101,7 +101,9 @@ __all__ = [
 #:     price per token writing no currency needs a currency unit column ("0.1 per token" in
 #:     XYZ or TOKENS was 0.1); no scale word scales a price ("USD mln": was 1e6 times); a
 #:     value writing a multiplier under a scaling unit column is unreadable ("5 mln" under
-#:     "USD mln" was 5e12 USD); "ETH m" names no unit (was millions: milli?).
+#:     "USD mln" was 5e12 USD); "ETH m" names no unit (was millions: milli?). A scale word
+#:     beside a currency reads alike in a value and a unit column ("K USD", "5 USD mln",
+#:     "$M"); a unit column of a currency and text not understood names no unit ("USD (mln)").
 PARSER_VERSION: Final = 23
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1

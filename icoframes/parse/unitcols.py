@@ -9,10 +9,12 @@ unit column                                the numbers of its group that write n
 =========================================  ===============================================
 ``kUSD``, ``thousand USD``, ``mln USD``    thousands or millions of USD
 ``USD mln``, ``$ mln``, ``USD millions``   millions of USD (a currency, then a scale word)
+``K USD``, ``$M``, ``$mln``, ``€k``        thousands or millions (:func:`~.prices.split_scale`)
 ``cents``, ``¢``                           hundredths of a USD
 ``mln``, ``K`` (a multiplier alone)        unreadable: millions of what?
 ``mil``, ``lakh``, ``crore``, ``USD Mrd``  unreadable: a scale word of another language
-``USD MLN``, ``K USD``, ``XYZ mln``        unreadable: a ticker, or a multiple of what?
+``USD MLN``, ``XYZ mln``                   unreadable: a ticker, or a multiple of what?
+``USD (mln)``, ``USD cents``, ``000 USD``  unreadable: a currency and text not understood
 ``USD mln`` for MLN, ``USD k`` for K       unreadable: a multiple, or the ICO's token?
 ``KKIN``, ``mKIN`` for KIN                 unreadable (:func:`~.prices.split_multiplier`)
 ``ETH m``, ``m ETH``, ``USD b``            unreadable: milli? (:func:`~.prices.scaled_currency`)
@@ -27,6 +29,7 @@ would scale (``kUSD``, ``USD mln``) names no unit; ``cents`` is a unit and stays
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
@@ -39,9 +42,7 @@ from .prices import (
     canonical_unit,
     cents,
     own_ticker,
-    scaled_currency,
-    split_multiplier,
-    ticker_word,
+    split_scale,
 )
 from .rules import MULTIPLIERS, multiplier_word
 from .text import normalize_text
@@ -52,6 +53,8 @@ __all__ = ["CENT", "column_multipliers"]
 CENT: Final = 0.01
 #: The factor of a unit column that names no unit: its numbers are unreadable.
 _NO_UNIT: Final = (None, math.nan)
+# The words and symbols of a unit column: "USD (mln)" is USD and mln, "USD ¢" USD and ¢.
+_PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿]")
 
 
 def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
@@ -85,18 +88,15 @@ def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
     if multiplier_word(text) or any(fold(word.rstrip(".")) in FOREIGN_MULTIPLIERS
                                     for word in words):
         return _NO_UNIT  # "mln": millions of what? "mil": thousands or millions?
-    if len(words) > 1 and multiplier_word(words[-1]):
-        mult = words[-1].rstrip(".").lower()
-        code = scaled_currency(mult, " ".join(words[:-1]))
-        if code is not None:  # "USD mln", "$ mln", "US Dollar bn"; not "ETH m" (milli?)
-            return _NO_UNIT if ticker_word(mult, own) else (code, MULTIPLIERS[mult])
-    split = split_multiplier(text, own)
+    split = split_scale(text, own)  # "USD mln", "K USD", "$M", "kUSD"; not "ETH m" (milli?)
     if split is None:
-        return _NO_UNIT  # "KKIN" for KIN: thousands of KIN, or the token KKIN?
-    if split[0]:  # "kUSD", "mln USD"
+        return _NO_UNIT  # "KKIN" for KIN: thousands of KIN, or the token KKIN? "USD k" for K
+    if split[0]:
         return split[1], MULTIPLIERS[split[0]]
-    if len(words) > 1 and any(multiplier_word(word.casefold()) for word in words):
-        return _NO_UNIT  # "USD MLN": USD, or the token MLN? "K USD", "XYZ mln", "m ETH"
+    parts = _PARTS_RE.findall(text)
+    if len(parts) > 1 and any(multiplier_word(part.casefold()) or cents(part, own) or (
+            canonical_unit(part) in CURRENCIES) for part in parts):
+        return _NO_UNIT  # "USD MLN": USD, or the token MLN? "USD (mln)", "USD cents", "m ETH"
     return None
 
 

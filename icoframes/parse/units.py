@@ -76,7 +76,7 @@ from .prices import (
     own_ticker,
     per_token,
     read_exchange,
-    split_multiplier,
+    split_scale,
     ticker_word,
 )
 from .rules import (
@@ -235,7 +235,7 @@ def _split(unit: str, own: str | None) -> tuple[str, str] | None:
     ICO, not a lone ``m`` glued to IN (``"mIN"`` still is)."""
     if fold(unit) in NOT_UNITS and (unit.islower() or unit.isupper() or unit.istitle()):
         return "", unit
-    return split_multiplier(unit, own)
+    return split_scale(unit, own)  # "kUSD", "USD mln" ("5 USD mln" as under a column "USD mln")
 
 
 def _is_unit(text: str) -> bool:
