@@ -54,7 +54,7 @@ from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount,
 from .text import latin_ticker, normalize_text
 
 __all__ = ["CURRENCIES", "canonical_unit", "cents", "own_ticker", "per_token", "read_exchange",
-           "split_multiplier", "ticker_word"]
+           "scaled_currency", "split_multiplier", "ticker_word"]
 
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
@@ -149,10 +149,32 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
             if not _lowercase_multiplier(unit, mult):
                 return None  # cannot be told, whichever multiplier came first
             glued = glued or (mult, code)
-        elif glued is None and code in CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
-                not _SYMBOL_CHARS.isdisjoint(rest.upper()) or (mult != "b" and not unit.isupper())):
-            glued = mult, code
+        elif glued is None and scaled_currency(mult, rest) is not None and (
+                not _SYMBOL_CHARS.isdisjoint(rest.upper()) or not unit.isupper()):
+            glued = mult, str(code)
     return ("", unit) if glued is None else glued
+
+
+def scaled_currency(mult: str, currency: str) -> str | None:
+    """The code of the known currency ``currency`` that the multiplier word ``mult`` (lower
+    case, a word of :data:`~icoframes.parse.rules.MULTIPLIERS`) scales, written beside it,
+    glued or apart, in a value or a unit column; None when it is no known currency or ``mult``
+    may not scale it: a lone ``m`` scales only a fiat currency (``mBTC``, ``ETH m``: milli or
+    million?), a lone ``b`` only a currency written with a symbol (``bUSD`` is BUSD, ``B$``
+    billions of USD). The one rule of which scale word may scale which currency.
+
+    Examples
+    --------
+    >>> scaled_currency("m", "USD"), scaled_currency("m", "ETH"), scaled_currency("mln", "ETH")
+    ('USD', None, 'ETH')
+    >>> scaled_currency("b", "USD"), scaled_currency("b", "$"), scaled_currency("k", "XYZ")
+    (None, 'USD', None)
+    """
+    code = canonical_unit(currency)
+    if code not in CURRENCIES or (mult == "m" and code not in FIAT_CODES) or (
+            mult == "b" and _SYMBOL_CHARS.isdisjoint(currency.upper())):
+        return None
+    return code
 
 
 def _lowercase_multiplier(unit: str, mult: str) -> bool:
@@ -246,7 +268,8 @@ _DIGIT_RE: Final = re.compile(r"[0-9]")
 def per_token(text: str, own: str | None) -> str:
     """A price written per token (``"$0.1 per token"``, ``"0.1 USD/XYZ"`` for XYZ) as the
     exchange it is (``"1 token = $0.1"``), or as the number alone when it writes no currency
-    (``"0.1 per token"`` is ``"0.1"``, in the unit column's unit); any other text as it is
+    (``"0.1 per token"`` is ``"0.1"``, in the unit column's unit, which must be a currency:
+    :func:`~icoframes.parse.units.read_price`); any other text as it is
     (``"$5/month"``: per what is no token or the ICO's ticker ``own``).
 
     Examples
@@ -255,7 +278,7 @@ def per_token(text: str, own: str | None) -> str:
     ('1 token = $0.1', '1 xyz = 0.1 USD')
     >>> per_token("$5/month", "XYZ"), per_token("0.1 USD/ETH", "XYZ")
     ('$5/month', '0.1 USD/ETH')
-    >>> per_token("0.1 per token", None)  # a number alone: in the unit column's unit
+    >>> per_token("0.1 per token", None)  # a number alone: in the unit column's currency
     '0.1'
     """
     parts = _PER_RE.split(text)
