@@ -104,6 +104,8 @@ __all__ = [
 #:     "USD mln" was 5e12 USD); "ETH m" names no unit (was millions: milli?). A scale word
 #:     beside a currency reads alike in a value and a unit column ("K USD", "5 USD mln",
 #:     "$M"); a unit column of a currency and text not understood names no unit ("USD (mln)").
+#:     A two-digit year is short_year outside quarters and halves ("1 Mar 18" as a roadmap key
+#:     was 2018, "01 Mar 18" as a start no_year); "00.00.00" is impossible_date.
 PARSER_VERSION: Final = 23
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
