@@ -128,6 +128,7 @@ from .manifest import (
     oldest_newest,
     profile_ages,
     quota_stop,
+    told_as_kept,
 )
 from .queries import build_queries, check_keywords, check_load_arguments, keywords_of
 from .reporting import LoadReport
@@ -313,25 +314,27 @@ def export_tables(
         resolved = check_tree(folder, day, asked, given=given,  # one query's days: no other's
                               sent=any(load.requests_spent().values())) if snapshot else None
         stop: QuotaExceeded | None = None
-        try:
-            tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
-                                 profile_max_age=profile_max_age, budget=budget,
-                                 only_icos=False, keywords=keywords_of(load_tables))
-        except QuotaExceeded as exc:  # the daily limit: export what was listed and fetched
-            stop, listing = exc, exc.listing
-            if listing is None or not listed(listing, fresh_after):
-                raise  # nothing this export may use was listed: nothing is written
-            tables = load.tables_of(listing, status, filters, only_icos=False)
-        stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
-        queries = list(stated.get("queries", []))
-        if snapshot and stop is None:
-            nothing_paged(queries, now)  # the day's snapshot left as it was
-        earlier = day if snapshot else same_day_export(folder, today, stated)
-        if earlier is not None:  # a day's exported rows are never replaced by fewer
-            tables, stated = keep_exported(earlier, tables, stated)
+        with told_as_kept(load.offline) as told:  # the load's warnings, as kept rows leave them
+            try:
+                tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
+                                     profile_max_age=profile_max_age, budget=budget,
+                                     only_icos=False, keywords=keywords_of(load_tables))
+            except QuotaExceeded as exc:  # the daily limit: export what was listed and fetched
+                stop, listing = exc, exc.listing
+                if listing is None or not listed(listing, fresh_after):
+                    raise  # nothing this export may use was listed: nothing is written
+                tables = load.tables_of(listing, status, filters, only_icos=False)
+            stated = tables.icos.attrs.get("icoframes", {})  # what the loaders say of the rows
             queries = list(stated.get("queries", []))
-        if not snapshot:  # a plain export's queries are known once listed: as given, too
-            given = given_queries(filters, [q.get("params") or {} for q in queries])
+            if snapshot and stop is None:
+                nothing_paged(queries, now)  # the day's snapshot left as it was
+            earlier = day if snapshot else same_day_export(folder, today, stated)
+            if earlier is not None:  # a day's exported rows are never replaced by fewer
+                tables, stated = keep_exported(earlier, tables, stated)
+                told["stated"] = stated
+                queries = list(stated.get("queries", []))
+            if not snapshot:  # a plain export's queries are known once listed: as given, too
+                given = given_queries(filters, [q.get("params") or {} for q in queries])
         if not len(tables.icos) and not allow_empty and stop is None:
             raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()

@@ -7,19 +7,24 @@ listed anything the export may use, and why the daily limit stopped it.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
-from collections.abc import Iterable
+import sys
+import warnings
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pandas as pd
 
-from .errors import QuotaExceeded, ServiceUnavailable
+from .errors import IncompleteWarning, QuotaExceeded, ServiceUnavailable
 from .fetch import age_limit
+from .fetch.result import warn_gaps
 from .loaders import MaxAge
 
 __all__ = ["dump", "jsonable", "kept_words", "listed", "lists_fresh_after", "not_refreshed",
-           "nothing_matched", "nothing_paged", "oldest_newest", "profile_ages", "quota_stop"]
+           "nothing_matched", "nothing_paged", "oldest_newest", "profile_ages", "quota_stop",
+           "told_as_kept"]
 
 
 def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
@@ -206,3 +211,34 @@ def jsonable(value: Any) -> Any:
 def dump(manifest: dict[str, Any]) -> bytes:
     text = json.dumps(manifest, indent=2, ensure_ascii=False, default=str)
     return text.encode("utf-8") + b"\n"
+
+
+@contextlib.contextmanager
+def told_as_kept(offline: bool) -> Iterator[dict[str, Any]]:
+    """Hold the warnings of the block (the load's, keeping the day's rows) and tell them at
+    its end, in order, through the caller's filters: the load's word on what its result
+    lacks as the rows kept from the day's export left it, when the block sets the dict it
+    gets (``["stated"]``: what the kept rows' export says of its rows).
+
+    After a cleared cache the load said "13 listed ICO(s) have no row" and the export then
+    kept all 13 from the day's snapshot: a cron log said they were missing, then kept.
+    """
+    told: dict[str, Any] = {}
+    held: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # all held here; the filters apply when told
+            held = caught
+            yield told
+    finally:
+        for one in held:
+            if "stated" in told and issubclass(one.category, IncompleteWarning) and str(
+                    one.message).startswith("incomplete result: "):
+                stated = told["stated"]
+                warn_gaps([q for q in stated.get("queries") or [] if not q.get("complete")],
+                          list(stated.get("missing") or []), offline)
+                continue
+            module = next((name for name, m in list(sys.modules.items())
+                           if getattr(m, "__file__", None) == one.filename), None)
+            warnings.warn_explicit(one.message, one.category, one.filename, one.lineno,
+                                   module=module, source=one.source)

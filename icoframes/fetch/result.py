@@ -25,7 +25,7 @@ from ..store.derived import DerivedTables
 from ..tables import Tables
 from .policy import next_try
 
-__all__ = ["assemble", "filter_set", "state_of_result"]
+__all__ = ["assemble", "filter_set", "state_of_result", "warn_gaps"]
 
 
 def filter_set(cache: Cache, fetch: Callable[[], Any], *, refresh: bool,
@@ -115,7 +115,7 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                   if summary.get("stopped") == "quota" else set())
     stale_kept = sorted((over_budget & present_ids) | quota_kept)
     summary["not_refreshed"] = stale_kept
-    _warn_gaps(partial, missing, offline)
+    warn_gaps(partial, missing, offline)
     if stale_kept:
         why = ("the daily limit stopped the load" if quota_kept else
                "the budget of this call ran out (the most stale went first)")
@@ -134,7 +134,7 @@ def _waiting(index: pd.DataFrame, ico_id: int) -> str:
             f"from {after:%Y-%m-%d %H:%M} UTC, or with refresh='all')")
 
 
-def _warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
+def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
                offline: bool) -> None:
     """One warning for everything a result lacks, or none when it is whole."""
     if not partial and not missing:
