@@ -189,12 +189,14 @@ def test_describe_of_something_that_is_no_table_is_an_invalid_parameter(table):
         icoframes.describe(table)  # type: ignore[arg-type]
 
 
+_SECONDS = "a finite number of seconds >= 0 that a timedelta holds (below 8.64e+13)"
+
+
 @pytest.mark.parametrize(("option", "value", "rule"), [
     ("--port", "70000", "a port from 0 to 65535"), ("--port", "-1", "a port from 0 to 65535"),
     ("--n-icos", "-5", "a whole number >= 0"), ("--quota", "-1", "a whole number >= 0"),
     ("--grow-every", "0", "a whole number >= 1"),
-    ("--latency", "-1", "a finite number of seconds >= 0"),
-    ("--latency", "inf", "a finite number of seconds >= 0"),
+    ("--latency", "-1", _SECONDS), ("--latency", "inf", _SECONDS),
     ("--fail-rate", "2", "a share from 0 to 1"), ("--fail-rate", "nan", "a share from 0 to 1")])
 def test_a_sandbox_option_out_of_range_exits_2_naming_it(option, value, rule, capsys, caplog):
     # refused by the parser: no server is started (a traceback and exit 1 before)
