@@ -22,7 +22,7 @@ from ..numerals import number_text
 from ..vocabulary import FALSE_WORDS, MISSING_MARKERS, TRUE_WORDS, UNKNOWN_WORDS, fold
 from .base import MARKER_SPELLINGS, Bad, Reason, _Bad, bad, is_missing_marker
 from .dates import DATETIME_FORMAT, LABEL_FORMAT, parse_datetime, parse_label_date
-from .text import normalize_text
+from .text import foreign_digits, normalize_text
 
 __all__ = [
     "DATETIME_FORMAT",
@@ -45,6 +45,7 @@ __all__ = [
     "parse_label_date",
     "read_flag",
     "written_currency",
+    "written_multiplier",
 ]
 
 #: Bump when a rule changes meaning (the source hash catches edits too).
@@ -94,7 +95,18 @@ __all__ = [
 #:     3 ETH, the id 3, 1000).
 #: 22: list copies of an id that read as the same row with the same problems ("3.5" and 3.5)
 #:     are no duplicate_id.
-PARSER_VERSION: Final = 22
+#: 23: a character NFKC would make a digit ("12²", "①", "⒈5") makes an amount, id or date
+#:     unreadable (was 122, 1, 1.5); dates refuse other scripts' digits ("٢٠١٨-03-01" was read)
+#:     and read full-width ones, roadmap keys too ("２０１８" was unreadable in 21-22). A
+#:     price per token writing no currency needs a currency unit column ("0.1 per token" in
+#:     XYZ or TOKENS was 0.1); no scale word scales a price ("USD mln": was 1e6 times); a
+#:     value writing a multiplier under a scaling unit column is unreadable ("5 mln" under
+#:     "USD mln" was 5e12 USD); "ETH m" names no unit (was millions: milli?). A scale word
+#:     beside a currency reads alike in a value and a unit column ("K USD", "5 USD mln",
+#:     "$M"); a unit column of a currency and text not understood names no unit ("USD (mln)").
+#:     A two-digit year is short_year outside quarters and halves ("1 Mar 18" as a roadmap key
+#:     was 2018, "01 Mar 18" as a start no_year); "00.00.00" is impossible_date.
+PARSER_VERSION: Final = 23
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -193,6 +205,8 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     if kind is not str:
         # bool is a subclass of int but "true" is not an amount; containers are not either.
         return bad("wrong_type")
+    if foreign_digits(value):  # type: ignore[arg-type]
+        return bad("unreadable_number")  # "12²", "①②", "٣": NFKC would make them digits
     text = normalize_text(value).strip()  # type: ignore[arg-type]
     if text in MARKER_SPELLINGS:
         return None
@@ -214,6 +228,14 @@ def written_currency(value: str) -> str | None:
     (``"5 mln.$"``, ``"US$ 5"``), else None: whoever reads it as a number keeps it."""
     match = _AMOUNT_RE.fullmatch(normalize_text(value).strip())
     return "USD" if match is not None and (match["pre"] or match["post"]) else None
+
+
+def written_multiplier(value: str) -> bool:
+    """True when :func:`parse_amount` reads ``value`` with a multiplier written in it
+    (``"5 mln"``, ``"2.5k"``, ``"$5M"``): under a unit column that scales (``"USD mln"``) it
+    would be multiplied twice."""
+    match = _AMOUNT_RE.fullmatch(normalize_text(value).strip())
+    return match is not None and match["mult"] is not None
 
 
 def multiplier_word(text: str) -> bool:
@@ -320,12 +342,14 @@ def _integer(value: object) -> int | None:
 
     Booleans are not integers here (``True`` is not the id 1), nor are
     containers, non-integral or non-finite floats, numbers outside int64, or text of digits
-    other than ASCII ones after NFKC (``"٣"``, ``"1_000"``).
+    other than ASCII ones after NFKC (``"٣"``, ``"1_000"``), or with a character NFKC would
+    make a digit (``"12²"``, ``"⑫"``: :func:`~.text.foreign_digits`).
     """
     number: object = value
     if type(value) is str:
-        # ASCII digits only (after NFKC: "１２" is 12), as in an argument: not "٣" or "1_0"
-        number = number_text(normalize_text(value))
+        # ASCII digits only (after NFKC: "１２" is 12), as in an argument: not "٣" or "1_0",
+        # nor "12²" or "⑫" (NFKC makes them 122 and 12)
+        number = None if foreign_digits(value) else number_text(normalize_text(value))
     if type(number) is float:
         if not number.is_integer():
             return None  # also NaN and infinities

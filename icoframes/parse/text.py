@@ -17,7 +17,8 @@ from typing import Final
 
 from ..vocabulary import LOOKALIKES
 
-__all__ = ["ZERO_WIDTH", "clean_surrogates", "has_surrogates", "latin_ticker", "normalize_text"]
+__all__ = ["ZERO_WIDTH", "clean_surrogates", "foreign_digits", "has_surrogates", "latin_ticker",
+           "normalize_text"]
 
 #: Characters that print as nothing: zero-width space, (non-)joiners, word joiner,
 #: byte-order mark, soft hyphen, and the directional marks pasted with them.
@@ -38,6 +39,26 @@ def normalize_text(text: str) -> str:
     if text.isascii():
         return text
     return unicodedata.normalize("NFKC", clean_surrogates(text)).translate(_DROP)
+
+
+def foreign_digits(text: str) -> bool:
+    """True if ``text`` holds a character with a numeric value other than an ASCII digit
+    ``0``-``9`` or a full-width one ``０``-``９``: a superscript (``"12²"``), a circled or
+    parenthesised number (``"①"``, ``"⑫"``, ``"⒈5"``), a digit of another script (``"٣"``).
+    NFKC would turn ``"12²"`` into ``"122"`` and ``"①②"`` into ``"12"``: text holding one is
+    no number, id or date, whatever NFKC makes of it. Look at it before
+    :func:`normalize_text`.
+
+    Examples
+    --------
+    >>> foreign_digits("12²"), foreign_digits("⑫"), foreign_digits("٣"), foreign_digits("½")
+    (True, True, True, True)
+    >>> foreign_digits("１２"), foreign_digits("12 ETH"), foreign_digits("ｅｔｈ 5")
+    (False, False, False)
+    """
+    return not text.isascii() and any(
+        not "\uff10" <= char <= "\uff19" and unicodedata.numeric(char, None) is not None
+        for char in text if not char.isascii())
 
 
 def latin_ticker(text: str) -> str:

@@ -293,8 +293,11 @@ class Database:
         raise CacheError(f"the cache database {self.path} cannot be opened, not even to read")
 
     def rows(self, sql: str, *args: object, write: bool = False) -> list[Any]:
-        """The rows of one statement in a transaction of its own (none while no file exists)."""
-        with self.write() if write else self.read() as conn:
+        """The rows of one statement in a transaction of its own (none while no file exists):
+        SQLite's autocommit, which begins a write as ``BEGIN IMMEDIATE`` does and commits
+        when the statement ends (all its rows read), in one call instead of three."""
+        with self._lock, self._errors():
+            conn = self._writable() if write else self._connect(write=False)
             return [] if conn is None else conn.execute(sql, args).fetchall()
 
     def close(self) -> None:
@@ -321,10 +324,7 @@ class Database:
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: committed when the block ends, rolled back on an error."""
         with self._lock, self._errors():
-            conn = self._connect(write=True)
-            if conn is None or self.read_only:
-                raise CacheError(f"the cache {self.path.parent} is read-only here: nothing can "
-                                 "be kept. Use offline=True, or a writable cache_dir.")
+            conn = self._writable()
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -333,6 +333,14 @@ class Database:
                     conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+
+    def _writable(self) -> sqlite3.Connection:
+        """The connection, to write (under the lock)."""
+        conn = self._connect(write=True)
+        if conn is None or self.read_only:
+            raise CacheError(f"the cache {self.path.parent} is read-only here: nothing can "
+                             "be kept. Use offline=True, or a writable cache_dir.")
+        return conn
 
     def sync(self) -> None:
         """Make every committed transaction durable: ``fsync`` the WAL and the file.

@@ -33,6 +33,13 @@ CREATE TABLE IF NOT EXISTS ledgers (
     key TEXT PRIMARY KEY, day TEXT NOT NULL, sent INTEGER NOT NULL,
     refused_at INTEGER, refused_after INTEGER);
 """
+#: The one conditional statement booking a request (?1 key, ?2 day, ?3 cap): a new day
+#: starts at 0; the day never goes back; a key's first request is booked only under a cap
+#: above 0; nothing is booked at the cap.
+_BOOK = ("INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
+         "ON CONFLICT (key) DO UPDATE SET "
+         "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
+         "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3")
 _PROBE_WAIT = 120.0  # longest a thread waits for the probe's answer (a request's time at most)
 
 
@@ -140,7 +147,14 @@ class QuotaLedger:
     def _book(self, endpoint: str) -> None:
         now = utcnow()
         today = self.day(now)
-        with self.database().write() as conn:  # type: ignore[union-attr]
+        db = self.database()
+        # no refusal on record (the usual case): the one conditional statement alone, its
+        # own transaction; else it books nothing and the refusal is read with the count
+        if db.rows(_BOOK + " AND refused_at IS NULL RETURNING sent",  # type: ignore[union-attr]
+                   self.key, today, self.limit, write=True):
+            self._refused = False
+            return
+        with db.write() as conn:  # type: ignore[union-attr]
             row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
                                "WHERE key = ?", (self.key,)).fetchone()
             refused = row is not None and row[0] is not None
@@ -150,14 +164,8 @@ class QuotaLedger:
                 raise self._service_refused(row[0], row[1], endpoint, now)
             if refused and self._probe is not None:
                 raise self._service_refused(row[0], row[1], endpoint)
-            # the one conditional statement: a new day starts at 0; the day never goes back
-            # (a key's first request is booked only under a cap above 0)
-            booked = conn.execute(
-                "INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
-                "ON CONFLICT (key) DO UPDATE SET "
-                "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
-                "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3 RETURNING sent",
-                (self.key, today, self.limit)).fetchone()
+            booked = conn.execute(_BOOK + " RETURNING sent",
+                                  (self.key, today, self.limit)).fetchone()
         if booked is None:
             sent = row[2] if row is not None and row[3] >= today else 0
             raise QuotaExceeded(
@@ -206,12 +214,13 @@ class QuotaLedger:
                              "WHERE key = ?")
                 self._refused = False
         finally:
-            with self._cond:  # a 485 ends this call's probing; any other outcome, the probe
-                if outcome == 485:
-                    self._probe = "done"
-                elif self._probe == "open":
-                    self._probe = None  # answered (go on), or not (the next one probes again)
-                self._cond.notify_all()
+            if outcome == 485 or self._probe == "open":  # (else nothing changes: no wake-up)
+                with self._cond:  # a 485 ends this call's probing; any other outcome, the
+                    if outcome == 485:  # probe
+                        self._probe = "done"
+                    elif self._probe == "open":
+                        self._probe = None  # answered (go on), or not (the next one probes)
+                    self._cond.notify_all()
 
     def _change(self, sql: str, *values: object) -> None:
         self._sql(sql, *values, self.key, write=True)
