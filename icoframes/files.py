@@ -22,6 +22,7 @@ import datetime as dt
 import errno
 import functools
 import importlib.util
+import json
 import numbers
 import os
 import secrets
@@ -57,6 +58,7 @@ __all__ = [
     "folder_flock",
     "folder_path",
     "is_empty_path",
+    "json_object",
     "locked",
     "numpy_duration",
     "read_parquet_table",
@@ -342,3 +344,21 @@ def folder_flock(folder: Path, *, shared: bool = False, block: bool = True) -> I
         yield True
     finally:
         os.close(fd)  # releases the flock
+
+
+def json_object(raw: bytes, path: Path) -> dict[str, Any]:
+    """The JSON object the file ``path`` holds (``raw``, its bytes).
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` as damaged: not JSON (empty, truncated), not UTF-8, or JSON but
+        not an object (``[1]``, ``5``).
+    """
+    try:
+        value = json.loads(raw)
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path} is damaged (not JSON: {e})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} is damaged (JSON, but not an object: {type(value).__name__})")
+    return value
