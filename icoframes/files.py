@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import InvalidParameter
-from .numerals import number_text
+from .numerals import TOO_MANY_SECONDS, number_text
 
 with warnings.catch_warnings():
     # Without fcntl (and not on Windows) filelock falls back to lock files and says so at
@@ -109,10 +109,6 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-# seconds no timedelta holds: timedelta.max is a microsecond short of them
-_TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
-
-
 def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:
     """A NumPy timedelta64 as :class:`pandas.Timedelta` reads it, or None when it is no
     duration: NaT, a count without a unit (NumPy's generic unit: 7 nanoseconds to pandas,
@@ -155,7 +151,7 @@ def as_age(value: object) -> dt.timedelta | None:
         value = None if duration is None else duration.to_pytimedelta()
     if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
         seconds = float(value)  # NaN fails the range
-        value = dt.timedelta(seconds=seconds) if 0 <= seconds < _TOO_MANY_SECONDS else None
+        value = dt.timedelta(seconds=seconds) if 0 <= seconds < TOO_MANY_SECONDS else None
     if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
         return value
     return None
@@ -174,7 +170,7 @@ def age_hint(value: object) -> str:
         return ""
     seconds = number_text(value)  # ASCII digits only, as every number given as text
     if seconds is not None:
-        return f"; did you mean {seconds}?" if 0 <= seconds < _TOO_MANY_SECONDS else ""
+        return f"; did you mean {seconds}?" if 0 <= seconds < TOO_MANY_SECONDS else ""
     try:  # str(): pandas 2.2's parser takes an exact str only
         age = pd.Timedelta(str(value).strip())
     except (ValueError, OverflowError):
