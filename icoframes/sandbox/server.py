@@ -193,7 +193,12 @@ class Sandbox:
             service_name=self.service_name))
 
     def client(self, **kwargs: Any) -> Client:
-        """A :class:`~icoframes.api.client.Client` of this sandbox; ``kwargs`` go to it."""
+        """A :class:`~icoframes.api.client.Client` of this sandbox; ``kwargs`` go to it (its
+        keywords but the address and keys, which are the sandbox's)."""
+        mine = [k for k in ("base_url", "public_key", "private_key") if k in kwargs]
+        if mine:  # never the value: a key may be given there
+            raise InvalidParameter(f"{', '.join(mine)}: sb.client() gives the sandbox's own; "
+                                   "for another service call Client(...) itself")
         return Client(base_url=self.base_url, public_key=self.public_key,
                       private_key=self.private_key, **kwargs)
 
