@@ -6,6 +6,7 @@ Nothing is sent: the sandbox counts no request."""
 from __future__ import annotations
 
 import pickle
+import traceback
 
 import pytest
 
@@ -88,3 +89,17 @@ def test_from_settings_still_makes_a_client(configured, sb):
     with Client.from_settings(configured, pool_size=2) as client:
         assert client.base_url == sb.base_url
     assert pickle.loads(pickle.dumps(Client.profile)) is Client.profile
+
+
+@pytest.mark.parametrize("call", [
+    lambda sb: Client(base_url=sb.base_url, public_key="p", privat_key=KEY),
+    lambda sb: sb.client(privat_key=KEY), lambda sb: sb.client(private_key=KEY),
+    lambda sb: Client.from_settings(privat_key=KEY)])
+def test_no_frame_of_a_refusal_holds_the_key_given(configured, sb, call):
+    """The refusal's traceback (pytest --showlocals, a notebook's verbose traceback) shows
+    every frame's locals: none holds the key given under a wrong name."""
+    with pytest.raises(InvalidParameter) as refused:
+        call(sb)
+    frames = [frame for frame, _ in traceback.walk_tb(refused.value.__traceback__)][1:]
+    assert frames  # the package's own frames, the test's left out
+    assert not [f.f_code.co_name for f in frames if KEY in repr(f.f_locals)]

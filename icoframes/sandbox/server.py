@@ -196,11 +196,16 @@ class Sandbox:
         """A :class:`~icoframes.api.client.Client` of this sandbox; ``kwargs`` go to it (its
         keywords but the address and keys, which are the sandbox's)."""
         mine = [k for k in ("base_url", "public_key", "private_key") if k in kwargs]
-        if mine:  # never the value: a key may be given there
+        if mine:
+            del kwargs  # no frame of the refusal holds a value given (a key, maybe)
             raise InvalidParameter(f"{', '.join(mine)}: sb.client() gives the sandbox's own; "
                                    "for another service call Client(...) itself")
-        return Client(base_url=self.base_url, public_key=self.public_key,
-                      private_key=self.private_key, **kwargs)
+        try:
+            return Client(base_url=self.base_url, public_key=self.public_key,
+                          private_key=self.private_key, **kwargs)
+        except Exception:  # a keyword Client lacks (a key under a wrong name, maybe)
+            del kwargs
+            raise
 
     def start(self) -> Sandbox:
         """Bind 127.0.0.1 and serve in a daemon thread; returns self. No-op when running."""
