@@ -40,9 +40,10 @@ def _group(values: list, unit: str, ticker: str | None = None):
     ("ETH thousand", "ETH", 1e3), ("USD M", "USD", 1e6),
 ])
 def test_a_unit_column_of_a_currency_then_a_scale_word_scales_that_currency(unit, code, factor):
-    # parser 20: 5 in a made-up unit "USD MLN" (and "$7" a unit_conflict with it)
-    amounts, codes, unread = _group([5, "5", "2.5k"], unit)
-    assert amounts == [5 * factor, 5 * factor, 2.5e3 * factor]
+    # parser 20: 5 in a made-up unit "USD MLN" (and "$7" a unit_conflict with it); "2.5k"
+    # there is unreadable since parser 23 (it was multiplied twice: test_parse_v23)
+    amounts, codes, unread = _group([5, "5", "2.5"], unit)
+    assert amounts == [5 * factor, 5 * factor, 2.5 * factor]
     assert codes == [code] * 3 and unread == []
 
 
@@ -63,7 +64,8 @@ def test_a_unit_column_with_a_scale_word_of_another_language_names_no_unit(unit)
 
 
 @pytest.mark.parametrize(("unit", "ticker"), [
-    ("USD MLN", None), ("K USD", None), ("XYZ mln", None), ("m ETH", None), ("MLN USD", None),
+    # ("K USD" is thousands of USD since parser 23, as the value "5 K USD": test_parse_v23)
+    ("USD MLN", None), ("XYZ mln", None), ("m ETH", None), ("MLN USD", None),
     ("USD mln", "MLN"), ("USD k", "K"), ("$ Mn", "MN"),
 ])
 def test_a_multiplier_word_beside_another_word_that_cannot_be_told_names_no_unit(unit, ticker):
@@ -106,9 +108,10 @@ def test_a_price_per_token_without_a_currency_is_in_the_unit_columns_unit():
     # parser 20: unreadable_price ("0.1 USD per token" was read)
     prices, codes, unread = read_price(
         ["0.1 per token", "0.1 USD per token", "$0.1 per token", "0,5 / XYZ", "5k per token"],
-        ["USD", "USD", "USD", "ETH", ""], tickers=["ABC", "ABC", "ABC", "XYZ", "ABC"])
+        ["USD", "USD", "USD", "ETH", "EUR"], tickers=["ABC", "ABC", "ABC", "XYZ", "ABC"])
     assert prices.tolist() == [0.1, 0.1, 0.1, 0.5, 5000.0]
-    assert codes.tolist() == ["USD", "USD", "USD", "ETH", None] and unread.rows == []
+    # (a unit column that is no currency leaves it unreadable since parser 23: test_parse_v23)
+    assert codes.tolist() == ["USD", "USD", "USD", "ETH", "EUR"] and unread.rows == []
 
 
 def test_a_number_per_something_else_is_still_no_price():
@@ -251,3 +254,15 @@ def test_only_the_copies_of_a_repeated_id_are_read_to_compare_them():
     kept, ids = select(items, problems := Problems(), "icos", content)
     assert sorted(read) == [7, 7] and len(kept) == 49 and ids.tolist()[-1] == 7
     assert [r["reason"] for r in problems.records()] == ["unreadable_id", "wrong_shape"]
+
+
+def test_a_ticker_beginning_with_a_foreign_scale_word_is_still_a_ticker():
+    # only a whole word is a scale word of another language ("KKX", "MILX" are tokens)
+    assert _group([5], "KKX")[:2] == ([5.0], ["KKX"])
+    assert _group([5], "MILX")[:2] == ([5.0], ["MILX"])
+
+
+def test_a_currency_of_two_words_then_the_icos_ticker_as_a_scale_word_names_no_unit():
+    amounts, codes, unread = _group([5], "US Dollar mln", "MLN")  # millions, or MLN?
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_number")]
+    assert _group([5], "US Dollar mln", "DOLLAR")[:2] == ([5e6], ["USD"])

@@ -15,9 +15,10 @@ import pytest
 
 from icoframes.parse.base import Bad
 from icoframes.parse.dates import parse_datetime, to_label_date
+from icoframes.parse.prices import scaled_currency, split_multiplier, split_scale
 from icoframes.parse.rules import parse_amount, parse_count, parse_id
 from icoframes.parse.supply import read_tokens
-from icoframes.parse.units import read_amount_group
+from icoframes.parse.units import read_amount_group, read_price
 
 
 def _reason(read: object) -> str | None:
@@ -98,3 +99,126 @@ def test_a_full_width_start_date_is_read(value):
     when = parse_datetime(value)
     assert when is not None and not isinstance(when, Bad)
     assert (when.year, when.month, when.day) == (2018, 3, 1)
+
+
+# --------------------------------------------------------------------------- H2. price per token
+
+
+def _price(values: list, unit: str, ticker: str | None = "XYZ"):
+    prices, codes, bad = read_price(values, [unit] * len(values), tickers=[ticker] * len(values))
+    return prices.tolist(), codes.tolist(), list(zip(bad.values, bad.reasons, strict=True))
+
+
+@pytest.mark.parametrize("unit", ["XYZ", "tokens", "USD per token", "", "ABC"])
+@pytest.mark.parametrize("value", ["0.1 per token", "0.1 / XYZ", "0.1 per XYZ."])
+def test_a_price_per_token_writing_no_currency_needs_a_currency_unit_column(unit, value):
+    # parser 22: 0.1 in XYZ (the ICO's own token), in "TOKENS", in "USD PER TOKEN"
+    prices, _, unread = _price([value], unit)
+    assert math.isnan(prices[0]) and unread == [(value, "unreadable_price")]
+
+
+@pytest.mark.parametrize(("unit", "code", "price"), [("USD", "USD", 0.1), ("ether", "ETH", 0.1),
+                                                     ("cents", "USD", 0.001)])
+def test_a_price_per_token_writing_no_currency_is_in_a_currency_unit_column(unit, code, price):
+    assert _price(["0.1 per token", "0.1 / XYZ"], unit) == ([price, price], [code] * 2, [])
+
+
+# --------------------------------------------------------------------------- H3. twice multiplied
+
+
+@pytest.mark.parametrize("unit", ["USD mln", "$ mln", "mln USD", "kUSD", "USD k", "M$"])
+def test_a_value_writing_a_multiplier_under_a_scaling_unit_column_is_unreadable(unit):
+    # parser 22: "5 mln" under "USD mln" was 5e12 USD, "2.5k" 2.5e9 USD
+    amounts, _, unread = _group(["5 mln", "2.5k", "5M", "5 mln."], unit)
+    assert all(math.isnan(a) for a in amounts)
+    assert [reason for _, reason in unread] == ["unreadable_number"] * 4
+
+
+def test_a_value_writing_its_currency_or_no_multiplier_under_a_scaling_column_is_read():
+    assert _group(["$5M", 5, "5", "1e3"], "USD mln") == (
+        [5e6, 5e6, 5e6, 1e9], ["USD"] * 4, [])
+
+
+def test_a_multiplier_in_a_value_under_cents_multiplies_the_cents():
+    # cents is a unit, not a scale: "5k" cents are 50 USD
+    assert _group(["5k"], "cents") == ([50.0], ["USD"], [])
+
+
+@pytest.mark.parametrize("unit", ["USD mln", "$ mln", "kUSD", "mln USD", "USD k"])
+def test_no_scale_word_scales_a_price(unit):
+    # parser 22: "0.1 per token" under "USD mln" was 100,000 USD per token, "0.1" too
+    prices, codes, unread = _price(["0.1 per token", "0.1", 0.1], unit)
+    assert all(math.isnan(p) for p in prices) and codes == [None] * 3
+    assert [reason for _, reason in unread] == ["unreadable_price"] * 3
+
+
+def test_a_price_writing_its_currency_under_a_scaled_price_column_is_read_as_written():
+    assert _price(["$0.1 per token", "1 XYZ = 0.5 USD"], "USD mln") == (
+        [0.1, 0.5], ["USD", "USD"], [])
+
+
+# --------------------------------------------------------------------------- H4. m after a currency
+
+
+@pytest.mark.parametrize("unit", ["ETH m", "BTC m", "ETH M", "m ETH", "USD b", "USD B"])
+def test_a_lone_m_after_a_currency_that_is_no_fiat_names_no_unit(unit):
+    # parser 22: "ETH m", "BTC m" were millions (mBTC is a milli-bitcoin)
+    amounts, codes, unread = _group([5], unit)
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_number")]
+
+
+@pytest.mark.parametrize(("unit", "factor"), [("USD m", 1e6), ("EUR M", 1e6), ("ETH mln", 1e6),
+                                              ("BTC mm", 1e6), ("$ b", 1e9), ("ETH k", 1e3)])
+def test_a_scale_word_after_a_currency_that_may_scale_it_scales(unit, factor):
+    amounts, _, unread = _group([5], unit)
+    assert amounts == [5 * factor] and unread == []
+
+
+@pytest.mark.parametrize(("mult", "currency", "code"), [
+    ("m", "USD", "USD"), ("m", "ETH", None), ("m", "btc", None), ("mln", "ETH", "ETH"),
+    ("b", "USD", None), ("b", "$", "USD"), ("bn", "USD", "USD"), ("k", "XYZ", None),
+])
+def test_scaled_currency_is_the_one_rule_of_which_word_scales_which_currency(mult, currency, code):
+    assert scaled_currency(mult, currency) == code
+    glued = split_multiplier(mult + currency)
+    assert glued == ((mult, code) if code else ("", mult + currency))
+
+
+# --------------------------------------------------------------------------- M3/M4. unit columns
+
+
+@pytest.mark.parametrize(("unit", "factor"), [("$M", 1e6), ("$mln", 1e6), ("$MM", 1e6),
+                                              ("€k", 1e3), ("US$ M", 1e6), ("M$", 1e6)])
+def test_a_symbol_then_a_glued_scale_word_scales_like_the_other_order(unit, factor):
+    # parser 22: "$M", "$mln", "$MM" were made-up units while "M$" and "$ M" scaled
+    amounts, codes, unread = _group([5], unit)
+    assert amounts == [5 * factor] and codes == ["EUR" if "€" in unit else "USD"] and not unread
+
+
+@pytest.mark.parametrize("unit", ["USD (mln)", "USD-mln", "USD/mln", "USD k..", "USD cents",
+                                  "cents USD", "USD ¢", "USD '000", "000 USD", "USD e6",
+                                  "USD MLN", "XYZ mln", "USD per token", "$XYZ"])
+def test_a_unit_column_of_a_currency_and_text_not_understood_names_no_unit(unit):
+    # parser 22: made-up units "USD (MLN)", "USD CENTS", "000 USD"...
+    amounts, codes, unread = _group([5, "$7"], unit)
+    assert math.isnan(amounts[0]) and amounts[1] == 7.0 and codes == [None, "USD"]
+    assert unread == [(5, "unreadable_number")]
+
+
+@pytest.mark.parametrize(("text", "factor"), [("K USD", 1e3), ("M USD", 1e6), ("k USD", 1e3),
+                                              ("USD K", 1e3), ("USD mln", 1e6), ("USD k", 1e3)])
+def test_a_scale_word_beside_a_currency_reads_alike_in_a_value_and_a_unit_column(text, factor):
+    # parser 22: a column "K USD" named no unit while a value "5 K USD" was 5,000 USD, and a
+    # value "5 USD mln" was unreadable while a column "USD mln" scaled
+    assert _group([5], text) == ([5 * factor], ["USD"], [])
+    assert _group([f"5 {text}"], "") == ([5 * factor], ["USD"], [])
+    assert split_scale(text, None) == (text.split()[0 if text[0] != "U" else 1].lower(), "USD")
+
+
+@pytest.mark.parametrize("text", ["USD mln", "USD k"])
+def test_a_scale_word_written_last_that_is_the_own_ticker_is_unreadable_in_both(text):
+    ticker = text.split()[1].upper()
+    amounts, _, unread = _group([5, f"5 {text}"], text, ticker)
+    assert all(math.isnan(a) for a in amounts) and [r for _, r in unread] == [
+        "unreadable_number"] * 2
+    assert split_scale(text, ticker) is None

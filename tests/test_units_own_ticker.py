@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from icoframes.parse.prices import split_multiplier
@@ -138,16 +139,19 @@ def test_tidy_reads_caps_with_the_icos_own_ticker():
 # --------------------------------------------------------------------------- the unit column
 
 @pytest.mark.parametrize(("unit", "ticker", "numbers", "code"), [
-    ("kUSD", None, [5e3, 7.0, 5e3, 5e6], "USD"),  # was 5 of a token KUSD
-    (" kusd ", "XYZ", [5e3, 7.0, 5e3, 5e6], "USD"),
-    ("mUSD", None, [5e6, 7.0, 5e3, 5e9], "USD"), ("bnUSD", None, [5e9, 7.0, 5e3, 5e12], "USD"),
-    ("thousand USD", None, [5e3, 7.0, 5e3, 5e6], "USD"),
+    ("kUSD", None, [5e3, 7.0, 5e3], "USD"),  # was 5 of a token KUSD
+    (" kusd ", "XYZ", [5e3, 7.0, 5e3], "USD"),
+    ("mUSD", None, [5e6, 7.0, 5e3], "USD"), ("bnUSD", None, [5e9, 7.0, 5e3], "USD"),
+    ("thousand USD", None, [5e3, 7.0, 5e3], "USD"),
 ])
 def test_a_multiplier_glued_to_the_unit_columns_currency_multiplies_plain_numbers(
         unit, ticker, numbers, code):
-    # a value that writes its currency is read as written ("$7", "5kUSD")
+    # a value that writes its currency is read as written ("$7", "5kUSD"); one that writes a
+    # multiplier alone ("5k": 5,000 thousands, or 5 thousands?) is unreadable (parser 23)
     values = ["5", "$7", "5kUSD", "5k"]
-    assert _read(values, [unit] * 4, [ticker] * 4) == (numbers, [code] * 4, ([], []))
+    amounts, codes, unread = _read(values, [unit] * 4, [ticker] * 4)
+    assert amounts[:3] == numbers and math.isnan(amounts[3]) and codes == [code] * 4
+    assert unread == (["5k"], ["unreadable_number"])
 
 
 @pytest.mark.parametrize(("unit", "ticker", "number", "code"), [
@@ -182,10 +186,13 @@ def test_tidy_reads_a_multiplier_in_the_unit_column():
                    {"id": 2, "main": {"name": "L"},
                     "finance": {"ticker": "KUSD", "hard_cap": 2000, "caps_unit": "kUSD"}}])
     icos = tables.icos.set_index("id")
-    assert icos.loc[1, ["soft_cap", "hard_cap", "token_price"]].tolist() == [5e5, 2e6, 500.0]
-    assert icos.loc[1, ["caps_unit", "token_price_unit"]].tolist() == ["USD", "USD"]
+    assert icos.loc[1, ["soft_cap", "hard_cap"]].tolist() == [5e5, 2e6]
+    assert icos.loc[1, "caps_unit"] == "USD"
     assert icos.loc[2, "hard_cap"] == 2000.0 and icos.loc[2, "caps_unit"] == "KUSD"
-    assert len(tables.problems) == 0
+    # no scale word scales a price (parser 23; it was 500 USD per token): no unit, a problem
+    assert pd.isna(icos.loc[1, "token_price"]) and pd.isna(icos.loc[1, "token_price_unit"])
+    assert tables.problems[["column", "value", "reason"]].values.tolist() == [
+        ["token_price", "0.5", "unreadable_price"]]
 
 
 # --------------------------------------------------------------------------- written units

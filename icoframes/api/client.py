@@ -21,11 +21,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import requests
 
@@ -34,6 +32,7 @@ from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable, e
 from ..secret import RedactedURL, Secret, redact_url
 from .auth import sign, url_and_auth
 from .control import LoadControl
+from .counts import Budget, Counter
 from .gate import (
     MAX_RESPONSE_BYTES,
     BadResponse,
@@ -71,30 +70,6 @@ class _Transient(Exception):
         self.rejected, self.sent = rejected, sent
 
 
-@dataclass
-class _Counter:
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ENDPOINTS, 0))
-
-    def add(self, endpoint: str) -> None:
-        with self.lock:
-            self.counts[endpoint] = self.counts.get(endpoint, 0) + 1
-
-    def snapshot(self) -> dict[str, int]:
-        with self.lock:
-            return dict(self.counts)
-
-
-class Budget(Protocol):
-    """A request ledger: ``take`` books (or refuses) before sending; ``settle`` hears what
-    became of it: ``"not_sent"`` (it never left), ``"no_answer"`` (sent, so it counts) or
-    the service's answer (its error code; None for none)."""
-
-    def take(self, endpoint: str) -> None: ...
-
-    def settle(self, endpoint: str, outcome: str | int | None) -> None: ...
-
-
 class Client:
     """A thread-safe client of the three API endpoints.
 
@@ -126,7 +101,8 @@ class Client:
         The request ledger (the loaders book in their
         :class:`~icoframes.store.ledger.QuotaLedger`): ``take`` before every attempt
         (it may raise :class:`~icoframes.errors.QuotaExceeded`: the cap holds before
-        sending), ``settle`` after (handed back only when it never left: :func:`never_sent`).
+        sending), ``settle`` after (handed back only when it never left: :func:`never_sent`,
+        or the ``control`` was halted while it waited for ``take``).
     max_response_bytes : int, default 4 MiB
         Largest body accepted, raw and inflated alike; a larger one is a failed
         attempt.
@@ -172,7 +148,8 @@ class Client:
         self._on_request = on_request
         self._budget = budget
         self.control = control if control is not None else LoadControl()
-        self._attempts, self._sent, self._responses = _Counter(), _Counter(), _Counter()
+        self._attempts, self._sent, self._responses = (Counter(tuple(ENDPOINTS))
+                                                         for _ in range(3))
         # requests never sees the user information: it is each request's auth (after the
         # fields repr reads: a refused one raises here)
         self._origin, self.__auth = url_and_auth(base_url)
@@ -323,9 +300,8 @@ class Client:
             self.control.check()  # a stopped load sends nothing more
             try:
                 result = self._send_once(endpoint, url, body, headers, check)
-            except _Transient as exc:
-                if self.control.cancelled:  # the read was cut on purpose: not a failure
-                    self.control.check()
+            except _Transient as exc:  # after a stop (a cut read, or a failure it cannot
+                self.control.check()  # retry) not the service's failure: no breaker count
                 # the item is the request (endpoint and body): its retries are one item's
                 self.control.failed(str(exc), item=(endpoint, body), sent=exc.sent)
                 delay = self.retry.wait(attempt - 1)
@@ -358,9 +334,11 @@ class Client:
         path = ENDPOINTS[endpoint]
         if self._budget is not None:
             self._budget.take(endpoint)  # QuotaExceeded here: nothing was sent
-        self._attempts.add(endpoint)
-        outcome: str | int | None = "no_answer"  # sent (maybe counted) unless it never left
+        outcome: str | int | None = "not_sent"  # until it leaves: then it may count
         try:
+            self.control.check()  # the load stopped while it waited for its booking: not sent
+            self._attempts.add(endpoint)
+            outcome = "no_answer"  # sent (maybe counted) unless it never left
             with deadline(self.timeout, self.control) as limit:
                 try:
                     response = self._session.post(

@@ -4,8 +4,8 @@ The public loaders (:mod:`icoframes.loaders`) and :func:`icoframes.export_tables
 one. It checks the arguments once, answers each list query from the cache when it can
 (:mod:`.localquery`) or pages it, fetches the profiles the lists name that the cache lacks
 or holds stale (:mod:`.planner`), keeping each as it arrives, and assembles the result with
-its report (:mod:`.result`). A profile the result lacks is requested once no list page is
-left to ask (a refresh once every list is paged), one per free worker (:mod:`.pool`). Lists and
+its report (:mod:`.result`). A profile the result lacks goes when it leaves every list page
+the allowance (a refresh once every list is paged), one per free worker (:mod:`.pool`). Lists and
 profiles are claimed across processes first: one claimed elsewhere is waited for
 (:mod:`.sharedlists`). A page or profile that fails for good is that item's failure (kept,
 reported, retried by the next load); what stops a load is worded in :mod:`.stops`.
@@ -32,7 +32,7 @@ from ..reporting import LoadReport
 from ..schema import LIST, empty_frame
 from ..secret import redact_url
 from ..store.cache import Cache
-from ..store.claims import Claims
+from ..store.claims import LEASE, Claims
 from ..store.derived import DerivedTables
 from ..store.housekeeping import mark_used
 from ..store.legacy import convert
@@ -110,7 +110,8 @@ class Load:
         self._lists = SharedLists(self.cache, self._claimer)
         self._plan = ProfilePlan(self.cache, self._claimer, ages=ages, refresh_all=refresh_all,
                                  budget=budget, batch=self.settings.max_workers)
-        self._pool = RequestPool(self.settings.max_workers)
+        self._pool = RequestPool(self.settings.max_workers,  # a live load renews its leases,
+                                 tick=lambda: self._claimer().renew(every=LEASE / 3))  # waiting
         self._arrivals = Arrivals(self.cache, self.derived)
         self._stop: BaseException | None = None
         self._lost: CacheError | None = None  # a write that failed (said in a quota stop)
@@ -273,8 +274,7 @@ class Load:
 
     def _next_page(self) -> bool:
         for query in self.queries:
-            page = query.next_page()
-            if page is not None:
+            if (page := query.next_page()) is not None:
                 client = self.service.client(f"the list for {query.params}")
                 body = {**query.params, "page": page[0]}  # checked once, by build_queries
                 self._pool.submit("page", (query, *page), client.list_wire, body)
@@ -282,7 +282,7 @@ class Load:
         return False
 
     def _next_profile(self) -> bool:
-        want = self._plan.next(self.queries)  # none while a list page may still be needed
+        want = self._plan.next(self.queries, lambda: self.service.remaining() - self._pool.busy)
         if want is None:
             return False
         self._pool.submit("profile", want, self.service.client("profiles").profile, want.id)
@@ -301,8 +301,6 @@ class Load:
                     self._wait_for_others()
                     continue
                 done = self._pool.next_done(timeout=0.5)  # a timeout keeps Ctrl-C responsive
-                if self._claims is not None:  # a live crawl keeps its leases, even while
-                    self._claims.renew(every=self._claims.lease / 3)  # its requests hang
                 if done is None:
                     continue
                 for kind, info, future in chain((done,), self._pool.finished()):

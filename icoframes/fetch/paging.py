@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..api.params import PAGE_SIZE
 from ..files import utcnow
 from ..parse import rules
 from ..parse.lists import list_frame, merge_pages, page_counts
@@ -164,6 +165,21 @@ class ListQuery:
         if (self.passes, 1) not in self._pages:
             return None
         return max(0, self._last - self._next + 1)
+
+    def pages_at_most(self, unknown: int) -> int:
+        """Page requests this list may still send (those in flight are booked already): the
+        pages of this pass not asked, and a whole pass more while it may be paged again (a
+        first pass that may end shifted). A page count not known yet (page 1 unanswered)
+        counts as ``unknown`` pages, or as its cached copy's when that has more."""
+        left = self.pages_left
+        if not self.paging:
+            return 0
+        if left is None:
+            cached = self.fallback.meta.get("total_icos") if self.fallback is not None else 0
+            left = max(unknown, -(-int(cached or 0) // PAGE_SIZE))
+            return left * (2 if self.passes == 1 else 1)
+        again = self._last if self.passes == 1 and not self._ended and not self.failed_pages else 0
+        return left + again
 
     @property
     def pass_done(self) -> bool:

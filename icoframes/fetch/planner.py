@@ -2,8 +2,8 @@
 
 The load hands every list row it gets to :meth:`ProfilePlan.add`; the plan
 keeps those the cache lacks or holds stale (:func:`~icoframes.fetch.policy.plan_profiles`),
-cuts them to the call's ``budget`` (most stale first), hands none out while a list page
-may still be needed (:meth:`ProfilePlan.next`), and claims them a few
+cuts them to the call's ``budget`` (most stale first), hands none out that would take the
+allowance a list page may need (:meth:`ProfilePlan.next`), and claims them a few
 at a time (:class:`~icoframes.store.claims.Claims`): one claimed by another
 live process is waited for (:meth:`ProfilePlan.poll_others`) until a copy
 arrives or that claim lapses.
@@ -24,7 +24,19 @@ from ..store.claims import Claims
 from .paging import ListQuery
 from .policy import URGENT, ProfileIndex, Want, plan_profiles
 
-__all__ = ["ProfilePlan"]
+__all__ = ["UNKNOWN_PAGES", "ProfilePlan", "pages_needed"]
+
+#: A list that has not said how many pages it has (its page 1 unanswered) counts as this many
+#: (5,000 ICOs: as many profiles as a day of the service's allowance), or as its cached copy's
+#: pages when it had more; twice in its first pass (it may be paged again).
+UNKNOWN_PAGES = 250
+
+
+def pages_needed(lists: Collection[ListQuery]) -> int:
+    """Page requests ``lists`` may still send, at most: those not asked yet, a pass more for
+    each that may be paged again, a list whose page count is not known yet counted as
+    :data:`UNKNOWN_PAGES` (:meth:`~.paging.ListQuery.pages_at_most`)."""
+    return sum(query.pages_at_most(UNKNOWN_PAGES) for query in lists)
 
 
 class ProfilePlan:
@@ -100,21 +112,22 @@ class ProfilePlan:
         self._wants.sort(key=lambda w: -w.staleness)
         return len(wants)
 
-    def next(self, lists: Collection[ListQuery]) -> Want | None:
+    def next(self, lists: Collection[ListQuery], remaining: Callable[[], int]) -> Want | None:
         """The next profile to request, claimed by this load; None when none may go yet.
 
-        List pages come first: none goes while a list of ``lists`` (the load's) has a page
-        to ask or has not said how many it has (its page 1 not answered), so that a short
-        daily allowance is spent on the lists, a page bringing 20 rows, and profiles take
-        what is left. While lists are paged, none that is only stale goes (it waits for what
-        the rest of the lists may bring that the result lacks), and with a ``budget`` none
-        (the most stale go first: every list is waited for)."""
-        if any(query.pages_left != 0 for query in lists):
+        List pages come first when the allowance could run short: while a list of ``lists``
+        (the load's) is paged, a profile goes only if ``remaining()`` (today's allowance left,
+        less the requests in flight) still covers, after it, every page the lists may need
+        (:func:`pages_needed`), so that a short daily allowance is spent on the lists, a page
+        bringing 20 rows, and profiles take what is left. While lists are paged, none that is
+        only stale goes (it waits for what the rest of the lists may bring that the result
+        lacks), and with a ``budget`` none (the most stale go first: every list is waited
+        for)."""
+        paging = [query for query in lists if query.paging]
+        if paging and (self.budget is not None or not self.pending  # (no ledger read for none)
+                       or remaining() <= pages_needed(paging)):
             return None
-        paging = any(query.paging for query in lists)
-        if paging and self.budget is not None:
-            return None
-        if not self._ready and not self._claim_more(urgent_only=paging):
+        if not self._ready and not self._claim_more(urgent_only=bool(paging)):
             return None
         self.requested += 1
         want = self._ready.popleft()

@@ -8,11 +8,14 @@ its kind ("page" or "profile") and what it is for, and comes back with them.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import queue
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
+
+from ..errors import CacheError
 
 __all__ = ["Finished", "RequestPool"]
 
@@ -32,10 +35,17 @@ class RequestPool:
     ----------
     workers : int
         Concurrent requests (the ``max_workers`` setting).
+    tick : callable, optional
+        Called whenever the pool waits for a request, at least every :data:`_TICK` seconds,
+        also while :meth:`shut_down` waits for those in flight: the load renews its claims
+        (a claim that lapsed while a paid request is waited for lets another process fetch
+        it again). Its :class:`~icoframes.errors.CacheError` is raised from
+        :meth:`next_done`, and ignored in :meth:`shut_down` (the claims lapse then).
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *, tick: Callable[[], object] | None = None) -> None:
         self.workers = workers
+        self._tick = tick or (lambda: None)
         self._pool: ThreadPoolExecutor | None = None
         self._done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
         self._tasks: dict[Future[Any], tuple[str, Any]] = {}
@@ -62,6 +72,7 @@ class RequestPool:
 
     def next_done(self, timeout: float) -> Finished | None:
         """The next finished request, or None after ``timeout`` seconds."""
+        self._tick()
         try:
             future = self._done.get(timeout=timeout)
         except queue.Empty:
@@ -93,6 +104,8 @@ class RequestPool:
             end = None if grace is None else time.monotonic() + grace
             try:
                 while pending:
+                    with contextlib.suppress(CacheError):
+                        self._tick()
                     left = _TICK if end is None else min(_TICK, end - time.monotonic())
                     if left <= 0:
                         break

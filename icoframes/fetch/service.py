@@ -154,6 +154,16 @@ class Service:
         warn_short_quota(remaining, self.settings.daily_quota)
         return True
 
+    def remaining(self) -> int:
+        """Requests today's ``daily_quota`` has left for this key: the ledger's count, booked
+        by every process using the cache dir. 0 when the service's refusal (485) is on record
+        or the ledger cannot be read: what the service allows is not known then."""
+        try:
+            state = self.ledger.state()
+        except CacheError:
+            return 0
+        return 0 if state.refused_at is not None else state.remaining
+
     def quota_state(self) -> tuple[LedgerState, bool, CacheError | None, bool]:
         """The ledger's state now, or when it last refused a request of this load if its
         day has ended since (midnight came while the load waited: True), the ledger's

@@ -71,7 +71,8 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
     ``00.00.0000 00:00:00``) and dates outside the years :data:`YEARS`
     (``01.01.2263 00:00:00``) are a :class:`~icoframes.parse.base.Bad`; so are
     dates without a year (``20 Sep``), durations (``19 days``), US-order
-    dates (``01.13.2018``) and two-digit years (``01.03.18``: 1 March 2018, or 18 March 2001?),
+    dates (``01.13.2018``) and two-digit years (``01.03.18``, ``01 Mar 18``: 1 March 2018, or
+    18 March 2001?),
     each with its reason (:func:`date_reason`). Digits are ASCII ones.
 
     Examples
@@ -117,8 +118,6 @@ _MONTH_NAME_RE: Final = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b\.?", re.IGNORECASE)
 _YEAR_RE: Final = re.compile(r"(?<![0-9])(?:[0-9]{4}|'[0-9]{2})(?![0-9])")
 _DAY_MONTH_RE: Final = re.compile(r"(?<![0-9])[0-9]{1,2}[./-][0-9]{1,2}(?![./-]?[0-9])")
-# A day, a month and a two-digit year: "01.03.18" is 1 March 2018, or 18 March 2001?
-_SHORT_YEAR_RE: Final = re.compile(r"[0-9]{1,2}([-./])[0-9]{1,2}\1[0-9]{2}(?:[ T].*)?")
 _MONTH_YEAR_RE: Final = re.compile(r"(?P<month>[0-9]{1,2})[-./](?P<year>[0-9]{4})")
 
 
@@ -153,7 +152,11 @@ def date_reason(text: str) -> Reason:
         except ValueError:
             return "impossible_date"
         return "unreadable_date"  # a real day, written in a form not read
-    if _SHORT_YEAR_RE.fullmatch(text):
+    short = _SHORT_YEAR_RE.fullmatch(text)
+    if short is not None and (short["month"] is None or short["month"].lower() in _MONTHS):
+        numbers = (int(short["a"]), int(short["b"])) if short["a"] else None
+        if numbers is not None and (0 in numbers or min(numbers) > 12):
+            return "impossible_date"  # "00.00.00", "13.13.18": no order makes it a day
         return "short_year"
     month_year = _MONTH_YEAR_RE.fullmatch(text)
     if month_year is not None and not 1 <= int(month_year["month"]) <= 12:
@@ -183,7 +186,14 @@ _MONTHS: Final = {
     for name in names
 }
 _MONTH = r"(?P<month>[a-z]+)\.?"
-_YEAR = r"(?P<year>[0-9]{4}|'?[0-9]{2})"
+_YEAR = r"(?P<year>[0-9]{4}|'?[0-9]{2})"  # two digits only in a quarter or half: "Q3'18"
+_YEAR4 = r"(?P<year>[0-9]{4})"
+_DAY = r"[0-9]{1,2}(?:st|nd|rd|th)?"
+# A two-digit year: "01.03.18", "01.03.'18", "1 Mar 18", "Mar 1, 18", "Mar 18" (18 March?)
+_SHORT_YEAR_RE: Final = re.compile(
+    r"(?P<a>[0-9]{1,2})([-./])(?P<b>[0-9]{1,2})\2'?[0-9]{2}(?:[ T].*|[,;.])?"
+    rf"|(?:{_DAY}\s+)?{_MONTH}(?:\s+{_DAY},?(?=[\s,/-]))?[\s,/-]*'?[0-9]{{2}}[,;.]?",
+    re.IGNORECASE)
 #: How much of a date a roadmap key gives; the date is the first day of that period.
 PRECISIONS: Final = ("day", "month", "quarter", "half", "year")
 _LABEL_PATTERNS: Final = tuple(
@@ -197,9 +207,9 @@ _LABEL_PATTERNS: Final = tuple(
         (rf"(?:(?P<quarter>[1-4])(?:st|nd|rd|th)\s+quarter)[\s,/-]*(?:of\s+)?{_YEAR}", "quarter"),
         (rf"h(?P<half>[12])[\s,/-]*{_YEAR}", "half"),
         (rf"{_YEAR}[\s,/-]*h(?P<half>[12])", "half"),
-        (rf"(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR}", "day"),
-        (rf"{_MONTH}\s+(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}", "day"),
-        (rf"{_MONTH}[\s,/-]*{_YEAR}", "month"),
+        (rf"(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR4}", "day"),
+        (rf"{_MONTH}\s+(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR4}", "day"),
+        (rf"{_MONTH}[\s,/-]*{_YEAR4}", "month"),
         (r"(?P<mon>[0-9]{1,2})[-./](?P<year>[0-9]{4})", "month"),
         (r"(?P<year>[0-9]{4})[-./](?P<mon>[0-9]{1,2})", "month"),
         (r"(?P<year>[0-9]{4})", "year"),
@@ -230,7 +240,8 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
     bare year ``'2019'`` (``year``). The date is the **first day of the
     period** (``Q3 2018`` is 1 July 2018). A key naming a day that does not
     exist (``31-02-2018``), a US-order date (``01-13-2018``), a year outside
-    :data:`YEARS` or anything else names none. Never raises.
+    :data:`YEARS`, a two-digit year outside a quarter or half (``'Mar 18'``: March 2018,
+    or 18 March? ``short_year``) or anything else names none. Never raises.
 
     Examples
     --------

@@ -50,11 +50,18 @@ from ..vocabulary import (
     fold,
 )
 from .base import MARKER_SPELLINGS, Reason, _Bad, bad
-from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, written_currency
+from .rules import (
+    MULTIPLIER_PATTERN,
+    MULTIPLIERS,
+    amount_reason,
+    multiplier_word,
+    parse_amount,
+    written_currency,
+)
 from .text import latin_ticker, normalize_text
 
 __all__ = ["CURRENCIES", "canonical_unit", "cents", "own_ticker", "per_token", "read_exchange",
-           "split_multiplier", "ticker_word"]
+           "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
 
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
@@ -149,10 +156,65 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
             if not _lowercase_multiplier(unit, mult):
                 return None  # cannot be told, whichever multiplier came first
             glued = glued or (mult, code)
-        elif glued is None and code in CURRENCIES and (mult != "m" or code in FIAT_CODES) and (
-                not _SYMBOL_CHARS.isdisjoint(rest.upper()) or (mult != "b" and not unit.isupper())):
-            glued = mult, code
+        elif glued is None and scaled_currency(mult, rest) is not None and (
+                not _SYMBOL_CHARS.isdisjoint(rest.upper()) or not unit.isupper()):
+            glued = mult, str(code)
     return ("", unit) if glued is None else glued
+
+
+_SYMBOL_FIRST: Final = re.compile(r"(?P<cur>US\$|[$€£Ξ₿])(?P<mult>\w+\.?)")
+
+
+def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
+    """A unit (a unit column, or the unit written before or after a value's number) split into
+    ``(multiplier, currency)`` when it writes a scale word beside a currency that it may scale
+    (:func:`scaled_currency`): apart from it, before or after (``"K USD"``, ``"mln USD"``,
+    ``"USD mln"``, ``"US Dollar bn"``), glued after a symbol (``"$M"``, ``"$mln"``), or glued
+    before a currency (:func:`split_multiplier`: ``"kUSD"``, ``"M$"``). ``("", unit)`` when it
+    writes none; None when it cannot be told: a scale word written last that is the ICO's own
+    ticker ``own`` (``"USD mln"`` for MLN), or :func:`split_multiplier`'s cases (``"KKIN"``).
+    The one reading of a scale word beside a currency, in values and unit columns alike.
+
+    Examples
+    --------
+    >>> split_scale("K USD", None), split_scale("5 USD mln"[2:], None), split_scale("$M", None)
+    (('k', 'USD'), ('mln', 'USD'), ('m', 'USD'))
+    >>> split_scale("USD mln", "MLN"), split_scale("ETH m", None), split_scale("kUSD", None)
+    (None, ('', 'ETH m'), ('k', 'USD'))
+    """
+    words = unit.split()
+    glued = _SYMBOL_FIRST.fullmatch(unit)
+    # (scale word, currency, written last)
+    sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
+             ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else []
+    for mult, currency, last in sides:
+        word = mult.rstrip(".").lower()
+        code = scaled_currency(word, currency) if multiplier_word(mult) else None
+        if code is not None:  # written last, the own ticker: "USD k" for K (USD and K?)
+            return None if last and ticker_word(mult, own) else (word, code)
+    return split_multiplier(unit, own)
+
+
+def scaled_currency(mult: str, currency: str) -> str | None:
+    """The code of the known currency ``currency`` that the multiplier word ``mult`` (lower
+    case, a word of :data:`~icoframes.parse.rules.MULTIPLIERS`) scales, written beside it,
+    glued or apart, in a value or a unit column; None when it is no known currency or ``mult``
+    may not scale it: a lone ``m`` scales only a fiat currency (``mBTC``, ``ETH m``: milli or
+    million?), a lone ``b`` only a currency written with a symbol (``bUSD`` is BUSD, ``B$``
+    billions of USD). The one rule of which scale word may scale which currency.
+
+    Examples
+    --------
+    >>> scaled_currency("m", "USD"), scaled_currency("m", "ETH"), scaled_currency("mln", "ETH")
+    ('USD', None, 'ETH')
+    >>> scaled_currency("b", "USD"), scaled_currency("b", "$"), scaled_currency("k", "XYZ")
+    (None, 'USD', None)
+    """
+    code = canonical_unit(currency)
+    if code not in CURRENCIES or (mult == "m" and code not in FIAT_CODES) or (
+            mult == "b" and _SYMBOL_CHARS.isdisjoint(currency.upper())):
+        return None
+    return code
 
 
 def _lowercase_multiplier(unit: str, mult: str) -> bool:
@@ -246,7 +308,8 @@ _DIGIT_RE: Final = re.compile(r"[0-9]")
 def per_token(text: str, own: str | None) -> str:
     """A price written per token (``"$0.1 per token"``, ``"0.1 USD/XYZ"`` for XYZ) as the
     exchange it is (``"1 token = $0.1"``), or as the number alone when it writes no currency
-    (``"0.1 per token"`` is ``"0.1"``, in the unit column's unit); any other text as it is
+    (``"0.1 per token"`` is ``"0.1"``, in the unit column's unit, which must be a currency:
+    :func:`~icoframes.parse.units.read_price`); any other text as it is
     (``"$5/month"``: per what is no token or the ICO's ticker ``own``).
 
     Examples
@@ -255,7 +318,7 @@ def per_token(text: str, own: str | None) -> str:
     ('1 token = $0.1', '1 xyz = 0.1 USD')
     >>> per_token("$5/month", "XYZ"), per_token("0.1 USD/ETH", "XYZ")
     ('$5/month', '0.1 USD/ETH')
-    >>> per_token("0.1 per token", None)  # a number alone: in the unit column's unit
+    >>> per_token("0.1 per token", None)  # a number alone: in the unit column's currency
     '0.1'
     """
     parts = _PER_RE.split(text)

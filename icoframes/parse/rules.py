@@ -45,6 +45,7 @@ __all__ = [
     "parse_label_date",
     "read_flag",
     "written_currency",
+    "written_multiplier",
 ]
 
 #: Bump when a rule changes meaning (the source hash catches edits too).
@@ -96,7 +97,15 @@ __all__ = [
 #:     are no duplicate_id.
 #: 23: a character NFKC would make a digit ("12²", "①", "⒈5") makes an amount, id or date
 #:     unreadable (was 122, 1, 1.5); dates refuse other scripts' digits ("٢٠١٨-03-01" was read)
-#:     and read full-width ones, roadmap keys too ("２０１８" was unreadable in 21-22).
+#:     and read full-width ones, roadmap keys too ("２０１８" was unreadable in 21-22). A
+#:     price per token writing no currency needs a currency unit column ("0.1 per token" in
+#:     XYZ or TOKENS was 0.1); no scale word scales a price ("USD mln": was 1e6 times); a
+#:     value writing a multiplier under a scaling unit column is unreadable ("5 mln" under
+#:     "USD mln" was 5e12 USD); "ETH m" names no unit (was millions: milli?). A scale word
+#:     beside a currency reads alike in a value and a unit column ("K USD", "5 USD mln",
+#:     "$M"); a unit column of a currency and text not understood names no unit ("USD (mln)").
+#:     A two-digit year is short_year outside quarters and halves ("1 Mar 18" as a roadmap key
+#:     was 2018, "01 Mar 18" as a start no_year); "00.00.00" is impossible_date.
 PARSER_VERSION: Final = 23
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -219,6 +228,14 @@ def written_currency(value: str) -> str | None:
     (``"5 mln.$"``, ``"US$ 5"``), else None: whoever reads it as a number keeps it."""
     match = _AMOUNT_RE.fullmatch(normalize_text(value).strip())
     return "USD" if match is not None and (match["pre"] or match["post"]) else None
+
+
+def written_multiplier(value: str) -> bool:
+    """True when :func:`parse_amount` reads ``value`` with a multiplier written in it
+    (``"5 mln"``, ``"2.5k"``, ``"$5M"``): under a unit column that scales (``"USD mln"``) it
+    would be multiplied twice."""
+    match = _AMOUNT_RE.fullmatch(normalize_text(value).strip())
+    return match is not None and match["mult"] is not None
 
 
 def multiplier_word(text: str) -> bool:

@@ -9,20 +9,27 @@ unit column                                the numbers of its group that write n
 =========================================  ===============================================
 ``kUSD``, ``thousand USD``, ``mln USD``    thousands or millions of USD
 ``USD mln``, ``$ mln``, ``USD millions``   millions of USD (a currency, then a scale word)
+``K USD``, ``$M``, ``$mln``, ``€k``        thousands or millions (:func:`~.prices.split_scale`)
 ``cents``, ``¢``                           hundredths of a USD
 ``mln``, ``K`` (a multiplier alone)        unreadable: millions of what?
 ``mil``, ``lakh``, ``crore``, ``USD Mrd``  unreadable: a scale word of another language
-``USD MLN``, ``K USD``, ``XYZ mln``        unreadable: a ticker, or a multiple of what?
+``USD MLN``, ``XYZ mln``                   unreadable: a ticker, or a multiple of what?
+``USD (mln)``, ``USD cents``, ``000 USD``  unreadable: a currency and text not understood
 ``USD mln`` for MLN, ``USD k`` for K       unreadable: a multiple, or the ICO's token?
 ``KKIN``, ``mKIN`` for KIN                 unreadable (:func:`~.prices.split_multiplier`)
+``ETH m``, ``m ETH``, ``USD b``            unreadable: milli? (:func:`~.prices.scaled_currency`)
 =========================================  ===============================================
 
-A value that writes its currency is read as written (``$7`` is 7 USD under ``USD mln``).
+A value that writes its currency is read as written (``$7`` is 7 USD under ``USD mln``); one
+that writes a multiplier but no unit (``5 mln``, ``2.5k`` under ``USD mln``: 5 million of
+millions?) is unreadable. No scale word scales a price: in a price group, a unit column that
+would scale (``kUSD``, ``USD mln``) names no unit; ``cents`` is a unit and stays one.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
@@ -35,25 +42,31 @@ from .prices import (
     canonical_unit,
     cents,
     own_ticker,
-    split_multiplier,
-    ticker_word,
+    split_scale,
 )
 from .rules import MULTIPLIERS, multiplier_word
 from .text import normalize_text
 
-__all__ = ["column_multipliers"]
+__all__ = ["CENT", "column_multipliers"]
 
+#: The factor of a unit column ``cents``: a unit (hundredths of a USD), not a scale.
+CENT: Final = 0.01
 #: The factor of a unit column that names no unit: its numbers are unreadable.
 _NO_UNIT: Final = (None, math.nan)
+# The words and symbols of a unit column: "USD (mln)" is USD and mln, "USD ¢" USD and ¢.
+_PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿]")
 
 
 def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
-                       tickers: Sequence[object] | None) -> dict[int, float]:
+                       tickers: Sequence[object] | None, *, price: bool = False
+                       ) -> dict[int, float]:
     """Rows whose unit column multiplies the numbers of its group (``"kUSD"``, ``"USD mln"``,
     ``"cents"``): the multiplier by row, and their code in ``codes`` becomes the currency's.
     A unit column that names no unit (see the module's table) is NaN, its code None: its
     numbers are unreadable, as in a value. ``tickers``: the ICO's ticker per row, which decides
-    whether a multiplier word is one (``"USD k"`` for K: thousands of USD, or USD and K?)."""
+    whether a multiplier word is one (``"USD k"`` for K: thousands of USD, or USD and K?).
+    ``price``: the group is a price, which no scale word scales (``"USD mln"``, ``"kUSD"``
+    name no unit there: a price in millions of USD per token is no price anyone writes)."""
     factors: dict[int, float] = {}
     for i, unit in enumerate(units):
         if type(unit) is str:
@@ -62,7 +75,7 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
                 continue
             scaled = _scaled(text, own_ticker(None if tickers is None else tickers[i]))
             if scaled is not None:
-                codes[i], factors[i] = scaled
+                codes[i], factors[i] = _NO_UNIT if price and scaled[1] != CENT else scaled
     return factors
 
 
@@ -70,24 +83,20 @@ def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
     """``(code, factor)`` of a unit column that scales or names no unit; None when it is the
     unit it writes (``"XYZ"``, ``"KUSD"``, ``"mBTC"``). ``own``: the ICO's own ticker."""
     if cents(text, own):  # hundredths of a US dollar
-        return "USD", 0.01
+        return "USD", CENT
     words = text.split()
     if multiplier_word(text) or any(fold(word.rstrip(".")) in FOREIGN_MULTIPLIERS
                                     for word in words):
         return _NO_UNIT  # "mln": millions of what? "mil": thousands or millions?
-    currency = " ".join(words[:-1])
-    if len(words) > 1 and multiplier_word(words[-1]) and (
-            canonical_unit(currency) in CURRENCIES):  # "USD mln", "$ mln", "US Dollar bn"
-        if ticker_word(words[-1], own):
-            return _NO_UNIT  # "USD k" for K
-        return canonical_unit(currency), MULTIPLIERS[words[-1].rstrip(".").lower()]
-    split = split_multiplier(text, own)
+    split = split_scale(text, own)  # "USD mln", "K USD", "$M", "kUSD"; not "ETH m" (milli?)
     if split is None:
-        return _NO_UNIT  # "KKIN" for KIN: thousands of KIN, or the token KKIN?
-    if split[0]:  # "kUSD", "mln USD"
+        return _NO_UNIT  # "KKIN" for KIN: thousands of KIN, or the token KKIN? "USD k" for K
+    if split[0]:
         return split[1], MULTIPLIERS[split[0]]
-    if len(words) > 1 and any(multiplier_word(word.casefold()) for word in words):
-        return _NO_UNIT  # "USD MLN": USD, or the token MLN? "K USD", "XYZ mln", "m ETH"
+    parts = _PARTS_RE.findall(text)
+    if len(parts) > 1 and any(multiplier_word(part.casefold()) or cents(part, own) or (
+            canonical_unit(part) in CURRENCIES) for part in parts):
+        return _NO_UNIT  # "USD MLN": USD, or the token MLN? "USD (mln)", "USD cents", "m ETH"
     return None
 
 

@@ -20,7 +20,8 @@ value                               unit column            result
 ``"5 mln"``, ticker MLN             any                    missing (5 million, or 5 MLN?)
 ``"5 MN"``, ``"5k"``, MN, K         any                    missing (the same, any multiplier)
 ``2000``                            ``mln``, ``K``         missing (millions of what?)
-``2000``, ``"5k"``                  ``kUSD``               2,000,000 and 5,000,000, USD
+``2000``                            ``kUSD``, ``USD mln``  2,000,000 and 2 billion, USD
+``"5k"``, ``"5 mln"``                ``kUSD``, ``USD mln``  missing (5,000 thousands?)
 ``"5 USD."``, ``"5MUSD$"``          USD or empty           5 and 5,000,000, USD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
 ``"$2,000,000"``                    ETH                    missing, counted as a problem
@@ -28,6 +29,8 @@ value                               unit column            result
 ``"1 ETH = 3,000 XYZ"`` (price)     ETH or empty           1/3000, ETH
 ``"1 KBX = 0.00011 ETH"`` (price)   ETH or empty           0.00011, ETH
 ``"1 ETH = 3,000 XYZ"`` (price)     USD                    missing, counted as a problem
+``"0.1 per token"`` (price)         USD; XYZ, tokens       0.1 USD; missing (no currency)
+``"0.1"`` (price)                   ``kUSD``, ``USD mln``  missing (no scale for a price)
 ``"-5000"``                         any                    missing, counted as a problem
 ==================================  =====================  ==============================
 
@@ -67,17 +70,25 @@ from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
 from .prices import (
+    CURRENCIES,
     canonical_unit,
     cents,
     own_ticker,
     per_token,
     read_exchange,
-    split_multiplier,
+    split_scale,
     ticker_word,
 )
-from .rules import MARKER_SPELLINGS, MULTIPLIER_PATTERN, MULTIPLIERS, parse_amount, written_currency
+from .rules import (
+    MARKER_SPELLINGS,
+    MULTIPLIER_PATTERN,
+    MULTIPLIERS,
+    parse_amount,
+    written_currency,
+    written_multiplier,
+)
 from .text import foreign_digits, normalize_text
-from .unitcols import column_multipliers
+from .unitcols import CENT, column_multipliers
 
 __all__ = [
     "FIAT_CODES",
@@ -136,12 +147,16 @@ _SUFFIX_RE: Final = re.compile(
 _TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 
 
-def _read_text(text: str, exchange: bool,
-               ticker: object) -> tuple[float | _Bad | None, str | None]:
-    """(number or None or Bad, canonical unit written in the text or None)."""
+def _read_text(text: str, exchange: bool, ticker: object,
+               unit: str | None) -> tuple[float | _Bad | None, str | None]:
+    """(number or None or Bad, canonical unit written in the text or None); ``unit``: the
+    row's unit column (a price per token that writes no currency is in it, if a currency)."""
     own = own_ticker(ticker)
     if exchange:
-        text = per_token(text, own)  # "$0.1 per token" is "1 token = $0.1"
+        per = per_token(text, own)  # "$0.1 per token" is "1 token = $0.1"
+        if per != text and "=" not in per and unit not in CURRENCIES:
+            return bad("unreadable_price"), None  # "0.1 per token" in XYZ, TOKENS: no price
+        text = per
     if exchange and "=" in text:
         return read_exchange(text, ticker)
     currency = None
@@ -220,7 +235,7 @@ def _split(unit: str, own: str | None) -> tuple[str, str] | None:
     ICO, not a lone ``m`` glued to IN (``"mIN"`` still is)."""
     if fold(unit) in NOT_UNITS and (unit.islower() or unit.isupper() or unit.istitle()):
         return "", unit
-    return split_multiplier(unit, own)
+    return split_scale(unit, own)  # "kUSD", "USD mln" ("5 USD mln" as under a column "USD mln")
 
 
 def _is_unit(text: str) -> bool:
@@ -277,26 +292,30 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     ([], Unread(rows=[2], values=['$5'], reasons=['unit_conflict']))
     """
     codes = canonical_units(units)
-    factors = column_multipliers(units, codes, tickers)
+    factors = column_multipliers(units, codes, tickers, price=bool(exchange))
     n = len(codes)
     amounts: dict[str, np.ndarray] = {}
     written: dict[str, dict[int, str]] = {}
     unread: dict[str, dict[int, Reason]] = {}
+    scaled: dict[str, set[int]] = {}  # rows whose value writes a multiplier, no unit ("5 mln")
     for name, values in columns.items():
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} values for {n} units")
-        amounts[name], written[name], unread[name] = _read_column(values, name in exchange,
-                                                                  tickers)
+        amounts[name], written[name], unread[name], scaled[name] = _read_column(
+            values, name in exchange, tickers, codes)
     for i, factor in factors.items():  # "kUSD": a number that writes no unit is in thousands
         for name, numbers in amounts.items():
-            if i not in written[name]:
-                number = float(numbers[i]) * factor  # a Python float: no overflow warning
-                if math.isinf(number):
-                    unread[name][i] = "infinite"
-                    number = math.nan
-                elif math.isnan(factor) and not math.isnan(numbers[i]):
-                    unread[name][i] = "unreadable_number"
-                numbers[i] = number
+            if i in written[name] or math.isnan(numbers[i]):
+                continue
+            number = float(numbers[i]) * factor  # a Python float: no overflow warning
+            if math.isnan(factor) or (factor != CENT and i in scaled[name]):
+                # "mln": millions of what? "5 mln" under "USD mln": 5e6 or 5e12?
+                unread[name][i] = "unreadable_price" if name in exchange else "unreadable_number"
+                number = math.nan
+            elif math.isinf(number):
+                unread[name][i] = "infinite"
+                number = math.nan
+            numbers[i] = number
     # A unit column left empty takes the currency the row's values wrote, if they agree.
     stated: dict[int, set[str]] = {}
     for found in written.values():
@@ -322,13 +341,16 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     return amounts, codes, lost
 
 
-def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None
-                 ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason]]:
+def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None,
+                 units: np.ndarray
+                 ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason], set[int]]:
     """Numbers of one column, the currencies written inside values (by row), unreadable rows
-    and their reasons."""
+    and their reasons, and the rows whose value writes a multiplier but no unit (``"5 mln"``).
+    ``units``: the canonical unit column."""
     out, suspect = numbers_fast(values)  # plain numbers and numeric strings, vectorised
     written: dict[int, str] = {}
     why: dict[int, Reason] = {}
+    scaled: set[int] = set()
     for i in suspect:
         value = values[i]
         if type(value) is str:
@@ -337,7 +359,8 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
                 out[i] = np.nan
                 continue
             number, code = (bad("unreadable_number"), None) if foreign_digits(value) else (
-                _read_text(text, exchange, None if tickers is None else tickers[i]))  # "12²"
+                _read_text(text, exchange, None if tickers is None else tickers[i],
+                           units[i]))  # "12²": no number
         else:
             number, code = parse_amount(value), None
         if isinstance(number, _Bad) or (type(number) is float and not math.isfinite(number)):
@@ -347,7 +370,9 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
         out[i] = np.nan if number is None else number
         if code is not None:
             written[i] = code
-    return out, written, why
+        elif type(value) is str and written_multiplier(value):
+            scaled.add(i)
+    return out, written, why, scaled
 
 
 def read_amounts(values: Sequence[object],
