@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .api.params import PARAMS
-from .config import SETTINGS
+from .config import MAX_WORKERS, SETTINGS
 from .errors import (
     AuthError,
     ConfigError,
@@ -46,7 +46,7 @@ from .errors import (
     QuotaExceeded,
 )
 from .files import EMPTY_PATH, is_empty_path
-from .numerals import ANY_INTEGER, AT_LEAST_ONE, COUNT, SECONDS, integer_text
+from .numerals import ANY_INTEGER, AT_LEAST_ONE, COUNT, SECONDS, integer_text, whole
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -94,7 +94,8 @@ def _add_filter_options(parser: argparse.ArgumentParser) -> None:
                                help=f"{param.doc} (repeatable)")
         elif param.kind == "int":
             bounds = f"{param.low}-{param.high}" if param.high else f">= {param.low}"
-            group.add_argument(flag, dest=param.name, type=ANY_INTEGER, metavar=param.value,
+            group.add_argument(flag, dest=param.name, type=whole("an integer", param.low,
+                                                                 param.high), metavar=param.value,
                                action=_Once,
                                help=f"{param.doc} ({bounds})")
         else:  # a yes-flag: the API can only ask for "yes"
@@ -204,8 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="re-fetch profiles older than this when the lists are re-paged "
                              "(default: ongoing 1 day, upcoming 7 days, past 90 days)")
     export.add_argument("--budget", action=_Once, type=COUNT, metavar="N",
-                        help="at most N profile requests, the most stale first")
-    export.add_argument("--max-workers", action=_Once, type=ANY_INTEGER, metavar="N")
+                        help="at most N profile requests (N >= 0), the most stale first")
+    export.add_argument("--max-workers", action=_Once, type=whole("an integer", 1, MAX_WORKERS),
+                        metavar="N", help=f"concurrent requests, 1-{MAX_WORKERS} (default: 8)")
     export.add_argument("--cache-dir", action=_Once, type=_folder, metavar="DIR")
     _add_filter_options(export)
 

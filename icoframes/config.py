@@ -33,10 +33,11 @@ from .files import expanded_path
 from .numerals import did_you_mean_number, integer_text, number_text
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
-__all__ = ["SETTINGS", "Setting", "Settings", "configure", "get_settings",
+__all__ = ["MAX_WORKERS", "SETTINGS", "Setting", "Settings", "configure", "get_settings",
            "reset_configuration", "unchanged"]
 
 _ENV_PREFIX = "ICOFRAMES_"
+MAX_WORKERS = 64  #: The most concurrent requests ``max_workers`` takes (1 to 64).
 
 
 class _Unchanged:
@@ -210,7 +211,7 @@ SETTINGS: tuple[Setting, ...] = (
             "A name for the service's cache folder and request ledger, used instead of its "
             "address; the sandbox sets one from its content, so that its random port does not "
             "matter. ``configure(base_url=...)`` without it drops it."),
-    Setting("max_workers", "int", _int(1, 64), 8, "8",
+    Setting("max_workers", "int", _int(1, MAX_WORKERS), 8, "8",
             "Concurrent requests used by loaders (1 to 64)."),
     Setting("timeout", "float", _seconds, 30.0, "30",
             "Seconds one request may take in all, response body included."),

@@ -228,20 +228,25 @@ def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
 
 def same_day_export(out: Path, since: dt.datetime, stated: Mapping[str, Any]) -> Path | None:
     """``out`` when the plain export in it is of this day (exported since ``since``, the
-    UTC day's start) and of this export's query (``stated["queries"]``): what
+    UTC day's start, and before the day's end: a time in the future is said and names no
+    day) and of this export's query (``stated["queries"]``): what
     :func:`keep_exported` may keep rows of. None otherwise (another day's rows never stand
     in for this day's; another query's are not this one's)."""
     held = held_query(out)
     asked = [q["params"] for q in stated.get("queries") or []
              if isinstance(q, dict) and isinstance(q.get("params"), dict)]
-    try:
+    try:  # damaged (not JSON, not UTF-8, not an object): it names no day
         at = utc_time((read_manifest(out) or {}).get("exported_at"))
-    except OSError:
+    except (OSError, ValueError):
         return None
-    if held is None or not asked or query_key(held) != query_key(asked) or at is None \
-            or at < since:
+    if held is None or not asked or query_key(held) != query_key(asked) or at is None:
         return None
-    return out
+    if at >= since + dt.timedelta(days=1):  # a clock set wrong, or a hand edit
+        warn(f"{out / MANIFEST} says it was exported at {at.isoformat()}, after this day "
+             f"({since.date().isoformat()} UTC): a time in the future names no day, its rows "
+             "do not stand in for this day's", IcoframesWarning)
+        return None
+    return out if at >= since else None
 
 
 def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
@@ -347,19 +352,23 @@ def _stamp(value: Any) -> str | None:
 
 
 def utc_time(stamp: object) -> dt.datetime | None:
-    """A manifest's time (ISO 8601), aware: one without a time zone (written by hand, or by
-    an older version) is UTC, as icoframes writes every time; None for any other value.
+    """A manifest's time (ISO 8601), in UTC: one without a time zone (written by hand, or by
+    an older version) is UTC, as icoframes writes every time, one with another offset is
+    converted (``01:00-05:00`` is ``06:00+00:00``); None for any other value.
 
     Examples
     --------
     >>> utc_time("2026-11-20T03:15:00"), utc_time("yesterday"), utc_time(None)
     (datetime.datetime(2026, 11, 20, 3, 15, tzinfo=datetime.timezone.utc), None, None)
+    >>> utc_time("2026-11-20T01:00:00-05:00").isoformat()
+    '2026-11-20T06:00:00+00:00'
     """
     try:
         at = dt.datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
-    except ValueError:
+        return None if at is None else at.replace(tzinfo=dt.UTC) if at.tzinfo is None \
+            else at.astimezone(dt.UTC)
+    except (ValueError, OverflowError):  # not a time; or one with no UTC time (year 0 or 10000)
         return None
-    return at.replace(tzinfo=dt.UTC) if at is not None and at.tzinfo is None else at
 
 
 def _oldest(*stamps: Any) -> str | None:

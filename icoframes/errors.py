@@ -370,7 +370,7 @@ def closest(word: str, choices: Iterable[str]) -> list[str]:
 
 
 def keywords_of(function: Callable[..., Any]) -> tuple[str, ...]:
-    """A function's own keyword arguments (its ``**kwargs`` left out).
+    """A function's own keyword arguments (its ``**kwargs`` and positional-only ones left out).
 
     Examples
     --------
@@ -378,7 +378,8 @@ def keywords_of(function: Callable[..., Any]) -> tuple[str, ...]:
     ('status', 'refresh')
     """
     return tuple(name for name, p in inspect.signature(function).parameters.items()
-                 if p.kind is not inspect.Parameter.VAR_KEYWORD)
+                 if p.kind not in (inspect.Parameter.VAR_KEYWORD,
+                                   inspect.Parameter.POSITIONAL_ONLY))
 
 
 def checked_keywords(function: Callable[_P, _R], *,

@@ -23,7 +23,6 @@ them in ``attrs["icoframes"]["snapshots"]``, which :func:`icoframes.changes` use
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 import time
@@ -36,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ExportReplaced, UnknownName, did_you_mean
-from .files import folder_flock, folder_path
+from .files import folder_flock, folder_path, json_object
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
 from .tables import Tables, read_table
@@ -59,9 +58,10 @@ _T = TypeVar("_T")
 
 
 def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The manifest of an export folder, or None when it has none (yet)."""
+    """The manifest of an export folder, or None when it has none (yet); ValueError naming
+    it when it is damaged (not JSON, not UTF-8, or not a JSON object)."""
     raw = _manifest_bytes(Path(folder))
-    return None if raw is None else json.loads(raw)
+    return None if raw is None else json_object(raw, Path(folder) / MANIFEST)
 
 
 @checked_keywords
@@ -361,7 +361,7 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
             changed += 1
             continue
         if _manifest_bytes(folder) == before:
-            return result, None if before is None else json.loads(before)
+            return result, None if before is None else json_object(before, folder / MANIFEST)
         changed += 1
     if not changed:
         raise FileNotFoundError(

@@ -22,6 +22,7 @@ import datetime as dt
 import errno
 import functools
 import importlib.util
+import json
 import numbers
 import os
 import secrets
@@ -38,7 +39,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import InvalidParameter
-from .numerals import number_text
+from .numerals import TOO_MANY_SECONDS, number_text
 
 with warnings.catch_warnings():
     # Without fcntl (and not on Windows) filelock falls back to lock files and says so at
@@ -57,6 +58,7 @@ __all__ = [
     "folder_flock",
     "folder_path",
     "is_empty_path",
+    "json_object",
     "locked",
     "numpy_duration",
     "read_parquet_table",
@@ -107,10 +109,6 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-# seconds no timedelta holds: timedelta.max is a microsecond short of them
-_TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
-
-
 def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:
     """A NumPy timedelta64 as :class:`pandas.Timedelta` reads it, or None when it is no
     duration: NaT, a count without a unit (NumPy's generic unit: 7 nanoseconds to pandas,
@@ -153,7 +151,7 @@ def as_age(value: object) -> dt.timedelta | None:
         value = None if duration is None else duration.to_pytimedelta()
     if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
         seconds = float(value)  # NaN fails the range
-        value = dt.timedelta(seconds=seconds) if 0 <= seconds < _TOO_MANY_SECONDS else None
+        value = dt.timedelta(seconds=seconds) if 0 <= seconds < TOO_MANY_SECONDS else None
     if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
         return value
     return None
@@ -172,7 +170,7 @@ def age_hint(value: object) -> str:
         return ""
     seconds = number_text(value)  # ASCII digits only, as every number given as text
     if seconds is not None:
-        return f"; did you mean {seconds}?" if 0 <= seconds < _TOO_MANY_SECONDS else ""
+        return f"; did you mean {seconds}?" if 0 <= seconds < TOO_MANY_SECONDS else ""
     try:  # str(): pandas 2.2's parser takes an exact str only
         age = pd.Timedelta(str(value).strip())
     except (ValueError, OverflowError):
@@ -342,3 +340,21 @@ def folder_flock(folder: Path, *, shared: bool = False, block: bool = True) -> I
         yield True
     finally:
         os.close(fd)  # releases the flock
+
+
+def json_object(raw: bytes, path: Path) -> dict[str, Any]:
+    """The JSON object the file ``path`` holds (``raw``, its bytes).
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` as damaged: not JSON (empty, truncated), not UTF-8, or JSON but
+        not an object (``[1]``, ``5``).
+    """
+    try:
+        value = json.loads(raw)
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path} is damaged (not JSON: {e})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} is damaged (JSON, but not an object: {type(value).__name__})")
+    return value

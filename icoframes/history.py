@@ -194,6 +194,9 @@ def changes(
 
 
 def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]:
+    """Each kind to compare -> its column; a column named twice (an alias and its column:
+    ``score`` and ``ico_score``) is compared once, under the first name given."""
+    wanted: dict[str, str] = {}
     if kinds is None:
         wanted = {k: c for k, c in CHANGE_KINDS.items() if c in frame.columns}
         if len(wanted) < len(CHANGE_KINDS) and "status" not in wanted:
@@ -201,18 +204,40 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
         return wanted
     if isinstance(kinds, str):
         kinds = [kinds]
-    wanted = {}
+    elif isinstance(kinds, bytes | bytearray | memoryview) or not isinstance(kinds, Iterable):
+        raise InvalidParameter(f"kinds must be a name or names (str) of what to compare, got "
+                               f"{kinds!r}{did_you_mean(_meant(kinds), CHANGE_KINDS)}")
+    usable = [*(k for k, c in CHANGE_KINDS.items() if c in frame.columns),
+              *(c for c in ICOS.names if c in frame.columns and c != "id")]
     for kind in kinds:
+        if not isinstance(kind, str):
+            raise UnknownName(f"cannot compare {kind!r}: a kind is a name (str), of a kind of "
+                              f"change or a column{did_you_mean(_meant(kind), usable)}")
         column = CHANGE_KINDS.get(kind, kind)
-        comparable = kind not in _EVENT_ORDER and column not in ("id", "snapshot_date")
-        if comparable and column not in frame.columns and column in ICOS.names:
-            raise UnknownName(f"cannot compare {kind!r}: the snapshots have no column {column!r}")
-        if not comparable or column not in frame.columns:  # never itself as its "did you mean"
-            known = [k for k in (*CHANGE_KINDS, *ICOS.names) if k != kind]
-            raise UnknownName(f"cannot compare {kind!r}: not a kind of change or a column"
-                              f"{did_you_mean(kind, known)}")
-        wanted[kind] = column
+        if kind in _EVENT_ORDER:
+            raise UnknownName(f"cannot compare {kind!r}: an event changes() gives by itself "
+                              "(new and removed ICOs always, unseen and first_seen with "
+                              "gaps='mark'), not a value to compare")
+        if column in ("id", "snapshot_date"):
+            raise UnknownName(f"cannot compare {kind!r}: the column telling the "
+                              f"{'ICOs' if column == 'id' else 'snapshots'} apart, not a "
+                              "value that changes")
+        if column not in frame.columns:  # never itself as its "did you mean"
+            why = (f"the snapshots have no column {column!r}" if column in ICOS.names
+                   else "not a kind of change or a column")
+            raise UnknownName(f"cannot compare {kind!r}: {why}"
+                              f"{did_you_mean(kind, [u for u in usable if u != kind])}")
+        if column not in wanted.values():
+            wanted[kind] = column
     return wanted
+
+
+def _meant(value: object) -> str:
+    """A kind given as bytes, or as a list of one name, as the text it likely means."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8", "replace")
+    return str(next(iter(value), "")) if isinstance(value, list | tuple) and len(value) == 1 \
+        else str(value)
 
 
 def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,

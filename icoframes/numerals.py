@@ -18,6 +18,7 @@ The command lines read their number options here too, ``icoframes export``, ``de
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import math
 import numbers
 import re
@@ -223,8 +224,11 @@ def whole(what: str, low: int | None, high: int | None = None) -> Callable[[str]
 COUNT = whole("a whole number", 0)
 #: A count of at least one: ``demo --n-icos``, ``sandbox --grow-every``.
 AT_LEAST_ONE = whole("a whole number", 1)
-#: Any integer: a seed, ``--max-workers`` (the setting's own rule says its range), a
-#: filter's number (the list parameter's rule says its range).
+#: Any integer: a seed. An option with limits of its own reads with them: ``--max-workers``
+#: (``config.MAX_WORKERS``), a filter's number (its list parameter's ``low`` and ``high``).
 ANY_INTEGER = whole("an integer", None)
+#: More seconds than a timedelta holds (its whole days): an age is fewer.
+TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
 #: Seconds: ``export --max-age``, ``--profile-max-age``, ``sandbox --latency``.
-SECONDS = checked(number_text, "a finite number of seconds >= 0", lambda v: 0 <= v < math.inf)
+SECONDS = checked(number_text, "a finite number of seconds >= 0 that a timedelta holds "
+                  f"(below {TOO_MANY_SECONDS:.3g})", lambda v: 0 <= v < TOO_MANY_SECONDS)

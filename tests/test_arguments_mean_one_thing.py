@@ -123,7 +123,8 @@ def test_an_age_that_is_no_finite_count_of_seconds_exits_2_not_1(cfg, tmp_path, 
     out = str(tmp_path / "out")
     code, err = _cli(["export", "--out", out, option, value], capsys, caplog)
     assert code == 2, err
-    assert f"argument {option}: must be a finite number of seconds >= 0, got {value!r}" in err
+    assert f"argument {option}: must be a finite number of seconds >= 0 that a timedelta " \
+        f"holds (below 8.64e+13), got {value!r}" in err
     assert "Traceback" not in err
     assert cfg.stats.requests.total() == 0 and not (tmp_path / "out").exists()
 
@@ -188,12 +189,14 @@ def test_describe_of_something_that_is_no_table_is_an_invalid_parameter(table):
         icoframes.describe(table)  # type: ignore[arg-type]
 
 
+_SECONDS = "a finite number of seconds >= 0 that a timedelta holds (below 8.64e+13)"
+
+
 @pytest.mark.parametrize(("option", "value", "rule"), [
     ("--port", "70000", "a port from 0 to 65535"), ("--port", "-1", "a port from 0 to 65535"),
     ("--n-icos", "-5", "a whole number >= 0"), ("--quota", "-1", "a whole number >= 0"),
     ("--grow-every", "0", "a whole number >= 1"),
-    ("--latency", "-1", "a finite number of seconds >= 0"),
-    ("--latency", "inf", "a finite number of seconds >= 0"),
+    ("--latency", "-1", _SECONDS), ("--latency", "inf", _SECONDS),
     ("--fail-rate", "2", "a share from 0 to 1"), ("--fail-rate", "nan", "a share from 0 to 1")])
 def test_a_sandbox_option_out_of_range_exits_2_naming_it(option, value, rule, capsys, caplog):
     # refused by the parser: no server is started (a traceback and exit 1 before)

@@ -270,7 +270,7 @@ def test_the_sandbox_settings_refuse_a_keyword_or_key_they_lack():
             with pytest.raises(UnknownName) as missing:
                 lookup()
             assert isinstance(missing.value, KeyError)
-            assert str(missing.value) == ("'base_ur' is not a setting of sb.settings() (base_url, "
+            assert str(missing.value) == ("that key is not a setting of sb.settings() (base_url, "
                                           "public_key, private_key, service_name); did you mean "
                                           "'base_url'?")
         # as a dict it is what it was: the same keys, values, equality and keywords for configure

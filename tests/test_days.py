@@ -53,8 +53,26 @@ def _folder(out, when):
     return out / f"snapshot_date={when.date().isoformat()}"
 
 
-# the command logs icoframes' warnings (as cron sees them) instead of raising them
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+# The command logs icoframes' warnings (as cron's log shows them) instead of raising them. A
+# test of the command lets through the kinds it expects, by their first words (any other
+# warning is raised as the suite's filter says, and the export exits 1), and asserts the
+# words of each in the log (logged).
+INCOMPLETE = pytest.mark.filterwarnings("default:incomplete result:icoframes.IncompleteWarning")
+QUOTA = pytest.mark.filterwarnings(
+    "default:this load needs more profile requests than:icoframes.QuotaWarning")
+STALE = pytest.mark.filterwarnings(
+    r"default:\d+ row\(s\) (are kept from an earlier fetch|this export lacked are kept from "
+    r"the day's):icoframes.StaleWarning")
+
+
+def logged(caplog, category: str) -> list[str]:
+    """The words of each warning of ``category`` (a class name) the command logged, in order,
+    up to where every such warning goes on alike ("Missing ids and their state are in")."""
+    return [str(r.args[0]).split(". Missing ids and their state")[0] for r in caplog.records
+            if r.name == "icoframes" and isinstance(r.args, tuple) and len(r.args) == 2
+            and r.args[1] == category]
+
+
 @pytest.mark.parametrize("snapshot", [True, False], ids=["snapshot", "plain"])
 def test_a_day_the_service_is_down_writes_nothing_and_exits_1(sb, tmp_path, caplog, snapshot):
     """Day 2 every request fails: yesterday's cached lists and profiles were written as
@@ -110,7 +128,7 @@ class _ByStatus:
         json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_a_list_that_fails_beside_others_is_exported_partial_and_empty(
         tmp_path, monkeypatch, quick_retries, caplog):
     """Day 2 the ongoing list fails for good while the others answer: yesterday's ongoing
@@ -128,6 +146,8 @@ def test_a_list_that_fails_beside_others_is_exported_partial_and_empty(
             assert _run(DAYS[2], "--out", str(out), "--snapshot") == EXIT_OK
         finally:
             icoframes.reset_configuration()
+    assert logged(caplog, "IncompleteWarning") == [
+        "incomplete result: the list {'status': 'ongoing'} could not be paged (HTTP 503)"]
     held = pd.read_parquet(_folder(out, DAYS[1]) / "icos.parquet")
     assert sorted(held["id"]) == [3, 4, 5, 6]
     manifest = json.loads((_folder(out, DAYS[1]) / "manifest.json").read_text())
@@ -206,9 +226,9 @@ def test_snapshots_written_before_a_column_was_added_still_read(sb, tmp_path):
     assert tables.roadmap.attrs["columns"]["precision"].description
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
-        tmp_path, monkeypatch, quick_retries):
+        tmp_path, monkeypatch, quick_retries, caplog):
     """Day 2 ICO 3 moves from upcoming to ongoing, and the ongoing list fails: 3 is absent
     from a complete upcoming list, but it may be in the ongoing list nobody could read.
     It was 'removed' on day 2 and 'new' on day 3; now unseen, then its status move."""
@@ -225,6 +245,8 @@ def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
             assert _run(DAYS[2], "--out", str(out), "--snapshot") == EXIT_OK
         finally:
             icoframes.reset_configuration()
+    assert logged(caplog, "IncompleteWarning") == [
+        "incomplete result: the list {'status': 'ongoing'} could not be paged (HTTP 503)"]
     events = icoframes.changes(out)
     got = [(r.snapshot_date.date(), r.ico_id, r.kind, r.old, r.new, r.previous_date.date())
            for r in events.fillna("-").itertuples()]
@@ -244,8 +266,8 @@ def test_an_ico_that_moved_into_a_list_that_failed_is_unseen_not_removed(
     assert moves == ["3 unseen", "1 upcoming\u2192ongoing"]
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
-def test_a_second_export_the_same_day_completes_what_the_first_left_stale(sb, tmp_path):
+@STALE
+def test_a_second_export_the_same_day_completes_what_the_first_left_stale(sb, tmp_path, caplog):
     """Day 3's morning export (profiles older than a day are due) had --budget 5: the
     rest were kept from day 1, listed in not_refreshed, exit 5. The afternoon re-run used
     the morning's list and, since a cached list applied no profile age, fetched nothing
@@ -258,6 +280,10 @@ def test_a_second_export_the_same_day_completes_what_the_first_left_stale(sb, tm
     morning = json.loads((out / "manifest.json").read_text())
     left = {r["id"] for r in morning["not_refreshed"]}
     assert len(left) == len(sb.directory.ids("past")) - 5
+    assert logged(caplog, "StaleWarning") == [
+        f"{len(left)} row(s) are kept from an earlier fetch: the budget of this call ran out "
+        "(the most stale went first) before they were fetched again; ids in "
+        "attrs['icoframes']['not_refreshed']"]
     sb.stats.reset()
     assert _run(DAYS[2] + dt.timedelta(hours=6), *args) == EXIT_OK
     afternoon = json.loads((out / "manifest.json").read_text())
@@ -310,9 +336,9 @@ def test_an_export_killed_between_the_two_renames_of_its_swap_loses_no_snapshot(
     assert sorted(p.name for p in out.iterdir()) == [day.name]  # the staging folder cleared
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
-        tmp_path, monkeypatch, quick_retries):
+        tmp_path, monkeypatch, quick_retries, caplog):
     """The morning's snapshot is complete. At 09:15 every list fails: nothing is written
     (exit 1), the morning's snapshot stays as it was. At 12:15 only the ongoing list fails:
     its rows come from the morning's list (today's), marked partial (exit 5): they were
@@ -335,6 +361,10 @@ def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
             assert _run(morning + dt.timedelta(hours=9), *again) == EXIT_INCOMPLETE
         finally:
             icoframes.reset_configuration()
+    partial = "the list {'status': '%s'} is partial (pages failed); the next call pages it again"
+    assert logged(caplog, "IncompleteWarning") == [  # 09:15: nothing written; 12:15: partial
+        "incomplete result: " + "; ".join(partial % s for s in ("ongoing", "upcoming", "past")),
+        "incomplete result: " + partial % "ongoing"]
     assert sorted(pd.read_parquet(day / "icos.parquet")["id"]) == [1, 2, 3, 4, 5, 6]
     manifest = json.loads((day / "manifest.json").read_text())
     [ongoing] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
@@ -342,9 +372,11 @@ def test_a_rerun_the_same_day_keeps_the_days_lists_when_paging_fails(
     assert dt.datetime.fromisoformat(ongoing["fetched_at"]).date() == morning.date()
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
+@STALE
 def test_a_day_short_of_quota_fetches_the_missing_rows_before_refreshing_old_ones(tmp_path,
-                                                                                  monkeypatch):
+                                                                                  monkeypatch,
+                                                                                  caplog):
     """The service allows 45 requests a day, too few for 120 ICOs. Day 2 planned the ICOs
     day 1 could not fetch and the ongoing profiles due again, in list order, and spent
     part of its allowance refreshing rows it had while rows were still missing. Once the
@@ -368,6 +400,13 @@ def test_a_day_short_of_quota_fetches_the_missing_rows_before_refreshing_old_one
     assert asked and not asked & held  # no row it had was asked again while rows were missing
     assert second["rows"]["icos"] > had and len(second["missing"]) < len(first["missing"])
     assert {r["reason"] for r in second["not_refreshed"]} == {"quota"}
+    assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+        f"incomplete result: {n} listed ICO(s) have no row: {n} not_fetched"
+        for n in (len(first["missing"]), len(second["missing"]))]
+    assert logged(caplog, "StaleWarning") == [
+        f"{len(second['not_refreshed'])} row(s) are kept from an earlier fetch: the daily limit "
+        "stopped the load before they were fetched again; ids in "
+        "attrs['icoframes']['not_refreshed']"]
 
 
 def test_a_daily_quota_stop_worded_after_midnight_says_the_day_it_happened(tmp_path):

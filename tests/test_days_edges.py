@@ -15,7 +15,7 @@ import pytest
 import test_days
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply
-from test_days import _as_cron, _run
+from test_days import INCOMPLETE, QUOTA, STALE, _as_cron, _run, logged
 from test_days_same_day import _Paged
 
 import icoframes
@@ -40,9 +40,9 @@ def _queries(folder) -> dict[str, dict]:
     return {q["params"]["status"]: q for q in manifest["queries"]}
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_a_list_whose_kept_rows_all_moved_is_dated_by_its_paging(
-        tmp_path, monkeypatch, quick_retries):
+        tmp_path, monkeypatch, quick_retries, caplog):
     """03:15 lists ongoing 1..25 (2 pages). By 09:15, 5 and 22..25 moved to past, and page 2
     of the ongoing list (now 26..30) is down: the re-run kept 5 and 22..25 from the morning,
     then dropped them all as listed now under past (listed_now_wins): the ongoing query kept
@@ -72,6 +72,9 @@ def test_a_list_whose_kept_rows_all_moved_is_dated_by_its_paging(
                 == EXIT_INCOMPLETE
         finally:
             icoframes.reset_configuration()
+    assert logged(caplog, "IncompleteWarning") == [
+        "incomplete result: the list {'status': 'ongoing'} is partial (5 of its 25 ICOs "
+        "missing); the next call pages it again"] * 2  # 09:15, 12:15: none kept, none said
     ongoing = noon["ongoing"]
     assert "kept" not in ongoing and ongoing["complete"] is False
     paged = dt.datetime.fromisoformat(ongoing["fetched_at"])
@@ -133,7 +136,8 @@ def test_another_query_on_another_day_is_refused_before_any_request(sb, tmp_path
                 "--snapshot") == EXIT_OK
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
+@STALE
 @pytest.mark.parametrize("lost", ["cache_cleared", "other_cache_dir"])
 def test_a_partial_rerun_keeps_the_days_exported_rows_when_the_cache_lost_its_list(
         tmp_path, monkeypatch, quick_retries, caplog, lost):
@@ -194,6 +198,13 @@ def test_a_partial_rerun_keeps_the_days_exported_rows_when_the_cache_lost_its_li
                         "--snapshot") == EXIT_INCOMPLETE
         finally:
             icoframes.reset_configuration()
+    [kept] = logged(caplog, "StaleWarning")
+    assert kept.startswith("5 row(s) this export lacked are kept from the day's snapshot "
+                           "snapshot_date=2026-11-20 (the cache no longer holds their list or "
+                           "profile): 5 of a list that came back partial, 0 listed but not ")
+    assert logged(caplog, "IncompleteWarning")[1:] == [  # the next day's: none kept, 5 lacked
+        "incomplete result: the list {'status': 'past'} is partial (5 of its 25 ICOs "
+        "missing); the next call pages it again"]
     past = {q["params"]["status"]: q for q in manifest["queries"]}["past"]
     assert (past["complete"], past["rows"]) == (False, 25)
     assert past["kept"] == {"rows": 5, "ids": list(range(121, 126)),
@@ -315,8 +326,11 @@ def test_an_out_holding_the_other_layout_is_refused_before_any_request(sb, tmp_p
         assert len(icoframes.read_export(out).icos) == len(sb.directory.ids("past"))
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
-def test_a_cron_week_of_limits_outages_moves_and_a_cleared_cache(sb, tmp_path, monkeypatch):
+@INCOMPLETE
+@QUOTA
+@STALE
+def test_a_cron_week_of_limits_outages_moves_and_a_cleared_cache(sb, tmp_path, monkeypatch,
+                                                                 caplog):
     """Six days of one cron line, the service and the machine misbehaving in turn. Each
     day's exit code and requests (the sandbox's count) say what happened, and history holds
     the service's real changes only: day 2 the daily limit stops the load after the list
@@ -342,9 +356,14 @@ def test_a_cron_week_of_limits_outages_moves_and_a_cleared_cache(sb, tmp_path, m
             monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", str(n))
         icoframes.reset_configuration()
 
+    told = []  # the warnings each run logged, by kind, as cron's log shows them
+
     def day(when, expected):
         sb.stats.reset()
+        caplog.clear()
         assert _run(when, *args) == expected
+        told.append({k: logged(caplog, k) for k in (
+            "IncompleteWarning", "QuotaWarning", "StaleWarning") if logged(caplog, k)})
         return dict(sb.stats.requests)
 
     assert day(week[0], EXIT_OK) == {"icos": pages, "ico": every}
@@ -376,6 +395,20 @@ def test_a_cron_week_of_limits_outages_moves_and_a_cleared_cache(sb, tmp_path, m
     assert not all(q["complete"] for q in fifth["queries"])
     quota(None)
     assert day(week[5], EXIT_OK)["icos"] == pages
+    # day 2 the limit and the rows it kept (not the re-run at 12:15, nor days 3, 4 and 6);
+    # day 5 the two lists it left unpaged (and, when the list it paged has profiles due,
+    # the limit and the rows it kept: whichever list books the one page first)
+    assert [sorted(t) for i, t in enumerate(told) if i != 5] == [
+        [], ["QuotaWarning", "StaleWarning"], [], [], [], []]
+    quota_said = "this load needs more profile requests than the about "
+    assert [m[:len(quota_said)] for m in told[1]["QuotaWarning"]] == [quota_said]
+    assert told[1]["StaleWarning"] == [
+        f"{len(stale)} row(s) are kept from an earlier fetch: the daily limit stopped the load "
+        "before they were fetched again; ids in attrs['icoframes']['not_refreshed']"]
+    [unpaged] = told[5]["IncompleteWarning"]
+    assert unpaged.startswith("incomplete result: the list {'status': ")
+    assert unpaged.count("could not be paged (not received: the load stopped first)") == 2
+    assert set(told[5]) <= {"IncompleteWarning", "QuotaWarning", "StaleWarning"}
     gaps = icoframes.changes(out)  # day 5's partial lists: gaps, never removed or new
     assert set(gaps.loc[gaps["snapshot_date"] == pd.Timestamp(week[4].date()), "kind"]) \
         <= {"unseen"}
@@ -406,9 +439,9 @@ def test_a_damaged_manifest_of_another_day_does_not_block_the_days_export(sb, tm
     assert _ids(_day(out, DAYS[1])) == sorted(sb.directory.ids("past"))
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_an_ico_listed_now_beats_the_days_earlier_list_standing_in_for_a_failed_one(
-        tmp_path, monkeypatch, quick_retries):
+        tmp_path, monkeypatch, quick_retries, caplog):
     """03:15 lists ICO 5 as ongoing. By 09:15 it moved to past, and the whole ongoing list
     fails: the day's 03:15 ongoing list stands in for it (partial, from_cache), and its row
     of 5 came first, so the day's snapshot said 5 was ongoing although the past list paged
@@ -427,6 +460,9 @@ def test_an_ico_listed_now_beats_the_days_earlier_list_standing_in_for_a_failed_
                 == EXIT_INCOMPLETE
         finally:
             icoframes.reset_configuration()
+    assert logged(caplog, "IncompleteWarning") == [  # 5 is listed now: the 03:15 list lacks it
+        "incomplete result: the list {'status': 'ongoing'} is partial (1 of its 3 ICOs "
+        "missing); the next call pages it again"]
     day = _day(out, NOON)
     icos = pd.read_parquet(day / "icos.parquet").set_index("id")
     assert sorted(icos.index) == [1, 2, 5, 40, 101, 102]
@@ -435,9 +471,11 @@ def test_an_ico_listed_now_beats_the_days_earlier_list_standing_in_for_a_failed_
     assert (ongoing["complete"], ongoing["from_cache"], ongoing["rows"]) == (False, True, 2)
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
+@QUOTA
+@STALE
 def test_a_plain_export_keeps_its_days_rows_but_never_yesterdays(tmp_path, monkeypatch,
-                                                                 quick_retries):
+                                                                 quick_retries, caplog):
     """A plain export at 03:15 is complete (13 ICOs). The cache is cleared and the 09:15
     re-run may send 3 requests (the list pages): the export in --out, complete that
     morning, was replaced by one of 0 rows. Its rows of the day are kept from it (in
@@ -483,9 +521,19 @@ def test_a_plain_export_keeps_its_days_rows_but_never_yesterdays(tmp_path, monke
     assert [m["id"] for m in other["missing"]] == [3] and other["not_refreshed"] == []
     assert sorted(m["id"] for m in nextday["missing"]) == every
     assert nextday["not_refreshed"] == []
+    # the three limited runs say the limit; the noon one keeps the day's rows, and says so
+    # only (no "13 listed ICO(s) have no row" before it); the others lack their rows
+    quota_said = "this load needs more profile requests than the about "
+    assert [m[:len(quota_said)] for m in logged(caplog, "QuotaWarning")] == [quota_said] * 3
+    [kept] = logged(caplog, "StaleWarning")
+    assert kept.startswith(f"13 row(s) this export lacked are kept from the day's export {out} ")
+    assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+        f"incomplete result: {n} listed ICO(s) have no row: {n} not_fetched" for n in (1, 13)]
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
+@QUOTA
+@STALE
 @pytest.mark.parametrize("written", ["2026-11-20T03:15:00", "2026-11-20 03:15:00.123456",
                                      "not a time", None])
 def test_a_plain_exports_manifest_without_a_time_zone_is_read_as_utc(
@@ -514,4 +562,10 @@ def test_a_plain_exports_manifest_without_a_time_zone_is_read_as_utc(
         finally:
             icoframes.reset_configuration()
     assert "Traceback" not in caplog.text
-    assert _ids(out) == (every if written and written[0].isdigit() else [])
+    kept = bool(written and written[0].isdigit())
+    assert _ids(out) == (every if kept else [])
+    assert len(logged(caplog, "QuotaWarning")) == 1
+    assert [m[:len("13 row(s) this export lacked are kept")] for m in logged(
+        caplog, "StaleWarning")] == ["13 row(s) this export lacked are kept"] * kept
+    assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+        "incomplete result: 13 listed ICO(s) have no row: 13 not_fetched"] * (not kept)

@@ -17,7 +17,7 @@ import pytest
 import test_days
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
-from test_days import _as_cron, _run  # the same cron-configured runs
+from test_days import INCOMPLETE, _as_cron, _run, logged  # the same cron-configured runs
 
 import icoframes
 from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
@@ -115,7 +115,7 @@ class _Paged:
         json_reply({"error": None, "data": {"id": asked, "main": {"name": f"ICO {asked}"}}})(h)
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
         tmp_path, monkeypatch, quick_retries, caplog):
     """03:15's snapshot is complete (28 ICOs, past on 2 pages). At 09:15 a re-run that
@@ -146,6 +146,10 @@ def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
                 assert _ids(day) == every
                 assert "came back partial (5 of its rows kept from the day's list paged at " \
                     "2026-11-20T03:15" in caplog.text
+                [said] = logged(caplog, "IncompleteWarning")
+                assert said.startswith(
+                    "incomplete result: the list {'status': 'past'} is partial (pages failed; "
+                    "5 of its rows kept from the list paged at 2026-11-20T03:15")
             # the first re-run paged every list (page 2 and its 5 retries); the second only
             # the past list, which the day holds partial (the others, whole, are the day's)
             assert dict(service.pages) == {("ongoing", 1): 1, ("upcoming", 1): 1,
@@ -155,6 +159,9 @@ def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
             assert _run(MORNING + dt.timedelta(days=1), *args) == EXIT_INCOMPLETE
         finally:
             icoframes.reset_configuration()
+    assert logged(caplog, "IncompleteWarning")[-1] == (  # the next day: none kept
+        "incomplete result: the list {'status': 'past'} is partial (5 of its 25 ICOs "
+        "missing); the next call pages it again")
     assert manifest["complete"] is False and manifest["rows"]["icos"] == 28
     [past] = [q for q in manifest["queries"] if q["params"]["status"] == "past"]
     assert (past["complete"], past["from_cache"], past["rows"]) == (False, False, 28 - 3)
@@ -170,9 +177,9 @@ def test_a_partial_rerun_the_same_day_keeps_the_complete_lists_rows(
         (i, "unseen") for i in range(121, 126)}
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_a_rerun_with_a_short_max_age_keeps_the_days_rows_too(tmp_path, monkeypatch,
-                                                             quick_retries):
+                                                             quick_retries, caplog):
     """A re-run at 09:15 with --max-age 3600 re-pages the 03:15 lists (older than an
     hour); the ongoing list fails for good, and page 2 of the past one. The day's earlier
     lists stood in only when younger than --max-age, so the day's snapshot lost 7 of its
@@ -198,6 +205,11 @@ def test_a_rerun_with_a_short_max_age_keeps_the_days_rows_too(tmp_path, monkeypa
            for q in manifest["queries"]}
     assert got == {"ongoing": (False, True, 2, None), "upcoming": (True, False, 1, None),
                    "past": (False, False, 25, 5)}
+    [said] = logged(caplog, "IncompleteWarning")
+    assert said.startswith(
+        "incomplete result: the list {'status': 'ongoing'} is partial (pages failed); the next "
+        "call pages it again; the list {'status': 'past'} is partial (pages failed; 5 of its "
+        "rows kept from the list paged at 2026-11-20T03:15")
 
 
 def test_a_second_snapshot_the_same_day_pays_no_list_page_and_the_next_day_does(
@@ -240,9 +252,9 @@ def test_a_second_snapshot_the_same_day_pays_no_list_page_and_the_next_day_does(
 
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_max_age_none_from_python_never_exports_yesterdays_list_for_a_failed_paging(
-        tmp_path, monkeypatch, quick_retries):
+        tmp_path, monkeypatch, quick_retries, caplog):
     """Day 2 the ongoing list fails for good. The command (whose --max-age is a number)
     exports it with no row, partial. export_tables(refresh=True, max_age=None) from Python
     had no day limit on the list standing in for a failed paging: it exported day 1's
@@ -267,6 +279,8 @@ def test_max_age_none_from_python_never_exports_yesterdays_list_for_a_failed_pag
         [query] = [q for q in manifest["queries"] if q["params"]["status"] == "ongoing"]
         return query["complete"], query["from_cache"], query["rows"]
 
+    assert logged(caplog, "IncompleteWarning") == [  # the command's; Python's: pytest.warns
+        "incomplete result: the list {'status': 'ongoing'} could not be paged (HTTP 503)"]
     cli = json.loads((tmp_path / "cli" / "manifest.json").read_text())
     assert ongoing(cli) == (False, False, 0)
     assert ongoing(result.manifest) == ongoing(cli)
@@ -274,7 +288,7 @@ def test_max_age_none_from_python_never_exports_yesterdays_list_for_a_failed_pag
     assert _ids(tmp_path / "py") == _ids(tmp_path / "cli") == [3, *range(101, 126)]
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_a_same_day_rerun_of_a_list_whose_count_lies_is_written_not_called_a_failure(
         tmp_path, monkeypatch, quick_retries, caplog):
     """The past list's total_icos says 30 while its pages give 25: the morning's snapshot is
@@ -298,6 +312,10 @@ def test_a_same_day_rerun_of_a_list_whose_count_lies_is_written_not_called_a_fai
         finally:
             icoframes.reset_configuration()
     assert dict(service.pages) == {}
+    assert logged(caplog, "IncompleteWarning") == [
+        "incomplete result: the list {'status': 'past'} is partial (5 of its 30 ICOs missing); "
+        "every page came, with fewer ICOs than the count says: it is paged again once older "
+        "than max_age"]
     assert _ids(day) == every and len(every) == 25
     manifest = json.loads((day / "manifest.json").read_text())
     [past] = manifest["queries"]
@@ -305,9 +323,9 @@ def test_a_same_day_rerun_of_a_list_whose_count_lies_is_written_not_called_a_fai
         True, False, True)
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_the_rows_a_partial_rerun_keeps_get_their_missing_profiles(tmp_path, monkeypatch,
-                                                                   quick_retries):
+                                                                   quick_retries, caplog):
     """03:15: ICO 123's profile fails (the snapshot lacks it: missing, exit 5). 09:15 the
     profile is back but page 2 of the past list (which holds 123) fails: the re-run kept
     the day's rows of that page, and never asked for 123's profile, still missing. The
@@ -329,6 +347,11 @@ def test_the_rows_a_partial_rerun_keeps_get_their_missing_profiles(tmp_path, mon
         finally:
             icoframes.reset_configuration()
     assert service.profiles == 1
+    morning, rerun = logged(caplog, "IncompleteWarning")
+    assert morning.startswith("incomplete result: 1 listed ICO(s) have no row: 1 failed; "
+                              "first: 123 (HTTP 503")
+    assert rerun.startswith("incomplete result: the list {'status': 'past'} is partial (pages "
+                            "failed; 5 of its rows kept from the list paged at 2026-11-20T03:15")
     assert _ids(day) == list(range(101, 126))
     manifest = json.loads((day / "manifest.json").read_text())
     assert manifest["missing"] == [] and manifest["queries"][0]["kept"]["rows"] == 5
@@ -358,9 +381,9 @@ def test_a_snapshot_stopped_mid_list_is_paged_again_the_same_day(sb, tmp_path, m
     assert _ids(_day(out, later)) == past
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_an_ico_listed_now_in_another_status_beats_the_row_kept_from_the_morning(
-        tmp_path, monkeypatch, quick_retries):
+        tmp_path, monkeypatch, quick_retries, caplog):
     """03:15's snapshot lists ICO 5 as ongoing (25 ongoing ICOs, 2 pages). By 09:15 it moved
     to past, and page 2 of the ongoing list is down: the ongoing list keeps the morning's
     rows it lacks, 5 among them, and that kept row came first, so the day's snapshot said
@@ -378,6 +401,9 @@ def test_an_ico_listed_now_in_another_status_beats_the_row_kept_from_the_morning
         noon = MORNING + dt.timedelta(hours=6)
         assert _run(noon, "--out", str(out), "--snapshot", "--refresh", "changed") \
             == EXIT_INCOMPLETE
+    [said] = logged(caplog, "IncompleteWarning")
+    assert said.startswith("incomplete result: the list {'status': 'ongoing'} is partial (pages "
+                           "failed; 4 of its rows kept from the list paged at 2026-11-20T03:15")
     day = _day(out, noon)
     icos = pd.read_parquet(day / "icos.parquet").set_index("id")
     assert icos.loc[5, "status"] == "past"

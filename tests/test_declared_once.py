@@ -120,7 +120,9 @@ def test_one_number_reader_serves_the_command_line_and_the_sandbox_command():
     assert types["export --max-age"] is types["sandbox --latency"] is numerals.SECONDS
     assert types["demo --n-icos"] is types["sandbox --grow-every"] is numerals.AT_LEAST_ONE
     assert types["demo --seed"] is types["sandbox --seed"] is numerals.ANY_INTEGER
-    assert types["export --ico-score"] is numerals.ANY_INTEGER  # a filter's number
+    # a filter's number and --max-workers: read with the limits their parameter or setting
+    # declares (tests/test_number_option_bounds.py)
+    assert types["export --ico-score"].__qualname__ == numerals.ANY_INTEGER.__qualname__
     assert (server.bounds, server.within, command.whole) == (
         numerals.bounds, numerals.within, numerals.whole)
 

@@ -16,6 +16,7 @@ import pandas as pd
 import polars as pl
 import pytest
 import time_machine
+from test_days import INCOMPLETE, logged
 
 import icoframes
 from icoframes import sandbox
@@ -323,9 +324,8 @@ def test_missing_or_rejected_keys_and_an_unusable_cache_exit_2(sb, tmp_path, mon
     assert not (tmp_path / "out").exists()
 
 
-# the runs warn that the quota will not do and that the export is incomplete: in the command
-# these are log lines, and the exit codes are the point here (test_quota_export: the words)
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+# the runs warn that the export is incomplete: in the command a log line (test_days.logged)
+@INCOMPLETE
 def test_quota_mid_export_exits_5_with_what_was_fetched_and_the_next_run_resumes(
         tmp_path, monkeypatch, capsys, caplog):
     from icoframes.sandbox.directory import generate_directory
@@ -348,12 +348,18 @@ def test_quota_mid_export_exits_5_with_what_was_fetched_and_the_next_run_resumes
             manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
             assert manifest["complete"] is False and manifest["rows"]["icos"] == fetched
             assert len(manifest["missing"]) == len(past) - fetched
+            lacked = f"incomplete result: {len(manifest['missing'])} listed ICO(s) have no row: " \
+                f"{len(manifest['missing'])} not_fetched"
+            assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+                lacked]
             # the same day again: the 485 is on record, so one probe goes first, refused; the
             # list paged this morning is today's, so what is cached is written again
             sent = small.stats.requests.total()
             code, _, err = _cli(["export", "--out", out, "--status", "past"], capsys, caplog)
             assert code == 5 and "error 485" in err and "probe" in err
             assert small.stats.requests.total() == sent + 1
+            assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+                lacked]
             assert json.loads((tmp_path / "out" / "manifest.json").read_text())[
                 "rows"]["icos"] == fetched
         with time_machine.travel(day_one + dt.timedelta(days=1)):  # the cron run next day
@@ -361,7 +367,7 @@ def test_quota_mid_export_exits_5_with_what_was_fetched_and_the_next_run_resumes
             code, _, err = _cli(["export", "--out", out, "--status", "past", "--max-age",
                                  str(3 * 86400)], capsys, caplog)
         assert code == 0, err
-        assert f"wrote {out}" in err
+        assert f"wrote {out}" in err and logged(caplog, "IncompleteWarning") == []
         assert all(small.stats.profile_hits[i] == 1 for i in past)
         assert len(pd.read_parquet(tmp_path / "out" / "icos.parquet")) == len(past)
 

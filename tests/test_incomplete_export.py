@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply
+from test_days import INCOMPLETE, logged
 
 import icoframes
 from icoframes.cli import EXIT_INCOMPLETE, main
@@ -72,9 +73,9 @@ def _export(out, when, caplog, *extra):
     return code, caplog.text
 
 
-# the failing profiles warn (IncompleteWarning, MissingProfileWarning): in the command they
-# are log lines, which is what this test reads
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+# the failing profiles warn (IncompleteWarning): in the command they are log lines, which is
+# what this test reads
+@INCOMPLETE
 def test_days_with_failing_profiles_are_kept_marked_exit_5_and_make_no_false_events(
         service, tmp_path, caplog):
     directory, _ = service
@@ -85,6 +86,9 @@ def test_days_with_failing_profiles_are_kept_marked_exit_5_and_make_no_false_eve
     directory.failing = {3}
     code, log = _export(out, DAYS[0], caplog)
     assert code == EXIT_INCOMPLETE, log
+    assert logged(caplog, "IncompleteWarning") == [
+        "incomplete result: 1 listed ICO(s) have no row: 1 failed; first: 3 (HTTP 200: data.id "
+        "is 1003, not the 3 requested)"]
     # day 2: 3 still fails; 5 has no profile any more (error 482); 7 really leaves
     directory.gone = {5}
     directory.past.remove(7)
@@ -100,16 +104,23 @@ def test_days_with_failing_profiles_are_kept_marked_exit_5_and_make_no_false_eve
     # the log says it, in the log's own format, warnings included
     assert "the export is incomplete" in log and "3 (failed" in log and "exit 5" in log
     assert "(IncompleteWarning)" in log and "warnings.warn" not in log
+    [said] = logged(caplog, "IncompleteWarning")
+    assert said.startswith("incomplete result: 2 listed ICO(s) have no row: 1 failed, 1 gone; "
+                           "first: 3 (HTTP 200: data.id is 1003, not the 3 requested (failed on "
+                           "2 loads in a row")
+    assert said.endswith(", 5 (error 482: the service has no profile)")
     # day 3: healthy again; 13 is new; 5's raised moved while it was unseen
     directory.failing, directory.gone = set(), set()
     directory.past.append(13)
     directory.raised.update({13: 13.0, 5: 5555.0})
     code, log = _export(out, DAYS[2], caplog)
     assert code == 0, log
+    assert logged(caplog, "IncompleteWarning") == []
     # day 4: 4's new fetch fails: its row of day 3 is kept, said to be older, and exit 5
     directory.failing = {4}
     code, log = _export(out, DAYS[3], caplog)
     assert code == EXIT_INCOMPLETE, log
+    assert logged(caplog, "IncompleteWarning") == []  # a row kept: said in not_refreshed
     manifest = json.loads((folder[3] / "manifest.json").read_text())
     assert manifest["complete"] is False and manifest["missing"] == []
     [stale] = manifest["not_refreshed"]
@@ -140,7 +151,7 @@ def test_days_with_failing_profiles_are_kept_marked_exit_5_and_make_no_false_eve
     assert sorted(skipped["kind"]) == ["new", "raised", "raised", "removed"]
 
 
-@pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+@INCOMPLETE
 def test_allow_incomplete_exits_0_and_still_marks_the_export(service, tmp_path, caplog):
     directory, _ = service
     caplog.set_level(logging.INFO, logger="icoframes")
@@ -148,6 +159,9 @@ def test_allow_incomplete_exits_0_and_still_marks_the_export(service, tmp_path, 
     code, log = _export(tmp_path / "srv", DAYS[0], caplog, "--allow-incomplete")
     assert code == 0, log
     assert "the export is incomplete (--allow-incomplete: exit 0)" in log
+    assert logged(caplog, "IncompleteWarning") == [
+        "incomplete result: 1 listed ICO(s) have no row: 1 failed; first: 2 (HTTP 200: data.id "
+        "is 1002, not the 2 requested)"]
     [folder] = (tmp_path / "srv").glob("snapshot_date=*")
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["complete"] is False and [m["id"] for m in manifest["missing"]] == [2]

@@ -81,14 +81,15 @@ def test_a_loaders_max_workers_in_other_digits_is_refused_before_any_request(cfg
 @pytest.mark.parametrize(("args", "message"), [
     (["--budget", "\u0663"], "argument --budget: must be a whole number >= 0, got '\u0663'; "
                              "did you mean 3?"),
-    (["--max-workers", "1_0"], "argument --max-workers: must be an integer, got '1_0'; "
-                               "did you mean 10?"),
+    (["--max-workers", "1_0"], "argument --max-workers: must be an integer from 1 to 64, "
+                               "got '1_0'; did you mean 10?"),
     (["--budget", "2.0"], "argument --budget: must be a whole number >= 0, got '2.0'; did you "
                           "mean 2?"),
-    (["--max-age", "\u0661"], "argument --max-age: must be a finite number of seconds >= 0, "
-                              "got '\u0661'; did you mean 1.0?"),
-    (["--max-age", "nan"], "argument --max-age: must be a finite number of seconds >= 0, "
-                           "got 'nan'"),
+    (["--max-age", "\u0661"], "argument --max-age: must be a finite number of seconds >= 0 "
+                              "that a timedelta holds (below 8.64e+13), got '\u0661'; did you "
+                              "mean 1.0?"),
+    (["--max-age", "nan"], "argument --max-age: must be a finite number of seconds >= 0 "
+                           "that a timedelta holds (below 8.64e+13), got 'nan'"),
 ])
 def test_a_command_line_number_in_other_digits_is_refused_by_the_parser(
         cfg, tmp_path, args, message, capsys):

@@ -254,3 +254,15 @@ def test_only_the_copies_of_a_repeated_id_are_read_to_compare_them():
     kept, ids = select(items, problems := Problems(), "icos", content)
     assert sorted(read) == [7, 7] and len(kept) == 49 and ids.tolist()[-1] == 7
     assert [r["reason"] for r in problems.records()] == ["unreadable_id", "wrong_shape"]
+
+
+def test_a_ticker_beginning_with_a_foreign_scale_word_is_still_a_ticker():
+    # only a whole word is a scale word of another language ("KKX", "MILX" are tokens)
+    assert _group([5], "KKX")[:2] == ([5.0], ["KKX"])
+    assert _group([5], "MILX")[:2] == ([5.0], ["MILX"])
+
+
+def test_a_currency_of_two_words_then_the_icos_ticker_as_a_scale_word_names_no_unit():
+    amounts, codes, unread = _group([5], "US Dollar mln", "MLN")  # millions, or MLN?
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_number")]
+    assert _group([5], "US Dollar mln", "DOLLAR")[:2] == ([5e6], ["USD"])

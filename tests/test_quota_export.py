@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from test_days import INCOMPLETE, QUOTA, STALE, logged
 from waiting import HANG_GUARD, wait_until
 
 import icoframes
@@ -27,9 +28,17 @@ from icoframes.config import SETTINGS
 
 DAY = dt.datetime(2026, 11, 20, 3, 15, tzinfo=dt.UTC)
 
-# the load warns that the quota will not do (QuotaWarning) and that the result is incomplete
-# (IncompleteWarning): in the command both are log lines, which is what these tests read
-pytestmark = pytest.mark.filterwarnings("default::icoframes.IcoframesWarning")
+# the load warns that the quota will not do (QuotaWarning), that the result is incomplete
+# (IncompleteWarning) or that rows are kept from an earlier fetch (StaleWarning): in the
+# command they are log lines, which these tests read (test_days.logged); each test lets
+# through the kinds it expects, any other is raised
+QUOTA_SAID = "this load needs more profile requests than the about "
+
+
+def _lacking(manifest: dict) -> str:
+    """The words of the load's warning of what the export lacks, up to its first ids."""
+    n = len(manifest["missing"])
+    return f"incomplete result: {n} listed ICO(s) have no row: {n} not_fetched"
 
 
 def _use(monkeypatch, tmp_path, settings: dict[str, str]) -> None:
@@ -57,6 +66,8 @@ def settings_restored():
     icoframes.reset_configuration()
 
 
+@INCOMPLETE
+@QUOTA
 def test_the_users_daily_quota_mid_load_writes_an_incomplete_export(
         tmp_path, monkeypatch, caplog, settings_restored):
     with sandbox.serve(n_icos=120, seed=5, quota=None) as sb, time_machine.travel(DAY):
@@ -90,6 +101,9 @@ def test_the_users_daily_quota_mid_load_writes_an_incomplete_export(
         assert "the daily_quota setting" in log and "error 485" not in log
         assert f"{len(past) - 12} listed ICO(s) remain to fetch" in log
         assert f"exit {EXIT_INCOMPLETE}" in log and ".;" not in log
+        assert [m[:len(QUOTA_SAID)] for m in logged(caplog, "QuotaWarning")] == [QUOTA_SAID]
+        assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+            _lacking(manifest)]
 
         # the same day again, a plain export: nothing may be sent, the list cached today is
         # today's, so what is cached is written; --allow-incomplete exits 0
@@ -104,6 +118,9 @@ def test_the_users_daily_quota_mid_load_writes_an_incomplete_export(
         assert manifest["rows"]["icos"] == 12
         assert len(manifest["missing"]) == len(past) - 12
         assert "the daily_quota setting" in log
+        assert [m[:len(QUOTA_SAID)] for m in logged(caplog, "QuotaWarning")] == [QUOTA_SAID]
+        assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+            _lacking(manifest)]
 
         # and a snapshot: the list it paged today is the day's (not paid again), its profiles
         # cannot be fetched: what is cached is written again, incomplete, exit 5
@@ -115,6 +132,9 @@ def test_the_users_daily_quota_mid_load_writes_an_incomplete_export(
         assert again["stopped"]["by"] == "daily_quota"
         assert [(q["from_cache"], q["complete"]) for q in again["queries"]] == [(True, True)]
         assert len(again["missing"]) == len(past) - 12
+        assert [m[:len(QUOTA_SAID)] for m in logged(caplog, "QuotaWarning")] == [QUOTA_SAID]
+        assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+            _lacking(again)]
 
         # a snapshot asked to page its list now (--refresh changed) that cannot: the list
         # paged earlier today stands in, marked partial, as for a plain export (exit 5)
@@ -125,8 +145,13 @@ def test_the_users_daily_quota_mid_load_writes_an_incomplete_export(
         again = _manifest(snapshot)
         assert again["rows"]["icos"] == 12 and again["stopped"]["by"] == "daily_quota"
         assert [(q["from_cache"], q["complete"]) for q in again["queries"]] == [(True, False)]
+        assert logged(caplog, "QuotaWarning") == []  # no list page to pay: nothing to plan
+        assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+            "incomplete result: the list {'status': 'past'} is partial (pages failed); the "
+            f"next call pages it again; {_lacking(again).removeprefix('incomplete result: ')}"]
 
 
+@INCOMPLETE
 def test_list_pages_in_flight_when_the_quota_stops_the_load_are_kept(
         tmp_path, monkeypatch, caplog, settings_restored):
     """Pages sent before the daily limit stopped the load are paid for: the load waits for
@@ -181,6 +206,8 @@ def test_list_pages_in_flight_when_the_quota_stops_the_load_are_kept(
     assert manifest["rows"]["icos"] == 0 and len(manifest["missing"]) == 60
     assert {m["reason"] for m in manifest["missing"]} == {"quota"}
     assert "partial" not in log
+    assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+        _lacking(manifest)]
 
 
 class RefusingAfter:
@@ -216,6 +243,7 @@ class RefusingAfter:
                 "finance": {"raised": "1000"}}})(h)
 
 
+@INCOMPLETE
 def test_the_services_485_mid_load_writes_an_incomplete_export(
         tmp_path, monkeypatch, caplog, settings_restored):
     service = RefusingAfter(2 + 25, n_icos=40)  # two list pages, then 25 profiles
@@ -242,6 +270,8 @@ def test_the_services_485_mid_load_writes_an_incomplete_export(
         assert "error 485" in log and "daily_quota" not in log
         assert "15 listed ICO(s) remain to fetch" in log
         assert "hostile-private" not in log
+        assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+            _lacking(manifest)]
 
 
 def test_a_485_before_anything_was_listed_exits_3_and_writes_nothing(
@@ -281,6 +311,7 @@ def test_an_export_carries_the_report_of_its_load(tmp_path, settings_restored, c
         assert "0 requests spent (the lists and profiles from the cache" in caplog.text
 
 
+@INCOMPLETE
 def test_a_485_mid_list_writes_the_listed_ids_as_missing_and_the_list_as_partial(
         tmp_path, monkeypatch, caplog, settings_restored):
     service = RefusingAfter(1, n_icos=40)  # page 1 of 2, then the limit
@@ -301,8 +332,14 @@ def test_a_485_mid_list_writes_the_listed_ids_as_missing_and_the_list_as_partial
         assert {m["reason"] for m in manifest["missing"]} == {"quota"}
         assert manifest["stopped"]["by"] == "service" and manifest["requests_total"] == 2
         assert "came back partial" in log and "20 listed ICO(s) remain to fetch" in log
+        assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+            "incomplete result: the list {'status': 'past'} is partial (20 of its 40 ICOs "
+            "missing); the next call pages it again; 20 listed ICO(s) have no row: 20 "
+            "not_fetched"]
 
 
+@QUOTA
+@STALE
 def test_a_quota_stopping_a_snapshots_refetch_names_the_rows_it_kept(
         tmp_path, monkeypatch, caplog, settings_restored):
     """Day 1 a complete snapshot; day 2 ``--snapshot --refresh all`` re-fetches every profile;
@@ -331,6 +368,11 @@ def test_a_quota_stopping_a_snapshots_refetch_names_the_rows_it_kept(
             assert code == EXIT_INCOMPLETE, log
             second = out / f"snapshot_date={(DAY + dt.timedelta(days=1)).date().isoformat()}"
             manifest = _manifest(second)
+    assert [m[:len(QUOTA_SAID)] for m in logged(caplog, "QuotaWarning")] == [QUOTA_SAID]
+    assert logged(caplog, "StaleWarning") == [
+        f"{len(manifest['not_refreshed'])} row(s) are kept from an earlier fetch: the daily "
+        "limit stopped the load before they were fetched again; ids in "
+        "attrs['icoframes']['not_refreshed']"]
     # what the service received this day is what the manifest and the ledger say
     assert sb.stats.requests.total() - sent_day1 == quota == manifest["requests_total"]
     assert manifest["requests_spent"] == {"filters": 0, "icos": pages, "ico": 12}
@@ -365,6 +407,7 @@ class RecordingRefuser(RefusingAfter):
                 "finance": {"raised": "1000"}}})(h)
 
 
+@STALE
 def test_a_485_stopping_a_refetch_names_every_row_it_kept_refused_in_flight_too(
         tmp_path, monkeypatch, caplog, settings_restored):
     """The service's 485 halfway through fetching again 40 cached profiles, with 4 workers
@@ -395,5 +438,8 @@ def test_a_485_stopping_a_refetch_names_every_row_it_kept_refused_in_flight_too(
     assert manifest["complete"] is False and manifest["stopped"]["by"] == "service"
     stale = manifest["not_refreshed"]
     assert [s["id"] for s in stale] == sorted(set(range(1, 41)) - set(service.answered))
+    assert logged(caplog, "StaleWarning") == [
+        f"{len(stale)} row(s) are kept from an earlier fetch: the daily limit stopped the load "
+        "before they were fetched again; ids in attrs['icoframes']['not_refreshed']"]
     assert {s["reason"] for s in stale} == {"quota"}
     assert all(s["fetched_at"].startswith("2026-11-20") for s in stale)

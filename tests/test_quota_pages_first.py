@@ -24,6 +24,7 @@ import threading
 
 import pytest
 from hostile import LIST, PROFILE, HostileServer, json_reply, list_item, profile_reply
+from test_days import INCOMPLETE, QUOTA, logged
 from waiting import HANG_GUARD
 
 import icoframes
@@ -34,9 +35,7 @@ from icoframes.fetch.load import Load
 from icoframes.fetch.planner import UNKNOWN_PAGES
 from icoframes.store.ledger import QuotaLedger
 
-# the load warns that the quota will not do and that the result is incomplete
-pytestmark = [pytest.mark.filterwarnings("default::icoframes.IcoframesWarning"),
-              pytest.mark.usefixtures("one_ledger_day")]
+pytestmark = pytest.mark.usefixtures("one_ledger_day")
 
 ONGOING = list(range(1, 6))  # one page
 PAST = list(range(100, 160))  # three pages
@@ -194,8 +193,12 @@ def test_a_profile_waits_for_the_pages_of_a_list_that_has_not_answered(
     assert set(report["not_done"]) < set(ONGOING) | set(PAST)
 
 
+# the load warns that the quota will not do and that the result is incomplete: in the command
+# log lines (test_days.logged)
+@INCOMPLETE
+@QUOTA
 def test_an_export_under_a_short_quota_writes_every_list_and_says_the_profiles_left_out(
-        held_past, configure, tmp_path):
+        held_past, configure, tmp_path, caplog):
     configure(held_past, daily_quota=PAGES + 2, max_workers=4)
     out = tmp_path / "out"
 
@@ -209,4 +212,9 @@ def test_an_export_under_a_short_quota_writes_every_list_and_says_the_profiles_l
     assert manifest["requests_spent"] == {"filters": 0, "icos": PAGES, "ico": 2}
     missing = manifest["missing"]
     assert len(missing) == len(ONGOING) + len(PAST) - 2
+    [quota] = logged(caplog, "QuotaWarning")
+    assert quota.startswith("this load needs more profile requests than the about ")
+    assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+        f"incomplete result: {len(missing)} listed ICO(s) have no row: {len(missing)} "
+        "not_fetched"]
     assert {(m["state"], m["reason"]) for m in missing} == {("not_fetched", "quota")}

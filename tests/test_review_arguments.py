@@ -124,8 +124,9 @@ def test_plot_raised_log_takes_a_numpy_bool():
     ("score", "cannot compare 'score': the snapshots have no column 'ico_score'"),
     ("raised", "cannot compare 'raised': the snapshots have no column 'raised'"),
     # never the name given as its own "did you mean"
-    ("id", "cannot compare 'id': not a kind of change or a column"),
-    ("new", "cannot compare 'new': not a kind of change or a column"),
+    ("id", "cannot compare 'id': the column telling the ICOs apart, not a value that changes"),
+    ("new", "cannot compare 'new': an event changes() gives by itself (new and removed ICOs "
+            "always, unseen and first_seen with gaps='mark'), not a value to compare"),
 ])
 def test_a_kind_the_frame_has_no_column_for_says_so_not_did_you_mean_itself(tmp_path, kinds,
                                                                             message):

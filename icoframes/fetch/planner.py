@@ -124,7 +124,8 @@ class ProfilePlan:
         lacks), and with a ``budget`` none (the most stale go first: every list is waited
         for)."""
         paging = [query for query in lists if query.paging]
-        if paging and (self.budget is not None or remaining() <= pages_needed(paging)):
+        if paging and (self.budget is not None or not self.pending  # (no ledger read for none)
+                       or remaining() <= pages_needed(paging)):
             return None
         if not self._ready and not self._claim_more(urgent_only=bool(paging)):
             return None

@@ -111,7 +111,7 @@ def report_copies(items: Sequence[object], repeated: set[int], problems: Problem
     each id's first occurrence, then of its copies. ``content`` is text that copies alike
     share (:func:`_content`: the fields but the id, as
     :func:`~icoframes.parse.problems.canonical_text`, NaN too); only the copies of repeated
-    ids are read by it (5,000 profiles with one id twice: 3 ms, not 170 ms)."""
+    ids are read by it (5,000 profiles with one id twice: select takes 4 ms of CPU, not 165)."""
     copies: dict[int, list[Mapping[str, Any]]] = {}
     for record in items:
         if isinstance(record, Mapping) and (rid := rules.parse_id(record.get("id"))) in repeated:

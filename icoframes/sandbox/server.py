@@ -11,7 +11,8 @@ import hashlib
 import math
 import numbers
 import threading
-from _collections_abc import dict_items, dict_keys, dict_values
+from _collections_abc import dict_keys
+from collections.abc import ItemsView, Mapping, ValuesView
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
@@ -39,39 +40,71 @@ class SandboxSettings(TypedDict):
 _NO_DEFAULT: Any = object()
 
 
+def _shown(settings: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: HIDDEN if k == "private_key" else v for k, v in settings.items()}
+
+
+class _Items(ItemsView[str, Any]):
+    """``sb.settings().items()``: a dict's items view whose repr hides the private key."""
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        super().__init__(settings)
+        self._settings = settings
+
+    def __repr__(self) -> str:
+        return f"dict_items({list(_shown(self._settings).items())!r})"
+
+
+class _Values(ValuesView[Any]):
+    """``sb.settings().values()``: a dict's values view whose repr hides the private key."""
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        super().__init__(settings)
+        self._settings = settings
+
+    def __repr__(self) -> str:
+        return f"dict_values({list(_shown(self._settings).values())!r})"
+
+
 @checked_methods
 class _Settings(dict[str, Any]):
     """What ``sb.settings()`` is at run time: the dict :class:`SandboxSettings` describes,
     whose methods refuse a keyword they lack (``get(key, defualt=None)``: did you mean
     'default'?) and whose lookups of a key it lacks say which it holds, as an
-    :class:`~icoframes.errors.UnknownName` (a ``KeyError`` still); its repr hides the key."""
+    :class:`~icoframes.errors.UnknownName` (a ``KeyError`` still), never echoing the key
+    (a secret looked up by mistake); its repr, ``items()`` and ``values()`` hide the key."""
 
     def __missing__(self, key: object) -> Never:
-        raise UnknownName(f"{key!r} is not a setting of sb.settings() ({', '.join(self)})"
+        raise UnknownName(f"that key is not a setting of sb.settings() ({', '.join(self)})"
                           f"{did_you_mean(key, self)}")
 
-    def __repr__(self) -> str:
-        return repr({k: HIDDEN if k == "private_key" else v for k, v in self.items()})
+    def __delitem__(self, key: str) -> None:
+        if key not in self:
+            self[key]  # refused by __missing__
+        super().__delitem__(key)
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def __repr__(self) -> str:
+        return repr(_shown(self))
+
+    def get(self, key: str, /, default: Any = None) -> Any:
         return super().get(key, default)
 
-    def pop(self, key: str, default: Any = _NO_DEFAULT) -> Any:
+    def pop(self, key: str, /, default: Any = _NO_DEFAULT) -> Any:
         if key not in self and default is _NO_DEFAULT:
             return self[key]  # refused by __missing__
         return super().pop(key, default)
 
-    def setdefault(self, key: str, default: Any = None) -> Any:
+    def setdefault(self, key: str, /, default: Any = None) -> Any:
         return super().setdefault(key, default)
 
     def keys(self) -> dict_keys[str, Any]:
         return super().keys()
 
-    def values(self) -> dict_values[str, Any]:
-        return super().values()
+    def values(self) -> _Values:  # type: ignore[override]  # a ValuesView, not dict_values
+        return _Values(self)
 
-    def items(self) -> dict_items[str, Any]:
-        return super().items()
+    def items(self) -> _Items:  # type: ignore[override]  # an ItemsView, not dict_items
+        return _Items(self)
 
     def copy(self) -> _Settings:
         return _Settings(self)
@@ -160,9 +193,19 @@ class Sandbox:
             service_name=self.service_name))
 
     def client(self, **kwargs: Any) -> Client:
-        """A :class:`~icoframes.api.client.Client` of this sandbox; ``kwargs`` go to it."""
-        return Client(base_url=self.base_url, public_key=self.public_key,
-                      private_key=self.private_key, **kwargs)
+        """A :class:`~icoframes.api.client.Client` of this sandbox; ``kwargs`` go to it (its
+        keywords but the address and keys, which are the sandbox's)."""
+        mine = [k for k in ("base_url", "public_key", "private_key") if k in kwargs]
+        if mine:
+            del kwargs  # no frame of the refusal holds a value given (a key, maybe)
+            raise InvalidParameter(f"{', '.join(mine)}: sb.client() gives the sandbox's own; "
+                                   "for another service call Client(...) itself")
+        try:
+            return Client(base_url=self.base_url, public_key=self.public_key,
+                          private_key=self.private_key, **kwargs)
+        except Exception:  # a keyword Client lacks (a key under a wrong name, maybe)
+            del kwargs
+            raise
 
     def start(self) -> Sandbox:
         """Bind 127.0.0.1 and serve in a daemon thread; returns self. No-op when running."""

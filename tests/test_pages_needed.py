@@ -1,0 +1,86 @@
+"""What a load counts as the list pages it may still need (``ListQuery.pages_at_most``):
+the rule that decides whether profiles wait for list pages under a short allowance
+(``ProfilePlan.next``, docs/guide/quota.md)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from hostile import list_item
+
+from icoframes.fetch.paging import ListQuery
+from icoframes.fetch.planner import UNKNOWN_PAGES, pages_needed
+from icoframes.schema import LIST, empty_frame
+from icoframes.store.cache import Stored
+
+
+def _page(ids: list[int], page: int, total: int) -> dict:
+    return {"total_icos": total, "current_page": page, "error": None,
+            "total_pages": max(1, -(-total // 20)),
+            "data": [list_item(i) for i in ids[(page - 1) * 20:page * 20]]}
+
+
+def _paged(fallback: Stored | None = None) -> ListQuery:
+    query = ListQuery({"status": "past"})
+    query.start(fallback)
+    return query
+
+
+def test_a_list_that_has_not_said_its_page_count_counts_as_unknown_pages_twice():
+    query = _paged()
+    assert query.pages_at_most(UNKNOWN_PAGES) == 2 * UNKNOWN_PAGES  # it may be paged again
+    assert query.next_page() == (1, 1)  # page 1 in flight: still unknown
+    assert pages_needed([query]) == 2 * UNKNOWN_PAGES
+
+
+def test_a_cached_copy_with_more_pages_counts_instead():
+    cached = Stored(empty_frame(LIST), dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+                    {"total_icos": 20 * UNKNOWN_PAGES + 1})
+    assert _paged(cached).pages_at_most(UNKNOWN_PAGES) == 2 * (UNKNOWN_PAGES + 1)
+    small = cached._replace(meta={"total_icos": 45})
+    assert _paged(small).pages_at_most(UNKNOWN_PAGES) == 2 * UNKNOWN_PAGES
+
+
+def test_known_pages_count_with_a_pass_more_until_the_list_is_settled():
+    ids = list(range(100, 160))
+    query = _paged()
+    query.next_page()
+    query.on_page(1, 1, _page(ids, 1, 60))
+    assert query.pages_at_most(UNKNOWN_PAGES) == 2 + 3  # pages 2 and 3, and a pass again
+    assert query.next_page() == (2, 1) and query.next_page() == (3, 1)
+    assert query.pages_at_most(UNKNOWN_PAGES) == 3  # in flight: booked; a pass again
+    query.on_page(2, 1, _page(ids, 2, 60))
+    query.on_page(3, 1, _page(ids, 3, 60))
+    assert not query.finish_pass(may_repage=True)  # whole: no pass again
+    assert query.pages_at_most(UNKNOWN_PAGES) == 0 and pages_needed([query]) == 0
+
+
+def test_a_second_pass_counts_once_and_a_list_that_cannot_be_paged_again_counts_its_pages():
+    ids = list(range(100, 160))
+    shifted = [*ids[:20], ids[0], *ids[21:]]
+    query = _paged()
+    for number in (1, 2, 3):
+        assert query.next_page() == (number, 1)
+        query.on_page(number, 1, _page(shifted, number, 60))
+    assert query.finish_pass(may_repage=True)  # short: paged again
+    assert query.pages_at_most(UNKNOWN_PAGES) == UNKNOWN_PAGES  # no third pass
+    query.next_page()
+    query.on_page(1, 2, _page(ids, 1, 60))
+    assert query.pages_at_most(UNKNOWN_PAGES) == 2
+
+    failed = _paged()
+    failed.next_page()
+    failed.on_page(1, 1, _page(ids, 1, 60))
+    failed.next_page()
+    failed.on_failure(2, "HTTP 503")  # a failed page: never paged again
+    assert failed.pages_at_most(UNKNOWN_PAGES) == 1
+    assert pages_needed([query, failed]) == 3
+
+
+def test_a_list_that_ended_on_an_empty_page_needs_nothing_more():
+    query = _paged()
+    query.next_page()
+    query.on_page(1, 1, _page(list(range(100, 160)), 1, 60))
+    query.next_page()
+    query.on_page(2, 1, _page([], 2, 60))  # empty: nothing follows it
+    assert query.pages_at_most(UNKNOWN_PAGES) == 0
