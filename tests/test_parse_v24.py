@@ -49,3 +49,22 @@ def test_a_value_with_a_scale_word_its_currency_allows_is_still_read(value, numb
         assert math.isnan(amounts[0]) and unread == [(value, "vague")]
     else:
         assert amounts == [number] and codes == [code] and unread == []
+
+
+# ------------------------------------------------- H2. an exponent under a scaling unit column
+
+
+@pytest.mark.parametrize(("value", "unit"), [("5e6", "USD mln"), ("5e6", "$M"), ("5e6", "MM USD"),
+                                             ("5E6", "kUSD"), ("5.0e6", "USD mln"),
+                                             ("5e3", "USD k")])
+def test_scientific_notation_under_a_scaling_unit_column_is_unreadable(value, unit):
+    # parser 23: "5e6" under "USD mln" was 5e12 USD (5e6 of millions?), as "5 mln" there is
+    amounts, _, unread = _group([value], unit)
+    assert math.isnan(amounts[0]) and unread == [(value, "unreadable_number")]
+
+
+def test_scientific_notation_elsewhere_is_still_read():
+    assert _group(["5e6", "2000"], "USD mln")[0][1] == 2e9
+    assert _group(["5e6", "5e2"], "USD")[0] == [5e6, 500.0]
+    assert _group(["5e2"], "cents")[0] == [5.0]  # cents are a unit, not a scale
+    assert _group(["$5e6"], "USD mln")[0] == [5e6]  # its currency written: read as written
