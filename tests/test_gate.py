@@ -32,8 +32,9 @@ from hostile import (
     trickle_body,
     trickle_headers,
 )
-from waiting import HANG_GUARD
+from waiting import HANG_GUARD, wait_until
 
+from icoframes.api import transport
 from icoframes.api.client import BadResponse, Client, Redirected, RetryPolicy
 from icoframes.errors import InvalidParameter, QuotaExceeded, ServiceUnavailable
 
@@ -92,6 +93,19 @@ def test_trickled_headers_fail_at_the_total_deadline():
         _profile_within_hang_guard(c)
     assert srv.hits[PROFILE] == 2
     assert c.requests["ico"] == 0 and c.attempts["ico"] == 2  # no status line ever came
+
+
+def test_a_deadline_earlier_than_the_one_the_watchdog_sleeps_for_wakes_it(monkeypatch):
+    # the watchdog is woken only for a deadline earlier than the one it sleeps until: here
+    # it sleeps until a far one, and a request with a shorter deadline is still cut at it
+    monkeypatch.setattr(transport, "_WATCHDOG", watchdog := transport._Watchdog())
+    slow_headers = trickle_headers(b'{"error":null,"data":{"id":1}}', 0.05, padding=6_000)
+    with transport.deadline(10 * HANG_GUARD), HostileServer({PROFILE: slow_headers}) as srv, \
+            _client(srv, timeout=DEADLINE, retry=RetryPolicy(max_attempts=1)) as c, \
+            pytest.raises(ServiceUnavailable, match="timed out"):
+        assert wait_until(lambda: watchdog._wake._waiters)  # asleep until the far one
+        _profile_within_hang_guard(c)
+    assert srv.hits[PROFILE] == 1 and c.attempts["ico"] == 1
 
 
 # -- size -------------------------------------------------------------------------

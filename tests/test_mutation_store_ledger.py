@@ -533,3 +533,28 @@ def test_a_probe_answered_while_the_ledger_cannot_clear_its_refusal_lets_the_nex
         _mend(tmp_path)
         ledger.take("ico")  # the probe ended (no wait: it probes again, not refused)
         assert ledger.state().sent == 5 and ledger.state().refused_at == DAY1
+
+
+def test_a_booking_with_no_refusal_on_record_is_one_statement_and_an_answer_writes_nothing(
+        tmp_path):
+    # the usual case is the one conditional statement alone, its own transaction (no
+    # BEGIN, no read of the refusal first), and an ordinary answer changes nothing
+    ledger = _ledger(tmp_path, limit=3)
+    with _at(DAY1):
+        ledger.take("ico")  # (makes the file)
+        ledger.settle(None)
+        db = ledger.database()
+        assert db is not None
+        with db._lock:
+            conn = db._connect(write=True)
+        assert conn is not None
+        statements: list[str] = []
+        conn.set_trace_callback(statements.append)
+        try:
+            ledger.take("ico")
+            ledger.settle(None)
+        finally:
+            conn.set_trace_callback(None)
+    assert len(statements) == 1, statements
+    assert statements[0].startswith("INSERT INTO ledgers") and "refused_at IS NULL" in statements[0]
+    assert [row[1:3] for row in _rows(tmp_path)] == [("2030-01-01", 2)]
