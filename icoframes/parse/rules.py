@@ -106,7 +106,9 @@ __all__ = [
 #:     "$M"); a unit column of a currency and text not understood names no unit ("USD (mln)").
 #:     A two-digit year is short_year outside quarters and halves ("1 Mar 18" as a roadmap key
 #:     was 2018, "01 Mar 18" as a start no_year); "00.00.00" is impossible_date.
-PARSER_VERSION: Final = 23
+#: 24: a value's scale word obeys prices.scaled_currency ("5 m ETH", "5 B USD" were 5e6 ETH,
+#:     5e9 USD).
+PARSER_VERSION: Final = 24
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
