@@ -189,11 +189,11 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     """
     words = unit.split()
     glued = _SYMBOL_FIRST.fullmatch(unit)
-    last = None if len(words) > 1 or unit.isupper() or canonical_unit(unit) in CURRENCIES or (
+    after = None if len(words) > 1 or unit.isupper() or canonical_unit(unit) in CURRENCIES or (
         canonical_unit(unit) == own) else _SCALE_LAST.fullmatch(unit)  # "USDK" is a ticker
-    if last is not None and canonical_unit(last["cur"]) in CURRENCIES:
-        word = last["mult"].lower()  # "USDmln" as "USD mln"; "ETHm", "USDcents": no unit
-        code = scaled_currency(word, last["cur"]) if word in MULTIPLIERS else None
+    if after is not None and canonical_unit(after["cur"]) in CURRENCIES:
+        word = after["mult"].lower()  # "USDmln" as "USD mln"; "ETHm", "USDcents": no unit
+        code = scaled_currency(word, after["cur"]) if word in MULTIPLIERS else None
         return None if code is None or ticker_word(word, own) else (word, code)
     # (scale word, currency, written last)
     sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
