@@ -106,3 +106,32 @@ def test_a_price_unit_with_a_glued_scale_word_names_no_unit():
     prices, codes, unread = read_price([0.1], ["USDk"], tickers=["XYZ"])
     assert math.isnan(prices[0]) and codes.tolist() == [None]
     assert unread.reasons == ["unreadable_price"]
+
+
+# ------------------------------------------------- H4. a price in tokens
+
+
+@pytest.mark.parametrize(("unit", "ticker"), [("tokens", "XYZ"), ("token", "XYZ"),
+                                              ("Coins", "XYZ"), ("XYZ", "XYZ"), ("xyz", "XYZ")])
+@pytest.mark.parametrize("value", [0.1, "0.1", "0.1 per token"])
+def test_a_price_whose_unit_column_is_a_token_is_unreadable(unit, ticker, value):
+    # parser 23: 0.1 under "tokens" was 0.1 TOKENS, under the own ticker 0.1 XYZ
+    prices, codes, unread = read_price([value], [unit], tickers=[ticker])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.values == [value] and unread.reasons == ["unreadable_price"]
+
+
+def test_a_price_writing_its_currency_under_a_token_unit_column_is_read_as_written():
+    prices, codes, unread = read_price(["$0.1", "1 XYZ = 0.001 ETH", 0.1], ["tokens", "XYZ", "ETH"],
+                                       tickers=["XYZ", "XYZ", "XYZ"])
+    assert prices.tolist() == [0.1, 0.001, 0.1] and codes.tolist() == ["USD", "ETH", "ETH"]
+    assert unread.rows == []
+
+
+def test_a_price_under_an_empty_unit_column_without_a_ticker_is_still_read():
+    prices, codes, unread = read_price([0.1, 0.2], ["", "TBA"], tickers=[None, None])
+    assert prices.tolist() == [0.1, 0.2] and codes.tolist() == [None, None] and unread.rows == []
+
+
+def test_an_amount_under_a_token_unit_column_is_still_that_token():
+    assert _group([5], "XYZ", "XYZ") == ([5.0], ["XYZ"], [])  # caps in tokens: a unit
