@@ -77,7 +77,8 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
             if currency:  # no ticker makes a known currency anything else
                 continue
             own = own_ticker(None if tickers is None else tickers[i])
-            if price and (fold(text) in TOKEN_WORDS or own is not None and canonical_unit(text) == own):
+            if price and (fold(text) in TOKEN_WORDS or (
+                    own is not None and canonical_unit(text) == own)):
                 codes[i], factors[i] = _NO_UNIT  # "tokens", the own ticker: a price never is
                 continue
             scaled = _scaled(text, own)
