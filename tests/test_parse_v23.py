@@ -135,8 +135,8 @@ def test_a_value_writing_a_multiplier_under_a_scaling_unit_column_is_unreadable(
 
 
 def test_a_value_writing_its_currency_or_no_multiplier_under_a_scaling_column_is_read():
-    assert _group(["$5M", 5, "5", "1e3"], "USD mln") == (
-        [5e6, 5e6, 5e6, 1e9], ["USD"] * 4, [])
+    assert _group(["$5M", 5, "5", "1e3 USD"], "USD mln") == (  # "1e3" alone: parser 24
+        [5e6, 5e6, 5e6, 1e3], ["USD"] * 4, [])
 
 
 def test_a_multiplier_in_a_value_under_cents_multiplies_the_cents():

@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from icoframes.parse.units import read_amount_group
+from icoframes.parse.units import read_amount_group, read_price
 
 
 def _group(values: list, unit: str, ticker: str | None = None):
@@ -22,6 +22,11 @@ def _group(values: list, unit: str, ticker: str | None = None):
                                             tickers=[ticker] * len(values))
     return amounts["v"].tolist(), codes.tolist(), list(zip(bad["v"].values, bad["v"].reasons,
                                                            strict=True))
+
+
+def _unreadable(read: tuple, value: object) -> None:
+    amounts, codes, unread = read
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(value, "unreadable_number")]
 
 
 # ------------------------------------------------- H1. a scale word the one rule forbids
@@ -49,3 +54,55 @@ def test_a_value_with_a_scale_word_its_currency_allows_is_still_read(value, numb
         assert math.isnan(amounts[0]) and unread == [(value, "vague")]
     else:
         assert amounts == [number] and codes == [code] and unread == []
+
+
+# ------------------------------------------------- H2. an exponent under a scaling unit column
+
+
+@pytest.mark.parametrize(("value", "unit"), [("5e6", "USD mln"), ("5e6", "$M"), ("5e6", "MM USD"),
+                                             ("5E6", "kUSD"), ("5.0e6", "USD mln"),
+                                             ("5e3", "USD k")])
+def test_scientific_notation_under_a_scaling_unit_column_is_unreadable(value, unit):
+    # parser 23: "5e6" under "USD mln" was 5e12 USD (5e6 of millions?), as "5 mln" there is
+    amounts, _, unread = _group([value], unit)
+    assert math.isnan(amounts[0]) and unread == [(value, "unreadable_number")]
+
+
+def test_scientific_notation_elsewhere_is_still_read():
+    assert _group(["5e6", "2000"], "USD mln")[0][1] == 2e9
+    assert _group(["5e6", "5e2"], "USD")[0] == [5e6, 500.0]
+    assert _group(["5e2"], "cents")[0] == [5.0]  # cents are a unit, not a scale
+    assert _group(["$5e6"], "USD mln")[0] == [5e6]  # its currency written: read as written
+
+
+# ------------------------------------------------- H3. a scale word glued after a currency
+
+
+@pytest.mark.parametrize(("unit", "number", "code"), [
+    ("USDmln", 5e6, "USD"), ("USDmillion", 5e6, "USD"), ("USDk", 5e3, "USD"),
+    ("EURk", 5e3, "EUR"), ("ETHmln", 5e6, "ETH"), ("usdk", 5e3, "USD"), ("USDm", 5e6, "USD")])
+def test_a_currency_glued_to_a_scale_word_it_allows_scales_as_written_apart(unit, number, code):
+    # parser 23: made-up units USDMLN, USDK, EURK, ETHMLN; "USD mln" apart was millions of USD
+    assert _group([5], unit) == ([number], [code], [])
+    assert _group([f"5{unit}"], "") == ([number], [code], [])
+
+
+@pytest.mark.parametrize("unit", ["ETHm", "USDb", "USDcents", "EURcent"])
+def test_a_currency_glued_to_a_scale_word_it_forbids_names_no_unit(unit):
+    # parser 23: ETHM (milli or million?), USDB, USDCENTS; "ETH m", "USD cents" named no unit
+    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([f"5{unit}"], ""), f"5{unit}")
+
+
+def test_a_glued_scale_word_that_is_the_ticker_or_a_ticker_in_capitals_is_no_scale():
+    _unreadable(_group([5], "USDk", "K"), 5)
+    assert _group([5], "USDk", "USDK") == ([5.0], ["USDK"], [])  # the ICO's own token
+    assert _group([5], "USDK") == ([5.0], ["USDK"], [])  # in capitals a ticker, as KUSD is
+    assert _group([5], "Ethereum") == ([5.0], ["ETH"], [])
+
+
+def test_a_price_unit_with_a_glued_scale_word_names_no_unit():
+    # parser 23: 0.1 USDK
+    prices, codes, unread = read_price([0.1], ["USDk"], tickers=["XYZ"])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.reasons == ["unreadable_price"]

@@ -310,19 +310,19 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     amounts: dict[str, np.ndarray] = {}
     written: dict[str, dict[int, str]] = {}
     unread: dict[str, dict[int, Reason]] = {}
-    scaled: dict[str, set[int]] = {}  # rows whose value writes a multiplier, no unit ("5 mln")
     for name, values in columns.items():
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} values for {n} units")
-        amounts[name], written[name], unread[name], scaled[name] = _read_column(
+        amounts[name], written[name], unread[name] = _read_column(
             values, name in exchange, tickers, codes)
     for i, factor in factors.items():  # "kUSD": a number that writes no unit is in thousands
         for name, numbers in amounts.items():
             if i in written[name] or math.isnan(numbers[i]):
                 continue
             number = float(numbers[i]) * factor  # a Python float: no overflow warning
-            if math.isnan(factor) or (factor != CENT and i in scaled[name]):
-                # "mln": millions of what? "5 mln" under "USD mln": 5e6 or 5e12?
+            value = columns[name][i]  # "5 mln", "5e6" under "USD mln": 5e6 or 5e12?
+            if math.isnan(factor) or (factor != CENT and type(value) is str
+                                      and written_multiplier(value)):  # "mln": of what?
                 unread[name][i] = "unreadable_price" if name in exchange else "unreadable_number"
                 number = math.nan
             elif math.isinf(number):
@@ -356,14 +356,12 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
 
 def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None,
                  units: np.ndarray
-                 ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason], set[int]]:
+                 ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason]]:
     """Numbers of one column, the currencies written inside values (by row), unreadable rows
-    and their reasons, and the rows whose value writes a multiplier but no unit (``"5 mln"``).
-    ``units``: the canonical unit column."""
+    and their reasons. ``units``: the canonical unit column."""
     out, suspect = numbers_fast(values)  # plain numbers and numeric strings, vectorised
     written: dict[int, str] = {}
     why: dict[int, Reason] = {}
-    scaled: set[int] = set()
     for i in suspect:
         value = values[i]
         if type(value) is str:
@@ -383,9 +381,7 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
         out[i] = np.nan if number is None else number
         if code is not None:
             written[i] = code
-        elif type(value) is str and written_multiplier(value):
-            scaled.add(i)
-    return out, written, why, scaled
+    return out, written, why
 
 
 def read_amounts(values: Sequence[object],
