@@ -18,6 +18,7 @@ unit column                                the numbers of its group that write n
 ``USD mln`` for MLN, ``USD k`` for K       unreadable: a multiple, or the ICO's token?
 ``KKIN``, ``mKIN`` for KIN                 unreadable (:func:`~.prices.split_multiplier`)
 ``ETH m``, ``m ETH``, ``USD b``            unreadable: milli? (:func:`~.prices.scaled_currency`)
+``USD¹``, ``ETH①``, ``USD㎡``              unreadable: a footnote (:func:`~.text.foreign_digits`)
 =========================================  ===============================================
 
 A value that writes its currency is read as written (``$7`` is 7 USD under ``USD mln``); one
@@ -46,7 +47,7 @@ from .prices import (
     split_scale,
 )
 from .rules import MULTIPLIERS, multiplier_word
-from .text import normalize_text
+from .text import foreign_digits, normalize_text
 
 __all__ = ["CENT", "column_multipliers"]
 
@@ -73,6 +74,9 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
     factors: dict[int, float] = {}
     for i, unit in enumerate(units):
         if type(unit) is str:
+            if foreign_digits(unit):  # "USD¹", "ETH①": a footnote, never part of a unit
+                codes[i], factors[i] = _NO_UNIT
+                continue
             text, currency = _column_unit(unit)
             if currency:  # no ticker makes a known currency anything else
                 continue
