@@ -14,7 +14,14 @@ import math
 
 import pytest
 
+from icoframes.parse.base import Bad
+from icoframes.parse.rules import parse_amount
+from icoframes.parse.text import foreign_digits
 from icoframes.parse.units import read_amount_group, read_price
+
+
+def _reason(read: object) -> str | None:
+    return read.reason if isinstance(read, Bad) else None
 
 
 def _group(values: list, unit: str, ticker: str | None = None):
@@ -106,3 +113,56 @@ def test_a_price_unit_with_a_glued_scale_word_names_no_unit():
     prices, codes, unread = read_price([0.1], ["USDk"], tickers=["XYZ"])
     assert math.isnan(prices[0]) and codes.tolist() == [None]
     assert unread.reasons == ["unreadable_price"]
+
+
+# ------------------------------------------------- H4. a price in tokens
+
+
+@pytest.mark.parametrize(("unit", "ticker"), [("tokens", "XYZ"), ("token", "XYZ"),
+                                              ("Coins", "XYZ"), ("XYZ", "XYZ"), ("xyz", "XYZ")])
+@pytest.mark.parametrize("value", [0.1, "0.1", "0.1 per token"])
+def test_a_price_whose_unit_column_is_a_token_is_unreadable(unit, ticker, value):
+    # parser 23: 0.1 under "tokens" was 0.1 TOKENS, under the own ticker 0.1 XYZ
+    prices, codes, unread = read_price([value], [unit], tickers=[ticker])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.values == [value] and unread.reasons == ["unreadable_price"]
+
+
+def test_a_price_writing_its_currency_under_a_token_unit_column_is_read_as_written():
+    prices, codes, unread = read_price(["$0.1", "1 XYZ = 0.001 ETH", 0.1], ["tokens", "XYZ", "ETH"],
+                                       tickers=["XYZ", "XYZ", "XYZ"])
+    assert prices.tolist() == [0.1, 0.001, 0.1] and codes.tolist() == ["USD", "ETH", "ETH"]
+    assert unread.rows == []
+
+
+def test_a_price_under_an_empty_unit_column_without_a_ticker_is_still_read():
+    prices, codes, unread = read_price([0.1, 0.2], ["", "TBA"], tickers=[None, None])
+    assert prices.tolist() == [0.1, 0.2] and codes.tolist() == [None, None] and unread.rows == []
+
+
+def test_an_amount_under_a_token_unit_column_is_still_that_token():
+    assert _group([5], "XYZ", "XYZ") == ([5.0], ["XYZ"], [])  # caps in tokens: a unit
+
+
+# ------------------------------------------------- H5. a footnote digit in a unit column
+
+
+@pytest.mark.parametrize("unit", ["USD¹", "kUSD²", "ETH①", "USD㎡", "USD ⁽¹⁾", "XYZ³"])
+def test_a_unit_column_with_a_digit_nfkc_would_make_names_no_unit(unit):
+    # parser 23: USD1, KUSD2 (5 USD2?), ETH1, USDM2: made-up units
+    _unreadable(_group([5], unit), 5)
+    prices, codes, unread = read_price([0.1], [unit], tickers=["XYZ"])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.reasons == ["unreadable_price"]
+
+
+def test_a_unit_column_of_full_width_letters_or_digits_is_still_read():
+    assert _group([5], "ＵＳＤ") == ([5.0], ["USD"], [])
+    assert _group([5], "ＸＹＺ２") == ([5.0], ["XYZ2"], [])
+
+
+@pytest.mark.parametrize("char", ["㋀", "㍘", "㏠", "㎡", "⁵"])
+def test_a_character_whose_nfkc_form_holds_a_digit_is_a_foreign_digit(char):
+    # parser 23: "㋀" (NFKC "1月"), "㏠" ("1日"), "㎡" ("m2") passed
+    assert foreign_digits(f"5{char}") and not foreign_digits("１２ ｅｔｈ")
+    assert _reason(parse_amount(f"5 {char}")) == "unreadable_number"
