@@ -23,7 +23,6 @@ from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK
 from icoframes.dayfolder import _oldest, utc_time
 from icoframes.exported import read_manifest
 
-
 # the noon re-run says the quota stops it and what it lacks; a time in the future is said too
 FUTURE = pytest.mark.filterwarnings(
     r"default:.*manifest\.json says it was exported at .*, after this day"
