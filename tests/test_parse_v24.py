@@ -53,6 +53,12 @@ def test_a_value_with_a_scale_word_its_currency_forbids_is_unreadable(value):
         assert math.isnan(amounts[0]) and unread == [(value, "unreadable_number")]
 
 
+@pytest.mark.parametrize("value", ["5 m. ETH", "5 b. USD", "ETH 5 m."])
+def test_a_forbidden_scale_word_with_a_final_dot_is_unreadable_too(value):
+    amounts, _, unread = _group([value], "")
+    assert math.isnan(amounts[0]) and unread == [(value, "unreadable_number")]
+
+
 @pytest.mark.parametrize(("value", "number", "code"), [
     ("5 mln ETH", 5e6, "ETH"), ("5 k ETH", 5e3, "ETH"), ("ETH 5k", 5e3, "ETH"),
     ("5 M USD", 5e6, "USD"), ("5 m EUR", 5e6, "EUR"), ("$5M", 5e6, "USD"), ("$5B", 5e9, "USD"),
@@ -157,6 +163,15 @@ def test_a_unit_column_with_a_digit_nfkc_would_make_names_no_unit(unit):
     prices, codes, unread = read_price([0.1], [unit], tickers=["XYZ"])
     assert math.isnan(prices[0]) and codes.tolist() == [None]
     assert unread.reasons == ["unreadable_price"]
+
+
+def test_a_footnote_unit_column_leaves_the_next_rows_units_alone():
+    amounts, codes, unread = read_amount_group({"v": [5, 5, 5]}, ["USD¹", "kUSD", "tokens"],
+                                               tickers=["XYZ"] * 3, exchange=("v",))
+    assert codes.tolist() == [None, None, None]  # a price: no scale, no tokens
+    assert unread["v"].reasons == ["unreadable_price"] * 3
+    amounts, codes, unread = read_amount_group({"v": [5, 5]}, ["ETH①", "kUSD"])
+    assert amounts["v"][1] == 5000 and codes.tolist() == [None, "USD"]
 
 
 def test_a_unit_column_of_full_width_letters_or_digits_is_still_read():
