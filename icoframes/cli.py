@@ -46,7 +46,7 @@ from .errors import (
     QuotaExceeded,
 )
 from .files import EMPTY_PATH, is_empty_path
-from .numerals import ANY_INTEGER, AT_LEAST_ONE, COUNT, SECONDS, integer_text, whole
+from .numerals import ANY_INTEGER, COUNT, SECONDS, integer_text, whole
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -160,8 +160,8 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
 def build_parser() -> argparse.ArgumentParser:
     # numbers are refused by the parser, exit 2 naming the option: --max-age inf was a
     # traceback and exit 1, and a demo of 0 ICOs ended "... --allow-empty", which it lacks
+    from .sandbox.command import DEMO_ICOS, Parser, add_arguments
     from .sandbox.command import Once as _Once
-    from .sandbox.command import Parser, add_arguments
     parser = Parser(
         prog="icoframes",
         description="ICO directory API data as typed tables and Parquet exports.",
@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
     demo.add_argument("--out", action=_Once, type=_folder, default=Path("data/demo"),
                       metavar="DIR")
-    demo.add_argument("--n-icos", action=_Once, type=AT_LEAST_ONE, default=1000)
+    demo.add_argument("--n-icos", action=_Once, type=DEMO_ICOS, default=1000)
     demo.add_argument("--seed", action=_Once, type=ANY_INTEGER, default=0)
 
     cache = sub.add_parser("cache", help="show or clear the cache of the configured service")

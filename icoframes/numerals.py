@@ -22,6 +22,7 @@ import datetime as dt
 import math
 import numbers
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -94,11 +95,17 @@ def python_number(value: object) -> int | float | None:
     return None
 
 
+#: The first whole number past which a float holds only some whole numbers.
+_EXACT = 2**53
+
+
 def meant_number(value: object, *, whole: bool = True) -> int | float | None:
     """The number a value given in another form than an argument takes most likely means
     (``"٣"``, ``3.0`` or ``"3.0"`` for an integer: 3; ``"١٠"`` for seconds: 10.0), else None.
 
-    Never for a bool (True is no 1), nor for an integer asked for and a fraction given.
+    Never for a bool (True is no 1), nor for an integer asked for and a fraction given, nor
+    for what a float cannot say exactly: a text too small for one (``"1e-400"`` is no 0), a
+    whole number past 2**53 (``"1e308"`` is no 1000000000000000010979...).
 
     Examples
     --------
@@ -106,6 +113,8 @@ def meant_number(value: object, *, whole: bool = True) -> int | float | None:
     (3, 4, 4, 10.0)
     >>> meant_number(2.5), meant_number(True), meant_number("nan"), meant_number("x")
     (None, None, None, None)
+    >>> meant_number("1e-400"), meant_number("1e308"), meant_number(1e20), meant_number(2**60)
+    (None, None, None, 1152921504606846976)
     """
     number: Any = python_number(value) if isinstance(value, str) else value
     if isinstance(number, bool) or type(number).__name__ == "bool_" or not isinstance(
@@ -116,6 +125,11 @@ def meant_number(value: object, *, whole: bool = True) -> int | float | None:
     except OverflowError:  # an int past float's range: still a whole number
         real = 1.0
     if not math.isfinite(real) or (whole and not real.is_integer()):
+        return None
+    if real == 0 and isinstance(value, str) and any(  # underflowed: "1e-400" is no 0
+            unicodedata.decimal(c, 0) for c in re.split("[eE]", value)[0]):
+        return None
+    if whole and isinstance(number, float) and abs(real) >= _EXACT:  # no exact whole number
         return None
     return int(number) if whole else real  # type: ignore[call-overload]  # a Real int()s
 

@@ -118,7 +118,9 @@ def test_one_number_reader_serves_the_command_line_and_the_sandbox_command():
     types = _option_types(build_parser())
     assert types["export --budget"] is types["sandbox --quota"] is numerals.COUNT
     assert types["export --max-age"] is types["sandbox --latency"] is numerals.SECONDS
-    assert types["demo --n-icos"] is types["sandbox --grow-every"] is numerals.AT_LEAST_ONE
+    assert types["sandbox --grow-every"] is numerals.AT_LEAST_ONE
+    assert types["demo --n-icos"] is command.DEMO_ICOS and types["sandbox --n-icos"] is \
+        command.N_ICOS  # bounded by sandbox.server.MAX_ICOS
     assert types["demo --seed"] is types["sandbox --seed"] is numerals.ANY_INTEGER
     # a filter's number and --max-workers: read with the limits their parameter or setting
     # declares (tests/test_number_option_bounds.py)

@@ -295,7 +295,7 @@ def test_bad_arguments_exit_2_before_any_request(cfg, tmp_path, capsys, caplog):
     code, _, err = _cli(["export", "--out", out, "--status", "finished"], capsys, caplog)
     assert code == 2 and "argument --status: invalid choice: 'finished'" in err
     code, _, err = _cli(["export", "--out", out, "--ico-score", "11"], capsys, caplog)
-    assert code == 2 and "ico_score must be an integer from 1 to 10" in err
+    assert code == 2 and "argument --ico-score: must be an integer from 1 to 10, got '11'" in err
     code, _, err = _cli(["export", "--out", out, "--platform", "Etherium Classic Plus"],
                         capsys, caplog)
     assert code == 2 and "unknown platform name 'Etherium Classic Plus'" in err

@@ -126,7 +126,8 @@ def test_a_sandbox_option_in_other_digits_is_refused_before_a_server_starts(args
 def test_sandbox_start_names_the_whole_number_a_float_means():
     with pytest.raises(InvalidParameter) as info:
         sandbox.start(n_icos=5.0)
-    assert str(info.value) == "n_icos must be a whole number >= 0, got 5.0; did you mean 5?"
+    assert str(info.value) == ("n_icos must be a whole number from 0 to 1000000, got 5.0; "
+                               "did you mean 5?")
     with pytest.raises(InvalidParameter) as info:
         sandbox.start(port=70000.0)  # no port: nothing to suggest
     assert str(info.value) == "port must be a whole number from 0 to 65535, got 70000.0"

@@ -135,8 +135,8 @@ def test_a_value_writing_a_multiplier_under_a_scaling_unit_column_is_unreadable(
 
 
 def test_a_value_writing_its_currency_or_no_multiplier_under_a_scaling_column_is_read():
-    assert _group(["$5M", 5, "5", "1e3"], "USD mln") == (
-        [5e6, 5e6, 5e6, 1e9], ["USD"] * 4, [])
+    assert _group(["$5M", 5, "5", "1e3 USD"], "USD mln") == (  # "1e3" alone: parser 24
+        [5e6, 5e6, 5e6, 1e3], ["USD"] * 4, [])
 
 
 def test_a_multiplier_in_a_value_under_cents_multiplies_the_cents():
@@ -222,3 +222,46 @@ def test_a_scale_word_written_last_that_is_the_own_ticker_is_unreadable_in_both(
     assert all(math.isnan(a) for a in amounts) and [r for _, r in unread] == [
         "unreadable_number"] * 2
     assert split_scale(text, ticker) is None
+
+
+# --------------------------------------------------------------------------- edges (mutation)
+
+
+def test_a_scaling_unit_column_scales_each_column_of_its_group():
+    # a column whose value is missing or writes its unit does not stop the next one's scaling
+    amounts, codes, bad = read_amount_group({"soft_cap": [None, "$7"], "hard_cap": [5, 5]},
+                                            ["kUSD", "kUSD"])
+    assert amounts["hard_cap"].tolist() == [5e3, 5e3] and codes.tolist() == ["USD", "USD"]
+    assert amounts["soft_cap"][1] == 7.0 and not bad["hard_cap"].rows
+
+
+@pytest.mark.parametrize(("unit", "ticker", "split"), [
+    ("K US DOLLAR", None, ("k", "USD")),  # a currency of two words after the scale word
+    ("K USD", "K", ("k", "USD")),  # a scale word written first is one whatever the ticker
+    ("$M", "M", None), ("$k", "K", None),  # written last (after a symbol), the own ticker
+    ("$M", "XYZ", ("m", "USD")), ("Ξ b", None, ("b", "ETH")), ("Ξb", None, ("b", "ETH")),
+])
+def test_split_scale_at_its_edges(unit, ticker, split):
+    assert split_scale(unit, ticker) == split
+
+
+def test_a_lone_b_scales_a_currency_written_with_a_symbol_in_any_case():
+    assert scaled_currency("b", "Ξ") == "ETH" and scaled_currency("b", "ξ") == "ETH"
+
+
+@pytest.mark.parametrize(("unit", "ticker", "code"), [
+    ("XYZ Token", None, "XYZ TOKEN"),  # no currency, no scale word: a unit as written
+    ("XYZ cents", "CENTS", "XYZ CENTS"),  # the ICO's own token CENTS is no cents
+])
+def test_a_unit_column_of_several_words_without_a_currency_is_a_unit_as_written(unit, ticker,
+                                                                                 code):
+    assert _group([5], unit, ticker) == ([5.0], [code], [])
+
+
+def test_column_multipliers_scales_when_not_told_it_is_a_price():
+    import numpy as np
+
+    from icoframes.parse.unitcols import column_multipliers
+
+    codes = np.array([None], dtype=object)
+    assert column_multipliers(["USD mln"], codes, None) == {0: 1e6} and codes[0] == "USD"

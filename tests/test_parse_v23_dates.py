@@ -43,6 +43,7 @@ def test_a_short_year_date_no_order_makes_a_day_is_impossible(text):
     ("20 Sep", "no_year"), ("since 18 Sep", "no_year"), ("March 18th", "no_year"),
     ("Sep 2263", "date_out_of_range"), ("Sep 1990", "unreadable_date"),
     ("31.02.18", "short_year"),  # 31 February 2018 is no day, 2031-02-18 is
+    ("early '18", "unreadable_date"),  # '18 is 2018, in range: a year, in a form not read
 ])
 def test_other_dates_keep_their_reason(text, reason):
     assert date_reason(text) == reason

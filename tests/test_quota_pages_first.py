@@ -218,3 +218,37 @@ def test_an_export_under_a_short_quota_writes_every_list_and_says_the_profiles_l
         f"incomplete result: {len(missing)} listed ICO(s) have no row: {len(missing)} "
         "not_fetched"]
     assert {(m["state"], m["reason"]) for m in missing} == {("not_fetched", "quota")}
+
+
+def test_the_pass_again_of_a_list_that_grew_after_its_page_1_is_reserved_whole(configure):
+    """The past list gains an ICO at its top once its page 1 has answered (60 -> 61): its
+    first pass comes short, and the pass again needs 4 pages, not the 3 page 1 said. Under an
+    allowance of exactly those 3 + 4 pages no profile may go while it is paged. Before the fix
+    the pass again was reserved as page 1's 3 pages: a profile went while pages 2 and 3 were
+    out (review F: 5 of 5 runs), and the last page of the pass again was refused (list 60 of
+    61, page 4 not received)."""
+    past, grown = list(range(100, 160))[::-1], threading.Event()
+    lock = threading.Lock()
+
+    def lists(h) -> None:
+        page = h.request_json().get("page", 1)
+        with lock:
+            ids = list(past)
+            if page == 1 and not grown.is_set():
+                grown.set()
+                past.insert(0, 999)  # the new ICO tops the list after this page 1
+        json_reply({"total_icos": len(ids), "current_page": page, "error": None,
+                    "total_pages": max(1, -(-len(ids) // 20)),
+                    "data": [list_item(i) for i in ids[(page - 1) * 20:page * 20]]})(h)
+
+    with HostileServer({LIST: lists, PROFILE: profile_reply(
+            lambda asked: {"id": str(asked)})}) as server:
+        configure(server, daily_quota=3 + 4, max_workers=4)
+        with pytest.raises(QuotaExceeded) as stopped, pytest.warns(icoframes.QuotaWarning):
+            icoframes.load_icos(status="past", progress=False)
+
+    assert grown.is_set()
+    assert dict(server.hits) == {LIST: 3 + 4}  # counted at the server: no profile was sent
+    [query] = stopped.value.listing.attrs["icoframes"]["queries"]
+    assert (query["complete"], query["rows"], query["total_icos"], query["failed_pages"]) == (
+        True, 61, 61, {})

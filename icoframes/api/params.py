@@ -188,7 +188,9 @@ def _strings(param: Param, value: Any) -> list[str]:
 
 
 def _yes(param: Param, value: Any) -> str:
-    if value is True or (isinstance(value, np.bool_) and value) or value == "yes":
+    # a str compared only: pd.NA == "yes" is NA, whose truth is a TypeError
+    if value is True or (isinstance(value, np.bool_) and value) or (
+            isinstance(value, str) and value == "yes"):
         return "yes"
     meant = meant_flag(value)  # "false", "no", 0: False; "true", "YES", 1: True
     if value is False or (isinstance(value, np.bool_) and not value) or meant is False:

@@ -168,18 +168,23 @@ class ListQuery:
 
     def pages_at_most(self, unknown: int) -> int:
         """Page requests this list may still send (those in flight are booked already): the
-        pages of this pass not asked, and a whole pass more while it may be paged again (a
-        first pass that may end shifted). A page count not known yet (page 1 unanswered)
-        counts as ``unknown`` pages, or as its cached copy's when that has more."""
+        pages of this pass not asked; while it may be paged again (a first pass that may end
+        shifted) a whole pass more, of the pages its latest count says (or page 1's, when
+        more) and one page more (it may grow where no page answered yet); and one page for a
+        retry while a page is to be asked or answered. A page count not known yet (page 1
+        unanswered) counts as ``unknown`` pages, or as its cached copy's when that has more."""
         left = self.pages_left
         if not self.paging:
             return 0
+        retry = 1 if left != 0 or self.in_flight else 0
         if left is None:
             cached = self.fallback.meta.get("total_icos") if self.fallback is not None else 0
             left = max(unknown, -(-int(cached or 0) // PAGE_SIZE))
-            return left * (2 if self.passes == 1 else 1)
-        again = self._last if self.passes == 1 and not self._ended and not self.failed_pages else 0
-        return left + again
+            return left * (2 if self.passes == 1 else 1) + retry
+        again = 0
+        if self.passes == 1 and not self._ended and not self.failed_pages:
+            again = max(self._last, -(-(self.total_icos or 0) // PAGE_SIZE)) + 1
+        return left + again + retry
 
     @property
     def pass_done(self) -> bool:

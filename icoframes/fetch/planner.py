@@ -34,7 +34,8 @@ UNKNOWN_PAGES = 250
 
 def pages_needed(lists: Collection[ListQuery]) -> int:
     """Page requests ``lists`` may still send, at most: those not asked yet, a pass more for
-    each that may be paged again, a list whose page count is not known yet counted as
+    each that may be paged again (of its latest count's pages, and one more), a page for a
+    retry of each still paged, a list whose page count is not known yet counted as
     :data:`UNKNOWN_PAGES` (:meth:`~.paging.ListQuery.pages_at_most`)."""
     return sum(query.pages_at_most(UNKNOWN_PAGES) for query in lists)
 

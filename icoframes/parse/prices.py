@@ -163,14 +163,19 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
 
 
 _SYMBOL_FIRST: Final = re.compile(r"(?P<cur>US\$|[$€£Ξ₿])(?P<mult>\w+\.?)")
+# A currency, then a scale word (or cents) glued after it: "USDmln", "EURk", "ETHm", "USDcents".
+_SCALE_LAST: Final = re.compile(rf"(?P<cur>[^\W\d_]+?)(?P<mult>{MULTIPLIER_PATTERN}|cents?)\.?",
+                                re.IGNORECASE)
 
 
 def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     """A unit (a unit column, or the unit written before or after a value's number) split into
     ``(multiplier, currency)`` when it writes a scale word beside a currency that it may scale
     (:func:`scaled_currency`): apart from it, before or after (``"K USD"``, ``"mln USD"``,
-    ``"USD mln"``, ``"US Dollar bn"``), glued after a symbol (``"$M"``, ``"$mln"``), or glued
-    before a currency (:func:`split_multiplier`: ``"kUSD"``, ``"M$"``). ``("", unit)`` when it
+    ``"USD mln"``, ``"US Dollar bn"``), glued after a symbol (``"$M"``, ``"$mln"``) or a currency
+    not all in capitals (``"USDmln"``, ``"EURk"``; ``"USDK"`` is a ticker, ``"ETHm"`` and
+    ``"USDcents"`` none: None), or glued before a currency (:func:`split_multiplier`:
+    ``"kUSD"``, ``"M$"``). ``("", unit)`` when it
     writes none; None when it cannot be told: a scale word written last that is the ICO's own
     ticker ``own`` (``"USD mln"`` for MLN), or :func:`split_multiplier`'s cases (``"KKIN"``).
     The one reading of a scale word beside a currency, in values and unit columns alike.
@@ -184,6 +189,12 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     """
     words = unit.split()
     glued = _SYMBOL_FIRST.fullmatch(unit)
+    after = None if len(words) > 1 or unit.isupper() or canonical_unit(unit) in CURRENCIES or (
+        canonical_unit(unit) == own) else _SCALE_LAST.fullmatch(unit)  # "USDK" is a ticker
+    if after is not None and canonical_unit(after["cur"]) in CURRENCIES:
+        word = after["mult"].lower()  # "USDmln" as "USD mln"; "ETHm", "USDcents": no unit
+        code = scaled_currency(word, after["cur"]) if word in MULTIPLIERS else None
+        return None if code is None or ticker_word(word, own) else (word, code)
     # (scale word, currency, written last)
     sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
              ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else []

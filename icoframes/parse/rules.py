@@ -106,7 +106,10 @@ __all__ = [
 #:     "$M"); a unit column of a currency and text not understood names no unit ("USD (mln)").
 #:     A two-digit year is short_year outside quarters and halves ("1 Mar 18" as a roadmap key
 #:     was 2018, "01 Mar 18" as a start no_year); "00.00.00" is impossible_date.
-PARSER_VERSION: Final = 23
+#: 24: a value's scale word obeys prices.scaled_currency ("5 m ETH", "5 B USD" were 5e6 ETH,
+#:     5e9 USD); "5e6" under "USD mln" is unreadable (was 5e12); "USDmln" is "USD mln".
+#:     A price unit "tokens" or the own ticker names no unit (0.1 was 0.1 TOKENS); "USD¹" none.
+PARSER_VERSION: Final = 24
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -231,11 +234,11 @@ def written_currency(value: str) -> str | None:
 
 
 def written_multiplier(value: str) -> bool:
-    """True when :func:`parse_amount` reads ``value`` with a multiplier written in it
-    (``"5 mln"``, ``"2.5k"``, ``"$5M"``): under a unit column that scales (``"USD mln"``) it
-    would be multiplied twice."""
+    """True when :func:`parse_amount` reads ``value`` with a multiplier or an exponent written
+    in it (``"5 mln"``, ``"2.5k"``, ``"$5M"``, ``"5e6"``): under a unit column that scales
+    (``"USD mln"``) it would be multiplied twice."""
     match = _AMOUNT_RE.fullmatch(normalize_text(value).strip())
-    return match is not None and match["mult"] is not None
+    return match is not None and (match["mult"] or match["exp"]) is not None
 
 
 def multiplier_word(text: str) -> bool:

@@ -26,6 +26,7 @@ ZERO_WIDTH: Final = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f\u202a\u202
 _DROP: Final = {**dict.fromkeys(map(ord, ZERO_WIDTH)), ord("\u2212"): "-"}  # minus sign
 _LOOKALIKE_TABLE: Final = str.maketrans(dict(LOOKALIKES))
 _NON_ASCII_LETTER: Final = re.compile(r"[^\x00-\x7f]")
+_ASCII_DIGIT: Final = re.compile(r"[0-9]")
 
 
 def normalize_text(text: str) -> str:
@@ -44,20 +45,22 @@ def normalize_text(text: str) -> str:
 def foreign_digits(text: str) -> bool:
     """True if ``text`` holds a character with a numeric value other than an ASCII digit
     ``0``-``9`` or a full-width one ``０``-``９``: a superscript (``"12²"``), a circled or
-    parenthesised number (``"①"``, ``"⑫"``, ``"⒈5"``), a digit of another script (``"٣"``).
+    parenthesised number (``"①"``, ``"⑫"``, ``"⒈5"``), a digit of another script (``"٣"``),
+    or one whose NFKC form holds an ASCII digit (``"㎡"``, ``"㋀"``, ``"㏠"``).
     NFKC would turn ``"12²"`` into ``"122"`` and ``"①②"`` into ``"12"``: text holding one is
     no number, id or date, whatever NFKC makes of it. Look at it before
     :func:`normalize_text`.
 
     Examples
     --------
-    >>> foreign_digits("12²"), foreign_digits("⑫"), foreign_digits("٣"), foreign_digits("½")
+    >>> foreign_digits("12²"), foreign_digits("⑫"), foreign_digits("٣"), foreign_digits("㎡")
     (True, True, True, True)
     >>> foreign_digits("１２"), foreign_digits("12 ETH"), foreign_digits("ｅｔｈ 5")
     (False, False, False)
     """
     return not text.isascii() and any(
-        not "\uff10" <= char <= "\uff19" and unicodedata.numeric(char, None) is not None
+        not "\uff10" <= char <= "\uff19" and (unicodedata.numeric(char, None) is not None or (
+            _ASCII_DIGIT.search(unicodedata.normalize("NFKC", char)) is not None))
         for char in text if not char.isascii())
 
 

@@ -18,12 +18,14 @@ unit column                                the numbers of its group that write n
 ``USD mln`` for MLN, ``USD k`` for K       unreadable: a multiple, or the ICO's token?
 ``KKIN``, ``mKIN`` for KIN                 unreadable (:func:`~.prices.split_multiplier`)
 ``ETH m``, ``m ETH``, ``USD b``            unreadable: milli? (:func:`~.prices.scaled_currency`)
+``USD¹``, ``ETH①``, ``USD㎡``              unreadable: a footnote (:func:`~.text.foreign_digits`)
 =========================================  ===============================================
 
 A value that writes its currency is read as written (``$7`` is 7 USD under ``USD mln``); one
 that writes a multiplier but no unit (``5 mln``, ``2.5k`` under ``USD mln``: 5 million of
 millions?) is unreadable. No scale word scales a price: in a price group, a unit column that
-would scale (``kUSD``, ``USD mln``) names no unit; ``cents`` is a unit and stays one.
+would scale (``kUSD``, ``USD mln``) names no unit, as does a token word or the ICO's own
+ticker (``tokens``, ``XYZ`` for XYZ: a price is never in tokens); ``cents`` stays a unit.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Final
 
 import numpy as np
 
-from ..vocabulary import FOREIGN_MULTIPLIERS, fold
+from ..vocabulary import FOREIGN_MULTIPLIERS, TOKEN_WORDS, fold
 from .prices import (
     CURRENCIES,
     canonical_unit,
@@ -45,7 +47,7 @@ from .prices import (
     split_scale,
 )
 from .rules import MULTIPLIERS, multiplier_word
-from .text import normalize_text
+from .text import foreign_digits, normalize_text
 
 __all__ = ["CENT", "column_multipliers"]
 
@@ -66,14 +68,24 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
     numbers are unreadable, as in a value. ``tickers``: the ICO's ticker per row, which decides
     whether a multiplier word is one (``"USD k"`` for K: thousands of USD, or USD and K?).
     ``price``: the group is a price, which no scale word scales (``"USD mln"``, ``"kUSD"``
-    name no unit there: a price in millions of USD per token is no price anyone writes)."""
+    name no unit there: a price in millions of USD per token is no price anyone writes), and
+    nor does a token word or the ICO's own ticker (``"tokens"``, ``"XYZ"`` for XYZ: a price is
+    never in tokens)."""
     factors: dict[int, float] = {}
     for i, unit in enumerate(units):
         if type(unit) is str:
+            if foreign_digits(unit):  # "USD¹", "ETH①": a footnote, never part of a unit
+                codes[i], factors[i] = _NO_UNIT
+                continue
             text, currency = _column_unit(unit)
             if currency:  # no ticker makes a known currency anything else
                 continue
-            scaled = _scaled(text, own_ticker(None if tickers is None else tickers[i]))
+            own = own_ticker(None if tickers is None else tickers[i])
+            if price and (fold(text) in TOKEN_WORDS or (
+                    own is not None and canonical_unit(text) == own)):
+                codes[i], factors[i] = _NO_UNIT  # "tokens", the own ticker: a price never is
+                continue
+            scaled = _scaled(text, own)
             if scaled is not None:
                 codes[i], factors[i] = _NO_UNIT if price and scaled[1] != CENT else scaled
     return factors

@@ -76,6 +76,7 @@ from .prices import (
     own_ticker,
     per_token,
     read_exchange,
+    scaled_currency,
     split_scale,
     ticker_word,
 )
@@ -173,6 +174,9 @@ def _read_text(text: str, exchange: bool, ticker: object,
     if suffix is not None and suffix["mult"] and not suffix["cur"] and ticker_word(
             suffix["mult"], own):
         return bad("unreadable_number"), None  # "5 mln" for MLN: 5 million, or 5 MLN?
+    if suffix is not None and suffix["mult"] and _forbidden(suffix["mult"], suffix["cur"]
+                                                            or currency):
+        return bad("unreadable_number"), None  # "5 m ETH", "ETH 5m": milli? "5 B USD"
     if suffix is not None and suffix["cur"]:
         # a multiplier glued to a currency: "5kUSD" is 5k USD (split_multiplier says when)
         split = ("", suffix["cur"]) if suffix["mult"] else _split(suffix["cur"], own)
@@ -238,6 +242,15 @@ def _split(unit: str, own: str | None) -> tuple[str, str] | None:
     return split_scale(unit, own)  # "kUSD", "USD mln" ("5 USD mln" as under a column "USD mln")
 
 
+def _forbidden(mult: str, unit: str | None) -> bool:
+    """The scale word ``mult`` written in a value may not scale the unit ``unit`` written
+    beside it (:func:`~icoframes.parse.prices.scaled_currency`, as in a unit column):
+    ``"5 m ETH"``, ``"ETH 5m"`` (milli or million?), ``"5 B USD"``. A token's amount is
+    read as written (``"500M XYZ"``): the rule is of known currencies."""
+    return unit is not None and canonical_unit(unit) in CURRENCIES and (
+        scaled_currency(mult.rstrip(".").lower(), unit) is None)
+
+
 def _is_unit(text: str) -> bool:
     """A unit written next to a number: a known currency, or a word shaped like a ticker."""
     code = canonical_unit(text)
@@ -297,19 +310,19 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     amounts: dict[str, np.ndarray] = {}
     written: dict[str, dict[int, str]] = {}
     unread: dict[str, dict[int, Reason]] = {}
-    scaled: dict[str, set[int]] = {}  # rows whose value writes a multiplier, no unit ("5 mln")
     for name, values in columns.items():
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} values for {n} units")
-        amounts[name], written[name], unread[name], scaled[name] = _read_column(
+        amounts[name], written[name], unread[name] = _read_column(
             values, name in exchange, tickers, codes)
     for i, factor in factors.items():  # "kUSD": a number that writes no unit is in thousands
         for name, numbers in amounts.items():
             if i in written[name] or math.isnan(numbers[i]):
                 continue
             number = float(numbers[i]) * factor  # a Python float: no overflow warning
-            if math.isnan(factor) or (factor != CENT and i in scaled[name]):
-                # "mln": millions of what? "5 mln" under "USD mln": 5e6 or 5e12?
+            value = columns[name][i]  # "5 mln", "5e6" under "USD mln": 5e6 or 5e12?
+            if math.isnan(factor) or (factor != CENT and type(value) is str
+                                      and written_multiplier(value)):  # "mln": of what?
                 unread[name][i] = "unreadable_price" if name in exchange else "unreadable_number"
                 number = math.nan
             elif math.isinf(number):
@@ -343,14 +356,12 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
 
 def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None,
                  units: np.ndarray
-                 ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason], set[int]]:
+                 ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason]]:
     """Numbers of one column, the currencies written inside values (by row), unreadable rows
-    and their reasons, and the rows whose value writes a multiplier but no unit (``"5 mln"``).
-    ``units``: the canonical unit column."""
+    and their reasons. ``units``: the canonical unit column."""
     out, suspect = numbers_fast(values)  # plain numbers and numeric strings, vectorised
     written: dict[int, str] = {}
     why: dict[int, Reason] = {}
-    scaled: set[int] = set()
     for i in suspect:
         value = values[i]
         if type(value) is str:
@@ -370,9 +381,7 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
         out[i] = np.nan if number is None else number
         if code is not None:
             written[i] = code
-        elif type(value) is str and written_multiplier(value):
-            scaled.add(i)
-    return out, written, why, scaled
+    return out, written, why
 
 
 def read_amounts(values: Sequence[object],

@@ -27,11 +27,11 @@ from ..numerals import (
     number_text,
     whole,
 )
-from .server import PORTS, serve
+from .server import MAX_ICOS, PORTS, serve
 from .service import check_keys
 
-__all__ = ["AT_LEAST_ONE", "SECONDS", "Once", "Parser", "add_arguments", "checked", "keys", "main",
-           "run", "whole"]
+__all__ = ["AT_LEAST_ONE", "DEMO_ICOS", "N_ICOS", "SECONDS", "Once", "Parser", "add_arguments",
+           "checked", "keys", "main", "run", "whole"]
 
 #: Seconds the serving command sleeps at a time: the longest a Ctrl-C can wait to be seen.
 _TICK = 0.5
@@ -91,6 +91,8 @@ class SecretOnce(Once):
 
 _PORT = whole("a port", *PORTS)
 _COUNT = COUNT
+#: ``--n-icos``: a sandbox's ICOs; ``demo --n-icos``: one at least.
+N_ICOS, DEMO_ICOS = whole("a whole number", 0, MAX_ICOS), whole("a whole number", 1, MAX_ICOS)
 INTEGER = ANY_INTEGER
 _SHARE = checked(number_text, "a share from 0 to 1", lambda v: 0 <= v <= 1)
 
@@ -114,7 +116,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--quota", action=Once, type=_COUNT, default=_DEFAULT["quota"],
                         help="requests per key per day; 0 means unlimited "
                              f"(default: {_DEFAULT['quota']})")
-    parser.add_argument("--n-icos", action=Once, type=_COUNT, default=_DEFAULT["n_icos"])
+    parser.add_argument("--n-icos", action=Once, type=N_ICOS, default=_DEFAULT["n_icos"])
     parser.add_argument("--seed", action=Once, type=INTEGER, default=_DEFAULT["seed"])
     parser.add_argument("--latency", action=Once, type=SECONDS, default=_DEFAULT["latency"],
                         metavar="SECONDS")

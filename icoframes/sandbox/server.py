@@ -116,10 +116,13 @@ class _Settings(dict[str, Any]):
         return super().popitem()
 
 
-__all__ = ["PORTS", "Sandbox", "bounds", "serve", "service_name", "start", "within"]
+__all__ = ["MAX_ICOS", "PORTS", "Sandbox", "bounds", "serve", "service_name", "start", "within"]
 
 #: The ports a sandbox may listen on (0: any free one).
 PORTS: tuple[int, int] = (0, 65535)
+#: The most ICOs a generated sandbox holds (each takes about 0.1 ms to make: 10**40 was
+#: taken, and the sandbox never started).
+MAX_ICOS = 1_000_000
 
 
 @checked_methods
@@ -341,7 +344,7 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     (True, 20)
     """
     # as Python ints: random.Random takes no NumPy integer (seed=np.int64(3) was a TypeError)
-    n_icos, seed, port = _whole("n_icos", n_icos, 0), _whole("seed", seed, None), _whole(
+    n_icos, seed, port = _whole("n_icos", n_icos, 0, MAX_ICOS), _whole("seed", seed, None), _whole(
         "port", port, *PORTS)
     quota, grow_every = (_whole("quota", quota, 0, none=True),
                          _whole("grow_every", grow_every, 1, none=True))
@@ -349,7 +352,8 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
                                    ("fail_rate", fail_rate, 1.0, "a share from 0 to 1")):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
                 0 <= value <= high and value < math.inf):  # nan, inf, True: refused
-            raise InvalidParameter(f"{arg} must be {rule}, got {value!r}")
+            raise InvalidParameter(f"{arg} must be {rule}, got {value!r}"
+                                   f"{did_you_mean_number(value, whole=False, low=0, high=high)}")
     name = None
     if directory is None:
         directory = generate_directory(n_icos, seed=seed)

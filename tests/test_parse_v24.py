@@ -1,0 +1,168 @@
+"""Parser defects left by parser 23 (parser 24), from a second review of it.
+
+Each test of a reading failed on parser 23: a value applied a scale word that the one rule
+(:func:`~icoframes.parse.prices.scaled_currency`) forbids (``"5 m ETH"`` was 5e6 ETH), a
+number in scientific notation under a scaling unit column was multiplied twice (``"5e6"``
+under ``"USD mln"`` was 5e12 USD), a currency glued to a scale word after it was a made-up
+unit (``"USDmln"``), a price under a unit that is a token was kept, and a footnote digit in a
+unit column became part of the unit (``"USD¹"`` was ``USD1``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from icoframes.parse.base import Bad
+from icoframes.parse.rules import parse_amount
+from icoframes.parse.text import foreign_digits
+from icoframes.parse.units import read_amount_group, read_price
+
+
+def _reason(read: object) -> str | None:
+    return read.reason if isinstance(read, Bad) else None
+
+
+def _group(values: list, unit: str, ticker: str | None = None):
+    amounts, codes, bad = read_amount_group({"v": values}, [unit] * len(values),
+                                            tickers=[ticker] * len(values))
+    return amounts["v"].tolist(), codes.tolist(), list(zip(bad["v"].values, bad["v"].reasons,
+                                                           strict=True))
+
+
+def _unreadable(read: tuple, value: object) -> None:
+    amounts, codes, unread = read
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(value, "unreadable_number")]
+
+
+# ------------------------------------------------- H1. a scale word the one rule forbids
+
+
+@pytest.mark.parametrize("value", ["5 m ETH", "5 M ETH", "5m ETH", "ETH 5m", "ETH 5 m",
+                                   "5 m USDT", "5 m BTC", "5 b ETH", "5 B USD", "5 b USD",
+                                   "5 B EUR", "5b USD", "USD 5B"])
+def test_a_value_with_a_scale_word_its_currency_forbids_is_unreadable(value):
+    # parser 23: "5 m ETH" was 5e6 ETH (milli?), "5 B USD" 5e9 USD, as the unit columns
+    # "m ETH" and "B USD" were already unreadable
+    for unit in ("", "ETH" if "ETH" in value else "USD"):
+        amounts, _, unread = _group([value], unit)
+        assert math.isnan(amounts[0]) and unread == [(value, "unreadable_number")]
+
+
+@pytest.mark.parametrize(("value", "number", "code"), [
+    ("5 mln ETH", 5e6, "ETH"), ("5 k ETH", 5e3, "ETH"), ("ETH 5k", 5e3, "ETH"),
+    ("5 M USD", 5e6, "USD"), ("5 m EUR", 5e6, "EUR"), ("$5M", 5e6, "USD"), ("$5B", 5e9, "USD"),
+    ("5 B$", 5e9, "USD"), ("5 bn USD", 5e9, "USD"), ("USD 5M", 5e6, "USD"), ("5 ETH", 5, "ETH"),
+    ("~5M", math.nan, None)])
+def test_a_value_with_a_scale_word_its_currency_allows_is_still_read(value, number, code):
+    amounts, codes, unread = _group([value], "")
+    if math.isnan(number):
+        assert math.isnan(amounts[0]) and unread == [(value, "vague")]
+    else:
+        assert amounts == [number] and codes == [code] and unread == []
+
+
+# ------------------------------------------------- H2. an exponent under a scaling unit column
+
+
+@pytest.mark.parametrize(("value", "unit"), [("5e6", "USD mln"), ("5e6", "$M"), ("5e6", "MM USD"),
+                                             ("5E6", "kUSD"), ("5.0e6", "USD mln"),
+                                             ("5e3", "USD k")])
+def test_scientific_notation_under_a_scaling_unit_column_is_unreadable(value, unit):
+    # parser 23: "5e6" under "USD mln" was 5e12 USD (5e6 of millions?), as "5 mln" there is
+    amounts, _, unread = _group([value], unit)
+    assert math.isnan(amounts[0]) and unread == [(value, "unreadable_number")]
+
+
+def test_scientific_notation_elsewhere_is_still_read():
+    assert _group(["5e6", "2000"], "USD mln")[0][1] == 2e9
+    assert _group(["5e6", "5e2"], "USD")[0] == [5e6, 500.0]
+    assert _group(["5e2"], "cents")[0] == [5.0]  # cents are a unit, not a scale
+    assert _group(["$5e6"], "USD mln")[0] == [5e6]  # its currency written: read as written
+
+
+# ------------------------------------------------- H3. a scale word glued after a currency
+
+
+@pytest.mark.parametrize(("unit", "number", "code"), [
+    ("USDmln", 5e6, "USD"), ("USDmillion", 5e6, "USD"), ("USDk", 5e3, "USD"),
+    ("EURk", 5e3, "EUR"), ("ETHmln", 5e6, "ETH"), ("usdk", 5e3, "USD"), ("USDm", 5e6, "USD")])
+def test_a_currency_glued_to_a_scale_word_it_allows_scales_as_written_apart(unit, number, code):
+    # parser 23: made-up units USDMLN, USDK, EURK, ETHMLN; "USD mln" apart was millions of USD
+    assert _group([5], unit) == ([number], [code], [])
+    assert _group([f"5{unit}"], "") == ([number], [code], [])
+
+
+@pytest.mark.parametrize("unit", ["ETHm", "USDb", "USDcents", "EURcent"])
+def test_a_currency_glued_to_a_scale_word_it_forbids_names_no_unit(unit):
+    # parser 23: ETHM (milli or million?), USDB, USDCENTS; "ETH m", "USD cents" named no unit
+    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([f"5{unit}"], ""), f"5{unit}")
+
+
+def test_a_glued_scale_word_that_is_the_ticker_or_a_ticker_in_capitals_is_no_scale():
+    _unreadable(_group([5], "USDk", "K"), 5)
+    assert _group([5], "USDk", "USDK") == ([5.0], ["USDK"], [])  # the ICO's own token
+    assert _group([5], "USDK") == ([5.0], ["USDK"], [])  # in capitals a ticker, as KUSD is
+    assert _group([5], "Ethereum") == ([5.0], ["ETH"], [])
+
+
+def test_a_price_unit_with_a_glued_scale_word_names_no_unit():
+    # parser 23: 0.1 USDK
+    prices, codes, unread = read_price([0.1], ["USDk"], tickers=["XYZ"])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.reasons == ["unreadable_price"]
+
+
+# ------------------------------------------------- H4. a price in tokens
+
+
+@pytest.mark.parametrize(("unit", "ticker"), [("tokens", "XYZ"), ("token", "XYZ"),
+                                              ("Coins", "XYZ"), ("XYZ", "XYZ"), ("xyz", "XYZ")])
+@pytest.mark.parametrize("value", [0.1, "0.1", "0.1 per token"])
+def test_a_price_whose_unit_column_is_a_token_is_unreadable(unit, ticker, value):
+    # parser 23: 0.1 under "tokens" was 0.1 TOKENS, under the own ticker 0.1 XYZ
+    prices, codes, unread = read_price([value], [unit], tickers=[ticker])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.values == [value] and unread.reasons == ["unreadable_price"]
+
+
+def test_a_price_writing_its_currency_under_a_token_unit_column_is_read_as_written():
+    prices, codes, unread = read_price(["$0.1", "1 XYZ = 0.001 ETH", 0.1], ["tokens", "XYZ", "ETH"],
+                                       tickers=["XYZ", "XYZ", "XYZ"])
+    assert prices.tolist() == [0.1, 0.001, 0.1] and codes.tolist() == ["USD", "ETH", "ETH"]
+    assert unread.rows == []
+
+
+def test_a_price_under_an_empty_unit_column_without_a_ticker_is_still_read():
+    prices, codes, unread = read_price([0.1, 0.2], ["", "TBA"], tickers=[None, None])
+    assert prices.tolist() == [0.1, 0.2] and codes.tolist() == [None, None] and unread.rows == []
+
+
+def test_an_amount_under_a_token_unit_column_is_still_that_token():
+    assert _group([5], "XYZ", "XYZ") == ([5.0], ["XYZ"], [])  # caps in tokens: a unit
+
+
+# ------------------------------------------------- H5. a footnote digit in a unit column
+
+
+@pytest.mark.parametrize("unit", ["USD¹", "kUSD²", "ETH①", "USD㎡", "USD ⁽¹⁾", "XYZ³"])
+def test_a_unit_column_with_a_digit_nfkc_would_make_names_no_unit(unit):
+    # parser 23: USD1, KUSD2 (5 USD2?), ETH1, USDM2: made-up units
+    _unreadable(_group([5], unit), 5)
+    prices, codes, unread = read_price([0.1], [unit], tickers=["XYZ"])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]
+    assert unread.reasons == ["unreadable_price"]
+
+
+def test_a_unit_column_of_full_width_letters_or_digits_is_still_read():
+    assert _group([5], "ＵＳＤ") == ([5.0], ["USD"], [])
+    assert _group([5], "ＸＹＺ２") == ([5.0], ["XYZ2"], [])
+
+
+@pytest.mark.parametrize("char", ["㋀", "㍘", "㏠", "㎡", "⁵"])
+def test_a_character_whose_nfkc_form_holds_a_digit_is_a_foreign_digit(char):
+    # parser 23: "㋀" (NFKC "1月"), "㏠" ("1日"), "㎡" ("m2") passed
+    assert foreign_digits(f"5{char}") and not foreign_digits("１２ ｅｔｈ")
+    assert _reason(parse_amount(f"5 {char}")) == "unreadable_number"
