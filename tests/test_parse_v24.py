@@ -11,10 +11,13 @@ unit column became part of the unit (``"USD¹"`` was ``USD1``).
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
+import pandas as pd
 import pytest
 
 from icoframes.parse.base import Bad
+from icoframes.parse.dates import parse_datetime, to_label_date
 from icoframes.parse.rules import parse_amount
 from icoframes.parse.text import foreign_digits
 from icoframes.parse.units import read_amount_group, read_price
@@ -166,3 +169,23 @@ def test_a_character_whose_nfkc_form_holds_a_digit_is_a_foreign_digit(char):
     # parser 23: "㋀" (NFKC "1月"), "㏠" ("1日"), "㎡" ("m2") passed
     assert foreign_digits(f"5{char}") and not foreign_digits("１２ ｅｔｈ")
     assert _reason(parse_amount(f"5 {char}")) == "unreadable_number"
+
+
+# ------------------------------------------------- MED. '¥ m'; a month with an apostrophe year
+
+
+def test_a_unit_column_of_a_currency_symbol_and_a_scale_word_names_no_unit():
+    # parser 23: the made-up unit "¥ M" (yen or yuan? and milli?)
+    _unreadable(_group([5], "¥ m"), 5)
+    _unreadable(_group([5], "₩ k"), 5)
+
+
+@pytest.mark.parametrize(("key", "month"), [("Mar '18", 3), ("Sept '18", 9), ("Mar'18", 3),
+                                            ("Sept. '19", 9), ("December '17", 12)])
+def test_a_roadmap_month_with_an_apostrophe_year_is_read_as_a_quarter_is(key, month):
+    # parser 23: short_year (parser 20 read them; "Q3'18" is 2018 too); "Mar 18" stays short_year
+    dates, precisions, unread = to_label_date([key, "Mar 18"])
+    assert dates[0] == datetime(2000 + int(key[-2:]), month, 1) and precisions[0] == "month"
+    assert pd.isna(dates[1]) and unread.reasons == ["short_year"]
+    read = parse_datetime(key)  # a start date names a day: still short_year
+    assert isinstance(read, Bad) and read.reason == "short_year"

@@ -210,6 +210,7 @@ _LABEL_PATTERNS: Final = tuple(
         (rf"(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR4}", "day"),
         (rf"{_MONTH}\s+(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR4}", "day"),
         (rf"{_MONTH}[\s,/-]*{_YEAR4}", "month"),
+        (rf"{_MONTH}[\s,/-]*'(?P<year>[0-9]{{2}})", "month"),  # "Mar '18", as "Q3'18"
         (r"(?P<mon>[0-9]{1,2})[-./](?P<year>[0-9]{4})", "month"),
         (r"(?P<year>[0-9]{4})[-./](?P<mon>[0-9]{1,2})", "month"),
         (r"(?P<year>[0-9]{4})", "year"),
@@ -240,8 +241,9 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
     bare year ``'2019'`` (``year``). The date is the **first day of the
     period** (``Q3 2018`` is 1 July 2018). A key naming a day that does not
     exist (``31-02-2018``), a US-order date (``01-13-2018``), a year outside
-    :data:`YEARS`, a two-digit year outside a quarter or half (``'Mar 18'``: March 2018,
-    or 18 March? ``short_year``) or anything else names none. Never raises.
+    :data:`YEARS`, a two-digit year outside a quarter, half or month marked by an apostrophe
+    (``"Mar '18"`` is March 2018, ``'Mar 18'``: March 2018, or 18 March? ``short_year``) or
+    anything else names none. Never raises.
 
     Examples
     --------

@@ -55,8 +55,9 @@ __all__ = ["CENT", "column_multipliers"]
 CENT: Final = 0.01
 #: The factor of a unit column that names no unit: its numbers are unreadable.
 _NO_UNIT: Final = (None, math.nan)
-# The words and symbols of a unit column: "USD (mln)" is USD and mln, "USD ¢" USD and ¢.
-_PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿]")
+# The words and symbols of a unit column: "USD (mln)" is USD and mln, "USD ¢" USD and ¢,
+# "¥ m" ¥ and m (a symbol of no known currency: yen or yuan? and milli?).
+_PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿¥₩₽₹Ξ]")
 
 
 def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
