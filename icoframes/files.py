@@ -23,6 +23,7 @@ import errno
 import functools
 import importlib.util
 import json
+import math
 import numbers
 import os
 import secrets
@@ -150,7 +151,10 @@ def as_age(value: object) -> dt.timedelta | None:
         duration = numpy_duration(value)
         value = None if duration is None else duration.to_pytimedelta()
     if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
-        seconds = float(value)  # NaN fails the range
+        try:
+            seconds = float(value)  # NaN fails the range
+        except OverflowError:  # an int past float's range (10**400): no timedelta holds it
+            seconds = math.inf
         value = dt.timedelta(seconds=seconds) if 0 <= seconds < TOO_MANY_SECONDS else None
     if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
         return value

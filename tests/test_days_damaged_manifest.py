@@ -21,7 +21,7 @@ from test_days_same_day import _Paged
 import icoframes
 from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK
 from icoframes.dayfolder import _oldest, utc_time
-from icoframes.exported import read_manifest
+from icoframes.exported import read_manifest, snapshot_info
 
 # the noon re-run says the quota stops it and what it lacks; a time in the future is said too
 FUTURE = pytest.mark.filterwarnings(
@@ -123,3 +123,35 @@ def test_a_time_written_with_an_offset_is_copied_in_utc():
     # no UTC time: read as none, never an OverflowError
     assert utc_time("0001-01-01T00:00:00+01:00") is None
     assert utc_time("9999-12-31T23:59:59-01:00") is None
+
+
+@QUOTA
+@INCOMPLETE
+@pytest.mark.parametrize("written", [b"", b"[1]", b"\xff"])
+def test_a_snapshot_rerun_over_a_damaged_days_manifest_writes_the_day(tmp_path, monkeypatch,
+                                                                      quick_retries, caplog,
+                                                                      capsys, written):
+    """Every reader of a manifest on the export's way (the tree's query, the day's rows to
+    keep) takes a damaged one as saying nothing: the re-run replaces the day's folder; the
+    readers a user calls (snapshot_info, read_export) say which file is damaged."""
+    svc = _Paged()
+    svc.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 111))}
+    out = tmp_path / "tree"
+    day = out / f"snapshot_date={MORNING.date().isoformat()}"
+    with HostileServer({LIST: svc.page, PROFILE: svc.profile}) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        try:
+            assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+            (day / "manifest.json").write_bytes(written)
+            for reader in (snapshot_info, lambda _: icoframes.read_export(day)):
+                with pytest.raises(ValueError, match=r"manifest\.json is damaged"):
+                    reader(out)
+            shutil.rmtree(tmp_path / "cache")
+            monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "3")
+            icoframes.reset_configuration()
+            code = _run(NOON, "--out", str(out), "--snapshot")
+        finally:
+            icoframes.reset_configuration()
+    assert "Traceback" not in caplog.text + capsys.readouterr().err
+    assert code == EXIT_INCOMPLETE, caplog.text
+    assert read_manifest(day)["complete"] is False  # the day's folder holds this run's export

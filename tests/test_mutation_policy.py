@@ -430,16 +430,21 @@ def test_the_longest_age_is_the_last_second_a_timedelta_holds():
     assert profile_max_age(days * 86_400 - 1)["past"] == dt.timedelta(days=days - 1,
                                                                        seconds=86_399)
     assert age_limit(dt.timedelta.max) == dt.timedelta.max
-    for refused in (days * 86_400, float(days * 86_400), float("inf"), float("nan"),
-                    -dt.timedelta(microseconds=1), -0.001):
+    past = " (more seconds than a timedelta holds: below 8.64e+13)"  # seconds, but too many
+    for refused, why in ((days * 86_400, past), (float(days * 86_400), past), (10**400, past),
+                         (np.float64(1e308), past), (Fraction(10**20), past),
+                         (float("inf"), ""), (float("nan"), ""),
+                         (-dt.timedelta(microseconds=1), ""), (-0.001, ""), (True, ""),
+                         (np.True_, "")):
         with pytest.raises(InvalidParameter) as caught:
             age_limit(refused)
-        assert str(caught.value) == f"max_age must be a timedelta, seconds or None, got {refused!r}"
+        assert str(caught.value) == (
+            f"max_age must be a timedelta, seconds or None, got {refused!r}{why}")
         with pytest.raises(InvalidParameter) as caught:
             profile_max_age({"past": refused})
         assert str(caught.value) == (
             "profile_max_age must be a timedelta, seconds, or a mapping of them by status; "
-            f"got {refused!r}")
+            f"got {refused!r}{why}")
 
 
 def test_an_export_with_the_longest_max_age_keeps_the_days_start():
