@@ -18,6 +18,7 @@ import pytest
 
 from icoframes.parse.base import Bad
 from icoframes.parse.dates import parse_datetime, to_label_date
+from icoframes.parse.prices import split_scale
 from icoframes.parse.rules import parse_amount
 from icoframes.parse.text import foreign_digits
 from icoframes.parse.units import read_amount_group, read_price
@@ -96,7 +97,7 @@ def test_scientific_notation_elsewhere_is_still_read():
 
 @pytest.mark.parametrize(("unit", "number", "code"), [
     ("USDmln", 5e6, "USD"), ("USDmillion", 5e6, "USD"), ("USDk", 5e3, "USD"),
-    ("EURk", 5e3, "EUR"), ("ETHmln", 5e6, "ETH"), ("usdk", 5e3, "USD"), ("USDm", 5e6, "USD")])
+    ("EURk", 5e3, "EUR"), ("ETHmln", 5e6, "ETH"), ("USDMln", 5e6, "USD")])
 def test_a_currency_glued_to_a_scale_word_it_allows_scales_as_written_apart(unit, number, code):
     # parser 23: made-up units USDMLN, USDK, EURK, ETHMLN; "USD mln" apart was millions of USD
     assert _group([5], unit) == ([number], [code], [])
@@ -108,6 +109,18 @@ def test_a_currency_glued_to_a_scale_word_it_forbids_names_no_unit(unit):
     # parser 23: ETHM (milli or million?), USDB, USDCENTS; "ETH m", "USD cents" named no unit
     _unreadable(_group([5], unit), 5)
     _unreadable(_group([f"5{unit}"], ""), f"5{unit}")
+
+
+@pytest.mark.parametrize("unit", ["usdk", "Usdk", "usdm", "Usdm", "USDm", "ethk", "eurk", "bnbk",
+                                  "usdmln", "Ethk", "EURm"])
+def test_a_glued_scale_word_after_a_currency_not_in_capitals_or_a_lone_m_is_no_scale(unit):
+    # USDK, USDM are real stablecoins: "usdk", "USDm" may be the token or thousands, millions
+    # of USD (the tree before this fix read 5,000 and 5e6 USD; parser 23 the tokens): missing
+    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([f"5 {unit}"], ""), f"5 {unit}")
+    prices, codes, unread = read_price([f"0.1 {unit}"], [""], tickers=["XYZ"])
+    assert math.isnan(prices[0]) and codes.tolist() == [None]  # as "0.1 ETHm" is
+    assert unread.reasons == ["unreadable_number"]
 
 
 def test_a_glued_scale_word_that_is_the_ticker_or_a_ticker_in_capitals_is_no_scale():
@@ -204,3 +217,8 @@ def test_a_roadmap_month_with_an_apostrophe_year_is_read_as_a_quarter_is(key, mo
     assert pd.isna(dates[1]) and unread.reasons == ["short_year"]
     read = parse_datetime(key)  # a start date names a day: still short_year
     assert isinstance(read, Bad) and read.reason == "short_year"
+
+
+def test_a_symbol_glued_to_a_scale_word_in_lower_case_still_scales():
+    # "ξ" is a letter: the capitals rule of "USDmln" is not for a symbol
+    assert split_scale("ξb", None) == ("b", "ETH") and split_scale("ξk", None) == ("k", "ETH")

@@ -173,9 +173,10 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     ``(multiplier, currency)`` when it writes a scale word beside a currency that it may scale
     (:func:`scaled_currency`): apart from it, before or after (``"K USD"``, ``"mln USD"``,
     ``"USD mln"``, ``"US Dollar bn"``), glued after a symbol (``"$M"``, ``"$mln"``) or a currency
-    not all in capitals (``"USDmln"``, ``"EURk"``; ``"USDK"`` is a ticker, ``"ETHm"`` and
-    ``"USDcents"`` none: None), or glued before a currency (:func:`split_multiplier`:
-    ``"kUSD"``, ``"M$"``). ``("", unit)`` when it
+    in capitals, the scale word not, a word or ``k`` (``"USDmln"``, ``"EURk"``; ``"USDK"`` is a
+    ticker; ``"ETHm"``, ``"USDcents"``, and ``"usdk"``, ``"USDm"``, the token USDK or USDM or
+    a scale: None), or glued before a currency (:func:`split_multiplier`: ``"kUSD"``,
+    ``"M$"``). ``("", unit)`` when it
     writes none; None when it cannot be told: a scale word written last that is the ICO's own
     ticker ``own`` (``"USD mln"`` for MLN), or :func:`split_multiplier`'s cases (``"KKIN"``).
     The one reading of a scale word beside a currency, in values and unit columns alike.
@@ -193,7 +194,9 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
         canonical_unit(unit) == own) else _SCALE_LAST.fullmatch(unit)  # "USDK" is a ticker
     if after is not None and canonical_unit(after["cur"]) in CURRENCIES:
         word = after["mult"].lower()  # "USDmln" as "USD mln"; "ETHm", "USDcents": no unit
-        code = scaled_currency(word, after["cur"]) if word in MULTIPLIERS else None
+        plain = not _SYMBOL_CHARS.isdisjoint(after["cur"].upper()) or (after["cur"].isupper() and (
+            len(word) > 1 or word == "k"))  # "ξb"; "usdk", "USDm": the token USDK, USDM?
+        code = scaled_currency(word, after["cur"]) if plain and word in MULTIPLIERS else None
         return None if code is None or ticker_word(word, own) else (word, code)
     # (scale word, currency, written last)
     sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
