@@ -20,6 +20,7 @@ from icoframes.parse.base import Bad
 from icoframes.parse.dates import parse_datetime, to_label_date
 from icoframes.parse.prices import split_scale
 from icoframes.parse.rules import parse_amount
+from icoframes.parse.supply import read_tokens
 from icoframes.parse.text import foreign_digits
 from icoframes.parse.units import read_amount_group, read_price
 
@@ -222,3 +223,20 @@ def test_a_roadmap_month_with_an_apostrophe_year_is_read_as_a_quarter_is(key, mo
 def test_a_symbol_glued_to_a_scale_word_in_lower_case_still_scales():
     # "ξ" is a letter: the capitals rule of "USDmln" is not for a symbol
     assert split_scale("ξb", None) == ("b", "ETH") and split_scale("ξk", None) == ("k", "ETH")
+
+
+@pytest.mark.parametrize(("ticker", "value", "number"), [
+    ("BNB", "200M BNB", 2e8), ("BNB", "200 M BNB", 2e8), ("BNB", "200m BNB", 2e8),
+    ("EOS", "1B EOS", 1e9), ("EOS", "1b EOS", 1e9), ("NEO", "100M NEO", 1e8),
+    ("NEO", "100 m NEO", 1e8), ("WAVES", "100M WAVES", 1e8), ("USDT", "5M USDT", 5e6),
+    ("BNB", "BNB 200M", 2e8)])
+def test_an_amount_of_the_icos_own_token_that_is_a_currency_is_read_as_written(ticker, value,
+                                                                               number):
+    # the tree before this fix: unreadable_number (the scale rule of currencies); parser 23 read
+    assert _group([value], "", ticker) == ([number], [ticker], [])
+    assert read_tokens([value], [ticker])[0].tolist() == [number]
+
+
+def test_the_scale_rule_of_currencies_holds_for_another_icos_amount_of_them():
+    _unreadable(_group(["200M BNB"], "", "XYZ"), "200M BNB")
+    _unreadable(_group(["1B EOS"], "", "BNB"), "1B EOS")
