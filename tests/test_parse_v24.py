@@ -18,7 +18,7 @@ import pytest
 
 from icoframes.parse.base import Bad
 from icoframes.parse.dates import parse_datetime, to_label_date
-from icoframes.parse.prices import split_scale
+from icoframes.parse.prices import read_exchange, split_scale
 from icoframes.parse.rules import parse_amount
 from icoframes.parse.supply import read_tokens
 from icoframes.parse.text import foreign_digits
@@ -240,3 +240,23 @@ def test_an_amount_of_the_icos_own_token_that_is_a_currency_is_read_as_written(t
 def test_the_scale_rule_of_currencies_holds_for_another_icos_amount_of_them():
     _unreadable(_group(["200M BNB"], "", "XYZ"), "200M BNB")
     _unreadable(_group(["1B EOS"], "", "BNB"), "1B EOS")
+
+
+@pytest.mark.parametrize("text", [
+    "1 XYZ = 10 USDcents", "1 XYZ = 0.1 ETHm", "1 XYZ = 0.1 usdk", "1 XYZ = 0.1 USDm",
+    "1 XYZ = 0.000001 m ETH", "1 XYZ = 0.001 B USD", "0.1 ETHm = 1 XYZ", "1 XYZ = Ξ0.1m",
+    "1 XYZ = 0.1 USDk"])
+def test_an_exchange_obeys_the_scale_rule_of_values(text):
+    # parser 23 and the tree before this fix: 10 USDCENTS, 0.1 ETHM, 1 ETH, 1e6 USD...
+    price, code = read_exchange(text, "K" if text.endswith("USDk") else "XYZ")
+    assert price.reason == "unreadable_price" and code is None
+
+
+@pytest.mark.parametrize(("text", "price"), [
+    ("1 XYZ = 0.1 USDmln", (1e5, "USD")), ("1 XYZ = 5 EURk", (5e3, "EUR")),
+    ("1 XYZ = 0.1 m USD", (1e5, "USD")), ("1 XYZ = $0.001B", (1e6, "USD")),
+    ("1 XYZ = 0.1 mln ETH", (1e5, "ETH")), ("1 XYZ = 0.1 k USD", (100.0, "USD")),
+    ("1 BNB = 2M XYZ", (5e-7, "BNB")), ("1 XYZ = 5 kUSD", (5e3, "USD")),
+    ("1 XYZ = 10 cents", (0.1, "USD"))])
+def test_an_exchange_scales_as_a_value_does(text, price):
+    assert read_exchange(text, "XYZ") == pytest.approx(price)

@@ -251,11 +251,15 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     mult, unit = match["mult"] or "", (match["unit"] or "").rstrip(".")  # "10 cents.", "USD."
     if not unit and ticker_word(mult, token):
         return "unreadable_price"  # "$1 = 5 mln" for MLN, "$1 = 5k" for K: a multiple?
+    written = unit or match["pre"] or ""
     if not mult and unit:
-        split = split_multiplier(unit, token)
-        if split is None:
-            return "unreadable_price"  # "2 mKIN = $1" for KIN: milli or million?
+        split = split_scale(unit, token)  # as in a value: "kUSD", "USDmln"
+        if split is None:  # "2 mKIN = $1" for KIN: milli or million? "USDcents", "ETHm"
+            return "unreadable_price"
         mult, unit = split
+    elif mult and canonical_unit(written) in CURRENCIES - {token} and (
+            scaled_currency(mult.lower(), written) is None):
+        return "unreadable_price"  # "= 0.000001 m ETH": milli? "= 0.001 B USD", "Ξ0.1m"
     if fold(unit) in NOT_UNITS - TOKEN_WORDS:
         return "unreadable_price"  # "$1 = 5 mil": 5,000 or 5 million? "$1 = 5 days"
     if unit and unit[-1] in _SYMBOL_CHARS and canonical_unit(unit) not in CURRENCIES:
