@@ -98,7 +98,8 @@ def test_scientific_notation_elsewhere_is_still_read():
 
 @pytest.mark.parametrize(("unit", "number", "code"), [
     ("USDmln", 5e6, "USD"), ("USDmillion", 5e6, "USD"), ("USDk", 5e3, "USD"),
-    ("EURk", 5e3, "EUR"), ("ETHmln", 5e6, "ETH"), ("USDMln", 5e6, "USD")])
+    ("EURk", 5e3, "EUR"), ("ETHmln", 5e6, "ETH"), ("USDMln", 5e6, "USD"),
+    ("USDbn", 5e9, "USD")])
 def test_a_currency_glued_to_a_scale_word_it_allows_scales_as_written_apart(unit, number, code):
     # parser 23: made-up units USDMLN, USDK, EURK, ETHMLN; "USD mln" apart was millions of USD
     assert _group([5], unit) == ([number], [code], [])
@@ -223,6 +224,7 @@ def test_a_roadmap_month_with_an_apostrophe_year_is_read_as_a_quarter_is(key, mo
 def test_a_symbol_glued_to_a_scale_word_in_lower_case_still_scales():
     # "ξ" is a letter: the capitals rule of "USDmln" is not for a symbol
     assert split_scale("ξb", None) == ("b", "ETH") and split_scale("ξk", None) == ("k", "ETH")
+    assert split_scale("ξm", None) is None  # a lone m scales no ETH (milli or million?)
 
 
 @pytest.mark.parametrize(("ticker", "value", "number"), [
