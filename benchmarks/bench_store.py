@@ -9,7 +9,9 @@ only the public API:
 * **crawl**: a cold ``load_icos(status="past")`` of a 300-ICO sandbox (230 past) with
   the default workers, alternating with the serial hand-written baseline
   (:mod:`benchmarks.baseline`), at 0 ms and at 50 ms latency; the limit is
-  requests × latency ÷ workers;
+  requests × latency ÷ workers; and at 0 ms again with the sandbox in a process of its
+  own (``icoframes sandbox``), as a remote service is: client and server then share
+  neither an interpreter lock nor a core;
 * **processes**: a cold ``load_icos(status="past")`` of a 3,000-ICO sandbox (2,233
   past) by one process, then by three processes started together on one empty cache
   dir; the sandbox serves from another process; time from the go to the last return;
@@ -127,6 +129,43 @@ def measure_crawl(tree: Path, n_icos: int, repeats: int) -> dict[str, Any]:
     return out
 
 
+def measure_crawl_apart(tree: Path, n_icos: int, repeats: int) -> dict[str, Any]:
+    """The 0 ms crawl of :func:`measure_crawl` with the sandbox in a process of its own."""
+    import icoframes
+    from benchmarks import baseline
+
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    server = subprocess.Popen([sys.executable, "-m", "icoframes", "sandbox", "--port", "0",
+                               "--quota", "0", "--n-icos", str(n_icos), "--seed", str(SEED)],
+                              env=env, cwd=tempfile.gettempdir(), stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split()[-1]  # "... serving N ICOs at <url>"
+        settings = {"base_url": url, "public_key": "sandbox-public",
+                    "private_key": "sandbox-private"}
+        times: dict[str, list[float]] = {"icoframes": [], "baseline": []}
+        rows: dict[str, set[int]] = {"icoframes": set(), "baseline": set()}
+        for rep in range(repeats):
+            for who in ["icoframes", "baseline"][:: 1 if rep % 2 == 0 else -1]:
+                with tempfile.TemporaryDirectory(prefix="icoframes-bench-") as cache:
+                    start = time.perf_counter()
+                    if who == "baseline":
+                        rows[who].add(len(baseline.load(settings, "past")["icos"]))
+                    else:
+                        icoframes.configure(**settings, cache_dir=cache)
+                        rows[who].add(len(icoframes.load_icos(status="past", progress=False)))
+                        icoframes.reset_configuration()
+                    times[who].append(time.perf_counter() - start)
+        if len(rows["icoframes"] | rows["baseline"]) != 1:
+            raise AssertionError(f"the two loads read different rows: {rows}")
+        return {"n_past": rows["icoframes"].pop(), **{who: {"times": t} for who, t in
+                                                      times.items()}}
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def measure_processes(tree: Path, n_icos: int, processes: int) -> dict[str, Any]:
     from icoframes import sandbox
 
@@ -179,9 +218,10 @@ def _log(message: str) -> None:
 
 def run(commit: str = BASELINE_COMMIT, *, quick: bool = False) -> dict[str, Any]:
     """Every measure for the baseline commit, then for this tree; returns the figures."""
-    sizes = {"crawl": (60, 1), "processes": (200, PROCESSES), "memory": (400,),
-             "load": (300, 1)} if quick else {
-        "crawl": (CRAWL_ICOS, CRAWL_REPEATS), "processes": (PROCESS_ICOS, PROCESSES),
+    sizes = {"crawl": (60, 1), "crawl_apart": (60, 1), "processes": (200, PROCESSES),
+             "memory": (400,), "load": (300, 1)} if quick else {
+        "crawl": (CRAWL_ICOS, CRAWL_REPEATS), "crawl_apart": (CRAWL_ICOS, 2 * CRAWL_REPEATS),
+        "processes": (PROCESS_ICOS, PROCESSES),
         "memory": (MEMORY_ICOS,), "load": (13_500, 3)}
     here = HERE.parents[1]
     result: dict[str, Any] = {"commit": commit, "sizes": sizes, "trees": {}}
@@ -228,6 +268,12 @@ def markdown(result: dict[str, Any]) -> str:
             _median(cb["icoframes"]["times"]))
         row("… the serial baseline, same process", _median(ca["baseline"]["times"]),
             _median(cb["baseline"]["times"]))
+    aa, ab = ta.get("crawl_apart"), tb.get("crawl_apart")
+    if aa and ab:
+        row(f"cold crawl of {ab['n_past']} ICOs at 0 ms, the sandbox in its own process: "
+            "icoframes", _median(aa["icoframes"]["times"]), _median(ab["icoframes"]["times"]))
+        row("… the serial baseline", _median(aa["baseline"]["times"]),
+            _median(ab["baseline"]["times"]))
     pa, pb = ta["processes"], tb["processes"]
     n = result["sizes"]["processes"][1]
     row(f"cold `load_icos(status=\"past\")` of {pb['n_past']:,} ICOs, 1 process",
@@ -264,6 +310,11 @@ def targets(result: dict[str, Any]) -> list[Any]:
     out.append(Target("store", "cold crawl at 0 ms no slower than the serial baseline",
                       f"{base0 / ours0:.2f}× the baseline's speed ({ours0:.2f} s vs "
                       f"{base0:.2f} s)", ours0 <= base0))
+    if apart := t.get("crawl_apart"):
+        ours, base = (_median(apart[who]["times"]) for who in ("icoframes", "baseline"))
+        out.append(Target("store", "… the same with the sandbox in its own process (as a "
+                          "remote service)", f"{base / ours:.2f}× the baseline's speed "
+                          f"({ours:.2f} s vs {base:.2f} s)", ours <= base))
     ours50 = _median(c50["icoframes"]["times"])
     limit = max(c50["icoframes"]["requests"]) * 0.05 / t["crawl"]["workers"]
     out.append(Target("store", "cold crawl at 50 ms within 1.2× of requests × latency ÷ "
@@ -303,7 +354,8 @@ def main(argv: list[str] | None = None) -> None:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         mode, tree, *rest = sys.argv[2:]
-        measures = {"crawl": measure_crawl, "processes": measure_processes,
+        measures = {"crawl": measure_crawl, "crawl_apart": measure_crawl_apart,
+                    "processes": measure_processes,
                     "memory": measure_memory}
         print(json.dumps(measures[mode](Path(tree), *map(int, rest))))
     else:

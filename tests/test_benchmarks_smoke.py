@@ -233,3 +233,14 @@ def test_store_benchmark_measures_processes_on_one_cache_and_peak_memory():
     # every ICO once, and the list pages of each status (at most two of 20 here)
     assert memory["rows"] == 40 and 40 + 3 <= memory["requests"] <= 40 + 6
     assert memory["peak_mib"] > 10
+
+
+def test_store_benchmark_crawls_a_sandbox_served_from_a_process_of_its_own():
+    from benchmarks import bench_store
+    from icoframes import sandbox
+
+    apart = bench_store.measure_crawl_apart(ROOT, 40, 2)
+    n_past = len(sandbox.generate_directory(40, seed=bench_store.SEED).ids("past"))
+    assert apart["n_past"] == n_past > 0  # both loads read every past ICO of that sandbox
+    assert [len(apart[who]["times"]) for who in ("icoframes", "baseline")] == [2, 2]
+    assert min(apart["icoframes"]["times"] + apart["baseline"]["times"]) > 0
