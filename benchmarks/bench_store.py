@@ -293,7 +293,8 @@ def markdown(result: dict[str, Any]) -> str:
     intro = (f"Baseline: `{result['commit']}`, the last main before the SQLite store, in a "
              "temporary worktree; every measure runs in processes of its own, one tree after "
              f"the other, under `nice`. Crawl: median of {repeats} runs alternating with the "
-             "serial baseline in the same process, sandbox in that process; processes and "
+             "serial baseline in the same process, sandbox in that process (the crawl apart: "
+             "the same at 0 ms, the sandbox in a process of its own); processes and "
              "memory: one run each, the sandbox in another process.")
     load = load_markdown(names, {name: [result["trees"][name]["load"]] for name in names},
                          result["sizes"]["load"][0])
