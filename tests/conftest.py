@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 
 import pytest
 
@@ -102,3 +103,19 @@ def one_ledger_day():
 
     with noon():
         yield
+
+
+@pytest.fixture
+def stopping(monkeypatch):
+    """Set once the load's pool begins to shut down (the load has stopped)."""
+    from icoframes.fetch import pool
+
+    event = threading.Event()
+    real_shut_down = pool.RequestPool.shut_down
+
+    def shut_down(self, **kwargs):
+        event.set()
+        return real_shut_down(self, **kwargs)
+
+    monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
+    return event

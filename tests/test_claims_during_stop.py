@@ -15,7 +15,6 @@ claim it meanwhile.
 from __future__ import annotations
 
 import datetime as dt
-import threading
 
 import pytest
 import time_machine
@@ -26,23 +25,8 @@ from waiting import HANG_GUARD, wait_until
 import icoframes
 from icoframes.config import get_settings
 from icoframes.errors import QuotaExceeded
-from icoframes.fetch import pool
 from icoframes.store.cache import Cache
 from icoframes.store.claims import LEASE
-
-
-@pytest.fixture
-def stopping(monkeypatch):
-    """Set once the load's pool begins to shut down (the load has stopped)."""
-    event = threading.Event()
-    real_shut_down = pool.RequestPool.shut_down
-
-    def shut_down(self, **kwargs):
-        event.set()
-        return real_shut_down(self, **kwargs)
-
-    monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
-    return event
 
 
 def test_a_stop_waiting_for_a_paid_request_keeps_its_claim(configure, stopping):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from parse_reading import group as _group
+from parse_reading import reason as _reason
 
 from icoframes.parse.base import Bad
 from icoframes.parse.dates import parse_datetime, to_label_date
@@ -19,18 +21,6 @@ from icoframes.parse.prices import scaled_currency, split_multiplier, split_scal
 from icoframes.parse.rules import parse_amount, parse_count, parse_id
 from icoframes.parse.supply import read_tokens
 from icoframes.parse.units import read_amount_group, read_price
-
-
-def _reason(read: object) -> str | None:
-    return read.reason if isinstance(read, Bad) else None
-
-
-def _group(values: list, unit: str, ticker: str | None = None):
-    amounts, codes, bad = read_amount_group({"v": values}, [unit] * len(values),
-                                            tickers=[ticker] * len(values))
-    return amounts["v"].tolist(), codes.tolist(), list(zip(bad["v"].values, bad["v"].reasons,
-                                                           strict=True))
-
 
 # --------------------------------------------------------------------------- H1. digits NFKC makes
 

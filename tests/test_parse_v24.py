@@ -15,6 +15,8 @@ from datetime import datetime
 
 import pandas as pd
 import pytest
+from parse_reading import group as _group
+from parse_reading import reason as _reason
 
 from icoframes.parse.base import Bad
 from icoframes.parse.dates import parse_datetime, to_label_date
@@ -23,17 +25,6 @@ from icoframes.parse.rules import parse_amount
 from icoframes.parse.supply import read_tokens
 from icoframes.parse.text import foreign_digits
 from icoframes.parse.units import read_amount_group, read_price
-
-
-def _reason(read: object) -> str | None:
-    return read.reason if isinstance(read, Bad) else None
-
-
-def _group(values: list, unit: str, ticker: str | None = None):
-    amounts, codes, bad = read_amount_group({"v": values}, [unit] * len(values),
-                                            tickers=[ticker] * len(values))
-    return amounts["v"].tolist(), codes.tolist(), list(zip(bad["v"].values, bad["v"].reasons,
-                                                           strict=True))
 
 
 def _unreadable(read: tuple, value: object) -> None:

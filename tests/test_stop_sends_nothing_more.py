@@ -29,22 +29,6 @@ def configured():
     icoframes.reset_configuration()
 
 
-@pytest.fixture
-def stopping(monkeypatch):
-    """Set once the load's pool begins to shut down (the load has stopped)."""
-    from icoframes.fetch import pool
-
-    event = threading.Event()
-    real_shut_down = pool.RequestPool.shut_down
-
-    def shut_down(self, **kwargs):
-        event.set()
-        return real_shut_down(self, **kwargs)
-
-    monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
-    return event
-
-
 def _listing(cache, page_two):
     """Page 1 answered; page 3 answered once page 2 was sent too, the service's folder
     replaced before its answer leaves; page 2 answered by ``page_two``."""
