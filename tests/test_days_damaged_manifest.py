@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 from hostile import LIST, PROFILE, HostileServer
-from test_days import INCOMPLETE, QUOTA, STALE, _as_cron, _run
+from test_days import INCOMPLETE, QUOTA, STALE, _as_cron, _run, logged
 from test_days_edges import MORNING, NOON, _ids
 from test_days_same_day import _Paged
 
@@ -29,9 +29,10 @@ FUTURE = pytest.mark.filterwarnings(
     ":icoframes.IcoframesWarning")
 
 
-def _rerun(tmp_path, monkeypatch, damage) -> tuple[int, bool, dict]:
+def _rerun(tmp_path, monkeypatch, damage) -> tuple[int, bool, dict, list]:
     """The morning export, ``damage(manifest_path)``, the noon re-run (cache cleared, no
-    profile allowed): its exit code, whether the morning's rows were kept, its manifest."""
+    profile allowed): its exit code, whether the morning's rows were kept, its manifest,
+    the ids ``--out`` holds after it."""
     svc = _Paged()
     svc.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 111))}
     out = tmp_path / "plain"
@@ -47,7 +48,8 @@ def _rerun(tmp_path, monkeypatch, damage) -> tuple[int, bool, dict]:
             code = _run(NOON, "--out", str(out))
         finally:
             icoframes.reset_configuration()
-    return code, _ids(out) == every, json.loads((out / "manifest.json").read_text())
+    return (code, _ids(out) == every, json.loads((out / "manifest.json").read_text()),
+            _ids(out))
 
 
 def _exported_at(written: str):
@@ -72,7 +74,7 @@ def test_a_damaged_manifest_names_no_day_and_never_sinks_the_rerun(
     def damage(path):
         path.write_bytes(path.read_bytes()[:40] if written == b"truncated" else written)
 
-    code, kept, manifest = _rerun(tmp_path, monkeypatch, damage)
+    code, kept, manifest, _ = _rerun(tmp_path, monkeypatch, damage)
     assert "Traceback" not in caplog.text + capsys.readouterr().err
     assert code == EXIT_INCOMPLETE, caplog.text
     assert not kept and manifest["complete"] is False
@@ -95,7 +97,7 @@ def test_an_export_time_in_the_future_names_no_day(tmp_path, monkeypatch, quick_
     """An exported_at of the next UTC day (a clock set wrong, a hand edit; 23:00-05:00 is
     04:00 UTC the next day) or of year 9999 made another day's rows stand in for this day's
     (kept). It is no day's now, and the log says the time is in the future."""
-    code, kept, _ = _rerun(tmp_path, monkeypatch, _exported_at(written))
+    code, kept, _, _ = _rerun(tmp_path, monkeypatch, _exported_at(written))
     assert code == EXIT_INCOMPLETE
     assert not kept
     assert "in the future" in caplog.text
@@ -109,7 +111,7 @@ def test_an_export_time_in_the_future_names_no_day(tmp_path, monkeypatch, quick_
                                                    ("2026-11-20T03:15:00", True)])
 def test_an_export_time_with_an_offset_is_read_in_utc(tmp_path, monkeypatch, quick_retries,
                                                       written, same_day):
-    code, kept, _ = _rerun(tmp_path, monkeypatch, _exported_at(written))
+    code, kept, _, _ = _rerun(tmp_path, monkeypatch, _exported_at(written))
     assert code == EXIT_INCOMPLETE
     assert kept is same_day
 
@@ -155,3 +157,26 @@ def test_a_snapshot_rerun_over_a_damaged_days_manifest_writes_the_day(tmp_path, 
     assert "Traceback" not in caplog.text + capsys.readouterr().err
     assert code == EXIT_INCOMPLETE, caplog.text
     assert read_manifest(day)["complete"] is False  # the day's folder holds this run's export
+
+
+@INCOMPLETE
+@QUOTA
+@STALE
+@pytest.mark.parametrize("written", ["2026-11-20T03:15:00", "2026-11-20 03:15:00.123456",
+                                     "not a time", None])
+def test_a_plain_exports_manifest_without_a_time_zone_is_read_as_utc(
+        tmp_path, monkeypatch, quick_retries, caplog, written):
+    """A manifest written by hand, or by an older version, says exported_at without a time
+    zone: the same-day re-run compared it with the aware start of the UTC day and died of a
+    TypeError (a traceback in the cron log, exit 1, nothing written). It is read as UTC: the
+    morning's rows are kept; a time it cannot read (or none) names no day, so keeps nothing."""
+    code, kept_all, _, left = _rerun(tmp_path, monkeypatch, _exported_at(written))
+    assert code == EXIT_INCOMPLETE
+    assert "Traceback" not in caplog.text
+    kept = bool(written and written[0].isdigit())
+    assert kept_all is kept and (kept or left == [])
+    assert len(logged(caplog, "QuotaWarning")) == 1
+    assert [m[:len("13 row(s) this export lacked are kept")] for m in logged(
+        caplog, "StaleWarning")] == ["13 row(s) this export lacked are kept"] * kept
+    assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
+        "incomplete result: 13 listed ICO(s) have no row: 13 not_fetched"] * (not kept)
