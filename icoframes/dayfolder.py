@@ -150,13 +150,19 @@ def check_same_query(folder: Path, asked: list[dict[str, Any]], out: Path, *,
 
 def check_layout(out: Path, *, snapshot: bool) -> None:
     """InvalidParameter when ``out`` holds exports of the other layout: a plain export
-    (``manifest.json``) for a snapshot, or ``snapshot_date=`` folders for a plain export.
+    (``manifest.json``) for a snapshot, or ``snapshot_date=`` folders for a plain export;
+    or, for a plain export, a folder named ``manifest.json`` (damage no swap replaces).
 
     Either would be written beside the other, and :func:`icoframes.read_export` then refuses
     ``out`` (a folder holding snapshots is no one export): a plain export's readers lose it.
     """
     if not out.is_dir():
         return
+    if not snapshot and (out / MANIFEST).is_dir() and not (out / MANIFEST).is_symlink():
+        raise InvalidParameter(  # the swap could not replace it: a half-written export
+            f"{out / MANIFEST} is a folder, not an export's manifest: {out} is damaged. Nothing "
+            "was sent or written. Move that folder away (or give --out a folder of its own), "
+            "then export again.")
     days = sorted(c.name for c in out.iterdir() if c.name.startswith(SNAPSHOT_PREFIX))
     if snapshot and (out / MANIFEST).is_file():
         raise InvalidParameter(

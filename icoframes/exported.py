@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ExportReplaced, UnknownName, did_you_mean
-from .files import folder_flock, folder_path, json_object
+from .files import folder_flock, folder_path, json_object, read_record
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
 from .tables import Tables, read_table
@@ -59,7 +59,7 @@ _T = TypeVar("_T")
 
 def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The manifest of an export folder, or None when it has none (yet); ValueError naming
-    it when it is damaged (not JSON, not UTF-8, or not a JSON object)."""
+    it when it is damaged (not JSON, not UTF-8, not a JSON object, not a regular file)."""
     raw = _manifest_bytes(Path(folder))
     return None if raw is None else json_object(raw, Path(folder) / MANIFEST)
 
@@ -403,10 +403,7 @@ def _waited_for_swap(folder: Path) -> bool:
 
 
 def _manifest_bytes(folder: Path) -> bytes | None:
-    try:
-        return (folder / MANIFEST).read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
+    return read_record(folder / MANIFEST)  # a FIFO, a symlink, a folder: damaged, unread
 
 
 def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> dict[str, Any]:

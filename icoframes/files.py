@@ -63,6 +63,7 @@ __all__ = [
     "locked",
     "numpy_duration",
     "read_parquet_table",
+    "read_record",
     "today",
     "utcnow",
 ]
@@ -346,19 +347,62 @@ def folder_flock(folder: Path, *, shared: bool = False, block: bool = True) -> I
         os.close(fd)  # releases the flock
 
 
+#: Bytes a record (an export's manifest) holds at most: a larger one is damage, never read whole.
+RECORD_CAP: Final = 64 * 2**20
+_KINDS: Final = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                 (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_record(path: Path, *, cap: int = RECORD_CAP) -> bytes | None:
+    """The bytes of the regular file ``path``, or None when there is none (nor a folder on
+    its way). Never opened through a symlink, nor waited on as a FIFO, nor read past ``cap``.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` as damaged: a symlink, a FIFO, a folder, a device, or over ``cap`` bytes.
+    """
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        fd = os.open(path, flags)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        if e.errno != errno.ELOOP:
+            raise
+        raise ValueError(f"{path} is damaged (a symbolic link: never followed)") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except BaseException:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):  # a folder is not even wrapped: fdopen refuses one
+        os.close(fd)
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise ValueError(f"{path} is damaged ({kind}, not a regular file)")
+    with os.fdopen(fd, "rb") as file:
+        raw = file.read(cap + 1)
+    if len(raw) > cap:
+        raise ValueError(f"{path} is damaged (over {cap} bytes)")
+    return raw
+
+
 def json_object(raw: bytes, path: Path) -> dict[str, Any]:
     """The JSON object the file ``path`` holds (``raw``, its bytes).
 
     Raises
     ------
     ValueError
-        Naming ``path`` as damaged: not JSON (empty, truncated), not UTF-8, or JSON but
-        not an object (``[1]``, ``5``).
+        Naming ``path`` as damaged: not JSON (empty, truncated, nested too deep), not
+        UTF-8, or JSON but not an object (``[1]``, ``5``).
     """
     try:
         value = json.loads(raw)
     except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
         raise ValueError(f"{path} is damaged (not JSON: {e})") from None
+    except RecursionError:  # "[" * 200000: nested deeper than the parser recurses
+        raise ValueError(f"{path} is damaged (JSON nested too deep to read)") from None
     if not isinstance(value, dict):
         raise ValueError(f"{path} is damaged (JSON, but not an object: {type(value).__name__})")
     return value

@@ -10,16 +10,20 @@ are kept only when the manifest in ``--out`` says they are of that day.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 from hostile import LIST, PROFILE, HostileServer
 from test_days import INCOMPLETE, QUOTA, STALE, _as_cron, _run, logged
 from test_days_edges import MORNING, NOON, _ids
 from test_days_same_day import _Paged
+from waiting import HANG_GUARD
 
 import icoframes
-from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from icoframes.dayfolder import _oldest, utc_time
 from icoframes.exported import read_manifest, snapshot_info
 
@@ -29,10 +33,12 @@ FUTURE = pytest.mark.filterwarnings(
     ":icoframes.IcoframesWarning")
 
 
-def _rerun(tmp_path, monkeypatch, damage) -> tuple[int, bool, dict, list]:
+def _rerun(tmp_path, monkeypatch, damage, *, child: bool = False
+           ) -> tuple[int, bool, dict | None, list]:
     """The morning export, ``damage(manifest_path)``, the noon re-run (cache cleared, no
-    profile allowed): its exit code, whether the morning's rows were kept, its manifest,
-    the ids ``--out`` holds after it."""
+    profile allowed; in a child process bounded by HANG_GUARD when ``child``, where a
+    regression would hang): its exit code, whether the morning's rows were kept, its
+    manifest (None when ``--out`` holds no regular one), the ids ``--out`` holds after it."""
     svc = _Paged()
     svc.ids = {"ongoing": [1, 2], "upcoming": [3], "past": list(range(101, 111))}
     out = tmp_path / "plain"
@@ -45,11 +51,26 @@ def _rerun(tmp_path, monkeypatch, damage) -> tuple[int, bool, dict, list]:
             shutil.rmtree(tmp_path / "cache")
             monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "3")  # the 3 list pages, no profile
             icoframes.reset_configuration()
-            code = _run(NOON, "--out", str(out))
+            code = _in_child(NOON, "--out", str(out)) if child else _run(NOON, "--out", str(out))
         finally:
             icoframes.reset_configuration()
-    return (code, _ids(out) == every, json.loads((out / "manifest.json").read_text()),
-            _ids(out))
+    manifest = out / "manifest.json"
+    return (code, _ids(out) == every, json.loads(manifest.read_text())
+            if manifest.is_file() and not manifest.is_symlink() else None, _ids(out))
+
+
+def _in_child(when, *argv: str) -> int:
+    """``icoframes export *argv`` in a child process at ``when`` (ticking), bounded by
+    HANG_GUARD: its exit code; it printed no traceback."""
+    script = ("import sys, datetime as dt, time_machine\n"
+              f"time_machine.travel(dt.datetime.fromisoformat({when.isoformat()!r}), "
+              "tick=True).start()\n"
+              "from icoframes.cli import main\n"
+              f"sys.exit(main(['export', *{list(argv)!r}]))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=HANG_GUARD)  # a hang guard, not a measure
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode
 
 
 def _exported_at(written: str):
@@ -63,14 +84,16 @@ def _exported_at(written: str):
 @QUOTA
 @INCOMPLETE
 @pytest.mark.parametrize("written", [b"", b"{", b"[1]", b"5", b'"x"', b"null", b"truncated",
-                                     b'{"exported_at": "2026-11-20T03:15:00", "q\xe9": 1}'],
+                                     b'{"exported_at": "2026-11-20T03:15:00", "q\xe9": 1}',
+                                     b"[" * 200_000],
                          ids=["empty", "brace", "list", "number", "string", "null", "truncated",
-                              "not-utf8"])
+                              "not-utf8", "nested-too-deep"])
 def test_a_damaged_manifest_names_no_day_and_never_sinks_the_rerun(
         tmp_path, monkeypatch, quick_retries, caplog, capsys, written):
     """A manifest that is not JSON, not UTF-8 or not a JSON object made the same-day re-run
     die with a traceback (JSONDecodeError, AttributeError), exit 1 and nothing written. Now
-    it names no day: the re-run writes what it has (partial, exit 5), a manifest again."""
+    it names no day: the re-run writes what it has (partial, exit 5), a manifest again.
+    JSON nested deeper than the parser recurses was a RecursionError traceback."""
     def damage(path):
         path.write_bytes(path.read_bytes()[:40] if written == b"truncated" else written)
 
@@ -80,7 +103,91 @@ def test_a_damaged_manifest_names_no_day_and_never_sinks_the_rerun(
     assert not kept and manifest["complete"] is False
 
 
-@pytest.mark.parametrize("written", [b"", b"{", b"[1]", b"5", b"\xff\xfe\x00"])
+def _fifo(path):
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _to_dev_zero(path):
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+@pytest.mark.parametrize("damage", [_fifo, _to_dev_zero], ids=["fifo", "symlink-to-dev-zero"])
+def test_a_manifest_that_never_ends_is_damaged_and_the_rerun_finishes(tmp_path, monkeypatch,
+                                                                      damage):
+    """A FIFO named manifest.json (no writer), or a symlink to /dev/zero, hung the same-day
+    re-run forever (Path.read_bytes blocked on the FIFO's open, or read zeros without end)
+    after the load had spent the day's quota. Now it is a damaged manifest like any other:
+    the re-run writes what it has (partial, exit 5) and a manifest again. The re-run is a
+    child bounded by HANG_GUARD, so a regression fails instead of hanging."""
+    code, kept, manifest, _ = _rerun(tmp_path, monkeypatch, damage, child=True)
+    assert code == EXIT_INCOMPLETE
+    assert not kept and manifest is not None and manifest["complete"] is False
+
+
+def test_a_folder_named_manifest_json_refuses_the_export_before_anything(tmp_path,
+                                                                         monkeypatch, caplog):
+    """A folder named manifest.json crashed every plain export (IsADirectoryError) after its
+    Parquet files were swapped in: a half-written export, and each later run the same. Now
+    the export is refused before any request (exit 2), naming the path; nothing written."""
+    code, kept, manifest, _ = _rerun(tmp_path, monkeypatch, lambda m: (m.unlink(), m.mkdir()))
+    assert code == EXIT_USAGE
+    assert kept and manifest is None  # the morning's tables as they were, the folder too
+    assert f"{tmp_path / 'plain' / 'manifest.json'} is a folder" in caplog.text
+    assert "Nothing was sent or written" in caplog.text
+    assert (tmp_path / "plain" / "manifest.json").is_dir()
+
+
+_CHILD_READS = """
+import json, sys
+from icoframes.exported import read_manifest
+said = {}
+for folder in sys.argv[1:]:
+    try:
+        said[folder] = repr(read_manifest(folder))
+    except ValueError as e:
+        said[folder] = str(e)
+print(json.dumps(said))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_read_manifest_opens_only_a_regular_file(tmp_path):
+    """read_manifest of a FIFO blocked forever, of a symlink to /dev/zero read forever; a
+    folder was an IsADirectoryError. Each is damaged now, and so is any symlink (never
+    followed): read in a child bounded by HANG_GUARD."""
+    kinds = {"fifo": lambda m: os.mkfifo(m), "zero": lambda m: m.symlink_to("/dev/zero"),
+             "folder": lambda m: m.mkdir(), "dangling": lambda m: m.symlink_to(tmp_path / "no"),
+             "link": lambda m: m.symlink_to(tmp_path / "real.json")}
+    (tmp_path / "real.json").write_text("{}")
+    for kind, make in kinds.items():
+        (tmp_path / kind).mkdir()
+        make(tmp_path / kind / "manifest.json")
+    done = subprocess.run([sys.executable, "-c", _CHILD_READS,
+                           *(str(tmp_path / k) for k in kinds)],
+                          capture_output=True, text=True, timeout=HANG_GUARD, check=True)
+    said = json.loads(done.stdout)
+    assert [said[str(tmp_path / k)] for k in kinds] == [
+        f"{tmp_path / k / 'manifest.json'} is damaged ({why})" for k, why in [
+            ("fifo", "a FIFO, not a regular file"), ("zero", "a symbolic link: never followed"),
+            ("folder", "a folder, not a regular file"),
+            ("dangling", "a symbolic link: never followed"),
+            ("link", "a symbolic link: never followed")]]
+
+
+def test_a_manifest_over_the_cap_is_damaged(tmp_path):
+    from icoframes.files import read_record
+
+    (tmp_path / "manifest.json").write_bytes(b"{}" + b" " * 9)
+    assert read_record(tmp_path / "manifest.json", cap=11) == b"{}" + b" " * 9
+    with pytest.raises(ValueError, match=r"manifest\.json is damaged \(over 10 bytes\)"):
+        read_record(tmp_path / "manifest.json", cap=10)
+
+
+@pytest.mark.parametrize("written", [b"", b"{", b"[1]", b"5", b"\xff\xfe\x00", b"[" * 200_000,
+                                     b'{"a":' * 200_000])
 def test_read_manifest_says_a_damaged_manifest_is_damaged(tmp_path, written):
     (tmp_path / "manifest.json").write_bytes(written)
     with pytest.raises(ValueError, match=r"manifest\.json is damaged"):
