@@ -50,6 +50,31 @@ def test_client_refuses_a_keyword_it_lacks(sb):
     assert sb.stats.requests.total() == before
 
 
+def test_a_subclass_takes_the_keywords_of_its_own_init(sb):
+    """Client's check of keywords runs before __init__; a subclass whose __init__ takes a
+    keyword of its own (review Z: refused as 'label is not a keyword of Client()') makes a
+    client, and what it passes on that Client lacks is refused by Client's __init__ (Python's
+    TypeError, naming the keyword alone); one that keeps Client's __init__ is
+    checked as Client."""
+
+    class Labelled(Client):
+        def __init__(self, *, label: str, **kwargs):
+            super().__init__(**kwargs)
+            self.label = label
+
+    class Plain(Client):
+        pass
+
+    with Labelled(label="mine", base_url=sb.base_url, public_key=sb.public_key,
+                  private_key=KEY) as client:
+        assert client.label == "mine" and client.total_requests == 0
+    with pytest.raises(TypeError, match="privat_key") as refused:  # Client.__init__'s refusal
+        Labelled(label="mine", base_url=sb.base_url, public_key=sb.public_key, privat_key=KEY)
+    assert KEY not in str(refused.value)
+    assert _refused(lambda: Plain(base_url=sb.base_url, public_key="k", privat_key=KEY)) == (
+        "privat_key is not a keyword of Client(); did you mean 'private_key'?")
+
+
 def test_sandbox_client_refuses_a_keyword_client_lacks(sb):
     assert _refused(lambda: sb.client(privat_key=KEY)) == (
         "privat_key is not a keyword of Client(); did you mean 'private_key'?")
@@ -103,3 +128,14 @@ def test_no_frame_of_a_refusal_holds_the_key_given(configured, sb, call):
     frames = [frame for frame, _ in traceback.walk_tb(refused.value.__traceback__)][1:]
     assert frames  # the package's own frames, the test's left out
     assert not [f.f_code.co_name for f in frames if KEY in repr(f.f_locals)]
+
+
+def test_the_locals_of_a_client_that_failed_to_be_made_can_be_shown():
+    """A value __init__ refuses (timeout="x") fails half-way; a traceback showing its locals
+    (capture_locals: pytest --showlocals, IPython's verbose mode) read repr(self) and raised
+    AttributeError (review Z); the half-made client says so, and no key shows."""
+    with pytest.raises(ValueError) as refused:
+        Client(base_url="http://127.0.0.1:9", public_key="k", private_key=KEY, timeout="x")
+    shown = "".join(traceback.TracebackException.from_exception(
+        refused.value, capture_locals=True).format())
+    assert "Client(<not made>)" in shown and KEY not in shown

@@ -29,10 +29,12 @@ _client_keywords = checked_keywords(_no_call, name="Client")
 
 def _new(cls: type[Client], *args: Any, **kwargs: Any) -> Client:
     """Refuses a keyword Client lacks before __init__ runs, by the keywords' names alone: no
-    frame of the refusal, nor of __init__'s errors, holds a key or password given."""
+    frame of the refusal, nor of __init__'s errors, holds a key or password given. A
+    subclass with an __init__ of its own takes its own keywords: its __init__ refuses."""
     names = dict.fromkeys(kwargs)
     del args, kwargs
-    _client_keywords(None, **names)
+    if cls.__init__ is _init:
+        _client_keywords(None, **names)
     return object.__new__(cls)
 
 

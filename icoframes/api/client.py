@@ -182,6 +182,8 @@ class Client:
                    **kwargs)
 
     def __repr__(self) -> str:
+        if "_responses" not in vars(self):  # __init__ failed: a traceback's locals show self
+            return "Client(<not made>)"
         return (f"Client(base_url={redact_url(self.base_url)!r}, public_key={self.public_key!r}, "
                 f"requests={self.total_requests})")
 
