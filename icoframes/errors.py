@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
+from .held import Held, holding
 from .numerals import did_you_mean_flag
 
 if TYPE_CHECKING:
@@ -307,19 +308,18 @@ def _outside_package(filename: str) -> bool:
 def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
     """Issue ``message`` attributed to the first caller outside the icoframes package.
 
-    Fixed ``stacklevel`` numbers break whenever the call path changes (and
-    point inside the package); walking the stack to the first foreign frame
-    always names the user's line. Threads of the package's own pool have no
-    foreign frame: the warning then names the outermost frame.
+    Fixed ``stacklevel`` numbers break whenever the call path changes (and point inside the
+    package); walking the stack to the first foreign frame names the user's line (the
+    outermost in the pool's threads). Held while an export holds them (:mod:`icoframes.held`).
     """
     frame: FrameType | None = sys._getframe(1)  # the caller of warn(): stacklevel 2
     level = 2
     while frame is not None and not _outside_package(frame.f_code.co_filename):
-        frame = frame.f_back
-        level += 1
-    if frame is None:
-        level -= 1
-    warnings.warn(message, category, stacklevel=level)
+        frame, level = frame.f_back, level + 1
+    if (held := holding()) is None:
+        warnings.warn(message, category, stacklevel=level - (frame is None))
+    else:  # told, where it was issued, as the holder's block ends
+        held.append(Held.at(message, category, frame or sys._getframe(level - 2)))
 
 
 def check_flags(*, none_means: str = "", **flags: Any) -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import sys
-import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -20,6 +18,7 @@ import pandas as pd
 from .errors import IncompleteWarning, QuotaExceeded, ServiceUnavailable
 from .fetch import age_limit
 from .fetch.result import warn_gaps
+from .held import Held, hold, tell
 from .loaders import MaxAge
 
 __all__ = ["dump", "jsonable", "kept_words", "listed", "lists_fresh_after", "not_refreshed",
@@ -215,30 +214,35 @@ def dump(manifest: dict[str, Any]) -> bytes:
 
 @contextlib.contextmanager
 def told_as_kept(offline: bool) -> Iterator[dict[str, Any]]:
-    """Hold the warnings of the block (the load's, keeping the day's rows) and tell them at
-    its end, in order, through the caller's filters: the load's word on what its result
+    """Hold icoframes' warnings of the block (the load's, keeping the day's rows; in this
+    context only: :mod:`icoframes.held`) and tell them at its end, in order, each where it
+    was issued, through the caller's filters: the load's word on what its result
     lacks as the rows kept from the day's export left it, when the block sets the dict it
     gets (``["stated"]``: what the kept rows' export says of its rows).
 
     After a cleared cache the load said "13 listed ICO(s) have no row" and the export then
     kept all 13 from the day's snapshot: a cron log said they were missing, then kept.
+    An error ending the block is raised as it is: a held warning told then (an error under
+    the caller's filters) never replaces it.
     """
     told: dict[str, Any] = {}
-    held: list[warnings.WarningMessage] = []
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")  # all held here; the filters apply when told
-            held = caught
+        with hold() as held:
             yield told
-    finally:
-        for one in held:
-            if "stated" in told and issubclass(one.category, IncompleteWarning) and str(
-                    one.message).startswith("incomplete result: "):
-                stated = told["stated"]
-                warn_gaps([q for q in stated.get("queries") or [] if not q.get("complete")],
-                          list(stated.get("missing") or []), offline)
-                continue
-            module = next((name for name, m in list(sys.modules.items())
-                           if getattr(m, "__file__", None) == one.filename), None)
-            warnings.warn_explicit(one.message, one.category, one.filename, one.lineno,
-                                   module=module, source=one.source)
+    except BaseException:
+        for one in held:  # the block's error is raised, never a held warning made an error
+            with contextlib.suppress(Warning):
+                _tell(one, told, offline)
+        raise
+    for one in held:
+        _tell(one, told, offline)
+
+
+def _tell(one: Held, told: dict[str, Any], offline: bool) -> None:
+    if "stated" in told and issubclass(one.category, IncompleteWarning) and str(
+            one.message).startswith("incomplete result: "):
+        stated = told["stated"]
+        warn_gaps([q for q in stated.get("queries") or [] if not q.get("complete")],
+                  list(stated.get("missing") or []), offline)
+    else:
+        tell(one)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import contextvars
 import queue
 import time
 from collections.abc import Callable, Iterator
@@ -66,7 +67,8 @@ class RequestPool:
         """Run ``fn(*args)`` on a worker; it comes back from :meth:`next_done` as ``kind, info``."""
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="icoframes")
-        future = self._pool.submit(fn, *args)
+        # in a copy of the load's context: an export holds their warnings (icoframes.held)
+        future = self._pool.submit(contextvars.copy_context().run, fn, *args)
         self._tasks[future] = (kind, info)
         future.add_done_callback(self._done.put)
 

@@ -1,0 +1,67 @@
+"""icoframes' own warnings held in one context for a while, then told (an export's load).
+
+:func:`icoframes.errors.warn` appends to the list :func:`hold` sets instead of warning; the
+holder tells them with :func:`tell` at its end, each at the place it was issued, through
+the process's filters and that place's once-per-location registry, as warnings.warn would
+have. A context variable, not ``warnings.catch_warnings`` (process-global: two exports in
+two threads would leave ``warnings.filters`` replaced); other libraries' warnings are
+never held. Threads of the load's pool run in a copy of its context
+(:meth:`icoframes.fetch.pool.Pool.submit`): their warnings are held too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Iterator
+from contextvars import ContextVar
+from types import FrameType
+from typing import Any, NamedTuple
+
+__all__ = ["Held", "hold", "holding", "tell"]
+
+
+class Held(NamedTuple):
+    """One warning held: what warnings.warn would have passed to warnings.warn_explicit."""
+
+    message: str
+    category: type[Warning]
+    filename: str
+    lineno: int
+    module: str
+    registry: dict[Any, Any]
+    module_globals: dict[str, Any]
+
+    @classmethod
+    def at(cls, message: str, category: type[Warning], frame: FrameType) -> Held:
+        """``message`` as issued at ``frame``'s current line."""
+        module_globals = frame.f_globals
+        return cls(message, category, frame.f_code.co_filename, frame.f_lineno,
+                   module_globals.get("__name__", "<string>"),
+                   module_globals.setdefault("__warningregistry__", {}), module_globals)
+
+
+_HELD: ContextVar[list[Held] | None] = ContextVar("icoframes_held_warnings", default=None)
+
+
+def holding() -> list[Held] | None:
+    """The list this context's warnings go to, or None: they are told as issued."""
+    return _HELD.get()
+
+
+@contextlib.contextmanager
+def hold() -> Iterator[list[Held]]:
+    """icoframes' warnings of the block, held in the list it gets (told by the caller)."""
+    held: list[Held] = []
+    token = _HELD.set(held)
+    try:
+        yield held
+    finally:
+        _HELD.reset(token)
+
+
+def tell(one: Held) -> None:
+    """Issue ``one`` where it was issued, as warnings.warn would have then."""
+    warnings.warn_explicit(one.message, one.category, one.filename, one.lineno,
+                           module=one.module, registry=one.registry,
+                           module_globals=one.module_globals)
