@@ -51,7 +51,8 @@ def _rerun(tmp_path, monkeypatch, damage, *, child: bool = False
             shutil.rmtree(tmp_path / "cache")
             monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "3")  # the 3 list pages, no profile
             icoframes.reset_configuration()
-            code = _in_child(NOON, "--out", str(out)) if child else _run(NOON, "--out", str(out))
+            code = (_in_child(tmp_path, NOON, "--out", str(out)) if child
+                    else _run(NOON, "--out", str(out)))
         finally:
             icoframes.reset_configuration()
     manifest = out / "manifest.json"
@@ -59,16 +60,18 @@ def _rerun(tmp_path, monkeypatch, damage, *, child: bool = False
             if manifest.is_file() and not manifest.is_symlink() else None, _ids(out))
 
 
-def _in_child(when, *argv: str) -> int:
+def _in_child(tmp_path, when, *argv: str) -> int:
     """``icoframes export *argv`` in a child process at ``when`` (ticking), bounded by
-    HANG_GUARD: its exit code; it printed no traceback."""
+    HANG_GUARD: its exit code; it printed no traceback. (A script file, as cron's
+    console script is one.)"""
     script = ("import sys, datetime as dt, time_machine\n"
               f"time_machine.travel(dt.datetime.fromisoformat({when.isoformat()!r}), "
               "tick=True).start()\n"
               "from icoframes.cli import main\n"
               f"sys.exit(main(['export', *{list(argv)!r}]))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=HANG_GUARD)  # a hang guard, not a measure
+    (tmp_path / "rerun.py").write_text(script)
+    done = subprocess.run([sys.executable, str(tmp_path / "rerun.py")], capture_output=True,
+                          text=True, timeout=HANG_GUARD)  # a hang guard, not a measure
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode
 
