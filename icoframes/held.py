@@ -30,7 +30,6 @@ class Held(NamedTuple):
     lineno: int
     module: str
     registry: dict[Any, Any]
-    module_globals: dict[str, Any]
 
     @classmethod
     def at(cls, message: str, category: type[Warning], frame: FrameType) -> Held:
@@ -38,7 +37,7 @@ class Held(NamedTuple):
         module_globals = frame.f_globals
         return cls(message, category, frame.f_code.co_filename, frame.f_lineno,
                    module_globals.get("__name__", "<string>"),
-                   module_globals.setdefault("__warningregistry__", {}), module_globals)
+                   module_globals.setdefault("__warningregistry__", {}))
 
 
 _HELD: ContextVar[list[Held] | None] = ContextVar("icoframes_held_warnings", default=None)
@@ -61,7 +60,8 @@ def hold() -> Iterator[list[Held]]:
 
 
 def tell(one: Held) -> None:
-    """Issue ``one`` where it was issued, as warnings.warn would have then."""
+    """Issue ``one`` where it was issued, as warnings.warn would have then. Without the
+    place's globals, as warnings.warn passes none: with them, warn_explicit asks the module's
+    loader for its source, and ``__main__`` of ``python -c`` or the REPL raises ImportError."""
     warnings.warn_explicit(one.message, one.category, one.filename, one.lineno,
-                           module=one.module, registry=one.registry,
-                           module_globals=one.module_globals)
+                           module=one.module, registry=one.registry)

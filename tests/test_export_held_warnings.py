@@ -6,6 +6,8 @@ under the "default" action, as any icoframes warning (L1)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import threading
 import warnings
@@ -100,3 +102,27 @@ def test_only_icoframes_warnings_are_held():
             warnings.warn("another library's", UserWarning, stacklevel=1)
             assert [str(w.message) for w in seen] == ["another library's"]
         assert [str(w.message) for w in seen] == ["another library's", "held"]
+
+
+def test_an_export_run_from_python_c_tells_its_held_warnings(tmp_path):
+    """`python -c` (and the plain REPL) run in a __main__ whose loader is the built-in
+    importer: warnings.warn_explicit given its globals asks it for the source and raised
+    ImportError, so an export whose load warned (a daily quota of 2) died with a traceback,
+    exit 1. It ends as an incomplete export (exit 5), the quota's warning in its log."""
+    from icoframes import sandbox
+    from icoframes.cli import EXIT_INCOMPLETE
+
+    with sandbox.serve(n_icos=15, seed=7) as sb:
+        settings = sb.settings()
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("ICOFRAMES_")},
+               "ICOFRAMES_BASE_URL": settings["base_url"],
+               "ICOFRAMES_PUBLIC_KEY": settings["public_key"],
+               "ICOFRAMES_PRIVATE_KEY": settings["private_key"],
+               "ICOFRAMES_CACHE_DIR": str(tmp_path / "cache"), "ICOFRAMES_DAILY_QUOTA": "2"}
+        run = subprocess.run(
+            [sys.executable, "-c", "import sys; from icoframes.cli import main; "
+             f"sys.exit(main(['export', '--out', {str(tmp_path / 'out')!r}]))"],
+            env=env, capture_output=True, text=True, timeout=HANG_GUARD, check=False)
+    assert "Traceback" not in run.stderr
+    assert run.returncode == EXIT_INCOMPLETE
+    assert "(QuotaWarning)" in run.stderr  # told, as the log of a cron run shows it
