@@ -242,6 +242,8 @@ def test_a_plain_export_killed_at_any_step_never_shows_a_manifest_that_disagrees
     assert cfg.stats.requests.total() == 0  # every rerun was served by the cache
 
 
+# one day whenever it runs: a run crossing midnight UTC wrote its re-run into the next day
+@time_machine.travel(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC), tick=True)
 def test_a_snapshot_killed_at_any_step_keeps_the_days_snapshot_whole(cfg, tmp_path,
                                                                       monkeypatch):
     before = tmp_path / "before"
