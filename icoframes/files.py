@@ -151,27 +151,40 @@ def as_age(value: object) -> dt.timedelta | None:
     if isinstance(value, np.timedelta64):
         duration = numpy_duration(value)
         value = None if duration is None else duration.to_pytimedelta()
-    if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
-        try:
-            seconds = float(value)  # NaN fails the range
-        except OverflowError:  # an int past float's range (10**400): no timedelta holds it
-            seconds = math.inf
+    if (seconds := _seconds(value)) is not None:
         value = dt.timedelta(seconds=seconds) if 0 <= seconds < TOO_MANY_SECONDS else None
     if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
         return value
     return None
 
 
+def _seconds(value: object) -> float | None:
+    """``value`` as a number of seconds when it is one (a real number, never a bool nor a
+    timedelta64): an int past float's range (10**400) is infinite; NaN stays NaN."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_ | np.timedelta64):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
 def age_hint(value: object) -> str:
-    """The "did you mean" of an age given as text, which :func:`as_age` refuses: ``"90"``
-    (seconds: 90) or ``"1D"`` (``pd.Timedelta('1D')``); else ``""``.
+    """What to add to the refusal of an age :func:`as_age` refuses: the "did you mean" of one
+    given as text, ``"90"`` (seconds: 90) or ``"1D"`` (``pd.Timedelta('1D')``); why a finite
+    number of seconds is refused when a timedelta cannot hold it; else ``""``.
 
     Examples
     --------
     >>> age_hint("90"), age_hint(" 1 day "), age_hint("soon"), age_hint("-1D"), age_hint(90)
     ('; did you mean 90?', "; did you mean pd.Timedelta('1 day')?", '', '', '')
+    >>> age_hint(1e308), age_hint(float("inf"))
+    (' (more seconds than a timedelta holds: below 8.64e+13)', '')
     """
     if not isinstance(value, str):
+        finite = _seconds(value) is not None and value < math.inf  # type: ignore[operator]
+        if finite and value >= TOO_MANY_SECONDS:  # type: ignore[operator]  # 10**400 too
+            return f" (more seconds than a timedelta holds: below {TOO_MANY_SECONDS:.3g})"
         return ""
     seconds = number_text(value)  # ASCII digits only, as every number given as text
     if seconds is not None:

@@ -96,6 +96,9 @@ def test_a_value_written_otherwise_is_refused_with_what_it_means_before_any_requ
     (lambda out: icoframes.prune_cache(" 86400 "),
      "older_than must be a timedelta or seconds, 0 or more; got ' 86400 '; "
      "did you mean 86400?"),
+    (lambda out: icoframes.prune_cache(1e308),  # said by max_age's refusal alone before
+     "older_than must be a timedelta or seconds, 0 or more; got 1e+308 (more seconds than a "
+     "timedelta holds: below 8.64e+13)"),
 ])
 def test_the_other_public_functions_say_it_too(cfg, tmp_path, call, message):
     (tmp_path / "cache").mkdir(exist_ok=True)

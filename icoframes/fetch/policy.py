@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +41,6 @@ import pandas as pd
 from ..api.params import STATUSES
 from ..errors import InvalidParameter
 from ..files import age_hint, as_age
-from ..numerals import TOO_MANY_SECONDS
 
 __all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT", "ProfileIndex",
            "Want", "age_limit", "due_after", "next_try", "plan_profiles", "profile_max_age",
@@ -143,16 +140,8 @@ def _age(value: Any, refusal: str = ("profile_max_age must be a timedelta, secon
         if (isinstance(value, np.timedelta64) and not np.isnat(value)
                 and np.datetime_data(value.dtype)[0] in ("generic", "Y", "M")):
             why = " (a np.timedelta64 needs a unit other than years or months)"
-        elif _counts_seconds(value) and TOO_MANY_SECONDS <= value < math.inf:  # 1e308: seconds, but
-            why = f" (more seconds than a timedelta holds: below {TOO_MANY_SECONDS:.3g})"
         raise InvalidParameter(f"{refusal} {value!r}{why}{age_hint(value)}")  # "1D", "90"
     return age
-
-
-def _counts_seconds(value: Any) -> bool:
-    """Whether ``value`` is a number of seconds as :func:`~icoframes.files.as_age` reads one."""
-    return isinstance(value, numbers.Real) and not isinstance(
-        value, bool | np.bool_ | np.timedelta64)
 
 
 def retry_interval(failures: int) -> dt.timedelta:
