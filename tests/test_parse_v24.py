@@ -134,7 +134,8 @@ def test_a_price_unit_with_a_glued_scale_word_names_no_unit():
 
 
 @pytest.mark.parametrize(("unit", "ticker"), [("tokens", "XYZ"), ("token", "XYZ"),
-                                              ("Coins", "XYZ"), ("XYZ", "XYZ"), ("xyz", "XYZ")])
+                                              ("Coins", "XYZ"), ("XYZ", "XYZ"), ("xyz", "XYZ"),
+                                              ("tokens.", "XYZ")])  # a final dot too
 @pytest.mark.parametrize("value", [0.1, "0.1", "0.1 per token"])
 def test_a_price_whose_unit_column_is_a_token_is_unreadable(unit, ticker, value):
     # parser 23: 0.1 under "tokens" was 0.1 TOKENS, under the own ticker 0.1 XYZ

@@ -109,7 +109,8 @@ __all__ = [
 #: 24: a value's scale word obeys prices.scaled_currency ("5 m ETH", "5 B USD" were 5e6 ETH,
 #:     5e9 USD); "5e6" under "USD mln" is unreadable (was 5e12); "USDmln" is "USD mln".
 #:     A price unit "tokens" or the own ticker names no unit (0.1 was 0.1 TOKENS); "USD¹" none.
-#:     A roadmap "Mar '18" is March 2018 (was short_year).
+#:     A roadmap "Mar '18" is March 2018 (was short_year). An exchange's side obeys them too
+#:     ("= 0.1 ETHm" was 0.1 ETHM); "㎡" in a value is unreadable; "¥ m" names no unit.
 PARSER_VERSION: Final = 24
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1

@@ -82,7 +82,7 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
             if currency:  # no ticker makes a known currency anything else
                 continue
             own = own_ticker(None if tickers is None else tickers[i])
-            if price and (fold(text) in TOKEN_WORDS or (
+            if price and (fold(text.rstrip(".")) in TOKEN_WORDS or (
                     own is not None and canonical_unit(text) == own)):
                 codes[i], factors[i] = _NO_UNIT  # "tokens", the own ticker: a price never is
                 continue
@@ -115,7 +115,7 @@ def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
 
 @lru_cache(maxsize=1024)
 def _column_unit(unit: str) -> tuple[str, bool]:
-    """A unit column's text as :func:`~icoframes.parse.prices.split_multiplier` reads it, and
+    """A unit column's text as :func:`_scaled` reads it, and
     whether it is a known currency, which it then reads as written whatever the ticker.
 
     Cached: a column repeats a few units, while the tickers that the other units need

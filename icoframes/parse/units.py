@@ -205,7 +205,7 @@ def _read_text(text: str, exchange: bool, ticker: object,
 
 
 def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:
-    """The values of an amount column without a unit column (``raised``, ``tokens_for_sale``)
+    """The values of an amount column without a unit column (``raised``)
     that :func:`~icoframes.parse.rules.parse_amount` reads with a multiplier word written
     last that is the row's own ticker: unreadable (``"5 mln"`` for MLN, ``"5 MN"`` for MN,
     ``"5k"`` for K: a multiple, or an amount of the token?), as in an amount group.
