@@ -29,7 +29,7 @@ import pandas as pd
 from .api.params import ID_LIST_PARAMS
 from .errors import ExportReplaced, IcoframesWarning, InvalidParameter, StaleWarning, warn
 from .exported import MANIFEST, SNAPSHOT_PREFIX, read_export, read_manifest
-from .numerals import python_number
+from .numerals import integer_text
 from .queries import PLACE_PARAMS
 from .reporting import LoadReport
 from .tables import Tables
@@ -81,7 +81,7 @@ def given_queries(filters: Mapping[str, Any], asked: list[dict[str, Any]]
 
 
 def _folded(value: Any) -> Any:
-    number = python_number(value) if isinstance(value, str) else value
+    number = integer_text(value) if isinstance(value, str) else value  # ASCII, as ids are
     if isinstance(number, numbers.Integral) and not isinstance(number, bool):
         return int(number)
     return str(value).strip().casefold()

@@ -310,7 +310,7 @@ def export_tables(
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         asked = build_queries(status, filters, load._filter_set,  # cached a day: no request
                               keywords=keywords_of(load_tables)) if snapshot else []
-        given = given_queries(filters, asked)  # the query as given: not today's ids of a name
+        given = given_queries(filters, asked) if snapshot else []  # as given: not today's ids
         resolved = check_tree(folder, day, asked, given=given,  # one query's days: no other's
                               sent=any(load.requests_spent().values())) if snapshot else None
         stop: QuotaExceeded | None = None

@@ -46,8 +46,8 @@ def test_the_empty_path_is_said_in_one_place_and_refused_alike_everywhere(tmp_pa
 @pytest.mark.parametrize(("option", "text", "message"), [
     (command._PORT, "65536", "must be a port from 0 to 65535, got '65536'"),
     (command._PORT, "-1", "must be a port from 0 to 65535, got '-1'"),
-    (command._COUNT, "-1", "must be a whole number >= 0, got '-1'"),
-    (command._COUNT, "2.5", "must be a whole number >= 0, got '2.5'"),
+    (command.COUNT, "-1", "must be a whole number >= 0, got '-1'"),
+    (command.COUNT, "2.5", "must be a whole number >= 0, got '2.5'"),
     (command.AT_LEAST_ONE, "0", "must be a whole number >= 1, got '0'"),
 ])
 def test_the_sandbox_commands_whole_numbers_keep_their_words(option, text, message):
@@ -57,7 +57,7 @@ def test_the_sandbox_commands_whole_numbers_keep_their_words(option, text, messa
 
 
 def test_the_options_and_the_function_share_one_range_rule():
-    assert (command._PORT("0"), command._PORT("65535"), command._COUNT("0"),
+    assert (command._PORT("0"), command._PORT("65535"), command.COUNT("0"),
             command.AT_LEAST_ONE("1")) == (0, 65535, 0, 1)
     assert server.PORTS == (0, 65535)
     assert [server.bounds(0, 65535), server.bounds(1), server.bounds(None)] == [

@@ -90,10 +90,8 @@ class SecretOnce(Once):
 
 
 _PORT = whole("a port", *PORTS)
-_COUNT = COUNT
 #: ``--n-icos``: a sandbox's ICOs; ``demo --n-icos``: one at least.
 N_ICOS, DEMO_ICOS = whole("a whole number", 0, MAX_ICOS), whole("a whole number", 1, MAX_ICOS)
-INTEGER = ANY_INTEGER
 _SHARE = checked(number_text, "a share from 0 to 1", lambda v: 0 <= v <= 1)
 
 
@@ -113,11 +111,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     keys.add_argument("--private-key", action=SecretOnce, metavar="KEY",
                       help="the private key itself; it shows in the process list: prefer "
                            "ICOFRAMES_PRIVATE_KEY or --private-key-file")
-    parser.add_argument("--quota", action=Once, type=_COUNT, default=_DEFAULT["quota"],
+    parser.add_argument("--quota", action=Once, type=COUNT, default=_DEFAULT["quota"],
                         help="requests per key per day; 0 means unlimited "
                              f"(default: {_DEFAULT['quota']})")
     parser.add_argument("--n-icos", action=Once, type=N_ICOS, default=_DEFAULT["n_icos"])
-    parser.add_argument("--seed", action=Once, type=INTEGER, default=_DEFAULT["seed"])
+    parser.add_argument("--seed", action=Once, type=ANY_INTEGER, default=_DEFAULT["seed"])
     parser.add_argument("--latency", action=Once, type=SECONDS, default=_DEFAULT["latency"],
                         metavar="SECONDS")
     parser.add_argument("--fail-rate", action=Once, type=_SHARE, default=_DEFAULT["fail_rate"],
