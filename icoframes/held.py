@@ -6,7 +6,7 @@ the process's filters and that place's once-per-location registry, as warnings.w
 have. A context variable, not ``warnings.catch_warnings`` (process-global: two exports in
 two threads would leave ``warnings.filters`` replaced); other libraries' warnings are
 never held. Threads of the load's pool run in a copy of its context
-(:meth:`icoframes.fetch.pool.Pool.submit`): their warnings are held too.
+(:meth:`icoframes.fetch.pool.RequestPool.submit`): their warnings are held too.
 """
 
 from __future__ import annotations
