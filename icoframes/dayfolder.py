@@ -28,7 +28,16 @@ import pandas as pd
 
 from .api.params import ID_LIST_PARAMS
 from .errors import ExportReplaced, IcoframesWarning, InvalidParameter, StaleWarning, warn
-from .exported import MANIFEST, SNAPSHOT_PREFIX, read_export, read_manifest
+from .exported import (
+    MANIFEST,
+    SNAPSHOT_PREFIX,
+    dicts,
+    manifest_damage,
+    query_params,
+    read_export,
+    read_manifest,
+    settled,
+)
 from .numerals import integer_text
 from .queries import PLACE_PARAMS
 from .reporting import LoadReport
@@ -94,18 +103,10 @@ def _held(folder: Path) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any
         manifest = read_manifest(folder) if folder.is_dir() else None
     except (OSError, ValueError):  # unreadable, or not JSON: it says nothing of its query
         return None, None
-    if not isinstance(manifest, dict):
+    if manifest is None:
         return None, None
-    queries = manifest.get("queries")
-    if not isinstance(queries, list) or not queries:
-        return None, None
-    held = [p for q in queries if isinstance(q, dict) and isinstance(p := q.get("params"), dict)]
-    return (held if len(held) == len(queries) else None), _dicts(manifest.get("queries_given"))
-
-
-def _dicts(value: Any) -> list[dict[str, Any]] | None:
-    return value if isinstance(value, list) and value and all(
-        isinstance(v, dict) for v in value) else None
+    held = query_params(manifest)
+    return held, None if held is None else dicts(manifest.get("queries_given"))
 
 
 def _same_query(pairs: Iterable[tuple[list[dict[str, Any]], list[dict[str, Any]] | None]]
@@ -151,20 +152,27 @@ def check_same_query(folder: Path, asked: list[dict[str, Any]], out: Path, *,
 def check_layout(out: Path, *, snapshot: bool) -> None:
     """InvalidParameter when ``out`` holds exports of the other layout: a plain export
     (``manifest.json``) for a snapshot, or ``snapshot_date=`` folders for a plain export;
-    or, for a plain export, a folder named ``manifest.json`` (damage no swap replaces).
+    or a ``manifest.json`` that is no file (a symbolic link, a folder: damage, as the readers
+    say) for a snapshot, or a folder of that name for a plain export (no swap replaces it;
+    a plain export's swap replaces a link or a FIFO, as it does a manifest that is not JSON).
 
     Either would be written beside the other, and :func:`icoframes.read_export` then refuses
     ``out`` (a folder holding snapshots is no one export): a plain export's readers lose it.
+    ``out`` is looked at once no swap is under way in it (a day's folder renamed away, a
+    plain export's manifest removed: the other layout seen as none).
     """
     if not out.is_dir():
         return
-    if not snapshot and (out / MANIFEST).is_dir() and not (out / MANIFEST).is_symlink():
-        raise InvalidParameter(  # the swap could not replace it: a half-written export
-            f"{out / MANIFEST} is a folder, not an export's manifest: {out} is damaged. Nothing "
-            "was sent or written. Move that folder away (or give --out a folder of its own), "
-            "then export again.")
-    days = sorted(c.name for c in out.iterdir() if c.name.startswith(SNAPSHOT_PREFIX))
-    if snapshot and (out / MANIFEST).is_file():
+    with settled(out):
+        damage = manifest_damage(out)
+        days = sorted(c.name for c in out.iterdir() if c.name.startswith(SNAPSHOT_PREFIX))
+        plain = (out / MANIFEST).is_file() and damage is None
+    if damage is not None and (snapshot or damage == "a folder"):
+        raise InvalidParameter(  # a plain export's swap could not replace a folder
+            f"{out / MANIFEST} is {damage}, not an export's manifest: {out} is "
+            "damaged (read_export refuses it). Nothing was sent or written. Move it away "
+            "(or give --out a folder of its own), then export again.")
+    if snapshot and plain:
         raise InvalidParameter(
             f"{out} holds a plain export ({MANIFEST} and its tables); a snapshot folder in it "
             f"would make read_export({str(out)!r}) refuse it, as a folder of snapshots. Nothing "
@@ -283,9 +291,9 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
                                      if isinstance(m, dict) and m.get("id") is not None]
     partial = {q["params"].get("status"): q for q in queries
                if not q.get("complete") and isinstance(q.get("params"), dict)}
-    if not (partial or missing) or not day.is_dir():
+    if not (partial or missing):
         return tables, out
-    try:
+    try:  # a folder renamed away by another export's swap is waited for, not taken as none
         earlier = read_export(day)
     except (OSError, ValueError, ExportReplaced):  # none there (killed mid-swap), a damaged
         return tables, out  # one, or one another export keeps replacing: nothing to keep
@@ -393,7 +401,7 @@ def check_one_query(frame: pd.DataFrame) -> None:
     dates = {pd.Timestamp(d).date().isoformat() for d in frame["snapshot_date"].unique()}
     infos = [info for info in (frame.attrs.get("icoframes") or {}).get("snapshots") or []
              if info.get("queries") and str(info.get("snapshot_date")) in dates]
-    query = _same_query((info["queries"], _dicts(info.get("queries_given"))) for info in infos)
+    query = _same_query((info["queries"], dicts(info.get("queries_given"))) for info in infos)
     held: dict[Any, dict[frozenset[str], tuple[list[dict[str, Any]], list[str]]]] = {}
     for info in sorted(infos, key=lambda info: str(info["snapshot_date"])):
         held.setdefault(query(info["queries"]), {}).setdefault(

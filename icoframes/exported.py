@@ -14,34 +14,32 @@ time. When the folder kept changing, :class:`ExportReplaced` says so; a folder
 whose manifest stays absent is a :class:`FileNotFoundError` saying that an
 export is being written there or was killed mid-swap (the next run completes it).
 
-Each snapshot's completeness is read from its manifest: ``complete``, the
-``missing`` ids (listed but not fetched) and the statuses whose list came back
-partial; :func:`snapshot_info` lists them and :func:`read_snapshots` carries
-them in ``attrs["icoframes"]["snapshots"]``, which :func:`icoframes.changes` uses.
+A snapshot folder is renamed away and the new one in while its export holds the swap lock
+on the tree: a reader finding it gone waits for that swap (:func:`settled`), and a tree is
+listed holding the lock shared (every day is there, none mid-swap). The readers of a tree,
+:func:`~icoframes.snapshots.read_snapshots` and its kin, are in :mod:`icoframes.snapshots`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
-from functools import partial
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-import numpy as np
-import pandas as pd
-
-from .errors import ExportReplaced, UnknownName, did_you_mean
-from .files import folder_flock, folder_path, json_object, read_record
+from .errors import ExportReplaced
+from .files import entry_kind, folder_flock, folder_path, json_object, read_record
 from .queries import checked_keywords
-from .schema import PROBLEMS, TABLES, TableSchema
-from .tables import Tables, read_table
+from .schema import TABLES
+from .tables import Tables
 
-__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "SWAP_PATIENCE", "Gaps", "gaps_by_date",
-           "read_export", "read_manifest", "read_snapshots", "snapshot_folders", "snapshot_info"]
+__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "SWAP_PATIENCE", "consistent_read",
+           "dicts", "manifest_damage", "query_params", "read_export", "read_manifest", "settled",
+           "snapshot_dirs"]
 
 #: The commit record of an export: written last, removed first.
 MANIFEST = "manifest.json"
@@ -52,7 +50,6 @@ READ_ATTEMPTS = 8
 #: Seconds a read waits for an export swapping its files into the folder, at most.
 SWAP_PATIENCE = 60.0
 _SWAP_POLL = 0.05
-DATE_DTYPE = np.dtype("datetime64[ms]")
 _SNAPSHOT = re.compile(r"^snapshot_date=(.*)$")
 _T = TypeVar("_T")
 
@@ -62,6 +59,30 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     it when it is damaged (not JSON, not UTF-8, not a JSON object, not a regular file)."""
     raw = _manifest_bytes(Path(folder))
     return None if raw is None else json_object(raw, Path(folder) / MANIFEST)
+
+
+def manifest_damage(folder: Path) -> str | None:
+    """What ``folder``'s ``manifest.json`` is when it is no file a reader reads ("a symbolic
+    link", "a folder", "a FIFO", ...: damage, as :func:`read_manifest` says); None when it
+    is a regular file or absent. The readers' rule, for the exports' layout check."""
+    kind = entry_kind(folder / MANIFEST)
+    return None if kind in (None, "a file") else kind
+
+
+def dicts(value: Any) -> list[dict[str, Any]] | None:
+    """``value`` when it is a non-empty list of dicts (a manifest's ``queries_given``, its
+    ``queries``), else None: what a manifest's lists must be to say anything (one written by
+    an older version, or damaged, says nothing)."""
+    return value if isinstance(value, list) and value and all(
+        isinstance(v, dict) for v in value) else None
+
+
+def query_params(manifest: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The wire parameters of each list query ``manifest`` names (one dict per query), or
+    None when it names none or any of them without its parameters (an older version's)."""
+    queries = dicts(manifest.get("queries")) or []
+    params = [p for q in queries if isinstance(p := q.get("params"), dict)]
+    return params if params and len(params) == len(queries) else None
 
 
 @checked_keywords
@@ -170,163 +191,6 @@ def snapshot_dirs(folder: Path) -> dict[dt.date, Path]:
     return found
 
 
-def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
-    """The snapshot folders of an export tree, by date.
-
-    Returns
-    -------
-    pandas.Series
-        Folder paths (str) indexed by snapshot date (``datetime64[ms]``), sorted.
-
-    Raises
-    ------
-    FileNotFoundError
-        ``path`` does not exist.
-    ValueError
-        ``path`` holds no ``snapshot_date=YYYY-MM-DD`` folder, one whose date
-        does not read, or two folders for one day (``snapshot_date=2026-11-01``
-        and ``snapshot_date=20261101``): which one is the day's is unknowable.
-    """
-    folder = folder_path(path, "path")  # "" is no export, not the current directory
-    if not folder.is_dir():
-        raise FileNotFoundError(f"no export folder at {folder}")
-    found = snapshot_dirs(folder)
-    if not found:
-        hint = (" (it is a plain export: read it with read_export)"
-                if (folder / MANIFEST).is_file() else "")
-        raise ValueError(f"{folder} holds no snapshot_date=YYYY-MM-DD folder{hint}")
-    dates = sorted(found)
-    index = pd.DatetimeIndex(np.array(dates, dtype="datetime64[D]").astype(DATE_DTYPE),
-                             name="snapshot_date")
-    return pd.Series([str(found[d]) for d in dates], index=index, dtype=object)
-
-
-def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """What each snapshot's manifest says of its completeness, one row per snapshot.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``snapshot_date`` (datetime64[ms]), ``path`` (str), ``complete``
-        (boolean; missing for a folder without a manifest), ``missing`` (list
-        of the ids listed but not fetched), ``partial_lists`` (list of the
-        statuses whose list came back partial; ``None`` in it for a list of
-        every status), ``exported_at`` (str, ISO 8601) and ``queries`` (list of
-        the wire parameters of its list queries, one dict each; ``None`` when its
-        manifest names none: a tree holds one query's snapshots) and ``queries_given``
-        (the same, platforms, categories, types and places as given; ``None`` for an
-        older manifest).
-    """
-    folders = snapshot_folders(path)
-    rows = [_info(date, Path(folder), read_manifest(folder))
-            for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True)]
-    return _info_frame(rows)
-
-
-@checked_keywords
-def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.DataFrame:
-    """One table over every snapshot of an export tree, with a ``snapshot_date`` column.
-
-    Parameters
-    ----------
-    path : path-like
-        The ``out`` of ``export_tables(out, snapshot=True)``.
-    table : str, default "icos"
-        A table of ``schema.TABLES`` (or ``"problems"``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``snapshot_date`` (``datetime64[ms]``, midnight of the UTC day) followed
-        by the table's columns at their schema dtypes; sorted by date, then by
-        the table's key; a default index. ``attrs["icoframes"]["snapshots"]``
-        holds each snapshot's completeness (the rows of :func:`snapshot_info`
-        as dicts, dates as ``YYYY-MM-DD``), read with its table (never from
-        another export of the same day).
-
-    Raises
-    ------
-    KeyError
-        ``table`` is not a table (the message suggests the closest): an
-        :class:`~icoframes.errors.UnknownName`, an ``InvalidParameter`` too.
-    FileNotFoundError
-        ``path`` does not exist, or a snapshot lacks the table's file.
-    ValueError
-        ``path`` holds no snapshot folder, two folders for one day, or a file
-        differs from the schema.
-    ExportReplaced
-        A snapshot was replaced during every attempt to read it.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from icoframes.tables import Tables
-    >>> with tempfile.TemporaryDirectory() as out:
-    ...     for day in ("2026-11-01", "2026-11-02"):
-    ...         _ = Tables.empty().to_parquet(Path(out) / f"snapshot_date={day}")
-    ...     frame = read_snapshots(out)
-    >>> frame.columns[:3].tolist(), str(frame["snapshot_date"].dtype)
-    (['snapshot_date', 'id', 'status'], 'datetime64[ms]')
-    >>> frame.attrs["icoframes"]["snapshots"][0]["complete"] is None  # no manifest
-    True
-    """
-    schema = table_schema(table)
-    frames, infos = [], []
-    folders = snapshot_folders(path)
-    for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
-        frame, manifest = consistent_read(Path(folder), partial(read_table, folder, table),
-                                          need_manifest=False)
-        frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
-                                                 dtype=DATE_DTYPE))
-        frames.append(frame)
-        infos.append(_info(date, Path(folder), manifest))
-    stacked = pd.concat(frames, ignore_index=True)
-    # concat of frames that are all empty, or of mixed text dtypes, can loosen a dtype
-    dtypes = {"snapshot_date": DATE_DTYPE, **schema.dtypes}
-    stacked = stacked.astype({c: d for c, d in dtypes.items() if stacked[c].dtype != d})
-    key = ["snapshot_date", *schema.key]
-    stacked = stacked.sort_values(key, kind="stable", ignore_index=True)
-    stacked.attrs["icoframes"] = {"snapshots": [
-        {**i, "snapshot_date": i["snapshot_date"].date().isoformat()} for i in infos]}
-    return stacked
-
-
-class Gaps:
-    """What one snapshot's manifest says it lacks: ids listed but not fetched, partial lists
-    (what :func:`icoframes.changes` and :func:`icoframes.plot_status_flow` read)."""
-
-    def __init__(self, missing: Iterable[int], partial: Iterable[str | None]) -> None:
-        self.missing = pd.Index(list(missing), dtype="int64")
-        self.partial = set(partial)
-
-    def explains(self, ids: pd.Index) -> np.ndarray:
-        """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
-        listed but not fetched, or any list came back partial (an ICO whose status moved
-        is in the list of its new status, whichever that is: the spec states no transitions)."""
-        if self.partial:
-            return np.ones(len(ids), dtype=bool)
-        return np.asarray(ids.isin(self.missing), dtype=bool)
-
-
-def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
-    """The :class:`Gaps` of each incomplete snapshot of a :func:`read_snapshots` frame."""
-    infos: list[dict[str, Any]] = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
-    return {pd.Timestamp(i["snapshot_date"]): Gaps(i.get("missing") or [],
-                                                    i.get("partial_lists") or [])
-            for i in infos if i.get("complete") is False}
-
-
-def table_schema(table: str) -> TableSchema:
-    """The schema of ``table`` (or of ``problems``); KeyError with a "did you mean"."""
-    if table == PROBLEMS.name:
-        return PROBLEMS
-    if table not in TABLES:
-        names = [*TABLES, PROBLEMS.name]  # problems is one too
-        raise UnknownName(f"{table!r} is not a table ({', '.join(names)})"
-                          f"{did_you_mean(table, names)}")
-    return TABLES[table]
-
-
 # -- reading while an export may replace the folder ---------------------------------
 
 
@@ -346,7 +210,7 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
             wait = min(wait * 2, 0.5)
         before = _manifest_bytes(folder)
         if before is None and need_manifest:
-            if _waited_for_swap(folder):  # replaced meanwhile: read the new export
+            if _swap_ended(folder):  # replaced meanwhile: read the new export
                 changed += 1
             else:
                 absent += 1
@@ -356,8 +220,10 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
         except (OSError, ValueError):  # pyarrow's errors are OSError and ValueError too
             if folder.is_dir() and _manifest_bytes(folder) == before:
                 raise  # a file missing or unreadable in an export that did not change
-            # the folder was swapped away under the read, or a file replaced between two
-            # opens of it (a Parquet footer read from one file, its pages from the next)
+            # the folder was swapped away under the read (waited for: it is back, and the
+            # read repeated at once), or a file replaced between two opens of it (a Parquet
+            # footer read from one file, its pages from the next)
+            _swap_ended(folder)
             changed += 1
             continue
         if _manifest_bytes(folder) == before:
@@ -378,66 +244,56 @@ def _waited_for_swap(folder: Path) -> bool:
     """True once an export that was swapping its files into ``folder`` has finished (it holds
     :func:`~icoframes.staging.swap_lock`: the manifest is missing while it does, however long
     a loaded disk takes); False when none was, or this system cannot tell (no ``fcntl``).
+    The wait is bounded by :data:`SWAP_PATIENCE` (:func:`settled`)."""
+    with settled(folder) as waited:
+        return waited
 
-    The wait is bounded by :data:`SWAP_PATIENCE`: an exporter stopped (SIGSTOP, a
-    debugger) or hung while it holds the lock is an :class:`ExportReplaced`, not a reader
-    blocked for as long as it is.
+
+def _swap_ended(folder: Path) -> bool:
+    """:func:`_waited_for_swap` of what swaps ``folder``: itself (a plain export's files in
+    it), or its tree when it is not there (a snapshot folder renamed away by its swap).
+    FileNotFoundError when it is gone and was not renamed away by a swap."""
+    if folder.is_dir():
+        return _waited_for_swap(folder)
+    waited = _waited_for_swap(folder.parent)
+    if not folder.is_dir():  # no swap renamed it away, or none put it back: none is there
+        raise FileNotFoundError(
+            f"no export folder at {folder} (it was there when the read began; an export killed "
+            "while swapping a snapshot in sets the day's folder aside: the next one puts it back)")
+    return waited
+
+
+@contextlib.contextmanager
+def settled(tree: Path) -> Iterator[bool]:
+    """No export swaps anything into ``tree`` while the block runs: it holds ``tree``'s lock
+    shared (:func:`~icoframes.staging.swap_lock` takes it exclusive), once a running swap has
+    ended. Yields whether it waited for one. So a tree listed in the block shows every day
+    (none renamed away mid-swap), and a plain export its manifest (none removed mid-swap).
+
+    Unguarded where this system cannot lock (no ``fcntl``) or ``tree`` is no folder. The wait
+    is bounded by :data:`SWAP_PATIENCE`: an exporter stopped (SIGSTOP, a debugger) or hung
+    while it holds the lock is an :class:`ExportReplaced`, not a reader blocked as long.
     """
     give_up = None
-    try:
-        while True:
-            with folder_flock(folder, shared=True, block=False) as free:
-                if free:
-                    return give_up is not None
-            now = time.monotonic()
-            if give_up is None:
-                give_up = now + SWAP_PATIENCE
-            elif now >= give_up:
-                raise ExportReplaced(
-                    f"{folder} is being replaced by an export that has held it for over "
-                    f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
-                    "nothing was read. Read it again once that export is done or killed.")
-            time.sleep(_SWAP_POLL)
-    except (ImportError, OSError):  # no fcntl; or the folder went away, maybe while we waited
-        return give_up is not None
+    while True:
+        with contextlib.ExitStack() as lock:
+            try:
+                free = lock.enter_context(folder_flock(tree, shared=True, block=False))
+            except (ImportError, OSError):  # no fcntl; or the folder went away, maybe as we waited
+                free = True
+            if free:
+                yield give_up is not None
+                return
+        now = time.monotonic()
+        if give_up is None:
+            give_up = now + SWAP_PATIENCE
+        elif now >= give_up:
+            raise ExportReplaced(
+                f"{tree} is being replaced by an export that has held it for over "
+                f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
+                "nothing was read. Try again once that export is done or killed.")
+        time.sleep(_SWAP_POLL)
 
 
 def _manifest_bytes(folder: Path) -> bytes | None:
     return read_record(folder / MANIFEST)  # a FIFO, a symlink, a folder: damaged, unread
-
-
-def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> dict[str, Any]:
-    if manifest is None:
-        return {"snapshot_date": date, "path": str(folder), "complete": None, "missing": [],
-                "partial_lists": [], "exported_at": None, "queries": None, "queries_given": None}
-    missing = [int(m["id"]) for m in manifest.get("missing") or []
-               if isinstance(m, dict) and m.get("id") is not None]
-    partial = [(q.get("params") or {}).get("status") for q in manifest.get("queries") or []
-               if isinstance(q, dict) and not q.get("complete", True)]
-    complete = manifest.get("complete")
-    queries = manifest.get("queries")
-    queries = queries if isinstance(queries, list) else []
-    params = [q.get("params") for q in queries if isinstance(q, dict)]
-    return {"snapshot_date": date, "path": str(folder),
-            "complete": None if complete is None else bool(complete),
-            "missing": sorted(missing), "partial_lists": partial,
-            "exported_at": manifest.get("exported_at"),
-            # the list queries it holds (None: its manifest, an older version's, says none)
-            "queries": params if params and all(isinstance(p, dict) for p in params)
-            and len(params) == len(queries) else None,
-            "queries_given": given if isinstance(given := manifest.get("queries_given"), list)
-            and given and all(isinstance(g, dict) for g in given) else None}
-
-
-def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame({
-        "snapshot_date": np.array([r["snapshot_date"].to_datetime64() for r in rows],
-                                  dtype=DATE_DTYPE),
-        "path": pd.array([r["path"] for r in rows], dtype="string"),
-        "complete": pd.array([r["complete"] for r in rows], dtype="boolean"),
-        "missing": pd.Series([r["missing"] for r in rows], dtype=object),
-        "partial_lists": pd.Series([r["partial_lists"] for r in rows], dtype=object),
-        "exported_at": pd.array([r["exported_at"] for r in rows], dtype="string"),
-        "queries": pd.Series([r["queries"] for r in rows], dtype=object),
-        "queries_given": pd.Series([r["queries_given"] for r in rows], dtype=object),
-    })

@@ -362,8 +362,22 @@ def folder_flock(folder: Path, *, shared: bool = False, block: bool = True) -> I
 
 #: Bytes a record (an export's manifest) holds at most: a larger one is damage, never read whole.
 RECORD_CAP: Final = 64 * 2**20
-_KINDS: Final = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+_KINDS: Final = ((stat.S_ISREG, "a file"), (stat.S_ISLNK, "a symbolic link"),
+                 (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
                  (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+
+
+def entry_kind(path: Path) -> str | None:
+    """What ``path`` itself is, links not followed: "a file" (regular), "a symbolic link",
+    "a folder", "a FIFO", "a device", "a socket"; None when there is nothing there."""
+    try:
+        return _kind(path.lstat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
 def read_record(path: Path, *, cap: int = RECORD_CAP) -> bytes | None:
@@ -392,7 +406,7 @@ def read_record(path: Path, *, cap: int = RECORD_CAP) -> bytes | None:
         raise
     if not stat.S_ISREG(mode):  # a folder is not even wrapped: fdopen refuses one
         os.close(fd)
-        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        kind = _kind(mode)
         raise ValueError(f"{path} is damaged ({kind}, not a regular file)")
     with os.fdopen(fd, "rb") as file:
         raw = file.read(cap + 1)

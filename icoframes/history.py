@@ -17,8 +17,8 @@ consecutive snapshots and lists what changed per ICO: new and removed ICOs,
 status moves (upcoming -> ongoing -> past, which the API itself never shows),
 score, raised, dates and name. Everything is typed by :mod:`icoframes.schema`
 and read with pandas and pyarrow alone. The readers live in
-:mod:`icoframes.exported` (never a mix of two exports, even while one is
-being replaced; two folders for one day are refused).
+:mod:`icoframes.exported` and :mod:`icoframes.snapshots` (never a mix of two exports,
+even while one is being replaced; two folders for one day are refused).
 
 A snapshot reflects what its export could load, and its manifest says what it
 lacks: the ICOs listed but not fetched (``missing``) and the lists that came
@@ -41,17 +41,17 @@ import pandas as pd
 
 from .dayfolder import check_one_query
 from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean
-from .exported import (
+from .exported import read_export
+from .queries import checked_keywords
+from .schema import ICOS, TEXT_DTYPE
+from .snapshots import (
     DATE_DTYPE,
     Gaps,
     gaps_by_date,
-    read_export,
     read_snapshots,
     snapshot_folders,
     snapshot_info,
 )
-from .queries import checked_keywords
-from .schema import ICOS, TEXT_DTYPE
 
 __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_export",
            "read_snapshots", "snapshot_folders", "snapshot_info"]

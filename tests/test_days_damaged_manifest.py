@@ -25,7 +25,8 @@ from waiting import HANG_GUARD
 import icoframes
 from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 from icoframes.dayfolder import _oldest, utc_time
-from icoframes.exported import read_manifest, snapshot_info
+from icoframes.exported import read_manifest
+from icoframes.snapshots import snapshot_info
 
 # the noon re-run says the quota stops it and what it lacks; a time in the future is said too
 FUTURE = pytest.mark.filterwarnings(
@@ -178,6 +179,39 @@ def test_read_manifest_opens_only_a_regular_file(tmp_path):
             ("folder", "a folder, not a regular file"),
             ("dangling", "a symbolic link: never followed"),
             ("link", "a symbolic link: never followed")]]
+
+
+_NO_FILES = {"link": ("a symbolic link", lambda m: m.symlink_to(m.parent.parent / "real.json")),
+             "dangling": ("a symbolic link", lambda m: m.symlink_to(m.parent / "no.json")),
+             "folder": ("a folder", lambda m: m.mkdir()),
+             "fifo": ("a FIFO", lambda m: os.mkfifo(m))}
+
+
+@pytest.mark.parametrize("kind", list(_NO_FILES))
+def test_a_manifest_that_is_no_file_is_damage_for_a_snapshot_export_too(tmp_path, kind):
+    """The readers call a manifest.json that is a symbolic link (or no regular file) damaged;
+    check_layout(snapshot) took a link to a file for a plain export ("holds a plain export")
+    and let a snapshot be written beside a dangling link, a folder or a FIFO. Each is now
+    refused as damage, named; a plain export's swap replaces each but a folder, as before."""
+    if kind == "fifo" and not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this system")
+    from icoframes.dayfolder import check_layout
+    from icoframes.errors import InvalidParameter
+
+    what, make = _NO_FILES[kind]
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "real.json").write_text("{}")
+    make(out / "manifest.json")
+    with pytest.raises(ValueError, match=r"manifest\.json is damaged"):
+        read_manifest(out)
+    with pytest.raises(InvalidParameter) as caught:
+        check_layout(out, snapshot=True)
+    assert str(caught.value).startswith(
+        f"{out / 'manifest.json'} is {what}, not an export's manifest: {out} is damaged")
+    assert "Nothing was sent or written" in str(caught.value)
+    if kind != "folder":
+        check_layout(out, snapshot=False)  # replaced by the swap, as a manifest not JSON is
 
 
 def test_a_manifest_over_the_cap_is_damaged(tmp_path):

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..dayfolder import check_one_query
 from ..errors import InvalidParameter
-from ..exported import Gaps, gaps_by_date
+from ..snapshots import Gaps, gaps_by_date
 from ._axes import (
     UNKNOWN_COLOR,
     add_note,

@@ -1,0 +1,235 @@
+"""Snapshot trees read back: every day of ``out/snapshot_date=YYYY-MM-DD/``, never a mix.
+
+:func:`read_snapshots` stacks one table over every snapshot of a tree with a
+``snapshot_date`` column, :func:`snapshot_info` lists what each snapshot's manifest says
+of its completeness (``complete``, the ``missing`` ids: listed but not fetched, the
+statuses whose list came back partial), which :func:`read_snapshots` carries in
+``attrs["icoframes"]["snapshots"]`` and :func:`icoframes.changes` reads (:class:`Gaps`).
+
+An export replaces a day's folder by renaming it away, then the new one in, holding the
+swap lock on the tree (:mod:`icoframes.staging`). A tree is listed holding that lock shared
+(:func:`icoframes.exported.settled`), so no day mid-swap is left out; each folder is then
+read as :func:`icoframes.read_export` reads one (:func:`icoframes.exported.consistent_read`:
+its manifest before and after, a folder found renamed away waited for).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import UnknownName, did_you_mean
+from .exported import MANIFEST, consistent_read, dicts, query_params, settled, snapshot_dirs
+from .files import entry_kind, folder_path
+from .queries import checked_keywords
+from .schema import PROBLEMS, TABLES, TableSchema
+from .tables import read_table
+
+__all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "read_snapshots", "snapshot_folders",
+           "snapshot_info", "table_schema"]
+
+DATE_DTYPE = np.dtype("datetime64[ms]")
+
+
+def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
+    """The snapshot folders of an export tree, by date.
+
+    Returns
+    -------
+    pandas.Series
+        Folder paths (str) indexed by snapshot date (``datetime64[ms]``), sorted.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` does not exist.
+    ValueError
+        ``path`` holds no ``snapshot_date=YYYY-MM-DD`` folder, one whose date
+        does not read, or two folders for one day (``snapshot_date=2026-11-01``
+        and ``snapshot_date=20261101``): which one is the day's is unknowable.
+    """
+    folder = folder_path(path, "path")  # "" is no export, not the current directory
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no export folder at {folder}")
+    with settled(folder):  # no day renamed away by its swap while the tree is listed
+        found = snapshot_dirs(folder)
+    if not found:
+        hint = (" (it is a plain export: read it with read_export)"
+                if entry_kind(folder / MANIFEST) == "a file" else "")
+        raise ValueError(f"{folder} holds no snapshot_date=YYYY-MM-DD folder{hint}")
+    dates = sorted(found)
+    index = pd.DatetimeIndex(np.array(dates, dtype="datetime64[D]").astype(DATE_DTYPE),
+                             name="snapshot_date")
+    return pd.Series([str(found[d]) for d in dates], index=index, dtype=object)
+
+
+def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """What each snapshot's manifest says of its completeness, one row per snapshot.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``snapshot_date`` (datetime64[ms]), ``path`` (str), ``complete``
+        (boolean; missing for a folder without a manifest), ``missing`` (list
+        of the ids listed but not fetched), ``partial_lists`` (list of the
+        statuses whose list came back partial; ``None`` in it for a list of
+        every status), ``exported_at`` (str, ISO 8601) and ``queries`` (list of
+        the wire parameters of its list queries, one dict each; ``None`` when its
+        manifest names none: a tree holds one query's snapshots) and ``queries_given``
+        (the same, platforms, categories, types and places as given; ``None`` for an
+        older manifest).
+    """
+    folders = snapshot_folders(path)
+    rows = [_info(date, Path(folder), consistent_read(  # a folder renamed away: its swap waited
+        Path(folder), partial(_there, Path(folder)), need_manifest=False)[1])
+            for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True)]
+    return _info_frame(rows)
+
+
+@checked_keywords
+def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.DataFrame:
+    """One table over every snapshot of an export tree, with a ``snapshot_date`` column.
+
+    Parameters
+    ----------
+    path : path-like
+        The ``out`` of ``export_tables(out, snapshot=True)``.
+    table : str, default "icos"
+        A table of ``schema.TABLES`` (or ``"problems"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``snapshot_date`` (``datetime64[ms]``, midnight of the UTC day) followed
+        by the table's columns at their schema dtypes; sorted by date, then by
+        the table's key; a default index. ``attrs["icoframes"]["snapshots"]``
+        holds each snapshot's completeness (the rows of :func:`snapshot_info`
+        as dicts, dates as ``YYYY-MM-DD``), read with its table (never from
+        another export of the same day).
+
+    Raises
+    ------
+    KeyError
+        ``table`` is not a table (the message suggests the closest): an
+        :class:`~icoframes.errors.UnknownName`, an ``InvalidParameter`` too.
+    FileNotFoundError
+        ``path`` does not exist, or a snapshot lacks the table's file.
+    ValueError
+        ``path`` holds no snapshot folder, two folders for one day, or a file
+        differs from the schema.
+    ExportReplaced
+        A snapshot was replaced during every attempt to read it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from icoframes.tables import Tables
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     for day in ("2026-11-01", "2026-11-02"):
+    ...         _ = Tables.empty().to_parquet(Path(out) / f"snapshot_date={day}")
+    ...     frame = read_snapshots(out)
+    >>> frame.columns[:3].tolist(), str(frame["snapshot_date"].dtype)
+    (['snapshot_date', 'id', 'status'], 'datetime64[ms]')
+    >>> frame.attrs["icoframes"]["snapshots"][0]["complete"] is None  # no manifest
+    True
+    """
+    schema = table_schema(table)
+    frames, infos = [], []
+    folders = snapshot_folders(path)
+    for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
+        frame, manifest = consistent_read(Path(folder), partial(read_table, folder, table),
+                                          need_manifest=False)
+        frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
+                                                 dtype=DATE_DTYPE))
+        frames.append(frame)
+        infos.append(_info(date, Path(folder), manifest))
+    stacked = pd.concat(frames, ignore_index=True)
+    # concat of frames that are all empty, or of mixed text dtypes, can loosen a dtype
+    dtypes = {"snapshot_date": DATE_DTYPE, **schema.dtypes}
+    stacked = stacked.astype({c: d for c, d in dtypes.items() if stacked[c].dtype != d})
+    key = ["snapshot_date", *schema.key]
+    stacked = stacked.sort_values(key, kind="stable", ignore_index=True)
+    stacked.attrs["icoframes"] = {"snapshots": [
+        {**i, "snapshot_date": i["snapshot_date"].date().isoformat()} for i in infos]}
+    return stacked
+
+
+class Gaps:
+    """What one snapshot's manifest says it lacks: ids listed but not fetched, partial lists
+    (what :func:`icoframes.changes` and :func:`icoframes.plot_status_flow` read)."""
+
+    def __init__(self, missing: Iterable[int], partial: Iterable[str | None]) -> None:
+        self.missing = pd.Index(list(missing), dtype="int64")
+        self.partial = set(partial)
+
+    def explains(self, ids: pd.Index) -> np.ndarray:
+        """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
+        listed but not fetched, or any list came back partial (an ICO whose status moved
+        is in the list of its new status, whichever that is: the spec states no transitions)."""
+        if self.partial:
+            return np.ones(len(ids), dtype=bool)
+        return np.asarray(ids.isin(self.missing), dtype=bool)
+
+
+def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
+    """The :class:`Gaps` of each incomplete snapshot of a :func:`read_snapshots` frame."""
+    infos: list[dict[str, Any]] = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
+    return {pd.Timestamp(i["snapshot_date"]): Gaps(i.get("missing") or [],
+                                                    i.get("partial_lists") or [])
+            for i in infos if i.get("complete") is False}
+
+
+def table_schema(table: str) -> TableSchema:
+    """The schema of ``table`` (or of ``problems``); KeyError with a "did you mean"."""
+    if table == PROBLEMS.name:
+        return PROBLEMS
+    if table not in TABLES:
+        names = [*TABLES, PROBLEMS.name]  # problems is one too
+        raise UnknownName(f"{table!r} is not a table ({', '.join(names)})"
+                          f"{did_you_mean(table, names)}")
+    return TABLES[table]
+
+
+def _there(folder: Path) -> None:
+    """Nothing; FileNotFoundError when ``folder`` is gone (renamed away by a swap: the
+    reader waits for it and reads again)."""
+    if not folder.is_dir():
+        raise FileNotFoundError(f"no snapshot folder at {folder}")
+
+
+def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> dict[str, Any]:
+    if manifest is None:
+        return {"snapshot_date": date, "path": str(folder), "complete": None, "missing": [],
+                "partial_lists": [], "exported_at": None, "queries": None, "queries_given": None}
+    missing = [int(m["id"]) for m in manifest.get("missing") or []
+               if isinstance(m, dict) and m.get("id") is not None]
+    partial = [(q.get("params") or {}).get("status") for q in manifest.get("queries") or []
+               if isinstance(q, dict) and not q.get("complete", True)]
+    complete = manifest.get("complete")
+    return {"snapshot_date": date, "path": str(folder),
+            "complete": None if complete is None else bool(complete),
+            "missing": sorted(missing), "partial_lists": partial,
+            "exported_at": manifest.get("exported_at"),
+            # the list queries it holds (None: its manifest, an older version's, says none)
+            "queries": query_params(manifest),
+            "queries_given": dicts(manifest.get("queries_given"))}
+
+
+def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame({
+        "snapshot_date": np.array([r["snapshot_date"].to_datetime64() for r in rows],
+                                  dtype=DATE_DTYPE),
+        "path": pd.array([r["path"] for r in rows], dtype="string"),
+        "complete": pd.array([r["complete"] for r in rows], dtype="boolean"),
+        "missing": pd.Series([r["missing"] for r in rows], dtype=object),
+        "partial_lists": pd.Series([r["partial_lists"] for r in rows], dtype=object),
+        "exported_at": pd.array([r["exported_at"] for r in rows], dtype="string"),
+        "queries": pd.Series([r["queries"] for r in rows], dtype=object),
+        "queries_given": pd.Series([r["queries_given"] for r in rows], dtype=object),
+    })
