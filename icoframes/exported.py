@@ -22,11 +22,12 @@ them in ``attrs["icoframes"]["snapshots"]``, which :func:`icoframes.changes` use
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -104,10 +105,13 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     (0, 42)
     """
     folder = folder_path(path, "path")  # "" is no export, not the current directory
-    _wait_while_swapped_away(folder)
-    if not folder.is_dir():
+    # a snapshot swap renames the folder away, then the new one in, under the tree's lock:
+    # looked at while no swap holds it, a folder is never caught between the two renames
+    with _no_swap_in(folder.parent):
+        is_dir, holds = folder.is_dir(), _holds_export(folder)
+        snapshots = snapshot_dirs(folder) if is_dir else {}
+    if not is_dir:
         raise FileNotFoundError(f"no export folder at {folder}")
-    snapshots = snapshot_dirs(folder)
     if snapshots:
         latest = max(snapshots)
         raise ValueError(
@@ -115,7 +119,7 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
             f"read_snapshots({str(folder)!r}), or one with "
             f"read_export({str(snapshots[latest])!r}) (the latest)"
         )
-    if not (folder / MANIFEST).is_file() and len(_missing_tables(folder)) == len(TABLES):
+    if not holds:
         raise FileNotFoundError(  # no table, no manifest: not an export being replaced
             f"{folder} is not an export of icoframes: missing {MANIFEST}, "
             f"{', '.join(_missing_tables(folder))}")
@@ -134,16 +138,9 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     return tables
 
 
-def _wait_while_swapped_away(folder: Path) -> None:
-    """An export swapping a snapshot folder renames it away, then the new one in, while it
-    holds the swap lock on the tree (the folder's parent): a reader finding no export at
-    ``folder`` waits for such a swap to end before it says there is none."""
-    for _ in range(READ_ATTEMPTS):
-        if folder.is_dir() and ((folder / MANIFEST).is_file()
-                                or len(_missing_tables(folder)) < len(TABLES)):
-            return
-        if not _waited_for_swap(folder.parent):
-            return
+def _holds_export(folder: Path) -> bool:
+    """Whether ``folder`` holds an export's manifest or one of its tables."""
+    return (folder / MANIFEST).is_file() or len(_missing_tables(folder)) < len(TABLES)
 
 
 def _missing_tables(folder: Path) -> list[str]:
@@ -375,20 +372,31 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
 
 
 def _waited_for_swap(folder: Path) -> bool:
-    """True once an export that was swapping its files into ``folder`` has finished (it holds
-    :func:`~icoframes.staging.swap_lock`: the manifest is missing while it does, however long
-    a loaded disk takes); False when none was, or this system cannot tell (no ``fcntl``).
+    """True once an export swapping its files into ``folder`` has finished (the manifest is
+    missing while it does, however long a loaded disk takes); False when none was."""
+    with _no_swap_in(folder) as waited:
+        return waited
+
+
+@contextlib.contextmanager
+def _no_swap_in(folder: Path) -> Iterator[bool]:
+    """Held while no export swaps files into ``folder`` (a shared lock against
+    :func:`~icoframes.staging.swap_lock`); yields whether it waited for one to finish.
+    Where it cannot tell (no ``fcntl``, no folder) it holds nothing and yields False.
 
     The wait is bounded by :data:`SWAP_PATIENCE`: an exporter stopped (SIGSTOP, a
     debugger) or hung while it holds the lock is an :class:`ExportReplaced`, not a reader
     blocked for as long as it is.
     """
     give_up = None
-    try:
+    with contextlib.ExitStack() as held:
         while True:
-            with folder_flock(folder, shared=True, block=False) as free:
-                if free:
-                    return give_up is not None
+            try:
+                if held.enter_context(folder_flock(folder, shared=True, block=False)):
+                    break
+            except (ImportError, OSError):  # no fcntl; or the folder went away (maybe meanwhile)
+                break
+            held.close()
             now = time.monotonic()
             if give_up is None:
                 give_up = now + SWAP_PATIENCE
@@ -398,8 +406,7 @@ def _waited_for_swap(folder: Path) -> bool:
                     f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
                     "nothing was read. Read it again once that export is done or killed.")
             time.sleep(_SWAP_POLL)
-    except (ImportError, OSError):  # no fcntl; or the folder went away, maybe while we waited
-        return give_up is not None
+        yield give_up is not None
 
 
 def _manifest_bytes(folder: Path) -> bytes | None:
