@@ -33,10 +33,10 @@ from .exported import (
     SNAPSHOT_PREFIX,
     dicts,
     manifest_damage,
+    no_swap_in,
     query_params,
     read_export,
     read_manifest,
-    settled,
 )
 from .numerals import integer_text
 from .queries import PLACE_PARAMS
@@ -163,7 +163,7 @@ def check_layout(out: Path, *, snapshot: bool) -> None:
     """
     if not out.is_dir():
         return
-    with settled(out):
+    with no_swap_in(out):
         damage = manifest_damage(out)
         days = sorted(c.name for c in out.iterdir() if c.name.startswith(SNAPSHOT_PREFIX))
         plain = (out / MANIFEST).is_file() and damage is None

@@ -131,16 +131,15 @@ from .manifest import (
     told_as_kept,
 )
 from .queries import build_queries, check_keywords, check_load_arguments, keywords_of
-from .reporting import LoadReport
+from .reporting import AsDict, LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
-from .store.housekeeping import _AsDict
 
 __all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
 
 
 @dataclass(frozen=True)
-class ExportResult(_AsDict):
+class ExportResult(AsDict):
     """What an export wrote: where, whether it is complete, what it cost.
 
     The main facts of ``manifest.json`` as typed attributes; ``manifest`` holds

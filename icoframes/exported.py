@@ -15,7 +15,7 @@ whose manifest stays absent is a :class:`FileNotFoundError` saying that an
 export is being written there or was killed mid-swap (the next run completes it).
 
 A snapshot folder is renamed away and the new one in while its export holds the swap lock
-on the tree: a reader finding it gone waits for that swap (:func:`settled`), and a tree is
+on the tree: a reader finding it gone waits for that swap (:func:`no_swap_in`), and a tree is
 listed holding the lock shared (every day is there, none mid-swap). The readers of a tree,
 :func:`~icoframes.snapshots.read_snapshots` and its kin, are in :mod:`icoframes.snapshots`.
 """
@@ -38,7 +38,7 @@ from .schema import TABLES
 from .tables import Tables
 
 __all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "SWAP_PATIENCE", "consistent_read",
-           "dicts", "manifest_damage", "query_params", "read_export", "read_manifest", "settled",
+           "dicts", "manifest_damage", "no_swap_in", "query_params", "read_export", "read_manifest",
            "snapshot_dirs"]
 
 #: The commit record of an export: written last, removed first.
@@ -125,10 +125,13 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     (0, 42)
     """
     folder = folder_path(path, "path")  # "" is no export, not the current directory
-    _wait_while_swapped_away(folder)
-    if not folder.is_dir():
+    # a snapshot swap renames the folder away, then the new one in, under the tree's lock:
+    # looked at while no swap holds it, a folder is never caught between the two renames
+    with no_swap_in(folder.parent):
+        is_dir, holds = folder.is_dir(), _holds_export(folder)
+        snapshots = snapshot_dirs(folder) if is_dir else {}
+    if not is_dir:
         raise FileNotFoundError(f"no export folder at {folder}")
-    snapshots = snapshot_dirs(folder)
     if snapshots:
         latest = max(snapshots)
         raise ValueError(
@@ -136,7 +139,7 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
             f"read_snapshots({str(folder)!r}), or one with "
             f"read_export({str(snapshots[latest])!r}) (the latest)"
         )
-    if not (folder / MANIFEST).is_file() and len(_missing_tables(folder)) == len(TABLES):
+    if not holds:
         raise FileNotFoundError(  # no table, no manifest: not an export being replaced
             f"{folder} is not an export of icoframes: missing {MANIFEST}, "
             f"{', '.join(_missing_tables(folder))}")
@@ -155,16 +158,9 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     return tables
 
 
-def _wait_while_swapped_away(folder: Path) -> None:
-    """An export swapping a snapshot folder renames it away, then the new one in, while it
-    holds the swap lock on the tree (the folder's parent): a reader finding no export at
-    ``folder`` waits for such a swap to end before it says there is none."""
-    for _ in range(READ_ATTEMPTS):
-        if folder.is_dir() and ((folder / MANIFEST).is_file()
-                                or len(_missing_tables(folder)) < len(TABLES)):
-            return
-        if not _waited_for_swap(folder.parent):
-            return
+def _holds_export(folder: Path) -> bool:
+    """Whether ``folder`` holds an export's manifest or one of its tables."""
+    return (folder / MANIFEST).is_file() or len(_missing_tables(folder)) < len(TABLES)
 
 
 def _missing_tables(folder: Path) -> list[str]:
@@ -241,11 +237,9 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
 
 
 def _waited_for_swap(folder: Path) -> bool:
-    """True once an export that was swapping its files into ``folder`` has finished (it holds
-    :func:`~icoframes.staging.swap_lock`: the manifest is missing while it does, however long
-    a loaded disk takes); False when none was, or this system cannot tell (no ``fcntl``).
-    The wait is bounded by :data:`SWAP_PATIENCE` (:func:`settled`)."""
-    with settled(folder) as waited:
+    """True once an export swapping its files into ``folder`` has finished (the manifest is
+    missing while it does, however long a loaded disk takes); False when none was."""
+    with no_swap_in(folder) as waited:
         return waited
 
 
@@ -264,35 +258,36 @@ def _swap_ended(folder: Path) -> bool:
 
 
 @contextlib.contextmanager
-def settled(tree: Path) -> Iterator[bool]:
-    """No export swaps anything into ``tree`` while the block runs: it holds ``tree``'s lock
-    shared (:func:`~icoframes.staging.swap_lock` takes it exclusive), once a running swap has
-    ended. Yields whether it waited for one. So a tree listed in the block shows every day
-    (none renamed away mid-swap), and a plain export its manifest (none removed mid-swap).
+def no_swap_in(folder: Path) -> Iterator[bool]:
+    """Held while no export swaps files into ``folder`` (a shared lock against
+    :func:`~icoframes.staging.swap_lock`); yields whether it waited for one to finish.
+    Where it cannot tell (no ``fcntl``, no folder) it holds nothing and yields False. So a
+    tree listed in the block shows every day (none renamed away mid-swap), and a plain
+    export its manifest (none removed mid-swap).
 
-    Unguarded where this system cannot lock (no ``fcntl``) or ``tree`` is no folder. The wait
-    is bounded by :data:`SWAP_PATIENCE`: an exporter stopped (SIGSTOP, a debugger) or hung
-    while it holds the lock is an :class:`ExportReplaced`, not a reader blocked as long.
+    The wait is bounded by :data:`SWAP_PATIENCE`: an exporter stopped (SIGSTOP, a
+    debugger) or hung while it holds the lock is an :class:`ExportReplaced`, not a reader
+    blocked for as long as it is.
     """
     give_up = None
-    while True:
-        with contextlib.ExitStack() as lock:
+    with contextlib.ExitStack() as held:
+        while True:
             try:
-                free = lock.enter_context(folder_flock(tree, shared=True, block=False))
-            except (ImportError, OSError):  # no fcntl; or the folder went away, maybe as we waited
-                free = True
-            if free:
-                yield give_up is not None
-                return
-        now = time.monotonic()
-        if give_up is None:
-            give_up = now + SWAP_PATIENCE
-        elif now >= give_up:
-            raise ExportReplaced(
-                f"{tree} is being replaced by an export that has held it for over "
-                f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
-                "nothing was read. Try again once that export is done or killed.")
-        time.sleep(_SWAP_POLL)
+                if held.enter_context(folder_flock(folder, shared=True, block=False)):
+                    break
+            except (ImportError, OSError):  # no fcntl; or the folder went away (maybe meanwhile)
+                break
+            held.close()
+            now = time.monotonic()
+            if give_up is None:
+                give_up = now + SWAP_PATIENCE
+            elif now >= give_up:
+                raise ExportReplaced(
+                    f"{folder} is being replaced by an export that has held it for over "
+                    f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
+                    "nothing was read. Read it again once that export is done or killed.")
+            time.sleep(_SWAP_POLL)
+        yield give_up is not None
 
 
 def _manifest_bytes(folder: Path) -> bytes | None:

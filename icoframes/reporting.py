@@ -11,19 +11,64 @@ pandas keeps ``attrs`` through selections and copies but drops them in
 ``merge``, ``concat`` and most reshaping, so take the report of a frame before
 combining it (or keep the ``Tables``: its ``report`` is an attribute of the
 bundle, not of a frame).
+
+:class:`AsDict` is the 0.1 dict view (deprecated) that the results of ``cache_info``,
+``clear_cache``, ``prune_cache`` and ``export_tables`` keep.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from .errors import InvalidParameter, checked_keywords, checked_methods
+from .errors import InvalidParameter, checked_keywords, checked_methods, warn
 
 __all__ = ["LoadReport", "MissingICO", "QueryReport", "report"]
+
+class AsDict:
+    """Reads as a dict too (``info["profiles"]``), as up to 0.1. Deprecated: each
+    dict-style read (``[]``, ``in``, ``get``, ``keys``, ``items``, ``dict()``) warns with a
+    ``FutureWarning`` at the user's line; use the attributes or :meth:`as_dict`. A subclass
+    whose 0.1 dict was not its fields (:class:`~icoframes.export.ExportResult`) overrides
+    :meth:`_dict_view`, and ``_attribute``, the attribute the warning suggests instead."""
+
+    _attribute: ClassVar[str] = "info.profiles"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:  # a keyword a method lacks: refused
+        super().__init_subclass__(**kwargs)
+        checked_methods(cls)
+
+    def _dict_view(self) -> dict[str, Any]:
+        return dict(vars(self))  # the fields, as they are (a dataclass's, in their order)
+
+    def _read(self, read: str) -> dict[str, Any]:
+        warn(f"{type(self).__name__}{read}: reading it as a dict goes in the next version; "
+             f"use its attributes ({self._attribute}) or .as_dict()", FutureWarning)
+        return self._dict_view()
+
+    def keys(self) -> list[str]:
+        return list(self._read(".keys()"))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._read(f"[{key!r}]")[key]  # KeyError for a key it does not hold
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._read(f": {key!r} in it")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._read(f".get({key!r})").get(key, default)
+
+    def items(self) -> list[tuple[str, Any]]:
+        return list(self._read(".items()").items())
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a plain dict (nested results too)."""
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
 
 #: The key of ``DataFrame.attrs`` under which the loaders put their report as a plain dict.
 ATTRS_KEY = "icoframes"

@@ -8,7 +8,7 @@ statuses whose list came back partial), which :func:`read_snapshots` carries in
 
 An export replaces a day's folder by renaming it away, then the new one in, holding the
 swap lock on the tree (:mod:`icoframes.staging`). A tree is listed holding that lock shared
-(:func:`icoframes.exported.settled`), so no day mid-swap is left out; each folder is then
+(:func:`icoframes.exported.no_swap_in`), so no day mid-swap is left out; each folder is then
 read as :func:`icoframes.read_export` reads one (:func:`icoframes.exported.consistent_read`:
 its manifest before and after, a folder found renamed away waited for).
 """
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import UnknownName, did_you_mean
-from .exported import MANIFEST, consistent_read, dicts, query_params, settled, snapshot_dirs
+from .exported import MANIFEST, consistent_read, dicts, no_swap_in, query_params, snapshot_dirs
 from .files import entry_kind, folder_path
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
@@ -57,7 +57,7 @@ def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
     folder = folder_path(path, "path")  # "" is no export, not the current directory
     if not folder.is_dir():
         raise FileNotFoundError(f"no export folder at {folder}")
-    with settled(folder):  # no day renamed away by its swap while the tree is listed
+    with no_swap_in(folder):  # no day renamed away by its swap while the tree is listed
         found = snapshot_dirs(folder)
     if not found:
         hint = (" (it is a plain export: read it with read_export)"

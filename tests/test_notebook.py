@@ -53,7 +53,11 @@ def run_in_kernel(nb: nbformat.NotebookNode, workdir: Path) -> None:
         NotebookClient(nb, km=km, timeout=HANG_GUARD, startup_timeout=HANG_GUARD,
                        iopub_timeout=HANG_GUARD, raise_on_iopub_timeout=True,
                        kernel_name="python3",
-                       resources={"metadata": {"path": str(workdir)}}).execute()
+                       resources={"metadata": {"path": str(workdir)}}).execute(cleanup_kc=True)
+        # given a kernel manager, nbclient leaves its kernel running and its client's zmq
+        # sockets open unless told to clean up: the sockets were collected during a later
+        # test of this worker (PytestUnraisableExceptionWarning, seen under pandas 2.2)
+        assert not km.is_alive()
     finally:
         # Starting a kernel imports ipykernel.kernelspec into this process, and icoframes
         # takes an imported ipykernel for a notebook (progress bars on): drop it so that

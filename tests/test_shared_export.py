@@ -170,6 +170,41 @@ def test_a_reader_meeting_a_snapshot_swapped_away_waits_for_the_swap(cfg, tmp_pa
     assert set(results["tables"].icos["id"]) == set(cfg.directory.ids("past"))
 
 
+def test_a_snapshot_swap_cannot_start_between_a_readers_first_looks(cfg, tmp_path, monkeypatch):
+    """read_export looks at a folder before reading it (is it a folder, a snapshot tree, an
+    export?). A snapshot swap starting between two of those looks renamed the folder away
+    under the reader, which then said "is not an export of icoframes: missing manifest.json,
+    ..." (CI, once, in the racing-readers test). The looks are now taken while no swap can
+    start: an exporter trying the swap's lock from the middle of them finds it held. Here
+    the exporter is this test, taking the real lock without waiting and renaming the folder
+    away as a swap does whenever it gets it."""
+    from icoframes import exported, files, staging
+
+    out = tmp_path / "out"
+    icoframes.export_tables(out, status="past", snapshot=True, progress=False)
+    folder = next(out.glob("snapshot_date=*"))
+    away = tmp_path / "away"
+    tried, real_snapshot_dirs = [], exported.snapshot_dirs
+
+    def snapshot_dirs(path):  # the reader's look between "a folder?" and "an export?"
+        found = real_snapshot_dirs(path)
+        with files.folder_flock(out, block=False) as free:
+            tried.append(free)
+            if free:
+                folder.rename(away)  # the swap's first rename; the reader looks next
+        return found
+
+    monkeypatch.setattr(exported, "snapshot_dirs", snapshot_dirs)
+    try:
+        tables = icoframes.read_export(folder)
+    finally:
+        if away.exists():
+            with staging.swap_lock(out):
+                away.rename(folder)  # the swap's second rename
+    assert tried == [False]  # the exporter waits for the reader's looks
+    assert set(tables.icos["id"]) == set(cfg.directory.ids("past"))
+
+
 def test_a_reader_never_waits_longer_than_its_patience_for_a_stopped_swap(
         cfg, tmp_path, monkeypatch):
     """An exporter stopped (SIGSTOP, a debugger) while it swaps its files in holds the swap's

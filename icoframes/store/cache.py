@@ -70,11 +70,7 @@ def _utf8(text: str | None) -> str | None:
     """``text`` as valid UTF-8: a lone surrogate is escaped (``\\ud800``: in JSON, the same)."""
     if text is None or text.isascii():
         return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _json(value: Any) -> str:
@@ -205,8 +201,7 @@ class Cache:
     def record(self, *records: ProfileRecord) -> int:
         """Keep fetch outcomes in one transaction, in order; on disk on return. The version
         of the last one (0: a failure, or none)."""
-        versions = self.record_all(records)
-        return versions[-1] if versions else 0
+        return versions[-1] if (versions := self.record_all(records)) else 0
 
     def record_all(self, records: Sequence[ProfileRecord]) -> list[int]:
         """:meth:`record`, with the version of each outcome (0 for a failure)."""

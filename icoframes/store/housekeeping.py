@@ -21,10 +21,10 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
 
-from ..errors import InvalidParameter, checked_methods, warn
+from ..errors import InvalidParameter
 from ..files import age_hint, as_age, locked, utcnow
+from ..reporting import AsDict
 from .cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from .db import Database, from_ms
 from .ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
@@ -45,49 +45,8 @@ _DAY = dt.timedelta(days=1)
 _LINK = "a symlink: never followed out of the cache dir; left alone"
 
 
-class _AsDict:
-    """Reads as a dict too (``info["profiles"]``), as up to 0.1. Deprecated: each
-    dict-style read (``[]``, ``in``, ``get``, ``keys``, ``items``, ``dict()``) warns with a
-    ``FutureWarning`` at the user's line; use the attributes or :meth:`as_dict`. A subclass
-    whose 0.1 dict was not its fields (:class:`~icoframes.export.ExportResult`) overrides
-    :meth:`_dict_view`, and ``_attribute``, the attribute the warning suggests instead."""
-
-    _attribute: ClassVar[str] = "info.profiles"
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:  # a keyword a method lacks: refused
-        super().__init_subclass__(**kwargs)
-        checked_methods(cls)
-
-    def _dict_view(self) -> dict[str, Any]:
-        return dict(vars(self))  # the fields, as they are (a dataclass's, in their order)
-
-    def _read(self, read: str) -> dict[str, Any]:
-        warn(f"{type(self).__name__}{read}: reading it as a dict goes in the next version; "
-             f"use its attributes ({self._attribute}) or .as_dict()", FutureWarning)
-        return self._dict_view()
-
-    def keys(self) -> list[str]:
-        return list(self._read(".keys()"))
-
-    def __getitem__(self, key: str) -> Any:
-        return self._read(f"[{key!r}]")[key]  # KeyError for a key it does not hold
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._read(f": {key!r} in it")
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._read(f".get({key!r})").get(key, default)
-
-    def items(self) -> list[tuple[str, Any]]:
-        return list(self._read(".items()").items())
-
-    def as_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict (nested results too)."""
-        return dataclasses.asdict(self)  # type: ignore[call-overload]
-
-
 @dataclass
-class CacheReport(_AsDict):
+class CacheReport(AsDict):
     """What a deletion did: paths removed, bytes freed, and what it left alone and why."""
 
     removed: list[str] = field(default_factory=list)
@@ -112,7 +71,7 @@ class CacheReport(_AsDict):
 
 
 @dataclass(frozen=True)
-class ServiceFolder(_AsDict):
+class ServiceFolder(AsDict):
     """One service folder: bytes on disk (links not followed), last use (UTC) and its age."""
 
     name: str
@@ -124,7 +83,7 @@ class ServiceFolder(_AsDict):
 
 
 @dataclass(frozen=True)
-class CacheDirInfo(_AsDict):
+class CacheDirInfo(AsDict):
     """The whole cache dir (``cache_info(all=True)``): services most recently used first;
     ``ledgers`` the keys with a request ledger, ``other`` entries that are not the cache's."""
 
@@ -136,7 +95,7 @@ class CacheDirInfo(_AsDict):
 
 
 @dataclass(frozen=True)
-class CacheInfo(_AsDict):
+class CacheInfo(AsDict):
     """What the cache of one service holds (``cache_info()``): ``states`` counts profiles
     by fetch state plus ``not_fetched`` (listed ids without any outcome); ``quota`` is
     today's ledger of the configured key (None without keys)."""
