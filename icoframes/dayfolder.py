@@ -44,7 +44,7 @@ from .reporting import LoadReport
 from .tables import Tables
 
 __all__ = ["check_layout", "check_one_query", "check_same_query", "check_tree", "given_queries",
-           "held_query", "keep_exported", "query_key", "same_day_export"]
+           "held_query", "keep_exported", "query_key", "same_day"]
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -240,35 +240,32 @@ def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
     return [{"snapshot_dates": dates, "params": h} for h, dates in otherwise.values()]
 
 
-def same_day_export(out: Path, since: dt.datetime, stated: Mapping[str, Any]) -> Path | None:
-    """``out`` when the plain export in it is of this day (exported since ``since``, the
-    UTC day's start, and before the day's end: a time in the future is said and names no
-    day) and of this export's query (``stated["queries"]``): what
-    :func:`keep_exported` may keep rows of. None otherwise (another day's rows never stand
-    in for this day's; another query's are not this one's)."""
-    held = held_query(out)
+def same_day(manifest: Mapping[str, Any] | None, out: Path, since: dt.datetime,
+             stated: Mapping[str, Any]) -> bool:
+    """Whether ``manifest`` (of the plain export in ``out``, read with its rows) is of this
+    day (exported since ``since``, the UTC day's start, and before its end: a time in the
+    future is said, no day's) and this export's query (``stated["queries"]``): another day's
+    rows never stand in for this day's, another query's are not this one's."""
+    held = None if manifest is None else query_params(dict(manifest))
     asked = [q["params"] for q in stated.get("queries") or []
              if isinstance(q, dict) and isinstance(q.get("params"), dict)]
-    try:  # damaged (not JSON, not UTF-8, not an object): it names no day
-        at = utc_time((read_manifest(out) or {}).get("exported_at"))
-    except (OSError, ValueError):
-        return None
+    at = utc_time((manifest or {}).get("exported_at"))
     if held is None or not asked or query_key(held) != query_key(asked) or at is None:
-        return None
+        return False
     if at >= since + dt.timedelta(days=1):  # a clock set wrong, or a hand edit
         warn(f"{out / MANIFEST} says it was exported at {at.isoformat()}, after this day "
              f"({since.date().isoformat()} UTC): a time in the future names no day, its rows "
              "do not stand in for this day's", IcoframesWarning)
-        return None
-    return out if at >= since else None
+        return False
+    return at >= since
 
 
-def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
-                  ) -> tuple[Tables, dict[str, Any]]:
-    """``tables`` with the rows of ``day`` (the day's snapshot, of this query; or a plain
-    export of this day and query: :func:`same_day_export`) that this export lacks though
-    the day exported them, and ``stated`` (what the load says of its rows) saying so; the
-    tables' report too.
+def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
+                  since: dt.datetime | None = None) -> tuple[Tables, dict[str, Any]]:
+    """``tables`` with the rows of ``day`` (the day's snapshot, of this query; or, ``since``
+    the UTC day's start, a plain export's folder: when the manifest read with its rows is of
+    this day and query, :func:`same_day`) that this export lacks though the day exported
+    them, and ``stated`` (what the load says of its rows) saying so; the tables' report too.
 
     Two kinds of rows are kept, with their rows of every table as exported:
 
@@ -297,6 +294,9 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
         earlier = read_export(day)
     except (OSError, ValueError, ExportReplaced):  # none there (killed mid-swap), a damaged
         return tables, out  # one, or one another export keeps replacing: nothing to keep
+    manifest = earlier.icos.attrs["icoframes"]["manifest"]
+    if since is not None and not same_day(manifest, day, since, stated):
+        return tables, out
     kind = "snapshot" if day.name.startswith(SNAPSHOT_PREFIX) else "export"
     rows = earlier.icos.set_index("id", drop=False)
     listed = {int(m["id"]): m for m in missing}
@@ -306,7 +306,7 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any]
     if unlisted.empty and not refetch:
         return tables, out
     held = {(q.get("params") or {}).get("status"): q for q in
-            (earlier.icos.attrs["icoframes"]["manifest"] or {}).get("queries") or []
+            (manifest or {}).get("queries") or []
             if isinstance(q, dict)}
     out["queries"] = [_kept_query(q, unlisted, held, kind) if q is partial.get(
         (q.get("params") or {}).get("status")) else q for q in queries]

@@ -111,7 +111,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import check_layout, check_tree, given_queries, keep_exported, same_day_export
+from .dayfolder import check_layout, check_tree, given_queries, keep_exported
 from .errors import EmptyResult, QuotaExceeded, check_flags
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
@@ -327,9 +327,12 @@ def export_tables(
             queries = list(stated.get("queries", []))
             if snapshot and stop is None:
                 nothing_paged(queries, now)  # the day's snapshot left as it was
-            earlier = day if snapshot else same_day_export(folder, today, stated)
-            if earlier is not None:  # a day's exported rows are never replaced by fewer
-                tables, stated = keep_exported(earlier, tables, stated)
+            # a day's exported rows are never replaced by fewer: a plain export's when the
+            # manifest read with them is of this day and query (one read, no other between)
+            kept = keep_exported(day if snapshot else folder, tables, stated,
+                                 since=None if snapshot else today)
+            if snapshot or kept[0] is not tables:
+                tables, stated = kept
                 told["stated"] = stated
                 queries = list(stated.get("queries", []))
             if not snapshot:  # a plain export's queries are known once listed: as given, too

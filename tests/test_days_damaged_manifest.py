@@ -249,6 +249,27 @@ def test_an_export_time_in_the_future_names_no_day(tmp_path, monkeypatch, quick_
 
 @QUOTA
 @INCOMPLETE
+def test_the_rows_kept_are_of_the_manifest_read_with_them(tmp_path, monkeypatch, quick_retries):
+    """The re-run read --out's manifest twice to judge it of this day and query, then the
+    export a third time to keep its rows: an export of another day swapped in between (here
+    at the moment the rows are read) had its rows kept as this day's. The day is now judged
+    on the manifest read with the rows, once."""
+    from icoframes import dayfolder
+
+    real = dayfolder.read_export
+
+    def yesterdays_swapped_in(path):
+        _exported_at("2026-11-19T03:15:00+00:00")(path / "manifest.json")
+        return real(path)
+
+    monkeypatch.setattr(dayfolder, "read_export", yesterdays_swapped_in)
+    code, kept, manifest, _ = _rerun(tmp_path, monkeypatch, lambda path: None)
+    assert code == EXIT_INCOMPLETE
+    assert not kept and manifest["complete"] is False
+
+
+@QUOTA
+@INCOMPLETE
 @STALE
 @pytest.mark.parametrize(("written", "same_day"), [("2026-11-19T22:00:00-05:00", True),
                                                    ("2026-11-20T01:00:00+05:00", False),
