@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 
-from .held import Held, holding
+from .held import held_back
 from .numerals import did_you_mean_flag
 
 if TYPE_CHECKING:
@@ -310,16 +310,15 @@ def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:
 
     Fixed ``stacklevel`` numbers break whenever the call path changes (and point inside the
     package); walking the stack to the first foreign frame names the user's line (the
-    outermost in the pool's threads). Held while an export holds them (:mod:`icoframes.held`).
+    outermost in the pool's threads). Held while an export holds them, unless the filters
+    make it an error (:func:`icoframes.held.held_back`): that is raised here, where issued.
     """
     frame: FrameType | None = sys._getframe(1)  # the caller of warn(): stacklevel 2
     level = 2
     while frame is not None and not _outside_package(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
-    if (held := holding()) is None:
+    if not held_back(message, category, frame or sys._getframe(level - 2)):
         warnings.warn(message, category, stacklevel=level - (frame is None))
-    else:  # told, where it was issued, as the holder's block ends
-        held.append(Held.at(message, category, frame or sys._getframe(level - 2)))
 
 
 def check_flags(*, none_means: str = "", **flags: Any) -> None:

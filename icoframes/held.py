@@ -7,6 +7,12 @@ have. A context variable, not ``warnings.catch_warnings`` (process-global: two e
 two threads would leave ``warnings.filters`` replaced); other libraries' warnings are
 never held. Threads of the load's pool run in a copy of its context
 (:meth:`icoframes.fetch.pool.RequestPool.submit`): their warnings are held too.
+
+A warning the filters make an error (``warnings.simplefilter("error")``, ``-W error``,
+pytest's ``filterwarnings``) is never held (:func:`made_error`): it is raised where it is
+issued, as warnings.warn raises it and as :func:`icoframes.load_tables` raises it, so the
+work it warns of is not done first. Held, it was raised only as the block ended: the load's
+requests spent, its result dropped, the traceback in :func:`tell` rather than at its cause.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from contextvars import ContextVar
 from types import FrameType
 from typing import Any, NamedTuple
 
-__all__ = ["Held", "hold", "holding", "tell"]
+__all__ = ["Held", "held_back", "hold", "holding", "made_error", "tell"]
 
 
 class Held(NamedTuple):
@@ -59,9 +65,33 @@ def hold() -> Iterator[list[Held]]:
         _HELD.reset(token)
 
 
+def held_back(message: str, category: type[Warning], frame: FrameType) -> bool:
+    """Whether ``message``, issued at ``frame``, is held: this context holds its warnings
+    (:func:`hold`) and the filters do not make this one an error (:func:`made_error`). False:
+    the caller warns it now."""
+    held = holding()
+    if held is None or made_error(one := Held.at(message, category, frame)):
+        return False
+    held.append(one)  # told, where it was issued, as the holder's block ends
+    return True
+
+
 def tell(one: Held) -> None:
     """Issue ``one`` where it was issued, as warnings.warn would have then. Without the
     place's globals, as warnings.warn passes none: with them, warn_explicit asks the module's
     loader for its source, and ``__main__`` of ``python -c`` or the REPL raises ImportError."""
     warnings.warn_explicit(one.message, one.category, one.filename, one.lineno,
                            module=one.module, registry=one.registry)
+
+
+def made_error(one: Held) -> bool:
+    """Whether the process's warnings filters make ``one`` an error now: the first filter
+    that matches it (as warnings.warn_explicit matches ``warnings.filters``: message, category,
+    module, line) says "error", or none matches and the default action is "error"."""
+    text = str(one.message)
+    for action, message, category, module, lineno in warnings.filters:
+        if ((message is None or message.match(text)) and issubclass(one.category, category)
+                and (module is None or module.match(one.module))
+                and lineno in (0, one.lineno)):
+            return bool(action == "error")
+    return bool(getattr(warnings, "defaultaction", "default") == "error")

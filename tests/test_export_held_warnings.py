@@ -77,11 +77,47 @@ def test_two_exports_in_two_threads_leave_the_warnings_filters_as_they_were(
 
 def test_a_held_warning_never_replaces_the_error_that_ends_the_block():
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("always")
         with pytest.raises(QuotaExceeded) as raised, told_as_kept(False):
             warn("held while the load ran", IcoframesWarning)
+            warnings.simplefilter("error")  # an error by the time it is told
             raise QuotaExceeded("the daily limit")
     assert raised.value.__context__ is None
+
+
+def test_a_warning_the_filters_make_an_error_is_raised_where_it_is_issued(
+        tmp_path, one_ledger_day):
+    """Under warnings.simplefilter("error") an export's warning was held like any other and
+    raised only as the load's block ended: the QuotaWarning said before the profiles are
+    fetched came after 3 of them were (the day's quota spent, the result dropped), its
+    traceback in held.tell. It is raised where it is issued, as load_tables raises it: no
+    profile request, nothing written, the traceback at its cause."""
+    from icoframes import sandbox
+
+    with sandbox.serve(n_icos=15, seed=7) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache", daily_quota=6)
+        try:
+            with warnings.catch_warnings(), pytest.raises(icoframes.QuotaWarning) as raised:
+                warnings.simplefilter("error")
+                icoframes.export_tables(tmp_path / "out", progress=False)
+        finally:
+            icoframes.reset_configuration()
+        assert "ico" not in sb.stats.requests and sb.stats.requests["icos"] > 0
+    assert "this load needs more profile requests than the about" in str(raised.value)
+    assert raised.traceback[-1].name == "warn" and "told_as_kept" not in str(raised.traceback)
+    assert not (tmp_path / "out").exists()  # nothing written, no folder left
+
+
+def test_a_filter_making_one_warning_an_error_leaves_the_others_held():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("error", "made an error", IcoframesWarning)
+        with told_as_kept(False):
+            warn("held", IcoframesWarning)
+            with pytest.raises(IcoframesWarning, match="made an error"):
+                warn("made an error", IcoframesWarning)
+            assert seen == []
+        assert [str(w.message) for w in seen] == ["held"]
 
 
 def test_a_held_warning_of_one_line_is_told_once_under_the_default_action():
