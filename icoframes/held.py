@@ -13,13 +13,16 @@ pytest's ``filterwarnings``) is never held (:func:`made_error`): it is raised wh
 issued, as warnings.warn raises it and as :func:`icoframes.load_tables` raises it, so the
 work it warns of is not done first. Held, it was raised only as the block ended: the load's
 requests spent, its result dropped, the traceback in :func:`tell` rather than at its cause.
+But for one the holder says again in its own terms (``hold(restated=...)``: the load's
+"incomplete result", issued as it ends, said as the rows kept from the day's export leave
+it): it is held, and raised as the holder says it, if the filters still make it an error.
 """
 
 from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from types import FrameType
 from typing import Any, NamedTuple
@@ -46,19 +49,23 @@ class Held(NamedTuple):
                    module_globals.setdefault("__warningregistry__", {}))
 
 
-_HELD: ContextVar[list[Held] | None] = ContextVar("icoframes_held_warnings", default=None)
+_HELD: ContextVar[tuple[list[Held], Callable[[Held], bool]] | None] = ContextVar(
+    "icoframes_held_warnings", default=None)
 
 
 def holding() -> list[Held] | None:
     """The list this context's warnings go to, or None: they are told as issued."""
-    return _HELD.get()
+    found = _HELD.get()
+    return None if found is None else found[0]
 
 
 @contextlib.contextmanager
-def hold() -> Iterator[list[Held]]:
-    """icoframes' warnings of the block, held in the list it gets (told by the caller)."""
+def hold(restated: Callable[[Held], bool] = lambda one: False) -> Iterator[list[Held]]:
+    """icoframes' warnings of the block, held in the list it gets (told by the caller).
+    ``restated``: those the caller says again in its own terms at the end, held even when
+    the filters make them an error (raised then, in those terms, if still one)."""
     held: list[Held] = []
-    token = _HELD.set(held)
+    token = _HELD.set((held, restated))
     try:
         yield held
     finally:
@@ -67,12 +74,15 @@ def hold() -> Iterator[list[Held]]:
 
 def held_back(message: str, category: type[Warning], frame: FrameType) -> bool:
     """Whether ``message``, issued at ``frame``, is held: this context holds its warnings
-    (:func:`hold`) and the filters do not make this one an error (:func:`made_error`). False:
-    the caller warns it now."""
-    held = holding()
-    if held is None or made_error(one := Held.at(message, category, frame)):
+    (:func:`hold`), and the filters do not make this one an error (:func:`made_error`) or its
+    holder restates it. False: the caller warns it now."""
+    found = _HELD.get()
+    if found is None:
         return False
-    held.append(one)  # told, where it was issued, as the holder's block ends
+    one = Held.at(message, category, frame)
+    if made_error(one) and not found[1](one):
+        return False
+    found[0].append(one)  # told, where it was issued, as the holder's block ends
     return True
 
 
