@@ -60,8 +60,8 @@ from .rules import (
 )
 from .text import latin_ticker, normalize_text
 
-__all__ = ["CURRENCIES", "canonical_unit", "cents", "own_ticker", "per_token", "read_exchange",
-           "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
+__all__ = ["CURRENCIES", "canonical_unit", "cents", "forbidden_scale", "own_ticker", "per_token",
+           "read_exchange", "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
 
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
@@ -231,6 +231,24 @@ def scaled_currency(mult: str, currency: str) -> str | None:
     return code
 
 
+def forbidden_scale(mult: str, unit: str | None, own: str | None) -> bool:
+    """The scale word ``mult`` written apart from the unit ``unit`` in a value (``"5 m ETH"``,
+    ``"ETH 5m"``, ``"5 B USD"``, an exchange's side) may not scale it (:func:`scaled_currency`,
+    as in a unit column): the value is unreadable. A token's amount is read as written
+    (``"500M XYZ"``, and ``"200M BNB"`` for BNB, the ICO's own ticker ``own``): the rule is of
+    known currencies. The one test of it, for amounts and exchanges alike.
+
+    Examples
+    --------
+    >>> forbidden_scale("m", "ETH", None), forbidden_scale("M.", "USD", None)
+    (True, False)
+    >>> forbidden_scale("B", "USD", None), forbidden_scale("M", "BNB", "BNB")
+    (True, False)
+    """
+    return unit is not None and canonical_unit(unit) in CURRENCIES - {own} and (
+        scaled_currency(mult.rstrip(".").lower(), unit) is None)
+
+
 def _lowercase_multiplier(unit: str, mult: str) -> bool:
     """The multiplier ``mult`` that begins ``unit`` is written in lowercase, not a lone m."""
     return unit[:len(mult)].islower() and mult != "m"
@@ -257,8 +275,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         if split is None:  # "2 mKIN = $1" for KIN: milli or million? "USDcents", "ETHm"
             return "unreadable_price"
         mult, unit = split
-    elif mult and canonical_unit(written) in CURRENCIES - {token} and (
-            scaled_currency(mult.lower(), written) is None):
+    elif mult and forbidden_scale(mult, written, token):
         return "unreadable_price"  # "= 0.000001 m ETH": milli? "= 0.001 B USD", "Ξ0.1m"
     if fold(unit) in NOT_UNITS - TOKEN_WORDS:
         return "unreadable_price"  # "$1 = 5 mil": 5,000 or 5 million? "$1 = 5 days"
