@@ -211,11 +211,27 @@ def _parse_amount_text(text: str) -> float | _Bad:
         number = float(digits + (f"e{match['exp']}" if match["exp"] else ""))
     except ValueError:
         return bad("unreadable_number")
+    if match["mult"] and not _scales(match):
+        return bad("unreadable_number")
     if match["mult"]:
         number *= MULTIPLIERS[match["mult"].lower()]
     if match["sign"] == "-":
         number = -number
     return number if math.isfinite(number) else bad("infinite")
+
+
+def _scales(match: re.Match[str]) -> bool:
+    """The multiplier word of an amount may scale the currency written beside it, by the rule of
+    units (:func:`~icoframes.parse.prices.split_multiplier`, which this module cannot import): a
+    lone ``b`` only a symbol (``"$5B"``; ``"5 BUSD"``, ``"5 bUSD"``: the token BUSD, ``"5 B
+    USD"``, ``"USD 5B"``: billions?), and a capital one glued to ``USD`` makes a ticker
+    (``"5KUSD"``, ``"5MUSD"``: KUSD, MUSD). Such text is no amount of USD."""
+    currency = match["post"] or match["pre"]
+    if currency is None or "$" in currency:
+        return True
+    mult = match["mult"]
+    glued = match["post"] is not None and match.end("mult") == match.start("post")
+    return mult.lower() != "b" and not (glued and (mult + currency).isupper())
 
 
 # Why text that is no amount is not one (see amount_reason).
@@ -228,6 +244,9 @@ _BRACKETS_RE: Final = re.compile(r"\([^)]*\)?|\[[^\]]*\]?")
 # gap is scanned once (it was "\d[\d,.]*(?=...)\D+\d": O(n^2), 0.5 s for "1." * 2000)
 _UNDERSCORE_RE: Final = re.compile(r"[0-9]_[0-9]")
 _SEVERAL_RE: Final = re.compile(r"[0-9](?:[^0-9]{2,}|[^0-9,.])[0-9]")
+# Arabic decimal and thousands marks between digits ("1٫5", "1٬000"): one number in a form not
+# read, not two numbers
+_ARABIC_MARK_RE: Final = re.compile(r"(?<=[0-9])[٫٬](?=[0-9])")
 
 
 def amount_reason(text: str) -> Reason:
@@ -244,6 +263,8 @@ def amount_reason(text: str) -> Reason:
     ['range', 'range', 'vague', 'vague']
     >>> [amount_reason(t) for t in ["60%", "lots", "1 ETH = 2 X", "500 tokens", "1M, 2M"]]
     ['percent', 'unreadable_number', 'unreadable_number', 'unreadable_number', 'range']
+    >>> [amount_reason(t) for t in ["1٫5", "1٬000", "1٬000-2٬000"]]  # Arabic marks
+    ['unreadable_number', 'unreadable_number', 'range']
     """
     outside = _BRACKETS_RE.sub(" ", text)
     if "=" in text:
@@ -255,7 +276,8 @@ def amount_reason(text: str) -> Reason:
     if _UNDERSCORE_RE.search(text):
         return "grouping"  # "1_000": Python's float() reads it, no one writes it
     # digits grouped by spaces are one number ("100 000 000 tokens" is no range)
-    if _SEVERAL_RE.search(_SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()), outside)):
+    if _SEVERAL_RE.search(_SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()),
+                                               _ARABIC_MARK_RE.sub("", outside))):
         return "range"
     return "vague" if outside != text else "unreadable_number"
 

@@ -15,6 +15,8 @@ unit column                                the numbers of its group that write n
 ``mil``, ``lakh``, ``crore``, ``USD Mrd``  unreadable: a scale word of another language
 ``USD MLN``, ``XYZ mln``                   unreadable: a ticker, or a multiple of what?
 ``USD (mln)``, ``USD cents``, ``000 USD``  unreadable: a currency and text not understood
+``USD*``, ``USD†``                         unreadable: a currency and a footnote mark
+``USDMLN``, ``USDk``, ``usdk``, ``USDm``   unreadable: a scale, or a token? (``USDmln``: millions)
 ``USD mln`` for MLN, ``USD k`` for K       unreadable: a multiple, or the ICO's token?
 ``KKIN``, ``mKIN`` for KIN                 unreadable (:func:`~.prices.split_multiplier`)
 ``ETH m``, ``m ETH``, ``USD b``            unreadable: milli? (:func:`~.prices.scaled_currency`)
@@ -25,7 +27,8 @@ A value that writes its currency is read as written (``$7`` is 7 USD under ``USD
 that writes a multiplier but no unit (``5 mln``, ``2.5k`` under ``USD mln``: 5 million of
 millions?) is unreadable. No scale word scales a price: in a price group, a unit column that
 would scale (``kUSD``, ``USD mln``) names no unit, as does a token word or the ICO's own
-ticker (``tokens``, ``XYZ`` for XYZ: a price is never in tokens); ``cents`` stays a unit.
+ticker (``tokens``, ``XYZ tokens``, ``per token``, ``XYZ`` for XYZ: a price is never in tokens);
+``cents`` stays a unit.
 """
 
 from __future__ import annotations
@@ -82,9 +85,10 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
                 codes[i], factors[i] = _NO_UNIT
                 continue
             own = own_ticker(None if tickers is None else tickers[i])
-            if price and (fold(text.rstrip(".")) in TOKEN_WORDS or (
+            if price and (not TOKEN_WORDS.isdisjoint(map(fold, _PARTS_RE.findall(text))) or (
                     own is not None and canonical_unit(text) == own)):
-                codes[i], factors[i] = _NO_UNIT  # "tokens", the own ticker: a price never is
+                # "tokens", "XYZ tokens", "per token", the own ticker: a price never is
+                codes[i], factors[i] = _NO_UNIT
                 continue
             scaled = _scaled(text, own)
             if scaled is not None:
@@ -107,7 +111,8 @@ def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
     if split[0]:
         return split[1], MULTIPLIERS[split[0]]
     parts = _PARTS_RE.findall(text)
-    if len(parts) > 1 and any(multiplier_word(part.casefold()) or cents(part, own) or (
+    marks = _PARTS_RE.sub("", text).replace(".", "").split()  # "USD*", "USD†": a footnote
+    if (len(parts) > 1 or marks) and any(multiplier_word(part.casefold()) or cents(part, own) or (
             canonical_unit(part) in CURRENCIES) for part in parts):
         return _NO_UNIT  # "USD MLN": USD, or the token MLN? "USD (mln)", "USD cents", "m ETH"
     return None

@@ -14,6 +14,8 @@ value                               unit column            result
 ``"5kUSD"``, ``"1.5bnUSD"``         USD or empty           5,000 and 1.5 billion, USD
 ``"kUSD 5"``                        USD or empty           5,000, USD
 ``"5KUSD"`` (all capitals)          empty                  5; the unit becomes KUSD
+``"5 BUSD"``, ``"5 USDK"``          empty                  5; the unit becomes BUSD, USDK
+``"5MMUSD"``, ``"5 USDk"``          any                    missing (millions? the token USDK?)
 ``"1,000 kUSD"``, ticker KUSD       empty                  1,000; the unit becomes KUSD
 ``"5kKIN"``, ticker KIN             empty                  5,000; the unit becomes KIN
 ``"5KKIN"``, ``"5 mKIN"``, KIN      any                    missing (KKIN? milli or million?)

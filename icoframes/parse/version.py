@@ -74,4 +74,17 @@ __all__ = ["PARSER_VERSION"]
 #:     A price unit "tokens" or the own ticker names no unit (0.1 was 0.1 TOKENS); "USD¹" none.
 #:     A roadmap "Mar '18" is March 2018 (was short_year). An exchange's side obeys them too
 #:     ("= 0.1 ETHm" was 0.1 ETHM); "㎡" in a value is unreadable; "¥ m" names no unit.
-PARSER_VERSION: Final = 24
+#: 25: an amount's scale word obeys the rule of units in parse_amount too (raised): "5 BUSD",
+#:     "5 B USD", "USD 5B" (were 5e9 USD) and "5KUSD" (5,000 USD: KUSD is a ticker) are
+#:     unreadable. A scale word glued after a currency is read only when it is a word, not in
+#:     capitals ("USDmln"): "USDk" (was 5,000 USD: the token USDK?) and "USDMLN", "USDMM",
+#:     "USDCENTS" (were tickers) name no unit, as "MMUSD", "BNUSD", "MLNUSD" before one (were
+#:     tickers); "USDK", "KUSD" (a lone letter) stay tickers. "k.USD" as a unit column
+#:     is thousands of USD, as "5 k.USD" is (was no unit). A unit column of a currency and a
+#:     footnote mark ("USD*", "USD†") names no unit (was a unit USD*), nor does a price unit
+#:     naming tokens ("XYZ tokens", "per token": 0.1 was 0.1 XYZ TOKENS). "MLN$" is no
+#:     millions of USD (MLN in capitals is a ticker), and "$1 = 5 MLN" for XYZ is
+#:     unreadable_price (5 million XYZ, or 5 MLN? was 0.2 USD). A roadmap "Q4 '99" or
+#:     "H1 99" is short_year (was 2099: 1999 or 2099?), "Q4 ’18" is Q4 2018 (a typographic
+#:     apostrophe; was unreadable_date). "1٫5", "1٬000" are unreadable_number (were range).
+PARSER_VERSION: Final = 25
