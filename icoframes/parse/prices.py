@@ -186,9 +186,11 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     ``(multiplier, currency)`` when it writes a scale word beside a currency that it may scale
     (:func:`scaled_currency`): apart from it, before or after (``"K USD"``, ``"mln USD"``,
     ``"USD mln"``, ``"US Dollar bn"``), glued after a symbol (``"$M"``, ``"$mln"``) or a currency
-    in capitals, the scale word not, a word or ``k`` (``"USDmln"``, ``"EURk"``; ``"USDK"`` is a
-    ticker; ``"ETHm"``, ``"USDcents"``, and ``"usdk"``, ``"USDm"``, the token USDK or USDM or
-    a scale: None), or glued before a currency (:func:`split_multiplier`: ``"kUSD"``,
+    in capitals, the scale word a word not in capitals (``"USDmln"``, ``"USDMln"``; a lone
+    letter in capitals is a ticker, ``"USDK"``, ``"USDM"``; ``"ETHm"``, ``"USDcents"``, and
+    ``"USDk"``, ``"usdk"``, ``"USDm"``: the token USDK or USDM, or a scale? ``"USDMLN"``,
+    ``"USDMM"``: millions, or a token? None), dotted before a currency (``"k.USD"`` as
+    ``"k. USD"``), or glued before a currency (:func:`split_multiplier`: ``"kUSD"``,
     ``"M$"``). ``("", unit)`` when it
     writes none; None when it cannot be told: a scale word written last that is the ICO's own
     ticker ``own`` (``"USD mln"`` for MLN), or :func:`split_multiplier`'s cases (``"KKIN"``).
@@ -200,6 +202,10 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     (('k', 'USD'), ('mln', 'USD'), ('m', 'USD'))
     >>> split_scale("USD mln", "MLN"), split_scale("ETH m", None), split_scale("kUSD", None)
     (None, ('', 'ETH m'), ('k', 'USD'))
+    >>> split_scale("USDk", None), split_scale("USDMLN", None), split_scale("USDK", None)
+    (None, None, ('', 'USDK'))
+    >>> split_scale("USDmln", None), split_scale("k.USD", None)
+    (('mln', 'USD'), ('k', 'USD'))
     """
     words = unit.split()
     glued = _SYMBOL_FIRST.fullmatch(unit)
