@@ -47,6 +47,7 @@ from .gate import (
     redirect_error,
 )
 from .params import validate_list_params
+from .prepared import Prepared
 from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, never_sent, transport_reason
 from .transport import Deadline, GateAdapter, deadline
 
@@ -166,7 +167,9 @@ class Client:
                 session.verify = bundle
             session.mount("http://", adapter)
             session.mount("https://", adapter)
+            self._prepared: Prepared | None = Prepared(session, self.__auth)
         else:
+            self._prepared = None  # a session of the caller's: requests builds each request
             # the longest matching prefix wins: the caller's other mounts stay theirs
             session.mount(self._origin + "/", adapter)
         self._session = session
@@ -342,11 +345,13 @@ class Client:
             self._attempts.add(endpoint)
             outcome = "no_answer"  # sent (maybe counted) unless it never left
             with deadline(self.timeout, self.control) as limit:
+                timeout = (min(5.0, self.timeout), self.timeout)
                 try:
-                    response = self._session.post(
+                    response = (self._session.post(
                         url, data=body, headers=headers, stream=True, allow_redirects=False,
                         auth=self._session.auth or self.__auth,  # the session's own first
-                        timeout=(min(5.0, self.timeout), self.timeout))
+                        timeout=timeout) if self._prepared is None
+                        else self._prepared.post(url, body, headers, timeout=timeout))
                 except TRANSIENT_ERRORS as exc:
                     outcome = "not_sent" if never_sent(exc) else outcome
                     raise _Transient(self._why(exc, limit), sent=outcome != "not_sent") from None
