@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, quoted
 from ..numerals import did_you_mean_number
 
 #: What ``bins=`` accepts: a number of bins or the bin edges.
@@ -79,17 +79,18 @@ def explicit_edges(bins: Bins, lo: float, hi: float, *, log: bool) -> np.ndarray
             return np.logspace(math.log10(lo), math.log10(hi), int(bins) + 1)
         return np.linspace(lo, hi, int(bins) + 1)
     if isinstance(bins, (str, bytes)) or np.ndim(bins) == 0:  # "10", 10.0: did you mean 10?
-        raise InvalidParameter(f"bins must be an int or a sequence of bin edges, got {bins!r}"
+        raise InvalidParameter(f"bins must be an int or a sequence of bin edges, got {quoted(bins)}"
                                + did_you_mean_number(bins, low=1))
     try:
         edges = np.asarray(bins, dtype="float64")
     except (TypeError, ValueError):
         raise InvalidParameter(
-            f"bins must be an int or a sequence of bin edges, got {bins!r}") from None
+            f"bins must be an int or a sequence of bin edges, got {quoted(bins)}") from None
     if edges.ndim != 1 or edges.size < 2 or not np.all(np.isfinite(edges)):
         raise InvalidParameter("bins must be at least two finite bin edges")
     if np.any(np.diff(edges) <= 0):
-        raise InvalidParameter(f"bins must be strictly increasing edges, got {bins!r}")
+        raise InvalidParameter(f"bins must be strictly increasing edges, got {quoted(bins)}")
     if log and edges[0] <= 0:
-        raise InvalidParameter(f"bins must be positive on a log axis (log=True), got {bins!r}")
+        raise InvalidParameter("bins must be positive on a log axis (log=True), got "
+                               f"{quoted(bins)}")
     return edges

@@ -21,7 +21,7 @@ from ..errors import InvalidParameter, closest
 from ..numerals import (
     ANY_INTEGER,
     AT_LEAST_ONE,
-    COUNT,
+    QUOTA,
     SECONDS,
     checked,
     number_text,
@@ -111,7 +111,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     keys.add_argument("--private-key", action=SecretOnce, metavar="KEY",
                       help="the private key itself; it shows in the process list: prefer "
                            "ICOFRAMES_PRIVATE_KEY or --private-key-file")
-    parser.add_argument("--quota", action=Once, type=COUNT, default=_DEFAULT["quota"],
+    parser.add_argument("--quota", action=Once, type=QUOTA, default=_DEFAULT["quota"],
                         help="requests per key per day; 0 means unlimited "
                              f"(default: {_DEFAULT['quota']})")
     parser.add_argument("--n-icos", action=Once, type=N_ICOS, default=_DEFAULT["n_icos"])
