@@ -246,9 +246,11 @@ COUNT = whole("a whole number", 0)
 QUOTA = whole("a whole number", 0, INT64_MAX)
 #: A count of at least one: ``demo --n-icos``, ``sandbox --grow-every``.
 AT_LEAST_ONE = whole("a whole number", 1)
-#: Any integer: a seed. An option with limits of its own reads with them: ``--max-workers``
-#: (``config.MAX_WORKERS``), a filter's number (its list parameter's ``low`` and ``high``).
-ANY_INTEGER = whole("an integer", None)
+#: Any integer an int64 holds: a seed (``sandbox.start(seed=)``'s range: a longer one made a
+#: service name longer than ``configure`` takes). An option with limits of its own reads
+#: with them: ``--max-workers`` (``config.MAX_WORKERS``), a filter's number (its list
+#: parameter's ``low`` and ``high``).
+ANY_INTEGER = whole("an integer", -INT64_MAX - 1, INT64_MAX)
 #: More seconds than a timedelta holds (its whole days): an age is fewer.
 TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
 #: Seconds: ``export --max-age``, ``--profile-max-age``, ``sandbox --latency``.

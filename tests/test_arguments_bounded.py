@@ -175,3 +175,48 @@ def test_a_sandbox_quota_past_int64_exits_2_before_serving(quota, capsys, caplog
 def test_a_sandbox_quota_past_int64_is_refused_in_python_too():
     with pytest.raises(InvalidParameter, match="quota must be a whole number from 0 to 9223"):
         sandbox.start(quota=10**100)
+
+
+@pytest.mark.parametrize("seed", [10**100, 10**5000, -(2**63) - 1], ids=["10**100", "10**5000",
+                                                                          "below-int64"])
+def test_a_seed_past_int64_is_refused_by_start_and_by_the_command(seed, capsys, caplog):
+    # 10**5000 was a bare ValueError (its service name has no text), 10**100 a sandbox whose
+    # settings configure() refused (a service name of more than 100 characters)
+    with pytest.raises(InvalidParameter, match="seed must be a whole number from "
+                       "-9223372036854775808 to 9223372036854775807, got "):
+        sandbox.start(n_icos=5, seed=seed)
+    if abs(seed) < 10**1000:
+        code, err = _cli(["sandbox", "--port", "0", "--seed", str(seed)], capsys, caplog)
+        assert code == 2 and "argument --seed: must be an integer from -92" in err, err[:500]
+
+
+def test_a_seed_at_the_int64_bounds_serves_and_configures(tmp_path):
+    with sandbox.serve(n_icos=3, seed=-(2**63)) as server:
+        icoframes.configure(**server.settings(), cache_dir=tmp_path / "cache")
+        try:
+            assert len(icoframes.load_list(status="past", progress=False)) <= 3
+        finally:
+            icoframes.reset_configuration()
+
+
+@pytest.mark.parametrize("args", [
+    ["export", "--out", "o", "--status", "x" * 100_000],
+    ["export", "--out", "o", "--status", "past", "--status", "x" * 100_000],
+    ["cache", "x" * 100_000],
+    ["export", "--out", "o", "y" * 100_000],
+], ids=["choice", "twice", "action", "unrecognized"])
+def test_the_command_line_says_a_long_value_short(args, tmp_path, monkeypatch, capsys, caplog):
+    monkeypatch.chdir(tmp_path)
+    code, err = _cli(args, capsys, caplog)
+    assert code == 2 and len(err) < 3000, err[:500]
+    assert ("characters)" in err or "not shown" in err) and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("plot", ["plot_raised", "plot_scores"])
+@pytest.mark.parametrize("bins", [10**400, 10**12, 0], ids=["10**400", "10**12", "0"])
+def test_a_number_of_bins_past_what_a_figure_shows_is_refused(plot, bins):
+    # 10**400 was numpy's bare "Maximum allowed size exceeded"; 10**12 edges took 8 TB
+    import matplotlib
+    matplotlib.use("Agg")
+    with pytest.raises(InvalidParameter, match="bins must be from 1 to 5,000 bins, got "):
+        getattr(icoframes, plot)(icoframes.Tables.empty().icos, bins=bins)

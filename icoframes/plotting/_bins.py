@@ -20,6 +20,8 @@ _TENTHS_BIN_WIDTH = 0.2
 _SCORE_RANGE = (0.0, 5.0)
 _LOG_BINS_PER_DECADE = 4
 _LINEAR_BINS = 30
+#: The most bins a plot draws, as the timeline's periods: more bars than a figure can show.
+_MAX_BINS = 5000
 
 
 def score_range(scores: np.ndarray) -> tuple[float, float]:
@@ -71,8 +73,9 @@ def raised_edges(values: np.ndarray, bins: Bins | None, log: bool) -> np.ndarray
 
 def explicit_edges(bins: Bins, lo: float, hi: float, *, log: bool) -> np.ndarray:
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
-        if bins < 1:
-            raise InvalidParameter(f"bins must be at least 1, got {bins}")
+        if not 1 <= bins <= _MAX_BINS:  # 10**400 was numpy's "Maximum allowed size exceeded"
+            raise InvalidParameter(f"bins must be from 1 to {_MAX_BINS:,} bins, got "
+                                   f"{quoted(bins)}")
         if hi <= lo:
             lo, hi = (lo / 2, hi * 2) if log else (lo - 0.5, hi + 0.5)
         if log:

@@ -352,8 +352,10 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     (True, 20)
     """
     # as Python ints: random.Random takes no NumPy integer (seed=np.int64(3) was a TypeError)
-    n_icos, seed, port = _whole("n_icos", n_icos, 0, MAX_ICOS), _whole("seed", seed, None), _whole(
-        "port", port, *PORTS)
+    # a seed an int64 holds: its service name (the cache's folder) has at most 100 characters,
+    # and seed=10**5000 had no text at all (a bare ValueError)
+    n_icos, seed, port = _whole("n_icos", n_icos, 0, MAX_ICOS), _whole(
+        "seed", seed, -INT64_MAX - 1, INT64_MAX), _whole("port", port, *PORTS)
     # a quota past INT64_MAX is none a client's daily_quota (its ledger's SQLite integer) says
     quota, grow_every = (_whole("quota", quota, 0, INT64_MAX, none=True),
                          _whole("grow_every", grow_every, 1, none=True))
