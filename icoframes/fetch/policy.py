@@ -178,6 +178,8 @@ class ProfileIndex:
         n = len(self.ids)
 
         def column(name: str, default: object) -> np.ndarray:
+            if not n:  # (a cold load's: no pandas call for nothing)
+                return np.empty(0, dtype=object)
             if name in index:  # missing as None: pandas 2's pd.NA has no truth value
                 values = index[name].astype(object)
                 return values.where(values.notna(), None).to_numpy()
