@@ -71,7 +71,10 @@ def quoted(value: object, *, keys: bool = False) -> str:
             return repr(value)
         return f"{repr(value[:LIMIT])[:-1]}… ({len(value)} characters)"
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        number = int(value)
+        try:  # numpy registers timedelta64 as an integer: int() of NaT or of days fails
+            number = int(value)
+        except (TypeError, ValueError):
+            number = 0  # its repr, as it is
         if number.bit_length() <= 3 * LIMIT:  # at most about 54 digits: as it is
             return repr(value)
         if number.bit_length() > 14_000:  # past the 4300 digits str() writes
