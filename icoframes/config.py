@@ -18,19 +18,19 @@ import datetime
 import difflib
 import inspect
 import os
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Never
-from urllib.parse import urlsplit
 
 import platformdirs
 
+from . import readers
 from .errors import ConfigError, InvalidParameter, checked_keywords, checked_methods
 from .files import expanded_path
-from .numerals import did_you_mean_number, integer_text, number_text
+from .numerals import INT64_MAX
+from .quoting import quoted
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
 __all__ = ["MAX_WORKERS", "SETTINGS", "Setting", "Settings", "configure", "get_settings",
@@ -86,50 +86,15 @@ class Setting:
         try:
             return self.read(value)
         except (TypeError, ValueError) as exc:
-            shown = HIDDEN if self.secret else repr(
-                redact_url(value) if isinstance(value, str) else value)
+            # bounded; a number's text that may be a key (a mix-up) only by its length
+            shown = HIDDEN if self.secret else quoted(redact_url(value) if isinstance(
+                value, str) else value, keys=self.type in ("int", "float"))
             error = ConfigError if source else InvalidParameter
             raise error(f"invalid {source or self.name}={shown}: {exc}") from None
 
     def default_value(self) -> Any:
         """The default (computed now when it is a function)."""
         return self.default() if callable(self.default) else self.default
-
-
-# readers: each returns the value in the setting's type or raises ValueError ----
-
-def _url(value: Any) -> str:
-    url = str(value).strip().rstrip("/").removesuffix("/api/v1")
-    if not url.startswith(("http://", "https://")):
-        raise ValueError("must start with http:// or https://")
-    try:  # a port out of range or a broken IPv6 host fails here, not at the first request
-        parts = urlsplit(url)
-        usable = bool(parts.hostname) and parts.port != 0
-    except ValueError as error:
-        raise ValueError(f"is not a usable URL ({error})") from None
-    if not usable or parts.query or parts.fragment:  # "?..." would come before the API's paths
-        raise ValueError("names no host, or port 0" if not usable else
-                         "has a query or a fragment ('?', '#'): the API's paths go after it")
-    return RedactedURL(url)
-
-
-def _public_key(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ValueError("must be a string")
-    value = value.strip()  # keys read from a file keep their newline
-    if not value or not value.isprintable():
-        raise ValueError("must be a non-empty string without control characters")
-    if not value.isascii():
-        raise ValueError("must be ASCII (it travels in an HTTP header)")
-    return value
-
-
-def _private_key(secret: Secret) -> Secret:
-    # only a Secret comes here (see hide): no frame of a refusal holds the key in clear
-    problem = secret.problem()
-    if problem:
-        raise ValueError(problem)
-    return secret.stripped()  # keys read from a file keep their newline
 
 
 def hide(name: str, value: Any) -> Any:
@@ -142,89 +107,39 @@ def hide(name: str, value: Any) -> Any:
     return RedactedURL(value) if name == "base_url" and isinstance(value, str) else value
 
 
-def _int(low: int, high: int | None = None) -> Callable[[Any], int]:
-    def read(value: Any) -> int:  # text: ASCII digits only (numerals), never "٣" nor "1_000"
-        number: Any = integer_text(value) if isinstance(value, str) else value
-        if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool" or not \
-                hasattr(number, "__index__"):  # never cut: 2.5, Decimal("2.5"), np.True_
-            raise ValueError("must be an integer" + did_you_mean_number(value))
-        number = int(number)
-        if number < low or (high is not None and number > high):
-            raise ValueError(f"must be between {low} and {high}" if high is not None
-                             else "must be a positive integer")
-        return number
-    return read
-
-
-def _seconds(value: Any) -> float:
-    number = number_text(value) if isinstance(value, str) else value  # "١٠" is no 10
-    if number is None or isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool":
-        raise ValueError("must be a number of seconds" + did_you_mean_number(value, whole=False))
-    seconds = float(number)
-    if not seconds > 0 or seconds == float("inf"):
-        raise ValueError("must be positive and finite")
-    return seconds
-
-
-# a service name becomes a folder of the cache dir: one plain path segment, never the
-# request ledgers' folder ("quota", see icoframes.store.housekeeping.LEDGER_FOLDER)
-_SERVICE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-_RESERVED_NAMES = frozenset({"quota"})
-
-
-def _service_name(value: Any) -> str:
-    if not isinstance(value, str) or not _SERVICE_NAME.fullmatch(value.strip()):
-        raise ValueError("must be 1 to 100 letters, digits, '.', '_' or '-', starting with a "
-                         "letter or digit")
-    if value.strip().lower() in _RESERVED_NAMES:
-        raise ValueError("is reserved (the request ledgers' folder)")
-    return value.strip()
-
-
-def _time_of_day(value: Any) -> datetime.time:
-    if isinstance(value, datetime.time):
-        if value.tzinfo is not None and value.utcoffset() != datetime.timedelta(0):
-            raise ValueError("must be a UTC time of day")
-        return value.replace(tzinfo=None, second=0, microsecond=0)
-    match = re.fullmatch(r"\s*([0-9]{1,2}):([0-9]{2})\s*(?:UTC|Z)?\s*", str(value), re.I)
-    if match is None or int(match[1]) > 23 or int(match[2]) > 59:
-        raise ValueError("must be a UTC time of day as 'HH:MM' (e.g. '06:00') or a datetime.time")
-    return datetime.time(int(match[1]), int(match[2]))
-
-
 def _user_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("icoframes"))
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("base_url", "str | None", _url, None, "none",
+    Setting("base_url", "str | None", readers.url, None, "none",
             'Service address without the ``/api/v1`` suffix, e.g. ``"http://127.0.0.1:8000"``.'),
-    Setting("public_key", "str | None", _public_key, None, "none",
+    Setting("public_key", "str | None", readers.public_key, None, "none",
             "The public key issued by the service."),
-    Setting("private_key", "Secret | None", _private_key, None, "none",
+    Setting("private_key", "Secret | None", readers.private_key, None, "none",
             "The private key issued by the service, held in a ``Secret``; it only signs "
             "requests.", secret=True, accepts="str | Secret"),
     Setting("cache_dir", "Path", expanded_path, _user_cache_dir,
             "the platform's user cache dir for icoframes",
             "Where the Parquet cache lives.", accepts="str | os.PathLike[str]"),
-    Setting("service_name", "str | None", _service_name, None, "none",
+    Setting("service_name", "str | None", readers.service_name, None, "none",
             "A name for the service's cache folder and request ledger, used instead of its "
             "address; the sandbox sets one from its content, so that its random port does not "
             "matter. ``configure(base_url=...)`` without it drops it."),
-    Setting("max_workers", "int", _int(1, MAX_WORKERS), 8, "8",
+    Setting("max_workers", "int", readers.integer(1, MAX_WORKERS), 8, "8",
             "Concurrent requests used by loaders (1 to 64)."),
-    Setting("timeout", "float", _seconds, 30.0, "30",
+    Setting("timeout", "float", readers.seconds, 30.0, "30",
             "Seconds one request may take in all, response body included."),
-    Setting("daily_quota", "int", _int(1, 2**63 - 1), 5000, "5000",  # the ledger's SQLite int
+    Setting("daily_quota", "int", readers.integer(1, INT64_MAX), 5000, "5000",  # SQLite's
             "Requests allowed per key per UTC day (the service's limit is 5000); a hard "
             "cap: no request is sent beyond it."),
-    Setting("quota_reset", "datetime.time | None", _time_of_day, None, "none (unknown)",
+    Setting("quota_reset", "datetime.time | None", readers.time_of_day, None, "none (unknown)",
             "The UTC time of day at which the service's daily count resets, if you know it "
             "(``'HH:MM'``): the ``daily_quota`` count then starts again at that time, and "
             "after an error 485 no request is sent before it. Unknown (the spec does not say "
             "it): the count starts at 00:00 UTC, and after a 485 each call sends one probe "
             "request.", accepts="str | datetime.time"),
-    Setting("max_response_bytes", "int", _int(1024), 4 * 1024 * 1024, "4194304 (4 MiB)",
+    Setting("max_response_bytes", "int", readers.integer(1024), 4 * 1024 * 1024, "4194304 (4 MiB)",
             "Largest response body accepted, raw and decompressed alike (bytes)."),
 )
 """Every setting, once: the source of everything else in this module."""
@@ -321,7 +236,7 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
               quota_reset: str | datetime.time | None = unchanged,
               max_response_bytes: int | None = unchanged, **misspelled: Never) -> Settings:
     # the docstring is made from SETTINGS just below
-    # first: no frame holds the key, or a password in base_url, in clear
+    # first: no frame holds the key, or a password in basereaders.url, in clear
     private_key, base_url = hide("private_key", private_key), hide("base_url", base_url)
     unknown = list(misspelled)  # names only: a misspelled private key stays out of locals
     del misspelled

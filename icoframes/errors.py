@@ -41,12 +41,11 @@ script line that caused it.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -55,6 +54,7 @@ import numpy as np
 
 from .held import held_back
 from .numerals import did_you_mean_flag
+from .quoting import closest, did_you_mean, quoted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,6 +88,7 @@ __all__ = [
     "did_you_mean",
     "error_for_code",
     "keywords_of",
+    "quoted",
     "warn",
 ]
 
@@ -338,34 +339,8 @@ def check_flags(*, none_means: str = "", **flags: Any) -> None:
     allowed = "True or False" + (f" (or None: {none_means})" if none_means else "")
     for name, value in flags.items():
         if not (isinstance(value, bool | np.bool_) or (none_means and value is None)):
-            raise InvalidParameter(f"{name} must be {allowed}, got {value!r}"
+            raise InvalidParameter(f"{name} must be {allowed}, got {quoted(value)}"
                                    + did_you_mean_flag(value))
-
-
-def did_you_mean(value: object, choices: Iterable[str]) -> str:
-    """``"; did you mean 'x'?"`` for the choice closest to ``value`` in any case, else ``""``.
-
-    Examples
-    --------
-    >>> did_you_mean("ICO", ["icos", "team"]), did_you_mean("zzz", ["icos"])
-    ("; did you mean 'icos'?", '')
-    """
-    names = {str(c).casefold(): str(c) for c in choices}
-    close = difflib.get_close_matches(str(value).strip().casefold(), names, n=1)
-    return f"; did you mean {names[close[0]]!r}?" if close else ""
-
-
-def closest(word: str, choices: Iterable[str]) -> list[str]:
-    """The choices a misspelled ``word`` most likely meant: the best, and a second when as close.
-
-    Examples
-    --------
-    >>> closest("ico_kyc", ["ico_kyc_passed", "investor_kyc", "status"]), closest("colour", ["x"])
-    (['ico_kyc_passed', 'investor_kyc'], [])
-    """
-    scored = sorted(((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in choices),
-                    reverse=True)
-    return [c for score, c in scored[:2] if score >= 0.6 and score >= scored[0][0] - 0.1]
 
 
 def keywords_of(function: Callable[..., Any]) -> tuple[str, ...]:
@@ -392,7 +367,9 @@ def checked_keywords(function: Callable[_P, _R], *,
     nothing; this says what a loader says of a filter it does not know, before
     the function runs, so before any request. Signature, docstring and type stay
     the function's. Declared here, at the bottom of the package, so that every
-    public function of every layer can use it.
+    public function of every layer can use it. An argument given twice (by position
+    and by name: ``client.profile(1, ico_id=2)``) or too many given by position are
+    refused so too, never a bare TypeError; names of ``**kwargs`` are the function's.
 
     Examples
     --------
@@ -404,21 +381,43 @@ def checked_keywords(function: Callable[_P, _R], *,
     ...     print(exc)
     refesh is not a keyword of load(); did you mean 'refresh'?
     """
-    first = next(iter(inspect.signature(function).parameters), None)
+    parameters = inspect.signature(function).parameters
+    first = next(iter(parameters), None)
     # a method's self (or cls) is no keyword to offer: "its keywords: directory"
     own = tuple(k for k in keywords_of(function) if not (k == first and k in ("self", "cls")))
     called = name or function.__name__
+    # the arguments a call may give by position (self first), and whether more may come
+    positional = [k for k, p in parameters.items() if p.kind in (
+        inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    shift = int(first in ("self", "cls"))
+    more = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters.values())
+    # a function taking **kwargs checks their names by its own rules (a loader's filters)
+    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+    def refusal(given: int, keys: list[str]) -> str:  # of `given` by position, and `keys`
+        if given > len(positional) and not more:  # Python's count would include self
+            return (f"{called}() takes {len(positional) - shift} argument(s) by position, got "
+                    f"{given - shift}")
+        for key in keys:
+            if key in own and key in positional[:given]:  # Python: "got multiple values"
+                return (f"{key} is given twice to {called}(): as argument "
+                        f"{positional.index(key) + 1 - shift} and as {key}=; give it once")
+            if key not in own and not open_ended:
+                close = closest(key, own)
+                return f"{key} is not a keyword of {called}(); " + (
+                    f"did you mean {' or '.join(map(repr, close))}?" if close
+                    else f"its keywords: {', '.join(own) or 'none'}")
+        return ""
 
     @functools.wraps(function)
     def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        for key in kwargs:
-            if key not in own:
-                close = closest(key, own)
-                hint = (f"did you mean {' or '.join(map(repr, close))}?" if close
-                        else f"its keywords: {', '.join(own) or 'none'}")
-                # never the value: it may be a secret given under a wrong name
-                raise InvalidParameter(f"{key} is not a keyword of {called}(); {hint}")
-        return function(*args, **kwargs)
+        try:
+            if refused := refusal(len(args), list(kwargs)):  # by names only, never a value
+                raise InvalidParameter(refused)
+            return function(*args, **kwargs)
+        except BaseException:  # no frame of its traceback holds a value given: a key given
+            del args, kwargs  # under a wrong name (sb.client(privat_key=...)), maybe
+            raise
     if name:  # an alias; else wraps() kept the qualified name pickle looks up
         call.__name__ = call.__qualname__ = name
     return call
@@ -432,15 +431,16 @@ def checked_methods(cls: _C) -> _C:
     :func:`checked_keywords` does: ``report.as_dict(deep=True)`` raises InvalidParameter
     with a "did you mean", never Python's bare TypeError.
 
-    A method taking ``**kwargs`` checks them by its own rules, one already checked stays
-    as it is, and methods of C (a ``dict``'s) are not Python functions and stay too.
+    A method taking ``**kwargs`` checks their names by its own rules (an argument given
+    twice is refused still), one already checked stays as it is, and methods of C (a
+    ``dict``'s) are not Python functions and stay too.
     """
     for name in dir(cls):
         static = inspect.getattr_static(cls, name)
         wrapper = type(static) if isinstance(static, staticmethod | classmethod) else None
         function = static.__func__ if wrapper else static
         if name.startswith("_") or not inspect.isfunction(function) or hasattr(
-                function, "__wrapped__") or "**" in str(inspect.signature(function)):
+                function, "__wrapped__"):
             continue
         checked = checked_keywords(function, name=name)
         # where pickle looks a function up: this class's attribute, whoever defined it

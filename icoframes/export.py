@@ -112,7 +112,7 @@ import pyarrow as pa
 
 from ._version import __version__
 from .dayfolder import check_layout, check_tree, given_queries, keep_exported
-from .errors import EmptyResult, QuotaExceeded, check_flags
+from .errors import EmptyResult, QuotaExceeded, check_flags, checked_keywords
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, folder_path, utcnow
@@ -200,6 +200,7 @@ class ExportResult(AsDict):
         return self._dict_view()
 
 
+@checked_keywords
 def export_tables(
     out: str | os.PathLike[str],
     *,

@@ -29,7 +29,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from .errors import InvalidParameter, check_flags, warn
+from .errors import InvalidParameter, check_flags, quoted, warn
 from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, rate_age, renamed_rate_max_age, to_usd
 from .parse.units import FIAT_CODES, canonical_unit
 from .queries import checked_keywords
@@ -284,7 +284,7 @@ def as_naive_utc(value: object, name: str) -> pd.Timestamp:
     except (TypeError, ValueError):
         when = None
     if when is None or when is pd.NaT:
-        raise InvalidParameter(f"{name} must be a date or datetime, got {value!r}")
+        raise InvalidParameter(f"{name} must be a date or datetime, got {quoted(value)}")
     return when.tz_convert(None) if when.tz is not None else when  # None: to UTC, then naive
 
 

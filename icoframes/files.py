@@ -39,7 +39,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .errors import InvalidParameter
+from .errors import InvalidParameter, quoted
 from .numerals import TOO_MANY_SECONDS, number_text
 
 with warnings.catch_warnings():
@@ -99,10 +99,10 @@ def folder_path(value: object, name: str) -> Path:
     """A folder argument as a Path: InvalidParameter for an empty one
     (:data:`EMPTY_PATH`) or a value that is no path."""
     if is_empty_path(value):
-        raise InvalidParameter(f"{name}={value!r} is {EMPTY_PATH}")
+        raise InvalidParameter(f"{name}={quoted(value)} is {EMPTY_PATH}")
     if not isinstance(value, str | os.PathLike):
         raise InvalidParameter(f"{name} must be a folder path (str or os.PathLike), got "
-                               f"{value!r}")
+                               f"{quoted(value)}")
     return Path(value)
 
 

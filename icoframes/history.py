@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .dayfolder import check_one_query
-from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean
+from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean, quoted
 from .exported import read_export
 from .queries import checked_keywords
 from .schema import ICOS, TEXT_DTYPE
@@ -160,7 +160,7 @@ def changes(
     """
     frame = read_snapshots(snapshots) if not isinstance(snapshots, pd.DataFrame) else snapshots
     if not (isinstance(gaps, str) and gaps in ("mark", "skip")):
-        raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {gaps!r}"
+        raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {quoted(gaps)}"
                                f"{did_you_mean(gaps, ('mark', 'skip'))}")
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
@@ -206,26 +206,26 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
         kinds = [kinds]
     elif isinstance(kinds, bytes | bytearray | memoryview) or not isinstance(kinds, Iterable):
         raise InvalidParameter(f"kinds must be a name or names (str) of what to compare, got "
-                               f"{kinds!r}{did_you_mean(_meant(kinds), CHANGE_KINDS)}")
+                               f"{quoted(kinds)}{did_you_mean(_meant(kinds), CHANGE_KINDS)}")
     usable = [*(k for k, c in CHANGE_KINDS.items() if c in frame.columns),
               *(c for c in ICOS.names if c in frame.columns and c != "id")]
     for kind in kinds:
         if not isinstance(kind, str):
-            raise UnknownName(f"cannot compare {kind!r}: a kind is a name (str), of a kind of "
-                              f"change or a column{did_you_mean(_meant(kind), usable)}")
+            raise UnknownName(f"cannot compare {quoted(kind)}: a kind is a name (str), of a "
+                              f"kind of change or a column{did_you_mean(_meant(kind), usable)}")
         column = CHANGE_KINDS.get(kind, kind)
         if kind in _EVENT_ORDER:
-            raise UnknownName(f"cannot compare {kind!r}: an event changes() gives by itself "
+            raise UnknownName(f"cannot compare {quoted(kind)}: an event changes() gives by itself "
                               "(new and removed ICOs always, unseen and first_seen with "
                               "gaps='mark'), not a value to compare")
         if column in ("id", "snapshot_date"):
-            raise UnknownName(f"cannot compare {kind!r}: the column telling the "
+            raise UnknownName(f"cannot compare {quoted(kind)}: the column telling the "
                               f"{'ICOs' if column == 'id' else 'snapshots'} apart, not a "
                               "value that changes")
         if column not in frame.columns:  # never itself as its "did you mean"
             why = (f"the snapshots have no column {column!r}" if column in ICOS.names
                    else "not a kind of change or a column")
-            raise UnknownName(f"cannot compare {kind!r}: {why}"
+            raise UnknownName(f"cannot compare {quoted(kind)}: {why}"
                               f"{did_you_mean(kind, [u for u in usable if u != kind])}")
         if column not in wanted.values():
             wanted[kind] = column

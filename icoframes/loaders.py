@@ -97,6 +97,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
     return Load(offline=offline).filters(refresh=bool(refresh), max_age=max_age)
 
 
+@checked_keywords  # names of filters: by check_keywords; twice given: refused
 def load_list(status: str | None = None, *, refresh: Refresh = False,
               max_age: MaxAge = DEFAULT_MAX_AGE, offline: bool = False,
               progress: bool | None = None, max_workers: int | None = None,
@@ -118,6 +119,7 @@ def load_list(status: str | None = None, *, refresh: Refresh = False,
                                                 max_age=max_age, keywords=keywords_of(load_list)))
 
 
+@checked_keywords
 def load_icos(status: str | None = None, *, refresh: Refresh = False,
               max_age: MaxAge = DEFAULT_MAX_AGE, profile_max_age: ProfileMaxAge = None,
               budget: int | None = None, offline: bool = False,
@@ -235,6 +237,7 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         budget=budget, only_icos=True, keywords=keywords_of(load_tables)).icos)
 
 
+@checked_keywords
 def load_tables(status: str | None = None, *, refresh: Refresh = False,
                 max_age: MaxAge = DEFAULT_MAX_AGE, profile_max_age: ProfileMaxAge = None,
                 budget: int | None = None, offline: bool = False,

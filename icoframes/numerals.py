@@ -26,7 +26,10 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ANY_INTEGER", "AT_LEAST_ONE", "COUNT", "DIGITS", "INTEGER", "NUMBER", "SECONDS",
+from .quoting import quoted
+
+__all__ = ["ANY_INTEGER", "AT_LEAST_ONE", "COUNT", "DIGITS", "INT64_MAX", "INTEGER", "NUMBER",
+           "QUOTA", "SECONDS",
            "bounds", "checked", "did_you_mean_flag", "did_you_mean_number", "integer_text",
            "meant_flag", "meant_number", "number_text", "python_number", "whole", "within"]
 
@@ -224,7 +227,7 @@ def checked(read: Callable[[str], int | float | None], rule: str,
         if value is None or not ok(value):
             meant = meant_number(text, whole=whole_number) if value is None else None  # "٣"
             hint = f"; did you mean {meant!r}?" if meant is not None and ok(meant) else ""
-            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}{hint}")
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {quoted(text)}{hint}")
         return value
     return convert
 
@@ -234,13 +237,20 @@ def whole(what: str, low: int | None, high: int | None = None) -> Callable[[str]
     return checked(integer_text, what + bounds(low, high), lambda v: within(v, low, high))
 
 
-#: A count option: ``export --budget``, ``sandbox --quota``, ``sandbox --n-icos``.
+#: The largest integer an int64 column or an SQLite integer holds: no id, count or quota
+#: the package keeps is larger (``configure(daily_quota=)``, a list's ids, ``--quota``).
+INT64_MAX = 2**63 - 1
+#: A count option: ``export --budget``, ``sandbox --n-icos``.
 COUNT = whole("a whole number", 0)
+#: A quota: ``sandbox --quota``, as many requests as a client's ``daily_quota`` may allow.
+QUOTA = whole("a whole number", 0, INT64_MAX)
 #: A count of at least one: ``demo --n-icos``, ``sandbox --grow-every``.
 AT_LEAST_ONE = whole("a whole number", 1)
-#: Any integer: a seed. An option with limits of its own reads with them: ``--max-workers``
-#: (``config.MAX_WORKERS``), a filter's number (its list parameter's ``low`` and ``high``).
-ANY_INTEGER = whole("an integer", None)
+#: Any integer an int64 holds: a seed (``sandbox.start(seed=)``'s range: a longer one made a
+#: service name longer than ``configure`` takes). An option with limits of its own reads
+#: with them: ``--max-workers`` (``config.MAX_WORKERS``), a filter's number (its list
+#: parameter's ``low`` and ``high``).
+ANY_INTEGER = whole("an integer", -INT64_MAX - 1, INT64_MAX)
 #: More seconds than a timedelta holds (its whole days): an age is fewer.
 TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
 #: Seconds: ``export --max-age``, ``--profile-max-age``, ``sandbox --latency``.

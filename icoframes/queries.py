@@ -41,6 +41,7 @@ from .errors import (
     check_flags,
     checked_keywords,
     keywords_of,
+    quoted,
     warn,
 )
 from .numerals import did_you_mean_flag, did_you_mean_number, number_text, python_number
@@ -182,7 +183,7 @@ def combined_sort(status: str | None, filters: Mapping[str, Any], *,
             continue
         if key in DATED_KEYS and not dates:
             raise InvalidParameter(
-                f"{name}={key!r} without a status: list summaries carry no dates, so the "
+                f"{name}={quoted(key)} without a status: list summaries carry no dates, so the "
                 f"three statuses cannot be sorted together by {key}; give a status (the "
                 "service sorts its list) or sort load_icos()")
         return key, descending
@@ -240,12 +241,12 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
                                                       and refresh == "all")):  # not 1, "yes"
         hint = ("; did you mean 'all'?" if isinstance(refresh, str)
                 and refresh.strip().casefold() == "all" else did_you_mean_flag(refresh))
-        raise InvalidParameter(f"refresh must be False, True or 'all', got {refresh!r}{hint}")
+        raise InvalidParameter(f"refresh must be False, True or 'all', got {quoted(refresh)}{hint}")
     if budget is None:
         return None
     if not isinstance(budget, numbers.Integral) or isinstance(budget, bool | np.bool_) \
             or budget < 0:  # np.int64(5) counts, as in configure() and a plot's top=
-        raise InvalidParameter(f"budget must be a whole number >= 0, got {budget!r}"
+        raise InvalidParameter(f"budget must be a whole number >= 0, got {quoted(budget)}"
                                + did_you_mean_number(budget, low=0))  # "5", 5.0: 5
     return int(budget)
 
@@ -351,8 +352,9 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
         suggestions = [by_folded[c] for c in closest(value.strip().casefold(), by_folded)]
     hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
     place = key in PLACE_PARAMS
-    raise InvalidParameter(f"unknown {key if place else key + ' name'} {value!r}{hint} (see the "
-                           f"{'location' if place else key} rows of icoframes.load_filters())")
+    raise InvalidParameter(f"unknown {key if place else key + ' name'} {quoted(value)}{hint} "
+                           f"(see the {'location' if place else key} rows of "
+                           "icoframes.load_filters())")
 
 
 def _tickers(value: Any) -> Any:
@@ -378,9 +380,9 @@ def _tickers(value: Any) -> Any:
             continue
         hint = f"; did you mean {near!r}?" if near else ""
         raise InvalidParameter(
-            f"invalid list parameter accepted_currencies={value!r}: accepted_currencies takes "
-            "currency tickers (2 to 10 letters or digits, like 'ETH' or 'USDT') or the names "
-            f"of icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {item!r} is not "
+            f"invalid list parameter accepted_currencies={quoted(value)}: accepted_currencies "
+            "takes currency tickers (2 to 10 letters or digits, like 'ETH' or 'USDT') or the names "
+            f"of icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {quoted(item)} is not "
             f"one{hint}")
     return out
 

@@ -39,6 +39,7 @@ import pyarrow as pa
 from pandas.api.extensions import ExtensionDtype
 
 from .errors import InvalidParameter, UnknownName, checked_keywords, checked_methods, did_you_mean
+from .quoting import quoted
 
 __all__ = [
     "EACH",
@@ -436,11 +437,11 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
         known = {**TABLES, PROBLEMS.name: PROBLEMS, PROBLEM_SUMMARY.name: PROBLEM_SUMMARY,
                  LIST.name: LIST, FILTERS.name: FILTERS}
         if table not in known:
-            raise UnknownName(f"no table {table!r}{did_you_mean(table, known)}; "
+            raise UnknownName(f"no table {quoted(table)}{did_you_mean(table, known)}; "
                               f"tables: {', '.join(known)}")
         table = known[table]
     if not isinstance(table, TableSchema):
-        raise InvalidParameter(f"describe takes a table name or a TableSchema, got {table!r}")
+        raise InvalidParameter(f"describe takes a table name or a TableSchema, got {quoted(table)}")
     return pd.DataFrame({
         "column": [c.name for c in table.columns],
         "dtype": [str(c.dtype) for c in table.columns],

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import UnknownName, did_you_mean
+from .errors import UnknownName, did_you_mean, quoted
 from .exported import MANIFEST, consistent_read, dicts, no_swap_in, query_params, snapshot_dirs
 from .files import entry_kind, folder_path
 from .queries import checked_keywords
@@ -191,7 +191,7 @@ def table_schema(table: str) -> TableSchema:
         return PROBLEMS
     if table not in TABLES:
         names = [*TABLES, PROBLEMS.name]  # problems is one too
-        raise UnknownName(f"{table!r} is not a table ({', '.join(names)})"
+        raise UnknownName(f"{quoted(table)} is not a table ({', '.join(names)})"
                           f"{did_you_mean(table, names)}")
     return TABLES[table]
 

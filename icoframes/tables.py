@@ -18,9 +18,9 @@ from .errors import InvalidParameter, checked_methods
 from .files import atomic_write_table, concurrently, folder_path, read_parquet_table
 from .frames import check_frame, frame_from_arrow, with_added_columns
 from .metadata import describe_columns
-from .numerals import did_you_mean_number, integer_text
 from .reporting import LoadReport, queries_html
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
+from .subsets import kept_ids
 
 __all__ = ["Tables", "frame_from_arrow", "problem_summary", "read_table"]
 
@@ -162,7 +162,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         >>> len(t.subset([]).icos), len(t.subset(t.icos["raised"] > 0).team)
         (0, 0)
         """
-        keep = _kept_ids(self.icos, ids_or_mask)
+        keep = kept_ids(self.icos, ids_or_mask)
         frames = {name: _rows_of(frame, frame["ico_id"].isin(keep))
                   for name, frame in self.items() if name != "icos"}
         subset = type(self)(icos=_rows_of(self.icos, self.icos["id"].isin(keep)), **frames)
@@ -330,46 +330,6 @@ class Tables(Mapping[str, pd.DataFrame]):
         path = directory / f"{PROBLEMS.name}.parquet"
         problems = _read_problems(path) if path.exists() else empty_frame(PROBLEMS)
         return cls(**frames, problems=problems)
-
-
-def _kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
-    """The ids of ``icos`` that :meth:`Tables.subset` keeps; InvalidParameter when unusable."""
-    what = ids_or_mask
-    if isinstance(what, pd.Series) and pd.api.types.is_bool_dtype(what.dtype):
-        if not what.index.equals(icos.index):
-            raise InvalidParameter("subset: a boolean Series must have the index of icos "
-                                   f"({len(icos):,} rows); got one of {len(what):,} rows "
-                                   "with another index")
-        what = what.to_numpy(dtype=object)
-    if isinstance(what, str | bytes | dict) or not hasattr(what, "__iter__"):
-        raise InvalidParameter(f"subset takes ICO ids or a boolean mask over icos, got "
-                               f"{type(what).__name__}")
-    values = np.asarray(list(what) if not hasattr(what, "dtype") else what, dtype=object)
-    if values.ndim != 1:
-        raise InvalidParameter(f"subset takes a one-dimensional list of ids or mask, got "
-                               f"shape {values.shape}")
-    bool_dtype = pd.api.types.is_bool_dtype(getattr(what, "dtype", np.dtype(object)))
-    if bool_dtype or (len(values) and all(isinstance(v, bool | np.bool_) for v in values)):
-        if len(values) != len(icos) or pd.isna(values).any():  # np.array([], bool) too
-            raise InvalidParameter(f"subset: a boolean mask of {len(values):,} values for "
-                                   f"{len(icos):,} ICOs: it needs one True or False per ICO "
-                                   "(no missing values)")
-        return pd.Index(icos["id"].to_numpy()[values.astype(bool)])
-    if any(v is None or v is pd.NA or isinstance(v, bool | np.bool_ | float) for v in values):
-        raise InvalidParameter("subset: ids must be whole numbers and a mask True or False "
-                               "throughout (no missing values, no mixing)")
-    for text in (v for v in values if isinstance(v, str) and integer_text(v) is None):  # "٣"
-        raise InvalidParameter(f"subset: id {text!r} is no whole number{did_you_mean_number(text)}")
-    try:
-        ids = pd.Index(values.astype(np.int64))
-    except (TypeError, ValueError):
-        raise InvalidParameter(f"subset: ids must be whole numbers, got {values[:5].tolist()}"
-                               ) from None
-    unknown = ids.difference(pd.Index(icos["id"]))
-    if len(unknown):
-        raise InvalidParameter(f"subset: {len(unknown):,} id(s) not in icos.id: "
-                               f"{unknown[:10].tolist()}")
-    return ids
 
 
 def _rows_of(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:

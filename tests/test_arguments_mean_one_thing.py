@@ -195,7 +195,7 @@ _SECONDS = "a finite number of seconds >= 0 that a timedelta holds (below 8.64e+
 @pytest.mark.parametrize(("option", "value", "rule"), [
     ("--port", "70000", "a port from 0 to 65535"), ("--port", "-1", "a port from 0 to 65535"),
     ("--n-icos", "-5", "a whole number from 0 to 1000000"),
-    ("--quota", "-1", "a whole number >= 0"),
+    ("--quota", "-1", "a whole number from 0 to 9223372036854775807"),
     ("--grow-every", "0", "a whole number >= 1"),
     ("--latency", "-1", _SECONDS), ("--latency", "inf", _SECONDS),
     ("--fail-rate", "2", "a share from 0 to 1"), ("--fail-rate", "nan", "a share from 0 to 1")])

@@ -46,8 +46,11 @@ def test_the_empty_path_is_said_in_one_place_and_refused_alike_everywhere(tmp_pa
 @pytest.mark.parametrize(("option", "text", "message"), [
     (command._PORT, "65536", "must be a port from 0 to 65535, got '65536'"),
     (command._PORT, "-1", "must be a port from 0 to 65535, got '-1'"),
-    (command.COUNT, "-1", "must be a whole number >= 0, got '-1'"),
-    (command.COUNT, "2.5", "must be a whole number >= 0, got '2.5'"),
+    (numerals.COUNT, "-1", "must be a whole number >= 0, got '-1'"),
+    (numerals.COUNT, "2.5", "must be a whole number >= 0, got '2.5'"),
+    (command.QUOTA, "-1", "must be a whole number from 0 to 9223372036854775807, got '-1'"),
+    (command.QUOTA, "9223372036854775808",
+     "must be a whole number from 0 to 9223372036854775807, got '9223372036854775808'"),
     (command.AT_LEAST_ONE, "0", "must be a whole number >= 1, got '0'"),
 ])
 def test_the_sandbox_commands_whole_numbers_keep_their_words(option, text, message):
@@ -57,7 +60,7 @@ def test_the_sandbox_commands_whole_numbers_keep_their_words(option, text, messa
 
 
 def test_the_options_and_the_function_share_one_range_rule():
-    assert (command._PORT("0"), command._PORT("65535"), command.COUNT("0"),
+    assert (command._PORT("0"), command._PORT("65535"), numerals.COUNT("0"),
             command.AT_LEAST_ONE("1")) == (0, 65535, 0, 1)
     assert server.PORTS == (0, 65535)
     assert [server.bounds(0, 65535), server.bounds(1), server.bounds(None)] == [
@@ -116,7 +119,8 @@ def test_one_number_reader_serves_the_command_line_and_the_sandbox_command():
     # (-1 went on, to be refused by the loader as an ERROR log line) while the sandbox's
     # --quota, a count too, was refused by the parser naming its option
     types = _option_types(build_parser())
-    assert types["export --budget"] is types["sandbox --quota"] is numerals.COUNT
+    assert types["export --budget"] is numerals.COUNT
+    assert types["sandbox --quota"] is numerals.QUOTA  # as many as a daily_quota allows
     assert types["export --max-age"] is types["sandbox --latency"] is numerals.SECONDS
     assert types["sandbox --grow-every"] is numerals.AT_LEAST_ONE
     assert types["demo --n-icos"] is command.DEMO_ICOS and types["sandbox --n-icos"] is \

@@ -28,6 +28,7 @@ from icoframes.fetch.policy import (
     profile_max_age,
 )
 from icoframes.manifest import lists_fresh_after
+from icoframes.quoting import quoted
 
 NOW = dt.datetime(2018, 6, 1, 12, 0, tzinfo=dt.UTC)
 DAY = 86_400.0
@@ -438,13 +439,13 @@ def test_the_longest_age_is_the_last_second_a_timedelta_holds():
                          (np.True_, "")):
         with pytest.raises(InvalidParameter) as caught:
             age_limit(refused)
-        assert str(caught.value) == (
-            f"max_age must be a timedelta, seconds or None, got {refused!r}{why}")
+        assert str(caught.value) == (  # quoted short: 10**400 is not written out whole
+            f"max_age must be a timedelta, seconds or None, got {quoted(refused)}{why}")
         with pytest.raises(InvalidParameter) as caught:
             profile_max_age({"past": refused})
         assert str(caught.value) == (
             "profile_max_age must be a timedelta, seconds, or a mapping of them by status; "
-            f"got {refused!r}{why}")
+            f"got {quoted(refused)}{why}")
 
 
 def test_an_export_with_the_longest_max_age_keeps_the_days_start():
@@ -488,7 +489,7 @@ def test_a_timedelta64_without_a_fixed_length_unit_is_refused_saying_why(refused
             profile_max_age(value)
         assert str(caught.value) == (
             "profile_max_age must be a timedelta, seconds, or a mapping of them by status; "
-            f"got {refused!r}{why}")
+            f"got {quoted(refused)}{why}")
     # a timedelta64 refused for another reason says no such thing
     for other in (np.timedelta64("NaT"), np.timedelta64("NaT", "s"), np.timedelta64(-1, "s"),
                   np.timedelta64(10**15, "D")):

@@ -107,8 +107,8 @@ def test_a_command_line_number_in_other_digits_is_refused_by_the_parser(
     (["--port", "\u0668\u0660\u0660\u0660\u0660"], "argument --port: must be a port from 0 "
                                                    "to 65535, got "
                                                    "'\u0668\u0660\u0660\u0660\u0660'"),
-    (["--seed", "\u0667"], "argument --seed: must be an integer, got '\u0667'; "
-                           "did you mean 7?"),
+    (["--seed", "\u0667"], "argument --seed: must be an integer from -9223372036854775808 "
+                           "to 9223372036854775807, got '\u0667'; did you mean 7?"),
     (["--fail-rate", "\u0660.\u0665"], "argument --fail-rate: must be a share from 0 to 1, "
                                        "got '\u0660.\u0665'; did you mean 0.5?"),
 ])
@@ -182,7 +182,7 @@ def test_more_digits_than_python_converts_are_refused_not_a_bare_value_error(cfg
     digits = "1" * 5000
     with pytest.raises(InvalidParameter) as info:
         icoframes.load_icos(platform=digits, progress=False)
-    assert str(info.value).endswith("': platform must be ids (positive integers)")
+    assert str(info.value).endswith("(5000 characters): platform must be ids (positive integers)")
     with pytest.raises(InvalidParameter, match=r"must be an integer$"):
         icoframes.configure(max_workers=digits)
     assert cfg.stats.requests.total() == 0

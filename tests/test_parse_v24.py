@@ -88,9 +88,8 @@ def test_scientific_notation_elsewhere_is_still_read():
 
 
 @pytest.mark.parametrize(("unit", "number", "code"), [
-    ("USDmln", 5e6, "USD"), ("USDmillion", 5e6, "USD"), ("USDk", 5e3, "USD"),
-    ("EURk", 5e3, "EUR"), ("ETHmln", 5e6, "ETH"), ("USDMln", 5e6, "USD"),
-    ("USDbn", 5e9, "USD")])
+    ("USDmln", 5e6, "USD"), ("USDmillion", 5e6, "USD"),  # "USDk", "EURk": parser 25
+    ("ETHmln", 5e6, "ETH"), ("USDMln", 5e6, "USD"), ("USDbn", 5e9, "USD")])
 def test_a_currency_glued_to_a_scale_word_it_allows_scales_as_written_apart(unit, number, code):
     # parser 23: made-up units USDMLN, USDK, EURK, ETHMLN; "USD mln" apart was millions of USD
     assert _group([5], unit) == ([number], [code], [])
@@ -247,7 +246,7 @@ def test_an_exchange_obeys_the_scale_rule_of_values(text):
 
 
 @pytest.mark.parametrize(("text", "price"), [
-    ("1 XYZ = 0.1 USDmln", (1e5, "USD")), ("1 XYZ = 5 EURk", (5e3, "EUR")),
+    ("1 XYZ = 0.1 USDmln", (1e5, "USD")), ("1 XYZ = 5 EURmio", (5e6, "EUR")),
     ("1 XYZ = 0.1 m USD", (1e5, "USD")), ("1 XYZ = $0.001B", (1e6, "USD")),
     ("1 XYZ = 0.1 mln ETH", (1e5, "ETH")), ("1 XYZ = 0.1 k USD", (100.0, "USD")),
     ("1 BNB = 2M XYZ", (5e-7, "BNB")), ("1 XYZ = 5 kUSD", (5e3, "USD")),

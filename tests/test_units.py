@@ -223,9 +223,10 @@ def test_tidy_counts_a_unit_that_is_not_text_as_a_problem_of_the_unit_column():
     ("5kETH", 5e3, "ETH"), ("5kEther", 5e3, "ETH"), ("5kBTC", 5e3, "BTC"),
     ("5billionUSD", 5e9, "USD"), ("5mmUSD", 5e6, "USD"), ("5mnEUR", 5e6, "EUR"),
     ("5Kusd", 5e3, "USD"), ("5mmETH", 5e6, "ETH"),  # not all capitals; mm is no milli
-    # all in capitals it is a ticker, as written ("KUSD", "MUSD" are tokens)
+    # a lone letter all in capitals makes a ticker, as written ("KUSD", "MUSD" are tokens;
+    # "1.5BNUSD": parser 25, test_parse_v25)
     ("5KUSD", 5.0, "KUSD"), ("5 KUSD", 5.0, "KUSD"), ("5MUSD", 5.0, "MUSD"),
-    ("1.5BNUSD", 1.5, "BNUSD"), ("5KETH", 5.0, "KETH"),
+    ("5KETH", 5.0, "KETH"),
     # a lone m or b glued to a crypto code is no multiplier (mBTC is a milli-bitcoin; bUSD
     # is BUSD): kept as the ticker written, which no USD rate converts
     ("5mBTC", 5.0, "MBTC"), ("5bUSD", 5.0, "BUSD"),

@@ -27,8 +27,10 @@ from typing import Any
 
 import requests
 
-from ..config import Settings, get_settings
+from .. import readers
+from ..config import MAX_WORKERS, Settings, get_settings
 from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable, error_for_code
+from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
 from .auth import sign, url_and_auth
 from .control import LoadControl
@@ -46,7 +48,8 @@ from .gate import (
     read_body,
     redirect_error,
 )
-from .params import validate_list_params
+from .params import read_ico_id, validate_list_params
+from .prepared import Prepared
 from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, never_sent, transport_reason
 from .transport import Deadline, GateAdapter, deadline
 
@@ -87,11 +90,12 @@ class Client:
         The key pair. The private key only signs; it is never shown (a string
         is wrapped in a :class:`~icoframes.secret.Secret` at once).
     timeout : float, default 30
-        Total seconds one request may take, from sending to the last byte of the
+        Total seconds (positive, finite) one request may take, from sending to the last byte of the
         body (the connect timeout is at most 5 s). A server trickling bytes
         cannot stretch it: every socket read waits only for the time left.
     pool_size : int, default 8
-        Connections kept open; size it to the number of threads sharing the client.
+        Connections kept open (1 to 64, as ``max_workers``); size it to the number of
+        threads sharing the client.
     retry : RetryPolicy, optional
         How transient failures are retried.
     on_request : callable, optional
@@ -104,7 +108,7 @@ class Client:
         sending), ``settle`` after (handed back only when it never left: :func:`never_sent`,
         or the ``control`` was halted while it waited for ``take``).
     max_response_bytes : int, default 4 MiB
-        Largest body accepted, raw and inflated alike; a larger one is a failed
+        Largest body accepted (at least 1024), raw and inflated alike; a larger one is a failed
         attempt.
     session : requests.Session, optional
         A session to send with (proxies, CA bundle, headers of your own). The
@@ -142,8 +146,10 @@ class Client:
         base_url = RedactedURL(base_url.rstrip("/").removesuffix("/api/v1"))
         self.__private_key, self.base_url = private_key, base_url
         self.public_key = public_key
-        self.timeout = float(timeout)
-        self.max_response_bytes = int(max_response_bytes)
+        self.timeout = _read("timeout", readers.seconds, timeout)
+        self.max_response_bytes = _read("max_response_bytes", readers.integer(1024),
+                                        max_response_bytes)
+        pool_size = _read("pool_size", readers.integer(1, MAX_WORKERS), pool_size)
         self.retry = retry or RetryPolicy()
         self._on_request = on_request
         self._budget = budget
@@ -166,7 +172,9 @@ class Client:
                 session.verify = bundle
             session.mount("http://", adapter)
             session.mount("https://", adapter)
+            self._prepared: Prepared | None = Prepared(session, self.__auth)
         else:
+            self._prepared = None  # a session of the caller's: requests builds each request
             # the longest matching prefix wins: the caller's other mounts stay theirs
             session.mount(self._origin + "/", adapter)
         self._session = session
@@ -265,18 +273,14 @@ class Client:
         NotFound
             No ICO has this id (error 482).
         InvalidParameter
-            ``ico_id`` is not a positive integer (raised before sending).
+            ``ico_id`` is not a whole number from 1 to 2**63 - 1 (raised before sending).
         BadResponse
             Every attempt was answered without a profile of this id (``data``
             missing, null, not an object, or another ICO's).
         """
-        if isinstance(ico_id, bool) or not isinstance(ico_id, int):
-            try:
-                ico_id = int(str(ico_id).strip())
-            except ValueError:
-                raise InvalidParameter(f"ICO id must be an integer, got {ico_id!r}") from None
-        if ico_id < 1:
-            raise InvalidParameter(f"ICO id must be a positive integer, got {ico_id!r}")
+        # one rule with a list's ids: ASCII digits as text ("٣": did you mean 3?), no bool,
+        # at most an int64 (the id column's; 10**5000 was a bare ValueError of json)
+        ico_id = read_ico_id(ico_id)
         try:
             return self._call("ico", {"id": ico_id}, lambda d: check_profile(d, ico_id))["data"]
         except NotFound as exc:
@@ -342,11 +346,13 @@ class Client:
             self._attempts.add(endpoint)
             outcome = "no_answer"  # sent (maybe counted) unless it never left
             with deadline(self.timeout, self.control) as limit:
+                timeout = (min(5.0, self.timeout), self.timeout)
                 try:
-                    response = self._session.post(
+                    response = (self._session.post(
                         url, data=body, headers=headers, stream=True, allow_redirects=False,
                         auth=self._session.auth or self.__auth,  # the session's own first
-                        timeout=(min(5.0, self.timeout), self.timeout))
+                        timeout=timeout) if self._prepared is None
+                        else self._prepared.post(url, body, headers, timeout=timeout))
                 except TRANSIENT_ERRORS as exc:
                     outcome = "not_sent" if never_sent(exc) else outcome
                     raise _Transient(self._why(exc, limit), sent=outcome != "not_sent") from None
@@ -414,6 +420,16 @@ class Client:
         except Rejected as exc:
             raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
         return decoded
+
+
+def _read(name: str, read: Callable[[Any], Any], value: Any) -> Any:
+    """``value`` of argument ``name`` as the setting of its kind reads it (timeout as
+    ``configure(timeout=)``), else InvalidParameter before any request: the value quoted
+    bounded, and not at all if it may be a key (given here, beside the keys, by mistake)."""
+    try:
+        return read(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameter(f"invalid {name}={quoted(value, keys=True)}: {exc}") from None
 
 
 def _with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:

@@ -23,11 +23,19 @@ from typing import Any, Literal
 import numpy as np
 
 from ..errors import InvalidParameter, closest
-from ..numerals import did_you_mean_flag, did_you_mean_number, integer_text, meant_flag
+from ..numerals import (
+    INT64_MAX,
+    did_you_mean_flag,
+    did_you_mean_number,
+    integer_text,
+    meant_flag,
+)
+from ..quoting import quoted
 
 __all__ = [
     "ID_LIST_PARAMS",
     "LIST_PARAMS",
+    "MAX_ID",
     "PAGE_SIZE",
     "PARAMS",
     "SORT_KEYS",
@@ -37,6 +45,7 @@ __all__ = [
     "YES_FLAGS",
     "Param",
     "closest",
+    "read_ico_id",
     "validate_list_params",
 ]
 
@@ -47,6 +56,9 @@ STATUSES = ("ongoing", "upcoming", "past")
 #: ICOs per list page (spec 4.2 and 8): the most the service returns per page.
 PAGE_SIZE = 20
 SORT_KEYS = ("name", "id", "start_datetime", "end_datetime")
+#: The largest id, of an ICO or a platform, category or type: ids are int64 columns (a
+#: larger one was sent, or its JSON failed: 10**5000 has more digits than str() writes).
+MAX_ID = INT64_MAX
 #: What a currency ticker looks like ("ETH", "usdt", "Fiat"): 2 to 10 letters or digits.
 TICKER = re.compile(r"[A-Za-z0-9]{2,10}")
 
@@ -169,7 +181,7 @@ def _int(param: Param, value: Any) -> int:
 
 
 def _ids(param: Param, value: Any) -> list[int]:
-    return [_int_in(param.name, v, 1, None, what="ids (positive integers)")
+    return [_int_in(param.name, v, 1, MAX_ID, what="ids (positive integers)")
             for v in _as_list(param.name, value)]
 
 
@@ -183,7 +195,7 @@ def _strings(param: Param, value: Any) -> list[str]:
     for item in items:
         if not TICKER.fullmatch(item.strip()):
             raise _invalid(param.name, value, "takes currency tickers (2 to 10 letters or "
-                           f"digits, like 'ETH' or 'USDT'); {item!r} is not one")
+                           f"digits, like 'ETH' or 'USDT'); {quoted(item)} is not one")
     return [item.strip().upper() for item in items]
 
 
@@ -216,16 +228,35 @@ def _as_list(name: str, value: Any) -> list[Any]:
     raise _invalid(name, value, "must be a value or a list of values")
 
 
-def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | None = None) -> int:
+def read_ico_id(value: Any) -> int:
+    """An ICO id (:meth:`~icoframes.api.client.Client.profile`'s) by the rule of a list's ids.
+
+    Examples
+    --------
+    >>> read_ico_id(7), read_ico_id(" 7")
+    (7, 7)
+    >>> try:
+    ...     read_ico_id("٣")
+    ... except InvalidParameter as exc:
+    ...     print(str(exc).split(": ")[0], "...", str(exc).split("; ")[-1])
+    invalid argument ico_id='٣' ... did you mean 3?
+    """
+    return _int_in("ico_id", value, 1, MAX_ID, what="a positive integer", kind="argument")
+
+
+def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | None = None,
+            kind: str = "list parameter") -> int:
     # numpy integers count: ids often come straight out of a DataFrame; text is an integer
     # in ASCII digits only (icoframes.numerals): "٣" and 1.0 get a "did you mean 3?"
     number: Any = integer_text(value) if isinstance(value, str) else value
     ok = isinstance(number, numbers.Integral) and not isinstance(number, bool | np.bool_)
     if ok and number >= low and (high is None or number <= high):
         return int(number)
+    if ok and what and high is not None and number > high:  # an id past int64: none
+        raise _invalid(name, value, f"must be {what} up to {high}", kind)
     allowed = what or (f"an integer from {low} to {high}" if high else f"an integer >= {low}")
     hint = did_you_mean_number(value, low=low, high=high)  # an int out of range: none
-    raise _invalid(name, value, f"must be {allowed}{hint}")
+    raise _invalid(name, value, f"must be {allowed}{hint}", kind)
 
 
 def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:
@@ -235,5 +266,5 @@ def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:
     return f" (see {or_else})" if or_else else ""
 
 
-def _invalid(name: str, value: Any, rule: str) -> InvalidParameter:
-    return InvalidParameter(f"invalid list parameter {name}={value!r}: {name} {rule}")
+def _invalid(name: str, value: Any, rule: str, kind: str = "list parameter") -> InvalidParameter:
+    return InvalidParameter(f"invalid {kind} {name}={quoted(value)}: {name} {rule}")

@@ -96,10 +96,12 @@ class ProfilePlan:
         ``repaged``: the rows come from a list paged by this load, so stale
         profiles (older than ``ages``) are wanted too.
         """
-        new = rows[~rows["id"].isin(self._seen)]
-        if new.empty:
+        ids = rows["id"].tolist()
+        fresh = [i not in self._seen for i in ids]
+        if not any(fresh):
             return 0
-        self._seen.update(new["id"].tolist())
+        new = rows if all(fresh) else rows[fresh]  # (a page's rows are mostly all new)
+        self._seen.update(ids)
         if self._index is None:  # the version first: what other processes keep later shows
             self._marker = self._cache.version()
             self._index = ProfileIndex(self._cache.profile_index())

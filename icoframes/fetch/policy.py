@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..api.params import STATUSES
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, quoted
 from ..files import age_hint, as_age
 
 __all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT", "ProfileIndex",
@@ -121,7 +121,7 @@ def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
             close = difflib.get_close_matches(key, list(STATUSES), n=1)
             hint = (f"; did you mean {close[0]!r}?" if close
                     else f"; statuses: {', '.join(STATUSES)}")
-            raise InvalidParameter(f"profile_max_age: unknown status {status!r}{hint}")
+            raise InvalidParameter(f"profile_max_age: unknown status {quoted(status)}{hint}")
         ages[key] = _age(age)
     return ages
 
@@ -140,7 +140,7 @@ def _age(value: Any, refusal: str = ("profile_max_age must be a timedelta, secon
         if (isinstance(value, np.timedelta64) and not np.isnat(value)
                 and np.datetime_data(value.dtype)[0] in ("generic", "Y", "M")):
             why = " (a np.timedelta64 needs a unit other than years or months)"
-        raise InvalidParameter(f"{refusal} {value!r}{why}{age_hint(value)}")  # "1D", "90"
+        raise InvalidParameter(f"{refusal} {quoted(value)}{why}{age_hint(value)}")  # "1D", "90"
     return age
 
 
@@ -178,6 +178,8 @@ class ProfileIndex:
         n = len(self.ids)
 
         def column(name: str, default: object) -> np.ndarray:
+            if not n:  # (a cold load's: no pandas call for nothing)
+                return np.empty(0, dtype=object)
             if name in index:  # missing as None: pandas 2's pd.NA has no truth value
                 values = index[name].astype(object)
                 return values.where(values.notna(), None).to_numpy()

@@ -29,7 +29,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidParameter, warn
+from ..errors import InvalidParameter, quoted, warn
 from ..files import numpy_duration
 from ..numerals import number_text
 from ..parse.units import canonical_units
@@ -93,8 +93,8 @@ def renamed_rate_max_age(rate_max_age: str | pd.Timedelta | np.timedelta64 | Non
     if max_age is NOT_GIVEN:
         return rate_max_age
     if rate_max_age is not RATE_MAX_AGE:
-        raise InvalidParameter(f"{function}: rate_max_age={rate_max_age!r} and max_age="
-                               f"{max_age!r} both given; give rate_max_age only (max_age is "
+        raise InvalidParameter(f"{function}: rate_max_age={quoted(rate_max_age)} and max_age="
+                               f"{quoted(max_age)} both given; give rate_max_age only (max_age is "
                                "its old name)")
     warn(f"{function}(max_age=...) is now {function}(rate_max_age=...): max_age is a cache "
          "age in the loaders; the old name goes in the next version", FutureWarning)
@@ -131,7 +131,7 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
     raise InvalidParameter(
         f"{function}: rate_max_age must be a positive duration with a unit, such as '7D', "
         f"'12h', pd.Timedelta(days=7) or np.timedelta64(7, 'D') (None: any age); got "
-        f"{rate_max_age!r}{hint}")
+        f"{quoted(rate_max_age)}{hint}")
 
 
 def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
@@ -295,7 +295,8 @@ def column_names(value: object, what: str) -> list[str]:
         names = list(names)
         if names and all(isinstance(name, str) for name in names):
             return names
-    raise InvalidParameter(f"{what} must be a column name or a sequence of them, got {value!r}")
+    raise InvalidParameter(f"{what} must be a column name or a sequence of them, got "
+                           f"{quoted(value)}")
 
 
 def conversion_dates(icos: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:

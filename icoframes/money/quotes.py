@@ -15,7 +15,7 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, quoted
 from ..parse.units import canonical_unit, canonical_units
 from ..vocabulary import FIAT_CODES, UNIT_ALIASES
 
@@ -92,7 +92,7 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
         raise InvalidParameter(f"rates must be a pandas DataFrame, got {type(rates).__name__}")
     if quote is not None and quote not in QUOTES:
         raise InvalidParameter(f"quote must be one of {', '.join(map(repr, QUOTES))} or None, "
-                         f"got {quote!r}")
+                         f"got {quoted(quote)}")
     lower = {str(c).strip().lower(): c for c in rates.columns}
     if "currency" in lower:
         return _long(rates, lower, quote)

@@ -59,8 +59,14 @@ def date_text(text: str) -> str | None:
     --------
     >>> date_text(" Ｑ1 ２０１８ "), date_text("٢٠١٨-03-01"), date_text("①-03-2018")
     ('Q1 2018', None, None)
+    >>> date_text("Q4 ’18")  # a typographic apostrophe is one
+    "Q4 '18"
     """
-    return None if foreign_digits(text) else normalize_text(text).strip()
+    return None if foreign_digits(text) else normalize_text(text).strip().translate(_APOSTROPHES)
+
+
+# Apostrophes as typed or autocorrected: "Q4 ’18", "Mar ‘18" (a left quote), "Q4 ʼ18".
+_APOSTROPHES: Final = str.maketrans(dict.fromkeys("’‘ʼ", "'"))
 
 
 def parse_datetime(value: object) -> datetime | _Bad | None:
@@ -134,6 +140,8 @@ def date_reason(text: str) -> Reason:
     ['date_out_of_range', 'no_year', 'no_year', 'duration', 'unreadable_date']
     >>> date_reason("01.03.18"), date_reason("01-03-18 12:00")  # day-month-year, or year first?
     ('short_year', 'short_year')
+    >>> date_reason("Q4 '99"), date_reason("H1 99")  # 1999 or 2099?
+    ('short_year', 'short_year')
     """
     numeric = _NUMERIC_DATE_RE.fullmatch(text)
     if numeric is not None:
@@ -158,6 +166,9 @@ def date_reason(text: str) -> Reason:
         if numbers is not None and (0 in numbers or min(numbers) > 12):
             return "impossible_date"  # "00.00.00", "13.13.18": no order makes it a day
         return "short_year"
+    if any((match := pattern.fullmatch(text)) is not None and _year(match["year"]) is None
+           for pattern, _ in _LABEL_PATTERNS):
+        return "short_year"  # "Q4 '99", "H1 99": 1999 or 2099?
     month_year = _MONTH_YEAR_RE.fullmatch(text)
     if month_year is not None and not 1 <= int(month_year["month"]) <= 12:
         return "impossible_date"
@@ -218,6 +229,25 @@ _LABEL_PATTERNS: Final = tuple(
 )
 
 
+def _year(text: str) -> int | None:
+    """The year written ``text`` (``"2018"``, ``"'18"``, ``"18"``); None for two digits that
+    name a year of :data:`YEARS` in two centuries (``"'99"``: 1999 or 2099?), never guessed.
+    Two digits are read only where one century falls within YEARS (``"'18"``: 2018, since
+    1918 is no ICO year).
+
+    Examples
+    --------
+    >>> _year("2018"), _year("'18"), _year("89"), _year("'90"), _year("'99")
+    (2018, 2018, 2089, None, None)
+    """
+    digits = text.lstrip("'")
+    if len(digits) != 2:
+        return int(digits)
+    years = [year for year in (1900 + int(digits), 2000 + int(digits))
+             if YEARS[0] <= year <= YEARS[1]]
+    return years[0] if len(years) == 1 else None
+
+
 def parse_label_date(label: str) -> datetime | None:
     """Best-effort date of a roadmap key; None when it names no date (see :func:`read_label`).
 
@@ -242,7 +272,8 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
     period** (``Q3 2018`` is 1 July 2018). A key naming a day that does not
     exist (``31-02-2018``), a US-order date (``01-13-2018``), a year outside
     :data:`YEARS`, a two-digit year outside a quarter, half or month marked by an apostrophe
-    (``"Mar '18"`` is March 2018, ``'Mar 18'``: March 2018, or 18 March? ``short_year``) or
+    (``"Mar '18"`` is March 2018, ``'Mar 18'``: March 2018, or 18 March? ``short_year``), or
+    within them naming a year of YEARS in two centuries (``"Q4 '99"``: 1999 or 2099?) or
     anything else names none. Never raises.
 
     Examples
@@ -264,8 +295,9 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
         if match is None:
             continue
         parts = match.groupdict()
-        year_text = parts["year"].lstrip("'")
-        year = int(year_text) + (2000 if len(year_text) == 2 else 0)
+        year = _year(parts["year"])
+        if year is None:
+            return None, None  # "Q4 '99": 1999 or 2099? short_year
         if parts.get("quarter"):
             month = 3 * int(parts["quarter"]) - 2
         elif parts.get("half"):

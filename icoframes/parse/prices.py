@@ -32,7 +32,8 @@ that is not the token (``1 ABC = 500`` for ABC: ``unreadable_price``), a symbol 
 what is no currency (``1 ABC = 0.1 EUR$``: ``unreadable_price``), and a lone
 lowercase ``m`` glued to the ICO's ticker (``2 mKIN = $1`` for KIN, milli or million:
 ``unreadable_price``), or a multiplier word that is the ticker, in any case (``$1 = 5 mln`` for
-MLN, ``$1 = 5 MN`` for MN, ``$1 = 5k`` for K).
+MLN, ``$1 = 5 MN`` for MN, ``$1 = 5k`` for K), or a token side in capitals that is a multiplier
+word and not the ticker (``$1 = 5 MLN`` for XYZ or no ticker: 5 million, or 5 MLN?).
 """
 
 from __future__ import annotations
@@ -60,8 +61,8 @@ from .rules import (
 )
 from .text import latin_ticker, normalize_text
 
-__all__ = ["CURRENCIES", "canonical_unit", "cents", "own_ticker", "per_token", "read_exchange",
-           "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
+__all__ = ["CURRENCIES", "canonical_unit", "cents", "forbidden_scale", "own_ticker", "per_token",
+           "read_exchange", "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
 
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
 CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
@@ -123,8 +124,10 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     (``"mKIN"``: milli or million) cannot be told: None, the value is unreadable, never a
     guess.
 
-    Any other currency: written all in capitals before its letters it is a ticker, as written
-    (``KUSD``, ``MUSD``); before a symbol it multiplies in any case (``M$``, ``KUS$``,
+    Any other currency: a lone letter written all in capitals before its letters makes a
+    ticker, as written (``KUSD``, ``MUSD``); a longer scale word so cannot be told (``MMUSD``,
+    ``BNUSD``: millions, or a token? None), nor can ``MLN`` or ``BLN`` in capitals, tickers
+    (``MLN$``, ``MLNUSD``: None); before a symbol it multiplies in any case (``M$``, ``KUS$``,
     ``MUSD$``, ``K€``: a symbol is in no ticker). A lone ``b`` is glued only to a symbol
     (``bUSD`` is BUSD), and ``m`` never to a currency that is not fiat (``mBTC`` is a
     milli-bitcoin).
@@ -141,6 +144,8 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     (('k', 'KIN'), ('', 'kUSD'))
     >>> split_multiplier("KKIN", "KIN"), split_multiplier("mKIN", "KIN")
     (None, None)
+    >>> split_multiplier("MMUSD"), split_multiplier("MLN$"), split_multiplier("MM$")
+    (None, None, ('mm', 'USD'))
     """
     whole = canonical_unit(unit)
     if whole == token or whole in CURRENCIES:
@@ -156,16 +161,24 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
             if not _lowercase_multiplier(unit, mult):
                 return None  # cannot be told, whichever multiplier came first
             glued = glued or (mult, code)
-        elif glued is None and scaled_currency(mult, rest) is not None and (
-                not _SYMBOL_CHARS.isdisjoint(rest.upper()) or not unit.isupper()):
-            glued = mult, str(code)
+        elif glued is None and scaled_currency(mult, rest) is not None:
+            symbol = not _SYMBOL_CHARS.isdisjoint(rest.upper())
+            if not multiplier_word(unit[:len(mult)]) or (
+                    unit.isupper() and len(mult) > 1 and not symbol):
+                return None  # "MLN$", "MLNUSD": MLN in capitals is a ticker (Melon), no
+                # million; "MMUSD", "BNUSD": millions of USD, or a token? (as "USDMM" after)
+            if symbol or not unit.isupper():
+                glued = mult, str(code)
     return ("", unit) if glued is None else glued
 
 
 _SYMBOL_FIRST: Final = re.compile(r"(?P<cur>US\$|[$€£Ξ₿])(?P<mult>\w+\.?)")
-# A currency, then a scale word (or cents) glued after it: "USDmln", "EURk", "ETHm", "USDcents".
-_SCALE_LAST: Final = re.compile(rf"(?P<cur>[^\W\d_]+?)(?P<mult>{MULTIPLIER_PATTERN}|cents?)\.?",
-                                re.IGNORECASE)
+# A currency, then a scale word (or cents) glued after it, in any case: "USDmln", "EURk", "ETHm",
+# "USDcents", "USDMLN".
+_SCALE_LAST: Final = re.compile("(?P<cur>[^\\W\\d_]+?)(?P<mult>{}|cents?)\\.?".format(
+    "|".join(sorted(MULTIPLIERS, key=len, reverse=True))), re.IGNORECASE)
+# A scale word, a dot, a currency: "k.USD" as "k. USD" (as a value "5 k.USD" reads).
+_DOTTED: Final = re.compile(rf"(?P<mult>{MULTIPLIER_PATTERN}\.)(?P<cur>[^\W\d_].*)", re.IGNORECASE)
 
 
 def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
@@ -173,9 +186,11 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     ``(multiplier, currency)`` when it writes a scale word beside a currency that it may scale
     (:func:`scaled_currency`): apart from it, before or after (``"K USD"``, ``"mln USD"``,
     ``"USD mln"``, ``"US Dollar bn"``), glued after a symbol (``"$M"``, ``"$mln"``) or a currency
-    in capitals, the scale word not, a word or ``k`` (``"USDmln"``, ``"EURk"``; ``"USDK"`` is a
-    ticker; ``"ETHm"``, ``"USDcents"``, and ``"usdk"``, ``"USDm"``, the token USDK or USDM or
-    a scale: None), or glued before a currency (:func:`split_multiplier`: ``"kUSD"``,
+    in capitals, the scale word a word not in capitals (``"USDmln"``, ``"USDMln"``; a lone
+    letter in capitals is a ticker, ``"USDK"``, ``"USDM"``; ``"ETHm"``, ``"USDcents"``, and
+    ``"USDk"``, ``"usdk"``, ``"USDm"``: the token USDK or USDM, or a scale? ``"USDMLN"``,
+    ``"USDMM"``: millions, or a token? None), dotted before a currency (``"k.USD"`` as
+    ``"k. USD"``), or glued before a currency (:func:`split_multiplier`: ``"kUSD"``,
     ``"M$"``). ``("", unit)`` when it
     writes none; None when it cannot be told: a scale word written last that is the ICO's own
     ticker ``own`` (``"USD mln"`` for MLN), or :func:`split_multiplier`'s cases (``"KKIN"``).
@@ -187,20 +202,29 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     (('k', 'USD'), ('mln', 'USD'), ('m', 'USD'))
     >>> split_scale("USD mln", "MLN"), split_scale("ETH m", None), split_scale("kUSD", None)
     (None, ('', 'ETH m'), ('k', 'USD'))
+    >>> split_scale("USDk", None), split_scale("USDMLN", None), split_scale("USDK", None)
+    (None, None, ('', 'USDK'))
+    >>> split_scale("USDmln", None), split_scale("k.USD", None)
+    (('mln', 'USD'), ('k', 'USD'))
     """
     words = unit.split()
     glued = _SYMBOL_FIRST.fullmatch(unit)
-    after = None if len(words) > 1 or unit.isupper() or canonical_unit(unit) in CURRENCIES or (
-        canonical_unit(unit) == own) else _SCALE_LAST.fullmatch(unit)  # "USDK" is a ticker
+    dotted = _DOTTED.fullmatch(unit) if glued is None and len(words) == 1 else None
+    after = None if len(words) > 1 or canonical_unit(unit) in CURRENCIES or (
+        canonical_unit(unit) == own) else _SCALE_LAST.fullmatch(unit)
     if after is not None and canonical_unit(after["cur"]) in CURRENCIES:
         word = after["mult"].lower()  # "USDmln" as "USD mln"; "ETHm", "USDcents": no unit
-        plain = not _SYMBOL_CHARS.isdisjoint(after["cur"].upper()) or (after["cur"].isupper() and (
-            len(word) > 1 or word == "k"))  # "ξb"; "usdk", "USDm": the token USDK, USDM?
-        code = scaled_currency(word, after["cur"]) if plain and word in MULTIPLIERS else None
-        return None if code is None or ticker_word(word, own) else (word, code)
+        symbol = not _SYMBOL_CHARS.isdisjoint(after["cur"].upper())  # "Ξb": in no ticker
+        if not (unit.isupper() and (symbol or len(word) == 1)):  # "USDK", "USDM": tickers
+            # a longer scale word in capitals ("USDMLN", "USDMM": millions, or a token?) or a
+            # lone letter not ("USDk", "usdk", "USDm": thousands, or the token USDK?): None
+            plain = symbol or (after["cur"].isupper() and len(word) > 1 and not unit.isupper())
+            code = scaled_currency(word, after["cur"]) if plain and word in MULTIPLIERS else None
+            return None if code is None or ticker_word(word, own) else (word, code)
     # (scale word, currency, written last)
     sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
-             ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else []
+             ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else [
+        (dotted["mult"], dotted["cur"], False)] if dotted else []
     for mult, currency, last in sides:
         word = mult.rstrip(".").lower()
         code = scaled_currency(word, currency) if multiplier_word(mult) else None
@@ -231,6 +255,24 @@ def scaled_currency(mult: str, currency: str) -> str | None:
     return code
 
 
+def forbidden_scale(mult: str, unit: str | None, own: str | None) -> bool:
+    """The scale word ``mult`` written apart from the unit ``unit`` in a value (``"5 m ETH"``,
+    ``"ETH 5m"``, ``"5 B USD"``, an exchange's side) may not scale it (:func:`scaled_currency`,
+    as in a unit column): the value is unreadable. A token's amount is read as written
+    (``"500M XYZ"``, and ``"200M BNB"`` for BNB, the ICO's own ticker ``own``): the rule is of
+    known currencies. The one test of it, for amounts and exchanges alike.
+
+    Examples
+    --------
+    >>> forbidden_scale("m", "ETH", None), forbidden_scale("M.", "USD", None)
+    (True, False)
+    >>> forbidden_scale("B", "USD", None), forbidden_scale("M", "BNB", "BNB")
+    (True, False)
+    """
+    return unit is not None and canonical_unit(unit) in CURRENCIES - {own} and (
+        scaled_currency(mult.rstrip(".").lower(), unit) is None)
+
+
 def _lowercase_multiplier(unit: str, mult: str) -> bool:
     """The multiplier ``mult`` that begins ``unit`` is written in lowercase, not a lone m."""
     return unit[:len(mult)].islower() and mult != "m"
@@ -257,8 +299,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         if split is None:  # "2 mKIN = $1" for KIN: milli or million? "USDcents", "ETHm"
             return "unreadable_price"
         mult, unit = split
-    elif mult and canonical_unit(written) in CURRENCIES - {token} and (
-            scaled_currency(mult.lower(), written) is None):
+    elif mult and forbidden_scale(mult, written, token):
         return "unreadable_price"  # "= 0.000001 m ETH": milli? "= 0.001 B USD", "Ξ0.1m"
     if fold(unit) in NOT_UNITS - TOKEN_WORDS:
         return "unreadable_price"  # "$1 = 5 mil": 5,000 or 5 million? "$1 = 5 days"
@@ -306,7 +347,8 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     if left.unit == right.unit:
         return bad("unreadable_price"), None
     token = _token_side(left, right, own)
-    if token is None:
+    if token is None or (token.unit != own and fold(token.unit) in MULTIPLIERS):
+        # "$1 = 5 MLN" for XYZ: 5 million XYZ, or 5 of the token MLN (another ICO's)?
         return bad("unreadable_price"), None
     money = right if token is left else left
     # a side's amount is never negative (_SIDE_RE has no sign); a price names its currency,

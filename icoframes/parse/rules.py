@@ -7,9 +7,10 @@ rules to whole columns (they only take a faster path for the common shapes).
 Missing markers, :class:`Bad` (an unreadable value and its reason) and the date rules live in
 :mod:`icoframes.parse.base` and :mod:`icoframes.parse.dates` and are named here too.
 
-``PARSER_VERSION`` names this set of rules. The cache's derived tables are
-fingerprinted with it (and with the source text of :mod:`icoframes.parse`), so
-changing a rule rebuilds them from the cached raw profiles without a request.
+``PARSER_VERSION`` names this set of rules (:mod:`icoframes.parse.version` lists what each
+version reads differently). The cache's derived tables are fingerprinted with it (and with the
+source text of :mod:`icoframes.parse`), so changing a rule rebuilds them from the cached raw
+profiles without a request.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..vocabulary import FALSE_WORDS, MISSING_MARKERS, TRUE_WORDS, UNKNOWN_WORDS
 from .base import MARKER_SPELLINGS, Bad, Reason, _Bad, bad, is_missing_marker
 from .dates import DATETIME_FORMAT, LABEL_FORMAT, parse_datetime, parse_label_date
 from .text import foreign_digits, normalize_text
+from .version import PARSER_VERSION
 
 __all__ = [
     "DATETIME_FORMAT",
@@ -48,70 +50,6 @@ __all__ = [
     "written_multiplier",
 ]
 
-#: Bump when a rule changes meaning (the source hash catches edits too).
-#: 6: problems are one row per value, with the ICO's id.
-#: 7: the declared vocabulary (icoframes.vocabulary): flag words, none words, aliases.
-#: 8: numbers as people write them, prices in every form, units as tickers, roadmap
-#:    precision, dates within 1990-2100 (issue 20).
-#: 9: every problem has its reason (problems.reason, icoframes.reasons).
-#: 10: a final dot after an amount with a currency is read ("$2,000,000." was unreadable).
-#:     An exchange whose money side names no currency ("1 ABC = 500" for ABC) is
-#:     unreadable_price (it was read with the unit "").
-#: 11: a multiplier glued to a currency is read ("5kUSD" is 5,000 USD; it was 5 in "KUSD").
-#: 12: a JSON integer too big for a float is an infinite amount (tidy raised OverflowError).
-#: 13: a multiplier in capitals glued to a currency symbol keeps it ("5M$" is 5,000,000 USD;
-#:     it was 5,000,000 in the unit column's unit, "5M€" unreadable).
-#: 14: "5KΞ" too: Ξ, a symbol, is a letter to str.isalpha (it stayed unreadable in 13).
-#: 15: in an exchange, a multiplier glued to the ICO's own ticker multiplies it ("$1 = 5kKIN"
-#:     for KIN was 0.2 USD), and that ticker is never a glued multiplier ("1 kUSD" for KUSD).
-#: 16: amounts too ("1,000,000 kUSD" for KUSD was 1e9 USD); a capital multiplier glued to
-#:     the own ticker multiplied it ("$1 = 5KKIN" for KIN was 0.2 USD), a lone "m" is
-#:     unreadable ("2 mKIN = $1"); a unit column "kUSD" is thousands of USD (was a token
-#:     KUSD); "5 USD." and "5MUSD$" are read (were unreadable).
-#: 17: a multiplier in capitals glued to the own ticker is unreadable, never a guess ("1 MOD =
-#:     0.5 USD" for OD was 5e-7 USD in 16, "5 MANA" for ANA 5 million ANA); a lowercase one
-#:     multiplies it ("$1 = 5kKIN" for KIN).
-#: 18: "mln" (and "Mln"), with or without a dot, is a million ("$5 mln." was unit_conflict,
-#:     "5 mln" 5 in "MLN"; "5 MLN" stays the ticker). In an exchange a currency may end in a
-#:     symbol, "1 ABC = 0.1 USD$" is 0.1 USD (it was unreadable_price). "min 5000" for an
-#:     ICO of IN is vague, as for any ICO (it was unreadable_number: "m" glued to "in").
-#: 19: for an ICO whose ticker is MLN, "mln"/"Mln" written last is unreadable ("5 mln" was
-#:     5,000,000 with no unit in 18, 5 MLN in 17): 5 million, or 5 MLN? Copies of an id alike
-#:     but for NaN objects are no duplicate_id; a Series in a copy no longer raises.
-#:     "minimum 5000"/"maximum 5000" are vague (were 5000 in a unit MINIMUM/MAXIMUM).
-#: 20: a list page's dropped copy of an id is a duplicate_id; any multiplier word written
-#:     last that is the own ticker ("5k" for K) is unreadable, in raised and tokens_for_sale
-#:     too; a unit column of a multiplier alone ("mln") is no unit. "5 millions", "5 bln",
-#:     "10 cents", "1'000'000" and "$0.1 per token" (a price) are read; "5 mil" is unreadable
-#:     (was 5 MIL). tokens_for_sale reads "500,000,000 KIN" for KIN; "$5M" there is a
-#:     unit_conflict (was 5e6 tokens). Long hostile values are read in linear time.
-#: 21: a unit column of a currency, then an English scale word, scales it ("USD mln", "$ mln",
-#:     "USD millions": millions of USD; they were made-up units "USD MLN"); one naming a scale
-#:     word of another language ("mil", "lakh", "crore", "kk", "Mrd") or a multiplier word
-#:     beside another word ("USD MLN", "XYZ mln") names no unit (was 5 in "MIL" ...).
-#:     "0.1 per token" is 0.1 in the unit column's unit (was unreadable_price); "500 tokens."
-#:     is 500 tokens (was unreadable). A two-digit year ("01.03.18") is short_year (was
-#:     no_year). Digits are ASCII after NFKC: "٣ ETH", an id "٣", "1_000" are unreadable (were
-#:     3 ETH, the id 3, 1000).
-#: 22: list copies of an id that read as the same row with the same problems ("3.5" and 3.5)
-#:     are no duplicate_id.
-#: 23: a character NFKC would make a digit ("12²", "①", "⒈5") makes an amount, id or date
-#:     unreadable (was 122, 1, 1.5); dates refuse other scripts' digits ("٢٠١٨-03-01" was read)
-#:     and read full-width ones, roadmap keys too ("２０１８" was unreadable in 21-22). A
-#:     price per token writing no currency needs a currency unit column ("0.1 per token" in
-#:     XYZ or TOKENS was 0.1); no scale word scales a price ("USD mln": was 1e6 times); a
-#:     value writing a multiplier under a scaling unit column is unreadable ("5 mln" under
-#:     "USD mln" was 5e12 USD); "ETH m" names no unit (was millions: milli?). A scale word
-#:     beside a currency reads alike in a value and a unit column ("K USD", "5 USD mln",
-#:     "$M"); a unit column of a currency and text not understood names no unit ("USD (mln)").
-#:     A two-digit year is short_year outside quarters and halves ("1 Mar 18" as a roadmap key
-#:     was 2018, "01 Mar 18" as a start no_year); "00.00.00" is impossible_date.
-#: 24: a value's scale word obeys prices.scaled_currency ("5 m ETH", "5 B USD" were 5e6 ETH,
-#:     5e9 USD); "5e6" under "USD mln" is unreadable (was 5e12); "USDmln" is "USD mln".
-#:     A price unit "tokens" or the own ticker names no unit (0.1 was 0.1 TOKENS); "USD¹" none.
-#:     A roadmap "Mar '18" is March 2018 (was short_year). An exchange's side obeys them too
-#:     ("= 0.1 ETHm" was 0.1 ETHM); "㎡" in a value is unreadable; "¥ m" names no unit.
-PARSER_VERSION: Final = 24
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -273,11 +211,27 @@ def _parse_amount_text(text: str) -> float | _Bad:
         number = float(digits + (f"e{match['exp']}" if match["exp"] else ""))
     except ValueError:
         return bad("unreadable_number")
+    if match["mult"] and not _scales(match):
+        return bad("unreadable_number")
     if match["mult"]:
         number *= MULTIPLIERS[match["mult"].lower()]
     if match["sign"] == "-":
         number = -number
     return number if math.isfinite(number) else bad("infinite")
+
+
+def _scales(match: re.Match[str]) -> bool:
+    """The multiplier word of an amount may scale the currency written beside it, by the rule of
+    units (:func:`~icoframes.parse.prices.split_multiplier`, which this module cannot import): a
+    lone ``b`` only a symbol (``"$5B"``; ``"5 BUSD"``, ``"5 bUSD"``: the token BUSD, ``"5 B
+    USD"``, ``"USD 5B"``: billions?), and a capital one glued to ``USD`` makes a ticker
+    (``"5KUSD"``, ``"5MUSD"``: KUSD, MUSD). Such text is no amount of USD."""
+    currency = match["post"] or match["pre"]
+    if currency is None or "$" in currency:
+        return True
+    mult = match["mult"]
+    glued = match["post"] is not None and match.end("mult") == match.start("post")
+    return mult.lower() != "b" and not (glued and (mult + currency).isupper())
 
 
 # Why text that is no amount is not one (see amount_reason).
@@ -290,6 +244,9 @@ _BRACKETS_RE: Final = re.compile(r"\([^)]*\)?|\[[^\]]*\]?")
 # gap is scanned once (it was "\d[\d,.]*(?=...)\D+\d": O(n^2), 0.5 s for "1." * 2000)
 _UNDERSCORE_RE: Final = re.compile(r"[0-9]_[0-9]")
 _SEVERAL_RE: Final = re.compile(r"[0-9](?:[^0-9]{2,}|[^0-9,.])[0-9]")
+# Arabic decimal and thousands marks between digits ("1٫5", "1٬000"): one number in a form not
+# read, not two numbers
+_ARABIC_MARK_RE: Final = re.compile(r"(?<=[0-9])[٫٬](?=[0-9])")
 
 
 def amount_reason(text: str) -> Reason:
@@ -306,6 +263,8 @@ def amount_reason(text: str) -> Reason:
     ['range', 'range', 'vague', 'vague']
     >>> [amount_reason(t) for t in ["60%", "lots", "1 ETH = 2 X", "500 tokens", "1M, 2M"]]
     ['percent', 'unreadable_number', 'unreadable_number', 'unreadable_number', 'range']
+    >>> [amount_reason(t) for t in ["1٫5", "1٬000", "1٬000-2٬000"]]  # Arabic marks
+    ['unreadable_number', 'unreadable_number', 'range']
     """
     outside = _BRACKETS_RE.sub(" ", text)
     if "=" in text:
@@ -317,7 +276,8 @@ def amount_reason(text: str) -> Reason:
     if _UNDERSCORE_RE.search(text):
         return "grouping"  # "1_000": Python's float() reads it, no one writes it
     # digits grouped by spaces are one number ("100 000 000 tokens" is no range)
-    if _SEVERAL_RE.search(_SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()), outside)):
+    if _SEVERAL_RE.search(_SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()),
+                                               _ARABIC_MARK_RE.sub("", outside))):
         return "range"
     return "vague" if outside != text else "unreadable_number"
 

@@ -14,6 +14,8 @@ value                               unit column            result
 ``"5kUSD"``, ``"1.5bnUSD"``         USD or empty           5,000 and 1.5 billion, USD
 ``"kUSD 5"``                        USD or empty           5,000, USD
 ``"5KUSD"`` (all capitals)          empty                  5; the unit becomes KUSD
+``"5 BUSD"``, ``"5 USDK"``          empty                  5; the unit becomes BUSD, USDK
+``"5MMUSD"``, ``"5 USDk"``          any                    missing (millions? the token USDK?)
 ``"1,000 kUSD"``, ticker KUSD       empty                  1,000; the unit becomes KUSD
 ``"5kKIN"``, ticker KIN             empty                  5,000; the unit becomes KIN
 ``"5KKIN"``, ``"5 mKIN"``, KIN      any                    missing (KKIN? milli or million?)
@@ -73,10 +75,10 @@ from .prices import (
     CURRENCIES,
     canonical_unit,
     cents,
+    forbidden_scale,
     own_ticker,
     per_token,
     read_exchange,
-    scaled_currency,
     split_scale,
     ticker_word,
 )
@@ -174,8 +176,8 @@ def _read_text(text: str, exchange: bool, ticker: object,
     if suffix is not None and suffix["mult"] and not suffix["cur"] and ticker_word(
             suffix["mult"], own):
         return bad("unreadable_number"), None  # "5 mln" for MLN: 5 million, or 5 MLN?
-    if suffix is not None and suffix["mult"] and _forbidden(suffix["mult"], suffix["cur"]
-                                                            or currency, own):
+    if suffix is not None and suffix["mult"] and forbidden_scale(suffix["mult"], suffix["cur"]
+                                                                 or currency, own):
         return bad("unreadable_number"), None  # "5 m ETH", "ETH 5m": milli? "5 B USD"
     if suffix is not None and suffix["cur"]:
         # a multiplier glued to a currency: "5kUSD" is 5k USD (split_multiplier says when)
@@ -240,16 +242,6 @@ def _split(unit: str, own: str | None) -> tuple[str, str] | None:
     if fold(unit) in NOT_UNITS and (unit.islower() or unit.isupper() or unit.istitle()):
         return "", unit
     return split_scale(unit, own)  # "kUSD", "USD mln" ("5 USD mln" as under a column "USD mln")
-
-
-def _forbidden(mult: str, unit: str | None, own: str | None) -> bool:
-    """The scale word ``mult`` written in a value may not scale the unit ``unit`` written
-    beside it (:func:`~icoframes.parse.prices.scaled_currency`, as in a unit column):
-    ``"5 m ETH"``, ``"ETH 5m"`` (milli or million?), ``"5 B USD"``. A token's amount is
-    read as written (``"500M XYZ"``, and ``"200M BNB"`` for BNB, the ICO's own ticker
-    ``own``): the rule is of known currencies."""
-    return unit is not None and canonical_unit(unit) in CURRENCIES - {own} and (
-        scaled_currency(mult.rstrip(".").lower(), unit) is None)
 
 
 def _is_unit(text: str) -> bool:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..api.params import closest
-from ..errors import InvalidParameter, checked_keywords
+from ..errors import InvalidParameter, checked_keywords, quoted
 from ..numerals import did_you_mean_number
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def own_keywords(plot: Callable[_P, _R]) -> Callable[_P, _R]:
                     f"{key} is not a keyword of {plot.__name__}() (the others go to "
                     f"matplotlib as styles); did you mean {' or '.join(map(repr, close))}?")
         return plot(*args, **kwargs)
-    return call
+    return checked_keywords(call)  # and an argument given twice (icos=, ax=): refused
 
 EMPTY_MESSAGE = "no ICOs to plot"
 #: gid of the text notes every plot writes on its Axes (how many rows it could not show).
@@ -149,7 +149,7 @@ def check_frame(icos: object) -> None:
 
 def check_top(top: object) -> None:
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
-        raise InvalidParameter(f"top must be a positive integer, got {top!r}"
+        raise InvalidParameter(f"top must be a positive integer, got {quoted(top)}"
                                + did_you_mean_number(top, low=1))  # "5", 5.0: 5
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, quoted
 from ..numerals import did_you_mean_number
 
 #: What ``bins=`` accepts: a number of bins or the bin edges.
@@ -20,6 +20,8 @@ _TENTHS_BIN_WIDTH = 0.2
 _SCORE_RANGE = (0.0, 5.0)
 _LOG_BINS_PER_DECADE = 4
 _LINEAR_BINS = 30
+#: The most bins a plot draws, as the timeline's periods: more bars than a figure can show.
+_MAX_BINS = 5000
 
 
 def score_range(scores: np.ndarray) -> tuple[float, float]:
@@ -71,25 +73,27 @@ def raised_edges(values: np.ndarray, bins: Bins | None, log: bool) -> np.ndarray
 
 def explicit_edges(bins: Bins, lo: float, hi: float, *, log: bool) -> np.ndarray:
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
-        if bins < 1:
-            raise InvalidParameter(f"bins must be at least 1, got {bins}")
+        if not 1 <= bins <= _MAX_BINS:  # 10**400 was numpy's "Maximum allowed size exceeded"
+            raise InvalidParameter(f"bins must be from 1 to {_MAX_BINS:,} bins, got "
+                                   f"{quoted(bins)}")
         if hi <= lo:
             lo, hi = (lo / 2, hi * 2) if log else (lo - 0.5, hi + 0.5)
         if log:
             return np.logspace(math.log10(lo), math.log10(hi), int(bins) + 1)
         return np.linspace(lo, hi, int(bins) + 1)
     if isinstance(bins, (str, bytes)) or np.ndim(bins) == 0:  # "10", 10.0: did you mean 10?
-        raise InvalidParameter(f"bins must be an int or a sequence of bin edges, got {bins!r}"
+        raise InvalidParameter(f"bins must be an int or a sequence of bin edges, got {quoted(bins)}"
                                + did_you_mean_number(bins, low=1))
     try:
         edges = np.asarray(bins, dtype="float64")
     except (TypeError, ValueError):
         raise InvalidParameter(
-            f"bins must be an int or a sequence of bin edges, got {bins!r}") from None
+            f"bins must be an int or a sequence of bin edges, got {quoted(bins)}") from None
     if edges.ndim != 1 or edges.size < 2 or not np.all(np.isfinite(edges)):
         raise InvalidParameter("bins must be at least two finite bin edges")
     if np.any(np.diff(edges) <= 0):
-        raise InvalidParameter(f"bins must be strictly increasing edges, got {bins!r}")
+        raise InvalidParameter(f"bins must be strictly increasing edges, got {quoted(bins)}")
     if log and edges[0] <= 0:
-        raise InvalidParameter(f"bins must be positive on a log axis (log=True), got {bins!r}")
+        raise InvalidParameter("bins must be positive on a log axis (log=True), got "
+                               f"{quoted(bins)}")
     return edges

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidParameter, did_you_mean
+from ..errors import InvalidParameter, did_you_mean, quoted
 from ._axes import OTHER_COLOR, UNKNOWN_COLOR, column
 
 if TYPE_CHECKING:
@@ -49,15 +49,16 @@ def group_labels(icos: pd.DataFrame, by: object, values: np.ndarray, top: int) -
     take one of the ``top`` named slots. A single leftover group keeps its name.
     """
     if not isinstance(by, str):
-        raise InvalidParameter(f"by must be a column name (str), got {by!r}")
+        raise InvalidParameter(f"by must be a column name (str), got {quoted(by)}")
     if by not in icos.columns:
-        raise InvalidParameter(f"by={by!r} is not a column of icos"
+        raise InvalidParameter(f"by={quoted(by)} is not a column of icos"
                                f"{did_you_mean(by, map(str, icos.columns))}")
     if by in ("ico_score", "raised"):
-        raise InvalidParameter(f"by={by!r} is the plotted value; choose a category column")
+        raise InvalidParameter(f"by={quoted(by)} is the plotted value; choose a category column")
     col = column(icos, by)
     if col.dtype == object and col.map(lambda v: isinstance(v, (list, tuple, set, dict))).any():
-        raise InvalidParameter(f"by={by!r} holds lists; choose a column with one value per ICO")
+        raise InvalidParameter(f"by={quoted(by)} holds lists; choose a column with one value "
+                               "per ICO")
 
     missing = col.isna().to_numpy()
     # A value spelled "unknown" means the same as a missing one, so they share a group.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, quoted
 from ..features import as_naive_utc
 from ._axes import (
     add_note,
@@ -143,7 +143,7 @@ def plot_timeline(
     check_frame(icos)
     if not isinstance(freq, str) or freq not in FREQUENCIES:
         raise InvalidParameter(
-            f"freq must be one of {', '.join(map(repr, FREQUENCIES))}; got {freq!r}"
+            f"freq must be one of {', '.join(map(repr, FREQUENCIES))}; got {quoted(freq)}"
             + _meant_freq(freq))
     rule = FREQUENCIES[freq]
     starts = datetime_column(icos, "start_datetime")
@@ -169,7 +169,7 @@ def plot_timeline(
     if span > _MAX_PERIODS:
         raise ValueError(
             f"start dates from {index.min():%Y-%m-%d} to {index.max():%Y-%m-%d} span "
-            f"{span:,} periods of freq={freq!r}, more than {_MAX_PERIODS:,} bars; "
+            f"{span:,} periods of freq={quoted(freq)}, more than {_MAX_PERIODS:,} bars; "
             "use a longer freq or filter out stray dates"
         )
     scheduled = np.asarray(index > cutoff)

@@ -21,12 +21,13 @@ from ..errors import InvalidParameter, closest
 from ..numerals import (
     ANY_INTEGER,
     AT_LEAST_ONE,
-    COUNT,
+    QUOTA,
     SECONDS,
     checked,
     number_text,
     whole,
 )
+from ..quoting import LIMIT, quoted
 from .server import MAX_ICOS, PORTS, serve
 from .service import check_keys
 
@@ -53,6 +54,10 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # argparse quotes an abbreviated option as typed, value too: it may be a key
         message = re.sub(r"(ambiguous option: [^=\s]+)=\S*", r"\1=...", message)
+        # and a value it refused ("invalid choice: '...'") or did not know, whole: short
+        message = re.sub(f"'([^']{{{LIMIT + 1},}})'", lambda m: quoted(m[1]), message)
+        if len(message) > 20 * LIMIT:  # "unrecognized arguments: " and 10 MB of them
+            message = message[:20 * LIMIT] + f"… ({len(message)} characters)"
         if message.startswith("the following arguments are required: "):
             missing = message.split(": ", 1)[1].split(", ")
             typed = [t.split("=", 1)[0] for t in self._typed if t.startswith("--")]
@@ -75,12 +80,18 @@ class Once(argparse.Action):
         given = namespace.__dict__.setdefault("_given_twice", {})
         if self.dest in given:
             shown = ("its values are not shown" if self.secret
-                     else f"{given[self.dest]}, then {values}")
+                     else f"{_as_typed(given[self.dest])}, then {_as_typed(values)}")
             raise argparse.ArgumentError(self, f"given twice ({shown}); give it once")
         given[self.dest] = values
         setattr(namespace, self.dest, values)
 
     secret = False
+
+
+def _as_typed(value: Any) -> str:
+    """An option's value as typed, quoted short (:func:`~icoframes.quoting.quoted`) if long."""
+    return str(value) if isinstance(value, str | int | float) and len(str(value)) <= LIMIT \
+        else quoted(value)
 
 
 class SecretOnce(Once):
@@ -111,7 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     keys.add_argument("--private-key", action=SecretOnce, metavar="KEY",
                       help="the private key itself; it shows in the process list: prefer "
                            "ICOFRAMES_PRIVATE_KEY or --private-key-file")
-    parser.add_argument("--quota", action=Once, type=COUNT, default=_DEFAULT["quota"],
+    parser.add_argument("--quota", action=Once, type=QUOTA, default=_DEFAULT["quota"],
                         help="requests per key per day; 0 means unlimited "
                              f"(default: {_DEFAULT['quota']})")
     parser.add_argument("--n-icos", action=Once, type=N_ICOS, default=_DEFAULT["n_icos"])

@@ -19,8 +19,15 @@ from pathlib import Path
 from typing import Any, Never, TypedDict, cast
 
 from ..api.client import Client
-from ..errors import InvalidParameter, UnknownName, checked_keywords, checked_methods, did_you_mean
-from ..numerals import bounds, did_you_mean_number, within
+from ..errors import (
+    InvalidParameter,
+    UnknownName,
+    checked_keywords,
+    checked_methods,
+    did_you_mean,
+    quoted,
+)
+from ..numerals import INT64_MAX, bounds, did_you_mean_number, within
 from ..secret import HIDDEN
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
@@ -333,8 +340,9 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
         character, a public key not ASCII: ``InvalidParameter``, the same
         rule and message), or a number of the wrong type or range
         (``InvalidParameter``: a count that is not a whole number, ``True`` as a
-        count or share, a negative quota or latency, an infinite or NaN latency, a
-        ``fail_rate`` outside 0 to 1, ``grow_every`` below 1, a port beyond 65535).
+        count or share, a negative quota or latency, a quota past 2**63 - 1, an infinite
+        or NaN latency, a ``fail_rate`` outside 0 to 1, ``grow_every`` below 1, a port
+        beyond 65535).
 
     Examples
     --------
@@ -344,15 +352,18 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     (True, 20)
     """
     # as Python ints: random.Random takes no NumPy integer (seed=np.int64(3) was a TypeError)
-    n_icos, seed, port = _whole("n_icos", n_icos, 0, MAX_ICOS), _whole("seed", seed, None), _whole(
-        "port", port, *PORTS)
-    quota, grow_every = (_whole("quota", quota, 0, none=True),
+    # a seed an int64 holds: its service name (the cache's folder) has at most 100 characters,
+    # and seed=10**5000 had no text at all (a bare ValueError)
+    n_icos, seed, port = _whole("n_icos", n_icos, 0, MAX_ICOS), _whole(
+        "seed", seed, -INT64_MAX - 1, INT64_MAX), _whole("port", port, *PORTS)
+    # a quota past INT64_MAX is none a client's daily_quota (its ledger's SQLite integer) says
+    quota, grow_every = (_whole("quota", quota, 0, INT64_MAX, none=True),
                          _whole("grow_every", grow_every, 1, none=True))
     for arg, value, high, rule in (("latency", latency, math.inf, "seconds >= 0, finite"),
                                    ("fail_rate", fail_rate, 1.0, "a share from 0 to 1")):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
                 0 <= value <= high and value < math.inf):  # nan, inf, True: refused
-            raise InvalidParameter(f"{arg} must be {rule}, got {value!r}"
+            raise InvalidParameter(f"{arg} must be {rule}, got {quoted(value)}"
                                    f"{did_you_mean_number(value, whole=False, low=0, high=high)}")
     name = None
     if directory is None:
@@ -374,7 +385,7 @@ def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
     if not whole or not within(value, low, high):
         hint = "" if whole else did_you_mean_number(value, low=low, high=high)  # 5.0: 5
         raise InvalidParameter(f"{name} must be a whole number{bounds(low, high)}"
-                               f"{' or None' if none else ''}, got {value!r}{hint}")
+                               f"{' or None' if none else ''}, got {quoted(value)}{hint}")
     return int(value)
 
 

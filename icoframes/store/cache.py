@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -230,13 +231,7 @@ class Cache:
         and ``version`` of the copy in use (missing without one), ``state``, and the
         failures since the copy: ``reason`` (the last), ``attempts`` (0: none), ``failed_at``."""
         rows = self._rows(f"SELECT id, {', '.join(_INDEX)} FROM profiles ORDER BY id")
-        frame = pd.DataFrame.from_records(rows, columns=["id", *_INDEX]).astype(
-            {"id": "int64", "attempts": "int64", "version": "Int64",
-             **dict.fromkeys(("status", "summary", "state", "reason"), TEXT_DTYPE)})
-        for column in ("fetched_at", "failed_at"):
-            frame[column] = pd.to_datetime(frame[column].astype("Int64"), unit="ms",
-                                           utc=True).astype("datetime64[ms, UTC]")
-        return frame.set_index("id")
+        return _index_frame(rows) if rows else _empty_index().copy()
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Snapshot]:
@@ -391,3 +386,21 @@ def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int) -> int:
         "VALUES (?, ?, ?, ?, ?, ?, ?)", (int(record.id), state, status, summary,
                                          _utf8(raw) if state == "fetched" else None, now, version))
     return version
+
+
+def _index_frame(rows: Sequence[Any]) -> pd.DataFrame:
+    """:meth:`Cache.profile_index` of the rows read."""
+    frame = pd.DataFrame.from_records(rows, columns=["id", *_INDEX]).astype(
+        {"id": "int64", "attempts": "int64", "version": "Int64",
+         **dict.fromkeys(("status", "summary", "state", "reason"), TEXT_DTYPE)})
+    for column in ("fetched_at", "failed_at"):
+        frame[column] = pd.to_datetime(frame[column].astype("Int64"), unit="ms",
+                                       utc=True).astype("datetime64[ms, UTC]")
+    return frame.set_index("id")
+
+
+@functools.cache
+def _empty_index() -> pd.DataFrame:
+    """The profile index of no profile (a cold load's), made once: building even an empty
+    frame with its dtypes costs milliseconds, and the planner reads it per load."""
+    return _index_frame([])

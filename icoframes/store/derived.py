@@ -106,16 +106,16 @@ class DerivedTables:
             tables = profiles.tidy([])
             return tables if len(names) > 1 else tables[names[0]]
         with locked(self.cache.lock, shared=True), self.cache.snapshot() as snap:
-            state = self._state(snap, fix=False)
-            if state is not None and not self._stale(snap, names, state):
+            versions = self._versions(snap, fix=False)
+            if versions is not None and not self._stale(snap, names, versions):
                 with contextlib.suppress(pa.ArrowException, OSError, ValueError, KeyError):
                     return read()  # (else read again below, alone: said or rebuilt)
         with locked(self.cache.lock):
             with self.cache.snapshot() as snap:
-                state = self._state(snap, fix=True)
-                if state is not None:
-                    stale = self._stale(snap, names, state)
-                    if not stale or self._update(snap, stale, state.get("versions") or {}):
+                versions = self._versions(snap, fix=True)
+                if versions is not None:
+                    stale = self._stale(snap, names, versions)
+                    if not stale or self._update(snap, stale, versions):
                         try:
                             return read()
                         except FileNotFoundError:
@@ -124,25 +124,25 @@ class DerivedTables:
                             warn(f"icoframes cache tables in {self.dir} are unreadable "
                                  f"({type(exc).__name__}: {exc}); they are rebuilt from the "
                                  "stored profiles", CacheWarning)
-            tables = self._rebuild(names, (state or {}).get("versions") or {})
+            tables = self._rebuild(names, versions or {})
         return tables if len(names) > 1 else tables[names[0]]
 
-    def _state(self, snap: Snapshot, *, fix: bool) -> dict[str, Any] | None:
-        """What the tables were built from, when it still holds for ``snap`` (the same
-        removals and parser, every entry a plain file; ``fix``: others removed, said)."""
+    def _versions(self, snap: Snapshot, *, fix: bool) -> dict[str, int] | None:
+        """Per table, the change counter it is up to date with, when the state still holds
+        for ``snap`` (the same removals and parser, every entry a plain file; ``fix``:
+        others removed, said)."""
         if not self._plain_files(fix=fix):  # first: a FIFO in place of the state never opened
             return None
         with contextlib.suppress(OSError, ValueError, TypeError):
             state = dict(json.loads(self._state_path.read_text()))
             if (state.get("removed") == snap.removed
                     and state.get("fingerprint") == parser_fingerprint()):
-                return state
+                return state.get("versions") or {}
         return None
 
     @staticmethod
-    def _stale(snap: Snapshot, names: tuple[str, ...], state: dict[str, Any]) -> list[str]:
+    def _stale(snap: Snapshot, names: tuple[str, ...], versions: dict[str, int]) -> list[str]:
         """Those of the tables ``names`` that lack a copy ``snap`` holds."""
-        versions = state.get("versions") or {}
         return [n for n in names if versions.get(n, -1) < snap.version]
 
     def _update(self, snap: Snapshot, stale: list[str], versions: dict[str, int]) -> bool:
@@ -278,12 +278,9 @@ def _tidy_batch(batch: pa.Table, unreadable: list[int],
 
 
 def _concat(parts: list[Tables]) -> Tables:
-    """The tables of consecutive batches as one (each table's rows in batch order)."""
+    """The tables of consecutive batches as one (each table's rows in batch order; empty
+    frames left out unless all are: pandas warns that their dtypes will count)."""
     if len(parts) < 2:
         return parts[0] if parts else profiles.tidy([])
-    merged = {}
-    for name in parts[0]:  # the table names (a Tables is a mapping of them)
-        frames = [getattr(p, name) for p in parts]
-        filled = [f for f in frames if len(f)] or frames[:1]
-        merged[name] = pd.concat(filled, ignore_index=True) if len(filled) > 1 else filled[0]
-    return Tables(**merged)
+    return Tables(**{name: pd.concat([p[name] for p in parts if len(p[name])] or [parts[0][name]],
+                                     ignore_index=True) for name in parts[0]})

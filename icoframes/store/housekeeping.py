@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InvalidParameter
+from ..errors import InvalidParameter, quoted
 from ..files import age_hint, as_age, locked, utcnow
 from ..reporting import AsDict
 from .cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
@@ -337,7 +337,7 @@ def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, 
     age = as_age(older_than)
     if age is None:
         raise InvalidParameter(
-            f"older_than must be a timedelta or seconds, 0 or more; got {older_than!r}"
+            f"older_than must be a timedelta or seconds, 0 or more; got {quoted(older_than)}"
             + age_hint(older_than))
     now = utcnow() if now is None else now
     # nothing here is older than 1970, and a longer age would take now below datetime.min

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ..errors import CacheError, InvalidParameter, QuotaExceeded
+from ..errors import CacheError, InvalidParameter, QuotaExceeded, quoted
 from ..files import utcnow
 from .db import Database, from_ms, ms, open_database
 
@@ -87,7 +87,7 @@ class QuotaLedger:
         self.root = Path(cache_dir)
         self.path = self.root / LEDGER_FOLDER / LEDGER_NAME
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise InvalidParameter(f"limit must be a whole number >= 0, got {limit!r}")
+            raise InvalidParameter(f"limit must be a whole number >= 0, got {quoted(limit)}")
         self.limit = limit  # 0: nothing is sent
         self.reset = reset
         # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"

@@ -1,0 +1,90 @@
+"""The parser's version: ``PARSER_VERSION`` names the reading rules of :mod:`icoframes.parse`.
+
+Read as ``icoframes.parse.rules.PARSER_VERSION`` (the cache's derived tables are fingerprinted
+with it); kept here with what each version reads differently, so that the rules module holds
+the rules.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["PARSER_VERSION"]
+
+#: Bump when a rule changes meaning (the source hash catches edits too).
+#: 6: problems are one row per value, with the ICO's id.
+#: 7: the declared vocabulary (icoframes.vocabulary): flag words, none words, aliases.
+#: 8: numbers as people write them, prices in every form, units as tickers, roadmap
+#:    precision, dates within 1990-2100 (issue 20).
+#: 9: every problem has its reason (problems.reason, icoframes.reasons).
+#: 10: a final dot after an amount with a currency is read ("$2,000,000." was unreadable).
+#:     An exchange whose money side names no currency ("1 ABC = 500" for ABC) is
+#:     unreadable_price (it was read with the unit "").
+#: 11: a multiplier glued to a currency is read ("5kUSD" is 5,000 USD; it was 5 in "KUSD").
+#: 12: a JSON integer too big for a float is an infinite amount (tidy raised OverflowError).
+#: 13: a multiplier in capitals glued to a currency symbol keeps it ("5M$" is 5,000,000 USD;
+#:     it was 5,000,000 in the unit column's unit, "5M€" unreadable).
+#: 14: "5KΞ" too: Ξ, a symbol, is a letter to str.isalpha (it stayed unreadable in 13).
+#: 15: in an exchange, a multiplier glued to the ICO's own ticker multiplies it ("$1 = 5kKIN"
+#:     for KIN was 0.2 USD), and that ticker is never a glued multiplier ("1 kUSD" for KUSD).
+#: 16: amounts too ("1,000,000 kUSD" for KUSD was 1e9 USD); a capital multiplier glued to
+#:     the own ticker multiplied it ("$1 = 5KKIN" for KIN was 0.2 USD), a lone "m" is
+#:     unreadable ("2 mKIN = $1"); a unit column "kUSD" is thousands of USD (was a token
+#:     KUSD); "5 USD." and "5MUSD$" are read (were unreadable).
+#: 17: a multiplier in capitals glued to the own ticker is unreadable, never a guess ("1 MOD =
+#:     0.5 USD" for OD was 5e-7 USD in 16, "5 MANA" for ANA 5 million ANA); a lowercase one
+#:     multiplies it ("$1 = 5kKIN" for KIN).
+#: 18: "mln" (and "Mln"), with or without a dot, is a million ("$5 mln." was unit_conflict,
+#:     "5 mln" 5 in "MLN"; "5 MLN" stays the ticker). In an exchange a currency may end in a
+#:     symbol, "1 ABC = 0.1 USD$" is 0.1 USD (it was unreadable_price). "min 5000" for an
+#:     ICO of IN is vague, as for any ICO (it was unreadable_number: "m" glued to "in").
+#: 19: for an ICO whose ticker is MLN, "mln"/"Mln" written last is unreadable ("5 mln" was
+#:     5,000,000 with no unit in 18, 5 MLN in 17): 5 million, or 5 MLN? Copies of an id alike
+#:     but for NaN objects are no duplicate_id; a Series in a copy no longer raises.
+#:     "minimum 5000"/"maximum 5000" are vague (were 5000 in a unit MINIMUM/MAXIMUM).
+#: 20: a list page's dropped copy of an id is a duplicate_id; any multiplier word written
+#:     last that is the own ticker ("5k" for K) is unreadable, in raised and tokens_for_sale
+#:     too; a unit column of a multiplier alone ("mln") is no unit. "5 millions", "5 bln",
+#:     "10 cents", "1'000'000" and "$0.1 per token" (a price) are read; "5 mil" is unreadable
+#:     (was 5 MIL). tokens_for_sale reads "500,000,000 KIN" for KIN; "$5M" there is a
+#:     unit_conflict (was 5e6 tokens). Long hostile values are read in linear time.
+#: 21: a unit column of a currency, then an English scale word, scales it ("USD mln", "$ mln",
+#:     "USD millions": millions of USD; they were made-up units "USD MLN"); one naming a scale
+#:     word of another language ("mil", "lakh", "crore", "kk", "Mrd") or a multiplier word
+#:     beside another word ("USD MLN", "XYZ mln") names no unit (was 5 in "MIL" ...).
+#:     "0.1 per token" is 0.1 in the unit column's unit (was unreadable_price); "500 tokens."
+#:     is 500 tokens (was unreadable). A two-digit year ("01.03.18") is short_year (was
+#:     no_year). Digits are ASCII after NFKC: "٣ ETH", an id "٣", "1_000" are unreadable (were
+#:     3 ETH, the id 3, 1000).
+#: 22: list copies of an id that read as the same row with the same problems ("3.5" and 3.5)
+#:     are no duplicate_id.
+#: 23: a character NFKC would make a digit ("12²", "①", "⒈5") makes an amount, id or date
+#:     unreadable (was 122, 1, 1.5); dates refuse other scripts' digits ("٢٠١٨-03-01" was read)
+#:     and read full-width ones, roadmap keys too ("２０１８" was unreadable in 21-22). A
+#:     price per token writing no currency needs a currency unit column ("0.1 per token" in
+#:     XYZ or TOKENS was 0.1); no scale word scales a price ("USD mln": was 1e6 times); a
+#:     value writing a multiplier under a scaling unit column is unreadable ("5 mln" under
+#:     "USD mln" was 5e12 USD); "ETH m" names no unit (was millions: milli?). A scale word
+#:     beside a currency reads alike in a value and a unit column ("K USD", "5 USD mln",
+#:     "$M"); a unit column of a currency and text not understood names no unit ("USD (mln)").
+#:     A two-digit year is short_year outside quarters and halves ("1 Mar 18" as a roadmap key
+#:     was 2018, "01 Mar 18" as a start no_year); "00.00.00" is impossible_date.
+#: 24: a value's scale word obeys prices.scaled_currency ("5 m ETH", "5 B USD" were 5e6 ETH,
+#:     5e9 USD); "5e6" under "USD mln" is unreadable (was 5e12); "USDmln" is "USD mln".
+#:     A price unit "tokens" or the own ticker names no unit (0.1 was 0.1 TOKENS); "USD¹" none.
+#:     A roadmap "Mar '18" is March 2018 (was short_year). An exchange's side obeys them too
+#:     ("= 0.1 ETHm" was 0.1 ETHM); "㎡" in a value is unreadable; "¥ m" names no unit.
+#: 25: an amount's scale word obeys the rule of units in parse_amount too (raised): "5 BUSD",
+#:     "5 B USD", "USD 5B" (were 5e9 USD) and "5KUSD" (5,000 USD: KUSD is a ticker) are
+#:     unreadable. A scale word glued after a currency is read only when it is a word, not in
+#:     capitals ("USDmln"): "USDk" (was 5,000 USD: the token USDK?) and "USDMLN", "USDMM",
+#:     "USDCENTS" (were tickers) name no unit, as "MMUSD", "BNUSD", "MLNUSD" before one (were
+#:     tickers); "USDK", "KUSD" (a lone letter) stay tickers. "k.USD" as a unit column
+#:     is thousands of USD, as "5 k.USD" is (was no unit). A unit column of a currency and a
+#:     footnote mark ("USD*", "USD†") names no unit (was a unit USD*), nor does a price unit
+#:     naming tokens ("XYZ tokens", "per token": 0.1 was 0.1 XYZ TOKENS). "MLN$" is no
+#:     millions of USD (MLN in capitals is a ticker), and "$1 = 5 MLN" for XYZ is
+#:     unreadable_price (5 million XYZ, or 5 MLN? was 0.2 USD). A roadmap "Q4 '99" or
+#:     "H1 99" is short_year (was 2099: 1999 or 2099?), "Q4 ’18" is Q4 2018 (a typographic
+#:     apostrophe; was unreadable_date). "1٫5", "1٬000" are unreadable_number (were range).
+PARSER_VERSION: Final = 25

@@ -1,0 +1,122 @@
+"""What a refusal says back of the value it refused: bounded, never a key, and the name meant.
+
+A refusal quotes the value given (``timeout must be a number of seconds, got 'abc'``),
+so that the user sees what was taken. Quoted whole, a 10 MB string would be a 10 MB
+message (in a log, a notebook's output), ``10**400`` a number of 401 digits, and an
+integer of more than 4300 digits no text at all (``repr`` raises ``ValueError``).
+:func:`quoted` keeps every quote short; where a key could have been given by mistake
+(an argument of :class:`~icoframes.api.client.Client` beside the private key, a setting),
+a text that may be a key is not quoted at all, only its length.
+
+:func:`closest` and :func:`did_you_mean` find the name a misspelled one meant (the "did
+you mean" of every refused name); a text too long to be a misspelling has none.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import numbers
+import re
+import reprlib
+from collections.abc import Iterable
+from typing import Final
+
+__all__ = ["LIMIT", "closest", "did_you_mean", "may_be_key", "quoted"]
+
+#: The most characters of a value a refusal quotes (then "…" and how long it was).
+LIMIT: Final = 60
+#: Longer text is no misspelled name: no "did you mean" is looked for (difflib would
+#: compare every character of a 10 MB string with each name).
+_NAME_LIMIT: Final = 200
+# a text with no space in it, of at least 8 characters, no number: what a key looks like
+_KEY_LIKE = re.compile(r"\S{8,}")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = LIMIT
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxset = 2, 4, 4, 4, 4
+
+
+def may_be_key(value: object) -> bool:
+    """Whether ``value`` is a text that may be a key: 8 or more characters without a space,
+    not a number (``'sandbox-private'``, a hex digest; not ``'abc'``, ``'30 s'``, ``'1e3'``).
+
+    Examples
+    --------
+    >>> may_be_key("sandbox-private"), may_be_key("abc"), may_be_key("1e400000"), may_be_key(3)
+    (True, False, False, False)
+    """
+    return (isinstance(value, str) and bool(_KEY_LIKE.fullmatch(value.strip()))
+            and not _NUMBER.fullmatch(value.strip()))
+
+
+def quoted(value: object, *, keys: bool = False) -> str:
+    """``value`` as a refusal quotes it: its ``repr``, cut at :data:`LIMIT` characters and
+    saying how long it was; with ``keys`` (a key may have been given here by mistake) a
+    text that :func:`may_be_key` only by its length.
+
+    Examples
+    --------
+    >>> quoted("abc"), quoted(2.5), quoted(10**400)
+    ("'abc'", '2.5', '100000000000000000000000000000… (an integer of 401 digits)')
+    >>> len(quoted("x" * 10_000_000)), quoted("x" * 10_000_000)[-24:]
+    (84, 'x… (10000000 characters)')
+    >>> quoted("sandbox-private", keys=True), quoted("abc", keys=True)
+    ('a text of 15 characters (not shown: it may be a key)', "'abc'")
+    """
+    if keys and may_be_key(value):
+        return f"a text of {len(value)} characters (not shown: it may be a key)"  # type: ignore[arg-type]
+    if isinstance(value, str):
+        if len(value) <= LIMIT:
+            return repr(value)
+        return f"{repr(value[:LIMIT])[:-1]}… ({len(value)} characters)"
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        try:  # numpy registers timedelta64 as an integer: int() of NaT or of days fails
+            number = int(value)
+        except (TypeError, ValueError):
+            number = 0  # its repr, as it is
+        if number.bit_length() <= 3 * LIMIT:  # at most about 54 digits: as it is
+            return repr(value)
+        if number.bit_length() > 14_000:  # past the 4300 digits str() writes
+            about = int(number.bit_length() * math.log10(2)) + 1
+            return f"{'a negative' if number < 0 else 'an'} integer of about {about:,} digits"
+        digits = str(abs(number))
+        return f"{'-' if number < 0 else ''}{digits[:30]}… (an integer of {len(digits)} digits)"
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # a repr that fails: the type still says what it was
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 2 * LIMIT else text[:2 * LIMIT - 1] + "…"
+
+
+def closest(word: str, choices: Iterable[str]) -> list[str]:
+    """The choices a misspelled ``word`` most likely meant: the best, and a second when as close.
+
+    Examples
+    --------
+    >>> closest("ico_kyc", ["ico_kyc_passed", "investor_kyc", "status"]), closest("colour", ["x"])
+    (['ico_kyc_passed', 'investor_kyc'], [])
+    """
+    if len(word) > _NAME_LIMIT:
+        return []
+    scored = sorted(((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in choices),
+                    reverse=True)
+    if not scored:
+        return []
+    return [c for score, c in scored[:2] if score >= 0.6 and score >= scored[0][0] - 0.1]
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the choice closest to ``value`` in any case, else ``""``.
+
+    Examples
+    --------
+    >>> did_you_mean("ICO", ["icos", "team"]), did_you_mean("zzz", ["icos"])
+    ("; did you mean 'icos'?", '')
+    """
+    word = (value if isinstance(value, str) else quoted(value)).strip().casefold()
+    if not word or len(word) > _NAME_LIMIT:
+        return ""
+    names = {str(c).casefold(): str(c) for c in choices}
+    close = difflib.get_close_matches(word, names, n=1)
+    return f"; did you mean {names[close[0]]!r}?" if close else ""

@@ -1,0 +1,117 @@
+"""How each setting's value is read and checked: one reader per kind of setting.
+
+Each reader returns the value in its setting's type or raises ``ValueError`` saying
+what is wrong (never quoting the value: :meth:`icoframes.config.Setting.check` does,
+bounded, and never a key). :data:`icoframes.config.SETTINGS` names one per setting;
+:class:`~icoframes.api.client.Client` reads its own ``timeout``, ``pool_size`` and
+``max_response_bytes`` with the same ones.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from .numerals import did_you_mean_number, integer_text, number_text
+from .secret import RedactedURL, Secret
+
+__all__ = ["integer", "private_key", "public_key", "seconds", "service_name", "time_of_day",
+           "url"]
+
+
+def url(value: Any) -> str:
+    """A service address, without ``/api/v1``, as a :class:`~icoframes.secret.RedactedURL`."""
+    text = str(value).strip().rstrip("/").removesuffix("/api/v1")
+    if not text.startswith(("http://", "https://")):
+        raise ValueError("must start with http:// or https://")
+    try:  # a port out of range or a broken IPv6 host fails here, not at the first request
+        parts = urlsplit(text)
+        usable = bool(parts.hostname) and parts.port != 0
+    except ValueError as error:
+        raise ValueError(f"is not a usable URL ({error})") from None
+    if not usable or parts.query or parts.fragment:  # "?..." would come before the API's paths
+        raise ValueError("names no host, or port 0" if not usable else
+                         "has a query or a fragment ('?', '#'): the API's paths go after it")
+    return RedactedURL(text)
+
+
+def public_key(value: Any) -> str:
+    """A public key: printable ASCII text (it travels in an HTTP header), stripped."""
+    if not isinstance(value, str):
+        raise ValueError("must be a string")
+    value = value.strip()  # keys read from a file keep their newline
+    if not value or not value.isprintable():
+        raise ValueError("must be a non-empty string without control characters")
+    if not value.isascii():
+        raise ValueError("must be ASCII (it travels in an HTTP header)")
+    return value
+
+
+def private_key(secret: Secret) -> Secret:
+    """A private key, stripped, still a :class:`~icoframes.secret.Secret`."""
+    # only a Secret comes here (see hide): no frame of a refusal holds the key in clear
+    problem = secret.problem()
+    if problem:
+        raise ValueError(problem)
+    return secret.stripped()  # keys read from a file keep their newline
+
+
+def integer(low: int, high: int | None = None) -> Callable[[Any], int]:
+    """The reader of a whole number from ``low`` to ``high`` (None: no upper bound)."""
+    def read(value: Any) -> int:  # text: ASCII digits only (numerals), never "٣" nor "1_000"
+        number: Any = integer_text(value) if isinstance(value, str) else value
+        if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool" or not \
+                hasattr(number, "__index__"):  # never cut: 2.5, Decimal("2.5"), np.True_
+            raise ValueError("must be an integer" + did_you_mean_number(value))
+        number = int(number)
+        if number < low or (high is not None and number > high):
+            raise ValueError(f"must be between {low} and {high}" if high is not None
+                             else "must be a positive integer")
+        return number
+    return read
+
+
+def seconds(value: Any) -> float:
+    """A positive, finite number of seconds, as a float."""
+    number = number_text(value) if isinstance(value, str) else value  # "١٠" is no 10
+    if number is None or isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool":
+        raise ValueError("must be a number of seconds" + did_you_mean_number(value, whole=False))
+    try:
+        read = float(number)
+    except OverflowError:  # an int past float's range (10**400): no finite float
+        read = float("inf")
+    if not read > 0 or read == float("inf"):
+        raise ValueError("must be positive and finite")
+    return read
+
+
+# a service name becomes a folder of the cache dir: one plain path segment, never the
+# request ledgers' folder ("quota", see icoframes.store.housekeeping.LEDGER_FOLDER)
+_SERVICE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_RESERVED_NAMES = frozenset({"quota"})
+
+
+def service_name(value: Any) -> str:
+    """A service's name: one plain folder name of the cache dir, stripped."""
+    if not isinstance(value, str) or not _SERVICE_NAME.fullmatch(value.strip()):
+        raise ValueError("must be 1 to 100 letters, digits, '.', '_' or '-', starting with a "
+                         "letter or digit")
+    if value.strip().lower() in _RESERVED_NAMES:
+        raise ValueError("is reserved (the request ledgers' folder)")
+    return value.strip()
+
+
+def time_of_day(value: Any) -> datetime.time:
+    """A UTC time of day to the minute, from ``'HH:MM'`` or a ``datetime.time``."""
+    if isinstance(value, datetime.time):
+        if value.tzinfo is not None and value.utcoffset() != datetime.timedelta(0):
+            raise ValueError("must be a UTC time of day")
+        return value.replace(tzinfo=None, second=0, microsecond=0)
+    match = re.fullmatch(r"\s*([0-9]{1,2}):([0-9]{2})\s*(?:UTC|Z)?\s*", value, re.I) if \
+        isinstance(value, str) else None  # str() of an int of 5000 digits would raise
+    if match is None or int(match[1]) > 23 or int(match[2]) > 59:
+        raise ValueError("must be a UTC time of day as 'HH:MM' (e.g. '06:00') or a datetime.time")
+    return datetime.time(int(match[1]), int(match[2]))

@@ -1,0 +1,61 @@
+"""Which ICOs :meth:`icoframes.tables.Tables.subset` keeps: ids, or a boolean mask over ``icos``.
+
+Read before any row is taken: ids that are no whole number of ``icos.id`` (a text that
+writes none, a float, ``None``, an int past int64), a mask of another length or index or
+with missing values, or a mix of both are refused with :class:`InvalidParameter`, the
+value quoted short (:func:`icoframes.quoting.quoted`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InvalidParameter, quoted
+from .numerals import did_you_mean_number, integer_text
+
+__all__ = ["kept_ids"]
+
+
+def kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
+    """The ids of ``icos`` that :meth:`~icoframes.tables.Tables.subset` keeps; InvalidParameter
+    when unusable (refused before any row is taken)."""
+    what = ids_or_mask
+    if isinstance(what, pd.Series) and pd.api.types.is_bool_dtype(what.dtype):
+        if not what.index.equals(icos.index):
+            raise InvalidParameter("subset: a boolean Series must have the index of icos "
+                                   f"({len(icos):,} rows); got one of {len(what):,} rows "
+                                   "with another index")
+        what = what.to_numpy(dtype=object)
+    if isinstance(what, str | bytes | dict) or not hasattr(what, "__iter__"):
+        raise InvalidParameter(f"subset takes ICO ids or a boolean mask over icos, got "
+                               f"{type(what).__name__}")
+    values = np.asarray(list(what) if not hasattr(what, "dtype") else what, dtype=object)
+    if values.ndim != 1:
+        raise InvalidParameter(f"subset takes a one-dimensional list of ids or mask, got "
+                               f"shape {values.shape}")
+    bool_dtype = pd.api.types.is_bool_dtype(getattr(what, "dtype", np.dtype(object)))
+    if bool_dtype or (len(values) and all(isinstance(v, bool | np.bool_) for v in values)):
+        if len(values) != len(icos) or pd.isna(values).any():  # np.array([], bool) too
+            raise InvalidParameter(f"subset: a boolean mask of {len(values):,} values for "
+                                   f"{len(icos):,} ICOs: it needs one True or False per ICO "
+                                   "(no missing values)")
+        return pd.Index(icos["id"].to_numpy()[values.astype(bool)])
+    if any(v is None or v is pd.NA or isinstance(v, bool | np.bool_ | float) for v in values):
+        raise InvalidParameter("subset: ids must be whole numbers and a mask True or False "
+                               "throughout (no missing values, no mixing)")
+    for text in (v for v in values if isinstance(v, str) and integer_text(v) is None):  # "٣"
+        raise InvalidParameter(f"subset: id {quoted(text)} is no whole number"
+                               + did_you_mean_number(text))
+    try:
+        ids = pd.Index(values.astype(np.int64))
+    except (TypeError, ValueError, OverflowError):  # 10**30: no id an int64 column holds
+        raise InvalidParameter("subset: ids must be whole numbers of icos.id (int64), got "
+                               f"{quoted(values[:5].tolist())}") from None
+    unknown = ids.difference(pd.Index(icos["id"]))
+    if len(unknown):
+        raise InvalidParameter(f"subset: {len(unknown):,} id(s) not in icos.id: "
+                               f"{unknown[:10].tolist()}")
+    return ids
