@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import datetime as dt
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import time_machine
 from waiting import HANG_GUARD
 
 import icoframes
@@ -186,6 +188,9 @@ def test_a_signal_stops_an_export_stuck_on_the_service_promptly(tmp_path, sig, c
     assert not (tmp_path / "out" / "icos.parquet").exists()
 
 
+# one day whenever it runs: the demo's second export, crossing midnight UTC, re-paged the
+# day's lists (a plain export uses lists cached that UTC day only): "9 requests", not 0
+@time_machine.travel(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC), tick=True)
 def test_demo_writes_tables_manifest_and_plots(tmp_path, capsys):
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out), "--n-icos", "150"]) == 0
