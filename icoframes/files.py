@@ -95,6 +95,10 @@ def expanded_path(value: Any) -> Path:
     return Path(value).expanduser()
 
 
+#: The longest file name and path Linux file systems hold (NAME_MAX, PATH_MAX), in bytes.
+_NAME_MAX, _PATH_MAX = 255, 4096
+
+
 def folder_path(value: object, name: str) -> Path:
     """A folder argument as a Path: InvalidParameter for an empty one
     (:data:`EMPTY_PATH`) or a value that is no path."""
@@ -103,6 +107,12 @@ def folder_path(value: object, name: str) -> Path:
     if not isinstance(value, str | os.PathLike):
         raise InvalidParameter(f"{name} must be a folder path (str or os.PathLike), got "
                                f"{quoted(value)}")
+    # a name no file system holds: stat() raised a bare "File name too long", quoting it whole
+    if len(os.fsencode(value)) > _PATH_MAX or any(
+            len(os.fsencode(part)) > _NAME_MAX for part in Path(value).parts):
+        raise InvalidParameter(f"{name}={quoted(os.fspath(value))} is no path a file system "
+                               f"holds (a name over {_NAME_MAX} bytes, or over {_PATH_MAX} "
+                               "in all)")
     return Path(value)
 
 

@@ -9,10 +9,13 @@ counted at the sandbox, over loopback HTTP: a refusal costs none.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import re
 import time
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import icoframes
@@ -220,3 +223,47 @@ def test_a_number_of_bins_past_what_a_figure_shows_is_refused(plot, bins):
     matplotlib.use("Agg")
     with pytest.raises(InvalidParameter, match="bins must be from 1 to 5,000 bins, got "):
         getattr(icoframes, plot)(icoframes.Tables.empty().icos, bins=bins)
+
+
+@pytest.mark.parametrize("nat", [np.timedelta64("NaT"), np.timedelta64(5)], ids=["NaT", "no-unit"])
+def test_a_numpy_duration_that_is_no_age_is_refused_and_quoted(cfg, nat):
+    # a timedelta64 is an Integral to numbers: quoting it as a whole number (int(NaT)) raised
+    # a bare TypeError in place of the refusal
+    with pytest.raises(InvalidParameter, match="older_than must be a timedelta or seconds"):
+        icoframes.prune_cache(nat)
+    for name in ("max_age", "profile_max_age"):
+        with pytest.raises(InvalidParameter, match=f"^{name} must be a timedelta"):
+            icoframes.load_icos(status="past", progress=False, **{name: nat})
+    assert _requests(cfg) == 0
+
+
+def test_a_generator_of_ids_is_the_list_of_its_ids(cfg, tmp_path):
+    # each check read the filter's values again: the second saw none ("must not be an empty
+    # list"), and an export wrote the generator's repr as the query given
+    listed = icoframes.load_icos(status="past", platform=[1, 2], progress=False)
+    generated = icoframes.load_icos(status="past", platform=(i for i in (1, 2)),
+                                    progress=False)
+    assert sorted(generated["id"]) == sorted(listed["id"])
+    icoframes.export_tables(tmp_path / "out", status="past", platform=iter([1, 2]),
+                            progress=False, allow_empty=True)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["arguments"]["filters"] == {"platform": [1, 2]}
+
+
+@pytest.mark.parametrize("read", ["read_export", "read_snapshots", "changes"])
+def test_a_path_no_file_system_holds_is_refused_short(read, tmp_path):
+    # stat() raised a bare OSError "File name too long" quoting all 5,000 characters
+    for path in ("x" * 5000, tmp_path / ("y" * 300), "z/" * 3000):
+        with pytest.raises(InvalidParameter, match="is no path a file system holds") as caught:
+            getattr(icoframes, read)(path)
+        assert len(str(caught.value)) < _SHORT
+
+
+def test_changes_refuses_its_arguments_before_reading_the_tree(tmp_path):
+    # gaps=5 was checked only after the tree was read (a missing tree said so instead), and
+    # a frame that is no snapshots was a plain ValueError
+    with pytest.raises(InvalidParameter, match="gaps must be 'mark' or 'skip', got 5"):
+        icoframes.changes(tmp_path / "no-tree", gaps=5)
+    for frame in (pd.DataFrame(), pd.DataFrame({"snapshot_date": [], "id": []})):
+        with pytest.raises(InvalidParameter, match="changes needs"):
+            icoframes.changes(frame)
