@@ -259,6 +259,12 @@ def test_a_path_no_file_system_holds_is_refused_short(read, tmp_path):
         assert len(str(caught.value)) < _SHORT
 
 
+def test_a_cache_dir_no_file_system_holds_is_refused_by_configure(clean_settings):
+    # taken, the first load failed with a bare OSError "File name too long"
+    with pytest.raises(InvalidParameter, match=r"invalid cache_dir=.* is no path a file system"):
+        icoframes.configure(cache_dir="x" * 5000)
+
+
 def test_changes_refuses_its_arguments_before_reading_the_tree(tmp_path):
     # gaps=5 was checked only after the tree was read (a missing tree said so instead), and
     # a frame that is no snapshots was a plain ValueError
@@ -267,3 +273,20 @@ def test_changes_refuses_its_arguments_before_reading_the_tree(tmp_path):
     for frame in (pd.DataFrame(), pd.DataFrame({"snapshot_date": [], "id": []})):
         with pytest.raises(InvalidParameter, match="changes needs"):
             icoframes.changes(frame)
+
+
+@pytest.mark.parametrize("timeout", [1e10, 1e308, 86_400.5])
+def test_a_timeout_over_a_day_is_refused_before_any_request(sb, timeout, clean_settings):
+    # accepted, it made every request a bare OverflowError of the watchdog's timer (and a
+    # thread's traceback on stderr)
+    started = _requests(sb)
+    with pytest.raises(InvalidParameter, match="must be positive and at most 86,400"):
+        sb.client(timeout=timeout)
+    with pytest.raises(InvalidParameter, match="must be positive and at most 86,400"):
+        icoframes.configure(timeout=timeout)
+    assert _requests(sb) == started
+
+
+def test_a_timeout_of_a_day_sends(sb):
+    with sb.client(timeout=86_400) as client:
+        assert client.filters()
