@@ -129,7 +129,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_workers", "int", readers.integer(1, MAX_WORKERS), 8, "8",
             "Concurrent requests used by loaders (1 to 64)."),
     Setting("timeout", "float", readers.seconds, 30.0, "30",
-            "Seconds one request may take in all, response body included."),
+            "Seconds one request may take in all, response body included (at most a day)."),
     Setting("daily_quota", "int", readers.integer(1, INT64_MAX), 5000, "5000",  # SQLite's
             "Requests allowed per key per UTC day (the service's limit is 5000); a hard "
             "cap: no request is sent beyond it."),

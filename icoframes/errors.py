@@ -368,8 +368,8 @@ def checked_keywords(function: Callable[_P, _R], *,
     the function runs, so before any request. Signature, docstring and type stay
     the function's. Declared here, at the bottom of the package, so that every
     public function of every layer can use it. An argument given twice (by position
-    and by name: ``client.profile(1, ico_id=2)``) or too many given by position are
-    refused so too, never a bare TypeError; names of ``**kwargs`` are the function's.
+    and by name: ``client.profile(1, ico_id=2)``) is refused so too, never Python's
+    TypeError "got multiple values"; names of ``**kwargs`` are the function's.
 
     Examples
     --------
@@ -386,18 +386,15 @@ def checked_keywords(function: Callable[_P, _R], *,
     # a method's self (or cls) is no keyword to offer: "its keywords: directory"
     own = tuple(k for k in keywords_of(function) if not (k == first and k in ("self", "cls")))
     called = name or function.__name__
-    # the arguments a call may give by position (self first), and whether more may come
+    # the arguments a call may give by position (self first); too many of them stay
+    # Python's TypeError (plot(icos, ax): ax is keyword-only), an argument given twice not
     positional = [k for k, p in parameters.items() if p.kind in (
         inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     shift = int(first in ("self", "cls"))
-    more = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters.values())
     # a function taking **kwargs checks their names by its own rules (a loader's filters)
     open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
     def refusal(given: int, keys: list[str]) -> str:  # of `given` by position, and `keys`
-        if given > len(positional) and not more:  # Python's count would include self
-            return (f"{called}() takes {len(positional) - shift} argument(s) by position, got "
-                    f"{given - shift}")
         for key in keys:
             if key in own and key in positional[:given]:  # Python: "got multiple values"
                 return (f"{key} is given twice to {called}(): as argument "

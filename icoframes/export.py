@@ -130,7 +130,7 @@ from .manifest import (
     quota_stop,
     told_as_kept,
 )
-from .queries import build_queries, check_keywords, check_load_arguments, keywords_of
+from .queries import build_queries, check_keywords, check_load_arguments, keywords_of, read_once
 from .reporting import AsDict, LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
@@ -288,6 +288,7 @@ def export_tables(
     (True, True)
     """
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
+    filters = read_once(filters)  # a generator: read once, recorded as its values
     folder = folder_path(out, "out")
     budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON
     check_flags(snapshot=snapshot, allow_empty=allow_empty)  # "no" would be a snapshot

@@ -23,8 +23,6 @@ import errno
 import functools
 import importlib.util
 import json
-import math
-import numbers
 import os
 import secrets
 import stat
@@ -34,13 +32,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Final, TypeVar
 
-import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import InvalidParameter, quoted
-from .numerals import TOO_MANY_SECONDS, number_text
 
 with warnings.catch_warnings():
     # Without fcntl (and not on Windows) filelock falls back to lock files and says so at
@@ -50,8 +45,6 @@ with warnings.catch_warnings():
 
 __all__ = [
     "EMPTY_PATH",
-    "age_hint",
-    "as_age",
     "atomic_write_bytes",
     "atomic_write_table",
     "concurrently",
@@ -61,7 +54,6 @@ __all__ = [
     "is_empty_path",
     "json_object",
     "locked",
-    "numpy_duration",
     "read_parquet_table",
     "read_record",
     "today",
@@ -92,7 +84,21 @@ def expanded_path(value: Any) -> Path:
     :data:`EMPTY_PATH` (the setting's check names it)."""
     if is_empty_path(value):
         raise ValueError(f"is {EMPTY_PATH}")
-    return Path(value).expanduser()
+    path = Path(value).expanduser()
+    if _too_long(path):  # taken, it failed at the first load ("File name too long")
+        raise ValueError(_TOO_LONG)
+    return path
+
+
+#: The longest file name and path Linux file systems hold (NAME_MAX, PATH_MAX), in bytes.
+_NAME_MAX, _PATH_MAX = 255, 4096
+_TOO_LONG = (f"is no path a file system holds (a name over {_NAME_MAX} bytes, or over "
+             f"{_PATH_MAX} in all)")
+
+
+def _too_long(path: str | os.PathLike[str]) -> bool:
+    return len(os.fsencode(path)) > _PATH_MAX or any(
+        len(os.fsencode(part)) > _NAME_MAX for part in Path(path).parts)
 
 
 def folder_path(value: object, name: str) -> Path:
@@ -103,97 +109,15 @@ def folder_path(value: object, name: str) -> Path:
     if not isinstance(value, str | os.PathLike):
         raise InvalidParameter(f"{name} must be a folder path (str or os.PathLike), got "
                                f"{quoted(value)}")
+    # a name no file system holds: stat() raised a bare "File name too long", quoting it whole
+    if _too_long(value):
+        raise InvalidParameter(f"{name}={quoted(os.fspath(value))} {_TOO_LONG}")
     return Path(value)
 
 
 def utcnow() -> dt.datetime:
     """The current time, timezone-aware UTC."""
     return dt.datetime.now(dt.UTC)
-
-
-def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:
-    """A NumPy timedelta64 as :class:`pandas.Timedelta` reads it, or None when it is no
-    duration: NaT, a count without a unit (NumPy's generic unit: 7 nanoseconds to pandas,
-    a week to a reader), years or months (of no fixed length), or beyond pandas' range.
-
-    The one rule for a timedelta64 argument (``max_age``, ``rate_max_age``...).
-
-    Examples
-    --------
-    >>> numpy_duration(np.timedelta64(7, "D")), numpy_duration(np.timedelta64(7))
-    (Timedelta('7 days 00:00:00'), None)
-    >>> numpy_duration(np.timedelta64(1, "Y")), numpy_duration(np.timedelta64(10**15, "D"))
-    (None, None)
-    """
-    if np.isnat(value) or np.datetime_data(value.dtype)[0] == "generic":
-        return None
-    try:
-        return pd.Timedelta(value)
-    except (ValueError, OverflowError):  # a unit pandas refuses, or out of its bounds
-        return None
-
-
-def as_age(value: object) -> dt.timedelta | None:
-    """``value`` as an age of 0 or more, or None when it is none.
-
-    A timedelta (a pandas Timedelta, a NumPy timedelta64 with a unit: see
-    :func:`numpy_duration`), or a real number of seconds (a NumPy number or a
-    Fraction too; never a bool) that a timedelta holds: infinity, NaN, NaT and the
-    negative are no age.
-
-    Examples
-    --------
-    >>> as_age(90), as_age(np.int64(90)), as_age(np.timedelta64(90, "s"))
-    (datetime.timedelta(seconds=90), datetime.timedelta(seconds=90), datetime.timedelta(seconds=90))
-    >>> as_age(True), as_age(float("inf")), as_age(-1), as_age("90"), as_age(np.timedelta64(90))
-    (None, None, None, None, None)
-    """
-    if isinstance(value, np.timedelta64):
-        duration = numpy_duration(value)
-        value = None if duration is None else duration.to_pytimedelta()
-    if (seconds := _seconds(value)) is not None:
-        value = dt.timedelta(seconds=seconds) if 0 <= seconds < TOO_MANY_SECONDS else None
-    if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
-        return value
-    return None
-
-
-def _seconds(value: object) -> float | None:
-    """``value`` as a number of seconds when it is one (a real number, never a bool nor a
-    timedelta64): an int past float's range (10**400) is infinite; NaN stays NaN."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_ | np.timedelta64):
-        return None
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf
-
-
-def age_hint(value: object) -> str:
-    """What to add to the refusal of an age :func:`as_age` refuses: the "did you mean" of one
-    given as text, ``"90"`` (seconds: 90) or ``"1D"`` (``pd.Timedelta('1D')``); why a finite
-    number of seconds is refused when a timedelta cannot hold it; else ``""``.
-
-    Examples
-    --------
-    >>> age_hint("90"), age_hint(" 1 day "), age_hint("soon"), age_hint("-1D"), age_hint(90)
-    ('; did you mean 90?', "; did you mean pd.Timedelta('1 day')?", '', '', '')
-    >>> age_hint(1e308), age_hint(float("inf"))
-    (' (more seconds than a timedelta holds: below 8.64e+13)', '')
-    """
-    if not isinstance(value, str):
-        finite = _seconds(value) is not None and value < math.inf  # type: ignore[operator]
-        if finite and value >= TOO_MANY_SECONDS:  # type: ignore[operator]  # 10**400 too
-            return f" (more seconds than a timedelta holds: below {TOO_MANY_SECONDS:.3g})"
-        return ""
-    seconds = number_text(value)  # ASCII digits only, as every number given as text
-    if seconds is not None:
-        return f"; did you mean {seconds}?" if 0 <= seconds < TOO_MANY_SECONDS else ""
-    try:  # str(): pandas 2.2's parser takes an exact str only
-        age = pd.Timedelta(str(value).strip())
-    except (ValueError, OverflowError):
-        return ""
-    return f"; did you mean pd.Timedelta({value.strip()!r})?" if age >= pd.Timedelta(0) else ""
 
 
 def today() -> str:

@@ -158,17 +158,18 @@ def changes(
     0       1   status  upcoming  ongoing
     1       2  removed      past        -
     """
-    frame = read_snapshots(snapshots) if not isinstance(snapshots, pd.DataFrame) else snapshots
-    if not (isinstance(gaps, str) and gaps in ("mark", "skip")):
+    if not (isinstance(gaps, str) and gaps in ("mark", "skip")):  # before reading the tree
         raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {quoted(gaps)}"
                                f"{did_you_mean(gaps, ('mark', 'skip'))}")
+    frame = read_snapshots(snapshots) if not isinstance(snapshots, pd.DataFrame) else snapshots
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
-        if needed not in frame.columns:
-            raise ValueError(f"changes needs a {needed!r} column (the frame of read_snapshots)")
+        if needed not in frame.columns:  # an argument refused, as every one: InvalidParameter
+            raise InvalidParameter(f"changes needs a {needed!r} column (the frame of "
+                                   "read_snapshots)")
     check_one_query(frame)  # a tree mixing queries (an older one's): no events
     if frame.duplicated(["snapshot_date", "id"]).any():
-        raise ValueError("an ICO id occurs twice in one snapshot; the snapshots are not icos")
+        raise InvalidParameter("an ICO id occurs twice in one snapshot; the snapshots are not icos")
     dates = pd.DatetimeIndex(frame["snapshot_date"].drop_duplicates()).sort_values()
     by_date = {d: g.set_index("id") for d, g in frame.groupby("snapshot_date", sort=True)}
     gaps_of = gaps_by_date(frame)
@@ -200,7 +201,7 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
     if kinds is None:
         wanted = {k: c for k, c in CHANGE_KINDS.items() if c in frame.columns}
         if len(wanted) < len(CHANGE_KINDS) and "status" not in wanted:
-            raise ValueError("changes needs the icos snapshots (no 'status' column)")
+            raise InvalidParameter("changes needs the icos snapshots (no 'status' column)")
         return wanted
     if isinstance(kinds, str):
         kinds = [kinds]

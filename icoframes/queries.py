@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import difflib
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
 __all__ = ["DATED_KEYS", "PLACE_PARAMS", "build_queries", "check_keywords",
-           "check_load_arguments", "checked_keywords", "combined_sort", "keywords_of",
+           "check_load_arguments", "checked_keywords", "combined_sort", "keywords_of", "read_once",
            "sort_rows", "warn_if_nothing_matched"]
 
 
@@ -115,6 +115,7 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     ...     print(str(exc).split(" (")[0])
     unknown exclude_areas 'Singapur'; did you mean 'Singapore'?
     """
+    filters = read_once(filters)
     check_keywords(filters, keywords)  # page too
     params = {**filters, "status": status}
     if params.get("accepted_currencies") is not None:
@@ -273,6 +274,13 @@ def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+
+
+def read_once(filters: Mapping[str, Any]) -> dict[str, Any]:
+    """``filters`` with the values of each iterator (a generator) read into a list: every
+    check reads a filter's values again (the second saw none: "must not be an empty list"),
+    and an export records them as given (it wrote the generator's repr)."""
+    return {k: list(v) if isinstance(v, Iterator) else v for k, v in filters.items()}
 
 
 def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:

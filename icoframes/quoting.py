@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import operator
 import re
 import reprlib
 from collections.abc import Iterable
@@ -70,11 +71,8 @@ def quoted(value: object, *, keys: bool = False) -> str:
         if len(value) <= LIMIT:
             return repr(value)
         return f"{repr(value[:LIMIT])[:-1]}… ({len(value)} characters)"
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        try:  # numpy registers timedelta64 as an integer: int() of NaT or of days fails
-            number = int(value)
-        except (TypeError, ValueError):
-            number = 0  # its repr, as it is
+    number = _whole_number(value)
+    if number is not None:
         if number.bit_length() <= 3 * LIMIT:  # at most about 54 digits: as it is
             return repr(value)
         if number.bit_length() > 14_000:  # past the 4300 digits str() writes
@@ -87,6 +85,18 @@ def quoted(value: object, *, keys: bool = False) -> str:
     except Exception:  # a repr that fails: the type still says what it was
         return f"a {type(value).__name__}"
     return text if len(text) <= 2 * LIMIT else text[:2 * LIMIT - 1] + "…"
+
+
+def _whole_number(value: object) -> int | None:
+    """``value`` as an int if it is a whole number (a NumPy one too), else None: never a bool,
+    nor a NumPy timedelta64 (an Integral to ``numbers``, whose NaT no int() reads)."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or type(
+            value).__name__ == "timedelta64":
+        return None
+    try:
+        return operator.index(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def closest(word: str, choices: Iterable[str]) -> list[str]:

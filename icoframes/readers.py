@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 from .numerals import did_you_mean_number, integer_text, number_text
 from .secret import RedactedURL, Secret
 
-__all__ = ["integer", "private_key", "public_key", "seconds", "service_name", "time_of_day",
-           "url"]
+__all__ = ["MAX_SECONDS", "integer", "private_key", "public_key", "seconds", "service_name",
+           "time_of_day", "url"]
 
 
 def url(value: Any) -> str:
@@ -74,8 +74,13 @@ def integer(low: int, high: int | None = None) -> Callable[[Any], int]:
     return read
 
 
+#: The longest a request may take (``timeout``): a day. The watchdog that cuts a request
+#: waits on a thread's timer, which cannot wait 1e10 s (a bare OverflowError each request).
+MAX_SECONDS = 86_400.0
+
+
 def seconds(value: Any) -> float:
-    """A positive, finite number of seconds, as a float."""
+    """A positive number of seconds up to :data:`MAX_SECONDS`, as a float."""
     number = number_text(value) if isinstance(value, str) else value  # "١٠" is no 10
     if number is None or isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool":
         raise ValueError("must be a number of seconds" + did_you_mean_number(value, whole=False))
@@ -83,8 +88,8 @@ def seconds(value: Any) -> float:
         read = float(number)
     except OverflowError:  # an int past float's range (10**400): no finite float
         read = float("inf")
-    if not read > 0 or read == float("inf"):
-        raise ValueError("must be positive and finite")
+    if not 0 < read <= MAX_SECONDS:  # nan and inf too
+        raise ValueError(f"must be positive and at most {MAX_SECONDS:,.0f} (a day)")
     return read
 
 

@@ -381,24 +381,38 @@ def test_a_day_short_of_quota_fetches_the_missing_rows_before_refreshing_old_one
     day 1 could not fetch and the ongoing profiles due again, in list order, and spent
     part of its allowance refreshing rows it had while rows were still missing. Once the
     plan is known to exceed what remains today, the most urgent go first (as with
-    --budget): never-fetched before due again, and the stale ones it leaves are said."""
+    --budget): never-fetched before due again, and the stale ones it leaves are said.
+
+    Day 1 sends one request at a time, so that its profiles are the ongoing ones first (its
+    lists' order): with 8 workers they are those of whichever list's page 1 the machine
+    answered first, and a loaded one answered the past list's first, leaving day 1 without
+    an ongoing row and day 2 with no row due again (nothing refreshed or left stale to
+    check: not_refreshed empty). Day 2 runs as cron's does, requests in flight at the 485."""
     out = tmp_path / "srv"
     args = ["--out", str(out), "--snapshot"]
     with sandbox.serve(n_icos=120, seed=5, quota=45) as server:
         _as_cron(server, tmp_path, monkeypatch)
+        ongoing = set(server.directory.ids("ongoing"))
         try:
+            monkeypatch.setenv("ICOFRAMES_MAX_WORKERS", "1")
             assert _run(DAYS[0], *args) == EXIT_INCOMPLETE
             first = json.loads((_folder(out, DAYS[0]) / "manifest.json").read_text())
             had = first["rows"]["icos"]
+            assert server.stats.max_in_flight == 1
+            monkeypatch.delenv("ICOFRAMES_MAX_WORKERS")
+            icoframes.reset_configuration()
             server.stats.reset()
             assert _run(DAYS[1], *args) == EXIT_INCOMPLETE
         finally:
             icoframes.reset_configuration()
     second = json.loads((_folder(out, DAYS[1]) / "manifest.json").read_text())
     held = set(pd.read_parquet(_folder(out, DAYS[0]) / "icos.parquet")["id"])
+    assert held >= ongoing  # day 2 has rows due again (ongoing: a day old), and rows missing
     asked = {i for i, n in server.stats.profile_hits.items() if n}
     assert asked and not asked & held  # no row it had was asked again while rows were missing
     assert second["rows"]["icos"] > had and len(second["missing"]) < len(first["missing"])
+    # every row due again is kept and said, and no other (upcoming and past ones are not due)
+    assert [r["id"] for r in second["not_refreshed"]] == sorted(ongoing)
     assert {r["reason"] for r in second["not_refreshed"]} == {"quota"}
     assert [m.split("; first: ")[0] for m in logged(caplog, "IncompleteWarning")] == [
         f"incomplete result: {n} listed ICO(s) have no row: {n} not_fetched"

@@ -526,7 +526,7 @@ def test_column_arguments_that_name_no_column_are_refused(argument, value):
         f"{argument} must be a column name or a sequence of them, got {value!r}")
 
 
-# -- a NumPy timedelta64 is a duration when it has a unit (files.numpy_duration) --------------
+# -- a NumPy timedelta64 is a duration when it has a unit (ages.numpy_duration) --------------
 
 
 def test_rate_max_age_takes_a_numpy_timedelta64_with_a_unit_as_pandas_does():
@@ -567,7 +567,7 @@ def test_a_numpy_timedelta64_without_a_unit_or_not_a_positive_duration_is_refuse
     (np.timedelta64("NaT", "s"), None), (np.timedelta64(-1, "s"), None),
 ])
 def test_max_age_reads_a_numpy_timedelta64_by_the_same_rule(age, seconds):
-    from icoframes.files import as_age
+    from icoframes.ages import as_age
 
     got = as_age(age)
     assert (None if got is None else got.total_seconds()) == seconds

@@ -90,9 +90,9 @@ class Client:
         The key pair. The private key only signs; it is never shown (a string
         is wrapped in a :class:`~icoframes.secret.Secret` at once).
     timeout : float, default 30
-        Total seconds (positive, finite) one request may take, from sending to the last byte of the
-        body (the connect timeout is at most 5 s). A server trickling bytes
-        cannot stretch it: every socket read waits only for the time left.
+        Total seconds (positive, at most a day) one request may take, from sending
+        to the last byte of the body (the connect timeout is at most 5 s). A server
+        trickling bytes cannot stretch it: every socket read waits only for the time left.
     pool_size : int, default 8
         Connections kept open (1 to 64, as ``max_workers``); size it to the number of
         threads sharing the client.

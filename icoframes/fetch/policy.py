@@ -38,9 +38,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..ages import age_hint, as_age
 from ..api.params import STATUSES
 from ..errors import InvalidParameter, quoted
-from ..files import age_hint, as_age
 
 __all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT", "ProfileIndex",
            "Want", "age_limit", "due_after", "next_try", "plan_profiles", "profile_max_age",
@@ -128,7 +128,7 @@ def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
 
 def _age(value: Any, refusal: str = ("profile_max_age must be a timedelta, seconds, "
                                       "or a mapping of them by status; got")) -> dt.timedelta:
-    """An age of at least 0 (see :func:`~icoframes.files.as_age`), or InvalidParameter.
+    """An age of at least 0 (see :func:`~icoframes.ages.as_age`), or InvalidParameter.
 
     Infinity, NaN and the negative are refused rather than read as "never" or
     "always": ``timedelta(seconds=inf)`` raises OverflowError, and a negative age

@@ -29,8 +29,8 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
+from ..ages import numpy_duration
 from ..errors import InvalidParameter, quoted, warn
-from ..files import numpy_duration
 from ..numerals import number_text
 from ..parse.units import canonical_units
 from ..queries import checked_keywords
@@ -107,7 +107,7 @@ def rate_age(rate_max_age: object, function: str) -> pd.Timedelta | None:
     A bare number is refused: ``pd.Timedelta(7)`` is 7 nanoseconds, which would
     leave nearly every amount without a rate and say so only in a count; so is a
     NumPy timedelta64 without a unit (``np.timedelta64(7)``), while one with a unit
-    is read as pandas reads it (:func:`~icoframes.files.numpy_duration`).
+    is read as pandas reads it (:func:`~icoframes.ages.numpy_duration`).
     """
     if rate_max_age is None:
         return None

@@ -194,13 +194,11 @@ class DerivedTables:
         """Every entry of the tables folder is a plain file: a link or a FIFO is never read
         (a link in place of the folder goes too: the tables are never written through it);
         ``fix``: such an entry is removed, and said."""
-        if not (self.dir.is_symlink() or self.dir.exists()):
-            return False  # no tables yet
-        try:
-            entries = [self.dir] if self.dir.is_symlink() or not self.dir.is_dir() else [
-                self.dir, *self.dir.iterdir()]
+        try:  # (the folder's own entry: a link is not a folder)
+            folder = stat.S_ISDIR(self.dir.lstat().st_mode)
+            entries = [self.dir, *self.dir.iterdir()] if folder else [self.dir]
         except OSError:
-            return False
+            return False  # no tables yet
         plain = True
         for path in entries:
             mode = path.lstat().st_mode

@@ -22,8 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..ages import age_hint, as_age
 from ..errors import InvalidParameter, quoted
-from ..files import age_hint, as_age, locked, utcnow
+from ..files import locked, utcnow
 from ..reporting import AsDict
 from .cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from .db import Database, from_ms
