@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .errors import InvalidParameter, checked_methods
+from .errors import InvalidParameter, UnknownName, checked_methods, did_you_mean, quoted
 from .files import atomic_write_table, concurrently, folder_path, read_parquet_table
 from .frames import check_frame, frame_from_arrow, with_added_columns
 from .metadata import describe_columns
@@ -110,8 +110,9 @@ class Tables(Mapping[str, pd.DataFrame]):
     # ------------------------------------------------------------------ the mapping
 
     def __getitem__(self, name: str) -> pd.DataFrame:
-        if name not in self:
-            raise KeyError(name)
+        if name not in self:  # a KeyError still (get() and `in` as a Mapping's), said short
+            raise UnknownName(f"{quoted(name)} is not a table of the bundle ({', '.join(self)})"
+                              + did_you_mean(name, self))
         return getattr(self, name)
 
     def __iter__(self) -> Iterator[str]:

@@ -291,3 +291,22 @@ def test_a_timeout_over_a_day_is_refused_before_any_request(sb, timeout, clean_s
 def test_a_timeout_of_a_day_sends(sb):
     with sb.client(timeout=86_400) as client:
         assert client.filters()
+
+
+def test_a_table_the_bundle_lacks_is_named_short_with_its_closest():
+    # a bare KeyError of the name given, whole (1,000,002 characters), with no suggestion
+    tables = icoframes.Tables.empty()
+    with pytest.raises(KeyError, match="did you mean 'icos'") as caught:
+        tables["icoss"]
+    assert isinstance(caught.value, InvalidParameter)
+    with pytest.raises(InvalidParameter) as caught:
+        tables["x" * 1_000_000]
+    assert len(str(caught.value)) < _SHORT
+    assert tables.get("icoss") is None and "icoss" not in tables
+
+
+def test_an_amount_column_to_convert_is_named_short():
+    tables = icoframes.Tables.empty()
+    with pytest.raises(InvalidParameter, match="no amount column") as caught:
+        icoframes.to_usd(tables.icos, pd.DataFrame(), columns="x" * 1_000_000)
+    assert len(str(caught.value)) < _SHORT

@@ -239,7 +239,8 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     amounts = list(AMOUNT_UNITS) if columns is None else column_names(columns, "columns")
     unknown = [c for c in amounts if c not in AMOUNT_UNITS]
     if unknown:
-        raise InvalidParameter(f"no amount column {unknown}; amounts: {', '.join(AMOUNT_UNITS)}")
+        raise InvalidParameter(f"no amount column {quoted(unknown)}; amounts: "
+                               f"{', '.join(AMOUNT_UNITS)}")
     dates = column_names(date, "date")
     needed = sorted({*amounts, *(AMOUNT_UNITS[c] for c in amounts), *dates})
     absent = [c for c in needed if c not in icos.columns]
