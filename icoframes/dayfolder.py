@@ -32,8 +32,8 @@ from .exported import (
     MANIFEST,
     SNAPSHOT_PREFIX,
     dicts,
+    looked,
     manifest_damage,
-    no_swap_in,
     query_params,
     read_export,
     read_manifest,
@@ -158,15 +158,15 @@ def check_layout(out: Path, *, snapshot: bool) -> None:
 
     Either would be written beside the other, and :func:`icoframes.read_export` then refuses
     ``out`` (a folder holding snapshots is no one export): a plain export's readers lose it.
-    ``out`` is looked at once no swap is under way in it (a day's folder renamed away, a
-    plain export's manifest removed: the other layout seen as none).
+    ``out`` is looked at again once no swap is under way in it when an export runs there (a
+    day's folder renamed away, a plain export's manifest removed: the other layout seen as none).
     """
     if not out.is_dir():
         return
-    with no_swap_in(out):
-        damage = manifest_damage(out)
-        days = sorted(c.name for c in out.iterdir() if c.name.startswith(SNAPSHOT_PREFIX))
-        plain = (out / MANIFEST).is_file() and damage is None
+    names, (damage, plain) = looked(out, lambda: (
+        manifest_damage(out), (out / MANIFEST).is_file()), exporting=True)
+    plain = plain and damage is None
+    days = sorted(name for name in names if name.startswith(SNAPSHOT_PREFIX))
     if damage is not None and (snapshot or damage == "a folder"):
         raise InvalidParameter(  # a plain export's swap could not replace a folder
             f"{out / MANIFEST} is {damage}, not an export's manifest: {out} is "

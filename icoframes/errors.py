@@ -9,6 +9,7 @@ Errors reported by the API carry the numeric code of the response body in
     ├── NotCached              offline=True and the cache lacks what was asked for
     ├── EmptyResult            an export's query matched no ICO (allow_empty=False)
     ├── ExportReplaced         an export kept replacing the folder being read
+    ├── ExportBusy             another export held the swap of the export's folder too long
     └── APIError(.code)        the service answered with an error, or never answered
         ├── AuthError          480: public or private key not valid
         ├── InvalidParameter   483, 484 and parameters rejected locally (also a ValueError)
@@ -18,10 +19,8 @@ Errors reported by the API carry the numeric code of the response body in
             └── BadResponse    the service answered, but the response gate refused it
                 └── Redirected a 3xx: redirects are never followed
 
-481 (method does not exist) is raised as a plain :class:`APIError`.
-
-``QuotaExceeded`` is never retried and never swallowed: loaders keep what they
-fetched, then re-raise it.
+481 (method does not exist) is raised as a plain :class:`APIError`. ``QuotaExceeded``
+is never retried and never swallowed: loaders keep what they fetched, then re-raise it.
 
 Warnings say that a result is usable but not everything it could be; all of
 them derive from :class:`IcoframesWarning` (a ``UserWarning``), so
@@ -67,6 +66,7 @@ __all__ = [
     "CacheWarning",
     "ConfigError",
     "EmptyResult",
+    "ExportBusy",
     "ExportReplaced",
     "IcoframesError",
     "IcoframesWarning",
@@ -118,18 +118,18 @@ class NotCached(IcoframesError, LookupError):
 
 
 class EmptyResult(IcoframesError):
-    """An export's query matched no ICO, so nothing was written (see ``allow_empty``).
-
-    The message names the query that matched nothing; the command line exits 4.
-    """
+    """An export's query matched no ICO, so nothing was written (see ``allow_empty``); the
+    message names the query that matched nothing, the command line exits 4."""
 
 
 class ExportReplaced(IcoframesError):
-    """An export kept replacing the folder while it was read; nothing mixed was returned.
+    """An export kept replacing the folder while it was read (or held its swap too long):
+    nothing mixed was returned. Raised by the readers (:func:`icoframes.read_export`,
+    :func:`icoframes.read_snapshots`); read again once the running export is done."""
 
-    Raised by :func:`icoframes.read_export` and :func:`icoframes.read_snapshots`;
-    read again once the running export is done.
-    """
+
+class ExportBusy(IcoframesError):
+    """Another export held the swap of an export's folder too long (stopped? hung?): exit 1."""
 
 
 class APIError(IcoframesError):
@@ -300,10 +300,9 @@ _PACKAGE_DIR = str(Path(__file__).resolve().parent)
 
 def _outside_package(filename: str) -> bool:
     try:
-        resolved = str(Path(filename).resolve())
+        return not str(Path(filename).resolve()).startswith(_PACKAGE_DIR)
     except (OSError, ValueError):
         return True
-    return not resolved.startswith(_PACKAGE_DIR)
 
 
 def warn(message: str, category: type[Warning] = IcoframesWarning) -> None:

@@ -15,43 +15,63 @@ whose manifest stays absent is a :class:`FileNotFoundError` saying that an
 export is being written there or was killed mid-swap (the next run completes it).
 
 A snapshot folder is renamed away and the new one in while its export holds the swap lock
-on the tree: a reader finding it gone waits for that swap (:func:`no_swap_in`), and a tree is
-listed holding the lock shared (every day is there, none mid-swap). The readers of a tree,
-:func:`~icoframes.snapshots.read_snapshots` and its kin, are in :mod:`icoframes.snapshots`.
+on the tree; a plain export's manifest is removed while it holds it on the folder. A healthy
+read takes no lock: only what says "failure" (no folder, no manifest, not an export) is
+confirmed, looked at again while no swap is in (:func:`icoframes.swaps.confirm`, a few
+``stat`` calls under the lock held shared), then raised or read again. A folder an export is
+running in (its staging folder is there) is listed again so (:func:`looked`): a day renamed
+away mid-swap is not missed. The readers of a tree, :func:`~icoframes.snapshots.read_snapshots`
+and its kin, are in :mod:`icoframes.snapshots`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+import warnings
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import ExportReplaced
-from .files import entry_kind, folder_flock, folder_path, json_object, read_record
+from .files import entry_kind, folder_path, json_object, read_record
 from .queries import checked_keywords
 from .schema import TABLES
+from .swaps import SWAP_PATIENCE, confirm
 from .tables import Tables
 
-__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "SWAP_PATIENCE", "consistent_read",
-           "dicts", "manifest_damage", "no_swap_in", "query_params", "read_export", "read_manifest",
-           "snapshot_dirs"]
+__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "STAGING_PREFIX", "SWAP_PATIENCE",
+           "consistent_read", "dicts", "looked", "manifest_damage", "query_params", "read_export",
+           "read_manifest", "snapshot_dirs", "swap_owner"]
 
 #: The commit record of an export: written last, removed first.
 MANIFEST = "manifest.json"
 #: A snapshot folder is ``SNAPSHOT_PREFIX + "YYYY-MM-DD"`` (hive style).
 SNAPSHOT_PREFIX = "snapshot_date="
+#: The start of the hidden folders inside ``out`` where exports are built before the swap
+#: (the rest of the name is random: :func:`tempfile.mkdtemp`; :mod:`icoframes.staging`).
+STAGING_PREFIX = ".icoframes-staging-"
 #: How many times a read is tried while an export replaces the folder.
 READ_ATTEMPTS = 8
-#: Seconds a read waits for an export swapping its files into the folder, at most.
-SWAP_PATIENCE = 60.0
-_SWAP_POLL = 0.05
 _SNAPSHOT = re.compile(r"^snapshot_date=(.*)$")
 _T = TypeVar("_T")
+# names that moved to icoframes.snapshots (0.2's readers of a tree), still found here
+_MOVED = frozenset({"read_snapshots", "snapshot_info", "snapshot_folders", "Gaps",
+                    "gaps_by_date", "DATE_DTYPE"})
+
+
+def __getattr__(name: str) -> Any:
+    """The readers of a tree moved to :mod:`icoframes.snapshots`: found here too, said so."""
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"icoframes.exported.{name} is now icoframes.snapshots.{name}: import it "
+                  "from there", DeprecationWarning, stacklevel=2)
+    from . import snapshots  # when asked, not at import: snapshots imports this module
+
+    return getattr(snapshots, name)
 
 
 def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -125,11 +145,10 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     (0, 42)
     """
     folder = folder_path(path, "path")  # "" is no export, not the current directory
-    # a snapshot swap renames the folder away, then the new one in, under the tree's lock:
-    # looked at while no swap holds it, a folder is never caught between the two renames
-    with no_swap_in(folder.parent):
-        is_dir, holds = folder.is_dir(), _holds_export(folder)
-        snapshots = snapshot_dirs(folder) if is_dir else {}
+    is_dir, holds = folder.is_dir(), _holds_export(folder)
+    if not holds:  # a swap renaming the folder away (then the new one in) is not what it is
+        (is_dir, holds), _ = confirm(swap_owner(folder), partial(_look, folder))
+    snapshots = snapshot_dirs(folder, _names(folder) if holds else None) if is_dir else {}
     if not is_dir:
         raise FileNotFoundError(f"no export folder at {folder}")
     if snapshots:
@@ -158,6 +177,40 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     return tables
 
 
+def _look(folder: Path) -> tuple[bool, bool]:
+    return folder.is_dir(), _holds_export(folder)
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:  # gone meanwhile: the read that follows says what it is
+        return []
+
+
+def swap_owner(folder: Path) -> Path:
+    """The folder whose swap lock an export holds while it swaps ``folder``: a day's folder
+    (``snapshot_date=``, reached through a symbolic link too) its real tree's, a plain
+    export or a tree its own."""
+    real = Path(os.path.realpath(folder))
+    return real.parent if _SNAPSHOT.match(real.name) else real
+
+
+def looked(folder: Path, look: Callable[[], _T], *,
+           exporting: bool = False) -> tuple[list[str], _T]:
+    """The names in ``folder`` and ``look()``, taken without a lock; taken again, while no
+    swap is in (:func:`~icoframes.swaps.confirm`), when an export is running in ``folder``
+    (its staging folder is there): a day's folder renamed away by its swap, a plain
+    export's manifest removed by its, is then not missed. ``exporting``: an export looks."""
+    def both() -> tuple[list[str], _T]:
+        return os.listdir(folder), look()
+
+    names, seen = both()
+    if any(name.startswith(STAGING_PREFIX) for name in names):
+        (names, seen), _ = confirm(folder, both, exporting=exporting)
+    return names, seen
+
+
 def _holds_export(folder: Path) -> bool:
     """Whether ``folder`` holds an export's manifest or one of its tables."""
     return (folder / MANIFEST).is_file() or len(_missing_tables(folder)) < len(TABLES)
@@ -167,10 +220,12 @@ def _missing_tables(folder: Path) -> list[str]:
     return [f"{t}.parquet" for t in TABLES if not (folder / f"{t}.parquet").is_file()]
 
 
-def snapshot_dirs(folder: Path) -> dict[dt.date, Path]:
-    """The ``snapshot_date=`` folders of ``folder`` by date; ValueError for a bad or twice day."""
+def snapshot_dirs(folder: Path, names: list[str] | None = None) -> dict[dt.date, Path]:
+    """The ``snapshot_date=`` folders of ``folder`` (of its ``names``; else :func:`looked`)
+    by date; ValueError for a bad or twice day."""
     found: dict[dt.date, Path] = {}
-    for child in sorted(folder.iterdir()):
+    for child in sorted(folder / name for name in (
+            looked(folder, lambda: None)[0] if names is None else names)):
         match = _SNAPSHOT.match(child.name)
         if not match or not child.is_dir():
             continue
@@ -236,58 +291,17 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
         "was returned. Read it again once the export is done.")
 
 
-def _waited_for_swap(folder: Path) -> bool:
-    """True once an export swapping its files into ``folder`` has finished (the manifest is
-    missing while it does, however long a loaded disk takes); False when none was."""
-    with no_swap_in(folder) as waited:
-        return waited
-
-
 def _swap_ended(folder: Path) -> bool:
-    """:func:`_waited_for_swap` of what swaps ``folder``: itself (a plain export's files in
-    it), or its tree when it is not there (a snapshot folder renamed away by its swap).
-    FileNotFoundError when it is gone and was not renamed away by a swap."""
-    if folder.is_dir():
-        return _waited_for_swap(folder)
-    waited = _waited_for_swap(folder.parent)
-    if not folder.is_dir():  # no swap renamed it away, or none put it back: none is there
+    """Whether an export swapping ``folder`` was waited for (its files into it: the manifest
+    is missing meanwhile, however long a loaded disk takes; or the folder renamed away, then
+    the new one in). FileNotFoundError when it is gone once no swap is in."""
+    there, waited = confirm(swap_owner(folder), folder.is_dir)
+    if not there:
         raise FileNotFoundError(
-            f"no export folder at {folder} (it was there when the read began; an export killed "
-            "while swapping a snapshot in sets the day's folder aside: the next one puts it back)")
+            f"no export folder at {folder} (it was there when the read began: it was removed "
+            "or renamed meanwhile, or an export killed while swapping a snapshot in set it "
+            "aside, and the next export puts it back)")
     return waited
-
-
-@contextlib.contextmanager
-def no_swap_in(folder: Path) -> Iterator[bool]:
-    """Held while no export swaps files into ``folder`` (a shared lock against
-    :func:`~icoframes.staging.swap_lock`); yields whether it waited for one to finish.
-    Where it cannot tell (no ``fcntl``, no folder) it holds nothing and yields False. So a
-    tree listed in the block shows every day (none renamed away mid-swap), and a plain
-    export its manifest (none removed mid-swap).
-
-    The wait is bounded by :data:`SWAP_PATIENCE`: an exporter stopped (SIGSTOP, a
-    debugger) or hung while it holds the lock is an :class:`ExportReplaced`, not a reader
-    blocked for as long as it is.
-    """
-    give_up = None
-    with contextlib.ExitStack() as held:
-        while True:
-            try:
-                if held.enter_context(folder_flock(folder, shared=True, block=False)):
-                    break
-            except (ImportError, OSError):  # no fcntl; or the folder went away (maybe meanwhile)
-                break
-            held.close()
-            now = time.monotonic()
-            if give_up is None:
-                give_up = now + SWAP_PATIENCE
-            elif now >= give_up:
-                raise ExportReplaced(
-                    f"{folder} is being replaced by an export that has held it for over "
-                    f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
-                    "nothing was read. Read it again once that export is done or killed.")
-            time.sleep(_SWAP_POLL)
-        yield give_up is not None
 
 
 def _manifest_bytes(folder: Path) -> bytes | None:

@@ -49,7 +49,6 @@ __all__ = [
     "atomic_write_table",
     "concurrently",
     "expanded_path",
-    "folder_flock",
     "folder_path",
     "is_empty_path",
     "json_object",
@@ -259,29 +258,6 @@ def _flock_shared(path: Path) -> Callable[[], object] | None:
         raise
     os.close(fd)
     return None
-
-
-@contextlib.contextmanager
-def folder_flock(folder: Path, *, shared: bool = False, block: bool = True) -> Iterator[bool]:
-    """``flock`` on the folder ``folder`` itself (no file is left in it): exclusive for an
-    export swapping its files in, shared for a reader waiting for that swap to end.
-
-    Yields whether the lock is held: False only with ``block=False`` when another holds it
-    (exclusively, for ``shared``). ImportError where ``fcntl`` does not exist (Windows).
-    """
-    import fcntl
-
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        try:
-            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-                        | (0 if block else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)  # releases the flock
 
 
 #: Bytes a record (an export's manifest) holds at most: a larger one is damage, never read whole.

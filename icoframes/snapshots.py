@@ -7,10 +7,11 @@ statuses whose list came back partial), which :func:`read_snapshots` carries in
 ``attrs["icoframes"]["snapshots"]`` and :func:`icoframes.changes` reads (:class:`Gaps`).
 
 An export replaces a day's folder by renaming it away, then the new one in, holding the
-swap lock on the tree (:mod:`icoframes.staging`). A tree is listed holding that lock shared
-(:func:`icoframes.exported.no_swap_in`), so no day mid-swap is left out; each folder is then
-read as :func:`icoframes.read_export` reads one (:func:`icoframes.exported.consistent_read`:
-its manifest before and after, a folder found renamed away waited for).
+swap lock on the tree (:mod:`icoframes.staging`). A tree an export runs in is listed again
+while no swap is in (:func:`icoframes.exported.looked`), so no day mid-swap is left out; each
+folder is then read as :func:`icoframes.read_export` reads one
+(:func:`icoframes.exported.consistent_read`: its manifest before and after, a folder found
+gone confirmed once no swap is in). No lock is held while a tree is listed or a table read.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import UnknownName, did_you_mean, quoted
-from .exported import MANIFEST, consistent_read, dicts, no_swap_in, query_params, snapshot_dirs
+from .exported import MANIFEST, consistent_read, dicts, query_params, snapshot_dirs
 from .files import entry_kind, folder_path
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
@@ -57,8 +58,7 @@ def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
     folder = folder_path(path, "path")  # "" is no export, not the current directory
     if not folder.is_dir():
         raise FileNotFoundError(f"no export folder at {folder}")
-    with no_swap_in(folder):  # no day renamed away by its swap while the tree is listed
-        found = snapshot_dirs(folder)
+    found = snapshot_dirs(folder)  # no day renamed away by its swap left out
     if not found:
         hint = (" (it is a plain export: read it with read_export)"
                 if entry_kind(folder / MANIFEST) == "a file" else "")

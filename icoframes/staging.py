@@ -21,14 +21,12 @@ from pathlib import Path
 from types import TracebackType
 
 from .errors import ConfigError
-from .exported import MANIFEST, SNAPSHOT_PREFIX
-from .files import filelock, folder_flock, locked
+from .exported import MANIFEST, SNAPSHOT_PREFIX, STAGING_PREFIX
+from .files import filelock, locked
+from .swaps import exclusive
 
 __all__ = ["STAGING_PREFIX", "Staging", "swap_files", "swap_folder", "swap_lock"]
 
-#: The start of the hidden folders inside ``out`` where exports are built before the swap
-#: (the rest of the name is random: :func:`tempfile.mkdtemp`).
-STAGING_PREFIX = ".icoframes-staging-"
 _RUNNING = "running.lock"  # in a staging folder, held while its export runs
 _ASIDE = "previous-"  # + a snapshot folder's name: the one a swap set aside in its staging
 
@@ -145,16 +143,17 @@ def _holds_links(folder: Path) -> bool:
 def swap_lock(out: Path) -> Iterator[None]:
     """Two exports into one ``out`` swap one at a time; no file is left in ``out`` for it.
 
-    Where ``fcntl`` exists the lock is ``flock`` on the folder ``out`` itself;
-    elsewhere (Windows) a lock file ``out/.icoframes-swap.lock``.
+    Where ``fcntl`` exists the lock is ``flock`` on the folder ``out`` itself, waited for
+    :data:`~icoframes.swaps.SWAP_PATIENCE` s at most (ExportBusy: another export stopped or
+    hung while it holds it); elsewhere (Windows) a lock file ``out/.icoframes-swap.lock``.
     """
     try:
-        import fcntl  # noqa: F401  (what folder_flock locks with)
+        import fcntl  # noqa: F401  (what the folder lock locks with)
     except ImportError:
         with locked(out / ".icoframes-swap.lock"):
             yield
         return
-    with folder_flock(out):
+    with exclusive(out):
         yield
 
 

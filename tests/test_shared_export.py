@@ -89,12 +89,12 @@ def test_a_reader_meeting_a_slow_swap_waits_for_it_and_reads_the_new_export(
     takes, and reads the new export. Before, it gave up after ~1 s of retries with
     FileNotFoundError ("an export is writing it right now"). The swap is held open here
     until the reader waits for its lock."""
-    from icoframes import exported, staging
+    from icoframes import staging, swaps
 
     out = tmp_path / "out"
     icoframes.export_tables(out, status="past", progress=False)
     swapping, go, results = threading.Event(), threading.Event(), {}
-    real_fsync, real_flock = staging._fsync_folder, exported.folder_flock
+    real_fsync, real_flock = staging._fsync_folder, swaps.folder_flock
 
     def slow_fsync(folder):  # the first fsync of a swap: tables renamed, no manifest yet
         if not swapping.is_set():
@@ -110,7 +110,7 @@ def test_a_reader_meeting_a_slow_swap_waits_for_it_and_reads_the_new_export(
             yield free
 
     monkeypatch.setattr(staging, "_fsync_folder", slow_fsync)
-    monkeypatch.setattr(exported, "folder_flock", flock)
+    monkeypatch.setattr(swaps, "folder_flock", flock)
     writer = threading.Thread(target=lambda: results.update(written=icoframes.export_tables(
         out, status="ongoing", progress=False)))
     writer.start()
@@ -130,14 +130,14 @@ def test_a_reader_meeting_a_snapshot_swapped_away_waits_for_the_swap(cfg, tmp_pa
     lock on the tree. A reader arriving between the two renames found no folder and said
     "no export folder" (seen once in a full run of the racing-readers test); it now waits for
     the swap and reads the new folder. The swap is this test holding the real lock."""
-    from icoframes import exported, staging
+    from icoframes import staging, swaps
 
     out = tmp_path / "out"
     icoframes.export_tables(out, status="past", snapshot=True, progress=False)
     folder = next(out.glob("snapshot_date=*"))
     away = tmp_path / "away"
     waiting, finished, results = threading.Event(), threading.Event(), {}
-    real_flock = exported.folder_flock
+    real_flock = swaps.folder_flock
 
     @contextlib.contextmanager
     def flock(path, **kwargs):  # the reader finds the swap's lock taken
@@ -146,7 +146,7 @@ def test_a_reader_meeting_a_snapshot_swapped_away_waits_for_the_swap(cfg, tmp_pa
                 waiting.set()
             yield free
 
-    monkeypatch.setattr(exported, "folder_flock", flock)
+    monkeypatch.setattr(swaps, "folder_flock", flock)
 
     def read() -> None:
         try:
@@ -170,38 +170,53 @@ def test_a_reader_meeting_a_snapshot_swapped_away_waits_for_the_swap(cfg, tmp_pa
     assert set(results["tables"].icos["id"]) == set(cfg.directory.ids("past"))
 
 
-def test_a_snapshot_swap_cannot_start_between_a_readers_first_looks(cfg, tmp_path, monkeypatch):
+def test_a_snapshot_swap_starting_between_a_readers_first_looks_is_waited_for(
+        cfg, tmp_path, monkeypatch):
     """read_export looks at a folder before reading it (is it a folder, a snapshot tree, an
     export?). A snapshot swap starting between two of those looks renamed the folder away
     under the reader, which then said "is not an export of icoframes: missing manifest.json,
-    ..." (CI, once, in the racing-readers test). The looks are now taken while no swap can
-    start: an exporter trying the swap's lock from the middle of them finds it held. Here
-    the exporter is this test, taking the real lock without waiting and renaming the folder
-    away as a swap does whenever it gets it."""
-    from icoframes import exported, files, staging
+    ..." (CI, once, in the racing-readers test). The looks take no lock (a reader holds off
+    no export); a folder gone when read is confirmed under the tree's lock: the reader waits
+    for the swap and reads the new folder. Here the swap is this test, holding the real lock
+    with the folder renamed away from the middle of the looks until the reader waits."""
+    from icoframes import exported, staging, swaps
 
     out = tmp_path / "out"
     icoframes.export_tables(out, status="past", snapshot=True, progress=False)
     folder = next(out.glob("snapshot_date=*"))
     away = tmp_path / "away"
-    tried, real_snapshot_dirs = [], exported.snapshot_dirs
+    started, waiting, done = threading.Event(), threading.Event(), threading.Event()
+    real_snapshot_dirs, real_flock = exported.snapshot_dirs, swaps.folder_flock
 
-    def snapshot_dirs(path):  # the reader's look between "a folder?" and "an export?"
-        found = real_snapshot_dirs(path)
-        with files.folder_flock(out, block=False) as free:
-            tried.append(free)
-            if free:
-                folder.rename(away)  # the swap's first rename; the reader looks next
+    def swap() -> None:
+        with staging.swap_lock(out):
+            folder.rename(away)  # the swap's first rename
+            started.set()
+            assert waiting.wait(HANG_GUARD)
+            away.rename(folder)  # its second, once the reader waits for it
+        done.set()
+
+    def snapshot_dirs(path, names=None):  # the reader's look after "an export?"
+        found = real_snapshot_dirs(path, names)
+        if not started.is_set():
+            threading.Thread(target=swap).start()
+            assert started.wait(HANG_GUARD)
         return found
 
+    @contextlib.contextmanager
+    def flock(path, **kwargs):
+        with real_flock(path, **kwargs) as free:
+            if not free:
+                waiting.set()
+            yield free
+
     monkeypatch.setattr(exported, "snapshot_dirs", snapshot_dirs)
+    monkeypatch.setattr(swaps, "folder_flock", flock)
     try:
         tables = icoframes.read_export(folder)
     finally:
-        if away.exists():
-            with staging.swap_lock(out):
-                away.rename(folder)  # the swap's second rename
-    assert tried == [False]  # the exporter waits for the reader's looks
+        waiting.set()
+        assert done.wait(HANG_GUARD)
     assert set(tables.icos["id"]) == set(cfg.directory.ids("past"))
 
 
@@ -211,12 +226,12 @@ def test_a_reader_never_waits_longer_than_its_patience_for_a_stopped_swap(
     lock for as long as it is stopped: a reader waits SWAP_PATIENCE for it, then says so
     (ExportReplaced) instead of blocking with it. Before, the wait had no end. The stopped
     exporter is this test holding the real lock, with the manifest gone as mid-swap."""
-    from icoframes import exported, staging
+    from icoframes import staging, swaps
 
     out = tmp_path / "out"
     icoframes.export_tables(out, status="past", progress=False)
     (out / "manifest.json").unlink()  # mid-swap: the tables renamed in, no manifest yet
-    monkeypatch.setattr(exported, "SWAP_PATIENCE", 0.2)
+    monkeypatch.setattr(swaps, "SWAP_PATIENCE", 0.2)
     with staging.swap_lock(out), pytest.raises(ExportReplaced) as caught:
         icoframes.read_export(out)
     message = str(caught.value)

@@ -25,7 +25,7 @@ import time_machine
 from waiting import HANG_GUARD, wait_until
 
 import icoframes
-from icoframes import exported, sandbox, snapshots, staging
+from icoframes import sandbox, snapshots, staging, swaps
 from icoframes.dayfolder import check_layout, keep_exported
 from icoframes.errors import InvalidParameter, StaleWarning
 from icoframes.history import changes
@@ -50,11 +50,23 @@ def _tree(out: Path, days: tuple[str, ...] = DAYS) -> list[Path]:
 
 
 @contextlib.contextmanager
+def _staged(out: Path) -> Iterator[Path]:
+    """The staging folder an export makes in ``out`` and removes when it is done."""
+    scratch = out / f"{staging.STAGING_PREFIX}held"
+    scratch.mkdir()
+    try:
+        yield scratch
+    finally:
+        shutil.rmtree(scratch)
+
+
+@contextlib.contextmanager
 def _swap_held(tree: Path, folder: Path) -> Iterator[None]:
     """An export's swap of ``folder`` held open: the tree's swap lock taken, the folder
-    renamed away (the swap's first rename); put back on leaving (its second)."""
-    away = tree.parent / f"away-{folder.name}"
-    with staging.swap_lock(tree):
+    renamed away into the export's staging folder (the swap's first rename); put back on
+    leaving (its second)."""
+    with _staged(tree) as scratch, staging.swap_lock(tree):
+        away = scratch / f"previous-{folder.name}"
         folder.rename(away)
         try:
             yield
@@ -81,7 +93,7 @@ def _meets_swap(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any],
     the moment the read reaches ``gate``): whether it waited for the swap's lock while the
     swap was open, and what it returned (``value``) or raised (``error``)."""
     waiting, finished, results = threading.Event(), threading.Event(), {}
-    real_flock = exported.folder_flock
+    real_flock = swaps.folder_flock
 
     @contextlib.contextmanager
     def flock(path: Path, **kwargs: Any) -> Iterator[bool]:  # the reader finds the lock taken
@@ -98,7 +110,7 @@ def _meets_swap(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any],
         finally:
             finished.set()
 
-    monkeypatch.setattr(exported, "folder_flock", flock)
+    monkeypatch.setattr(swaps, "folder_flock", flock)
     reader = threading.Thread(target=run)
     if gate is not None:
         reader.start()
@@ -185,7 +197,7 @@ def test_a_snapshot_is_refused_beside_a_plain_export_mid_swap(cfg, tmp_path, mon
 
     @contextlib.contextmanager
     def swapping() -> Iterator[None]:  # swap_files' first step, its lock held
-        with staging.swap_lock(out):
+        with _staged(out), staging.swap_lock(out):
             (out / "manifest.json").rename(tmp_path / "manifest.json")
             try:
                 yield

@@ -1,0 +1,140 @@
+"""The lock an export swaps its files in under, and a reader's brief look under it.
+
+An export swaps its files into a folder (a plain export's tables and manifest, a snapshot
+tree's day folder) holding ``flock`` exclusively on that folder (:func:`swap_lock`, in
+:mod:`icoframes.staging`). A reader takes no lock while it reads: only when what it saw says
+"failure" (no folder, no manifest, a day gone) does it :func:`confirm` it, taking the lock
+shared for a few ``stat`` calls and releasing it at once. So readers never hold off an
+export for longer than a look, whatever they list or read, and a reader that is stopped
+(SIGSTOP, a debugger) mid-read holds nothing.
+
+Every wait for the lock is bounded (:data:`SWAP_PATIENCE`): a process stopped or hung
+while it holds the lock is said, not waited for as long as it is stopped. A process forked
+while a thread holds one of these locks does not inherit it (:func:`folder_flock`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from .errors import ExportBusy, ExportReplaced
+
+__all__ = ["SWAP_PATIENCE", "confirm", "exclusive", "folder_flock"]
+
+#: Seconds a reader waits for an export swapping its files into the folder it reads, and an
+#: export for another one's swap into its folder, at most.
+SWAP_PATIENCE = 60.0
+_POLL = 0.001, 0.05  # seconds between tries: the first, and the most (a swap takes ms)
+_T = TypeVar("_T")
+
+# The descriptors of the folder locks this process holds. A child forked while a thread
+# holds one (multiprocessing's "fork") gets a copy of it, and flock holds until every copy
+# is closed: the child would hold the lock for its whole life, an export blocked meanwhile.
+# The child closes its copies at once; opening and recording one is atomic with a fork.
+_held: dict[object, int] = {}
+_opening = threading.Lock()
+
+
+def _close_inherited() -> None:
+    for fd in _held.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)  # closes the child's copy only: the parent's lock stays as it was
+    _held.clear()
+    _opening.release()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork either
+    os.register_at_fork(before=_opening.acquire, after_in_parent=_opening.release,
+                        after_in_child=_close_inherited)
+
+
+@contextlib.contextmanager
+def folder_flock(folder: Path, *, shared: bool = False, block: bool = True) -> Iterator[bool]:
+    """``flock`` on the folder ``folder`` itself (no file is left in it): exclusive for an
+    export swapping its files in, shared for a reader confirming what it saw.
+
+    Yields whether the lock is held: False only with ``block=False`` when another holds it
+    (exclusively, for ``shared``). ImportError where ``fcntl`` does not exist (Windows). A
+    process forked meanwhile holds no copy of it.
+    """
+    import fcntl
+
+    token = object()
+    with _opening:
+        fd = _held[token] = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+                        | (0 if block else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        if _held.pop(token, None) is not None:  # not closed by a fork since (in a child)
+            os.close(fd)  # releases the flock
+
+
+@contextlib.contextmanager
+def _held_when_free(folder: Path, *, shared: bool, failure: Callable[[], Exception]
+                    ) -> Iterator[bool]:
+    """Holds ``folder``'s lock, tried without blocking until it is free (a blocking wait has
+    no bound); yields whether it waited for it. ``failure()``
+    is raised after :data:`SWAP_PATIENCE` s of finding it held. Where it cannot lock (no
+    ``fcntl``, no folder) it holds nothing and yields False."""
+    give_up, pause = None, _POLL[0]
+    with contextlib.ExitStack() as held:
+        while True:
+            try:
+                if held.enter_context(folder_flock(folder, shared=shared, block=False)):
+                    break
+            except (ImportError, OSError):  # no fcntl; or the folder went away (maybe meanwhile)
+                break
+            held.close()
+            now = time.monotonic()
+            if give_up is None:
+                give_up = now + SWAP_PATIENCE
+            elif now >= give_up:
+                raise failure()
+            time.sleep(pause)
+            pause = min(pause * 2, _POLL[1])
+        yield give_up is not None
+
+
+def confirm(folder: Path, look: Callable[[], _T], *, exporting: bool = False
+            ) -> tuple[_T, bool]:
+    """``look()`` while no export swaps files into ``folder`` (its lock held shared, released
+    as soon as ``look`` returns: keep it to a few ``stat`` calls), and whether a swap was
+    waited for. ExportReplaced (ExportBusy when ``exporting``: an export's own look) after
+    :data:`SWAP_PATIENCE` s of a swap that does not end."""
+    def failure() -> Exception:
+        if exporting:
+            return _busy(folder)
+        return ExportReplaced(
+            f"{folder} is being replaced by an export that has held it for over "
+            f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
+            "nothing was read. Read it again once that export is done or killed.")
+
+    with _held_when_free(folder, shared=True, failure=failure) as waited:
+        return look(), waited
+
+
+@contextlib.contextmanager
+def exclusive(folder: Path) -> Iterator[None]:
+    """``folder``'s lock held exclusively (an export's swap); ExportBusy after
+    :data:`SWAP_PATIENCE` s of another export holding it."""
+    with _held_when_free(folder, shared=False, failure=lambda: _busy(folder)):
+        yield
+
+
+def _busy(folder: Path) -> ExportBusy:
+    return ExportBusy(
+        f"another export has held the swap of {folder} for over {SWAP_PATIENCE:g} s (is it "
+        "stopped or hung?); this export swapped nothing in (what it fetched is cached). "
+        "Run it again once that export is done or killed.")
