@@ -33,8 +33,8 @@ from .numerals import INT64_MAX
 from .quoting import quoted
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
-__all__ = ["MAX_WORKERS", "SETTINGS", "Setting", "Settings", "configure", "get_settings",
-           "reset_configuration", "unchanged"]
+__all__ = ["MAX_WORKERS", "SETTINGS", "Setting", "Settings", "check_setting", "configure",
+           "get_settings", "reset_configuration", "unchanged"]
 
 _ENV_PREFIX = "ICOFRAMES_"
 MAX_WORKERS = 64  #: The most concurrent requests ``max_workers`` takes (1 to 64).
@@ -86,15 +86,30 @@ class Setting:
         try:
             return self.read(value)
         except (TypeError, ValueError) as exc:
-            # bounded; a number's text that may be a key (a mix-up) only by its length
-            shown = HIDDEN if self.secret else quoted(redact_url(value) if isinstance(
-                value, str) else value, keys=self.type in ("int", "float"))
+            # bounded; whatever may be a key (a mix-up of arguments: base_url=<key>) only by
+            # its length, an address with its password hidden
+            shown = HIDDEN if self.secret else _shown(value)
             error = ConfigError if source else InvalidParameter
             raise error(f"invalid {source or self.name}={shown}: {exc}") from None
 
     def default_value(self) -> Any:
         """The default (computed now when it is a function)."""
         return self.default() if callable(self.default) else self.default
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a refused setting quotes it: an address (``http://...``) with its password
+    hidden, anything else with :func:`~icoframes.quoting.quoted`'s ``keys``: a key given for
+    ``base_url``, ``quota_reset`` or ``timeout`` by mistake is not shown."""
+    if isinstance(value, str) and value.strip().lower().startswith(("http://", "https://")):
+        return quoted(redact_url(value))  # an address, read as one: no key
+    return quoted(value, keys=True)
+
+
+def check_setting(name: str, value: Any) -> Any:
+    """``value`` read as ``configure(name=value)`` reads it, or the same InvalidParameter
+    (:class:`~icoframes.api.client.Client` reads its ``base_url`` here)."""
+    return _BY_NAME[name].check(hide(name, value))
 
 
 def hide(name: str, value: Any) -> Any:

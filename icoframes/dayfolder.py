@@ -38,7 +38,7 @@ from .exported import (
     read_export,
     read_manifest,
 )
-from .numerals import integer_text
+from .numerals import integer_text, is_integer
 from .queries import PLACE_PARAMS
 from .reporting import LoadReport
 from .tables import Tables
@@ -91,7 +91,7 @@ def given_queries(filters: Mapping[str, Any], asked: list[dict[str, Any]]
 
 def _folded(value: Any) -> Any:
     number = integer_text(value) if isinstance(value, str) else value  # ASCII, as ids are
-    if isinstance(number, numbers.Integral) and not isinstance(number, bool):
+    if is_integer(number):
         return int(number)
     return str(value).strip().casefold()
 

@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import decimal
 import math
 import numbers
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from .quoting import quoted
 
 __all__ = ["ANY_INTEGER", "AT_LEAST_ONE", "COUNT", "DIGITS", "INT64_MAX", "INTEGER", "NUMBER",
            "QUOTA", "SECONDS",
            "bounds", "checked", "did_you_mean_flag", "did_you_mean_number", "integer_text",
+           "is_integer",
            "meant_flag", "meant_number", "number_text", "python_number", "whole", "within"]
 
 #: ASCII digits, no sign: a count as a server writes it (``Content-Length``).
@@ -39,6 +41,22 @@ DIGITS = re.compile(r"[0-9]+")
 INTEGER = re.compile(r"[+-]?[0-9]+")
 #: Any number in ASCII digits: an integer, or ``1.0``, ``1e3``, ``.5``, ``-2.5E-1``.
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def is_integer(value: object) -> TypeGuard[numbers.Integral]:
+    """Whether ``value`` is an integer as an argument takes one: an ``int`` or a numpy
+    integer, never a bool (nor ``np.bool_``) and never a numpy ``timedelta64``, which numpy
+    registers as an integer (``np.timedelta64(5, 'ns')`` is no id 5, and int() of its NaT
+    or of a day unit raises TypeError).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_integer(5), is_integer(np.int64(5)), is_integer(True), is_integer(np.timedelta64(5))
+    (True, True, False, False)
+    """
+    return (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            and getattr(getattr(value, "dtype", None), "kind", "") not in ("b", "m", "M"))
 
 
 def integer_text(value: object) -> int | None:
@@ -121,7 +139,8 @@ def meant_number(value: object, *, whole: bool = True) -> int | float | None:
     """
     number: Any = python_number(value) if isinstance(value, str) else value
     if isinstance(number, bool) or type(number).__name__ == "bool_" or not isinstance(
-            number, numbers.Real):
+            number, numbers.Real | decimal.Decimal) or getattr(  # Decimal("5"): 5, not Real
+            getattr(number, "dtype", None), "kind", "") in ("m", "M"):  # 5 days is no 5
         return None
     try:
         real = float(number)
@@ -129,12 +148,14 @@ def meant_number(value: object, *, whole: bool = True) -> int | float | None:
         real = 1.0
     if not math.isfinite(real) or (whole and not real.is_integer()):
         return None
+    if whole and isinstance(number, decimal.Decimal) and number != number.to_integral_value():
+        return None  # Decimal("5.000000000000000001") is 5.0 as a float, no whole number
     if real == 0 and isinstance(value, str) and any(  # underflowed: "1e-400" is no 0
             unicodedata.decimal(c, 0) for c in re.split("[eE]", value)[0]):
         return None
     if whole and isinstance(number, float) and abs(real) >= _EXACT:  # no exact whole number
         return None
-    return int(number) if whole else real  # type: ignore[call-overload]  # a Real int()s
+    return int(number) if whole else real  # type: ignore[arg-type]  # a Real int()s
 
 
 def did_you_mean_number(value: object, *, whole: bool = True, low: float | None = None,
@@ -227,7 +248,8 @@ def checked(read: Callable[[str], int | float | None], rule: str,
         if value is None or not ok(value):
             meant = meant_number(text, whole=whole_number) if value is None else None  # "٣"
             hint = f"; did you mean {meant!r}?" if meant is not None and ok(meant) else ""
-            raise argparse.ArgumentTypeError(f"must be {rule}, got {quoted(text)}{hint}")
+            raise argparse.ArgumentTypeError(  # a key given to --seed by mistake: not shown
+                f"must be {rule}, got {quoted(text, keys=True)}{hint}")
         return value
     return convert
 

@@ -44,7 +44,13 @@ from .errors import (
     quoted,
     warn,
 )
-from .numerals import did_you_mean_flag, did_you_mean_number, number_text, python_number
+from .numerals import (
+    did_you_mean_flag,
+    did_you_mean_number,
+    is_integer,
+    number_text,
+    python_number,
+)
 from .parse.names import COUNTRY_NAMES, PLATFORM_FAMILIES, same_name
 from .parse.units import UNIT_ALIASES
 
@@ -245,8 +251,7 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
         raise InvalidParameter(f"refresh must be False, True or 'all', got {quoted(refresh)}{hint}")
     if budget is None:
         return None
-    if not isinstance(budget, numbers.Integral) or isinstance(budget, bool | np.bool_) \
-            or budget < 0:  # np.int64(5) counts, as in configure() and a plot's top=
+    if not is_integer(budget) or budget < 0:  # np.int64(5) counts (configure, top=); no timedelta
         raise InvalidParameter(f"budget must be a whole number >= 0, got {quoted(budget)}"
                                + did_you_mean_number(budget, low=0))  # "5", 5.0: 5
     return int(budget)

@@ -32,6 +32,8 @@ LIMIT: Final = 60
 _NAME_LIMIT: Final = 200
 # a text with no space in it, of at least 8 characters, no number: what a key looks like
 _KEY_LIKE = re.compile(r"\S{8,}")
+# the words of a repr a key may be: what quotes, brackets, commas and colons separate
+_WORDS = re.compile(r"[^\s'\"()\[\]{},:=<>]+")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = LIMIT
@@ -46,7 +48,11 @@ def may_be_key(value: object) -> bool:
     --------
     >>> may_be_key("sandbox-private"), may_be_key("abc"), may_be_key("1e400000"), may_be_key(3)
     (True, False, False, False)
+    >>> may_be_key(b"sandbox-private"), may_be_key(["sandbox-private"])
+    (True, False)
     """
+    if isinstance(value, bytes | bytearray):  # a key read from a file in binary mode
+        value = value.decode("latin-1")
     return (isinstance(value, str) and bool(_KEY_LIKE.fullmatch(value.strip()))
             and not _NUMBER.fullmatch(value.strip()))
 
@@ -54,7 +60,8 @@ def may_be_key(value: object) -> bool:
 def quoted(value: object, *, keys: bool = False) -> str:
     """``value`` as a refusal quotes it: its ``repr``, cut at :data:`LIMIT` characters and
     saying how long it was; with ``keys`` (a key may have been given here by mistake) a
-    text that :func:`may_be_key` only by its length.
+    text or bytes that :func:`may_be_key` only by its length, and a container (a list, a
+    dict, a Series) whose repr shows a word that may be a key only by its type and length.
 
     Examples
     --------
@@ -64,17 +71,27 @@ def quoted(value: object, *, keys: bool = False) -> str:
     (84, 'x… (10000000 characters)')
     >>> quoted("sandbox-private", keys=True), quoted("abc", keys=True)
     ('a text of 15 characters (not shown: it may be a key)', "'abc'")
+    >>> quoted(b"sandbox-private", keys=True)
+    'a bytes value of 15 bytes (not shown: it may be a key)'
+    >>> quoted(["sandbox-private"], keys=True)
+    'a list of length 1 (not shown: it may hold a key)'
     """
     if keys and may_be_key(value):
-        return f"a text of {len(value)} characters (not shown: it may be a key)"  # type: ignore[arg-type]
-    if isinstance(value, str):
+        what = "text" if isinstance(value, str) else f"{type(value).__name__} value"
+        unit = "characters" if isinstance(value, str) else "bytes"
+        return f"a {what} of {len(value)} {unit} (not shown: it may be a key)"  # type: ignore[arg-type]
+    if isinstance(value, str | bytes | bytearray):
         if len(value) <= LIMIT:
             return repr(value)
-        return f"{repr(value[:LIMIT])[:-1]}… ({len(value)} characters)"
+        unit = "characters" if isinstance(value, str) else "bytes"
+        return f"{repr(value[:LIMIT])[:-1]}… ({len(value)} {unit})"
     number = _whole_number(value)
     if number is not None:
         if number.bit_length() <= 3 * LIMIT:  # at most about 54 digits: as it is
-            return repr(value)
+            try:  # an int subclass's own __repr__ may fail: the refusal must not
+                return repr(value)
+            except Exception:
+                return f"a {type(value).__name__}"
         if number.bit_length() > 14_000:  # past the 4300 digits str() writes
             about = int(number.bit_length() * math.log10(2)) + 1
             return f"{'a negative' if number < 0 else 'an'} integer of about {about:,} digits"
@@ -84,6 +101,12 @@ def quoted(value: object, *, keys: bool = False) -> str:
         text = _REPR.repr(value)
     except Exception:  # a repr that fails: the type still says what it was
         return f"a {type(value).__name__}"
+    if keys and hasattr(value, "__len__") and any(map(may_be_key, _WORDS.findall(text))):
+        try:  # a container showing a key-like word: [key], {"k": key}, a Series of them
+            size = f" of length {len(value)}"
+        except Exception:  # a len() that fails: the type alone
+            size = ""
+        return f"a {type(value).__name__}{size} (not shown: it may hold a key)"
     return text if len(text) <= 2 * LIMIT else text[:2 * LIMIT - 1] + "…"
 
 

@@ -30,8 +30,9 @@ def url(value: Any) -> str:
     try:  # a port out of range or a broken IPv6 host fails here, not at the first request
         parts = urlsplit(text)
         usable = bool(parts.hostname) and parts.port != 0
-    except ValueError as error:
-        raise ValueError(f"is not a usable URL ({error})") from None
+    except ValueError:  # urlsplit's text quotes the port or host given: a key, maybe
+        raise ValueError("is not a usable URL (a port that is no number from 0 to 65535, or "
+                         "a broken IPv6 host)") from None
     if not usable or parts.query or parts.fragment:  # "?..." would come before the API's paths
         raise ValueError("names no host, or port 0" if not usable else
                          "has a query or a fragment ('?', '#'): the API's paths go after it")
@@ -63,10 +64,14 @@ def integer(low: int, high: int | None = None) -> Callable[[Any], int]:
     """The reader of a whole number from ``low`` to ``high`` (None: no upper bound)."""
     def read(value: Any) -> int:  # text: ASCII digits only (numerals), never "٣" nor "1_000"
         number: Any = integer_text(value) if isinstance(value, str) else value
-        if isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool" or not \
-                hasattr(number, "__index__"):  # never cut: 2.5, Decimal("2.5"), np.True_
+        # never cut: 2.5, Decimal("2.5"), np.True_; nor a numpy timedelta64 ("kind" m)
+        if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") in (
+                "b", "m", "M") or not hasattr(number, "__index__"):
             raise ValueError("must be an integer" + did_you_mean_number(value))
-        number = int(number)
+        try:  # np.timedelta64(5, "D") has an __index__ that raises; never its own text
+            number = int(number)
+        except (TypeError, ValueError):
+            raise ValueError("must be an integer") from None
         if number < low or (high is not None and number > high):
             raise ValueError(f"must be between {low} and {high}" if high is not None
                              else "must be a positive integer")
@@ -82,12 +87,19 @@ MAX_SECONDS = 86_400.0
 def seconds(value: Any) -> float:
     """A positive number of seconds up to :data:`MAX_SECONDS`, as a float."""
     number = number_text(value) if isinstance(value, str) else value  # "١٠" is no 10
-    if number is None or isinstance(value, bool) or str(getattr(value, "dtype", "")) == "bool":
+    kind = getattr(getattr(value, "dtype", None), "kind", "")  # numpy's kind of value
+    if hasattr(value, "total_seconds") or kind == "m":  # np.timedelta64(3, "ms") is no 3 s
+        raise ValueError("must be a number of seconds, not a duration "
+                         "(pd.Timedelta(d).total_seconds() is one)")
+    if number is None or isinstance(value, bool) or kind in ("b", "M"):
         raise ValueError("must be a number of seconds" + did_you_mean_number(value, whole=False))
-    try:
+    try:  # float()'s own error quotes the value whole (b"<key>", 10 MB of bytes): not said
         read = float(number)
     except OverflowError:  # an int past float's range (10**400): no finite float
         read = float("inf")
+    except (TypeError, ValueError):
+        raise ValueError("must be a number of seconds" + did_you_mean_number(
+            value, whole=False)) from None
     if not 0 < read <= MAX_SECONDS:  # nan and inf too
         raise ValueError(f"must be positive and at most {MAX_SECONDS:,.0f} (a day)")
     return read

@@ -105,7 +105,7 @@ def test_a_key_given_as_a_client_number_is_never_echoed(sb):
                                             (0, "invalid pool_size=0")])
 def test_a_pool_size_out_of_range_is_refused(sb, size, said):
     # 10**100 connections: urllib3 fills its pool's queue with that many slots, forever
-    with pytest.raises(InvalidParameter, match="must be between 1 and 64") as caught:
+    with pytest.raises(InvalidParameter, match="must be between 1 and 1024") as caught:
         sb.client(pool_size=size)
     assert said in str(caught.value)
 

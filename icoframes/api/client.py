@@ -28,7 +28,7 @@ from typing import Any
 import requests
 
 from .. import readers
-from ..config import MAX_WORKERS, Settings, get_settings
+from ..config import Settings, check_setting, get_settings
 from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable, error_for_code
 from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
@@ -53,12 +53,15 @@ from .prepared import Prepared
 from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, never_sent, transport_reason
 from .transport import Deadline, GateAdapter, deadline
 
-__all__ = ["ENDPOINTS", "BadResponse", "Client", "Redirected", "RetryPolicy", "sign"]
+__all__ = ["ENDPOINTS", "MAX_POOL_SIZE", "BadResponse", "Client", "Redirected", "RetryPolicy",
+           "sign"]
 
 log = logging.getLogger(__name__)
 
 ENDPOINTS: dict[str, str] = {"filters": "/api/v1/filters/", "icos": "/api/v1/icos/",
                              "ico": "/api/v1/ico/"}
+
+MAX_POOL_SIZE = 1024  #: The most connections ``pool_size`` keeps open (a typo's 10**9: refused)
 
 # Codes that describe the request itself: sending it again cannot help.
 _FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
@@ -94,8 +97,8 @@ class Client:
         to the last byte of the body (the connect timeout is at most 5 s). A server
         trickling bytes cannot stretch it: every socket read waits only for the time left.
     pool_size : int, default 8
-        Connections kept open (1 to 64, as ``max_workers``); size it to the number of
-        threads sharing the client.
+        Connections kept open, 1 to 1024 (:data:`MAX_POOL_SIZE`); size it to the number
+        of threads sharing the client, which may be more than one loader's ``max_workers``.
     retry : RetryPolicy, optional
         How transient failures are retried.
     on_request : callable, optional
@@ -143,13 +146,14 @@ class Client:
         # first, the key as a Secret and the address as a RedactedURL: no repr, traceback's
         # locals or pickle of the client shows either (nor a password in the address)
         private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
-        base_url = RedactedURL(base_url.rstrip("/").removesuffix("/api/v1"))
+        # read as configure(base_url=) reads it (Client(base_url=<key>) was taken, repr shown)
+        base_url = RedactedURL(check_setting("base_url", base_url))
         self.__private_key, self.base_url = private_key, base_url
         self.public_key = public_key
         self.timeout = _read("timeout", readers.seconds, timeout)
         self.max_response_bytes = _read("max_response_bytes", readers.integer(1024),
                                         max_response_bytes)
-        pool_size = _read("pool_size", readers.integer(1, MAX_WORKERS), pool_size)
+        pool_size = _read("pool_size", readers.integer(1, MAX_POOL_SIZE), pool_size)
         self.retry = retry or RetryPolicy()
         self._on_request = on_request
         self._budget = budget

@@ -28,6 +28,7 @@ from ..numerals import (
     did_you_mean_flag,
     did_you_mean_number,
     integer_text,
+    is_integer,
     meant_flag,
 )
 from ..quoting import quoted
@@ -220,7 +221,7 @@ assert set(_READERS) == set(Kind.__args__)  # type: ignore[attr-defined]  # a re
 def _as_list(name: str, value: Any) -> list[Any]:
     if isinstance(value, str | numbers.Number) and not isinstance(value, bool):
         return [value]
-    if isinstance(value, Iterable) and not isinstance(value, Mapping | bytes):
+    if isinstance(value, Iterable) and not isinstance(value, Mapping | bytes | bytearray):
         items = list(value)
         if not items:
             raise _invalid(name, value, "must not be an empty list")
@@ -249,7 +250,7 @@ def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | No
     # numpy integers count: ids often come straight out of a DataFrame; text is an integer
     # in ASCII digits only (icoframes.numerals): "٣" and 1.0 get a "did you mean 3?"
     number: Any = integer_text(value) if isinstance(value, str) else value
-    ok = isinstance(number, numbers.Integral) and not isinstance(number, bool | np.bool_)
+    ok = is_integer(number)  # np.timedelta64(5, "ns") is no id 5 (numpy: an Integral)
     if ok and number >= low and (high is None or number <= high):
         return int(number)
     if ok and what and high is not None and number > high:  # an id past int64: none

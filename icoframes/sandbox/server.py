@@ -27,7 +27,7 @@ from ..errors import (
     did_you_mean,
     quoted,
 )
-from ..numerals import INT64_MAX, bounds, did_you_mean_number, within
+from ..numerals import INT64_MAX, bounds, did_you_mean_number, is_integer, within
 from ..secret import HIDDEN
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
@@ -380,8 +380,7 @@ def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
     ``none``): True is no count and 2.5 no port."""
     if value is None and none:
         return None
-    whole = (isinstance(value, numbers.Integral) and not isinstance(value, bool)
-             and str(getattr(value, "dtype", "")) != "bool")
+    whole = is_integer(value)  # never True, nor a numpy timedelta64
     if not whole or not within(value, low, high):
         hint = "" if whole else did_you_mean_number(value, low=low, high=high)  # 5.0: 5
         raise InvalidParameter(f"{name} must be a whole number{bounds(low, high)}"
