@@ -101,8 +101,9 @@ def _shown(value: Any) -> str:
     """``value`` as a refused setting quotes it: an address (``http://...``) with its password
     hidden, anything else with :func:`~icoframes.quoting.quoted`'s ``keys``: a key given for
     ``base_url``, ``quota_reset`` or ``timeout`` by mistake is not shown."""
-    if isinstance(value, str) and value.strip().lower().startswith(("http://", "https://")):
-        return quoted(redact_url(value))  # an address, read as one: no key
+    if isinstance(value, str) and (value.strip().lower().startswith(("http://", "https://"))
+                                   or redact_url(value) != value):  # "user:pw@host"
+        return quoted(redact_url(value))  # an address, its password hidden: no key
     return quoted(value, keys=True)
 
 
