@@ -12,6 +12,7 @@ import tracemalloc
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 import requests
@@ -186,6 +187,35 @@ def test_an_injected_session_still_refuses_redirects_and_is_left_open():
         assert srv.received[0][2]["User-Agent"] == "my-notebook"
         assert session.get_adapter(srv.base_url + "/").poolmanager is not None
         session.close()
+
+
+def _redirect_with_body(size: int) -> Any:
+    """A 302 with a Location announcing a body of ``size`` bytes, written until the
+    client goes away (the bytes written counted)."""
+    def behaviour(handler: Any) -> None:
+        handler.send_response(302)
+        handler.send_header("Location", "/elsewhere/")
+        handler.send_header("Content-Length", str(size))
+        handler.end_headers()
+        piece, sent = b" " * 65536, 0
+        while sent < size and not handler.server.owner.stopping.is_set():
+            handler.wfile.write(piece)
+            sent += len(piece)
+            handler.sent(len(piece))
+    return behaviour
+
+
+@pytest.mark.parametrize("own_session", [True, False])
+def test_the_body_of_a_redirect_is_never_read(own_session):
+    with HostileServer({PROFILE: _redirect_with_body(64 * MiB)}) as srv, \
+            requests.Session() as session, \
+            _client(srv, max_response_bytes=MiB, session=None if own_session else session) as c, \
+            pytest.raises(Redirected, match="HTTP 302 redirecting to '/elsewhere/'"):
+        c.profile(1)
+    # requests' Session.send read all of it (to make response.next), not following it;
+    # what the server wrote now is what the socket buffers took before the client closed
+    assert srv.hits[PROFILE] == 1  # not retried
+    assert srv.bytes_sent < 32 * MiB
 
 
 # -- failures everywhere ------------------------------------------------------------

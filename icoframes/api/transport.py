@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from requests import Response
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
@@ -196,6 +197,15 @@ class GateAdapter(HTTPAdapter):
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
         self.poolmanager.pool_classes_by_scheme = dict(_POOLS)
+
+    def build_response(self, req: Any, resp: Any) -> Response:
+        response = super().build_response(req, resp)
+        if response.is_redirect:
+            # the client refuses every redirect, yet Session.send, even told not to follow
+            # it, reads the whole body (to make response.next): closed unread here, that
+            # body is never read past max_response_bytes (status and headers stay)
+            response.raw.close()
+        return response
 
     def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
         manager = super().proxy_manager_for(proxy, **kwargs)
