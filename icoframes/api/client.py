@@ -116,7 +116,11 @@ class Client:
     session : requests.Session, optional
         A session to send with (proxies, CA bundle, headers of your own). The
         client mounts its adapter on it for ``base_url`` and never follows
-        redirects. Closed by :meth:`close` only when the client made it.
+        redirects. Closed by :meth:`close` only when the client made it. Without
+        it, the client's own session reads the proxy variables (``HTTP_PROXY``,
+        ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) and the CA bundle
+        (``REQUESTS_CA_BUNDLE``, else ``CURL_CA_BUNDLE``) of the environment once,
+        here, and never reads ``.netrc``.
 
     Examples
     --------
@@ -176,11 +180,11 @@ class Client:
                 session.verify = bundle
             session.mount("http://", adapter)
             session.mount("https://", adapter)
-            self._prepared: Prepared | None = Prepared(session, self.__auth)
-        else:
-            self._prepared = None  # a session of the caller's: requests builds each request
-            # the longest matching prefix wins: the caller's other mounts stay theirs
+        else:  # the longest matching prefix wins: the caller's other mounts stay theirs
             session.mount(self._origin + "/", adapter)
+        # the requests of the session the client made are prepared once per URL; those of
+        # a caller's session, or of one a subclass put in its place, built by requests
+        self._prepared = Prepared(session if self._own_session else None, self.__auth)
         self._session = session
 
     @classmethod
@@ -352,11 +356,8 @@ class Client:
             with deadline(self.timeout, self.control) as limit:
                 timeout = (min(5.0, self.timeout), self.timeout)
                 try:
-                    response = (self._session.post(
-                        url, data=body, headers=headers, stream=True, allow_redirects=False,
-                        auth=self._session.auth or self.__auth,  # the session's own first
-                        timeout=timeout) if self._prepared is None
-                        else self._prepared.post(url, body, headers, timeout=timeout))
+                    response = self._prepared.post(self._session, url, body, headers,
+                                                   timeout=timeout)
                 except TRANSIENT_ERRORS as exc:
                     outcome = "not_sent" if never_sent(exc) else outcome
                     raise _Transient(self._why(exc, limit), sent=outcome != "not_sent") from None

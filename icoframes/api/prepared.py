@@ -6,17 +6,22 @@ its argument against a runtime protocol) and prepares the URL, headers, body and
 again, about a quarter of a request's CPU time in a worker, under the interpreter lock
 the other workers wait for. For the session the client made itself nothing of that
 depends on the request but its body: the session's own ``prepare_request`` makes one
-request per URL (a template), and each request is a copy of it with its body and the
-two headers that follow from the body (``Content-Length``, the signature), sent by the
-session's ``send`` with the session's own settings, as ``Session.request`` sends it.
-Once the service has set a cookie (the session keeps cookies as ``requests`` does) the
-headers depend on the jar: every request is then built by ``Session.request``.
+request per URL (a template), and each request is a copy of it with its body, the two
+headers that follow from the body (``Content-Length``, the signature) and the auth,
+sent by the session's ``send`` with the session's own settings, as ``Session.request``
+sends it. Every request is built by ``Session.request`` instead when the session is not
+the one the client made (a subclass replaced it), holds a cookie the service set (the
+headers then depend on the jar), has an auth of its own or reads the environment
+(``trust_env``); the templates are made again when the session's headers, params or
+hooks changed since they were.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Mapping
+from typing import Any
 
 import requests
 from requests.auth import AuthBase
@@ -26,54 +31,74 @@ __all__ = ["BODY_HEADERS", "Prepared"]
 #: The headers a request's body decides: set on each copy of its URL's template.
 BODY_HEADERS = ("Content-Length", "X-Service-Access-Key")
 
+_Templates = dict[tuple[str, tuple[tuple[str, str], ...]], requests.PreparedRequest]
+
+
+def _merged(session: requests.Session) -> tuple[Any, ...]:
+    """What ``prepare_request`` merges from ``session`` into every request: the templates
+    hold it (compared before each request: a few microseconds)."""
+    return (list(session.headers.items()), session.params,
+            {event: list(hooks) for event, hooks in session.hooks.items()})
+
 
 class Prepared:
-    """Sends POSTs of ``session`` (made by the client: ``trust_env`` off, no hooks of
-    anyone else) with ``auth``, each URL's request prepared once.
+    """Sends POSTs with ``auth``; those of the session the client made (``own``) from
+    a template per URL.
 
     Parameters
     ----------
-    session : requests.Session
-        The client's own session.
+    own : requests.Session or None
+        The session the client made (``trust_env`` off), None when the caller gave one:
+        only this session's requests are prepared once.
     auth : AuthBase, optional
-        Sets headers that do not depend on the body (the Basic auth of ``base_url``).
+        Sets headers that do not depend on the body (the Basic auth of ``base_url``):
+        applied to each request, never kept in a template (it holds the credential).
     """
 
-    def __init__(self, session: requests.Session, auth: AuthBase | None) -> None:
-        self._session = session
+    def __init__(self, own: requests.Session | None, auth: AuthBase | None) -> None:
+        self._own = own
         self._auth = auth
-        self._templates: dict[tuple[str, tuple[tuple[str, str], ...]],
-                              requests.PreparedRequest] = {}
+        # the session's merged settings the templates were made with, and the templates
+        self._cache: tuple[tuple[Any, ...] | None, _Templates] = (None, {})
         self._lock = threading.Lock()
 
-    def post(self, url: str, body: bytes, headers: Mapping[str, str], *,
-             timeout: tuple[float, float]) -> requests.Response:
+    def post(self, session: requests.Session, url: str, body: bytes,
+             headers: Mapping[str, str], *, timeout: tuple[float, float]) -> requests.Response:
         """``session.post(url, data=body, headers=headers, stream=True,
-        allow_redirects=False, auth=auth, timeout=timeout)``, sent the same."""
-        session = self._session
-        if session.cookies or session.auth is not None:  # the jar or an auth of its own:
-            return session.post(url, data=body, headers=headers, stream=True,  # as requests
-                                allow_redirects=False, timeout=timeout,  # builds it
+        allow_redirects=False, auth=session.auth or auth, timeout=timeout)``, sent the same."""
+        if (session is not self._own or session.cookies or session.auth is not None
+                or session.trust_env):  # requests builds it: the jar, an auth, the environment
+            return session.post(url, data=body, headers=headers, stream=True,
+                                allow_redirects=False, timeout=timeout,
                                 auth=session.auth or self._auth)
-        request = self._template(url, headers).copy()
+        request = self._template(session, url, headers).copy()
         request.body = body
         request.headers["Content-Length"] = str(len(body))
         request.headers["X-Service-Access-Key"] = headers["X-Service-Access-Key"]
+        if self._auth is not None:  # last, as prepare_request places it
+            request = self._auth(request)
         return session.send(request, stream=True, allow_redirects=False, timeout=timeout,
                             verify=session.verify, cert=session.cert,
                             proxies={k: v for k, v in session.proxies.items() if v is not None})
 
-    def _template(self, url: str, headers: Mapping[str, str]) -> requests.PreparedRequest:
+    def _template(self, session: requests.Session, url: str,
+                  headers: Mapping[str, str]) -> requests.PreparedRequest:
         """The request of ``url`` with ``headers`` but those of :data:`BODY_HEADERS`
-        (their places kept), prepared by the session (headers merged, URL and auth)."""
-        key = (url, tuple((k, v) for k, v in headers.items() if k not in BODY_HEADERS))
-        if (template := self._templates.get(key)) is None:
-            request = requests.Request("POST", url, data=b" ",  # a body: its headers placed
-                                       headers=dict(headers), auth=self._auth)
-            template = self._session.prepare_request(request)
+        (their places kept), prepared by ``session`` (its headers, params, hooks merged)."""
+        merged, templates = self._cache
+        if (now := _merged(session)) != merged:  # the session changed: templates anew
             with self._lock:
-                template = self._templates.setdefault(key, template)
+                if self._cache[0] != now:  # params copied: a dict changed in place shows
+                    self._cache = ((now[0], copy.copy(now[1]), now[2]), {})
+                templates = self._cache[1]
+        key = (url, tuple((k, v) for k, v in headers.items() if k not in BODY_HEADERS))
+        if (template := templates.get(key)) is None:
+            request = requests.Request("POST", url, data=b" ",  # a body: its headers placed
+                                       headers=dict(headers))
+            template = session.prepare_request(request)
+            with self._lock:
+                template = templates.setdefault(key, template)
         return template
 
     def __repr__(self) -> str:
-        return f"Prepared(urls={len(self._templates)})"
+        return f"Prepared(urls={len(self._cache[1])})"
