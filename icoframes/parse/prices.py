@@ -57,11 +57,10 @@ from .rules import (
     amount_reason,
     multiplier_word,
     parse_amount,
-    written_currency,
 )
 from .text import latin_ticker, normalize_text
 
-__all__ = ["CURRENCIES", "canonical_unit", "cents", "forbidden_scale", "own_ticker", "per_token",
+__all__ = ["CURRENCIES", "canonical_unit", "cents", "forbidden_scale", "own_ticker",
            "read_exchange", "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
 
 #: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
@@ -356,43 +355,6 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     if token.amount == 0 or not money.unit or fold(money.unit) in TOKEN_WORDS:
         return bad("unreadable_price"), None
     return money.amount / token.amount, money.unit
-
-
-# A price per token: "$0.1 per token", "0.1 USD/XYZ" (split in one linear pass: no backtracking
-# over long hostile text)
-_PER_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
-_WORD_RE: Final = re.compile(r"[^\W\d_]\w*\.?")
-_DIGIT_RE: Final = re.compile(r"[0-9]")
-
-
-def per_token(text: str, own: str | None) -> str:
-    """A price written per token (``"$0.1 per token"``, ``"0.1 USD/XYZ"`` for XYZ) as the
-    exchange it is (``"1 token = $0.1"``), or as the number alone when it writes no currency
-    (``"0.1 per token"`` is ``"0.1"``, in the unit column's unit, which must be a currency:
-    :func:`~icoframes.parse.units.read_price`); any other text as it is
-    (``"$5/month"``: per what is no token or the ICO's ticker ``own``).
-
-    Examples
-    --------
-    >>> per_token("$0.1 per token", None), per_token("0.1 USD / xyz", "XYZ")
-    ('1 token = $0.1', '1 xyz = 0.1 USD')
-    >>> per_token("$5/month", "XYZ"), per_token("0.1 USD/ETH", "XYZ")
-    ('$5/month', '0.1 USD/ETH')
-    >>> per_token("0.1 per token", None)  # a number alone: in the unit column's currency
-    '0.1'
-    """
-    parts = _PER_RE.split(text)
-    if len(parts) != 2 or "=" in text or _DIGIT_RE.search(parts[0]) is None:
-        return text
-    money, token = (part.strip() for part in parts)
-    if not _WORD_RE.fullmatch(token):
-        return text
-    token = token.rstrip(".")
-    if fold(token) not in TOKEN_WORDS and canonical_unit(token) != own:
-        return text
-    if isinstance(parse_amount(money), float) and written_currency(money) is None:
-        return money  # "0.1 per token": 0.1 in the unit column's unit, as "0.1" is
-    return f"1 {token} = {money}"
 
 
 def own_ticker(ticker: object) -> str | None:

@@ -71,13 +71,13 @@ import pandas as pd
 from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
+from .pertoken import per_token
 from .prices import (
     CURRENCIES,
     canonical_unit,
     cents,
     forbidden_scale,
     own_ticker,
-    per_token,
     read_exchange,
     split_scale,
     ticker_word,
