@@ -196,7 +196,7 @@ def test_a_unit_column_holding_only_a_multiplier_is_no_currency(unit):
 
 def test_a_unit_column_of_a_multiplier_glued_to_a_currency_or_mln_in_capitals_is_kept():
     assert _group([5], "mln USD") == ([5e6], ["USD"], [])
-    assert _group([5], "kUSD") == ([5e3], ["USD"], [])
+    assert _group([5], "bnUSD") == ([5e9], ["USD"], [])  # "kUSD": unreadable, parser 26
     assert _group([5], "MLN") == ([5.0], ["MLN"], [])  # "5 MLN" is a ticker too
 
 

@@ -78,7 +78,7 @@ def test_a_multiplier_word_beside_another_word_that_cannot_be_told_names_no_unit
 
 def test_scaled_units_that_were_read_before_still_are():
     assert _group([5], "mln USD")[:2] == ([5e6], ["USD"])
-    assert _group([5], "kUSD")[:2] == ([5e3], ["USD"])
+    assert _group([5], "K USD")[:2] == ([5e3], ["USD"])  # "kUSD": unreadable, parser 26
     assert _group([5], "USD mln", "KIN")[:2] == ([5e6], ["USD"])  # another ICO's ticker
     assert _group([5], "cents")[:2] == ([0.05], ["USD"])
     assert _group([5], "MLN")[:2] == ([5.0], ["MLN"])  # the token Melon

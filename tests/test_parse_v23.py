@@ -99,16 +99,18 @@ def _price(values: list, unit: str, ticker: str | None = "XYZ"):
     return prices.tolist(), codes.tolist(), list(zip(bad.values, bad.reasons, strict=True))
 
 
-@pytest.mark.parametrize("unit", ["XYZ", "tokens", "USD per token", "", "ABC"])
+@pytest.mark.parametrize("unit", ["XYZ", "tokens", "XYZ per token", "", "ABC"])
 @pytest.mark.parametrize("value", ["0.1 per token", "0.1 / XYZ", "0.1 per XYZ."])
 def test_a_price_per_token_writing_no_currency_needs_a_currency_unit_column(unit, value):
-    # parser 22: 0.1 in XYZ (the ICO's own token), in "TOKENS", in "USD PER TOKEN"
+    # parser 22: 0.1 in XYZ (the ICO's own token), in "TOKENS", in "USD PER TOKEN" (since
+    # parser 26 "USD per token" is USD: test_parse_v26)
     prices, _, unread = _price([value], unit)
     assert math.isnan(prices[0]) and unread == [(value, "unreadable_price")]
 
 
 @pytest.mark.parametrize(("unit", "code", "price"), [("USD", "USD", 0.1), ("ether", "ETH", 0.1),
-                                                     ("cents", "USD", 0.001)])
+                                                     ("cents", "USD", 0.001),
+                                                     ("USD per token", "USD", 0.1)])
 def test_a_price_per_token_writing_no_currency_is_in_a_currency_unit_column(unit, code, price):
     assert _price(["0.1 per token", "0.1 / XYZ"], unit) == ([price, price], [code] * 2, [])
 
@@ -171,7 +173,10 @@ def test_a_scale_word_after_a_currency_that_may_scale_it_scales(unit, factor):
 def test_scaled_currency_is_the_one_rule_of_which_word_scales_which_currency(mult, currency, code):
     assert scaled_currency(mult, currency) == code
     glued = split_multiplier(mult + currency)
-    assert glued == ((mult, code) if code else ("", mult + currency))
+    # a lone letter glued to a currency's letters is a ticker or unreadable ("mUSD": mStable's
+    # token, or millions? parser 26), to a symbol a scale ("b$")
+    lone = len(mult) == 1 and currency.isalpha()
+    assert glued == (None if code and lone else (mult, code) if code else ("", mult + currency))
 
 
 # --------------------------------------------------------------------------- M3/M4. unit columns
@@ -185,11 +190,12 @@ def test_a_symbol_then_a_glued_scale_word_scales_like_the_other_order(unit, fact
     assert amounts == [5 * factor] and codes == ["EUR" if "€" in unit else "USD"] and not unread
 
 
-@pytest.mark.parametrize("unit", ["USD (mln)", "USD-mln", "USD/mln", "USD k..", "USD cents",
+@pytest.mark.parametrize("unit", ["USD (mln)", "USD-mln", "USD/mln", "USD cents",
                                   "cents USD", "USD ¢", "USD '000", "000 USD", "USD e6",
                                   "USD MLN", "XYZ mln", "USD per token", "$XYZ"])
 def test_a_unit_column_of_a_currency_and_text_not_understood_names_no_unit(unit):
-    # parser 22: made-up units "USD (MLN)", "USD CENTS", "000 USD"...
+    # parser 22: made-up units "USD (MLN)", "USD CENTS", "000 USD"... ("USD k.." reads as the
+    # value "5 USD k.." does since parser 26: a final dot is no part of a unit column)
     amounts, codes, unread = _group([5, "$7"], unit)
     assert math.isnan(amounts[0]) and amounts[1] == 7.0 and codes == [None, "USD"]
     assert unread == [(5, "unreadable_number")]
@@ -220,7 +226,7 @@ def test_a_scale_word_written_last_that_is_the_own_ticker_is_unreadable_in_both(
 def test_a_scaling_unit_column_scales_each_column_of_its_group():
     # a column whose value is missing or writes its unit does not stop the next one's scaling
     amounts, codes, bad = read_amount_group({"soft_cap": [None, "$7"], "hard_cap": [5, 5]},
-                                            ["kUSD", "kUSD"])
+                                            ["K USD", "K USD"])
     assert amounts["hard_cap"].tolist() == [5e3, 5e3] and codes.tolist() == ["USD", "USD"]
     assert amounts["soft_cap"][1] == 7.0 and not bad["hard_cap"].rows
 

@@ -172,11 +172,11 @@ def test_a_unit_column_with_a_digit_nfkc_would_make_names_no_unit(unit):
 
 
 def test_a_footnote_unit_column_leaves_the_next_rows_units_alone():
-    amounts, codes, unread = read_amount_group({"v": [5, 5, 5]}, ["USD¹", "kUSD", "tokens"],
+    amounts, codes, unread = read_amount_group({"v": [5, 5, 5]}, ["USD¹", "K USD", "tokens"],
                                                tickers=["XYZ"] * 3, exchange=("v",))
     assert codes.tolist() == [None, None, None]  # a price: no scale, no tokens
     assert unread["v"].reasons == ["unreadable_price"] * 3
-    amounts, codes, unread = read_amount_group({"v": [5, 5]}, ["ETH①", "kUSD"])
+    amounts, codes, unread = read_amount_group({"v": [5, 5]}, ["ETH①", "K USD"])
     assert amounts["v"][1] == 5000 and codes.tolist() == [None, "USD"]
 
 
@@ -249,7 +249,7 @@ def test_an_exchange_obeys_the_scale_rule_of_values(text):
     ("1 XYZ = 0.1 USDmln", (1e5, "USD")), ("1 XYZ = 5 EURmio", (5e6, "EUR")),
     ("1 XYZ = 0.1 m USD", (1e5, "USD")), ("1 XYZ = $0.001B", (1e6, "USD")),
     ("1 XYZ = 0.1 mln ETH", (1e5, "ETH")), ("1 XYZ = 0.1 k USD", (100.0, "USD")),
-    ("1 BNB = 2M XYZ", (5e-7, "BNB")), ("1 XYZ = 5 kUSD", (5e3, "USD")),
+    ("1 BNB = 2M XYZ", (5e-7, "BNB")), ("1 XYZ = 5 bnUSD", (5e9, "USD")),
     ("1 XYZ = 10 cents", (0.1, "USD"))])
 def test_an_exchange_scales_as_a_value_does(text, price):
     assert read_exchange(text, "XYZ") == pytest.approx(price)

@@ -45,8 +45,8 @@ def test_parse_amount_reads_no_scale_the_unit_readers_refuse(value):
 
 @pytest.mark.parametrize(("value", "number"), [
     ("$5B", 5e9), ("5 B$", 5e9), ("US$ 5b", 5e9), ("5 bn USD", 5e9), ("5bnUSD", 5e9),
-    ("5kUSD", 5e3), ("5 M USD", 5e6), ("5Musd", 5e6), ("5 M.USD", 5e6), ("USD 5M", 5e6),
-    ("1.2B", 1.2e9)])
+    ("5k USD", 5e3), ("5 M USD", 5e6), ("5M usd", 5e6), ("5 M.USD", 5e6), ("USD 5M", 5e6),
+    ("1.2B", 1.2e9)])  # "5kUSD", "5Musd": unreadable since parser 26 (Karura's kUSD?)
 def test_parse_amount_still_reads_the_scales_the_unit_readers_read(value, number):
     assert parse_amount(value) == number
 
@@ -177,7 +177,8 @@ def test_a_roadmap_year_of_two_centuries_is_a_short_year(key):
 
 @pytest.mark.parametrize(("key", "when"), [
     ("Q4 ’18", (2018, 10)), ("Q4 ‘18", (2018, 10)), ("Mar ’18", (2018, 3)),
-    ("H1 ʼ19", (2019, 1)), ("Q4 '89", (2089, 10)), ("Q1 '00", (2000, 1)), ("Q4 1999", (1999, 10))])
+    ("H1 ʼ19", (2019, 1)), ("Q1 '00", (2000, 1)), ("Q4 1999", (1999, 10))])
+# ("Q4 '89" was 2089 here: short_year since parser 26, '00-'29 only; test_parse_v26)
 def test_a_roadmap_year_of_one_century_is_read_with_any_apostrophe(key, when):
     # parser 24: "Q4 ’18" was unreadable_date, "Mar ’18" no_year
     day, _ = read_label(key)

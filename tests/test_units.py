@@ -72,9 +72,9 @@ def test_currency_in_the_value_that_disagrees_is_missing_and_a_problem():
 
 def test_plain_numbers_take_the_unit_columns_code_and_unknown_units_are_kept():
     amounts, units, bad = read_amounts([7, "1.5e3", "15M", "250K", 2.5],
-                                       ["xyz", " Abc ", "ETH", "usd", None])
+                                       ["xyz", " Abc ", "EUR", "usd", None])
     assert amounts.tolist() == [7.0, 1500.0, 15e6, 250e3, 2.5]
-    assert units.tolist() == ["XYZ", "ABC", "ETH", "USD", None]
+    assert units.tolist() == ["XYZ", "ABC", "EUR", "USD", None]
     assert bad.values == []
 
 
@@ -215,14 +215,14 @@ def test_tidy_counts_a_unit_that_is_not_text_as_a_problem_of_the_unit_column():
 
 
 @pytest.mark.parametrize(("value", "number", "unit"), [
-    # a multiplier glued to a currency's code, or to a spelling of one
-    ("5kUSD", 5e3, "USD"), ("5 kUSD", 5e3, "USD"), ("5kusd", 5e3, "USD"),
-    ("5mUSD", 5e6, "USD"), ("1.5bnUSD", 1.5e9, "USD"), ("2mioEUR", 2e6, "EUR"),
-    ("5thousandUSD", 5e3, "USD"), ("5millionUSD", 5e6, "USD"), ("$5kUSD", 5e3, "USD"),
+    # a multiplier glued to a currency's code, or to a spelling of one (a lone letter not in
+    # capitals, "5kUSD", "5mUSD", "5Kusd", "5kETH": unreadable since parser 26, test_parse_v26)
+    ("1.5bnUSD", 1.5e9, "USD"), ("2mioEUR", 2e6, "EUR"),
+    ("5thousandUSD", 5e3, "USD"), ("5millionUSD", 5e6, "USD"), ("$5thousandUSD", 5e3, "USD"),
     ("$5kUS$", 5e3, "USD"),
-    ("5kETH", 5e3, "ETH"), ("5kEther", 5e3, "ETH"), ("5kBTC", 5e3, "BTC"),
+    ("5mlnETH", 5e6, "ETH"), ("5thousandEther", 5e3, "ETH"), ("5mlnBTC", 5e6, "BTC"),
     ("5billionUSD", 5e9, "USD"), ("5mmUSD", 5e6, "USD"), ("5mnEUR", 5e6, "EUR"),
-    ("5Kusd", 5e3, "USD"), ("5mmETH", 5e6, "ETH"),  # not all capitals; mm is no milli
+    ("5Mlnusd", 5e6, "USD"), ("5mmETH", 5e6, "ETH"),  # not all capitals; mm is no milli
     # a lone letter all in capitals makes a ticker, as written ("KUSD", "MUSD" are tokens;
     # "1.5BNUSD": parser 25, test_parse_v25)
     ("5KUSD", 5.0, "KUSD"), ("5 KUSD", 5.0, "KUSD"), ("5MUSD", 5.0, "MUSD"),
@@ -242,13 +242,14 @@ def test_a_multiplier_glued_to_a_currency_multiplies_and_leaves_the_currency(val
 
 
 def test_a_glued_multiplier_agrees_with_the_unit_column():
-    amounts, units, bad = read_amounts(["5kUSD", "1.5bnUSD", "5kETH"], ["USD", "usd", "ETH"])
-    assert amounts.tolist() == [5e3, 1.5e9, 5e3] and bad.values == []
+    amounts, units, bad = read_amounts(["5thousandUSD", "1.5bnUSD", "5mlnETH"],
+                                       ["USD", "usd", "ETH"])
+    assert amounts.tolist() == [5e3, 1.5e9, 5e6] and bad.values == []
     assert units.tolist() == ["USD", "USD", "ETH"]
 
 
 def test_a_glued_multiplier_in_an_exchange():
-    prices, units, bad = read_price(["5kUSD = 1M XYZ", "1 ETH = 2 KIN"], ["", "ETH"],
+    prices, units, bad = read_price(["5thousandUSD = 1M XYZ", "1 ETH = 2 KIN"], ["", "ETH"],
                                     tickers=["XYZ", "KIN"])
     assert prices.tolist() == [5e3 / 1e6, 0.5] and units.tolist() == ["USD", "ETH"]
     assert bad.values == []

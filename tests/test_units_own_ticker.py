@@ -36,9 +36,10 @@ def _read(values: list, units: list, tickers: list | None = None):
     ("5kKIN", "", "KIN", 5e3, "KIN"), ("5 kKIN", "KIN", "KIN", 5e3, "KIN"),
     ("2mioKIN", "", "kin", 2e6, "KIN"), ("1.5bnKIN", "", "KIN", 1.5e9, "KIN"),
     ("5bKIN", "", "KIN", 5e9, "KIN"),
-    # another ICO's ticker, or none: as before (all capitals is a ticker, "kUSD" thousands of USD)
+    # another ICO's ticker, or none: as before (all capitals is a ticker, "thousandUSD"
+    # thousands of USD; "kUSD" is unreadable since parser 26, test_parse_v26)
     ("5KKIN", "", "XYZ", 5.0, "KKIN"), ("5KKIN", "", None, 5.0, "KKIN"),
-    ("1,000 kUSD", "", "XYZ", 1e6, "USD"), ("1,000 kUSD", "", None, 1e6, "USD"),
+    ("1,000 thousandUSD", "", "XYZ", 1e6, "USD"), ("1,000 thousandUSD", "", None, 1e6, "USD"),
     ("5KKIN", "", "KKIN", 5.0, "KKIN"),
     # a known unit stays that unit, whatever the ICO's ticker ends with
     ("5 BTC", "", "TC", 5.0, "BTC"), ("5 BNB", "", "NB", 5.0, "BNB"), ("5 kBTC", "", "BTC", 5e3,
@@ -139,16 +140,16 @@ def test_tidy_reads_caps_with_the_icos_own_ticker():
 # --------------------------------------------------------------------------- the unit column
 
 @pytest.mark.parametrize(("unit", "ticker", "numbers", "code"), [
-    ("kUSD", None, [5e3, 7.0, 5e3], "USD"),  # was 5 of a token KUSD
-    (" kusd ", "XYZ", [5e3, 7.0, 5e3], "USD"),
-    ("mUSD", None, [5e6, 7.0, 5e3], "USD"), ("bnUSD", None, [5e9, 7.0, 5e3], "USD"),
+    # ("kUSD", "mUSD": unreadable since parser 26, test_parse_v26)
+    ("thousandUSD", None, [5e3, 7.0, 5e3], "USD"), (" K usd ", "XYZ", [5e3, 7.0, 5e3], "USD"),
+    ("mlnUSD", None, [5e6, 7.0, 5e3], "USD"), ("bnUSD", None, [5e9, 7.0, 5e3], "USD"),
     ("thousand USD", None, [5e3, 7.0, 5e3], "USD"),
 ])
 def test_a_multiplier_glued_to_the_unit_columns_currency_multiplies_plain_numbers(
         unit, ticker, numbers, code):
-    # a value that writes its currency is read as written ("$7", "5kUSD"); one that writes a
+    # a value that writes its currency is read as written ("$7", "5k USD"); one that writes a
     # multiplier alone ("5k": 5,000 thousands, or 5 thousands?) is unreadable (parser 23)
-    values = ["5", "$7", "5kUSD", "5k"]
+    values = ["5", "$7", "5k USD", "5k"]
     amounts, codes, unread = _read(values, [unit] * 4, [ticker] * 4)
     assert amounts[:3] == numbers and math.isnan(amounts[3]) and codes == [code] * 4
     assert unread == (["5k"], ["unreadable_number"])
@@ -166,13 +167,13 @@ def test_a_unit_column_that_is_a_ticker_stays_one(unit, ticker, number, code):
 
 def test_a_unit_columns_multiplier_beyond_a_float_is_infinite():
     big = "1" + "0" * 306  # 1e306 in digits ("1e306" writes an exponent: unreadable, parser 24)
-    amounts, codes, bad = _read([1e306, big, 5], ["kUSD"] * 3)
+    amounts, codes, bad = _read([1e306, big, 5], ["K USD"] * 3)
     assert math.isnan(amounts[0]) and math.isnan(amounts[1]) and amounts[2] == 5e3
     assert bad == ([1e306, big], ["infinite", "infinite"]) and codes == ["USD"] * 3
 
 
 def test_a_unit_columns_multiplier_and_a_conflicting_value():
-    amounts, codes, bad = _read(["5 ETH", "-5"], ["kUSD", "kUSD"])
+    amounts, codes, bad = _read(["5 ETH", "-5"], ["K USD", "K USD"])
     assert math.isnan(amounts[0]) and math.isnan(amounts[1]) and codes == ["USD", "USD"]
     assert bad == (["5 ETH", "-5"], ["unit_conflict", "negative"])
 
@@ -182,8 +183,8 @@ def test_tidy_reads_a_multiplier_in_the_unit_column():
 
     tables = tidy([{"id": 1, "main": {"name": "K"},
                     "finance": {"ticker": "XYZ", "soft_cap": 500, "hard_cap": "2,000",
-                                "caps_unit": "kUSD", "token_price": "0.5",
-                                "token_price_unit": "kUSD"}},
+                                "caps_unit": "K USD", "token_price": "0.5",
+                                "token_price_unit": "K USD"}},
                    {"id": 2, "main": {"name": "L"},
                     "finance": {"ticker": "KUSD", "hard_cap": 2000, "caps_unit": "kUSD"}}])
     icos = tables.icos.set_index("id")
@@ -200,7 +201,7 @@ def test_tidy_reads_a_multiplier_in_the_unit_column():
 
 @pytest.mark.parametrize(("value", "number", "code"), [
     ("5 USD.", 5.0, "USD"), ("5USD.", 5.0, "USD"), ("5 Ether.", 5.0, "ETH"),
-    ("$5 USD.", 5.0, "USD"), ("5k USD.", 5e3, "USD"), ("5kUSD.", 5e3, "USD"),
+    ("$5 USD.", 5.0, "USD"), ("5k USD.", 5e3, "USD"), ("5bnUSD.", 5e9, "USD"),
     ("5 USD. ", 5.0, "USD"), ("2,000,000 XYZ.", 2e6, "XYZ"),
 ])
 def test_a_final_dot_after_a_written_unit(value, number, code):
@@ -214,7 +215,8 @@ def test_a_final_dot_is_no_unit():
 
 
 @pytest.mark.parametrize(("value", "number"), [
-    ("5MUSD$", 5e6), ("5 MUSD$", 5e6), ("5KUSD$", 5e3), ("5kUSD$", 5e3), ("1.5BUSD$", 1.5e9),
+    ("5MUSD$", 5e6), ("5 MUSD$", 5e6), ("5KUSD$", 5e3), ("5kUSD$", 5e3),
+    # ("1.5BUSD$": the token BUSD and a dollar sign, or billions? unreadable since parser 26)
 ])
 def test_a_capital_multiplier_glued_to_a_currency_ending_in_a_symbol(value, number):
     # "USD$" ends in a symbol: no ticker (was unreadable)
@@ -230,9 +232,10 @@ def test_read_amounts_without_tickers_is_unchanged_for_all_capitals():
 
 @pytest.mark.parametrize(("value", "unit", "ticker", "number", "code"), [
     # a multiplier glued to a currency written before the number (was 1,000 of a token KUSD)
-    ("kUSD 1,000", "", None, 1e6, "USD"), ("kUSD 1,000", "USD", "XYZ", 1e6, "USD"),
-    ("-kUSD 5", "", None, math.nan, "USD"), ("mioEUR 2", "", None, 2e6, "EUR"),
-    ("M$ 5", "", None, 5e6, "USD"), ("kUSD 5 USD", "", None, 5e3, "USD"),
+    # ("kUSD 1,000" for another ICO: unreadable since parser 26, test_parse_v26)
+    ("thousandUSD 1,000", "", None, 1e6, "USD"), ("bnUSD 1", "USD", "XYZ", 1e9, "USD"),
+    ("-bnUSD 5", "", None, math.nan, "USD"), ("mioEUR 2", "", None, 2e6, "EUR"),
+    ("M$ 5", "", None, 5e6, "USD"), ("thousandUSD 5 USD", "", None, 5e3, "USD"),
     # the ICO's own ticker, and all capitals, as after the number
     ("kUSD 1,000", "", "KUSD", 1e3, "KUSD"), ("kKIN 5", "", "KIN", 5e3, "KIN"),
     ("KUSD 5", "", None, 5.0, "KUSD"),

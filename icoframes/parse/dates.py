@@ -127,8 +127,11 @@ _DAY_MONTH_RE: Final = re.compile(r"(?<![0-9])[0-9]{1,2}[./-][0-9]{1,2}(?![./-]?
 _MONTH_YEAR_RE: Final = re.compile(r"(?P<month>[0-9]{1,2})[-./](?P<year>[0-9]{4})")
 
 
-def date_reason(text: str) -> Reason:
-    """Why ``text`` (stripped, not missing) is no date any rule reads.
+def date_reason(text: str, *, label: bool = False) -> Reason:
+    """Why ``text`` (stripped, not missing) is no date any rule reads; ``label``: as a roadmap
+    key (:func:`read_label`), where a quarter or half of a two-digit year after
+    :data:`_LAST_SHORT_YEAR` is ``short_year`` (``"Q4 '99"``: 1999 or 2099?). As a timestamp
+    (:func:`parse_datetime`) a quarter or half is no date whatever its year: ``unreadable_date``.
 
     Examples
     --------
@@ -140,8 +143,10 @@ def date_reason(text: str) -> Reason:
     ['date_out_of_range', 'no_year', 'no_year', 'duration', 'unreadable_date']
     >>> date_reason("01.03.18"), date_reason("01-03-18 12:00")  # day-month-year, or year first?
     ('short_year', 'short_year')
-    >>> date_reason("Q4 '99"), date_reason("H1 99")  # 1999 or 2099?
+    >>> date_reason("Q4 '99", label=True), date_reason("H1 99", label=True)  # 1999 or 2099?
     ('short_year', 'short_year')
+    >>> date_reason("Q4 '99"), date_reason("Q4 1989")  # no start or end date
+    ('unreadable_date', 'unreadable_date')
     """
     numeric = _NUMERIC_DATE_RE.fullmatch(text)
     if numeric is not None:
@@ -166,6 +171,9 @@ def date_reason(text: str) -> Reason:
         if numbers is not None and (0 in numbers or min(numbers) > 12):
             return "impossible_date"  # "00.00.00", "13.13.18": no order makes it a day
         return "short_year"
+    if not label and any(pattern.fullmatch(text) for pattern, precision in _LABEL_PATTERNS
+                         if precision in ("quarter", "half")):
+        return "unreadable_date"  # "Q4 '99", "Q4 '18", "H1 2019": a period, no timestamp
     if any((match := pattern.fullmatch(text)) is not None and _year(match["year"]) is None
            for pattern, _ in _LABEL_PATTERNS):
         return "short_year"  # "Q4 '99", "H1 99": 1999 or 2099?
@@ -229,23 +237,27 @@ _LABEL_PATTERNS: Final = tuple(
 )
 
 
+# The last two-digit year read, as 20xx: "'00" to "'29" are 2000-2029, years an ICO's roadmap
+# names (the first ICO was in 2013; plans reach a few years ahead). Any other two digits are
+# short_year, never a guessed century: "'89" is no 2089 (no roadmap plans 60 years ahead) and
+# 1989 is before any ICO; "'99" 1999 or 2099? Nor is a century chosen by YEARS (it let '30-'89
+# be 2030-2089).
+_LAST_SHORT_YEAR: Final = 29
+
+
 def _year(text: str) -> int | None:
-    """The year written ``text`` (``"2018"``, ``"'18"``, ``"18"``); None for two digits that
-    name a year of :data:`YEARS` in two centuries (``"'99"``: 1999 or 2099?), never guessed.
-    Two digits are read only where one century falls within YEARS (``"'18"``: 2018, since
-    1918 is no ICO year).
+    """The year written ``text`` (``"2018"``, ``"'18"``, ``"18"``); None for two digits
+    after :data:`_LAST_SHORT_YEAR` (``"'89"``, ``"'99"``: 1989 or 2089?), never guessed.
 
     Examples
     --------
-    >>> _year("2018"), _year("'18"), _year("89"), _year("'90"), _year("'99")
-    (2018, 2018, 2089, None, None)
+    >>> _year("2018"), _year("'18"), _year("'29"), _year("89"), _year("'30"), _year("'99")
+    (2018, 2018, 2029, None, None, None)
     """
     digits = text.lstrip("'")
     if len(digits) != 2:
         return int(digits)
-    years = [year for year in (1900 + int(digits), 2000 + int(digits))
-             if YEARS[0] <= year <= YEARS[1]]
-    return years[0] if len(years) == 1 else None
+    return 2000 + int(digits) if int(digits) <= _LAST_SHORT_YEAR else None
 
 
 def parse_label_date(label: str) -> datetime | None:
@@ -273,7 +285,7 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
     exist (``31-02-2018``), a US-order date (``01-13-2018``), a year outside
     :data:`YEARS`, a two-digit year outside a quarter, half or month marked by an apostrophe
     (``"Mar '18"`` is March 2018, ``'Mar 18'``: March 2018, or 18 March? ``short_year``), or
-    within them naming a year of YEARS in two centuries (``"Q4 '99"``: 1999 or 2099?) or
+    within them a two-digit year after :data:`_LAST_SHORT_YEAR` (``"Q4 '99"``: 1999 or 2099?) or
     anything else names none. Never raises.
 
     Examples
@@ -414,7 +426,7 @@ def to_label_date(labels: Sequence[object]) -> tuple[np.ndarray, list[str | None
             rows.append(i)
             text = date_text(label) if isinstance(label, str) else None
             reasons.append("wrong_type" if not isinstance(label, str) else
-                           "unreadable_date" if text is None else date_reason(text))
+                           "unreadable_date" if text is None else date_reason(text, label=True))
         else:
             out[i] = np.datetime64(value, "ms")
     return out, precision, Unread.at(labels, rows, reasons)

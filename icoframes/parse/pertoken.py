@@ -1,5 +1,9 @@
-"""Prices written per token: a value ``"$0.1 per token"`` is the exchange ``"1 token = $0.1"``,
-read by :mod:`icoframes.parse.prices`.
+"""Prices written per token: a value ``"$0.1 per token"`` (the exchange ``"1 token = $0.1"``,
+read by :mod:`icoframes.parse.prices`) and a price unit column ``"USD per token"`` (USD).
+
+A price is always per token; writing so says nothing more, and the currency before ``per
+token`` (or ``/token``) is the price's. What names no known currency before it (``"XYZ per
+token"``, ``"Huobi Token"``, a currency's name with a token word in it) names no unit.
 """
 
 from __future__ import annotations
@@ -8,10 +12,10 @@ import re
 from typing import Final
 
 from ..vocabulary import TOKEN_WORDS, fold
-from .prices import canonical_unit
+from .prices import CURRENCIES, canonical_unit
 from .rules import parse_amount, written_currency
 
-__all__ = ["per_token"]
+__all__ = ["per_token", "unit_per_token"]
 
 # A price per token: "$0.1 per token", "0.1 USD/XYZ" (split in one linear pass: no backtracking
 # over long hostile text)
@@ -49,3 +53,21 @@ def per_token(text: str, own: str | None) -> str:
         return money  # "0.1 per token": 0.1 in the unit column's unit, as "0.1" is
     return f"1 {token} = {money}"
 
+
+def unit_per_token(text: str) -> str | None:
+    """The currency of a price unit column written per token (``"USD per token"``,
+    ``"USD/token"``, ``"$ per token"``: USD); None when it writes no known currency before a
+    token word (``"XYZ per token"``, ``"per token"``) or is no such text (``"USD"``).
+
+    Examples
+    --------
+    >>> unit_per_token("USD per token"), unit_per_token("$/token"), unit_per_token("ETH / Tokens")
+    ('USD', 'USD', 'ETH')
+    >>> unit_per_token("XYZ per token"), unit_per_token("per token"), unit_per_token("USD")
+    (None, None, None)
+    """
+    parts = _PER_RE.split(text)
+    if len(parts) != 2 or fold(parts[1].strip().rstrip(".")) not in TOKEN_WORDS:
+        return None
+    code = canonical_unit(parts[0])
+    return code if code in CURRENCIES else None

@@ -17,7 +17,7 @@ written                        ticker      price
 ``1 ETH = 3,000 XYZ``          (none)      1/3000 ETH
 ``1 UTRUST = $0,065``          UTRUST      0.065 USD
 ``1ETH=500``                   (any)       1/500 ETH
-``5kUSD = 1M XYZ``             XYZ         0.005 USD
+``5k USD = 1M XYZ``            XYZ         0.005 USD
 ``$1 = 5kKIN``                 KIN         1/5000 USD
 ``1 kUSD = 0.01 ETH``          KUSD        0.01 ETH
 ``1 ABC = 0.1 USD$``           ABC         0.1 USD
@@ -102,7 +102,7 @@ def canonical_unit(text: object) -> str | None:
     return _ALIAS.get(stripped.casefold(), stripped.upper())
 
 
-# Multipliers that may be glued to a currency ("5kUSD", "1.5bnUSD", "2mioEUR", "5M$",
+# Multipliers that may be glued to a currency ("1.5bnUSD", "2mioEUR", "5M$", "5k$",
 # "5 millions$"): every word of MULTIPLIERS, longest first; a lone b only to a symbol ("1.5B$").
 _GLUED: Final = tuple(sorted(MULTIPLIERS, key=len, reverse=True))
 # A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
@@ -111,7 +111,7 @@ _SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
 
 def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | None:
     """A unit written in a value or a unit column, split into ``(multiplier, unit)``:
-    ``("k", "USD")`` for a multiplier glued to a currency (``"kUSD"``: thousands of USD),
+    ``("bn", "USD")`` for a multiplier glued to a currency (``"bnUSD"``: billions of USD),
     ``("", unit)`` (as written) when none is glued, None when the multiplier cannot be told.
 
     ``token`` is the ICO's own ticker (upper case, :func:`own_ticker`). It is never read as
@@ -124,17 +124,19 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     guess.
 
     Any other currency: a lone letter written all in capitals before its letters makes a
-    ticker, as written (``KUSD``, ``MUSD``); a longer scale word so cannot be told (``MMUSD``,
-    ``BNUSD``: millions, or a token? None), nor can ``MLN`` or ``BLN`` in capitals, tickers
-    (``MLN$``, ``MLNUSD``: None); before a symbol it multiplies in any case (``M$``, ``KUS$``,
-    ``MUSD$``, ``K€``: a symbol is in no ticker). A lone ``b`` is glued only to a symbol
-    (``bUSD`` is BUSD), and ``m`` never to a currency that is not fiat (``mBTC`` is a
-    milli-bitcoin).
+    ticker, as written (``KUSD``, ``MUSD``), and one not (``kUSD``, ``mUSD``, ``KUsd``) cannot
+    be told: Karura's kUSD, mStable's mUSD, or thousands, millions, milli? None. A longer scale
+    word in capitals cannot be told either (``MMUSD``, ``BNUSD``: millions, or a token? None),
+    nor can ``MLN`` or ``BLN`` in capitals, tickers (``MLN$``, ``MLNUSD``: None); a longer one
+    not in capitals multiplies (``bnUSD``, ``mioEUR``). Before a symbol a scale word
+    multiplies in any case (``M$``, ``KUS$``, ``MUSD$``, ``K€``: a symbol is in no ticker). A
+    lone ``b`` is glued only to a symbol alone (``bUSD`` is BUSD, ``BUSD$`` no billions), and
+    ``m`` never to a currency that is not fiat (``mBTC`` is a milli-bitcoin).
 
     Examples
     --------
     >>> split_multiplier("kUSD"), split_multiplier("bnEther"), split_multiplier("mioEUR")
-    (('k', 'USD'), ('bn', 'ETH'), ('mio', 'EUR'))
+    (None, ('bn', 'ETH'), ('mio', 'EUR'))
     >>> split_multiplier("M$"), split_multiplier("KUS$"), split_multiplier("MUSD$")
     (('m', 'USD'), ('k', 'USD'), ('m', 'USD'))
     >>> split_multiplier("KUSD"), split_multiplier("mBTC"), split_multiplier("kin")
@@ -162,10 +164,12 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
             glued = glued or (mult, code)
         elif glued is None and scaled_currency(mult, rest) is not None:
             symbol = not _SYMBOL_CHARS.isdisjoint(rest.upper())
-            if not multiplier_word(unit[:len(mult)]) or (
-                    unit.isupper() and len(mult) > 1 and not symbol):
+            if not multiplier_word(unit[:len(mult)]) or (not symbol and (
+                    len(mult) > 1) == unit.isupper()):
                 return None  # "MLN$", "MLNUSD": MLN in capitals is a ticker (Melon), no
-                # million; "MMUSD", "BNUSD": millions of USD, or a token? (as "USDMM" after)
+                # million; "MMUSD", "BNUSD": millions of USD, or a token? (as "USDMM" after);
+                # "kUSD", "mUSD", "musd", "KUsd": thousands, millions, milli, or the token
+                # (Karura's kUSD, mStable's mUSD)? (as "USDk" after; "KUSD" is a ticker)
             if symbol or not unit.isupper():
                 glued = mult, str(code)
     return ("", unit) if glued is None else glued
@@ -189,8 +193,8 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     letter in capitals is a ticker, ``"USDK"``, ``"USDM"``; ``"ETHm"``, ``"USDcents"``, and
     ``"USDk"``, ``"usdk"``, ``"USDm"``: the token USDK or USDM, or a scale? ``"USDMLN"``,
     ``"USDMM"``: millions, or a token? None), dotted before a currency (``"k.USD"`` as
-    ``"k. USD"``), or glued before a currency (:func:`split_multiplier`: ``"kUSD"``,
-    ``"M$"``). ``("", unit)`` when it
+    ``"k. USD"``), or glued before a currency (:func:`split_multiplier`: ``"bnUSD"``,
+    ``"M$"``; ``"kUSD"``: None, as ``"USDk"``). ``("", unit)`` when it
     writes none; None when it cannot be told: a scale word written last that is the ICO's own
     ticker ``own`` (``"USD mln"`` for MLN), or :func:`split_multiplier`'s cases (``"KKIN"``).
     The one reading of a scale word beside a currency, in values and unit columns alike.
@@ -200,7 +204,7 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     >>> split_scale("K USD", None), split_scale("5 USD mln"[2:], None), split_scale("$M", None)
     (('k', 'USD'), ('mln', 'USD'), ('m', 'USD'))
     >>> split_scale("USD mln", "MLN"), split_scale("ETH m", None), split_scale("kUSD", None)
-    (None, ('', 'ETH m'), ('k', 'USD'))
+    (None, ('', 'ETH m'), None)
     >>> split_scale("USDk", None), split_scale("USDMLN", None), split_scale("USDK", None)
     (None, None, ('', 'USDK'))
     >>> split_scale("USDmln", None), split_scale("k.USD", None)
@@ -237,19 +241,20 @@ def scaled_currency(mult: str, currency: str) -> str | None:
     case, a word of :data:`~icoframes.parse.rules.MULTIPLIERS`) scales, written beside it,
     glued or apart, in a value or a unit column; None when it is no known currency or ``mult``
     may not scale it: a lone ``m`` scales only a fiat currency (``mBTC``, ``ETH m``: milli or
-    million?), a lone ``b`` only a currency written with a symbol (``bUSD`` is BUSD, ``B$``
-    billions of USD). The one rule of which scale word may scale which currency.
+    million?), a lone ``b`` only a currency written as a symbol alone (``bUSD`` is BUSD, ``B$``
+    billions of USD; ``BUSD$``, ``B USD$``: the token BUSD and a dollar sign, or billions?).
+    The one rule of which scale word may scale which currency.
 
     Examples
     --------
     >>> scaled_currency("m", "USD"), scaled_currency("m", "ETH"), scaled_currency("mln", "ETH")
     ('USD', None, 'ETH')
-    >>> scaled_currency("b", "USD"), scaled_currency("b", "$"), scaled_currency("k", "XYZ")
+    >>> scaled_currency("b", "USD"), scaled_currency("b", "$"), scaled_currency("b", "USD$")
     (None, 'USD', None)
     """
     code = canonical_unit(currency)
     if code not in CURRENCIES or (mult == "m" and code not in FIAT_CODES) or (
-            mult == "b" and _SYMBOL_CHARS.isdisjoint(currency.upper())):
+            mult == "b" and currency.strip().upper() not in _SYMBOLS):
         return None
     return code
 
@@ -294,7 +299,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         return "unreadable_price"  # "$1 = 5 mln" for MLN, "$1 = 5k" for K: a multiple?
     written = unit or match["pre"] or ""
     if not mult and unit:
-        split = split_scale(unit, token)  # as in a value: "kUSD", "USDmln"
+        split = split_scale(unit, token)  # as in a value: "bnUSD", "USDmln"
         if split is None:  # "2 mKIN = $1" for KIN: milli or million? "USDcents", "ETHm"
             return "unreadable_price"
         mult, unit = split

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from typing import Final
 
 from ..numerals import number_text
@@ -46,6 +47,7 @@ __all__ = [
     "parse_id",
     "parse_label_date",
     "read_flag",
+    "times",
     "written_currency",
     "written_multiplier",
 ]
@@ -72,6 +74,8 @@ MULTIPLIERS: Final = {
     "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "mln": 1e6, "million": 1e6, "millions": 1e6,
     "b": 1e9, "bn": 1e9, "bln": 1e9, "billion": 1e9, "billions": 1e9,
 }
+# The power of ten of each multiplier word: an amount is scaled in its decimal text.
+_EXPONENTS: Final = {word: round(math.log10(factor)) for word, factor in MULTIPLIERS.items()}
 # Read in lower case or with a capital only: ``MLN`` in capitals is a ticker (Melon).
 _NOT_IN_CAPITALS: Final = frozenset({"mln", "bln"})
 #: The words of :data:`MULTIPLIERS` as a regular expression (no group), longest first, any
@@ -181,6 +185,19 @@ def written_multiplier(value: str) -> bool:
     return match is not None and (match["mult"] or match["exp"]) is not None
 
 
+def times(number: float, factor: float) -> float:
+    """``number * factor`` as the decimal texts of both multiply (a unit column's scale, cents):
+    ``times(4.1, 1e6)`` is 4100000.0 (``4.1 * 1e6`` is 4099999.9999999995); infinite when too
+    big for a float.
+
+    Examples
+    --------
+    >>> times(4.1, 1e6), times(4.1, 0.01), times(1e300, 1e9)
+    (4100000.0, 0.041, inf)
+    """
+    return float(Decimal(repr(number)) * Decimal(repr(factor)))
+
+
 def multiplier_word(text: str) -> bool:
     """True if ``text`` is one word of :data:`MULTIPLIERS` alone, with or without a final dot,
     as an amount reads it (``"mln"``, ``"K"``, ``"millions."``; ``"MLN"`` is a ticker).
@@ -207,14 +224,16 @@ def _parse_amount_text(text: str) -> float | _Bad:
     if read is None:
         return bad("grouping")
     digits = read
-    try:
-        number = float(digits + (f"e{match['exp']}" if match["exp"] else ""))
-    except ValueError:
-        return bad("unreadable_number")
     if match["mult"] and not _scales(match):
         return bad("unreadable_number")
-    if match["mult"]:
-        number *= MULTIPLIERS[match["mult"].lower()]
+    # the scale is a power of ten added to the exponent of the decimal text: "4.1B" is exactly
+    # 4.1e9 (4.1 * 1e9 is 4099999999.9999995)
+    exponent = int(match["exp"] or 0) + (_EXPONENTS[match["mult"].lower()] if match["mult"]
+                                         else 0)
+    try:
+        number = float(f"{digits}e{exponent}")
+    except ValueError:
+        return bad("unreadable_number")
     if match["sign"] == "-":
         number = -number
     return number if math.isfinite(number) else bad("infinite")
@@ -223,15 +242,17 @@ def _parse_amount_text(text: str) -> float | _Bad:
 def _scales(match: re.Match[str]) -> bool:
     """The multiplier word of an amount may scale the currency written beside it, by the rule of
     units (:func:`~icoframes.parse.prices.split_multiplier`, which this module cannot import): a
-    lone ``b`` only a symbol (``"$5B"``; ``"5 BUSD"``, ``"5 bUSD"``: the token BUSD, ``"5 B
-    USD"``, ``"USD 5B"``: billions?), and a capital one glued to ``USD`` makes a ticker
-    (``"5KUSD"``, ``"5MUSD"``: KUSD, MUSD). Such text is no amount of USD."""
-    currency = match["post"] or match["pre"]
-    if currency is None or "$" in currency:
-        return True
-    mult = match["mult"]
-    glued = match["post"] is not None and match.end("mult") == match.start("post")
-    return mult.lower() != "b" and not (glued and (mult + currency).isupper())
+    lone letter glued to ``USD`` never does (``"5KUSD"``, ``"5 BUSD"``: the tickers KUSD, BUSD;
+    ``"5kUSD"``, ``"5 mUSD"``, ``"5 musd"``: Karura's kUSD, mStable's mUSD, or a scale?), nor
+    a longer word in capitals (``"5MMUSD"``), and a lone ``b`` only where a dollar sign is
+    written (``"$5B"``, ``"$5B USD"``; ``"5 B USD"``, ``"USD 5B"``: billions?). Such text is no
+    amount of USD."""
+    pre, post, mult = match["pre"] or "", match["post"] or "", match["mult"]
+    if not pre + post:
+        return True  # "1.2B": a number alone
+    if match.end("mult") == match.start("post") and "$" not in post:
+        return len(mult) > 1 and not (mult + post).isupper()
+    return "$" in pre + post or mult.lower() != "b"
 
 
 # Why text that is no amount is not one (see amount_reason).

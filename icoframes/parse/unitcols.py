@@ -7,7 +7,7 @@ of its group are in it, as written. Some columns also scale them:
 =========================================  ===============================================
 unit column                                the numbers of its group that write no unit
 =========================================  ===============================================
-``kUSD``, ``thousand USD``, ``mln USD``    thousands or millions of USD
+``bnUSD``, ``thousand USD``, ``mln USD``   billions, thousands or millions of USD
 ``USD mln``, ``$ mln``, ``USD millions``   millions of USD (a currency, then a scale word)
 ``K USD``, ``$M``, ``$mln``, ``€k``        thousands or millions (:func:`~.prices.split_scale`)
 ``cents``, ``¢``                           hundredths of a USD
@@ -17,6 +17,9 @@ unit column                                the numbers of its group that write n
 ``USD (mln)``, ``USD cents``, ``000 USD``  unreadable: a currency and text not understood
 ``USD*``, ``USD†``                         unreadable: a currency and a footnote mark
 ``USDMLN``, ``USDk``, ``usdk``, ``USDm``   unreadable: a scale, or a token? (``USDmln``: millions)
+``kUSD``, ``mUSD``, ``kusd``, ``KUsd``     unreadable: a scale, or a token? (``KUSD``: the token)
+``USD.``, ``(USD)``, ``USD:``              USD: a final dot, brackets, a colon are no unit
+``USD per token``, ``$/token`` (price)     USD: a price is per token (``XYZ per token``: none)
 ``USD mln`` for MLN, ``USD k`` for K       unreadable: a multiple, or the ICO's token?
 ``KKIN``, ``mKIN`` for KIN                 unreadable (:func:`~.prices.split_multiplier`)
 ``ETH m``, ``m ETH``, ``USD b``            unreadable: milli? (:func:`~.prices.scaled_currency`)
@@ -25,8 +28,10 @@ unit column                                the numbers of its group that write n
 
 A value that writes its currency is read as written (``$7`` is 7 USD under ``USD mln``); one
 that writes a multiplier but no unit (``5 mln``, ``2.5k`` under ``USD mln``: 5 million of
-millions?) is unreadable. No scale word scales a price: in a price group, a unit column that
-would scale (``kUSD``, ``USD mln``) names no unit, as does a token word or the ICO's own
+millions?) is unreadable, as is one whose scale word may not scale the column's currency
+(``5m`` under ``ETH``: milli? ``5 B`` under ``USD``: billions? under ``$`` it is).
+No scale word scales a price: in a price group, a unit column that
+would scale (``K USD``, ``USD mln``) names no unit, as does a token word or the ICO's own
 ticker (``tokens``, ``XYZ tokens``, ``per token``, ``XYZ`` for XYZ: a price is never in tokens);
 ``cents`` stays a unit.
 """
@@ -42,6 +47,7 @@ from typing import Final
 import numpy as np
 
 from ..vocabulary import FOREIGN_MULTIPLIERS, TOKEN_WORDS, fold
+from .pertoken import unit_per_token
 from .prices import (
     CURRENCIES,
     canonical_unit,
@@ -52,7 +58,7 @@ from .prices import (
 from .rules import MULTIPLIERS, multiplier_word
 from .text import foreign_digits, normalize_text
 
-__all__ = ["CENT", "column_multipliers"]
+__all__ = ["CENT", "column_multipliers", "column_text"]
 
 #: The factor of a unit column ``cents``: a unit (hundredths of a USD), not a scale.
 CENT: Final = 0.01
@@ -61,24 +67,26 @@ _NO_UNIT: Final = (None, math.nan)
 # The words and symbols of a unit column: "USD (mln)" is USD and mln, "USD ¢" USD and ¢,
 # "¥ m" ¥ and m (a symbol of no known currency: yen or yuan? and milli?).
 _PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿¥₩₽₹Ξ]")
+# A unit in brackets or before a colon: "(USD)", "[USD]", "USD:".
+_BARE_RE: Final = re.compile(r"\(([^()]+)\)|\[([^\[\]]+)\]|([^:]+):")
 
 
 def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
                        tickers: Sequence[object] | None, *, price: bool = False
                        ) -> dict[int, float]:
-    """Rows whose unit column multiplies the numbers of its group (``"kUSD"``, ``"USD mln"``,
+    """Rows whose unit column multiplies the numbers of its group (``"K USD"``, ``"USD mln"``,
     ``"cents"``): the multiplier by row, and their code in ``codes`` becomes the currency's.
     A unit column that names no unit (see the module's table) is NaN, its code None: its
     numbers are unreadable, as in a value. ``tickers``: the ICO's ticker per row, which decides
     whether a multiplier word is one (``"USD k"`` for K: thousands of USD, or USD and K?).
-    ``price``: the group is a price, which no scale word scales (``"USD mln"``, ``"kUSD"``
+    ``price``: the group is a price, which no scale word scales (``"USD mln"``, ``"K USD"``
     name no unit there: a price in millions of USD per token is no price anyone writes), and
     nor does a token word or the ICO's own ticker (``"tokens"``, ``"XYZ"`` for XYZ: a price is
     never in tokens)."""
     factors: dict[int, float] = {}
     for i, unit in enumerate(units):
         if type(unit) is str:
-            text, currency = _column_unit(unit)
+            text, codes[i], currency = _column_unit(unit, price)
             if currency:  # no ticker makes a known currency anything else
                 continue
             if text is None:  # "USD¹", "ETH①": a footnote, never part of a unit
@@ -105,7 +113,7 @@ def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
     if multiplier_word(text) or any(fold(word.rstrip(".")) in FOREIGN_MULTIPLIERS
                                     for word in words):
         return _NO_UNIT  # "mln": millions of what? "mil": thousands or millions?
-    split = split_scale(text, own)  # "USD mln", "K USD", "$M", "kUSD"; not "ETH m" (milli?)
+    split = split_scale(text, own)  # "USD mln", "K USD", "$M", "bnUSD"; not "ETH m" (milli?)
     if split is None:
         return _NO_UNIT  # "KKIN" for KIN: thousands of KIN, or the token KKIN? "USD k" for K
     if split[0]:
@@ -118,11 +126,28 @@ def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
     return None
 
 
+def column_text(unit: object, price: bool = False) -> str | None:
+    """A unit column's text as it is read (:func:`column_multipliers`); None when it is no text
+    or has a footnote digit (:func:`~.text.foreign_digits`: it names no unit). A final dot is
+    no part of a unit, as after a value (``"USD."``, ``"$."``; ``"5 USD."`` is 5 USD); a known
+    currency alone in brackets or before a colon is that currency (``"(USD)"``, ``"USD:"``); a
+    price unit of a known currency per token is that currency (``"USD per token"``,
+    ``"$/token"``: :func:`~.pertoken.unit_per_token`; a price is always per token).
+
+    Examples
+    --------
+    >>> column_text(" usd. "), column_text("(USD)"), column_text("Ether:"), column_text("(XYZ)")
+    ('usd', 'USD', 'Ether', '(XYZ)')
+    >>> column_text("USD per token", price=True), column_text("USD per token"), column_text(5)
+    ('USD', 'USD per token', None)
+    """
+    return _column_unit(unit, price)[0] if type(unit) is str else None
+
+
 @lru_cache(maxsize=1024)
-def _column_unit(unit: str) -> tuple[str | None, bool]:
-    """A unit column's text as :func:`_scaled` reads it (None when it has a footnote digit,
-    :func:`~.text.foreign_digits`: it names no unit), and whether it is a known currency,
-    which it then reads as written whatever the ticker.
+def _column_unit(unit: str, price: bool) -> tuple[str | None, str | None, bool]:
+    """A unit column's text as :func:`_scaled` reads it (:func:`column_text`), its code, and
+    whether it is a known currency, which it then reads as written whatever the ticker.
 
     Cached: a column repeats a few units, while the tickers that the other units need
     differ per row (30,000 rows of 5 units: a tenth of the time for the whole column). All
@@ -131,6 +156,14 @@ def _column_unit(unit: str) -> tuple[str | None, bool]:
     3.5 ms). A (unit, ticker) cache would not help: each ICO has its own ticker.
     """
     if foreign_digits(unit):
-        return None, False
+        return None, None, False
     text = normalize_text(unit).strip()
-    return text, canonical_unit(text) in CURRENCIES
+    text = text[:-1].rstrip() if text.endswith(".") else text  # "USD.", "USD k."
+    bare = _BARE_RE.fullmatch(text)
+    inner = "".join(group for group in bare.groups() if group).strip() if bare else ""
+    if canonical_unit(inner) in CURRENCIES:
+        text = inner  # "(USD)", "USD:"
+    per = unit_per_token(text) if price else None  # "USD per token"
+    text = text if per is None else per
+    code = canonical_unit(text)
+    return text, code, code in CURRENCIES

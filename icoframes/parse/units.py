@@ -11,8 +11,9 @@ value                               unit column            result
 ==================================  =====================  ==============================
 ``2000000``, ``"15M"``              any                    the number, in the column's unit
 ``"$2,000,000"``, ``"50 USD"``      USD (any spelling)     the number, USD
-``"5kUSD"``, ``"1.5bnUSD"``         USD or empty           5,000 and 1.5 billion, USD
-``"kUSD 5"``                        USD or empty           5,000, USD
+``"5k USD"``, ``"1.5bnUSD"``        USD or empty           5,000 and 1.5 billion, USD
+``"bnUSD 5"``                       USD or empty           5 billion, USD
+``"5kUSD"``, ``"5 mUSD"``           any                    missing (kUSD, mUSD: tokens)
 ``"5KUSD"`` (all capitals)          empty                  5; the unit becomes KUSD
 ``"5 BUSD"``, ``"5 USDK"``          empty                  5; the unit becomes BUSD, USDK
 ``"5MMUSD"``, ``"5 USDk"``          any                    missing (millions? the token USDK?)
@@ -22,8 +23,9 @@ value                               unit column            result
 ``"5 mln"``, ticker MLN             any                    missing (5 million, or 5 MLN?)
 ``"5 MN"``, ``"5k"``, MN, K         any                    missing (the same, any multiplier)
 ``2000``                            ``mln``, ``K``         missing (millions of what?)
-``2000``                            ``kUSD``, ``USD mln``  2,000,000 and 2 billion, USD
-``"5k"``, ``"5 mln"``                ``kUSD``, ``USD mln``  missing (5,000 thousands?)
+``2000``                            ``$k``, ``USD mln``    2,000,000 and 2 billion, USD
+``"5k"``, ``"5 mln"``                ``$k``, ``USD mln``    missing (5,000 thousands?)
+``"5m"``, ``"5 B"``                 ``ETH``, ``USD``       missing (milli? billions?)
 ``"5 USD."``, ``"5MUSD$"``          USD or empty           5 and 5,000,000, USD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
 ``"$2,000,000"``                    ETH                    missing, counted as a problem
@@ -32,17 +34,18 @@ value                               unit column            result
 ``"1 KBX = 0.00011 ETH"`` (price)   ETH or empty           0.00011, ETH
 ``"1 ETH = 3,000 XYZ"`` (price)     USD                    missing, counted as a problem
 ``"0.1 per token"`` (price)         USD; XYZ, tokens       0.1 USD; missing (no currency)
-``"0.1"`` (price)                   ``kUSD``, ``USD mln``  missing (no scale for a price)
+``"0.1"`` (price)                   ``$k``, ``USD mln``    missing (no scale for a price)
+``"0.1"`` (price)                   ``USD per token``      0.1 USD
 ``"-5000"``                         any                    missing, counted as a problem
 ==================================  =====================  ==============================
 
 The ICO's own ticker (``tickers``) is never a multiplier glued to a currency, and a
 lowercase multiplier glued to it multiplies it; one in capitals is unreadable
 (:func:`~icoframes.parse.prices.split_multiplier`). A
-unit column with a glued multiplier (``kUSD``) multiplies the numbers of its group that
+unit column with a scale (``K USD``, ``bnUSD``) multiplies the numbers of its group that
 write no unit; a value that writes its currency is read as written.
 
-A unit column that scales its numbers (``kUSD``, ``USD mln``, ``cents``) or names no unit
+A unit column that scales its numbers (``K USD``, ``USD mln``, ``cents``) or names no unit
 (``mln``, ``mil``, ``USD MLN``) is read by :mod:`icoframes.parse.unitcols`.
 
 A unit written in a value that is not a currency but looks like a ticker
@@ -87,11 +90,12 @@ from .rules import (
     MULTIPLIER_PATTERN,
     MULTIPLIERS,
     parse_amount,
+    times,
     written_currency,
     written_multiplier,
 )
 from .text import foreign_digits, normalize_text
-from .unitcols import CENT, column_multipliers
+from .unitcols import CENT, column_multipliers, column_text
 
 __all__ = [
     "FIAT_CODES",
@@ -150,10 +154,12 @@ _SUFFIX_RE: Final = re.compile(
 _TICKER_RE: Final = re.compile(r"[A-Z][A-Z0-9]{1,9}")
 
 
-def _read_text(text: str, exchange: bool, ticker: object,
-               unit: str | None) -> tuple[float | _Bad | None, str | None]:
+def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
+               column: object) -> tuple[float | _Bad | None, str | None]:
     """(number or None or Bad, canonical unit written in the text or None); ``unit``: the
-    row's unit column (a price per token that writes no currency is in it, if a currency)."""
+    row's unit column's code (a price per token that writes no currency is in it, if a
+    currency), ``column``: the raw unit column (a scale word in a value that writes no
+    currency obeys its currency: "5m" under "ETH", milli?; "5B" under "$" is billions)."""
     own = own_ticker(ticker)
     if exchange:
         per = per_token(text, own)  # "$0.1 per token" is "1 token = $0.1"
@@ -163,7 +169,7 @@ def _read_text(text: str, exchange: bool, ticker: object,
     if exchange and "=" in text:
         return read_exchange(text, ticker)
     currency = None
-    before = ""  # a multiplier glued to the currency before the number: "kUSD 5" is 5k USD
+    before = ""  # a multiplier glued to the currency before the number: "bnUSD 5" is 5 billion USD
     body = text
     prefix = _PREFIX_RE.match(body)
     if prefix is not None:
@@ -176,11 +182,15 @@ def _read_text(text: str, exchange: bool, ticker: object,
     if suffix is not None and suffix["mult"] and not suffix["cur"] and ticker_word(
             suffix["mult"], own):
         return bad("unreadable_number"), None  # "5 mln" for MLN: 5 million, or 5 MLN?
-    if suffix is not None and suffix["mult"] and forbidden_scale(suffix["mult"], suffix["cur"]
-                                                                 or currency, own):
+    scale, after = (suffix["mult"], suffix["cur"]) if suffix is not None else (None, None)
+    scaled = scale and (after or currency or column_text(column, exchange))  # "5m": of ETH?
+    if scale and forbidden_scale(scale, scaled, own) and (
+            canonical_unit(currency) != canonical_unit(scaled)  # "$5B USD": $ settles B
+            or forbidden_scale(scale, currency, own)):
         return bad("unreadable_number"), None  # "5 m ETH", "ETH 5m": milli? "5 B USD"
     if suffix is not None and suffix["cur"]:
-        # a multiplier glued to a currency: "5kUSD" is 5k USD (split_multiplier says when)
+        # a multiplier glued to a currency: "bnUSD" is billions of USD (split_multiplier says
+        # when; "kUSD" is unreadable)
         split = ("", suffix["cur"]) if suffix["mult"] else _split(suffix["cur"], own)
         if split is None:
             return bad("unreadable_number"), None
@@ -198,7 +208,7 @@ def _read_text(text: str, exchange: bool, ticker: object,
     code = canonical_unit(currency)
     if cents(currency, own):  # "10 cents": hundredths of a US dollar
         number = parse_amount(body.strip() + before)
-        return (number / 100 if isinstance(number, float) else number), "USD"
+        return (times(number, CENT) if isinstance(number, float) else number), "USD"
     if not _is_unit(currency):  # no unit next to the number: read as a number, its $ kept
         number = parse_amount(text)
         return number, written_currency(text) if isinstance(number, float) else None
@@ -233,7 +243,7 @@ def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:
 
 
 def _split(unit: str, own: str | None) -> tuple[str, str] | None:
-    """``(multiplier, unit)`` of a unit written in a value: ``("k", "USD")`` for ``"kUSD"``
+    """``(multiplier, unit)`` of a unit written in a value: ``("bn", "USD")`` for ``"bnUSD"``
     (:func:`~icoframes.parse.prices.split_multiplier`), else ``("", unit)``; None when the
     multiplier cannot be told (``"mKIN"`` for KIN: milli or million? ``"KKIN"``: a token?).
     A word of :data:`~icoframes.vocabulary.NOT_UNITS` written as a word (``"min"``, ``"Min"``,
@@ -241,7 +251,7 @@ def _split(unit: str, own: str | None) -> tuple[str, str] | None:
     ICO, not a lone ``m`` glued to IN (``"mIN"`` still is)."""
     if fold(unit) in NOT_UNITS and (unit.islower() or unit.isupper() or unit.istitle()):
         return "", unit
-    return split_scale(unit, own)  # "kUSD", "USD mln" ("5 USD mln" as under a column "USD mln")
+    return split_scale(unit, own)  # "bnUSD", "USD mln" ("5 USD mln" as under a column "USD mln")
 
 
 def _is_unit(text: str) -> bool:
@@ -307,12 +317,12 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} values for {n} units")
         amounts[name], written[name], unread[name] = _read_column(
-            values, name in exchange, tickers, codes)
-    for i, factor in factors.items():  # "kUSD": a number that writes no unit is in thousands
+            values, name in exchange, tickers, codes, units)
+    for i, factor in factors.items():  # "K USD": a number that writes no unit is in thousands
         for name, numbers in amounts.items():
             if i in written[name] or math.isnan(numbers[i]):
                 continue
-            number = float(numbers[i]) * factor  # a Python float: no overflow warning
+            number = times(float(numbers[i]), factor)  # "4.1" under "USD mln": 4.1e6, exactly
             value = columns[name][i]  # "5 mln", "5e6" under "USD mln": 5e6 or 5e12?
             if math.isnan(factor) or (factor != CENT and type(value) is str
                                       and written_multiplier(value)):  # "mln": of what?
@@ -348,10 +358,10 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
 
 
 def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[object] | None,
-                 units: np.ndarray
+                 units: np.ndarray, columns: Sequence[object] | np.ndarray
                  ) -> tuple[np.ndarray, dict[int, str], dict[int, Reason]]:
     """Numbers of one column, the currencies written inside values (by row), unreadable rows
-    and their reasons. ``units``: the canonical unit column."""
+    and their reasons. ``units``: the canonical unit column, ``columns`` the raw one."""
     out, suspect = numbers_fast(values)  # plain numbers and numeric strings, vectorised
     written: dict[int, str] = {}
     why: dict[int, Reason] = {}
@@ -364,7 +374,7 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
                 continue
             number, code = (bad("unreadable_number"), None) if foreign_digits(value) else (
                 _read_text(text, exchange, None if tickers is None else tickers[i],
-                           units[i]))  # "12²": no number
+                           units[i], columns[i]))  # "12²": no number
         else:
             number, code = parse_amount(value), None
         if isinstance(number, _Bad) or (type(number) is float and not math.isfinite(number)):

@@ -87,4 +87,13 @@ __all__ = ["PARSER_VERSION"]
 #:     unreadable_price (5 million XYZ, or 5 MLN? was 0.2 USD). A roadmap "Q4 '99" or
 #:     "H1 99" is short_year (was 2099: 1999 or 2099?), "Q4 ’18" is Q4 2018 (a typographic
 #:     apostrophe; was unreadable_date). "1٫5", "1٬000" are unreadable_number (were range).
-PARSER_VERSION: Final = 25
+#: 26: a roadmap two-digit year is 2000-2029 only ("Q4 '89" was 2089: short_year), and a quarter
+#:     or half as a start date is unreadable_date ("Q4 '99" was short_year). A lone scale letter
+#:     glued to a currency's letters is a ticker in capitals or unreadable ("5kUSD", "5 mUSD",
+#:     "5 musd", a unit column "kUSD", "= 0.1 mUSD" were 5,000 or 5e6 USD: Karura's kUSD,
+#:     mStable's mUSD?); "$5B USD" is 5e9 USD (was unreadable: a "$" settles B), "5 BUSD$",
+#:     "5 B USD$" unreadable (were 5e9 USD: b scales a symbol alone); "5m" under ETH and "5 B"
+#:     under USD are unreadable (were 5e6 ETH, 5e9 USD); a unit column "USD.", "(USD)", "USD:"
+#:     is USD, a price unit "USD per token" USD (were a made-up unit or none); a scale is
+#:     exact in decimal ("$4.1B" was 4099999999.9999995).
+PARSER_VERSION: Final = 26
