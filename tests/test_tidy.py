@@ -7,6 +7,7 @@ import datetime as dt
 import gc
 import math
 import re
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -615,17 +616,19 @@ def _ref_number(value, percent=False):
         return None
     if percent:
         text = text.rstrip("%").strip()
-    factor = 1.0
+    exponent = 0
     text = text.replace("$", "").replace(",", "")
     if text.endswith(" USD"):
         text = text[:-4]
     if text[-1:] in ("K", "M", "B"):
-        factor = {"K": 1e3, "M": 1e6, "B": 1e9}[text[-1]]
+        exponent = {"K": 3, "M": 6, "B": 9}[text[-1]]
         text = text[:-1]
     try:
-        return float(text) * factor
+        number = float(text)
     except ValueError:
         return None
+    # "8.3M" is exactly 8.3e6 (parser 26; 8.3 * 1e6 is 8300000.000000001)
+    return float(Decimal(text.strip()).scaleb(exponent)) if exponent else number
 
 
 _REF_EXCHANGE = re.compile(r"1 ([A-Z]+) = (\d+) [A-Z]+")
