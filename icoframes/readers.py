@@ -91,7 +91,10 @@ def seconds(value: Any) -> float:
     if hasattr(value, "total_seconds") or kind == "m":  # np.timedelta64(3, "ms") is no 3 s
         raise ValueError("must be a number of seconds, not a duration "
                          "(pd.Timedelta(d).total_seconds() is one)")
-    if number is None or isinstance(value, bool) or kind in ("b", "M"):
+    # a Series or an array is no number, even of one element (pandas 2.2 reads float() of
+    # one with a FutureWarning; pandas 3 refuses it)
+    if number is None or isinstance(value, bool) or kind in ("b", "M") or getattr(
+            value, "ndim", 0):
         raise ValueError("must be a number of seconds" + did_you_mean_number(value, whole=False))
     try:  # float()'s own error quotes the value whole (b"<key>", 10 MB of bytes): not said
         read = float(number)

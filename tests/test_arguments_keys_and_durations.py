@@ -91,6 +91,16 @@ def test_a_key_in_bytes_or_a_container_is_never_echoed(sb, value):
             assert part not in str(caught.value), str(caught.value)
 
 
+@pytest.mark.parametrize("value", [pd.Series([5.0]), np.array([5.0]), np.array([[5]])],
+                         ids=["Series", "array", "2-d array"])
+def test_a_series_or_an_array_of_one_number_is_no_timeout(sb, value):
+    """pandas 2.2 reads float() of a one-element Series (with a FutureWarning): such a
+    timeout was taken as 5 s there, refused under pandas 3. It is refused under both."""
+    for call in (lambda: sb.client(timeout=value), lambda: icoframes.configure(timeout=value)):
+        with pytest.raises(InvalidParameter, match="must be a number of seconds"):
+            call()
+
+
 def test_ten_megabytes_of_bytes_are_refused_short(sb):
     for call in (lambda: sb.client(timeout=b"x" * 10_000_000),
                  lambda: icoframes.configure(timeout=b"1 x" * 3_000_000)):
