@@ -93,8 +93,8 @@ def seconds(value: Any) -> float:
                          "(pd.Timedelta(d).total_seconds() is one)")
     # a Series or an array is no number, even of one element (pandas 2.2 reads float() of
     # one with a FutureWarning; pandas 3 refuses it)
-    if number is None or isinstance(value, bool) or kind in ("b", "M") or getattr(
-            value, "ndim", 0):
+    if number is None or isinstance(value, bool) or kind in ("b", "M") or (
+            hasattr(value, "ndim") and value.ndim != 0):
         raise ValueError("must be a number of seconds" + did_you_mean_number(value, whole=False))
     try:  # float()'s own error quotes the value whole (b"<key>", 10 MB of bytes): not said
         read = float(number)
