@@ -252,7 +252,7 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
               quota_reset: str | datetime.time | None = unchanged,
               max_response_bytes: int | None = unchanged, **misspelled: Never) -> Settings:
     # the docstring is made from SETTINGS just below
-    # first: no frame holds the key, or a password in basereaders.url, in clear
+    # first: no frame holds the key, or a password in base_url, in clear
     private_key, base_url = hide("private_key", private_key), hide("base_url", base_url)
     unknown = list(misspelled)  # names only: a misspelled private key stays out of locals
     del misspelled

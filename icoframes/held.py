@@ -88,8 +88,9 @@ def held_back(message: str, category: type[Warning], frame: FrameType) -> bool:
 
 def tell(one: Held) -> None:
     """Issue ``one`` where it was issued, as warnings.warn would have then. Without the
-    place's globals, as warnings.warn passes none: with them, warn_explicit asks the module's
-    loader for its source, and ``__main__`` of ``python -c`` or the REPL raises ImportError."""
+    place's globals (warnings.warn passes its caller's, live; kept past the call they would make
+    warn_explicit ask the module's loader for its source, and ``__main__`` of ``python -c``
+    or the REPL raises ImportError)."""
     warnings.warn_explicit(one.message, one.category, one.filename, one.lineno,
                            module=one.module, registry=one.registry)
 

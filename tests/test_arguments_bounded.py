@@ -226,6 +226,27 @@ def test_a_number_of_bins_past_what_a_figure_shows_is_refused(plot, bins):
         getattr(icoframes, plot)(icoframes.Tables.empty().icos, bins=bins)
 
 
+def test_a_long_key_given_where_a_choice_goes_is_not_shown(capsys, caplog):
+    # argparse quotes an invalid choice whole; one past the quote limit was cut to its first
+    # 60 characters, a key's first 60 among them
+    key = "sandbox-private-" + "7f3a9c1d5e" * 6
+    code, err = _cli(["cache", key], capsys, caplog)
+    assert code == 2 and "not shown: it may be a key" in err
+    assert key[:12] not in err and key[-12:] not in err
+
+
+@pytest.mark.parametrize("plot", ["plot_raised", "plot_scores"])
+@pytest.mark.parametrize("given", [{"bins": np.timedelta64(10, "ns")}, {"top": np.timedelta64(5)}],
+                         ids=["bins", "top"])
+def test_a_numpy_duration_is_no_count_of_bins_nor_a_top(plot, given):
+    # numpy registers timedelta64 as an integer: it was taken as 10 bins, or a top 5
+    import matplotlib
+    matplotlib.use("Agg")
+    frame = icoframes.Tables.empty().icos
+    with pytest.raises(InvalidParameter, match=f"^{next(iter(given))} must be "):
+        getattr(icoframes, plot)(frame, **given)
+
+
 @pytest.mark.parametrize("nat", [np.timedelta64("NaT"), np.timedelta64(5)], ids=["NaT", "no-unit"])
 def test_a_numpy_duration_that_is_no_age_is_refused_and_quoted(cfg, nat):
     # a timedelta64 is an Integral to numbers: quoting it as a whole number (int(NaT)) raised

@@ -235,3 +235,10 @@ def test_a_unit_columns_scale_is_exact(value, unit, number):
 def test_a_scale_beyond_a_float_is_infinite():
     amounts, _, unread = _group(["1" + "0" * 306], "USD bn")
     assert math.isnan(amounts[0]) and unread[0][1] == "infinite"
+
+
+@pytest.mark.parametrize(("text", "price"), [("1 XYZ = 0.7 cents", 0.007),
+                                             ("1 XYZ = 0.7¢", 0.007), ("1 XYZ = 4.1 cents", 0.041)])
+def test_cents_on_an_exchange_side_scale_in_decimal_as_a_values(text, price):
+    # 0.7 / 100 is 0.006999999999999999: a value's "0.7 cents" was already 0.007
+    assert read_exchange(text, "XYZ") == (price, "USD")

@@ -129,9 +129,10 @@ _MONTH_YEAR_RE: Final = re.compile(r"(?P<month>[0-9]{1,2})[-./](?P<year>[0-9]{4}
 
 def date_reason(text: str, *, label: bool = False) -> Reason:
     """Why ``text`` (stripped, not missing) is no date any rule reads; ``label``: as a roadmap
-    key (:func:`read_label`), where a quarter or half of a two-digit year after
-    :data:`_LAST_SHORT_YEAR` is ``short_year`` (``"Q4 '99"``: 1999 or 2099?). As a timestamp
-    (:func:`parse_datetime`) a quarter or half is no date whatever its year: ``unreadable_date``.
+    key (:func:`read_label`), where a quarter, half or month (``"Mar '89"``) of a two-digit
+    year after :data:`_LAST_SHORT_YEAR` is ``short_year`` (``"Q4 '99"``: 1999 or 2099?). As a
+    timestamp (:func:`parse_datetime`) a quarter or half is no date whatever its year:
+    ``unreadable_date``.
 
     Examples
     --------

@@ -57,6 +57,7 @@ from .rules import (
     amount_reason,
     multiplier_word,
     parse_amount,
+    times,
 )
 from .text import latin_ticker, normalize_text
 
@@ -179,7 +180,7 @@ _SYMBOL_FIRST: Final = re.compile(r"(?P<cur>US\$|[$€£Ξ₿])(?P<mult>\w+\.?)"
 # A currency, then a scale word (or cents) glued after it, in any case: "USDmln", "EURk", "ETHm",
 # "USDcents", "USDMLN".
 _SCALE_LAST: Final = re.compile("(?P<cur>[^\\W\\d_]+?)(?P<mult>{}|cents?)\\.?".format(
-    "|".join(sorted(MULTIPLIERS, key=len, reverse=True))), re.IGNORECASE)
+    "|".join(_GLUED)), re.IGNORECASE)
 # A scale word, a dot, a currency: "k.USD" as "k. USD" (as a value "5 k.USD" reads).
 _DOTTED: Final = re.compile(rf"(?P<mult>{MULTIPLIER_PATTERN}\.)(?P<cur>[^\W\d_].*)", re.IGNORECASE)
 
@@ -243,7 +244,8 @@ def scaled_currency(mult: str, currency: str) -> str | None:
     may not scale it: a lone ``m`` scales only a fiat currency (``mBTC``, ``ETH m``: milli or
     million?), a lone ``b`` only a currency written as a symbol alone (``bUSD`` is BUSD, ``B$``
     billions of USD; ``BUSD$``, ``B USD$``: the token BUSD and a dollar sign, or billions?).
-    The one rule of which scale word may scale which currency.
+    The rule of which scale word may scale which currency; :func:`~icoframes.parse.rules.
+    parse_amount` applies the same rule in ``rules._scales`` (rules cannot import this module).
 
     Examples
     --------
@@ -273,8 +275,9 @@ def forbidden_scale(mult: str, unit: str | None, own: str | None) -> bool:
     >>> forbidden_scale("B", "USD", None), forbidden_scale("M", "BNB", "BNB")
     (True, False)
     """
-    return unit is not None and canonical_unit(unit) in CURRENCIES - {own} and (
-        scaled_currency(mult.rstrip(".").lower(), unit) is None)
+    code = None if unit is None else canonical_unit(unit)
+    return code in CURRENCIES and code != own and (
+        scaled_currency(mult.rstrip(".").lower(), unit) is None)  # type: ignore[arg-type]
 
 
 def _lowercase_multiplier(unit: str, mult: str) -> bool:
@@ -318,7 +321,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         units.append(_SYMBOLS[pre if pre in _SYMBOLS else pre.upper()])
     if unit and cents(unit, token):  # "20¢", "20 cents"
         units.append("USD")
-        amount /= 100
+        amount = times(amount, 0.01)  # in decimal, as a value's cents: 0.7 cents is 0.007
     elif unit:
         units.append(canonical_unit(unit))
     if None in units or (len(units) == 2 and units[0] != units[1]):

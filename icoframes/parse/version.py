@@ -95,5 +95,6 @@ __all__ = ["PARSER_VERSION"]
 #:     "5 B USD$" unreadable (were 5e9 USD: b scales a symbol alone); "5m" under ETH and "5 B"
 #:     under USD are unreadable (were 5e6 ETH, 5e9 USD); a unit column "USD.", "(USD)", "USD:"
 #:     is USD, a price unit "USD per token" USD (were a made-up unit or none); a scale is
-#:     exact in decimal ("$4.1B" was 4099999999.9999995).
+#:     exact in decimal ("$4.1B" was 4099999999.9999995), cents on an exchange's side too
+#:     ("1 XYZ = 0.7 cents" was 0.006999999999999999 USD).
 PARSER_VERSION: Final = 26

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidParameter, quoted
-from ..numerals import did_you_mean_number
+from ..numerals import did_you_mean_number, is_integer
 
 #: What ``bins=`` accepts: a number of bins or the bin edges.
 Bins = int | Sequence[float] | np.ndarray
@@ -72,8 +72,8 @@ def raised_edges(values: np.ndarray, bins: Bins | None, log: bool) -> np.ndarray
 
 
 def explicit_edges(bins: Bins, lo: float, hi: float, *, log: bool) -> np.ndarray:
-    if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
-        if not 1 <= bins <= _MAX_BINS:  # 10**400 was numpy's "Maximum allowed size exceeded"
+    if is_integer(bins):  # np.timedelta64(10) is no 10 bins: refused as no edges below
+        if not 1 <= int(bins) <= _MAX_BINS:  # 10**400 was numpy's "Maximum allowed size exceeded"
             raise InvalidParameter(f"bins must be from 1 to {_MAX_BINS:,} bins, got "
                                    f"{quoted(bins)}")
         if hi <= lo:

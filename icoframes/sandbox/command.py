@@ -55,7 +55,7 @@ class Parser(argparse.ArgumentParser):
         # argparse quotes an abbreviated option as typed, value too: it may be a key
         message = re.sub(r"(ambiguous option: [^=\s]+)=\S*", r"\1=...", message)
         # and a value it refused ("invalid choice: '...'") or did not know, whole: short
-        message = re.sub(f"'([^']{{{LIMIT + 1},}})'", lambda m: quoted(m[1]), message)
+        message = re.sub(f"'([^']{{{LIMIT + 1},}})'", lambda m: quoted(m[1], keys=True), message)
         if len(message) > 20 * LIMIT:  # "unrecognized arguments: " and 10 MB of them
             message = message[:20 * LIMIT] + f"… ({len(message)} characters)"
         if message.startswith("the following arguments are required: "):
