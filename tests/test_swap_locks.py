@@ -13,27 +13,24 @@ reader is seen waiting for it: no sleep decides anything.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import fcntl
 import logging
 import os
 import shutil
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-import time_machine
-from waiting import HANG_GUARD, wait_until
+from swapping import DAYS, meets_swap, snapshot_tree, staged, swap_held
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox, snapshots, staging
 from icoframes.cli import EXIT_ERROR, main
-
-DAYS = ("2026-11-20", "2026-11-21")
 
 
 @pytest.fixture(scope="module")
@@ -52,14 +49,6 @@ def patience(monkeypatch):
     monkeypatch.setattr(exported, "SWAP_PATIENCE", 0.3, raising=False)
 
 
-def _tree(out: Path, days: tuple[str, ...] = DAYS) -> list[Path]:
-    with time_machine.travel(dt.datetime.fromisoformat(f"{days[0]}T12:00:00+00:00"), tick=True):
-        first = icoframes.export_tables(out, status="past", snapshot=True, progress=False).path
-    for day in days[1:]:
-        shutil.copytree(first, out / f"snapshot_date={day}")
-    return [out / f"snapshot_date={day}" for day in days]
-
-
 def _free(folder: Path) -> bool:
     """Whether an export could take ``folder``'s swap lock now (exclusive, without waiting)."""
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
@@ -72,63 +61,12 @@ def _free(folder: Path) -> bool:
     return True
 
 
-@contextlib.contextmanager
-def _swap_held(tree: Path, folder: Path) -> Iterator[None]:
-    """An export's swap of ``folder`` held open: its staging folder in the tree, the tree's
-    swap lock taken, the folder renamed away into the staging folder; put back on leaving."""
-    scratch = tree / f"{staging.STAGING_PREFIX}held"
-    scratch.mkdir()
-    away = scratch / f"previous-{folder.name}"
-    try:
-        with staging.swap_lock(tree):
-            folder.rename(away)
-            try:
-                yield
-            finally:
-                away.rename(folder)
-    finally:
-        shutil.rmtree(scratch)
-
-
-def _meets_swap(monkeypatch: pytest.MonkeyPatch, read: Callable[[], Any],
-                swap: contextlib.AbstractContextManager[None]) -> tuple[bool, dict[str, Any]]:
-    """``read()`` in a thread, ``swap`` held open until the reader finds a lock taken (or is
-    done): whether it waited, and what it returned (``value``) or raised (``error``)."""
-    waiting, finished, results = threading.Event(), threading.Event(), {}
-    real_flock = fcntl.flock
-
-    def flock(fd: int, operation: int) -> None:  # the reader finds the swap's lock taken
-        try:
-            real_flock(fd, operation)
-        except BlockingIOError:
-            if threading.current_thread() is reader:
-                waiting.set()
-            raise
-
-    def run() -> None:
-        try:
-            results["value"] = read()
-        except Exception as exc:  # the test thread reports it
-            results["error"] = exc
-        finally:
-            finished.set()
-
-    reader = threading.Thread(target=run)
-    with swap:
-        monkeypatch.setattr(fcntl, "flock", flock)
-        reader.start()
-        assert wait_until(lambda: waiting.is_set() or finished.is_set())
-        waited = waiting.is_set()
-    reader.join(HANG_GUARD)
-    return waited, results
-
-
 def test_a_child_forked_while_a_reader_looks_holds_no_lock(cfg, tmp_path, monkeypatch):
     """Finding 1: a process forked while a reader thread held the tree's lock (multiprocessing
     "fork") kept a copy of it for its whole life: an export of the tree was blocked until the
     child exited. A reader's looks hold no lock now, and a lock held when a child is forked
     is closed in the child: the export can swap while the child lives."""
-    [day, _] = _tree(tmp_path / "out")
+    [day, _] = snapshot_tree(tmp_path / "out")
     tree = day.parent
     children: list[tuple[int, int]] = []
 
@@ -177,7 +115,7 @@ def test_a_reader_stopped_mid_listing_holds_off_no_swap(cfg, tmp_path, monkeypat
     blocking lock was starved: never taken in 60 s with 4 readers on a 3,000-day tree), and
     one stopped there (SIGSTOP) blocked every export for as long. A reader stopped right
     after listing the tree, and while reading a table, now holds nothing."""
-    [day, _] = _tree(tmp_path / "out")
+    [day, _] = snapshot_tree(tmp_path / "out")
     tree = day.parent
     free_when: dict[str, bool] = {}
     real_dirs, real_table = snapshots.snapshot_dirs, snapshots.read_table
@@ -201,8 +139,8 @@ def test_a_swap_of_one_day_holds_off_no_read_of_another(cfg, tmp_path, patience)
     """Finding 3: read_export of a day locked its tree, so a swap of another day held it off
     (0.31 s -> 8.19 s); with that exporter stopped it failed after SWAP_PATIENCE saying
     the tree "is being replaced". It reads at once now, the swap still held."""
-    other, today = _tree(tmp_path / "out")
-    with _swap_held(other.parent, today):
+    other, today = snapshot_tree(tmp_path / "out")
+    with swap_held(other.parent, today):
         tables = icoframes.read_export(other)
     assert len(tables.icos) == len(cfg.directory.ids("past"))
 
@@ -229,13 +167,8 @@ def test_a_plain_exports_reader_never_locks_its_parent(cfg, tmp_path, patience):
 @contextlib.contextmanager
 def _stopped_exporter(out: Path) -> Iterator[None]:
     """Another export stopped mid-swap: its staging folder in ``out``, the swap lock held."""
-    scratch = out / f"{staging.STAGING_PREFIX}stopped"
-    scratch.mkdir(parents=True)
-    try:
-        with staging.swap_lock(out):
-            yield
-    finally:
-        shutil.rmtree(scratch)
+    with staged(out, "stopped"), staging.swap_lock(out):
+        yield
 
 
 def test_an_export_waits_a_bounded_time_for_another_exports_swap(cfg, tmp_path, patience):
@@ -246,7 +179,7 @@ def test_an_export_waits_a_bounded_time_for_another_exports_swap(cfg, tmp_path, 
     from icoframes.errors import ExportBusy
 
     tree = tmp_path / "tree"
-    _tree(tree, DAYS[:1])
+    snapshot_tree(tree, DAYS[:1])
     with _stopped_exporter(tree), pytest.raises(ExportBusy) as caught:  # at the layout check
         icoframes.export_tables(tree, status="past", snapshot=True, progress=False)
     assert "another export has held the swap of" in str(caught.value)
@@ -277,7 +210,7 @@ def test_the_command_exits_1_when_another_export_holds_the_swap(
     for name, value in {**cfg.settings(), "cache_dir": str(tmp_path / "cache")}.items():
         monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", str(value))
     out = tmp_path / "tree"
-    _tree(out, DAYS[:1])
+    snapshot_tree(out, DAYS[:1])
     with _stopped_exporter(out), caplog.at_level(logging.ERROR, "icoframes.cli"):
         code = main(["export", "--out", str(out), "--status", "past", "--snapshot"])
     assert code == EXIT_ERROR == 1
@@ -288,16 +221,16 @@ def test_a_tree_read_mid_swap_is_said_to_be_a_tree_with_every_day(cfg, tmp_path,
     """Finding 6: read_export(tree) looked under a lock on the tree's parent, while the tree's
     swaps lock the tree: a one-day tree mid-swap was "not an export", a two-day one was
     said to hold one snapshot and named yesterday the latest. It now waits for the swap."""
-    [only] = _tree(tmp_path / "one", DAYS[:1])
-    waited, results = _meets_swap(monkeypatch, lambda: icoframes.read_export(only.parent),
-                                  _swap_held(only.parent, only))
+    [only] = snapshot_tree(tmp_path / "one", DAYS[:1])
+    waited, results = meets_swap(monkeypatch, lambda: icoframes.read_export(only.parent),
+                                  swap_held(only.parent, only))
     assert waited, results
     assert isinstance(results.get("error"), ValueError), results
     assert "holds 1 snapshots" in str(results["error"])
-    _, today = _tree(tmp_path / "two")
+    _, today = snapshot_tree(tmp_path / "two")
     monkeypatch.undo()
-    waited, results = _meets_swap(monkeypatch, lambda: icoframes.read_export(today.parent),
-                                  _swap_held(today.parent, today))
+    waited, results = meets_swap(monkeypatch, lambda: icoframes.read_export(today.parent),
+                                  swap_held(today.parent, today))
     assert waited, results
     assert isinstance(results.get("error"), ValueError), results
     assert "holds 2 snapshots" in str(results["error"])
@@ -307,11 +240,11 @@ def test_a_tree_read_mid_swap_is_said_to_be_a_tree_with_every_day(cfg, tmp_path,
 def test_a_link_to_a_day_mid_swap_is_read_once_the_swap_is_done(cfg, tmp_path, monkeypatch):
     """Finding 7: read_export of a symbolic link to a day's folder locked the link's folder,
     not the tree: mid-swap it said "no export folder". It waits for the tree's swap now."""
-    [day] = _tree(tmp_path / "tree", DAYS[:1])
+    [day] = snapshot_tree(tmp_path / "tree", DAYS[:1])
     latest = tmp_path / "latest"
     latest.symlink_to(day, target_is_directory=True)
-    waited, results = _meets_swap(monkeypatch, lambda: icoframes.read_export(latest),
-                                  _swap_held(day.parent, day))
+    waited, results = meets_swap(monkeypatch, lambda: icoframes.read_export(latest),
+                                  swap_held(day.parent, day))
     assert waited, results
     assert "error" not in results, results
     assert len(results["value"].icos) == len(cfg.directory.ids("past"))
@@ -321,7 +254,7 @@ def test_a_day_removed_meanwhile_is_not_blamed_on_a_killed_export(cfg, tmp_path,
     """Finding 8: a day removed by hand (rm -rf of a pruned snapshot) or the tree renamed while
     read_snapshots read it was blamed on "an export killed while swapping"; the message now
     says it was removed or renamed meanwhile (an export killed so is still said too)."""
-    old, _ = _tree(tmp_path / "tree")
+    old, _ = snapshot_tree(tmp_path / "tree")
     real = snapshots.snapshot_folders
 
     def listed_then_pruned(path: Any) -> pd.Series:
