@@ -20,7 +20,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import numbers
+import os
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,7 @@ from .exported import (
     read_export,
     read_manifest,
 )
+from .files import utc_time
 from .numerals import integer_text, is_integer
 from .queries import PLACE_PARAMS
 from .reporting import LoadReport
@@ -149,7 +152,8 @@ def check_same_query(folder: Path, asked: list[dict[str, Any]], out: Path, *,
         "replace it.")
 
 
-def check_layout(out: Path, *, snapshot: bool) -> None:
+def check_layout(out: Path, *, snapshot: bool, sent: bool = False,
+                 swapping: bool = False) -> None:
     """InvalidParameter when ``out`` holds exports of the other layout: a plain export
     (``manifest.json``) for a snapshot, or ``snapshot_date=`` folders for a plain export;
     or a ``manifest.json`` that is no file (a symbolic link, a folder: damage, as the readers
@@ -157,33 +161,40 @@ def check_layout(out: Path, *, snapshot: bool) -> None:
     a plain export's swap replaces a link or a FIFO, as it does a manifest that is not JSON).
 
     Either would be written beside the other, and :func:`icoframes.read_export` then refuses
-    ``out`` (a folder holding snapshots is no one export): a plain export's readers lose it.
-    ``out`` is looked at again once no swap is under way in it when an export runs there (a
-    day's folder renamed away, a plain export's manifest removed: the other layout seen as none).
+    ``out`` (a folder holding snapshots is no one export). Checked before any request, once
+    no swap is under way when an export runs in ``out`` (a day renamed away, a plain
+    export's manifest removed: the other layout seen as none); and again, the check that
+    holds, under this export's swap lock (``swapping``; ``sent``: what it fetched is cached):
+    an export of the other layout begun into the same empty ``out`` may have swapped in.
     """
     if not out.is_dir():
         return
-    names, (damage, plain) = looked(out, lambda: (
-        manifest_damage(out), (out / MANIFEST).is_file()), exporting=True)
+    names, (damage, plain) = (os.listdir(out), _layout(out)) if swapping else looked(
+        out, partial(_layout, out), exporting=True)  # a look under the lock would wait for us
     plain = plain and damage is None
     days = sorted(name for name in names if name.startswith(SNAPSHOT_PREFIX))
     if damage is not None and (snapshot or damage == "a folder"):
         raise InvalidParameter(  # a plain export's swap could not replace a folder
             f"{out / MANIFEST} is {damage}, not an export's manifest: {out} is "
-            "damaged (read_export refuses it). Nothing was sent or written. Move it away "
+            f"damaged (read_export refuses it). "
+            f"{_nothing(sent) if sent else 'Nothing was sent or written'}. Move it away "
             "(or give --out a folder of its own), then export again.")
     if snapshot and plain:
         raise InvalidParameter(
             f"{out} holds a plain export ({MANIFEST} and its tables); a snapshot folder in it "
-            f"would make read_export({str(out)!r}) refuse it, as a folder of snapshots. Nothing "
-            "was sent. Give --snapshot exports an --out of their own (or move the plain "
-            "export away first).")
+            f"would make read_export({str(out)!r}) refuse it, as a folder of snapshots. "
+            f"{_nothing(sent)}. Give --snapshot exports an --out of their own (or move the "
+            "plain export away first).")
     if not snapshot and days:
         raise InvalidParameter(
             f"{out} is a snapshot tree ({len(days)} snapshot folder(s), {days[0]} ...); a plain "
             "export written into it could not be read by read_export (a folder of snapshots "
-            "is no one export). Nothing was sent. Did you mean --snapshot "
+            f"is no one export). {_nothing(sent)}. Did you mean --snapshot "
             "(snapshot=True)? Or give the plain export an --out of its own.")
+
+
+def _layout(out: Path) -> tuple[str | None, bool]:
+    return manifest_damage(out), (out / MANIFEST).is_file()
 
 
 def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
@@ -363,26 +374,6 @@ def _stacked(frame: pd.DataFrame, more: pd.DataFrame) -> pd.DataFrame:
 
 def _stamp(value: Any) -> str | None:
     return None if value is None or pd.isna(value) else pd.Timestamp(value).isoformat()
-
-
-def utc_time(stamp: object) -> dt.datetime | None:
-    """A manifest's time (ISO 8601), in UTC: one without a time zone (written by hand, or by
-    an older version) is UTC, as icoframes writes every time, one with another offset is
-    converted (``01:00-05:00`` is ``06:00+00:00``); None for any other value.
-
-    Examples
-    --------
-    >>> utc_time("2026-11-20T03:15:00"), utc_time("yesterday"), utc_time(None)
-    (datetime.datetime(2026, 11, 20, 3, 15, tzinfo=datetime.timezone.utc), None, None)
-    >>> utc_time("2026-11-20T01:00:00-05:00").isoformat()
-    '2026-11-20T06:00:00+00:00'
-    """
-    try:
-        at = dt.datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
-        return None if at is None else at.replace(tzinfo=dt.UTC) if at.tzinfo is None \
-            else at.astimezone(dt.UTC)
-    except (ValueError, OverflowError):  # not a time; or one with no UTC time (year 0 or 10000)
-        return None
 
 
 def _oldest(*stamps: Any) -> str | None:

@@ -60,7 +60,10 @@ What a reader can rely on:
   before and after the tables and retries when it changed
   (:mod:`icoframes.exported`).
 * Two exports into one ``out`` swap one at a time (``flock`` on ``out`` itself,
-  so no lock file is left in it; a ``.icoframes-swap.lock`` file on Windows).
+  so no lock file is left in it; a ``.icoframes-swap.lock`` file on Windows). What
+  ``out`` holds (its layout; a tree's query) is checked before any request, once no swap
+  is under way, and again under that lock before the swap: of two exports begun into one
+  ``out`` that each found nothing in the way, the later to swap is refused there.
   The staging folder of a killed export is removed by the next run; that of a
   running export is not (each holds a lock on its folder while it runs, which
   the operating system releases when the process dies). After an export,
@@ -105,6 +108,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -134,6 +138,7 @@ from .queries import build_queries, check_keywords, check_load_arguments, keywor
 from .reporting import AsDict, LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
+from .swaps import confirm
 
 __all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
 
@@ -312,8 +317,10 @@ def export_tables(
         asked = build_queries(status, filters, load._filter_set,  # cached a day: no request
                               keywords=keywords_of(load_tables)) if snapshot else []
         given = given_queries(filters, asked) if snapshot else []  # as given: not today's ids
-        resolved = check_tree(folder, day, asked, given=given,  # one query's days: no other's
-                              sent=any(load.requests_spent().values())) if snapshot else None
+        # one query's days, no other's: looked at while no swap is under way (a day renamed
+        # away by its swap is no day of another query, nor the tree's last day)
+        resolved = confirm(folder, partial(check_tree, folder, day, asked, given=given, sent=any(
+            load.requests_spent().values())), exporting=True)[0] if snapshot else None
         stop: QuotaExceeded | None = None
         with told_as_kept(load.offline) as told:  # the load's warnings, as kept rows leave them
             try:
@@ -378,15 +385,15 @@ def export_tables(
                                                 preserve_index=False),
                            staging.data / "problem_summary.parquet")
         atomic_write_bytes(staging.data / MANIFEST, dump(manifest))
-        if snapshot:
-            target = day
-            with swap_lock(staging.out):
-                # an export of another query swapped in meanwhile
+        target = day if snapshot else staging.out
+        with swap_lock(staging.out):
+            # what holds: an export of the other layout, or of another query, may have
+            # swapped its files in since the checks before any request
+            check_layout(folder, snapshot=snapshot, sent=True, swapping=True)
+            if snapshot:
                 check_tree(folder, day, asked, given=given, sent=True, note=False)
                 swap_folder(staging.data, target, staging.scratch)
-        else:
-            target = staging.out
-            with swap_lock(staging.out):
+            else:
                 swap_files(staging.data, target)
     return ExportResult(path=target, complete=manifest["complete"], rows=manifest["rows"],
                         requests_spent=manifest["requests_spent"],

@@ -227,7 +227,8 @@ def snapshot_dirs(folder: Path, names: list[str] | None = None) -> dict[dt.date,
     for child in sorted(folder / name for name in (
             looked(folder, lambda: None)[0] if names is None else names)):
         match = _SNAPSHOT.match(child.name)
-        if not match or not child.is_dir():
+        # a day listed, then renamed away by a swap begun since: looked at once it is done
+        if not match or not (child.is_dir() or confirm(swap_owner(folder), child.is_dir)[0]):
             continue
         try:
             day = dt.date.fromisoformat(match.group(1))

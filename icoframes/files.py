@@ -56,6 +56,7 @@ __all__ = [
     "read_parquet_table",
     "read_record",
     "today",
+    "utc_time",
     "utcnow",
 ]
 
@@ -117,6 +118,26 @@ def folder_path(value: object, name: str) -> Path:
 def utcnow() -> dt.datetime:
     """The current time, timezone-aware UTC."""
     return dt.datetime.now(dt.UTC)
+
+
+def utc_time(stamp: object) -> dt.datetime | None:
+    """A manifest's time (ISO 8601), in UTC: one without a time zone (written by hand, or by
+    an older version) is UTC, as icoframes writes every time, one with another offset is
+    converted (``01:00-05:00`` is ``06:00+00:00``); None for any other value.
+
+    Examples
+    --------
+    >>> utc_time("2026-11-20T03:15:00"), utc_time("yesterday"), utc_time(None)
+    (datetime.datetime(2026, 11, 20, 3, 15, tzinfo=datetime.timezone.utc), None, None)
+    >>> utc_time("2026-11-20T01:00:00-05:00").isoformat()
+    '2026-11-20T06:00:00+00:00'
+    """
+    try:
+        at = dt.datetime.fromisoformat(stamp) if isinstance(stamp, str) else None
+        return None if at is None else at.replace(tzinfo=dt.UTC) if at.tzinfo is None \
+            else at.astimezone(dt.UTC)
+    except (ValueError, OverflowError):  # not a time; or one with no UTC time (year 0 or 10000)
+        return None
 
 
 def today() -> str:

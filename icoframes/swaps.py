@@ -110,9 +110,11 @@ def _held_when_free(folder: Path, *, shared: bool, failure: Callable[[], Excepti
 def confirm(folder: Path, look: Callable[[], _T], *, exporting: bool = False
             ) -> tuple[_T, bool]:
     """``look()`` while no export swaps files into ``folder`` (its lock held shared, released
-    as soon as ``look`` returns: keep it to a few ``stat`` calls), and whether a swap was
-    waited for. ExportReplaced (ExportBusy when ``exporting``: an export's own look) after
-    :data:`SWAP_PATIENCE` s of a swap that does not end."""
+    as soon as ``look`` returns: a reader's, a few ``stat`` calls; an export's check of its
+    tree, the days' manifests, as its swap reads them again under the lock held
+    exclusively), and whether a swap was waited for. ExportReplaced (ExportBusy when
+    ``exporting``: an export's own look) after :data:`SWAP_PATIENCE` s of a swap that does
+    not end."""
     def failure() -> Exception:
         if exporting:
             return _busy(folder)

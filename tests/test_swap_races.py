@@ -1,0 +1,150 @@
+"""What an export checks of its folder holds when it swaps; a tree's reader misses no day.
+
+Each race here is real: an export or a reader run in a thread, stopped at a point of its
+own (a :class:`~swapping.Gate`) while the test runs another export or holds a swap open
+(the tree's real swap lock taken, a day's folder renamed away), then let go. No sleep.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from swapping import DAYS, Gate, meets_swap, snapshot_tree, swap_held
+from waiting import HANG_GUARD
+
+import icoframes
+from icoframes import exported, sandbox, snapshots
+from icoframes.errors import InvalidParameter
+
+export_module = importlib.import_module("icoframes.export")
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with sandbox.serve(n_icos=40, seed=5) as server:
+        yield server
+
+
+def _stopped_at(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, gate: Gate,
+                thread: Callable[[], threading.Thread | None]) -> None:
+    """``module.name`` stops at ``gate`` when ``thread()`` calls it, then does its work."""
+    real = getattr(module, name)
+
+    def stopped(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is thread():
+            gate.stop()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, stopped)
+
+
+@pytest.mark.parametrize("late_snapshot", [True, False], ids=["snapshot_late", "plain_late"])
+def test_two_exports_of_either_layout_into_one_empty_folder_mix_none(
+        cfg, tmp_path, monkeypatch, late_snapshot):
+    """Item 1: two exports of the two layouts started into one empty ``out`` both passed the
+    layout check (nothing there yet); the later swap wrote its layout beside the other's (a
+    snapshot folder beside a plain export: read_export refused ``out``; a plain export into
+    a tree). The layout is checked again under the swap lock: the later export is refused,
+    saying nothing was written, and the first export is read as it was."""
+    out = tmp_path / "out"
+    gate, results = Gate(), {}
+
+    def run() -> None:
+        try:
+            results["value"] = icoframes.export_tables(out, status="past",
+                                                       snapshot=late_snapshot, progress=False)
+        except Exception as exc:  # the test thread reports it
+            results["error"] = exc
+
+    late = threading.Thread(target=run)
+    # past its layout check and its load, before its swap
+    _stopped_at(monkeypatch, export_module, "keep_exported", gate, lambda: late)
+    late.start()
+    try:
+        assert gate.reached.wait(HANG_GUARD)
+        first = icoframes.export_tables(out, status="past", snapshot=not late_snapshot,
+                                        progress=False)
+    finally:
+        gate.opened.set()
+        late.join(HANG_GUARD)
+    error = results.get("error")
+    assert isinstance(error, InvalidParameter), results
+    assert "Nothing was written (what was fetched is cached)" in str(error)
+    days = sorted(p.name for p in out.glob("snapshot_date=*"))
+    if late_snapshot:  # the plain export stays one export
+        assert days == [] and (out / "manifest.json").is_file()
+        assert len(icoframes.read_export(out).icos) == len(cfg.directory.ids("past"))
+    else:  # the tree stays a tree
+        assert days == [first.path.name] and not (out / "manifest.json").exists()
+        assert len(icoframes.read_snapshots(out)) == len(cfg.directory.ids("past"))
+
+
+def test_a_trees_check_waits_for_a_swap_under_way(cfg, tmp_path, monkeypatch):
+    """Item 2: the tree check before any request looked at a tree mid-swap without waiting:
+    a tree whose only day (of another query) was renamed away by its swap read as empty, the
+    export of another query spent its requests and was refused only at its own swap. It
+    now looks once the swap is done, and refuses before any request."""
+    out = tmp_path / "out"
+    [folder] = snapshot_tree(out, DAYS[:1])  # status past
+    cfg.stats.reset()
+    gate = Gate()
+    exporting: dict[str, threading.Thread] = {}
+
+    def export() -> Any:
+        exporting["thread"] = threading.current_thread()
+        return icoframes.export_tables(out, status="ongoing", snapshot=True, progress=False)
+
+    # past its layout check (which waits for a swap it sees), before its tree check
+    _stopped_at(monkeypatch, export_module, "given_queries", gate,
+                lambda: exporting.get("thread"))
+    waited, results = meets_swap(monkeypatch, export, swap_held(out, folder), gate)
+    assert waited, results
+    error = results.get("error")
+    assert isinstance(error, InvalidParameter), results
+    assert "snapshot tree of another query: status=past" in str(error)
+    assert "Nothing was sent" in str(error)
+    assert sum(cfg.stats.requests.values()) == 0
+
+
+def test_a_day_swapped_between_the_listing_and_its_look_is_not_left_out(
+        cfg, tmp_path, monkeypatch):
+    """Item 3: a tree's reader lists its names, then keeps each ``snapshot_date=`` name that
+    is a folder; a day renamed away by a swap begun between the two was left out without a
+    word (read_snapshots returned a tree without that day: changes() would see its ICOs
+    removed, then new). The reader now waits for that swap and reads every day."""
+    out = tmp_path / "out"
+    folders = snapshot_tree(out)
+    gate = Gate()
+    reading: dict[str, threading.Thread] = {}
+
+    def read() -> Any:
+        reading["thread"] = threading.current_thread()
+        frame = snapshots.read_snapshots(out)
+        return sorted(pd.DatetimeIndex(frame["snapshot_date"].unique()).strftime("%Y-%m-%d"))
+
+    _after_listing(monkeypatch, gate, lambda: reading.get("thread"))
+    waited, results = meets_swap(monkeypatch, read, swap_held(out, folders[1]), gate)
+    assert "error" not in results, results
+    assert results["value"] == list(DAYS)
+    assert waited, results
+
+
+def _after_listing(monkeypatch: pytest.MonkeyPatch, gate: Gate,
+                   thread: Callable[[], threading.Thread | None]) -> None:
+    """The reader's listing of a tree (:func:`icoframes.exported.looked`) stops at ``gate``
+    once it has the names, before it looks at them."""
+    real = exported.looked
+
+    def listed(folder: Path, *args: Any, **kwargs: Any) -> Any:
+        found = real(folder, *args, **kwargs)
+        if threading.current_thread() is thread():
+            gate.stop()
+        return found
+
+    monkeypatch.setattr(exported, "looked", listed)
