@@ -167,10 +167,8 @@ def test_a_unit_that_is_a_list_is_no_unit():
     ("$5 tokens", "unreadable_number"),
     ("$5 BFC", "unit_conflict"),    # both ends units, two different ones
     ("ETH 5 $", "unit_conflict"),
-    # the number reader alone reads "$5k.$" (5000), but the two ends the unit reader sees
-    # ("$" and "k.$": no multiplier glued to $ through a dot) disagree and one is no unit:
-    # reported, never an amount without unit ("$5kUS$", "$5KUS$" are 5,000 USD: test_units)
-    ("$5k.$", "unreadable_number"),
+    # "$5k.$" was here (unreadable): parser 26 reads "k.$" as a value "5 k.$" reads, 5,000
+    # USD, as parse_amount does (test_parse_v26_units)
 ])
 def test_disagreeing_ends_say_why_the_value_is_no_amount(value, reason):
     amounts, units, bad = read_amounts([value], [""])

@@ -41,32 +41,24 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
-from ..vocabulary import (
-    CENTS,
-    DATA_UNIT_SPELLINGS,
-    FIAT_CODES,
-    NOT_UNITS,
-    TOKEN_WORDS,
-    UNIT_ALIASES,
-    fold,
-)
-from .base import MARKER_SPELLINGS, Reason, _Bad, bad
-from .rules import (
-    MULTIPLIER_PATTERN,
-    MULTIPLIERS,
-    amount_reason,
+from ..vocabulary import CENTS, NOT_UNITS, TOKEN_WORDS, fold
+from .base import Reason, _Bad, bad
+from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, times
+from .scales import (
+    CURRENCIES,
+    GLUED,
+    SYMBOL_CHARS,
+    SYMBOLS,
+    canonical_unit,
     multiplier_word,
-    parse_amount,
-    times,
+    scaled_currency,
+    split_multiplier,
 )
 from .text import latin_ticker, normalize_text
 
 __all__ = ["CURRENCIES", "canonical_unit", "cents", "forbidden_scale", "own_ticker",
            "read_exchange", "scaled_currency", "split_multiplier", "split_scale", "ticker_word"]
 
-#: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
-CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
-_SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
 _SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking over them
     rf"""\s*+(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*+
     (?P<num>[0-9](?:[0-9,.\s'’]*[0-9])?)\s*+
@@ -76,113 +68,15 @@ _SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking
 )
 
 
-_SPELLINGS: Final = [(fold(spelling), code) for table in (UNIT_ALIASES, DATA_UNIT_SPELLINGS)
-                     for code, spellings in table.items() for spelling in spellings]
-_ALIAS: Final[dict[str, str]] = dict(_SPELLINGS)
-if len(_ALIAS) != len(_SPELLINGS):  # pragma: no cover
-    raise ImportError("a spelling in UNIT_ALIASES or DATA_UNIT_SPELLINGS names two units")
-
-
-def canonical_unit(text: object) -> str | None:
-    """The canonical code of one unit spelling; None when the unit is missing.
-
-    Examples
-    --------
-    >>> canonical_unit(" US Dollar "), canonical_unit("Ether"), canonical_unit("xbt")
-    ('USD', 'ETH', 'BTC')
-    >>> canonical_unit("Etherum"), canonical_unit("ЕТН"), canonical_unit("Fiat currency")
-    ('ETH', 'ETH', 'FIAT')
-    >>> canonical_unit(" xyz "), canonical_unit(""), canonical_unit("TBA"), canonical_unit(None)
-    ('XYZ', None, None, None)
-    """
-    if type(text) is not str:
-        return None
-    stripped = " ".join(latin_ticker(normalize_text(text)).split())
-    if stripped in MARKER_SPELLINGS:
-        return None
-    return _ALIAS.get(stripped.casefold(), stripped.upper())
-
-
-# Multipliers that may be glued to a currency ("1.5bnUSD", "2mioEUR", "5M$", "5k$",
-# "5 millions$"): every word of MULTIPLIERS, longest first; a lone b only to a symbol ("1.5B$").
-_GLUED: Final = tuple(sorted(MULTIPLIERS, key=len, reverse=True))
-# A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
-_SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
-
-
-def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | None:
-    """A unit written in a value or a unit column, split into ``(multiplier, unit)``:
-    ``("bn", "USD")`` for a multiplier glued to a currency (``"bnUSD"``: billions of USD),
-    ``("", unit)`` (as written) when none is glued, None when the multiplier cannot be told.
-
-    ``token`` is the ICO's own ticker (upper case, :func:`own_ticker`). It is never read as
-    a multiplier glued to a currency (``"kUSD"`` for KUSD is the token), and a lowercase
-    multiplier glued to it multiplies it (``"kKIN"``, ``"1.5bnKIN"`` for KIN: tickers are
-    written in capitals) unless the whole unit is a known currency (``"BTC"`` for TC). A
-    multiplier in capitals glued to it (``"KKIN"`` for KIN: thousands of KIN, or a token
-    KKIN? ``"MOD"`` for OD: millions of OD, or the token MOD?) and a lone lowercase ``m``
-    (``"mKIN"``: milli or million) cannot be told: None, the value is unreadable, never a
-    guess.
-
-    Any other currency: a lone letter written all in capitals before its letters makes a
-    ticker, as written (``KUSD``, ``MUSD``), and one not (``kUSD``, ``mUSD``, ``KUsd``) cannot
-    be told: Karura's kUSD, mStable's mUSD, or thousands, millions, milli? None. A longer scale
-    word in capitals cannot be told either (``MMUSD``, ``BNUSD``: millions, or a token? None),
-    nor can ``MLN`` or ``BLN`` in capitals, tickers (``MLN$``, ``MLNUSD``: None); a longer one
-    not in capitals multiplies (``bnUSD``, ``mioEUR``). Before a symbol a scale word
-    multiplies in any case (``M$``, ``KUS$``, ``MUSD$``, ``K€``: a symbol is in no ticker). A
-    lone ``b`` is glued only to a symbol alone (``bUSD`` is BUSD, ``BUSD$`` no billions), and
-    ``m`` never to a currency that is not fiat (``mBTC`` is a milli-bitcoin).
-
-    Examples
-    --------
-    >>> split_multiplier("kUSD"), split_multiplier("bnEther"), split_multiplier("mioEUR")
-    (None, ('bn', 'ETH'), ('mio', 'EUR'))
-    >>> split_multiplier("M$"), split_multiplier("KUS$"), split_multiplier("MUSD$")
-    (('m', 'USD'), ('k', 'USD'), ('m', 'USD'))
-    >>> split_multiplier("KUSD"), split_multiplier("mBTC"), split_multiplier("kin")
-    (('', 'KUSD'), ('', 'mBTC'), ('', 'kin'))
-    >>> split_multiplier("kKIN", "KIN"), split_multiplier("kUSD", "KUSD")
-    (('k', 'KIN'), ('', 'kUSD'))
-    >>> split_multiplier("KKIN", "KIN"), split_multiplier("mKIN", "KIN")
-    (None, None)
-    >>> split_multiplier("MMUSD"), split_multiplier("MLN$"), split_multiplier("MM$")
-    (None, None, ('mm', 'USD'))
-    """
-    whole = canonical_unit(unit)
-    if whole == token or whole in CURRENCIES:
-        return "", unit
-    folded = unit.casefold()
-    glued: tuple[str, str] | None = None  # the first multiplier that multiplies
-    for mult in _GLUED:
-        if not folded.startswith(mult):
-            continue
-        rest = unit[len(mult):]
-        code = canonical_unit(rest)
-        if token is not None and code == token:  # the ICO's own ticker, any case
-            if not _lowercase_multiplier(unit, mult):
-                return None  # cannot be told, whichever multiplier came first
-            glued = glued or (mult, code)
-        elif glued is None and scaled_currency(mult, rest) is not None:
-            symbol = not _SYMBOL_CHARS.isdisjoint(rest.upper())
-            if not multiplier_word(unit[:len(mult)]) or (not symbol and (
-                    len(mult) > 1) == unit.isupper()):
-                return None  # "MLN$", "MLNUSD": MLN in capitals is a ticker (Melon), no
-                # million; "MMUSD", "BNUSD": millions of USD, or a token? (as "USDMM" after);
-                # "kUSD", "mUSD", "musd", "KUsd": thousands, millions, milli, or the token
-                # (Karura's kUSD, mStable's mUSD)? (as "USDk" after; "KUSD" is a ticker)
-            if symbol or not unit.isupper():
-                glued = mult, str(code)
-    return ("", unit) if glued is None else glued
-
-
 _SYMBOL_FIRST: Final = re.compile(r"(?P<cur>US\$|[$€£Ξ₿])(?P<mult>\w+\.?)")
 # A currency, then a scale word (or cents) glued after it, in any case: "USDmln", "EURk", "ETHm",
 # "USDcents", "USDMLN".
 _SCALE_LAST: Final = re.compile("(?P<cur>[^\\W\\d_]+?)(?P<mult>{}|cents?)\\.?".format(
-    "|".join(_GLUED)), re.IGNORECASE)
+    "|".join(GLUED)), re.IGNORECASE)
 # A scale word, a dot, a currency: "k.USD" as "k. USD" (as a value "5 k.USD" reads).
-_DOTTED: Final = re.compile(rf"(?P<mult>{MULTIPLIER_PATTERN}\.)(?P<cur>[^\W\d_].*)", re.IGNORECASE)
+# "k.$" too, as a value "5 k.$" reads.
+_DOTTED: Final = re.compile(
+    rf"(?P<mult>{MULTIPLIER_PATTERN}\.)(?P<cur>(?:[^\W\d_]|US\$|[$€£Ξ₿]).*)", re.IGNORECASE)
 
 
 def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
@@ -193,7 +87,8 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     in capitals, the scale word a word not in capitals (``"USDmln"``, ``"USDMln"``; a lone
     letter in capitals is a ticker, ``"USDK"``, ``"USDM"``; ``"ETHm"``, ``"USDcents"``, and
     ``"USDk"``, ``"usdk"``, ``"USDm"``: the token USDK or USDM, or a scale? ``"USDMLN"``,
-    ``"USDMM"``: millions, or a token? None), dotted before a currency (``"k.USD"`` as
+    ``"USDMM"``: millions, or a token? None; after a ticker in capitals that is no known
+    currency, ``"USDCk"``, ``"XYZmln"``: None), dotted before a currency (``"k.USD"`` as
     ``"k. USD"``), or glued before a currency (:func:`split_multiplier`: ``"bnUSD"``,
     ``"M$"``; ``"kUSD"``: None, as ``"USDk"``). ``("", unit)`` when it
     writes none; None when it cannot be told: a scale word written last that is the ICO's own
@@ -208,8 +103,8 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     (None, ('', 'ETH m'), None)
     >>> split_scale("USDk", None), split_scale("USDMLN", None), split_scale("USDK", None)
     (None, None, ('', 'USDK'))
-    >>> split_scale("USDmln", None), split_scale("k.USD", None)
-    (('mln', 'USD'), ('k', 'USD'))
+    >>> split_scale("USDmln", None), split_scale("k.USD", None), split_scale("USDCk", None)
+    (('mln', 'USD'), ('k', 'USD'), None)
     """
     words = unit.split()
     glued = _SYMBOL_FIRST.fullmatch(unit)
@@ -218,13 +113,17 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
         canonical_unit(unit) == own) else _SCALE_LAST.fullmatch(unit)
     if after is not None and canonical_unit(after["cur"]) in CURRENCIES:
         word = after["mult"].lower()  # "USDmln" as "USD mln"; "ETHm", "USDcents": no unit
-        symbol = not _SYMBOL_CHARS.isdisjoint(after["cur"].upper())  # "Ξb": in no ticker
+        symbol = not SYMBOL_CHARS.isdisjoint(after["cur"].upper())  # "Ξb": in no ticker
         if not (unit.isupper() and (symbol or len(word) == 1)):  # "USDK", "USDM": tickers
             # a longer scale word in capitals ("USDMLN", "USDMM": millions, or a token?) or a
             # lone letter not ("USDk", "usdk", "USDm": thousands, or the token USDK?): None
             plain = symbol or (after["cur"].isupper() and len(word) > 1 and not unit.isupper())
             code = scaled_currency(word, after["cur"]) if plain and word in MULTIPLIERS else None
             return None if code is None or ticker_word(word, own) else (word, code)
+    elif after is not None and len(after["cur"]) > 1 and after["cur"].isupper() and (
+            not unit.isupper()):
+        return None  # "USDCk", "DAIk", "XYZmln": a scale of a token (USDC, DAI: no currency
+        # known here), or the tokens USDCK, DAIK? Never the made-up unit USDCK ("USDCK" is one)
     # (scale word, currency, written last)
     sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
              ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else [
@@ -235,30 +134,6 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
         if code is not None:  # written last, the own ticker: "USD k" for K (USD and K?)
             return None if last and ticker_word(mult, own) else (word, code)
     return split_multiplier(unit, own)
-
-
-def scaled_currency(mult: str, currency: str) -> str | None:
-    """The code of the known currency ``currency`` that the multiplier word ``mult`` (lower
-    case, a word of :data:`~icoframes.parse.rules.MULTIPLIERS`) scales, written beside it,
-    glued or apart, in a value or a unit column; None when it is no known currency or ``mult``
-    may not scale it: a lone ``m`` scales only a fiat currency (``mBTC``, ``ETH m``: milli or
-    million?), a lone ``b`` only a currency written as a symbol alone (``bUSD`` is BUSD, ``B$``
-    billions of USD; ``BUSD$``, ``B USD$``: the token BUSD and a dollar sign, or billions?).
-    The rule of which scale word may scale which currency; :func:`~icoframes.parse.rules.
-    parse_amount` applies the same rule in ``rules._scales`` (rules cannot import this module).
-
-    Examples
-    --------
-    >>> scaled_currency("m", "USD"), scaled_currency("m", "ETH"), scaled_currency("mln", "ETH")
-    ('USD', None, 'ETH')
-    >>> scaled_currency("b", "USD"), scaled_currency("b", "$"), scaled_currency("b", "USD$")
-    (None, 'USD', None)
-    """
-    code = canonical_unit(currency)
-    if code not in CURRENCIES or (mult == "m" and code not in FIAT_CODES) or (
-            mult == "b" and currency.strip().upper() not in _SYMBOLS):
-        return None
-    return code
 
 
 def forbidden_scale(mult: str, unit: str | None, own: str | None) -> bool:
@@ -280,11 +155,6 @@ def forbidden_scale(mult: str, unit: str | None, own: str | None) -> bool:
         scaled_currency(mult.rstrip(".").lower(), unit) is None)  # type: ignore[arg-type]
 
 
-def _lowercase_multiplier(unit: str, mult: str) -> bool:
-    """The multiplier ``mult`` that begins ``unit`` is written in lowercase, not a lone m."""
-    return unit[:len(mult)].islower() and mult != "m"
-
-
 class _Side(NamedTuple):
     amount: float
     unit: str
@@ -297,7 +167,10 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     if match is None:
         reason = amount_reason(text.strip())
         return "unreadable_price" if reason == "unreadable_number" else reason
-    mult, unit = match["mult"] or "", (match["unit"] or "").rstrip(".")  # "10 cents.", "USD."
+    mult, unit = match["mult"] or "", match["unit"] or ""
+    if unit.endswith(".."):
+        return "unreadable_price"  # "= 0.1 USD..": as a value "5 USD.." and a unit column
+    unit = unit.removesuffix(".")  # "10 cents.", "USD."
     if not unit and ticker_word(mult, token):
         return "unreadable_price"  # "$1 = 5 mln" for MLN, "$1 = 5k" for K: a multiple?
     written = unit or match["pre"] or ""
@@ -310,7 +183,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         return "unreadable_price"  # "= 0.000001 m ETH": milli? "= 0.001 B USD", "Ξ0.1m"
     if fold(unit) in NOT_UNITS - TOKEN_WORDS:
         return "unreadable_price"  # "$1 = 5 mil": 5,000 or 5 million? "$1 = 5 days"
-    if unit and unit[-1] in _SYMBOL_CHARS and canonical_unit(unit) not in CURRENCIES:
+    if unit and unit[-1] in SYMBOL_CHARS and canonical_unit(unit) not in CURRENCIES:
         return "unreadable_price"  # "USD$" is USD, "EUR$" no currency
     amount = parse_amount(match["num"] + mult)
     if not isinstance(amount, float):
@@ -318,7 +191,7 @@ def _side(text: str, token: str | None) -> _Side | Reason:
     units: list[str | None] = []
     if match["pre"]:
         pre = match["pre"]
-        units.append(_SYMBOLS[pre if pre in _SYMBOLS else pre.upper()])
+        units.append(SYMBOLS[pre if pre in SYMBOLS else pre.upper()])
     if unit and cents(unit, token):  # "20¢", "20 cents"
         units.append("USD")
         amount = times(amount, 0.01)  # in decimal, as a value's cents: 0.7 cents is 0.007

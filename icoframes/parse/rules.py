@@ -24,6 +24,13 @@ from ..numerals import number_text
 from ..vocabulary import FALSE_WORDS, MISSING_MARKERS, TRUE_WORDS, UNKNOWN_WORDS, fold
 from .base import MARKER_SPELLINGS, Bad, Reason, _Bad, bad, is_missing_marker
 from .dates import DATETIME_FORMAT, LABEL_FORMAT, parse_datetime, parse_label_date
+from .scales import (
+    MULTIPLIER_PATTERN,
+    MULTIPLIERS,
+    multiplier_word,
+    scaled_currency,
+    split_multiplier,
+)
 from .text import foreign_digits, normalize_text
 from .version import PARSER_VERSION
 
@@ -67,23 +74,9 @@ _QUALIFIED_RE: Final = re.compile(r"(?P<word>[^\s(\[,:;]+?)\s*(?:[(\[,:;]|\s[-�
 # --------------------------------------------------------------------------- scalars
 
 
-_CURRENCY = r"(?:US\$|USD|\$)"
-#: Multiplier words (lower case) and their factor: ``"5 mln"`` is 5,000,000.
-MULTIPLIERS: Final = {
-    "k": 1e3, "thousand": 1e3, "thousands": 1e3,
-    "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "mln": 1e6, "million": 1e6, "millions": 1e6,
-    "b": 1e9, "bn": 1e9, "bln": 1e9, "billion": 1e9, "billions": 1e9,
-}
+_CURRENCY = r"(?:US\$|USD\$?|\$)"  # "USD$" as the value readers read it
 # The power of ten of each multiplier word: an amount is scaled in its decimal text.
 _EXPONENTS: Final = {word: round(math.log10(factor)) for word, factor in MULTIPLIERS.items()}
-# Read in lower case or with a capital only: ``MLN`` in capitals is a ticker (Melon).
-_NOT_IN_CAPITALS: Final = frozenset({"mln", "bln"})
-#: The words of :data:`MULTIPLIERS` as a regular expression (no group), longest first, any
-#: case but ``mln``/``bln`` (``mln``, ``Mln``).
-MULTIPLIER_PATTERN: Final = "(?:{})".format("|".join(
-    f"(?-i:[{word[0]}{word[0].upper()}]{word[1:]})" if word in _NOT_IN_CAPITALS else word
-    for word in sorted(MULTIPLIERS, key=lambda word: (-len(word), word))))
-_MULTIPLIER_WORD_RE: Final = re.compile(rf"{MULTIPLIER_PATTERN}\.?", re.IGNORECASE)
 # Possessive (*+): what follows a run of spaces or digits never starts with one, so giving
 # any back cannot help; without it "1" + 500 spaces + "x" took 5 s (backtracking, O(n^3)).
 # Digits are ASCII ([0-9]): "٣" is no digit here (float() reads it as 3).
@@ -93,7 +86,7 @@ _AMOUNT_RE: Final = re.compile(
     (?P<num>[0-9][0-9,.\s'’]*+|\.[0-9]++)
     (?:e(?P<exp>[-+]?[0-9]++))?\s*+
     (?P<mult>{MULTIPLIER_PATTERN})?\.?\s*+
-    (?P<post>{_CURRENCY})?
+    (?:(?P<post>{_CURRENCY})\.?)?  # "5 USD." as "$2,000,000."
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -198,18 +191,6 @@ def times(number: float, factor: float) -> float:
     return float(Decimal(repr(number)) * Decimal(repr(factor)))
 
 
-def multiplier_word(text: str) -> bool:
-    """True if ``text`` is one word of :data:`MULTIPLIERS` alone, with or without a final dot,
-    as an amount reads it (``"mln"``, ``"K"``, ``"millions."``; ``"MLN"`` is a ticker).
-
-    Examples
-    --------
-    >>> multiplier_word("mln."), multiplier_word("K"), multiplier_word("MLN"), multiplier_word("kk")
-    (True, True, False, False)
-    """
-    return _MULTIPLIER_WORD_RE.fullmatch(text) is not None
-
-
 def _parse_amount_text(text: str) -> float | _Bad:
     match = _AMOUNT_RE.fullmatch(text)
     if match is None or match["num"].rstrip()[-1] in "'’":  # "5' USD": "5, USD" is no number
@@ -241,18 +222,21 @@ def _parse_amount_text(text: str) -> float | _Bad:
 
 def _scales(match: re.Match[str]) -> bool:
     """The multiplier word of an amount may scale the currency written beside it, by the rule of
-    units (:func:`~icoframes.parse.prices.split_multiplier`, which this module cannot import): a
-    lone letter glued to ``USD`` never does (``"5KUSD"``, ``"5 BUSD"``: the tickers KUSD, BUSD;
-    ``"5kUSD"``, ``"5 mUSD"``, ``"5 musd"``: Karura's kUSD, mStable's mUSD, or a scale?), nor
-    a longer word in capitals (``"5MMUSD"``), and a lone ``b`` only where a dollar sign is
-    written (``"$5B"``, ``"$5B USD"``; ``"5 B USD"``, ``"USD 5B"``: billions?). Such text is no
-    amount of USD."""
+    units (:mod:`~icoframes.parse.scales`, as every reader of units): glued before it, as
+    :func:`~.scales.split_multiplier` splits it (``"5bnUSD"``, ``"5MUSD$"``; not ``"5KUSD"``,
+    ``"5 BUSD"``, the tickers KUSD, BUSD, nor ``"5kUSD"``, ``"5 mUSD"``, ``"5 musd"``: Karura's
+    kUSD, mStable's mUSD, or a scale? nor ``"5MMUSD"``), apart from it, as
+    :func:`~.scales.scaled_currency` allows on either side (a lone ``b`` only where a dollar sign
+    is written alone: ``"$5B"``, ``"$5B USD"``; ``"5 B USD"``, ``"USD 5B"``, ``"5 B USD$"``:
+    billions?). Such text is no amount of USD."""
     pre, post, mult = match["pre"] or "", match["post"] or "", match["mult"]
     if not pre + post:
         return True  # "1.2B": a number alone
-    if match.end("mult") == match.start("post") and "$" not in post:
-        return len(mult) > 1 and not (mult + post).isupper()
-    return "$" in pre + post or mult.lower() != "b"
+    if match.end("mult") == match.start("post"):
+        split = split_multiplier(mult + post)
+        return split is not None and split[0] != ""
+    return any(scaled_currency(mult.lower(), currency) is not None for currency in (pre, post)
+               if currency)
 
 
 # Why text that is no amount is not one (see amount_reason).

@@ -18,6 +18,10 @@ unit column                                the numbers of its group that write n
 ``USD*``, ``USD†``                         unreadable: a currency and a footnote mark
 ``USDMLN``, ``USDk``, ``usdk``, ``USDm``   unreadable: a scale, or a token? (``USDmln``: millions)
 ``kUSD``, ``mUSD``, ``kusd``, ``KUsd``     unreadable: a scale, or a token? (``KUSD``: the token)
+``USDCk``, ``DAIk``, ``XYZmln``            unreadable: a scale of a token, or a token? (``USDCK``)
+``USD..``, ``USD. .``                      unreadable: a unit and dots (``USD.`` is USD)
+``per token``, ``tokens``, ``XYZ/token``   unreadable: no unit (``vocabulary.NOT_UNITS``), a rate
+``k.USD``, ``k.$`` (any ticker)            thousands of USD: a dot ends a scale word as a space
 ``USD.``, ``(USD)``, ``USD:``              USD: a final dot, brackets, a colon are no unit
 ``USD per token``, ``$/token`` (price)     USD: a price is per token (``XYZ per token``: none)
 ``USD mln`` for MLN, ``USD k`` for K       unreadable: a multiple, or the ICO's token?
@@ -46,7 +50,7 @@ from typing import Final
 
 import numpy as np
 
-from ..vocabulary import FOREIGN_MULTIPLIERS, TOKEN_WORDS, fold
+from ..vocabulary import FOREIGN_MULTIPLIERS, NOT_UNITS, TOKEN_WORDS, fold
 from .pertoken import unit_per_token
 from .prices import (
     CURRENCIES,
@@ -67,6 +71,8 @@ _NO_UNIT: Final = (None, math.nan)
 # The words and symbols of a unit column: "USD (mln)" is USD and mln, "USD ¢" USD and ¢,
 # "¥ m" ¥ and m (a symbol of no known currency: yen or yuan? and milli?).
 _PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿¥₩₽₹Ξ]")
+# A rate: "per token", "XYZ/token", "USD/ETH".
+_RATE_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
 # A unit in brackets or before a colon: "(USD)", "[USD]", "USD:".
 _BARE_RE: Final = re.compile(r"\(([^()]+)\)|\[([^\[\]]+)\]|([^:]+):")
 
@@ -119,6 +125,9 @@ def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
     if split[0]:
         return split[1], MULTIPLIERS[split[0]]
     parts = _PARTS_RE.findall(text)
+    if _RATE_RE.search(text) or (parts and all(fold(part) in NOT_UNITS for part in parts)):
+        return _NO_UNIT  # "per token", "tokens", "days", "XYZ/token": no unit, as "5 tokens" is
+        # no amount; a rate is no amount's unit (a price's is its currency: unit_per_token)
     marks = _PARTS_RE.sub("", text).replace(".", "").split()  # "USD*", "USD†": a footnote
     if (len(parts) > 1 or marks) and any(multiplier_word(part.casefold()) or cents(part, own) or (
             canonical_unit(part) in CURRENCIES) for part in parts):
@@ -159,6 +168,8 @@ def _column_unit(unit: str, price: bool) -> tuple[str | None, str | None, bool]:
         return None, None, False
     text = normalize_text(unit).strip()
     text = text[:-1].rstrip() if text.endswith(".") else text  # "USD.", "USD k."
+    if text.endswith("."):
+        return None, None, False  # "USD..", "USD. .": no unit, as the value "5 USD.." is none
     bare = _BARE_RE.fullmatch(text)
     inner = "".join(group for group in bare.groups() if group).strip() if bare else ""
     if canonical_unit(inner) in CURRENCIES:

@@ -96,5 +96,9 @@ __all__ = ["PARSER_VERSION"]
 #:     under USD are unreadable (were 5e6 ETH, 5e9 USD); a unit column "USD.", "(USD)", "USD:"
 #:     is USD, a price unit "USD per token" USD (were a made-up unit or none); a scale is
 #:     exact in decimal ("$4.1B" was 4099999999.9999995), cents on an exchange's side too
-#:     ("1 XYZ = 0.7 cents" was 0.006999999999999999 USD).
+#:     ("1 XYZ = 0.7 cents" was 0.006999999999999999 USD). A scale word glued after a ticker in
+#:     capitals ("USDCk", "DAIk", "XYZmln") and a unit ending in dots ("USD..") name no unit
+#:     (were USDCK, USD.); raised reads "5MUSD$", "5 USD.", "$5k.$" as the value reader does
+#:     (were unreadable), a unit column "k.$" too; an amount unit "per token", "tokens", "XYZ/token"
+#:     names no unit (was PER TOKEN). The scale rule is declared once, in parse/scales.py.
 PARSER_VERSION: Final = 26

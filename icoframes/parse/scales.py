@@ -1,0 +1,178 @@
+"""The rule of units: unit spellings, the scale words, and which scale word scales which currency.
+
+Declared once here, below :mod:`icoframes.parse.rules` (whose :func:`~.rules.parse_amount`
+reads ``"$5M"`` and ``"5bnUSD"`` by it) and :mod:`icoframes.parse.prices` (exchanges, unit
+columns and values written with a unit, which re-exports these names): one reading of
+``"5MUSD$"`` or ``"5 B USD"`` whichever reader meets it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ..vocabulary import DATA_UNIT_SPELLINGS, FIAT_CODES, UNIT_ALIASES, fold
+from .base import MARKER_SPELLINGS
+from .text import latin_ticker, normalize_text
+
+__all__ = ["CURRENCIES", "GLUED", "MULTIPLIERS", "MULTIPLIER_PATTERN", "SYMBOLS", "SYMBOL_CHARS",
+           "canonical_unit", "multiplier_word", "scaled_currency", "split_multiplier"]
+
+#: Multiplier words (lower case) and their factor: ``"5 mln"`` is 5,000,000.
+MULTIPLIERS: Final = {
+    "k": 1e3, "thousand": 1e3, "thousands": 1e3,
+    "m": 1e6, "mm": 1e6, "mn": 1e6, "mio": 1e6, "mln": 1e6, "million": 1e6, "millions": 1e6,
+    "b": 1e9, "bn": 1e9, "bln": 1e9, "billion": 1e9, "billions": 1e9,
+}
+# Read in lower case or with a capital only: ``MLN`` in capitals is a ticker (Melon).
+_NOT_IN_CAPITALS: Final = frozenset({"mln", "bln"})
+#: The words of :data:`MULTIPLIERS` as a regular expression (no group), longest first, any
+#: case but ``mln``/``bln`` (``mln``, ``Mln``).
+MULTIPLIER_PATTERN: Final = "(?:{})".format("|".join(
+    f"(?-i:[{word[0]}{word[0].upper()}]{word[1:]})" if word in _NOT_IN_CAPITALS else word
+    for word in sorted(MULTIPLIERS, key=lambda word: (-len(word), word))))
+_MULTIPLIER_WORD_RE: Final = re.compile(rf"{MULTIPLIER_PATTERN}\.?", re.IGNORECASE)
+
+#: The known currencies: every code of UNIT_ALIASES and FIAT_CODES (FIAT is one of these).
+CURRENCIES: Final = frozenset(UNIT_ALIASES) | FIAT_CODES
+#: Currency symbols and their codes.
+SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ETH", "₿": "BTC"}
+#: A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
+SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
+
+_SPELLINGS: Final = [(fold(spelling), code) for table in (UNIT_ALIASES, DATA_UNIT_SPELLINGS)
+                     for code, spellings in table.items() for spelling in spellings]
+_ALIAS: Final[dict[str, str]] = dict(_SPELLINGS)
+if len(_ALIAS) != len(_SPELLINGS):  # pragma: no cover
+    raise ImportError("a spelling in UNIT_ALIASES or DATA_UNIT_SPELLINGS names two units")
+
+#: Multipliers that may be glued to a currency ("1.5bnUSD", "2mioEUR", "5M$", "5k$",
+# "5 millions$"): every word of MULTIPLIERS, longest first; a lone b only to a symbol ("1.5B$").
+GLUED: Final = tuple(sorted(MULTIPLIERS, key=len, reverse=True))
+
+
+def multiplier_word(text: str) -> bool:
+    """True if ``text`` is one word of :data:`MULTIPLIERS` alone, with or without a final dot,
+    as an amount reads it (``"mln"``, ``"K"``, ``"millions."``; ``"MLN"`` is a ticker).
+
+    Examples
+    --------
+    >>> multiplier_word("mln."), multiplier_word("K"), multiplier_word("MLN"), multiplier_word("kk")
+    (True, True, False, False)
+    """
+    return _MULTIPLIER_WORD_RE.fullmatch(text) is not None
+
+
+def canonical_unit(text: object) -> str | None:
+    """The canonical code of one unit spelling; None when the unit is missing.
+
+    Examples
+    --------
+    >>> canonical_unit(" US Dollar "), canonical_unit("Ether"), canonical_unit("xbt")
+    ('USD', 'ETH', 'BTC')
+    >>> canonical_unit("Etherum"), canonical_unit("ЕТН"), canonical_unit("Fiat currency")
+    ('ETH', 'ETH', 'FIAT')
+    >>> canonical_unit(" xyz "), canonical_unit(""), canonical_unit("TBA"), canonical_unit(None)
+    ('XYZ', None, None, None)
+    """
+    if type(text) is not str:
+        return None
+    stripped = " ".join(latin_ticker(normalize_text(text)).split())
+    if stripped in MARKER_SPELLINGS:
+        return None
+    return _ALIAS.get(stripped.casefold(), stripped.upper())
+
+
+def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | None:
+    """A unit written in a value or a unit column, split into ``(multiplier, unit)``:
+    ``("bn", "USD")`` for a multiplier glued to a currency (``"bnUSD"``: billions of USD),
+    ``("", unit)`` (as written) when none is glued, None when the multiplier cannot be told.
+
+    ``token`` is the ICO's own ticker (upper case, :func:`~.prices.own_ticker`). It is never read as
+    a multiplier glued to a currency (``"kUSD"`` for KUSD is the token), and a lowercase
+    multiplier glued to it multiplies it (``"kKIN"``, ``"1.5bnKIN"`` for KIN: tickers are
+    written in capitals) unless the whole unit is a known currency (``"BTC"`` for TC). A
+    multiplier in capitals glued to it (``"KKIN"`` for KIN: thousands of KIN, or a token
+    KKIN? ``"MOD"`` for OD: millions of OD, or the token MOD?) and a lone lowercase ``m``
+    (``"mKIN"``: milli or million) cannot be told: None, the value is unreadable, never a
+    guess.
+
+    Any other currency: a lone letter written all in capitals before its letters makes a
+    ticker, as written (``KUSD``, ``MUSD``), and one not (``kUSD``, ``mUSD``, ``KUsd``) cannot
+    be told: Karura's kUSD, mStable's mUSD, or thousands, millions, milli? None. A longer scale
+    word in capitals cannot be told either (``MMUSD``, ``BNUSD``: millions, or a token? None),
+    nor can ``MLN`` or ``BLN`` in capitals, tickers (``MLN$``, ``MLNUSD``: None); a longer one
+    not in capitals multiplies (``bnUSD``, ``mioEUR``). Before a symbol a scale word
+    multiplies in any case (``M$``, ``KUS$``, ``MUSD$``, ``K€``: a symbol is in no ticker). A
+    lone ``b`` is glued only to a symbol alone (``bUSD`` is BUSD, ``BUSD$`` no billions), and
+    ``m`` never to a currency that is not fiat (``mBTC`` is a milli-bitcoin).
+
+    Examples
+    --------
+    >>> split_multiplier("kUSD"), split_multiplier("bnEther"), split_multiplier("mioEUR")
+    (None, ('bn', 'ETH'), ('mio', 'EUR'))
+    >>> split_multiplier("M$"), split_multiplier("KUS$"), split_multiplier("MUSD$")
+    (('m', 'USD'), ('k', 'USD'), ('m', 'USD'))
+    >>> split_multiplier("KUSD"), split_multiplier("mBTC"), split_multiplier("kin")
+    (('', 'KUSD'), ('', 'mBTC'), ('', 'kin'))
+    >>> split_multiplier("kKIN", "KIN"), split_multiplier("kUSD", "KUSD")
+    (('k', 'KIN'), ('', 'kUSD'))
+    >>> split_multiplier("KKIN", "KIN"), split_multiplier("mKIN", "KIN")
+    (None, None)
+    >>> split_multiplier("MMUSD"), split_multiplier("MLN$"), split_multiplier("MM$")
+    (None, None, ('mm', 'USD'))
+    """
+    whole = canonical_unit(unit)
+    if whole == token or whole in CURRENCIES:
+        return "", unit
+    folded = unit.casefold()
+    glued: tuple[str, str] | None = None  # the first multiplier that multiplies
+    for mult in GLUED:
+        if not folded.startswith(mult):
+            continue
+        rest = unit[len(mult):]
+        code = canonical_unit(rest)
+        if token is not None and code == token:  # the ICO's own ticker, any case
+            if not _lowercase_multiplier(unit, mult):
+                return None  # cannot be told, whichever multiplier came first
+            glued = glued or (mult, code)
+        elif glued is None and scaled_currency(mult, rest) is not None:
+            symbol = not SYMBOL_CHARS.isdisjoint(rest.upper())
+            if not multiplier_word(unit[:len(mult)]) or (not symbol and (
+                    len(mult) > 1) == unit.isupper()):
+                return None  # "MLN$", "MLNUSD": MLN in capitals is a ticker (Melon), no
+                # million; "MMUSD", "BNUSD": millions of USD, or a token? (as "USDMM" after);
+                # "kUSD", "mUSD", "musd", "KUsd": thousands, millions, milli, or the token
+                # (Karura's kUSD, mStable's mUSD)? (as "USDk" after; "KUSD" is a ticker)
+            if symbol or not unit.isupper():
+                glued = mult, str(code)
+    return ("", unit) if glued is None else glued
+
+
+def scaled_currency(mult: str, currency: str) -> str | None:
+    """The code of the known currency ``currency`` that the multiplier word ``mult`` (lower
+    case, a word of :data:`MULTIPLIERS`) scales, written beside it,
+    glued or apart, in a value or a unit column; None when it is no known currency or ``mult``
+    may not scale it: a lone ``m`` scales only a fiat currency (``mBTC``, ``ETH m``: milli or
+    million?), a lone ``b`` only a currency written as a symbol alone (``bUSD`` is BUSD, ``B$``
+    billions of USD; ``BUSD$``, ``B USD$``: the token BUSD and a dollar sign, or billions?).
+    The rule of which scale word may scale which currency; :func:`~icoframes.parse.rules.
+    parse_amount` reads by it too.
+
+    Examples
+    --------
+    >>> scaled_currency("m", "USD"), scaled_currency("m", "ETH"), scaled_currency("mln", "ETH")
+    ('USD', None, 'ETH')
+    >>> scaled_currency("b", "USD"), scaled_currency("b", "$"), scaled_currency("b", "USD$")
+    (None, 'USD', None)
+    """
+    code = canonical_unit(currency)
+    if code not in CURRENCIES or (mult == "m" and code not in FIAT_CODES) or (
+            mult == "b" and currency.strip().upper() not in SYMBOLS):
+        return None
+    return code
+
+
+def _lowercase_multiplier(unit: str, mult: str) -> bool:
+    """The multiplier ``mult`` that begins ``unit`` is written in lowercase, not a lone m."""
+    return unit[:len(mult)].islower() and mult != "m"
