@@ -203,12 +203,12 @@ def test_a_record_needs_a_known_state_and_a_fetched_one_its_text(cache):
 
 def test_a_failure_keeps_the_copy_and_counts_until_a_copy_arrives(cache):
     with _at(T0):
-        assert cache.record(ProfileRecord(1, "past", "old", '{"id": 1}')) == 1
+        assert cache.record(ProfileRecord(1, "past", "old", '{"id": 1}')) == [1]
     with _at(T0 + dt.timedelta(hours=1)):
         assert cache.record(ProfileRecord(1, "ongoing", "x", None, state="failed",
                                           reason="HTTP 500"),
                             ProfileRecord(2, "ongoing", "y", None, state="failed",
-                                          reason="HTTP 502")) == 0
+                                          reason="HTTP 502")) == [0, 0]
     with _at(T0 + dt.timedelta(hours=2)):
         cache.record(ProfileRecord(1, "upcoming", "z", None, state="failed", reason="timeout"),
                      ProfileRecord(2, "past", "w", None, state="failed", reason="HTTP 503"))
@@ -220,7 +220,7 @@ def test_a_failure_keeps_the_copy_and_counts_until_a_copy_arrives(cache):
          int(T0.timestamp() * 1000) + 2 * 3600_000)]
     with _at(T0 + dt.timedelta(hours=3)):
         assert cache.record(ProfileRecord(2, None, None, None, state="gone"),
-                            ProfileRecord(1, "past", "new", '{"id": 1, "v": 2}')) == 3
+                            ProfileRecord(1, "past", "new", '{"id": 1, "v": 2}')) == [2, 3]
     assert _sql(cache, "SELECT id, state, raw, version, reason, attempts, failed_at "
                        "FROM profiles ORDER BY id") == [
         (1, "fetched", '{"id": 1, "v": 2}', 3, None, 0, None), (2, "gone", None, 2, None, 0, None)]
@@ -259,7 +259,8 @@ def test_quarantine_removes_the_copies_and_counts_a_removal(cache):
     with cache.snapshot() as snap:
         assert (snap.version, snap.removed) == (13, 13)
     assert list(cache.profile_index().index) == [11]
-    assert cache.arrived_since([11, 12], 10) == {11}
+    with cache.claims() as claims:  # 11 arrived after version 10, 12 was removed
+        assert claims.claim([11, 12], arrived_since=10) == ([12], [], [11])
 
 
 def test_a_kept_frame_is_read_as_it_was_kept_never_parsed_again(cache):
@@ -297,9 +298,9 @@ def test_one_cache_checks_its_folders_once_and_the_next_cache_again(tmp_path):
     # a Cache (one per load) checks the folders when it first opens its database, not at
     # every call (its database checks them again when it opens its file anew)
     cache = Cache(tmp_path / "cache", URL)
-    assert cache.record(ProfileRecord(1, "past", "s", "{}")) == 1
+    assert cache.record(ProfileRecord(1, "past", "s", "{}")) == [1]
     cache.dir.chmod(0o777)  # opened to others while this load runs
-    assert cache.version() == 1 and cache.record(ProfileRecord(2, "past", "s", "{}")) == 2
+    assert cache.version() == 1 and cache.record(ProfileRecord(2, "past", "s", "{}")) == [2]
     with pytest.raises(CacheError, match=r"cache folder .* others may write to it \(mode 777"):
         Cache(tmp_path / "cache", URL).version()  # the next load is refused
 
@@ -326,24 +327,24 @@ def test_syncing_or_recording_nothing_makes_and_counts_nothing(cache):
     cache.sync()
     assert cache.read_list({"status": "past"}) is None and cache.read_filters() is None
     assert not cache.dir.exists()
-    assert cache.record() == 0  # no copy: no version
+    assert cache.record() == []  # no copy: no version
 
 
-def test_record_all_gives_each_outcome_its_version_in_one_transaction(tmp_path):
+def test_record_gives_each_outcome_its_version_in_one_transaction(tmp_path):
     # a load keeps the profiles that arrived together in one transaction, and needs each
     # one's version (its derived tables take the decoded copy of that version only)
     cache = Cache(tmp_path / "cache", URL)
-    versions = cache.record_all([
+    versions = cache.record(
         ProfileRecord(1, "past", "s", '{"id": 1}'),
         ProfileRecord(2, "past", "s", None, state="failed", reason="HTTP 500"),
         ProfileRecord(3, "past", None, None, state="gone"),
-        ProfileRecord(1, "past", "s", '{"id": 1, "v": 2}')])
+        ProfileRecord(1, "past", "s", '{"id": 1, "v": 2}'))
     assert versions == [1, 0, 2, 3] and cache.version() == 3
     index = cache.profile_index()
     assert index["state"].tolist() == ["fetched", "failed", "gone"]
     assert index["version"].tolist() == [3, pd.NA, 2]
-    assert cache.record_all([]) == [] and cache.version() == 3
+    assert cache.record() == [] and cache.version() == 3
     # a record that cannot be kept rolls back the others of its transaction
     with pytest.raises(ValueError, match="raw text"):
-        cache.record_all([ProfileRecord(4, "past", "s", "{}"), ProfileRecord(5, "past", "s", None)])
+        cache.record(ProfileRecord(4, "past", "s", "{}"), ProfileRecord(5, "past", "s", None))
     assert cache.version() == 3 and 4 not in cache.profile_index().index

@@ -39,7 +39,7 @@ NAMES = sorted([*TABLES, PROBLEMS.name])
 def test_tables_built_before_any_copy_are_updated_one_by_one_not_rebuilt(tmp_path):
     raws = sandbox.generate_directory(4, seed=7).profiles()
     cache = Cache(tmp_path, URL)
-    assert cache.record() == 0  # the database, no copy in it yet
+    assert cache.record() == []  # the database, no copy in it yet
     derived = DerivedTables(cache)
     assert derived.tables().icos.empty
     state_path = cache.tables_dir / "_state.json"

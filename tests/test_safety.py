@@ -274,10 +274,10 @@ def test_a_folder_replaced_between_calls_of_one_cache_is_checked_again(tmp_path)
     from icoframes.store.cache import ProfileRecord
 
     cache = Cache(tmp_path / "cache", "svc")
-    assert cache.record(ProfileRecord(1, "past", "s", '{"id": 1}')) == 1
+    assert cache.record(ProfileRecord(1, "past", "s", '{"id": 1}')) == [1]
     shutil.rmtree(cache.dir)  # removed between calls (clear_cache in another process)
     assert cache.version() == 0 and not cache.dir.exists()
-    assert cache.record(ProfileRecord(2, "past", "s", '{"id": 2}')) == 1  # made again, 0700
+    assert cache.record(ProfileRecord(2, "past", "s", '{"id": 2}')) == [1]  # made again, 0700
     assert stat.S_IMODE(cache.dir.stat().st_mode) == 0o700
     shutil.rmtree(cache.dir)
     cache.dir.mkdir(mode=0o755)

@@ -3,7 +3,7 @@
 The load hands each outcome (a profile, a 482 or a failure) to :meth:`Arrivals.add` as
 its request comes back, and calls :meth:`Arrivals.keep` once it has taken every request
 finished by then, before it sends any more: those outcomes are kept in one transaction
-(:meth:`~icoframes.store.cache.Cache.record_all`), so the outcomes received and not yet
+(:meth:`~icoframes.store.cache.Cache.record`), so the outcomes received and not yet
 on disk are never more than the requests the load has workers for, and a load (or the
 process) killed loses no more than the requests in flight. Each transaction costs the
 same whatever it holds: at 0 ms latency, one per profile was the most of a load's time.
@@ -51,7 +51,7 @@ class Arrivals:
         if not records:
             return
         self._records, self._profiles = [], []
-        versions = self._cache.record_all(records)
+        versions = self._cache.record(*records)
         for record, profile, version in zip(records, profiles, versions, strict=True):
             if profile is not None and version:
                 self._derived.keep_decoded(record.id, version, profile)

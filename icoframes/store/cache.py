@@ -33,7 +33,7 @@ from ..parse.lists import filters_frame, list_frame
 from ..schema import FILTERS, LIST, TEXT_DTYPE, TableSchema
 from ..tables import frame_from_arrow
 from .claims import Claims
-from .db import Database, from_ms, ms, open_database
+from .db import InDatabase, from_ms, ms
 
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "Cache", "ProfileRecord",
            "Snapshot", "Stored"]
@@ -59,7 +59,6 @@ CREATE TABLE IF NOT EXISTS claims (
     id INTEGER PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
     expires REAL NOT NULL);
 """
-_IDS = "SELECT value FROM json_each(?)"  # a list of ids as one parameter, of any length
 _INDEX = ("status", "summary", "fetched_at", "state", "reason", "attempts", "failed_at",
           "version")
 _COPIES = pa.schema([pa.field(name, kind) for name, kind in (
@@ -76,10 +75,6 @@ def _utf8(text: str | None) -> str | None:
 
 def _json(value: Any) -> str:
     return _utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) or ""
-
-
-def _ids(ids: Iterable[int]) -> str:
-    return json.dumps([int(i) for i in ids])
 
 
 @dataclass(frozen=True)
@@ -156,10 +151,12 @@ class Snapshot:
                 zip(*rows, strict=True), _COPIES, strict=True)], schema=_COPIES)
 
 
-class Cache:
+class Cache(InDatabase):
     """The raw store of one service under the cache dir ``root`` (refused when another
     user owns it or others may write to it); ``base_url`` is the service's identity
     (``Settings.service_id``): each gets its own folder."""
+
+    SCHEMA = SCHEMA
 
     def __init__(self, root: str | os.PathLike[str], base_url: str) -> None:
         self.root = Path(root)
@@ -167,45 +164,27 @@ class Cache:
         self.path = self.dir / DB_NAME
         self.lock = self.dir / LOCK_NAME
         self.tables_dir = self.dir / TABLES_DIR
-        self._opened: tuple[int, Database] | None = None  # (pid, the database it checked)
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
 
-    def _db(self, *, write: bool) -> Database | None:
-        """The database, the folders checked (made, 0700, when writing) once per object and
-        process, and again by the database whenever it opens its file."""
-        if self._opened is not None and self._opened[0] == os.getpid():
-            return self._opened[1]
-        if (db := open_database(self.root, self.path, SCHEMA, write=write)) is not None:
-            self._opened = (os.getpid(), db)
-        return db
-
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection | None]:
-        db = self._db(write=False)
+        db = self.database(write=False)
         with contextlib.nullcontext(None) if db is None else db.read() as conn:
             yield conn
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction on the database (made, with its folder, when missing)."""
-        with self._db(write=True).write() as conn:  # type: ignore[union-attr]
+        with self.database().write() as conn:  # type: ignore[union-attr]
             yield conn  # (a Database: made when writing)
-
-    def _rows(self, sql: str, *args: Any) -> list[Any]:
-        db = self._db(write=False)
-        return [] if db is None else db.rows(sql, *args)
 
     # -- profiles --------------------------------------------------------------------------
 
-    def record(self, *records: ProfileRecord) -> int:
+    def record(self, *records: ProfileRecord) -> list[int]:
         """Keep fetch outcomes in one transaction, in order; on disk on return. The version
-        of the last one (0: a failure, or none)."""
-        return versions[-1] if (versions := self.record_all(records)) else 0
-
-    def record_all(self, records: Sequence[ProfileRecord]) -> list[int]:
-        """:meth:`record`, with the version of each outcome (0 for a failure)."""
+        of each (0 for a failure)."""
         now = ms(utcnow())
         with self.write() as conn:
             return [record_in(conn, record, now) for record in records]
@@ -218,13 +197,8 @@ class Cache:
     def sync(self) -> None:
         """Make what was committed durable against a power cut too (see
         :meth:`.db.Database.sync`); nothing to do without a database."""
-        if (db := self._db(write=False)) is not None:
+        if (db := self.database(write=False)) is not None:
             db.sync()
-
-    def arrived_since(self, ids: Iterable[int], version: int) -> set[int]:
-        """Those of ``ids`` with a copy (fetched or gone) newer than ``version``."""
-        return {row[0] for row in self._rows(
-            f"SELECT id FROM profiles WHERE id IN ({_IDS}) AND version > ?", _ids(ids), version)}
 
     def profile_index(self) -> pd.DataFrame:
         """One row per id with an outcome (sorted): ``status``, ``summary``, ``fetched_at``
@@ -245,13 +219,14 @@ class Cache:
             return
         with self.write() as conn:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (_bump(conn),))
-            conn.execute(f"DELETE FROM profiles WHERE id IN ({_IDS})", (_ids(ids),))
+            conn.execute("DELETE FROM profiles WHERE id IN (SELECT value FROM json_each(?))",
+                         (json.dumps(ids),))  # the ids as one parameter, however many
         warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); they "
              f"were removed and will be fetched again: ids {ids[:10]}", CacheWarning)
 
     def claims(self) -> Claims:
         """Claims on profile ids for one crawl, shared with every process using this folder."""
-        return Claims(self._db(write=True))  # type: ignore[arg-type]
+        return Claims(self.database())  # type: ignore[arg-type]
 
     # -- list results and the filter set ---------------------------------------------------
 
@@ -322,7 +297,7 @@ class Cache:
 
     def drop_lists(self, *, fetched_before: dt.datetime) -> list[str]:
         """Delete the list results fetched before then (the next load pages them again)."""
-        if self._db(write=False) is None or not self.path.exists():
+        if self.database(write=False) is None or not self.path.exists():
             return []
         with self.write() as conn:
             return [row[0] for row in conn.execute(

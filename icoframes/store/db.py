@@ -31,8 +31,8 @@ from urllib.parse import quote
 
 from ..errors import CacheError, CacheWarning, warn
 
-__all__ = ["BUSY_SECONDS", "LEASE", "Database", "check_cache_dir", "disk_full", "from_ms", "ms",
-           "open_database"]
+__all__ = ["BUSY_SECONDS", "LEASE", "Database", "InDatabase", "check_cache_dir", "disk_full",
+           "from_ms", "ms", "open_database"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
@@ -114,6 +114,30 @@ def open_database(root: Path, path: Path, schema: str, *, write: bool) -> Databa
     made, 0700, when ``write``): None when they do not exist. The database checks them
     again whenever it opens its file (:meth:`Database.read`, :meth:`Database.write`)."""
     return Database.at(path, schema) if _folders(root, path, write=write) else None
+
+
+class InDatabase:
+    """What keeps its rows in the database ``path`` (tables: ``SCHEMA``) of the cache dir
+    ``root``: the raw cache and the ledgers. The folders are checked once per object and
+    process, and again by the database whenever it opens its file."""
+
+    SCHEMA: ClassVar[str]
+    root: Path
+    path: Path
+    _opened: tuple[int, Database] | None = None  # (pid, the database it checked)
+
+    def database(self, *, write: bool = True) -> Database | None:
+        """The database (:func:`open_database`): None when there is none and ``write`` is false."""
+        if self._opened is not None and self._opened[0] == os.getpid():
+            return self._opened[1]
+        if (db := open_database(self.root, self.path, self.SCHEMA, write=write)) is not None:
+            self._opened = (os.getpid(), db)
+        return db
+
+    def _rows(self, sql: str, *args: object, write: bool = False) -> list[Any]:
+        """The rows of one statement (none when there is no database and ``write`` is false)."""
+        db = self.database(write=write)
+        return [] if db is None else db.rows(sql, *args, write=write)
 
 
 def _set_aside(path: Path, why: str) -> None:

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from ..errors import CacheError, InvalidParameter, QuotaExceeded, quoted
 from ..files import utcnow
-from .db import Database, from_ms, ms, open_database
+from .db import InDatabase, from_ms, ms
 
 __all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "LedgerState", "QuotaLedger"]
 
@@ -61,7 +60,7 @@ class LedgerState:
         return max(0, self.limit - self.sent)
 
 
-class QuotaLedger:
+class QuotaLedger(InDatabase):
     """Requests sent today by ``public_key`` at ``service``, from every process using
     ``cache_dir``: :meth:`take` refuses beyond ``limit`` (``daily_quota``). ``reset``
     (``quota_reset``): the UTC time of day the service's count resets, when known.
@@ -80,6 +79,8 @@ class QuotaLedger:
     1
     """
 
+    SCHEMA = _SCHEMA
+
     def __init__(self, cache_dir: str | Path, public_key: str, limit: int = 5000, *,
                  service: str = "", reset: dt.time | None = None) -> None:
         identity = f"{service}\n{public_key}" if service else public_key
@@ -95,26 +96,10 @@ class QuotaLedger:
         self._refused = False  # a refusal was on record at the last booking
         self._unrecorded: tuple[int, CacheError] | None = None  # a 485 it could not record
         self._cond = threading.Condition()
-        self._opened: tuple[int, Database] | None = None  # (pid, the database it checked)
 
     def __repr__(self) -> str:
         state = self.state()
         return f"QuotaLedger(day={state.day!r}, sent={state.sent}, limit={self.limit})"
-
-    def database(self, *, write: bool = True) -> Database | None:
-        """The ledgers' database (None when there is none and ``write`` is false). Its
-        folders are checked (made, 0700, when writing) once per ledger and process, as a
-        :class:`~.cache.Cache` does, and again by the database whenever it opens its file."""
-        if self._opened is not None and self._opened[0] == os.getpid():
-            return self._opened[1]
-        if (db := open_database(self.root, self.path, _SCHEMA, write=write)) is not None:
-            self._opened = (os.getpid(), db)
-        return db
-
-    def _sql(self, sql: str, *args: object, write: bool = False) -> list[Any]:
-        """The rows of one statement (none when there is no ledger yet and ``write`` is false)."""
-        db = self.database(write=write)
-        return [] if db is None else db.rows(sql, *args, write=write)
 
     # -- the day counted ---------------------------------------------------------------
 
@@ -200,18 +185,19 @@ class QuotaLedger:
         :class:`~icoframes.errors.CacheError` is raised after the waiting ones are woken."""
         try:
             if outcome == "not_sent":
-                self._change("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?")
+                self._rows("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?", self.key,
+                           write=True)
             elif outcome == 485:
                 at = ms(utcnow())
                 try:
-                    self._change("UPDATE ledgers SET refused_at = ?, refused_after = sent "
-                                  "WHERE key = ?", at)
+                    self._rows("UPDATE ledgers SET refused_at = ?, refused_after = sent "
+                               "WHERE key = ?", at, self.key, write=True)
                 except CacheError as exc:
                     self._unrecorded = (at, exc)
                     raise
             elif outcome != "no_answer" and self._refused:
-                self._change("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
-                             "WHERE key = ?")
+                self._rows("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
+                           "WHERE key = ?", self.key, write=True)
                 self._refused = False
         finally:
             if outcome == 485 or self._probe == "open":  # (else nothing changes: no wake-up)
@@ -222,15 +208,12 @@ class QuotaLedger:
                         self._probe = None  # answered (go on), or not (the next one probes)
                     self._cond.notify_all()
 
-    def _change(self, sql: str, *values: object) -> None:
-        self._sql(sql, *values, self.key, write=True)
-
     def state(self) -> LedgerState:
         """Today's count (0 on a new day), the cap, and the service's refusal if any."""
         now = utcnow()
         today, ends = self.day(now), self.next_reset(now)
-        rows = self._sql("SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?",
-                         self.key)
+        rows = self._rows("SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?",
+                          self.key)
         if not rows:
             return LedgerState(today, 0, self.limit, reset=self.reset, day_ends=ends)
         day, sent, refused_at, refused_after = rows[0]
@@ -244,15 +227,15 @@ class QuotaLedger:
 
     def count(self) -> int:
         """How many keys have a ledger in this cache dir."""
-        return len(self._sql("SELECT key FROM ledgers"))
+        return len(self._rows("SELECT key FROM ledgers"))
 
     def forget(self) -> bool:
         """Delete this key's count (``clear_cache(ledgers=True)``); whether there was one."""
-        return bool(self._sql("DELETE FROM ledgers WHERE key = ? RETURNING key", self.key,
-                              write=self.path.exists()))
+        return bool(self._rows("DELETE FROM ledgers WHERE key = ? RETURNING key", self.key,
+                               write=self.path.exists()))
 
     def forget_unused(self, before: dt.datetime) -> list[str]:
         """Delete the counts of every key that sent nothing since the UTC day of ``before``:
         the keys whose ledger went."""
-        return [row[0] for row in self._sql("DELETE FROM ledgers WHERE day < ? RETURNING key",
-                                            before.date().isoformat(), write=self.path.exists())]
+        return [row[0] for row in self._rows("DELETE FROM ledgers WHERE day < ? RETURNING key",
+                                             before.date().isoformat(), write=self.path.exists())]
