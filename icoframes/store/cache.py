@@ -194,12 +194,6 @@ class Cache(InDatabase):
         with self.snapshot() as snap:
             return snap.version
 
-    def sync(self) -> None:
-        """Make what was committed durable against a power cut too (see
-        :meth:`.db.Database.sync`); nothing to do without a database."""
-        if (db := self.database(write=False)) is not None:
-            db.sync()
-
     def profile_index(self) -> pd.DataFrame:
         """One row per id with an outcome (sorted): ``status``, ``summary``, ``fetched_at``
         and ``version`` of the copy in use (missing without one), ``state``, and the

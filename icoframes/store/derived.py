@@ -45,8 +45,8 @@ _STATE = "_state.json"
 #: Profiles a load decoded and kept, remembered so that the tables need not decode their
 #: stored text again: at most this many (a rebuild's batch), the first that arrived.
 _DECODED = 2000
-#: Every file the derived tables keep, and the column naming the ICO of a row in each.
-_KEYS = {**{name: "ico_id" for name in TABLES}, "icos": "id", PROBLEMS.name: "ico_id"}
+#: Every file the derived tables keep (the first column of each names a row's ICO).
+_SCHEMAS = {**TABLES, PROBLEMS.name: PROBLEMS}
 
 
 @lru_cache(maxsize=1)
@@ -90,11 +90,11 @@ class DerivedTables:
 
     def tables(self) -> Tables:
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile."""
-        return self._get(tuple(_KEYS), lambda: Tables.read_parquet(self.dir))
+        return self._get(tuple(_SCHEMAS), lambda: Tables.read_parquet(self.dir))
 
     def table(self, name: str) -> pd.DataFrame:
         """One table (e.g. ``"icos"``) over every cached profile; see :meth:`tables`."""
-        if name not in _KEYS:
+        if name not in _SCHEMAS:
             raise KeyError(name)
         return self._get((name,), lambda: read_table(self.dir, name))
 
@@ -155,17 +155,8 @@ class DerivedTables:
         if unreadable:
             return False  # the rebuild quarantines it: a removal
         ids = pa.array(sorted(changed), pa.int64())
-
-        def write(name: str) -> None:
-            path = self.dir / f"{name}.parquet"
-            kept = read_parquet_table(path)
-            kept = kept.filter(pc.invert(pc.is_in(kept.column(_KEYS[name]), value_set=ids)))
-            schema = (PROBLEMS if name == PROBLEMS.name else TABLES[name]).arrow_schema()
-            added = pa.Table.from_pandas(fresh[name], schema=schema, preserve_index=False)
-            atomic_write_table(pa.concat_tables([kept.cast(schema), added]), path)
-
-        try:
-            concurrently(write, stale)  # the files side by side; the state once all are
+        try:  # the files side by side; the state once all are
+            concurrently(lambda name: self._write(name, fresh[name], ids), stale)
             self._write_state(snap, {**versions, **dict.fromkeys(stale, snap.version)})
         except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
             return False
@@ -187,7 +178,8 @@ class DerivedTables:
     def _write_state(self, snap: Snapshot, versions: dict[str, int]) -> None:
         state = {"versions": versions, "removed": snap.removed,
                  "fingerprint": parser_fingerprint()}
-        self.cache.sync()  # the versions written down must not outlive their commits
+        if (db := self.cache.database(write=False)) is not None:
+            db.sync()  # the versions written down must not outlive their commits
         atomic_write_bytes(self._state_path, json.dumps(state).encode())
 
     def _plain_files(self, *, fix: bool) -> bool:
@@ -221,17 +213,10 @@ class DerivedTables:
             _, tables, unreadable = self._tidy(snap)
         if unreadable:  # after the read: quarantining writes
             self.cache.quarantine(unreadable, "not JSON")
-
-        def write(name: str) -> None:
-            schema = (PROBLEMS if name == PROBLEMS.name else TABLES[name]).arrow_schema()
-            atomic_write_table(pa.Table.from_pandas(tables[name], schema=schema,
-                                                    preserve_index=False),
-                               self.dir / f"{name}.parquet")
-
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
-                concurrently(write, names)
+                concurrently(lambda name: self._write(name, tables[name]), names)
                 if unreadable:  # the removal changed the counter: the next read rebuilds
                     self._state_path.unlink(missing_ok=True)
                 else:
@@ -239,6 +224,17 @@ class DerivedTables:
             except OSError as exc:
                 raise _full(exc, self.dir) from None
         return tables
+
+    def _write(self, name: str, rows: pd.DataFrame, ids: pa.Array | None = None) -> None:
+        """Write the table ``name``: ``rows``, after the rows kept of the ICOs not in
+        ``ids`` (None: the rows alone)."""
+        path, schema = self.dir / f"{name}.parquet", _SCHEMAS[name].arrow_schema()
+        table = pa.Table.from_pandas(rows, schema=schema, preserve_index=False)
+        if ids is not None:
+            kept = read_parquet_table(path)
+            kept = kept.filter(pc.invert(pc.is_in(kept.column(schema.names[0]), value_set=ids)))
+            table = pa.concat_tables([kept.cast(schema), table])
+        atomic_write_table(table, path)
 
 
 def _full(exc: OSError, directory: Path) -> OSError:
