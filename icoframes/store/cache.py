@@ -306,10 +306,13 @@ class Cache(InDatabase):
         with self._read() as conn:
             if conn is not None:
                 states.update(conn.execute("SELECT state, count(*) FROM profiles GROUP BY state"))
+                # the ids of the items that are objects (a damaged list is read around: the
+                # load that reads it removes it)
                 states["not_fetched"], queries, oldest, newest = conn.execute(
                     "SELECT (SELECT count(DISTINCT id) FROM (SELECT CAST(json_extract(item.value,"
-                    " '$.id') AS INTEGER) AS id FROM lists, json_each(lists.raw) AS item WHERE "
-                    "lists.key != ?1) WHERE id > 0 AND id NOT IN (SELECT id FROM profiles)), "
+                    " '$.id') AS INTEGER) AS id FROM lists, json_each(CASE WHEN json_valid("
+                    "lists.raw) THEN lists.raw END) AS item WHERE lists.key != ?1 AND item.type "
+                    "= 'object') WHERE id > 0 AND id NOT IN (SELECT id FROM profiles)), "
                     "(SELECT count(*) FROM lists WHERE key != ?1), (SELECT min(fetched_at) FROM "
                     "profiles WHERE version NOT NULL), (SELECT max(fetched_at) FROM profiles "
                     "WHERE version NOT NULL)", (FILTER_SET,)).fetchone()
