@@ -45,7 +45,7 @@ def test_a_stop_waiting_for_a_paid_request_keeps_its_claim(configure, stopping):
             clock.shift(dt.timedelta(seconds=3 * LEASE))  # its claim lapses unless renewed
 
             def renewed() -> bool:
-                [[expires]] = cache._db(write=False).rows(  # type: ignore[union-attr]
+                [[expires]] = cache.database(write=False).rows(  # type: ignore[union-attr]
                     "SELECT expires FROM claims WHERE id = 2")
                 return bool(expires > dt.datetime.now(dt.UTC).timestamp())  # (moved clock)
             seen["renewed"] = wait_until(renewed)

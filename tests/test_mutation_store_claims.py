@@ -69,7 +69,7 @@ def test_a_claim_is_written_with_its_owner_process_host_and_lease_end(cache):
         assert claims.held == frozenset({1, 2, 3})
         assert repr(claims) == f"Claims({claims.token!r}, held=3)"
         assert len(claims.token) == 12
-        db = cache._db(write=True)
+        db = cache.database()
         assert db is not None
         short = Claims(db, lease=5)
         assert short.lease == 5.0 and short.token != claims.token

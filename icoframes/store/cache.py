@@ -168,17 +168,9 @@ class Cache(InDatabase):
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
 
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection | None]:
+    def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection | None]:
         db = self.database(write=False)
-        with contextlib.nullcontext(None) if db is None else db.read() as conn:
-            yield conn
-
-    @contextlib.contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction on the database (made, with its folder, when missing)."""
-        with self.database().write() as conn:  # type: ignore[union-attr]
-            yield conn  # (a Database: made when writing)
+        return contextlib.nullcontext(None) if db is None else db.read()
 
     # -- profiles --------------------------------------------------------------------------
 

@@ -127,8 +127,5 @@ class Claims:
 
     def close(self) -> None:
         """Release every claim (idempotent)."""
-        if not self._closed and self._held:
-            with self._db.write() as conn:
-                conn.execute("DELETE FROM claims WHERE owner = ?", (self.token,))
+        self.release(self._held)
         self._closed = True
-        self._held.clear()

@@ -139,6 +139,10 @@ class InDatabase:
         db = self.database(write=write)
         return [] if db is None else db.rows(sql, *args, write=write)
 
+    def write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """A write transaction (:meth:`Database.write`; the database made when missing)."""
+        return self.database().write()  # type: ignore[union-attr]
+
 
 def _set_aside(path: Path, why: str) -> None:
     """Rename ``path`` (a file, a link or a FIFO: never opened) to ``*.corrupt``, and say so."""

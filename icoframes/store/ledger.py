@@ -132,14 +132,13 @@ class QuotaLedger(InDatabase):
     def _book(self, endpoint: str) -> None:
         now = utcnow()
         today = self.day(now)
-        db = self.database()
         # no refusal on record (the usual case): the one conditional statement alone, its
         # own transaction; else it books nothing and the refusal is read with the count
-        if db.rows(_BOOK + " AND refused_at IS NULL RETURNING sent",  # type: ignore[union-attr]
-                   self.key, today, self.limit, write=True):
+        if self._rows(_BOOK + " AND refused_at IS NULL RETURNING sent", self.key, today,
+                      self.limit, write=True):
             self._refused = False
             return
-        with db.write() as conn:  # type: ignore[union-attr]
+        with self.write() as conn:
             row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
                                "WHERE key = ?", (self.key,)).fetchone()
             refused = row is not None and row[0] is not None

@@ -154,7 +154,7 @@ def _convert_ledgers(root: Path) -> None:
             data = json.loads(path.read_text())
             rows.append((path.stem, str(data["day"]), int(data["used"])))
     try:
-        with QuotaLedger(root, "").database().write() as conn:  # type: ignore[union-attr]
+        with QuotaLedger(root, "").write() as conn:
             conn.executemany("INSERT INTO ledgers (key, day, sent) VALUES (?, ?, ?) "
                              "ON CONFLICT (key) DO UPDATE SET sent = max(sent, excluded.sent) "
                              "WHERE day = excluded.day", rows)
