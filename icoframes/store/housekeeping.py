@@ -318,13 +318,9 @@ def clear_all(root: str | os.PathLike[str], *, ledgers: bool = False) -> CacheRe
 
 def prune(root: str | os.PathLike[str], older_than: dt.timedelta | float | int, *,
           ledgers: bool = False, now: dt.datetime | None = None) -> CacheReport:
-    """Delete what was not used for longer than ``older_than`` (or seconds) in ``root``.
-
-    Service folders last used (:func:`last_used`) before then go whole; in the
-    others, list results fetched before then, and leftover temporary and
-    ``*.corrupt`` files. With ``ledgers=True``, the counts of keys that sent
-    nothing for as long (and at least a day) go too. InvalidParameter for an
-    unusable ``older_than``.
+    """Delete what was not used for longer than ``older_than`` (or seconds) in ``root``, as
+    :func:`icoframes.prune_cache` says (a folder's last use: :func:`last_used`; the
+    ledgers' age: at least a day). InvalidParameter for an unusable ``older_than``.
 
     Examples
     --------

@@ -213,9 +213,7 @@ class QuotaLedger(InDatabase):
         today, ends = self.day(now), self.next_reset(now)
         rows = self._rows("SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?",
                           self.key)
-        if not rows:
-            return LedgerState(today, 0, self.limit, reset=self.reset, day_ends=ends)
-        day, sent, refused_at, refused_after = rows[0]
+        day, sent, refused_at, refused_after = rows[0] if rows else (today, 0, None, None)
         if day < today:
             day, sent = today, 0
         elif day > today:  # the clock went back: that later day's count holds until it ends
