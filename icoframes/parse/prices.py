@@ -46,13 +46,13 @@ from .base import Reason, _Bad, bad
 from .rules import MULTIPLIER_PATTERN, MULTIPLIERS, amount_reason, parse_amount, times
 from .scales import (
     CURRENCIES,
-    GLUED,
     SYMBOL_CHARS,
     SYMBOLS,
     canonical_unit,
-    multiplier_word,
     scaled_currency,
     split_multiplier,
+    split_scale,
+    ticker_word,
 )
 from .text import latin_ticker, normalize_text
 
@@ -66,74 +66,6 @@ _SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking
     (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£)?\s*""",
     re.IGNORECASE | re.VERBOSE,
 )
-
-
-_SYMBOL_FIRST: Final = re.compile(r"(?P<cur>US\$|[$€£Ξ₿])(?P<mult>\w+\.?)")
-# A currency, then a scale word (or cents) glued after it, in any case: "USDmln", "EURk", "ETHm",
-# "USDcents", "USDMLN".
-_SCALE_LAST: Final = re.compile("(?P<cur>[^\\W\\d_]+?)(?P<mult>{}|cents?)\\.?".format(
-    "|".join(GLUED)), re.IGNORECASE)
-# A scale word, a dot, a currency: "k.USD" as "k. USD" (as a value "5 k.USD" reads).
-# "k.$" too, as a value "5 k.$" reads.
-_DOTTED: Final = re.compile(
-    rf"(?P<mult>{MULTIPLIER_PATTERN}\.)(?P<cur>(?:[^\W\d_]|US\$|[$€£Ξ₿]).*)", re.IGNORECASE)
-
-
-def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
-    """A unit (a unit column, or the unit written before or after a value's number) split into
-    ``(multiplier, currency)`` when it writes a scale word beside a currency that it may scale
-    (:func:`scaled_currency`): apart from it, before or after (``"K USD"``, ``"mln USD"``,
-    ``"USD mln"``, ``"US Dollar bn"``), glued after a symbol (``"$M"``, ``"$mln"``) or a currency
-    in capitals, the scale word a word not in capitals (``"USDmln"``, ``"USDMln"``; a lone
-    letter in capitals is a ticker, ``"USDK"``, ``"USDM"``; ``"ETHm"``, ``"USDcents"``, and
-    ``"USDk"``, ``"usdk"``, ``"USDm"``: the token USDK or USDM, or a scale? ``"USDMLN"``,
-    ``"USDMM"``: millions, or a token? None; after a ticker in capitals that is no known
-    currency, ``"USDCk"``, ``"XYZmln"``: None), dotted before a currency (``"k.USD"`` as
-    ``"k. USD"``), or glued before a currency (:func:`split_multiplier`: ``"bnUSD"``,
-    ``"M$"``; ``"kUSD"``: None, as ``"USDk"``). ``("", unit)`` when it
-    writes none; None when it cannot be told: a scale word written last that is the ICO's own
-    ticker ``own`` (``"USD mln"`` for MLN), or :func:`split_multiplier`'s cases (``"KKIN"``).
-    The one reading of a scale word beside a currency, in values and unit columns alike.
-
-    Examples
-    --------
-    >>> split_scale("K USD", None), split_scale("5 USD mln"[2:], None), split_scale("$M", None)
-    (('k', 'USD'), ('mln', 'USD'), ('m', 'USD'))
-    >>> split_scale("USD mln", "MLN"), split_scale("ETH m", None), split_scale("kUSD", None)
-    (None, ('', 'ETH m'), None)
-    >>> split_scale("USDk", None), split_scale("USDMLN", None), split_scale("USDK", None)
-    (None, None, ('', 'USDK'))
-    >>> split_scale("USDmln", None), split_scale("k.USD", None), split_scale("USDCk", None)
-    (('mln', 'USD'), ('k', 'USD'), None)
-    """
-    words = unit.split()
-    glued = _SYMBOL_FIRST.fullmatch(unit)
-    dotted = _DOTTED.fullmatch(unit) if glued is None and len(words) == 1 else None
-    after = None if len(words) > 1 or canonical_unit(unit) in CURRENCIES or (
-        canonical_unit(unit) == own) else _SCALE_LAST.fullmatch(unit)
-    if after is not None and canonical_unit(after["cur"]) in CURRENCIES:
-        word = after["mult"].lower()  # "USDmln" as "USD mln"; "ETHm", "USDcents": no unit
-        symbol = not SYMBOL_CHARS.isdisjoint(after["cur"].upper())  # "Ξb": in no ticker
-        if not (unit.isupper() and (symbol or len(word) == 1)):  # "USDK", "USDM": tickers
-            # a longer scale word in capitals ("USDMLN", "USDMM": millions, or a token?) or a
-            # lone letter not ("USDk", "usdk", "USDm": thousands, or the token USDK?): None
-            plain = symbol or (after["cur"].isupper() and len(word) > 1 and not unit.isupper())
-            code = scaled_currency(word, after["cur"]) if plain and word in MULTIPLIERS else None
-            return None if code is None or ticker_word(word, own) else (word, code)
-    elif after is not None and len(after["cur"]) > 1 and after["cur"].isupper() and (
-            not unit.isupper()):
-        return None  # "USDCk", "DAIk", "XYZmln": a scale of a token (USDC, DAI: no currency
-        # known here), or the tokens USDCK, DAIK? Never the made-up unit USDCK ("USDCK" is one)
-    # (scale word, currency, written last)
-    sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
-             ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else [
-        (dotted["mult"], dotted["cur"], False)] if dotted else []
-    for mult, currency, last in sides:
-        word = mult.rstrip(".").lower()
-        code = scaled_currency(word, currency) if multiplier_word(mult) else None
-        if code is not None:  # written last, the own ticker: "USD k" for K (USD and K?)
-            return None if last and ticker_word(mult, own) else (word, code)
-    return split_multiplier(unit, own)
 
 
 def forbidden_scale(mult: str, unit: str | None, own: str | None) -> bool:
@@ -262,21 +194,6 @@ def cents(unit: str, own: str | None) -> bool:
     (True, True, False, False)
     """
     return fold(unit) in CENTS and canonical_unit(unit) != own
-
-
-def ticker_word(mult: str, own: str | None) -> bool:
-    """The multiplier word ``mult`` (with or without a final dot), written with no currency
-    after it, is the ICO's own ticker ``own``, in any case: ``"5 mln"`` for MLN, ``"$1 = 5k"``
-    for K, a unit column ``"USD mln"`` for MLN: a multiple, or an amount of the token? Such a
-    value is unreadable, in an amount, a price and a unit column alike. Followed by a
-    currency it is a multiplier whatever the ticker (``"5 mln USD"``).
-
-    Examples
-    --------
-    >>> ticker_word("mln.", "MLN"), ticker_word("MN", "MN"), ticker_word("mln", "KIN")
-    (True, True, False)
-    """
-    return mult.rstrip(".").upper() == own
 
 
 def _token_side(left: _Side, right: _Side, own: str | None) -> _Side | None:

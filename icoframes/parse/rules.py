@@ -30,6 +30,7 @@ from .scales import (
     multiplier_word,
     scaled_currency,
     split_multiplier,
+    split_scale,
 )
 from .text import foreign_digits, normalize_text
 from .version import PARSER_VERSION
@@ -86,7 +87,7 @@ _AMOUNT_RE: Final = re.compile(
     (?P<num>[0-9][0-9,.\s'’]*+|\.[0-9]++)
     (?:e(?P<exp>[-+]?[0-9]++))?\s*+
     (?P<mult>{MULTIPLIER_PATTERN})?\.?\s*+
-    (?:(?P<post>{_CURRENCY})\.?)?  # "5 USD." as "$2,000,000."
+    (?:(?P<post>{_CURRENCY})(?P<late>\s*+{MULTIPLIER_PATTERN})?\.?)?  # "5 USD.", "5 USD mln"
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -175,7 +176,7 @@ def written_multiplier(value: str) -> bool:
     in it (``"5 mln"``, ``"2.5k"``, ``"$5M"``, ``"5e6"``): under a unit column that scales
     (``"USD mln"``) it would be multiplied twice."""
     match = _AMOUNT_RE.fullmatch(normalize_text(value).strip())
-    return match is not None and (match["mult"] or match["exp"]) is not None
+    return match is not None and (match["mult"] or match["exp"] or match["late"]) is not None
 
 
 def times(number: float, factor: float) -> float:
@@ -205,12 +206,12 @@ def _parse_amount_text(text: str) -> float | _Bad:
     if read is None:
         return bad("grouping")
     digits = read
-    if match["mult"] and not _scales(match):
+    scale = match["mult"] or (match["late"] or "").strip()
+    if scale and not _scales(match):
         return bad("unreadable_number")
     # the scale is a power of ten added to the exponent of the decimal text: "4.1B" is exactly
     # 4.1e9 (4.1 * 1e9 is 4099999999.9999995)
-    exponent = int(match["exp"] or 0) + (_EXPONENTS[match["mult"].lower()] if match["mult"]
-                                         else 0)
+    exponent = int(match["exp"] or 0) + (_EXPONENTS[scale.lower()] if scale else 0)
     try:
         number = float(f"{digits}e{exponent}")
     except ValueError:
@@ -221,22 +222,30 @@ def _parse_amount_text(text: str) -> float | _Bad:
 
 
 def _scales(match: re.Match[str]) -> bool:
-    """The multiplier word of an amount may scale the currency written beside it, by the rule of
+    """The scale word of an amount may scale the currency written beside it, by the rule of
     units (:mod:`~icoframes.parse.scales`, as every reader of units): glued before it, as
     :func:`~.scales.split_multiplier` splits it (``"5bnUSD"``, ``"5MUSD$"``; not ``"5KUSD"``,
     ``"5 BUSD"``, the tickers KUSD, BUSD, nor ``"5kUSD"``, ``"5 mUSD"``, ``"5 musd"``: Karura's
-    kUSD, mStable's mUSD, or a scale? nor ``"5MMUSD"``), apart from it, as
-    :func:`~.scales.scaled_currency` allows on either side (a lone ``b`` only where a dollar sign
-    is written alone: ``"$5B"``, ``"$5B USD"``; ``"5 B USD"``, ``"USD 5B"``, ``"5 B USD$"``:
-    billions?). Such text is no amount of USD."""
-    pre, post, mult = match["pre"] or "", match["post"] or "", match["mult"]
+    kUSD, mStable's mUSD, or a scale? nor ``"5MMUSD"``), after it, as
+    :func:`~.scales.split_scale` reads it (``"5 USD mln"``, ``"5 $k"``, ``"5 USDmm"``; not
+    ``"5 USDk"``, ``"5 USD b"``), apart before it, as :func:`~.scales.scaled_currency` allows
+    on either side (a lone ``b`` only where a dollar sign is written alone: ``"$5B"``,
+    ``"$5B USD"``; ``"5 B USD"``, ``"USD 5B"``, ``"5 B USD$"``: billions?). Never two
+    (``"5k USD mln"``). Such text is no amount of USD."""
+    pre, post, mult, late = (match["pre"] or "", match["post"] or "", match["mult"],
+                             match["late"])
     if not pre + post:
         return True  # "1.2B": a number alone
-    if match.end("mult") == match.start("post"):
+    if mult and late:
+        return False  # "5k USD mln": thousands, or millions?
+    if late:
+        split = split_scale(post + late, None)
+    elif match.end("mult") == match.start("post"):
         split = split_multiplier(mult + post)
-        return split is not None and split[0] != ""
-    return any(scaled_currency(mult.lower(), currency) is not None for currency in (pre, post)
-               if currency)
+    else:
+        return any(scaled_currency(mult.lower(), currency) is not None
+                   for currency in (pre, post) if currency)
+    return split is not None and split[0] != ""
 
 
 # Why text that is no amount is not one (see amount_reason).

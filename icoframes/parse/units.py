@@ -200,6 +200,8 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
             if _is_unit(currency) and _is_unit(written):
                 return bad("unit_conflict"), None
             number = parse_amount(text)  # "~0.1 ETH": why the text is no amount
+            if isinstance(number, float) and written_currency(text) == canonical_unit(currency):
+                return number, "USD"  # "$5b.USD": as raised reads it, by the one rule of units
             return (number if isinstance(number, _Bad) else bad("unreadable_number")), None
         currency = written
         body = body[: suffix.start("cur")] + mult
@@ -218,26 +220,26 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
 
 def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:
     """The values of an amount column without a unit column (``raised``)
-    that :func:`~icoframes.parse.rules.parse_amount` reads with a multiplier word written
-    last that is the row's own ticker: unreadable (``"5 mln"`` for MLN, ``"5 MN"`` for MN,
-    ``"5k"`` for K: a multiple, or an amount of the token?), as in an amount group.
+    that :func:`~icoframes.parse.rules.parse_amount` reads with a multiplier word that is the
+    row's own ticker, written last: unreadable (``"5 mln"`` for MLN, ``"5 MN"`` for MN,
+    ``"5k"`` for K, ``"5 USD k"`` for K: a multiple, or an amount of the token?), as in an
+    amount group (the value reader, which knows the ticker, leaves them).
 
     Examples
     --------
-    >>> unread = ticker_words(["5 mln", "5 mln", "5 MN", "5 mln USD", "5 MLN", 5],
-    ...                       ["MLN", "KIN", "mn", "MLN", "MLN", "MLN"])
+    >>> unread = ticker_words(["5 mln", "5 mln", "5 MN", "5 mln USD", "5 MLN", 5, "5 USD k"],
+    ...                       ["MLN", "KIN", "mn", "MLN", "MLN", "MLN", "K"])
     >>> unread.rows, unread.values
-    ([0, 2], ['5 mln', '5 MN'])
+    ([0, 2, 6], ['5 mln', '5 MN', '5 USD k'])
     """
     rows = []
     for i, (value, ticker) in enumerate(zip(values, tickers, strict=True)):
         if type(value) is not str or (own := own_ticker(ticker)) is None or (
                 own.casefold() not in _MULTIPLIERS):
             continue  # (a number writes no multiplier)
-        suffix = _SUFFIX_RE.search(normalize_text(value).strip())
         number = parse_amount(value)  # (a negative one is reported as negative already)
-        if (suffix is not None and suffix["mult"] and not suffix["cur"] and ticker_word(
-                suffix["mult"], own) and isinstance(number, float) and number >= 0):
+        if isinstance(number, float) and number >= 0 and isinstance(
+                _read_text(normalize_text(value).strip(), False, ticker, None, None)[0], _Bad):
             rows.append(i)
     return Unread.at(values, rows, "unreadable_number")
 

@@ -100,5 +100,7 @@ __all__ = ["PARSER_VERSION"]
 #:     capitals ("USDCk", "DAIk", "XYZmln") and a unit ending in dots ("USD..") name no unit
 #:     (were USDCK, USD.); raised reads "5MUSD$", "5 USD.", "$5k.$" as the value reader does
 #:     (were unreadable), a unit column "k.$" too; an amount unit "per token", "tokens", "XYZ/token"
-#:     names no unit (was PER TOKEN). The scale rule is declared once, in parse/scales.py.
+#:     names no unit (was PER TOKEN). The scale rule is declared once, in parse/scales.py;
+#:     raised reads a scale after its currency ("5 USD mln", "5 $k": were unreadable), caps
+#:     "$5b.USD" (was unreadable); "5 USD k" for K is unreadable in raised too.
 PARSER_VERSION: Final = 26
