@@ -73,7 +73,7 @@ def test_a_currency_on_both_sides_of_a_dotted_scale_is_one_amount(value):
 
 
 @pytest.mark.parametrize("unit", ["USDCk", "DAIk", "TUSDk", "USDCm", "DAImln", "TUSDMln",
-                                  "XYZk", "USDCcents"])
+                                  "XYZk", "USDCcents", "OKk"])
 def test_a_scale_word_glued_after_a_tickers_capitals_names_no_unit(unit):
     # 165dd06: the made-up units USDCK, DAIK, TUSDK (USDC, DAI, TUSD are no known currency,
     # so "USDCk" was upper-cased into a ticker): thousands of USDC, or the token USDCK?
@@ -190,11 +190,12 @@ def test_raised_of_a_scale_word_after_the_currency_that_is_the_own_ticker_is_a_p
     # "5 USD k" for K: thousands of USD, or 5 USD and K? (as caps: prices.split_scale)
     tables = tidy([{"id": 1, "finance": {"raised": "5 USD k", "ticker": "K"}},
                    {"id": 2, "finance": {"raised": "5 USD k", "ticker": "XYZ"}},
-                   {"id": 3, "finance": {"raised": "5 mln", "ticker": "MLN"}}])
+                   {"id": 3, "finance": {"raised": "5 mln", "ticker": "MLN"}},
+                   {"id": 4, "finance": {"raised": "0 USD k", "ticker": "K"}}])
     assert math.isnan(tables.icos.loc[0, "raised"]) and tables.icos.loc[1, "raised"] == 5e3
-    assert math.isnan(tables.icos.loc[2, "raised"])
+    assert math.isnan(tables.icos.loc[2, "raised"]) and math.isnan(tables.icos.loc[3, "raised"])
     problems = tables.problems[tables.problems["column"] == "raised"]
-    assert problems["value"].tolist() == ["5 USD k", "5 mln"]
+    assert problems["value"].tolist() == ["5 USD k", "5 mln", "0 USD k"]
     assert set(problems["reason"]) == {"unreadable_number"}
 
 
