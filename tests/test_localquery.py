@@ -20,6 +20,7 @@ from icoframes.fetch import Load
 from icoframes.fetch.localquery import CachedList, LocalAnswer, answer_from_cache
 from icoframes.fetch.policy import PROFILE_MAX_AGE
 from icoframes.files import utcnow
+from icoframes.parse.lists import summary_keys
 from icoframes.parse.profiles import tidy
 from icoframes.queries import build_queries
 
@@ -160,11 +161,27 @@ def test_sorting_by_name_or_date_is_local_where_certain_and_always_as_the_servic
 
 
 def test_a_list_sorted_the_same_way_keeps_its_order(cached):
+    """Its order, for the rows kept, when none of them tie or lack the date: rows that tie
+    may come in another order in the narrower list (its tie order is not stated)."""
     by_start = cached.cached_list({"status": "past", "sort_asc": "start_datetime"})
-    query = query_of(cached, category="Finance", sort_asc="start_datetime")
-    answer = cached.answer(query, [by_start])
-    assert answer.answered and answer.order == "the cached list's order"
-    assert answer.listing["id"].tolist() == cached.service(query)
+    answered = declined = 0
+    for name in cached.filters.loc[cached.filters["filter"] == "category", "name"]:
+        query = query_of(cached, category=name, sort_asc="start_datetime")
+        answer = cached.answer(query, [by_start])
+        kept = cached.tables.icos.set_index("id").loc[list(answer.matched), "start_datetime"]
+        if answer.answered:
+            answered += 1
+            assert answer.order == "the cached list's order"
+            assert answer.listing["id"].tolist() == cached.service(query)
+            assert kept.notna().all() and kept.is_unique
+        else:
+            declined += 1
+            assert answer.reasons == [
+                "the cached list {'status': 'past', 'sort_asc': 'start_datetime'}: "
+                "start_datetime: a row without it, or two rows with the same one (where the "
+                "service puts them is not stated)"]
+            assert kept.isna().any() or not kept.is_unique
+    assert answered and declined
     unsorted = cached.answer(query_of(cached, category="Finance"), [by_start])
     assert not unsorted.answered
     assert "the service's default order is not stated" in unsorted.reasons[0]
@@ -205,6 +222,13 @@ def test_profiles_must_be_cached_unchanged_and_within_profile_max_age(cached):
     changed = cached.index.copy()
     changed.loc[first, "summary"] = '["another name", null, null]'
     assert f"id {first}: changed" in cached.answer(query, index=changed).reasons[0]
+    # a refetch failed since the copy (waiting out its backoff or not): the copy is out of date
+    failing = cached.index.copy()
+    failing.loc[first, "attempts"] = 2
+    assert f"id {first}: failed since its copy" in cached.answer(query, index=failing).reasons[0]
+    moved = cached.index.copy()
+    moved.loc[first, "status"] = "ongoing"
+    assert f"id {first}: status" in cached.answer(query, index=moved).reasons[0]
     young = {status: dt.timedelta(seconds=1) for status in PROFILE_MAX_AGE}
     later = cached.answer(query, ages=young, now=utcnow() + dt.timedelta(minutes=1))
     assert not later.answered and "older than profile_max_age" in later.reasons[0]
@@ -224,17 +248,23 @@ def hand_made(*profiles, listing_names=None) -> tuple[CachedList, Callable]:
     tables = tidy(list(profiles), statuses={p["id"]: "past" for p in profiles})
     ids = [p["id"] for p in profiles]
     names = listing_names or [p.get("main", {}).get("name", f"n{p['id']}") for p in profiles]
-    listing = pd.DataFrame({"id": ids, "name": names, "ico_score": float("nan"),
+    scores = [_score(p) for p in profiles]  # the list shows the profile's score
+    listing = pd.DataFrame({"id": ids, "name": names, "ico_score": scores,
                             "raised": float("nan"), "status": "past"})
     return (CachedList({"status": "past"}, listing, utcnow(), True),
             lambda _ids: (tables.icos, tables.problems))
+
+
+def _score(profile) -> float:
+    score = profile.get("main", {}).get("ico_score")
+    return float(score) if isinstance(score, (int, float)) else float("nan")
 
 
 def local(query, profiles, **kwargs) -> LocalAnswer:
     superset, read_rows = hand_made(*profiles, **kwargs)
     ids = superset.listing["id"]
     index = pd.DataFrame({"status": "past", "state": "fetched", "fetched_at": utcnow(),
-                          "summary": [f'["{n}", null, null]' for n in superset.listing["name"]]},
+                          "summary": summary_keys(superset.listing)},
                          index=pd.Index(ids, name="id"))
     return answer_from_cache({"status": "past", **query}, [superset], read_rows=read_rows,
                              profile_index=index, filter_set=FILTER_SET, now=utcnow(),
@@ -288,7 +318,7 @@ def test_name_order_is_local_only_when_no_collation_could_change_it():
     profiles = [{"id": i, "main": {"name": n}} for i, n in
                 enumerate(["Beta", "alpha", "Gamma"], start=1)]
     case = local({"sort_asc": "name"}, profiles)
-    assert not case.answered and "case or accents" in case.reasons[0]
+    assert not case.answered and "collation" in case.reasons[0]
     plain = local({"sort_desc": "name"}, [{"id": 1, "main": {"name": "Beta"}},
                                           {"id": 2, "main": {"name": "Alpha"}}])
     assert plain.listing["id"].tolist() == [1, 2]
@@ -296,3 +326,38 @@ def test_name_order_is_local_only_when_no_collation_could_change_it():
     assert not local({"sort_asc": "name"}, accents).answered
     ties = [{"id": 1, "main": {"name": "Same"}}, {"id": 2, "main": {"name": "same"}}]
     assert not local({"sort_asc": "name"}, ties).answered
+
+
+@pytest.mark.parametrize("names", [["Block chain", "Blockade"],  # glibc en_US: spaces ignored
+                                   ["Ico_a", "Icob"],  # MySQL general_ci: '_' after letters
+                                   ["Zeta 9", "Zeta 10"],  # ICU numeric: 9 before 10
+                                   ["Block-chain", "Blockchain"]], ids=str)  # tie, spaces aside
+def test_name_order_is_local_only_when_every_collation_agrees(names):
+    profiles = [{"id": i, "main": {"name": n}} for i, n in enumerate(names, start=1)]
+    for sort in ({"sort_asc": "name"}, {"sort_desc": "name"}):
+        answer = local(sort, profiles)
+        assert not answer.answered and "collation is not stated" in answer.reasons[0]
+    plain = [{"id": 1, "main": {"name": "Zeta 1"}}, {"id": 2, "main": {"name": "Alpha 2"}},
+             {"id": 3, "main": {"name": "Beta"}}]
+    assert local({"sort_asc": "name"}, plain).listing["id"].tolist() == [2, 3, 1]
+
+
+def test_a_score_the_list_does_not_show_and_a_qualified_flag_are_undecided():
+    """The service may filter by the score its list shows: a profile scoring otherwise (or
+    "NA") is undecided; a yes-flag read with a problem ("Yes (until 11 Sep)") too."""
+    profiles = [{"id": 1, "main": {"ico_score": "NA"}}, {"id": 2, "main": {"ico_score": 4.0}}]
+    superset, read_rows = hand_made(*profiles)
+    shown = superset.listing.assign(ico_score=[4.0, 4.0])  # the list shows 4.0 for both
+    index = pd.DataFrame({"status": "past", "state": "fetched", "fetched_at": utcnow(),
+                          "summary": summary_keys(shown)}, index=pd.Index([1, 2], name="id"))
+    answer = answer_from_cache({"status": "past", "ico_score": 3},
+                               [CachedList(superset.params, shown, utcnow(), True)],
+                               read_rows=read_rows, profile_index=index, filter_set=FILTER_SET,
+                               now=utcnow(), max_age=DAY, ages=None)
+    assert (answer.answered, answer.matched, answer.undecided) == (False, (2,), (1,))
+    assert "not the score the list shows" in answer.reasons[0]
+    assert local({"ico_score": 3}, profiles).listing["id"].tolist() == [2]  # the list agrees
+    flags = [{"id": 1, "main": {"kyc": "Yes (until 11 Sep)"}}, {"id": 2, "main": {"kyc": True}}]
+    qualified = local({"investor_kyc": "yes"}, flags)
+    assert (qualified.matched, qualified.undecided) == ((2,), (1,))
+    assert "read with a problem" in qualified.reasons[0]

@@ -63,6 +63,8 @@ def test_a_narrower_query_costs_nothing_and_lists_what_the_service_lists(superse
     assert spent(superset) == NOTHING
     (query,) = icos.attrs["icoframes"]["queries"]
     assert query["from_cache"] and query["answered_from"] == PAST and query["complete"]
+    assert not query["count_contradicts"] and query["total_icos"] == len(icos)
+    assert not icoframes.report(icos).queries[0].count_contradicts
     assert icos.attrs["icoframes"]["requests"] == NOTHING
     offline = icoframes.load_icos(status="past", progress=False, offline=True, **filters)
     assert offline["id"].tolist() == icos["id"].tolist()

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,9 +38,8 @@ from ..parse.lists import summary_keys
 from ..schema import FILTERS, empty_frame
 from ..store.cache import Cache, Stored
 from ..store.derived import DerivedTables
-from .matching import FILTER_PARAMS, IN, UNDECIDED, Rows, judge, local_order, sort_of
+from .matching import FILTER_PARAMS, IN, UNDECIDED, Rows, judge, local_order, sort_of, tie_order
 from .paging import ListQuery
-from .policy import plan_profiles
 
 __all__ = ["CachedList", "LocalAnswer", "answer_from_cache", "answer_from_store",
            "cached_query", "candidate_params", "narrows", "residual"]
@@ -86,29 +84,27 @@ def narrows(query: Mapping[str, Any], superset: Mapping[str, Any]) -> bool:
     return True
 
 
-def candidate_params(query: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The parameters of the cached lists a load looks up to answer ``query``.
+def candidate_params(query: Mapping[str, Any], stored: Iterable[Mapping[str, Any]]
+                     ) -> list[dict[str, Any]]:
+    """Which of the cached lists ``stored`` (their parameters) may answer ``query``.
 
-    Its status with some of its filters (each with the query's value), fewest
-    first, unsorted or sorted as the query is; the query itself excluded.
+    Those it :func:`narrows`, the query itself excluded, fewest filters first: one
+    read of the cache's list parameters, rather than a lookup per subset of the
+    query's filters (2^n of them).
 
     Examples
     --------
-    >>> candidate_params({"status": "past", "category": [2], "sort_asc": "id"})
-    [{'status': 'past'}, {'status': 'past', 'sort_asc': 'id'}, {'status': 'past', 'category': [2]}]
+    >>> candidate_params({"status": "past", "category": [2], "sort_asc": "id"},
+    ...                  [{"status": "past", "category": [2], "sort_asc": "id"},
+    ...                   {"status": "past", "category": [2, 3]}, {"status": "past"},
+    ...                   {"status": "ongoing"}])
+    [{'status': 'past'}, {'status': 'past', 'category': [2, 3]}]
     """
-    filters = [name for name in FILTER_PARAMS if query.get(name) is not None]
-    sorts: list[dict[str, Any]] = [{}]
-    sorts += [{name: query[name]} for name in ("sort_asc", "sort_desc") if query.get(name)]
-    out = []
-    for size in range(len(filters) + 1):
-        for chosen in itertools.combinations(filters, size):
-            for sort in sorts:
-                params = {"status": query.get("status"), **sort,
-                          **{name: query[name] for name in chosen}}
-                if params != dict(query):
-                    out.append(params)
-    return out
+    asked = dict(query)
+    return sorted((dict(params) for params in stored
+                   if isinstance(params, Mapping) and dict(params) != asked
+                   and narrows(query, params)),
+                  key=lambda params: sum(params.get(name) is not None for name in FILTER_PARAMS))
 
 
 def residual(query: Mapping[str, Any], superset: Mapping[str, Any]) -> dict[str, Any]:
@@ -224,10 +220,10 @@ def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTa
                       now: dt.datetime, max_age: dt.timedelta | None,
                       ages: Mapping[str, dt.timedelta] | None
                       ) -> tuple[LocalAnswer, Stored | None]:
-    """:func:`answer_from_cache` over the lists ``cache`` holds for :func:`candidate_params`;
+    """:func:`answer_from_cache` over the lists ``cache`` holds that :func:`candidate_params` picks;
     also the stored list that answered (None when none did)."""
     found = {}
-    for params in candidate_params(query):
+    for params in candidate_params(query, cache.list_params()):
         stored = cache.read_list(params)
         if stored is not None and stored.meta.get("complete"):
             found[cache.list_key(params)] = stored
@@ -285,19 +281,47 @@ def _shown(params: Mapping[str, Any]) -> str:
 
 def _not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
                ages: Mapping[str, dt.timedelta] | None) -> str | None:
-    """Why the list's profiles cannot stand for the service now (None: they can)."""
+    """Why the list's profiles cannot stand for the service now (None: they can).
+
+    Each row's copy must be fetched (or the ICO gone), of the summary and status
+    the list shows, with no failure since: read from the index itself, not from
+    what a load would fetch, since a profile waiting out its backoff is not due
+    and yet its copy is out of date (it would decide filters by old values).
+    """
     listing = candidate.listing
-    due = plan_profiles(listing, summary_keys(listing), index, now=now, ages=None,
-                        refresh_all=False)
-    if due:
-        return (f"{len(due)} of its profiles are not cached, failed, or changed since "
-                f"(e.g. id {due[0].id}: {due[0].reason})")
-    if ages is None or listing.empty:
+    if listing.empty:
+        return None
+    ids = listing["id"].to_numpy(dtype="int64")
+    kept = index.reindex(ids)
+
+    def column(name: str) -> np.ndarray:
+        if name not in kept:
+            return np.full(len(ids), None, dtype=object)
+        values = kept[name].astype(object)
+        return values.where(values.notna(), None).to_numpy()
+
+    known = np.asarray(index.index.get_indexer(pd.Index(ids)) >= 0)
+    state = column("state") if "state" in kept else np.array(
+        ["fetched" if k else None for k in known], dtype=object)
+    attempts = (kept["attempts"].fillna(0).to_numpy(dtype="int64") if "attempts" in kept
+                else np.zeros(len(ids), dtype="int64"))
+    why = np.full(len(ids), None, dtype=object)
+    listed = listing["status"].astype(object).to_numpy()
+    why[column("status") != listed] = "status (the list shows another status than its copy's)"
+    why[column("summary") != np.asarray(summary_keys(listing), dtype=object)] = (
+        "changed (the list shows another summary than its copy's)")
+    why[attempts > 0] = "failed since its copy (its copy is kept, out of date)"
+    why[~np.isin(state, ["fetched", "gone"])] = "failed"
+    why[~known] = "new"
+    bad = np.flatnonzero(why != None)  # noqa: E711 (element-wise)
+    if len(bad):
+        return (f"{len(bad)} of its profiles are not cached, failed, or changed since "
+                f"(e.g. id {ids[bad[0]]}: {why[bad[0]]})")
+    if ages is None:
         return None
     status = str(candidate.params.get("status"))
     limit = ages[status]
-    kept = index.reindex(listing["id"].to_numpy())
-    fetched = kept.loc[kept["state"] != "gone", "fetched_at"]
+    fetched = kept.loc[state != "gone", "fetched_at"]
     age = pd.Timestamp(now) - pd.to_datetime(fetched, utc=True)
     old = int(((age > limit) | (age < pd.Timedelta(0)) | age.isna()).sum())
     if old:
@@ -309,7 +333,7 @@ def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReade
             filter_set: pd.DataFrame) -> LocalAnswer:
     listing = candidate.listing.reset_index(drop=True)
     ids = listing["id"].to_numpy(dtype="int64")
-    rows = Rows.of(ids, *read_rows(ids))
+    rows = Rows.of(ids, *read_rows(ids), listed_score=listing["ico_score"].to_numpy(dtype=float))
     codes, undecided = judge(residual(query, candidate.params), rows, filter_set)
     keep = np.flatnonzero(codes == IN)
     judged = LocalAnswer(query, matched=tuple(ids[keep].tolist()),
@@ -319,7 +343,12 @@ def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReade
                                                     for why, n in undecided.items()])
     sort, source_sort = sort_of(query), sort_of(candidate.params)
     order: np.ndarray | None
-    if sort == source_sort:
+    if sort == source_sort and sort is not None:
+        why = tie_order(sort, listing.iloc[keep], rows.take(keep))
+        if why is not None:  # the narrower list's tie order is not stated
+            return dataclasses.replace(judged, reasons=[why])
+        order, how = np.arange(len(keep)), "the cached list's order"
+    elif sort == source_sort:
         order, how = np.arange(len(keep)), "the cached list's order"
     elif sort is None:
         return dataclasses.replace(judged, reasons=[

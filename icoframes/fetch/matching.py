@@ -15,8 +15,10 @@ type                   (the profile names no value of the filter set, e.g. ``"ER
                        a platform; the name is shared by another id; it was unreadable)
 location               the profile's country against the asked ones (a country the filter
                        set does not list; unreadable)
-ico_score              score at least the value; no score is out (unreadable)
-yes-flags              ``true`` in the profile (an unreadable flag)
+ico_score              score at least the value; no score is out (unreadable; the cached
+                       list shows another score, or one where the profile has none)
+yes-flags              ``true`` in the profile (a flag unreadable or read with a problem,
+                       e.g. a qualified ``"Yes (until 11 Sep)"``)
 accepted_currencies    the ticker among ``finance.accepting`` (another spelling of it:
                        ``"Fiat"``, ``"Ether"``; several tickers, and the row accepts some
                        but not all of them: any or all, spec 4.2 does not say)
@@ -26,17 +28,22 @@ exclude_areas          out when located or restricted there (else always: "restr
 
 A row without a profile (error 482) is undecided under every filter.
 
-**Order** (:func:`local_order`): by ``id`` always; by ``name`` when the byte,
-case-folded and accent-folded orders agree and no two names tie (the service's
-collation is not stated); by a date when no row lacks it and none tie (where
-the service puts them is not stated).
+**Order** (:func:`local_order`): by ``id`` always; by ``name`` when the order
+is the same under every reading of :data:`NAME_KEYS` (bytes, case, accents,
+upper-case weights, letters and digits only, digits by value) and no two names
+tie under any (the service's collation is not stated); by a date when no row
+lacks it and none tie (where the service puts them is not stated). A list
+sorted as the query keeps its order for the rows picked only under the same
+conditions (:func:`tie_order`): rows that tie may come in another order in a
+narrower list.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,8 +55,8 @@ from ..parse.rules import is_missing_marker
 from ..parse.units import canonical_unit
 from ..schema import ICOS
 
-__all__ = ["FIELDS", "FILTER_PARAMS", "IN", "OUT", "UNDECIDED", "Rows", "judge", "local_order",
-           "sort_of"]
+__all__ = ["FIELDS", "FILTER_PARAMS", "IN", "NAME_KEYS", "OUT", "UNDECIDED", "Rows", "judge",
+           "local_order", "sort_of", "tie_order"]
 
 OUT, UNDECIDED, IN = 0, 1, 2
 
@@ -75,25 +82,30 @@ class Rows:
     ``icos`` holds one row per id of ``ids``, in that order, all missing where
     the id has no profile (``has_profile`` False); ``problems`` the values of
     those profiles that could not be read (columns ``ico_id``, ``table``,
-    ``column``, as in :attr:`icoframes.tables.Tables.problems`).
+    ``column``, as in :attr:`icoframes.tables.Tables.problems`); ``listed_score``
+    the score the cached list shows for each (NaN: none; None: not known).
     """
 
     ids: np.ndarray
     icos: pd.DataFrame
     has_profile: np.ndarray
     problems: pd.DataFrame
+    listed_score: np.ndarray | None = None
 
     @classmethod
-    def of(cls, ids: np.ndarray, icos: pd.DataFrame, problems: pd.DataFrame) -> Rows:
+    def of(cls, ids: np.ndarray, icos: pd.DataFrame, problems: pd.DataFrame,
+           listed_score: np.ndarray | None = None) -> Rows:
         """The rows of ``ids`` (in that order) from tidy ``icos`` and ``problems``."""
         has_profile = pd.Index(icos["id"].to_numpy()).get_indexer(ids) >= 0
         aligned = icos.set_index("id").reindex(ids).reset_index()
-        return cls(ids, aligned, has_profile, problems[problems["table"] == "icos"])
+        return cls(ids, aligned, has_profile, problems[problems["table"] == "icos"],
+                   None if listed_score is None else np.asarray(listed_score, dtype=float))
 
     def take(self, positions: np.ndarray) -> Rows:
         """These rows at ``positions`` only."""
         return Rows(self.ids[positions], self.icos.iloc[positions].reset_index(drop=True),
-                    self.has_profile[positions], self.problems)
+                    self.has_profile[positions], self.problems,
+                    None if self.listed_score is None else self.listed_score[positions])
 
     def text(self, column: str) -> np.ndarray:
         """A text column as objects, None where missing."""
@@ -155,14 +167,19 @@ def _score(rows: Rows, low: int) -> tuple[np.ndarray, str]:
     scores = rows.icos["ico_score"].to_numpy(dtype=float)
     codes = np.where(scores >= low, IN, OUT).astype(np.int8)  # no score: never "at least"
     codes[rows.unreadable("ico_score")] = UNDECIDED
-    return codes, "ico_score: unreadable"
+    if rows.listed_score is not None:  # the service may filter by the score its list shows
+        listed = rows.listed_score
+        differs = ~((scores == listed) | (np.isnan(scores) & np.isnan(listed)))
+        codes[differs] = UNDECIDED
+    return codes, "ico_score: unreadable, or not the score the list shows"
 
 
 def _flag(rows: Rows, column: str) -> tuple[np.ndarray, str]:
     values = (rows.icos[column].astype(object) == True).to_numpy(dtype=bool)  # noqa: E712
     codes = np.where(values, IN, OUT).astype(np.int8)
-    codes[~values & rows.unreadable(column)] = UNDECIDED
-    return codes, f"{column}: unreadable"
+    # a value read with a problem (a qualified "Yes (until 11 Sep)") may be a yes or not
+    codes[rows.unreadable(column)] = UNDECIDED
+    return codes, f"{column}: unreadable, or read with a problem"
 
 
 def _currencies(rows: Rows, tickers: Sequence[str]) -> tuple[np.ndarray, str]:
@@ -238,28 +255,70 @@ def _accent_folded(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+def _alphanumeric(text: str) -> str:
+    """Letters and digits only, folded: glibc's en_US (PostgreSQL) ignores spaces and
+    punctuation at its first level."""
+    return "".join(c for c in _accent_folded(text) if c.isalnum())
+
+
+def _numeric(text: str) -> list[Any]:
+    """A digit-aware key ('Zeta 9' before 'Zeta 10'), as ICU's numeric collation; text and
+    numbers alternate from the first part, so two keys always compare part by part."""
+    parts = re.split(r"(\d+)", _accent_folded(text))
+    return [int(part) if i % 2 else part for i, part in enumerate(parts)]
+
+
+#: Readings of a name order the spec leaves open (its collation is not stated): bytes, case
+#: folded, accents folded, upper-case weights (MySQL's general_ci: ``_`` after the letters),
+#: letters and digits only, digits by value. A local name order must be the same under all.
+NAME_KEYS: tuple[Callable[[str], Any], ...] = (str, str.casefold, _accent_folded, str.upper,
+                                               _alphanumeric, _numeric)
+
+
+def _tie(keys: list[Any]) -> bool:
+    return any(a == b for a, b in itertools.pairwise(sorted(keys)))
+
+
+def tie_order(sort: tuple[str, bool], listing: pd.DataFrame, rows: Rows) -> str | None:
+    """Why the order of these rows under ``sort`` is not certain in any list that holds them
+    (rows that tie, or lack the key), or None: a list sorted so keeps its order for them."""
+    key = sort[0]
+    if key == "id":
+        return None
+    if key == "name":
+        names = listing["name"].astype(object).tolist()
+        if any(not isinstance(n, str) for n in names):
+            return "name: a row has no name"
+        if any(_tie([fold(n) for n in names]) for fold in NAME_KEYS):
+            return ("name: names that tie under a collation the spec leaves open (case, accents, "
+                    "spaces and punctuation, digits): the service's collation is not stated")
+        return None
+    values = rows.icos[key].to_numpy(dtype="datetime64[ms]")
+    if np.isnat(values).any() or len(np.unique(values)) < len(values):
+        return (f"{key}: a row without it, or two rows with the same one (where the service "
+                "puts them is not stated)")
+    return None
+
+
 def local_order(sort: tuple[str, bool], listing: pd.DataFrame, rows: Rows
                 ) -> tuple[np.ndarray | None, str]:
     """Positions of ``listing`` in the asked order, or None and why it is not certain."""
     key, descending = sort
+    why = tie_order(sort, listing, rows)
+    if why is not None:
+        return None, why
     if key == "id":
         order = np.argsort(listing["id"].to_numpy(), kind="stable")
     elif key == "name":
         names = listing["name"].astype(object).tolist()
-        if any(n is None or n is pd.NA or n != n for n in names):
-            return None, "name: a row has no name"
         readings = [sorted(range(len(names)), key=[fold(n) for n in names].__getitem__)
-                    for fold in (str, str.casefold, _accent_folded)]
-        loosest = sorted(_accent_folded(n) for n in names)
-        if readings[0] != readings[1] or readings[1] != readings[2] or any(
-                a == b for a, b in itertools.pairwise(loosest)):
-            return None, ("name: names that tie or whose order depends on case or accents "
-                          "(the service's collation is not stated)")
+                    for fold in NAME_KEYS]
+        if any(reading != readings[0] for reading in readings[1:]):
+            return None, ("name: names whose order depends on the collation (case, accents, "
+                          "spaces and punctuation, digits): the service's collation is not "
+                          "stated")
         order = np.array(readings[0], dtype=np.int64)
     else:
         values = rows.icos[key].to_numpy(dtype="datetime64[ms]")
-        if np.isnat(values).any() or len(np.unique(values)) < len(values):
-            return None, (f"{key}: a row without it, or two rows with the same one (where the "
-                          "service puts them is not stated)")
         order = np.argsort(values, kind="stable")
     return (order[::-1] if descending else order), f"sorted locally by {key}"

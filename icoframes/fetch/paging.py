@@ -79,7 +79,8 @@ class ListQuery:
     def use_answer(self, frame: pd.DataFrame, source: Stored) -> None:
         """Answer the query with rows picked from a cached list it narrows (``source``)."""
         self.frame, self.fetched_at, self.from_cache = frame, source.fetched_at, True
-        self.complete, self.total_icos = True, len(frame)
+        # every row the answer has is counted (no page, no item): the count agrees with it
+        self.complete, self.total_icos, self.n_items = True, len(frame), len(frame)
         self.answered_from = dict(source.meta["params"])
         ids = set(frame["id"].tolist())  # the source's unreadable values of these rows
         self.problems = [p for p in source.meta.get("problems") or []

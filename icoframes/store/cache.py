@@ -193,6 +193,13 @@ class Cache(InDatabase):
         rows = self._rows(f"SELECT id, {', '.join(_INDEX)} FROM profiles ORDER BY id")
         return _index_frame(rows) if rows else _empty_index().copy()
 
+    def failing_copies(self) -> pd.DataFrame:
+        """The ids whose copy in use is out of date: a fetch to replace it failed since
+        (``reason``, ``attempts``, ``failed_at``; indexed by id, as :meth:`profile_index`)."""
+        rows = self._rows(f"SELECT id, {', '.join(_INDEX)} FROM profiles WHERE attempts > 0 "
+                          "AND state != 'failed' ORDER BY id")
+        return _index_frame(rows) if rows else _empty_index().copy()
+
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Snapshot]:
         """The profiles as of now, read in one transaction (for the derived tables)."""
@@ -243,6 +250,11 @@ class Cache(InDatabase):
         """The cached list for these parameters (None when there is none)."""
         return self._answer(self.list_key(params), LIST,
                             lambda items, asked: list_frame(items, status=asked.get("status")))
+
+    def list_params(self) -> list[dict[str, Any]]:
+        """The parameters of every cached list result (one small read: no list decoded)."""
+        return [json.loads(row[0]) for row in self._rows(
+            "SELECT params FROM lists WHERE key != ? ORDER BY key", FILTER_SET)]
 
     def read_filters(self) -> Stored | None:
         """The cached filter set (None when there is none)."""
