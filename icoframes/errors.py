@@ -292,7 +292,8 @@ class NoMatchWarning(IcoframesWarning):
 
 
 class StaleWarning(IcoframesWarning):
-    """Rows older than ``profile_max_age`` were kept: the call's ``budget`` ran out first."""
+    """Rows were kept from an earlier fetch, out of date: the call's ``budget`` or the daily
+    limit ran out first, or fetching them again failed."""
 
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)

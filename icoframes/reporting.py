@@ -184,8 +184,10 @@ class LoadReport:
         Requests this call sent per endpoint (``filters``, ``icos``, ``ico``),
         retries included.
     not_refreshed : tuple of int
-        Ids whose rows are older than ``profile_max_age``: the call's budget ran
-        out before they were fetched again.
+        Ids whose rows are kept from an earlier fetch, out of date: the call's
+        budget ran out or the daily limit stopped it before they were fetched
+        again, or fetching them again failed (this call or an earlier one whose
+        retry waits; ``attrs["icoframes"]["failed"]`` says why and when).
 
     Examples
     --------

@@ -105,6 +105,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                 missing.append({"id": ico_id, "name": None if pd.isna(name) else name,
                                 "state": state, "reason": reason,
                                 "status": None if pd.isna(status) else status})
+    if present is not None:  # rows whose copy a failed fetch could not replace: stale
+        failed = summary["failed"] = {**failed, **_failing_kept(cache, present, failed)}
     partial = [q for q in summary.get("queries", []) if not q.get("complete")]
     summary["missing"] = missing
     summary["complete"] = not partial and not missing
@@ -113,15 +115,34 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
     # budget ran out, or the daily limit stopped the load first (``not_done``)
     quota_kept = (set(summary.get("not_done") or []) & present_ids
                   if summary.get("stopped") == "quota" else set())
-    stale_kept = sorted((over_budget & present_ids) | quota_kept)
+    failing = set(failed) & present_ids  # kept: fetching them again failed
+    stale_kept = sorted((over_budget & present_ids) | quota_kept | failing)
     summary["not_refreshed"] = stale_kept
     warn_gaps(partial, missing, offline)
     if stale_kept:
-        why = ("the daily limit stopped the load" if quota_kept else
-               "the budget of this call ran out (the most stale went first)")
-        warn(f"{len(stale_kept)} row(s) are kept from an earlier fetch: {why} before they "
-             "were fetched again; ids in attrs['icoframes']['not_refreshed']", StaleWarning)
+        whys = []
+        if quota_kept or over_budget & present_ids:
+            why = ("the daily limit stopped the load" if quota_kept else
+                   "the budget of this call ran out (the most stale went first)")
+            whys.append(f"{why} before they were fetched again")
+        if failing:
+            first = min(failing)
+            whys.append(f"fetching {len(failing)} of them again failed (e.g. id {first}: "
+                        f"{failed[first]}; attrs['icoframes']['failed'])")
+        warn(f"{len(stale_kept)} row(s) are kept from an earlier fetch: {'; '.join(whys)}; "
+             "ids in attrs['icoframes']['not_refreshed']", StaleWarning)
     return summary
+
+
+def _failing_kept(cache: Cache, present: Any, failed: dict[int, str]) -> dict[int, str]:
+    """Rows of the result whose copy a fetch failed to replace (its summary or status
+    changed, or it grew old), in this load or an earlier one it did not fetch again (waiting
+    out its backoff, or not wanted again): why, and when it is tried again."""
+    failing = cache.failing_copies()
+    ids = failing.index[failing.index.isin(pd.Index(present))]
+    return {int(i): (failed[int(i)] if int(i) in failed else
+                     str(failing["reason"].get(i) or "its fetch failed") + ", in an earlier load")
+            + _waiting(failing, i) for i in ids}
 
 
 def _waiting(index: pd.DataFrame, ico_id: int) -> str:

@@ -1,0 +1,152 @@
+"""A narrower query is answered from the cache only when the answer is the service's under every
+reading the spec leaves open; else it is paged and ``cache_declined`` says why (review Q of
+issue 18). Each test pages the same query from the sandbox over loopback and compares.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import time_machine
+
+import icoframes
+from icoframes import sandbox
+from icoframes.errors import NotCached, StaleWarning
+from icoframes.queries import build_queries
+
+T0 = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
+PAST = {"status": "past"}
+
+
+def listed_by_service(sb, **filters) -> list[int]:
+    """The ids the sandbox lists for the query, in its order, paged over loopback."""
+    (wire,) = build_queries("past", filters, icoframes.load_filters)
+    ids: list[int] = []
+    with sb.client() as client:
+        page = 1
+        while True:
+            data = client.list_page(page, **wire)
+            ids += [int(item["id"]) for item in data["data"]]
+            if page >= int(data["total_pages"]):
+                return ids
+            page += 1
+
+
+@pytest.fixture
+def fresh(tmp_path):
+    """A sandbox of its own (the tests change its ICOs), configured with a fresh cache."""
+    def serve(n_icos: int, seed: int):
+        server = sandbox.serve(n_icos=n_icos, seed=seed)
+        servers.append(server)
+        sb = server.__enter__()
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
+        return sb
+    servers: list = []
+    yield serve
+    icoframes.reset_configuration()
+    for server in servers:
+        server.__exit__(None, None, None)
+
+
+def test_a_copy_whose_refetch_keeps_failing_decides_no_filter_and_is_said_stale(
+        fresh, quick_retries):
+    """Its list summary changed (score 2 -> 9) and its refetch failed twice: while it waits
+    out its backoff the old copy would drop it from ``ico_score=5``; the query is paged, and
+    every load that keeps the old copy says so (``failed``, ``not_refreshed``, a warning)."""
+    sb = fresh(120, 5)
+    with time_machine.travel(T0, tick=False):
+        icos = icoframes.load_icos(status="past", progress=False)
+        icoframes.load_filters()
+    x = int(icos.loc[icos["ico_score"] < 3, "id"].iloc[0])
+    sb.update_ico(x, ico_score=9.0)
+    with time_machine.travel(T0 + dt.timedelta(minutes=1), tick=False):
+        icoframes.load_list(status="past", refresh=True, progress=False)  # the list shows 9
+    sb.set_faults(1.0)
+    for minute in (2, 3):  # two failed loads in a row: it waits an hour from the 2nd
+        with time_machine.travel(T0 + dt.timedelta(minutes=minute), tick=False), \
+                pytest.warns(StaleWarning, match=f"fetching 1 of them again failed .e.g. id {x}"):
+            kept = icoframes.load_icos(status="past", progress=False)
+        assert x in kept.attrs["icoframes"]["failed"]
+        assert kept.attrs["icoframes"]["not_refreshed"] == [x]
+    sb.set_faults(0.0)
+    with time_machine.travel(T0 + dt.timedelta(minutes=10), tick=False):
+        with pytest.raises(NotCached):  # the superset alone cannot answer it
+            icoframes.load_icos(status="past", ico_score=5, progress=False, offline=True)
+        sb.stats.reset()
+        with pytest.warns(StaleWarning):  # x's row is its old copy
+            got = icoframes.load_icos(status="past", ico_score=5, progress=False)
+        (query,) = got.attrs["icoframes"]["queries"]
+        assert not query["from_cache"] and query["answered_from"] is None
+        assert any(f"id {x}: failed since its copy" in r for r in query["cache_declined"])
+        assert got["id"].tolist() == listed_by_service(sb, ico_score=5) and x in got["id"].tolist()
+        assert sb.stats.requests.get("ico", 0) == 0  # x waits out its backoff
+        with pytest.warns(StaleWarning, match=f"id {x}: HTTP|id {x}: Conn"):
+            whole = icoframes.load_icos(status="past", progress=False)
+    summary = whole.attrs["icoframes"]
+    assert "failed on 2 loads in a row: tried again from 2026-05-04 11:03 UTC" in \
+        summary["failed"][x]
+    assert summary["not_refreshed"] == [x] and icoframes.report(whole).not_refreshed == (x,)
+
+
+def test_names_are_sorted_locally_only_when_every_collation_agrees(fresh):
+    """Spaces and punctuation ignored (glibc en_US), upper-case weights (MySQL general_ci:
+    ``_`` after the letters), digits by value (ICU numeric): each orders these otherwise."""
+    sb = fresh(60, 2)
+    past = [r.id for r in sb.directory.records("past")]
+    names = ["Block chain", "Blockade", "Ico_a", "Icob", "Zeta 9", "Zeta 10"]
+    for i, ico in enumerate(past):
+        sb.update_ico(ico, name=names[i] if i < len(names) else f"Proj{i:03d}")
+    icoframes.load_icos(status="past", progress=False)
+    icoframes.load_filters()
+    with pytest.raises(NotCached):  # offline: declined, and nothing else is cached
+        icoframes.load_list(status="past", sort_asc="name", progress=False, offline=True)
+    sb.stats.reset()
+    got = icoframes.load_list(status="past", sort_asc="name", progress=False)
+    (query,) = got.attrs["icoframes"]["queries"]
+    assert query["answered_from"] is None and sb.stats.requests["icos"] > 0
+    assert "the service's collation is not stated" in query["cache_declined"][0]
+    assert got["id"].tolist() == listed_by_service(sb, sort_asc="name")
+
+
+def test_a_list_sorted_as_the_query_answers_it_only_where_no_kept_rows_tie(fresh):
+    """Six past ICOs named alike: the cached list sorted by name has them in some order, and
+    a narrower list sorted so may have them in another (its tie order is not stated)."""
+    sb = fresh(80, 4)
+    past = [r.id for r in sb.directory.records("past")]
+    for ico in past[:6]:
+        sb.update_ico(ico, name="Twin")
+    icoframes.load_icos(status="past", progress=False)
+    icoframes.load_filters()
+    icoframes.load_list(status="past", sort_desc="name", progress=False)
+    sb.stats.reset()
+    got = icoframes.load_list(status="past", sort_desc="name", ico_score=1, progress=False)
+    (query,) = got.attrs["icoframes"]["queries"]
+    assert (got["name"] == "Twin").sum() > 1  # the premise: kept rows tie
+    assert query["answered_from"] is None and sb.stats.requests["icos"] > 0
+    assert any("names that tie" in r for r in query["cache_declined"])
+    assert got["id"].tolist() == listed_by_service(sb, sort_desc="name", ico_score=1)
+    untied = icoframes.load_list(status="past", sort_desc="name", ico_score=1, progress=False,
+                                 type="IEO")  # fewer rows: answered where none tie
+    if (untied["name"] == "Twin").sum() < 2:
+        assert untied.attrs["icoframes"]["queries"][0]["answered_from"] is not None
+    assert untied["id"].tolist() == listed_by_service(sb, sort_desc="name", ico_score=1,
+                                                      type="IEO")
+
+
+def test_any_cached_list_the_query_narrows_may_answer_it_and_counts_agree(fresh):
+    """The cached lists are found by reading their parameters (not by 2^n guessed keys): a
+    list filtered by ``ico_score=3`` answers ``ico_score=4`` with a yes-flag; the answer's
+    count agrees with its rows (``count_contradicts`` false)."""
+    sb = fresh(120, 3)
+    icoframes.load_icos(status="past", progress=False)
+    icoframes.load_filters()
+    icoframes.load_list(status="past", ico_score=3, progress=False, refresh=True)  # paged, kept
+    sb.stats.reset()
+    got = icoframes.load_icos(status="past", ico_score=4, bounty_program=True, progress=False)
+    (query,) = got.attrs["icoframes"]["queries"]
+    assert not any(sb.stats.requests.values())
+    assert query["answered_from"] == {**PAST, "ico_score": 3}
+    assert query["complete"] and not query["count_contradicts"]
+    assert not icoframes.report(got).queries[0].count_contradicts
+    assert got["id"].tolist() == listed_by_service(sb, ico_score=4, bounty_program=True)
