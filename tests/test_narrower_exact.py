@@ -9,28 +9,14 @@ import datetime as dt
 
 import pytest
 import time_machine
+from test_narrower_loads import listed_by_service  # the sandbox's ids, paged over loopback
 
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import NotCached, StaleWarning
-from icoframes.queries import build_queries
 
 T0 = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
 PAST = {"status": "past"}
-
-
-def listed_by_service(sb, **filters) -> list[int]:
-    """The ids the sandbox lists for the query, in its order, paged over loopback."""
-    (wire,) = build_queries("past", filters, icoframes.load_filters)
-    ids: list[int] = []
-    with sb.client() as client:
-        page = 1
-        while True:
-            data = client.list_page(page, **wire)
-            ids += [int(item["id"]) for item in data["data"]]
-            if page >= int(data["total_pages"]):
-                return ids
-            page += 1
 
 
 @pytest.fixture
