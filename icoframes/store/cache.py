@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS profiles (
     status TEXT, summary TEXT, raw TEXT, fetched_at INTEGER, version INTEGER,
     reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, failed_at INTEGER);
 CREATE INDEX IF NOT EXISTS profiles_by_version ON profiles (version);
+CREATE INDEX IF NOT EXISTS profiles_failing ON profiles (id) WHERE attempts > 0;
 CREATE TABLE IF NOT EXISTS lists (
     key TEXT PRIMARY KEY, params TEXT NOT NULL, raw TEXT NOT NULL, frame BLOB,
     total_icos INTEGER, complete INTEGER NOT NULL, failed_pages TEXT NOT NULL,
@@ -196,6 +197,7 @@ class Cache(InDatabase):
     def failing_copies(self) -> pd.DataFrame:
         """The ids whose copy in use is out of date: a fetch to replace it failed since
         (``reason``, ``attempts``, ``failed_at``; indexed by id, as :meth:`profile_index`)."""
+        # (read by every load: the partial index finds the few without scanning every copy)
         rows = self._rows(f"SELECT id, {', '.join(_INDEX)} FROM profiles WHERE attempts > 0 "
                           "AND state != 'failed' ORDER BY id")
         return _index_frame(rows) if rows else _empty_index().copy()
