@@ -11,11 +11,13 @@ implies its filters (:func:`narrows`: ids and places a subset; ``ico_score`` at
 least as high; a yes-flag kept; ``accepted_currencies`` the same set, since
 spec 4.2 does not say whether several tickers mean any or all of them;
 ``exclude_areas`` more areas), it is complete and younger than ``max_age``, and
-every row's profile is cached, not failed, with the summary and status the
-list shows, and within ``profile_max_age``. The filters the list did not apply
+every row's profile is cached (or gone) with the summary and status the list
+shows, no fetch of it failed since its copy (waiting out its backoff or not),
+and within ``profile_max_age``. The filters the list did not apply
 (:func:`residual`) then pick its rows (:func:`icoframes.fetch.matching.judge`):
 answered only when no row is undecided. A query sorted as the list keeps the
-list's order; another sort is done locally where it is certain
+list's order when the rows kept do not tie on the key
+(:func:`~icoframes.fetch.matching.tie_order`); another sort is done locally where it is certain
 (:func:`~icoframes.fetch.matching.local_order`); an unsorted query answered
 from a sorted list would need the service's default order, which the spec does
 not state: it goes to the service.
