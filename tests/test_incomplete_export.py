@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply
-from test_days import INCOMPLETE, logged
+from test_days import INCOMPLETE, STALE, logged
 
 import icoframes
 from icoframes.cli import EXIT_INCOMPLETE, main
@@ -73,9 +73,10 @@ def _export(out, when, caplog, *extra):
     return code, caplog.text
 
 
-# the failing profiles warn (IncompleteWarning): in the command they are log lines, which is
-# what this test reads
+# the failing profiles warn (IncompleteWarning; a row kept because its new fetch failed:
+# StaleWarning): in the command they are log lines, which is what this test reads
 @INCOMPLETE
+@STALE
 def test_days_with_failing_profiles_are_kept_marked_exit_5_and_make_no_false_events(
         service, tmp_path, caplog):
     directory, _ = service
@@ -121,6 +122,10 @@ def test_days_with_failing_profiles_are_kept_marked_exit_5_and_make_no_false_eve
     code, log = _export(out, DAYS[3], caplog)
     assert code == EXIT_INCOMPLETE, log
     assert logged(caplog, "IncompleteWarning") == []  # a row kept: said in not_refreshed
+    [kept_said] = logged(caplog, "StaleWarning")
+    assert kept_said.startswith("1 row(s) are kept from an earlier fetch: fetching 1 of them "
+                                "again failed (e.g. id 4: HTTP 200: data.id is 1004, not the 4 "
+                                "requested")
     manifest = json.loads((folder[3] / "manifest.json").read_text())
     assert manifest["complete"] is False and manifest["missing"] == []
     [stale] = manifest["not_refreshed"]
