@@ -22,7 +22,7 @@ from .reporting import LoadReport, queries_html
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 from .subsets import kept_ids
 
-__all__ = ["Tables", "frame_from_arrow", "problem_summary", "read_table"]
+__all__ = ["Tables", "frame_from_arrow", "problem_summary", "read_table", "table_names"]
 
 #: Distinct values shown per column by :func:`problem_summary`.
 EXAMPLES = 3
@@ -338,6 +338,26 @@ def _rows_of(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:
     out = frame[keep.fillna(False).to_numpy(dtype=bool)].reset_index(drop=True)
     out.attrs = copy.deepcopy(frame.attrs)
     return out
+
+
+def table_names(names: object, *, who: str) -> frozenset[str]:
+    """``names`` (one table's name, or an iterable of them) as names of a bundle's tables:
+    :class:`UnknownName` for one that names none (with a "did you mean"),
+    :class:`InvalidParameter` for what holds no names; ``who`` begins the message.
+
+    >>> sorted(table_names(["icos", "team"], who="tidy(tables=)")), table_names("icos", who="")
+    (['icos', 'team'], frozenset({'icos'}))
+    """
+    try:
+        given = [names] if isinstance(names, str) else list(names)  # type: ignore[call-overload]
+    except TypeError:
+        raise InvalidParameter(f"{who}: {quoted(names)} names no tables (give names such as "
+                               "'icos')") from None
+    for name in given:
+        if name not in NAMES:
+            raise UnknownName(f"{who}: {quoted(name)} is not a table ({', '.join(NAMES)})"
+                              + did_you_mean(name, NAMES))
+    return frozenset(given)
 
 
 def read_table(directory: str | os.PathLike[str], name: str) -> pd.DataFrame:

@@ -37,15 +37,25 @@ URL = "http://127.0.0.1:9"  # never contacted: the store only names its folder a
 NAMES = (*TABLES, PROBLEMS.name)
 
 
+class Tidied(list[int]):
+    """How many profiles each call of the real tidy read; ``tables``: the tables each was
+    asked for (None: all)."""
+
+    tables: list[tuple[str, ...] | None]
+
+
 @pytest.fixture
-def tidied(monkeypatch) -> list[int]:
-    """How many profiles each call of the real tidy read (a spy: tidy itself runs)."""
-    calls: list[int] = []
+def tidied(monkeypatch) -> Tidied:
+    """A spy of tidy (the real one runs): what each call read and was asked for."""
+    calls = Tidied()
+    calls.tables = []
     real = profiles.tidy
 
     def spy(raw, **kwargs):
         raw = list(raw)
         calls.append(len(raw))
+        names = kwargs.get("tables")
+        calls.tables.append(None if names is None else tuple(sorted(names)))
         return real(raw, **kwargs)
 
     monkeypatch.setattr(profiles, "tidy", spy)
@@ -60,18 +70,18 @@ def renamed(raw: dict, name: str) -> dict:
     return {**raw, "main": {**raw["main"], "name": name}}
 
 
-def rebuilt(cache: Cache, where: Path) -> dict[str, pd.DataFrame]:
+def rebuilt(cache: Cache, where: Path, url: str = URL) -> dict[str, pd.DataFrame]:
     """Every table tidied from scratch from the same stored copies, in another folder."""
     copy = where / "rebuilt"
     shutil.copytree(cache.dir, copy / cache.dir.name,
                     ignore=shutil.ignore_patterns("tables"))
-    tables = DerivedTables(Cache(copy, URL)).tables()
+    tables = DerivedTables(Cache(copy, url)).tables()
     return {name: tables[name] for name in NAMES}
 
 
-def assert_same_tables(cache: Cache, where: Path) -> None:
+def assert_same_tables(cache: Cache, where: Path, url: str = URL) -> None:
     tables = DerivedTables(cache).tables()
-    for name, frame in rebuilt(cache, where).items():
+    for name, frame in rebuilt(cache, where, url).items():
         pd.testing.assert_frame_equal(tables[name], frame, obj=name)
 
 
@@ -173,6 +183,16 @@ def test_a_refresh_of_a_tenth_tidies_a_tenth(cfg, tidied):
     assert sum(tidied) == len(past[::10])
     raised = dict(zip(icos["id"], icos["raised"], strict=True))
     assert {raised[i] for i in past[::10]} == {123_456_789.0}
+
+
+def test_a_cold_load_icos_tidies_the_icos_table_alone(cfg, tidied, tmp_path):
+    # the child tables are most of a tidy's time, and load_icos reads none of them
+    icos = icoframes.load_icos(status="past", progress=False)
+    assert sum(tidied) == len(cfg.directory.ids("past")) == len(icos)
+    assert set(tidied.tables) == {("icos",)}
+    settings = icoframes.get_settings()
+    store = Cache(settings.cache_dir, settings.service_id or "")
+    assert_same_tables(store, tmp_path, settings.service_id or "")  # the others: when read
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,9 @@ of its kind (:mod:`icoframes.parse.columns`). So adding a sourced column to
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import cache
 from itertools import chain, compress
 from typing import Any, Final
 
@@ -34,7 +35,7 @@ from ..schema import (
     TableSchema,
     empty_frame,
 )
-from ..tables import Tables
+from ..tables import Tables, table_names
 from ..vocabulary import NONE_WORDS, SPLIT_LISTS, fold
 from . import columns as converters
 from . import rules, units
@@ -67,8 +68,8 @@ _TICKERS: Final = ("ticker", "accepting")
 
 
 @checked_keywords
-def tidy(profiles: Iterable[Mapping[str, Any]], *,
-         statuses: Mapping[Any, str] | None = None) -> Tables:
+def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] | None = None,
+         tables: Iterable[str] | None = None) -> Tables:
     """Turn raw ICO profiles into typed, related tables.
 
     Pure: no I/O. Any shape of profile is accepted without error; whatever
@@ -90,6 +91,11 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
         ICO id (int or numeric string) -> status (``ongoing``, ``upcoming``,
         ``past``), e.g. the list status each profile was loaded under. ICOs not
         in it get a missing status.
+    tables : str or iterable of str, optional
+        Only these tables, and those they are built from (``icos`` for its list
+        tables, ``team`` and ``advisors`` for ``social``); the others are empty and
+        ``problems`` holds the problems of those built. Default (or ``"problems"``
+        among them): every table. The cache builds only the tables a loader reads.
 
     Raises
     ------
@@ -97,7 +103,8 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
         If ``profiles`` is one profile (a dict or other mapping: did you mean
         ``tidy([profile])``?), text (str or bytes) or a DataFrame (did you mean
         ``tidy(frame.to_dict("records"))``?), not an iterable of profiles:
-        iterating them would read their keys, characters or column names as profiles.
+        iterating them would read their keys, characters or column names as profiles;
+        or if ``tables`` names a table the bundle does not have.
 
     Returns
     -------
@@ -186,8 +193,8 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *,
     (['ETH'], [['team', 0, 'twitter']])
     """
     _check_profiles(profiles)
-    with _gc_paused():
-        return _tidy(profiles, statuses)
+    return _tidy(profiles, statuses, None if tables is None else table_names(
+        tables, who="tidy(tables=)"))
 
 
 def _check_profiles(profiles: object) -> None:
@@ -218,33 +225,31 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | None) -> Tables:
+@_gc_paused()
+def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | None,
+          wanted: frozenset[str] | None) -> Tables:
     log = Problems()
     items = profiles if isinstance(profiles, list | tuple) else list(profiles)
     kept, ids = select(items, log, "icos")  # (reports each dropped copy that differs)
-    if not kept:
-        return Tables(**{name: empty_frame(t) for name, t in TABLES.items()},
-                      problems=log.frame())
-    icos, team_table, advisors_table = TABLES["icos"], TABLES["team"], TABLES["advisors"]
-    maps = {name: _MapSource.of(TABLES[name])
-            for name in ("social", "distribution", "bonuses", "roadmap")}
+    built = {name for name, needs in _NEEDS.items()  # (in tidy's order: so are its problems)
+             if kept and (wanted is None or "problems" in wanted or not wanted.isdisjoint(needs))}
+    icos = TABLES["icos"]
+    maps = {name: _MapSource.of(TABLES[name]) for name in _READERS if name in built}
     fields = {name: path for name, path in field_paths(icos).items() if path != _ID}
-    paths = [*fields.values(), *(m.path for m in maps.values()),
-             (people_key(team_table),), (people_key(advisors_table),)]
-    values = gather(kept, paths, log, icos.name, ids)
-    team = People.gather(team_table, values, ids, log)
-    advisors = People.gather(advisors_table, values, ids, log)
-    frames = {
-        "icos": _icos(icos, fields, values, ids, statuses, log),
-        "team": team.frame(log),
-        "advisors": advisors.frame(log),
-        "social": _social(maps["social"], values, ids, team, advisors, log),
-        "distribution": _distribution(maps["distribution"], values, ids, log),
-        "bonuses": _bonuses(maps["bonuses"], values, ids, log),
-        "roadmap": _roadmap(maps["roadmap"], values, ids, log),
-    }
-    frames.update((name, _long(TABLES[name], frames["icos"])) for name in LONG_LISTS)
-    return Tables(**frames, problems=log.frame())
+    paths = [*(fields.values() if "icos" in built else ()), *(m.path for m in maps.values()),
+             *((people_key(TABLES[n]),) for n in ("team", "advisors") if n in built)]
+    values = gather(kept, paths, log, icos.name, ids) if built else {}
+    team, advisors = (People.gather(TABLES[n], values, ids, log) if n in built else None
+                      for n in ("team", "advisors"))
+    frames = {"icos": _icos(icos, fields, values, ids, statuses, log)} if "icos" in built else {}
+    frames.update((p.table.name, p.frame(log)) for p in (team, advisors) if p is not None)
+    for name, source in maps.items():  # (social: the people's links too)
+        people = (team, advisors) if name == "social" else ()
+        frames[name] = _READERS[name](source, values, ids, *people, log)
+    if "icos" in built:
+        frames.update((name, _long(TABLES[name], frames["icos"])) for name in LONG_LISTS)
+    return Tables(**{name: frames[name] if name in frames else _empty(name).copy()
+                     for name in TABLES}, problems=log.frame())
 
 
 def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
@@ -317,11 +322,8 @@ def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],
 def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:
     if not statuses:
         return [None] * len(ids)
-    by_id = {}
-    for key, status in statuses.items():
-        pid = rules.parse_id(key)
-        if pid is not None:
-            by_id[pid] = status
+    by_id = {pid: status for key, status in statuses.items()
+             if (pid := rules.parse_id(key)) is not None}
     return list(map(by_id.get, ids.tolist()))
 
 
@@ -437,3 +439,12 @@ def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray
     data["date"], data["precision"], unread = converters.to_label_date(labels)
     log.add_unread(source.table.name, "date", unread, data["ico_id"])
     return convert(source.table, data, log)
+
+
+#: The tables read from maps (social: with the people's links), built in this order.
+_READERS: Final[Mapping[str, Callable[..., pd.DataFrame]]] = {
+    "social": _social, "distribution": _distribution, "bonuses": _bonuses, "roadmap": _roadmap}
+_empty = cache(lambda name: empty_frame(TABLES[name]))  # (a Series per column: about 1 ms)
+#: Each step of tidy, and the tables that need it.
+_NEEDS: Final = {"icos": ("icos", *LONG_LISTS), "team": ("team", "social"),
+                 "advisors": ("advisors", "social"), **{name: (name,) for name in _READERS}}

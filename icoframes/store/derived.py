@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -151,7 +151,7 @@ class DerivedTables:
         since = min(versions.get(n, -1) for n in stale)
         if since < 0 or not os.access(self.dir, os.W_OK):
             return False  # (a read-only cache: rebuilt in memory, as it cannot be kept)
-        changed, fresh, unreadable = self._tidy(snap, since)
+        changed, fresh, unreadable = self._tidy(snap, since, stale)
         if unreadable:
             return False  # the rebuild quarantines it: a removal
         ids = pa.array(sorted(changed), pa.int64())
@@ -164,15 +164,17 @@ class DerivedTables:
             raise _full(exc, self.dir) from None
         return True
 
-    def _tidy(self, snap: Snapshot, since: int = 0) -> tuple[set[int], Tables, list[int]]:
+    def _tidy(self, snap: Snapshot, since: int, names: Collection[str]
+              ) -> tuple[set[int], Tables, list[int]]:
         """The ids of the copies newer than ``since`` (fetched or gone), those fetched
-        tidied, and the ids of those whose stored text does not decode (left out)."""
+        tidied into the tables ``names`` (the others left empty), and the ids of those
+        whose stored text does not decode (left out)."""
         parts: list[Tables] = []
         changed: set[int] = set()
         unreadable: list[int] = []
         for batch in snap.copies(since):
             changed.update(batch.column("id").to_numpy().tolist())
-            parts.append(_tidy_batch(batch, unreadable, self._decoded))
+            parts.append(_tidy_batch(batch, unreadable, self._decoded, names))
         return changed, _concat(parts), unreadable
 
     def _write_state(self, snap: Snapshot, versions: dict[str, int]) -> None:
@@ -210,7 +212,7 @@ class DerivedTables:
         state (the other tables are brought up to date when read: ``versions``, what the
         state said of them, still holds)."""
         with self.cache.snapshot() as snap:
-            _, tables, unreadable = self._tidy(snap)
+            _, tables, unreadable = self._tidy(snap, 0, names)
         if unreadable:  # after the read: quarantining writes
             self.cache.quarantine(unreadable, "not JSON")
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
@@ -244,11 +246,11 @@ def _full(exc: OSError, directory: Path) -> OSError:
     return disk_full(directory, "the tables could not be kept (they are rebuilt next time)")
 
 
-def _tidy_batch(batch: pa.Table, unreadable: list[int],
-                decoded: dict[int, tuple[int, Any]]) -> Tables:
-    """The fetched copies of one batch tidied (gone ones have no rows); the ids whose
-    stored text does not decode are added to ``unreadable``. A copy found in ``decoded``
-    (id -> (version, profile); taken out) is not decoded again."""
+def _tidy_batch(batch: pa.Table, unreadable: list[int], decoded: dict[int, tuple[int, Any]],
+                names: Collection[str]) -> Tables:
+    """The fetched copies of one batch tidied into the tables ``names`` (gone ones have no
+    rows); the ids whose stored text does not decode are added to ``unreadable``. A copy
+    found in ``decoded`` (id -> (version, profile); taken out) is not decoded again."""
     raw, statuses, times = [], {}, {}
     for ico_id, kind, status, text, at, version in zip(
             *(batch.column(c).to_pylist()
@@ -263,7 +265,7 @@ def _tidy_batch(batch: pa.Table, unreadable: list[int],
             unreadable.append(ico_id)
             continue
         statuses[ico_id], times[ico_id] = status, at
-    part = profiles.tidy(raw, statuses=statuses)
+    part = profiles.tidy(raw, statuses=statuses, tables=names)  # a cold load_icos: icos alone
     column = ICOS.column("fetched_at")
     when = pd.to_datetime(pd.Series(times, dtype="object").reindex(
         part.icos["id"].to_numpy()).to_numpy(), utc=True)
