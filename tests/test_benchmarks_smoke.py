@@ -244,3 +244,6 @@ def test_store_benchmark_crawls_a_sandbox_served_from_a_process_of_its_own():
     assert apart["n_past"] == n_past > 0  # both loads read every past ICO of that sandbox
     assert [len(apart[who]["times"]) for who in ("icoframes", "baseline")] == [2, 2]
     assert min(apart["icoframes"]["times"] + apart["baseline"]["times"]) > 0
+    # and at 50 ms, icoframes alone: page 1, then the other requests, 50 ms each at least
+    assert len(apart["50 ms"]["icoframes"]["times"]) == 2
+    assert min(apart["50 ms"]["icoframes"]["times"]) >= 2 * 0.05
