@@ -179,8 +179,9 @@ def markdown(result: dict[str, Any]) -> str:
                      r["time"].text(), requests, speedup, limit, over])
     intro = (f"Sandbox of {result['n_icos']} ICOs, {result['n_past']} of them past; each run "
              "loads all past ICOs (list pages, then every profile) from scratch: icoframes "
-             "with an empty cache dir, the baseline has none; both end by tidying every "
-             "table (a cold `load_icos` builds the cache's tables). *Baseline ÷ this* is the "
+             "with an empty cache dir, the baseline has none; the baseline ends by tidying "
+             "every table, a cold `load_icos` by tidying the `icos` table it returns and keeps "
+             "(the others are built when first read). *Baseline ÷ this* is the "
              "speedup; *limit* is requests × latency ÷ workers, and *÷ limit* how far above "
              "it the run's median is (1.0× would be perfect overlap and no CPU time).")
     if result["checked_equal"]:
