@@ -38,7 +38,7 @@ def _profiles():
     (lambda: icoframes.report(reslt=None),
      "reslt is not a keyword of report(); did you mean 'result'?"),
     (lambda: icoframes.tidy(_profiles(), bogus=1),
-     "bogus is not a keyword of tidy(); its keywords: profiles, statuses"),
+     "bogus is not a keyword of tidy(); its keywords: profiles, statuses, tables"),
     (lambda: icoframes.tidy(_profiles(), status={1: "past"}),
      "status is not a keyword of tidy(); did you mean 'statuses'?"),
     (lambda: icoframes.describe(tabel="icos"),
