@@ -167,7 +167,8 @@ def scan(root: str | os.PathLike[str]) -> tuple[list[ServiceFolder], list[Path]]
     folders, other = [], []
     for path in sorted(root.iterdir()) if root.is_dir() else []:
         if _is_service_folder(path):
-            folders.append(ServiceFolder(path.name, path, _size(path), last_used(path)))
+            with contextlib.suppress(FileNotFoundError):  # removed meanwhile (another clear)
+                folders.append(ServiceFolder(path.name, path, _size(path), last_used(path)))
         elif not ((path.name == LEDGER_FOLDER and path.is_dir() and not path.is_symlink())
                   or _matches(path.name, _TEMPORARY)):
             other.append(path)

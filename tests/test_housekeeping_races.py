@@ -1,0 +1,63 @@
+"""The cache dir measured while another process clears it (``clear_cache``, ``prune_cache``).
+
+A service folder listed by :func:`icoframes.store.housekeeping.scan` may be removed by another
+process before it is measured. The removal is made by a profiler just as this thread starts
+measuring that folder (no clock, no mock): ``cache_info(all=True)`` and ``prune_cache`` go on
+without it instead of failing with ``FileNotFoundError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+from icoframes.store.housekeeping import describe, prune
+
+
+@contextlib.contextmanager
+def _removed_as_measured(folder: Path) -> Iterator[list[bool]]:
+    """``folder`` is removed just as this thread calls ``_size`` on it."""
+    removed: list[bool] = []
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if (event == "call" and frame.f_code.co_name == "_size" and not removed
+                and frame.f_locals.get("path") == folder):
+            removed.append(True)
+            shutil.rmtree(folder)
+
+    sys.setprofile(profile)
+    try:
+        yield removed
+    finally:
+        sys.setprofile(None)
+
+
+def _cache_dir(tmp_path: Path) -> tuple[Path, Path]:
+    root = tmp_path / "cache"
+    for name in ("127.0.0.1_8000", "127.0.0.1_9000"):
+        (root / name / "tables").mkdir(parents=True)
+        (root / name / "tables" / "icos.parquet").write_bytes(b"1234")
+    return root, root / "127.0.0.1_8000"
+
+
+def test_a_folder_removed_as_the_cache_dir_is_described_is_left_out(tmp_path):
+    root, gone = _cache_dir(tmp_path)
+    with _removed_as_measured(gone) as removed:
+        found = describe(root)
+    assert removed == [True]
+    assert [s.name for s in found.services] == ["127.0.0.1_9000"]
+    assert found.size_bytes == 4
+
+
+def test_a_folder_removed_as_prune_measures_it_is_left_out(tmp_path):
+    root, gone = _cache_dir(tmp_path)
+    with _removed_as_measured(gone) as removed:
+        report = prune(root, dt.timedelta(days=30))
+    assert removed == [True]
+    assert report.removed == [] and report.skipped == []
+    assert sorted(p.name for p in root.iterdir()) == ["127.0.0.1_9000"]
