@@ -19,8 +19,12 @@ on the tree; a plain export's manifest is removed while it holds it on the folde
 read takes no lock: only what says "failure" (no folder, no manifest, not an export) is
 confirmed, looked at again while no swap is in (:func:`icoframes.swaps.confirm`, a few
 ``stat`` calls under the lock held shared), then raised or read again. A folder an export is
-running in (its staging folder is there) is listed again so (:func:`looked`): a day renamed
-away mid-swap is not missed. The readers of a tree, :func:`~icoframes.snapshots.read_snapshots`
+running in (its staging folder is there), or that changed while it was listed, is listed
+again so (:func:`looked`): a day renamed away mid-swap is not missed, nor one an export
+swapped within the listing. So a tree's listing holds its days as they were at one moment:
+every day that was there throughout it (one replaced meanwhile too), and one added or
+removed meanwhile as that moment saw it; a day listed, then found renamed away, is looked
+at again once its swap is done. The readers of a tree, :func:`~icoframes.snapshots.read_snapshots`
 and its kin, are in :mod:`icoframes.snapshots`.
 """
 
@@ -200,15 +204,31 @@ def looked(folder: Path, look: Callable[[], _T], *,
            exporting: bool = False) -> tuple[list[str], _T]:
     """The names in ``folder`` and ``look()``, taken without a lock; taken again, while no
     swap is in (:func:`~icoframes.swaps.confirm`), when an export is running in ``folder``
-    (its staging folder is there): a day's folder renamed away by its swap, a plain
-    export's manifest removed by its, is then not missed. ``exporting``: an export looks."""
+    (its staging folder is there) or ``folder`` changed while it was listed (its
+    modification time): a day's folder renamed away by its swap, a plain export's manifest
+    removed by its, is then not missed, nor a day an export swapped, its staging folder
+    made or removed, during the listing (POSIX leaves unsaid whether a listing returns an
+    entry added or removed meanwhile; tmpfs returns neither the old day nor the new).
+    ``exporting``: an export looks."""
     def both() -> tuple[list[str], _T]:
         return os.listdir(folder), look()
 
+    changed = _changed(folder)
     names, seen = both()
-    if any(name.startswith(STAGING_PREFIX) for name in names):
+    if any(name.startswith(STAGING_PREFIX) for name in names) or _changed(folder) != changed:
         (names, seen), _ = confirm(folder, both, exporting=exporting)
     return names, seen
+
+
+def _changed(folder: Path) -> int | None:
+    """When an entry of ``folder`` was last added, removed or renamed (ns); None when it
+    cannot be told. A change after a look at it shows (fine-grained timestamps: Linux
+    6.13's multigrain ext4, xfs, btrfs, tmpfs); with coarse ones, not a change made within
+    the clock tick (a few ms) of the one before the look."""
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:  # gone: the listing that follows says what it is
+        return None
 
 
 def _holds_export(folder: Path) -> bool:

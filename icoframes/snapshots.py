@@ -7,8 +7,9 @@ statuses whose list came back partial), which :func:`read_snapshots` carries in
 ``attrs["icoframes"]["snapshots"]`` and :func:`icoframes.changes` reads (:class:`Gaps`).
 
 An export replaces a day's folder by renaming it away, then the new one in, holding the
-swap lock on the tree (:mod:`icoframes.staging`). A tree an export runs in is listed again
-while no swap is in (:func:`icoframes.exported.looked`), so no day mid-swap is left out; each
+swap lock on the tree (:mod:`icoframes.staging`). A tree an export runs in, or one that
+changed while it was listed, is listed again while no swap is in
+(:func:`icoframes.exported.looked`), so no day mid-swap is left out; each
 folder is then read as :func:`icoframes.read_export` reads one
 (:func:`icoframes.exported.consistent_read`: its manifest before and after, a folder found
 gone confirmed once no swap is in). No lock is held while a tree is listed or a table read.

@@ -7,7 +7,12 @@ own (a :class:`~swapping.Gate`) while the test runs another export or holds a sw
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import importlib
+import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +24,7 @@ from swapping import DAYS, Gate, meets_swap, snapshot_tree, swap_held
 from waiting import HANG_GUARD
 
 import icoframes
-from icoframes import exported, sandbox, snapshots
+from icoframes import exported, sandbox, snapshots, staging
 from icoframes.errors import InvalidParameter
 
 export_module = importlib.import_module("icoframes.export")
@@ -148,3 +153,71 @@ def _after_listing(monkeypatch: pytest.MonkeyPatch, gate: Gate,
         return found
 
     monkeypatch.setattr(exported, "looked", listed)
+
+
+def _tmpfs() -> Path | None:
+    """A tmpfs folder (``/dev/shm``): a tmpfs listing (Linux 6.x) does not return a day
+    renamed out and back in while it lists, as POSIX allows; ext4 returns it once."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mounts").read_text().splitlines():
+            _, mounted, kind, *_ = line.split()
+            if mounted == "/dev/shm" and kind == "tmpfs" and os.access(mounted, os.W_OK):
+                return Path(mounted)
+    return None
+
+
+def test_a_day_an_export_swaps_within_one_listing_of_the_tree_is_not_missed(monkeypatch):
+    """Item 3: an export whose staging folder is made, its day swapped and its staging folder
+    removed while a reader lists the tree (one ``listdir``): the listing showed no staging
+    folder, and on tmpfs not the day either (POSIX leaves an entry added or removed during a
+    listing unspecified): snapshot_folders, read_snapshots and changes went on without that
+    day. A listing during which the tree changed is made again while no swap is in."""
+    shm = _tmpfs()
+    if shm is None:
+        pytest.skip("no tmpfs at /dev/shm: where a listing returns a swapped day, no day is lost")
+    root = Path(tempfile.mkdtemp(dir=shm, prefix="icoframes-test-"))
+    try:
+        out = root / "out"
+        days = [dt.date(2018, 1, 1) + dt.timedelta(days=i) for i in range(2_000)]
+        for day in days:
+            (out / f"snapshot_date={day.isoformat()}").mkdir(parents=True)
+        order = os.listdir(out)  # the listing's order: the day swapped is one not yet listed
+        swapped = out / order[-10]
+        gate, reading, results = Gate(), {}, {}
+        real = os.listdir
+
+        def listdir(path: Any) -> list[str]:  # listdir's readdir, stopped a third of the way
+            if threading.current_thread() is not reading.get("thread"):
+                return real(path)
+            names = []
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    names.append(entry.name)
+                    if len(names) == len(order) // 3:
+                        gate.stop()
+            return names
+
+        def read() -> None:
+            reading["thread"] = threading.current_thread()
+            try:
+                results["value"] = snapshots.snapshot_folders(out)
+            except Exception as exc:  # the test thread reports it
+                results["error"] = exc
+
+        monkeypatch.setattr(os, "listdir", listdir)
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            assert gate.reached.wait(HANG_GUARD)
+            with staging.Staging(out) as export:  # an export made and swapped meanwhile
+                (export.data / "manifest.json").write_text("{}")
+                with staging.swap_lock(out):
+                    staging.swap_folder(export.data, swapped, export.scratch)
+        finally:
+            gate.opened.set()
+            reader.join(HANG_GUARD)
+        assert "error" not in results, results
+        assert len(results["value"]) == len(days)
+        assert (swapped / "manifest.json").is_file()
+    finally:
+        shutil.rmtree(root)
