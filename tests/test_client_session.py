@@ -69,11 +69,17 @@ def test_the_sessions_headers_params_and_hooks_changed_after_a_request_reach_the
         del c._session.headers["X-Trace"]
         c._session.params["tenant"] = "t2"  # changed in place
         c.profile(4)
-    assert [headers["User-Agent"] for _, headers in seen][1:] == ["gateway-tool/2.0"] * 3
-    assert [headers.get("X-Trace") for _, headers in seen] == [None, None, "abc", None]
-    assert [target for target, _ in seen] == [PROFILE, PROFILE, PROFILE + "?tenant=t1",
-                                              PROFILE + "?tenant=t2"]
-    assert answered == [200, 200]
+        c._session.params["tenant"] = ["t2"]
+        c.profile(5)
+        c._session.params["tenant"].append("t3")  # a list in it changed in place
+        c.profile(6)
+    assert [headers["User-Agent"] for _, headers in seen][1:] == ["gateway-tool/2.0"] * 5
+    assert [headers.get("X-Trace") for _, headers in seen] == [None, None, "abc", None, None,
+                                                               None]
+    assert [target for target, _ in seen] == [
+        PROFILE, PROFILE, PROFILE + "?tenant=t1", PROFILE + "?tenant=t2",
+        PROFILE + "?tenant=t2", PROFILE + "?tenant=t2&tenant=t3"]
+    assert answered == [200, 200, 200, 200]
 
 
 def _strings(root: object) -> list[str]:

@@ -144,7 +144,9 @@ def test_a_password_in_base_url_is_hidden_in_the_breaker_error(tmp_path):
     # part 6: nor in the locals of any frame of the load (loaders, fetch, store, the client)
     shown = shown_with_locals(info.value)
     assert PASSWORD not in shown and BASIC[6:] not in shown
-    assert PASSWORD not in every_local(info.value)
+    everything = every_local(info.value)
+    assert PASSWORD not in everything
+    assert BASIC[6:] not in everything  # the Basic header's base64 of user:PASSWORD
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:99999", "http://user:pw@[::1", "http://:80",
@@ -246,7 +248,23 @@ def test_a_password_in_base_url_is_in_no_frame_of_a_failed_request(failure):
     assert "<hidden>@127.0.0.1" in shown  # the client and the settings are among the locals
     # every frame, also those of the transport error the client replaced (from None): the
     # password is in none; the Basic header is, in http.client's bytes of the request head
-    assert PASSWORD not in every_local(info.value)
+    everything = every_local(info.value)
+    assert PASSWORD not in everything
+    assert BASIC[6:] not in everything  # the Basic header's base64 of user:PASSWORD
+
+
+def test_a_password_in_base_url_is_in_no_frame_of_a_load_whose_list_failed(tmp_path,
+                                                                           quick_retries):
+    # no list page answered: the load raises the page's own error (the client's, kept by the
+    # load and raised after it); its chain once held http.client's frames of the refused
+    # connection, whose locals hold the request's head, its Basic header
+    with refusing_port() as closed:
+        icoframes.configure(base_url=_with_password(f"http://127.0.0.1:{closed}"),
+                            public_key="pub", private_key=KEY, cache_dir=tmp_path / "c")
+        with pytest.raises(ServiceUnavailable, match="connection refused") as info:
+            icoframes.load_icos(status="past", progress=False)
+    everything = every_local(info.value)  # (its own local: an assertion's would hold it too)
+    assert PASSWORD not in everything and BASIC[6:] not in everything
 
 
 def test_a_password_in_base_url_is_in_no_frame_of_a_configuration_error(monkeypatch):

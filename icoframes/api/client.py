@@ -5,9 +5,10 @@ unchanged (spec section 5), to the configured host only (redirects are refused).
 Every response passes the gate of :mod:`icoframes.api.gate` (bounded in bytes
 and time, UTF-8 JSON, the shape of its endpoint) before anything trusts it. It
 reads the numeric ``error`` field of the body whatever the HTTP status, maps
-codes to :mod:`icoframes.errors`, retries transient failures (a refused
-response among them) with capped exponential backoff and jitter, and counts,
-per endpoint, every attempt, the requests sent (as the ledger books them) and those answered.
+codes to :mod:`icoframes.errors`, retries transient failures (a body that is no
+JSON object among them) with capped exponential backoff and jitter, an answer the
+gate refuses once (the item's), and counts, per endpoint, every attempt, the
+requests sent (as the ledger books them) and those answered.
 It is safe to share between threads.
 
 The private key is used for signing only, and the user information of a
@@ -47,10 +48,20 @@ from .gate import (
     error_code,
     read_body,
     redirect_error,
+    verdict,
+    with_detail,
 )
 from .params import read_ico_id, validate_list_params
 from .prepared import Prepared
-from .retry import BROKEN_BODY, TRANSIENT_ERRORS, RetryPolicy, never_sent, transport_reason
+from .retry import (
+    ANSWERS_REFUSED,
+    BROKEN_BODY,
+    TRANSIENT_ERRORS,
+    RetryPolicy,
+    Transient,
+    never_sent,
+    transport_reason,
+)
 from .transport import Deadline, GateAdapter, deadline
 
 __all__ = ["ENDPOINTS", "MAX_POOL_SIZE", "BadResponse", "Client", "Redirected", "RetryPolicy",
@@ -65,15 +76,6 @@ MAX_POOL_SIZE = 1024  #: The most connections ``pool_size`` keeps open (a typo's
 
 # Codes that describe the request itself: sending it again cannot help.
 _FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
-
-
-class _Transient(Exception):
-    """A failure worth retrying; carries a short reason and whether the gate refused it."""
-
-    def __init__(self, reason: str, *, rejected: bool = False, sent: bool = True):
-        super().__init__(reason)
-        # sent False: it never reached the service (refused, no connection)
-        self.rejected, self.sent = rejected, sent
 
 
 class Client:
@@ -259,9 +261,9 @@ class Client:
         InvalidParameter
             A parameter is not allowed by spec 4.2 (raised before sending).
         BadResponse
-            Every attempt was answered with a page that failed the gate: ``data``
-            not a list, ``total_pages`` not a count, above 10,000 or inconsistent
-            with ``total_icos``, or another page than the one asked for.
+            Two answers (:data:`~icoframes.api.retry.ANSWERS_REFUSED`) were pages that
+            failed the gate: ``data`` not a list, ``total_pages`` not a count, above
+            10,000 or inconsistent with ``total_icos``, or another page than the one asked.
         """
         return self.list_wire(validate_list_params({**params, "page": page}))
 
@@ -283,8 +285,8 @@ class Client:
         InvalidParameter
             ``ico_id`` is not a whole number from 1 to 2**63 - 1 (raised before sending).
         BadResponse
-            Every attempt was answered without a profile of this id (``data``
-            missing, null, not an object, or another ICO's).
+            Two answers (:data:`~icoframes.api.retry.ANSWERS_REFUSED`) held no profile
+            of this id (``data`` missing, null, not an object, or another ICO's).
         """
         # one rule with a list's ids: ASCII digits as text ("٣": did you mean 3?), no bool,
         # at most an int64 (the id column's; 10**5000 was a bare ValueError of json)
@@ -307,35 +309,43 @@ class Client:
         }
         url = self._origin + ENDPOINTS[endpoint]
         path = ENDPOINTS[endpoint]
+        item = (endpoint, body)  # the item is the request: its retries are one item's
         started = time.monotonic()
-        attempt = 0
+        attempt = refused = 0
         while True:
             attempt += 1
             self.control.check()  # a stopped load sends nothing more
             try:
                 result = self._send_once(endpoint, url, body, headers, check)
-            except _Transient as exc:  # after a stop (a cut read, or a failure it cannot
-                self.control.check()  # retry) not the service's failure: no breaker count
-                # the item is the request (endpoint and body): its retries are one item's
-                self.control.failed(str(exc), item=(endpoint, body), sent=exc.sent)
-                delay = self.retry.wait(attempt - 1)
-                elapsed = time.monotonic() - started
-                if not self.control.keep_trying((endpoint, body), attempt < self.retry.max_attempts
-                                                and elapsed + delay <= self.retry.max_elapsed):
-                    message = (f"{path}: gave up after {attempt} attempts in {elapsed:.1f} s; "
-                               f"last failure: {exc}")
-                    error = (BadResponse(message, endpoint=path, reason=str(exc))
-                             if exc.rejected else ServiceUnavailable(message, endpoint=path))
-                    error.last_failure = str(exc)
-                    raise error from None
-                log.info("%s: %s; retry %d in %.2f s", path, exc, attempt, delay)
-                self.control.sleep(delay)  # raises Cancelled when the load stops meanwhile
             except APIError:
-                self.control.succeeded((endpoint, body))  # an answer that means something
+                self.control.succeeded(item)  # an answer that means something
                 raise
+            except Transient as exc:  # used after the handler: what is raised for it has
+                failure = exc  # no __context__ (a transport error's frames, its request)
             else:
-                self.control.succeeded((endpoint, body))
+                self.control.succeeded(item)
                 return result
+            self.control.check()  # after a stop not the service's failure: no breaker count
+            delay = self.retry.wait(attempt - 1)
+            elapsed = time.monotonic() - started
+            allowed = (attempt < self.retry.max_attempts
+                       and elapsed + delay <= self.retry.max_elapsed)
+            if failure.answered:  # the service is up: this item's answer is bad (no breaker
+                self.control.succeeded(item)  # count); asked once more at most, not paid
+                refused += 1  # for again and again (the next load retries it)
+                allowed = allowed and refused < ANSWERS_REFUSED
+            else:
+                self.control.failed(str(failure), item=item, sent=failure.sent)
+                allowed = self.control.keep_trying(item, allowed)
+            if not allowed:
+                message = (f"{path}: gave up after {attempt} attempts in {elapsed:.1f} s; "
+                           f"last failure: {failure}")
+                error = (BadResponse(message, endpoint=path, reason=str(failure))
+                         if failure.rejected else ServiceUnavailable(message, endpoint=path))
+                error.last_failure = str(failure)
+                raise error
+            log.info("%s: %s; retry %d in %.2f s", path, failure, attempt, delay)
+            self.control.sleep(delay)  # raises Cancelled when the load stops meanwhile
 
     def _why(self, exc: BaseException | None, limit: Deadline) -> str:
         """A transport failure's short cause; the deadline's when the watchdog cut it."""
@@ -355,25 +365,31 @@ class Client:
             outcome = "no_answer"  # sent (maybe counted) unless it never left
             with deadline(self.timeout, self.control) as limit:
                 timeout = (min(5.0, self.timeout), self.timeout)
+                # each failure is made in its handler, raised after it: raised in it, it would
+                # keep the error it replaces as its __context__ (``from None`` only hides it),
+                # http.client's frames holding the request's bytes, its Basic auth among them
+                lost: Exception | None = None
                 try:
                     response = self._prepared.post(self._session, url, body, headers,
                                                    timeout=timeout)
                 except TRANSIENT_ERRORS as exc:
                     outcome = "not_sent" if never_sent(exc) else outcome
-                    raise _Transient(self._why(exc, limit), sent=outcome != "not_sent") from None
+                    lost = Transient(self._why(exc, limit), sent=outcome != "not_sent")
                 except requests.RequestException as exc:  # a bad URL or header: never sent
                     outcome = "not_sent"
-                    raise APIError(f"{path}: the request could not be sent "
-                                   f"({type(exc).__name__}: {exc})", endpoint=path) from None
+                    lost = APIError(f"{path}: the request could not be sent "
+                                    f"({type(exc).__name__}: {exc})", endpoint=path)
+                if lost is not None:
+                    raise lost
                 if limit.expired:  # cut while the status line and headers trickled in
                     response.close()
-                    raise _Transient(self._why(None, limit))
+                    raise Transient(self._why(None, limit))
                 # it reached the service: from here on it counts against the quota
                 self._responses.add(endpoint)
                 if self._on_request is not None:
                     self._on_request(endpoint)
                 status = response.status_code
-                done = False
+                raw_body: bytes | None = None
                 try:
                     if 300 <= status < 400:
                         raise redirect_error(status, response.headers.get("Location"), path,
@@ -382,24 +398,21 @@ class Client:
                         raw_body = read_body(response.raw, limit=self.max_response_bytes,
                                              until=limit.until)
                     except Rejected as exc:
-                        raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+                        lost = Transient(f"HTTP {status}: {exc}", rejected=True)
                     except BROKEN_BODY as exc:
-                        raise _Transient(f"HTTP {status}: {self._why(exc, limit)} while "
-                                         "reading the body") from None
-                    done = True
+                        lost = Transient(f"HTTP {status}: {self._why(exc, limit)} while "
+                                          "reading the body")
                 finally:
-                    if done:
+                    if raw_body is not None:
                         response.raw.release_conn()  # read to the end: reusable
                     else:
                         response.close()  # unread bytes would poison the next request
-            try:
-                decoded, refusal = decode_json(raw_body), None
-            except Rejected as exc:
-                decoded, refusal = None, str(exc)
-            try:
-                code = error_code(decoded)
-            except Rejected as exc:
-                raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+                if lost is not None:
+                    raise lost
+            decoded, refusal = verdict(decode_json, raw_body)
+            code, malformed = verdict(error_code, decoded)
+            if malformed is not None:  # (the error field: maybe the service's, not the item's)
+                raise Transient(f"HTTP {status}: {malformed}", rejected=True)
             if isinstance(decoded, dict) and (status < 500 or code is not None):
                 outcome = code  # the service's own answer
         finally:
@@ -409,21 +422,21 @@ class Client:
                 self._budget.settle(endpoint, outcome)
         if code is not None:
             if code in _FINAL_CODES or status < 500:
-                raise _with_detail(error_for_code(code, endpoint=path), decoded)
-            raise _Transient(f"HTTP {status} with error {code}")
+                raise with_detail(error_for_code(code, endpoint=path), decoded)
+            raise Transient(f"HTTP {status} with error {code}")
         if status >= 500 or status == 429:
-            raise _Transient(f"HTTP {status}")
+            raise Transient(f"HTTP {status}")
         if status >= 400:
             raise APIError(f"{path}: HTTP {status} without an error code", endpoint=path)
         if refusal is not None:
-            raise _Transient(f"HTTP {status}: {refusal}", rejected=True)
+            raise Transient(f"HTTP {status}: {refusal}", rejected=True)
         if not isinstance(decoded, dict):
-            raise _Transient(f"HTTP {status}: the body is {type(decoded).__name__}, not a JSON "
+            raise Transient(f"HTTP {status}: the body is {type(decoded).__name__}, not a JSON "
                              "object", rejected=True)
-        try:
-            check(decoded)
-        except Rejected as exc:
-            raise _Transient(f"HTTP {status}: {exc}", rejected=True) from None
+        # a JSON object answered with no error: the service is up, the answer is this item's
+        refusal = verdict(check, decoded)[1]
+        if refusal is not None:
+            raise Transient(f"HTTP {status}: {refusal}", rejected=True, answered=True)
         return decoded
 
 
@@ -435,16 +448,3 @@ def _read(name: str, read: Callable[[Any], Any], value: Any) -> Any:
         return read(value)
     except (TypeError, ValueError) as exc:
         raise InvalidParameter(f"invalid {name}={quoted(value, keys=True)}: {exc}") from None
-
-
-def _with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:
-    """``error`` with the service's own ``message``: at most 300 characters, each one that
-    does not print (a newline, an ANSI escape) written as an escape, so that a service
-    cannot forge a line of a cron job's log; left out when it only repeats ``error``."""
-    message = decoded.get("message")
-    if not isinstance(message, str) or not message.strip() or (
-            message.strip().casefold() in str(error).casefold()):
-        return error
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message[:300])
-    return type(error)(f"{error} ({shown})", code=error.code, endpoint=error.endpoint)
-

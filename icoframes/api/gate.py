@@ -17,8 +17,13 @@ Three layers, in the order a response meets them:
    decoded body.
 
 Every check raises :class:`Rejected` with a short reason; the client counts such
-an attempt as failed (retried within its policy) and, when retries run out,
-raises :class:`BadResponse`.
+an attempt as failed and, when its retries run out, raises :class:`BadResponse`.
+A body that is no JSON object, or whose ``error`` field is malformed, is retried
+within the retry policy (a proxy's page, a service in trouble: a failure toward the
+load's breaker); a JSON object answered with no error that fails the checks of its
+endpoint (another ICO's profile, ``"data": null``) shows the service up and the
+item bad: asked once more at most (:data:`~icoframes.api.retry.ANSWERS_REFUSED`),
+never counted toward the breaker.
 """
 
 from __future__ import annotations
@@ -26,12 +31,12 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from urllib3.exceptions import DecodeError
 
-from ..errors import BadResponse, Redirected
+from ..errors import APIError, BadResponse, Redirected
 from ..numerals import DIGITS
 from .params import PAGE_SIZE
 from .text import loads_text
@@ -51,6 +56,8 @@ __all__ = [
     "error_code",
     "read_body",
     "redirect_error",
+    "verdict",
+    "with_detail",
 ]
 
 log = logging.getLogger(__name__)
@@ -296,3 +303,23 @@ def redirect_error(status: int, location: str | None, endpoint: str, base_url: s
         f"are not followed (the signed headers go to {base_url} only). Check base_url.",
         endpoint=endpoint, reason=f"HTTP {status} redirect")
 
+
+def verdict(check: Callable[..., Any], *args: Any) -> tuple[Any, str | None]:
+    """``check(*args)`` and None, or None and why the gate refused (:class:`Rejected`): a
+    reason, not an exception raised in the handler (whose __context__ would keep this)."""
+    try:
+        return check(*args), None
+    except Rejected as exc:
+        return None, str(exc)
+
+
+def with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:
+    """``error`` with the service's own ``message``: at most 300 characters, each one that
+    does not print (a newline, an ANSI escape) written as an escape, so that a service
+    cannot forge a line of a cron job's log; left out when it only repeats ``error``."""
+    message = decoded.get("message")
+    if not isinstance(message, str) or not message.strip() or (
+            message.strip().casefold() in str(error).casefold()):
+        return error
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message[:300])
+    return type(error)(f"{error} ({shown})", code=error.code, endpoint=error.endpoint)

@@ -88,8 +88,9 @@ class Prepared:
         merged, templates = self._cache
         if (now := _merged(session)) != merged:  # the session changed: templates anew
             with self._lock:
-                if self._cache[0] != now:  # params copied: a dict changed in place shows
-                    self._cache = ((now[0], copy.copy(now[1]), now[2]), {})
+                if self._cache[0] != now:  # params copied whole: a dict, or a list in it,
+                    # changed in place shows (a shallow copy shared the list: a stale URL)
+                    self._cache = ((now[0], copy.deepcopy(now[1]), now[2]), {})
                 templates = self._cache[1]
         key = (url, tuple((k, v) for k, v in headers.items() if k not in BODY_HEADERS))
         if (template := templates.get(key)) is None:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import requests
 import urllib3
 
-__all__ = ["BROKEN_BODY", "TRANSIENT_ERRORS", "RetryPolicy", "never_sent", "transport_reason"]
+__all__ = ["ANSWERS_REFUSED", "BROKEN_BODY", "TRANSIENT_ERRORS", "RetryPolicy", "Transient",
+           "never_sent", "transport_reason"]
 
 # Failures of the connection or of the response in transit: worth another try.
 TRANSIENT_ERRORS = (
@@ -22,13 +23,33 @@ TRANSIENT_ERRORS = (
 BROKEN_BODY = (urllib3.exceptions.HTTPError, requests.RequestException, OSError)
 
 
+#: Answers of one request the gate refuses though the service answered it (a JSON object,
+#: no error: another ICO's profile, ``"data": null``) before it fails as a
+#: :class:`BadResponse`: the item's failure, not the service's, so that a profile always
+#: answered wrong costs two requests per load, not a retry policy's six.
+ANSWERS_REFUSED = 2
+
+
+class Transient(Exception):
+    """A failure worth retrying; carries a short reason and whether the gate refused it."""
+
+    def __init__(self, reason: str, *, rejected: bool = False, sent: bool = True,
+                 answered: bool = False):
+        super().__init__(reason)
+        # sent False: it never reached the service (refused, no connection); answered: the
+        # service answered a JSON object with no error, which the gate refused
+        self.rejected, self.sent, self.answered = rejected, sent, answered
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """How transient failures are retried.
 
     A failure is transient when the connection fails or times out, the HTTP
     status is 5xx, or 429 arrives without an error code, or the body is not
-    JSON. Waits grow as ``backoff * 2**n`` capped at ``max_backoff``, each
+    a JSON object (one that fails the checks of its endpoint is asked
+    :data:`ANSWERS_REFUSED` times at most: the item's failure). Waits grow as
+    ``backoff * 2**n`` capped at ``max_backoff``, each
     multiplied by a random factor in [0.5, 1] so that concurrent workers do not
     retry in lockstep. Retrying stops after ``max_attempts`` tries or once the
     next wait would pass ``max_elapsed`` seconds since the first try.
