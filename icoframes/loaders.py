@@ -150,8 +150,11 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         statuses it names.
     budget : int, optional
         At most this many profile requests in this call, the most stale first
-        (never fetched, then changed, then oldest for their status). What is
-        left is reported in a warning and in the report (``not_refreshed``).
+        (never fetched, then changed, then oldest for their status), equally
+        stale ones in the order of the lists (the first list's page 1 first,
+        its rows in order): the same call on the same lists picks the same
+        profiles, whatever order their pages arrive in. What is left is
+        reported in a warning and in the report (``not_refreshed``).
     offline : bool, default False
         Use the cache only, spending no request; raises :class:`NotCached`
         naming what is missing.

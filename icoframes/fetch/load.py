@@ -242,7 +242,7 @@ class Load:
                                      refresh=refresh, limit=limit, ages=ages or PROFILE_MAX_AGE)
         self.queries.append(query)
         if query.frame is not None:
-            self._plan_rows(query.frame, repaged=self.lists_after is not None)
+            self._plan_rows(query, query.frame, repaged=self.lists_after is not None)
             return
         if self.offline:
             return  # nothing cached for this query: the report says so
@@ -252,11 +252,13 @@ class Load:
         if mine:
             query.start(stored, after=self.lists_after)
 
-    def _plan_rows(self, frame: pd.DataFrame | None, *, repaged: bool) -> None:
-        """Plan the profiles of these list rows that the cache lacks or holds stale."""
+    def _plan_rows(self, query: ListQuery, frame: pd.DataFrame | None, *, repaged: bool,
+                   page: int | None = None) -> None:
+        """Plan the profiles the cache lacks or holds stale: ``query``'s ``page`` (or list)."""
         if not self._profiles or frame is None or frame.empty or self.offline:
             return  # offline, what is not cached is reported missing
-        if not self._plan.add(frame, repaged=repaged):
+        where = ([q is query for q in self.queries].index(True), page)  # (not ==: frames)
+        if not self._plan.add(frame, repaged=repaged, place=where):
             return
         if not self._quota_warned:  # once per crawl
             self._quota_warned = self.service.warn_short(self._plan.pending + self._plan.requested)
@@ -344,7 +346,7 @@ class Load:
             query, number, pass_no = info
             rows = query.on_page(number, pass_no, result)
             self._fill()  # the pages it made known go out before its rows are planned
-            self._plan_rows(rows, repaged=True)
+            self._plan_rows(query, rows, repaged=True, page=number)
             self._settle(query)
         else:
             self._keep(info, result)
@@ -363,7 +365,7 @@ class Load:
         if not query.pass_done:
             return
         if not query.finish_pass(may_repage=self._stop is None):
-            self._plan_rows(query.frame if query.kept else None, repaged=True)  # kept rows too
+            self._plan_rows(query, query.frame if query.kept else None, repaged=True)  # kept too
             self._store(query)
 
     def _store(self, query: ListQuery) -> None:
@@ -402,7 +404,7 @@ class Load:
         time.sleep(_WAIT_POLL)
         arrived, to_page = self._lists.poll()
         for query in arrived:  # another process paged it just now
-            self._plan_rows(query.frame, repaged=True)
+            self._plan_rows(query, query.frame, repaged=True)
         for query, stored in to_page:  # its pager died or stopped: page it here
             query.start(stored, after=self.lists_after)
         self._plan.poll_others()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection, Mapping
 
 import pandas as pd
 
+from ..api.params import PAGE_SIZE
 from ..files import utcnow
 from ..parse.lists import summary_keys
 from ..store.cache import Cache
@@ -79,6 +80,7 @@ class ProfilePlan:
         self._wants: list[Want] = []  # planned, not yet claimed
         self._ready: deque[Want] = deque()  # claimed by this process, to request
         self._waiting: dict[int, Want] = {}  # claimed by another live process
+        self._places: dict[int, tuple[int, int, int]] = {}  # id -> (query, page, row)
 
     @property
     def pending(self) -> int:
@@ -90,11 +92,14 @@ class ProfilePlan:
         """Profiles another live process claimed are awaited."""
         return bool(self._waiting)
 
-    def add(self, rows: pd.DataFrame, *, repaged: bool) -> int:
+    def add(self, rows: pd.DataFrame, *, repaged: bool,
+            place: tuple[int, int | None] = (0, None)) -> int:
         """Plan the profiles of these list rows that the cache lacks or holds stale; how many.
 
         ``repaged``: the rows come from a list paged by this load, so stale
-        profiles (older than ``ages``) are wanted too.
+        profiles (older than ``ages``) are wanted too. ``place``: the index of their
+        query in the load and their page (None: the query's whole list, in its order),
+        which orders equally urgent profiles (:meth:`_urgency`).
         """
         ids = rows["id"].tolist()
         fresh = [i not in self._seen for i in ids]
@@ -102,6 +107,12 @@ class ProfilePlan:
             return 0
         new = rows if all(fresh) else rows[fresh]  # (a page's rows are mostly all new)
         self._seen.update(ids)
+        query, page = place
+        for row, ico_id in enumerate(ids):
+            if page is None:  # a whole list: its rows in order, PAGE_SIZE a page
+                self._places.setdefault(ico_id, (query, row // PAGE_SIZE + 1, row % PAGE_SIZE))
+            else:
+                self._places.setdefault(ico_id, (query, page, row))
         if self._index is None:  # the version first: what other processes keep later shows
             self._marker = self._cache.version()
             self._index = ProfileIndex(self._cache.profile_index())
@@ -110,10 +121,16 @@ class ProfilePlan:
                               refresh_all=self._refresh_all)
         self.planned += len(wants)
         self._wants.extend(wants)
-        # the most urgent first: a row the result lacks before one it holds, older (the
-        # daily limit may stop the load: a missing row costs more than an old one)
-        self._wants.sort(key=lambda w: -w.staleness)
+        self._wants.sort(key=self._urgency)
         return len(wants)
+
+    def _urgency(self, want: Want) -> tuple[float, tuple[int, int, int]]:
+        """The sort key of ``want``: the most urgent first, a row the result lacks before one
+        it holds, older (the daily limit may stop the load: a missing row costs more than an
+        old one); equally urgent ones in the order of the load's lists (its first query's
+        page 1 first), not in the order their pages happened to arrive, so that a budget or
+        a cut picks the same ids on the same lists."""
+        return -want.staleness, self._places.get(want.id, (0, 0, 0))
 
     def next(self, lists: Collection[ListQuery], remaining: Callable[[], int]) -> Want | None:
         """The next profile to request, claimed by this load; None when none may go yet.
@@ -156,7 +173,7 @@ class ProfilePlan:
         if not self._wants or (urgent_only and self._wants[0].staleness < URGENT):
             return False
         if self.budget is not None:
-            self._wants.sort(key=lambda w: -w.staleness)
+            self._wants.sort(key=self._urgency)
             room = self.budget - self.requested - len(self._ready)
             if room <= 0 or self._budget_spent:
                 self.over_budget.extend(w.id for w in self._wants)
