@@ -210,6 +210,63 @@ def test_list_pages_in_flight_when_the_quota_stops_the_load_are_kept(
         _lacking(manifest)]
 
 
+def test_list_pages_in_flight_when_the_quota_stops_the_load_are_awaited_with_no_grace(
+        configure, monkeypatch):
+    """The pages of the test above answered within the 2 s grace a stop that is not paid
+    for gives, so it passed had the quota's stop given them that grace only (cut after it).
+    Here there is no grace at all (``_GRACE`` 0) and pages 2 and 3 answer only once the
+    stopping load waits for them, or cuts them: paid for, they must be waited for and kept,
+    however late they answer."""
+    from icoframes.fetch import load, pool
+
+    monkeypatch.setattr(load, "_GRACE", 0.0)
+    stopping, pages_in, decided = threading.Event(), threading.Event(), threading.Event()
+    held: set[int] = set()
+    lock = threading.Lock()
+    real_shut_down = pool.RequestPool.shut_down
+
+    def shut_down(self, *, grace, cancel):  # the real one, telling when it waits or cuts
+        tick = self._tick
+
+        def waits() -> None:  # the stopping load waits for the requests in flight
+            decided.set()
+            tick()
+
+        def cuts() -> None:  # it cuts them
+            decided.set()
+            cancel()
+
+        self._tick = waits
+        stopping.set()
+        return real_shut_down(self, grace=grace, cancel=cuts)
+
+    monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
+    pages = paged_list(60)
+
+    def held_pages(h) -> None:
+        number = h.request_json().get("page", 1)
+        if number > 1:
+            with lock:
+                held.add(number)
+                if held == {2, 3}:
+                    pages_in.set()
+            assert stopping.wait(HANG_GUARD) and decided.wait(HANG_GUARD)
+        pages(h)
+
+    def profile(h) -> None:
+        assert pages_in.wait(HANG_GUARD)
+        assert wait_until(lambda: h.server.owner.hits[PROFILE] == 2)
+        json_reply({"error": 485, "message": "daily limit exceeded", "data": None})(h)
+
+    with HostileServer({LIST: held_pages, PROFILE: profile}, lifetime=HANG_GUARD) as srv:
+        configure(srv, max_workers=4)
+        with pytest.raises(icoframes.QuotaExceeded) as info:
+            icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[LIST] == 3 and srv.hits[PROFILE] == 2
+    [query] = info.value.listing.attrs["icoframes"]["queries"]
+    assert query["complete"] is True and query["rows"] == 60, query
+
+
 class RefusingAfter:
     """A service that accepts ``n`` requests, then answers every one with error 485."""
 
