@@ -217,3 +217,24 @@ def test_a_485_stays_the_stop_when_a_list_answered_after_it_cannot_be_planned(
     assert stop.code == 485 and not isinstance(stop, CacheError)
     assert srv.hits == {LIST: 3}  # one page of each list, nothing after the stop
     assert "Not everything fetched could be kept (the cache folder" in message
+
+
+def test_the_profiles_a_quota_stop_says_fetched_leave_out_those_gone(tmp_path, configured):
+    # profile 1 is gone (error 482: kept as gone, not fetched), 2 and 3 answer, then 485
+    def profiles(h):
+        asked = h.request_json().get("id")
+        if asked == 1:
+            json_reply({"error": 482, "data": None})(h)
+        elif asked in (2, 3):
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+        else:
+            json_reply({"error": 485})(h)
+
+    with HostileServer({LIST: paged_list(10), PROFILE: profiles}) as srv, \
+            time_machine.travel(NOON, tick=True):
+        configured(**srv.settings(), cache_dir=tmp_path / "c", max_workers=1)
+        with pytest.raises(QuotaExceeded) as info:
+            icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[PROFILE] == 4
+    # (was "fetched 3 profiles": the gone one counted)
+    assert "This call fetched 2 profiles; 7 remain to fetch" in str(info.value)

@@ -438,7 +438,7 @@ class Load:
         stop = self._stop
         if isinstance(stop, QuotaExceeded):
             raise quota_error(stop, self.settings, *self.service.quota_state(),
-                              fetched=len(self._done) - len(self.failed),
+                              fetched=len(self._done) - len(self.failed) - len(self.gone),
                               left=self._plan.planned - len(self._done), lost=self._lost,
                               unlisted=any(not q.complete for q in self.queries)) from stop
         if stop is None and self.control.tripped:
