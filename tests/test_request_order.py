@@ -36,9 +36,9 @@ def test_the_pages_a_page_makes_known_go_out_before_its_rows_are_planned(cfg, mo
         log.append(("sent", info[1] if kind == "page" else "profile"))
         return submit(self, kind, info, fn, *args)
 
-    def planned(self, frame, *, repaged):
+    def planned(self, query, frame, *, repaged, page=None):
         log.append(("planned", None if frame is None else len(frame)))
-        return plan_rows(self, frame, repaged=repaged)
+        return plan_rows(self, query, frame, repaged=repaged, page=page)
 
     monkeypatch.setattr(RequestPool, "submit", submitted)
     monkeypatch.setattr(Load, "_plan_rows", planned)
