@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import logging
 import threading
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -151,6 +152,33 @@ def test_the_users_daily_quota_mid_load_writes_an_incomplete_export(
             f"next call pages it again; {_lacking(again).removeprefix('incomplete result: ')}"]
 
 
+def _held_list(*answer_after: threading.Event) -> dict[str, Any]:
+    """Behaviours of a list of 60 ICOs whose pages 2 and 3 answer only once each event of
+    ``answer_after`` is set, and of profiles refused (485) once both pages are in flight
+    and both profiles the two workers left free send came."""
+    pages, pages_in = paged_list(60), threading.Event()
+    held: set[int] = set()
+    lock = threading.Lock()
+
+    def held_pages(h) -> None:
+        number = h.request_json().get("page", 1)
+        if number > 1:
+            with lock:
+                held.add(number)
+                if held == {2, 3}:
+                    pages_in.set()
+            for event in answer_after:
+                assert event.wait(HANG_GUARD)
+        pages(h)
+
+    def profile(h) -> None:
+        assert pages_in.wait(HANG_GUARD)  # refused once pages 2 and 3 are in flight,
+        assert wait_until(lambda: h.server.owner.hits[PROFILE] == 2)  # and both profiles
+        json_reply({"error": 485, "message": "daily limit exceeded", "data": None})(h)
+
+    return {LIST: held_pages, PROFILE: profile}
+
+
 @INCOMPLETE
 def test_list_pages_in_flight_when_the_quota_stops_the_load_are_kept(
         tmp_path, monkeypatch, caplog, settings_restored):
@@ -163,9 +191,7 @@ def test_list_pages_in_flight_when_the_quota_stops_the_load_are_kept(
     under a short allowance no profile takes what a page may need.)"""
     from icoframes.fetch import pool
 
-    stopping, pages_in = threading.Event(), threading.Event()
-    held: set[int] = set()
-    lock = threading.Lock()
+    stopping = threading.Event()
     real_shut_down = pool.RequestPool.shut_down
 
     def shut_down(self, **kwargs):  # the real one, once the test knows the load stops
@@ -173,24 +199,7 @@ def test_list_pages_in_flight_when_the_quota_stops_the_load_are_kept(
         return real_shut_down(self, **kwargs)
 
     monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
-    pages = paged_list(60)
-
-    def held_pages(h) -> None:
-        number = h.request_json().get("page", 1)
-        if number > 1:
-            with lock:
-                held.add(number)
-                if held == {2, 3}:
-                    pages_in.set()
-            assert stopping.wait(HANG_GUARD)
-        pages(h)
-
-    def profile(h) -> None:
-        assert pages_in.wait(HANG_GUARD)  # refused once pages 2 and 3 are in flight,
-        assert wait_until(lambda: h.server.owner.hits[PROFILE] == 2)  # and both profiles
-        json_reply({"error": 485, "message": "daily limit exceeded", "data": None})(h)
-
-    with HostileServer({LIST: held_pages, PROFILE: profile}, lifetime=HANG_GUARD) as srv, \
+    with HostileServer(_held_list(stopping), lifetime=HANG_GUARD) as srv, \
             time_machine.travel(DAY):
         _use(monkeypatch, tmp_path, {**srv.settings(), "max_workers": "4"})
         out = tmp_path / "out"
@@ -220,9 +229,7 @@ def test_list_pages_in_flight_when_the_quota_stops_the_load_are_awaited_with_no_
     from icoframes.fetch import load, pool
 
     monkeypatch.setattr(load, "_GRACE", 0.0)
-    stopping, pages_in, decided = threading.Event(), threading.Event(), threading.Event()
-    held: set[int] = set()
-    lock = threading.Lock()
+    stopping, decided = threading.Event(), threading.Event()
     real_shut_down = pool.RequestPool.shut_down
 
     def shut_down(self, *, grace, cancel):  # the real one, telling when it waits or cuts
@@ -241,24 +248,7 @@ def test_list_pages_in_flight_when_the_quota_stops_the_load_are_awaited_with_no_
         return real_shut_down(self, grace=grace, cancel=cuts)
 
     monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
-    pages = paged_list(60)
-
-    def held_pages(h) -> None:
-        number = h.request_json().get("page", 1)
-        if number > 1:
-            with lock:
-                held.add(number)
-                if held == {2, 3}:
-                    pages_in.set()
-            assert stopping.wait(HANG_GUARD) and decided.wait(HANG_GUARD)
-        pages(h)
-
-    def profile(h) -> None:
-        assert pages_in.wait(HANG_GUARD)
-        assert wait_until(lambda: h.server.owner.hits[PROFILE] == 2)
-        json_reply({"error": 485, "message": "daily limit exceeded", "data": None})(h)
-
-    with HostileServer({LIST: held_pages, PROFILE: profile}, lifetime=HANG_GUARD) as srv:
+    with HostileServer(_held_list(stopping, decided), lifetime=HANG_GUARD) as srv:
         configure(srv, max_workers=4)
         with pytest.raises(icoframes.QuotaExceeded) as info:
             icoframes.load_icos(status="past", progress=False)
