@@ -239,9 +239,9 @@ def test_list_pages_in_flight_when_the_quota_stops_the_load_are_awaited_with_no_
             decided.set()
             tick()
 
-        def cuts() -> None:  # it cuts them
-            decided.set()
+        def cuts() -> None:  # it cuts them (first: the pages answer too late)
             cancel()
+            decided.set()
 
         self._tick = waits
         stopping.set()
