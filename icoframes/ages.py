@@ -17,7 +17,7 @@ import pandas as pd
 
 from .numerals import TOO_MANY_SECONDS, number_text
 
-__all__ = ["age_hint", "as_age", "numpy_duration"]
+__all__ = ["LEAST_AGE", "age_hint", "as_age", "numpy_duration"]
 
 
 def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:
@@ -42,13 +42,19 @@ def numpy_duration(value: np.timedelta64) -> pd.Timedelta | None:
         return None
 
 
+#: The shortest age other than 0: a timedelta's resolution. A shorter positive one would be
+#: held as 0 ("always stale"): refused, not read so (``--max-age 1e-400``, 1e-7 seconds).
+LEAST_AGE = dt.timedelta(microseconds=1)
+
+
 def as_age(value: object) -> dt.timedelta | None:
     """``value`` as an age of 0 or more, or None when it is none.
 
     A timedelta (a pandas Timedelta, a NumPy timedelta64 with a unit: see
     :func:`numpy_duration`), or a real number of seconds (a NumPy number or a
-    Fraction too; never a bool) that a timedelta holds: infinity, NaN, NaT and the
-    negative are no age.
+    Fraction too; never a bool) that a timedelta holds: infinity, NaN, NaT, the
+    negative, and a positive age shorter than :data:`LEAST_AGE` (held as 0, it
+    would mean "always stale") are no age.
 
     Examples
     --------
@@ -56,7 +62,11 @@ def as_age(value: object) -> dt.timedelta | None:
     (datetime.timedelta(seconds=90), datetime.timedelta(seconds=90), datetime.timedelta(seconds=90))
     >>> as_age(True), as_age(float("inf")), as_age(-1), as_age("90"), as_age(np.timedelta64(90))
     (None, None, None, None, None)
+    >>> as_age(0), as_age(1e-7), as_age(np.timedelta64(1, "ns")), as_age(pd.Timedelta("1ns"))
+    (datetime.timedelta(0), None, None, None)
     """
+    if _too_short(value):
+        return None
     if isinstance(value, np.timedelta64):
         duration = numpy_duration(value)
         value = None if duration is None else duration.to_pytimedelta()
@@ -65,6 +75,22 @@ def as_age(value: object) -> dt.timedelta | None:
     if isinstance(value, dt.timedelta) and value >= dt.timedelta(0):
         return value
     return None
+
+
+def _too_short(value: object) -> bool:
+    """Whether ``value`` is a positive age shorter than :data:`LEAST_AGE` (1e-7 seconds,
+    ``Fraction(1, 10**400)``, whose float is 0.0, a nanosecond): what an age would hold as 0."""
+    if isinstance(value, np.timedelta64):
+        value = numpy_duration(value)  # nanoseconds kept: pandas' resolution
+    if isinstance(value, dt.timedelta):
+        return dt.timedelta(0) < value < LEAST_AGE
+    seconds = _seconds(value)
+    if seconds is None:
+        return False
+    try:  # underflowed: Fraction(1, 10**400) is no 0
+        return 0 < seconds < 1e-6 or (seconds == 0 and bool(value > 0))  # type: ignore[operator]
+    except Exception:  # a number that compares with nothing: no age either way, as_age says
+        return False
 
 
 def _seconds(value: object) -> float | None:
@@ -90,6 +116,8 @@ def age_hint(value: object) -> str:
     >>> age_hint(1e308), age_hint(float("inf"))
     (' (more seconds than a timedelta holds: below 8.64e+13)', '')
     """
+    if _too_short(value):
+        return " (a positive age shorter than a microsecond, which an age would hold as 0)"
     if not isinstance(value, str):
         finite = _seconds(value) is not None and value < math.inf  # type: ignore[operator]
         if finite and value >= TOO_MANY_SECONDS:  # type: ignore[operator]  # 10**400 too

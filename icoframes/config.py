@@ -155,8 +155,9 @@ SETTINGS: tuple[Setting, ...] = (
             "after an error 485 no request is sent before it. Unknown (the spec does not say "
             "it): the count starts at 00:00 UTC, and after a 485 each call sends one probe "
             "request.", accepts="str | datetime.time"),
-    Setting("max_response_bytes", "int", readers.integer(1024), 4 * 1024 * 1024, "4194304 (4 MiB)",
-            "Largest response body accepted, raw and decompressed alike (bytes)."),
+    Setting("max_response_bytes", "int", readers.response_bytes, 4 * 1024 * 1024,
+            "4194304 (4 MiB)", "Largest response body accepted, raw and decompressed alike "
+            "(bytes, at least 1024)."),
 )
 """Every setting, once: the source of everything else in this module."""
 

@@ -41,7 +41,7 @@ from .exported import (
     read_manifest,
 )
 from .files import utc_time
-from .numerals import integer_text, is_integer
+from .numerals import as_integer
 from .queries import PLACE_PARAMS
 from .reporting import LoadReport
 from .tables import Tables
@@ -93,9 +93,9 @@ def given_queries(filters: Mapping[str, Any], asked: list[dict[str, Any]]
 
 
 def _folded(value: Any) -> Any:
-    number = integer_text(value) if isinstance(value, str) else value  # ASCII, as ids are
-    if is_integer(number):
-        return int(number)
+    number = as_integer(value, text=True)  # ASCII, as ids are
+    if number is not None:
+        return number
     return str(value).strip().casefold()
 
 

@@ -116,10 +116,10 @@ import pyarrow as pa
 
 from ._version import __version__
 from .dayfolder import check_layout, check_tree, given_queries, keep_exported
-from .errors import EmptyResult, QuotaExceeded, check_flags, checked_keywords
+from .errors import EmptyResult, InvalidParameter, QuotaExceeded, check_flags, checked_keywords
 from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
-from .files import atomic_write_bytes, atomic_write_table, folder_path, utcnow
+from .files import atomic_write_bytes, atomic_write_table, folder_path, not_a_folder, utcnow
 from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
     dump,
@@ -263,7 +263,8 @@ def export_tables(
         ``out`` cannot be created or written (raised before any request), or
         the settings are incomplete.
     InvalidParameter
-        An argument is refused; or, with ``snapshot``, ``out`` holds a snapshot of
+        An argument is refused (``out`` a file, a FIFO, or under a file: no folder); or,
+        with ``snapshot``, ``out`` holds a snapshot of
         another query, of this day or another (raised before any list or profile
         request: a tree holds one query); or ``out`` holds the other layout (a plain
         export for a snapshot, snapshots for a plain export).
@@ -295,6 +296,10 @@ def export_tables(
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     filters = read_once(filters)  # a generator: read once, recorded as its values
     folder = folder_path(out, "out")
+    why = not_a_folder(folder)
+    if why is not None:  # an argument that names no folder: no "cannot be written (File exists)"
+        raise InvalidParameter(f"out={folder} names no folder: {why}. Nothing was "
+                               "sent or written; give out (--out) a folder, made if missing")
     budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON
     check_flags(snapshot=snapshot, allow_empty=allow_empty)  # "no" would be a snapshot
     now = utcnow()

@@ -53,6 +53,7 @@ __all__ = [
     "is_empty_path",
     "json_object",
     "locked",
+    "not_a_folder",
     "read_parquet_table",
     "read_record",
     "today",
@@ -295,6 +296,32 @@ def entry_kind(path: Path) -> str | None:
         return _kind(path.lstat().st_mode)
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def not_a_folder(path: Path) -> str | None:
+    """Why no folder can be at ``path`` (links followed): ``"it is a FIFO"``, or a folder on
+    its way is something else (``"/x/notes.txt on its way is a file"``); None when ``path``
+    is a folder, or nothing is in the way of making one.
+
+    The one test of a folder argument (``Tables.read_parquet``'s, ``export_tables``'
+    ``out``): such a path was the OS's bare NotADirectoryError, or "File exists".
+
+    Examples
+    --------
+    >>> not_a_folder(Path("/dev/null")), not_a_folder(Path("/dev/null/x")), not_a_folder(Path("/"))
+    ('it is a device', '/dev/null on its way is a device', None)
+    """
+    for at in (path, *path.parents):
+        try:
+            mode = at.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):  # nothing there; or a file above
+            continue
+        except OSError:  # not ours to look at (permissions): the folder's user says
+            return None
+        if stat.S_ISDIR(mode):
+            return None
+        return f"it is {_kind(mode)}" if at == path else f"{at} on its way is {_kind(mode)}"
+    return None
 
 
 def _kind(mode: int) -> str:

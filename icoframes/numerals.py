@@ -22,6 +22,7 @@ import datetime as dt
 import decimal
 import math
 import numbers
+import operator
 import re
 import unicodedata
 from collections.abc import Callable
@@ -29,10 +30,10 @@ from typing import Any, TypeGuard
 
 from .quoting import quoted
 
-__all__ = ["ANY_INTEGER", "AT_LEAST_ONE", "COUNT", "DIGITS", "INT64_MAX", "INTEGER", "NUMBER",
-           "QUOTA", "SECONDS",
-           "bounds", "checked", "did_you_mean_flag", "did_you_mean_number", "integer_text",
-           "is_integer",
+__all__ = ["ANY_INTEGER", "AT_LEAST_ONE", "COUNT", "DIGITS", "INT64_MAX", "INTEGER", "NO_LIMIT",
+           "NUMBER", "QUOTA", "SECONDS",
+           "as_integer", "bounds", "checked", "did_you_mean_flag", "did_you_mean_number",
+           "integer_text", "is_integer",
            "meant_flag", "meant_number", "number_text", "python_number", "whole", "within"]
 
 #: ASCII digits, no sign: a count as a server writes it (``Content-Length``).
@@ -59,6 +60,35 @@ def is_integer(value: object) -> TypeGuard[numbers.Integral]:
             and getattr(getattr(value, "dtype", None), "kind", "") not in ("b", "m", "M"))
 
 
+def as_integer(value: object, *, text: bool = False) -> int | None:
+    """``value`` as a Python int when it is an integer as an argument takes one
+    (:func:`is_integer`; with ``text``, a str of ASCII digits too: :func:`integer_text`),
+    else None: the one reading of every integer argument.
+
+    Neither is an integer whose own ``__index__`` fails (raises anything, a RuntimeError
+    too): its refusal is the argument's (InvalidParameter), never that error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_integer(np.int64(5)), as_integer("5"), as_integer("5", text=True), as_integer(5.0)
+    (5, None, 5, None)
+    >>> class Broken:
+    ...     def __index__(self):
+    ...         raise RuntimeError("broken")
+    >>> as_integer(Broken()), as_integer(True), as_integer(np.timedelta64(5))
+    (None, None, None)
+    """
+    if isinstance(value, str):
+        return integer_text(value) if text else None
+    if not is_integer(value):
+        return None
+    try:
+        return operator.index(value)
+    except Exception:  # whatever a broken __index__ raises (RuntimeError too): no integer
+        return None
+
+
 def integer_text(value: object) -> int | None:
     """The integer ``value`` writes if it is a str of ASCII digits (signed), else None.
 
@@ -79,7 +109,8 @@ def integer_text(value: object) -> int | None:
 
 def number_text(value: object) -> int | float | None:
     """The number ``value`` writes if it is a str of ASCII digits: an integer as ``int``,
-    another number (``1.0``, ``1e3``) as ``float``; None for anything else.
+    another number (``1.0``, ``1e3``) as ``float``; None for anything else, and for a
+    number too small for a float (``"1e-400"`` is no 0: ``--max-age 1e-400`` was 0 seconds).
 
     Examples
     --------
@@ -87,13 +118,22 @@ def number_text(value: object) -> int | float | None:
     (7, 1.0, 1000.0, 0.5)
     >>> number_text("nan"), number_text("٣"), number_text("1_0"), number_text("0x1")
     (None, None, None, None)
+    >>> number_text("1e-400"), number_text("0e-400"), number_text("-0.0")
+    (None, 0.0, -0.0)
     """
     integer = integer_text(value)
     if integer is not None:
         return integer
     if isinstance(value, str) and NUMBER.fullmatch(value.strip()):
-        return float(value)
+        number = float(value)
+        return None if _underflowed(value, number) else number
     return None
+
+
+def _underflowed(text: str, number: float) -> bool:
+    """Whether ``number``, read from ``text``, is a 0 that ``text`` does not write: a number
+    too small for a float (``"1e-400"``), in any digits (``"١e-400"``)."""
+    return number == 0 and any(unicodedata.decimal(c, 0) for c in re.split("[eE]", text)[0])
 
 
 def python_number(value: object) -> int | float | None:
@@ -146,16 +186,20 @@ def meant_number(value: object, *, whole: bool = True) -> int | float | None:
         real = float(number)
     except OverflowError:  # an int past float's range: still a whole number
         real = 1.0
+    except Exception:  # a number whose own __float__ fails: none to suggest
+        return None
     if not math.isfinite(real) or (whole and not real.is_integer()):
         return None
     if whole and isinstance(number, decimal.Decimal) and number != number.to_integral_value():
         return None  # Decimal("5.000000000000000001") is 5.0 as a float, no whole number
-    if real == 0 and isinstance(value, str) and any(  # underflowed: "1e-400" is no 0
-            unicodedata.decimal(c, 0) for c in re.split("[eE]", value)[0]):
+    if isinstance(value, str) and _underflowed(value, real):  # "1e-400" is no 0
         return None
     if whole and isinstance(number, float) and abs(real) >= _EXACT:  # no exact whole number
         return None
-    return int(number) if whole else real  # type: ignore[arg-type]  # a Real int()s
+    try:
+        return int(number) if whole else real  # type: ignore[arg-type]  # a Real int()s
+    except Exception:  # a number whose own __int__ fails: none to suggest
+        return None
 
 
 def did_you_mean_number(value: object, *, whole: bool = True, low: float | None = None,
@@ -239,7 +283,7 @@ def checked(read: Callable[[str], int | float | None], rule: str,
     ...     COUNT("٣")
     ... except argparse.ArgumentTypeError as exc:
     ...     print(exc)
-    must be a whole number >= 0, got '٣'; did you mean 3?
+    must be a whole number from 0 to 9223372036854775807, got '٣'; did you mean 3?
     """
     whole_number = read is integer_text
 
@@ -262,12 +306,41 @@ def whole(what: str, low: int | None, high: int | None = None) -> Callable[[str]
 #: The largest integer an int64 column or an SQLite integer holds: no id, count or quota
 #: the package keeps is larger (``configure(daily_quota=)``, a list's ids, ``--quota``).
 INT64_MAX = 2**63 - 1
-#: A count option: ``export --budget``, ``sandbox --n-icos``.
-COUNT = whole("a whole number", 0)
-#: A quota: ``sandbox --quota``, as many requests as a client's ``daily_quota`` may allow.
-QUOTA = whole("a whole number", 0, INT64_MAX)
-#: A count of at least one: ``demo --n-icos``, ``sandbox --grow-every``.
-AT_LEAST_ONE = whole("a whole number", 1)
+#: A count option: ``export --budget``, as many requests as a quota (``budget=``'s range).
+COUNT = whole("a whole number", 0, INT64_MAX)
+#: A count of at least one: ``sandbox --grow-every`` (``start(grow_every=)``'s range).
+AT_LEAST_ONE = whole("a whole number", 1, INT64_MAX)
+#: What a quota of 0 most likely meant: no limit (``sandbox --quota 0`` was one).
+NO_LIMIT = "no limit"
+_QUOTA = checked(integer_text, f"a whole number{bounds(1, INT64_MAX)} or 'none' ({NO_LIMIT})",
+                 lambda v: within(v, 1, INT64_MAX))
+
+
+def QUOTA(text: str) -> int | None:  # an option's type, named as COUNT is
+    """``sandbox --quota``: requests per key per day, from 1 to :data:`INT64_MAX` as a
+    client's ``daily_quota``, or ``none`` for no limit (``start(quota=None)``); ``0`` is
+    refused, as ``start(quota=0)`` is, with "did you mean 'none'": it was no limit here and
+    no request at all in Python.
+
+    Examples
+    --------
+    >>> QUOTA("5000"), QUOTA(" None ")
+    (5000, None)
+    >>> try:
+    ...     QUOTA("0")
+    ... except argparse.ArgumentTypeError as exc:
+    ...     print(str(exc).split(", got ")[1])
+    '0'; did you mean 'none'?
+    """
+    if text.strip().casefold() == "none":
+        return None
+    if integer_text(text) == 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number{bounds(1, INT64_MAX)} or "
+                                         f"'none' ({NO_LIMIT}), got {quoted(text)}; did you "
+                                         "mean 'none'?")
+    return int(_QUOTA(text))
+
+
 #: Any integer an int64 holds: a seed (``sandbox.start(seed=)``'s range: a longer one made a
 #: service name longer than ``configure`` takes). An option with limits of its own reads
 #: with them: ``--max-workers`` (``config.MAX_WORKERS``), a filter's number (its list

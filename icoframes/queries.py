@@ -45,9 +45,11 @@ from .errors import (
     warn,
 )
 from .numerals import (
+    INT64_MAX,
+    as_integer,
+    bounds,
     did_you_mean_flag,
     did_you_mean_number,
-    is_integer,
     number_text,
     python_number,
 )
@@ -129,7 +131,7 @@ def build_queries(status: str | None, filters: Mapping[str, Any],
     for key in ID_LIST_PARAMS:  # an empty name would cost the filter set to be refused
         if params.get(key) is not None and any(isinstance(v, str) and not v.strip()
                                                for v in _values(params[key])):
-            raise InvalidParameter(f"invalid list parameter {key}={params[key]!r}: {key} "
+            raise InvalidParameter(f"invalid list parameter {key}={quoted(params[key])}: "
                                    "must be ids or names, not an empty string")
     # Check everything that can be checked without the filter set first,
     # standing in a valid id for names, so a typo costs no request.
@@ -251,10 +253,12 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
         raise InvalidParameter(f"refresh must be False, True or 'all', got {quoted(refresh)}{hint}")
     if budget is None:
         return None
-    if not is_integer(budget) or budget < 0:  # np.int64(5) counts (configure, top=); no timedelta
-        raise InvalidParameter(f"budget must be a whole number >= 0, got {quoted(budget)}"
-                               + did_you_mean_number(budget, low=0))  # "5", 5.0: 5
-    return int(budget)
+    number = as_integer(budget)  # np.int64(5) counts (configure, top=); no timedelta
+    if number is None or not 0 <= number <= INT64_MAX:  # a count of requests: a quota's int64
+        raise InvalidParameter(f"budget must be a whole number{bounds(0, INT64_MAX)}, got "
+                               f"{quoted(budget)}"  # "5", 5.0: 5
+                               + did_you_mean_number(budget, low=0, high=INT64_MAX))
+    return number
 
 
 def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:
@@ -393,9 +397,9 @@ def _tickers(value: Any) -> Any:
             continue
         hint = f"; did you mean {near!r}?" if near else ""
         raise InvalidParameter(
-            f"invalid list parameter accepted_currencies={quoted(value)}: accepted_currencies "
-            "takes currency tickers (2 to 10 letters or digits, like 'ETH' or 'USDT') or the names "
-            f"of icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {quoted(item)} is not "
+            f"invalid list parameter accepted_currencies={quoted(value)}: takes currency tickers "
+            "(2 to 10 letters or digits, like 'ETH' or 'USDT') or the names of "
+            f"icoframes.parse.units.UNIT_ALIASES ('Ether', 'Bitcoin'); {quoted(item)} is not "
             f"one{hint}")
     return out
 

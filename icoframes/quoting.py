@@ -118,7 +118,7 @@ def _whole_number(value: object) -> int | None:
         return None
     try:
         return operator.index(value)
-    except (TypeError, ValueError):
+    except Exception:  # whatever a broken __index__ raises (RuntimeError too): the repr says it
         return None
 
 

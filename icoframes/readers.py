@@ -15,11 +15,11 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from .numerals import did_you_mean_number, integer_text, number_text
+from .numerals import INT64_MAX, as_integer, did_you_mean_number, number_text
 from .secret import RedactedURL, Secret
 
-__all__ = ["MAX_SECONDS", "integer", "private_key", "public_key", "seconds", "service_name",
-           "time_of_day", "url"]
+__all__ = ["MAX_SECONDS", "integer", "private_key", "public_key", "response_bytes", "seconds",
+           "service_name", "time_of_day", "url"]
 
 
 def url(value: Any) -> str:
@@ -60,23 +60,23 @@ def private_key(secret: Secret) -> Secret:
     return secret.stripped()  # keys read from a file keep their newline
 
 
-def integer(low: int, high: int | None = None) -> Callable[[Any], int]:
-    """The reader of a whole number from ``low`` to ``high`` (None: no upper bound)."""
-    def read(value: Any) -> int:  # text: ASCII digits only (numerals), never "٣" nor "1_000"
-        number: Any = integer_text(value) if isinstance(value, str) else value
-        # never cut: 2.5, Decimal("2.5"), np.True_; nor a numpy timedelta64 ("kind" m)
-        if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") in (
-                "b", "m", "M") or not hasattr(number, "__index__"):
+def integer(low: int, high: int) -> Callable[[Any], int]:
+    """The reader of a whole number from ``low`` to ``high``: :func:`~icoframes.numerals.as_integer`
+    reads it, as every integer argument (text: ASCII digits only, never "٣" nor "1_000";
+    never True, 2.5, ``Decimal("2.5")`` nor a numpy timedelta64)."""
+    def read(value: Any) -> int:
+        number = as_integer(value, text=True)
+        if number is None:
             raise ValueError("must be an integer" + did_you_mean_number(value))
-        try:  # np.timedelta64(5, "D") has an __index__ that raises; never its own text
-            number = int(number)
-        except (TypeError, ValueError):
-            raise ValueError("must be an integer") from None
-        if number < low or (high is not None and number > high):
-            raise ValueError(f"must be between {low} and {high}" if high is not None
-                             else "must be a positive integer")
+        if not low <= number <= high:
+            raise ValueError(f"must be between {low} and {high}")
         return number
     return read
+
+
+#: ``max_response_bytes`` (``configure``'s, a :class:`~icoframes.api.client.Client`'s): at
+#: least 1 KiB, and no more than the int64 every count of the package is.
+response_bytes = integer(1024, INT64_MAX)
 
 
 #: The longest a request may take (``timeout``): a day. The watchdog that cuts a request

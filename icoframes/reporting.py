@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 from .errors import InvalidParameter, checked_keywords, checked_methods, warn
 
-__all__ = ["LoadReport", "MissingICO", "QueryReport", "report"]
+__all__ = ["AsDict", "LoadReport", "MissingICO", "QueryReport", "queries_html", "report"]
 
 class AsDict:
     """Reads as a dict too (``info["profiles"]``), as up to 0.1. Deprecated: each

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InvalidParameter, quoted
-from .numerals import did_you_mean_number, integer_text
+from .numerals import as_integer, did_you_mean_number
 
 __all__ = ["kept_ids"]
 
@@ -46,9 +46,11 @@ def kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
     if any(v is None or v is pd.NA or isinstance(v, bool | np.bool_ | float) for v in values):
         raise InvalidParameter("subset: ids must be whole numbers and a mask True or False "
                                "throughout (no missing values, no mixing)")
-    for text in (v for v in values if isinstance(v, str) and integer_text(v) is None):  # "٣"
-        raise InvalidParameter(f"subset: id {quoted(text)} is no whole number"
-                               + did_you_mean_number(text))
+    # each id read as every integer argument is (numerals.as_integer): "٣", Decimal("2.5") (was
+    # id 2), a numpy timedelta64 (was id 5) or an integer whose __index__ fails is none
+    for odd in (v for v in values if type(v) is not int and as_integer(v, text=True) is None):
+        raise InvalidParameter(f"subset: id {quoted(odd)} is no whole number"
+                               + did_you_mean_number(odd))
     try:
         ids = pd.Index(values.astype(np.int64))
     except (TypeError, ValueError, OverflowError):  # 10**30: no id an int64 column holds

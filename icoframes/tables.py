@@ -15,7 +15,13 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import InvalidParameter, UnknownName, checked_methods, did_you_mean, quoted
-from .files import atomic_write_table, concurrently, folder_path, read_parquet_table
+from .files import (
+    atomic_write_table,
+    concurrently,
+    folder_path,
+    not_a_folder,
+    read_parquet_table,
+)
 from .frames import check_frame, frame_from_arrow, with_added_columns
 from .metadata import describe_columns
 from .reporting import LoadReport, queries_html
@@ -318,6 +324,8 @@ class Tables(Mapping[str, pd.DataFrame]):
         ------
         FileNotFoundError
             If a table file is missing.
+        InvalidParameter
+            If ``directory`` is no folder: a file, a FIFO, a device, or one under a file.
         ValueError
             If a file's columns differ from the current schema (for instance a
             cache written by an older version): rebuild it from the profiles.
@@ -326,7 +334,11 @@ class Tables(Mapping[str, pd.DataFrame]):
         --------
         See :meth:`to_parquet`.
         """
-        directory = Path(directory)
+        directory = folder_path(directory, "directory")  # "" is no folder: not the current one
+        why = not_a_folder(directory)
+        if why is not None:  # was the OS's bare NotADirectoryError, of a table file in it
+            raise InvalidParameter(f"{directory} names no folder of tables written by "
+                                   f"to_parquet: {why}")
         frames = {name: read_table(directory, name) for name in TABLES}
         path = directory / f"{PROBLEMS.name}.parquet"
         problems = _read_problems(path) if path.exists() else empty_frame(PROBLEMS)

@@ -13,36 +13,24 @@ import json
 import logging
 import re
 
+import keyed_sandbox
 import numpy as np
 import pandas as pd
 import pytest
+from keyed_sandbox import requests_served as _requests
 
 import icoframes
 from icoframes import sandbox
 from icoframes.cli import main
 from icoframes.errors import InvalidParameter
 
-_KEY = "k3y-7f3a9c1d5e-never-shown"
+_KEY = keyed_sandbox.KEY
 _HUGE = "x" * 10_000_000
 #: The longest message a refusal of a huge value may be: its rule, and a short quote.
 _SHORT = 400
 LIMIT = 60  # icoframes.quoting.LIMIT: the most characters of a value quoted
 
-
-@pytest.fixture(scope="module")
-def sb():
-    with sandbox.serve(n_icos=30, seed=3, private_key=_KEY) as server:
-        yield server
-
-
-@pytest.fixture
-def client(cfg):
-    with cfg.client() as made:
-        yield made
-
-
-def _requests(sb) -> int:
-    return sb.stats.requests.total()
+sb, client = keyed_sandbox.sb, keyed_sandbox.client  # this module's sandbox, its client
 
 
 @pytest.mark.parametrize(("call", "said"), [
@@ -111,9 +99,10 @@ def test_a_pool_size_out_of_range_is_refused(sb, size, said):
 
 
 @pytest.mark.parametrize(("params", "said"), [
-    ({"page": "abc"}, "invalid list parameter page='abc': page must be an integer >= 1"),
-    ({"page": _HUGE}, "(10000000 characters): page must be an integer >= 1"),
-    ({"status": _HUGE}, "(10000000 characters): status must be one of ongoing, upcoming, past"),
+    ({"page": "abc"}, "invalid list parameter page='abc': must be an integer from 1 to "
+                      "9223372036854775807"),
+    ({"page": _HUGE}, "(10000000 characters): must be an integer from 1 to "),
+    ({"status": _HUGE}, "(10000000 characters): must be one of ongoing, upcoming, past"),
     ({"platform": 10**5000}, "an integer of about 5,001 digits"),
     ({"accepted_currencies": ["ETH", _HUGE]}, "(10000000 characters) is not one"),
 ], ids=["page-abc", "page-10MB", "status-10MB", "platform-10**5000", "currency-10MB"])
@@ -172,12 +161,12 @@ def _cli(args, capsys, caplog) -> tuple[int, str]:
 def test_a_sandbox_quota_past_int64_exits_2_before_serving(quota, capsys, caplog):
     code, err = _cli(["sandbox", "--port", "0", "--quota", quota], capsys, caplog)
     assert code == 2, err
-    assert "argument --quota: must be a whole number from 0 to 9223372036854775807" in err
+    assert "argument --quota: must be a whole number from 1 to 9223372036854775807" in err
     assert "serving" not in err and len(err) < 2000
 
 
 def test_a_sandbox_quota_past_int64_is_refused_in_python_too():
-    with pytest.raises(InvalidParameter, match="quota must be a whole number from 0 to 9223"):
+    with pytest.raises(InvalidParameter, match="quota must be a whole number from 1 to 9223"):
         sandbox.start(quota=10**100)
 
 

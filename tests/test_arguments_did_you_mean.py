@@ -13,6 +13,9 @@ import icoframes
 from icoframes import sandbox
 from icoframes.errors import InvalidParameter
 
+#: The range of a count (``budget``, ``--budget``): an int64's, as a quota's.
+_COUNT = " from 0 to 9223372036854775807"
+
 
 @pytest.fixture(scope="module")
 def sb():
@@ -20,7 +23,7 @@ def sb():
         yield server
 
 
-_FLAG_TAKES_TRUE_ONLY = ("invalid list parameter bounty_program={!r}: bounty_program takes "
+_FLAG_TAKES_TRUE_ONLY = ("invalid list parameter bounty_program={!r}: takes "
                          "True only: the service selects the ICOs with a bounty program, never "
                          "those without; to get those, load without bounty_program and filter "
                          "the frame instead")
@@ -40,18 +43,18 @@ _FLAG_TAKES_TRUE_ONLY = ("invalid list parameter bounty_program={!r}: bounty_pro
                            "did you mean False?"),
     ({"refresh": 1}, "refresh must be False, True or 'all', got 1; did you mean True?"),
     ({"refresh": 2}, "refresh must be False, True or 'all', got 2"),
-    ({"budget": "5"}, "budget must be a whole number >= 0, got '5'; did you mean 5?"),
-    ({"budget": 5.0}, "budget must be a whole number >= 0, got 5.0; did you mean 5?"),
-    ({"budget": -1.0}, "budget must be a whole number >= 0, got -1.0"),
-    ({"budget": float("nan")}, "budget must be a whole number >= 0, got nan"),
-    ({"bounty_program": "true"}, "invalid list parameter bounty_program='true': bounty_program "
+    ({"budget": "5"}, f"budget must be a whole number{_COUNT}, got '5'; did you mean 5?"),
+    ({"budget": 5.0}, f"budget must be a whole number{_COUNT}, got 5.0; did you mean 5?"),
+    ({"budget": -1.0}, f"budget must be a whole number{_COUNT}, got -1.0"),
+    ({"budget": float("nan")}, f"budget must be a whole number{_COUNT}, got nan"),
+    ({"bounty_program": "true"}, "invalid list parameter bounty_program='true': "
                                  "takes True (or 'yes') only; did you mean True?"),
-    ({"bounty_program": "YES"}, "invalid list parameter bounty_program='YES': bounty_program "
+    ({"bounty_program": "YES"}, "invalid list parameter bounty_program='YES': "
                                 "takes True (or 'yes') only; did you mean True?"),
     ({"bounty_program": "false"}, _FLAG_TAKES_TRUE_ONLY.format("false")),
     ({"bounty_program": "no"}, _FLAG_TAKES_TRUE_ONLY.format("no")),
     ({"bounty_program": "maybe"}, "invalid list parameter bounty_program='maybe': "
-                                  "bounty_program takes True (or 'yes') only"),
+                                  "takes True (or 'yes') only"),
     ({"max_age": "1D"}, "max_age must be a timedelta, seconds or None, got '1D'; "
                         "did you mean pd.Timedelta('1D')?"),
     ({"max_age": "3600"}, "max_age must be a timedelta, seconds or None, got '3600'; "
@@ -80,7 +83,7 @@ def test_a_value_written_otherwise_is_refused_with_what_it_means_before_any_requ
     (lambda out: icoframes.export_tables(out, status="past", allow_empty=1),
      "allow_empty must be True or False, got 1; did you mean True?"),
     (lambda out: icoframes.export_tables(out, status="past", budget="0"),
-     "budget must be a whole number >= 0, got '0'; did you mean 0?"),
+     "budget must be a whole number from 0 to 9223372036854775807, got '0'; did you mean 0?"),
     (lambda out: icoframes.export_tables(out, status="past", max_age="12h"),
      "max_age must be a timedelta, seconds or None, got '12h'; "
      "did you mean pd.Timedelta('12h')?"),

@@ -12,36 +12,23 @@ from __future__ import annotations
 import decimal
 import logging
 
+import keyed_sandbox
 import numpy as np
 import pandas as pd
 import pytest
+from keyed_sandbox import requests_served as _requests
 
 import icoframes
-from icoframes import sandbox
 from icoframes.api.client import Client
 from icoframes.cli import main
 from icoframes.errors import InvalidParameter
 from icoframes.quoting import quoted
 
-_KEY = "k3y-7f3a9c1d5e-never-shown"
+_KEY = keyed_sandbox.KEY
 _DURATIONS = [np.timedelta64(5, "ns"), np.timedelta64(5, "D"), np.timedelta64("NaT")]
 _IDS = ["5ns", "5days", "NaT"]
 
-
-@pytest.fixture(scope="module")
-def sb():
-    with sandbox.serve(n_icos=30, seed=3, private_key=_KEY) as server:
-        yield server
-
-
-@pytest.fixture
-def client(cfg):
-    with cfg.client() as made:
-        yield made
-
-
-def _requests(sb) -> int:
-    return sb.stats.requests.total()
+sb, client = keyed_sandbox.sb, keyed_sandbox.client  # this module's sandbox, its client
 
 
 @pytest.mark.parametrize("ico_id", _DURATIONS, ids=_IDS)

@@ -109,7 +109,7 @@ def test_load_filters_refresh_all_is_refused_it_has_no_profiles(cfg):
 @pytest.mark.parametrize(("key", "value"), [("platform", ""), ("platform", "  "),
                                             ("category", [1, ""]), ("type", [" "])])
 def test_an_empty_name_is_refused_before_the_filter_set_is_asked(cfg, key, value):
-    with pytest.raises(InvalidParameter, match=f"{key} must be ids or names, not an empty"):
+    with pytest.raises(InvalidParameter, match=f"{key}=.*: must be ids or names, not an empty"):
         icoframes.load_list(status="past", progress=False, **{key: value})
     assert cfg.stats.requests.total() == 0  # not even the filter set
 
@@ -195,8 +195,8 @@ _SECONDS = "a finite number of seconds >= 0 that a timedelta holds (below 8.64e+
 @pytest.mark.parametrize(("option", "value", "rule"), [
     ("--port", "70000", "a port from 0 to 65535"), ("--port", "-1", "a port from 0 to 65535"),
     ("--n-icos", "-5", "a whole number from 0 to 1000000"),
-    ("--quota", "-1", "a whole number from 0 to 9223372036854775807"),
-    ("--grow-every", "0", "a whole number >= 1"),
+    ("--quota", "-1", "a whole number from 1 to 9223372036854775807 or 'none' (no limit)"),
+    ("--grow-every", "0", "a whole number from 1 to 9223372036854775807"),
     ("--latency", "-1", _SECONDS), ("--latency", "inf", _SECONDS),
     ("--fail-rate", "2", "a share from 0 to 1"), ("--fail-rate", "nan", "a share from 0 to 1")])
 def test_a_sandbox_option_out_of_range_exits_2_naming_it(option, value, rule, capsys, caplog):

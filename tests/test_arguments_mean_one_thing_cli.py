@@ -86,11 +86,11 @@ def sb():
 
 
 @pytest.mark.parametrize(("platform", "refused"), [
-    ("1.0", "platform='1.0': platform must be ids (positive integers); did you mean 1?"),
-    ("1e3", "platform='1e3': platform must be ids (positive integers); did you mean 1000?"),
-    (" 2.5 ", "platform=' 2.5 ': platform must be ids (positive integers)"),
-    ("\u0663", "platform='\u0663': platform must be ids (positive integers); did you mean 3?"),
-    ("1_000", "platform='1_000': platform must be ids (positive integers); did you mean 1000?"),
+    ("1.0", "platform='1.0': must be ids (positive integers); did you mean 1?"),
+    ("1e3", "platform='1e3': must be ids (positive integers); did you mean 1000?"),
+    (" 2.5 ", "platform=' 2.5 ': must be ids (positive integers)"),
+    ("\u0663", "platform='\u0663': must be ids (positive integers); did you mean 3?"),
+    ("1_000", "platform='1_000': must be ids (positive integers); did you mean 1000?"),
 ])
 def test_a_platform_id_written_as_another_number_is_refused_as_load_icos_refuses_it(
         cfg, tmp_path, platform, refused, capsys, caplog):
@@ -124,10 +124,10 @@ def test_a_negative_platform_id_is_refused_as_the_integer_it_writes(cfg, tmp_pat
     assert main(["export", "--out", str(out), "--platform", "-1"]) == 2
     err = capsys.readouterr().err + caplog.text
     # "-1" stays the integer the user wrote (as load_icos(platform=-1)); no id is close
-    assert "invalid list parameter platform=-1: platform must be ids (positive integers)\n" in err
+    assert "invalid list parameter platform=-1: must be ids (positive integers)\n" in err
     with pytest.raises(icoframes.InvalidParameter) as info:
         icoframes.load_icos(platform="-1", progress=False)
-    assert str(info.value) == ("invalid list parameter platform='-1': platform must be ids "
+    assert str(info.value) == ("invalid list parameter platform='-1': must be ids "
                                "(positive integers)")
     assert cfg.stats.requests.total() == 0 and not out.exists()
 
@@ -172,7 +172,7 @@ def test_a_typo_of_the_required_out_gets_a_did_you_mean(tmp_path, typo, capsys):
     ("demo", ["--seed", "1", "--seed", "2"]),
     ("demo", ["--out", "a", "--out", "b"]),
     ("sandbox", ["--port", "0", "--port", "1"]),
-    ("sandbox", ["--quota", "5", "--quota", "0"]),
+    ("sandbox", ["--quota", "5", "--quota", "none"]),
     ("sandbox", ["--n-icos", "5", "--n-icos", "6"]),
     ("sandbox", ["--seed", "1", "--seed", "2"]),
     ("sandbox", ["--latency", "0", "--latency", "1"]),

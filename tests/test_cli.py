@@ -113,7 +113,7 @@ def _sandbox_command(n_icos: int) -> Iterator[tuple[subprocess.Popen, str]]:
     way out if it still runs."""
     proc = subprocess.Popen(
         [str(SCRIPT), "sandbox", "--port", "0", "--n-icos", str(n_icos), "--public-key", "K",
-         "--private-key", "S3cret", "--quota", "0"],
+         "--private-key", "S3cret", "--quota", "none"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
     try:
         first = proc.stdout.readline()

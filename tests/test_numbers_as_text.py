@@ -18,6 +18,9 @@ from icoframes import sandbox
 from icoframes.cli import main
 from icoframes.errors import ConfigError, InvalidParameter
 
+#: The range of a count (``budget``, ``--budget``): an int64's, as a quota's.
+_COUNT = " from 0 to 9223372036854775807"
+
 PACKAGE = Path(icoframes.__file__).parent
 
 
@@ -79,12 +82,12 @@ def test_a_loaders_max_workers_in_other_digits_is_refused_before_any_request(cfg
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--budget", "\u0663"], "argument --budget: must be a whole number >= 0, got '\u0663'; "
-                             "did you mean 3?"),
+    (["--budget", "\u0663"], f"argument --budget: must be a whole number{_COUNT}, got "
+                             "'\u0663'; did you mean 3?"),
     (["--max-workers", "1_0"], "argument --max-workers: must be an integer from 1 to 64, "
                                "got '1_0'; did you mean 10?"),
-    (["--budget", "2.0"], "argument --budget: must be a whole number >= 0, got '2.0'; did you "
-                          "mean 2?"),
+    (["--budget", "2.0"], f"argument --budget: must be a whole number{_COUNT}, got '2.0'; "
+                          "did you mean 2?"),
     (["--max-age", "\u0661"], "argument --max-age: must be a finite number of seconds >= 0 "
                               "that a timedelta holds (below 8.64e+13), got '\u0661'; did you "
                               "mean 1.0?"),
@@ -182,7 +185,7 @@ def test_more_digits_than_python_converts_are_refused_not_a_bare_value_error(cfg
     digits = "1" * 5000
     with pytest.raises(InvalidParameter) as info:
         icoframes.load_icos(platform=digits, progress=False)
-    assert str(info.value).endswith("(5000 characters): platform must be ids (positive integers)")
+    assert str(info.value).endswith("(5000 characters): must be ids (positive integers)")
     with pytest.raises(InvalidParameter, match=r"must be an integer$"):
         icoframes.configure(max_workers=digits)
     assert cfg.stats.requests.total() == 0

@@ -186,7 +186,7 @@ def test_a_misspelled_currency_name_is_refused_with_its_ticker(cfg, currency, me
 @pytest.mark.parametrize("flag", ["airdrop_program", "bounty_program", "investor_kyc",
                                   "investor_wl", "ico_kyc_passed"])
 def test_a_yes_flag_set_to_false_is_refused_before_any_request(cfg, flag):
-    with pytest.raises(InvalidParameter, match=rf"{flag}=False: {flag} takes True only: the "
+    with pytest.raises(InvalidParameter, match=rf"{flag}=False: takes True only: the "
                                                r"service selects the ICOs .*, never those "
                                                rf"without; to get those, load without {flag} "
                                                r"and filter the frame instead"):

@@ -157,7 +157,7 @@ class Client:
         self.__private_key, self.base_url = private_key, base_url
         self.public_key = public_key
         self.timeout = _read("timeout", readers.seconds, timeout)
-        self.max_response_bytes = _read("max_response_bytes", readers.integer(1024),
+        self.max_response_bytes = _read("max_response_bytes", readers.response_bytes,
                                         max_response_bytes)
         pool_size = _read("pool_size", readers.integer(1, MAX_POOL_SIZE), pool_size)
         self.retry = retry or RetryPolicy()

@@ -25,10 +25,9 @@ import numpy as np
 from ..errors import InvalidParameter, closest
 from ..numerals import (
     INT64_MAX,
+    as_integer,
     did_you_mean_flag,
     did_you_mean_number,
-    integer_text,
-    is_integer,
     meant_flag,
 )
 from ..quoting import quoted
@@ -92,7 +91,8 @@ class Param:
 PARAMS: tuple[Param, ...] = (
     Param("sort_asc", "sort", "sort ascending by this value", SORT_KEYS, filter=False),
     Param("sort_desc", "sort", "sort descending by this value", SORT_KEYS, filter=False),
-    Param("page", "int", "page to return (20 ICOs a page)", low=1, value="N", filter=False),
+    Param("page", "int", "page to return (20 ICOs a page)", low=1, high=INT64_MAX, value="N",
+          filter=False),
     Param("platform", "ids", "only ICOs on these platforms, by id or name",
           value="ID_OR_NAME"),
     Param("category", "ids", "only ICOs in these categories, by id or name",
@@ -144,7 +144,7 @@ def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
     >>> try:
     ...     validate_list_params({"staus": "past"})
     ... except InvalidParameter as exc:
-    ...     print(str(exc).split(": ", 1)[1])
+    ...     print(exc)
     staus is not a list parameter of spec 4.2; did you mean 'status'?
     """
     out: dict[str, Any] = {}
@@ -154,7 +154,7 @@ def validate_list_params(params: Mapping[str, Any]) -> dict[str, Any]:
         param = _BY_NAME.get(name)
         if param is None:
             raise InvalidParameter(  # never the value: it may be a secret given under a wrong name
-                f"invalid list parameter {name}: {name} is not a list parameter of spec 4.2"
+                f"{name} is not a list parameter of spec 4.2"
                 + _suggest(name, LIST_PARAMS, or_else="icoframes.api.params.PARAMS"))
         wire = _READERS[param.kind](param, value)
         if wire is not None:
@@ -178,7 +178,7 @@ def _one_of(param: Param, value: Any) -> str:
 
 
 def _int(param: Param, value: Any) -> int:
-    return _int_in(param.name, value, param.low or 1, param.high)
+    return _int_in(param.name, value, param.low or 1, param.high or INT64_MAX)  # int64: a page too
 
 
 def _ids(param: Param, value: Any) -> list[int]:
@@ -245,17 +245,16 @@ def read_ico_id(value: Any) -> int:
     return _int_in("ico_id", value, 1, MAX_ID, what="a positive integer", kind="argument")
 
 
-def _int_in(name: str, value: Any, low: int, high: int | None, *, what: str | None = None,
+def _int_in(name: str, value: Any, low: int, high: int, *, what: str | None = None,
             kind: str = "list parameter") -> int:
     # numpy integers count: ids often come straight out of a DataFrame; text is an integer
     # in ASCII digits only (icoframes.numerals): "٣" and 1.0 get a "did you mean 3?"
-    number: Any = integer_text(value) if isinstance(value, str) else value
-    ok = is_integer(number)  # np.timedelta64(5, "ns") is no id 5 (numpy: an Integral)
-    if ok and number >= low and (high is None or number <= high):
-        return int(number)
-    if ok and what and high is not None and number > high:  # an id past int64: none
+    number = as_integer(value, text=True)  # np.timedelta64(5, "ns") is no id 5
+    if number is not None and low <= number <= high:
+        return number
+    if number is not None and what and number > high:  # an id past int64: none
         raise _invalid(name, value, f"must be {what} up to {high}", kind)
-    allowed = what or (f"an integer from {low} to {high}" if high else f"an integer >= {low}")
+    allowed = what or f"an integer from {low} to {high}"
     hint = did_you_mean_number(value, low=low, high=high)  # an int out of range: none
     raise _invalid(name, value, f"must be {allowed}{hint}", kind)
 
@@ -268,4 +267,5 @@ def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:
 
 
 def _invalid(name: str, value: Any, rule: str, kind: str = "list parameter") -> InvalidParameter:
-    return InvalidParameter(f"invalid {kind} {name}={quoted(value)}: {name} {rule}")
+    # the name is said once, with the value: "invalid argument ico_id=0: must be ..."
+    return InvalidParameter(f"invalid {kind} {name}={quoted(value)}: {rule}")

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..api.params import closest
 from ..errors import InvalidParameter, checked_keywords, quoted
-from ..numerals import did_you_mean_number, is_integer
+from ..numerals import as_integer, did_you_mean_number
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -148,7 +148,8 @@ def check_frame(icos: object) -> None:
 
 
 def check_top(top: object) -> None:
-    if not is_integer(top) or top < 1:  # np.timedelta64(5) is no top 5
+    number = as_integer(top)  # np.timedelta64(5) is no top 5
+    if number is None or number < 1:
         raise InvalidParameter(f"top must be a positive integer, got {quoted(top)}"
                                + did_you_mean_number(top, low=1))  # "5", 5.0: 5
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidParameter, quoted
-from ..numerals import did_you_mean_number, is_integer
+from ..numerals import as_integer, did_you_mean_number
 
 #: What ``bins=`` accepts: a number of bins or the bin edges.
 Bins = int | Sequence[float] | np.ndarray
@@ -72,15 +72,16 @@ def raised_edges(values: np.ndarray, bins: Bins | None, log: bool) -> np.ndarray
 
 
 def explicit_edges(bins: Bins, lo: float, hi: float, *, log: bool) -> np.ndarray:
-    if is_integer(bins):  # np.timedelta64(10) is no 10 bins: refused as no edges below
-        if not 1 <= int(bins) <= _MAX_BINS:  # 10**400 was numpy's "Maximum allowed size exceeded"
+    count = as_integer(bins)  # np.timedelta64(10) is no 10 bins: refused as no edges below
+    if count is not None:
+        if not 1 <= count <= _MAX_BINS:  # 10**400 was numpy's "Maximum allowed size exceeded"
             raise InvalidParameter(f"bins must be from 1 to {_MAX_BINS:,} bins, got "
                                    f"{quoted(bins)}")
         if hi <= lo:
             lo, hi = (lo / 2, hi * 2) if log else (lo - 0.5, hi + 0.5)
         if log:
-            return np.logspace(math.log10(lo), math.log10(hi), int(bins) + 1)
-        return np.linspace(lo, hi, int(bins) + 1)
+            return np.logspace(math.log10(lo), math.log10(hi), count + 1)
+        return np.linspace(lo, hi, count + 1)
     if isinstance(bins, (str, bytes)) or np.ndim(bins) == 0:  # "10", 10.0: did you mean 10?
         raise InvalidParameter(f"bins must be an int or a sequence of bin edges, got {quoted(bins)}"
                                + did_you_mean_number(bins, low=1))

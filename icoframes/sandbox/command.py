@@ -123,7 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                       help="the private key itself; it shows in the process list: prefer "
                            "ICOFRAMES_PRIVATE_KEY or --private-key-file")
     parser.add_argument("--quota", action=Once, type=QUOTA, default=_DEFAULT["quota"],
-                        help="requests per key per day; 0 means unlimited "
+                        help="requests per key per day, or 'none' for no limit (0 is refused) "
                              f"(default: {_DEFAULT['quota']})")
     parser.add_argument("--n-icos", action=Once, type=N_ICOS, default=_DEFAULT["n_icos"])
     parser.add_argument("--seed", action=Once, type=ANY_INTEGER, default=_DEFAULT["seed"])
@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     public_key, private_key = keys(args)
     try:  # from the start: a Ctrl-C as soon as the address shows still stops it cleanly
         with serve(port=args.port, public_key=public_key, private_key=private_key,
-                   quota=args.quota or None, n_icos=args.n_icos, seed=args.seed,
+                   quota=args.quota, n_icos=args.n_icos, seed=args.seed,
                    latency=args.latency, fail_rate=args.fail_rate,
                    grow_every=args.grow_every) as sb:
             print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}",

@@ -27,7 +27,7 @@ from ..errors import (
     did_you_mean,
     quoted,
 )
-from ..numerals import INT64_MAX, bounds, did_you_mean_number, is_integer, within
+from ..numerals import INT64_MAX, NO_LIMIT, as_integer, bounds, did_you_mean_number
 from ..secret import HIDDEN
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
@@ -123,7 +123,7 @@ class _Settings(dict[str, Any]):
         return super().popitem()
 
 
-__all__ = ["MAX_ICOS", "PORTS", "Sandbox", "bounds", "serve", "service_name", "start", "within"]
+__all__ = ["MAX_ICOS", "PORTS", "Sandbox", "serve", "service_name", "start"]
 
 #: The ports a sandbox may listen on (0: any free one).
 PORTS: tuple[int, int] = (0, 65535)
@@ -316,7 +316,9 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     latency : float, default 0.0
         Seconds each request waits before it is answered.
     quota : int or None, default 5000
-        Requests per public key per UTC day; None for no limit.
+        Requests per public key per UTC day, from 1 to 2**63 - 1 (as a client's
+        ``daily_quota``); None for no limit (``--quota none`` on the command line). 0 is
+        refused ("did you mean None?"): the command line took it for no limit.
     fail_rate : float, default 0.0
         Probability of an injected fault per request.
     port : int, default 0
@@ -324,7 +326,7 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     public_key, private_key : str
         The only key pair the server accepts.
     grow_every : int or None, default None
-        Add a new past ICO after every this many list requests.
+        Add a new past ICO after every this many list requests (1 to 2**63 - 1).
     directory : Directory, optional
         Serve this directory instead of generating one (``n_icos`` is then unused).
 
@@ -340,9 +342,9 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
         character, a public key not ASCII: ``InvalidParameter``, the same
         rule and message), or a number of the wrong type or range
         (``InvalidParameter``: a count that is not a whole number, ``True`` as a
-        count or share, a negative quota or latency, a quota past 2**63 - 1, an infinite
-        or NaN latency, a ``fail_rate`` outside 0 to 1, ``grow_every`` below 1, a port
-        beyond 65535).
+        count or share, a quota of 0 or less, a negative latency, a quota or
+        ``grow_every`` past 2**63 - 1, an infinite or NaN latency, a ``fail_rate`` outside 0
+        to 1, ``grow_every`` below 1, a port beyond 65535).
 
     Examples
     --------
@@ -357,8 +359,8 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     n_icos, seed, port = _whole("n_icos", n_icos, 0, MAX_ICOS), _whole(
         "seed", seed, -INT64_MAX - 1, INT64_MAX), _whole("port", port, *PORTS)
     # a quota past INT64_MAX is none a client's daily_quota (its ledger's SQLite integer) says
-    quota, grow_every = (_whole("quota", quota, 0, INT64_MAX, none=True),
-                         _whole("grow_every", grow_every, 1, none=True))
+    quota, grow_every = (_whole("quota", quota, 1, INT64_MAX, none=True),
+                         _whole("grow_every", grow_every, 1, INT64_MAX, none=True))
     for arg, value, high, rule in (("latency", latency, math.inf, "seconds >= 0, finite"),
                                    ("fail_rate", fail_rate, 1.0, "a share from 0 to 1")):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
@@ -374,18 +376,19 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     return Sandbox(service, port=port, service_name=name).start()
 
 
-def _whole(name: str, value: Any, low: int | None, high: int | None = None, *,
-           none: bool = False) -> Any:
+def _whole(name: str, value: Any, low: int, high: int, *, none: bool = False) -> Any:
     """``value`` as an int; InvalidParameter unless it is a whole number in range (None when
     ``none``): True is no count and 2.5 no port."""
     if value is None and none:
         return None
-    whole = is_integer(value)  # never True, nor a numpy timedelta64
-    if not whole or not within(value, low, high):
-        hint = "" if whole else did_you_mean_number(value, low=low, high=high)  # 5.0: 5
+    number = as_integer(value)  # never True, nor a numpy timedelta64, nor a broken int
+    if number is None or not low <= number <= high:
+        hint = "" if number is not None else did_you_mean_number(value, low=low, high=high)
+        if number == 0 and name == "quota":  # 0 was no limit on the command line
+            hint = f"; did you mean None ({NO_LIMIT})?"
         raise InvalidParameter(f"{name} must be a whole number{bounds(low, high)}"
                                f"{' or None' if none else ''}, got {quoted(value)}{hint}")
-    return int(value)
+    return number
 
 
 def service_name(n_icos: int, seed: int) -> str:

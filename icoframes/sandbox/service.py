@@ -142,8 +142,8 @@ class Service:
                  quota: int | None, fail_rate: float, latency: float, grow_every: int | None,
                  seed: int):
         public_key, private_key = check_keys(public_key, private_key)
-        if quota is not None and quota < 0:
-            raise ValueError("quota must be >= 0, or None for no limit")
+        if quota is not None and quota < 1:  # 0 is refused by start(), as by --quota
+            raise ValueError("quota must be >= 1, or None for no limit")
         if grow_every is not None and grow_every < 1:
             raise ValueError("grow_every must be >= 1, or None")
         self.directory = directory
