@@ -136,7 +136,7 @@ def _served_apart(tree: Path, n_icos: int, latency: float) -> Iterator[dict[str,
     """``icoframes sandbox`` in a process of its own (as a remote service is): its settings."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     server = subprocess.Popen([sys.executable, "-m", "icoframes", "sandbox", "--port", "0",
-                               "--quota", "0", "--n-icos", str(n_icos), "--seed", str(SEED),
+                               "--quota", "none", "--n-icos", str(n_icos), "--seed", str(SEED),
                                "--latency", str(latency)],
                               env=env, cwd=tempfile.gettempdir(), stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)
