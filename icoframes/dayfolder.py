@@ -46,8 +46,10 @@ from .queries import PLACE_PARAMS
 from .reporting import LoadReport
 from .tables import Tables
 
-__all__ = ["check_layout", "check_one_query", "check_same_query", "check_tree", "given_queries",
-           "held_query", "keep_exported", "query_key", "same_day"]
+__all__ = ["UNREAD", "check_layout", "check_one_query", "check_same_query", "check_tree",
+           "given_queries", "held_query", "keep_exported", "query_key", "same_day"]
+
+UNREAD = "unread"  #: what :func:`keep_exported` saw of a manifest it could not read
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -272,7 +274,8 @@ def same_day(manifest: Mapping[str, Any] | None, out: Path, since: dt.datetime,
 
 
 def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
-                  since: dt.datetime | None = None) -> tuple[Tables, dict[str, Any]]:
+                  since: dt.datetime | None = None,
+                  looked: dict[str, Any] | None = None) -> tuple[Tables, dict[str, Any]]:
     """``tables`` with the rows of ``day`` (the day's snapshot, of this query; or, ``since``
     the UTC day's start, a plain export's folder: when the manifest read with its rows is of
     this day and query, :func:`same_day`) that this export lacks though the day exported
@@ -291,7 +294,9 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
       an earlier fetch), with the status it is listed under now.
 
     The first needs the cache to have lost the day's list, the second its profiles (the
-    load keeps what the cache holds): the cache cleared, or another cache dir.
+    load keeps what the cache holds): the cache cleared, or another cache dir. ``looked``
+    receives ``manifest`` when the day was looked at: the manifest read with its rows (None:
+    none; ``UNREAD``), which the export finds again when it swaps.
     """
     out = dict(stated)
     queries: list[dict[str, Any]] = list(stated.get("queries") or [])
@@ -301,11 +306,16 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
                if not q.get("complete") and isinstance(q.get("params"), dict)}
     if not (partial or missing):
         return tables, out
+    looked = {} if looked is None else looked
     try:  # a folder renamed away by another export's swap is waited for, not taken as none
         earlier = read_export(day)
-    except (OSError, ValueError, ExportReplaced):  # none there (killed mid-swap), a damaged
-        return tables, out  # one, or one another export keeps replacing: nothing to keep
-    manifest = earlier.icos.attrs["icoframes"]["manifest"]
+    except (FileNotFoundError, NotADirectoryError):  # none there, or killed mid-swap
+        looked["manifest"] = None
+        return tables, out
+    except (OSError, ValueError, ExportReplaced):  # a damaged one, or one another export
+        looked["manifest"] = UNREAD  # keeps replacing: nothing to keep
+        return tables, out
+    manifest = looked["manifest"] = earlier.icos.attrs["icoframes"]["manifest"]
     if since is not None and not same_day(manifest, day, since, stated):
         return tables, out
     kind = "snapshot" if day.name.startswith(SNAPSHOT_PREFIX) else "export"

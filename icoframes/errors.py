@@ -9,7 +9,7 @@ Errors reported by the API carry the numeric code of the response body in
     ├── NotCached              offline=True and the cache lacks what was asked for
     ├── EmptyResult            an export's query matched no ICO (allow_empty=False)
     ├── ExportReplaced         an export kept replacing the folder being read
-    ├── ExportBusy             another export held the swap of the export's folder too long
+    ├── ExportBusy             another export held the swap too long, or swapped in meanwhile
     └── APIError(.code)        the service answered with an error, or never answered
         ├── AuthError          480: public or private key not valid
         ├── InvalidParameter   483, 484 and parameters rejected locally (also a ValueError)
@@ -129,7 +129,8 @@ class ExportReplaced(IcoframesError):
 
 
 class ExportBusy(IcoframesError):
-    """Another export held the swap of an export's folder too long (stopped? hung?): exit 1."""
+    """Another export held the swap of an export's folder too long (stopped? hung?), or
+    swapped in the day an incomplete export would replace by fewer rows: exit 1."""
 
 
 class APIError(IcoframesError):

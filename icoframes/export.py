@@ -115,9 +115,16 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import check_layout, check_tree, given_queries, keep_exported
-from .errors import EmptyResult, InvalidParameter, QuotaExceeded, check_flags, checked_keywords
-from .exported import MANIFEST, SNAPSHOT_PREFIX
+from .dayfolder import UNREAD, check_layout, check_tree, given_queries, keep_exported
+from .errors import (
+    EmptyResult,
+    ExportBusy,
+    InvalidParameter,
+    QuotaExceeded,
+    check_flags,
+    checked_keywords,
+)
+from .exported import MANIFEST, SNAPSHOT_PREFIX, read_manifest
 from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, folder_path, not_a_folder, utcnow
 from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
@@ -319,6 +326,8 @@ def export_tables(
     day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
     check_layout(folder, snapshot=snapshot)  # one layout per out: before any request
     with Staging(folder) as staging:  # out is checked writable here: no request yet
+        # again: a killed export's day, put back by Staging, may make out a tree
+        check_layout(folder, snapshot=snapshot)
         asked = build_queries(status, filters, load._filter_set,  # cached a day: no request
                               keywords=keywords_of(load_tables)) if snapshot else []
         given = given_queries(filters, asked) if snapshot else []  # as given: not today's ids
@@ -343,8 +352,9 @@ def export_tables(
                 nothing_paged(queries, now)  # the day's snapshot left as it was
             # a day's exported rows are never replaced by fewer: a plain export's when the
             # manifest read with them is of this day and query (one read, no other between)
+            looked: dict[str, Any] = {}  # the day's manifest, if read: again at the swap
             kept = keep_exported(day if snapshot else folder, tables, stated,
-                                 since=None if snapshot else today)
+                                 since=None if snapshot else today, looked=looked)
             if snapshot or kept[0] is not tables:
                 tables, stated = kept
                 told["stated"] = stated
@@ -395,6 +405,9 @@ def export_tables(
             # what holds: an export of the other layout, or of another query, may have
             # swapped its files in since the checks before any request
             check_layout(folder, snapshot=snapshot, sent=True, swapping=True)
+            if "manifest" in looked and _manifest_of(day if snapshot else folder) != looked[
+                    "manifest"]:
+                raise ExportBusy(_changed_meanwhile(day if snapshot else folder))
             if snapshot:
                 check_tree(folder, day, asked, given=given, sent=True, note=False)
                 swap_folder(staging.data, target, staging.scratch)
@@ -406,3 +419,18 @@ def export_tables(
                         not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
                         stopped=manifest["stopped"], report=tables.report or LoadReport(),
                         manifest=manifest)
+
+
+def _manifest_of(folder: Path) -> dict[str, Any] | str | None:
+    """``folder``'s manifest as :func:`~icoframes.dayfolder.keep_exported` reads it: None
+    when there is none, ``UNREAD`` when it is damaged."""
+    try:
+        return read_manifest(folder)
+    except (OSError, ValueError):
+        return UNREAD
+
+
+def _changed_meanwhile(folder: Path) -> str:
+    return (f"{folder}: another export swapped its files in while this one ran; this one is "
+            "incomplete and would replace their rows by fewer. Nothing was written (what was "
+            "fetched is cached): run the export again to keep both")

@@ -248,7 +248,7 @@ def snapshot_dirs(folder: Path, names: list[str] | None = None) -> dict[dt.date,
             looked(folder, lambda: None)[0] if names is None else names)):
         match = _SNAPSHOT.match(child.name)
         # a day listed, then renamed away by a swap begun since: looked at once it is done
-        if not match or not (child.is_dir() or confirm(swap_owner(folder), child.is_dir)[0]):
+        if not match or not (child.is_dir() or confirm(swap_owner(child), child.is_dir)[0]):
             continue
         try:
             day = dt.date.fromisoformat(match.group(1))

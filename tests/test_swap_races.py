@@ -21,11 +21,11 @@ from typing import Any
 import pandas as pd
 import pytest
 from swapping import DAYS, Gate, meets_swap, snapshot_tree, swap_held
-from waiting import HANG_GUARD
+from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes import exported, sandbox, snapshots, staging
-from icoframes.errors import InvalidParameter
+from icoframes.errors import ExportBusy, InvalidParameter
 
 export_module = importlib.import_module("icoframes.export")
 
@@ -221,3 +221,86 @@ def test_a_day_an_export_swaps_within_one_listing_of_the_tree_is_not_missed(monk
         assert (swapped / "manifest.json").is_file()
     finally:
         shutil.rmtree(root)
+
+
+@pytest.mark.filterwarnings("ignore::icoframes.errors.QuotaWarning",
+                            "ignore::icoframes.errors.IncompleteWarning")
+def test_an_incomplete_export_replaces_no_day_swapped_in_while_it_ran(cfg, tmp_path, monkeypatch):
+    """Two exports of one day and query, each with its own cache dir (two cron hosts, or a
+    cache cleared): the first, stopped by its daily quota with no profile, looked for the
+    day's rows to keep before the second swapped a complete day in; it then swapped over
+    it, and the day held 0 ICOs where it had held every one. The day is looked at again
+    under the swap lock: the incomplete export writes nothing, and says why."""
+    out = tmp_path / "out"
+    gate, results = Gate(), {}
+
+    def run() -> None:
+        try:
+            results["value"] = icoframes.export_tables(out, status="past", snapshot=True,
+                                                       progress=False, cache_dir=tmp_path / "a")
+        except Exception as exc:  # the test thread reports it
+            results["error"] = exc
+
+    late = threading.Thread(target=run)
+    # past its load and the look for the day's rows to keep, before its swap
+    _stopped_at(monkeypatch, export_module, "not_refreshed", gate, lambda: late)
+    icoframes.configure(**cfg.settings(), cache_dir=tmp_path / "a", daily_quota=2)
+    late.start()
+    try:
+        assert wait_until(lambda: gate.reached.is_set() or not late.is_alive()), results
+        assert gate.reached.is_set(), results
+        icoframes.reset_configuration()  # the daily quota of 2 too
+        icoframes.configure(**cfg.settings(), cache_dir=tmp_path / "b")
+        complete = icoframes.export_tables(out, status="past", snapshot=True, progress=False)
+    finally:
+        gate.opened.set()
+        late.join(HANG_GUARD)
+    assert complete.complete
+    error = results.get("error")
+    assert isinstance(error, ExportBusy), results
+    assert "Nothing was written (what was fetched is cached)" in str(error)
+    assert len(icoframes.read_export(complete.path).icos) == len(cfg.directory.ids("past"))
+
+
+def test_a_linked_day_swapped_in_its_own_tree_is_waited_for(cfg, tmp_path, monkeypatch):
+    """A tree whose days are symbolic links to another tree's days: a day renamed away by
+    its own tree's swap, between the reader's listing and its look, was looked at under the
+    reading tree's lock, not waited for, and left out without a word. The reader waits on
+    the lock of the tree the day is in, and reads every day."""
+    folders = snapshot_tree(tmp_path / "a")
+    linked = tmp_path / "b"
+    linked.mkdir()
+    for folder in folders:
+        (linked / folder.name).symlink_to(folder, target_is_directory=True)
+    gate = Gate()
+    reading: dict[str, threading.Thread] = {}
+
+    def read() -> Any:
+        reading["thread"] = threading.current_thread()
+        frame = snapshots.read_snapshots(linked)
+        return sorted(pd.DatetimeIndex(frame["snapshot_date"].unique()).strftime("%Y-%m-%d"))
+
+    _after_listing(monkeypatch, gate, lambda: reading.get("thread"))
+    waited, results = meets_swap(monkeypatch, read, swap_held(tmp_path / "a", folders[1]), gate)
+    assert "error" not in results, results
+    assert results["value"] == list(DAYS)
+    assert waited, results
+
+
+def test_a_plain_export_into_a_tree_set_aside_by_a_killed_export_sends_nothing(cfg, tmp_path):
+    """A tree whose only day a killed export had renamed away (between its swap's two
+    renames): a plain export into it passed the layout check before any request, Staging
+    then put the day back, and the export was refused only at its swap, its requests
+    spent. The layout is checked again once the day is back: refused with no request."""
+    out = tmp_path / "out"
+    [day] = snapshot_tree(out, DAYS[:1])
+    killed = out / f"{staging.STAGING_PREFIX}killed"
+    killed.mkdir()
+    (killed / "running.lock").touch()  # its lock file, no longer held
+    day.rename(killed / f"previous-{day.name}")
+    icoframes.configure(**cfg.settings(), cache_dir=tmp_path / "other")
+    cfg.stats.reset()
+    with pytest.raises(InvalidParameter, match="snapshot"):
+        icoframes.export_tables(out, status="past", progress=False)
+    assert sum(cfg.stats.requests.values()) == 0
+    assert day.is_dir() and not (out / "manifest.json").exists()
