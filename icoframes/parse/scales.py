@@ -199,9 +199,10 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     letter in capitals is a ticker, ``"USDK"``, ``"USDM"``; ``"ETHm"``, ``"USDcents"``, and
     ``"USDk"``, ``"usdk"``, ``"USDm"``: the token USDK or USDM, or a scale? ``"USDMLN"``,
     ``"USDMM"``: millions, or a token? None; after a ticker in capitals that is no known
-    currency, ``"USDCk"``, ``"XYZmln"``: None), dotted before a currency (``"k.USD"`` as
-    ``"k. USD"``), or glued before a currency (:func:`split_multiplier`: ``"bnUSD"``,
-    ``"M$"``; ``"kUSD"``: None, as ``"USDk"``). ``("", unit)`` when it
+    currency, ``"USDCk"``, ``"XYZmln"``: None), dotted before a currency or the own ticker
+    (``"k.USD"`` as ``"k. USD"``, ``"k.KIN"`` for KIN as ``"k KIN"``), or glued before a
+    currency (:func:`split_multiplier`: ``"bnUSD"``, ``"M$"``; ``"kUSD"``: None, as
+    ``"USDk"``). ``("", unit)`` when it
     writes none; None when it cannot be told: a scale word written last that is the ICO's own
     ticker ``own`` (``"USD mln"`` for MLN), or :func:`split_multiplier`'s cases (``"KKIN"``).
     The one reading of a scale word beside a currency, in values and unit columns alike.
@@ -242,6 +243,9 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     for mult, currency, last in sides:
         word = mult.rstrip(".").lower()
         code = scaled_currency(word, currency) if multiplier_word(mult) else None
+        if code is None and dotted and own is not None and multiplier_word(mult) and (
+                canonical_unit(currency) == own):
+            code = own  # "k.KIN" for KIN as "k KIN", and "$1 = 5 k.KIN" (622ad8d: unreadable)
         if code is not None:  # written last, the own ticker: "USD k" for K (USD and K?)
             return None if last and ticker_word(mult, own) else (word, code)
     return split_multiplier(unit, own)

@@ -20,6 +20,7 @@ unit column                                the numbers of its group that write n
 ``kUSD``, ``mUSD``, ``kusd``, ``KUsd``     unreadable: a scale, or a token? (``KUSD``: the token)
 ``USDCk``, ``DAIk``, ``XYZmln``            unreadable: a scale of a token, or a token? (``USDCK``)
 ``USD..``, ``USD. .``                      unreadable: a unit and dots (``USD.`` is USD)
+``XYZ tokens`` for XYZ (the own ticker)    XYZ: token words after the own ticker name it again
 ``per token``, ``tokens``, ``XYZ/token``   unreadable: no unit (``vocabulary.NOT_UNITS``), a rate
 ``k.USD``, ``k.$`` (any ticker)            thousands of USD: a dot ends a scale word as a space
 ``USD.``, ``(USD)``, ``USD:``              USD: a final dot, brackets, a colon are no unit
@@ -104,10 +105,21 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
                 # "tokens", "XYZ tokens", "per token", the own ticker: a price never is
                 codes[i], factors[i] = _NO_UNIT
                 continue
+            if own is not None and _own_tokens(text, own):
+                codes[i] = own  # "XYZ tokens" for XYZ: the token XYZ, as the column "XYZ" is
+                continue  # (622ad8d: the made-up unit XYZ TOKENS)
             scaled = _scaled(text, own)
             if scaled is not None:
                 codes[i], factors[i] = _NO_UNIT if price and scaled[1] != CENT else scaled
     return factors
+
+
+def _own_tokens(text: str, own: str) -> bool:
+    """``text`` is the ICO's own ticker ``own``, then token words (``"XYZ tokens"``,
+    ``"XYZ Coins"`` for XYZ): its numbers are in that token, the words name it again."""
+    parts = _PARTS_RE.findall(text)
+    return len(parts) > 1 and canonical_unit(parts[0]) == own and not _RATE_RE.search(text) and (
+        all(fold(part) in TOKEN_WORDS for part in parts[1:]))
 
 
 def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:

@@ -102,5 +102,7 @@ __all__ = ["PARSER_VERSION"]
 #:     (were unreadable), a unit column "k.$" too; an amount unit "per token", "tokens", "XYZ/token"
 #:     names no unit (was PER TOKEN). The scale rule is declared once, in parse/scales.py;
 #:     raised reads a scale after its currency ("5 USD mln", "5 $k": were unreadable), caps
-#:     "$5b.USD" (was unreadable); "5 USD k" for K is unreadable in raised too.
+#:     "$5b.USD" (was unreadable); "5 USD k" for K is unreadable in raised too. An amount unit
+#:     "XYZ tokens" for XYZ is XYZ (was XYZ TOKENS); "5 k.KIN", a unit column "k.KIN" for KIN
+#:     are thousands of KIN, as "5 k KIN" (were unreadable).
 PARSER_VERSION: Final = 26
