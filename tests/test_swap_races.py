@@ -125,19 +125,26 @@ def test_a_day_swapped_between_the_listing_and_its_look_is_not_left_out(
     removed, then new). The reader now waits for that swap and reads every day."""
     out = tmp_path / "out"
     folders = snapshot_tree(out)
+    waited, results = _days_read_meeting_swap(monkeypatch, out, out, folders[1])
+    assert "error" not in results, results
+    assert results["value"] == list(DAYS)
+    assert waited, results
+
+
+def _days_read_meeting_swap(monkeypatch: pytest.MonkeyPatch, tree: Path, out: Path,
+                            day: Path) -> tuple[bool, dict[str, Any]]:
+    """The days ``read_snapshots(tree)`` reads when ``out``'s swap of ``day`` is held open
+    between its listing and its look (:func:`~swapping.meets_swap`)."""
     gate = Gate()
     reading: dict[str, threading.Thread] = {}
 
     def read() -> Any:
         reading["thread"] = threading.current_thread()
-        frame = snapshots.read_snapshots(out)
+        frame = snapshots.read_snapshots(tree)
         return sorted(pd.DatetimeIndex(frame["snapshot_date"].unique()).strftime("%Y-%m-%d"))
 
     _after_listing(monkeypatch, gate, lambda: reading.get("thread"))
-    waited, results = meets_swap(monkeypatch, read, swap_held(out, folders[1]), gate)
-    assert "error" not in results, results
-    assert results["value"] == list(DAYS)
-    assert waited, results
+    return meets_swap(monkeypatch, read, swap_held(out, day), gate)
 
 
 def _after_listing(monkeypatch: pytest.MonkeyPatch, gate: Gate,
@@ -272,16 +279,7 @@ def test_a_linked_day_swapped_in_its_own_tree_is_waited_for(cfg, tmp_path, monke
     linked.mkdir()
     for folder in folders:
         (linked / folder.name).symlink_to(folder, target_is_directory=True)
-    gate = Gate()
-    reading: dict[str, threading.Thread] = {}
-
-    def read() -> Any:
-        reading["thread"] = threading.current_thread()
-        frame = snapshots.read_snapshots(linked)
-        return sorted(pd.DatetimeIndex(frame["snapshot_date"].unique()).strftime("%Y-%m-%d"))
-
-    _after_listing(monkeypatch, gate, lambda: reading.get("thread"))
-    waited, results = meets_swap(monkeypatch, read, swap_held(tmp_path / "a", folders[1]), gate)
+    waited, results = _days_read_meeting_swap(monkeypatch, linked, tmp_path / "a", folders[1])
     assert "error" not in results, results
     assert results["value"] == list(DAYS)
     assert waited, results
