@@ -309,12 +309,10 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
     looked = {} if looked is None else looked
     try:  # a folder renamed away by another export's swap is waited for, not taken as none
         earlier = read_export(day)
-    except (FileNotFoundError, NotADirectoryError):  # none there, or killed mid-swap
-        looked["manifest"] = None
-        return tables, out
-    except (OSError, ValueError, ExportReplaced):  # a damaged one, or one another export
-        looked["manifest"] = UNREAD  # keeps replacing: nothing to keep
-        return tables, out
+    except (OSError, ValueError, ExportReplaced) as exc:  # none there (killed mid-swap), a
+        none = isinstance(exc, FileNotFoundError | NotADirectoryError)  # damaged one, or one
+        looked["manifest"] = None if none else UNREAD  # another export keeps replacing:
+        return tables, out  # nothing to keep
     manifest = looked["manifest"] = earlier.icos.attrs["icoframes"]["manifest"]
     if since is not None and not same_day(manifest, day, since, stated):
         return tables, out
