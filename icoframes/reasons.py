@@ -60,7 +60,8 @@ REASONS: Final[Mapping[Reason, str]] = {
              "``\"1 ETH = 3640-3367 IML\"``): never collapsed to one number",
     "vague": "an approximate or qualified amount (``\"~3,500,000\"``, ``\"> 100\"``, "
              "``\"1PSTS = 20¢ (25¢ AFTER SEPT 18)\"``)",
-    "percent": "a ``%`` in a column that is not a share (``\"60%\"`` as a hard cap)",
+    "percent": "a ``%`` or a percent word in a column that is not a share (``\"60%\"``, "
+               "``\"60 percent\"`` as a hard cap)",
     "negative": "a negative amount or share (``\"-5000\"`` as a hard cap)",
     "infinite": "an infinite number, or one too big for a float (``1e999``, ``\"inf\"``, an "
                 "integer of over 308 digits)",

@@ -71,6 +71,7 @@ __all__ = [
     "MISSING_MARKERS",
     "NONE_WORDS",
     "NOT_UNITS",
+    "PERCENT_WORDS",
     "PLATFORM_FAMILIES",
     "SOCIAL_ALIASES",
     "SPLIT_LISTS",
@@ -154,11 +155,15 @@ FOREIGN_MULTIPLIERS: Final = frozenset({"mil", "mill", "bil", "bio", "kk", "lakh
                                         "crore", "crores", "tys", "millionen", "milliarden",
                                         "mrd", "milliard", "milliards"})
 
+#: Words of a percent, as ``%`` is: ``"5 percent"`` is no amount (reason ``percent``) and a
+#: unit column ``"percent"`` names no unit (never a unit ``PERCENT``).
+PERCENT_WORDS: Final = frozenset({"percent", "per cent", "pct", "percentage"})
+
 #: Words written after an amount that are no unit: the amount is unreadable, not in "TOKENS".
 NOT_UNITS: Final = frozenset({"token", "tokens", "coin", "coins", "day", "days", "week", "weeks",
                               "month", "months", "hour", "hours", "per", "max", "min", "each",
                               "maximum", "minimum", "total", "only", "approx", "about", "bonus",
-                              "usd per", "pcs"}) | FOREIGN_MULTIPLIERS
+                              "usd per", "pcs"}) | FOREIGN_MULTIPLIERS | PERCENT_WORDS
 
 #: A hundredth of a US dollar, written after an amount: ``"10 cents"`` and ``"10¢"`` are 0.1 USD.
 CENTS: Final = frozenset({"¢", "cent", "cents"})

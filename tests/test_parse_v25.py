@@ -146,7 +146,10 @@ def test_mln_in_capitals_before_a_symbol_is_no_million(ticker):
     # parser 24: "MLN$" and "5 MLN$" were 5e6 USD, though "MLN" in capitals is a ticker
     _unreadable(_group([5], "MLN$", ticker), 5)
     _unreadable(_group(["5 MLN$"], "", ticker), "5 MLN$")
-    assert _group(["5 mln$"], "", ticker) == ([5e6], ["USD"], [])  # in lower case: millions
+    if ticker == "MLN":  # its own ticker glued to a symbol: 5 MLN and $, or millions of USD?
+        _unreadable(_group(["5 mln$"], "", ticker), "5 mln$")  # (as "$5 mln"; 7ae5c53: 5e6 USD)
+    else:
+        assert _group(["5 mln$"], "", ticker) == ([5e6], ["USD"], [])  # in lower case: millions
 
 
 @pytest.mark.parametrize("ticker", ["XYZ", None])

@@ -89,9 +89,10 @@ def test_a_scale_word_glued_after_a_tickers_capitals_names_no_unit(unit):
 
 
 @pytest.mark.parametrize(("unit", "code"), [("USDCK", "USDCK"), ("DAIK", "DAIK"),
-                                            ("usdck", "USDCK"), ("Steem", "STEEM"),
+                                            ("Usdck", "USDCK"), ("Steem", "STEEM"),
                                             ("Qtum", "QTUM"), ("USDC", "USDC")])
-def test_a_ticker_written_in_one_case_or_a_name_stays_a_unit(unit, code):
+def test_a_ticker_written_in_capitals_or_a_name_stays_a_unit(unit, code):
+    # "usdck" in lowercase is no longer one (test_parse_v26_one_rule: thousands of USDC?)
     assert _group([5], unit) == ([5.0], [code], [])
 
 

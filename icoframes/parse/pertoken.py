@@ -3,7 +3,9 @@ read by :mod:`icoframes.parse.prices`) and a price unit column ``"USD per token"
 
 A price is always per token; writing so says nothing more, and the currency before ``per
 token`` (or ``/token``) is the price's. What names no known currency before it (``"XYZ per
-token"``, ``"Huobi Token"``, a currency's name with a token word in it) names no unit.
+token"``, ``"Huobi Token"``, a currency's name with a token word in it) names no unit. The ICO's
+own ticker then token words (``"XYZ tokens"`` for XYZ) name that token, in a value as in a unit
+column (:func:`own_tokens`).
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from ..vocabulary import TOKEN_WORDS, fold
 from .prices import CURRENCIES, canonical_unit
 from .rules import parse_amount, written_currency
 
-__all__ = ["per_token", "unit_per_token"]
+__all__ = ["own_tokens", "per_token", "unit_per_token"]
 
 # A price per token: "$0.1 per token", "0.1 USD/XYZ" (split in one linear pass: no backtracking
 # over long hostile text)
 _PER_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
 _WORD_RE: Final = re.compile(r"[^\W\d_]\w*\.?")
 _DIGIT_RE: Final = re.compile(r"[0-9]")
+# The words and symbols of a unit: "XYZ (tokens)" is XYZ and tokens.
+_PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿¥₩₽₹Ξ]")
 
 
 def per_token(text: str, own: str | None) -> str:
@@ -71,3 +75,21 @@ def unit_per_token(text: str) -> str | None:
         return None
     code = canonical_unit(parts[0])
     return code if code in CURRENCIES else None
+
+
+def own_tokens(unit: str, own: str | None) -> bool:
+    """``unit`` (a unit column, or the unit written after a value's number) is the ICO's own
+    ticker ``own`` then token words (``"XYZ tokens"``, ``"XYZ Coins"`` for XYZ): its amounts
+    are in that token, the words name it again, as the unit ``"XYZ"`` does. Not a rate
+    (``"XYZ per token"``), nor another ICO's ticker (``"ABC tokens"`` for XYZ).
+
+    Examples
+    --------
+    >>> own_tokens("XYZ tokens", "XYZ"), own_tokens("xyz Coins.", "XYZ"), own_tokens("XYZ", "XYZ")
+    (True, True, False)
+    >>> own_tokens("XYZ per token", "XYZ"), own_tokens("ABC tokens", "XYZ"), own_tokens("X", None)
+    (False, False, False)
+    """
+    parts = _PARTS_RE.findall(unit)
+    return own is not None and len(parts) > 1 and canonical_unit(parts[0]) == own and (
+        not _PER_RE.search(unit)) and all(fold(part) in TOKEN_WORDS for part in parts[1:])

@@ -21,7 +21,14 @@ from decimal import Decimal
 from typing import Final
 
 from ..numerals import number_text
-from ..vocabulary import FALSE_WORDS, MISSING_MARKERS, TRUE_WORDS, UNKNOWN_WORDS, fold
+from ..vocabulary import (
+    FALSE_WORDS,
+    MISSING_MARKERS,
+    PERCENT_WORDS,
+    TRUE_WORDS,
+    UNKNOWN_WORDS,
+    fold,
+)
 from .base import MARKER_SPELLINGS, Bad, Reason, _Bad, bad, is_missing_marker
 from .dates import DATETIME_FORMAT, LABEL_FORMAT, parse_datetime, parse_label_date
 from .scales import (
@@ -87,10 +94,14 @@ _AMOUNT_RE: Final = re.compile(
     (?P<num>[0-9][0-9,.\s'’]*+|\.[0-9]++)
     (?:e(?P<exp>[-+]?[0-9]++))?\s*+
     (?P<mult>{MULTIPLIER_PATTERN})?\.?\s*+
-    (?:(?P<post>{_CURRENCY})(?P<late>\s*+{MULTIPLIER_PATTERN})?\.?)?  # "5 USD.", "5 USD mln"
+    (?:(?P<post>{_CURRENCY})(?P<late>\s*+{MULTIPLIER_PATTERN})?(?:\s*+\.)?)?  # "5 USD mln ."
     """,
     re.IGNORECASE | re.VERBOSE,
 )
+# A percent, in words too ("5 percent", "5 pct"): no amount, but a share's sign.
+_PERCENT_WORDS: Final = "|".join(word.replace(" ", r"\s+") for word in sorted(PERCENT_WORDS))
+_PERCENT_RE: Final = re.compile(rf"%|\b(?:{_PERCENT_WORDS})\b", re.IGNORECASE)
+_PERCENT_SIGN_RE: Final = re.compile(rf"\s*(?:%|\b(?:{_PERCENT_WORDS}))$", re.IGNORECASE)
 # Thousands groups: a first group of 1-3 digits that is not 0, then groups of 3.
 _THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]*)?")
 _DOT_THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:\.[0-9]{3}){2,}"
@@ -151,8 +162,8 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     text = normalize_text(value).strip()  # type: ignore[arg-type]
     if text in MARKER_SPELLINGS:
         return None
-    if percent and text.endswith("%"):
-        text = text[:-1].rstrip()
+    if percent:  # a share's own sign, or its word ("60 percent", as "60%")
+        text = _PERCENT_SIGN_RE.sub("", text)
     if not text.isascii() or "_" in text:  # float() reads "٣" as 3, "1_000" as 1000: no amount
         return _parse_amount_text(text)
     try:
@@ -283,8 +294,8 @@ def amount_reason(text: str) -> Reason:
     outside = _BRACKETS_RE.sub(" ", text)
     if "=" in text:
         return "unreadable_number"  # an exchange is a price, read only in price columns
-    if "%" in outside:
-        return "percent"
+    if _PERCENT_RE.search(outside):
+        return "percent"  # "5 percent", as "5%"
     if _VAGUE_RE.search(text):
         return "vague"
     if _UNDERSCORE_RE.search(text):

@@ -94,9 +94,10 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     multiplier glued to it multiplies it (``"kKIN"``, ``"1.5bnKIN"`` for KIN: tickers are
     written in capitals) unless the whole unit is a known currency (``"BTC"`` for TC). A
     multiplier in capitals glued to it (``"KKIN"`` for KIN: thousands of KIN, or a token
-    KKIN? ``"MOD"`` for OD: millions of OD, or the token MOD?) and a lone lowercase ``m``
-    (``"mKIN"``: milli or million) cannot be told: None, the value is unreadable, never a
-    guess.
+    KKIN? ``"MOD"`` for OD: millions of OD, or the token MOD?), a lone lowercase ``m``
+    (``"mKIN"``: milli or million) and the token glued to a symbol (``"KUSD$"`` for KUSD,
+    ``"K$"`` for K: the token and a dollar sign, or thousands of USD?) cannot be told: None,
+    the value is unreadable, never a guess.
 
     Any other currency: a lone letter written all in capitals before its letters makes a
     ticker, as written (``KUSD``, ``MUSD``), and one not (``kUSD``, ``mUSD``, ``KUsd``) cannot
@@ -120,12 +121,18 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     (('k', 'KIN'), ('', 'kUSD'))
     >>> split_multiplier("KKIN", "KIN"), split_multiplier("mKIN", "KIN")
     (None, None)
+    >>> split_multiplier("KUSD$", "KUSD"), split_multiplier("KUSD$", "XYZ")
+    (None, ('k', 'USD'))
     >>> split_multiplier("MMUSD"), split_multiplier("MLN$"), split_multiplier("MM$")
     (None, None, ('mm', 'USD'))
     """
     whole = canonical_unit(unit)
     if whole == token or whole in CURRENCIES:
         return "", unit
+    if token is not None and unit[-1:] in SYMBOL_CHARS and canonical_unit(
+            unit.rstrip("".join(SYMBOL_CHARS))) == token:
+        return None  # "KUSD$" for KUSD: its token and a dollar sign, or thousands of USD? (as
+        # "5 USD k" for K; 7ae5c53: 5,000 USD)
     folded = unit.casefold()
     glued: tuple[str, str] | None = None  # the first multiplier that multiplies
     for mult in GLUED:
@@ -198,8 +205,9 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     in capitals, the scale word a word not in capitals (``"USDmln"``, ``"USDMln"``; a lone
     letter in capitals is a ticker, ``"USDK"``, ``"USDM"``; ``"ETHm"``, ``"USDcents"``, and
     ``"USDk"``, ``"usdk"``, ``"USDm"``: the token USDK or USDM, or a scale? ``"USDMLN"``,
-    ``"USDMM"``: millions, or a token? None; after a ticker in capitals that is no known
-    currency, ``"USDCk"``, ``"XYZmln"``: None), dotted before a currency or the own ticker
+    ``"USDMM"``: millions, or a token? None; after letters that are no known currency by the
+    same rule of case, ``"USDCk"``, ``"usdck"``, ``"XYZMLN"``: None, ``"USDCK"`` a ticker,
+    ``"Steem"`` a name), dotted before a currency or the own ticker
     (``"k.USD"`` as ``"k. USD"``, ``"k.KIN"`` for KIN as ``"k KIN"``), or glued before a
     currency (:func:`split_multiplier`: ``"bnUSD"``, ``"M$"``; ``"kUSD"``: None, as
     ``"USDk"``). ``("", unit)`` when it
@@ -217,6 +225,8 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     (None, None, ('', 'USDK'))
     >>> split_scale("USDmln", None), split_scale("k.USD", None), split_scale("USDCk", None)
     (('mln', 'USD'), ('k', 'USD'), None)
+    >>> split_scale("usdck", None), split_scale("USDCK", None), split_scale("Steem", None)
+    (None, ('', 'USDCK'), ('', 'Steem'))
     """
     words = unit.split()
     glued = _SYMBOL_FIRST.fullmatch(unit)
@@ -232,10 +242,12 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
             plain = symbol or (after["cur"].isupper() and len(word) > 1 and not unit.isupper())
             code = scaled_currency(word, after["cur"]) if plain and word in MULTIPLIERS else None
             return None if code is None or ticker_word(word, own) else (word, code)
-    elif after is not None and len(after["cur"]) > 1 and after["cur"].isupper() and (
-            not unit.isupper()):
-        return None  # "USDCk", "DAIk", "XYZmln": a scale of a token (USDC, DAI: no currency
-        # known here), or the tokens USDCK, DAIK? Never the made-up unit USDCK ("USDCK" is one)
+    elif after is not None and len(after["cur"]) > 1 and not unit.istitle() and not (
+            unit.isupper() and len(after["mult"]) == 1):
+        return None  # "USDCk", "DAIk", "XYZmln", "usdck", "usdcK", "XYZMLN": a scale of a token
+        # (USDC, DAI: no currency known here), or the tokens USDCK, DAIK? Never the made-up unit
+        # USDCK, as "USDk", "usdk", "usdK", "USDMLN" ("USDCK", "USDK" are tickers, a lone letter
+        # in capitals; "Steem", "Qtum": names, one capital first)
     # (scale word, currency, written last)
     sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
              ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else [

@@ -20,6 +20,7 @@ unit column                                the numbers of its group that write n
 ``kUSD``, ``mUSD``, ``kusd``, ``KUsd``     unreadable: a scale, or a token? (``KUSD``: the token)
 ``USDCk``, ``DAIk``, ``XYZmln``            unreadable: a scale of a token, or a token? (``USDCK``)
 ``USD..``, ``USD. .``                      unreadable: a unit and dots (``USD.`` is USD)
+``8.3M``, ``5M+``, ``%``, ``percent``       unreadable: a number, a sign or a percent is no unit
 ``XYZ tokens`` for XYZ (the own ticker)    XYZ: token words after the own ticker name it again
 ``per token``, ``tokens``, ``XYZ/token``   unreadable: no unit (``vocabulary.NOT_UNITS``), a rate
 ``k.USD``, ``k.$`` (any ticker)            thousands of USD: a dot ends a scale word as a space
@@ -52,7 +53,7 @@ from typing import Final
 import numpy as np
 
 from ..vocabulary import FOREIGN_MULTIPLIERS, NOT_UNITS, TOKEN_WORDS, fold
-from .pertoken import unit_per_token
+from .pertoken import own_tokens, unit_per_token
 from .prices import (
     CURRENCIES,
     canonical_unit,
@@ -74,6 +75,8 @@ _NO_UNIT: Final = (None, math.nan)
 _PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿¥₩₽₹Ξ]")
 # A rate: "per token", "XYZ/token", "USD/ETH".
 _RATE_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
+# A number: a digit that begins a word ("8.3M", "5M+", "1ST"; not "B2B", as a value's unit).
+_NUMBER_RE: Final = re.compile(r"(?<![^\W_])[0-9]")
 # A unit in brackets or before a colon: "(USD)", "[USD]", "USD:".
 _BARE_RE: Final = re.compile(r"\(([^()]+)\)|\[([^\[\]]+)\]|([^:]+):")
 
@@ -105,21 +108,13 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
                 # "tokens", "XYZ tokens", "per token", the own ticker: a price never is
                 codes[i], factors[i] = _NO_UNIT
                 continue
-            if own is not None and _own_tokens(text, own):
+            if own_tokens(text, own):
                 codes[i] = own  # "XYZ tokens" for XYZ: the token XYZ, as the column "XYZ" is
                 continue  # (622ad8d: the made-up unit XYZ TOKENS)
             scaled = _scaled(text, own)
             if scaled is not None:
                 codes[i], factors[i] = _NO_UNIT if price and scaled[1] != CENT else scaled
     return factors
-
-
-def _own_tokens(text: str, own: str) -> bool:
-    """``text`` is the ICO's own ticker ``own``, then token words (``"XYZ tokens"``,
-    ``"XYZ Coins"`` for XYZ): its numbers are in that token, the words name it again."""
-    parts = _PARTS_RE.findall(text)
-    return len(parts) > 1 and canonical_unit(parts[0]) == own and not _RATE_RE.search(text) and (
-        all(fold(part) in TOKEN_WORDS for part in parts[1:]))
 
 
 def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
@@ -179,9 +174,13 @@ def _column_unit(unit: str, price: bool) -> tuple[str | None, str | None, bool]:
     if foreign_digits(unit):
         return None, None, False
     text = normalize_text(unit).strip()
+    if canonical_unit(text) is None:
+        return "", None, False  # "N/A", "-": no unit written, as "" (2ffb71f: "N/A" a rate)
     text = text[:-1].rstrip() if text.endswith(".") else text  # "USD.", "USD k."
-    if text.endswith("."):
-        return None, None, False  # "USD..", "USD. .": no unit, as the value "5 USD.." is none
+    if text.endswith(".") or _NUMBER_RE.search(text) or (
+            canonical_unit(text) is not None and not _PARTS_RE.search(text)):
+        return None, None, False  # "USD..", "USD. .": no unit, as the value "5 USD.." is none;
+        # nor a number or a sign ("8.3M", "5M+", "%", "+": 7ae5c53 made them the units 8.3M, %)
     bare = _BARE_RE.fullmatch(text)
     inner = "".join(group for group in bare.groups() if group).strip() if bare else ""
     if canonical_unit(inner) in CURRENCIES:

@@ -74,7 +74,7 @@ import pandas as pd
 from ..vocabulary import FIAT_CODES, NOT_UNITS, UNIT_ALIASES, fold
 from .base import Reason, _Bad, bad
 from .columns import Unread, numbers_fast
-from .pertoken import per_token
+from .pertoken import own_tokens, per_token
 from .prices import (
     CURRENCIES,
     canonical_unit,
@@ -88,7 +88,6 @@ from .prices import (
 from .rules import (
     MARKER_SPELLINGS,
     MULTIPLIER_PATTERN,
-    MULTIPLIERS,
     parse_amount,
     times,
     written_currency,
@@ -109,7 +108,6 @@ __all__ = [
 ]
 
 _KNOWN: Final = frozenset(UNIT_ALIASES)
-_MULTIPLIERS: Final = frozenset(MULTIPLIERS)
 
 
 def canonical_units(values: Sequence[object] | np.ndarray | pd.Series) -> np.ndarray:
@@ -182,16 +180,17 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     if suffix is not None and suffix["mult"] and not suffix["cur"] and ticker_word(
             suffix["mult"], own):
         return bad("unreadable_number"), None  # "5 mln" for MLN: 5 million, or 5 MLN?
-    scale, after = (suffix["mult"], suffix["cur"]) if suffix is not None else (None, None)
+    scale, after = (suffix["mult"], (suffix["cur"] or "").rstrip()) if suffix else (None, "")
+    if after.endswith("."):  # "5 $k..", "5 $ k. .": no unit, as "5 USD.." (the regex took one)
+        return bad("unreadable_number"), None
+    after = own if after and own_tokens(after, own) else after  # "5 XYZ tokens" for XYZ: XYZ
     scaled = scale and (after or currency or column_text(column, exchange))  # "5m": of ETH?
     if scale and forbidden_scale(scale, scaled, own) and (
             canonical_unit(currency) != canonical_unit(scaled)  # "$5B USD": $ settles B
             or forbidden_scale(scale, currency, own)):
         return bad("unreadable_number"), None  # "5 m ETH", "ETH 5m": milli? "5 B USD"
-    if suffix is not None and suffix["cur"]:
-        # a multiplier glued to a currency: "bnUSD" is billions of USD (split_multiplier says
-        # when; "kUSD" is unreadable)
-        split = ("", suffix["cur"]) if suffix["mult"] else _split(suffix["cur"], own)
+    if suffix is not None and after:  # "bnUSD": billions of USD (split_multiplier); "kUSD": None
+        split = ("", after) if scale else _split(after, own)
         if split is None:
             return bad("unreadable_number"), None
         mult, written = split
@@ -219,24 +218,25 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
 
 
 def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:
-    """The values of an amount column without a unit column (``raised``)
-    that :func:`~icoframes.parse.rules.parse_amount` reads with a multiplier word that is the
-    row's own ticker, written last: unreadable (``"5 mln"`` for MLN, ``"5 MN"`` for MN,
-    ``"5k"`` for K, ``"5 USD k"`` for K: a multiple, or an amount of the token?), as in an
-    amount group (the value reader, which knows the ticker, leaves them).
+    """The values of an amount column without a unit column (``raised``) that
+    :func:`~icoframes.parse.rules.parse_amount` reads but the value reader, which knows the
+    row's own ticker written in them, leaves: a multiplier word that is the ticker, written
+    last (``"5 mln"`` for MLN, ``"5 MN"`` for MN, ``"5k"``, ``"5 USD k"`` for K: a multiple,
+    or an amount of the token?), or glued with a currency into it (``"5KUSD$"`` for KUSD).
 
     Examples
     --------
-    >>> unread = ticker_words(["5 mln", "5 mln", "5 MN", "5 mln USD", "5 MLN", 5, "5 USD k"],
-    ...                       ["MLN", "KIN", "mn", "MLN", "MLN", "MLN", "K"])
+    >>> unread = ticker_words(["5 mln", "5 mln", "5 MN", "5 mln USD", "5 MLN", 5, "5 USD k",
+    ...                        "5KUSD$", "5KUSD$"], ["MLN", "KIN", "mn", "MLN", "MLN", "MLN",
+    ...                                              "K", "KUSD", "XYZ"])
     >>> unread.rows, unread.values
-    ([0, 2, 6], ['5 mln', '5 MN', '5 USD k'])
+    ([0, 2, 6, 7], ['5 mln', '5 MN', '5 USD k', '5KUSD$'])
     """
     rows = []
     for i, (value, ticker) in enumerate(zip(values, tickers, strict=True)):
         if type(value) is not str or (own := own_ticker(ticker)) is None or (
-                own.casefold() not in _MULTIPLIERS):
-            continue  # (a number writes no multiplier)
+                own.casefold() not in value.casefold()):
+            continue  # (a number writes no ticker; nor do most texts: one reading each)
         number = parse_amount(value)  # (a negative one is reported as negative already)
         if isinstance(number, float) and number >= 0 and isinstance(
                 _read_text(normalize_text(value).strip(), False, ticker, None, None)[0], _Bad):

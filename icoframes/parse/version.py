@@ -104,5 +104,11 @@ __all__ = ["PARSER_VERSION"]
 #:     raised reads a scale after its currency ("5 USD mln", "5 $k": were unreadable), caps
 #:     "$5b.USD" (was unreadable); "5 USD k" for K is unreadable in raised too. An amount unit
 #:     "XYZ tokens" for XYZ is XYZ (was XYZ TOKENS); "5 k.KIN", a unit column "k.KIN" for KIN
-#:     are thousands of KIN, as "5 k KIN" (were unreadable).
+#:     are thousands of KIN, as "5 k KIN" (were unreadable). One rule of case for a scale glued
+#:     after any letters: "usdck", "usdcK", "XYZMLN" name no unit (were USDCK, XYZMLN), as
+#:     "usdk", "USDMLN"; the own ticker glued to a symbol ("5KUSD$" for KUSD, "5k$" for K) is
+#:     unreadable, in raised too (was 5,000 USD); a unit column "%", "percent", "8.3M", "5M+"
+#:     names no unit (were %, PERCENT...), "N/A" none either (its numbers were unreadable);
+#:     "5 percent" is percent; "5 XYZ tokens" for XYZ is 5 XYZ (was unreadable); raised reads
+#:     "5 USD ." (was unreadable) and caps leave "5 $k.." (were 5,000 USD).
 PARSER_VERSION: Final = 26
