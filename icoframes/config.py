@@ -34,7 +34,7 @@ from .quoting import quoted
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
 __all__ = ["MAX_WORKERS", "SETTINGS", "Setting", "Settings", "check_setting", "configure",
-           "get_settings", "reset_configuration", "unchanged"]
+           "get_settings", "hide", "reset_configuration", "unchanged"]
 
 _ENV_PREFIX = "ICOFRAMES_"
 MAX_WORKERS = 64  #: The most concurrent requests ``max_workers`` takes (1 to 64).

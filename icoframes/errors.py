@@ -84,6 +84,7 @@ __all__ = [
     "UnknownName",
     "check_flags",
     "checked_keywords",
+    "checked_methods",
     "closest",
     "did_you_mean",
     "error_for_code",

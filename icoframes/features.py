@@ -37,8 +37,8 @@ from .schema import TEXT_DTYPE
 from .tables import Tables
 from .vocabulary import PLATFORM_FAMILIES, platform_family, social_network
 
-__all__ = ["FEATURES", "PLATFORM_FAMILIES", "SOCIAL_NETWORKS", "Feature", "compute_features",
-           "describe_features"]
+__all__ = ["FEATURES", "PLATFORM_FAMILIES", "SOCIAL_NETWORKS", "Feature", "as_naive_utc",
+           "compute_features", "describe_features"]
 
 #: Raised at or above this share below a cap counts as reaching it: caps are
 #: stated rounded (``"$15M"``), raised amounts to the dollar.

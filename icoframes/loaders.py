@@ -47,8 +47,8 @@ from .store.housekeeping import (
 from .store.ledger import QuotaLedger
 from .tables import Tables
 
-__all__ = ["cache_info", "clear_cache", "load_filters", "load_icos", "load_list",
-           "load_tables", "prune_cache"]
+__all__ = ["DEFAULT_MAX_AGE", "MaxAge", "ProfileMaxAge", "Refresh", "cache_info", "clear_cache",
+           "load_filters", "load_icos", "load_list", "load_tables", "prune_cache"]
 
 DEFAULT_MAX_AGE = dt.timedelta(days=1)
 

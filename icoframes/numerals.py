@@ -31,7 +31,7 @@ from typing import Any, TypeGuard
 from .quoting import quoted
 
 __all__ = ["ANY_INTEGER", "AT_LEAST_ONE", "COUNT", "DIGITS", "INT64_MAX", "INTEGER", "NO_LIMIT",
-           "NUMBER", "QUOTA", "SECONDS",
+           "NUMBER", "QUOTA", "SECONDS", "TOO_MANY_SECONDS",
            "as_integer", "bounds", "checked", "did_you_mean_flag", "did_you_mean_number",
            "integer_text", "is_integer",
            "meant_flag", "meant_number", "number_text", "python_number", "whole", "within"]

@@ -41,22 +41,9 @@ from pandas.api.extensions import ExtensionDtype
 from .errors import InvalidParameter, UnknownName, checked_keywords, checked_methods, did_you_mean
 from .quoting import quoted
 
-__all__ = [
-    "EACH",
-    "FILTERS",
-    "KEY",
-    "LIST",
-    "LONG_LISTS",
-    "PROBLEMS",
-    "PROBLEM_SUMMARY",
-    "TABLES",
-    "TABLE_NAMES",
-    "TEXT_DTYPE",
-    "Column",
-    "TableSchema",
-    "describe",
-    "empty_frame",
-]
+__all__ = ["EACH", "FILTERS", "ICOS", "KEY", "LIST", "LONG_LISTS", "PROBLEMS", "PROBLEM_SUMMARY",
+           "TABLES", "TABLE_NAMES", "TEXT_DTYPE", "Column", "Kind", "Source", "TableSchema",
+           "describe", "empty_frame"]
 
 #: A column's pandas dtype: a NumPy dtype or a pandas extension dtype.
 Dtype: TypeAlias = np.dtype[Any] | ExtensionDtype

@@ -31,7 +31,7 @@ from ..parse.problems import Problems
 from ..store.cache import Stored
 from ..store.db import from_ms, ms
 
-__all__ = ["ListQuery", "pages_total"]
+__all__ = ["ListQuery", "listed_now_wins", "pages_total"]
 
 
 @dataclass

@@ -40,6 +40,7 @@ from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
 __all__ = [
     "AMOUNT_UNITS",
     "DATE_COLUMNS",
+    "NOT_GIVEN",
     "QUOTES",
     "RATE_MAX_AGE",
     "Quote",
@@ -47,6 +48,8 @@ __all__ = [
     "conversion_dates",
     "normalize_rates",
     "price_dates",
+    "rate_age",
+    "renamed_rate_max_age",
     "sale_prices",
     "to_usd",
     "usd_rates",

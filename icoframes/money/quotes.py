@@ -19,7 +19,7 @@ from ..errors import InvalidParameter, quoted
 from ..parse.units import canonical_unit, canonical_units
 from ..vocabulary import FIAT_CODES, UNIT_ALIASES
 
-__all__ = ["PRICE_FIELDS", "QUOTES", "VALUE", "Quote", "normalize_rates"]
+__all__ = ["MS", "PRICE_FIELDS", "QUOTES", "VALUE", "Quote", "normalize_rates"]
 
 #: The two directions a rate can be quoted in.
 Quote = Literal["usd_per_unit", "units_per_usd"]

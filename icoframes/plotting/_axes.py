@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NOTE_GID",
+    "OTHER_COLOR",
+    "UNKNOWN_COLOR",
     "add_note",
     "check_frame",
     "check_top",

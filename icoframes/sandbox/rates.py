@@ -25,7 +25,7 @@ import pandas as pd
 from ..errors import check_flags, checked_keywords
 from ..schema import TEXT_DTYPE
 
-__all__ = ["FIRST_DAY", "LAST_DAY", "RATE_CURRENCIES", "rate_on", "rates"]
+__all__ = ["FIRST_DAY", "LAST_DAY", "RATE_CURRENCIES", "known_rate", "rate_on", "rates"]
 
 #: The series covers every sale date the sandbox draws (past ICOs from 2016,
 #: upcoming ones ending up to about two years after its reference date).

@@ -36,7 +36,7 @@ from .claims import Claims
 from .db import InDatabase, from_ms, ms
 
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "Cache", "ProfileRecord",
-           "Snapshot", "Stored"]
+           "Snapshot", "Stored", "ipc", "keep_list", "record_in"]
 
 DB_NAME: Final = "cache.sqlite3"
 LOCK_NAME: Final = ".lock"  #: the service folder's lock: housekeeping and the derived tables
