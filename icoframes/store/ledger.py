@@ -21,6 +21,7 @@ from typing import Final
 
 from ..errors import CacheError, InvalidParameter, QuotaExceeded, quoted
 from ..files import utcnow
+from ..numerals import INT64_MAX, as_integer, bounds, did_you_mean_number
 from .db import InDatabase, from_ms, ms
 
 __all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "LedgerState", "QuotaLedger"]
@@ -87,9 +88,12 @@ class QuotaLedger(InDatabase):
         self.key = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
         self.root = Path(cache_dir)
         self.path = self.root / LEDGER_FOLDER / LEDGER_NAME
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise InvalidParameter(f"limit must be a whole number >= 0, got {quoted(limit)}")
-        self.limit = limit  # 0: nothing is sent
+        number = as_integer(limit)  # as every integer argument: np.int64(5), never True nor 2.5
+        if number is None or not 0 <= number <= INT64_MAX:  # what SQLite binds: 2**63 was an
+            raise InvalidParameter(  # OverflowError at the first take
+                f"limit must be a whole number{bounds(0, INT64_MAX)}, got {quoted(limit)}"
+                + did_you_mean_number(limit, low=0, high=INT64_MAX))
+        self.limit = number  # 0: nothing is sent
         self.reset = reset
         # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"
         self._probe: str | None = None
