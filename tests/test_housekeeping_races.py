@@ -1,9 +1,10 @@
 """The cache dir measured while another process clears it (``clear_cache``, ``prune_cache``).
 
-A service folder listed by :func:`icoframes.store.housekeeping.scan` may be removed by another
-process before it is measured. The removal is made by a profiler just as this thread starts
-measuring that folder (no clock, no mock): ``cache_info(all=True)`` and ``prune_cache`` go on
-without it instead of failing with ``FileNotFoundError``.
+A service folder listed by :func:`icoframes.store.housekeeping.scan` (or the configured one
+``cache_info()`` measures, or the ledgers' folder) may be removed by another process before
+it is measured. The removal is made by a profiler just as this thread starts
+measuring that folder (no clock, no mock): ``cache_info()``, ``cache_info(all=True)`` and
+``prune_cache`` go on without it instead of failing with ``FileNotFoundError``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
+import icoframes
+from icoframes import sandbox
 from icoframes.store.housekeeping import describe, prune
 
 
@@ -61,3 +64,36 @@ def test_a_folder_removed_as_prune_measures_it_is_left_out(tmp_path):
     assert removed == [True]
     assert report.removed == [] and report.skipped == []
     assert sorted(p.name for p in root.iterdir()) == ["127.0.0.1_9000"]
+
+
+def test_a_service_folder_removed_as_cache_info_measures_it_is_0_bytes(tmp_path):
+    """``cache_info()`` (``housekeeping.info``) measured the configured service's folder after
+    checking that it is one: removed in between, it raised ``FileNotFoundError``."""
+    with sandbox.serve(n_icos=20, seed=3) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path)
+        try:
+            listing = icoframes.load_list(status="past", progress=False)
+            (folder,) = (p for p in tmp_path.iterdir() if p.name != "quota")
+            with _removed_as_measured(folder) as removed:
+                found = icoframes.cache_info()
+        finally:
+            icoframes.reset_configuration()
+    assert removed == [True] and not folder.exists()
+    assert (found.path, found.size_bytes) == (str(folder), 0)
+    assert found.list_queries == 1 and found.listed_without_profile == 0
+    assert found.states["not_fetched"] == len(listing) and found.requests_today == 1
+
+
+def test_the_ledgers_removed_as_the_cache_dir_is_described_are_left_out(tmp_path):
+    with sandbox.serve(n_icos=20, seed=3) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path)
+        try:
+            icoframes.load_list(status="past", progress=False)
+            service = icoframes.cache_info()
+            with _removed_as_measured(tmp_path / "quota") as removed:
+                found = icoframes.cache_info(all=True)
+        finally:
+            icoframes.reset_configuration()
+    assert removed == [True]
+    assert (found.size_bytes, found.ledgers) == (service.size_bytes, 0)
+    assert [str(s.path) for s in found.services] == [service.path]

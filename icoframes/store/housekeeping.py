@@ -129,8 +129,11 @@ def _files(folder: Path, *, recurse: bool = True) -> Iterator[tuple[Path, os.sta
 
 
 def _size(path: Path) -> int:
-    """Bytes of a file, a link (itself) or the files under a folder."""
-    info = path.lstat()
+    """Bytes of a file, a link (itself) or the files under a folder; 0 once it is gone."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:  # removed since it was found (another process's clear)
+        return 0
     return sum(i.st_size for _, i in _files(path)) if stat.S_ISDIR(info.st_mode) else info.st_size
 
 
