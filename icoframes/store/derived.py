@@ -195,7 +195,10 @@ class DerivedTables:
             return False  # no tables yet
         plain = True
         for path in entries:
-            mode = path.lstat().st_mode
+            try:  # in a read-only cache dir no lock keeps another user's writer out meanwhile:
+                mode = path.lstat().st_mode
+            except FileNotFoundError:  # its temp file, listed, then renamed in: no entry
+                continue
             if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and path == self.dir):
                 continue
             plain = False
