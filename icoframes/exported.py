@@ -40,16 +40,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .errors import ExportReplaced
-from .files import entry_kind, folder_path, json_object, read_record
+from .errors import ExportReplaced, InvalidParameter
+from .files import entry_kind, folder_path, json_object, not_a_folder, read_record
 from .queries import checked_keywords
 from .schema import TABLES
 from .swaps import SWAP_PATIENCE, confirm
 from .tables import Tables
 
 __all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "STAGING_PREFIX", "SWAP_PATIENCE",
-           "consistent_read", "dicts", "looked", "manifest_damage", "query_params", "read_export",
-           "read_manifest", "snapshot_dirs", "swap_owner"]
+           "consistent_read", "dicts", "export_folder", "looked", "manifest_damage",
+           "missing_export", "query_params", "read_export", "read_manifest", "snapshot_dirs",
+           "swap_owner"]
 
 #: The commit record of an export: written last, removed first.
 MANIFEST = "manifest.json"
@@ -109,6 +110,23 @@ def query_params(manifest: dict[str, Any]) -> list[dict[str, Any]] | None:
     return params if params and len(params) == len(queries) else None
 
 
+def export_folder(path: object, name: str = "path") -> Path:
+    """The argument ``name`` of a reader of exports as a Path, refused before anything is
+    read when it is empty (no current directory) or names no folder (a file, a FIFO, a folder
+    under a file: it was "no export folder at ...", as if nothing were there)."""
+    folder = folder_path(path, name)
+    why = not_a_folder(folder)
+    if why is not None:
+        raise InvalidParameter(f"{name}={folder} names no export folder: {why}. Give the "
+                               "folder export_tables wrote (its out)")
+    return folder
+
+
+def missing_export(folder: Path) -> FileNotFoundError:
+    """Nothing at ``folder``, a reader's argument (said once no swap is in)."""
+    return FileNotFoundError(f"no export folder at {folder}: nothing is there")
+
+
 @checked_keywords
 def read_export(path: str | os.PathLike[str]) -> Tables:
     """The :class:`~icoframes.tables.Tables` of one export folder, typed by the schema.
@@ -128,6 +146,8 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
 
     Raises
     ------
+    InvalidParameter
+        ``path`` names no folder (a file, a FIFO, a folder under a file): nothing is read.
     FileNotFoundError
         ``path`` does not exist, lacks a table file, or lacks ``manifest.json``
         (an export in progress, or killed mid-swap: the message says so).
@@ -148,13 +168,13 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     ...     read_export(out).icos.shape
     (0, 42)
     """
-    folder = folder_path(path, "path")  # "" is no export, not the current directory
+    folder = export_folder(path)  # "" is no export, not the current directory
     is_dir, holds = folder.is_dir(), _holds_export(folder)
     if not holds:  # a swap renaming the folder away (then the new one in) is not what it is
         (is_dir, holds), _ = confirm(swap_owner(folder), partial(_look, folder))
     snapshots = snapshot_dirs(folder, _names(folder) if holds else None) if is_dir else {}
     if not is_dir:
-        raise FileNotFoundError(f"no export folder at {folder}")
+        raise missing_export(folder)
     if snapshots:
         latest = max(snapshots)
         raise ValueError(

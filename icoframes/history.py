@@ -41,7 +41,7 @@ import pandas as pd
 
 from .dayfolder import check_one_query
 from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean, quoted
-from .exported import read_export
+from .exported import export_folder, read_export
 from .queries import checked_keywords
 from .schema import ICOS, TEXT_DTYPE
 from .snapshots import (
@@ -145,7 +145,8 @@ def changes(
         frame without ``snapshot_date`` and ``id``, an id twice in one
         snapshot, snapshots of different queries (their manifests say so: a
         tree written before ``export_tables`` refused that), or ``gaps``
-        neither "mark" nor "skip" (InvalidParameter, with a "did you mean").
+        neither "mark" nor "skip" (InvalidParameter, with a "did you mean"), or a
+        path that names no folder (InvalidParameter; FileNotFoundError when it is missing).
 
     Examples
     --------
@@ -161,7 +162,8 @@ def changes(
     if not (isinstance(gaps, str) and gaps in ("mark", "skip")):  # before reading the tree
         raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {quoted(gaps)}"
                                f"{did_you_mean(gaps, ('mark', 'skip'))}")
-    frame = read_snapshots(snapshots) if not isinstance(snapshots, pd.DataFrame) else snapshots
+    frame = (snapshots if isinstance(snapshots, pd.DataFrame)  # a file refused as snapshots=
+             else read_snapshots(export_folder(snapshots, "snapshots")))
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:  # an argument refused, as every one: InvalidParameter

@@ -27,8 +27,16 @@ import numpy as np
 import pandas as pd
 
 from .errors import UnknownName, did_you_mean, quoted
-from .exported import MANIFEST, consistent_read, dicts, query_params, snapshot_dirs
-from .files import entry_kind, folder_path
+from .exported import (
+    MANIFEST,
+    consistent_read,
+    dicts,
+    export_folder,
+    missing_export,
+    query_params,
+    snapshot_dirs,
+)
+from .files import entry_kind
 from .queries import checked_keywords
 from .schema import PROBLEMS, TABLES, TableSchema
 from .tables import read_table
@@ -49,6 +57,8 @@ def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
 
     Raises
     ------
+    InvalidParameter
+        ``path`` names no folder (a file, a FIFO, a folder under a file).
     FileNotFoundError
         ``path`` does not exist.
     ValueError
@@ -56,9 +66,9 @@ def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
         does not read, or two folders for one day (``snapshot_date=2026-11-01``
         and ``snapshot_date=20261101``): which one is the day's is unknowable.
     """
-    folder = folder_path(path, "path")  # "" is no export, not the current directory
+    folder = export_folder(path)  # "" is no export, not the current directory
     if not folder.is_dir():
-        raise FileNotFoundError(f"no export folder at {folder}")
+        raise missing_export(folder)
     found = snapshot_dirs(folder)  # no day renamed away by its swap left out
     if not found:
         hint = (" (it is a plain export: read it with read_export)"
@@ -119,6 +129,8 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     KeyError
         ``table`` is not a table (the message suggests the closest): an
         :class:`~icoframes.errors.UnknownName`, an ``InvalidParameter`` too.
+    InvalidParameter
+        ``path`` names no folder (a file, a FIFO, a folder under a file): nothing is read.
     FileNotFoundError
         ``path`` does not exist, or a snapshot lacks the table's file.
     ValueError
