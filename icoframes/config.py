@@ -33,8 +33,8 @@ from .numerals import INT64_MAX
 from .quoting import quoted
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
 
-__all__ = ["MAX_WORKERS", "SETTINGS", "Setting", "Settings", "check_setting", "configure",
-           "get_settings", "hide", "reset_configuration", "unchanged"]
+__all__ = ["MAX_WORKERS", "SETTINGS", "SET_CACHE_DIR", "Setting", "Settings", "check_setting",
+           "configure", "get_settings", "hide", "reset_configuration", "unchanged"]
 
 _ENV_PREFIX = "ICOFRAMES_"
 MAX_WORKERS = 64  #: The most concurrent requests ``max_workers`` takes (1 to 64).
@@ -121,6 +121,11 @@ def hide(name: str, value: Any) -> Any:
     if _BY_NAME[name].secret:
         return Secret(value)
     return RedactedURL(value) if name == "base_url" and isinstance(value, str) else value
+
+
+#: What to do about a refused cache dir: the last sentence of every refusal of one.
+SET_CACHE_DIR = ("Set ICOFRAMES_CACHE_DIR or icoframes.configure(cache_dir=...) to a folder of "
+                 "your own.")
 
 
 def _user_cache_dir() -> Path:

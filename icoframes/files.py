@@ -83,13 +83,22 @@ def is_empty_path(value: object) -> bool:
 
 
 def expanded_path(value: Any) -> Path:
-    """A path setting (``cache_dir``) as a Path, ``~`` expanded; ValueError for
-    :data:`EMPTY_PATH` (the setting's check names it)."""
+    """A path setting (``cache_dir``) as a Path, ``~`` expanded; TypeError or ValueError in
+    the package's words (the setting's check names it; Python's were "expected str, bytes
+    or os.PathLike object, not int", a bare RuntimeError for ``~nosuchuser``, "embedded null
+    byte" at each load) for :data:`EMPTY_PATH` and what no file system holds."""
     if is_empty_path(value):
         raise ValueError(f"is {EMPTY_PATH}")
-    path = Path(value).expanduser()
-    if _too_long(path):  # taken, it failed at the first load ("File name too long")
-        raise ValueError(_TOO_LONG)
+    text = os.fspath(value) if isinstance(value, str | os.PathLike) else None
+    if not isinstance(text, str):
+        raise TypeError("must be a folder path (str or os.PathLike)")
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:  # "Could not determine home directory."
+        raise ValueError("begins with the home folder (~name) of a user this machine does "
+                         "not have") from None  # (the value itself may be a key: not shown)
+    if (why := _no_path(path)) is not None:  # taken, it failed at the first load
+        raise ValueError(why)
     return path
 
 
@@ -99,9 +108,13 @@ _TOO_LONG = (f"is no path a file system holds (a name over {_NAME_MAX} bytes, or
              f"{_PATH_MAX} in all)")
 
 
-def _too_long(path: str | os.PathLike[str]) -> bool:
-    return len(os.fsencode(path)) > _PATH_MAX or any(
+def _no_path(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` is no path a file system holds (a NUL, too long), or None."""
+    if "\0" in os.fspath(path):
+        return "holds a NUL character, which no path may hold"
+    too_long = len(os.fsencode(path)) > _PATH_MAX or any(
         len(os.fsencode(part)) > _NAME_MAX for part in Path(path).parts)
+    return _TOO_LONG if too_long else None
 
 
 def folder_path(value: object, name: str) -> Path:
@@ -113,8 +126,8 @@ def folder_path(value: object, name: str) -> Path:
         raise InvalidParameter(f"{name} must be a folder path (str or os.PathLike), got "
                                f"{quoted(value)}")
     # a name no file system holds: stat() raised a bare "File name too long", quoting it whole
-    if _too_long(value):
-        raise InvalidParameter(f"{name}={quoted(os.fspath(value))} {_TOO_LONG}")
+    if (why := _no_path(value)) is not None:
+        raise InvalidParameter(f"{name}={quoted(os.fspath(value))} {why}")
     return Path(value)
 
 

@@ -325,7 +325,7 @@ def test_missing_or_rejected_keys_and_an_unusable_cache_exit_2(sb, tmp_path, mon
     (tmp_path / "file").write_text("")
     _use(monkeypatch, tmp_path, sb, cache_dir=str(tmp_path / "file" / "c"))
     code, _, err = _cli(["export", "--out", out], capsys, caplog)
-    assert code == 2 and "not writable" in err
+    assert code == 2 and "on its way is a file" in err
     assert not (tmp_path / "out").exists()
 
 

@@ -97,7 +97,9 @@ def test_a_cache_dir_may_be_a_link_but_a_cache_folder_never(tmp_path):
         open_database(real, real / "file" / "x.sqlite3", SCHEMA, write=False)
     with pytest.raises(CacheError) as caught:
         check_cache_dir(real / "file", create=True)
-    assert str(caught.value) == f"the cache dir {real / 'file'} is not a folder"
+    assert str(caught.value) == (
+        f"the cache dir {real / 'file'} is no folder: it is a file. Set ICOFRAMES_CACHE_DIR or "
+        "icoframes.configure(cache_dir=...) to a folder of your own.")
 
 
 def test_a_folder_others_may_write_to_is_refused_with_the_fix(tmp_path):

@@ -17,8 +17,9 @@ from typing import Any
 
 from ..api.client import Client
 from ..api.control import LoadControl
-from ..config import Settings
+from ..config import SET_CACHE_DIR, Settings
 from ..errors import CacheError, ConfigError, NotCached
+from ..files import not_a_folder
 from ..store.cache import Cache
 from ..store.db import check_cache_dir, disk_full
 from ..store.housekeeping import remove_folder
@@ -199,6 +200,11 @@ class Service:
             self._client.close()
 
 
+_CANNOT_WRITE = {errno.EACCES: "this user may not write to it",
+                 errno.EPERM: "this user may not write to it",
+                 errno.EROFS: "its file system is read-only"}
+
+
 def check_writable(cache: Cache) -> None:
     """Fail before any request when what is fetched could not be kept.
 
@@ -218,10 +224,13 @@ def check_writable(cache: Cache) -> None:
     except OSError as exc:
         if exc.errno == errno.ENOSPC:
             raise disk_full(directory, "nothing fetched could be kept") from None
-        raise ConfigError(
-            f"the cache dir {directory} is not writable ({exc.strerror or exc}); nothing would "
-            "be kept of what a load fetches. Set ICOFRAMES_CACHE_DIR or "
-            "icoframes.configure(cache_dir=...) to a writable folder.") from None
+        if (why := not_a_folder(cache.root)) is not None:  # a folder under a file
+            raise ConfigError(f"the cache dir {cache.root} is no folder: {why}. "
+                              + SET_CACHE_DIR) from None
+        # the OS's words ("No such file or directory" of a probe in /proc) only as the cause
+        why = _CANNOT_WRITE.get(exc.errno or 0, "no file can be made there")
+        raise ConfigError(f"the cache dir {directory} is not writable: {why}, so nothing a "
+                          f"load fetches could be kept. {SET_CACHE_DIR}") from exc
 
 
 def forget_unreached(cache: Cache) -> None:

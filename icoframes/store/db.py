@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any, ClassVar, overload
 from urllib.parse import quote
 
+from ..config import SET_CACHE_DIR
 from ..errors import CacheError, CacheWarning, warn
+from ..files import not_a_folder
 
 __all__ = ["BUSY_SECONDS", "LEASE", "Database", "InDatabase", "check_cache_dir", "disk_full",
            "from_ms", "ms", "open_database"]
@@ -78,7 +80,8 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool) -> bool:
         info = path.stat() if follow else path.lstat()
     if not stat.S_ISDIR(info.st_mode):
         if follow:
-            raise CacheError(f"the cache dir {path} is not a folder")
+            raise CacheError(f"the cache dir {path} is no folder: {not_a_folder(path)}. "
+                             + SET_CACHE_DIR)
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
         raise CacheError(f"{path} is {kind}: a cache folder is never followed elsewhere. Move "
                          "it away (or set cache_dir to where it points).")
@@ -92,9 +95,8 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool) -> bool:
                    f"plant data you would load; `chmod go-w {path}` if it is yours alone")
     else:
         return True
-    raise CacheError(f"{what} {path} is refused: {problem}" + (
-        ". Set ICOFRAMES_CACHE_DIR or icoframes.configure(cache_dir=...) to a folder of your "
-        "own." if follow else ""))
+    raise CacheError(f"{what} {path} is refused: {problem}" + (f". {SET_CACHE_DIR}" if follow
+                                                               else ""))
 
 
 def check_cache_dir(root: Path, *, create: bool) -> bool:
