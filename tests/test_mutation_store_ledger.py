@@ -405,11 +405,13 @@ def test_a_cap_of_zero_lets_nothing_through_even_on_a_new_ledger(tmp_path):
     assert _rows(tmp_path) == []  # nothing booked, so nothing was sent
 
 
-@pytest.mark.parametrize("limit", [-1, True, 2.0, "5", None])
-def test_a_cap_that_is_no_count_is_refused_before_anything_is_booked(tmp_path, limit):
+@pytest.mark.parametrize(("limit", "hint"), [
+    (-1, ""), (True, ""), (2.0, "; did you mean 2?"), ("5", "; did you mean 5?"), (None, "")])
+def test_a_cap_that_is_no_count_is_refused_before_anything_is_booked(tmp_path, limit, hint):
     with pytest.raises(InvalidParameter) as caught:
         _ledger(tmp_path, limit=limit)
-    assert str(caught.value) == f"limit must be a whole number >= 0, got {limit!r}"
+    assert str(caught.value) == (f"limit must be a whole number from 0 to {2**63 - 1}, got "
+                                 f"{limit!r}{hint}")
     assert not (tmp_path / LEDGER_FOLDER).exists()
 
 
