@@ -5,8 +5,9 @@ API reference), sphinx-gallery runs each example script at build time and
 shows the figures it draws (the gallery of plot helpers, as matplotlib and
 FastF1 do), myst-parser lets the guides stay Markdown like the README they came
 from, and a small local extension (``_ext/declared.py``) writes the data
-dictionary, the settings and the features tables from their declarations. The build is offline: no intersphinx,
-no remote assets (pydata-sphinx-theme ships its own), warnings are errors.
+dictionary, the settings and the features tables from their declarations. The build
+is offline: no intersphinx, no remote assets (pydata-sphinx-theme ships its own),
+warnings are errors.
 """
 
 from __future__ import annotations
