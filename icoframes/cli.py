@@ -10,7 +10,7 @@ written, the next run resumes; 4 the query matched no ICO, nothing written
 fetched is written, marked ``complete: false`` with the missing ids and why,
 also when the daily limit stopped the load part way (reason ``quota``)
 (``export`` without ``--allow-incomplete``); 130 interrupted (Ctrl-C) and 143
-terminated (SIGTERM), what was fetched is kept either way; 1 anything else.
+terminated (SIGTERM, or SIGHUP), what was fetched is kept either way; 1 anything else.
 Logs go to stderr, warnings among them (one log line each, in the same format);
 progress bars show only when stderr is a terminal.
 ``icoframes --version`` prints the installed version. The export command's
@@ -74,7 +74,7 @@ EXIT_CODES = {
                      "stopped the load part way); the next run fetches them "
                      "(exit 0 instead with --allow-incomplete)",
     EXIT_INTERRUPTED: "interrupted by Ctrl-C (what was fetched is kept)",
-    EXIT_TERMINATED: "terminated by SIGTERM (what was fetched is kept)",
+    EXIT_TERMINATED: "terminated by SIGTERM or SIGHUP (what was fetched is kept)",
 }
 FILTERS = tuple(p for p in PARAMS if p.filter)
 
@@ -263,8 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IcoframesError as exc:
         log.error("%s", exc)
         return EXIT_ERROR
-    except Terminated:
-        log.error("terminated (SIGTERM); everything fetched so far is cached")
+    except Terminated as exc:
+        log.error("terminated (%s); everything fetched so far is cached", *exc.args or ["SIGTERM"])
         return EXIT_TERMINATED
     except KeyboardInterrupt:
         log.error("interrupted; everything fetched so far is cached")
@@ -305,29 +305,31 @@ class Terminated(KeyboardInterrupt):
 
 @contextmanager
 def _signals_raise() -> Iterator[None]:
-    """While the block runs, SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated`.
+    """While the block runs, SIGINT raises ``KeyboardInterrupt``, SIGTERM and SIGHUP (a closed
+    terminal) :class:`Terminated`: a clean-up and a log line, as any stop.
 
-    SIGINT is set explicitly: a command started in the background by a script
-    (``icoframes export ... &``, a test suite run as a job) inherits SIGINT
-    *ignored*, and would then never stop on ``kill -INT``. Handlers can only be
-    set from the main thread; elsewhere the block runs with the process's own.
+    SIGINT is set explicitly: a command started in the background (``icoframes export &``, a
+    test suite run as a job) inherits SIGINT *ignored*, and would never stop on ``kill -INT``;
+    SIGHUP ignored (``nohup``) stays so. Only the main thread sets handlers.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    hup = getattr(signal, "SIGHUP", signal.SIGTERM)  # none on Windows
+    ended = {signal.SIGTERM, *[hup] * (signal.getsignal(hup) != signal.SIG_IGN)}
 
     def on_sigterm(signum: int, frame: Any) -> None:
-        # once: a second SIGTERM must not cut the clean-up that keeps what was fetched
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise Terminated
+        for sig in ended:  # once: a second must not cut the clean-up that keeps what was fetched
+            signal.signal(sig, signal.SIG_IGN)
+        raise Terminated(signal.Signals(signum).name)
 
-    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
-    previous_term = signal.signal(signal.SIGTERM, on_sigterm)
+    previous = {sig: signal.signal(sig, on_sigterm) for sig in ended}
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous_term)
-        signal.signal(signal.SIGINT, previous_int)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
-from .errors import ConfigError
+from .errors import ConfigError, ExportBusy
 from .exported import MANIFEST, SNAPSHOT_PREFIX, STAGING_PREFIX
 from .files import filelock, locked
-from .swaps import exclusive
+from .swaps import exclusive, uninterrupted
 
 __all__ = ["STAGING_PREFIX", "Staging", "swap_files", "swap_folder", "swap_lock"]
 
@@ -75,7 +75,7 @@ class Staging:
         self._clean_up(failed=kind is not None)
 
     def _clean_up(self, *, failed: bool) -> None:
-        if self.scratch != self.out:
+        if self.scratch != self.out and _day_back(self.out, self.scratch):
             shutil.rmtree(self.scratch, ignore_errors=True)  # ours: made by mkdtemp above
         if self._lock is not None:
             self._lock.release()
@@ -134,6 +134,19 @@ def _put_back(out: Path, staging: Path) -> None:
                 os.replace(aside, target)
 
 
+def _day_back(out: Path, staging: Path) -> bool:
+    """Whether ``staging`` (this export's) may be removed: a snapshot folder its swap set
+    aside (a swap cut between its renames) is put back first, unless the day has a folder
+    since; when it cannot be, the folder is left for the next export, which puts it back
+    (the lock on it is released)."""
+    try:
+        if any(staging.glob(_ASIDE + SNAPSHOT_PREFIX + "*")):
+            _put_back(out, staging)
+    except (OSError, ExportBusy):
+        return False
+    return True
+
+
 def _holds_links(folder: Path) -> bool:
     """Whether anything under ``folder`` is a symbolic link (where rmtree might follow it)."""
     return any(path.is_symlink() for path in folder.rglob("*"))
@@ -170,30 +183,33 @@ def swap_folder(new: Path, target: Path, scratch: Path) -> None:
                 "replace or follow it; remove it, or export into a folder only you can write")
     aside = scratch / f"{_ASIDE}{target.name}"  # put back by the next export if killed next
     previous: Path | None = aside
-    try:
-        os.replace(target, aside)
-    except FileNotFoundError:
-        previous = None
-    try:
-        os.replace(new, target)
-    except BaseException:
+    with uninterrupted():  # Ctrl-C, SIGTERM, SIGHUP: raised once the day is whole again
+        try:
+            os.replace(target, aside)
+        except FileNotFoundError:
+            previous = None
+        try:
+            os.replace(new, target)
+        except BaseException:
+            if previous is not None:
+                with contextlib.suppress(OSError):
+                    os.replace(previous, target)  # put the previous snapshot back
+            raise
         if previous is not None:
-            with contextlib.suppress(OSError):
-                os.replace(previous, target)  # put the previous snapshot back
-        raise
-    if previous is not None:
-        shutil.rmtree(previous, ignore_errors=True)
+            shutil.rmtree(previous, ignore_errors=True)
 
 
 def swap_files(new: Path, out: Path) -> None:
-    """Move the tables of ``new`` into ``out``, the manifest removed first and written last."""
-    with contextlib.suppress(FileNotFoundError):
-        (out / MANIFEST).unlink()  # from here until the end, out says "incomplete"
-    for path in sorted(new.glob("*.parquet")):
-        os.replace(path, out / path.name)
-    _fsync_folder(out)  # the tables' renames reach the disk before the manifest's
-    os.replace(new / MANIFEST, out / MANIFEST)
-    _fsync_folder(out)
+    """Move the tables of ``new`` into ``out``, the manifest removed first and written last
+    (signals held back meanwhile: a swap cut half way leaves ``out`` without a manifest)."""
+    with uninterrupted():
+        with contextlib.suppress(FileNotFoundError):
+            (out / MANIFEST).unlink()  # from here until the end, out says "incomplete"
+        for path in sorted(new.glob("*.parquet")):
+            os.replace(path, out / path.name)
+        _fsync_folder(out)  # the tables' renames reach the disk before the manifest's
+        os.replace(new / MANIFEST, out / MANIFEST)
+        _fsync_folder(out)
 
 
 def _fsync_folder(folder: Path) -> None:

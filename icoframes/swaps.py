@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .errors import ExportBusy, ExportReplaced
 
-__all__ = ["SWAP_PATIENCE", "confirm", "exclusive", "folder_flock"]
+__all__ = ["SWAP_PATIENCE", "confirm", "exclusive", "folder_flock", "uninterrupted"]
 
 #: Seconds a reader waits for an export swapping its files into the folder it reads, and an
 #: export for another one's swap into its folder, at most.
@@ -140,3 +141,38 @@ def _busy(folder: Path) -> ExportBusy:
         f"another export has held the swap of {folder} for over {SWAP_PATIENCE:g} s (is it "
         "stopped or hung?); this export swapped nothing in (what it fetched is cached). "
         "Run it again once that export is done or killed.")
+
+
+# what stops a process from a terminal, cron or systemd: held back for the span of a swap
+_HELD_BACK = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                   if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def uninterrupted() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP held back while the block runs (an export's swap: its
+    renames, and the removal of the folder it replaced), then delivered as they would
+    have been, to the handlers there were before.
+
+    A signal's handler raises between any two bytecodes (``KeyboardInterrupt``, the command's
+    ``Terminated``): between the two renames of a snapshot swap it left the day renamed
+    aside, and the clean-up then removed it; between a plain swap's renames it left ``out``
+    without its manifest. Held back, it is raised once the swap is whole. Only the main
+    thread sets handlers (and runs them: a signal never raises in another thread); a
+    handler Python did not set (None) is left as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous: dict[int, Any] = {}
+    try:
+        for sig in _HELD_BACK:
+            if signal.getsignal(sig) is not None:
+                previous[sig] = signal.signal(sig, lambda signum, _: caught.append(signum))
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(caught):  # each once, in the order they came
+            signal.raise_signal(sig)
