@@ -39,9 +39,9 @@ What a reader can rely on:
   snapshot folder of the day it replaces, and the staging folders of killed
   exports (real folders named ``.icoframes-staging-*``, owned by the user,
   holding the lock file an export makes first, which nobody holds). It never
-  follows a symbolic link: a ``snapshot_date=`` entry that is a link is refused
-  (ConfigError, nothing moved), a planted ``.icoframes-staging*`` link is left
-  alone.
+  follows a symbolic link: the day's ``snapshot_date=`` entry being a link (or a file) is
+  refused before any request (ConfigError, nothing moved), a planted
+  ``.icoframes-staging*`` link is left alone.
 * A snapshot folder is swapped in whole: the previous folder of the same day is
   renamed aside, the new one renamed into place, and the old one deleted after.
   A reader sees the old snapshot or the new one (or, for the instant between
@@ -144,7 +144,7 @@ from .manifest import (
 from .queries import build_queries, check_keywords, check_load_arguments, keywords_of, read_once
 from .reporting import AsDict, LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
-from .staging import STAGING_PREFIX, Staging, swap_files, swap_folder, swap_lock
+from .staging import STAGING_PREFIX, Staging, check_replaceable, swap_files, swap_folder, swap_lock
 from .swaps import confirm
 
 __all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
@@ -325,6 +325,8 @@ def export_tables(
     # the day it began, when its lists were paged (its end may be past midnight)
     day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
     check_layout(folder, snapshot=snapshot)  # one layout per out: before any request
+    if snapshot:  # the day's entry a link or a file: refused before any request
+        check_replaceable(day)
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         # again: a killed export's day, put back by Staging, may make out a tree
         check_layout(folder, snapshot=snapshot)

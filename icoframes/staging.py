@@ -25,7 +25,8 @@ from .exported import MANIFEST, SNAPSHOT_PREFIX, STAGING_PREFIX
 from .files import filelock, locked
 from .swaps import exclusive, uninterrupted
 
-__all__ = ["STAGING_PREFIX", "Staging", "swap_files", "swap_folder", "swap_lock"]
+__all__ = ["STAGING_PREFIX", "Staging", "check_replaceable", "swap_files", "swap_folder",
+           "swap_lock"]
 
 _RUNNING = "running.lock"  # in a staging folder, held while its export runs
 _ASIDE = "previous-"  # + a snapshot folder's name: the one a swap set aside in its staging
@@ -170,17 +171,26 @@ def swap_lock(out: Path) -> Iterator[None]:
         yield
 
 
+def check_replaceable(target: Path, *, sent: bool = False) -> None:
+    """ConfigError when ``target`` (the day's snapshot folder) exists and is no real folder
+    (a symbolic link, a file): no swap replaces or follows it. Checked before any request
+    and again at the swap (``sent``: what the export fetched is cached)."""
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISDIR(target.lstat().st_mode):
+            raise ConfigError(
+                f"{target} is not a folder (a symbolic link or a file): the export does not "
+                "replace or follow it. " + ("Nothing was written (what was fetched is cached)"
+                                            if sent else "Nothing was sent or written")
+                + "; remove it, or export into a folder only you can write")
+
+
 def swap_folder(new: Path, target: Path, scratch: Path) -> None:
     """Replace the folder ``target`` by ``new``; the previous one is deleted after the swap.
 
     A ``target`` that is not a real folder (a symbolic link someone planted, a
     file) is left alone: ConfigError, nothing moved or removed.
     """
-    with contextlib.suppress(FileNotFoundError):
-        if not stat.S_ISDIR(target.lstat().st_mode):
-            raise ConfigError(
-                f"{target} is not a folder (a symbolic link or a file): the export does not "
-                "replace or follow it; remove it, or export into a folder only you can write")
+    check_replaceable(target, sent=True)
     aside = scratch / f"{_ASIDE}{target.name}"  # put back by the next export if killed next
     previous: Path | None = aside
     with uninterrupted():  # Ctrl-C, SIGTERM, SIGHUP: raised once the day is whole again
