@@ -22,7 +22,8 @@ list cached before the export's day (00:00 UTC; for a plain export ``max_age`` a
 when later); a snapshot none of whose lists could be paged is not written (the
 service's error is raised). A day's rows are never replaced by fewer: a re-paging
 that comes back partial keeps the rows of the day's earlier list it lacks (the
-query's ``kept``, and ``complete: false``).
+query's ``kept``, and ``complete: false``). Nor is a day replaced by an export whose
+lists are older than the day's (another cache dir's): see :mod:`icoframes.daylists`.
 
 What a reader can rely on:
 
@@ -115,7 +116,8 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import UNREAD, check_layout, check_tree, given_queries, keep_exported
+from .dayfolder import check_layout, check_tree, given_queries, keep_exported
+from .daylists import changed_meanwhile, day_manifest, manifest_of, newer_day, stale_lists
 from .errors import (
     EmptyResult,
     ExportBusy,
@@ -124,7 +126,7 @@ from .errors import (
     check_flags,
     checked_keywords,
 )
-from .exported import MANIFEST, SNAPSHOT_PREFIX, read_manifest
+from .exported import MANIFEST, SNAPSHOT_PREFIX
 from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, folder_path, not_a_folder, utcnow
 from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
@@ -337,10 +339,17 @@ def export_tables(
         # away by its swap is no day of another query, nor the tree's last day)
         resolved = confirm(folder, partial(check_tree, folder, day, asked, given=given, sent=any(
             load.requests_spent().values())), exporting=True)[0] if snapshot else None
+        # the day's lists (another cache dir's, maybe): a cached list older is paged again
+        held = confirm(folder, partial(day_manifest, day if snapshot else folder,
+                                       None if snapshot else today), exporting=True)[0]
+        repage = [] if held is None else stale_lists(asked or build_queries(
+            status, filters, load._filter_set, keywords=keywords_of(load_tables)), held,
+            lambda params: getattr(load.cache.read_list(params), "fetched_at", None))
         stop: QuotaExceeded | None = None
         with told_as_kept(load.offline) as told:  # the load's warnings, as kept rows leave them
             try:
-                tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
+                tables = load.tables(status, filters, refresh=refresh or bool(repage),
+                                     max_age=list_max_age,
                                      profile_max_age=profile_max_age, budget=budget,
                                      only_icos=False, keywords=keywords_of(load_tables))
             except QuotaExceeded as exc:  # the daily limit: export what was listed and fetched
@@ -407,9 +416,13 @@ def export_tables(
             # what holds: an export of the other layout, or of another query, may have
             # swapped its files in since the checks before any request
             check_layout(folder, snapshot=snapshot, sent=True, swapping=True)
-            if "manifest" in looked and _manifest_of(day if snapshot else folder) != looked[
+            if "manifest" in looked and manifest_of(day if snapshot else folder) != looked[
                     "manifest"]:
-                raise ExportBusy(_changed_meanwhile(day if snapshot else folder))
+                raise ExportBusy(changed_meanwhile(day if snapshot else folder))
+            newer = newer_day(day if snapshot else folder, held, manifest["queries"],
+                              None if snapshot else today)
+            if newer is not None:  # the day's lists newer than this export's: never replaced
+                raise ExportBusy(newer)
             if snapshot:
                 check_tree(folder, day, asked, given=given, sent=True, note=False)
                 swap_folder(staging.data, target, staging.scratch)
@@ -421,18 +434,3 @@ def export_tables(
                         not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
                         stopped=manifest["stopped"], report=tables.report or LoadReport(),
                         manifest=manifest)
-
-
-def _manifest_of(folder: Path) -> dict[str, Any] | str | None:
-    """``folder``'s manifest as :func:`~icoframes.dayfolder.keep_exported` reads it: None
-    when there is none, ``UNREAD`` when it is damaged."""
-    try:
-        return read_manifest(folder)
-    except (OSError, ValueError):
-        return UNREAD
-
-
-def _changed_meanwhile(folder: Path) -> str:
-    return (f"{folder}: another export swapped its files in while this one ran; this one is "
-            "incomplete and would replace their rows by fewer. Nothing was written (what was "
-            "fetched is cached): run the export again to keep both")

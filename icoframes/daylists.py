@@ -1,0 +1,100 @@
+"""A day is never replaced by an export whose lists are older than the day's.
+
+Two exports of one day may run from two cache dirs (a second cron host, a cleared cache).
+Each uses a list its cache paged earlier that day as the day's ("a second run the same day
+pays no list page"), so the later of them could swap in a list older than the day's own:
+the ICOs the service listed meanwhile gone from the day, ``lists_fetched`` going back in
+time, and exit 0. The rule is the lists' age, not a row count: when the service really
+delisted ICOs, the newer export's list is the authority and its fewer rows are the day's.
+
+So an export reads the day's manifest before any request (:func:`day_manifest`) and
+re-pages every list whose cached copy is older than the day's list of that query
+(:func:`stale_lists`); and under its swap lock it refuses (ExportBusy) a day whose lists
+are newer than its own (:func:`newer_day`): another export swapped it in meanwhile.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .dayfolder import UNREAD, query_key
+from .exported import read_manifest
+from .files import utc_time
+
+__all__ = ["changed_meanwhile", "day_manifest", "manifest_of", "newer_day", "stale_lists"]
+
+
+def manifest_of(folder: Path) -> dict[str, Any] | str | None:
+    """``folder``'s manifest as :func:`~icoframes.dayfolder.keep_exported` reads it: None
+    when there is none, ``UNREAD`` when it is damaged."""
+    try:
+        return read_manifest(folder)
+    except (OSError, ValueError):
+        return UNREAD
+
+
+def day_manifest(folder: Path, since: dt.datetime | None) -> dict[str, Any] | None:
+    """The manifest of the day's export in ``folder`` (a snapshot day's folder; with
+    ``since``, the UTC day's start, a plain export's folder, when exported since then), or
+    None: none, a damaged one, another day's."""
+    manifest = manifest_of(folder)
+    if not isinstance(manifest, dict):
+        return None
+    at = utc_time(manifest.get("exported_at"))
+    return None if since is not None and (at is None or at < since) else manifest
+
+
+def _lists(manifest: Mapping[str, Any] | None) -> dict[frozenset[str], dt.datetime]:
+    """When each list query of ``manifest`` was fetched (its ``fetched_at``), by query."""
+    times: dict[frozenset[str], dt.datetime] = {}
+    for query in (manifest or {}).get("queries") or []:
+        at = utc_time(query.get("fetched_at")) if isinstance(query, dict) else None
+        if at is not None and isinstance(query.get("params"), dict):
+            key = query_key([query["params"]])
+            times[key] = max(at, times.get(key, at))
+    return times
+
+
+def stale_lists(asked: list[dict[str, Any]], manifest: Mapping[str, Any] | None,
+                fetched_at: Callable[[dict[str, Any]], dt.datetime | None]) -> list[str]:
+    """The statuses of ``asked`` (this export's list queries) whose cached list
+    (``fetched_at(params)``, None when none is cached) is older than the day's list of that
+    query (``manifest``, :func:`day_manifest`): the export re-pages them."""
+    day = _lists(manifest)
+    return [str(params.get("status")) for params in asked
+            if (held := day.get(query_key([params]))) is not None
+            and ((at := fetched_at(params)) is None or at < held)]
+
+
+def newer_day(folder: Path, before: Mapping[str, Any] | None, queries: list[dict[str, Any]],
+              since: dt.datetime | None) -> str | None:
+    """Why this export may not replace the day in ``folder`` (read again, under the swap
+    lock): a list of it is newer than this export's list of that query (``queries``, as its
+    manifest says them); None when none is. ``before`` is the day's manifest as read before
+    any request (:func:`day_manifest`): a list this export paged itself after that read is
+    newer than a day still the same, whatever two hosts' clocks say."""
+    now = day_manifest(folder, since)
+    day = _lists(now)
+    for query in queries:
+        params, at = query.get("params") or {}, utc_time(query.get("fetched_at"))
+        held = day.get(query_key([params])) if isinstance(params, dict) and params else None
+        if held is None or at is None or held <= at:
+            continue
+        if now == before and not query.get("from_cache") and not query.get("kept"):
+            continue
+        return (f"{folder} holds a list newer than this export's: {params.get('status')} "
+                f"fetched at {held.isoformat()} there, at {at.isoformat()} here (another "
+                "export, with another cache dir, exported this day meanwhile); this one would "
+                "put its older list, and maybe fewer rows, in the day's place. Nothing was "
+                "written (what was fetched is cached): run the export again, it re-pages the "
+                "lists older than the day's")
+    return None
+
+
+def changed_meanwhile(folder: Path) -> str:
+    return (f"{folder}: another export swapped its files in while this one ran; this one is "
+            "incomplete and would replace their rows by fewer. Nothing was written (what was "
+            "fetched is cached): run the export again to keep both")
