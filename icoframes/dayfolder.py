@@ -9,10 +9,9 @@ it in would lose the first query's rows), and one of another query on another da
 would read as every ICO of the one query removed and the other's new:
 :func:`check_tree` refuses either before any list or profile request.
 
-A day's rows are never replaced by fewer: a re-run whose list comes back partial keeps
-the rows the day's earlier list had (the load does, from the cache), and
-:func:`keep_exported` the rows the day's snapshot holds that the cache no longer does (a
-cache cleared, or another cache dir).
+A day's rows are never replaced by fewer: a re-run whose list comes back partial keeps the
+rows the day's earlier list had (the load does, from the cache), and :func:`keep_exported`
+those the day's snapshot holds that the cache no longer does (cleared, another cache dir).
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ from .exported import (
     dicts,
     looked,
     manifest_damage,
+    manifest_of,
     query_params,
     read_export,
     read_manifest,
@@ -46,10 +46,9 @@ from .queries import PLACE_PARAMS
 from .reporting import LoadReport
 from .tables import Tables
 
-__all__ = ["UNREAD", "check_layout", "check_one_query", "check_same_query", "check_tree",
+__all__ = ["check_layout", "check_one_query", "check_same_query", "check_tree",
            "given_queries", "held_query", "keep_exported", "query_key", "same_day"]
 
-UNREAD = "unread"  #: what :func:`keep_exported` saw of a manifest it could not read
 
 # the order rows are listed in: the same rows, whichever of them is asked
 _SORTS = ("sort_asc", "sort_desc")
@@ -286,8 +285,7 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
     * of a list that came back partial, each row of its status that no list of this
       export holds (fetched, or ``missing``: one listed under another status moved there):
       its query's ``kept`` counts it (``from_snapshot``, or ``from_export`` for a plain
-      export's folder), and the query is as old as the
-      list that listed it (``fetched_at``);
+      export's folder), and the query is as old as the list that listed it (``fetched_at``);
     * of an ICO listed now whose profile is not cached and could not be fetched (the daily
       limit, the budget, a failure; not one the service no longer has): out of
       ``missing``, into ``day_kept`` (``id``, ``reason``, ``fetched_at``: rows kept from
@@ -295,8 +293,8 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
 
     The first needs the cache to have lost the day's list, the second its profiles (the
     load keeps what the cache holds): the cache cleared, or another cache dir. ``looked``
-    receives ``manifest`` when the day was looked at: the manifest read with its rows (None:
-    none; ``UNREAD``), which the export finds again when it swaps.
+    receives the day's ``manifest`` (:func:`~icoframes.exported.manifest_of`), if looked at,
+    and ``damage`` (why its rows could not be read, when they could not).
     """
     out = dict(stated)
     queries: list[dict[str, Any]] = list(stated.get("queries") or [])
@@ -310,9 +308,10 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
     try:  # a folder renamed away by another export's swap is waited for, not taken as none
         earlier = read_export(day)
     except (OSError, ValueError, ExportReplaced) as exc:  # none there (killed mid-swap), a
-        none = isinstance(exc, FileNotFoundError | NotADirectoryError)  # damaged one, or one
-        looked["manifest"] = None if none else UNREAD  # another export keeps replacing:
-        return tables, out  # nothing to keep
+        # damaged one, or one another export keeps replacing: nothing to keep. Its manifest
+        looked["manifest"] = manifest_of(day)  # as the swap reads it: a damaged table's has one
+        looked["damage"] = None if isinstance(exc, ExportReplaced) else str(exc)
+        return tables, out
     manifest = looked["manifest"] = earlier.icos.attrs["icoframes"]["manifest"]
     if since is not None and not same_day(manifest, day, since, stated):
         return tables, out

@@ -20,20 +20,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .dayfolder import UNREAD, query_key
-from .exported import read_manifest
+import pyarrow.parquet as pq
+
+from .dayfolder import query_key
+from .exported import manifest_of
 from .files import utc_time
 
-__all__ = ["changed_meanwhile", "day_manifest", "manifest_of", "newer_day", "stale_lists"]
-
-
-def manifest_of(folder: Path) -> dict[str, Any] | str | None:
-    """``folder``'s manifest as :func:`~icoframes.dayfolder.keep_exported` reads it: None
-    when there is none, ``UNREAD`` when it is damaged."""
-    try:
-        return read_manifest(folder)
-    except (OSError, ValueError):
-        return UNREAD
+__all__ = ["changed_meanwhile", "damaged_day", "day_manifest", "newer_day", "stale_lists"]
 
 
 def day_manifest(folder: Path, since: dt.datetime | None) -> dict[str, Any] | None:
@@ -98,3 +91,20 @@ def changed_meanwhile(folder: Path) -> str:
     return (f"{folder}: another export swapped its files in while this one ran; this one is "
             "incomplete and would replace their rows by fewer. Nothing was written (what was "
             "fetched is cached): run the export again to keep both")
+
+
+def damaged_day(folder: Path, damage: str) -> str:
+    """Why an incomplete export does not replace the day's export in ``folder``, whose
+    manifest reads but whose tables do not (``damage``: what the reader said), naming the
+    table files that cannot be read."""
+    bad = []
+    for path in sorted(folder.glob("*.parquet")):
+        try:
+            pq.read_metadata(path)
+        except (OSError, ValueError):  # pyarrow's errors derive from these
+            bad.append(path.name)
+    named = f"{', '.join(bad)} cannot be read: " if bad else ""
+    return (f"{folder} is damaged ({named}{damage}): this export is incomplete and cannot keep the "
+            "day's rows it lacks, so it would replace them by fewer. Nothing was written (what "
+            "was fetched is cached). Move the damaged folder away (or let a complete export "
+            "replace it), then export again")

@@ -116,8 +116,8 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from ._version import __version__
-from .dayfolder import check_layout, check_tree, given_queries, keep_exported
-from .daylists import changed_meanwhile, day_manifest, manifest_of, newer_day, stale_lists
+from .dayfolder import check_layout, check_tree, given_queries, keep_exported, same_day
+from .daylists import changed_meanwhile, damaged_day, day_manifest, newer_day, stale_lists
 from .errors import (
     EmptyResult,
     ExportBusy,
@@ -126,7 +126,7 @@ from .errors import (
     check_flags,
     checked_keywords,
 )
-from .exported import MANIFEST, SNAPSHOT_PREFIX
+from .exported import MANIFEST, SNAPSHOT_PREFIX, manifest_of
 from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, folder_path, not_a_folder, utcnow
 from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
@@ -366,6 +366,9 @@ def export_tables(
             looked: dict[str, Any] = {}  # the day's manifest, if read: again at the swap
             kept = keep_exported(day if snapshot else folder, tables, stated,
                                  since=None if snapshot else today, looked=looked)
+            damage = looked.get("damage") if isinstance(looked.get("manifest"), dict) else None
+            if damage and (snapshot or same_day(looked["manifest"], folder, today, stated)):
+                raise InvalidParameter(damaged_day(day if snapshot else folder, damage))
             if snapshot or kept[0] is not tables:
                 tables, stated = kept
                 told["stated"] = stated

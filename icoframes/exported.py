@@ -48,9 +48,9 @@ from .swaps import SWAP_PATIENCE, confirm
 from .tables import Tables
 
 __all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "STAGING_PREFIX", "SWAP_PATIENCE",
-           "consistent_read", "dicts", "export_folder", "looked", "manifest_damage",
-           "missing_export", "query_params", "read_export", "read_manifest", "snapshot_dirs",
-           "swap_owner"]
+           "UNREAD", "consistent_read", "dicts", "export_folder", "looked", "manifest_damage",
+           "manifest_of", "missing_export", "query_params", "read_export", "read_manifest",
+           "snapshot_dirs", "swap_owner"]
 
 #: The commit record of an export: written last, removed first.
 MANIFEST = "manifest.json"
@@ -84,6 +84,19 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
     it when it is damaged (not JSON, not UTF-8, not a JSON object, not a regular file)."""
     raw = _manifest_bytes(Path(folder))
     return None if raw is None else json_object(raw, Path(folder) / MANIFEST)
+
+
+#: What :func:`manifest_of` says of a manifest it cannot read.
+UNREAD = "unread"
+
+
+def manifest_of(folder: Path) -> dict[str, Any] | str | None:
+    """``folder``'s manifest: None when it has none, :data:`UNREAD` when it is damaged (an
+    export compares it at its swap with what it read before: like with like)."""
+    try:
+        return read_manifest(folder)
+    except (OSError, ValueError):
+        return UNREAD
 
 
 def manifest_damage(folder: Path) -> str | None:

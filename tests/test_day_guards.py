@@ -20,7 +20,7 @@ import time_machine
 
 import icoframes
 from icoframes import sandbox
-from icoframes.errors import ConfigError, ExportBusy
+from icoframes.errors import ConfigError, ExportBusy, InvalidParameter
 from icoframes.export import ExportResult
 
 export_module = importlib.import_module("icoframes.export")
@@ -175,3 +175,37 @@ def test_a_complete_export_never_swaps_in_over_a_day_with_newer_lists(tmp_path, 
     assert later.complete and later.rows["icos"] == morning.rows["icos"] + 1
     assert json.loads((later.path / "manifest.json").read_text()) == later.manifest
     assert [p.name for p in out.iterdir()] == [later.path.name]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "missing"])
+def test_an_incomplete_export_says_which_table_of_the_day_is_damaged(tmp_path, damage):
+    """A day whose manifest reads but one of whose tables does not: every incomplete export
+    of that day (another cache dir, a budget) was refused with "another export swapped its
+    files in while this one ran", though none ran, run after run. It now names the damage,
+    writes nothing (it cannot keep the day's rows it lacks), and a complete export replaces
+    the damaged day."""
+    out = tmp_path / "out"
+    with sandbox.serve(n_icos=60, seed=1) as sb, time_machine.travel(DAY, tick=True):
+        try:
+            first, _ = _exports(sb, out, tmp_path, snapshot=True)("a")
+            table = first.path / "team.parquet"
+            if damage == "garbage":
+                table.write_bytes(b"garbage")
+            else:
+                table.unlink()
+            held = sorted(p.name for p in first.path.iterdir())
+            for cache in ("b", "c"):  # again: no wedge, the same answer
+                with pytest.raises(InvalidParameter) as error:
+                    _exports(sb, out, tmp_path, snapshot=True, budget=3)(cache)
+                assert f"{first.path} is damaged (" in str(error.value)
+                assert ("team.parquet cannot be read" if damage == "garbage"
+                        else "missing team.parquet") in str(error.value)
+                assert "Nothing was written (what was fetched is cached)" in str(error.value)
+                assert sorted(p.name for p in first.path.iterdir()) == held
+            repaired, _ = _exports(sb, out, tmp_path, snapshot=True)("d")
+        finally:
+            icoframes.reset_configuration()
+    assert repaired.complete and repaired.rows == first.rows
+    day = icoframes.read_export(repaired.path)
+    assert len(day.team) == first.rows["team"] and len(day.icos) == first.rows["icos"]
+    assert [p.name for p in out.iterdir()] == [first.path.name]
