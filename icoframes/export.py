@@ -342,14 +342,13 @@ def export_tables(
         # the day's lists (another cache dir's, maybe): a cached list older is paged again
         held = confirm(folder, partial(day_manifest, day if snapshot else folder,
                                        None if snapshot else today), exporting=True)[0]
-        repage = [] if held is None else stale_lists(asked or build_queries(
+        load.repaged = frozenset([] if held is None else stale_lists(asked or build_queries(
             status, filters, load._filter_set, keywords=keywords_of(load_tables)), held,
-            lambda params: getattr(load.cache.read_list(params), "fetched_at", None))
+            lambda params: getattr(load.cache.read_list(params), "fetched_at", None)))
         stop: QuotaExceeded | None = None
         with told_as_kept(load.offline) as told:  # the load's warnings, as kept rows leave them
             try:
-                tables = load.tables(status, filters, refresh=refresh or bool(repage),
-                                     max_age=list_max_age,
+                tables = load.tables(status, filters, refresh=refresh, max_age=list_max_age,
                                      profile_max_age=profile_max_age, budget=budget,
                                      only_icos=False, keywords=keywords_of(load_tables))
             except QuotaExceeded as exc:  # the daily limit: export what was listed and fetched

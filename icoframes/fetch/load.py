@@ -52,12 +52,10 @@ from .stops import BudgetSpent, breaker_error, first_stop, quota_error
 
 __all__ = ["Load"]
 
-# How often a load waiting for profiles another process claimed looks for them.
-_WAIT_POLL = 0.2
+_WAIT_POLL = 0.2  # how often a load waiting for profiles claimed elsewhere looks for them
 # Requests in flight at a stop get this long; at the limit's or the ledger's, each is waited for.
 _GRACE = 2.0
-# The filter set names are checked against is read with this max age (cached for a day).
-_FILTER_SET_AGE = dt.timedelta(days=1)
+_FILTER_SET_AGE = dt.timedelta(days=1)  # the max age of the filter set names are checked on
 
 
 class Load:
@@ -81,6 +79,7 @@ class Load:
         ``lists_after``, an export's day: a cached list fetched before it never stands in
         for a failed paging, and a cached list's profiles are held to their maximum ages."""
     lists_after: dt.datetime | None = None  # None: any cached copy will do, as cached
+    repaged: frozenset[str] = frozenset()  # statuses paged again, as refresh (an export's)
 
     def __init__(self, *, offline: bool = False, progress: bool | None = None,
                  max_workers: int | None = None, cache_dir: Any = None) -> None:
@@ -205,7 +204,8 @@ class Load:
         made = not self.cache.dir.exists()
         try:
             for params in queries:
-                self._add_query(params, refresh=bool(refresh), limit=limit, ages=ages)
+                self._add_query(params, refresh=bool(refresh) or str(params.get("status")) in
+                                self.repaged, limit=limit, ages=ages)
             if self.offline and all(q.frame is None for q in self.queries):
                 raise NotCached(
                     "offline=True, but nothing of this query is in the cache "
