@@ -40,7 +40,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .errors import ExportReplaced, InvalidParameter
+from .errors import ExportReplaced, IcoframesWarning, InvalidParameter, warn
 from .files import entry_kind, folder_path, json_object, not_a_folder, read_record
 from .queries import checked_keywords
 from .schema import TABLES
@@ -62,6 +62,8 @@ STAGING_PREFIX = ".icoframes-staging-"
 #: How many times a read is tried while an export replaces the folder.
 READ_ATTEMPTS = 8
 _SNAPSHOT = re.compile(r"^snapshot_date=(.*)$")
+#: + a snapshot folder's name: the one an export's swap set aside in its staging folder
+ASIDE = "previous-"
 _T = TypeVar("_T")
 # names that moved to icoframes.snapshots (0.2's readers of a tree), still found here
 _MOVED = frozenset({"read_snapshots", "snapshot_info", "snapshot_folders", "Gaps",
@@ -277,8 +279,8 @@ def snapshot_dirs(folder: Path, names: list[str] | None = None) -> dict[dt.date,
     """The ``snapshot_date=`` folders of ``folder`` (of its ``names``; else :func:`looked`)
     by date; ValueError for a bad or twice day."""
     found: dict[dt.date, Path] = {}
-    for child in sorted(folder / name for name in (
-            looked(folder, lambda: None)[0] if names is None else names)):
+    names = looked(folder, lambda: None)[0] if names is None else names
+    for child in sorted(folder / name for name in names):
         match = _SNAPSHOT.match(child.name)
         # a day listed, then renamed away by a swap begun since: looked at once it is done
         if not match or not (child.is_dir() or confirm(swap_owner(child), child.is_dir)[0]):
@@ -293,7 +295,38 @@ def snapshot_dirs(folder: Path, names: list[str] | None = None) -> dict[dt.date,
                 f"{found[day].name} and {child.name}; keep one (an export names it "
                 f"{SNAPSHOT_PREFIX}{day.isoformat()}) and move the other away")
         found[day] = child
+    for name in names:  # a killed export's staging folder may hold a day
+        if name.startswith(STAGING_PREFIX):
+            _set_aside(folder, folder / name, found)
     return found
+
+
+def _left(aside: Path, target: Path) -> bool:
+    return aside.is_dir() and not os.path.lexists(target)
+
+
+def _set_aside(out: Path, staging: Path, found: dict[dt.date, Path]) -> None:
+    """Add to ``found`` each day an export killed between its swap's two renames left in its
+    ``staging`` folder (``previous-snapshot_date=...``) while no folder of ``out`` holds that
+    day (the next export puts it back): read from there, and said, not silently left out.
+    Looked at while no swap is under way (a running export's swap ends with it removed)."""
+    try:
+        asides = [p for p in staging.iterdir() if p.name.startswith(ASIDE + SNAPSHOT_PREFIX)]
+    except OSError:  # not a folder, or removed meanwhile
+        return
+    for aside in asides:
+        match = _SNAPSHOT.match(aside.name.removeprefix(ASIDE))
+        try:
+            day = dt.date.fromisoformat(match.group(1)) if match else None
+        except ValueError:
+            continue
+        target = out / aside.name.removeprefix(ASIDE)
+        if day is None or day in found or not confirm(out, partial(_left, aside, target))[0]:
+            continue
+        warn(f"{target} is not there: an export killed while it swapped that day in left it "
+             f"in {staging}; it is read from there (the next export into {out} puts it back)",
+             IcoframesWarning)
+        found[day] = aside
 
 
 # -- reading while an export may replace the folder ---------------------------------

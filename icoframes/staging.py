@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 
 from .errors import ConfigError, ExportBusy
-from .exported import MANIFEST, SNAPSHOT_PREFIX, STAGING_PREFIX
+from .exported import ASIDE, MANIFEST, SNAPSHOT_PREFIX, STAGING_PREFIX
 from .files import filelock, locked
 from .swaps import exclusive, uninterrupted
 
@@ -29,7 +29,6 @@ __all__ = ["STAGING_PREFIX", "Staging", "check_replaceable", "swap_files", "swap
            "swap_lock"]
 
 _RUNNING = "running.lock"  # in a staging folder, held while its export runs
-_ASIDE = "previous-"  # + a snapshot folder's name: the one a swap set aside in its staging
 
 
 class Staging:
@@ -129,8 +128,8 @@ def _put_back(out: Path, staging: Path) -> None:
     """A snapshot folder a killed export set aside (killed between the two renames of
     :func:`swap_folder`) goes back into place when that day has no folder since."""
     with swap_lock(out):  # not while a running export swaps that day
-        for aside in staging.glob(_ASIDE + SNAPSHOT_PREFIX + "*"):
-            target = out / aside.name.removeprefix(_ASIDE)
+        for aside in staging.glob(ASIDE + SNAPSHOT_PREFIX + "*"):
+            target = out / aside.name.removeprefix(ASIDE)
             if stat.S_ISDIR(aside.lstat().st_mode) and not os.path.lexists(target):
                 os.replace(aside, target)
 
@@ -141,7 +140,7 @@ def _day_back(out: Path, staging: Path) -> bool:
     since; when it cannot be, the folder is left for the next export, which puts it back
     (the lock on it is released)."""
     try:
-        if any(staging.glob(_ASIDE + SNAPSHOT_PREFIX + "*")):
+        if any(staging.glob(ASIDE + SNAPSHOT_PREFIX + "*")):
             _put_back(out, staging)
     except (OSError, ExportBusy):
         return False
@@ -191,7 +190,7 @@ def swap_folder(new: Path, target: Path, scratch: Path) -> None:
     file) is left alone: ConfigError, nothing moved or removed.
     """
     check_replaceable(target, sent=True)
-    aside = scratch / f"{_ASIDE}{target.name}"  # put back by the next export if killed next
+    aside = scratch / f"{ASIDE}{target.name}"  # put back by the next export if killed next
     previous: Path | None = aside
     with uninterrupted():  # Ctrl-C, SIGTERM, SIGHUP: raised once the day is whole again
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,8 +21,9 @@ import pytest
 from waiting import HANG_GUARD
 
 import icoframes
-from icoframes import sandbox, staging
+from icoframes import sandbox, snapshots, staging
 from icoframes.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
+from icoframes.errors import IcoframesWarning
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -117,3 +119,27 @@ def test_a_swap_cut_after_its_first_rename_is_put_back_by_its_own_clean_up(
         icoframes.reset_configuration()
     assert [p.name for p in out.iterdir()] == [day.name]
     assert (day / "manifest.json").read_bytes() == written
+
+
+def test_readers_read_a_day_a_killed_export_left_set_aside(sb, tmp_path):
+    """SIGKILL (nothing can hold it back) between a snapshot swap's two renames leaves the
+    day in the killed export's staging folder until the next export puts it back; the
+    readers left that day out without a word. They read it from there, and say so."""
+    out = tmp_path / "tree"
+    assert _export(sb, tmp_path, "--out", str(out), "--snapshot").returncode == EXIT_OK
+    (day,) = out.iterdir()
+    shutil.copytree(day, out / "snapshot_date=2026-01-02")  # an earlier day of the tree
+    rows = json.loads((day / "manifest.json").read_text())["rows"]["icos"]
+    killed = _export(sb, tmp_path, "--out", str(out), "--snapshot", "--refresh", "changed",
+                     sig=signal.SIGKILL,
+                     after=f"{out}/{staging.STAGING_PREFIX}*/previous-{day.name}")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert not day.exists()
+    with pytest.warns(IcoframesWarning, match="an export killed while it swapped that day in"):
+        frame = icoframes.read_snapshots(out)
+    dates = [d.date().isoformat() for d in sorted(frame["snapshot_date"].unique())]
+    assert dates == ["2026-01-02", day.name.removeprefix("snapshot_date=")]
+    assert len(frame) == 2 * rows and frame["id"].dtype == "int64"
+    with pytest.warns(IcoframesWarning, match=f"{day} is not there"):
+        info = snapshots.snapshot_info(out)
+    assert info["complete"].tolist() == [True, True]
