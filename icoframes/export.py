@@ -344,7 +344,7 @@ def export_tables(
                                        None if snapshot else today), exporting=True)[0]
         load.repaged = frozenset([] if held is None else stale_lists(asked or build_queries(
             status, filters, load._filter_set, keywords=keywords_of(load_tables)), held,
-            lambda params: getattr(load.cache.read_list(params), "fetched_at", None)))
+            load.cache.list_fetched_at))
         stop: QuotaExceeded | None = None
         with told_as_kept(load.offline) as told:  # the load's warnings, as kept rows leave them
             try:

@@ -253,6 +253,12 @@ class Cache(InDatabase):
         return self._answer(self.list_key(params), LIST,
                             lambda items, asked: list_frame(items, status=asked.get("status")))
 
+    def list_fetched_at(self, params: dict[str, Any]) -> dt.datetime | None:
+        """When the cached list for these parameters was fetched (None: none is cached); one
+        small read, no list decoded."""
+        rows = self._rows("SELECT fetched_at FROM lists WHERE key = ?", self.list_key(params))
+        return from_ms(rows[0][0]) if rows else None
+
     def list_params(self) -> list[dict[str, Any]]:
         """The parameters of every cached list result (one small read: no list decoded)."""
         return [json.loads(row[0]) for row in self._rows(
