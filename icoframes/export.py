@@ -269,14 +269,18 @@ def export_tables(
     Raises
     ------
     ConfigError
-        ``out`` cannot be created or written (raised before any request), or
-        the settings are incomplete.
+        ``out`` cannot be created or written, or the day's ``snapshot_date=`` entry is a
+        symbolic link or a file (raised before any request); or the settings are incomplete.
     InvalidParameter
         An argument is refused (``out`` a file, a FIFO, or under a file: no folder); or,
         with ``snapshot``, ``out`` holds a snapshot of
         another query, of this day or another (raised before any list or profile
         request: a tree holds one query); or ``out`` holds the other layout (a plain
-        export for a snapshot, snapshots for a plain export).
+        export for a snapshot, snapshots for a plain export); or, incomplete, the day's
+        export it would replace has a damaged table (its rows cannot be kept).
+    ExportBusy
+        Another export holds the swap too long, or swapped in meanwhile what this one
+        may not replace: the day with a list newer than this export's (nothing written).
     EmptyResult
         No ICO matched and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
