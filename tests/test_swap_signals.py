@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # the child: `icoframes export ARGS`, sending itself SIG once os.replace has moved a path
 # to one matching the pattern AFTER (a rename of the swap), once
 _CHILD = """
-import fnmatch, os, sys
+import fnmatch, os, signal, sys
+signal.signal(signal.SIGHUP, signal.SIG_DFL)  # as from a terminal: not nohup's, maybe inherited
 real, sig, after = os.replace, int(os.environ["SIG"]), [os.environ["AFTER"]]
 def replace(src, dst, *args, **kwargs):
     real(src, dst, *args, **kwargs)
