@@ -47,10 +47,10 @@ from .schema import TABLES
 from .swaps import SWAP_PATIENCE, confirm
 from .tables import Tables
 
-__all__ = ["MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "STAGING_PREFIX", "SWAP_PATIENCE",
-           "UNREAD", "consistent_read", "dicts", "export_folder", "looked", "manifest_damage",
-           "manifest_of", "missing_export", "query_params", "read_export", "read_manifest",
-           "snapshot_dirs", "swap_owner"]
+__all__ = ["ASIDE", "MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "STAGING_PREFIX",
+           "SWAP_PATIENCE", "UNREAD", "consistent_read", "dicts", "export_folder", "looked",
+           "manifest_damage", "manifest_of", "missing_export", "query_params", "read_export",
+           "read_manifest", "snapshot_dirs", "swap_owner"]
 
 #: The commit record of an export: written last, removed first.
 MANIFEST = "manifest.json"
