@@ -168,16 +168,62 @@ class RedactedURL(str):
 
 
 class HiddenText(str):
-    """Text used as it is (an HTTP header value) whose ``repr`` is ``'<hidden>'``.
+    """Text sent as it is (an HTTP header value: http.client encodes it) that never shows.
 
-    >>> HiddenText("Basic dTpw"), "%s" % HiddenText("Basic dTpw")
-    ('<hidden>', 'Basic dTpw')
+    Its ``repr``, ``str``, ``format`` and ``%`` are ``'<hidden>'``; a slice, a
+    concatenation or another text made of it (``upper``, ``split``...) is a
+    :class:`HiddenText` too: rich's traceback with locals cuts a long string with
+    ``obj[:80]`` before its ``repr``, and a plain ``str`` slice showed the Basic header.
+    It compares, hashes and encodes as the text it holds.
+
+    >>> text = HiddenText("Basic dTpw")
+    >>> text, str(text), f"{text:>9}", "%s" % text, text[:9], text == "Basic dTpw"
+    ('<hidden>', '<hidden>', ' <hidden>', '<hidden>', '<hidden>', True)
+    >>> text.encode("latin-1")
+    b'Basic dTpw'
     """
 
     __slots__ = ()
 
     def __repr__(self) -> str:
         return repr(HIDDEN)
+
+    def __str__(self) -> str:
+        return HIDDEN
+
+    def __format__(self, spec: str) -> str:
+        return format(HIDDEN, spec)
+
+
+def _hidden(value: Any) -> Any:
+    """``value`` with every text in it a :class:`HiddenText` (a list or tuple of them too)."""
+    if isinstance(value, str):
+        return HiddenText(value)
+    if isinstance(value, list | tuple):
+        return type(value)(_hidden(part) for part in value)
+    return value
+
+
+def _kept_hidden(name: str) -> Any:
+    method = getattr(str, name)
+
+    def hidden(self: HiddenText, *args: Any, **kwargs: Any) -> Any:
+        return _hidden(method(self, *args, **kwargs))
+
+    hidden.__name__ = hidden.__qualname__ = name
+    return hidden
+
+
+# every str method whose result holds the text's characters (the operators too; __radd__:
+# "x" + text, tried before str's own __add__ because HiddenText subclasses str)
+for _name in ("__getitem__", "__add__", "__mul__", "__rmul__", "__mod__", "capitalize",
+              "casefold", "center", "expandtabs", "format", "format_map", "join", "ljust",
+              "lower", "lstrip", "partition", "removeprefix", "removesuffix", "replace",
+              "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines", "strip",
+              "swapcase", "title", "translate", "upper", "zfill"):
+    setattr(HiddenText, _name, _kept_hidden(_name))
+HiddenText.__radd__ = lambda self, other: HiddenText(str.__add__(other, self))  # type: ignore[attr-defined]
+del _name
 
 
 def split_userinfo(url: str) -> tuple[str, Secret | None]:

@@ -123,7 +123,8 @@ def test_a_redacted_url_is_the_address_with_a_repr_that_hides_its_user():
 
 def test_hidden_text_is_used_as_it_is_and_shows_hidden():
     text = HiddenText("Basic dTpw")
-    assert repr(text) == "'<hidden>'" and text == "Basic dTpw" and f"{text}" == "Basic dTpw"
+    assert repr(text) == "'<hidden>'" and text == "Basic dTpw" and f"{text}" == "<hidden>"
+    assert text.encode("latin-1") == b"Basic dTpw" and hash(text) == hash("Basic dTpw")
 
 
 @pytest.mark.parametrize(("url", "plain", "header"), [

@@ -7,14 +7,17 @@ import argparse
 import base64
 import copy
 import dataclasses
+import io
 import pickle
 import traceback
 
 import pytest
+import requests
 from hostile import LIST, HostileServer, html_reply, paged_list, refusing_port
 
 import icoframes
 from icoframes import sandbox
+from icoframes.api.auth import url_and_auth
 from icoframes.api.client import Client, RetryPolicy
 from icoframes.config import get_settings
 from icoframes.errors import ConfigError, InvalidParameter, ServiceUnavailable
@@ -290,3 +293,48 @@ def test_a_password_basic_auth_cannot_carry_is_refused_without_showing_it():
         Client(base_url=_with_password("http://127.0.0.1:1", PASSWORD + "\u20ac"),
                public_key="p", private_key=KEY)
     assert PASSWORD not in shown_with_locals(info.value) + every_local(info.value)
+
+
+def _send(value: str) -> None:  # as urllib3's HTTPConnection.request, cut by Ctrl-C
+    raise KeyboardInterrupt
+
+
+def _cut_while_sending(header: str) -> KeyboardInterrupt:
+    """The interrupt of a send of ``header``: its frames hold only the header (no test's
+    locals, which hold the password)."""
+    try:
+        _send(header)
+    except KeyboardInterrupt as exc:
+        return exc
+    raise AssertionError("not cut")
+
+
+def test_a_long_basic_header_in_a_frame_never_shows_not_even_cut_by_rich():
+    # rich's traceback with locals (show_locals) cuts a string longer than 80 characters
+    # with obj[:80] before its repr: a HiddenText's slice was a plain str, and a password
+    # of 70 characters made a Basic header of 106, shown in clear (urllib3's frame sending
+    # the request holds it as its local ``value``)
+    password = "p" * 70
+    _, auth = url_and_auth(f"http://user:{password}@127.0.0.1:9")
+    assert auth is not None
+    header = auth(requests.Request("POST", "http://127.0.0.1:9/").prepare()
+                  ).headers["Authorization"]
+    token = base64.b64encode(f"user:{password}".encode()).decode()
+    assert header == f"Basic {token}" and len(header) > 100  # sent as it is
+    assert header.encode("latin-1") == f"Basic {token}".encode()
+    for shown in (header[:80], header[6:], header + "", "x" + header, header * 2, f"{header}",
+                  "%s" % header, str(header), header.split()[1], header.strip(),  # noqa: UP031
+                  header.partition(" ")[2], header.upper(), header.replace("Basic ", "")):
+        assert token[:20] not in repr(shown) and token[:20] not in str(shown), repr(shown)
+
+    cut = _cut_while_sending(header)
+    assert token[:20] not in shown_with_locals(cut)
+    rich = pytest.importorskip("rich")  # (in the dev environment; not a dependency)
+    from rich.console import Console
+    from rich.traceback import Traceback
+
+    out = io.StringIO()
+    Console(file=out, width=400).print(Traceback.from_exception(
+        type(cut), cut, cut.__traceback__, show_locals=True))
+    assert rich and "value = '<hidden>'" in out.getvalue().replace("│", "")
+    assert token[:20] not in out.getvalue()
