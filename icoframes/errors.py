@@ -12,11 +12,12 @@ Errors reported by the API carry the numeric code of the response body in
     ├── ExportBusy             another export held the swap too long, or swapped in meanwhile
     └── APIError(.code)        the service answered with an error, or never answered
         ├── AuthError          480: public or private key not valid
-        ├── InvalidParameter   483, 484 and parameters rejected locally (also a ValueError)
+        ├── InvalidParameter   483, 484 (not a profile's) and parameters rejected locally
         ├── NotFound           482 for a profile id (for list queries 482 is an empty result)
         ├── QuotaExceeded      485: the daily request allowance is used up
         └── ServiceUnavailable transient failures persisted after every retry
-            └── BadResponse    the service answered, but the response gate refused it
+            └── BadResponse    the gate refused the answer, or it is an error about that
+                │              request alone (a profile's 404, 483, 999: ``.code``)
                 └── Redirected a 3xx: redirects are never followed
 
 481 (method does not exist) is raised as a plain :class:`APIError`. ``QuotaExceeded``

@@ -6,8 +6,8 @@ a request whose booking was still waiting when the stop came was sent after the 
 Now the client checks again once it is booked; a request booked and not sent is handed
 back to the ledger (the service never saw it).
 
-Here profile 2's booking waits until the load halts; profile 1 is answered with error 483
-(a refusal that stops the load) once profile 2 waits.
+Here profile 2's booking waits until the load halts; profile 1 is answered with error 480
+(the keys refused: a stop of the load) once profile 2 waits.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from waiting import HANG_GUARD, wait_until
 import icoframes
 from icoframes.api.control import LoadControl
 from icoframes.config import get_settings
-from icoframes.errors import InvalidParameter
+from icoframes.errors import AuthError
 from icoframes.store.ledger import QuotaLedger
 
 
@@ -52,11 +52,11 @@ def test_a_request_booked_after_the_stop_is_not_sent_and_handed_back(
 
     def profile(h) -> None:
         assert waiting.wait(HANG_GUARD)
-        json_reply({"error": 483})(h)
+        json_reply({"error": 480})(h)
 
     with HostileServer({LIST: paged_list(2), PROFILE: profile}) as server:
         configure(server, max_workers=2)
-        with pytest.raises(InvalidParameter, match="483"):
+        with pytest.raises(AuthError, match="480"):
             icoframes.load_icos(status="ongoing", progress=False)
         settings = get_settings()
         ledger = QuotaLedger(settings.cache_dir, settings.public_key or "",

@@ -23,6 +23,7 @@ from icoframes.api.params import validate_list_params
 from icoframes.errors import (
     APIError,
     AuthError,
+    BadResponse,
     InvalidParameter,
     NotFound,
     QuotaExceeded,
@@ -108,13 +109,15 @@ def test_482_is_an_empty_page_for_lists_and_not_found_for_profiles(sb, client):
 
 
 def test_server_side_483_and_484_map_to_invalid_parameter(client):
-    # bypass local validation to see what the service itself answers
+    # bypass local validation to see what the service itself answers: for a list, about the
+    # query's parameters (every page's); for a profile (whose id the client checked), about
+    # that request alone: its failure, not the load's (api/blame.py)
     with pytest.raises(InvalidParameter) as info:
         client._call("icos", {"status": "finished"})
     assert info.value.code == 483 and isinstance(info.value, ValueError)
-    with pytest.raises(InvalidParameter) as info:
+    with pytest.raises(BadResponse) as refused:
         client._call("ico", {})
-    assert info.value.code == 484
+    assert refused.value.code == 484 and "a required parameter is missing" in str(refused.value)
     assert client.requests["icos"] == 1 and client.requests["ico"] == 1  # no retries
 
 

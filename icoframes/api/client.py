@@ -6,9 +6,9 @@ Every response passes the gate of :mod:`icoframes.api.gate` (bounded in bytes
 and time, UTF-8 JSON, the shape of its endpoint) before anything trusts it. It
 reads the numeric ``error`` field of the body whatever the HTTP status, maps
 codes to :mod:`icoframes.errors`, retries transient failures (a body that is no
-JSON object among them) with capped exponential backoff and jitter, an answer the
-gate refuses once (the item's), and counts, per endpoint, every attempt, the
-requests sent (as the ledger books them) and those answered.
+JSON among them) with capped exponential backoff and jitter, an answer the gate
+refuses once (the item's; an error about it alone: :mod:`.blame`), and counts, per
+endpoint, every attempt, the requests sent (as the ledger books them) and those answered.
 It is safe to share between threads.
 
 The private key is used for signing only, and the user information of a
@@ -30,10 +30,11 @@ import requests
 
 from .. import readers
 from ..config import Settings, check_setting, get_settings
-from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable, error_for_code
+from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable
 from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
 from .auth import sign, url_and_auth
+from .blame import status_error
 from .control import LoadControl
 from .counts import Budget, Counter
 from .gate import (
@@ -41,6 +42,7 @@ from .gate import (
     BadResponse,
     Redirected,
     Rejected,
+    TooLarge,
     check_filters,
     check_list_page,
     check_profile,
@@ -49,7 +51,6 @@ from .gate import (
     read_body,
     redirect_error,
     verdict,
-    with_detail,
 )
 from .params import read_ico_id, validate_list_params
 from .prepared import Prepared
@@ -73,9 +74,6 @@ ENDPOINTS: dict[str, str] = {"filters": "/api/v1/filters/", "icos": "/api/v1/ico
                              "ico": "/api/v1/ico/"}
 
 MAX_POOL_SIZE = 1024  #: The most connections ``pool_size`` keeps open (a typo's 10**9: refused)
-
-# Codes that describe the request itself: sending it again cannot help.
-_FINAL_CODES = frozenset({480, 481, 482, 483, 484, 485})
 
 
 class Client:
@@ -317,8 +315,11 @@ class Client:
             self.control.check()  # a stopped load sends nothing more
             try:
                 result = self._send_once(endpoint, url, body, headers, check)
-            except APIError:
-                self.control.succeeded(item)  # an answer that means something
+            except APIError as exc:  # an answer that means something; a redirect, a wrong one
+                if isinstance(exc, Redirected):
+                    self.control.refused(exc.reason, item=item)
+                else:
+                    self.control.succeeded(item)
                 raise
             except Transient as exc:  # used after the handler: what is raised for it has
                 failure = exc  # no __context__ (a transport error's frames, its request)
@@ -330,17 +331,18 @@ class Client:
             elapsed = time.monotonic() - started
             allowed = (attempt < self.retry.max_attempts
                        and elapsed + delay <= self.retry.max_elapsed)
-            if failure.answered:  # the service is up: this item's answer is bad (no breaker
-                self.control.succeeded(item)  # count); asked once more at most, not paid
-                refused += 1  # for again and again (the next load retries it)
-                allowed = allowed and refused < ANSWERS_REFUSED
+            if failure.answered:  # the service is up, this item's answer bad: its own count
+                refused += 1  # toward the breaker; asked once more at most (the next load
+                again = self.control.refused(str(failure), item=item)  # retries it)
+                allowed = allowed and again and not failure.final and refused < ANSWERS_REFUSED
             else:
                 self.control.failed(str(failure), item=item, sent=failure.sent)
                 allowed = self.control.keep_trying(item, allowed)
             if not allowed:
-                message = (f"{path}: gave up after {attempt} attempts in {elapsed:.1f} s; "
-                           f"last failure: {failure}")
-                error = (BadResponse(message, endpoint=path, reason=str(failure))
+                message = (f"{path}: {failure}" if failure.final else f"{path}: gave up after "
+                           f"{attempt} attempts in {elapsed:.1f} s; last failure: {failure}")
+                error = (BadResponse(message, code=failure.code, endpoint=path,
+                                     reason=str(failure))
                          if failure.rejected else ServiceUnavailable(message, endpoint=path))
                 error.last_failure = str(failure)
                 raise error
@@ -397,8 +399,9 @@ class Client:
                     try:
                         raw_body = read_body(response.raw, limit=self.max_response_bytes,
                                              until=limit.until)
-                    except Rejected as exc:
-                        lost = Transient(f"HTTP {status}: {exc}", rejected=True)
+                    except Rejected as exc:  # too large: the item's content (answered)
+                        lost = Transient(f"HTTP {status}: {exc}", rejected=True,
+                                         answered=isinstance(exc, TooLarge) and status < 500)
                     except BROKEN_BODY as exc:
                         lost = Transient(f"HTTP {status}: {self._why(exc, limit)} while "
                                           "reading the body")
@@ -420,19 +423,14 @@ class Client:
                 self._sent.add(endpoint)
             if self._budget is not None:
                 self._budget.settle(endpoint, outcome)
-        if code is not None:
-            if code in _FINAL_CODES or status < 500:
-                raise with_detail(error_for_code(code, endpoint=path), decoded)
-            raise Transient(f"HTTP {status} with error {code}")
-        if status >= 500 or status == 429:
-            raise Transient(f"HTTP {status}")
-        if status >= 400:
-            raise APIError(f"{path}: HTTP {status} without an error code", endpoint=path)
-        if refusal is not None:
+        failed = status_error(endpoint, path, status, code, decoded)
+        if failed is not None:  # an error code or status: the service's, the key's, the item's
+            raise failed
+        if refusal is not None:  # no JSON (a body cut in transit among them): retried
             raise Transient(f"HTTP {status}: {refusal}", rejected=True)
-        if not isinstance(decoded, dict):
+        if not isinstance(decoded, dict):  # JSON, whole, not an object: answered wrongly
             raise Transient(f"HTTP {status}: the body is {type(decoded).__name__}, not a JSON "
-                             "object", rejected=True)
+                             "object", rejected=True, answered=True)
         # a JSON object answered with no error: the service is up, the answer is this item's
         refusal = verdict(check, decoded)[1]
         if refusal is not None:

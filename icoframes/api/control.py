@@ -18,7 +18,15 @@ including a thread stuck reading a body that trickles in byte by byte.
     (one item's retries count once, however many): a failure spread over many
     ids is the service's, a failure on the same few ids is theirs;
   - or :data:`BREAKER_FAILURES` attempts in a row never reached the service
-    (connection refused, no connection made): no item can cause that.
+    (connection refused, no connection made): no item can cause that;
+  - or :data:`BREAKER_REFUSED` different items failed or were answered wrongly
+    (:meth:`~LoadControl.refused`: a JSON object that is not the item's, a body that
+    is no JSON, an error about that request) with no good answer in between: one
+    item answered wrongly is that item's failure, every item answered wrongly is a
+    service that is down (a captive portal, ``{}`` for everything).
+
+A wrong answer is neutral for the first rule: neither a failure of the service
+nor a success that would clear its count.
 
 Failures concentrated on a few ids end as those items' failures (reported,
 retried by the next call) and the rest of the load completes. So that a
@@ -35,8 +43,8 @@ import contextlib
 import socket
 import threading
 
-__all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "SUSPECT_FAILURES", "SUSPECT_ITEMS", "Cancelled",
-           "LoadControl"]
+__all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "BREAKER_REFUSED", "SUSPECT_FAILURES",
+           "SUSPECT_ITEMS", "Cancelled", "LoadControl"]
 
 # Attempts in a row that never reached the service (refused, no connection) that stop a
 # load: more than one item's own retries (6), few enough to stop within seconds.
@@ -45,6 +53,11 @@ BREAKER_FAILURES = 12
 # bad ids" (9 of 56 profiles answering 503 for good must not stop it), few enough that a
 # service failing everywhere costs a few dozen requests at most.
 BREAKER_ITEMS = 16
+# Different items failed or answered wrongly (refused, an error about the item) with no good
+# answer in between that stop a load: twice BREAKER_ITEMS, as a run of bad ids is likelier
+# than a run of 503s (16 in a row must not stop it: each is its item's failure), few enough
+# that a service answering every profile wrongly costs about 40 requests, not a day's quota.
+BREAKER_REFUSED = 32
 # Failed attempts in a row while different items are retrying together at which an item
 # is given up early: a healthy service's blips hardly ever give 8 in a row (at 15% of
 # requests failing at random, 1 in 4 million), a service failing everywhere at once.
@@ -65,6 +78,9 @@ class LoadControl:
         Attempts in a row that never reached the service that trip the breaker.
     items : int, default BREAKER_ITEMS
         Different items failing with no success in between that trip it.
+    refused_items : int, default BREAKER_REFUSED
+        Different items failing or answered wrongly with no good answer in between that
+        trip it.
 
     Examples
     --------
@@ -79,14 +95,17 @@ class LoadControl:
     'HTTP 503'
     """
 
-    def __init__(self, *, failures: int = BREAKER_FAILURES, items: int = BREAKER_ITEMS) -> None:
+    def __init__(self, *, failures: int = BREAKER_FAILURES, items: int = BREAKER_ITEMS,
+                 refused_items: int = BREAKER_REFUSED) -> None:
         self.failures = int(failures)
         self.items = int(items)
+        self.refused_items = int(refused_items)
         self.in_a_row = 0  # failed attempts since the last success
         self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
         self.last_failure: str | None = None
         self.tripped = False
         self._failing: set[object] = set()  # the items failed since the last success
+        self._refused: set[object] = set()  # the items answered wrongly since the last success
         self._retrying: set[object] = set()  # the failed items trying again
         self._stop = threading.Event()  # cancelled: reads cut
         self._halt = threading.Event()  # no new attempt (set by cancel too)
@@ -102,6 +121,18 @@ class LoadControl:
         """Different items that failed since the last success."""
         with self._lock:
             return len(self._failing)
+
+    @property
+    def items_refused(self) -> int:
+        """Different items answered wrongly since the last good answer."""
+        with self._lock:
+            return len(self._refused)
+
+    @property
+    def items_bad(self) -> int:
+        """Different items failed or answered wrongly since the last good answer."""
+        with self._lock:
+            return len(self._failing | self._refused)
 
     @property
     def cancelled(self) -> bool:
@@ -149,12 +180,38 @@ class LoadControl:
             self.unsent_in_a_row = 0 if sent else self.unsent_in_a_row + 1
             self.last_failure = reason
             self._failing.add(object() if item is None else item)
-            trip = (len(self._failing) >= self.items
-                    or self.unsent_in_a_row >= self.failures) and not self.tripped
-            if trip:
-                self.tripped = True
+            trip = self._trips()
         if trip:
             self.cancel()
+
+    def refused(self, reason: str, *, item: object = None) -> bool:
+        """The service answered ``item``, wrongly (a JSON object not its answer, a body that is
+        no JSON, an error about that request): that item's failure, neutral for the run of
+        failures (no count, no success). The breaker trips once :attr:`refused_items`
+        different items failed or were answered wrongly with no good answer in between.
+
+        Returns whether the item is worth asking once more: not once :data:`SUSPECT_ITEMS`
+        different items were answered wrongly since the last good answer (a service
+        answering everything wrongly: another item's first answer tells more).
+        """
+        with self._lock:
+            self.unsent_in_a_row = 0  # (it reached the service)
+            self.last_failure = reason
+            self._refused.add(object() if item is None else item)
+            again = len(self._refused) < SUSPECT_ITEMS
+            trip = self._trips()
+        if trip:
+            self.cancel()
+        return again and not trip
+
+    def _trips(self) -> bool:
+        """Whether the counts (read under the lock) trip the breaker now: True once."""
+        if self.tripped:
+            return False
+        self.tripped = (len(self._failing) >= self.items
+                        or self.unsent_in_a_row >= self.failures
+                        or len(self._failing | self._refused) >= self.refused_items)
+        return self.tripped
 
     def keep_trying(self, item: object, allowed: bool) -> bool:
         """Whether ``item``, which just failed, tries again: when its retry policy
@@ -175,6 +232,7 @@ class LoadControl:
         with self._lock:
             self.in_a_row = self.unsent_in_a_row = 0
             self._failing.clear()
+            self._refused.clear()
             self._retrying.discard(item)
 
     def register(self, sock: socket.socket) -> None:

@@ -18,12 +18,13 @@ Three layers, in the order a response meets them:
 
 Every check raises :class:`Rejected` with a short reason; the client counts such
 an attempt as failed and, when its retries run out, raises :class:`BadResponse`.
-A body that is no JSON object, or whose ``error`` field is malformed, is retried
-within the retry policy (a proxy's page, a service in trouble: a failure toward the
-load's breaker); a JSON object answered with no error that fails the checks of its
-endpoint (another ICO's profile, ``"data": null``) shows the service up and the
-item bad: asked once more at most (:data:`~icoframes.api.retry.ANSWERS_REFUSED`),
-never counted toward the breaker.
+A body that is not JSON, or whose ``error`` field is malformed, is retried within
+the retry policy (a proxy's page, a body cut in transit: a failure toward the load's
+breaker); a whole answer that fails the checks of its endpoint (another ICO's
+profile, ``"data": null``, a JSON array, a body too large: :class:`TooLarge`) shows
+the service up and the item bad: asked once more at most
+(:data:`~icoframes.api.retry.ANSWERS_REFUSED`), counted toward the breaker on the
+scale of wrong answers only (:meth:`~icoframes.api.control.LoadControl.refused`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ __all__ = [
     "BadResponse",
     "Redirected",
     "Rejected",
+    "TooLarge",
     "check_filters",
     "check_list_page",
     "check_profile",
@@ -82,6 +84,11 @@ class Rejected(Exception):
     """One response failed a check of the gate; the message is the reason."""
 
 
+class TooLarge(Rejected):
+    """The body is (or inflates to, or announces) more bytes than accepted: the item's
+    content, not a failure in transit (a cut body is shorter), so asked again at most once."""
+
+
 # -- body -----------------------------------------------------------------------
 
 
@@ -112,7 +119,7 @@ def read_body(raw: Any, *, limit: int, until: float) -> bytes:
     announced = raw.headers.get("Content-Length")
     # ASCII digits only: "²" (Latin-1, so a header may hold it) is str.isdigit(), no int()
     if announced is not None and DIGITS.fullmatch(announced.strip()) and int(announced) > limit:
-        raise Rejected(f"the body announces {int(announced)} bytes, more than the {limit} "
+        raise TooLarge(f"the body announces {int(announced)} bytes, more than the {limit} "
                        "bytes accepted")
     parts: list[bytes] = []
     size = 0
@@ -120,9 +127,9 @@ def read_body(raw: Any, *, limit: int, until: float) -> bytes:
         for chunk in raw.stream(_CHUNK, decode_content=True):
             size += len(chunk)
             if (size if encoding == "identity" else raw.tell()) > limit:  # off the wire
-                raise Rejected(f"the body is larger than the {limit} bytes accepted")
+                raise TooLarge(f"the body is larger than the {limit} bytes accepted")
             if size > limit:
-                raise Rejected(f"the {encoding} body inflates past {limit} bytes")
+                raise TooLarge(f"the {encoding} body inflates past {limit} bytes")
             parts.append(chunk)
             if time.monotonic() > until:
                 raise Rejected("the response did not complete within the request deadline")

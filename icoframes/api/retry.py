@@ -23,10 +23,11 @@ TRANSIENT_ERRORS = (
 BROKEN_BODY = (urllib3.exceptions.HTTPError, requests.RequestException, OSError)
 
 
-#: Answers of one request the gate refuses though the service answered it (a JSON object,
-#: no error: another ICO's profile, ``"data": null``) before it fails as a
+#: Answers of one request the gate refuses though the service answered it (another ICO's
+#: profile, ``"data": null``, a body that is no JSON or too large) before it fails as a
 #: :class:`BadResponse`: the item's failure, not the service's, so that a profile always
-#: answered wrong costs two requests per load, not a retry policy's six.
+#: answered wrong costs two requests per load, not a retry policy's six (one, while other
+#: items are answered wrongly too: :meth:`~icoframes.api.control.LoadControl.refused`).
 ANSWERS_REFUSED = 2
 
 
@@ -34,11 +35,13 @@ class Transient(Exception):
     """A failure worth retrying; carries a short reason and whether the gate refused it."""
 
     def __init__(self, reason: str, *, rejected: bool = False, sent: bool = True,
-                 answered: bool = False):
+                 answered: bool = False, final: bool = False, code: int | None = None):
         super().__init__(reason)
         # sent False: it never reached the service (refused, no connection); answered: the
-        # service answered a JSON object with no error, which the gate refused
+        # service answered this item wrongly (the gate refused a whole body under 500, or an
+        # error about the item: final, with its code; never asked again)
         self.rejected, self.sent, self.answered = rejected, sent, answered
+        self.final, self.code = final, code
 
 
 @dataclass(frozen=True)
@@ -46,9 +49,9 @@ class RetryPolicy:
     """How transient failures are retried.
 
     A failure is transient when the connection fails or times out, the HTTP
-    status is 5xx, or 429 arrives without an error code, or the body is not
-    a JSON object (one that fails the checks of its endpoint is asked
-    :data:`ANSWERS_REFUSED` times at most: the item's failure). Waits grow as
+    status is 5xx, or 429 arrives without an error code. A whole answer under 500
+    the gate refuses (no JSON object, too large, one that fails the checks of its
+    endpoint) is asked :data:`ANSWERS_REFUSED` times at most: the item's failure. Waits grow as
     ``backoff * 2**n`` capped at ``max_backoff``, each
     multiplied by a random factor in [0.5, 1] so that concurrent workers do not
     retry in lockstep. Retrying stops after ``max_attempts`` tries or once the

@@ -106,15 +106,19 @@ def first_stop(stop: BaseException | None, new: BaseException) -> BaseException:
 def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                 began_again: bool = False, unread: CacheError | None = None,
                 unrecorded: bool = False, *, fetched: int, left: int, unlisted: bool,
-                lost: CacheError | None = None) -> QuotaExceeded:
+                lost: CacheError | None = None, failed: int = 0) -> QuotaExceeded:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
     ``state`` is the ledger's when it refused; ``began_again``: its day has ended since.
     ``unread``: the ledger could not be read or written then (``state`` holds this call's
     own requests, so the count is said as a lower bound, and the error with it).
     ``unrecorded``: the ledger could not record the 485 (the next call may not know of
-    it). ``lost``: what arrived could not all be kept (the cache's error, said)."""
+    it). ``lost``: what arrived could not all be kept (the cache's error, said). ``left``
+    counts the ``failed`` ones (this call's failures: a later call asks them again)."""
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
+    if failed:
+        more += (f"; {failed} of them failed in this call (in attrs['icoframes']['failed'] "
+                 "of the error's listing), asked again by a later one")
     least = "" if unread is None else "at least "
     if stop.code == 485:
         when = "" if state.refused_at is None else f" at {state.refused_at:%H:%M} UTC"
@@ -175,8 +179,11 @@ def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailabl
     what = f"{control.in_a_row} attempts failed in a row"
     if control.unsent_in_a_row >= control.failures:
         what += f", the last {control.unsent_in_a_row} never reaching it"
-    else:
+    elif not control.items_refused or control.items_failing >= control.items:
         what += f" on {control.items_failing} different requests, with no success between"
+    else:  # the items its answers were wrong for (refused), or failed, with no good answer
+        what = (f"{control.items_bad} different requests failed, {control.items_refused} of "
+                "them answered wrongly, with no good answer between")
     error = ServiceUnavailable(
         f"{host} is not answering usefully: {what} (last: {control.last_failure}), so the "
         "load stopped. Everything fetched is cached; call again later to fetch only the rest.")

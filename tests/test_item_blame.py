@@ -1,0 +1,144 @@
+"""Whose failure a wrong answer is: one item's, or (answered wrongly everywhere) the service's.
+
+A bad item is that item's failure: reported, retried by a later load, never the load's stop.
+But every item answered wrongly is a service that is down: counted on a scale of its own
+(``BREAKER_REFUSED`` different items with no good answer between), the breaker trips within
+a few dozen requests. Until then (ee94c3d) any JSON object answered to every profile (``{}``,
+``"data": null``, a captive portal's JSON, one profile for every id) cost two requests per
+listed profile, a whole day's quota; a wrong answer cleared the run of 503s, so an outage
+answering some ids wrongly never tripped it; and one profile answered HTTP 404 without a
+code, ``{"error": 999}`` or 483 stopped every load (the cache grew by a few ids per load).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_list
+
+import icoframes
+from icoframes.api.control import BREAKER_REFUSED, SUSPECT_ITEMS
+from icoframes.api.retry import ANSWERS_REFUSED
+from icoframes.errors import APIError, AuthError, IncompleteWarning, ServiceUnavailable
+
+pytestmark = pytest.mark.usefixtures("quick_retries")
+
+
+def _good(h, asked):
+    json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+
+
+def _profiles(bad, wrong):
+    """Profiles echo the id asked; those ``bad(id)`` holds are answered ``wrong``."""
+    def behaviour(h):
+        asked = int(h.request_json()["id"])
+        (wrong if bad(asked) else lambda h: _good(h, asked))(h)
+    return behaviour
+
+
+# two asks for the first SUSPECT_ITEMS - 1 items answered wrongly in a row, one for each
+# next, until BREAKER_REFUSED different items: 34 requests (was 400 for 200 listed)
+ALL_WRONG = (SUSPECT_ITEMS - 1) * ANSWERS_REFUSED + BREAKER_REFUSED - (SUSPECT_ITEMS - 1)
+
+
+@pytest.mark.parametrize(("wrong", "paid"), [
+    (json_reply({}), ALL_WRONG),
+    (json_reply({"error": None, "data": None}), ALL_WRONG),
+    (json_reply({"error": None, "data": {}}), ALL_WRONG),
+    (json_reply({"status": "ok", "login": "https://portal.example/"}), ALL_WRONG),
+    (json_reply([]), ALL_WRONG),
+    (json_reply({"error": None, "data": {"id": 1, "main": {"name": "one"}}}),
+     1 + ALL_WRONG),  # one profile for every id: id 1's is right
+    # an error about the item is asked once: one request per item
+    (json_reply({"error": 999}), BREAKER_REFUSED),
+    (html_reply(404, "no such page"), BREAKER_REFUSED),
+])
+def test_a_service_answering_every_profile_wrongly_trips_the_breaker(configure, wrong, paid):
+    with HostileServer({LIST: paged_list(200), PROFILE: wrong}) as srv:
+        configure(srv, max_workers=1)  # one at a time: the count is exact
+        with pytest.raises(ServiceUnavailable) as info:
+            icoframes.load_icos(status="past", progress=False)  # (was 0 rows, 200 missing)
+        assert (f"{BREAKER_REFUSED} different requests failed, {BREAKER_REFUSED} of them "
+                "answered wrongly, with no good answer between") in str(info.value)
+        assert srv.hits[PROFILE] == paid  # (was 400, 399 for the one profile, 200 404s: no
+        # breaker, 2 requests per listed profile; ALL_WRONG is 34)
+
+
+def test_wrong_answers_between_503s_do_not_clear_their_run(configure):
+    # 1 id in 5 answered "data": null, the others 503: a service that is down, as it was
+    # before a wrong answer counted as a success of the service (685 requests, never tripped)
+    down = html_reply(503, "down")
+    with HostileServer({LIST: paged_list(200), PROFILE: lambda h: (
+            json_reply({"error": None, "data": None}) if int(h.request_json()["id"]) % 5 == 0
+            else down)(h)}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.raises(ServiceUnavailable, match=r"on 16 different requests.*HTTP 503"):
+            icoframes.load_icos(status="past", progress=False)
+        # one worker: each id answering 503 asked the policy's 6 times, the 16th once (the
+        # trip), ids 5 and 10 answered wrongly asked twice, 15 once (SUSPECT_ITEMS): by id 20
+        assert srv.hits[PROFILE] == 15 * 6 + 1 + 2 * ANSWERS_REFUSED + 1  # (was 1040)
+
+
+@pytest.mark.parametrize(("wrong", "reason"), [
+    (html_reply(404, "gone"), "HTTP 404 without an error code"),
+    (json_reply({"error": 999, "data": None}), "HTTP 200: the service reported error 999"),
+    (json_reply({"error": 500}), "HTTP 200: the service reported error 500"),
+    (json_reply({"error": 483}), "HTTP 200: the service rejected a parameter value as invalid "
+                                 "(error 483)"),
+    (json_reply({"error": 484}), "HTTP 200: a required parameter is missing (error 484)"),
+    (html_reply(413, "too large"), "HTTP 413 without an error code"),
+])
+def test_one_profile_answered_an_error_about_itself_is_its_failure(configure, wrong, reason):
+    with HostileServer({LIST: paged_list(60), PROFILE: _profiles(lambda i: i == 5,
+                                                                 wrong)}) as srv:
+        configure(srv, max_workers=2)
+        for load, asked in ((1, 60), (2, 1), (3, 0)):  # retried by the next load; then it waits
+            before = srv.hits[PROFILE]
+            with pytest.warns(IncompleteWarning, match="1 failed"):
+                icos = icoframes.load_icos(status="past", progress=False)  # (was APIError)
+            assert sorted(icos["id"]) == [i for i in range(1, 61) if i != 5], load
+            (missing,) = icos.attrs["icoframes"]["missing"]
+            assert missing["id"] == 5 and missing["state"] == "failed"
+            assert missing["reason"].startswith(reason)  # (then: when it is tried again)
+            assert srv.hits[PROFILE] - before == asked, load  # asked once: no retries
+
+
+@pytest.mark.parametrize(("code", "error"), [(480, AuthError), (481, APIError)])
+def test_an_error_about_the_key_or_the_service_still_stops_the_load(configure, code, error):
+    with HostileServer({LIST: paged_list(60), PROFILE: _profiles(
+            lambda i: i == 5, json_reply({"error": code}))}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.raises(error, match=f"error {code}"):
+            icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[PROFILE] == 5
+
+
+def test_a_list_page_answered_an_unknown_error_is_that_pages_failure(configure):
+    listing = paged_list(60)
+
+    def pages(h):
+        (json_reply({"error": 999}) if h.request_json().get("page") == 2 else listing)(h)
+
+    with HostileServer({LIST: pages, PROFILE: _profiles(lambda i: False, None)}) as srv:
+        configure(srv, max_workers=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IncompleteWarning)
+            icos = icoframes.load_icos(status="past", progress=False)  # (was APIError)
+        assert sorted(icos["id"]) == [*range(1, 21), *range(41, 61)]
+        (query,) = icos.attrs["icoframes"]["queries"]
+        assert query["failed_pages"] == {"2": "HTTP 200: the service reported error 999"}
+        assert srv.hits[LIST] == 3  # page 2 asked once: an answer, not a transient failure
+
+
+def test_a_profile_always_larger_than_accepted_costs_two_requests(configure):
+    big = json_reply({"error": None, "data": {"id": 1, "main": {"description": "x" * 4096}}})
+    with HostileServer({LIST: paged_list(3), PROFILE: _profiles(lambda i: i == 1,
+                                                                big)}) as srv:
+        configure(srv, max_workers=1, max_response_bytes=2048)
+        with pytest.warns(IncompleteWarning, match="1 failed"):
+            icos = icoframes.load_icos(status="past", progress=False)
+        assert sorted(icos["id"]) == [2, 3]
+        (missing,) = icos.attrs["icoframes"]["missing"]
+        assert "more than the 2048 bytes accepted" in missing["reason"]
+        assert srv.hits[PROFILE] == 2 + ANSWERS_REFUSED  # (was 2 + 6: the retry policy's)
