@@ -19,6 +19,7 @@ from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list, spoil_
 from waiting import HANG_GUARD, wait_until
 
 import icoframes
+from icoframes.api.retry import ANSWERS_REFUSED
 from icoframes.errors import CacheError, IncompleteWarning, QuotaExceeded
 from icoframes.store.ledger import LEDGER_FOLDER
 
@@ -238,3 +239,29 @@ def test_the_profiles_a_quota_stop_says_fetched_leave_out_those_gone(tmp_path, c
         assert srv.hits[PROFILE] == 4
     # (was "fetched 3 profiles": the gone one counted)
     assert "This call fetched 2 profiles; 7 remain to fetch" in str(info.value)
+
+
+def test_a_quota_stop_counts_the_profiles_that_failed_among_those_left(tmp_path, configured):
+    # profiles 1 and 2 are answered "data": null (failed: asked again by a later call), 3 and
+    # 4 answer, then 485: the stop said "fetched 2 profiles; 6 remain" and .remaining 6,
+    # though the next call must fetch 8
+    def profiles(h):
+        asked = h.request_json().get("id")
+        if asked in (1, 2):
+            json_reply({"error": None, "data": None})(h)
+        elif asked in (3, 4):
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+        else:
+            json_reply({"error": 485})(h)
+
+    with HostileServer({LIST: paged_list(10), PROFILE: profiles}) as srv, \
+            time_machine.travel(NOON, tick=True):
+        configured(**srv.settings(), cache_dir=tmp_path / "c", max_workers=1)
+        with pytest.raises(QuotaExceeded) as info:
+            icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[PROFILE] == 2 * ANSWERS_REFUSED + 3
+    assert info.value.remaining == 8
+    assert ("This call fetched 2 profiles; 8 remain to fetch; 2 of them failed in this call "
+            "(in attrs['icoframes']['failed'] of the error's listing), asked again by a later "
+            "one.") in str(info.value)
+    assert sorted(info.value.listing.attrs["icoframes"]["failed"]) == [1, 2]

@@ -291,9 +291,8 @@ class Load:
         return True
 
     def _run(self) -> None:
-        """Fetch what was planned, keep what arrives; raise what stopped the load (QuotaExceeded,
-        CacheError of the ledger, a write or a claim, ServiceUnavailable, AuthError,
-        InvalidParameter, Ctrl-C's KeyboardInterrupt: cut)."""
+        """Fetch what was planned, keep what arrives; raise what stopped it: QuotaExceeded, a
+        CacheError, ServiceUnavailable, AuthError, 481, a list's 483/484, Ctrl-C (cut)."""
         interrupted, unpaid = True, self._lost  # the crawl loop's CacheError is not paid for
         try:
             self._fill()
@@ -339,7 +338,7 @@ class Load:
                 self._page_errors.append(exc)
             self._item_failed(kind, info, getattr(exc, "last_failure", None) or str(exc))
             return
-        except (APIError, CacheError) as exc:  # 480, 483-485; or the ledger cannot book
+        except (APIError, CacheError) as exc:  # 480/481/485, a list's 483/484; the ledger
             self._stop = first_stop(self._stop, exc)
             return
         if kind == "page":
@@ -437,9 +436,10 @@ class Load:
         """Raise what stopped the load, if anything did."""
         stop = self._stop
         if isinstance(stop, QuotaExceeded):
+            done, failed = len(self._done), len(self.failed)  # failed: left to fetch too
             raise quota_error(stop, self.settings, *self.service.quota_state(),
-                              fetched=len(self._done) - len(self.failed) - len(self.gone),
-                              left=self._plan.planned - len(self._done), lost=self._lost,
+                              fetched=done - failed - len(self.gone), failed=failed,
+                              left=self._plan.planned - done + failed, lost=self._lost,
                               unlisted=any(not q.complete for q in self.queries)) from stop
         if stop is None and self.control.tripped:
             stop = breaker_error(self.settings, self.control)
