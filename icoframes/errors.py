@@ -161,7 +161,8 @@ class AuthError(APIError):
 
 
 class InvalidParameter(APIError, ValueError):
-    """483/484 from the service, or a parameter rejected before any request was sent."""
+    """483/484 from the service for a list (a profile's is its BadResponse), or a parameter
+    rejected before any request was sent."""
 
 
 class UnknownName(InvalidParameter, KeyError):
