@@ -84,6 +84,12 @@ def test_a_scale_word_glued_after_a_tickers_letters_in_lowercase_names_no_unit(u
     assert _reason(read_exchange(f"1 ABC = 0.1 {unit}", "ABC")[0]) == "unreadable_price"
 
 
+@pytest.mark.parametrize("unit", ["ak", "xk", "xmln"])
+def test_one_letter_and_a_glued_scale_word_stay_a_ticker(unit):
+    # a ticker has two letters or more: no token's letters to scale before the scale word
+    assert _group([5], unit) == _group([f"5 {unit}"], "") == ([5.0], [unit.upper()], [])
+
+
 @pytest.mark.parametrize(("unit", "ticker"), [("steem", "STEEM"), ("usdck", "USDCK"),
                                               ("Steem", None), ("Usdck", None)])
 def test_the_own_ticker_in_lowercase_and_a_name_stay_units(unit, ticker):
@@ -109,6 +115,13 @@ def test_the_own_ticker_glued_to_a_symbol_is_a_problem(value, ticker):
     amounts, codes, unread = _group([value], "", "XYZ")
     assert (amounts, codes, unread) == _group([value], "", None) and amounts[0] > 5
     assert codes[0] in ("USD", "EUR")
+
+
+@pytest.mark.parametrize(("unit", "ticker"), [("k", "K"), ("K", "K"), ("mln", "MLN"),
+                                              ("Mln", "MLN")])
+def test_a_scale_word_alone_as_the_unit_column_of_its_ticker_names_no_unit(unit, ticker):
+    # thousands of what, or the token K? (as "USD k" for K); never its token by the own ticker
+    _no_unit(unit, ticker)
 
 
 def test_raised_of_the_own_ticker_glued_to_a_symbol_is_a_problem_as_in_caps():
@@ -138,8 +151,15 @@ def test_a_ticker_with_digits_and_a_symbol_stay_units(unit, code):
     assert _group([5], unit)[1] == [code]
 
 
+@pytest.mark.parametrize("unit", ["1ST", "2GIVE", "0xBTC"])
+def test_the_own_ticker_beginning_with_a_digit_stays_its_unit(unit):
+    # an ICO whose ticker begins with a digit: its purchase limits may be in its token
+    assert _group([5, "5M"], unit, unit.upper()) == ([5.0, 5e6], [unit.upper()] * 2, [])
+    _no_unit(unit, "XYZ")
+
+
 @pytest.mark.parametrize("value", ["5 percent", "5 Percent", "5 pct", "5 per cent",
-                                   "5 percentage"])
+                                   "5 percentage", "5percent"])
 def test_a_percent_written_in_words_is_a_percent(value):
     # 2ffb71f: the unit PERCENT (5 PCT...), or unreadable_number; as "5%" it is no amount
     assert _reason(parse_amount(value)) == "percent"
@@ -149,18 +169,20 @@ def test_a_percent_written_in_words_is_a_percent(value):
 def test_a_share_written_in_percent_words_is_read_as_with_a_sign():
     # 2ffb71f: "20 percent" and "5 pct" were unreadable_number ("60%" was 60)
     tables = tidy([{"id": 1, "finance": {"distribution": {
-        "Team": "20 percent", "Sale": "60%", "Bounty": "5 Pct", "Advisors": "150 percent"}}}])
-    assert tables.distribution["percent"].tolist()[:3] == [20.0, 60.0, 5.0]
-    assert math.isnan(tables.distribution["percent"].tolist()[3])
-    assert tables.problems[["value", "reason"]].values.tolist() == [
-        ["150 percent", "out_of_bounds"]]
+        "Team": "20 percent", "Sale": "60%", "Bounty": "5 Pct", "Reserve": "10percent",
+        "Advisors": "150 percent", "Other": "5 USDpct"}}}])
+    assert tables.distribution["percent"].tolist()[:4] == [20.0, 60.0, 5.0, 10.0]
+    assert all(map(math.isnan, tables.distribution["percent"].tolist()[4:]))
+    assert sorted(tables.problems[["value", "reason"]].values.tolist()) == [
+        ["150 percent", "out_of_bounds"], ["5 USDpct", "unreadable_number"]]
 
 
+@pytest.mark.parametrize("ticker", [None, "XYZ"])
 @pytest.mark.parametrize("unit", ["N/A", "n/a", "-"])
-def test_a_unit_column_written_missing_leaves_its_numbers_unitless(unit):
+def test_a_unit_column_written_missing_leaves_its_numbers_unitless(unit, ticker):
     # 2ffb71f: "N/A" was read as a rate (a slash: per what?) and its numbers unreadable, while
     # "-" or "" left them in no unit
-    assert _group([5, "5M", "$5"], unit) == _group([5, "5M", "$5"], "") == (
+    assert _group([5, "5M", "$5"], unit, ticker) == _group([5, "5M", "$5"], "", ticker) == (
         [5.0, 5e6, 5.0], [None, None, "USD"], [])
 
 
@@ -181,9 +203,13 @@ def test_a_value_in_the_own_ticker_then_token_words_is_in_that_token(value, numb
 @pytest.mark.parametrize(("value", "ticker", "reason"), [
     ("5 XYZ tokens", "ABC", "unreadable_number"), ("5 XYZ tokens", None, "unreadable_number"),
     ("5 XYZ per token", "XYZ", "unreadable_number"), ("$5 XYZ tokens", "XYZ", "unit_conflict"),
+    ("5 XYZ/token", "XYZ", "unreadable_number"), ("5 XYZ/tokens", "XYZ", "unreadable_number"),
+    ("5 XYZ tokens bonus", "XYZ", "unreadable_number"),
     ("5 XYZ tokens..", "XYZ", "unreadable_number")])
 def test_token_words_after_another_ticker_or_a_rate_stay_unread(value, ticker, reason):
     assert _read([value], "", ticker) == ([None], [None], [(value, reason)])
+    if "/" in value or " per " in value:  # a rate: a unit column of it names no unit either
+        _no_unit(value.removeprefix("5 "), ticker)
 
 
 # ------------------------------------------------------ 5. a final dot, after a space or two

@@ -100,8 +100,9 @@ _AMOUNT_RE: Final = re.compile(
 )
 # A percent, in words too ("5 percent", "5 pct"): no amount, but a share's sign.
 _PERCENT_WORDS: Final = "|".join(word.replace(" ", r"\s+") for word in sorted(PERCENT_WORDS))
-_PERCENT_RE: Final = re.compile(rf"%|\b(?:{_PERCENT_WORDS})\b", re.IGNORECASE)
-_PERCENT_SIGN_RE: Final = re.compile(rf"\s*(?:%|\b(?:{_PERCENT_WORDS}))$", re.IGNORECASE)
+_PERCENT_RE: Final = re.compile(rf"%|(?<![^\W\d_])(?:{_PERCENT_WORDS})\b", re.IGNORECASE)
+_PERCENT_SIGN_RE: Final = re.compile(rf"\s*(?:%|(?<![^\W\d_])(?:{_PERCENT_WORDS}))$",
+                                     re.IGNORECASE)  # "60percent" as "60%"; not "USDpct"
 # Thousands groups: a first group of 1-3 digits that is not 0, then groups of 3.
 _THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]*)?")
 _DOT_THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:\.[0-9]{3}){2,}"

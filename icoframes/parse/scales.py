@@ -129,8 +129,7 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     whole = canonical_unit(unit)
     if whole == token or whole in CURRENCIES:
         return "", unit
-    if token is not None and unit[-1:] in SYMBOL_CHARS and canonical_unit(
-            unit.rstrip("".join(SYMBOL_CHARS))) == token:
+    if token is not None and canonical_unit(unit.rstrip("".join(SYMBOL_CHARS))) == token:
         return None  # "KUSD$" for KUSD: its token and a dollar sign, or thousands of USD? (as
         # "5 USD k" for K; 7ae5c53: 5,000 USD)
     folded = unit.casefold()

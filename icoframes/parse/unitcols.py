@@ -120,6 +120,10 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
 def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
     """``(code, factor)`` of a unit column that scales or names no unit; None when it is the
     unit it writes (``"XYZ"``, ``"KUSD"``, ``"mBTC"``). ``own``: the ICO's own ticker."""
+    if canonical_unit(text) not in (None, own) and (_NUMBER_RE.search(text) or not (
+            _PARTS_RE.search(text))):
+        return _NO_UNIT  # a number or a sign ("8.3M", "5M+", "%", "+": 7ae5c53 made them the
+        # units 8.3M, %), but the ICO's own ticker ("1ST" for 1ST, as a value's "500 1ST" is not)
     if cents(text, own):  # hundredths of a US dollar
         return "USD", CENT
     words = text.split()
@@ -177,10 +181,8 @@ def _column_unit(unit: str, price: bool) -> tuple[str | None, str | None, bool]:
     if canonical_unit(text) is None:
         return "", None, False  # "N/A", "-": no unit written, as "" (2ffb71f: "N/A" a rate)
     text = text[:-1].rstrip() if text.endswith(".") else text  # "USD.", "USD k."
-    if text.endswith(".") or _NUMBER_RE.search(text) or (
-            canonical_unit(text) is not None and not _PARTS_RE.search(text)):
-        return None, None, False  # "USD..", "USD. .": no unit, as the value "5 USD.." is none;
-        # nor a number or a sign ("8.3M", "5M+", "%", "+": 7ae5c53 made them the units 8.3M, %)
+    if text.endswith("."):
+        return None, None, False  # "USD..", "USD. .": no unit, as the value "5 USD.." is none
     bare = _BARE_RE.fullmatch(text)
     inner = "".join(group for group in bare.groups() if group).strip() if bare else ""
     if canonical_unit(inner) in CURRENCIES:
