@@ -21,6 +21,7 @@ from icoframes.parse.base import Bad
 from icoframes.parse.prices import read_exchange
 from icoframes.parse.profiles import tidy
 from icoframes.parse.rules import parse_amount
+from icoframes.parse.unitcols import column_text
 from icoframes.parse.units import read_price
 
 
@@ -248,3 +249,30 @@ def test_parse_amount_and_the_value_reader_agree_with_final_dots_and_spaces():
                     _LEFT.match(value) and isinstance(number, Bad)):
                 differ.append((value, number, read))
     assert differ == []
+
+
+# ------------------------------------- 6. mutants of the rule of units that survived (make mutate)
+
+
+@pytest.mark.parametrize("unit", [".USD", ".$", "mil. XYZ", "kk. XYZ", "Mrd. XYZ"])
+def test_a_dot_before_a_currency_or_after_a_foreign_scale_word_names_no_unit(unit):
+    # ".USD" was the made-up unit .USD (a dot was no mark beside a currency); "mil. XYZ" is
+    # thousands or millions of XYZ? as "mil XYZ" (a scale word's own dot is no part of it)
+    _no_unit(unit)
+
+
+@pytest.mark.parametrize(("value", "unit"), [("5m", "ETH per token"), ("5 B", "USD per token"),
+                                             ("5m", "ETH/token")])
+def test_a_price_unit_per_token_obeys_the_scale_rule_of_its_currency(value, unit):
+    # "5m" under "ETH per token" is milli or million ETH? as under "ETH"; "5 B" billions?
+    price, codes, unread = read_price([value], [unit], ["XYZ"])
+    assert math.isnan(price[0]) and codes.tolist() == [unit[:3]]
+    assert unread.reasons == ["unreadable_number"]
+    assert read_price(["5k"], [unit], ["XYZ"])[0].tolist() == [5000.0]
+
+
+def test_a_unit_column_is_read_per_token_only_as_a_price():
+    assert column_text("USD per token") == "USD per token"
+    assert column_text("USD per token", price=True) == "USD"
+    price, codes, _ = read_price([0.1], ["XYZ per token"], ["ABC"])  # per token of what?
+    assert math.isnan(price[0]) and codes.tolist() == [None]

@@ -71,8 +71,8 @@ def unit_per_token(text: str) -> str | None:
     (None, None, None)
     """
     parts = _PER_RE.split(text)
-    if len(parts) != 2 or fold(parts[1].strip().rstrip(".")) not in TOKEN_WORDS:
-        return None
+    if len(parts) != 2 or fold(parts[1].strip()) not in TOKEN_WORDS:
+        return None  # (a column's final dot is gone already: unitcols.column_text)
     code = canonical_unit(parts[0])
     return code if code in CURRENCIES else None
 

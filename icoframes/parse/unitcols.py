@@ -15,7 +15,7 @@ unit column                                the numbers of its group that write n
 ``mil``, ``lakh``, ``crore``, ``USD Mrd``  unreadable: a scale word of another language
 ``USD MLN``, ``XYZ mln``                   unreadable: a ticker, or a multiple of what?
 ``USD (mln)``, ``USD cents``, ``000 USD``  unreadable: a currency and text not understood
-``USD*``, ``USD†``                         unreadable: a currency and a footnote mark
+``USD*``, ``USD†``, ``.USD``               unreadable: a currency and a footnote mark or a dot
 ``USDMLN``, ``USDk``, ``usdk``, ``USDm``   unreadable: a scale, or a token? (``USDmln``: millions)
 ``kUSD``, ``mUSD``, ``kusd``, ``KUsd``     unreadable: a scale, or a token? (``KUSD``: the token)
 ``USDCk``, ``DAIk``, ``XYZmln``            unreadable: a scale of a token, or a token? (``USDCK``)
@@ -139,7 +139,7 @@ def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:
     if _RATE_RE.search(text) or (parts and all(fold(part) in NOT_UNITS for part in parts)):
         return _NO_UNIT  # "per token", "tokens", "days", "XYZ/token": no unit, as "5 tokens" is
         # no amount; a rate is no amount's unit (a price's is its currency: unit_per_token)
-    marks = _PARTS_RE.sub("", text).replace(".", "").split()  # "USD*", "USD†": a footnote
+    marks = _PARTS_RE.sub("", text).split()  # "USD*", "USD†": a footnote; ".USD" a dot
     if (len(parts) > 1 or marks) and any(multiplier_word(part.casefold()) or cents(part, own) or (
             canonical_unit(part) in CURRENCIES) for part in parts):
         return _NO_UNIT  # "USD MLN": USD, or the token MLN? "USD (mln)", "USD cents", "m ETH"
