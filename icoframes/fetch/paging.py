@@ -5,13 +5,19 @@ never queues more than it has workers for, whatever ``total_pages`` a server
 claims. Page 1 comes back before any other page is asked (it says how many
 there are); paging stops at the first empty page or error 482.
 
-A list is **complete** when the ids seen cover the service's ``total_icos``
-and no page failed. Otherwise it is paged once more from page 1 (the list may
-have shifted while it was paged); if it is still short it is kept as
-**partial**: used, marked so in the cache and in the result, and paged again by
-the next call; except a list whose pages all came with fewer items than its
-count says (:attr:`ListQuery.count_contradicts`: the count lies, paging again
-brings the same), which is used as cached until it is older than ``max_age``.
+A list is **complete** when one pass over its pages is clean: every page came,
+each with the counts page 1 gave (``total_icos``, ``total_pages``), and the ids
+seen cover ``total_icos``; its rows are then that pass's, in the service's
+order. A pass whose counts moved (an ICO came or went between two pages: the
+pages no longer tile one list) stops asking and the list is paged once more
+from page 1 (at most :data:`MAX_PASSES` passes); so is a pass short of its
+count (the list may have shifted). When the last pass is not clean either, the
+list is kept as **partial** with every row its passes saw (their order is not
+the service's): used, marked so in the cache and in the result (a moved page in
+``failed_pages``), and paged again by the next call; except a list whose pages
+all came with fewer items than its count says (:attr:`ListQuery.count_contradicts`:
+the count lies, paging again brings the same), which is used as cached until it
+is older than ``max_age``.
 """
 
 from __future__ import annotations
@@ -31,7 +37,10 @@ from ..parse.problems import Problems
 from ..store.cache import Stored
 from ..store.db import from_ms, ms
 
-__all__ = ["ListQuery", "listed_now_wins", "pages_total"]
+__all__ = ["MAX_PASSES", "ListQuery", "listed_now_wins", "pages_total"]
+
+#: Passes over a list's pages at most in one load (a list that keeps moving is kept partial).
+MAX_PASSES = 2
 
 
 @dataclass
@@ -63,6 +72,8 @@ class ListQuery:
     _last: int = 1  # pages known to exist in this pass (page 1 tells)
     _ended: bool = False
     _ids_this_pass: set[str] = field(default_factory=set)
+    _counts: tuple[int, int] = (0, 0)  # page 1's (total_icos, total_pages) in this pass
+    _moved: dict[int, dict[int, str]] = field(default_factory=dict)  # pass -> page -> why
     in_flight: int = 0
 
     # -- using a cached copy -------------------------------------------------
@@ -127,9 +138,18 @@ class ListQuery:
         total_icos, total_pages = page_counts(response)
         if number == 1:
             self.total_icos, self._last = total_icos, max(1, total_pages)
-            self._ids_this_pass = set()
+            self._ids_this_pass, self._counts = set(), (total_icos, total_pages)
         elif items:
             self.total_icos = total_icos  # the latest count wins: the list may grow
+            if (total_icos, total_pages) != self._counts:
+                # an ICO came or went since page 1: this pass's pages no longer tile one list
+                # (one item skipped or seen twice at a page's edge, and the count may agree)
+                self._moved.setdefault(pass_no, {})[number] = (
+                    f"the list moved while it was paged: page 1 counted {self._counts[0]} "
+                    f"ICOs in {self._counts[1]} pages, page {number} {total_icos} in "
+                    f"{total_pages}")
+                if self.passes < MAX_PASSES:
+                    self._next = self._last + 1  # the rest of this pass would be paged again
         ids = {str(item.get("id")) for item in items if isinstance(item, dict)}
         if not items:  # an empty page (or error 482): nothing follows it
             self._ended = True
@@ -181,11 +201,20 @@ class ListQuery:
         if left is None:
             cached = self.fallback.meta.get("total_icos") if self.fallback is not None else 0
             left = max(unknown, -(-int(cached or 0) // PAGE_SIZE))
-            return left * (2 if self.passes == 1 else 1) + retry
+            return left * (1 + MAX_PASSES - self.passes) + retry
         again = 0
-        if self.passes == 1 and not self._ended and not self.failed_pages:
-            again = max(self._last, -(-(self.total_icos or 0) // PAGE_SIZE)) + 1
+        if self._may_page_again:
+            again = (max(self._last, -(-(self.total_icos or 0) // PAGE_SIZE)) + 1) * (
+                MAX_PASSES - self.passes)
         return left + again + retry
+
+    @property
+    def _may_page_again(self) -> bool:
+        """Whether this pass, ending short or moved, would be followed by another: not after a
+        page failed (it spent its retries), nor when it ended early on an empty page with
+        its counts unmoved (paging again would end there again)."""
+        return (self.passes < MAX_PASSES and not self.failed_pages
+                and (not self._ended or self.passes in self._moved))
 
     @property
     def pass_done(self) -> bool:
@@ -193,22 +222,27 @@ class ListQuery:
 
     def finish_pass(self, *, may_repage: bool) -> bool:
         """After a pass: True to page once more, else settle ``frame`` and ``complete``."""
-        pages = [self._pages[key] for key in sorted(self._pages)]
+        pages = [self._pages[key] for key in sorted(self._pages) if key[0] == self.passes]
         items = merge_pages({"data": page[0]} for page in pages)
-        frame, lost = _merge_parsed(pages, items)
-        short = self.total_icos is None or len(frame) < self.total_icos
         # items the service sent without a usable id are short in the frame, not in the list:
         # paging again now would bring the same items back
-        shifted = self.total_icos is None or len(items) < self.total_icos
-        if (shifted and not self.failed_pages and not self._ended and self.passes == 1
-                and may_repage):
-            # the list shifted while it was paged: page it all once more (a page that
-            # failed has spent its retries already, and a list that ended early on an
-            # empty page would end there again: asking again now would not help)
-            self.passes, self._next, self._last, self._ended = 2, 1, 1, False
+        short = self.total_icos is None or len(items) < self.total_icos
+        moved = self.passes in self._moved
+        if (moved or short) and may_repage and self._may_page_again:
+            # the list moved or shifted while it was paged: page it all once more
+            self.passes, self._next, self._last, self._ended = self.passes + 1, 1, 1, False
             return True
         self.paging = False
-        self.complete = not short and not self.failed_pages
+        # a clean pass is the service's list: its rows alone, in its order (a row only an
+        # earlier pass saw has left the list, and the earlier order is not the list's)
+        clean = not (moved or short or self.failed_pages)
+        if not clean:  # no pass is: every row seen, kept partial and paged again next time
+            pages = [self._pages[key] for key in sorted(self._pages)]
+            items = merge_pages({"data": page[0]} for page in pages)
+            for why in self._moved.values():
+                self.failed_pages.update(why)
+        frame, lost = _merge_parsed(pages, items)
+        self.complete = clean and len(frame) >= (self.total_icos or 0)
         if frame.empty and not self.complete and self.fallback is not None:
             self.use_cached(self.fallback)  # nothing new: what was cached is the best answer
             self.complete = False
