@@ -14,6 +14,8 @@ from test_narrower_loads import listed_by_service  # the sandbox's ids, paged ov
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import NotCached, StaleWarning
+from icoframes.sandbox import directory
+from icoframes.sandbox.query import sort_records
 
 T0 = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
 PAST = {"status": "past"}
@@ -129,10 +131,99 @@ def test_any_cached_list_the_query_narrows_may_answer_it_and_counts_agree(fresh)
     icoframes.load_filters()
     icoframes.load_list(status="past", ico_score=3, progress=False, refresh=True)  # paged, kept
     sb.stats.reset()
-    got = icoframes.load_icos(status="past", ico_score=4, bounty_program=True, progress=False)
+    got = icoframes.load_icos(status="past", ico_score=4, bounty_program=True, sort_asc="id",
+                              progress=False)
     (query,) = got.attrs["icoframes"]["queries"]
     assert not any(sb.stats.requests.values())
     assert query["answered_from"] == {**PAST, "ico_score": 3}
     assert query["complete"] and not query["count_contradicts"]
     assert not icoframes.report(got).queries[0].count_contradicts
-    assert got["id"].tolist() == listed_by_service(sb, ico_score=4, bounty_program=True)
+    assert got["id"].tolist() == listed_by_service(sb, ico_score=4, bounty_program=True,
+                                                   sort_asc="id")
+
+
+def test_a_list_cached_since_that_shows_a_row_changed_or_gone_stops_the_older_one(fresh):
+    """Review Q2 item 4: a newer cached list (lists only, no profile fetched) shows x's new
+    score, or lacks y that left while it holds every row the older list has: the older list
+    with x's and y's old copies answers nothing (was: x left out of ``ico_score=4``, y kept)."""
+    sb = fresh(120, 5)
+    with time_machine.travel(T0, tick=False):
+        icos = icoframes.load_icos(status="past", progress=False)
+        icoframes.load_filters()
+    x = int(icos.loc[icos["ico_score"] < 3, "id"].iloc[0])
+    sb.update_ico(x, ico_score=5.0)
+    with time_machine.travel(T0 + dt.timedelta(hours=1), tick=False):
+        icoframes.load_list(status="past", ico_score=3, refresh=True, progress=False)
+    with time_machine.travel(T0 + dt.timedelta(hours=2), tick=False):
+        sb.stats.reset()
+        got = icoframes.load_icos(status="past", ico_score=4, sort_asc="id", progress=False)
+    (query,) = got.attrs["icoframes"]["queries"]
+    assert query["answered_from"] is None and sb.stats.requests["icos"] > 0
+    assert any(f"shows id {x} with another summary or status since" in r
+               for r in query["cache_declined"]), query["cache_declined"]
+    assert x in got["id"].tolist()
+    assert got["id"].tolist() == listed_by_service(sb, ico_score=4, sort_asc="id")
+    # y leaves the list, a new ICO comes: the newer list (its new row not cached) cannot answer
+    best = icos.dropna(subset=["ico_score"]).sort_values("ico_score").iloc[-1]
+    y, low = int(best["id"]), max(1, int(best["ico_score"]))
+    sb.update_ico(y, status="ongoing")
+    sb.add_ico("past")
+    with time_machine.travel(T0 + dt.timedelta(hours=3), tick=False):
+        icoframes.load_list(status="past", sort_desc="id", refresh=True, progress=False)
+        sb.stats.reset()
+        gone = icoframes.load_list(status="past", ico_score=low, sort_desc="id", progress=False)
+    (query,) = gone.attrs["icoframes"]["queries"]
+    assert query["answered_from"] is None and sb.stats.requests["icos"] > 0
+    assert any(f"lacks id {y}: it left the list since" in r for r in query["cache_declined"])
+    assert y not in gone["id"].tolist()
+    assert gone["id"].tolist() == listed_by_service(sb, ico_score=low, sort_desc="id")
+
+
+def test_filters_reading_fields_the_list_does_not_show_need_copies_within_max_age(fresh):
+    """Review Q2 item 5: the list is a minute old but the copies two days: a filter but the
+    score (or a date sort) would rest on those copies, so it is paged; the score, shown by the
+    list, is still answered from the cache."""
+    sb = fresh(150, 9)
+    with time_machine.travel(T0, tick=False):
+        icos = icoframes.load_icos(status="upcoming", progress=False)
+        icoframes.load_filters()
+    category = icos["category"].dropna().iloc[0]
+    with time_machine.travel(T0 + dt.timedelta(days=2), tick=False):
+        icoframes.load_list(status="upcoming", refresh=True, progress=False)
+        sb.stats.reset()
+        scored = icoframes.load_list(status="upcoming", ico_score=3, sort_asc="id", progress=False)
+        assert not any(sb.stats.requests.values())
+        assert scored.attrs["icoframes"]["queries"][0]["answered_from"] == {"status": "upcoming"}
+        for asked in ({"category": category, "sort_asc": "id"},
+                      {"ico_score": 1, "sort_desc": "end_datetime"}):
+            sb.stats.reset()
+            got = icoframes.load_list(status="upcoming", progress=False, **asked)
+            (query,) = got.attrs["icoframes"]["queries"]
+            assert query["answered_from"] is None and sb.stats.requests["icos"] > 0
+            assert any("older than max_age (1 day, 0:00:00): the query reads fields the list "
+                       "does not show" in r for r in query["cache_declined"])
+    assert scored["id"].tolist() == listed_by_service(sb, "upcoming", ico_score=3, sort_asc="id")
+    assert got["id"].tolist() == listed_by_service(sb, "upcoming", **asked)
+
+
+def test_an_unsorted_query_is_paged_whatever_order_the_cached_list_has(fresh, monkeypatch):
+    """Review Q2 item 6: spec 4.2 states no default order; a server whose unsorted order
+    depends on the filters (an index scan: category, then id) lists a narrower query in
+    another order than the cached list's (was: answered in the cached list's order)."""
+    def plan_dependent(records, wire):
+        if not (wire.get("sort_asc") or wire.get("sort_desc")) and "category" in wire:
+            return sorted(records, key=lambda r: (r.category_id, r.id))
+        return sort_records(records, wire)
+    monkeypatch.setattr(directory, "sort_records", plan_dependent)
+    sb = fresh(200, 3)
+    icoframes.load_icos(status="past", progress=False)
+    icoframes.load_filters()
+    sb.stats.reset()
+    got = icoframes.load_icos(status="past", category=["Finance", "Platform"], progress=False)
+    (query,) = got.attrs["icoframes"]["queries"]
+    assert query["answered_from"] is None and sb.stats.requests["icos"] > 0
+    assert sb.stats.requests.get("ico", 0) == 0  # its profiles are cached: list pages only
+    assert "the query has no sort: the service's default order is not stated" in \
+        query["cache_declined"][0]
+    assert got["id"].tolist() == listed_by_service(sb, category=["Finance", "Platform"])
+    assert got["id"].tolist() != sorted(got["id"].tolist(), reverse=True)  # the premise

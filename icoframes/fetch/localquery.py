@@ -13,14 +13,20 @@ spec 4.2 does not say whether several tickers mean any or all of them;
 ``exclude_areas`` more areas), it is complete and younger than ``max_age``, and
 every row's profile is cached (or gone) with the summary and status the list
 shows, no fetch of it failed since its copy (waiting out its backoff or not),
-and within ``profile_max_age``. The filters the list did not apply
-(:func:`residual`) then pick its rows (:func:`icoframes.fetch.matching.judge`):
-answered only when no row is undecided. A query sorted as the list keeps the
-list's order when the rows kept do not tie on the key
-(:func:`~icoframes.fetch.matching.tie_order`); another sort is done locally where it is certain
-(:func:`~icoframes.fetch.matching.local_order`); an unsorted query answered
-from a sorted list would need the service's default order, which the spec does
-not state: it goes to the service.
+and within ``profile_max_age``; no list cached since shows one of its rows with
+another summary or status, nor lacks one while holding all of its rows
+(:func:`_contradicted`); and when the answer reads fields the list does not
+show (a filter but ``ico_score``, a date sort) every copy is within ``max_age``
+too: the rows then rest on the copies, not on the list. The filters the list
+did not apply (:func:`residual`) then pick its rows
+(:func:`icoframes.fetch.matching.judge`): answered only when no row is
+undecided. A query sorted as the list keeps the list's order when the rows kept
+do not tie on the key (:func:`~icoframes.fetch.matching.tie_order`); another
+sort is done locally where it is certain
+(:func:`~icoframes.fetch.matching.local_order`); an unsorted query of more
+than one row would need the service's default order, which spec 4.2 does not
+state (a narrower list may come in another order than the cached one, sorted
+or not): it goes to the service.
 """
 
 from __future__ import annotations
@@ -183,7 +189,8 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
     query : mapping
         One list query, as :func:`icoframes.queries.build_queries` makes it.
     lists : sequence of CachedList
-        Cached lists to consider (any status: those that cannot answer are skipped).
+        Cached lists to consider (any status: those that cannot answer are skipped, and
+        those fetched after a list that can say whether its rows changed since).
     read_rows : callable
         ``read_rows(ids) -> (icos, problems)``: the tidy rows of those ids.
     profile_index : DataFrame
@@ -207,7 +214,9 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
     if not candidates:
         reasons.append("no complete cached list of this status younger than max_age holds it")
     for candidate in sorted(candidates, key=lambda c: len(c.listing)):
-        why = _not_ready(candidate, profile_index, now, ages)
+        why = _contradicted(candidate, [c for c in lists if c.fetched_at > candidate.fetched_at])
+        why = why or _not_ready(candidate, profile_index, now, ages,
+                                within=max_age if _reads_profile(query, candidate) else None)
         if why:
             reasons.append(f"{_shown(candidate.params)}: {why}")
             continue
@@ -231,10 +240,15 @@ def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTa
             found[cache.list_key(params)] = stored
     if not found:
         return LocalAnswer(query), None
+    later = []  # the lists cached since the oldest that may answer: do they say it changed?
+    for params in cache.list_params(fetched_after=min(s.fetched_at for s in found.values())):
+        if cache.list_key(params) not in found and (stored := cache.read_list(params)):
+            later.append(CachedList(stored.meta["params"], stored.frame, stored.fetched_at,
+                                    bool(stored.meta.get("complete"))))
     filters = cache.read_filters()
     answer = answer_from_cache(
         query, [CachedList(s.meta["params"], s.frame, s.fetched_at, True)
-                for s in found.values()],
+                for s in found.values()] + later,
         read_rows=lambda ids: (derived.table("icos"), derived.table("problems")),
         profile_index=cache.profile_index(),
         filter_set=empty_frame(FILTERS) if filters is None else filters.frame,
@@ -281,14 +295,50 @@ def _shown(params: Mapping[str, Any]) -> str:
     return "the cached list " + str({k: v for k, v in params.items() if v is not None})
 
 
+def _reads_profile(query: Mapping[str, Any], candidate: CachedList) -> bool:
+    """Whether the answer reads fields the list does not show (its summary: name, score,
+    raised; its status): which rows it has, or their order, then rest on the copies."""
+    sort = sort_of(query)
+    return (any(name != "ico_score" for name in residual(query, candidate.params))
+            or (sort is not None and sort[0] in ("start_datetime", "end_datetime")))
+
+
+def _contradicted(candidate: CachedList, later: Sequence[CachedList]) -> str | None:
+    """Why lists cached after ``candidate`` say its rows changed since (None: none does): one
+    shows a row of it with another summary or status, or a complete one that holds every
+    row it has (it :func:`narrows`) lacks one."""
+    if not later or candidate.listing.empty:
+        return None
+    mine = candidate.listing
+    ids = mine["id"].to_numpy(dtype="int64")
+    summary = dict(zip(ids.tolist(), summary_keys(mine), strict=True))
+    status = dict(zip(ids.tolist(), mine["status"].astype(object).tolist(), strict=True))
+    for other in sorted(later, key=lambda c: c.fetched_at, reverse=True):
+        named = f"{_shown(other.params)} of {other.fetched_at:%Y-%m-%d %H:%M} UTC"
+        theirs = other.listing[other.listing["id"].isin(ids)]
+        shown = zip(theirs["id"].tolist(), summary_keys(theirs),
+                    theirs["status"].astype(object).tolist(), strict=True)
+        for ico_id, key, listed in shown:
+            if key != summary[ico_id] or (isinstance(listed, str) and listed != status[ico_id]):
+                return f"{named} shows id {ico_id} with another summary or status since"
+        if other.complete and narrows(candidate.params, other.params):
+            gone = np.setdiff1d(ids, other.listing["id"].to_numpy(dtype="int64"))
+            if len(gone):
+                return f"{named} lacks id {gone[0]}: it left the list since"
+    return None
+
+
 def _not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
-               ages: Mapping[str, dt.timedelta] | None) -> str | None:
+               ages: Mapping[str, dt.timedelta] | None, *,
+               within: dt.timedelta | None = None) -> str | None:
     """Why the list's profiles cannot stand for the service now (None: they can).
 
     Each row's copy must be fetched (or the ICO gone), of the summary and status
     the list shows, with no failure since: read from the index itself, not from
     what a load would fetch, since a profile waiting out its backoff is not due
     and yet its copy is out of date (it would decide filters by old values).
+    Within ``profile_max_age`` (``ages``), and ``within`` when the answer reads
+    fields the list does not show.
     """
     listing = candidate.listing
     if listing.empty:
@@ -319,15 +369,16 @@ def _not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
     if len(bad):
         return (f"{len(bad)} of its profiles are not cached, failed, or changed since "
                 f"(e.g. id {ids[bad[0]]}: {why[bad[0]]})")
-    if ages is None:
-        return None
-    status = str(candidate.params.get("status"))
-    limit = ages[status]
     fetched = kept.loc[state != "gone", "fetched_at"]
     age = pd.Timestamp(now) - pd.to_datetime(fetched, utc=True)
-    old = int(((age > limit) | (age < pd.Timedelta(0)) | age.isna()).sum())
-    if old:
-        return f"{old} of its profiles are older than profile_max_age ({limit} for {status})"
+    status = str(candidate.params.get("status"))
+    for limit, what in ((None if ages is None else ages[status],
+                         f"profile_max_age ({{}} for {status})"),
+                        (within, "max_age ({}): the query reads fields the list does not show")):
+        old = 0 if limit is None else int(
+            ((age > limit) | (age < pd.Timedelta(0)) | age.isna()).sum())
+        if old:
+            return f"{old} of its profiles are older than " + what.format(limit)
     return None
 
 
@@ -350,12 +401,12 @@ def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReade
         if why is not None:  # the narrower list's tie order is not stated
             return dataclasses.replace(judged, reasons=[why])
         order, how = np.arange(len(keep)), "the cached list's order"
-    elif sort == source_sort:
-        order, how = np.arange(len(keep)), "the cached list's order"
     elif sort is None:
-        return dataclasses.replace(judged, reasons=[
-            "the query has no sort and the cached list is sorted: the service's default "
-            "order is not stated"])
+        if len(keep) > 1:  # sorted or not, the cached list's order is not the narrower one's
+            return dataclasses.replace(judged, reasons=[
+                "the query has no sort: the service's default order is not stated (spec 4.2), "
+                "and a narrower list may come in another order than the cached one"])
+        order, how = np.arange(len(keep)), "one row at most: in any order"
     else:
         order, how = local_order(sort, listing.iloc[keep], rows.take(keep))
         if order is None:

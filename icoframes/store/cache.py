@@ -259,10 +259,13 @@ class Cache(InDatabase):
         rows = self._rows("SELECT fetched_at FROM lists WHERE key = ?", self.list_key(params))
         return from_ms(rows[0][0]) if rows else None
 
-    def list_params(self) -> list[dict[str, Any]]:
-        """The parameters of every cached list result (one small read: no list decoded)."""
+    def list_params(self, *, fetched_after: dt.datetime | None = None) -> list[dict[str, Any]]:
+        """The parameters of every cached list result (one small read: no list decoded); with
+        ``fetched_after``, of those fetched after then only."""
+        after = -(2 ** 62) if fetched_after is None else ms(fetched_after)
         return [json.loads(row[0]) for row in self._rows(
-            "SELECT params FROM lists WHERE key != ? ORDER BY key", FILTER_SET)]
+            "SELECT params FROM lists WHERE key != ? AND fetched_at > ? ORDER BY key",
+            FILTER_SET, after)]
 
     def read_filters(self) -> Stored | None:
         """The cached filter set (None when there is none)."""
