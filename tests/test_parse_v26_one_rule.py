@@ -65,19 +65,24 @@ def test_letters_and_a_glued_scale_are_a_ticker_in_capitals_and_never_a_made_up_
     # a scale of them, or a ticker? never the ticker (2ffb71f: "usdck", "usdcK", "xyzmln" were
     # the units USDCK, XYZMLN while "usdk", "usdK", "eurmln" were refused); a known currency
     # may be scaled ("USDmln"), a token's letters never ("XYZmln"); a name is a name ("Usdck")
+    # all in lowercase only after a currency's letters (revM: "xyzk", "xyzmln" are tickers, as
+    # "link", "steem": 8de907b refused them)
     unit = letters + scale
     for read in (_group([5], unit), _group([f"5 {unit}"], ""), _group([f"5{unit}"], "")):
         if (unit.isupper() and len(scale) == 1) or (
-                unit.istitle() and letters.upper() not in ("USD", "EUR")):
+                unit.istitle() and letters.upper() not in ("USD", "EUR")) or (
+                unit.islower() and letters == "xyz"):
             assert read[:2] == ([5.0], [unit.upper()])
         else:
             assert read[1] != [unit.upper()]
             assert read[1] == [None] or (letters.isupper() and letters in ("USD", "EUR"))
 
 
-@pytest.mark.parametrize("unit", ["usdck", "usdcK", "daik", "xyzmln", "xyzk", "steem", "lsk"])
+@pytest.mark.parametrize("unit", ["usdck", "usdcK", "tusdk", "eursm", "usdcmln", "XYZmln"])
 def test_a_scale_word_glued_after_a_tickers_letters_in_lowercase_names_no_unit(unit):
-    # 2ffb71f: the units USDCK, DAIK, XYZMLN... (in capitals "USDCk" already named none)
+    # 2ffb71f: the units USDCK, TUSDK... (in capitals "USDCk" already named none); all in
+    # lowercase only after letters holding a currency's code (revM: 8de907b also refused
+    # "daik", "xyzmln", "xyzk", "steem", "lsk", the tickers of test_parse_v26_revm)
     _nan_row(_group([5], unit))
     amounts, codes, unread = _group([f"5 {unit}", f"5{unit}"], "")
     assert all(map(math.isnan, amounts)) and codes == [None, None]

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from ..vocabulary import DATA_UNIT_SPELLINGS, FIAT_CODES, UNIT_ALIASES, fold
+from ..vocabulary import DATA_UNIT_SPELLINGS, FIAT_CODES, PERCENT_WORDS, UNIT_ALIASES, fold
 from .base import MARKER_SPELLINGS
 from .text import latin_ticker, normalize_text
 
 __all__ = ["CURRENCIES", "GLUED", "MULTIPLIERS", "MULTIPLIER_PATTERN", "SYMBOLS", "SYMBOL_CHARS",
-           "canonical_unit", "multiplier_word", "scaled_currency", "split_multiplier",
-           "split_scale", "ticker_word"]
+           "canonical_unit", "multiplier_word", "percent_unit", "scaled_currency",
+           "split_multiplier", "split_scale", "ticker_word"]
 
 #: Multiplier words (lower case) and their factor: ``"5 mln"`` is 5,000,000.
 MULTIPLIERS: Final = {
@@ -41,6 +41,10 @@ SYMBOLS: Final = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "Ξ": "ET
 #: A symbol is in no ticker ("USD$" ends in one); Ξ is one, though a letter to str.isalpha.
 SYMBOL_CHARS: Final = frozenset("$€£Ξ₿")
 
+# A percent sign or word anywhere in a unit: "% of supply", "in %", "percent of tokens", "‰".
+_PERCENT_UNIT_RE: Final = re.compile(r"[%％‰]|\b(?:{})\b".format(
+    "|".join(word.replace(" ", r"\s+") for word in sorted(PERCENT_WORDS))), re.IGNORECASE)
+
 _SPELLINGS: Final = [(fold(spelling), code) for table in (UNIT_ALIASES, DATA_UNIT_SPELLINGS)
                      for code, spellings in table.items() for spelling in spellings]
 _ALIAS: Final[dict[str, str]] = dict(_SPELLINGS)
@@ -62,6 +66,20 @@ def multiplier_word(text: str) -> bool:
     (True, True, False, False)
     """
     return _MULTIPLIER_WORD_RE.fullmatch(text) is not None
+
+
+def percent_unit(text: str) -> bool:
+    """True if the unit ``text`` (a unit column, amount and price alike) writes a percent sign
+    (``%``, ``％``, ``‰``) or a percent word (``percent``, ``pct``) anywhere: it names no
+    unit (``"% of supply"``, ``"in %"``, ``"percent of tokens"``: a share, never the made-up
+    unit % OF SUPPLY).
+
+    Examples
+    --------
+    >>> percent_unit("% of supply"), percent_unit("Pct."), percent_unit("‰"), percent_unit("PCTX")
+    (True, True, True, False)
+    """
+    return _PERCENT_UNIT_RE.search(text) is not None
 
 
 def canonical_unit(text: object) -> str | None:
@@ -206,7 +224,8 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     ``"USDk"``, ``"usdk"``, ``"USDm"``: the token USDK or USDM, or a scale? ``"USDMLN"``,
     ``"USDMM"``: millions, or a token? None; after letters that are no known currency by the
     same rule of case, ``"USDCk"``, ``"usdck"``, ``"XYZMLN"``: None, ``"USDCK"`` a ticker,
-    ``"Steem"`` a name), dotted before a currency or the own ticker
+    ``"Steem"`` a name; all in lowercase refused only after a currency's letters, ``"link"``,
+    ``"steem"`` are tickers), dotted before a currency or the own ticker
     (``"k.USD"`` as ``"k. USD"``, ``"k.KIN"`` for KIN as ``"k KIN"``), or glued before a
     currency (:func:`split_multiplier`: ``"bnUSD"``, ``"M$"``; ``"kUSD"``: None, as
     ``"USDk"``). ``("", unit)`` when it
@@ -226,6 +245,8 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     (('mln', 'USD'), ('k', 'USD'), None)
     >>> split_scale("usdck", None), split_scale("USDCK", None), split_scale("Steem", None)
     (None, ('', 'USDCK'), ('', 'Steem'))
+    >>> split_scale("link", None), split_scale("tusdk", None), split_scale("xyzmln", None)
+    (('', 'link'), None, ('', 'xyzmln'))
     """
     words = unit.split()
     glued = _SYMBOL_FIRST.fullmatch(unit)
@@ -242,11 +263,14 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
             code = scaled_currency(word, after["cur"]) if plain and word in MULTIPLIERS else None
             return None if code is None or ticker_word(word, own) else (word, code)
     elif after is not None and len(after["cur"]) > 1 and not unit.istitle() and not (
-            unit.isupper() and len(after["mult"]) == 1):
+            unit.isupper() and len(after["mult"]) == 1) and not (
+            unit.islower() and not _currency_letters(after["cur"])):
         return None  # "USDCk", "DAIk", "XYZmln", "usdck", "usdcK", "XYZMLN": a scale of a token
         # (USDC, DAI: no currency known here), or the tokens USDCK, DAIK? Never the made-up unit
         # USDCK, as "USDk", "usdk", "usdK", "USDMLN" ("USDCK", "USDK" are tickers, a lone letter
-        # in capitals; "Steem", "Qtum": names, one capital first)
+        # in capitals; "Steem", "Qtum": names, one capital first). All in lowercase only after a
+        # currency's letters (_currency_letters: "usdck"); "link", "steem", "xem", "lsk" are the
+        # tickers LINK, STEEM, XEM, LSK (8de907b refused them), as "mb" is MB
     # (scale word, currency, written last)
     sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
              ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else [
@@ -260,6 +284,14 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
         if code is not None:  # written last, the own ticker: "USD k" for K (USD and K?)
             return None if last and ticker_word(mult, own) else (word, code)
     return split_multiplier(unit, own)
+
+
+def _currency_letters(letters: str) -> bool:
+    """The letters before a scale word glued after them, in lowercase, hold a known currency's
+    code (``"usdc"``, ``"tusd"``, ``"eurs"``): a scale of a coin of that currency, or a token?
+    (``"usdck"`` names no unit). Letters that hold none are a ticker's (``"link"``: LINK)."""
+    folded = letters.upper()
+    return any(code in folded for code in CURRENCIES)
 
 
 def ticker_word(mult: str, own: str | None) -> bool:

@@ -21,6 +21,7 @@ unit column                                the numbers of its group that write n
 ``USDCk``, ``DAIk``, ``XYZmln``            unreadable: a scale of a token, or a token? (``USDCK``)
 ``USD..``, ``USD. .``                      unreadable: a unit and dots (``USD.`` is USD)
 ``8.3M``, ``5M+``, ``%``, ``percent``       unreadable: a number, a sign or a percent is no unit
+``% of supply``, ``in %``, ``‰``          unreadable: a percent sign or word anywhere
 ``XYZ tokens`` for XYZ (the own ticker)    XYZ: token words after the own ticker name it again
 ``per token``, ``tokens``, ``XYZ/token``   unreadable: no unit (``vocabulary.NOT_UNITS``), a rate
 ``k.USD``, ``k.$`` (any ticker)            thousands of USD: a dot ends a scale word as a space
@@ -62,6 +63,7 @@ from .prices import (
     split_scale,
 )
 from .rules import MULTIPLIERS, multiplier_word
+from .scales import percent_unit
 from .text import foreign_digits, normalize_text
 
 __all__ = ["CENT", "column_multipliers", "column_text"]
@@ -99,7 +101,9 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
             text, codes[i], currency = _column_unit(unit, price)
             if currency:  # no ticker makes a known currency anything else
                 continue
-            if text is None:  # "USD¹", "ETH①": a footnote, never part of a unit
+            if text is None or percent_unit(text):  # "USD¹", "ETH①": a footnote, never part
+                # of a unit; "% of supply", "in %", "percent of tokens": a share, no unit (were
+                # the made-up units % OF SUPPLY, IN %), in amounts and prices alike
                 codes[i], factors[i] = _NO_UNIT
                 continue
             own = own_ticker(None if tickers is None else tickers[i])
