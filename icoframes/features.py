@@ -19,7 +19,6 @@ amounts in different units is never computed: it is missing.
 from __future__ import annotations
 
 import functools
-import numbers
 import re
 import sys
 import types
@@ -29,7 +28,8 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from .errors import InvalidParameter, check_flags, quoted, warn
+from .errors import InvalidParameter, check_flags, warn
+from .moments import as_naive_utc
 from .money import NOT_GIVEN, RATE_MAX_AGE, Quote, rate_age, renamed_rate_max_age, to_usd
 from .parse.units import FIAT_CODES, canonical_unit
 from .queries import checked_keywords
@@ -160,7 +160,9 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
         Without them the columns marked "with rates" below are left out.
     as_of : datetime-like, optional
         The moment ``status_disagrees_with_dates`` judges against; default now
-        (UTC, naive like the ICOs' dates).
+        (UTC, naive like the ICOs' dates). A ``datetime``, ``date``, ``Timestamp``,
+        ``numpy.datetime64``, or text: an ISO date with a 4-digit year
+        (``"2018-06-01"``, ``"2018-06-01 12:00"``); other text is refused.
     rate_max_age : str or Timedelta or numpy.timedelta64 or None, default ``"7D"``
         Passed to :func:`icoframes.to_usd`: the oldest rate accepted before a date,
         with a unit.
@@ -265,27 +267,6 @@ compute_features.__doc__ = (compute_features.__doc__ or "").replace(
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-_NOW_WORDS: Final = frozenset({"now", "today"})
-
-
-def as_naive_utc(value: object, name: str) -> pd.Timestamp:
-    """The moment ``value`` names (argument ``name``) as a naive UTC timestamp: now when None,
-    an aware one converted to UTC, a naive one as it is (``compute_features``' ``as_of``,
-    ``plot_timeline``'s ``now``); :class:`InvalidParameter` when it is not a date, a number
-    included (pandas would read ``2018`` as 2018 nanoseconds after 1970). ``"now"`` and
-    ``"today"`` are this moment in UTC, as None is (pandas reads them on the local clock)."""
-    if value is None or (isinstance(value, str) and value.strip().casefold() in _NOW_WORDS):
-        return pd.Timestamp.now(tz="UTC").tz_localize(None)
-    try:
-        number = isinstance(value, numbers.Number)
-        when = None if number else pd.Timestamp(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        when = None
-    if when is None or when is pd.NaT:
-        raise InvalidParameter(f"{name} must be a date or datetime, got {quoted(value)}")
-    return when.tz_convert(None) if when.tz is not None else when  # None: to UTC, then naive
 
 
 def _social(social: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:

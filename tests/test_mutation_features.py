@@ -120,10 +120,12 @@ def test_as_of_now_or_today_is_this_moment_in_utc_not_the_local_clock(word):
 @pytest.mark.parametrize("as_of", ["NaT", "soon", [2018], 2018, 2018.0, np.int64(2018), True,
                                   1.5e18])
 def test_as_of_that_is_not_a_date_is_refused(as_of):
-    # the same words and class as plot_timeline's now (one helper: features.as_naive_utc)
+    # the same words and class as plot_timeline's now (one helper: moments.as_naive_utc)
     with pytest.raises(InvalidParameter) as caught:
         compute_features(icoframes.tidy([{"id": 1}]), as_of=as_of)
-    assert str(caught.value) == f"as_of must be a date or datetime, got {as_of!r}"
+    rule = (" (as text: an ISO date with a 4-digit year, 'YYYY-MM-DD' with an optional time)"
+            if isinstance(as_of, str) else "")
+    assert str(caught.value) == f"as_of must be a date or datetime, got {as_of!r}{rule}"
 
 
 def test_duration_ends_before_starts_and_a_zero_length_sale():

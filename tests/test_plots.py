@@ -565,10 +565,12 @@ def test_timeline_short_dips_are_not_cut(icos):
 @pytest.mark.parametrize("now", ["NaT", "soon", [2018], 2018, 2018.0, np.int64(2018), True,
                                   1.5e18])
 def test_timeline_now_must_be_a_date(icos, now):
-    # the same words and class as compute_features' as_of (one helper: features.as_naive_utc)
+    # the same words and class as compute_features' as_of (one helper: moments.as_naive_utc)
     with pytest.raises(InvalidParameter) as caught:
         plot_timeline(icos, now=now)
-    assert str(caught.value) == f"now must be a date or datetime, got {now!r}"
+    rule = (" (as text: an ISO date with a 4-digit year, 'YYYY-MM-DD' with an optional time)"
+            if isinstance(now, str) else "")
+    assert str(caught.value) == f"now must be a date or datetime, got {now!r}{rule}"
 
 
 def test_timeline_now_and_features_as_of_read_a_moment_alike():

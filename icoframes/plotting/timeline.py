@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidParameter, quoted
-from ..features import as_naive_utc
+from ..moments import as_naive_utc
 from ._axes import (
     add_note,
     check_frame,
@@ -101,7 +101,8 @@ def plot_timeline(
         bar covers a calendar period and sits at its start.
     now : datetime-like, optional
         What counts as started: ``start_datetime <= now``. Default: the current
-        UTC time. Timezone-aware values are compared in UTC.
+        UTC time. Timezone-aware values are compared in UTC. Text is an ISO
+        date with a 4-digit year (``"2026-11-01"``); other text is refused.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure is created.
     **style

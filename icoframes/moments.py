@@ -1,0 +1,85 @@
+"""The moment a date argument names: ``compute_features(as_of=)``, ``plot_timeline(now=)``.
+
+One reading for every such argument: a date value, or text that is an ISO date with a 4-digit
+year; anything else is refused before anything is computed, with the ISO date a text most
+likely means when it says one plainly.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from .errors import InvalidParameter
+from .quoting import quoted
+
+__all__ = ["as_naive_utc"]
+
+_NOW_WORDS: Final = frozenset({"now", "today"})
+#: The one text a date argument reads: an ISO date with a 4-digit year in ASCII digits, with
+#: an optional time and UTC offset ("2018-06-01", "2018-06-01 12:00", "2018-06-01T12:00Z").
+#: pandas alone reads "12", "Jan" and "T12" as dates of year 1 and "1/2" by a US order.
+_ISO_DATE: Final = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?)?"
+    r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?", re.ASCII)
+_DATE_TYPES: Final = (dt.date, np.datetime64)  # a datetime and a pd.Timestamp are dates
+
+
+def as_naive_utc(value: object, name: str) -> pd.Timestamp:
+    """The moment ``value`` names (argument ``name``) as a naive UTC timestamp: now when None,
+    an aware one converted to UTC, a naive one as it is (``compute_features``' ``as_of``,
+    ``plot_timeline``'s ``now``).
+
+    A value is a ``datetime``, ``date``, :class:`pandas.Timestamp` or ``numpy.datetime64``,
+    or text: an ISO date with a 4-digit year (``"2018-06-01"``, with an optional time and
+    UTC offset: ``"2018-06-01 12:00"``, ``"2018-06-01T12:00+02:00"``). Anything else is
+    :class:`InvalidParameter`, with the ISO date a text most likely means when it says one
+    plainly (``"2018/06/01"``, ``"June 1, 2018"``): a number (pandas would read ``2018`` as
+    2018 nanoseconds after 1970), and text pandas reads as year 1 (``"12"``, ``"Jan"``) or
+    by one country's order (``"1/2/2018"``). ``"now"`` and ``"today"`` are this moment in
+    UTC, as None is (pandas reads them on the local clock).
+    """
+    if value is None or (isinstance(value, str) and value.strip().casefold() in _NOW_WORDS):
+        return pd.Timestamp.now(tz="UTC").tz_localize(None)
+    when: object = None
+    try:
+        if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
+            when = pd.to_datetime(value.strip(), format="ISO8601")
+        elif isinstance(value, _DATE_TYPES):
+            when = pd.Timestamp(value)
+    except (TypeError, ValueError):  # "2018-13-01", a date outside pandas' range
+        when = None
+    if not isinstance(when, pd.Timestamp):  # NaT too
+        rule = (" (as text: an ISO date with a 4-digit year, 'YYYY-MM-DD' with an optional "
+                "time)" if isinstance(value, str) else "")
+        raise InvalidParameter(f"{name} must be a date or datetime, got {quoted(value)}"
+                               f"{rule}{_meant_date(value)}")
+    return when.tz_convert(None) if when.tz is not None else when  # None: to UTC, then naive
+
+
+def _meant_date(value: object) -> str:
+    """``"; did you mean '2018-06-01'?"`` for a text that writes a date another way with its
+    year in 4 digits first (``"2018/06/01"``, ``"٢٠١٨-٠٦-٠١"``) or its month in words
+    (``"June 1, 2018"``), never one whose order of day and month is a guess (``"01.06.2018"``)."""
+    if not isinstance(value, str):
+        return ""
+    text = "".join(str(unicodedata.decimal(c)) if unicodedata.decimal(c, None) is not None
+                   else c for c in value.strip())
+    year = re.match(r"[0-9]{4}\b", text, re.ASCII)
+    if not year and not (re.search(r"[A-Za-z]{3}", text) and len(re.findall(
+            r"[0-9]+", text, re.ASCII)) == 2 and re.search(r"\b[0-9]{4}\b", text, re.ASCII)):
+        return ""
+    try:
+        when = pd.Timestamp(text)
+    except (TypeError, ValueError):
+        return ""
+    if when is pd.NaT or when.tz is not None or f"{when.year:04d}" not in text:
+        return ""
+    meant = when.isoformat(sep=" ") if when != when.normalize() else when.strftime("%Y-%m-%d")
+    return f"; did you mean {meant!r}?"

@@ -1,0 +1,85 @@
+"""A date argument means one thing: ``compute_features(as_of=)`` and ``plot_timeline(now=)``
+read a date value or an ISO date with a 4-digit year, and refuse the rest (review AE, M4:
+``"١٢"``, ``"Jan"``, ``"May 5"``, ``"1/2"``, ``"T12"`` were silently dates of year 1 or of a
+US order). Nothing here sends a request: both work on tables already in memory."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+import icoframes
+from icoframes.errors import InvalidParameter
+from icoframes.moments import as_naive_utc
+from icoframes.plotting import plot_timeline
+
+matplotlib.use("Agg")
+
+RULE = " (as text: an ISO date with a 4-digit year, 'YYYY-MM-DD' with an optional time)"
+
+
+def _tables() -> icoframes.Tables:
+    return icoframes.tidy([{"id": 1, "dates": {"start_datetime": "01.05.2018 00:00:00",
+                                               "end_datetime": "01.06.2018 00:00:00"}}],
+                          statuses={1: "past"})
+
+
+# each was read as a date pandas guessed: 0001-01-12, 0001-01-01, 0001-05-05, 0001-01-02 ...
+@pytest.mark.parametrize("text", ["١٢", "Jan", "May 5", "1/2", "T12", "01.06.2018", "1/2/2018",
+                                  "2018-13-01", "2018-06-01 25:00", "12", "Jan 2018", "NaT",
+                                  "2018-06-01x"])
+def test_text_that_is_no_iso_date_is_refused_without_a_guess(text):
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.compute_features(_tables(), as_of=text)
+    assert str(caught.value) == f"as_of must be a date or datetime, got {text!r}{RULE}"
+    with pytest.raises(InvalidParameter) as caught:
+        plot_timeline(_tables().icos, now=text)
+    assert str(caught.value) == f"now must be a date or datetime, got {text!r}{RULE}"
+
+
+# a date said plainly another way (year first, or the month in words): the ISO date it means
+@pytest.mark.parametrize(("text", "meant"), [
+    ("2018/06/01", "2018-06-01"), ("June 1, 2018", "2018-06-01"), ("1 June 2018", "2018-06-01"),
+    ("٢٠١٨-٠٦-٠١", "2018-06-01"), ("２０１８-06-01", "2018-06-01"), ("2018", "2018-01-01"),
+    ("2018-06", "2018-06-01"),
+    ("2018/06/01 12:30", "2018-06-01 12:30:00")])
+def test_a_date_written_otherwise_is_refused_with_the_iso_date_it_means(text, meant):
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.compute_features(_tables(), as_of=text)
+    assert str(caught.value) == (f"as_of must be a date or datetime, got {text!r}{RULE}; "
+                                 f"did you mean {meant!r}?")
+
+
+@pytest.mark.parametrize(("value", "moment"), [
+    ("2018-06-01", "2018-06-01"), (" 2018-06-01 12:00 ", "2018-06-01 12:00"),
+    ("2018-06-01T12:00:30.5", "2018-06-01 12:00:30.5"),
+    ("2018-06-01T12:00Z", "2018-06-01 12:00"), ("2018-06-01T12:00+02:00", "2018-06-01 10:00"),
+    ("2018-06-01 12:00-0130", "2018-06-01 13:30"),
+    (dt.date(2018, 6, 1), "2018-06-01"), (dt.datetime(2018, 6, 1, 12), "2018-06-01 12:00"),
+    (dt.datetime(2018, 6, 1, 12, tzinfo=dt.timezone(dt.timedelta(hours=2))), "2018-06-01 10:00"),
+    (pd.Timestamp("2018-06-01 12:00", tz="UTC"), "2018-06-01 12:00"),
+    (np.datetime64("2018-06-01T12"), "2018-06-01 12:00")])
+def test_dates_and_iso_text_are_read_naive_utc(value, moment):
+    # aware: converted to UTC; naive: taken as UTC (the docs of as_of and now)
+    assert as_naive_utc(value, "as_of") == pd.Timestamp(moment)
+    assert as_naive_utc(value, "as_of").tz is None
+
+
+def test_the_iso_date_decides_the_feature():
+    # ended 2018-06-01: past at 2018-06-02 agrees, past at 2018-05-15 disagrees
+    after = icoframes.compute_features(_tables(), as_of="2018-06-02")
+    before = icoframes.compute_features(_tables(), as_of="2018-05-15 00:00")
+    assert after["status_disagrees_with_dates"].tolist() == [False]
+    assert before["status_disagrees_with_dates"].tolist() == [True]
+
+
+@pytest.mark.parametrize("value", [np.datetime64("NaT"), pd.NaT, dt.timedelta(days=1),
+                                   np.timedelta64(1, "D"), b"2018-06-01", 2018])
+def test_other_values_are_refused_without_the_text_rule(value):
+    with pytest.raises(InvalidParameter) as caught:
+        as_naive_utc(value, "as_of")
+    assert str(caught.value) == f"as_of must be a date or datetime, got {value!r}"
