@@ -118,8 +118,8 @@ def _no_path(path: str | os.PathLike[str]) -> str | None:
 
 
 def folder_path(value: object, name: str) -> Path:
-    """A folder argument as a Path: InvalidParameter for an empty one
-    (:data:`EMPTY_PATH`) or a value that is no path."""
+    """A folder argument as a Path, ``~`` expanded as ``cache_dir``'s is: InvalidParameter
+    for an empty one (:data:`EMPTY_PATH`) or a value that is no path."""
     if is_empty_path(value):
         raise InvalidParameter(f"{name}={quoted(value)} is {EMPTY_PATH}")
     if not isinstance(value, str | os.PathLike):
@@ -128,7 +128,11 @@ def folder_path(value: object, name: str) -> Path:
     # a name no file system holds: stat() raised a bare "File name too long", quoting it whole
     if (why := _no_path(value)) is not None:
         raise InvalidParameter(f"{name}={quoted(os.fspath(value))} {why}")
-    return Path(value)
+    try:  # out="~/x" was a folder named "~" in the current one
+        return Path(value).expanduser()
+    except RuntimeError:  # "Could not determine home directory."
+        raise InvalidParameter(f"{name}={quoted(os.fspath(value))} begins with the home folder "
+                               "(~name) of a user this machine does not have") from None
 
 
 def utcnow() -> dt.datetime:
@@ -330,6 +334,9 @@ def not_a_folder(path: Path) -> str | None:
         try:
             mode = at.stat().st_mode
         except (FileNotFoundError, NotADirectoryError):  # nothing there; or a file above
+            if at.is_symlink():  # a link to nothing: mkdir said "File exists"
+                where = "it" if at == path else f"{at} on its way"
+                return f"{where} is a symbolic link to {os.readlink(at)}, which is not there"
             continue
         except OSError:  # not ours to look at (permissions): the folder's user says
             return None

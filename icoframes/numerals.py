@@ -232,9 +232,18 @@ def meant_flag(value: object) -> bool | None:
     --------
     >>> meant_flag(" False"), meant_flag("YES"), meant_flag(0), meant_flag("maybe"), meant_flag(2)
     (False, True, False, None, None)
+
+    Never for a duration or a date, which numpy registers as numbers
+    (``np.timedelta64(1, 'ns')`` is no True):
+
+    >>> import numpy as np
+    >>> meant_flag(np.timedelta64(1, "ns")), meant_flag(np.timedelta64(0, "D"))
+    (None, None)
     """
     if isinstance(value, str):
         return _FLAG_WORDS.get(value.strip().casefold())
+    if getattr(getattr(value, "dtype", None), "kind", "") in ("m", "M"):
+        return None
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and value in (0, 1):
         return bool(value)  # np.int64(1) too
     return None

@@ -27,6 +27,8 @@ def url(value: Any) -> str:
     text = str(value).strip().rstrip("/").removesuffix("/api/v1")
     if not text.startswith(("http://", "https://")):
         raise ValueError("must start with http:// or https://")
+    if any(c.isspace() or not c.isprintable() for c in text):  # no request could send it
+        raise ValueError("holds a space or a control character (a space in a path is %20)")
     try:  # a port out of range or a broken IPv6 host fails here, not at the first request
         parts = urlsplit(text)
         usable = bool(parts.hostname) and parts.port != 0

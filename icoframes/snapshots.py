@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import UnknownName, did_you_mean, quoted
+from .errors import InvalidParameter, UnknownName, did_you_mean, quoted
 from .exported import (
     MANIFEST,
     consistent_read,
@@ -38,7 +38,7 @@ from .exported import (
 )
 from .files import entry_kind
 from .queries import checked_keywords
-from .schema import PROBLEMS, TABLES, TableSchema
+from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
 from .tables import read_table
 
 __all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "read_snapshots", "snapshot_folders",
@@ -200,6 +200,15 @@ def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
 
 def table_schema(table: str) -> TableSchema:
     """The schema of ``table`` (or of ``problems``); KeyError with a "did you mean"."""
+    if not isinstance(table, str):  # ["icos"] raised TypeError 'unhashable type'
+        meant = (f"; did you mean {table[0]!r}?" if isinstance(table, list | tuple)
+                 and len(table) == 1 and isinstance(table[0], str) else "")
+        raise InvalidParameter(f"table must be one table's name, got {quoted(table)}{meant}")
+    if table == PROBLEM_SUMMARY.name:  # exports write it, but it is counted from problems
+        raise UnknownName(
+            f"{table!r} is counted from the problems table, not stacked: "
+            "read_snapshots(path, 'problems') and count one snapshot_date's rows with "
+            "icoframes.tables.problem_summary(frame)")
     if table == PROBLEMS.name:
         return PROBLEMS
     if table not in TABLES:

@@ -323,9 +323,10 @@ class Tables(Mapping[str, pd.DataFrame]):
         Raises
         ------
         FileNotFoundError
-            If a table file is missing.
+            If ``directory`` or a table file is missing.
         InvalidParameter
-            If ``directory`` is no folder: a file, a FIFO, a device, or one under a file.
+            If ``directory`` is no folder (a file, a FIFO, one under a file), or an
+            export tree of snapshots (:func:`icoframes.read_snapshots` reads those).
         ValueError
             If a file's columns differ from the current schema (for instance a
             cache written by an older version): rebuild it from the profiles.
@@ -339,6 +340,12 @@ class Tables(Mapping[str, pd.DataFrame]):
         if why is not None:  # was the OS's bare NotADirectoryError, of a table file in it
             raise InvalidParameter(f"{directory} names no folder of tables written by "
                                    f"to_parquet: {why}")
+        if not directory.exists():  # pyarrow's error named one file, with no pointer
+            raise FileNotFoundError(f"{directory}: nothing is there (no folder of tables)")
+        if days := sorted(p.name for p in directory.glob("snapshot_date=*")):
+            raise InvalidParameter(f"{directory} is an export tree of {len(days)} snapshots, "
+                                   "not one folder of tables: read_snapshots(path, table) "
+                                   f"stacks them, read_export(path / {days[-1]!r}) the latest")
         frames = {name: read_table(directory, name) for name in TABLES}
         path = directory / f"{PROBLEMS.name}.parquet"
         problems = _read_problems(path) if path.exists() else empty_frame(PROBLEMS)

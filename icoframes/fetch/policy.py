@@ -115,6 +115,7 @@ def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
         return ages
     if not isinstance(value, Mapping):
         return dict.fromkeys(STATUSES, _age(value))
+    given: dict[str, object] = {}
     for status, age in value.items():
         key = str(status).strip().lower()
         if key not in ages:
@@ -122,6 +123,11 @@ def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
             hint = (f"; did you mean {close[0]!r}?" if close
                     else f"; statuses: {', '.join(STATUSES)}")
             raise InvalidParameter(f"profile_max_age: unknown status {quoted(status)}{hint}")
+        if key in given:  # {'past': 3, 'Past': 4}: which one was meant is no one's guess
+            raise InvalidParameter(
+                f"profile_max_age: the status {key!r} is given twice ({quoted(given[key])} "
+                f"and {quoted(status)}); give each status once")
+        given[key] = status
         ages[key] = _age(age)
     return ages
 
