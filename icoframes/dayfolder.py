@@ -94,7 +94,7 @@ def given_queries(filters: Mapping[str, Any], asked: list[dict[str, Any]]
 
 
 def _folded(value: Any) -> Any:
-    number = as_integer(value, text=True)  # ASCII, as ids are
+    number = as_integer(value)  # ASCII, as ids are
     if number is not None:
         return number
     return str(value).strip().casefold()

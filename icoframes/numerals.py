@@ -60,10 +60,13 @@ def is_integer(value: object) -> TypeGuard[numbers.Integral]:
             and getattr(getattr(value, "dtype", None), "kind", "") not in ("b", "m", "M"))
 
 
-def as_integer(value: object, *, text: bool = False) -> int | None:
+def as_integer(value: object) -> int | None:
     """``value`` as a Python int when it is an integer as an argument takes one
-    (:func:`is_integer`; with ``text``, a str of ASCII digits too: :func:`integer_text`),
-    else None: the one reading of every integer argument.
+    (:func:`is_integer`), or a str of ASCII digits (:func:`integer_text`: ``" 3 "``,
+    ``"+3"``), else None: the one reading of every integer argument, in Python as in an
+    environment variable or an option (``budget=" 3 "`` is 3 as ``max_workers=" 3 "``
+    and ``--budget 3`` are; ``"٣"``, ``"1_000"``, ``"3.0"`` and ``3.0`` are refused
+    with "did you mean 3?").
 
     Neither is an integer whose own ``__index__`` fails (raises anything, a RuntimeError
     too): its refusal is the argument's (InvalidParameter), never that error.
@@ -71,8 +74,8 @@ def as_integer(value: object, *, text: bool = False) -> int | None:
     Examples
     --------
     >>> import numpy as np
-    >>> as_integer(np.int64(5)), as_integer("5"), as_integer("5", text=True), as_integer(5.0)
-    (5, None, 5, None)
+    >>> as_integer(np.int64(5)), as_integer(" 5 "), as_integer("٥"), as_integer(5.0)
+    (5, 5, None, None)
     >>> class Broken:
     ...     def __index__(self):
     ...         raise RuntimeError("broken")
@@ -80,7 +83,7 @@ def as_integer(value: object, *, text: bool = False) -> int | None:
     (None, None, None)
     """
     if isinstance(value, str):
-        return integer_text(value) if text else None
+        return integer_text(value)
     if not is_integer(value):
         return None
     try:

@@ -67,7 +67,7 @@ def integer(low: int, high: int) -> Callable[[Any], int]:
     reads it, as every integer argument (text: ASCII digits only, never "٣" nor "1_000";
     never True, 2.5, ``Decimal("2.5")`` nor a numpy timedelta64)."""
     def read(value: Any) -> int:
-        number = as_integer(value, text=True)
+        number = as_integer(value)
         if number is None:
             raise ValueError("must be an integer" + did_you_mean_number(value))
         if not low <= number <= high:

@@ -48,7 +48,7 @@ def kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
                                "throughout (no missing values, no mixing)")
     # each id read as every integer argument is (numerals.as_integer): "٣", Decimal("2.5") (was
     # id 2), a numpy timedelta64 (was id 5) or an integer whose __index__ fails is none
-    for odd in (v for v in values if type(v) is not int and as_integer(v, text=True) is None):
+    for odd in (v for v in values if type(v) is not int and as_integer(v) is None):
         raise InvalidParameter(f"subset: id {quoted(odd)} is no whole number"
                                + did_you_mean_number(odd))
     try:

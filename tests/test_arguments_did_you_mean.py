@@ -43,7 +43,8 @@ _FLAG_TAKES_TRUE_ONLY = ("invalid list parameter bounty_program={!r}: takes "
                            "did you mean False?"),
     ({"refresh": 1}, "refresh must be False, True or 'all', got 1; did you mean True?"),
     ({"refresh": 2}, "refresh must be False, True or 'all', got 2"),
-    ({"budget": "5"}, f"budget must be a whole number{_COUNT}, got '5'; did you mean 5?"),
+    # text of ASCII digits is read ("5": 5, as max_workers=" 3 " and --budget 5 are)
+    ({"budget": "\u0665"}, f"budget must be a whole number{_COUNT}, got '\u0665'; did you mean 5?"),
     ({"budget": 5.0}, f"budget must be a whole number{_COUNT}, got 5.0; did you mean 5?"),
     ({"budget": -1.0}, f"budget must be a whole number{_COUNT}, got -1.0"),
     ({"budget": float("nan")}, f"budget must be a whole number{_COUNT}, got nan"),
@@ -82,8 +83,8 @@ def test_a_value_written_otherwise_is_refused_with_what_it_means_before_any_requ
      "snapshot must be True or False, got 'false'; did you mean False?"),
     (lambda out: icoframes.export_tables(out, status="past", allow_empty=1),
      "allow_empty must be True or False, got 1; did you mean True?"),
-    (lambda out: icoframes.export_tables(out, status="past", budget="0"),
-     "budget must be a whole number from 0 to 9223372036854775807, got '0'; did you mean 0?"),
+    (lambda out: icoframes.export_tables(out, status="past", budget="0.0"),
+     "budget must be a whole number from 0 to 9223372036854775807, got '0.0'; did you mean 0?"),
     (lambda out: icoframes.export_tables(out, status="past", max_age="12h"),
      "max_age must be a timedelta, seconds or None, got '12h'; "
      "did you mean pd.Timedelta('12h')?"),
@@ -121,11 +122,11 @@ def test_the_other_public_functions_say_it_too(cfg, tmp_path, call, message):
                                              "did you mean 'Q'?"),
     ("plot_timeline", {"freq": "x"}, "freq must be one of 'D', 'W', 'M', 'ME', 'MS', 'Q', 'QE', "
                                      "'QS', 'Y', 'YE', 'YS'; got 'x'"),
-    ("plot_raised", {"top": "5"}, "top must be a positive integer, got '5'; did you mean 5?"),
+    ("plot_raised", {"top": "5.0"}, "top must be a positive integer, got '5.0'; did you mean 5?"),
     ("plot_scores", {"top": 3.0}, "top must be a positive integer, got 3.0; did you mean 3?"),
     ("plot_raised", {"top": 0.0}, "top must be a positive integer, got 0.0"),
-    ("plot_raised", {"bins": "10"}, "bins must be an int or a sequence of bin edges, got '10'; "
-                                    "did you mean 10?"),
+    ("plot_raised", {"bins": "1_0"}, "bins must be an int or a sequence of bin edges, got '1_0'; "
+                                     "did you mean 10?"),
     # 10.0 was "bins must be at least two finite bin edges": read as a sequence of one
     ("plot_scores", {"bins": 10.0}, "bins must be an int or a sequence of bin edges, got 10.0; "
                                     "did you mean 10?"),

@@ -333,7 +333,7 @@ def _tree(folder) -> list[str]:
 
 
 @pytest.mark.parametrize("arguments", [
-    {"n_icos": True}, {"n_icos": 2.5}, {"n_icos": "10"}, {"quota": True}, {"quota": 2.5},
+    {"n_icos": True}, {"n_icos": 2.5}, {"n_icos": "10.0"}, {"quota": True}, {"quota": 2.5},
     {"latency": float("inf")}, {"latency": float("nan")}, {"fail_rate": True},
     {"grow_every": True}, {"seed": 1.5}, {"port": True}, {"port": 70000}])
 def test_the_sandbox_refuses_numbers_that_mean_something_else(arguments):

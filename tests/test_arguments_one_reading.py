@@ -154,3 +154,32 @@ def test_a_base_url_with_a_space_is_refused_before_any_request(sb, clean_setting
     assert not Path(tmp_path / "out").exists()
     with pytest.raises(InvalidParameter, match="holds a space or a control character"):
         icoframes.configure(base_url=settings["base_url"] + tail)
+
+
+# --- L2: text given to an integer argument, one rule: ASCII digits are the integer --------
+
+
+def test_a_budget_as_text_is_the_integer_as_max_workers_is(cfg):
+    # budget=" 3 " was refused ("did you mean 3?") while max_workers=" 3 " was 3
+    with pytest.warns(icoframes.errors.IncompleteWarning, match="budget ran out"):
+        icos = icoframes.load_icos("past", budget=" 3 ", max_workers=" 3 ", progress=False)
+    assert len(icos) == 3
+    assert sum(cfg.stats.profile_hits.values()) == 3  # the budget, spent exactly
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.load_icos("past", budget="3.0", progress=False)
+    assert str(caught.value).endswith(", got '3.0'; did you mean 3?")
+
+
+def test_integer_arguments_read_text_alike(tmp_path):
+    import matplotlib
+
+    from icoframes.plotting import plot_raised
+    from icoframes.store.ledger import QuotaLedger
+
+    matplotlib.use("Agg")
+    with sandbox.serve(n_icos=" 7 ", seed="+3", quota=" 50 ") as server:  # was refused
+        assert server.service_name.startswith("sandbox-3-7-")
+    assert QuotaLedger(tmp_path, "pk", limit=" 3 ", service="http://127.0.0.1:9").limit == 3
+    tables = icoframes.tidy([{"id": i, "raised": f"{i * 1000} USD"} for i in (1, 2, 3, 4)])
+    assert tables.subset([" 3 "]).icos["id"].tolist() == tables.subset([3]).icos["id"].tolist()
+    plot_raised(tables.icos, top=" 2 ", bins=" 4 ")

@@ -45,7 +45,7 @@ def test_a_ledger_limit_is_any_integer_and_caps_what_a_client_sends(tmp_path, on
 
 
 @pytest.mark.parametrize(("limit", "hint"), [
-    (True, ""), (2.5, ""), (2.0, "; did you mean 2?"), ("3", "; did you mean 3?"), (-1, ""),
+    (True, ""), (2.5, ""), (2.0, "; did you mean 2?"), ("\u0663", "; did you mean 3?"), (-1, ""),
     (INT64_MAX + 1, ""), (np.timedelta64(5), ""), (None, ""),
 ])
 def test_a_ledger_limit_is_refused_naming_it_once(tmp_path, limit, hint):

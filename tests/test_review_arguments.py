@@ -35,7 +35,7 @@ def test_a_numpy_integer_budget_is_a_budget(cfg, budget):
     assert len(icos) == 3
 
 
-@pytest.mark.parametrize("budget", [True, np.True_, np.False_, 2.0, "3", np.float64(3), -1,
+@pytest.mark.parametrize("budget", [True, np.True_, np.False_, 2.0, "3.0", np.float64(3), -1,
                                     np.int64(-1)])
 def test_a_budget_that_is_no_whole_number_is_refused_before_any_request(cfg, budget):
     with pytest.raises(InvalidParameter, match=r"budget must be a whole number from 0 to 9223"):

@@ -249,7 +249,7 @@ def _int_in(name: str, value: Any, low: int, high: int, *, what: str | None = No
             kind: str = "list parameter") -> int:
     # numpy integers count: ids often come straight out of a DataFrame; text is an integer
     # in ASCII digits only (icoframes.numerals): "٣" and 1.0 get a "did you mean 3?"
-    number = as_integer(value, text=True)  # np.timedelta64(5, "ns") is no id 5
+    number = as_integer(value)  # np.timedelta64(5, "ns") is no id 5
     if number is not None and low <= number <= high:
         return number
     if number is not None and what and number > high:  # an id past int64: none
