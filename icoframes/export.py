@@ -310,6 +310,8 @@ def export_tables(
     filters = read_once(filters)  # a generator: read once, recorded as its values
     folder = folder_path(out, "out")
     why = not_a_folder(folder)
+    if why is None and folder.is_symlink() and not folder.exists():  # mkdir: "File exists"
+        why = f"it is a symbolic link to {os.readlink(folder)}, which is not there"
     if why is not None:  # an argument that names no folder: no "cannot be written (File exists)"
         raise InvalidParameter(f"out={folder} names no folder: {why}. Nothing was "
                                "sent or written; give out (--out) a folder, made if missing")

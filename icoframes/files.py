@@ -334,9 +334,6 @@ def not_a_folder(path: Path) -> str | None:
         try:
             mode = at.stat().st_mode
         except (FileNotFoundError, NotADirectoryError):  # nothing there; or a file above
-            if at.is_symlink():  # a link to nothing: mkdir said "File exists"
-                where = "it" if at == path else f"{at} on its way"
-                return f"{where} is a symbolic link to {os.readlink(at)}, which is not there"
             continue
         except OSError:  # not ours to look at (permissions): the folder's user says
             return None

@@ -406,7 +406,7 @@ def test_a_cap_of_zero_lets_nothing_through_even_on_a_new_ledger(tmp_path):
 
 
 @pytest.mark.parametrize(("limit", "hint"), [
-    (-1, ""), (True, ""), (2.0, "; did you mean 2?"), ("5", "; did you mean 5?"), (None, "")])
+    (-1, ""), (True, ""), (2.0, "; did you mean 2?"), ("\u0665", "; did you mean 5?"), (None, "")])
 def test_a_cap_that_is_no_count_is_refused_before_anything_is_booked(tmp_path, limit, hint):
     with pytest.raises(InvalidParameter) as caught:
         _ledger(tmp_path, limit=limit)
