@@ -4,13 +4,17 @@ happened to arrive in (threads race: six identical calls fetched five different 
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 import warnings
 
+import time_machine
 from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_list
+from ledger_day import NOON
 from waiting import HANG_GUARD
 
 import icoframes
+from icoframes.fetch.planner import ProfilePlan
 
 
 def _echo(h):
@@ -45,3 +49,43 @@ def test_a_budget_fetches_the_lists_first_rows_whatever_order_its_pages_arrive_i
         assert sorted(icos["id"]) == list(range(1, 26))
         assert sorted(icos.attrs["icoframes"]["over_budget"]) == list(range(26, 61))
         assert srv.hits[PROFILE] == 25
+
+
+
+def test_a_budget_among_equally_stale_profiles_is_not_picked_by_page_arrival_times(
+        configure, monkeypatch):
+    # every profile fetched at once, stale now; page 3 of the refresh is answered an hour
+    # later (its handler moves the clock, once pages 1 and 2 are planned): staleness was
+    # reckoned at each page's arrival, so page 3 looked an hour staler and the budget took
+    # ids 41-50, not 1-10 (the oldest, the lists' first rows)
+    listing, late, planned = paged_list(60), threading.Event(), threading.Semaphore(0)
+    add = ProfilePlan.add
+
+    def counted(self, *args, **kwargs):
+        try:
+            return add(self, *args, **kwargs)
+        finally:
+            planned.release()
+
+    def pages(h):
+        if late.is_set() and h.request_json().get("page") == 3:
+            assert planned.acquire(timeout=HANG_GUARD) and planned.acquire(timeout=HANG_GUARD)
+            clock.shift(dt.timedelta(hours=1))
+        listing(h)
+
+    monkeypatch.setattr(ProfilePlan, "add", counted)
+    with time_machine.travel(NOON, tick=True) as clock, \
+            HostileServer({LIST: pages, PROFILE: _echo}) as srv:
+        configure(srv, max_workers=1)  # one at a time: ids 1-60 fetched in order
+        icoframes.load_icos(status="past", progress=False)
+        clock.shift(dt.timedelta(seconds=10))  # older than the 1 s maximum age below
+        while planned.acquire(blocking=False):  # (the first load's)
+            pass
+        late.set()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (the 50 left to the budget are reported)
+            icos = icoframes.load_icos(status="past", progress=False, budget=10, max_age=0,
+                                       profile_max_age=1)
+        refreshed = set(range(1, 61)) - set(icos.attrs["icoframes"]["over_budget"])
+        assert sorted(refreshed) == list(range(1, 11))
+        assert srv.hits[PROFILE] == 70 and srv.hits[LIST] == 6

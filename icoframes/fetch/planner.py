@@ -81,6 +81,9 @@ class ProfilePlan:
         self._ready: deque[Want] = deque()  # claimed by this process, to request
         self._waiting: dict[int, Want] = {}  # claimed by another live process
         self._places: dict[int, tuple[int, int, int]] = {}  # id -> (query, page, row)
+        # one "now" for every page: each page's own arrival time made equally stale profiles
+        # of a later page staler, so a budget picked by page arrival times
+        self._now = utcnow()
 
     @property
     def pending(self) -> int:
@@ -116,7 +119,7 @@ class ProfilePlan:
         if self._index is None:  # the version first: what other processes keep later shows
             self._marker = self._cache.version()
             self._index = ProfileIndex(self._cache.profile_index())
-        wants = plan_profiles(new, summary_keys(new), self._index, now=utcnow(),
+        wants = plan_profiles(new, summary_keys(new), self._index, now=self._now,
                               ages=self._ages if repaged else None,
                               refresh_all=self._refresh_all)
         self.planned += len(wants)
