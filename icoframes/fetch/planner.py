@@ -81,9 +81,7 @@ class ProfilePlan:
         self._ready: deque[Want] = deque()  # claimed by this process, to request
         self._waiting: dict[int, Want] = {}  # claimed by another live process
         self._places: dict[int, tuple[int, int, int]] = {}  # id -> (query, page, row)
-        # one "now" for every page: each page's own arrival time made equally stale profiles
-        # of a later page staler, so a budget picked by page arrival times
-        self._now = utcnow()
+        self._now = utcnow()  # (set again with the index)
 
     @property
     def pending(self) -> int:
@@ -119,6 +117,11 @@ class ProfilePlan:
         if self._index is None:  # the version first: what other processes keep later shows
             self._marker = self._cache.version()
             self._index = ProfileIndex(self._cache.profile_index())
+            # one "now" for every page, read after the index: each page's arrival time made
+            # equally stale profiles of a later page staler (a budget picked by arrival
+            # times), and a "now" before the index would make what another process fetched
+            # meanwhile a fetch time in the future (stale: fetched again)
+            self._now = utcnow()
         wants = plan_profiles(new, summary_keys(new), self._index, now=self._now,
                               ages=self._ages if repaged else None,
                               refresh_all=self._refresh_all)
