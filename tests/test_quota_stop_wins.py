@@ -220,17 +220,23 @@ def test_a_485_stays_the_stop_when_a_list_answered_after_it_cannot_be_planned(
     assert "Not everything fetched could be kept (the cache folder" in message
 
 
-def test_the_profiles_a_quota_stop_says_fetched_leave_out_those_gone(tmp_path, configured):
-    # profile 1 is gone (error 482: kept as gone, not fetched), 2 and 3 answer, then 485
+def _profiles_then_485(bad: dict, good: tuple[int, ...]):
+    """A profile handler: the ids of ``bad`` get their answer, those of ``good`` a profile,
+    any other id error 485 (the daily limit)."""
     def profiles(h):
         asked = h.request_json().get("id")
-        if asked == 1:
-            json_reply({"error": 482, "data": None})(h)
-        elif asked in (2, 3):
+        if asked in bad:
+            json_reply(bad[asked])(h)
+        elif asked in good:
             json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
         else:
             json_reply({"error": 485})(h)
+    return profiles
 
+
+def test_the_profiles_a_quota_stop_says_fetched_leave_out_those_gone(tmp_path, configured):
+    # profile 1 is gone (error 482: kept as gone, not fetched), 2 and 3 answer, then 485
+    profiles = _profiles_then_485({1: {"error": 482, "data": None}}, (2, 3))
     with HostileServer({LIST: paged_list(10), PROFILE: profiles}) as srv, \
             time_machine.travel(NOON, tick=True):
         configured(**srv.settings(), cache_dir=tmp_path / "c", max_workers=1)
@@ -245,15 +251,8 @@ def test_a_quota_stop_counts_the_profiles_that_failed_among_those_left(tmp_path,
     # profiles 1 and 2 are answered "data": null (failed: asked again by a later call), 3 and
     # 4 answer, then 485: the stop said "fetched 2 profiles; 6 remain" and .remaining 6,
     # though the next call must fetch 8
-    def profiles(h):
-        asked = h.request_json().get("id")
-        if asked in (1, 2):
-            json_reply({"error": None, "data": None})(h)
-        elif asked in (3, 4):
-            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
-        else:
-            json_reply({"error": 485})(h)
-
+    null = {"error": None, "data": None}
+    profiles = _profiles_then_485({1: null, 2: null}, (3, 4))
     with HostileServer({LIST: paged_list(10), PROFILE: profiles}) as srv, \
             time_machine.travel(NOON, tick=True):
         configured(**srv.settings(), cache_dir=tmp_path / "c", max_workers=1)
