@@ -109,6 +109,10 @@ class QueryReport:
         without a request (None: answered by its own list).
     cache_declined : tuple of str
         Why no cached list could answer it, when one was considered.
+    order_unstated : str or None
+        An offline answer of an unsorted narrower query: its rows are the service's,
+        their order the cached list's (the spec states no default order), and why; None
+        when the order is the service's.
     kept : dict or None
         An export's list whose paging came back partial: the rows it kept from
         the list a run of the export's day paged earlier (``rows``, ``ids``,
@@ -129,6 +133,7 @@ class QueryReport:
     answered_from: dict[str, Any] | None = None
     cache_declined: tuple[str, ...] = ()
     kept: dict[str, Any] | None = None
+    order_unstated: str | None = None
 
     @classmethod
     def from_dict(cls, query: Mapping[str, Any]) -> QueryReport:
@@ -153,6 +158,8 @@ class QueryReport:
                            else None),
             cache_declined=tuple(str(r) for r in query.get("cache_declined") or ()),
             kept=dict(query["kept"]) if query.get("kept") else None,
+            order_unstated=(str(query["order_unstated"]) if query.get("order_unstated")
+                            else None),
         )
 
 

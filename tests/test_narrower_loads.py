@@ -90,7 +90,6 @@ def test_load_list_and_load_tables_answer_from_the_superset_too(superset):
     ({"exclude_areas": "USA"}, "'restricted in or tied to'"),
     ({"platform": "Ethereum"}, "platform: the profile names a value"),
     ({"sort_asc": "name"}, "the service's collation is not stated"),
-    ({"category": "Finance"}, "the query has no sort: the service's default order is not stated"),
 ], ids=str)
 def test_what_the_stored_fields_cannot_decide_is_paged_and_says_why(superset, filters, why):
     with pytest.raises(NotCached):  # offline, with only the superset cached
@@ -101,6 +100,37 @@ def test_what_the_stored_fields_cannot_decide_is_paged_and_says_why(superset, fi
     assert not query["from_cache"] and query["answered_from"] is None
     assert any(why in reason for reason in query["cache_declined"]), query["cache_declined"]
     assert icos["id"].tolist() == listed_by_service(superset, **filters)
+
+
+def test_an_unsorted_query_is_paged_online_and_answered_offline_saying_its_order(superset):
+    """Spec 4.2 states no default order: online, an unsorted narrower query of more than one
+    row is paged (its profiles cached: list pages only); offline, which cannot ask, it is
+    answered with the service's rows in the cached list's order, and its report says so."""
+    offline = icoframes.load_icos(status="past", progress=False, offline=True,
+                                  category="Finance")
+    assert spent(superset) == NOTHING
+    (query,) = offline.attrs["icoframes"]["queries"]
+    assert query["answered_from"] == PAST and query["from_cache"] and query["complete"]
+    assert "the service's default order is not stated" in query["order_unstated"]
+    assert "the service's default order" in icoframes.report(offline).queries[0].order_unstated
+    superset_order = icoframes.load_icos(status="past", progress=False, offline=True)["id"]
+    assert offline["id"].tolist() == [i for i in superset_order if i in set(offline["id"])]
+    assert len(offline) > 1
+    online = icoframes.load_icos(status="past", progress=False, category="Finance")
+    assert spent(superset)["ico"] == 0 and spent(superset)["icos"] > 0  # the list, no profile
+    (query,) = online.attrs["icoframes"]["queries"]
+    assert query["answered_from"] is None and "order_unstated" not in query
+    assert any("the query has no sort: the service's default order is not stated" in reason
+               for reason in query["cache_declined"]), query["cache_declined"]
+    assert online["id"].tolist() == listed_by_service(superset, category="Finance")
+    assert sorted(offline["id"]) == sorted(online["id"])  # the same rows, offline too
+
+
+def test_a_sorted_answer_from_the_cache_says_no_unstated_order(superset):
+    icos = icoframes.load_icos(status="past", progress=False, offline=True,
+                               category="Finance", sort_desc="id")
+    assert "order_unstated" not in icos.attrs["icoframes"]["queries"][0]
+    assert icoframes.report(icos).queries[0].order_unstated is None
 
 
 def test_a_list_sorted_as_the_query_answers_it_in_its_own_order(superset):

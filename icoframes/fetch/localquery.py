@@ -26,7 +26,8 @@ sort is done locally where it is certain
 (:func:`~icoframes.fetch.matching.local_order`); an unsorted query of more
 than one row would need the service's default order, which spec 4.2 does not
 state (a narrower list may come in another order than the cached one, sorted
-or not): it goes to the service.
+or not): it goes to the service, or, offline, is answered in the cached list's
+order, said (:data:`ORDER_UNSTATED`).
 """
 
 from __future__ import annotations
@@ -176,12 +177,18 @@ class LocalAnswer:
 #: Reads the tidy rows of some ids: ``(icos, problems)`` (problems as in ``Tables``).
 RowReader = Callable[[np.ndarray], tuple[pd.DataFrame, pd.DataFrame]]
 
+#: How an offline answer of an unsorted query orders its rows (said in its report): the
+#: rows are the service's, their order the cached list's, which may not be the service's.
+ORDER_UNSTATED = ("the cached list's order: the service's default order is not stated "
+                  "(spec 4.2) and an offline load cannot ask it; give a sort for a stated one")
+
 
 def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
                       read_rows: RowReader, profile_index: pd.DataFrame,
                       filter_set: pd.DataFrame, now: dt.datetime,
                       max_age: dt.timedelta | None,
-                      ages: Mapping[str, dt.timedelta] | None) -> LocalAnswer:
+                      ages: Mapping[str, dt.timedelta] | None,
+                      offline: bool = False) -> LocalAnswer:
     """Answer ``query`` (validated wire parameters) from the smallest cached list that can.
 
     Parameters
@@ -201,6 +208,10 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
         The time of the load (UTC).
     max_age, ages : optional
         How old the list and, per status, its profiles may be (None: no limit).
+    offline : bool, default False
+        An offline load, which cannot ask the service: an unsorted query of more than one
+        row is answered in the cached list's order, said (:data:`ORDER_UNSTATED`), instead
+        of declined.
 
     Returns
     -------
@@ -220,7 +231,7 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
         if why:
             reasons.append(f"{_shown(candidate.params)}: {why}")
             continue
-        last = _answer(query, candidate, read_rows, filter_set)
+        last = _answer(query, candidate, read_rows, filter_set, offline=offline)
         if last.answered:
             return last
         reasons.extend(f"{_shown(candidate.params)}: {r}" for r in last.reasons)
@@ -229,7 +240,7 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
 
 def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTables, *,
                       now: dt.datetime, max_age: dt.timedelta | None,
-                      ages: Mapping[str, dt.timedelta] | None
+                      ages: Mapping[str, dt.timedelta] | None, offline: bool = False
                       ) -> tuple[LocalAnswer, Stored | None]:
     """:func:`answer_from_cache` over the lists ``cache`` holds that :func:`candidate_params` picks;
     also the stored list that answered (None when none did)."""
@@ -252,7 +263,7 @@ def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTa
         read_rows=lambda ids: (derived.table("icos"), derived.table("problems")),
         profile_index=cache.profile_index(),
         filter_set=empty_frame(FILTERS) if filters is None else filters.frame,
-        now=now, max_age=max_age, ages=ages)
+        now=now, max_age=max_age, ages=ages, offline=offline)
     if answer.source is None:
         return answer, None
     return answer, found[cache.list_key(dict(answer.source.params))]
@@ -283,9 +294,10 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
     if not refresh:
         answer, source = answer_from_store(params, cache, derived, now=now,
                                            max_age=None if offline else limit,
-                                           ages=None if offline else ages)
+                                           ages=None if offline else ages, offline=offline)
         if source is not None and answer.listing is not None:
-            query.use_answer(answer.listing, source)
+            query.use_answer(answer.listing, source,
+                             unstated=answer.order if answer.order == ORDER_UNSTATED else None)
         else:
             query.declined = answer.reasons
     return query, stored
@@ -383,7 +395,7 @@ def _not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
 
 
 def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReader,
-            filter_set: pd.DataFrame) -> LocalAnswer:
+            filter_set: pd.DataFrame, *, offline: bool = False) -> LocalAnswer:
     listing = candidate.listing.reset_index(drop=True)
     ids = listing["id"].to_numpy(dtype="int64")
     rows = Rows.of(ids, *read_rows(ids), listed_score=listing["ico_score"].to_numpy(dtype=float))
@@ -402,11 +414,12 @@ def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReade
             return dataclasses.replace(judged, reasons=[why])
         order, how = np.arange(len(keep)), "the cached list's order"
     elif sort is None:
-        if len(keep) > 1:  # sorted or not, the cached list's order is not the narrower one's
+        if len(keep) > 1 and not offline:  # the cached list's order may not be the narrower's
             return dataclasses.replace(judged, reasons=[
                 "the query has no sort: the service's default order is not stated (spec 4.2), "
                 "and a narrower list may come in another order than the cached one"])
-        order, how = np.arange(len(keep)), "one row at most: in any order"
+        order = np.arange(len(keep))
+        how = ORDER_UNSTATED if len(keep) > 1 else "one row at most: in any order"
     else:
         order, how = local_order(sort, listing.iloc[keep], rows.take(keep))
         if order is None:

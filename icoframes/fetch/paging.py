@@ -63,6 +63,7 @@ class ListQuery:
     paged_at: dt.datetime | None = None  # when its paging ended (its rows but the kept ones)
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
+    order_unstated: str | None = None  # an offline answer's rows in the cached list's order
     paging: bool = False
     passes: int = 1
     # (pass, page) -> the page's items as sent, and them parsed once: rows and problems
@@ -87,9 +88,12 @@ class ListQuery:
         self.items, self.n_items = [], int(stored.meta.get("items") or 0)
         self.failed_pages = {int(k): v for k, v in (stored.meta.get("failed_pages") or {}).items()}
 
-    def use_answer(self, frame: pd.DataFrame, source: Stored) -> None:
-        """Answer the query with rows picked from a cached list it narrows (``source``)."""
+    def use_answer(self, frame: pd.DataFrame, source: Stored, *,
+                   unstated: str | None = None) -> None:
+        """Answer the query with rows picked from a cached list it narrows (``source``);
+        ``unstated`` says why their order may not be the service's (None: it is)."""
         self.frame, self.fetched_at, self.from_cache = frame, source.fetched_at, True
+        self.order_unstated = unstated
         # every row the answer has is counted (no page, no item): the count agrees with it
         self.complete, self.total_icos, self.n_items = True, len(frame), len(frame)
         self.answered_from = dict(source.meta["params"])
@@ -294,6 +298,7 @@ class ListQuery:
             "problems": self.problems,
             "answered_from": self.answered_from,
             **({"cache_declined": self.declined} if self.declined else {}),
+            **({"order_unstated": self.order_unstated} if self.order_unstated else {}),
             **({"kept": self.kept} if self.kept else {}),
         }
 
