@@ -183,3 +183,25 @@ def test_integer_arguments_read_text_alike(tmp_path):
     tables = icoframes.tidy([{"id": i, "raised": f"{i * 1000} USD"} for i in (1, 2, 3, 4)])
     assert tables.subset([" 3 "]).icos["id"].tolist() == tables.subset([3]).icos["id"].tolist()
     plot_raised(tables.icos, top=" 2 ", bins=" 4 ")
+
+
+@pytest.mark.parametrize("plot", ["plot_raised", "plot_scores"])
+def test_top_given_as_text_names_as_many_groups_as_the_number(plot):
+    """``top="2"`` is 2 where it is used, with ``by=`` (it reached the grouping as text:
+    TypeError from a slice)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    draw = getattr(icoframes, plot)
+    from icoframes import schema
+
+    icos = schema.empty_frame(schema.TABLES["icos"]).reindex(range(6)).assign(
+        raised=[1e6, 2e6, 3e6, 4e6, 5e6, 6e6], ico_score=[1.0, 2.0, 3.0, 4.0, 4.5, 2.5],
+        platform=["A", "A", "B", "B", "C", "D"])
+    labels = {}
+    for top in (2, " 2 ", "+2"):
+        ax = draw(icos, by="platform", top=top)
+        labels[top] = [label.split(" (")[0] for label in ax.get_legend_handles_labels()[1]
+                       if " (n=" in label]
+        matplotlib.pyplot.close(ax.figure)
+    assert labels[" 2 "] == labels["+2"] == labels[2] == ["A", "B", "other"]

@@ -149,11 +149,13 @@ def check_frame(icos: object) -> None:
         raise TypeError(f"icos must be a pandas DataFrame, got {type(icos).__name__}")
 
 
-def check_top(top: object) -> None:
+def check_top(top: object) -> int:
+    """``top`` as the positive integer it means ("3" is 3), or InvalidParameter."""
     number = as_integer(top)  # np.timedelta64(5) is no top 5
     if number is None or number < 1:
         raise InvalidParameter(f"top must be a positive integer, got {quoted(top)}"
                                + did_you_mean_number(top, low=1))  # "5", 5.0: 5
+    return number
 
 
 def column(icos: pd.DataFrame, name: str) -> pd.Series:

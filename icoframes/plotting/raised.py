@@ -102,7 +102,7 @@ def plot_raised(
     check_flags(log=log)  # InvalidParameter, as every flag
     if bins is not None:
         explicit_edges(bins, 1.0, 10.0, log=log)  # fail on bad bins even with nothing to draw
-    check_top(top)
+    top = check_top(top)
     known = ~np.isnan(raised)
     n_known = int(known.sum())
     drawable = known & (raised > 0) if log else known

@@ -90,7 +90,7 @@ def plot_scores(
     """
     check_frame(icos)
     scores = numeric_column(icos, "ico_score")
-    check_top(top)
+    top = check_top(top)
     if bins is not None:  # refused before a figure is made, as plot_raised's
         explicit_edges(bins, 0.0, 5.0, log=False)
     groups = group_labels(icos, by, scores, top) if by is not None else None
