@@ -51,9 +51,24 @@ def test_a_lowercase_ticker_ending_in_a_scale_letter_is_that_ticker(unit, ticker
     # no currency's letters before the scale letter: the ticker in capitals, as "5 mb" is 5 MB
     # (8de907b: unreadable_number unless it was the ICO's own ticker)
     code = unit.upper()
+    if ticker is not None and code != ticker and code.startswith(ticker):
+        pytest.skip("the ICO's own letters before a scale: test_own_letters_and_a_scale...")
     assert _group([5], unit, ticker) == ([5.0], [code], [])
     assert _group([f"5 {unit}", f"5{unit}"], "", ticker) == ([5.0, 5.0], [code, code], [])
     assert read_exchange(f"1 ABC = 0.1 {unit}", "ABC") == (0.1, code)
+
+
+@pytest.mark.parametrize(("unit", "ticker"), [
+    ("xyzmln", "XYZ"), ("xyzk", "XYZ"), ("Xyzk", "XYZ"), ("XYZmln", "XYZ"), ("linkmln", "LINK"),
+    ("linkk", "LINK"), ("Linkk", "LINK"), ("steemk", "STEEM")])
+def test_own_letters_and_a_scale_glued_after_them_name_no_unit(unit, ticker):
+    # thousands or millions of the ICO's own token, or the token XYZK? Refused as "usdk" is
+    # (ff3cf55 read the made-up units XYZMLN, XYZK, LINKMLN for the ICO's own ticker)
+    amounts, codes, unread = _group([f"5 {unit}", f"5{unit}"], "", ticker)
+    assert all(map(math.isnan, amounts)) and codes == [None, None]
+    assert [why for _, why in unread] == ["unreadable_number"] * 2
+    assert _group([5], unit, ticker)[1] == [None]
+    assert _group([f"5 mln {ticker.lower()}"], "", ticker) == ([5e6], [ticker], [])  # spaced
 
 
 @pytest.mark.parametrize("unit", ["usdk", "usdck", "tusdk", "eurk", "ethk", "usdmln", "usdtm"])

@@ -262,15 +262,18 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
             plain = symbol or (after["cur"].isupper() and len(word) > 1 and not unit.isupper())
             code = scaled_currency(word, after["cur"]) if plain and word in MULTIPLIERS else None
             return None if code is None or ticker_word(word, own) else (word, code)
-    elif after is not None and len(after["cur"]) > 1 and not unit.istitle() and not (
+    elif after is not None and len(after["cur"]) > 1 and not (
+            unit.istitle() and not _own_letters(after["cur"], own)) and not (
             unit.isupper() and len(after["mult"]) == 1) and not (
-            unit.islower() and not _currency_letters(after["cur"])):
+            unit.islower() and not (_currency_letters(after["cur"])
+                                    or _own_letters(after["cur"], own))):
         return None  # "USDCk", "DAIk", "XYZmln", "usdck", "usdcK", "XYZMLN": a scale of a token
         # (USDC, DAI: no currency known here), or the tokens USDCK, DAIK? Never the made-up unit
         # USDCK, as "USDk", "usdk", "usdK", "USDMLN" ("USDCK", "USDK" are tickers, a lone letter
         # in capitals; "Steem", "Qtum": names, one capital first). All in lowercase only after a
         # currency's letters (_currency_letters: "usdck"); "link", "steem", "xem", "lsk" are the
-        # tickers LINK, STEEM, XEM, LSK (8de907b refused them), as "mb" is MB
+        # tickers LINK, STEEM, XEM, LSK (8de907b refused them), as "mb" is MB; the ICO's own
+        # ticker's letters in any case ("xyzmln", "Xyzk" for XYZ) as a currency's
     # (scale word, currency, written last)
     sides = [(words[-1], " ".join(words[:-1]), True), (words[0], " ".join(words[1:]), False)
              ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else [
@@ -292,6 +295,12 @@ def _currency_letters(letters: str) -> bool:
     (``"usdck"`` names no unit). Letters that hold none are a ticker's (``"link"``: LINK)."""
     folded = letters.upper()
     return any(code in folded for code in CURRENCIES)
+
+
+def _own_letters(letters: str, own: str | None) -> bool:
+    """The letters before a glued scale word are the ICO's own ticker (``"xyz"`` in
+    ``"xyzmln"`` for XYZ): millions of the token, or the token XYZMLN? Never a made-up unit."""
+    return own is not None and canonical_unit(letters) == own
 
 
 def ticker_word(mult: str, own: str | None) -> bool:

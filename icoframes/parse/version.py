@@ -110,5 +110,7 @@ __all__ = ["PARSER_VERSION"]
 #:     unreadable, in raised too (was 5,000 USD); a unit column "%", "percent", "8.3M", "5M+"
 #:     names no unit (were %, PERCENT...), "N/A" none either (its numbers were unreadable);
 #:     "5 percent" is percent; "5 XYZ tokens" for XYZ is 5 XYZ (was unreadable); raised reads
-#:     "5 USD ." (was unreadable) and caps leave "5 $k.." (were 5,000 USD).
+#:     "5 USD ." (was unreadable) and caps leave "5 $k.." (were 5,000 USD). The own ticker's
+#:     letters with a scale glued after them, in lowercase or as a name ("xyzmln", "Xyzk" for
+#:     XYZ), name no unit, as a currency's ("usdk").
 PARSER_VERSION: Final = 26
