@@ -60,7 +60,12 @@ def as_naive_utc(value: object, name: str) -> pd.Timestamp:
                 "time)" if isinstance(value, str) else "")
         raise InvalidParameter(f"{name} must be a date or datetime, got {quoted(value)}"
                                f"{rule}{_meant_date(value)}")
-    return when.tz_convert(None) if when.tz is not None else when  # None: to UTC, then naive
+    when = when.tz_convert(None) if when.tz is not None else when  # None: to UTC, then naive
+    if not 1 <= when.year <= 9999:  # pandas has year 0 (and 1 +05:00 is year 0 in UTC); no
+        # calendar a plot or strftime draws has: a crash after the figure was made
+        raise InvalidParameter(f"{name} must be a date in the years 1 to 9999 (in UTC), got "
+                               f"{quoted(value)}")
+    return when
 
 
 def _meant_date(value: object) -> str:

@@ -190,7 +190,7 @@ def combined_sort(status: str | None, filters: Mapping[str, Any], *,
         key = filters.get(name)
         if key is None:
             continue
-        if key in DATED_KEYS and not dates:
+        if isinstance(key, str) and key in DATED_KEYS and not dates:  # pd.NA: no truth value
             raise InvalidParameter(
                 f"{name}={quoted(key)} without a status: list summaries carry no dates, so the "
                 f"three statuses cannot be sorted together by {key}; give a status (the "

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import icoframes
@@ -57,6 +58,16 @@ def test_a_duration_given_to_a_flag_gets_no_bool_suggested(cfg, keyword, value):
         icoframes.load_icos("past", progress=False, **{keyword: value})
     assert repr(value) in str(caught.value)
     assert "did you mean" not in str(caught.value)
+    assert cfg.stats.requests.total() == 0
+
+
+@pytest.mark.parametrize("load", ["load_list", "load_icos", "load_tables"])
+@pytest.mark.parametrize("key", [pd.NA, ["id"], np.nan])
+def test_a_sort_key_that_is_no_text_is_refused_without_a_status_too(cfg, load, key):
+    # without a status the loader reads the sort for the combined rows first: pd.NA was a
+    # TypeError (boolean value of NA is ambiguous), ['id'] unhashable
+    with pytest.raises(InvalidParameter, match="must be one of name, id, start_datetime"):
+        getattr(icoframes, load)(progress=False, sort_asc=key)
     assert cfg.stats.requests.total() == 0
 
 

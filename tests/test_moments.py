@@ -83,3 +83,20 @@ def test_other_values_are_refused_without_the_text_rule(value):
     with pytest.raises(InvalidParameter) as caught:
         as_naive_utc(value, "as_of")
     assert str(caught.value) == f"as_of must be a date or datetime, got {value!r}"
+
+
+@pytest.mark.parametrize("value", ["0000-01-01", "0000-12-31T23:00",
+                                   dt.datetime(1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=5)))])
+def test_a_moment_outside_the_years_1_to_9999_is_refused_before_a_figure(value):
+    # pandas reads year 0 (and 0001-01-01 at +05:00 is year 0 in UTC): plot_timeline made its
+    # figure, then failed in strftime (NotImplementedError), the figure left open
+    import matplotlib.pyplot as plt
+
+    with pytest.raises(InvalidParameter, match=r"now must be a date in the years 1 to 9999"):
+        as_naive_utc(value, "now")
+    icos = icoframes.tidy([{"id": 1, "start_datetime": "2018-01-01", "end_datetime": "2018-02-01"}])
+    figures = len(plt.get_fignums())
+    with pytest.raises(InvalidParameter, match="years 1 to 9999"):
+        plot_timeline(icos.icos, now=value)
+    assert len(plt.get_fignums()) == figures
+    assert as_naive_utc("0001-01-01", "now") == pd.Timestamp("0001-01-01")  # the first day kept
