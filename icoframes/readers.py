@@ -25,6 +25,9 @@ __all__ = ["MAX_SECONDS", "integer", "private_key", "public_key", "response_byte
 def url(value: Any) -> str:
     """A service address, without ``/api/v1``, as a :class:`~icoframes.secret.RedactedURL`."""
     text = str(value).strip().rstrip("/").removesuffix("/api/v1")
+    scheme, sep, rest = text.partition("://")
+    if sep and scheme.lower() in ("http", "https"):  # a scheme has no case (RFC 3986 3.1):
+        text = scheme.lower() + sep + rest  # "HTTP://" is http://, one service and one cache
     if not text.startswith(("http://", "https://")):
         raise ValueError("must start with http:// or https://")
     if any(c.isspace() or not c.isprintable() for c in text):  # no request could send it

@@ -42,6 +42,13 @@ def test_arguments_beat_env_vars_which_beat_defaults(monkeypatch, tmp_path):
     assert get_settings().cache_dir == tmp_path / "env"
 
 
+@pytest.mark.parametrize(("given", "read"), [("HTTP://127.0.0.1:9", "http://127.0.0.1:9"),
+                                             ("Https://x.org/api/v1/", "https://x.org")])
+def test_a_scheme_in_capitals_is_that_scheme(given, read):
+    # a URL's scheme has no case (RFC 3986 3.1): "HTTP://" was refused, "must start with http://"
+    assert icoframes.configure(base_url=given, public_key="p", private_key="k").base_url == read
+
+
 def test_missing_keys_say_how_to_set_them():
     with pytest.raises(ConfigError) as info:
         get_settings().require_credentials()
