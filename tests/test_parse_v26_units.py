@@ -55,6 +55,18 @@ def test_the_own_ticker_glued_is_still_its_token_not_a_scale():
     assert _group(["5 kUSD"], "", "KUSD") == ([5.0], ["KUSD"], [])
 
 
+@pytest.mark.parametrize(("unit", "ticker"), [("USDmln", "MLN"), ("USDbn", "BN"), ("$mln", "MLN")])
+def test_a_scale_word_glued_after_a_currency_that_is_the_own_ticker_names_no_unit(unit, ticker):
+    # millions of USD, or USD and the token MLN? Told as "USD mln" for MLN: no unit. Kills the
+    # surviving mutant of make mutate (8de907b) split_scale ticker_word(word, own) -> None, which
+    # read "USDmln" for MLN as 5,000,000 USD; another ticker keeps the scale
+    amounts, codes, unread = _group([5], unit, ticker)
+    assert math.isnan(amounts[0]) and codes == [None] and len(unread) == 1
+    amounts, codes, unread = _group([f"5 {unit}"], "", ticker)
+    assert math.isnan(amounts[0]) and codes == [None] and len(unread) == 1
+    assert _group([5], unit, "XYZ") == ([5e6 if "mln" in unit else 5e9], ["USD"], [])
+
+
 @pytest.mark.parametrize(("unit", "number"), [("k.$", 5e3), ("M.$", 5e6), ("b.$", 5e9),
                                               ("k.€", 5e3)])
 def test_a_dotted_scale_before_a_symbol_reads_alike_in_a_column_and_a_value(unit, number):
