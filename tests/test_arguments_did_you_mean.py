@@ -58,16 +58,17 @@ _FLAG_TAKES_TRUE_ONLY = ("invalid list parameter bounty_program={!r}: takes "
                                   "takes True (or 'yes') only"),
     ({"max_age": "1D"}, "max_age must be a timedelta, seconds or None, got '1D'; "
                         "did you mean pd.Timedelta('1D')?"),
-    ({"max_age": "3600"}, "max_age must be a timedelta, seconds or None, got '3600'; "
-                          "did you mean 3600?"),
+    ({"max_age": "3_600"}, "max_age must be a timedelta, seconds or None, got '3_600'; "
+                           "did you mean 3600?"),  # "3600" is 3600 seconds
     ({"max_age": "-1D"}, "max_age must be a timedelta, seconds or None, got '-1D'"),
-    ({"max_age": "\u0663"}, "max_age must be a timedelta, seconds or None, got '\u0663'"),
+    ({"max_age": "\u0663"}, "max_age must be a timedelta, seconds or None, got '\u0663'; "
+                           "did you mean 3?"),
     ({"profile_max_age": " 7 days"}, "profile_max_age must be a timedelta, seconds, or a "
                                      "mapping of them by status; got ' 7 days'; did you mean "
                                      "pd.Timedelta('7 days')?"),
-    ({"profile_max_age": {"past": "90"}}, "profile_max_age must be a timedelta, seconds, or a "
-                                          "mapping of them by status; got '90'; did you mean "
-                                          "90?"),
+    ({"profile_max_age": {"past": "9_0"}}, "profile_max_age must be a timedelta, seconds, or a "
+                                           "mapping of them by status; got '9_0'; did you mean "
+                                           "90?"),
 ])
 def test_a_value_written_otherwise_is_refused_with_what_it_means_before_any_request(
         cfg, arguments, message):
@@ -97,8 +98,8 @@ def test_a_value_written_otherwise_is_refused_with_what_it_means_before_any_requ
     (lambda out: icoframes.prune_cache("30D"),
      "older_than must be a timedelta or seconds, 0 or more; got '30D'; "
      "did you mean pd.Timedelta('30D')?"),
-    (lambda out: icoframes.prune_cache(" 86400 "),
-     "older_than must be a timedelta or seconds, 0 or more; got ' 86400 '; "
+    (lambda out: icoframes.prune_cache(" 86_400 "),
+     "older_than must be a timedelta or seconds, 0 or more; got ' 86_400 '; "
      "did you mean 86400?"),
     (lambda out: icoframes.prune_cache(1e308),  # said by max_age's refusal alone before
      "older_than must be a timedelta or seconds, 0 or more; got 1e+308 (more seconds than a "

@@ -216,3 +216,53 @@ def test_top_given_as_text_names_as_many_groups_as_the_number(plot):
                        if " (n=" in label]
         matplotlib.pyplot.close(ax.figure)
     assert labels[" 2 "] == labels["+2"] == labels[2] == ["A", "B", "other"]
+
+
+# --- text given to a number of seconds: the integers' rule (numerals.number_text) ------------
+
+
+def test_ages_as_text_are_the_seconds_they_write_as_the_options_are(cfg, tmp_path):
+    # max_age=" 3 " was refused ("did you mean 3?") while budget=" 3 ", timeout=" 3 " and
+    # --max-age " 3 " were read
+    from icoframes.fetch.policy import age_limit, profile_max_age
+
+    assert age_limit(" 3 ") == age_limit(3) and age_limit("1.5e1") == age_limit(15)
+    assert profile_max_age("+3")["past"] == profile_max_age({"past": " 3 "})["past"] == (
+        age_limit(3))
+    icoframes.load_icos("past", progress=False)
+    first = cfg.stats.requests.total()
+    assert first > 0
+    icoframes.load_icos("past", max_age=" 3600 ", profile_max_age="3600", progress=False)
+    assert cfg.stats.requests.total() == first  # fresh: nothing asked again
+    icoframes.load_icos("past", max_age="0", profile_max_age=" 0 ", progress=False)
+    assert cfg.stats.requests.total() == 2 * first  # stale at once: everything asked again
+    assert icoframes.prune_cache(" 86400 ").removed == icoframes.prune_cache(86400).removed
+
+
+@pytest.mark.parametrize(("value", "hint"), [
+    ("\u0663", "; did you mean 3?"), ("1_000", "; did you mean 1000?"),
+    ("\uff12.5", "; did you mean 2.5?"), ("3 s", "; did you mean pd.Timedelta('3 s')?"),
+    ("-3", ""), ("1e20", " (more seconds than a timedelta holds: below 8.64e+13)"),
+    ("1e-7", " (a positive age shorter than a microsecond, which an age would hold as 0)"),
+    ("nan", ""), ("", "")])
+def test_other_text_given_as_an_age_is_refused_with_what_it_means_before_any_request(
+        cfg, value, hint):
+    for keyword, said in (("max_age", "max_age must be a timedelta, seconds or None, got"),
+                          ("profile_max_age", "profile_max_age must be a timedelta, seconds, "
+                                              "or a mapping of them by status; got")):
+        with pytest.raises(InvalidParameter) as caught:
+            icoframes.load_icos("past", progress=False, **{keyword: value})
+        assert str(caught.value) == f"{said} {value!r}{hint}"
+    assert cfg.stats.requests.total() == 0
+
+
+def test_the_sandbox_latency_as_text_is_its_seconds():
+    with sandbox.serve(n_icos=1, latency=" 0.25 ", fail_rate="0") as server:  # was refused
+        assert server.latency == 0.25
+        server.set_latency("0")  # was a TypeError ('<' between str and int)
+        assert server.latency == 0.0
+        with pytest.raises(InvalidParameter) as caught:
+            server.set_latency("\u0663")
+        assert str(caught.value) == "latency must be seconds >= 0, finite, got '\u0663'; " \
+                                    "did you mean 3.0?"
+        assert server.latency == 0.0

@@ -1,7 +1,8 @@
 """Leftovers of the number readers: a "did you mean" says a number the text wrote (never the
 309 digits of a float's 1e308, never 0 for 1e-400), the sandbox's ICO count is bounded (10**40
-was taken, and generating never ended), serve(latency="1") says what it means, and a
-yes-flag of pd.NA is refused as any other value (it was a bare TypeError)."""
+was taken, and generating never ended), serve(latency="\uff11") says what it means ("1"
+is 1 second since), and a yes-flag of pd.NA is refused as any other value (it was a bare
+TypeError)."""
 
 from __future__ import annotations
 
@@ -66,9 +67,9 @@ def test_serve_refuses_a_count_of_icos_past_its_bound_and_says_a_latency_hint():
                                                f"{MAX_ICOS}, got 10{'0' * 39}$"):
         sandbox.serve(n_icos=10**40)
     with pytest.raises(InvalidParameter) as refused:
-        sandbox.serve(latency="1")  # was refused with no did-you-mean
-    assert str(refused.value) == ("latency must be seconds >= 0, finite, got '1'; did you mean "
-                                  "1.0?")
+        sandbox.serve(latency="\uff11")  # was refused with no did-you-mean ("1" is 1 s)
+    assert str(refused.value) == ("latency must be seconds >= 0, finite, got '\uff11'; did you "
+                                  "mean 1.0?")
 
 
 @pytest.mark.parametrize("flag", [pd.NA, float("nan")])

@@ -27,7 +27,14 @@ from ..errors import (
     did_you_mean,
     quoted,
 )
-from ..numerals import INT64_MAX, NO_LIMIT, as_integer, bounds, did_you_mean_number
+from ..numerals import (
+    INT64_MAX,
+    NO_LIMIT,
+    as_integer,
+    bounds,
+    did_you_mean_number,
+    number_text,
+)
 from ..secret import HIDDEN
 from .directory import Directory, generate_directory
 from .httpd import HOST, STOP_GUARD, HTTPServer
@@ -263,12 +270,12 @@ class Sandbox:
         self._service.quota.reset()
 
     def set_faults(self, fail_rate: float) -> None:
-        """Probability, 0 to 1, that a request meets an injected fault."""
-        self._service.set_faults(fail_rate)
+        """Probability, 0 to 1, that a request meets an injected fault (as :func:`start`'s)."""
+        self._service.set_faults(_real("fail_rate", fail_rate))
 
     def set_latency(self, latency: float) -> None:
-        """Seconds each request waits before it is answered."""
-        self._service.set_latency(latency)
+        """Seconds each request waits before it is answered (as :func:`start`'s)."""
+        self._service.set_latency(_real("latency", latency))
 
     def pause(self) -> None:
         """Hold every request once it is counted, until :meth:`resume` (a stalled server).
@@ -361,12 +368,7 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     # a quota past INT64_MAX is none a client's daily_quota (its ledger's SQLite integer) says
     quota, grow_every = (_whole("quota", quota, 1, INT64_MAX, none=True),
                          _whole("grow_every", grow_every, 1, INT64_MAX, none=True))
-    for arg, value, high, rule in (("latency", latency, math.inf, "seconds >= 0, finite"),
-                                   ("fail_rate", fail_rate, 1.0, "a share from 0 to 1")):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-                0 <= value <= high and value < math.inf):  # nan, inf, True: refused
-            raise InvalidParameter(f"{arg} must be {rule}, got {quoted(value)}"
-                                   f"{did_you_mean_number(value, whole=False, low=0, high=high)}")
+    latency, fail_rate = _real("latency", latency), _real("fail_rate", fail_rate)
     name = None
     if directory is None:
         directory = generate_directory(n_icos, seed=seed)
@@ -374,6 +376,22 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     service = Service(directory, public_key=public_key, private_key=private_key, quota=quota,
                       fail_rate=fail_rate, latency=latency, grow_every=grow_every, seed=seed)
     return Sandbox(service, port=port, service_name=name).start()
+
+
+#: The real-number arguments: their highest value and what they must be.
+_REALS = {"latency": (math.inf, "seconds >= 0, finite"), "fail_rate": (1.0, "a share from 0 to 1")}
+
+
+def _real(name: str, value: Any) -> Any:
+    """``value`` of ``latency`` or ``fail_rate``; InvalidParameter when it is none. Text is
+    read as every number given as text (``latency=" 0.5 "``, as ``timeout=" 0.5 "``)."""
+    high, rule = _REALS[name]
+    number: Any = number_text(value) if isinstance(value, str) else value  # "٣" is none
+    if isinstance(number, bool) or not isinstance(number, numbers.Real) or not (
+            0 <= cast(float, number) <= high and number < math.inf):  # nan, inf, True: refused
+        raise InvalidParameter(f"{name} must be {rule}, got {quoted(value)}"
+                               f"{did_you_mean_number(value, whole=False, low=0, high=high)}")
+    return number
 
 
 def _whole(name: str, value: Any, low: int, high: int, *, none: bool = False) -> Any:
