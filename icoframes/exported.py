@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import ExportReplaced, IcoframesWarning, InvalidParameter, warn
-from .files import entry_kind, folder_path, json_object, not_a_folder, read_record
+from .files import entry_kind, folder_path, json_object, not_a_folder, nothing_at, read_record
 from .queries import checked_keywords
 from .schema import TABLES
 from .swaps import SWAP_PATIENCE, confirm
@@ -138,8 +138,9 @@ def export_folder(path: object, name: str = "path") -> Path:
 
 
 def missing_export(folder: Path) -> FileNotFoundError:
-    """Nothing at ``folder``, a reader's argument (said once no swap is in)."""
-    return FileNotFoundError(f"no export folder at {folder}: nothing is there")
+    """Nothing at ``folder``, a reader's argument (said once no swap is in): the broken link
+    that is the cause named (:func:`~icoframes.files.nothing_at`)."""
+    return FileNotFoundError(f"no export folder at {folder}: {nothing_at(folder)}")
 
 
 @checked_keywords

@@ -56,6 +56,7 @@ __all__ = [
     "json_object",
     "locked",
     "not_a_folder",
+    "nothing_at",
     "read_parquet_table",
     "read_record",
     "today",
@@ -341,6 +342,41 @@ def not_a_folder(path: Path) -> str | None:
             return None
         return f"it is {_kind(mode)}" if at == path else f"{at} on its way is {_kind(mode)}"
     return None
+
+
+def nothing_at(path: Path) -> str:
+    """Why no folder is at ``path``: ``"nothing is there"``, or the symbolic link that is the
+    cause, ``path`` or a folder on its way, a link to nothing or a link that loops (said
+    "nothing is there" too, which sent the user looking for a folder, not at the link).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "day").symlink_to("gone"), (root / "loop").symlink_to("loop")
+    (None, None)
+    >>> nothing_at(root / "day"), nothing_at(root / "nothing")
+    ("it is a symbolic link to 'gone', which names nothing", 'nothing is there')
+    >>> nothing_at(root / "loop")
+    'it is a symbolic link that loops (it leads back to itself)'
+    >>> nothing_at(root / "day" / "x") == f"{root / 'day'} on its way is " + nothing_at(
+    ...     root / "day")[len("it is "):]
+    True
+    """
+    for at in (path, *path.parents):
+        if not os.path.lexists(at):
+            continue  # nothing there: what is above may be the link
+        if not at.is_symlink() or os.path.exists(at):
+            break  # something is there, and no broken link
+        try:
+            os.stat(at)
+            break  # there meanwhile
+        except OSError as error:
+            what = ("a symbolic link that loops (it leads back to itself)"
+                    if error.errno == errno.ELOOP else
+                    f"a symbolic link to {os.readlink(at)!r}, which names nothing")
+        return f"it is {what}" if at == path else f"{at} on its way is {what}"
+    return "nothing is there"
 
 
 def _kind(mode: int) -> str:

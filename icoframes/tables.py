@@ -20,6 +20,7 @@ from .files import (
     concurrently,
     folder_path,
     not_a_folder,
+    nothing_at,
     read_parquet_table,
 )
 from .frames import check_frame, frame_from_arrow, with_added_columns
@@ -336,12 +337,11 @@ class Tables(Mapping[str, pd.DataFrame]):
         See :meth:`to_parquet`.
         """
         directory = folder_path(directory, "directory")  # "" is no folder: not the current one
-        why = not_a_folder(directory)
-        if why is not None:  # was the OS's bare NotADirectoryError, of a table file in it
+        if (why := not_a_folder(directory)) is not None:  # was the OS's bare NotADirectoryError
             raise InvalidParameter(f"{directory} names no folder of tables written by "
                                    f"to_parquet: {why}")
-        if not directory.exists():  # pyarrow's error named one file, with no pointer
-            raise FileNotFoundError(f"{directory}: nothing is there (no folder of tables)")
+        if not directory.exists():  # pyarrow's error named one file; a broken link is named
+            raise FileNotFoundError(f"{directory}: {nothing_at(directory)} (no folder of tables)")
         if days := sorted(p.name for p in directory.glob("snapshot_date=*")):
             raise InvalidParameter(f"{directory} is an export tree of {len(days)} snapshots, "
                                    "not one folder of tables: read_snapshots(path, table) "

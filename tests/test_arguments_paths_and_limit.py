@@ -109,6 +109,32 @@ def test_a_reader_of_exports_says_a_missing_path_is_missing(plain_export, reader
     assert not path.exists()
 
 
+@pytest.mark.parametrize("reader", [*READERS, "Tables.read_parquet"])
+@pytest.mark.parametrize(("link", "target", "why"), [
+    ("dangling", "gone", "it is a symbolic link to 'gone', which names nothing"),
+    ("looping", "looping", "it is a symbolic link that loops (it leads back to itself)"),
+    ("dangling/day", "gone", "{root}/dangling on its way is a symbolic link to 'gone', which "
+                             "names nothing"),
+])
+def test_a_reader_of_exports_names_the_broken_link_it_was_given(tmp_path, reader, link, target,
+                                                                 why):
+    # "nothing is there" sent the user looking for a folder, not at the link
+    made = tmp_path / link.split("/")[0]
+    made.symlink_to(target)
+    path = tmp_path / link
+    with pytest.raises(FileNotFoundError) as caught:
+        if reader == "Tables.read_parquet":
+            icoframes.Tables.read_parquet(path)
+        else:
+            READERS[reader](path)
+    said = why.format(root=tmp_path)
+    if reader == "Tables.read_parquet":
+        assert str(caught.value) == f"{path}: {said} (no folder of tables)"
+    else:
+        assert str(caught.value) == f"no export folder at {path}: {said}"
+    assert os.readlink(made) == target and sorted(tmp_path.iterdir()) == [made]
+
+
 def test_the_export_itself_is_still_read(plain_export):
     tables = icoframes.read_export(plain_export / "out")
     assert len(tables.icos) > 0
