@@ -22,7 +22,13 @@ from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox, snapshots, staging
-from icoframes.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
+from icoframes.cli import (
+    EXIT_ERROR,
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+)
 from icoframes.errors import IcoframesWarning
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,3 +150,71 @@ def test_readers_read_a_day_a_killed_export_left_set_aside(sb, tmp_path):
     with pytest.warns(IcoframesWarning, match=f"{day} is not there"):
         info = snapshots.snapshot_info(out)
     assert info["complete"].tolist() == [True, True]
+
+
+# --- an export killed outright (SIGUSR1's default action, SIGKILL): the next export recovers --
+# A library holds back Ctrl-C, SIGTERM and SIGHUP only; any other signal whose default is to
+# terminate (SIGUSR1, SIGALRM, ...) ends the process at once, as SIGKILL does: no clean-up
+# runs, its staging folder stays. The next export must put back what it set aside, finish
+# or leave honestly what it cut, and remove that folder, never report success wrongly.
+
+
+# SIGKILL between a snapshot swap's renames: tests/test_days.py; the plain one here
+@pytest.mark.parametrize("sig", [signal.SIGUSR1])
+def test_a_snapshot_export_killed_mid_swap_is_recovered_by_the_next_export(sb, tmp_path, sig):
+    out = tmp_path / "tree"
+    assert _export(sb, tmp_path, "--out", str(out), "--snapshot").returncode == EXIT_OK
+    (day,) = out.iterdir()
+    morning = (day / "manifest.json").read_bytes()
+    killed = _export(sb, tmp_path, "--out", str(out), "--snapshot", "--refresh", "changed",
+                     sig=sig, after=f"{out}/{staging.STAGING_PREFIX}*/previous-{day.name}")
+    assert killed.returncode == -sig, killed.stderr
+    (left,) = out.glob(staging.STAGING_PREFIX + "*")  # nothing of the export ran after it
+    assert not day.exists() and (left / f"previous-{day.name}" / "manifest.json").is_file()
+    sb.set_faults(1.0)  # the next export writes nothing: the day must be back all the same
+    try:
+        failed = _export(sb, tmp_path, "--out", str(out), "--snapshot", "--refresh", "changed")
+    finally:
+        sb.set_faults(0.0)
+    assert failed.returncode == EXIT_ERROR, failed.stderr
+    assert [p.name for p in out.iterdir()] == [day.name]  # put back; the staging removed
+    assert (day / "manifest.json").read_bytes() == morning
+    again = _export(sb, tmp_path, "--out", str(out), "--snapshot", "--refresh", "changed")
+    assert again.returncode == EXIT_OK, again.stderr
+    assert [p.name for p in out.iterdir()] == [day.name]
+    now = json.loads((day / "manifest.json").read_text())
+    assert now["exported_at"] > json.loads(morning)["exported_at"] and now["complete"] is True
+    assert len(icoframes.read_export(day).icos) == now["rows"]["icos"]
+
+
+# tests/test_export.py kills a plain swap by an exception: its clean-up ran, no folder was left
+@pytest.mark.parametrize("sig", [signal.SIGKILL])
+def test_a_plain_export_killed_mid_swap_is_never_read_whole_until_an_export_ends(
+        sb, tmp_path, sig):
+    out = tmp_path / "plain"
+    assert _export(sb, tmp_path, "--out", str(out)).returncode == EXIT_OK
+    before = json.loads((out / "manifest.json").read_text())
+    killed = _export(sb, tmp_path, "--out", str(out), "--refresh", "changed",
+                     sig=sig, after=f"{out}/accepting.parquet")  # the 1st table in
+    assert killed.returncode == -sig, killed.stderr
+    assert not (out / "manifest.json").exists()  # removed first: out says "incomplete"
+    assert len(list(out.glob(staging.STAGING_PREFIX + "*"))) == 1
+    with pytest.raises(FileNotFoundError, match="one was killed while swapping its tables in"):
+        icoframes.read_export(out)
+    sb.set_faults(1.0)
+    try:
+        failed = _export(sb, tmp_path, "--out", str(out), "--refresh", "changed")
+    finally:
+        sb.set_faults(0.0)
+    # its list failed: what the cache holds is written whole, marked incomplete (exit 5)
+    assert failed.returncode == EXIT_INCOMPLETE, failed.stderr
+    written = json.loads((out / "manifest.json").read_text())
+    assert written["complete"] is False and written["exported_at"] > before["exported_at"]
+    assert len(icoframes.read_export(out).icos) == written["rows"]["icos"]
+    assert not list(out.glob(staging.STAGING_PREFIX + "*"))
+    again = _export(sb, tmp_path, "--out", str(out), "--refresh", "changed")
+    assert again.returncode == EXIT_OK, again.stderr
+    now = json.loads((out / "manifest.json").read_text())
+    assert now["exported_at"] > before["exported_at"] and now["complete"] is True
+    assert len(icoframes.read_export(out).icos) == now["rows"]["icos"] == before["rows"]["icos"]
+    assert not list(out.glob(staging.STAGING_PREFIX + "*"))
