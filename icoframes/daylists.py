@@ -20,11 +20,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from .dayfolder import query_key
 from .exported import manifest_of
-from .files import utc_time
+from .files import entry_kind, read_parquet_table, utc_time
 
 __all__ = ["changed_meanwhile", "damaged_day", "day_manifest", "newer_day", "stale_lists"]
 
@@ -99,10 +97,11 @@ def damaged_day(folder: Path, damage: str) -> str:
     table files that cannot be read."""
     bad = []
     for path in sorted(folder.glob("*.parquet")):
-        try:
-            pq.read_metadata(path)
+        try:  # a FIFO or a link is named, never opened (it would block, or lead elsewhere)
+            read_parquet_table(path)
         except (OSError, ValueError):  # pyarrow's errors derive from these
-            bad.append(path.name)
+            kind = entry_kind(path)
+            bad.append(path.name if kind == "a file" else f"{path.name} ({kind})")
     named = f"{', '.join(bad)} cannot be read: " if bad else ""
     return (f"{folder} is damaged ({named}{damage}): this export is incomplete and cannot keep the "
             "day's rows it lacks, so it would replace them by fewer. Nothing was written (what "

@@ -172,7 +172,8 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     ValueError
         ``path`` is a snapshot tree (use :func:`read_snapshots`, or pass one of
         its folders: the message names the latest), or a file's columns differ
-        from the schema.
+        from the schema, or a table file is no regular file (a FIFO, a symbolic
+        link: never opened, named as damaged).
 
     Examples
     --------
@@ -273,7 +274,8 @@ def _holds_export(folder: Path) -> bool:
 
 
 def _missing_tables(folder: Path) -> list[str]:
-    return [f"{t}.parquet" for t in TABLES if not (folder / f"{t}.parquet").is_file()]
+    # a FIFO or a link at a table's name is there, and read as damage: never opened
+    return [f"{t}.parquet" for t in TABLES if not os.path.lexists(folder / f"{t}.parquet")]
 
 
 def snapshot_dirs(folder: Path, names: list[str] | None = None) -> dict[dt.date, Path]:

@@ -202,14 +202,16 @@ def atomic_write_table(table: pa.Table, path: Path) -> None:
 
 
 def read_parquet_table(path: Path) -> pa.Table:
-    """A Parquet file as an Arrow table, the file closed when this returns.
+    """A Parquet file as an Arrow table, the file closed when this returns. Never opened
+    through a symbolic link nor waited on as a FIFO (:func:`read_record`'s rule): ValueError
+    naming it damaged; FileNotFoundError when nothing is there.
 
     ``pq.read_table(path)`` leaves closing the file to one of Arrow's I/O threads, a
     moment after it returns (about 1 read in 3 still had it open at return): the folder
     could then not be unmounted (and on Windows the file not replaced) right after a read.
     """
-    with pa.OSFile(str(path), "r") as source:
-        return pq.read_table(source)
+    with os.fdopen(_open_regular(path), "rb") as file:  # read whole: closed on return
+        return pq.read_table(pa.BufferReader(file.read()))
 
 
 def concurrently(write: Callable[[_T], object], items: Iterable[_T]) -> None:
@@ -392,12 +394,24 @@ def read_record(path: Path, *, cap: int = RECORD_CAP) -> bytes | None:
     ValueError
         Naming ``path`` as damaged: a symlink, a FIFO, a folder, a device, or over ``cap`` bytes.
     """
+    try:
+        fd = _open_regular(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    with os.fdopen(fd, "rb") as file:
+        raw = file.read(cap + 1)
+    if len(raw) > cap:
+        raise ValueError(f"{path} is damaged (over {cap} bytes)")
+    return raw
+
+
+def _open_regular(path: Path) -> int:
+    """A descriptor of the regular file ``path``, opened without following a symbolic link
+    nor waiting for a FIFO's writer; ValueError naming ``path`` as damaged when it is not one."""
     flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
              | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     try:
         fd = os.open(path, flags)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
     except OSError as e:
         if e.errno != errno.ELOOP:
             raise
@@ -409,13 +423,8 @@ def read_record(path: Path, *, cap: int = RECORD_CAP) -> bytes | None:
         raise
     if not stat.S_ISREG(mode):  # a folder is not even wrapped: fdopen refuses one
         os.close(fd)
-        kind = _kind(mode)
-        raise ValueError(f"{path} is damaged ({kind}, not a regular file)")
-    with os.fdopen(fd, "rb") as file:
-        raw = file.read(cap + 1)
-    if len(raw) > cap:
-        raise ValueError(f"{path} is damaged (over {cap} bytes)")
-    return raw
+        raise ValueError(f"{path} is damaged ({_kind(mode)}, not a regular file)")
+    return fd
 
 
 def json_object(raw: bytes, path: Path) -> dict[str, Any]:

@@ -135,7 +135,8 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
         ``path`` does not exist, or a snapshot lacks the table's file.
     ValueError
         ``path`` holds no snapshot folder, two folders for one day, or a file
-        differs from the schema.
+        differs from the schema or is no regular file (a FIFO, a symbolic link:
+        never opened, named as damaged).
     ExportReplaced
         A snapshot was replaced during every attempt to read it.
 
