@@ -49,8 +49,8 @@ from .tables import Tables
 
 __all__ = ["ASIDE", "MANIFEST", "READ_ATTEMPTS", "SNAPSHOT_PREFIX", "STAGING_PREFIX",
            "SWAP_PATIENCE", "UNREAD", "consistent_read", "dicts", "export_folder", "looked",
-           "manifest_damage", "manifest_of", "missing_export", "query_params", "read_export",
-           "read_manifest", "snapshot_dirs", "swap_owner"]
+           "manifest_damage", "manifest_of", "missing_export", "put_back", "query_params",
+           "read_export", "read_manifest", "snapshot_dirs", "swap_owner"]
 
 #: The commit record of an export: written last, removed first.
 MANIFEST = "manifest.json"
@@ -302,6 +302,20 @@ def snapshot_dirs(folder: Path, names: list[str] | None = None) -> dict[dt.date,
         if name.startswith(STAGING_PREFIX):
             _set_aside(folder, folder / name, found)
     return found
+
+
+def put_back(folder: Path) -> Path | None:
+    """Where the day ``folder`` is now when it was one a killed export left set aside in its
+    staging folder (:func:`snapshot_dirs` reads it from there) and is gone: ``out``'s folder
+    of that day, which the next export put it back as (looked at while no swap is in); None
+    when ``folder`` is no such day, or that day has no folder."""
+    staging = folder.parent
+    if not (folder.name.startswith(ASIDE + SNAPSHOT_PREFIX)
+            and staging.name.startswith(STAGING_PREFIX)):
+        return None
+    day = staging.parent / folder.name.removeprefix(ASIDE)
+    there = confirm(swap_owner(day), lambda: day.is_dir() and not folder.is_dir())[0]
+    return day if there else None
 
 
 def _left(aside: Path, target: Path) -> bool:

@@ -18,10 +18,10 @@ gone confirmed once no swap is in). No lock is held while a tree is listed or a 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,7 @@ from .exported import (
     dicts,
     export_folder,
     missing_export,
+    put_back,
     query_params,
     snapshot_dirs,
 )
@@ -45,6 +46,7 @@ __all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "read_snapshots", "snapshot_fol
            "snapshot_info", "table_schema"]
 
 DATE_DTYPE = np.dtype("datetime64[ms]")
+_T = TypeVar("_T")
 
 
 def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
@@ -97,9 +99,10 @@ def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
         older manifest).
     """
     folders = snapshot_folders(path)
-    rows = [_info(date, Path(folder), consistent_read(  # a folder renamed away: its swap waited
-        Path(folder), partial(_there, Path(folder)), need_manifest=False)[1])
-            for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True)]
+    rows = []
+    for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
+        read, _, manifest = _read_day(Path(folder), _there)  # one renamed away: waited for
+        rows.append(_info(date, read, manifest))
     return _info_frame(rows)
 
 
@@ -157,12 +160,11 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     frames, infos = [], []
     folders = snapshot_folders(path)
     for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
-        frame, manifest = consistent_read(Path(folder), partial(read_table, folder, table),
-                                          need_manifest=False)
+        read, frame, manifest = _read_day(Path(folder), partial(read_table, name=table))
         frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
                                                  dtype=DATE_DTYPE))
         frames.append(frame)
-        infos.append(_info(date, Path(folder), manifest))
+        infos.append(_info(date, read, manifest))
     stacked = pd.concat(frames, ignore_index=True)
     # concat of frames that are all empty, or of mixed text dtypes, can loosen a dtype
     dtypes = {"snapshot_date": DATE_DTYPE, **schema.dtypes}
@@ -217,6 +219,19 @@ def table_schema(table: str) -> TableSchema:
         raise UnknownName(f"{quoted(table)} is not a table ({', '.join(names)})"
                           f"{did_you_mean(table, names)}")
     return TABLES[table]
+
+
+def _read_day(folder: Path, read: Callable[[Path], _T]) -> tuple[Path, _T, dict[str, Any] | None]:
+    """``read(folder)`` and its manifest (:func:`~icoframes.exported.consistent_read`), and
+    the folder read: a day a killed export left set aside, put back by the next export
+    while it was listed, is read where it is now (:func:`~icoframes.exported.put_back`)."""
+    try:
+        return folder, *consistent_read(folder, partial(read, folder), need_manifest=False)
+    except FileNotFoundError:
+        back = put_back(folder)
+        if back is None:
+            raise
+    return back, *consistent_read(back, partial(read, back), need_manifest=False)
 
 
 def _there(folder: Path) -> None:
