@@ -263,12 +263,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IcoframesError as exc:
         log.error("%s", exc)
         return EXIT_ERROR
-    except Terminated as exc:
-        log.error("terminated (%s); everything fetched so far is cached", *exc.args or ["SIGTERM"])
-        return EXIT_TERMINATED
-    except KeyboardInterrupt:
-        log.error("interrupted; everything fetched so far is cached")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Terminated too; a note says the export was written
+        term = isinstance(exc, Terminated)
+        log.error("%s; %severything fetched so far is cached",
+                  f"terminated ({(exc.args or ['SIGTERM'])[0]})" if term else "interrupted",
+                  "".join(f"{note}; " for note in getattr(exc, "__notes__", [])))
+        return EXIT_TERMINATED if term else EXIT_INTERRUPTED
     except Exception:  # a cron job should log the traceback, then fail with 1
         log.exception("export failed")
         return EXIT_ERROR

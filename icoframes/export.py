@@ -431,11 +431,13 @@ def export_tables(
                               None if snapshot else today)
             if newer is not None:  # the day's lists newer than this export's: never replaced
                 raise ExportBusy(newer)
+            # a signal held back during the swap is raised after it: the export is written
+            note = f"{target} was written ({'' if manifest['complete'] else 'in'}complete)"
             if snapshot:
                 check_tree(folder, day, asked, given=given, sent=True, note=False)
-                swap_folder(staging.data, target, staging.scratch)
+                swap_folder(staging.data, target, staging.scratch, note)
             else:
-                swap_files(staging.data, target)
+                swap_files(staging.data, target, note)
     return ExportResult(path=target, complete=manifest["complete"], rows=manifest["rows"],
                         requests_spent=manifest["requests_spent"],
                         requests_total=manifest["requests_total"], missing=manifest["missing"],

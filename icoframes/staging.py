@@ -183,8 +183,9 @@ def check_replaceable(target: Path, *, sent: bool = False) -> None:
                 + "; remove it, or export into a folder only you can write")
 
 
-def swap_folder(new: Path, target: Path, scratch: Path) -> None:
+def swap_folder(new: Path, target: Path, scratch: Path, note: str | None = None) -> None:
     """Replace the folder ``target`` by ``new``; the previous one is deleted after the swap.
+    A signal held back meanwhile is raised after it, with ``note`` (:func:`uninterrupted`).
 
     A ``target`` that is not a real folder (a symbolic link someone planted, a
     file) is left alone: ConfigError, nothing moved or removed.
@@ -192,7 +193,7 @@ def swap_folder(new: Path, target: Path, scratch: Path) -> None:
     check_replaceable(target, sent=True)
     aside = scratch / f"{ASIDE}{target.name}"  # put back by the next export if killed next
     previous: Path | None = aside
-    with uninterrupted():  # Ctrl-C, SIGTERM, SIGHUP: raised once the day is whole again
+    with uninterrupted(note):  # Ctrl-C, SIGTERM, SIGHUP: raised once the day is whole again
         try:
             os.replace(target, aside)
         except FileNotFoundError:
@@ -208,10 +209,11 @@ def swap_folder(new: Path, target: Path, scratch: Path) -> None:
             shutil.rmtree(previous, ignore_errors=True)
 
 
-def swap_files(new: Path, out: Path) -> None:
+def swap_files(new: Path, out: Path, note: str | None = None) -> None:
     """Move the tables of ``new`` into ``out``, the manifest removed first and written last
-    (signals held back meanwhile: a swap cut half way leaves ``out`` without a manifest)."""
-    with uninterrupted():
+    (signals held back meanwhile, raised after it with ``note``: a swap cut half way leaves
+    ``out`` without a manifest)."""
+    with uninterrupted(note):
         with contextlib.suppress(FileNotFoundError):
             (out / MANIFEST).unlink()  # from here until the end, out says "incomplete"
         for path in sorted(new.glob("*.parquet")):

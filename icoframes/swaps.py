@@ -149,10 +149,11 @@ _HELD_BACK = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGH
 
 
 @contextlib.contextmanager
-def uninterrupted() -> Iterator[None]:
+def uninterrupted(note: str | None = None) -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP held back while the block runs (an export's swap: its
     renames, and the removal of the folder it replaced), then delivered as they would
-    have been, to the handlers there were before.
+    have been, to the handlers there were before; what a handler raises then, after a block
+    that ended without an error, carries ``note`` (what the block did: the export written).
 
     A signal's handler raises between any two bytecodes (``KeyboardInterrupt``, the command's
     ``Terminated``): between the two renames of a snapshot swap it left the day renamed
@@ -166,13 +167,20 @@ def uninterrupted() -> Iterator[None]:
         return
     caught: list[int] = []
     previous: dict[int, Any] = {}
+    whole = False
     try:
         for sig in _HELD_BACK:
             if signal.getsignal(sig) is not None:
                 previous[sig] = signal.signal(sig, lambda signum, _: caught.append(signum))
         yield
+        whole = True
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        for sig in dict.fromkeys(caught):  # each once, in the order they came
-            signal.raise_signal(sig)
+        try:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            for sig in dict.fromkeys(caught):  # each once, in the order they came
+                signal.raise_signal(sig)
+        except BaseException as exc:
+            if whole and note:  # not "nothing written": a cron log must not say so
+                exc.add_note(note)
+            raise
