@@ -176,11 +176,28 @@ def uninterrupted(note: str | None = None) -> Iterator[None]:
         whole = True
     finally:
         try:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            _restore(previous)
             for sig in dict.fromkeys(caught):  # each once, in the order they came
                 signal.raise_signal(sig)
         except BaseException as exc:
             if whole and note:  # not "nothing written": a cron log must not say so
                 exc.add_note(note)
             raise
+
+
+def _restore(previous: dict[int, Any]) -> None:
+    """Each handler of ``previous`` set again, whatever a handler set back raises meanwhile
+    (a SIGINT right after its own is back: KeyboardInterrupt), raised once all are: cut
+    short, the loop left SIGTERM's and SIGHUP's on the throw-away one (later ones swallowed)."""
+    pending, raised = list(previous.items()), None
+    for _ in range(2 * len(pending) + 1):  # a handler raises at most once per signal sent
+        try:
+            while pending:
+                signal.signal(*pending[0])  # set again when it raised right after it was set
+                pending.pop(0)
+        except BaseException as exc:  # a signal's handler: raised once every one is back
+            raised = raised or exc
+        else:
+            break
+    if raised is not None:
+        raise raised

@@ -1,21 +1,31 @@
-"""A signal held back during an export's swap: what is said once it stops the export.
+"""A signal held back during an export's swap: what is said once it stops the export, and the
+handlers set back after the swap.
 
 A signal that came during the swap is acted on once the swap is whole: the export is written.
 The command still exits 130/143, but its log said "terminated; everything fetched so far is
-cached" as if nothing were written; it names what was written, complete or not. The signals
-are real ones, sent by a child process to itself at the instant named.
+cached" as if nothing were written; it names what was written, complete or not. The handlers
+the swap set aside were set back one at a time: a Ctrl-C right after SIGINT's was back
+raised mid-way, leaving SIGTERM's and SIGHUP's on the throw-away one (later ones swallowed).
+The signals are real ones, sent by a child process to itself at the instant named.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from test_swap_signals import _export
+from waiting import HANG_GUARD
 
 from icoframes import sandbox, staging
 from icoframes.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +73,46 @@ def test_a_signal_before_the_swap_says_nothing_was_written(sb, tmp_path):
     assert "was written" not in again.stderr
     assert (day / "manifest.json").read_bytes() == before
 
+
+# a Ctrl-C right after SIGINT's handler is set back by uninterrupted(), the first it sets
+# back: what it raised, and what a SIGTERM then does (the handler before the swap runs)
+_RESTORE = """
+import json, os, signal
+from icoframes import swaps
+terms = []
+def on_term(signum, frame):
+    terms.append(signal.Signals(signum).name)
+for sig in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(sig, on_term)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+real = signal.signal
+def set_back(sig, handler):
+    old = real(sig, handler)
+    if sig == signal.SIGINT and handler is signal.default_int_handler:
+        signal.signal = real
+        os.kill(os.getpid(), signal.SIGINT)
+    return old
+try:
+    with swaps.uninterrupted("written"):
+        signal.signal = set_back
+    raised = None
+except KeyboardInterrupt as exc:
+    raised = ["KeyboardInterrupt", getattr(exc, "__notes__", [])]
+signal.signal = real
+os.kill(os.getpid(), signal.SIGTERM)
+os.kill(os.getpid(), signal.SIGHUP)
+print(json.dumps({"raised": raised, "terms": terms,
+                  "set back": [signal.getsignal(s) is on_term
+                               for s in (signal.SIGTERM, signal.SIGHUP)]}))
+"""
+
+
+def test_a_ctrl_c_while_the_handlers_are_set_back_leaves_none_on_the_throw_away_one():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT),
+                                                         os.environ.get("PYTHONPATH", "")])}
+    child = subprocess.run([sys.executable, "-c", _RESTORE], env=env, capture_output=True,
+                           text=True, timeout=HANG_GUARD)
+    assert child.returncode == 0, child.stderr
+    assert json.loads(child.stdout) == {"raised": ["KeyboardInterrupt", ["written"]],
+                                        "terms": ["SIGTERM", "SIGHUP"],
+                                        "set back": [True, True]}
