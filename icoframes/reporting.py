@@ -110,9 +110,10 @@ class QueryReport:
     cache_declined : tuple of str
         Why no cached list could answer it, when one was considered.
     order_unstated : str or None
-        An offline answer of an unsorted narrower query: its rows are the service's,
-        their order the cached list's (the spec states no default order), and why; None
-        when the order is the service's.
+        An unsorted narrower query answered from the cache: its rows are the
+        service's, their order the cached list's (the spec states no default order,
+        so the service may list the narrower query in another), and why; None when
+        the order is the service's.
     kept : dict or None
         An export's list whose paging came back partial: the rows it kept from
         the list a run of the export's day paged earlier (``rows``, ``ids``,

@@ -17,7 +17,7 @@ import pytest
 import icoframes
 from icoframes import sandbox
 from icoframes.fetch import Load
-from icoframes.fetch.localquery import CachedList, LocalAnswer, answer_from_cache
+from icoframes.fetch.localquery import ORDER_UNSTATED, CachedList, LocalAnswer, answer_from_cache
 from icoframes.fetch.policy import PROFILE_MAX_AGE
 from icoframes.files import utcnow
 from icoframes.parse.lists import summary_keys
@@ -183,8 +183,9 @@ def test_a_list_sorted_the_same_way_keeps_its_order(cached):
             assert kept.isna().any() or not kept.is_unique
     assert answered and declined
     unsorted = cached.answer(query_of(cached, category="Finance"), [by_start])
-    assert not unsorted.answered
-    assert "the service's default order is not stated" in unsorted.reasons[0]
+    assert unsorted.answered and unsorted.order == ORDER_UNSTATED  # said, in the list's order
+    finance = set(cached.service(query_of(cached, category="Finance")))
+    assert unsorted.listing["id"].tolist() == [i for i in by_start.listing["id"] if i in finance]
 
 
 # --- which cached list may answer -------------------------------------------------------------

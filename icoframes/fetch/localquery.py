@@ -24,10 +24,11 @@ undecided. A query sorted as the list keeps the list's order when the rows kept
 do not tie on the key (:func:`~icoframes.fetch.matching.tie_order`); another
 sort is done locally where it is certain
 (:func:`~icoframes.fetch.matching.local_order`); an unsorted query of more
-than one row would need the service's default order, which spec 4.2 does not
-state (a narrower list may come in another order than the cached one, sorted
-or not): it goes to the service, or, offline, is answered in the cached list's
-order, said (:data:`ORDER_UNSTATED`).
+than one row is answered in the cached list's order, said
+(:data:`ORDER_UNSTATED`): spec 4.2 states no default order, so the service's
+order for the narrower list is not promised either (it may differ from the
+cached one), and no argument cuts an unsorted answer short, so the order never
+decides which rows come back.
 """
 
 from __future__ import annotations
@@ -177,18 +178,19 @@ class LocalAnswer:
 #: Reads the tidy rows of some ids: ``(icos, problems)`` (problems as in ``Tables``).
 RowReader = Callable[[np.ndarray], tuple[pd.DataFrame, pd.DataFrame]]
 
-#: How an offline answer of an unsorted query orders its rows (said in its report): the
-#: rows are the service's, their order the cached list's, which may not be the service's.
+#: How an answer of an unsorted query from the cache orders its rows (said in its report):
+#: the rows are the service's, their order the cached list's, which may not be the order the
+#: service would list the narrower query in.
 ORDER_UNSTATED = ("the cached list's order: the service's default order is not stated "
-                  "(spec 4.2) and an offline load cannot ask it; give a sort for a stated one")
+                  "(spec 4.2), so a narrower list may come in another; give a sort for a "
+                  "stated one")
 
 
 def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
                       read_rows: RowReader, profile_index: pd.DataFrame,
                       filter_set: pd.DataFrame, now: dt.datetime,
                       max_age: dt.timedelta | None,
-                      ages: Mapping[str, dt.timedelta] | None,
-                      offline: bool = False) -> LocalAnswer:
+                      ages: Mapping[str, dt.timedelta] | None) -> LocalAnswer:
     """Answer ``query`` (validated wire parameters) from the smallest cached list that can.
 
     Parameters
@@ -208,10 +210,6 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
         The time of the load (UTC).
     max_age, ages : optional
         How old the list and, per status, its profiles may be (None: no limit).
-    offline : bool, default False
-        An offline load, which cannot ask the service: an unsorted query of more than one
-        row is answered in the cached list's order, said (:data:`ORDER_UNSTATED`), instead
-        of declined.
 
     Returns
     -------
@@ -231,7 +229,7 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
         if why:
             reasons.append(f"{_shown(candidate.params)}: {why}")
             continue
-        last = _answer(query, candidate, read_rows, filter_set, offline=offline)
+        last = _answer(query, candidate, read_rows, filter_set)
         if last.answered:
             return last
         reasons.extend(f"{_shown(candidate.params)}: {r}" for r in last.reasons)
@@ -240,7 +238,7 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
 
 def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTables, *,
                       now: dt.datetime, max_age: dt.timedelta | None,
-                      ages: Mapping[str, dt.timedelta] | None, offline: bool = False
+                      ages: Mapping[str, dt.timedelta] | None
                       ) -> tuple[LocalAnswer, Stored | None]:
     """:func:`answer_from_cache` over the lists ``cache`` holds that :func:`candidate_params` picks;
     also the stored list that answered (None when none did)."""
@@ -263,7 +261,7 @@ def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTa
         read_rows=lambda ids: (derived.table("icos"), derived.table("problems")),
         profile_index=cache.profile_index(),
         filter_set=empty_frame(FILTERS) if filters is None else filters.frame,
-        now=now, max_age=max_age, ages=ages, offline=offline)
+        now=now, max_age=max_age, ages=ages)
     if answer.source is None:
         return answer, None
     return answer, found[cache.list_key(dict(answer.source.params))]
@@ -294,7 +292,7 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
     if not refresh:
         answer, source = answer_from_store(params, cache, derived, now=now,
                                            max_age=None if offline else limit,
-                                           ages=None if offline else ages, offline=offline)
+                                           ages=None if offline else ages)
         if source is not None and answer.listing is not None:
             query.use_answer(answer.listing, source,
                              unstated=answer.order if answer.order == ORDER_UNSTATED else None)
@@ -395,7 +393,7 @@ def _not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
 
 
 def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReader,
-            filter_set: pd.DataFrame, *, offline: bool = False) -> LocalAnswer:
+            filter_set: pd.DataFrame) -> LocalAnswer:
     listing = candidate.listing.reset_index(drop=True)
     ids = listing["id"].to_numpy(dtype="int64")
     rows = Rows.of(ids, *read_rows(ids), listed_score=listing["ico_score"].to_numpy(dtype=float))
@@ -414,10 +412,6 @@ def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReade
             return dataclasses.replace(judged, reasons=[why])
         order, how = np.arange(len(keep)), "the cached list's order"
     elif sort is None:
-        if len(keep) > 1 and not offline:  # the cached list's order may not be the narrower's
-            return dataclasses.replace(judged, reasons=[
-                "the query has no sort: the service's default order is not stated (spec 4.2), "
-                "and a narrower list may come in another order than the cached one"])
         order = np.arange(len(keep))
         how = ORDER_UNSTATED if len(keep) > 1 else "one row at most: in any order"
     else:

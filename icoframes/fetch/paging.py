@@ -63,7 +63,7 @@ class ListQuery:
     paged_at: dt.datetime | None = None  # when its paging ended (its rows but the kept ones)
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
-    order_unstated: str | None = None  # an offline answer's rows in the cached list's order
+    order_unstated: str | None = None  # an unsorted answer's rows in the cached list's order
     paging: bool = False
     passes: int = 1
     # (pass, page) -> the page's items as sent, and them parsed once: rows and problems
