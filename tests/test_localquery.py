@@ -17,7 +17,13 @@ import pytest
 import icoframes
 from icoframes import sandbox
 from icoframes.fetch import Load
-from icoframes.fetch.localquery import ORDER_UNSTATED, CachedList, LocalAnswer, answer_from_cache
+from icoframes.fetch.localquery import (
+    ORDER_UNSTATED,
+    PARTIAL,
+    CachedList,
+    LocalAnswer,
+    answer_from_cache,
+)
 from icoframes.fetch.policy import PROFILE_MAX_AGE
 from icoframes.files import utcnow
 from icoframes.parse.lists import summary_keys
@@ -209,8 +215,10 @@ def test_only_a_complete_fresh_list_of_the_same_status_answers(cached):
     for stale in (old, partial, future):
         answer = cached.answer(query, [stale])
         assert not answer.answered
-        assert answer.reasons == ["no complete cached list of this status younger than max_age "
-                                  "holds it"]
+        assert answer.reasons[0] == ("no complete cached list of this status younger than "
+                                     "max_age holds it")
+        assert answer.reasons[1:] == ([f"the cached list {{'status': 'past'}}: {PARTIAL}"]
+                                      if stale is partial else [])
     other_status = {**query, "status": "ongoing"}
     assert not cached.answer(other_status).answered
 

@@ -56,7 +56,7 @@ from ..parse.units import canonical_unit
 from ..schema import ICOS
 
 __all__ = ["FIELDS", "FILTER_PARAMS", "IN", "NAME_KEYS", "OUT", "UNDECIDED", "Rows", "judge",
-           "local_order", "sort_of", "tie_order"]
+           "local_order", "narrows", "residual", "sort_of", "tie_order", "within"]
 
 OUT, UNDECIDED, IN = 0, 1, 2
 
@@ -73,6 +73,69 @@ FILTER_PARAMS = tuple(p.name for p in PARAMS if p.filter and p.name != "status")
 if set(FIELDS) != set(FILTER_PARAMS):  # pragma: no cover
     raise ImportError("a filter of spec 4.2 without its stored field")
 _NAMED = ("platform", "category", "type")
+
+
+def within(name: str, narrow: Any, wide: Any) -> bool:
+    """Whether every row the filter ``name`` matches with the value ``narrow`` it matches with
+    ``wide`` too (wire values).
+
+    Examples
+    --------
+    >>> within("ico_score", 4, 3), within("exclude_areas", ["USA"], ["UK", "USA"])
+    (True, False)
+    """
+    if name == "ico_score":
+        return bool(narrow >= wide)
+    if name == "exclude_areas":
+        return set(narrow) >= set(wide)
+    if name == "accepted_currencies":  # any or all of them: spec 4.2 does not say
+        return set(narrow) == set(wide)
+    if name in YES_FLAGS:
+        return True
+    return set(narrow) <= set(wide)
+
+
+def narrows(query: Mapping[str, Any], superset: Mapping[str, Any]) -> bool:
+    """Whether every row ``query`` matches is a row of ``superset`` (wire parameters).
+
+    Examples
+    --------
+    >>> narrows({"status": "past", "platform": [1], "bounty_program": "yes"},
+    ...         {"status": "past", "platform": [1, 2]})
+    True
+    >>> narrows({"status": "past", "accepted_currencies": ["ETH"]},
+    ...         {"status": "past", "accepted_currencies": ["BTC", "ETH"]})
+    False
+    """
+    if query.get("status") != superset.get("status"):
+        return False
+    return all(superset.get(name) is None
+               or (query.get(name) is not None and within(name, query[name], superset[name]))
+               for name in FILTER_PARAMS)
+
+
+def residual(query: Mapping[str, Any], listed: Mapping[str, Any]) -> dict[str, Any]:
+    """The filters of ``query`` that the list of parameters ``listed`` does not imply: those a
+    row of that list must still pass to be a row of ``query`` (any two lists of one status).
+
+    Examples
+    --------
+    >>> residual({"status": "past", "ico_score": 4, "exclude_areas": ["UK", "USA"]},
+    ...          {"status": "past", "exclude_areas": ["USA"]})
+    {'ico_score': 4, 'exclude_areas': ['UK']}
+    >>> residual({"status": "past", "ico_score": 2, "category": [3]},
+    ...          {"status": "past", "ico_score": 3, "category": [2, 3]})
+    {'category': [3]}
+    """
+    out: dict[str, Any] = {}
+    for name in FILTER_PARAMS:
+        narrow, wide = query.get(name), listed.get(name)
+        if narrow is None or (wide is not None and within(name, wide, narrow)):
+            continue
+        if name == "exclude_areas" and wide is not None:
+            narrow = [area for area in narrow if area not in set(wide)]
+        out[name] = narrow
+    return out
 
 
 @dataclass(frozen=True)

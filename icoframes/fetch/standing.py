@@ -1,0 +1,183 @@
+"""Whether a cached list still stands for the service: its rows' copies, and the lists since.
+
+A cached list answers a narrower query (:mod:`icoframes.fetch.localquery`) only when
+its rows' copies are current (:func:`not_ready`) and no list cached since says its rows
+for *that query* are not the service's now (:func:`contradicted`). A list "since" is one
+fetched at or after it: two lists of the same millisecond may have been paged in either
+order, so each is checked against the other. One says so when it
+
+- shows a row of it with another summary or status (any status);
+- is of its status and holds an ICO it lacks that the query may match: the ICO joined
+  since. Judged by that ICO's copy under the query's filters the later list did not
+  apply (:func:`~icoframes.fetch.matching.residual`); a copy that is missing, failed,
+  older than ``profile_max_age`` or not of the summary and status that list shows
+  decides nothing, so it may match;
+- is of its status, complete, and lacks a row of it whose copy passes the later list's
+  filters: the ICO left, or changed, since (its copy is out of date, so it may have
+  joined the query or left it; a row undecided under them says nothing).
+
+The query's own status always counts, so a later list of another status says nothing
+of which ICOs are listed under it but through the rows it shows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..parse.lists import summary_keys
+from .matching import IN, OUT, UNDECIDED, Rows, judge, residual
+
+__all__ = ["CachedList", "RowReader", "contradicted", "not_ready", "shown", "unready"]
+
+
+@dataclass(frozen=True)
+class CachedList:
+    """A cached list result that may answer narrower queries.
+
+    ``listing`` holds its rows (the ``LIST`` schema) in the order the service
+    sent them; ``fetched_at`` is timezone-aware UTC.
+    """
+
+    params: Mapping[str, Any]
+    listing: pd.DataFrame
+    fetched_at: dt.datetime
+    complete: bool
+
+
+#: Reads the tidy rows of some ids: ``(icos, problems)`` (problems as in ``Tables``).
+RowReader = Callable[[np.ndarray], tuple[pd.DataFrame, pd.DataFrame]]
+
+
+def shown(params: Mapping[str, Any]) -> str:
+    """A cached list named for a reason."""
+    return "the cached list " + str({k: v for k, v in params.items() if v is not None})
+
+
+def unready(listing: pd.DataFrame, index: pd.DataFrame) -> np.ndarray:
+    """Why each row's copy cannot stand for the row ``listing`` shows (None: it can).
+
+    The copy must be fetched (or the ICO gone), of the summary and status the list
+    shows, with no failure since: read from the index itself, not from what a load
+    would fetch, since a profile waiting out its backoff is not due and yet its copy
+    is out of date (it would decide filters by old values).
+    """
+    ids = listing["id"].to_numpy(dtype="int64")
+    kept = index.reindex(ids)
+
+    def column(name: str) -> np.ndarray:
+        if name not in kept:
+            return np.full(len(ids), None, dtype=object)
+        values = kept[name].astype(object)
+        return values.where(values.notna(), None).to_numpy()
+
+    known = np.asarray(index.index.get_indexer(pd.Index(ids)) >= 0)
+    state = column("state") if "state" in kept else np.array(
+        ["fetched" if k else None for k in known], dtype=object)
+    attempts = (kept["attempts"].fillna(0).to_numpy(dtype="int64") if "attempts" in kept
+                else np.zeros(len(ids), dtype="int64"))
+    why = np.full(len(ids), None, dtype=object)
+    listed = listing["status"].astype(object).to_numpy()
+    why[column("status") != listed] = "status (the list shows another status than its copy's)"
+    why[column("summary") != np.asarray(summary_keys(listing), dtype=object)] = (
+        "changed (the list shows another summary than its copy's)")
+    why[attempts > 0] = "failed since its copy (its copy is kept, out of date)"
+    why[~np.isin(state, ["fetched", "gone"])] = "failed"
+    why[~known] = "new"
+    return why
+
+
+def _older(listing: pd.DataFrame, index: pd.DataFrame, now: dt.datetime,
+           limit: dt.timedelta | None) -> np.ndarray:
+    """Which rows' copies are older than ``limit`` (or of the future, or of no time); a gone
+    ICO's never."""
+    if limit is None or listing.empty:
+        return np.zeros(len(listing), dtype=bool)
+    kept = index.reindex(listing["id"].to_numpy(dtype="int64"))
+    age = pd.Timestamp(now) - pd.to_datetime(kept["fetched_at"], utc=True)
+    old = ((age > limit) | (age < pd.Timedelta(0)) | age.isna()).to_numpy(dtype=bool)
+    if "state" in kept:
+        return old & (kept["state"].astype(object).to_numpy() != "gone")
+    return old
+
+
+def not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
+              ages: Mapping[str, dt.timedelta] | None, *,
+              within: dt.timedelta | None = None) -> str | None:
+    """Why the list's profiles cannot stand for the service now (None: they can).
+
+    Each row's copy must be :func:`unready` for none, and within ``profile_max_age``
+    (``ages``), and ``within`` when the answer reads fields the list does not show.
+    """
+    listing = candidate.listing
+    if listing.empty:
+        return None
+    why = unready(listing, index)
+    bad = np.flatnonzero(why != None)  # noqa: E711 (element-wise)
+    if len(bad):
+        ids = listing["id"].to_numpy(dtype="int64")
+        return (f"{len(bad)} of its profiles are not cached, failed, or changed since "
+                f"(e.g. id {ids[bad[0]]}: {why[bad[0]]})")
+    status = str(candidate.params.get("status"))
+    for limit, what in ((None if ages is None else ages[status],
+                         f"profile_max_age ({{}} for {status})"),
+                        (within, "max_age ({}): the query reads fields the list does not show")):
+        old = int(_older(listing, index, now, limit).sum())
+        if old:
+            return f"{old} of its profiles are older than " + what.format(limit)
+    return None
+
+
+def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequence[CachedList],
+                 *, read_rows: RowReader, index: pd.DataFrame, filter_set: pd.DataFrame,
+                 now: dt.datetime, ages: Mapping[str, dt.timedelta] | None) -> str | None:
+    """Why a list of ``since`` (cached at or after ``candidate``) says the candidate's rows for
+    ``query`` are not the service's now (None: none does); the newest is read first."""
+    mine = candidate.listing
+    ids = mine["id"].to_numpy(dtype="int64")
+    summary = dict(zip(ids.tolist(), summary_keys(mine), strict=True))
+    status = dict(zip(ids.tolist(), mine["status"].astype(object).tolist(), strict=True))
+    of_status = candidate.params.get("status")
+    limit = None if ages is None else ages.get(str(of_status))
+    for other in sorted(since, key=lambda c: c.fetched_at, reverse=True):
+        named = f"{shown(other.params)} of {other.fetched_at:%Y-%m-%d %H:%M} UTC"
+        held = other.listing["id"].to_numpy(dtype="int64")
+        theirs = other.listing[np.isin(held, ids)]
+        for ico_id, key, listed in zip(theirs["id"].tolist(), summary_keys(theirs),
+                                       theirs["status"].astype(object).tolist(), strict=True):
+            if key != summary[ico_id] or (isinstance(listed, str) and listed != status[ico_id]):
+                return f"{named} shows id {ico_id} with another summary or status since"
+        if other.params.get("status") != of_status:
+            continue
+        if other.complete:
+            missing = mine[~np.isin(ids, held)]
+            codes = _judged(residual(other.params, candidate.params), missing, read_rows,
+                            filter_set)
+            left = np.flatnonzero(codes == IN)
+            if len(left):
+                return f"{named} lacks id {missing['id'].iloc[left[0]]}: it left the list since"
+        joined = other.listing[~np.isin(held, ids)]
+        if len(joined):
+            codes = _judged(residual(query, other.params), joined, read_rows, filter_set)
+            codes[(unready(joined, index) != None)  # noqa: E711 (element-wise)
+                  | _older(joined, index, now, limit)] = UNDECIDED
+            maybe = np.flatnonzero(codes != OUT)
+            if len(maybe):
+                return (f"{named} holds id {joined['id'].iloc[maybe[0]]}, which it lacks and "
+                        "the query may match: it joined the list since")
+    return None
+
+
+def _judged(filters: Mapping[str, Any], listing: pd.DataFrame, read_rows: RowReader,
+            filter_set: pd.DataFrame) -> np.ndarray:
+    """In, out or undecided per row of ``listing`` under ``filters``, by the rows' copies."""
+    ids = listing["id"].to_numpy(dtype="int64")
+    if not len(ids):
+        return np.zeros(0, dtype=np.int8)
+    rows = Rows.of(ids, *read_rows(ids), listed_score=listing["ico_score"].to_numpy(dtype=float))
+    return judge(filters, rows, filter_set)[0]
