@@ -29,9 +29,8 @@ from ..config import get_settings
 from ..errors import APIError, CacheError, NotCached, NotFound, QuotaExceeded, ServiceUnavailable
 from ..queries import build_queries, check_load_arguments, combined_sort, sort_rows
 from ..reporting import LoadReport
-from ..schema import LIST, empty_frame
 from ..secret import redact_url
-from ..store.cache import Cache
+from ..store.cache import Cache, Stored
 from ..store.claims import LEASE, Claims
 from ..store.derived import DerivedTables
 from ..store.housekeeping import mark_used
@@ -39,6 +38,7 @@ from ..store.legacy import convert
 from ..tables import Tables
 from .arrivals import Arrivals
 from .localquery import cached_query
+from .moment import one_row_each, page_together
 from .paging import ListQuery, listed_now_wins, pages_total
 from .planner import ProfilePlan
 from .policy import PROFILE_MAX_AGE, Want, age_limit
@@ -203,9 +203,13 @@ class Load:
         self.service.budget = budget
         made = not self.cache.dir.exists()
         try:
-            for params in queries:
-                self._add_query(params, refresh=bool(refresh) or str(params.get("status")) in
-                                self.repaged, limit=limit, ages=ages)
+            def found(params: dict[str, Any], again: bool = False) -> Any:
+                return cached_query(params, self.cache, self.derived, offline=self.offline,
+                                    refresh=again or bool(refresh) or str(params.get("status"))
+                                    in self.repaged, limit=limit, ages=ages or PROFILE_MAX_AGE)
+            for query, stored, fallback, rows in page_together(  # without a status: one
+                    queries, found, status=status, filters=filters, offline=self.offline):
+                self._add_query(query, stored, fallback, rows)  # moment
             if self.offline and all(q.frame is None for q in self.queries):
                 raise NotCached(
                     "offline=True, but nothing of this query is in the cache "
@@ -224,9 +228,7 @@ class Load:
     def _listing(self, **stopped: str) -> pd.DataFrame:
         """The rows of every list the crawl answered, with its summary in ``attrs``."""
         listed_now_wins(self.queries)
-        frames = [q.frame for q in self.queries if q.frame is not None]
-        listing = pd.concat(frames, ignore_index=True) if frames else empty_frame(LIST)
-        listing = listing.drop_duplicates("id", keep="first").reset_index(drop=True)
+        listing = one_row_each(self.queries)  # an ICO in two lists: the later listing's row
         listing.attrs["icoframes"] = {
             "queries": [q.summary() for q in self.queries], "failed": dict(self.failed),
             "gone": list(self.gone), "over_budget": list(self._plan.over_budget), **stopped,
@@ -234,23 +236,21 @@ class Load:
             "requests": self.requests_spent()}
         return listing
 
-    def _add_query(self, params: dict[str, Any], *, refresh: bool, limit: dt.timedelta | None,
-                   ages: Mapping[str, dt.timedelta]) -> None:
-        """Answer ``params`` from the cache when it can (:func:`.localquery.cached_query`),
-        else page it (when no other process is paging it)."""
-        query, stored = cached_query(params, self.cache, self.derived, offline=self.offline,
-                                     refresh=refresh, limit=limit, ages=ages or PROFILE_MAX_AGE)
+    def _add_query(self, query: ListQuery, stored: Stored | None, fallback: Stored | None,
+                   rows: pd.DataFrame | None) -> None:
+        """Use ``query`` answered from the cache (:func:`.localquery.cached_query`; its ``rows``
+        planned), else page it (when no other process is; ``fallback`` if paging fails)."""
         self.queries.append(query)
         if query.frame is not None:
-            self._plan_rows(query, query.frame, repaged=self.lists_after is not None)
+            self._plan_rows(query, rows, repaged=self.lists_after is not None)
             return
         if self.offline:
             return  # nothing cached for this query: the report says so
-        self.service.client(f"the list for {params}")  # fails before any request if unusable
-        with self.service.ledger_opening():  # meanwhile: its two new databases side by side
+        self.service.client(f"the list for {query.params}")  # fails before any request if
+        with self.service.ledger_opening():  # unusable; meanwhile: its two new databases
             mine = self._lists.claim(query, stored)  # else another process pages it: waited for
         if mine:
-            query.start(stored, after=self.lists_after)
+            query.start(fallback, after=self.lists_after)
 
     def _plan_rows(self, query: ListQuery, frame: pd.DataFrame | None, *, repaged: bool,
                    page: int | None = None) -> None:

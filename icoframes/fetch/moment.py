@@ -1,0 +1,126 @@
+"""The lists of a load without a status, as of one moment.
+
+A load without a status sends one query per status and combines their rows. An
+ICO that moves between two statuses (an upcoming sale starting, an ongoing one
+ending) leaves one list and joins another. Lists of different times then
+disagree: the ICO is in both (its row of the older list shows its old status),
+or, when the list it joined is the older one, in neither, and nothing would
+say it is missing. So when the load pages the list of one status, it pages the
+others too (:func:`page_together`: list pages only, the cached profiles are
+used as usual), and when an ICO is still listed twice, the row of the list
+that listed it last is the one kept (:func:`one_row_each`). A load whose every
+list is answered from the cache pays nothing: its lists are as old as their
+``fetched_at`` says, each within ``max_age``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..queries import combined_sort
+from ..schema import LIST, empty_frame
+from ..store.cache import Stored
+from ..store.db import ms
+from .paging import ListQuery
+
+__all__ = ["TOGETHER", "one_row_each", "page_together"]
+
+#: Why a list a load without a status could answer from the cache is paged (its
+#: ``cache_declined``): another status's list is paged by the load.
+TOGETHER = ("paged with the list of {paged} (paged by this load): a load without a status "
+            "pages its lists together, so that an ICO that moved between statuses since the "
+            "cached list is listed once, under its status now")
+
+Found = tuple[ListQuery, "Stored | None"]
+
+
+def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any], bool], Found],
+                  *, status: str | None, filters: Mapping[str, Any], offline: bool
+                  ) -> list[tuple[ListQuery, Stored | None, Stored | None, pd.DataFrame | None]]:
+    """The load's list queries (wire parameters), each answered from the cache or to page
+    (``frame`` None); for a load without a status that pages one, the others paged too.
+
+    ``find(params, again)`` answers ``params`` from the cache when it can (its own cached
+    list too: :func:`.localquery.cached_query`); ``again``: never, to page it. Each query
+    comes with its own cached list (its claim's copy) and its fallback should its paging
+    bring nothing: that list, or else the cache's answer it had (a failed paging is no
+    reason to answer with less than the cache had). When the loader sorts the combined
+    rows itself (a sort without a status), no query's order is unstated: the result's
+    order is the sort's. Last, the rows of a query answered from the cache whose profiles
+    are to plan: those no later list of the load lists (an ICO two cached lists list is
+    planned by the row the result keeps, :func:`one_row_each`: the older row's status would
+    have its newer copy fetched again); None for a query to page.
+    """
+    found = [find(params, False) for params in queries]
+    if status is None and combined_sort(status, filters) is not None:
+        for query, _ in found:
+            query.order_unstated = None  # sort_rows orders every row (ties by id)
+    paged = [str(q.params.get("status")) for q, _ in found if q.frame is None]
+    together = status is None and not offline and paged
+    used = [_again(query, find, paged) if together and query.frame is not None
+            else (query, stored, stored) for query, stored in found]
+    answered = [query for query, _, _ in used if query.frame is not None]
+    kept = dict(zip(map(id, answered), _kept(answered), strict=True))
+    return [(query, stored, fallback, None if query.frame is None else
+             query.frame[kept[id(query)]]) for query, stored, fallback in used]
+
+
+def _again(query: ListQuery, find: Callable[[dict[str, Any], bool], Found], paged: list[str]
+           ) -> tuple[ListQuery, Stored | None, Stored | None]:
+    """``query``, answered from the cache, to page with the lists of ``paged``."""
+    redo, own = find(query.params, True)
+    redo.declined = [TOGETHER.format(paged=" and ".join(repr(s) for s in paged))]
+    return redo, own, own if own is not None else _as_stored(query)
+
+
+def _as_stored(query: ListQuery) -> Stored:
+    """A query answered from the cache, as the cached list that stands in should its paging
+    bring nothing (partial: the paging failed)."""
+    assert query.frame is not None and query.fetched_at is not None
+    return Stored(query.frame, query.fetched_at, {
+        "params": query.params, "complete": False, "total_icos": query.total_icos,
+        "problems": query.problems, "items": query.n_items})
+
+
+def one_row_each(queries: list[ListQuery]) -> pd.DataFrame:
+    """The rows of the load's lists, one per ICO, in the lists' order: of an ICO listed by
+    two of them, the row of the list that listed it last (it moved there since the other
+    listed it; a tie keeps the first)."""
+    frames = [q for q in queries if q.frame is not None]
+    if not frames:
+        return empty_frame(LIST)
+    listing = pd.concat([q.frame for q in frames], ignore_index=True)
+    keep = np.concatenate(_kept(frames))
+    return listing if keep.all() else listing[keep].reset_index(drop=True)
+
+
+def _kept(queries: list[ListQuery]) -> list[np.ndarray]:
+    """Per query (each with a ``frame``), which of its rows the result keeps: of an ICO listed
+    by two of them, the row of the list that listed it last (a tie: the first)."""
+    sizes = [len(q.frame) for q in queries if q.frame is not None]
+    ids = np.concatenate([q.frame["id"].to_numpy() for q in queries if q.frame is not None]
+                         or [np.empty(0, dtype="int64")])
+    keep = np.ones(len(ids), dtype=bool)
+    if len(np.unique(ids)) < len(ids):
+        when = np.concatenate([_listed_at(q) for q in queries])
+        order = np.argsort(-when, kind="stable")  # the latest first; a tie: the earlier list
+        keep[:] = False
+        keep[order[~pd.Series(ids[order]).duplicated(keep="first").to_numpy()]] = True
+    return np.split(keep, np.cumsum(sizes)[:-1]) if sizes else []
+
+
+def _listed_at(query: ListQuery) -> np.ndarray:
+    """When ``query`` listed each of its rows (ms): its kept rows when their list was, the
+    others when it was paged (or cached: a cached list is as old as its ``fetched_at``)."""
+    assert query.frame is not None
+    when = query.paged_at or query.fetched_at
+    at = np.full(len(query.frame), 0 if when is None else ms(when), dtype="int64")
+    if query.kept:
+        from_kept = query.frame["id"].isin(query.kept["ids"]).to_numpy()
+        at[from_kept] = ms(dt.datetime.fromisoformat(query.kept["fetched_at"]))
+    return at

@@ -1,0 +1,146 @@
+"""A load without a status (one query per status, their rows combined) describes one moment:
+an ICO that moved between two statuses is listed once, under its status now, never lost
+between a list answered from the cache and one paged now, nor shown with its old status; and
+a sort the loader does itself leaves no order unstated (review Q3 items 2-4). The sandbox over
+loopback moves ICOs between statuses between loads."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+
+import pytest
+import time_machine
+
+import icoframes
+from icoframes import sandbox
+from icoframes.fetch.moment import TOGETHER
+
+T0 = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def sb(tmp_path):
+    with sandbox.serve(n_icos=300, seed=3) as server:
+        icoframes.configure(**server.settings(), cache_dir=tmp_path / "cache")
+        with time_machine.travel(T0, tick=False):
+            icoframes.load_filters()
+        yield server
+        icoframes.reset_configuration()
+
+
+def at(minutes: int) -> time_machine.travel:
+    return time_machine.travel(T0 + dt.timedelta(minutes=minutes), tick=False)
+
+
+def one_of(sb, status: str, *, few_in: str):
+    """An ICO of ``status`` whose category has at most one ICO of status ``few_in`` (so that
+    the narrower query of that status is answered from its cached list, one row at most)."""
+    few = Counter(r.category_id for r in sb.directory.records(few_in))
+    return next(r for r in sb.directory.records(status) if few[r.category_id] <= 1)
+
+
+@pytest.mark.parametrize(("before", "after"), [("upcoming", "ongoing"), ("ongoing", "past")])
+def test_an_ico_that_moved_between_a_cached_and_a_paged_status_is_listed_under_its_status_now(
+        sb, before, after):
+    """The ongoing query is answered from the cached ongoing list of T0, the others are paged
+    now: the ongoing list is paged with them. Was: upcoming -> ongoing, the ICO in neither list
+    and no report naming it; ongoing -> past, the ICO shown as ongoing (the first list's row)."""
+    x = one_of(sb, before, few_in="ongoing")
+    with at(0):
+        icoframes.load_icos(status="ongoing", progress=False)  # the ongoing superset only
+    sb.update_ico(x.id, status=after)
+    sb.stats.reset()
+    with at(5):
+        got = icoframes.load_icos(category=[x.category_id], progress=False)
+    row = got[got["id"] == x.id]
+    assert row["status"].astype(object).tolist() == [after]
+    queries = got.attrs["icoframes"]["queries"]
+    assert [q["params"]["status"] for q in queries] == ["ongoing", "upcoming", "past"]
+    assert [q["from_cache"] for q in queries] == [False, False, False]
+    assert [q["complete"] for q in queries] == [True, True, True]
+    assert queries[0]["cache_declined"] == [TOGETHER.format(paged="'upcoming' and 'past'")]
+    assert "cache_declined" not in queries[1] and "cache_declined" not in queries[2]
+    assert sb.stats.requests["icos"] == 3  # one page per status: the category is small
+    assert got["id"].is_unique and got.attrs["icoframes"]["missing"] == []
+    service = sorted(r.id for r in sb.directory.records() if r.category_id == x.category_id)
+    assert sorted(got["id"].tolist()) == service
+    assert dict(zip(got["id"], got["status"].astype(object), strict=True)) == {
+        i: sb.directory.status_of(i) for i in service}
+
+
+def test_lists_all_cached_an_ico_listed_twice_is_shown_as_the_later_list_lists_it(sb):
+    """Every list cached (no request): the ICO ended between the ongoing list (T0) and the
+    past list (T0 + 1 h), both list it; its row is the past list's (was: the ongoing one's,
+    the first query's)."""
+    x = one_of(sb, "ongoing", few_in="upcoming")
+    with at(0):
+        icoframes.load_icos(status="ongoing", progress=False)
+    sb.update_ico(x.id, status="past")
+    with at(60):
+        icoframes.load_icos(status="upcoming", progress=False)
+        icoframes.load_icos(status="past", progress=False)
+    sb.stats.reset()
+    with at(120):
+        icos = icoframes.load_icos(progress=False)
+        listed = icoframes.load_list(progress=False)
+    for got in (icos, listed):
+        assert got.loc[got["id"] == x.id, "status"].astype(object).tolist() == ["past"]
+        queries = got.attrs["icoframes"]["queries"]
+        assert [q["from_cache"] for q in queries] == [True, True, True]
+        assert queries[0]["rows"] == len(sb.directory.records("ongoing")) + 1  # x still in
+        assert got["id"].is_unique
+        assert len(got) == len(sb.directory.records())
+    assert sum(sb.stats.requests.values()) == 0  # (was: x's newer copy fetched again)
+    assert icos["id"].tolist() == listed["id"].tolist()  # the lists' order, x in past's place
+    past = listed[listed["status"] == "past"]["id"].tolist()
+    assert past == [i for i in listed["id"] if sb.directory.status_of(i) == "past"]
+
+
+def test_a_sorted_load_without_a_status_leaves_no_order_unstated(sb):
+    """The loader sorts the combined rows itself: each status's query is answered from its
+    cached list (no request online either) and none says its order is unstated (was: each
+    did, offline and online, though the result is in the asked order)."""
+    with at(0):
+        icoframes.load_icos(progress=False)  # the three lists
+    sb.stats.reset()
+    for offline in (True, False):
+        with at(5):
+            got = icoframes.load_icos(sort_desc="id", ico_score=3, progress=False,
+                                      offline=offline)
+            listed = icoframes.load_list(sort_asc="name", ico_score=3, progress=False,
+                                         offline=offline)
+        assert got["id"].tolist() == sorted(got["id"], reverse=True) and len(got) > 20
+        assert listed["name"].str.casefold().is_monotonic_increasing
+        for frame in (got, listed):
+            entries = icoframes.report(frame).queries
+            assert [q.answered_from for q in entries] == [
+                {"status": s} for s in ("ongoing", "upcoming", "past")]
+            assert [q.order_unstated for q in entries] == [None, None, None]
+            assert all("order_unstated" not in q for q in frame.attrs["icoframes"]["queries"])
+    assert sum(sb.stats.requests.values()) == 0
+    with at(5):  # unsorted: the order is the cached lists', said
+        plain = icoframes.load_icos(ico_score=3, progress=False)
+    assert all(q.order_unstated for q in icoframes.report(plain).queries)
+
+
+def test_lists_paged_together_that_fail_answer_as_the_cache_did(sb):
+    """The service down: the past list (never cached) cannot be paged, nor the ongoing and
+    upcoming lists paged with it; those keep the rows the cache answered them with (partial,
+    said), not nothing."""
+    with at(0):
+        icoframes.load_icos(status="ongoing", progress=False)
+        icoframes.load_icos(status="upcoming", progress=False)
+    x = one_of(sb, "upcoming", few_in="ongoing")
+    cached = sorted(r.id for r in sb.directory.records() if r.category_id == x.category_id
+                    and r.status != "past")
+    sb.set_faults(1.0)
+    sb.stats.reset()
+    with at(5), pytest.warns(icoframes.errors.IncompleteWarning, match="could not be paged"):
+        got = icoframes.load_icos(category=[x.category_id], progress=False)
+    assert sorted(got["id"].tolist()) == cached and x.id in cached
+    queries = got.attrs["icoframes"]["queries"]
+    assert [(q["from_cache"], q["complete"]) for q in queries] == [
+        (True, False), (True, False), (False, False)]
+    assert queries[2]["rows"] == 0 and queries[2]["failed_pages"]
+    assert sb.stats.requests["icos"] >= 3 and "ico" not in sb.stats.requests
