@@ -101,7 +101,8 @@ class QueryReport:
     failed_pages : dict of str to str
         Page number -> why it failed.
     count_contradicts : bool
-        Every page came, with fewer ICOs than the count says.
+        Every page came (paging stops at the first listing none), with fewer ICOs than
+        the count says, and none moved.
     values_lost : int
         Raw values of the list that could not be read.
     answered_from : dict or None

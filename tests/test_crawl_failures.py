@@ -143,7 +143,9 @@ def test_paging_stops_at_the_first_empty_page_and_never_queues_more_than_the_wor
         with pytest.warns(IncompleteWarning):
             icoframes.load_list(status="past", progress=False)
     assert state["max"] <= 3
-    assert srv.hits[LIST] <= 1 + 3  # page 1, then the pages in flight when page 2 came back
+    # page 1, then the pages in flight when page 2 came back; twice (page 2 of the 500 pages
+    # page 1 counted listing none is taken for a list that shrank, then for the count's fault)
+    assert srv.hits[LIST] <= 2 * (1 + 3)
 
 
 # -- the circuit breaker ------------------------------------------------------------

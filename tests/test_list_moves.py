@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from hostile import LIST, HostileServer, json_reply, list_item
 from test_narrower_loads import listed_by_service  # the sandbox's ids, paged over loopback
 
 import icoframes
@@ -102,3 +103,94 @@ def test_a_list_that_keeps_moving_is_kept_partial_and_says_why(moving):
     with pytest.warns(IncompleteWarning):
         icoframes.load_list(status="past", progress=False)
     assert moving.stats.requests["icos"] > 0  # paged again, not used as cached
+
+
+def test_a_list_that_shrank_past_its_last_page_is_paged_again(moving):
+    """141 ICOs on 8 pages; after page 7 one of page 1 leaves, so page 8 is past the end (error
+    482, no counts): the pass moved, the second is the list (was: kept as the count's fault,
+    ``count_contradicts``, with the gone ICO and without one listed, used until max_age)."""
+    before = listed_by_service(moving)
+    while len(before) % 20 != 1:  # the lowest ids: the end of the service's order
+        moving.remove_ico(before.pop())
+    gone, pages = before[5], pages_of(len(before))
+    moving.stats.reset()
+    moving.change(pages - 1, lambda: moving.update_ico(gone, status="ongoing"))
+    listing = icoframes.load_list(status="past", progress=False)
+    assert moving.stats.requests["icos"] == pages + pages_of(len(before) - 1) == 8 + 7
+    (query,) = listing.attrs["icoframes"]["queries"]
+    assert listing["id"].tolist() == listed_by_service(moving) == [i for i in before if i != gone]
+    assert (query["complete"], query["count_contradicts"], query["failed_pages"]) == (
+        True, False, {})
+
+
+
+def _pages(answer):
+    """A hostile list: page ``n`` after the ``k``-th request of a page 1 answers
+    ``answer(n, k)`` = (total_icos, total_pages, ids); no id: error 482."""
+    calls = []
+
+    def behaviour(h):
+        page = h.request_json().get("page", 1)
+        calls.append(page)
+        total, pages, ids = answer(page, calls.count(1))
+        json_reply({"error": None, "total_icos": total, "total_pages": pages,
+                    "current_page": page, "data": [list_item(i) for i in ids]}
+                   if ids else {"error": 482, "data": []})(h)
+    return behaviour
+
+
+@pytest.mark.parametrize("second", [(60, 3), (59, 3)], ids=["same", "moved"])
+def test_a_page_page_1_counted_listing_none_is_a_move_then_the_counts_fault(tmp_path, second):
+    """Page 2 of 3 answers 482 (page 3 would list ICOs): pass 1 moved, paged again (was: the
+    list ended there, 'every page came'); pass 2 ending at the same page of the same counts is
+    the count's fault (``count_contradicts``: used as cached), at another count a list still
+    moving (partial, the page in ``failed_pages``, paged again by the next call)."""
+    ids = {1: range(1, 21), 2: (), 3: range(41, 61)}
+    behaviour = _pages(lambda page, k: (*((60, 3) if k % 2 else second), ids.get(page, ())))
+    with HostileServer({LIST: behaviour}) as srv:
+        # one request at a time: page 3 is not asked along with page 2
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache", max_workers=1)
+        try:
+            with pytest.warns(IncompleteWarning) as warned:
+                listing = icoframes.load_list(status="past", progress=False)
+            assert srv.hits[LIST] == 4  # pages 1-2 twice: a page listing none ends a pass
+            with pytest.warns(IncompleteWarning):
+                icoframes.load_list(status="past", progress=False)
+            again = srv.hits[LIST] - 4
+        finally:
+            icoframes.reset_configuration()
+    (query,) = listing.attrs["icoframes"]["queries"]
+    assert listing["id"].tolist() == list(range(1, 21)) and not query["complete"]
+    if second == (60, 3):
+        assert query["count_contradicts"] and query["failed_pages"] == {} and again == 0
+        assert ("is partial (40 of its 60 ICOs missing); its pages came (to the first listing "
+                "none), with fewer ICOs than the count says: it is paged again once older than "
+                "max_age") in str(warned[0].message)
+    else:
+        assert not query["count_contradicts"] and again == 4
+        assert query["failed_pages"] == {"2": "the list moved while it was paged: page 1 "
+                                          "counted 59 ICOs in 3 pages, page 2 listed none"}
+
+
+def test_a_list_whose_count_lies_is_its_last_pass_alone(tmp_path):
+    """total_icos is 5 too high on every page: both passes come short; ICO 40 leaves between
+    them and is not in the list (was: both passes merged, the gone ICO kept until max_age)."""
+    def answer(page, k):
+        listed = list(range(1, 41 if k == 1 else 40))
+        return len(listed) + 5, 2, listed[(page - 1) * 20:page * 20]
+    with HostileServer({LIST: _pages(answer)}) as srv:
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache")
+        try:
+            with pytest.warns(IncompleteWarning, match="with fewer ICOs than the count says"):
+                listing = icoframes.load_list(status="past", progress=False)
+            assert srv.hits[LIST] == 4
+            with pytest.warns(IncompleteWarning, match="once older than max_age"):
+                warm = icoframes.load_list(status="past", progress=False)
+            assert srv.hits[LIST] == 4  # used as cached: the count's fault
+        finally:
+            icoframes.reset_configuration()
+    for frame in (listing, warm):
+        (query,) = frame.attrs["icoframes"]["queries"]
+        assert frame["id"].tolist() == list(range(1, 40))
+        assert (query["complete"], query["count_contradicts"], query["total_icos"],
+                query["failed_pages"]) == (False, True, 44, {})

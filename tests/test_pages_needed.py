@@ -80,12 +80,26 @@ def test_a_second_pass_counts_once_and_a_list_that_cannot_be_paged_again_counts_
 
 
 def test_a_list_that_ended_on_an_empty_page_needs_nothing_more():
+    """Nothing follows an empty page; one that page 1 counted ICOs for (page 2 of 60 ICOs) is
+    a list that shrank (a move): a pass more, of page 1's 3 pages and one more, unless it is
+    the second pass ending there again (the count's fault)."""
+    query = _paged()
+    for pass_no in (1, 2):
+        assert query.next_page() == (1, pass_no)
+        query.on_page(1, pass_no, _page(list(range(100, 160)), 1, 60))
+        query.next_page()
+        query.on_page(2, pass_no, _page([], 2, 60))  # empty: nothing follows it
+        assert query.pages_at_most(UNKNOWN_PAGES) == (3 + 1 if pass_no == 1 else 0)
+        assert query.finish_pass(may_repage=True) is (pass_no == 1)
+    assert query.count_contradicts and query.failed_pages == {}
     query = _paged()
     query.next_page()
-    query.on_page(1, 1, _page(list(range(100, 160)), 1, 60))
-    query.next_page()
-    query.on_page(2, 1, _page([], 2, 60))  # empty: nothing follows it
+    query.on_page(1, 1, _page(list(range(100, 140)), 1, 40) | {"total_pages": 50})
+    query.next_page(), query.next_page()
+    query.on_page(2, 1, _page(list(range(100, 140)), 2, 40) | {"total_pages": 50})
+    query.on_page(3, 1, _page([], 3, 40))  # pages counted past the ICOs counted: no move
     assert query.pages_at_most(UNKNOWN_PAGES) == 0
+    assert not query.finish_pass(may_repage=True) and query.complete
 
 
 def test_the_pass_again_counts_the_pages_of_the_latest_count_and_one_more():
@@ -117,6 +131,6 @@ def test_a_page_in_flight_of_a_list_that_ended_may_still_be_retried():
     query.on_page(1, 1, _page(ids, 1, 60))
     query.next_page(), query.next_page()
     query.on_page(2, 1, _page([], 2, 60))  # empty: nothing follows it; page 3 is out
-    assert query.pages_at_most(UNKNOWN_PAGES) == 1
+    assert query.pages_at_most(UNKNOWN_PAGES) == 1 + (3 + 1)  # and a pass more (it shrank)
     query.on_page(3, 1, _page([], 3, 60))
-    assert query.pages_at_most(UNKNOWN_PAGES) == 0
+    assert query.pages_at_most(UNKNOWN_PAGES) == 3 + 1

@@ -9,15 +9,17 @@ A list is **complete** when one pass over its pages is clean: every page came,
 each with the counts page 1 gave (``total_icos``, ``total_pages``), and the ids
 seen cover ``total_icos``; its rows are then that pass's, in the service's
 order. A pass whose counts moved (an ICO came or went between two pages: the
-pages no longer tile one list) stops asking and the list is paged once more
-from page 1 (at most :data:`MAX_PASSES` passes); so is a pass short of its
-count (the list may have shifted). When the last pass is not clean either, the
-list is kept as **partial** with every row its passes saw (their order is not
-the service's): used, marked so in the cache and in the result (a moved page in
-``failed_pages``), and paged again by the next call; except a list whose pages
-all came with fewer items than its count says (:attr:`ListQuery.count_contradicts`:
-the count lies, paging again brings the same), which is used as cached until it
-is older than ``max_age``.
+pages no longer tile one list), or that ended on a page page 1 counted (the list
+shrank: its last page is past the end now), stops asking and the list is paged
+once more from page 1 (at most :data:`MAX_PASSES` passes); so is a pass short of
+its count (the list may have shifted). When the last pass moved too, or a page
+failed, the list is kept as **partial** with every row its passes saw (their
+order is not the service's): used, marked so in the cache and in the result (a
+moved page in ``failed_pages``), and paged again by the next call. A last pass
+that did not move but is short of its count (or ended on the same page of the
+same counts as the pass before) is the list, its rows alone
+(:attr:`ListQuery.count_contradicts`: the count lies, paging again brings the
+same): partial, used as cached until it is older than ``max_age``.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ class ListQuery:
     _ids_this_pass: set[str] = field(default_factory=set)
     _counts: tuple[int, int] = (0, 0)  # page 1's (total_icos, total_pages) in this pass
     _moved: dict[int, dict[int, str]] = field(default_factory=dict)  # pass -> page -> why
+    # pass -> its first page listing none that page 1 counted ICOs for, and page 1's counts
+    _empty: dict[int, tuple[int, tuple[int, int]]] = field(default_factory=dict)
     in_flight: int = 0
 
     # -- using a cached copy -------------------------------------------------
@@ -103,7 +107,8 @@ class ListQuery:
 
     @property
     def count_contradicts(self) -> bool:
-        """Every page came, with fewer items than ``total_icos``: the count is not the list's."""
+        """Every page came (paging ends at a page listing none), with fewer items than
+        ``total_icos``, and no page moved: the count is not the list's."""
         return (not self.failed_pages and self.total_icos is not None
                 and self.n_items < self.total_icos)
 
@@ -157,6 +162,11 @@ class ListQuery:
         ids = {str(item.get("id")) for item in items if isinstance(item, dict)}
         if not items:  # an empty page (or error 482): nothing follows it
             self._ended = True
+            icos, pages = self._counts
+            if number <= pages and (number - 1) * PAGE_SIZE < icos:  # page 1 counted ICOs
+                first = self._empty.get(pass_no)  # (pages in flight come back in any order)
+                if first is None or number < first[0]:
+                    self._empty[pass_no] = (number, self._counts)
         elif number > 1 and ids and ids <= self._ids_this_pass:
             # a whole page of ICOs already seen: a server repeating itself, not a list
             # shifting (that moves an item or two); asking for more pages would not end
@@ -215,10 +225,19 @@ class ListQuery:
     @property
     def _may_page_again(self) -> bool:
         """Whether this pass, ending short or moved, would be followed by another: not after a
-        page failed (it spent its retries), nor when it ended early on an empty page with
-        its counts unmoved (paging again would end there again)."""
+        page failed (it spent its retries), nor when it ended on an empty page it did not
+        take for a move (page 1's: paging again would end there again)."""
         return (self.passes < MAX_PASSES and not self.failed_pages
-                and (not self._ended or self.passes in self._moved))
+                and (not self._ended or self.passes in self._moved or self._shrank))
+
+    @property
+    def _shrank(self) -> bool:
+        """This pass ended on a page that page 1 counted ICOs for: the list shrank while it
+        was paged (an ICO before it left: the last page is past the end now), a move; unless
+        the pass before ended at the same page of the same counts (then the count, not the
+        list, is off: a total_icos saying more ICOs than the pages hold)."""
+        ended = self._empty.get(self.passes)
+        return ended is not None and ended != self._empty.get(self.passes - 1)
 
     @property
     def pass_done(self) -> bool:
@@ -231,16 +250,22 @@ class ListQuery:
         # items the service sent without a usable id are short in the frame, not in the list:
         # paging again now would bring the same items back
         short = self.total_icos is None or len(items) < self.total_icos
+        if self._shrank:
+            number, (icos, n_pages) = self._empty[self.passes]
+            self._moved.setdefault(self.passes, {})[number] = (
+                f"the list moved while it was paged: page 1 counted {icos} ICOs in {n_pages} "
+                f"pages, page {number} listed none")
         moved = self.passes in self._moved
         if (moved or short) and may_repage and self._may_page_again:
             # the list moved or shifted while it was paged: page it all once more
             self.passes, self._next, self._last, self._ended = self.passes + 1, 1, 1, False
             return True
         self.paging = False
-        # a clean pass is the service's list: its rows alone, in its order (a row only an
-        # earlier pass saw has left the list, and the earlier order is not the list's)
+        # a pass that did not move is the service's list: its rows alone, in its order (a row
+        # only an earlier pass saw has left the list, and the earlier order is not the
+        # list's); short of its count too (the count is off: count_contradicts)
         clean = not (moved or short or self.failed_pages)
-        if not clean:  # no pass is: every row seen, kept partial and paged again next time
+        if moved or self.failed_pages:  # no pass is: every row seen, partial, paged again
             pages = [self._pages[key] for key in sorted(self._pages)]
             items = merge_pages({"data": page[0]} for page in pages)
             for why in self._moved.values():

@@ -173,8 +173,9 @@ def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
             if q.get("kept"):  # an export's day: what the paging lacked, kept from its list
                 count += (f"; {q['kept']['rows']} of its rows kept from the list paged at "
                           f"{q['kept']['fetched_at']}")
-            again = ("every page came, with fewer ICOs than the count says: it is paged again "
-                     "once older than max_age" if q.get("count_contradicts")
+            again = ("its pages came (to the first listing none), with fewer ICOs than the "
+                     "count says: it is paged again once older than max_age"
+                     if q.get("count_contradicts")
                      else "the next call pages it again")
             parts.append(f"the list {params} is partial ({count}); {again}")
     if missing:
