@@ -35,7 +35,7 @@ from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
 from .auth import sign, url_and_auth
 from .blame import status_error
-from .control import LoadControl
+from .control import LoadControl, profile_item
 from .counts import Budget, Counter
 from .gate import (
     MAX_RESPONSE_BYTES,
@@ -307,7 +307,8 @@ class Client:
         }
         url = self._origin + ENDPOINTS[endpoint]
         path = ENDPOINTS[endpoint]
-        item = (endpoint, body)  # the item is the request: its retries are one item's
+        # the item is the request (its retries are one item's), a profile named by its id
+        item = profile_item(payload.get("id")) if endpoint == "ico" else (endpoint, body)
         started = time.monotonic()
         attempt = refused = 0
         while True:

@@ -26,7 +26,12 @@ including a thread stuck reading a body that trickles in byte by byte.
     service that is down (a captive portal, ``{}`` for everything).
 
 A wrong answer is neutral for the first rule: neither a failure of the service
-nor a success that would clear its count.
+nor a success that would clear its count. A wrong answer to an item that failed in an
+earlier load (:meth:`~LoadControl.known_bad`: the load says which) is neutral for the
+third rule too: it was expected, so it tells nothing of the service; a load asking only
+such items (its list and every other profile cached) is not stopped by them, and what it
+costs is bounded by how many there are (the freshness policy asks one that keeps failing
+less and less often). A 503 or a refused connection for such an item still counts.
 
 Failures concentrated on a few ids end as those items' failures (reported,
 retried by the next call) and the rest of the load completes. So that a
@@ -44,7 +49,7 @@ import socket
 import threading
 
 __all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "BREAKER_REFUSED", "SUSPECT_FAILURES",
-           "SUSPECT_ITEMS", "Cancelled", "LoadControl"]
+           "SUSPECT_ITEMS", "Cancelled", "LoadControl", "profile_item"]
 
 # Attempts in a row that never reached the service (refused, no connection) that stop a
 # load: more than one item's own retries (6), few enough to stop within seconds.
@@ -63,6 +68,11 @@ BREAKER_REFUSED = 32
 # requests failing at random, 1 in 4 million), a service failing everywhere at once.
 SUSPECT_FAILURES = 8
 SUSPECT_ITEMS = 3
+
+
+def profile_item(ico_id: object) -> tuple[str, object]:
+    """The item the client's request for profile ``ico_id`` is, to the breaker."""
+    return ("ico", ico_id)
 
 
 class Cancelled(Exception):
@@ -106,6 +116,7 @@ class LoadControl:
         self.tripped = False
         self._failing: set[object] = set()  # the items failed since the last success
         self._refused: set[object] = set()  # the items answered wrongly since the last success
+        self._known: set[object] = set()  # the items that failed in an earlier load
         self._retrying: set[object] = set()  # the failed items trying again
         self._stop = threading.Event()  # cancelled: reads cut
         self._halt = threading.Event()  # no new attempt (set by cancel too)
@@ -124,15 +135,17 @@ class LoadControl:
 
     @property
     def items_refused(self) -> int:
-        """Different items answered wrongly since the last good answer."""
+        """Different items answered wrongly since the last good answer (not those
+        :meth:`known_bad`: what the breaker counts)."""
         with self._lock:
-            return len(self._refused)
+            return len(self._refused - self._known)
 
     @property
     def items_bad(self) -> int:
-        """Different items failed or answered wrongly since the last good answer."""
+        """Different items failed or answered wrongly since the last good answer (those
+        :meth:`known_bad` only when they failed)."""
         with self._lock:
-            return len(self._failing | self._refused)
+            return len(self._failing | (self._refused - self._known))
 
     @property
     def cancelled(self) -> bool:
@@ -184,15 +197,23 @@ class LoadControl:
         if trip:
             self.cancel()
 
+    def known_bad(self, item: object) -> None:
+        """``item`` failed in an earlier load: a wrong answer to it is expected, its failure
+        again, not a sign of a service that is down (:meth:`refused` does not count it
+        toward the breaker); its other failures (a 503) count as any item's."""
+        with self._lock:
+            self._known.add(item)
+
     def refused(self, reason: str, *, item: object = None) -> bool:
         """The service answered ``item``, wrongly (a JSON object not its answer, a body that is
         no JSON, an error about that request): that item's failure, neutral for the run of
         failures (no count, no success). The breaker trips once :attr:`refused_items`
-        different items failed or were answered wrongly with no good answer in between.
+        different items failed or were answered wrongly with no good answer in between, not
+        counting the wrong answers to items :meth:`known_bad`.
 
         Returns whether the item is worth asking once more: not once :data:`SUSPECT_ITEMS`
-        different items were answered wrongly since the last good answer (a service
-        answering everything wrongly: another item's first answer tells more).
+        different items (known bad or not) were answered wrongly since the last good answer
+        (a service answering everything wrongly: another item's first answer tells more).
         """
         with self._lock:
             self.unsent_in_a_row = 0  # (it reached the service)
@@ -210,7 +231,8 @@ class LoadControl:
             return False
         self.tripped = (len(self._failing) >= self.items
                         or self.unsent_in_a_row >= self.failures
-                        or len(self._failing | self._refused) >= self.refused_items)
+                        or len(self._failing | (self._refused - self._known))
+                        >= self.refused_items)
         return self.tripped
 
     def keep_trying(self, item: object, allowed: bool) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..api.client import Client
-from ..api.control import LoadControl
+from ..api.control import LoadControl, profile_item
 from ..config import SET_CACHE_DIR, Settings
 from ..errors import CacheError, ConfigError, NotCached
 from ..files import not_a_folder
@@ -24,6 +24,7 @@ from ..store.cache import Cache
 from ..store.db import check_cache_dir, disk_full
 from ..store.housekeeping import remove_folder
 from ..store.ledger import LedgerState, QuotaLedger
+from .policy import Want
 from .stops import Booking, warn_short_quota
 
 __all__ = ["Service", "check_writable", "forget_unreached"]
@@ -102,6 +103,15 @@ class Service:
                                                 pool_size=self.settings.max_workers,
                                                 control=self.control)
         return self._client
+
+    def profile_client(self, want: Want) -> Client:
+        """The client to ask ``want``'s profile with. One whose last fetch failed is known
+        bad to the breaker first: a wrong answer to it again is its failure again, not a
+        sign of a service that is down (:meth:`~icoframes.api.control.LoadControl.known_bad`)."""
+        client = self.client("profiles")
+        if want.reason == "failed":
+            self.control.known_bad(profile_item(want.id))
+        return client
 
     @contextlib.contextmanager
     def ledger_opening(self) -> Iterator[None]:
