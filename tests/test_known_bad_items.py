@@ -84,3 +84,32 @@ def test_503s_on_known_bad_items_still_trip_the_breaker(configure):
         down.append(True)
         with pytest.raises(ServiceUnavailable, match=f"on {BREAKER_ITEMS} different requests"):
             icoframes.load_icos(status="past", progress=False)
+
+
+def test_a_service_answering_everything_wrongly_after_known_bad_items_still_trips(configure):
+    # load 2 (refresh="all"): every profile answered "data": null. The 45 known bad ones,
+    # asked first, do not count; the others do: a trip at the 32nd of them
+    bad, everything = set(BAD), []
+    with HostileServer({LIST: paged_list(N), PROFILE: _profiles(
+            _Everything(bad, everything), lambda i: None)}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.warns(IncompleteWarning):
+            icoframes.load_icos(status="past", progress=False)
+        everything.append(True)
+        before = srv.hits[PROFILE]
+        with pytest.raises(ServiceUnavailable, match=f"{BREAKER_REFUSED} different requests "
+                           f"failed, {BREAKER_REFUSED} of them answered wrongly"):
+            icoframes.load_icos(status="past", progress=False, refresh="all")
+        # the first SUSPECT_ITEMS - 1 asked twice, every other one once
+        assert srv.hits[PROFILE] - before == (SUSPECT_ITEMS - 1) * (ANSWERS_REFUSED - 1) + len(
+            bad) + BREAKER_REFUSED
+
+
+class _Everything:
+    """Holds the bad ids, or every id once ``switch`` is not empty."""
+
+    def __init__(self, bad, switch):
+        self.bad, self.switch = bad, switch
+
+    def __contains__(self, ico_id):
+        return bool(self.switch) or ico_id in self.bad
