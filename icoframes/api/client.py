@@ -2,14 +2,13 @@
 
 The client serialises each body once, signs those exact bytes and sends them
 unchanged (spec section 5), to the configured host only (redirects are refused).
-Every response passes the gate of :mod:`icoframes.api.gate` (bounded in bytes
-and time, UTF-8 JSON, the shape of its endpoint) before anything trusts it. It
-reads the numeric ``error`` field of the body whatever the HTTP status, maps
-codes to :mod:`icoframes.errors`, retries transient failures (a body that is no
-JSON among them) with capped exponential backoff and jitter, an answer the gate
-refuses once (the item's; an error about it alone: :mod:`.blame`), and counts, per
-endpoint, every attempt, the requests sent (as the ledger books them) and those answered.
-It is safe to share between threads.
+Every response passes the gate of :mod:`icoframes.api.gate` (bounded in bytes and time,
+UTF-8 JSON, the shape of its endpoint) before anything trusts it. It reads the numeric
+``error`` field of the body whatever the HTTP status, maps codes to :mod:`icoframes.errors`,
+retries transient failures (a body cut in transit among them) with capped exponential
+backoff and jitter, an answer the gate refuses (a body that is no JSON among them) once
+(the item's; an error about it alone: :mod:`.blame`), and counts, per endpoint, every
+attempt, the requests sent (as the ledger books them) and those answered. Thread-safe.
 
 The private key is used for signing only, and the user information of a
 ``base_url`` like ``http://user:pass@host`` only as each request's Basic auth
@@ -46,6 +45,7 @@ from .gate import (
     check_filters,
     check_list_page,
     check_profile,
+    cut_short,
     decode_json,
     error_code,
     read_body,
@@ -284,7 +284,7 @@ class Client:
             ``ico_id`` is not a whole number from 1 to 2**63 - 1 (raised before sending).
         BadResponse
             Two answers (:data:`~icoframes.api.retry.ANSWERS_REFUSED`) held no profile
-            of this id (``data`` missing, null, not an object, or another ICO's).
+            of this id (no JSON, ``data`` missing, null, not an object, another ICO's).
         """
         # one rule with a list's ids: ASCII digits as text ("٣": did you mean 3?), no bool,
         # at most an int64 (the id column's; 10**5000 was a bare ValueError of json)
@@ -427,8 +427,9 @@ class Client:
         failed = status_error(endpoint, path, status, code, decoded)
         if failed is not None:  # an error code or status: the service's, the key's, the item's
             raise failed
-        if refusal is not None:  # no JSON (a body cut in transit among them): retried
-            raise Transient(f"HTTP {status}: {refusal}", rejected=True)
+        if refusal is not None:  # no JSON: the item's answer, unless it stops inside one (cut
+            raise Transient(f"HTTP {status}: {refusal}", rejected=True,  # in transit: retried)
+                            answered=not cut_short(raw_body))
         if not isinstance(decoded, dict):  # JSON, whole, not an object: answered wrongly
             raise Transient(f"HTTP {status}: the body is {type(decoded).__name__}, not a JSON "
                              "object", rejected=True, answered=True)

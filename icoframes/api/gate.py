@@ -18,19 +18,22 @@ Three layers, in the order a response meets them:
 
 Every check raises :class:`Rejected` with a short reason; the client counts such
 an attempt as failed and, when its retries run out, raises :class:`BadResponse`.
-A body that is not JSON, or whose ``error`` field is malformed, is retried within
-the retry policy (a proxy's page, a body cut in transit: a failure toward the load's
-breaker); a whole answer that fails the checks of its endpoint (another ICO's
-profile, ``"data": null``, a JSON array, a body too large: :class:`TooLarge`) shows
-the service up and the item bad: asked once more at most
+A body cut in transit (it stops inside a JSON text: :func:`cut_short`), or whose
+``error`` field is malformed, is retried within the retry policy (a failure toward
+the load's breaker); a whole answer that is no JSON (a proxy's page, binary bytes)
+or fails the checks of its endpoint (another ICO's profile, ``"data": null``, a
+JSON array, a body too large: :class:`TooLarge`) shows the service up and the
+item bad: asked once more at most
 (:data:`~icoframes.api.retry.ANSWERS_REFUSED`), counted toward the breaker on the
 scale of wrong answers only (:meth:`~icoframes.api.control.LoadControl.refused`).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -54,6 +57,7 @@ __all__ = [
     "check_filters",
     "check_list_page",
     "check_profile",
+    "cut_short",
     "decode_json",
     "error_code",
     "read_body",
@@ -165,6 +169,43 @@ def decode_json(body: bytes) -> Any:
         raise Rejected(f"the body is not JSON ({str(exc)[:80]})") from None
     _check_depth(value)
     return value
+
+
+# what a JSON text cut inside a number or a literal (true, false, null) ends with
+_FRAGMENT = re.compile(r"[-+.eE0-9]+|t|tr|tru|f|fa|fal|fals|n|nu|nul")
+
+
+def cut_short(body: bytes | None) -> bool:
+    """Whether ``body``, which :func:`decode_json` refused, stops inside a JSON text: more
+    bytes could have made it whole, so it may be a cut in transit (a body that broke off
+    mid-read fails before, in :func:`read_body`; this one ended where its framing said, so
+    cut upstream, as the sandbox's faults are). An HTML page, binary bytes, text that is not
+    UTF-8, JSON with more after it: no byte added would mend them, the answer itself.
+
+    Examples
+    --------
+    >>> cut_short(b'{"error":null,"data":{"id":7,"main":{"na'), cut_short(b"<html>")
+    (True, False)
+    """
+    if body is None:  # (no body read)
+        return False
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:  # a character cut at the end: the text before it
+        if exc.reason != "unexpected end of data" or exc.end != len(body):
+            return False
+        text = body[:exc.start].decode("utf-8")
+    text = text.removeprefix("\ufeff").rstrip()
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg.startswith("Unterminated string"):  # (json says so only at the end)
+            return True
+        rest = text[exc.pos:]
+        return bool(text) and (not rest or _FRAGMENT.fullmatch(rest) is not None)
+    except (ValueError, RecursionError):
+        return False
+    return False  # whole JSON: refused for something else (depth, a constant)
 
 
 def _no_constant(name: str) -> Any:

@@ -1,0 +1,148 @@
+"""A whole body that is no JSON, answered HTTP 200 to one request, is that item's answer:
+asked once more at most (``ANSWERS_REFUSED``), as another ICO's profile is; a body cut in
+transit is still retried within the retry policy.
+
+Until then an HTML page, binary bytes or text that is not UTF-8 answering one profile with
+HTTP 200 cost the retry policy's six requests on every load, where a JSON answer the gate
+refuses costs two. Whether more bytes could have made it JSON is the evidence: a body that
+stops inside a JSON text (the sandbox's faults, a cut upstream) or breaks off mid-read (a
+reset, fewer bytes than announced, a chunked body without its end) is a cut in transit,
+worth the policy's retries; one that no more bytes could mend is the answer.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+import pytest
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list, raw_reply
+
+import icoframes
+from icoframes.api.client import Client, RetryPolicy
+from icoframes.api.gate import cut_short
+from icoframes.api.retry import ANSWERS_REFUSED
+from icoframes.errors import BadResponse, IncompleteWarning, ServiceUnavailable
+
+POLICY = RetryPolicy(max_attempts=6, backoff=0.001, max_backoff=0.002)
+
+ANSWERS = {  # none of them would be JSON however many bytes followed
+    "html": (b"<html><body><h1>Welcome to the hotel wifi</h1></body></html>",
+             "the body is not JSON (Expecting value"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "the body is not valid UTF-8 (byte 0)"),
+    "latin-1": (b'{"error":null,"data":{"id":1,"main":{"name":"Z\xfcrich"}}}',
+                "the body is not valid UTF-8 (byte 46)"),
+    "trailing": (b'{"error":null,"data":{"id":1}}<!-- cached by proxy -->',
+                 "the body is not JSON (Extra data"),
+    "nan": (b'{"error":null,"data":{"id":1,"x":NaN}}', "the body is not JSON (NaN is not"),
+    "empty": (b"", "the body is not JSON (Expecting value"),
+}
+
+CUT = {  # a JSON text stopping inside: more bytes could have made it whole
+    "string": b'{"error":null,"data":{"id":1,"main":{"name":"Zur',
+    "object": b'{"error":null,"data":{"id":1',
+    "literal": b'{"error":nu',
+    "number": b'{"error":null,"data":{"id":-',
+    "utf-8": '{"error":null,"data":{"id":1,"main":{"name":"Zü'.encode()[:-1],
+    "sandbox": b'{"error":null,"total_icos":"',
+}
+
+
+def _one_bad(body):
+    """Profiles echo the id asked; id 1 is answered ``body`` with HTTP 200."""
+    def behaviour(h):
+        asked = int(h.request_json()["id"])
+        if asked == 1:
+            raw_reply(body)(h)
+        else:
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+    return behaviour
+
+
+@pytest.mark.parametrize("case", ANSWERS, ids=list(ANSWERS))
+def test_an_undecodable_answer_is_the_items_failure_asked_twice(configure, quick_retries,
+                                                                 case):
+    body, reason = ANSWERS[case]
+    assert not cut_short(body)
+    with HostileServer({LIST: paged_list(3), PROFILE: _one_bad(body)}) as srv:
+        configure(srv, max_workers=1)
+        for load, paid in ((1, 2 + ANSWERS_REFUSED), (2, 2 + 2 * ANSWERS_REFUSED)):
+            with pytest.warns(IncompleteWarning, match="1 failed"):
+                icos = icoframes.load_icos(status="past", progress=False)
+            assert sorted(icos["id"]) == [2, 3]
+            (missing,) = icos.attrs["icoframes"]["missing"]
+            assert missing["id"] == 1 and missing["state"] == "failed"
+            assert missing["reason"].startswith(f"HTTP 200: {reason}"), missing["reason"]
+            assert srv.hits[PROFILE] == paid, load  # (was 2 + 6, then 2 + 12)
+
+
+def test_an_undecodable_answer_fails_as_bad_response_after_two_asks():
+    with HostileServer({PROFILE: raw_reply(ANSWERS["html"][0])}) as srv, \
+            Client(**srv.settings(), retry=POLICY) as client:
+        with pytest.raises(BadResponse, match="gave up after 2 attempts") as info:
+            client.profile(1)  # (was: ServiceUnavailable after 6)
+        assert "not JSON" in info.value.reason
+        assert srv.hits[PROFILE] == ANSWERS_REFUSED
+        # the service answered: the item's failure, not a failure of the service
+        assert client.control.in_a_row == 0 and client.control.items_refused == 1
+
+
+@pytest.mark.parametrize("case", CUT, ids=list(CUT))
+def test_a_json_text_cut_short_keeps_the_retry_policy(case):
+    body = CUT[case]
+    assert cut_short(body)
+    with HostileServer({PROFILE: raw_reply(body)}) as srv, \
+            Client(**srv.settings(), retry=POLICY) as client:
+        with pytest.raises(ServiceUnavailable, match="gave up after 6 attempts"):
+            client.profile(1)
+        assert srv.hits[PROFILE] == POLICY.max_attempts
+        assert client.control.in_a_row == 6 and client.control.items_refused == 0
+
+
+def test_a_cut_answer_then_the_whole_one_is_a_success():
+    whole = {"error": None, "data": {"id": 1, "main": {"name": "one"}}}
+    answers = iter([raw_reply(CUT["object"])] * 3 + [json_reply(whole)])
+    with HostileServer({PROFILE: lambda h: next(answers)(h)}) as srv, \
+            Client(**srv.settings(), retry=POLICY) as client:
+        assert client.profile(1)["main"]["name"] == "one"  # the 4th ask: more than two
+        assert srv.hits[PROFILE] == 4
+
+
+def _reset_mid_body(h):
+    """Announce 400 bytes, send 30 of a JSON text, then reset the connection (RST)."""
+    h.send_response(200)
+    h.send_header("Content-Type", "application/json")
+    h.send_header("Content-Length", "400")
+    h.end_headers()
+    h.wfile.write(b'{"error":null,"data":{"id":1,"')
+    h.wfile.flush()
+    h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    h.close_connection = True
+
+
+def _short_of_its_length(h):
+    """Announce 400 bytes, send an HTML page of fewer, then close (FIN)."""
+    h.send_response(200)
+    h.send_header("Content-Type", "text/html")
+    h.send_header("Content-Length", "400")
+    h.end_headers()
+    h.wfile.write(b"<html><body>maintenance</body></html>")
+    h.wfile.flush()
+    h.close_connection = True
+
+
+@pytest.mark.parametrize("cut", [_reset_mid_body, _short_of_its_length],
+                         ids=["reset", "short"])
+def test_a_body_broken_off_mid_read_keeps_the_retry_policy(cut):
+    with HostileServer({PROFILE: cut}) as srv, \
+            Client(**srv.settings(), retry=POLICY) as client:
+        with pytest.raises(ServiceUnavailable, match="while reading the body"):
+            client.profile(1)
+        assert srv.hits[PROFILE] == POLICY.max_attempts
+
+
+def test_cut_short():
+    assert not cut_short(b"") and not cut_short(b"  \n") and not cut_short(b"{}")
+    assert cut_short(b"[") and cut_short(b"[1, tr") and cut_short(b'{"a": 1e')
+    assert not cut_short(b"[1, trx") and not cut_short(b'{"a": 1}}')
+    assert not cut_short(b"\xff" + CUT["object"]) and cut_short(b"\xef\xbb\xbf[")
