@@ -12,11 +12,12 @@ worth the policy's retries; one that no more bytes could mend is the answer.
 
 from __future__ import annotations
 
+import json
 import socket
 import struct
 
 import pytest
-from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list, raw_reply
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list, raw_reply, trickle_body
 
 import icoframes
 from icoframes.api.client import Client, RetryPolicy
@@ -146,3 +147,45 @@ def test_cut_short():
     assert cut_short(b"[") and cut_short(b"[1, tr") and cut_short(b'{"a": 1e')
     assert not cut_short(b"[1, trx") and not cut_short(b'{"a": 1}}')
     assert not cut_short(b"\xff" + CUT["object"]) and cut_short(b"\xef\xbb\xbf[")
+
+
+# -- a body its encoding cannot read (found beside: the same six requests) -----------------
+
+ENCODED = {
+    "corrupt-gzip": ({"Content-Encoding": "gzip"}, b"\x1f\x8b\x08\x00" + b"\xff" * 64,
+                     "the gzip body is corrupt"),
+    "corrupt-deflate": ({"Content-Encoding": "deflate"}, b"not deflate at all",
+                        "the deflate body is corrupt"),
+    "brotli": ({"Content-Encoding": "br"}, b"\x0b\x02\x80{}\x03", "unsupported Content-Encoding"),
+}
+
+
+@pytest.mark.parametrize("case", ENCODED, ids=list(ENCODED))
+def test_a_body_its_encoding_cannot_read_is_the_items_answer(configure, quick_retries, case):
+    headers, body, reason = ENCODED[case]
+
+    def profiles(h):
+        asked = int(h.request_json()["id"])
+        if asked == 1:
+            raw_reply(body, headers=headers)(h)
+        else:
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+
+    with HostileServer({LIST: paged_list(3), PROFILE: profiles}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.warns(IncompleteWarning, match="1 failed"):
+            icos = icoframes.load_icos(status="past", progress=False)
+        assert sorted(icos["id"]) == [2, 3]
+        (missing,) = icos.attrs["icoframes"]["missing"]
+        assert missing["reason"].startswith(f"HTTP 200: {reason}"), missing["reason"]
+        assert srv.hits[PROFILE] == 2 + ANSWERS_REFUSED  # (was 2 + 6)
+
+
+def test_a_body_too_slow_for_the_deadline_keeps_the_retry_policy():
+    # a failure in transit (gate.TooSlow, or the watchdog's cut): the policy's six attempts
+    body = json.dumps({"error": None, "data": {"id": 1, "main": {"name": "x" * 500}}}).encode()
+    with HostileServer({PROFILE: trickle_body(body, 0.05)}) as srv, \
+            Client(**srv.settings(), retry=POLICY, timeout=0.3) as client:
+        with pytest.raises(ServiceUnavailable, match="gave up after 6 attempts"):
+            client.profile(1)
+        assert srv.hits[PROFILE] == POLICY.max_attempts

@@ -41,7 +41,7 @@ from .gate import (
     BadResponse,
     Redirected,
     Rejected,
-    TooLarge,
+    TooSlow,
     check_filters,
     check_list_page,
     check_profile,
@@ -400,9 +400,9 @@ class Client:
                     try:
                         raw_body = read_body(response.raw, limit=self.max_response_bytes,
                                              until=limit.until)
-                    except Rejected as exc:  # too large: the item's content (answered)
-                        lost = Transient(f"HTTP {status}: {exc}", rejected=True,
-                                         answered=isinstance(exc, TooLarge) and status < 500)
+                    except Rejected as exc:  # too large, an encoding unread: the item's
+                        lost = Transient(f"HTTP {status}: {exc}", rejected=True,  # content
+                                         answered=not isinstance(exc, TooSlow) and status < 500)
                     except BROKEN_BODY as exc:
                         lost = Transient(f"HTTP {status}: {self._why(exc, limit)} while "
                                           "reading the body")

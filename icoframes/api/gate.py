@@ -54,6 +54,7 @@ __all__ = [
     "Redirected",
     "Rejected",
     "TooLarge",
+    "TooSlow",
     "check_filters",
     "check_list_page",
     "check_profile",
@@ -93,6 +94,12 @@ class TooLarge(Rejected):
     content, not a failure in transit (a cut body is shorter), so asked again at most once."""
 
 
+class TooSlow(Rejected):
+    """The body did not arrive within the request's deadline: a failure in transit, retried
+    (every other refusal of :func:`read_body` is of the answer's own bytes: its size or its
+    ``Content-Encoding``, unknown or corrupt, so asked again at most once)."""
+
+
 # -- body -----------------------------------------------------------------------
 
 
@@ -115,7 +122,8 @@ def read_body(raw: Any, *, limit: int, until: float) -> bytes:
     Raises
     ------
     Rejected
-        Too large, too slow, an unknown or broken ``Content-Encoding``.
+        Too large (:class:`TooLarge`), too slow (:class:`TooSlow`), an unknown or broken
+        ``Content-Encoding``.
     """
     encoding = (raw.headers.get("Content-Encoding") or "identity").strip().lower()
     if encoding not in ("identity", "gzip", "deflate"):
@@ -136,7 +144,7 @@ def read_body(raw: Any, *, limit: int, until: float) -> bytes:
                 raise TooLarge(f"the {encoding} body inflates past {limit} bytes")
             parts.append(chunk)
             if time.monotonic() > until:
-                raise Rejected("the response did not complete within the request deadline")
+                raise TooSlow("the response did not complete within the request deadline")
     except DecodeError as exc:
         raise Rejected(f"the {encoding} body is corrupt ({exc})") from None
     return b"".join(parts)
