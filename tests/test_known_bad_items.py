@@ -19,7 +19,8 @@ from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_
 import icoframes
 from icoframes.api.control import BREAKER_ITEMS, BREAKER_REFUSED, SUSPECT_ITEMS
 from icoframes.api.retry import ANSWERS_REFUSED
-from icoframes.errors import IncompleteWarning, ServiceUnavailable
+from icoframes.errors import IncompleteWarning, ServiceUnavailable, StaleWarning
+from icoframes.fetch.paging import PAGES_FAILED
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 
@@ -113,3 +114,86 @@ class _Everything:
 
     def __contains__(self, ico_id):
         return bool(self.switch) or ico_id in self.bad
+
+
+# -- a run of bad items in a load the service answered right (REVC H1, H2) ------------------
+
+
+def test_a_run_of_bad_profiles_stops_the_asking_not_the_load(configure):
+    # ids 41..72 answer "data": null, in the order the load asks them: 32 wrong answers in a
+    # row after 40 good ones (REVC H1: ServiceUnavailable, none of the 40 rows, and the same
+    # on the next load as it asked the failures first; rows only from the third)
+    bad = set(range(41, 73))
+    with HostileServer({LIST: paged_list(200), PROFILE: _profiles(bad, lambda i: None)}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.warns(IncompleteWarning, match="32 failed, 128 not_fetched"):
+            icos = icoframes.load_icos(status="past", progress=False)
+        assert sorted(icos["id"]) == list(range(1, 41))
+        missing = {m["id"]: m for m in icos.attrs["icoframes"]["missing"]}
+        assert sorted(missing) == list(range(41, 201))
+        assert all(missing[i]["state"] == "failed" for i in bad)
+        stop = missing[200]["reason"]
+        assert stop.startswith("not asked: the load stopped asking after 32 different "
+                               "requests failed in a row, 32 of them answered wrongly (last: "
+                               "HTTP 200: the profile data for id 72 is NoneType"), stop
+        assert srv.hits[PROFILE] == 40 + (SUSPECT_ITEMS - 1) * ANSWERS_REFUSED + 32 - (
+            SUSPECT_ITEMS - 1)
+        before = srv.hits[PROFILE]
+        with pytest.warns(IncompleteWarning, match="32 failed"):
+            icos = icoframes.load_icos(status="past", progress=False)
+        assert sorted(icos["id"]) == [i for i in range(1, 201) if i not in bad]
+        assert srv.hits[PROFILE] - before == (SUSPECT_ITEMS - 1) * ANSWERS_REFUSED + 32 - (
+            SUSPECT_ITEMS - 1) + 128
+
+
+def test_a_list_whose_count_overstates_its_pages_still_gives_its_rows(configure):
+    # the list claims 1000 ICOs (50 pages); pages past the 10th answer "data": null (REVC H2:
+    # ServiceUnavailable after ~45 list requests on every load, 0 rows)
+    listing = paged_list(200, total_icos=1000)
+
+    def pages(h):
+        (json_reply({"error": None, "data": None}) if h.request_json().get("page", 1) > 10
+         else listing)(h)
+
+    with HostileServer({LIST: pages, PROFILE: _profiles(set(), None)}) as srv:
+        configure(srv, max_workers=2)
+        for load, profiles in ((1, 200), (2, 0)):
+            before = srv.hits[PROFILE], srv.hits[LIST]
+            with pytest.warns(IncompleteWarning, match="is partial"):
+                icos = icoframes.load_icos(status="past", progress=False)
+            assert sorted(icos["id"]) == list(range(1, 201)), load
+            (query,) = icos.attrs["icoframes"]["queries"]
+            assert query["complete"] is False and query["rows"] == 200
+            assert "the list data is NoneType" in query["failed_pages"]["11"]
+            assert srv.hits[PROFILE] - before[0] == profiles
+            # the list stops after PAGES_FAILED pages in a row: not 40 pages asked, each twice
+            assert srv.hits[LIST] - before[1] <= 10 + 2 * PAGES_FAILED + 2, load
+
+
+def test_rows_kept_from_an_earlier_fetch_when_a_run_of_bad_items_stops_the_asking(configure):
+    # load 2 (refresh="all"): ids 11..90 answered "data": null after 10 good ones; the
+    # asking stops at the 32nd (42); every row stays, from its earlier copy, and is said stale
+    broken: list[bool] = []
+    with HostileServer({LIST: paged_list(N), PROFILE: _profiles(
+            _Everything(set(), broken), lambda i: None)}) as srv:
+        configure(srv, max_workers=1)
+        icoframes.load_icos(status="past", progress=False)
+        broken.append(True)
+        srv.behaviours[PROFILE] = _profiles(_After(10, broken), lambda i: None)
+        with pytest.warns(StaleWarning, match=r"80 row\(s\) are kept from an earlier fetch: "
+                          "the load stopped asking after a run of wrong answers before they "
+                          "were fetched again; fetching 32 of them again failed"):
+            icos = icoframes.load_icos(status="past", progress=False, refresh="all")
+        assert sorted(icos["id"]) == list(range(1, N + 1))
+        assert icos.attrs["icoframes"]["not_refreshed"] == list(range(11, N + 1))
+        assert icos.attrs["icoframes"]["missing"] == []
+
+
+class _After:
+    """Every id above ``n`` once ``switch`` is not empty."""
+
+    def __init__(self, n, switch):
+        self.n, self.switch = n, switch
+
+    def __contains__(self, ico_id):
+        return bool(self.switch) and ico_id > self.n

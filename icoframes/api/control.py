@@ -25,6 +25,13 @@ including a thread stuck reading a body that trickles in byte by byte.
     item answered wrongly is that item's failure, every item answered wrongly is a
     service that is down (a captive portal, ``{}`` for everything).
 
+A trip of the third rule alone, on kinds of request (list pages, profiles) the service
+answered right earlier in the load (:data:`SUSPECT_ITEMS` times at least: more than a
+coincidence, such as one profile answered for every id), is :attr:`~LoadControl.on_items`:
+a run of bad ids looks the same as a service broken since, so the load stops asking either
+way, but it keeps what came and returns it, reporting the rest as not asked (it is not a
+service that is down: that one never answered them right).
+
 A wrong answer is neutral for the first rule: neither a failure of the service
 nor a success that would clear its count. A wrong answer to an item that failed in an
 earlier load (:meth:`~LoadControl.known_bad`: the load says which) is neutral for the
@@ -47,6 +54,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+from collections import Counter
 
 __all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "BREAKER_REFUSED", "SUSPECT_FAILURES",
            "SUSPECT_ITEMS", "Cancelled", "LoadControl", "profile_item"]
@@ -117,6 +125,8 @@ class LoadControl:
         self._failing: set[object] = set()  # the items failed since the last success
         self._refused: set[object] = set()  # the items answered wrongly since the last success
         self._known: set[object] = set()  # the items that failed in an earlier load
+        self._answered: Counter[object] = Counter()  # good answers per kind, in this load
+        self.on_items = False  # tripped by wrong answers alone, on kinds answered right before
         self._retrying: set[object] = set()  # the failed items trying again
         self._stop = threading.Event()  # cancelled: reads cut
         self._halt = threading.Event()  # no new attempt (set by cancel too)
@@ -229,10 +239,11 @@ class LoadControl:
         """Whether the counts (read under the lock) trip the breaker now: True once."""
         if self.tripped:
             return False
-        self.tripped = (len(self._failing) >= self.items
-                        or self.unsent_in_a_row >= self.failures
-                        or len(self._failing | (self._refused - self._known))
-                        >= self.refused_items)
+        counted = self._failing | (self._refused - self._known)
+        service = len(self._failing) >= self.items or self.unsent_in_a_row >= self.failures
+        self.tripped = service or len(counted) >= self.refused_items
+        self.on_items = self.tripped and not service and all(
+            self._answered[_kind(i)] >= SUSPECT_ITEMS for i in counted)
         return self.tripped
 
     def keep_trying(self, item: object, allowed: bool) -> bool:
@@ -256,6 +267,7 @@ class LoadControl:
             self._failing.clear()
             self._refused.clear()
             self._retrying.discard(item)
+            self._answered[_kind(item)] += 1
 
     def register(self, sock: socket.socket) -> None:
         """The calling thread now reads ``sock``: :meth:`cancel` will cut it."""
@@ -269,3 +281,8 @@ class LoadControl:
         """The calling thread is done reading its socket."""
         with self._lock:
             self._sockets.pop(threading.get_ident(), None)
+
+
+def _kind(item: object) -> object:
+    """The kind of request an item is: its endpoint ("icos", "ico", "filters")."""
+    return item[0] if isinstance(item, tuple) and item else None

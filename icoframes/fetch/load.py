@@ -48,7 +48,7 @@ from .progress import Progress, interactive
 from .result import assemble, filter_set, state_of_result
 from .service import Service, forget_unreached
 from .sharedlists import SharedLists
-from .stops import BudgetSpent, breaker_error, first_stop, quota_error
+from .stops import BudgetSpent, ItemsStop, breaker_error, first_stop, held, quota_error
 
 __all__ = ["Load"]
 
@@ -223,7 +223,7 @@ class Load:
             self.service.close()
             if made and self.service.reached and not any(self.requests_spent().values()):
                 forget_unreached(self.cache)
-        return self._listing()
+        return self._listing(**held(self._stop))  # a run of bad items: said, not raised
 
     def _listing(self, **stopped: str) -> pd.DataFrame:
         """The rows of every list the crawl answered, with its summary in ``attrs``."""
@@ -446,5 +446,5 @@ class Load:
         if stop is None and self._page_errors and all(
                 q.frame is None or q.frame.empty for q in self.queries):
             stop = self._page_errors[0]  # not one row to return: the failure is the answer
-        if stop is not None:
+        if stop is not None and not isinstance(stop, ItemsStop):
             raise stop

@@ -39,10 +39,15 @@ from ..parse.problems import Problems
 from ..store.cache import Stored
 from ..store.db import from_ms, ms
 
-__all__ = ["MAX_PASSES", "ListQuery", "listed_now_wins", "pages_total"]
+__all__ = ["MAX_PASSES", "PAGES_FAILED", "ListQuery", "listed_now_wins", "pages_total"]
 
 #: Passes over a list's pages at most in one load (a list that keeps moving is kept partial).
 MAX_PASSES = 2
+#: Pages of a list that failed for good in a row (no page came between) after which the rest
+#: of its pass is not asked: a count that overstates the list (pages past its end answered
+#: wrongly) costs a few requests, not two per page it claims, and never sinks the load (a
+#: run of wrong answers long enough trips the breaker); the list is kept partial.
+PAGES_FAILED = 8
 
 
 @dataclass
@@ -80,6 +85,7 @@ class ListQuery:
     # pass -> its first page listing none that page 1 counted ICOs for, and page 1's counts
     _empty: dict[int, tuple[int, tuple[int, int]]] = field(default_factory=dict)
     in_flight: int = 0
+    _failed_in_a_row: int = 0  # pages of this list failed for good since one came
 
     # -- using a cached copy -------------------------------------------------
 
@@ -136,6 +142,7 @@ class ListQuery:
         """Keep one page, parsed (once: :meth:`finish_pass` merges the parsed pages); its
         rows (for planning their profiles)."""
         self.in_flight -= 1
+        self._failed_in_a_row = 0
         data = response.get("data")
         items: list[Any] = data if isinstance(data, list) else []
         lost = Problems()
@@ -179,8 +186,14 @@ class ListQuery:
         """A page failed for good (after its retries): the list cannot be complete."""
         self.in_flight -= 1
         self.failed_pages[number] = reason
+        self._failed_in_a_row += 1
         if number == 1:
             self._ended = True  # without page 1 nothing says how many pages there are
+        elif self._failed_in_a_row >= PAGES_FAILED and not self._ended:
+            self._ended = True  # the pages after them are not asked (a count that overstates)
+            for later in range(self._next, self._last + 1):
+                self.failed_pages[later] = (f"not asked: the {PAGES_FAILED} pages before it "
+                                            f"failed in a row (last: {reason})")
 
     def stop(self, reason: str) -> None:
         """The load stopped mid-list: every page of this pass that did not come (never

@@ -95,6 +95,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                     state, reason = "not_fetched", "the call's budget ran out"
                 elif summary.get("stopped") == "quota" and state in (None, "not_fetched"):
                     state, reason = "not_fetched", "quota"  # the daily limit stopped it
+                elif summary.get("stopped") == "breaker" and state in (None, "not_fetched"):
+                    state, reason = "not_fetched", summary["stop"]  # a run of bad items did
                 elif offline:
                     state, reason = "not_fetched", "offline, and not in the cache"
                 else:
@@ -113,8 +115,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
     present_ids = set() if present is None else set(pd.Index(present))
     # rows kept from an earlier fetch that this load wanted again and did not get: the
     # budget ran out, or the daily limit stopped the load first (``not_done``)
-    quota_kept = (set(summary.get("not_done") or []) & present_ids
-                  if summary.get("stopped") == "quota" else set())
+    quota_kept = (set(summary.get("not_done") or []) & present_ids  # (or a run of bad items)
+                  if summary.get("stopped") in ("quota", "breaker") else set())
     failing = set(failed) & present_ids  # kept: fetching them again failed
     stale_kept = sorted((over_budget & present_ids) | quota_kept | failing)
     summary["not_refreshed"] = stale_kept
@@ -122,8 +124,9 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
     if stale_kept:
         whys = []
         if quota_kept or over_budget & present_ids:
-            why = ("the daily limit stopped the load" if quota_kept else
-                   "the budget of this call ran out (the most stale went first)")
+            why = ("the budget of this call ran out (the most stale went first)" if not quota_kept
+                   else "the daily limit stopped the load" if summary.get("stopped") == "quota"
+                   else "the load stopped asking after a run of wrong answers")
             whys.append(f"{why} before they were fetched again")
         if failing:
             first = min(failing)

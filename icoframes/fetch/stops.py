@@ -16,8 +16,8 @@ from ..errors import APIError, CacheError, QuotaExceeded, QuotaWarning, ServiceU
 from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
 
-__all__ = ["Booking", "BudgetSpent", "breaker_error", "first_stop", "quota_error",
-           "warn_short_quota"]
+__all__ = ["Booking", "BudgetSpent", "ItemsStop", "breaker_error", "first_stop", "held",
+           "quota_error", "warn_short_quota"]
 
 
 class Settings(Protocol):
@@ -32,6 +32,19 @@ class Settings(Protocol):
 
 class BudgetSpent(Exception):
     """The call's ``budget`` of profile requests is spent (this one was not sent)."""
+
+
+class ItemsStop(ServiceUnavailable):
+    """The breaker tripped on a run of wrong answers to kinds of request the service answered
+    right earlier in the load (:attr:`~icoframes.api.control.LoadControl.on_items`): the
+    load stops asking but is not lost; it returns what came, the rest reported not asked
+    with this message as their reason. Never raised; any other stop that follows wins."""
+
+
+def held(stop: BaseException | None) -> dict[str, str]:
+    """What a held stop (:class:`ItemsStop`) adds to a load's summary: ``stopped`` and the
+    reason of what it did not ask (``stop``); nothing for any other stop (it is raised)."""
+    return {"stopped": "breaker", "stop": str(stop)} if isinstance(stop, ItemsStop) else {}
 
 
 class Booking:
@@ -94,9 +107,10 @@ def first_stop(stop: BaseException | None, new: BaseException) -> BaseException:
     The daily limit stops it rather than a :class:`~icoframes.errors.CacheError` that came
     first (another worker's, or a write's): what to do next depends on the limit, and the
     error is said in its message (:class:`Booking`, :func:`quota_error`'s ``lost``).
-    Otherwise the first stop stays.
+    A held stop (:class:`ItemsStop`) gives way to any other. Otherwise the first stop stays.
     """
-    if stop is None or (isinstance(new, APIError) and not isinstance(new, QuotaExceeded)):
+    if stop is None or isinstance(stop, ItemsStop) or (
+            isinstance(new, APIError) and not isinstance(new, QuotaExceeded)):
         return new
     if isinstance(new, QuotaExceeded) and isinstance(stop, CacheError):
         return new
@@ -172,7 +186,15 @@ def _at(state: LedgerState) -> str:
 
 
 def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailable:
-    """The breaker tripped: the host, what failed in a row, the last cause."""
+    """The breaker tripped: the host, what failed in a row, the last cause; an
+    :class:`ItemsStop` (held, said as the reason of what was not asked) on a run of wrong
+    answers to kinds of request answered right earlier in the load."""
+    if control.on_items:
+        return ItemsStop(
+            f"not asked: the load stopped asking after {control.items_bad} different requests "
+            f"failed in a row, {control.items_refused} of them answered wrongly (last: "
+            f"{control.last_failure}); as requests of their kind were answered right before, "
+            "those may all be bad items: the next call asks again")
     base = settings.base_url or ""
     # redact the whole URL first: a bare netloc (user:pw@host) reads as a scheme to urlsplit
     host = urlsplit(redact_url(base)).netloc or redact_url(base)
