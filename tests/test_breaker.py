@@ -15,7 +15,7 @@ from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_
 from waiting import HANG_GUARD
 
 import icoframes
-from icoframes.api.control import BREAKER_ITEMS, LoadControl
+from icoframes.api.control import BREAKER_ITEMS, SUSPECT_FAILURES, LoadControl
 from icoframes.errors import IncompleteWarning, ServiceUnavailable
 
 
@@ -113,3 +113,18 @@ def test_refused_connections_trip_the_breaker_whatever_thelist_item():
     assert not control.tripped
     control.failed("connection refused", item="page 1", sent=False)
     assert control.tripped
+
+
+def test_an_item_answered_after_its_failures_no_longer_counts_as_retrying():
+    # "a" and "b" fail (503) and try again, then are answered wrongly and given up: they are
+    # not retrying any more, so "c" alone failing 8 times in a row keeps its retries (REVC L1:
+    # they stayed in the retrying set, and the early give-up came at SUSPECT_ITEMS = 3)
+    control = LoadControl()
+    for item in ("a", "b"):
+        control.failed("HTTP 503", item=item)
+        assert control.keep_trying(item, True)
+        control.refused("HTTP 200: data is null", item=item)
+    for _ in range(SUSPECT_FAILURES):
+        control.failed("HTTP 503", item="c")
+    assert control.in_a_row >= SUSPECT_FAILURES
+    assert control.keep_trying("c", True)  # (was False)

@@ -20,7 +20,13 @@ from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_
 import icoframes
 from icoframes.api.control import BREAKER_REFUSED, SUSPECT_ITEMS
 from icoframes.api.retry import ANSWERS_REFUSED
-from icoframes.errors import APIError, AuthError, IncompleteWarning, ServiceUnavailable
+from icoframes.errors import (
+    APIError,
+    AuthError,
+    IncompleteWarning,
+    InvalidParameter,
+    ServiceUnavailable,
+)
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 
@@ -52,9 +58,6 @@ ALL_WRONG = (SUSPECT_ITEMS - 1) * ANSWERS_REFUSED + BREAKER_REFUSED - (SUSPECT_I
     # on the scale of 503s; a body stopping inside a JSON text still is: cut in transit)
     (json_reply({"error": None, "data": {"id": 1, "main": {"name": "one"}}}),
      1 + ALL_WRONG),  # one profile for every id: id 1's is right
-    # an error about the item is asked once: one request per item
-    (json_reply({"error": 999}), BREAKER_REFUSED),
-    (html_reply(404, "no such page"), BREAKER_REFUSED),
 ])
 def test_a_service_answering_every_profile_wrongly_trips_the_breaker(configure, wrong, paid):
     with HostileServer({LIST: paged_list(200), PROFILE: wrong}) as srv:
@@ -65,6 +68,29 @@ def test_a_service_answering_every_profile_wrongly_trips_the_breaker(configure, 
                 "answered wrongly, with no good answer between") in str(info.value)
         assert srv.hits[PROFILE] == paid  # (was 400, 399 for the one profile, 200 404s: no
         # breaker, 2 requests per listed profile; ALL_WRONG is 34)
+
+
+@pytest.mark.parametrize(("wrong", "error", "reason"), [
+    (json_reply({"error": 999}), APIError, "HTTP 200: the service reported error 999"),
+    (html_reply(404, "no such page"), APIError, "HTTP 404 without an error code"),
+    (html_reply(401, "sign in"), APIError, "HTTP 401 without an error code"),
+    (json_reply({"error": 483}), InvalidParameter,
+     "HTTP 200: the service rejected a parameter value as invalid (error 483)"),
+])
+def test_the_same_error_about_the_request_on_every_profile_is_raised_as_that_error(
+        configure, wrong, error, reason):
+    # an error about one request is its item's failure; the same one on every item, none
+    # answered right, is about every request (a revoked key, a wrong base_url): that error,
+    # not ServiceUnavailable's "call again later" (REVC M2; before 4bafad5 one request raised it)
+    with HostileServer({LIST: paged_list(200), PROFILE: wrong}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.raises(error) as info:
+            icoframes.load_icos(status="past", progress=False)
+        assert not isinstance(info.value, ServiceUnavailable)
+        assert (f"{BREAKER_REFUSED} different requests in a row were answered {reason}, and "
+                "none of their kind right in this load") in str(info.value)
+        assert "call again" not in str(info.value)
+        assert srv.hits[PROFILE] == BREAKER_REFUSED  # each asked once: bounded all the same
 
 
 def test_wrong_answers_between_503s_do_not_clear_their_run(configure):

@@ -333,8 +333,8 @@ class Client:
             allowed = (attempt < self.retry.max_attempts
                        and elapsed + delay <= self.retry.max_elapsed)
             if failure.answered:  # the service is up, this item's answer bad: its own count
-                refused += 1  # toward the breaker; asked once more at most (the next load
-                again = self.control.refused(str(failure), item=item)  # retries it)
+                refused += 1  # toward the breaker; asked once more at most (next load: again)
+                again = self.control.refused(failure, item=item)  # (an error about it: its code)
                 allowed = allowed and again and not failure.final and refused < ANSWERS_REFUSED
             else:
                 self.control.failed(str(failure), item=item, sent=failure.sent)

@@ -32,6 +32,10 @@ a run of bad ids looks the same as a service broken since, so the load stops ask
 way, but it keeps what came and returns it, reporting the rest as not asked (it is not a
 service that is down: that one never answered them right).
 
+When every item of such a trip had the same error about the request (a 4xx, an error
+code: :attr:`~LoadControl.same_error`) and their kind was never answered right, the error
+is likely about every request (the key, ``base_url``): the load stops with it.
+
 A wrong answer is neutral for the first rule: neither a failure of the service
 nor a success that would clear its count. A wrong answer to an item that failed in an
 earlier load (:meth:`~LoadControl.known_bad`: the load says which) is neutral for the
@@ -127,6 +131,7 @@ class LoadControl:
         self._known: set[object] = set()  # the items that failed in an earlier load
         self._answered: Counter[object] = Counter()  # good answers per kind, in this load
         self.on_items = False  # tripped by wrong answers alone, on kinds answered right before
+        self._errors: set[object] = set()  # the errors of the run counted: (reason, code)
         self._retrying: set[object] = set()  # the failed items trying again
         self._stop = threading.Event()  # cancelled: reads cut
         self._halt = threading.Event()  # no new attempt (set by cancel too)
@@ -156,6 +161,19 @@ class LoadControl:
         :meth:`known_bad` only when they failed)."""
         with self._lock:
             return len(self._failing | (self._refused - self._known))
+
+    @property
+    def same_error(self) -> tuple[str, int | None] | None:
+        """``(reason, code)`` of the error about the request (a 4xx, an error code) that every
+        item counted since the last good answer had, when they all had the same one; else
+        None. Tripping the breaker on a kind never answered right, it is about every request
+        (the key, ``base_url``), not about bad items."""
+        with self._lock:
+            if len(self._errors) == 1:
+                (error,) = self._errors
+                if isinstance(error, tuple):
+                    return error
+        return None
 
     @property
     def cancelled(self) -> bool:
@@ -203,6 +221,7 @@ class LoadControl:
             self.unsent_in_a_row = 0 if sent else self.unsent_in_a_row + 1
             self.last_failure = reason
             self._failing.add(object() if item is None else item)
+            self._errors.add(object())  # (not an error about one request)
             trip = self._trips()
         if trip:
             self.cancel()
@@ -214,12 +233,14 @@ class LoadControl:
         with self._lock:
             self._known.add(item)
 
-    def refused(self, reason: str, *, item: object = None) -> bool:
+    def refused(self, reason: object, *, item: object = None) -> bool:
         """The service answered ``item``, wrongly (a JSON object not its answer, a body that is
         no JSON, an error about that request): that item's failure, neutral for the run of
         failures (no count, no success). The breaker trips once :attr:`refused_items`
         different items failed or were answered wrongly with no good answer in between, not
-        counting the wrong answers to items :meth:`known_bad`.
+        counting the wrong answers to items :meth:`known_bad`. ``reason``: why, as text or
+        the client's failure (a ``final`` one, an error about that request alone, with its
+        ``code``: when every item of the run had the same, :attr:`same_error` says it).
 
         Returns whether the item is worth asking once more: not once :data:`SUSPECT_ITEMS`
         different items (known bad or not) were answered wrongly since the last good answer
@@ -227,8 +248,14 @@ class LoadControl:
         """
         with self._lock:
             self.unsent_in_a_row = 0  # (it reached the service)
-            self.last_failure = reason
-            self._refused.add(object() if item is None else item)
+            self.last_failure = str(reason)
+            item = object() if item is None else item
+            self._refused.add(item)
+            self._retrying.discard(item)  # answered: no longer a failure retrying
+            if item not in self._known:  # (what the run holds: the error, or one of its own)
+                final = getattr(reason, "final", False)
+                self._errors.add((str(reason), getattr(reason, "code", None)) if final
+                                 else object())
             again = len(self._refused) < SUSPECT_ITEMS
             trip = self._trips()
         if trip:
@@ -266,6 +293,7 @@ class LoadControl:
             self.in_a_row = self.unsent_in_a_row = 0
             self._failing.clear()
             self._refused.clear()
+            self._errors.clear()
             self._retrying.discard(item)
             self._answered[_kind(item)] += 1
 

@@ -12,7 +12,15 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from ..api.control import LoadControl
-from ..errors import APIError, CacheError, QuotaExceeded, QuotaWarning, ServiceUnavailable, warn
+from ..errors import (
+    APIError,
+    CacheError,
+    QuotaExceeded,
+    QuotaWarning,
+    ServiceUnavailable,
+    error_for_code,
+    warn,
+)
 from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
 
@@ -185,10 +193,12 @@ def _at(state: LedgerState) -> str:
     return "00:00 UTC" if state.day_ends is None else f"{state.day_ends:%Y-%m-%d %H:%M} UTC"
 
 
-def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailable:
+def breaker_error(settings: Settings, control: LoadControl) -> APIError:
     """The breaker tripped: the host, what failed in a row, the last cause; an
     :class:`ItemsStop` (held, said as the reason of what was not asked) on a run of wrong
-    answers to kinds of request answered right earlier in the load."""
+    answers to kinds of request answered right earlier in the load; the error itself (its
+    class, no "call again later") when every request of the run had the same error about
+    the request (:attr:`~icoframes.api.control.LoadControl.same_error`)."""
     if control.on_items:
         return ItemsStop(
             f"not asked: the load stopped asking after {control.items_bad} different requests "
@@ -198,6 +208,13 @@ def breaker_error(settings: Settings, control: LoadControl) -> ServiceUnavailabl
     base = settings.base_url or ""
     # redact the whole URL first: a bare netloc (user:pw@host) reads as a scheme to urlsplit
     host = urlsplit(redact_url(base)).netloc or redact_url(base)
+    if (same := control.same_error) is not None:  # one error about the request, on every one
+        reason, code = same
+        kind = APIError if code is None else type(error_for_code(code))
+        return kind(f"{host}: {control.items_bad} different requests in a row were answered "
+                    f"{reason}, and none of their kind right in this load, so the load "
+                    "stopped: the error is likely about every request (the keys, base_url, "
+                    "the query or the service), not about some items: check them", code=code)
     what = f"{control.in_a_row} attempts failed in a row"
     if control.unsent_in_a_row >= control.failures:
         what += f", the last {control.unsent_in_a_row} never reaching it"
