@@ -170,3 +170,36 @@ def test_a_profile_always_larger_than_accepted_costs_two_requests(configure):
         (missing,) = icos.attrs["icoframes"]["missing"]
         assert "more than the 2048 bytes accepted" in missing["reason"]
         assert srv.hits[PROFILE] == 2 + ANSWERS_REFUSED  # (was 2 + 6: the retry policy's)
+
+
+@pytest.mark.parametrize("busy", [
+    json_reply({"error": 429, "message": "Too Many Requests"}, status=429),  # a rate limiter's
+    json_reply({"error": 999}, status=429),
+    html_reply(429, "Too Many Requests"),  # as it was: retried
+])
+def test_a_429_with_a_code_of_its_own_is_retried_as_without_one(configure, busy):
+    # a rate limiter answering a first ask with its own JSON code: that 429 is the service
+    # being busy, as the same 429 in HTML; it was each item's failure, never asked again
+    # in the load (a9: 22 of 100 profiles failed, with HTML 100 rows)
+    asked: set[tuple[str, object]] = set()
+    listing = paged_list(60)
+
+    def first_busy(then):
+        def behaviour(h):
+            body = h.request_json()
+            key = (h.path, body.get("id", body.get("page")))
+            (then if key in asked else busy)(h)
+            asked.add(key)
+        return behaviour
+
+    profiles = first_busy(_profiles(lambda i: False, None))
+    with HostileServer({LIST: lambda h: (first_busy(listing) if h.request_json().get("page")
+                                         == 2 else listing)(h), PROFILE: profiles}) as srv:
+        configure(srv, max_workers=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", IncompleteWarning)
+            icos = icoframes.load_icos(status="past", progress=False)  # (was ServiceUnavailable:
+            # every first ask the item's failure, 32 in a row the breaker's wrong-answer scale)
+        assert sorted(icos["id"]) == list(range(1, 61))
+        assert icos.attrs["icoframes"]["missing"] == []
+        assert srv.hits[LIST] == 3 + 1 and srv.hits[PROFILE] == 2 * 60  # each asked again once

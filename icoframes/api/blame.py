@@ -57,20 +57,24 @@ def status_error(endpoint: str, path: str, status: int, code: int | None,
     """What an answer of HTTP ``status`` with error ``code`` (None: none) to a request of
     ``endpoint`` (at ``path``) raises; None when neither says it failed.
 
-    A code at 5xx that is not one of spec 7's, a 5xx or a 429 are the service's
-    (:class:`~icoframes.api.retry.Transient`: retried); an error about the request alone
-    (:func:`items_own`) is the item's (a final Transient, answered: its failure, counted as
-    a wrong answer); any other code or 4xx is raised as its :class:`~icoframes.errors.APIError`.
+    A 5xx or a 429 (too many requests) is the service's, with no code or one that is not
+    spec 7's (:class:`~icoframes.api.retry.Transient`: retried under the retry policy); an
+    error about the request alone (:func:`items_own`) is the item's (a final Transient,
+    answered: its failure, counted as a wrong answer); any other code or 4xx is raised as
+    its :class:`~icoframes.errors.APIError`.
     """
+    # a rate limiter's or a proxy's code of its own ({"error": 429}) says no more than its
+    # status: the same 429 as HTML was retried, with the code it was the item's failure
+    busy = status >= 500 or status == 429
     if code is not None:
-        if code not in FINAL_CODES and status >= 500:
+        if code not in FINAL_CODES and busy:
             return Transient(f"HTTP {status} with error {code}")
         error = with_detail(error_for_code(code, endpoint=path), decoded)  # (a dict: a code)
         if items_own(endpoint, code):
             return Transient(f"HTTP {status}: {str(error).removeprefix(f'{path}: ')}",
                              rejected=True, answered=True, final=True, code=code)
         return error
-    if status >= 500 or status == 429:
+    if busy:
         return Transient(f"HTTP {status}")
     if status >= 400:
         if items_own(endpoint, None):

@@ -48,8 +48,9 @@ class Transient(Exception):
 class RetryPolicy:
     """How transient failures are retried.
 
-    A failure is transient when the connection fails or times out, the HTTP
-    status is 5xx, or 429 arrives without an error code. A whole answer under 500
+    A failure is transient when the connection fails or times out, or the HTTP
+    status is 5xx or 429 without an error code of the spec's (480-485: a code of
+    the service's own, ``{"error": 429}``, is no more than its status). A whole answer under 500
     the gate refuses (no JSON object, too large, one that fails the checks of its
     endpoint) is asked :data:`ANSWERS_REFUSED` times at most: the item's failure. Waits grow as
     ``backoff * 2**n`` capped at ``max_backoff``, each
