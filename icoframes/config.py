@@ -9,7 +9,12 @@ defaults). To add a setting, add a row, a field and a parameter.
 
 The private key is held in a :class:`~icoframes.secret.Secret` from the moment
 it is read: it never shows in a repr, log line, error message, traceback's
-locals or pickle. A password in ``base_url`` shows as ``<hidden>``.
+locals or pickle. A password in ``base_url`` shows as ``<hidden>``, and a pickle
+carries it so (:class:`~icoframes.secret.RedactedURL`). Unpickled :class:`Settings`
+show the same, name the same cache folder (its host, port and path), and make no
+request: :meth:`~icoframes.api.client.Client.from_settings` raises
+:class:`~icoframes.errors.ConfigError` (no key), as a client given their address
+does (its password), saying to configure it in that process.
 """
 
 from __future__ import annotations
@@ -187,7 +192,7 @@ class Settings:
     ----------
     base_url : str or None
         Service address without the ``/api/v1`` suffix (a password in it shows
-        as ``<hidden>`` in the repr).
+        as ``<hidden>`` in the repr, and a pickle carries it so).
     public_key : str or None
         The public key issued by the service.
     private_key : Secret or None

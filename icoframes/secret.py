@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import hmac
+from collections.abc import Iterator
 from typing import Any, NoReturn
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -152,19 +153,34 @@ class RedactedURL(str):
 
     A local or attribute holding it shows ``'http://<hidden>@host'`` in a
     traceback with locals; its value, ``str()`` and f-strings are the address
-    as given, so it is equal to (and hashes as) the plain string.
+    as given, so it is equal to (and hashes as) the plain string. A copy is the
+    same object; a pickle carries the address redacted, as a private key's
+    pickle carries no key: an unpickled address names the same host, port and
+    path (the same cache folder), and a client made of it is refused
+    (:func:`split_userinfo`) rather than sent without the password.
 
     Examples
     --------
     >>> url = RedactedURL("http://user:pw@example.org:8000")
     >>> url, url == "http://user:pw@example.org:8000", f"{url}"
     ('http://<hidden>@example.org:8000', True, 'http://user:pw@example.org:8000')
+    >>> import pickle; str(pickle.loads(pickle.dumps(url)))
+    'http://<hidden>@example.org:8000'
     """
 
     __slots__ = ()
 
     def __repr__(self) -> str:
         return repr(redact_url(str(self)))
+
+    def __copy__(self) -> RedactedURL:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RedactedURL:
+        return self  # immutable: dataclasses.asdict(settings) keeps the address as it is
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (RedactedURL, (redact_url(str(self)),))  # the password never travels
 
 
 class HiddenText(str):
@@ -174,16 +190,43 @@ class HiddenText(str):
     concatenation or another text made of it (``upper``, ``split``...) is a
     :class:`HiddenText` too: rich's traceback with locals cuts a long string with
     ``obj[:80]`` before its ``repr``, and a plain ``str`` slice showed the Basic header.
+    Its characters, iterated (``list``, ``sorted``), are each a :class:`HiddenText`.
+    A copy is the same object; a pickle carries ``'<hidden>'`` instead of the text
+    (an unpickled one sent as a header is no credential: the service refuses it).
     It compares, hashes and encodes as the text it holds.
+
+    What it cannot hide: it is a ``str``, and what reads a ``str``'s characters in C
+    without calling a method of the object gets them in clear: ``"".join([text])``,
+    ``json.dumps``, ``re`` (``sub``, ``findall``...), ``io.StringIO``, ``bytes(text,
+    "ascii")``, ``str.__str__(text)`` or ``str.__getitem__(text, ...)`` called on ``str``
+    itself. ``encode`` stays the text's, as it must: http.client sends a header value
+    as ``value.encode("latin-1")``. No path of the package shows the header so; these
+    guard against a repr, a message or a traceback with locals, not against code that
+    reads the text on purpose.
 
     >>> text = HiddenText("Basic dTpw")
     >>> text, str(text), f"{text:>9}", "%s" % text, text[:9], text == "Basic dTpw"
     ('<hidden>', '<hidden>', ' <hidden>', '<hidden>', '<hidden>', True)
-    >>> text.encode("latin-1")
-    b'Basic dTpw'
+    >>> text.encode("latin-1"), list(text)[:2]
+    (b'Basic dTpw', ['<hidden>', '<hidden>'])
     """
 
     __slots__ = ()
+
+    def __iter__(self) -> Iterator[str]:
+        return (HiddenText(char) for char in str.__iter__(self))
+
+    def __copy__(self) -> HiddenText:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> HiddenText:
+        return self  # immutable: a deep copy of a request's headers sends the same header
+
+    def __getnewargs__(self) -> tuple[str]:
+        return (HIDDEN,)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return (HiddenText, (HIDDEN,))  # the text never travels
 
     def __repr__(self) -> str:
         return repr(HIDDEN)
@@ -238,7 +281,9 @@ def split_userinfo(url: str) -> tuple[str, Secret | None]:
     ------
     ConfigError
         The address cannot be parsed, or its user information is not Latin-1
-        (HTTP Basic cannot carry it); the message shows neither.
+        (HTTP Basic cannot carry it); the message shows neither. Or the user
+        information is ``<hidden>``: an unpickled :class:`RedactedURL`, whose
+        password did not travel.
 
     Examples
     --------
@@ -248,6 +293,11 @@ def split_userinfo(url: str) -> tuple[str, Secret | None]:
     >>> split_userinfo("http://user@example.org"), split_userinfo("https://example.org/a@b")
     (('http://example.org', None), ('https://example.org/a@b', None))
     """
+    if f"{HIDDEN}@" in url:  # "<" is no user information's: an address shown or unpickled
+        raise ConfigError(f"base_url {redact_url(url)!r} has its user information hidden: a "
+                          "pickled or shown address never carries its password. Configure "
+                          "base_url in this process (ICOFRAMES_BASE_URL or "
+                          "icoframes.configure(base_url=...))")
     split = _split_userinfo(url)  # its frame, holding the password in clear, is gone now
     if split is None:
         raise ConfigError(f"base_url {redact_url(url)!r}: its user information cannot be sent "
