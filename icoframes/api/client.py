@@ -34,7 +34,7 @@ from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
 from .auth import sign, url_and_auth
 from .blame import status_error
-from .control import LoadControl, profile_item
+from .control import Cancelled, LoadControl, profile_item
 from .counts import Budget, Counter
 from .gate import (
     MAX_RESPONSE_BYTES,
@@ -111,8 +111,7 @@ class Client:
         sending), ``settle`` after (handed back only when it never left: :func:`never_sent`,
         or the ``control`` was halted while it waited for ``take``).
     max_response_bytes : int, default 4 MiB
-        Largest body accepted (at least 1024), raw and inflated alike; a larger one is a failed
-        attempt.
+        Largest body accepted (at least 1024), raw and inflated alike; larger: a failed attempt.
     session : requests.Session, optional
         A session to send with (proxies, CA bundle, headers of your own). The
         client mounts its adapter on it for ``base_url`` and never follows
@@ -162,8 +161,7 @@ class Client:
         self._on_request = on_request
         self._budget = budget
         self.control = control if control is not None else LoadControl()
-        self._attempts, self._sent, self._responses = (Counter(tuple(ENDPOINTS))
-                                                         for _ in range(3))
+        self._attempts, self._sent, self._responses = (Counter(tuple(ENDPOINTS)) for _ in range(3))
         # requests never sees the user information: it is each request's auth (after the
         # fields repr reads: a refused one raises here)
         self._origin, self.__auth = url_and_auth(base_url)
@@ -305,12 +303,10 @@ class Client:
             "X-Service-Public-Key": self.public_key,
             "X-Service-Access-Key": sign(body, self.__private_key),
         }
-        url = self._origin + ENDPOINTS[endpoint]
         path = ENDPOINTS[endpoint]
         # the item is the request (its retries are one item's), a profile named by its id
         item = profile_item(payload.get("id")) if endpoint == "ico" else (endpoint, body)
-        started = time.monotonic()
-        attempt = refused = 0
+        url, started, attempt, refused, stopped = self._origin + path, time.monotonic(), 0, 0, False
         while True:
             attempt += 1
             self.control.check()  # a stopped load sends nothing more
@@ -327,16 +323,20 @@ class Client:
             else:
                 self.control.succeeded(item)
                 return result
-            self.control.check()  # after a stop not the service's failure: no breaker count
+            try:  # after a stop no retry and no breaker count; but an error about the item is
+                self.control.check()  # its answer, kept as any in flight then (was not fetched)
+            except Cancelled:
+                if not (stopped := failure.final):
+                    raise
             delay = self.retry.wait(attempt - 1)
             elapsed = time.monotonic() - started
-            allowed = (attempt < self.retry.max_attempts
+            allowed = (not stopped and attempt < self.retry.max_attempts
                        and elapsed + delay <= self.retry.max_elapsed)
-            if failure.answered:  # the service is up, this item's answer bad: its own count
-                refused += 1  # toward the breaker; asked once more at most (next load: again)
-                again = self.control.refused(failure, item=item)  # (an error about it: its code)
+            if failure.answered and not stopped:  # the service up, this item's answer bad: its
+                refused += 1  # own count toward the breaker; asked once more at most (next load:
+                again = self.control.refused(failure, item=item)  # again; an error: its code)
                 allowed = allowed and again and not failure.final and refused < ANSWERS_REFUSED
-            else:
+            elif not failure.answered:  # (a final failure is answered)
                 self.control.failed(str(failure), item=item, sent=failure.sent)
                 allowed = self.control.keep_trying(item, allowed)
             if not allowed:
