@@ -154,10 +154,10 @@ class RedactedURL(str):
     A local or attribute holding it shows ``'http://<hidden>@host'`` in a
     traceback with locals; its value, ``str()`` and f-strings are the address
     as given, so it is equal to (and hashes as) the plain string. A copy is the
-    same object; a pickle carries the address redacted, as a private key's
-    pickle carries no key: an unpickled address names the same host, port and
-    path (the same cache folder), and a client made of it is refused
-    (:func:`split_userinfo`) rather than sent without the password.
+    same object; a pickle carries the address as its repr shows it, as a private
+    key's pickle carries no key: unpickled, ``http://user:pw@host/p`` names the
+    same host, port and path (the same cache folder), and a client made of it is
+    refused (:func:`split_userinfo`) rather than sent without the password.
 
     Examples
     --------
