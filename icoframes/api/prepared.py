@@ -24,7 +24,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import requests
+from requests.adapters import BaseAdapter
 from requests.auth import AuthBase
+from requests.structures import CaseInsensitiveDict
+from requests.utils import select_proxy
+from urllib3 import HTTPConnectionPool
+
+from . import direct
+from .transport import GateAdapter
 
 __all__ = ["BODY_HEADERS", "Prepared"]
 
@@ -32,6 +39,13 @@ __all__ = ["BODY_HEADERS", "Prepared"]
 BODY_HEADERS = ("Content-Length", "X-Service-Access-Key")
 
 _Templates = dict[tuple[str, tuple[tuple[str, str], ...]], requests.PreparedRequest]
+
+
+class _Headers:
+    """What an auth sets a header on (``request.headers``), for a request sent directly."""
+
+    def __init__(self, headers: dict[str, str]) -> None:
+        self.headers = headers
 
 
 def _merged(session: requests.Session) -> tuple[Any, ...]:
@@ -61,9 +75,13 @@ class Prepared:
         # the session's merged settings the templates were made with, and the templates
         self._cache: tuple[tuple[Any, ...] | None, _Templates] = (None, {})
         self._lock = threading.Lock()
+        # per template (by id, itself kept): its adapter, TLS settings, proxies and pool
+        self._routes: dict[int, tuple[requests.PreparedRequest, BaseAdapter, Any,
+                                      HTTPConnectionPool]] = {}
 
     def post(self, session: requests.Session, url: str, body: bytes,
-             headers: Mapping[str, str], *, timeout: tuple[float, float]) -> requests.Response:
+             headers: Mapping[str, str], *, timeout: tuple[float, float]
+             ) -> requests.Response | direct.Answer:
         """``session.post(url, data=body, headers=headers, stream=True,
         allow_redirects=False, auth=session.auth or auth, timeout=timeout)``, sent the same."""
         if (session is not self._own or session.cookies or session.auth is not None
@@ -71,15 +89,56 @@ class Prepared:
             return session.post(url, data=body, headers=headers, stream=True,
                                 allow_redirects=False, timeout=timeout,
                                 auth=session.auth or self._auth)
-        request = self._template(session, url, headers).copy()
+        template = self._template(session, url, headers)
+        proxies = {k: v for k, v in session.proxies.items() if v is not None}
+        adapter = session.get_adapter(url)
+        if (pool := self._pool(session, template, adapter, proxies)) is not None:
+            assert isinstance(adapter, GateAdapter)  # (checked by _pool)
+            return self._direct(session, template, pool, adapter, body, headers, timeout)
+        request = template.copy()
         request.body = body
         request.headers["Content-Length"] = str(len(body))
         request.headers["X-Service-Access-Key"] = headers["X-Service-Access-Key"]
         if self._auth is not None:  # last, as prepare_request places it
             request = self._auth(request)
         return session.send(request, stream=True, allow_redirects=False, timeout=timeout,
-                            verify=session.verify, cert=session.cert,
-                            proxies={k: v for k, v in session.proxies.items() if v is not None})
+                            verify=session.verify, cert=session.cert, proxies=proxies)
+
+    def _pool(self, session: requests.Session, template: requests.PreparedRequest,
+              adapter: BaseAdapter, proxies: dict[str, str]) -> HTTPConnectionPool | None:
+        """The pool the session's adapter sends ``template`` through, when no proxy, hook
+        or other adapter stands in the way (:mod:`.direct`); None: ``Session.send`` sends it."""
+        if (type(adapter) is not GateAdapter or template.hooks.get("response")
+                or template.url is None):
+            return None
+        tls = (session.verify, session.cert)
+        route = self._routes.get(id(template))
+        if (route is not None and route[0] is template and route[1] is adapter
+                and route[2] == (tls, proxies) and route[3].pool is not None):
+            return route[3]  # (a pool Client.close closed is made again, as send makes it)
+        if select_proxy(template.url, proxies) is not None:
+            return None
+        pool = direct.pool_for(adapter, template, *tls)
+        with self._lock:
+            self._routes[id(template)] = (template, adapter, (tls, dict(proxies)), pool)
+        return pool
+
+    def _direct(self, session: requests.Session, template: requests.PreparedRequest,
+                pool: HTTPConnectionPool, adapter: GateAdapter, body: bytes,
+                headers: Mapping[str, str], timeout: tuple[float, float]) -> direct.Answer:
+        """Send the copy of ``template`` with ``body`` through ``pool`` (:func:`.direct.send`)."""
+        sent = dict(template.headers)  # in its order: the two set below keep their places
+        sent["Content-Length"] = str(len(body))
+        sent["X-Service-Access-Key"] = headers["X-Service-Access-Key"]
+        if self._auth is not None:  # last, as prepare_request places it
+            self._auth(_Headers(sent))  # type: ignore[arg-type]
+        adapter.cert_verify(pool, template.url or "", session.verify, session.cert)
+        answer = direct.send(pool, adapter, template.path_url, body, sent, timeout=timeout)
+        if "Set-Cookie" in answer.headers or "Set-Cookie2" in answer.headers:
+            request = template.copy()  # the request Session.send reads the cookies against
+            request.body, request.headers = body, CaseInsensitiveDict(sent)
+            direct.keep_cookies(session, request, answer)
+        return answer
 
     def _template(self, session: requests.Session, url: str,
                   headers: Mapping[str, str]) -> requests.PreparedRequest:
@@ -91,6 +150,7 @@ class Prepared:
                 if self._cache[0] != now:  # params copied whole: a dict, or a list in it,
                     # changed in place shows (a shallow copy shared the list: a stale URL)
                     self._cache = ((now[0], copy.deepcopy(now[1]), now[2]), {})
+                    self._routes = {}
                 templates = self._cache[1]
         key = (url, tuple((k, v) for k, v in headers.items() if k not in BODY_HEADERS))
         if (template := templates.get(key)) is None:
