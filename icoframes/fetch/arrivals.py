@@ -12,13 +12,33 @@ same whatever it holds: at 0 ms latency, one per profile was the most of a load'
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from ..store.cache import Cache, ProfileRecord
 from ..store.derived import DerivedTables
 from .policy import Want
 
-__all__ = ["Arrivals"]
+__all__ = ["Arrivals", "Fetched", "fetch"]
+
+
+class Fetched(NamedTuple):
+    """A profile as decoded by the client, and its text as the store keeps it."""
+
+    profile: dict[str, Any]
+    raw: str
+
+
+def fetch(profile: Callable[[int], dict[str, Any]], ico_id: int) -> Fetched:
+    """``profile(ico_id)`` (a request, on a worker) with its text encoded there: the
+    load's thread, which keeps every arrival and sends every next request, does not
+    spend its time encoding each profile (0.1 ms each) while workers wait for it."""
+    got = profile(ico_id)
+    return Fetched(got, _text(got))
+
+
+def _text(profile: dict[str, Any]) -> str:
+    return json.dumps(profile, separators=(",", ":"), ensure_ascii=False)
 
 
 class Arrivals:
@@ -34,12 +54,15 @@ class Arrivals:
     def __len__(self) -> int:
         return len(self._records)
 
-    def add(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
-            reason: str | None = None) -> None:
-        """One outcome for ``want``: its ``profile`` (decoded), or none (``state`` gone or
-        failed, with the ``reason``)."""
-        raw = None if profile is None else json.dumps(profile, separators=(",", ":"),
-                                                      ensure_ascii=False)
+    def add(self, want: Want, profile: dict[str, Any] | Fetched | None, *,
+            state: str = "fetched", reason: str | None = None) -> None:
+        """One outcome for ``want``: its ``profile`` (decoded; :class:`Fetched`: with its
+        text), or none (``state`` gone or failed, with the ``reason``)."""
+        raw: str | None = None
+        if isinstance(profile, Fetched):
+            profile, raw = profile
+        elif profile is not None:
+            raw = _text(profile)
         self._records.append(ProfileRecord(want.id, want.status, want.summary, raw,
                                            state=state, reason=reason))
         self._profiles.append(profile)

@@ -36,7 +36,7 @@ from ..store.derived import DerivedTables
 from ..store.housekeeping import mark_used
 from ..store.legacy import convert
 from ..tables import Tables
-from .arrivals import Arrivals
+from .arrivals import Arrivals, Fetched, fetch
 from .localquery import cached_query
 from .moment import one_row_each, page_together
 from .paging import ListQuery, listed_now_wins, pages_total
@@ -287,7 +287,7 @@ class Load:
         want = self._plan.next(self.queries, lambda: self.service.remaining() - self._pool.busy)
         if want is None:
             return False
-        self._pool.submit("profile", want, self.service.profile_client(want).profile, want.id)
+        self._pool.submit("profile", want, fetch, self.service.profile_client(want).profile, want.id)
         return True
 
     def _run(self) -> None:
@@ -388,7 +388,7 @@ class Load:
                 self.control.cancel()
             self._stop, self._lost = first_stop(self._stop, exc), self._lost or exc
 
-    def _keep(self, want: Want, profile: dict[str, Any] | None, *, state: str = "fetched",
+    def _keep(self, want: Want, profile: Fetched | None, *, state: str = "fetched",
               reason: str | None = None) -> None:
         """Keep one profile (or its failure) with those that arrived with it: durable in one
         transaction before another request is sent (:class:`.arrivals.Arrivals`)."""
