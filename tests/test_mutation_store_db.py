@@ -147,8 +147,8 @@ def test_a_database_is_opened_in_wal_mode_with_the_documented_pragmas(tmp_path):
         assert conn is not None
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
-        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 256
-        assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == 1 << 20
+        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1024
+        assert conn.execute("PRAGMA journal_size_limit").fetchone()[0] == 4 << 20
         assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 20000
         assert conn.in_transaction  # one snapshot
     assert db.rows("SELECT k, v FROM t") == [(1, "a")]
