@@ -156,7 +156,7 @@ class DerivedTables:
             return False  # the rebuild quarantines it: a removal
         ids = pa.array(sorted(changed), pa.int64())
         try:  # the files side by side; the state once all are
-            concurrently(lambda name: self._write(name, fresh[name], ids), stale)
+            self._write_tables(lambda name: self._write(name, fresh[name], ids), stale)
             self._write_state(snap, {**versions, **dict.fromkeys(stale, snap.version)})
         except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
             return False
@@ -177,11 +177,19 @@ class DerivedTables:
             parts.append(_tidy_batch(batch, unreadable, self._decoded, names))
         return changed, _concat(parts), unreadable
 
+    def _write_tables(self, write: Callable[[str], object], names: Collection[str]) -> None:
+        """``write(name)`` for each table, and the database synced, side by side (the sync's
+        ``fdatasync`` calls wait as the files' do): :meth:`_write_state` comes after all."""
+        concurrently(lambda name: write(name) if name else self._sync(), [*names, ""])
+
+    def _sync(self) -> None:
+        if (db := self.cache.database(write=False)) is not None:
+            db.sync()  # the versions the state writes down must not outlive their commits
+
     def _write_state(self, snap: Snapshot, versions: dict[str, int]) -> None:
+        """The state: after :meth:`_write_tables` (the files and the commits it counts)."""
         state = {"versions": versions, "removed": snap.removed,
                  "fingerprint": parser_fingerprint()}
-        if (db := self.cache.database(write=False)) is not None:
-            db.sync()  # the versions written down must not outlive their commits
         atomic_write_bytes(self._state_path, json.dumps(state).encode())
 
     def _plain_files(self, *, fix: bool) -> bool:
@@ -221,7 +229,7 @@ class DerivedTables:
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
-                concurrently(lambda name: self._write(name, tables[name]), names)
+                self._write_tables(lambda name: self._write(name, tables[name]), names)
                 if unreadable:  # the removal changed the counter: the next read rebuilds
                     self._state_path.unlink(missing_ok=True)
                 else:
