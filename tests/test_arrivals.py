@@ -54,3 +54,37 @@ def test_a_failed_keep_loses_its_batch_and_the_next_starts_afresh(tmp_path):
     arrivals.add(_want(3), {"id": 3})
     arrivals.keep()
     assert cache.profile_index().index.tolist() == [3] and derived._decoded == {3: (1, {"id": 3})}
+
+
+def test_a_profile_is_encoded_on_the_worker_that_fetched_it_not_the_loads_thread(
+        tmp_path, monkeypatch):
+    # the load's thread keeps every arrival and hands out every next request: encoding
+    # each profile there (0.1 ms) made the workers wait for it
+    import threading
+
+    import icoframes
+    from icoframes import sandbox
+    from icoframes.fetch import arrivals as module
+
+    threads: list[str] = []
+    text = module._text
+
+    def encoding(profile):
+        threads.append(threading.current_thread().name)
+        return text(profile)
+
+    monkeypatch.setattr(module, "_text", encoding)
+    with sandbox.serve(n_icos=40, seed=3) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
+        try:
+            icos = icoframes.load_icos(status="past", progress=False)
+            service = icoframes.config.get_settings().service_id
+        finally:
+            icoframes.reset_configuration()
+        expected = len(sb.directory.ids("past"))
+    assert len(icos) == expected and len(threads) == expected  # each encoded once
+    assert all(name.startswith("icoframes") for name in threads), set(threads)
+    cache = Cache(tmp_path / "cache", service or "")
+    with cache.snapshot() as snap:  # kept as encoded there: compact UTF-8 JSON
+        raw = [t["raw"] for b in snap.copies() for t in b.to_pylist()]
+    assert len(raw) == expected and all(r.startswith('{"') and ", " not in r[:20] for r in raw)

@@ -37,7 +37,7 @@ from urllib3.exceptions import InvalidHeader as _InvalidHeader
 from urllib3.exceptions import ProxyError as _ProxyError
 from urllib3.exceptions import SSLError as _SSLError
 
-__all__ = ["Answer", "keep_cookies", "pool_for", "send"]
+__all__ = ["Answer", "keep_cookies", "plain", "pool_for", "send"]
 
 
 class Answer:
@@ -54,6 +54,14 @@ class Answer:
         """As ``requests.Response.close`` of an unread body: the connection is not reused."""
         self.raw.close()
         self.raw.release_conn()
+
+
+def plain(adapter: HTTPAdapter) -> bool:
+    """Whether ``adapter`` sends as ``HTTPAdapter.send`` does (which :func:`send` does in its
+    place): it overrides none of what ``send`` calls but the making of its pools."""
+    kind = type(adapter)
+    return all(getattr(kind, name) is getattr(HTTPAdapter, name)
+               for name in ("send", "request_url", "add_headers"))
 
 
 def pool_for(adapter: HTTPAdapter, request: requests.PreparedRequest, verify: Any,

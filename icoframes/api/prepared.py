@@ -13,7 +13,9 @@ sends it. Every request is built by ``Session.request`` instead when the session
 the one the client made (a subclass replaced it), holds a cookie the service set (the
 headers then depend on the jar), has an auth of its own or reads the environment
 (``trust_env``); the templates are made again when the session's headers, params or
-hooks changed since they were.
+hooks changed since they were. A copy is sent through the pool of the session's adapter
+directly (:mod:`.direct`, not ``Session.send``) unless a proxy, a response hook or an
+adapter of another kind stands in the way.
 """
 
 from __future__ import annotations
@@ -24,14 +26,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import requests
-from requests.adapters import BaseAdapter
+from requests.adapters import BaseAdapter, HTTPAdapter
 from requests.auth import AuthBase
 from requests.structures import CaseInsensitiveDict
 from requests.utils import select_proxy
 from urllib3 import HTTPConnectionPool
 
 from . import direct
-from .transport import GateAdapter
 
 __all__ = ["BODY_HEADERS", "Prepared"]
 
@@ -93,7 +94,7 @@ class Prepared:
         proxies = {k: v for k, v in session.proxies.items() if v is not None}
         adapter = session.get_adapter(url)
         if (pool := self._pool(session, template, adapter, proxies)) is not None:
-            assert isinstance(adapter, GateAdapter)  # (checked by _pool)
+            assert isinstance(adapter, HTTPAdapter)  # (checked by _pool)
             return self._direct(session, template, pool, adapter, body, headers, timeout)
         request = template.copy()
         request.body = body
@@ -108,15 +109,14 @@ class Prepared:
               adapter: BaseAdapter, proxies: dict[str, str]) -> HTTPConnectionPool | None:
         """The pool the session's adapter sends ``template`` through, when no proxy, hook
         or other adapter stands in the way (:mod:`.direct`); None: ``Session.send`` sends it."""
-        if (type(adapter) is not GateAdapter or template.hooks.get("response")
-                or template.url is None):
-            return None
         tls = (session.verify, session.cert)
         route = self._routes.get(id(template))
         if (route is not None and route[0] is template and route[1] is adapter
                 and route[2] == (tls, proxies) and route[3].pool is not None):
             return route[3]  # (a pool Client.close closed is made again, as send makes it)
-        if select_proxy(template.url, proxies) is not None:
+        if (not isinstance(adapter, HTTPAdapter) or not direct.plain(adapter)
+                or template.hooks.get("response") or template.url is None
+                or select_proxy(template.url, proxies) is not None):
             return None
         pool = direct.pool_for(adapter, template, *tls)
         with self._lock:
@@ -124,7 +124,7 @@ class Prepared:
         return pool
 
     def _direct(self, session: requests.Session, template: requests.PreparedRequest,
-                pool: HTTPConnectionPool, adapter: GateAdapter, body: bytes,
+                pool: HTTPConnectionPool, adapter: HTTPAdapter, body: bytes,
                 headers: Mapping[str, str], timeout: tuple[float, float]) -> direct.Answer:
         """Send the copy of ``template`` with ``body`` through ``pool`` (:func:`.direct.send`)."""
         sent = dict(template.headers)  # in its order: the two set below keep their places
