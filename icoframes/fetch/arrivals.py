@@ -12,9 +12,9 @@ same whatever it holds: at 0 ms latency, one per profile was the most of a load'
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from ..api.client import Client
 from ..store.cache import Cache, ProfileRecord
 from ..store.derived import DerivedTables
 from .policy import Want
@@ -29,11 +29,11 @@ class Fetched(NamedTuple):
     raw: str
 
 
-def fetch(profile: Callable[[int], dict[str, Any]], ico_id: int) -> Fetched:
-    """``profile(ico_id)`` (a request, on a worker) with its text encoded there: the
+def fetch(client: Client, ico_id: int) -> Fetched:
+    """``client.profile(ico_id)`` (a request, on a worker) with its text encoded there: the
     load's thread, which keeps every arrival and sends every next request, does not
     spend its time encoding each profile (0.1 ms each) while workers wait for it."""
-    got = profile(ico_id)
+    got = client.profile(ico_id)
     return Fetched(got, _text(got))
 
 

@@ -287,7 +287,7 @@ class Load:
         want = self._plan.next(self.queries, lambda: self.service.remaining() - self._pool.busy)
         if want is None:
             return False
-        self._pool.submit("profile", want, fetch, self.service.profile_client(want).profile, want.id)
+        self._pool.submit("profile", want, fetch, self.service.profile_client(want), want.id)
         return True
 
     def _run(self) -> None:
