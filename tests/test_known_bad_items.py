@@ -19,7 +19,7 @@ from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_
 import icoframes
 from icoframes.api.control import BREAKER_ITEMS, BREAKER_REFUSED, SUSPECT_ITEMS
 from icoframes.api.retry import ANSWERS_REFUSED
-from icoframes.errors import IncompleteWarning, ServiceUnavailable, StaleWarning
+from icoframes.errors import APIError, IncompleteWarning, ServiceUnavailable, StaleWarning
 from icoframes.fetch.paging import PAGES_FAILED
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
@@ -197,3 +197,16 @@ class _After:
 
     def __contains__(self, ico_id):
         return bool(self.switch) and ico_id > self.n
+
+
+def test_new_profiles_are_asked_before_known_bad_ones(configure):
+    # every profile answered HTTP 401 (a revoked key): each load raises that error after 32
+    # requests. The ones that failed before are asked after the new ones, so the next load
+    # finds the error on 32 new ones, not after asking the 32 known bad ones again (64)
+    with HostileServer({LIST: paged_list(200), PROFILE: html_reply(401, "sign in")}) as srv:
+        configure(srv, max_workers=1)
+        for load in (1, 2):
+            before = srv.hits[PROFILE]
+            with pytest.raises(APIError, match="HTTP 401 without an error code"):
+                icoframes.load_icos(status="past", progress=False)
+            assert srv.hits[PROFILE] - before == BREAKER_REFUSED, load  # (load 2: was 64)
