@@ -141,6 +141,7 @@ from .manifest import (
     oldest_newest,
     profile_ages,
     quota_stop,
+    seconds_given,
     told_as_kept,
 )
 from .queries import build_queries, check_keywords, check_load_arguments, keywords_of, read_once
@@ -388,8 +389,8 @@ def export_tables(
         summary = tables.problem_summary()
         manifest: dict[str, Any] = {
             "arguments": {"status": status, "snapshot": snapshot, "refresh": refresh,
-                          "max_age": jsonable(max_age),
-                          "profile_max_age": jsonable(profile_max_age), "budget": budget,
+                          "max_age": seconds_given(max_age),  # " 3 ": 3.0, as the load read it
+                          "profile_max_age": seconds_given(profile_max_age), "budget": budget,
                           "allow_empty": allow_empty, "filters": jsonable(filters)},
             "rows": {name: len(tables[name]) for name in TABLES},
             "requests_spent": load.requests_spent(),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import pandas as pd
@@ -23,7 +23,7 @@ from .loaders import MaxAge
 
 __all__ = ["dump", "jsonable", "kept_words", "listed", "lists_fresh_after", "not_refreshed",
            "nothing_matched", "nothing_paged", "oldest_newest", "profile_ages", "quota_stop",
-           "told_as_kept"]
+           "seconds_given", "told_as_kept"]
 
 
 def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
@@ -195,6 +195,24 @@ def kept_words(kept: dict[str, Any]) -> str:
                 f"{kept['fetched_at']})")
     return (f" ({kept['rows']} of its rows kept from the day's list paged at "
             f"{kept['fetched_at']}{f', {snap} of them from its {kind}' if snap else ''})")
+
+
+def seconds_given(value: Any) -> Any:
+    """An age argument (``max_age``, ``profile_max_age``) as a manifest records it, once the
+    load has checked it: its seconds, whatever form it was given in (text, a NumPy number, a
+    timedelta: ``" 3 "`` is 3.0, not that text), a mapping by status of them, or None.
+
+    Examples
+    --------
+    >>> seconds_given(" 3 "), seconds_given(dt.timedelta(hours=1)), seconds_given(None)
+    (3.0, 3600.0, None)
+    >>> seconds_given({"past": "60"})
+    {'past': 60.0}
+    """
+    if isinstance(value, Mapping):
+        return {str(status): seconds_given(age) for status, age in value.items()}
+    limit = age_limit(value)
+    return None if limit is None else limit.total_seconds()
 
 
 def jsonable(value: Any) -> Any:

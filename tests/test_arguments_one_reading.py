@@ -239,6 +239,24 @@ def test_ages_as_text_are_the_seconds_they_write_as_the_options_are(cfg, tmp_pat
     assert icoframes.prune_cache(" 86400 ").removed == icoframes.prune_cache(86400).removed
 
 
+def test_an_export_records_ages_given_as_text_as_their_seconds(cfg, tmp_path):
+    # the manifest is JSON read by scripts: " 86400 " would have been written as that text
+    import json
+
+    import pandas as pd
+
+    icoframes.export_tables(tmp_path / "out", status="past", max_age=" 86400 ",
+                            profile_max_age={"past": "3600", "ongoing": np.int64(60),
+                                             "upcoming": pd.Timedelta("2h")}, progress=False)
+    written = json.loads((tmp_path / "out" / "manifest.json").read_text())["arguments"]
+    assert written["max_age"] == 86400 and written["profile_max_age"] == {
+        "past": 3600, "ongoing": 60, "upcoming": 7200}
+    icoframes.export_tables(tmp_path / "again", status="past", max_age=None,
+                            profile_max_age=np.float64(60), progress=False)
+    written = json.loads((tmp_path / "again" / "manifest.json").read_text())["arguments"]
+    assert written["max_age"] is None and written["profile_max_age"] == 60
+
+
 @pytest.mark.parametrize(("value", "hint"), [
     ("\u0663", "; did you mean 3?"), ("1_000", "; did you mean 1000?"),
     ("\uff12.5", "; did you mean 2.5?"), ("3 s", "; did you mean pd.Timedelta('3 s')?"),
