@@ -126,8 +126,8 @@ def test_a_sorted_load_without_a_status_leaves_no_order_unstated(sb):
 
 def test_lists_paged_together_that_fail_answer_as_the_cache_did(sb):
     """The service down: the past list (never cached) cannot be paged, nor the ongoing and
-    upcoming lists paged with it; those keep the rows the cache answered them with (partial,
-    said), not nothing."""
+    upcoming lists paged with it; those keep the answers the cache gave them (said), not
+    nothing."""
     with at(0):
         icoframes.load_icos(status="ongoing", progress=False)
         icoframes.load_icos(status="upcoming", progress=False)
@@ -140,7 +140,50 @@ def test_lists_paged_together_that_fail_answer_as_the_cache_did(sb):
         got = icoframes.load_icos(category=[x.category_id], progress=False)
     assert sorted(got["id"].tolist()) == cached and x.id in cached
     queries = got.attrs["icoframes"]["queries"]
-    assert [(q["from_cache"], q["complete"]) for q in queries] == [
-        (True, False), (True, False), (False, False)]
+    assert [(q["from_cache"], q["complete"]) for q in queries] == [  # (their cached answers
+        (True, True), (True, True), (False, False)]  # stand, complete as they were)
+    assert all("the answer from the cache stands" in q["cache_declined"][-1]
+               for q in queries[:2])
     assert queries[2]["rows"] == 0 and queries[2]["failed_pages"]
     assert sb.stats.requests["icos"] >= 3 and "ico" not in sb.stats.requests
+
+
+def test_a_list_paged_with_the_others_that_comes_back_partial_keeps_its_cached_answer(
+        configure, quick_retries):
+    """A fresh complete cached list, paged again only to be of the moment of a stale one,
+    whose paging fails after 10 pages: its cached answer stands (its 1,000 rows, complete,
+    said), not the 200 rows that came (integ 4ed22bd: 200 rows, IncompleteWarning)."""
+    from hostile import LIST, HostileServer, html_reply, json_reply, list_item
+
+    size, first = {"ongoing": 20, "upcoming": 20, "past": 1000}, {"ongoing": 5000,
+                                                                  "upcoming": 6000, "past": 1}
+    broken = []
+
+    def pages(handler):
+        asked = handler.request_json()
+        status, page = asked.get("status", "past"), int(asked.get("page", 1))
+        if broken and status == "past" and page > 10:
+            return html_reply(503, "down")(handler)
+        ids = list(range(first[status], first[status] + size[status]))[(page - 1) * 20:][:20]
+        return json_reply({"error": None, "data": [list_item(i) for i in ids],
+                           "total_icos": size[status], "total_pages": -(-size[status] // 20),
+                           "current_page": page})(handler)
+
+    with HostileServer({LIST: pages}) as srv:
+        configure(srv, max_workers=2)
+        with at(0):
+            icoframes.load_list(status="ongoing", progress=False)
+        with at(10):
+            icoframes.load_list(status="past", progress=False)
+            icoframes.load_list(status="upcoming", progress=False)
+        broken.append(True)
+        with at(20):
+            got = icoframes.load_list(progress=False, max_age=15 * 60)
+    assert got["status"].value_counts().to_dict() == {"past": 1000, "ongoing": 20,
+                                                      "upcoming": 20}
+    queries = {q["params"]["status"]: q for q in got.attrs["icoframes"]["queries"]}
+    assert queries["past"]["complete"] and queries["past"]["from_cache"]
+    assert queries["past"]["cache_declined"][0].startswith("paged with the list of 'ongoing'")
+    assert "page 11:" in queries["past"]["cache_declined"][-1]
+    assert "the answer from the cache stands" in queries["past"]["cache_declined"][-1]
+    assert not queries["ongoing"]["from_cache"] and queries["ongoing"]["complete"]

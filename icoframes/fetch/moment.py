@@ -48,13 +48,15 @@ def page_together(queries: list[dict[str, Any]], find: Callable[[dict[str, Any],
     ``find(params, again)`` answers ``params`` from the cache when it can (its own cached
     list too: :func:`.localquery.cached_query`); ``again``: never, to page it. Each query
     comes with its own cached list (its claim's copy) and its fallback should its paging
-    bring nothing: that list, or else the cache's answer it had (a failed paging is no
-    reason to answer with less than the cache had). When the loader sorts the combined
-    rows itself (a sort without a status), no query's order is unstated: the result's
-    order is the sort's. Last, the rows of a query answered from the cache whose profiles
-    are to plan: those no later list of the load lists (an ICO two cached lists list is
-    planned by the row the result keeps, :func:`one_row_each`: the older row's status would
-    have its newer copy fetched again); None for a query to page.
+    bring nothing: that list, or else the cache's answer it had; a query paged only to be
+    with the others keeps that answer (``ListQuery.stand_in``) should its paging come back
+    partial too (a failed paging is no reason to answer with less than the cache had).
+    When the loader sorts the combined rows itself (a sort without a status), no query's
+    order is unstated: the result's order is the sort's. Last, the rows of a query
+    answered from the cache whose profiles are to plan: those no later list of the load
+    lists (an ICO two cached lists list is planned by the row the result keeps,
+    :func:`one_row_each`: the older row's status would have its newer copy fetched
+    again); None for a query to page.
     """
     found = [find(params, False) for params in queries]
     if status is None and combined_sort(status, filters) is not None:
@@ -75,6 +77,7 @@ def _again(query: ListQuery, find: Callable[[dict[str, Any], bool], Found], page
     """``query``, answered from the cache, to page with the lists of ``paged``."""
     redo, own = find(query.params, True)
     redo.declined = [TOGETHER.format(paged=" and ".join(repr(s) for s in paged))]
+    redo.stand_in = query  # should the paging come back partial, the cache's answer stands
     return redo, own, own if own is not None else _as_stored(query)
 
 

@@ -65,6 +65,9 @@ class ListQuery:
     total_icos: int | None = None
     failed_pages: dict[int, str] = field(default_factory=dict)
     fallback: Stored | None = None  # the cached copy, used when paging fails
+    # its answer from the cache, when it is paged only to be of one moment with the load's
+    # other lists (fetch.moment): that answer stands should the paging come back partial
+    stand_in: ListQuery | None = None
     keeps_day: bool = False  # an export's: the rows of its day's list a paging lacks are kept
     kept: dict[str, Any] | None = None  # which rows were kept so, listed when
     paged_at: dt.datetime | None = None  # when its paging ended (its rows but the kept ones)
@@ -285,6 +288,9 @@ class ListQuery:
                 self.failed_pages.update(why)
         frame, lost = _merge_parsed(pages, items)
         self.complete = clean and len(frame) >= (self.total_icos or 0)
+        if not self.complete and self.stand_in is not None:
+            self._stand_in(self.stand_in)  # a partial paging is no reason to answer with less
+            return False
         if frame.empty and not self.complete and self.fallback is not None:
             self.use_cached(self.fallback)  # nothing new: what was cached is the best answer
             self.complete = False
@@ -295,6 +301,17 @@ class ListQuery:
         if not self.complete and self.keeps_day and self.fallback is not None:
             self._keep_earlier(self.fallback)
         return False
+
+    def _stand_in(self, answer: ListQuery) -> None:
+        """Answer with ``answer`` (this query answered from the cache, complete and within
+        ``max_age``), its paging with the load's other lists having come back partial."""
+        failed = "; ".join(f"page {n}: {why}" for n, why in sorted(self.failed_pages.items()))
+        for name in ("frame", "items", "n_items", "complete", "fetched_at", "from_cache",
+                     "problems", "total_icos", "failed_pages", "answered_from", "order_unstated"):
+            setattr(self, name, getattr(answer, name))
+        self.declined = [*self.declined, "that paging came back partial (" + (
+            failed or "fewer ICOs than its count") + "): the answer from the cache stands, as "
+            "old as its fetched_at, not of the moment of the lists paged now"]
 
     def _keep_earlier(self, earlier: Stored) -> None:
         """A list of an export's day that this paging could not get whole: the rows of the
