@@ -38,11 +38,11 @@ is likely about every request (the key, ``base_url``): the load stops with it.
 
 A wrong answer is neutral for the first rule: neither a failure of the service
 nor a success that would clear its count. A wrong answer to an item that failed in an
-earlier load (:meth:`~LoadControl.known_bad`: the load says which) is neutral for the
-third rule too: it was expected, so it tells nothing of the service; a load asking only
-such items (its list and every other profile cached) is not stopped by them, and what it
-costs is bounded by how many there are (the freshness policy asks one that keeps failing
-less and less often). A 503 or a refused connection for such an item still counts.
+earlier load (:meth:`~LoadControl.known_bad`: the load says which) counts as any (so a
+load costs about :data:`BREAKER_REFUSED` wrong answers at most, however many failed
+before), but a trip whose run holds such items is :attr:`~LoadControl.on_items` too:
+their failures were expected, so the load (its list and other profiles cached) is not
+lost to them.
 
 Failures concentrated on a few ids end as those items' failures (reported,
 retried by the next call) and the rest of the load completes. So that a
@@ -150,17 +150,15 @@ class LoadControl:
 
     @property
     def items_refused(self) -> int:
-        """Different items answered wrongly since the last good answer (not those
-        :meth:`known_bad`: what the breaker counts)."""
+        """Different items answered wrongly since the last good answer."""
         with self._lock:
-            return len(self._refused - self._known)
+            return len(self._refused)
 
     @property
     def items_bad(self) -> int:
-        """Different items failed or answered wrongly since the last good answer (those
-        :meth:`known_bad` only when they failed)."""
+        """Different items failed or answered wrongly since the last good answer."""
         with self._lock:
-            return len(self._failing | (self._refused - self._known))
+            return len(self._failing | self._refused)
 
     @property
     def same_error(self) -> tuple[str, int | None] | None:
@@ -228,8 +226,8 @@ class LoadControl:
 
     def known_bad(self, item: object) -> None:
         """``item`` failed in an earlier load: a wrong answer to it is expected, its failure
-        again, not a sign of a service that is down (:meth:`refused` does not count it
-        toward the breaker); its other failures (a 503) count as any item's."""
+        again. It counts toward the breaker as any (the cost of a load stays bounded), but
+        a trip on a run that holds it is :attr:`on_items` (held, not an outage)."""
         with self._lock:
             self._known.add(item)
 
@@ -237,9 +235,9 @@ class LoadControl:
         """The service answered ``item``, wrongly (a JSON object not its answer, a body that is
         no JSON, an error about that request): that item's failure, neutral for the run of
         failures (no count, no success). The breaker trips once :attr:`refused_items`
-        different items failed or were answered wrongly with no good answer in between, not
-        counting the wrong answers to items :meth:`known_bad`. ``reason``: why, as text or
-        the client's failure (a ``final`` one, an error about that request alone, with its
+        different items failed or were answered wrongly with no good answer in between
+        (:attr:`on_items` when items :meth:`known_bad` are among them). ``reason``: why, as
+        text or the client's failure (a ``final`` one, an error about that request alone, with its
         ``code``: when every item of the run had the same, :attr:`same_error` says it).
 
         Returns whether the item is worth asking once more: not once :data:`SUSPECT_ITEMS`
@@ -266,11 +264,13 @@ class LoadControl:
         """Whether the counts (read under the lock) trip the breaker now: True once."""
         if self.tripped:
             return False
-        counted = self._failing | (self._refused - self._known)
+        counted = self._failing | self._refused
         service = len(self._failing) >= self.items or self.unsent_in_a_row >= self.failures
         self.tripped = service or len(counted) >= self.refused_items
-        self.on_items = self.tripped and not service and all(
-            self._answered[_kind(i)] >= SUSPECT_ITEMS for i in counted)
+        # held: a run holding items that failed before (expected), or of kinds answered right
+        self.on_items = self.tripped and not service and (
+            not counted.isdisjoint(self._known)
+            or all(self._answered[_kind(i)] >= SUSPECT_ITEMS for i in counted))
         return self.tripped
 
     def keep_trying(self, item: object, allowed: bool) -> bool:

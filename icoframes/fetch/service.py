@@ -106,8 +106,9 @@ class Service:
 
     def profile_client(self, want: Want) -> Client:
         """The client to ask ``want``'s profile with. One whose last fetch failed is known
-        bad to the breaker first: a wrong answer to it again is its failure again, not a
-        sign of a service that is down (:meth:`~icoframes.api.control.LoadControl.known_bad`)."""
+        bad to the breaker first: a wrong answer to it again is its failure again (counted, so
+        a load's cost stays bounded), and a run holding it halts the asking, not the load
+        (:meth:`~icoframes.api.control.LoadControl.known_bad`)."""
         client = self.client("profiles")
         if want.reason == "failed":
             self.control.known_bad(profile_item(want.id))

@@ -203,8 +203,9 @@ def breaker_error(settings: Settings, control: LoadControl) -> APIError:
         return ItemsStop(
             f"not asked: the load stopped asking after {control.items_bad} different requests "
             f"failed in a row, {control.items_refused} of them answered wrongly (last: "
-            f"{control.last_failure}); as requests of their kind were answered right before, "
-            "those may all be bad items: the next call asks again")
+            f"{control.last_failure}); as requests of their kind were answered right before "
+            "(or items that failed before were among them), those may all be bad items: the "
+            "next call asks again")
     base = settings.base_url or ""
     # redact the whole URL first: a bare netloc (user:pw@host) reads as a scheme to urlsplit
     host = urlsplit(redact_url(base)).netloc or redact_url(base)
