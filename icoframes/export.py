@@ -140,8 +140,8 @@ from .manifest import (
     nothing_paged,
     oldest_newest,
     profile_ages,
-    quota_stop,
     seconds_given,
+    stop_record,
     told_as_kept,
 )
 from .queries import build_queries, check_keywords, check_load_arguments, keywords_of, read_once
@@ -182,9 +182,9 @@ class ExportResult(AsDict):
     exported_at : datetime.datetime
         When the export was written (UTC).
     stopped : dict or None
-        The daily limit stopped the load (``reason`` "quota", ``by`` "service"
-        for its error 485 or "daily_quota" for the setting, ``code``,
-        ``remaining``, ``message``); None when the load ran to its end.
+        What stopped the load: the daily limit (``reason`` "quota", ``by`` "service"
+        or "daily_quota", ``code``, ``remaining``, ``message``) or a run of wrong
+        answers (``reason`` "breaker", ``remaining``, ``message``); None if it ended.
     report : LoadReport
         The report of the load that made the export (``tables.report``): its
         queries, what it lacks, the requests it sent.
@@ -405,7 +405,7 @@ def export_tables(
                         and not stale and stop is None,
             "missing": [jsonable(m) for m in stated.get("missing", [])],
             "not_refreshed": stale,
-            "stopped": None if stop is None else quota_stop(stop, stated),
+            "stopped": stop_record(stop, stated),
             "profiles_fetched": profile_ages(tables.icos),
             "problems": len(tables.problems),
             "problems_by_column": {f"{t}.{c}": int(n) for t, c, n in zip(

@@ -23,7 +23,7 @@ from .loaders import MaxAge
 
 __all__ = ["dump", "jsonable", "kept_words", "listed", "lists_fresh_after", "not_refreshed",
            "nothing_matched", "nothing_paged", "oldest_newest", "profile_ages", "quota_stop",
-           "seconds_given", "told_as_kept"]
+           "seconds_given", "stop_record", "told_as_kept"]
 
 
 def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
@@ -113,6 +113,20 @@ def quota_stop(stop: QuotaExceeded, stated: dict[str, Any]) -> dict[str, Any]:
             "message": str(stop)}
 
 
+def stop_record(stop: QuotaExceeded | None, stated: dict[str, Any]) -> dict[str, Any] | None:
+    """The manifest's ``stopped``: the daily limit's (:func:`quota_stop`), or a run of wrong
+    answers that halted the asking, not the load (the load's ``stopped`` "breaker"):
+    ``reason`` "breaker", ``remaining`` (the listed ICOs it did not ask: missing, or kept
+    from an earlier fetch) and ``message`` (why, as said of each); None when it ran to its
+    end."""
+    if stop is not None:
+        return quota_stop(stop, stated)
+    if stated.get("stopped") != "breaker":
+        return None
+    return {"reason": "breaker", "remaining": len(stated.get("not_done") or []),
+            "message": str(stated.get("stop"))}
+
+
 def oldest_newest(stamps: Iterable[Any]) -> dict[str, str | None]:
     times = sorted(dt.datetime.fromisoformat(s) for s in stamps if isinstance(s, str))
     if not times:
@@ -152,21 +166,23 @@ def not_refreshed(icos: pd.DataFrame, stated: dict[str, Any]) -> list[dict[str, 
     """Exported rows this load tried to fetch again and could not: kept, older than asked.
 
     One dict per row: ``id``, ``reason`` (why its new fetch failed, that the
-    budget ran out, or ``"quota"``: the daily limit stopped the load before it was
-    fetched again) and ``fetched_at`` (when the exported row was fetched).
+    budget ran out, ``"quota"``: the daily limit stopped the load before it was
+    fetched again, or why a run of wrong answers stopped the asking before it) and
+    ``fetched_at`` (when the exported row was fetched).
     """
     failed = {int(k): v for k, v in (stated.get("failed") or {}).items()}
     kept = [int(i) for i in stated.get("not_refreshed") or [] if int(i) not in failed]
     if not failed and not kept:
         return []
-    quota = ({int(i) for i in stated.get("not_done") or []}
-             if stated.get("stopped") == "quota" else set())
+    # the ids a stop left unasked: said as the daily limit's, or as the run's reason
+    stop = {"quota": "quota", "breaker": str(stated.get("stop"))}.get(str(stated.get("stopped")))
+    unasked = {int(i) for i in stated.get("not_done") or []} if stop else set()
     when = (dict(zip(icos["id"].tolist(), icos["fetched_at"].tolist(), strict=True))
             if "fetched_at" in icos.columns else {})
     present = set(icos["id"].tolist())
     rows = [(i, str(failed[i])) for i in failed if i in present]
-    rows += [(i, "quota" if i in quota else "the budget ran out before it was fetched again")
-             for i in kept]
+    rows += [(i, stop if stop and i in unasked
+              else "the budget ran out before it was fetched again") for i in kept]
     return [{"id": i, "reason": reason,
              "fetched_at": None if pd.isna(when.get(i)) else pd.Timestamp(when[i]).isoformat()}
             for i, reason in sorted(rows)]
