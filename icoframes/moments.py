@@ -86,5 +86,9 @@ def _meant_date(value: object) -> str:
         return ""
     if when is pd.NaT or when.tz is not None or f"{when.year:04d}" not in text:
         return ""
-    meant = when.isoformat(sep=" ") if when != when.normalize() else when.strftime("%Y-%m-%d")
-    return f"; did you mean {meant!r}?"
+    try:  # pandas 2.2 holds no year before 1677 in text, and has no strftime for year 0
+        meant = when.isoformat(sep=" ") if when != when.normalize() else when.strftime("%Y-%m-%d")
+        pd.to_datetime(meant, format="ISO8601")  # never a suggestion this pandas refuses
+    except (ValueError, NotImplementedError, OverflowError):
+        return ""
+    return f"; did you mean {meant!r}?" if re.match(r"[0-9]{4}-", meant, re.ASCII) else ""

@@ -92,11 +92,16 @@ def test_a_moment_outside_the_years_1_to_9999_is_refused_before_a_figure(value):
     # figure, then failed in strftime (NotImplementedError), the figure left open
     import matplotlib.pyplot as plt
 
-    with pytest.raises(InvalidParameter, match=r"now must be a date in the years 1 to 9999"):
+    # pandas 3 reads year 0 and is refused by the range; pandas 2.2 reads no year before 1677
+    # from text (refused as no date) and crashed building a suggestion for year 0
+    refused = r"now must be a date (in the years 1 to 9999|or datetime)"
+    with pytest.raises(InvalidParameter, match=refused) as caught:
         as_naive_utc(value, "now")
+    assert "did you mean" not in str(caught.value)
     icos = icoframes.tidy([{"id": 1, "start_datetime": "2018-01-01", "end_datetime": "2018-02-01"}])
     figures = len(plt.get_fignums())
-    with pytest.raises(InvalidParameter, match="years 1 to 9999"):
+    with pytest.raises(InvalidParameter, match=refused):
         plot_timeline(icos.icos, now=value)
     assert len(plt.get_fignums()) == figures
-    assert as_naive_utc("0001-01-01", "now") == pd.Timestamp("0001-01-01")  # the first day kept
+    if int(pd.__version__.split(".")[0]) >= 3:  # the first day kept where pandas reads it
+        assert as_naive_utc("0001-01-01", "now") == pd.Timestamp("0001-01-01")
