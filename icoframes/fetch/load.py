@@ -38,8 +38,8 @@ from ..store.legacy import convert
 from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
 from .localquery import cached_query
-from .moment import one_row_each, page_together
-from .paging import ListQuery, listed_now_wins, pages_total
+from .moment import listed_now_wins, one_row_each, page_together
+from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
 from .policy import PROFILE_MAX_AGE, Want, age_limit
 from .policy import profile_max_age as profile_max_age_of

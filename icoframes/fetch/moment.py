@@ -8,7 +8,9 @@ or, when the list it joined is the older one, in neither, and nothing would
 say it is missing. So when the load pages the list of one status, it pages the
 others too (:func:`page_together`: list pages only, the cached profiles are
 used as usual), and when an ICO is still listed twice, the row of the list
-that listed it last is the one kept (:func:`one_row_each`). A load whose every
+that listed it last is the one kept (:func:`one_row_each`); a row kept from an earlier
+list gives way to the same ICO listed later by another query (:func:`listed_now_wins`).
+A load whose every
 list is answered from the cache pays nothing: its lists are as old as their
 ``fetched_at`` says, each within ``max_age``.
 """
@@ -28,7 +30,7 @@ from ..store.cache import Stored
 from ..store.db import ms
 from .paging import ListQuery
 
-__all__ = ["TOGETHER", "one_row_each", "page_together"]
+__all__ = ["TOGETHER", "listed_now_wins", "one_row_each", "page_together"]
 
 #: Why a list a load without a status could answer from the cache is paged (its
 #: ``cache_declined``): another status's list is paged by the load.
@@ -127,3 +129,42 @@ def _listed_at(query: ListQuery) -> np.ndarray:
         from_kept = query.frame["id"].isin(query.kept["ids"]).to_numpy()
         at[from_kept] = ms(dt.datetime.fromisoformat(query.kept["fetched_at"]))
     return at
+
+
+def listed_now_wins(queries: list[ListQuery]) -> None:
+    """A row of an earlier list in a query (kept from its day's earlier list: ``kept``; or
+    the whole of a cached list standing in for a failed paging) gives way to the same ICO
+    listed later by another query of this load (paged now, or cached since): it moved there
+    since (a new status), and the earlier row would hide the move. Said in ``kept`` and
+    ``rows``; a query left with no kept row is dated by its paging again (``fetched_at``)."""
+    for query in queries:
+        if query.frame is None:
+            continue
+        if query.kept:
+            earlier, since = set(query.kept["ids"]), dt.datetime.fromisoformat(
+                query.kept["fetched_at"])
+        elif query.from_cache and not query.complete and query.fetched_at is not None:
+            earlier, since = set(query.frame["id"].tolist()), query.fetched_at  # stands in
+        else:
+            continue
+        later = {i for other in queries if other is not query and other.frame is not None
+                 for i in _listed_after(other, since)}
+        if not (moved := earlier & later):
+            continue
+        query.frame = query.frame[~query.frame["id"].isin(moved)].reset_index(drop=True)
+        if query.kept:
+            left = sorted(earlier - moved)
+            query.kept = {**query.kept, "rows": len(left), "ids": left} if left else None
+            if not left and query.paged_at is not None:
+                query.fetched_at = query.paged_at
+
+
+def _listed_after(query: ListQuery, since: dt.datetime) -> list[int]:
+    """The ids ``query`` listed after ``since``: its kept rows when they were, the others
+    when it was paged (or cached: a cached list is as old as its oldest row)."""
+    when = query.paged_at or query.fetched_at or dt.datetime.min.replace(tzinfo=dt.UTC)
+    kept, kept_at = set(), when
+    if query.kept:
+        kept, kept_at = set(query.kept["ids"]), dt.datetime.fromisoformat(query.kept["fetched_at"])
+    ids = [] if query.frame is None else query.frame["id"].tolist()
+    return [i for i in ids if (kept_at if i in kept else when) > since]

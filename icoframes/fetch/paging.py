@@ -39,7 +39,7 @@ from ..parse.problems import Problems
 from ..store.cache import Stored
 from ..store.db import from_ms, ms
 
-__all__ = ["MAX_PASSES", "PAGES_FAILED", "ListQuery", "listed_now_wins", "pages_total"]
+__all__ = ["MAX_PASSES", "PAGES_FAILED", "ListQuery", "pages_total"]
 
 #: Passes over a list's pages at most in one load (a list that keeps moving is kept partial).
 MAX_PASSES = 2
@@ -356,45 +356,6 @@ class ListQuery:
             **({"order_unstated": self.order_unstated} if self.order_unstated else {}),
             **({"kept": self.kept} if self.kept else {}),
         }
-
-
-def listed_now_wins(queries: list[ListQuery]) -> None:
-    """A row of an earlier list in a query (kept from its day's earlier list: ``kept``; or
-    the whole of a cached list standing in for a failed paging) gives way to the same ICO
-    listed later by another query of this load (paged now, or cached since): it moved there
-    since (a new status), and the earlier row would hide the move. Said in ``kept`` and
-    ``rows``; a query left with no kept row is dated by its paging again (``fetched_at``)."""
-    for query in queries:
-        if query.frame is None:
-            continue
-        if query.kept:
-            earlier, since = set(query.kept["ids"]), dt.datetime.fromisoformat(
-                query.kept["fetched_at"])
-        elif query.from_cache and not query.complete and query.fetched_at is not None:
-            earlier, since = set(query.frame["id"].tolist()), query.fetched_at  # stands in
-        else:
-            continue
-        later = {i for other in queries if other is not query and other.frame is not None
-                 for i in _listed_after(other, since)}
-        if not (moved := earlier & later):
-            continue
-        query.frame = query.frame[~query.frame["id"].isin(moved)].reset_index(drop=True)
-        if query.kept:
-            left = sorted(earlier - moved)
-            query.kept = {**query.kept, "rows": len(left), "ids": left} if left else None
-            if not left and query.paged_at is not None:
-                query.fetched_at = query.paged_at
-
-
-def _listed_after(query: ListQuery, since: dt.datetime) -> list[int]:
-    """The ids ``query`` listed after ``since``: its kept rows when they were, the others
-    when it was paged (or cached: a cached list is as old as its oldest row)."""
-    when = query.paged_at or query.fetched_at or dt.datetime.min.replace(tzinfo=dt.UTC)
-    kept, kept_at = set(), when
-    if query.kept:
-        kept, kept_at = set(query.kept["ids"]), dt.datetime.fromisoformat(query.kept["fetched_at"])
-    ids = [] if query.frame is None else query.frame["id"].tolist()
-    return [i for i in ids if (kept_at if i in kept else when) > since]
 
 
 def _merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]],
