@@ -194,3 +194,22 @@ def test_a_list_whose_count_lies_is_its_last_pass_alone(tmp_path):
         assert frame["id"].tolist() == list(range(1, 40))
         assert (query["complete"], query["count_contradicts"], query["total_icos"],
                 query["failed_pages"]) == (False, True, 44, {})
+
+
+@pytest.mark.parametrize("workers", [1, 4])
+def test_an_ico_only_the_moved_pass_listed_gets_no_profile_request(moving, tmp_path, workers):
+    """One of page 1 leaves after page 1: pass 1 moved, and the profile of the ICO only it
+    listed is not asked (was: asked, a request for a row the result lacks), each listed one
+    once; with 4 workers pages 2-5 of pass 1 are out when the move shows."""
+    icoframes.configure(**moving.settings(), cache_dir=tmp_path / "cache", max_workers=workers)
+    before = listed_by_service(moving)
+    gone = before[5]
+    moving.stats.reset()
+    moving.change(1, lambda: moving.update_ico(gone, status="ongoing"))
+    icos = icoframes.load_icos(status="past", progress=False)
+    requests = dict(moving.stats.requests)
+    assert icos["id"].tolist() == listed_by_service(moving) == [i for i in before if i != gone]
+    assert requests["icos"] == (1 if workers == 1 else 4) + 1 + pages_of(len(before) - 1)
+    assert requests["ico"] == len(icos) == len(before) - 1
+    attrs = icos.attrs["icoframes"]
+    assert (attrs["gone"], attrs["not_done"], attrs["failed"]) == ([], [], {})

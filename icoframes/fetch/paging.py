@@ -87,6 +87,8 @@ class ListQuery:
     _moved: dict[int, dict[int, str]] = field(default_factory=dict)  # pass -> page -> why
     # pass -> its first page listing none that page 1 counted ICOs for, and page 1's counts
     _empty: dict[int, tuple[int, tuple[int, int]]] = field(default_factory=dict)
+    _relisted: set[int] = field(default_factory=set)  # the ids of a pass after the first
+    _settled_ids: set[int] | None = None  # (its rows once paged, read once)
     in_flight: int = 0
     _failed_in_a_row: int = 0  # pages of this list failed for good since one came
 
@@ -128,6 +130,28 @@ class ListQuery:
             fallback = None
         self.fallback, self.paging, self.keeps_day = fallback, True, after is not None
 
+    # -- which rows it has (for the profiles planned) -------------------------
+
+    @property
+    def relisted(self) -> tuple[int, bool, int] | None:
+        """None while every row it handed out is one of its rows; once a pass moved, what
+        :meth:`still_lists` says changes with: (its pass, paging, ids that pass listed)."""
+        if self.passes == 1 and not (self.paging and (1 in self._moved or self._shrank)):
+            return None
+        return self.passes, self.paging, len(self._relisted)
+
+    def still_lists(self, ico_id: int) -> bool | None:
+        """Whether ``ico_id``, a row this list handed out, is one of its rows: after a pass
+        that moved, only if the pass after it listed it (None: not yet), or once paged its
+        rows have it (a row only the moved pass had left the list)."""
+        if self.relisted is None:
+            return True
+        if self.paging:
+            return True if ico_id in self._relisted else None
+        if self._settled_ids is None:
+            self._settled_ids = set() if self.frame is None else set(self.frame["id"].tolist())
+        return ico_id in self._settled_ids
+
     # -- paging ----------------------------------------------------------------
 
     def next_page(self) -> tuple[int, int] | None:
@@ -154,6 +178,8 @@ class ListQuery:
         self._pages[(pass_no, number)] = (items, frame, lost.records() if len(lost) else [])
         if pass_no != self.passes:
             return frame
+        if pass_no > 1:  # (what :meth:`still_lists` reads)
+            self._relisted.update(frame["id"].tolist())
         total_icos, total_pages = page_counts(response)
         if number == 1:
             self.total_icos, self._last = total_icos, max(1, total_pages)
@@ -275,6 +301,7 @@ class ListQuery:
         if (moved or short) and may_repage and self._may_page_again:
             # the list moved or shifted while it was paged: page it all once more
             self.passes, self._next, self._last, self._ended = self.passes + 1, 1, 1, False
+            self._relisted.clear()
             return True
         self.paging = False
         # a pass that did not move is the service's list: its rows alone, in its order (a row

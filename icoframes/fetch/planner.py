@@ -6,14 +6,16 @@ cuts them to the call's ``budget`` (most stale first), hands none out that would
 allowance a list page may need (:meth:`ProfilePlan.next`), and claims them a few
 at a time (:class:`~icoframes.store.claims.Claims`): one claimed by another
 live process is waited for (:meth:`ProfilePlan.poll_others`) until a copy
-arrives or that claim lapses.
+arrives or that claim lapses. The profiles of a list's rows wait while the list is paged
+again after a pass that moved, until the next pass lists them; a row only the moved pass
+had is not requested (:meth:`~icoframes.fetch.paging.ListQuery.still_lists`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import deque
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 import pandas as pd
 
@@ -81,6 +83,9 @@ class ProfilePlan:
         self._ready: deque[Want] = deque()  # claimed by this process, to request
         self._waiting: dict[int, Want] = {}  # claimed by another live process
         self._places: dict[int, tuple[int, int, int]] = {}  # id -> (query, page, row)
+        self._listers: dict[int, set[int]] = {}  # id -> the lists (queries) that had it
+        self._held: set[int] = set()  # planned ids no list has now (one paged again may)
+        self._sifted: tuple[object, ...] = ()  # the lists' state and plan _sift saw
         self._now = utcnow()  # (set again with the index)
 
     @property
@@ -103,12 +108,14 @@ class ProfilePlan:
         which orders equally urgent profiles (:meth:`_urgency`).
         """
         ids = rows["id"].tolist()
+        query, page = place
+        for ico_id in ids:
+            self._listers.setdefault(ico_id, set()).add(query)
         fresh = [i not in self._seen for i in ids]
         if not any(fresh):
             return 0
         new = rows if all(fresh) else rows[fresh]  # (a page's rows are mostly all new)
         self._seen.update(ids)
-        query, page = place
         for row, ico_id in enumerate(ids):
             if page is None:  # a whole list: its rows in order, PAGE_SIZE a page
                 self._places.setdefault(ico_id, (query, row // PAGE_SIZE + 1, row % PAGE_SIZE))
@@ -138,7 +145,7 @@ class ProfilePlan:
         a cut picks the same ids on the same lists."""
         return -want.staleness, self._places.get(want.id, (0, 0, 0))
 
-    def next(self, lists: Collection[ListQuery], remaining: Callable[[], int]) -> Want | None:
+    def next(self, lists: Sequence[ListQuery], remaining: Callable[[], int]) -> Want | None:
         """The next profile to request, claimed by this load; None when none may go yet.
 
         List pages come first when the allowance could run short: while a list of ``lists``
@@ -153,7 +160,7 @@ class ProfilePlan:
         if paging and (self.budget is not None or not self.pending  # (no ledger read for none)
                        or remaining() <= pages_needed(paging)):
             return None
-        if not self._ready and not self._claim_more(urgent_only=bool(paging)):
+        if not self._ready and not self._claim_more(lists, urgent_only=bool(paging)):
             return None
         self.requested += 1
         want = self._ready.popleft()
@@ -174,8 +181,32 @@ class ProfilePlan:
         self.over_budget.append(ico_id)
         self._budget_spent = True
 
-    def _claim_more(self, urgent_only: bool = False) -> bool:
+    def _sift(self, lists: Sequence[ListQuery]) -> None:
+        """Drop the planned profiles of rows no list of the load has any more (one paged again
+        after its pass moved: a row only the moved pass had left the list; each profile
+        would cost a request, and the result lacks its row), and hold those that a list
+        being paged again has not listed again yet. Again only when the lists or the plan
+        changed: a list that never moved leaves every planned profile as it is."""
+        state = tuple(query.relisted for query in lists)
+        if not any(state):
+            self._held = set()
+            return
+        if (state, self.planned) == self._sifted:
+            return
+        keep, self._held = [], set()
+        for want in self._wants:
+            said = {lists[n].still_lists(want.id) for n in self._listers.get(want.id, ())}
+            if said and not said & {True, None}:  # every list that had it lost it
+                self.planned -= 1
+                continue
+            if None in said and True not in said:
+                self._held.add(want.id)
+            keep.append(want)
+        self._wants, self._sifted = keep, (state, self.planned)
+
+    def _claim_more(self, lists: Sequence[ListQuery] = (), urgent_only: bool = False) -> bool:
         """Claim the next few planned profiles; those claimed elsewhere are waited for."""
+        self._sift(lists)
         if not self._wants or (urgent_only and self._wants[0].staleness < URGENT):
             return False
         if self.budget is not None:
@@ -188,8 +219,15 @@ class ProfilePlan:
             if len(self._wants) > room:
                 self.over_budget.extend(w.id for w in self._wants[room:])
                 del self._wants[room:]
-        batch = [w for w in self._wants[:self._batch] if not urgent_only or w.staleness >= URGENT]
-        del self._wants[:len(batch)]
+        wants = [w for w in self._wants if w.id not in self._held] if self._held else self._wants
+        batch = [w for w in wants[:self._batch] if not urgent_only or w.staleness >= URGENT]
+        if not batch:
+            return False
+        if self._held:
+            sent = {w.id for w in batch}
+            self._wants = [w for w in self._wants if w.id not in sent]
+        else:
+            del self._wants[:len(batch)]
         # an id another process kept since this load planned it is done: not claimed
         mine, taken, _ = self._claimer().claim([w.id for w in batch], arrived_since=self._marker)
         mine_set, taken_set = set(mine), set(taken)
@@ -198,7 +236,7 @@ class ProfilePlan:
                 self._ready.append(want)
             elif want.id in taken_set:
                 self._waiting[want.id] = want
-        return bool(self._ready) or self._claim_more(urgent_only)
+        return bool(self._ready) or self._claim_more(lists, urgent_only)
 
     def poll_others(self) -> None:
         """Look again at the profiles other processes claimed: one that arrived is done, one
