@@ -7,6 +7,7 @@ loopback moves ICOs between statuses between loads."""
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 from collections import Counter
 
 import pytest
@@ -152,11 +153,14 @@ def test_a_list_paged_with_the_others_that_comes_back_partial_keeps_its_cached_a
         configure, quick_retries):
     """A fresh complete cached list, paged again only to be of the moment of a stale one,
     whose paging fails after 10 pages: its cached answer stands (its 1,000 rows, complete,
-    said), not the 200 rows that came (integ 4ed22bd: 200 rows, IncompleteWarning)."""
+    said), not the 200 rows that came (integ 4ed22bd: 200 rows, IncompleteWarning); the 200
+    are as paged now, the other 800 kept from the cached answer, as old as it. An ICO that
+    moved into the list since the cached answer, on a page that came, is in the result
+    (5d66176 dropped it: the cached answer lacked it, complete, no warning)."""
     from hostile import LIST, HostileServer, html_reply, json_reply, list_item
 
-    size, first = {"ongoing": 20, "upcoming": 20, "past": 1000}, {"ongoing": 5000,
-                                                                  "upcoming": 6000, "past": 1}
+    lists = {"ongoing": [*range(5000, 5020)], "upcoming": [*range(6000, 6020)],
+             "past": [*range(1, 1001)]}
     broken = []
 
     def pages(handler):
@@ -164,9 +168,9 @@ def test_a_list_paged_with_the_others_that_comes_back_partial_keeps_its_cached_a
         status, page = asked.get("status", "past"), int(asked.get("page", 1))
         if broken and status == "past" and page > 10:
             return html_reply(503, "down")(handler)
-        ids = list(range(first[status], first[status] + size[status]))[(page - 1) * 20:][:20]
+        ids, size = lists[status][(page - 1) * 20:][:20], len(lists[status])
         return json_reply({"error": None, "data": [list_item(i) for i in ids],
-                           "total_icos": size[status], "total_pages": -(-size[status] // 20),
+                           "total_icos": size, "total_pages": -(-size // 20),
                            "current_page": page})(handler)
 
     with HostileServer({LIST: pages}) as srv:
@@ -177,13 +181,23 @@ def test_a_list_paged_with_the_others_that_comes_back_partial_keeps_its_cached_a
             icoframes.load_list(status="past", progress=False)
             icoframes.load_list(status="upcoming", progress=False)
         broken.append(True)
-        with at(20):
+        lists["ongoing"].remove(5000)  # its sale ended: first on the past list
+        lists["past"].insert(0, 5000)
+        with at(20), warnings.catch_warnings():
+            warnings.simplefilter("error")  # complete: nothing to warn of
             got = icoframes.load_list(progress=False, max_age=15 * 60)
-    assert got["status"].value_counts().to_dict() == {"past": 1000, "ongoing": 20,
+    assert got["status"].value_counts().to_dict() == {"past": 1001, "ongoing": 19,
                                                       "upcoming": 20}
+    assert got.loc[got["id"] == 5000, "status"].tolist() == ["past"]  # ended since: moved
+    assert sorted(got["id"]) == [*range(1, 1001), *range(5000, 5020), *range(6000, 6020)]
     queries = {q["params"]["status"]: q for q in got.attrs["icoframes"]["queries"]}
-    assert queries["past"]["complete"] and queries["past"]["from_cache"]
-    assert queries["past"]["cache_declined"][0].startswith("paged with the list of 'ongoing'")
-    assert "page 11:" in queries["past"]["cache_declined"][-1]
-    assert "the answer from the cache stands" in queries["past"]["cache_declined"][-1]
+    past = queries["past"]
+    assert past["complete"] and not past["from_cache"] and past["missing"] == 0
+    assert past["rows"] == 1001 and past["total_icos"] == 1001
+    assert past["kept"]["rows"] == 801 and past["kept"]["ids"] == list(range(200, 1001))
+    assert past["fetched_at"] == past["kept"]["fetched_at"]  # as old as its oldest rows
+    assert past["cache_declined"][0].startswith("paged with the list of 'ongoing'")
+    assert "page 11:" in past["cache_declined"][-1]
+    assert "its 200 row(s) paged now stand, with the 801 other(s)" in past["cache_declined"][-1]
+    assert got.attrs["icoframes"]["complete"] and not got.attrs["icoframes"]["missing"]
     assert not queries["ongoing"]["from_cache"] and queries["ongoing"]["complete"]

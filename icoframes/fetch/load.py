@@ -361,18 +361,17 @@ class Load:
 
     def _settle(self, query: ListQuery) -> None:
         """After a page: when the pass is done, page again or store the list."""
-        if not query.pass_done:
-            return
-        if not query.finish_pass(may_repage=self._stop is None):
-            self._plan_rows(query, query.frame if query.kept else None, repaged=True)  # kept too
+        if query.pass_done and not query.finish_pass(may_repage=self._stop is None):
+            kept = query.kept and not query.stood_in  # (a day's kept rows: planned too)
+            self._plan_rows(query, query.frame if kept else None, repaged=True)
             self._store(query)
 
     def _store(self, query: ListQuery) -> None:
         """Cache the list: complete, or partial with rows (a list that failed before any
         row taught nothing, and must not pass for an empty answer offline)."""
-        if query.from_cache or query.frame is None:
-            return
-        if query.complete or not query.frame.empty:
+        if query.frame is None or (query.from_cache and not query.stood_in):
+            return  # (a list paged and stood in for is not cached, its claim released)
+        if not query.stood_in and (query.complete or not query.frame.empty):
             self._guarded(self.cache.write_list, query.params, query.items, query.frame,
                           total_icos=query.total_icos or 0, problems=query.problems,
                           complete=query.complete, failed_pages=query.failed_pages,

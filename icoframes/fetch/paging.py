@@ -70,6 +70,7 @@ class ListQuery:
     stand_in: ListQuery | None = None
     keeps_day: bool = False  # an export's: the rows of its day's list a paging lacks are kept
     kept: dict[str, Any] | None = None  # which rows were kept so, listed when
+    stood_in: bool = False  # answered with its stand-in (and the rows paged): not cached
     paged_at: dt.datetime | None = None  # when its paging ended (its rows but the kept ones)
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
@@ -316,8 +317,8 @@ class ListQuery:
         frame, lost = _merge_parsed(pages, items)
         self.complete = clean and len(frame) >= (self.total_icos or 0)
         if not self.complete and self.stand_in is not None:
-            self._stand_in(self.stand_in)  # a partial paging is no reason to answer with less
-            return False
+            self._stand_in(self.stand_in, frame, items, lost)  # a partial paging is no
+            return False  # reason to answer with less
         if frame.empty and not self.complete and self.fallback is not None:
             self.use_cached(self.fallback)  # nothing new: what was cached is the best answer
             self.complete = False
@@ -329,16 +330,38 @@ class ListQuery:
             self._keep_earlier(self.fallback)
         return False
 
-    def _stand_in(self, answer: ListQuery) -> None:
+    def _stand_in(self, answer: ListQuery, paged: pd.DataFrame, items: list[Any],
+                  lost: list[dict[str, Any]]) -> None:
         """Answer with ``answer`` (this query answered from the cache, complete and within
-        ``max_age``), its paging with the load's other lists having come back partial."""
+        ``max_age``), its paging with the load's other lists having come back partial: the
+        rows that paging listed stand as of now (an ICO that moved into the list since the
+        cached answer is among them only), the answer's others are kept as of its time
+        (``kept``: a later list of the load that lists one of them wins). Not cached: the
+        cache keeps its complete list."""
         failed = "; ".join(f"page {n}: {why}" for n, why in sorted(self.failed_pages.items()))
+        counted = self.total_icos
         for name in ("frame", "items", "n_items", "complete", "fetched_at", "from_cache",
                      "problems", "total_icos", "failed_pages", "answered_from", "order_unstated"):
             setattr(self, name, getattr(answer, name))
-        self.declined = [*self.declined, "that paging came back partial (" + (
-            failed or "fewer ICOs than its count") + "): the answer from the cache stands, as "
-            "old as its fetched_at, not of the moment of the lists paged now"]
+        self.stood_in, why = True, ("that paging came back partial ("
+                                    f"{failed or 'fewer ICOs than its count'}): ")
+        assert answer.frame is not None and answer.fetched_at is not None
+        if paged.empty:
+            self.declined = [*self.declined, why + "the answer from the cache stands, as old "
+                             "as its fetched_at, not of the moment of the lists paged now"]
+            return
+        earlier = answer.frame[~answer.frame["id"].isin(paged["id"])]
+        ids = set(earlier["id"].tolist())
+        self.frame = pd.concat([paged, earlier], ignore_index=True)
+        self.items, self.n_items, self.from_cache = items, len(items), False
+        self.problems = lost + [p for p in answer.problems if p.get("ico_id") in ids]
+        self.paged_at, self.total_icos = from_ms(ms(utcnow())), counted or answer.total_icos
+        self.complete = answer.complete and len(self.frame) >= (self.total_icos or 0)
+        self.kept = {"rows": len(earlier), "ids": sorted(int(i) for i in ids),
+                     "fetched_at": answer.fetched_at.isoformat()} if ids else None
+        self.declined = [*self.declined, why + f"its {len(paged)} row(s) paged now stand, with "
+                         f"the {len(earlier)} other(s) of the answer from the cache, as old as "
+                         "its fetched_at (kept), not of the moment of the lists paged now"]
 
     def _keep_earlier(self, earlier: Stored) -> None:
         """A list of an export's day that this paging could not get whole: the rows of the
