@@ -560,3 +560,24 @@ def test_a_booking_with_no_refusal_on_record_is_one_statement_and_an_answer_writ
     assert len(statements) == 1, statements
     assert statements[0].startswith("INSERT INTO ledgers") and "refused_at IS NULL" in statements[0]
     assert [row[1:3] for row in _rows(tmp_path)] == [("2030-01-01", 2)]
+
+
+def test_a_power_cut_may_take_back_at_most_256_bookings(tmp_path):
+    """``synchronous=NORMAL`` syncs the log only at a checkpoint: the bookings since the last
+    one are what a power cut may take back. The ledger checkpoints every 256 pages (a
+    booking commits one), not at the raw cache's 4 MiB (1,024 pages: 1,024 bookings)."""
+    ledger = QuotaLedger(tmp_path, "key", limit=10**6, service=SERVICE)
+    log = ledger.path.with_name(LEDGER_NAME + "-wal")
+    restarts: list[int] = []  # the log's checkpoint sequence after each booking
+    for _ in range(1100):
+        ledger.take("ico")
+        with open(log, "rb") as header:  # (a new number each time the log restarts)
+            restarts.append(int.from_bytes(header.read(16)[12:], "big"))
+    between = [restarts.count(n) for n in sorted(set(restarts))]
+    assert len(between) >= 1100 // 256 and max(between) <= 256, between
+    assert ledger.state().sent == 1100
+    database = ledger.database()
+    assert database is not None
+    assert database.rows("PRAGMA wal_autocheckpoint") == [(256,)]
+    assert database.rows("PRAGMA journal_size_limit") == [(1 << 20,)]
+    assert database.rows("PRAGMA synchronous") == [(1,)]  # NORMAL: FULL cost 2-5 ms a booking

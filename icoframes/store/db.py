@@ -173,7 +173,8 @@ def _full(folder: Path) -> bool:
 
 class Database:
     """One SQLite file: :meth:`read` and :meth:`write` transactions; ``schema`` (SQL, run
-    idempotently) is made when the file is opened for writing."""
+    idempotently) is made when the file is opened for writing, after the settings below
+    (its own ``PRAGMA`` statements win: the quota ledger's)."""
 
     _open: ClassVar[dict[tuple[int, str], Database]] = {}
     _open_lock: ClassVar[threading.Lock] = threading.Lock()
@@ -272,7 +273,8 @@ class Database:
                 try:
                     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                         conn.execute("PRAGMA journal_mode=WAL")
-                    # a checkpoint every 4 MiB of log, and the log cut back to that: each
+                    # a checkpoint every 4 MiB of log, and the log cut back to that (the
+                    # raw cache's; the ledger's schema sets its own, smaller): each
                     # costs three fdatasync calls in the committing thread (a load's, which
                     # hands out the requests; 10-70 ms each on a busy disk), and a cold load
                     # of a few hundred profiles writes about 3 MiB
