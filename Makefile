@@ -74,10 +74,17 @@ $(VENV)/.mutmut-stamp: | $(STAMP)
 mutate: $(STAMP) $(VENV)/.mutmut-stamp
 	nice -n 19 $(PY) -m benchmarks.mutation $(MODULE)
 
-# The oldest pandas we support, in a venv of its own (not part of `make test`).
+# The oldest pandas we support, in a venv of its own (not part of `make test`), with the
+# lowest requests and urllib3 pyproject.toml allows (icoframes.api.direct calls their APIs
+# directly: one only a later release has fails here, not on a user's machine).
+FLOORS := import tomllib; deps = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	pins = [d.replace(">=", "==") for d in deps["dependencies"] \
+	        if d.startswith(("requests>=", "urllib3>="))]; \
+	assert len(pins) == 2, "no requests/urllib3 floor in pyproject.toml"; print(*pins)
 compat:
 	python3 -m venv .venv-pandas2
-	.venv-pandas2/bin/python -m pip install --quiet 'pandas==2.2.*' 'numpy<2.3' -e '.[dev]'
+	floors=$$(.venv-pandas2/bin/python -c '$(FLOORS)') && echo "compat: $$floors" && \
+	.venv-pandas2/bin/python -m pip install --quiet 'pandas==2.2.*' 'numpy<2.3' $$floors -e '.[dev]'
 	.venv-pandas2/bin/python -m pytest -n 2 -q
 
 clean:

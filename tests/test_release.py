@@ -1,4 +1,5 @@
-"""The release shell: one version everywhere, the license shipped, the changelog kept."""
+"""The release shell: one version everywhere, the license shipped, the changelog kept, the
+lowest versions of what the client sends through allowed only where its calls exist."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import sys
 import tomllib
 from importlib.metadata import metadata, version
 from pathlib import Path
+
+from packaging.version import Version
+from requests.adapters import HTTPAdapter
 
 import icoframes
 from icoframes import _version
@@ -40,3 +44,15 @@ def test_the_changelog_has_an_unreleased_section_first():
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     versions = [line for line in text.splitlines() if line.startswith("## ")]
     assert versions[0] == "## Unreleased"
+
+
+def test_the_lowest_requests_and_urllib3_allowed_have_what_the_client_calls():
+    """icoframes.api.direct asks the adapter for its pool with
+    ``get_connection_with_tls_context``, which requests has from 2.32.2 (with 2.31.0, Ubuntu
+    24.04's, every request failed with AttributeError); urllib3 2.6 inflates a streamed body
+    in bounded steps (the gate's byte cap). ``make compat`` runs the suite on these floors."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    floors = {name: Version(low) for need in project["project"]["dependencies"]
+              for name, _, low in [need.partition(">=")] if name in ("requests", "urllib3")}
+    assert floors == {"requests": Version("2.32.2"), "urllib3": Version("2.6")}
+    assert callable(HTTPAdapter.get_connection_with_tls_context)
