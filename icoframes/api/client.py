@@ -7,8 +7,9 @@ UTF-8 JSON, the shape of its endpoint) before anything trusts it. It reads the n
 ``error`` field of the body whatever the HTTP status, maps codes to :mod:`icoframes.errors`,
 retries transient failures (a body cut in transit among them) with capped exponential
 backoff and jitter, an answer the gate refuses (a body that is no JSON among them) once
-(the item's; an error about it alone: :mod:`.blame`), and counts, per endpoint, every
-attempt, the requests sent (as the ledger books them) and those answered. Thread-safe.
+(the item's; an error about it alone: :mod:`.blame`; whether and when a failed request is
+sent again: :mod:`.attempts`), and counts, per endpoint, every attempt, the requests sent
+(as the ledger books them) and those answered. Thread-safe.
 
 The private key is used for signing only, and the user information of a
 ``base_url`` like ``http://user:pass@host`` only as each request's Basic auth
@@ -21,7 +22,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,12 +29,13 @@ import requests
 
 from .. import readers
 from ..config import Settings, check_setting, get_settings
-from ..errors import APIError, InvalidParameter, NotFound, ServiceUnavailable
+from ..errors import APIError, InvalidParameter, NotFound
 from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
+from .attempts import Attempts
 from .auth import sign, url_and_auth
 from .blame import status_error
-from .control import Cancelled, LoadControl, profile_item
+from .control import LoadControl, profile_item
 from .counts import Budget, Counter
 from .gate import (
     MAX_RESPONSE_BYTES,
@@ -55,7 +56,6 @@ from .gate import (
 from .params import read_ico_id, validate_list_params
 from .prepared import Prepared
 from .retry import (
-    ANSWERS_REFUSED,
     BROKEN_BODY,
     TRANSIENT_ERRORS,
     RetryPolicy,
@@ -306,10 +306,9 @@ class Client:
         path = ENDPOINTS[endpoint]
         # the item is the request (its retries are one item's), a profile named by its id
         item = profile_item(payload.get("id")) if endpoint == "ico" else (endpoint, body)
-        url, started, attempt, refused, stopped = self._origin + path, time.monotonic(), 0, 0, False
+        url, attempts = self._origin + path, Attempts(self.retry, self.control, item, path)
         while True:
-            attempt += 1
-            self.control.check()  # a stopped load sends nothing more
+            attempts.begin()  # a stopped load sends nothing more
             try:
                 result = self._send_once(endpoint, url, body, headers, check)
             except APIError as exc:  # an answer that means something; a redirect, a wrong one
@@ -323,31 +322,8 @@ class Client:
             else:
                 self.control.succeeded(item)
                 return result
-            try:  # after a stop no retry and no breaker count; but an error about the item is
-                self.control.check()  # its answer, kept as any in flight then (was not fetched)
-            except Cancelled:
-                if not (stopped := failure.final):
-                    raise
-            delay = self.retry.wait(attempt - 1)
-            elapsed = time.monotonic() - started
-            allowed = (not stopped and attempt < self.retry.max_attempts
-                       and elapsed + delay <= self.retry.max_elapsed)
-            if failure.answered and not stopped:  # the service up, this item's answer bad: its
-                refused += 1  # own count toward the breaker; asked once more at most (next load:
-                again = self.control.refused(failure, item=item)  # again; an error: its code)
-                allowed = allowed and again and not failure.final and refused < ANSWERS_REFUSED
-            elif not failure.answered:  # (a final failure is answered)
-                self.control.failed(str(failure), item=item, sent=failure.sent)
-                allowed = self.control.keep_trying(item, allowed)
-            if not allowed:
-                message = (f"{path}: {failure}" if failure.final else f"{path}: gave up after "
-                           f"{attempt} attempts in {elapsed:.1f} s; last failure: {failure}")
-                error = (BadResponse(message, code=failure.code, endpoint=path,
-                                     reason=str(failure))
-                         if failure.rejected else ServiceUnavailable(message, endpoint=path))
-                error.last_failure = str(failure)
-                raise error
-            log.info("%s: %s; retry %d in %.2f s", path, failure, attempt, delay)
+            delay = attempts.after(failure)  # the breaker told; raises when no retry follows
+            log.info("%s: %s; retry %d in %.2f s", path, failure, attempts.count, delay)
             self.control.sleep(delay)  # raises Cancelled when the load stops meanwhile
 
     def _why(self, exc: BaseException | None, limit: Deadline) -> str:

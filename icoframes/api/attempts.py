@@ -1,0 +1,85 @@
+"""The attempts of one request: after a failed one, whether another is sent, and when.
+
+:class:`Attempts` is what the client's loop asks after each failure
+(:class:`~icoframes.api.retry.Transient`): it counts the failure toward the load's breaker
+(:class:`~icoframes.api.control.LoadControl`) on the scale it belongs to (a failure of the
+service, or a wrong answer to this item: :meth:`~icoframes.api.control.LoadControl.refused`),
+and returns the wait before the next attempt, or raises the request's error when there is
+none: the retry policy's attempts or time are spent, the breaker gave the item up, an
+answer refused :data:`~icoframes.api.retry.ANSWERS_REFUSED` times, or the load stopped.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..errors import BadResponse, ServiceUnavailable
+from .control import Cancelled, LoadControl
+from .retry import ANSWERS_REFUSED, RetryPolicy, Transient
+
+__all__ = ["Attempts"]
+
+
+class Attempts:
+    """The attempts of one request to ``path``, for ``item`` (its retries are one item's).
+
+    Parameters
+    ----------
+    policy : RetryPolicy
+        How many attempts, how long between them and in all.
+    control : LoadControl
+        The load's stop switch and breaker, told of every failure.
+    item : object
+        What the breaker counts the request as (a profile: ``("ico", id)``).
+    path : str
+        The endpoint's path, said in the error.
+    """
+
+    def __init__(self, policy: RetryPolicy, control: LoadControl, item: object,
+                 path: str) -> None:
+        self.policy, self.control, self.item, self.path = policy, control, item, path
+        self.started = time.monotonic()
+        self.count = 0  # attempts made
+        self.refused = 0  # of which answered wrongly (the item's own answer, refused)
+
+    def begin(self) -> None:
+        """One more attempt; :class:`~icoframes.api.control.Cancelled` when the load stopped
+        (a stopped load sends nothing more)."""
+        self.count += 1
+        self.control.check()
+
+    def after(self, failure: Transient) -> float:
+        """The seconds to wait before the next attempt, the attempt :meth:`begin` counted
+        having failed with ``failure``; raises the request's error when none follows
+        (:class:`~icoframes.errors.BadResponse` for an answer the gate refused,
+        :class:`~icoframes.errors.ServiceUnavailable` otherwise), or
+        :class:`~icoframes.api.control.Cancelled` when the load stopped meanwhile.
+
+        Called after the handler of ``failure``: what it raises has no ``__context__`` (a
+        transport error's frames, its request)."""
+        stopped = False
+        try:  # after a stop no retry and no breaker count; but an error about the item is
+            self.control.check()  # its answer, kept as any in flight then (was not fetched)
+        except Cancelled:
+            if not (stopped := failure.final):
+                raise
+        delay = self.policy.wait(self.count - 1)
+        elapsed = time.monotonic() - self.started
+        allowed = (not stopped and self.count < self.policy.max_attempts
+                   and elapsed + delay <= self.policy.max_elapsed)
+        if failure.answered and not stopped:  # the service up, this item's answer bad: its
+            self.refused += 1  # own count toward the breaker; asked once more at most (next
+            again = self.control.refused(failure, item=self.item)  # load: again; an error:
+            allowed = (allowed and again and not failure.final  # its code)
+                       and self.refused < ANSWERS_REFUSED)
+        elif not failure.answered:  # (a final failure is answered)
+            self.control.failed(str(failure), item=self.item, sent=failure.sent)
+            allowed = self.control.keep_trying(self.item, allowed)
+        if allowed:
+            return delay
+        message = (f"{self.path}: {failure}" if failure.final else f"{self.path}: gave up after "
+                   f"{self.count} attempts in {elapsed:.1f} s; last failure: {failure}")
+        error = (BadResponse(message, code=failure.code, endpoint=self.path, reason=str(failure))
+                 if failure.rejected else ServiceUnavailable(message, endpoint=self.path))
+        error.last_failure = str(failure)
+        raise error
