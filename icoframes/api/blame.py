@@ -2,7 +2,8 @@
 key's and the service's, which stops a load.
 
 "Never trust a response; a bad item is that item's failure": a profile answered HTTP 404
-without an error code, ``{"error": 999}`` or ``{"error": 483}`` (its id is an integer the
+without an error code, ``{"error": 999}``, an error field that is no code (``{"error": "Out
+of API limits"}``: spec 7's codes are numbers) or ``{"error": 483}`` (its id is an integer the
 client checked: nothing in it can be invalid) is that profile's failure, reported and
 retried by a later load, as a list page answered so is that page's; one of them stopped
 every load before (and the cache grew by a few profiles per load, forever). Such answers
@@ -53,7 +54,7 @@ def items_own(endpoint: str, code: int | None) -> bool:
 
 
 def status_error(endpoint: str, path: str, status: int, code: int | None,
-                 decoded: Any) -> Exception | None:
+                 decoded: Any, malformed: str | None = None) -> Exception | None:
     """What an answer of HTTP ``status`` with error ``code`` (None: none) to a request of
     ``endpoint`` (at ``path``) raises; None when neither says it failed.
 
@@ -61,11 +62,19 @@ def status_error(endpoint: str, path: str, status: int, code: int | None,
     spec 7's (:class:`~icoframes.api.retry.Transient`: retried under the retry policy); an
     error about the request alone (:func:`items_own`) is the item's (a final Transient,
     answered: its failure, counted as a wrong answer); any other code or 4xx is raised as
-    its :class:`~icoframes.errors.APIError`.
+    its :class:`~icoframes.errors.APIError`. ``malformed``: why the ``error`` field is no
+    code (``"Out of API limits"``), an error the spec does not define, as an unknown code is.
     """
     # a rate limiter's or a proxy's code of its own ({"error": 429}) says no more than its
     # status: the same 429 as HTML was retried, with the code it was the item's failure
     busy = status >= 500 or status == 429
+    if malformed is not None:  # spec 7: the codes are numbers; text says it failed, no more
+        if busy:  # (nothing is read into it, 485's condition text neither: a guess)
+            return Transient(f"HTTP {status}: {malformed}")
+        if items_own(endpoint, None):
+            return Transient(f"HTTP {status}: {malformed}", rejected=True, answered=True,
+                             final=True)
+        return APIError(f"{path}: HTTP {status}: {malformed}", endpoint=path)
     if code is not None:
         if code not in FINAL_CODES and busy:
             return Transient(f"HTTP {status} with error {code}")

@@ -391,16 +391,15 @@ class Client:
                     raise lost
             decoded, refusal = verdict(decode_json, raw_body)
             code, malformed = verdict(error_code, decoded)
-            if malformed is not None:  # (the error field: maybe the service's, not the item's)
-                raise Transient(f"HTTP {status}: {malformed}", rejected=True)
-            if isinstance(decoded, dict) and (status < 500 or code is not None):
+            if isinstance(decoded, dict) and (status < 500 or code is not None) and (
+                    malformed is None):
                 outcome = code  # the service's own answer
         finally:
             if outcome != "not_sent":
                 self._sent.add(endpoint)
             if self._budget is not None:
                 self._budget.settle(endpoint, outcome)
-        failed = status_error(endpoint, path, status, code, decoded)
+        failed = status_error(endpoint, path, status, code, decoded, malformed)
         if failed is not None:  # an error code or status: the service's, the key's, the item's
             raise failed
         if refusal is not None:  # no JSON: the item's answer, unless it stops inside one (cut

@@ -18,12 +18,13 @@ Three layers, in the order a response meets them:
 
 Every check raises :class:`Rejected` with a short reason; the client counts such
 an attempt as failed and, when its retries run out, raises :class:`BadResponse`.
-A body cut in transit (it stops inside a JSON text: :func:`cut_short`), or whose
-``error`` field is malformed, is retried within the retry policy (a failure toward
-the load's breaker); a whole answer that is no JSON (a proxy's page, binary bytes)
-or fails the checks of its endpoint (another ICO's profile, ``"data": null``, a
-JSON array, a body too large: :class:`TooLarge`) shows the service up and the
-item bad: asked once more at most
+A body cut in transit (it stops inside a JSON text: :func:`cut_short`) is retried
+within the retry policy (a failure toward the load's breaker); one whose ``error``
+field is no code (``"Out of API limits"``) is an error the spec does not define, as
+an unknown code is (:mod:`~icoframes.api.blame`); a whole answer that is no JSON (a
+proxy's page, binary bytes) or fails the checks of its endpoint (another ICO's
+profile, ``"data": null``, a JSON array, a body too large: :class:`TooLarge`) shows
+the service up and the item bad: asked once more at most
 (:data:`~icoframes.api.retry.ANSWERS_REFUSED`), counted toward the breaker on the
 scale of wrong answers only (:meth:`~icoframes.api.control.LoadControl.refused`).
 """
@@ -262,7 +263,8 @@ def error_code(decoded: Any) -> int | None:
 
     ``error`` must be null (or absent, empty, zero) or an integral code, as a
     number or a digit string. Anything else ("Out of API limits", an object)
-    is not a success: the response is rejected.
+    is not a success: an error the spec does not define (the client reads it as an
+    unknown code: :func:`~icoframes.api.blame.status_error`).
 
     Examples
     --------
