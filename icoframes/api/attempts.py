@@ -4,9 +4,11 @@
 (:class:`~icoframes.api.retry.Transient`): it counts the failure toward the load's breaker
 (:class:`~icoframes.api.control.LoadControl`) on the scale it belongs to (a failure of the
 service, or a wrong answer to this item: :meth:`~icoframes.api.control.LoadControl.refused`),
-and returns the wait before the next attempt, or raises the request's error when there is
-none: the retry policy's attempts or time are spent, the breaker gave the item up, an
-answer refused :data:`~icoframes.api.retry.ANSWERS_REFUSED` times, or the load stopped.
+and returns the wait before the next attempt (the retry policy's backoff, or the longer
+wait a 429 or 503 asked with ``Retry-After``), or raises the request's error when there is
+none: the retry policy's attempts or time are spent (a ``Retry-After`` past its
+``max_elapsed`` is said), the breaker gave the item up, an answer refused
+:data:`~icoframes.api.retry.ANSWERS_REFUSED` times, or the load stopped.
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ class Attempts:
             if not (stopped := failure.final):
                 raise
         delay = self.policy.wait(self.count - 1)
+        asked = failure.retry_after  # the service's own wait (Retry-After): at least that
+        if asked is not None:
+            delay = max(delay, asked)
         elapsed = time.monotonic() - self.started
         allowed = (not stopped and self.count < self.policy.max_attempts
                    and elapsed + delay <= self.policy.max_elapsed)
@@ -77,9 +82,18 @@ class Attempts:
             allowed = self.control.keep_trying(self.item, allowed)
         if allowed:
             return delay
+        waits = ""
+        if asked is not None and elapsed + asked > self.policy.max_elapsed:  # (no retry: why)
+            waits = (f" (the service asked to wait {_seconds(asked)} before another try, "
+                     f"Retry-After, past the retry policy's {self.policy.max_elapsed:g} s)")
         message = (f"{self.path}: {failure}" if failure.final else f"{self.path}: gave up after "
-                   f"{self.count} attempts in {elapsed:.1f} s; last failure: {failure}")
+                   f"{self.count} attempts in {elapsed:.1f} s{waits}; last failure: {failure}")
         error = (BadResponse(message, code=failure.code, endpoint=self.path, reason=str(failure))
                  if failure.rejected else ServiceUnavailable(message, endpoint=self.path))
         error.last_failure = str(failure)
         raise error
+
+
+def _seconds(seconds: float) -> str:
+    """A wait as the error says it: seconds, or more than a day (a date years ahead)."""
+    return f"{seconds:.0f} s" if seconds < 86_400 else "more than a day"

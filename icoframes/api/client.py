@@ -58,9 +58,11 @@ from .prepared import Prepared
 from .retry import (
     BROKEN_BODY,
     TRANSIENT_ERRORS,
+    WAIT_STATUSES,
     RetryPolicy,
     Transient,
     never_sent,
+    retry_after,
     transport_reason,
 )
 from .transport import Deadline, GateAdapter, deadline
@@ -401,6 +403,8 @@ class Client:
                 self._budget.settle(endpoint, outcome)
         failed = status_error(endpoint, path, status, code, decoded, malformed)
         if failed is not None:  # an error code or status: the service's, the key's, the item's
+            if isinstance(failed, Transient) and status in WAIT_STATUSES:  # busy: how long
+                failed.retry_after = retry_after(response.headers.get("Retry-After"))
             raise failed
         if refusal is not None:  # no JSON: the item's answer, unless it stops inside one (cut
             raise Transient(f"HTTP {status}: {refusal}", rejected=True,  # in transit: retried)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import email.utils
 import random
+import time
 from dataclasses import dataclass
 
 import requests
 import urllib3
 
-__all__ = ["ANSWERS_REFUSED", "BROKEN_BODY", "TRANSIENT_ERRORS", "RetryPolicy", "Transient",
-           "never_sent", "transport_reason"]
+from ..numerals import DIGITS
+
+__all__ = ["ANSWERS_REFUSED", "BROKEN_BODY", "TRANSIENT_ERRORS", "WAIT_STATUSES", "RetryPolicy",
+           "Transient", "never_sent", "retry_after", "transport_reason"]
 
 # Failures of the connection or of the response in transit: worth another try.
 TRANSIENT_ERRORS = (
@@ -42,6 +47,7 @@ class Transient(Exception):
         # error about the item: final, with its code; never asked again)
         self.rejected, self.sent, self.answered = rejected, sent, answered
         self.final, self.code = final, code
+        self.retry_after: float | None = None  # seconds the service asked to wait (a header)
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,10 @@ class RetryPolicy:
     endpoint) is asked :data:`ANSWERS_REFUSED` times at most: the item's failure. Waits grow as
     ``backoff * 2**n`` capped at ``max_backoff``, each
     multiplied by a random factor in [0.5, 1] so that concurrent workers do not
-    retry in lockstep. Retrying stops after ``max_attempts`` tries or once the
-    next wait would pass ``max_elapsed`` seconds since the first try.
+    retry in lockstep; a 429 or 503 carrying ``Retry-After`` (:func:`retry_after`) waits
+    at least what it asks. Retrying stops after ``max_attempts`` tries or once the
+    next wait would pass ``max_elapsed`` seconds since the first try (a ``Retry-After``
+    asking more: no retry, said in the error).
     """
 
     max_attempts: int = 6
@@ -67,6 +75,34 @@ class RetryPolicy:
     def wait(self, retry_number: int) -> float:
         cap = min(self.max_backoff, self.backoff * 2**retry_number)
         return cap * random.uniform(0.5, 1.0)
+
+
+#: The statuses whose ``Retry-After`` is read (RFC 9110 section 10.2.3, RFC 6585 section 4).
+WAIT_STATUSES = frozenset({429, 503})
+
+
+def retry_after(value: str | None, now: float | None = None) -> float | None:
+    """The seconds a ``Retry-After`` header ``value`` asks to wait: a number of seconds or an
+    HTTP date (against ``now``, a :func:`time.time` value, this clock's by default; a date
+    past: 0); None when absent or unreadable (the retry policy's wait then).
+
+    Examples
+    --------
+    >>> retry_after("120"), retry_after(" 0 "), retry_after("soon"), retry_after("-5")
+    (120.0, 0.0, None, None)
+    >>> retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
+    10.0
+    """
+    text = (value or "").strip()
+    if DIGITS.fullmatch(text):  # ASCII digits (int() reads "٣" and "1_0" too)
+        return float(int(text)) if len(text) <= 12 else 1e12  # (ages, not a 4,300-digit int)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # "-0000": UTC, the date's own zone unknown (RFC 5322)
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def transport_reason(exc: BaseException) -> str:

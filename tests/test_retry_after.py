@@ -1,0 +1,120 @@
+"""A 429 or 503 carrying ``Retry-After`` is retried after the wait it asks, not the backoff's.
+
+RFC 9110 section 10.2.3 (RFC 6585 for 429): ``Retry-After`` is a number of seconds or an
+HTTP date. The client waits at least that long before its next attempt, bounded by the
+retry policy's ``max_elapsed`` since the first try: a longer ask ends the retries at once,
+and the error says so. Until then the header was never read: the backoff's 0.1-5 s each time.
+
+The wait is measured as the load's stop switch is asked for it (:meth:`LoadControl.sleep`,
+which waits here for nothing): the value scheduled, not wall-clock time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+import re
+
+import pytest
+import time_machine
+from hostile import PROFILE, HostileServer, json_reply
+
+from icoframes.api.client import Client, RetryPolicy
+from icoframes.api.control import LoadControl
+from icoframes.errors import ServiceUnavailable
+
+QUICK = RetryPolicy(max_attempts=6, backoff=0.001, max_backoff=0.002)
+T0 = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
+GOOD = {"error": None, "data": {"id": 1, "main": {"name": "one"}}}
+
+
+class _Waits(LoadControl):
+    """A load's control that records each wait it is asked for and waits for none."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        super().sleep(0)
+
+
+def _busy_then_good(status, headers, times=1):
+    """``times`` answers of ``status`` with ``headers`` (HTML, as a proxy's), then GOOD."""
+    answered = []
+
+    def behaviour(h):
+        if len(answered) < times:
+            answered.append(1)
+            body = f"<html><body>{status}</body></html>".encode()
+            h.send_bytes(status, body, headers, "text/html")
+        else:
+            json_reply(GOOD)(h)
+    return behaviour
+
+
+def _profile(behaviour, policy=QUICK):
+    control = _Waits()
+    with HostileServer({PROFILE: behaviour}) as srv, \
+            Client(**srv.settings(), retry=policy, control=control) as client:
+        return client.profile(1), control.waits, srv.hits[PROFILE]
+
+
+@pytest.mark.parametrize("status", [503, 429])
+def test_a_retry_after_in_seconds_is_the_wait(status):
+    profile, waits, hits = _profile(_busy_then_good(status, {"Retry-After": "7"}))
+    assert profile["main"]["name"] == "one" and hits == 2
+    assert waits == [7.0]  # (was the backoff's: 0.0005 to 0.001 s)
+
+
+def test_a_retry_after_date_is_the_wait_until_then():
+    then = email.utils.format_datetime(T0 + dt.timedelta(seconds=12), usegmt=True)
+    with time_machine.travel(T0, tick=False):
+        _, waits, hits = _profile(_busy_then_good(503, {"Retry-After": then}))
+    assert hits == 2 and waits == [12.0]
+
+
+@pytest.mark.parametrize("value", ["soon", "-3", "1.5", "", "Wed, 21 Oct 2015 07:28:00 GMT"])
+def test_an_unreadable_or_past_retry_after_leaves_the_backoff(value):
+    _, waits, hits = _profile(_busy_then_good(503, {"Retry-After": value}))
+    assert hits == 2 and len(waits) == 1 and waits[0] <= QUICK.max_backoff
+
+
+def test_a_retry_after_on_a_500_is_not_read():
+    # RFC 9110 gives it a meaning on a 503 (and a 3xx, refused here); 429: RFC 6585
+    _, waits, _ = _profile(_busy_then_good(500, {"Retry-After": "7"}))
+    assert waits[0] <= QUICK.max_backoff
+
+
+def test_a_wait_asked_each_time_is_honoured_each_time():
+    _, waits, hits = _profile(_busy_then_good(503, {"Retry-After": "2"}, times=3))
+    assert hits == 4 and waits == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize(("value", "said"), [
+    ("120", "120 s"),
+    ("99999999999999999999", "more than a day"),
+    ("Fri, 31 Dec 9999 23:59:59 GMT", "more than a day"),
+])
+def test_a_retry_after_past_the_policys_time_ends_the_retries_and_says_so(value, said):
+    control = _Waits()
+
+    def behaviour(h):
+        h.send_bytes(503, b"<html>maintenance</html>", {"Retry-After": value}, "text/html")
+
+    with HostileServer({PROFILE: behaviour}) as srv, \
+            Client(**srv.settings(), retry=QUICK, control=control) as client:
+        with pytest.raises(ServiceUnavailable) as info:
+            client.profile(1)
+        assert srv.hits[PROFILE] == 1  # (was the policy's 6, 0.1-5 s apart)
+        assert control.waits == []
+    assert re.search(r"gave up after 1 attempts in [0-9.]+ s " + re.escape(
+        f"(the service asked to wait {said} before another try, Retry-After, past the retry "
+        f"policy's {QUICK.max_elapsed:g} s); last failure: HTTP 503"), str(info.value))
+
+
+def test_a_retry_after_within_the_policys_time_left_is_waited():
+    policy = RetryPolicy(max_attempts=6, backoff=0.001, max_backoff=0.002, max_elapsed=30)
+    _, waits, hits = _profile(_busy_then_good(503, {"Retry-After": "29"}), policy)
+    assert hits == 2 and waits == [29.0]
