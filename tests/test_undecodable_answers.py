@@ -189,3 +189,61 @@ def test_a_body_too_slow_for_the_deadline_keeps_the_retry_policy():
         with pytest.raises(ServiceUnavailable, match="gave up after 6 attempts"):
             client.profile(1)
         assert srv.hits[PROFILE] == POLICY.max_attempts
+
+
+# -- the same cut, load after load ----------------------------------------------------------
+
+
+def _one_cut(cuts):
+    """Profiles echo the id asked; id 1 is answered the next of ``cuts`` (bytes) each time."""
+    def behaviour(h):
+        asked = int(h.request_json()["id"])
+        if asked == 1:
+            raw_reply(next(cuts))(h)
+        else:
+            json_reply({"error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+    return behaviour
+
+
+def _forever(body):
+    while True:
+        yield body
+
+
+def test_the_same_cut_to_a_profile_that_failed_before_is_its_answer(configure, quick_retries):
+    # load 1: six attempts (a cut in transit is retried: nothing says otherwise yet); load 2:
+    # it failed in load 1 and comes cut at the same byte again: the answer itself, asked twice
+    # (was six: the retry policy's, on every load until its backoff)
+    with HostileServer({LIST: paged_list(3), PROFILE: _one_cut(_forever(CUT["object"]))}) as srv:
+        configure(srv, max_workers=1)
+        for load, paid in ((1, 2 + POLICY.max_attempts),
+                           (2, 2 + POLICY.max_attempts + ANSWERS_REFUSED)):  # (was 2 + 12)
+            with pytest.warns(IncompleteWarning, match="1 failed"):
+                icos = icoframes.load_icos(status="past", progress=False)
+            assert sorted(icos["id"]) == [2, 3]
+            (missing,) = icos.attrs["icoframes"]["missing"]
+            assert missing["id"] == 1 and missing["state"] == "failed"
+            assert "the body is not JSON" in missing["reason"], missing["reason"]
+            assert srv.hits[PROFILE] == paid, load
+
+
+def test_cuts_at_other_bytes_each_time_keep_the_retry_policy(configure, quick_retries):
+    # cut at another byte on every attempt (as a cut in transit would be): retried as before
+    whole = b'{"error":null,"data":{"id":1,"main":{"name":"' + b"x" * 40 + b'"}}}'
+    cuts = (whole[:n] for n in range(len(whole) - 2, 0, -1))
+    with HostileServer({LIST: paged_list(3), PROFILE: _one_cut(cuts)}) as srv:
+        configure(srv, max_workers=1)
+        for load, paid in ((1, 2 + POLICY.max_attempts), (2, 2 + 2 * POLICY.max_attempts)):
+            with pytest.warns(IncompleteWarning, match="1 failed"):
+                icoframes.load_icos(status="past", progress=False)
+            assert srv.hits[PROFILE] == paid, load
+
+
+def test_the_same_cut_to_a_profile_never_failed_keeps_the_retry_policy():
+    # the sandbox's own faults cut every body alike: without a failed load before, a cut
+    # twice alike is still a cut in transit (client: no known-bad item)
+    with HostileServer({PROFILE: raw_reply(CUT["sandbox"])}) as srv, \
+            Client(**srv.settings(), retry=POLICY) as client:
+        with pytest.raises(ServiceUnavailable, match="gave up after 6 attempts"):
+            client.profile(1)
+        assert srv.hits[PROFILE] == POLICY.max_attempts

@@ -43,6 +43,7 @@ class Attempts:
         self.started = time.monotonic()
         self.count = 0  # attempts made
         self.refused = 0  # of which answered wrongly (the item's own answer, refused)
+        self.cut: bytes | None = None  # the last body cut short (stopping inside a JSON text)
 
     def begin(self) -> None:
         """One more attempt; :class:`~icoframes.api.control.Cancelled` when the load stopped
@@ -59,7 +60,13 @@ class Attempts:
 
         Called after the handler of ``failure``: what it raises has no ``__context__`` (a
         transport error's frames, its request)."""
-        stopped = False
+        stopped, note = False, ""
+        if failure.cut is not None:  # retried as a cut in transit, unless the same bytes came
+            if failure.cut == self.cut and self.control.expected(self.item):  # again, to an
+                failure.answered = True  # item that failed in its last load: its answer (no
+                self.refused += 1  # transit cuts twice alike), the first cut one too
+                note = " (the same body cut short twice, after a failed load: its answer)"
+            self.cut = failure.cut
         try:  # after a stop no retry and no breaker count; but an error about the item is
             self.control.check()  # its answer, kept as any in flight then (was not fetched)
         except Cancelled:
@@ -82,12 +89,11 @@ class Attempts:
             allowed = self.control.keep_trying(self.item, allowed)
         if allowed:
             return delay
-        waits = ""
         if asked is not None and elapsed + asked > self.policy.max_elapsed:  # (no retry: why)
-            waits = (f" (the service asked to wait {_seconds(asked)} before another try, "
-                     f"Retry-After, past the retry policy's {self.policy.max_elapsed:g} s)")
+            note = (f" (the service asked to wait {_seconds(asked)} before another try, "
+                    f"Retry-After, past the retry policy's {self.policy.max_elapsed:g} s)")
         message = (f"{self.path}: {failure}" if failure.final else f"{self.path}: gave up after "
-                   f"{self.count} attempts in {elapsed:.1f} s{waits}; last failure: {failure}")
+                   f"{self.count} attempts in {elapsed:.1f} s{note}; last failure: {failure}")
         error = (BadResponse(message, code=failure.code, endpoint=self.path, reason=str(failure))
                  if failure.rejected else ServiceUnavailable(message, endpoint=self.path))
         error.last_failure = str(failure)

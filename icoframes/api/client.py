@@ -407,8 +407,10 @@ class Client:
                 failed.retry_after = retry_after(response.headers.get("Retry-After"))
             raise failed
         if refusal is not None:  # no JSON: the item's answer, unless it stops inside one (cut
-            raise Transient(f"HTTP {status}: {refusal}", rejected=True,  # in transit: retried)
-                            answered=not cut_short(raw_body))
+            cut = cut_short(raw_body)  # in transit: retried; the same cut again: .attempts)
+            lost = Transient(f"HTTP {status}: {refusal}", rejected=True, answered=not cut)
+            lost.cut = raw_body if cut else None
+            raise lost
         if not isinstance(decoded, dict):  # JSON, whole, not an object: answered wrongly
             raise Transient(f"HTTP {status}: the body is {type(decoded).__name__}, not a JSON "
                              "object", rejected=True, answered=True)

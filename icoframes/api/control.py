@@ -231,6 +231,11 @@ class LoadControl:
         with self._lock:
             self._known.add(item)
 
+    def expected(self, item: object) -> bool:
+        """Whether ``item`` failed in an earlier load (:meth:`known_bad`)."""
+        with self._lock:
+            return item in self._known
+
     def refused(self, reason: object, *, item: object = None) -> bool:
         """The service answered ``item``, wrongly (a JSON object not its answer, a body that is
         no JSON, an error about that request): that item's failure, neutral for the run of

@@ -48,6 +48,7 @@ class Transient(Exception):
         self.rejected, self.sent, self.answered = rejected, sent, answered
         self.final, self.code = final, code
         self.retry_after: float | None = None  # seconds the service asked to wait (a header)
+        self.cut: bytes | None = None  # a body that stops inside a JSON text: its bytes
 
 
 @dataclass(frozen=True)
