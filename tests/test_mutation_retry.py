@@ -15,7 +15,14 @@ import pytest
 import requests
 import urllib3
 
-from icoframes.api.retry import RetryPolicy, never_sent, transport_reason
+from icoframes.api.retry import (
+    WAIT_STATUSES,
+    RetryPolicy,
+    Transient,
+    never_sent,
+    retry_after,
+    transport_reason,
+)
 
 
 def _failure(url: str, **kwargs: object) -> requests.RequestException:
@@ -105,3 +112,43 @@ def test_waits_follow_the_policys_own_numbers():
     waits = _waits(RetryPolicy(backoff=1.0, max_backoff=3.0), 1)
     assert all(1.0 <= w <= 2.0 for w in waits)
     assert all(1.5 <= w <= 3.0 for w in _waits(RetryPolicy(backoff=1.0, max_backoff=3.0), 2))
+
+
+# -- Retry-After (RFC 9110 section 10.2.3) ---------------------------------------------------
+
+NOW = 1445412470.0  # 2015-10-21 07:27:50 UTC
+
+
+@pytest.mark.parametrize(("value", "seconds"), [
+    ("120", 120.0), (" 7 ", 7.0), ("0", 0.0), ("000000000042", 42.0), ("999999999999", 1e12 - 1),
+    ("9999999999999", 1e12), ("9" * 5000, 1e12),  # more than 12 digits: ages, no huge int
+    ("Wed, 21 Oct 2015 07:28:00 GMT", 10.0), ("Wed, 21 Oct 2015 07:28:00 +0000", 10.0),
+    ("Wed, 21 Oct 2015 09:28:00 +0200", 10.0), ("Wed, 21 Oct 2015 07:28:00 -0000", 10.0),
+    ("Wed, 21 Oct 2015 07:28:00", 10.0),  # no zone: read as UTC
+    ("Wed, 21 Oct 2015 07:27:40 GMT", 0.0), ("Wed, 21 Oct 2015 07:27:50 GMT", 0.0),  # past
+    ("Wed, 21 Oct 2015 07:27:51 GMT", 1.0),
+])
+def test_retry_after_reads_seconds_and_dates(value, seconds):
+    assert retry_after(value, now=NOW) == seconds
+
+
+@pytest.mark.parametrize("value", [None, "", "  ", "soon", "-5", "+5", "1.5", "1e3", "٣",
+                                   "1_0", "Wed, 32 Oct 2015 07:28:00 GMT", "Wed, 21"])
+def test_retry_after_that_says_no_wait_is_none(value):
+    assert retry_after(value, now=NOW) is None
+
+
+def test_retry_after_reads_a_date_against_this_clock_by_default():
+    import datetime as dt
+
+    import time_machine
+
+    with time_machine.travel(dt.datetime(2015, 10, 21, 7, 27, 30, tzinfo=dt.UTC), tick=False):
+        assert retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 30.0
+        assert retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=NOW) == 10.0
+
+
+def test_a_transient_failure_carries_no_wait_and_no_cut_until_told():
+    failure = Transient("HTTP 503")
+    assert failure.retry_after is None and failure.cut is None
+    assert sorted(WAIT_STATUSES) == [429, 503]
