@@ -49,6 +49,7 @@ from .snapshots import (
     Gaps,
     gaps_by_date,
     read_snapshots,
+    snapshot_dates,
     snapshot_folders,
     snapshot_info,
 )
@@ -113,7 +114,8 @@ def changes(
         ``kind`` (str)
             ``new`` (in this snapshot, not in the previous one; ``new`` holds
             its status), ``removed`` (in the previous one, not in this one;
-            ``old`` holds its last status), ``unseen`` (known before, absent
+            ``old`` holds its last status; ``previous_date`` the last snapshot that
+            held it), ``unseen`` (known before, absent
             here because this snapshot is incomplete: listed but not fetched,
             or a list came back partial; ``old`` holds its last known
             status), ``first_seen`` (in this snapshot, not in the previous
@@ -128,14 +130,16 @@ def changes(
             ``snapshot_date`` (days between snapshots are unknown). For an
             ICO that went unseen, the last snapshot that held it.
 
-        Sorted by date, ICO, then kind. The first snapshot is the baseline: it
-        has no events. A value going missing or appearing is a change; missing
-        in both is not. A value read from the profile is compared only when
-        the ICO's profile was fetched again (its ``fetched_at`` moved): the same
-        copy read by another parser version (after an upgrade of icoframes) is
-        no change at the service. Snapshots are taken as complete when the frame carries
-        no completeness (``attrs["icoframes"]["snapshots"]``, which
-        :func:`read_snapshots` sets).
+        Sorted by date, ICO, then kind. The first snapshot is the baseline: it has no
+        events. A snapshot that held no ICO (its query matched nothing that day:
+        ``rows`` 0 in ``attrs``, see :func:`read_snapshots`) is one too: every ICO of
+        the one before is ``removed`` there (when it is incomplete: ``unseen``, a gap
+        being no event). A value going missing or appearing is a change; missing in both
+        is not. A value read from the profile is compared only when the ICO's profile
+        was fetched again (its ``fetched_at`` moved): the same copy read by another
+        parser version (after an upgrade of icoframes) is no change at the service.
+        Snapshots are taken as complete when the frame carries no completeness
+        (``attrs["icoframes"]["snapshots"]``, which :func:`read_snapshots` sets).
 
     Raises
     ------
@@ -172,16 +176,18 @@ def changes(
     check_one_query(frame)  # a tree mixing queries (an older one's): no events
     if frame.duplicated(["snapshot_date", "id"]).any():
         raise InvalidParameter("an ICO id occurs twice in one snapshot; the snapshots are not icos")
-    dates = pd.DatetimeIndex(frame["snapshot_date"].drop_duplicates()).sort_values()
+    dates = snapshot_dates(frame)  # with the days whose query matched nothing: no row
     by_date = {d: g.set_index("id") for d, g in frame.groupby("snapshot_date", sort=True)}
+    nothing = frame.iloc[:0].set_index("id")  # a day without a row: an empty snapshot
     gaps_of = gaps_by_date(frame)
     events = [_empty_events()]
     if len(dates):
-        known = by_date[dates[0]]
+        known = by_date.get(dates[0], nothing)
         seen = pd.Series(dates[0], index=known.index)
         for before, after in itertools.pairwise(dates):
-            found, known, seen = _compare(known, seen, by_date[after], compared, before, after,
-                                          gaps_of.get(before), gaps_of.get(after))
+            found, known, seen = _compare(known, seen, by_date.get(after, nothing), compared,
+                                          before, after, gaps_of.get(before),
+                                          gaps_of.get(after))
             events.append(found)
     out = pd.concat(events, ignore_index=True)
     if gaps == "skip":
@@ -264,7 +270,9 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     added = added.difference(first)
     parts.append(_events(added, "new", None, _text(status_after.loc[added]), previous))
     parts.append(_events(first, "first_seen", None, _text(status_after.loc[first]), previous))
-    parts.append(_events(gone, "removed", _text(status_before.loc[gone]), None, previous))
+    # after it went unseen, the last snapshot that held it, not the one that did not
+    parts.append(_events(gone, "removed", _text(status_before.loc[gone]), None,
+                         seen.loc[gone].to_numpy()))
     newly = unseen[(seen.loc[unseen] == previous).to_numpy()]  # once, when it goes unseen
     parts.append(_events(newly, "unseen", _text(status_before.loc[newly]), None,
                          seen.loc[newly].to_numpy()))

@@ -42,8 +42,8 @@ from .queries import checked_keywords
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
 from .tables import read_table
 
-__all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "read_snapshots", "snapshot_folders",
-           "snapshot_info", "table_schema"]
+__all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "read_snapshots", "snapshot_dates",
+           "snapshot_folders", "snapshot_info", "table_schema"]
 
 DATE_DTYPE = np.dtype("datetime64[ms]")
 _T = TypeVar("_T")
@@ -164,7 +164,7 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
         frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
                                                  dtype=DATE_DTYPE))
         frames.append(frame)
-        infos.append(_info(date, read, manifest))
+        infos.append({**_info(date, read, manifest), "rows": len(frame)})
     stacked = pd.concat(frames, ignore_index=True)
     # concat of frames that are all empty, or of mixed text dtypes, can loosen a dtype
     dtypes = {"snapshot_date": DATE_DTYPE, **schema.dtypes}
@@ -180,25 +180,59 @@ class Gaps:
     """What one snapshot's manifest says it lacks: ids listed but not fetched, partial lists
     (what :func:`icoframes.changes` and :func:`icoframes.plot_status_flow` read)."""
 
-    def __init__(self, missing: Iterable[int], partial: Iterable[str | None]) -> None:
+    def __init__(self, missing: Iterable[int], partial: Iterable[str | None], *,
+                 everything: bool = False) -> None:
         self.missing = pd.Index(list(missing), dtype="int64")
         self.partial = set(partial)
+        self.everything = everything
 
     def explains(self, ids: pd.Index) -> np.ndarray:
         """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
         listed but not fetched, or any list came back partial (an ICO whose status moved
         is in the list of its new status, whichever that is: the spec states no transitions)."""
-        if self.partial:
+        if self.partial or self.everything:
             return np.ones(len(ids), dtype=bool)
         return np.asarray(ids.isin(self.missing), dtype=bool)
 
 
 def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
-    """The :class:`Gaps` of each incomplete snapshot of a :func:`read_snapshots` frame."""
-    infos: list[dict[str, Any]] = (frame.attrs.get("icoframes") or {}).get("snapshots") or []
-    return {pd.Timestamp(i["snapshot_date"]): Gaps(i.get("missing") or [],
-                                                    i.get("partial_lists") or [])
-            for i in infos if i.get("complete") is False}
+    """The :class:`Gaps` of each incomplete snapshot of a :func:`read_snapshots` frame.
+
+    An incomplete snapshot without a row whose manifest names no gap (no id missing, no
+    partial list) explains every absence: it says nothing of what the service listed that
+    day, and a gap is no event (never every ICO removed, then new again)."""
+    return {pd.Timestamp(i["snapshot_date"]): Gaps(
+                i.get("missing") or [], i.get("partial_lists") or [],
+                everything=i.get("rows") == 0 and not i.get("missing")
+                and not i.get("partial_lists"))
+            for i in _infos(frame) if i.get("complete") is False}
+
+
+def snapshot_dates(frame: pd.DataFrame) -> pd.DatetimeIndex:
+    """Every snapshot date of a :func:`read_snapshots` frame, sorted: its rows' dates and the
+    days whose snapshot held no row (``rows`` 0 in ``attrs``: a query that matched nothing
+    that day), which no row can show. A frame without ``attrs`` has its rows' dates alone.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01", "2026-11-03"],
+    ...                                                       format="%Y-%m-%d"), "id": [1, 1]})
+    >>> frame.attrs["icoframes"] = {"snapshots": [{"snapshot_date": "2026-11-02", "rows": 0}]}
+    >>> [d.strftime("%m-%d") for d in snapshot_dates(frame)]
+    ['11-01', '11-02', '11-03']
+    """
+    column = frame["snapshot_date"]
+    empty = [i["snapshot_date"] for i in _infos(frame) if i.get("rows") == 0]
+    dates = pd.DatetimeIndex(column.drop_duplicates())
+    if empty:  # in the column's unit: a day is one key, whichever way it was read
+        days = pd.DatetimeIndex(pd.to_datetime(empty, format="%Y-%m-%d").astype(column.dtype))
+        dates = dates.union(days)
+    return dates.sort_values()
+
+
+def _infos(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The snapshots' completeness a :func:`read_snapshots` frame carries (none: [])."""
+    return (frame.attrs.get("icoframes") or {}).get("snapshots") or []
 
 
 def table_schema(table: str) -> TableSchema:

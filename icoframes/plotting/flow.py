@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..dayfolder import check_one_query
 from ..errors import InvalidParameter
-from ..snapshots import Gaps, gaps_by_date
+from ..snapshots import Gaps, gaps_by_date, snapshot_dates
 from ._axes import (
     UNKNOWN_COLOR,
     add_note,
@@ -59,7 +59,9 @@ def plot_status_flow(
     frame : pandas.DataFrame
         Either the snapshots (columns ``snapshot_date``, ``id``, ``status``, one
         row per ICO per snapshot): one stacked bar per snapshot date, each
-        status a colour, and between two bars what changed ("2 upcoming→ongoing",
+        status a colour (a day whose snapshot held no ICO, which only ``attrs``
+        of :func:`icoframes.read_snapshots` names, has an empty bar), and
+        between two bars what changed ("2 upcoming→ongoing",
         "+3 new", "-1 removed"; as :func:`icoframes.changes` reads it from the
         snapshots' manifests in ``attrs``, "4 unseen" and "1 first seen" for what
         an incomplete snapshot explains, never removed then new); or an events
@@ -130,12 +132,13 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
     ax.set_title("Number of ICOs per status in each snapshot")
     ax.set_xlabel("snapshot date")
     ax.set_ylabel("number of ICOs")
+    every = snapshot_dates(snaps)  # a day whose query matched nothing is in attrs alone
     if snaps.empty:
-        draw_empty(ax, None)
+        draw_empty(ax, f"{len(every)} snapshots, none holding an ICO" if len(every) else None)
         return ax
     status = snaps["status"].astype(object).where(snaps["status"].notna(), "unknown")
     table = (pd.DataFrame({"date": snaps["snapshot_date"], "status": status})
-             .value_counts().unstack(fill_value=0).sort_index())
+             .value_counts().unstack(fill_value=0).reindex(every, fill_value=0))
     dates = list(table.index)
     columns = _ordered(table.columns)
     x = np.arange(len(dates))
@@ -246,9 +249,10 @@ def _all_moves(snaps: pd.DataFrame, dates: list) -> list[list[str]]:
     gaps = gaps_by_date(snaps)
     by_date = {d: g.set_index("id")["status"].astype(object)
                for d, g in snaps.groupby("snapshot_date", sort=True)}
-    known, moves = by_date[dates[0]], []
+    nothing = pd.Series([], index=pd.Index([], dtype="int64"), dtype=object)  # no row that day
+    known, moves = by_date.get(dates[0], nothing), []
     for before, date in itertools.pairwise(dates):
-        lines, known = _moves(known, by_date[date], gaps.get(pd.Timestamp(before)),
+        lines, known = _moves(known, by_date.get(date, nothing), gaps.get(pd.Timestamp(before)),
                               gaps.get(pd.Timestamp(date)))
         moves.append(lines)
     return moves
