@@ -88,15 +88,20 @@ def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``snapshot_date`` (datetime64[ms]), ``path`` (str), ``complete``
-        (boolean; missing for a folder without a manifest), ``missing`` (list
-        of the ids listed but not fetched), ``partial_lists`` (list of the
-        statuses whose list came back partial; ``None`` in it for a list of
-        every status), ``exported_at`` (str, ISO 8601) and ``queries`` (list of
-        the wire parameters of its list queries, one dict each; ``None`` when its
-        manifest names none: a tree holds one query's snapshots) and ``queries_given``
-        (the same, platforms, categories, types and places as given; ``None`` for an
-        older manifest).
+        ``snapshot_date`` (datetime64[ms]), ``path`` (str), ``complete`` (boolean;
+        missing for a folder without a manifest), ``missing`` (list of the ids listed
+        but not fetched), ``partial_lists`` (list of the statuses whose list came back
+        partial; ``None`` in it for a list of every status), ``not_refreshed`` (list of
+        the ids whose row was kept from an earlier fetch, not fetched again: its fetch
+        failed, the budget or the daily limit ran out first, or a run of wrong answers
+        stopped the asking; the manifest's ``not_refreshed`` says why of each: a
+        snapshot incomplete for these alone has nothing ``missing``), ``stopped`` (str:
+        why the load stopped early, the manifest's ``stopped.reason``: ``"quota"`` or
+        ``"breaker"``; missing when it ran to its end), ``exported_at`` (str, ISO 8601)
+        and ``queries`` (list of the wire parameters of its list queries, one dict each;
+        ``None`` when its manifest names none: a tree holds one query's snapshots) and
+        ``queries_given`` (the same, platforms, categories, types and places as given;
+        ``None`` for an older manifest).
     """
     folders = snapshot_folders(path)
     rows = []
@@ -135,7 +140,9 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     InvalidParameter
         ``path`` names no folder (a file, a FIFO, a folder under a file): nothing is read.
     FileNotFoundError
-        ``path`` does not exist, or a snapshot lacks the table's file.
+        ``path`` does not exist, or a snapshot lacks the table's file (the message
+        names the folder, its day and the file: "... is not an export of icoframes:
+        missing accepting.parquet (the snapshot of 2026-11-01 ...)").
     ValueError
         ``path`` holds no snapshot folder, two folders for one day, or a file
         differs from the schema or is no regular file (a FIFO, a symbolic link:
@@ -160,7 +167,8 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     frames, infos = [], []
     folders = snapshot_folders(path)
     for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
-        read, frame, manifest = _read_day(Path(folder), partial(read_table, name=table))
+        read, frame, manifest = _read_day(Path(folder), partial(_read_table, name=table,
+                                                                 date=date))
         frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
                                                  dtype=DATE_DTYPE))
         frames.append(frame)
@@ -268,6 +276,17 @@ def _read_day(folder: Path, read: Callable[[Path], _T]) -> tuple[Path, _T, dict[
     return back, *consistent_read(back, partial(read, back), need_manifest=False)
 
 
+def _read_table(folder: Path, name: str, date: pd.Timestamp) -> pd.DataFrame:
+    """One table of a snapshot folder; a folder without its file (a day exported before the
+    table existed, or a file deleted) named as :func:`icoframes.read_export` names it, with
+    the day, not an OS error's bare path."""
+    if not os.path.lexists(folder / f"{name}.parquet"):  # a link to nothing: damage, named
+        raise FileNotFoundError(
+            f"{folder} is not an export of icoframes: missing {name}.parquet (the snapshot "
+            f"of {date:%Y-%m-%d} has no {name} table to stack)")
+    return read_table(folder, name)
+
+
 def _there(folder: Path) -> None:
     """Nothing; FileNotFoundError when ``folder`` is gone (renamed away by a swap: the
     reader waits for it and reads again)."""
@@ -278,15 +297,23 @@ def _there(folder: Path) -> None:
 def _info(date: pd.Timestamp, folder: Path, manifest: dict[str, Any] | None) -> dict[str, Any]:
     if manifest is None:
         return {"snapshot_date": date, "path": str(folder), "complete": None, "missing": [],
-                "partial_lists": [], "exported_at": None, "queries": None, "queries_given": None}
+                "partial_lists": [], "not_refreshed": [], "stopped": None, "exported_at": None,
+                "queries": None, "queries_given": None}
     missing = [int(m["id"]) for m in manifest.get("missing") or []
                if isinstance(m, dict) and m.get("id") is not None]
+    # rows kept from an earlier fetch make a snapshot incomplete with nothing missing
+    kept = [int(m["id"]) for m in manifest.get("not_refreshed") or []
+            if isinstance(m, dict) and m.get("id") is not None]
+    stopped = manifest.get("stopped")
     partial = [(q.get("params") or {}).get("status") for q in manifest.get("queries") or []
                if isinstance(q, dict) and not q.get("complete", True)]
     complete = manifest.get("complete")
     return {"snapshot_date": date, "path": str(folder),
             "complete": None if complete is None else bool(complete),
             "missing": sorted(missing), "partial_lists": partial,
+            "not_refreshed": sorted(kept),
+            "stopped": str(stopped["reason"]) if isinstance(stopped, dict)
+            and stopped.get("reason") is not None else None,
             "exported_at": manifest.get("exported_at"),
             # the list queries it holds (None: its manifest, an older version's, says none)
             "queries": query_params(manifest),
@@ -301,6 +328,8 @@ def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "complete": pd.array([r["complete"] for r in rows], dtype="boolean"),
         "missing": pd.Series([r["missing"] for r in rows], dtype=object),
         "partial_lists": pd.Series([r["partial_lists"] for r in rows], dtype=object),
+        "not_refreshed": pd.Series([r["not_refreshed"] for r in rows], dtype=object),
+        "stopped": pd.array([r["stopped"] for r in rows], dtype="string"),
         "exported_at": pd.array([r["exported_at"] for r in rows], dtype="string"),
         "queries": pd.Series([r["queries"] for r in rows], dtype=object),
         "queries_given": pd.Series([r["queries_given"] for r in rows], dtype=object),
