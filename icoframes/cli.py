@@ -20,7 +20,6 @@ filter options are made from the spec 4.2 declaration in :mod:`icoframes.api.par
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import re
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .api.params import PARAMS
+from .cachecommand import add_cache_parser, run_cache
 from .config import MAX_WORKERS, SETTINGS
 from .errors import (
     AuthError,
@@ -220,8 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--n-icos", action=_Once, type=DEMO_ICOS, default=1000)
     demo.add_argument("--seed", action=_Once, type=ANY_INTEGER, default=0)
 
-    cache = sub.add_parser("cache", help="show or clear the cache of the configured service")
-    cache.add_argument("action", choices=("info", "clear"))
+    add_cache_parser(sub)
     return parser
 
 
@@ -250,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_demo(out=args.out, n_icos=args.n_icos, seed=args.seed)
             return EXIT_OK
         if args.command == "cache":
-            return _cache(args)
+            return run_cache(args)
     except EmptyResult as exc:
         log.error("%s", exc)
         return EXIT_EMPTY
@@ -437,14 +436,3 @@ def _sandbox(args: argparse.Namespace) -> int:
     from .sandbox.command import run
 
     return run(args)
-
-
-def _cache(args: argparse.Namespace) -> int:
-    from .loaders import cache_info, clear_cache
-
-    if args.action == "clear":
-        clear_cache()
-        print("cache cleared")
-    else:
-        print(json.dumps(cache_info().as_dict(), indent=2, default=str))
-    return EXIT_OK
