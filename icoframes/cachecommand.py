@@ -2,29 +2,50 @@
 
 What :func:`icoframes.cache_info` and :func:`icoframes.clear_cache` do, printed; a part of
 the ``icoframes`` command (:mod:`icoframes.cli`) kept apart so that its module stays short.
+``cache clear`` prints each path it removed and the bytes freed, and each path it left
+alone with why (on stderr): the command then exits 5, the clear being incomplete.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 __all__ = ["add_cache_parser", "run_cache"]
 
 
 def add_cache_parser(sub: argparse._SubParsersAction) -> None:
     """The ``cache`` subcommand, on the subparsers of the ``icoframes`` parser."""
-    cache = sub.add_parser("cache", help="show or clear the cache of the configured service")
+    cache = sub.add_parser(
+        "cache", help="show or clear the cache of the configured service",
+        epilog="clear prints each path removed and the bytes freed; a path it left alone "
+               "(a symbolic link, what is not the cache's) is named with why, and the "
+               "command exits 5 (incomplete)")
     cache.add_argument("action", choices=("info", "clear"))
 
 
-def run_cache(args: argparse.Namespace) -> int:
-    """Run ``icoframes cache``; its exit code."""
+def run_cache(args: argparse.Namespace) -> bool:
+    """Run ``icoframes cache``; whether it did all it was asked (a clear that left a path
+    alone did not: the command exits 5)."""
     from .loaders import cache_info, clear_cache
 
-    if args.action == "clear":
-        clear_cache()
-        print("cache cleared")
-    else:
+    if args.action != "clear":
         print(json.dumps(cache_info().as_dict(), indent=2, default=str))
-    return 0
+        return True
+    report = clear_cache()
+    for path in report.removed:
+        print(f"removed {path}")
+    for skip in report.skipped:  # a cron job's log shows what is still there, and why
+        print(f"left alone {skip['path']}: {skip['reason']}", file=sys.stderr)
+    done = (f"{_count(len(report.removed), 'path')} removed, "
+            f"{report.freed_bytes:,} bytes freed")
+    if report.skipped:
+        print(f"cache not cleared: {done}, {_count(len(report.skipped), 'path')} left alone")
+        return False
+    print(f"cache cleared: {done}" if report.removed else "cache cleared: nothing was cached")
+    return True
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -1,16 +1,16 @@
 """The ``icoframes`` command: ``export`` for cron, ``sandbox`` to serve the emulated API,
 ``demo`` for the end-to-end tour, and ``cache`` to inspect or clear the cache.
 
-Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings
-(including keys the service rejects, error 480, and an export folder that cannot
-be written); 3 the daily request limit (the service's error 485 or the
-``daily_quota`` setting) was reached before anything could be listed: nothing
-written, the next run resumes; 4 the query matched no ICO, nothing written
-(``export`` without ``--allow-empty``); 5 the export is incomplete: what was
-fetched is written, marked ``complete: false`` with the missing ids and why,
-also when the daily limit stopped the load part way (reason ``quota``)
-(``export`` without ``--allow-incomplete``); 130 interrupted (Ctrl-C) and 143
-terminated (SIGTERM, or SIGHUP), what was fetched is kept either way; 1 anything else.
+Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings (including keys
+the service rejects, error 480, and an export folder that cannot be written); 3 the
+daily request limit (the service's error 485 or the ``daily_quota`` setting) was
+reached before anything could be listed: nothing written, the next run resumes; 4
+the query matched no ICO, nothing written (``export`` without ``--allow-empty``); 5
+the export is incomplete: what was fetched is written, marked ``complete: false``
+with the missing ids and why, also when the daily limit stopped the load part way
+(reason ``quota``) (``export`` without ``--allow-incomplete``), or ``cache clear``
+left a path alone; 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM, or SIGHUP),
+what was fetched is kept either way; 1 anything else.
 Logs go to stderr, warnings among them (one log line each, in the same format);
 progress bars show only when stderr is a terminal.
 ``icoframes --version`` prints the installed version. The export command's
@@ -72,7 +72,8 @@ EXIT_CODES = {
     EXIT_INCOMPLETE: "incomplete: what was fetched is written, marked complete: false with the "
                      "missing ids and why in manifest.json (reason quota when the daily limit "
                      "stopped the load part way); the next run fetches them "
-                     "(exit 0 instead with --allow-incomplete)",
+                     "(exit 0 instead with --allow-incomplete); cache clear left a path "
+                     "alone (each named, with why)",
     EXIT_INTERRUPTED: "interrupted by Ctrl-C (what was fetched is kept)",
     EXIT_TERMINATED: "terminated by SIGTERM or SIGHUP (what was fetched is kept)",
 }
@@ -248,8 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             run_demo(out=args.out, n_icos=args.n_icos, seed=args.seed)
             return EXIT_OK
-        if args.command == "cache":
-            return run_cache(args)
+        if args.command == "cache":  # a clear that left a path alone is incomplete
+            return EXIT_OK if run_cache(args) else EXIT_INCOMPLETE
     except EmptyResult as exc:
         log.error("%s", exc)
         return EXIT_EMPTY

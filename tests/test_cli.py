@@ -213,4 +213,4 @@ def test_cache_info_and_clear_commands(tmp_path, monkeypatch, capsys):
     parsed = json.loads(capsys.readouterr().out)
     assert parsed["path"].startswith(str(tmp_path)) and parsed["profiles"] == 0
     assert main(["cache", "clear"]) == 0
-    assert capsys.readouterr().out == "cache cleared\n"
+    assert capsys.readouterr().out == "cache cleared: nothing was cached\n"

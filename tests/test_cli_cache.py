@@ -1,0 +1,62 @@
+"""``icoframes cache clear`` says what it removed, and what it left alone with why (exit 5)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+import icoframes
+from icoframes import sandbox
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, main
+
+pytestmark = pytest.mark.usefixtures("clean_settings")
+
+
+@pytest.fixture
+def cached(tmp_path, monkeypatch):
+    """A cache dir holding one sandbox service's folder; the environment names them."""
+    cache = tmp_path / "cache"
+    with sandbox.serve(n_icos=20, seed=1) as sb:
+        settings = sb.settings()
+        icoframes.configure(**settings, cache_dir=cache)
+        try:
+            icoframes.load_icos(status="past", progress=False)
+        finally:
+            icoframes.reset_configuration()
+    for name in ("base_url", "public_key", "private_key", "service_name"):
+        monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", str(settings[name]))
+    monkeypatch.setenv("ICOFRAMES_CACHE_DIR", str(cache))
+    (folder,) = [p for p in cache.iterdir() if p.is_dir() and p.name != "quota"]
+    return folder
+
+
+def _size(folder) -> int:
+    return sum(os.lstat(os.path.join(d, f)).st_size
+               for d, _, files in os.walk(folder) for f in files)
+
+
+def test_cache_clear_names_what_it_removed_and_the_bytes_freed(cached, capsys):
+    size = _size(cached)
+    assert size > 0
+    assert main(["cache", "clear"]) == EXIT_OK
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [f"removed {cached}",
+                                f"cache cleared: 1 path removed, {size:,} bytes freed"]
+    assert err == "" and not cached.exists()
+    assert main(["cache", "clear"]) == EXIT_OK  # again: nothing is there
+    assert capsys.readouterr() == ("cache cleared: nothing was cached\n", "")
+
+
+def test_cache_clear_leaving_a_linked_folder_alone_says_so_and_exits_5(
+        cached, tmp_path, capsys):
+    real = tmp_path / "bigger-disk"
+    shutil.move(cached, real)
+    cached.symlink_to(real, target_is_directory=True)  # the service folder on another disk
+    assert main(["cache", "clear"]) == EXIT_INCOMPLETE
+    out, err = capsys.readouterr()
+    assert out == "cache not cleared: 0 paths removed, 0 bytes freed, 1 path left alone\n"
+    assert err == (f"left alone {cached}: a symlink: never followed out of the cache dir; "
+                   "left alone\n")
+    assert cached.is_symlink() and (real / "cache.sqlite3").exists()
