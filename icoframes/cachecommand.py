@@ -22,7 +22,10 @@ def add_cache_parser(sub: argparse._SubParsersAction) -> None:
         epilog="clear prints each path removed and the bytes freed; a path it left alone "
                "(a symbolic link, what is not the cache's) is named with why, and the "
                "command exits 5 (incomplete)")
-    cache.add_argument("action", choices=("info", "clear"))
+    action = cache.add_argument("action", choices=("info", "clear"))
+    # words a user may type for one (the parser's "did you mean" names the choice)
+    action.synonyms = {"show": "info", "list": "info", "status": "info",
+                       "delete": "clear", "remove": "clear", "purge": "clear", "wipe": "clear"}
 
 
 def run_cache(args: argparse.Namespace) -> bool:

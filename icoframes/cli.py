@@ -139,8 +139,8 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
     with the command's closest option when one is."""
     from .api.params import closest
 
-    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    command = subparsers[0].choices.get(args.command) if subparsers else None
+    command = _command_of(parser, args) if args.command else None
+    command = None if command is parser else command
     options = [o for o in (command or parser)._option_string_actions if o.startswith("--")]
     typed = [e.split("=", 1)[0] for e in extras if e.startswith("-")]
     near = closest(typed[0], options) if typed else []
@@ -156,6 +156,14 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
     named = " ".join(e.split("=", 1)[0] if e.startswith("-") else e for e in shown)
     more = f"{' ' if named else ''}(and {hidden} value(s) not shown)" if hidden else ""
     return f"unrecognized arguments: {named}{more}{hint}"
+
+
+def _command_of(parser: argparse.ArgumentParser,
+                args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the command given (``export``: its usage), else ``parser``."""
+    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    found = subparsers[0].choices.get(args.command) if subparsers else None
+    return found if isinstance(found, argparse.ArgumentParser) else parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -229,8 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args, extras = parser.parse_known_args(argv)
-        if extras:  # argparse's own message, with a "did you mean"
-            parser.error(_unrecognized(parser, args, extras))
+        if extras:  # argparse's own message, with a "did you mean", and the command's usage
+            _command_of(parser, args).error(_unrecognized(parser, args, extras))
     except SystemExit as exc:  # argparse exits 2 on bad usage, 0 on --help
         return int(exc.code or 0)
     logging.basicConfig(

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..errors import InvalidParameter, closest
+from ..errors import InvalidParameter, closest, did_you_mean
 from ..numerals import (
     ANY_INTEGER,
     AT_LEAST_ONE,
@@ -40,16 +40,46 @@ _DEFAULT = {name: p.default for name, p in inspect.signature(serve).parameters.i
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse's parser, whose "the following arguments are required" names the option
-    typed for it when one is close: ``icoframes export --ot x`` gets "did you mean
-    '--out'?" (argparse says that a required option is missing before it says what it
-    did not recognize). The parser of ``icoframes`` and of each of its commands."""
+    """argparse's parser, with a "did you mean" for what was mistyped.
+
+    Its "the following arguments are required" names, for each option typed that is
+    none of the command's, the closest of all its options (argparse says that a
+    required option is missing before it says what it did not recognize):
+    ``icoframes export --ot x`` gets "did you mean '--out'?", ``export --stauts past``
+    "did you mean '--status'?" (a missing option is named only when it is the closest).
+    A value that is none of an argument's choices gets the closest
+    (``--status pst``: 'past'; the command ``exprot``: 'export'), or the choice a
+    synonym of the action's ``synonyms`` means (``cache show``: 'info'). The parser of
+    ``icoframes`` and of each of its commands."""
 
     _typed: tuple[str, ...] = ()
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         self._typed = tuple(sys.argv[1:] if args is None else args)  # a command's own, here
         return super().parse_known_args(args, namespace)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        try:
+            super()._check_value(action, value)  # argparse's own check
+        except argparse.ArgumentError as exc:
+            if action.choices is None or not isinstance(value, str):
+                raise
+            synonyms: dict[str, str] = getattr(action, "synonyms", {})
+            choices = [str(c) for c in action.choices]
+            hint = did_you_mean(value, [*choices, *synonyms])
+            meant = hint[len("; did you mean '"):-2] if hint else ""
+            if meant in synonyms:  # a word meaning a choice: the choice
+                hint = f"; did you mean {synonyms[meant]!r}?"
+            if not hint:
+                raise
+            raise argparse.ArgumentError(action, exc.message + hint) from None
+
+    def _unknown_options(self) -> list[str]:
+        """The options typed that are none of this parser's (nor an abbreviation of one)."""
+        typed = [t.split("=", 1)[0] for t in self._typed if t.startswith("--")]
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        return [t for t in typed if t not in self._option_string_actions
+                and not (self.allow_abbrev and sum(o.startswith(t) for o in known) == 1)]
 
     def error(self, message: str) -> NoReturn:
         # argparse quotes an abbreviated option as typed, value too: it may be a key
@@ -59,14 +89,13 @@ class Parser(argparse.ArgumentParser):
         if len(message) > 20 * LIMIT:  # "unrecognized arguments: " and 10 MB of them
             message = message[:20 * LIMIT] + f"… ({len(message)} characters)"
         if message.startswith("the following arguments are required: "):
-            missing = message.split(": ", 1)[1].split(", ")
-            typed = [t.split("=", 1)[0] for t in self._typed if t.startswith("--")]
-            for unknown in (t for t in typed if t not in self._option_string_actions):
-                near = closest(unknown, missing)
+            # the closest of all the options: --stauts meant --status, not the missing --out
+            options = [o for o in self._option_string_actions if o.startswith("--")]
+            for unknown in self._unknown_options():
+                near = closest(unknown, options)
                 if near:
                     message += (f"; {unknown} is no option of this command: did you mean "
                                 f"{' or '.join(map(repr, near))}?")
-                    break
         super().error(message)
 
 

@@ -1,0 +1,69 @@
+"""The command's "did you mean": the closest of all the options, the closest choice."""
+
+from __future__ import annotations
+
+import pytest
+
+from icoframes.cli import EXIT_USAGE, main
+
+pytestmark = pytest.mark.usefixtures("clean_settings")
+
+EXPORT_USAGE = "usage: icoframes export [-h] --out DIR"
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    # a mistyped option, --out missing: the closest option, not the missing one
+    (["export", "--stauts", "past"], "the following arguments are required: --out; --stauts "
+     "is no option of this command: did you mean '--status'?"),
+    (["export", "--statsu", "past"], "the following arguments are required: --out; --statsu "
+     "is no option of this command: did you mean '--status'?"),
+    (["export", "--budegt", "5"], "the following arguments are required: --out; --budegt "
+     "is no option of this command: did you mean '--budget'?"),
+    # the missing option named when it is the closest; each typo its own
+    (["export", "--ot", "x", "--stauts", "past"], "the following arguments are required: "
+     "--out; --ot is no option of this command: did you mean '--out'?; --stauts is no "
+     "option of this command: did you mean '--status'?"),
+    # nothing close, or an abbreviation argparse reads: the missing option alone
+    (["export", "--zzzz", "3"], "the following arguments are required: --out"),
+    (["export", "--stat", "past"], "the following arguments are required: --out"),
+])
+def test_a_mistyped_option_gets_the_closest_of_all_options(argv, said, capsys):
+    assert main(argv) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith(EXPORT_USAGE)
+    assert err.rstrip().endswith(f"icoframes export: error: {said}")
+
+
+def test_with_out_given_the_export_usage_is_printed(tmp_path, capsys):
+    assert main(["export", "--out", str(tmp_path / "o"), "--stauts", "past"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith(EXPORT_USAGE)  # was the top-level usage: icoframes [-h] ... COMMAND
+    assert err.rstrip().endswith(
+        "icoframes export: error: unrecognized arguments: --stauts (and 1 value(s) not "
+        "shown); did you mean '--status'?")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(("argv", "prog", "said"), [
+    (["export", "--out", "o", "--status", "pst"], "icoframes export",
+     "argument --status: invalid choice: 'pst' (choose from 'ongoing', 'upcoming', 'past'); "
+     "did you mean 'past'?"),
+    (["export", "--out", "o", "--refresh", "al"], "icoframes export",
+     "argument --refresh: invalid choice: 'al' (choose from 'none', 'changed', 'all'); "
+     "did you mean 'all'?"),
+    (["exprot"], "icoframes", "argument COMMAND: invalid choice: 'exprot' (choose from "
+     "'export', 'sandbox', 'demo', 'cache'); did you mean 'export'?"),
+    (["cache", "sho"], "icoframes cache", "argument action: invalid choice: 'sho' (choose "
+     "from 'info', 'clear'); did you mean 'info'?"),
+    (["cache", "delete"], "icoframes cache", "argument action: invalid choice: 'delete' "
+     "(choose from 'info', 'clear'); did you mean 'clear'?"),
+    (["cache", "zzz"], "icoframes cache", "argument action: invalid choice: 'zzz' (choose "
+     "from 'info', 'clear')"),
+])
+def test_a_mistyped_choice_gets_the_closest_choice(argv, prog, said, tmp_path, monkeypatch,
+                                                   capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith(f"{prog}: error: {said}")
+    assert not (tmp_path / "o").exists()
