@@ -440,6 +440,28 @@ def test_latency_is_applied_to_every_request_until_it_is_set_back_to_zero():
         c.close()
 
 
+def test_an_answer_is_made_within_its_latency_not_after_it(monkeypatch):
+    # a remote service's latency is the time to its answer: the sandbox makes the answer
+    # (and its bytes) when the request is let through, then holds it until the latency is up
+    with sandbox.serve(n_icos=20, seed=1, latency=0.01) as server:
+        ico_id = server.directory.ids("past")[0]
+        made_after: list[int] = []  # latencies waited out when each answer was made
+        served = server.stats.record_profile
+
+        def record_profile(served_id: int) -> None:
+            made_after.append(server.stats.delayed)
+            served(served_id)
+
+        monkeypatch.setattr(server.stats, "record_profile", record_profile)
+        c = _client_for(server)
+        for n in range(3):
+            response = c.post(ICO, {"id": ico_id})
+            assert response.json()["data"]["id"] == ico_id
+            assert server.stats.delayed == n + 1  # and each waited its latency
+        assert made_after == [0, 1, 2]  # each made before its own latency was waited out
+        c.close()
+
+
 def test_concurrent_requests_are_answered_together_each_after_its_latency():
     with sandbox.serve(n_icos=20, seed=1, latency=0.01) as server:
         clients = [_client_for(server) for _ in range(4)]

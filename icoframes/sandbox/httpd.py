@@ -95,10 +95,11 @@ class HTTPServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out in two writes; no 40 ms stalls
+    disable_nagle_algorithm = True  # no 40 ms stalls on small writes
     server_version = "icoframes-sandbox"
     sys_version = ""
     server: HTTPServer
+    _headers_buffer: list[bytes]  # (http.server's: what send_response and send_header buffer)
 
     def do_POST(self) -> None:
         self._dispatch()
@@ -113,17 +114,22 @@ class _Handler(BaseHTTPRequestHandler):
         stats = self.server.service.stats
         stats.request_started()
         try:
-            answer = self.server.service.answer(
+            # the reply's bytes are made with the answer, before its latency is waited out
+            reply = self.server.service.answer(
                 self.command, self.path, body,
                 public_key=self.headers.get("X-Service-Public-Key"),
-                access_key=self.headers.get("X-Service-Access-Key"))
-            if isinstance(answer, Reply):
-                payload = json.dumps(answer.payload, ensure_ascii=False, separators=(",", ":"))
-                self._send(answer.status, payload.encode(), _JSON)
-            else:
-                self._inject(answer)
+                access_key=self.headers.get("X-Service-Access-Key"), render=self._render)
+            if reply:
+                self.wfile.write(reply)  # status line, headers and body in one write
         finally:
             stats.request_finished()
+
+    def _render(self, answer: Reply | Fault) -> bytes:
+        """The bytes that answer on the wire (none for a dropped connection)."""
+        if isinstance(answer, Reply):
+            payload = json.dumps(answer.payload, ensure_ascii=False, separators=(",", ":"))
+            return self._reply(answer.status, payload.encode(), _JSON)
+        return self._inject(answer)
 
     def _read_body(self) -> bytes:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
@@ -147,22 +153,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # framing is lost; the next request cannot be found
         return b"".join(chunks)
 
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
-        self.send_response(status)
+    def _reply(self, status: int, body: bytes, content_type: str) -> bytes:
+        """A whole reply, head and body, as bytes (written at once when its latency is up)."""
+        self.send_response(status)  # (buffered: the head is written with the body)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        if self.request_version == "HTTP/0.9":  # (no head: nothing was buffered)
+            head = b""
+        else:
+            head, self._headers_buffer = b"".join([*self._headers_buffer, b"\r\n"]), []
+        return head if self.command == "HEAD" else head + body
 
-    def _inject(self, fault: Fault) -> None:
+    def _inject(self, fault: Fault) -> bytes:
         if fault.kind == "drop":
             self.close_connection = True  # no status line at all: the client sees EOF
-        elif fault.kind == "http5xx":
+            return b""
+        if fault.kind == "http5xx":
             reason = _REASONS[fault.status]
             html = (f"<html><head><title>{fault.status} {reason}</title></head><body>"
                     f"<center><h1>{fault.status} {reason}</h1></center><hr><center>nginx</center>"
                     "</body></html>\n")
-            self._send(fault.status, html.encode(), "text/html")
-        else:
-            self._send(200, b'{"error":null,"total_icos":"', _JSON)
+            return self._reply(fault.status, html.encode(), "text/html")
+        return self._reply(200, b'{"error":null,"total_icos":"', _JSON)

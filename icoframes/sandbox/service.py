@@ -7,7 +7,9 @@ headers) and returns a :class:`Reply` or a :class:`Fault`, in this order:
    ``/api/v1/ico/``, trailing slash optional); the request is counted in
    ``stats.requests`` under ``filters``/``icos``/``ico``, anything else under ``other``;
 2. while the service is paused, the request waits here (see :meth:`Service.pause`);
-3. ``latency`` seconds of sleep, in the caller's thread, so concurrent requests overlap;
+3. ``latency`` seconds from here to the answer, waited in the caller's thread (concurrent
+   requests overlap); the answer (steps 4-9, and the bytes ``render`` makes of it) is made
+   first and held: what making it takes is part of the latency, not added to it;
 4. with probability ``fail_rate`` an injected fault (not counted against the quota):
    HTTP 500/502/503 with an HTML body, a dropped connection, or HTTP 200 with a
    truncated JSON body (:mod:`.httpd` writes them);
@@ -35,8 +37,9 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from ..api.params import PAGE_SIZE, validate_list_params
@@ -54,6 +57,7 @@ _HTTP_STATUS = {480: 403, 481: 404, 485: 429}
 _FAULT_KINDS = ("http5xx", "drop", "truncated")
 _FAULT_STATUSES = (500, 502, 503)
 _INTEGER = re.compile(r"\s*-?\d+\s*")
+_Out = TypeVar("_Out")
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,15 +190,26 @@ class Service:
         self._running.set()
 
     def answer(self, method: str, path: str, body: bytes, *, public_key: str | None,
-               access_key: str | None) -> Reply | Fault:
-        """The answer to one request; ``public_key``/``access_key`` are the spec's two headers."""
+               access_key: str | None, render: Callable[[Reply | Fault], _Out]) -> _Out:
+        """The answer to one request, ``render``-ed (by the HTTP server: its bytes), handed back
+        ``latency`` seconds after the request was let through; ``public_key``/``access_key``
+        are the spec's two headers."""
         endpoint = _ENDPOINTS.get(urlsplit(path).path.rstrip("/")) if method == "POST" else None
         self.stats.record_request(endpoint or "other")
         self._running.wait()
-        latency = self.latency
+        let_through, latency = time.monotonic(), self.latency
+        # made, then held until its latency is up: a remote service's time to answer is its
+        # latency; made after it, each answer came that much later, more when many requests
+        # woke at once and made theirs one after the other (one interpreter lock)
+        out = render(self._answer(endpoint, method, path, body, public_key, access_key))
         if latency > 0:
-            time.sleep(latency)
+            time.sleep(max(0.0, latency - (time.monotonic() - let_through)))
             self.stats.record_delay(latency)
+        return out
+
+    def _answer(self, endpoint: str | None, method: str, path: str, body: bytes,
+                public_key: str | None, access_key: str | None) -> Reply | Fault:
+        """Steps 4-9 of the module's list."""
         fault = self._faults.draw()
         if fault is not None:
             self.stats.record_fault()
