@@ -14,6 +14,7 @@ import statistics
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
@@ -28,6 +29,8 @@ from icoframes import sandbox
 from icoframes.api.params import STATUSES
 from icoframes.errors import InvalidParameter
 from icoframes.sandbox import Record, generate_directory
+from icoframes.sandbox import httpd as sandbox_httpd
+from icoframes.sandbox import service as sandbox_service
 from icoframes.sandbox.command import add_arguments
 from icoframes.sandbox.command import keys as sandbox_keys
 
@@ -460,6 +463,34 @@ def test_an_answer_is_made_within_its_latency_not_after_it(monkeypatch):
             assert server.stats.delayed == n + 1  # and each waited its latency
         assert made_after == [0, 1, 2]  # each made before its own latency was waited out
         c.close()
+
+
+def test_a_latency_counts_from_the_request_line(monkeypatch):
+    waits: list[float] = []
+
+    class Waits:  # the service's time module, its waits for the latency recorded
+        def __getattr__(self, name: str) -> Any:
+            return getattr(time, name)
+
+        def sleep(self, seconds: float) -> None:
+            waits.append(seconds)
+            time.sleep(seconds)
+
+    class Early(Waits):  # the server's: every request line read at its clock's start
+        def monotonic(self) -> float:
+            return 0.0
+
+    monkeypatch.setattr(sandbox_service, "time", Waits())
+    with sandbox.serve(n_icos=20, seed=1, latency=0.2) as server:
+        c = _client_for(server)
+        assert c.post(FILTERS).json()["error"] is None
+        # what reading the request and making its answer took is part of its latency
+        assert 0 <= waits[0] < 0.2
+        monkeypatch.setattr(sandbox_httpd, "time", Early())
+        assert c.post(FILTERS).json()["error"] is None
+        assert waits[1] == 0.0  # counted from its request line: its latency long up
+        c.close()
+    assert server.stats.delayed == 2
 
 
 def test_concurrent_requests_are_answered_together_each_after_its_latency():

@@ -100,6 +100,7 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     server: HTTPServer
     _headers_buffer: list[bytes]  # (http.server's: what send_response and send_header buffer)
+    _arrived = 0.0
 
     def do_POST(self) -> None:
         self._dispatch()
@@ -108,6 +109,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # tests start many sandboxes; access logs would drown their output
+
+    def parse_request(self) -> bool:
+        self._arrived = time.monotonic()  # its request line is read: the latency counts from here
+        return super().parse_request()
 
     def _dispatch(self) -> None:
         body = self._read_body()
@@ -118,7 +123,8 @@ class _Handler(BaseHTTPRequestHandler):
             reply = self.server.service.answer(
                 self.command, self.path, body,
                 public_key=self.headers.get("X-Service-Public-Key"),
-                access_key=self.headers.get("X-Service-Access-Key"), render=self._render)
+                access_key=self.headers.get("X-Service-Access-Key"), render=self._render,
+                arrived=self._arrived)
             if reply:
                 self.wfile.write(reply)  # status line, headers and body in one write
         finally:

@@ -175,7 +175,7 @@ class Sandbox:
 
     @property
     def latency(self) -> float:
-        """Seconds each request waits before it is answered; see :meth:`set_latency`."""
+        """Seconds from a request's arrival to its answer; see :meth:`set_latency`."""
         return self._service.latency
 
     @property
@@ -274,7 +274,7 @@ class Sandbox:
         self._service.set_faults(_real("fail_rate", fail_rate))
 
     def set_latency(self, latency: float) -> None:
-        """Seconds each request waits before it is answered (as :func:`start`'s)."""
+        """Seconds from a request's arrival to its answer (as :func:`start`'s)."""
         self._service.set_latency(_real("latency", latency))
 
     def pause(self) -> None:
@@ -321,7 +321,8 @@ def start(*, n_icos: int = 1000, seed: int = 0, latency: float = 0.0,
     seed : int, default 0
         Seed of the directory and of the fault draws.
     latency : float, default 0.0
-        Seconds each request waits before it is answered.
+        Seconds from a request's arrival (its request line read) to its answer; the
+        answer is made meanwhile, so the time it takes is within the latency.
     quota : int or None, default 5000
         Requests per public key per UTC day, from 1 to 2**63 - 1 (as a client's
         ``daily_quota``); None for no limit (``--quota none`` on the command line). 0 is

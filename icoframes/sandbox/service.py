@@ -7,9 +7,10 @@ headers) and returns a :class:`Reply` or a :class:`Fault`, in this order:
    ``/api/v1/ico/``, trailing slash optional); the request is counted in
    ``stats.requests`` under ``filters``/``icos``/``ico``, anything else under ``other``;
 2. while the service is paused, the request waits here (see :meth:`Service.pause`);
-3. ``latency`` seconds from here to the answer, waited in the caller's thread (concurrent
-   requests overlap); the answer (steps 4-9, and the bytes ``render`` makes of it) is made
-   first and held: what making it takes is part of the latency, not added to it;
+3. ``latency`` seconds from the request's arrival (or from here, when it was held) to the
+   answer, waited in the caller's thread (concurrent requests overlap); the answer (steps
+   4-9, and the bytes ``render`` makes of it) is made first and held: what reading the
+   request and making its answer take is part of the latency, not added to it;
 4. with probability ``fail_rate`` an injected fault (not counted against the quota):
    HTTP 500/502/503 with an HTML body, a dropped connection, or HTTP 200 with a
    truncated JSON body (:mod:`.httpd` writes them);
@@ -176,7 +177,7 @@ class Service:
         self._faults.rate = float(fail_rate)
 
     def set_latency(self, latency: float) -> None:
-        """Seconds each request waits before it is answered."""
+        """Seconds from a request's arrival to its answer (made meanwhile)."""
         if latency < 0:
             raise ValueError("latency must be >= 0")
         self.latency = float(latency)
@@ -190,20 +191,24 @@ class Service:
         self._running.set()
 
     def answer(self, method: str, path: str, body: bytes, *, public_key: str | None,
-               access_key: str | None, render: Callable[[Reply | Fault], _Out]) -> _Out:
+               access_key: str | None, render: Callable[[Reply | Fault], _Out],
+               arrived: float | None = None) -> _Out:
         """The answer to one request, ``render``-ed (by the HTTP server: its bytes), handed back
-        ``latency`` seconds after the request was let through; ``public_key``/``access_key``
-        are the spec's two headers."""
+        ``latency`` seconds after the request ``arrived`` (``time.monotonic()``; None: now), or
+        after it was let through when it was held; ``public_key``/``access_key`` are the spec's
+        two headers."""
         endpoint = _ENDPOINTS.get(urlsplit(path).path.rstrip("/")) if method == "POST" else None
         self.stats.record_request(endpoint or "other")
-        self._running.wait()
-        let_through, latency = time.monotonic(), self.latency
+        if arrived is None or not self._running.is_set():
+            self._running.wait()
+            arrived = time.monotonic()
+        latency = self.latency
         # made, then held until its latency is up: a remote service's time to answer is its
         # latency; made after it, each answer came that much later, more when many requests
         # woke at once and made theirs one after the other (one interpreter lock)
         out = render(self._answer(endpoint, method, path, body, public_key, access_key))
         if latency > 0:
-            time.sleep(max(0.0, latency - (time.monotonic() - let_through)))
+            time.sleep(max(0.0, latency - (time.monotonic() - arrived)))
             self.stats.record_delay(latency)
         return out
 
