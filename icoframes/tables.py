@@ -15,19 +15,12 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import InvalidParameter, UnknownName, checked_methods, did_you_mean, quoted
-from .files import (
-    atomic_write_table,
-    concurrently,
-    folder_path,
-    not_a_folder,
-    nothing_at,
-    read_parquet_table,
-)
-from .frames import check_frame, frame_from_arrow, with_added_columns
-from .metadata import describe_columns
+from .files import atomic_write_table, concurrently, folder_path, not_a_folder, nothing_at
+from .frames import check_frame, frame_from_arrow
 from .reporting import LoadReport, queries_html
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 from .subsets import kept_ids
+from .tablefiles import read_problems, read_table
 
 __all__ = ["Tables", "frame_from_arrow", "problem_summary", "read_table", "table_names"]
 
@@ -348,7 +341,7 @@ class Tables(Mapping[str, pd.DataFrame]):
                                    f"stacks them, read_export(path / {days[-1]!r}) the latest")
         frames = {name: read_table(directory, name) for name in TABLES}
         path = directory / f"{PROBLEMS.name}.parquet"
-        problems = _read_problems(path) if path.exists() else empty_frame(PROBLEMS)
+        problems = read_problems(path) if path.exists() else empty_frame(PROBLEMS)
         return cls(**frames, problems=problems)
 
 
@@ -379,23 +372,6 @@ def table_names(names: object, *, who: str) -> frozenset[str]:
     return frozenset(given)
 
 
-def read_table(directory: str | os.PathLike[str], name: str) -> pd.DataFrame:
-    """One table of a directory written by :meth:`Tables.to_parquet`, typed by the schema.
-
-    Cheaper than :meth:`Tables.read_parquet` when one table is all that is needed.
-
-    Raises
-    ------
-    KeyError
-        If ``name`` is not a table of ``schema.TABLES`` (or ``"problems"``).
-    FileNotFoundError, ValueError
-        As for :meth:`Tables.read_parquet`.
-    """
-    if name == PROBLEMS.name:
-        return _read_problems(Path(directory) / f"{name}.parquet")
-    return _read(TABLES[name], Path(directory) / f"{name}.parquet")
-
-
 def problem_summary(problems: pd.DataFrame) -> pd.DataFrame:
     """Problems (one row per value, e.g. ``tables.problems``) per ``(table, column)``.
 
@@ -424,27 +400,5 @@ def problem_summary(problems: pd.DataFrame) -> pd.DataFrame:
     return counts.assign(examples=examples).astype(PROBLEM_SUMMARY.dtypes)
 
 
-def _read_problems(path: Path) -> pd.DataFrame:
-    """``problems.parquet``; older shapes with what they lack missing: rows without a reason
-    (before reasons), the per-column shape as rows without ids or reasons."""
-    table = with_added_columns(PROBLEMS, read_parquet_table(path))  # before reasons: none
-    if table.schema.names != PROBLEM_SUMMARY.names:
-        return describe_columns(frame_from_arrow(PROBLEMS, table, source=str(path)),
-                                table.schema)
-    old = frame_from_arrow(PROBLEM_SUMMARY, table, source=str(path))
-    values = [v for n, shown in zip(old["count"], old["examples"], strict=True)
-              for v in [*shown[:n], *[None] * (n - len(shown[:n]))]]
-    rows = old.loc[old.index.repeat(old["count"]), ["table", "column"]]
-    return rows.assign(ico_id=None, value=values, reason=None)[PROBLEMS.names].astype(
-        PROBLEMS.dtypes).reset_index(drop=True)
-
-
 if tuple(f.name for f in fields(Tables))[:-1] != NAMES:  # pragma: no cover
     raise ImportError("Tables fields are out of step with schema.TABLE_NAMES")
-
-
-def _read(table: TableSchema, path: Path) -> pd.DataFrame:
-    arrow = with_added_columns(table, read_parquet_table(path))  # an older export's file
-    return describe_columns(frame_from_arrow(table, arrow, source=str(path)), arrow.schema)
-
-
