@@ -128,7 +128,7 @@ from .errors import (
 )
 from .exported import MANIFEST, SNAPSHOT_PREFIX, manifest_of
 from .fetch import Load
-from .files import atomic_write_bytes, atomic_write_table, folder_path, not_a_folder, utcnow
+from .files import atomic_write_bytes, atomic_write_table, folder_path, utcnow
 from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
     dump,
@@ -149,6 +149,7 @@ from .reporting import AsDict, LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, check_replaceable, swap_files, swap_folder, swap_lock
 from .swaps import confirm
+from .tablefiles import in_the_way
 
 __all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
 
@@ -310,10 +311,9 @@ def export_tables(
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     filters = read_once(filters)  # a generator: read once, recorded as its values
     folder = folder_path(out, "out")
-    why = not_a_folder(folder)
-    if why is None and folder.is_symlink() and not folder.exists():  # mkdir: "File exists"
-        why = f"it is a symbolic link to {os.readlink(folder)}, which is not there"
-    if why is not None:  # an argument that names no folder: no "cannot be written (File exists)"
+    # an argument that names no folder (a link to nothing too): no "cannot be written (File
+    # exists)"
+    if (why := in_the_way(folder)) is not None:
         raise InvalidParameter(f"out={folder} names no folder: {why}. Nothing was "
                                "sent or written; give out (--out) a folder, made if missing")
     budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON

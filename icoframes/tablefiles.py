@@ -9,17 +9,18 @@ with what it lacks missing; never through a symbolic link nor waited on as a FIF
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from .files import read_parquet_table
+from .files import not_a_folder, nothing_at, read_parquet_table
 from .frames import frame_from_arrow, with_added_columns
 from .metadata import describe_columns
-from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
+from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema, empty_frame
 
-__all__ = ["read_problems", "read_table"]
+__all__ = ["in_the_way", "make_folder", "problems_of", "read_problems", "read_table", "table_files"]
 
 
 def read_table(directory: str | os.PathLike[str], name: str) -> pd.DataFrame:
@@ -52,6 +53,66 @@ def read_problems(path: Path) -> pd.DataFrame:
     rows = old.loc[old.index.repeat(old["count"]), ["table", "column"]]
     return rows.assign(ico_id=None, value=values, reason=None)[PROBLEMS.names].astype(
         PROBLEMS.dtypes).reset_index(drop=True)
+
+
+def problems_of(directory: Path) -> pd.DataFrame:
+    """``directory``'s problems: none when nothing is at ``problems.parquet`` (a folder written
+    before problems were); anything there is read as any table file is, so a symbolic link,
+    one to nothing too, is damage, named (it read as no problems: a file lost, unsaid)."""
+    path = directory / f"{PROBLEMS.name}.parquet"
+    return read_problems(path) if os.path.lexists(path) else empty_frame(PROBLEMS)
+
+
+def table_files(directory: Path) -> None:
+    """FileNotFoundError when the folder ``directory`` holds none of the table files (an empty
+    folder was pyarrow's bare "No such file or directory" for ``icos.parquet``): what it
+    holds, and the files a folder of tables has."""
+    names = [f"{name}.parquet" for name in TABLES]
+    if any(os.path.lexists(directory / name) for name in names):
+        return  # one missing among others: the OS's error names it
+    with os.scandir(directory) as entries:
+        held = "none is there" if next(entries, None) else "it is empty"
+    raise FileNotFoundError(f"{directory} holds no tables (no export): {held}; a folder "
+                            "written by Tables.to_parquet or export_tables holds one file per "
+                            f"table ({', '.join(names)})")
+
+
+#: What mkdir says when something is in the way (which :func:`in_the_way` names).
+_IN_THE_WAY = frozenset({errno.EEXIST, errno.ENOTDIR, errno.ELOOP})
+
+
+def in_the_way(path: Path) -> str | None:
+    """What keeps a folder from being at ``path`` or made there, links followed (a file, a
+    FIFO, one on its way: :func:`~icoframes.files.not_a_folder`), or a symbolic link to
+    nothing, ``path`` or one on its way (:func:`~icoframes.files.nothing_at`: mkdir said
+    only "File exists" of it); None when nothing is in the way.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "gone").symlink_to("nowhere")
+    >>> in_the_way(root / "gone" / "x").removeprefix(str(root))
+    "/gone on its way is a symbolic link to 'nowhere', which names nothing"
+    >>> in_the_way(root / "new" / "x"), in_the_way(root), in_the_way(Path("/dev/null/x"))
+    (None, None, '/dev/null on its way is a device')
+    """
+    if (why := not_a_folder(path)) is not None or path.exists():
+        return why
+    return None if (why := nothing_at(path)) == "nothing is there" else why
+
+
+def make_folder(directory: Path) -> None:
+    """Make ``directory`` (with parents) when missing. What is in the way, a file, a FIFO, a
+    symbolic link to nothing (here or on the way), is named (:func:`in_the_way`): it was the
+    OS's bare "File exists" (the same error type, an OSError, is raised)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # "File exists", "Not a directory", "Too many levels of links"
+        if error.errno not in _IN_THE_WAY or (why := in_the_way(directory)) is None:
+            raise  # (nothing in the way now, or another error: the OS says what)
+        # the OS's error (type, errno) with what is in the way in words: "[Errno 17] ..."
+        raise type(error)(error.errno, f"no folder can be made at {directory}: {why}") from None
 
 
 def _read(table: TableSchema, path: Path) -> pd.DataFrame:

@@ -20,7 +20,7 @@ from .frames import check_frame, frame_from_arrow
 from .reporting import LoadReport, queries_html
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 from .subsets import kept_ids
-from .tablefiles import read_problems, read_table
+from .tablefiles import make_folder, problems_of, read_table, table_files
 
 __all__ = ["Tables", "frame_from_arrow", "problem_summary", "read_table", "table_names"]
 
@@ -277,7 +277,8 @@ class Tables(Mapping[str, pd.DataFrame]):
         Raises
         ------
         OSError
-            If the directory or a file cannot be written.
+            If the directory or a file cannot be written; what is in the way of the
+            directory (a file, a symbolic link to nothing) is named.
 
         Examples
         --------
@@ -288,7 +289,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         (0, 42)
         """
         directory = folder_path(directory, "directory")  # "" is no place to write to
-        directory.mkdir(parents=True, exist_ok=True)
+        make_folder(directory)  # a link to nothing in the way is named, not "File exists"
 
         def write(table: TableSchema) -> None:
             frame = getattr(self, table.name)
@@ -305,8 +306,9 @@ class Tables(Mapping[str, pd.DataFrame]):
         Parameters
         ----------
         directory : path-like
-            A directory written by :meth:`to_parquet`. A missing
-            ``problems.parquet`` reads as no problems; one written by an older
+            A directory written by :meth:`to_parquet`. Nothing at
+            ``problems.parquet`` reads as no problems (a symbolic link there, one to
+            nothing too, is damage: ValueError); one written by an older
             version (a count per column) reads as that many values without
             an id, its examples first.
 
@@ -317,7 +319,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         Raises
         ------
         FileNotFoundError
-            If ``directory`` or a table file is missing.
+            If ``directory`` or a table file is missing (a folder holding none: said so).
         InvalidParameter
             If ``directory`` is no folder (a file, a FIFO, one under a file), or an
             export tree of snapshots (:func:`icoframes.read_snapshots` reads those).
@@ -339,10 +341,9 @@ class Tables(Mapping[str, pd.DataFrame]):
             raise InvalidParameter(f"{directory} is an export tree of {len(days)} snapshots, "
                                    "not one folder of tables: read_snapshots(path, table) "
                                    f"stacks them, read_export(path / {days[-1]!r}) the latest")
+        table_files(directory)  # an empty folder: what it holds, and what was expected
         frames = {name: read_table(directory, name) for name in TABLES}
-        path = directory / f"{PROBLEMS.name}.parquet"
-        problems = read_problems(path) if path.exists() else empty_frame(PROBLEMS)
-        return cls(**frames, problems=problems)
+        return cls(**frames, problems=problems_of(directory))
 
 
 def _rows_of(frame: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:

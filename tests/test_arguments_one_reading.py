@@ -115,8 +115,8 @@ def test_an_out_that_is_a_dangling_link_says_so(cfg, tmp_path, caplog):
     with pytest.raises(InvalidParameter) as caught:
         icoframes.export_tables(link, status="past", progress=False)
     assert str(caught.value).startswith(
-        f"out={link} names no folder: it is a symbolic link to {tmp_path / 'nowhere'}, "
-        "which is not there. Nothing was sent or written")
+        f"out={link} names no folder: it is a symbolic link to '{tmp_path / 'nowhere'}', "
+        "which names nothing. Nothing was sent or written")  # the readers' words
     caplog.set_level(logging.INFO, logger="icoframes")
     assert main(["export", "--out", str(link), "--status", "past"]) == 2
     assert f"{link} names no folder: it is a symbolic link" in caplog.text
