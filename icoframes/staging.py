@@ -223,10 +223,19 @@ def swap_files(new: Path, out: Path, note: str | None = None) -> None:
         _fsync_folder(out)
 
 
+#: A folder opened only to fsync it: never anything else (O_DIRECTORY), nor kept by a child.
+_FOLDER_ONLY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 def _fsync_folder(folder: Path) -> None:
-    """Make renames in ``folder`` durable; a no-op where folders cannot be opened (Windows)."""
+    """Make renames in ``folder`` durable; a no-op where folders cannot be opened (Windows).
+
+    Opened as a folder or not at all: whatever else is at ``folder`` now (a FIFO, whose open
+    waited for a writer forever; a device, a file) is never opened. A symbolic link to a
+    folder is followed, as the renames into ``folder`` just were (``out`` may be one: not
+    following it would leave those renames unsynced)."""
     try:
-        fd = os.open(folder, os.O_RDONLY)
+        fd = os.open(folder, _FOLDER_ONLY)
     except OSError:
         return
     try:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import stat
 from pathlib import Path
 
 import pytest
 
 import icoframes
-from icoframes import sandbox
+from icoframes import sandbox, staging
 from icoframes.cli import main
 from icoframes.errors import InvalidParameter
 from icoframes.tables import Tables
@@ -160,4 +161,31 @@ def test_an_out_with_a_link_to_nothing_on_its_way_says_so_before_any_request(
     assert said.removeprefix("out=") in caplog.text
     assert cfg.stats.requests.total() == 0
     assert not (tmp_path / "nowhere").exists() and not (tmp_path / "loop").exists()
+
+
+# ------------------------------------------------------- 2. the folder a swap fsyncs
+
+
+def test_the_swap_syncs_a_folder_only_and_never_opens_anything_else_there(tmp_path, fsynced):
+    # os.open(folder, O_RDONLY) opened whatever was there: a FIFO's open waited for a writer
+    # forever (a writer end is held open here, so the test never hangs: it was opened and
+    # fsynced), a file or a device was opened and fsynced
+    fifo, file, folder = tmp_path / "fifo", tmp_path / "file", tmp_path / "folder"
+    os.mkfifo(fifo)
+    file.write_text("x")
+    folder.mkdir()
+    (tmp_path / "to-fifo").symlink_to(fifo)
+    (tmp_path / "to-folder").symlink_to(folder)
+    writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        for path in (fifo, tmp_path / "to-fifo", file, Path(os.devnull)):
+            staging._fsync_folder(path)
+            assert fsynced == [], path
+    finally:
+        os.close(writer)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and file.read_text() == "x"
+    staging._fsync_folder(folder)
+    staging._fsync_folder(tmp_path / "to-folder")  # an out that is a link: its renames went there
+    staging._fsync_folder(tmp_path / "nothing")
+    assert fsynced == [str(folder), str(folder)]
 
