@@ -45,8 +45,8 @@ from .errors import (
     NotCached,
     QuotaExceeded,
 )
-from .files import EMPTY_PATH, is_empty_path
 from .numerals import ANY_INTEGER, COUNT, SECONDS, integer_text, whole
+from .paths import EMPTY_PATH, is_empty_path
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -127,7 +127,7 @@ def _id_or_name(text: str) -> int | str:
 
 
 def _folder(text: str) -> Path:
-    """A folder option's path; an empty one is refused (:data:`~.files.EMPTY_PATH`)."""
+    """A folder option's path; an empty one is refused (:data:`~.paths.EMPTY_PATH`)."""
     if is_empty_path(text):
         raise argparse.ArgumentTypeError(EMPTY_PATH)
     return Path(text)

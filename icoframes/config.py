@@ -33,8 +33,8 @@ import platformdirs
 
 from . import readers
 from .errors import ConfigError, InvalidParameter, checked_keywords, checked_methods
-from .files import expanded_path
 from .numerals import INT64_MAX
+from .paths import expanded_path
 from .quoting import quoted
 from .secret import HIDDEN, RedactedURL, Secret, redact_url
 

@@ -128,7 +128,7 @@ from .errors import (
 )
 from .exported import MANIFEST, SNAPSHOT_PREFIX, manifest_of
 from .fetch import Load
-from .files import atomic_write_bytes, atomic_write_table, folder_path, utcnow
+from .files import atomic_write_bytes, atomic_write_table, utcnow
 from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
     dump,
@@ -144,6 +144,7 @@ from .manifest import (
     stop_record,
     told_as_kept,
 )
+from .paths import folder_path
 from .queries import build_queries, check_keywords, check_load_arguments, keywords_of, read_once
 from .reporting import AsDict, LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES

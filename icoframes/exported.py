@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import ExportReplaced, IcoframesWarning, InvalidParameter, warn
-from .files import entry_kind, folder_path, json_object, not_a_folder, nothing_at, read_record
+from .files import entry_kind, json_object, not_a_folder, nothing_at, read_record
+from .paths import folder_path
 from .queries import checked_keywords
 from .schema import TABLES
 from .swaps import SWAP_PATIENCE, confirm

@@ -15,8 +15,9 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import InvalidParameter, UnknownName, checked_methods, did_you_mean, quoted
-from .files import atomic_write_table, concurrently, folder_path, not_a_folder, nothing_at
+from .files import atomic_write_table, concurrently, not_a_folder, nothing_at
 from .frames import check_frame, frame_from_arrow
+from .paths import folder_path
 from .reporting import LoadReport, queries_html
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 from .subsets import kept_ids

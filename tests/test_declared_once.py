@@ -13,8 +13,8 @@ from icoframes import numerals
 from icoframes.api.params import validate_list_params
 from icoframes.cli import build_parser, main
 from icoframes.errors import InvalidParameter, check_flags
-from icoframes.files import EMPTY_PATH, folder_path, is_empty_path
 from icoframes.numerals import did_you_mean_flag
+from icoframes.paths import EMPTY_PATH, folder_path, is_empty_path
 from icoframes.queries import check_load_arguments
 from icoframes.sandbox import command, server
 
@@ -25,7 +25,7 @@ def test_the_empty_path_is_said_in_one_place_and_refused_alike_everywhere(tmp_pa
     sources = {p.relative_to(PACKAGE).as_posix(): p.read_text(encoding="utf-8")
                for p in PACKAGE.rglob("*.py")}
     saying = [name for name, text in sources.items() if "the current directory; say" in text]
-    assert saying == ["files.py"]
+    assert saying == ["paths.py"]
     assert EMPTY_PATH == "an empty path (that would be the current directory; say '.')"
     assert [is_empty_path(v) for v in ("", "  ", "\t", ".", "a", None, pathlib.Path(""))] == [
         True, True, True, False, False, False, False]
