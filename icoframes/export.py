@@ -238,7 +238,8 @@ def export_tables(
     Parameters
     ----------
     out : path-like
-        The export folder (created when missing; it must be writable).
+        The export folder (created when missing; it must be writable). ``~`` is
+        expanded; a shell variable (``"$HOME/x"``) is refused, with the path it names.
     status, refresh, profile_max_age, budget, max_workers, progress, **filters
         As for :func:`icoframes.load_tables`.
     max_age : timedelta or seconds, default one day

@@ -5,17 +5,25 @@
 An empty path is refused (never the current directory), ``~`` is expanded as
 :meth:`pathlib.Path.expanduser` does, and what no file system holds (a NUL, a name too long)
 is refused in the package's words before anything is made or sent.
+
+A shell variable in a path (``"$HOME/ico"``, ``"/srv/${USER}/ico"``) is refused too, with the
+path it names when every variable it writes is set: as with pandas, ``open`` and pathlib, a
+Python argument is not expanded (a shell expands a command's ``--out $HOME/ico`` before
+icoframes sees it), but a folder literally named ``$HOME`` made in the current one is never
+what was meant. Only a whole name (``$HOME``, between slashes) or a braced one (``${HOME}``,
+anywhere) is such a variable: ``"price$usd"`` is a name as written.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Final
 
 from .errors import InvalidParameter, quoted
 
-__all__ = ["EMPTY_PATH", "expanded_path", "folder_path", "is_empty_path"]
+__all__ = ["EMPTY_PATH", "expanded_path", "folder_path", "is_empty_path", "shell_variable"]
 
 
 #: What an empty path is, said once for every path argument (configure's ``cache_dir``,
@@ -29,6 +37,43 @@ def is_empty_path(value: object) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
+_SEPARATORS: Final = re.escape(os.sep + (os.altsep or ""))
+#: A shell variable a path writes: a whole name (``$HOME``) or a braced one (``${HOME}``).
+_VARIABLE: Final = re.compile(rf"\$\{{([A-Za-z_]\w*)\}}|(?:^|(?<=[{_SEPARATORS}]))"
+                              rf"\$([A-Za-z_]\w*)(?=[{_SEPARATORS}]|$)", re.ASCII)
+#: Variables whose value is never shown in a suggestion: a key has no place in a message.
+_SECRET: Final = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
+def shell_variable(text: str) -> str | None:
+    """Why the path ``text`` is refused for a shell variable it writes (see the module's
+    notes), with ``"did you mean"`` the path it names when each is set; None when it writes
+    none.
+
+    Examples
+    --------
+    >>> shell_variable("${NO_SUCH_VARIABLE}/day")
+    'writes $NO_SUCH_VARIABLE, a shell variable icoframes does not expand (a shell does): taken \
+as written, it would name a folder of that name, and $NO_SUCH_VARIABLE is not set here either'
+    >>> shell_variable("price$usd/$1"), shell_variable("~/ico")
+    (None, None)
+    """
+    found = list(_VARIABLE.finditer(text))
+    if not found:
+        return None
+    names = list(dict.fromkeys(match[1] or match[2] for match in found))
+    said = (f"writes {', '.join('$' + name for name in names)}, "
+            f"{'a shell variable' if len(names) == 1 else 'shell variables'} icoframes does "
+            "not expand (a shell does): taken as written, it would name a folder of that name")
+    unset = [name for name in names if name not in os.environ]
+    if unset:
+        return f"{said}, and {', '.join('$' + name for name in unset)} is not set here either"
+    if any(_SECRET.search(name) for name in names):
+        return said  # no value of a key in a message
+    meant = _VARIABLE.sub(lambda match: os.environ[match[1] or match[2]], text)
+    return f"{said}; did you mean {meant!r}?"
+
+
 def expanded_path(value: Any) -> Path:
     """A path setting (``cache_dir``) as a Path, ``~`` expanded; TypeError or ValueError in
     the package's words (the setting's check names it; Python's were "expected str, bytes
@@ -39,6 +84,8 @@ def expanded_path(value: Any) -> Path:
     text = os.fspath(value) if isinstance(value, str | os.PathLike) else None
     if not isinstance(text, str):
         raise TypeError("must be a folder path (str or os.PathLike)")
+    if (why := shell_variable(text)) is not None:  # a folder named "$HOME": never meant
+        raise ValueError(why)
     try:
         path = Path(text).expanduser()
     except RuntimeError:  # "Could not determine home directory."
@@ -73,8 +120,8 @@ def folder_path(value: object, name: str) -> Path:
         raise InvalidParameter(f"{name} must be a folder path (str or os.PathLike), got "
                                f"{quoted(value)}")
     # a name no file system holds: stat() raised a bare "File name too long", quoting it whole
-    if (why := _no_path(value)) is not None:
-        raise InvalidParameter(f"{name}={quoted(os.fspath(value))} {why}")
+    if (why := _no_path(value)) is not None or (why := shell_variable(os.fspath(value))):
+        raise InvalidParameter(f"{name}={quoted(os.fspath(value))} {why}")  # "$HOME/x" too
     try:  # out="~/x" was a folder named "~" in the current one
         return Path(value).expanduser()
     except RuntimeError:  # "Could not determine home directory."
