@@ -29,6 +29,11 @@ _ISO_DATE: Final = re.compile(
     r"(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?)?"
     r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?", re.ASCII)
 _DATE_TYPES: Final = (dt.date, np.datetime64)  # a datetime and a pd.Timestamp are dates
+#: A zone written apart after a date's digits ("2018-06-01 12:00 UTC"): UTC, GMT, Z, or an
+#: offset of hours and minutes. Read here, not by pandas, which reads "UTC+2" as -02:00 (the
+#: POSIX sign): any other zone ("CET", "UTC+2") gets no suggestion.
+_ZONE: Final = re.compile(r"(?<=[0-9])\s+(?:(?P<utc>UTC|GMT|Z)|(?P<sign>[+-])(?P<hours>[0-9]{2})"
+                          r"(?::?(?P<minutes>[0-9]{2}))?)\Z", re.ASCII | re.IGNORECASE)
 
 
 def as_naive_utc(value: object, name: str) -> pd.Timestamp:
@@ -71,11 +76,14 @@ def as_naive_utc(value: object, name: str) -> pd.Timestamp:
 def _meant_date(value: object) -> str:
     """``"; did you mean '2018-06-01'?"`` for a text that writes a date another way with its
     year in 4 digits first (``"2018/06/01"``, ``"٢٠١٨-٠٦-٠١"``) or its month in words
-    (``"June 1, 2018"``), never one whose order of day and month is a guess (``"01.06.2018"``)."""
+    (``"June 1, 2018"``), never one whose order of day and month is a guess (``"01.06.2018"``);
+    a zone apart after it (``"2018-06-01 12:00 UTC"``, ``"... +02:00"``) is kept, as an offset."""
     if not isinstance(value, str):
         return ""
     text = "".join(str(unicodedata.decimal(c)) if unicodedata.decimal(c, None) is not None
                    else c for c in value.strip())
+    zone = _ZONE.search(text)
+    text = text[:zone.start()] if zone else text
     year = re.match(r"[0-9]{4}\b", text, re.ASCII)
     if not year and not (re.search(r"[A-Za-z]{3}", text) and len(re.findall(
             r"[0-9]+", text, re.ASCII)) == 2 and re.search(r"\b[0-9]{4}\b", text, re.ASCII)):
@@ -87,8 +95,19 @@ def _meant_date(value: object) -> str:
     if when is pd.NaT or when.tz is not None or f"{when.year:04d}" not in text:
         return ""
     try:  # pandas 2.2 holds no year before 1677 in text, and has no strftime for year 0
-        meant = when.isoformat(sep=" ") if when != when.normalize() else when.strftime("%Y-%m-%d")
+        if zone:  # its offset written ISO's way: "+00:00" for UTC (a date alone needs none)
+            when = when.tz_localize(_offset(zone))
+        meant = when.isoformat(sep=" ") if when != when.normalize() or (
+            when.utcoffset()) else when.strftime("%Y-%m-%d")
         pd.to_datetime(meant, format="ISO8601")  # never a suggestion this pandas refuses
     except (ValueError, NotImplementedError, OverflowError):
         return ""
     return f"; did you mean {meant!r}?" if re.match(r"[0-9]{4}-", meant, re.ASCII) else ""
+
+
+def _offset(zone: re.Match[str]) -> dt.timezone:
+    """The offset a zone written apart names (:data:`_ZONE`); ValueError past 23:59."""
+    if zone["utc"]:
+        return dt.UTC
+    minutes = int(zone["hours"]) * 60 + int(zone["minutes"] or 0)
+    return dt.timezone(dt.timedelta(minutes=-minutes if zone["sign"] == "-" else minutes))

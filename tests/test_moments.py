@@ -105,3 +105,35 @@ def test_a_moment_outside_the_years_1_to_9999_is_refused_before_a_figure(value):
     assert len(plt.get_fignums()) == figures
     if int(pd.__version__.split(".")[0]) >= 3:  # the first day kept where pandas reads it
         assert as_naive_utc("0001-01-01", "now") == pd.Timestamp("0001-01-01")
+
+
+# a zone written apart after the date: the same moment with the zone as an ISO offset
+@pytest.mark.parametrize(("text", "meant", "moment"), [
+    ("2018-06-01 12:00 UTC", "2018-06-01 12:00:00+00:00", "2018-06-01 12:00"),
+    ("2018-06-01 12:00 utc", "2018-06-01 12:00:00+00:00", "2018-06-01 12:00"),
+    ("2018-06-01T12:00 GMT", "2018-06-01 12:00:00+00:00", "2018-06-01 12:00"),
+    ("2018-06-01 12:00 Z", "2018-06-01 12:00:00+00:00", "2018-06-01 12:00"),
+    ("2018-06-01 12:00 +02:00", "2018-06-01 12:00:00+02:00", "2018-06-01 10:00"),
+    ("2018-06-01 12:00  -0130", "2018-06-01 12:00:00-01:30", "2018-06-01 13:30"),
+    ("2018-06-01 UTC", "2018-06-01", "2018-06-01"),
+    ("2018/06/01 12:30 UTC", "2018-06-01 12:30:00+00:00", "2018-06-01 12:30")])
+def test_a_zone_after_a_space_is_refused_with_the_moment_it_means(text, meant, moment):
+    # was refused without a suggestion (a zone is no part of the text rule, and pandas' reading
+    # with one was not trusted: it reads "UTC+2" as -02:00)
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.compute_features(_tables(), as_of=text)
+    assert str(caught.value) == (f"as_of must be a date or datetime, got {text!r}{RULE}; "
+                                 f"did you mean {meant!r}?")
+    assert as_naive_utc(meant, "as_of") == pd.Timestamp(moment)  # the suggestion is read
+
+
+# a zone pandas reads by the POSIX sign ("UTC+2" is -02:00), by a name it may not know, or an
+# offset no clock has: no suggestion
+@pytest.mark.parametrize("text", ["2018-06-01 12:00 UTC+2", "2018-06-01 12:00 GMT-5",
+                                  "2018-06-01 12:00 UTC+02:00", "2018-06-01 12:00 CET",
+                                  "2018-06-01 12:00 +25:00", "2018-06-01 12:00 +5",
+                                  "12 UTC", "01.06.2018 12:00 UTC"])
+def test_a_zone_that_is_no_plain_offset_gets_no_suggestion(text):
+    with pytest.raises(InvalidParameter) as caught:
+        as_naive_utc(text, "as_of")
+    assert str(caught.value) == f"as_of must be a date or datetime, got {text!r}{RULE}"
