@@ -387,6 +387,11 @@ def _tickers(value: Any) -> Any:
     out = []
     for item in items:
         folded = " ".join(item.split()).casefold()
+        if folded == "none":  # str(None), from a config or a form: no currency is named NONE
+            raise InvalidParameter(
+                f"invalid list parameter accepted_currencies={quoted(value)}: {quoted(item)} is "
+                "no currency; " + ("did you mean None (no filter on currencies)?"
+                                   if isinstance(value, str) else "leave it out"))
         code = _CURRENCY.get(folded)
         if code is not None:
             out.append(code)

@@ -181,6 +181,19 @@ def test_a_misspelled_currency_name_is_refused_with_its_ticker(cfg, currency, me
     assert spent(cfg) == NOTHING
 
 
+@pytest.mark.parametrize(("value", "said"), [
+    ("None", "'None' is no currency; did you mean None (no filter on currencies)?"),
+    (" none ", "' none ' is no currency; did you mean None (no filter on currencies)?"),
+    (["ETH", "NONE"], "'NONE' is no currency; leave it out")])
+def test_the_text_none_is_refused_not_sent_as_a_ticker(cfg, value, said):
+    # was sent as the ticker NONE: every ICO's list filtered to none (or the service's guess)
+    with pytest.raises(InvalidParameter) as info:
+        icoframes.load_list(status="past", accepted_currencies=value, progress=False)
+    assert str(info.value) == (f"invalid list parameter accepted_currencies={value!r}: {said}")
+    assert spent(cfg) == NOTHING
+    assert len(icoframes.load_list(status="past", accepted_currencies=None, progress=False))
+
+
 # --- yes-flags: True only ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("flag", ["airdrop_program", "bounty_program", "investor_kyc",
