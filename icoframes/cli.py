@@ -343,6 +343,7 @@ def _signals_raise() -> Iterator[None]:
 def _export(args: argparse.Namespace) -> int:
     from .export import export_tables
     from .loaders import Refresh
+    from .manifest import stop_said
 
     refreshes: dict[str | None, Refresh] = {None: False, "none": False, "changed": True,
                                             "all": "all"}
@@ -371,7 +372,7 @@ def _export(args: argparse.Namespace) -> int:
         return EXIT_OK
     gaps = _gaps(result)
     if result.stopped is not None:  # who refused, and what is left
-        gaps = f"{_stopped_by(result.stopped)}; {gaps}"
+        gaps = f"{stop_said(result.stopped)}; {gaps}"
     if args.allow_incomplete:
         log.warning("the export is incomplete (--allow-incomplete: exit 0): %s", gaps)
         return EXIT_OK
@@ -389,12 +390,6 @@ def _spent(report: LoadReport) -> str:
         return f"0 requests spent (the lists and profiles from the cache{when})"
     spent = ", ".join(f"{k} {v}" for k, v in report.requests.items() if v)
     return f"{report.requests_total} requests spent ({spent or 'none'})"
-
-
-def _stopped_by(stopped: dict[str, Any]) -> str:
-    """Who refused (the service's error 485 or the daily_quota setting), and what remains."""
-    return (f"the daily request limit stopped the load, {stopped.get('remaining')} listed "
-            f"ICO(s) remain to fetch: {str(stopped.get('message')).rstrip('.')}")
 
 
 def _gaps(result: ExportResult) -> str:

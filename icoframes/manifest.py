@@ -23,7 +23,7 @@ from .loaders import MaxAge
 
 __all__ = ["dump", "jsonable", "kept_words", "listed", "lists_fresh_after", "not_refreshed",
            "nothing_matched", "nothing_paged", "oldest_newest", "profile_ages", "quota_stop",
-           "seconds_given", "stop_record", "told_as_kept"]
+           "seconds_given", "stop_record", "stop_said", "told_as_kept"]
 
 
 def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
@@ -125,6 +125,16 @@ def stop_record(stop: QuotaExceeded | None, stated: dict[str, Any]) -> dict[str,
         return None
     return {"reason": "breaker", "remaining": len(stated.get("not_done") or []),
             "message": str(stated.get("stop"))}
+
+
+def stop_said(stopped: Mapping[str, Any]) -> str:
+    """A manifest's ``stopped`` (:func:`stop_record`) in a line: what stopped the load (the
+    daily limit, or a run of wrong answers: ``reason`` "breaker"), and what it left."""
+    left, why = stopped.get("remaining"), str(stopped.get("message")).rstrip(".")
+    if stopped.get("reason") == "breaker":  # (REVK M1: was said as the daily limit)
+        why = why.removeprefix("not asked: ")  # (said once)
+        return f"a run of wrong answers stopped the asking, {left} listed ICO(s) not asked: {why}"
+    return f"the daily request limit stopped the load, {left} listed ICO(s) remain to fetch: {why}"
 
 
 def oldest_newest(stamps: Iterable[Any]) -> dict[str, str | None]:

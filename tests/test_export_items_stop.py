@@ -10,6 +10,7 @@ before it was fetched again", though no budget was given.
 from __future__ import annotations
 
 import json
+import logging
 import warnings
 
 import pytest
@@ -17,6 +18,8 @@ from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
 
 import icoframes
 from icoframes.api.control import BREAKER_REFUSED
+from icoframes.cli import EXIT_INCOMPLETE, main
+from icoframes.config import SETTINGS
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 
@@ -62,3 +65,32 @@ def test_an_export_stopped_by_a_run_of_wrong_answers_says_so_in_its_manifest(
     # (was "the budget ran out before it was fetched again": no budget was given)
     assert {kept[i] for i in not_asked} == {stopped["message"]}
     assert stopped["remaining"] == len(not_asked)
+
+
+def test_the_export_command_says_a_run_of_wrong_answers_stopped_it(
+        tmp_path, monkeypatch, caplog, quick_retries):
+    # REVK M1: the command said "the daily request limit stopped the load, 48 listed ICO(s)
+    # remain to fetch" of this stop (cli._stopped_by read every stop as the limit's)
+    good = [N]
+    with HostileServer({LIST: paged_list(N), PROFILE: _profiles(good)}) as srv:
+        icoframes.reset_configuration()
+        for setting in SETTINGS:
+            monkeypatch.delenv(setting.env, raising=False)
+        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        out = str(tmp_path / "out")
+        assert main(["export", "--out", out, "--status", "past", "--max-workers", "1"]) == 0
+        good[0] = GOOD
+        caplog.set_level(logging.INFO, logger="icoframes")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            code = main(["export", "--out", out, "--status", "past", "--refresh", "all",
+                         "--max-workers", "1"])
+    icoframes.reset_configuration()
+    assert code == EXIT_INCOMPLETE
+    (line,) = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert "daily request limit" not in line
+    left = N - GOOD - BREAKER_REFUSED
+    assert (f"a run of wrong answers stopped the asking, {left} listed ICO(s) not asked: "
+            f"the load stopped asking after {BREAKER_REFUSED} different "
+            "requests failed in a row") in line, line

@@ -38,11 +38,16 @@ is likely about every request (the key, ``base_url``): the load stops with it.
 
 A wrong answer is neutral for the first rule: neither a failure of the service
 nor a success that would clear its count. A wrong answer to an item that failed in an
-earlier load (:meth:`~LoadControl.known_bad`: the load says which) counts as any (so a
-load costs about :data:`BREAKER_REFUSED` wrong answers at most, however many failed
-before), but a trip whose run holds such items is :attr:`~LoadControl.on_items` too:
-their failures were expected, so the load (its list and other profiles cached) is not
-lost to them.
+earlier load (:meth:`~LoadControl.known_bad`: the load says which) counts as any (so
+asking them costs about :data:`BREAKER_REFUSED` wrong answers at most, however many failed
+before). But a run of them is no outage: their failures were expected. So the third rule,
+reached by a run that holds such items, does not trip: it is
+:attr:`~LoadControl.known_held` instead, the load asks no item that failed before from
+then on (it reports them not asked) and asks every other one, and the run goes on without
+the known items (their wrong answers are not counted from then on): 32 wrong answers to
+*other* items still trip it, as an outage (or :attr:`~LoadControl.on_items`). So a few
+dozen ids that are always answered wrongly cost each load about 32 requests and never
+stop the refreshes of the rest.
 
 Failures concentrated on a few ids end as those items' failures (reported,
 retried by the next call) and the rest of the load completes. So that a
@@ -131,7 +136,10 @@ class LoadControl:
         self._known: set[object] = set()  # the items that failed in an earlier load
         self._answered: Counter[object] = Counter()  # good answers per kind, in this load
         self.on_items = False  # tripped by wrong answers alone, on kinds answered right before
-        self._errors: set[object] = set()  # the errors of the run counted: (reason, code)
+        # the run that reached the third rule holding items that failed before (not a trip):
+        # (its items, of them answered wrongly, the last failure); None: no such run yet
+        self.known_held: tuple[int, int, str | None] | None = None
+        self._errors: dict[object, object] = {}  # per item of the run: (reason, code) or not
         self._retrying: set[object] = set()  # the failed items trying again
         self._stop = threading.Event()  # cancelled: reads cut
         self._halt = threading.Event()  # no new attempt (set by cancel too)
@@ -167,8 +175,9 @@ class LoadControl:
         None. Tripping the breaker on a kind never answered right, it is about every request
         (the key, ``base_url``), not about bad items."""
         with self._lock:
-            if len(self._errors) == 1:
-                (error,) = self._errors
+            errors = set(self._errors.values())
+            if len(errors) == 1:
+                (error,) = errors
                 if isinstance(error, tuple):
                     return error
         return None
@@ -218,8 +227,9 @@ class LoadControl:
             self.in_a_row += 1
             self.unsent_in_a_row = 0 if sent else self.unsent_in_a_row + 1
             self.last_failure = reason
-            self._failing.add(object() if item is None else item)
-            self._errors.add(object())  # (not an error about one request)
+            item = object() if item is None else item
+            self._failing.add(item)
+            self._errors[item] = object()  # (not an error about one request)
             trip = self._trips()
         if trip:
             self.cancel()
@@ -227,7 +237,8 @@ class LoadControl:
     def known_bad(self, item: object) -> None:
         """``item`` failed in an earlier load: a wrong answer to it is expected, its failure
         again. It counts toward the breaker as any (the cost of a load stays bounded), but
-        a trip on a run that holds it is :attr:`on_items` (held, not an outage)."""
+        a run that holds it does not trip: it is :attr:`known_held` (the load asks no such
+        item from then on, the others go on being asked)."""
         with self._lock:
             self._known.add(item)
 
@@ -253,12 +264,14 @@ class LoadControl:
             self.unsent_in_a_row = 0  # (it reached the service)
             self.last_failure = str(reason)
             item = object() if item is None else item
-            self._refused.add(item)
             self._retrying.discard(item)  # answered: no longer a failure retrying
+            if item in self._known and self.known_held is not None:
+                return False  # expected, and no longer counted: its retry tells nothing
+            self._refused.add(item)
             if item not in self._known:  # (what the run holds: the error, or one of its own)
                 final = getattr(reason, "final", False)
-                self._errors.add((str(reason), getattr(reason, "code", None)) if final
-                                 else object())
+                self._errors.setdefault(item, (str(reason), getattr(reason, "code", None))
+                                        if final else object())
             again = len(self._refused) < SUSPECT_ITEMS
             trip = self._trips()
         if trip:
@@ -271,11 +284,23 @@ class LoadControl:
             return False
         counted = self._failing | self._refused
         service = len(self._failing) >= self.items or self.unsent_in_a_row >= self.failures
+        if (not service and len(counted) >= self.refused_items and self.known_held is None
+                and not counted.isdisjoint(self._known)):
+            # a run holding items that failed before: their failures were expected, so it
+            # tells nothing of the service. No such item is asked from now on (the load
+            # skips them); the run goes on without them, so that as many wrong answers to
+            # other items still trip it (REVK H1: ~32 ids always answered wrongly, asked
+            # first, halted every refresh of every other profile, load after load)
+            self.known_held = (len(counted), len(self._refused), self.last_failure)
+            self._failing -= self._known
+            self._refused -= self._known
+            for item in counted & self._known:
+                self._errors.pop(item, None)
+            counted = self._failing | self._refused
         self.tripped = service or len(counted) >= self.refused_items
-        # held: a run holding items that failed before (expected), or of kinds answered right
-        self.on_items = self.tripped and not service and (
-            not counted.isdisjoint(self._known)
-            or all(self._answered[_kind(i)] >= SUSPECT_ITEMS for i in counted))
+        # held: a run of wrong answers to kinds answered right before in this load
+        self.on_items = self.tripped and not service and all(
+            self._answered[_kind(i)] >= SUSPECT_ITEMS for i in counted)
         return self.tripped
 
     def keep_trying(self, item: object, allowed: bool) -> bool:

@@ -108,7 +108,8 @@ class Load:
         self._claims: Claims | None = None
         self._lists = SharedLists(self.cache, self._claimer)
         self._plan = ProfilePlan(self.cache, self._claimer, ages=ages, refresh_all=refresh_all,
-                                 budget=budget, batch=self.settings.max_workers)
+                                 budget=budget, batch=self.settings.max_workers,
+                                 skip=self.service.skips)
         self._pool = RequestPool(self.settings.max_workers,  # a live load renews its leases,
                                  tick=lambda: self._claimer().renew(every=LEASE / 3))  # waiting
         self._arrivals = Arrivals(self.cache, self.derived)
@@ -223,7 +224,7 @@ class Load:
             self.service.close()
             if made and self.service.reached and not any(self.requests_spent().values()):
                 forget_unreached(self.cache)
-        return self._listing(**held(self._stop))  # a run of bad items: said, not raised
+        return self._listing(**held(self._stop, self._plan.skipped))  # said, not raised
 
     def _listing(self, **stopped: str) -> pd.DataFrame:
         """The rows of every list the crawl answered, with its summary in ``attrs``."""
@@ -231,8 +232,7 @@ class Load:
         listing = one_row_each(self.queries)  # an ICO in two lists: the later listing's row
         listing.attrs["icoframes"] = {
             "queries": [q.summary() for q in self.queries], "failed": dict(self.failed),
-            "gone": list(self.gone), "over_budget": list(self._plan.over_budget), **stopped,
-            "not_done": self._plan.not_done(self._done) if stopped else [],
+            "gone": list(self.gone), **stopped, **self._plan.left(self._done, bool(stopped)),
             "requests": self.requests_spent()}
         return listing
 

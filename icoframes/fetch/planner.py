@@ -60,17 +60,24 @@ class ProfilePlan:
         Most profile requests this load may send.
     batch : int
         Profiles claimed at once (the load's workers).
+    skip : callable, optional
+        Why a want is not asked when its turn comes (None: it is); those skipped are
+        reported not asked (:meth:`not_done`, :attr:`skipped`).
     """
 
     def __init__(self, cache: Cache, claimer: Callable[[], Claims], *,
                  ages: Mapping[str, dt.timedelta] | None, refresh_all: bool,
-                 budget: int | None, batch: int) -> None:
+                 budget: int | None, batch: int,
+                 skip: Callable[[Want], str | None] | None = None) -> None:
         self._cache = cache
         self._claimer = claimer
         self._ages = ages
         self._refresh_all = refresh_all
         self.budget = budget
         self._batch = batch
+        self._skip = skip
+        self.skipped: str | None = None  # why the first want skipped was not asked
+        self._not_asked: list[int] = []  # the ids of those skipped
         self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
         self.requested = 0  # profile requests handed out
         self._sent: list[int] = []  # the ids of those requests, in order
@@ -160,21 +167,32 @@ class ProfilePlan:
         if paging and (self.budget is not None or not self.pending  # (no ledger read for none)
                        or remaining() <= pages_needed(paging)):
             return None
-        if not self._ready and not self._claim_more(lists, urgent_only=bool(paging)):
-            return None
-        self.requested += 1
-        want = self._ready.popleft()
-        self._sent.append(want.id)
-        return want
+        while self._ready or self._claim_more(lists, urgent_only=bool(paging)):
+            want = self._ready.popleft()
+            if self._skip is not None and (why := self._skip(want)) is not None:
+                self.skipped = self.skipped or why  # (its claim lapses or goes with the load's)
+                self._not_asked.append(want.id)
+                continue
+            self.requested += 1
+            self._sent.append(want.id)
+            return want
+        return None
 
     def not_done(self, done: set[int]) -> list[int]:
         """Planned ids this load never got an answer for (``done`` holds those it did):
-        still queued or awaited when it stopped, or requested and refused or cut in flight;
-        not those the budget left out (:attr:`over_budget`)."""
+        still queued or awaited when it stopped, or requested and refused or cut in flight,
+        or skipped; not those the budget left out (:attr:`over_budget`)."""
         queued = [w.id for w in (*self._ready, *self._wants, *self._waiting.values())]
+        queued += self._not_asked
         left = [i for i in (*self._sent, *queued) if i not in done]
         skip = set(self.over_budget)
         return sorted({i for i in left if i not in skip})
+
+    def left(self, done: set[int], stopped: bool) -> dict[str, list[int]]:
+        """What the load's summary says this plan left: ``over_budget``, and ``not_done``
+        (:meth:`not_done`) when a stop (or a skip) left some not asked (else empty)."""
+        return {"over_budget": list(self.over_budget),
+                "not_done": self.not_done(done) if stopped else []}
 
     def budget_refused(self, ico_id: int) -> None:
         """The budget refused a retry of ``ico_id``: it and everything not sent wait."""

@@ -63,8 +63,8 @@ MAX_RETRY_INTERVAL = dt.timedelta(days=7)
 
 # Order of the reasons when a budget limits a call: most urgent first. A profile whose last
 # fetch failed comes just after the new ones: its answer is likely wrong again (a run holding
-# it only halts the asking: LoadControl.known_bad), so a service answering everything wrongly
-# is found on new ones first, and failures that keep failing never crowd out new profiles.
+# it stops the asking of such profiles only: LoadControl.known_held), so a service answering
+# everything wrongly is found on new ones first, and failures never crowd out new profiles.
 _URGENCY = {"new": 4.0, "failed": 3.9, "all": 3.0, "status": 2.0, "changed": 2.0}
 #: A want at least this urgent (its staleness) has one of those reasons (urgency x URGENT);
 #: below it, only stale (its age over its maximum age): a refresh, which can wait.

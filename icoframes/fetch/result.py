@@ -76,6 +76,7 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
     failed = summary.get("failed") or {}
     over_budget = set(summary.get("over_budget") or [])
     gone = set(summary.get("gone") or [])
+    unasked = set(summary.get("not_done") or []) if summary.get("stopped") == "breaker" else set()
     missing: list[dict[str, Any]] = []
     if present is not None:
         lacking = listing[~listing["id"].isin(pd.Index(present))]
@@ -95,6 +96,10 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                     state, reason = "not_fetched", "the call's budget ran out"
                 elif summary.get("stopped") == "quota" and state in (None, "not_fetched"):
                     state, reason = "not_fetched", "quota"  # the daily limit stopped it
+                elif ico_id in unasked and state not in (None, "not_fetched"):  # (REVK M2)
+                    earlier = index["reason"].get(ico_id) if "reason" in index else None
+                    reason = (f"{summary['stop']} (its last fetch, in an earlier load: "  # failed
+                              f"{earlier if isinstance(earlier, str) else state})")
                 elif summary.get("stopped") == "breaker" and state in (None, "not_fetched"):
                     state, reason = "not_fetched", summary["stop"]  # a run of bad items did
                 elif offline:

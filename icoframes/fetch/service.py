@@ -25,7 +25,7 @@ from ..store.db import check_cache_dir, disk_full
 from ..store.housekeeping import remove_folder
 from ..store.ledger import LedgerState, QuotaLedger
 from .policy import Want
-from .stops import Booking, warn_short_quota
+from .stops import Booking, known_skipped, warn_short_quota
 
 __all__ = ["Service", "check_writable", "forget_unreached"]
 
@@ -107,12 +107,18 @@ class Service:
     def profile_client(self, want: Want) -> Client:
         """The client to ask ``want``'s profile with. One whose last fetch failed is known
         bad to the breaker first: a wrong answer to it again is its failure again (counted, so
-        a load's cost stays bounded), and a run holding it halts the asking, not the load
+        a load's cost stays bounded), and a run holding it stops the asking of such profiles
         (:meth:`~icoframes.api.control.LoadControl.known_bad`)."""
         client = self.client("profiles")
         if want.reason == "failed":
             self.control.known_bad(profile_item(want.id))
         return client
+
+    def skips(self, want: Want) -> str | None:
+        """Why ``want`` is not asked in this load (None: it is): a profile that failed before,
+        once a run of wrong answers holding such profiles reached the breaker's count
+        (:func:`.stops.known_skipped`)."""
+        return known_skipped(self.control) if want.reason == "failed" else None
 
     @contextlib.contextmanager
     def ledger_opening(self) -> Iterator[None]:

@@ -25,7 +25,7 @@ from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
 
 __all__ = ["Booking", "BudgetSpent", "ItemsStop", "breaker_error", "first_stop", "held",
-           "quota_error", "warn_short_quota"]
+           "known_skipped", "quota_error", "warn_short_quota"]
 
 
 class Settings(Protocol):
@@ -49,10 +49,27 @@ class ItemsStop(ServiceUnavailable):
     with this message as their reason. Never raised; any other stop that follows wins."""
 
 
-def held(stop: BaseException | None) -> dict[str, str]:
+def held(stop: BaseException | None, skipped: str | None = None) -> dict[str, str]:
     """What a held stop (:class:`ItemsStop`) adds to a load's summary: ``stopped`` and the
-    reason of what it did not ask (``stop``); nothing for any other stop (it is raised)."""
-    return {"stopped": "breaker", "stop": str(stop)} if isinstance(stop, ItemsStop) else {}
+    reason of what it did not ask (``stop``); the same for profiles that failed before and
+    were ``skipped`` (why: :func:`known_skipped`) when nothing stopped the load; nothing for
+    any other stop (it is raised)."""
+    if isinstance(stop, ItemsStop):
+        return {"stopped": "breaker", "stop": str(stop)}
+    return {"stopped": "breaker", "stop": skipped} if stop is None and skipped else {}
+
+
+def known_skipped(control: LoadControl) -> str | None:
+    """Why a load asks no more profiles that failed in an earlier load, once a run holding
+    them reached the breaker's count (:attr:`~icoframes.api.control.LoadControl.known_held`);
+    None before that. Said as the reason of each one it did not ask."""
+    if control.known_held is None:
+        return None
+    items, refused, last = control.known_held
+    return (f"not asked: {items} different requests in a row failed, {refused} of them "
+            f"answered wrongly (last: {last}), among them profiles that failed in an earlier "
+            "load, which are likely bad again: the load asked no more of those and asked "
+            "every other profile; a later call asks them again")
 
 
 class Booking:
@@ -203,9 +220,8 @@ def breaker_error(settings: Settings, control: LoadControl) -> APIError:
         return ItemsStop(
             f"not asked: the load stopped asking after {control.items_bad} different requests "
             f"failed in a row, {control.items_refused} of them answered wrongly (last: "
-            f"{control.last_failure}); as requests of their kind were answered right before "
-            "(or items that failed before were among them), those may all be bad items: the "
-            "next call asks again")
+            f"{control.last_failure}); as requests of their kind were answered right before, "
+            "those may all be bad items: the next call asks again")
     base = settings.base_url or ""
     # redact the whole URL first: a bare netloc (user:pw@host) reads as a scheme to urlsplit
     host = urlsplit(redact_url(base)).netloc or redact_url(base)
