@@ -232,11 +232,11 @@ def seconds_given(value: Any) -> Any:
     --------
     >>> seconds_given(" 3 "), seconds_given(dt.timedelta(hours=1)), seconds_given(None)
     (3.0, 3600.0, None)
-    >>> seconds_given({"past": "60"})
-    {'past': 60.0}
+    >>> seconds_given({"past": "60", " Ongoing ": 5})
+    {'past': 60.0, 'ongoing': 5.0}
     """
-    if isinstance(value, Mapping):
-        return {str(status): seconds_given(age) for status, age in value.items()}
+    if isinstance(value, Mapping):  # each status as the load reads it (policy.profile_max_age)
+        return {str(status).strip().lower(): seconds_given(age) for status, age in value.items()}
     limit = age_limit(value)
     return None if limit is None else limit.total_seconds()
 

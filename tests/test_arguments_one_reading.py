@@ -255,6 +255,11 @@ def test_an_export_records_ages_given_as_text_as_their_seconds(cfg, tmp_path):
                             profile_max_age=np.float64(60), progress=False)
     written = json.loads((tmp_path / "again" / "manifest.json").read_text())["arguments"]
     assert written["max_age"] is None and written["profile_max_age"] == 60
+    # the statuses as the load reads them (REVK L1: {'Past': 60, ' ongoing ': 5} was written)
+    icoframes.export_tables(tmp_path / "cased", status="past",
+                            profile_max_age={"Past": 60, " ongoing ": "5"}, progress=False)
+    written = json.loads((tmp_path / "cased" / "manifest.json").read_text())["arguments"]
+    assert written["profile_max_age"] == {"past": 60, "ongoing": 5}
 
 
 @pytest.mark.parametrize(("value", "hint"), [
