@@ -388,15 +388,17 @@ def _oldest(*stamps: Any) -> str | None:
     return min(times).isoformat() if times else None
 
 
-def check_one_query(frame: pd.DataFrame) -> None:
+def check_one_query(frame: pd.DataFrame, days: Iterable[Any] | None = None) -> None:
     """ValueError when the snapshots of ``frame`` (of :func:`icoframes.read_snapshots`) hold
     exports of different queries (a tree written before the export refused that): the ICOs
     of one would read as removed, the other's as new (:func:`icoframes.changes`,
     :func:`icoframes.plot_status_flow`). Snapshots whose manifest names no query are taken
     as the same; a frame without ``attrs`` says nothing. The same query as given whose
     names resolved to other ids (the manifests' ``queries_given``) is one query: a
-    warning says from which snapshot on."""
-    dates = {pd.Timestamp(d).date().isoformat() for d in frame["snapshot_date"].unique()}
+    warning says from which snapshot on. ``days``: the days compared (by default the rows'
+    ones; :func:`icoframes.snapshots.snapshot_dates` adds those without a row)."""
+    dates = {pd.Timestamp(d).date().isoformat()
+             for d in (frame["snapshot_date"].unique() if days is None else days)}
     infos = [info for info in (frame.attrs.get("icoframes") or {}).get("snapshots") or []
              if info.get("queries") and str(info.get("snapshot_date")) in dates]
     query = _same_query((info["queries"], dicts(info.get("queries_given"))) for info in infos)

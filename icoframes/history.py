@@ -173,10 +173,10 @@ def changes(
         if needed not in frame.columns:  # an argument refused, as every one: InvalidParameter
             raise InvalidParameter(f"changes needs a {needed!r} column (the frame of "
                                    "read_snapshots)")
-    check_one_query(frame)  # a tree mixing queries (an older one's): no events
+    dates = snapshot_dates(frame)  # with the days whose query matched nothing: no row
+    check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
     if frame.duplicated(["snapshot_date", "id"]).any():
         raise InvalidParameter("an ICO id occurs twice in one snapshot; the snapshots are not icos")
-    dates = snapshot_dates(frame)  # with the days whose query matched nothing: no row
     by_date = {d: g.set_index("id") for d, g in frame.groupby("snapshot_date", sort=True)}
     nothing = frame.iloc[:0].set_index("id")  # a day without a row: an empty snapshot
     gaps_of = gaps_by_date(frame)

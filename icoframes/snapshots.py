@@ -219,20 +219,32 @@ def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
 def snapshot_dates(frame: pd.DataFrame) -> pd.DatetimeIndex:
     """Every snapshot date of a :func:`read_snapshots` frame, sorted: its rows' dates and the
     days whose snapshot held no row (``rows`` 0 in ``attrs``: a query that matched nothing
-    that day), which no row can show. A frame without ``attrs`` has its rows' dates alone.
+    that day), which no row can show.
+
+    The days without a row are counted only while the frame holds a row of every other
+    day of its ``attrs``: a frame cut to some dates (``attrs`` go with the rows pandas
+    keeps) has the dates of its rows alone, as has a frame without ``attrs``: a day
+    without a row then cannot be told from a day cut away.
 
     Examples
     --------
     >>> frame = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01", "2026-11-03"],
     ...                                                       format="%Y-%m-%d"), "id": [1, 1]})
-    >>> frame.attrs["icoframes"] = {"snapshots": [{"snapshot_date": "2026-11-02", "rows": 0}]}
+    >>> frame.attrs["icoframes"] = {"snapshots": [
+    ...     {"snapshot_date": f"2026-11-0{day}", "rows": rows} for day, rows in
+    ...     ((1, 1), (2, 0), (3, 1))]}
     >>> [d.strftime("%m-%d") for d in snapshot_dates(frame)]
     ['11-01', '11-02', '11-03']
+    >>> [d.strftime("%m-%d") for d in snapshot_dates(frame[frame["snapshot_date"] > "2026-11-01"])]
+    ['11-03']
     """
     column = frame["snapshot_date"]
-    empty = [i["snapshot_date"] for i in _infos(frame) if i.get("rows") == 0]
     dates = pd.DatetimeIndex(column.drop_duplicates())
-    if empty:  # in the column's unit: a day is one key, whichever way it was read
+    infos = _infos(frame)
+    held = {d.date().isoformat() for d in dates}
+    empty = [str(i["snapshot_date"]) for i in infos if i.get("rows") == 0]
+    cut = any(i.get("rows") and str(i["snapshot_date"]) not in held for i in infos)
+    if empty and not cut:  # in the column's unit: a day is one key, whichever way it was read
         days = pd.DatetimeIndex(pd.to_datetime(empty, format="%Y-%m-%d").astype(column.dtype))
         dates = dates.union(days)
     return dates.sort_values()

@@ -88,6 +88,37 @@ def test_read_snapshots_has_no_row_of_the_empty_day_but_names_it(emptied):
     assert changes(bare).empty
 
 
+def test_a_frame_cut_to_some_dates_does_not_bring_the_empty_day_back(emptied):
+    """pandas keeps ``attrs`` on a cut frame: a day cut away is not told from one without a
+    row, so the empty day counts only while the frame holds every other day."""
+    out, ongoing = emptied
+    snaps = read_snapshots(out)
+    for cut in (snaps[snaps["snapshot_date"] >= day(DAYS[2])],
+                snaps[snaps["snapshot_date"] != day(DAYS[0])]):
+        assert cut.attrs == snaps.attrs  # what pandas does
+        assert list(snapshot_dates(cut)) == [day(DAYS[2])]
+        assert changes(cut).empty  # was: every ICO new on day 3, against the empty day
+    by_status = snaps[snaps["status"] == "ongoing"]  # rows of every day kept: the day counts
+    assert list(snapshot_dates(by_status)) == [day(d) for d in DAYS]
+    assert len(changes(by_status)) == 2 * len(ongoing)
+
+
+def test_an_empty_day_of_another_query_is_refused_as_any_other():
+    frame = _frame({"2026-11-01": [1, 2], "2026-11-03": [1, 2]}, [
+        {"snapshot_date": "2026-11-01", "complete": True, "rows": 2,
+         "queries": [{"status": "past"}]},
+        {"snapshot_date": "2026-11-02", "complete": True, "rows": 0,
+         "queries": [{"status": "ongoing"}]},
+        {"snapshot_date": "2026-11-03", "complete": True, "rows": 2,
+         "queries": [{"status": "past"}]}])
+    with pytest.raises(ValueError, match="hold exports of 2 different queries") as raised:
+        changes(frame)
+    assert "status=ongoing (2026-11-02)" in str(raised.value)
+    with pytest.raises(ValueError, match="hold exports of 2 different queries"):
+        plot_status_flow(frame)
+    matplotlib.pyplot.close("all")
+
+
 def test_plot_status_flow_shows_the_empty_day_as_a_zero_bar(emptied):
     out, ongoing = emptied
     ax = plot_status_flow(read_snapshots(out))

@@ -107,7 +107,8 @@ def plot_status_flow(
     """
     check_frame(frame)
     if all(c in frame.columns for c in _SNAPSHOT_COLUMNS):
-        check_one_query(frame)  # a tree mixing queries: its moves are none at the service
+        # a tree mixing queries: its moves are none at the service (days without a row too)
+        check_one_query(frame, snapshot_dates(frame))
         return _draw_snapshots(frame, _axes(ax), style)
     if all(c in frame.columns for c in _EVENT_COLUMNS):
         return _draw_events(frame, _axes(ax), style)
