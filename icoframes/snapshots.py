@@ -216,7 +216,7 @@ def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
             for i in _infos(frame) if i.get("complete") is False}
 
 
-def snapshot_dates(frame: pd.DataFrame) -> pd.DatetimeIndex:
+def snapshot_dates(frame: pd.DataFrame) -> pd.Index:
     """Every snapshot date of a :func:`read_snapshots` frame, sorted: its rows' dates and the
     days whose snapshot held no row (``rows`` 0 in ``attrs``: a query that matched nothing
     that day), which no row can show.
@@ -239,13 +239,15 @@ def snapshot_dates(frame: pd.DataFrame) -> pd.DatetimeIndex:
     ['11-03']
     """
     column = frame["snapshot_date"]
-    dates = pd.DatetimeIndex(column.drop_duplicates())
+    dates = pd.Index(column.drop_duplicates())  # as the column holds them: its groups' keys
     infos = _infos(frame)
-    held = {d.date().isoformat() for d in dates}
+    held = {pd.Timestamp(d).date().isoformat() for d in dates}
     empty = [str(i["snapshot_date"]) for i in infos if i.get("rows") == 0]
     cut = any(i.get("rows") and str(i["snapshot_date"]) not in held for i in infos)
-    if empty and not cut:  # in the column's unit: a day is one key, whichever way it was read
-        days = pd.DatetimeIndex(pd.to_datetime(empty, format="%Y-%m-%d").astype(column.dtype))
+    # in the column's dtype (read_snapshots': datetime64[ms]): one key per day, however read;
+    # a hand-made frame of text or zoned dates has its rows' days alone
+    if empty and not cut and isinstance(column.dtype, np.dtype) and column.dtype.kind == "M":
+        days = pd.to_datetime(empty, format="%Y-%m-%d").astype(column.dtype)
         dates = dates.union(days)
     return dates.sort_values()
 

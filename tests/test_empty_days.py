@@ -183,3 +183,17 @@ def test_removed_after_unseen_names_the_last_snapshot_that_held_it():
                     events["previous_date"], strict=True)) == [
         (day("2026-11-02"), 1, "unseen", day("2026-11-01")),
         (day("2026-11-03"), 1, "removed", day("2026-11-01"))]
+
+
+def test_a_hand_made_frame_of_text_dates_is_read_by_its_own_keys():
+    """A frame whose dates are text (no attrs): the days of its rows, as they are; its bars
+    and moves as before (the days converted to times found no group: every bar 0)."""
+    snaps = pd.DataFrame({"snapshot_date": ["2026-01-01"] * 2 + ["2026-01-02"] * 2,
+                          "id": [1, 2, 1, 2], "status": ["upcoming", "past", "ongoing", "past"]})
+    assert list(snapshot_dates(snaps)) == ["2026-01-01", "2026-01-02"]
+    ax = plot_status_flow(snaps)
+    heights = {b.get_label(): [p.get_height() for p in b.patches] for b in ax.containers}
+    assert heights == {"past": [1, 1], "ongoing": [0, 1], "upcoming": [1, 0]}
+    assert [t.get_text() for t in ax.texts if t.get_gid() == "icoframes-moves"] == [
+        "1 upcoming\u2192ongoing"]
+    matplotlib.pyplot.close(ax.figure)
