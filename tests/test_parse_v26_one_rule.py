@@ -21,6 +21,7 @@ from icoframes.parse.base import Bad
 from icoframes.parse.prices import read_exchange
 from icoframes.parse.profiles import tidy
 from icoframes.parse.rules import parse_amount
+from icoframes.parse.supply import read_tokens
 from icoframes.parse.unitcols import column_text
 from icoframes.parse.units import read_price
 
@@ -216,6 +217,36 @@ def test_token_words_after_another_ticker_or_a_rate_stay_unread(value, ticker, r
     assert _read([value], "", ticker) == ([None], [None], [(value, reason)])
     if "/" in value or " per " in value:  # a rate: a unit column of it names no unit either
         _no_unit(value.removeprefix("5 "), ticker)
+
+
+@pytest.mark.parametrize(("value", "unit", "number"), [
+    ("5 PCT tokens", "", 5.0), ("5M PCT tokens", "", 5e6), ("5 pct Coins", "", 5.0),
+    ("5", "PCT tokens", 5.0), ("5 PCT tokens", "PCT tokens", 5.0)])
+def test_the_own_ticker_then_token_words_is_that_token_when_it_is_a_percent_word(
+        value, unit, number):
+    # the ticker PCT is the percent word "pct": "5 PCT tokens" for PCT was a percent problem,
+    # the unit column "PCT tokens" no unit (its 5 unreadable); tokens of PCT are no share
+    assert _group([value], unit, "PCT") == ([number], ["PCT"], [])
+    tables = tidy([{"id": 1, "finance": {"ticker": "PCT", "tokens_for_sale": "500 PCT tokens",
+                                         "soft_cap": value, "caps_unit": unit}}])
+    assert tables.icos[["tokens_for_sale", "soft_cap", "caps_unit"]].values.tolist() == [
+        [500.0, number, "PCT"]]
+    assert tables.problems.empty
+
+
+@pytest.mark.parametrize(("value", "unit", "ticker", "reason"), [
+    ("5 PCT", "", "PCT", "percent"),  # the ticker alone: 5 PCT, or 5 percent? as before
+    ("5 PCT tokens", "", "ABC", "percent"),  # another ICO's: as before
+    ("5 % tokens", "", "PCT", "percent"), ("5 percent tokens", "", "PCT", "percent"),
+    ("$5 PCT tokens", "", "PCT", "unit_conflict"),  # was percent: as "$5 XYZ tokens" for XYZ
+    ("5% XYZ tokens", "", "XYZ", "percent"), ("5 ‰ XYZ tokens", "", "XYZ", "unreadable_number"),
+    ("5 XYZ tokens %", "", "XYZ", "percent"),  # were 5 XYZ: a share of tokens, not 5 of them
+    (5, "PCT", "PCT", "unreadable_number")])  # a unit column of the ticker alone: as before
+def test_a_percent_word_that_is_no_own_token_stays_unread(value, unit, ticker, reason):
+    assert _read([value], unit, ticker) == ([None], [None], [(value, reason)])
+    if isinstance(value, str) and value.startswith("5"):  # a supply of tokens alike
+        numbers, unread = read_tokens([value.replace("5", "500", 1)], [ticker])
+        assert math.isnan(numbers[0]) and unread.reasons == [reason]
 
 
 # ------------------------------------------------------ 5. a final dot, after a space or two

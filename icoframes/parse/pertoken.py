@@ -26,6 +26,7 @@ _WORD_RE: Final = re.compile(r"[^\W\d_]\w*\.?")
 _DIGIT_RE: Final = re.compile(r"[0-9]")
 # The words and symbols of a unit: "XYZ (tokens)" is XYZ and tokens.
 _PARTS_RE: Final = re.compile(r"[^\W_]+|[$€£¢₿¥₩₽₹Ξ]")
+_PERCENT_SIGN_RE: Final = re.compile(r"[%％‰]")  # a share's sign, which no unit's words hold
 
 
 def per_token(text: str, own: str | None) -> str:
@@ -80,8 +81,10 @@ def unit_per_token(text: str) -> str | None:
 def own_tokens(unit: str, own: str | None) -> bool:
     """``unit`` (a unit column, or the unit written after a value's number) is the ICO's own
     ticker ``own`` then token words (``"XYZ tokens"``, ``"XYZ Coins"`` for XYZ): its amounts
-    are in that token, the words name it again, as the unit ``"XYZ"`` does. Not a rate
-    (``"XYZ per token"``), nor another ICO's ticker (``"ABC tokens"`` for XYZ).
+    are in that token, the words name it again, as the unit ``"XYZ"`` does, whatever the
+    ticker is (``"PCT tokens"`` for PCT: no percent word then). Not a rate (``"XYZ per
+    token"``), nor a share (``"% XYZ tokens"``: a percent sign), nor another ICO's ticker
+    (``"ABC tokens"`` for XYZ).
 
     Examples
     --------
@@ -89,7 +92,10 @@ def own_tokens(unit: str, own: str | None) -> bool:
     (True, True, False)
     >>> own_tokens("XYZ per token", "XYZ"), own_tokens("ABC tokens", "XYZ"), own_tokens("X", None)
     (False, False, False)
+    >>> own_tokens("PCT tokens", "PCT"), own_tokens("% XYZ tokens", "XYZ")
+    (True, False)
     """
     parts = _PARTS_RE.findall(unit)
     return own is not None and len(parts) > 1 and canonical_unit(parts[0]) == own and (
-        not _PER_RE.search(unit)) and all(fold(part) in TOKEN_WORDS for part in parts[1:])
+        not _PER_RE.search(unit)) and all(fold(part) in TOKEN_WORDS for part in parts[1:]) and (
+        not _PERCENT_SIGN_RE.search(unit))

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..vocabulary import TOKEN_WORDS, fold
 from .base import Unread
+from .pertoken import own_tokens
 from .prices import own_ticker
 from .units import read_amount_group
 
@@ -37,7 +38,8 @@ def read_tokens(values: Sequence[object],
     >>> unread.values, unread.reasons
     (['$5M', '5 mln'], ['unit_conflict', 'unreadable_number'])
     """
-    texts = [_without_token_word(value) for value in values]
+    texts = [_without_token_word(value, own_ticker(ticker))
+             for value, ticker in zip(values, tickers, strict=True)]
     amounts, codes, lost = read_amount_group({"v": texts}, [None] * len(texts),
                                              tickers=tickers)
     numbers = amounts["v"]
@@ -49,10 +51,12 @@ def read_tokens(values: Sequence[object],
     return numbers, Unread.at(values, rows, [why[i] for i in rows])
 
 
-def _without_token_word(value: object) -> object:
+def _without_token_word(value: object, own: str | None) -> object:
     """``"500,000,000 tokens"`` (a final dot too) -> ``"500,000,000"``; any other value as it
-    is."""
+    is, and one naming the own ticker ``own`` before the word (``"500 XYZ tokens"``: read as
+    the amounts' own tokens are, so that "500 PCT tokens" for PCT is no percent)."""
     if type(value) is str and len(words := value.rsplit(None, 1)) == 2 and (
-            fold(words[1].removesuffix(".")) in TOKEN_WORDS):
+            fold(words[1].removesuffix(".")) in TOKEN_WORDS) and not (
+            own_tokens(" ".join(value.rsplit(None, 2)[-2:]), own)):
         return words[0]
     return value

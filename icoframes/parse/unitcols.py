@@ -101,20 +101,20 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
             text, codes[i], currency = _column_unit(unit, price)
             if currency:  # no ticker makes a known currency anything else
                 continue
+            own = own_ticker(None if tickers is None else tickers[i])
+            if not price and text is not None and own_tokens(text, own):
+                codes[i] = own  # "XYZ tokens" for XYZ: the token XYZ, as the column "XYZ" is
+                continue  # (622ad8d: the made-up unit XYZ TOKENS); "PCT tokens" for PCT too
             if text is None or percent_unit(text):  # "USD¹", "ETH①": a footnote, never part
                 # of a unit; "% of supply", "in %", "percent of tokens": a share, no unit (were
                 # the made-up units % OF SUPPLY, IN %), in amounts and prices alike
                 codes[i], factors[i] = _NO_UNIT
                 continue
-            own = own_ticker(None if tickers is None else tickers[i])
             if price and (not TOKEN_WORDS.isdisjoint(map(fold, _PARTS_RE.findall(text))) or (
                     own is not None and canonical_unit(text) == own)):
                 # "tokens", "XYZ tokens", "per token", the own ticker: a price never is
                 codes[i], factors[i] = _NO_UNIT
                 continue
-            if own_tokens(text, own):
-                codes[i] = own  # "XYZ tokens" for XYZ: the token XYZ, as the column "XYZ" is
-                continue  # (622ad8d: the made-up unit XYZ TOKENS)
             scaled = _scaled(text, own)
             if scaled is not None:
                 codes[i], factors[i] = _NO_UNIT if price and scaled[1] != CENT else scaled

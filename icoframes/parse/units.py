@@ -183,7 +183,8 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     scale, after = (suffix["mult"], (suffix["cur"] or "").rstrip()) if suffix else (None, "")
     if after.endswith("."):  # "5 $k..", "5 $ k. .": no unit, as "5 USD.." (the regex took one)
         return bad("unreadable_number"), None
-    after = own if after and own_tokens(after, own) else after  # "5 XYZ tokens" for XYZ: XYZ
+    named = bool(after) and own_tokens(after, own)  # "5 XYZ tokens" for XYZ: XYZ, as are
+    after = own if named else after  # "5 PCT tokens" for PCT (no percent: tokens of PCT)
     scaled = scale and (after or currency or column_text(column, exchange))  # "5m": of ETH?
     if scale and forbidden_scale(scale, scaled, own) and (
             canonical_unit(currency) != canonical_unit(scaled)  # "$5B USD": $ settles B
@@ -196,7 +197,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
         mult, written = split
         # both ends may name one ("$ 5 USD" is fine, "$ 5 ETH" is not)
         if currency is not None and canonical_unit(currency) != canonical_unit(written):
-            if _is_unit(currency) and _is_unit(written):
+            if _is_unit(currency) and (named or _is_unit(written)):
                 return bad("unit_conflict"), None
             number = parse_amount(text)  # "~0.1 ETH": why the text is no amount
             if isinstance(number, float) and written_currency(text) == canonical_unit(currency):
@@ -210,7 +211,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     if cents(currency, own):  # "10 cents": hundredths of a US dollar
         number = parse_amount(body.strip() + before)
         return (times(number, CENT) if isinstance(number, float) else number), "USD"
-    if not _is_unit(currency):  # no unit next to the number: read as a number, its $ kept
+    if not named and not _is_unit(currency):  # no unit next to the number: read as a number
         number = parse_amount(text)
         return number, written_currency(text) if isinstance(number, float) else None
     # the body has a digit or a dot next to the unit: never missing, a number or a Bad

@@ -112,5 +112,8 @@ __all__ = ["PARSER_VERSION"]
 #:     "5 percent" is percent; "5 XYZ tokens" for XYZ is 5 XYZ (was unreadable); raised reads
 #:     "5 USD ." (was unreadable) and caps leave "5 $k.." (were 5,000 USD). The own ticker's
 #:     letters with a scale glued after them, in lowercase or as a name ("xyzmln", "Xyzk" for
-#:     XYZ), name no unit, as a currency's ("usdk").
+#:     XYZ), name no unit, as a currency's ("usdk"). The own ticker then token words is that
+#:     token when the ticker is a percent word too ("5 PCT tokens", a unit column "PCT tokens",
+#:     tokens_for_sale "500 PCT tokens" for PCT: were percent, or no unit); with a percent
+#:     sign it is a share ("5% XYZ tokens" for XYZ is percent: was 5 XYZ).
 PARSER_VERSION: Final = 26
