@@ -11,6 +11,7 @@ transaction back and is a :class:`CacheError` naming the file.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import errno
 import os
@@ -372,6 +373,39 @@ def test_a_new_cache_waits_while_another_connection_holds_the_write_lock(tmp_pat
         assert check.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     finally:
         check.close()
+
+
+def test_only_a_new_file_is_switched_to_wal_without_waiting_for_the_disk(tmp_path,
+                                                                         monkeypatch):
+    statements: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)  # type: ignore[arg-type]
+        conn.set_trace_callback(statements.append)
+        return conn
+
+    old = tmp_path / "old.sqlite3"  # rows kept by a rollback journal: their switch waits
+    with contextlib.closing(connect(old, isolation_level=None)) as conn:
+        conn.executescript(SCHEMA + "INSERT INTO t VALUES (1, 'a');")
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    db = _db(tmp_path)  # a new file: nothing in it to lose
+    assert (statements.index("PRAGMA synchronous=OFF")
+            < statements.index("PRAGMA journal_mode=WAL"))
+    with db.read() as conn:
+        assert conn is not None
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL before any row
+    db.close()
+    statements.clear()
+    again = Database(old, SCHEMA)
+    assert again.rows("SELECT v FROM t") == [("a",)]
+    assert "PRAGMA journal_mode=WAL" in statements
+    assert "PRAGMA synchronous=OFF" not in statements
+    with again.read() as conn:
+        assert conn is not None
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1
+    again.close()
 
 
 @pytest.mark.parametrize("wal", [True, False])

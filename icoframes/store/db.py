@@ -272,6 +272,12 @@ class Database:
             while True:
                 try:
                     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                        if not conn.execute("PRAGMA page_count").fetchone()[0]:
+                            # a new file holds nothing to lose: its switch to WAL need not
+                            # wait for the disk (4 fdatasync calls under the default FULL,
+                            # 10-30 ms before a cold load's first request on a busy disk);
+                            # NORMAL is set below, before anything is written to it
+                            conn.execute("PRAGMA synchronous=OFF")
                         conn.execute("PRAGMA journal_mode=WAL")
                     # a checkpoint every 4 MiB of log, and the log cut back to that (the
                     # raw cache's; the ledger's schema sets its own, smaller): each
