@@ -17,12 +17,12 @@ import warnings
 
 import pytest
 import time_machine
-from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, list_item
+from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, list_item, paged_list
 
 import icoframes
 from icoframes.api.control import BREAKER_ITEMS, BREAKER_REFUSED, SUSPECT_ITEMS
 from icoframes.api.retry import ANSWERS_REFUSED
-from icoframes.errors import ServiceUnavailable
+from icoframes.errors import APIError, ServiceUnavailable
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 
@@ -158,3 +158,93 @@ def test_with_workers_every_other_profile_is_refreshed_too(configure):
         assert len(icos) == good and (icos["fetched_at"] >= DAY0 + dt.timedelta(days=1)).all()
         assert icos.attrs["icoframes"]["not_refreshed"] == []
         assert RUN + good <= asked <= RUN + 2 * 4 + good
+
+
+# -- a revoked key is no run of bad items (REVK M3) -----------------------------------------
+
+
+@pytest.mark.parametrize("refresh", [False, "all"])
+def test_a_revoked_key_met_on_known_bad_items_is_the_error_it_is(configure, refresh):
+    # load 1: 45 of 90 ids answered "data": null. Load 2: every profile HTTP 401 (the key
+    # revoked). The 45 failed ones are asked first: their run of 32 had one error about the
+    # request, and no profile was answered right in the load: APIError "check them" (was
+    # held under refresh="all": the cached rows returned, the key never said)
+    bad = set(range(2, 91, 2))
+    with HostileServer({LIST: paged_list(90), PROFILE: _null_for(bad)}) as srv:
+        configure(srv, max_workers=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            icoframes.load_icos(status="past", progress=False)
+        srv.behaviours[PROFILE] = html_reply(401, "sign in")
+        before = srv.hits[PROFILE]
+        with pytest.raises(APIError, match="32 different requests in a row were answered "
+                           "HTTP 401 without an error code, and none of their kind right"):
+            icoframes.load_icos(status="past", progress=False, refresh=refresh)
+        assert srv.hits[PROFILE] - before == BREAKER_REFUSED  # (an error: asked once each)
+
+
+def test_ids_answering_the_same_error_load_after_load_are_held_not_a_revoked_key(configure):
+    # 40 ids answer HTTP 404 without a code on every load (the same error about each
+    # request, as a revoked key's would be): they failed with it before, so it is theirs;
+    # the run of 32 is held and every other profile is refreshed, on every load (with the
+    # error taken as about every request, each load would raise APIError: REVK H1 again)
+    service = _Service()
+    gone = html_reply(404, "no such ICO")
+
+    def profiles(h):
+        (gone if int(h.request_json()["id"]) in BAD else service.profile)(h)
+
+    with HostileServer({LIST: service.listing, PROFILE: profiles}) as srv:
+        configure(srv, max_workers=1)
+        _load(srv, service, 0)
+        for day in (1, 2):
+            icos, asked, _ = _load(srv, service, day)
+            assert len(icos) == N - len(BAD)
+            assert (icos["fetched_at"] >= DAY0 + dt.timedelta(days=day)).all()
+            assert asked == BREAKER_REFUSED + N - len(BAD)  # (an error: asked once each)
+            assert icos.attrs["icoframes"]["stopped"] == "breaker"
+
+
+# -- a failure of an earlier day is as urgent as a new profile (REVK M4) ---------------------
+
+
+def test_profiles_that_failed_days_ago_are_not_starved_by_new_ones_under_a_budget(configure):
+    # day 0: 40 ICOs, 5 answered "data": null; then the service answers them. Each day 10 new
+    # ICOs are listed and the budget is 10: the 5 come first in the list, so they are fetched
+    # on day 1 with 5 new ones (at 3.9, after every new one, they were never fetched)
+    listed, broken = [40], [True]
+    failing = {3, 6, 9, 12, 15}
+
+    def listing(h):
+        paged_list(listed[0])(h)
+
+    def profiles(h):
+        asked = int(h.request_json()["id"])
+        data = None if broken and asked in failing else {"id": asked, "main": {"name": "x"}}
+        json_reply({"error": None, "data": data})(h)
+
+    with HostileServer({LIST: listing, PROFILE: profiles}) as srv:
+        configure(srv, max_workers=1)
+        with time_machine.travel(DAY0, tick=True), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            icos = icoframes.load_icos(status="past", progress=False)
+        assert failing.isdisjoint(icos["id"])
+        broken.clear()
+        listed[0] = 50
+        before = srv.hits[PROFILE]
+        with time_machine.travel(DAY0 + dt.timedelta(days=1), tick=True), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            icos = icoframes.load_icos(status="past", progress=False, budget=10, max_age=3600)
+        assert srv.hits[PROFILE] - before == 10
+        assert failing <= set(icos["id"])  # (was: none of them, day after day)
+        assert sorted(icos.attrs["icoframes"]["over_budget"]) == list(range(46, 51))
+
+
+def _null_for(bad):
+    """Profiles echoing the id asked, ``bad`` ones answered ``"data": null``."""
+    def behaviour(h):
+        asked = int(h.request_json()["id"])
+        data = None if asked in bad else {"id": asked, "main": {"name": f"P{asked}"}}
+        json_reply({"error": None, "data": data})(h)
+    return behaviour

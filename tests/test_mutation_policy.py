@@ -254,6 +254,17 @@ def test_a_failing_profile_waits_its_growing_interval(attempts, since, asked):
         assert plan[1][0] == "failed"
 
 
+@pytest.mark.parametrize(("since", "urgency"), [
+    (dt.timedelta(0), 3.9e12), (dt.timedelta(minutes=59), 3.9e12),  # likely wrong again
+    (dt.timedelta(hours=1), 4e12), (dt.timedelta(days=3), 4e12),  # maybe recovered: as new
+    (-dt.timedelta(hours=2), 3.9e12),  # a failure in the future: not known to be old
+])
+def test_a_failure_an_hour_old_is_as_urgent_as_a_new_profile(since, urgency):
+    # REVK M4: at 3.9 always, new ICOs filling a daily budget starved it for good
+    plan = _plan([(1, "past"), (2, "past")], _index([_failing(1, 1, since)]))
+    assert plan == {1: ("failed", urgency), 2: ("new", 4e12)}
+
+
 def test_refresh_all_tries_a_waiting_profile_anyway():
     index = _index([_failing(1, 5, dt.timedelta(minutes=1))])
     assert _plan([(1, "past")], index, refresh_all=True) == {1: ("failed", 3.9e12)}
@@ -365,7 +376,7 @@ def test_a_profile_failing_for_years_waits_the_longest_interval_without_overflow
                     _failing(2, 10**6, dt.timedelta(days=7))])
     with np.errstate(all="raise"):
         plan = _plan([(1, "past"), (2, "past")], index)
-    assert plan == {2: ("failed", 3.9e12)}
+    assert plan == {2: ("failed", 4e12)}  # (7 days old: as urgent as a new one)
 
 
 def test_a_want_holds_plain_python_values():

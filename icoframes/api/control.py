@@ -133,7 +133,7 @@ class LoadControl:
         self.tripped = False
         self._failing: set[object] = set()  # the items failed since the last success
         self._refused: set[object] = set()  # the items answered wrongly since the last success
-        self._known: set[object] = set()  # the items that failed in an earlier load
+        self._known: dict[object, str | None] = {}  # failed in an earlier load: why
         self._answered: Counter[object] = Counter()  # good answers per kind, in this load
         self.on_items = False  # tripped by wrong answers alone, on kinds answered right before
         # the run that reached the third rule holding items that failed before (not a trip):
@@ -234,13 +234,18 @@ class LoadControl:
         if trip:
             self.cancel()
 
-    def known_bad(self, item: object) -> None:
+    def known_bad(self, item: object, failure: str | None = None) -> None:
         """``item`` failed in an earlier load: a wrong answer to it is expected, its failure
         again. It counts toward the breaker as any (the cost of a load stays bounded), but
         a run that holds it does not trip: it is :attr:`known_held` (the load asks no such
-        item from then on, the others go on being asked)."""
+        item from then on, the others go on being asked), unless every item of the run had
+        the same error about the request (:attr:`same_error`) and none of their kind was
+        answered right in this load: a revoked key is no item's failure (REVK M3). An error
+        the item's last ``failure`` (its reason) already was tells nothing of every request:
+        it is counted as one of its own, so ids answering the same 404 load after load are
+        held, not taken for a revoked key."""
         with self._lock:
-            self._known.add(item)
+            self._known[item] = failure
 
     def expected(self, item: object) -> bool:
         """Whether ``item`` failed in an earlier load (:meth:`known_bad`)."""
@@ -268,10 +273,12 @@ class LoadControl:
             if item in self._known and self.known_held is not None:
                 return False  # expected, and no longer counted: its retry tells nothing
             self._refused.add(item)
-            if item not in self._known:  # (what the run holds: the error, or one of its own)
-                final = getattr(reason, "final", False)
-                self._errors.setdefault(item, (str(reason), getattr(reason, "code", None))
-                                        if final else object())
+            # what the run holds: the error about the request, or one of the item's own (an
+            # error it already failed with in an earlier load: theirs again)
+            final = getattr(reason, "final", False) and (
+                item not in self._known or self._known[item] != str(reason))
+            self._errors.setdefault(item, (str(reason), getattr(reason, "code", None)) if final
+                                    else object())
             again = len(self._refused) < SUSPECT_ITEMS
             trip = self._trips()
         if trip:
@@ -285,16 +292,16 @@ class LoadControl:
         counted = self._failing | self._refused
         service = len(self._failing) >= self.items or self.unsent_in_a_row >= self.failures
         if (not service and len(counted) >= self.refused_items and self.known_held is None
-                and not counted.isdisjoint(self._known)):
+                and not counted.isdisjoint(self._known) and not self._about_requests(counted)):
             # a run holding items that failed before: their failures were expected, so it
             # tells nothing of the service. No such item is asked from now on (the load
             # skips them); the run goes on without them, so that as many wrong answers to
             # other items still trip it (REVK H1: ~32 ids always answered wrongly, asked
             # first, halted every refresh of every other profile, load after load)
             self.known_held = (len(counted), len(self._refused), self.last_failure)
-            self._failing -= self._known
-            self._refused -= self._known
-            for item in counted & self._known:
+            self._failing -= self._known.keys()
+            self._refused -= self._known.keys()
+            for item in counted & self._known.keys():
                 self._errors.pop(item, None)
             counted = self._failing | self._refused
         self.tripped = service or len(counted) >= self.refused_items
@@ -302,6 +309,13 @@ class LoadControl:
         self.on_items = self.tripped and not service and all(
             self._answered[_kind(i)] >= SUSPECT_ITEMS for i in counted)
         return self.tripped
+
+    def _about_requests(self, counted: set[object]) -> bool:
+        """Whether every item ``counted`` (the run, read under the lock) had the same error
+        about the request, of kinds never answered right in this load (:attr:`same_error`)."""
+        errors = set(self._errors.values())
+        return (len(errors) == 1 and isinstance(next(iter(errors)), tuple)
+                and not any(self._answered[_kind(i)] for i in counted))
 
     def keep_trying(self, item: object, allowed: bool) -> bool:
         """Whether ``item``, which just failed, tries again: when its retry policy

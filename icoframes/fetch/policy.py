@@ -13,7 +13,8 @@ A profile is (re-)fetched when
 
 An ICO whose profile was not found (error 482) is asked again only when its
 summary or status changes. With a request ``budget``, the most stale go first:
-new ones, then failed ones, then changed ones, then the oldest relative to their
+new ones and those that failed over an hour ago, then those that failed within the
+hour (likely to fail again), then changed ones, then the oldest relative to their
 status's maximum age.
 
 **A profile that keeps failing is tried less often.** A fetch that failed
@@ -32,7 +33,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -62,10 +63,14 @@ _GROWTH = 4
 MAX_RETRY_INTERVAL = dt.timedelta(days=7)
 
 # Order of the reasons when a budget limits a call: most urgent first. A profile whose last
-# fetch failed comes just after the new ones: its answer is likely wrong again (a run holding
-# it stops the asking of such profiles only: LoadControl.known_held), so a service answering
-# everything wrongly is found on new ones first, and failures never crowd out new profiles.
+# fetch failed comes just after the new ones: its answer is likely wrong again (a load called
+# again at once: a service answering everything wrongly is found on new ones first). One whose
+# failure is _RECENT old or more is as urgent as a new one (the service may have recovered
+# since): at 3.9 always, new ICOs filling a daily budget starved it for good (REVK M4).
+# A run of such profiles answered wrongly again stops the asking of those only
+# (LoadControl.known_held), and those failing load after load wait their retry_interval.
 _URGENCY = {"new": 4.0, "failed": 3.9, "all": 3.0, "status": 2.0, "changed": 2.0}
+_RECENT = FIRST_RETRY_INTERVAL.total_seconds()  # the first wait of a profile failing again
 #: A want at least this urgent (its staleness) has one of those reasons (urgency x URGENT);
 #: below it, only stale (its age over its maximum age): a refresh, which can wait.
 URGENT = 1e12
@@ -83,6 +88,8 @@ class Want:
     summary: str
     reason: str
     staleness: float
+    # why its last fetch failed ("failed" ones): LoadControl.known_bad
+    failure: str | None = field(default=None, repr=False)
 
 
 def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None:
@@ -197,6 +204,7 @@ class ProfileIndex:
         self.status = column("status", None)
         self.summary = column("summary", None)
         self.state = column("state", "fetched")
+        self.reason = column("reason", None)  # why the last fetch failed
         self.fetched = self._seconds(index, "fetched_at")
         self.failed_at = self._seconds(index, "failed_at")
         self.attempts = (index["attempts"].fillna(0).to_numpy(dtype="int64")
@@ -292,15 +300,21 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         reasons[known & ~failed] = "all"
     reasons[failed] = "failed"
     reasons[~known] = "new"
+    since = now.timestamp() - pick(view.failed_at, np.nan).astype(float)
     if not refresh_all:  # a profile failing load after load waits its growing interval
         failures = pick(view.attempts, 0).astype("int64")
-        since = now.timestamp() - pick(view.failed_at, np.nan).astype(float)
         growth = np.float64(_GROWTH) ** np.clip(failures - BACKOFF_AFTER, 0, 60)
         wait = np.minimum(FIRST_RETRY_INTERVAL.total_seconds() * growth,
                           MAX_RETRY_INTERVAL.total_seconds())  # retry_interval, per row
         reasons[known & (failures >= BACKOFF_AFTER) & (since >= 0) & (since < wait)] = None
     wanted = np.flatnonzero(reasons != None)  # noqa: E711 (element-wise)
+    # a failure of the last hour goes after the new ones; an older one as one (REVK M4)
+    urgency = np.zeros(n)
+    for reason, value in _URGENCY.items():
+        urgency[reasons == reason] = value
+    urgency[(reasons == "failed") & (since >= _RECENT)] = _URGENCY["new"]  # (NaN: not known)
+    failure = pick(view.reason, None)
     return [Want(int(ids[i]), statuses[i], keys_arr[i], reasons[i],
-                 float(staleness[i]) if reasons[i] == "stale"
-                 else _URGENCY[reasons[i]] * URGENT)
+                 float(staleness[i] if reasons[i] == "stale" else urgency[i] * URGENT),
+                 failure[i] if reasons[i] == "failed" else None)
             for i in wanted]

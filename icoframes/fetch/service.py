@@ -111,7 +111,7 @@ class Service:
         (:meth:`~icoframes.api.control.LoadControl.known_bad`)."""
         client = self.client("profiles")
         if want.reason == "failed":
-            self.control.known_bad(profile_item(want.id))
+            self.control.known_bad(profile_item(want.id), want.failure)
         return client
 
     def skips(self, want: Want) -> str | None:
