@@ -1,9 +1,12 @@
 """A 429 or 503 carrying ``Retry-After`` is retried after the wait it asks, not the backoff's.
 
 RFC 9110 section 10.2.3 (RFC 6585 for 429): ``Retry-After`` is a number of seconds or an
-HTTP date. The client waits at least that long before its next attempt, bounded by the
-retry policy's ``max_elapsed`` since the first try: a longer ask ends the retries at once,
-and the error says so. Until then the header was never read: the backoff's 0.1-5 s each time.
+HTTP date. The client waits at least that long before its next attempt, up to the retry
+policy's ``max_asked_wait`` (5 s) and within its ``max_elapsed`` since the first try: a
+longer ask ends the retries at once, and the error says so (a service asking every request
+to wait a minute is down for the load: the breaker stops it after its count of requests,
+not after each waited). Until then the header was never read: the backoff's 0.1-5 s each
+time.
 
 The wait is measured as the load's stop switch is asked for it (:meth:`LoadControl.sleep`,
 which waits here for nothing): the value scheduled, not wall-clock time.
@@ -63,16 +66,16 @@ def _profile(behaviour, policy=QUICK):
 
 @pytest.mark.parametrize("status", [503, 429])
 def test_a_retry_after_in_seconds_is_the_wait(status):
-    profile, waits, hits = _profile(_busy_then_good(status, {"Retry-After": "7"}))
+    profile, waits, hits = _profile(_busy_then_good(status, {"Retry-After": "4"}))
     assert profile["main"]["name"] == "one" and hits == 2
-    assert waits == [7.0]  # (was the backoff's: 0.0005 to 0.001 s)
+    assert waits == [4.0]  # (was the backoff's: 0.0005 to 0.001 s)
 
 
 def test_a_retry_after_date_is_the_wait_until_then():
-    then = email.utils.format_datetime(T0 + dt.timedelta(seconds=12), usegmt=True)
+    then = email.utils.format_datetime(T0 + dt.timedelta(seconds=3), usegmt=True)
     with time_machine.travel(T0, tick=False):
         _, waits, hits = _profile(_busy_then_good(503, {"Retry-After": then}))
-    assert hits == 2 and waits == [12.0]
+    assert hits == 2 and waits == [3.0]
 
 
 @pytest.mark.parametrize("value", ["soon", "-3", "1.5", "", "Wed, 21 Oct 2015 07:28:00 GMT"])
@@ -83,7 +86,7 @@ def test_an_unreadable_or_past_retry_after_leaves_the_backoff(value):
 
 def test_a_retry_after_on_a_500_is_not_read():
     # RFC 9110 gives it a meaning on a 503 (and a 3xx, refused here); 429: RFC 6585
-    _, waits, _ = _profile(_busy_then_good(500, {"Retry-After": "7"}))
+    _, waits, _ = _profile(_busy_then_good(500, {"Retry-After": "4"}))
     assert waits[0] <= QUICK.max_backoff
 
 
@@ -93,11 +96,12 @@ def test_a_wait_asked_each_time_is_honoured_each_time():
 
 
 @pytest.mark.parametrize(("value", "said"), [
+    ("6", "6 s"),
     ("120", "120 s"),
     ("99999999999999999999", "more than a day"),
     ("Fri, 31 Dec 9999 23:59:59 GMT", "more than a day"),
 ])
-def test_a_retry_after_past_the_policys_time_ends_the_retries_and_says_so(value, said):
+def test_a_retry_after_past_the_longest_wait_ends_the_retries_and_says_so(value, said):
     control = _Waits()
 
     def behaviour(h):
@@ -110,11 +114,52 @@ def test_a_retry_after_past_the_policys_time_ends_the_retries_and_says_so(value,
         assert srv.hits[PROFILE] == 1  # (was the policy's 6, 0.1-5 s apart)
         assert control.waits == []
     assert re.search(r"gave up after 1 attempts in [0-9.]+ s " + re.escape(
-        f"(the service asked to wait {said} before another try, Retry-After, past the retry "
-        f"policy's {QUICK.max_elapsed:g} s); last failure: HTTP 503"), str(info.value))
+        f"(the service asked to wait {said} before another try, Retry-After, longer than the "
+        f"retry policy's max_asked_wait of {QUICK.max_asked_wait:g} s); last failure: HTTP "
+        "503"), str(info.value))
+
+
+def test_a_retry_after_past_the_policys_time_ends_the_retries_and_says_so():
+    policy = RetryPolicy(max_attempts=6, backoff=0.001, max_backoff=0.002, max_elapsed=30,
+                         max_asked_wait=60)
+    control = _Waits()
+
+    def behaviour(h):
+        h.send_bytes(503, b"<html>maintenance</html>", {"Retry-After": "40"}, "text/html")
+
+    with HostileServer({PROFILE: behaviour}) as srv, \
+            Client(**srv.settings(), retry=policy, control=control) as client:
+        with pytest.raises(ServiceUnavailable, match=re.escape(
+                "(the service asked to wait 40 s before another try, Retry-After, past the "
+                "retry policy's 30 s)")):
+            client.profile(1)
+        assert srv.hits[PROFILE] == 1 and control.waits == []
+
+
+def test_an_outage_asking_long_waits_stops_a_load_of_one_worker_at_once(configure):
+    """Every profile a 503 asking 20 s: each is the breaker's failure at its first answer,
+    and a load of one worker stops after 16 of them, none waited (each waited up to the
+    policy's 60 s before: about 16 minutes to the stop)."""
+    from hostile import LIST, list_item
+
+    import icoframes
+
+    def listing(h):
+        json_reply({"error": None, "data": [list_item(i) for i in range(1, 21)],
+                    "total_icos": 20, "total_pages": 1, "current_page": 1})(h)
+
+    def down(h):
+        h.send_bytes(503, b"<html>busy</html>", {"Retry-After": "20"}, "text/html")
+
+    with HostileServer({LIST: listing, PROFILE: down}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.raises(ServiceUnavailable):
+            icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[PROFILE] == 16
 
 
 def test_a_retry_after_within_the_policys_time_left_is_waited():
-    policy = RetryPolicy(max_attempts=6, backoff=0.001, max_backoff=0.002, max_elapsed=30)
+    policy = RetryPolicy(max_attempts=6, backoff=0.001, max_backoff=0.002, max_elapsed=30,
+                         max_asked_wait=30)
     _, waits, hits = _profile(_busy_then_good(503, {"Retry-After": "29"}), policy)
     assert hits == 2 and waits == [29.0]

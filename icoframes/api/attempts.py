@@ -77,7 +77,8 @@ class Attempts:
         if asked is not None:
             delay = max(delay, asked)
         elapsed = time.monotonic() - self.started
-        allowed = (not stopped and self.count < self.policy.max_attempts
+        too_long = asked is not None and asked > self.policy.max_asked_wait
+        allowed = (not stopped and not too_long and self.count < self.policy.max_attempts
                    and elapsed + delay <= self.policy.max_elapsed)
         if failure.answered and not stopped:  # the service up, this item's answer bad: its
             self.refused += 1  # own count toward the breaker; asked once more at most (next
@@ -89,7 +90,11 @@ class Attempts:
             allowed = self.control.keep_trying(self.item, allowed)
         if allowed:
             return delay
-        if asked is not None and elapsed + asked > self.policy.max_elapsed:  # (no retry: why)
+        if asked is not None and too_long:  # (no retry: why)
+            note = (f" (the service asked to wait {_seconds(asked)} before another try, "
+                    f"Retry-After, longer than the retry policy's max_asked_wait of "
+                    f"{self.policy.max_asked_wait:g} s)")
+        elif asked is not None and elapsed + asked > self.policy.max_elapsed:
             note = (f" (the service asked to wait {_seconds(asked)} before another try, "
                     f"Retry-After, past the retry policy's {self.policy.max_elapsed:g} s)")
         message = (f"{self.path}: {failure}" if failure.final else f"{self.path}: gave up after "

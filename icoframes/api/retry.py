@@ -63,15 +63,18 @@ class RetryPolicy:
     ``backoff * 2**n`` capped at ``max_backoff``, each
     multiplied by a random factor in [0.5, 1] so that concurrent workers do not
     retry in lockstep; a 429 or 503 carrying ``Retry-After`` (:func:`retry_after`) waits
-    at least what it asks. Retrying stops after ``max_attempts`` tries or once the
-    next wait would pass ``max_elapsed`` seconds since the first try (a ``Retry-After``
-    asking more: no retry, said in the error).
+    at least what it asks, up to ``max_asked_wait`` seconds: a longer ask ends the
+    request's retries at once, said in its error (a service that asks every request to
+    wait a minute is down for this load: the breaker then stops it within its count of
+    requests, not after each request waited). Retrying stops after ``max_attempts``
+    tries or once the next wait would pass ``max_elapsed`` seconds since the first try.
     """
 
     max_attempts: int = 6
     backoff: float = 0.2
     max_backoff: float = 5.0
     max_elapsed: float = 60.0
+    max_asked_wait: float = 5.0
 
     def wait(self, retry_number: int) -> float:
         cap = min(self.max_backoff, self.backoff * 2**retry_number)
