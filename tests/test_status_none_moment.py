@@ -198,6 +198,57 @@ def test_a_list_paged_with_the_others_that_comes_back_partial_keeps_its_cached_a
     assert past["fetched_at"] == past["kept"]["fetched_at"]  # as old as its oldest rows
     assert past["cache_declined"][0].startswith("paged with the list of 'ongoing'")
     assert "page 11:" in past["cache_declined"][-1]
-    assert "its 200 row(s) paged now stand, with the 801 other(s)" in past["cache_declined"][-1]
+    assert "the rows of the pages that came stand as paged now" in past["cache_declined"][-1]
     assert got.attrs["icoframes"]["complete"] and not got.attrs["icoframes"]["missing"]
     assert not queries["ongoing"]["from_cache"] and queries["ongoing"]["complete"]
+
+
+def test_a_kept_row_that_left_does_not_make_up_for_one_that_joined(configure, quick_retries):
+    """The ongoing list stands in for its partial paging (page 2 fails); since its cached
+    answer ICO 5 ended (listed by past now), 250 came back to ongoing, and 77 and 78 joined
+    it, 78 on the page that failed. The row of 5, kept and won by past, no longer counts:
+    ongoing is partial, 1 ICO missing, said (it made up the count: complete, no warning)."""
+    from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, list_item
+
+    lists = {"ongoing": [*range(1, 31)], "upcoming": [*range(101, 131)],
+             "past": [*range(201, 261)]}
+    failing = []
+
+    def pages(handler):
+        asked = handler.request_json()
+        status, page = asked.get("status"), int(asked.get("page", 1))
+        if (status, page) in failing:
+            return html_reply(404, "gone")(handler)
+        ids = lists[status]
+        return json_reply({"error": None, "data": [list_item(i) for i in
+                                                   ids[(page - 1) * 20:page * 20]],
+                           "total_icos": len(ids), "total_pages": -(-len(ids) // 20),
+                           "current_page": page})(handler)
+
+    def profile(handler):
+        ico_id = int(handler.request_json()["id"])
+        json_reply({"error": None, "data": {"id": ico_id, "main": {"name": f"ICO {ico_id}"},
+                                            "finance": {"raised": "1000"}}})(handler)
+
+    with HostileServer({LIST: pages, PROFILE: profile}) as srv:
+        configure(srv, max_workers=2)
+        with at(0):
+            icoframes.load_icos(progress=False)
+        with at(30):
+            icoframes.load_icos(status="ongoing", refresh=True, progress=False)
+        lists["ongoing"].remove(5)
+        lists["past"].insert(0, 5)
+        lists["past"].remove(250)
+        lists["ongoing"][:0] = [250, 77]
+        lists["ongoing"].insert(25, 78)
+        failing.append(("ongoing", 2))
+        with at(72), pytest.warns(icoframes.errors.IncompleteWarning,
+                                  match=r"'ongoing'\} is partial \(1 of its 32 ICOs missing"):
+            got = icoframes.load_icos(progress=False, max_age=3600)
+    status = dict(zip(got["id"], got["status"], strict=True))
+    assert (status[5], status[250], status[77]) == ("past", "ongoing", "ongoing")
+    assert 78 not in status
+    ongoing = next(q for q in got.attrs["icoframes"]["queries"]
+                   if q["params"]["status"] == "ongoing")
+    assert not ongoing["complete"] and ongoing["missing"] == 1 and ongoing["rows"] == 31
+    assert 5 not in ongoing["kept"]["ids"]

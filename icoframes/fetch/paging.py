@@ -359,9 +359,9 @@ class ListQuery:
         self.complete = answer.complete and len(self.frame) >= (self.total_icos or 0)
         self.kept = {"rows": len(earlier), "ids": sorted(int(i) for i in ids),
                      "fetched_at": answer.fetched_at.isoformat()} if ids else None
-        self.declined = [*self.declined, why + f"its {len(paged)} row(s) paged now stand, with "
-                         f"the {len(earlier)} other(s) of the answer from the cache, as old as "
-                         "its fetched_at (kept), not of the moment of the lists paged now"]
+        self.declined = [*self.declined, why + "the rows of the pages that came stand as paged "
+                         "now, with the other rows of the answer from the cache, as old as its "
+                         "fetched_at (kept), not of the moment of the lists paged now"]
 
     def _keep_earlier(self, earlier: Stored) -> None:
         """A list of an export's day that this paging could not get whole: the rows of the
