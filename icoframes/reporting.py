@@ -111,10 +111,11 @@ class QueryReport:
     cache_declined : tuple of str
         Why no cached list could answer it, when one was considered.
     order_unstated : str or None
-        An unsorted narrower query answered from the cache: its rows are the
-        service's, their order the cached list's (the spec states no default order,
-        so the service may list the narrower query in another), and why; None when
-        the order is the service's.
+        A narrower query answered from the cache whose order is in part the cached
+        list's, and why: unsorted (the spec states no default order, so the service
+        may list the narrower query in another), or sorted with rows that tie under
+        the sort (the spec states no order among them; it names the key and how
+        many rows tie); None when the order is the service's.
     kept : dict or None
         An export's list whose paging came back partial: the rows it kept from
         the list a run of the export's day paged earlier (``rows``, ``ids``,

@@ -23,15 +23,24 @@ every copy is within ``max_age`` too: the rows then rest on the copies, not on
 the list. The newest list that can answer does (the smallest of one time). The
 filters the list did not apply (:func:`~icoframes.fetch.matching.residual`) then
 pick its rows (:func:`icoframes.fetch.matching.judge`): answered only when no
-row is undecided. A query sorted as the list keeps the list's order when the rows kept
-do not tie on the key (:func:`~icoframes.fetch.matching.tie_order`); another
-sort is done locally where it is certain
-(:func:`~icoframes.fetch.matching.local_order`); an unsorted query of more
-than one row is answered in the cached list's order, said
-(:data:`ORDER_UNSTATED`): spec 4.2 states no default order, so the service's
-order for the narrower list is not promised either (it may differ from the
-cached one), and no argument cuts an unsorted answer short, so the order never
-decides which rows come back.
+row is undecided. No argument of the package cuts an answer short, so the order
+never decides which rows come back, only in which order; where spec 4.2 states
+no order the answer keeps the cached list's, and says so (``order_unstated``):
+
+* an unsorted query of more than one row comes in the cached list's order
+  (:data:`ORDER_UNSTATED`): spec 4.2 states no default order, so the service's
+  order for the narrower list is not promised either;
+* a query sorted as the list keeps the list's order
+  (:func:`~icoframes.fetch.ordering.list_order`): the service's comparison orders a
+  subset as it orders the whole, rows without the key included; among rows that
+  may tie under it (names equal under a collation the spec leaves open, the same
+  date or none) the order is the cached list's, said
+  (:data:`~icoframes.fetch.ordering.TIED`, with the key and how many rows);
+* another sort is done locally where the order of distinct values is certain
+  (:func:`~icoframes.fetch.ordering.local_order`), rows that truly tie (the same
+  date, the same name) in the cached list's order, said; a row without the key or
+  names whose order depends on the collation are declined (an order among
+  distinct values, not a tie), and the query is paged.
 """
 
 from __future__ import annotations
@@ -55,12 +64,11 @@ from .matching import (
     UNDECIDED,
     Rows,
     judge,
-    local_order,
     narrows,
     residual,
     sort_of,
-    tie_order,
 )
+from .ordering import list_order, local_order
 from .paging import ListQuery
 from .standing import CachedList, RowReader, contradicted, not_ready, shown
 
@@ -102,13 +110,16 @@ class LocalAnswer:
     """A query answered from a cached list (``source``), or why it was not (``reasons``).
 
     ``listing`` is the superset's rows the query matches, in the service's
-    order (``order`` says how that order was found).
+    order (``order`` says how that order was found) but for what ``unstated``
+    says: an unsorted query's order, or the order among rows that tie under the
+    sort, both the cached list's (None: the order is the service's).
     """
 
     query: Mapping[str, Any]
     source: CachedList | None = None
     listing: pd.DataFrame | None = None
     order: str = ""
+    unstated: str | None = None  # what of that order is not the service's, said in the report
     reasons: list[str] = field(default_factory=list)
     matched: tuple[int, ...] = ()  # of the last list judged: ids certainly in
     undecided: tuple[int, ...] = ()  # and those the stored fields cannot place
@@ -257,8 +268,7 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
                                            max_age=None if offline else limit,
                                            ages=None if offline else ages)
         if source is not None and answer.listing is not None:
-            query.use_answer(answer.listing, source,
-                             unstated=answer.order if answer.order == ORDER_UNSTATED else None)
+            query.use_answer(answer.listing, source, unstated=answer.unstated)
         else:
             query.declined = answer.reasons
     return query, stored
@@ -286,17 +296,15 @@ def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReade
                                                     for why, n in undecided.items()])
     sort, source_sort = sort_of(query), sort_of(candidate.params)
     order: np.ndarray | None
-    if sort == source_sort and sort is not None:
-        why = tie_order(sort, listing.iloc[keep], rows.take(keep))
-        if why is not None:  # the narrower list's tie order is not stated
-            return dataclasses.replace(judged, reasons=[why])
-        order, how = np.arange(len(keep)), "the cached list's order"
-    elif sort is None:
+    unstated: str | None = None
+    if sort is None:
         order = np.arange(len(keep))
         how = ORDER_UNSTATED if len(keep) > 1 else "one row at most: in any order"
-    else:
-        order, how = local_order(sort, listing.iloc[keep], rows.take(keep))
+        unstated = ORDER_UNSTATED if len(keep) > 1 else None
+    else:  # the same sort: the list's order, but among rows that may tie; else a local one
+        order, how, unstated = (list_order if sort == source_sort else local_order)(
+            sort, listing.iloc[keep], rows.take(keep).icos)
         if order is None:
             return dataclasses.replace(judged, reasons=[how])
-    return dataclasses.replace(judged, source=candidate, order=how,
+    return dataclasses.replace(judged, source=candidate, order=how, unstated=unstated,
                                listing=listing.iloc[keep[order]].reset_index(drop=True))

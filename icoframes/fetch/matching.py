@@ -1,4 +1,4 @@
-"""Which cached rows a filter of spec 4.2 matches, and in which order: decided or not.
+"""Which cached rows a filter of spec 4.2 matches: decided or not.
 
 Every filter of spec 4.2 reads a field of the profile (:data:`FIELDS`), so the
 rows of a narrower query can be picked from cached rows without asking the
@@ -28,22 +28,12 @@ exclude_areas          out when located or restricted there (else always: "restr
 
 A row without a profile (error 482) is undecided under every filter.
 
-**Order** (:func:`local_order`): by ``id`` always; by ``name`` when the order
-is the same under every reading of :data:`NAME_KEYS` (bytes, case, accents,
-upper-case weights, letters and digits only, digits by value) and no two names
-tie under any (the service's collation is not stated); by a date when no row
-lacks it and none tie (where the service puts them is not stated). A list
-sorted as the query keeps its order for the rows picked only under the same
-conditions (:func:`tie_order`): rows that tie may come in another order in a
-narrower list.
+The order of the rows picked is :mod:`icoframes.fetch.ordering`'s.
 """
 
 from __future__ import annotations
 
-import itertools
-import re
-import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,8 +45,8 @@ from ..parse.rules import is_missing_marker
 from ..parse.units import canonical_unit
 from ..schema import ICOS
 
-__all__ = ["FIELDS", "FILTER_PARAMS", "IN", "NAME_KEYS", "OUT", "UNDECIDED", "Rows", "judge",
-           "local_order", "narrows", "residual", "sort_of", "tie_order", "within"]
+__all__ = ["FIELDS", "FILTER_PARAMS", "IN", "OUT", "UNDECIDED", "Rows", "judge", "narrows",
+           "residual", "sort_of", "within"]
 
 OUT, UNDECIDED, IN = 0, 1, 2
 
@@ -311,77 +301,3 @@ def sort_of(params: Mapping[str, Any]) -> tuple[str, bool] | None:
         if params.get(name):
             return params[name], name == "sort_desc"
     return None
-
-
-def _accent_folded(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-def _alphanumeric(text: str) -> str:
-    """Letters and digits only, folded: glibc's en_US (PostgreSQL) ignores spaces and
-    punctuation at its first level."""
-    return "".join(c for c in _accent_folded(text) if c.isalnum())
-
-
-def _numeric(text: str) -> list[Any]:
-    """A digit-aware key ('Zeta 9' before 'Zeta 10'), as ICU's numeric collation; text and
-    numbers alternate from the first part, so two keys always compare part by part."""
-    parts = re.split(r"(\d+)", _accent_folded(text))
-    return [int(part) if i % 2 else part for i, part in enumerate(parts)]
-
-
-#: Readings of a name order the spec leaves open (its collation is not stated): bytes, case
-#: folded, accents folded, upper-case weights (MySQL's general_ci: ``_`` after the letters),
-#: letters and digits only, digits by value. A local name order must be the same under all.
-NAME_KEYS: tuple[Callable[[str], Any], ...] = (str, str.casefold, _accent_folded, str.upper,
-                                               _alphanumeric, _numeric)
-
-
-def _tie(keys: list[Any]) -> bool:
-    return any(a == b for a, b in itertools.pairwise(sorted(keys)))
-
-
-def tie_order(sort: tuple[str, bool], listing: pd.DataFrame, rows: Rows) -> str | None:
-    """Why the order of these rows under ``sort`` is not certain in any list that holds them
-    (rows that tie, or lack the key), or None: a list sorted so keeps its order for them."""
-    key = sort[0]
-    if key == "id":
-        return None
-    if key == "name":
-        names = listing["name"].astype(object).tolist()
-        if any(not isinstance(n, str) for n in names):
-            return "name: a row has no name"
-        if any(_tie([fold(n) for n in names]) for fold in NAME_KEYS):
-            return ("name: names that tie under a collation the spec leaves open (case, accents, "
-                    "spaces and punctuation, digits): the service's collation is not stated")
-        return None
-    values = rows.icos[key].to_numpy(dtype="datetime64[ms]")
-    if np.isnat(values).any() or len(np.unique(values)) < len(values):
-        return (f"{key}: a row without it, or two rows with the same one (where the service "
-                "puts them is not stated)")
-    return None
-
-
-def local_order(sort: tuple[str, bool], listing: pd.DataFrame, rows: Rows
-                ) -> tuple[np.ndarray | None, str]:
-    """Positions of ``listing`` in the asked order, or None and why it is not certain."""
-    key, descending = sort
-    why = tie_order(sort, listing, rows)
-    if why is not None:
-        return None, why
-    if key == "id":
-        order = np.argsort(listing["id"].to_numpy(), kind="stable")
-    elif key == "name":
-        names = listing["name"].astype(object).tolist()
-        readings = [sorted(range(len(names)), key=[fold(n) for n in names].__getitem__)
-                    for fold in NAME_KEYS]
-        if any(reading != readings[0] for reading in readings[1:]):
-            return None, ("name: names whose order depends on the collation (case, accents, "
-                          "spaces and punctuation, digits): the service's collation is not "
-                          "stated")
-        order = np.array(readings[0], dtype=np.int64)
-    else:
-        values = rows.icos[key].to_numpy(dtype="datetime64[ms]")
-        order = np.argsort(values, kind="stable")
-    return (order[::-1] if descending else order), f"sorted locally by {key}"

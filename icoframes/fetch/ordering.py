@@ -1,0 +1,172 @@
+"""The order of a narrower query's rows picked from a cached list: certain, or not.
+
+The service sorts by a comparison spec 4.2 names but does not define: the name's
+collation is not stated, nor where rows without a date go, nor the order among
+rows that tie. So:
+
+* **the same sort as the cached list** (:func:`list_order`): the service's
+  comparison orders a subset as it orders the whole, so the list's order is the
+  narrower list's, but among rows that tie under it, which keep the cached list's
+  order, said (:data:`TIED`). Which rows may tie: names equal under any reading of
+  :data:`NAME_KEYS` (bytes, case, accents, upper-case weights, letters and digits
+  only, digits by value), or without a name; for a date, rows with the same one, or
+  without one, as the copies show them (the list has already put a row without the
+  key where the service does relative to the others). A date sort whose copies
+  are not in the list's order (a date changed since it was paged) is declined;
+* **another sort** (:func:`local_order`), done locally: by ``id`` always; by
+  ``name`` when the order of the distinct names is the same under every reading
+  of :data:`NAME_KEYS` and no two of them tie under one; by a date when no row
+  lacks it. Rows that truly tie (the same date; the same name, equal under every
+  collation) keep the cached list's order, said (:data:`TIED`); a row without the
+  key or a name order that depends on the collation is an order among distinct
+  values the service does not state, not a tie: declined, and the query is paged.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["NAME_KEYS", "TIED", "list_order", "local_order"]
+
+
+def _accent_folded(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _alphanumeric(text: str) -> str:
+    """Letters and digits only, folded: glibc's en_US (PostgreSQL) ignores spaces and
+    punctuation at its first level."""
+    return "".join(c for c in _accent_folded(text) if c.isalnum())
+
+
+def _numeric(text: str) -> list[Any]:
+    """A digit-aware key ('Zeta 9' before 'Zeta 10'), as ICU's numeric collation; text and
+    numbers alternate from the first part, so two keys always compare part by part."""
+    parts = re.split(r"(\d+)", _accent_folded(text))
+    return [int(part) if i % 2 else part for i, part in enumerate(parts)]
+
+
+#: Readings of a name order the spec leaves open (its collation is not stated): bytes, case
+#: folded, accents folded, upper-case weights (MySQL's general_ci: ``_`` after the letters),
+#: letters and digits only, digits by value. A local name order must be the same under all.
+NAME_KEYS: tuple[Callable[[str], Any], ...] = (str, str.casefold, _accent_folded, str.upper,
+                                               _alphanumeric, _numeric)
+
+
+def _tie(keys: list[Any]) -> bool:
+    return any(a == b for a, b in itertools.pairwise(sorted(keys)))
+
+
+def _hashable(key: Any) -> Any:
+    return tuple(key) if isinstance(key, list) else key
+
+
+#: How an order among rows that tie is said (``order_unstated``): the cached list's, since
+#: spec 4.2 states none, so a narrower list sorted so may have them in another.
+TIED = ("the cached list's order among the {n} rows that tie on {key} ({groups} group(s) "
+        "{how}): spec 4.2 states no order among rows that tie, so a narrower list may have "
+        "them in another")
+_MAY_TIE = {"name": "of names equal under a collation the spec leaves open (case, accents, "
+                    "spaces and punctuation, digits), or without a name",
+            "date": "of the same one, or without one"}
+
+
+def _tied(key: str, labels: np.ndarray, how: str) -> str | None:
+    """What :data:`TIED` says of rows grouped by ``labels`` (None: no two share one)."""
+    counts = np.unique(labels, return_counts=True)[1]
+    if not (counts > 1).any():
+        return None
+    return TIED.format(n=int(counts[counts > 1].sum()), key=key,
+                       groups=int((counts > 1).sum()), how=how)
+
+
+def _name_groups(names: list[Any]) -> np.ndarray:
+    """A label per name: names equal under one of :data:`NAME_KEYS` share theirs (joined
+    through any chain of them), names missing one of their own together."""
+    parent = list(range(len(names)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = i = parent[parent[i]]
+        return i
+
+    missing = [i for i, n in enumerate(names) if not isinstance(n, str)]
+    for i in missing[1:]:
+        parent[root(i)] = root(missing[0])
+    for fold in NAME_KEYS:
+        first: dict[Any, int] = {}
+        for i, n in enumerate(names):
+            if isinstance(n, str):
+                parent[root(i)] = root(first.setdefault(_hashable(fold(n)), i))
+    return np.array([root(i) for i in range(len(names))], dtype=np.int64)
+
+
+def list_order(sort: tuple[str, bool], listing: pd.DataFrame, icos: pd.DataFrame
+               ) -> tuple[np.ndarray | None, str, str | None]:
+    """The order of ``listing``'s rows, picked from a list sorted by ``sort``, in a narrower
+    list sorted so; their copies ``icos`` (one row each, aligned).
+
+    Returns
+    -------
+    positions : ndarray or None
+        The rows' order (the list's), or None when it is not certain.
+    how : str
+        How it was found, or why it is not certain.
+    unstated : str or None
+        What of it is not the service's: the order among rows that may tie (:data:`TIED`).
+    """
+    key, descending = sort
+    positions, how = np.arange(len(listing)), "the cached list's order"
+    if key == "id":
+        return positions, how, None
+    if key == "name":
+        labels = _name_groups(listing["name"].astype(object).tolist())
+        return positions, how, _tied(key, labels, _MAY_TIE["name"])
+    values = icos[key].to_numpy(dtype="datetime64[ms]")
+    steps = np.diff(values[~np.isnat(values)].astype("int64"))
+    if (steps > 0 if descending else steps < 0).any():  # the list's order rests on the copies
+        return None, (f"{key}: the copies' dates are not in the cached list's order (one "
+                      "changed since it was paged)"), None
+    labels = np.where(np.isnat(values), np.iinfo(np.int64).min, values.astype("int64"))
+    return positions, how, _tied(key, labels, _MAY_TIE["date"])
+
+
+def local_order(sort: tuple[str, bool], listing: pd.DataFrame, icos: pd.DataFrame
+                ) -> tuple[np.ndarray | None, str, str | None]:
+    """Positions of ``listing`` sorted locally by ``sort`` (its copies ``icos``, aligned), how
+    (or, positions None, why the order is not certain), and what is unstated of it: rows
+    that truly tie keep the cached list's order (:data:`TIED`)."""
+    key, descending = sort
+    if key == "id":
+        values = listing["id"].to_numpy(dtype="int64")
+    elif key == "name":
+        names = listing["name"].astype(object).tolist()
+        if any(not isinstance(n, str) for n in names):
+            return None, "name: a row has no name (where the service puts it is not stated)", None
+        distinct = sorted(set(names))  # equal names tie under every collation
+        readings = [sorted(range(len(distinct)), key=[fold(n) for n in distinct].__getitem__)
+                    for fold in NAME_KEYS]
+        if (any(_tie([fold(n) for n in distinct]) for fold in NAME_KEYS)
+                or any(reading != readings[0] for reading in readings[1:])):
+            return None, ("name: names whose order depends on the collation, or that tie "
+                          "under one (case, accents, spaces and punctuation, digits): the "
+                          "service's collation is not stated"), None
+        rank = {distinct[i]: r for r, i in enumerate(readings[0])}
+        values = np.array([rank[n] for n in names], dtype=np.int64)
+    else:
+        dates = icos[key].to_numpy(dtype="datetime64[ms]")
+        if np.isnat(dates).any():
+            return None, (f"{key}: a row without it (where the service puts it is not "
+                          "stated)"), None
+        values = dates.astype("int64")
+    # rows that tie keep the cached list's order, whichever the direction
+    order = np.lexsort((np.arange(len(values)), -values if descending else values))
+    return order, f"sorted locally by {key}", _tied(key, values, "of the same one")
