@@ -97,7 +97,6 @@ def assert_answered_as_the_service(sb, got, key: str, source: dict, *, may_tie: 
 
 
 @pytest.mark.parametrize("sort", [{"sort_asc": "start_datetime"},
-                                  {"sort_desc": "start_datetime"},
                                   {"sort_desc": "end_datetime"}], ids=str)
 def test_a_list_sorted_so_answers_rows_that_tie_or_lack_the_date_in_its_order(fresh, sort):
     """Every category's query is answered from the list sorted so: rows with the same date, and
@@ -166,36 +165,30 @@ def test_a_local_sort_keeps_the_cached_order_among_equal_dates_and_pages_a_missi
         if record.end is not None:  # those without one stay so
             sb.update_ico(record.id, end=t0 + dt.timedelta(days=i // 3))
     icoframes.load_icos(status="past", progress=False)
-    icoframes.load_filters()
+    filters = icoframes.load_filters().query("filter == 'category'")
+    undated = {sb.directory.record(r.id).category_id for r in records if r.end is None}
     sb.stats.reset()
     answered = declined = other_order = 0
-    for category, sort in itertools.product(
-            icoframes.load_filters().query("filter == 'category'")["name"],
-            ({"sort_asc": "end_datetime"}, {"sort_desc": "end_datetime"})):
-        undated = [r.id for r in records if r.end is None
-                   and sb.directory.record(r.id).category_id in _ids(category)]
-        got = icoframes.load_list(status="past", category=category, progress=False, **sort)
-        (query,) = got.attrs["icoframes"]["queries"]
-        if undated:
-            declined += 1
-            assert query["answered_from"] is None and spent(sb)["icos"] > 0
-            assert spent(sb)["ico"] == 0  # list pages only
-            assert ("the cached list {'status': 'past'}: end_datetime: a row without it (where "
-                    "the service puts it is not stated)") in query["cache_declined"]
-            assert got["id"].tolist() == listed_by_service(sb, category=category, **sort)
-            sb.stats.reset()
-            continue
-        answered += 1
-        service = assert_answered_as_the_service(sb, got, "end_datetime", PAST,
-                                                 category=category, **sort)
-        other_order += got["id"].tolist() != service  # the cached order among ties
+    for category, category_id in zip(filters["name"], filters["id"].astype(int), strict=True):
+        for sort in ({"sort_asc": "end_datetime"}, {"sort_desc": "end_datetime"}):
+            if (declined if category_id in undated else answered) >= 4:
+                continue  # enough of either
+            got = icoframes.load_list(status="past", category=category, progress=False, **sort)
+            (query,) = got.attrs["icoframes"]["queries"]
+            if category_id in undated:
+                declined += 1
+                assert query["answered_from"] is None and spent(sb)["icos"] > 0
+                assert spent(sb)["ico"] == 0  # list pages only
+                assert ("the cached list {'status': 'past'}: end_datetime: a row without it "
+                        "(where the service puts it is not stated)") in query["cache_declined"]
+                assert got["id"].tolist() == listed_by_service(sb, category=category, **sort)
+                sb.stats.reset()
+                continue
+            answered += 1
+            service = assert_answered_as_the_service(sb, got, "end_datetime", PAST,
+                                                     category=category, **sort)
+            other_order += got["id"].tolist() != service  # the cached order among ties
     assert answered and declined and other_order
-
-
-def _ids(category: str) -> set[int]:
-    filters = icoframes.load_filters()
-    return set(filters.loc[(filters["filter"] == "category") & (filters["name"] == category),
-                           "id"].astype(int))
 
 
 def test_a_local_name_sort_keeps_the_cached_order_among_equal_names_only(fresh):
