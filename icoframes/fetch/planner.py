@@ -62,7 +62,8 @@ class ProfilePlan:
         Profiles claimed at once (the load's workers).
     skip : callable, optional
         Why a want is not asked when its turn comes (None: it is); those skipped are
-        reported not asked (:meth:`not_done`, :attr:`skipped`).
+        reported not asked (:meth:`not_done`, :attr:`skipped`), their claims given up at
+        once, and leave their room of the ``budget`` to the wants it cut.
     """
 
     def __init__(self, cache: Cache, claimer: Callable[[], Claims], *,
@@ -79,6 +80,7 @@ class ProfilePlan:
         self.skipped: str | None = None  # why the first want skipped was not asked
         self._not_asked: list[int] = []  # the ids of those skipped
         self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
+        self._cut: list[Want] = []  # those the budget cut (not refused retries): room a skip frees
         self.requested = 0  # profile requests handed out
         self._sent: list[int] = []  # the ids of those requests, in order
         self.planned = 0  # profiles ever wanted
@@ -141,7 +143,7 @@ class ProfilePlan:
                               refresh_all=self._refresh_all)
         self.planned += len(wants)
         self._wants.extend(wants)
-        self._wants.sort(key=self._urgency)
+        self._order()
         return len(wants)
 
     def _urgency(self, want: Want) -> tuple[float, tuple[int, int, int]]:
@@ -151,6 +153,23 @@ class ProfilePlan:
         page 1 first), not in the order their pages happened to arrive, so that a budget or
         a cut picks the same ids on the same lists."""
         return -want.staleness, self._places.get(want.id, (0, 0, 0))
+
+    def _order(self) -> None:
+        """Sort the planned wants (:meth:`_urgency`), then put the equally urgent failed ones,
+        in the places they take, in the order of their last failure, the oldest first: those
+        a run of wrong answers left not asked (:attr:`skipped`) go first in the next load, not
+        the same first few of the list load after load (REVI2 M1: with 40 ids always
+        answered wrongly, one failing once was never asked again under refresh="all")."""
+        self._wants.sort(key=self._urgency)
+        places: dict[float, list[int]] = {}
+        for n, want in enumerate(self._wants):
+            if want.failed_at is not None:
+                places.setdefault(want.staleness, []).append(n)
+        for slots in places.values():
+            if len(slots) > 1:  # (a stable sort: the same failure time keeps the list's order)
+                failed = sorted((self._wants[n] for n in slots), key=lambda w: w.failed_at or 0.0)
+                for n, want in zip(slots, failed, strict=True):
+                    self._wants[n] = want
 
     def next(self, lists: Sequence[ListQuery], remaining: Callable[[], int]) -> Want | None:
         """The next profile to request, claimed by this load; None when none may go yet.
@@ -167,16 +186,33 @@ class ProfilePlan:
         if paging and (self.budget is not None or not self.pending  # (no ledger read for none)
                        or remaining() <= pages_needed(paging)):
             return None
+        want, skipped = None, []
         while self._ready or self._claim_more(lists, urgent_only=bool(paging)):
             want = self._ready.popleft()
             if self._skip is not None and (why := self._skip(want)) is not None:
-                self.skipped = self.skipped or why  # (its claim lapses or goes with the load's)
+                self.skipped = self.skipped or why
                 self._not_asked.append(want.id)
+                skipped.append(want.id)
+                self._give_back()
+                want = None
                 continue
             self.requested += 1
             self._sent.append(want.id)
-            return want
-        return None
+            break
+        if skipped:  # another process may ask them now, not once this load ends (REVI2 L3)
+            self._claimer().release(skipped)
+        return want
+
+    def _give_back(self) -> None:
+        """A want skipped takes no request of the budget: the most urgent one the budget cut
+        is planned again in its place (REVI2 L2: the skipped ones used the budget up, and the
+        load said it ran out with requests of it unsent)."""
+        if self.budget is None or self._budget_spent or not self._cut:
+            return
+        best = min(self._cut, key=self._urgency)
+        self._cut.remove(best)
+        self.over_budget.remove(best.id)
+        self._wants.append(best)
 
     def not_done(self, done: set[int]) -> list[int]:
         """Planned ids this load never got an answer for (``done`` holds those it did):
@@ -228,15 +264,16 @@ class ProfilePlan:
         if not self._wants or (urgent_only and self._wants[0].staleness < URGENT):
             return False
         if self.budget is not None:
-            self._wants.sort(key=self._urgency)
+            self._order()
             room = self.budget - self.requested - len(self._ready)
             if room <= 0 or self._budget_spent:
-                self.over_budget.extend(w.id for w in self._wants)
-                self._wants.clear()
-                return False
+                room = 0
             if len(self._wants) > room:
                 self.over_budget.extend(w.id for w in self._wants[room:])
+                self._cut.extend(self._wants[room:])
                 del self._wants[room:]
+            if not room:
+                return False
         wants = [w for w in self._wants if w.id not in self._held] if self._held else self._wants
         batch = [w for w in wants[:self._batch] if not urgent_only or w.staleness >= URGENT]
         if not batch:

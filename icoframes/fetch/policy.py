@@ -15,7 +15,8 @@ An ICO whose profile was not found (error 482) is asked again only when its
 summary or status changes. With a request ``budget``, the most stale go first:
 new ones and those that failed over an hour ago, then those that failed within the
 hour (likely to fail again), then changed ones, then the oldest relative to their
-status's maximum age.
+status's maximum age; of equally urgent failed ones, the one whose last failure is
+the oldest first.
 
 **A profile that keeps failing is tried less often.** A fetch that failed
 (after its retries) is tried again by the next call. Once it failed on
@@ -90,6 +91,9 @@ class Want:
     staleness: float
     # why its last fetch failed ("failed" ones): LoadControl.known_bad
     failure: str | None = field(default=None, repr=False)
+    # when it last failed ("failed" ones; seconds since the epoch): ProfilePlan asks the
+    # longest failed first among equally urgent failed ones
+    failed_at: float | None = field(default=None, repr=False, compare=False)
 
 
 def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None:
@@ -300,7 +304,8 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         reasons[known & ~failed] = "all"
     reasons[failed] = "failed"
     reasons[~known] = "new"
-    since = now.timestamp() - pick(view.failed_at, np.nan).astype(float)
+    failed_at = pick(view.failed_at, np.nan).astype(float)
+    since = now.timestamp() - failed_at
     if not refresh_all:  # a profile failing load after load waits its growing interval
         failures = pick(view.attempts, 0).astype("int64")
         growth = np.float64(_GROWTH) ** np.clip(failures - BACKOFF_AFTER, 0, 60)
@@ -316,5 +321,7 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     failure = pick(view.reason, None)
     return [Want(int(ids[i]), statuses[i], keys_arr[i], reasons[i],
                  float(staleness[i] if reasons[i] == "stale" else urgency[i] * URGENT),
-                 failure[i] if reasons[i] == "failed" else None)
+                 failure[i] if reasons[i] == "failed" else None,
+                 float(failed_at[i]) if reasons[i] == "failed" and not np.isnan(failed_at[i])
+                 else None)
             for i in wanted]
