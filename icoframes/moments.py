@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+import warnings
 from typing import Final
 
 import numpy as np
@@ -88,9 +89,11 @@ def _meant_date(value: object) -> str:
     if not year and not (re.search(r"[A-Za-z]{3}", text) and len(re.findall(
             r"[0-9]+", text, re.ASCII)) == 2 and re.search(r"\b[0-9]{4}\b", text, re.ASCII)):
         return ""
-    try:
-        when = pd.Timestamp(text)
-    except (TypeError, ValueError):
+    try:  # pandas 2.2 drops a zone it does not know ("CET") with a FutureWarning: refused
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FutureWarning)
+            when = pd.Timestamp(text)
+    except (TypeError, ValueError, FutureWarning):
         return ""
     if when is pd.NaT or when.tz is not None or f"{when.year:04d}" not in text:
         return ""
