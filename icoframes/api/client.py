@@ -61,11 +61,12 @@ from .retry import (
     WAIT_STATUSES,
     RetryPolicy,
     Transient,
+    broken_framing,
     never_sent,
     retry_after,
     transport_reason,
 )
-from .transport import Deadline, GateAdapter, deadline
+from .transport import Deadline, GateAdapter, deadline, head_cut
 
 __all__ = ["ENDPOINTS", "MAX_POOL_SIZE", "BadResponse", "Client", "Redirected", "RetryPolicy",
            "sign"]
@@ -332,7 +333,7 @@ class Client:
         """A transport failure's short cause; the deadline's when the watchdog cut it."""
         if limit.expired or exc is None:
             return f"timed out: no whole response within the {self.timeout:g} s deadline"
-        return transport_reason(exc)
+        return head_cut(exc) or transport_reason(exc)  # (a head cut is no reset)
 
     def _send_once(self, endpoint: str, url: str, body: bytes, headers: dict[str, str],
                    check: Callable[[dict[str, Any]], Any]) -> dict[str, Any]:
@@ -356,10 +357,13 @@ class Client:
                 except TRANSIENT_ERRORS as exc:
                     outcome = "not_sent" if never_sent(exc) else outcome
                     lost = Transient(self._why(exc, limit), sent=outcome != "not_sent")
-                except requests.RequestException as exc:  # a bad URL or header: never sent
-                    outcome = "not_sent"
-                    lost = APIError(f"{path}: the request could not be sent "
-                                    f"({type(exc).__name__}: {exc})", endpoint=path)
+                except requests.RequestException as exc:  # a bad URL or header: never sent,
+                    if (framing := broken_framing(exc)) is not None:  # unless it is about
+                        lost = Transient(framing)  # the answer: sent, its failure retried
+                    else:
+                        outcome = "not_sent"
+                        lost = APIError(f"{path}: the request could not be sent "
+                                        f"({type(exc).__name__}: {exc})", endpoint=path)
                 if lost is not None:
                     raise lost
                 if limit.expired:  # cut while the status line and headers trickled in

@@ -14,7 +14,7 @@ import urllib3
 from ..numerals import DIGITS
 
 __all__ = ["ANSWERS_REFUSED", "BROKEN_BODY", "TRANSIENT_ERRORS", "WAIT_STATUSES", "RetryPolicy",
-           "Transient", "never_sent", "retry_after", "transport_reason"]
+           "Transient", "broken_framing", "never_sent", "retry_after", "transport_reason"]
 
 # Failures of the connection or of the response in transit: worth another try.
 TRANSIENT_ERRORS = (
@@ -117,6 +117,18 @@ def transport_reason(exc: BaseException) -> str:
     if "refused" in text:
         return "connection refused"
     return type(exc).__name__
+
+
+def broken_framing(exc: BaseException) -> str | None:
+    """What a failure that is urllib3's refusal of an answer's framing says (two different
+    ``Content-Length`` values: which body is the answer is unknown, RFC 9112 section 6.3),
+    else None. ``requests`` raises it as an ``InvalidHeader``, as it raises a header of the
+    request it refused (never sent): this one came with the answer, so the request was sent."""
+    cause = exc.args[0] if exc.args else None
+    if isinstance(exc, requests.exceptions.InvalidHeader) and isinstance(
+            cause, urllib3.exceptions.InvalidHeader):
+        return f"the answer's framing is broken: {cause}"
+    return None
 
 
 def never_sent(exc: BaseException) -> bool:

@@ -8,6 +8,13 @@ moment its response starts, before the status line (through urllib3's
 down the socket of a request still running at its deadline, as
 :meth:`~icoframes.api.control.LoadControl.cancel` does on Ctrl-C: the blocked
 read returns at once and the request fails, :attr:`Deadline.expired` saying why.
+
+The same response class reads the head of an answer as RFC 9112 frames it, where
+:mod:`http.client` does not: an interim answer (``103 Early Hints``, any 1xx but 101)
+is skipped and the final one read (http.client took a 103 for the answer, its empty
+body for the item's), and a head that breaks off before its blank line (a close in a
+header, even in the status line) is a broken answer, :class:`HeadCut` (http.client
+read it as a whole answer: a 200 with no body, the item's failure).
 """
 
 from __future__ import annotations
@@ -30,7 +37,13 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from .control import LoadControl
 
-__all__ = ["Deadline", "GateAdapter", "deadline"]
+__all__ = ["HEAD_CUT", "INTERIM_ANSWERS", "Deadline", "GateAdapter", "HeadCut", "deadline",
+           "head_cut"]
+
+#: What a transport failure of an answer whose head broke off says (:class:`HeadCut`).
+HEAD_CUT = "the answer broke off in its head (status line and headers)"
+#: Interim answers (1xx) skipped before the final one, at most: more is a broken answer.
+INTERIM_ANSWERS = 8
 
 
 _local = threading.local()
@@ -146,6 +159,41 @@ def deadline(seconds: float, control: LoadControl | None = None) -> Iterator[Dea
             control.release()
 
 
+class HeadCut(http.client.HTTPException):
+    """The head of an answer broke off (the connection closed before its blank line), or
+    more than :data:`INTERIM_ANSWERS` interim answers came: no answer was read. urllib3
+    wraps it as any failure of the connection (``ProtocolError``): retried as one."""
+
+
+def head_cut(exc: BaseException) -> str | None:
+    """What a :class:`HeadCut` that ``exc`` wraps says (``requests`` and urllib3 wrap it in
+    their connection errors, as an argument), else None."""
+    seen: list[object] = [exc]
+    for _ in range(8):  # (a few links: requests' error, urllib3's ProtocolError, the cause)
+        if not seen:
+            break
+        error = seen.pop(0)
+        if isinstance(error, HeadCut):
+            return str(error)
+        if isinstance(error, BaseException):
+            seen.extend((*error.args, error.__cause__))
+    return None
+
+
+class _Lines:
+    """The response's file, remembering the last line read from it (the head's end)."""
+
+    def __init__(self, fp: Any) -> None:
+        self.fp, self.last = fp, b""
+
+    def readline(self, limit: int = -1) -> bytes:
+        self.last = self.fp.readline(limit)
+        return self.last
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fp, name)
+
+
 class _WatchedResponse(http.client.HTTPResponse):
     """A response whose socket is handed to the request's deadline and stop switch the
     moment it exists, before the status line is read (urllib3's ``response_class`` hook)."""
@@ -159,6 +207,30 @@ class _WatchedResponse(http.client.HTTPResponse):
         if current is not None:
             current.attach(sock)
         self._deadline = current
+
+    def begin(self) -> None:
+        # the head is read through _Lines: it ends with a blank line or it broke off (the
+        # last readline got nothing: http.client takes that for the head's end)
+        fp = self.fp
+        self.fp = lines = _Lines(fp)  # type: ignore[assignment]
+        try:
+            super().begin()
+            cut = lines.last not in (b"\r\n", b"\n")
+        finally:
+            self.fp = fp
+        if cut:
+            raise HeadCut(HEAD_CUT)
+
+    def _read_status(self) -> tuple[str, int, str]:
+        # an interim answer (1xx: 103 Early Hints) precedes the final one (RFC 9110 section
+        # 15.2): its headers are skipped; http.client skips only 100 (begin's loop), and 101
+        # (Switching Protocols, never asked for) stays a final answer, refused as such
+        for _ in range(INTERIM_ANSWERS + 1):
+            version, status, reason = super()._read_status()  # type: ignore[misc]
+            if not 100 < status < 200 or status == 101:
+                return version, status, reason
+            http.client._read_headers(self.fp)  # type: ignore[attr-defined]
+        raise HeadCut(f"more than {INTERIM_ANSWERS} interim answers (1xx) in a row")
 
     def _close_conn(self) -> None:
         # the body is read to its end: urllib3 hands the connection back to its pool now,
