@@ -163,3 +163,65 @@ def test_a_retry_after_within_the_policys_time_left_is_waited():
                          max_asked_wait=30)
     _, waits, hits = _profile(_busy_then_good(503, {"Retry-After": "29"}), policy)
     assert hits == 2 and waits == [29.0]
+
+
+@pytest.mark.parametrize(("asked", "said"), [
+    ({}, "20 s"),
+    ({7: "600"}, "600 s"),  # the longest wait of the run, whichever item asked it
+    ({3: "Mon, 04 May 2026 11:00:00 GMT"}, "3600 s"),
+    ({9: "99999999999999999999"}, "11574074 days"),
+])
+def test_the_breakers_error_says_when_to_call_again(configure, asked, said):
+    """The breaker's error says when the longest wait the service asked (Retry-After) in
+    the run of failures is over: it said "call again later" whatever the service asked."""
+    from hostile import LIST, list_item
+
+    import icoframes
+
+    def listing(h):
+        json_reply({"error": None, "data": [list_item(i) for i in range(1, 21)],
+                    "total_icos": 20, "total_pages": 1, "current_page": 1})(h)
+
+    def down(h):
+        wait = asked.get(h.request_json().get("id"), "20")
+        h.send_bytes(503, b"<html>busy</html>", {"Retry-After": wait}, "text/html")
+
+    ends = {"20 s": "2026-05-04 10:00:20 UTC", "600 s": "2026-05-04 10:10:00 UTC",
+            "3600 s": "2026-05-04 11:00:00 UTC", "11574074 days": "a time past the year 9999"}
+    with HostileServer({LIST: listing, PROFILE: down}) as srv, \
+            time_machine.travel(T0, tick=False):
+        configure(srv, max_workers=1)
+        with pytest.raises(ServiceUnavailable) as info:
+            icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[PROFILE] == 16
+    assert str(info.value).endswith(
+        f"so the load stopped. Everything fetched is cached; call again after {ends[said]} "
+        f"(the service asked to wait {said}, Retry-After) to fetch only the rest.")
+
+
+def test_a_wait_asked_before_a_success_is_not_said(configure, quick_retries):
+    """A wait asked then honoured (a 503 asking 1 s, then the profile) ends with the success:
+    the breaker tripped later by 503s without Retry-After says "call again later"."""
+    from hostile import LIST, list_item
+
+    import icoframes
+
+    def listing(h):
+        json_reply({"error": None, "data": [list_item(i) for i in range(1, 21)],
+                    "total_icos": 20, "total_pages": 1, "current_page": 1})(h)
+
+    first = _busy_then_good(503, {"Retry-After": "1"})
+
+    def profiles(h):
+        if h.request_json().get("id") == 1:
+            first(h)
+        else:
+            h.send_bytes(503, b"<html>busy</html>", {}, "text/html")
+
+    with HostileServer({LIST: listing, PROFILE: profiles}) as srv, \
+            time_machine.travel(T0, tick=False):
+        configure(srv, max_workers=1)
+        with pytest.raises(ServiceUnavailable) as info:
+            icoframes.load_icos(status="past", progress=False)
+    assert str(info.value).endswith(
+        "Everything fetched is cached; call again later to fetch only the rest.")

@@ -86,7 +86,7 @@ class Attempts:
             allowed = (allowed and again and not failure.final  # its code)
                        and self.refused < ANSWERS_REFUSED)
         elif not failure.answered:  # (a final failure is answered)
-            self.control.failed(str(failure), item=self.item, sent=failure.sent)
+            self.control.failed(str(failure), item=self.item, sent=failure.sent, wait=asked)
             allowed = self.control.keep_trying(self.item, allowed)
         if allowed:
             return delay

@@ -63,6 +63,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 from collections import Counter
 
 __all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "BREAKER_REFUSED", "SUSPECT_FAILURES",
@@ -130,6 +131,9 @@ class LoadControl:
         self.in_a_row = 0  # failed attempts since the last success
         self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
         self.last_failure: str | None = None
+        # the latest end of a wait the service asked (Retry-After) in the run of failures:
+        # (a time.time() value, the wait in seconds); the breaker's error says it
+        self.retry_after: tuple[float, float] | None = None
         self.tripped = False
         self._failing: set[object] = set()  # the items failed since the last success
         self._refused: set[object] = set()  # the items answered wrongly since the last success
@@ -215,15 +219,20 @@ class LoadControl:
         if self._halt.wait(seconds):
             self.check()
 
-    def failed(self, reason: str, *, item: object = None, sent: bool = True) -> None:
+    def failed(self, reason: str, *, item: object = None, sent: bool = True,
+               wait: float | None = None) -> None:
         """Count one failed attempt for ``item`` (None: an item of its own).
 
         ``sent`` is False when the attempt never reached the service (the
-        connection was refused or never made). The breaker trips after
-        :attr:`items` different items failed, or :attr:`failures` attempts in a
-        row that were not sent, with no success in between.
+        connection was refused or never made); ``wait``: the seconds its answer asked to
+        wait (``Retry-After``), kept in :attr:`retry_after` when it ends the latest in the
+        run. The breaker trips after :attr:`items` different items failed, or
+        :attr:`failures` attempts in a row that were not sent, with no success in between.
         """
+        asked = None if wait is None else (time.time() + wait, wait)
         with self._lock:
+            if asked is not None and (self.retry_after is None or asked > self.retry_after):
+                self.retry_after = asked
             self.in_a_row += 1
             self.unsent_in_a_row = 0 if sent else self.unsent_in_a_row + 1
             self.last_failure = reason
@@ -335,6 +344,7 @@ class LoadControl:
         """An attempt (for ``item``) got a usable answer: the run of failures is over."""
         with self._lock:
             self.in_a_row = self.unsent_in_a_row = 0
+            self.retry_after = None  # (a wait asked before a success: over)
             self._failing.clear()
             self._refused.clear()
             self._errors.clear()

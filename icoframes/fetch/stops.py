@@ -7,7 +7,9 @@ ledger (:class:`~icoframes.store.ledger.QuotaLedger`), and the call's
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
+import time
 from typing import Protocol
 from urllib.parse import urlsplit
 
@@ -242,9 +244,24 @@ def breaker_error(settings: Settings, control: LoadControl) -> APIError:
                 "them answered wrongly, with no good answer between")
     error = ServiceUnavailable(
         f"{host} is not answering usefully: {what} (last: {control.last_failure}), so the "
-        "load stopped. Everything fetched is cached; call again later to fetch only the rest.")
+        f"load stopped. Everything fetched is cached; call again {_when(control.retry_after)}"
+        " to fetch only the rest.")
     error.last_failure = control.last_failure
     return error
+
+
+def _when(asked: tuple[float, float] | None) -> str:
+    """When to call again: "later", or once the longest wait the service asked in the run
+    (``Retry-After``: :attr:`~icoframes.api.control.LoadControl.retry_after`) is over."""
+    if asked is None or asked[0] <= time.time():  # (none, or over already)
+        return "later"
+    until, wait = asked
+    try:
+        when = f"{dt.datetime.fromtimestamp(until, dt.UTC):%Y-%m-%d %H:%M:%S} UTC"
+    except (OverflowError, OSError, ValueError):  # years past 9999 ("Retry-After: 10**20")
+        when = "a time past the year 9999"
+    wait_text = f"{wait:.0f} s" if wait < 86_400 else f"{wait / 86_400:.0f} days"
+    return f"after {when} (the service asked to wait {wait_text}, Retry-After)"
 
 
 def warn_short_quota(remaining: int, daily_quota: int) -> None:
