@@ -29,7 +29,7 @@ import requests
 
 from .. import readers
 from ..config import Settings, check_setting, get_settings
-from ..errors import APIError, InvalidParameter, NotFound
+from ..errors import APIError, ConfigError, InvalidParameter, NotFound
 from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
 from .attempts import Attempts
@@ -66,7 +66,7 @@ from .retry import (
     retry_after,
     transport_reason,
 )
-from .transport import Deadline, GateAdapter, deadline, head_cut
+from .transport import Deadline, GateAdapter, deadline, head_cut, missing_tls_file
 
 __all__ = ["ENDPOINTS", "MAX_POOL_SIZE", "BadResponse", "Client", "Redirected", "RetryPolicy",
            "sign"]
@@ -122,7 +122,8 @@ class Client:
         it, the client's own session reads the proxy variables (``HTTP_PROXY``,
         ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) and the CA bundle
         (``REQUESTS_CA_BUNDLE``, else ``CURL_CA_BUNDLE``) of the environment once,
-        here, and never reads ``.netrc``.
+        here, and never reads ``.netrc``. A CA bundle or certificate file that does not
+        exist (for an https ``base_url``) is a :class:`~icoframes.errors.ConfigError` here.
 
     Examples
     --------
@@ -169,6 +170,9 @@ class Client:
         # fields repr reads: a refused one raises here)
         self._origin, self.__auth = url_and_auth(base_url)
         adapter = GateAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
+        if (missing := missing_tls_file(self._origin, session)) is not None:
+            raise ConfigError(f"{missing} does not exist: no request to an https base_url "
+                              "can be sent: fix the path, or unset it")
         self._own_session = session is None
         if session is None:
             session = requests.Session()
@@ -357,7 +361,8 @@ class Client:
                 except TRANSIENT_ERRORS as exc:
                     outcome = "not_sent" if never_sent(exc) else outcome
                     lost = Transient(self._why(exc, limit), sent=outcome != "not_sent")
-                except requests.RequestException as exc:  # a bad URL or header: never sent,
+                except (requests.RequestException, OSError) as exc:  # a bad URL, header or
+                    # TLS file (a bare OSError of requests, set after init): never sent,
                     if (framing := broken_framing(exc)) is not None:  # unless it is about
                         lost = Transient(framing)  # the answer: sent, its failure retried
                     else:

@@ -23,6 +23,7 @@ import contextlib
 import heapq
 import http.client
 import itertools
+import os
 import socket
 import threading
 import time
@@ -30,6 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import requests
 from requests import Response
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -38,7 +40,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from .control import LoadControl
 
 __all__ = ["HEAD_CUT", "INTERIM_ANSWERS", "Deadline", "GateAdapter", "HeadCut", "deadline",
-           "head_cut"]
+           "head_cut", "missing_tls_file"]
 
 #: What a transport failure of an answer whose head broke off says (:class:`HeadCut`).
 HEAD_CUT = "the answer broke off in its head (status line and headers)"
@@ -257,6 +259,31 @@ class _TLSPool(HTTPSConnectionPool):
 
 
 _POOLS = {"http": _Pool, "https": _TLSPool}
+
+_CA_VARIABLES = ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")  # requests' order
+
+
+def missing_tls_file(origin: str, session: requests.Session | None) -> str | None:
+    """The CA bundle or client certificate a request to ``origin`` through ``session`` (None:
+    the client's own, which reads :data:`_CA_VARIABLES` as ``requests`` does) would read
+    that does not exist, named with where it was set; None when every one exists or the
+    origin is no https one (``requests`` reads them for https only). ``requests`` checks
+    them at each request and raises a bare ``OSError``, after the client booked it."""
+    if not origin.lower().startswith("https://"):
+        return None
+    files: list[tuple[str, object]] = [("the session's verify", True), ("the session's cert", None)]
+    if session is not None:
+        files = [("the session's verify", session.verify),
+                 *(("the session's cert", c) for c in (
+                     session.cert if isinstance(session.cert, tuple) else (session.cert,)))]
+    if files[0][1] is True and (session is None or session.trust_env):
+        named = next((name for name in _CA_VARIABLES if os.environ.get(name)), None)
+        if named is not None:
+            files[0] = (named, os.environ[named])
+    for named, path in files:
+        if isinstance(path, str) and not os.path.exists(path):
+            return f"{named} ({path!r})"
+    return None
 
 
 class GateAdapter(HTTPAdapter):
