@@ -158,6 +158,9 @@ MODULES: dict[str, Module] = {
     # the loads' tests reach stops.py through sandbox loads: judged by its direct tests
     "stops": Module(("icoframes/fetch/stops.py",), ()),
     "control": Module(("icoframes/api/control.py",), ()),
+    # the client's tests reach attempts.py through hostile servers and loads (retries of
+    # seconds, a load per breaker test): judged by its direct tests (test_mutation_attempts)
+    "attempts": Module(("icoframes/api/attempts.py",), ()),
     "secret": Module(("icoframes/secret.py",), ("tests/test_secret.py",), deselect=(
         ("tests/test_secret.py::test_a_password_in_base_url_is_hidden_in_the_breaker_error",
          "a load against a closed port that retries until the breaker opens (30 s), run for "

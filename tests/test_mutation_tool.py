@@ -129,3 +129,10 @@ def test_a_run_of_a_few_files_is_saved_per_file_too(tmp_path, monkeypatch):
     assert (derived.name, derived.sources, len(derived.rows)) == ("store:derived", "d", 2)
     housekeeping = json.loads((tmp_path / "store-housekeeping.json").read_text())
     assert housekeeping["sources"] == "h" and housekeeping["rows"] == rows[1:2]
+
+
+def test_the_attempts_of_a_request_have_their_mutation_run_and_direct_tests():
+    # api/attempts.py (whether a failed request is sent again, and when) had no entry
+    module = mutation.module_of("attempts")
+    assert module.sources == ("icoframes/api/attempts.py",)
+    assert (mutation.ROOT / "tests" / "test_mutation_attempts.py").is_file()
