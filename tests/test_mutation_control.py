@@ -70,6 +70,41 @@ def test_the_breaker_trips_at_exactly_its_number_of_unsent_attempts_in_a_row():
     assert control.tripped and control.unsent_in_a_row == 3
 
 
+def test_the_breaker_trips_at_exactly_its_number_of_attempts_in_a_row_asked_to_wait():
+    control = LoadControl(failures=3, items=100)
+    control.failed("HTTP 503", item=1, wait=5)
+    control.failed("HTTP 503", item=1, wait=5)
+    control.failed("HTTP 503", item=1)  # no wait asked: starts the run of asks again
+    assert control.asked_in_a_row == 0 and control.in_a_row == 3
+    control.failed("HTTP 503", item=1, wait=0)
+    control.failed("HTTP 429", item=2, wait=1)
+    assert not control.tripped and control.asked_in_a_row == 2
+    control.refused("HTTP 200: data is null", item=3)  # answered: the run of asks is over
+    assert control.asked_in_a_row == 0
+    control.failed("HTTP 503", item=4, wait=5)
+    control.succeeded(5)  # so is a success
+    assert control.asked_in_a_row == 0 and control.retry_after is None
+    for _ in range(2):
+        control.failed("HTTP 503", item=6, wait=5)
+    assert not control.tripped
+    control.failed("HTTP 503", item=6, wait=5, sent=True)
+    assert control.tripped and control.asked_in_a_row == 3 and control.unsent_in_a_row == 0
+
+
+def test_the_longest_wait_asked_in_the_run_is_kept_with_its_end():
+    control = LoadControl()
+    control.failed("HTTP 503", item=1, wait=20)
+    first = control.retry_after
+    assert first is not None and first[1] == 20
+    control.failed("HTTP 503", item=2, wait=5)  # ends sooner: the first kept
+    assert control.retry_after == first
+    control.failed("HTTP 503", item=3)  # no wait: kept
+    assert control.retry_after == first
+    control.failed("HTTP 503", item=4, wait=60)
+    assert control.retry_after is not None and control.retry_after[1] == 60
+    assert control.retry_after[0] >= first[0] + 40
+
+
 def test_a_success_clears_the_items_failing():
     control = LoadControl(failures=100, items=2)
     control.failed("x", item=1)

@@ -19,6 +19,9 @@ including a thread stuck reading a body that trickles in byte by byte.
     ids is the service's, a failure on the same few ids is theirs;
   - or :data:`BREAKER_FAILURES` attempts in a row never reached the service
     (connection refused, no connection made): no item can cause that;
+  - or :data:`BREAKER_FAILURES` failed attempts in a row were each asked to wait
+    (``Retry-After``): the service says it is down (or too busy) for every request, and a
+    load of one worker honouring each ask would wait minutes before the other rules stop it;
   - or :data:`BREAKER_REFUSED` different items failed or were answered wrongly
     (:meth:`~LoadControl.refused`: a JSON object that is not the item's, a body that
     is no JSON, an error about that request) with no good answer in between: one
@@ -69,8 +72,10 @@ from collections import Counter
 __all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "BREAKER_REFUSED", "SUSPECT_FAILURES",
            "SUSPECT_ITEMS", "Cancelled", "LoadControl", "profile_item"]
 
-# Attempts in a row that never reached the service (refused, no connection) that stop a
-# load: more than one item's own retries (6), few enough to stop within seconds.
+# Attempts in a row that never reached the service (refused, no connection), or that it
+# asked to wait (Retry-After), that stop a load: more than one item's own retries (6), few
+# enough to stop within seconds (asked waits: at most 11 of max_asked_wait, 5 s, for one
+# worker; its 16 items' 6 attempts waited 75 of them, 375 s, before: REVB M1).
 BREAKER_FAILURES = 12
 # Different items failing with no success in between that stop a load: more than "a few
 # bad ids" (9 of 56 profiles answering 503 for good must not stop it), few enough that a
@@ -103,7 +108,8 @@ class LoadControl:
     Parameters
     ----------
     failures : int, default BREAKER_FAILURES
-        Attempts in a row that never reached the service that trip the breaker.
+        Attempts in a row that never reached the service, or that it asked to wait
+        (``Retry-After``), that trip the breaker.
     items : int, default BREAKER_ITEMS
         Different items failing with no success in between that trip it.
     refused_items : int, default BREAKER_REFUSED
@@ -130,6 +136,7 @@ class LoadControl:
         self.refused_items = int(refused_items)
         self.in_a_row = 0  # failed attempts since the last success
         self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
+        self.asked_in_a_row = 0  # of which the last ones in a row were asked to wait
         self.last_failure: str | None = None
         # the latest end of a wait the service asked (Retry-After) in the run of failures:
         # (a time.time() value, the wait in seconds); the breaker's error says it
@@ -227,7 +234,8 @@ class LoadControl:
         connection was refused or never made); ``wait``: the seconds its answer asked to
         wait (``Retry-After``), kept in :attr:`retry_after` when it ends the latest in the
         run. The breaker trips after :attr:`items` different items failed, or
-        :attr:`failures` attempts in a row that were not sent, with no success in between.
+        :attr:`failures` attempts in a row that were not sent, or that were asked to wait,
+        with no success in between.
         """
         asked = None if wait is None else (time.time() + wait, wait)
         with self._lock:
@@ -235,6 +243,7 @@ class LoadControl:
                 self.retry_after = asked
             self.in_a_row += 1
             self.unsent_in_a_row = 0 if sent else self.unsent_in_a_row + 1
+            self.asked_in_a_row = 0 if wait is None else self.asked_in_a_row + 1
             self.last_failure = reason
             item = object() if item is None else item
             self._failing.add(item)
@@ -275,7 +284,8 @@ class LoadControl:
         (a service answering everything wrongly: another item's first answer tells more).
         """
         with self._lock:
-            self.unsent_in_a_row = 0  # (it reached the service)
+            self.unsent_in_a_row = self.asked_in_a_row = 0  # (it reached the service and
+            # was answered)
             self.last_failure = str(reason)
             item = object() if item is None else item
             self._retrying.discard(item)  # answered: no longer a failure retrying
@@ -299,7 +309,8 @@ class LoadControl:
         if self.tripped:
             return False
         counted = self._failing | self._refused
-        service = len(self._failing) >= self.items or self.unsent_in_a_row >= self.failures
+        service = (len(self._failing) >= self.items
+                   or max(self.unsent_in_a_row, self.asked_in_a_row) >= self.failures)
         if (not service and len(counted) >= self.refused_items and self.known_held is None
                 and not counted.isdisjoint(self._known) and not self._about_requests(counted)):
             # a run holding items that failed before: their failures were expected, so it
@@ -343,7 +354,7 @@ class LoadControl:
     def succeeded(self, item: object = None) -> None:
         """An attempt (for ``item``) got a usable answer: the run of failures is over."""
         with self._lock:
-            self.in_a_row = self.unsent_in_a_row = 0
+            self.in_a_row = self.unsent_in_a_row = self.asked_in_a_row = 0
             self.retry_after = None  # (a wait asked before a success: over)
             self._failing.clear()
             self._refused.clear()

@@ -237,6 +237,8 @@ def breaker_error(settings: Settings, control: LoadControl) -> APIError:
     what = f"{control.in_a_row} attempts failed in a row"
     if control.unsent_in_a_row >= control.failures:
         what += f", the last {control.unsent_in_a_row} never reaching it"
+    elif control.asked_in_a_row >= control.failures:
+        what += f", the last {control.asked_in_a_row} each asked to wait (Retry-After)"
     elif not control.items_refused or control.items_failing >= control.items:
         what += f" on {control.items_failing} different requests, with no success between"
     else:  # the items its answers were wrong for (refused), or failed, with no good answer
