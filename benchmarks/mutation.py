@@ -94,7 +94,7 @@ MODULES: dict[str, Module] = {
                      "tests/test_parse_v23.py", "tests/test_parse_v23_dates.py",
                      "tests/test_parse_v24.py", "tests/test_parse_v25.py",
                      "tests/test_parse_v26.py", "tests/test_parse_v26_units.py",
-                     "tests/test_parse_v26_one_rule.py",
+                     "tests/test_parse_v26_one_rule.py", "tests/test_parse_v27.py",
                      "tests/test_problems.py", "tests/test_lists.py",
                      "tests/test_tidy.py", "tests/test_tables.py"), deselect=tuple(
                         (test, _PROPERTY) for test in (

@@ -38,7 +38,9 @@ Lists written as one string
     commas and semicolons, and a leading ``and``/``&`` of a part is dropped:
     ``'BTC, ETH, and Fiat currency'`` is ``['BTC', 'ETH', 'Fiat currency']``.
     A part that only continues the one before (``'Korea, Republic of'``,
-    see :data:`CONTINUATIONS`) stays joined to it.
+    see :data:`CONTINUATIONS`) stays joined to it. In a list of tickers
+    (:data:`SPLIT_ITEMS`: ``accepting``) each item is split so
+    (``['BTC, ETH', 'LTC']`` is ``['BTC', 'ETH', 'LTC']``).
 
 Units and currencies
     :data:`UNIT_ALIASES`: canonical code -> spellings; in data also
@@ -74,6 +76,7 @@ __all__ = [
     "PERCENT_WORDS",
     "PLATFORM_FAMILIES",
     "SOCIAL_ALIASES",
+    "SPLIT_ITEMS",
     "SPLIT_LISTS",
     "TOKEN_WORDS",
     "TRUE_WORDS",
@@ -111,6 +114,10 @@ NONE_WORDS: Final = frozenset({"no", "not", "nothing", "nope", "no restrictions"
 
 #: List columns of short names where a lone string is split at commas and semicolons.
 SPLIT_LISTS: Final = frozenset({"accepting", "restricted_areas"})
+#: List columns of tickers, where an item of a list is split so too (``["BTC, ETH"]``): no
+#: ticker holds a comma or a semicolon, while a country's name may (``"Bonaire, Sint
+#: Eustatius and Saba"``: an item of ``restricted_areas`` is kept as listed).
+SPLIT_ITEMS: Final = frozenset({"accepting"})
 #: A split part that is, or starts with, one of these words continues the part before
 #: it (``'Korea, Republic of'``, ``'Bahamas, The'``, ``'Hong Kong, SAR'``).
 CONTINUATIONS: Final = ("republic of", "islamic republic of", "democratic republic of",

@@ -161,9 +161,10 @@ def test_tidy_reads_an_integer_too_big_for_a_float_as_a_problem_of_its_value():
     assert _rows(tables.icos, "id", "ico_score", "raised", "hard_cap", "token_price") == [
         [1, None, None, None, None], [2, 3.0, 5.0, None, None]]
     assert _rows(tables.problems, "ico_id", "table", "column", "reason") == [
-        # the amounts read with their unit column first, then the other columns
+        # the amounts read by the rule of units first (raised too: parser 27), then the
+        # other columns
         [1, "icos", "hard_cap", "infinite"], [1, "icos", "token_price", "infinite"],
-        [1, "icos", "ico_score", "infinite"], [1, "icos", "raised", "infinite"],
+        [1, "icos", "raised", "infinite"], [1, "icos", "ico_score", "infinite"],
         [1, "distribution", "percent", "infinite"]]
 
 

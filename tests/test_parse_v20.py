@@ -124,8 +124,9 @@ def test_amounts_without_a_unit_column_read_the_ticker_word_as_unreadable_too(co
                            [2, "icos", column, "5 MN", "unreadable_number"]]
     if column == "tokens_for_sale":  # 5 million of its token, named
         assert got[3] == 5e6 and len(problems) == 2
-    else:  # raised is in USD: a token named is no amount
-        assert math.isnan(got[3]) and problems[2][3:] == ["5 mln MLN", "unreadable_number"]
+    else:  # raised is in USD: an amount of a token is a unit_conflict (parser 27; was
+        # unreadable_number)
+        assert math.isnan(got[3]) and problems[2][3:] == ["5 mln MLN", "unit_conflict"]
 
 
 def test_raised_in_us_dollars_with_a_ticker_word_before_usd_is_a_multiple():
@@ -370,7 +371,7 @@ def test_cents_that_are_no_number_say_why():
 
 
 def test_ticker_words_reads_every_row_and_a_zero_too():
-    from icoframes.parse.units import ticker_words
+    from icoframes.parse.amounts import ticker_words
 
     # a number before does not end the scan; "0 mln" is an amount like any (not negative)
     unread = ticker_words([5, "0 mln", 7.5, "5 mln", "-5 mln"], ["MLN"] * 5)

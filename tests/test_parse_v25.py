@@ -57,7 +57,8 @@ def test_raised_of_busd_is_a_problem_not_five_billion():
     assert math.isnan(tables.icos.loc[0, "raised"]) and tables.icos.loc[1, "raised"] == 5e9
     problems = tables.problems[tables.problems["column"] == "raised"]
     assert problems["value"].tolist() == ["5 BUSD"]
-    assert problems["reason"].tolist() == ["unreadable_number"]
+    # parser 27: an amount of the token BUSD, not USD: a unit_conflict (was unreadable_number)
+    assert problems["reason"].tolist() == ["unit_conflict"]
 
 
 def test_busd_stays_the_token_in_an_amount_group():

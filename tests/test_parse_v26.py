@@ -30,8 +30,8 @@ def _unreadable(read: tuple, value: object, reason: str = "unreadable_number") -
     assert math.isnan(amounts[0]) and codes == [None] and unread == [(value, reason)]
 
 
-def test_the_parser_version_is_26():
-    assert PARSER_VERSION == 26
+def test_the_parser_version_is_26_or_later():
+    assert PARSER_VERSION >= 26  # 27: test_parse_v27
 
 
 # ------------------------------------------------------- 1. a roadmap's two-digit year
@@ -164,10 +164,11 @@ def test_a_quarter_or_half_as_a_start_date_is_unreadable_whatever_its_year(text)
 # ------------------------------------ 6. a value's scale word and the unit column's currency
 
 
-@pytest.mark.parametrize(("value", "unit"), [("5m", "ETH"), ("5 m", "ETH"), ("5 M", "Ether"),
-                                             ("5 B", "USD"), ("5B", "ETH"), ("5b", "usd.")])
+@pytest.mark.parametrize(("value", "unit"), [("5m", "ETH"), ("5 m", "ETH"), ("5 M", "Ether")])
 def test_a_scale_word_that_may_not_scale_the_unit_columns_currency_is_unreadable(value, unit):
-    # parser 25: 5e6 ETH, 5e9 USD (while "5 m ETH", "5 B USD" were unreadable)
+    # parser 25: 5e6 ETH (while "5 m ETH" was unreadable). "5 B" under USD, "5B" under ETH are
+    # billions again in parser 27 (26: unreadable): no token's letters are beside the B, and
+    # raised, in USD, reads "5B" as billions
     amounts, _, unread = _group([value], unit)
     assert math.isnan(amounts[0]) and unread == [(value, "unreadable_number")]
 
@@ -175,7 +176,9 @@ def test_a_scale_word_that_may_not_scale_the_unit_columns_currency_is_unreadable
 @pytest.mark.parametrize(("value", "unit", "read"), [
     ("5B", "$", ([5e9], ["USD"], [])), ("5m", "USD", ([5e6], ["USD"], [])),
     ("5 mln", "ETH", ([5e6], ["ETH"], [])), ("5m", "XYZ", ([5e6], ["XYZ"], [])),
-    ("5 B", "BNB", ([5e9], ["BNB"], []))])
+    ("5 B", "BNB", ([5e9], ["BNB"], [])),
+    ("5 B", "USD", ([5e9], ["USD"], [])), ("5B", "ETH", ([5e9], ["ETH"], [])),  # parser 27
+    ("5b", "usd.", ([5e9], ["USD"], []))])
 def test_a_scale_word_that_may_scale_the_unit_columns_unit_does(value, unit, read):
     ticker = "BNB" if unit == "BNB" else None  # the own token is read as written
     assert _group([value], unit, ticker) == read

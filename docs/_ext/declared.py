@@ -160,6 +160,8 @@ class Vocabulary(_Declared):
             ["lone string in a list of names", "split at ``,`` and ``;``",
              ", ".join(f"``{name}``" for name in sorted(v.SPLIT_LISTS))
              + "; a part starting " + _words(v.CONTINUATIONS) + " stays with the one before"],
+            ["item of a list of tickers", "split at ``,`` and ``;``, as a lone string",
+             ", ".join(f"``{name}``" for name in sorted(v.SPLIT_ITEMS))],
             ["government currency", "``accepts_fiat``", _words(v.FIAT_CODES)],
             ["no unit after an amount (``500 tokens``)", "unreadable, a problem",
              _words(v.NOT_UNITS)],

@@ -115,17 +115,21 @@ _CONTINUES: Final = tuple(f"{c} " for c in CONTINUATIONS)
 _SPLIT_RE: Final = re.compile(r"\s*[,;]\s*(?:(?:and|&)\s+)?", re.IGNORECASE)
 
 
-def split_lone_strings(values: Sequence[object]) -> list[object]:
+def split_lone_strings(values: Sequence[object], *, items: bool = False) -> list[object]:
     """Each lone string of a list column as its comma- or semicolon-separated items.
 
     A leading ``and`` or ``&`` of an item is dropped; an item that continues the
     one before (:data:`icoframes.vocabulary.CONTINUATIONS`) stays joined to it.
-    Lists and other values are returned as they are.
+    With ``items`` (a list of tickers, :data:`icoframes.vocabulary.SPLIT_ITEMS`), each
+    string item of a list is split so too; otherwise lists and other values are returned
+    as they are.
 
     Examples
     --------
     >>> split_lone_strings(["BTC, ETH, and Fiat currency", ["A, B"], "Korea, Republic of; US"])
     [['BTC', 'ETH', 'Fiat currency'], ['A, B'], ['Korea, Republic of', 'US']]
+    >>> split_lone_strings([["BTC, ETH", "LTC"], ["BTC", 5]], items=True)
+    [['BTC', 'ETH', 'LTC'], ['BTC', 5]]
     """
     out = values if isinstance(values, list) else list(values)
     for i, value in enumerate(out):
@@ -133,6 +137,12 @@ def split_lone_strings(values: Sequence[object]) -> list[object]:
             if out is values:
                 out = list(values)
             out[i] = _split(value)
+        elif items and type(value) is list and any(
+                type(item) is str and ("," in item or ";" in item) for item in value):
+            if out is values:
+                out = list(values)
+            out[i] = [part for item in value for part in (
+                _split(item) if type(item) is str else [item])]
     return out
 
 

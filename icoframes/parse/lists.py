@@ -19,6 +19,7 @@ import pandas as pd
 from ..api.params import ID_LIST_PARAMS
 from ..schema import FILTERS, LIST
 from . import rules
+from .amounts import read_raised
 from .base import Reason
 from .columns import to_text
 from .problems import Problems, canonical_text
@@ -119,6 +120,8 @@ def list_frame(items: Sequence[object], *, status: str | None,
     data: dict[str, Any] = {name: values[path] for name, path in fields.items()}
     data.update((c.name, ids) for c in LIST.columns if c.source == _ID)
     data["status"] = [status] * len(kept)
+    data["raised"], unread = read_raised(data["raised"])  # as a profile's, by the rule of units
+    log.add_unread(LIST.name, "raised", unread, ids)
     return convert(LIST, data, log)
 
 

@@ -68,12 +68,14 @@ _SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking
 )
 
 
-def forbidden_scale(mult: str, unit: str | None, own: str | None) -> bool:
+def forbidden_scale(mult: str, unit: str | None, own: str | None, *, beside: bool = True) -> bool:
     """The scale word ``mult`` written apart from the unit ``unit`` in a value (``"5 m ETH"``,
     ``"ETH 5m"``, ``"5 B USD"``, an exchange's side) may not scale it (:func:`scaled_currency`,
     as in a unit column): the value is unreadable. A token's amount is read as written
     (``"500M XYZ"``, and ``"200M BNB"`` for BNB, the ICO's own ticker ``own``): the rule is of
-    known currencies. The one test of it, for amounts and exchanges alike.
+    known currencies. The one test of it, for amounts and exchanges alike; ``beside=False``
+    when ``unit`` is the unit column's, the value writing none (``"5m"`` under ``ETH``:
+    milli? ``"1.2B"`` under ``USD`` is billions, as in ``raised``).
 
     Examples
     --------
@@ -81,10 +83,13 @@ def forbidden_scale(mult: str, unit: str | None, own: str | None) -> bool:
     (True, False)
     >>> forbidden_scale("B", "USD", None), forbidden_scale("M", "BNB", "BNB")
     (True, False)
+    >>> forbidden_scale("B", "USD", None, beside=False), forbidden_scale("m", "ETH", None,
+    ...                                                                   beside=False)
+    (False, True)
     """
     code = None if unit is None else canonical_unit(unit)
-    return code in CURRENCIES and code != own and (
-        scaled_currency(mult.rstrip(".").lower(), unit) is None)  # type: ignore[arg-type]
+    return code in CURRENCIES and code != own and (scaled_currency(
+        mult.rstrip(".").lower(), unit, beside=beside) is None)  # type: ignore[arg-type]
 
 
 class _Side(NamedTuple):

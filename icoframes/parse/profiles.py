@@ -36,15 +36,15 @@ from ..schema import (
     empty_frame,
 )
 from ..tables import Tables, table_names
-from ..vocabulary import NONE_WORDS, SPLIT_LISTS, fold
+from ..vocabulary import NONE_WORDS, SPLIT_ITEMS, SPLIT_LISTS, fold
 from . import columns as converters
-from . import rules, units
+from . import rules
+from .amounts import read_icos_amounts
 from .columns import split_lone_strings
 from .items import with_latin_tickers
 from .people import People, people_key
 from .problems import Problems
 from .sources import convert, field_paths, flatten, gather, select
-from .supply import read_tokens
 
 __all__ = ["tidy"]
 
@@ -54,15 +54,6 @@ _OWNERS: Final = ("ico", "team", "advisor")
 _TEXT: Final[Any] = TEXT_DTYPE
 # The id of a profile, and of its child rows (``ico_id``).
 _ID: Final[Source] = ("id",)
-# Amounts of ``icos`` read together with the unit column they share (see parse.units):
-# unit column -> (amount columns, those that are prices and may be written as an exchange).
-_AMOUNT_GROUPS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
-    "caps_unit": (("soft_cap", "hard_cap"), ()),
-    "purchase_unit": (("min_purchase", "max_purchase"), ()),
-    "token_price_unit": (("token_price",), ("token_price",)),
-}
-
-
 # Columns of tickers: look-alike letters and zero-width characters are made plain.
 _TICKERS: Final = ("ticker", "accepting")
 
@@ -136,6 +127,9 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] |
       ticker: ``'500 BFC'``) must agree with its unit column (``caps_unit`` for
       the caps, ``purchase_unit`` for the purchase limits, ``token_price_unit``) or
       fills it when empty; a value that contradicts it is missing and a problem.
+      ``raised`` is read so under the unit ``USD`` (``'5000 ETH'`` is a
+      ``unit_conflict``), and one rule of scale words holds in every amount
+      (``'1.2B'`` is 1.2 billion in ``raised`` and under a ``caps_unit`` ``USD``).
       ``token_price`` written as an exchange (``'1 KBX = 0.00011 ETH'``,
       ``'$1 = 6820 KIN'``, ``'1 ETH = 3,000 XYZ'``) is read with the ICO's ticker
       naming the token side (:mod:`icoframes.parse.prices`).
@@ -160,7 +154,8 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] |
       list of str: ``''`` gives ``[]``, a list whose only item says "none"
       (``'No'``, ``'Not'``) too; a lone string a one-item list, except in
       ``restricted_areas`` and ``accepting``, where it is split at commas and
-      semicolons. A bonus whose terms say none (``'NO'``, blank) is not a row.
+      semicolons, as is each item of an ``accepting`` list (``['BTC, ETH']``: no ticker
+      holds a comma). A bonus whose terms say none (``'NO'``, blank) is not a row.
     * **Roadmap** dates come from the keys: ``DD-MM-YYYY``, quarters (``'Q3 2018'``,
       ``'3Q 2018'``), halves, months (``'March 2019'``, ``'03.2019'``) and years,
       as the first day of the period, with its ``precision``; a key naming no
@@ -283,40 +278,11 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
             dtype: Any = column.dtype  # pandas-stubs' pd.array takes no general Dtype
             data.setdefault(column.name, pd.array([None] * len(ids), dtype=dtype))
     for name in SPLIT_LISTS:
-        data[name] = split_lone_strings(data[name])
+        data[name] = split_lone_strings(data[name], items=name in SPLIT_ITEMS)
     for name in _TICKERS:
         data[name] = with_latin_tickers(data[name])
-    for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
-        _read_amounts(data, unit, amounts, exchange, ids, log)
-    # in the ICO's token: "500,000,000 KIN" is read, "$5M" is no supply of tokens
-    data["tokens_for_sale"], unread = read_tokens(data["tokens_for_sale"], data["ticker"])
-    log.add_unread("icos", "tokens_for_sale", unread, ids)
-    frame = convert(table, data, log)
-    unread = units.ticker_words(data["raised"], data["ticker"])  # "5 mln" for MLN: a multiple?
-    frame.loc[unread.rows, "raised"] = np.nan
-    log.add_unread("icos", "raised", unread, ids)
-    return frame
-
-
-def _read_amounts(data: dict[str, Any], unit: str, amounts: Sequence[str],
-                  exchange: Sequence[str], ids: np.ndarray, log: Problems) -> None:
-    """Replace raw amounts and their unit by numbers and canonical codes that agree.
-
-    A currency written inside a value must agree with the unit column (or fills
-    it when empty); a value that contradicts it is missing and a problem of its
-    column. The unit column is read as text first, so a unit that is not text
-    (a list, a flag) is a problem of the unit column, as for any text column.
-    """
-    text, unread = converters.to_text(data[unit])
-    log.add_unread("icos", unit, unread, ids)
-    numbers, codes, bad = units.read_amount_group(
-        {name: data[name] for name in amounts},
-        text.to_numpy(dtype=object, na_value=None),  # type: ignore[arg-type]  # stubs: no None
-        exchange=exchange, tickers=data["ticker"])
-    for name in amounts:
-        data[name] = numbers[name]
-        log.add_unread("icos", name, bad[name], ids)
-    data[unit] = codes.tolist()
+    read_icos_amounts(data, ids, log)  # caps, limits, price, tokens_for_sale, raised: one rule
+    return convert(table, data, log)
 
 
 def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:

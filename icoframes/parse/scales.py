@@ -174,7 +174,7 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
     return ("", unit) if glued is None else glued
 
 
-def scaled_currency(mult: str, currency: str) -> str | None:
+def scaled_currency(mult: str, currency: str, *, beside: bool = True) -> str | None:
     """The code of the known currency ``currency`` that the multiplier word ``mult`` (lower
     case, a word of :data:`MULTIPLIERS`) scales, written beside it,
     glued or apart, in a value or a unit column; None when it is no known currency or ``mult``
@@ -184,16 +184,23 @@ def scaled_currency(mult: str, currency: str) -> str | None:
     The rule of which scale word may scale which currency; :func:`~icoframes.parse.rules.
     parse_amount` reads by it too.
 
+    ``beside=False``: the currency is not written beside the scale word but is the unit of
+    the value's column (``"1.2B"`` under a ``caps_unit`` ``USD``, as ``raised``, in USD, reads
+    ``"1.2B"``): a lone ``b`` scales any currency there, having no letters of a token's ticker
+    beside it (BUSD, BETH); a lone ``m`` still only a fiat one (milli-ether?).
+
     Examples
     --------
     >>> scaled_currency("m", "USD"), scaled_currency("m", "ETH"), scaled_currency("mln", "ETH")
     ('USD', None, 'ETH')
     >>> scaled_currency("b", "USD"), scaled_currency("b", "$"), scaled_currency("b", "USD$")
     (None, 'USD', None)
+    >>> scaled_currency("b", "USD", beside=False), scaled_currency("m", "ETH", beside=False)
+    ('USD', None)
     """
     code = canonical_unit(currency)
     if code not in CURRENCIES or (mult == "m" and code not in FIAT_CODES) or (
-            mult == "b" and currency.strip().upper() not in SYMBOLS):
+            mult == "b" and beside and currency.strip().upper() not in SYMBOLS):
         return None
     return code
 

@@ -25,7 +25,8 @@ value                               unit column            result
 ``2000``                            ``mln``, ``K``         missing (millions of what?)
 ``2000``                            ``$k``, ``USD mln``    2,000,000 and 2 billion, USD
 ``"5k"``, ``"5 mln"``                ``$k``, ``USD mln``    missing (5,000 thousands?)
-``"5m"``, ``"5 B"``                 ``ETH``, ``USD``       missing (milli? billions?)
+``"5m"``                            ``ETH``                missing (milli or million?)
+``"5 B"``, ``"1.2B"``               ``USD``, ``ETH``       5 and 1.2 billion, USD or ETH
 ``"5 USD."``, ``"5MUSD$"``          USD or empty           5 and 5,000,000, USD
 ``"30,000 ETH"``                    empty                  the number; the unit becomes ETH
 ``"$2,000,000"``                    ETH                    missing, counted as a problem
@@ -104,7 +105,7 @@ __all__ = [
     "read_amount_group",
     "read_amounts",
     "read_price",
-    "ticker_words",
+    "written_amount",
 ]
 
 _KNOWN: Final = frozenset(UNIT_ALIASES)
@@ -157,7 +158,8 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     """(number or None or Bad, canonical unit written in the text or None); ``unit``: the
     row's unit column's code (a price per token that writes no currency is in it, if a
     currency), ``column``: the raw unit column (a scale word in a value that writes no
-    currency obeys its currency: "5m" under "ETH", milli?; "5B" under "$" is billions)."""
+    currency obeys its currency: "5m" under "ETH", milli?; "5B" under "USD" is billions, as in
+    raised: no token's letters beside the B)."""
     own = own_ticker(ticker)
     if exchange:
         per = per_token(text, own)  # "$0.1 per token" is "1 token = $0.1"
@@ -186,7 +188,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     named = bool(after) and own_tokens(after, own)  # "5 XYZ tokens" for XYZ: XYZ, as are
     after = own if named else after  # "5 PCT tokens" for PCT (no percent: tokens of PCT)
     scaled = scale and (after or currency or column_text(column, exchange))  # "5m": of ETH?
-    if scale and forbidden_scale(scale, scaled, own) and (
+    if scale and forbidden_scale(scale, scaled, own, beside=bool(after or currency)) and (
             canonical_unit(currency) != canonical_unit(scaled)  # "$5B USD": $ settles B
             or forbidden_scale(scale, currency, own)):
         return bad("unreadable_number"), None  # "5 m ETH", "ETH 5m": milli? "5 B USD"
@@ -218,31 +220,22 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     return parse_amount(body.strip() + before), code
 
 
-def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:
-    """The values of an amount column without a unit column (``raised``) that
-    :func:`~icoframes.parse.rules.parse_amount` reads but the value reader, which knows the
-    row's own ticker written in them, leaves: a multiplier word that is the ticker, written
-    last (``"5 mln"`` for MLN, ``"5 MN"`` for MN, ``"5k"``, ``"5 USD k"`` for K: a multiple,
-    or an amount of the token?), or glued with a currency into it (``"5KUSD$"`` for KUSD).
+def written_amount(value: str, ticker: object) -> tuple[float | _Bad | None, str | None]:
+    """One text read as the unit readers read a value under no unit column: its number (None
+    when missing, a ``Bad`` when unreadable) and the unit it writes (None when none), for
+    the ICO of ``ticker``. ``raised``, in USD, reads it to tell a value in another unit
+    (``"5000 ETH"``: a ``unit_conflict``) from text that names no amount.
 
     Examples
     --------
-    >>> unread = ticker_words(["5 mln", "5 mln", "5 MN", "5 mln USD", "5 MLN", 5, "5 USD k",
-    ...                        "5KUSD$", "5KUSD$"], ["MLN", "KIN", "mn", "MLN", "MLN", "MLN",
-    ...                                              "K", "KUSD", "XYZ"])
-    >>> unread.rows, unread.values
-    ([0, 2, 6, 7], ['5 mln', '5 MN', '5 USD k', '5KUSD$'])
+    >>> written_amount("5000 ETH", None), written_amount("$5M", None), written_amount("5", None)
+    ((5000.0, 'ETH'), (5000000.0, 'USD'), (5.0, None))
+    >>> written_amount("٣ ETH", None)
+    (Bad('unreadable_number'), None)
     """
-    rows = []
-    for i, (value, ticker) in enumerate(zip(values, tickers, strict=True)):
-        if type(value) is not str or (own := own_ticker(ticker)) is None or (
-                own.casefold() not in value.casefold()):
-            continue  # (a number writes no ticker; nor do most texts: one reading each)
-        number = parse_amount(value)  # (a negative one is reported as negative already)
-        if isinstance(number, float) and number >= 0 and isinstance(
-                _read_text(normalize_text(value).strip(), False, ticker, None, None)[0], _Bad):
-            rows.append(i)
-    return Unread.at(values, rows, "unreadable_number")
+    if foreign_digits(value):  # "٣ ETH": no number, as the readers of columns say
+        return bad("unreadable_number"), None
+    return _read_text(normalize_text(value).strip(), False, ticker, None, None)
 
 
 def _split(unit: str, own: str | None) -> tuple[str, str] | None:

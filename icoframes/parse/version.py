@@ -116,4 +116,11 @@ __all__ = ["PARSER_VERSION"]
 #:     token when the ticker is a percent word too ("5 PCT tokens", a unit column "PCT tokens",
 #:     tokens_for_sale "500 PCT tokens" for PCT: were percent, or no unit); with a percent
 #:     sign it is a share ("5% XYZ tokens" for XYZ is percent: was 5 XYZ).
-PARSER_VERSION: Final = 26
+#: 27: one rule for every amount (review REVU L6): a lone "b" after a number that writes no
+#:     currency is billions of the unit column's currency too ("1.2B" under a caps_unit USD,
+#:     EUR or ETH was unreadable_number, while raised, in USD, read it); raised is read as an
+#:     amount under a unit column USD (parse/amounts.py, list summaries alike): a value in
+#:     another unit is a unit_conflict ("5000 ETH", "5 BUSD", "$5 EUR": were
+#:     unreadable_number), "10 cents" is 0.1 (was unreadable_number). An accepting list's item
+#:     holding several tickers is split as a lone string is (["BTC, ETH"] was one ticker).
+PARSER_VERSION: Final = 27
