@@ -57,42 +57,17 @@ from .numerals import did_you_mean_flag
 from .quoting import closest, did_you_mean, quoted
 
 if TYPE_CHECKING:
+    import datetime as dt
+
     import pandas as pd
 
-__all__ = [
-    "APIError",
-    "AuthError",
-    "BadResponse",
-    "CacheError",
-    "CacheWarning",
-    "ConfigError",
-    "EmptyResult",
-    "ExportBusy",
-    "ExportReplaced",
-    "IcoframesError",
-    "IcoframesWarning",
-    "IncompleteWarning",
-    "InvalidParameter",
-    "MissingProfileWarning",
-    "NoMatchWarning",
-    "NotCached",
-    "NotFound",
-    "QuotaExceeded",
-    "QuotaWarning",
-    "Redirected",
-    "ServiceUnavailable",
-    "StaleWarning",
-    "UnknownName",
-    "check_flags",
-    "checked_keywords",
-    "checked_methods",
-    "closest",
-    "did_you_mean",
-    "error_for_code",
-    "keywords_of",
-    "quoted",
-    "warn",
-]
+__all__ = ["APIError", "AuthError", "BadResponse", "CacheError", "CacheWarning", "ConfigError",
+           "EmptyResult", "ExportBusy", "ExportReplaced", "IcoframesError", "IcoframesWarning",
+           "IncompleteWarning", "InvalidParameter", "MissingProfileWarning", "NoMatchWarning",
+           "NotCached", "NotFound", "QuotaExceeded", "QuotaWarning", "Redirected",
+           "ServiceUnavailable", "StaleWarning", "UnknownName", "check_flags", "checked_keywords",
+           "checked_methods", "closest", "did_you_mean", "error_for_code", "keywords_of",
+           "quoted", "warn"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -189,6 +164,8 @@ class QuotaExceeded(APIError):
     ``listing`` is what the stopped load had listed (a list frame whose
     ``attrs["icoframes"]`` says what it lacks), or None when it stopped before
     a list: :func:`icoframes.export_tables` writes it as an incomplete export.
+    ``retry_at`` is when the service asked to be called again (the ``Retry-After`` of its
+    429 or 503 answer, an aware UTC datetime), or None when it did not say.
     """
 
     def __init__(self, message: str, *, code: int | None = 485, endpoint: str | None = None,
@@ -196,6 +173,7 @@ class QuotaExceeded(APIError):
         super().__init__(message, code=code, endpoint=endpoint)
         self.remaining = remaining
         self.listing: pd.DataFrame | None = None
+        self.retry_at: dt.datetime | None = None
 
 
 class ServiceUnavailable(APIError):

@@ -29,7 +29,7 @@ import requests
 
 from .. import readers
 from ..config import Settings, check_setting, get_settings
-from ..errors import APIError, ConfigError, InvalidParameter, NotFound
+from ..errors import APIError, ConfigError, InvalidParameter, NotFound, QuotaExceeded
 from ..quoting import quoted
 from ..secret import RedactedURL, Secret, redact_url
 from .attempts import Attempts
@@ -64,6 +64,7 @@ from .retry import (
     broken_framing,
     never_sent,
     retry_after,
+    retry_at,
     transport_reason,
 )
 from .transport import Deadline, GateAdapter, deadline, head_cut, missing_tls_file
@@ -412,8 +413,12 @@ class Client:
                 self._budget.settle(endpoint, outcome)
         failed = status_error(endpoint, path, status, code, decoded, malformed)
         if failed is not None:  # an error code or status: the service's, the key's, the item's
-            if isinstance(failed, Transient) and status in WAIT_STATUSES:  # busy: how long
-                failed.retry_after = retry_after(response.headers.get("Retry-After"))
+            if status in WAIT_STATUSES:  # busy, or out of quota: how long it asks to wait
+                wait = retry_after(response.headers.get("Retry-After"))
+                if isinstance(failed, Transient):
+                    failed.retry_after = wait
+                elif isinstance(failed, QuotaExceeded) and wait is not None:
+                    failed.retry_at = retry_at(wait)
             raise failed
         if refusal is not None:  # no JSON: the item's answer, unless it stops inside one (cut
             cut = cut_short(raw_body)  # in transit: retried; the same cut again: .attempts)

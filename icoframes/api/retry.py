@@ -14,7 +14,8 @@ import urllib3
 from ..numerals import DIGITS
 
 __all__ = ["ANSWERS_REFUSED", "BROKEN_BODY", "TRANSIENT_ERRORS", "WAIT_STATUSES", "RetryPolicy",
-           "Transient", "broken_framing", "never_sent", "retry_after", "transport_reason"]
+           "Transient", "broken_framing", "never_sent", "retry_after", "retry_at",
+           "transport_reason"]
 
 # Failures of the connection or of the response in transit: worth another try.
 TRANSIENT_ERRORS = (
@@ -107,6 +108,14 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
     if when.tzinfo is None:  # "-0000": UTC, the date's own zone unknown (RFC 5322)
         when = when.replace(tzinfo=dt.UTC)
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def retry_at(wait: float) -> dt.datetime | None:
+    """When a wait of ``wait`` seconds asked now ends (UTC); None past the year 9999."""
+    try:
+        return dt.datetime.fromtimestamp(time.time() + wait, dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def transport_reason(exc: BaseException) -> str:

@@ -176,6 +176,11 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
         then = ("The service does not say when its allowance resets: the next call sends one "
                 "request first (a probe, costing one request) and goes on if it is accepted, "
                 "so call the same loader again later to fetch only the rest.")
+        if stop.retry_at is not None:  # (its 429 or 503 said when: Retry-After)
+            then = (f"The service asked to be called again after {stop.retry_at:%Y-%m-%d %H:%M:%S}"
+                    " UTC (Retry-After), not saying whether its allowance resets then: the next "
+                    "call sends one request first (a probe, costing one request) and goes on if "
+                    "it is accepted, so call the same loader again then to fetch only the rest.")
         if state.reset is not None:
             then = (f"It resets at {state.reset:%H:%M} UTC (the quota_reset setting): no request "
                     f"is sent before {_at(state)}; call the same loader again then to fetch only "
@@ -203,9 +208,11 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     kept = ("Everything fetched is cached, and offline=True returns it now without a request."
             if lost is None else f"Not everything fetched could be kept ({lost}); offline=True "
             "returns what was, now, without a request.")
-    return QuotaExceeded(
+    error = QuotaExceeded(
         f"{who}. This call fetched {fetched} profiles; {left} remain to fetch{more}. {kept} "
         f"{then}", code=stop.code, endpoint=stop.endpoint, remaining=left)
+    error.retry_at = stop.retry_at
+    return error
 
 
 def _at(state: LedgerState) -> str:
