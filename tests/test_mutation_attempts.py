@@ -135,6 +135,21 @@ def test_the_last_attempt_gives_up_with_the_count_and_the_last_failure():
     assert re.fullmatch(re.escape(f"{PATH}: gave up after 3 attempts in ") + r"\d+\.\d s; "
                         "last failure: timed out", str(info.value))
     assert info.value.last_failure == "timed out" and info.value.__context__ is None
+    assert attempts.control.items_failing == 1 and attempts.control.in_a_row == 3  # one item
+
+
+def test_items_failing_together_give_up_early_each_by_its_name():
+    control = LoadControl()
+    policy = RetryPolicy(max_attempts=6, backoff=0.001, max_backoff=0.002)
+    items = [Attempts(policy, control, ("ico", i), PATH) for i in (1, 2, 3)]
+    for attempts in items + items:  # 6 failures in a row of 3 items retrying together
+        attempts.begin()
+        attempts.after(_busy())
+    items[0].begin()
+    items[0].after(_busy())  # the 7th
+    items[1].begin()
+    with pytest.raises(ServiceUnavailable, match=r"gave up after 3 attempts"):
+        items[1].after(_busy())  # the 8th, 3 items retrying: given up early (policy: 6)
 
 
 def test_the_policys_time_ends_the_retries_without_a_note():
@@ -166,6 +181,8 @@ def test_a_wrong_answer_is_the_items_and_asked_again_once():
     with pytest.raises(BadResponse) as info:
         attempts.after(wrong)
     assert attempts.refused == ANSWERS_REFUSED == 2
+    assert control.items_refused == 1  # one item, answered wrongly twice
+    assert control.last_failure == "HTTP 200: data is null"
     error = info.value
     assert type(error) is BadResponse and error.reason == "HTTP 200: data is null"
     assert error.code is None and error.endpoint == PATH
@@ -249,6 +266,20 @@ def test_the_same_cut_twice_after_a_failed_load_is_the_items_answer():
     assert attempts.refused == 2  # the first cut counted too: the item's answer, twice
     assert " (the same body cut short twice, after a failed load: its answer); last " \
         "failure: HTTP 200: the body is not JSON" in str(info.value)
+
+
+def test_a_cut_after_a_wrong_answer_adds_to_its_count():
+    control = LoadControl()
+    control.known_bad(ITEM, "HTTP 200: the body is not JSON")
+    attempts = _attempts(RetryPolicy(max_attempts=6, backoff=0.1, max_backoff=0.3), control)
+    attempts.after(Transient("HTTP 200: data is null", rejected=True, answered=True))
+    assert attempts.refused == 1
+    attempts.begin()
+    attempts.after(_cut(b'{"a'))
+    attempts.begin()
+    with pytest.raises(BadResponse):
+        attempts.after(_cut(b'{"a'))
+    assert attempts.refused == 3  # the wrong answer, the first cut, the second
 
 
 def test_a_wait_is_said_in_seconds_up_to_a_day():
