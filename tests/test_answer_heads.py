@@ -118,3 +118,32 @@ def test_two_equal_content_lengths_are_one(session):
             b"Content-Length: %d\r\n\r\n" % (len(GOOD), len(GOOD)))
     got, counts, hits = _ask(head + GOOD, session)
     assert got == {"id": 1, "main": {"name": "one"}} and counts == (1, 1, 1) and hits == 1
+
+
+def test_a_load_books_the_answers_with_two_lengths_as_sent(configure, quick_retries):
+    """The request ledger (cache_info().requests_today) counts every request the server
+    received: an answer with two different Content-Length values was booked as not sent."""
+    import warnings
+
+    from hostile import LIST, paged_list
+
+    import icoframes
+
+    head = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+            b"Content-Length: %d\r\n\r\n" % (len(GOOD), len(GOOD) + 5))
+    with HostileServer({LIST: paged_list(2), PROFILE: _raw(head + GOOD)}) as srv:
+        configure(srv, max_workers=1)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = icoframes.load_icos(status="past", progress=False)
+        received = srv.hits[LIST] + srv.hits[PROFILE]
+    assert srv.hits[PROFILE] == 12  # each of 2 profiles: the retry policy's 6 attempts
+    assert icoframes.cache_info().requests_today == received == 13
+    assert len(frame) == 0
+    assert [(w.category, str(w.message)) for w in caught] == [(
+        icoframes.IncompleteWarning, "incomplete result: 2 listed ICO(s) have no row: 2 failed; "
+        "first: 1 (the answer's framing is broken: Content-Length contained multiple "
+        f"unmatching values ({len(GOOD)}, {len(GOOD) + 5})), 2 (the answer's framing is broken: "
+        "Content-Length contained multiple unmatching values "
+        f"({len(GOOD)}, {len(GOOD) + 5})). Missing ids and their state are in "
+        "attrs['icoframes']['missing']; calling again retries what failed.")]
