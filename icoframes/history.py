@@ -52,6 +52,8 @@ from .snapshots import (
     snapshot_dates,
     snapshot_folders,
     snapshot_info,
+    utc_dates,
+    warn_uncounted,
 )
 
 __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_export",
@@ -87,7 +89,9 @@ def changes(
     ----------
     snapshots : path-like or pandas.DataFrame
         An export tree (read with :func:`read_snapshots`), or the frame that
-        function returns for ``icos``.
+        function returns for ``icos`` (or a part of it). A zoned ``snapshot_date``
+        (``datetime64[ms, tz]``) is read in UTC, as every date argument: the snapshot
+        of its UTC day (``2026-10-31 20:00-04:00`` is that of 2026-11-01).
     kinds : iterable of str, optional
         What to compare: keys of :data:`CHANGE_KINDS` (``status``, ``name``,
         ``score``, ``raised``, ``start``, ``end``; the default is all of them)
@@ -134,7 +138,10 @@ def changes(
         events. A snapshot that held no ICO (its query matched nothing that day:
         ``rows`` 0 in ``attrs``, see :func:`read_snapshots`) is one too: every ICO of
         the one before is ``removed`` there (when it is incomplete: ``unseen``, a gap
-        being no event). A value going missing or appearing is a change; missing in both
+        being no event). Of a frame, only such a day between two days it holds rows of:
+        a first or last one is left out, with a warning naming it (a frame cut to some
+        dates cannot be told from the whole tree's); ``changes(path)`` counts every one.
+        A value going missing or appearing is a change; missing in both
         is not. A value read from the profile is compared only when the ICO's profile
         was fetched again (its ``fetched_at`` moved): the same copy read by another
         parser version (after an upgrade of icoframes) is no change at the service.
@@ -166,6 +173,7 @@ def changes(
     if not (isinstance(gaps, str) and gaps in ("mark", "skip")):  # before reading the tree
         raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {quoted(gaps)}"
                                f"{did_you_mean(gaps, ('mark', 'skip'))}")
+    whole = not isinstance(snapshots, pd.DataFrame)  # a tree read whole: no day cut away
     frame = (snapshots if isinstance(snapshots, pd.DataFrame)  # a file refused as snapshots=
              else read_snapshots(export_folder(snapshots, "snapshots")))
     compared = _columns(kinds, frame)
@@ -173,7 +181,10 @@ def changes(
         if needed not in frame.columns:  # an argument refused, as every one: InvalidParameter
             raise InvalidParameter(f"changes needs a {needed!r} column (the frame of "
                                    "read_snapshots)")
-    dates = snapshot_dates(frame)  # with the days whose query matched nothing: no row
+    frame = utc_dates(frame)  # a zoned day: in UTC, as read_snapshots gives it
+    dates = snapshot_dates(frame, whole=whole)  # with the days whose query matched nothing
+    if not whole:
+        warn_uncounted(frame, "changes", "changes(path) of the tree counts them")
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
     if frame.duplicated(["snapshot_date", "id"]).any():
         raise InvalidParameter("an ICO id occurs twice in one snapshot; the snapshots are not icos")

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..dayfolder import check_one_query
 from ..errors import InvalidParameter
-from ..snapshots import Gaps, gaps_by_date, snapshot_dates
+from ..snapshots import Gaps, gaps_by_date, snapshot_dates, utc_dates, warn_uncounted
 from ._axes import (
     UNKNOWN_COLOR,
     add_note,
@@ -60,14 +60,18 @@ def plot_status_flow(
         Either the snapshots (columns ``snapshot_date``, ``id``, ``status``, one
         row per ICO per snapshot): one stacked bar per snapshot date, each
         status a colour (a day whose snapshot held no ICO, which only ``attrs``
-        of :func:`icoframes.read_snapshots` names, has an empty bar), and
+        of :func:`icoframes.read_snapshots` names, has an empty bar when it lies between
+        days with ICOs; an empty first or last day is left out with a warning: a frame
+        cut to some dates cannot be told from the whole tree's, and
+        ``plot_status_flow(changes(path))`` draws its moves), and
         between two bars what changed ("2 upcoming→ongoing",
         "+3 new", "-1 removed"; as :func:`icoframes.changes` reads it from the
         snapshots' manifests in ``attrs``, "4 unseen" and "1 first seen" for what
         an incomplete snapshot explains, never removed then new); or an events
         table (columns ``snapshot_date``, ``ico_id``, ``kind``, ``old``,
         ``new``): one stacked bar per snapshot
-        date of its status moves, new and removed ICOs (other kinds are ignored).
+        date of its status moves, new and removed ICOs (other kinds are ignored). A
+        zoned ``snapshot_date`` is read in UTC (the snapshot of its UTC day).
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure is created.
     **style
@@ -106,9 +110,13 @@ def plot_status_flow(
     ['1 upcoming→ongoing']
     """
     check_frame(frame)
+    if "snapshot_date" in frame.columns:
+        frame = utc_dates(frame)  # a zoned day: in UTC, as read_snapshots and changes read it
     if all(c in frame.columns for c in _SNAPSHOT_COLUMNS):
         # a tree mixing queries: its moves are none at the service (days without a row too)
         check_one_query(frame, snapshot_dates(frame))
+        warn_uncounted(frame, "plot_status_flow",
+                       "plot_status_flow(changes(path)) draws the moves of the tree's days")
         return _draw_snapshots(frame, _axes(ax), style)
     if all(c in frame.columns for c in _EVENT_COLUMNS):
         return _draw_events(frame, _axes(ax), style)
