@@ -18,7 +18,6 @@ import contextlib
 import datetime as dt
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
 from itertools import chain
 from typing import Any
 
@@ -38,7 +37,7 @@ from ..store.legacy import convert
 from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
 from .localquery import cached_query
-from .moment import listed_now_wins, one_row_each, page_together
+from .moment import listed_rows, page_together
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
 from .policy import PROFILE_MAX_AGE, Want, age_limit
@@ -228,8 +227,7 @@ class Load:
 
     def _listing(self, **stopped: str) -> pd.DataFrame:
         """The rows of every list the crawl answered, with its summary in ``attrs``."""
-        listed_now_wins(self.queries)
-        listing = one_row_each(self.queries)  # an ICO in two lists: the later listing's row
+        listing = listed_rows(self.queries)  # an ICO in two lists: the later listing's row
         listing.attrs["icoframes"] = {
             "queries": [q.summary() for q in self.queries], "failed": dict(self.failed),
             "gone": list(self.gone), **stopped, **self._plan.left(self._done, bool(stopped)),
@@ -320,7 +318,7 @@ class Load:
             self._shut_down(grace=0.0 if interrupted else None if paid else _GRACE)
         self._raise_stop()
 
-    def _handle(self, kind: str, info: Any, future: Future[Any]) -> None:
+    def _handle(self, kind: str, info: Any, future: cf.Future[Any]) -> None:
         """Use one finished request."""
         try:
             result = future.result()
@@ -424,6 +422,8 @@ class Load:
                 query.stop("not received: the load stopped first")
                 query.finish_pass(may_repage=False)
                 self._store(query)
+        if self._profiles and isinstance(self._stop, QuotaExceeded):  # the rows at hand are
+            self._guarded(self._plan.add, listed_rows(self.queries), repaged=True)  # said stale
         if self._claims is not None:
             with contextlib.suppress(CacheError):  # unreleased claims lapse with their lease
                 self._claims.close()

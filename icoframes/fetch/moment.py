@@ -30,7 +30,7 @@ from ..store.cache import Stored
 from ..store.db import ms
 from .paging import ListQuery
 
-__all__ = ["TOGETHER", "listed_now_wins", "one_row_each", "page_together"]
+__all__ = ["TOGETHER", "listed_now_wins", "listed_rows", "one_row_each", "page_together"]
 
 #: Why a list a load without a status could answer from the cache is paged (its
 #: ``cache_declined``): another status's list is paged by the load.
@@ -90,6 +90,15 @@ def _as_stored(query: ListQuery) -> Stored:
     return Stored(query.frame, query.fetched_at, {
         "params": query.params, "complete": False, "total_icos": query.total_icos,
         "problems": query.problems, "items": query.n_items})
+
+
+def listed_rows(queries: list[ListQuery]) -> pd.DataFrame:
+    """The rows the load's lists answer with, one per ICO: each earlier row gives way to the
+    same ICO listed later (:func:`listed_now_wins`), then :func:`one_row_each`. At the daily
+    limit the load plans those no page brought, sending nothing (REVC M2: a re-run refused
+    at its first list page said none of its cached rows stale, each older than asked)."""
+    listed_now_wins(queries)
+    return one_row_each(queries)
 
 
 def one_row_each(queries: list[ListQuery]) -> pd.DataFrame:
