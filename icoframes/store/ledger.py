@@ -116,7 +116,14 @@ class QuotaLedger(InDatabase):
     # -- the day counted ---------------------------------------------------------------
 
     def day(self, now: dt.datetime | None = None) -> str:
-        """The day counted at ``now`` (ISO): the UTC day, or the one begun at :attr:`reset`."""
+        """The day counted at ``now`` (ISO): the UTC day, or the one begun at :attr:`reset`.
+
+        Only this date is stored with the count, not the setting it was counted under: a
+        ``reset`` set or moved during a day moves what that date covers (the count carries
+        requests of the day before over, or starts again with some of today's left out, until
+        the next reset: docs/guide/quota.md). Left as is (REVC L1): telling them apart needs
+        each booking's time in the ledger, a new column and its migration.
+        """
         now = utcnow() if now is None else now
         if self.reset is not None:
             now -= dt.timedelta(hours=self.reset.hour, minutes=self.reset.minute)
