@@ -25,9 +25,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import pandas as pd
+
 from .errors import InvalidParameter, checked_keywords, checked_methods, warn
 
-__all__ = ["AsDict", "LoadReport", "MissingICO", "QueryReport", "queries_html", "report"]
+__all__ = ["AsDict", "LoadReport", "MissingICO", "QueryReport", "manifest_summary",
+           "queries_html", "report", "snapshots_report"]
 
 class AsDict:
     """Reads as a dict too (``info["profiles"]``), as up to 0.1. Deprecated: each
@@ -198,6 +201,11 @@ class LoadReport:
         budget ran out or the daily limit stopped it before they were fetched
         again, or fetching them again failed (this call or an earlier one whose
         retry waits; ``attrs["icoframes"]["failed"]`` says why and when).
+    stopped : str or None
+        Why the load stopped before its end: ``"quota"`` (the daily limit) or
+        ``"breaker"`` (a run of wrong answers stopped the asking); None when it ran
+        to its end. Of a frame of several snapshots: the reason of each day that
+        stopped, as ``"YYYY-MM-DD: reason"``, joined by ``"; "``.
 
     Examples
     --------
@@ -213,6 +221,7 @@ class LoadReport:
     missing: tuple[MissingICO, ...] = ()
     requests: dict[str, int] = field(default_factory=dict)
     not_refreshed: tuple[int, ...] = ()
+    stopped: str | None = None
 
     @property
     def requests_total(self) -> int:
@@ -240,9 +249,13 @@ class LoadReport:
         complete = summary.get("complete")
         if complete is None:
             complete = all(q.complete for q in queries) and not missing
+        stopped = summary.get("stopped")  # a load's "quota"/"breaker"; a manifest's record
+        if isinstance(stopped, Mapping):
+            stopped = stopped.get("reason")
         return cls(queries=queries, complete=bool(complete), missing=missing,
                    requests={str(k): int(v) for k, v in (summary.get("requests") or {}).items()},
-                   not_refreshed=tuple(int(i) for i in summary.get("not_refreshed") or []))
+                   not_refreshed=tuple(int(i) for i in summary.get("not_refreshed") or []),
+                   stopped=None if stopped is None else str(stopped))
 
     def _repr_html_(self) -> str:
         """The queries as an HTML table (complete, source, rows, fetch time, values lost)."""
@@ -269,27 +282,110 @@ def queries_html(report: LoadReport | None) -> list[str]:
     return out
 
 
+def manifest_summary(manifest: Any) -> dict[str, Any] | None:
+    """The load summary an export's manifest holds, as a loader writes it in
+    ``attrs["icoframes"]`` (:meth:`LoadReport.from_dict` reads it): its queries,
+    ``complete``, ``missing``, the ids ``not_refreshed``, the ``requests`` the export
+    spent and why it ``stopped``. None for a manifest that says nothing of its
+    completeness (written by hand, or by another program)."""
+    if not isinstance(manifest, Mapping) or not isinstance(manifest.get("complete"), bool):
+        return None
+    # a query's values lost as one count: the records stay in the manifest (a snapshot
+    # frame's attrs hold one summary a day, copied by pandas with the frame)
+    queries = [{**q, "problems": [{"count": sum(int(p.get("count", 1)) for p in
+                                                q.get("problems") or [])}]}
+               for q in manifest.get("queries") or [] if isinstance(q, Mapping)]
+    stopped = manifest.get("stopped")
+    return {
+        "queries": queries, "complete": manifest["complete"],
+        "missing": [{"id": m["id"], "name": m.get("name"), "state": m.get("state", "not_fetched"),
+                     "reason": m.get("reason", "")}
+                    for m in manifest.get("missing") or [] if isinstance(m, Mapping)],
+        "requests": dict(manifest.get("requests_spent") or {}),
+        "not_refreshed": [m["id"] if isinstance(m, Mapping) else m
+                          for m in manifest.get("not_refreshed") or []],
+        "stopped": stopped.get("reason") if isinstance(stopped, Mapping) else None}
+
+
+def _snapshot_day(value: Any) -> str:
+    return pd.Timestamp(value).date().isoformat()
+
+
+def snapshots_report(frame: Any, infos: list[Mapping[str, Any]]) -> LoadReport:
+    """The report of a :func:`~icoframes.read_snapshots` frame: of the days it holds (as
+    :func:`~icoframes.snapshots.snapshot_dates` counts them: its rows' days, and the days
+    without a row unless the frame was cut; every day when it lacks ``snapshot_date``),
+    one day's manifest's, or several days' together: complete when every day is, each
+    day's missing ICOs (their reason naming the day), requests summed."""
+    days = [str(i.get("snapshot_date")) for i in infos]
+    column = getattr(frame, "columns", ())
+    if "snapshot_date" in column:
+        held = {_snapshot_day(d) for d in frame["snapshot_date"].dropna().unique()}
+        cut = any(i.get("rows") and day not in held for day, i in zip(days, infos, strict=True))
+        days = [day for day, i in zip(days, infos, strict=True)
+                if day in held or (not cut and i.get("rows") == 0)]
+    if not days:
+        raise InvalidParameter(
+            "this frame holds no row of any snapshot its attrs['icoframes'] names: which "
+            "snapshots it answers is unknown; icoframes.snapshot_info(out) says what each "
+            "snapshot's manifest holds")
+    summaries = {str(i.get("snapshot_date")): i["report"] for i in infos
+                 if isinstance(i.get("report"), Mapping)}
+    unknown = [day for day in days if day not in summaries]
+    if unknown:
+        raise InvalidParameter(
+            f"the snapshot of {unknown[0]} has no manifest that says whether it is complete "
+            f"({len(unknown)} day(s) of this frame): its load report is unknown; "
+            "icoframes.snapshot_info(out) says what each snapshot's manifest holds")
+    reports = {day: LoadReport.from_dict(summaries[day]) for day in days}
+    if len(reports) == 1:
+        return next(iter(reports.values()))
+    requests: dict[str, int] = {}
+    for r in reports.values():
+        for endpoint, n in r.requests.items():
+            requests[endpoint] = requests.get(endpoint, 0) + n
+    return LoadReport(
+        queries=tuple(q for r in reports.values() for q in r.queries),
+        complete=all(r.complete for r in reports.values()),
+        missing=tuple(dataclasses.replace(m, reason=f"{m.reason} (the snapshot of {day})")
+                      for day, r in reports.items() for m in r.missing),
+        requests=requests,
+        not_refreshed=tuple(sorted({i for r in reports.values() for i in r.not_refreshed})),
+        stopped="; ".join(f"{day}: {r.stopped}" for day, r in reports.items()
+                          if r.stopped) or None)
+
+
 @checked_keywords
 def report(result: Any) -> LoadReport:
-    """The :class:`LoadReport` of a loader's result: a ``Tables`` or a frame.
+    """The :class:`LoadReport` of a loader's result, or of an export read back.
 
     Parameters
     ----------
     result : Tables or pandas.DataFrame
         What ``load_tables`` returned (its ``report``), or a frame of
         ``load_filters``, ``load_list``, ``load_icos`` or of a ``Tables``,
-        or a selection or copy of one (read from ``attrs["icoframes"]``).
+        or a selection or copy of one (read from ``attrs["icoframes"]``);
+        or what ``read_export`` returned (a ``Tables``, or its ``icos``): the report
+        its manifest holds; or a ``read_snapshots`` frame, or a selection of one: the
+        report of the snapshots it holds.
 
     Returns
     -------
     LoadReport
+        Of an export read back: the manifest's ``complete``, ``missing``,
+        ``not_refreshed`` (ids), ``stopped`` (its reason), the requests the export
+        spent and its queries. Of a snapshot frame: one day's so; of several days
+        together, complete only when every day is (each missing ICO's reason names
+        its day, requests summed, ``stopped`` names each day that stopped).
 
     Raises
     ------
     InvalidParameter
-        The object carries no report: it was not returned by a loader, or
-        pandas dropped its ``attrs`` (``merge``, ``concat``, ``features``...).
-        Take the report before combining frames.
+        The object carries no report: it was not returned by a loader or a reader
+        of exports, or pandas dropped its ``attrs`` (``merge``, ``concat``,
+        ``features``...). Take the report before combining frames. Also an export
+        or a snapshot whose manifest says nothing of its completeness, and a
+        snapshot frame cut to no row (which snapshots it answers is unknown).
 
     Examples
     --------
@@ -303,9 +399,20 @@ def report(result: Any) -> LoadReport:
     if isinstance(carried, LoadReport):
         return carried
     attrs = getattr(result, "attrs", None)
+    if attrs is None and carried is None:  # a Tables read back (read_export): its icos'
+        attrs = getattr(getattr(result, "icos", None), "attrs", None)
     summary = attrs.get(ATTRS_KEY) if isinstance(attrs, Mapping) else None
-    if isinstance(summary, Mapping):
+    if isinstance(summary, Mapping) and "queries" in summary:  # a loader's
         return LoadReport.from_dict(summary)
+    if isinstance(summary, Mapping) and "manifest" in summary:  # read_export's
+        found = manifest_summary(summary["manifest"])
+        if found is None:
+            raise InvalidParameter(
+                "the manifest of this export says nothing of whether it is complete (no "
+                "'complete'): it has no load report; attrs['icoframes']['manifest'] holds it")
+        return LoadReport.from_dict(found)
+    if isinstance(summary, Mapping) and isinstance(summary.get("snapshots"), list):
+        return snapshots_report(result, summary["snapshots"])
     raise InvalidParameter(
         f"this {type(result).__name__} carries no load report: only what a loader returns "
         "has one (Tables.report, or a frame's attrs['icoframes']), and pandas drops attrs "

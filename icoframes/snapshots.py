@@ -39,6 +39,7 @@ from .exported import (
 )
 from .files import entry_kind
 from .queries import checked_keywords
+from .reporting import manifest_summary
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
 from .tables import read_table
 
@@ -173,7 +174,10 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
         frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
                                                  dtype=DATE_DTYPE))
         frames.append(frame)
-        infos.append({**_info(date, read, manifest), "rows": len(frame)})
+        # the day's load summary too, for icoframes.report of the frame (the manifest is
+        # not read again: another export of the day may have replaced it since)
+        infos.append({**_info(date, read, manifest), "rows": len(frame),
+                      "report": manifest_summary(manifest)})
     stacked = pd.concat(frames, ignore_index=True)
     # concat of frames that are all empty, or of mixed text dtypes, can loosen a dtype
     dtypes = {"snapshot_date": DATE_DTYPE, **schema.dtypes}

@@ -1,0 +1,101 @@
+"""icoframes.report of exports read back (REVC M1): read_export's Tables and frame, and
+read_snapshots frames (whole, or cut to some days), say what their manifests say: an
+incomplete export is never reported complete."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+import time_machine
+
+import icoframes
+from icoframes import LoadReport, sandbox
+from icoframes.errors import InvalidParameter
+from icoframes.tables import Tables
+
+
+def _export(out: Path, when: int, **kwargs):
+    with time_machine.travel(dt.datetime(2026, 11, when, 12, tzinfo=dt.UTC)), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore", icoframes.IcoframesWarning)  # incomplete: said here
+        return icoframes.export_tables(out, status="past", snapshot=True, progress=False,
+                                       **kwargs)
+
+
+def _manifest(out: Path, day: str) -> dict:
+    return json.loads((out / f"snapshot_date={day}" / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """Day 1 complete; day 2 stopped by the daily limit with new ICOs not fetched."""
+    tmp = tmp_path_factory.mktemp("report_exports")
+    out = tmp / "out"
+    with sandbox.serve(n_icos=15, seed=7) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp / "cache")
+        try:
+            first = _export(out, 1)
+            for _ in range(3):
+                sb.add_ico("past")
+            icoframes.configure(**sb.settings(), cache_dir=tmp / "cache", daily_quota=2)
+            second = _export(out, 2)
+        finally:
+            icoframes.reset_configuration()
+    assert first.complete and not second.complete and second.stopped["reason"] == "quota"
+    assert len(second.missing) == 2
+    return out
+
+
+def test_read_export_of_an_incomplete_export_reports_its_manifest(tree):
+    manifest = _manifest(tree, "2026-11-02")
+    tables = icoframes.read_export(tree / "snapshot_date=2026-11-02")
+    assert tables.report is None  # no load made it: report() reads the manifest
+    got = icoframes.report(tables)
+    assert isinstance(got, LoadReport) and icoframes.report(tables.icos) == got
+    assert icoframes.report(tables.icos[tables.icos["id"] > 0]) == got  # a selection too
+    assert got.complete is False and got.stopped == "quota"
+    assert [(m.id, m.name, m.state, m.reason) for m in got.missing] == [
+        (m["id"], m["name"], "not_fetched", "quota") for m in manifest["missing"]]
+    assert got.requests == manifest["requests_spent"] and got.requests_total == 2
+    assert got.not_refreshed == ()
+    assert [q.params for q in got.queries] == [{"status": "past"}]
+    complete = icoframes.report(icoframes.read_export(tree / "snapshot_date=2026-11-01"))
+    assert complete.complete is True and complete.missing == () and complete.stopped is None
+    assert complete.requests == _manifest(tree, "2026-11-01")["requests_spent"]
+
+
+def test_a_snapshot_frame_is_complete_only_when_every_day_it_holds_is(tree):
+    frame = icoframes.read_snapshots(tree)
+    one, two = (_manifest(tree, f"2026-11-0{d}") for d in (1, 2))
+    whole = icoframes.report(frame)
+    assert whole.complete is False and whole.stopped == "2026-11-02: quota"
+    assert [(m.id, m.reason) for m in whole.missing] == [
+        (m["id"], "quota (the snapshot of 2026-11-02)") for m in two["missing"]]
+    assert whole.requests == {k: one["requests_spent"][k] + two["requests_spent"][k]
+                              for k in one["requests_spent"]}
+    assert len(whole.queries) == 2
+    day2 = icoframes.report(frame[frame["snapshot_date"] == "2026-11-02"])
+    assert day2 == icoframes.report(icoframes.read_export(tree / "snapshot_date=2026-11-02"))
+    assert day2.complete is False and day2.stopped == "quota"
+    day1 = icoframes.report(frame[frame["snapshot_date"] == "2026-11-01"])
+    assert day1.complete is True and day1.missing == () and day1.requests == one[
+        "requests_spent"]
+    with pytest.raises(InvalidParameter, match="holds no row of any snapshot"):
+        icoframes.report(frame[frame["id"] < 0])
+    without = frame.drop(columns="snapshot_date")  # which day a row is of: unknown, all days
+    assert icoframes.report(without) == whole
+
+
+def test_a_manifest_that_says_nothing_of_completeness_gives_no_report(tmp_path):
+    Tables.empty().to_parquet(tmp_path / "plain")
+    (tmp_path / "plain" / "manifest.json").write_text("{}")
+    with pytest.raises(InvalidParameter, match=r"says nothing of whether it is complete"):
+        icoframes.report(icoframes.read_export(tmp_path / "plain"))
+    for day in ("2026-11-01", "2026-11-02"):  # snapshot folders without a manifest
+        Tables.empty().to_parquet(tmp_path / "tree" / f"snapshot_date={day}")
+    with pytest.raises(InvalidParameter, match=r"snapshot of 2026-11-01 has no manifest"):
+        icoframes.report(icoframes.read_snapshots(tmp_path / "tree"))
