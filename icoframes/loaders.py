@@ -73,6 +73,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
         How old a cached copy may be; ``None`` means it never expires.
     offline : bool, default False
         Use the cache only; raise :class:`NotCached` when it has no copy.
+        Refused (:class:`InvalidParameter`) with ``refresh=True`` or ``max_age=0``.
 
     Returns
     -------
@@ -157,7 +158,8 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         reported in a warning and in the report (``not_refreshed``).
     offline : bool, default False
         Use the cache only, spending no request; raises :class:`NotCached`
-        naming what is missing.
+        naming what is missing. Refused with ``refresh``, ``max_age=0`` or a
+        ``profile_max_age`` of 0 (they ask the service again).
     progress : bool, optional
         Show progress bars. By default they show in notebooks and terminals,
         and not when output is redirected (cron, CI).
@@ -206,7 +208,8 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     InvalidParameter
         A filter is unknown, has a value spec 4.2 does not allow, or names a
         platform, category, type or country the filter set does not list
-        (raised before any list or profile request).
+        (raised before any list or profile request). ``offline=True`` with an
+        argument that asks the service again.
     QuotaExceeded
         The daily allowance ran out. Everything fetched is cached; call again
         after the reset to fetch only the rest.

@@ -190,7 +190,10 @@ class LoadReport:
     queries : tuple of QueryReport
         The queries the result answers, in order.
     complete : bool
-        Every query complete and every listed ICO has its row.
+        Every query complete and every listed ICO has its row (a row kept not
+        refreshed counts: see ``not_refreshed``). Of an export read back, the
+        manifest's ``complete``, which is also False when a row was kept not
+        refreshed (the freshness guide says why the two differ).
     missing : tuple of MissingICO
         Listed ICOs without a row, with their state and why.
     requests : dict of str to int

@@ -181,7 +181,7 @@ def test_offline_uses_the_cache_or_says_what_is_missing(cfg):
     assert spent(cfg) == {"filters": 0, "icos": 0, "ico": 0}
     online = icoframes.load_icos(status="past", progress=False)
     before = spent(cfg)
-    offline = icoframes.load_icos(status="past", offline=True, max_age=0)
+    offline = icoframes.load_icos(status="past", offline=True)
     pd.testing.assert_frame_equal(online, offline)
     assert spent(cfg) == before
 

@@ -40,8 +40,7 @@ from .localquery import cached_query
 from .moment import listed_rows, page_together
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
-from .policy import PROFILE_MAX_AGE, Want, age_limit
-from .policy import profile_max_age as profile_max_age_of
+from .policy import PROFILE_MAX_AGE, Want, load_ages
 from .pool import RequestPool
 from .progress import Progress, interactive
 from .result import assemble, filter_set, state_of_result
@@ -137,8 +136,9 @@ class Load:
 
     def filters(self, *, refresh: bool, max_age: Any) -> pd.DataFrame:
         """The filter set: cached when fresh enough, else fetched (one request) and cached."""
+        limit, _ = load_ages(max_age, refresh=refresh, offline=self.offline)  # not both
         frame, query = filter_set(self.cache, self.service.fetch_filters, refresh=refresh,
-                                  limit=age_limit(max_age), offline=self.offline)
+                                  limit=limit, offline=self.offline)
         frame.attrs["icoframes"] = {"queries": [query], "requests": self.requests_spent()}
         return frame
 
@@ -195,8 +195,7 @@ class Load:
         """Page the lists (or use fresh cached ones) and fetch what profiles lack; the listing,
         with the crawl's summary in ``attrs["icoframes"]``."""
         budget = check_load_arguments(refresh=refresh, budget=budget)  # a Python int
-        limit = age_limit(max_age)
-        ages = profile_max_age_of(profile_max_age)
+        limit, ages = load_ages(max_age, profile_max_age, refresh=refresh, offline=self.offline)
         queries = build_queries(status, filters, self._filter_set,  # a typo: did you mean
                                 keywords=keywords)
         self._begin(profiles=profiles, refresh_all=refresh == "all", ages=ages, budget=budget)

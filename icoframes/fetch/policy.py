@@ -45,8 +45,8 @@ from ..api.params import STATUSES
 from ..errors import InvalidParameter, quoted
 
 __all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT", "ProfileIndex",
-           "Want", "age_limit", "due_after", "next_try", "plan_profiles", "profile_max_age",
-           "retry_interval"]
+           "Want", "age_limit", "due_after", "load_ages", "next_try", "plan_profiles",
+           "profile_max_age", "retry_interval"]
 
 # How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
 # change daily (raised, end date), upcoming ones weekly, past ones hardly (token price).
@@ -101,6 +101,27 @@ def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None
     if max_age is None:
         return None
     return _age(max_age, "max_age must be a timedelta, seconds or None, got")
+
+
+def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
+              offline: bool = False) -> tuple[dt.timedelta | None, dict[str, dt.timedelta]]:
+    """A load's ``max_age`` (:func:`age_limit`) and ``profile_max_age``
+    (:func:`profile_max_age`), refused with ``offline=True`` when an argument asks the
+    service again: ``refresh`` True or ``"all"``, ``max_age=0`` (every cached list too old)
+    or a ``profile_max_age`` of 0 (every profile of a status too old). Offline won over
+    them silently: the cached rows came back as if fetched again, said complete."""
+    limit, ages = age_limit(max_age), profile_max_age(profile_ages)
+    asks = [f"refresh={refresh!r}" if isinstance(refresh, str) else "refresh=True"] * bool(
+        refresh)
+    asks += ["max_age=0"] * (limit == dt.timedelta(0))
+    zero = [status for status, age in ages.items() if age == dt.timedelta(0)]
+    asks += [f"profile_max_age=0 (for {', '.join(zero)})"] * bool(zero)
+    if offline and asks:
+        raise InvalidParameter(
+            f"offline=True uses the cache alone, but {' and '.join(asks)} "
+            f"ask{'s' * (len(asks) == 1)} the service again: give one or the other "
+            "(offline=True alone returns the cached rows as they are, saying what is missing)")
+    return limit, ages
 
 
 def profile_max_age(value: Any) -> dict[str, dt.timedelta]:
