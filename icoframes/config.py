@@ -36,7 +36,7 @@ from .errors import ConfigError, InvalidParameter, checked_keywords, checked_met
 from .numerals import INT64_MAX
 from .paths import expanded_path
 from .quoting import quoted
-from .secret import HIDDEN, RedactedURL, Secret, redact_url
+from .secret import HIDDEN, RedactedURL, Secret, redact_address, redact_url
 
 __all__ = ["MAX_WORKERS", "SETTINGS", "SET_CACHE_DIR", "Setting", "Settings", "check_setting",
            "configure", "get_settings", "hide", "reset_configuration", "unchanged"]
@@ -103,12 +103,13 @@ class Setting:
 
 
 def _shown(value: Any) -> str:
-    """``value`` as a refused setting quotes it: an address (``http://...``) with its password
-    hidden, anything else with :func:`~icoframes.quoting.quoted`'s ``keys``: a key given for
-    ``base_url``, ``quota_reset`` or ``timeout`` by mistake is not shown."""
+    """``value`` as a refused setting quotes it: an address (``http://...``) with its password,
+    query and fragment hidden (:func:`~icoframes.secret.redact_address`), anything else with
+    :func:`~icoframes.quoting.quoted`'s ``keys``: a key given for ``base_url``,
+    ``quota_reset`` or ``timeout`` by mistake is not shown."""
     if isinstance(value, str) and (value.strip().lower().startswith(("http://", "https://"))
                                    or redact_url(value) != value):  # "user:pw@host"
-        return quoted(redact_url(value))  # an address, its password hidden: no key
+        return quoted(redact_address(value))  # an address, its password, query hidden: no key
     return quoted(value, keys=True)
 
 

@@ -38,7 +38,9 @@ def url(value: Any) -> str:
     except ValueError:  # urlsplit's text quotes the port or host given: a key, maybe
         raise ValueError("is not a usable URL (a port that is no number from 0 to 65535, or "
                          "a broken IPv6 host)") from None
-    if not usable or parts.query or parts.fragment:  # "?..." would come before the API's paths
+    # "?..." would come before the API's paths; an empty one too ("http://host/?": was
+    # taken, and its first request, POST /?/api/v1/..., refused)
+    if not usable or parts.query or parts.fragment or text.endswith(("?", "#")):
         raise ValueError("names no host, or port 0" if not usable else
                          "has a query or a fragment ('?', '#'): the API's paths go after it")
     return RedactedURL(text)

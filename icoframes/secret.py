@@ -32,7 +32,8 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from .errors import ConfigError, checked_methods
 
-__all__ = ["HIDDEN", "HiddenText", "RedactedURL", "Secret", "redact_url", "split_userinfo"]
+__all__ = ["HIDDEN", "HiddenText", "RedactedURL", "Secret", "redact_address", "redact_url",
+           "split_userinfo"]
 
 HIDDEN = "<hidden>"
 """What a secret, or the user information of an address, shows instead of itself."""
@@ -146,6 +147,22 @@ def redact_url(url: str) -> str:
         # ends that authority early ("http://user:pa/ss@host"); hide up to the last @
         return f"{parts.scheme}://{HIDDEN}@{url.rsplit('@', 1)[1]}"
     return urlunsplit(parts._replace(netloc=f"{HIDDEN}@{parts.netloc.rsplit('@', 1)[1]}"))
+
+
+def redact_address(url: str) -> str:
+    """``url`` as a refusal shows it: its user information hidden (:func:`redact_url`), and its
+    query and fragment too (``?<hidden>``, ``#<hidden>``): a token may be in them
+    (``?api_token=...``). An empty one stays (``?``: what was refused).
+
+    Examples
+    --------
+    >>> redact_address("https://u:pw@api.example.com/?api_token=tok#k"), redact_address("http://h/?")
+    ('https://<hidden>@api.example.com/?<hidden>#<hidden>', 'http://h/?')
+    """
+    head, hash_, fragment = redact_url(url).partition("#")
+    head, mark, query = head.partition("?")
+    return (head + (f"?{HIDDEN}" if query else mark)
+            + (f"#{HIDDEN}" if fragment else hash_))
 
 
 class RedactedURL(str):
