@@ -11,12 +11,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["add_cache_parser", "run_cache"]
+__all__ = ["CACHE_DIR_HELP", "add_cache_parser", "run_cache"]
 
 
-def add_cache_parser(sub: argparse._SubParsersAction) -> None:
-    """The ``cache`` subcommand, on the subparsers of the ``icoframes`` parser."""
+#: ``--cache-dir``'s help, the same for ``export`` and ``cache``.
+CACHE_DIR_HELP = "the cache dir (default: the cache_dir setting, ICOFRAMES_CACHE_DIR)"
+
+
+def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str], Any] = str,
+                     once: Any = "store") -> None:
+    """The ``cache`` subcommand, on the subparsers of the ``icoframes`` parser; ``folder`` and
+    ``once``: the type and action of the command's folder options (``export --cache-dir``'s)."""
     cache = sub.add_parser(
         "cache", help="show or clear the cache of the configured service",
         epilog="clear prints each path removed and the bytes freed; a path it left alone "
@@ -26,6 +34,8 @@ def add_cache_parser(sub: argparse._SubParsersAction) -> None:
     # words a user may type for one (the parser's "did you mean" names the choice)
     action.synonyms = {"show": "info", "list": "info", "status": "info",
                        "delete": "clear", "remove": "clear", "purge": "clear", "wipe": "clear"}
+    cache.add_argument("--cache-dir", action=once, type=folder, metavar="DIR",
+                       help=CACHE_DIR_HELP)
 
 
 def run_cache(args: argparse.Namespace) -> bool:
@@ -34,9 +44,10 @@ def run_cache(args: argparse.Namespace) -> bool:
     from .loaders import cache_info, clear_cache
 
     if args.action != "clear":
-        print(json.dumps(cache_info().as_dict(), indent=2, default=str))
+        print(json.dumps(cache_info(cache_dir=args.cache_dir).as_dict(), indent=2,
+                         default=str))
         return True
-    report = clear_cache()
+    report = clear_cache(cache_dir=args.cache_dir)
     for path in report.removed:
         print(f"removed {path}")
     for skip in report.skipped:  # a cron job's log shows what is still there, and why

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 from .api.params import PARAMS
-from .cachecommand import add_cache_parser, run_cache
+from .cachecommand import CACHE_DIR_HELP, add_cache_parser, run_cache
 from .config import MAX_WORKERS, SETTINGS
 from .errors import (
     AuthError,
@@ -217,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="at most N profile requests (N >= 0), the most stale first")
     export.add_argument("--max-workers", action=_Once, type=whole("an integer", 1, MAX_WORKERS),
                         metavar="N", help=f"concurrent requests, 1-{MAX_WORKERS} (default: 8)")
-    export.add_argument("--cache-dir", action=_Once, type=_folder, metavar="DIR")
+    export.add_argument("--cache-dir", action=_Once, type=_folder, metavar="DIR",
+                        help=CACHE_DIR_HELP)
     _add_filter_options(export)
 
     add_arguments(sub.add_parser("sandbox",
@@ -229,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--n-icos", action=_Once, type=DEMO_ICOS, default=1000)
     demo.add_argument("--seed", action=_Once, type=ANY_INTEGER, default=0)
 
-    add_cache_parser(sub)
+    add_cache_parser(sub, folder=_folder, once=_Once)  # --cache-dir as export's
     return parser
 
 

@@ -18,6 +18,7 @@ Request economy, since the service allows 5,000 requests per key per day:
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -274,8 +275,16 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
 
 
 @checked_keywords
-def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
+def cache_info(*, all: bool = False,
+               cache_dir: str | os.PathLike[str] | None = None) -> CacheInfo | CacheDirInfo:
     """What the cache of the configured service holds; with ``all=True``, every service's.
+
+    Parameters
+    ----------
+    all : bool, default False
+        Every service folder of the cache dir, not only the configured service's.
+    cache_dir : path-like, optional
+        Overrides the configured cache dir (as ``export_tables(cache_dir=...)``).
 
     Returns
     -------
@@ -309,11 +318,11 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
     """
     check_flags(all=all)
     if all:
-        settings = get_settings()
+        settings = get_settings(cache_dir=cache_dir)
         service = settings.service_id if settings.base_url else None
         configured = Cache(settings.cache_dir, service).dir if service else None
         return describe(settings.cache_dir, configured=configured)
-    settings = _settings_with_base_url()
+    settings = _settings_with_base_url(cache_dir)
     ledger = QuotaLedger(settings.cache_dir, settings.public_key, settings.daily_quota,
                          service=settings.service_id,
                          reset=settings.quota_reset) if settings.public_key else None
@@ -321,7 +330,8 @@ def cache_info(*, all: bool = False) -> CacheInfo | CacheDirInfo:
 
 
 @checked_keywords
-def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
+def clear_cache(*, all: bool = False, ledgers: bool = False,
+                cache_dir: str | os.PathLike[str] | None = None) -> CacheReport:
     """Delete what is cached for the configured service; with ``all=True``, for every service.
 
     Each folder goes under its lock; symlinks are never followed (a link goes as a
@@ -330,19 +340,20 @@ def clear_cache(*, all: bool = False, ledgers: bool = False) -> CacheReport:
     unless ``ledgers=True``: they hold today's count, which the ``daily_quota``
     cap needs. Returns a :class:`~icoframes.store.housekeeping.CacheReport`:
     ``removed`` (paths), ``freed_bytes`` and ``skipped`` (path and reason).
+    ``cache_dir`` overrides the configured cache dir (as ``export_tables(cache_dir=...)``).
     """
     check_flags(all=all, ledgers=ledgers)  # all="no" would clear every service, ledgers too
     if all:
-        return clear_all(get_settings().cache_dir, ledgers=ledgers)
-    settings = _settings_with_base_url()
+        return clear_all(get_settings(cache_dir=cache_dir).cache_dir, ledgers=ledgers)
+    settings = _settings_with_base_url(cache_dir)
     ledger = (QuotaLedger(settings.cache_dir, settings.public_key, service=settings.service_id)
               if ledgers and settings.public_key else None)
     return remove_folder(Cache(settings.cache_dir, settings.service_id).dir, ledger=ledger)
 
 
 @checked_keywords
-def prune_cache(older_than: dt.timedelta | float | int, *,
-                ledgers: bool = False) -> CacheReport:
+def prune_cache(older_than: dt.timedelta | float | int, *, ledgers: bool = False,
+                cache_dir: str | os.PathLike[str] | None = None) -> CacheReport:
     """Delete what no load used for longer than ``older_than`` (a timedelta or seconds).
 
     Service folders of the cache dir unused for longer go whole; in the others,
@@ -351,6 +362,7 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
     hour old). With ``ledgers=True``, the request counts of keys that sent
     nothing for as long (and at least since yesterday) go too. The rules and
     report of :func:`clear_cache`; InvalidParameter for a negative ``older_than``.
+    ``cache_dir`` overrides the configured cache dir.
 
     Examples
     --------
@@ -361,14 +373,14 @@ def prune_cache(older_than: dt.timedelta | float | int, *,
     >>> icoframes.reset_configuration()
     """
     check_flags(ledgers=ledgers)
-    return prune(get_settings().cache_dir, older_than, ledgers=ledgers)
+    return prune(get_settings(cache_dir=cache_dir).cache_dir, older_than, ledgers=ledgers)
 
 
 # -- the machinery --------------------------------------------------------------
 
 
-def _settings_with_base_url():
-    settings = get_settings()
+def _settings_with_base_url(cache_dir: Any = None):
+    settings = get_settings(cache_dir=cache_dir)  # None: the configured one
     if not settings.base_url:
         settings.require_credentials()  # raises ConfigError with set-up help
     return settings
