@@ -478,5 +478,5 @@ def test_a_misspelled_keyword_of_any_public_function_suggests_it(cfg, tmp_path, 
 
 def test_a_keyword_nothing_is_close_to_lists_the_keywords(cfg):
     with pytest.raises(InvalidParameter, match=r"^colour is not a keyword of cache_info\(\); "
-                                               r"its keywords: all$"):
+                                               r"its keywords: all, cache_dir$"):
         icoframes.cache_info(colour=3)
