@@ -354,8 +354,18 @@ def _from_env(setting: Setting) -> Any:
     return hide(setting.name, os.environ.get(setting.env) or None)
 
 
+# names a user may type for a setting that no spelling is close to (``quota`` was offered
+# ``quota_reset``, a time of day, for a count of requests)
+_WORDS = {"quota": "daily_quota", "limit": "daily_quota", "daily_limit": "daily_quota",
+          "request_limit": "daily_quota", "reset": "quota_reset", "url": "base_url",
+          "api_url": "base_url", "endpoint": "base_url", "secret": "private_key",
+          "secret_key": "private_key", "api_key": "public_key"}
+
+
 def _unknown(name: str) -> InvalidParameter:
-    close = difflib.get_close_matches(name, list(_BY_NAME), n=1, cutoff=0.6)
+    word = _WORDS.get(name.strip().casefold())
+    close = [word] if word else difflib.get_close_matches(name, list(_BY_NAME), n=1,
+                                                          cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else f"; settings: {', '.join(_BY_NAME)}"
     return InvalidParameter(f"unknown setting {name!r}{hint}")
 

@@ -284,10 +284,12 @@ def bounds(low: int | None, high: int | None = None) -> str:
 
 
 def checked(read: Callable[[str], int | float | None], rule: str,
-            ok: Callable[[float], bool]) -> Callable[[str], int | float]:
+            ok: Callable[[float], bool], *,
+            says: Callable[[str], str | None] | None = None) -> Callable[[str], int | float]:
     """An option's type: ``read`` of the text (ASCII digits only, never ``٣`` nor ``1_000``),
     refused by the parser (exit 2, naming the option) unless ``ok``, with the number a text
-    written otherwise most likely means.
+    written otherwise most likely means; ``says``: the hint for a text of another form the
+    option's value has (an age with a unit), shown as no key is written.
 
     Examples
     --------
@@ -304,8 +306,9 @@ def checked(read: Callable[[str], int | float | None], rule: str,
         if value is None or not ok(value):
             meant = meant_number(text, whole=whole_number) if value is None else None  # "٣"
             hint = f"; did you mean {meant!r}?" if meant is not None and ok(meant) else ""
+            other = says(text) if says is not None and value is None else None
             raise argparse.ArgumentTypeError(  # a key given to --seed by mistake: not shown
-                f"must be {rule}, got {quoted(text, keys=True)}{hint}")
+                f"must be {rule}, got {quoted(text, keys=other is None)}{other or hint}")
         return value
     return convert
 
@@ -360,6 +363,35 @@ def QUOTA(text: str) -> int | None:  # an option's type, named as COUNT is
 ANY_INTEGER = whole("an integer", -INT64_MAX - 1, INT64_MAX)
 #: More seconds than a timedelta holds (its whole days): an age is fewer.
 TOO_MANY_SECONDS = (dt.timedelta.max.days + 1) * 86_400
+# an age with a unit ("1d", "12h", "90 min"), or one status's ("past=30d"): no key's form
+_AGE_TEXT = re.compile(r"(?:(ongoing|upcoming|past)\s*=\s*)?([0-9]+(?:\.[0-9]+)?)\s*"
+                       r"(s|sec|min|h|d|w)", re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "sec": 1, "min": 60, "h": 3600, "d": 86_400, "w": 604_800}
+
+
+def age_in_seconds(text: str) -> str | None:
+    """The hint for an age written with a unit where seconds go (``--max-age 1d``): its
+    seconds; None for any other text.
+
+    Examples
+    --------
+    >>> age_in_seconds("1d"), age_in_seconds("abc")
+    ('; did you mean 86400 (1d in seconds)?', None)
+    >>> age_in_seconds("past=30d")
+    '; the option is one age in seconds for every status (30d is 2592000)'
+    """
+    match = _AGE_TEXT.fullmatch(typed := text.strip())
+    if match is None:
+        return None
+    seconds = float(match[2]) * _UNIT_SECONDS[match[3].lower()]
+    said = typed[match.start(2):]  # the age as typed
+    number = int(seconds) if seconds.is_integer() else seconds
+    if match[1]:
+        return f"; the option is one age in seconds for every status ({said} is {number})"
+    return f"; did you mean {number} ({said} in seconds)?"
+
+
 #: Seconds: ``export --max-age``, ``--profile-max-age``, ``sandbox --latency``.
 SECONDS = checked(number_text, "a finite number of seconds >= 0 that a timedelta holds "
-                  f"(below {TOO_MANY_SECONDS:.3g})", lambda v: 0 <= v < TOO_MANY_SECONDS)
+                  f"(below {TOO_MANY_SECONDS:.3g})", lambda v: 0 <= v < TOO_MANY_SECONDS,
+                  says=age_in_seconds)

@@ -236,6 +236,12 @@ def sort_rows(frame: pd.DataFrame, sort: tuple[str, bool] | None,
     return out
 
 
+# ``export --refresh``'s words, typed to a loader
+_CLI_REFRESH = {"changed": "; did you mean True (re-page, re-fetch what changed: the CLI's "
+                           "--refresh changed)?",
+                "none": "; did you mean False (the CLI's --refresh none)?"}
+
+
 def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: Any = False,
                          progress: Any = None) -> int | None:
     """The loaders' own arguments that are not list parameters: InvalidParameter when unusable.
@@ -248,8 +254,9 @@ def check_load_arguments(*, refresh: Any = False, budget: Any = None, offline: A
     check_flags(progress=progress, none_means="by the terminal")
     if not (isinstance(refresh, bool | np.bool_) or (isinstance(refresh, str)
                                                       and refresh == "all")):  # not 1, "yes"
-        hint = ("; did you mean 'all'?" if isinstance(refresh, str)
-                and refresh.strip().casefold() == "all" else did_you_mean_flag(refresh))
+        word = refresh.strip().casefold() if isinstance(refresh, str) else None
+        hint = ("; did you mean 'all'?" if word == "all" else _CLI_REFRESH.get(word or "")
+                or did_you_mean_flag(refresh))  # the CLI's --refresh words too
         raise InvalidParameter(f"refresh must be False, True or 'all', got {quoted(refresh)}{hint}")
     if budget is None:
         return None

@@ -42,19 +42,23 @@ _REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxset = 2, 
 
 def may_be_key(value: object) -> bool:
     """Whether ``value`` is a text that may be a key: 8 or more characters without a space,
-    not a number (``'sandbox-private'``, a hex digest; not ``'abc'``, ``'30 s'``, ``'1e3'``).
+    with a letter, not a number (``'sandbox-private'``, a hex digest; not ``'abc'``,
+    ``'30 s'``, ``'1e3'``, nor digits and signs: a time ``'06:00:00'``, an address
+    ``'127.0.0.1:8000'``, a date: a key's random letters are in any it is issued).
 
     Examples
     --------
     >>> may_be_key("sandbox-private"), may_be_key("abc"), may_be_key("1e400000"), may_be_key(3)
     (True, False, False, False)
+    >>> may_be_key("06:00:00"), may_be_key("127.0.0.1:8000"), may_be_key("0123abcd")
+    (False, False, True)
     >>> may_be_key(b"sandbox-private"), may_be_key(["sandbox-private"])
     (True, False)
     """
     if isinstance(value, bytes | bytearray):  # a key read from a file in binary mode
         value = value.decode("latin-1")
     return (isinstance(value, str) and bool(_KEY_LIKE.fullmatch(value.strip()))
-            and not _NUMBER.fullmatch(value.strip()))
+            and not _NUMBER.fullmatch(value.strip()) and any(c.isalpha() for c in value))
 
 
 def quoted(value: object, *, keys: bool = False) -> str:

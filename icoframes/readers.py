@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .numerals import INT64_MAX, as_integer, did_you_mean_number, number_text
+from .quoting import may_be_key
 from .secret import RedactedURL, Secret
 
 __all__ = ["MAX_SECONDS", "integer", "private_key", "public_key", "response_bytes", "seconds",
@@ -29,7 +30,10 @@ def url(value: Any) -> str:
     if sep and scheme.lower() in ("http", "https"):  # a scheme has no case (RFC 3986 3.1):
         text = scheme.lower() + sep + rest  # "HTTP://" is http://, one service and one cache
     if not text.startswith(("http://", "https://")):
-        raise ValueError("must start with http:// or https://")
+        # a host without its scheme ("127.0.0.1:8000"), when it is shown (no key: no letter)
+        host = not sep and not may_be_key(text) and bool(re.match(r"[\w.-]+[.:]", text))
+        meant = f"; did you mean 'http://{text}'?" if host else ""
+        raise ValueError(f"must start with http:// or https://{meant}")
     if any(c.isspace() or not c.isprintable() for c in text):  # no request could send it
         raise ValueError("holds a space or a control character (a space in a path is %20)")
     try:  # a port out of range or a broken IPv6 host fails here, not at the first request

@@ -259,8 +259,18 @@ def _int_in(name: str, value: Any, low: int, high: int, *, what: str | None = No
     raise _invalid(name, value, f"must be {allowed}{hint}", kind)
 
 
+#: Names a user may type for a list parameter that no spelling is close to.
+NAME_WORDS = {"kyc": ("investor_kyc", "ico_kyc_passed"), "whitelist": ("investor_wl",),
+              "accepting": ("accepted_currencies",), "currency": ("accepted_currencies",),
+              "currencies": ("accepted_currencies",), "country": ("location",),
+              "countries": ("location",), "restricted_areas": ("exclude_areas",),
+              "restricted": ("exclude_areas",)}
+
+
 def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:
-    close = closest(word, choices)
+    choices = list(choices)
+    close = ([w for w in NAME_WORDS.get(word.strip().casefold(), ()) if w in choices]
+             or closest(word, choices))
     if close:
         return f"; did you mean {' or '.join(map(repr, close))}?"
     return f" (see {or_else})" if or_else else ""

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..ages import numpy_duration
-from ..errors import InvalidParameter, quoted, warn
+from ..errors import InvalidParameter, did_you_mean, quoted, warn
 from ..numerals import number_text
 from ..parse.units import canonical_units
 from ..queries import checked_keywords
@@ -162,6 +162,19 @@ def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
     return out
 
 
+def _column_meant(name: str, columns: Iterable[object]) -> str:
+    """``"; did you mean 'x'?"`` for a column of ``columns`` that ``name`` spells in another
+    case, begins (``date="end"``: ``end_datetime``), or is close to."""
+    names = [str(c) for c in columns]
+    word = name.strip().casefold()
+    same = ([c for c in names if c.casefold() == word]
+            or [c for c in names if word and c.casefold().startswith(word + "_")])
+    if len(same) == 1:
+        return f"; did you mean {same[0]!r}?"
+    # a date column of the schema absent from the frame: no other column is what was meant
+    return "" if name in DATE_COLUMNS else did_you_mean(name, names)
+
+
 @checked_keywords
 def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
            date: str | Sequence[str] = DATE_COLUMNS,
@@ -248,7 +261,9 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
     needed = sorted({*amounts, *(AMOUNT_UNITS[c] for c in amounts), *dates})
     absent = [c for c in needed if c not in icos.columns]
     if absent:
-        raise InvalidParameter(f"icos lacks columns {absent}")
+        typed = [c for c in absent if c in dates]  # a date column named as typed
+        raise InvalidParameter(f"icos lacks columns {absent}"
+                               + (_column_meant(typed[0], icos.columns) if typed else ""))
     rate_max_age = renamed_rate_max_age(rate_max_age, max_age, "to_usd")
     table = normalize_rates(rates, quote=quote)
     age = rate_age(rate_max_age, "to_usd")

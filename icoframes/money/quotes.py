@@ -15,7 +15,7 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidParameter, quoted
+from ..errors import InvalidParameter, did_you_mean, quoted
 from ..parse.units import canonical_unit, canonical_units
 from ..vocabulary import FIAT_CODES, UNIT_ALIASES
 
@@ -91,8 +91,10 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
     if not isinstance(rates, pd.DataFrame):
         raise InvalidParameter(f"rates must be a pandas DataFrame, got {type(rates).__name__}")
     if quote is not None and quote not in QUOTES:
+        # "USD per unit" as typed: the name it spells (spaces for underscores, any case)
+        said = quote.strip().replace(" ", "_") if isinstance(quote, str) else quote
         raise InvalidParameter(f"quote must be one of {', '.join(map(repr, QUOTES))} or None, "
-                         f"got {quoted(quote)}")
+                               f"got {quoted(quote)}{did_you_mean(said, QUOTES)}")
     lower = {str(c).strip().lower(): c for c in rates.columns}
     if "currency" in lower:
         return _long(rates, lower, quote)
