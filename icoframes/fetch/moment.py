@@ -161,8 +161,6 @@ def listed_now_wins(queries: list[ListQuery]) -> None:
         if not (moved := earlier & later):
             continue
         query.frame = query.frame[~query.frame["id"].isin(moved)].reset_index(drop=True)
-        if query.stood_in and query.complete:  # a kept row that left made up the count of
-            query.complete = len(query.frame) >= (query.total_icos or 0)  # one that joined
         if query.kept:
             left = sorted(earlier - moved)
             query.kept = {**query.kept, "rows": len(left), "ids": left} if left else None

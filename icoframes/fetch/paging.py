@@ -39,7 +39,7 @@ from ..parse.problems import Problems
 from ..store.cache import Stored
 from ..store.db import from_ms, ms
 
-__all__ = ["MAX_PASSES", "PAGES_FAILED", "ListQuery", "pages_total"]
+__all__ = ["MAX_PASSES", "PAGES_FAILED", "STOOD_IN", "ListQuery", "pages_total"]
 
 #: Passes over a list's pages at most in one load (a list that keeps moving is kept partial).
 MAX_PASSES = 2
@@ -48,6 +48,8 @@ MAX_PASSES = 2
 #: wrongly) costs a few requests, not two per page it claims, and never sinks the load (a
 #: run of wrong answers long enough trips the breaker); the list is kept partial.
 PAGES_FAILED = 8
+#: The ``cache_declined`` line of a list whose cached answer stood in for its paging begins so.
+STOOD_IN = "that paging came back partial"
 
 
 @dataclass
@@ -336,15 +338,15 @@ class ListQuery:
         ``max_age``), its paging with the load's other lists having come back partial: the
         rows that paging listed stand as of now (an ICO that moved into the list since the
         cached answer is among them only), the answer's others are kept as of its time
-        (``kept``: a later list of the load that lists one of them wins). Not cached: the
-        cache keeps its complete list."""
+        (``kept``: a later list of the load that lists one of them wins). Never complete: an
+        ICO that joined the list on a page that failed or moved (``failed_pages``, kept) is
+        missing, and a kept row that left since may make up its count. Not cached."""
         failed = "; ".join(f"page {n}: {why}" for n, why in sorted(self.failed_pages.items()))
         counted = self.total_icos
-        for name in ("frame", "items", "n_items", "complete", "fetched_at", "from_cache",
-                     "problems", "total_icos", "failed_pages", "answered_from", "order_unstated"):
+        for name in ("frame", "items", "n_items", "fetched_at", "from_cache",  # (its failed
+                     "problems", "total_icos", "answered_from", "order_unstated"):  # pages kept)
             setattr(self, name, getattr(answer, name))
-        self.stood_in, why = True, ("that paging came back partial ("
-                                    f"{failed or 'fewer ICOs than its count'}): ")
+        self.stood_in, why = True, f"{STOOD_IN} ({failed or 'fewer ICOs than its count'}): "
         assert answer.frame is not None and answer.fetched_at is not None
         if paged.empty:
             self.declined = [*self.declined, why + "the answer from the cache stands, as old "
@@ -356,7 +358,6 @@ class ListQuery:
         self.items, self.n_items, self.from_cache = items, len(items), False
         self.problems = lost + [p for p in answer.problems if p.get("ico_id") in ids]
         self.paged_at, self.total_icos = from_ms(ms(utcnow())), counted or answer.total_icos
-        self.complete = answer.complete and len(self.frame) >= (self.total_icos or 0)
         self.kept = {"rows": len(earlier), "ids": sorted(int(i) for i in ids),
                      "fetched_at": answer.fetched_at.isoformat()} if ids else None
         self.declined = [*self.declined, why + "the rows of the pages that came stand as paged "

@@ -23,6 +23,7 @@ from ..schema import ICOS, TABLES, empty_frame
 from ..store.cache import Cache
 from ..store.derived import DerivedTables
 from ..tables import Tables
+from .paging import STOOD_IN
 from .policy import next_try
 
 __all__ = ["assemble", "filter_set", "state_of_result", "warn_gaps"]
@@ -176,8 +177,12 @@ def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
                    f"could not be paged ({'; '.join(q.get('failed_pages', {}).values())})")
             parts.append(f"the list {params} {why}")
         else:
+            stood_in = any(why.startswith(STOOD_IN) for why in q.get("cache_declined") or ())
             short = q.get("missing")
-            count = f"{short} of its {q['total_icos']} ICOs missing" if short else "pages failed"
+            pages = sorted(q.get("failed_pages") or {}, key=int) if stood_in else []
+            named = ", ".join(pages[:3]) + (f" and {len(pages) - 3} more" if pages[3:] else "")
+            count = (f"{short} of its {q['total_icos']} ICOs missing" if short
+                     else f"page(s) {named} failed" if pages else "pages failed")
             if q.get("kept"):  # an export's day: what the paging lacked, kept from its list
                 count += (f"; {q['kept']['rows']} of its rows kept from the list paged at "
                           f"{q['kept']['fetched_at']}")
@@ -185,6 +190,9 @@ def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
                      "count says: it is paged again once older than max_age"
                      if q.get("count_contradicts")
                      else "the next call pages it again")
+            if stood_in:  # (not cached: the cache's list, whole as of its time, is kept)
+                again = ("the next call answers it from the cache's list while that and the "
+                         "other lists are within max_age, else pages it again")
             parts.append(f"the list {params} is partial ({count}); {again}")
     if missing:
         by_state: dict[str, int] = {}
