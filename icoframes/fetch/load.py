@@ -229,7 +229,7 @@ class Load:
         listing = listed_rows(self.queries)  # an ICO in two lists: the later listing's row
         listing.attrs["icoframes"] = {
             "queries": [q.summary() for q in self.queries], "failed": dict(self.failed),
-            "gone": list(self.gone), **stopped, **self._plan.left(self._done, bool(stopped)),
+            "gone": list(self.gone), **stopped, **self._plan.left(self._done, stopped, self._stop),
             "requests": self.requests_spent()}
         return listing
 

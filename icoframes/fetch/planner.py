@@ -214,21 +214,29 @@ class ProfilePlan:
         self.over_budget.remove(best.id)
         self._wants.append(best)
 
-    def not_done(self, done: set[int]) -> list[int]:
+    def not_done(self, done: set[int], over_budget: Sequence[int] | None = None) -> list[int]:
         """Planned ids this load never got an answer for (``done`` holds those it did):
         still queued or awaited when it stopped, or requested and refused or cut in flight,
-        or skipped; not those the budget left out (:attr:`over_budget`)."""
+        or skipped; not those the budget left out (``over_budget``, else
+        :attr:`over_budget`)."""
         queued = [w.id for w in (*self._ready, *self._wants, *self._waiting.values())]
-        queued += self._not_asked
+        queued += [*self._not_asked, *(w.id for w in self._cut)]
         left = [i for i in (*self._sent, *queued) if i not in done]
-        skip = set(self.over_budget)
+        skip = set(self.over_budget if over_budget is None else over_budget)
         return sorted({i for i in left if i not in skip})
 
-    def left(self, done: set[int], stopped: bool) -> dict[str, list[int]]:
+    def left(self, done: set[int], stopped: Mapping[str, str],
+             stop: BaseException | None = None) -> dict[str, list[int]]:
         """What the load's summary says this plan left: ``over_budget``, and ``not_done``
-        (:meth:`not_done`) when a stop (or a skip) left some not asked (else empty)."""
-        return {"over_budget": list(self.over_budget),
-                "not_done": self.not_done(done) if stopped else []}
+        (:meth:`not_done`) when a stop (or a skip) left some not asked (``stopped``: what
+        the summary says of it; else empty). A load that ``stop`` ended (the daily limit, a
+        run of wrong answers) before its budget ran out left those the budget cut when they
+        were planned because it stopped: ``not_done``, not ``over_budget`` (not every
+        request of the budget went: "the budget ran out" would be untrue)."""
+        ran_out = self._budget_spent or (self.budget is not None
+                                         and self.requested >= self.budget)
+        over = list(self.over_budget) if ran_out or stop is None else []
+        return {"over_budget": over, "not_done": self.not_done(done, over) if stopped else []}
 
     def budget_refused(self, ico_id: int) -> None:
         """The budget refused a retry of ``ico_id``: it and everything not sent wait."""
