@@ -95,7 +95,9 @@ class Setting:
             # its length, an address with its password hidden
             shown = HIDDEN if self.secret else _shown(value)
             error = ConfigError if source else InvalidParameter
-            raise error(f"invalid {source or self.name}={shown}: {exc}") from None
+            # a value not shown: no reason quoting parts of it ("writes $<part of a key>")
+            withheld = shown != quoted(value) and getattr(exc, "withheld", None)
+            raise error(f"invalid {source or self.name}={shown}: {withheld or exc}") from None
 
     def default_value(self) -> Any:
         """The default (computed now when it is a function)."""

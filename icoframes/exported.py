@@ -130,7 +130,7 @@ def export_folder(path: object, name: str = "path") -> Path:
     """The argument ``name`` of a reader of exports as a Path, refused before anything is
     read when it is empty (no current directory) or names no folder (a file, a FIFO, a folder
     under a file: it was "no export folder at ...", as if nothing were there)."""
-    folder = folder_path(path, name)
+    folder = folder_path(path, name, reading=True)  # a "$HOME" folder made before: readable
     why = not_a_folder(folder)
     if why is not None:
         raise InvalidParameter(f"{name}={folder} names no export folder: {why}. Give the "

@@ -12,6 +12,11 @@ Python argument is not expanded (a shell expands a command's ``--out $HOME/ico``
 icoframes sees it), but a folder literally named ``$HOME`` made in the current one is never
 what was meant. Only a whole name (``$HOME``, between slashes) or a braced one (``${HOME}``,
 anywhere) is such a variable: ``"price$usd"`` is a name as written.
+
+A reader (``read_export``, ``Tables.read_parquet``, the snapshot readers) takes such a path as
+written when something is there: icoframes made folders literally named ``$HOME`` before it
+refused them, and their exports must stay readable. A writer still refuses it, and says so
+when the folder of that literal name exists, with where it belongs.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ from typing import Any, Final
 
 from .errors import InvalidParameter, quoted
 
-__all__ = ["EMPTY_PATH", "expanded_path", "folder_path", "is_empty_path", "shell_variable"]
+__all__ = ["EMPTY_PATH", "ShellVariable", "expanded_path", "folder_path", "is_empty_path",
+           "shell_variable"]
 
 
 #: What an empty path is, said once for every path argument (configure's ``cache_dir``,
@@ -45,16 +51,31 @@ _VARIABLE: Final = re.compile(rf"\$\{{([A-Za-z_]\w*)\}}|(?:^|(?<=[{_SEPARATORS}]
 _SECRET: Final = re.compile(r"KEY|SECRET|TOKEN|PASS|CREDENTIAL|AUTH", re.IGNORECASE)
 
 
-def shell_variable(text: str) -> str | None:
+class ShellVariable(ValueError):
+    """A path setting refused for a shell variable it writes (:func:`shell_variable`), with
+    :attr:`withheld`, the reason for a value that is not shown (it may be a key): it quotes
+    no part of the value."""
+
+    def __init__(self, why: str, withheld: str) -> None:
+        super().__init__(why)
+        self.withheld = withheld
+
+
+def shell_variable(text: str, *, withheld: bool = False) -> str | None:
     """Why the path ``text`` is refused for a shell variable it writes (see the module's
     notes), with ``"did you mean"`` the path it names when each is set; None when it writes
-    none.
+    none. A folder of that literal name there (an earlier icoframes made them) is named too,
+    with where it belongs (:func:`_made_before`). ``withheld`` (the value is not shown: it
+    may be a key) names only variables the environment sets, and no path.
 
     Examples
     --------
     >>> shell_variable("${NO_SUCH_VARIABLE}/day")
     'writes $NO_SUCH_VARIABLE, a shell variable icoframes does not expand (a shell does): taken \
 as written, it would name a folder of that name, and $NO_SUCH_VARIABLE is not set here either'
+    >>> shell_variable("k3y/$NO_SUCH_VARIABLE/x", withheld=True)
+    'writes a shell variable, which icoframes does not expand (a shell does): taken as \
+written, it would name a folder of that name'
     >>> shell_variable("price$usd/$1"), shell_variable("~/ico")
     (None, None)
     """
@@ -62,16 +83,60 @@ as written, it would name a folder of that name, and $NO_SUCH_VARIABLE is not se
     if not found:
         return None
     names = list(dict.fromkeys(match[1] or match[2] for match in found))
-    said = (f"writes {', '.join('$' + name for name in names)}, "
-            f"{'a shell variable' if len(names) == 1 else 'shell variables'} icoframes does "
-            "not expand (a shell does): taken as written, it would name a folder of that name")
+    # a value not shown (withheld): "$Zq8v..." may be part of a key, "$HOME" is the
+    # environment's; and no path it names (the rest of the value)
+    if withheld and any(name not in os.environ or _SECRET.search(name) for name in names):
+        named = "a shell variable, which"
+    else:
+        named = (f"{', '.join('$' + name for name in names)}, "
+                 f"{'a shell variable' if len(names) == 1 else 'shell variables'}")
+    said = (f"writes {named} icoframes does not expand (a shell does): taken as written, it "
+            "would name a folder of that name")
+    if withheld:
+        return said
+    said += _made_before(text)
     unset = [name for name in names if name not in os.environ]
     if unset:
         return f"{said}, and {', '.join('$' + name for name in unset)} is not set here either"
-    if any(_SECRET.search(name) for name in names):
-        return said  # no value of a key in a message
-    meant = _VARIABLE.sub(lambda match: os.environ[match[1] or match[2]], text)
-    return f"{said}; did you mean {meant!r}?"
+    meant = _expanded(text)  # None: a key's value, never in a message
+    return f"{said}; did you mean {meant!r}?" if meant is not None else said
+
+
+def _expanded(text: str) -> str | None:
+    """``text`` with each shell variable it writes replaced by its value; None when one is
+    unset or named like a key (its value is never shown)."""
+    names = [match[1] or match[2] for match in _VARIABLE.finditer(text)]
+    if any(name not in os.environ or _SECRET.search(name) for name in names):
+        return None
+    return _VARIABLE.sub(lambda match: os.environ[match[1] or match[2]], text)
+
+
+def _made_before(text: str) -> str:
+    """``" (a folder named '$HOME' exists ...)"``: the deepest folder of ``text`` that
+    writes a shell variable and is there, as the export of an earlier icoframes made it
+    (``export_tables('$HOME/x')`` made ``./$HOME/x``), with where it belongs; else ``""``."""
+    parts = Path(text).parts
+    for end in range(len(parts), 0, -1):
+        folder = os.path.join(*parts[:end])
+        if not _VARIABLE.search(folder):
+            break  # a folder above the first variable: not one the variable named
+        if _exists(folder):
+            meant = _expanded(folder)
+            where = "" if os.path.isabs(folder) else " in the current folder"
+            what = "it" if end == len(parts) else "what it holds"
+            move = f": move {what} to {meant!r}" if meant else ""
+            return (f" (a folder named {folder!r} exists{where}, made by icoframes before it "
+                    f"refused such paths{move})")
+    return ""
+
+
+def _exists(text: str) -> bool:
+    """Whether anything is at the path ``text`` taken as written (``~`` expanded), a
+    symbolic link to nothing too."""
+    try:
+        return os.path.lexists(Path(text).expanduser())
+    except (RuntimeError, ValueError, OSError):  # ~nosuchuser, a NUL, a name too long
+        return False
 
 
 def expanded_path(value: Any) -> Path:
@@ -85,7 +150,7 @@ def expanded_path(value: Any) -> Path:
     if not isinstance(text, str):
         raise TypeError("must be a folder path (str or os.PathLike)")
     if (why := shell_variable(text)) is not None:  # a folder named "$HOME": never meant
-        raise ValueError(why)
+        raise ShellVariable(why, str(shell_variable(text, withheld=True)))
     try:
         path = Path(text).expanduser()
     except RuntimeError:  # "Could not determine home directory."
@@ -111,19 +176,24 @@ def _no_path(path: str | os.PathLike[str]) -> str | None:
     return _TOO_LONG if too_long else None
 
 
-def folder_path(value: object, name: str) -> Path:
+def folder_path(value: object, name: str, *, reading: bool = False) -> Path:
     """A folder argument as a Path, ``~`` expanded as ``cache_dir``'s is: InvalidParameter
-    for an empty one (:data:`EMPTY_PATH`) or a value that is no path."""
+    for an empty one (:data:`EMPTY_PATH`) or a value that is no path; one writing a shell
+    variable too (:func:`shell_variable`), unless ``reading`` and something is there (a
+    folder an earlier icoframes made, named ``$HOME``: the module's notes)."""
     if is_empty_path(value):
         raise InvalidParameter(f"{name}={quoted(value)} is {EMPTY_PATH}")
     if not isinstance(value, str | os.PathLike):
         raise InvalidParameter(f"{name} must be a folder path (str or os.PathLike), got "
                                f"{quoted(value)}")
     # a name no file system holds: stat() raised a bare "File name too long", quoting it whole
-    if (why := _no_path(value)) is not None or (why := shell_variable(os.fspath(value))):
-        raise InvalidParameter(f"{name}={quoted(os.fspath(value))} {why}")  # "$HOME/x" too
+    text = os.fspath(value)
+    if (why := _no_path(text)) is None and not (reading and _exists(text)):
+        why = shell_variable(text)  # "$HOME/x" too; a reader reads a "$HOME" made before
+    if why is not None:
+        raise InvalidParameter(f"{name}={quoted(text)} {why}")
     try:  # out="~/x" was a folder named "~" in the current one
         return Path(value).expanduser()
     except RuntimeError:  # "Could not determine home directory."
-        raise InvalidParameter(f"{name}={quoted(os.fspath(value))} begins with the home folder "
+        raise InvalidParameter(f"{name}={quoted(text)} begins with the home folder "
                                "(~name) of a user this machine does not have") from None

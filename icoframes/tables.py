@@ -332,7 +332,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         --------
         See :meth:`to_parquet`.
         """
-        directory = folder_path(directory, "directory")  # "" is no folder: not the current one
+        directory = folder_path(directory, "directory", reading=True)  # "": not the current one
         if (why := not_a_folder(directory)) is not None:  # was the OS's bare NotADirectoryError
             raise InvalidParameter(f"{directory} names no folder of tables written by "
                                    f"to_parquet: {why}")

@@ -9,6 +9,8 @@ shell expands ``--out $HOME/x`` before icoframes sees it, so a command given ``'
 from __future__ import annotations
 
 import logging
+import os
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,7 @@ import icoframes
 from icoframes import sandbox
 from icoframes.cli import main
 from icoframes.errors import ConfigError, InvalidParameter
+from icoframes.history import changes, read_snapshots, snapshot_info
 from icoframes.tables import Tables
 
 SAID = ("writes {names}, {what} icoframes does not expand (a shell does): taken as written, "
@@ -83,9 +86,9 @@ def test_an_unset_or_secret_looking_variable_is_refused_without_a_value(places, 
 
 
 def test_a_cache_dir_writing_a_shell_variable_is_refused_alike(places, monkeypatch):
-    home, cwd = places
-    said = (SAID.format(names="$HOME", what="a shell variable")
-            + f"; did you mean '{home}/cache'?")
+    _home, cwd = places
+    # "$HOME/cache" may be a key (8 characters, no blank): not shown, nor the path it names
+    said = SAID.format(names="$HOME", what="a shell variable")
     try:
         with pytest.raises(InvalidParameter) as caught:
             icoframes.configure(cache_dir="$HOME/cache")
@@ -109,3 +112,82 @@ def test_a_dollar_that_is_no_whole_variable_name_is_a_name_as_written(places, gi
     folder = (home / given.removeprefix("~/")) if given.startswith("~") else cwd / given
     assert (folder / "icos.parquet").is_file()
     assert len(Tables.read_parquet(given).icos) == 0
+
+
+# --- a folder literally named $HOME, made before the refusal -------------------------------------
+
+@pytest.fixture
+def made_before(cfg, places, tmp_path):
+    """An export and a snapshot tree of the sandbox where an earlier icoframes put them for
+    ``export_tables('$HOME/x')`` and ``--out '$HOME/ico' --snapshot``: in ``./$HOME``."""
+    _home, cwd = places
+    made = tmp_path / "made"
+    icoframes.export_tables(made / "x", status="past", progress=False)
+    icoframes.export_tables(made / "ico", status="past", snapshot=True, progress=False)
+    (made / "x").rename(made / "$HOME")  # the folder the old export_tables made...
+    (made / "$HOME").rename(cwd / "$HOME")
+    (cwd / "$HOME").rename(cwd / "x")
+    (cwd / "$HOME").mkdir()
+    (cwd / "x").rename(cwd / "$HOME" / "x")  # ...and what it wrote there
+    (made / "ico").rename(cwd / "$HOME" / "ico")
+    rows = len(icoframes.read_export(cwd / "$HOME" / "x").icos)
+    assert rows > 0
+    return cwd, rows
+
+
+def test_a_folder_literally_named_home_reads_back_by_any_spelling(made_before):
+    # they were all refused "writes $HOME ... did you mean '<home>/x'?" (a regression)
+    cwd, rows = made_before
+    for spelling in ("$HOME/x", "./$HOME/x", str(cwd / "$HOME" / "x"), Path("$HOME") / "x"):
+        assert len(Tables.read_parquet(spelling).icos) == rows
+        assert len(icoframes.read_export(spelling).icos) == rows
+    for spelling in ("$HOME/ico", "./$HOME/ico", Path("$HOME", "ico")):
+        assert len(read_snapshots(spelling)) == rows
+        assert len(snapshot_info(spelling)) == 1
+        assert changes(spelling).empty
+    with pytest.raises(InvalidParameter, match=r"^path='\$HOME/y' writes \$HOME"):
+        icoframes.read_export("$HOME/y")  # nothing there: what was meant is still said
+
+
+def test_a_writer_names_the_folder_literally_named_home_it_finds(made_before, caplog):
+    cwd, _rows = made_before
+    home = os.environ["HOME"]
+    for given, there, what, meant in [("$HOME/x", "$HOME/x", "it", f"{home}/x"),
+                                      ("$HOME/y", "$HOME", "what it holds", home)]:
+        said = (f"out={given!r} " + SAID.format(names="$HOME", what="a shell variable")
+                + f" (a folder named {there!r} exists in the current folder, made by icoframes "
+                f"before it refused such paths: move {what} to {meant!r}); did you mean "
+                f"'{home}/{given[-1]}'?")
+        with pytest.raises(InvalidParameter) as caught:
+            icoframes.export_tables(given, status="past", progress=False)
+        assert str(caught.value) == said
+        with pytest.raises(InvalidParameter) as caught:
+            Tables.empty().to_parquet(given)
+        assert str(caught.value) == said.replace("out=", "directory=", 1)
+    caplog.set_level(logging.INFO, logger="icoframes")
+    assert main(["export", "--out", "$HOME/x", "--status", "past"]) == 2
+    assert "(a folder named '$HOME/x' exists in the current folder" in caplog.text
+    assert sorted(p.name for p in (cwd / "$HOME").iterdir()) == ["ico", "x"]  # nothing new
+
+
+@pytest.mark.parametrize(("value", "names"), [
+    ("k3y/$Zq8vTopSecretPart/x", "a shell variable, which"),  # no such variable: the value's
+    ("${HOME}/Zq8vTopSecretPart", "$HOME, a shell variable"),  # the environment's name only
+    ("$ICO_DAY/${ICO_API_KEY}/x", "a shell variable, which")])
+def test_a_cache_dir_not_shown_is_refused_without_any_part_of_it(places, monkeypatch, value,
+                                                                 names):
+    # the value is withheld (it may be a key), yet the reason said "writes $Zq8vTopSecretPart"
+    # or "did you mean '<home>/Zq8vTopSecretPart'?"
+    said = (f"(not shown: it may be a key): writes {names} icoframes does not expand (a shell "
+            "does): taken as written, it would name a folder of that name")
+    try:
+        with pytest.raises(InvalidParameter) as caught:
+            icoframes.configure(cache_dir=value)
+        assert str(caught.value) == f"invalid cache_dir=a text of {len(value)} characters {said}"
+        monkeypatch.setenv("ICOFRAMES_CACHE_DIR", value)
+        with pytest.raises(ConfigError) as error:
+            icoframes.get_settings()
+        assert str(error.value) == (f"invalid ICOFRAMES_CACHE_DIR=a text of {len(value)} "
+                                    f"characters {said}")
+    finally:
+        icoframes.reset_configuration()
