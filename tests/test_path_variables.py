@@ -124,14 +124,14 @@ def made_before(cfg, places, tmp_path):
     made = tmp_path / "made"
     icoframes.export_tables(made / "x", status="past", progress=False)
     icoframes.export_tables(made / "ico", status="past", snapshot=True, progress=False)
+    rows = len(icoframes.read_export(made / "x").icos)
+    assert rows > 0
     (made / "x").rename(made / "$HOME")  # the folder the old export_tables made...
     (made / "$HOME").rename(cwd / "$HOME")
     (cwd / "$HOME").rename(cwd / "x")
     (cwd / "$HOME").mkdir()
     (cwd / "x").rename(cwd / "$HOME" / "x")  # ...and what it wrote there
     (made / "ico").rename(cwd / "$HOME" / "ico")
-    rows = len(icoframes.read_export(cwd / "$HOME" / "x").icos)
-    assert rows > 0
     return cwd, rows
 
 
