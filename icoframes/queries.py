@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import numbers
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
@@ -381,6 +381,11 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
                            "icoframes.load_filters())")
 
 
+#: Texts that spell nothing (str(None), str(NaN) of a pandas-read config, JSON's null,
+#: JavaScript's undefined): sent as the tickers NONE, NAN, ..., a list filtered to no ICO.
+_NOTHING: Final = frozenset({"none", "null", "nan", "undefined"})
+
+
 def _tickers(value: Any) -> Any:
     """Currencies as the tickers sent: names through the unit alias table, tickers as given.
 
@@ -394,7 +399,7 @@ def _tickers(value: Any) -> Any:
     out = []
     for item in items:
         folded = " ".join(item.split()).casefold()
-        if folded == "none":  # str(None), from a config or a form: no currency is named NONE
+        if folded in _NOTHING:  # str(None), str(NaN) of a config or a form: no currency
             raise InvalidParameter(
                 f"invalid list parameter accepted_currencies={quoted(value)}: {quoted(item)} is "
                 "no currency; " + ("did you mean None (no filter on currencies)?"

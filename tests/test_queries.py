@@ -184,7 +184,15 @@ def test_a_misspelled_currency_name_is_refused_with_its_ticker(cfg, currency, me
 @pytest.mark.parametrize(("value", "said"), [
     ("None", "'None' is no currency; did you mean None (no filter on currencies)?"),
     (" none ", "' none ' is no currency; did you mean None (no filter on currencies)?"),
-    (["ETH", "NONE"], "'NONE' is no currency; leave it out")])
+    (["ETH", "NONE"], "'NONE' is no currency; leave it out"),
+    # str(NaN) of a pandas-read config, JSON's null, JavaScript's undefined: were sent as the
+    # tickers NAN, NULL, UNDEFINED (0 rows, silently)
+    ("null", "'null' is no currency; did you mean None (no filter on currencies)?"),
+    ("NULL", "'NULL' is no currency; did you mean None (no filter on currencies)?"),
+    (str(float("nan")), "'nan' is no currency; did you mean None (no filter on currencies)?"),
+    (" NaN ", "' NaN ' is no currency; did you mean None (no filter on currencies)?"),
+    ("undefined", "'undefined' is no currency; did you mean None (no filter on currencies)?"),
+    (["BTC", "nan"], "'nan' is no currency; leave it out")])
 def test_the_text_none_is_refused_not_sent_as_a_ticker(cfg, value, said):
     # was sent as the ticker NONE: every ICO's list filtered to none (or the service's guess)
     with pytest.raises(InvalidParameter) as info:
