@@ -137,13 +137,13 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
                   extras: list[str]) -> str:
     """argparse's "unrecognized arguments" by option name alone (a value may be a key),
     with the command's closest option when one is."""
-    from .api.params import closest
+    from .quoting import closest_option
 
     command = _command_of(parser, args) if args.command else None
     command = None if command is parser else command
     options = [o for o in (command or parser)._option_string_actions if o.startswith("--")]
     typed = [e.split("=", 1)[0] for e in extras if e.startswith("-")]
-    near = closest(typed[0], options) if typed else []
+    near = closest_option(typed[0], options) if typed else []
     hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
     if typed and typed[0] in parser._option_string_actions and command is not None:
         hint = (f"; {typed[0]} is an option of icoframes itself: put it before the command "

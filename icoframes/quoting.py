@@ -143,6 +143,23 @@ def closest(word: str, choices: Iterable[str]) -> list[str]:
     return [c for score, c in scored[:2] if score >= 0.6 and score >= scored[0][0] - 0.1]
 
 
+def closest_option(typed: str, options: Iterable[str]) -> list[str]:
+    """The options (``--status``) a mistyped option most likely meant, as :func:`closest`
+    finds them among names: by their names alone, as the dashes every option has made any
+    word look closer (``--bogus`` was near enough to ``--verbose``, ``--sort-asc`` to
+    ``--status``).
+
+    Examples
+    --------
+    >>> closest_option("--stauts", ["--status", "--out"]), closest_option("--ot", ["--out"])
+    (['--status'], ['--out'])
+    >>> closest_option("--bogus", ["--verbose"]), closest_option("--sort-asc", ["--status"])
+    ([], [])
+    """
+    by_name = {option.lstrip("-"): option for option in options}
+    return [by_name[name] for name in closest(typed.lstrip("-"), by_name)]
+
+
 def did_you_mean(value: object, choices: Iterable[str]) -> str:
     """``"; did you mean 'x'?"`` for the choice closest to ``value`` in any case, else ``""``.
 

@@ -34,6 +34,28 @@ def test_a_mistyped_option_gets_the_closest_of_all_options(argv, said, capsys):
     assert err.rstrip().endswith(f"icoframes export: error: {said}")
 
 
+@pytest.mark.parametrize(("argv", "prog", "said"), [
+    # the "--" of every option made any word close enough: '--verbose', '--status' were offered
+    (["--bogus"], "icoframes", "the following arguments are required: COMMAND"),
+    (["export", "--sort-asc", "name"], "icoframes export",
+     "the following arguments are required: --out"),
+    (["export", "--out", "o", "--sort-asc", "name"], "icoframes export",
+     "unrecognized arguments: --sort-asc (and 1 value(s) not shown)"),
+    (["export", "--out", "o", "--bogus"], "icoframes export", "unrecognized arguments: --bogus"),
+    # a typo is still a typo
+    (["export", "--out", "o", "--snapshots"], "icoframes export",
+     "unrecognized arguments: --snapshots; did you mean '--snapshot'?"),
+    (["sandbox", "--prot", "1"], "icoframes sandbox",
+     "unrecognized arguments: --prot (and 1 value(s) not shown); did you mean '--port'?"),
+])
+def test_an_option_nothing_like_any_gets_no_suggestion(argv, prog, said, tmp_path,
+                                                       monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == EXIT_USAGE
+    assert capsys.readouterr().err.rstrip().endswith(f"{prog}: error: {said}")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_with_out_given_the_export_usage_is_printed(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path / "o"), "--stauts", "past"]) == EXIT_USAGE
     err = capsys.readouterr().err

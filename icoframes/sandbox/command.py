@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..errors import InvalidParameter, closest, did_you_mean
+from ..errors import InvalidParameter, did_you_mean
 from ..numerals import (
     ANY_INTEGER,
     AT_LEAST_ONE,
@@ -27,7 +27,7 @@ from ..numerals import (
     number_text,
     whole,
 )
-from ..quoting import LIMIT, quoted
+from ..quoting import LIMIT, closest_option, quoted
 from .server import MAX_ICOS, PORTS, serve
 from .service import check_keys
 
@@ -92,7 +92,7 @@ class Parser(argparse.ArgumentParser):
             # the closest of all the options: --stauts meant --status, not the missing --out
             options = [o for o in self._option_string_actions if o.startswith("--")]
             for unknown in self._unknown_options():
-                near = closest(unknown, options)
+                near = closest_option(unknown, options)
                 if near:
                     message += (f"; {unknown} is no option of this command: did you mean "
                                 f"{' or '.join(map(repr, near))}?")
