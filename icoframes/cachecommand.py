@@ -28,8 +28,8 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
     cache = sub.add_parser(
         "cache", help="show or clear the cache of the configured service",
         epilog="clear prints each path removed and the bytes freed; a path it left alone "
-               "(a symbolic link, what is not the cache's) is named with why, and the "
-               "command exits 5 (incomplete)")
+               "(a symbolic link, a file in the service folder that is not the cache's) is "
+               "named with why, and the command exits 5 (incomplete)")
     action = cache.add_argument("action", choices=("info", "clear"))
     # words a user may type for one (the parser's "did you mean" names the choice)
     action.synonyms = {"show": "info", "list": "info", "status": "info",

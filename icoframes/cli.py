@@ -2,9 +2,10 @@
 ``demo`` for the end-to-end tour, and ``cache`` to inspect or clear the cache.
 
 Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings (including keys
-the service rejects, error 480, and an export folder that cannot be written); 3 the
-daily request limit (the service's error 485 or the ``daily_quota`` setting) was
-reached before anything could be listed: nothing written, the next run resumes; 4
+the service rejects, error 480, a cache dir refused, and an export folder that cannot be
+written); 3 the daily request limit (the service's error 485 or the ``daily_quota``
+setting) was reached before anything could be listed: nothing written, the next run
+resumes; 4
 the query matched no ICO, nothing written (``export`` without ``--allow-empty``); 5
 the export is incomplete: what was fetched is written, marked ``complete: false``
 with the missing ids and why, also when the daily limit stopped the load part way
@@ -63,7 +64,8 @@ EXIT_CODES = {
     EXIT_OK: "done",
     EXIT_ERROR: "anything else (the service unreachable after retries, ...)",
     EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects, a cache dir "
-                "or --out folder that cannot be written, an --out holding another query's "
+                "or --out folder that cannot be written, a cache dir refused (another user's, "
+                "a link in place of a service folder), an --out holding another query's "
                 "snapshots or the other layout)",
     EXIT_QUOTA: "the daily request limit (the service's error 485 or the daily_quota setting) "
                 "was reached before anything could be listed: nothing written (what was "

@@ -9,7 +9,7 @@ import pytest
 
 import icoframes
 from icoframes import sandbox
-from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, main
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, main
 
 pytestmark = pytest.mark.usefixtures("clean_settings")
 
@@ -50,13 +50,42 @@ def test_cache_clear_names_what_it_removed_and_the_bytes_freed(cached, capsys):
 
 
 def test_cache_clear_leaving_a_linked_folder_alone_says_so_and_exits_5(
-        cached, tmp_path, capsys):
+        cached, tmp_path, capsys, caplog):
     real = tmp_path / "bigger-disk"
     shutil.move(cached, real)
     cached.symlink_to(real, target_is_directory=True)  # the service folder on another disk
     assert main(["cache", "clear"]) == EXIT_INCOMPLETE
     out, err = capsys.readouterr()
     assert out == "cache not cleared: 0 paths removed, 0 bytes freed, 1 path left alone\n"
-    assert err == (f"left alone {cached}: a symlink: never followed out of the cache dir; "
-                   "left alone\n")
+    # it said "a symlink: never followed out of the cache dir; left alone" (twice "left alone")
+    assert err == f"left alone {cached}: a symbolic link: never followed out of the cache dir\n"
     assert cached.is_symlink() and (real / "cache.sqlite3").exists()
+    # a cache folder refused is a setting to fix, as the exit codes say: 2 (it was 1)
+    assert main(["cache", "info"]) == EXIT_USAGE
+    assert f"{cached} is a symbolic link: a cache folder is never followed elsewhere" in \
+        caplog.text
+    assert cached.is_symlink() and (real / "cache.sqlite3").exists()
+
+
+def test_cache_clear_leaves_a_file_of_the_user_in_the_service_folder_and_says_so(
+        cached, tmp_path, capsys):
+    # the docs said it left alone "a file that is not the cache's": it removed it
+    notes = cached / "notes-of-mine.txt"
+    notes.write_text("my notes")
+    cache_files = sorted(p.name for p in cached.iterdir() if p != notes)
+    assert "cache.sqlite3" in cache_files and "tables" in cache_files
+    size = _size(cached) - len("my notes")
+    assert main(["cache", "clear"]) == EXIT_INCOMPLETE
+    out, err = capsys.readouterr()
+    removed = [f"removed {cached / name}" for name in cache_files if name != ".lock"]
+    assert out.splitlines() == [*removed, f"cache not cleared: {len(removed)} paths removed, "
+                                f"{size:,} bytes freed, 1 path left alone"]
+    assert err == (f"left alone {notes}: not the cache's (a name the cache never writes): "
+                   "move it elsewhere\n")
+    assert [p.name for p in cached.iterdir()] == [notes.name]
+    assert notes.read_text() == "my notes"
+    notes.rename(tmp_path / notes.name)  # moved away: the next clear removes the folder
+    assert main(["cache", "clear"]) == EXIT_OK
+    assert capsys.readouterr() == (f"removed {cached}\ncache cleared: 1 path removed, 0 bytes "
+                                   "freed\n", "")
+    assert not cached.exists()

@@ -178,7 +178,7 @@ def test_clear_cache_of_a_service_whose_folder_is_a_symlink_keeps_the_target(tmp
         before = sorted(p.relative_to(target) for p in target.rglob("*"))
         report = icoframes.clear_cache()
     assert sorted(p.relative_to(target) for p in target.rglob("*")) == before
-    assert report.removed == [] and "symlink" in report.skipped[0]["reason"]
+    assert report.removed == [] and "symbolic link" in report.skipped[0]["reason"]
 
 
 def test_prune_cache_deletes_what_was_not_used_for_longer_than_asked(tmp_path):

@@ -96,7 +96,7 @@ def test_leftovers_in_the_cache_dir_itself_but_not_below_other_folders(folder):
     foreign = _file(root / "not-a-cache" / ".x.tmp", 2 * TEMP_GRACE)
     report = prune(root, dt.timedelta(0), now=NOW)
     assert not top.exists() and foreign.exists()
-    assert {"path": str(root / "not-a-cache"), "reason": "not a cache folder: left alone"} \
+    assert {"path": str(root / "not-a-cache"), "reason": "not a cache folder"} \
         in report.skipped
 
 

@@ -181,7 +181,7 @@ def test_mark_used_touches_the_mark_and_never_through_a_link(tmp_path):
 def test_remove_folder_reports_what_it_freed_and_the_ledger_it_forgot(tmp_path):
     folder = tmp_path / "svc"
     _file(folder / "tables" / "a", 10, DAY)
-    _file(folder / "b", 5, DAY)
+    _file(folder / "cache.sqlite3", 5, DAY)
     ledger = QuotaLedger(tmp_path, "k")
     ledger.take()
     report = remove_folder(folder, ledger=ledger)
@@ -195,7 +195,7 @@ def test_remove_folder_reports_what_it_freed_and_the_ledger_it_forgot(tmp_path):
     report = remove_folder(tmp_path / "link")
     assert report.removed == [] and report.skipped == [{
         "path": str(tmp_path / "link"),
-        "reason": "a symlink: never followed out of the cache dir; left alone"}]
+        "reason": "a symbolic link: never followed out of the cache dir"}]
     assert (target / "cache.sqlite3").exists()
 
 
@@ -290,10 +290,10 @@ def test_links_and_other_entries_are_reported_and_a_linked_ledger_folder_never_e
     assert corrupt.exists() and report.removed == []
     assert report.skipped == [
         {"path": str(root / "link"),
-         "reason": "a symlink: never followed out of the cache dir; left alone"},
-        {"path": str(root / "notes.txt"), "reason": "not a cache folder: left alone"},
+         "reason": "a symbolic link: never followed out of the cache dir"},
+        {"path": str(root / "notes.txt"), "reason": "not a cache folder"},
         {"path": str(root / "quota"),
-         "reason": "a symlink: never followed out of the cache dir; left alone"}]
+         "reason": "a symbolic link: never followed out of the cache dir"}]
 
 
 def test_prune_refuses_negative_seconds_naming_them():
@@ -389,3 +389,27 @@ def test_prunes_refusal_of_an_age_written_as_text_says_what_it_means(tmp_path):
         prune(tmp_path, "1D")
     assert str(refused.value) == ("older_than must be a timedelta or seconds, 0 or more; got "
                                   "'1D'; did you mean pd.Timedelta('1D')?")
+
+
+@pytest.mark.parametrize("sweep", ["clear_all", "prune"])
+def test_what_the_cache_never_writes_stays_in_its_service_folder(tmp_path, sweep):
+    # a file of the user's in a service folder was removed with the cache's
+    folder = tmp_path / "svc"
+    ours = ["cache.sqlite3", "cache.sqlite3-wal", "cache.sqlite3-shm", "cache.sqlite3.corrupt",
+            "cache.sqlite3-wal.corrupt", ".lock", USED_MARK, ".cache.sqlite3.0a1b.tmp",
+            "tables/icos.parquet", "profiles/1.json", "lists/a.parquet", "filters.parquet"]
+    for name in ours:
+        _file(folder / name, 2, 40 * DAY)
+    theirs = [_file(folder / "notes.txt", 3, 40 * DAY), _file(folder / "mine" / "a", 4, 40 * DAY),
+              _file(folder / "cache.sqlite3.bak", 5, 40 * DAY)]
+    with time_machine.travel(NOW, tick=False):
+        report = clear_all(tmp_path) if sweep == "clear_all" else prune(tmp_path, DAY, now=NOW)
+    assert sorted(p.name for p in folder.iterdir()) == ["cache.sqlite3.bak", "mine", "notes.txt"]
+    assert [p.read_bytes() for p in theirs] == [b"xxx", b"xxxx", b"xxxxx"]
+    assert report.skipped == [
+        {"path": str(path), "reason": "not the cache's (a name the cache never writes): move "
+                                      "it elsewhere"}
+        for path in sorted((folder / "cache.sqlite3.bak", folder / "mine", folder / "notes.txt"))]
+    assert report.freed_bytes == 2 * (len(ours) - 1)  # all but the lock, which goes unsaid
+    assert sorted(report.removed) == sorted(str(folder / name) for name in {
+        n.split("/")[0] for n in ours if n != ".lock"})

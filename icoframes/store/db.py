@@ -30,11 +30,11 @@ from typing import Any, ClassVar, overload
 from urllib.parse import quote
 
 from ..config import SET_CACHE_DIR
-from ..errors import CacheError, CacheWarning, warn
+from ..errors import CacheError, CacheWarning, ConfigError, warn
 from ..files import not_a_folder
 
-__all__ = ["BUSY_SECONDS", "LEASE", "Database", "InDatabase", "check_cache_dir", "disk_full",
-           "from_ms", "ms", "open_database"]
+__all__ = ["BUSY_SECONDS", "LEASE", "CacheFolderRefused", "Database", "InDatabase",
+           "check_cache_dir", "disk_full", "from_ms", "ms", "open_database"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
@@ -68,6 +68,12 @@ def disk_full(folder: Path, lost: str = "nothing more can be kept") -> CacheErro
                       "before is whole; free some space and call again to go on.")
 
 
+class CacheFolderRefused(CacheError, ConfigError):
+    """A cache dir or service folder refused as it is (a link or no folder in place of a
+    service folder, another user's, one others may write to): a setting to fix, which the
+    ``icoframes`` command exits 2 for (a ConfigError) as for any other bad setting."""
+
+
 def _checked(path: Path, what: str, *, create: bool, follow: bool) -> bool:
     """A folder of this user that others cannot write to (made 0700 when ``create``);
     whether it exists. ``follow``: ``path`` may be a link (the cache dir on another disk)."""
@@ -80,11 +86,11 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool) -> bool:
         info = path.stat() if follow else path.lstat()
     if not stat.S_ISDIR(info.st_mode):
         if follow:
-            raise CacheError(f"the cache dir {path} is no folder: {not_a_folder(path)}. "
-                             + SET_CACHE_DIR)
+            raise CacheFolderRefused(f"the cache dir {path} is no folder: "
+                                     f"{not_a_folder(path)}. {SET_CACHE_DIR}")
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
-        raise CacheError(f"{path} is {kind}: a cache folder is never followed elsewhere. Move "
-                         "it away (or set cache_dir to where it points).")
+        raise CacheFolderRefused(f"{path} is {kind}: a cache folder is never followed elsewhere. "
+                                 "Move it away (or set cache_dir to where it points).")
     if not hasattr(os, "getuid"):
         return True  # Windows: its ACLs are not modes
     if info.st_uid != os.getuid():
@@ -95,8 +101,8 @@ def _checked(path: Path, what: str, *, create: bool, follow: bool) -> bool:
                    f"plant data you would load; `chmod go-w {path}` if it is yours alone")
     else:
         return True
-    raise CacheError(f"{what} {path} is refused: {problem}" + (f". {SET_CACHE_DIR}" if follow
-                                                               else ""))
+    raise CacheFolderRefused(f"{what} {path} is refused: {problem}"
+                             + (f". {SET_CACHE_DIR}" if follow else ""))
 
 
 def check_cache_dir(root: Path, *, create: bool) -> bool:

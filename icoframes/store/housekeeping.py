@@ -4,7 +4,8 @@
 folder (:mod:`.cache`) and the ledgers (``quota/``, :mod:`.ledger`) through this
 module. A deletion never leaves the cache dir (a link is removed as a link; a link in
 place of a service folder is left alone and reported), removes only what the cache
-wrote (:data:`CACHE_ENTRIES`; anything else is reported), holds the folder's lock,
+wrote (:data:`CACHE_ENTRIES`, :func:`_is_cache_entry`; anything else is reported, and a
+service folder holding it stays, with it), holds the folder's lock,
 which the derived tables take too (the lock file goes last, still held: see
 :func:`icoframes.files.locked`), and keeps the ledgers unless ``ledgers=True``.
 """
@@ -43,7 +44,10 @@ CACHE_ENTRIES = frozenset({DB_NAME, TABLES_DIR, LOCK_NAME, USED_MARK,
 TEMP_GRACE = dt.timedelta(hours=1)
 _TEMPORARY = (".*.tmp", ".write-test-*")  # what interrupted writes and the writability probe leave
 _DAY = dt.timedelta(days=1)
-_LINK = "a symlink: never followed out of the cache dir; left alone"
+# why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
+_LINK = "a symbolic link: never followed out of the cache dir"
+_OTHER = "not a cache folder"
+_NOT_OURS = "not the cache's (a name the cache never writes): move it elsewhere"
 
 
 @dataclass
@@ -146,6 +150,15 @@ def last_used(folder: Path) -> dt.datetime:
     return dt.datetime.fromtimestamp(newest or folder.lstat().st_mtime, dt.UTC)
 
 
+def _is_cache_entry(name: str) -> bool:
+    """Whether a service folder's entry ``name`` is one the cache writes: one of
+    :data:`CACHE_ENTRIES`, the database's log, index or journal (``cache.sqlite3-wal``), a
+    temporary file, or any of these set aside as ``*.corrupt``; a user's notes are not."""
+    name = name.removesuffix(".corrupt")
+    return (name in CACHE_ENTRIES or name.startswith(f"{DB_NAME}-")
+            or _matches(name, _TEMPORARY))
+
+
 def _is_service_folder(path: Path) -> bool:
     with contextlib.suppress(OSError):
         return (path.name != LEDGER_FOLDER and not path.is_symlink() and path.is_dir()
@@ -231,13 +244,20 @@ def _remove_folder(folder: Path, report: CacheReport, *,
         with locked(lock):
             if unused_before is not None and last_used(folder) >= unused_before:
                 return  # used meanwhile
+            kept = []
             for child in sorted(folder.iterdir()):
-                if child.name != LOCK_NAME:
+                if not _is_cache_entry(child.name):
+                    kept.append(child)  # a user's file put there: never theirs to lose
+                elif child.name != LOCK_NAME:
                     report._remove(child, _size(child))
             lock.unlink(missing_ok=True)  # last, still held (see the module's rules)
-            folder.rmdir()
+            if not kept:
+                folder.rmdir()
         Database.close_under(folder)  # what this process held open goes too
-        report.removed[entries:] = [str(folder)]  # the folder, not each entry in it
+        for child in kept:  # the folder stays, with them: each entry removed is named
+            report._skip(child, _NOT_OURS)
+        if not kept:
+            report.removed[entries:] = [str(folder)]  # the folder, not each entry in it
     except OSError as exc:  # a read-only cache dir, or a file written meanwhile
         report._skip(folder, exc.strerror or str(exc))
 
@@ -299,7 +319,7 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
         ledgers = QuotaLedger(root, "")
         report.removed += [f"{ledgers.path}#{key}" for key in ledgers.forget_unused(ledgers_before)]
     for path in other:
-        report._skip(path, _LINK if path.is_symlink() else "not a cache folder: left alone")
+        report._skip(path, _LINK if path.is_symlink() else _OTHER)
     return report
 
 
