@@ -92,8 +92,9 @@ written, it would name a folder of that name'
                  f"{'a shell variable' if len(names) == 1 else 'shell variables'}")
     said = (f"writes {named} icoframes does not expand (a shell does): taken as written, it "
             "would name a folder of that name")
-    if withheld:
-        return said
+    if withheld:  # a folder made before is said, not where (a part of the value)
+        return said + (" (a folder of that name exists, made by icoframes before it refused "
+                       "such paths: move it to the path meant)" if _made_before(text) else "")
     said += _made_before(text)
     unset = [name for name in names if name not in os.environ]
     if unset:
@@ -123,7 +124,8 @@ def _made_before(text: str) -> str:
         if _exists(folder):
             meant = _expanded(folder)
             where = "" if os.path.isabs(folder) else " in the current folder"
-            what = "it" if end == len(parts) else "what it holds"
+            # the folder itself where nothing is yet; else what it holds, into what is there
+            what = "it" if meant and not _exists(meant) else "what it holds"
             move = f": move {what} to {meant!r}" if meant else ""
             return (f" (a folder named {folder!r} exists{where}, made by icoframes before it "
                     f"refused such paths{move})")

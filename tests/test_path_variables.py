@@ -105,6 +105,33 @@ def test_a_cache_dir_writing_a_shell_variable_is_refused_alike(places, monkeypat
     assert list(cwd.iterdir()) == []
 
 
+def test_a_cache_dir_not_shown_says_a_folder_made_before_exists_not_where(places, monkeypatch):
+    # configure(cache_dir="$HOME/cache") made ./$HOME/cache before such paths were refused
+    _home, cwd = places
+    (cwd / "$HOME" / "cache").mkdir(parents=True)
+    said = (SAID.format(names="$HOME", what="a shell variable") + " (a folder of that name "
+            "exists, made by icoframes before it refused such paths: move it to the path meant)")
+    try:
+        with pytest.raises(InvalidParameter) as caught:
+            icoframes.configure(cache_dir="$HOME/cache")
+        assert str(caught.value) == ("invalid cache_dir=a text of 11 characters (not shown: it "
+                                     f"may be a key): {said}")
+        monkeypatch.setenv("ICOFRAMES_CACHE_DIR", "$HOME/cache")
+        with pytest.raises(ConfigError) as error:
+            icoframes.get_settings()
+        assert str(error.value).endswith(f"(not shown: it may be a key): {said}")
+        with pytest.raises(InvalidParameter) as caught:  # shown: the folder, and where it goes
+            icoframes.configure(cache_dir="$HOME")
+        assert str(caught.value) == (
+            "invalid cache_dir='$HOME': " + SAID.format(names="$HOME", what="a shell variable")
+            + " (a folder named '$HOME' exists in the current folder, made by icoframes before "
+            f"it refused such paths: move what it holds to '{_home}'); did you mean "
+            f"'{_home}'?")
+    finally:
+        icoframes.reset_configuration()
+    assert [p.name for p in cwd.iterdir()] == ["$HOME"]
+
+
 @pytest.mark.parametrize("given", ["price$usd", "a$/b", "$1/x", "x/$", "~/$HOME.d"])
 def test_a_dollar_that_is_no_whole_variable_name_is_a_name_as_written(places, given):
     home, cwd = places
