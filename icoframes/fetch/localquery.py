@@ -32,7 +32,8 @@ no order the answer keeps the cached list's, and says so (``order_unstated``):
   order for the narrower list is not promised either;
 * a query sorted as the list keeps the list's order
   (:func:`~icoframes.fetch.ordering.list_order`): the service's comparison orders a
-  subset as it orders the whole, rows without the key included; among rows that
+  subset as it orders the whole, rows without a date included where they end the
+  list (elsewhere one lost or gained its date since: paged); among rows that
   may tie under it (names equal under a collation the spec leaves open, the same
   date or none) the order is the cached list's, said
   (:data:`~icoframes.fetch.ordering.TIED`, with the key and how many rows);
@@ -302,8 +303,9 @@ def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReade
         how = ORDER_UNSTATED if len(keep) > 1 else "one row at most: in any order"
         unstated = ORDER_UNSTATED if len(keep) > 1 else None
     else:  # the same sort: the list's order, but among rows that may tie; else a local one
-        order, how, unstated = (list_order if sort == source_sort else local_order)(
-            sort, listing.iloc[keep], rows.take(keep).icos)
+        order, how, unstated = (
+            list_order(sort, listing, rows.icos, keep) if sort == source_sort
+            else local_order(sort, listing.iloc[keep], rows.take(keep).icos))
         if order is None:
             return dataclasses.replace(judged, reasons=[how])
     return dataclasses.replace(judged, source=candidate, order=how, unstated=unstated,

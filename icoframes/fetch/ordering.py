@@ -10,9 +10,14 @@ rows that tie. So:
   order, said (:data:`TIED`). Which rows may tie: names equal under any reading of
   :data:`NAME_KEYS` (bytes, case, accents, upper-case weights, letters and digits
   only, digits by value), or without a name; for a date, rows with the same one, or
-  without one, as the copies show them (the list has already put a row without the
-  key where the service does relative to the others). A date sort whose copies
-  are not in the list's order (a date changed since it was paged) is declined;
+  without one, as the copies show them. A date sort is declined when its copies
+  are not in the list's order (a date changed since it was paged), or when a row
+  without the date is not in the run of such rows that ends the cached list: the
+  spec does not say where the service puts them (the sandbox lists them last,
+  ascending and descending alike), so only the list's own trailing run says it;
+  a row that lost its date since the list was paged keeps its old dated place in
+  the list, and one that gained a date leaves the rows listed after it out of
+  that run;
 * **another sort** (:func:`local_order`), done locally: by ``id`` always; by
   ``name`` when the order of the distinct names is the same under every reading
   of :data:`NAME_KEYS` and no two of them tie under one; by a date when no row
@@ -109,10 +114,11 @@ def _name_groups(names: list[Any]) -> np.ndarray:
     return np.array([root(i) for i in range(len(names))], dtype=np.int64)
 
 
-def list_order(sort: tuple[str, bool], listing: pd.DataFrame, icos: pd.DataFrame
-               ) -> tuple[np.ndarray | None, str, str | None]:
-    """The order of ``listing``'s rows, picked from a list sorted by ``sort``, in a narrower
-    list sorted so; their copies ``icos`` (one row each, aligned).
+def list_order(sort: tuple[str, bool], listing: pd.DataFrame, icos: pd.DataFrame,
+               keep: np.ndarray) -> tuple[np.ndarray | None, str, str | None]:
+    """The order of the rows at positions ``keep`` (ascending) of ``listing``, a list sorted
+    by ``sort``, in a narrower list sorted so; ``icos`` the copies of all its rows (one
+    row each, aligned): a date sort reads where the whole list has its undated rows.
 
     Returns
     -------
@@ -124,17 +130,27 @@ def list_order(sort: tuple[str, bool], listing: pd.DataFrame, icos: pd.DataFrame
         What of it is not the service's: the order among rows that may tie (:data:`TIED`).
     """
     key, descending = sort
-    positions, how = np.arange(len(listing)), "the cached list's order"
+    positions, how = np.arange(len(keep)), "the cached list's order"
     if key == "id":
         return positions, how, None
     if key == "name":
-        labels = _name_groups(listing["name"].astype(object).tolist())
+        labels = _name_groups(listing["name"].iloc[keep].astype(object).tolist())
         return positions, how, _tied(key, labels, _MAY_TIE["name"])
-    values = icos[key].to_numpy(dtype="datetime64[ms]")
+    dates = icos[key].to_numpy(dtype="datetime64[ms]")
+    values = dates[keep]
     steps = np.diff(values[~np.isnat(values)].astype("int64"))
     if (steps > 0 if descending else steps < 0).any():  # the list's order rests on the copies
         return None, (f"{key}: the copies' dates are not in the cached list's order (one "
                       "changed since it was paged)"), None
+    # Where the service puts rows without the date is not stated: only the list's trailing
+    # run of them shows it (a row undated in the list's dated part lost its date since, and
+    # the service now lists it elsewhere; rows before one that gained a date are no longer
+    # listed where they were). A list with them first (NULLS FIRST) is paged, not guessed.
+    dated = np.flatnonzero(~np.isnat(dates))
+    if (keep[np.isnat(values)] <= (dated[-1] if len(dated) else -1)).any():
+        return None, (f"{key}: a row without it is not among those that end the cached "
+                      "list (it lost its date, or a row after it gained one, since the list "
+                      "was paged; where the service puts rows without it is not stated)"), None
     labels = np.where(np.isnat(values), np.iinfo(np.int64).min, values.astype("int64"))
     return positions, how, _tied(key, labels, _MAY_TIE["date"])
 

@@ -132,16 +132,19 @@ class Directory:
 
     def update_ico(self, ico_id: int, *, name: str | None = None,
                    ico_score: float | None = None, raised: int | None = None,
-                   status: str | None = None, end: datetime | None = None) -> None:
+                   status: str | None = None, end: datetime | None = None,
+                   remove_end: bool = False) -> None:
         """Change an ICO's values, in its summary and profile alike.
 
         ``name``, ``ico_score`` and ``raised`` show in the list summary too;
         ``status`` moves the ICO to another status list (an upcoming sale that
         started, an ongoing one that ended); ``end`` changes the end of its
-        current stage (profile only, as on the real service). Arguments left at
-        None keep their value. The changed values are rendered plainly (no messy
-        shape). KeyError when ``ico_id`` is unknown; ValueError for a status
-        that is not one of ``STATUSES``.
+        current stage (profile only, as on the real service), ``remove_end``
+        takes it away (an empty ``end_datetime``: listed with the undated ICOs
+        when sorted by it). Arguments left at None (``remove_end`` False) keep
+        their value. The changed values are rendered plainly (no messy shape).
+        KeyError when ``ico_id`` is unknown; ValueError for a status that is not
+        one of ``STATUSES``.
         """
         if status is not None and status not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
@@ -152,6 +155,8 @@ class Directory:
                 changes["status"] = status
             if end is not None:
                 changes.update(end=end, end_text=end.strftime("%d.%m.%Y %H:%M:%S"), tba=False)
+            if remove_end:
+                changes.update(end=None, end_text="")
             if name is not None:
                 changes["name"] = name
             if ico_score is not None:
