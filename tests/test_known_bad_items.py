@@ -19,7 +19,7 @@ import pytest
 from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, paged_list
 
 import icoframes
-from icoframes.api.control import BREAKER_ITEMS, BREAKER_REFUSED, SUSPECT_ITEMS
+from icoframes.api.control import BREAKER_ITEMS, BREAKER_REFUSED, PROBE_ITEMS, SUSPECT_ITEMS
 from icoframes.api.retry import ANSWERS_REFUSED
 from icoframes.errors import APIError, IncompleteWarning, ServiceUnavailable, StaleWarning
 from icoframes.fetch.paging import PAGES_FAILED
@@ -68,7 +68,8 @@ def test_a_load_asking_only_known_bad_items_returns_the_cached_rows(configure, w
 @pytest.mark.parametrize("refresh", [False, "all"])
 def test_a_lasting_wrong_answer_outage_costs_the_same_on_every_load(configure, refresh):
     # REVI: 10 profiles answered right, then every one "data": null, on every load. Known bad
-    # ones counted as any: a load costs BREAKER_REFUSED wrong answers and a few, whatever
+    # ones counted as any: a load costs BREAKER_REFUSED wrong answers and a few, and the
+    # PROBE_ITEMS asked out of turn (answered so too: no block of bad ids, r9), whatever
     # failed before (when they went uncounted: 44, 66, 98, ... 226 under refresh="all")
     good = set(range(1, 11))
     with HostileServer({LIST: paged_list(400), PROFILE: _profiles(
@@ -85,8 +86,14 @@ def test_a_lasting_wrong_answer_outage_costs_the_same_on_every_load(configure, r
             except ServiceUnavailable:
                 pass  # (new ones only answered wrongly: as a service that is down)
             paid.append(srv.hits[PROFILE] - before)
-        once = (SUSPECT_ITEMS - 1) * ANSWERS_REFUSED + BREAKER_REFUSED - (SUSPECT_ITEMS - 1)
-        assert paid == [len(good) + once] + [once] * 6
+        once = (SUSPECT_ITEMS - 1) * ANSWERS_REFUSED + BREAKER_REFUSED - (
+            SUSPECT_ITEMS - 1) + PROBE_ITEMS
+        expected = [len(good) + once] + [once] * 6
+        if refresh == "all":  # load 7: the 150 never asked and the 10 good ones (refreshed)
+            # are the plan; a probe spread over it meets a good one: the run was bad ids, so
+            # every one is asked (each once or twice), the 32 known bad held (then 44 a load)
+            expected[6] = 150 + len(good) + BREAKER_REFUSED + 10
+        assert paid == expected
 
 
 @pytest.mark.parametrize("refresh", [False, "all"])
@@ -100,7 +107,8 @@ def test_a_wrong_answer_outage_after_many_failures_costs_the_same_on_every_load(
     # plus 32 refreshes under "all", the failures of which were known bad the next time.)
     # Under "all" the other 45 (their copies kept: not known bad) are asked then (REVK H1: a
     # held run no longer stops every refresh), and 32 wrong answers to them are an outage:
-    # ServiceUnavailable, on every load, at twice the bound (the known run tells nothing).
+    # ServiceUnavailable, on every load, at twice the bound (the known run tells nothing) and
+    # the PROBE_ITEMS asked out of turn after the run of new ones (r9).
     bad, everything = set(BAD), []
     with HostileServer({LIST: paged_list(N), PROFILE: _profiles(
             _Everything(bad, everything), lambda i: None)}) as srv:
@@ -124,7 +132,7 @@ def test_a_wrong_answer_outage_after_many_failures_costs_the_same_on_every_load(
         if refresh == "all":  # every load asks again: the bound for the known ones, then
             # for the others (was 72, 104, ... 226 uncounted; 34 each, held, before REVK H1)
             assert raised == [2, 3, 4, 5, 6, 7]
-            assert paid[1:] == [2 * once] * 6
+            assert paid[1:] == [2 * once + PROBE_ITEMS] * 6
         else:  # the backoff of ids failing on loads in a row asks fewer later (was 74 on load 2)
             assert raised == []
             assert paid[1] == once and all(p <= once for p in paid[2:]), paid
@@ -168,7 +176,8 @@ def test_a_service_answering_everything_wrongly_after_known_bad_items_is_an_outa
     # load 2 (refresh="all"): every profile answered "data": null. The 45 known bad ones are
     # asked first (no new one is listed): the run at the 32nd is held, as they were expected
     # to fail, and the load goes on with the others (REVK H1: it stopped there, so a few dozen
-    # always-bad ids stopped every refresh); 32 wrong answers to those are an outage
+    # always-bad ids stopped every refresh); 32 wrong answers to those, and the PROBE_ITEMS
+    # asked out of turn then (r9), are an outage
     bad, everything = set(BAD), []
     with HostileServer({LIST: paged_list(N), PROFILE: _profiles(
             _Everything(bad, everything), lambda i: None)}) as srv:
@@ -177,12 +186,13 @@ def test_a_service_answering_everything_wrongly_after_known_bad_items_is_an_outa
             icoframes.load_icos(status="past", progress=False)
         everything.append(True)
         before = srv.hits[PROFILE]
-        with pytest.raises(ServiceUnavailable, match=f"{BREAKER_REFUSED} different requests "
-                           f"failed, {BREAKER_REFUSED} of them answered wrongly"):
+        outage = BREAKER_REFUSED + PROBE_ITEMS
+        with pytest.raises(ServiceUnavailable, match=f"{outage} different requests "
+                           f"failed, {outage} of them answered wrongly"):
             icoframes.load_icos(status="past", progress=False, refresh="all")
         # each run: the first SUSPECT_ITEMS - 1 asked twice, every other one once, to 32
         assert srv.hits[PROFILE] - before == 2 * ((SUSPECT_ITEMS - 1) * (
-            ANSWERS_REFUSED - 1) + BREAKER_REFUSED)
+            ANSWERS_REFUSED - 1) + BREAKER_REFUSED) + PROBE_ITEMS
 
 
 class _Everything:
@@ -198,12 +208,38 @@ class _Everything:
 # -- a run of bad items in a load the service answered right (REVC H1, H2) ------------------
 
 
-def test_a_run_of_bad_profiles_stops_the_asking_not_the_load(configure):
-    # ids 41..72 answer "data": null, in the order the load asks them: 32 wrong answers in a
-    # row after 40 good ones (REVC H1: ServiceUnavailable, none of the 40 rows, and the same
-    # on the next load as it asked the failures first; rows only from the third)
+def _unwrapped(bad):
+    """Profiles echo the id asked; those ``bad`` holds are answered ``{}`` (JSON, not in the
+    service's envelope: no profiles are asked out of turn after a run of them)."""
+    def behaviour(h):
+        asked = int(h.request_json()["id"])
+        json_reply({} if asked in bad else {
+            "error": None, "data": {"id": asked, "main": {"name": f"P{asked}"}}})(h)
+    return behaviour
+
+
+def test_a_block_of_bad_profiles_after_good_ones_is_their_failure(configure):
+    # ids 41..72 answer "data": null in the service's envelope, in the order the load asks
+    # them: 32 wrong answers in a row after 40 good ones. The PROBE_ITEMS profiles asked out
+    # of turn then are answered right: the block was bad ids, the load goes on (r9: it
+    # stopped asking there, 128 not asked until the next load; REVC H1: ServiceUnavailable)
     bad = set(range(41, 73))
     with HostileServer({LIST: paged_list(200), PROFILE: _profiles(bad, lambda i: None)}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.warns(IncompleteWarning, match="have no row: 32 failed;"):
+            icos = icoframes.load_icos(status="past", progress=False)
+        assert sorted(icos["id"]) == [i for i in range(1, 201) if i not in bad]
+        assert srv.hits[PROFILE] == 168 + (SUSPECT_ITEMS - 1) * ANSWERS_REFUSED + 32 - (
+            SUSPECT_ITEMS - 1)
+
+
+def test_a_run_of_bad_profiles_stops_the_asking_not_the_load(configure):
+    # ids 41..72 answer JSON that is not the service's answer ({}), in the order the load asks
+    # them: 32 wrong answers in a row after 40 good ones (REVC H1: ServiceUnavailable, none of
+    # the 40 rows, and the same on the next load as it asked the failures first; rows only
+    # from the third)
+    bad = set(range(41, 73))
+    with HostileServer({LIST: paged_list(200), PROFILE: _unwrapped(bad)}) as srv:
         configure(srv, max_workers=1)
         with pytest.warns(IncompleteWarning, match="32 failed, 128 not_fetched"):
             icos = icoframes.load_icos(status="past", progress=False)
@@ -214,7 +250,7 @@ def test_a_run_of_bad_profiles_stops_the_asking_not_the_load(configure):
         stop = missing[200]["reason"]
         assert stop.startswith("not asked: the load stopped asking after 32 different "
                                "requests failed in a row, 32 of them answered wrongly (last: "
-                               "HTTP 200: the profile data for id 72 is NoneType"), stop
+                               "HTTP 200: the profile data for id 72 is missing"), stop
         assert srv.hits[PROFILE] == 40 + (SUSPECT_ITEMS - 1) * ANSWERS_REFUSED + 32 - (
             SUSPECT_ITEMS - 1)
         before = srv.hits[PROFILE]
@@ -251,7 +287,8 @@ def test_a_list_whose_count_overstates_its_pages_still_gives_its_rows(configure)
 
 def test_rows_kept_from_an_earlier_fetch_when_a_run_of_bad_items_stops_the_asking(configure):
     # load 2 (refresh="all"): ids 11..90 answered "data": null after 10 good ones; the
-    # asking stops at the 32nd (42); every row stays, from its earlier copy, and is said stale
+    # asking stops at the 32nd (42) and the PROBE_ITEMS asked out of turn then (answered so
+    # too); every row stays, from its earlier copy, and is said stale
     broken: list[bool] = []
     with HostileServer({LIST: paged_list(N), PROFILE: _profiles(
             _Everything(set(), broken), lambda i: None)}) as srv:
@@ -261,7 +298,8 @@ def test_rows_kept_from_an_earlier_fetch_when_a_run_of_bad_items_stops_the_askin
         srv.behaviours[PROFILE] = _profiles(_After(10, broken), lambda i: None)
         with pytest.warns(StaleWarning, match=r"80 row\(s\) are kept from an earlier fetch: "
                           "the load stopped asking after a run of wrong answers before they "
-                          "were fetched again; fetching 32 of them again failed"):
+                          "were fetched again; fetching "
+                          f"{BREAKER_REFUSED + PROBE_ITEMS} of them again failed"):
             icos = icoframes.load_icos(status="past", progress=False, refresh="all")
         assert sorted(icos["id"]) == list(range(1, N + 1))
         assert icos.attrs["icoframes"]["not_refreshed"] == list(range(11, N + 1))

@@ -431,7 +431,9 @@ class Client:
         # a JSON object answered with no error: the service is up, the answer is this item's
         refusal = verdict(check, decoded)[1]
         if refusal is not None:
-            raise Transient(f"HTTP {status}: {refusal}", rejected=True, answered=True)
+            lost = Transient(f"HTTP {status}: {refusal}", rejected=True, answered=True)
+            lost.enveloped = 200 <= status < 300 and {"error", "data"} <= decoded.keys()
+            raise lost
         return decoded
 
 

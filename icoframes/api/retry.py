@@ -50,6 +50,9 @@ class Transient(Exception):
         self.final, self.code = final, code
         self.retry_after: float | None = None  # seconds the service asked to wait (a header)
         self.cut: bytes | None = None  # a body that stops inside a JSON text: its bytes
+        # the service's envelope ({"error": null, "data": ...}, 2xx) around a wrong item: its
+        # own answer about that item, not a proxy's or a portal's (LoadControl's probes)
+        self.enveloped = False
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,7 @@ class Load:
         self._lists = SharedLists(self.cache, self._claimer)
         self._plan = ProfilePlan(self.cache, self._claimer, ages=ages, refresh_all=refresh_all,
                                  budget=budget, batch=self.settings.max_workers,
-                                 skip=self.service.skips)
+                                 skip=self.service.skips, probes=self.control)
         self._pool = RequestPool(self.settings.max_workers,  # a live load renews its leases,
                                  tick=lambda: self._claimer().renew(every=LEASE / 3))  # waiting
         self._arrivals = Arrivals(self.cache, self.derived)

@@ -16,9 +16,11 @@ from __future__ import annotations
 import datetime as dt
 from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Protocol
 
 import pandas as pd
 
+from ..api.control import profile_item
 from ..api.params import PAGE_SIZE
 from ..files import utcnow
 from ..parse.lists import summary_keys
@@ -33,6 +35,14 @@ __all__ = ["UNKNOWN_PAGES", "ProfilePlan", "pages_needed"]
 #: (5,000 ICOs: as many profiles as a day of the service's allowance), or as its cached copy's
 #: pages when it had more; twice in its first pass (it may be paged again).
 UNKNOWN_PAGES = 250
+
+
+class Probes(Protocol):
+    """What asks the plan for profiles out of turn (:class:`~icoframes.api.control.LoadControl`)."""
+
+    def probes_wanted(self) -> int: ...
+
+    def probing(self, items: Collection[object]) -> None: ...
 
 
 def pages_needed(lists: Collection[ListQuery]) -> int:
@@ -64,12 +74,15 @@ class ProfilePlan:
         Why a want is not asked when its turn comes (None: it is); those skipped are
         reported not asked (:meth:`not_done`, :attr:`skipped`), their claims given up at
         once, and leave their room of the ``budget`` to the wants it cut.
+    probes : Probes, optional
+        Asks for profiles out of turn after a run of wrong answers (:meth:`next`).
     """
 
     def __init__(self, cache: Cache, claimer: Callable[[], Claims], *,
                  ages: Mapping[str, dt.timedelta] | None, refresh_all: bool,
                  budget: int | None, batch: int,
-                 skip: Callable[[Want], str | None] | None = None) -> None:
+                 skip: Callable[[Want], str | None] | None = None,
+                 probes: Probes | None = None) -> None:
         self._cache = cache
         self._claimer = claimer
         self._ages = ages
@@ -77,6 +90,7 @@ class ProfilePlan:
         self.budget = budget
         self._batch = batch
         self._skip = skip
+        self._probes = probes
         self.skipped: str | None = None  # why the first want skipped was not asked
         self._not_asked: list[int] = []  # the ids of those skipped
         self.over_budget: list[int] = []  # wanted, not requested: the budget ran out
@@ -181,11 +195,14 @@ class ProfilePlan:
         bringing 20 rows, and profiles take what is left. While lists are paged, none that is
         only stale goes (it waits for what the rest of the lists may bring that the result
         lacks), and with a ``budget`` none (the most stale go first: every list is waited
-        for)."""
+        for). Profiles the breaker asks for out of turn (``probes``) go first
+        (:meth:`_claim_probes`)."""
         paging = [query for query in lists if query.paging]
         if paging and (self.budget is not None or not self.pending  # (no ledger read for none)
                        or remaining() <= pages_needed(paging)):
             return None
+        if self._probes is not None and (wanted := self._probes.probes_wanted()):
+            self._claim_probes(wanted, lists, urgent_only=bool(paging))
         want, skipped = None, []
         while self._ready or self._claim_more(lists, urgent_only=bool(paging)):
             want = self._ready.popleft()
@@ -202,6 +219,34 @@ class ProfilePlan:
         if skipped:  # another process may ask them now, not once this load ends (REVI2 L3)
             self._claimer().release(skipped)
         return want
+
+    def _claim_probes(self, wanted: int, lists: Sequence[ListQuery], urgent_only: bool) -> None:
+        """Claim ``wanted`` profiles spread evenly over the rest of the plan (those claimed and
+        those to claim, within the budget; ones that never failed if enough), put them first,
+        and tell the breaker: after a run of profiles answered wrongly in the service's
+        envelope, whether profiles elsewhere in the lists are too tells a block of bad ids (the
+        newest ICOs, not profiled yet) from a service answering every profile so."""
+        self._sift(lists)
+        if self.budget is not None:
+            self._fit_budget()
+        wants = [*self._ready, *(w for w in self._wants if w.id not in self._held)]
+        wants = [w for w in wants if not urgent_only or w.staleness >= URGENT]
+        fresh = [w for w in wants if w.failed_at is None]
+        wants = fresh if len(fresh) >= wanted else wants
+        picked = [wants[int((k + 0.5) * len(wants) / wanted)] for k in range(wanted)
+                  ] if len(wants) > wanted else wants
+        ids, ready = {w.id for w in picked}, {w.id for w in self._ready}
+        self._ready = deque(w for w in self._ready if w.id not in ids)
+        self._wants = [w for w in self._wants if w.id not in ids]
+        claim = [w for w in picked if w.id not in ready]
+        mine, taken, _ = self._claimer().claim([w.id for w in claim], arrived_since=self._marker)
+        mine_set, taken_set = set(mine), set(taken)
+        for want in claim:
+            if want.id in taken_set:
+                self._waiting[want.id] = want
+        probes = [w for w in picked if w.id in ready or w.id in mine_set]
+        self._ready.extendleft(reversed(probes))
+        self._probes.probing([profile_item(w.id) for w in probes])  # type: ignore[union-attr]
 
     def _give_back(self) -> None:
         """A want skipped takes no request of the budget: the most urgent one the budget cut
@@ -271,17 +316,8 @@ class ProfilePlan:
         self._sift(lists)
         if not self._wants or (urgent_only and self._wants[0].staleness < URGENT):
             return False
-        if self.budget is not None:
-            self._order()
-            room = self.budget - self.requested - len(self._ready)
-            if room <= 0 or self._budget_spent:
-                room = 0
-            if len(self._wants) > room:
-                self.over_budget.extend(w.id for w in self._wants[room:])
-                self._cut.extend(self._wants[room:])
-                del self._wants[room:]
-            if not room:
-                return False
+        if self.budget is not None and not self._fit_budget():
+            return False
         wants = [w for w in self._wants if w.id not in self._held] if self._held else self._wants
         batch = [w for w in wants[:self._batch] if not urgent_only or w.staleness >= URGENT]
         if not batch:
@@ -300,6 +336,19 @@ class ProfilePlan:
             elif want.id in taken_set:
                 self._waiting[want.id] = want
         return bool(self._ready) or self._claim_more(lists, urgent_only)
+
+    def _fit_budget(self) -> int:
+        """Cut the planned wants to the room the budget has left (the most urgent kept, the
+        rest :attr:`over_budget`); the room."""
+        self._order()
+        room = self.budget - self.requested - len(self._ready)  # type: ignore[operator]
+        if room <= 0 or self._budget_spent:
+            room = 0
+        if len(self._wants) > room:
+            self.over_budget.extend(w.id for w in self._wants[room:])
+            self._cut.extend(self._wants[room:])
+            del self._wants[room:]
+        return room
 
     def poll_others(self) -> None:
         """Look again at the profiles other processes claimed: one that arrived is done, one

@@ -225,10 +225,12 @@ def breaker_error(settings: Settings, control: LoadControl) -> APIError:
     answers to kinds of request answered right earlier in the load; the error itself (its
     class, no "call again later") when every request of the run had the same error about
     the request (:attr:`~icoframes.api.control.LoadControl.same_error`)."""
+    probed = (f" ({control.probed} of them profiles asked out of turn, spread over the rest "
+              "of the load's lists)") if control.probed else ""
     if control.on_items:
         return ItemsStop(
             f"not asked: the load stopped asking after {control.items_bad} different requests "
-            f"failed in a row, {control.items_refused} of them answered wrongly (last: "
+            f"failed in a row, {control.items_refused} of them answered wrongly{probed} (last: "
             f"{control.last_failure}); as requests of their kind were answered right before, "
             "those may all be bad items: the next call asks again")
     base = settings.base_url or ""
@@ -250,7 +252,7 @@ def breaker_error(settings: Settings, control: LoadControl) -> APIError:
         what += f" on {control.items_failing} different requests, with no success between"
     else:  # the items its answers were wrong for (refused), or failed, with no good answer
         what = (f"{control.items_bad} different requests failed, {control.items_refused} of "
-                "them answered wrongly, with no good answer between")
+                f"them answered wrongly, with no good answer between{probed}")
     error = ServiceUnavailable(
         f"{host} is not answering usefully: {what} (last: {control.last_failure}), so the "
         f"load stopped. Everything fetched is cached; call again {_when(control.retry_after)}"

@@ -1,0 +1,116 @@
+"""A block of bad profiles met first is those items' failure, not a service that is down (r9).
+
+"Never trust a response; a bad item is that item's failure." A load on which no profile was
+answered right yet met 32 or more *new* profiles answered in the service's own envelope but
+wrongly (``"data": null``, another id's, ``{}``): the newest ICOs of a list, not profiled yet,
+come first in its order. The breaker of wrong answers (``BREAKER_REFUSED``) took that run for a
+service answering everything wrongly: ServiceUnavailable after 34 requests, no row, although
+the list was answered right and the other 160 profiles were good (and the same on the next
+load, which asked the new ones first). Now such a run asks ``PROBE_ITEMS`` profiles out of turn,
+spread over the rest of the plan: one answered right shows the run a block of bad ids, and the
+load goes on (each bad id asked twice at most, every request booked). A service answering
+every profile so still stops, after 8 more requests (42); any other wrong answer (HTML, a
+proxy's JSON) or 5xx stops it as before (tests/test_item_blame.py, tests/test_breaker.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+
+import icoframes
+from icoframes.api.control import BREAKER_REFUSED, PROBE_ITEMS, SUSPECT_ITEMS
+from icoframes.api.retry import ANSWERS_REFUSED
+from icoframes.errors import IncompleteWarning, ServiceUnavailable
+
+pytestmark = pytest.mark.usefixtures("quick_retries")
+
+N, BAD = 200, set(range(1, 41))  # the first 40 of 200 listed: new, answered wrongly
+
+
+def run_cost(n: int) -> int:
+    """Requests a run of ``n`` profiles answered wrongly costs: the first SUSPECT_ITEMS - 1
+    of it asked twice, every next one once (another's first answer tells more)."""
+    return min(n, SUSPECT_ITEMS - 1) * ANSWERS_REFUSED + max(0, n - (SUSPECT_ITEMS - 1))
+
+
+def _profiles(bad, wrong, asked: Counter):
+    """Profiles echo the id asked (counted in ``asked``); those in ``bad`` answer ``wrong``."""
+    def behaviour(h):
+        ico_id = int(h.request_json()["id"])
+        asked[ico_id] += 1
+        data = wrong(ico_id) if ico_id in bad else {"id": ico_id, "main": {"name": f"P{ico_id}"}}
+        json_reply({"error": None, "data": data})(h)
+    return behaviour
+
+
+@pytest.mark.parametrize("wrong", [lambda i: None, lambda i: {"id": i + 1, "main": {}},
+                                   lambda i: {}], ids=["data-null", "another-id", "data-empty"])
+def test_a_block_of_new_profiles_answered_wrongly_first_is_their_failure(configure, wrong):
+    asked: Counter[int] = Counter()
+    with HostileServer({LIST: paged_list(N), PROFILE: _profiles(BAD, wrong, asked)}) as srv:
+        configure(srv, max_workers=1)  # one at a time: the count is exact
+        with pytest.warns(IncompleteWarning, match="40 listed ICO.* have no row: 40 failed"):
+            icos = icoframes.load_icos(status="past", progress=False)  # (was ServiceUnavailable)
+        assert sorted(icos["id"]) == list(range(41, N + 1))
+        report = icos.attrs["icoframes"]
+        assert {m["id"]: m["state"] for m in report["missing"]} == dict.fromkeys(BAD, "failed")
+        assert "the profile data for id 1" in report["failed"][1] or "data" in report["failed"][1]
+        # ids 1-32: a run (34 requests); PROBE_ITEMS out of turn, the first answered right;
+        # ids 33-40 a run of their own (10); every good one once: 204 (was 34, and 0 rows)
+        assert srv.hits[PROFILE] == (N - len(BAD)) + run_cost(BREAKER_REFUSED) + run_cost(
+            len(BAD) - BREAKER_REFUSED)
+        assert report["requests"]["ico"] == srv.hits[PROFILE]  # every one booked
+        assert max(asked[i] for i in BAD) == ANSWERS_REFUSED
+        assert all(asked[i] == 1 for i in range(41, N + 1))
+        # the next load asks only the failed ones whose backoff is over: none yet
+        before = srv.hits[PROFILE]
+        with pytest.warns(IncompleteWarning, match="40 failed"):
+            again = icoframes.load_icos(status="past", progress=False)
+        assert sorted(again["id"]) == list(range(41, N + 1))
+        assert srv.hits[PROFILE] - before <= run_cost(BREAKER_REFUSED) + PROBE_ITEMS
+
+
+def test_with_workers_a_block_of_bad_profiles_costs_two_requests_each_at_most(configure):
+    asked: Counter[int] = Counter()
+    bad = set(range(1, 61))  # 60 of 200, in the order asked, four at a time
+    with HostileServer({LIST: paged_list(N),
+                        PROFILE: _profiles(bad, lambda i: None, asked)}) as srv:
+        configure(srv, max_workers=4)
+        with pytest.warns(IncompleteWarning, match="60 failed"):
+            icos = icoframes.load_icos(status="past", progress=False)
+        assert sorted(icos["id"]) == list(range(61, N + 1))
+        assert sorted(asked) == list(range(1, N + 1))  # every one asked
+        assert max(asked[i] for i in bad) <= ANSWERS_REFUSED
+        assert all(asked[i] == 1 for i in range(61, N + 1))
+
+
+def test_every_profile_answered_wrongly_in_the_envelope_still_stops_the_load(configure):
+    # a service answering every profile "data": null: the probes are answered so too
+    asked: Counter[int] = Counter()
+    with HostileServer({LIST: paged_list(N),
+                        PROFILE: _profiles(range(1, N + 1), lambda i: None, asked)}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.raises(ServiceUnavailable) as info:
+            icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[PROFILE] == run_cost(BREAKER_REFUSED) + PROBE_ITEMS  # 42 (was 34)
+        assert (f"{BREAKER_REFUSED + PROBE_ITEMS} different requests failed, "
+                f"{BREAKER_REFUSED + PROBE_ITEMS} of them answered wrongly, with no good answer "
+                f"between ({PROBE_ITEMS} of them profiles asked out of turn, spread over the "
+                "rest of the load's lists)") in str(info.value)
+        # the probes: spread over the 168 not asked, not the next 8 of the list
+        probes = sorted(asked)[BREAKER_REFUSED:]
+        assert len(probes) == PROBE_ITEMS and probes[0] > BREAKER_REFUSED + 8
+        assert probes[-1] > N - 168 // PROBE_ITEMS
+
+
+def test_a_proxy_page_for_every_profile_stops_at_the_count_without_probes(configure):
+    # JSON without the service's envelope (a captive portal's, {}): no probe (34, as before)
+    portal = json_reply({"status": "ok", "login": "https://portal.example/"})
+    with HostileServer({LIST: paged_list(N), PROFILE: portal}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.raises(ServiceUnavailable, match=f"{BREAKER_REFUSED} different requests"):
+            icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[PROFILE] == run_cost(BREAKER_REFUSED)
