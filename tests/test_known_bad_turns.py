@@ -113,11 +113,36 @@ def test_a_skipped_profile_is_released_for_other_processes_at_once(configure):
         configure(srv, max_workers=1)
         _load(service, 0)
         _, report, _ = _load(service, 1)
-    asked, tail = sorted(BAD)[:BREAKER_REFUSED], sorted(BAD)[BREAKER_REFUSED:]
+    tail = sorted(BAD)[BREAKER_REFUSED:]
     assert report["not_done"] == tail
-    # (those asked and answered wrongly keep theirs until the load ends: asked once a load)
-    assert seen["held"] == [1, *asked]  # before: the 8 skipped as well
-    assert seen["other"] == (tail, asked, [])  # before: ([], BAD, []): the 8 skipped taken
+    # those asked and answered wrongly too, once their failure is kept (it is final for the
+    # load: another process waited for them until the load ended, then asked them anyway)
+    assert seen["held"] == [1]  # before: [1, *asked], and before REVI2 L3 the 8 skipped too
+    assert seen["other"] == (sorted(BAD), [], [])  # before: (tail, asked, [])
+
+
+def test_a_profile_that_failed_in_the_load_is_released_once_its_failure_is_kept(configure):
+    # day 0 (new profiles): id 3 answered "data": null twice is its failure; while the load
+    # asks id 10, another process may claim 3 (it waited for it until the load ended)
+    service = _Service(bad=frozenset({3}))
+    seen = {}
+
+    def other_process(asked):
+        if asked == 10 and not seen:
+            settings = get_settings()
+            cache = Cache(settings.cache_dir, settings.service_id or "")
+            seen["held"] = sorted(row[0] for row in cache.database(write=False).rows(
+                "SELECT id FROM claims"))
+            with cache.claims() as other:
+                seen["other"] = other.claim([3, 9])
+
+    service.on_profile = other_process
+    with HostileServer({LIST: service.listing, PROFILE: service.profile}) as srv:
+        configure(srv, max_workers=1)
+        _, report, _ = _load(service, 0)
+    assert report["failed"].keys() == {3}
+    assert 3 not in seen["held"] and seen["held"][-1] == 10  # before: 3 held too
+    assert seen["other"] == ([3], [9], [])  # before: ([], [3, 9], []); 9 is held (fetched)
 
 
 def test_skipped_profiles_give_their_budget_room_to_the_next(configure):

@@ -7,15 +7,19 @@ finished by then, before it sends any more: those outcomes are kept in one trans
 on disk are never more than the requests the load has workers for, and a load (or the
 process) killed loses no more than the requests in flight. Each transaction costs the
 same whatever it holds: at 0 ms latency, one per profile was the most of a load's time.
+A profile whose failure is kept is done for the load (it is not asked again in it): its claim
+is given up then, so that another process loading the same cache may ask it at once.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..api.client import Client
 from ..store.cache import Cache, ProfileRecord
+from ..store.claims import Claims
 from ..store.derived import DerivedTables
 from .policy import Want
 
@@ -43,11 +47,14 @@ def _text(profile: dict[str, Any]) -> str:
 
 class Arrivals:
     """The outcomes a load received and has not kept yet, for ``cache`` (and its
-    ``derived`` tables, which take each decoded profile instead of decoding it again)."""
+    ``derived`` tables, which take each decoded profile instead of decoding it again);
+    ``claimer`` returns the load's claims, those of failures kept given up."""
 
-    def __init__(self, cache: Cache, derived: DerivedTables) -> None:
+    def __init__(self, cache: Cache, derived: DerivedTables,
+                 claimer: Callable[[], Claims] | None = None) -> None:
         self._cache = cache
         self._derived = derived
+        self._claimer = claimer
         self._records: list[ProfileRecord] = []
         self._profiles: list[Any] = []  # the decoded profile of each record (None: none)
 
@@ -69,7 +76,10 @@ class Arrivals:
 
     def keep(self) -> None:
         """Keep every outcome added since the last call, in one transaction (on disk on
-        return); a :class:`~icoframes.errors.CacheError` (a full disk) loses them all."""
+        return); a :class:`~icoframes.errors.CacheError` (a full disk) loses them all. Then
+        the claims of the failures kept are given up: each failed for good in this load
+        (held, another process waited for them until the load ended, then asked them anyway:
+        a failure is no copy)."""
         records, profiles = self._records, self._profiles
         if not records:
             return
@@ -78,3 +88,6 @@ class Arrivals:
         for record, profile, version in zip(records, profiles, versions, strict=True):
             if profile is not None and version:
                 self._derived.keep_decoded(record.id, version, profile)
+        failed = [record.id for record in records if record.state == "failed"]
+        if failed and self._claimer is not None:
+            self._claimer().release(failed)

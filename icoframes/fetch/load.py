@@ -110,7 +110,7 @@ class Load:
                                  skip=self.service.skips, probes=self.control)
         self._pool = RequestPool(self.settings.max_workers,  # a live load renews its leases,
                                  tick=lambda: self._claimer().renew(every=LEASE / 3))  # waiting
-        self._arrivals = Arrivals(self.cache, self.derived)
+        self._arrivals = Arrivals(self.cache, self.derived, self._claimer)
         self._stop: BaseException | None = None
         self._lost: CacheError | None = None  # a write that failed (said in a quota stop)
         self._page_errors: list[ServiceUnavailable] = []
