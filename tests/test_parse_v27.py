@@ -91,6 +91,22 @@ def test_raised_that_names_no_amount_says_why(value, reason):
     assert _read([value], "raised") == ((None, reason),)
 
 
+@pytest.mark.parametrize(("value", "ticker", "reason"), [
+    ("5 PCT tokens", "PCT", "unit_conflict"), ("5 PCT tokens.", "PCT", "unit_conflict"),
+    ("5 XYZ tokens", "XYZ", "unit_conflict"), ("5 PCT", "PCT", "percent"),
+    ("5 PCT tokens", "XYZ", "percent"), ("5%", "XYZ", "percent"),
+    ("5 percent", "PCT", "percent"), ("5% USD", "XYZ", "percent")])
+def test_raised_of_the_own_tokens_is_a_unit_conflict_when_the_ticker_is_a_percent_word(
+        value, ticker, reason):
+    # review REVA L5: "5 PCT tokens" for PCT was a percent (parse_amount read the word PCT),
+    # "5 XYZ tokens" for XYZ unreadable_number: tokens of the ICO (parser 26's rule), as caps
+    def read(column: str, **finance) -> tuple[object, ...]:
+        tables = tidy([{"id": 1, "finance": {column: value, "ticker": ticker, **finance}}])
+        return _value(tables.icos, column, tables.problems)
+
+    assert read("raised") == read("hard_cap", caps_unit="USD") == ((None, reason),)
+
+
 def test_raised_in_cents_is_read_as_the_caps_read_it():
     # 9516946: unreadable_number, while hard_cap "10 cents" was 0.1 USD
     assert _read(["10 cents", "5k cents", "20¢"], "raised") == (

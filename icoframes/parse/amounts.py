@@ -115,10 +115,16 @@ def read_raised(values: Sequence[object],
     return numbers, Unread.at(values, rows, [why[i] for i in rows])
 
 
+# What parse_amount leaves that the value reader may read otherwise: a text it found no number
+# in, or one naming a percent word ("5 PCT tokens" for PCT: its tokens, a unit_conflict, as
+# "5 XYZ tokens" for XYZ; "5 PCT" alone stays a percent).
+_READ_AGAIN: Final = frozenset({"unreadable_number", "percent"})
+
+
 def _unread_text(values: Sequence[object], unread: Unread) -> list[int]:
-    """The rows of text in which ``parse_amount`` found no number (not a range, a percent...)."""
+    """The rows of text ``parse_amount`` left for the value reader to read again."""
     return [i for i, reason in zip(unread.rows, unread.reasons, strict=True)
-            if reason == "unreadable_number" and type(values[i]) is str]
+            if reason in _READ_AGAIN and type(values[i]) is str]
 
 
 def ticker_words(values: Sequence[object], tickers: Sequence[object]) -> Unread:

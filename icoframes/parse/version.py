@@ -121,6 +121,7 @@ __all__ = ["PARSER_VERSION"]
 #:     EUR or ETH was unreadable_number, while raised, in USD, read it); raised is read as an
 #:     amount under a unit column USD (parse/amounts.py, list summaries alike): a value in
 #:     another unit is a unit_conflict ("5000 ETH", "5 BUSD", "$5 EUR": were
-#:     unreadable_number), "10 cents" is 0.1 (was unreadable_number). An accepting list's item
+#:     unreadable_number; "5 PCT tokens" for PCT: was percent), "10 cents" is 0.1 (was
+#:     unreadable_number). An accepting list's item
 #:     holding several tickers is split as a lone string is (["BTC, ETH"] was one ticker).
 PARSER_VERSION: Final = 27
