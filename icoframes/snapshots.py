@@ -41,6 +41,7 @@ from .files import entry_kind
 from .queries import checked_keywords
 from .reporting import manifest_summary
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
+from .tablefiles import problems_of
 from .tables import read_table
 
 __all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "read_snapshots", "snapshot_dates",
@@ -360,7 +361,10 @@ def _read_day(folder: Path, read: Callable[[Path], _T]) -> tuple[Path, _T, dict[
 def _read_table(folder: Path, name: str, date: pd.Timestamp) -> pd.DataFrame:
     """One table of a snapshot folder; a folder without its file (a day exported before the
     table existed, or a file deleted) named as :func:`icoframes.read_export` names it, with
-    the day, not an OS error's bare path."""
+    the day, not an OS error's bare path. A day without ``problems.parquet`` has no problems,
+    as :func:`icoframes.read_export` reads it (a folder written before problems were)."""
+    if name == PROBLEMS.name:
+        return problems_of(folder)  # (a link to nothing there is damage, named)
     if not os.path.lexists(folder / f"{name}.parquet"):  # a link to nothing: damage, named
         raise FileNotFoundError(
             f"{folder} is not an export of icoframes: missing {name}.parquet (the snapshot "

@@ -115,8 +115,7 @@ def test_an_empty_day_of_another_query_is_refused_as_any_other():
         changes(frame)
     assert "status=ongoing (2026-11-02)" in str(raised.value)
     with pytest.raises(ValueError, match="hold exports of 2 different queries"):
-        plot_status_flow(frame)
-    matplotlib.pyplot.close("all")
+        plot_status_flow(frame)  # refused before any figure is made: none to close
 
 
 def test_plot_status_flow_shows_the_empty_day_as_a_zero_bar(emptied):
