@@ -80,8 +80,9 @@ cache, its rows, when it was fetched, values lost) and as given (``queries_given
 ``not_refreshed`` (see below), the fetch times of the oldest and newest exported profile
 (``profiles_fetched``; null when the ``icos`` table has no ``fetched_at``
 column), ``problems`` (the number of unreadable values), ``exported_at`` (when
-the export was written, UTC) and ``package_version``. ``lists_fresh_after`` and
-``lists_fetched`` say how fresh the lists are (see above).
+the export was written, UTC) and what wrote it (``package_version``, ``parser_version``,
+``parser_fingerprint``). ``lists_fresh_after`` and ``lists_fetched`` say how fresh the lists
+are (see above).
 
 Incomplete is an outcome, not a success. An export that could not fetch
 everything still writes what it fetched, with ``complete: false`` and what it
@@ -115,7 +116,6 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from ._version import __version__
 from .dayfolder import check_layout, check_tree, given_queries, keep_exported, same_day
 from .daylists import changed_meanwhile, damaged_day, day_manifest, newer_day, stale_lists
 from .errors import (
@@ -131,6 +131,7 @@ from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, utcnow
 from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
+    code_identity,
     dump,
     jsonable,
     listed,
@@ -413,7 +414,7 @@ def export_tables(
             "problems_by_column": {f"{t}.{c}": int(n) for t, c, n in zip(
                 summary["table"], summary["column"], summary["count"], strict=True)},
             "exported_at": exported_at.isoformat(),
-            "package_version": __version__,
+            **code_identity(),  # package_version, parser_version, parser_fingerprint
         }
         tables.to_parquet(staging.data)
         # problems.parquet has one row per unreadable value (ico_id, table, column, value);

@@ -15,15 +15,31 @@ from typing import Any
 
 import pandas as pd
 
+from ._version import __version__
 from .errors import IncompleteWarning, QuotaExceeded, ServiceUnavailable
 from .fetch import age_limit
 from .fetch.result import warn_gaps
 from .held import Held, hold, tell
 from .loaders import MaxAge
+from .parse.rules import PARSER_VERSION
+from .store.derived import parser_fingerprint
 
-__all__ = ["dump", "jsonable", "kept_words", "listed", "lists_fresh_after", "not_refreshed",
-           "nothing_matched", "nothing_paged", "oldest_newest", "profile_ages", "quota_stop",
-           "seconds_given", "stop_record", "stop_said", "told_as_kept"]
+__all__ = ["code_identity", "dump", "jsonable", "kept_words", "listed", "lists_fresh_after",
+           "not_refreshed", "nothing_matched", "nothing_paged", "oldest_newest", "profile_ages",
+           "quota_stop", "seconds_given", "stop_record", "stop_said", "told_as_kept"]
+
+
+def code_identity() -> dict[str, Any]:
+    """What wrote an export, as its manifest says: ``package_version`` (icoframes' version,
+    the last release's until the next one: CHANGELOG.md's *Unreleased* lists what changed
+    since), ``parser_version`` (:data:`icoframes.parse.rules.PARSER_VERSION`) and
+    ``parser_fingerprint`` (the schema, parser version and parser source that read the tables,
+    as the cache's derived tables are keyed: :func:`icoframes.store.derived.
+    parser_fingerprint`). Two exports whose tables were read by different rules never say
+    the same, though a version in development says one package version throughout.
+    """
+    return {"package_version": __version__, "parser_version": PARSER_VERSION,
+            "parser_fingerprint": parser_fingerprint()}
 
 
 def lists_fresh_after(max_age: MaxAge, now: dt.datetime) -> dt.datetime | None:
