@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import html
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -314,6 +315,10 @@ def _snapshot_day(value: Any) -> str:
     return pd.Timestamp(value).date().isoformat()
 
 
+def _summary(text: str | Mapping[str, Any]) -> Mapping[str, Any]:
+    return json.loads(text) if isinstance(text, str) else text
+
+
 def snapshots_report(frame: Any, infos: list[Mapping[str, Any]]) -> LoadReport:
     """The report of a :func:`~icoframes.read_snapshots` frame: of the days it holds (as
     :func:`~icoframes.snapshots.snapshot_dates` counts them: its rows' days, and the days
@@ -332,8 +337,8 @@ def snapshots_report(frame: Any, infos: list[Mapping[str, Any]]) -> LoadReport:
             "this frame holds no row of any snapshot its attrs['icoframes'] names: which "
             "snapshots it answers is unknown; icoframes.snapshot_info(out) says what each "
             "snapshot's manifest holds")
-    summaries = {str(i.get("snapshot_date")): i["report"] for i in infos
-                 if isinstance(i.get("report"), Mapping)}
+    summaries = {str(i.get("snapshot_date")): _summary(i["report"]) for i in infos
+                 if isinstance(i.get("report"), str | Mapping)}  # JSON text, as read_snapshots
     unknown = [day for day in days if day not in summaries]
     if unknown:
         raise InvalidParameter(

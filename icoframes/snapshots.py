@@ -17,6 +17,7 @@ gone confirmed once no swap is in). No lock is held while a tree is listed or a 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -176,9 +177,12 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
                                                  dtype=DATE_DTYPE))
         frames.append(frame)
         # the day's load summary too, for icoframes.report of the frame (the manifest is
-        # not read again: another export of the day may have replaced it since)
+        # not read again: another export of the day may have replaced it since), as JSON
+        # text: pandas deep-copies attrs in every selection, a str at no cost (as dicts, a
+        # year of days with 100 ICOs missing each made a selection ~10x slower)
+        summary = manifest_summary(manifest)
         infos.append({**_info(date, read, manifest), "rows": len(frame),
-                      "report": manifest_summary(manifest)})
+                      "report": None if summary is None else json.dumps(summary)})
     stacked = pd.concat(frames, ignore_index=True)
     # concat of frames that are all empty, or of mixed text dtypes, can loosen a dtype
     dtypes = {"snapshot_date": DATE_DTYPE, **schema.dtypes}
