@@ -100,7 +100,10 @@ class ProfilePlan:
         self.planned = 0  # profiles ever wanted
         self._budget_spent = False  # a retry was refused: every request of the budget went
         self._index: ProfileIndex | None = None
-        self._marker = 0  # the store's version when this load planned
+        # the store's version when this load planned; refresh="all": when it began, so that a
+        # copy another process kept since (each wants every profile again) is this load's too
+        # (REVB M3: ids kept before a load's first page came were fetched again by it)
+        self._marker = cache.version() if refresh_all else 0
         self._seen: set[int] = set()
         self._wants: list[Want] = []  # planned, not yet claimed
         self._ready: deque[Want] = deque()  # claimed by this process, to request
@@ -145,7 +148,8 @@ class ProfilePlan:
             else:
                 self._places.setdefault(ico_id, (query, page, row))
         if self._index is None:  # the version first: what other processes keep later shows
-            self._marker = self._cache.version()
+            if not self._refresh_all:
+                self._marker = self._cache.version()
             self._index = ProfileIndex(self._cache.profile_index())
             # one "now" for every page, read after the index: each page's arrival time made
             # equally stale profiles of a later page staler (a budget picked by arrival
