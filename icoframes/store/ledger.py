@@ -105,7 +105,12 @@ class QuotaLedger(InDatabase):
         self.reset = reset
         # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"
         self._probe: str | None = None
-        self._refused = False  # a refusal was on record at the last booking
+        # per thread: a refusal was on record when this thread booked its request, its
+        # call's probe (the client books and settles each request on one thread); only the
+        # probe's answer tells whether the allowance is back: one booked before the refusal
+        # and answered after it (another worker's, in flight) cleared the refusal the next
+        # call must probe, or ended the probe's wait before its answer
+        self._booked = threading.local()
         self._unrecorded: tuple[int, CacheError] | None = None  # a 485 it could not record
         self._cond = threading.Condition()
 
@@ -155,7 +160,7 @@ class QuotaLedger(InDatabase):
         # own transaction; else it books nothing and the refusal is read with the count
         if self._rows(_BOOK + " AND refused_at IS NULL RETURNING sent", self.key, today,
                       self.limit, write=True):
-            self._refused = False
+            self._booked.refused = False
             return
         with self.write() as conn:
             row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
@@ -177,7 +182,7 @@ class QuotaLedger(InDatabase):
                 f"{'UTC' if self.reset is None else f'from {self.reset:%H:%M} UTC, quota_reset'}) "
                 "with this key from this cache dir",
                 code=None, endpoint=endpoint or None)
-        self._refused = refused
+        self._booked.refused = refused
         if refused:
             self._probe = "open"
 
@@ -198,33 +203,44 @@ class QuotaLedger(InDatabase):
         """What became of a booked request (of any endpoint: each counts alike):
         ``"not_sent"`` (it never left: handed back), ``"no_answer"`` (sent, so it counts; a
         probe learnt nothing) or the service's answer, its error code (None for none): a 485
-        is recorded as its refusal, any other answer after one clears it (the allowance is
-        back). A 485 it cannot record still ends this call's requests: its
-        :class:`~icoframes.errors.CacheError` is raised after the waiting ones are woken."""
+        is recorded as its refusal, any other answer to the probe clears it (the allowance is
+        back; a request booked before the refusal tells nothing of it). Called on the thread
+        that booked the request (:meth:`take`), after it. A 485 it cannot record still ends
+        this call's requests: its :class:`~icoframes.errors.CacheError` is raised after the
+        waiting ones are woken."""
+        probe, self._booked.refused = getattr(self._booked, "refused", False), False
+        if outcome == 485:
+            self._refused_now()
+            return
         try:
             if outcome == "not_sent":
                 self._rows("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?", self.key,
                            write=True)
-            elif outcome == 485:
-                at = ms(utcnow())
-                try:
-                    self._rows("UPDATE ledgers SET refused_at = ?, refused_after = sent "
-                               "WHERE key = ?", at, self.key, write=True)
-                except CacheError as exc:
-                    self._unrecorded = (at, exc)
-                    raise
-            elif outcome != "no_answer" and self._refused:
+            elif outcome != "no_answer" and probe:
                 self._rows("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
                            "WHERE key = ?", self.key, write=True)
-                self._refused = False
         finally:
-            if outcome == 485 or self._probe == "open":  # (else nothing changes: no wake-up)
-                with self._cond:  # a 485 ends this call's probing; any other outcome, the
-                    if outcome == 485:  # probe
-                        self._probe = "done"
-                    elif self._probe == "open":
-                        self._probe = None  # answered (go on), or not (the next one probes)
+            if probe:  # (another request's answer tells nothing of the probe's: no wake-up)
+                with self._cond:  # the probe answered (go on), or not (the next one probes)
+                    if self._probe == "open":
+                        self._probe = None
                     self._cond.notify_all()
+
+    def _refused_now(self) -> None:
+        """Record a 485, which ends this call's requests and its probing."""
+        # under the lock take() books with: recorded but not yet known as this call's own, the
+        # refusal let one more request of this call go as its probe, sent after the 485
+        with self._cond:
+            at = ms(utcnow())
+            try:
+                self._rows("UPDATE ledgers SET refused_at = ?, refused_after = sent "
+                           "WHERE key = ?", at, self.key, write=True)
+            except CacheError as exc:
+                self._unrecorded = (at, exc)
+                raise
+            finally:
+                self._probe = "done"
+                self._cond.notify_all()
 
     def state(self) -> LedgerState:
         """Today's count (0 on a new day), the cap, and the service's refusal if any."""
