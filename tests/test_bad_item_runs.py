@@ -23,7 +23,7 @@ from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
 import icoframes
 from icoframes.api.control import BREAKER_REFUSED, PROBE_ITEMS, SUSPECT_ITEMS
 from icoframes.api.retry import ANSWERS_REFUSED
-from icoframes.errors import IncompleteWarning, ServiceUnavailable
+from icoframes.errors import IncompleteWarning, ServiceUnavailable, StaleWarning
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 
@@ -114,3 +114,38 @@ def test_a_proxy_page_for_every_profile_stops_at_the_count_without_probes(config
         with pytest.raises(ServiceUnavailable, match=f"{BREAKER_REFUSED} different requests"):
             icoframes.load_icos(status="past", progress=False)
         assert srv.hits[PROFILE] == run_cost(BREAKER_REFUSED)
+
+
+def test_profiles_with_a_copy_that_fail_again_are_known_bad_on_the_next_load(configure):
+    # REVB H3: ids 11..50 keep a good copy, then answer JSON that is not the service's ({}:
+    # no probes). refresh="all", load 2: 10 answered right, then 32 wrongly: the asking
+    # stops (held). Load 3: those 32 failed since their copy, so they are known bad: their
+    # run is held and every other profile is asked (was: they were "all" wants, never known
+    # bad, and the same run stopped the refresh of 51..90 on every load)
+    asked: Counter[int] = Counter()
+    bad: set[int] = set()
+
+    def profiles(h):
+        ico_id = int(h.request_json()["id"])
+        asked[ico_id] += 1
+        json_reply({} if ico_id in bad else {
+            "error": None, "data": {"id": ico_id, "main": {"name": f"P{ico_id}"}}})(h)
+
+    with HostileServer({LIST: paged_list(90), PROFILE: profiles}) as srv:
+        configure(srv, max_workers=1)
+        icoframes.load_icos(status="past", progress=False)
+        bad.update(range(11, 51))
+        for load in (2, 3):
+            asked.clear()
+            with pytest.warns(StaleWarning):
+                icos = icoframes.load_icos(status="past", progress=False, refresh="all")
+            assert sorted(icos["id"]) == list(range(1, 91))  # (rows kept from their copies)
+            report = icos.attrs["icoframes"]
+            if load == 2:  # the run of 32 stops the asking: 43..90 not asked
+                assert sorted(asked) == list(range(1, 11 + BREAKER_REFUSED))
+                assert report["stopped"] == "breaker"
+        # load 3: every id asked (was 1..42 again, 51..90 never refreshed), each bad once or
+        # twice, and only the failed ones of load 2 held
+        assert sorted(asked) == list(range(1, 91))
+        assert report["not_refreshed"] == list(range(11, 51))
+        assert all(asked[i] == 1 for i in (*range(1, 11), *range(51, 91)))

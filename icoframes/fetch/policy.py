@@ -89,11 +89,19 @@ class Want:
     summary: str
     reason: str
     staleness: float
-    # why its last fetch failed ("failed" ones): LoadControl.known_bad
+    # why its last fetch failed, when one failed since its copy (or it has none):
+    # LoadControl.known_bad
     failure: str | None = field(default=None, repr=False)
-    # when it last failed ("failed" ones; seconds since the epoch): ProfilePlan asks the
-    # longest failed first among equally urgent failed ones
+    # when it last failed (seconds since the epoch; None: no failure since its copy):
+    # ProfilePlan asks the longest failed first among equally urgent failed ones
     failed_at: float | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def failed_before(self) -> bool:
+        """Its last fetch failed, in an earlier load: no copy yet, or one a refresh failed to
+        replace since (REVB H3: those were never known bad, so a run of them stopped every
+        refresh="all" of the others, load after load)."""
+        return self.reason == "failed" or self.failed_at is not None
 
 
 def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None:
@@ -340,9 +348,10 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         urgency[reasons == reason] = value
     urgency[(reasons == "failed") & (since >= _RECENT)] = _URGENCY["new"]  # (NaN: not known)
     failure = pick(view.reason, None)
+    # a failure since the copy (a copy resets them), or of one never fetched
+    failing = known & (~np.isnan(failed_at) | (reasons == "failed"))
     return [Want(int(ids[i]), statuses[i], keys_arr[i], reasons[i],
                  float(staleness[i] if reasons[i] == "stale" else urgency[i] * URGENT),
-                 failure[i] if reasons[i] == "failed" else None,
-                 float(failed_at[i]) if reasons[i] == "failed" and not np.isnan(failed_at[i])
-                 else None)
+                 failure[i] if failing[i] else None,
+                 None if np.isnan(failed_at[i]) or not failing[i] else float(failed_at[i]))
             for i in wanted]

@@ -105,12 +105,13 @@ class Service:
         return self._client
 
     def profile_client(self, want: Want) -> Client:
-        """The client to ask ``want``'s profile with. One whose last fetch failed is known
+        """The client to ask ``want``'s profile with. One whose last fetch failed (its copy kept,
+        or none) is known
         bad to the breaker first: a wrong answer to it again is its failure again (counted, so
         a load's cost stays bounded), and a run holding it stops the asking of such profiles
         (:meth:`~icoframes.api.control.LoadControl.known_bad`)."""
         client = self.client("profiles")
-        if want.reason == "failed":
+        if want.failed_before:
             self.control.known_bad(profile_item(want.id), want.failure)
         return client
 
@@ -118,7 +119,7 @@ class Service:
         """Why ``want`` is not asked in this load (None: it is): a profile that failed before,
         once a run of wrong answers holding such profiles reached the breaker's count
         (:func:`.stops.known_skipped`)."""
-        return known_skipped(self.control) if want.reason == "failed" else None
+        return known_skipped(self.control) if want.failed_before else None
 
     @contextlib.contextmanager
     def ledger_opening(self) -> Iterator[None]:
