@@ -85,10 +85,25 @@ def test_the_breaker_trips_at_exactly_its_number_of_attempts_in_a_row_asked_to_w
     control.succeeded(5)  # so is a success
     assert control.asked_in_a_row == 0 and control.retry_after is None
     for _ in range(2):
-        control.failed("HTTP 503", item=6, wait=5)
+        control.failed("HTTP 503", item=6, wait=0)
     assert not control.tripped
-    control.failed("HTTP 503", item=6, wait=5, sent=True)
+    control.failed("HTTP 503", item=6, wait=0, sent=True)  # (a run of 0 s asks: lasted them)
     assert control.tripped and control.asked_in_a_row == 3 and control.unsent_in_a_row == 0
+
+
+def test_asks_to_wait_trip_the_breaker_only_once_their_run_lasted_the_longest_wait():
+    # a rate limiter answering 8 workers "wait 1 s" gives 12 asks within that second: no
+    # outage until the run lasted the wait it asked (REVI M2)
+    control = LoadControl(failures=3, items=100)
+    control.failed("HTTP 429", item=1, wait=0)
+    control.failed("HTTP 429", item=2, wait=3600)
+    for _ in range(10):
+        control.failed("HTTP 429", item=3, wait=0)
+    assert not control.tripped and control.asked_in_a_row == 12
+    control.succeeded(4)
+    for _ in range(3):  # a new run: its own start and longest wait
+        control.failed("HTTP 429", item=5, wait=0)
+    assert control.tripped
 
 
 def test_the_longest_wait_asked_in_the_run_is_kept_with_its_end():

@@ -138,9 +138,9 @@ def test_a_retry_after_past_the_policys_time_ends_the_retries_and_says_so():
 
 def test_an_outage_asking_long_waits_stops_a_load_of_one_worker_at_once(configure):
     """Every profile a 503 asking 20 s: each is the breaker's failure at its first answer,
-    and a load of one worker stops after 12 of them (attempts in a row asked to wait; 16, the
-    different items failing, before REVB M1), none waited (each waited up to the policy's
-    60 s before: about 16 minutes to the stop)."""
+    and a load of one worker stops after 16 of them, none waited (each waited up to the
+    policy's 60 s before: about 16 minutes to the stop). The run of asks never lasted the
+    20 s asked: no trip by asks (REVI M2)."""
     from hostile import LIST, list_item
 
     import icoframes
@@ -156,7 +156,7 @@ def test_an_outage_asking_long_waits_stops_a_load_of_one_worker_at_once(configur
         configure(srv, max_workers=1)
         with pytest.raises(ServiceUnavailable):
             icoframes.load_icos(status="past", progress=False)
-        assert srv.hits[PROFILE] == 12
+        assert srv.hits[PROFILE] == 16
 
 
 def test_a_retry_after_within_the_policys_time_left_is_waited():
@@ -194,7 +194,7 @@ def test_the_breakers_error_says_when_to_call_again(configure, asked, said):
         configure(srv, max_workers=1)
         with pytest.raises(ServiceUnavailable) as info:
             icoframes.load_icos(status="past", progress=False)
-        assert srv.hits[PROFILE] == 12  # (asked to wait 12 times in a row)
+        assert srv.hits[PROFILE] == 16  # (16 different items failed)
     assert str(info.value).endswith(
         f"so the load stopped. Everything fetched is cached; call again after {ends[said]} "
         f"(the service asked to wait {said}, Retry-After) to fetch only the rest.")
@@ -229,16 +229,17 @@ def test_a_wait_asked_before_a_success_is_not_said(configure, quick_retries):
 
 
 def test_an_outage_asking_short_waits_stops_a_worker_after_the_breakers_count_of_asks():
-    """Every profile a 503 asking 5 s (within max_asked_wait: honoured), asked one after the
-    other as by a load of one worker sharing the load's control: the breaker trips at the
-    12th attempt in a row asked to wait, after 10 waits (50 s). Before (REVB M1), each of 16
-    items made its 6 attempts, waiting 5 s after 5 of them: 91 requests, 375 s."""
+    """Every profile a 503 asking 1 s (within max_asked_wait: honoured, really waited), asked
+    one after the other as by a load of one worker sharing the load's control: the breaker
+    trips at the 12th attempt in a row asked to wait, after 10 waits (10 s, longer than the
+    1 s asked). Before (REVB M1), each of 16 items made its 6 attempts, waiting after 5 of
+    them: 91 requests (375 s at 5 s asks)."""
     from icoframes.api.control import BREAKER_FAILURES, Cancelled
 
-    control = _Waits()
+    control = LoadControl()
 
     def down(h):
-        h.send_bytes(503, b"<html>maintenance</html>", {"Retry-After": "5"}, "text/html")
+        h.send_bytes(503, b"<html>maintenance</html>", {"Retry-After": "1"}, "text/html")
 
     given_up = []
     with HostileServer({PROFILE: down}) as srv, \
@@ -253,8 +254,38 @@ def test_an_outage_asking_short_waits_stops_a_worker_after_the_breakers_count_of
         assert srv.hits[PROFILE] == BREAKER_FAILURES == 12
     assert control.tripped and control.asked_in_a_row == 12
     assert given_up == [1, 2]  # item 1: its 6 attempts; item 2: 6, the breaker's at the last
-    assert control.waits == [5.0] * 10
     assert control.last_failure == "HTTP 503"
+
+
+def test_a_run_of_asks_shorter_than_the_wait_asked_does_not_trip_the_breaker():
+    """A rate limiter asking 30 s of 14 requests in a row, then answering: the asks come
+    faster than the wait they ask (as 8 workers meet a limiter at once: here the waits are
+    recorded, not waited), so the run never lasted it and the breaker holds (REVI M2: 12
+    asks in a row tripped it, stopping a load a token bucket of 3 requests/s served)."""
+    control = _Waits()
+    policy = RetryPolicy(max_attempts=6, backoff=0.001, max_backoff=0.002, max_asked_wait=60,
+                         max_elapsed=3600)
+    answered = []
+
+    def limiter(h):
+        answered.append(1)
+        if len(answered) <= 14:
+            h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": "30"}, "text/html")
+        else:
+            ico = h.request_json().get("id")
+            json_reply({"error": None, "data": {"id": ico, "main": {"name": "x"}}})(h)
+
+    given_up, got = [], []
+    with HostileServer({PROFILE: limiter}) as srv, \
+            Client(**srv.settings(), retry=policy, control=control) as client:
+        for ico_id in range(1, 21):
+            try:
+                got.append(client.profile(ico_id)["id"])
+            except ServiceUnavailable:
+                given_up.append(ico_id)
+        assert srv.hits[PROFILE] == 32
+    assert given_up == [1, 2] and got == list(range(3, 21)) and not control.tripped
+    assert control.waits == [30.0] * 12  # (items 1 and 2: 5 each; item 3: 2)
 
 
 def test_asks_to_wait_between_good_answers_never_trip_the_breaker():

@@ -20,8 +20,10 @@ including a thread stuck reading a body that trickles in byte by byte.
   - or :data:`BREAKER_FAILURES` attempts in a row never reached the service
     (connection refused, no connection made): no item can cause that;
   - or :data:`BREAKER_FAILURES` failed attempts in a row were each asked to wait
-    (``Retry-After``): the service says it is down (or too busy) for every request, and a
-    load of one worker honouring each ask would wait minutes before the other rules stop it;
+    (``Retry-After``), over at least the longest wait asked in that run: the service says
+    it is down for every request, and a load of one worker honouring each ask would wait
+    minutes before the other rules stop it (a rate limiter letting requests through
+    between its asks answers one within the wait it asked: never such a run);
   - or :data:`BREAKER_REFUSED` different items failed or were answered wrongly
     (:meth:`~LoadControl.refused`: a JSON object that is not the item's, a body that
     is no JSON, an error about that request) with no good answer in between: one
@@ -153,6 +155,7 @@ class LoadControl:
         self.in_a_row = 0  # failed attempts since the last success
         self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
         self.asked_in_a_row = 0  # of which the last ones in a row were asked to wait
+        self._asked_run = (0.0, 0.0)  # that run's start (time.monotonic), its longest wait
         self.last_failure: str | None = None
         # the latest end of a wait the service asked (Retry-After) in the run of failures:
         # (a time.time() value, the wait in seconds); the breaker's error says it
@@ -253,8 +256,8 @@ class LoadControl:
         connection was refused or never made); ``wait``: the seconds its answer asked to
         wait (``Retry-After``), kept in :attr:`retry_after` when it ends the latest in the
         run. The breaker trips after :attr:`items` different items failed, or
-        :attr:`failures` attempts in a row that were not sent, or that were asked to wait,
-        with no success in between.
+        :attr:`failures` attempts in a row that were not sent, or that were asked to wait
+        (once that run lasted the longest wait asked in it), with no success in between.
         """
         asked = None if wait is None else (time.time() + wait, wait)
         with self._lock:
@@ -262,7 +265,13 @@ class LoadControl:
                 self.retry_after = asked
             self.in_a_row += 1
             self.unsent_in_a_row = 0 if sent else self.unsent_in_a_row + 1
-            self.asked_in_a_row = 0 if wait is None else self.asked_in_a_row + 1
+            if wait is None:
+                self.asked_in_a_row = 0
+            else:
+                start, longest = self._asked_run if self.asked_in_a_row else (
+                    time.monotonic(), 0.0)
+                self._asked_run = (start, max(longest, wait))
+                self.asked_in_a_row += 1
             self.last_failure = reason
             item = object() if item is None else item
             self._failing.add(item)
@@ -333,8 +342,12 @@ class LoadControl:
         if self.tripped:
             return False
         counted = self._failing | self._refused
-        service = (len(self._failing) >= self.items
-                   or max(self.unsent_in_a_row, self.asked_in_a_row) >= self.failures)
+        # asked to wait: only once the run lasted the longest wait asked in it (8 workers
+        # meeting a rate limiter get 12 asks within its 1 s: REVI M2)
+        asked = (self.asked_in_a_row >= self.failures
+                 and time.monotonic() - self._asked_run[0] >= self._asked_run[1])
+        service = (len(self._failing) >= self.items or asked
+                   or self.unsent_in_a_row >= self.failures)
         if (not service and len(counted) >= self.refused_items and self.known_held is None
                 and not counted.isdisjoint(self._known) and not self._about_requests(counted)):
             # a run holding items that failed before: their failures were expected, so it
