@@ -23,7 +23,7 @@ import reprlib
 from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["LIMIT", "closest", "did_you_mean", "may_be_key", "quoted"]
+__all__ = ["LIMIT", "closest", "closest_option", "did_you_mean", "may_be_key", "quoted"]
 
 #: The most characters of a value a refusal quotes (then "…" and how long it was).
 LIMIT: Final = 60

@@ -9,11 +9,12 @@ the breaker, the error's type, message and fields.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
-import time
 
 import pytest
+import time_machine
 
 from icoframes.api.attempts import Attempts, _seconds
 from icoframes.api.control import Cancelled, LoadControl
@@ -79,11 +80,12 @@ def test_an_unsent_failure_is_counted_as_unsent():
 
 def test_a_wait_asked_longer_than_the_backoff_is_the_wait_and_told_to_the_breaker():
     control = LoadControl()
-    before = time.time()
-    assert _attempts(control=control).after(_busy(4.0)) == 4.0
+    now = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
+    with time_machine.travel(now, tick=False):
+        assert _attempts(control=control).after(_busy(4.0)) == 4.0
     assert control.retry_after is not None
     until, wait = control.retry_after
-    assert wait == 4.0 and before + 4.0 <= until <= time.time() + 4.0
+    assert wait == 4.0 and until == now.timestamp() + 4.0
 
 
 def test_a_wait_asked_shorter_than_the_backoff_leaves_the_backoff():
