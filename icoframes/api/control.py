@@ -173,6 +173,7 @@ class LoadControl:
         self._enveloped: set[object] = set()  # profiles of the run answered in the envelope
         self._probes: set[object] | None = None  # asked out of turn in this run (None: none)
         self._wanted = 0  # probes the run asked for, not yet handed to the plan
+        self._found = False  # the plan said the run's probes (:meth:`probing`; maybe none)
         self._retrying: set[object] = set()  # the failed items trying again
         self._stop = threading.Event()  # cancelled: reads cut
         self._halt = threading.Event()  # no new attempt (set by cancel too)
@@ -367,11 +368,13 @@ class LoadControl:
             # only the service's own answers about profiles: a block of bad ids met in the
             # load's order (r9: the first 32 new profiles "data": null raised, no row) or every
             # profile answered so; profiles elsewhere in the plan tell which (:meth:`probing`)
-            self._probes, self._wanted = set(), PROBE_ITEMS
+            self._probes, self._wanted, self._found = set(), PROBE_ITEMS, False
             return False
-        if probing:  # tripped once every probe was answered wrongly too (or the run doubled)
+        if probing:  # tripped once every probe was answered wrongly too (or the run doubled):
+            # every one the plan found or still asks, none left trips at once (REVI M1: a small
+            # load or budget had fewer than PROBE_ITEMS left, an outage became their failures)
             probes = self._probes or set()
-            self.tripped = ((len(probes) >= PROBE_ITEMS and probes <= counted)
+            self.tripped = ((self._found and probes <= counted)
                             or len(counted) >= 2 * self.refused_items)
         else:
             self.tripped = service or len(counted) >= self.refused_items
@@ -401,12 +404,18 @@ class LoadControl:
             wanted, self._wanted = self._wanted, 0
             return wanted
 
-    def probing(self, items: Collection[object]) -> None:
-        """``items`` (profiles: :func:`profile_item`) are asked next, out of turn: the run of
-        wrong answers trips once every one of :data:`PROBE_ITEMS` was answered wrongly too."""
+    def probing(self, items: Collection[object], asked: bool = True) -> None:
+        """``items`` (profiles) go next out of turn (:data:`PROBE_ITEMS`, or those left), or never
+        will (not ``asked``: the budget): the run trips once every probe is answered wrongly."""
         with self._lock:
-            if self._probes is not None:
-                self._probes.update(items)
+            if self._probes is None or (not asked and not self._found):
+                return
+            self._probes = (self._probes | set(items) if asked else  # (a retry refused: kept)
+                            self._probes - (set(items) - self._failing - self._refused))
+            self._found = True
+            trip = self._trips()
+        if trip:
+            self.cancel()
 
     def keep_trying(self, item: object, allowed: bool) -> bool:
         """Whether ``item``, which just failed, tries again: when its retry policy
@@ -431,7 +440,7 @@ class LoadControl:
             self._refused.clear()
             self._errors.clear()
             self._enveloped.clear()
-            self._probes, self._wanted = None, 0
+            self._probes, self._wanted, self._found = None, 0, False
             self._retrying.discard(item)
             self._answered[_kind(item)] += 1
 

@@ -42,7 +42,7 @@ class Probes(Protocol):
 
     def probes_wanted(self) -> int: ...
 
-    def probing(self, items: Collection[object]) -> None: ...
+    def probing(self, items: Collection[object], asked: bool = True) -> None: ...
 
 
 def pages_needed(lists: Collection[ListQuery]) -> int:
@@ -291,6 +291,8 @@ class ProfilePlan:
         """The budget refused a retry of ``ico_id``: it and everything not sent wait."""
         self.over_budget.append(ico_id)
         self._budget_spent = True
+        if self._probes is not None:  # a probe the budget refused: the breaker waits for none
+            self._probes.probing([profile_item(ico_id)], asked=False)
 
     def _sift(self, lists: Sequence[ListQuery]) -> None:
         """Drop the planned profiles of rows no list of the load has any more (one paged again
