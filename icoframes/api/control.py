@@ -1,18 +1,15 @@
 """What the threads of one load share: a way to stop them, and a circuit breaker.
 
-A load sends its requests from a pool of threads. When the user presses
-Ctrl-C, or the service is down, every one of them must stop within moments,
-including a thread stuck reading a body that trickles in byte by byte.
-:class:`LoadControl` is that switch:
+A load sends its requests from a pool of threads. When the user presses Ctrl-C, or the service
+is down, every one of them must stop within moments, including a thread stuck reading a body
+that trickles in byte by byte. :class:`LoadControl` is that switch:
 
-* :meth:`~LoadControl.cancel` wakes threads waiting between retries and shuts
-  down the sockets of the requests in flight, so a blocked read returns at once;
-  :meth:`~LoadControl.halt` lets the attempts in flight end, but no new one (a
-  retry) leaves;
-* it watches the failed attempts of the whole pool, each with the item it was
-  for (a list page, a profile), and trips the breaker (the load is cancelled,
-  :attr:`~LoadControl.last_failure` says why) when the service looks **down**,
-  not when a few items are bad:
+* :meth:`~LoadControl.cancel` wakes threads waiting between retries and shuts down the sockets
+  of the requests in flight, so a blocked read returns at once; :meth:`~LoadControl.halt` lets
+  the attempts in flight end, but no new one (a retry) leaves;
+* it watches the failed attempts of the whole pool, each with the item it was for (a list page,
+  a profile), and trips the breaker (the load is cancelled, :attr:`~LoadControl.last_failure`
+  says why) when the service looks **down**, not when a few items are bad:
 
   - :data:`BREAKER_ITEMS` different items failed with no success in between
     (one item's retries count once, however many): a failure spread over many
@@ -30,46 +27,36 @@ including a thread stuck reading a body that trickles in byte by byte.
     item answered wrongly is that item's failure, every item answered wrongly is a
     service that is down (a captive portal, ``{}`` for everything).
 
-A trip of the third rule alone, on kinds of request (list pages, profiles) the service
-answered right earlier in the load (:data:`SUSPECT_ITEMS` times at least: more than a
-coincidence, such as one profile answered for every id), is :attr:`~LoadControl.on_items`:
-a run of bad ids looks the same as a service broken since, so the load stops asking either
-way, but it keeps what came and returns it, reporting the rest as not asked (it is not a
-service that is down: that one never answered them right).
+A trip of the last rule alone, on kinds of request (list pages, profiles) the service answered
+right earlier in the load (:data:`SUSPECT_ITEMS` times at least: more than a coincidence, such
+as one profile answered for every id), is :attr:`~LoadControl.on_items`: a run of bad ids looks
+the same as a service broken since, so the load stops asking either way, but it keeps what came
+and returns it, reporting the rest as not asked. When every item of such a trip had the same
+error about the request (a 4xx, an error code: :attr:`~LoadControl.same_error`) and their kind
+was never answered right, the error is likely about every request (the key, ``base_url``): the
+load stops with it.
 
-When every item of such a trip had the same error about the request (a 4xx, an error
-code: :attr:`~LoadControl.same_error`) and their kind was never answered right, the error
-is likely about every request (the key, ``base_url``): the load stops with it.
+A run of the last rule made only of the service's own answers about profiles (its envelope,
+``{"error": null, "data": ...}``, around a wrong item) may be a block of bad ids met in the
+load's order (the newest ICOs) as much as a service answering every profile so: it does not trip
+yet. The load asks up to :data:`PROBE_ITEMS` profiles out of turn, spread over the rest of its
+plan (:meth:`~LoadControl.probing`); one answered right ends the run (the load goes on), every
+one answered wrongly trips it (none left to ask: at once; or the run reaching twice the count).
+A run holding any other wrong answer (HTML, ``{}``, a proxy's page) or failure trips as before.
 
-A run of the third rule made only of the service's own answers about profiles (its envelope,
-``{"error": null, "data": ...}``, around a wrong item: ``data`` null or another id's) may be a
-block of bad ids the load met in its order (the newest ICOs, not profiled yet) as much as a
-service answering every profile so: it does not trip yet. The load asks :data:`PROBE_ITEMS`
-profiles out of turn, spread over the rest of its plan (:meth:`~LoadControl.probes_wanted`,
-:meth:`~LoadControl.probing`); one answered right ends the run (the block was bad items: the
-load goes on), every one answered wrongly trips it (or the run reaching twice the count). A
-run holding any other wrong answer (HTML, ``{}``, a proxy's page) or failure trips as before.
+A wrong answer is neutral for the first rule. A wrong answer to an item that failed in an
+earlier load (:meth:`~LoadControl.known_bad`) counts as any, but a run holding such items is no
+outage: the last rule does not trip, it is :attr:`~LoadControl.known_held` instead: the load
+asks no item that failed before from then on (reported not asked), asks every other one, and
+the run goes on without the known items: 32 wrong answers to *other* items still trip it. So a
+few dozen ids always answered wrongly cost each load about 32 requests and never stop the
+refreshes of the rest (docs/guide/errors.md).
 
-A wrong answer is neutral for the first rule: neither a failure of the service
-nor a success that would clear its count. A wrong answer to an item that failed in an
-earlier load (:meth:`~LoadControl.known_bad`: the load says which) counts as any (so
-asking them costs about :data:`BREAKER_REFUSED` wrong answers at most, however many failed
-before). But a run of them is no outage: their failures were expected. So the third rule,
-reached by a run that holds such items, does not trip: it is
-:attr:`~LoadControl.known_held` instead, the load asks no item that failed before from
-then on (it reports them not asked) and asks every other one, and the run goes on without
-the known items (their wrong answers are not counted from then on): 32 wrong answers to
-*other* items still trip it, as an outage (or :attr:`~LoadControl.on_items`). So a few
-dozen ids that are always answered wrongly cost each load about 32 requests and never
-stop the refreshes of the rest.
-
-Failures concentrated on a few ids end as those items' failures (reported,
-retried by the next call) and the rest of the load completes. So that a
-service failing everywhere is found within seconds and a few requests, an item
-stops retrying early once :data:`SUSPECT_FAILURES` attempts failed in a row
-while :data:`SUSPECT_ITEMS` different items are retrying together
-(:meth:`~LoadControl.keep_trying`): its next attempt would tell less than
-another item's first.
+Failures concentrated on a few ids end as those items' failures (reported, retried by the
+next call) and the rest of the load completes. So that a service failing everywhere is found
+within seconds and a few requests, an item stops retrying early once :data:`SUSPECT_FAILURES`
+attempts failed in a row while :data:`SUSPECT_ITEMS` different items are retrying together
+(:meth:`~LoadControl.keep_trying`): its next attempt would tell less than another item's first.
 """
 
 from __future__ import annotations
@@ -166,7 +153,7 @@ class LoadControl:
         self._known: dict[object, str | None] = {}  # failed in an earlier load: why
         self._answered: Counter[object] = Counter()  # good answers per kind, in this load
         self.on_items = False  # tripped by wrong answers alone, on kinds answered right before
-        # the run that reached the third rule holding items that failed before (not a trip):
+        # the run that reached the last rule holding items that failed before (not a trip):
         # (its items, of them answered wrongly, the last failure); None: no such run yet
         self.known_held: tuple[int, int, str | None] | None = None
         self._errors: dict[object, object] = {}  # per item of the run: (reason, code) or not
