@@ -308,3 +308,50 @@ def test_asks_to_wait_between_good_answers_never_trip_the_breaker():
         assert srv.hits[PROFILE] == 60
     assert got == list(range(1, 31)) and not control.tripped
     assert control.waits == [1.0] * 30 and control.asked_in_a_row == 0
+
+
+@pytest.mark.parametrize("workers", [8, 14])
+def test_a_rate_limiter_asking_each_profile_to_wait_never_stops_a_load(configure, workers):
+    """A rate limiter that asks every profile's first request to wait 1 s (a 429) and answers
+    the next one: the workers' first asks all come before any is answered (the server holds
+    them till all came: 8 or 14 asks in a row, none a retry), and an ask waited out is let
+    through. Before (REVI M2), the asks in a row gave items up early, one after another (the
+    next item's first request asked at once, given up too) until 16 different items had
+    failed: `ServiceUnavailable` "... the last 16 each asked to wait". An item asked to wait
+    is not given up early now, and a run of asks trips only once it lasted the longest wait
+    asked in it: every row comes, each profile asked twice."""
+    import threading
+
+    from hostile import LIST, list_item
+
+    import icoframes
+
+    all_came = threading.Event()
+    asked: list[int] = []
+    lock = threading.Lock()
+
+    def listing(h):
+        json_reply({"error": None, "data": [list_item(i) for i in range(1, 25)],
+                    "total_icos": 24, "total_pages": 1, "current_page": 1})(h)
+
+    def limiter(h):
+        ico = h.request_json()["id"]
+        with lock:
+            first = ico not in asked
+            if first:
+                asked.append(ico)
+            if len(asked) >= workers:
+                all_came.set()
+        if first:
+            all_came.wait(10)  # (the workers' first asks answered together: all in a row)
+            h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": "1"}, "text/html")
+        else:
+            json_reply({"error": None, "data": {"id": ico, "main": {"name": f"P{ico}"}}})(h)
+
+    with HostileServer({LIST: listing, PROFILE: limiter}) as srv:
+        configure(srv, max_workers=workers)
+        icos = icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[PROFILE] == 48  # (each asked to wait once, then answered)
+    assert sorted(icos["id"]) == list(range(1, 25))
+    assert list(icos["name"]) == [f"P{i}" for i in icos["id"]]
+    assert icos.attrs["icoframes"]["complete"] is True

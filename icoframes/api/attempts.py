@@ -87,7 +87,7 @@ class Attempts:
                        and self.refused < ANSWERS_REFUSED)
         elif not failure.answered:  # (a final failure is answered)
             self.control.failed(str(failure), item=self.item, sent=failure.sent, wait=asked)
-            allowed = self.control.keep_trying(self.item, allowed)
+            allowed = self.control.keep_trying(self.item, allowed, asked=asked is not None)
         if allowed:
             return delay
         if asked is not None and too_long:  # (no retry: why)

@@ -404,16 +404,16 @@ class LoadControl:
         if trip:
             self.cancel()
 
-    def keep_trying(self, item: object, allowed: bool) -> bool:
-        """Whether ``item``, which just failed, tries again: when its retry policy
-        ``allowed`` it, unless :data:`SUSPECT_FAILURES` attempts failed in a row while
-        :data:`SUSPECT_ITEMS` different items are retrying together (then its retry would
-        tell less than another item's first try; it is given up, reported, and retried by
-        the next call)."""
+    def keep_trying(self, item: object, allowed: bool, *, asked: bool = False) -> bool:
+        """Whether ``item``, which just failed, tries again: when its retry policy ``allowed``
+        it, unless :data:`SUSPECT_FAILURES` attempts failed in a row while :data:`SUSPECT_ITEMS`
+        different items are retrying together (its retry would tell less than another item's
+        first try; it is given up, reported, retried by the next call) and its failure
+        ``asked`` no wait (a rate limiter's burst of asks gave items up one by one)."""
         with self._lock:
             self._retrying.add(item)
-            if allowed and not (self.in_a_row >= SUSPECT_FAILURES
-                                and len(self._retrying) >= SUSPECT_ITEMS):
+            if allowed and (asked or not (self.in_a_row >= SUSPECT_FAILURES
+                                          and len(self._retrying) >= SUSPECT_ITEMS)):
                 return True
             self._retrying.discard(item)
             return False
