@@ -1,23 +1,19 @@
-"""Processes sharing a cache dir under ``refresh="all"`` fetch each profile once, and page a
-list once: a copy another process kept after this load began is this load's refresh too.
+"""Processes sharing a cache dir under ``refresh="all"`` fetch each profile once: a copy
+another process kept after this load began is this load's refresh too.
 
 Each load wants every profile again; claims kept two loads off one id at a time, but a
 load counted as "arrived" only copies kept after its first list page came: what another
 process had fetched before then (and still held) it fetched again once that process ended
-(REVB M3: 3 processes, 600 ICOs, up to 183 of 449 profiles asked twice or more). And a
-load that read the cache after another had kept the list it was about to page paged it a
-second time (its claim was free, the copy it read was that one).
+(REVB M3: 3 processes, 600 ICOs, up to 183 of 449 profiles asked twice or more).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import sys
 import textwrap
 import threading
 
-import time_machine
 from waiting import HANG_GUARD, run_together
 
 from icoframes import sandbox
@@ -99,34 +95,3 @@ def test_loads_refreshing_together_fetch_each_profile_once(tmp_path, monkeypatch
     pages = -(-len(past) // 20)
     assert [r["requests"]["icos"] for r in reports] == [pages] * 3  # each its own list, once
     assert sb.stats.requests["icos"] == 3 * pages
-
-
-def test_a_list_kept_by_another_process_after_this_crawl_began_is_its_refresh(tmp_path):
-    """The list another process kept between this crawl's start and its look in the cache
-    (refresh: it is to page the list): complete and newer than the crawl, it answers the
-    crawl as one waited for (was: paged a second time, its claim free); one kept before the
-    crawl began is paged (the refresh asked for a list as of the call)."""
-    from icoframes.fetch.paging import ListQuery
-    from icoframes.fetch.sharedlists import SharedLists
-    from icoframes.parse.lists import list_frame
-    from icoframes.store.cache import Cache
-
-    params = {"status": "past"}
-    items = [{"id": 7, "main": {"name": "Seven"}}]
-    cache, other = Cache(tmp_path, "http://127.0.0.1:9"), Cache(tmp_path, "http://127.0.0.1:9")
-    start = dt.datetime(2026, 11, 27, 17, tzinfo=dt.UTC)
-    with time_machine.travel(start, tick=False) as traveller, cache.claims() as claims:
-        lists = SharedLists(cache, lambda: claims)  # this crawl begins
-        traveller.shift(dt.timedelta(milliseconds=5))
-        other.write_list(params, items, list_frame(items, status="past"), total_icos=1)
-        query = ListQuery(dict(params))
-        assert lists.claim(query, cache.read_list(params)) is False  # not paged again
-        assert claims.held == frozenset()
-        arrived, to_page = lists.poll()
-        assert arrived == [query] and to_page == [] and lists.waiting == []
-        assert query.from_cache and query.frame["id"].tolist() == [7]
-        traveller.shift(dt.timedelta(milliseconds=5))
-        later = SharedLists(cache, lambda: claims)  # a crawl begun after it was kept
-        again = ListQuery(dict(params))
-        assert later.claim(again, cache.read_list(params)) is True  # paged
-        assert later.waiting == []

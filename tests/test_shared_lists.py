@@ -107,10 +107,10 @@ def test_a_list_kept_by_another_process_after_this_load_looked_is_not_paged_agai
         arrived, to_page = lists.poll()
         assert arrived == [query] and to_page == []
         assert query.frame["id"].tolist() == [7] and query.from_cache
-        # the copy a crawl begun after it was kept saw (refresh=True): paged
-        later, again = SharedLists(cache, lambda: claims), ListQuery(dict(params))
-        assert later.claim(again, cache.read_list(params)) is True
-        assert later.waiting == []
+        # the copy this load saw (refresh=True, in the same instant of a frozen clock): paged
+        again = ListQuery(dict(params))
+        assert lists.claim(again, cache.read_list(params)) is True
+        assert lists.waiting == []
 
 
 def test_a_list_kept_by_another_process_while_this_load_reads_the_cache_answers_it(tmp_path):

@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..files import utcnow
 from ..store.cache import Cache, Stored
 from ..store.claims import Claims
-from ..store.db import from_ms, ms
 from .paging import ListQuery
 
 __all__ = ["SharedLists", "list_claim_id"]
@@ -50,18 +48,12 @@ class SharedLists:
     def __init__(self, cache: Cache, claims: Callable[[], Claims]) -> None:
         self.cache, self._claims = cache, claims
         self.waiting: list[tuple[ListQuery, Stored | None]] = []
-        self.started = from_ms(ms(utcnow()))  # the crawl's start, at the cache's precision
 
     def claim(self, query: ListQuery, stored: Stored | None) -> bool:
         """Claim ``query`` to page it (True); False when another live process pages it, or
-        kept it since this load looked (its claim already released), or ``stored`` (its
-        cached copy) is complete and was kept since this crawl began (refresh too: it is as
-        new as this crawl's paging would be): it waits, and :meth:`poll` brings that list
-        (``stored``, its older cached copy, stays its answer should paging fail)."""
-        if stored is not None and stored.meta.get("complete") and \
-                stored.fetched_at > self.started:  # another process paged it meanwhile
-            self.waiting.append((query, None))  # (REVB M3: it was paged a second time)
-            return False
+        kept it since this load looked (its claim already released): it waits, and
+        :meth:`poll` brings that list (``stored``, its older cached copy, stays its answer
+        should paging fail)."""
         mine, _, _ = self._claims().claim([list_claim_id(query.params)])
         if mine and self._kept(query, stored) is not None:  # paged and released meanwhile
             self.release(query)
