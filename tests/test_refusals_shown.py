@@ -120,8 +120,8 @@ def test_the_command_line_says_an_age_with_a_unit_in_seconds(capsys, argv, said)
     ("quota_reset", "06:00:00", "invalid quota_reset='06:00:00': must be a UTC time of day"),
     ("base_url", "127.0.0.1:8000", "invalid base_url='127.0.0.1:8000': must start with "
                                    "http:// or https://; did you mean 'http://127.0.0.1:8000'?"),
-    ("base_url", "10.0.0.5", "invalid base_url='10.0.0.5': must start with http:// or "
-                             "https://; did you mean 'http://10.0.0.5'?"),
+    ("base_url", "127.0.0.1", "invalid base_url='127.0.0.1': must start with http:// or "
+                             "https://; did you mean 'http://127.0.0.1'?"),
     # may be keys: still not shown, nor hinted at
     ("base_url", "0123abcd", "invalid base_url=a text of 8 characters (not shown: it may be "
                              "a key): must start with http:// or https://"),
