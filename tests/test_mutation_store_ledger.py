@@ -246,17 +246,45 @@ def test_a_probe_refused_again_ends_the_call(tmp_path):
                                       4)
 
 
-def test_a_probe_without_an_answer_keeps_the_refusal_and_the_next_request_probes(tmp_path):
+def test_a_probe_without_an_answer_keeps_the_refusal_and_ends_the_call(tmp_path):
+    # (REVD M4) the next request went as another probe, waited for in turn: one after
+    # another while the service did not answer, each its timeout
     _refused(tmp_path)
     ledger = _ledger(tmp_path)
     with _at(DAY1 + dt.timedelta(hours=1)):
         ledger.take("ico")
         ledger.settle("no_answer")
-        assert ledger.state().refused_at == DAY1
-        ledger.take("ico")  # probes again: not refused by this call's earlier probe
-        ledger.settle(200)
-        assert ledger.state().refused_at is None
+        assert ledger.state().refused_at == DAY1 and ledger.probe_unanswered
+        with pytest.raises(QuotaExceeded) as caught:
+            ledger.take("list")
+        assert str(caught.value) == (
+            "the service refused with error 485 (its daily allowance is used up) at 2030-01-01 "
+            "12:00 UTC, after 3 requests sent that day with this key from this cache dir; this "
+            "call's probe (its first request since) got no answer, so the refusal stays on "
+            "record and the call sends nothing more")
+        assert (caught.value.code, caught.value.endpoint) == (485, "list")
+        assert _rows(tmp_path)[0][2:] == (4, int(DAY1.timestamp() * 1000), 3)
+        again = _ledger(tmp_path)  # the next call probes again
+        assert not again.probe_unanswered
+        again.take("ico")
+        again.settle(200)
+        assert again.state().refused_at is None
     assert _rows(tmp_path)[0][2] == 5
+
+
+def test_a_485_after_an_unanswered_probe_is_the_calls_own(tmp_path):
+    # a request of the call in flight when the probe went unanswered is refused (485): the
+    # call's stop is that 485, not the probe's silence
+    _refused(tmp_path)
+    ledger = _ledger(tmp_path)
+    with _at(DAY1 + dt.timedelta(hours=1)):
+        ledger.take("ico")
+        ledger.settle("no_answer")
+        ledger.settle(485)
+        assert not ledger.probe_unanswered
+        with pytest.raises(QuotaExceeded, match=r"13:00 UTC, after 4 requests sent that day "
+                                                r"with this key from this cache dir$"):
+            ledger.take("ico")
 
 
 def test_a_probe_that_never_left_is_handed_back_and_probes_again(tmp_path):

@@ -100,8 +100,9 @@ def test_the_stop_keeps_the_count_read_at_the_refusal_when_the_ledger_goes_bad_a
         with pytest.raises(QuotaExceeded) as refused:
             booking.take("ico")  # read whole: 3 sent today
         _spoil(tmp_path)
-        state, began_again, unread, unrecorded = service.quota_state()
-        assert (state.sent, state.day, began_again, unrecorded) == (3, "2026-03-02", False, False)
+        state, began_again, unread, unrecorded, unanswered = service.quota_state()
+        assert (state.sent, state.day, began_again, unrecorded, unanswered) == (
+            3, "2026-03-02", False, False, False)
         assert "others may write to it" in str(unread)
         message = str(quota_error(refused.value, settings, state, began_again, unread,
                                   fetched=0, left=5, unlisted=False))
@@ -109,8 +110,9 @@ def test_the_stop_keeps_the_count_read_at_the_refusal_when_the_ledger_goes_bad_a
                                   "requests sent today (2026-03-02, UTC)")
         # a load that never read the ledger whole: its own requests (none sent here), at least
         fresh = Service(settings, Cache(tmp_path, "s"), LoadControl(), offline=False)
-        state, began_again, unread, unrecorded = fresh.quota_state()
-        assert (state.sent, state.limit, began_again, unrecorded) == (0, 3, False, False)
+        state, began_again, unread, unrecorded, unanswered = fresh.quota_state()
+        assert (state.sent, state.limit, began_again, unrecorded, unanswered) == (
+            0, 3, False, False, False)
         assert "others may write to it" in str(unread)
 
 

@@ -183,27 +183,30 @@ class Service:
             return 0
         return 0 if state.refused_at is not None else state.remaining
 
-    def quota_state(self) -> tuple[LedgerState, bool, CacheError | None, bool]:
+    def quota_state(self) -> tuple[LedgerState, bool, CacheError | None, bool, bool]:
         """The ledger's state now, or when it last refused a request of this load if its
         day has ended since (midnight came while the load waited: True), the ledger's
         error when it could not be read or written at the stop (its state is then this
-        load's own requests: :func:`.stops.quota_error` says "at least"), and whether a
-        485 of this load could not be recorded (the next call may not know of it)."""
+        load's own requests: :func:`.stops.quota_error` says "at least"), whether a
+        485 of this load could not be recorded (the next call may not know of it), and
+        whether this load's probe got no answer (the refusal on record stays)."""
         booking = self._booking
         refused = None if booking is None else booking.refused_state
         unread = None if booking is None else booking.ledger_error
         unrecorded = booking is not None and booking.unrecorded
+        unanswered = self._ledger is not None and self._ledger.probe_unanswered
         try:
             now = self.ledger.state()
         except CacheError as exc:
             unread, ledger = exc, self.ledger
             if refused is not None:
-                return refused, ledger.day() > refused.day, unread, unrecorded
+                return refused, ledger.day() > refused.day, unread, unrecorded, unanswered
             now = LedgerState(ledger.day(), sum(self.requests_spent().values()), ledger.limit,
                               reset=ledger.reset, day_ends=ledger.next_reset())
         if refused is None or now.day <= refused.day:  # the same day: its latest count
-            return now, False, unread, unrecorded  # (in flight answered, a later 485 recorded)
-        return refused, True, unread, unrecorded
+            # (in flight answered, a later 485 recorded)
+            return now, False, unread, unrecorded, unanswered
+        return refused, True, unread, unrecorded, unanswered
 
     def requests_spent(self) -> dict[str, int]:
         """Requests sent per endpoint, retries and unanswered ones included: what the

@@ -7,7 +7,8 @@ row per service and public key (only a hash of them is written); the rules are i
 hard cap, booked with one conditional statement, so the processes sharing the cache dir
 never send one request over it; the day counted is stored and never goes back; a 485
 is recorded as the service's refusal, after which each call may send one probe (its
-first request alone), or, with ``quota_reset``, nothing before that time.
+first request alone; one that gets no answer ends the call's requests too), or, with
+``quota_reset``, nothing before that time.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ class QuotaLedger(InDatabase):
         self.limit = number  # 0: nothing is sent
         self.reset = reset
         # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"
+        # (refused: this call's 485), "unanswered" (sent, no answer: the refusal stays)
         self._probe: str | None = None
         # per thread: a refusal was on record when this thread booked its request, its
         # call's probe (the client books and settles each request on one thread); only the
@@ -171,7 +173,8 @@ class QuotaLedger(InDatabase):
                     and row[0] >= ms(self.next_reset(now) - dt.timedelta(days=1))):
                 raise self._service_refused(row[0], row[1], endpoint, now)
             if refused and self._probe is not None:
-                raise self._service_refused(row[0], row[1], endpoint)
+                raise self._service_refused(row[0], row[1], endpoint,
+                                            unanswered=self._probe == "unanswered")
             booked = conn.execute(_BOOK + " RETURNING sent",
                                   (self.key, today, self.limit)).fetchone()
         if booked is None:
@@ -186,12 +189,21 @@ class QuotaLedger(InDatabase):
         if refused:
             self._probe = "open"
 
+    @property
+    def probe_unanswered(self) -> bool:
+        """This call's probe got no answer: the call sends nothing more, the 485 is kept."""
+        return self._probe == "unanswered"
+
     def _service_refused(self, at: int, after: int | CacheError | None, endpoint: str,
-                         now: dt.datetime | None = None) -> QuotaExceeded:
+                         now: dt.datetime | None = None, *,
+                         unanswered: bool = False) -> QuotaExceeded:
         when = from_ms(at).strftime("%Y-%m-%d %H:%M UTC")
         until = ("" if now is None else
                  f"; it resets at {self.reset:%H:%M} UTC (the quota_reset setting): no request "
                  f"is sent before {self.next_reset(now):%Y-%m-%d %H:%M} UTC")
+        if unanswered:
+            until = ("; this call's probe (its first request since) got no answer, so the "
+                     "refusal stays on record and the call sends nothing more")
         count = (f"after {after} requests sent that day with this key from this cache dir"
                  if not isinstance(after, CacheError) else
                  f"which the quota ledger could not record ({after})")
@@ -201,10 +213,12 @@ class QuotaLedger(InDatabase):
 
     def settle(self, outcome: str | int | None) -> None:
         """What became of a booked request (of any endpoint: each counts alike):
-        ``"not_sent"`` (it never left: handed back), ``"no_answer"`` (sent, so it counts; a
-        probe learnt nothing) or the service's answer, its error code (None for none): a 485
-        is recorded as its refusal, any other answer to the probe clears it (the allowance is
-        back; a request booked before the refusal tells nothing of it). Called on the thread
+        ``"not_sent"`` (it never left: handed back; a probe so lets the next request probe),
+        ``"no_answer"`` (sent, so it counts; a probe so learnt nothing, and ends the call's
+        requests: each would be one more probe, waited for in turn) or the service's answer,
+        its error code (None for none): a 485 is recorded as its refusal, any other answer
+        to the probe clears it (the allowance is back; a request booked before the refusal
+        tells nothing of it). Called on the thread
         that booked the request (:meth:`take`), after it. A 485 it cannot record still ends
         this call's requests: its :class:`~icoframes.errors.CacheError` is raised after the
         waiting ones are woken."""
@@ -221,9 +235,9 @@ class QuotaLedger(InDatabase):
                            "WHERE key = ?", self.key, write=True)
         finally:
             if probe:  # (another request's answer tells nothing of the probe's: no wake-up)
-                with self._cond:  # the probe answered (go on), or not (the next one probes)
-                    if self._probe == "open":
-                        self._probe = None
+                with self._cond:  # the probe answered (go on), never left (the next one
+                    if self._probe == "open":  # probes) or got no answer (the call stops)
+                        self._probe = "unanswered" if outcome == "no_answer" else None
                     self._cond.notify_all()
 
     def _refused_now(self) -> None:
