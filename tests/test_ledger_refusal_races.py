@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 import time_machine
-from waiting import HANG_GUARD
+from waiting import HANG_GUARD, wait_until
 
 from icoframes.errors import QuotaExceeded
 from icoframes.store.ledger import LEDGER_FOLDER, LEDGER_NAME, QuotaLedger
@@ -94,16 +94,10 @@ def test_the_probe_answer_clears_the_refusal_whichever_worker_asks_next(tmp_path
     assert _row(tmp_path) == (3, None, None)
 
 
-def test_an_answer_to_a_request_booked_before_the_refusal_does_not_end_the_probe(
-        tmp_path, monkeypatch):
+def test_an_answer_to_a_request_booked_before_the_refusal_does_not_end_the_probe(tmp_path):
     # the probe is out; A's answer (booked before the refusal) arrives: the call's other
-    # workers keep waiting for the probe's own answer (on main they went on, and the next
-    # booking, the refusal on record and no probe open, went as a second probe)
-    from icoframes.store import ledger as ledger_module
-
-    # the wait for the probe's answer ends at _PROBE_WAIT; nothing answers it in this test, so
-    # after the wait the booking finds the probe still out and is refused, whatever its length
-    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 0.01)
+    # workers keep waiting for the probe's own answer (before d354367 they went on, and the
+    # next booking, the refusal on record and no probe open, went as a second probe)
     call, other = _ledger(tmp_path), _ledger(tmp_path)
     with time_machine.travel(LATER, tick=False), ThreadPoolExecutor(1) as worker_a, \
             ThreadPoolExecutor(1) as worker_c, ThreadPoolExecutor(1) as worker_d:
@@ -111,12 +105,15 @@ def test_an_answer_to_a_request_booked_before_the_refusal_does_not_end_the_probe
         other.take("ico")
         other.settle(485)
         worker_c.submit(call.take, "ico").result()  # the probe, out
+        d_booked = worker_d.submit(call.take, "ico")  # waits for the probe's answer
+        waiters = call._cond._waiters  # type: ignore[attr-defined]
+        assert wait_until(lambda: d_booked.done() or waiters)
         worker_a.submit(call.settle, None).result()
-        with pytest.raises(QuotaExceeded, match="485"):
-            worker_d.submit(call.take, "ico").result()
+        # the probe still out: D waits on (the wait's condition; no cap since REVD M5)
+        assert call._probe == "open" and not d_booked.done()
         assert _row(tmp_path) == (3, _ms(LATER), 2)
         worker_c.submit(call.settle, None).result()  # the probe accepted: the call goes on
-        worker_d.submit(call.take, "ico").result()
+        d_booked.result(HANG_GUARD)
     assert _row(tmp_path) == (4, None, None)
 
 

@@ -34,14 +34,6 @@ SERVICE = "http://127.0.0.1:1"
 RESET = dt.time(6, 30)
 
 
-@pytest.fixture(autouse=True)
-def _no_long_wait(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A hang guard: these calls never find a probe in flight, so they never wait for one;
-    a change that makes them wait, waits 10 ms instead of 120 s and goes on (a mutant that
-    then books against a refusal fails the test at once)."""
-    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 0.01)
-
-
 def _at(when: dt.datetime) -> time_machine.travel:
     return time_machine.travel(when, tick=False)
 
@@ -346,8 +338,7 @@ def test_forget_and_forget_unused_delete_counts_by_key_and_day(tmp_path):
         assert kept.count() == 0
 
 
-def test_the_others_wait_for_the_probes_answer_then_go(tmp_path, monkeypatch):
-    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", HANG_GUARD)  # waits for the answer here
+def test_the_others_wait_for_the_probes_answer_then_go(tmp_path):
     _refused(tmp_path)
     ledger = _ledger(tmp_path)
     outcome: list[str] = []
@@ -370,15 +361,32 @@ def test_the_others_wait_for_the_probes_answer_then_go(tmp_path, monkeypatch):
         assert outcome == ["booked"] and ledger.state().sent == 5
 
 
-def test_a_request_waiting_for_a_probe_that_never_answers_is_refused(tmp_path):
+def test_a_request_waiting_for_a_probe_that_gets_no_answer_is_refused(tmp_path):
     _refused(tmp_path)  # 3 sent, refused after 3
     ledger = _ledger(tmp_path)
+    outcome: list[BaseException | str] = []
+
+    def other_request() -> None:
+        try:
+            ledger.take("list")
+            outcome.append("booked")
+        except BaseException as exc:
+            outcome.append(exc)
+
     with _at(DAY1 + dt.timedelta(hours=1)):
-        ledger.take("ico")  # the probe (sent 4), never answered
-        with pytest.raises(QuotaExceeded) as caught:
-            ledger.take("list")  # after the wait (10 ms here): the refusal still holds
-    assert "at 2030-01-01 12:00 UTC, after 3 requests sent that day" in str(caught.value)
-    assert caught.value.code == 485 and caught.value.endpoint == "list"
+        ledger.take("ico")  # the probe (sent 4)
+        worker = threading.Thread(target=other_request, daemon=True)
+        worker.start()
+        assert wait_until(lambda: outcome or ledger._cond._waiters)  # type: ignore[attr-defined]
+        assert outcome == []  # waiting, however long the probe takes (no cap: REVD M5)
+        ledger.settle("no_answer")
+        worker.join(HANG_GUARD)
+    [caught] = outcome
+    assert isinstance(caught, QuotaExceeded)
+    assert "at 2030-01-01 12:00 UTC, after 3 requests sent that day" in str(caught)
+    assert str(caught).endswith("got no answer, so the refusal stays on record and the call "
+                                "sends nothing more")
+    assert caught.code == 485 and caught.endpoint == "list"
     assert ledger.state().sent == 4
 
 
@@ -495,9 +503,9 @@ def _unrecorded(error: BaseException, when: str = "2030-01-01 13:00") -> str:
 
 
 def test_a_485_the_ledger_cannot_record_wakes_the_requests_waiting_for_the_probe(
-        tmp_path, monkeypatch):
-    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 2 * HANG_GUARD)  # woken, or never
-    _refused(tmp_path)  # on record: the next call probes first, alone
+        tmp_path):
+    _refused(tmp_path)  # on record: the next call probes first, alone (the others: woken,
+    # or they wait on)
     ledger = _ledger(tmp_path)
     outcome: dict[int, object] = {}
 

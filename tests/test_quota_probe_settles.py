@@ -1,4 +1,4 @@
-"""The probe after a 485 on record, against a real server on 127.0.0.1 (REVD M4).
+"""The probe after a 485 on record, against a real server on 127.0.0.1 (REVD M4, M5).
 
 After a refusal each call sends its first request alone, the probe, and the others wait for
 its answer (docs/guide/quota.md: "a probe costs one request, at most one per call"):
@@ -8,13 +8,21 @@ its answer (docs/guide/quota.md: "a probe costs one request, at most one per cal
   probes in a call before the breaker stopped it, a timeout each (12 minutes at the default
   30 s). Now it ends the call: ``QuotaExceeded`` saying so, the 485 still on record, one
   request sent; the next call probes again.
+- M5: the others waited for the probe at most ``_PROBE_WAIT`` (120 s, shorter than the
+  allowed ``timeout``), then were refused as if by the service's 485: a slow probe that the
+  service then accepted still stopped the load. Now they wait for its answer, however long.
 
 Run 1 of each test (one worker) records the refusal: 3 profiles answered, the 4th refused.
+The ordering of run 2 is made by events, no sleep: the probe's answer waits until another
+worker is waiting for it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -24,6 +32,7 @@ from waiting import HANG_GUARD
 
 import icoframes
 from icoframes.errors import QuotaExceeded
+from icoframes.store import ledger as ledger_module
 
 NOON = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
 UNANSWERED = (
@@ -114,3 +123,47 @@ def test_a_probe_that_gets_no_answer_ends_the_call_after_one_request(
         assert dict(srv.hits) == {LIST: 1, PROFILE: 22}
         quota = icoframes.cache_info().quota
         assert (quota.sent, quota.refused_at, quota.refused_after) == (23, None, None)
+
+
+def _waiting_for_the_probe(waiting: threading.Event):
+    """A profile hook: ``waiting`` is set when a thread starts waiting in the ledger's take."""
+    wait = threading.Condition.wait.__code__
+
+    def hook(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code is wait and frame.f_back is not None and (
+                frame.f_back.f_code.co_name == "take"
+                and Path(frame.f_back.f_code.co_filename).name == "ledger.py"):
+            waiting.set()
+    return hook
+
+
+def test_the_others_wait_for_a_slow_probe_and_go_on_once_it_is_accepted(
+        configured, monkeypatch):
+    # main gave up the wait after _PROBE_WAIT (120 s; 0 here, so that it shows without a
+    # probe slower than 120 s) and refused the request as the service's 485: the load
+    # stopped with QuotaExceeded although the probe was accepted. The cap is gone now
+    # (raising=False: the setting has nothing to set)
+    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 0.0, raising=False)
+    waiting = threading.Event()
+
+    def slow_probe(h) -> None:
+        assert waiting.wait(HANG_GUARD)  # answered once another worker waits for it
+        _profile(h)
+
+    profiles = _Profiles()
+    with HostileServer({LIST: paged_list(20), PROFILE: profiles}) as srv, \
+            time_machine.travel(NOON, tick=True):
+        _refused(srv, configured)
+        probes = iter([slow_probe])
+        profiles.then = lambda h: next(probes, _profile)(h)
+        configured(srv, max_workers=4)
+        threading.setprofile(_waiting_for_the_probe(waiting))  # the load's workers, new
+        try:
+            frame = icoframes.load_icos(status="past", progress=False)
+        finally:
+            threading.setprofile(None)  # type: ignore[arg-type]
+        assert waiting.is_set()
+        assert len(frame) == 20 and frame["id"].tolist() == list(range(1, 21))
+        assert dict(srv.hits) == {LIST: 1, PROFILE: 21}  # the 4 of run 1, the probe, 16
+        quota = icoframes.cache_info().quota
+        assert (quota.sent, quota.refused_at, quota.refused_after) == (22, None, None)

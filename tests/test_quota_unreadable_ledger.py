@@ -21,7 +21,6 @@ from waiting import HANG_GUARD
 
 import icoframes
 from icoframes.errors import CacheError, QuotaExceeded
-from icoframes.store import ledger as ledger_module
 from icoframes.store.ledger import LEDGER_FOLDER
 
 
@@ -137,9 +136,8 @@ def _probe_refused_and_the_ledger_spoiled(cache):
 
 
 def test_a_probes_485_the_ledger_cannot_record_stops_the_waiting_workers_at_once(
-        tmp_path, configured, monkeypatch):
+        tmp_path, configured):
     # a worker waiting for the probe's answer that is not woken waits past the hang guard
-    monkeypatch.setattr(ledger_module, "_PROBE_WAIT", 2 * HANG_GUARD)
     cache = tmp_path / "cache"
     behaviour, probing = _probe_refused_and_the_ledger_spoiled(cache)
     outcome: list[BaseException] = []

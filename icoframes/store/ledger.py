@@ -49,7 +49,6 @@ _BOOK = ("INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
          "ON CONFLICT (key) DO UPDATE SET "
          "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
          "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3")
-_PROBE_WAIT = 120.0  # longest a thread waits for the probe's answer (a request's time at most)
 
 
 @dataclass(frozen=True)
@@ -148,9 +147,12 @@ class QuotaLedger(InDatabase):
     def take(self, endpoint: str = "") -> None:
         """Book one request before it is sent; :class:`QuotaExceeded` when it may not go."""
         with self._cond:
-            while self._probe == "open":  # the first request after a refusal goes alone
-                if not self._cond.wait(_PROBE_WAIT):
-                    break
+            # the first request after a refusal goes alone: the others wait for its answer,
+            # however long it takes (the client settles every request it books, by its
+            # deadline: ``timeout``, up to a day), since a wait that gave up first could only
+            # refuse, and stop the load as the service's 485 however the probe is answered
+            while self._probe == "open":
+                self._cond.wait()
             if self._unrecorded is not None:  # this call was refused: it sends nothing more
                 raise self._service_refused(*self._unrecorded, endpoint)
             self._book(endpoint)
