@@ -220,10 +220,9 @@ class QuotaLedger(InDatabase):
         requests: each would be one more probe, waited for in turn) or the service's answer,
         its error code (None for none): a 485 is recorded as its refusal, any other answer
         to the probe clears it (the allowance is back; a request booked before the refusal
-        tells nothing of it). Called on the thread
-        that booked the request (:meth:`take`), after it. A 485 it cannot record still ends
-        this call's requests: its :class:`~icoframes.errors.CacheError` is raised after the
-        waiting ones are woken."""
+        tells nothing of it). Called on the thread that booked the request (:meth:`take`),
+        after it. A 485 it cannot record still ends this call's requests: its
+        :class:`~icoframes.errors.CacheError` is raised after the waiting ones are woken."""
         probe, self._booked.refused = getattr(self._booked, "refused", False), False
         if outcome == 485:
             self._refused_now()
