@@ -118,6 +118,7 @@ def test_a_probe_that_gets_no_answer_ends_the_call_after_one_request(
                               "so the refusal stays on record and the call sends nothing more")
         # the next call probes again: accepted, it goes on and fetches the rest
         profiles.then = _profile
+        configured(srv, max_workers=4)  # (the default timeout: only the probe was to time out)
         frame = icoframes.load_icos(status="past", progress=False)
         assert len(frame) == 20 and frame["id"].tolist() == list(range(1, 21))
         assert dict(srv.hits) == {LIST: 1, PROFILE: 22}
