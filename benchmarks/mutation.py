@@ -157,7 +157,8 @@ MODULES: dict[str, Module] = {
          "switches a mutant on only for calls made while a test runs"),)),
     # the loads' tests reach stops.py through sandbox loads: judged by its direct tests
     "stops": Module(("icoframes/fetch/stops.py",), ()),
-    "control": Module(("icoframes/api/control.py",), ()),
+    "control": Module(("icoframes/api/control.py", "icoframes/api/asked.py",
+                       "icoframes/api/switch.py"), ()),
     # the client's tests reach attempts.py through hostile servers and loads (retries of
     # seconds, a load per breaker test): judged by its direct tests (test_mutation_attempts)
     "attempts": Module(("icoframes/api/attempts.py",), ()),

@@ -106,6 +106,67 @@ def test_asks_to_wait_trip_the_breaker_only_once_their_run_lasted_the_longest_wa
     assert control.tripped
 
 
+def _in_flight(control: LoadControl, outcome):
+    """A thread that sends an attempt (:meth:`LoadControl.sending`), then, once told (the
+    returned ``answer`` event), counts its answer with ``outcome(control)``; ``done`` is set
+    after. Returns (thread, answer, done)."""
+    import threading
+
+    sent, answer, done = threading.Event(), threading.Event(), threading.Event()
+
+    def attempt():
+        control.sending()
+        sent.set()
+        answer.wait()
+        outcome(control)
+        done.set()
+
+    thread = threading.Thread(target=attempt, daemon=True)
+    thread.start()
+    assert sent.wait(10)
+    return thread, answer, done
+
+
+@pytest.mark.parametrize("answered, trips", [
+    (lambda c: c.succeeded(("ico", 99)), False),  # a rate limiter: let through, in 50 ms
+    (lambda c: c.refused("HTTP 200: data is null", item=("ico", 99)), False),  # answered
+    (lambda c: c.failed("HTTP 429", item=("ico", 99), wait=0), True),  # asked too: down
+    (lambda c: c.failed("HTTP 503", item=("ico", 99)), False),  # no ask: the run is over
+])
+def test_a_trip_of_asks_awaits_the_attempts_in_flight_when_the_run_reached_its_count(
+        answered, trips):
+    # REVD M2: 14 workers back from their backoff together meet a limiter that answers its
+    # asks at once and the one it lets through in 50 ms: 12 asks in a row before that answer
+    control = LoadControl(failures=3, items=100)
+    thread, answer, done = _in_flight(control, answered)
+    for item in range(3):
+        control.failed("HTTP 429", item=item, wait=0)
+    assert not control.tripped and control.asked_in_a_row == 3  # the attempt in flight
+    control.sending()  # an attempt sent after the run reached its count holds nothing
+    control.failed("HTTP 429", item=3, wait=0)
+    assert not control.tripped and control.asked_in_a_row == 4
+    answer.set()
+    assert done.wait(10)
+    thread.join(10)
+    assert control.tripped is trips and control.cancelled is trips
+    assert control.asked_in_a_row == (5 if trips else 0)
+
+
+def test_an_attempt_in_flight_that_sends_again_no_longer_holds_the_trip():
+    # its answer was lost (not counted): its next attempt shows the earlier one over
+    control = LoadControl(failures=2, items=100)
+    control.sending()
+    thread, answer, done = _in_flight(control, lambda c: c.sending())
+    control.failed("HTTP 429", item=1, wait=0)
+    control.failed("HTTP 429", item=2, wait=0)
+    assert not control.tripped
+    answer.set()
+    assert done.wait(10)
+    thread.join(10)
+    control.failed("HTTP 429", item=3, wait=0)
+    assert control.tripped
+
+
 def test_the_longest_wait_asked_in_the_run_is_kept_with_its_end():
     control = LoadControl()
     control.failed("HTTP 503", item=1, wait=20)

@@ -355,3 +355,77 @@ def test_a_rate_limiter_asking_each_profile_to_wait_never_stops_a_load(configure
     assert sorted(icos["id"]) == list(range(1, 25))
     assert list(icos["name"]) == [f"P{i}" for i in icos["id"]]
     assert icos.attrs["icoframes"]["complete"] is True
+
+
+def test_asks_answered_while_the_one_let_through_is_in_flight_do_not_stop_a_load(
+        configure, quick_retries):
+    """A rate limiter that answers its asks at once and the requests it lets through slowly:
+    13 workers' first requests, the first let through, the 12 others asked to wait
+    (Retry-After 0), their next tries let through too; those answered only once all 12 were
+    tried again (each ask counted). Before (REVD M2), the 12 asks in a row, none a wait not
+    over, stopped the load before any request let through was answered (14 workers back
+    together from their backoff met a token bucket of 5 requests/s so: "the last 12 each
+    asked to wait", no row after 3 s). The trip awaits the answers to the attempts in flight
+    when the run reached its count now: they end the run, and every row comes."""
+    import threading
+
+    from hostile import LIST, list_item
+
+    import icoframes
+
+    lock, let_through = threading.Lock(), threading.Event()
+    tries: dict[int, int] = {}
+    first: list[int] = []
+
+    def listing(h):
+        json_reply({"error": None, "data": [list_item(i) for i in range(1, 25)],
+                    "total_icos": 24, "total_pages": 1, "current_page": 1})(h)
+
+    def limiter(h):
+        ico = h.request_json()["id"]
+        with lock:
+            tries[ico] = tries.get(ico, 0) + 1
+            if not first:
+                first.append(ico)
+            ask = ico != first[0] and tries[ico] == 1 and not let_through.is_set()
+            if sum(1 for n in tries.values() if n > 1) >= 12:
+                let_through.set()  # 12 asks were counted: each was tried again
+        if ask:
+            h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": "0"}, "text/html")
+            return
+        let_through.wait(60)  # (set at the latest when the load is over, below)
+        json_reply({"error": None, "data": {"id": ico, "main": {"name": f"P{ico}"}}})(h)
+
+    with HostileServer({LIST: listing, PROFILE: limiter}) as srv:
+        configure(srv, max_workers=13)
+        try:
+            icos = icoframes.load_icos(status="past", progress=False)  # (was ServiceUnavailable:
+        finally:  # "12 attempts failed in a row, the last 12 each asked to wait")
+            let_through.set()
+        assert srv.hits[PROFILE] == 24 + 12  # (12 asked once each)
+    assert sorted(tries) == list(range(1, 25)) and sorted(tries.values()).count(2) == 12
+    assert tries[first[0]] == 1
+    assert sorted(icos["id"]) == list(range(1, 25))
+    assert list(icos["name"]) == [f"P{i}" for i in icos["id"]]
+    assert icos.attrs["icoframes"]["complete"] is True
+
+
+def test_an_outage_asking_waits_still_stops_a_load_of_eight_workers_at_the_asks_count(
+        configure):
+    """Every profile a 503 asking no wait to speak of (Retry-After 0), 8 workers: the trip
+    awaits the attempts in flight when the run reached 12 asks, each answered so too: the
+    load stops on the asks, within two rounds of the workers' tries (REVD: 16 requests in
+    2.2 s with Retry-After 2), not once 16 items spent their 6 attempts each."""
+    from hostile import LIST, paged_list
+
+    import icoframes
+    from icoframes.api.control import BREAKER_FAILURES
+
+    def down(h):
+        h.send_bytes(503, b"<html>maintenance</html>", {"Retry-After": "0"}, "text/html")
+
+    with HostileServer({LIST: paged_list(100), PROFILE: down}) as srv:
+        configure(srv, max_workers=8)
+        with pytest.raises(ServiceUnavailable, match=r"each asked to wait \(Retry-After\)"):
+            icoframes.load_icos(status="past", progress=False)
+        assert BREAKER_FAILURES <= srv.hits[PROFILE] <= 8 * 6  # (one item's attempts each)

@@ -1,12 +1,9 @@
 """What the threads of one load share: a way to stop them, and a circuit breaker.
 
-A load sends its requests from a pool of threads. When the user presses Ctrl-C, or the service
-is down, every one of them must stop within moments, including a thread stuck reading a body
-that trickles in byte by byte. :class:`LoadControl` is that switch:
+:class:`LoadControl` is the load's stop switch (:class:`~icoframes.api.switch.StopSwitch`:
+:meth:`~LoadControl.cancel` wakes the waiting threads and cuts the reads in flight,
+:meth:`~LoadControl.halt` lets no new attempt leave), and its breaker:
 
-* :meth:`~LoadControl.cancel` wakes threads waiting between retries and shuts down the sockets
-  of the requests in flight, so a blocked read returns at once; :meth:`~LoadControl.halt` lets
-  the attempts in flight end, but no new one (a retry) leaves;
 * it watches the failed attempts of the whole pool, each with the item it was for (a list page,
   a profile), and trips the breaker (the load is cancelled, :attr:`~LoadControl.last_failure`
   says why) when the service looks **down**, not when a few items are bad:
@@ -17,10 +14,8 @@ that trickles in byte by byte. :class:`LoadControl` is that switch:
   - or :data:`BREAKER_FAILURES` attempts in a row never reached the service
     (connection refused, no connection made): no item can cause that;
   - or :data:`BREAKER_FAILURES` failed attempts in a row were each asked to wait
-    (``Retry-After``), over at least the longest wait asked in that run: the service says
-    it is down for every request, and a load of one worker honouring each ask would wait
-    minutes before the other rules stop it (a rate limiter letting requests through
-    between its asks answers one within the wait it asked: never such a run);
+    (``Retry-After``), over at least the longest wait asked in that run, and the attempts in
+    flight then were answered (:mod:`~icoframes.api.asked`: a rate limiter lets some through);
   - or :data:`BREAKER_REFUSED` different items failed or were answered wrongly
     (:meth:`~LoadControl.refused`: a JSON object that is not the item's, a body that
     is no JSON, an error about that request) with no good answer in between: one
@@ -61,12 +56,13 @@ attempts failed in a row while :data:`SUSPECT_ITEMS` different items are retryin
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import threading
 import time
 from collections import Counter
 from collections.abc import Collection
+
+from .asked import AskedRun
+from .switch import Cancelled, StopSwitch
 
 __all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "BREAKER_REFUSED", "PROBE_ITEMS",
            "SUSPECT_FAILURES", "SUSPECT_ITEMS", "Cancelled", "LoadControl", "profile_item"]
@@ -103,11 +99,7 @@ def profile_item(ico_id: object) -> tuple[str, object]:
     return ("ico", ico_id)
 
 
-class Cancelled(Exception):
-    """The load this request belonged to was stopped (Ctrl-C, SIGTERM or the breaker)."""
-
-
-class LoadControl:
+class LoadControl(StopSwitch):
     """The stop switch and circuit breaker shared by the threads of one load.
 
     Parameters
@@ -136,13 +128,13 @@ class LoadControl:
 
     def __init__(self, *, failures: int = BREAKER_FAILURES, items: int = BREAKER_ITEMS,
                  refused_items: int = BREAKER_REFUSED) -> None:
+        super().__init__()
         self.failures = int(failures)
         self.items = int(items)
         self.refused_items = int(refused_items)
         self.in_a_row = 0  # failed attempts since the last success
         self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
-        self.asked_in_a_row = 0  # of which the last ones in a row were asked to wait
-        self._asked_run = (0.0, 0.0)  # that run's start (time.monotonic), its longest wait
+        self._asked = AskedRun()  # of which the last ones in a row asked to wait; in flight
         self.last_failure: str | None = None
         # the latest end of a wait the service asked (Retry-After) in the run of failures:
         # (a time.time() value, the wait in seconds); the breaker's error says it
@@ -162,14 +154,15 @@ class LoadControl:
         self._wanted = 0  # probes the run asked for, not yet handed to the plan
         self._found = False  # the plan said the run's probes (:meth:`probing`; maybe none)
         self._retrying: set[object] = set()  # the failed items trying again
-        self._stop = threading.Event()  # cancelled: reads cut
-        self._halt = threading.Event()  # no new attempt (set by cancel too)
-        self._lock = threading.Lock()
-        self._sockets: dict[int, socket.socket] = {}  # thread id -> socket being read
 
     def __repr__(self) -> str:
         return (f"LoadControl(cancelled={self.cancelled}, tripped={self.tripped}, "
                 f"failures_in_a_row={self.in_a_row}, items_failing={self.items_failing})")
+
+    @property
+    def asked_in_a_row(self) -> int:
+        """Failed attempts in a row, since the last success, each asked to wait."""
+        return self._asked.count
 
     @property
     def items_failing(self) -> int:
@@ -203,38 +196,8 @@ class LoadControl:
                     return error
         return None
 
-    @property
-    def cancelled(self) -> bool:
-        """True once :meth:`cancel` was called or the breaker tripped."""
-        return self._stop.is_set()
-
-    def cancel(self) -> None:
-        """Stop every thread of the load: wake the waiting, cut the reading."""
-        self._halt.set()
-        self._stop.set()
-        with self._lock:
-            sockets = list(self._sockets.values())
-        for sock in sockets:
-            # shutdown (not close) makes a recv blocked in another thread return now,
-            # and leaves closing the descriptor to its owner
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def halt(self) -> None:
-        """Send no new attempt: :meth:`check` and :meth:`sleep` raise :class:`Cancelled`
-        from now on (a retry never leaves); the reads in flight go on (they may end)."""
-        self._halt.set()
-
-    def check(self) -> None:
-        """Raise :class:`Cancelled` once the load is stopped or halted (called before each
-        attempt)."""
-        if self._halt.is_set():
-            raise Cancelled(self.last_failure if self.tripped else "the load was cancelled")
-
-    def sleep(self, seconds: float) -> None:
-        """Wait ``seconds`` between retries, or raise :class:`Cancelled` as soon as stopped."""
-        if self._halt.wait(seconds):
-            self.check()
+    def _why(self) -> str:  # (the failure that tripped it)
+        return self.last_failure if self.tripped and self.last_failure else super()._why()
 
     def failed(self, reason: str, *, item: object = None, sent: bool = True,
                wait: float | None = None) -> None:
@@ -245,21 +208,20 @@ class LoadControl:
         wait (``Retry-After``), kept in :attr:`retry_after` when it ends the latest in the
         run. The breaker trips after :attr:`items` different items failed, or
         :attr:`failures` attempts in a row that were not sent, or that were asked to wait
-        (once that run lasted the longest wait asked in it), with no success in between.
+        (once that run lasted the longest wait asked in it, and the attempts in flight then
+        were answered: :class:`~icoframes.api.asked.AskedRun`), with no success in between.
         """
         asked = None if wait is None else (time.time() + wait, wait)
         with self._lock:
+            self._asked.answered(threading.get_ident())
             if asked is not None and (self.retry_after is None or asked > self.retry_after):
                 self.retry_after = asked
             self.in_a_row += 1
             self.unsent_in_a_row = 0 if sent else self.unsent_in_a_row + 1
             if wait is None:
-                self.asked_in_a_row = 0
+                self._asked.end()
             else:
-                start, longest = self._asked_run if self.asked_in_a_row else (
-                    time.monotonic(), 0.0)
-                self._asked_run = (start, max(longest, wait))
-                self.asked_in_a_row += 1
+                self._asked.ask(wait)
             self.last_failure = reason
             item = object() if item is None else item
             self._failing.add(item)
@@ -301,8 +263,9 @@ class LoadControl:
         (a service answering everything wrongly: another item's first answer tells more).
         """
         with self._lock:
-            self.unsent_in_a_row = self.asked_in_a_row = 0  # (it reached the service and
-            # was answered)
+            self.unsent_in_a_row = 0  # (it reached the service and was answered)
+            self._asked.answered(threading.get_ident())
+            self._asked.end()
             self.last_failure = str(reason)
             item = object() if item is None else item
             self._retrying.discard(item)  # answered: no longer a failure retrying
@@ -330,10 +293,7 @@ class LoadControl:
         if self.tripped:
             return False
         counted = self._failing | self._refused
-        # asked to wait: only once the run lasted the longest wait asked in it (8 workers
-        # meeting a rate limiter get 12 asks within its 1 s: REVI M2)
-        asked = (self.asked_in_a_row >= self.failures
-                 and time.monotonic() - self._asked_run[0] >= self._asked_run[1])
+        asked = self._asked.trips(self.failures, thread=threading.get_ident())
         service = (len(self._failing) >= self.items or asked
                    or self.unsent_in_a_row >= self.failures)
         if (not service and len(counted) >= self.refused_items and self.known_held is None
@@ -421,7 +381,9 @@ class LoadControl:
     def succeeded(self, item: object = None) -> None:
         """An attempt (for ``item``) got a usable answer: the run of failures is over."""
         with self._lock:
-            self.in_a_row = self.unsent_in_a_row = self.asked_in_a_row = 0
+            self.in_a_row = self.unsent_in_a_row = 0
+            self._asked.answered(threading.get_ident())
+            self._asked.end()
             self.retry_after = None  # (a wait asked before a success: over)
             self._failing.clear()
             self._refused.clear()
@@ -431,18 +393,11 @@ class LoadControl:
             self._retrying.discard(item)
             self._answered[_kind(item)] += 1
 
-    def register(self, sock: socket.socket) -> None:
-        """The calling thread now reads ``sock``: :meth:`cancel` will cut it."""
+    def sending(self) -> None:
+        """The calling thread sends an attempt: an asked-wait trip awaits its answer
+        (:meth:`failed`, :meth:`refused`, :meth:`succeeded`; :class:`AskedRun`)."""
         with self._lock:
-            self._sockets[threading.get_ident()] = sock
-        if self._stop.is_set():  # cancelled just before: do not start a read
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-    def release(self) -> None:
-        """The calling thread is done reading its socket."""
-        with self._lock:
-            self._sockets.pop(threading.get_ident(), None)
+            self._asked.sending(threading.get_ident())
 
 
 def _kind(item: object) -> object:

@@ -149,6 +149,8 @@ def deadline(seconds: float, control: LoadControl | None = None) -> Iterator[Dea
     :meth:`~icoframes.api.control.LoadControl.cancel` cuts a read stuck mid-body.
     """
     current = Deadline(time.monotonic() + seconds)
+    if control is not None:  # an attempt leaves: a trip of asks to wait awaits its answer
+        control.sending()
     previous = getattr(_local, "deadline", None), getattr(_local, "control", None)
     _local.deadline, _local.control = current, control
     _WATCHDOG.watch(current)

@@ -1,0 +1,82 @@
+"""The circuit breaker's asked-to-wait rule: failed attempts in a row each asked to wait.
+
+A service down for every request may say so with ``Retry-After`` on each (a 503 asking 5 s):
+a load of one worker honouring every ask would wait minutes before the breaker's other rules
+stop it, so :data:`~icoframes.api.control.BREAKER_FAILURES` asks in a row stop it
+(:class:`~icoframes.api.control.LoadControl`). A rate limiter asks too, many requests in a
+row when a pool's workers meet it together, but it lets some through in each wait it asks.
+So a run of asks trips only
+
+* once it lasted the longest wait asked in it (8 workers meeting a limiter at once get 12
+  asks within its first second: REVI M2);
+* and once every attempt that was in flight when it reached the count was answered: a
+  limiter answers its asks at once and lets one through that takes its time (a 200 in 50 ms),
+  so workers coming back together from their backoff (2-4 s) were asked 12 times before the
+  one let through was answered: a 14-worker load against a token bucket of 5 requests a
+  second stopped within 3 s (REVD M2). Attempts sent after that moment do not hold it.
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["AskedRun"]
+
+
+class AskedRun:
+    """The run of failed attempts in a row each asked to wait, and the attempts in flight.
+
+    Not thread-safe: :class:`~icoframes.api.control.LoadControl` calls it under its lock.
+    Threads are named by :func:`threading.get_ident`: a thread sends one attempt at a time.
+
+    Examples
+    --------
+    >>> run = AskedRun()
+    >>> run.sending(1); run.sending(2)  # two attempts in flight
+    >>> run.answered(1); run.ask(0.0); run.trips(1, thread=1)  # 2's answer awaited
+    False
+    >>> run.answered(2); run.ask(0.0); run.trips(1, thread=2)
+    True
+    """
+
+    def __init__(self) -> None:
+        self.count = 0  # failed attempts in a row, each asked to wait
+        self.start = 0.0  # the run's first ask (time.monotonic)
+        self.longest = 0.0  # the longest wait asked in the run (seconds)
+        self.flying: set[int] = set()  # threads whose attempt was sent, its answer not counted
+        # the threads whose answers the trip awaits (in flight when the run reached the count);
+        # None: the run did not reach it yet
+        self.held: set[int] | None = None
+
+    def sending(self, thread: int) -> None:
+        """``thread`` sends an attempt: its previous one is over, whatever came of it."""
+        self.flying.add(thread)
+        if self.held is not None:
+            self.held.discard(thread)
+
+    def answered(self, thread: int) -> None:
+        """The answer to ``thread``'s attempt (or its failure) is being counted."""
+        self.flying.discard(thread)
+        if self.held is not None:
+            self.held.discard(thread)
+
+    def ask(self, wait: float) -> None:
+        """One more failed attempt in the run, asked to wait ``wait`` seconds."""
+        if not self.count:
+            self.start, self.longest = time.monotonic(), 0.0
+        self.longest = max(self.longest, wait)
+        self.count += 1
+
+    def end(self) -> None:
+        """The run is over (an attempt answered, or failed without asking a wait)."""
+        self.count, self.held = 0, None
+
+    def trips(self, failures: int, *, thread: int) -> bool:
+        """Whether the run trips the breaker now (``failures`` asks in a row at least), its
+        last ask counted by ``thread``: once it lasted its longest wait and the attempts in
+        flight when it got there were answered (asks too, or it would have ended)."""
+        if self.count < failures or time.monotonic() - self.start < self.longest:
+            return False
+        if self.held is None:
+            self.held = self.flying - {thread}
+        return not self.held

@@ -1,0 +1,91 @@
+"""The stop switch the threads of one load share (the circuit breaker builds on it).
+
+A load sends its requests from a pool of threads. When the user presses Ctrl-C, or the service
+is down, every one of them must stop within moments, including a thread stuck reading a body
+that trickles in byte by byte. :class:`StopSwitch` is that switch (with the breaker:
+:class:`~icoframes.api.control.LoadControl`): :meth:`~StopSwitch.cancel` wakes threads waiting
+between retries and shuts down the sockets of the requests in flight, so a blocked read returns
+at once; :meth:`~StopSwitch.halt` lets the attempts in flight end, but no new one (a retry)
+leaves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+
+__all__ = ["Cancelled", "StopSwitch"]
+
+
+class Cancelled(Exception):
+    """The load this request belonged to was stopped (Ctrl-C, SIGTERM or the breaker)."""
+
+
+class StopSwitch:
+    """A way to stop every thread of a load: wake the waiting, cut the reading.
+
+    Examples
+    --------
+    >>> switch = StopSwitch()
+    >>> switch.halt(); switch.cancelled  # no new attempt, the reads go on
+    False
+    >>> switch.cancel(); switch.cancelled
+    True
+    """
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()  # cancelled: reads cut
+        self._halt = threading.Event()  # no new attempt (set by cancel too)
+        self._lock = threading.Lock()
+        self._sockets: dict[int, socket.socket] = {}  # thread id -> socket being read
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called (the breaker trips it too)."""
+        return self._stop.is_set()
+
+    def cancel(self) -> None:
+        """Stop every thread of the load: wake the waiting, cut the reading."""
+        self._halt.set()
+        self._stop.set()
+        with self._lock:
+            sockets = list(self._sockets.values())
+        for sock in sockets:
+            # shutdown (not close) makes a recv blocked in another thread return now,
+            # and leaves closing the descriptor to its owner
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def halt(self) -> None:
+        """Send no new attempt: :meth:`check` and :meth:`sleep` raise :class:`Cancelled`
+        from now on (a retry never leaves); the reads in flight go on (they may end)."""
+        self._halt.set()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` once the load is stopped or halted (called before each
+        attempt)."""
+        if self._halt.is_set():
+            raise Cancelled(self._why())
+
+    def _why(self) -> str:
+        """What :class:`Cancelled` says (the breaker: the failure that tripped it)."""
+        return "the load was cancelled"
+
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` between retries, or raise :class:`Cancelled` as soon as stopped."""
+        if self._halt.wait(seconds):
+            self.check()
+
+    def register(self, sock: socket.socket) -> None:
+        """The calling thread now reads ``sock``: :meth:`cancel` will cut it."""
+        with self._lock:
+            self._sockets[threading.get_ident()] = sock
+        if self._stop.is_set():  # cancelled just before: do not start a read
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def release(self) -> None:
+        """The calling thread is done reading its socket."""
+        with self._lock:
+            self._sockets.pop(threading.get_ident(), None)
