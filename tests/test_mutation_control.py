@@ -7,7 +7,14 @@ import socket
 
 import pytest
 
-from icoframes.api.control import SUSPECT_FAILURES, SUSPECT_ITEMS, Cancelled, LoadControl
+from icoframes.api.control import (
+    BREAKER_REFUSED,
+    PROBE_ITEMS,
+    SUSPECT_FAILURES,
+    SUSPECT_ITEMS,
+    Cancelled,
+    LoadControl,
+)
 
 
 def test_a_fresh_control_and_its_repr():
@@ -164,6 +171,59 @@ def test_an_attempt_in_flight_that_sends_again_no_longer_holds_the_trip():
     assert done.wait(10)
     thread.join(10)
     control.failed("HTTP 429", item=3, wait=0)
+    assert control.tripped
+
+
+def _null(ico_id: int):
+    """A profile's wrong answer in the service's envelope (``"data": null``), as the gate
+    refuses it."""
+    from icoframes.api.retry import Transient
+
+    failure = Transient(f"HTTP 200: the profile data for id {ico_id} is NoneType",
+                        rejected=True, answered=True)
+    failure.enveloped = True
+    return failure
+
+
+@pytest.mark.parametrize("failing", list(range(SUSPECT_ITEMS)))
+def test_a_run_of_enveloped_wrong_answers_asks_probes_with_fewer_failures_than_suspect_items(
+        failing):
+    # REVD M1: a 503 (its retry waiting its backoff) while other workers go through a block
+    # of 40 ids answered "data": null: the run reached 32 with it, no probe, no row
+    control = LoadControl()
+    for ico_id in range(failing):
+        control.failed("HTTP 503", item=("ico", 1000 + ico_id))
+    for ico_id in range(1, BREAKER_REFUSED - failing):
+        control.refused(_null(ico_id), item=("ico", ico_id))
+    assert not control.tripped and control.probes_wanted() == 0
+    control.refused(_null(99), item=("ico", 99))  # the run's 32nd item
+    assert not control.tripped and control.probes_wanted() == PROBE_ITEMS
+    control.probing([("ico", 500)])
+    control.refused(_null(500), item=("ico", 500))
+    assert control.tripped and control.items_bad == BREAKER_REFUSED + 1
+
+
+def test_suspect_items_failures_beside_enveloped_wrong_answers_trip_without_probes():
+    control = LoadControl()
+    for ico_id in range(SUSPECT_ITEMS):
+        control.failed("HTTP 503", item=("ico", 1000 + ico_id))
+    for ico_id in range(1, BREAKER_REFUSED - SUSPECT_ITEMS):
+        control.refused(_null(ico_id), item=("ico", ico_id))
+    assert not control.tripped
+    control.refused(_null(99), item=("ico", 99))
+    assert control.tripped and control.probes_wanted() == 0
+
+
+def test_a_wrong_answer_in_the_envelope_then_a_failure_of_the_same_item_keeps_the_run_so():
+    # the 503 came on the retry of an id answered "data": null: its wrong answer was the
+    # service's own (it left the run's envelope set, so the run tripped without probes)
+    control = LoadControl()
+    control.refused(_null(1), item=("ico", 1))
+    control.failed("HTTP 503", item=("ico", 1))
+    for ico_id in range(2, BREAKER_REFUSED + 1):
+        control.refused(_null(ico_id), item=("ico", ico_id))
+    assert not control.tripped and control.probes_wanted() == PROBE_ITEMS
+    control.refused("HTTP 200: not JSON", item=("ico", 600))  # a proxy's page: no longer so
     assert control.tripped
 
 

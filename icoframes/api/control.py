@@ -31,13 +31,14 @@ error about the request (a 4xx, an error code: :attr:`~LoadControl.same_error`) 
 was never answered right, the error is likely about every request (the key, ``base_url``): the
 load stops with it.
 
-A run of the last rule made only of the service's own answers about profiles (its envelope,
-``{"error": null, "data": ...}``, around a wrong item) may be a block of bad ids met in the
-load's order (the newest ICOs) as much as a service answering every profile so: it does not trip
-yet. The load asks up to :data:`PROBE_ITEMS` profiles out of turn, spread over the rest of its
+A run of the last rule whose wrong answers are all the service's own about profiles (its
+envelope, ``{"error": null, "data": ...}``, around a wrong item), with fewer than
+:data:`SUSPECT_ITEMS` failures besides (a 503 blip), may be a block of bad ids met in the load's
+order (the newest ICOs) as much as a service answering every profile so: it does not trip yet.
+The load asks up to :data:`PROBE_ITEMS` profiles out of turn, spread over the rest of its
 plan (:meth:`~LoadControl.probing`); one answered right ends the run (the load goes on), every
 one answered wrongly trips it (none left to ask: at once; or the run reaching twice the count).
-A run holding any other wrong answer (HTML, ``{}``, a proxy's page) or failure trips as before.
+A run holding any other wrong answer (HTML, ``{}``, a proxy's page) or more failures trips.
 
 A wrong answer is neutral for the first rule. A wrong answer to an item that failed in an
 earlier load (:meth:`~LoadControl.known_bad`) counts as any, but a run holding such items is no
@@ -224,8 +225,7 @@ class LoadControl(StopSwitch):
                 self._asked.ask(wait)
             self.last_failure = reason
             item = object() if item is None else item
-            self._failing.add(item)
-            self._enveloped.discard(item)
+            self._failing.add(item)  # (kept in _enveloped: its wrong answer, if any, was so)
             self._errors[item] = object()  # (not an error about one request)
             trip = self._trips()
         if trip:
@@ -309,9 +309,14 @@ class LoadControl(StopSwitch):
             for item in counted & self._known.keys():
                 self._errors.pop(item, None)
             counted = self._failing | self._refused
-        probing = self._probes is not None and counted <= self._enveloped
+        # wrong answers all the service's own about profiles, and a failure or two besides (a
+        # 503 whose retry waits its backoff while other workers go through a block of bad ids:
+        # the run reached the count before it, no probes, REVD M1): decided on the answers
+        enveloped = (self._refused <= self._enveloped
+                     and len(self._failing - self._refused) < SUSPECT_ITEMS)
+        probing = self._probes is not None and enveloped
         if (not service and self._probes is None and len(counted) >= self.refused_items
-                and counted <= self._enveloped):
+                and enveloped):
             # only the service's own answers about profiles: a block of bad ids met in the
             # load's order (r9: the first 32 new profiles "data": null raised, no row) or every
             # profile answered so; profiles elsewhere in the plan tell which (:meth:`probing`)
