@@ -241,6 +241,8 @@ def test_a_request_that_never_left_is_an_attempt_but_not_sent():
 class _StubHandler(http.server.BaseHTTPRequestHandler):
     """Answers a scripted sequence: things the sandbox never sends (429 without a code)."""
 
+    disable_nagle_algorithm = True  # as the sandbox: no 40 ms delayed-ACK stall a reply
+
     script: ClassVar[list[tuple[int, bytes]]] = []
     lock = threading.Lock()
 
