@@ -132,7 +132,7 @@ def test_the_sandbox_takes_its_key_from_the_environment_or_a_file(tmp_path, monk
         _sandbox_keys("--private-key-file", str(tmp_path / "none"))
 
 
-def test_a_password_in_base_url_is_hidden_in_the_breaker_error(tmp_path):
+def test_a_password_in_base_url_is_hidden_in_the_breaker_error(tmp_path, quick_retries):
     # every request fails: the breaker trips and names the host; urlsplit of a bare
     # "user:pw@host" netloc reads "user" as a scheme, which once left the password in clear
     with HostileServer({LIST: paged_list(60)}, default=html_reply(503, "down")) as srv:
