@@ -59,7 +59,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
-def test_failures_on_a_few_ids_are_those_ids_failures_on_every_call(configure, case):
+def test_failures_on_a_few_ids_are_those_ids_failures_on_every_call(configure, case,
+                                                                 quick_retries):
     n, bad, failure, reason = CASES[case]
     bad = set(bad)
     with HostileServer({LIST: paged_list(n), PROFILE: _profiles(bad, failure)}) as srv:
