@@ -34,18 +34,20 @@ def _env(sb, cache_dir) -> dict[str, str]:
             "ICOFRAMES_CACHE_DIR": str(cache_dir)}
 
 
-def _start(sb, cache_dir) -> subprocess.Popen:
-    child = subprocess.Popen([sys.executable, "-c", _CHILD], env=_env(sb, cache_dir),
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-    assert child.stdout.readline().strip() == "ready", child.stderr.read()
-    return child
+def _start(sb, cache_dir, n: int = 2) -> list[subprocess.Popen]:
+    """``n`` children, started together (each imports pandas: seconds under load), ready."""
+    children = [subprocess.Popen([sys.executable, "-c", _CHILD], env=_env(sb, cache_dir),
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True) for _ in range(n)]
+    for child in children:
+        assert child.stdout.readline().strip() == "ready", child.stderr.read()
+    return children
 
 
 def test_two_processes_cold_loading_one_query_page_its_list_once(tmp_path):
     with sandbox.serve(n_icos=300, seed=43, latency=0.02) as sb:
         past = sb.directory.ids("past")
-        children = [_start(sb, tmp_path / "c") for _ in range(2)]
+        children = _start(sb, tmp_path / "c")
         sb.stats.reset()
         for child in children:  # both begin within moments of each other
             child.stdin.write("go\n")
@@ -62,9 +64,9 @@ def test_two_processes_cold_loading_one_query_page_its_list_once(tmp_path):
 
 
 def test_a_load_waiting_for_a_list_pages_it_when_its_pager_dies(tmp_path):
-    with sandbox.serve(n_icos=300, seed=44, latency=0.3) as sb:
+    with sandbox.serve(n_icos=300, seed=44, latency=0.02) as sb:
         past = sb.directory.ids("past")
-        first, second = _start(sb, tmp_path / "c"), _start(sb, tmp_path / "c")
+        first, second = _start(sb, tmp_path / "c")
         # every request held until the first is dead: however late this thread runs on a
         # loaded machine, the first cannot have paged (and kept) the list by then
         sb.pause()
