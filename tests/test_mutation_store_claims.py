@@ -50,11 +50,12 @@ def _rows(cache: Cache) -> list[tuple[int, str, int, str, float]]:
                             ).fetchall()
 
 
-def _foreign(cache: Cache, ico_id: int, pid: int, host: str, expires: float) -> None:
+def _foreign(cache: Cache, ico_id: int, pid: int, host: str, expires: float,
+             owner: str = "other") -> None:
     """A claim of another crawl, as its process would have written it."""
     with cache.write() as conn:
-        conn.execute("INSERT INTO claims VALUES (?, 'other', ?, ?, ?)", (ico_id, pid, host,
-                                                                      expires))
+        conn.execute("INSERT INTO claims VALUES (?, ?, ?, ?, ?)", (ico_id, owner, pid, host,
+                                                                 expires))
 
 
 def _t(seconds: float) -> float:
@@ -94,7 +95,7 @@ def test_a_lease_lapses_exactly_when_it_ends(cache):
 
 @pytest.mark.parametrize(("ahead", "taken"), [(2 * LEASE, True), (2 * LEASE + 0.001, False)])
 def test_a_claim_more_than_two_leases_ahead_lapsed_clock_stepped_back(cache, ahead, taken):
-    _foreign(cache, 5, os.getpid(), HOST, _t(ahead))
+    _foreign(cache, 5, os.getpid(), HOST, _t(ahead), owner=cache.claims().token)  # open
     with _at(0):
         assert cache.claims().claim([5]) == (([], [5], []) if taken else ([5], [], []))
 
@@ -102,11 +103,28 @@ def test_a_claim_more_than_two_leases_ahead_lapsed_clock_stepped_back(cache, ahe
 def test_a_claim_of_a_process_gone_lapses_at_once_but_not_on_another_host(cache):
     _foreign(cache, 1, _dead_pid(), HOST, _t(LEASE))
     _foreign(cache, 2, _dead_pid(), "another-host", _t(LEASE))
-    _foreign(cache, 3, os.getpid(), HOST, _t(LEASE))  # alive (this process, another crawl)
+    live = cache.claims()  # this process, another crawl, still open
+    _foreign(cache, 3, os.getpid(), HOST, _t(LEASE), owner=live.token)
     with _at(0):
         claims = cache.claims()
         assert claims.claim([1, 2, 3]) == ([1], [2, 3], [])
-    assert [row[:2] for row in _rows(cache)] == [(1, claims.token), (2, "other"), (3, "other")]
+    assert [row[:2] for row in _rows(cache)] == [(1, claims.token), (2, "other"),
+                                                 (3, live.token)]
+
+
+def test_a_claim_left_by_a_closed_crawl_of_this_process_lapses_at_once(cache):
+    # a full disk refused the release at close: its rows stay, its crawl is over; the next
+    # call of this process waited out their lease (20 s a call in test_safety's full disk)
+    ended, live = cache.claims(), cache.claims()
+    ended.close()
+    _foreign(cache, 1, os.getpid(), HOST, _t(LEASE), owner=ended.token)
+    _foreign(cache, 2, os.getpid(), HOST, _t(LEASE), owner="never-opened-here")
+    _foreign(cache, 3, os.getpid(), HOST, _t(LEASE), owner=live.token)
+    with _at(0):
+        claims = cache.claims()
+        assert claims.claim([1, 2, 3]) == ([1, 2], [3], [])
+        live.close()
+        assert claims.claim([3]) == ([3], [], [])
 
 
 def test_claims_that_lapsed_a_lease_ago_are_deleted_when_a_crawl_starts(cache):

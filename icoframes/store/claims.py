@@ -5,8 +5,9 @@ when it lapses. Claiming is one write transaction that also asks whether a copy
 arrived since the crawl planned, so two crawls never hold one id and never fetch what
 the other kept. A claim is a **lease** of :data:`LEASE` seconds, renewed while the
 crawl works; it lapses when not renewed in time (its owner killed, stopped, paused in
-a debugger), at once when its owner's process is gone (same host), and when it lies
-too far in the future (a clock stepped back): nobody waits longer than a lease.
+a debugger), at once when its owner's process is gone (same host) or, in this process,
+its crawl was closed (a full disk refused the release), and when it lies too far in the
+future (a clock stepped back): nobody waits longer than a lease.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ from .db import LEASE, Database
 __all__ = ["LEASE", "Claims"]
 
 _HOST = socket.gethostname()
+#: The tokens of this process's crawls not closed yet. A claim of this process under any
+#: other token was left by a crawl that ended without deleting it (a full disk refused the
+#: release): it lapses at once, as a dead process's does, and the next call of the process
+#: does not wait out its lease (20 s a call after a full disk).
+_OPEN: set[str] = set()
 _IN = "id IN (SELECT value FROM json_each(?))"
 
 
@@ -62,6 +68,7 @@ class Claims:
         self._closed = False
         with self._db.write() as conn:  # claims that lapsed long ago go
             conn.execute("DELETE FROM claims WHERE expires < ?", (time.time() - self.lease,))
+        _OPEN.add(self.token)
 
     def __repr__(self) -> str:
         return f"Claims({self.token!r}, held={len(self._held)})"
@@ -92,11 +99,14 @@ class Claims:
         with self._db.write() as conn:
             arrived = set() if arrived_since is None else {row[0] for row in conn.execute(
                 f"SELECT id FROM profiles WHERE {_IN} AND version > ?", (listed, arrived_since))}
-            others = conn.execute(f"SELECT id, pid, host FROM claims WHERE {_IN} AND owner != ? "
-                                  "AND expires > ? AND expires <= ?",
+            others = conn.execute(f"SELECT id, owner, pid, host FROM claims WHERE {_IN} "
+                                  "AND owner != ? AND expires > ? AND expires <= ?",
                                   (listed, self.token, now, now + 2 * self.lease)).fetchall()
-            alive = {key: _alive(*key) for key in {(pid, host) for _, pid, host in others}}
-            taken = {i for i, pid, host in others if alive[(pid, host)]}
+            here = (os.getpid(), _HOST)
+            alive = {key: _alive(*key) for key in {(pid, host) for _, _, pid, host in others}
+                     if key != here}
+            taken = {i for i, owner, pid, host in others
+                     if (owner in _OPEN if (pid, host) == here else alive[(pid, host)])}
             mine = [i for i in wanted if i not in arrived and i not in taken]
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
                              [(i, self.token, os.getpid(), _HOST, now + self.lease) for i in mine])
@@ -126,6 +136,9 @@ class Claims:
             self._held -= gone
 
     def close(self) -> None:
-        """Release every claim (idempotent)."""
-        self.release(self._held)
-        self._closed = True
+        """Release every claim (idempotent); the crawl is over even if the release fails."""
+        try:
+            self.release(self._held)
+        finally:
+            self._closed = True
+            _OPEN.discard(self.token)
