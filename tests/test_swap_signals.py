@@ -45,6 +45,9 @@ def replace(src, dst, *args, **kwargs):
         after.clear()
         os.kill(os.getpid(), sig)
 os.replace = replace
+import functools  # retries as often as by default, 1-2 ms apart (conftest's quick_retries):
+from icoframes.api import client  # a failed export is tested here, not the backoff
+client.RetryPolicy = functools.partial(client.RetryPolicy, backoff=0.001, max_backoff=0.002)
 from icoframes.cli import main
 sys.exit(main(sys.argv[1:]))
 """
