@@ -67,14 +67,16 @@ def test_an_undecodable_answer_is_the_items_failure_asked_twice(configure, quick
     assert not cut_short(body)
     with HostileServer({LIST: paged_list(3), PROFILE: _one_bad(body)}) as srv:
         configure(srv, max_workers=1)
-        for load, paid in ((1, 2 + ANSWERS_REFUSED), (2, 2 + 2 * ANSWERS_REFUSED)):
+        # load 2 asks id 1 alone, once: its failure of load 1 again, which a second ask would
+        # only repeat (REVB M2: twice, 2 + 2 * ANSWERS_REFUSED in all)
+        for load, paid in ((1, 2 + ANSWERS_REFUSED), (2, 2 + ANSWERS_REFUSED + 1)):
             with pytest.warns(IncompleteWarning, match="1 failed"):
                 icos = icoframes.load_icos(status="past", progress=False)
             assert sorted(icos["id"]) == [2, 3]
             (missing,) = icos.attrs["icoframes"]["missing"]
             assert missing["id"] == 1 and missing["state"] == "failed"
             assert missing["reason"].startswith(f"HTTP 200: {reason}"), missing["reason"]
-            assert srv.hits[PROFILE] == paid, load  # (was 2 + 6, then 2 + 12)
+            assert srv.hits[PROFILE] == paid, load  # (was 2 + 6, then 2 + 12 before that)
 
 
 def test_an_undecodable_answer_fails_as_bad_response_after_two_asks():

@@ -40,13 +40,12 @@ plan (:meth:`~LoadControl.probing`); one answered right ends the run (the load g
 one answered wrongly trips it (none left to ask: at once; or the run reaching twice the count).
 A run holding any other wrong answer (HTML, ``{}``, a proxy's page) or more failures trips.
 
-A wrong answer is neutral for the first rule. A wrong answer to an item that failed in an
-earlier load (:meth:`~LoadControl.known_bad`) counts as any, but a run holding such items is no
-outage: the last rule does not trip, it is :attr:`~LoadControl.known_held` instead: the load
-asks no item that failed before from then on (reported not asked), asks every other one, and
-the run goes on without the known items: 32 wrong answers to *other* items still trip it. So a
-few dozen ids always answered wrongly cost each load about 32 requests and never stop the
-refreshes of the rest (docs/guide/errors.md).
+A wrong answer is neutral for the first rule. A wrong answer to an item that failed in an earlier
+load (:meth:`~LoadControl.known_bad`) counts as any (that failure again: asked once), but a run
+holding such items is no outage: it is :attr:`~LoadControl.known_held`, no trip: the load asks no
+item that failed before from then on (reported not asked), asks every other one, and the run goes
+on without them: 32 wrong answers to *other* items still trip it. So a few dozen ids always
+answered wrongly cost a load 32 requests at most, never stopping the rest (docs/guide/errors.md).
 
 Failures concentrated on a few ids end as those items' failures (reported, retried by the
 next call) and the rest of the load completes. So that a service failing everywhere is found
@@ -93,6 +92,7 @@ SUSPECT_ITEMS = 3
 # so (it costs PROBE_ITEMS more requests: 42, not 34). At 80% of profiles bad at random, 8
 # probes all bad happen 17 times in 100; a block of bad ids is found with the first.
 PROBE_ITEMS = 8
+_UNNUMBERED = str.maketrans("", "", "0123456789")  # a reason's ids, positions (not its status)
 
 
 def profile_item(ico_id: object) -> tuple[str, object]:
@@ -111,8 +111,7 @@ class LoadControl(StopSwitch):
     items : int, default BREAKER_ITEMS
         Different items failing with no success in between that trip it.
     refused_items : int, default BREAKER_REFUSED
-        Different items failing or answered wrongly with no good answer in between that
-        trip it.
+        Different items failing or answered wrongly with no good answer between that trip it.
 
     Examples
     --------
@@ -232,15 +231,12 @@ class LoadControl(StopSwitch):
             self.cancel()
 
     def known_bad(self, item: object, failure: str | None = None) -> None:
-        """``item`` failed in an earlier load: a wrong answer to it is expected, its failure
-        again. It counts toward the breaker as any (the cost of a load stays bounded), but
-        a run that holds it does not trip: it is :attr:`known_held` (the load asks no such
-        item from then on, the others go on being asked), unless every item of the run had
-        the same error about the request (:attr:`same_error`) and none of their kind was
-        answered right in this load: a revoked key is no item's failure (REVK M3). An error
-        the item's last ``failure`` (its reason) already was tells nothing of every request:
-        it is counted as one of its own, so ids answering the same 404 load after load are
-        held, not taken for a revoked key."""
+        """``item`` failed in an earlier load (why: ``failure``): a wrong answer to it is expected.
+        It counts toward the breaker as any (a load's cost stays bounded), but a run holding it
+        is :attr:`known_held`, no trip (no such item is asked from then on, the others are),
+        unless every item of the run had the same error about the request (:attr:`same_error`)
+        on a kind never answered right in this load: a revoked key is no item's failure (REVK
+        M3); ``failure`` again is the item's own (ids answering 404 load after load are held)."""
         with self._lock:
             self._known[item] = failure
 
@@ -259,8 +255,9 @@ class LoadControl(StopSwitch):
         ``code``: when every item of the run had the same, :attr:`same_error` says it).
 
         Returns whether the item is worth asking once more: not once :data:`SUSPECT_ITEMS`
-        different items (known bad or not) were answered wrongly since the last good answer
-        (a service answering everything wrongly: another item's first answer tells more).
+        different items were answered wrongly since the last good answer (another item's first
+        answer tells more), nor when it is the item's :meth:`known_bad` failure again (the same
+        reason but for the numbers after its status): a second ask only repeats it (REVB M2).
         """
         with self._lock:
             self.unsent_in_a_row = 0  # (it reached the service and was answered)
@@ -282,7 +279,10 @@ class LoadControl(StopSwitch):
                 item not in self._known or self._known[item] != str(reason))
             self._errors.setdefault(item, (str(reason), getattr(reason, "code", None)) if final
                                     else object())
-            again = len(self._refused) < SUSPECT_ITEMS
+            before = self._known.get(item)  # (that failure again, another wrong id aside)
+            kinds = {(head, rest.translate(_UNNUMBERED)) for head, _, rest in (
+                str(why).partition(":") for why in (before, reason))}
+            again = len(self._refused) < SUSPECT_ITEMS and (before is None or len(kinds) > 1)
             trip = self._trips()
         if trip:
             self.cancel()

@@ -32,8 +32,9 @@ BROKEN_BODY = (urllib3.exceptions.HTTPError, requests.RequestException, OSError)
 #: Answers of one request the gate refuses though the service answered it (another ICO's
 #: profile, ``"data": null``, a body that is no JSON or too large) before it fails as a
 #: :class:`BadResponse`: the item's failure, not the service's, so that a profile always
-#: answered wrong costs two requests per load, not a retry policy's six (one, while other
-#: items are answered wrongly too: :meth:`~icoframes.api.control.LoadControl.refused`).
+#: answered wrong costs two requests in its first load, not a retry policy's six, then one a
+#: load (its failure again; one too while other items are answered wrongly:
+#: :meth:`~icoframes.api.control.LoadControl.refused`).
 ANSWERS_REFUSED = 2
 
 
