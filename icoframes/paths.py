@@ -14,9 +14,11 @@ what was meant. Only a whole name (``$HOME``, between slashes) or a braced one (
 anywhere) is such a variable: ``"price$usd"`` is a name as written.
 
 A reader (``read_export``, ``Tables.read_parquet``, the snapshot readers) takes such a path as
-written when something is there: icoframes made folders literally named ``$HOME`` before it
-refused them, and their exports must stay readable. A writer still refuses it, and says so
-when the folder of that literal name exists, with where it belongs.
+written when something is there and nothing is at the path it names: icoframes made folders
+literally named ``$HOME`` before it refused them, and their exports must stay readable. When
+both are there it refuses, naming both, as a writer does: which one was meant is not the
+reader's to guess. A writer still refuses it, and says so when the folder of that literal
+name exists, with where it belongs.
 """
 
 from __future__ import annotations
@@ -132,6 +134,16 @@ def _made_before(text: str) -> str:
     return ""
 
 
+def _made_only(text: str) -> bool:
+    """Whether a reader takes ``text`` as written: something is there, and nothing at the
+    path it names (``./$HOME/x`` made before, no ``<home>/x``). When both are there the
+    reader of one would silently read the other's rows: refused, naming both
+    (:func:`_made_before`)."""
+    text = os.fspath(Path(text))  # "./$HOME/x" is "$HOME/x" to pathlib, as to a reader
+    meant = _expanded(text)  # None: a variable unset (or a key's): only the literal one
+    return _exists(text) and (meant is None or not _exists(meant))
+
+
 def _exists(text: str) -> bool:
     """Whether anything is at the path ``text`` taken as written (``~`` expanded), a
     symbolic link to nothing too."""
@@ -182,7 +194,8 @@ def folder_path(value: object, name: str, *, reading: bool = False) -> Path:
     """A folder argument as a Path, ``~`` expanded as ``cache_dir``'s is: InvalidParameter
     for an empty one (:data:`EMPTY_PATH`) or a value that is no path; one writing a shell
     variable too (:func:`shell_variable`), unless ``reading`` and something is there (a
-    folder an earlier icoframes made, named ``$HOME``: the module's notes)."""
+    folder an earlier icoframes made, named ``$HOME``: the module's notes) and nothing at
+    the path it names (:func:`_made_only`)."""
     if is_empty_path(value):
         raise InvalidParameter(f"{name}={quoted(value)} is {EMPTY_PATH}")
     if not isinstance(value, str | os.PathLike):
@@ -190,7 +203,7 @@ def folder_path(value: object, name: str, *, reading: bool = False) -> Path:
                                f"{quoted(value)}")
     # a name no file system holds: stat() raised a bare "File name too long", quoting it whole
     text = os.fspath(value)
-    if (why := _no_path(text)) is None and not (reading and _exists(text)):
+    if (why := _no_path(text)) is None and not (reading and _made_only(text)):
         why = shell_variable(text)  # "$HOME/x" too; a reader reads a "$HOME" made before
     if why is not None:
         raise InvalidParameter(f"{name}={quoted(text)} {why}")

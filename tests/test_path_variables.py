@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,34 @@ def test_a_cache_dir_not_shown_is_refused_without_any_part_of_it(places, monkeyp
                                     f"characters {said}")
     finally:
         icoframes.reset_configuration()
+
+
+def test_a_reader_refuses_a_literal_home_folder_when_the_folder_meant_is_there_too(made_before):
+    # both ./$HOME/x (an old export_tables('$HOME/x')) and <home>/x (the folder meant): the
+    # readers read the old literal folder's rows silently (a regression of b041b35)
+    cwd, rows = made_before
+    home = os.environ["HOME"]
+    shutil.copytree(cwd / "$HOME" / "x", Path(home) / "x")
+    shutil.copytree(cwd / "$HOME" / "ico", Path(home) / "ico")
+    for given, name, call in [("$HOME/x", "path", icoframes.read_export),
+                              (Path("$HOME", "x"), "directory", Tables.read_parquet),
+                              ("$HOME/ico", "path", read_snapshots),
+                              (Path("$HOME", "ico"), "path", snapshot_info)]:
+        there = str(given)
+        said = (f"{name}={str(given)!r} " + SAID.format(names="$HOME", what="a shell variable")
+                + f" (a folder named {there!r} exists in the current folder, made by "
+                f"icoframes before it refused such paths: move what it holds to "
+                f"'{home}/{there[6:]}'); did you mean '{home}/{there[6:]}'?")
+        with pytest.raises(InvalidParameter) as caught:
+            call(given)
+        assert str(caught.value) == said
+    with pytest.raises(InvalidParameter, match=r"^path='\./\$HOME/x' writes \$HOME.*"
+                       r"\(a folder named '\$HOME/x' exists"):
+        icoframes.read_export("./$HOME/x")  # pathlib's "$HOME/x": the same two folders
+    # the folder meant, by its own path, and the literal one by a path naming no other
+    # folder ("<cwd>/$HOME/x" names "<cwd>/<home>/x", nothing there), read as before
+    assert len(icoframes.read_export(Path(home) / "x").icos) == rows
+    assert len(icoframes.read_export(str(cwd / "$HOME" / "x")).icos) == rows
+    assert len(read_snapshots(str(cwd / "$HOME" / "ico"))) == rows
+    shutil.rmtree(Path(home) / "x")  # the folder meant gone: the literal one reads again
+    assert len(icoframes.read_export("$HOME/x").icos) == rows
