@@ -89,3 +89,25 @@ def test_cache_clear_leaves_a_file_of_the_user_in_the_service_folder_and_says_so
     assert capsys.readouterr() == (f"removed {cached}\ncache cleared: 1 path removed, 0 bytes "
                                    "freed\n", "")
     assert not cached.exists()
+
+
+def test_cache_clear_leaves_a_users_files_in_the_tables_folder_and_says_so(cached, capsys):
+    # tables/my-notes.txt and tables/myproj/data.csv went with the cache's tables, the clear
+    # saying only "removed .../tables" (review REVE L2)
+    tables = cached / "tables"
+    ours = sorted(p.name for p in tables.iterdir())
+    assert "icos.parquet" in ours and "_state.json" in ours
+    (tables / "my-notes.txt").write_text("my notes")
+    (tables / "myproj").mkdir()
+    (tables / "myproj" / "data.csv").write_text("a,b\n")
+    assert main(["cache", "clear"]) == EXIT_INCOMPLETE
+    out, err = capsys.readouterr()
+    assert [line for line in out.splitlines() if "tables" in line] == [
+        f"removed {tables / name}" for name in ours]
+    assert out.splitlines()[-1].endswith("bytes freed, 2 paths left alone")
+    assert err == "".join(f"left alone {tables / name}: not the cache's (a name the cache "
+                          "never writes): move it elsewhere\n"
+                          for name in ("my-notes.txt", "myproj"))
+    assert [p.name for p in cached.iterdir()] == ["tables"]
+    assert (tables / "my-notes.txt").read_text() == "my notes"
+    assert (tables / "myproj" / "data.csv").read_text() == "a,b\n"

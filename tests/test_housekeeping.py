@@ -155,7 +155,8 @@ def test_clearing_never_follows_a_symlink_out_of_the_cache_dir(tmp_path):
     with sandbox.serve(n_icos=20, seed=1) as sb:
         _load_past(sb, cache)
         folder = cache / sb.service_name
-    (folder / "tables" / "linked-folder").symlink_to(outside / "data")
+    # named as the cache names its files there (a user's other names stay, reported)
+    (folder / "tables" / "linked-folder.parquet").symlink_to(outside / "data")
     (folder / "tables" / "part-linked.parquet").symlink_to(outside / "precious.parquet")
     (cache / "linked-service").symlink_to(outside / "elsewhere")
     report = icoframes.clear_cache(all=True)

@@ -180,7 +180,7 @@ def test_mark_used_touches_the_mark_and_never_through_a_link(tmp_path):
 
 def test_remove_folder_reports_what_it_freed_and_the_ledger_it_forgot(tmp_path):
     folder = tmp_path / "svc"
-    _file(folder / "tables" / "a", 10, DAY)
+    _file(folder / "tables" / "a.parquet", 10, DAY)
     _file(folder / "cache.sqlite3", 5, DAY)
     ledger = QuotaLedger(tmp_path, "k")
     ledger.take()
@@ -413,3 +413,33 @@ def test_what_the_cache_never_writes_stays_in_its_service_folder(tmp_path, sweep
     assert report.freed_bytes == 2 * (len(ours) - 1)  # all but the lock, which goes unsaid
     assert sorted(report.removed) == sorted(str(folder / name) for name in {
         n.split("/")[0] for n in ours if n != ".lock"})
+
+
+@pytest.mark.parametrize("sweep", ["clear_all", "prune"])
+def test_a_users_files_in_the_tables_folder_or_named_like_the_database_stay(tmp_path, sweep):
+    # tables/my-notes.txt, tables/myproj/data.csv and cache.sqlite3-mine were removed with
+    # the cache's, the clear saying only "removed .../tables" (review REVE L2)
+    folder, tables = tmp_path / "svc", tmp_path / "svc" / "tables"
+    ours = ["cache.sqlite3", "cache.sqlite3-journal", "tables/icos.parquet",
+            "tables/_state.json", "tables/.icos.parquet.0a1b.tmp"]
+    for name in ours:
+        _file(folder / name, 2, 40 * DAY)
+    theirs = [_file(tables / "my-notes.txt", 3, 40 * DAY),
+              _file(tables / "myproj" / "data.csv", 4, 40 * DAY),
+              _file(tables / "myproj" / "b.parquet", 5, 40 * DAY),  # in a folder of theirs
+              _file(folder / "cache.sqlite3-mine", 6, 40 * DAY)]
+    with time_machine.travel(NOW, tick=False):
+        report = clear_all(tmp_path) if sweep == "clear_all" else prune(tmp_path, DAY, now=NOW)
+    assert sorted(p.name for p in folder.iterdir()) == ["cache.sqlite3-mine", "tables"]
+    assert sorted(p.name for p in tables.iterdir()) == ["my-notes.txt", "myproj"]
+    assert [p.read_bytes() for p in theirs] == [b"x" * n for n in (3, 4, 5, 6)]
+    assert report.skipped == [
+        {"path": str(path), "reason": "not the cache's (a name the cache never writes): move "
+                                      "it elsewhere"}
+        for path in (folder / "cache.sqlite3-mine", tables / "my-notes.txt", tables / "myproj")]
+    assert report.freed_bytes == 2 * len(ours)
+    assert report.removed == [str(folder / name) for name in ours[:2]] + [
+        str(tables / name) for name in (".icos.parquet.0a1b.tmp", "_state.json", "icos.parquet")]
+    for path in (*theirs, tables / "myproj"):  # moved away: the next clear removes the
+        path.rename(tmp_path / f"{path.name}-moved")  # folder, named once
+    assert clear_all(tmp_path).removed == [str(folder)] and not folder.exists()

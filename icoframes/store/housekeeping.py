@@ -4,8 +4,9 @@
 folder (:mod:`.cache`) and the ledgers (``quota/``, :mod:`.ledger`) through this
 module. A deletion never leaves the cache dir (a link is removed as a link; a link in
 place of a service folder is left alone and reported), removes only what the cache
-wrote (:data:`CACHE_ENTRIES`, :func:`_is_cache_entry`; anything else is reported, and a
-service folder holding it stays, with it), holds the folder's lock,
+wrote (:data:`CACHE_ENTRIES`, :func:`_is_cache_entry`, in ``tables/`` its tables only:
+:func:`_clear_tables`; anything else is reported, and a folder holding it stays, with it),
+holds the folder's lock,
 which the derived tables take too (the lock file goes last, still held: see
 :func:`icoframes.files.locked`), and keeps the ledgers unless ``ledgers=True``.
 """
@@ -43,6 +44,11 @@ CACHE_ENTRIES = frozenset({DB_NAME, TABLES_DIR, LOCK_NAME, USED_MARK,
 #: A temporary file younger than this may belong to a write under way: never pruned.
 TEMP_GRACE = dt.timedelta(hours=1)
 _TEMPORARY = (".*.tmp", ".write-test-*")  # what interrupted writes and the writability probe leave
+#: The database's own files beside it (SQLite's log, index and rollback journal).
+_DB_FILES = frozenset(f"{DB_NAME}-{kind}" for kind in ("wal", "shm", "journal"))
+#: What the cache writes in ``tables/`` (:mod:`.derived`): the tables, their state and the
+#: temporary files of their atomic writes (:func:`icoframes.files.atomic_write_bytes`).
+_TABLE_FILES = ("*.parquet", "_state.json", ".*.tmp")
 _DAY = dt.timedelta(days=1)
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
 _LINK = "a symbolic link: never followed out of the cache dir"
@@ -153,10 +159,26 @@ def last_used(folder: Path) -> dt.datetime:
 def _is_cache_entry(name: str) -> bool:
     """Whether a service folder's entry ``name`` is one the cache writes: one of
     :data:`CACHE_ENTRIES`, the database's log, index or journal (``cache.sqlite3-wal``), a
-    temporary file, or any of these set aside as ``*.corrupt``; a user's notes are not."""
+    temporary file, or any of these set aside as ``*.corrupt``; a user's notes (and a
+    ``cache.sqlite3-mine``) are not."""
     name = name.removesuffix(".corrupt")
-    return (name in CACHE_ENTRIES or name.startswith(f"{DB_NAME}-")
-            or _matches(name, _TEMPORARY))
+    return name in CACHE_ENTRIES or name in _DB_FILES or _matches(name, _TEMPORARY)
+
+
+def _clear_tables(tables: Path, report: CacheReport) -> list[Path]:
+    """Remove what the cache writes in ``tables/`` (:data:`_TABLE_FILES`, never a folder),
+    and the folder when nothing else is in it (named as one path removed, as before); what
+    else is there (a user's notes, a folder of theirs) is returned: it stays."""
+    kept, entries = [], len(report.removed)
+    for child in sorted(tables.iterdir()):
+        if (child.is_dir() and not child.is_symlink()) or not _matches(child.name, _TABLE_FILES):
+            kept.append(child)
+        else:
+            report._remove(child, _size(child))
+    if not kept:
+        tables.rmdir()
+        report.removed[entries:] = [str(tables)]
+    return kept
 
 
 def _is_service_folder(path: Path) -> bool:
@@ -248,6 +270,8 @@ def _remove_folder(folder: Path, report: CacheReport, *,
             for child in sorted(folder.iterdir()):
                 if not _is_cache_entry(child.name):
                     kept.append(child)  # a user's file put there: never theirs to lose
+                elif child.name == TABLES_DIR and child.is_dir() and not child.is_symlink():
+                    kept += _clear_tables(child, report)  # a user's files in it stay too
                 elif child.name != LOCK_NAME:
                     report._remove(child, _size(child))
             lock.unlink(missing_ok=True)  # last, still held (see the module's rules)
