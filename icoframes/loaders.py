@@ -27,6 +27,7 @@ import pandas as pd
 from .config import get_settings
 from .errors import check_flags
 from .fetch import Load
+from .fetch.policy import DEFAULT_MAX_AGE
 from .queries import (
     check_keywords,
     check_load_arguments,
@@ -51,7 +52,6 @@ from .tables import Tables
 __all__ = ["DEFAULT_MAX_AGE", "MaxAge", "ProfileMaxAge", "Refresh", "cache_info", "clear_cache",
            "load_filters", "load_icos", "load_list", "load_tables", "prune_cache"]
 
-DEFAULT_MAX_AGE = dt.timedelta(days=1)
 
 Refresh = bool | Literal["all"]
 MaxAge = dt.timedelta | float | int | None
@@ -74,7 +74,8 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
         How old a cached copy may be; ``None`` means it never expires.
     offline : bool, default False
         Use the cache only; raise :class:`NotCached` when it has no copy.
-        Refused (:class:`InvalidParameter`) with ``refresh=True`` or ``max_age=0``.
+        Refused (:class:`InvalidParameter`) with ``refresh=True`` or a ``max_age``
+        given (other than ``None``): they ask the service again.
 
     Returns
     -------
@@ -159,8 +160,9 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         reported in a warning and in the report (``not_refreshed``).
     offline : bool, default False
         Use the cache only, spending no request; raises :class:`NotCached`
-        naming what is missing. Refused with ``refresh``, ``max_age=0`` or a
-        ``profile_max_age`` of 0 (they ask the service again).
+        naming what is missing. Refused with ``refresh``, a ``max_age`` given
+        (other than ``None``) or a ``profile_max_age`` (they ask the service again
+        for what is older).
     progress : bool, optional
         Show progress bars. By default they show in notebooks and terminals,
         and not when output is redirected (cron, CI).

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import time_machine
 
 import icoframes
 from icoframes import sandbox
@@ -31,6 +32,14 @@ ASKS = [
     ({"profile_max_age": 0}, r"profile_max_age=0 \(for ongoing, upcoming, past\) asks"),
     ({"profile_max_age": {"past": dt.timedelta(0)}}, r"profile_max_age=0 \(for past\) asks"),
     ({"refresh": True, "max_age": 0}, "refresh=True and max_age=0 ask the service again"),
+    # any age given asks for what is older (REVE L3: these came back complete, no warning,
+    # on rows of three days); the default itself and max_age=None ask nothing
+    ({"max_age": 1}, r"max_age=1 asks"),
+    ({"max_age": dt.timedelta(microseconds=1)}, r"max_age=1e-06 asks"),
+    ({"max_age": dt.timedelta(days=1)}, r"max_age=86400 asks"),
+    ({"profile_max_age": 1}, r"profile_max_age=1 \(for ongoing, upcoming, past\) asks"),
+    ({"profile_max_age": {"Past": 90 * 86400, "ongoing": 0}},
+     r"profile_max_age=7.776e\+06 \(for past\) and profile_max_age=0 \(for ongoing\) ask"),
 ]
 
 
@@ -61,9 +70,33 @@ def test_offline_alone_or_with_arguments_that_ask_nothing_still_answers(cfg):
         icoframes.load_icos(status="past", offline=True)
     online = icoframes.load_icos(status="past", progress=False)
     before = spent(cfg)
-    for kwargs in ({}, {"refresh": False}, {"max_age": None}, {"max_age": 1},
-                   {"budget": 0}, {"profile_max_age": 1}):
+    for kwargs in ({}, {"refresh": False}, {"max_age": None}, {"budget": 0},
+                   {"profile_max_age": None}, {"profile_max_age": {}}):
         icos = icoframes.load_icos(status="past", offline=True, **kwargs)
         assert icos["id"].tolist() == online["id"].tolist()
         assert icoframes.report(icos).complete is True
+    assert spent(cfg) == before
+
+
+@pytest.mark.parametrize(("kwargs", "without"), [
+    ({"max_age": 1}, "max_age"), ({"max_age": dt.timedelta(microseconds=1)}, "max_age"),
+    ({"profile_max_age": 1}, "profile_max_age"),
+    ({"max_age": 1, "profile_max_age": {"past": 1}}, "max_age and profile_max_age")])
+def test_offline_with_an_age_on_old_rows_is_refused_not_answered_complete(cfg, kwargs,
+                                                                          without):
+    # rows of three days, max_age=1: offline returned them complete=True, with no warning,
+    # as if they were younger than a second (review REVE L3)
+    start = dt.datetime(2026, 11, 2, 12, tzinfo=dt.UTC)
+    with time_machine.travel(start, tick=False):
+        online = icoframes.load_icos(status="past", progress=False)
+    before = spent(cfg)
+    with time_machine.travel(start + dt.timedelta(days=3), tick=False):
+        with pytest.raises(InvalidParameter) as refused:
+            icoframes.load_icos(status="past", offline=True, progress=False, **kwargs)
+        assert str(refused.value).endswith(
+            "give one or the other (offline=True alone returns the cached rows as they are, "
+            f"however old, saying what is missing); did you mean offline=True without "
+            f"{without}?")
+        alone = icoframes.load_icos(status="past", offline=True, progress=False)
+    assert alone["id"].tolist() == online["id"].tolist()  # what offline means: as they are
     assert spent(cfg) == before

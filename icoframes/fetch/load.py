@@ -40,7 +40,7 @@ from .localquery import cached_query
 from .moment import listed_rows, page_together
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
-from .policy import PROFILE_MAX_AGE, Want, load_ages
+from .policy import DEFAULT_MAX_AGE, PROFILE_MAX_AGE, Want, load_ages
 from .pool import RequestPool
 from .progress import Progress, interactive
 from .result import assemble, filter_set, state_of_result
@@ -53,7 +53,8 @@ __all__ = ["Load"]
 _WAIT_POLL = 0.2  # how often a load waiting for profiles claimed elsewhere looks for them
 # Requests in flight at a stop get this long; at the limit's or the ledger's, each is waited for.
 _GRACE = 2.0
-_FILTER_SET_AGE = dt.timedelta(days=1)  # the max age of the filter set names are checked on
+# the max age of the filter set names are checked on: the default (no age given: offline too)
+_FILTER_SET_AGE = DEFAULT_MAX_AGE
 
 
 class Load:

@@ -35,7 +35,7 @@ import datetime as dt
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import pandas as pd
@@ -44,9 +44,9 @@ from ..ages import age_hint, as_age
 from ..api.params import STATUSES
 from ..errors import InvalidParameter, quoted
 
-__all__ = ["BACKOFF_AFTER", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT", "ProfileIndex",
-           "Want", "age_limit", "due_after", "load_ages", "next_try", "plan_profiles",
-           "profile_max_age", "retry_interval"]
+__all__ = ["BACKOFF_AFTER", "DEFAULT_MAX_AGE", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT",
+           "ProfileIndex", "Want", "age_limit", "due_after", "load_ages", "next_try",
+           "plan_profiles", "profile_max_age", "retry_interval"]
 
 # How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
 # change daily (raised, end date), upcoming ones weekly, past ones hardly (token price).
@@ -104,6 +104,11 @@ class Want:
         return self.reason == "failed" or self.failed_at is not None
 
 
+#: The default ``max_age`` (a day), this very object: a load given no ``max_age`` passes it,
+#: so that ``offline=True`` tells it from one given (:func:`load_ages`).
+DEFAULT_MAX_AGE: Final = dt.timedelta(days=1)
+
+
 def age_limit(max_age: dt.timedelta | float | int | None) -> dt.timedelta | None:
     """``max_age`` as a timedelta (None: never expires); InvalidParameter when unusable."""
     if max_age is None:
@@ -115,20 +120,32 @@ def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
               offline: bool = False) -> tuple[dt.timedelta | None, dict[str, dt.timedelta]]:
     """A load's ``max_age`` (:func:`age_limit`) and ``profile_max_age``
     (:func:`profile_max_age`), refused with ``offline=True`` when an argument asks the
-    service again: ``refresh`` True or ``"all"``, ``max_age=0`` (every cached list too old)
-    or a ``profile_max_age`` of 0 (every profile of a status too old). Offline won over
-    them silently: the cached rows came back as if fetched again, said complete."""
+    service again: ``refresh`` True or ``"all"``, a ``max_age`` given (not
+    :data:`DEFAULT_MAX_AGE` itself, nor None: a cached list older than it is paged again)
+    or a ``profile_max_age`` given (a profile older than it is fetched again). Offline won
+    over them silently: the cached rows came back as if fetched again, said complete, and
+    ``max_age=1`` on rows of three days too (review REVE L3)."""
     limit, ages = age_limit(max_age), profile_max_age(profile_ages)
     asks = [f"refresh={refresh!r}" if isinstance(refresh, str) else "refresh=True"] * bool(
         refresh)
-    asks += ["max_age=0"] * (limit == dt.timedelta(0))
-    zero = [status for status, age in ages.items() if age == dt.timedelta(0)]
-    asks += [f"profile_max_age=0 (for {', '.join(zero)})"] * bool(zero)
+    ages_given = []  # an age given is a wish to ask the service for what is older: any age
+    if limit is not None and max_age is not DEFAULT_MAX_AGE:
+        ages_given.append(f"max_age={limit.total_seconds():g}")
+    if profile_ages is not None:  # the statuses it names, by age ({} names none)
+        named = ([str(status).strip().lower() for status in profile_ages]
+                 if isinstance(profile_ages, Mapping) else list(STATUSES))
+        for age in dict.fromkeys(ages[status] for status in named):
+            statuses = ", ".join(status for status in named if ages[status] == age)
+            ages_given.append(f"profile_max_age={age.total_seconds():g} (for {statuses})")
+    asks += ages_given
     if offline and asks:
+        without = " and ".join(dict.fromkeys(given.split("=")[0] for given in ages_given))
         raise InvalidParameter(
             f"offline=True uses the cache alone, but {' and '.join(asks)} "
             f"ask{'s' * (len(asks) == 1)} the service again: give one or the other "
-            "(offline=True alone returns the cached rows as they are, saying what is missing)")
+            "(offline=True alone returns the cached rows as they are, however old, saying "
+            "what is missing)" + (f"; did you mean offline=True without {without}?"
+                                  if without else ""))
     return limit, ages
 
 
