@@ -202,10 +202,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="exit 0 when listed ICOs could not be fetched or a list came "
                              "back partial (default: exit 5; the export is written and "
                              "marked complete: false either way)")
-    export.add_argument("--refresh", action=_Once, choices=("none", "changed", "all"),
+    refresh = export.add_argument("--refresh", action=_Once, choices=("none", "changed", "all"),
                         help="none: use fresh cache (lists paged this UTC day and younger "
                              "than --max-age); changed: re-page and re-fetch changed "
                              "profiles; all: re-fetch everything (default: none)")
+    # Python's refresh=True/False typed as words: the choice it is (as refresh='changed' is)
+    refresh.synonyms = dict.fromkeys(  # type: ignore[attr-defined]
+        ("true", "yes", "on"), "changed") | dict.fromkeys(("false", "no", "off"), "none")
     export.add_argument("--max-age", action=_Once, type=SECONDS, default=86400.0,
                         metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "

@@ -381,9 +381,9 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
                            "icoframes.load_filters())")
 
 
-#: Texts that spell nothing (str(None), str(NaN) of a pandas-read config, JSON's null,
-#: JavaScript's undefined): sent as the tickers NONE, NAN, ..., a list filtered to no ICO.
-_NOTHING: Final = frozenset({"none", "null", "nan", "undefined"})
+#: Texts that spell nothing (str(None), str(NaN) or str(NaT) of a pandas-read config, JSON's
+#: null, Ruby's nil, undefined): sent as the tickers NONE, NAN, ..., a list filtered to no ICO.
+_NOTHING: Final = frozenset({"none", "null", "nan", "nat", "nil", "undefined"})
 
 
 def _tickers(value: Any) -> Any:

@@ -73,6 +73,14 @@ def test_with_out_given_the_export_usage_is_printed(tmp_path, capsys):
     (["export", "--out", "o", "--refresh", "al"], "icoframes export",
      "argument --refresh: invalid choice: 'al' (choose from 'none', 'changed', 'all'); "
      "did you mean 'all'?"),
+    # Python's refresh=True/False as words: no suggestion (refresh='changed' in Python had
+    # one); the CLI's word for each (review REVE L5)
+    (["export", "--out", "o", "--refresh", "true"], "icoframes export",
+     "argument --refresh: invalid choice: 'true' (choose from 'none', 'changed', 'all'); "
+     "did you mean 'changed'?"),
+    (["export", "--out", "o", "--refresh", "False"], "icoframes export",
+     "argument --refresh: invalid choice: 'False' (choose from 'none', 'changed', 'all'); "
+     "did you mean 'none'?"),
     (["exprot"], "icoframes", "argument COMMAND: invalid choice: 'exprot' (choose from "
      "'export', 'sandbox', 'demo', 'cache'); did you mean 'export'?"),
     (["cache", "sho"], "icoframes cache", "argument action: invalid choice: 'sho' (choose "

@@ -192,7 +192,13 @@ def test_a_misspelled_currency_name_is_refused_with_its_ticker(cfg, currency, me
     (str(float("nan")), "'nan' is no currency; did you mean None (no filter on currencies)?"),
     (" NaN ", "' NaN ' is no currency; did you mean None (no filter on currencies)?"),
     ("undefined", "'undefined' is no currency; did you mean None (no filter on currencies)?"),
-    (["BTC", "nan"], "'nan' is no currency; leave it out")])
+    (["BTC", "nan"], "'nan' is no currency; leave it out"),
+    # str(NaT) and Ruby's nil, any case: were sent as the tickers NAT, NIL (0 rows, complete)
+    ("nil", "'nil' is no currency; did you mean None (no filter on currencies)?"),
+    (" NIL", "' NIL' is no currency; did you mean None (no filter on currencies)?"),
+    (str(pd.NaT), "'NaT' is no currency; did you mean None (no filter on currencies)?"),
+    ("nat", "'nat' is no currency; did you mean None (no filter on currencies)?"),
+    (["ETH", "NaT"], "'NaT' is no currency; leave it out")])
 def test_the_text_none_is_refused_not_sent_as_a_ticker(cfg, value, said):
     # was sent as the ticker NONE: every ICO's list filtered to none (or the service's guess)
     with pytest.raises(InvalidParameter) as info:
