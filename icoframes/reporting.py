@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from .errors import InvalidParameter, checked_keywords, checked_methods, warn
+from .snapshotdays import snapshot_dates, utc_dates, warn_uncounted
 
 __all__ = ["AsDict", "LoadReport", "MissingICO", "QueryReport", "manifest_summary",
            "queries_html", "report", "snapshots_report"]
@@ -311,27 +312,25 @@ def manifest_summary(manifest: Any) -> dict[str, Any] | None:
         "stopped": stopped.get("reason") if isinstance(stopped, Mapping) else None}
 
 
-def _snapshot_day(value: Any) -> str:
-    return pd.Timestamp(value).date().isoformat()
-
-
 def _summary(text: str | Mapping[str, Any]) -> Mapping[str, Any]:
     return json.loads(text) if isinstance(text, str) else text
 
 
 def snapshots_report(frame: Any, infos: list[Mapping[str, Any]]) -> LoadReport:
     """The report of a :func:`~icoframes.read_snapshots` frame: of the days it holds (as
-    :func:`~icoframes.snapshots.snapshot_dates` counts them: its rows' days, and the days
-    without a row unless the frame was cut; every day when it lacks ``snapshot_date``),
-    one day's manifest's, or several days' together: complete when every day is, each
-    day's missing ICOs (their reason naming the day), requests summed."""
+    :func:`~icoframes.snapshots.snapshot_dates` counts them for ``changes`` and
+    ``plot_status_flow``: its rows' UTC days, and the days without a row between its first
+    and last day with rows unless the frame was cut; every day when it lacks
+    ``snapshot_date``), one day's manifest's, or several days' together: complete when
+    every day is, each day's missing ICOs (their reason naming the day), requests summed."""
     days = [str(i.get("snapshot_date")) for i in infos]
-    column = getattr(frame, "columns", ())
-    if "snapshot_date" in column:
-        held = {_snapshot_day(d) for d in frame["snapshot_date"].dropna().unique()}
-        cut = any(i.get("rows") and day not in held for day, i in zip(days, infos, strict=True))
-        days = [day for day, i in zip(days, infos, strict=True)
-                if day in held or (not cut and i.get("rows") == 0)]
+    if "snapshot_date" in getattr(frame, "columns", ()):
+        frame = utc_dates(frame)  # a zoned day in UTC (its local date: the day before, west)
+        counted = {pd.Timestamp(d).date().isoformat() for d in snapshot_dates(frame)
+                   if pd.notna(d)}
+        days = [day for day in days if day in counted]
+        warn_uncounted(frame, "report", "icoframes.snapshot_info(out) says what every "
+                       "snapshot's manifest holds")
     if not days:
         raise InvalidParameter(
             "this frame holds no row of any snapshot its attrs['icoframes'] names: which "

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from .errors import InvalidParameter, UnknownName, did_you_mean, quoted, warn
+from .errors import InvalidParameter, UnknownName, did_you_mean, quoted
 from .exported import (
     MANIFEST,
     consistent_read,
@@ -42,14 +42,22 @@ from .files import entry_kind
 from .queries import checked_keywords
 from .reporting import manifest_summary
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
+from .snapshotdays import (
+    DATE_DTYPE,
+    day_infos,
+    snapshot_dates,
+    uncounted_days,
+    utc_dates,
+    warn_uncounted,
+)
 from .tablefiles import problems_of
 from .tables import read_table
 
+# the days of a frame are snapshotdays' (low in the layers: report() counts them too)
 __all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "read_snapshots", "snapshot_dates",
            "snapshot_folders", "snapshot_info", "table_schema", "uncounted_days", "utc_dates",
            "warn_uncounted"]
 
-DATE_DTYPE = np.dtype("datetime64[ms]")
 _T = TypeVar("_T")
 
 
@@ -223,110 +231,7 @@ def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
                 i.get("missing") or [], i.get("partial_lists") or [],
                 everything=i.get("rows") == 0 and not i.get("missing")
                 and not i.get("partial_lists"))
-            for i in _infos(frame) if i.get("complete") is False}
-
-
-def snapshot_dates(frame: pd.DataFrame, *, whole: bool = False) -> pd.Index:
-    """Every snapshot date of a :func:`read_snapshots` frame, sorted: its rows' dates and the
-    days whose snapshot held no row (``rows`` 0 in ``attrs``: a query that matched nothing
-    that day), which no row can show.
-
-    The days without a row are counted only while the frame holds a row of every other
-    day of its ``attrs``, and only between the first and the last day it holds rows of: a
-    frame cut to some dates (``attrs`` go with the rows pandas keeps) has the dates of its
-    rows alone, as has a frame without ``attrs``: a day without a row then cannot be told
-    from a day cut away, and a window of dates that keeps every day with rows but leaves out
-    an empty first or last day gives the very frame of the whole tree. ``whole``: the frame
-    is a whole tree's as read (``changes(path)``): its empty first and last days count too
-    (:func:`uncounted_days` names them).
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01", "2026-11-03"],
-    ...                                                       format="%Y-%m-%d"), "id": [1, 1]})
-    >>> frame.attrs["icoframes"] = {"snapshots": [
-    ...     {"snapshot_date": f"2026-11-0{day}", "rows": rows} for day, rows in
-    ...     ((1, 1), (2, 0), (3, 1), (4, 0))]}
-    >>> [d.strftime("%m-%d") for d in snapshot_dates(frame)]
-    ['11-01', '11-02', '11-03']
-    >>> [d.strftime("%m-%d") for d in snapshot_dates(frame, whole=True)]
-    ['11-01', '11-02', '11-03', '11-04']
-    >>> [d.strftime("%m-%d") for d in snapshot_dates(frame[frame["snapshot_date"] > "2026-11-01"])]
-    ['11-03']
-    """
-    column = frame["snapshot_date"]
-    dates = pd.Index(column.drop_duplicates())  # as the column holds them: its groups' keys
-    infos = _infos(frame)
-    held = {pd.Timestamp(d).date().isoformat() for d in dates}
-    empty = [str(i["snapshot_date"]) for i in infos if i.get("rows") == 0]
-    cut = any(i.get("rows") and str(i["snapshot_date"]) not in held for i in infos)
-    # in the column's dtype (read_snapshots': datetime64[ms]): one key per day, however read;
-    # a hand-made frame of text or zoned dates has its rows' days alone
-    if empty and not cut and isinstance(column.dtype, np.dtype) and column.dtype.kind == "M":
-        if not whole and held:  # (no row at all: every day is empty, none cut, no event)
-            empty = [d for d in empty if min(held) < d < max(held)]  # ISO text sorts as dates
-        days = pd.to_datetime(empty, format="%Y-%m-%d").astype(column.dtype)
-        dates = dates.union(days)
-    return dates.sort_values()
-
-
-def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with a zoned ``snapshot_date`` (``datetime64[..., tz]``) in UTC and naive, as
-    :func:`read_snapshots` gives the days (``datetime64[ms]``, midnight of the UTC day) and as
-    every date argument is read (:func:`icoframes.moments.as_naive_utc`): ``2026-11-01
-    00:00+00:00``, or the same moment ``2026-10-31 20:00-04:00``, is the snapshot of
-    2026-11-01. Any other frame is returned as it is; ``attrs`` are kept.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01"]).tz_localize(
-    ...     "UTC").tz_convert("America/New_York"), "id": [1]})
-    >>> utc_dates(frame)["snapshot_date"].tolist(), str(utc_dates(frame)["snapshot_date"].dtype)
-    ([Timestamp('2026-11-01 00:00:00')], 'datetime64[ms]')
-    """
-    column = frame["snapshot_date"]
-    if not isinstance(column.dtype, pd.DatetimeTZDtype):
-        return frame
-    out = frame.assign(snapshot_date=column.dt.tz_convert(None).astype(DATE_DTYPE))
-    out.attrs = frame.attrs  # (assign keeps them; said, not left to pandas' version)
-    return out
-
-
-def uncounted_days(frame: pd.DataFrame) -> list[str]:
-    """The days without a row (``YYYY-MM-DD``) that :func:`snapshot_dates` of ``frame`` leaves
-    out as lying before its first or after its last day with rows, while the whole tree's
-    frame counts them: a frame cannot tell whether a window of dates cut them away.
-
-    Examples
-    --------
-    >>> frame = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-02"], format="%Y-%m-%d"),
-    ...                       "id": [1]})
-    >>> frame.attrs["icoframes"] = {"snapshots": [
-    ...     {"snapshot_date": f"2026-11-0{day}", "rows": rows} for day, rows in
-    ...     ((1, 0), (2, 1), (3, 0))]}
-    >>> uncounted_days(frame)
-    ['2026-11-01', '2026-11-03']
-    """
-    counted = set(snapshot_dates(frame))
-    return [pd.Timestamp(d).date().isoformat() for d in snapshot_dates(frame, whole=True)
-            if d not in counted]
-
-
-def warn_uncounted(frame: pd.DataFrame, who: str, fix: str) -> None:
-    """Warn (:class:`~icoframes.errors.IcoframesWarning`) of the days without a row that
-    ``who`` leaves out of ``frame`` (:func:`uncounted_days`), saying how to count them."""
-    days = uncounted_days(frame)
-    if days:
-        several = len(days) > 1
-        warn(f"{who}: the snapshot{'s' if several else ''} of {', '.join(days)} held no ICO "
-             f"(rows 0 in attrs) and {'lie' if several else 'lies'} outside the days the frame "
-             "holds rows of: not counted, as a frame cut to some dates cannot be told from the "
-             f"whole tree's; {fix}")
-
-
-def _infos(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The snapshots' completeness a :func:`read_snapshots` frame carries (none: [])."""
-    return (frame.attrs.get("icoframes") or {}).get("snapshots") or []
+            for i in day_infos(frame) if i.get("complete") is False}
 
 
 def table_schema(table: str) -> TableSchema:

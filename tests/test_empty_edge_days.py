@@ -118,3 +118,22 @@ def test_a_zoned_snapshot_date_is_the_snapshot_of_its_utc_day(edges, zone):
     ax = plot_status_flow(zoned)  # 9516946: the days of New York (2026-11-01, 2026-11-02)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-11-02", "2026-11-03"]
     matplotlib.pyplot.close(ax.figure)
+
+
+def test_report_of_a_frame_counts_the_days_snapshot_dates_counts(edges):
+    """Review REVE L1: report() of a frame counted its empty first and last days, which
+    snapshot_dates (so changes and plot_status_flow) leaves out, contrary to its doc: the
+    whole tree's frame gave 4 days' queries (9ad5469), its window of days 2 and 3, the
+    very same frame, too. It counts days 2 and 3 and says what it left out."""
+    out, _ = edges
+    snaps = read_snapshots(out)
+    with pytest.warns(IcoframesWarning, match=_CUT) as warned:
+        got = icoframes.report(snaps)
+    assert "report: the snapshots of" in str(warned[0].message)
+    assert warned[0].filename == __file__  # the caller's line
+    assert [q.fetched_at.date() for q in got.queries] == DAYS[1:3]
+    days = [icoframes.report(read_snapshots(out)[lambda f, d=d: f["snapshot_date"] == day(d)])
+            for d in DAYS[1:3]]
+    assert got.requests == {k: days[0].requests[k] + days[1].requests[k]
+                            for k in days[0].requests}
+    assert got.complete is True and got.missing == ()

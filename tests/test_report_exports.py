@@ -9,6 +9,7 @@ import json
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import time_machine
 
@@ -99,3 +100,42 @@ def test_a_manifest_that_says_nothing_of_completeness_gives_no_report(tmp_path):
         Tables.empty().to_parquet(tmp_path / "tree" / f"snapshot_date={day}")
     with pytest.raises(InvalidParameter, match=r"snapshot of 2026-11-01 has no manifest"):
         icoframes.report(icoframes.read_snapshots(tmp_path / "tree"))
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Tokyo"])
+def test_a_zoned_snapshot_date_reports_the_manifest_of_its_utc_day(tree, zone):
+    """Review REVE M1: report() read a zoned day's local date, as changes() no longer does:
+    day 2 (stopped by the daily limit) seen from New York was day 1's manifest, reported
+    complete with day 1's requests (9ad5469)."""
+    frame = icoframes.read_snapshots(tree)
+    zoned = frame.assign(snapshot_date=frame["snapshot_date"].dt.tz_localize("UTC")
+                         .dt.tz_convert(zone))
+    two = zoned[frame["snapshot_date"] == "2026-11-02"]
+    got = icoframes.report(two)
+    assert got == icoframes.report(frame[frame["snapshot_date"] == "2026-11-02"])
+    assert got.complete is False and got.stopped == "quota" and got.requests_total == 2
+    assert [q.fetched_at.date() for q in got.queries] == [dt.date(2026, 11, 2)]
+    assert icoframes.report(zoned) == icoframes.report(frame)
+
+
+def test_periods_of_a_day_are_their_days_and_longer_ones_refused_by_every_reader(tree):
+    """Review REVE L4: a Period snapshot_date (``.dt.to_period("D")``) made report(),
+    changes() and plot_status_flow() raise pandas' ValueError ('Cannot convert Period to
+    Timestamp unambiguously'): periods of a day are read as their days, longer periods are
+    refused by all three alike."""
+    import matplotlib.pyplot as plt
+
+    frame = icoframes.read_snapshots(tree)
+    daily = frame.assign(snapshot_date=frame["snapshot_date"].dt.to_period("D"))
+    assert icoframes.report(daily) == icoframes.report(frame)
+    two = daily[frame["snapshot_date"] == "2026-11-02"]
+    assert icoframes.report(two).stopped == "quota"
+    pd.testing.assert_frame_equal(icoframes.changes(daily), icoframes.changes(frame))
+    ax = icoframes.plot_status_flow(daily)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-11-01", "2026-11-02"]
+    plt.close(ax.figure)
+    monthly = frame.assign(snapshot_date=frame["snapshot_date"].dt.to_period("M"))
+    for reader in (icoframes.report, icoframes.changes, icoframes.plot_status_flow):
+        with pytest.raises(InvalidParameter, match=r"snapshot_date holds periods other than "
+                           r"days \(period\[M\]\): a snapshot is one day's"):
+            reader(monthly)

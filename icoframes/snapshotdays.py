@@ -1,0 +1,145 @@
+"""The days of a :func:`~icoframes.snapshots.read_snapshots` frame, as every reader of one
+counts them: :func:`snapshot_dates` (its rows' days and the days whose snapshot held no row),
+:func:`utc_dates` (a zoned or a Period ``snapshot_date`` as the UTC days read_snapshots gives).
+
+Low in the layers so that :func:`icoframes.report` (:mod:`icoframes.reporting`) counts the
+days of a frame as :func:`icoframes.changes` and :func:`icoframes.plot_status_flow` do; found
+in :mod:`icoframes.snapshots` too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InvalidParameter, warn
+
+__all__ = ["DATE_DTYPE", "day_infos", "snapshot_dates", "uncounted_days", "utc_dates",
+           "warn_uncounted"]
+
+#: The dtype of ``snapshot_date`` as :func:`~icoframes.snapshots.read_snapshots` gives it.
+DATE_DTYPE = np.dtype("datetime64[ms]")
+
+
+def snapshot_dates(frame: pd.DataFrame, *, whole: bool = False) -> pd.Index:
+    """Every snapshot date of a :func:`~icoframes.snapshots.read_snapshots` frame, sorted: its
+    rows' dates and the days whose snapshot held no row (``rows`` 0 in ``attrs``: a query
+    that matched nothing that day), which no row can show.
+
+    The days without a row are counted only while the frame holds a row of every other
+    day of its ``attrs``, and only between the first and the last day it holds rows of: a
+    frame cut to some dates (``attrs`` go with the rows pandas keeps) has the dates of its
+    rows alone, as has a frame without ``attrs``: a day without a row then cannot be told
+    from a day cut away, and a window of dates that keeps every day with rows but leaves out
+    an empty first or last day gives the very frame of the whole tree. ``whole``: the frame
+    is a whole tree's as read (``changes(path)``): its empty first and last days count too
+    (:func:`uncounted_days` names them).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01", "2026-11-03"],
+    ...                                                       format="%Y-%m-%d"), "id": [1, 1]})
+    >>> frame.attrs["icoframes"] = {"snapshots": [
+    ...     {"snapshot_date": f"2026-11-0{day}", "rows": rows} for day, rows in
+    ...     ((1, 1), (2, 0), (3, 1), (4, 0))]}
+    >>> [d.strftime("%m-%d") for d in snapshot_dates(frame)]
+    ['11-01', '11-02', '11-03']
+    >>> [d.strftime("%m-%d") for d in snapshot_dates(frame, whole=True)]
+    ['11-01', '11-02', '11-03', '11-04']
+    >>> [d.strftime("%m-%d") for d in snapshot_dates(frame[frame["snapshot_date"] > "2026-11-01"])]
+    ['11-03']
+    """
+    column = frame["snapshot_date"]
+    dates = pd.Index(column.drop_duplicates())  # as the column holds them: its groups' keys
+    infos = day_infos(frame)
+    held = {pd.Timestamp(d).date().isoformat() for d in dates}
+    empty = [str(i["snapshot_date"]) for i in infos if i.get("rows") == 0]
+    cut = any(i.get("rows") and str(i["snapshot_date"]) not in held for i in infos)
+    # in the column's dtype (read_snapshots': datetime64[ms]): one key per day, however read;
+    # a hand-made frame of text or zoned dates has its rows' days alone
+    if empty and not cut and isinstance(column.dtype, np.dtype) and column.dtype.kind == "M":
+        if not whole and held:  # (no row at all: every day is empty, none cut, no event)
+            empty = [d for d in empty if min(held) < d < max(held)]  # ISO text sorts as dates
+        days = pd.to_datetime(empty, format="%Y-%m-%d").astype(column.dtype)
+        dates = dates.union(days)
+    return dates.sort_values()
+
+
+def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a zoned ``snapshot_date`` (``datetime64[..., tz]``) in UTC and naive, as
+    :func:`~icoframes.snapshots.read_snapshots` gives the days (``datetime64[ms]``, midnight
+    of the UTC day) and as every date argument is read (:func:`icoframes.moments.as_naive_utc`):
+    ``2026-11-01 00:00+00:00``, or the same moment ``2026-10-31 20:00-04:00``, is the
+    snapshot of 2026-11-01. Periods of a day (``.dt.to_period("D")``: no zone) are their
+    days. Any other frame is returned as it is; ``attrs`` are kept.
+
+    Raises
+    ------
+    InvalidParameter
+        Periods longer or shorter than a day (a month's holds no one snapshot's day).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01"]).tz_localize(
+    ...     "UTC").tz_convert("America/New_York"), "id": [1]})
+    >>> utc_dates(frame)["snapshot_date"].tolist(), str(utc_dates(frame)["snapshot_date"].dtype)
+    ([Timestamp('2026-11-01 00:00:00')], 'datetime64[ms]')
+    >>> utc_dates(frame.assign(snapshot_date=pd.period_range("2026-11-01", periods=1))
+    ...           )["snapshot_date"].tolist()
+    [Timestamp('2026-11-01 00:00:00')]
+    """
+    column = frame["snapshot_date"]
+    if isinstance(column.dtype, pd.DatetimeTZDtype):
+        days = column.dt.tz_convert(None)
+    elif isinstance(column.dtype, pd.PeriodDtype):
+        if column.dtype != pd.PeriodDtype("D"):
+            raise InvalidParameter(
+                f"snapshot_date holds periods other than days ({column.dtype}): a snapshot "
+                "is one day's; give its days (the dates read_snapshots gives, or periods of "
+                "a day: .dt.to_period('D'))")
+        days = column.dt.to_timestamp()
+    else:
+        return frame
+    out = frame.assign(snapshot_date=days.astype(DATE_DTYPE))
+    out.attrs = frame.attrs  # (assign keeps them; said, not left to pandas' version)
+    return out
+
+
+def uncounted_days(frame: pd.DataFrame) -> list[str]:
+    """The days without a row (``YYYY-MM-DD``) that :func:`snapshot_dates` of ``frame`` leaves
+    out as lying before its first or after its last day with rows, while the whole tree's
+    frame counts them: a frame cannot tell whether a window of dates cut them away.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-02"], format="%Y-%m-%d"),
+    ...                       "id": [1]})
+    >>> frame.attrs["icoframes"] = {"snapshots": [
+    ...     {"snapshot_date": f"2026-11-0{day}", "rows": rows} for day, rows in
+    ...     ((1, 0), (2, 1), (3, 0))]}
+    >>> uncounted_days(frame)
+    ['2026-11-01', '2026-11-03']
+    """
+    counted = set(snapshot_dates(frame))
+    return [pd.Timestamp(d).date().isoformat() for d in snapshot_dates(frame, whole=True)
+            if d not in counted]
+
+
+def warn_uncounted(frame: pd.DataFrame, who: str, fix: str) -> None:
+    """Warn (:class:`~icoframes.errors.IcoframesWarning`) of the days without a row that
+    ``who`` leaves out of ``frame`` (:func:`uncounted_days`), saying how to count them."""
+    days = uncounted_days(frame)
+    if days:
+        several = len(days) > 1
+        warn(f"{who}: the snapshot{'s' if several else ''} of {', '.join(days)} held no ICO "
+             f"(rows 0 in attrs) and {'lie' if several else 'lies'} outside the days the frame "
+             "holds rows of: not counted, as a frame cut to some dates cannot be told from the "
+             f"whole tree's; {fix}")
+
+
+def day_infos(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The snapshots' completeness a :func:`~icoframes.snapshots.read_snapshots` frame carries
+    (none: [])."""
+    return (frame.attrs.get("icoframes") or {}).get("snapshots") or []
