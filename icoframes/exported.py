@@ -167,7 +167,9 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
         ``path`` names no folder (a file, a FIFO, a folder under a file): nothing is read.
     FileNotFoundError
         ``path`` does not exist, lacks a table file, or lacks ``manifest.json``
-        (an export in progress, or killed mid-swap: the message says so).
+        (an export in progress, or killed mid-swap; or tables written without one,
+        by :meth:`Tables.to_parquet <icoframes.tables.Tables.to_parquet>`, which
+        :meth:`~icoframes.tables.Tables.read_parquet` reads: the message says which).
     ExportReplaced
         An export replaced the folder during every attempt to read it.
     ValueError
@@ -385,6 +387,12 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
         if _manifest_bytes(folder) == before:
             return result, None if before is None else json_object(before, folder / MANIFEST)
         changed += 1
+    if not changed and not any(n.startswith(STAGING_PREFIX) for n in _names(folder)):
+        # an export's swap (or one killed in it) leaves its staging folder until it is done
+        raise FileNotFoundError(
+            f"{folder} is missing {MANIFEST} and no export is writing it (no staging folder "
+            "of one): it holds tables written without a manifest, not an export (as "
+            "Tables.to_parquet writes them); icoframes.Tables.read_parquet reads them")
     if not changed:
         raise FileNotFoundError(
             f"{folder} is missing {MANIFEST}: an export is writing it right now, or one was "

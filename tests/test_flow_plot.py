@@ -102,3 +102,32 @@ def test_moves_that_do_not_fit_between_the_bars_are_summed_in_the_note():
     for line in written[0].splitlines():  # every move is counted in the totals
         assert line.split(" ", 1)[1] in note
     matplotlib.pyplot.close(fig)
+
+
+def _notes(ax) -> list[str]:
+    texts = [t.get_text() for t in ax.texts if t.get_gid() != "icoframes-moves"]
+    matplotlib.pyplot.close(ax.figure)
+    return texts
+
+
+@pytest.mark.parametrize(("ids", "note"), [
+    ([7], "1 snapshot; 1 ICO seen"), ([7, 8], "1 snapshot; 2 ICOs seen")])
+def test_the_notes_say_one_snapshot_and_one_move_in_the_singular(ids, note):
+    """Review REVE L5: "1 snapshots; 1 ICOs seen", "1 moves on 1 snapshot dates" (9ad5469)."""
+    one_day = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-01"] * len(ids)),
+                            "id": ids, "status": "past"}).astype(
+                                {"snapshot_date": "datetime64[ms]"})
+    assert _notes(plot_status_flow(one_day)) == [note]
+    assert _notes(plot_status_flow(one_day.iloc[:0])) == ["no ICOs to plot"]
+    one_day.attrs["icoframes"] = {"snapshots": [{"snapshot_date": "2026-11-01", "rows": 0}]}
+    assert _notes(plot_status_flow(one_day.iloc[:0])) == [
+        "no ICOs to plot", "1 snapshot, none holding an ICO"]
+    two_days = pd.concat([one_day, one_day.assign(snapshot_date=pd.Timestamp("2026-11-02"),
+                                                  status="ongoing")], ignore_index=True)
+    events = icoframes.changes(two_days, kinds=["status"])
+    moves = len(ids)
+    assert _notes(plot_status_flow(events)) == [
+        f"{moves} move{'s' if moves > 1 else ''} on 1 snapshot date"]
+    assert _notes(plot_status_flow(events.iloc[:0])) == ["no ICOs to plot"]
+    assert _notes(plot_status_flow(events.assign(kind="team").iloc[:1])) == [
+        "no ICOs to plot", "1 event, none of status, new or removed"]

@@ -139,3 +139,18 @@ def test_periods_of_a_day_are_their_days_and_longer_ones_refused_by_every_reader
         with pytest.raises(InvalidParameter, match=r"snapshot_date holds periods other than "
                            r"days \(period\[M\]\): a snapshot is one day's"):
             reader(monthly)
+
+
+def test_a_folder_of_tables_without_a_manifest_is_said_to_be_no_export(tmp_path):
+    """Review REVE L5: read_export of what Tables.to_parquet wrote blamed an export writing
+    it or killed while swapping; no export's staging folder is there: it says what it is
+    and what reads it."""
+    Tables.empty().to_parquet(tmp_path / "plain")
+    with pytest.raises(FileNotFoundError) as caught:
+        icoframes.read_export(tmp_path / "plain")
+    message = str(caught.value)
+    assert message == (
+        f"{tmp_path / 'plain'} is missing manifest.json and no export is writing it (no "
+        "staging folder of one): it holds tables written without a manifest, not an export "
+        "(as Tables.to_parquet writes them); icoframes.Tables.read_parquet reads them")
+    assert Tables.read_parquet(tmp_path / "plain").icos.shape == (0, 42)
