@@ -169,7 +169,8 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
         ``path`` does not exist, lacks a table file, or lacks ``manifest.json``
         (an export in progress, or killed mid-swap; or tables written without one,
         by :meth:`Tables.to_parquet <icoframes.tables.Tables.to_parquet>`, which
-        :meth:`~icoframes.tables.Tables.read_parquet` reads: the message says which).
+        :meth:`~icoframes.tables.Tables.read_parquet` reads: the message says which,
+        or names both when no staging folder is left to tell them apart).
     ExportReplaced
         An export replaced the folder during every attempt to read it.
     ValueError
@@ -388,11 +389,14 @@ def consistent_read(folder: Path, read: Callable[[], _T], *,
             return result, None if before is None else json_object(before, folder / MANIFEST)
         changed += 1
     if not changed and not any(n.startswith(STAGING_PREFIX) for n in _names(folder)):
-        # an export's swap (or one killed in it) leaves its staging folder until it is done
+        # an export's swap (or one killed in it) leaves its staging folder until it is done,
+        # or until a later export clears it (staging._clear_leftovers) and fails before its own
         raise FileNotFoundError(
             f"{folder} is missing {MANIFEST} and no export is writing it (no staging folder "
-            "of one): it holds tables written without a manifest, not an export (as "
-            "Tables.to_parquet writes them); icoframes.Tables.read_parquet reads them")
+            "of one): it holds tables written without a manifest (as Tables.to_parquet "
+            "writes them; icoframes.Tables.read_parquet reads them), or an export killed "
+            "while swapping its tables in, whose staging folder a later export cleared "
+            "(exporting to it again completes it)")
     if not changed:
         raise FileNotFoundError(
             f"{folder} is missing {MANIFEST}: an export is writing it right now, or one was "

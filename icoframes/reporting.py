@@ -26,10 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import pandas as pd
-
 from .errors import InvalidParameter, checked_keywords, checked_methods, warn
-from .snapshotdays import snapshot_dates, utc_dates, warn_uncounted
+from .snapshotdays import reported_days
 
 __all__ = ["AsDict", "LoadReport", "MissingICO", "QueryReport", "manifest_summary",
            "queries_html", "report", "snapshots_report"]
@@ -321,16 +319,13 @@ def snapshots_report(frame: Any, infos: list[Mapping[str, Any]]) -> LoadReport:
     :func:`~icoframes.snapshots.snapshot_dates` counts them for ``changes`` and
     ``plot_status_flow``: its rows' UTC days, and the days without a row between its first
     and last day with rows unless the frame was cut; every day when it lacks
-    ``snapshot_date``), one day's manifest's, or several days' together: complete when
-    every day is, each day's missing ICOs (their reason naming the day), requests summed."""
+    ``snapshot_date``; an incomplete day without a row next to them too:
+    :func:`~icoframes.snapshotdays.reported_days`), one day's manifest's, or several days'
+    together: complete when every day is, each day's missing ICOs (their reason naming the
+    day), requests summed."""
     days = [str(i.get("snapshot_date")) for i in infos]
     if "snapshot_date" in getattr(frame, "columns", ()):
-        frame = utc_dates(frame)  # a zoned day in UTC (its local date: the day before, west)
-        counted = {pd.Timestamp(d).date().isoformat() for d in snapshot_dates(frame)
-                   if pd.notna(d)}
-        days = [day for day in days if day in counted]
-        warn_uncounted(frame, "report", "icoframes.snapshot_info(out) says what every "
-                       "snapshot's manifest holds")
+        days = reported_days(frame)  # a zoned day in UTC; a latest day stopped empty kept
     if not days:
         raise InvalidParameter(
             "this frame holds no row of any snapshot its attrs['icoframes'] names: which "
@@ -392,7 +387,8 @@ def report(result: Any) -> LoadReport:
         of exports, or pandas dropped its ``attrs`` (``merge``, ``concat``,
         ``features``...). Take the report before combining frames. Also an export
         or a snapshot whose manifest says nothing of its completeness, and a
-        snapshot frame cut to no row (which snapshots it answers is unknown).
+        snapshot frame cut to no row, or holding rows of a day no snapshot of its
+        ``attrs`` names (which snapshots it answers is unknown).
 
     Examples
     --------

@@ -16,8 +16,8 @@ import pandas as pd
 
 from .errors import InvalidParameter, warn
 
-__all__ = ["DATE_DTYPE", "day_infos", "snapshot_dates", "uncounted_days", "utc_dates",
-           "warn_uncounted"]
+__all__ = ["DATE_DTYPE", "day_infos", "reported_days", "snapshot_dates", "uncounted_days",
+           "utc_dates", "warn_uncounted"]
 
 #: The dtype of ``snapshot_date`` as :func:`~icoframes.snapshots.read_snapshots` gives it.
 DATE_DTYPE = np.dtype("datetime64[ms]")
@@ -54,7 +54,7 @@ def snapshot_dates(frame: pd.DataFrame, *, whole: bool = False) -> pd.Index:
     column = frame["snapshot_date"]
     dates = pd.Index(column.drop_duplicates())  # as the column holds them: its groups' keys
     infos = day_infos(frame)
-    held = {pd.Timestamp(d).date().isoformat() for d in dates}
+    held = {pd.Timestamp(d).date().isoformat() for d in dates if pd.notna(d)}  # NaT: no day
     empty = [str(i["snapshot_date"]) for i in infos if i.get("rows") == 0]
     cut = any(i.get("rows") and str(i["snapshot_date"]) not in held for i in infos)
     # in the column's dtype (read_snapshots': datetime64[ms]): one key per day, however read;
@@ -102,7 +102,8 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
         days = column.dt.to_timestamp()
     else:
         return frame
-    out = frame.assign(snapshot_date=days.astype(DATE_DTYPE))
+    # midnight, as read_snapshots': a zone attached to its dates (tz_localize) is hours off
+    out = frame.assign(snapshot_date=days.dt.normalize().astype(DATE_DTYPE))
     out.attrs = frame.attrs  # (assign keeps them; said, not left to pandas' version)
     return out
 
@@ -127,16 +128,70 @@ def uncounted_days(frame: pd.DataFrame) -> list[str]:
             if d not in counted]
 
 
-def warn_uncounted(frame: pd.DataFrame, who: str, fix: str) -> None:
+def warn_uncounted(frame: pd.DataFrame, who: str, fix: str, *, kept: Any = ()) -> None:
     """Warn (:class:`~icoframes.errors.IcoframesWarning`) of the days without a row that
-    ``who`` leaves out of ``frame`` (:func:`uncounted_days`), saying how to count them."""
-    days = uncounted_days(frame)
-    if days:
-        several = len(days) > 1
-        warn(f"{who}: the snapshot{'s' if several else ''} of {', '.join(days)} held no ICO "
-             f"(rows 0 in attrs) and {'lie' if several else 'lies'} outside the days the frame "
-             "holds rows of: not counted, as a frame cut to some dates cannot be told from the "
-             f"whole tree's; {fix}")
+    ``who`` leaves out of ``frame`` (:func:`uncounted_days`; not those it ``kept``), saying
+    how to count them; an incomplete one is named so (its query may have matched ICOs)."""
+    days = [d for d in uncounted_days(frame) if d not in kept]
+    if not days:
+        return
+    broken = {str(i.get("snapshot_date")) for i in day_infos(frame) if i.get("complete") is False}
+    said = []
+    for gap, what in ((False, "held no ICO (rows 0 in attrs)"), (True, (
+            "stopped before it held any ICO (rows 0 and complete false in attrs: "
+            "incomplete, not a query that matched nothing)"))):
+        some = [d for d in days if (d in broken) is gap]
+        if some:
+            said.append(f"the snapshot{'s' if len(some) > 1 else ''} of {', '.join(some)} {what}")
+    several = len(days) > 1
+    warn(f"{who}: {'; '.join(said)} and {'lie' if several else 'lies'} outside the days the "
+         "frame holds rows of: not counted, as a frame cut to some dates cannot be told from "
+         f"the whole tree's; {fix}")
+
+
+def reported_days(frame: pd.DataFrame) -> list[str]:
+    """The days (``YYYY-MM-DD``, in ``attrs``' order) whose manifests :func:`icoframes.report`
+    of a :func:`~icoframes.snapshots.read_snapshots` frame holding ``snapshot_date`` sums: the
+    days :func:`snapshot_dates` counts (of a zoned or Period column: :func:`utc_dates`), and
+    each incomplete snapshot without a row (``rows`` 0, ``complete`` false: stopped before it
+    held any ICO) that no day with rows left out of the frame parts from them, which no row
+    can show: a latest day stopped by the daily limit is never reported complete. The empty
+    complete days :func:`snapshot_dates` leaves out are named (:func:`warn_uncounted`).
+
+    Raises
+    ------
+    InvalidParameter
+        The frame holds rows of a UTC day that no snapshot of its ``attrs`` names (dates
+        given a zone with ``dt.tz_localize`` east of UTC, which moves them to the day
+        before): which snapshots it holds is unknown.
+    """
+    frame = utc_dates(frame)
+    infos = day_infos(frame)
+    named = [str(i.get("snapshot_date")) for i in infos]
+    counted = {pd.Timestamp(d).date().isoformat() for d in snapshot_dates(frame) if pd.notna(d)}
+    stray = sorted(counted - set(named))
+    if stray and named:
+        raise InvalidParameter(
+            f"this frame holds rows of {', '.join(stray)}, a day no snapshot its "
+            "attrs['icoframes'] names: its report is unknown. A zone localized rather than "
+            "converted? A snapshot_date is a UTC day: "
+            ".dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone")
+    rows = dict(zip(named, (i.get("rows") for i in infos), strict=True))
+    broken = {day for day, i in zip(named, infos, strict=True) if i.get("complete") is False}
+    order = sorted(rows)
+    kept = []
+    for at, day in enumerate(order):
+        if day in counted or rows[day] != 0 or day not in broken:
+            continue
+        for side in (order[at - 1::-1] if at else [], order[at + 1:]):
+            # the nearest day with rows: the frame's (not cut away between them)?
+            nearest = next((d for d in side if d in counted or rows[d] != 0), None)
+            if nearest in counted:
+                kept.append(day)
+                break
+    warn_uncounted(frame, "report", "icoframes.snapshot_info(out) says what every snapshot's "
+                   "manifest holds", kept=kept)
+    return [day for day in named if day in counted or day in kept]
 
 
 def day_infos(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -141,6 +141,14 @@ def test_periods_of_a_day_are_their_days_and_longer_ones_refused_by_every_reader
             reader(monthly)
 
 
+_NO_MANIFEST = (
+    "{folder} is missing manifest.json and no export is writing it (no staging folder of "
+    "one): it holds tables written without a manifest (as Tables.to_parquet writes them; "
+    "icoframes.Tables.read_parquet reads them), or an export killed while swapping its "
+    "tables in, whose staging folder a later export cleared (exporting to it again "
+    "completes it)")
+
+
 def test_a_folder_of_tables_without_a_manifest_is_said_to_be_no_export(tmp_path):
     """Review REVE L5: read_export of what Tables.to_parquet wrote blamed an export writing
     it or killed while swapping; no export's staging folder is there: it says what it is
@@ -148,9 +156,27 @@ def test_a_folder_of_tables_without_a_manifest_is_said_to_be_no_export(tmp_path)
     Tables.empty().to_parquet(tmp_path / "plain")
     with pytest.raises(FileNotFoundError) as caught:
         icoframes.read_export(tmp_path / "plain")
-    message = str(caught.value)
-    assert message == (
-        f"{tmp_path / 'plain'} is missing manifest.json and no export is writing it (no "
-        "staging folder of one): it holds tables written without a manifest, not an export "
-        "(as Tables.to_parquet writes them); icoframes.Tables.read_parquet reads them")
+    assert str(caught.value) == _NO_MANIFEST.format(folder=tmp_path / "plain")
     assert Tables.read_parquet(tmp_path / "plain").icos.shape == (0, 42)
+
+
+def test_an_export_killed_mid_swap_whose_staging_was_cleared_is_named_too(tmp_path):
+    """Review REVF L3: an export killed in staging.swap_files once it removed the manifest
+    leaves its tables and its staging folder; a later export clears that folder
+    (_clear_leftovers) and may fail before its own swap. That folder looks like
+    Tables.to_parquet's: the message (a9c4b70: 'not an export') names both, and the next
+    export completes it."""
+    out = tmp_path / "out"
+    with sandbox.serve(n_icos=5, seed=3) as sb:
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
+        try:
+            icoframes.export_tables(out, status="past", progress=False)
+            (out / "manifest.json").unlink()  # swap_files' first step; its staging cleared
+            assert not [p for p in out.iterdir() if p.name.startswith(".icoframes-staging")]
+            with pytest.raises(FileNotFoundError) as caught:
+                icoframes.read_export(out)
+            assert str(caught.value) == _NO_MANIFEST.format(folder=out)
+            icoframes.export_tables(out, status="past", progress=False)
+        finally:
+            icoframes.reset_configuration()
+    assert icoframes.report(icoframes.read_export(out)).complete is True

@@ -1,0 +1,157 @@
+"""A latest snapshot day stopped by the daily limit before it held any ICO (review REVF M1),
+a zone attached to the dates rather than converted (REVF L1, L2).
+
+Real snapshot exports of a sandbox over three simulated days (time-machine), ``status=
+"upcoming"``: three ICOs upcoming on days 1 and 2; on day 3 three others are, and the daily
+limit (1 request) stops the export before it holds any: ``rows`` 0, ``complete`` false.
+On a9c4b70 ``report(read_snapshots(out))`` left day 3 out as an empty edge day and said
+``complete=True``, with a warning that it "held no ICO".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import warnings
+
+import matplotlib
+import pandas as pd
+import pytest
+import time_machine
+
+import icoframes
+from icoframes import sandbox
+from icoframes.errors import IcoframesWarning, InvalidParameter
+from icoframes.history import changes, read_snapshots
+from icoframes.plotting import plot_status_flow
+from icoframes.sandbox import generate_directory
+from icoframes.snapshots import snapshot_dates, utc_dates
+
+matplotlib.use("Agg")
+
+_GAP = (r"the snapshot of 2026-11-03 stopped before it held any ICO \(rows 0 and complete "
+        r"false in attrs: incomplete, not a query that matched nothing\) and lies outside")
+
+
+def day(d: int) -> pd.Timestamp:
+    return pd.Timestamp(2026, 11, d).as_unit("ms")
+
+
+@pytest.fixture(scope="module")
+def gap(tmp_path_factory):
+    """The tree: days 1 and 2 complete with three upcoming ICOs, day 3 stopped empty."""
+    out = tmp_path_factory.mktemp("exports") / "out"
+    directory = generate_directory(30, seed=1)
+    for ico_id in directory.ids():
+        directory.update_ico(ico_id, status="past")
+    chosen, later = sorted(directory.ids()[:3]), sorted(directory.ids())[10:13]
+    for ico_id in chosen:
+        directory.update_ico(ico_id, status="upcoming")
+    results = []
+    with sandbox.serve(directory=directory, quota=None) as sb:
+        try:
+            for n in (1, 2, 3):
+                if n == 3:  # others upcoming: the day's query matches ICOs it cannot fetch
+                    for old, new in zip(chosen, later, strict=True):
+                        directory.update_ico(old, status="past")
+                        directory.update_ico(new, status="upcoming")
+                icoframes.configure(**sb.settings(), cache_dir=out.parent / "cache",
+                                    **({"daily_quota": 1} if n == 3 else {}))
+                with time_machine.travel(dt.datetime(2026, 11, n, 12, tzinfo=dt.UTC)), \
+                        warnings.catch_warnings():
+                    warnings.simplefilter("ignore", IcoframesWarning)  # day 3: said here
+                    result = icoframes.export_tables(out, status="upcoming", snapshot=True,
+                                                     refresh=True, progress=False,
+                                                     allow_empty=True)
+                results.append((result.complete, result.rows["icos"]))
+        finally:
+            icoframes.reset_configuration()
+    assert results == [(True, 3), (True, 3), (False, 0)]
+    return out, chosen, later
+
+
+def test_a_latest_day_stopped_before_any_ico_is_never_reported_complete(gap):
+    out, _, later = gap
+    snaps = read_snapshots(out)
+    assert [(i["snapshot_date"], i["rows"], i["complete"])
+            for i in snaps.attrs["icoframes"]["snapshots"]] == [
+        ("2026-11-01", 3, True), ("2026-11-02", 3, True), ("2026-11-03", 0, False)]
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        got = icoframes.report(snaps)  # a9c4b70: complete=True, days 1 and 2
+    assert got.complete is False and got.stopped == "2026-11-03: quota"
+    assert not warned  # counted: nothing left out to say (a9c4b70: "held no ICO")
+    assert [q.fetched_at.date() for q in got.queries] == [dt.date(2026, 11, d) for d in (1, 2, 3)]
+    assert sorted(m.id for m in got.missing) == later
+    assert {m.reason.rsplit(" (", 1)[1] for m in got.missing} == {"the snapshot of 2026-11-03)"}
+    assert got.requests_total == 6
+    # a window that keeps day 2 may have kept day 3 (no row tells): never said complete
+    two = icoframes.report(snaps[snaps["snapshot_date"] >= day(2)])
+    assert two.complete is False and two.stopped == "2026-11-03: quota"
+    assert [q.fetched_at.date() for q in two.queries] == [dt.date(2026, 11, d) for d in (2, 3)]
+    # day 2, cut away, lies between day 1 and the gap: a window of day 1 alone
+    one = icoframes.report(snaps[snaps["snapshot_date"] == day(1)])
+    assert one.complete is True and one.stopped is None
+    assert one.requests_total + two.requests_total == got.requests_total
+    for zoned in (snaps["snapshot_date"].dt.tz_localize("UTC").dt.tz_convert("America/New_York"),
+                  snaps["snapshot_date"].dt.strftime("%Y-%m-%d")):
+        assert icoframes.report(snaps.assign(snapshot_date=zoned)) == got
+
+
+def test_changes_and_plot_leave_the_gap_out_and_call_it_incomplete(gap):
+    """A gap in one snapshot is no event (history.md): changes and plot_status_flow still
+    count the rows' days; their warning says the day is incomplete (a9c4b70: 'held no
+    ICO', as of a query that matched nothing)."""
+    out, chosen, _ = gap
+    snaps = read_snapshots(out)
+    assert list(snapshot_dates(snaps)) == [day(1), day(2)]
+    with pytest.warns(IcoframesWarning, match=_GAP) as warned:
+        events = changes(snaps)
+    assert events.empty and len(warned) == 1 and "held no ICO" not in str(warned[0].message)
+    with pytest.warns(IcoframesWarning, match=_GAP):
+        ax = plot_status_flow(snaps)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-11-01", "2026-11-02"]
+    matplotlib.pyplot.close(ax.figure)
+    whole = changes(out)  # the tree: day 3 counted, its list said the three are not upcoming
+    assert whole[["snapshot_date", "ico_id", "kind"]].values.tolist() == [
+        [day(3), ico_id, "removed"] for ico_id in chosen]
+
+
+def test_a_zone_attached_east_of_utc_is_refused_by_report(gap):
+    """Review REVF L1: dates given a zone with tz_localize (not tz_convert) east of UTC
+    lie in the UTC day before; report() dropped the rows of that day, which no snapshot
+    names, and reported the others' days complete (a9c4b70)."""
+    out, _, _ = gap
+    snaps = read_snapshots(out)
+    tokyo = snaps.assign(snapshot_date=snaps["snapshot_date"].dt.tz_localize("Asia/Tokyo"))
+    with pytest.raises(InvalidParameter, match=(
+            r"this frame holds rows of 2026-10-31, a day no snapshot its attrs\['icoframes'\] "
+            r"names: its report is unknown. A zone localized rather than converted\?")):
+        icoframes.report(tokyo)
+    west = snaps.assign(snapshot_date=snaps["snapshot_date"].dt.tz_localize("America/New_York"))
+    assert icoframes.report(west) == icoframes.report(snaps)  # the same UTC days
+
+
+def test_a_zone_attached_to_the_dates_gives_midnights(gap):
+    """Review REVF L2: utc_dates of dates given a zone with tz_localize kept the hours of
+    the zone's offset (2026-10-31 15:00 for Tokyo's 2026-11-01), and changes() dated its
+    events so (a9c4b70); read_snapshots' days are midnights of their UTC day."""
+    out, chosen, _ = gap
+    snaps = read_snapshots(out)
+    snaps = snaps[(snaps["id"] != chosen[0]) | (snaps["snapshot_date"] != day(2))].copy()
+    snaps.attrs = {}  # the days of its rows alone
+    tokyo = snaps.assign(snapshot_date=snaps["snapshot_date"].dt.tz_localize("Asia/Tokyo"))
+    got = utc_dates(tokyo)["snapshot_date"]
+    assert str(got.dtype) == "datetime64[ms]"
+    assert sorted(set(got)) == [pd.Timestamp(2026, 10, 31), pd.Timestamp(2026, 11, 1)]
+    events = changes(tokyo)
+    assert events[["snapshot_date", "previous_date", "ico_id", "kind"]].values.tolist() == [
+        [pd.Timestamp(2026, 11, 1), pd.Timestamp(2026, 10, 31), chosen[0], "removed"]]
+
+
+def test_a_row_without_a_date_does_not_stretch_the_days_counted(gap):
+    """A NaT snapshot_date read as the text 'NaT', after every ISO date: snapshot_dates
+    counted the empty days after the last one with rows (a9c4b70: day 3)."""
+    out, _, _ = gap
+    snaps = read_snapshots(out)
+    snaps.loc[snaps.index[0], "snapshot_date"] = pd.NaT
+    assert list(snapshot_dates(snaps).dropna()) == [day(1), day(2)]  # a9c4b70: and day 3
