@@ -17,6 +17,7 @@ from test_narrower_loads import listed_by_service  # the sandbox's ids, paged ov
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import IncompleteWarning, NoMatchWarning
+from icoframes.store.derived import DerivedTables
 
 T0 = dt.datetime(2026, 5, 4, 10, 0, tzinfo=dt.UTC)
 MINUTE = dt.timedelta(minutes=1)
@@ -152,6 +153,26 @@ def test_an_empty_cached_list_is_checked_against_the_lists_cached_since(sb):
     assert query["answered_from"] is None and sb.stats.requests["icos"] > 0
     assert any(f"holds id {y.id}" in r for r in query["cache_declined"]), query
     assert got["id"].tolist() == [y.id] == listed_by_service(sb, **asked)
+
+
+def test_the_lists_cached_since_are_checked_on_one_read_of_the_derived_tables(sb, monkeypatch):
+    """Every list cached since the answering one is checked against it on the copies read once
+    a load: the derived tables are read once each (icos, problems) however many lists were
+    cached (read again per list, a load answered after many queries took ever longer)."""
+    icoframes.load_filters()
+    icoframes.load_icos(status="past", progress=False)
+    categories = sorted({r.category_id for r in sb.directory.records("past")})[:4]
+    for category in categories:  # four narrower lists cached since the superset
+        icoframes.load_list(status="past", category=[category], refresh=True, progress=False)
+    reads: list[str] = []
+    table = DerivedTables.table
+    monkeypatch.setattr(DerivedTables, "table",
+                        lambda self, name: reads.append(name) or table(self, name))
+    sb.stats.reset()
+    got = icoframes.load_list(status="past", ico_score=3, sort_desc="id", progress=False)
+    assert spent(sb) == 0 and entry(got)["answered_from"] == PAST and len(categories) == 4
+    assert sorted(reads) == ["icos", "problems"]
+    assert got["id"].tolist() == listed_by_service(sb, ico_score=3, sort_desc="id")
 
 
 def test_a_partial_cached_list_is_named_in_cache_declined(configure):

@@ -71,7 +71,7 @@ from .matching import (
 )
 from .ordering import list_order, local_order
 from .paging import ListQuery
-from .standing import CachedList, RowReader, contradicted, not_ready, shown
+from .standing import CachedList, RowReader, contradicted, not_ready, rows_of, shown
 
 __all__ = ["CachedList", "LocalAnswer", "answer_from_cache", "answer_from_store",
            "cached_query", "candidate_params", "narrows", "residual"]
@@ -186,14 +186,15 @@ def answer_from_cache(query: Mapping[str, Any], lists: Sequence[CachedList], *,
     for candidate in sorted(candidates, key=lambda c: (-c.fetched_at.timestamp(),
                                                        len(c.listing))):
         since = [c for c in lists if c is not candidate and c.fetched_at >= candidate.fetched_at]
+        rows = rows_of(candidate.listing.reset_index(drop=True), read_rows)  # once a candidate
         why = contradicted(query, candidate, since, read_rows=read_rows, index=profile_index,
-                           filter_set=filter_set, now=now, ages=ages)
+                           filter_set=filter_set, now=now, ages=ages, rows=rows)
         why = why or not_ready(candidate, profile_index, now, ages,
                                within=max_age if _reads_profile(query, candidate) else None)
         if why:
             reasons.append(f"{shown(candidate.params)}: {why}")
             continue
-        last = _answer(query, candidate, read_rows, filter_set)
+        last = _answer(query, candidate, rows, filter_set)
         if last.answered:
             return last
         reasons.extend(f"{shown(candidate.params)}: {r}" for r in last.reasons)
@@ -227,8 +228,15 @@ def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTa
             if cache.list_key(params) not in read and (stored := cache.read_list(params)):
                 lists.append(_cached(stored))
     filters = cache.read_filters()
+    tables: list[tuple[pd.DataFrame, pd.DataFrame]] = []
+
+    def read_rows(ids: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+        if not tables:  # once an answer, not once a list judged: the same copies for each
+            tables.append((derived.table("icos"), derived.table("problems")))
+        return tables[0]
+
     answer = answer_from_cache(
-        query, lists, read_rows=lambda ids: (derived.table("icos"), derived.table("problems")),
+        query, lists, read_rows=read_rows,
         profile_index=cache.profile_index(),
         filter_set=empty_frame(FILTERS) if filters is None else filters.frame,
         now=now, max_age=max_age, ages=ages)
@@ -283,11 +291,10 @@ def _reads_profile(query: Mapping[str, Any], candidate: CachedList) -> bool:
             or (sort is not None and sort[0] in ("start_datetime", "end_datetime")))
 
 
-def _answer(query: Mapping[str, Any], candidate: CachedList, read_rows: RowReader,
+def _answer(query: Mapping[str, Any], candidate: CachedList, rows: Rows,
             filter_set: pd.DataFrame) -> LocalAnswer:
     listing = candidate.listing.reset_index(drop=True)
-    ids = listing["id"].to_numpy(dtype="int64")
-    rows = Rows.of(ids, *read_rows(ids), listed_score=listing["ico_score"].to_numpy(dtype=float))
+    ids = rows.ids
     codes, undecided = judge(residual(query, candidate.params), rows, filter_set)
     keep = np.flatnonzero(codes == IN)
     judged = LocalAnswer(query, matched=tuple(ids[keep].tolist()),

@@ -34,7 +34,7 @@ The order of the rows picked is :mod:`icoframes.fetch.ordering`'s.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -137,6 +137,10 @@ class Rows:
     those profiles that could not be read (columns ``ico_id``, ``table``,
     ``column``, as in :attr:`icoframes.tables.Tables.problems`); ``listed_score``
     the score the cached list shows for each (NaN: none; None: not known).
+    ``kept`` holds what :func:`judge` read and found of these rows (columns, and the
+    verdict per filter and value, for one filter set): a row's verdict reads that row
+    alone, so a list checked against every list cached since it judges each filter once,
+    not once per list (a load answered from the cache after many queries).
     """
 
     ids: np.ndarray
@@ -144,6 +148,7 @@ class Rows:
     has_profile: np.ndarray
     problems: pd.DataFrame
     listed_score: np.ndarray | None = None
+    kept: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, ids: np.ndarray, icos: pd.DataFrame, problems: pd.DataFrame,
@@ -161,16 +166,22 @@ class Rows:
                     None if self.listed_score is None else self.listed_score[positions])
 
     def text(self, column: str) -> np.ndarray:
-        """A text column as objects, None where missing."""
-        values = self.icos[column].astype(object)
-        return values.where(values.notna(), None).to_numpy()
+        """A text column as objects, None where missing (read once: do not change it)."""
+        if ("text", column) not in self.kept:
+            values = self.icos[column].astype(object)
+            self.kept["text", column] = values.where(values.notna(), None).to_numpy()
+        return self.kept["text", column]
 
     def unreadable(self, column: str) -> np.ndarray:
-        """Rows whose ``column`` (or the whole section it is read from) could not be read."""
-        source = ICOS.column(column).source
-        names = [column, source[0]] if source else [column]
-        bad = self.problems.loc[self.problems["column"].isin(names), "ico_id"]
-        return np.isin(self.ids, bad.dropna().to_numpy(dtype="int64"))
+        """Rows whose ``column`` (or the whole section it is read from) could not be read
+        (read once: do not change it)."""
+        if ("unreadable", column) not in self.kept:
+            source = ICOS.column(column).source
+            names = [column, source[0]] if source else [column]
+            bad = self.problems.loc[self.problems["column"].isin(names), "ico_id"]
+            self.kept["unreadable", column] = np.isin(self.ids,
+                                                      bad.dropna().to_numpy(dtype="int64"))
+        return self.kept["unreadable", column]
 
 
 def _codes(n: int, value: int) -> np.ndarray:
@@ -180,25 +191,41 @@ def _codes(n: int, value: int) -> np.ndarray:
 def _by_name(rows: Rows, column: str, wanted: set[str], known: set[str], *,
              shared: frozenset[str] | set[str] = frozenset(), unnamed: bool = False) -> np.ndarray:
     """In when the text is a wanted name, out when it is another known name or missing."""
-    values, bad = rows.text(column), rows.unreadable(column)
-    codes = _codes(len(values), UNDECIDED)
-    for i, value in enumerate(values):
-        if bad[i]:
-            continue
-        if value is None:  # '' or a marker; undecided only if a marker is a name asked for
-            if not any(is_missing_marker(w) for w in wanted):
-                codes[i] = OUT
-        elif value in wanted:
-            codes[i] = UNDECIDED if value in shared else IN
+    if ("distinct", column) not in rows.kept:  # one verdict per distinct text, not per row
+        rows.kept["distinct", column] = pd.factorize(pd.Series(rows.text(column), dtype=object),
+                                                     use_na_sentinel=True)
+    inverse, distinct = rows.kept["distinct", column]
+    verdicts = _codes(len(distinct) + 1, UNDECIDED)  # the last: None (-1)
+    if not any(is_missing_marker(w) for w in wanted):  # '' or a marker; undecided only if a
+        verdicts[-1] = OUT  # marker is a name asked for
+    for i, value in enumerate(distinct):
+        if value in wanted:
+            verdicts[i] = UNDECIDED if value in shared else IN
         elif value in known and not unnamed:
-            codes[i] = OUT
+            verdicts[i] = OUT
+    codes = verdicts[inverse]
+    codes[rows.unreadable(column)] = UNDECIDED
     return codes
+
+
+def _names(rows: Rows, name: str, filter_set: pd.DataFrame) -> dict[int, str]:
+    """The filter set's name of each id of the filter ``name`` (locations: by themselves),
+    read once for these rows."""
+    if (kept := rows.kept.get(("names", name))) is None or kept[0] is not filter_set:
+        entries = filter_set[filter_set["filter"] == name]
+        if name != "location":
+            entries = entries[entries["id"].notna()]
+            names = dict(zip(entries["id"].astype(int), entries["name"].astype(object),
+                             strict=True))
+        else:
+            names = dict(enumerate(entries["name"].astype(object)))
+        rows.kept["names", name] = kept = (filter_set, names)
+    return kept[1]
 
 
 def _named(rows: Rows, name: str, ids: Sequence[int], filter_set: pd.DataFrame
            ) -> tuple[np.ndarray, str]:
-    entries = filter_set[(filter_set["filter"] == name) & filter_set["id"].notna()]
-    names = dict(zip(entries["id"].astype(int), entries["name"].astype(object), strict=True))
+    names = _names(rows, name, filter_set)
     wanted = {names[i] for i in ids if i in names}
     owners: dict[str, set[int]] = {}
     for ico_id, value in names.items():
@@ -211,7 +238,7 @@ def _named(rows: Rows, name: str, ids: Sequence[int], filter_set: pd.DataFrame
 
 def _location(rows: Rows, places: Sequence[str], filter_set: pd.DataFrame
               ) -> tuple[np.ndarray, str]:
-    known = set(filter_set.loc[filter_set["filter"] == "location", "name"].astype(object))
+    known = set(_names(rows, "location", filter_set).values())
     return (_by_name(rows, "location", set(places), known),
             "location: a country the filter set does not list, or unreadable")
 
@@ -272,27 +299,39 @@ def judge(filters: Mapping[str, Any], rows: Rows, filter_set: pd.DataFrame
     codes = _codes(len(rows.ids), IN)
     reasons: dict[str, int] = {}
     for name, value in filters.items():
-        if name in _NAMED:
-            verdict, why = _named(rows, name, value, filter_set)
-        elif name == "location":
-            verdict, why = _location(rows, value, filter_set)
-        elif name == "ico_score":
-            verdict, why = _score(rows, value)
-        elif name in YES_FLAGS:
-            verdict, why = _flag(rows, FIELDS[name][0])
-        elif name == "accepted_currencies":
-            verdict, why = _currencies(rows, value)
-        else:
-            verdict, why = _exclude(rows, value)
-        verdict = np.where(rows.has_profile, verdict, UNDECIDED).astype(np.int8)
+        verdict, why = _verdict(name, value, rows, filter_set)
         undecided = int(((verdict == UNDECIDED) & (codes != OUT)).sum())
         if undecided:
             reasons[why] = undecided
-        codes = np.minimum(codes, verdict)
+        codes = np.minimum(codes, verdict)  # a new array: the kept verdict is never changed
     missing = int((~rows.has_profile & (codes == UNDECIDED)).sum())
     if missing:
         reasons["no profile (error 482)"] = missing
     return codes, reasons
+
+
+def _verdict(name: str, value: Any, rows: Rows, filter_set: pd.DataFrame
+             ) -> tuple[np.ndarray, str]:
+    """One filter's verdict per row (undecided without a profile), kept in ``rows.kept`` for
+    this filter set."""
+    key = ("verdict", name, repr(value))
+    if (kept := rows.kept.get(key)) is not None and kept[0] is filter_set:
+        return kept[1], kept[2]
+    if name in _NAMED:
+        verdict, why = _named(rows, name, value, filter_set)
+    elif name == "location":
+        verdict, why = _location(rows, value, filter_set)
+    elif name == "ico_score":
+        verdict, why = _score(rows, value)
+    elif name in YES_FLAGS:
+        verdict, why = _flag(rows, FIELDS[name][0])
+    elif name == "accepted_currencies":
+        verdict, why = _currencies(rows, value)
+    else:
+        verdict, why = _exclude(rows, value)
+    verdict = np.where(rows.has_profile, verdict, UNDECIDED).astype(np.int8)
+    rows.kept[key] = (filter_set, verdict, why)
+    return verdict, why
 
 
 def sort_of(params: Mapping[str, Any]) -> tuple[str, bool] | None:

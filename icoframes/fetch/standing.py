@@ -33,7 +33,7 @@ import pandas as pd
 from ..parse.lists import summary_keys
 from .matching import IN, OUT, UNDECIDED, Rows, judge, residual
 
-__all__ = ["CachedList", "RowReader", "contradicted", "not_ready", "shown", "unready"]
+__all__ = ["CachedList", "RowReader", "contradicted", "not_ready", "rows_of", "shown", "unready"]
 
 
 @dataclass(frozen=True)
@@ -135,9 +135,14 @@ def not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
 
 def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequence[CachedList],
                  *, read_rows: RowReader, index: pd.DataFrame, filter_set: pd.DataFrame,
-                 now: dt.datetime, ages: Mapping[str, dt.timedelta] | None) -> str | None:
+                 now: dt.datetime, ages: Mapping[str, dt.timedelta] | None,
+                 rows: Rows | None = None) -> str | None:
     """Why a list of ``since`` (cached at or after ``candidate``) says the candidate's rows for
-    ``query`` are not the service's now (None: none does); the newest is read first."""
+    ``query`` are not the service's now (None: none does); the newest is read first.
+
+    ``rows`` are the candidate's rows (:func:`rows_of`), read once for every list since:
+    each filter of theirs is judged once over them, not once per list.
+    """
     mine = candidate.listing
     ids = mine["id"].to_numpy(dtype="int64")
     summary = dict(zip(ids.tolist(), summary_keys(mine), strict=True))
@@ -147,23 +152,25 @@ def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequenc
     for other in sorted(since, key=lambda c: c.fetched_at, reverse=True):
         named = f"{shown(other.params)} of {other.fetched_at:%Y-%m-%d %H:%M} UTC"
         held = other.listing["id"].to_numpy(dtype="int64")
-        theirs = other.listing[np.isin(held, ids)]
+        inside = np.isin(held, ids)
+        theirs = other.listing if inside.all() else other.listing[inside]  # all: not copied
         for ico_id, key, listed in zip(theirs["id"].tolist(), summary_keys(theirs),
                                        theirs["status"].astype(object).tolist(), strict=True):
             if key != summary[ico_id] or (isinstance(listed, str) and listed != status[ico_id]):
                 return f"{named} shows id {ico_id} with another summary or status since"
         if other.params.get("status") != of_status:
             continue
-        if other.complete:
-            missing = mine[~np.isin(ids, held)]
-            codes = _judged(residual(other.params, candidate.params), missing, read_rows,
-                            filter_set)
-            left = np.flatnonzero(codes == IN)
+        lacking = ~np.isin(ids, held)
+        if other.complete and lacking.any():  # judged over all its rows: row by row alike
+            rows = rows_of(mine, read_rows) if rows is None else rows
+            codes = judge(residual(other.params, candidate.params), rows, filter_set)[0]
+            left = np.flatnonzero(lacking & (codes == IN))
             if len(left):
-                return f"{named} lacks id {missing['id'].iloc[left[0]]}: it left the list since"
-        joined = other.listing[~np.isin(held, ids)]
-        if len(joined):
-            codes = _judged(residual(query, other.params), joined, read_rows, filter_set)
+                return f"{named} lacks id {ids[left[0]]}: it left the list since"
+        if not inside.all():
+            joined = other.listing[~inside]
+            codes = judge(residual(query, other.params), rows_of(joined, read_rows),
+                          filter_set)[0]
             codes[(unready(joined, index) != None)  # noqa: E711 (element-wise)
                   | _older(joined, index, now, limit)] = UNDECIDED
             maybe = np.flatnonzero(codes != OUT)
@@ -173,11 +180,7 @@ def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequenc
     return None
 
 
-def _judged(filters: Mapping[str, Any], listing: pd.DataFrame, read_rows: RowReader,
-            filter_set: pd.DataFrame) -> np.ndarray:
-    """In, out or undecided per row of ``listing`` under ``filters``, by the rows' copies."""
+def rows_of(listing: pd.DataFrame, read_rows: RowReader) -> Rows:
+    """What the filters read of the rows of ``listing``: their copies, the score it shows."""
     ids = listing["id"].to_numpy(dtype="int64")
-    if not len(ids):
-        return np.zeros(0, dtype=np.int8)
-    rows = Rows.of(ids, *read_rows(ids), listed_score=listing["ico_score"].to_numpy(dtype=float))
-    return judge(filters, rows, filter_set)[0]
+    return Rows.of(ids, *read_rows(ids), listed_score=listing["ico_score"].to_numpy(dtype=float))
