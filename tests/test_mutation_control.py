@@ -227,6 +227,43 @@ def test_a_wrong_answer_in_the_envelope_then_a_failure_of_the_same_item_keeps_th
     assert control.tripped
 
 
+def test_items_failing_before_that_fail_again_are_held_not_an_outage():
+    # REVF H1: 16 kept copies whose refresh failed before, asked first, failing again (HTTP
+    # 500) tripped the 16-items rule on every plain daily run: held as their wrong answers are
+    control = LoadControl(failures=100, items=4)
+    for ico_id in range(1, 4):
+        control.known_bad(("ico", ico_id), "HTTP 500")
+    control.failed("HTTP 500", item=("ico", 9))  # one new among them
+    for ico_id in range(1, 4):
+        control.failed("HTTP 500", item=("ico", ico_id))
+    assert not control.tripped and control.known_held == (4, 0, "HTTP 500")
+    assert control.items_failing == 1  # the run goes on without them
+    control.failed("HTTP 500", item=("ico", 1))  # one of them still in flight: not counted
+    for ico_id in range(10, 12):
+        control.failed("HTTP 500", item=("ico", ico_id))
+    assert not control.tripped and control.items_failing == 3
+    control.failed("HTTP 500", item=("ico", 12))  # 4 others: an outage
+    assert control.tripped and control.items_failing == 4
+
+
+def test_items_that_make_the_count_without_those_failing_before_still_trip_it():
+    control = LoadControl(failures=100, items=3)
+    control.known_bad(("ico", 1))
+    for ico_id in range(1, 4):  # the others alone make 2: held
+        control.failed("HTTP 503", item=("ico", ico_id))
+    assert not control.tripped and control.known_held is not None
+    again = LoadControl(failures=100, items=3)
+    again.known_bad(("ico", 1))
+    for ico_id in range(2, 5):  # 3 others failing: an outage, whatever else failed
+        again.failed("HTTP 503", item=("ico", ico_id))
+    assert again.tripped and again.known_held is None
+    unsent = LoadControl(failures=2, items=3)  # no item causes attempts that never left
+    unsent.known_bad(("ico", 1))
+    unsent.failed("refused", item=("ico", 1), sent=False)
+    unsent.failed("refused", item=("ico", 1), sent=False)
+    assert unsent.tripped and unsent.known_held is None
+
+
 def test_the_longest_wait_asked_in_the_run_is_kept_with_its_end():
     control = LoadControl()
     control.failed("HTTP 503", item=1, wait=20)

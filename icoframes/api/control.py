@@ -41,11 +41,13 @@ one answered wrongly trips it (none left to ask: at once; or the run reaching tw
 A run holding any other wrong answer (HTML, ``{}``, a proxy's page) or more failures trips.
 
 A wrong answer is neutral for the first rule. A wrong answer to an item that failed in an earlier
-load (:meth:`~LoadControl.known_bad`) counts as any (that failure again: asked once), but a run
-holding such items is no outage: it is :attr:`~LoadControl.known_held`, no trip: the load asks no
-item that failed before from then on (reported not asked), asks every other one, and the run goes
-on without them: 32 wrong answers to *other* items still trip it. So a few dozen ids always
-answered wrongly cost a load 32 requests at most, never stopping the rest (docs/guide/errors.md).
+load (:meth:`~LoadControl.known_bad`), or its failure, counts as any (that wrong answer again:
+asked once), but a run holding such items is no outage: it is :attr:`~LoadControl.known_held`,
+no trip (of the last rule, or of the first when the others failing number fewer than
+:data:`BREAKER_ITEMS`): the load asks no item that failed before from then on (reported not
+asked), asks every other one, and the run goes on without them: 32 wrong answers to *other*
+items, or 16 failing, still trip it. So a few dozen ids always answered wrongly, or failing,
+cost a load a bounded number of requests, never stopping the rest (docs/guide/errors.md).
 
 Failures concentrated on a few ids end as those items' failures (reported, retried by the
 next call) and the rest of the load completes. So that a service failing everywhere is found
@@ -224,19 +226,22 @@ class LoadControl(StopSwitch):
                 self._asked.ask(wait)
             self.last_failure = reason
             item = object() if item is None else item
-            self._failing.add(item)  # (kept in _enveloped: its wrong answer, if any, was so)
-            self._errors[item] = object()  # (not an error about one request)
+            if item not in self._known or self.known_held is None:  # (held: not counted)
+                self._failing.add(item)  # (kept in _enveloped: its wrong answer was so)
+                self._errors[item] = object()  # (not an error about one request)
             trip = self._trips()
         if trip:
             self.cancel()
 
     def known_bad(self, item: object, failure: str | None = None) -> None:
-        """``item`` failed in an earlier load (why: ``failure``): a wrong answer to it is expected.
-        It counts toward the breaker as any (a load's cost stays bounded), but a run holding it
-        is :attr:`known_held`, no trip (no such item is asked from then on, the others are),
-        unless every item of the run had the same error about the request (:attr:`same_error`)
-        on a kind never answered right in this load: a revoked key is no item's failure (REVK
-        M3); ``failure`` again is the item's own (ids answering 404 load after load are held)."""
+        """``item`` failed in an earlier load (why: ``failure``): a wrong answer to it is expected,
+        its failure again. It counts toward the breaker as any (a load's cost stays bounded), but
+        a run holding it is :attr:`known_held`, no trip (nor of :attr:`items` failing, unless as
+        many others fail: REVF H1; no such item is asked from then on, nor counted; the others
+        are), unless every item of the run had the same error about the request
+        (:attr:`same_error`) on a kind never answered right in this load: a revoked key is no
+        item's failure (REVK M3); ``failure`` again is the item's own (ids answering 404 load
+        after load are held)."""
         with self._lock:
             self._known[item] = failure
 
@@ -292,23 +297,28 @@ class LoadControl(StopSwitch):
         """Whether the counts (read under the lock) trip the breaker now: True once."""
         if self.tripped:
             return False
-        counted = self._failing | self._refused
-        asked = self._asked.trips(self.failures, thread=threading.get_ident())
-        service = (len(self._failing) >= self.items or asked
-                   or self.unsent_in_a_row >= self.failures)
-        if (not service and len(counted) >= self.refused_items and self.known_held is None
-                and not counted.isdisjoint(self._known) and not self._about_requests(counted)):
+        counted, known = self._failing | self._refused, self._known.keys()
+        others = (self._asked.trips(self.failures, thread=threading.get_ident())
+                  or self.unsent_in_a_row >= self.failures)  # (no item causes those)
+        if (not others and self.known_held is None and not counted.isdisjoint(known)
+                and len(self._failing - known) < self.items
+                and (len(self._failing) >= self.items
+                     or (len(counted) >= self.refused_items
+                         and not self._about_requests(counted)))):
             # a run holding items that failed before: their failures were expected, so it
             # tells nothing of the service. No such item is asked from now on (the load
             # skips them); the run goes on without them, so that as many wrong answers to
             # other items still trip it (REVK H1: ~32 ids always answered wrongly, asked
-            # first, halted every refresh of every other profile, load after load)
+            # first, halted every refresh of every other profile, load after load), as many
+            # failures too (REVF H1: 16 kept copies failing with HTTP 500 again, asked first,
+            # stopped every daily export: no snapshot written)
             self.known_held = (len(counted), len(self._refused), self.last_failure)
-            self._failing -= self._known.keys()
-            self._refused -= self._known.keys()
-            for item in counted & self._known.keys():
+            self._failing -= known
+            self._refused -= known
+            for item in counted & known:
                 self._errors.pop(item, None)
             counted = self._failing | self._refused
+        service = len(self._failing) >= self.items or others
         # wrong answers all the service's own about profiles, and a failure or two besides (a
         # 503 whose retry waits its backoff while other workers go through a block of bad ids:
         # the run reached the count before it, no probes, REVD M1): decided on the answers
