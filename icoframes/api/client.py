@@ -416,7 +416,7 @@ class Client:
             if status in WAIT_STATUSES:  # busy, or out of quota: how long it asks to wait
                 wait = retry_after(response.headers.get("Retry-After"))
                 if isinstance(failed, Transient):
-                    failed.retry_after = wait
+                    failed.retry_after, failed.limited = wait, status == 429
                 elif isinstance(failed, QuotaExceeded) and wait is not None:
                     failed.retry_at = retry_at(wait)
             raise failed

@@ -50,6 +50,7 @@ class Transient(Exception):
         self.rejected, self.sent, self.answered = rejected, sent, answered
         self.final, self.code = final, code
         self.retry_after: float | None = None  # seconds the service asked to wait (a header)
+        self.limited = False  # a 429 (too many requests): its asked wait spends no attempt
         self.cut: bytes | None = None  # a body that stops inside a JSON text: its bytes
         # the service's envelope ({"error": null, "data": ...}, 2xx) around a wrong item: its
         # own answer about that item, not a proxy's or a portal's (LoadControl's probes)
@@ -72,7 +73,10 @@ class RetryPolicy:
     request's retries at once, said in its error (a service that asks every request to
     wait a minute is down for this load: the breaker then stops it within its count of
     requests, not after each request waited). Retrying stops after ``max_attempts``
-    tries or once the next wait would pass ``max_elapsed`` seconds since the first try.
+    tries or once the next wait would pass ``max_elapsed`` seconds since the first try; a
+    429 whose ``Retry-After`` was honoured is no try of the item's (a rate limiter's turn:
+    one refusing requests again and again spent their attempts, the rows lost), so under a
+    rate limiter ``max_elapsed`` bounds the retries.
     """
 
     max_attempts: int = 6
