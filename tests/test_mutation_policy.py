@@ -270,6 +270,51 @@ def test_refresh_all_tries_a_waiting_profile_anyway():
     assert _plan([(1, "past")], index, refresh_all=True) == {1: ("failed", 3.9e12)}
 
 
+def _failing_copy(i: int, attempts: int, since: dt.timedelta, *, age: float = 0.0,
+                  summary: str = "s") -> dict:
+    """A copy fetched ``age`` seconds before NOW that a fetch failed to replace since."""
+    return {**_cached(i, "past", age=age, summary=summary), "attempts": attempts,
+            "failed_at": NOW - since, "reason": "HTTP 200: the profile data is NoneType"}
+
+
+@pytest.mark.parametrize("ages", [PROFILE_MAX_AGE, None], ids=["repaged", "cached-list"])
+def test_a_copy_whose_refresh_failed_is_wanted_again_first_of_the_refreshes(ages):
+    # REVE M2: a copy a refresh="all" failed to replace (fresh, unchanged) was no want of a
+    # plain call until it grew old (90 days for a past ICO): said not refreshed every day
+    index = _index([_failing_copy(1, 1, dt.timedelta(minutes=5)),
+                    _failing_copy(2, 1, dt.timedelta(days=1), summary="old"),  # changed too
+                    _cached(3, "past", age=1000 * DAY),                        # only stale
+                    _failing_copy(4, 1, dt.timedelta(days=2), age=1000 * DAY),  # and stale
+                    _cached(5, "past", age=0)])                                # fresh
+    listed = [(i, "past") for i in range(1, 7)]
+    plan = _plan(listed, index, ages=ages)
+    if ages is None:
+        assert plan == {1: ("retry", MOST_STALE), 2: ("changed", 2 * URGENT),
+                        4: ("retry", MOST_STALE), 6: ("new", 4 * URGENT)}
+        return
+    assert plan == {1: ("retry", MOST_STALE), 2: ("changed", 2 * URGENT),
+                    3: ("stale", pytest.approx(1000 / 90)), 4: ("retry", MOST_STALE),
+                    6: ("new", 4 * URGENT)}
+    assert _order(plan) == [6, 2, 1, 4, 3]
+    frame = pd.DataFrame(listed, columns=["id", "status"])
+    wants = {w.id: w for w in plan_profiles(frame, ["s"] * 6, index, now=NOW, ages=None,
+                                            refresh_all=False)}
+    assert wants[1].failed_before and wants[1].failure == "HTTP 200: the profile data is NoneType"
+    assert wants[1].failed_at == (NOW - dt.timedelta(minutes=5)).timestamp()
+
+
+@pytest.mark.parametrize(("attempts", "since", "asked"), [
+    (1, dt.timedelta(0), True), (2, dt.timedelta(minutes=59), False),
+    (2, dt.timedelta(hours=1), True), (5, dt.timedelta(hours=63), False),
+    (5, dt.timedelta(hours=64), True)])
+def test_a_copy_whose_refresh_keeps_failing_waits_as_one_without_a_copy(attempts, since, asked):
+    plan = _plan([(1, "past")], _index([_failing_copy(1, attempts, since)]), ages=None)
+    assert plan == ({1: ("retry", MOST_STALE)} if asked else {})
+    # refresh="all" asks it anyway, as any copy
+    assert _plan([(1, "past")], _index([_failing_copy(1, attempts, since)]),
+                 refresh_all=True) == {1: ("all", 3 * URGENT)}
+
+
 def test_a_fetched_profile_with_old_failures_does_not_wait():
     index = _index([{"id": 1, "status": "past", "summary": "old", "state": "fetched",
                      "fetched_at": NOW, "attempts": 0, "failed_at": NOW}])

@@ -9,12 +9,18 @@ A profile is (re-)fetched when
   ``max_age``) and the profile is older than :data:`PROFILE_MAX_AGE` for its
   status ("stale"); a fetch time in the future counts as the oldest, so a
   clock stepped back never pins an old copy;
-* ``refresh="all"`` was asked ("all").
+* ``refresh="all"`` was asked ("all");
+* a fetch to replace its copy failed since (in an earlier load, whatever it was asked
+  for then: ``refresh="all"`` one day, a healthy service the next): "retry", whether
+  the list was paged again or not, as one without a copy is asked again (REVE M2: it
+  was asked again only once stale, 90 days for a past ICO, and each export until then
+  said it not refreshed and exited 5).
 
 An ICO whose profile was not found (error 482) is asked again only when its
 summary or status changes. With a request ``budget``, the most stale go first:
 new ones and those that failed over an hour ago, then those that failed within the
-hour (likely to fail again), then changed ones, then the oldest relative to their
+hour (likely to fail again), then changed ones, then the refreshes: first the
+"retry" ones (an earlier load wanted them again), then the oldest relative to their
 status's maximum age; of equally urgent failed ones, the one whose last failure is
 the oldest first.
 
@@ -24,7 +30,7 @@ the oldest first.
 not asked again until :func:`retry_interval` has passed since its last failure:
 1 hour after the 2nd failed load, 4 hours after the 3rd, 16 hours after the 4th,
 then 64 hours, and at most :data:`MAX_RETRY_INTERVAL` (7 days); whatever the
-reason listed for it (new, stale, changed). Meanwhile it is reported missing (or
+reason listed for it (new, retry, stale, changed). Meanwhile it is reported missing (or
 its older copy is used) with the time of its next try. ``refresh="all"`` tries
 it anyway; a last failure dated in the future (a clock set back) never delays it.
 """
@@ -342,18 +348,22 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         over = (age < 0) | np.isnan(age) | (age > due)  # a time in the future: stale
         stale = known & ~failed & ~gone & ~changed & ~moved & over
         staleness = np.where(stale, np.minimum(ratio, _MOST_STALE), 0.0)
+    failed_at = pick(view.failed_at, np.nan).astype(float)
+    failures = pick(view.attempts, 0).astype("int64")  # since the copy (a copy resets them)
+    # a copy a fetch failed to replace since (Cache.failing_copies, each said not refreshed):
+    # out of date, wanted again in every mode, as one without a copy
+    retry = known & ~failed & ~gone & ~changed & ~moved & (failures > 0)
     reasons = np.full(n, None, dtype=object)
     reasons[stale] = "stale"
+    reasons[retry] = "retry"
     reasons[moved] = "status"
     reasons[changed] = "changed"
     if refresh_all:
         reasons[known & ~failed] = "all"
     reasons[failed] = "failed"
     reasons[~known] = "new"
-    failed_at = pick(view.failed_at, np.nan).astype(float)
     since = now.timestamp() - failed_at
     if not refresh_all:  # a profile failing load after load waits its growing interval
-        failures = pick(view.attempts, 0).astype("int64")
         growth = np.float64(_GROWTH) ** np.clip(failures - BACKOFF_AFTER, 0, 60)
         wait = np.minimum(FIRST_RETRY_INTERVAL.total_seconds() * growth,
                           MAX_RETRY_INTERVAL.total_seconds())  # retry_interval, per row
@@ -367,8 +377,10 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     failure = pick(view.reason, None)
     # a failure since the copy (a copy resets them), or of one never fetched
     failing = known & (~np.isnan(failed_at) | (reasons == "failed"))
+    staleness[reasons == "retry"] = _MOST_STALE  # a refresh, the first of them
     return [Want(int(ids[i]), statuses[i], keys_arr[i], reasons[i],
-                 float(staleness[i] if reasons[i] == "stale" else urgency[i] * URGENT),
+                 float(staleness[i] if reasons[i] in ("stale", "retry")
+                       else urgency[i] * URGENT),
                  failure[i] if failing[i] else None,
                  None if np.isnan(failed_at[i]) or not failing[i] else float(failed_at[i]))
             for i in wanted]

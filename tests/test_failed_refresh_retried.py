@@ -1,0 +1,127 @@
+"""A cached profile whose refresh failed is asked again by the next plain run (REVE M2).
+
+``icoframes export --refresh all`` on a day the service answers some profiles wrongly keeps
+their older copies, says them ``not_refreshed`` and exits 5. The next plain run (cron's, no
+``--refresh``) asked nothing of them: a failure recorded since a copy made no want, only a
+stale copy (90 days for a past ICO) or a changed summary did, so every day until then exited
+5 with those ids "not refreshed ... in an earlier load" and 0 profile requests, the service
+healthy again or not. Such a profile is now due again in every mode, as one without a copy
+is, with the same backoff (docs/guide/freshness.md "What keeps failing": a profile broken
+for good is asked on 5 days in a row, then every few days).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+from collections import Counter
+
+import pytest
+import time_machine
+from hostile import LIST, PROFILE, HostileServer, json_reply
+from test_days import INCOMPLETE, STALE
+
+import icoframes
+from icoframes.cli import EXIT_INCOMPLETE, main
+from icoframes.config import SETTINGS
+
+IDS = list(range(1, 21))
+DAY1 = dt.datetime(2026, 11, 1, 3, 15, tzinfo=dt.UTC)  # cron's hour
+
+
+class Service:
+    """20 past ICOs; the profiles of ``broken`` are answered ``"data": null`` (counted)."""
+
+    def __init__(self):
+        self.broken: set[int] = set()
+        self.asked: Counter[int] = Counter()
+        self.lock = threading.Lock()
+
+    def page(self, h):
+        items = [{"id": i, "main": {"name": f"ICO {i}", "ico_score": "3.0"},
+                  "finance": {"raised": str(1000.0 * i)}} for i in IDS]
+        json_reply({"total_icos": len(items), "current_page": 1, "total_pages": 1,
+                    "error": None, "data": items})(h)
+
+    def profile(self, h):
+        ico_id = h.request_json().get("id")
+        with self.lock:
+            self.asked[ico_id] += 1
+        json_reply({"error": None, "data": None if ico_id in self.broken else {
+            "id": ico_id, "main": {"name": f"ICO {ico_id}", "ico_score": "3.0"},
+            "finance": {"raised": str(1000.0 * ico_id)}}})(h)
+
+
+@pytest.fixture
+def service(tmp_path, monkeypatch, quick_retries):
+    state = Service()
+    with HostileServer({LIST: state.page, PROFILE: state.profile}) as srv:
+        icoframes.reset_configuration()
+        for setting in SETTINGS:
+            monkeypatch.delenv(setting.env, raising=False)
+        for name, value in {**srv.settings(), "cache_dir": str(tmp_path / "cache")}.items():
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+        yield state
+    icoframes.reset_configuration()
+
+
+def _export(tmp_path, day: int, *extra: str) -> tuple[int, dict]:
+    """Cron's run on day ``day`` (1: DAY1): its exit code and manifest."""
+    when = DAY1 + dt.timedelta(days=day - 1)
+    out = tmp_path / "out" / when.date().isoformat()
+    with time_machine.travel(when, tick=True):  # (a run takes its few seconds, as cron's)
+        code = main(["export", "--out", str(out), "--status", "past", *extra])
+    return code, json.loads((out / "manifest.json").read_text())
+
+
+@INCOMPLETE
+@STALE
+def test_profiles_whose_refresh_failed_are_asked_by_the_next_plain_run(service, tmp_path):
+    assert _export(tmp_path, 1)[0] == 0
+    assert sorted(service.asked) == IDS
+    # day 2: refresh all; 4 of the 20 answered "data": null (after retries): copies kept
+    service.broken, service.asked = {3, 7, 11, 19}, Counter()
+    code, manifest = _export(tmp_path, 2, "--refresh", "all")
+    assert code == EXIT_INCOMPLETE and manifest["complete"] is False
+    assert sorted(service.asked) == IDS
+    assert [m["id"] for m in manifest["not_refreshed"]] == [3, 7, 11, 19]
+    assert manifest["missing"] == [] and manifest["rows"]["icos"] == 20
+    # day 3: the service is healthy; a plain run asks those 4 (once each) and nothing else
+    # (was: 0 profile requests, exit 5, the 4 "not refreshed ... in an earlier load", every
+    # day until their copies were 90 days old)
+    service.broken, service.asked = set(), Counter()
+    code, manifest = _export(tmp_path, 3)
+    assert service.asked == Counter({3: 1, 7: 1, 11: 1, 19: 1})
+    assert manifest["requests_spent"] == {"filters": 0, "icos": 1, "ico": 4}
+    assert code == 0 and manifest["complete"] is True
+    assert manifest["not_refreshed"] == [] and manifest["missing"] == []
+    # day 4: nothing left to ask
+    service.asked = Counter()
+    code, manifest = _export(tmp_path, 4)
+    assert code == 0 and manifest["complete"] is True and service.asked == Counter()
+
+
+@INCOMPLETE
+@STALE
+def test_a_profile_whose_refresh_keeps_failing_is_asked_as_freshness_md_says(service, tmp_path):
+    # freshness.md: "A daily job thus asks a profile that is broken for good on days 1 to 5,
+    # then every few days": its refresh failed on day 2 (1st failed load), the daily plain
+    # runs ask it on days 3-6 (2nd-5th: then it waits 64 hours), not on days 7 and 8, and on
+    # day 9; every day's manifest says its copy not refreshed, with when it is tried again
+    assert _export(tmp_path, 1)[0] == 0
+    service.broken = {5}
+    asked, waits = [], []
+    for day in range(2, 10):
+        service.asked = Counter()
+        code, manifest = _export(tmp_path, day, *(["--refresh", "all"] if day == 2 else []))
+        assert code == EXIT_INCOMPLETE
+        assert manifest["rows"]["icos"] == 20 and manifest["missing"] == []
+        [kept] = manifest["not_refreshed"]
+        assert kept["id"] == 5 and "the profile data for id 5 is" in kept["reason"]
+        asked.append(service.asked[5] > 0)
+        waits.append("tried again from" in kept["reason"])
+        assert set(service.asked) <= ({5} if day > 2 else set(IDS))  # nothing else asked
+    assert asked == [True, True, True, True, True, False, False, True]
+    # from its 2nd failed load on, each run says when it is tried again (not before that)
+    assert waits == [False, True, True, True, True, True, True, True]
