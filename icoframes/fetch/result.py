@@ -145,8 +145,9 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
 
 def _failing_kept(cache: Cache, present: Any, failed: dict[int, str]) -> dict[int, str]:
     """Rows of the result whose copy a fetch failed to replace (its summary or status
-    changed, or it grew old), in this load or an earlier one it did not fetch again (waiting
-    out its backoff, or not wanted again): why, and when it is tried again."""
+    changed, or it grew old, or refresh="all"), in this load or an earlier one it did not
+    fetch again (waiting out its backoff, or left by the budget or a stop: each is wanted
+    again by every load, :func:`.policy.plan_profiles`): why, and when it is tried again."""
     failing = cache.failing_copies()
     ids = failing.index[failing.index.isin(pd.Index(present))]
     return {int(i): (failed[int(i)] if int(i) in failed else
