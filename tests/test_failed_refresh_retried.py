@@ -21,6 +21,7 @@ import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer, json_reply
 from test_days import INCOMPLETE, STALE
+from test_housekeeping import _read_only
 
 import icoframes
 from icoframes.cli import EXIT_INCOMPLETE, main
@@ -31,14 +32,18 @@ DAY1 = dt.datetime(2026, 11, 1, 3, 15, tzinfo=dt.UTC)  # cron's hour
 
 
 class Service:
-    """20 past ICOs; the profiles of ``broken`` are answered ``"data": null`` (counted)."""
+    """20 past ICOs; the profiles of ``broken`` are answered ``"data": null`` (counted, as the
+    list's pages are)."""
 
     def __init__(self):
         self.broken: set[int] = set()
         self.asked: Counter[int] = Counter()
+        self.pages = 0
         self.lock = threading.Lock()
 
     def page(self, h):
+        with self.lock:
+            self.pages += 1
         items = [{"id": i, "main": {"name": f"ICO {i}", "ico_score": "3.0"},
                   "finance": {"raised": str(1000.0 * i)}} for i in IDS]
         json_reply({"total_icos": len(items), "current_page": 1, "total_pages": 1,
@@ -125,3 +130,33 @@ def test_a_profile_whose_refresh_keeps_failing_is_asked_as_freshness_md_says(ser
     assert asked == [True, True, True, True, True, False, False, True]
     # from its 2nd failed load on, each run says when it is tried again (not before that)
     assert waits == [False, True, True, True, True, True, True, True]
+
+
+@INCOMPLETE
+@STALE
+def test_a_read_only_cache_serves_a_copy_whose_refresh_failed_as_not_refreshed(service, tmp_path):
+    # REVF M2: a shared cache filled by a job whose refresh="all" failed for one profile; a
+    # reader's warm load of the cache dir read-only (docs/guide/cache.md: it serves warm and
+    # offline loads) wanted that profile again and raised CacheError "... is read-only here:
+    # nothing can be kept" before any request. It cannot keep a new copy: the kept one is
+    # served, said not refreshed, as before the profile was wanted again in every mode
+    icoframes.load_icos(status="past", progress=False)
+    service.broken = {3}
+    filled = icoframes.load_icos(status="past", progress=False, refresh="all")
+    assert filled.attrs["icoframes"]["not_refreshed"] == [3]
+    service.asked, service.pages = Counter(), 0
+    with _read_only(tmp_path / "cache"):
+        warm = icoframes.load_icos(status="past", progress=False)
+        offline = icoframes.load_icos(status="past", progress=False, offline=True)
+    assert service.asked == Counter() and service.pages == 0
+    for frame in (warm, offline):
+        assert frame["id"].tolist() == IDS and str(frame["id"].dtype) == "int64"
+        assert frame.attrs["icoframes"]["not_refreshed"] == [3]
+        assert frame.attrs["icoframes"]["missing"] == []
+        assert frame.attrs["icoframes"]["complete"] is True  # (every row there: freshness.md)
+    # where it can be kept, the next warm load asks it again (once: it is healthy now)
+    service.broken = set()
+    again = icoframes.load_icos(status="past", progress=False)
+    assert service.asked == Counter({3: 1}) and service.pages == 0
+    assert again.attrs["icoframes"]["not_refreshed"] == []
+    assert again.attrs["icoframes"]["complete"] is True

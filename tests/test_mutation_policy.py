@@ -50,10 +50,10 @@ def _cached(i: int, status: str, *, age: float, state: str = "fetched",
 
 def _plan(listed: list[tuple[int, str]], index: pd.DataFrame | ProfileIndex, *,
           ages: object = PROFILE_MAX_AGE, refresh_all: bool = False,
-          keys: list[str] | None = None) -> dict[int, tuple[str, float]]:
+          keys: list[str] | None = None, retry: bool = True) -> dict[int, tuple[str, float]]:
     frame = pd.DataFrame(listed, columns=["id", "status"])
-    wants = plan_profiles(frame, keys or ["s"] * len(listed), index, now=NOW,
-                          ages=ages, refresh_all=refresh_all)  # type: ignore[arg-type]
+    wants = plan_profiles(frame, keys or ["s"] * len(listed), index, now=NOW, ages=ages,
+                          refresh_all=refresh_all, retry=retry)  # type: ignore[arg-type]
     return {w.id: (w.reason, w.staleness) for w in wants}
 
 
@@ -237,6 +237,23 @@ def test_an_unknown_status_far_from_any_lists_them():
 def _failing(i: int, attempts: int, since: dt.timedelta) -> dict:
     return {"id": i, "status": "past", "summary": "s", "state": "failed",
             "fetched_at": None, "attempts": attempts, "failed_at": NOW - since}
+
+
+@pytest.mark.parametrize("ages", [PROFILE_MAX_AGE, None], ids=["repaged", "cached-list"])
+def test_a_copy_whose_refresh_failed_is_no_want_where_none_could_be_kept(ages):
+    # REVF M2: retry=False (a read-only cache dir): such a copy is wanted as before REVE M2,
+    # when it is stale or changed, not for its failure (served, said not refreshed)
+    index = _index([_failing_copy(1, 1, dt.timedelta(minutes=5)),
+                    _failing_copy(2, 1, dt.timedelta(days=1), summary="old"),
+                    _failing_copy(4, 1, dt.timedelta(days=2), age=1000 * DAY)])
+    listed = [(i, "past") for i in (1, 2, 4, 6)]
+    plan = _plan(listed, index, ages=ages, retry=False)
+    assert plan == ({2: ("changed", 2 * URGENT), 6: ("new", 4 * URGENT)} if ages is None else
+                    {2: ("changed", 2 * URGENT), 4: ("stale", pytest.approx(1000 / 90)),
+                     6: ("new", 4 * URGENT)})
+    assert _plan(listed, index, refresh_all=True, retry=False) == {
+        1: ("all", 3 * URGENT), 2: ("all", 3 * URGENT), 4: ("all", 3 * URGENT),
+        6: ("new", 4 * URGENT)}
 
 
 @pytest.mark.parametrize(("attempts", "since", "asked"), [

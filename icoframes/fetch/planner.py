@@ -14,6 +14,7 @@ had is not requested (:meth:`~icoframes.fetch.paging.ListQuery.still_lists`).
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Protocol
@@ -100,6 +101,7 @@ class ProfilePlan:
         self.planned = 0  # profiles ever wanted
         self._budget_spent = False  # a retry was refused: every request of the budget went
         self._index: ProfileIndex | None = None
+        self._keeps = True  # new copies can be kept (read with the index)
         # the store's version when this load planned; refresh="all": when it began, so that a
         # copy another process kept since (each wants every profile again) is this load's too
         # (REVB M3: ids kept before a load's first page came were fetched again by it)
@@ -151,6 +153,9 @@ class ProfilePlan:
             if not self._refresh_all:
                 self._marker = self._cache.version()
             self._index = ProfileIndex(self._cache.profile_index())
+            # a copy whose refresh failed is wanted again only where a new one can be kept:
+            # a read-only cache dir serves it (said not refreshed) as it serves warm loads
+            self._keeps = os.access(self._cache.dir, os.W_OK)
             # one "now" for every page, read after the index: each page's arrival time made
             # equally stale profiles of a later page staler (a budget picked by arrival
             # times), and a "now" before the index would make what another process fetched
@@ -158,7 +163,7 @@ class ProfilePlan:
             self._now = utcnow()
         wants = plan_profiles(new, summary_keys(new), self._index, now=self._now,
                               ages=self._ages if repaged else None,
-                              refresh_all=self._refresh_all)
+                              refresh_all=self._refresh_all, retry=self._keeps)
         self.planned += len(wants)
         self._wants.extend(wants)
         self._order()

@@ -14,7 +14,8 @@ A profile is (re-)fetched when
   for then: ``refresh="all"`` one day, a healthy service the next): "retry", whether
   the list was paged again or not, as one without a copy is asked again (REVE M2: it
   was asked again only once stale, 90 days for a past ICO, and each export until then
-  said it not refreshed and exited 5).
+  said it not refreshed and exited 5); not where no new copy could be kept (a read-only
+  cache dir serves it, said not refreshed, as it serves warm loads: REVF M2).
 
 An ICO whose profile was not found (error 482) is asked again only when its
 summary or status changes. With a request ``budget``, the most stale go first:
@@ -295,7 +296,7 @@ def due_after(ids: np.ndarray, limit: np.ndarray) -> np.ndarray:
 
 def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | ProfileIndex,
                   *, now: dt.datetime, ages: Mapping[str, dt.timedelta] | None,
-                  refresh_all: bool) -> list[Want]:
+                  refresh_all: bool, retry: bool = True) -> list[Want]:
     """The profiles of ``listed`` to fetch, with why and how stale.
 
     A profile falls due somewhere between half and all of its status's maximum
@@ -313,6 +314,9 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     ages : mapping or None
         Maximum age per status, applied only when the list was paged again
         (``None``: fetch only new, failed and changed profiles).
+    retry : bool, default True
+        A copy whose refresh failed is wanted again ("retry"); False where no new copy
+        could be kept (a read-only cache dir): it is served, said not refreshed.
     """
     view = index if isinstance(index, ProfileIndex) else ProfileIndex(index)
     ids = listed["id"].to_numpy(dtype="int64")
@@ -351,11 +355,11 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     failed_at = pick(view.failed_at, np.nan).astype(float)
     failures = pick(view.attempts, 0).astype("int64")  # since the copy (a copy resets them)
     # a copy a fetch failed to replace since (Cache.failing_copies, each said not refreshed):
-    # out of date, wanted again in every mode, as one without a copy
-    retry = known & ~failed & ~gone & ~changed & ~moved & (failures > 0)
+    # out of date, wanted again in every mode, as one without a copy (where it can be kept)
+    again = known & ~failed & ~gone & ~changed & ~moved & (failures > 0) & retry
     reasons = np.full(n, None, dtype=object)
     reasons[stale] = "stale"
-    reasons[retry] = "retry"
+    reasons[again] = "retry"
     reasons[moved] = "status"
     reasons[changed] = "changed"
     if refresh_all:
