@@ -1,4 +1,4 @@
-"""The probe after a 485 on record, against a real server on 127.0.0.1 (REVD M4, M5).
+"""The probe after a 485 on record, against a real server on 127.0.0.1 (REVD M4, M5, REVI).
 
 After a refusal each call sends its first request alone, the probe, and the others wait for
 its answer (docs/guide/quota.md: "a probe costs one request, at most one per call"):
@@ -6,8 +6,12 @@ its answer (docs/guide/quota.md: "a probe costs one request, at most one per cal
 - M4: a probe that got no answer (an HTML 503, a connection closed before the answer, a
   timeout) let the next request go as another probe, one at a time, each waited for: 25
   probes in a call before the breaker stopped it, a timeout each (12 minutes at the default
-  30 s). Now it ends the call: ``QuotaExceeded`` saying so, the 485 still on record, one
-  request sent; the next call probes again.
+  30 s). Now a probe that timed out ends the call (one request), and so does the third in a
+  row without an answer: ``QuotaExceeded`` saying so, the 485 still on record; the next call
+  probes again.
+- REVI: ending the call at the first probe without an answer (2c1f6b1) made one blip of a
+  service back at work (an HTML 503, a 429 asking to wait) a daily-limit stop after one
+  request. Now the next request probes again: the call fetches everything.
 - M5: the others waited for the probe at most ``_PROBE_WAIT`` (120 s, shorter than the
   allowed ``timeout``), then were refused as if by the service's 485: a slow probe that the
   service then accepted still stopped the load. Now they wait for its answer, however long.
@@ -37,10 +41,11 @@ from icoframes.store import ledger as ledger_module
 NOON = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
 UNANSWERED = (
     "This call's probe (its first request, sent alone) got no answer from the service (it "
-    "timed out or broke off, or came back without the service's JSON, such as an HTML 503 "
-    "page), so the refusal stays on record and the call sent nothing more: the next call "
-    "sends one request first (a probe, costing one request) and goes on if it is accepted, "
-    "so call the same loader again later to fetch only the rest.")
+    "timed out, or it and the next two sent alone each broke off or came back without the "
+    "service's JSON, such as an HTML 503 page), so the refusal stays on record and the call "
+    "sent nothing more: the next call sends one request first (a probe, costing one request) "
+    "and goes on if it is accepted, so call the same loader again later to fetch only the "
+    "rest.")
 
 
 @pytest.fixture
@@ -87,13 +92,15 @@ def _held_until_the_server_stops(h) -> None:
     h.server.owner.stopping.wait(HANG_GUARD)  # past the client's timeout: no answer
 
 
-@pytest.mark.parametrize(("answer", "timeout"), [
-    (html_reply(503, "Service Unavailable"), 30.0),
-    (_closed_unanswered, 30.0),
-    (_held_until_the_server_stops, 0.2),
+@pytest.mark.parametrize(("answer", "timeout", "probes"), [
+    (html_reply(503, "Service Unavailable"), 30.0, 3),
+    (_closed_unanswered, 30.0, 3),
+    (_held_until_the_server_stops, 0.2, 1),
 ], ids=["html-503", "closed", "timed-out"])
-def test_a_probe_that_gets_no_answer_ends_the_call_after_one_request(
-        configured, quick_retries, answer, timeout):
+def test_probes_that_get_no_answer_end_the_call(
+        configured, quick_retries, answer, timeout, probes):
+    """Three in a row without an answer, or one that timed out (a hanging service: a timeout
+    of waiting per call, not one per probe)."""
     profiles = _Profiles()
     with HostileServer({LIST: paged_list(20), PROFILE: profiles}) as srv, \
             time_machine.travel(NOON, tick=True):
@@ -102,11 +109,11 @@ def test_a_probe_that_gets_no_answer_ends_the_call_after_one_request(
         configured(srv, max_workers=4, timeout=timeout)
         with pytest.raises(QuotaExceeded) as caught:
             icoframes.load_icos(status="past", progress=False)
-        # one request: the probe (on main each request after it probed again, one at a time,
-        # until the breaker stopped the call: ServiceUnavailable after 30 or so)
-        assert dict(srv.hits) == {LIST: 1, PROFILE: 5}
+        # the probes, one at a time (on 9ad5469 each request after them probed again, one at a
+        # time, until the breaker stopped the call: ServiceUnavailable after 30 or so)
+        assert dict(srv.hits) == {LIST: 1, PROFILE: 4 + probes}
         quota = icoframes.cache_info().quota
-        assert (quota.sent, quota.refused_after) == (6, 5)  # counted; the 485 still on record
+        assert (quota.sent, quota.refused_after) == (5 + probes, 5)  # counted; 485 on record
         assert quota.refused_at is not None
         stop = caught.value
         assert (stop.code, stop.remaining) == (485, 17)
@@ -114,16 +121,47 @@ def test_a_probe_that_gets_no_answer_ends_the_call_after_one_request(
                                     "(error 485) was reached at 12:00 UTC, after 5 requests")
         assert str(stop).endswith(UNANSWERED), str(stop)
         cause = str(stop.__cause__)
-        assert cause.endswith("; this call's probe (its first request since) got no answer, "
-                              "so the refusal stays on record and the call sends nothing more")
+        assert cause.endswith("; this call's probe (its first request since, sent alone) "
+                              "timed out, or 3 in a row got no answer, so the refusal stays "
+                              "on record and the call sends nothing more")
         # the next call probes again: accepted, it goes on and fetches the rest
         profiles.then = _profile
         configured(srv, max_workers=4)  # (the default timeout: only the probe was to time out)
         frame = icoframes.load_icos(status="past", progress=False)
         assert len(frame) == 20 and frame["id"].tolist() == list(range(1, 21))
-        assert dict(srv.hits) == {LIST: 1, PROFILE: 22}
+        assert dict(srv.hits) == {LIST: 1, PROFILE: 21 + probes}
         quota = icoframes.cache_info().quota
-        assert (quota.sent, quota.refused_at, quota.refused_after) == (23, None, None)
+        assert (quota.sent, quota.refused_at, quota.refused_after) == (22 + probes, None, None)
+
+
+def _asked_to_wait(h) -> None:  # the service is up, its error field text, not a code
+    h.send_bytes(429, b'{"error": "slow down"}', {"Retry-After": "0"})
+
+
+@pytest.mark.parametrize(("blips", "answer"), [
+    (1, html_reply(503, "Service Unavailable")),
+    (2, _closed_unanswered),
+    (1, _asked_to_wait),
+    (4, _asked_to_wait),
+], ids=["html-503", "closed-twice", "429", "429-4-times"])
+def test_a_service_back_whose_first_answers_fail_is_probed_again_and_fetched(
+        configured, quick_retries, blips, answer):
+    """REVI: one failure of the probe (2c1f6b1: QuotaExceeded after 1 request, the refusal
+    kept; 9ad5469: 18 requests, 20 rows) ended the call; an ask to wait (HTTP 429 with a
+    Retry-After) is an answer, never counted among the probes without one."""
+    profiles = _Profiles()
+    with HostileServer({LIST: paged_list(20), PROFILE: profiles}) as srv, \
+            time_machine.travel(NOON, tick=True):
+        _refused(srv, configured)
+        failures = iter([answer] * blips)
+        profiles.then = lambda h: next(failures, _profile)(h)
+        configured(srv, max_workers=4)
+        frame = icoframes.load_icos(status="past", progress=False)
+        assert len(frame) == 20 and frame["id"].tolist() == list(range(1, 21))
+        assert frame["name"].tolist() == [f"P{i}" for i in range(1, 21)]
+        assert dict(srv.hits) == {LIST: 1, PROFILE: 4 + blips + 17}  # each failure, then 17
+        quota = icoframes.cache_info().quota
+        assert (quota.sent, quota.refused_at, quota.refused_after) == (22 + blips, None, None)
 
 
 def _waiting_for_the_probe(waiting: threading.Event):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -156,15 +157,13 @@ class Client:
         private_key = private_key if isinstance(private_key, Secret) else Secret(private_key)
         # read as configure(base_url=) reads it (Client(base_url=<key>) was taken, repr shown)
         base_url = RedactedURL(check_setting("base_url", base_url))
-        self.__private_key, self.base_url = private_key, base_url
-        self.public_key = public_key
+        self.__private_key, self.base_url, self.public_key = private_key, base_url, public_key
         self.timeout = _read("timeout", readers.seconds, timeout)
         self.max_response_bytes = _read("max_response_bytes", readers.response_bytes,
                                         max_response_bytes)
         pool_size = _read("pool_size", readers.integer(1, MAX_POOL_SIZE), pool_size)
         self.retry = retry or RetryPolicy()
-        self._on_request = on_request
-        self._budget = budget
+        self._on_request, self._budget = on_request, budget
         self.control = control if control is not None else LoadControl()
         self._attempts, self._sent, self._responses = (Counter(tuple(ENDPOINTS)) for _ in range(3))
         # requests never sees the user information: it is each request's auth (after the
@@ -349,8 +348,8 @@ class Client:
         try:
             self.control.check()  # the load stopped while it waited for its booking: not sent
             self._attempts.add(endpoint)
-            outcome = "no_answer"  # sent (maybe counted) unless it never left
             with deadline(self.timeout, self.control) as limit:
+                outcome = "no_answer"  # sent (maybe counted) unless it never left
                 timeout = (min(5.0, self.timeout), self.timeout)
                 # each failure is made in its handler, raised after it: raised in it, it would
                 # keep the error it replaces as its __context__ (``from None`` only hides it),
@@ -406,7 +405,11 @@ class Client:
             if isinstance(decoded, dict) and (status < 500 or code is not None) and (
                     malformed is None):
                 outcome = code  # the service's own answer
+            elif status in WAIT_STATUSES and "Retry-After" in response.headers:
+                outcome = "asked_wait"  # no code, but the service is up: it asks to wait
         finally:
+            if outcome == "no_answer" and time.monotonic() >= limit.until:
+                outcome = "timed_out"  # its whole timeout waited (a probe so ends the call)
             if outcome != "not_sent":
                 self._sent.add(endpoint)
             if self._budget is not None:

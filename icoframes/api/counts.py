@@ -38,8 +38,9 @@ class Counter:
 class Budget(Protocol):
     """A request ledger: ``take`` books (or refuses) before sending; ``settle`` hears what
     became of it: ``"not_sent"`` (it never left, or the load stopped while it waited for
-    its booking), ``"no_answer"`` (sent, so it counts) or the service's answer (its error
-    code; None for none)."""
+    its booking) or, sent, so it counts: ``"no_answer"``, ``"timed_out"`` (its whole
+    ``timeout`` waited), ``"asked_wait"`` (HTTP 429 or 503 with ``Retry-After``, no code) or
+    the service's answer (its error code; None for none)."""
 
     def take(self, endpoint: str) -> None: ...
 

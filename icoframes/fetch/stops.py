@@ -155,8 +155,9 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     ``unread``: the ledger could not be read or written then (``state`` holds this call's
     own requests, so the count is said as a lower bound, and the error with it).
     ``unrecorded``: the ledger could not record the 485 (the next call may not know of
-    it). ``unanswered``: this call's probe, sent after a 485 on record, got no answer (the
-    refusal stays). ``lost``: what arrived could not all be kept (the cache's error, said). ``left``
+    it). ``unanswered``: this call's probe, sent after a 485 on record, got no answer (it
+    timed out, or :data:`~icoframes.store.ledger.PROBES_UNANSWERED` in a row; the refusal
+    stays). ``lost``: what arrived could not all be kept (the cache's error, said). ``left``
     counts the ``failed`` ones (this call's failures: a later call asks them again)."""
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
     if failed:
@@ -192,11 +193,12 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                         "stopped: call the same loader again now to fetch only the rest.")
         if unanswered:  # (not before quota_reset: the refusal came before this day's reset)
             then = ("This call's probe (its first request, sent alone) got no answer from the "
-                    "service (it timed out or broke off, or came back without the service's "
-                    "JSON, such as an HTML 503 page), so the refusal stays on record and the "
-                    "call sent nothing more: the next call sends one request first (a probe, "
-                    "costing one request) and goes on if it is accepted, so call the same "
-                    "loader again later to fetch only the rest.")
+                    "service (it timed out, or it and the next two sent alone each broke off "
+                    "or came back without the service's JSON, such as an HTML 503 page), so "
+                    "the refusal stays on record and the call sent nothing more: the next "
+                    "call sends one request first (a probe, costing one request) and goes on "
+                    "if it is accepted, so call the same loader again later to fetch only the "
+                    "rest.")
         if unrecorded:
             then = ("The ledger could not record this refusal, so the next call may not know "
                     "of it and send several requests (not one probe) before the service "

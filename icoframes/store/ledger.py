@@ -7,8 +7,8 @@ row per service and public key (only a hash of them is written); the rules are i
 hard cap, booked with one conditional statement, so the processes sharing the cache dir
 never send one request over it; the day counted is stored and never goes back; a 485
 is recorded as the service's refusal, after which each call may send one probe (its
-first request alone; one that gets no answer ends the call's requests too), or, with
-``quota_reset``, nothing before that time.
+first request alone; one that times out, or the third in a row that gets no answer, ends
+the call's requests too), or, with ``quota_reset``, nothing before that time.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ..files import utcnow
 from ..numerals import INT64_MAX, as_integer, bounds, did_you_mean_number
 from .db import InDatabase, from_ms, ms
 
-__all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "LedgerState", "QuotaLedger"]
+__all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "PROBES_UNANSWERED", "LedgerState", "QuotaLedger"]
 
 LEDGER_FOLDER: Final = "quota"
 LEDGER_NAME: Final = "ledger.sqlite3"
@@ -49,6 +49,15 @@ _BOOK = ("INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
          "ON CONFLICT (key) DO UPDATE SET "
          "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
          "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3")
+#: Probes of one call that may get no answer (a connection cut, a proxy's HTML 503) before
+#: the call stops: one such failure is a blip of a service back at work, retried as any
+#: (REVI); every one more probe, waited for alone. One that timed out ends the call at once
+#: (REVD M4: a hanging service costs one ``timeout`` of waiting, not one per probe).
+PROBES_UNANSWERED: Final = 3
+#: What :meth:`QuotaLedger.settle` hears of a request that was sent and tells nothing of the
+#: allowance: no answer, its deadline passed, or an ask to wait (HTTP 429 or 503 with a
+#: ``Retry-After`` but no error code: the service is up, a probe may follow after the wait).
+_NOTHING_LEARNT = frozenset({"no_answer", "timed_out", "asked_wait"})
 
 
 @dataclass(frozen=True)
@@ -104,8 +113,10 @@ class QuotaLedger(InDatabase):
         self.limit = number  # 0: nothing is sent
         self.reset = reset
         # the probe of this call: None (none yet), "open" (sent, awaiting its answer), "done"
-        # (refused: this call's 485), "unanswered" (sent, no answer: the refusal stays)
+        # (refused: this call's 485), "unanswered" (no answer: it timed out, or the
+        # PROBES_UNANSWERED-th without one; the refusal stays), counting those without one
         self._probe: str | None = None
+        self._unanswered = 0
         # per thread: a refusal was on record when this thread booked its request, its
         # call's probe (the client books and settles each request on one thread); only the
         # probe's answer tells whether the allowance is back: one booked before the refusal
@@ -193,7 +204,8 @@ class QuotaLedger(InDatabase):
 
     @property
     def probe_unanswered(self) -> bool:
-        """This call's probe got no answer: the call sends nothing more, the 485 is kept."""
+        """This call's probe got no answer (it timed out, or :data:`PROBES_UNANSWERED` in a
+        row did not come back): the call sends nothing more, the 485 is kept."""
         return self._probe == "unanswered"
 
     def _service_refused(self, at: int, after: int | CacheError | None, endpoint: str,
@@ -204,8 +216,9 @@ class QuotaLedger(InDatabase):
                  f"; it resets at {self.reset:%H:%M} UTC (the quota_reset setting): no request "
                  f"is sent before {self.next_reset(now):%Y-%m-%d %H:%M} UTC")
         if unanswered:
-            until = ("; this call's probe (its first request since) got no answer, so the "
-                     "refusal stays on record and the call sends nothing more")
+            until = ("; this call's probe (its first request since, sent alone) timed out, or "
+                     f"{PROBES_UNANSWERED} in a row got no answer, so the refusal stays on "
+                     "record and the call sends nothing more")
         count = (f"after {after} requests sent that day with this key from this cache dir"
                  if not isinstance(after, CacheError) else
                  f"which the quota ledger could not record ({after})")
@@ -216,13 +229,15 @@ class QuotaLedger(InDatabase):
     def settle(self, outcome: str | int | None) -> None:
         """What became of a booked request (of any endpoint: each counts alike):
         ``"not_sent"`` (it never left: handed back; a probe so lets the next request probe),
-        ``"no_answer"`` (sent, so it counts; a probe so learnt nothing, and ends the call's
-        requests: each would be one more probe, waited for in turn) or the service's answer,
-        its error code (None for none): a 485 is recorded as its refusal, any other answer
-        to the probe clears it (the allowance is back; a request booked before the refusal
-        tells nothing of it). Called on the thread that booked the request (:meth:`take`),
-        after it. A 485 it cannot record still ends this call's requests: its
-        :class:`~icoframes.errors.CacheError` is raised after the waiting ones are woken."""
+        ``"no_answer"``, ``"timed_out"`` or ``"asked_wait"`` (sent, so it counts; a probe so
+        learnt nothing: the next request probes again, but a probe that timed out, or the
+        :data:`PROBES_UNANSWERED`-th with no answer, ends the call's requests, each one more
+        probe waited for in turn) or the service's answer, its error code (None for none):
+        a 485 is recorded as its refusal, any other answer to the probe clears it (the
+        allowance is back; a request booked before the refusal tells nothing of it). Called
+        on the thread that booked the request (:meth:`take`), after it. A 485 it cannot
+        record still ends this call's requests: its :class:`~icoframes.errors.CacheError` is
+        raised after the waiting ones are woken."""
         probe, self._booked.refused = getattr(self._booked, "refused", False), False
         if outcome == 485:
             self._refused_now()
@@ -231,14 +246,16 @@ class QuotaLedger(InDatabase):
             if outcome == "not_sent":
                 self._rows("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?", self.key,
                            write=True)
-            elif outcome != "no_answer" and probe:
+            elif outcome not in _NOTHING_LEARNT and probe:
                 self._rows("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
                            "WHERE key = ?", self.key, write=True)
         finally:
             if probe:  # (another request's answer tells nothing of the probe's: no wake-up)
-                with self._cond:  # the probe answered (go on), never left (the next one
-                    if self._probe == "open":  # probes) or got no answer (the call stops)
-                        self._probe = "unanswered" if outcome == "no_answer" else None
+                with self._cond:  # the probe answered (go on), or not, or never left (the
+                    if self._probe == "open":  # next one probes), or no more probes (stop)
+                        self._unanswered += outcome in ("no_answer", "timed_out")
+                        self._probe = ("unanswered" if outcome == "timed_out"
+                                       or self._unanswered >= PROBES_UNANSWERED else None)
                     self._cond.notify_all()
 
     def _refused_now(self) -> None:
