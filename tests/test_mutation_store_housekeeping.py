@@ -443,3 +443,20 @@ def test_a_users_files_in_the_tables_folder_or_named_like_the_database_stay(tmp_
     for path in (*theirs, tables / "myproj"):  # moved away: the next clear removes the
         path.rename(tmp_path / f"{path.name}-moved")  # folder, named once
     assert clear_all(tmp_path).removed == [str(folder)] and not folder.exists()
+
+
+def test_prune_removes_leftovers_only_where_the_cache_writes_them(tmp_path):
+    # in a folder still in use, prune removed any old ".*.tmp" and "*.corrupt" anywhere
+    # under it: a user's mine/.draft.tmp, tables/myproj/.x.tmp, notes.txt.corrupt
+    folder = tmp_path / "svc"
+    _file(folder / "cache.sqlite3", 1, dt.timedelta(0))  # used now: the folder stays
+    ours = [_file(folder / name, 2, 40 * DAY) for name in (
+        ".cache.sqlite3.0a1b.tmp", "cache.sqlite3.corrupt", "cache.sqlite3-wal.corrupt",
+        "tables/.icos.parquet.0a1b.tmp")]
+    theirs = [_file(folder / name, 3, 40 * DAY) for name in (
+        "mine/.draft.tmp", "mine/photo.corrupt", "tables/myproj/.x.tmp", "notes.txt.corrupt")]
+    with time_machine.travel(NOW, tick=False):
+        report = prune(tmp_path, DAY, now=NOW)
+    assert sorted(report.removed) == sorted(map(str, ours))
+    assert [path.exists() for path in theirs] == [True] * 4
+    assert report.freed_bytes == 2 * len(ours)

@@ -308,14 +308,22 @@ def remove_folder(folder: str | os.PathLike[str], *,
 
 
 def _remove_leftovers(folder: Path, report: CacheReport, *, older_than: dt.timedelta,
-                      now: dt.datetime, recurse: bool = True) -> None:
+                      now: dt.datetime, recurse: bool = True, service: bool = False) -> None:
     """Temporary files older than ``older_than`` and :data:`TEMP_GRACE`; ``*.corrupt``
-    files older than ``older_than``."""
-    for path, found in list(_files(folder, recurse=recurse)):
-        age = now - dt.datetime.fromtimestamp(found.st_mtime, dt.UTC)
+    files older than ``older_than``. In a ``service`` folder only where the cache writes
+    them: at its top (a ``*.corrupt`` of its own files) and in ``tables/``; a user's
+    ``mine/.draft.tmp`` or ``notes.txt.corrupt`` is theirs (they were removed)."""
+    tables = folder / TABLES_DIR
+    found = list(_files(folder, recurse=recurse and not service))
+    if service and tables.is_dir() and not tables.is_symlink():  # never its folders
+        found += [(path, info) for path, info in _files(tables, recurse=False)
+                  if path.name.endswith(".tmp")]
+    for path, info in found:
+        age = now - dt.datetime.fromtimestamp(info.st_mtime, dt.UTC)
         if (age > max(older_than, TEMP_GRACE) if _matches(path.name, _TEMPORARY)
-                else age > older_than and path.name.endswith(".corrupt")):
-            report._remove(path, found.st_size)
+                else age > older_than and path.name.endswith(".corrupt")
+                and (not service or _is_cache_entry(path.name))):
+            report._remove(path, info.st_size)
 
 
 def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.timedelta,
@@ -333,7 +341,8 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
             with locked(folder.path / LOCK_NAME):
                 dropped = Cache(root, folder.name).drop_lists(fetched_before=unused_before)
                 report.removed += [f"{folder.path / DB_NAME}#lists/{key}" for key in dropped]
-                _remove_leftovers(folder.path, report, older_than=older_than, now=now)
+                _remove_leftovers(folder.path, report, older_than=older_than, now=now,
+                                  service=True)
         except OSError as exc:
             report._skip(folder.path, exc.strerror or str(exc))
     for top in (root, root / LEDGER_FOLDER):
