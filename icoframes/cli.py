@@ -207,8 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "than --max-age); changed: re-page and re-fetch changed "
                              "profiles; all: re-fetch everything (default: none)")
     # Python's refresh=True/False typed as words: the choice it is (as refresh='changed' is)
-    refresh.synonyms = dict.fromkeys(  # type: ignore[attr-defined]
-        ("true", "yes", "on"), "changed") | dict.fromkeys(("false", "no", "off"), "none")
+    refresh.synonyms = (  # type: ignore[attr-defined]
+        dict.fromkeys(("true", "yes", "on", "1"), "changed")
+        | dict.fromkeys(("false", "no", "off", "0"), "none"))
     export.add_argument("--max-age", action=_Once, type=SECONDS, default=86400.0,
                         metavar="SECONDS",
                         help="re-page cached lists older than this (default: one day); "

@@ -81,6 +81,12 @@ def test_with_out_given_the_export_usage_is_printed(tmp_path, capsys):
     (["export", "--out", "o", "--refresh", "False"], "icoframes export",
      "argument --refresh: invalid choice: 'False' (choose from 'none', 'changed', 'all'); "
      "did you mean 'none'?"),
+    (["export", "--out", "o", "--refresh", "1"], "icoframes export",  # REVI L4: none
+     "argument --refresh: invalid choice: '1' (choose from 'none', 'changed', 'all'); "
+     "did you mean 'changed'?"),
+    (["export", "--out", "o", "--refresh", "0"], "icoframes export",
+     "argument --refresh: invalid choice: '0' (choose from 'none', 'changed', 'all'); "
+     "did you mean 'none'?"),
     (["exprot"], "icoframes", "argument COMMAND: invalid choice: 'exprot' (choose from "
      "'export', 'sandbox', 'demo', 'cache'); did you mean 'export'?"),
     (["cache", "sho"], "icoframes cache", "argument action: invalid choice: 'sho' (choose "
