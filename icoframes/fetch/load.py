@@ -53,7 +53,7 @@ __all__ = ["Load"]
 _WAIT_POLL = 0.2  # how often a load waiting for profiles claimed elsewhere looks for them
 # Requests in flight at a stop get this long; at the limit's or the ledger's, each is waited for.
 _GRACE = 2.0
-# the max age of the filter set names are checked on: the default (no age given: offline too)
+# the max age of the filter set names are checked on: the default (offline takes it too)
 _FILTER_SET_AGE = DEFAULT_MAX_AGE
 
 

@@ -111,8 +111,8 @@ class Want:
         return self.reason == "failed" or self.failed_at is not None
 
 
-#: The default ``max_age`` (a day), this very object: a load given no ``max_age`` passes it,
-#: so that ``offline=True`` tells it from one given (:func:`load_ages`).
+#: The default ``max_age`` (a day): ``offline=True`` takes it, and any age equal to it (a day
+#: written ``86400``: the same argument), refusing other ages (:func:`load_ages`).
 DEFAULT_MAX_AGE: Final = dt.timedelta(days=1)
 
 
@@ -127,8 +127,8 @@ def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
               offline: bool = False) -> tuple[dt.timedelta | None, dict[str, dt.timedelta]]:
     """A load's ``max_age`` (:func:`age_limit`) and ``profile_max_age``
     (:func:`profile_max_age`), refused with ``offline=True`` when an argument asks the
-    service again: ``refresh`` True or ``"all"``, a ``max_age`` given (not
-    :data:`DEFAULT_MAX_AGE` itself, nor None: a cached list older than it is paged again)
+    service again: ``refresh`` True or ``"all"``, a ``max_age`` given (not one equal to
+    :data:`DEFAULT_MAX_AGE`, nor None: a cached list older than it is paged again)
     or a ``profile_max_age`` given (a profile older than it is fetched again). Offline won
     over them silently: the cached rows came back as if fetched again, said complete, and
     ``max_age=1`` on rows of three days too (review REVE L3)."""
@@ -136,7 +136,7 @@ def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
     asks = [f"refresh={refresh!r}" if isinstance(refresh, str) else "refresh=True"] * bool(
         refresh)
     ages_given = []  # an age given is a wish to ask the service for what is older: any age
-    if limit is not None and max_age is not DEFAULT_MAX_AGE:
+    if limit is not None and limit != DEFAULT_MAX_AGE:  # a day, however written: the default
         ages_given.append(f"max_age={limit.total_seconds():g}")
     if profile_ages is not None:  # the statuses it names, by age ({} names none)
         named = ([str(status).strip().lower() for status in profile_ages]
