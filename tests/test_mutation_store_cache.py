@@ -24,6 +24,7 @@ import time_machine
 from icoframes import sandbox
 from icoframes.errors import CacheError, CacheWarning
 from icoframes.parse.lists import filters_frame, list_frame
+from icoframes.store import cache as cache_module
 from icoframes.store.cache import (
     FILTER_SET,
     Cache,
@@ -279,6 +280,33 @@ def test_a_kept_frame_is_read_as_it_was_kept_never_parsed_again(cache):
     kept = cache.read_filters()
     assert kept is not None and "items" not in kept.meta
     pd.testing.assert_frame_equal(kept.frame, filters)
+
+
+def test_a_frame_is_decoded_once_for_its_bytes_and_every_read_gets_its_own(cache,
+                                                                          monkeypatch):
+    """A load answered from the cache reads every list cached since its source, each load:
+    the frame decoded is kept for the bytes it was decoded from. A read changed in place by
+    its caller changes no later read; a list kept again under its key reads as kept now."""
+    decoded: list[str] = []
+    decode = cache_module.frame_from_arrow
+    monkeypatch.setattr(cache_module, "frame_from_arrow",
+                        lambda schema, *a, **k: decoded.append(schema.name) or decode(schema, *a,
+                                                                                      **k))
+    items = _items()
+    first = list_frame(items, status="past")
+    cache.write_list({"status": "past"}, items, first, total_icos=3)
+    read = cache.read_list({"status": "past"})
+    assert read is not None and decoded == ["list"]
+    read.frame.loc[0, "name"] = "Changed"
+    again = cache.read_list({"status": "past"})
+    assert again is not None and decoded == ["list"]  # not decoded again
+    pd.testing.assert_frame_equal(again.frame, first)
+    second = first.copy()
+    second.loc[1, "name"] = "Renamed"
+    cache.write_list({"status": "past"}, items, second, total_icos=3)
+    now = cache.read_list({"status": "past"})
+    assert now is not None and decoded == ["list", "list"]
+    pd.testing.assert_frame_equal(now.frame, second)
 
 
 def test_text_is_kept_unescaped_and_a_lists_key_stays_the_same_across_versions(cache):

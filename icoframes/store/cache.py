@@ -18,6 +18,8 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +67,29 @@ _INDEX = ("status", "summary", "fetched_at", "state", "reason", "attempts", "fai
 _COPIES = pa.schema([pa.field(name, kind) for name, kind in (
     ("id", pa.int64()), ("state", pa.string()), ("status", pa.string()), ("summary", pa.string()),
     ("fetched_at", pa.timestamp("ms", tz="UTC")), ("raw", pa.string()), ("version", pa.int64()))])
+
+
+#: Frames decoded from stored answers, by schema, database and key, with the digest of the
+#: bytes each was decoded from (used again for those very bytes only, as a copy): a load
+#: answered from the cache reads every list cached since its source, on each load.
+_DECODED: OrderedDict[tuple[str, str, str], tuple[bytes, pd.DataFrame]] = OrderedDict()
+_DECODED_ROWS = 200_000  # at most, over all the frames kept (the least recently read go)
+_decoded_lock = threading.Lock()
+
+
+def _decoded(schema: TableSchema, where: str, key: str, frame: bytes) -> pd.DataFrame:
+    """The stored ``frame`` (Arrow IPC bytes) of ``key`` as a frame of ``schema``."""
+    at, digest = (schema.name, where, key), hashlib.blake2b(frame, digest_size=16).digest()
+    with _decoded_lock:
+        if (kept := _DECODED.get(at)) is not None and kept[0] == digest:
+            _DECODED.move_to_end(at)
+            return kept[1].copy()  # (deep: the caller may change its frame in place)
+    table = frame_from_arrow(schema, pa.ipc.open_stream(frame).read_all(), source=where)
+    with _decoded_lock:
+        _DECODED[at] = (digest, table.copy())
+        while sum(len(t) for _, t in _DECODED.values()) > _DECODED_ROWS and len(_DECODED) > 1:
+            _DECODED.popitem(last=False)
+    return table
 
 
 def _utf8(text: str | None) -> str | None:
@@ -285,8 +310,7 @@ class Cache(InDatabase):
         try:
             params, table = json.loads(params), None
             with contextlib.suppress(pa.ArrowException, ValueError, TypeError):
-                table = frame_from_arrow(schema, pa.ipc.open_stream(frame).read_all(),
-                                         source=str(self.path))
+                table = _decoded(schema, str(self.path), key, frame)
             if table is None or items is None:  # the raw read here: parsed, or counted
                 raw = json.loads(text)
                 items = len(raw) if isinstance(raw, list) else None
