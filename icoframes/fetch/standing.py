@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,16 @@ class CachedList:
     listing: pd.DataFrame
     fetched_at: dt.datetime
     complete: bool
+    kept: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+
+    def shown_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Its ids, summary keys and statuses (read once: every candidate of a load that it
+        was cached since checks them)."""
+        if not self.kept:
+            self.kept.update(ids=self.listing["id"].to_numpy(dtype="int64"),
+                             keys=np.asarray(summary_keys(self.listing), dtype=object),
+                             status=self.listing["status"].astype(object).to_numpy())
+        return self.kept["ids"], self.kept["keys"], self.kept["status"]
 
 
 #: Reads the tidy rows of some ids: ``(icos, problems)`` (problems as in ``Tables``).
@@ -67,7 +77,14 @@ def unready(listing: pd.DataFrame, index: pd.DataFrame) -> np.ndarray:
     would fetch, since a profile waiting out its backoff is not due and yet its copy
     is out of date (it would decide filters by old values).
     """
-    ids = listing["id"].to_numpy(dtype="int64")
+    return _unready(_copies(listing["id"].to_numpy(dtype="int64"), index),
+                    listing["status"].astype(object).to_numpy(),
+                    np.asarray(summary_keys(listing), dtype=object))
+
+
+def _copies(ids: np.ndarray, index: pd.DataFrame) -> dict[str, np.ndarray]:
+    """What the index says of each id's copy: ``status``, ``summary``, ``state``,
+    ``attempts`` and whether it is ``known``."""
     kept = index.reindex(ids)
 
     def column(name: str) -> np.ndarray:
@@ -81,14 +98,20 @@ def unready(listing: pd.DataFrame, index: pd.DataFrame) -> np.ndarray:
         ["fetched" if k else None for k in known], dtype=object)
     attempts = (kept["attempts"].fillna(0).to_numpy(dtype="int64") if "attempts" in kept
                 else np.zeros(len(ids), dtype="int64"))
-    why = np.full(len(ids), None, dtype=object)
-    listed = listing["status"].astype(object).to_numpy()
-    why[column("status") != listed] = "status (the list shows another status than its copy's)"
-    why[column("summary") != np.asarray(summary_keys(listing), dtype=object)] = (
-        "changed (the list shows another summary than its copy's)")
-    why[attempts > 0] = "failed since its copy (its copy is kept, out of date)"
-    why[~np.isin(state, ["fetched", "gone"])] = "failed"
-    why[~known] = "new"
+    return {"status": column("status"), "summary": column("summary"), "state": state,
+            "attempts": attempts, "known": known}
+
+
+def _unready(copies: Mapping[str, np.ndarray], listed: np.ndarray, keys: np.ndarray
+             ) -> np.ndarray:
+    """:func:`unready` of rows a list shows with the statuses ``listed`` and the summary
+    ``keys``, whose copies are ``copies``."""
+    why = np.full(len(listed), None, dtype=object)
+    why[copies["status"] != listed] = "status (the list shows another status than its copy's)"
+    why[copies["summary"] != keys] = "changed (the list shows another summary than its copy's)"
+    why[copies["attempts"] > 0] = "failed since its copy (its copy is kept, out of date)"
+    why[~np.isin(copies["state"], ["fetched", "gone"])] = "failed"
+    why[~copies["known"]] = "new"
     return why
 
 
@@ -144,19 +167,19 @@ def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequenc
     each filter of theirs is judged once over them, not once per list.
     """
     mine = candidate.listing
-    ids = mine["id"].to_numpy(dtype="int64")
-    summary = dict(zip(ids.tolist(), summary_keys(mine), strict=True))
-    status = dict(zip(ids.tolist(), mine["status"].astype(object).tolist(), strict=True))
+    ids, mine_keys, mine_status = candidate.shown_rows()
+    summary = dict(zip(ids.tolist(), mine_keys.tolist(), strict=True))
+    status = dict(zip(ids.tolist(), mine_status.tolist(), strict=True))
     of_status = candidate.params.get("status")
     limit = None if ages is None else ages.get(str(of_status))
+    lacked: _Lacked | None = None  # every row of a list since that the candidate lacks
     for other in sorted(since, key=lambda c: c.fetched_at, reverse=True):
         named = f"{shown(other.params)} of {other.fetched_at:%Y-%m-%d %H:%M} UTC"
-        held = other.listing["id"].to_numpy(dtype="int64")
+        held, keys, listed = other.shown_rows()
         inside = np.isin(held, ids)
-        theirs = other.listing if inside.all() else other.listing[inside]  # all: not copied
-        for ico_id, key, listed in zip(theirs["id"].tolist(), summary_keys(theirs),
-                                       theirs["status"].astype(object).tolist(), strict=True):
-            if key != summary[ico_id] or (isinstance(listed, str) and listed != status[ico_id]):
+        for ico_id, key, shows in zip(held[inside].tolist(), keys[inside].tolist(),
+                                      listed[inside].tolist(), strict=True):
+            if key != summary[ico_id] or (isinstance(shows, str) and shows != status[ico_id]):
                 return f"{named} shows id {ico_id} with another summary or status since"
         if other.params.get("status") != of_status:
             continue
@@ -168,16 +191,43 @@ def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequenc
             if len(left):
                 return f"{named} lacks id {ids[left[0]]}: it left the list since"
         if not inside.all():
-            joined = other.listing[~inside]
-            codes = judge(residual(query, other.params), rows_of(joined, read_rows),
-                          filter_set)[0]
-            codes[(unready(joined, index) != None)  # noqa: E711 (element-wise)
-                  | _older(joined, index, now, limit)] = UNDECIDED
+            filters = residual(query, other.params)
+            # read once for all the lists since, each row's copy and verdicts (judged once
+            # per filter): a load answered after many queries checks each of them
+            lacked = lacked or _Lacked.of(ids, since, read_rows, index, now, limit)
+            at = pd.Index(lacked.rows.ids).get_indexer(held[~inside])
+            if "ico_score" in filters:  # judged by the score this list shows: its rows alone
+                codes = judge(filters, rows_of(other.listing[~inside], read_rows),
+                              filter_set)[0]
+            else:
+                codes = judge(filters, lacked.rows, filter_set)[0][at]
+            copies = {name: values[at] for name, values in lacked.copies.items()}
+            codes[(_unready(copies, listed[~inside], keys[~inside]) != None)  # noqa: E711
+                  | lacked.older[at]] = UNDECIDED
             maybe = np.flatnonzero(codes != OUT)
             if len(maybe):
-                return (f"{named} holds id {joined['id'].iloc[maybe[0]]}, which it lacks and "
+                return (f"{named} holds id {held[~inside][maybe[0]]}, which it lacks and "
                         "the query may match: it joined the list since")
     return None
+
+
+@dataclass(frozen=True)
+class _Lacked:
+    """The rows of lists since a candidate that it lacks, each once: what the filters read
+    (no score shown: two lists may show two), the index's word on their copies, and which
+    copies are older than the status's ``profile_max_age``."""
+
+    rows: Rows
+    copies: Mapping[str, np.ndarray]
+    older: np.ndarray
+
+    @classmethod
+    def of(cls, ids: np.ndarray, since: Sequence[CachedList], read_rows: RowReader,
+           index: pd.DataFrame, now: dt.datetime, limit: dt.timedelta | None) -> _Lacked:
+        held = np.concatenate([other.shown_rows()[0] for other in since])
+        lacked = np.setdiff1d(held, ids)
+        return cls(Rows.of(lacked, *read_rows(lacked)), _copies(lacked, index),
+                   _older(pd.DataFrame({"id": lacked}), index, now, limit))
 
 
 def rows_of(listing: pd.DataFrame, read_rows: RowReader) -> Rows:
