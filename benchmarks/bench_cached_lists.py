@@ -5,8 +5,8 @@ its rows are not the service's now (:func:`icoframes.fetch.standing.contradicted
 list cached since is checked, so a session that has run many queries (a notebook, the
 local query tests) pays for each of them on every load answered from the cache. Up to
 commit 9ad5469 each list checked re-read the derived tables and judged its filters on
-freshly aligned rows (about 48 ms a list on 300 ICOs): the cost of one load grew with the
-lists cached, that of a session with their square.
+freshly aligned rows (50–120 ms a list on 300 ICOs on a loaded 2-core machine): the cost
+of one load grew with the lists cached, that of a session with their square.
 
 ``python -m benchmarks --only cachedlists`` (or ``python -m benchmarks.bench_cached_lists``)
 checks the baseline commit (default ``9ad5469``) out in a temporary git worktree and
