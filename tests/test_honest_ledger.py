@@ -159,7 +159,8 @@ def test_requests_cut_by_a_signal_count(tmp_path, sig, code, one_ledger_day):
 # -- timeouts after sending ---------------------------------------------------------------
 
 
-def test_requests_timed_out_after_sending_count_and_the_cap_holds(tmp_path, configured):
+def test_requests_timed_out_after_sending_count_and_the_cap_holds(tmp_path, configured,
+                                                                  quick_retries):
     def silent(h):  # the request is read (the service counted it), no answer ever comes
         h.server.owner.stopping.wait()
 
@@ -234,7 +235,8 @@ def _fails_once():
     return flaky
 
 
-def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
+def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured,
+                                                         quick_retries):
     noon = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)  # one ledger day, whenever it runs
     with HostileServer({LIST: paged_list(40), PROFILE: _fails_once()}) as srv, \
             time_machine.travel(noon, tick=True):
@@ -247,7 +249,8 @@ def test_budget_counts_every_attempt_of_failing_requests(tmp_path, configured):
         assert icoframes.cache_info().requests_today == _received(srv)
 
 
-def test_budget_counts_retries_when_the_load_fetched_the_filter_set_first(tmp_path, configured):
+def test_budget_counts_retries_when_the_load_fetched_the_filter_set_first(tmp_path, configured,
+                                                                          quick_retries):
     # a place name is checked against the filter set: this load fetches it (its first request,
     # which makes the client) before it knows its budget; the retries still count against it
     places = {"error": None, "platform": [], "category": [], "type": [],

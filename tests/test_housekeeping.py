@@ -263,7 +263,7 @@ def test_a_folder_is_deleted_only_under_its_lock(tmp_path):
 # -- no folder for a service never reached ----------------------------------------------
 
 
-def test_a_service_that_was_never_reached_gets_no_folder(tmp_path):
+def test_a_service_that_was_never_reached_gets_no_folder(tmp_path, quick_retries):
     cache = tmp_path / "cache"
     with refusing_port() as port:  # nobody listens there
         url = f"http://127.0.0.1:{port}"

@@ -125,7 +125,7 @@ def test_a_sorted_load_without_a_status_leaves_no_order_unstated(sb):
     assert all(q.order_unstated for q in icoframes.report(plain).queries)
 
 
-def test_lists_paged_together_that_fail_answer_as_the_cache_did(sb):
+def test_lists_paged_together_that_fail_answer_as_the_cache_did(sb, quick_retries):
     """The service down: the past list (never cached) cannot be paged, nor the ongoing and
     upcoming lists paged with it; those keep the answers the cache gave them (said), not
     nothing, partial with the pages that failed (an ICO that moved into one since its cached
