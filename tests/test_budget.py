@@ -45,7 +45,7 @@ def test_load_list_counts_what_it_could_not_read(tmp_path):
     assert again.attrs["icoframes"]["requests"] == {"filters": 0, "icos": 1, "ico": 0}
 
 
-def test_refused_connections_cost_no_quota(tmp_path):
+def test_refused_connections_cost_no_quota(tmp_path, quick_retries):
     with refusing_port() as port:  # nothing listens there
         icoframes.configure(base_url=f"http://127.0.0.1:{port}", public_key="pk",
                             private_key="sk", cache_dir=tmp_path, timeout=1)

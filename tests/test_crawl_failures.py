@@ -151,7 +151,8 @@ def test_paging_stops_at_the_first_empty_page_and_never_queues_more_than_the_wor
 # -- the circuit breaker ------------------------------------------------------------
 
 
-def test_a_service_that_went_away_stops_a_large_load_within_seconds(tmp_path, one_ledger_day):
+def test_a_service_that_went_away_stops_a_large_load_within_seconds(tmp_path, one_ledger_day,
+                                                                     quick_retries):
     n = 1000
     with sandbox.serve(n_icos=1300, seed=21) as sb:
         icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")

@@ -377,7 +377,7 @@ def test_quota_mid_export_exits_5_with_what_was_fetched_and_the_next_run_resumes
         assert len(pd.read_parquet(tmp_path / "out" / "icos.parquet")) == len(past)
 
 
-def test_an_unreachable_service_exits_1(tmp_path, monkeypatch, capsys, caplog):
+def test_an_unreachable_service_exits_1(tmp_path, monkeypatch, capsys, caplog, quick_retries):
     _use(monkeypatch, tmp_path, base_url="http://127.0.0.1:9", public_key="p",
          private_key="s3cret", cache_dir=str(tmp_path / "c"), timeout="1")
     code, stdout, err = _cli(["export", "--out", str(tmp_path / "out")], capsys, caplog)

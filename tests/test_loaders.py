@@ -462,7 +462,7 @@ def test_every_dict_style_read_of_a_cache_result_warns_that_it_goes(cfg):
 
 @pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
 def test_the_requests_a_load_reports_are_every_request_it_sent_as_the_ledger_books_them(
-        tmp_path, one_ledger_day):
+        tmp_path, one_ledger_day, quick_retries):
     # on a flaky service the report counted only answered requests (111 where the ledger
     # booked 135): a request cut or unanswered after it left may count against the quota
     with sandbox.serve(n_icos=60, seed=3, fail_rate=0.5) as flaky:
