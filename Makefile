@@ -28,11 +28,13 @@ lint: $(STAMP)
 # make lint runs beside pytest (mypy is one process, and pytest's two workers wait on sockets
 # and children much of the time): on a clean clone its cold mypy no longer comes first. Its
 # output follows pytest's; either failing fails the target. pytest exits 5 when it collected
-# nothing: treat that as a failure so CI never passes on nothing.
+# nothing: treat that as a failure so CI never passes on nothing. --dist worksteal: a worker
+# that runs out of tests takes queued ones from the other, so no long test waits at the end
+# of one worker's queue while the other idles.
 test: $(STAMP)
 	@log=$$(mktemp); $(MAKE) --no-print-directory lint > "$$log" 2>&1 & lint=$$!; \
-	echo "$(PY) -m pytest -n 2 -q  (make lint beside it)"; \
-	$(PY) -m pytest -n 2 -q; rc=$$?; \
+	echo "$(PY) -m pytest -n 2 --dist worksteal -q  (make lint beside it)"; \
+	$(PY) -m pytest -n 2 --dist worksteal -q; rc=$$?; \
 	wait $$lint; lrc=$$?; cat "$$log"; rm -f "$$log"; \
 	if [ $$lrc -ne 0 ]; then echo "make lint failed (exit $$lrc)" >&2; exit $$lrc; fi; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests" >&2; exit 1; fi; exit $$rc
