@@ -69,14 +69,15 @@ def test_a_longer_older_than_spares_temporary_files_longer(folder):
 
 
 def test_corrupt_files_follow_older_than_alone(folder):
-    names = {"cache.sqlite3.20290101.corrupt": 9 * MINUTE,
-             "old.corrupt": 11 * MINUTE,
-             "tables/icos.parquet.corrupt": 10 * MINUTE}   # exactly at the limit: kept
+    # what the cache sets aside (its database and side files, db._set_aside); a user's
+    # *.corrupt file is theirs, never pruned (test_mutation_store_housekeeping)
+    names = {"cache.sqlite3.corrupt": 9 * MINUTE,
+             "cache.sqlite3-wal.corrupt": 11 * MINUTE,
+             "cache.sqlite3-shm.corrupt": 10 * MINUTE}   # exactly at the limit: kept
     for name, age in names.items():
         _file(folder / name, age)
     prune(folder.parent, 10 * MINUTE, now=NOW)
-    assert _left(folder, *names) == ["cache.sqlite3.20290101.corrupt",
-                                     "tables/icos.parquet.corrupt"]
+    assert _left(folder, *names) == ["cache.sqlite3-shm.corrupt", "cache.sqlite3.corrupt"]
 
 
 def test_other_files_and_look_alikes_are_never_leftovers(folder):
