@@ -121,28 +121,23 @@ def run(commit: str = BASELINE_COMMIT, *, quick: bool = False) -> dict[str, Any]
     here = HERE.parents[1]
     sizes = QUICK if quick else FULL
     result: dict[str, Any] = {"commit": commit, "sizes": []}
-    with tempfile.TemporaryDirectory(prefix="icoframes-baseline-") as tmp:
-        base = Path(tmp) / f"icoframes-{commit}"
-        subprocess.run(["git", "-C", str(here), "worktree", "add", "--detach", str(base),
-                        commit], check=True, stdout=subprocess.DEVNULL)
-        try:
-            trees = {commit: base, "this tree": here}
-            for i, (n_icos, steps, repeats) in enumerate(sizes):
-                order = list(trees) if i % 2 == 0 else list(reversed(trees))
-                runs: dict[str, Any] = {}
-                for name in order:
-                    _log(f"{n_icos} ICOs, lists {steps}: {name}")
-                    runs[name] = _child(trees[name], n_icos, steps, repeats)
-                answers = {name: [s["answer"] for s in runs[name]["steps"]] for name in trees}
-                if answers[commit] != answers["this tree"]:
-                    raise AssertionError(f"{n_icos} ICOs: the trees answered differently: "
-                                         f"{answers}")
-                result["sizes"].append({"n_icos": n_icos, "repeats": repeats,
-                                        "n_past": runs["this tree"]["n_past"],
-                                        "runs": runs})
-        finally:
-            subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force", str(base)],
-                           check=False)
+    from .common import baseline_worktree  # (here: each child runs this file as a script)
+
+    with baseline_worktree(commit) as base:
+        trees = {commit: base, "this tree": here}
+        for i, (n_icos, steps, repeats) in enumerate(sizes):
+            order = list(trees) if i % 2 == 0 else list(reversed(trees))
+            runs: dict[str, Any] = {}
+            for name in order:
+                _log(f"{n_icos} ICOs, lists {steps}: {name}")
+                runs[name] = _child(trees[name], n_icos, steps, repeats)
+            answers = {name: [s["answer"] for s in runs[name]["steps"]] for name in trees}
+            if answers[commit] != answers["this tree"]:
+                raise AssertionError(f"{n_icos} ICOs: the trees answered differently: "
+                                     f"{answers}")
+            result["sizes"].append({"n_icos": n_icos, "repeats": repeats,
+                                    "n_past": runs["this tree"]["n_past"],
+                                    "runs": runs})
     return result
 
 

@@ -151,14 +151,6 @@ def _child(tree: Path, n_icos: int, warm_runs: int) -> dict[str, Any]:
     return result
 
 
-def _baseline_tree(commit: str, where: Path) -> Path:
-    repo = Path(__file__).resolve().parents[1]
-    tree = where / f"icoframes-{commit}"
-    subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(tree), commit],
-                   check=True, stdout=subprocess.DEVNULL)
-    return tree
-
-
 def _median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -205,19 +197,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n-icos", type=int, default=N_ICOS)
     args = parser.parse_args(argv)
     here = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory(prefix="icoframes-baseline-") as tmp:
-        baseline = _baseline_tree(args.baseline, Path(tmp))
-        try:
-            trees = {args.baseline: baseline, "this tree": here}
-            runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
-            for rep in range(args.runs):
-                order = list(trees) if rep % 2 == 0 else list(reversed(trees))
-                for name in order:
-                    _log(f"run {rep + 1}/{args.runs}: {name}")
-                    runs[name].append(_child(trees[name], args.n_icos, WARM_RUNS))
-        finally:
-            subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force",
-                            str(baseline)], check=False)
+    from .common import baseline_worktree  # (here: each child runs this file as a script)
+
+    with baseline_worktree(args.baseline) as baseline:
+        trees = {args.baseline: baseline, "this tree": here}
+        runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+        for rep in range(args.runs):
+            order = list(trees) if rep % 2 == 0 else list(reversed(trees))
+            for name in order:
+                _log(f"run {rep + 1}/{args.runs}: {name}")
+                runs[name].append(_child(trees[name], args.n_icos, WARM_RUNS))
     print(markdown(list(trees), runs, args.n_icos))
 
 

@@ -242,22 +242,17 @@ def run(commit: str = BASELINE_COMMIT, *, quick: bool = False) -> dict[str, Any]
         "memory": (MEMORY_ICOS,), "load": (13_500, 3)}
     here = HERE.parents[1]
     result: dict[str, Any] = {"commit": commit, "sizes": sizes, "trees": {}}
-    with tempfile.TemporaryDirectory(prefix="icoframes-baseline-") as tmp:
-        base = Path(tmp) / f"icoframes-{commit}"
-        subprocess.run(["git", "-C", str(here), "worktree", "add", "--detach", str(base),
-                        commit], check=True, stdout=subprocess.DEVNULL)
-        try:
-            trees = {commit: base, "this tree": here}
-            for mode, args in sizes.items():
-                for name, tree in trees.items():
-                    _log(f"{mode} {args}: {name}")
-                    started = time.monotonic()
-                    figures = _child(tree, mode, *args)
-                    result["trees"].setdefault(name, {})[mode] = figures
-                    _log(f"{mode}: {name} done in {time.monotonic() - started:.0f} s")
-        finally:
-            subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force", str(base)],
-                           check=False)
+    from .common import baseline_worktree  # (here: each child runs this file as a script)
+
+    with baseline_worktree(commit) as base:
+        trees = {commit: base, "this tree": here}
+        for mode, args in sizes.items():
+            for name, tree in trees.items():
+                _log(f"{mode} {args}: {name}")
+                started = time.monotonic()
+                figures = _child(tree, mode, *args)
+                result["trees"].setdefault(name, {})[mode] = figures
+                _log(f"{mode}: {name} done in {time.monotonic() - started:.0f} s")
     return result
 
 

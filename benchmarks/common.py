@@ -7,6 +7,7 @@ import datetime as dt
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -85,6 +86,22 @@ def spent_since(sb: Any, before: dict[str, int]) -> dict[str, int]:
     """Requests per endpoint received since the snapshot ``before``."""
     now = requests_by_endpoint(sb)
     return {k: now[k] - before[k] for k in now}
+
+
+@contextlib.contextmanager
+def baseline_worktree(commit: str) -> Iterator[Path]:
+    """This repository at ``commit``, checked out in a temporary git worktree (under the
+    system's temp dir) for a benchmark to run beside this tree; removed afterwards."""
+    repo = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="icoframes-baseline-") as tmp:
+        tree = Path(tmp) / f"icoframes-{commit}"
+        subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(tree),
+                        commit], check=True, stdout=subprocess.DEVNULL)
+        try:
+            yield tree
+        finally:
+            subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(tree)],
+                           check=False)
 
 
 @contextlib.contextmanager
