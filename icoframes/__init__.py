@@ -19,6 +19,7 @@ from typing import Any
 
 from . import features
 from ._version import __version__
+from .cachedir.housekeeping import CacheDirInfo, CacheInfo, CacheReport
 from .config import Settings, configure, get_settings, reset_configuration
 from .errors import (
     APIError,
@@ -58,7 +59,6 @@ from .money import to_usd
 from .parse.profiles import tidy
 from .reporting import LoadReport, report
 from .schema import describe
-from .store.housekeeping import CacheDirInfo, CacheInfo, CacheReport
 from .tables import Tables
 
 # name -> module that defines it, imported on first access (PEP 562)

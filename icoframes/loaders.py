@@ -24,6 +24,16 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from .cachedir.housekeeping import (
+    CacheDirInfo,
+    CacheInfo,
+    CacheReport,
+    clear_all,
+    describe,
+    info,
+    prune,
+    remove_folder,
+)
 from .config import get_settings
 from .errors import check_flags
 from .fetch import Load
@@ -36,16 +46,6 @@ from .queries import (
     warn_if_nothing_matched,
 )
 from .store.cache import Cache
-from .store.housekeeping import (
-    CacheDirInfo,
-    CacheInfo,
-    CacheReport,
-    clear_all,
-    describe,
-    info,
-    prune,
-    remove_folder,
-)
 from .store.ledger import QuotaLedger
 from .tables import Tables
 
@@ -338,9 +338,9 @@ def clear_cache(*, all: bool = False, ledgers: bool = False,
 
     Each folder goes under its lock; symlinks are never followed (a link goes as a
     link, a linked service folder is left alone) and what is not the cache's is
-    left alone (:mod:`icoframes.store.housekeeping`). Request ledgers are kept
+    left alone (:mod:`icoframes.cachedir.housekeeping`). Request ledgers are kept
     unless ``ledgers=True``: they hold today's count, which the ``daily_quota``
-    cap needs. Returns a :class:`~icoframes.store.housekeeping.CacheReport`:
+    cap needs. Returns a :class:`~icoframes.cachedir.housekeeping.CacheReport`:
     ``removed`` (paths), ``freed_bytes`` and ``skipped`` (path and reason).
     ``cache_dir`` overrides the configured cache dir (as ``export_tables(cache_dir=...)``).
     """

@@ -120,7 +120,7 @@ def seconds(value: Any) -> float:
 
 
 # a service name becomes a folder of the cache dir: one plain path segment, never the
-# request ledgers' folder ("quota", see icoframes.store.housekeeping.LEDGER_FOLDER)
+# request ledgers' folder ("quota", see icoframes.cachedir.housekeeping.LEDGER_FOLDER)
 _SERVICE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _RESERVED_NAMES = frozenset({"quota"})
 

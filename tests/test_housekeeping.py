@@ -23,8 +23,8 @@ from waiting import HANG_GUARD, wait_until
 
 import icoframes
 from icoframes import sandbox
+from icoframes.cachedir.housekeeping import LEDGER_FOLDER, LOCK_NAME, scan
 from icoframes.files import locked
-from icoframes.store.housekeeping import LEDGER_FOLDER, LOCK_NAME, scan
 from icoframes.store.ledger import QuotaLedger
 
 DAY = dt.timedelta(days=1)

@@ -1,6 +1,6 @@
 """The cache dir measured while another process clears it (``clear_cache``, ``prune_cache``).
 
-A service folder listed by :func:`icoframes.store.housekeeping.scan` (or the configured one
+A service folder listed by :func:`icoframes.cachedir.housekeeping.scan` (or the configured one
 ``cache_info()`` measures, or the ledgers' folder) may be removed by another process before
 it is measured. The removal is made by a profiler just as this thread starts
 measuring that folder (no clock, no mock): ``cache_info()``, ``cache_info(all=True)`` and
@@ -19,7 +19,7 @@ from types import FrameType
 
 import icoframes
 from icoframes import sandbox
-from icoframes.store.housekeeping import describe, prune
+from icoframes.cachedir.housekeeping import describe, prune
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from icoframes.store.housekeeping import TEMP_GRACE, USED_MARK, prune
+from icoframes.cachedir.housekeeping import TEMP_GRACE, USED_MARK, prune
 
 NOW = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
 MINUTE = dt.timedelta(minutes=1)

@@ -21,10 +21,7 @@ import numpy as np
 import pytest
 import time_machine
 
-from icoframes.errors import InvalidParameter
-from icoframes.parse.lists import filters_frame
-from icoframes.store.cache import Cache, ProfileRecord
-from icoframes.store.housekeeping import (
+from icoframes.cachedir.housekeeping import (
     LOCK_NAME,
     TEMP_GRACE,
     USED_MARK,
@@ -39,6 +36,9 @@ from icoframes.store.housekeeping import (
     remove_folder,
     scan,
 )
+from icoframes.errors import InvalidParameter
+from icoframes.parse.lists import filters_frame
+from icoframes.store.cache import Cache, ProfileRecord
 from icoframes.store.ledger import QuotaLedger
 
 NOW = dt.datetime(2030, 1, 10, 12, 0, tzinfo=dt.UTC)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-from icoframes.store.housekeeping import USED_MARK, mark_used
+from icoframes.cachedir.housekeeping import USED_MARK, mark_used
 
 
 @contextlib.contextmanager

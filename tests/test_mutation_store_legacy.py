@@ -23,11 +23,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from icoframes.cachedir.legacy import _events, convert
 from icoframes.errors import CacheWarning
 from icoframes.parse.lists import list_frame
 from icoframes.store.cache import FILTER_SET, Cache
 from icoframes.store.ledger import QuotaLedger
-from icoframes.store.legacy import _events, convert
 
 FIXTURE = Path(__file__).parent / "data" / "cache-0.1" / "cache" / "sandbox-3-40-f05ed6a6"
 T0 = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)

@@ -20,12 +20,12 @@ from waiting import HANG_GUARD, run_together
 
 import icoframes
 from icoframes import sandbox
+from icoframes.cachedir.housekeeping import info
 from icoframes.parse.lists import list_frame
 from icoframes.schema import ICOS
 from icoframes.store import claims as claims_module
 from icoframes.store.cache import Cache, ProfileRecord
 from icoframes.store.derived import DerivedTables
-from icoframes.store.housekeeping import info
 
 ROOT = Path(__file__).resolve().parent.parent
 URL = "http://127.0.0.1:9"  # never contacted: the store only names its folder after it

@@ -24,6 +24,8 @@ from typing import Any
 import pandas as pd
 
 from ..api.control import Cancelled, LoadControl
+from ..cachedir.housekeeping import mark_used
+from ..cachedir.legacy import convert
 from ..config import get_settings
 from ..errors import APIError, CacheError, NotCached, NotFound, QuotaExceeded, ServiceUnavailable
 from ..queries import build_queries, check_load_arguments, combined_sort, sort_rows
@@ -32,8 +34,6 @@ from ..secret import redact_url
 from ..store.cache import Cache, Stored
 from ..store.claims import LEASE, Claims
 from ..store.derived import DerivedTables
-from ..store.housekeeping import mark_used
-from ..store.legacy import convert
 from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
 from .localquery import cached_query

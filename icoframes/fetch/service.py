@@ -17,12 +17,12 @@ from typing import Any
 
 from ..api.client import Client
 from ..api.control import LoadControl, profile_item
+from ..cachedir.housekeeping import remove_folder
 from ..config import SET_CACHE_DIR, Settings
 from ..errors import CacheError, ConfigError, NotCached
 from ..files import not_a_folder
 from ..store.cache import Cache
 from ..store.db import check_cache_dir, disk_full
-from ..store.housekeeping import remove_folder
 from ..store.ledger import LedgerState, QuotaLedger
 from .policy import Want
 from .stops import Booking, known_skipped, warn_short_quota

@@ -1,13 +1,13 @@
 """Housekeeping of the whole cache dir: every service folder, measured, pruned or removed.
 
 ``cache_info(all=True)``, ``clear_cache`` and ``prune_cache`` reach every service
-folder (:mod:`.cache`) and the ledgers (``quota/``, :mod:`.ledger`) through this
-module. A deletion never leaves the cache dir (a link is removed as a link; a link in
-place of a service folder is left alone and reported), removes only what the cache
-wrote (:data:`CACHE_ENTRIES`, :func:`_is_cache_entry`, in ``tables/`` its tables only:
-:func:`_clear_tables`; anything else is reported, and a folder holding it stays, with it),
-holds the folder's lock,
-which the derived tables take too (the lock file goes last, still held: see
+folder (:mod:`icoframes.store.cache`) and the ledgers (``quota/``,
+:mod:`icoframes.store.ledger`) through this module. A deletion never leaves the cache dir
+(a link is removed as a link; a link in place of a service folder is left alone and
+reported), removes only what the cache wrote (:data:`CACHE_ENTRIES`,
+:func:`_is_cache_entry`, in ``tables/`` its tables only: :func:`_clear_tables`; anything
+else is reported, and a folder holding it stays, with it), holds the folder's lock, which
+the derived tables take too (the lock file goes last, still held: see
 :func:`icoframes.files.locked`), and keeps the ledgers unless ``ledgers=True``.
 """
 
@@ -28,9 +28,9 @@ from ..ages import age_hint, as_age
 from ..errors import InvalidParameter, quoted
 from ..files import locked, utcnow
 from ..reporting import AsDict
-from .cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
-from .db import Database, from_ms
-from .ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
+from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
+from ..store.db import Database, from_ms
+from ..store.ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
 from .legacy import convert
 
 __all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "CacheDirInfo",
@@ -46,8 +46,8 @@ TEMP_GRACE = dt.timedelta(hours=1)
 _TEMPORARY = (".*.tmp", ".write-test-*")  # what interrupted writes and the writability probe leave
 #: The database's own files beside it (SQLite's log, index and rollback journal).
 _DB_FILES = frozenset(f"{DB_NAME}-{kind}" for kind in ("wal", "shm", "journal"))
-#: What the cache writes in ``tables/`` (:mod:`.derived`): the tables, their state and the
-#: temporary files of their atomic writes (:func:`icoframes.files.atomic_write_bytes`).
+#: What the cache writes in ``tables/`` (:mod:`icoframes.store.derived`): the tables, their state
+#: and the temporary files of their atomic writes (:func:`icoframes.files.atomic_write_bytes`).
 _TABLE_FILES = ("*.parquet", "_state.json", ".*.tmp")
 _DAY = dt.timedelta(days=1)
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")

@@ -26,10 +26,10 @@ import pyarrow as pa
 from ..errors import CacheWarning, warn
 from ..files import read_parquet_table
 from ..schema import FILTERS, LIST, TableSchema
+from ..store.cache import FILTER_SET, Cache, ProfileRecord, ipc, keep_list, record_in
+from ..store.db import ms
+from ..store.ledger import LEDGER_FOLDER, QuotaLedger
 from ..tables import frame_from_arrow
-from .cache import FILTER_SET, Cache, ProfileRecord, ipc, keep_list, record_in
-from .db import ms
-from .ledger import LEDGER_FOLDER, QuotaLedger
 
 __all__ = ["convert"]
 
