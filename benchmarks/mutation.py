@@ -77,6 +77,27 @@ _SLOW_STORE = ("sandbox loads of 5 to 12 s (3 services; a read-only bind mount; 
                "ledger, the cache or the database: too slow for 2 shared cores "
                "(tests/test_mutation_store_*.py reach the same functions directly)")
 
+# the store's tests, and the cache dir's (housekeeping and legacy, built on the store)
+_STORE_TESTS = ("tests/test_store.py", "tests/test_housekeeping.py", "tests/test_durability.py",
+                "tests/test_migration.py", "tests/test_derived.py")
+_STORE_DESELECT = (
+    *((test, _PROCESSES) for test in (
+        "tests/test_durability.py::test_sigkill_rounds_refetch_at_most_the_requests_in_flight",
+        "tests/test_durability.py::test_three_processes_on_one_cache_dir_fetch_each_profile_once",
+        "tests/test_store.py::test_three_processes_sharing_a_cache_dir_record_each_profile_once",
+        "tests/test_store.py::test_claims_are_disjoint_and_a_killed_claimer_loses_them_at_once",
+        "tests/test_store.py::test_a_stopped_claimers_leases_lapse_and_a_renewing_one_keeps_them",
+        "tests/test_store.py::test_the_tables_follow_a_live_process",
+        "tests/test_store.py::test_a_recorded_profile_survives_a_sigkill_at_once",
+        "tests/test_derived.py::test_an_update_killed_between_two_files_is_completed_by_the_next_"
+        "read")),
+    *((test, _SLOW_STORE) for test in (
+        "tests/test_housekeeping.py::test_clear_cache_all_reaches_every_service_folder_and_keeps_"
+        "ledgers",
+        "tests/test_housekeeping.py::test_a_service_that_was_never_reached_gets_no_folder",
+        "tests/test_housekeeping.py::test_a_read_only_cache_dir_serves_warm_and_offline_loads",
+        "tests/test_derived.py::test_a_refresh_of_a_tenth_tidies_a_tenth")))
+
 # hypothesis tests of parse over hundreds of generated profiles: half the time of a
 # surviving parse mutant (every test that reaches it runs)
 _PROPERTY = ("a property test over 40 to 300 generated profiles (7 to 25 s), run in full for "
@@ -103,34 +124,9 @@ MODULES: dict[str, Module] = {
                             "tests/test_tidy.py::test_any_shape_gives_well_typed_related_tables",
                             "tests/test_tidy.py::test_tidy_is_deterministic"))),
     "gate": Module(("icoframes/api/gate.py",), ("tests/test_gate.py",)),
-    "store": Module(("icoframes/store/*",),
-                    ("tests/test_store.py", "tests/test_housekeeping.py",
-                     "tests/test_durability.py", "tests/test_migration.py",
-                     "tests/test_derived.py"), deselect=(
-                        *((test, _PROCESSES) for test in (
-                            "tests/test_durability.py::test_sigkill_rounds_refetch_at_most_the_"
-                            "requests_in_flight",
-                            "tests/test_durability.py::test_three_processes_on_one_cache_dir_"
-                            "fetch_each_profile_once",
-                            "tests/test_store.py::test_three_processes_sharing_a_cache_dir_"
-                            "record_each_profile_once",
-                            "tests/test_store.py::test_claims_are_disjoint_and_a_killed_claimer_"
-                            "loses_them_at_once",
-                            "tests/test_store.py::test_a_stopped_claimers_leases_lapse_and_a_"
-                            "renewing_one_keeps_them",
-                            "tests/test_store.py::test_the_tables_follow_a_live_process",
-                            "tests/test_store.py::test_a_recorded_profile_survives_a_sigkill_at_"
-                            "once",
-                            "tests/test_derived.py::test_an_update_killed_between_two_files_is_"
-                            "completed_by_the_next_read")),
-                        *((test, _SLOW_STORE) for test in (
-                            "tests/test_housekeeping.py::test_clear_cache_all_reaches_every_"
-                            "service_folder_and_keeps_ledgers",
-                            "tests/test_housekeeping.py::test_a_service_that_was_never_reached_"
-                            "gets_no_folder",
-                            "tests/test_housekeeping.py::test_a_read_only_cache_dir_serves_warm_"
-                            "and_offline_loads",
-                            "tests/test_derived.py::test_a_refresh_of_a_tenth_tidies_a_tenth")))),
+    "store": Module(("icoframes/store/*",), _STORE_TESTS, deselect=_STORE_DESELECT),
+    # housekeeping and legacy moved out of store/ (issue 18) and keep the store's tests
+    "cachedir": Module(("icoframes/cachedir/*",), _STORE_TESTS, deselect=_STORE_DESELECT),
     # test_freshness.py (sandbox loads over days of simulated time) takes minutes per
     # surviving mutant on 2 shared cores: policy is judged by its direct tests alone
     "policy": Module(("icoframes/fetch/policy.py",), ()),
@@ -372,7 +368,7 @@ def run(name: str, jobs: int, baseline: bool, only: list[str] | None = None) -> 
 
 
 def parts_of(name: str) -> list[str]:
-    """``store:derived+housekeeping`` -> ``store:derived``, ``store:housekeeping``; [] for
+    """``store:derived+ledger`` -> ``store:derived``, ``store:ledger``; [] for
     one file or a whole module."""
     module, _, files = name.partition(":")
     return [f"{module}:{file}" for file in files.split("+")] if "+" in files else []
@@ -619,7 +615,7 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("modules", nargs="*", default=["all"],
                         help=f"all, or some of: {', '.join(MODULES)}; one file of a "
-                             "package as parse:units or store:housekeeping, a few as "
+                             "package as parse:units or cachedir:housekeeping, a few as "
                              "parse:rules+dates")
     parser.add_argument("--baseline", action="store_true",
                         help="without tests/test_mutation_*: the rate before them, written "

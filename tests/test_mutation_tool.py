@@ -116,19 +116,37 @@ def test_case_mutants_of_sql_statements_are_not_generated():
 
 
 def test_a_run_of_a_few_files_is_saved_per_file_too(tmp_path, monkeypatch):
-    assert mutation.parts_of("store:derived+housekeeping") == ["store:derived",
-                                                               "store:housekeeping"]
+    assert mutation.parts_of("store:derived+ledger") == ["store:derived", "store:ledger"]
     assert mutation.parts_of("store:ledger") == mutation.parts_of("store") == []
     monkeypatch.setattr(mutation, "SCRATCH", tmp_path)
     rows = [{"path": f"icoframes/store/{file}.py", "name": file, "status": "killed", "diff": ""}
-            for file in ("derived", "housekeeping", "derived")]
-    mutation.save_parts(mutation.Result("store:derived+housekeeping", rows, 1.0, [], False,
+            for file in ("derived", "ledger", "derived")]
+    mutation.save_parts(mutation.Result("store:derived+ledger", rows, 1.0, [], False,
                                         "all", parts={"store:derived": "d",
-                                                      "store:housekeeping": "h"}))
+                                                      "store:ledger": "l"}))
     derived = mutation.Result(**json.loads((tmp_path / "store-derived.json").read_text()))
     assert (derived.name, derived.sources, len(derived.rows)) == ("store:derived", "d", 2)
-    housekeeping = json.loads((tmp_path / "store-housekeeping.json").read_text())
-    assert housekeeping["sources"] == "h" and housekeeping["rows"] == rows[1:2]
+    ledger = json.loads((tmp_path / "store-ledger.json").read_text())
+    assert ledger["sources"] == "l" and ledger["rows"] == rows[1:2]
+
+
+def test_the_cache_dir_keeps_its_mutation_run_and_direct_tests_after_leaving_the_store():
+    # housekeeping.py and legacy.py moved from store/ to cachedir/ (issue 18): store's run
+    # no longer mutates them, so cachedir has its own, judged by the store's tests and its
+    # own tests/test_mutation_cachedir*.py (the direct tests written for those two files)
+    module = mutation.module_of("cachedir")
+    assert module.sources == ("icoframes/cachedir/*",)
+    assert module.tests == mutation.module_of("store").tests
+    assert module.deselect == mutation.module_of("store").deselect
+    assert [p.name for p in mutation._mutated_files("cachedir:housekeeping+legacy",
+                                                     mutation.ROOT)] == ["housekeeping.py",
+                                                                         "legacy.py"]
+    assert mutation.tests_of("cachedir")[len(module.tests):] == [
+        "tests/test_mutation_cachedir.py", "tests/test_mutation_cachedir_housekeeping.py",
+        "tests/test_mutation_cachedir_housekeeping_mark.py",
+        "tests/test_mutation_cachedir_legacy.py"]
+    assert not any("cachedir" in test or "housekeeping" in test or "legacy" in test
+                   for test in mutation.tests_of("store")[len(module.tests):])
 
 
 def test_the_attempts_of_a_request_have_their_mutation_run_and_direct_tests():

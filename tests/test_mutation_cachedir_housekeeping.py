@@ -1,6 +1,6 @@
 """Housekeeping of a cache dir, directly on real folders in ``tmp_path`` with set file
-times and a fixed ``now``: what mutants of store/housekeeping.py survived
-(``make mutate MODULE=store:housekeeping``; prune's leftovers are in test_mutation_store.py).
+times and a fixed ``now``: what mutants of cachedir/housekeeping.py survived
+(``make mutate MODULE=cachedir:housekeeping``; prune's leftovers: test_mutation_cachedir.py).
 
 Sizes count files and links (never a link's target); a folder's last use is its newest
 file; a service folder is one holding an entry the cache writes; the whole dir's

@@ -1,6 +1,6 @@
 """Converting a cache of icoframes 0.1's layout, on files written here in 0.1's formats
 (Parquet parts, journals, list and filter files, JSON ledgers) in ``tmp_path``: what
-mutants of store/legacy.py survived (``make mutate MODULE=store:legacy``).
+mutants of cachedir/legacy.py survived (``make mutate MODULE=cachedir:legacy``).
 
 Events replay in 0.1's order (parts by number, a misnamed part first, then journals,
 lines in order), each once; a torn last line, a bad line, an unreadable part and a

@@ -1,4 +1,4 @@
-"""The store: the boundaries mutants of store/ survived (`make mutate MODULE=store`).
+"""The cache dir: the boundaries mutants of housekeeping survived (`make mutate MODULE=cachedir`).
 
 Pruning a service folder in use, on real files with set modification times and a
 fixed ``now`` (no clock read): a temporary file a writer may still be writing is
@@ -70,7 +70,7 @@ def test_a_longer_older_than_spares_temporary_files_longer(folder):
 
 def test_corrupt_files_follow_older_than_alone(folder):
     # what the cache sets aside (its database and side files, db._set_aside); a user's
-    # *.corrupt file is theirs, never pruned (test_mutation_store_housekeeping)
+    # *.corrupt file is theirs, never pruned (test_mutation_cachedir_housekeeping)
     names = {"cache.sqlite3.corrupt": 9 * MINUTE,
              "cache.sqlite3-wal.corrupt": 11 * MINUTE,
              "cache.sqlite3-shm.corrupt": 10 * MINUTE}   # exactly at the limit: kept

@@ -1,4 +1,4 @@
-"""``mark_used`` against a link placed at the last moment (`make mutate MODULE=store:housekeeping`).
+"""``mark_used`` against a link placed at the last moment (`make mutate MODULE=cachedir`).
 
 ``mark_used`` removes a link or FIFO it finds at the mark, then opens the mark with
 ``O_NOFOLLOW``: a link another process places in between is not followed. The link is placed
