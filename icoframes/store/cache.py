@@ -118,9 +118,9 @@ class ProfileRecord:
 
 class Stored(NamedTuple):
     """A stored list or filter set: the frame, when it was fetched, its metadata (a
-    list's ``items``: how many the service sent), and the raw text, decoded by :attr:`raw`
-    (a warm load only reads the frame: decoding the items of a 10,000-ICO list took as
-    long as the rest of reading it)."""
+    list's ``items``: how many the service sent), and the raw text, decoded only by
+    :attr:`raw` (a warm load reads the frame alone: decoding a long list's items costs as
+    much as the rest of reading it)."""
 
     frame: pd.DataFrame
     fetched_at: dt.datetime

@@ -27,8 +27,7 @@ __all__ = ["LEASE", "Claims"]
 _HOST = socket.gethostname()
 #: The tokens of this process's crawls not closed yet. A claim of this process under any
 #: other token was left by a crawl that ended without deleting it (a full disk refused the
-#: release): it lapses at once, as a dead process's does, and the next call of the process
-#: does not wait out its lease (20 s a call after a full disk).
+#: release): it lapses at once, as a dead process's does, so no later call waits out its lease.
 _OPEN: set[str] = set()
 _IN = "id IN (SELECT value FROM json_each(?))"
 

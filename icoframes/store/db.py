@@ -280,16 +280,13 @@ class Database:
                     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                         if not conn.execute("PRAGMA page_count").fetchone()[0]:
                             # a new file holds nothing to lose: its switch to WAL need not
-                            # wait for the disk (4 fdatasync calls under the default FULL,
-                            # 10-30 ms before a cold load's first request on a busy disk);
-                            # NORMAL is set below, before anything is written to it
+                            # wait for the disk (NORMAL is set below, before any write)
                             conn.execute("PRAGMA synchronous=OFF")
                         conn.execute("PRAGMA journal_mode=WAL")
-                    # a checkpoint every 4 MiB of log, and the log cut back to that (the
-                    # raw cache's; the ledger's schema sets its own, smaller): each
-                    # costs three fdatasync calls in the committing thread (a load's, which
-                    # hands out the requests; 10-70 ms each on a busy disk), and a cold load
-                    # of a few hundred profiles writes about 3 MiB
+                    # a checkpoint (three fdatasync calls in the committing thread: a load's,
+                    # which hands out the requests) every 4 MiB of log, the log cut back to
+                    # that: a cold load of a few hundred profiles (about 3 MiB) needs none.
+                    # The ledger's schema sets its own, smaller.
                     conn.executescript("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint="
                                        f"1024; PRAGMA journal_size_limit={4 << 20};"
                                        + self._schema)

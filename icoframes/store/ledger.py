@@ -30,12 +30,10 @@ __all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "PROBES_UNANSWERED", "LedgerState", "
 LEDGER_FOLDER: Final = "quota"
 LEDGER_NAME: Final = "ledger.sqlite3"
 #: The ledger's own settings, run after :class:`~.db.Database`'s (made for the raw cache,
-#: whose load thread commits a few MiB of profiles and checkpoints every 4 MiB): a booking
-#: commits one page, and ``synchronous=NORMAL`` syncs the log only at a checkpoint, so a
-#: power cut may take back the bookings since the last one. A checkpoint every 256 pages
-#: keeps that at 256 bookings (1024 at 4 MiB), for three fdatasync calls per 256 bookings in
-#: a worker (about 0.06 ms a booking here); ``synchronous=FULL`` (no booking lost) cost 2-5
-#: ms per booking, on the worker before each request (measured on this project's machine).
+#: checkpointed every 4 MiB): a booking commits one page, and ``synchronous=NORMAL`` syncs
+#: the log only at a checkpoint, so a power cut may take back the bookings since the last
+#: one: at most 256 here, for three fdatasync calls per 256 bookings. ``synchronous=FULL``
+#: would lose none but sync at every booking, on the worker before each request.
 _PRAGMAS = f"PRAGMA wal_autocheckpoint=256; PRAGMA journal_size_limit={1 << 20};"
 _SCHEMA = _PRAGMAS + """
 CREATE TABLE IF NOT EXISTS ledgers (
@@ -50,9 +48,9 @@ _BOOK = ("INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
          "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
          "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3")
 #: Probes of one call that may get no answer (a connection cut, a proxy's HTML 503) before
-#: the call stops: one such failure is a blip of a service back at work, retried as any
-#: (REVI); every one more probe, waited for alone. One that timed out ends the call at once
-#: (REVD M4: a hanging service costs one ``timeout`` of waiting, not one per probe).
+#: the call stops, each waited for alone: one such failure is a blip of a service back at
+#: work, retried as any. One that timed out ends the call at once: a hanging service costs
+#: one ``timeout`` of waiting, not one per probe.
 PROBES_UNANSWERED: Final = 3
 #: What :meth:`QuotaLedger.settle` hears of a request that was sent and tells nothing of the
 #: allowance: no answer, its deadline passed, or an ask to wait (HTTP 429 or 503 with a
@@ -106,8 +104,8 @@ class QuotaLedger(InDatabase):
         self.root = Path(cache_dir)
         self.path = self.root / LEDGER_FOLDER / LEDGER_NAME
         number = as_integer(limit)  # as every integer argument: np.int64(5), never True nor 2.5
-        if number is None or not 0 <= number <= INT64_MAX:  # what SQLite binds: 2**63 was an
-            raise InvalidParameter(  # OverflowError at the first take
+        if number is None or not 0 <= number <= INT64_MAX:  # what SQLite can bind
+            raise InvalidParameter(
                 f"limit must be a whole number{bounds(0, INT64_MAX)}, got {quoted(limit)}"
                 + did_you_mean_number(limit, low=0, high=INT64_MAX))
         self.limit = number  # 0: nothing is sent
@@ -117,11 +115,10 @@ class QuotaLedger(InDatabase):
         # PROBES_UNANSWERED-th without one; the refusal stays), counting those without one
         self._probe: str | None = None
         self._unanswered = 0
-        # per thread: a refusal was on record when this thread booked its request, its
-        # call's probe (the client books and settles each request on one thread); only the
-        # probe's answer tells whether the allowance is back: one booked before the refusal
-        # and answered after it (another worker's, in flight) cleared the refusal the next
-        # call must probe, or ended the probe's wait before its answer
+        # per thread (the client books and settles each request on one thread): whether its
+        # request is the probe, booked with a refusal on record. Only the probe's answer
+        # tells whether the allowance is back: a request booked before the refusal and
+        # answered after it (another worker's, in flight) neither clears it nor ends the wait
         self._booked = threading.local()
         self._unrecorded: tuple[int, CacheError] | None = None  # a 485 it could not record
         self._cond = threading.Condition()
@@ -138,8 +135,8 @@ class QuotaLedger(InDatabase):
         Only this date is stored with the count, not the setting it was counted under: a
         ``reset`` set or moved during a day moves what that date covers (the count carries
         requests of the day before over, or starts again with some of today's left out, until
-        the next reset: docs/guide/quota.md). Left as is (REVC L1): telling them apart needs
-        each booking's time in the ledger, a new column and its migration.
+        the next reset: docs/guide/quota.md); telling them apart would need each booking's
+        time in the ledger.
         """
         now = utcnow() if now is None else now
         if self.reset is not None:
@@ -260,8 +257,8 @@ class QuotaLedger(InDatabase):
 
     def _refused_now(self) -> None:
         """Record a 485, which ends this call's requests and its probing."""
-        # under the lock take() books with: recorded but not yet known as this call's own, the
-        # refusal let one more request of this call go as its probe, sent after the 485
+        # under take()'s lock: no request of this call may see the refusal before it is known
+        # as this call's own, and go as its probe after the 485
         with self._cond:
             at = ms(utcnow())
             try:
