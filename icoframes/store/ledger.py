@@ -145,10 +145,12 @@ class QuotaLedger(InDatabase):
 
     def next_reset(self, now: dt.datetime | None = None) -> dt.datetime:
         """When the day counted at ``now`` ends (UTC): the next count starts then."""
-        now = utcnow() if now is None else now
-        start = dt.datetime.combine(dt.date.fromisoformat(self.day(now)),
-                                    self.reset or dt.time(0), tzinfo=dt.UTC)
-        return start + dt.timedelta(days=1)
+        return self._ends(self.day(now))
+
+    def _ends(self, day: str) -> dt.datetime:
+        """When the counted ``day`` (ISO) ends (UTC)."""
+        return dt.datetime.combine(dt.date.fromisoformat(day), self.reset or dt.time(0),
+                                   tzinfo=dt.UTC) + dt.timedelta(days=1)
 
     # -- booking -------------------------------------------------------------------------
 
@@ -273,18 +275,15 @@ class QuotaLedger(InDatabase):
 
     def state(self) -> LedgerState:
         """Today's count (0 on a new day), the cap, and the service's refusal if any."""
-        now = utcnow()
-        today, ends = self.day(now), self.next_reset(now)
+        today = self.day()
         rows = self._rows("SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?",
                           self.key)
         day, sent, refused_at, refused_after = rows[0] if rows else (today, 0, None, None)
         if day < today:
             day, sent = today, 0
-        elif day > today:  # the clock went back: that later day's count holds until it ends
-            ends = self.next_reset(dt.datetime.combine(dt.date.fromisoformat(day),
-                                                       self.reset or dt.time(0), tzinfo=dt.UTC))
+        # (a later day than today: the clock went back; that day's count holds until it ends)
         return LedgerState(day, sent, self.limit, from_ms(refused_at), refused_after,
-                           reset=self.reset, day_ends=ends)
+                           reset=self.reset, day_ends=self._ends(day))
 
     def count(self) -> int:
         """How many keys have a ledger in this cache dir."""
