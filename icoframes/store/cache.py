@@ -35,7 +35,7 @@ from ..parse.lists import filters_frame, list_frame
 from ..schema import FILTERS, LIST, TEXT_DTYPE, TableSchema
 from ..tables import frame_from_arrow
 from .claims import Claims
-from .db import InDatabase, from_ms, ms
+from .db import IDS_IN, InDatabase, from_ms, ms
 
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "Cache", "ProfileRecord",
            "Snapshot", "Stored", "ipc", "keep_list", "record_in"]
@@ -239,8 +239,7 @@ class Cache(InDatabase):
             return
         with self.write() as conn:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (_bump(conn),))
-            conn.execute("DELETE FROM profiles WHERE id IN (SELECT value FROM json_each(?))",
-                         (json.dumps(ids),))  # the ids as one parameter, however many
+            conn.execute(f"DELETE FROM profiles WHERE {IDS_IN}", (json.dumps(ids),))
         warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); they "
              f"were removed and will be fetched again: ids {ids[:10]}", CacheWarning)
 

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from .db import LEASE, Database
+from .db import IDS_IN, LEASE, Database
 
 __all__ = ["LEASE", "Claims"]
 
@@ -29,7 +29,6 @@ _HOST = socket.gethostname()
 #: other token was left by a crawl that ended without deleting it (a full disk refused the
 #: release): it lapses at once, as a dead process's does, so no later call waits out its lease.
 _OPEN: set[str] = set()
-_IN = "id IN (SELECT value FROM json_each(?))"
 
 
 def _alive(pid: int, host: str) -> bool:
@@ -97,8 +96,8 @@ class Claims:
         now, listed = time.time(), json.dumps(wanted)
         with self._db.write() as conn:
             arrived = set() if arrived_since is None else {row[0] for row in conn.execute(
-                f"SELECT id FROM profiles WHERE {_IN} AND version > ?", (listed, arrived_since))}
-            others = conn.execute(f"SELECT id, owner, pid, host FROM claims WHERE {_IN} "
+                f"SELECT id FROM profiles WHERE {IDS_IN} AND version > ?", (listed, arrived_since))}
+            others = conn.execute(f"SELECT id, owner, pid, host FROM claims WHERE {IDS_IN} "
                                   "AND owner != ? AND expires > ? AND expires <= ?",
                                   (listed, self.token, now, now + 2 * self.lease)).fetchall()
             here = (os.getpid(), _HOST)
@@ -109,7 +108,7 @@ class Claims:
             mine = [i for i in wanted if i not in arrived and i not in taken]
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
                              [(i, self.token, os.getpid(), _HOST, now + self.lease) for i in mine])
-            conn.execute(f"DELETE FROM claims WHERE owner = ? AND {_IN}",
+            conn.execute(f"DELETE FROM claims WHERE owner = ? AND {IDS_IN}",
                          (self.token, json.dumps(sorted(arrived & self._held))))
         self._held = (self._held - arrived) | set(mine)
         return mine, [i for i in wanted if i in taken], [i for i in wanted if i in arrived]
@@ -130,7 +129,7 @@ class Claims:
         """Give up ``ids`` (those this crawl holds; others are ignored)."""
         if gone := {int(i) for i in ids} & self._held:
             with self._db.write() as conn:
-                conn.execute(f"DELETE FROM claims WHERE owner = ? AND {_IN}",
+                conn.execute(f"DELETE FROM claims WHERE owner = ? AND {IDS_IN}",
                              (self.token, json.dumps(sorted(gone))))
             self._held -= gone
 

@@ -33,13 +33,15 @@ from ..config import SET_CACHE_DIR
 from ..errors import CacheError, CacheWarning, ConfigError, warn
 from ..files import not_a_folder
 
-__all__ = ["BUSY_SECONDS", "LEASE", "CacheFolderRefused", "Database", "InDatabase",
+__all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "CacheFolderRefused", "Database", "InDatabase",
            "check_cache_dir", "disk_full", "from_ms", "ms", "open_database"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
 #: How long a write waits for another process's write transaction (a stopped writer): a lease.
 BUSY_SECONDS = LEASE
+#: ``id`` among a list of ids passed as one JSON parameter (``json.dumps``), however many
+IDS_IN = "id IN (SELECT value FROM json_each(?))"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # the file and its side files as an unreadable one is named, and what to do then
