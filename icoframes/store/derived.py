@@ -203,10 +203,10 @@ class DerivedTables:
             return False  # no tables yet
         plain = True
         for path in entries:
-            try:  # in a read-only cache dir no lock keeps another user's writer out meanwhile:
+            try:
                 mode = path.lstat().st_mode
-            except FileNotFoundError:  # its temp file, listed, then renamed in: no entry
-                continue
+            except FileNotFoundError:  # a writer's temp file, listed, then renamed in (in a
+                continue  # read-only cache dir no lock keeps another user's writer out)
             if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and path == self.dir):
                 continue
             plain = False

@@ -226,17 +226,16 @@ class QuotaLedger(InDatabase):
             f"{count}{until}", code=485, endpoint=endpoint or None)
 
     def settle(self, outcome: str | int | None) -> None:
-        """What became of a booked request (of any endpoint: each counts alike):
-        ``"not_sent"`` (it never left: handed back; a probe so lets the next request probe),
-        ``"no_answer"``, ``"timed_out"`` or ``"asked_wait"`` (sent, so it counts; a probe so
-        learnt nothing: the next request probes again, but a probe that timed out, or the
-        :data:`PROBES_UNANSWERED`-th with no answer, ends the call's requests, each one more
-        probe waited for in turn) or the service's answer, its error code (None for none):
+        """What became of a booked request (of any endpoint: each counts alike), told on the
+        thread that booked it (:meth:`take`), after it: ``"not_sent"`` (it never left: handed
+        back; a probe so lets the next request probe), ``"no_answer"``, ``"timed_out"`` or
+        ``"asked_wait"`` (sent, so it counts; a probe so learnt nothing: the next request
+        probes again, unless it timed out or was the :data:`PROBES_UNANSWERED`-th without an
+        answer, which ends the call's requests), or the service's error code (None for none):
         a 485 is recorded as its refusal, any other answer to the probe clears it (the
-        allowance is back; a request booked before the refusal tells nothing of it). Called
-        on the thread that booked the request (:meth:`take`), after it. A 485 it cannot
-        record still ends this call's requests: its :class:`~icoframes.errors.CacheError` is
-        raised after the waiting ones are woken."""
+        allowance is back; a request booked before the refusal tells nothing of it). A 485
+        it cannot record still ends this call's requests: its
+        :class:`~icoframes.errors.CacheError` is raised after the waiting ones are woken."""
         probe, self._booked.refused = getattr(self._booked, "refused", False), False
         if outcome == 485:
             self._refused_now()
