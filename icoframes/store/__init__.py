@@ -1,1 +1,1 @@
-"""What is kept on disk: profile events (journals, parts), claims, lists, tables, ledger."""
+"""What is kept on disk: the raw profiles and lists, claims, the derived tables, the ledger."""
