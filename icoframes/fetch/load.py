@@ -262,7 +262,7 @@ class Load:
             self._quota_warned = self.service.warn_short(self._plan.pending + self._plan.requested)
 
     def _claimer(self) -> Claims:
-        self._claims = self._claims or self.cache.claims()
+        self._claims = self._claims or self.service.claims()
         return self._claims
 
     def _fill(self) -> None:

@@ -22,6 +22,7 @@ from ..config import SET_CACHE_DIR, Settings
 from ..errors import CacheError, ConfigError, NotCached
 from ..files import not_a_folder
 from ..store.cache import Cache
+from ..store.claims import Claims
 from ..store.db import check_cache_dir, disk_full
 from ..store.ledger import LedgerState, QuotaLedger
 from .policy import Want
@@ -103,6 +104,15 @@ class Service:
                                                 pool_size=self.settings.max_workers,
                                                 control=self.control)
         return self._client
+
+    def claims(self) -> Claims:
+        """The load's claims on the cache (on ids it is about to request), made only where
+        what is fetched can be kept: a claim is the load's first write, before any request,
+        so a read-only cache dir is refused here as :meth:`client` refuses it (ConfigError,
+        naming offline=True), not by the write (a CacheError, where a profile its list wants
+        was claimed before the client was made)."""
+        check_writable(self.cache)
+        return self.cache.claims()
 
     def profile_client(self, want: Want) -> Client:
         """The client to ask ``want``'s profile with. One whose last fetch failed (its copy kept,
@@ -250,8 +260,11 @@ def check_writable(cache: Cache) -> None:
                               + SET_CACHE_DIR) from None
         # the OS's words ("No such file or directory" of a probe in /proc) only as the cause
         why = _CANNOT_WRITE.get(exc.errno or 0, "no file can be made there")
+        # a cache already there (a shared, pre-filled one) serves a load that asks nothing
+        held = (" A load with offline=True uses what it holds, as it is."
+                if directory == cache.dir else "")
         raise ConfigError(f"the cache dir {directory} is not writable: {why}, so nothing a "
-                          f"load fetches could be kept. {SET_CACHE_DIR}") from exc
+                          f"load fetches could be kept. {SET_CACHE_DIR}{held}") from exc
 
 
 def forget_unreached(cache: Cache) -> None:
