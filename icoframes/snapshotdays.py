@@ -26,7 +26,9 @@ DATE_DTYPE = np.dtype("datetime64[ms]")
 def snapshot_dates(frame: pd.DataFrame, *, whole: bool = False) -> pd.Index:
     """Every snapshot date of a :func:`~icoframes.snapshots.read_snapshots` frame, sorted: its
     rows' dates and the days whose snapshot held no row (``rows`` 0 in ``attrs``: a query
-    that matched nothing that day), which no row can show.
+    that matched nothing that day), which no row can show. A row without a date (``NaT``)
+    is of no snapshot: left out, here as by every reader that counts the days with this
+    (:func:`icoframes.report`, :func:`icoframes.changes`, :func:`icoframes.plot_status_flow`).
 
     The days without a row are counted only while the frame holds a row of every other
     day of its ``attrs``, and only between the first and the last day it holds rows of: a
@@ -52,9 +54,10 @@ def snapshot_dates(frame: pd.DataFrame, *, whole: bool = False) -> pd.Index:
     ['11-03']
     """
     column = frame["snapshot_date"]
-    dates = pd.Index(column.drop_duplicates())  # as the column holds them: its groups' keys
+    # as the column holds them (its groups' keys); a row without a date (NaT) is of no day
+    dates = pd.Index(column.dropna().drop_duplicates())
     infos = day_infos(frame)
-    held = {pd.Timestamp(d).date().isoformat() for d in dates if pd.notna(d)}  # NaT: no day
+    held = {pd.Timestamp(d).date().isoformat() for d in dates}
     empty = [str(i["snapshot_date"]) for i in infos if i.get("rows") == 0]
     cut = any(i.get("rows") and str(i["snapshot_date"]) not in held for i in infos)
     # in the column's dtype (read_snapshots': datetime64[ms]): one key per day, however read;
@@ -168,7 +171,7 @@ def reported_days(frame: pd.DataFrame) -> list[str]:
     frame = utc_dates(frame)
     infos = day_infos(frame)
     named = [str(i.get("snapshot_date")) for i in infos]
-    counted = {pd.Timestamp(d).date().isoformat() for d in snapshot_dates(frame) if pd.notna(d)}
+    counted = {pd.Timestamp(d).date().isoformat() for d in snapshot_dates(frame)}
     stray = sorted(counted - set(named))
     if stray and named:
         raise InvalidParameter(

@@ -154,4 +154,33 @@ def test_a_row_without_a_date_does_not_stretch_the_days_counted(gap):
     out, _, _ = gap
     snaps = read_snapshots(out)
     snaps.loc[snaps.index[0], "snapshot_date"] = pd.NaT
-    assert list(snapshot_dates(snaps).dropna()) == [day(1), day(2)]  # a9c4b70: and day 3
+    assert list(snapshot_dates(snaps)) == [day(1), day(2)]  # a9c4b70: and day 3 (and NaT)
+
+
+def test_a_row_without_a_date_is_in_no_snapshot_as_report_counts_it(gap):
+    """A NaT snapshot_date is no day: report() counted the days of the other rows, while
+    snapshot_dates listed NaT, changes() compared a snapshot of NaT (the ICOs of day 2
+    'removed' on NaT) and plot_status_flow raised "NaTType does not support strftime"
+    (9315728). Every reader now leaves such a row out, as report() did."""
+    out, chosen, _ = gap
+    snaps = read_snapshots(out)
+    undated = snaps.copy()
+    at = undated.index[(undated["id"] == chosen[0]) & (undated["snapshot_date"] == day(2))]
+    undated.loc[at, "snapshot_date"] = pd.NaT
+    dated = undated.dropna(subset=["snapshot_date"])
+    assert list(snapshot_dates(undated)) == list(snapshot_dates(dated)) == [day(1), day(2)]
+    assert str(snapshot_dates(undated).dtype) == "datetime64[ms]"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # day 3 counted (incomplete): nothing left out to say
+        assert icoframes.report(undated) == icoframes.report(dated)
+    with pytest.warns(IcoframesWarning, match=_GAP):
+        events = changes(undated)
+    with pytest.warns(IcoframesWarning, match=_GAP):
+        pd.testing.assert_frame_equal(events, changes(dated))
+    assert events[["snapshot_date", "previous_date", "ico_id", "kind"]].values.tolist() == [
+        [day(2), day(1), chosen[0], "removed"]]
+    with pytest.warns(IcoframesWarning, match=_GAP):
+        ax = plot_status_flow(undated)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-11-01", "2026-11-02"]
+    assert [[int(p.get_height()) for p in bars] for bars in ax.containers] == [[3, 2]]
+    matplotlib.pyplot.close(ax.figure)
