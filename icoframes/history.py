@@ -44,12 +44,12 @@ from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean,
 from .exported import export_folder, read_export
 from .queries import checked_keywords
 from .schema import ICOS, TEXT_DTYPE
+from .snapshotdays import named_dates
 from .snapshots import (
     DATE_DTYPE,
     Gaps,
     gaps_by_date,
     read_snapshots,
-    snapshot_dates,
     snapshot_folders,
     snapshot_info,
     utc_dates,
@@ -156,8 +156,11 @@ def changes(
         frame without ``snapshot_date`` and ``id``, an id twice in one
         snapshot, snapshots of different queries (their manifests say so: a
         tree written before ``export_tables`` refused that), or ``gaps``
-        neither "mark" nor "skip" (InvalidParameter, with a "did you mean"), or a
-        path that names no folder (InvalidParameter; FileNotFoundError when it is missing).
+        neither "mark" nor "skip" (InvalidParameter, with a "did you mean"), a frame
+        holding rows of a UTC day no snapshot of its ``attrs`` names (InvalidParameter: a
+        zone attached with ``dt.tz_localize`` east of UTC, as :func:`icoframes.report`
+        refuses it), or a path that names no folder (InvalidParameter; FileNotFoundError
+        when it is missing).
 
     Examples
     --------
@@ -182,7 +185,8 @@ def changes(
             raise InvalidParameter(f"changes needs a {needed!r} column (the frame of "
                                    "read_snapshots)")
     frame = utc_dates(frame)  # a zoned day: in UTC, as read_snapshots gives it
-    dates = snapshot_dates(frame, whole=whole)  # with the days whose query matched nothing
+    # with the days whose query matched nothing; a day no snapshot names refused, as report's
+    dates = named_dates(frame, "its changes are unknown", whole=whole)
     if not whole:
         warn_uncounted(frame, "changes", "changes(path) of the tree counts them")
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events

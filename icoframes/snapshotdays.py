@@ -16,8 +16,8 @@ import pandas as pd
 
 from .errors import InvalidParameter, warn
 
-__all__ = ["DATE_DTYPE", "day_infos", "reported_days", "snapshot_dates", "uncounted_days",
-           "utc_dates", "warn_uncounted"]
+__all__ = ["DATE_DTYPE", "day_infos", "named_dates", "reported_days", "snapshot_dates",
+           "uncounted_days", "utc_dates", "warn_uncounted"]
 
 #: The dtype of ``snapshot_date`` as :func:`~icoframes.snapshots.read_snapshots` gives it.
 DATE_DTYPE = np.dtype("datetime64[ms]")
@@ -68,6 +68,32 @@ def snapshot_dates(frame: pd.DataFrame, *, whole: bool = False) -> pd.Index:
         days = pd.to_datetime(empty, format="%Y-%m-%d").astype(column.dtype)
         dates = dates.union(days)
     return dates.sort_values()
+
+
+def named_dates(frame: pd.DataFrame, unknown: str, *, whole: bool = False) -> pd.Index:
+    """:func:`snapshot_dates` of a frame whose dates are UTC days (:func:`utc_dates`), every
+    one of them a snapshot its ``attrs`` name (a frame without them names none: its rows'
+    days are taken as they are): the days :func:`icoframes.report`, :func:`icoframes.changes`
+    and :func:`icoframes.plot_status_flow` count.
+
+    Raises
+    ------
+    InvalidParameter
+        The frame holds rows of a UTC day that no snapshot of its ``attrs`` names (dates
+        given a zone with ``dt.tz_localize`` east of UTC, which moves them to the day
+        before): which snapshots it holds is unknown, and so, ``unknown`` says, is what the
+        caller gives of it ("its report is unknown").
+    """
+    dates = snapshot_dates(frame, whole=whole)
+    named = {str(i.get("snapshot_date")) for i in day_infos(frame)}
+    stray = sorted({pd.Timestamp(d).date().isoformat() for d in dates} - named)
+    if stray and named:
+        raise InvalidParameter(
+            f"this frame holds rows of {', '.join(stray)}, a day no snapshot its "
+            f"attrs['icoframes'] names: {unknown}. A zone localized rather than "
+            "converted? A snapshot_date is a UTC day: "
+            ".dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone")
+    return dates
 
 
 def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -164,21 +190,14 @@ def reported_days(frame: pd.DataFrame) -> list[str]:
     Raises
     ------
     InvalidParameter
-        The frame holds rows of a UTC day that no snapshot of its ``attrs`` names (dates
-        given a zone with ``dt.tz_localize`` east of UTC, which moves them to the day
-        before): which snapshots it holds is unknown.
+        The frame holds rows of a UTC day that no snapshot of its ``attrs`` names
+        (:func:`named_dates`).
     """
     frame = utc_dates(frame)
     infos = day_infos(frame)
     named = [str(i.get("snapshot_date")) for i in infos]
-    counted = {pd.Timestamp(d).date().isoformat() for d in snapshot_dates(frame)}
-    stray = sorted(counted - set(named))
-    if stray and named:
-        raise InvalidParameter(
-            f"this frame holds rows of {', '.join(stray)}, a day no snapshot its "
-            "attrs['icoframes'] names: its report is unknown. A zone localized rather than "
-            "converted? A snapshot_date is a UTC day: "
-            ".dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone")
+    counted = {pd.Timestamp(d).date().isoformat()
+               for d in named_dates(frame, "its report is unknown")}
     rows = dict(zip(named, (i.get("rows") for i in infos), strict=True))
     broken = {day for day, i in zip(named, infos, strict=True) if i.get("complete") is False}
     order = sorted(rows)

@@ -124,6 +124,9 @@ def test_the_notes_say_one_snapshot_and_one_move_in_the_singular(ids, note):
         "no ICOs to plot", "1 snapshot, none holding an ICO"]
     two_days = pd.concat([one_day, one_day.assign(snapshot_date=pd.Timestamp("2026-11-02"),
                                                   status="ongoing")], ignore_index=True)
+    # the days of its rows: attrs naming 2026-11-01 alone (concat kept one_day's) would say
+    # its rows of 2026-11-02 are of no snapshot, which changes() refuses as report() does
+    two_days.attrs = {}
     events = icoframes.changes(two_days, kinds=["status"])
     moves = len(ids)
     assert _notes(plot_status_flow(events)) == [

@@ -202,9 +202,11 @@ def test_a_partial_list_explains_the_absence_of_any_status():
     day2 = pd.DataFrame({"snapshot_date": pd.to_datetime(["2026-11-02"], format="%Y-%m-%d")
                          .astype("datetime64[ms]"), "id": [9], "status": ["upcoming"]})
     frame = pd.concat([frame, day2], ignore_index=True)
-    frame.attrs["icoframes"] = {"snapshots": [
+    frame.attrs["icoframes"] = {"snapshots": [  # (each day of a row named, as report needs)
+        {"snapshot_date": "2026-11-01", "complete": True, "missing": []},
         {"snapshot_date": "2026-11-02", "complete": False, "missing": [],
-         "partial_lists": ["past"]}]}
+         "partial_lists": ["past"]},
+        {"snapshot_date": "2026-11-03", "complete": True, "missing": []}]}
     events = icoframes.changes(frame, kinds=["status"])
     got = sorted(map(tuple, events[["snapshot_date", "ico_id", "kind"]].astype(
         {"snapshot_date": str}).values.tolist()))

@@ -131,6 +131,36 @@ def test_a_zone_attached_east_of_utc_is_refused_by_report(gap):
     assert icoframes.report(west) == icoframes.report(snaps)  # the same UTC days
 
 
+def test_a_zone_attached_east_of_utc_is_refused_by_changes_and_plot_as_by_report(gap):
+    """changes() and plot_status_flow() of the frame report() refuses (dates given Tokyo's
+    zone with tz_localize: the rows of days 1 and 2 on 2026-10-31 and 11-01 in UTC) were
+    not refused (9315728): their events and bars were dated a day early, each day read with
+    the manifest of the day before. One check (snapshotdays.named_dates) refuses it for all
+    three."""
+    out, _, _ = gap
+    snaps = read_snapshots(out)
+    tokyo = snaps.assign(snapshot_date=snaps["snapshot_date"].dt.tz_localize("Asia/Tokyo"))
+    said = (r"this frame holds rows of 2026-10-31, a day no snapshot its attrs\['icoframes'\] "
+            r"names: its {} unknown. A zone localized rather than converted\? A snapshot_date "
+            r"is a UTC day: \.dt\.tz_localize\('UTC'\)\.dt\.tz_convert\(zone\) shows it in a zone")
+    with pytest.raises(InvalidParameter, match=said.format("changes are")):
+        changes(tokyo)
+    with pytest.raises(InvalidParameter, match=said.format("status flow is")):
+        plot_status_flow(tokyo)
+    with pytest.raises(InvalidParameter, match=said.format("report is")):
+        icoframes.report(tokyo)
+    # west of UTC: the same UTC days, the same events and bars as the frame's own
+    west = snaps.assign(snapshot_date=snaps["snapshot_date"].dt.tz_localize("America/New_York"))
+    with pytest.warns(IcoframesWarning, match=_GAP):
+        events = changes(west)
+    with pytest.warns(IcoframesWarning, match=_GAP):
+        pd.testing.assert_frame_equal(events, changes(snaps))
+    with pytest.warns(IcoframesWarning, match=_GAP):
+        ax = plot_status_flow(west)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-11-01", "2026-11-02"]
+    matplotlib.pyplot.close(ax.figure)
+
+
 def test_a_zone_attached_to_the_dates_gives_midnights(gap):
     """Review REVF L2: utc_dates of dates given a zone with tz_localize kept the hours of
     the zone's offset (2026-10-31 15:00 for Tokyo's 2026-11-01), and changes() dated its

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..dayfolder import check_one_query
 from ..errors import InvalidParameter
+from ..snapshotdays import named_dates
 from ..snapshots import Gaps, gaps_by_date, snapshot_dates, utc_dates, warn_uncounted
 from ._axes import (
     UNKNOWN_COLOR,
@@ -92,8 +93,10 @@ def plot_status_flow(
     TypeError
         ``frame`` is not a DataFrame, or ``ax`` is not an Axes.
     ValueError
-        ``frame`` has neither the snapshot columns nor the event columns, or its
-        snapshots hold exports of different queries (their manifests say so).
+        ``frame`` has neither the snapshot columns nor the event columns, its
+        snapshots hold exports of different queries (their manifests say so), or it holds
+        rows of a UTC day no snapshot of its ``attrs`` names (InvalidParameter: a zone
+        attached with ``dt.tz_localize`` east of UTC, as :func:`icoframes.report` refuses).
 
     Examples
     --------
@@ -114,7 +117,8 @@ def plot_status_flow(
         frame = utc_dates(frame)  # a zoned day: in UTC, as read_snapshots and changes read it
     if all(c in frame.columns for c in _SNAPSHOT_COLUMNS):
         # a tree mixing queries: its moves are none at the service (days without a row too)
-        check_one_query(frame, snapshot_dates(frame))
+        # (and a day no snapshot names: its bars unknown, as changes' events and report's)
+        check_one_query(frame, named_dates(frame, "its status flow is unknown"))
         warn_uncounted(frame, "plot_status_flow",
                        "plot_status_flow(changes(path)) draws the moves of the tree's days")
         return _draw_snapshots(frame, _axes(ax), style)
