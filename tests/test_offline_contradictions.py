@@ -12,6 +12,7 @@ import time_machine
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import InvalidParameter, NotCached
+from icoframes.fetch.policy import PROFILE_MAX_AGE
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +39,13 @@ ASKS = [
     ({"max_age": dt.timedelta(microseconds=1)}, r"max_age=1e-06 asks"),
     ({"max_age": dt.timedelta(days=2)}, r"max_age=172800 asks"),
     ({"profile_max_age": 1}, r"profile_max_age=1 \(for ongoing, upcoming, past\) asks"),
+    # past's own default, 90 days, asks nothing: only ongoing's 0 is said (9315728: both)
     ({"profile_max_age": {"Past": 90 * 86400, "ongoing": 0}},
-     r"profile_max_age=7.776e\+06 \(for past\) and profile_max_age=0 \(for ongoing\) ask"),
+     r"profile_max_age=0 \(for ongoing\) asks"),
+    ({"profile_max_age": {"past": 7 * 86400, "upcoming": dt.timedelta(days=7)}},
+     r"profile_max_age=604800 \(for past\) asks"),
+    # one age for every status: a day is ongoing's default alone
+    ({"profile_max_age": 86400}, r"profile_max_age=86400 \(for upcoming, past\) asks"),
 ]
 
 
@@ -78,6 +84,23 @@ def test_offline_alone_or_with_arguments_that_ask_nothing_still_answers(cfg):
         icos = icoframes.load_icos(status="past", offline=True, **kwargs)
         assert icos["id"].tolist() == online["id"].tolist()
         assert icoframes.report(icos).complete is True
+    assert spent(cfg) == before
+
+
+def test_offline_takes_a_profile_max_age_giving_statuses_their_default_however_written(cfg):
+    # as max_age's day (REVI L2): the default is no wish to ask again. 9315728 refused every
+    # profile_max_age given, "profile_max_age=7.776e+06 (for past) asks the service again"
+    online = icoframes.load_icos(status="past", progress=False)
+    before = spent(cfg)
+    for ages in ({"past": dt.timedelta(days=90)}, {"Past": 90 * 86400}, {"ongoing": 86400.0},
+                 {"ongoing": dt.timedelta(hours=24), "upcoming": 7 * 86400,
+                  "past": dt.timedelta(days=90)}, {**PROFILE_MAX_AGE}):
+        for loader in (icoframes.load_icos, icoframes.load_tables):
+            got = loader(status="past", offline=True, progress=False, profile_max_age=ages)
+            icos = got if loader is icoframes.load_icos else got.icos
+            assert icos["id"].tolist() == online["id"].tolist()
+            assert str(icos["id"].dtype) == "int64"
+            assert icoframes.report(got).complete is True
     assert spent(cfg) == before
 
 

@@ -129,7 +129,8 @@ def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
     (:func:`profile_max_age`), refused with ``offline=True`` when an argument asks the
     service again: ``refresh`` True or ``"all"``, a ``max_age`` given (not one equal to
     :data:`DEFAULT_MAX_AGE`, nor None: a cached list older than it is paged again)
-    or a ``profile_max_age`` given (a profile older than it is fetched again). Offline won
+    or a ``profile_max_age`` given (a profile older than it is fetched again; not for a
+    status given its default, :data:`PROFILE_MAX_AGE`, however written). Offline won
     over them silently: the cached rows came back as if fetched again, said complete, and
     ``max_age=1`` on rows of three days too (review REVE L3)."""
     limit, ages = age_limit(max_age), profile_max_age(profile_ages)
@@ -141,6 +142,8 @@ def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
     if profile_ages is not None:  # the statuses it names, by age ({} names none)
         named = ([str(status).strip().lower() for status in profile_ages]
                  if isinstance(profile_ages, Mapping) else list(STATUSES))
+        # as max_age's day: a status given its default age, however written, asks nothing
+        named = [status for status in named if ages[status] != PROFILE_MAX_AGE[status]]
         for age in dict.fromkeys(ages[status] for status in named):
             statuses = ", ".join(status for status in named if ages[status] == age)
             ages_given.append(f"profile_max_age={age.total_seconds():g} (for {statuses})")
