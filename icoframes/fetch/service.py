@@ -111,7 +111,8 @@ class Service:
         so a read-only cache dir is refused here as :meth:`client` refuses it (ConfigError,
         naming offline=True), not by the write (a CacheError, where a profile its list wants
         was claimed before the client was made)."""
-        check_writable(self.cache)
+        if self._client is None:  # (else checked when it was made)
+            check_writable(self.cache)
         return self.cache.claims()
 
     def profile_client(self, want: Want) -> Client:
