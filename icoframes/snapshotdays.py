@@ -1,6 +1,7 @@
 """The days of a :func:`~icoframes.snapshots.read_snapshots` frame, as every reader of one
 counts them: :func:`snapshot_dates` (its rows' days and the days whose snapshot held no row),
-:func:`utc_dates` (a zoned or a Period ``snapshot_date`` as the UTC days read_snapshots gives).
+:func:`utc_dates` (a zoned or a Period ``snapshot_date`` as the UTC days read_snapshots gives),
+:func:`named_dates` (those days, refused when one is a day no snapshot of its ``attrs`` names).
 
 Low in the layers so that :func:`icoframes.report` (:mod:`icoframes.reporting`) counts the
 days of a frame as :func:`icoframes.changes` and :func:`icoframes.plot_status_flow` do; found
