@@ -192,7 +192,9 @@ def changes(
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
     if frame.duplicated(["snapshot_date", "id"]).any():
         raise InvalidParameter("an ICO id occurs twice in one snapshot; the snapshots are not icos")
-    by_date = {d: g.set_index("id") for d, g in frame.groupby("snapshot_date", sort=True)}
+    # observed: a categorical date's groups are the days it holds (pandas 2.2 warns otherwise)
+    by_date = {d: g.set_index("id")
+               for d, g in frame.groupby("snapshot_date", sort=True, observed=True)}
     nothing = frame.iloc[:0].set_index("id")  # a day without a row: an empty snapshot
     gaps_of = gaps_by_date(frame)
     events = [_empty_events()]

@@ -265,8 +265,8 @@ def _all_moves(snaps: pd.DataFrame, dates: list) -> list[list[str]]:
     reads them: an ICO an incomplete snapshot explains the absence of (its manifest,
     in ``attrs``) is unseen, not removed, then compared with its last known status."""
     gaps = gaps_by_date(snaps)
-    by_date = {d: g.set_index("id")["status"].astype(object)
-               for d, g in snaps.groupby("snapshot_date", sort=True)}
+    by_date = {d: g.set_index("id")["status"].astype(object)  # observed: as changes' groups
+               for d, g in snaps.groupby("snapshot_date", sort=True, observed=True)}
     nothing = pd.Series([], index=pd.Index([], dtype="int64"), dtype=object)  # no row that day
     known, moves = by_date.get(dates[0], nothing), []
     for before, date in itertools.pairwise(dates):
