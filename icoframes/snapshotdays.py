@@ -1,6 +1,7 @@
 """The days of a :func:`~icoframes.snapshots.read_snapshots` frame, as every reader of one
 counts them: :func:`snapshot_dates` (its rows' days and the days whose snapshot held no row),
-:func:`utc_dates` (a zoned or a Period ``snapshot_date`` as the UTC days read_snapshots gives),
+:func:`utc_dates` (a zoned, Period, text, date or categorical ``snapshot_date`` as the UTC
+days read_snapshots gives),
 :func:`named_dates` (those days, refused when one is a day no snapshot of its ``attrs`` names).
 
 Low in the layers so that :func:`icoframes.report` (:mod:`icoframes.reporting`) counts the
@@ -15,7 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import InvalidParameter, warn
+from .errors import InvalidParameter, quoted, warn
+from .moments import as_naive_utc
 
 __all__ = ["DATE_DTYPE", "day_infos", "named_dates", "reported_days", "snapshot_dates",
            "uncounted_days", "utc_dates", "warn_uncounted"]
@@ -62,7 +64,7 @@ def snapshot_dates(frame: pd.DataFrame, *, whole: bool = False) -> pd.Index:
     empty = [str(i["snapshot_date"]) for i in infos if i.get("rows") == 0]
     cut = any(i.get("rows") and str(i["snapshot_date"]) not in held for i in infos)
     # in the column's dtype (read_snapshots': datetime64[ms]): one key per day, however read;
-    # a hand-made frame of text or zoned dates has its rows' days alone
+    # a frame of text or zoned dates has its rows' days alone (the readers read utc_dates')
     if empty and not cut and isinstance(column.dtype, np.dtype) and column.dtype.kind == "M":
         if not whole and held:  # (no row at all: every day is empty, none cut, no event)
             empty = [d for d in empty if min(held) < d < max(held)]  # ISO text sorts as dates
@@ -98,17 +100,27 @@ def named_dates(frame: pd.DataFrame, unknown: str, *, whole: bool = False) -> pd
 
 
 def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with a zoned ``snapshot_date`` (``datetime64[..., tz]``) in UTC and naive, as
-    :func:`~icoframes.snapshots.read_snapshots` gives the days (``datetime64[ms]``, midnight
-    of the UTC day) and as every date argument is read (:func:`icoframes.moments.as_naive_utc`):
+    """``frame`` with its ``snapshot_date`` as :func:`~icoframes.snapshots.read_snapshots`
+    gives the days (``datetime64[ms]``, naive, midnight of the UTC day), however it was
+    made to hold them, as every date argument is read (:func:`icoframes.moments.as_naive_utc`):
     ``2026-11-01 00:00+00:00``, or the same moment ``2026-10-31 20:00-04:00``, is the
-    snapshot of 2026-11-01. Periods of a day (``.dt.to_period("D")``: no zone) are their
-    days. Any other frame is returned as it is; ``attrs`` are kept.
+    snapshot of 2026-11-01. So every reader (:func:`icoframes.report`,
+    :func:`icoframes.changes`, :func:`icoframes.plot_status_flow`) counts the days of a frame
+    one way, the days without a row in ``attrs`` included.
+
+    Read as their days: a zoned ``snapshot_date`` (``datetime64[..., tz]``), periods of a day
+    (``.dt.to_period("D")``: no zone), text, ``datetime.date`` or Timestamp objects
+    (``.dt.strftime("%Y-%m-%d")``, ``.dt.date``, ``astype(object)``; an ISO date with an
+    optional time and UTC offset, as a date argument; no offset: UTC), and a categorical
+    of any of those (``astype("category")``). Any other frame is returned as it is;
+    ``attrs`` are kept.
 
     Raises
     ------
     InvalidParameter
-        Periods longer or shorter than a day (a month's holds no one snapshot's day).
+        Periods longer or shorter than a day (a month's holds no one snapshot's day), or a
+        value that is not a date (text pandas would guess, a number: the ISO date a text
+        most likely means, if one, as "did you mean").
 
     Examples
     --------
@@ -119,9 +131,15 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
     >>> utc_dates(frame.assign(snapshot_date=pd.period_range("2026-11-01", periods=1))
     ...           )["snapshot_date"].tolist()
     [Timestamp('2026-11-01 00:00:00')]
+    >>> utc_dates(frame.assign(snapshot_date=["2026-11-01"]))["snapshot_date"].tolist()
+    [Timestamp('2026-11-01 00:00:00')]
     """
     column = frame["snapshot_date"]
-    if isinstance(column.dtype, pd.DatetimeTZDtype):
+    if isinstance(column.dtype, pd.CategoricalDtype):  # its values, as its categories hold them
+        column = column.astype(column.cat.categories.dtype)
+    if column.dtype == object or isinstance(column.dtype, pd.StringDtype):
+        days = _parsed(column)
+    elif isinstance(column.dtype, pd.DatetimeTZDtype):
         days = column.dt.tz_convert(None)
     elif isinstance(column.dtype, pd.PeriodDtype):
         if column.dtype != pd.PeriodDtype("D"):
@@ -130,12 +148,31 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
                 "is one day's; give its days (the dates read_snapshots gives, or periods of "
                 "a day: .dt.to_period('D'))")
         days = column.dt.to_timestamp()
+    elif isinstance(frame["snapshot_date"].dtype, pd.CategoricalDtype):
+        days = column  # of naive datetimes: the days, as before astype("category")
     else:
         return frame
     # midnight, as read_snapshots': a zone attached to its dates (tz_localize) is hours off
     out = frame.assign(snapshot_date=days.dt.normalize().astype(DATE_DTYPE))
     out.attrs = frame.attrs  # (assign keeps them; said, not left to pandas' version)
     return out
+
+
+def _parsed(column: pd.Series) -> pd.Series:
+    """The naive UTC moments of a column of text, dates or Timestamps (each distinct value
+    read once, by the rule of every date argument), missing values NaT."""
+    codes, values = pd.factorize(column)  # missing (None, NaN, NaT, pd.NA): code -1
+    moments = np.array([_moment(v) for v in values] + [np.datetime64("NaT")], dtype=DATE_DTYPE)
+    return pd.Series(moments[codes], index=column.index, name=column.name)  # -1: the NaT
+
+
+def _moment(value: object) -> np.datetime64:
+    """One value of a ``snapshot_date`` column as a naive UTC moment (refused: not a date;
+    "now" and "today", which a date argument reads as this moment, name no snapshot's day)."""
+    if isinstance(value, str) and value.strip().casefold() in ("now", "today"):
+        raise InvalidParameter(f"a snapshot_date must be a date, got {quoted(value)}: the day "
+                               "of a snapshot, as read_snapshots gives it (YYYY-MM-DD)")
+    return as_naive_utc(value, "a snapshot_date").as_unit("ms").to_datetime64()
 
 
 def uncounted_days(frame: pd.DataFrame) -> list[str]:

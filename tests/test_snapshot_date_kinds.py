@@ -82,6 +82,51 @@ def tree(tmp_path_factory):
     return out, chosen
 
 
+def _read(frame: pd.DataFrame):
+    """changes, report and the plot's bars of ``frame``, with the warnings each gave."""
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        events = changes(frame)
+        got = icoframes.report(frame)
+        ax = plot_status_flow(frame)
+    bars = [[p.get_height() for p in b.patches] for b in ax.containers]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    matplotlib.pyplot.close(ax.figure)
+    said = [f"{w.category.__name__}: {w.message}" for w in warned]
+    return events, got, (labels, bars), said
+
+
+def test_the_read_snapshots_frame_counts_the_empty_day_and_names_the_stopped_one(tree):
+    """The reference every other kind of date is held to."""
+    out, chosen = tree
+    events, got, (labels, bars), said = _read(read_snapshots(out))
+    assert events[["snapshot_date", "previous_date", "ico_id", "kind"]].values.tolist() == [
+        *([day(3), day(2), i, "removed"] for i in chosen),
+        *([day(4), day(3), i, "new"] for i in chosen)]
+    assert got.complete is False and got.stopped == "2026-11-05: quota"
+    assert [q.fetched_at.date() for q in got.queries] == [dt.date(2026, 11, d) for d in range(1, 6)]
+    assert labels == ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-04"]
+    assert bars == [[3, 3, 0, 3]]
+    assert len(said) == 2 and all(s.startswith("IcoframesWarning: ") for s in said)
+    assert "changes: the snapshot of 2026-11-05 stopped" in said[0]
+    assert "plot_status_flow: the snapshot of 2026-11-05 stopped" in said[1]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_kind_of_date_is_read_as_read_snapshots_days(tree, kind):
+    """REVK M1: on 9315728 changes gave no event (day 3 dropped), the plot 3 bars with
+    'no change', report 3 days complete, and no warning named day 5."""
+    out, _ = tree
+    snaps = read_snapshots(out)
+    made = snaps.assign(snapshot_date=KINDS[kind](snaps["snapshot_date"]))
+    assert made.attrs == snaps.attrs and str(made["snapshot_date"].dtype) != "datetime64[ms]"
+    want_events, want_report, want_plot, want_said = _read(snaps)
+    events, got, plot, said = _read(made)
+    pd.testing.assert_frame_equal(events, want_events)
+    assert got == want_report and plot == want_plot and said == want_said
+    assert str(utc_dates(made)["snapshot_date"].dtype) == "datetime64[ms]"
+
+
 def test_a_categorical_date_lets_no_pandas_warning_out(tree):
     """REVK L6: under pandas 2.2 changes() and the plot of a categorical snapshot_date let
     pandas' FutureWarning ("The default of observed=False is deprecated") out (9315728).
@@ -100,3 +145,25 @@ def test_a_categorical_date_lets_no_pandas_warning_out(tree):
     assert [t.get_text() for t in ax.get_xticklabels()] == [
         "2026-11-01", "2026-11-02", "2026-11-04"]
     matplotlib.pyplot.close(ax.figure)
+
+
+@pytest.mark.parametrize(("text", "hint"), [
+    ("2026/11/02", "; did you mean '2026-11-02'?"),
+    ("November 2, 2026", "; did you mean '2026-11-02'?"),
+    ("11/02/2026", ""),  # month or day first: a guess, never offered
+    ("yesterday", ""),
+])
+def test_text_that_is_not_a_date_is_refused_by_every_reader(tree, text, hint):
+    out, _ = tree
+    snaps = read_snapshots(out)
+    made = snaps.assign(snapshot_date=snaps["snapshot_date"].dt.strftime("%Y-%m-%d"))
+    made.loc[made.index[-1], "snapshot_date"] = text
+    said = (f"a snapshot_date must be a date or datetime, got '{text}' (as text: an ISO date "
+            f"with a 4-digit year, 'YYYY-MM-DD' with an optional time){hint}")
+    for reader in (changes, icoframes.report, plot_status_flow):
+        with pytest.raises(InvalidParameter) as raised:
+            reader(made)
+        assert str(raised.value) == said
+    made.loc[made.index[-1], "snapshot_date"] = "today"  # a date argument's now: no day
+    with pytest.raises(InvalidParameter, match="a snapshot_date must be a date, got 'today'"):
+        changes(made)
