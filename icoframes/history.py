@@ -91,7 +91,9 @@ def changes(
         An export tree (read with :func:`read_snapshots`), or the frame that
         function returns for ``icos`` (or a part of it). A zoned ``snapshot_date``
         (``datetime64[ms, tz]``) is read in UTC, as every date argument: the snapshot
-        of its UTC day (``2026-10-31 20:00-04:00`` is that of 2026-11-01).
+        of its UTC day (``2026-10-31 20:00-04:00`` is that of 2026-11-01); text, dates
+        or a categorical are read as the days they name, and an index level named
+        ``snapshot_date`` or ``id`` as the column (:func:`~icoframes.snapshots.utc_dates`).
     kinds : iterable of str, optional
         What to compare: keys of :data:`CHANGE_KINDS` (``status``, ``name``,
         ``score``, ``raised``, ``start``, ``end``; the default is all of them)
@@ -179,12 +181,13 @@ def changes(
     whole = not isinstance(snapshots, pd.DataFrame)  # a tree read whole: no day cut away
     frame = (snapshots if isinstance(snapshots, pd.DataFrame)  # a file refused as snapshots=
              else read_snapshots(export_folder(snapshots, "snapshots")))
+    # its days as read_snapshots gives them (UTC, datetime64[ms]), from the index too
+    frame = utc_dates(frame)
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:  # an argument refused, as every one: InvalidParameter
             raise InvalidParameter(f"changes needs a {needed!r} column (the frame of "
                                    "read_snapshots)")
-    frame = utc_dates(frame)  # a zoned day: in UTC, as read_snapshots gives it
     # with the days whose query matched nothing; a day no snapshot names refused, as report's
     dates = named_dates(frame, "its changes are unknown", whole=whole)
     if not whole:

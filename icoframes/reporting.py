@@ -26,8 +26,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import pandas as pd
+
 from .errors import InvalidParameter, checked_keywords, checked_methods, warn
-from .snapshotdays import reported_days
+from .snapshotdays import reported_days, utc_dates
 
 __all__ = ["AsDict", "LoadReport", "MissingICO", "QueryReport", "manifest_summary",
            "queries_html", "report", "snapshots_report"]
@@ -324,6 +326,8 @@ def snapshots_report(frame: Any, infos: list[Mapping[str, Any]]) -> LoadReport:
     together: complete when every day is, each day's missing ICOs (their reason naming the
     day), requests summed."""
     days = [str(i.get("snapshot_date")) for i in infos]
+    if isinstance(frame, pd.DataFrame):  # its days in a snapshot_date index level too
+        frame = utc_dates(frame)
     if "snapshot_date" in getattr(frame, "columns", ()):
         days = reported_days(frame)  # a zoned day in UTC; a latest day stopped empty kept
     if not days:
@@ -369,7 +373,8 @@ def report(result: Any) -> LoadReport:
         or a selection or copy of one (read from ``attrs["icoframes"]``);
         or what ``read_export`` returned (a ``Tables``, or its ``icos``): the report
         its manifest holds; or a ``read_snapshots`` frame, or a selection of one: the
-        report of the snapshots it holds.
+        report of the snapshots it holds (its ``snapshot_date`` a column, or an index
+        level: ``set_index("snapshot_date").loc["2026-11-02"]`` is that day's).
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """The days of a :func:`~icoframes.snapshots.read_snapshots` frame, as every reader of one
 counts them: :func:`snapshot_dates` (its rows' days and the days whose snapshot held no row),
-:func:`utc_dates` (a zoned, Period, text, date or categorical ``snapshot_date`` as the UTC
-days read_snapshots gives),
+:func:`utc_dates` (a zoned, Period, text, date or categorical ``snapshot_date``, or one in
+the index, as the UTC days read_snapshots gives),
 :func:`named_dates` (those days, refused when one is a day no snapshot of its ``attrs`` names).
 
 Low in the layers so that :func:`icoframes.report` (:mod:`icoframes.reporting`) counts the
@@ -112,8 +112,9 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
     (``.dt.to_period("D")``: no zone), text, ``datetime.date`` or Timestamp objects
     (``.dt.strftime("%Y-%m-%d")``, ``.dt.date``, ``astype(object)``; an ISO date with an
     optional time and UTC offset, as a date argument; no offset: UTC), and a categorical
-    of any of those (``astype("category")``). Any other frame is returned as it is;
-    ``attrs`` are kept.
+    of any of those (``astype("category")``). An index level named ``snapshot_date`` or
+    ``id`` (``set_index("snapshot_date")``) is taken as the column (a frame also holding
+    that column keeps it). Any other frame is returned as it is; ``attrs`` are kept.
 
     Raises
     ------
@@ -131,9 +132,13 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
     >>> utc_dates(frame.assign(snapshot_date=pd.period_range("2026-11-01", periods=1))
     ...           )["snapshot_date"].tolist()
     [Timestamp('2026-11-01 00:00:00')]
-    >>> utc_dates(frame.assign(snapshot_date=["2026-11-01"]))["snapshot_date"].tolist()
+    >>> utc_dates(frame.assign(snapshot_date=["2026-11-01"]).set_index("snapshot_date")
+    ...           )["snapshot_date"].tolist()
     [Timestamp('2026-11-01 00:00:00')]
     """
+    frame = _keys_as_columns(frame)
+    if "snapshot_date" not in frame.columns:
+        return frame
     column = frame["snapshot_date"]
     if isinstance(column.dtype, pd.CategoricalDtype):  # its values, as its categories hold them
         column = column.astype(column.cat.categories.dtype)
@@ -155,6 +160,19 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
     # midnight, as read_snapshots': a zone attached to its dates (tz_localize) is hours off
     out = frame.assign(snapshot_date=days.dt.normalize().astype(DATE_DTYPE))
     out.attrs = frame.attrs  # (assign keeps them; said, not left to pandas' version)
+    return out
+
+
+def _keys_as_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its index levels named ``snapshot_date`` or ``id`` as columns (those
+    the readers tell snapshots and ICOs apart by), unless it holds such a column already:
+    ``set_index("snapshot_date").loc["2026-11-02"]`` is a cut to that day, read as such."""
+    levels = [n for n in frame.index.names if n in ("snapshot_date", "id")
+              and n not in frame.columns]
+    if not levels:
+        return frame
+    out = frame.reset_index(level=levels)
+    out.attrs = frame.attrs
     return out
 
 

@@ -167,3 +167,26 @@ def test_text_that_is_not_a_date_is_refused_by_every_reader(tree, text, hint):
     made.loc[made.index[-1], "snapshot_date"] = "today"  # a date argument's now: no day
     with pytest.raises(InvalidParameter, match="a snapshot_date must be a date, got 'today'"):
         changes(made)
+
+
+def test_a_snapshot_date_in_the_index_is_read_as_the_column(tree):
+    """REVK M2: report() of a frame whose snapshot_date is its index, cut to day 2, reported
+    every day of the tree (9315728: complete False, stopped '2026-11-05: quota', 5
+    queries), while changes() refused the frame ("needs a 'snapshot_date' column")."""
+    out, chosen = tree
+    snaps = read_snapshots(out)
+    cut = snaps.set_index("snapshot_date").loc["2026-11-02"]
+    assert len(cut) == 3 and cut.attrs == snaps.attrs
+    got = icoframes.report(cut)
+    assert got == icoframes.report(snaps[snaps["snapshot_date"] == day(2)])
+    assert got.complete is True and got.stopped is None
+    assert [q.fetched_at.date() for q in got.queries] == [dt.date(2026, 11, 2)]
+    assert changes(cut).empty  # one day: nothing to compare
+    for indexed in (snaps.set_index("snapshot_date"), snaps.set_index(["snapshot_date", "id"])):
+        events, got, plot, said = _read(indexed)
+        want_events, want_report, want_plot, want_said = _read(snaps)
+        pd.testing.assert_frame_equal(events, want_events)
+        assert got == want_report and plot == want_plot and said == want_said
+    with pytest.warns(IcoframesWarning, match=_DAY5):
+        events = changes(snaps.set_index("snapshot_date"))
+    assert events["ico_id"].tolist() == chosen + chosen

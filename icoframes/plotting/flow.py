@@ -72,7 +72,8 @@ def plot_status_flow(
         table (columns ``snapshot_date``, ``ico_id``, ``kind``, ``old``,
         ``new``): one stacked bar per snapshot
         date of its status moves, new and removed ICOs (other kinds are ignored). A
-        zoned ``snapshot_date`` is read in UTC (the snapshot of its UTC day).
+        zoned ``snapshot_date`` is read in UTC (the snapshot of its UTC day), one in the
+        index as the column, as :func:`icoframes.changes` reads them.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure is created.
     **style
@@ -113,8 +114,7 @@ def plot_status_flow(
     ['1 upcoming→ongoing']
     """
     check_frame(frame)
-    if "snapshot_date" in frame.columns:
-        frame = utc_dates(frame)  # a zoned day: in UTC, as read_snapshots and changes read it
+    frame = utc_dates(frame)  # its days in UTC, from the index too, as changes reads them
     if all(c in frame.columns for c in _SNAPSHOT_COLUMNS):
         # a tree mixing queries: its moves are none at the service (days without a row too)
         # (and a day no snapshot names: its bars unknown, as changes' events and report's)
