@@ -165,13 +165,17 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _keys_as_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with its index levels named ``snapshot_date`` or ``id`` as columns (those
-    the readers tell snapshots and ICOs apart by), unless it holds such a column already:
-    ``set_index("snapshot_date").loc["2026-11-02"]`` is a cut to that day, read as such."""
-    levels = [n for n in frame.index.names if n in ("snapshot_date", "id")
-              and n not in frame.columns]
+    the readers tell snapshots and ICOs apart by): ``set_index("snapshot_date").loc[
+    "2026-11-02"]`` is a cut to that day, read as such. A level beside a column of its name
+    (``set_index("snapshot_date", drop=False)``) is dropped: the column is read, and pandas
+    refuses to group by a name that is both."""
+    levels = [n for n in frame.index.names if n in ("snapshot_date", "id")]
     if not levels:
         return frame
-    out = frame.reset_index(level=levels)
+    kept = [n for n in levels if n in frame.columns]
+    out = frame.reset_index(level=kept, drop=True) if kept else frame
+    moved = [n for n in levels if n not in frame.columns]
+    out = out.reset_index(level=moved) if moved else out
     out.attrs = frame.attrs
     return out
 

@@ -172,7 +172,9 @@ def test_text_that_is_not_a_date_is_refused_by_every_reader(tree, text, hint):
 def test_a_snapshot_date_in_the_index_is_read_as_the_column(tree):
     """REVK M2: report() of a frame whose snapshot_date is its index, cut to day 2, reported
     every day of the tree (9315728: complete False, stopped '2026-11-05: quota', 5
-    queries), while changes() refused the frame ("needs a 'snapshot_date' column")."""
+    queries), while changes() refused the frame ("needs a 'snapshot_date' column"); with
+    the column kept too (drop=False) changes() and the plot raised pandas' ValueError
+    "'snapshot_date' is both an index level and a column label"."""
     out, chosen = tree
     snaps = read_snapshots(out)
     cut = snaps.set_index("snapshot_date").loc["2026-11-02"]
@@ -182,7 +184,8 @@ def test_a_snapshot_date_in_the_index_is_read_as_the_column(tree):
     assert got.complete is True and got.stopped is None
     assert [q.fetched_at.date() for q in got.queries] == [dt.date(2026, 11, 2)]
     assert changes(cut).empty  # one day: nothing to compare
-    for indexed in (snaps.set_index("snapshot_date"), snaps.set_index(["snapshot_date", "id"])):
+    for indexed in (snaps.set_index("snapshot_date"), snaps.set_index(["snapshot_date", "id"]),
+                    snaps.set_index("snapshot_date", drop=False)):  # 9315728: ValueError
         events, got, plot, said = _read(indexed)
         want_events, want_report, want_plot, want_said = _read(snaps)
         pd.testing.assert_frame_equal(events, want_events)
