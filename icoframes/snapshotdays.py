@@ -83,9 +83,10 @@ def named_dates(frame: pd.DataFrame, unknown: str, *, whole: bool = False) -> pd
     ------
     InvalidParameter
         The frame holds rows of a UTC day that no snapshot of its ``attrs`` names (dates
-        given a zone with ``dt.tz_localize`` east of UTC, which moves them to the day
-        before): which snapshots it holds is unknown, and so, ``unknown`` says, is what the
-        caller gives of it ("its report is unknown").
+        given a zone with ``dt.tz_localize`` east of UTC, or converted to a zone and then
+        normalized there, which moves them to the day before): which snapshots it holds is
+        unknown, and so, ``unknown`` says, is what the caller gives of it ("its report is
+        unknown").
     """
     dates = snapshot_dates(frame, whole=whole)
     named = {str(i.get("snapshot_date")) for i in day_infos(frame)}
@@ -95,7 +96,8 @@ def named_dates(frame: pd.DataFrame, unknown: str, *, whole: bool = False) -> pd
             f"this frame holds rows of {', '.join(stray)}, a day no snapshot its "
             f"attrs['icoframes'] names: {unknown}. A zone localized rather than "
             "converted? A snapshot_date is a UTC day: "
-            ".dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone")
+            ".dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone, and "
+            ".dt.normalize() then moves it to the zone's midnight, in the UTC day before")
     return dates
 
 

@@ -193,3 +193,28 @@ def test_a_snapshot_date_in_the_index_is_read_as_the_column(tree):
     with pytest.warns(IcoframesWarning, match=_DAY5):
         events = changes(snaps.set_index("snapshot_date"))
     assert events["ico_id"].tolist() == chosen + chosen
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_dates_converted_then_normalized_in_a_zone_are_refused_by_every_reader(tree, zone):
+    """REVK: ``.dt.tz_localize("UTC").dt.tz_convert(zone).dt.normalize()`` puts every date at
+    the zone's midnight, in the UTC day before; on 9315728 changes() and the plot read each
+    day with the manifest of the day before (no event: days 1, 2 and 4 became 10-31, 11-01
+    and 11-03, the empty day lost), while report() refused it. One check refuses it for all
+    three, its hint naming normalize."""
+    out, _ = tree
+    snaps = read_snapshots(out)
+    zoned = snaps["snapshot_date"].dt.tz_localize("UTC").dt.tz_convert(zone)
+    made = snaps.assign(snapshot_date=zoned.dt.normalize())
+    said = ("this frame holds rows of 2026-10-31, a day no snapshot "
+            "its attrs['icoframes'] names: its {} unknown. A zone localized rather than "
+            "converted? A snapshot_date is a UTC day: .dt.tz_localize('UTC').dt.tz_convert(zone) "
+            "shows it in a zone, and .dt.normalize() then moves it to the zone's midnight, in "
+            "the UTC day before")
+    for reader, what in ((changes, "changes are"), (plot_status_flow, "status flow is"),
+                         (icoframes.report, "report is")):
+        with pytest.raises(InvalidParameter) as raised:
+            reader(made)
+        assert str(raised.value) == said.format(what)
+    with pytest.warns(IcoframesWarning, match=_DAY5):  # converted alone: the same days
+        assert changes(snaps.assign(snapshot_date=zoned)).equals(changes(snaps))
