@@ -155,7 +155,8 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
                 "is one day's; give its days (the dates read_snapshots gives, or periods of "
                 "a day: .dt.to_period('D'))")
         days = column.dt.to_timestamp()
-    elif isinstance(frame["snapshot_date"].dtype, pd.CategoricalDtype):
+    elif column.dtype.kind == "M" and isinstance(frame["snapshot_date"].dtype,
+                                                 pd.CategoricalDtype):
         days = column  # of naive datetimes: the days, as before astype("category")
     else:
         return frame

@@ -218,3 +218,10 @@ def test_dates_converted_then_normalized_in_a_zone_are_refused_by_every_reader(t
         assert str(raised.value) == said.format(what)
     with pytest.warns(IcoframesWarning, match=_DAY5):  # converted alone: the same days
         assert changes(snaps.assign(snapshot_date=zoned)).equals(changes(snaps))
+
+
+def test_a_categorical_of_no_dates_is_left_as_it_is():
+    """utc_dates reads a categorical by its categories' dtype: of numbers it is no date
+    (the frame as given, as a column of numbers is), not an AttributeError from .dt."""
+    frame = pd.DataFrame({"snapshot_date": pd.Series([1, 2]).astype("category"), "id": [1, 2]})
+    assert utc_dates(frame) is frame
