@@ -80,9 +80,10 @@ def _refused(sb, call) -> icoframes.ConfigError:
     assert sb.stats.requests.total() == sent  # before any request
     message = str(refused.value)
     assert "is not writable: its file system is read-only" in message
+    # REVL L1: fixu said "A load with offline=True uses what it holds" to export users too
     assert message.endswith("Set ICOFRAMES_CACHE_DIR or icoframes.configure(cache_dir=...) to "
-                            "a folder of your own. A load with offline=True uses what it "
-                            "holds, as it is.")
+                            "a folder of your own. A loader with offline=True uses what it "
+                            "holds, as it is (an export has no offline mode).")
     return refused.value
 
 

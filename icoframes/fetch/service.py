@@ -262,8 +262,9 @@ def check_writable(cache: Cache) -> None:
         # the OS's words ("No such file or directory" of a probe in /proc) only as the cause
         why = _CANNOT_WRITE.get(exc.errno or 0, "no file can be made there")
         # a cache already there (a shared, pre-filled one) serves a load that asks nothing
-        held = (" A load with offline=True uses what it holds, as it is."
-                if directory == cache.dir else "")
+        # (not an export: it has no offline mode, and its users are told so, not sent there)
+        held = (" A loader with offline=True uses what it holds, as it is (an export has "
+                "no offline mode)." if directory == cache.dir else "")
         raise ConfigError(f"the cache dir {directory} is not writable: {why}, so nothing a "
                           f"load fetches could be kept. {SET_CACHE_DIR}{held}") from exc
 
