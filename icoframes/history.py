@@ -44,7 +44,7 @@ from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean,
 from .exported import export_folder, read_export
 from .queries import checked_keywords
 from .schema import ICOS, TEXT_DTYPE
-from .snapshotdays import named_dates
+from .snapshotdays import dated_rows, named_dates
 from .snapshots import (
     DATE_DTYPE,
     Gaps,
@@ -52,7 +52,6 @@ from .snapshots import (
     read_snapshots,
     snapshot_folders,
     snapshot_info,
-    utc_dates,
     warn_uncounted,
 )
 
@@ -181,8 +180,9 @@ def changes(
     whole = not isinstance(snapshots, pd.DataFrame)  # a tree read whole: no day cut away
     frame = (snapshots if isinstance(snapshots, pd.DataFrame)  # a file refused as snapshots=
              else read_snapshots(export_folder(snapshots, "snapshots")))
-    # its days as read_snapshots gives them (UTC, datetime64[ms]), from the index too
-    frame = utc_dates(frame)
+    # its days as read_snapshots gives them (UTC, datetime64[ms]), from the index too; a
+    # row of no date left out
+    frame = dated_rows(frame)
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:  # an argument refused, as every one: InvalidParameter

@@ -19,8 +19,8 @@ import pandas as pd
 from .errors import InvalidParameter, quoted, warn
 from .moments import as_naive_utc
 
-__all__ = ["DATE_DTYPE", "day_infos", "named_dates", "reported_days", "snapshot_dates",
-           "uncounted_days", "utc_dates", "warn_uncounted"]
+__all__ = ["DATE_DTYPE", "dated_rows", "day_infos", "named_dates", "reported_days",
+           "snapshot_dates", "uncounted_days", "utc_dates", "warn_uncounted"]
 
 #: The dtype of ``snapshot_date`` as :func:`~icoframes.snapshots.read_snapshots` gives it.
 DATE_DTYPE = np.dtype("datetime64[ms]")
@@ -163,6 +163,19 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
     # midnight, as read_snapshots': a zone attached to its dates (tz_localize) is hours off
     out = frame.assign(snapshot_date=days.dt.normalize().astype(DATE_DTYPE))
     out.attrs = frame.attrs  # (assign keeps them; said, not left to pandas' version)
+    return out
+
+
+def dated_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`utc_dates` of ``frame`` without its rows of no date (``snapshot_date`` NaT):
+    of no snapshot, read by :func:`icoframes.changes` and
+    :func:`icoframes.plot_status_flow` as if they had been dropped (two undated rows of an
+    ICO are not "an id twice in one snapshot", and no plot counts them); ``attrs`` kept."""
+    frame = utc_dates(frame)
+    if "snapshot_date" not in frame.columns or not frame["snapshot_date"].isna().any():
+        return frame
+    out = frame[frame["snapshot_date"].notna()]
+    out.attrs = frame.attrs
     return out
 
 

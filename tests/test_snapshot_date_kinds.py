@@ -225,3 +225,27 @@ def test_a_categorical_of_no_dates_is_left_as_it_is():
     (the frame as given, as a column of numbers is), not an AttributeError from .dt."""
     frame = pd.DataFrame({"snapshot_date": pd.Series([1, 2]).astype("category"), "id": [1, 2]})
     assert utc_dates(frame) is frame
+
+
+def test_rows_without_a_date_are_read_as_if_dropped(tree):
+    """REVL M1: on fixu 87dd7e4 changes() refused rows of two days made NaT ("an ICO id
+    occurs twice in one snapshot": NaT equals NaT to duplicated), plot_status_flow counted
+    their ICOs in its note, and of a frame all NaT raised "zero-size array"."""
+    out, _ = tree
+    snaps = read_snapshots(out)
+    undated = snaps.assign(snapshot_date=snaps["snapshot_date"].where(
+        ~snaps["snapshot_date"].isin([day(2), day(4)])))
+    dropped = undated.dropna(subset=["snapshot_date"])
+    assert undated["snapshot_date"].isna().sum() == 6 and len(dropped) == 3
+    events, got, plot, said = _read(undated)
+    want_events, want_report, want_plot, want_said = _read(dropped)
+    pd.testing.assert_frame_equal(events, want_events)
+    assert got == want_report and plot == want_plot and said == want_said
+    assert events.empty and plot == (["2026-11-01"], [[3]])  # the days of its rows: day 1
+    none = snaps.assign(snapshot_date=pd.NaT).astype({"snapshot_date": "datetime64[ms]"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IcoframesWarning)  # every day: outside the rows' days
+        assert changes(none).empty
+        ax = plot_status_flow(none)
+    assert [t.get_text() for t in ax.texts] == ["no ICOs to plot"]
+    matplotlib.pyplot.close(ax.figure)

@@ -21,8 +21,8 @@ import pandas as pd
 
 from ..dayfolder import check_one_query
 from ..errors import InvalidParameter
-from ..snapshotdays import named_dates
-from ..snapshots import Gaps, gaps_by_date, snapshot_dates, utc_dates, warn_uncounted
+from ..snapshotdays import dated_rows, named_dates
+from ..snapshots import Gaps, gaps_by_date, snapshot_dates, warn_uncounted
 from ._axes import (
     UNKNOWN_COLOR,
     add_note,
@@ -114,7 +114,7 @@ def plot_status_flow(
     ['1 upcoming→ongoing']
     """
     check_frame(frame)
-    frame = utc_dates(frame)  # its days in UTC, from the index too, as changes reads them
+    frame = dated_rows(frame)  # its days in UTC, from the index too, as changes reads them
     if all(c in frame.columns for c in _SNAPSHOT_COLUMNS):
         # a tree mixing queries: its moves are none at the service (days without a row too)
         # (and a day no snapshot names: its bars unknown, as changes' events and report's)
