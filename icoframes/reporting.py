@@ -332,7 +332,7 @@ def snapshots_report(frame: Any, infos: list[Mapping[str, Any]]) -> LoadReport:
         days = reported_days(frame)  # a zoned day in UTC; a latest day stopped empty kept
     if not days:
         raise InvalidParameter(
-            "this frame holds no row of any snapshot its attrs['icoframes'] names: which "
+            "this frame holds no row of any snapshot that its attrs['icoframes'] name: which "
             "snapshots it answers is unknown; icoframes.snapshot_info(out) says what each "
             "snapshot's manifest holds")
     summaries = {str(i.get("snapshot_date")): _summary(i["report"]) for i in infos

@@ -86,16 +86,17 @@ def named_dates(frame: pd.DataFrame, unknown: str, *, whole: bool = False) -> pd
         given a zone with ``dt.tz_localize`` east of UTC, or converted to a zone and then
         normalized there, which moves them to the day before): which snapshots it holds is
         unknown, and so, ``unknown`` says, is what the caller gives of it ("its report is
-        unknown").
+        unknown"). Also rows added by hand (``pd.concat`` keeps the first frame's ``attrs``).
     """
     dates = snapshot_dates(frame, whole=whole)
     named = {str(i.get("snapshot_date")) for i in day_infos(frame)}
     stray = sorted({pd.Timestamp(d).date().isoformat() for d in dates} - named)
     if stray and named:
         raise InvalidParameter(
-            f"this frame holds rows of {', '.join(stray)}, a day no snapshot its "
-            f"attrs['icoframes'] names: {unknown}. A zone localized rather than "
-            "converted? A snapshot_date is a UTC day: "
+            f"this frame holds rows of {', '.join(stray)}, a day that no snapshot in its "
+            f"attrs['icoframes'] names: {unknown}. Rows added by hand (pd.concat keeps the "
+            "first frame's attrs)? frame.attrs.pop('icoframes') counts the days of its rows "
+            "alone. A zone localized rather than converted? A snapshot_date is a UTC day: "
             ".dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone, and "
             ".dt.normalize() then moves it to the zone's midnight, in the UTC day before")
     return dates

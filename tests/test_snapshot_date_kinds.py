@@ -28,7 +28,7 @@ from icoframes.errors import IcoframesWarning, InvalidParameter
 from icoframes.history import changes, read_snapshots
 from icoframes.plotting import plot_status_flow
 from icoframes.sandbox import generate_directory
-from icoframes.snapshots import utc_dates
+from icoframes.snapshots import snapshot_dates, utc_dates
 
 matplotlib.use("Agg")
 
@@ -206,11 +206,12 @@ def test_dates_converted_then_normalized_in_a_zone_are_refused_by_every_reader(t
     snaps = read_snapshots(out)
     zoned = snaps["snapshot_date"].dt.tz_localize("UTC").dt.tz_convert(zone)
     made = snaps.assign(snapshot_date=zoned.dt.normalize())
-    said = ("this frame holds rows of 2026-10-31, a day no snapshot "
-            "its attrs['icoframes'] names: its {} unknown. A zone localized rather than "
-            "converted? A snapshot_date is a UTC day: .dt.tz_localize('UTC').dt.tz_convert(zone) "
-            "shows it in a zone, and .dt.normalize() then moves it to the zone's midnight, in "
-            "the UTC day before")
+    said = ("this frame holds rows of 2026-10-31, a day that no snapshot in its "
+            "attrs['icoframes'] names: its {} unknown. Rows added by hand (pd.concat keeps the "
+            "first frame's attrs)? frame.attrs.pop('icoframes') counts the days of its rows "
+            "alone. A zone localized rather than converted? A snapshot_date is a UTC day: "
+            ".dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone, and .dt.normalize() "
+            "then moves it to the zone's midnight, in the UTC day before")
     for reader, what in ((changes, "changes are"), (plot_status_flow, "status flow is"),
                          (icoframes.report, "report is")):
         with pytest.raises(InvalidParameter) as raised:
@@ -249,3 +250,25 @@ def test_rows_without_a_date_are_read_as_if_dropped(tree):
         ax = plot_status_flow(none)
     assert [t.get_text() for t in ax.texts] == ["no ICOs to plot"]
     matplotlib.pyplot.close(ax.figure)
+
+
+def test_rows_added_by_hand_of_a_day_no_snapshot_names_are_refused_saying_so(tree):
+    """REVL M2: a what-if frame (read_snapshots and a copy of its last day dated the next
+    day: pd.concat keeps the first frame's attrs) is refused by changes() since fixu, its
+    message naming only a zone mistake; it names rows added by hand and how to read them."""
+    out, _ = tree
+    snaps = read_snapshots(out)
+    whatif = pd.concat([snaps, snaps[snaps["snapshot_date"] == day(4)].assign(
+        snapshot_date=day(6))], ignore_index=True)
+    assert whatif.attrs == snaps.attrs
+    with pytest.raises(InvalidParameter) as refused:
+        changes(whatif)
+    assert str(refused.value).startswith(
+        "this frame holds rows of 2026-11-06, a day that no snapshot in its "
+        "attrs['icoframes'] names: its changes are unknown. Rows added by hand (pd.concat "
+        "keeps the first frame's attrs)? frame.attrs.pop('icoframes') counts the days of its "
+        "rows alone. A zone localized rather than converted?")
+    whatif.attrs.pop("icoframes")  # as the message says: the days of its rows
+    events = changes(whatif)
+    assert events[["snapshot_date", "ico_id", "kind"]].values.tolist() == []  # 4 and 6 alike
+    assert list(snapshot_dates(whatif)) == [day(1), day(2), day(4), day(6)]
