@@ -187,8 +187,8 @@ class ListQuery:
         if number == 1:
             self.total_icos, self._last = total_icos, max(1, total_pages)
             self._ids_this_pass, self._counts = set(), (total_icos, total_pages)
-        elif items:
-            self.total_icos = total_icos  # the latest count wins: the list may grow
+        elif items:  # the pass's highest count: pages are handled in any order, not as answered
+            self.total_icos = max(self.total_icos or 0, total_icos)
             if (total_icos, total_pages) != self._counts:
                 # an ICO came or went since page 1: this pass's pages no longer tile one list
                 # (one item skipped or seen twice at a page's edge, and the count may agree)

@@ -1,0 +1,65 @@
+"""A partial list says how many ICOs it lacks, or that it cannot tell: never ``missing`` 0
+beside ``complete`` False (tests/test_loaders.py's faults-and-a-shifting-list test met it
+once in ~180 runs). Hostile lists over loopback, each step ordered by events."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hostile import LIST, PROFILE, HostileServer, json_reply, list_item, profile_reply
+from waiting import HANG_GUARD
+
+import icoframes
+from icoframes.errors import IncompleteWarning
+
+
+def _answer(h, ids: list[int], page: int) -> None:
+    json_reply({"error": None, "total_icos": len(ids), "total_pages": -(-len(ids) // 20),
+                "current_page": page, "data": [list_item(i) for i in ids[(page - 1) * 20:][:20]]
+                })(h)
+
+
+def test_the_count_of_a_page_answered_earlier_but_handled_last_does_not_hide_an_ico(configure):
+    """The list gains an ICO at its top after each of two pages, as the sandbox's
+    ``grow_every`` does. Pass 2's page 2 is answered at 41 ICOs, then the list grows to 42
+    and page 3 says so; page 2's answer reaches the load only after it handled page 3 (it
+    asked the profile of ICO 40, which page 3 alone lists in that pass). The count is the
+    highest the pass's pages gave, 42: ICO 101 is missing (was: the count of the page handled
+    last, 41, so the 41 rows seen met it: ``missing`` 0 with ``complete`` False)."""
+    listed = list(range(1, 41))
+    lock, rendered, handled = threading.Lock(), threading.Event(), threading.Event()
+    firsts: list[int] = []
+
+    def lists(h) -> None:
+        page = h.request_json().get("page", 1)
+        with lock:
+            firsts.extend([1] if page == 1 else [])
+            again, ids = len(firsts) > 1, list(listed)  # as the list is when it is asked
+            if page == 1 and not again:
+                listed.insert(0, 100)  # pass 1's page 2 will count 41: paged again
+        if again and page == 3:
+            assert rendered.wait(HANG_GUARD)  # after page 2 was answered and the list grew
+            ids = list(listed)
+        if again and page == 2:  # answered at 41 ICOs; the list grows; sent once the load
+            with lock:  # handled page 3
+                listed.insert(0, 101)
+            rendered.set()
+            assert handled.wait(HANG_GUARD)
+        _answer(h, ids, page)
+
+    def profile(h) -> None:
+        if h.request_json().get("id") in (40, "40"):
+            handled.set()
+        profile_reply(lambda asked: {"id": str(asked)})(h)
+
+    with HostileServer({LIST: lists, PROFILE: profile}) as server:
+        configure(server, max_workers=2)
+        with pytest.warns(IncompleteWarning, match=r"is partial \(1 of its 42 ICOs missing\)"):
+            icos = icoframes.load_icos(status="past", progress=False)
+    assert rendered.is_set() and handled.is_set() and server.hits[LIST] == 2 + 3
+    (query,) = icos.attrs["icoframes"]["queries"]
+    assert sorted(icos["id"]) == [*range(1, 41), 100]  # 101 came after pass 2's page 1
+    assert (query["complete"], query["rows"], query["total_icos"], query["missing"]) == (
+        False, 41, 42, 1)
+    assert sorted(query["failed_pages"]) == ["2", "3"]  # pass 1's page 2, pass 2's page 3
