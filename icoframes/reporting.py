@@ -100,7 +100,8 @@ class QueryReport:
     total_icos : int or None
         The service's count, when known.
     missing : int or None
-        ICOs the service counts that the list lacks (None: the count is unknown).
+        ICOs the service counts that the list lacks (None: the count is unknown, or the
+        rows of a partial list reach it: ``missing_unknown``).
     fetched_at : datetime or None
         When the list was paged (UTC); None when it never was.
     failed_pages : dict of str to str
@@ -125,6 +126,10 @@ class QueryReport:
         An export's list whose paging came back partial: the rows it kept from
         the list a run of the export's day paged earlier (``rows``, ``ids``,
         ``fetched_at``); None when it kept none.
+    missing_unknown : str or None
+        A partial list whose rows reach its count: why how many it lacks is unknown (rows
+        of pages that failed or moved may have left the list, making up the count for
+        ICOs that joined it where no page came); None otherwise.
     """
 
     endpoint: str
@@ -142,6 +147,7 @@ class QueryReport:
     cache_declined: tuple[str, ...] = ()
     kept: dict[str, Any] | None = None
     order_unstated: str | None = None
+    missing_unknown: str | None = None
 
     @classmethod
     def from_dict(cls, query: Mapping[str, Any]) -> QueryReport:
@@ -168,6 +174,8 @@ class QueryReport:
             kept=dict(query["kept"]) if query.get("kept") else None,
             order_unstated=(str(query["order_unstated"]) if query.get("order_unstated")
                             else None),
+            missing_unknown=(str(query["missing_unknown"]) if query.get("missing_unknown")
+                             else None),
         )
 
 

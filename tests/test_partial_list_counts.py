@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from hostile import LIST, PROFILE, HostileServer, json_reply, list_item, profile_reply
+from hostile import LIST, PROFILE, HostileServer, html_reply, json_reply, list_item, profile_reply
 from waiting import HANG_GUARD
 
 import icoframes
@@ -63,3 +63,41 @@ def test_the_count_of_a_page_answered_earlier_but_handled_last_does_not_hide_an_
     assert (query["complete"], query["rows"], query["total_icos"], query["missing"]) == (
         False, 41, 42, 1)
     assert sorted(query["failed_pages"]) == ["2", "3"]  # pass 1's page 2, pass 2's page 3
+    assert "missing_unknown" not in query
+
+
+def test_a_partial_list_whose_rows_reach_its_count_says_how_many_it_lacks_is_unknown(
+        configure, quick_retries):
+    """ICO 61 joins the end of the list after pass 1's page 2, so page 3 moved and the list is
+    paged again; in pass 2 page 2 fails for good. Pass 1 listed page 2's ICOs, so the rows
+    (1-61) reach the count (61), yet what page 2 lists now is unknown: one that joined there
+    may be missing while one that left makes up the count. ``missing`` is None and
+    ``missing_unknown`` says why (was: ``missing`` 0 with ``complete`` False)."""
+    listed, asked = list(range(1, 61)), []
+
+    def lists(h) -> None:
+        page = h.request_json().get("page", 1)
+        asked.append(page)  # (one request at a time)
+        if asked.count(1) > 1 and page == 2:
+            return html_reply(503, "down")(h)
+        _answer(h, list(listed), page)
+        if asked == [1, 2]:
+            listed.append(61)
+
+    with HostileServer({LIST: lists}) as server:
+        configure(server, max_workers=1)
+        with pytest.warns(IncompleteWarning, match=r"is partial \(pages failed\)"):
+            listing = icoframes.load_list(status="past", progress=False)
+    assert asked == [1, 2, 3] + [1] + [2] * 6 + [3, 4]  # page 2 of pass 2: its 6 attempts
+    (query,) = listing.attrs["icoframes"]["queries"]
+    assert sorted(listing["id"]) == list(range(1, 62))
+    assert (query["complete"], query["rows"], query["total_icos"], query["missing"]) == (
+        False, 61, 61, None)
+    assert sorted(query["failed_pages"]) == ["2", "3"] and "503" in query["failed_pages"]["2"]
+    assert query["failed_pages"]["3"].startswith("the list moved while it was paged")
+    assert query["missing_unknown"] == (
+        "its 61 rows reach its count of 61, but page(s) 2, 3 failed or moved (failed_pages): "
+        "what the list holds there now is unknown (an ICO that joined it there may be "
+        "missing while a row it no longer lists makes up the count)")
+    (said,) = icoframes.report(listing).queries
+    assert said.missing is None and said.missing_unknown == query["missing_unknown"]

@@ -387,10 +387,12 @@ class ListQuery:
 
     @property
     def missing(self) -> int | None:
-        """ICOs the service counts that the list lacks (None when the count is unknown)."""
+        """ICOs the service counts that the list lacks; None when the count is unknown, or
+        when the rows of a partial list reach it (how many it lacks is: ``missing_unknown``)."""
         if self.total_icos is None:
             return None
-        return max(0, self.total_icos - (0 if self.frame is None else len(self.frame)))
+        short = self.total_icos - (0 if self.frame is None else len(self.frame))
+        return max(0, short) if self.complete else short if short > 0 else None
 
     def summary(self) -> dict[str, Any]:
         """What the load says of this query in ``attrs["icoframes"]["queries"]``."""

@@ -71,7 +71,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
     dict
         ``summary`` plus ``complete`` and ``missing`` (one dict per listed id
         without a row: id, name, state, reason, and the status it is listed under)
-        and ``not_refreshed``.
+        and ``not_refreshed``; a partial query whose rows reach its count says so in its
+        ``missing_unknown`` (its ``missing`` is None).
     """
     summary = dict(summary)
     failed = summary.get("failed") or {}
@@ -115,7 +116,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                                 "status": None if pd.isna(status) else status})
     if present is not None:  # rows whose copy a failed fetch could not replace: stale
         failed = summary["failed"] = {**failed, **_failing_kept(cache, present, failed)}
-    partial = [q for q in summary.get("queries", []) if not q.get("complete")]
+    summary["queries"] = [_unknown_why(q) for q in summary.get("queries", [])]
+    partial = [q for q in summary["queries"] if not q.get("complete")]
     summary["missing"] = missing
     summary["complete"] = not partial and not missing
     present_ids = set() if present is None else set(pd.Index(present))
@@ -141,6 +143,27 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
         warn(f"{len(stale_kept)} row(s) are kept from an earlier fetch: {'; '.join(whys)}; "
              "ids in attrs['icoframes']['not_refreshed']", StaleWarning)
     return summary
+
+
+def _unknown_why(query: dict[str, Any]) -> dict[str, Any]:
+    """``query`` with ``missing_unknown`` when it is partial yet its rows reach its count: the
+    rows of pages that failed or moved, or kept from an earlier list, may include ICOs that
+    left the list, making up the count for ICOs that joined it where no page came."""
+    if query.get("complete") or query.get("missing") is not None or query.get(
+            "total_icos") is None or "rows" not in query:
+        return query
+    pages = sorted(query.get("failed_pages") or {}, key=int)
+    why = (f"page(s) {_named(pages)} failed or moved (failed_pages): what the list holds there "
+           "now is unknown (an ICO that joined it there" if pages else
+           "its paging came back partial: an ICO that joined the list")
+    return {**query, "missing_unknown": f"its {query['rows']} rows reach its count of "
+            f"{query['total_icos']}, but {why} may be missing while a row it no longer lists "
+            f"makes up the count{')' if pages else ''}"}
+
+
+def _named(pages: list[str]) -> str:
+    """The first three of ``pages``, and how many more."""
+    return ", ".join(pages[:3]) + (f" and {len(pages) - 3} more" if pages[3:] else "")
 
 
 def _failing_kept(cache: Cache, present: Any, failed: dict[int, str]) -> dict[int, str]:
@@ -181,9 +204,8 @@ def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
             stood_in = any(why.startswith(STOOD_IN) for why in q.get("cache_declined") or ())
             short = q.get("missing")
             pages = sorted(q.get("failed_pages") or {}, key=int) if stood_in else []
-            named = ", ".join(pages[:3]) + (f" and {len(pages) - 3} more" if pages[3:] else "")
             count = (f"{short} of its {q['total_icos']} ICOs missing" if short
-                     else f"page(s) {named} failed" if pages else "pages failed")
+                     else f"page(s) {_named(pages)} failed" if pages else "pages failed")
             if q.get("kept"):  # an export's day: what the paging lacked, kept from its list
                 count += (f"; {q['kept']['rows']} of its rows kept from the list paged at "
                           f"{q['kept']['fetched_at']}")
