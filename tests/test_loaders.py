@@ -255,12 +255,18 @@ def test_faults_and_a_shifting_list_still_give_a_complete_result(tmp_path):
         finally:
             icoframes.reset_configuration()
         assert shifty.stats.faults > 0
-        # the list keeps growing while it is paged: what the load lacks, it says
+        # the list keeps growing while it is paged: what the load lacks, it says (how many,
+        # or why that is unknown: the rows of a partial list reaching its count)
         (query,) = icos.attrs["icoframes"]["queries"]
         assert query["complete"] is (query["missing"] == 0)
-        assert query["rows"] + query["missing"] == query["total_icos"]
+        if query["missing"] is None:
+            assert query["rows"] >= query["total_icos"] and query["missing_unknown"]
+        else:
+            assert query["rows"] + query["missing"] == query["total_icos"]
         assert icos["id"].is_unique
-        assert initial <= set(icos["id"])
+        # (a profile failing its 6 tries, about 1 run in 400, is said missing, failed)
+        failed = {m["id"] for m in icos.attrs["icoframes"]["missing"] if m["state"] == "failed"}
+        assert initial <= set(icos["id"]) | failed
         assert set(icos["id"]) <= set(shifty.directory.ids("past"))
         assert all(shifty.stats.profile_hits[i] == 1 for i in icos["id"])
 
