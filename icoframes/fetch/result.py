@@ -150,15 +150,15 @@ def _unknown_why(query: dict[str, Any]) -> dict[str, Any]:
     rows of pages that failed or moved, or kept from an earlier list, may include ICOs that
     left the list, making up the count for ICOs that joined it where no page came."""
     if query.get("complete") or query.get("missing") is not None or query.get(
-            "total_icos") is None or "rows" not in query:
+            "total_icos") is None:
         return query
     pages = sorted(query.get("failed_pages") or {}, key=int)
-    why = (f"page(s) {_named(pages)} failed or moved (failed_pages): what the list holds there "
-           "now is unknown (an ICO that joined it there" if pages else
-           "its paging came back partial: an ICO that joined the list")
-    return {**query, "missing_unknown": f"its {query['rows']} rows reach its count of "
-            f"{query['total_icos']}, but {why} may be missing while a row it no longer lists "
-            f"makes up the count{')' if pages else ''}"}
+    where = (f"page(s) {_named(pages)} failed or moved (failed_pages): what the list holds "
+             "there now is unknown" if pages else "its paging came back partial")
+    return {**query, "missing_unknown": (
+        f"its {query.get('rows', 0)} rows reach its count of {query['total_icos']}, but "
+        f"{where} (an ICO that joined it{' there' if pages else ''} may be missing while a "
+        "row it no longer lists makes up the count)")}
 
 
 def _named(pages: list[str]) -> str:
