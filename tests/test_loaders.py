@@ -246,7 +246,7 @@ def test_daily_quota_is_a_hard_cap_and_warned_of(cfg):
 
 
 @pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
-def test_faults_and_a_shifting_list_still_give_a_complete_result(tmp_path):
+def test_faults_and_a_shifting_list_still_give_a_complete_result(tmp_path, quick_retries):
     with sandbox.serve(n_icos=N_ICOS, seed=12, fail_rate=0.15, grow_every=3) as shifty:
         initial = set(shifty.directory.ids("past"))
         icoframes.configure(**shifty.settings(), cache_dir=tmp_path / "c")
