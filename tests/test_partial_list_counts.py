@@ -101,3 +101,32 @@ def test_a_partial_list_whose_rows_reach_its_count_says_how_many_it_lacks_is_unk
         "missing while a row it no longer lists makes up the count)")
     (said,) = icoframes.report(listing).queries
     assert said.missing is None and said.missing_unknown == query["missing_unknown"]
+
+
+def test_a_page_that_failed_in_the_last_pass_says_so_though_it_moved_in_the_first(
+        configure, quick_retries):
+    """ICO 41 joins the end of the list after pass 1's page 1, so pass 1's page 2 moved; in
+    pass 2 that page fails for good. ``failed_pages`` says why the list lacks it now, the
+    failure (was: pass 1's move, which pass 2 had paged past), and the warning names it."""
+    listed, asked = list(range(1, 41)), []
+
+    def lists(h) -> None:
+        page = h.request_json().get("page", 1)
+        asked.append(page)  # (one request at a time)
+        if asked.count(1) > 1 and page == 2:
+            return html_reply(503, "down")(h)
+        _answer(h, list(listed), page)
+        if asked == [1]:
+            listed.append(41)
+
+    with HostileServer({LIST: lists}) as server:
+        configure(server, max_workers=1)
+        with pytest.warns(IncompleteWarning, match=r"is partial \(pages failed\)"):
+            listing = icoframes.load_list(status="past", progress=False)
+    assert asked == [1, 2] + [1] + [2] * 6 + [3]
+    (query,) = listing.attrs["icoframes"]["queries"]
+    assert sorted(listing["id"]) == list(range(1, 42))
+    assert (query["complete"], query["rows"], query["total_icos"], query["missing"]) == (
+        False, 41, 41, None)
+    assert list(query["failed_pages"]) == ["2"]
+    assert "503" in query["failed_pages"]["2"] and "moved" not in query["failed_pages"]["2"]

@@ -314,8 +314,8 @@ class ListQuery:
         if moved or self.failed_pages:  # no pass is: every row seen, partial, paged again
             pages = [self._pages[key] for key in sorted(self._pages)]
             items = merge_pages({"data": page[0]} for page in pages)
-            for why in self._moved.values():
-                self.failed_pages.update(why)
+            moves = {n: why for by_page in self._moved.values() for n, why in by_page.items()}
+            self.failed_pages = {**moves, **self.failed_pages}  # a last pass's failure wins
         frame, lost = _merge_parsed(pages, items)
         self.complete = clean and len(frame) >= (self.total_icos or 0)
         if not self.complete and self.stand_in is not None:
