@@ -12,6 +12,7 @@ import pytest
 import icoframes
 from icoframes import sandbox
 from icoframes.fetch import paging
+from icoframes.parse import lists
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +36,12 @@ def counting(monkeypatch, module, name):
 
 def test_each_list_page_is_parsed_once(cfg, monkeypatch):
     parsed = counting(monkeypatch, paging, "list_frame")
+    merging = counting(monkeypatch, lists, "list_frame")  # (merge_parsed, in parse.lists)
     icos = icoframes.load_icos(status="past", progress=False)
     pages = cfg.stats.requests["icos"]
     assert pages == math.ceil(len(icos) / 20) > 1
     assert len(parsed) == pages  # one parse per page received, none when the list is merged
+    assert merging == []
     # the merged list is the one a single parse of every page gives
     listing = icoframes.load_list(status="past", offline=True)
     assert listing["id"].tolist() == [r.id for r in cfg.directory.query({"status": "past"})]
@@ -77,7 +80,7 @@ def test_parsed_pages_merge_to_the_parse_of_the_merged_items():
 
     import pandas as pd
 
-    from icoframes.parse.lists import list_frame, merge_pages
+    from icoframes.parse.lists import list_frame, merge_pages, merge_parsed
     from icoframes.parse.problems import Problems
 
     rng = random.Random(1)
@@ -95,7 +98,7 @@ def test_parsed_pages_merge_to_the_parse_of_the_merged_items():
             lost = Problems()
             parsed.append((items, list_frame(items, status="past", problems=lost),
                            lost.records()))
-        frame, problems = paging._merge_parsed(parsed, merged)
+        frame, problems = merge_parsed(parsed, merged)
         pd.testing.assert_frame_equal(frame, expected.reset_index(drop=True))
         # a page repeating an id with other values reports the copy it drops (duplicate_id),
         # kept with that page's other problems of the id; the merged items repeat no id

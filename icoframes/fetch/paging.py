@@ -34,7 +34,7 @@ import pandas as pd
 from ..api.params import PAGE_SIZE
 from ..files import utcnow
 from ..parse import rules
-from ..parse.lists import list_frame, merge_pages, page_counts
+from ..parse.lists import list_frame, merge_pages, merge_parsed, page_counts
 from ..parse.problems import Problems
 from ..store.cache import Stored
 from ..store.db import from_ms, ms
@@ -316,7 +316,7 @@ class ListQuery:
             items = merge_pages({"data": page[0]} for page in pages)
             moves = {n: why for by_page in self._moved.values() for n, why in by_page.items()}
             self.failed_pages = {**moves, **self.failed_pages}  # a last pass's failure wins
-        frame, lost = _merge_parsed(pages, items)
+        frame, lost = merge_parsed(pages, items)
         self.complete = clean and len(frame) >= (self.total_icos or 0)
         if not self.complete and self.stand_in is not None:
             self._stand_in(self.stand_in, frame, items, lost)  # a partial paging is no
@@ -409,30 +409,6 @@ class ListQuery:
             **({"order_unstated": self.order_unstated} if self.order_unstated else {}),
             **({"kept": self.kept} if self.kept else {}),
         }
-
-
-def _merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]],
-                  merged: list[Any]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """The parsed pages as one list, as :func:`~icoframes.parse.lists.list_frame` of the
-    ``merged`` items (:func:`~icoframes.parse.lists.merge_pages`) would give it: one row
-    per id at its first place with its last copy's values, the problems of each id's last
-    copy and every unreadable item's."""
-    frames = [frame for _, frame, _ in pages]
-    if not frames:
-        return list_frame([], status=None), []
-    rows = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    place = {ico_id: n for n, ico_id in enumerate(
-        rules.parse_id(item.get("id")) for item in merged if isinstance(item, Mapping))}
-    last = rows.drop_duplicates("id", keep="last")
-    order = last["id"].map(place).to_numpy().argsort(kind="stable")
-    frame = last.take(order).reset_index(drop=True)
-    owner = {}  # id -> the page holding its last copy
-    for n, (_, page, _) in enumerate(pages):
-        owner.update(dict.fromkeys(page["id"].tolist(), n))
-    lost = Problems()
-    for n, (_, _, records) in enumerate(pages):
-        lost.extend(r for r in records if r.get("ico_id") is None or owner.get(r["ico_id"]) == n)
-    return frame, lost.records() if len(lost) else []
 
 
 def pages_total(queries: Iterable[ListQuery], done: int) -> int | None:

@@ -25,8 +25,8 @@ from .columns import to_text
 from .problems import Problems, canonical_text
 from .sources import convert, field_paths, gather, select
 
-__all__ = ["FILTER_KEYS", "filters_frame", "list_frame", "merge_pages", "page_counts",
-           "summary_keys"]
+__all__ = ["FILTER_KEYS", "filters_frame", "list_frame", "merge_pages", "merge_parsed",
+           "page_counts", "summary_keys"]
 
 #: The keys of the filter set (spec 2.1): the id-list parameters, and location (no id).
 FILTER_KEYS: Final = (*ID_LIST_PARAMS, "location")
@@ -123,6 +123,30 @@ def list_frame(items: Sequence[object], *, status: str | None,
     data["raised"], unread = read_raised(data["raised"])  # as a profile's, by the rule of units
     log.add_unread(LIST.name, "raised", unread, ids)
     return convert(LIST, data, log)
+
+
+def merge_parsed(pages: list[tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]],
+                 merged: list[Any]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """The parsed pages as one list, as :func:`list_frame` of the ``merged`` items
+    (:func:`merge_pages`) would give it: one row per id at its first place with its last
+    copy's values, the problems of each id's last copy and every unreadable item's (the
+    crawl parses each page once, as it comes: ``pages`` are its items, frame, problems)."""
+    frames = [frame for _, frame, _ in pages]
+    if not frames:
+        return list_frame([], status=None), []
+    rows = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    place = {ico_id: n for n, ico_id in enumerate(
+        rules.parse_id(item.get("id")) for item in merged if isinstance(item, Mapping))}
+    last = rows.drop_duplicates("id", keep="last")
+    order = last["id"].map(place).to_numpy().argsort(kind="stable")
+    frame = last.take(order).reset_index(drop=True)
+    owner = {}  # id -> the page holding its last copy
+    for n, (_, page, _) in enumerate(pages):
+        owner.update(dict.fromkeys(page["id"].tolist(), n))
+    lost = Problems()
+    for n, (_, _, records) in enumerate(pages):
+        lost.extend(r for r in records if r.get("ico_id") is None or owner.get(r["ico_id"]) == n)
+    return frame, lost.records() if len(lost) else []
 
 
 def _read_as(item: Mapping[str, Any]) -> str:
