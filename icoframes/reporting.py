@@ -98,10 +98,11 @@ class QueryReport:
     rows : int
         ICOs the list gave (rows of the filter set for ``"filters"``).
     total_icos : int or None
-        The service's count, when known.
+        The service's count, when known (of a list that moved while paged: the last its
+        pages gave; the highest when they counted both more and fewer than page 1).
     missing : int or None
         ICOs the service counts that the list lacks (None: the count is unknown, or the
-        rows of a partial list reach it: ``missing_unknown``).
+        rows of a partial list reach it, or its pages counted both ways: ``missing_unknown``).
     fetched_at : datetime or None
         When the list was paged (UTC); None when it never was.
     failed_pages : dict of str to str
@@ -127,9 +128,10 @@ class QueryReport:
         the list a run of the export's day paged earlier (``rows``, ``ids``,
         ``fetched_at``); None when it kept none.
     missing_unknown : str or None
-        A partial list whose rows reach its count: why how many it lacks is unknown (rows
-        of pages that failed or moved may have left the list, making up the count for
-        ICOs that joined it where no page came); None otherwise.
+        A partial list whose rows reach its count, or whose pages counted both more and
+        fewer ICOs than its page 1: why how many it lacks is unknown (rows of pages that
+        failed or moved may have left the list, making up the count for ICOs that joined
+        it where no page came; which count is the latest); None otherwise.
     """
 
     endpoint: str

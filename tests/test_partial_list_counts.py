@@ -130,3 +130,71 @@ def test_a_page_that_failed_in_the_last_pass_says_so_though_it_moved_in_the_firs
         False, 41, 41, None)
     assert list(query["failed_pages"]) == ["2"]
     assert "503" in query["failed_pages"]["2"] and "moved" not in query["failed_pages"]["2"]
+
+
+def test_the_count_of_a_list_that_shrank_while_paged_is_its_lowest(configure, quick_retries):
+    """ICOs 21 and 22 leave the list once page 1 counted 50; page 2 fails for good and page 3
+    counts 48. The list lacks 20 of its 48 ICOs now (23-42): the count of a list that shrank
+    is the lowest its pages gave (was: the highest, page 1's 50: 22 missing, 2 of them ICOs
+    that left)."""
+    listed, asked = list(range(1, 51)), []
+
+    def lists(h) -> None:
+        page = h.request_json().get("page", 1)
+        asked.append(page)  # (one request at a time)
+        if page == 2:
+            return html_reply(503, "down")(h)
+        _answer(h, list(listed), page)
+        if page == 1:
+            del listed[20:22]  # ICOs 21 and 22
+
+    with HostileServer({LIST: lists}) as server:
+        configure(server, max_workers=1)
+        with pytest.warns(IncompleteWarning, match=r"is partial \(20 of its 48 ICOs missing\)"):
+            listing = icoframes.load_list(status="past", progress=False)
+    assert asked == [1] + [2] * 6 + [3]  # a page failed: not paged again
+    (query,) = listing.attrs["icoframes"]["queries"]
+    assert listing["id"].tolist() == [*range(1, 21), *range(43, 51)]
+    assert (query["complete"], query["rows"], query["total_icos"], query["missing"]) == (
+        False, 28, 48, 20)
+    assert sorted(query["failed_pages"]) == ["2", "3"] and "missing_unknown" not in query
+
+
+def test_a_list_that_grew_and_shrank_while_paged_says_its_count_is_unknown(
+        configure, quick_retries):
+    """Pass 1 moved (ICO 71 joined after page 1). In pass 2 page 1 counts 71, page 2 fails for
+    good, ICO 72 joins before page 3 (72), and 70-72 leave before page 4 (69). Which count is
+    the latest the pages do not say: ``missing`` is None and ``missing_unknown`` says why,
+    ``total_icos`` the highest (was: 3 of 72 missing, though the list now holds 69 ICOs, each
+    a row)."""
+    listed, asked = list(range(1, 71)), []
+
+    def lists(h) -> None:
+        page = h.request_json().get("page", 1)
+        asked.append(page)  # (one request at a time)
+        again = asked.count(1) > 1
+        if again and page == 2:
+            return html_reply(503, "down")(h)
+        if again and page == 3:
+            listed.append(72)
+        _answer(h, list(listed), page)
+        if asked == [1]:
+            listed.append(71)
+        if again and page == 3:
+            del listed[-3:]
+
+    with HostileServer({LIST: lists}) as server:
+        configure(server, max_workers=1)
+        with pytest.warns(IncompleteWarning, match=r"is partial \(pages failed\)"):
+            listing = icoframes.load_list(status="past", progress=False)
+    assert asked == [1, 2] + [1] + [2] * 6 + [3, 4] and listed == list(range(1, 70))
+    (query,) = listing.attrs["icoframes"]["queries"]
+    assert sorted(listing["id"]) == listed
+    assert (query["complete"], query["rows"], query["total_icos"], query["missing"]) == (
+        False, 69, 72, None)
+    assert sorted(query["failed_pages"]) == ["2", "3", "4"] and "503" in query["failed_pages"]["2"]
+    assert query["missing_unknown"] == (
+        "its pages counted 69 to 72 ICOs (page 1: 71): the list grew and shrank while it was "
+        "paged, how many it holds now is unknown")
+    (said,) = icoframes.report(listing).queries
+    assert said.missing is None and said.missing_unknown == query["missing_unknown"]

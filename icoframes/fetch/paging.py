@@ -87,6 +87,7 @@ class ListQuery:
     _ended: bool = False
     _ids_this_pass: set[str] = field(default_factory=set)
     _counts: tuple[int, int] = (0, 0)  # page 1's (total_icos, total_pages) in this pass
+    _span: tuple[int, int] = (0, 0)  # the lowest and highest count of this pass's pages of ICOs
     _moved: dict[int, dict[int, str]] = field(default_factory=dict)  # pass -> page -> why
     # pass -> its first page listing none that page 1 counted ICOs for, and page 1's counts
     _empty: dict[int, tuple[int, tuple[int, int]]] = field(default_factory=dict)
@@ -187,8 +188,12 @@ class ListQuery:
         if number == 1:
             self.total_icos, self._last = total_icos, max(1, total_pages)
             self._ids_this_pass, self._counts = set(), (total_icos, total_pages)
-        elif items:  # the pass's highest count: pages are handled in any order, not as answered
-            self.total_icos = max(self.total_icos or 0, total_icos)
+            self._span = (total_icos, total_icos)
+        elif items:  # pages are handled in any order, not as answered: the latest count is the
+            # highest of a list that grew since page 1, the lowest of one that shrank (both:
+            # unknown, :attr:`counts_both_ways`; page 1 is answered before the others are asked)
+            low, high = min(self._span[0], total_icos), max(self._span[1], total_icos)
+            self._span, self.total_icos = (low, high), low if high <= self._counts[0] else high
             if (total_icos, total_pages) != self._counts:
                 # an ICO came or went since page 1: this pass's pages no longer tile one list
                 # (one item skipped or seen twice at a page's edge, and the count may agree)
@@ -386,10 +391,20 @@ class ListQuery:
                      "fetched_at": earlier.fetched_at.isoformat()}
 
     @property
+    def counts_both_ways(self) -> str | None:
+        """Why the count is unknown when the last pass's pages counted more ICOs than its
+        page 1 and fewer (the list grew and shrank while paged: which is the latest is not
+        known; ``total_icos`` is the highest), else None."""
+        (low, high), first = self._span, self._counts[0]
+        return (f"its pages counted {low} to {high} ICOs (page 1: {first}): the list grew and "
+                "shrank while it was paged, how many it holds now is unknown"
+                if low < first < high else None)
+
+    @property
     def missing(self) -> int | None:
         """ICOs the service counts that the list lacks; None when the count is unknown, or
         when the rows of a partial list reach it (how many it lacks is: ``missing_unknown``)."""
-        if self.total_icos is None:
+        if self.total_icos is None or self.counts_both_ways:
             return None
         short = self.total_icos - (0 if self.frame is None else len(self.frame))
         return max(0, short) if self.complete else short if short > 0 else None
@@ -408,6 +423,7 @@ class ListQuery:
             **({"cache_declined": self.declined} if self.declined else {}),
             **({"order_unstated": self.order_unstated} if self.order_unstated else {}),
             **({"kept": self.kept} if self.kept else {}),
+            **({"missing_unknown": why} if (why := self.counts_both_ways) else {}),
         }
 
 

@@ -150,7 +150,7 @@ def _unknown_why(query: dict[str, Any]) -> dict[str, Any]:
     rows of pages that failed or moved, or kept from an earlier list, may include ICOs that
     left the list, making up the count for ICOs that joined it where no page came."""
     if query.get("complete") or query.get("missing") is not None or query.get(
-            "total_icos") is None:
+            "total_icos") is None or query.get("missing_unknown"):  # (its count moved: said)
         return query
     pages = sorted(query.get("failed_pages") or {}, key=int)
     where = (f"page(s) {_named(pages)} failed or moved (failed_pages): what the list holds "
