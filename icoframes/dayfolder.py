@@ -40,6 +40,7 @@ from .exported import (
     read_export,
     read_manifest,
 )
+from .fetch.result import recounted
 from .files import utc_time
 from .numerals import as_integer
 from .queries import PLACE_PARAMS
@@ -355,7 +356,7 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
 def _kept_query(query: dict[str, Any], unlisted: pd.DataFrame,
                 held: Mapping[Any, Any], kind: str) -> dict[str, Any]:
     """A partial query's summary counting the rows kept of its status from the day's
-    ``kind`` (snapshot, or plain export)."""
+    ``kind`` (snapshot, or plain export), its ``missing`` counted anew."""
     status = (query.get("params") or {}).get("status")
     ids = sorted(int(i) for i in unlisted.loc[unlisted["status"] == status, "id"])
     if not ids:
@@ -365,11 +366,8 @@ def _kept_query(query: dict[str, Any], unlisted: pd.DataFrame,
     kept.update(rows=kept["rows"] + len(ids), ids=sorted([*kept["ids"], *ids]),
                 fetched_at=_oldest(kept.get("fetched_at"), listed_at))
     kept[f"from_{kind}"] = len(ids)
-    rows = int(query.get("rows") or 0) + len(ids)
-    total = query.get("total_icos")
-    return {**query, "rows": rows, "kept": kept,
-            "fetched_at": _oldest(query.get("fetched_at"), listed_at),
-            **({"missing": max(0, total - rows)} if isinstance(total, int) else {})}
+    return recounted({**query, "kept": kept, "fetched_at": _oldest(
+        query.get("fetched_at"), listed_at)}, int(query.get("rows") or 0) + len(ids))
 
 
 def _stacked(frame: pd.DataFrame, more: pd.DataFrame) -> pd.DataFrame:

@@ -12,6 +12,7 @@ from waiting import HANG_GUARD
 
 import icoframes
 from icoframes.errors import IncompleteWarning
+from icoframes.fetch.result import recounted
 
 
 def _answer(h, ids: list[int], page: int) -> None:
@@ -198,3 +199,27 @@ def test_a_list_that_grew_and_shrank_while_paged_says_its_count_is_unknown(
         "paged, how many it holds now is unknown")
     (said,) = icoframes.report(listing).queries
     assert said.missing is None and said.missing_unknown == query["missing_unknown"]
+
+
+_BOTH = "its pages counted 69 to 72 ICOs (page 1: 71): the list grew and shrank while ..."
+
+
+@pytest.mark.parametrize(("before", "rows", "missing", "unknown"), [
+    ({"rows": 20, "total_icos": 25, "missing": 5}, 23, 2, None),
+    ({"rows": 20, "total_icos": 25, "missing": 5}, 25, None, "its 25 rows reach its count of 25"),
+    ({"rows": 26, "total_icos": 25, "missing": None, "missing_unknown": "its 26 rows reach"},
+     28, None, "its 28 rows reach its count of 25"),
+    ({"rows": 60, "total_icos": 72, "missing": None, "missing_unknown": _BOTH}, 65, None, _BOTH),
+    ({"rows": 0, "total_icos": None, "missing": None}, 3, None, None),
+])
+def test_rows_kept_from_a_days_folder_count_what_the_list_lacks_anew(
+        before, rows, missing, unknown):
+    """An export's partial list with rows kept from its day's folder (dayfolder): ``missing``
+    counted anew, None with ``missing_unknown`` once the rows reach the count (was: 0); a
+    count its pages left unknown (both ways) stays so."""
+    query = {"params": {"status": "past"}, "complete": False,
+             "failed_pages": {"2": "HTTP 503"}, **before}
+    after = recounted(query, rows)
+    assert (after["rows"], after["missing"]) == (rows, missing)
+    assert (after.get("missing_unknown") or "").startswith(unknown or "") and (
+        "missing_unknown" in after) is (unknown is not None)

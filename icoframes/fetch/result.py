@@ -26,7 +26,7 @@ from ..tables import Tables
 from .paging import STOOD_IN
 from .policy import next_try
 
-__all__ = ["assemble", "filter_set", "state_of_result", "warn_gaps"]
+__all__ = ["assemble", "filter_set", "recounted", "state_of_result", "warn_gaps"]
 
 
 def filter_set(cache: Cache, fetch: Callable[[], Any], *, refresh: bool,
@@ -159,6 +159,19 @@ def _unknown_why(query: dict[str, Any]) -> dict[str, Any]:
         f"its {query.get('rows', 0)} rows reach its count of {query['total_icos']}, but "
         f"{where} (an ICO that joined it{' there' if pages else ''} may be missing while a "
         "row it no longer lists makes up the count)")}
+
+
+def recounted(query: dict[str, Any], rows: int) -> dict[str, Any]:
+    """A partial ``query`` (its summary) holding ``rows`` rows now (an export's, rows kept
+    from its day's folder): ``missing`` counted anew, None with ``missing_unknown`` when the
+    rows reach the count (never 0 beside ``complete`` False). A count said unknown (its
+    ``missing_unknown`` beside fewer rows than it: pages that counted both ways) stays so."""
+    total, said = query.get("total_icos"), query.get("missing_unknown")
+    if not isinstance(total, int) or (said and int(query.get("rows") or 0) < total):
+        return {**query, "rows": rows}
+    query = {k: v for k, v in query.items() if k != "missing_unknown"}  # (its rows: anew)
+    return _unknown_why({**query, "rows": rows, "missing": total - rows if total > rows
+                         else None})
 
 
 def _named(pages: list[str]) -> str:
