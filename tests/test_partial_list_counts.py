@@ -223,3 +223,29 @@ def test_rows_kept_from_a_days_folder_count_what_the_list_lacks_anew(
     assert (after["rows"], after["missing"]) == (rows, missing)
     assert (after.get("missing_unknown") or "").startswith(unknown or "") and (
         "missing_unknown" in after) is (unknown is not None)
+
+
+def test_a_list_that_moved_on_each_pass_and_no_page_failed_is_said_moved(configure):
+    """ICO 1 leaves after pass 1's page 1, ICO 2 after pass 2's: page 2 moved on each pass
+    and no page failed. The rows (1-40, two of them ICOs that left) reach the count (38):
+    the warning says its pages moved (was: 'pages failed')."""
+    listed, asked = list(range(1, 41)), []
+
+    def lists(h) -> None:
+        page = h.request_json().get("page", 1)
+        asked.append(page)  # (one request at a time)
+        _answer(h, list(listed), page)
+        if page == 1:
+            listed.pop(0)
+
+    with HostileServer({LIST: lists}) as server:
+        configure(server, max_workers=1)
+        with pytest.warns(IncompleteWarning, match=r"is partial \(pages moved\); the next call"):
+            listing = icoframes.load_list(status="past", progress=False)
+    assert asked == [1, 2, 1, 2] and listed == list(range(3, 41))
+    (query,) = listing.attrs["icoframes"]["queries"]
+    assert (query["complete"], query["rows"], query["total_icos"], query["missing"]) == (
+        False, 40, 38, None)
+    assert list(query["failed_pages"]) == ["2"]
+    assert query["failed_pages"]["2"].startswith("the list moved while it was paged")
+    assert query["missing_unknown"].startswith("its 40 rows reach its count of 38, but page(s) 2")

@@ -39,7 +39,7 @@ from ..parse.problems import Problems
 from ..store.cache import Stored
 from ..store.db import from_ms, ms
 
-__all__ = ["MAX_PASSES", "PAGES_FAILED", "STOOD_IN", "ListQuery", "pages_total"]
+__all__ = ["MAX_PASSES", "MOVED", "PAGES_FAILED", "STOOD_IN", "ListQuery", "pages_total"]
 
 #: Passes over a list's pages at most in one load (a list that keeps moving is kept partial).
 MAX_PASSES = 2
@@ -50,6 +50,8 @@ MAX_PASSES = 2
 PAGES_FAILED = 8
 #: The ``cache_declined`` line of a list whose cached answer stood in for its paging begins so.
 STOOD_IN = "that paging came back partial"
+#: Why a page of a list that moved while it was paged is in ``failed_pages`` begins so.
+MOVED = "the list moved while it was paged"
 
 
 @dataclass
@@ -198,7 +200,7 @@ class ListQuery:
                 # an ICO came or went since page 1: this pass's pages no longer tile one list
                 # (one item skipped or seen twice at a page's edge, and the count may agree)
                 self._moved.setdefault(pass_no, {})[number] = (
-                    f"the list moved while it was paged: page 1 counted {self._counts[0]} "
+                    f"{MOVED}: page 1 counted {self._counts[0]} "
                     f"ICOs in {self._counts[1]} pages, page {number} {total_icos} in "
                     f"{total_pages}")
                 if self.passes < MAX_PASSES:
@@ -303,7 +305,7 @@ class ListQuery:
         if self._shrank:
             number, (icos, n_pages) = self._empty[self.passes]
             self._moved.setdefault(self.passes, {})[number] = (
-                f"the list moved while it was paged: page 1 counted {icos} ICOs in {n_pages} "
+                f"{MOVED}: page 1 counted {icos} ICOs in {n_pages} "
                 f"pages, page {number} listed none")
         moved = self.passes in self._moved
         if (moved or short) and may_repage and self._may_page_again:

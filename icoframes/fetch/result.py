@@ -23,7 +23,7 @@ from ..schema import ICOS, TABLES, empty_frame
 from ..store.cache import Cache
 from ..store.derived import DerivedTables
 from ..tables import Tables
-from .paging import STOOD_IN
+from .paging import MOVED, STOOD_IN
 from .policy import next_try
 
 __all__ = ["assemble", "filter_set", "recounted", "state_of_result", "warn_gaps"]
@@ -215,10 +215,12 @@ def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
             parts.append(f"the list {params} {why}")
         else:
             stood_in = any(why.startswith(STOOD_IN) for why in q.get("cache_declined") or ())
-            short = q.get("missing")
-            pages = sorted(q.get("failed_pages") or {}, key=int) if stood_in else []
+            short, failed = q.get("missing"), q.get("failed_pages") or {}
+            pages = sorted(failed, key=int) if stood_in else []
+            moved = bool(failed) and all(why.startswith(MOVED) for why in failed.values())
+            how = "moved" if moved else "failed"  # (none failed: it moved on each pass)
             count = (f"{short} of its {q['total_icos']} ICOs missing" if short
-                     else f"page(s) {_named(pages)} failed" if pages else "pages failed")
+                     else f"page(s) {_named(pages)} {how}" if pages else f"pages {how}")
             if q.get("kept"):  # an export's day: what the paging lacked, kept from its list
                 count += (f"; {q['kept']['rows']} of its rows kept from the list paged at "
                           f"{q['kept']['fetched_at']}")
