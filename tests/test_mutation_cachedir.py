@@ -93,10 +93,11 @@ def test_other_files_and_look_alikes_are_never_leftovers(folder):
 
 def test_leftovers_in_the_cache_dir_itself_but_not_below_other_folders(folder):
     root = folder.parent
-    top = _file(root / ".probe.tmp", 2 * TEMP_GRACE)
+    top = _file(root / ".write-test-abc", 2 * TEMP_GRACE)  # the writability probe's
+    theirs = _file(root / ".draft.tmp", 2 * TEMP_GRACE)  # no write of the cache's
     foreign = _file(root / "not-a-cache" / ".x.tmp", 2 * TEMP_GRACE)
     report = prune(root, dt.timedelta(0), now=NOW)
-    assert not top.exists() and foreign.exists()
+    assert not top.exists() and foreign.exists() and theirs.exists()
     assert {"path": str(root / "not-a-cache"), "reason": "not a cache folder"} \
         in report.skipped
 

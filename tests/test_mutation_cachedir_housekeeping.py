@@ -110,13 +110,13 @@ def test_what_is_a_service_folder_and_what_is_left_alone(tmp_path):
               else tmp_path / f"svc-{name}" / name, 1, DAY)
     _file(tmp_path / "notes" / "readme.txt", 1, DAY)
     _file(tmp_path / "quota" / "ledger.sqlite3", 1, DAY)
-    _file(tmp_path / ".probe.tmp", 1, DAY)
-    _file(tmp_path / ".write-test-x", 1, DAY)
+    _file(tmp_path / ".probe.tmp", 1, DAY)  # no write of the cache leaves one there
+    _file(tmp_path / ".write-test-x", 1, DAY)  # the writability probe's
     _file(tmp_path / "file.txt", 1, DAY)
     (tmp_path / "link").symlink_to(tmp_path / "svc-tables")
     folders, other = scan(tmp_path)
     assert len(folders) == 7 and all(f.name.startswith("svc-") for f in folders)
-    assert [p.name for p in other] == ["file.txt", "link", "notes"]
+    assert [p.name for p in other] == [".probe.tmp", "file.txt", "link", "notes"]
     assert scan(tmp_path / "none") == ([], [])
 
 
@@ -460,3 +460,25 @@ def test_prune_removes_leftovers_only_where_the_cache_writes_them(tmp_path):
     assert sorted(report.removed) == sorted(map(str, ours))
     assert [path.exists() for path in theirs] == [True] * 4
     assert report.freed_bytes == 2 * len(ours)
+
+
+@pytest.mark.parametrize("sweep", ["prune", "clear"])
+def test_leftovers_at_the_top_and_in_quota_are_only_what_the_cache_writes_there(
+        tmp_path, sweep):
+    # REVK M3: prune and clear(all) removed a user's old *.corrupt and .*.tmp at the cache
+    # dir's top and in quota/, naming notes.txt.corrupt both removed and left alone
+    root = tmp_path / "cäche dir ✓"
+    ours = [_file(root / name, 2, 40 * DAY) for name in (
+        ".write-test-0a1b2c3d",  # the writability probe (fetch.service.check_writable)
+        "quota/ledger.sqlite3.corrupt", "quota/ledger.sqlite3-wal.corrupt",  # set aside
+        "quota/.0123456789abcdef.json.0a1b.tmp")]  # 0.1's ledger's interrupted write
+    theirs = [_file(root / name, 3, 40 * DAY) for name in (
+        "notes.txt.corrupt", ".draft.tmp", "quota/notes.corrupt", "quota/.x.tmp",
+        "quota/mine.txt", "mydir/a.corrupt", "mydir/.b.tmp")]
+    with time_machine.travel(NOW, tick=False):
+        report = prune(root, DAY, now=NOW) if sweep == "prune" else clear_all(root)
+    assert sorted(report.removed) == sorted(map(str, ours)) and report.freed_bytes == 8
+    assert [path.name for path in theirs if not path.exists()] == []
+    assert report.skipped == [{"path": str(root / name), "reason": "not a cache folder"}
+                              for name in (".draft.tmp", "mydir", "notes.txt.corrupt")]
+    assert scan(root)[1] == [root / ".draft.tmp", root / "mydir", root / "notes.txt.corrupt"]

@@ -30,7 +30,7 @@ from ..files import locked, utcnow
 from ..reporting import AsDict
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from ..store.db import Database, from_ms
-from ..store.ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
+from ..store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
 from .legacy import convert
 
 __all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "CacheDirInfo",
@@ -49,6 +49,13 @@ _DB_FILES = frozenset(f"{DB_NAME}-{kind}" for kind in ("wal", "shm", "journal"))
 #: What the cache writes in ``tables/`` (:mod:`icoframes.store.derived`): the tables, their state
 #: and the temporary files of their atomic writes (:func:`icoframes.files.atomic_write_bytes`).
 _TABLE_FILES = ("*.parquet", "_state.json", ".*.tmp")
+# What the cache leaves beside its service folders, the only leftovers removed there: at the
+# cache dir's top the writability probe (fetch.service.check_writable), in quota/ the
+# ledger's files set aside (store.db) and 0.1's ledgers' temporary files (.<key>.json.*.tmp);
+# a user's .draft.tmp or notes.corrupt there is theirs (they were removed)
+_TOP_LEFTOVERS = (".write-test-*",)
+_LEDGER_LEFTOVERS = (".*.json.*.tmp", *(f"{LEDGER_NAME}{side}.corrupt"
+                                        for side in ("", "-wal", "-shm", "-journal")))
 _DAY = dt.timedelta(days=1)
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
 _LINK = "a symbolic link: never followed out of the cache dir"
@@ -208,7 +215,7 @@ def scan(root: str | os.PathLike[str]) -> tuple[list[ServiceFolder], list[Path]]
             with contextlib.suppress(FileNotFoundError):  # removed meanwhile (another clear)
                 folders.append(ServiceFolder(path.name, path, _size(path), last_used(path)))
         elif not ((path.name == LEDGER_FOLDER and path.is_dir() and not path.is_symlink())
-                  or _matches(path.name, _TEMPORARY)):
+                  or _matches(path.name, _TOP_LEFTOVERS)):
             other.append(path)
     return folders, other
 
@@ -308,21 +315,23 @@ def remove_folder(folder: str | os.PathLike[str], *,
 
 
 def _remove_leftovers(folder: Path, report: CacheReport, *, older_than: dt.timedelta,
-                      now: dt.datetime, recurse: bool = True, service: bool = False) -> None:
+                      now: dt.datetime, names: tuple[str, ...] | None = None) -> None:
     """Temporary files older than ``older_than`` and :data:`TEMP_GRACE`; ``*.corrupt``
-    files older than ``older_than``. In a ``service`` folder only where the cache writes
-    them: at its top (a ``*.corrupt`` of its own files) and in ``tables/``; a user's
-    ``mine/.draft.tmp`` or ``notes.txt.corrupt`` is theirs (they were removed)."""
+    files older than ``older_than``; only where the cache writes them, never recursing: in a
+    service folder (``names`` None) at its top (a ``*.corrupt`` of its own files) and in
+    ``tables/``, elsewhere those matching ``names``; a user's ``mine/.draft.tmp`` or
+    ``notes.txt.corrupt`` is theirs (they were removed)."""
     tables = folder / TABLES_DIR
-    found = list(_files(folder, recurse=recurse and not service))
-    if service and tables.is_dir() and not tables.is_symlink():  # never its folders
+    found = list(_files(folder, recurse=False))
+    if names is None and tables.is_dir() and not tables.is_symlink():  # never its folders
         found += [(path, info) for path, info in _files(tables, recurse=False)
                   if path.name.endswith(".tmp")]
     for path, info in found:
         age = now - dt.datetime.fromtimestamp(info.st_mtime, dt.UTC)
+        if not (_is_cache_entry(path.name) if names is None else _matches(path.name, names)):
+            continue
         if (age > max(older_than, TEMP_GRACE) if _matches(path.name, _TEMPORARY)
-                else age > older_than and path.name.endswith(".corrupt")
-                and (not service or _is_cache_entry(path.name))):
+                else age > older_than and path.name.endswith(".corrupt")):
             report._remove(path, info.st_size)
 
 
@@ -341,13 +350,12 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
             with locked(folder.path / LOCK_NAME):
                 dropped = Cache(root, folder.name).drop_lists(fetched_before=unused_before)
                 report.removed += [f"{folder.path / DB_NAME}#lists/{key}" for key in dropped]
-                _remove_leftovers(folder.path, report, older_than=older_than, now=now,
-                                  service=True)
+                _remove_leftovers(folder.path, report, older_than=older_than, now=now)
         except OSError as exc:
             report._skip(folder.path, exc.strerror or str(exc))
-    for top in (root, root / LEDGER_FOLDER):
+    for top, names in ((root, _TOP_LEFTOVERS), (root / LEDGER_FOLDER, _LEDGER_LEFTOVERS)):
         if top.is_dir() and not top.is_symlink():
-            _remove_leftovers(top, report, older_than=older_than, now=now, recurse=False)
+            _remove_leftovers(top, report, older_than=older_than, now=now, names=names)
     if ledgers_before is not None:
         ledgers = QuotaLedger(root, "")
         report.removed += [f"{ledgers.path}#{key}" for key in ledgers.forget_unused(ledgers_before)]
