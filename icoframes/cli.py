@@ -47,7 +47,7 @@ from .errors import (
     QuotaExceeded,
 )
 from .numerals import ANY_INTEGER, COUNT, SECONDS, integer_text, whole
-from .paths import EMPTY_PATH, is_empty_path
+from .paths import EMPTY_PATH, as_written, is_empty_path
 
 if TYPE_CHECKING:
     from .export import ExportResult
@@ -129,10 +129,10 @@ def _id_or_name(text: str) -> int | str:
 
 
 def _folder(text: str) -> Path:
-    """A folder option's path; an empty one is refused (:data:`~.paths.EMPTY_PATH`)."""
+    """A folder option's path as written (:func:`~.paths.as_written`), never empty."""
     if is_empty_path(text):
         raise argparse.ArgumentTypeError(EMPTY_PATH)
-    return Path(text)
+    return as_written(text)
 
 
 def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,

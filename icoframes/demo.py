@@ -18,7 +18,7 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
 
     Parameters
     ----------
-    out : Path
+    out : path-like
         Where to write ``<table>.parquet``, ``manifest.json`` and the PNG plots.
     n_icos, seed : int
         Size and seed of the sandbox's synthetic directory.
@@ -32,9 +32,10 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
     from .config import configure, reset_configuration
     from .export import export_tables
     from .loaders import load_icos
+    from .paths import folder_path
     from .plotting import plot_raised, plot_scores, plot_timeline
 
-    out = Path(out)
+    out = folder_path(out, "out")  # ~ as export_tables expands it: Path(out) kept "~/d" literal
     out.mkdir(parents=True, exist_ok=True)
     with sandbox.start(n_icos=n_icos, seed=seed) as sb, \
             tempfile.TemporaryDirectory(prefix="icoframes-demo-cache-") as cache_dir:

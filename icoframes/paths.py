@@ -2,9 +2,10 @@
 (``export_tables(out=)``, ``--out``, ``Tables.to_parquet``, the readers of exports) and the
 ``cache_dir`` setting.
 
-An empty path is refused (never the current directory), ``~`` is expanded as
-:meth:`pathlib.Path.expanduser` does, and what no file system holds (a NUL, a name too long)
-is refused in the package's words before anything is made or sent.
+An empty path is refused (never the current directory), a leading ``~`` (``~name``) of the
+path as written is expanded as a shell does (:func:`home_expanded`; ``./~/x`` is a folder
+literally named ``~`` in the current one), and what no file system holds (a NUL, a name too
+long) is refused in the package's words before anything is made or sent.
 
 A shell variable in a path (``"$HOME/ico"``, ``"/srv/${USER}/ico"``) is refused too, with the
 path it names when every variable it writes is set: as with pandas, ``open`` and pathlib, a
@@ -30,8 +31,8 @@ from typing import Any, Final
 
 from .errors import InvalidParameter, quoted
 
-__all__ = ["EMPTY_PATH", "ShellVariable", "expanded_path", "folder_path", "is_empty_path",
-           "shell_variable"]
+__all__ = ["EMPTY_PATH", "ShellVariable", "as_written", "expanded_path", "folder_path",
+           "home_expanded", "is_empty_path", "shell_variable"]
 
 
 #: What an empty path is, said once for every path argument (configure's ``cache_dir``,
@@ -61,6 +62,35 @@ class ShellVariable(ValueError):
     def __init__(self, why: str, withheld: str) -> None:
         super().__init__(why)
         self.withheld = withheld
+
+
+def as_written(text: str | os.PathLike[str]) -> Path:
+    """``text`` as a Path that names what it writes: pathlib drops a leading ``./``
+    (``Path("./~/x")`` is ``~/x``, which any ``expanduser()`` then takes for the home folder),
+    so a path naming a folder literally called ``~`` that way is made absolute; any other
+    as pathlib reads it. A ``~`` the text begins with is left as it is.
+
+    Examples
+    --------
+    >>> import os
+    >>> as_written("./~/x") == Path(os.getcwd(), "~", "x"), as_written("~/x"), as_written("./a")
+    (True, PosixPath('~/x'), PosixPath('a'))
+    """
+    path = Path(text)
+    if path.parts[:1] and path.parts[0][:1] == "~" and not os.fspath(text).startswith("~"):
+        return path.absolute()
+    return path
+
+
+def home_expanded(text: str | os.PathLike[str]) -> Path:
+    """``text`` as a Path, a leading ``~`` or ``~name`` of the path as written expanded, as a
+    shell does: ``./~/x`` stays a folder named ``~`` (:func:`as_written`; it was read and
+    written as ``$HOME/x``). RuntimeError, as pathlib's, for the home of a user this machine
+    does not have (or none at all)."""
+    expanded = os.path.expanduser(text)
+    if expanded[:1] == "~":  # os.path leaves what it cannot expand as it was
+        raise RuntimeError("Could not determine home directory.")
+    return as_written(expanded)
 
 
 def shell_variable(text: str, *, withheld: bool = False) -> str | None:
@@ -118,7 +148,7 @@ def _made_before(text: str) -> str:
     """``" (a folder named '$HOME' exists ...)"``: the deepest folder of ``text`` that
     writes a shell variable and is there, as the export of an earlier icoframes made it
     (``export_tables('$HOME/x')`` made ``./$HOME/x``), with where it belongs; else ``""``."""
-    parts = Path(text).parts
+    parts = as_written(text).parts
     for end in range(len(parts), 0, -1):
         folder = os.path.join(*parts[:end])
         if not _VARIABLE.search(folder):
@@ -139,7 +169,7 @@ def _made_only(text: str) -> bool:
     path it names (``./$HOME/x`` made before, no ``<home>/x``). When both are there the
     reader of one would silently read the other's rows: refused, naming both
     (:func:`_made_before`)."""
-    text = os.fspath(Path(text))  # "./$HOME/x" is "$HOME/x" to pathlib, as to a reader
+    text = os.fspath(as_written(text))  # "./$HOME/x" is "$HOME/x" to pathlib, as to a reader
     meant = _expanded(text)  # None: a variable unset (or a key's): only the literal one
     return _exists(text) and (meant is None or not _exists(meant))
 
@@ -148,7 +178,7 @@ def _exists(text: str) -> bool:
     """Whether anything is at the path ``text`` taken as written (``~`` expanded), a
     symbolic link to nothing too."""
     try:
-        return os.path.lexists(Path(text).expanduser())
+        return os.path.lexists(home_expanded(text))
     except (RuntimeError, ValueError, OSError):  # ~nosuchuser, a NUL, a name too long
         return False
 
@@ -166,7 +196,7 @@ def expanded_path(value: Any) -> Path:
     if (why := shell_variable(text)) is not None:  # a folder named "$HOME": never meant
         raise ShellVariable(why, str(shell_variable(text, withheld=True)))
     try:
-        path = Path(text).expanduser()
+        path = home_expanded(text)
     except RuntimeError:  # "Could not determine home directory."
         raise ValueError("begins with the home folder (~name) of a user this machine does "
                          "not have") from None  # (the value itself may be a key: not shown)
@@ -207,8 +237,8 @@ def folder_path(value: object, name: str, *, reading: bool = False) -> Path:
         why = shell_variable(text)  # "$HOME/x" too; a reader reads a "$HOME" made before
     if why is not None:
         raise InvalidParameter(f"{name}={quoted(text)} {why}")
-    try:  # out="~/x" was a folder named "~" in the current one
-        return Path(value).expanduser()
+    try:  # out="~/x" was a folder named "~" in the current one, "./~/x" the home's x
+        return home_expanded(text)
     except RuntimeError:  # "Could not determine home directory."
         raise InvalidParameter(f"{name}={quoted(text)} begins with the home folder "
                                "(~name) of a user this machine does not have") from None
