@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .quoting import counted
+
 __all__ = ["CACHE_DIR_HELP", "add_cache_parser", "run_cache"]
 
 
@@ -52,14 +54,10 @@ def run_cache(args: argparse.Namespace) -> bool:
         print(f"removed {path}")
     for skip in report.skipped:  # a cron job's log shows what is still there, and why
         print(f"left alone {skip['path']}: {skip['reason']}", file=sys.stderr)
-    done = (f"{_count(len(report.removed), 'path')} removed, "
+    done = (f"{counted(len(report.removed), 'path')} removed, "
             f"{report.freed_bytes:,} bytes freed")
     if report.skipped:
-        print(f"cache not cleared: {done}, {_count(len(report.skipped), 'path')} left alone")
+        print(f"cache not cleared: {done}, {counted(len(report.skipped), 'path')} left alone")
         return False
     print(f"cache cleared: {done}" if report.removed else "cache cleared: nothing was cached")
     return True
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"

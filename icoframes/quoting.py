@@ -10,6 +10,7 @@ a text that may be a key is not quoted at all, only its length.
 
 :func:`closest` and :func:`did_you_mean` find the name a misspelled one meant (the "did
 you mean" of every refused name); a text too long to be a misspelling has none.
+:func:`counted` says a count in a message ("1 request", "5,000 requests").
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import reprlib
 from collections.abc import Iterable
 from typing import Final
 
-__all__ = ["LIMIT", "closest", "closest_option", "did_you_mean", "may_be_key", "quoted"]
+__all__ = ["LIMIT", "closest", "closest_option", "counted", "did_you_mean", "may_be_key",
+           "quoted"]
 
 #: The most characters of a value a refusal quotes (then "…" and how long it was).
 LIMIT: Final = 60
@@ -174,3 +176,14 @@ def did_you_mean(value: object, choices: Iterable[str]) -> str:
     names = {str(c).casefold(): str(c) for c in choices}
     close = difflib.get_close_matches(word, names, n=1)
     return f"; did you mean {names[close[0]]!r}?" if close else ""
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless one: how a message says a count.
+
+    Examples
+    --------
+    >>> counted(1, "request"), counted(0, "path"), counted(5000, "request")
+    ('1 request', '0 paths', '5,000 requests')
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -38,7 +38,7 @@ def test_a_ledger_limit_is_any_integer_and_caps_what_a_client_sends(tmp_path, on
         with Client(**srv.settings(), retry=RetryPolicy(max_attempts=1),
                     budget=Booking(ledger)) as c:
             assert [item["id"] for item in c.list_page(status="past")["data"]] == [1, 2, 3]
-            with pytest.raises(QuotaExceeded, match=r"daily_quota setting \(1 requests\)"):
+            with pytest.raises(QuotaExceeded, match=r"daily_quota setting \(1 request\)"):
                 c.list_page(status="past")
         assert srv.hits[LIST] == 1  # the cap held before sending
     assert type(ledger.limit) is int and ledger.state().sent == 1

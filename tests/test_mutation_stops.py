@@ -145,13 +145,13 @@ BREAKER = ServiceUnavailable("the breaker tripped")
      "request. It resets at 00:00 UTC (the quota_reset setting): no request is sent before 00:00 "
      "UTC; call the same loader again then to fetch only the rest."),
     (SETTING, _state(), False,
-     "the daily_quota setting (5000 requests) is reached: 40 requests sent today (2026-11-26, "
+     "the daily_quota setting (5,000 requests) is reached: 40 requests sent today (2026-11-26, "
      "UTC) with this key from this cache dir. This call fetched 7 profiles; 3 remain to fetch. "
      "Everything fetched is cached, and offline=True returns it now without a request. The "
      "count starts again at 00:00 UTC: call the same loader again then to fetch only the rest, "
      "or raise daily_quota."),
     (SETTING, _state(reset=dt.time(3, 30), day_ends=TOMORROW), True,
-     "the daily_quota setting (5000 requests) is reached: 40 requests sent today (2026-11-26, "
+     "the daily_quota setting (5,000 requests) is reached: 40 requests sent today (2026-11-26, "
      "from 03:30 UTC, quota_reset) with this key from this cache dir. This call fetched 7 "
      "profiles; 3 remain to fetch (and a list was not complete, so possibly more). Everything "
      "fetched is cached, and offline=True returns it now without a request. The count starts "
@@ -162,6 +162,20 @@ def test_quota_error_says_who_stopped_what_is_left_and_what_now(stop, state, unl
     error = quota_error(stop, _Settings(), state, fetched=7, left=3, unlisted=unlisted)
     assert str(error) == message
     assert (error.code, error.endpoint, error.remaining) == (stop.code, stop.endpoint, 3)
+
+
+def test_one_request_is_said_as_one():
+    # "the daily_quota setting (1 requests) is reached: ... 1 requests sent today" (REVK L7)
+    setting = quota_error(SETTING, _Settings(daily_quota=1), _state(sent=1, limit=1),
+                          fetched=0, left=3, unlisted=False)
+    assert str(setting).startswith("the daily_quota setting (1 request) is reached: 1 request "
+                                   "sent today (2026-11-26, UTC) with this key from this cache "
+                                   "dir. This call fetched 0 profiles; 3 remain to fetch.")
+    service = quota_error(SERVICE, _Settings(), _state(refused_after=1), fetched=0, left=3,
+                          unlisted=False)
+    assert str(service).startswith("the service refused this key: its daily request limit "
+                                   "(error 485) was reached, after 1 request sent today with "
+                                   "this key from this cache dir.")
 
 
 @pytest.mark.parametrize(("state", "when"), [
@@ -312,7 +326,7 @@ UNREAD = CacheError("the cache folder /c/quota is refused")
      "UTC, after at least 12 requests sent today with this key from this cache dir (the quota "
      "ledger could not be read: the cache folder /c/quota is refused). This call fetched 7 "),
     (SETTING, _state(), True,
-     "the daily_quota setting (5000 requests) is reached: at least 40 requests sent that day "
+     "the daily_quota setting (5,000 requests) is reached: at least 40 requests sent that day "
      "(2026-11-26, UTC) with this key from this cache dir (the quota ledger could not be read: "
      "the cache folder /c/quota is refused). This call fetched 7 profiles;"),
 ])

@@ -23,6 +23,7 @@ from ..errors import (
     error_for_code,
     warn,
 )
+from ..quoting import counted
 from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
 
@@ -172,10 +173,10 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             day = "that day"  # worded after the day it refused ended
             if state.refused_at is not None:
                 when = f" at {state.refused_at:%Y-%m-%d %H:%M} UTC"
+        after = state.refused_after if state.refused_after is not None else state.sent
         who = (f"the service refused this key: its daily request limit (error 485) was reached"
-               f"{when}, after {least}"
-               f"{state.refused_after if state.refused_after is not None else state.sent} "
-               f"requests sent {day} with this key from this cache dir")
+               f"{when}, after {least}{counted(after, 'request')} sent {day} with this key "
+               "from this cache dir")
         then = ("The service does not say when its allowance resets: the next call sends one "
                 "request first (a probe, costing one request) and goes on if it is accepted, "
                 "so call the same loader again later to fetch only the rest.")
@@ -206,8 +207,9 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                     "used, to fetch only the rest.")
     else:
         day = "UTC" if state.reset is None else f"from {state.reset:%H:%M} UTC, quota_reset"
-        who = (f"the daily_quota setting ({settings.daily_quota} requests) is reached: "
-               f"{least}{state.sent} requests sent {'that day' if began_again else 'today'} "
+        who = (f"the daily_quota setting ({counted(settings.daily_quota, 'request')}) is "
+               f"reached: {least}{counted(state.sent, 'request')} sent "
+               f"{'that day' if began_again else 'today'} "
                f"({state.day}, {day}) with this key from this cache dir")
         then = (f"The count starts again at {_at(state)}: call the same loader again then to "
                 "fetch only the rest, or raise daily_quota.")

@@ -23,6 +23,7 @@ from typing import Final
 from ..errors import CacheError, InvalidParameter, QuotaExceeded, quoted
 from ..files import utcnow
 from ..numerals import INT64_MAX, as_integer, bounds, did_you_mean_number
+from ..quoting import counted
 from .db import InDatabase, from_ms, ms
 
 __all__ = ["LEDGER_FOLDER", "LEDGER_NAME", "PROBES_UNANSWERED", "LedgerState", "QuotaLedger"]
@@ -192,8 +193,8 @@ class QuotaLedger(InDatabase):
         if booked is None:
             sent = row[2] if row is not None and row[3] >= today else 0
             raise QuotaExceeded(
-                f"the daily_quota setting ({self.limit} requests) is reached: {sent} requests "
-                f"were sent today ({max(today, row[3] if row else today)}, "
+                f"the daily_quota setting ({counted(self.limit, 'request')}) is reached: "
+                f"{counted(sent, 'request')} sent today ({max(today, row[3] if row else today)}, "
                 f"{'UTC' if self.reset is None else f'from {self.reset:%H:%M} UTC, quota_reset'}) "
                 "with this key from this cache dir",
                 code=None, endpoint=endpoint or None)
