@@ -52,6 +52,19 @@ def quick_retries(monkeypatch):
 
 
 @pytest.fixture
+def asks_outlasted(monkeypatch):
+    """The clock of the breaker's asked-wait rule (``AskedRun.clock``, every load's) runs one
+    ``ASK_FLOOR`` (1 s) per reading: a run of asks of 0 s has lasted its second by its next
+    ask, as it does after the real backoff between them; a test of the count of asks and the
+    attempts in flight, not of the seconds they span (an ask of N s still needs N readings)."""
+    import itertools
+
+    from icoframes.api.asked import ASK_FLOOR, AskedRun
+    ticks = itertools.count(step=ASK_FLOOR)
+    monkeypatch.setattr(AskedRun, "clock", staticmethod(lambda: float(next(ticks))))
+
+
+@pytest.fixture
 def fsynced(monkeypatch) -> list[str]:
     """The files ``os.fsync`` is called on, in order, as resolved paths (it still syncs)."""
     import os

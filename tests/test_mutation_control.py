@@ -3,10 +3,12 @@ thread; the sockets it cuts are a real socketpair (`make mutate MODULE=control`)
 
 from __future__ import annotations
 
+import itertools
 import socket
 
 import pytest
 
+from icoframes.api.asked import ASK_FLOOR
 from icoframes.api.control import (
     BREAKER_REFUSED,
     PROBE_ITEMS,
@@ -15,6 +17,23 @@ from icoframes.api.control import (
     Cancelled,
     LoadControl,
 )
+
+
+class _Clock:
+    """A monotonic clock the test sets (``now``, seconds): the breaker's asked-wait rule's."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _ticks():
+    """A clock one ``ASK_FLOOR`` on at each reading: asks of 0 s have lasted theirs by the
+    next (the count of asks and the attempts in flight decide)."""
+    ticks = itertools.count(step=ASK_FLOOR)
+    return lambda: float(next(ticks))
 
 
 def test_a_fresh_control_and_its_repr():
@@ -78,7 +97,8 @@ def test_the_breaker_trips_at_exactly_its_number_of_unsent_attempts_in_a_row():
 
 
 def test_the_breaker_trips_at_exactly_its_number_of_attempts_in_a_row_asked_to_wait():
-    control = LoadControl(failures=3, items=100)
+    clock = _Clock()
+    control = LoadControl(failures=3, items=100, clock=clock)
     control.failed("HTTP 503", item=1, wait=5)
     control.failed("HTTP 503", item=1, wait=5)
     control.failed("HTTP 503", item=1)  # no wait asked: starts the run of asks again
@@ -91,26 +111,51 @@ def test_the_breaker_trips_at_exactly_its_number_of_attempts_in_a_row_asked_to_w
     control.failed("HTTP 503", item=4, wait=5)
     control.succeeded(5)  # so is a success
     assert control.asked_in_a_row == 0 and control.retry_after is None
-    for _ in range(2):
-        control.failed("HTTP 503", item=6, wait=0)
+    control.failed("HTTP 503", item=6, wait=0)
+    clock.now += ASK_FLOOR  # (a run of 0 s asks: lasted a second, an ask's unit)
+    control.failed("HTTP 503", item=6, wait=0)
     assert not control.tripped
-    control.failed("HTTP 503", item=6, wait=0, sent=True)  # (a run of 0 s asks: lasted them)
+    control.failed("HTTP 503", item=6, wait=0, sent=True)
     assert control.tripped and control.asked_in_a_row == 3 and control.unsent_in_a_row == 0
 
 
 def test_asks_to_wait_trip_the_breaker_only_once_their_run_lasted_the_longest_wait():
     # a rate limiter answering 8 workers "wait 1 s" gives 12 asks within that second: no
     # outage until the run lasted the wait it asked (REVI M2)
-    control = LoadControl(failures=3, items=100)
+    clock = _Clock()
+    control = LoadControl(failures=3, items=100, clock=clock)
     control.failed("HTTP 429", item=1, wait=0)
     control.failed("HTTP 429", item=2, wait=3600)
     for _ in range(10):
+        clock.now += 359.9  # (3599 s, with the first ask's)
         control.failed("HTTP 429", item=3, wait=0)
     assert not control.tripped and control.asked_in_a_row == 12
     control.succeeded(4)
-    for _ in range(3):  # a new run: its own start and longest wait
+    for _ in range(3):  # a new run: its own start and longest wait (the floor: 1 s)
         control.failed("HTTP 429", item=5, wait=0)
+        clock.now += ASK_FLOOR * 0.4
+    assert not control.tripped  # (its third ask 0.8 s after its first)
+    control.failed("HTTP 429", item=5, wait=0)  # 1.2 s after
     assert control.tripped
+
+
+def test_asks_of_no_wait_trip_the_breaker_only_once_their_run_lasted_a_second():
+    # REVI M2: a fixed-window limiter rounding the rest of its second down asks 0 s; 8 or 14
+    # workers meeting it got 12 such asks within its second, and the load stopped in under 1 s
+    # though the next second served some: Retry-After counts whole seconds, 0 is under one
+    clock = _Clock()
+    control = LoadControl(failures=3, items=100, clock=clock)
+    for item in range(12):
+        control.failed("HTTP 429", item=item, wait=0)
+        clock.now += (ASK_FLOOR - 0.01) / 11  # the 12th 0.99 s after the first
+    assert not control.tripped and control.asked_in_a_row == 12
+    control.succeeded(99)  # the limiter's next window: one let through
+    control.failed("HTTP 429", item=1, wait=0)
+    clock.now += ASK_FLOOR
+    control.failed("HTTP 429", item=2, wait=0)
+    assert not control.tripped  # (its count: 3)
+    control.failed("HTTP 429", item=3, wait=0)
+    assert control.tripped and control.asked_in_a_row == 3
 
 
 def _in_flight(control: LoadControl, outcome):
@@ -144,7 +189,7 @@ def test_a_trip_of_asks_awaits_the_attempts_in_flight_when_the_run_reached_its_c
         answered, trips):
     # REVD M2: 14 workers back from their backoff together meet a limiter that answers its
     # asks at once and the one it lets through in 50 ms: 12 asks in a row before that answer
-    control = LoadControl(failures=3, items=100)
+    control = LoadControl(failures=3, items=100, clock=_ticks())
     thread, answer, done = _in_flight(control, answered)
     for item in range(3):
         control.failed("HTTP 429", item=item, wait=0)
@@ -161,7 +206,7 @@ def test_a_trip_of_asks_awaits_the_attempts_in_flight_when_the_run_reached_its_c
 
 def test_an_attempt_in_flight_that_sends_again_no_longer_holds_the_trip():
     # its answer was lost (not counted): its next attempt shows the earlier one over
-    control = LoadControl(failures=2, items=100)
+    control = LoadControl(failures=2, items=100, clock=_ticks())
     control.sending()
     thread, answer, done = _in_flight(control, lambda c: c.sending())
     control.failed("HTTP 429", item=1, wait=0)

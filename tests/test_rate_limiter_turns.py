@@ -13,10 +13,13 @@ time: one worker, every count exact.
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
 
 import icoframes
+from icoframes.api.asked import AskedRun
 from icoframes.api.client import Client, RetryPolicy
 from icoframes.api.control import BREAKER_FAILURES
 from icoframes.errors import ServiceUnavailable
@@ -70,6 +73,7 @@ def test_asks_of_a_rate_limiter_are_bounded_by_max_elapsed():
         assert srv.hits[PROFILE] == 2
 
 
+@pytest.mark.usefixtures("asks_outlasted")
 def test_a_rate_limiter_refusing_everything_still_trips_the_breaker(configure):
     # every profile refused (429, Retry-After: 0): BREAKER_FAILURES asks in a row stop the
     # load as before (one item's asks, no longer its 6 attempts, make the run)
@@ -79,3 +83,47 @@ def test_a_rate_limiter_refusing_everything_still_trips_the_breaker(configure):
                            "to wait"):
             icoframes.load_icos(status="past", progress=False)
         assert srv.hits[PROFILE] == BREAKER_FAILURES
+
+
+def _fixed_window(through, refusals):
+    """A limiter of fixed windows, a second each on a clock of its own: each lets its first
+    ``through`` requests through and answers the next ``refusals`` 429 ``Retry-After: 0`` (the
+    rest of its second, rounded down); the request after them opens the next window, the
+    clock a second on. Returns the behaviour and the clock (seconds: windows opened)."""
+    lock = threading.Lock()
+    window = {"opened": 0, "through": 0, "refused": 0}
+
+    def behaviour(h):
+        ico = int(h.request_json()["id"])
+        with lock:
+            if window["refused"] >= refusals:  # its second is over: the next window
+                window.update(opened=window["opened"] + 1, through=0, refused=0)
+            let = window["through"] < through
+            window["through" if let else "refused"] += 1
+        if not let:
+            return h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": "0"},
+                                "text/html")
+        json_reply({"error": None, "data": {"id": ico, "main": {"name": f"P{ico}"}}})(h)
+    return behaviour, lambda: float(window["opened"])
+
+
+@pytest.mark.parametrize("workers", [1, 8, 14])
+def test_a_fixed_window_limiter_asking_no_wait_never_stops_a_load(configure, monkeypatch,
+                                                                   workers):
+    # REVI M2: a limiter of 1 s windows rounding the rest of its window down asks 0 s: 8 or 14
+    # workers got a dozen asks in a row within its second and the load stopped in under 1 s
+    # ("the last 12 each asked to wait"), though every second served some. Retry-After counts
+    # whole seconds: 0 asks a wait under one, and a run of asks trips once it lasted a second
+    # (the breaker's clock here is the limiter's: its windows), when the request let through
+    # in the next window was answered (a success, the run over). 16 asks in each window.
+    limiter, clock = _fixed_window(through=2, refusals=16)
+    monkeypatch.setattr(AskedRun, "clock", staticmethod(clock))
+    with HostileServer({LIST: paged_list(N), PROFILE: limiter}) as srv:
+        configure(srv, max_workers=workers)
+        icos = icoframes.load_icos(status="past", progress=False)  # (was ServiceUnavailable)
+        assert clock() == N // 2 - 1  # (2 profiles a window, 16 asks between: 12 and more)
+        assert srv.hits[PROFILE] == N + 16 * (N // 2 - 1)
+    assert sorted(icos["id"]) == list(range(1, N + 1))
+    assert list(icos["name"]) == [f"P{i}" for i in icos["id"]]
+    report = icos.attrs["icoframes"]
+    assert report["complete"] is True and report["missing"] == [] and report["failed"] == {}

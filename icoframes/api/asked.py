@@ -8,7 +8,10 @@ row when a pool's workers meet it together, but it lets some through in each wai
 So a run of asks trips only
 
 * once it lasted the longest wait asked in it (8 workers meeting a limiter at once get 12
-  asks within its first second: REVI M2);
+  asks within its first second: REVI M2), and :data:`ASK_FLOOR` (1 s) at least: ``Retry-After``
+  counts whole seconds, so ``0`` asks a wait under one, not none (a fixed-window limiter
+  rounding the rest of its window down answered 8 workers ``0`` a dozen times within its second
+  and stopped the load in under 1 s, though each second served some: REVI M2 again);
 * and once every attempt that was in flight when it reached the count was answered: a
   limiter answers its asks at once and lets one through that takes its time (a 200 in 50 ms),
   so workers coming back together from their backoff (2-4 s) were asked 12 times before the
@@ -19,8 +22,15 @@ So a run of asks trips only
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-__all__ = ["AskedRun"]
+__all__ = ["ASK_FLOOR", "AskedRun"]
+
+#: The shortest run of asks that trips (seconds): the unit of ``Retry-After`` (RFC 9110 section
+#: 10.2.3 counts it in whole seconds), so that an ask of 0, a wait under a second rounded
+#: down, counts as a second; a service down that asks 0 each time still stops a load after
+#: its count of asks, once they spanned a second (the backoff between them grows).
+ASK_FLOOR = 1.0
 
 
 class AskedRun:
@@ -29,9 +39,16 @@ class AskedRun:
     Not thread-safe: :class:`~icoframes.api.control.LoadControl` calls it under its lock.
     Threads are named by :func:`threading.get_ident`: a thread sends one attempt at a time.
 
+    Parameters
+    ----------
+    clock : callable, optional
+        The seconds of a monotonic clock (:attr:`clock`, :func:`time.monotonic`, by default):
+        a test's own makes a run last its waits without waiting them.
+
     Examples
     --------
-    >>> run = AskedRun()
+    >>> ticks = iter(range(0, 100, 5))  # a clock 5 s on at each reading
+    >>> run = AskedRun(clock=lambda: next(ticks))
     >>> run.sending(1); run.sending(2)  # two attempts in flight
     >>> run.answered(1); run.ask(0.0); run.trips(1, thread=1)  # 2's answer awaited
     False
@@ -39,9 +56,14 @@ class AskedRun:
     True
     """
 
-    def __init__(self) -> None:
+    #: The default clock (seconds): replaced on the class, it is every load's (a test's).
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        if clock is not None:
+            self.clock = clock
         self.count = 0  # failed attempts in a row, each asked to wait
-        self.start = 0.0  # the run's first ask (time.monotonic)
+        self.start = 0.0  # the run's first ask (clock)
         self.longest = 0.0  # the longest wait asked in the run (seconds)
         self.flying: set[int] = set()  # threads whose attempt was sent, its answer not counted
         # the threads whose answers the trip awaits (in flight when the run reached the count);
@@ -63,7 +85,7 @@ class AskedRun:
     def ask(self, wait: float) -> None:
         """One more failed attempt in the run, asked to wait ``wait`` seconds."""
         if not self.count:
-            self.start, self.longest = time.monotonic(), 0.0
+            self.start, self.longest = self.clock(), 0.0
         self.longest = max(self.longest, wait)
         self.count += 1
 
@@ -74,8 +96,9 @@ class AskedRun:
     def trips(self, failures: int, *, thread: int) -> bool:
         """Whether the run trips the breaker now (``failures`` asks in a row at least), its
         last ask counted by ``thread``: once it lasted its longest wait and the attempts in
-        flight when it got there were answered (asks too, or it would have ended)."""
-        if self.count < failures or time.monotonic() - self.start < self.longest:
+        flight when it got there were answered (asks too, or it would have ended); an ask shorter
+        than :data:`ASK_FLOOR` counts as that long."""
+        if self.count < failures or self.clock() - self.start < max(self.longest, ASK_FLOOR):
             return False
         if self.held is None:
             self.held = self.flying - {thread}

@@ -14,8 +14,9 @@
   - or :data:`BREAKER_FAILURES` attempts in a row never reached the service
     (connection refused, no connection made): no item can cause that;
   - or :data:`BREAKER_FAILURES` failed attempts in a row were each asked to wait
-    (``Retry-After``), over at least the longest wait asked in that run, and the attempts in
-    flight then were answered (:mod:`~icoframes.api.asked`: a rate limiter lets some through);
+    (``Retry-After``), over at least the longest wait asked in that run (1 s at least: an ask
+    of 0 is one under a second), and the attempts in flight then were answered
+    (:mod:`~icoframes.api.asked`: a rate limiter lets some through);
   - or :data:`BREAKER_REFUSED` different items failed or were answered wrongly
     (:meth:`~LoadControl.refused`: a JSON object that is not the item's, a body that
     is no JSON, an error about that request) with no good answer in between: one
@@ -61,7 +62,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from .asked import AskedRun
 from .switch import Cancelled, StopSwitch
@@ -114,6 +115,8 @@ class LoadControl(StopSwitch):
         Different items failing with no success in between that trip it.
     refused_items : int, default BREAKER_REFUSED
         Different items failing or answered wrongly with no good answer between that trip it.
+    clock : callable, optional
+        The monotonic clock (seconds) that times a run of asks to wait (:class:`AskedRun`).
 
     Examples
     --------
@@ -129,14 +132,15 @@ class LoadControl(StopSwitch):
     """
 
     def __init__(self, *, failures: int = BREAKER_FAILURES, items: int = BREAKER_ITEMS,
-                 refused_items: int = BREAKER_REFUSED) -> None:
+                 refused_items: int = BREAKER_REFUSED,
+                 clock: Callable[[], float] | None = None) -> None:
         super().__init__()
         self.failures = int(failures)
         self.items = int(items)
         self.refused_items = int(refused_items)
         self.in_a_row = 0  # failed attempts since the last success
         self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
-        self._asked = AskedRun()  # of which the last ones in a row asked to wait; in flight
+        self._asked = AskedRun(clock)  # of which the last ones in a row asked to wait; in flight
         self.last_failure: str | None = None
         # the latest end of a wait the service asked (Retry-After) in the run of failures:
         # (a time.time() value, the wait in seconds); the breaker's error says it
