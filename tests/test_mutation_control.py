@@ -115,8 +115,34 @@ def test_the_breaker_trips_at_exactly_its_number_of_attempts_in_a_row_asked_to_w
     clock.now += ASK_FLOOR  # (a run of 0 s asks: lasted a second, an ask's unit)
     control.failed("HTTP 503", item=6, wait=0)
     assert not control.tripped
-    control.failed("HTTP 503", item=6, wait=0, sent=True)
+    control.failed("HTTP 503", item=7, wait=0, sent=True)
     assert control.tripped and control.asked_in_a_row == 3 and control.unsent_in_a_row == 0
+
+
+def test_one_items_asks_alone_never_trip_the_breaker():
+    # REVJ M3: an id a limiter always refuses (429 Retry-After: 1) takes its turns, no attempt
+    # of its own: alone, its 12 asks in a row stopped a load of one worker after 9 of 60 rows
+    clock = _Clock()
+    control = LoadControl(failures=3, items=100, clock=clock)
+    for _ in range(20):
+        control.failed("HTTP 429", item=("ico", 10), wait=1)
+        clock.now += 1
+    assert not control.tripped and control.asked_in_a_row == 20
+    control.failed("HTTP 429", item=("ico", 11), wait=1)  # another item asked too: down
+    assert control.tripped
+
+
+def test_an_ask_not_waited_is_no_ask_of_the_run_but_is_said():
+    # REVJ M2: an ask of 3600 s (past max_asked_wait: the item gave up, no one waited) was the
+    # run's longest wait: asks of 1 s every time after did not trip it for an hour
+    clock = _Clock()
+    control = LoadControl(failures=3, items=100, clock=clock)
+    control.failed("HTTP 429", item=1, wait=3600, waited=False)
+    assert control.asked_in_a_row == 0 and control.retry_after[1] == 3600  # (said: call later)
+    for item in (2, 3, 2):
+        clock.now += 1
+        control.failed("HTTP 429", item=item, wait=1)
+    assert control.tripped and control.retry_after[1] == 3600
 
 
 def test_asks_to_wait_trip_the_breaker_only_once_their_run_lasted_the_longest_wait():
@@ -131,8 +157,8 @@ def test_asks_to_wait_trip_the_breaker_only_once_their_run_lasted_the_longest_wa
         control.failed("HTTP 429", item=3, wait=0)
     assert not control.tripped and control.asked_in_a_row == 12
     control.succeeded(4)
-    for _ in range(3):  # a new run: its own start and longest wait (the floor: 1 s)
-        control.failed("HTTP 429", item=5, wait=0)
+    for item in (5, 6, 5):  # a new run: its own start and longest wait (the floor: 1 s)
+        control.failed("HTTP 429", item=item, wait=0)
         clock.now += ASK_FLOOR * 0.4
     assert not control.tripped  # (its third ask 0.8 s after its first)
     control.failed("HTTP 429", item=5, wait=0)  # 1.2 s after

@@ -100,7 +100,7 @@ def _waits(policy: RetryPolicy, retry_number: int, n: int = 400) -> list[float]:
 
 
 @pytest.mark.parametrize(("retry_number", "cap"), [(0, 0.2), (1, 0.4), (3, 1.6), (4, 3.2),
-                                                   (5, 5.0), (30, 5.0)])
+                                                   (5, 5.0), (30, 5.0), (1100, 5.0)])
 def test_waits_double_up_to_the_cap_each_between_half_and_all_of_it(retry_number, cap):
     waits = _waits(RetryPolicy(), retry_number)
     assert all(cap / 2 <= w <= cap for w in waits)

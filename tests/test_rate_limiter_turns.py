@@ -22,7 +22,7 @@ import icoframes
 from icoframes.api.asked import AskedRun
 from icoframes.api.client import Client, RetryPolicy
 from icoframes.api.control import BREAKER_FAILURES
-from icoframes.errors import ServiceUnavailable
+from icoframes.errors import IncompleteWarning, ServiceUnavailable
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 
@@ -75,14 +75,39 @@ def test_asks_of_a_rate_limiter_are_bounded_by_max_elapsed():
 
 @pytest.mark.usefixtures("asks_outlasted")
 def test_a_rate_limiter_refusing_everything_still_trips_the_breaker(configure):
-    # every profile refused (429, Retry-After: 0): BREAKER_FAILURES asks in a row stop the
-    # load as before (one item's asks, no longer its 6 attempts, make the run)
+    # every profile refused (429, Retry-After: 0): the first item's 12 requests (6 turns, 6
+    # attempts) then the next one's ask stop the load: BREAKER_FAILURES asks in a row, for
+    # two items (one item's asks alone are its own: REVJ M3; it took turns until max_elapsed)
     with HostileServer({LIST: paged_list(N), PROFILE: _limiter(through=10**9)}) as srv:
         configure(srv, max_workers=1)
-        with pytest.raises(ServiceUnavailable, match=f"the last {BREAKER_FAILURES} each asked "
-                           "to wait"):
+        with pytest.raises(ServiceUnavailable, match=f"the last {BREAKER_FAILURES + 1} each "
+                           "asked to wait"):
             icoframes.load_icos(status="past", progress=False)
-        assert srv.hits[PROFILE] == BREAKER_FAILURES
+        assert srv.hits[PROFILE] == BREAKER_FAILURES + 1
+
+
+def test_an_id_a_limiter_always_refuses_is_that_ids_failure(configure):
+    # REVJ M3: every 10th id always refused (429 Retry-After: 0, a limiter on costly ids), one
+    # worker: each such id took turns until max_elapsed, its 12 asks in a row alone stopped the
+    # load after 9 of 60 rows. Now its 6 turns and 6 attempts, then failed; the others come
+    bad = set(range(10, N + 1, 10))
+
+    def behaviour(h):
+        ico = int(h.request_json()["id"])
+        if ico in bad:
+            return h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": "0"},
+                                "text/html")
+        json_reply({"error": None, "data": {"id": ico, "main": {"name": f"P{ico}"}}})(h)
+
+    with HostileServer({LIST: paged_list(N), PROFILE: behaviour}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.warns(IncompleteWarning, match=f"{len(bad)} failed"):
+            icos = icoframes.load_icos(status="past", progress=False)
+        assert srv.hits[PROFILE] == N - len(bad) + 12 * len(bad)
+    assert sorted(icos["id"]) == sorted(set(range(1, N + 1)) - bad)
+    missing = icos.attrs["icoframes"]["missing"]
+    assert {m["id"] for m in missing} == bad and all(
+        m["state"] == "failed" and "HTTP 429" in m["reason"] for m in missing)
 
 
 def _fixed_window(through, refusals):
@@ -107,7 +132,7 @@ def _fixed_window(through, refusals):
     return behaviour, lambda: float(window["opened"])
 
 
-@pytest.mark.parametrize("workers", [1, 8, 14])
+@pytest.mark.parametrize("workers", [8, 14])
 def test_a_fixed_window_limiter_asking_no_wait_never_stops_a_load(configure, monkeypatch,
                                                                    workers):
     # REVI M2: a limiter of 1 s windows rounding the rest of its window down asks 0 s: 8 or 14
@@ -127,3 +152,27 @@ def test_a_fixed_window_limiter_asking_no_wait_never_stops_a_load(configure, mon
     assert list(icos["name"]) == [f"P{i}" for i in icos["id"]]
     report = icos.attrs["icoframes"]
     assert report["complete"] is True and report["missing"] == [] and report["failed"] == {}
+
+
+@pytest.mark.usefixtures("asks_outlasted")
+def test_an_ask_too_long_to_wait_does_not_hold_off_the_breaker(configure):
+    # REVJ M2: the first profile request 429 Retry-After: 3600 (past max_asked_wait: not
+    # waited, that item given up), every later one 429 asking a short wait: the 3600 s stayed
+    # the run's longest wait, so the asks after it could not trip the breaker for an hour (one
+    # worker: 283 requests in 819 s with Retry-After: 1). No one waited it: no ask of the run
+    # (still said in the error). Now the next item's 12 requests (6 turns, 6 attempts) and the
+    # one after's ask stop the load
+    asked = []
+
+    def behaviour(h):
+        h.request_json()
+        asked.append(1)
+        h.send_bytes(429, b"<html>slow down</html>",
+                     {"Retry-After": "3600" if len(asked) == 1 else "0"}, "text/html")
+
+    with HostileServer({LIST: paged_list(N), PROFILE: behaviour}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.raises(ServiceUnavailable, match=r"the last 13 each asked to wait .*"
+                           r"the service asked to wait 3600 s, Retry-After"):
+            icoframes.load_icos(status="past", progress=False)  # (was: 23 failed, no stop)
+        assert srv.hits[PROFILE] == 1 + 12 + 1

@@ -12,6 +12,9 @@ So a run of asks trips only
   counts whole seconds, so ``0`` asks a wait under one, not none (a fixed-window limiter
   rounding the rest of its window down answered 8 workers ``0`` a dozen times within its second
   and stopped the load in under 1 s, though each second served some: REVI M2 again);
+* once it holds asks for two items at least: one item's asks are its own (a limiter on one
+  expensive id; its 429s, a limiter's turns, spend none of its attempts, so one such id made
+  12 asks in a row alone and stopped a load of one worker: REVJ M3);
 * and once every attempt that was in flight when it reached the count was answered: a
   limiter answers its asks at once and lets one through that takes its time (a 200 in 50 ms),
   so workers coming back together from their backoff (2-4 s) were asked 12 times before the
@@ -65,6 +68,8 @@ class AskedRun:
         self.count = 0  # failed attempts in a row, each asked to wait
         self.start = 0.0  # the run's first ask (clock)
         self.longest = 0.0  # the longest wait asked in the run (seconds)
+        self.first: object = None  # the item of the run's first ask
+        self.several = False  # whether the run holds asks for another item too
         self.flying: set[int] = set()  # threads whose attempt was sent, its answer not counted
         # the threads whose answers the trip awaits (in flight when the run reached the count);
         # None: the run did not reach it yet
@@ -82,10 +87,13 @@ class AskedRun:
         if self.held is not None:
             self.held.discard(thread)
 
-    def ask(self, wait: float) -> None:
-        """One more failed attempt in the run, asked to wait ``wait`` seconds."""
+    def ask(self, wait: float, item: object = None) -> None:
+        """One more failed attempt in the run, for ``item`` (None: one of its own), asked to
+        wait ``wait`` seconds."""
+        item = object() if item is None else item
         if not self.count:
-            self.start, self.longest = self.clock(), 0.0
+            self.start, self.longest, self.first, self.several = self.clock(), 0.0, item, False
+        self.several = self.several or item != self.first
         self.longest = max(self.longest, wait)
         self.count += 1
 
@@ -97,8 +105,9 @@ class AskedRun:
         """Whether the run trips the breaker now (``failures`` asks in a row at least), its
         last ask counted by ``thread``: once it lasted its longest wait and the attempts in
         flight when it got there were answered (asks too, or it would have ended); an ask shorter
-        than :data:`ASK_FLOOR` counts as that long."""
-        if self.count < failures or self.clock() - self.start < max(self.longest, ASK_FLOOR):
+        than :data:`ASK_FLOOR` counts as that long; never on one item's asks alone."""
+        if (self.count < failures or not self.several
+                or self.clock() - self.start < max(self.longest, ASK_FLOOR)):
             return False
         if self.held is None:
             self.held = self.flying - {thread}

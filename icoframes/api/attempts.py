@@ -43,6 +43,8 @@ class Attempts:
         self.started = time.monotonic()
         self.count = 0  # attempts made
         self.limited = 0  # of which a rate limiter asked to wait, the wait honoured (not spent)
+        self.seen = control.successes  # the load's answers at the last such ask (or the start)
+        self.alone = 0  # such asks in a row with no other request answered between
         self.refused = 0  # of which answered wrongly (the item's own answer, refused)
         self.cut: bytes | None = None  # the last body cut short (stopping inside a JSON text)
 
@@ -80,9 +82,14 @@ class Attempts:
         elapsed = time.monotonic() - self.started
         too_long = asked is not None and asked > self.policy.max_asked_wait
         # a 429's wait honoured is the request's turn at a rate limiter, no attempt of the
-        # item's: max_elapsed bounds those (REVD M3: a limiter refusing again and again spent
-        # the 6 attempts of items a moment from their turn, 9 of 60 rows lost at 3 requests/s)
-        self.limited += failure.limited and asked is not None and not too_long
+        # item's (REVD M3: a limiter refusing again and again spent the 6 attempts of items a
+        # moment from their turn, 9 of 60 rows lost at 3 requests/s); max_elapsed bounds them,
+        # and max_attempts in a row with no other request answered between (REVJ M3: an id a
+        # limiter always refuses, alone, took turns until max_elapsed)
+        if failure.limited and asked is not None and not too_long:
+            turn = self.control.successes != self.seen  # another request answered since
+            self.seen, self.alone = self.control.successes, 0 if turn else self.alone + 1
+            self.limited += turn or self.alone <= self.policy.max_attempts
         allowed = (not stopped and not too_long and self.count - self.limited
                    < self.policy.max_attempts and elapsed + delay <= self.policy.max_elapsed)
         if failure.answered and not stopped:  # the service up, this item's answer bad: its
@@ -91,7 +98,8 @@ class Attempts:
             allowed = (allowed and again and not failure.final  # its code)
                        and self.refused < ANSWERS_REFUSED)
         elif not failure.answered:  # (a final failure is answered)
-            self.control.failed(str(failure), item=self.item, sent=failure.sent, wait=asked)
+            self.control.failed(str(failure), item=self.item, sent=failure.sent, wait=asked,
+                                waited=not too_long)
             allowed = self.control.keep_trying(self.item, allowed, asked=asked is not None)
         if allowed:
             return delay

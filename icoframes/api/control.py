@@ -139,6 +139,7 @@ class LoadControl(StopSwitch):
         self.items = int(items)
         self.refused_items = int(refused_items)
         self.in_a_row = 0  # failed attempts since the last success
+        self.successes = 0  # attempts with a usable answer, in the load
         self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
         self._asked = AskedRun(clock)  # of which the last ones in a row asked to wait; in flight
         self.last_failure: str | None = None
@@ -206,16 +207,19 @@ class LoadControl(StopSwitch):
         return self.last_failure if self.tripped and self.last_failure else super()._why()
 
     def failed(self, reason: str, *, item: object = None, sent: bool = True,
-               wait: float | None = None) -> None:
+               wait: float | None = None, waited: bool = True) -> None:
         """Count one failed attempt for ``item`` (None: an item of its own).
 
         ``sent`` is False when the attempt never reached the service (the
         connection was refused or never made); ``wait``: the seconds its answer asked to
         wait (``Retry-After``), kept in :attr:`retry_after` when it ends the latest in the
-        run. The breaker trips after :attr:`items` different items failed, or
-        :attr:`failures` attempts in a row that were not sent, or that were asked to wait
-        (once that run lasted the longest wait asked in it, and the attempts in flight then
-        were answered: :class:`~icoframes.api.asked.AskedRun`), with no success in between.
+        run; not ``waited`` (longer than the retry policy waits: the item gave up), no ask of
+        the run below (REVJ M2: an ask of 3600 s kept the run's longest wait an hour). The
+        breaker trips after :attr:`items` different items failed, or :attr:`failures`
+        attempts in a row that were not sent, or that were asked to wait (once that run
+        lasted the longest wait asked in it, held two items at least, and the attempts in
+        flight then were answered: :class:`~icoframes.api.asked.AskedRun`), with no success
+        in between.
         """
         asked = None if wait is None else (time.time() + wait, wait)
         with self._lock:
@@ -224,12 +228,12 @@ class LoadControl(StopSwitch):
                 self.retry_after = asked
             self.in_a_row += 1
             self.unsent_in_a_row = 0 if sent else self.unsent_in_a_row + 1
-            if wait is None:
-                self._asked.end()
-            else:
-                self._asked.ask(wait)
             self.last_failure = reason
             item = object() if item is None else item
+            if wait is None or not waited:
+                self._asked.end()
+            else:
+                self._asked.ask(wait, item)
             if item not in self._known or self.known_held is None:  # (held: not counted)
                 self._failing.add(item)  # (kept in _enveloped: its wrong answer was so)
                 self._errors[item] = object()  # (not an error about one request)
@@ -401,6 +405,7 @@ class LoadControl(StopSwitch):
         """An attempt (for ``item``) got a usable answer: the run of failures is over."""
         with self._lock:
             self.in_a_row = self.unsent_in_a_row = 0
+            self.successes += 1
             self._asked.answered(threading.get_ident())
             self._asked.end()
             self.retry_after = None  # (a wait asked before a success: over)

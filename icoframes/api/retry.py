@@ -76,7 +76,8 @@ class RetryPolicy:
     tries or once the next wait would pass ``max_elapsed`` seconds since the first try; a
     429 whose ``Retry-After`` was honoured is no try of the item's (a rate limiter's turn:
     one refusing requests again and again spent their attempts, the rows lost), so under a
-    rate limiter ``max_elapsed`` bounds the retries.
+    rate limiter ``max_elapsed`` bounds the retries; ``max_attempts`` such turns in a row at
+    most while no other request is answered (an id a limiter always refuses).
     """
 
     max_attempts: int = 6
@@ -86,7 +87,9 @@ class RetryPolicy:
     max_asked_wait: float = 5.0
 
     def wait(self, retry_number: int) -> float:
-        cap = min(self.max_backoff, self.backoff * 2**retry_number)
+        # (the exponent bounded: a rate limiter's turns, no attempts, may number thousands
+        # under a tiny backoff, and 2.0**1100 is no float: OverflowError)
+        cap = min(self.max_backoff, self.backoff * 2 ** min(retry_number, 64))
         return cap * random.uniform(0.5, 1.0)
 
 
