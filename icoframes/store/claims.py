@@ -16,6 +16,7 @@ import json
 import os
 import socket
 import time
+import typing
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -57,6 +58,13 @@ class Claims:
     (([1, 2], [], []), ([3], [2], []))
     """
 
+    #: Every token this process made (never removed). Only those can be closed claims of
+    #: this process: a claim with this pid and host under a token not in it is another
+    #: process's (two containers of one hostname, each Python as PID 1 of its own PID
+    #: namespace, sharing a cache dir): live until its lease ends (REVJ M1: they lapsed at
+    #: once, so the two loads fetched every profile twice).
+    _made: typing.ClassVar[set[str]] = set()
+
     def __init__(self, db: Database, *, lease: float | None = None) -> None:
         self._db = db
         self.lease = LEASE if lease is None else float(lease)
@@ -67,6 +75,7 @@ class Claims:
         with self._db.write() as conn:  # claims that lapsed long ago go
             conn.execute("DELETE FROM claims WHERE expires < ?", (time.time() - self.lease,))
         _OPEN.add(self.token)
+        self._made.add(self.token)
 
     def __repr__(self) -> str:
         return f"Claims({self.token!r}, held={len(self._held)})"
@@ -101,10 +110,10 @@ class Claims:
                                   "AND owner != ? AND expires > ? AND expires <= ?",
                                   (listed, self.token, now, now + 2 * self.lease)).fetchall()
             here = (os.getpid(), _HOST)
-            alive = {key: _alive(*key) for key in {(pid, host) for _, _, pid, host in others}
-                     if key != here}
+            alive = {key: _alive(*key) for key in {(pid, host) for _, _, pid, host in others}}
             taken = {i for i, owner, pid, host in others
-                     if (owner in _OPEN if (pid, host) == here else alive[(pid, host)])}
+                     if (owner in _OPEN if (pid, host) == here and owner in self._made
+                         else alive[(pid, host)])}
             mine = [i for i in wanted if i not in arrived and i not in taken]
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
                              [(i, self.token, os.getpid(), _HOST, now + self.lease) for i in mine])
