@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import threading
 from collections import Counter
 
@@ -111,13 +112,16 @@ def test_profiles_whose_refresh_failed_are_asked_by_the_next_plain_run(service, 
 @STALE
 def test_a_profile_whose_refresh_keeps_failing_is_asked_as_freshness_md_says(service, tmp_path):
     # freshness.md: "A daily job thus asks a profile that is broken for good on days 1 to 5,
-    # then every few days": its refresh failed on day 2 (1st failed load), the daily plain
-    # runs ask it on days 3-6 (2nd-5th: then it waits 64 hours), not on days 7 and 8, and on
-    # day 9; every day's manifest says its copy not refreshed, with when it is tried again
+    # then every few days, at most 7 days apart": its refresh failed on day 2 (1st failed
+    # load), the daily plain runs ask it on days 3-6 (2nd-5th: then it waits 64 hours), not
+    # on days 7 and 8, on day 9 (then it waits 7 days) and on day 16, by the run at the
+    # same hour (REVJ M4: the wait counted from the end of day 9's run fell due seconds
+    # after day 16's: asked on day 17); every day's manifest says its copy not refreshed,
+    # with when it is tried again
     assert _export(tmp_path, 1)[0] == 0
     service.broken = {5}
     asked, waits = [], []
-    for day in range(2, 10):
+    for day in range(2, 17):
         service.asked = Counter()
         code, manifest = _export(tmp_path, day, *(["--refresh", "all"] if day == 2 else []))
         assert code == EXIT_INCOMPLETE
@@ -125,11 +129,37 @@ def test_a_profile_whose_refresh_keeps_failing_is_asked_as_freshness_md_says(ser
         [kept] = manifest["not_refreshed"]
         assert kept["id"] == 5 and "the profile data for id 5 is" in kept["reason"]
         asked.append(service.asked[5] > 0)
-        waits.append("tried again from" in kept["reason"])
+        waits.append(_tried_again(kept["reason"]))
         assert set(service.asked) <= ({5} if day > 2 else set(IDS))  # nothing else asked
-    assert asked == [True, True, True, True, True, False, False, True]
-    # from its 2nd failed load on, each run says when it is tried again (not before that)
-    assert waits == [False, True, True, True, True, True, True, True]
+    assert asked == [True] * 5 + [False] * 2 + [True] + [False] * 6 + [True]
+    # from its 2nd failed load on, each run says when it is tried again (not before that):
+    # a minute after the run's start less the slack, at the latest the run that asks it
+    assert waits[0] is None and None not in waits[1:]
+    after_day_9 = DAY1 + dt.timedelta(days=15)  # day 16, cron's hour
+    assert after_day_9 - dt.timedelta(hours=1) < waits[7] <= after_day_9
+
+
+@INCOMPLETE
+@STALE
+def test_a_weekly_job_asks_a_profile_that_keeps_failing_every_week(service, tmp_path):
+    # a weekly export: every run asks it (1 h, 4 h, 16 h, 64 h and 7 days all fall due by
+    # the next week's run at the same hour); the wait of 7 days counted from the end of a
+    # run fell due seconds after the run a week later: every other week (REVJ M4)
+    assert _export(tmp_path, 1)[0] == 0
+    service.broken = {5}
+    asked = []
+    for day in (2, 9, 16, 23, 30, 37, 44):
+        service.asked = Counter()
+        code, manifest = _export(tmp_path, day, *(["--refresh", "all"] if day == 2 else []))
+        assert code == EXIT_INCOMPLETE and [m["id"] for m in manifest["not_refreshed"]] == [5]
+        asked.append(service.asked[5] > 0)
+    assert asked == [True] * 7
+
+
+def _tried_again(reason: str) -> dt.datetime | None:
+    """The time a reason says its profile is tried again from (None: the next call)."""
+    named = re.search(r"tried again from (\d{4}-\d\d-\d\d \d\d:\d\d) UTC", reason)
+    return None if named is None else dt.datetime.fromisoformat(named[1] + "+00:00")
 
 
 @INCOMPLETE

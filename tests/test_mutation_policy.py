@@ -258,10 +258,14 @@ def test_a_copy_whose_refresh_failed_is_no_want_where_none_could_be_kept(ages):
 
 @pytest.mark.parametrize(("attempts", "since", "asked"), [
     (1, dt.timedelta(0), True),                                  # once: tried by the next call
-    (2, dt.timedelta(minutes=59), False), (2, dt.timedelta(hours=1), True),
-    (3, dt.timedelta(hours=3, minutes=59), False), (3, dt.timedelta(hours=4), True),
-    (4, dt.timedelta(hours=15), False), (4, dt.timedelta(hours=16), True),
-    (40, dt.timedelta(days=6, hours=23), False), (40, dt.timedelta(days=7), True),
+    # each wait less its slack (5%, at most an hour): 57 min, 3 h 48, 15 h 12, 6 d 23 h
+    (2, dt.timedelta(minutes=56, seconds=59), False), (2, dt.timedelta(minutes=57), True),
+    (3, dt.timedelta(hours=3, minutes=47, seconds=59), False),
+    (3, dt.timedelta(hours=3, minutes=48), True),
+    (4, dt.timedelta(hours=15, minutes=11, seconds=59), False),
+    (4, dt.timedelta(hours=15, minutes=12), True),
+    (40, dt.timedelta(days=6, hours=22, minutes=59, seconds=59), False),
+    (40, dt.timedelta(days=6, hours=23), True),
     (3, -dt.timedelta(hours=1), True),                           # a failure in the future
 ])
 def test_a_failing_profile_waits_its_growing_interval(attempts, since, asked):
@@ -321,9 +325,9 @@ def test_a_copy_whose_refresh_failed_is_wanted_again_first_of_the_refreshes(ages
 
 
 @pytest.mark.parametrize(("attempts", "since", "asked"), [
-    (1, dt.timedelta(0), True), (2, dt.timedelta(minutes=59), False),
-    (2, dt.timedelta(hours=1), True), (5, dt.timedelta(hours=63), False),
-    (5, dt.timedelta(hours=64), True)])
+    (1, dt.timedelta(0), True), (2, dt.timedelta(minutes=56, seconds=59), False),
+    (2, dt.timedelta(minutes=57), True), (5, dt.timedelta(hours=62, minutes=59), False),
+    (5, dt.timedelta(hours=63), True)])
 def test_a_copy_whose_refresh_keeps_failing_waits_as_one_without_a_copy(attempts, since, asked):
     plan = _plan([(1, "past")], _index([_failing_copy(1, attempts, since)]), ages=None)
     assert plan == ({1: ("retry", MOST_STALE)} if asked else {})
@@ -346,12 +350,12 @@ def test_retry_interval_and_next_try():
         dt.timedelta(hours=16)]
     assert retry_interval(99) == MAX_RETRY_INTERVAL == dt.timedelta(days=7)
     at = NOW - dt.timedelta(minutes=30)
-    assert next_try(2, at, NOW) == at + dt.timedelta(hours=1)
-    assert next_try(2, NOW - dt.timedelta(hours=1), NOW) is None  # due exactly now
+    assert next_try(2, at, NOW) == at + dt.timedelta(minutes=57)  # an hour less its slack
+    assert next_try(2, NOW - dt.timedelta(minutes=57), NOW) is None  # due exactly now
     assert next_try(1, at, NOW) is None and next_try(5, None, NOW) is None
     assert next_try(5, NOW + dt.timedelta(hours=1), NOW) is None  # a clock set back
     assert next_try(5, pd.NaT, NOW) is None
-    assert next_try(60, at, NOW) == at + MAX_RETRY_INTERVAL  # failing for months: no overflow
+    assert next_try(60, at, NOW) == at + MAX_RETRY_INTERVAL - dt.timedelta(hours=1)  # (months)
 
 
 def test_where_an_id_falls_due_is_fixed_across_versions():
@@ -364,7 +368,7 @@ def test_where_an_id_falls_due_is_fixed_across_versions():
 def test_a_failure_stamped_exactly_now_waits_its_interval():
     from icoframes.fetch.policy import next_try
 
-    assert next_try(2, NOW, NOW) == NOW + dt.timedelta(hours=1)
+    assert next_try(2, NOW, NOW) == NOW + dt.timedelta(minutes=57)  # an hour less its slack
 
 
 @pytest.mark.parametrize(("typo", "meant"), [("ongoin", "ongoing"), ("upcomming", "upcoming"),

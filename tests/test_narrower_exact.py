@@ -72,7 +72,7 @@ def test_a_copy_whose_refetch_keeps_failing_decides_no_filter_and_is_said_stale(
         with pytest.warns(StaleWarning, match=f"id {x}: HTTP|id {x}: Conn"):
             whole = icoframes.load_icos(status="past", progress=False)
     summary = whole.attrs["icoframes"]
-    assert "failed on 2 loads in a row: tried again from 2026-05-04 11:03 UTC" in \
+    assert "failed on 2 loads in a row: tried again from 2026-05-04 11:00 UTC" in \
         summary["failed"][x]
     assert summary["not_refreshed"] == [x] and icoframes.report(whole).not_refreshed == (x,)
 

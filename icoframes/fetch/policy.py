@@ -30,8 +30,9 @@ the oldest first.
 :data:`BACKOFF_AFTER` (2) loads in a row, with no copy arriving between, it is
 not asked again until :func:`retry_interval` has passed since its last failure:
 1 hour after the 2nd failed load, 4 hours after the 3rd, 16 hours after the 4th,
-then 64 hours, and at most :data:`MAX_RETRY_INTERVAL` (7 days); whatever the
-reason listed for it (new, retry, stale, changed). Meanwhile it is reported missing (or
+then 64 hours, and at most :data:`MAX_RETRY_INTERVAL` (7 days), each less a little
+slack (5% of it, at most an hour: :func:`slack`); whatever the reason listed for it
+(new, retry, stale, changed). Meanwhile it is reported missing (or
 its older copy is used) with the time of its next try. ``refresh="all"`` tries
 it anyway; a last failure dated in the future (a clock set back) never delays it.
 """
@@ -53,7 +54,7 @@ from ..errors import InvalidParameter, quoted
 
 __all__ = ["BACKOFF_AFTER", "DEFAULT_MAX_AGE", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT",
            "ProfileIndex", "Want", "age_limit", "due_after", "load_ages", "next_try",
-           "plan_profiles", "profile_max_age", "retry_interval"]
+           "plan_profiles", "profile_max_age", "retry_interval", "slack"]
 
 # How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
 # change daily (raised, end date), upcoming ones weekly, past ones hardly (token price).
@@ -235,13 +236,32 @@ def retry_interval(failures: int) -> dt.timedelta:
     return min(MAX_RETRY_INTERVAL, FIRST_RETRY_INTERVAL * _GROWTH ** steps)
 
 
+def slack(wait: Any) -> Any:
+    """How much sooner than a ``wait`` (seconds; a number or an array) a profile falls due:
+    5% of it, at most an hour.
+
+    A wait counts from the end of the run that set it (when its fetch failed, when its copy
+    came), so a job run at a fixed time each hour, day or week would find it due a few
+    seconds after its run, and wait one period more than said: 8 days for a daily job, not
+    the 7 of :data:`MAX_RETRY_INTERVAL` (review REVJ M4).
+
+    Examples
+    --------
+    >>> [float(slack(s)) for s in (600, 3600, 16 * 3600, 7 * 86400)]
+    [30.0, 180.0, 2880.0, 3600.0]
+    """
+    return np.minimum(3600.0, 0.05 * wait)
+
+
 def next_try(failures: int, failed_at: dt.datetime | None,
              now: dt.datetime) -> dt.datetime | None:
     """When a profile that failed ``failures`` loads in a row, last at ``failed_at``, is
-    tried again; None when it is tried by the next call (now)."""
+    tried again (:func:`retry_interval` after, less its :func:`slack`); None when it is tried
+    by the next call (now)."""
     if failed_at is None or pd.isna(failed_at) or failed_at > now:
         return None
-    due = failed_at + retry_interval(failures)
+    wait = retry_interval(failures)
+    due = failed_at + wait - dt.timedelta(seconds=float(slack(wait.total_seconds())))
     return due if due > now else None
 
 
@@ -291,10 +311,10 @@ def due_after(ids: np.ndarray, limit: np.ndarray) -> np.ndarray:
     """The age (seconds) past which a re-paged list fetches each profile again.
 
     Between half and all of its status's maximum age ``limit`` (seconds, per
-    id), less 5% of it and at most an hour; see :func:`plan_profiles`.
+    id), less its :func:`slack` (5% of it and at most an hour); see :func:`plan_profiles`.
     """
     limit = np.asarray(limit, dtype=float)
-    return limit * _spread(np.asarray(ids)) - np.minimum(3600.0, 0.05 * limit)
+    return limit * _spread(np.asarray(ids)) - slack(limit)
 
 
 def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | ProfileIndex,
@@ -374,7 +394,8 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         growth = np.float64(_GROWTH) ** np.clip(failures - BACKOFF_AFTER, 0, 60)
         wait = np.minimum(FIRST_RETRY_INTERVAL.total_seconds() * growth,
                           MAX_RETRY_INTERVAL.total_seconds())  # retry_interval, per row
-        reasons[known & (failures >= BACKOFF_AFTER) & (since >= 0) & (since < wait)] = None
+        waiting = since < wait - slack(wait)  # (a job at a fixed hour: due at its next run)
+        reasons[known & (failures >= BACKOFF_AFTER) & (since >= 0) & waiting] = None
     wanted = np.flatnonzero(reasons != None)  # noqa: E711 (element-wise)
     # a failure of the last hour goes after the new ones; an older one as one (REVK M4)
     urgency = np.zeros(n)

@@ -197,8 +197,10 @@ def _waiting(index: pd.DataFrame, ico_id: int) -> str:
         return ""
     failures = int(index["attempts"].get(ico_id, 0))
     after = next_try(failures, index["failed_at"].get(ico_id), utcnow())
+    # the minute named rounded up: one rounded down would name a minute nothing is tried in
     return ("" if after is None else f" (failed on {failures} loads in a row: tried again "
-            f"from {after:%Y-%m-%d %H:%M} UTC, or with refresh='all')")
+            f"from {pd.Timestamp(after).ceil('min'):%Y-%m-%d %H:%M} UTC, "
+            "or with refresh='all')")
 
 
 def warn_gaps(partial: list[dict[str, Any]], missing: list[dict[str, Any]],
