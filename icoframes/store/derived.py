@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -105,12 +105,12 @@ class DerivedTables:
         if not self.cache.path.exists():  # nothing cached (and no folder to make)
             tables = profiles.tidy([])
             return tables if len(names) > 1 else tables[names[0]]
-        with locked(self.cache.lock, shared=True), self.cache.snapshot() as snap:
+        with self._locked(shared=True), self.cache.snapshot() as snap:
             versions = self._versions(snap, fix=False)
             if versions is not None and not self._stale(snap, names, versions):
                 with contextlib.suppress(pa.ArrowException, OSError, ValueError, KeyError):
                     return read()  # (else read again below, alone: said or rebuilt)
-        with locked(self.cache.lock):
+        with self._locked():
             with self.cache.snapshot() as snap:
                 versions = self._versions(snap, fix=True)
                 if versions is not None:
@@ -126,6 +126,26 @@ class DerivedTables:
                                  "stored profiles", CacheWarning)
             tables = self._rebuild(names, versions or {})
         return tables if len(names) > 1 else tables[names[0]]
+
+    @contextlib.contextmanager
+    def _locked(self, *, shared: bool = False) -> Iterator[None]:
+        """The folder's lock held (:func:`~icoframes.files.locked`). One this user may not
+        open in a folder it may write to (another user's file: a job run as another user
+        filled the cache) is a CacheError naming it and the fix (REVJ L2: ``offline=True``,
+        which the refusal to write such a cache suggests, raised a bare PermissionError)."""
+        with contextlib.ExitStack() as stack:
+            try:
+                stack.enter_context(locked(self.cache.lock, shared=shared))
+            except PermissionError as exc:
+                whose = ""
+                with contextlib.suppress(OSError):
+                    owner = self.cache.lock.stat().st_uid
+                    if hasattr(os, "geteuid") and owner != os.geteuid():  # (not on Windows)
+                        whose = f" (another user's, uid {owner})"
+                raise CacheError(f"the cache's lock file {self.cache.lock}{whose} cannot be opened "
+                                 f"({exc.strerror}): give this user read and write access to "
+                                 "it, or use a cache_dir of this user's own") from exc
+            yield
 
     def _versions(self, snap: Snapshot, *, fix: bool) -> dict[str, int] | None:
         """Per table, the change counter it is up to date with, when the state still holds
