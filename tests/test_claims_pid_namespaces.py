@@ -43,8 +43,9 @@ def _namespaced() -> list[str] | None:
     """A command prefix running its command as PID 1 of a new PID namespace, or None."""
     if shutil.which("unshare") is None:
         return None
-    for prefix in (["unshare", "--pid", "--fork"],  # root
-                   ["unshare", "--user", "--map-root-user", "--pid", "--fork"]):  # rootless
+    # --kill-child: a child left by a failing test (its unshare killed) is killed with it
+    for prefix in (["unshare", "--pid", "--fork", "--kill-child"],  # root
+                   ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"]):
         try:
             done = subprocess.run([*prefix, sys.executable, "-c", "import os; print(os.getpid())"],
                                   capture_output=True, text=True, timeout=60)
@@ -83,8 +84,9 @@ def test_loads_as_pid_1_of_two_namespaces_on_one_host_fetch_each_profile_once(
         tmp_path, monkeypatch):
     prefix = _namespaced()
     if prefix is None:
-        pytest.skip("no PID namespace here: `unshare --pid --fork` needs root (or user "
-                    "namespaces, which this kernel or container refuses)")
+        pytest.skip("no PID namespace here: `unshare --pid --fork --kill-child` needs root "
+                    "(or user namespaces, which this kernel or container refuses) and "
+                    "util-linux 2.32 or later")
     for setting in SETTINGS:
         monkeypatch.delenv(setting.env, raising=False)
     with sandbox.serve(n_icos=60, seed=5, quota=None) as sb:
