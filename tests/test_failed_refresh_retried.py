@@ -34,13 +34,17 @@ DAY1 = dt.datetime(2026, 11, 1, 3, 15, tzinfo=dt.UTC)  # cron's hour
 
 class Service:
     """20 past ICOs; the profiles of ``broken`` are answered ``"data": null`` (counted, as the
-    list's pages are)."""
+    list's pages are). With ``late`` and a run's ``clock`` (time-machine's traveller), the
+    first broken ask of the run moves the clock ``late`` on: the failure comes that long
+    into the run, as in a real one (pages, other profiles, retries come first)."""
 
     def __init__(self):
         self.broken: set[int] = set()
         self.asked: Counter[int] = Counter()
         self.pages = 0
         self.lock = threading.Lock()
+        self.late = dt.timedelta(0)
+        self.clock = None  # the run's traveller; None once moved (or outside a run)
 
     def page(self, h):
         with self.lock:
@@ -54,6 +58,9 @@ class Service:
         ico_id = h.request_json().get("id")
         with self.lock:
             self.asked[ico_id] += 1
+            if ico_id in self.broken and self.clock is not None:
+                self.clock, clock = None, self.clock
+                clock.shift(self.late)
         json_reply({"error": None, "data": None if ico_id in self.broken else {
             "id": ico_id, "main": {"name": f"ICO {ico_id}", "ico_score": "3.0"},
             "finance": {"raised": str(1000.0 * ico_id)}}})(h)
@@ -72,23 +79,27 @@ def service(tmp_path, monkeypatch, quick_retries):
     icoframes.reset_configuration()
 
 
-def _export(tmp_path, day: int, *extra: str) -> tuple[int, dict]:
+def _export(service, tmp_path, day: int, *extra: str) -> tuple[int, dict]:
     """Cron's run on day ``day`` (1: DAY1): its exit code and manifest."""
     when = DAY1 + dt.timedelta(days=day - 1)
     out = tmp_path / "out" / when.date().isoformat()
-    with time_machine.travel(when, tick=True):  # (a run takes its few seconds, as cron's)
-        code = main(["export", "--out", str(out), "--status", "past", *extra])
+    with time_machine.travel(when, tick=True) as clock:  # (a run takes its few seconds)
+        service.clock = clock
+        try:
+            code = main(["export", "--out", str(out), "--status", "past", *extra])
+        finally:
+            service.clock = None
     return code, json.loads((out / "manifest.json").read_text())
 
 
 @INCOMPLETE
 @STALE
 def test_profiles_whose_refresh_failed_are_asked_by_the_next_plain_run(service, tmp_path):
-    assert _export(tmp_path, 1)[0] == 0
+    assert _export(service, tmp_path, 1)[0] == 0
     assert sorted(service.asked) == IDS
     # day 2: refresh all; 4 of the 20 answered "data": null (after retries): copies kept
     service.broken, service.asked = {3, 7, 11, 19}, Counter()
-    code, manifest = _export(tmp_path, 2, "--refresh", "all")
+    code, manifest = _export(service, tmp_path, 2, "--refresh", "all")
     assert code == EXIT_INCOMPLETE and manifest["complete"] is False
     assert sorted(service.asked) == IDS
     assert [m["id"] for m in manifest["not_refreshed"]] == [3, 7, 11, 19]
@@ -97,14 +108,14 @@ def test_profiles_whose_refresh_failed_are_asked_by_the_next_plain_run(service, 
     # (was: 0 profile requests, exit 5, the 4 "not refreshed ... in an earlier load", every
     # day until their copies were 90 days old)
     service.broken, service.asked = set(), Counter()
-    code, manifest = _export(tmp_path, 3)
+    code, manifest = _export(service, tmp_path, 3)
     assert service.asked == Counter({3: 1, 7: 1, 11: 1, 19: 1})
     assert manifest["requests_spent"] == {"filters": 0, "icos": 1, "ico": 4}
     assert code == 0 and manifest["complete"] is True
     assert manifest["not_refreshed"] == [] and manifest["missing"] == []
     # day 4: nothing left to ask
     service.asked = Counter()
-    code, manifest = _export(tmp_path, 4)
+    code, manifest = _export(service, tmp_path, 4)
     assert code == 0 and manifest["complete"] is True and service.asked == Counter()
 
 
@@ -117,13 +128,15 @@ def test_a_profile_whose_refresh_keeps_failing_is_asked_as_freshness_md_says(ser
     # on days 7 and 8, on day 9 (then it waits 7 days) and on day 16, by the run at the
     # same hour (REVJ M4: the wait counted from the end of day 9's run fell due seconds
     # after day 16's: asked on day 17); every day's manifest says its copy not refreshed,
-    # with when it is tried again
-    assert _export(tmp_path, 1)[0] == 0
-    service.broken = {5}
+    # with when it is tried again. Each run fails it 70 minutes in (more than the slack of
+    # an hour): the wait counts from the run's start (REVO M1: from the failure, day 16's
+    # run came 10 minutes early)
+    assert _export(service, tmp_path, 1)[0] == 0
+    service.broken, service.late = {5}, dt.timedelta(minutes=70)
     asked, waits = [], []
     for day in range(2, 17):
         service.asked = Counter()
-        code, manifest = _export(tmp_path, day, *(["--refresh", "all"] if day == 2 else []))
+        code, manifest = _export(service, tmp_path, day, *(["--refresh", "all"] if day == 2 else []))
         assert code == EXIT_INCOMPLETE
         assert manifest["rows"]["icos"] == 20 and manifest["missing"] == []
         [kept] = manifest["not_refreshed"]
@@ -132,9 +145,11 @@ def test_a_profile_whose_refresh_keeps_failing_is_asked_as_freshness_md_says(ser
         waits.append(_tried_again(kept["reason"]))
         assert set(service.asked) <= ({5} if day > 2 else set(IDS))  # nothing else asked
     assert asked == [True] * 5 + [False] * 2 + [True] + [False] * 6 + [True]
-    # from its 2nd failed load on, each run says when it is tried again (not before that):
+    # from its 3rd failed load on, each run says when it is tried again (not before that):
     # a minute after the run's start less the slack, at the latest the run that asks it
-    assert waits[0] is None and None not in waits[1:]
+    # (day 3's wait of an hour, from 03:15, is over by the failure at 04:25: the next call
+    # asks it, no time named)
+    assert waits[:2] == [None, None] and None not in waits[2:]
     after_day_9 = DAY1 + dt.timedelta(days=15)  # day 16, cron's hour
     assert after_day_9 - dt.timedelta(hours=1) < waits[7] <= after_day_9
 
@@ -143,14 +158,15 @@ def test_a_profile_whose_refresh_keeps_failing_is_asked_as_freshness_md_says(ser
 @STALE
 def test_a_weekly_job_asks_a_profile_that_keeps_failing_every_week(service, tmp_path):
     # a weekly export: every run asks it (1 h, 4 h, 16 h, 64 h and 7 days all fall due by
-    # the next week's run at the same hour); the wait of 7 days counted from the end of a
-    # run fell due seconds after the run a week later: every other week (REVJ M4)
-    assert _export(tmp_path, 1)[0] == 0
-    service.broken = {5}
+    # the next week's run at the same hour); the wait of 7 days counted from the failure fell
+    # due after the run a week later: every other week (REVJ M4 for a failure seconds into
+    # the run; REVO M1 for one over an hour in, past the slack, as here)
+    assert _export(service, tmp_path, 1)[0] == 0
+    service.broken, service.late = {5}, dt.timedelta(minutes=70)
     asked = []
     for day in (2, 9, 16, 23, 30, 37, 44):
         service.asked = Counter()
-        code, manifest = _export(tmp_path, day, *(["--refresh", "all"] if day == 2 else []))
+        code, manifest = _export(service, tmp_path, day, *(["--refresh", "all"] if day == 2 else []))
         assert code == EXIT_INCOMPLETE and [m["id"] for m in manifest["not_refreshed"]] == [5]
         asked.append(service.asked[5] > 0)
     assert asked == [True] * 7

@@ -13,11 +13,13 @@ is given up then, so that another process loading the same cache may ask it at o
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..api.client import Client
+from ..files import utcnow
 from ..store.cache import Cache, ProfileRecord
 from ..store.claims import Claims
 from ..store.derived import DerivedTables
@@ -48,13 +50,20 @@ def _text(profile: dict[str, Any]) -> str:
 class Arrivals:
     """The outcomes a load received and has not kept yet, for ``cache`` (and its
     ``derived`` tables, which take each decoded profile instead of decoding it again);
-    ``claimer`` returns the load's claims, those of failures kept given up."""
+    ``claimer`` returns the load's claims, those of failures kept given up; ``started``:
+    when the load began (made with it: now by default), the time its failures are kept with."""
 
     def __init__(self, cache: Cache, derived: DerivedTables,
-                 claimer: Callable[[], Claims] | None = None) -> None:
+                 claimer: Callable[[], Claims] | None = None, *,
+                 started: dt.datetime | None = None) -> None:
         self._cache = cache
         self._derived = derived
         self._claimer = claimer
+        # a failing profile's backoff counts from the start of the load it failed in: a job
+        # run at a fixed hour then finds it due by its run a wait later, whenever in the run
+        # it failed (counted from the failure, one failing 10 minutes into an hourly run
+        # waited 2 hours: review REVO M1)
+        self._started = utcnow() if started is None else started
         self._records: list[ProfileRecord] = []
         self._profiles: list[Any] = []  # the decoded profile of each record (None: none)
 
@@ -84,7 +93,7 @@ class Arrivals:
         if not records:
             return
         self._records, self._profiles = [], []
-        versions = self._cache.record(*records)
+        versions = self._cache.record(*records, failed_at=self._started)
         for record, profile, version in zip(records, profiles, versions, strict=True):
             if profile is not None and version:
                 self._derived.keep_decoded(record.id, version, profile)

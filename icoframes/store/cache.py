@@ -200,12 +200,14 @@ class Cache(InDatabase):
 
     # -- profiles --------------------------------------------------------------------------
 
-    def record(self, *records: ProfileRecord) -> list[int]:
+    def record(self, *records: ProfileRecord, failed_at: dt.datetime | None = None) -> list[int]:
         """Keep fetch outcomes in one transaction, in order; on disk on return. The version
-        of each (0 for a failure)."""
+        of each (0 for a failure). A copy is dated now; a failure ``failed_at`` (now by
+        default): a load gives its start, from which the failure's backoff counts."""
         now = ms(utcnow())
         with self.write() as conn:
-            return [record_in(conn, record, now) for record in records]
+            return [record_in(conn, record, now, ms(failed_at) if failed_at is not None else now)
+                    for record in records]
 
     def version(self) -> int:
         """The change counter: compare two to know whether a copy arrived in between."""
@@ -373,9 +375,11 @@ def _bump(conn: sqlite3.Connection) -> int:
                             "RETURNING value").fetchone()[0])
 
 
-def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int) -> int:
+def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
+              failed_at: int | None = None) -> int:
     """Keep ``record`` in the transaction ``conn``: a failure never replaces a copy, and a
-    copy resets the failures. The copy's version (0 for a failure)."""
+    copy resets the failures. The copy's version (0 for a failure). A copy's ``fetched_at``
+    is ``now``, a failure's ``failed_at`` that (``now`` when None)."""
     state, raw = record.state, record.raw
     if state not in ("fetched", "gone", "failed"):
         raise ValueError(f"state must be fetched, gone or failed, not {state!r}")
@@ -388,7 +392,8 @@ def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int) -> int:
             "VALUES (?, 'failed', ?, ?, 1, ?) ON CONFLICT (id) DO UPDATE SET "
             "reason = excluded.reason, attempts = attempts + 1, failed_at = excluded.failed_at, "
             "status = CASE WHEN state = 'failed' THEN excluded.status ELSE status END",
-            (int(record.id), status, _utf8(record.reason), now))
+            (int(record.id), status, _utf8(record.reason), now if failed_at is None
+             else failed_at))
         return 0
     version = _bump(conn)
     conn.execute(
