@@ -4,6 +4,7 @@ tables take each decoded profile with the version it was kept as."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from icoframes.fetch.arrivals import Arrivals
@@ -40,6 +41,34 @@ def test_outcomes_are_kept_together_when_the_load_says_so(tmp_path):
     assert derived._decoded == {1: (2, {"id": 1, "name": "é"}), 4: (4, {"id": 4})}
     arrivals.keep()  # nothing added since: no transaction
     assert cache.version() == 4
+
+
+def test_failures_are_kept_with_the_time_the_load_began_copies_with_their_own(tmp_path):
+    # a failing profile's backoff counts from the start of the load it failed in (REVO M1:
+    # counted from the failure, a job run at a fixed hour found it due just after the run a
+    # wait later, when it failed over the slack into its run)
+    import datetime as dt
+
+    import time_machine
+
+    began = dt.datetime(2026, 11, 1, 3, 15, tzinfo=dt.UTC)
+    cache = Cache(tmp_path / "cache", URL)
+    cache.record(ProfileRecord(2, "past", "s", '{"id": 2}'))  # a copy a refresh fails to replace
+    with time_machine.travel(began, tick=False):
+        arrivals = Arrivals(cache, DerivedTables(cache))  # made as the load begins
+    for ico_id in (1, 2, 3):
+        arrivals.add(_want(ico_id), {"id": 1} if ico_id == 1 else None,
+                     state="fetched" if ico_id == 1 else "failed", reason="HTTP 500")
+    later = began + dt.timedelta(minutes=70)
+    with time_machine.travel(later, tick=False):
+        arrivals.keep()
+        cache.record(ProfileRecord(4, "past", "s", None, state="failed", reason="x"))
+    index = cache.profile_index()
+    assert index.loc[[2, 3], "failed_at"].tolist() == [pd.Timestamp(began)] * 2
+    assert index.loc[[2, 3], "attempts"].tolist() == [1, 1]
+    assert index.loc[1, "fetched_at"] == pd.Timestamp(later)  # a copy: when it came
+    assert index.loc[4, "failed_at"] == pd.Timestamp(later)  # no load's start given: now
+    assert str(index["failed_at"].dtype) == "datetime64[ms, UTC]"
 
 
 def test_a_failed_keep_loses_its_batch_and_the_next_starts_afresh(tmp_path):

@@ -136,7 +136,8 @@ def test_a_profile_whose_refresh_keeps_failing_is_asked_as_freshness_md_says(ser
     asked, waits = [], []
     for day in range(2, 17):
         service.asked = Counter()
-        code, manifest = _export(service, tmp_path, day, *(["--refresh", "all"] if day == 2 else []))
+        extra = ["--refresh", "all"] if day == 2 else []
+        code, manifest = _export(service, tmp_path, day, *extra)
         assert code == EXIT_INCOMPLETE
         assert manifest["rows"]["icos"] == 20 and manifest["missing"] == []
         [kept] = manifest["not_refreshed"]
@@ -166,7 +167,8 @@ def test_a_weekly_job_asks_a_profile_that_keeps_failing_every_week(service, tmp_
     asked = []
     for day in (2, 9, 16, 23, 30, 37, 44):
         service.asked = Counter()
-        code, manifest = _export(service, tmp_path, day, *(["--refresh", "all"] if day == 2 else []))
+        extra = ["--refresh", "all"] if day == 2 else []
+        code, manifest = _export(service, tmp_path, day, *extra)
         assert code == EXIT_INCOMPLETE and [m["id"] for m in manifest["not_refreshed"]] == [5]
         asked.append(service.asked[5] > 0)
     assert asked == [True] * 7

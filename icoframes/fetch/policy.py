@@ -28,7 +28,8 @@ the oldest first.
 **A profile that keeps failing is tried less often.** A fetch that failed
 (after its retries) is tried again by the next call. Once it failed on
 :data:`BACKOFF_AFTER` (2) loads in a row, with no copy arriving between, it is
-not asked again until :func:`retry_interval` has passed since its last failure:
+not asked again until :func:`retry_interval` has passed since its last failure
+(since the start of the load it failed in):
 1 hour after the 2nd failed load, 4 hours after the 3rd, 16 hours after the 4th,
 then 64 hours, and at most :data:`MAX_RETRY_INTERVAL` (7 days), each less a little
 slack (5% of it, at most an hour: :func:`slack`); whatever the reason listed for it
@@ -240,10 +241,12 @@ def slack(wait: Any) -> Any:
     """How much sooner than a ``wait`` (seconds; a number or an array) a profile falls due:
     5% of it, at most an hour.
 
-    A wait counts from the end of the run that set it (when its fetch failed, when its copy
-    came), so a job run at a fixed time each hour, day or week would find it due a few
-    seconds after its run, and wait one period more than said: 8 days for a daily job, not
-    the 7 of :data:`MAX_RETRY_INTERVAL` (review REVJ M4).
+    A backoff counts from the start of the load that failed (its failures are kept with
+    that time: :class:`~icoframes.fetch.arrivals.Arrivals`), a maximum age from when the
+    copy came; a job run at a fixed time each hour, day or week, a run starting a little
+    early or a copy coming late in it, would find it due just after its run and wait one
+    period more than said: 8 days for a daily job, not the 7 of :data:`MAX_RETRY_INTERVAL`
+    (review REVJ M4; counted from the failure, one an hour into the run: REVO M1).
 
     Examples
     --------
