@@ -12,11 +12,11 @@ future (a clock stepped back): nobody waits longer than a lease.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import socket
 import time
-import typing
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -30,6 +30,23 @@ _HOST = socket.gethostname()
 #: other token was left by a crawl that ended without deleting it (a full disk refused the
 #: release): it lapses at once, as a dead process's does, so no later call waits out its lease.
 _OPEN: set[str] = set()
+#: The start of every token this process makes (new in a forked child; a spawned one imports
+#: it anew), then a count: a claim of this pid and host under a token without it is another
+#: process's (two containers of one hostname, each Python as PID 1 of its own PID namespace,
+#: sharing a cache dir), live until its lease ends (REVJ M1: they lapsed at once, so the two
+#: loads fetched every profile twice). Nothing is kept per crawl (REVO: a set of the tokens
+#: made grew by one per load for the life of the process).
+_PREFIX = uuid.uuid4().hex[:8]
+_COUNT = itertools.count()
+
+
+def _new_prefix() -> None:
+    global _PREFIX
+    _PREFIX = uuid.uuid4().hex[:8]
+
+
+if hasattr(os, "register_at_fork"):  # (not on Windows: no fork)
+    os.register_at_fork(after_in_child=_new_prefix)
 
 
 def _alive(pid: int, host: str) -> bool:
@@ -58,24 +75,16 @@ class Claims:
     (([1, 2], [], []), ([3], [2], []))
     """
 
-    #: Every token this process made (never removed). Only those can be closed claims of
-    #: this process: a claim with this pid and host under a token not in it is another
-    #: process's (two containers of one hostname, each Python as PID 1 of its own PID
-    #: namespace, sharing a cache dir): live until its lease ends (REVJ M1: they lapsed at
-    #: once, so the two loads fetched every profile twice).
-    _made: typing.ClassVar[set[str]] = set()
-
     def __init__(self, db: Database, *, lease: float | None = None) -> None:
         self._db = db
         self.lease = LEASE if lease is None else float(lease)
-        self.token = uuid.uuid4().hex[:12]
+        self.token = f"{_PREFIX}{next(_COUNT):04x}"  # (unique in the process)
         self._held: set[int] = set()
         self._renewed = time.time()
         self._closed = False
         with self._db.write() as conn:  # claims that lapsed long ago go
             conn.execute("DELETE FROM claims WHERE expires < ?", (time.time() - self.lease,))
         _OPEN.add(self.token)
-        self._made.add(self.token)
 
     def __repr__(self) -> str:
         return f"Claims({self.token!r}, held={len(self._held)})"
@@ -112,7 +121,7 @@ class Claims:
             here = (os.getpid(), _HOST)
             alive = {key: _alive(*key) for key in {(pid, host) for _, _, pid, host in others}}
             taken = {i for i, owner, pid, host in others
-                     if (owner in _OPEN if (pid, host) == here and owner in self._made
+                     if (owner in _OPEN if (pid, host) == here and owner.startswith(_PREFIX)
                          else alive[(pid, host)])}
             mine = [i for i in wanted if i not in arrived and i not in taken]
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
