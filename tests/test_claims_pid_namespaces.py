@@ -39,10 +39,10 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def _namespaced() -> list[str] | None:
-    """A command prefix running its command as PID 1 of a new PID namespace, or None."""
+def _namespaced() -> list[str] | str:
+    """A command prefix running its command as PID 1 of a new PID namespace, or why none."""
     if shutil.which("unshare") is None:
-        return None
+        return "no `unshare` command here (util-linux 2.32 or later)"
     # --kill-child: a child left by a failing test (its unshare killed) is killed with it
     for prefix in (["unshare", "--pid", "--fork", "--kill-child"],  # root
                    ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"]):
@@ -53,7 +53,18 @@ def _namespaced() -> list[str] | None:
             continue
         if done.returncode == 0 and done.stdout.strip() == "1":
             return prefix
-    return None
+    return ("no PID namespace here: `unshare --pid --fork --kill-child` needs root (or user "
+            "namespaces, which this kernel or container refuses) and util-linux 2.32 or later")
+
+
+def _line(stream, timeout: float) -> str | None:
+    """The next line of ``stream``, or None when none came within ``timeout`` seconds (a
+    child stuck before its first line must fail the test, not hang it)."""
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(stream.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    return got[0] if got else None
 
 
 class Gate:
@@ -83,17 +94,18 @@ class Gate:
 def test_loads_as_pid_1_of_two_namespaces_on_one_host_fetch_each_profile_once(
         tmp_path, monkeypatch):
     prefix = _namespaced()
-    if prefix is None:
-        pytest.skip("no PID namespace here: `unshare --pid --fork --kill-child` needs root "
-                    "(or user namespaces, which this kernel or container refuses) and "
-                    "util-linux 2.32 or later")
+    if isinstance(prefix, str):
+        pytest.skip(prefix)
     for setting in SETTINGS:
         monkeypatch.delenv(setting.env, raising=False)
     with sandbox.serve(n_icos=60, seed=5, quota=None) as sb:
         past = sb.directory.ids("past")
         for key, value in {**sb.settings(), "cache_dir": tmp_path / "cache"}.items():
             monkeypatch.setenv(f"ICOFRAMES_{key.upper()}", str(value))
-        env = dict(os.environ)  # (the children's: the same settings)
+        # the children's: the same settings, and a client timeout beyond the longest the
+        # first request is held (Gate): one timed out on a slow machine would be asked again,
+        # by either load, and counted as asked by both
+        env = {**os.environ, "ICOFRAMES_TIMEOUT": str(2 * HANG_GUARD)}
         icoframes.reset_configuration()
         try:  # the list cached first: the loads only fetch profiles (none waits for a list)
             assert len(icoframes.load_list(status="past", progress=False)) == len(past)
@@ -107,7 +119,11 @@ def test_loads_as_pid_1_of_two_namespaces_on_one_host_fetch_each_profile_once(
                     for _ in range(2)]
         try:
             for child in children:  # (each imports pandas first: seconds under load)
-                assert child.stdout.readline().strip() == "ready", child.stderr.read()
+                line = _line(child.stdout, HANG_GUARD)
+                assert line is not None, f"no 'ready' from a child in {HANG_GUARD} s"
+                if line.strip() != "ready":  # (it ended: its stderr says why)
+                    child.kill()
+                    pytest.fail(f"the child said {line!r}: {child.communicate()[1]}")
             first, second = children
             first.stdin.write("go\n")
             first.stdin.flush()
