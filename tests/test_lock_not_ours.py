@@ -34,11 +34,11 @@ else:
 
 
 def test_a_lock_file_this_user_may_not_open_is_a_cache_error_naming_it(tmp_path, monkeypatch):
-    command = [sys.executable, "-c", _OFFLINE]
+    dropped: list[str] = []  # the prefix of a command run without overriding file modes
     if os.geteuid() == 0:
         if (setpriv := shutil.which("setpriv")) is None:
             pytest.skip("running as root without setpriv: a file cannot be made unopenable")
-        command = [setpriv, "--bounding-set=-dac_override,-dac_read_search", *command]
+        dropped = [setpriv, "--bounding-set=-dac_override,-dac_read_search"]
     for setting in SETTINGS:
         monkeypatch.delenv(setting.env, raising=False)
     with sandbox.serve(n_icos=40, seed=3, quota=None) as sb:
@@ -57,7 +57,13 @@ def test_a_lock_file_this_user_may_not_open_is_a_cache_error_naming_it(tmp_path,
         sb.stats.reset()
         lock.chmod(0)
         try:
-            done = subprocess.run(command, capture_output=True, text=True,
+            # root lacking CAP_SETPCAP (a container's) cannot drop the others: setpriv runs
+            # its command with them, silently, and the file opens (REVO L4: failed, not skipped)
+            if subprocess.run([*dropped, "test", "-r", str(lock)]).returncode == 0:
+                pytest.skip("the lock file stays readable at mode 000 here (root whose "
+                            "dac_override setpriv cannot drop: no CAP_SETPCAP)")
+            done = subprocess.run([*dropped, sys.executable, "-c", _OFFLINE],
+                                  capture_output=True, text=True,
                                   env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
         finally:
             lock.chmod(0o644)
