@@ -30,6 +30,21 @@ _HOST = socket.gethostname()
 #: other token was left by a crawl that ended without deleting it (a full disk refused the
 #: release): it lapses at once, as a dead process's does, so no later call waits out its lease.
 _OPEN: set[str] = set()
+
+
+def _alive(pid: int, host: str) -> bool:
+    """Whether the process ``pid`` on ``host`` may still run (unknowable elsewhere: yes)."""
+    if host != _HOST or os.name != "posix":
+        return True  # only the lease tells (os.kill(pid, 0) would signal on Windows)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        pass
+    return True
+
+
 #: The start of every token this process makes (new in a forked child; a spawned one imports
 #: it anew), then a count: a claim of this pid and host under a token without it is another
 #: process's (two containers of one hostname, each Python as PID 1 of its own PID namespace,
@@ -47,19 +62,6 @@ def _new_prefix() -> None:
 
 if hasattr(os, "register_at_fork"):  # (not on Windows: no fork)
     os.register_at_fork(after_in_child=_new_prefix)
-
-
-def _alive(pid: int, host: str) -> bool:
-    """Whether the process ``pid`` on ``host`` may still run (unknowable elsewhere: yes)."""
-    if host != _HOST or os.name != "posix":
-        return True  # only the lease tells (os.kill(pid, 0) would signal on Windows)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: it exists
-        pass
-    return True
 
 
 class Claims:
