@@ -48,9 +48,8 @@ def _alive(pid: int, host: str) -> bool:
 #: The start of every token this process makes (new in a forked child; a spawned one imports
 #: it anew), then a count: a claim of this pid and host under a token without it is another
 #: process's (two containers of one hostname, each Python as PID 1 of its own PID namespace,
-#: sharing a cache dir), live until its lease ends (REVJ M1: they lapsed at once, so the two
-#: loads fetched every profile twice). Nothing is kept per crawl (REVO: a set of the tokens
-#: made grew by one per load for the life of the process).
+#: sharing a cache dir), live until its lease ends: else the two loads would fetch every
+#: profile twice. Nothing is kept per crawl, so a long-lived process does not grow with its loads.
 _PREFIX = uuid.uuid4().hex[:8]
 _COUNT = itertools.count()
 

@@ -131,8 +131,8 @@ class DerivedTables:
     def _locked(self, *, shared: bool = False) -> Iterator[None]:
         """The folder's lock held (:func:`~icoframes.files.locked`). One this user may not
         open in a folder it may write to (another user's file: a job run as another user
-        filled the cache) is a CacheError naming it and the fix (REVJ L2: ``offline=True``,
-        which the refusal to write such a cache suggests, raised a bare PermissionError)."""
+        filled the cache) is a CacheError naming it and the fix, not a bare PermissionError
+        (``offline=True``, which the refusal to write such a cache suggests, takes this lock)."""
         with contextlib.ExitStack() as stack:
             try:
                 stack.enter_context(locked(self.cache.lock, shared=shared))
