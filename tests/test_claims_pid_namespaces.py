@@ -48,7 +48,7 @@ def _namespaced() -> list[str] | str:
                    ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--kill-child"]):
         try:
             done = subprocess.run([*prefix, sys.executable, "-c", "import os; print(os.getpid())"],
-                                  capture_output=True, text=True, timeout=60)
+                                  capture_output=True, text=True, timeout=HANG_GUARD)
         except (OSError, subprocess.SubprocessError):
             continue
         if done.returncode == 0 and done.stdout.strip() == "1":
