@@ -395,8 +395,9 @@ def _spent(report: LoadReport) -> str:
         oldest = report.oldest_fetch
         when = "" if oldest is None else f", the oldest list fetched {oldest:%Y-%m-%d %H:%M} UTC"
         return f"0 requests spent (the lists and profiles from the cache{when})"
+    from .quoting import counted
     spent = ", ".join(f"{k} {v}" for k, v in report.requests.items() if v)
-    return f"{report.requests_total} requests spent ({spent or 'none'})"
+    return f"{counted(report.requests_total, 'request')} spent ({spent or 'none'})"
 
 
 def _gaps(result: ExportResult) -> str:

@@ -185,7 +185,10 @@ def _keys_as_columns(frame: pd.DataFrame) -> pd.DataFrame:
     the readers tell snapshots and ICOs apart by): ``set_index("snapshot_date").loc[
     "2026-11-02"]`` is a cut to that day, read as such. A level beside a column of its name
     (``set_index("snapshot_date", drop=False)``) is dropped: the column is read, and pandas
-    refuses to group by a name that is both."""
+    refuses to group by a name that is both. A RangeIndex is positions, whatever its name
+    (``set_index`` never makes one): never read as ids."""
+    if isinstance(frame.index, pd.RangeIndex):
+        return frame
     levels = [n for n in frame.index.names if n in ("snapshot_date", "id")]
     if not levels:
         return frame

@@ -214,3 +214,19 @@ def test_cache_info_and_clear_commands(tmp_path, monkeypatch, capsys):
     assert parsed["path"].startswith(str(tmp_path)) and parsed["profiles"] == 0
     assert main(["cache", "clear"]) == 0
     assert capsys.readouterr().out == "cache cleared: nothing was cached\n"
+
+
+def test_the_cost_line_says_one_request_as_one():
+    """The log's cost line counts as every message does (quoting.counted): "1 request", not
+    "1 requests"; thousands grouped."""
+    from icoframes.cli import _spent
+    from icoframes.reporting import LoadReport
+
+    def spent(requests: dict[str, int]) -> str:
+        return _spent(LoadReport.from_dict({"queries": [{"params": {"status": "past"},
+                                                          "complete": True, "rows": 3}],
+                                            "complete": True, "missing": [],
+                                            "requests": requests}))
+
+    assert spent({"icos": 1, "ico": 0}) == "1 request spent (icos 1)"
+    assert spent({"icos": 12, "ico": 4988}) == "5,000 requests spent (icos 12, ico 4988)"

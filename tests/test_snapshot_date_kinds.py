@@ -195,6 +195,17 @@ def test_a_snapshot_date_in_the_index_is_read_as_the_column(tree):
     assert events["ico_id"].tolist() == chosen + chosen
 
 
+def test_row_positions_named_id_are_not_read_as_ids(tree):
+    """A RangeIndex named "id" (``rename_axis("id")`` of a frame whose id column went) holds
+    row positions: read as ids it made 62 events of a tree with 6; refused as a frame
+    without ids."""
+    out, _ = tree
+    positions = read_snapshots(out).rename_axis("id").drop(columns="id")
+    assert isinstance(positions.index, pd.RangeIndex)
+    with pytest.raises(InvalidParameter, match="changes needs a 'id' column"):
+        changes(positions)
+
+
 @pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
 def test_dates_converted_then_normalized_in_a_zone_are_refused_by_every_reader(tree, zone):
     """REVK: ``.dt.tz_localize("UTC").dt.tz_convert(zone).dt.normalize()`` puts every date at

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..dayfolder import check_one_query
 from ..errors import InvalidParameter
+from ..quoting import counted
 from ..snapshotdays import dated_rows, named_dates
 from ..snapshots import Gaps, gaps_by_date, snapshot_dates, warn_uncounted
 from ._axes import (
@@ -147,7 +148,8 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
     ax.set_ylabel("number of ICOs")
     every = snapshot_dates(snaps)  # a day whose query matched nothing is in attrs alone
     if snaps.empty:
-        draw_empty(ax, f"{_n(len(every), 'snapshot')}, none holding an ICO" if len(every) else None)
+        draw_empty(ax, f"{counted(len(every), 'snapshot')}, none holding an ICO"
+                   if len(every) else None)
         return ax
     status = snaps["status"].astype(object).where(snaps["status"].notna(), "unknown")
     table = (pd.DataFrame({"date": snaps["snapshot_date"], "status": status})
@@ -167,9 +169,9 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
     # beside the Axes: the top is left to the note and the moves
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="status")
     _date_ticks(ax, dates)  # once the legend took its room
-    span = (_n(len(dates), "snapshot") if len(dates) < 2 else
+    span = (counted(len(dates), "snapshot") if len(dates) < 2 else
             f"{len(dates)} snapshots, {_day(dates[0])} to {_day(dates[-1])}")
-    note = f"{span}; {_n(snaps['id'].nunique(), 'ICO')} seen"
+    note = f"{span}; {counted(snaps['id'].nunique(), 'ICO')} seen"
     add_note(ax, note)
     if moves and not _write_moves(ax, moves, float(bottom.max())):
         next(t for t in ax.texts if t.get_gid() != "icoframes-moves").remove()
@@ -219,11 +221,6 @@ def _total(moves: list[list[str]]) -> str:
     return "\n".join(", ".join(parts[i:i + 2]) for i in range(0, len(parts), 2))
 
 
-def _n(count: int, noun: str) -> str:
-    """``count`` and ``noun``, plural unless one ("1 snapshot", "2 snapshots")."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
 def _day(date: Any) -> str:
     return pd.Timestamp(date).strftime("%Y-%m-%d")
 
@@ -235,7 +232,7 @@ def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
     kind = events["kind"].astype(object)
     wanted = events[kind.isin(["status", "new", "removed"])]
     if wanted.empty:
-        draw_empty(ax, f"{_n(len(events), 'event')}, none of status, new or removed"
+        draw_empty(ax, f"{counted(len(events), 'event')}, none of status, new or removed"
                    if len(events) else None)
         return ax
     move = np.where(wanted["kind"] == "status",
@@ -256,7 +253,7 @@ def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
     headroom(ax, bottom.max())
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="move")
     _date_ticks(ax, list(table.index))  # once the legend took its room
-    add_note(ax, f"{_n(len(wanted), 'move')} on {_n(len(table), 'snapshot date')}")
+    add_note(ax, f"{counted(len(wanted), 'move')} on {counted(len(table), 'snapshot date')}")
     return ax
 
 
