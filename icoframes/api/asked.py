@@ -8,18 +8,18 @@ row when a pool's workers meet it together, but it lets some through in each wai
 So a run of asks trips only
 
 * once it lasted the longest wait asked in it (8 workers meeting a limiter at once get 12
-  asks within its first second: REVI M2), and :data:`ASK_FLOOR` (1 s) at least: ``Retry-After``
+  asks within its first second), and :data:`ASK_FLOOR` (1 s) at least: ``Retry-After``
   counts whole seconds, so ``0`` asks a wait under one, not none (a fixed-window limiter
-  rounding the rest of its window down answered 8 workers ``0`` a dozen times within its second
-  and stopped the load in under 1 s, though each second served some: REVI M2 again);
+  may round the rest of its window down to ``0``: 8 workers get a dozen such asks within its
+  second, though each second serves some, and would stop the load in under 1 s);
 * once it holds asks for two items at least: one item's asks are its own (a limiter on one
-  expensive id; its 429s, a limiter's turns, spend none of its attempts, so one such id made
-  12 asks in a row alone and stopped a load of one worker: REVJ M3);
+  expensive id; its 429s, a limiter's turns, spend none of its attempts, so one such id
+  would make 12 asks in a row alone and stop a load of one worker);
 * and once every attempt that was in flight when it reached the count was answered: a
   limiter answers its asks at once and lets one through that takes its time (a 200 in 50 ms),
-  so workers coming back together from their backoff (2-4 s) were asked 12 times before the
-  one let through was answered: a 14-worker load against a token bucket of 5 requests a
-  second stopped within 3 s (REVD M2). Attempts sent after that moment do not hold it.
+  so workers coming back together from their backoff (2-4 s) may be asked 12 times before
+  the one let through is answered (a 14-worker load against a token bucket of 5 requests a
+  second would stop within 3 s). Attempts sent after that moment do not hold it.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ class Attempts:
                 note = " (the same body cut short twice, after a failed load: its answer)"
             self.cut = failure.cut
         try:  # after a stop no retry and no breaker count; but an error about the item is
-            self.control.check()  # its answer, kept as any in flight then (was not fetched)
+            self.control.check()  # its answer, kept as any in flight then (not left unfetched)
         except Cancelled:
             if not (stopped := failure.final):
                 raise
@@ -82,10 +82,10 @@ class Attempts:
         elapsed = time.monotonic() - self.started
         too_long = asked is not None and asked > self.policy.max_asked_wait
         # a 429's wait honoured is the request's turn at a rate limiter, no attempt of the
-        # item's (REVD M3: a limiter refusing again and again spent the 6 attempts of items a
-        # moment from their turn, 9 of 60 rows lost at 3 requests/s); max_elapsed bounds them,
-        # and max_attempts in a row with no other request answered between (REVJ M3: an id a
-        # limiter always refuses, alone, took turns until max_elapsed)
+        # item's (else a limiter refusing again and again spends the 6 attempts of items a
+        # moment from their turn: 9 of 60 rows lost at 3 requests/s); max_elapsed bounds them,
+        # and max_attempts in a row with no other request answered between (else an id a
+        # limiter always refuses, alone, takes turns until max_elapsed)
         if failure.limited and asked is not None and not too_long:
             turn = self.control.successes != self.seen  # another request answered since
             self.seen, self.alone = self.control.successes, 0 if turn else self.alone + 1

@@ -73,7 +73,7 @@ __all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "BREAKER_REFUSED", "PROBE_ITEMS"
 # Attempts in a row that never reached the service (refused, no connection), or that it
 # asked to wait (Retry-After), that stop a load: more than one item's own retries (6), few
 # enough to stop within seconds (asked waits: at most 11 of max_asked_wait, 5 s, for one
-# worker; its 16 items' 6 attempts waited 75 of them, 375 s, before: REVB M1).
+# worker, not the 75 of them, 375 s, its 16 items' 6 attempts would wait without it).
 BREAKER_FAILURES = 12
 # Different items failing with no success in between that stop a load: more than "a few
 # bad ids" (9 of 56 profiles answering 503 for good must not stop it), few enough that a
@@ -214,7 +214,7 @@ class LoadControl(StopSwitch):
         connection was refused or never made); ``wait``: the seconds its answer asked to
         wait (``Retry-After``), kept in :attr:`retry_after` when it ends the latest in the
         run; not ``waited`` (longer than the retry policy waits: the item gave up), no ask of
-        the run below (REVJ M2: an ask of 3600 s kept the run's longest wait an hour). The
+        the run below (else an ask of 3600 s makes the run's longest wait an hour). The
         breaker trips after :attr:`items` different items failed, or :attr:`failures`
         attempts in a row that were not sent, or that were asked to wait (once that run
         lasted the longest wait asked in it, held two items at least, and the attempts in
@@ -245,10 +245,10 @@ class LoadControl(StopSwitch):
         """``item`` failed in an earlier load (why: ``failure``): a wrong answer to it is expected,
         its failure again. It counts toward the breaker as any (a load's cost stays bounded), but
         a run holding it is :attr:`known_held`, no trip (nor of :attr:`items` failing, unless as
-        many others fail: REVF H1; no such item is asked from then on, nor counted; the others
+        many others fail; no such item is asked from then on, nor counted; the others
         are), unless every item of the run had the same error about the request
         (:attr:`same_error`) on a kind never answered right in this load: a revoked key is no
-        item's failure (REVK M3); ``failure`` again is the item's own (ids answering 404 load
+        item's failure; ``failure`` again is the item's own (ids answering 404 load
         after load are held)."""
         with self._lock:
             self._known[item] = failure
@@ -270,7 +270,7 @@ class LoadControl(StopSwitch):
         Returns whether the item is worth asking once more: not once :data:`SUSPECT_ITEMS`
         different items were answered wrongly since the last good answer (another item's first
         answer tells more), nor when it is the item's :meth:`known_bad` failure again (the same
-        reason but for the numbers after its status): a second ask only repeats it (REVB M2).
+        reason but for the numbers after its status): a second ask only repeats it.
         """
         with self._lock:
             self.unsent_in_a_row = 0  # (it reached the service and was answered)
@@ -316,10 +316,10 @@ class LoadControl(StopSwitch):
             # a run holding items that failed before: their failures were expected, so it
             # tells nothing of the service. No such item is asked from now on (the load
             # skips them); the run goes on without them, so that as many wrong answers to
-            # other items still trip it (REVK H1: ~32 ids always answered wrongly, asked
-            # first, halted every refresh of every other profile, load after load), as many
-            # failures too (REVF H1: 16 kept copies failing with HTTP 500 again, asked first,
-            # stopped every daily export: no snapshot written)
+            # other items still trip it (else ~32 ids always answered wrongly, asked first,
+            # would halt every refresh of every other profile, load after load), as many
+            # failures too (else 16 kept copies failing with HTTP 500 again, asked first,
+            # would stop every daily export: no snapshot written)
             self.known_held = (len(counted), len(self._refused), self.last_failure)
             self._failing -= known
             self._refused -= known
@@ -329,20 +329,20 @@ class LoadControl(StopSwitch):
         service = len(self._failing) >= self.items or others
         # wrong answers all the service's own about profiles, and a failure or two besides (a
         # 503 whose retry waits its backoff while other workers go through a block of bad ids:
-        # the run reached the count before it, no probes, REVD M1): decided on the answers
+        # the run may reach the count before it, with no probes): decided on the answers
         enveloped = (self._refused <= self._enveloped
                      and len(self._failing - self._refused) < SUSPECT_ITEMS)
         probing = self._probes is not None and enveloped
         if (not service and self._probes is None and len(counted) >= self.refused_items
                 and enveloped):
             # only the service's own answers about profiles: a block of bad ids met in the
-            # load's order (r9: the first 32 new profiles "data": null raised, no row) or every
+            # load's order (the first 32 new profiles answering "data": null) or every
             # profile answered so; profiles elsewhere in the plan tell which (:meth:`probing`)
             self._probes, self._wanted, self._found = set(), PROBE_ITEMS, False
             return False
         if probing:  # tripped once every probe was answered wrongly too (or the run doubled):
-            # every one the plan found or still asks, none left trips at once (REVI M1: a small
-            # load or budget had fewer than PROBE_ITEMS left, an outage became their failures)
+            # every one the plan found or still asks, none left trips at once (a small load or
+            # budget may have fewer than PROBE_ITEMS left: an outage is no failure of theirs)
             probes = self._probes or set()
             self.tripped = ((self._found and probes <= counted)
                             or len(counted) >= 2 * self.refused_items)
