@@ -62,7 +62,7 @@ class Arrivals:
         # a failing profile's backoff counts from the start of the load it failed in: a job
         # run at a fixed hour then finds it due by its run a wait later, whenever in the run
         # it failed (counted from the failure, one failing 10 minutes into an hourly run
-        # waited 2 hours: review REVO M1)
+        # would wait 2 hours)
         self._started = utcnow() if started is None else started
         self._records: list[ProfileRecord] = []
         self._profiles: list[Any] = []  # the decoded profile of each record (None: none)

@@ -95,8 +95,8 @@ def _as_stored(query: ListQuery) -> Stored:
 def listed_rows(queries: list[ListQuery]) -> pd.DataFrame:
     """The rows the load's lists answer with, one per ICO: each earlier row gives way to the
     same ICO listed later (:func:`listed_now_wins`), then :func:`one_row_each`. At the daily
-    limit the load plans those no page brought, sending nothing (REVC M2: a re-run refused
-    at its first list page said none of its cached rows stale, each older than asked)."""
+    limit the load plans those no page brought, sending nothing, so that a re-run refused
+    at its first list page still says which of its cached rows are older than asked."""
     listed_now_wins(queries)
     return one_row_each(queries)
 

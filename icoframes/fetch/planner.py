@@ -104,7 +104,7 @@ class ProfilePlan:
         self._keeps = True  # new copies can be kept (read with the index)
         # the store's version when this load planned; refresh="all": when it began, so that a
         # copy another process kept since (each wants every profile again) is this load's too
-        # (REVB M3: ids kept before a load's first page came were fetched again by it)
+        # (else ids kept before a load's first page came would be fetched again by it)
         self._marker = cache.version() if refresh_all else 0
         self._seen: set[int] = set()
         self._wants: list[Want] = []  # planned, not yet claimed
@@ -181,8 +181,8 @@ class ProfilePlan:
         """Sort the planned wants (:meth:`_urgency`), then put the equally urgent failed ones,
         in the places they take, in the order of their last failure, the oldest first: those
         a run of wrong answers left not asked (:attr:`skipped`) go first in the next load, not
-        the same first few of the list load after load (REVI2 M1: with 40 ids always
-        answered wrongly, one failing once was never asked again under refresh="all")."""
+        the same first few of the list load after load (else, with 40 ids always answered
+        wrongly, one failing once would never be asked again under refresh="all")."""
         self._wants.sort(key=self._urgency)
         places: dict[float, list[int]] = {}
         for n, want in enumerate(self._wants):
@@ -225,7 +225,7 @@ class ProfilePlan:
             self.requested += 1
             self._sent.append(want.id)
             break
-        if skipped:  # another process may ask them now, not once this load ends (REVI2 L3)
+        if skipped:  # another process may ask them now, not once this load ends
             self._claimer().release(skipped)
         return want
 
@@ -259,8 +259,8 @@ class ProfilePlan:
 
     def _give_back(self) -> None:
         """A want skipped takes no request of the budget: the most urgent one the budget cut
-        is planned again in its place (REVI2 L2: the skipped ones used the budget up, and the
-        load said it ran out with requests of it unsent)."""
+        is planned again in its place (else the skipped ones use the budget up, and the
+        load says it ran out with requests of it unsent)."""
         if self.budget is None or self._budget_spent or not self._cut:
             return
         best = min(self._cut, key=self._urgency)

@@ -12,10 +12,10 @@ A profile is (re-)fetched when
 * ``refresh="all"`` was asked ("all");
 * a fetch to replace its copy failed since (in an earlier load, whatever it was asked
   for then: ``refresh="all"`` one day, a healthy service the next): "retry", whether
-  the list was paged again or not, as one without a copy is asked again (REVE M2: it
-  was asked again only once stale, 90 days for a past ICO, and each export until then
-  said it not refreshed and exited 5); not where no new copy could be kept (a read-only
-  cache dir serves it, said not refreshed, as it serves warm loads: REVF M2).
+  the list was paged again or not, as one without a copy is asked again (not only once
+  stale, 90 days for a past ICO, with each export until then saying it not refreshed and
+  exiting 5); not where no new copy could be kept (a read-only cache dir serves it, said
+  not refreshed, as it serves warm loads).
 
 An ICO whose profile was not found (error 482) is asked again only when its
 summary or status changes. With a request ``budget``, the most stale go first:
@@ -76,7 +76,7 @@ MAX_RETRY_INTERVAL = dt.timedelta(days=7)
 # fetch failed comes just after the new ones: its answer is likely wrong again (a load called
 # again at once: a service answering everything wrongly is found on new ones first). One whose
 # failure is _RECENT old or more is as urgent as a new one (the service may have recovered
-# since): at 3.9 always, new ICOs filling a daily budget starved it for good (REVK M4).
+# since): at 3.9 always, new ICOs filling a daily budget would starve it for good.
 # A run of such profiles answered wrongly again stops the asking of those only
 # (LoadControl.known_held), and those failing load after load wait their retry_interval.
 _URGENCY = {"new": 4.0, "failed": 3.9, "all": 3.0, "status": 2.0, "changed": 2.0}
@@ -108,7 +108,7 @@ class Want:
     @property
     def failed_before(self) -> bool:
         """Its last fetch failed, in an earlier load: no copy yet, or one a refresh failed to
-        replace since (REVB H3: those were never known bad, so a run of them stopped every
+        replace since (both are known bad, so that a run of them does not stop every
         refresh="all" of the others, load after load)."""
         return self.reason == "failed" or self.failed_at is not None
 
@@ -132,9 +132,9 @@ def load_ages(max_age: Any, profile_ages: Any = None, *, refresh: Any = False,
     service again: ``refresh`` True or ``"all"``, a ``max_age`` given (not one equal to
     :data:`DEFAULT_MAX_AGE`, nor None: a cached list older than it is paged again)
     or a ``profile_max_age`` given (a profile older than it is fetched again; not for a
-    status given its default, :data:`PROFILE_MAX_AGE`, however written). Offline won
-    over them silently: the cached rows came back as if fetched again, said complete, and
-    ``max_age=1`` on rows of three days too (review REVE L3)."""
+    status given its default, :data:`PROFILE_MAX_AGE`, however written). Offline winning
+    over them silently would bring the cached rows back as if fetched again, said complete,
+    ``max_age=1`` on rows of three days too."""
     limit, ages = age_limit(max_age), profile_max_age(profile_ages)
     asks = [f"refresh={refresh!r}" if isinstance(refresh, str) else "refresh=True"] * bool(
         refresh)
@@ -246,7 +246,7 @@ def slack(wait: Any) -> Any:
     copy came; a job run at a fixed time each hour, day or week, a run starting a little
     early or a copy coming late in it, would find it due just after its run and wait one
     period more than said: 8 days for a daily job, not the 7 of :data:`MAX_RETRY_INTERVAL`
-    (review REVJ M4; counted from the failure, one an hour into the run: REVO M1).
+    (as would a backoff counted from the failure, for one failing an hour into the run).
 
     Examples
     --------
@@ -400,7 +400,7 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         waiting = since < wait - slack(wait)  # (a job at a fixed hour: due at its next run)
         reasons[known & (failures >= BACKOFF_AFTER) & (since >= 0) & waiting] = None
     wanted = np.flatnonzero(reasons != None)  # noqa: E711 (element-wise)
-    # a failure of the last hour goes after the new ones; an older one as one (REVK M4)
+    # a failure of the last hour goes after the new ones; an older one as one (_URGENCY)
     urgency = np.zeros(n)
     for reason, value in _URGENCY.items():
         urgency[reasons == reason] = value

@@ -98,7 +98,9 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                     state, reason = "not_fetched", "the call's budget ran out"
                 elif summary.get("stopped") == "quota" and state in (None, "not_fetched"):
                     state, reason = "not_fetched", "quota"  # the daily limit stopped it
-                elif ico_id in unasked and state not in (None, "not_fetched"):  # (REVK M2)
+                # a run of wrong answers left it unasked, its state kept: the stop says why,
+                # then its last failure (not "not fetched", as if never asked)
+                elif ico_id in unasked and state not in (None, "not_fetched"):
                     earlier = index["reason"].get(ico_id) if "reason" in index else None
                     reason = (f"{summary['stop']} (its last fetch, in an earlier load: "  # failed
                               f"{earlier if isinstance(earlier, str) else state})")
