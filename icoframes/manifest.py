@@ -147,7 +147,7 @@ def stop_said(stopped: Mapping[str, Any]) -> str:
     """A manifest's ``stopped`` (:func:`stop_record`) in a line: what stopped the load (the
     daily limit, or a run of wrong answers: ``reason`` "breaker"), and what it left."""
     left, why = stopped.get("remaining"), str(stopped.get("message")).rstrip(".")
-    if stopped.get("reason") == "breaker":  # (REVK M1: was said as the daily limit)
+    if stopped.get("reason") == "breaker":  # (a stop of its own, not the daily limit)
         why = why.removeprefix("not asked: ")  # (said once)
         return f"a run of wrong answers stopped the asking, {left} listed ICO(s) not asked: {why}"
     return f"the daily request limit stopped the load, {left} listed ICO(s) remain to fetch: {why}"

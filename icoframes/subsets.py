@@ -46,8 +46,9 @@ def kept_ids(icos: pd.DataFrame, ids_or_mask: Any) -> pd.Index:
     if any(v is None or v is pd.NA or isinstance(v, bool | np.bool_ | float) for v in values):
         raise InvalidParameter("subset: ids must be whole numbers and a mask True or False "
                                "throughout (no missing values, no mixing)")
-    # each id read as every integer argument is (numerals.as_integer): "٣", Decimal("2.5") (was
-    # id 2), a numpy timedelta64 (was id 5) or an integer whose __index__ fails is none
+    # each id read as every integer argument is (numerals.as_integer): "٣", Decimal("2.5") (not
+    # id 2, as int() truncates it), a numpy timedelta64 (not id 5, its count of units) or an
+    # integer whose __index__ fails is none
     for odd in (v for v in values if type(v) is not int and as_integer(v) is None):
         raise InvalidParameter(f"subset: id {quoted(odd)} is no whole number"
                                + did_you_mean_number(odd))

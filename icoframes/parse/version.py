@@ -116,7 +116,7 @@ __all__ = ["PARSER_VERSION"]
 #:     token when the ticker is a percent word too ("5 PCT tokens", a unit column "PCT tokens",
 #:     tokens_for_sale "500 PCT tokens" for PCT: were percent, or no unit); with a percent
 #:     sign it is a share ("5% XYZ tokens" for XYZ is percent: was 5 XYZ).
-#: 27: one rule for every amount (review REVU L6): a lone "b" after a number that writes no
+#: 27: one rule for every amount: a lone "b" after a number that writes no
 #:     currency is billions of the unit column's currency too ("1.2B" under a caps_unit USD,
 #:     EUR or ETH was unreadable_number, while raised, in USD, read it); raised is read as an
 #:     amount under a unit column USD (parse/amounts.py, list summaries alike): a value in
