@@ -11,8 +11,8 @@ never held. Threads of the load's pool run in a copy of its context
 A warning the filters make an error (``warnings.simplefilter("error")``, ``-W error``,
 pytest's ``filterwarnings``) is never held (:func:`made_error`): it is raised where it is
 issued, as warnings.warn raises it and as :func:`icoframes.load_tables` raises it, so the
-work it warns of is not done first. Held, it was raised only as the block ended: the load's
-requests spent, its result dropped, the traceback in :func:`tell` rather than at its cause.
+work it warns of is not done first. Held, it would be raised only as the block ended: the
+load's requests spent, its result dropped, the traceback in :func:`tell` rather than at its cause.
 But for one the holder says again in its own terms (``hold(restated=...)``: the load's
 "incomplete result", issued as it ends, said as the rows kept from the day's export leave
 it): it is held, and raised as the holder says it, if the filters still make it an error.

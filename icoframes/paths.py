@@ -84,9 +84,9 @@ def as_written(text: str | os.PathLike[str]) -> Path:
 
 def home_expanded(text: str | os.PathLike[str]) -> Path:
     """``text`` as a Path, a leading ``~`` or ``~name`` of the path as written expanded, as a
-    shell does: ``./~/x`` stays a folder named ``~`` (:func:`as_written`; it was read and
-    written as ``$HOME/x``). RuntimeError, as pathlib's, for the home of a user this machine
-    does not have (or none at all)."""
+    shell does: ``./~/x`` stays a folder named ``~`` (:func:`as_written`: pathlib drops the
+    ``./``, so ``Path(text).expanduser()`` would read it as ``$HOME/x``). RuntimeError, as
+    pathlib's, for the home of a user this machine does not have (or none at all)."""
     expanded = os.path.expanduser(text)
     if expanded[:1] == "~":  # os.path leaves what it cannot expand as it was
         raise RuntimeError("Could not determine home directory.")
