@@ -28,7 +28,7 @@ from ..ages import age_hint, as_age
 from ..errors import InvalidParameter, quoted
 from ..files import locked, utcnow
 from ..reporting import AsDict
-from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
+from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, WRITE_PROBE, Cache
 from ..store.db import Database, from_ms
 from ..store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
 from .legacy import convert
@@ -43,7 +43,7 @@ CACHE_ENTRIES = frozenset({DB_NAME, TABLES_DIR, LOCK_NAME, USED_MARK,
                            "profiles", "lists", "filters.parquet"})
 #: A temporary file younger than this may belong to a write under way: never pruned.
 TEMP_GRACE = dt.timedelta(hours=1)
-_TEMPORARY = (".*.tmp", ".write-test-*")  # what interrupted writes and the writability probe leave
+_TEMPORARY = (".*.tmp", f"{WRITE_PROBE}*")  # what interrupted writes and the write probe leave
 #: The database's own files beside it (SQLite's log, index and rollback journal).
 _DB_FILES = frozenset(f"{DB_NAME}-{kind}" for kind in ("wal", "shm", "journal"))
 #: What the cache writes in ``tables/`` (:mod:`icoframes.store.derived`): the tables, their state
@@ -53,7 +53,7 @@ _TABLE_FILES = ("*.parquet", "_state.json", ".*.tmp")
 # cache dir's top the writability probe (fetch.service.check_writable), in quota/ the
 # ledger's files set aside (store.db) and 0.1's ledgers' temporary files (.<key>.json.*.tmp);
 # a user's .draft.tmp or notes.corrupt there is theirs (they were removed)
-_TOP_LEFTOVERS = (".write-test-*",)
+_TOP_LEFTOVERS = (f"{WRITE_PROBE}*",)
 _LEDGER_LEFTOVERS = (".*.json.*.tmp", *(f"{LEDGER_NAME}{side}.corrupt"
                                         for side in ("", "-wal", "-shm", "-journal")))
 _DAY = dt.timedelta(days=1)

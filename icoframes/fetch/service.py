@@ -21,7 +21,7 @@ from ..cachedir.housekeeping import remove_folder
 from ..config import SET_CACHE_DIR, Settings
 from ..errors import CacheError, ConfigError, NotCached
 from ..files import not_a_folder
-from ..store.cache import Cache
+from ..store.cache import WRITE_PROBE, Cache
 from ..store.claims import Claims
 from ..store.db import check_cache_dir, disk_full
 from ..store.ledger import LedgerState, QuotaLedger
@@ -247,7 +247,7 @@ def check_writable(cache: Cache) -> None:
     directory = cache.dir if cache.dir.is_dir() else cache.root
     try:
         check_cache_dir(cache.root, create=True)  # refused when another user could write there
-        probe = directory / f".write-test-{secrets.token_hex(8)}"
+        probe = directory / f"{WRITE_PROBE}{secrets.token_hex(8)}"
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL
                          | getattr(os, "O_NOFOLLOW", 0), 0o600))
         probe.unlink()

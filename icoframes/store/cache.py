@@ -37,13 +37,16 @@ from ..tables import frame_from_arrow
 from .claims import Claims
 from .db import IDS_IN, InDatabase, from_ms, ms
 
-__all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "Cache", "ProfileRecord",
-           "Snapshot", "Stored", "ipc", "keep_list", "record_in"]
+__all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "WRITE_PROBE", "Cache",
+           "ProfileRecord", "Snapshot", "Stored", "ipc", "keep_list", "record_in"]
 
 DB_NAME: Final = "cache.sqlite3"
 LOCK_NAME: Final = ".lock"  #: the service folder's lock: housekeeping and the derived tables
 TABLES_DIR: Final = "tables"  #: the folder of the derived tables (:mod:`.derived`)
 FILTER_SET: Final = "filters"  #: the key of the filter set in ``lists``
+#: How the writability probe's file is named (fetch.service.check_writable): a kill between
+#: its making and its removal leaves it, and housekeeping prunes leftovers by this prefix.
+WRITE_PROBE: Final = ".write-test-"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
