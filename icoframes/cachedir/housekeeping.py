@@ -30,6 +30,7 @@ from ..files import locked, utcnow
 from ..reporting import AsDict
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, WRITE_PROBE, Cache
 from ..store.db import Database, from_ms
+from ..store.derived import STATE_NAME
 from ..store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
 from .legacy import convert
 
@@ -48,7 +49,7 @@ _TEMPORARY = (".*.tmp", f"{WRITE_PROBE}*")  # what interrupted writes and the wr
 _DB_FILES = frozenset(f"{DB_NAME}-{kind}" for kind in ("wal", "shm", "journal"))
 #: What the cache writes in ``tables/`` (:mod:`icoframes.store.derived`): the tables, their state
 #: and the temporary files of their atomic writes (:func:`icoframes.files.atomic_write_bytes`).
-_TABLE_FILES = ("*.parquet", "_state.json", ".*.tmp")
+_TABLE_FILES = ("*.parquet", STATE_NAME, ".*.tmp")
 # What the cache leaves beside its service folders, the only leftovers removed there: at the
 # cache dir's top the writability probe (fetch.service.check_writable), in quota/ the
 # ledger's files set aside (store.db) and 0.1's ledgers' temporary files (.<key>.json.*.tmp);

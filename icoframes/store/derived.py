@@ -39,9 +39,10 @@ from ..tables import Tables, read_table
 from .cache import Cache, Snapshot
 from .db import disk_full
 
-__all__ = ["DerivedTables", "parser_fingerprint"]
+__all__ = ["STATE_NAME", "DerivedTables", "parser_fingerprint"]
 
-_STATE = "_state.json"
+#: The derived tables' state file in ``tables/`` (what they hold; housekeeping keeps it).
+STATE_NAME = "_state.json"
 #: Profiles a load decoded and kept, remembered so that the tables need not decode their
 #: stored text again: at most this many (a rebuild's batch), the first that arrived.
 _DECODED = 2000
@@ -76,7 +77,7 @@ class DerivedTables:
     def __init__(self, cache: Cache) -> None:
         self.cache = cache
         self.dir = cache.tables_dir
-        self._state_path = self.dir / _STATE
+        self._state_path = self.dir / STATE_NAME
         self._decoded: dict[int, tuple[int, Any]] = {}  # id -> (version, decoded profile)
 
     def __repr__(self) -> str:
