@@ -29,7 +29,7 @@ from ..errors import InvalidParameter, quoted
 from ..files import locked, utcnow
 from ..reporting import AsDict
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, WRITE_PROBE, Cache
-from ..store.db import Database, from_ms
+from ..store.db import SET_ASIDE, SIDE_FILES, Database, from_ms
 from ..store.derived import STATE_NAME
 from ..store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
 from .legacy import convert
@@ -46,7 +46,7 @@ CACHE_ENTRIES = frozenset({DB_NAME, TABLES_DIR, LOCK_NAME, USED_MARK,
 TEMP_GRACE = dt.timedelta(hours=1)
 _TEMPORARY = (".*.tmp", f"{WRITE_PROBE}*")  # what interrupted writes and the write probe leave
 #: The database's own files beside it (SQLite's log, index and rollback journal).
-_DB_FILES = frozenset(f"{DB_NAME}-{kind}" for kind in ("wal", "shm", "journal"))
+_DB_FILES = frozenset(f"{DB_NAME}{side}" for side in SIDE_FILES)
 #: What the cache writes in ``tables/`` (:mod:`icoframes.store.derived`): the tables, their state
 #: and the temporary files of their atomic writes (:func:`icoframes.files.atomic_write_bytes`).
 _TABLE_FILES = ("*.parquet", STATE_NAME, ".*.tmp")
@@ -55,8 +55,8 @@ _TABLE_FILES = ("*.parquet", STATE_NAME, ".*.tmp")
 # ledger's files set aside (store.db) and 0.1's ledgers' temporary files (.<key>.json.*.tmp);
 # a user's .draft.tmp or notes.corrupt there is theirs (they were removed)
 _TOP_LEFTOVERS = (f"{WRITE_PROBE}*",)
-_LEDGER_LEFTOVERS = (".*.json.*.tmp", *(f"{LEDGER_NAME}{side}.corrupt"
-                                        for side in ("", "-wal", "-shm", "-journal")))
+_LEDGER_LEFTOVERS = (".*.json.*.tmp", *(f"{LEDGER_NAME}{side}{SET_ASIDE}"
+                                        for side in ("", *SIDE_FILES)))
 _DAY = dt.timedelta(days=1)
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
 _LINK = "a symbolic link: never followed out of the cache dir"
@@ -169,7 +169,7 @@ def _is_cache_entry(name: str) -> bool:
     :data:`CACHE_ENTRIES`, the database's log, index or journal (``cache.sqlite3-wal``), a
     temporary file, or any of these set aside as ``*.corrupt``; a user's notes (and a
     ``cache.sqlite3-mine``) are not."""
-    name = name.removesuffix(".corrupt")
+    name = name.removesuffix(SET_ASIDE)
     return name in CACHE_ENTRIES or name in _DB_FILES or _matches(name, _TEMPORARY)
 
 

@@ -33,8 +33,9 @@ from ..config import SET_CACHE_DIR
 from ..errors import CacheError, CacheWarning, ConfigError, warn
 from ..files import not_a_folder
 
-__all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "CacheFolderRefused", "Database", "InDatabase",
-           "check_cache_dir", "disk_full", "from_ms", "ms", "open_database"]
+__all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "SET_ASIDE", "SIDE_FILES", "CacheFolderRefused",
+           "Database", "InDatabase", "check_cache_dir", "disk_full", "from_ms", "ms",
+           "open_database"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
@@ -42,6 +43,11 @@ LEASE = 20.0
 BUSY_SECONDS = LEASE
 #: ``id`` among a list of ids passed as one JSON parameter (``json.dumps``), however many
 IDS_IN = "id IN (SELECT value FROM json_each(?))"
+#: SQLite's files beside a database (its name and this): its log, the log's index, its journal.
+SIDE_FILES = ("-wal", "-shm", "-journal")
+#: A file set aside (:func:`_set_aside`) keeps its name with this after it; housekeeping
+#: prunes such files by it.
+SET_ASIDE = ".corrupt"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # the file and its side files as an unreadable one is named, and what to do then
@@ -157,7 +163,7 @@ class InDatabase:
 def _set_aside(path: Path, why: str) -> None:
     """Rename ``path`` (a file, a link or a FIFO: never opened) to ``*.corrupt``, and say so."""
     try:
-        os.replace(path, path.with_name(path.name + ".corrupt"))
+        os.replace(path, path.with_name(path.name + SET_ASIDE))
     except FileNotFoundError:
         return
     except OSError as exc:
@@ -234,7 +240,7 @@ class Database:
         if not _folders(self.path.parent.parent, self.path, write=write):
             return None
         for _ in range(2):
-            for suffix in (*_UNREADABLE, "-journal"):
+            for suffix in ("", *SIDE_FILES):
                 with contextlib.suppress(FileNotFoundError):
                     if not stat.S_ISREG(mode := os.lstat(f"{self.path}{suffix}").st_mode):
                         _set_aside(Path(f"{self.path}{suffix}"), "a symbolic link"
