@@ -348,7 +348,7 @@ def _signals_raise() -> Iterator[None]:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from .export import export_tables
+    from .export import MANIFEST, export_tables
     from .loaders import Refresh
     from .manifest import stop_said
 
@@ -384,7 +384,7 @@ def _export(args: argparse.Namespace) -> int:
         log.warning("the export is incomplete (--allow-incomplete: exit 0): %s", gaps)
         return EXIT_OK
     log.error("the export is incomplete, written and marked complete: false in %s: %s; "
-              "exit %d (--allow-incomplete exits 0)", result.path / "manifest.json",
+              "exit %d (--allow-incomplete exits 0)", result.path / MANIFEST,
               gaps, EXIT_INCOMPLETE)
     return EXIT_INCOMPLETE
 

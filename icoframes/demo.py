@@ -30,7 +30,7 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
 
     from . import sandbox
     from .config import configure, reset_configuration
-    from .export import export_tables
+    from .export import MANIFEST, export_tables
     from .loaders import load_icos
     from .paths import folder_path
     from .plotting import plot_raised, plot_scores, plot_timeline
@@ -51,7 +51,7 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
         finally:
             reset_configuration()
 
-    written = [*sorted(out.glob("*.parquet")), out / "manifest.json"]
+    written = [*sorted(out.glob("*.parquet")), out / MANIFEST]
     for name, draw in (("scores", lambda ax: plot_scores(icos, by="status", ax=ax)),
                        ("raised", lambda ax: plot_raised(icos, ax=ax)),
                        # past ICOs only: the upcoming ones would stretch the axis to 2027
