@@ -53,7 +53,7 @@ _TABLE_FILES = ("*.parquet", STATE_NAME, ".*.tmp")
 # What the cache leaves beside its service folders, the only leftovers removed there: at the
 # cache dir's top the writability probe (fetch.service.check_writable), in quota/ the
 # ledger's files set aside (store.db) and 0.1's ledgers' temporary files (.<key>.json.*.tmp);
-# a user's .draft.tmp or notes.corrupt there is theirs (they were removed)
+# a user's .draft.tmp or notes.corrupt there is theirs, never removed
 _TOP_LEFTOVERS = (f"{WRITE_PROBE}*",)
 _LEDGER_LEFTOVERS = (".*.json.*.tmp", *(f"{LEDGER_NAME}{side}{SET_ASIDE}"
                                         for side in ("", *SIDE_FILES)))
@@ -321,7 +321,7 @@ def _remove_leftovers(folder: Path, report: CacheReport, *, older_than: dt.timed
     files older than ``older_than``; only where the cache writes them, never recursing: in a
     service folder (``names`` None) at its top (a ``*.corrupt`` of its own files) and in
     ``tables/``, elsewhere those matching ``names``; a user's ``mine/.draft.tmp`` or
-    ``notes.txt.corrupt`` is theirs (they were removed)."""
+    ``notes.txt.corrupt`` is theirs: never removed."""
     tables = folder / TABLES_DIR
     found = list(_files(folder, recurse=False))
     if names is None and tables.is_dir() and not tables.is_symlink():  # never its folders
