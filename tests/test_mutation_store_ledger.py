@@ -183,6 +183,29 @@ def test_a_request_that_never_left_is_handed_back(tmp_path):
         assert _rows(tmp_path)[0][2:] == (0, None, None)
 
 
+@pytest.mark.parametrize("reset", [None, RESET])
+def test_a_request_handed_back_after_its_day_ended_leaves_the_new_days_count(tmp_path, reset):
+    # two callers of one cache dir: the first books just before its day ends and its
+    # connection fails after the second has sent the new day's first request
+    booked_late = _ledger(tmp_path, limit=3, reset=reset)
+    other = _ledger(tmp_path, limit=3, reset=reset)
+    day_ends = booked_late.next_reset(DAY1)
+    with _at(day_ends - dt.timedelta(seconds=1)):
+        booked_late.take()
+    with _at(day_ends + dt.timedelta(seconds=1)):
+        other.take()
+        booked_late.settle("not_sent")
+        assert other.state().sent == 1
+        other.take()
+        other.take()
+        with pytest.raises(QuotaExceeded, match=r"3 requests sent today"):
+            other.take()
+    # on the day it was booked on, a request handed back is still taken off
+    with _at(day_ends + dt.timedelta(hours=2)):
+        other.settle("not_sent")
+        assert other.state().sent == 2
+
+
 def _refused(tmp_path: Path, sent: int = 3, reset: dt.time | None = None) -> None:
     """``sent`` requests on DAY1, the last answered by a 485."""
     ledger = _ledger(tmp_path, reset=reset)

@@ -175,7 +175,7 @@ class QuotaLedger(InDatabase):
         # own transaction; else it books nothing and the refusal is read with the count
         if self._rows(_BOOK + " AND refused_at IS NULL RETURNING sent", self.key, today,
                       self.limit, write=True):
-            self._booked.refused = False
+            self._booked.refused, self._booked.day = False, today
             return
         with self.write() as conn:
             row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
@@ -198,7 +198,7 @@ class QuotaLedger(InDatabase):
                 f"{'UTC' if self.reset is None else f'from {self.reset:%H:%M} UTC, quota_reset'}) "
                 "with this key from this cache dir",
                 code=None, endpoint=endpoint or None)
-        self._booked.refused = refused
+        self._booked.refused, self._booked.day = refused, today
         if refused:
             self._probe = "open"
 
@@ -229,22 +229,24 @@ class QuotaLedger(InDatabase):
     def settle(self, outcome: str | int | None) -> None:
         """What became of a booked request (of any endpoint: each counts alike), told on the
         thread that booked it (:meth:`take`), after it: ``"not_sent"`` (it never left: handed
-        back; a probe so lets the next request probe), ``"no_answer"``, ``"timed_out"`` or
-        ``"asked_wait"`` (sent, so it counts; a probe so learnt nothing: the next request
-        probes again, unless it timed out or was the :data:`PROBES_UNANSWERED`-th without an
-        answer, which ends the call's requests), or the service's error code (None for none):
-        a 485 is recorded as its refusal, any other answer to the probe clears it (the
-        allowance is back; a request booked before the refusal tells nothing of it). A 485
-        it cannot record still ends this call's requests: its
-        :class:`~icoframes.errors.CacheError` is raised after the waiting ones are woken."""
+        back to the day it was booked on; a probe so lets the next request probe),
+        ``"no_answer"``, ``"timed_out"`` or ``"asked_wait"`` (sent, so it counts; a probe so
+        learnt nothing: the next request probes again, unless it timed out or was the
+        :data:`PROBES_UNANSWERED`-th without an answer, which ends the call's requests), or the
+        service's error code (None for none): a 485 is recorded as its refusal, any other
+        answer to the probe clears it (the allowance is back; a request booked before the
+        refusal tells nothing of it). A 485 it cannot record still ends this call's requests:
+        its :class:`~icoframes.errors.CacheError` is raised after the waiting ones are woken."""
         probe, self._booked.refused = getattr(self._booked, "refused", False), False
         if outcome == 485:
             self._refused_now()
             return
         try:
             if outcome == "not_sent":
-                self._rows("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ?", self.key,
-                           write=True)
+                # only from the day it was booked on: after midnight the count is another
+                # day's, and handing it back there would let one request over that day's cap
+                self._rows("UPDATE ledgers SET sent = max(0, sent - 1) WHERE key = ? AND day = ?",
+                           self.key, getattr(self._booked, "day", None), write=True)
             elif outcome not in _NOTHING_LEARNT and probe:
                 self._rows("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
                            "WHERE key = ?", self.key, write=True)
