@@ -237,7 +237,7 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
         raise InvalidParameter(f"kinds must be a name or names (str) of what to compare, got "
                                f"{quoted(kinds)}{did_you_mean(_meant(kinds), CHANGE_KINDS)}")
     usable = [*(k for k, c in CHANGE_KINDS.items() if c in frame.columns),
-              *(c for c in ICOS.names if c in frame.columns and c != "id")]
+              *(c for c in ICOS.names if c in frame.columns and c not in ("id", "fetched_at"))]
     for kind in kinds:
         if not isinstance(kind, str):
             raise UnknownName(f"cannot compare {quoted(kind)}: a kind is a name (str), of a "
@@ -251,6 +251,9 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
             raise UnknownName(f"cannot compare {quoted(kind)}: the column telling the "
                               f"{'ICOs' if column == 'id' else 'snapshots'} apart, not a "
                               "value that changes")
+        if column == "fetched_at":  # a change is one at the service, not icoframes' own
+            raise UnknownName(f"cannot compare {quoted(kind)}: when icoframes fetched the "
+                              "profile (each refetch moves it), not a value the service changed")
         if column not in frame.columns:  # never itself as its "did you mean"
             why = (f"the snapshots have no column {column!r}" if column in ICOS.names
                    else "not a kind of change or a column")

@@ -40,6 +40,8 @@ def test_a_did_you_mean_offers_only_a_kind_this_frame_compares(frame, kinds):
 @pytest.mark.parametrize(("kinds", "said"), [
     ("id", "cannot compare 'id': the column telling the ICOs apart, not a value that changes"),
     ("snapshot_date", "cannot compare 'snapshot_date': the column telling the snapshots apart"),
+    ("fetched_at", "cannot compare 'fetched_at': when icoframes fetched the profile (each "
+                   "refetch moves it), not a value the service changed"),
     ("new", "cannot compare 'new': an event changes() gives by itself (new and removed ICOs "
             "always, unseen and first_seen with gaps='mark'), not a value to compare"),
     ("removed", "cannot compare 'removed': an event changes() gives by itself"),
