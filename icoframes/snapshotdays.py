@@ -2,7 +2,8 @@
 counts them: :func:`snapshot_dates` (its rows' days and the days whose snapshot held no row),
 :func:`utc_dates` (a zoned, Period, text, date or categorical ``snapshot_date``, or one in
 the index, as the UTC days read_snapshots gives),
-:func:`named_dates` (those days, refused when one is a day no snapshot of its ``attrs`` names).
+:func:`named_dates` (those days, refused when one is a day no snapshot of its ``attrs`` names),
+:func:`one_row_per_ico` (a frame of several days refused where each row is counted as an ICO).
 
 Low in the layers so that :func:`icoframes.report` (:mod:`icoframes.reporting`) counts the
 days of a frame as :func:`icoframes.changes` and :func:`icoframes.plot_status_flow` do; found
@@ -18,9 +19,10 @@ import pandas as pd
 
 from .errors import InvalidParameter, quoted, warn
 from .moments import as_naive_utc
+from .quoting import counted
 
-__all__ = ["DATE_DTYPE", "dated_rows", "day_infos", "named_dates", "reported_days",
-           "snapshot_dates", "uncounted_days", "utc_dates", "warn_uncounted"]
+__all__ = ["DATE_DTYPE", "dated_rows", "day_infos", "named_dates", "one_row_per_ico",
+           "reported_days", "snapshot_dates", "uncounted_days", "utc_dates", "warn_uncounted"]
 
 #: The dtype of ``snapshot_date`` as :func:`~icoframes.snapshots.read_snapshots` gives it.
 DATE_DTYPE = np.dtype("datetime64[ms]")
@@ -178,6 +180,68 @@ def dated_rows(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame[frame["snapshot_date"].notna()]
     out.attrs = frame.attrs
     return out
+
+
+def one_row_per_ico(frame: pd.DataFrame, who: str, name: str = "icos",
+                    ids: tuple[str, ...] = ("id",)) -> None:
+    """Refuse a frame that holds an ICO more than once, given to ``who``, which counts its
+    rows as ICOs (the ``icos`` table, one row per ICO): a
+    :func:`~icoframes.snapshots.read_snapshots` frame of several days holds each ICO once
+    per day, and would be counted once per day, silently. The ICO's id is the first column
+    of ``ids`` the frame holds, or an index level named ``id`` (read as :func:`utc_dates`
+    reads one); a frame with neither, or whose repeated ids are all missing (rows of no
+    ICO), is taken as it is.
+
+    Raises
+    ------
+    InvalidParameter
+        An id occurs more than once: the message counts those ids and the snapshot days
+        (:func:`utc_dates`) their rows span, and gives the fix, with ``name`` for the frame:
+        one day of several (``icos[icos.snapshot_date == icos.snapshot_date.max()]``), or
+        else dropping the repeated ids.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"snapshot_date": pd.to_datetime(
+    ...     ["2026-11-01", "2026-11-01", "2026-11-02", "2026-11-02"], format="%Y-%m-%d"),
+    ...     "id": [1, 2, 1, 2]})
+    >>> one_row_per_ico(frame[frame["snapshot_date"] == "2026-11-02"], "plot_raised")
+    >>> one_row_per_ico(frame, "plot_raised")
+    Traceback (most recent call last):
+    ...
+    icoframes.errors.InvalidParameter: plot_raised counts one row per ICO, but this frame \
+holds 2 ids more than once (4 rows), across 2 snapshot days (2026-11-01 to 2026-11-02): \
+each ICO would be counted once per day. Select one day: \
+icos[icos.snapshot_date == icos.snapshot_date.max()]
+    """
+    keyed = _keys_as_columns(frame)  # an id or snapshot_date in the index, as the readers
+    key = next((k for k in ids if k in keyed.columns), None)
+    if key is None or isinstance(keyed[key], pd.DataFrame):  # no id; two id columns: none
+        return
+    column = keyed[key]
+    repeated = column.duplicated(keep=False).to_numpy() & column.notna().to_numpy()
+    if not repeated.any():
+        return
+    days = pd.Index([])
+    if "snapshot_date" in keyed.columns:
+        days = pd.Index(utc_dates(keyed)["snapshot_date"][repeated].dropna().unique())
+    said = (f"{who} counts one row per ICO, but this frame holds "
+            f"{counted(int(column[repeated].nunique()), 'id')} more than once "
+            f"({counted(int(repeated.sum()), 'row')})")
+    if len(days) > 1:
+        first, last = (pd.Timestamp(d).date().isoformat() for d in (days.min(), days.max()))
+        if "snapshot_date" in frame.columns:
+            latest = f"{name}[{name}.snapshot_date == {name}.snapshot_date.max()]"
+        else:  # an index level: no attribute of the frame
+            latest = (f"days = {name}.index.get_level_values('snapshot_date'); "
+                      f"{name}[days == days.max()]")
+        raise InvalidParameter(f"{said}, across {len(days)} snapshot days ({first} to "
+                               f"{last}): each ICO would be counted once per day. Select "
+                               f"one day: {latest}")
+    drop = (f"{name}.drop_duplicates({key!r}, keep='last')" if key in frame.columns
+            else f"{name}[~{name}.index.duplicated(keep='last')]")
+    raise InvalidParameter(f"{said}: each would be counted once per row. Drop the duplicate "
+                           f"ids: {drop}")
 
 
 def _keys_as_columns(frame: pd.DataFrame) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import pandas as pd
 from ..api.params import closest
 from ..errors import InvalidParameter, checked_keywords, quoted
 from ..numerals import as_integer, did_you_mean_number
+from ..snapshotdays import one_row_per_ico
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -30,6 +31,7 @@ __all__ = [
     "UNKNOWN_COLOR",
     "add_note",
     "check_frame",
+    "check_icos",
     "check_top",
     "column",
     "datetime_column",
@@ -147,6 +149,14 @@ def get_axes(ax: Axes | None) -> Axes:
 def check_frame(icos: object) -> None:
     if not isinstance(icos, pd.DataFrame):
         raise TypeError(f"icos must be a pandas DataFrame, got {type(icos).__name__}")
+
+
+def check_icos(icos: pd.DataFrame, who: str) -> None:
+    """``icos`` as the plots of the ``icos`` table take it: a DataFrame holding each ICO
+    once (a :func:`icoframes.read_snapshots` frame of several days is refused, its ICOs
+    being once per day: :func:`~icoframes.snapshotdays.one_row_per_ico`)."""
+    check_frame(icos)
+    one_row_per_ico(icos, who)
 
 
 def check_top(top: object) -> int:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..snapshotdays import one_row_per_ico
 from ._axes import get_axes, own_keywords
 
 if TYPE_CHECKING:
@@ -37,7 +38,9 @@ def plot_raised_vs_cap(frame: pd.DataFrame, *, ax: Axes | None = None, **kw: Any
         Columns ``raised``, ``hard_cap_usd`` and ``reached_soft_cap``, as in
         ``icoframes.compute_features(tables, rates=...)`` joined with ``raised`` (the
         ICOs' ``raised`` column; ``features`` output has ``log_raised``, which is
-        used when ``raised`` is absent).
+        used when ``raised`` is absent). One row per ICO: an ``id`` or ``ico_id``
+        (column or ``id`` index level) that occurs more than once, as in features of
+        several snapshot days, is refused (InvalidParameter, saying how to select one day).
     ax : matplotlib Axes, optional, keyword-only
         Drawn on; a new figure's Axes when None.
     **kw
@@ -62,6 +65,8 @@ def plot_raised_vs_cap(frame: pd.DataFrame, *, ax: Axes | None = None, **kw: Any
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    # its points and counts are ICOs: features of several snapshot days hold each once a day
+    one_row_per_ico(frame, "plot_raised_vs_cap", "frame", ids=("id", "ico_id"))
     if "raised" in frame.columns:
         raised = frame["raised"].to_numpy(dtype=np.float64, na_value=np.nan)
     elif "log_raised" in frame.columns:

@@ -10,7 +10,7 @@ import pandas as pd
 from ..errors import check_flags
 from ._axes import (
     add_note,
-    check_frame,
+    check_icos,
     check_top,
     decade_limits,
     draw_empty,
@@ -48,7 +48,9 @@ def plot_raised(
     Parameters
     ----------
     icos : pandas.DataFrame
-        The ``icos`` table; needs the ``raised`` column (and ``by``, if given).
+        The ``icos`` table, one row per ICO (:func:`icoframes.load_icos`, or one day of
+        :func:`icoframes.read_snapshots`); needs the ``raised`` column (and
+        ``by``, if given).
     by : str, optional
         Column to compare groups by, one row per group as in :func:`plot_scores`;
         each row's label gives the group's size and median, and a black tick
@@ -82,8 +84,10 @@ def plot_raised(
         ``icos`` is not a DataFrame, ``raised`` is not numeric or ``ax`` is not
         an Axes.
     ValueError
-        Invalid ``bins``, ``top`` or ``log``, or ``by`` is not a single-valued
-        column of ``icos``.
+        Invalid ``bins``, ``top`` or ``log``, ``by`` is not a single-valued
+        column of ``icos``, or an ICO id occurs more than once (InvalidParameter:
+        a frame of several snapshot days holds each ICO once per day; the message
+        says how to select one day).
 
     Examples
     --------
@@ -97,7 +101,7 @@ def plot_raised(
     >>> [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
     ['$1M', '$10M', '$100M', '$1B']
     """
-    check_frame(icos)
+    check_icos(icos, "plot_raised")  # one row per ICO: not a history of several days
     raised = numeric_column(icos, "raised")
     check_flags(log=log)  # InvalidParameter, as every flag
     if bins is not None:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ._axes import (
     add_note,
-    check_frame,
+    check_icos,
     check_top,
     draw_empty,
     get_axes,
@@ -41,7 +41,9 @@ def plot_scores(
     Parameters
     ----------
     icos : pandas.DataFrame
-        The ``icos`` table; needs the ``ico_score`` column (and ``by``, if given).
+        The ``icos`` table, one row per ICO (:func:`icoframes.load_icos`, or one day of
+        :func:`icoframes.read_snapshots`); needs the ``ico_score`` column (and
+        ``by``, if given).
     by : str, optional
         Column to compare groups by, e.g. ``"status"``, ``"category"`` or
         ``"platform"``. Each of the ``top`` largest groups (counting ICOs with a
@@ -79,7 +81,9 @@ def plot_scores(
         ``icos`` is not a DataFrame, ``ico_score`` is not numeric or ``ax`` is
         not an Axes.
     ValueError
-        Invalid ``bins`` or ``top``, or ``by`` is not a single-valued column of ``icos``.
+        Invalid ``bins`` or ``top``, ``by`` is not a single-valued column of ``icos``,
+        or an ICO id occurs more than once (InvalidParameter: a frame of several
+        snapshot days holds each ICO once per day; the message says how to select one).
 
     Examples
     --------
@@ -88,7 +92,7 @@ def plot_scores(
     >>> ax = plot_scores(schema.empty_frame(schema.TABLES["icos"]))
     >>> ax = plot_scores(icos, by="category")  # doctest: +SKIP
     """
-    check_frame(icos)
+    check_icos(icos, "plot_scores")  # one row per ICO: not a history of several days
     scores = numeric_column(icos, "ico_score")
     top = check_top(top)
     if bins is not None:  # refused before a figure is made, as plot_raised's

@@ -12,7 +12,7 @@ from ..errors import InvalidParameter, quoted
 from ..moments import as_naive_utc
 from ._axes import (
     add_note,
-    check_frame,
+    check_icos,
     datetime_column,
     draw_empty,
     get_axes,
@@ -94,7 +94,9 @@ def plot_timeline(
     Parameters
     ----------
     icos : pandas.DataFrame
-        The ``icos`` table; needs ``start_datetime`` and ``raised``.
+        The ``icos`` table, one row per ICO (:func:`icoframes.load_icos`, or one day of
+        :func:`icoframes.read_snapshots`); needs ``start_datetime`` and
+        ``raised``.
     freq : {"M", "Q", "Y", "W", "D"}, default "M"
         Period length: month, quarter, year, week (starting Monday) or day. The
         pandas aliases "ME"/"MS", "QE"/"QS" and "YE"/"YS" are accepted too; each
@@ -126,7 +128,9 @@ def plot_timeline(
         ``raised`` is not numeric or ``ax`` is not an Axes.
     ValueError
         ``freq`` is not one of the accepted values, ``now`` is not a date, or
-        the dates span too many periods to draw (more than 5000).
+        the dates span too many periods to draw (more than 5000), or an ICO id
+        occurs more than once (InvalidParameter: a frame of several snapshot days
+        holds each ICO once per day; the message says how to select one).
 
     Examples
     --------
@@ -141,7 +145,7 @@ def plot_timeline(
     >>> [c.get_label() for c in ax.containers]
     ['started (2)', 'scheduled: starts after 2026-11-01 (1)']
     """
-    check_frame(icos)
+    check_icos(icos, "plot_timeline")  # one row per ICO: not a history of several days
     if not isinstance(freq, str) or freq not in FREQUENCIES:
         raise InvalidParameter(
             f"freq must be one of {', '.join(map(repr, FREQUENCIES))}; got {quoted(freq)}"
