@@ -206,6 +206,23 @@ def test_a_request_handed_back_after_its_day_ended_leaves_the_new_days_count(tmp
         assert other.state().sent == 2
 
 
+
+@pytest.mark.parametrize("reset", [None, RESET])
+def test_a_request_handed_back_after_the_clock_stepped_back_over_a_day_start(tmp_path, reset):
+    first = _ledger(tmp_path, limit=3, reset=reset)
+    day_starts = first.next_reset(DAY1)
+    with _at(day_starts + dt.timedelta(minutes=5)):
+        first.take()
+    # the clock stepped back 10 minutes: the request counts on the later day stored, and
+    # is handed back from it
+    with _at(day_starts - dt.timedelta(minutes=5)):
+        second = _ledger(tmp_path, limit=3, reset=reset)
+        second.take()
+        assert second.state().sent == 2
+        second.settle("not_sent")
+        assert second.state().sent == 1
+
+
 def _refused(tmp_path: Path, sent: int = 3, reset: dt.time | None = None) -> None:
     """``sent`` requests on DAY1, the last answered by a 485."""
     ledger = _ledger(tmp_path, reset=reset)

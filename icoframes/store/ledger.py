@@ -173,9 +173,11 @@ class QuotaLedger(InDatabase):
         today = self.day(now)
         # no refusal on record (the usual case): the one conditional statement alone, its
         # own transaction; else it books nothing and the refusal is read with the count
-        if self._rows(_BOOK + " AND refused_at IS NULL RETURNING sent", self.key, today,
-                      self.limit, write=True):
-            self._booked.refused, self._booked.day = False, today
+        # the day the request counts on is the one stored, a later one than the clock's when
+        # the clock was stepped back: a hand-back (settle) goes to that day
+        if on_day := self._rows(_BOOK + " AND refused_at IS NULL RETURNING day", self.key,
+                                 today, self.limit, write=True):
+            self._booked.refused, self._booked.day = False, on_day[0][0]
             return
         with self.write() as conn:
             row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
@@ -188,7 +190,7 @@ class QuotaLedger(InDatabase):
             if refused and self._probe is not None:
                 raise self._service_refused(row[0], row[1], endpoint,
                                             unanswered=self._probe == "unanswered")
-            booked = conn.execute(_BOOK + " RETURNING sent",
+            booked = conn.execute(_BOOK + " RETURNING day",
                                   (self.key, today, self.limit)).fetchone()
         if booked is None:
             sent = row[2] if row is not None and row[3] >= today else 0
@@ -198,7 +200,7 @@ class QuotaLedger(InDatabase):
                 f"{'UTC' if self.reset is None else f'from {self.reset:%H:%M} UTC, quota_reset'}) "
                 "with this key from this cache dir",
                 code=None, endpoint=endpoint or None)
-        self._booked.refused, self._booked.day = refused, today
+        self._booked.refused, self._booked.day = refused, booked[0]
         if refused:
             self._probe = "open"
 
