@@ -7,6 +7,11 @@ defaults). To add a setting, add a row, a field and a parameter.
 
 {table}
 
+Any other ``ICOFRAMES_*`` variable (in any case: ``ICOFRAMES_DAILYQUOTA``) is refused
+whenever settings are read (:class:`~icoframes.errors.ConfigError`, with the variable it
+most likely means), before any request: ignored, a misspelled cap or cache dir would
+silently not apply. :data:`ENV_VARIABLES` lists the variables read.
+
 The private key is held in a :class:`~icoframes.secret.Secret` from the moment
 it is read: it never shows in a repr, log line, error message, traceback's
 locals or pickle. A password in ``base_url`` shows as ``<hidden>``, and a pickle
@@ -23,6 +28,7 @@ import datetime
 import difflib
 import inspect
 import os
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -38,8 +44,9 @@ from .paths import expanded_path
 from .quoting import quoted
 from .secret import HIDDEN, RedactedURL, Secret, redact_address, redact_url
 
-__all__ = ["MAX_WORKERS", "SETTINGS", "SET_CACHE_DIR", "Setting", "Settings", "check_setting",
-           "configure", "get_settings", "hide", "reset_configuration", "unchanged"]
+__all__ = ["ENV_VARIABLES", "MAX_WORKERS", "OTHER_VARIABLES", "SETTINGS", "SET_CACHE_DIR",
+           "Setting", "Settings", "check_setting", "configure", "get_settings", "hide",
+           "reset_configuration", "unchanged"]
 
 _ENV_PREFIX = "ICOFRAMES_"
 MAX_WORKERS = 64  #: The most concurrent requests ``max_workers`` takes (1 to 64).
@@ -176,6 +183,15 @@ SETTINGS: tuple[Setting, ...] = (
 
 _BY_NAME = {s.name: s for s in SETTINGS}
 
+#: ``ICOFRAMES_*`` variables that are no setting, read by some part of the project (none: the
+#: sandbox command reads its keys from the key settings' own variables). Every other
+#: ``ICOFRAMES_*`` name is refused when settings are read: a misspelled one
+#: (``ICOFRAMES_DAILYQUOTA``) would be ignored, and a cron job sets everything by variables.
+OTHER_VARIABLES: tuple[str, ...] = ()
+#: Every ``ICOFRAMES_*`` environment variable icoframes reads.
+ENV_VARIABLES: tuple[str, ...] = (*(s.env for s in SETTINGS), *OTHER_VARIABLES)
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
 
 def _default(name: str) -> Any:
     """The dataclass field of setting ``name``: its default (or default factory) from SETTINGS."""
@@ -272,6 +288,7 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
     del misspelled
     if unknown:
         raise _unknown(unknown[0])
+    _check_variable_names()  # before any change: refused, the configuration is as it was
     given = {"base_url": base_url, "public_key": public_key, "private_key": private_key,
              "cache_dir": cache_dir, "service_name": service_name, "max_workers": max_workers,
              "timeout": timeout, "daily_quota": daily_quota, "quota_reset": quota_reset,
@@ -340,6 +357,7 @@ def get_settings(**overrides: Any) -> Settings:
     unknown = [name for name in overrides if name not in _BY_NAME]
     if unknown:
         raise _unknown(unknown[0])
+    _check_variable_names()
     values: dict[str, Any] = {}
     for setting in SETTINGS:
         env = _from_env(setting)
@@ -364,12 +382,39 @@ _WORDS = {"quota": "daily_quota", "limit": "daily_quota", "daily_limit": "daily_
           "secret_key": "private_key", "api_key": "public_key"}
 
 
-def _unknown(name: str) -> InvalidParameter:
+def _meant(name: str) -> str | None:
+    """The setting a misspelled ``name`` most likely means, or None."""
     word = _WORDS.get(name.strip().casefold())
     close = [word] if word else difflib.get_close_matches(name, list(_BY_NAME), n=1,
                                                           cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else f"; settings: {', '.join(_BY_NAME)}"
+    return close[0] if close else None
+
+
+def _unknown(name: str) -> InvalidParameter:
+    meant = _meant(name)
+    hint = f"; did you mean {meant!r}?" if meant else f"; settings: {', '.join(_BY_NAME)}"
     return InvalidParameter(f"unknown setting {name!r}{hint}")
+
+
+def _check_variable_names() -> None:
+    """ConfigError naming each ``ICOFRAMES_*`` variable of the environment (in any case) that
+    is not in :data:`ENV_VARIABLES`, with the one it most likely means; names only, never a
+    value (``ICOFRAMES_PRIVATEKEY`` holds a key)."""
+    unknown = sorted(name for name in os.environ
+                     if name.upper().startswith(_ENV_PREFIX) and name not in ENV_VARIABLES)
+    if not unknown:
+        return
+    said = []
+    for name in unknown:
+        meant = _meant(name.upper().removeprefix(_ENV_PREFIX).lower())
+        shown = name if _PLAIN_NAME.fullmatch(name) else quoted(name)
+        said.append(f"{shown} (did you mean {_BY_NAME[meant].env}?)" if meant else shown)
+    first = unknown[0] if _PLAIN_NAME.fullmatch(unknown[0]) else "NAME"
+    raise ConfigError(
+        f"unknown environment variable{'s' * (len(unknown) > 1)} {', '.join(said)}: icoframes "
+        "reads no such variable, so its value would be ignored. Rename or unset each "
+        f"(`unset {first}` in the shell or the file cron reads; `del os.environ[{first!r}]` "
+        f"in Python). icoframes reads {', '.join(ENV_VARIABLES)}.")
 
 
 def _rst_table() -> str:
