@@ -42,6 +42,7 @@ from .errors import (
     QuotaWarning,
     ServiceUnavailable,
     StaleWarning,
+    UnknownMethod,
 )
 from .export import ExportResult, export_tables
 from .features import compute_features, describe_features
@@ -115,6 +116,7 @@ __all__ = [
     "Settings",
     "StaleWarning",
     "Tables",
+    "UnknownMethod",
     "__version__",
     "cache_info",
     "changes",

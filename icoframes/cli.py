@@ -2,8 +2,9 @@
 ``demo`` for the end-to-end tour, and ``cache`` to inspect or clear the cache.
 
 Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings (including keys
-the service rejects, error 480, a cache dir refused, and an export folder that cannot be
-written); 3 the daily request limit (the service's error 485 or the ``daily_quota``
+the service rejects, error 480, a ``base_url`` it has no method at, error 481, an
+``ICOFRAMES_*`` variable that names no setting, a cache dir refused, and an export folder
+that cannot be written); 3 the daily request limit (the service's error 485 or the ``daily_quota``
 setting) was reached before anything could be listed: nothing written, the next run
 resumes; 4
 the query matched no ICO, nothing written (``export`` without ``--allow-empty``); 5
@@ -45,6 +46,7 @@ from .errors import (
     InvalidParameter,
     NotCached,
     QuotaExceeded,
+    UnknownMethod,
 )
 from .numerals import ANY_INTEGER, COUNT, SECONDS, integer_text, whole
 from .paths import EMPTY_PATH, as_written, is_empty_path
@@ -63,7 +65,9 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as 
 EXIT_CODES = {
     EXIT_OK: "done",
     EXIT_ERROR: "anything else (the service unreachable after retries, ...)",
-    EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects, a cache dir "
+    EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects (error 480), a "
+                "base_url it has no such method at (error 481), an ICOFRAMES_ variable that "
+                "names no setting (ICOFRAMES_DAILYQUOTA), a cache dir "
                 "or --out folder that cannot be written, a cache dir refused (another user's, "
                 "a link in place of a service folder), an --out holding another query's "
                 "snapshots or the other layout)",
@@ -177,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="icoframes",
         description="ICO directory API data as typed tables and Parquet exports.",
         epilog="Settings come from the environment: "
-               + ", ".join(s.env for s in SETTINGS) + ".")
+               + ", ".join(s.env for s in SETTINGS) + "; any other ICOFRAMES_ variable is "
+               "refused (exit 2).")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     parser.add_argument("--version", action="version", version=f"icoframes {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -272,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except QuotaExceeded as exc:
         log.error("%s", exc)
         return EXIT_QUOTA
-    except (InvalidParameter, ConfigError, NotCached, AuthError) as exc:
+    except (InvalidParameter, ConfigError, NotCached, AuthError, UnknownMethod) as exc:
         log.error("%s", exc)
         return EXIT_USAGE
     except IcoframesError as exc:

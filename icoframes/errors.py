@@ -12,6 +12,7 @@ Errors reported by the API carry the numeric code of the response body in
     ├── ExportBusy             another export held the swap too long, or swapped in meanwhile
     └── APIError(.code)        the service answered with an error, or never answered
         ├── AuthError          480: public or private key not valid
+        ├── UnknownMethod      481: no such method, a wrong base_url (a ConfigError too)
         ├── InvalidParameter   483, 484 (not a profile's) and parameters rejected locally
         ├── NotFound           482 for a profile id (for list queries 482 is an empty result)
         ├── QuotaExceeded      485: the daily request allowance is used up
@@ -20,7 +21,7 @@ Errors reported by the API carry the numeric code of the response body in
                 │              request alone (a profile's 404, 483, 999: ``.code``)
                 └── Redirected a 3xx: redirects are never followed
 
-481 (method does not exist) is raised as a plain :class:`APIError`. ``QuotaExceeded``
+``QuotaExceeded``
 is never retried and never swallowed: loaders keep what they fetched, then re-raise it.
 
 Warnings say that a result is usable but not everything it could be; all of
@@ -65,9 +66,9 @@ __all__ = ["APIError", "AuthError", "BadResponse", "CacheError", "CacheWarning",
            "EmptyResult", "ExportBusy", "ExportReplaced", "IcoframesError", "IcoframesWarning",
            "IncompleteWarning", "InvalidParameter", "MissingProfileWarning", "NoMatchWarning",
            "NotCached", "NotFound", "QuotaExceeded", "QuotaWarning", "Redirected",
-           "ServiceUnavailable", "StaleWarning", "UnknownName", "check_flags", "checked_keywords",
-           "checked_methods", "closest", "did_you_mean", "error_for_code", "keywords_of",
-           "quoted", "warn"]
+           "ServiceUnavailable", "StaleWarning", "UnknownMethod", "UnknownName", "check_flags",
+           "checked_keywords", "checked_methods", "closest", "did_you_mean", "error_for_code",
+           "keywords_of", "quoted", "warn"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -133,6 +134,16 @@ class APIError(IcoframesError):
 
 class AuthError(APIError):
     """480: the public or private key is missing or not valid."""
+
+
+class UnknownMethod(APIError, ConfigError):
+    """481: the service has no such method (spec 7: a nonexistent endpoint was requested).
+
+    The endpoints are the spec's, so it is the address that is wrong (``base_url`` with a
+    path too many or too few, another service's): a setting, answered the same on every
+    request and every day, so a :class:`ConfigError` too (the command exits 2), never
+    retried; an ``except APIError`` still catches it.
+    """
 
 
 class InvalidParameter(APIError, ValueError):
@@ -211,7 +222,7 @@ class Redirected(BadResponse):
 
 _MESSAGES = {
     480: "the public or private key is not valid (error 480)",
-    481: "the method does not exist (error 481)",
+    481: "the method does not exist (error 481): check base_url",
     482: "no ICO matches (error 482)",
     483: "the service rejected a parameter value as invalid (error 483)",
     484: "a required parameter is missing (error 484)",
@@ -220,6 +231,7 @@ _MESSAGES = {
 
 _CLASSES: dict[int, type[APIError]] = {
     480: AuthError,
+    481: UnknownMethod,
     482: NotFound,
     483: InvalidParameter,
     484: InvalidParameter,

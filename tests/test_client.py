@@ -28,6 +28,7 @@ from icoframes.errors import (
     NotFound,
     QuotaExceeded,
     ServiceUnavailable,
+    UnknownMethod,
 )
 
 # max_elapsed far beyond any run: a retry cut by the clock on a loaded machine would change
@@ -91,12 +92,13 @@ def test_wrong_private_key_is_auth_error_and_never_shown(sb, caplog):
         assert secret not in text
 
 
-def test_unknown_endpoint_is_plain_api_error_481(sb, client, monkeypatch):
+def test_unknown_endpoint_is_unknown_method_481(sb, client, monkeypatch):
     monkeypatch.setitem(ENDPOINTS, "filters", "/api/v1/nothing-here/")
     with pytest.raises(APIError) as info:
         client.filters()
     assert info.value.code == 481
-    assert type(info.value) is APIError
+    assert type(info.value) is UnknownMethod  # a ConfigError too: a wrong base_url
+    assert client.requests["filters"] == 1  # never retried
 
 
 def test_482_is_an_empty_page_for_lists_and_not_found_for_profiles(sb, client):

@@ -26,6 +26,7 @@ from icoframes.errors import (
     IncompleteWarning,
     InvalidParameter,
     ServiceUnavailable,
+    UnknownMethod,
 )
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
@@ -136,7 +137,7 @@ def test_one_profile_answered_an_error_about_itself_is_its_failure(configure, wr
             assert srv.hits[PROFILE] - before == asked, load  # asked once: no retries
 
 
-@pytest.mark.parametrize(("code", "error"), [(480, AuthError), (481, APIError)])
+@pytest.mark.parametrize(("code", "error"), [(480, AuthError), (481, UnknownMethod)])
 def test_an_error_about_the_key_or_the_service_still_stops_the_load(configure, code, error):
     with HostileServer({LIST: paged_list(60), PROFILE: _profiles(
             lambda i: i == 5, json_reply({"error": code}))}) as srv:
