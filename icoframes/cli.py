@@ -4,15 +4,14 @@
 Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings (including keys
 the service rejects, error 480, a ``base_url`` it has no method at, error 481, an
 ``ICOFRAMES_*`` variable that names no setting, a cache dir refused, and an export folder
-that cannot be written); 3 the daily request limit (the service's error 485 or the ``daily_quota``
-setting) was reached before anything could be listed: nothing written, the next run
-resumes; 4
-the query matched no ICO, nothing written (``export`` without ``--allow-empty``); 5
-the export is incomplete: what was fetched is written, marked ``complete: false``
-with the missing ids and why, also when the daily limit stopped the load part way
-(reason ``quota``) (``export`` without ``--allow-incomplete``), or ``cache clear``
-left a path alone; 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM, or SIGHUP),
-what was fetched is kept either way; 1 anything else.
+that cannot be written); 3 the daily request limit (the service's error 485 or the
+``daily_quota`` setting) was reached before anything could be listed: nothing written, the
+next run resumes; 4 the query matched no ICO, nothing written (``export`` without
+``--allow-empty``); 5 the export is incomplete: what was fetched is written, marked
+``complete: false`` with the missing ids and why, also when the daily limit stopped the
+load part way (reason ``quota``) (``export`` without ``--allow-incomplete``), or ``cache
+clear`` left a path alone; 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM, or
+SIGHUP), what was fetched is kept either way; 1 anything else.
 Logs go to stderr, warnings among them (one log line each, in the same format);
 progress bars show only when stderr is a terminal.
 ``icoframes --version`` prints the installed version. The export command's
@@ -46,7 +45,6 @@ from .errors import (
     InvalidParameter,
     NotCached,
     QuotaExceeded,
-    UnknownMethod,
 )
 from .numerals import ANY_INTEGER, COUNT, SECONDS, integer_text, whole
 from .paths import EMPTY_PATH, as_written, is_empty_path
@@ -65,11 +63,10 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as 
 EXIT_CODES = {
     EXIT_OK: "done",
     EXIT_ERROR: "anything else (the service unreachable after retries, ...)",
-    EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects (error 480), a "
-                "base_url it has no such method at (error 481), an ICOFRAMES_ variable that "
-                "names no setting (ICOFRAMES_DAILYQUOTA), a cache dir "
-                "or --out folder that cannot be written, a cache dir refused (another user's, "
-                "a link in place of a service folder), an --out holding another query's "
+    EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects: error 480, a "
+                "wrong base_url: 481, an unknown ICOFRAMES_ variable, a cache dir or "
+                "--out folder that cannot be written, a cache dir refused (another user's, a "
+                "link in place of a service folder), an --out holding another query's "
                 "snapshots or the other layout)",
     EXIT_QUOTA: "the daily request limit (the service's error 485 or the daily_quota setting) "
                 "was reached before anything could be listed: nothing written (what was "
@@ -180,9 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="icoframes",
         description="ICO directory API data as typed tables and Parquet exports.",
-        epilog="Settings come from the environment: "
-               + ", ".join(s.env for s in SETTINGS) + "; any other ICOFRAMES_ variable is "
-               "refused (exit 2).")
+        epilog="Settings come from the environment (other ICOFRAMES_ names are refused): "
+               + ", ".join(s.env for s in SETTINGS) + ".")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     parser.add_argument("--version", action="version", version=f"icoframes {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -277,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except QuotaExceeded as exc:
         log.error("%s", exc)
         return EXIT_QUOTA
-    except (InvalidParameter, ConfigError, NotCached, AuthError, UnknownMethod) as exc:
+    except (InvalidParameter, ConfigError, NotCached, AuthError) as exc:  # 481's a ConfigError
         log.error("%s", exc)
         return EXIT_USAGE
     except IcoframesError as exc:

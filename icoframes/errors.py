@@ -21,8 +21,8 @@ Errors reported by the API carry the numeric code of the response body in
                 │              request alone (a profile's 404, 483, 999: ``.code``)
                 └── Redirected a 3xx: redirects are never followed
 
-``QuotaExceeded``
-is never retried and never swallowed: loaders keep what they fetched, then re-raise it.
+``QuotaExceeded`` is never retried and never swallowed: loaders keep what they fetched,
+then re-raise it.
 
 Warnings say that a result is usable but not everything it could be; all of
 them derive from :class:`IcoframesWarning` (a ``UserWarning``), so
