@@ -6,7 +6,15 @@ in Python: each is text that may write a number. Python's ``int()`` and
 is 1000, ``float("١٠")`` is 10.0), and ``str.isdigit()`` is true for ``"²"``,
 which ``int()`` then refuses. Here a number written as text is ASCII only:
 an optional sign, the digits 0-9, for another number a decimal point and an
-exponent; whitespace around it is ignored. Everything else is no number, and
+exponent. Whitespace around it is ignored, and whitespace is what ``str.strip()``
+removes (every character ``str.isspace()`` calls so: the ASCII ones, U+001C-U+001F,
+U+0085, U+00A0, U+2028, ...); nothing else is, neither inside the number nor around
+it (a zero-width space, U+FEFF). :func:`number_core` is that reading, the only one:
+whoever checks a text (the response gate) and whoever converts it (the parser) call
+it, and the conversion reads only the ASCII text it returns, so no check can pass a
+text its conversion refuses (``int()`` and ``float()`` read another set: they refuse
+U+001C next to digits, which ``str.strip()`` removes, and read ``"1_0"``, which no
+pattern here does). Everything else is no number, and
 each caller says what it is instead (a name, or a refusal). A refusal says what a
 value written otherwise most likely means: the number (:func:`did_you_mean_number`:
 ``"٣"``, ``3.0``: 3) or, for a flag, the bool (:func:`meant_flag`: ``"false"``, 0).
@@ -34,7 +42,8 @@ __all__ = ["ANY_INTEGER", "AT_LEAST_ONE", "COUNT", "DIGITS", "INT64_MAX", "INTEG
            "NUMBER", "QUOTA", "SECONDS", "TOO_MANY_SECONDS",
            "as_integer", "bounds", "checked", "did_you_mean_flag", "did_you_mean_number",
            "integer_text", "is_integer",
-           "meant_flag", "meant_number", "number_text", "python_number", "whole", "within"]
+           "meant_flag", "meant_number", "number_core", "number_text", "python_number", "whole",
+           "within"]
 
 #: ASCII digits, no sign: a count as a server writes it (``Content-Length``).
 DIGITS = re.compile(r"[0-9]+")
@@ -92,22 +101,47 @@ def as_integer(value: object) -> int | None:
         return None
 
 
+def number_core(value: object, form: re.Pattern[str] = NUMBER) -> str | None:
+    """The text of the number ``value`` writes in ``form`` (:data:`DIGITS`, :data:`INTEGER`
+    or :data:`NUMBER`) without the whitespace around it, ASCII only; None when ``value`` is
+    no str or writes no such number. The one reading of a number written as text (see the
+    module's docstring): convert what it returns, never ``value`` itself.
+
+    Examples
+    --------
+    >>> number_core(" 7\\n"), number_core("\\x1c7\\u2028"), number_core("\\xa0-1.5e3", NUMBER)
+    ('7', '7', '-1.5e3')
+    >>> number_core("-7", DIGITS), number_core("1 2"), number_core("\\u200b7"), number_core(7)
+    (None, None, None, None)
+    """
+    if not isinstance(value, str):
+        return None
+    core = value.strip()
+    return core if form.fullmatch(core) else None
+
+
+def _whole(core: str | None) -> int | None:
+    """``int(core)`` of a text :func:`number_core` returned; None for more digits than Python
+    converts (``sys.get_int_max_str_digits()``, 4300 by default): no number to use."""
+    if core is None:
+        return None
+    try:
+        return int(core)
+    except ValueError:
+        return None
+
+
 def integer_text(value: object) -> int | None:
     """The integer ``value`` writes if it is a str of ASCII digits (signed), else None.
 
     Examples
     --------
-    >>> integer_text(" 7 "), integer_text("+2"), integer_text("-1")
-    (7, 2, -1)
+    >>> integer_text(" 7 "), integer_text("+2"), integer_text("-1"), integer_text("\\x1c7")
+    (7, 2, -1, 7)
     >>> integer_text("٣"), integer_text("²"), integer_text("1_000"), integer_text("1.0")
     (None, None, None, None)
     """
-    if isinstance(value, str) and INTEGER.fullmatch(value.strip()):
-        try:
-            return int(value)
-        except ValueError:  # more digits than Python converts (4300): no number to use
-            return None
-    return None
+    return _whole(number_core(value, INTEGER))
 
 
 def number_text(value: object) -> int | float | None:
@@ -127,10 +161,11 @@ def number_text(value: object) -> int | float | None:
     integer = integer_text(value)
     if integer is not None:
         return integer
-    if isinstance(value, str) and NUMBER.fullmatch(value.strip()):
-        number = float(value)
-        return None if _underflowed(value, number) else number
-    return None
+    core = number_core(value, NUMBER)
+    if core is None:
+        return None
+    number = float(core)  # ASCII digits, a point, an exponent: float() reads every such text
+    return None if _underflowed(core, number) else number
 
 
 def _underflowed(text: str, number: float) -> bool:

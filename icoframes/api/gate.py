@@ -42,7 +42,7 @@ from typing import Any
 from urllib3.exceptions import DecodeError
 
 from ..errors import APIError, BadResponse, Redirected
-from ..numerals import DIGITS
+from ..numerals import DIGITS, number_core
 from .params import PAGE_SIZE
 from .text import loads_text
 
@@ -129,10 +129,14 @@ def read_body(raw: Any, *, limit: int, until: float) -> bytes:
     encoding = (raw.headers.get("Content-Encoding") or "identity").strip().lower()
     if encoding not in ("identity", "gzip", "deflate"):
         raise Rejected(f"unsupported Content-Encoding {encoding[:40]!r}")
-    announced = raw.headers.get("Content-Length")
-    # ASCII digits only: "²" (Latin-1, so a header may hold it) is str.isdigit(), no int()
-    if announced is not None and DIGITS.fullmatch(announced.strip()) and int(announced) > limit:
-        raise TooLarge(f"the body announces {int(announced)} bytes, more than the {limit} "
+    # ASCII digits, read as every number is (numerals.number_core): "²" (Latin-1, so a
+    # header may hold it) is str.isdigit() but no number, "\x1c80" is 80; a length written
+    # otherwise announces nothing (the body read is bounded all the same). Compared by its
+    # digits first: int() refuses more than 4,300 of them (a ValueError, no refusal).
+    digits = (number_core(raw.headers.get("Content-Length"), DIGITS) or "").lstrip("0")
+    if len(digits) > len(str(limit)) or (digits and int(digits) > limit):
+        shown = digits if len(digits) <= 20 else f"a {len(digits)}-digit number of"
+        raise TooLarge(f"the body announces {shown} bytes, more than the {limit} "
                        "bytes accepted")
     parts: list[bytes] = []
     size = 0
@@ -251,11 +255,8 @@ def _count(value: Any) -> int | None:
         return value if value >= 0 else None
     if isinstance(value, float) and value.is_integer() and value >= 0:
         return int(value)
-    if isinstance(value, str):
-        text = value.strip()
-        if DIGITS.fullmatch(text) and len(text) <= 12:
-            return int(text)
-    return None
+    core = number_core(value, DIGITS)  # the parser's reading of the same text
+    return int(core) if core is not None and len(core) <= 12 else None
 
 
 def error_code(decoded: Any) -> int | None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import requests
 import urllib3
 
-from ..numerals import DIGITS
+from ..numerals import DIGITS, number_core
 
 __all__ = ["ANSWERS_REFUSED", "BROKEN_BODY", "TRANSIENT_ERRORS", "WAIT_STATUSES", "RetryPolicy",
            "Transient", "broken_framing", "never_sent", "retry_after", "retry_at",
@@ -109,9 +109,10 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
     >>> retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
     10.0
     """
+    digits = number_core(value, DIGITS)  # ASCII digits (int() reads "٣" and "1_0" too)
+    if digits is not None:
+        return float(int(digits)) if len(digits) <= 12 else 1e12  # (ages, not a 4,300-digit int)
     text = (value or "").strip()
-    if DIGITS.fullmatch(text):  # ASCII digits (int() reads "٣" and "1_0" too)
-        return float(int(text)) if len(text) <= 12 else 1e12  # (ages, not a 4,300-digit int)
     try:
         when = email.utils.parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):
