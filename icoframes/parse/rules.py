@@ -103,6 +103,8 @@ _PERCENT_WORDS: Final = "|".join(word.replace(" ", r"\s+") for word in sorted(PE
 _PERCENT_RE: Final = re.compile(rf"%|(?<![^\W\d_])(?:{_PERCENT_WORDS})\b", re.IGNORECASE)
 _PERCENT_SIGN_RE: Final = re.compile(rf"\s*(?:%|(?<![^\W\d_])(?:{_PERCENT_WORDS}))$",
                                      re.IGNORECASE)  # "60percent" as "60%"; not "USDpct"
+# Beyond the digits a response can hold (a few MiB), plus float's range: the same float.
+_EXPONENT_BOUND: Final = 10**9
 # Thousands groups: a first group of 1-3 digits that is not 0, then groups of 3.
 _THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]*)?")
 _DOT_THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:\.[0-9]{3}){2,}"
@@ -223,7 +225,7 @@ def _parse_amount_text(text: str) -> float | _Bad:
         return bad("unreadable_number")
     # the scale is a power of ten added to the exponent of the decimal text: "4.1B" is exactly
     # 4.1e9 (4.1 * 1e9 is 4099999999.9999995)
-    exponent = int(match["exp"] or 0) + (_EXPONENTS[scale.lower()] if scale else 0)
+    exponent = _exponent(match["exp"]) + (_EXPONENTS[scale.lower()] if scale else 0)
     try:
         number = float(f"{digits}e{exponent}")
     except ValueError:
@@ -231,6 +233,17 @@ def _parse_amount_text(text: str) -> float | _Bad:
     if match["sign"] == "-":
         number = -number
     return number if math.isfinite(number) else bad("infinite")
+
+
+def _exponent(text: str | None) -> int:
+    """An amount's exponent: int() refuses text of over 4,300 digits, and any exponent past
+    :data:`_EXPONENT_BOUND` reads as that bound, since a number of the digits one response
+    can hold then overflows or underflows alike."""
+    if not text:
+        return 0
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    size = min(int(digits) if len(digits) <= 10 else _EXPONENT_BOUND, _EXPONENT_BOUND)
+    return -size if text.startswith("-") else size
 
 
 def _scales(match: re.Match[str]) -> bool:
