@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 from .errors import ExportReplaced, IcoframesWarning, InvalidParameter, warn
 from .files import entry_kind, json_object, not_a_folder, nothing_at, read_record
+from .frozen import freeze
 from .paths import folder_path
 from .queries import checked_keywords
 from .schema import TABLES
@@ -218,7 +219,8 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
         return Tables.read_parquet(folder)
 
     tables, manifest = consistent_read(folder, read)
-    tables.icos.attrs.setdefault("icoframes", {})["manifest"] = manifest
+    tables.icos.attrs["icoframes"] = freeze({**tables.icos.attrs.get("icoframes", {}),
+                                             "manifest": manifest})
     return tables
 
 

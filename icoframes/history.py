@@ -42,6 +42,7 @@ import pandas as pd
 from .dayfolder import check_one_query
 from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean, quoted
 from .exported import export_folder, read_export
+from .frozen import without_attrs
 from .queries import checked_keywords
 from .schema import ICOS, TEXT_DTYPE
 from .snapshotdays import dated_rows, named_dates
@@ -193,13 +194,14 @@ def changes(
     if not whole:
         warn_uncounted(frame, "changes", "changes(path) of the tree counts them")
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
+    gaps_of = gaps_by_date(frame)  # the last read of attrs: the manifests' summaries
+    frame = without_attrs(frame)  # each day's groups and comparisons: no report to carry
     if frame.duplicated(["snapshot_date", "id"]).any():
         raise InvalidParameter("an ICO id occurs twice in one snapshot; the snapshots are not icos")
     # observed: a categorical date's groups are the days it holds (pandas 2.2 warns otherwise)
     by_date = {d: g.set_index("id")
                for d, g in frame.groupby("snapshot_date", sort=True, observed=True)}
     nothing = frame.iloc[:0].set_index("id")  # a day without a row: an empty snapshot
-    gaps_of = gaps_by_date(frame)
     events = [_empty_events()]
     if len(dates):
         known = by_date.get(dates[0], nothing)

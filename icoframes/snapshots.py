@@ -39,6 +39,7 @@ from .exported import (
     snapshot_dirs,
 )
 from .files import entry_kind
+from .frozen import freeze
 from .queries import checked_keywords
 from .reporting import manifest_summary
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
@@ -197,8 +198,8 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     stacked = stacked.astype({c: d for c, d in dtypes.items() if stacked[c].dtype != d})
     key = ["snapshot_date", *schema.key]
     stacked = stacked.sort_values(key, kind="stable", ignore_index=True)
-    stacked.attrs["icoframes"] = {"snapshots": [
-        {**i, "snapshot_date": i["snapshot_date"].date().isoformat()} for i in infos]}
+    stacked.attrs["icoframes"] = freeze({"snapshots": [
+        {**i, "snapshot_date": i["snapshot_date"].date().isoformat()} for i in infos]})
     return stacked
 
 

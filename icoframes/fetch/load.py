@@ -28,6 +28,7 @@ from ..cachedir.housekeeping import mark_used
 from ..cachedir.legacy import convert
 from ..config import get_settings
 from ..errors import APIError, CacheError, NotCached, NotFound, QuotaExceeded, ServiceUnavailable
+from ..frozen import freeze
 from ..queries import build_queries, check_load_arguments, combined_sort, sort_rows
 from ..reporting import LoadReport
 from ..secret import redact_url
@@ -140,7 +141,7 @@ class Load:
         limit, _ = load_ages(max_age, refresh=refresh, offline=self.offline)  # not both
         frame, query = filter_set(self.cache, self.service.fetch_filters, refresh=refresh,
                                   limit=limit, offline=self.offline)
-        frame.attrs["icoframes"] = {"queries": [query], "requests": self.requests_spent()}
+        frame.attrs["icoframes"] = freeze({"queries": [query], "requests": self.requests_spent()})
         return frame
 
     def _filter_set(self) -> pd.DataFrame:
@@ -158,7 +159,7 @@ class Load:
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age,
                               profiles=False, keywords=keywords)
         listing = sort_rows(listing, sort)  # no status: the three lists sorted together
-        listing.attrs["icoframes"] = self.report(listing)
+        listing.attrs["icoframes"] = freeze(self.report(listing))
         return listing
 
     def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: bool | str,
@@ -177,8 +178,8 @@ class Load:
         tables = (Tables.empty() if listing.empty
                   else assemble(self.derived, listing, only_icos=only_icos))
         # what the rows answer and lack (queries, missing ids, fetch times, requests spent):
-        # typed on the bundle, and as 0.1's plain dict in the frame's attrs
-        summary = self.report(listing, tables.icos["id"])
+        # typed on the bundle, and as 0.1's dict (read-only) in the frame's attrs
+        summary = freeze(self.report(listing, tables.icos["id"]))
         tables.icos.attrs["icoframes"] = summary
         return tables.with_report(LoadReport.from_dict(summary))
 
@@ -228,10 +229,10 @@ class Load:
     def _listing(self, **stopped: str) -> pd.DataFrame:
         """The rows of every list the crawl answered, with its summary in ``attrs``."""
         listing = listed_rows(self.queries)  # an ICO in two lists: the later listing's row
-        listing.attrs["icoframes"] = {
+        listing.attrs["icoframes"] = freeze({
             "queries": [q.summary() for q in self.queries], "failed": dict(self.failed),
             "gone": list(self.gone), **stopped, **self._plan.left(self._done, stopped, self._stop),
-            "requests": self.requests_spent()}
+            "requests": self.requests_spent()})
         return listing
 
     def _add_query(self, query: ListQuery, stored: Stored | None, fallback: Stored | None,

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..dayfolder import check_one_query
 from ..errors import InvalidParameter
+from ..frozen import without_attrs
 from ..quoting import counted
 from ..snapshotdays import dated_rows, named_dates
 from ..snapshots import Gaps, gaps_by_date, snapshot_dates, warn_uncounted
@@ -147,6 +148,8 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
     ax.set_xlabel("snapshot date")
     ax.set_ylabel("number of ICOs")
     every = snapshot_dates(snaps)  # a day whose query matched nothing is in attrs alone
+    gaps = gaps_by_date(snaps)  # the manifests' summaries, read once
+    snaps = without_attrs(snaps)  # each day's groups: no report to carry
     if snaps.empty:
         draw_empty(ax, f"{counted(len(every), 'snapshot')}, none holding an ICO"
                    if len(every) else None)
@@ -165,7 +168,7 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
         bottom = bottom + counts
     # the moves are written above the bars, under the note
     ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.55)
-    moves = _all_moves(snaps, dates)
+    moves = _all_moves(snaps, dates, gaps)
     # beside the Axes: the top is left to the note and the moves
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="status")
     _date_ticks(ax, dates)  # once the legend took its room
@@ -257,11 +260,11 @@ def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
     return ax
 
 
-def _all_moves(snaps: pd.DataFrame, dates: list) -> list[list[str]]:
+def _all_moves(snaps: pd.DataFrame, dates: list, gaps: dict[pd.Timestamp, Gaps]
+               ) -> list[list[str]]:
     """The moves between each two consecutive snapshots, read as :func:`icoframes.changes`
     reads them: an ICO an incomplete snapshot explains the absence of (its manifest,
-    in ``attrs``) is unseen, not removed, then compared with its last known status."""
-    gaps = gaps_by_date(snaps)
+    in ``attrs``: ``gaps``) is unseen, not removed, then compared with its last known status."""
     by_date = {d: g.set_index("id")["status"].astype(object)  # observed: as changes' groups
                for d, g in snaps.groupby("snapshot_date", sort=True, observed=True)}
     nothing = pd.Series([], index=pd.Index([], dtype="int64"), dtype=object)  # no row that day
