@@ -160,7 +160,7 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     Tables
         Every table of one export, never a mix of two (see the module notes);
         ``tables.icos.attrs["icoframes"]["manifest"]`` holds the manifest read
-        with them (``complete``, ``missing``, ``exported_at``, ...).
+        with them (``complete``, ``missing``, ``exported_at``, ...), read-only.
 
     Raises
     ------

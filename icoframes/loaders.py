@@ -196,8 +196,9 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         ``complete``, ``missing`` (listed ids without a row, with their state:
         failed, gone or not_fetched, and why), ``not_refreshed`` and
         ``requests`` (what this call spent, per endpoint). It reads
-        ``attrs["icoframes"]``, the same as a plain dict (as in 0.1), which
-        pandas drops in ``merge`` and ``concat``: take it first.
+        ``attrs["icoframes"]``, the dict of 0.1 (read-only, shared by every frame
+        derived from this one), which pandas drops in ``merge`` and ``concat``:
+        take it first.
 
     Warns
     -----
@@ -265,7 +266,7 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
         those of this query's list pages (an item whose id is unreadable has
         no ``ico_id``). ``tables.problem_summary()`` counts them per column.
         ``tables.report`` is the :class:`~icoframes.LoadReport` of the load
-        (``tables.icos.attrs["icoframes"]`` holds it as a plain dict too).
+        (``tables.icos.attrs["icoframes"]`` holds it as a read-only dict too).
     """
     check_keywords(filters, keywords_of(load_tables))  # a typo named before any setting
     load = Load(offline=offline, progress=progress, max_workers=max_workers)

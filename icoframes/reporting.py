@@ -4,8 +4,9 @@ Every loader says what its result answers (the queries, complete or not, from
 the cache or the service, fetched when), what it lacks (listed ICOs without a
 row, and why), what it left stale and what it cost. ``load_tables`` returns it
 as ``tables.report``; a frame returned by ``load_filters``, ``load_list`` or
-``load_icos`` carries it as ``df.attrs["icoframes"]`` (a plain dict, as in
-0.1), which :func:`report` reads back as a :class:`LoadReport`.
+``load_icos`` carries it as ``df.attrs["icoframes"]`` (the dict of 0.1, read-only:
+a :class:`~icoframes.frozen.FrozenDict` every derived frame shares), which
+:func:`report` reads back as a :class:`LoadReport`.
 
 pandas keeps ``attrs`` through selections and copies but drops them in
 ``merge``, ``concat`` and most reshaping, so take the report of a frame before
@@ -75,7 +76,7 @@ class AsDict:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
 
 
-#: The key of ``DataFrame.attrs`` under which the loaders put their report as a plain dict.
+#: The key of ``DataFrame.attrs`` under which the loaders put their report as a read-only dict.
 ATTRS_KEY = "icoframes"
 
 
