@@ -28,7 +28,7 @@ TypeError: this report is read-only (one value shared by every frame pandas deri
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,16 +84,22 @@ class FrozenList(list[Any]):
         return (type(self), (list(self),))
 
 
-def freeze(value: _T) -> _T:
+@overload
+def freeze(value: Mapping[str, Any]) -> FrozenDict: ...
+@overload
+def freeze(value: list[Any]) -> FrozenList: ...
+@overload
+def freeze(value: _T) -> _T: ...
+def freeze(value: Any) -> Any:
     """``value`` with every dict (a :class:`~collections.abc.Mapping`) a :class:`FrozenDict`
     and every list a :class:`FrozenList`, at every level; other values as they are (the
     reports hold numbers, text, ``None`` and tuples)."""
     if isinstance(value, FrozenDict | FrozenList):
         return value
     if isinstance(value, Mapping):
-        return FrozenDict({k: freeze(v) for k, v in value.items()})  # type: ignore[return-value]
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
     if isinstance(value, list):
-        return FrozenList(freeze(v) for v in value)  # type: ignore[return-value]
+        return FrozenList(freeze(v) for v in value)
     return value
 
 

@@ -44,9 +44,10 @@ def test_load_tables_has_a_typed_report_of_what_it_answers_and_cost(cfg):
     assert report.requests == spent(cfg) == {"filters": 0, "icos": -(-past // 20), "ico": past}
     assert report.requests_total == sum(spent(cfg).values())
     assert not report.answered_from_cache and report.oldest_fetch == query.fetched_at
-    # the plain dict of 0.1 stays, and says the same
+    # the dict of 0.1 stays (a dict, read-only: shared by the frames pandas derives), and
+    # says the same
     attrs = tables.icos.attrs["icoframes"]
-    assert type(attrs) is dict and LoadReport.from_dict(attrs) == report
+    assert isinstance(attrs, dict) and LoadReport.from_dict(attrs) == report
     again = icoframes.load_tables(status="past", progress=False)
     assert again.report.answered_from_cache and again.report.requests_total == 0
     assert again.report.queries[0].from_cache and again.report.queries[0].fetched_at is not None

@@ -229,8 +229,8 @@ class Load:
     def _listing(self, **stopped: str) -> pd.DataFrame:
         """The rows of every list the crawl answered, with its summary in ``attrs``."""
         listing = listed_rows(self.queries)  # an ICO in two lists: the later listing's row
-        listing.attrs["icoframes"] = freeze({
-            "queries": [q.summary() for q in self.queries], "failed": dict(self.failed),
+        listing.attrs["icoframes"] = freeze({  # (freeze copies self.failed)
+            "queries": [q.summary() for q in self.queries], "failed": self.failed,
             "gone": list(self.gone), **stopped, **self._plan.left(self._done, stopped, self._stop),
             "requests": self.requests_spent()})
         return listing
