@@ -371,8 +371,8 @@ def _export(args: argparse.Namespace) -> int:
             **_filters_from(args),  # status among them
         )
     except QuotaExceeded as exc:
-        log.error("%s Nothing was written: the limit came before anything this export could "
-                  "use was listed; exit %d.", exc, EXIT_QUOTA)
+        log.error("%s. Nothing was written: the limit came before anything this export could "
+                  "use was listed; exit %d.", str(exc).rstrip().rstrip("."), EXIT_QUOTA)
         return EXIT_QUOTA
     log.info("wrote %s (%s); %s", result.path,
              ", ".join(f"{k}: {v}" for k, v in result.rows.items()), _spent(result.report))

@@ -226,7 +226,7 @@ _MESSAGES = {
     482: "no ICO matches (error 482)",
     483: "the service rejected a parameter value as invalid (error 483)",
     484: "a required parameter is missing (error 484)",
-    485: "the daily request allowance is exceeded (error 485); it resets daily",
+    485: "the daily request allowance is exceeded (error 485)",
 }
 
 _CLASSES: dict[int, type[APIError]] = {

@@ -19,14 +19,14 @@ from ..api.client import Client
 from ..api.control import LoadControl, profile_item
 from ..cachedir.housekeeping import remove_folder
 from ..config import SET_CACHE_DIR, Settings
-from ..errors import CacheError, ConfigError, NotCached
+from ..errors import CacheError, ConfigError, NotCached, QuotaExceeded
 from ..files import not_a_folder
 from ..store.cache import WRITE_PROBE, Cache
 from ..store.claims import Claims
 from ..store.db import check_cache_dir, disk_full
 from ..store.ledger import LedgerState, QuotaLedger
 from .policy import Want
-from .stops import Booking, known_skipped, warn_short_quota
+from .stops import Booking, known_skipped, quota_error, warn_short_quota
 
 __all__ = ["Service", "check_writable", "forget_unreached"]
 
@@ -164,9 +164,13 @@ class Service:
                 pass  # a new file, its log and its tables made
 
     def fetch_filters(self) -> Any:
-        """The filter set as the service sends it (one request); connections closed after."""
+        """The filter set as the service sends it (one request); connections closed after.
+        The daily limit met there is worded as a load's stop (:func:`.stops.quota_error`)."""
         try:
             return self.client("the filter set").filters()
+        except QuotaExceeded as stop:  # else the bare code text (or the ledger's) reached users
+            raise quota_error(stop, self.settings, *self.quota_state(), fetched=0, left=None,
+                              unlisted=True, asked=FILTER_SET) from stop
         finally:
             self.close()
 
@@ -231,6 +235,10 @@ class Service:
         if self._client is not None:
             self._client.close()
 
+
+#: The filter set's request, as a quota stop met there names it.
+FILTER_SET = ("the filter set (which load_filters returns, and a filter given by name is "
+              "checked against)")
 
 _CANNOT_WRITE = {errno.EACCES: "this user may not write to it",
                  errno.EPERM: "this user may not write to it",

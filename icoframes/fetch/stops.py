@@ -148,8 +148,8 @@ def first_stop(stop: BaseException | None, new: BaseException) -> BaseException:
 def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                 began_again: bool = False, unread: CacheError | None = None,
                 unrecorded: bool = False, unanswered: bool = False, *, fetched: int,
-                left: int, unlisted: bool,
-                lost: CacheError | None = None, failed: int = 0) -> QuotaExceeded:
+                left: int | None, unlisted: bool, lost: CacheError | None = None,
+                failed: int = 0, asked: str | None = None) -> QuotaExceeded:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
     ``state`` is the ledger's when it refused; ``began_again``: its day has ended since.
@@ -159,7 +159,9 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     it). ``unanswered``: this call's probe, sent after a 485 on record, got no answer (it
     timed out, or :data:`~icoframes.store.ledger.PROBES_UNANSWERED` in a row; the refusal
     stays). ``lost``: what arrived could not all be kept (the cache's error, said). ``left``
-    counts the ``failed`` ones (this call's failures: a later call asks them again)."""
+    counts the ``failed`` ones (this call's failures: a later call asks them again).
+    ``asked``: the refused request was the call's first, for what it names (the filter set),
+    before any list: what remains is unknown (``left`` None), nothing was fetched."""
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
     if failed:
         more += (f"; {failed} of them failed in this call (in attrs['icoframes']['failed'] "
@@ -221,9 +223,12 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     kept = ("Everything fetched is cached, and offline=True returns it now without a request."
             if lost is None else f"Not everything fetched could be kept ({lost}); offline=True "
             "returns what was, now, without a request.")
-    error = QuotaExceeded(
-        f"{who}. This call fetched {fetched} profiles; {left} remain to fetch{more}. {kept} "
-        f"{then}", code=stop.code, endpoint=stop.endpoint, remaining=left)
+    done = f"This call fetched {fetched} profiles; {left} remain to fetch{more}."
+    if asked is not None:  # nothing listed yet: how many profiles remain is unknown
+        done = f"This call's request for {asked} was refused, before any list was paged."
+        kept = "Nothing was fetched; offline=True answers from what the cache holds."
+    error = QuotaExceeded(f"{who}. {done} {kept} {then}", code=stop.code,
+                          endpoint=stop.endpoint, remaining=left)
     error.retry_at = stop.retry_at
     return error
 
