@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import html
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from .errors import InvalidParameter, checked_keywords, checked_methods, warn
+from .reportview import completeness_html, completeness_lines, queries_html
 from .snapshotdays import reported_days, utc_dates
 
 __all__ = ["AsDict", "LoadReport", "MissingICO", "QueryReport", "manifest_summary",
@@ -93,11 +93,17 @@ class QueryReport:
         The query's parameters as sent (``status`` and the filters); empty for
         the filter set.
     complete : bool
-        Every page came and the rows match the service's count.
+        The list came whole: every page came and the rows match the service's count.
+        Whether each ICO it lists has its row is ``without_row`` (the load's
+        ``complete`` says both, of every query).
     from_cache : bool
         Answered from the cache (no list page requested by this call).
     rows : int
         ICOs the list gave (rows of the filter set for ``"filters"``).
+    without_row : int or None
+        Of the ICOs the list gave, those without a row in the result (the load's
+        ``missing`` listed under this query's status); None for the filter set, or
+        when which query lists a missing ICO is unknown (a record without its status).
     total_icos : int or None
         The service's count, when known (of a list that moved while paged: the last its
         pages gave; the highest when they counted both more and fewer than page 1).
@@ -151,6 +157,7 @@ class QueryReport:
     kept: dict[str, Any] | None = None
     order_unstated: str | None = None
     missing_unknown: str | None = None
+    without_row: int | None = None
 
     @classmethod
     def from_dict(cls, query: Mapping[str, Any]) -> QueryReport:
@@ -185,12 +192,14 @@ class QueryReport:
 @checked_methods
 @dataclass(frozen=True)
 class MissingICO:
-    """A listed ICO without a row: ``state`` is failed, gone or not_fetched; ``reason`` why."""
+    """A listed ICO without a row: ``state`` is failed, gone or not_fetched; ``reason`` why;
+    ``status`` the one it is listed under (None when not recorded)."""
 
     id: int
     name: str | None
     state: str
     reason: str
+    status: str | None = None
 
 
 @checked_methods
@@ -260,8 +269,9 @@ class LoadReport:
         """The report of a plain dict as the loaders put it in ``attrs["icoframes"]``."""
         queries = tuple(QueryReport.from_dict(q) for q in summary.get("queries") or [])
         missing = tuple(MissingICO(id=int(m["id"]), name=m.get("name"), state=str(m["state"]),
-                                   reason=str(m["reason"]))
+                                   reason=str(m["reason"]), status=m.get("status"))
                         for m in summary.get("missing") or [])
+        queries = _without_row(queries, missing)
         complete = summary.get("complete")
         if complete is None:
             complete = all(q.complete for q in queries) and not missing
@@ -273,29 +283,28 @@ class LoadReport:
                    not_refreshed=tuple(int(i) for i in summary.get("not_refreshed") or []),
                    stopped=None if stopped is None else str(stopped))
 
+    def __repr__(self) -> str:
+        # bounded: the dataclass's own repr wrote every missing ICO, thousands on a 485 day
+        first, *more = completeness_lines(self)
+        return "\n".join([f"LoadReport({first}", *more, f"  requests: {self.requests})"])
+
     def _repr_html_(self) -> str:
-        """The queries as an HTML table (complete, source, rows, fetch time, values lost)."""
-        return "\n".join(queries_html(self))
+        """Complete or not (what is missing and why, how old), then the queries as an HTML
+        table (complete, rows listed and without a row, source, fetch time, values lost)."""
+        return "\n".join([*completeness_html(self), *queries_html(self)])
 
 
-def queries_html(report: LoadReport | None) -> list[str]:
-    """A report's queries as HTML rows, and what the call spent; nothing for no report."""
-    if report is None or not report.queries:
-        return []
-    esc = html.escape
-    out = ["<table><thead><tr><th>query</th><th>complete</th><th>from</th><th>rows</th>"
-           "<th>fetched at (UTC)</th><th>values lost</th></tr></thead><tbody>"]
-    for q in report.queries:
-        params = ", ".join(f"{k}={v}" for k, v in q.params.items()) or q.endpoint
-        at = "-" if q.fetched_at is None else q.fetched_at.isoformat()
-        out.append(
-            f"<tr><td>{esc(params)}</td><td>{'yes' if q.complete else 'NO'}</td>"
-            f"<td>{'cache' if q.from_cache else 'service'}</td>"
-            f"<td>{q.rows:,}</td><td>{esc(at)}</td><td>{q.values_lost:,}</td></tr>")
-    out.append("</tbody></table>")
-    spent = ", ".join(f"{esc(k)} {v:,}" for k, v in report.requests.items() if v)
-    out.append(f"<p>requests spent: {spent or 'none'}</p>")
-    return out
+def _without_row(queries: tuple[QueryReport, ...], missing: tuple[MissingICO, ...]
+                 ) -> tuple[QueryReport, ...]:
+    """Each list query with its listed ICOs without a row: the missing ones listed under its
+    status, when that status is no other query's and every missing one says its status."""
+    statuses = [q.params.get("status") for q in queries if q.endpoint == "icos"]
+    if any(m.status is None for m in missing):
+        return queries
+    return tuple(dataclasses.replace(q, without_row=sum(m.status == q.params["status"]
+                                                        for m in missing))
+                 if q.endpoint == "icos" and q.params.get("status") is not None
+                 and statuses.count(q.params["status"]) == 1 else q for q in queries)
 
 
 def manifest_summary(manifest: Any) -> dict[str, Any] | None:
@@ -315,7 +324,7 @@ def manifest_summary(manifest: Any) -> dict[str, Any] | None:
     return {
         "queries": queries, "complete": manifest["complete"],
         "missing": [{"id": m["id"], "name": m.get("name"), "state": m.get("state", "not_fetched"),
-                     "reason": m.get("reason", "")}
+                     "reason": m.get("reason", ""), "status": m.get("status")}
                     for m in manifest.get("missing") or [] if isinstance(m, Mapping)],
         "requests": dict(manifest.get("requests_spent") or {}),
         "not_refreshed": [m["id"] if isinstance(m, Mapping) else m

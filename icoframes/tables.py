@@ -18,7 +18,8 @@ from .errors import InvalidParameter, UnknownName, checked_methods, did_you_mean
 from .files import atomic_write_table, concurrently, not_a_folder, nothing_at
 from .frames import check_frame, frame_from_arrow
 from .paths import folder_path
-from .reporting import LoadReport, queries_html
+from .reporting import LoadReport, report
+from .reportview import completeness_html, completeness_lines, queries_html
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 from .subsets import kept_ids
 from .tablefiles import make_folder, problems_of, read_table, table_files
@@ -207,9 +208,30 @@ class Tables(Mapping[str, pd.DataFrame]):
         """
         return problem_summary(self.problems)
 
+    def _shown_report(self) -> tuple[LoadReport | None, dict[str, Any]]:
+        """The report the views lead with: :attr:`report`, or of an export read back its
+        manifest's (:func:`icoframes.report`); and how to say it (what it reports on, the
+        rows' fetch times, the manifest)."""
+        try:
+            shown = report(self)
+        except InvalidParameter:  # built by tidy, or its attrs dropped: nothing to say
+            return None, {}
+        carried = self.icos.attrs.get("icoframes")
+        manifest = carried.get("manifest") if isinstance(carried, Mapping) else None
+        stamps = self.icos["fetched_at"].dropna()
+        rows = None if stamps.empty else (stamps.min().to_pydatetime(),
+                                          stamps.max().to_pydatetime())
+        return shown, {"what": "load" if self.report is not None or manifest is None
+                       else "export", "rows": rows,
+                       "manifest": manifest if isinstance(manifest, Mapping) else None}
+
     def __repr__(self) -> str:
         width = max(len(name) for name in TABLE_NAMES)
         lines = [f"Tables({len(self.icos):,} ICOs)"]
+        shown, how = self._shown_report()
+        if shown is not None:  # first: complete or not, and why
+            first, *said = completeness_lines(shown, **how)
+            lines = [f"{lines[0]}: {first}", *said]
         lines += [f"  {name:<{width}}  {len(self[name]):>10,} rows" for name in TABLE_NAMES]
         if len(self.problems):
             summary = self.problem_summary()
@@ -228,11 +250,15 @@ class Tables(Mapping[str, pd.DataFrame]):
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        """The notebook view: rows and columns of each table, problems, and what was queried.
+        """The notebook view: complete or not, rows and columns of each table, problems,
+        and what was queried.
 
-        The queries come from :attr:`report`, which the loaders set (each
-        query's parameters, completeness, source and fetch time, and the
-        requests the load spent); a bundle built otherwise has none to show.
+        It leads with the load's completeness (how many listed ICOs have no row, counted
+        by reason, partial lists, rows not refreshed, why it stopped) and how old it is.
+        The queries come from :attr:`report`, which the loaders set (each query's
+        parameters, completeness, rows listed and without a row, source and fetch time,
+        and the requests the load spent); of an export read back, from its manifest
+        (:func:`icoframes.report`); a bundle built otherwise has none to show.
 
         Examples
         --------
@@ -240,7 +266,9 @@ class Tables(Mapping[str, pd.DataFrame]):
         True
         """
         esc = html.escape
+        shown, how = self._shown_report()
         out = [f"<div><strong>Tables</strong>: {len(self.icos):,} ICOs",
+               *([] if shown is None else completeness_html(shown, **how)),
                "<table><thead><tr><th>table</th><th>rows</th><th>columns</th></tr></thead>"
                "<tbody>"]
         out += [f"<tr><td>{esc(name)}</td><td>{len(frame):,}</td>"
@@ -251,7 +279,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         columns = len(self.problem_summary()) if count else 0
         out.append(f"<p>problems: {count:,} unreadable values in {columns} "
                    "columns" + ("; see <code>.problems</code>" if count else "") + "</p>")
-        out += queries_html(self.report)
+        out += queries_html(shown)
         out.append("</div>")
         return "\n".join(out)
 

@@ -444,13 +444,16 @@ def test_html_of_a_load_shows_the_query_and_when_it_was_fetched(cfg):
     tables = icoframes.load_tables(status="past", progress=False)
     page = tables._repr_html_()
     query = tables.icos.attrs["icoframes"]["queries"][0]
-    assert "<td>status=past</td><td>yes</td><td>service</td>" in page
-    assert f"<td>{len(cfg.directory.ids('past')):,}</td><td>{query['fetched_at']}</td>" in page
+    past = len(cfg.directory.ids("past"))
+    # complete, listed, without a row, the list, from where
+    assert f"<td>status=past</td><td>yes</td><td>{past:,}</td><td>0</td><td>whole</td>" \
+           "<td>service</td>" in page
+    assert f"<td>service</td><td>{query['fetched_at']}</td>" in page
     assert f"<td>icos</td><td>{len(tables.icos):,}</td>" in page
     assert "requests spent: " in page and "ico " in page
     cached = icoframes.load_tables(status="past", progress=False)
     again = cached._repr_html_()
-    assert "<td>status=past</td><td>yes</td><td>cache</td>" in again
+    assert "<td>0</td><td>whole</td><td>cache</td>" in again
     fetched_at = cached.icos.attrs["icoframes"]["queries"][0]["fetched_at"]
     # the time of the data (the first load's, stamped once), not of this call
     assert fetched_at == query["fetched_at"]
