@@ -108,9 +108,10 @@ def test_wrong_answers_between_503s_do_not_clear_their_run(configure):
         configure(srv, max_workers=1)
         with pytest.raises(ServiceUnavailable, match=r"on 16 different requests.*HTTP 503"):
             icoframes.load_icos(status="past", progress=False)
-        # one worker: each id answering 503 asked the policy's 6 times, the 16th once (the
-        # trip), ids 5 and 10 answered wrongly asked twice, 15 once (SUSPECT_ITEMS): by id 20
-        assert srv.hits[PROFILE] == 15 * 6 + 1 + 2 * ANSWERS_REFUSED + 1  # (was 1040)
+        # one worker: ids 1 and 2 (503) asked the policy's 6 times, each later id answering 503
+        # once (8 failures in a row for 3 items: SUSPECT_FAILURES), the 16th the trip (id 19),
+        # ids 5 and 10 answered wrongly asked twice, 15 once (SUSPECT_ITEMS)
+        assert srv.hits[PROFILE] == 2 * 6 + 14 + 2 * ANSWERS_REFUSED + 1  # (was 1040)
 
 
 @pytest.mark.parametrize(("wrong", "reason"), [

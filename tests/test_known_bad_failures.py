@@ -70,6 +70,9 @@ def test_kept_copies_failing_again_do_not_stop_the_refresh_of_the_others(configu
         assert StaleWarning in said and IncompleteWarning not in said
         assert {i for i in asked if i in BAD} == set(sorted(BAD)[:BREAKER_ITEMS])
         assert all(asked[i] == 1 for i in range(1, N + 1) if i not in BAD)  # all refreshed
-        assert all(asked[i] == 6 for i in sorted(BAD)[:BREAKER_ITEMS])  # (its retries)
-        assert report["requests"]["ico"] == sum(asked.values()) == 6 * BREAKER_ITEMS + 60
+        # one worker: the first two their retries (6 attempts), then 8 failures in a row for 3
+        # items give each next one up after its first; the run held, the 16th retries again
+        assert [asked[i] for i in sorted(BAD)[:BREAKER_ITEMS]] == (
+            [6, 6] + [1] * (BREAKER_ITEMS - 3) + [6])
+        assert report["requests"]["ico"] == sum(asked.values()) == 6 * 3 + BREAKER_ITEMS - 3 + 60
         assert report["stopped"] == "breaker" and report["missing"] == []

@@ -98,7 +98,7 @@ def test_the_breaker_trips_at_exactly_its_number_of_unsent_attempts_in_a_row():
 
 def test_the_breaker_trips_at_exactly_its_number_of_attempts_in_a_row_asked_to_wait():
     clock = _Clock()
-    control = LoadControl(failures=3, items=100, clock=clock)
+    control = LoadControl(failures=3, items=100, asked_items=2, clock=clock)
     control.failed("HTTP 503", item=1, wait=5)
     control.failed("HTTP 503", item=1, wait=5)
     control.failed("HTTP 503", item=1)  # no wait asked: starts the run of asks again
@@ -123,7 +123,7 @@ def test_one_items_asks_alone_never_trip_the_breaker():
     # REVJ M3: an id a limiter always refuses (429 Retry-After: 1) takes its turns, no attempt
     # of its own: alone, its 12 asks in a row stopped a load of one worker after 9 of 60 rows
     clock = _Clock()
-    control = LoadControl(failures=3, items=100, clock=clock)
+    control = LoadControl(failures=3, items=100, asked_items=2, clock=clock)
     for _ in range(20):
         control.failed("HTTP 429", item=("ico", 10), wait=1)
         clock.now += 1
@@ -136,7 +136,7 @@ def test_an_ask_not_waited_is_no_ask_of_the_run_but_is_said():
     # REVJ M2: an ask of 3600 s (past max_asked_wait: the item gave up, no one waited) was the
     # run's longest wait: asks of 1 s every time after did not trip it for an hour
     clock = _Clock()
-    control = LoadControl(failures=3, items=100, clock=clock)
+    control = LoadControl(failures=3, items=100, asked_items=2, clock=clock)
     control.failed("HTTP 429", item=1, wait=3600, waited=False)
     assert control.asked_in_a_row == 0 and control.retry_after[1] == 3600  # (said: call later)
     for item in (2, 3, 2):
@@ -149,7 +149,7 @@ def test_asks_to_wait_trip_the_breaker_only_once_their_run_lasted_the_longest_wa
     # a rate limiter answering 8 workers "wait 1 s" gives 12 asks within that second: no
     # outage until the run lasted the wait it asked (REVI M2)
     clock = _Clock()
-    control = LoadControl(failures=3, items=100, clock=clock)
+    control = LoadControl(failures=3, items=100, asked_items=2, clock=clock)
     control.failed("HTTP 429", item=1, wait=0)
     control.failed("HTTP 429", item=2, wait=3600)
     for _ in range(10):
@@ -170,7 +170,7 @@ def test_asks_of_no_wait_trip_the_breaker_only_once_their_run_lasted_a_second():
     # workers meeting it got 12 such asks within its second, and the load stopped in under 1 s
     # though the next second served some: Retry-After counts whole seconds, 0 is under one
     clock = _Clock()
-    control = LoadControl(failures=3, items=100, clock=clock)
+    control = LoadControl(failures=3, items=100, asked_items=2, clock=clock)
     for item in range(12):
         control.failed("HTTP 429", item=item, wait=0)
         clock.now += (ASK_FLOOR - 0.01) / 11  # the 12th 0.99 s after the first
@@ -215,7 +215,7 @@ def test_a_trip_of_asks_awaits_the_attempts_in_flight_when_the_run_reached_its_c
         answered, trips):
     # REVD M2: 14 workers back from their backoff together meet a limiter that answers its
     # asks at once and the one it lets through in 50 ms: 12 asks in a row before that answer
-    control = LoadControl(failures=3, items=100, clock=_ticks())
+    control = LoadControl(failures=3, items=100, asked_items=2, clock=_ticks())
     thread, answer, done = _in_flight(control, answered)
     for item in range(3):
         control.failed("HTTP 429", item=item, wait=0)
@@ -232,7 +232,7 @@ def test_a_trip_of_asks_awaits_the_attempts_in_flight_when_the_run_reached_its_c
 
 def test_an_attempt_in_flight_that_sends_again_no_longer_holds_the_trip():
     # its answer was lost (not counted): its next attempt shows the earlier one over
-    control = LoadControl(failures=2, items=100, clock=_ticks())
+    control = LoadControl(failures=2, items=100, asked_items=2, clock=_ticks())
     control.sending()
     thread, answer, done = _in_flight(control, lambda c: c.sending())
     control.failed("HTTP 429", item=1, wait=0)
@@ -370,9 +370,6 @@ def test_cancel_stops_check_and_sleep_at_once():
 def _suspect(control: LoadControl, in_a_row: int, items: int) -> None:
     for n in range(in_a_row):
         control.failed("HTTP 503", item=n % items)
-    for n in range(items - 1):
-        assert control.keep_trying(n, True) == (in_a_row < SUSPECT_FAILURES
-                                                or n + 1 < SUSPECT_ITEMS)
 
 
 @pytest.mark.parametrize(("in_a_row", "items", "keeps"), [
@@ -384,22 +381,27 @@ def _suspect(control: LoadControl, in_a_row: int, items: int) -> None:
 def test_an_item_gives_up_early_only_when_many_fail_together(in_a_row, items, keeps):
     control = LoadControl(failures=100, items=100)
     _suspect(control, in_a_row, items)
+    assert control.keep_trying(0, True) is keeps  # (any item of the run: they failed in it)
     assert control.keep_trying(items - 1, True) is keeps
     assert control.keep_trying("other", False) is False  # its own policy said no
 
 
-def test_an_item_given_up_no_longer_counts_as_retrying():
+def test_items_failed_in_the_run_count_as_those_retrying_do():
+    # one worker meets a failing service's items one after another: those given up count
+    # while the run of failures lasts (each its retries made an outage cost 91 requests)
     control = LoadControl(failures=100, items=100)
-    _suspect(control, SUSPECT_FAILURES, SUSPECT_ITEMS)
-    assert control.keep_trying(SUSPECT_ITEMS - 1, True) is False  # three retrying: given up
-    assert control.keep_trying(0, True) is True  # two retrying now: 0 and 1
+    _suspect(control, SUSPECT_FAILURES, SUSPECT_ITEMS - 1)
+    assert control.keep_trying(0, True) is True and control.keep_trying(1, False) is False
+    control.failed("HTTP 503", item=2)  # a third item failing in the run, 1 given up in it
+    assert control.keep_trying(2, True) is False
+    assert control.keep_trying(0, True) is False  # (0, 1, 2 failed in the run)
+    control.succeeded(4)  # the run of failures is over: none failed in it, none retrying
+    _suspect(control, SUSPECT_FAILURES, 1)  # item 0 alone
+    assert control.keep_trying(0, True) is True
+    assert control.keep_trying("x", True) is True  # retrying together: 0 and x
+    assert control.keep_trying("y", True) is False  # three retrying
     assert control.keep_trying("new", False) is False  # its policy said no: not retrying
-    assert control.keep_trying(1, True) is True  # still two
-    assert control.keep_trying("third", True) is False  # three again
-    control.succeeded(0)  # the run of failures is over: 0 is not retrying any more
-    for _ in range(SUSPECT_FAILURES):
-        control.failed("HTTP 503", item=1)
-    assert control.keep_trying("x", True) is True  # 1 and x retrying: 0 is not any more
+    assert control.keep_trying("x", True) is True  # still 0 and x (y given up)
 
 
 def test_cancel_cuts_the_socket_the_thread_registered_and_release_forgets_it():

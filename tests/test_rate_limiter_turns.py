@@ -21,7 +21,7 @@ from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
 import icoframes
 from icoframes.api.asked import AskedRun
 from icoframes.api.client import Client, RetryPolicy
-from icoframes.api.control import BREAKER_FAILURES
+from icoframes.api.control import BREAKER_FAILURES, BREAKER_ITEMS
 from icoframes.errors import IncompleteWarning, ServiceUnavailable
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
@@ -76,14 +76,16 @@ def test_asks_of_a_rate_limiter_are_bounded_by_max_elapsed():
 @pytest.mark.usefixtures("asks_outlasted")
 def test_a_rate_limiter_refusing_everything_still_trips_the_breaker(configure):
     # every profile refused (429, Retry-After: 0): the first item's 12 requests (6 turns, 6
-    # attempts) then the next one's ask stop the load: BREAKER_FAILURES asks in a row, for
-    # two items (one item's asks alone are its own: REVJ M3; it took turns until max_elapsed)
+    # attempts), then one ask of each next item (the run would trip but for its items: each
+    # gives up), stop the load at the 16th item: BREAKER_FAILURES asks in a row and more, for
+    # BREAKER_ITEMS items (a few items' asks are their own: one item's took turns until
+    # max_elapsed, two next to each other stopped a load the service answered)
+    asks = BREAKER_FAILURES + BREAKER_ITEMS - 1
     with HostileServer({LIST: paged_list(N), PROFILE: _limiter(through=10**9)}) as srv:
         configure(srv, max_workers=1)
-        with pytest.raises(ServiceUnavailable, match=f"the last {BREAKER_FAILURES + 1} each "
-                           "asked to wait"):
+        with pytest.raises(ServiceUnavailable, match=f"the last {asks} each asked to wait"):
             icoframes.load_icos(status="past", progress=False)
-        assert srv.hits[PROFILE] == BREAKER_FAILURES + 1
+        assert srv.hits[PROFILE] == asks
 
 
 def test_an_id_a_limiter_always_refuses_is_that_ids_failure(configure):
@@ -160,8 +162,8 @@ def test_an_ask_too_long_to_wait_does_not_hold_off_the_breaker(configure):
     # waited, that item given up), every later one 429 asking a short wait: the 3600 s stayed
     # the run's longest wait, so the asks after it could not trip the breaker for an hour (one
     # worker: 283 requests in 819 s with Retry-After: 1). No one waited it: no ask of the run
-    # (still said in the error). Now the next item's 12 requests (6 turns, 6 attempts) and the
-    # one after's ask stop the load
+    # (still said in the error). Now the next item's 12 requests (6 turns, 6 attempts) and one
+    # ask of each of the next 14 stop the load (BREAKER_ITEMS items failed, the first included)
     asked = []
 
     def behaviour(h):
@@ -172,7 +174,7 @@ def test_an_ask_too_long_to_wait_does_not_hold_off_the_breaker(configure):
 
     with HostileServer({LIST: paged_list(N), PROFILE: behaviour}) as srv:
         configure(srv, max_workers=1)
-        with pytest.raises(ServiceUnavailable, match=r"the last 13 each asked to wait .*"
+        with pytest.raises(ServiceUnavailable, match=r"the last 26 each asked to wait .*"
                            r"the service asked to wait 3600 s, Retry-After"):
             icoframes.load_icos(status="past", progress=False)  # (was: 23 failed, no stop)
-        assert srv.hits[PROFILE] == 1 + 12 + 1
+        assert srv.hits[PROFILE] == 1 + 12 + BREAKER_ITEMS - 2

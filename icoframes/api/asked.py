@@ -12,9 +12,19 @@ So a run of asks trips only
   counts whole seconds, so ``0`` asks a wait under one, not none (a fixed-window limiter
   may round the rest of its window down to ``0``: 8 workers get a dozen such asks within its
   second, though each second serves some, and would stop the load in under 1 s);
-* once it holds asks for two items at least: one item's asks are its own (a limiter on one
-  expensive id; its 429s, a limiter's turns, spend none of its attempts, so one such id
-  would make 12 asks in a row alone and stop a load of one worker);
+* once it holds asks for as many different items as the breaker's items rule counts
+  (:data:`~icoframes.api.control.BREAKER_ITEMS`, 16): one item's asks are its own (a limiter
+  on one expensive id; its 429s, a limiter's turns, spend none of its attempts, so one such id
+  makes 12 asks in a row alone), and so are a few items' (one worker meeting two such ids next
+  to each other made 24 asks in a row of theirs, though the service answered every other id).
+  A run that would trip but for its items (:meth:`AskedRun.due`: two at least) gives up the
+  item that asks instead (its failure, reported, retried by a later load): its next ask tells
+  less than another item's first, which either ends the run (the service answers others) or
+  adds an item to it. So a service asking every request to wait costs one worker 27 requests
+  (the first item's 12 asks, waited, then one ask of each other item, not waited), no more
+  than an outage answering 503 without asking
+  (:meth:`~icoframes.api.control.LoadControl.keep_trying`), and up to 15 ids refused for good
+  in a row fail alone, as 15 ids failing with 503 do;
 * and once every attempt that was in flight when it reached the count was answered: a
   limiter answers its asks at once and lets one through that takes its time (a 200 in 50 ms),
   so workers coming back together from their backoff (2-4 s) may be asked 12 times before
@@ -53,9 +63,11 @@ class AskedRun:
     >>> ticks = iter(range(0, 100, 5))  # a clock 5 s on at each reading
     >>> run = AskedRun(clock=lambda: next(ticks))
     >>> run.sending(1); run.sending(2)  # two attempts in flight
-    >>> run.answered(1); run.ask(0.0); run.trips(1, thread=1)  # 2's answer awaited
+    >>> run.answered(1); run.ask(0.0); run.due(1, thread=1)  # one item's asks: its own
     False
-    >>> run.answered(2); run.ask(0.0); run.trips(1, thread=2)
+    >>> run.answered(2); run.ask(0.0); run.due(1, thread=2), run.trips(1, 3, thread=2)
+    (True, False)
+    >>> run.sending(1); run.answered(1); run.ask(0.0); run.trips(1, 3, thread=1)  # a third item
     True
     """
 
@@ -68,8 +80,7 @@ class AskedRun:
         self.count = 0  # failed attempts in a row, each asked to wait
         self.start = 0.0  # the run's first ask (clock)
         self.longest = 0.0  # the longest wait asked in the run (seconds)
-        self.first: object = None  # the item of the run's first ask
-        self.several = False  # whether the run holds asks for another item too
+        self.items: set[object] = set()  # the different items the run holds asks for
         self.flying: set[int] = set()  # threads whose attempt was sent, its answer not counted
         # the threads whose answers the trip awaits (in flight when the run reached the count);
         # None: the run did not reach it yet
@@ -92,8 +103,8 @@ class AskedRun:
         wait ``wait`` seconds."""
         item = object() if item is None else item
         if not self.count:
-            self.start, self.longest, self.first, self.several = self.clock(), 0.0, item, False
-        self.several = self.several or item != self.first
+            self.start, self.longest, self.items = self.clock(), 0.0, set()
+        self.items.add(item)
         self.longest = max(self.longest, wait)
         self.count += 1
 
@@ -101,14 +112,20 @@ class AskedRun:
         """The run is over (an attempt answered, or failed without asking a wait)."""
         self.count, self.held = 0, None
 
-    def trips(self, failures: int, *, thread: int) -> bool:
-        """Whether the run trips the breaker now (``failures`` asks in a row at least), its
-        last ask counted by ``thread``: once it lasted its longest wait and the attempts in
-        flight when it got there were answered (asks too, or it would have ended); an ask shorter
-        than :data:`ASK_FLOOR` counts as that long; never on one item's asks alone."""
-        if (self.count < failures or not self.several
+    def due(self, failures: int, *, thread: int) -> bool:
+        """Whether the run, its last ask counted by ``thread``, would trip the breaker but for
+        its items: ``failures`` asks in a row at least, for two items at least, once it lasted
+        its longest wait (an ask shorter than :data:`ASK_FLOOR` counts as that long) and the
+        attempts in flight when it got there were answered (asks too, or it would have ended).
+        The item that asked then gives up (:meth:`trips` needs more items)."""
+        if (self.count < failures or len(self.items) < 2
                 or self.clock() - self.start < max(self.longest, ASK_FLOOR)):
             return False
         if self.held is None:
             self.held = self.flying - {thread}
         return not self.held
+
+    def trips(self, failures: int, items: int, *, thread: int) -> bool:
+        """Whether the run trips the breaker now: :meth:`due`, with asks for ``items`` different
+        items at least (never on a few items' asks alone: each gives up instead)."""
+        return self.due(failures, thread=thread) and len(self.items) >= items

@@ -14,9 +14,10 @@
   - or :data:`BREAKER_FAILURES` attempts in a row never reached the service
     (connection refused, no connection made): no item can cause that;
   - or :data:`BREAKER_FAILURES` failed attempts in a row were each asked to wait
-    (``Retry-After``), over at least the longest wait asked in that run (1 s at least: an ask
-    of 0 is one under a second), and the attempts in flight then were answered
-    (:mod:`~icoframes.api.asked`: a rate limiter lets some through);
+    (``Retry-After``), for :data:`BREAKER_ITEMS` different items, over at least the longest
+    wait asked in that run (1 s at least: an ask of 0 is one under a second), and the attempts
+    in flight then were answered (:mod:`~icoframes.api.asked`: a rate limiter lets some
+    through; short of the items, each item asked gives up instead);
   - or :data:`BREAKER_REFUSED` different items failed or were answered wrongly
     (:meth:`~LoadControl.refused`: a JSON object that is not the item's, a body that
     is no JSON, an error about that request) with no good answer in between: one
@@ -52,9 +53,11 @@ cost a load a bounded number of requests, never stopping the rest (docs/guide/er
 
 Failures concentrated on a few ids end as those items' failures (reported, retried by the
 next call) and the rest of the load completes. So that a service failing everywhere is found
-within seconds and a few requests, an item stops retrying early once :data:`SUSPECT_FAILURES`
-attempts failed in a row while :data:`SUSPECT_ITEMS` different items are retrying together
-(:meth:`~LoadControl.keep_trying`): its next attempt would tell less than another item's first.
+within seconds and a few requests whatever the number of workers, an item stops retrying
+early once :data:`SUSPECT_FAILURES` attempts failed in a row for :data:`SUSPECT_ITEMS` different
+items, retrying together (many workers) or one after another (one worker), or once a run of
+asks to wait would trip but for its items (:meth:`~LoadControl.keep_trying`): its next
+attempt would tell less than another item's first.
 """
 
 from __future__ import annotations
@@ -84,9 +87,13 @@ BREAKER_ITEMS = 16
 # than a run of 503s (16 in a row must not stop it: each is its item's failure), few enough
 # that a service answering every profile wrongly costs about 40 requests, not a day's quota.
 BREAKER_REFUSED = 32
-# Failed attempts in a row while different items are retrying together at which an item
-# is given up early: a healthy service's blips hardly ever give 8 in a row (at 15% of
-# requests failing at random, 1 in 4 million), a service failing everywhere at once.
+# Failed attempts in a row, for different items, at which an item is given up early: a
+# healthy service's blips hardly ever give 8 in a row (at 15% of requests failing at random,
+# 1 in 4 million), a service failing everywhere at once. The items are counted over the run,
+# not only those retrying at the moment: one worker meets a failing service's items one after
+# another, and each spending all its retries made an outage cost ~6 requests an item until
+# BREAKER_ITEMS (91), against 16-20 for 8 or 14 workers; now 2 items' retries and one try
+# of each other (26). Two items failing for good next to each other keep all their retries.
 SUSPECT_FAILURES = 8
 SUSPECT_ITEMS = 3
 # Profiles asked out of turn, spread over the rest of the plan, once a run of BREAKER_REFUSED
@@ -115,6 +122,8 @@ class LoadControl(StopSwitch):
         Different items failing with no success in between that trip it.
     refused_items : int, default BREAKER_REFUSED
         Different items failing or answered wrongly with no good answer between that trip it.
+    asked_items : int, default BREAKER_ITEMS
+        Different items a run of ``failures`` asks to wait holds that trip it (2 at least).
     clock : callable, optional
         The monotonic clock (seconds) that times a run of asks to wait (:class:`AskedRun`).
 
@@ -132,12 +141,13 @@ class LoadControl(StopSwitch):
     """
 
     def __init__(self, *, failures: int = BREAKER_FAILURES, items: int = BREAKER_ITEMS,
-                 refused_items: int = BREAKER_REFUSED,
+                 refused_items: int = BREAKER_REFUSED, asked_items: int = BREAKER_ITEMS,
                  clock: Callable[[], float] | None = None) -> None:
         super().__init__()
         self.failures = int(failures)
         self.items = int(items)
         self.refused_items = int(refused_items)
+        self.asked_items = int(asked_items)
         self.in_a_row = 0  # failed attempts since the last success
         self.successes = 0  # attempts with a usable answer, in the load
         self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
@@ -306,7 +316,7 @@ class LoadControl(StopSwitch):
         if self.tripped:
             return False
         counted, known = self._failing | self._refused, self._known.keys()
-        others = (self._asked.trips(self.failures, thread=threading.get_ident())
+        others = (self._asked.trips(self.failures, self.asked_items, thread=threading.get_ident())
                   or self.unsent_in_a_row >= self.failures)  # (no item causes those)
         if (not others and self.known_held is None and not counted.isdisjoint(known)
                 and len(self._failing - known) < self.items
@@ -389,14 +399,24 @@ class LoadControl(StopSwitch):
 
     def keep_trying(self, item: object, allowed: bool, *, asked: bool = False) -> bool:
         """Whether ``item``, which just failed, tries again: when its retry policy ``allowed``
-        it, unless :data:`SUSPECT_FAILURES` attempts failed in a row while :data:`SUSPECT_ITEMS`
-        different items are retrying together (its retry would tell less than another item's
-        first try; it is given up, reported, retried by the next call) and its failure
-        ``asked`` no wait (a rate limiter's burst of asks gave items up one by one)."""
+        it, unless its retry would tell less than another item's first try (it is given up,
+        reported, retried by the next call):
+
+        * its failure ``asked`` no wait and :data:`SUSPECT_FAILURES` attempts failed in a row,
+          for :data:`SUSPECT_ITEMS` different items (retrying together, or failed in that run:
+          one worker meets them one after another);
+        * or its failure ``asked`` a wait and the run of asks would trip the breaker but for
+          its items (:meth:`~icoframes.api.asked.AskedRun.due`). Short of that, an ask is a
+          rate limiter's turn: a burst of asks must not give items up one by one."""
         with self._lock:
             self._retrying.add(item)
-            if allowed and (asked or not (self.in_a_row >= SUSPECT_FAILURES
-                                          and len(self._retrying) >= SUSPECT_ITEMS)):
+            if asked:
+                suspect = self._asked.due(self.failures, thread=threading.get_ident())
+            else:
+                suspect = (self.in_a_row >= SUSPECT_FAILURES
+                           and len(self._retrying | (self._failing - self._refused))
+                           >= SUSPECT_ITEMS)
+            if allowed and not suspect:
                 return True
             self._retrying.discard(item)
             return False
