@@ -19,7 +19,11 @@ from ..errors import BadResponse, ServiceUnavailable
 from .control import Cancelled, LoadControl
 from .retry import ANSWERS_REFUSED, RetryPolicy, Transient
 
-__all__ = ["Attempts"]
+__all__ = ["EARLY", "Attempts"]
+
+#: Said after the failure of an item given up before its retries were spent, the service
+#: failing (or refusing, asking a wait) other ids too: the item is not to blame.
+EARLY = (", given up early: the service was {} other ids too; tried again by a later load")
 
 
 class Attempts:
@@ -63,7 +67,7 @@ class Attempts:
 
         Called after the handler of ``failure``: what it raises has no ``__context__`` (a
         transport error's frames, its request)."""
-        stopped, note = False, ""
+        stopped, note, early = False, "", False
         if failure.cut is not None:  # retried as a cut in transit, unless the same bytes came
             if failure.cut == self.cut and self.control.expected(self.item):  # again, to an
                 failure.answered = True  # item that failed in its last load: its answer (no
@@ -100,7 +104,10 @@ class Attempts:
         elif not failure.answered:  # (a final failure is answered)
             self.control.failed(str(failure), item=self.item, sent=failure.sent, wait=asked,
                                 waited=not too_long)
-            allowed = self.control.keep_trying(self.item, allowed, asked=asked is not None)
+            kept = self.control.keep_trying(self.item, allowed, asked=asked is not None)
+            # given up early: the reason says so, or it reads as an id failing on its own
+            # (worth retrying at once, not after the outage that other ids showed)
+            early, allowed = allowed and not kept, kept
         if allowed:
             return delay
         if asked is not None and too_long:  # (no retry: why)
@@ -110,11 +117,14 @@ class Attempts:
         elif asked is not None and elapsed + asked > self.policy.max_elapsed:
             note = (f" (the service asked to wait {_seconds(asked)} before another try, "
                     f"Retry-After, past the retry policy's {self.policy.max_elapsed:g} s)")
+        elif early:
+            note = " (given up early: the service was failing other requests too)"
         message = (f"{self.path}: {failure}" if failure.final else f"{self.path}: gave up after "
                    f"{self.count} attempts in {elapsed:.1f} s{note}; last failure: {failure}")
         error = (BadResponse(message, code=failure.code, endpoint=self.path, reason=str(failure))
                  if failure.rejected else ServiceUnavailable(message, endpoint=self.path))
-        error.last_failure = str(failure)
+        error.last_failure = str(failure) + (EARLY.format(
+            "failing" if asked is None else "refusing") if early else "")
         raise error
 
 

@@ -164,7 +164,7 @@ class Client:
         pool_size = _read("pool_size", readers.integer(1, MAX_POOL_SIZE), pool_size)
         self.retry = retry or RetryPolicy()
         self._on_request, self._budget = on_request, budget
-        self.control = control if control is not None else LoadControl()
+        self.control = control if control is not None else LoadControl(per_call=True)
         self._attempts, self._sent, self._responses = (Counter(tuple(ENDPOINTS)) for _ in range(3))
         # requests never sees the user information: it is each request's auth (after the
         # fields repr reads: a refused one raises here)

@@ -88,12 +88,10 @@ BREAKER_ITEMS = 16
 # that a service answering every profile wrongly costs about 40 requests, not a day's quota.
 BREAKER_REFUSED = 32
 # Failed attempts in a row, for different items, at which an item is given up early: a
-# healthy service's blips hardly ever give 8 in a row (at 15% of requests failing at random,
-# 1 in 4 million), a service failing everywhere at once. The items are counted over the run,
-# not only those retrying at the moment: one worker meets a failing service's items one after
-# another, and each spending all its retries made an outage cost ~6 requests an item until
-# BREAKER_ITEMS (91), against 16-20 for 8 or 14 workers; now 2 items' retries and one try
-# of each other (26). Two items failing for good next to each other keep all their retries.
+# healthy service's blips hardly ever give 8 in a row (at 15% failing at random, 1 in 4
+# million). Items failed in the run count, not only those retrying: one worker meets an
+# outage's items one after another; each spending its retries cost ~6 requests an item (91),
+# against 16-20 for 8 or 14 workers, now 26. Two ids failing for good keep all their retries.
 SUSPECT_FAILURES = 8
 SUSPECT_ITEMS = 3
 # Profiles asked out of turn, spread over the rest of the plan, once a run of BREAKER_REFUSED
@@ -124,6 +122,9 @@ class LoadControl(StopSwitch):
         Different items failing or answered wrongly with no good answer between that trip it.
     asked_items : int, default BREAKER_ITEMS
         Different items a run of ``failures`` asks to wait holds that trip it (2 at least).
+    per_call : bool, default False
+        Each request a call of its own (a ``Client``'s own control): items failed in calls that
+        ended give no item up early (a call an hour after an outage keeps its retries).
     clock : callable, optional
         The monotonic clock (seconds) that times a run of asks to wait (:class:`AskedRun`).
 
@@ -142,12 +143,12 @@ class LoadControl(StopSwitch):
 
     def __init__(self, *, failures: int = BREAKER_FAILURES, items: int = BREAKER_ITEMS,
                  refused_items: int = BREAKER_REFUSED, asked_items: int = BREAKER_ITEMS,
-                 clock: Callable[[], float] | None = None) -> None:
+                 per_call: bool = False, clock: Callable[[], float] | None = None) -> None:
         super().__init__()
         self.failures = int(failures)
         self.items = int(items)
         self.refused_items = int(refused_items)
-        self.asked_items = int(asked_items)
+        self.asked_items, self.per_call = int(asked_items), per_call
         self.in_a_row = 0  # failed attempts since the last success
         self.successes = 0  # attempts with a usable answer, in the load
         self.unsent_in_a_row = 0  # of which the last ones in a row never reached the service
@@ -404,18 +405,18 @@ class LoadControl(StopSwitch):
 
         * its failure ``asked`` no wait and :data:`SUSPECT_FAILURES` attempts failed in a row,
           for :data:`SUSPECT_ITEMS` different items (retrying together, or failed in that run:
-          one worker meets them one after another);
+          one worker meets them one after another; not those of ended calls, :attr:`per_call`);
         * or its failure ``asked`` a wait and the run of asks would trip the breaker but for
-          its items (:meth:`~icoframes.api.asked.AskedRun.due`). Short of that, an ask is a
-          rate limiter's turn: a burst of asks must not give items up one by one."""
+          its items (:meth:`~icoframes.api.asked.AskedRun.due`; :attr:`per_call`, two retrying).
+          Short of that, an ask is a limiter's turn: a burst must not give items up one by one."""
         with self._lock:
             self._retrying.add(item)
+            run = self._retrying | (set() if self.per_call else self._failing - self._refused)
             if asked:
-                suspect = self._asked.due(self.failures, thread=threading.get_ident())
+                suspect = self._asked.due(self.failures, thread=threading.get_ident()) and (
+                    not self.per_call or len(run & self._asked.items) >= 2)
             else:
-                suspect = (self.in_a_row >= SUSPECT_FAILURES
-                           and len(self._retrying | (self._failing - self._refused))
-                           >= SUSPECT_ITEMS)
+                suspect = self.in_a_row >= SUSPECT_FAILURES and len(run) >= SUSPECT_ITEMS
             if allowed and not suspect:
                 return True
             self._retrying.discard(item)
