@@ -146,11 +146,13 @@ def test_a_profile_whose_refresh_keeps_failing_is_asked_as_freshness_md_says(ser
         waits.append(_tried_again(kept["reason"]))
         assert set(service.asked) <= ({5} if day > 2 else set(IDS))  # nothing else asked
     assert asked == [True] * 5 + [False] * 2 + [True] + [False] * 6 + [True]
-    # from its 3rd failed load on, each run says when it is tried again (not before that):
-    # a minute after the run's start less the slack, at the latest the run that asks it
-    # (day 3's wait of an hour, from 03:15, is over by the failure at 04:25: the next call
-    # asks it, no time named)
-    assert waits[:2] == [None, None] and None not in waits[2:]
+    # from its 2nd failed load on, each run says when it is tried again: a minute after the
+    # run's start less the slack, at the latest the run that asks it; day 3's wait of an
+    # hour, from 03:15, was over by the failure at 04:25: it counts from half an hour before
+    # the failure instead (policy.failure_stamp), not due at once to a load called then
+    assert waits[0] is None and None not in waits[1:]
+    day_3_failure = DAY1 + dt.timedelta(days=2, minutes=70)
+    assert day_3_failure + dt.timedelta(minutes=30 - 3) <= waits[1] < DAY1 + dt.timedelta(days=3)
     after_day_9 = DAY1 + dt.timedelta(days=15)  # day 16, cron's hour
     assert after_day_9 - dt.timedelta(hours=1) < waits[7] <= after_day_9
 

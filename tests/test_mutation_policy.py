@@ -342,6 +342,23 @@ def test_a_fetched_profile_with_old_failures_does_not_wait():
     assert _plan([(1, "past")], index)[1][0] == "changed"
 
 
+def test_a_failure_is_kept_with_the_loads_start_or_half_its_wait_before_it():
+    from icoframes.fetch.policy import failure_stamp
+
+    began = NOW - dt.timedelta(hours=2)
+    hour = dt.timedelta(hours=1)
+    # its 1st failure waits nothing: the start; a failure within half its wait of the
+    # start: the start (a job at a fixed hour finds it due by its run a wait later)
+    assert failure_stamp(1, began, NOW) == began
+    assert failure_stamp(3, began, NOW) == began  # 4 hours: 2 hours after the start
+    assert failure_stamp(3, began, NOW + dt.timedelta(seconds=1)) == began + dt.timedelta(
+        seconds=1)
+    # a load longer than half its wait: never less than half of it left after the failure
+    assert failure_stamp(2, began, NOW) == NOW - hour / 2
+    assert failure_stamp(99, NOW - dt.timedelta(days=5), NOW) == NOW - dt.timedelta(days=3.5)
+    assert failure_stamp(2, NOW, NOW - hour) == NOW  # (a clock set back during the load)
+
+
 def test_retry_interval_and_next_try():
     from icoframes.fetch.policy import MAX_RETRY_INTERVAL, next_try, retry_interval
 

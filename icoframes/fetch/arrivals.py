@@ -14,6 +14,7 @@ is given up then, so that another process loading the same cache may ask it at o
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -23,7 +24,7 @@ from ..files import utcnow
 from ..store.cache import Cache, ProfileRecord
 from ..store.claims import Claims
 from ..store.derived import DerivedTables
-from .policy import Want
+from .policy import Want, failure_stamp
 
 __all__ = ["Arrivals", "Fetched", "fetch"]
 
@@ -51,7 +52,8 @@ class Arrivals:
     """The outcomes a load received and has not kept yet, for ``cache`` (and its
     ``derived`` tables, which take each decoded profile instead of decoding it again);
     ``claimer`` returns the load's claims, those of failures kept given up; ``started``:
-    when the load began (made with it: now by default), the time its failures are kept with."""
+    when the load began (made with it: now by default), from which the time its failures are
+    kept with is reckoned (:func:`~icoframes.fetch.policy.failure_stamp`)."""
 
     def __init__(self, cache: Cache, derived: DerivedTables,
                  claimer: Callable[[], Claims] | None = None, *,
@@ -59,10 +61,11 @@ class Arrivals:
         self._cache = cache
         self._derived = derived
         self._claimer = claimer
-        # a failing profile's backoff counts from the start of the load it failed in: a job
-        # run at a fixed hour then finds it due by its run a wait later, whenever in the run
-        # it failed (counted from the failure, one failing 10 minutes into an hourly run
-        # would wait 2 hours)
+        # a failing profile's backoff counts from the start of the load it failed in (or
+        # later in a load longer than half its wait: policy.failure_stamp): a job run at a
+        # fixed hour then finds it due by its run a wait later, whenever in the run it failed
+        # (counted from the failure, one failing 10 minutes into an hourly run would wait 2
+        # hours)
         self._started = utcnow() if started is None else started
         self._records: list[ProfileRecord] = []
         self._profiles: list[Any] = []  # the decoded profile of each record (None: none)
@@ -93,7 +96,8 @@ class Arrivals:
         if not records:
             return
         self._records, self._profiles = [], []
-        versions = self._cache.record(*records, failed_at=self._started)
+        versions = self._cache.record(*records, failed_at=functools.partial(
+            failure_stamp, started=self._started, now=utcnow()))
         for record, profile, version in zip(records, profiles, versions, strict=True):
             if profile is not None and version:
                 self._derived.keep_decoded(record.id, version, profile)

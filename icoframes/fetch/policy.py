@@ -29,7 +29,8 @@ the oldest first.
 (after its retries) is tried again by the next call. Once it failed on
 :data:`BACKOFF_AFTER` (2) loads in a row, with no copy arriving between, it is
 not asked again until :func:`retry_interval` has passed since its last failure
-(since the start of the load it failed in):
+(since the start of the load it failed in, or half the wait before the failure when that
+is later: :func:`failure_stamp`):
 1 hour after the 2nd failed load, 4 hours after the 3rd, 16 hours after the 4th,
 then 64 hours, and at most :data:`MAX_RETRY_INTERVAL` (7 days), each less a little
 slack (5% of it, at most an hour: :func:`slack`); whatever the reason listed for it
@@ -54,8 +55,8 @@ from ..api.params import STATUSES
 from ..errors import InvalidParameter, quoted
 
 __all__ = ["BACKOFF_AFTER", "DEFAULT_MAX_AGE", "MAX_RETRY_INTERVAL", "PROFILE_MAX_AGE", "URGENT",
-           "ProfileIndex", "Want", "age_limit", "due_after", "load_ages", "next_try",
-           "plan_profiles", "profile_max_age", "retry_interval", "slack"]
+           "ProfileIndex", "Want", "age_limit", "due_after", "failure_stamp", "load_ages",
+           "next_try", "plan_profiles", "profile_max_age", "retry_interval", "slack"]
 
 # How old a profile may get before a re-paged list has it fetched again: ongoing ICOs
 # change daily (raised, end date), upcoming ones weekly, past ones hardly (token price).
@@ -242,8 +243,8 @@ def slack(wait: Any) -> Any:
     5% of it, at most an hour.
 
     A backoff counts from the start of the load that failed (its failures are kept with
-    that time: :class:`~icoframes.fetch.arrivals.Arrivals`), a maximum age from when the
-    copy came; a job run at a fixed time each hour, day or week, a run starting a little
+    that time, or a later one in a long load: :func:`failure_stamp`), a maximum age from
+    when the copy came; a job run at a fixed time each hour, day or week, a run starting a little
     early or a copy coming late in it, would find it due just after its run and wait one
     period more than said: 8 days for a daily job, not the 7 of :data:`MAX_RETRY_INTERVAL`
     (as would a backoff counted from the failure, for one failing an hour into the run).
@@ -254,6 +255,27 @@ def slack(wait: Any) -> Any:
     [30.0, 180.0, 2880.0, 3600.0]
     """
     return np.minimum(3600.0, 0.05 * wait)
+
+
+def failure_stamp(failures: int, started: dt.datetime, now: dt.datetime) -> dt.datetime:
+    """The time a fetch failing at ``now``, in a load begun at ``started``, is kept with (the
+    ``failures``-th load in a row to fail it): its wait (:func:`retry_interval`) counts from it.
+
+    The load's start, so that a job run at a fixed hour finds it due by its run a wait
+    later, however far into its run it failed; but never over half the wait before the
+    failure: a load lasting longer than the wait (a big crawl the service throttles) would
+    have a failure late in it due at once, asked again by the next load. A failure within
+    half its wait of the load's start is kept with the start, so a job whose loads last
+    less than half its period still finds it due by the run a wait later.
+
+    Examples
+    --------
+    >>> began = dt.datetime(2026, 11, 1, 10, tzinfo=dt.UTC)
+    >>> [f"{failure_stamp(n, began, began + dt.timedelta(minutes=115)):%H:%M}" for n in (1, 2, 3)]
+    ['10:00', '11:25', '10:00']
+    """
+    wait = retry_interval(failures)
+    return max(started, now - wait / 2) if wait else started
 
 
 def next_try(failures: int, failed_at: dt.datetime | None,

@@ -203,14 +203,19 @@ class Cache(InDatabase):
 
     # -- profiles --------------------------------------------------------------------------
 
-    def record(self, *records: ProfileRecord, failed_at: dt.datetime | None = None) -> list[int]:
+    def record(self, *records: ProfileRecord,
+               failed_at: dt.datetime | Callable[[int], dt.datetime] | None = None) -> list[int]:
         """Keep fetch outcomes in one transaction, in order; on disk on return. The version
         of each (0 for a failure). A copy is dated now; a failure ``failed_at`` (now by
-        default): a load gives its start, from which the failure's backoff counts."""
+        default), or what it gives for the failures in a row the record makes (1: the
+        first since the copy): a load's :func:`~icoframes.fetch.policy.failure_stamp`,
+        from which the failure's backoff counts. A failure's time never moves back."""
         now = ms(utcnow())
+        stamp: int | Callable[[int], int] = (
+            now if failed_at is None else ms(failed_at) if isinstance(failed_at, dt.datetime)
+            else lambda failures: ms(failed_at(failures)))
         with self.write() as conn:
-            return [record_in(conn, record, now, ms(failed_at) if failed_at is not None else now)
-                    for record in records]
+            return [record_in(conn, record, now, stamp) for record in records]
 
     def version(self) -> int:
         """The change counter: compare two to know whether a copy arrived in between."""
@@ -379,10 +384,12 @@ def _bump(conn: sqlite3.Connection) -> int:
 
 
 def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
-              failed_at: int | None = None) -> int:
+              failed_at: int | Callable[[int], int] | None = None) -> int:
     """Keep ``record`` in the transaction ``conn``: a failure never replaces a copy, and a
     copy resets the failures. The copy's version (0 for a failure). A copy's ``fetched_at``
-    is ``now``, a failure's ``failed_at`` that (``now`` when None)."""
+    is ``now``, a failure's ``failed_at`` that (``now`` when None; a callable: what it gives
+    for the failures in a row this one makes), unless the one kept is later and not after
+    ``now``."""
     state, raw = record.state, record.raw
     if state not in ("fetched", "gone", "failed"):
         raise ValueError(f"state must be fetched, gone or failed, not {state!r}")
@@ -390,13 +397,23 @@ def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
         raise ValueError(f"a fetched profile needs its raw text (id {record.id})")
     status, summary = _utf8(record.status), _utf8(record.summary)
     if state == "failed":
+        if callable(failed_at):  # (read in the write transaction: no other writer between)
+            kept = conn.execute("SELECT attempts FROM profiles WHERE id = ?",
+                                (int(record.id),)).fetchone()
+            failed_at = failed_at((kept[0] if kept else 0) + 1)
+        # the later of the kept time and this one: two loads overlapping keep their failures
+        # in any order, and one begun earlier would have the wait fall due sooner. A kept
+        # time after now (a clock set back since) is replaced: it delays nothing
+        # (policy.next_try), and kept it would stop the profile from ever waiting again
         conn.execute(
             "INSERT INTO profiles (id, state, status, reason, attempts, failed_at) "
             "VALUES (?, 'failed', ?, ?, 1, ?) ON CONFLICT (id) DO UPDATE SET "
-            "reason = excluded.reason, attempts = attempts + 1, failed_at = excluded.failed_at, "
+            "reason = excluded.reason, attempts = attempts + 1, "
+            "failed_at = CASE WHEN failed_at IS NULL OR failed_at < excluded.failed_at "
+            "OR failed_at > ? THEN excluded.failed_at ELSE failed_at END, "
             "status = CASE WHEN state = 'failed' THEN excluded.status ELSE status END",
             (int(record.id), status, _utf8(record.reason), now if failed_at is None
-             else failed_at))
+             else failed_at, now))
         return 0
     version = _bump(conn)
     conn.execute(
