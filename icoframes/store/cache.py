@@ -209,7 +209,8 @@ class Cache(InDatabase):
         of each (0 for a failure). A copy is dated now; a failure ``failed_at`` (now by
         default), or what it gives for the failures in a row the record makes (1: the
         first since the copy): a load's :func:`~icoframes.fetch.policy.failure_stamp`,
-        from which the failure's backoff counts. A failure's time never moves back."""
+        from which the failure's backoff counts. A failure's time never moves back (but
+        from one after now: a clock set back since)."""
         now = ms(utcnow())
         stamp: int | Callable[[int], int] = (
             now if failed_at is None else ms(failed_at) if isinstance(failed_at, dt.datetime)
