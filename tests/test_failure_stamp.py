@@ -4,8 +4,9 @@ A wait counts from the start of the load the fetch failed in, so that a job run 
 hour finds the profile due by its run a wait later (tests/test_failed_refresh_retried.py). Two
 ways that went wrong: a load lasting longer than the wait (a big crawl the service throttles)
 had a failure late in it due at once, asked again by the very next load, the hammering the
-backoff is there to prevent; and a failure kept by a load that began earlier than the one
-that kept the last failure (two loads overlapping) moved the stored time back.
+backoff is there to prevent. Of two loads overlapping, the one recording its failure last
+sets the time, even if it began earlier: a daily job's run failing a profile after a notebook
+load begun later in the run failed it still asks it by the run a week later.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import re
 from collections import Counter
 
 import pandas as pd
+import pytest
 import time_machine
 from test_days import INCOMPLETE
 from test_failed_refresh_retried import service  # noqa: F401 (the fixture)
 
 import icoframes
 from icoframes.fetch.arrivals import Arrivals
-from icoframes.fetch.policy import Want
+from icoframes.fetch.policy import Want, next_try
 from icoframes.store.cache import Cache
 from icoframes.store.derived import DerivedTables
 
@@ -91,34 +93,62 @@ def _stamp(cache: Cache, ico_id: int) -> tuple[int, pd.Timestamp]:
     return int(index.loc[ico_id, "attempts"]), index.loc[ico_id, "failed_at"]
 
 
-def test_the_time_of_a_failure_never_moves_back(tmp_path):
-    # two loads of one cache overlap: A begins at 10:00, B at 10:30. B fails profile 5 at
-    # 10:31 (its 1st failure: kept with B's start), then A fails it at 10:40 (its 2nd: an
-    # hour's wait). A's start, or the 10:10 half its wait before the failure, is earlier
-    # than the 10:30 already kept: the stored time stays 10:30 (it was moved back to 10:00,
-    # the wait falling due half an hour sooner)
+def _arrivals(cache: Cache, started: dt.datetime) -> Arrivals:
+    """A load of ``cache`` begun at ``started``."""
+    with time_machine.travel(started, tick=False):
+        return Arrivals(cache, DerivedTables(cache))
+
+
+CRON = DAY + dt.timedelta(hours=3, minutes=15)  # a daily job's runs start at 03:15
+
+
+@pytest.mark.parametrize("notebook", [dt.timedelta(minutes=75), dt.timedelta(minutes=5),
+                                      dt.timedelta(minutes=-75)],
+                         ids=["begun-75-min-into-the-run", "begun-5-min-in", "begun-before"])
+def test_a_daily_run_failing_last_asks_it_a_week_later_whatever_overlapped(tmp_path, notebook):
+    # profile 5 failed on 5 daily runs, 10 minutes into each; the 6th run (day 5) runs long,
+    # and a notebook load of the same cache overlapping it fails profile 5 first (the 6th
+    # failure in a row), then the run fails it at 04:45 (the 7th: a 7-day wait, stamped
+    # with the run's start). The run's time is kept: the run a week later asks it. Kept
+    # was the later notebook's start (04:30), due 03:30 a week later: that run missed it
+    # by 15 minutes, the next asked it 7 days 22:30 after the run's failure
+    cache = Cache(tmp_path / "cache", "http://127.0.0.1:9")
+    for day in range(5):
+        run = CRON + dt.timedelta(days=day)
+        _fail(_arrivals(cache, run), 5, run + dt.timedelta(minutes=10))
+    run = CRON + dt.timedelta(days=5)
+    cron = _arrivals(cache, run)
+    notes = _arrivals(cache, run + notebook)
+    _fail(notes, 5, run + max(notebook, dt.timedelta(0)) + dt.timedelta(minutes=1))
+    _fail(cron, 5, run + dt.timedelta(minutes=90))
+    attempts, failed_at = _stamp(cache, 5)
+    assert next_try(attempts, failed_at, run + dt.timedelta(days=6)) is not None  # waits
+    assert next_try(attempts, failed_at, run + dt.timedelta(days=7)) is None  # asked
+    assert (attempts, failed_at) == (7, pd.Timestamp(run))
+
+
+def test_of_overlapping_loads_the_failure_recorded_last_sets_the_time(tmp_path):
+    # two loads of one cache overlap: A begins at 10:00, B at 10:20. B fails profile 5 at
+    # 10:21 (its 1st failure: kept with B's start), then A fails it at 10:25 (its 2nd: an
+    # hour's wait, kept with A's start, later than 10:25 less half the wait)
     cache = Cache(tmp_path / "cache", "http://127.0.0.1:9")
     at = DAY + dt.timedelta(hours=10)
-    with time_machine.travel(at, tick=False):
-        a = Arrivals(cache, DerivedTables(cache))
-    with time_machine.travel(at + dt.timedelta(minutes=30), tick=False):
-        b = Arrivals(cache, DerivedTables(cache))
-    _fail(b, 5, at + dt.timedelta(minutes=31))
-    assert _stamp(cache, 5) == (1, pd.Timestamp(at + dt.timedelta(minutes=30)))
-    _fail(a, 5, at + dt.timedelta(minutes=40))
-    assert _stamp(cache, 5) == (2, pd.Timestamp(at + dt.timedelta(minutes=30)))
-    # a later time replaces it, as ever
-    with time_machine.travel(at + dt.timedelta(hours=2), tick=False):
-        c = Arrivals(cache, DerivedTables(cache))
-    _fail(c, 5, at + dt.timedelta(hours=2, minutes=1))
-    assert _stamp(cache, 5) == (3, pd.Timestamp(at + dt.timedelta(hours=2)))
-    # a time kept in the future (a clock set back since) is no later failure: it is replaced,
-    # else the profile would never wait again until the clock caught up (a failure dated in
-    # the future delays nothing: policy.next_try)
-    with time_machine.travel(at + dt.timedelta(days=30), tick=False):
-        ahead = Arrivals(cache, DerivedTables(cache))
-    _fail(ahead, 5, at + dt.timedelta(days=30))
-    with time_machine.travel(at + dt.timedelta(hours=3), tick=False):
-        back = Arrivals(cache, DerivedTables(cache))
-    _fail(back, 5, at + dt.timedelta(hours=3))
+    a = _arrivals(cache, at)
+    b = _arrivals(cache, at + dt.timedelta(minutes=20))
+    _fail(b, 5, at + dt.timedelta(minutes=21))
+    assert _stamp(cache, 5) == (1, pd.Timestamp(at + dt.timedelta(minutes=20)))
+    _fail(a, 5, at + dt.timedelta(minutes=25))
+    assert _stamp(cache, 5) == (2, pd.Timestamp(at))
+    # the other order: B's failure recorded last, its start is kept
+    _fail(_arrivals(cache, at + dt.timedelta(hours=2)), 5, at + dt.timedelta(hours=2, minutes=1))
+    c = _arrivals(cache, at + dt.timedelta(hours=3))
+    _fail(_arrivals(cache, at + dt.timedelta(hours=3, minutes=30)), 5,
+          at + dt.timedelta(hours=3, minutes=31))
+    assert _stamp(cache, 5) == (4, pd.Timestamp(at + dt.timedelta(hours=3, minutes=30)))
+    # (C's failure, a 64 h wait, 5 minutes later: C's start, within half the wait)
+    _fail(c, 5, at + dt.timedelta(hours=3, minutes=36))
     assert _stamp(cache, 5) == (5, pd.Timestamp(at + dt.timedelta(hours=3)))
+    # a time kept in the future (a clock set back since) is replaced by the next failure's
+    _fail(_arrivals(cache, at + dt.timedelta(days=30)), 5, at + dt.timedelta(days=30))
+    _fail(_arrivals(cache, at + dt.timedelta(hours=4)), 5, at + dt.timedelta(hours=4))
+    assert _stamp(cache, 5) == (7, pd.Timestamp(at + dt.timedelta(hours=4)))

@@ -202,12 +202,12 @@ def test_a_record_needs_a_known_state_and_a_fetched_one_its_text(cache):
     assert cache.version() == 0
 
 
-def test_a_failures_time_never_moves_back_unless_it_is_in_the_future(cache):
+def test_the_last_failure_recorded_sets_its_time_even_an_earlier_one(cache):
     given = []
 
     def stamp(failures: int) -> dt.datetime:  # the failures in a row the record makes
         given.append(failures)
-        return T0 + dt.timedelta(minutes={1: 10, 2: 5, 3: 20, 7: 30}[failures])
+        return T0 + dt.timedelta(minutes={1: 10, 2: 5, 3: 20, 6: 30}[failures])
 
     failure = ProfileRecord(1, "past", "s", None, state="failed", reason="HTTP 500")
 
@@ -220,23 +220,22 @@ def test_a_failures_time_never_moves_back_unless_it_is_in_the_future(cache):
     with _at(T0 + dt.timedelta(minutes=40)):
         cache.record(failure, failed_at=stamp)
         assert kept() == [(1, minutes(10))]
-        cache.record(failure, failed_at=stamp)  # an earlier time: the kept one stays
-        assert kept() == [(2, minutes(10))]
-        cache.record(failure, failed_at=stamp)  # a later one replaces it
+        cache.record(failure, failed_at=stamp)  # an earlier time (a load begun before)
+        assert kept() == [(2, minutes(5))]
+        cache.record(failure, failed_at=stamp)  # a later one
         assert kept() == [(3, minutes(20))]
-        cache.record(failure, failed_at=T0 + dt.timedelta(minutes=20))  # the same
-        assert kept() == [(4, minutes(20))]
+        cache.record(failure, failed_at=T0 + dt.timedelta(minutes=15))  # a time, earlier
+        assert kept() == [(4, minutes(15))]
     with _at(T0 + dt.timedelta(minutes=100)):
         cache.record(failure)  # now
-        cache.record(failure, failed_at=T0 + dt.timedelta(minutes=50))  # kept: now, not ahead
-        assert kept() == [(6, minutes(100))]
+        assert kept() == [(5, minutes(100))]
     with _at(T0 + dt.timedelta(minutes=99)):  # a clock set back: the kept time is ahead
         cache.record(failure, failed_at=stamp)
-    assert kept() == [(7, minutes(30))] and given == [1, 2, 3, 7]
+    assert kept() == [(6, minutes(30))] and given == [1, 2, 3, 6]
     with _at(T0):
         cache.record(ProfileRecord(1, "past", "s", "{}"))  # a copy: no failure kept
         cache.record(failure, failed_at=stamp)
-    assert kept() == [(1, minutes(10))] and given == [1, 2, 3, 7, 1]
+    assert kept() == [(1, minutes(10))] and given == [1, 2, 3, 6, 1]
 
 
 def test_a_failure_keeps_the_copy_and_counts_until_a_copy_arrives(cache):

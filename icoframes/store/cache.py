@@ -209,8 +209,7 @@ class Cache(InDatabase):
         of each (0 for a failure). A copy is dated now; a failure ``failed_at`` (now by
         default), or what it gives for the failures in a row the record makes (1: the
         first since the copy): a load's :func:`~icoframes.fetch.policy.failure_stamp`,
-        from which the failure's backoff counts. A failure's time never moves back (but
-        from one after now: a clock set back since)."""
+        from which the failure's backoff counts. The last failure recorded sets the time."""
         now = ms(utcnow())
         stamp: int | Callable[[int], int] = (
             now if failed_at is None else ms(failed_at) if isinstance(failed_at, dt.datetime)
@@ -389,8 +388,7 @@ def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
     """Keep ``record`` in the transaction ``conn``: a failure never replaces a copy, and a
     copy resets the failures. The copy's version (0 for a failure). A copy's ``fetched_at``
     is ``now``, a failure's ``failed_at`` that (``now`` when None; a callable: what it gives
-    for the failures in a row this one makes), unless the one kept is later and not after
-    ``now``."""
+    for the failures in a row this one makes)."""
     state, raw = record.state, record.raw
     if state not in ("fetched", "gone", "failed"):
         raise ValueError(f"state must be fetched, gone or failed, not {state!r}")
@@ -402,19 +400,17 @@ def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
             kept = conn.execute("SELECT attempts FROM profiles WHERE id = ?",
                                 (int(record.id),)).fetchone()
             failed_at = failed_at((kept[0] if kept else 0) + 1)
-        # the later of the kept time and this one: two loads overlapping keep their failures
-        # in any order, and one begun earlier would have the wait fall due sooner. A kept
-        # time after now (a clock set back since) is replaced: it delays nothing
-        # (policy.next_try), and kept it would stop the profile from ever waiting again
+        # the last failure recorded sets the time, even one earlier than the kept time (two
+        # loads overlapping): keeping the later would have a job run at a fixed hour, whose
+        # failure is recorded last, miss its retry by a whole period; the stamp
+        # (policy.failure_stamp) already keeps half the wait after every failure
         conn.execute(
             "INSERT INTO profiles (id, state, status, reason, attempts, failed_at) "
             "VALUES (?, 'failed', ?, ?, 1, ?) ON CONFLICT (id) DO UPDATE SET "
-            "reason = excluded.reason, attempts = attempts + 1, "
-            "failed_at = CASE WHEN failed_at IS NULL OR failed_at < excluded.failed_at "
-            "OR failed_at > ? THEN excluded.failed_at ELSE failed_at END, "
+            "reason = excluded.reason, attempts = attempts + 1, failed_at = excluded.failed_at, "
             "status = CASE WHEN state = 'failed' THEN excluded.status ELSE status END",
             (int(record.id), status, _utf8(record.reason), now if failed_at is None
-             else failed_at, now))
+             else failed_at))
         return 0
     version = _bump(conn)
     conn.execute(
