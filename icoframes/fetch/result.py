@@ -110,9 +110,9 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                     state, reason = "not_fetched", "offline, and not in the cache"
                 else:
                     state = state or "not_fetched"
-                    reason = (index["reason"].get(ico_id) if "reason" in index
-                              else None) or "not fetched"
-                    reason += _waiting(index, ico_id)
+                    earlier = index["reason"].get(ico_id) if "reason" in index else None
+                    reason = (earlier if isinstance(earlier, str) and earlier  # (NA: none)
+                              else "not fetched") + _waiting(index, ico_id)
                 missing.append({"id": ico_id, "name": None if pd.isna(name) else name,
                                 "state": state, "reason": reason,
                                 "status": None if pd.isna(status) else status})

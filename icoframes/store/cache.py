@@ -35,7 +35,8 @@ from ..parse.lists import filters_frame, list_frame
 from ..schema import FILTERS, LIST, TEXT_DTYPE, TableSchema
 from ..tables import frame_from_arrow
 from .claims import Claims
-from .db import IDS_IN, InDatabase, from_ms, ms
+from .db import IDS_IN, InDatabase, Undecodable, from_ms, ms
+from .rows import Snapshot, damaged_profiles, repair_counter
 
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "WRITE_PROBE", "Cache",
            "ProfileRecord", "Snapshot", "Stored", "ipc", "keep_list", "record_in"]
@@ -67,10 +68,6 @@ CREATE TABLE IF NOT EXISTS claims (
 """
 _INDEX = ("status", "summary", "fetched_at", "state", "reason", "attempts", "failed_at",
           "version")
-_COPIES = pa.schema([pa.field(name, kind) for name, kind in (
-    ("id", pa.int64()), ("state", pa.string()), ("status", pa.string()), ("summary", pa.string()),
-    ("fetched_at", pa.timestamp("ms", tz="UTC")), ("raw", pa.string()), ("version", pa.int64()))])
-
 
 #: Frames decoded from stored answers, by schema, database and key, with the digest of the
 #: bytes each was decoded from (used again for those very bytes only, as a copy): a load
@@ -159,27 +156,6 @@ def ipc(frame: pd.DataFrame, schema: TableSchema) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
-class Snapshot:
-    """The profiles as of one read transaction; ``version`` the change counter then,
-    ``removed`` its value when a copy was last removed."""
-
-    def __init__(self, conn: sqlite3.Connection | None) -> None:
-        self._conn = conn
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall()) if conn else {}
-        self.version: int = meta.get("version", 0)
-        self.removed: int = meta.get("removed", 0)
-
-    def copies(self, since: int = 0, *, batch: int = 2000) -> Iterator[pa.Table]:
-        """Copies (fetched and gone) with ``version > since``, in version order, in batches."""
-        if self._conn is None:
-            return
-        cursor = self._conn.execute(f"SELECT {', '.join(_COPIES.names)} FROM profiles "
-                                    "WHERE version > ? ORDER BY version", (since,))
-        while rows := cursor.fetchmany(batch):
-            yield pa.Table.from_arrays([pa.array(column, field.type) for column, field in zip(
-                zip(*rows, strict=True), _COPIES, strict=True)], schema=_COPIES)
-
-
 class Cache(InDatabase):
     """The raw store of one service under the cache dir ``root`` (refused when another
     user owns it or others may write to it); ``base_url`` is the service's identity
@@ -193,6 +169,7 @@ class Cache(InDatabase):
         self.path = self.dir / DB_NAME
         self.lock = self.dir / LOCK_NAME
         self.tables_dir = self.dir / TABLES_DIR
+        self._skipped: set[int] = set()  # damaged, in a cache that cannot remove them: not read
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
@@ -226,26 +203,68 @@ class Cache(InDatabase):
         """One row per id with an outcome (sorted): ``status``, ``summary``, ``fetched_at``
         and ``version`` of the copy in use (missing without one), ``state``, and the
         failures since the copy: ``reason`` (the last), ``attempts`` (0: none), ``failed_at``."""
-        rows = self._rows(f"SELECT id, {', '.join(_INDEX)} FROM profiles ORDER BY id")
-        return _index_frame(rows) if rows else _empty_index().copy()
+        return self._index("")
 
     def failing_copies(self) -> pd.DataFrame:
         """The ids whose copy in use is out of date: a fetch to replace it failed since
         (``reason``, ``attempts``, ``failed_at``; indexed by id, as :meth:`profile_index`)."""
         # (read by every load: the partial index finds the few without scanning every copy)
-        rows = self._rows(f"SELECT id, {', '.join(_INDEX)} FROM profiles WHERE attempts > 0 "
-                          "AND state != 'failed' ORDER BY id")
+        return self._index("attempts > 0 AND state != 'failed'")
+
+    def _index(self, where: str) -> pd.DataFrame:
+        """The index of the rows ``where`` selects; when a row does not read, the damaged
+        rows are set aside (:meth:`set_aside_damaged`) and the rest read again."""
+        try:
+            return self._read_index(where)
+        except (Undecodable, ValueError, TypeError):
+            if not self.set_aside_damaged():
+                raise
+        return self._read_index(where)
+
+    def _read_index(self, where: str) -> pd.DataFrame:
+        skip = [f"NOT {IDS_IN}"] * bool(self._skipped)
+        where = " AND ".join([where] * bool(where) + skip)
+        rows = self._rows(f"SELECT id, {', '.join(_INDEX)} FROM profiles"
+                          f"{' WHERE ' * bool(where)}{where} ORDER BY id",
+                          *[json.dumps(sorted(self._skipped))] * bool(skip))
         return _index_frame(rows) if rows else _empty_index().copy()
+
+    def set_aside_damaged(self) -> bool:
+        """Quarantine the rows whose fields do not read as their types (or as UTF-8), found
+        in one scan; whether there were any."""
+        with self._read() as conn:
+            found = set() if conn is None else set(damaged_profiles(conn)) - self._skipped
+        self.quarantine(found, "a field not of its type, or text not UTF-8")
+        return bool(found)
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Snapshot]:
-        """The profiles as of now, read in one transaction (for the derived tables)."""
-        with self._read() as conn:
-            yield Snapshot(conn)
+        """The profiles as of now, read in one transaction (for the derived tables); a
+        damaged change counter is repaired first, where the cache can be written."""
+        for repair in (not self._read_only(), False):
+            with self._read() as conn:
+                if not (snap := Snapshot(conn, self._skipped)).damaged or not repair:
+                    yield snap
+                    return
+            with self.write() as conn:
+                value = repair_counter(conn)
+            if value is not None:
+                warn(f"icoframes cache: the change counter of {self.path} did not read; it "
+                     f"was set to {value} and the tables are rebuilt", CacheWarning)
+
+    def _read_only(self) -> bool:
+        return (db := self.database(write=False)) is not None and db.read_only
 
     def quarantine(self, ids: Iterable[int], why: str) -> None:
-        """Remove copies that cannot be read (they are fetched again), and say so."""
+        """Remove copies that cannot be read (they are fetched again), and say so; a cache
+        that cannot be written leaves them out of this object's reads instead."""
         if not (ids := sorted({int(i) for i in ids})):
+            return
+        if self._read_only():
+            self._skipped.update(ids)
+            warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); "
+                 f"the cache is read-only here: they are left out: ids {ids[:10]}",
+                 CacheWarning)
             return
         with self.write() as conn:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (_bump(conn),))
@@ -309,14 +328,14 @@ class Cache(InDatabase):
                 parse: Callable[[Any, Any], pd.DataFrame]) -> Stored | None:
         """A kept answer: its frame as stored, or parsed again from the raw when the stored
         one no longer reads (another schema); removed, with a warning, when neither reads."""
-        rows = self._rows("SELECT params, raw, frame, total_icos, complete, failed_pages, "
-                          "problems, fetched_at, CASE WHEN json_valid(raw) AND json_type(raw) "
-                          "= 'array' THEN json_array_length(raw) END FROM lists WHERE key = ?",
-                          key)
-        if not rows:
-            return None
-        params, text, frame, total, complete, failed, problems, at, items = rows[0]
         try:
+            rows = self._rows("SELECT params, raw, frame, total_icos, complete, failed_pages, "
+                              "problems, fetched_at, CASE WHEN json_valid(raw) AND json_type("
+                              "raw) = 'array' THEN json_array_length(raw) END FROM lists WHERE "
+                              "key = ?", key)
+            if not rows:
+                return None
+            params, text, frame, total, complete, failed, problems, at, items = rows[0]
             params, table = json.loads(params), None
             with contextlib.suppress(pa.ArrowException, ValueError, TypeError):
                 table = _decoded(schema, str(self.path), key, frame)
@@ -328,7 +347,7 @@ class Cache(InDatabase):
                     "failed_pages": json.loads(failed), "problems": json.loads(problems),
                     **({} if items is None else {"items": items})}  # (a list's)
             return Stored(table, from_ms(at), meta, text)
-        except (ValueError, TypeError, AttributeError) as exc:
+        except (ValueError, TypeError, AttributeError, Undecodable) as exc:
             with self.write() as conn:
                 conn.execute("DELETE FROM lists WHERE key = ?", (key,))
             warn(f"icoframes cache: the stored {schema.name} answer {key} is unreadable "
@@ -362,8 +381,8 @@ class Cache(InDatabase):
                     "lists.raw) THEN lists.raw END) AS item WHERE lists.key != ?1 AND item.type "
                     "= 'object') WHERE id > 0 AND id NOT IN (SELECT id FROM profiles)), "
                     "(SELECT count(*) FROM lists WHERE key != ?1), (SELECT min(fetched_at) FROM "
-                    "profiles WHERE version NOT NULL), (SELECT max(fetched_at) FROM profiles "
-                    "WHERE version NOT NULL)", (FILTER_SET,)).fetchone()
+                    "profiles WHERE typeof(fetched_at) = 'integer'), (SELECT max(fetched_at) "
+                    "FROM profiles WHERE typeof(fetched_at) = 'integer')", (FILTER_SET,)).fetchone()
         return {"states": states, "list_queries": queries or 0, "oldest": from_ms(oldest),
                 "newest": from_ms(newest)}
 

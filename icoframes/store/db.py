@@ -34,8 +34,8 @@ from ..errors import CacheError, CacheWarning, ConfigError, warn
 from ..files import not_a_folder
 
 __all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "SET_ASIDE", "SIDE_FILES", "CacheFolderRefused",
-           "Database", "InDatabase", "check_cache_dir", "disk_full", "from_ms", "ms",
-           "open_database"]
+           "Database", "InDatabase", "Undecodable", "check_cache_dir", "disk_full", "from_ms",
+           "ms", "open_database"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
@@ -80,6 +80,10 @@ class CacheFolderRefused(CacheError, ConfigError):
     """A cache dir or service folder refused as it is (a link or no folder in place of a
     service folder, another user's, one others may write to): a setting to fix, which the
     ``icoframes`` command exits 2 for (a ConfigError) as for any other bad setting."""
+
+
+class Undecodable(CacheError):
+    """A stored text that is not UTF-8 (a damaged byte): the reader sets its row aside."""
 
 
 def _checked(path: Path, what: str, *, create: bool, follow: bool) -> bool:
@@ -436,6 +440,8 @@ class Database:
             if _error(exc, "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM"):
                 raise CacheError(f"the cache {self.path} cannot be written ({exc}); use "
                                  "offline=True or a writable cache_dir") from None
+            if str(exc).startswith("Could not decode to UTF-8"):  # (Python's, not SQLite's)
+                raise Undecodable(f"the cache database {self.path}: {exc}") from None
             raise CacheError(f"the cache database {self.path} failed: {exc}") from exc
         except OSError as exc:
             if exc.errno == errno.ENOSPC:

@@ -156,9 +156,11 @@ class DerivedTables:
             return None
         with contextlib.suppress(OSError, ValueError, TypeError):
             state = dict(json.loads(self._state_path.read_text()))
-            if (state.get("removed") == snap.removed
+            versions = state.get("versions") or {}
+            if (state.get("removed") == snap.removed  # (a counter that went back: repaired)
+                    and max(versions.values(), default=0) <= snap.version
                     and state.get("fingerprint") == parser_fingerprint()):
-                return state.get("versions") or {}
+                return dict(versions)
         return None
 
     @staticmethod
@@ -186,16 +188,17 @@ class DerivedTables:
         return True
 
     def _tidy(self, snap: Snapshot, since: int, names: Collection[str]
-              ) -> tuple[set[int], Tables, list[int]]:
+              ) -> tuple[set[int], Tables, dict[int, str]]:
         """The ids of the copies newer than ``since`` (fetched or gone), those fetched
         tidied into the tables ``names`` (the others left empty), and the ids of those
-        whose stored text does not decode (left out)."""
+        that do not read (left out), with why."""
         parts: list[Tables] = []
         changed: set[int] = set()
-        unreadable: list[int] = []
+        unreadable: dict[int, str] = {}
         for batch in snap.copies(since):
             changed.update(batch.column("id").to_numpy().tolist())
             parts.append(_tidy_batch(batch, unreadable, self._decoded, names))
+        unreadable.update(dict.fromkeys(snap.found, "a field not of its type, or text not UTF-8"))
         return changed, _concat(parts), unreadable
 
     def _write_tables(self, write: Callable[[str], object], names: Collection[str]) -> None:
@@ -245,8 +248,8 @@ class DerivedTables:
         state said of them, still holds)."""
         with self.cache.snapshot() as snap:
             _, tables, unreadable = self._tidy(snap, 0, names)
-        if unreadable:  # after the read: quarantining writes
-            self.cache.quarantine(unreadable, "not JSON")
+        for why in sorted(set(unreadable.values())):  # after the read: quarantining writes
+            self.cache.quarantine([i for i, w in unreadable.items() if w == why], why)
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
@@ -278,11 +281,12 @@ def _full(exc: OSError, directory: Path) -> OSError:
     return disk_full(directory, "the tables could not be kept (they are rebuilt next time)")
 
 
-def _tidy_batch(batch: pa.Table, unreadable: list[int], decoded: dict[int, tuple[int, Any]],
-                names: Collection[str]) -> Tables:
+def _tidy_batch(batch: pa.Table, unreadable: dict[int, str],
+                decoded: dict[int, tuple[int, Any]], names: Collection[str]) -> Tables:
     """The fetched copies of one batch tidied into the tables ``names`` (gone ones have no
-    rows); the ids whose stored text does not decode are added to ``unreadable``. A copy
-    found in ``decoded`` (id -> (version, profile); taken out) is not decoded again."""
+    rows); the ids whose stored text does not decode, or is no profile of that id, are
+    added to ``unreadable``. A copy found in ``decoded`` (id -> (version, profile); taken
+    out) is not decoded again."""
     raw, statuses, times = [], {}, {}
     for ico_id, kind, status, text, at, version in zip(
             *(batch.column(c).to_pylist()
@@ -290,12 +294,19 @@ def _tidy_batch(batch: pa.Table, unreadable: list[int], decoded: dict[int, tuple
         known = decoded.pop(ico_id, None)
         if kind != "fetched":
             continue  # gone: listed, but no profile (error 482)
-        try:
-            raw.append(known[1] if known is not None and known[0] == version
-                       else loads_text(text))
-        except (ValueError, TypeError, RecursionError):
-            unreadable.append(ico_id)
-            continue
+        if known is not None and known[0] == version:
+            raw.append(known[1])  # (checked by the response gate)
+        else:
+            try:
+                profile = loads_text(text)
+            except (ValueError, TypeError, RecursionError):
+                unreadable[ico_id] = "not JSON"
+                continue
+            # valid JSON, yet another record (another id's, a number): its rows would be wrong
+            if not isinstance(profile, dict) or _profile_id(profile) != ico_id:
+                unreadable[ico_id] = "not a profile of its id"
+                continue
+            raw.append(profile)
         statuses[ico_id], times[ico_id] = status, at
     part = profiles.tidy(raw, statuses=statuses, tables=names)  # a cold load_icos: icos alone
     column = ICOS.column("fetched_at")
@@ -303,6 +314,14 @@ def _tidy_batch(batch: pa.Table, unreadable: list[int], decoded: dict[int, tuple
         part.icos["id"].to_numpy()).to_numpy(), utc=True)
     return dataclasses.replace(part, icos=part.icos.assign(
         fetched_at=pd.array(when, dtype=column.dtype)))  # type: ignore[arg-type]
+
+
+def _profile_id(profile: dict[str, Any]) -> int | None:
+    """The id of a stored profile, as the parser reads it (None: unreadable)."""
+    try:
+        return rules.parse_id(profile.get("id"))
+    except (ValueError, TypeError):
+        return None
 
 
 def _concat(parts: list[Tables]) -> Tables:

@@ -1,0 +1,113 @@
+"""Reading the rows of ``profiles``: a snapshot, and the rows that do not read, found by SQL.
+
+SQLite keeps whatever another program (or a damaged byte on disk) writes: text in an
+INTEGER column, a blob in a TEXT one, text that is not UTF-8 (which Python's ``sqlite3``
+refuses to read: the whole statement fails). The finders here run only after a fast
+read failed, so a warm load pays nothing for them; the caller sets the rows found aside
+(:meth:`~icoframes.store.cache.Cache.quarantine`) and reads the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+import pyarrow as pa
+
+from .db import IDS_IN
+
+__all__ = ["Snapshot", "damaged_profiles", "readable_counter", "repair_counter"]
+
+_COPIES = pa.schema([pa.field(name, kind) for name, kind in (
+    ("id", pa.int64()), ("state", pa.string()), ("status", pa.string()), ("summary", pa.string()),
+    ("fetched_at", pa.timestamp("ms", tz="UTC")), ("raw", pa.string()), ("version", pa.int64()))])
+
+# the declared type of each column of ``profiles`` (a NULL allowed unless said) and its text
+_INTEGERS = ("fetched_at", "version", "failed_at")
+_TEXTS = ("state", "status", "summary", "raw", "reason")
+_FIND = ("SELECT id, typeof(attempts) = 'integer' AND state IN ('fetched', 'gone', 'failed') AND "
+         + " AND ".join([f"typeof({c}) IN ('integer', 'null')" for c in _INTEGERS]
+                        + [f"typeof({c}) IN ('text', 'null')" for c in _TEXTS])
+         + ", " + ", ".join(f"CAST({c} AS BLOB)" for c in _TEXTS) + " FROM profiles")
+
+
+def _text(value: bytes | None) -> bool:
+    """Whether a stored text decodes (as ``sqlite3`` decodes it: UTF-8, strictly)."""
+    if value is None or value.isascii():
+        return True
+    try:
+        value.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def damaged_profiles(conn: sqlite3.Connection) -> list[int]:
+    """The ids of the rows of ``profiles`` with a field not of its declared type (or a state
+    not known) or a text that is not UTF-8: one scan, texts read as bytes."""
+    return [row[0] for row in conn.execute(_FIND)
+            if not (row[1] and all(_text(text) for text in row[2:]))]
+
+
+def readable_counter(conn: sqlite3.Connection) -> int:
+    """One more than every version (and counter value) still readable: what a damaged
+    change counter is set to."""
+    return int(conn.execute(
+        "SELECT coalesce(max(v), 0) + 1 FROM (SELECT max(version) AS v FROM profiles WHERE "
+        "typeof(version) = 'integer' UNION ALL SELECT value FROM meta WHERE typeof(value) = "
+        "'integer' AND key IN ('version', 'removed'))").fetchone()[0])
+
+
+def repair_counter(conn: sqlite3.Connection) -> int | None:
+    """In the write transaction ``conn``, a damaged change counter (``meta.version`` or the
+    removal mark ``meta.removed`` not an integer, or gone) set to :func:`readable_counter`,
+    both: the new value (None: neither was damaged, another process repaired them). The
+    derived tables are rebuilt: their state names an older removal mark."""
+    if conn.execute("SELECT count(*) FROM meta WHERE key IN ('version', 'removed') AND "
+                    "typeof(value) = 'integer'").fetchone()[0] == 2:
+        return None
+    value = readable_counter(conn)
+    conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                     [("version", value), ("removed", value)])
+    return value
+
+
+class Snapshot:
+    """The profiles as of one read transaction (but the ids ``skipped``); ``version`` the
+    change counter then, ``removed`` its value when a copy was last removed; ``damaged``:
+    the counter does not read (then, where it cannot be repaired, a removal no table
+    state names). ``found``: the ids of the rows :meth:`copies` could not read (left out)."""
+
+    def __init__(self, conn: sqlite3.Connection | None, skipped: Iterable[int] = ()) -> None:
+        self._conn, self.skipped, self.found = conn, set(skipped), set[int]()
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE typeof(value) = 'integer'"
+                                 ).fetchall()) if conn else {}
+        self.damaged = conn is not None and not {"version", "removed"} <= meta.keys()
+        self.version: int = meta.get("version", 0)
+        self.removed: int = meta.get("removed", 0)
+        if self.damaged and conn is not None:
+            self.version, self.removed = readable_counter(conn), -1
+
+    def copies(self, since: int = 0, *, batch: int = 2000) -> Iterator[pa.Table]:
+        """Copies (fetched and gone) with ``version > since``, in version order, in batches;
+        a row whose fields do not read as their types is added to ``found`` and left out."""
+        if self._conn is None:
+            return
+        left_out = self.skipped | self.found
+        cursor = self._conn.execute(
+            f"SELECT {', '.join(_COPIES.names)} FROM profiles WHERE version > ?"
+            f"{f' AND NOT {IDS_IN}' * bool(left_out)} ORDER BY version",
+            (since, *[json.dumps(sorted(left_out))] * bool(left_out)))
+        try:
+            while rows := cursor.fetchmany(batch):
+                table = pa.Table.from_arrays([pa.array(column, field.type) for column, field in
+                                              zip(zip(*rows, strict=True), _COPIES, strict=True)],
+                                             schema=_COPIES)
+                yield table
+                since = table.column("version")[-1].as_py()
+        except (sqlite3.OperationalError, pa.ArrowException, ValueError, TypeError):
+            if not (found := set(damaged_profiles(self._conn)) - left_out):
+                raise
+            self.found |= found
+            yield from self.copies(since, batch=batch)  # (the batches before it were whole)
