@@ -146,3 +146,15 @@ def test_a_read_only_cache_leaves_the_damaged_row_out_and_sends_nothing(cfg, tmp
     with sqlite3.connect(db) as conn:  # nothing removed: it could not be
         assert conn.execute("SELECT count(*) FROM profiles WHERE id = ?",
                             (damaged,)).fetchone() == (1,)
+
+
+def test_a_list_not_utf8_is_removed_and_paged_again(cfg, tmp_path):
+    db, ids, _ = _filled(cfg, tmp_path)
+    with sqlite3.connect(db) as conn:  # a byte of the past list's text damaged
+        assert conn.execute("UPDATE lists SET raw = CAST(CAST(raw AS BLOB) || x'c3' AS TEXT) "
+                            "WHERE key != 'filters'").rowcount == 1
+    pages = cfg.stats.requests.get("icos", 0)
+    got, said, sent = _load(cfg)
+    assert got == ids and sent == 0 and cfg.stats.requests.get("icos", 0) > pages
+    assert len(said) == 1 and "answer" in said[0] and "removed and is fetched again" in said[0]
+    assert _load(cfg, offline=True)[:2] == (ids, [])

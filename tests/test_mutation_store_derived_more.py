@@ -71,8 +71,9 @@ def test_each_copys_list_status_reaches_icos(tmp_path, raws):
 
 def test_a_copy_without_a_readable_id_in_a_batch_leaves_the_others_fetch_times(
         tmp_path, raws):
-    # the middle copy of one batch decodes but has no id tidy can read: no row in icos,
-    # and the fetch times of the copies after it stay with their own rows
+    # the middle copy of one batch decodes but has no id tidy can read: no row in icos (it is
+    # no profile of its id: quarantined), and the fetch times of the copies after it stay
+    # with their own rows
     cache = Cache(tmp_path, URL)
     times = [T0 + dt.timedelta(hours=h) for h in range(3)]
     bad = int(raws[1]["id"])
@@ -80,7 +81,8 @@ def test_a_copy_without_a_readable_id_in_a_batch_leaves_the_others_fetch_times(
                                  [int(raws[0]["id"]), bad, int(raws[2]["id"])], strict=True):
         with time_machine.travel(when, tick=False):
             cache.record(ProfileRecord(ico_id, "past", "s", json.dumps(raw)))
-    icos = DerivedTables(cache).table("icos").set_index("id")
+    with pytest.warns(CacheWarning, match=rf"not a profile of its id.*ids \[{bad}\]"):
+        icos = DerivedTables(cache).table("icos").set_index("id")
     assert icos["fetched_at"].to_dict() == {int(raws[0]["id"]): pd.Timestamp(times[0]),
                                             int(raws[2]["id"]): pd.Timestamp(times[2])}
     assert str(icos["fetched_at"].dtype) == str(profiles.tidy([]).icos["fetched_at"].dtype)

@@ -213,12 +213,12 @@ class Cache(InDatabase):
 
     def _index(self, where: str) -> pd.DataFrame:
         """The index of the rows ``where`` selects; when a row does not read, the damaged
-        rows are set aside (:meth:`set_aside_damaged`) and the rest read again."""
+        rows are set aside (:meth:`set_aside_damaged`) and the rest read again (none found:
+        another process removed them first, or the read fails again as it did)."""
         try:
             return self._read_index(where)
         except (Undecodable, ValueError, TypeError):
-            if not self.set_aside_damaged():
-                raise
+            self.set_aside_damaged()
         return self._read_index(where)
 
     def _read_index(self, where: str) -> pd.DataFrame:
