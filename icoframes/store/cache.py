@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
 import hashlib
 import json
 import os
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -32,11 +31,18 @@ import pyarrow as pa
 from ..errors import CacheWarning, warn
 from ..files import utcnow
 from ..parse.lists import filters_frame, list_frame
-from ..schema import FILTERS, LIST, TEXT_DTYPE, TableSchema
+from ..schema import FILTERS, LIST, TableSchema
 from ..tables import frame_from_arrow
 from .claims import Claims
 from .db import IDS_IN, InDatabase, Undecodable, from_ms, ms
-from .rows import Snapshot, damaged_profiles, repair_counter
+from .rows import (
+    INDEX_COLUMNS,
+    Snapshot,
+    damaged_profiles,
+    empty_index,
+    index_frame,
+    repair_counter,
+)
 
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "WRITE_PROBE", "Cache",
            "ProfileRecord", "Snapshot", "Stored", "ipc", "keep_list", "record_in"]
@@ -66,8 +72,6 @@ CREATE TABLE IF NOT EXISTS claims (
     id INTEGER PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
     expires REAL NOT NULL);
 """
-_INDEX = ("status", "summary", "fetched_at", "state", "reason", "attempts", "failed_at",
-          "version")
 
 #: Frames decoded from stored answers, by schema, database and key, with the digest of the
 #: bytes each was decoded from (used again for those very bytes only, as a copy): a load
@@ -224,10 +228,10 @@ class Cache(InDatabase):
     def _read_index(self, where: str) -> pd.DataFrame:
         skip = [f"NOT {IDS_IN}"] * bool(self._skipped)
         where = " AND ".join([where] * bool(where) + skip)
-        rows = self._rows(f"SELECT id, {', '.join(_INDEX)} FROM profiles"
+        rows = self._rows(f"SELECT id, {', '.join(INDEX_COLUMNS)} FROM profiles"
                           f"{' WHERE ' * bool(where)}{where} ORDER BY id",
                           *[json.dumps(sorted(self._skipped))] * bool(skip))
-        return _index_frame(rows) if rows else _empty_index().copy()
+        return index_frame(rows) if rows else empty_index().copy()
 
     def set_aside_damaged(self) -> bool:
         """Quarantine the rows whose fields do not read as their types (or as UTF-8), found
@@ -437,21 +441,3 @@ def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
         "VALUES (?, ?, ?, ?, ?, ?, ?)", (int(record.id), state, status, summary,
                                          _utf8(raw) if state == "fetched" else None, now, version))
     return version
-
-
-def _index_frame(rows: Sequence[Any]) -> pd.DataFrame:
-    """:meth:`Cache.profile_index` of the rows read."""
-    frame = pd.DataFrame.from_records(rows, columns=["id", *_INDEX]).astype(
-        {"id": "int64", "attempts": "int64", "version": "Int64",
-         **dict.fromkeys(("status", "summary", "state", "reason"), TEXT_DTYPE)})
-    for column in ("fetched_at", "failed_at"):
-        frame[column] = pd.to_datetime(frame[column].astype("Int64"), unit="ms",
-                                       utc=True).astype("datetime64[ms, UTC]")
-    return frame.set_index("id")
-
-
-@functools.cache
-def _empty_index() -> pd.DataFrame:
-    """The profile index of no profile (a cold load's), made once: building even an empty
-    frame with its dtypes costs milliseconds, and the planner reads it per load."""
-    return _index_frame([])

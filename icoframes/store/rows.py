@@ -9,15 +9,24 @@ read failed, so a warm load pays nothing for them; the caller sets the rows foun
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 
+from ..schema import TEXT_DTYPE
 from .db import IDS_IN
 
-__all__ = ["Snapshot", "damaged_profiles", "readable_counter", "repair_counter"]
+__all__ = ["INDEX_COLUMNS", "Snapshot", "damaged_profiles", "empty_index", "index_frame",
+           "readable_counter", "repair_counter"]
+
+#: The columns of ``profiles`` the profile index reads, after ``id``.
+INDEX_COLUMNS = ("status", "summary", "fetched_at", "state", "reason", "attempts", "failed_at",
+                 "version")
 
 _COPIES = pa.schema([pa.field(name, kind) for name, kind in (
     ("id", pa.int64()), ("state", pa.string()), ("status", pa.string()), ("summary", pa.string()),
@@ -111,3 +120,21 @@ class Snapshot:
                 raise
             self.found |= found
             yield from self.copies(since, batch=batch)  # (the batches before it were whole)
+
+
+def index_frame(rows: Sequence[Any]) -> pd.DataFrame:
+    """:meth:`~icoframes.store.cache.Cache.profile_index` of the rows read."""
+    frame = pd.DataFrame.from_records(rows, columns=["id", *INDEX_COLUMNS]).astype(
+        {"id": "int64", "attempts": "int64", "version": "Int64",
+         **dict.fromkeys(("status", "summary", "state", "reason"), TEXT_DTYPE)})
+    for column in ("fetched_at", "failed_at"):
+        frame[column] = pd.to_datetime(frame[column].astype("Int64"), unit="ms",
+                                       utc=True).astype("datetime64[ms, UTC]")
+    return frame.set_index("id")
+
+
+@functools.cache
+def empty_index() -> pd.DataFrame:
+    """The profile index of no profile (a cold load's), made once: building even an empty
+    frame with its dtypes costs milliseconds, and the planner reads it per load."""
+    return index_frame([])
