@@ -1,17 +1,16 @@
 """The ``icoframes`` command: ``export`` for cron, ``sandbox`` to serve the emulated API,
 ``demo`` for the end-to-end tour, and ``cache`` to inspect or clear the cache.
 
-Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings (including keys
-the service rejects, error 480, a ``base_url`` it has no method at, error 481, an
-``ICOFRAMES_*`` variable that names no setting, a cache dir refused, and an export folder
-that cannot be written); 3 the daily request limit (the service's error 485 or the
-``daily_quota`` setting) was reached before anything could be listed: nothing written, the
-next run resumes; 4 the query matched no ICO, nothing written (``export`` without
-``--allow-empty``); 5 the export is incomplete: what was fetched is written, marked
-``complete: false`` with the missing ids and why, also when the daily limit stopped the
-load part way (reason ``quota``) (``export`` without ``--allow-incomplete``), or ``cache
-clear`` left a path alone; 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM, or
-SIGHUP), what was fetched is kept either way; 1 anything else.
+Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings (keys the service
+rejects, a wrong ``base_url``, an unknown ``ICOFRAMES_*`` variable, a cache dir refused or
+an export folder that cannot be written: :data:`EXIT_CODES` lists them); 3 the daily
+request limit (the service's error 485 or the ``daily_quota`` setting) was reached before
+anything could be listed: nothing written, the next run resumes; 4 the query matched no
+ICO, nothing written (``export`` without ``--allow-empty``); 5 the export is incomplete:
+what was fetched is written, marked ``complete: false`` with the missing ids and why, also
+when the daily limit stopped the load part way (reason ``quota``) (``export`` without
+``--allow-incomplete``), or ``cache clear`` left a path alone; 130 interrupted (Ctrl-C) and
+143 terminated (SIGTERM, or SIGHUP), what was fetched is kept either way; 1 anything else.
 Logs go to stderr, warnings among them (one log line each, in the same format);
 progress bars show only when stderr is a terminal.
 ``icoframes --version`` prints the installed version. The export command's
