@@ -46,10 +46,10 @@ def as_naive_utc(value: object, name: str) -> pd.Timestamp:
     or text: an ISO date with a 4-digit year (``"2018-06-01"``, with an optional time and
     UTC offset: ``"2018-06-01 12:00"``, ``"2018-06-01T12:00+02:00"``). Anything else is
     :class:`InvalidParameter`, with the ISO date a text most likely means when it says one
-    plainly (``"2018/06/01"``, ``"June 1, 2018"``): a number (pandas would read ``2018`` as
-    2018 nanoseconds after 1970), and text pandas reads as year 1 (``"12"``, ``"Jan"``) or
-    by one country's order (``"1/2/2018"``). ``"now"`` and ``"today"`` are this moment in
-    UTC, as None is (pandas reads them on the local clock).
+    plainly (``"2018/06/01"``, ``"June 1, 2018"``, ``"20180601"``): a number (pandas would
+    read ``2018`` as 2018 nanoseconds after 1970), and text pandas reads as year 1 (``"12"``,
+    ``"Jan"``) or by one country's order (``"1/2/2018"``). ``"now"`` and ``"today"`` are this
+    moment in UTC, as None is (pandas reads them on the local clock).
     """
     if value is None or (isinstance(value, str) and value.strip().casefold() in _NOW_WORDS):
         return pd.Timestamp.now(tz="UTC").tz_localize(None)
@@ -76,15 +76,19 @@ def as_naive_utc(value: object, name: str) -> pd.Timestamp:
 
 def _meant_date(value: object) -> str:
     """``"; did you mean '2018-06-01'?"`` for a text that writes a date another way with its
-    year in 4 digits first (``"2018/06/01"``, ``"٢٠١٨-٠٦-٠١"``) or its month in words
-    (``"June 1, 2018"``), never one whose order of day and month is a guess (``"01.06.2018"``);
-    a zone apart after it (``"2018-06-01 12:00 UTC"``, ``"... +02:00"``) is kept, as an offset."""
+    year in 4 digits first (``"2018/06/01"``, ``"٢٠١٨-٠٦-٠١"``, ISO's basic ``"20180601"``)
+    or its month in words (``"June 1, 2018"``), never one whose order of day and month is a
+    guess (``"01.06.2018"``); a zone apart after it (``"2018-06-01 12:00 UTC"``,
+    ``"... +02:00"``) is kept, as an offset."""
     if not isinstance(value, str):
         return ""
     text = "".join(str(unicodedata.decimal(c)) if unicodedata.decimal(c, None) is not None
                    else c for c in value.strip())
     zone = _ZONE.search(text)
     text = text[:zone.start()] if zone else text
+    compact = re.fullmatch(r"([0-9]{4})([0-9]{2})([0-9]{2})", text, re.ASCII)
+    if compact:  # ISO's basic form of a date ("20180601"), its year first: no guess
+        text = "-".join(compact.groups())
     year = re.match(r"[0-9]{4}\b", text, re.ASCII)
     if not year and not (re.search(r"[A-Za-z]{3}", text) and len(re.findall(
             r"[0-9]+", text, re.ASCII)) == 2 and re.search(r"\b[0-9]{4}\b", text, re.ASCII)):

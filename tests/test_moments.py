@@ -31,7 +31,7 @@ def _tables() -> icoframes.Tables:
 # each was read as a date pandas guessed: 0001-01-12, 0001-01-01, 0001-05-05, 0001-01-02 ...
 @pytest.mark.parametrize("text", ["١٢", "Jan", "May 5", "1/2", "T12", "01.06.2018", "1/2/2018",
                                   "2018-13-01", "2018-06-01 25:00", "12", "Jan 2018", "NaT",
-                                  "2018-06-01x"])
+                                  "2018-06-01x", "20181301", "2018061"])
 def test_text_that_is_no_iso_date_is_refused_without_a_guess(text):
     with pytest.raises(InvalidParameter) as caught:
         icoframes.compute_features(_tables(), as_of=text)
@@ -45,7 +45,7 @@ def test_text_that_is_no_iso_date_is_refused_without_a_guess(text):
 @pytest.mark.parametrize(("text", "meant"), [
     ("2018/06/01", "2018-06-01"), ("June 1, 2018", "2018-06-01"), ("1 June 2018", "2018-06-01"),
     ("٢٠١٨-٠٦-٠١", "2018-06-01"), ("２０１８-06-01", "2018-06-01"), ("2018", "2018-01-01"),
-    ("2018-06", "2018-06-01"),
+    ("2018-06", "2018-06-01"), ("20180601", "2018-06-01"), ("２０１８0601", "2018-06-01"),
     ("2018/06/01 12:30", "2018-06-01 12:30:00")])
 def test_a_date_written_otherwise_is_refused_with_the_iso_date_it_means(text, meant):
     with pytest.raises(InvalidParameter) as caught:
