@@ -12,10 +12,12 @@ in :mod:`icoframes.snapshots` too.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .errors import InvalidParameter, quoted, warn
 from .moments import as_naive_utc
@@ -75,11 +77,14 @@ def snapshot_dates(frame: pd.DataFrame, *, whole: bool = False) -> pd.Index:
     return dates.sort_values()
 
 
-def named_dates(frame: pd.DataFrame, unknown: str, *, whole: bool = False) -> pd.Index:
+def named_dates(frame: pd.DataFrame, unknown: str, *, whole: bool = False,
+                reads_attrs: bool = False) -> pd.Index:
     """:func:`snapshot_dates` of a frame whose dates are UTC days (:func:`utc_dates`), every
     one of them a snapshot its ``attrs`` name (a frame without them names none: its rows'
     days are taken as they are): the days :func:`icoframes.report`, :func:`icoframes.changes`
-    and :func:`icoframes.plot_status_flow` count.
+    and :func:`icoframes.plot_status_flow` count. ``reads_attrs``: the caller needs the
+    ``attrs`` (report's manifests), so the refusal's way out for rows added by hand is the
+    frame without them, not without its ``attrs``.
 
     Raises
     ------
@@ -94,11 +99,16 @@ def named_dates(frame: pd.DataFrame, unknown: str, *, whole: bool = False) -> pd
     named = {str(i.get("snapshot_date")) for i in day_infos(frame)}
     stray = sorted({pd.Timestamp(d).date().isoformat() for d in dates} - named)
     if stray and named:
+        # a frame without attrs has no report: report's way out keeps them, drops the rows
+        kept = ("report() of the rows of its snapshots' days is their report: "
+                "d = icoframes.snapshots.utc_dates(frame); report(d[~d['snapshot_date'].isin("
+                f"pd.to_datetime({stray!r}))])" if reads_attrs else
+                "frame.attrs.pop('icoframes') counts the days of its rows alone")
         raise InvalidParameter(
             f"this frame holds rows of {', '.join(stray)}, a day that no snapshot in its "
             f"attrs['icoframes'] names: {unknown}. Rows added by hand (pd.concat keeps the "
-            "first frame's attrs)? frame.attrs.pop('icoframes') counts the days of its rows "
-            "alone. A zone localized rather than converted? A snapshot_date is a UTC day: "
+            f"first frame's attrs)? {kept}. A zone localized rather than converted? A "
+            "snapshot_date is a UTC day: "
             ".dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone, and "
             ".dt.normalize() then moves it to the zone's midnight, in the UTC day before")
     return dates
@@ -116,17 +126,21 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
     Read as their days: a zoned ``snapshot_date`` (``datetime64[..., tz]``), periods of a day
     (``.dt.to_period("D")``: no zone), text, ``datetime.date`` or Timestamp objects
     (``.dt.strftime("%Y-%m-%d")``, ``.dt.date``, ``astype(object)``; an ISO date with an
-    optional time and UTC offset, as a date argument; no offset: UTC), and a categorical
-    of any of those (``astype("category")``). An index level named ``snapshot_date`` or
-    ``id`` (``set_index("snapshot_date")``) is taken as the column (a frame also holding
-    that column keeps it). Any other frame is returned as it is; ``attrs`` are kept.
+    optional time and UTC offset, as a date argument; no offset: UTC; the text of a missing
+    value, ``"NaT"`` or ``""``, is NaT), pyarrow's timestamps, zoned or not, dates and text
+    (``timestamp[us, tz=UTC][pyarrow]``, ``date32[pyarrow]``), and a categorical of any of
+    those (``astype("category")``). An index level named ``snapshot_date`` or ``id``
+    (``set_index("snapshot_date")``) is taken as the column (a frame also holding that
+    column keeps it). A frame of naive numpy datetimes, or without ``snapshot_date``, is
+    returned as it is; ``attrs`` are kept.
 
     Raises
     ------
     InvalidParameter
-        Periods longer or shorter than a day (a month's holds no one snapshot's day), or a
-        value that is not a date (text pandas would guess, a number: the ISO date a text
-        most likely means, if one, as "did you mean").
+        Periods longer or shorter than a day (a month's holds no one snapshot's day), a
+        value that is not a date (text pandas would guess: the ISO date a text most likely
+        means, if one, as "did you mean"), or a column of numbers, booleans or durations
+        (what is read said; of integers written as ``20261102``, how they become dates).
 
     Examples
     --------
@@ -144,9 +158,11 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
     frame = _keys_as_columns(frame)
     if "snapshot_date" not in frame.columns:
         return frame
-    column = frame["snapshot_date"]
+    column = given = frame["snapshot_date"]
     if isinstance(column.dtype, pd.CategoricalDtype):  # its values, as its categories hold them
         column = column.astype(column.cat.categories.dtype)
+    if isinstance(column.dtype, pd.ArrowDtype):  # pyarrow's: as numpy's of the same kind
+        column = _from_arrow(column, column.dtype)
     if column.dtype == object or isinstance(column.dtype, pd.StringDtype):
         days = _parsed(column)
     elif isinstance(column.dtype, pd.DatetimeTZDtype):
@@ -158,11 +174,15 @@ def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
                 "is one day's; give its days (the dates read_snapshots gives, or periods of "
                 "a day: .dt.to_period('D'))")
         days = column.dt.to_timestamp()
-    elif column.dtype.kind == "M" and isinstance(frame["snapshot_date"].dtype,
-                                                 pd.CategoricalDtype):
-        days = column  # of naive datetimes: the days, as before astype("category")
-    else:
+    elif column.dtype.kind == "M" and column is not given:
+        days = column  # of naive datetimes (categorical, pyarrow's): the days, as numpy's
+    elif column.dtype.kind == "M":
         return frame
+    elif column.notna().any():
+        raise InvalidParameter(_no_dates(column))
+    else:  # no value at all (a float column of NaN): rows of no date, as NaT's
+        days = pd.Series(np.full(len(column), np.datetime64("NaT"), DATE_DTYPE),
+                         index=column.index)
     # midnight, as read_snapshots': a zone attached to its dates (tz_localize) is hours off
     out = frame.assign(snapshot_date=days.dt.normalize().astype(DATE_DTYPE))
     out.attrs = frame.attrs  # (assign keeps them; said, not left to pandas' version)
@@ -272,13 +292,62 @@ def _parsed(column: pd.Series) -> pd.Series:
     return pd.Series(moments[codes], index=column.index, name=column.name)  # -1: the NaT
 
 
+#: The text pandas makes of a missing value (``astype(str)``: ``NaT``, ``nan``, ``None``,
+#: ``<NA>``; ``to_csv``: empty): a row of no date, as the missing value itself is.
+_MISSING_TEXT = frozenset({"", str(pd.NaT), str(np.nan), str(None), str(pd.NA)})
+
+
 def _moment(value: object) -> np.datetime64:
     """One value of a ``snapshot_date`` column as a naive UTC moment (refused: not a date;
-    "now" and "today", which a date argument reads as this moment, name no snapshot's day)."""
+    "now" and "today", which a date argument reads as this moment, name no snapshot's day);
+    the text of a missing value (:data:`_MISSING_TEXT`) is NaT."""
+    if isinstance(value, str) and value.strip() in _MISSING_TEXT:
+        return np.datetime64("NaT")
     if isinstance(value, str) and value.strip().casefold() in ("now", "today"):
         raise InvalidParameter(f"a snapshot_date must be a date, got {quoted(value)}: the day "
                                "of a snapshot, as read_snapshots gives it (YYYY-MM-DD)")
     return as_naive_utc(value, "a snapshot_date").as_unit("ms").to_datetime64()
+
+
+def _from_arrow(column: pd.Series, dtype: pd.ArrowDtype) -> pd.Series:
+    """A column of a pyarrow dtype (``timestamp[us, tz=UTC][pyarrow]``, ``date32[pyarrow]``,
+    ``large_string[pyarrow]``) in numpy's or pandas' dtype of the same values, which
+    :func:`utc_dates` reads; of any other kind (numbers), as it is."""
+    kind = dtype.pyarrow_dtype
+    if pa.types.is_timestamp(kind):  # in its own unit: none is out of range
+        return column.astype(np.dtype(f"datetime64[{kind.unit}]") if kind.tz is None
+                             else pd.DatetimeTZDtype(kind.unit, kind.tz))
+    if pa.types.is_date(kind):
+        return column.astype(DATE_DTYPE)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return column.astype(object)
+    return column
+
+
+def _no_dates(column: pd.Series) -> str:
+    """Why a ``snapshot_date`` of numbers, booleans or durations is refused: no value of it is a
+    day (pandas would read a number as nanoseconds after 1970: every row on 1970-01-01, a
+    day no snapshot names), with what is read, and how numbers written as compact dates
+    (20261102) become dates."""
+    kind = column.dtype.kind
+    what = {"b": "booleans", "m": "durations"}.get(kind, "numbers" if kind in "iufc" else "values")
+    meant = ""
+    if kind in "iu" and column.notna().all() and all(_compact(v) for v in column.unique()):
+        meant = ("; did you mean pd.to_datetime(frame['snapshot_date'].astype(str), "
+                 "format='%Y%m%d')?")
+    return (f"snapshot_date holds {what} ({column.dtype}), not dates: a snapshot's day is a "
+            "date or datetime (as read_snapshots gives it, or zoned), a period of a day, a "
+            "datetime.date, or text of an ISO date with a 4-digit year ('YYYY-MM-DD' with an "
+            f"optional time){meant}")
+
+
+def _compact(number: object) -> bool:
+    """Whether ``number`` writes a date as ISO's basic form does (20261102: 2026-11-02)."""
+    text = str(number)
+    try:
+        return len(text) == 8 and bool(dt.date(int(text[:4]), int(text[4:6]), int(text[6:])))
+    except ValueError:  # no such day (20261340), or no number
+        return False
 
 
 def uncounted_days(frame: pd.DataFrame) -> list[str]:
@@ -341,7 +410,7 @@ def reported_days(frame: pd.DataFrame) -> list[str]:
     infos = day_infos(frame)
     named = [str(i.get("snapshot_date")) for i in infos]
     counted = {pd.Timestamp(d).date().isoformat()
-               for d in named_dates(frame, "its report is unknown")}
+               for d in named_dates(frame, "its report is unknown", reads_attrs=True)}
     rows = dict(zip(named, (i.get("rows") for i in infos), strict=True))
     broken = {day for day, i in zip(named, infos, strict=True) if i.get("complete") is False}
     order = sorted(rows)

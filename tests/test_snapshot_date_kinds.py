@@ -44,6 +44,15 @@ KINDS = {
     "Timestamp objects": lambda c: c.astype(object),
     "categorical": lambda c: c.astype("category"),
     "categorical text": lambda c: c.dt.strftime("%Y-%m-%d").astype("category"),
+    # pyarrow's (pd.read_parquet(..., dtype_backend="pyarrow")): a zoned one raised pandas'
+    # ValueError "cannot supply both a tz and a timezone-naive dtype" in changes(); the others
+    # lost the day without a row (day 3) and the days were not counted as numpy's
+    "pyarrow zoned": lambda c: c.dt.tz_localize("UTC").astype("timestamp[us, tz=UTC][pyarrow]"),
+    "pyarrow zone converted": lambda c: c.dt.tz_localize("UTC").dt.tz_convert(
+        "Asia/Tokyo").astype("timestamp[ms, tz=Asia/Tokyo][pyarrow]"),
+    "pyarrow naive": lambda c: c.astype("timestamp[us][pyarrow]"),
+    "pyarrow date": lambda c: c.astype("date32[pyarrow]"),
+    "pyarrow text": lambda c: c.dt.strftime("%Y-%m-%d").astype("large_string[pyarrow]"),
 }
 
 
@@ -150,6 +159,8 @@ def test_a_categorical_date_lets_no_pandas_warning_out(tree):
 @pytest.mark.parametrize(("text", "hint"), [
     ("2026/11/02", "; did you mean '2026-11-02'?"),
     ("November 2, 2026", "; did you mean '2026-11-02'?"),
+    ("20261102", "; did you mean '2026-11-02'?"),  # ISO's basic form, as a date argument's
+    ("20261340", ""),  # no such day
     ("11/02/2026", ""),  # month or day first: a guess, never offered
     ("yesterday", ""),
 ])
@@ -219,24 +230,29 @@ def test_dates_converted_then_normalized_in_a_zone_are_refused_by_every_reader(t
     made = snaps.assign(snapshot_date=zoned.dt.normalize())
     said = ("this frame holds rows of 2026-10-31, a day that no snapshot in its "
             "attrs['icoframes'] names: its {} unknown. Rows added by hand (pd.concat keeps the "
-            "first frame's attrs)? frame.attrs.pop('icoframes') counts the days of its rows "
-            "alone. A zone localized rather than converted? A snapshot_date is a UTC day: "
-            ".dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone, and .dt.normalize() "
-            "then moves it to the zone's midnight, in the UTC day before")
-    for reader, what in ((changes, "changes are"), (plot_status_flow, "status flow is"),
-                         (icoframes.report, "report is")):
+            "first frame's attrs)? {}. A zone localized rather than converted? A snapshot_date "
+            "is a UTC day: .dt.tz_localize('UTC').dt.tz_convert(zone) shows it in a zone, and "
+            ".dt.normalize() then moves it to the zone's midnight, in the UTC day before")
+    popped = "frame.attrs.pop('icoframes') counts the days of its rows alone"
+    dropped = ("report() of the rows of its snapshots' days is their report: d = "
+               "icoframes.snapshots.utc_dates(frame); report(d[~d['snapshot_date'].isin("
+               "pd.to_datetime(['2026-10-31']))])")
+    for reader, what, kept in ((changes, "changes are", popped),
+                               (plot_status_flow, "status flow is", popped),
+                               (icoframes.report, "report is", dropped)):
         with pytest.raises(InvalidParameter) as raised:
             reader(made)
-        assert str(raised.value) == said.format(what)
+        assert str(raised.value) == said.format(what, kept)
     with pytest.warns(IcoframesWarning, match=_DAY5):  # converted alone: the same days
         assert changes(snaps.assign(snapshot_date=zoned)).equals(changes(snaps))
 
 
-def test_a_categorical_of_no_dates_is_left_as_it_is():
-    """utc_dates reads a categorical by its categories' dtype: of numbers it is no date
-    (the frame as given, as a column of numbers is), not an AttributeError from .dt."""
+def test_a_categorical_of_no_dates_is_refused_as_its_numbers_are():
+    """utc_dates reads a categorical by its categories' dtype: of numbers it is no date,
+    refused as a column of numbers is, not an AttributeError from .dt."""
     frame = pd.DataFrame({"snapshot_date": pd.Series([1, 2]).astype("category"), "id": [1, 2]})
-    assert utc_dates(frame) is frame
+    with pytest.raises(InvalidParameter, match=r"^snapshot_date holds numbers \(int64\), not "):
+        utc_dates(frame)
 
 
 def test_rows_without_a_date_are_read_as_if_dropped(tree):
@@ -279,7 +295,98 @@ def test_rows_added_by_hand_of_a_day_no_snapshot_names_are_refused_saying_so(tre
         "attrs['icoframes'] names: its changes are unknown. Rows added by hand (pd.concat "
         "keeps the first frame's attrs)? frame.attrs.pop('icoframes') counts the days of its "
         "rows alone. A zone localized rather than converted?")
-    whatif.attrs.pop("icoframes")  # as the message says: the days of its rows
+    with pytest.raises(InvalidParameter, match="its status flow is unknown. Rows added by hand"
+                       r" \(pd.concat keeps the first frame's attrs\)\? frame.attrs.pop"):
+        plot_status_flow(whatif)
+    # report() needs the attrs (the manifests): on ca98c47 its hint was changes' (pop them),
+    # which led to "this DataFrame carries no load report"; its own leads to the report
+    with pytest.raises(InvalidParameter) as refused:
+        icoframes.report(whatif)
+    kept = ("report() of the rows of its snapshots' days is their report: d = "
+            "icoframes.snapshots.utc_dates(frame); report(d[~d['snapshot_date'].isin("
+            "pd.to_datetime(['2026-11-06']))]). A zone localized rather than converted?")
+    assert "its report is unknown. Rows added by hand (pd.concat keeps the first frame's " \
+           f"attrs)? {kept}" in str(refused.value)
+    d = icoframes.snapshots.utc_dates(whatif)
+    assert icoframes.report(d[~d["snapshot_date"].isin(pd.to_datetime(["2026-11-06"]))]) == \
+        icoframes.report(snaps)
+    whatif.attrs.pop("icoframes")  # as changes' and the plot's message says: its rows' days
     events = changes(whatif)
     assert events[["snapshot_date", "ico_id", "kind"]].values.tolist() == []  # 4 and 6 alike
     assert list(snapshot_dates(whatif)) == [day(1), day(2), day(4), day(6)]
+    ax = plot_status_flow(whatif)
+    assert [t.get_text() for t in ax.get_xticklabels()] == [
+        "2026-11-01", "2026-11-02", "2026-11-04", "2026-11-06"]
+    matplotlib.pyplot.close(ax.figure)
+    with pytest.raises(InvalidParameter, match="carries no load report"):  # no attrs: no report
+        icoframes.report(whatif)
+
+
+@pytest.mark.parametrize("missing", ["NaT", "", " ", "nan", "None", "<NA>", None])
+@pytest.mark.parametrize("dtype", [object, "string"])
+def test_the_text_of_a_missing_date_is_read_as_nat(tree, missing, dtype):
+    """Text a missing date becomes (``astype(str)``: 'NaT'; ``to_csv``: '') is a row of no date,
+    as NaT of a datetime column is, by every reader: on ca98c47 it was refused (a
+    snapshot_date must be a date ..., got 'NaT') while None and NaT were left out."""
+    out, _ = tree
+    snaps = read_snapshots(out)
+    text = snaps["snapshot_date"].dt.strftime("%Y-%m-%d").astype(object)
+    undated = snaps.assign(snapshot_date=text.where(
+        ~snaps["snapshot_date"].isin([day(2), day(4)]), missing).astype(dtype))
+    dated = snaps.assign(snapshot_date=snaps["snapshot_date"].where(
+        ~snaps["snapshot_date"].isin([day(2), day(4)])))
+    events, got, plot, said = _read(undated)
+    want_events, want_report, want_plot, want_said = _read(dated)
+    pd.testing.assert_frame_equal(events, want_events)
+    assert got == want_report and plot == want_plot and said == want_said
+    assert plot == (["2026-11-01"], [[3]])  # the days of its rows: day 1
+
+
+def test_numbers_are_refused_as_no_dates_by_every_reader(tree):
+    """A snapshot_date of numbers: on ca98c47 each was read as nanoseconds after 1970 and the
+    frame refused as "rows of 1970-01-01 ... A zone localized rather than converted?", a
+    hint of time zones. Refused as no dates, with what is read, and for compact dates
+    (20261102) how they become dates, which reads as the read_snapshots frame."""
+    out, _ = tree
+    snaps = read_snapshots(out)
+    compact = snaps.assign(snapshot_date=snaps["snapshot_date"].dt.strftime("%Y%m%d").astype(int))
+    accepted = ("not dates: a snapshot's day is a date or datetime (as read_snapshots gives it, "
+                "or zoned), a period of a day, a datetime.date, or text of an ISO date with a "
+                "4-digit year ('YYYY-MM-DD' with an optional time)")
+    meant = "; did you mean pd.to_datetime(frame['snapshot_date'].astype(str), format='%Y%m%d')?"
+    cases = [(compact, f"snapshot_date holds numbers (int64), {accepted}{meant}"),
+             (compact.astype({"snapshot_date": float}),
+              f"snapshot_date holds numbers (float64), {accepted}"),
+             (compact.astype({"snapshot_date": "int64[pyarrow]"}),
+              f"snapshot_date holds numbers (int64[pyarrow]), {accepted}{meant}"),
+             (snaps.assign(snapshot_date=snaps["snapshot_date"] - day(1)),
+              f"snapshot_date holds durations (timedelta64[ms]), {accepted}")]
+    for made, said in cases:
+        for reader in (changes, icoframes.report, plot_status_flow):
+            with pytest.raises(InvalidParameter) as raised:
+                reader(made)
+            assert str(raised.value) == said
+    frame = compact  # as the hint says
+    fixed = frame.assign(snapshot_date=pd.to_datetime(frame["snapshot_date"].astype(str),
+                                                      format="%Y%m%d"))
+    want_events, want_report, want_plot, want_said = _read(snaps)
+    events, got, plot, said = _read(fixed)
+    pd.testing.assert_frame_equal(events, want_events)
+    assert got == want_report and plot == want_plot and said == want_said
+
+
+def test_pyarrow_zoned_dates_of_events_are_read_not_a_pandas_error(tree):
+    """changes() of a ``timestamp[us, tz=UTC][pyarrow]`` snapshot_date whose snapshots differ
+    raised pandas' raw ValueError on ca98c47 ("cannot supply both a tz and a timezone-naive
+    dtype") when it typed its events' dates: they are read_snapshots' events."""
+    out, chosen = tree
+    snaps = read_snapshots(out)
+    gone = snaps[~((snaps["snapshot_date"] == day(2)) & (snaps["id"] == chosen[0]))]
+    zoned = gone.assign(snapshot_date=gone["snapshot_date"].dt.tz_localize("UTC").astype(
+        "timestamp[us, tz=UTC][pyarrow]"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IcoframesWarning)  # day 5, as of the frame: not counted
+        events, want = changes(zoned), changes(gone)
+    pd.testing.assert_frame_equal(events, want)
+    assert events[["snapshot_date", "ico_id", "kind"]].values.tolist()[:2] == [
+        [day(2), chosen[0], "removed"], [day(3), chosen[1], "removed"]]
