@@ -293,15 +293,17 @@ def _parsed(column: pd.Series) -> pd.Series:
 
 
 #: The text pandas makes of a missing value (``astype(str)``: ``NaT``, ``nan``, ``None``,
-#: ``<NA>``; ``to_csv``: empty): a row of no date, as the missing value itself is.
-_MISSING_TEXT = frozenset({"", str(pd.NaT), str(np.nan), str(None), str(pd.NA)})
+#: ``<NA>``; ``to_csv``: empty), in any case (other tools write ``NaN``, ``NAT``): a row of
+#: no date, as the missing value itself is.
+_MISSING_TEXT = frozenset(text.casefold() for text in
+                          ("", str(pd.NaT), str(np.nan), str(None), str(pd.NA)))
 
 
 def _moment(value: object) -> np.datetime64:
     """One value of a ``snapshot_date`` column as a naive UTC moment (refused: not a date;
     "now" and "today", which a date argument reads as this moment, name no snapshot's day);
     the text of a missing value (:data:`_MISSING_TEXT`) is NaT."""
-    if isinstance(value, str) and value.strip() in _MISSING_TEXT:
+    if isinstance(value, str) and value.strip().casefold() in _MISSING_TEXT:
         return np.datetime64("NaT")
     if isinstance(value, str) and value.strip().casefold() in ("now", "today"):
         raise InvalidParameter(f"a snapshot_date must be a date, got {quoted(value)}: the day "
@@ -311,14 +313,22 @@ def _moment(value: object) -> np.datetime64:
 
 def _from_arrow(column: pd.Series, dtype: pd.ArrowDtype) -> pd.Series:
     """A column of a pyarrow dtype (``timestamp[us, tz=UTC][pyarrow]``, ``date32[pyarrow]``,
-    ``large_string[pyarrow]``) in numpy's or pandas' dtype of the same values, which
-    :func:`utc_dates` reads; of any other kind (numbers), as it is."""
+    ``large_string[pyarrow]``, ``string_view``, or a dictionary of any of those) in numpy's
+    or pandas' dtype of the same values, which :func:`utc_dates` reads; of any other kind
+    (numbers), as it is."""
     kind = dtype.pyarrow_dtype
+    if pa.types.is_dictionary(kind):  # (a hive partition key read with dtype_backend="pyarrow")
+        values = pd.ArrowDtype(kind.value_type)
+        return _from_arrow(column.astype(values), values)
     if pa.types.is_timestamp(kind):  # in its own unit: none is out of range
         return column.astype(np.dtype(f"datetime64[{kind.unit}]") if kind.tz is None
                              else pd.DatetimeTZDtype(kind.unit, kind.tz))
     if pa.types.is_date(kind):
         return column.astype(DATE_DTYPE)
+    if getattr(pa.types, "is_string_view", lambda _: False)(kind):  # (pyarrow 16 and later)
+        text = pa.array(column.array).cast(pa.string())  # (pandas' astype refuses the kind)
+        return pd.Series(text.to_numpy(zero_copy_only=False), index=column.index,
+                         name=column.name, dtype=object)
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         return column.astype(object)
     return column
