@@ -15,10 +15,12 @@ the index, cut to one day, reported every day, while ``changes`` refused it.
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import warnings
 
 import matplotlib
 import pandas as pd
+import pyarrow as pa
 import pytest
 import time_machine
 
@@ -322,7 +324,8 @@ def test_rows_added_by_hand_of_a_day_no_snapshot_names_are_refused_saying_so(tre
         icoframes.report(whatif)
 
 
-@pytest.mark.parametrize("missing", ["NaT", "", " ", "nan", "None", "<NA>", None])
+@pytest.mark.parametrize("missing", ["NaT", "", " ", "nan", "None", "<NA>", None,
+                                     "NaN", "nat", " NONE ", "<na>"])
 @pytest.mark.parametrize("dtype", [object, "string"])
 def test_the_text_of_a_missing_date_is_read_as_nat(tree, missing, dtype):
     """Text a missing date becomes (``astype(str)``: 'NaT'; ``to_csv``: '') is a row of no date,
@@ -390,3 +393,46 @@ def test_pyarrow_zoned_dates_of_events_are_read_not_a_pandas_error(tree):
     pd.testing.assert_frame_equal(events, want)
     assert events[["snapshot_date", "ico_id", "kind"]].values.tolist()[:2] == [
         [day(2), chosen[0], "removed"], [day(3), chosen[1], "removed"]]
+
+
+def test_a_partitioned_tree_read_with_pyarrow_dtypes_is_read_as_the_default_read(tree, tmp_path):
+    """``pd.read_parquet(tree, dtype_backend="pyarrow")`` gives the hive key snapshot_date as
+    ``dictionary<values=string, ...>[pyarrow]``: read by every reader as the default read's
+    (a categorical), not refused as "holds values ..., not dates"."""
+    out, _ = tree
+    icos = tmp_path / "icos"
+    for part in sorted(out.glob("snapshot_date=*")):
+        if (part / "icos.parquet").exists():
+            (icos / part.name).mkdir(parents=True)
+            shutil.copy(part / "icos.parquet", icos / part.name / "icos.parquet")
+    attrs = read_snapshots(out).attrs
+    plain = pd.read_parquet(icos)
+    arrow = pd.read_parquet(icos, dtype_backend="pyarrow")
+    plain.attrs = arrow.attrs = attrs
+    assert pa.types.is_dictionary(arrow["snapshot_date"].dtype.pyarrow_dtype)
+    want_events, want_report, want_plot, want_said = _read(plain)
+    events, got, plot, said = _read(arrow)
+    pd.testing.assert_frame_equal(events[want_events.columns[:4]],
+                                  want_events[want_events.columns[:4]])
+    assert len(events) == len(want_events) == 6
+    assert got == want_report and plot == want_plot and said == want_said
+
+
+@pytest.mark.parametrize("kind", [pa.dictionary(pa.int32(), pa.timestamp("ms")),
+                                  pa.dictionary(pa.int8(), pa.date32()), pa.string_view()])
+def test_pyarrow_dictionaries_and_string_views_are_read_as_their_values(tree, kind):
+    """A dictionary of dates, or text as ``string_view``: the days its values are."""
+    out, _ = tree
+    snaps = read_snapshots(out)
+    column = snaps["snapshot_date"]
+    values = (column.dt.strftime("%Y-%m-%d") if pa.types.is_string_view(kind) else column)
+    made = snaps.assign(snapshot_date=pd.Series(
+        pa.array(values.tolist()).cast(kind), index=column.index).astype(pd.ArrowDtype(kind))
+        if pa.types.is_string_view(kind) else pd.Series(
+        pa.array(values).cast(kind.value_type).dictionary_encode().cast(kind),
+        index=column.index, dtype=pd.ArrowDtype(kind)))
+    assert made["snapshot_date"].dtype == pd.ArrowDtype(kind)
+    events, got, plot, said = _read(made)
+    want_events, want_report, want_plot, want_said = _read(snaps)
+    pd.testing.assert_frame_equal(events, want_events)
+    assert got == want_report and plot == want_plot and said == want_said

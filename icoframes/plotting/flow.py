@@ -282,7 +282,9 @@ def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
     status moves, new, first seen, removed and unseen ICOs; then what is known after."""
     both = old.index.intersection(new.index)
     was, now = old.loc[both].fillna("unknown"), new.loc[both].fillna("unknown")
-    changed = was != now
+    # by position (both hold the ids of `both`, in its order): pandas refuses to compare two
+    # whose empty indexes differ in dtype (ids of pyarrow's int64 against a day of no row)
+    changed = was.to_numpy() != now.to_numpy()
     pairs = pd.Series(list(zip(was[changed], now[changed], strict=True)), dtype=object)
     counted: dict[Any, int] = pairs.value_counts().sort_index().to_dict()
     lines = [f"{n} {a}{_ARROW}{b}" for (a, b), n in counted.items()]
