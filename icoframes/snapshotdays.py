@@ -341,10 +341,14 @@ def _no_dates(column: pd.Series) -> str:
     (20261102) become dates."""
     kind = column.dtype.kind
     what = {"b": "booleans", "m": "durations"}.get(kind, "numbers" if kind in "iufc" else "values")
-    meant = ""
-    if kind in "iu" and column.notna().all() and all(_compact(v) for v in column.unique()):
-        meant = ("; did you mean pd.to_datetime(frame['snapshot_date'].astype(str), "
-                 "format='%Y%m%d')?")
+    meant, present = "", column.dropna().unique()
+    if kind in "iuf" and len(present) and all(
+            float(v).is_integer() and _compact(int(v)) for v in present):
+        # floats (read_csv's, a cell blank) and missing values: as text 20261102.0 and <NA>,
+        # which the format refuses; Int64 then pandas' string keep them a number and NA
+        whole = kind in "iu" and bool(column.notna().all())
+        text = "astype(str)" if whole else "astype('Int64').astype('string')"
+        meant = f"; did you mean pd.to_datetime(frame['snapshot_date'].{text}, format='%Y%m%d')?"
     return (f"snapshot_date holds {what} ({column.dtype}), not dates: a snapshot's day is a "
             "date or datetime (as read_snapshots gives it, or zoned), a period of a day, a "
             "datetime.date, or text of an ISO date with a 4-digit year ('YYYY-MM-DD' with an "

@@ -357,8 +357,20 @@ def test_numbers_are_refused_as_no_dates_by_every_reader(tree):
                 "or zoned), a period of a day, a datetime.date, or text of an ISO date with a "
                 "4-digit year ('YYYY-MM-DD' with an optional time)")
     meant = "; did you mean pd.to_datetime(frame['snapshot_date'].astype(str), format='%Y%m%d')?"
+    blank = ("; did you mean pd.to_datetime(frame['snapshot_date'].astype('Int64')"
+             ".astype('string'), format='%Y%m%d')?")
+    # a day's cells blank (read_csv: floats, NaN), as a row of no date
+    holed = compact.assign(snapshot_date=compact["snapshot_date"].where(
+        snaps["snapshot_date"] != day(2)))
     cases = [(compact, f"snapshot_date holds numbers (int64), {accepted}{meant}"),
              (compact.astype({"snapshot_date": float}),
+              f"snapshot_date holds numbers (float64), {accepted}{blank}"),
+             (compact.astype({"snapshot_date": "Int64"}),
+              f"snapshot_date holds numbers (Int64), {accepted}{meant}"),
+             (holed, f"snapshot_date holds numbers (float64), {accepted}{blank}"),
+             (holed.astype({"snapshot_date": "Int64"}),
+              f"snapshot_date holds numbers (Int64), {accepted}{blank}"),
+             (compact.assign(snapshot_date=compact["snapshot_date"] + 0.5),
               f"snapshot_date holds numbers (float64), {accepted}"),
              (compact.astype({"snapshot_date": "int64[pyarrow]"}),
               f"snapshot_date holds numbers (int64[pyarrow]), {accepted}{meant}"),
@@ -374,6 +386,15 @@ def test_numbers_are_refused_as_no_dates_by_every_reader(tree):
                                                       format="%Y%m%d"))
     want_events, want_report, want_plot, want_said = _read(snaps)
     events, got, plot, said = _read(fixed)
+    pd.testing.assert_frame_equal(events, want_events)
+    assert got == want_report and plot == want_plot and said == want_said
+    frame = holed  # as its hint says: day 2's rows of no date, as NaT's are
+    fixed = frame.assign(snapshot_date=pd.to_datetime(
+        frame["snapshot_date"].astype("Int64").astype("string"), format="%Y%m%d"))
+    dated = snaps.assign(snapshot_date=snaps["snapshot_date"].where(
+        snaps["snapshot_date"] != day(2)))
+    events, got, plot, said = _read(fixed)
+    want_events, want_report, want_plot, want_said = _read(dated)
     pd.testing.assert_frame_equal(events, want_events)
     assert got == want_report and plot == want_plot and said == want_said
 
