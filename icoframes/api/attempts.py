@@ -14,6 +14,7 @@ none: the retry policy's attempts or time are spent (a ``Retry-After`` past its
 from __future__ import annotations
 
 import time
+from urllib.parse import urlsplit
 
 from ..errors import BadResponse, ServiceUnavailable
 from .control import Cancelled, LoadControl
@@ -39,11 +40,15 @@ class Attempts:
         What the breaker counts the request as (a profile: ``("ico", id)``).
     path : str
         The endpoint's path, said in the error.
+    service : str, optional
+        The service's address without user information, named when the request is given up
+        early (the service failing as a whole: where it is matters, not the one path).
     """
 
     def __init__(self, policy: RetryPolicy, control: LoadControl, item: object,
-                 path: str) -> None:
+                 path: str, *, service: str = "") -> None:
         self.policy, self.control, self.item, self.path = policy, control, item, path
+        self.service = urlsplit(service).netloc or service
         self.started = time.monotonic()
         self.count = 0  # attempts made
         self.limited = 0  # of which a rate limiter asked to wait, the wait honoured (not spent)
@@ -118,7 +123,8 @@ class Attempts:
             note = (f" (the service asked to wait {_seconds(asked)} before another try, "
                     f"Retry-After, past the retry policy's {self.policy.max_elapsed:g} s)")
         elif early:
-            note = " (given up early: the service was failing other requests too)"
+            note = (f" (given up early: the service{' at ' if self.service else ''}"
+                    f"{self.service} was failing other requests too)")
         message = (f"{self.path}: {failure}" if failure.final else f"{self.path}: gave up after "
                    f"{self.count} attempts in {elapsed:.1f} s{note}; last failure: {failure}")
         error = (BadResponse(message, code=failure.code, endpoint=self.path, reason=str(failure))

@@ -11,10 +11,9 @@ backoff and jitter, an answer the gate refuses (a body that is no JSON among the
 sent again: :mod:`.attempts`), and counts, per endpoint, every attempt, the requests sent
 (as the ledger books them) and those answered. Thread-safe.
 
-The private key is used for signing only, and the user information of a
-``base_url`` like ``http://user:pass@host`` only as each request's Basic auth
-(:mod:`icoframes.api.auth`): neither is in a ``repr``, a log, an error message or
-a local of the frames a traceback with locals shows.
+The private key is used for signing only, and the user information of a ``base_url`` like
+``http://user:pass@host`` only as each request's Basic auth (:mod:`icoframes.api.auth`): neither is
+in a ``repr``, a log, an error message or a local of the frames a traceback with locals shows.
 """
 
 from __future__ import annotations
@@ -313,7 +312,8 @@ class Client:
         path = ENDPOINTS[endpoint]
         # the item is the request (its retries are one item's), a profile named by its id
         item = profile_item(payload.get("id")) if endpoint == "ico" else (endpoint, body)
-        url, attempts = self._origin + path, Attempts(self.retry, self.control, item, path)
+        url = self._origin + path
+        attempts = Attempts(self.retry, self.control, item, path, service=self._origin)
         while True:
             attempts.begin()  # a stopped load sends nothing more
             try:
