@@ -236,6 +236,18 @@ def profile_reply(make_data: Callable[[Any], Any], **extra: Any) -> Behaviour:
     return behaviour
 
 
+def limited_profiles(bad: set[int]) -> Behaviour:
+    """Profiles answered, but those of ``bad`` always refused: 429 asking a wait of 0 s (under
+    a second), as a rate limiter on those ids answers."""
+    def behaviour(h: Any) -> None:
+        ico = int(h.request_json()["id"])
+        if ico in bad:
+            return h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": "0"},
+                                "text/html")
+        json_reply({"error": None, "data": {"id": ico, "main": {"name": f"P{ico}"}}})(h)
+    return behaviour
+
+
 def redirect(status: int, location: str) -> Behaviour:
     """A 3xx to ``location`` (carrying a valid-looking JSON body)."""
     return raw_reply(b'{"error":null,"data":{"id":1}}', status, headers={"Location": location})

@@ -13,7 +13,7 @@ loopback HTTP; the asked-wait rule's clock is ``asks_outlasted``'s (no wall cloc
 from __future__ import annotations
 
 import pytest
-from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from hostile import LIST, PROFILE, HostileServer, limited_profiles, paged_list
 
 import icoframes
 from icoframes.api.control import BREAKER_FAILURES, BREAKER_ITEMS
@@ -23,18 +23,6 @@ pytestmark = pytest.mark.usefixtures("quick_retries", "asks_outlasted")
 
 N = 40
 ATTEMPTS = 6  # the retry policy's max_attempts (a 429's honoured asks: 6 turns besides)
-
-
-def _refusing(bad: set[int]):
-    """Profiles answered, but those of ``bad`` always refused: 429 asking a wait (0 s: under a
-    second, ``asks_outlasted`` counts it as one), as a limiter on those ids."""
-    def behaviour(h):
-        ico = int(h.request_json()["id"])
-        if ico in bad:
-            return h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": "0"},
-                                "text/html")
-        json_reply({"error": None, "data": {"id": ico, "main": {"name": f"P{ico}"}}})(h)
-    return behaviour
 
 
 def _load_failing(configure, srv, workers: int, bad: set[int]):
@@ -53,7 +41,7 @@ def test_two_ids_a_limiter_always_refuses_next_to_each_other_are_their_failures(
     # was ServiceUnavailable "the last 13 each asked to wait" after 9 rows (one worker), or at
     # the end of the load, the rest fetched but none returned (8 workers)
     bad = {10, 11}
-    with HostileServer({LIST: paged_list(N), PROFILE: _refusing(bad)}) as srv:
+    with HostileServer({LIST: paged_list(N), PROFILE: limited_profiles(bad)}) as srv:
         _load_failing(configure, srv, workers, bad)
         if workers == 1:  # id 10: its 12 asks (6 turns, 6 attempts); 11: one, the run of 13
             # would trip but for its items, so it gives up (its next ask tells nothing more)
@@ -64,7 +52,7 @@ def test_ids_refused_for_good_in_a_row_short_of_the_breakers_items_are_their_fai
         configure):
     # BREAKER_ITEMS - 1 ids in a row always refused: one ask each after the first's 12
     bad = set(range(5, 5 + BREAKER_ITEMS - 1))
-    with HostileServer({LIST: paged_list(N), PROFILE: _refusing(bad)}) as srv:
+    with HostileServer({LIST: paged_list(N), PROFILE: limited_profiles(bad)}) as srv:
         _load_failing(configure, srv, 1, bad)
         assert srv.hits[PROFILE] == N - len(bad) + 2 * ATTEMPTS + len(bad) - 1
 
@@ -96,7 +84,8 @@ def test_a_service_asking_every_request_to_wait_stops_any_load_within_a_few_doze
     # every profile refused (429, Retry-After: 0): one worker, the first item's 12 asks, then
     # one of each next item until BREAKER_ITEMS (each gives up: the run would trip but for
     # its items); a few items' asks alone never stop a load
-    with HostileServer({LIST: paged_list(N), PROFILE: _refusing(set(range(1, N + 1)))}) as srv:
+    every_id = set(range(1, N + 1))
+    with HostileServer({LIST: paged_list(N), PROFILE: limited_profiles(every_id)}) as srv:
         configure(srv, max_workers=workers)
         with pytest.raises(ServiceUnavailable, match="each asked to wait"):
             icoframes.load_icos(status="past", progress=False)

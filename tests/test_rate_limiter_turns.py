@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from hostile import LIST, PROFILE, HostileServer, json_reply, limited_profiles, paged_list
 
 import icoframes
 from icoframes.api.asked import AskedRun
@@ -94,14 +94,7 @@ def test_an_id_a_limiter_always_refuses_is_that_ids_failure(configure):
     # load after 9 of 60 rows. Now its 6 turns and 6 attempts, then failed; the others come
     bad = set(range(10, N + 1, 10))
 
-    def behaviour(h):
-        ico = int(h.request_json()["id"])
-        if ico in bad:
-            return h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": "0"},
-                                "text/html")
-        json_reply({"error": None, "data": {"id": ico, "main": {"name": f"P{ico}"}}})(h)
-
-    with HostileServer({LIST: paged_list(N), PROFILE: behaviour}) as srv:
+    with HostileServer({LIST: paged_list(N), PROFILE: limited_profiles(bad)}) as srv:
         configure(srv, max_workers=1)
         with pytest.warns(IncompleteWarning, match=f"{len(bad)} failed"):
             icos = icoframes.load_icos(status="past", progress=False)
