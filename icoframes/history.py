@@ -53,6 +53,7 @@ from .snapshots import (
     read_snapshots,
     snapshot_folders,
     snapshot_info,
+    warn_cut_rows,
     warn_uncounted,
 )
 
@@ -183,6 +184,7 @@ def changes(
              else read_snapshots(export_folder(snapshots, "snapshots")))
     # its days as read_snapshots gives them (UTC, datetime64[ms]), from the index too; a
     # row of no date left out
+    given = len(frame)
     frame = dated_rows(frame)
     compared = _columns(kinds, frame)
     for needed in ("snapshot_date", "id"):
@@ -193,6 +195,9 @@ def changes(
     dates = named_dates(frame, "its changes are unknown", whole=whole)
     if not whole:
         warn_uncounted(frame, "changes", "changes(path) of the tree counts them")
+        warn_cut_rows(frame, "changes", "changes() of the whole read_snapshots frame (or of "
+                      "the path), then its events of the ids wanted, say what changed at the "
+                      "service", undated=given - len(frame))
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
     gaps_of = gaps_by_date(frame)  # the last read of attrs: the manifests' summaries
     frame = without_attrs(frame)  # each day's groups and comparisons: no report to carry

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from .errors import InvalidParameter, UnknownName, did_you_mean, quoted
+from .errors import InvalidParameter, UnknownName, did_you_mean, quoted, warn
 from .exported import (
     MANIFEST,
     consistent_read,
@@ -41,6 +41,7 @@ from .exported import (
 from .files import entry_kind
 from .frozen import freeze
 from .queries import checked_keywords
+from .quoting import counted
 from .reporting import manifest_summary
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
 from .snapshotdays import (
@@ -57,7 +58,7 @@ from .tables import read_table
 # the days of a frame are snapshotdays' (low in the layers: report() counts them too)
 __all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "read_snapshots", "snapshot_dates",
            "snapshot_folders", "snapshot_info", "table_schema", "uncounted_days", "utc_dates",
-           "warn_uncounted"]
+           "warn_cut_rows", "warn_uncounted"]
 
 _T = TypeVar("_T")
 
@@ -329,3 +330,26 @@ def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "queries": pd.Series([r["queries"] for r in rows], dtype=object),
         "queries_given": pd.Series([r["queries_given"] for r in rows], dtype=object),
     })
+
+
+def warn_cut_rows(frame: pd.DataFrame, who: str, fix: str, *, undated: int = 0) -> None:
+    """Warn (:class:`~icoframes.errors.IcoframesWarning`) when ``frame`` (its days read by
+    :func:`dated_rows`) holds fewer rows of a day than that day's snapshot did (``rows`` in
+    ``attrs``): rows cut by a filter, so an ICO leaving or entering the rows kept (its status
+    moved, its value crossed the filter's bound) reads as removed or new; ``fix`` says what
+    to do instead. A day without a row is :func:`warn_uncounted`'s; rows the frame holds
+    without a date (``undated``, left out by :func:`dated_rows`) may be any day's missing
+    rows, so only more missing rows than those are a cut."""
+    held = frame.groupby("snapshot_date", observed=True).size()
+    cut, missing = [], 0
+    for info in day_infos(frame):
+        rows, day = info.get("rows"), info.get("snapshot_date")
+        kept = int(held.get(pd.Timestamp(str(day)), 0)) if day is not None else 0
+        if isinstance(rows, int) and 0 < kept < rows:
+            cut.append(f"{day}: {kept} of {rows}")
+            missing += rows - kept
+    if missing > undated:
+        warn(f"{who}: the frame holds fewer rows than {counted(len(cut), 'snapshot')} "
+             f"held ({', '.join(cut[:3])}{', ...' if len(cut) > 3 else ''}): an ICO that left "
+             f"or entered the rows kept (a filter by status or by a value) reads as removed or "
+             f"new; {fix}")

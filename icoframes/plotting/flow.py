@@ -24,7 +24,7 @@ from ..errors import InvalidParameter
 from ..frozen import without_attrs
 from ..quoting import counted
 from ..snapshotdays import dated_rows, named_dates
-from ..snapshots import Gaps, gaps_by_date, snapshot_dates, warn_uncounted
+from ..snapshots import Gaps, gaps_by_date, snapshot_dates, warn_cut_rows, warn_uncounted
 from ._axes import (
     UNKNOWN_COLOR,
     add_note,
@@ -116,6 +116,7 @@ def plot_status_flow(
     ['1 upcoming→ongoing']
     """
     check_frame(frame)
+    given = len(frame)
     frame = dated_rows(frame)  # its days in UTC, from the index too, as changes reads them
     if all(c in frame.columns for c in _SNAPSHOT_COLUMNS):
         # a tree mixing queries: its moves are none at the service (days without a row too)
@@ -123,6 +124,9 @@ def plot_status_flow(
         check_one_query(frame, named_dates(frame, "its status flow is unknown"))
         warn_uncounted(frame, "plot_status_flow",
                        "plot_status_flow(changes(path)) draws the moves of the tree's days")
+        warn_cut_rows(frame, "plot_status_flow", "plot_status_flow(changes(path)), or of the "
+                      "whole read_snapshots frame, draws the moves at the service",
+                      undated=given - len(frame))
         return _draw_snapshots(frame, _axes(ax), style)
     if all(c in frame.columns for c in _EVENT_COLUMNS):
         return _draw_events(frame, _axes(ax), style)
