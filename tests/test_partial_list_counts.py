@@ -67,6 +67,23 @@ def test_the_count_of_a_page_answered_earlier_but_handled_last_does_not_hide_an_
     assert "missing_unknown" not in query
 
 
+def _grows_then_page_2_fails(n: int, *, after: list[int]):
+    """A list of ``n`` ICOs that gains ICO ``n + 1`` at its end once the pages ``after`` were
+    asked (in that order), and whose page 2 fails for good from the second pass on; the
+    pages asked, one request at a time."""
+    listed, asked = list(range(1, n + 1)), []
+
+    def lists(h) -> None:
+        page = h.request_json().get("page", 1)
+        asked.append(page)
+        if asked.count(1) > 1 and page == 2:
+            return html_reply(503, "down")(h)
+        _answer(h, list(listed), page)
+        if asked == after:
+            listed.append(n + 1)
+    return lists, asked
+
+
 def test_a_partial_list_whose_rows_reach_its_count_says_how_many_it_lacks_is_unknown(
         configure, quick_retries):
     """ICO 61 joins the end of the list after pass 1's page 2, so page 3 moved and the list is
@@ -74,17 +91,7 @@ def test_a_partial_list_whose_rows_reach_its_count_says_how_many_it_lacks_is_unk
     (1-61) reach the count (61), yet what page 2 lists now is unknown: one that joined there
     may be missing while one that left makes up the count. ``missing`` is None and
     ``missing_unknown`` says why (was: ``missing`` 0 with ``complete`` False)."""
-    listed, asked = list(range(1, 61)), []
-
-    def lists(h) -> None:
-        page = h.request_json().get("page", 1)
-        asked.append(page)  # (one request at a time)
-        if asked.count(1) > 1 and page == 2:
-            return html_reply(503, "down")(h)
-        _answer(h, list(listed), page)
-        if asked == [1, 2]:
-            listed.append(61)
-
+    lists, asked = _grows_then_page_2_fails(60, after=[1, 2])
     with HostileServer({LIST: lists}) as server:
         configure(server, max_workers=1)
         with pytest.warns(IncompleteWarning, match=r"is partial \(pages failed\)"):
@@ -109,17 +116,7 @@ def test_a_page_that_failed_in_the_last_pass_says_so_though_it_moved_in_the_firs
     """ICO 41 joins the end of the list after pass 1's page 1, so pass 1's page 2 moved; in
     pass 2 that page fails for good. ``failed_pages`` says why the list lacks it now, the
     failure (was: pass 1's move, which pass 2 had paged past), and the warning names it."""
-    listed, asked = list(range(1, 41)), []
-
-    def lists(h) -> None:
-        page = h.request_json().get("page", 1)
-        asked.append(page)  # (one request at a time)
-        if asked.count(1) > 1 and page == 2:
-            return html_reply(503, "down")(h)
-        _answer(h, list(listed), page)
-        if asked == [1]:
-            listed.append(41)
-
+    lists, asked = _grows_then_page_2_fails(40, after=[1])
     with HostileServer({LIST: lists}) as server:
         configure(server, max_workers=1)
         with pytest.warns(IncompleteWarning, match=r"is partial \(pages failed\)"):

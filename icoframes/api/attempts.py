@@ -48,7 +48,7 @@ class Attempts:
     def __init__(self, policy: RetryPolicy, control: LoadControl, item: object,
                  path: str, *, service: str = "") -> None:
         self.policy, self.control, self.item, self.path = policy, control, item, path
-        self.service = urlsplit(service).netloc or service
+        self.service = service  # its host is read only when it is said
         self.started = time.monotonic()
         self.count = 0  # attempts made
         self.limited = 0  # of which a rate limiter asked to wait, the wait honoured (not spent)
@@ -123,8 +123,9 @@ class Attempts:
             note = (f" (the service asked to wait {_seconds(asked)} before another try, "
                     f"Retry-After, past the retry policy's {self.policy.max_elapsed:g} s)")
         elif early:
-            note = (f" (given up early: the service{' at ' if self.service else ''}"
-                    f"{self.service} was failing other requests too)")
+            host = urlsplit(self.service).netloc or self.service
+            note = (f" (given up early: the service{' at ' if host else ''}{host} was failing "
+                    "other requests too)")
         message = (f"{self.path}: {failure}" if failure.final else f"{self.path}: gave up after "
                    f"{self.count} attempts in {elapsed:.1f} s{note}; last failure: {failure}")
         error = (BadResponse(message, code=failure.code, endpoint=self.path, reason=str(failure))
