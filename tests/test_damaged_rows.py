@@ -31,6 +31,8 @@ ROWS = {
     "fetched_at as text": ("UPDATE profiles SET fetched_at = 'x' WHERE id = :id", "index"),
     "attempts as text": ("UPDATE profiles SET attempts = 'x' WHERE id = :id", "index"),
     "version as text": ("UPDATE profiles SET version = 'x' WHERE id = :id", "index"),
+    "fetched_at out of range": ("UPDATE profiles SET fetched_at = 1 << 62 WHERE id = :id",
+                                "index"),
     "summary not UTF-8": ("UPDATE profiles SET summary = CAST(x'7bc3' AS TEXT) WHERE id = :id",
                           "index"),
     "status a blob": ("UPDATE profiles SET status = x'ff00' WHERE id = :id", "index"),

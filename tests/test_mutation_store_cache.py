@@ -285,11 +285,12 @@ def test_copies_are_read_in_version_order_in_batches(cache):
 def test_quarantine_removes_the_copies_and_counts_a_removal(cache):
     for i in range(1, 13):
         cache.record(ProfileRecord(i, "past", "s", "{}"))
-    cache.quarantine([], "not JSON")  # nothing to do: no write, no warning
+    cache.quarantine({}, "not JSON")  # nothing to do: no write, no warning
     with cache.snapshot() as snap:
         assert snap.removed == 0
     with pytest.warns(CacheWarning) as caught:
-        cache.quarantine([12, 3, 1, 2, 4, 5, 6, 7, 8, 9, 10, 3], "not JSON")
+        # (each id's version, the copy found unreadable: ids 1 to 12 were kept as 1 to 12)
+        cache.quarantine({i: i for i in [12, 3, 1, 2, 4, 5, 6, 7, 8, 9, 10, 3]}, "not JSON")
     assert [str(w.message) for w in caught] == [
         "icoframes cache: 11 stored profile(s) could not be read (not JSON); they were removed "
         "and will be fetched again: ids [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"]

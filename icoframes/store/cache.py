@@ -19,7 +19,7 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -41,6 +41,7 @@ from .rows import (
     damaged_profiles,
     empty_index,
     index_frame,
+    next_version,
     repair_counter,
 )
 
@@ -238,7 +239,7 @@ class Cache(InDatabase):
         in one scan; whether there were any."""
         with self._read() as conn:
             found = set() if conn is None else set(damaged_profiles(conn)) - self._skipped
-        self.quarantine(found, "a field not of its type, or text not UTF-8")
+        self.quarantine(dict.fromkeys(found), "a field not of its type, or text not UTF-8")
         return bool(found)
 
     @contextlib.contextmanager
@@ -259,10 +260,13 @@ class Cache(InDatabase):
     def _read_only(self) -> bool:
         return (db := self.database(write=False)) is not None and db.read_only
 
-    def quarantine(self, ids: Iterable[int], why: str) -> None:
-        """Remove copies that cannot be read (they are fetched again), and say so; a cache
-        that cannot be written leaves them out of this object's reads instead."""
-        if not (ids := sorted({int(i) for i in ids})):
+    def quarantine(self, seen: Mapping[int, int | None], why: str) -> None:
+        """Remove copies that cannot be read (they are fetched again), and say so: ``seen``
+        maps each id to the version of the copy that did not read, or None for a row whose
+        fields did not (:func:`~.rows.damaged_profiles`, checked again here). A copy another
+        process stored since is kept. A cache that cannot be written leaves them out of this
+        object's reads instead."""
+        if not (ids := sorted({int(i) for i in seen})):
             return
         if self._read_only():
             self._skipped.update(ids)
@@ -270,11 +274,17 @@ class Cache(InDatabase):
                  f"the cache is read-only here: they are left out: ids {ids[:10]}",
                  CacheWarning)
             return
-        with self.write() as conn:
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (_bump(conn),))
-            conn.execute(f"DELETE FROM profiles WHERE {IDS_IN}", (json.dumps(ids),))
-        warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); they "
-             f"were removed and will be fetched again: ids {ids[:10]}", CacheWarning)
+        with self.write() as conn:  # (checked in the transaction that removes them)
+            damaged = set(damaged_profiles(conn, [i for i in ids if seen[i] is None]))
+            ids = [i for i in ids if i in damaged or (seen[i] is not None and conn.execute(
+                "SELECT 1 FROM profiles WHERE id = ? AND version IS ?", (i, seen[i])).fetchone())]
+            if ids:
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'",
+                             (next_version(conn),))
+                conn.execute(f"DELETE FROM profiles WHERE {IDS_IN}", (json.dumps(ids),))
+        if ids:
+            warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); "
+                 f"they were removed and will be fetched again: ids {ids[:10]}", CacheWarning)
 
     def claims(self) -> Claims:
         """Claims on profile ids for one crawl, shared with every process using this folder."""
@@ -400,12 +410,6 @@ def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: 
         _json(failed_pages or {}), _json(problems or []), fetched_at))
 
 
-def _bump(conn: sqlite3.Connection) -> int:
-    """The next value of the change counter (inside a write transaction)."""
-    return int(conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'version' "
-                            "RETURNING value").fetchone()[0])
-
-
 def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
               failed_at: int | Callable[[int], int] | None = None) -> int:
     """Keep ``record`` in the transaction ``conn``: a failure never replaces a copy, and a
@@ -435,7 +439,7 @@ def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
             (int(record.id), status, _utf8(record.reason), now if failed_at is None
              else failed_at))
         return 0
-    version = _bump(conn)
+    version = next_version(conn)
     conn.execute(
         "INSERT OR REPLACE INTO profiles (id, state, status, summary, raw, fetched_at, version) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)", (int(record.id), state, status, summary,

@@ -188,17 +188,19 @@ class DerivedTables:
         return True
 
     def _tidy(self, snap: Snapshot, since: int, names: Collection[str]
-              ) -> tuple[set[int], Tables, dict[int, str]]:
+              ) -> tuple[set[int], Tables, dict[int, tuple[str, int | None]]]:
         """The ids of the copies newer than ``since`` (fetched or gone), those fetched
         tidied into the tables ``names`` (the others left empty), and the ids of those
-        that do not read (left out), with why."""
+        that do not read (left out), with why and the version that did not (None: a row
+        whose fields do not read)."""
         parts: list[Tables] = []
         changed: set[int] = set()
-        unreadable: dict[int, str] = {}
+        unreadable: dict[int, tuple[str, int | None]] = {}
         for batch in snap.copies(since):
             changed.update(batch.column("id").to_numpy().tolist())
             parts.append(_tidy_batch(batch, unreadable, self._decoded, names))
-        unreadable.update(dict.fromkeys(snap.found, "a field not of its type, or text not UTF-8"))
+        unreadable.update(dict.fromkeys(snap.found, ("a field not of its type, or text not UTF-8",
+                                                     None)))
         return changed, _concat(parts), unreadable
 
     def _write_tables(self, write: Callable[[str], object], names: Collection[str]) -> None:
@@ -248,8 +250,8 @@ class DerivedTables:
         state said of them, still holds)."""
         with self.cache.snapshot() as snap:
             _, tables, unreadable = self._tidy(snap, 0, names)
-        for why in sorted(set(unreadable.values())):  # after the read: quarantining writes
-            self.cache.quarantine([i for i, w in unreadable.items() if w == why], why)
+        for why in sorted({why for why, _ in unreadable.values()}):  # (after the read: a write)
+            self.cache.quarantine({i: v for i, (w, v) in unreadable.items() if w == why}, why)
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
@@ -281,7 +283,7 @@ def _full(exc: OSError, directory: Path) -> OSError:
     return disk_full(directory, "the tables could not be kept (they are rebuilt next time)")
 
 
-def _tidy_batch(batch: pa.Table, unreadable: dict[int, str],
+def _tidy_batch(batch: pa.Table, unreadable: dict[int, tuple[str, int | None]],
                 decoded: dict[int, tuple[int, Any]], names: Collection[str]) -> Tables:
     """The fetched copies of one batch tidied into the tables ``names`` (gone ones have no
     rows); the ids whose stored text does not decode, or is no profile of that id, are
@@ -300,11 +302,11 @@ def _tidy_batch(batch: pa.Table, unreadable: dict[int, str],
             try:
                 profile = loads_text(text)
             except (ValueError, TypeError, RecursionError):
-                unreadable[ico_id] = "not JSON"
+                unreadable[ico_id] = ("not JSON", version)
                 continue
             # valid JSON, yet another record (another id's, a number): its rows would be wrong
             if not isinstance(profile, dict) or _profile_id(profile) != ico_id:
-                unreadable[ico_id] = "not a profile of its id"
+                unreadable[ico_id] = ("not a profile of its id", version)
                 continue
             raw.append(profile)
         statuses[ico_id], times[ico_id] = status, at

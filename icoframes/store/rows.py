@@ -17,12 +17,14 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from ..errors import CacheWarning, warn
 from ..schema import TEXT_DTYPE
 from .db import IDS_IN
 
-__all__ = ["INDEX_COLUMNS", "Snapshot", "damaged_profiles", "empty_index", "index_frame",
-           "readable_counter", "repair_counter"]
+__all__ = ["INDEX_COLUMNS", "TIME_RANGE", "Snapshot", "damaged_profiles", "empty_index",
+           "index_frame", "next_version", "readable_counter", "repair_counter"]
 
 #: The columns of ``profiles`` the profile index reads, after ``id``.
 INDEX_COLUMNS = ("status", "summary", "fetched_at", "state", "reason", "attempts", "failed_at",
@@ -32,11 +34,16 @@ _COPIES = pa.schema([pa.field(name, kind) for name, kind in (
     ("id", pa.int64()), ("state", pa.string()), ("status", pa.string()), ("summary", pa.string()),
     ("fetched_at", pa.timestamp("ms", tz="UTC")), ("raw", pa.string()), ("version", pa.int64()))])
 
+#: The times a row may hold (ms since the epoch): from then to 2262, the last year pandas's
+#: nanosecond datetimes reach; a time outside is a damaged integer, not a fetch.
+TIME_RANGE = (0, 9_214_646_400_000)
 # the declared type of each column of ``profiles`` (a NULL allowed unless said) and its text
 _INTEGERS = ("fetched_at", "version", "failed_at")
 _TEXTS = ("state", "status", "summary", "raw", "reason")
 _FIND = ("SELECT id, typeof(attempts) = 'integer' AND state IN ('fetched', 'gone', 'failed') AND "
          + " AND ".join([f"typeof({c}) IN ('integer', 'null')" for c in _INTEGERS]
+                        + [f"coalesce({c} BETWEEN {TIME_RANGE[0]} AND {TIME_RANGE[1]}, 1)"
+                           for c in ("fetched_at", "failed_at")]
                         + [f"typeof({c}) IN ('text', 'null')" for c in _TEXTS])
          + ", " + ", ".join(f"CAST({c} AS BLOB)" for c in _TEXTS) + " FROM profiles")
 
@@ -52,10 +59,12 @@ def _text(value: bytes | None) -> bool:
     return True
 
 
-def damaged_profiles(conn: sqlite3.Connection) -> list[int]:
-    """The ids of the rows of ``profiles`` with a field not of its declared type (or a state
-    not known) or a text that is not UTF-8: one scan, texts read as bytes."""
-    return [row[0] for row in conn.execute(_FIND)
+def damaged_profiles(conn: sqlite3.Connection, ids: Iterable[int] | None = None) -> list[int]:
+    """The ids of the rows of ``profiles`` (among ``ids``: all by default) with a field not of
+    its declared type (a state not known, a time out of :data:`TIME_RANGE`) or a text that is
+    not UTF-8: one scan, texts read as bytes."""
+    among = () if ids is None else (json.dumps(sorted(ids)),)
+    return [row[0] for row in conn.execute(_FIND + f" WHERE {IDS_IN}" * bool(among), among)
             if not (row[1] and all(_text(text) for text in row[2:]))]
 
 
@@ -80,6 +89,18 @@ def repair_counter(conn: sqlite3.Connection) -> int | None:
     conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                      [("version", value), ("removed", value)])
     return value
+
+
+def next_version(conn: sqlite3.Connection) -> int:
+    """The next value of the change counter (in the write transaction ``conn``); a counter
+    that does not read is repaired first (:func:`repair_counter`), never counted from 0."""
+    bump = ("UPDATE meta SET value = value + 1 WHERE key = 'version' AND typeof(value) = "
+            "'integer' RETURNING value")
+    if (row := conn.execute(bump).fetchone()) is None:
+        warn(f"icoframes cache: the change counter did not read; it was set to "
+             f"{repair_counter(conn)} and the tables are rebuilt", CacheWarning)
+        row = conn.execute(bump).fetchone()
+    return int(row[0])
 
 
 class Snapshot:
@@ -113,6 +134,9 @@ class Snapshot:
                 table = pa.Table.from_arrays([pa.array(column, field.type) for column, field in
                                               zip(zip(*rows, strict=True), _COPIES, strict=True)],
                                              schema=_COPIES)
+                low, high = pc.min_max(table.column("fetched_at").cast(pa.int64())).values()
+                if not TIME_RANGE[0] <= (low.as_py() or 0) <= (high.as_py() or 0) <= TIME_RANGE[1]:
+                    raise ValueError("a time out of range")  # (found below, by the scan)
                 yield table
                 since = table.column("version")[-1].as_py()
         except (sqlite3.OperationalError, pa.ArrowException, ValueError, TypeError):
