@@ -1,7 +1,7 @@
 """Run the benchmarks and write ``benchmarks/RESULTS.md``: ``python -m benchmarks``.
 
 Options: ``--quick`` (small sizes, one repetition: a smoke run), ``--only
-tidy,features,crawl,quota,cache,freshness,store,cachedlists`` (a subset), ``--out PATH``.
+tidy,features,crawl,quota,cache,freshness,store,cachedlists,attrs`` (a subset), ``--out PATH``.
 A full run writes ``benchmarks/RESULTS.md``; a quick or partial run prints its markdown
 instead, so it never replaces the full results, unless ``--out`` is given. Progress goes
 to stderr. The full run is sized to finish in under 10 minutes on 2 cores, but for the
@@ -115,6 +115,17 @@ def _cachedlists(quick: bool) -> Section:
                    bench_cached_lists.markdown(result))
 
 
+def _attrs(quick: bool) -> Section:
+    from . import bench_attrs  # needs time-machine (a dev dependency) to date the snapshots
+
+    rows = (bench_attrs.run(n_icos=300, budget=30, days=(5,), repeats=3, rounds=2,
+                             change_rounds=1) if quick
+            else bench_attrs.run())
+    return Section("Report in attrs: what it costs pandas operations and changes()",
+                   (bench_attrs.__doc__ or "").split("\n\n", 1)[1] + "\n\n"
+                   + bench_attrs.markdown(rows), bench_attrs.targets(rows))
+
+
 def _freshness(quick: bool) -> Section:
     from . import bench_freshness  # needs time-machine (a dev dependency) to move the clock
 
@@ -127,7 +138,7 @@ def _freshness(quick: bool) -> Section:
 BENCHMARKS: dict[str, Callable[[bool], Section]] = {
     "tidy": _tidy, "features": _features, "crawl": _crawl,
     "quota": _quota, "cache": _cache, "freshness": _freshness, "store": _store,
-    "cachedlists": _cachedlists,
+    "cachedlists": _cachedlists, "attrs": _attrs,
 }
 
 

@@ -262,3 +262,17 @@ def test_cached_lists_benchmark_times_the_load_after_each_step_of_cached_lists()
             "runs": {"before": result, "this tree": result}}
     text = bench_cached_lists.markdown({"commit": "before", "sizes": [size]})
     assert text.count("\n| 120 (") == 2 and "| 1.0× |" in text
+
+
+def test_attrs_benchmark_times_each_case_with_and_without_the_report():
+    from benchmarks import bench_attrs
+
+    rows = bench_attrs.run(n_icos=120, budget=10, days=(3,), repeats=1, rounds=2,
+                           change_rounds=1)
+    assert [(r["case"], r["size"]) for r in rows] == [
+        ("head+select+filter (ms)", "110 missing"), ("changes (s)", "3 days")]
+    assert all(float(r["as read"]) > 0 and float(r["attrs dropped"]) > 0 for r in rows)
+    found = bench_attrs.targets(rows)
+    assert [t.benchmark for t in found] == ["attrs", "attrs"]
+    assert all("within 1.5×" in t.target and t.measured.endswith(")") for t in found)
+    assert "| changes (s) | 3 days |" in bench_attrs.markdown(rows)
