@@ -9,14 +9,17 @@ time out of range (a damaged integer) is found by the scan like a field of the w
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sqlite3
+import warnings
 
 import pytest
 
 from icoframes.errors import CacheWarning
 from icoframes.sandbox import generate_directory
 from icoframes.store.cache import Cache, ProfileRecord
+from icoframes.store.db import ms
 from icoframes.store.derived import DerivedTables
 from icoframes.store.rows import damaged_profiles
 
@@ -67,7 +70,7 @@ def test_a_copy_kept_after_the_counter_was_damaged_gets_a_version_past_every_oth
                                                                                     damage):
     top = _sql(cache, "SELECT max(version) FROM profiles")[0][0]
     _sql(cache, damage)
-    with pytest.warns(CacheWarning, match="change counter did not read"):
+    with pytest.warns(CacheWarning, match="change counter of .* did not read"):
         [version] = cache.record(_copy(IDS[2]))
     assert version > top
     assert _sql(cache, "SELECT value FROM meta WHERE key = 'version'") == [(version,)]
@@ -90,3 +93,24 @@ def test_a_time_out_of_range_met_by_the_tables_is_quarantined(cache):
         icos = DerivedTables(cache).table("icos")
     assert sorted(icos["id"]) == sorted(IDS[:3])
     assert _sql(cache, "SELECT count(*) FROM profiles WHERE id = ?", IDS[3]) == [(0,)]
+
+
+@pytest.mark.parametrize("when", ["1677-09-22", "1969-06-01", "1970-01-01", "2262-02-01",
+                                  "2262-04-10"])
+def test_a_time_pandas_can_read_is_no_damage(cache, recwarn, when):
+    at = ms(dt.datetime.fromisoformat(when).replace(tzinfo=dt.UTC))
+    _sql(cache, "UPDATE profiles SET fetched_at = ?, failed_at = ? WHERE id = ?", at, at, IDS[3])
+    assert sorted(cache.profile_index().index) == sorted(IDS)
+    assert sorted(DerivedTables(cache).table("icos")["id"]) == sorted(IDS)
+    assert not [w for w in recwarn if issubclass(w.category, CacheWarning)]
+
+
+def test_a_repair_said_as_an_error_is_kept_with_the_copy(cache):
+    _sql(cache, "UPDATE meta SET value = 'x' WHERE key = 'version'")
+    with warnings.catch_warnings():  # (a program that makes warnings errors)
+        warnings.simplefilter("error", CacheWarning)
+        with pytest.raises(CacheWarning, match="change counter"):
+            cache.record(_copy(IDS[2]))
+    [(version,)] = _sql(cache, "SELECT value FROM meta WHERE key = 'version'")
+    assert _sql(cache, "SELECT version FROM profiles WHERE id = ?", IDS[2]) == [(version,)]
+    assert cache.record(_copy(IDS[1])) == [version + 1]  # repaired once: no more warnings

@@ -26,9 +26,10 @@ import pyarrow as pa
 from ..errors import CacheWarning, warn
 from ..files import read_parquet_table
 from ..schema import FILTERS, LIST, TableSchema
-from ..store.cache import FILTER_SET, Cache, ProfileRecord, ipc, keep_list, record_in
+from ..store.cache import FILTER_SET, Cache, ipc
 from ..store.db import ms
 from ..store.ledger import LEDGER_FOLDER, QuotaLedger
+from ..store.writes import ProfileRecord, keep_list, record_in
 from ..tables import frame_from_arrow
 
 __all__ = ["convert"]

@@ -20,7 +20,6 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 from urllib.parse import urlsplit
@@ -44,9 +43,11 @@ from .rows import (
     next_version,
     repair_counter,
 )
+from .writes import ProfileRecord, keep_list, record_in
 
+# (ProfileRecord, kept by :meth:`Cache.record`, is named here too: where its callers look)
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "WRITE_PROBE", "Cache",
-           "ProfileRecord", "Snapshot", "Stored", "ipc", "keep_list", "record_in"]
+           "ProfileRecord", "Snapshot", "Stored", "ipc"]
 
 DB_NAME: Final = "cache.sqlite3"
 LOCK_NAME: Final = ".lock"  #: the service folder's lock: housekeeping and the derived tables
@@ -95,30 +96,6 @@ def _decoded(schema: TableSchema, where: str, key: str, frame: bytes) -> pd.Data
         while sum(len(t) for _, t in _DECODED.values()) > _DECODED_ROWS and len(_DECODED) > 1:
             _DECODED.popitem(last=False)
     return table
-
-
-def _utf8(text: str | None) -> str | None:
-    """``text`` as valid UTF-8: a lone surrogate is escaped (``\\ud800``: in JSON, the same)."""
-    if text is None or text.isascii():
-        return text
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _json(value: Any) -> str:
-    return _utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":"))) or ""
-
-
-@dataclass(frozen=True)
-class ProfileRecord:
-    """One fetch outcome: ``raw`` the profile's JSON text (None for ``gone``: 482, or
-    ``failed``), ``reason`` what went wrong for a failure (``"HTTP 500"``)."""
-
-    id: int
-    status: str | None
-    summary: str | None
-    raw: str | None
-    state: str = "fetched"
-    reason: str | None = None
 
 
 class Stored(NamedTuple):
@@ -196,8 +173,11 @@ class Cache(InDatabase):
         stamp: int | Callable[[int], int] = (
             now if failed_at is None else ms(failed_at) if isinstance(failed_at, dt.datetime)
             else lambda failures: ms(failed_at(failures)))
+        repaired: list[int] = []
         with self.write() as conn:
-            return [record_in(conn, record, now, stamp) for record in records]
+            versions = [record_in(conn, record, now, stamp, repaired) for record in records]
+        self._said_repaired(repaired)
+        return versions
 
     def version(self) -> int:
         """The change counter: compare two to know whether a copy arrived in between."""
@@ -253,9 +233,13 @@ class Cache(InDatabase):
                     return
             with self.write() as conn:
                 value = repair_counter(conn)
-            if value is not None:
-                warn(f"icoframes cache: the change counter of {self.path} did not read; it "
-                     f"was set to {value} and the tables are rebuilt", CacheWarning)
+            self._said_repaired([value] if value is not None else [])
+
+    def _said_repaired(self, values: list[int]) -> None:
+        """Warn of a change counter repaired (by a transaction now committed)."""
+        for value in values:
+            warn(f"icoframes cache: the change counter of {self.path} did not read; it was "
+                 f"set to {value} and the tables are rebuilt", CacheWarning)
 
     def _read_only(self) -> bool:
         return (db := self.database(write=False)) is not None and db.read_only
@@ -274,14 +258,16 @@ class Cache(InDatabase):
                  f"the cache is read-only here: they are left out: ids {ids[:10]}",
                  CacheWarning)
             return
+        repaired: list[int] = []
         with self.write() as conn:  # (checked in the transaction that removes them)
             damaged = set(damaged_profiles(conn, [i for i in ids if seen[i] is None]))
             ids = [i for i in ids if i in damaged or (seen[i] is not None and conn.execute(
                 "SELECT 1 FROM profiles WHERE id = ? AND version IS ?", (i, seen[i])).fetchone())]
             if ids:
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'",
-                             (next_version(conn),))
+                             (next_version(conn, repaired),))
                 conn.execute(f"DELETE FROM profiles WHERE {IDS_IN}", (json.dumps(ids),))
+        self._said_repaired(repaired)
         if ids:
             warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); "
                  f"they were removed and will be fetched again: ids {ids[:10]}", CacheWarning)
@@ -399,49 +385,3 @@ class Cache(InDatabase):
                     "FROM profiles WHERE typeof(fetched_at) = 'integer')", (FILTER_SET,)).fetchone()
         return {"states": states, "list_queries": queries or 0, "oldest": from_ms(oldest),
                 "newest": from_ms(newest)}
-
-
-def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: bytes,
-              total_icos: int | None, complete: bool, failed_pages: dict[int, str] | None,
-              problems: list[dict[str, Any]] | None, fetched_at: int) -> None:
-    """One row of ``lists`` (a list answer or the filter set), replacing the key's."""
-    conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?)", (
-        key, _json(params), _json(raw), frame, total_icos, complete,
-        _json(failed_pages or {}), _json(problems or []), fetched_at))
-
-
-def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
-              failed_at: int | Callable[[int], int] | None = None) -> int:
-    """Keep ``record`` in the transaction ``conn``: a failure never replaces a copy, and a
-    copy resets the failures. The copy's version (0 for a failure). A copy's ``fetched_at``
-    is ``now``, a failure's ``failed_at`` that (``now`` when None; a callable: what it gives
-    for the failures in a row this one makes)."""
-    state, raw = record.state, record.raw
-    if state not in ("fetched", "gone", "failed"):
-        raise ValueError(f"state must be fetched, gone or failed, not {state!r}")
-    if state == "fetched" and raw is None:
-        raise ValueError(f"a fetched profile needs its raw text (id {record.id})")
-    status, summary = _utf8(record.status), _utf8(record.summary)
-    if state == "failed":
-        if callable(failed_at):  # (read in the write transaction: no other writer between)
-            kept = conn.execute("SELECT attempts FROM profiles WHERE id = ?",
-                                (int(record.id),)).fetchone()
-            failed_at = failed_at((kept[0] if kept else 0) + 1)
-        # the last failure recorded sets the time, even one earlier than the kept time (two
-        # loads overlapping): keeping the later would have a job run at a fixed hour, whose
-        # failure is recorded last, miss its retry by a whole period; the stamp
-        # (policy.failure_stamp) already keeps half the wait after every failure
-        conn.execute(
-            "INSERT INTO profiles (id, state, status, reason, attempts, failed_at) "
-            "VALUES (?, 'failed', ?, ?, 1, ?) ON CONFLICT (id) DO UPDATE SET "
-            "reason = excluded.reason, attempts = attempts + 1, failed_at = excluded.failed_at, "
-            "status = CASE WHEN state = 'failed' THEN excluded.status ELSE status END",
-            (int(record.id), status, _utf8(record.reason), now if failed_at is None
-             else failed_at))
-        return 0
-    version = next_version(conn)
-    conn.execute(
-        "INSERT OR REPLACE INTO profiles (id, state, status, summary, raw, fetched_at, version) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)", (int(record.id), state, status, summary,
-                                         _utf8(raw) if state == "fetched" else None, now, version))
-    return version

@@ -19,7 +19,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import CacheWarning, warn
 from ..schema import TEXT_DTYPE
 from .db import IDS_IN
 
@@ -34,9 +33,9 @@ _COPIES = pa.schema([pa.field(name, kind) for name, kind in (
     ("id", pa.int64()), ("state", pa.string()), ("status", pa.string()), ("summary", pa.string()),
     ("fetched_at", pa.timestamp("ms", tz="UTC")), ("raw", pa.string()), ("version", pa.int64()))])
 
-#: The times a row may hold (ms since the epoch): from then to 2262, the last year pandas's
-#: nanosecond datetimes reach; a time outside is a damaged integer, not a fetch.
-TIME_RANGE = (0, 9_214_646_400_000)
+#: The times a row may hold (ms since the epoch): those pandas's nanosecond datetimes reach
+#: (1677-09-21 to 2262-04-11); a time outside is a damaged integer, which no clock gave.
+TIME_RANGE = (-9_223_372_036_854, 9_223_372_036_854)
 # the declared type of each column of ``profiles`` (a NULL allowed unless said) and its text
 _INTEGERS = ("fetched_at", "version", "failed_at")
 _TEXTS = ("state", "status", "summary", "raw", "reason")
@@ -91,14 +90,17 @@ def repair_counter(conn: sqlite3.Connection) -> int | None:
     return value
 
 
-def next_version(conn: sqlite3.Connection) -> int:
+def next_version(conn: sqlite3.Connection, repaired: list[int] | None = None) -> int:
     """The next value of the change counter (in the write transaction ``conn``); a counter
-    that does not read is repaired first (:func:`repair_counter`), never counted from 0."""
+    that does not read is repaired first (:func:`repair_counter`), never counted from 0,
+    and the value it was set to added to ``repaired``, said once the transaction commits
+    (a warning raised as an error inside it would roll the repair back)."""
     bump = ("UPDATE meta SET value = value + 1 WHERE key = 'version' AND typeof(value) = "
             "'integer' RETURNING value")
     if (row := conn.execute(bump).fetchone()) is None:
-        warn(f"icoframes cache: the change counter did not read; it was set to "
-             f"{repair_counter(conn)} and the tables are rebuilt", CacheWarning)
+        value = repair_counter(conn)
+        if repaired is not None and value is not None:
+            repaired.append(value)
         row = conn.execute(bump).fetchone()
     return int(row[0])
 
@@ -147,13 +149,16 @@ class Snapshot:
 
 
 def index_frame(rows: Sequence[Any]) -> pd.DataFrame:
-    """:meth:`~icoframes.store.cache.Cache.profile_index` of the rows read."""
+    """:meth:`~icoframes.store.cache.Cache.profile_index` of the rows read; ``ValueError``
+    when a time is out of :data:`TIME_RANGE` (pandas 2.2 would read it as another time)."""
     frame = pd.DataFrame.from_records(rows, columns=["id", *INDEX_COLUMNS]).astype(
         {"id": "int64", "attempts": "int64", "version": "Int64",
          **dict.fromkeys(("status", "summary", "state", "reason"), TEXT_DTYPE)})
     for column in ("fetched_at", "failed_at"):
-        frame[column] = pd.to_datetime(frame[column].astype("Int64"), unit="ms",
-                                       utc=True).astype("datetime64[ms, UTC]")
+        times = frame[column].astype("Int64")
+        if not times.dropna().between(*TIME_RANGE).all():
+            raise ValueError(f"a {column} out of range")
+        frame[column] = pd.to_datetime(times, unit="ms", utc=True).astype("datetime64[ms, UTC]")
     return frame.set_index("id")
 
 
