@@ -79,10 +79,11 @@ def test_a_copy_kept_after_the_counter_was_damaged_gets_a_version_past_every_oth
 
 
 @pytest.mark.parametrize("column", ["fetched_at", "failed_at"])
-@pytest.mark.parametrize("value", [2 ** 62, -(2 ** 62)])
+# (2300 reads on pandas 3, not as pandas 2.2's nanoseconds: out of range on both)
+@pytest.mark.parametrize("value", [2 ** 62, -(2 ** 62), 10_413_792_000_000])
 def test_a_time_out_of_range_is_quarantined_not_fatal(cache, column, value):
     _sql(cache, f"UPDATE profiles SET {column} = ? WHERE id = ?", value, IDS[3])
-    with pytest.warns(CacheWarning, match=rf"ids \[{IDS[3]}\]"):
+    with pytest.warns(CacheWarning, match=rf"not of its type or range.*ids \[{IDS[3]}\]"):
         index = cache.profile_index()
     assert sorted(index.index) == sorted(IDS[:3])
 

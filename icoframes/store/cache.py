@@ -35,6 +35,7 @@ from ..tables import frame_from_arrow
 from .claims import Claims
 from .db import IDS_IN, InDatabase, Undecodable, from_ms, ms
 from .rows import (
+    DAMAGED,
     INDEX_COLUMNS,
     Snapshot,
     damaged_profiles,
@@ -219,7 +220,7 @@ class Cache(InDatabase):
         in one scan; whether there were any."""
         with self._read() as conn:
             found = set() if conn is None else set(damaged_profiles(conn)) - self._skipped
-        self.quarantine(dict.fromkeys(found), "a field not of its type, or text not UTF-8")
+        self.quarantine(dict.fromkeys(found), DAMAGED)
         return bool(found)
 
     @contextlib.contextmanager

@@ -38,6 +38,7 @@ from ..schema import ICOS, PROBLEMS, TABLES
 from ..tables import Tables, read_table
 from .cache import Cache, Snapshot
 from .db import disk_full
+from .rows import DAMAGED
 
 __all__ = ["STATE_NAME", "DerivedTables", "parser_fingerprint"]
 
@@ -199,8 +200,7 @@ class DerivedTables:
         for batch in snap.copies(since):
             changed.update(batch.column("id").to_numpy().tolist())
             parts.append(_tidy_batch(batch, unreadable, self._decoded, names))
-        unreadable.update(dict.fromkeys(snap.found, ("a field not of its type, or text not UTF-8",
-                                                     None)))
+        unreadable.update(dict.fromkeys(snap.found, (DAMAGED, None)))
         return changed, _concat(parts), unreadable
 
     def _write_tables(self, write: Callable[[str], object], names: Collection[str]) -> None:

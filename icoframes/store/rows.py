@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from ..schema import TEXT_DTYPE
 from .db import IDS_IN
 
-__all__ = ["INDEX_COLUMNS", "TIME_RANGE", "Snapshot", "damaged_profiles", "empty_index",
+__all__ = ["DAMAGED", "INDEX_COLUMNS", "TIME_RANGE", "Snapshot", "damaged_profiles", "empty_index",
            "index_frame", "next_version", "readable_counter", "repair_counter"]
 
 #: The columns of ``profiles`` the profile index reads, after ``id``.
@@ -36,6 +36,8 @@ _COPIES = pa.schema([pa.field(name, kind) for name, kind in (
 #: The times a row may hold (ms since the epoch): those pandas's nanosecond datetimes reach
 #: (1677-09-21 to 2262-04-11); a time outside is a damaged integer, which no clock gave.
 TIME_RANGE = (-9_223_372_036_854, 9_223_372_036_854)
+#: Why :func:`damaged_profiles` names a row (said when it is set aside).
+DAMAGED = "a field not of its type or range, or text not UTF-8"
 # the declared type of each column of ``profiles`` (a NULL allowed unless said) and its text
 _INTEGERS = ("fetched_at", "version", "failed_at")
 _TEXTS = ("state", "status", "summary", "raw", "reason")
