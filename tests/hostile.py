@@ -329,6 +329,16 @@ def list_item(ico_id: int, name: str | None = None) -> dict[str, Any]:
             "finance": {"raised": "1000"}}
 
 
+def list_page(ids: list[int], page: int) -> Behaviour:
+    """Page ``page`` (20 a page) of a list of ``ids`` as the service answers it: error 482
+    when no ICO matches (spec 4.2: never an empty page 1 without an error)."""
+    if not ids:
+        return json_reply({"error": 482, "message": "Projects not found", "data": []})
+    return json_reply({"total_icos": len(ids), "current_page": page, "error": None,
+                       "total_pages": -(-len(ids) // 20),
+                       "data": [list_item(i) for i in ids[(page - 1) * 20:page * 20]]})
+
+
 def paged_list(n: int, *, total_icos: int | None = None,
                total_pages: int | None = None) -> Behaviour:
     """A list of ``n`` ICOs (ids 1..n), 20 a page; ``total_icos``/``total_pages`` may lie."""

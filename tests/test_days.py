@@ -13,7 +13,7 @@ import logging
 import pandas as pd
 import pytest
 import time_machine
-from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
+from hostile import LIST, PROFILE, HostileServer, json_reply, list_page
 from waiting import HANG_GUARD
 
 import icoframes
@@ -119,9 +119,7 @@ class _ByStatus:
         if status in self.down:
             json_reply({"error": None, "message": "unavailable"}, status=503)(h)
             return
-        items = [list_item(i) for i in self.ids[status]]
-        json_reply({"total_icos": len(items), "current_page": 1, "total_pages": 1,
-                    "error": None, "data": items})(h)
+        list_page(self.ids[status], 1)(h)
 
     def profile(self, h) -> None:
         asked = h.request_json().get("id")

@@ -24,8 +24,7 @@ def _recording(seen: list[tuple[str, list[tuple[str, str]], bytes]],
         asked = handler.request_json()
         reply = (b'{"error":null,"platform":[],"category":[],"type":[],"location":[]}'
                  if path == FILTERS else
-                 b'{"error":null,"total_icos":0,"total_pages":0,"current_page":%d,"data":[]}'
-                 % asked.get("page", 1) if path == LIST else
+                 b'{"error":482,"message":"Projects not found","data":[]}' if path == LIST else
                  b'{"error":null,"data":{"id":%d}}' % asked.get("id", 0))
         first = len(seen) == 1
         handler.send_bytes(200, reply, {"Set-Cookie": cookie} if cookie and first else None)

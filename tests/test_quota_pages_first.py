@@ -23,7 +23,7 @@ import json
 import threading
 
 import pytest
-from hostile import LIST, PROFILE, HostileServer, json_reply, list_item, profile_reply
+from hostile import LIST, PROFILE, HostileServer, list_page, profile_reply
 from test_days import INCOMPLETE, QUOTA, logged
 from waiting import HANG_GUARD
 
@@ -51,9 +51,7 @@ def _lists(release: threading.Event):
         ids, page = rows[asked["status"]], asked.get("page", 1)
         if asked["status"] == "past" and page == 1:
             release.wait(HANG_GUARD)
-        json_reply({"total_icos": len(ids), "current_page": page, "error": None,
-                    "total_pages": max(1, -(-len(ids) // 20)),
-                    "data": [list_item(i) for i in ids[(page - 1) * 20:page * 20]]})(h)
+        list_page(ids, page)(h)
     return behaviour
 
 
@@ -135,9 +133,7 @@ def test_the_pages_of_a_list_paged_again_go_before_profiles(configure):
         if status == "past" and page == 2 and not shifted.is_set():
             shifted.set()
             ids = [*past[:20], past[0], *past[21:]]  # 120 not seen in this pass
-        json_reply({"total_icos": len(ids), "current_page": page, "error": None,
-                    "total_pages": max(1, -(-len(ids) // 20)),
-                    "data": [list_item(i) for i in ids[(page - 1) * 20:page * 20]]})(h)
+        list_page(ids, page)(h)
 
     pages = 2 + 1 + 3 + 3  # ongoing, upcoming, past twice
     with HostileServer({LIST: lists, PROFILE: profile_reply(
@@ -237,9 +233,7 @@ def test_the_pass_again_of_a_list_that_grew_after_its_page_1_is_reserved_whole(c
             if page == 1 and not grown.is_set():
                 grown.set()
                 past.insert(0, 999)  # the new ICO tops the list after this page 1
-        json_reply({"total_icos": len(ids), "current_page": page, "error": None,
-                    "total_pages": max(1, -(-len(ids) // 20)),
-                    "data": [list_item(i) for i in ids[(page - 1) * 20:page * 20]]})(h)
+        list_page(ids, page)(h)
 
     with HostileServer({LIST: lists, PROFILE: profile_reply(
             lambda asked: {"id": str(asked)})}) as server:

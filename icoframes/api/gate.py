@@ -309,7 +309,8 @@ def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:
 
 
 def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
-    """Check a list page: ``data`` a list, counts consistent and bounded, the page asked for.
+    """Check a list page: ``data`` a list, counts consistent and bounded, the page asked for;
+    not an empty page 1 without error 482.
 
     Examples
     --------
@@ -319,6 +320,10 @@ def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
     Traceback (most recent call last):
     ...
     icoframes.api.gate.Rejected: total_pages is '1e9', not a non-negative integer
+    >>> check_list_page({"total_icos": 0, "total_pages": 0, "error": None, "data": []}, 1)
+    Traceback (most recent call last):
+    ...
+    icoframes.api.gate.Rejected: page 1 is empty with no error, which the spec never answers: ...
     """
     data = decoded.get("data")
     if not isinstance(data, list):
@@ -341,6 +346,11 @@ def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
     current = decoded.get("current_page")
     if current is not None and _count(current) != page:
         raise Rejected(f"current_page is {str(current)[:40]}, not the page {page} requested")
+    if page == 1 and not data and not icos:  # (error 482 is raised before this check)
+        # a glitch taken as "nothing matches" would write a complete empty day, every
+        # ICO of the day before then removed
+        raise Rejected("page 1 is empty with no error, which the spec never answers: no ICO "
+                       "matching is error 482 (section 4.2)")
     odd = sum(not isinstance(item, dict) for item in data)
     if odd:  # left for the parser to count as problems; said here too
         log.warning("list page %d holds %d item(s) that are not objects", page, odd)
