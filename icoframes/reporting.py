@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from .errors import InvalidParameter, checked_keywords, checked_methods, warn
-from .reportview import completeness_html, completeness_lines, queries_html
+from .reportview import queries_html, report_html, report_text
 from .snapshotdays import reported_days, utc_dates
 
 __all__ = ["AsDict", "LoadReport", "MissingICO", "QueryReport", "manifest_summary",
@@ -285,13 +285,12 @@ class LoadReport:
 
     def __repr__(self) -> str:
         # bounded: the dataclass's own repr wrote every missing ICO, thousands on a 485 day
-        first, *more = completeness_lines(self)
-        return "\n".join([f"LoadReport({first}", *more, f"  requests: {self.requests})"])
+        return report_text(self)
 
     def _repr_html_(self) -> str:
         """Complete or not (what is missing and why, how old), then the queries as an HTML
         table (complete, rows listed and without a row, source, fetch time, values lost)."""
-        return "\n".join([*completeness_html(self), *queries_html(self)])
+        return report_html(self)
 
 
 def _without_row(queries: tuple[QueryReport, ...], missing: tuple[MissingICO, ...]

@@ -22,8 +22,9 @@ from typing import Any, Protocol
 from .files import utc_time, utcnow
 from .quoting import counted
 
-__all__ = ["MORE_QUERIES", "REASONS", "Report", "completeness_html", "completeness_lines",
-           "queries_html", "query_complete"]
+__all__ = ["DAMAGE", "MORE_QUERIES", "REASONS", "Report", "completeness_html",
+           "completeness_lines", "queries_html", "query_complete", "report_html", "report_text",
+           "unreadable"]
 
 #: Reasons of missing ICOs said by count; the others are summed in one "more" phrase.
 REASONS = 3
@@ -31,6 +32,9 @@ REASONS = 3
 REASON_WIDTH = 100
 #: Queries listed one by one (a report of a year of snapshots holds a thousand).
 MORE_QUERIES = {"text": 6, "html": 30}
+#: What reading a damaged report raises (a manifest edited by hand: a missing ICO without an
+#: id, a count that is no number); a view says it cannot read it instead, never raising.
+DAMAGE = (LookupError, TypeError, ValueError, ArithmeticError, AttributeError)
 #: What a report's ``stopped`` means, said beside it.
 _STOPS = {"quota": "the daily request limit", "breaker": "a run of wrong answers"}
 
@@ -99,8 +103,7 @@ def headline(report: Report, what: str = "load") -> str:
     partial = [q for q in lists if not q.complete]
     said = []
     if report.missing:
-        said.append(f"{len(report.missing):,} of its {sum(q.rows for q in lists):,} listed "
-                    "ICOs have no row")
+        said.append(_without_rows(len(report.missing), lists))
     if partial:
         said.append(f"{len(partial)} of its {counted(len(lists), 'list')} partial")
     if report.complete and not said:
@@ -111,7 +114,36 @@ def headline(report: Report, what: str = "load") -> str:
     if report.stopped:
         said.append(f"stopped: {report.stopped}"
                     + (f" ({_STOPS[report.stopped]})" if report.stopped in _STOPS else ""))
+    if not said:  # incomplete, by a report built by hand or a query that is no list
+        said.append("its report says so, without saying what is missing")
     return f"{'complete' if report.complete else 'INCOMPLETE'} {what}: {'; '.join(said)}"
+
+
+def _without_rows(missing: int, lists: list[Query]) -> str:
+    """``missing`` of the ICOs its lists list have no row. Lists of distinct statuses list
+    distinct ICOs (an ICO has one status); others (two lists of one status, a list of
+    every status, the days of a snapshot frame) may list one ICO in several: their sum is
+    said to be one, as the report holds no ids of the ICOs with a row to count."""
+    listed = sum(q.rows for q in lists)
+    statuses = [q.params.get("status") for q in lists]
+    said = f"{missing:,} of its {listed:,} listed ICOs have no row"
+    if len(lists) > 1 and (None in statuses or any(statuses.count(s) > 1 for s in statuses)):
+        said += f" (summed over its {len(lists)} lists: an ICO in several counted in each)"
+    return said
+
+
+def unreadable(error: BaseException, manifest: Mapping[str, Any] | None) -> str:
+    """What a view shows in place of a load report it cannot read (a manifest edited by
+    hand: an entry without an id, a count that is no number), so that it still shows the
+    rows: what failed and, of an export, what its manifest says of its completeness."""
+    failed = _short(f"{type(error).__name__}: {error}")
+    if manifest is None:
+        return f"load report unreadable ({failed})"
+    complete = manifest.get("complete")
+    says = ("" if not isinstance(complete, bool) else
+            f"; it says the export is {'complete' if complete else 'INCOMPLETE'}")
+    return (f"load report unreadable: the export's manifest is damaged ({failed}){says}; "
+            "attrs['icoframes']['manifest'] holds it")
 
 
 def reasons(report: Report) -> str | None:
@@ -261,3 +293,21 @@ def queries_html(report: Report | None) -> list[str]:
     spent = ", ".join(f"{esc(k)} {v:,}" for k, v in report.requests.items() if v)
     out.append(f"<p>requests spent: {spent or 'none'}</p>")
     return out
+
+
+def report_text(report: Report) -> str:
+    """A report's own text view (``LoadReport``'s ``repr``): :func:`completeness_lines` and
+    the requests it spent; bounded, and never raising."""
+    try:
+        first, *more = completeness_lines(report)
+        return "\n".join([f"LoadReport({first}", *more, f"  requests: {report.requests})"])
+    except DAMAGE as error:
+        return f"LoadReport({unreadable(error, None)})"
+
+
+def report_html(report: Report) -> str:
+    """A report's own HTML view: :func:`completeness_html`, then :func:`queries_html`."""
+    try:
+        return "\n".join([*completeness_html(report), *queries_html(report)])
+    except DAMAGE as error:
+        return f"<p>{html.escape(unreadable(error, None))}</p>"

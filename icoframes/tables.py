@@ -19,7 +19,7 @@ from .files import atomic_write_table, concurrently, not_a_folder, nothing_at
 from .frames import check_frame, frame_from_arrow
 from .paths import folder_path
 from .reporting import LoadReport, report
-from .reportview import completeness_html, completeness_lines, queries_html
+from .reportview import DAMAGE, completeness_html, completeness_lines, queries_html, unreadable
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 from .subsets import kept_ids
 from .tablefiles import make_folder, problems_of, read_table, table_files
@@ -225,13 +225,27 @@ class Tables(Mapping[str, pd.DataFrame]):
                        else "export", "rows": rows,
                        "manifest": manifest if isinstance(manifest, Mapping) else None}
 
+    def _leading(self, view: str) -> tuple[list[str], list[str]]:
+        """What a ``view`` (text or html) says of the report first (complete or not, why,
+        how old) and, as HTML, its queries last; nothing without a report. One it cannot
+        read (a manifest edited by hand) is said to be so instead: a view never raises."""
+        try:
+            shown, how = self._shown_report()
+            if shown is None:
+                return [], []
+            if view == "text":
+                return completeness_lines(shown, **how), []
+            return completeness_html(shown, **how), queries_html(shown)
+        except DAMAGE as error:
+            carried = self.icos.attrs.get("icoframes")
+            manifest = carried.get("manifest") if isinstance(carried, Mapping) else None
+            said = unreadable(error, manifest if isinstance(manifest, Mapping) else None)
+            return [said if view == "text" else f"<p>{html.escape(said)}</p>"], []
+
     def __repr__(self) -> str:
         width = max(len(name) for name in TABLE_NAMES)
-        lines = [f"Tables({len(self.icos):,} ICOs)"]
-        shown, how = self._shown_report()
-        if shown is not None:  # first: complete or not, and why
-            first, *said = completeness_lines(shown, **how)
-            lines = [f"{lines[0]}: {first}", *said]
+        first, *said = self._leading("text")[0] or [""]  # first: complete or not, and why
+        lines = [f"Tables({len(self.icos):,} ICOs)" + (f": {first}" if first else ""), *said]
         lines += [f"  {name:<{width}}  {len(self[name]):>10,} rows" for name in TABLE_NAMES]
         if len(self.problems):
             summary = self.problem_summary()
@@ -266,9 +280,8 @@ class Tables(Mapping[str, pd.DataFrame]):
         True
         """
         esc = html.escape
-        shown, how = self._shown_report()
-        out = [f"<div><strong>Tables</strong>: {len(self.icos):,} ICOs",
-               *([] if shown is None else completeness_html(shown, **how)),
+        lead, queries = self._leading("html")
+        out = [f"<div><strong>Tables</strong>: {len(self.icos):,} ICOs", *lead,
                "<table><thead><tr><th>table</th><th>rows</th><th>columns</th></tr></thead>"
                "<tbody>"]
         out += [f"<tr><td>{esc(name)}</td><td>{len(frame):,}</td>"
@@ -279,7 +292,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         columns = len(self.problem_summary()) if count else 0
         out.append(f"<p>problems: {count:,} unreadable values in {columns} "
                    "columns" + ("; see <code>.problems</code>" if count else "") + "</p>")
-        out += queries_html(shown)
+        out += queries
         out.append("</div>")
         return "\n".join(out)
 

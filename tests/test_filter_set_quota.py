@@ -26,6 +26,8 @@ SERVICE_REFUSED = ("the service refused this key: its daily request limit (error
                    "cache dir")
 PROBE = "the next call sends one request first (a probe, costing one request)"
 AT_THE_FILTER_SET = "request for the filter set"
+OFFLINE = ("Nothing was fetched; offline=True answers only from a copy an earlier load left "
+           "in this cache dir (without one it raises NotCached).")
 
 
 @pytest.fixture
@@ -55,6 +57,12 @@ def test_a_485_on_the_filter_set_says_what_a_loads_485_says(one_request, call):
     assert "resets daily" not in said and "/api/v1/filters/" not in said
     assert info.value.code == 485 and info.value.remaining is None
     assert one_request.stats.requests.total() == 2  # the list, then the refused filter set
+    # nothing was fetched: no "rest" to fetch later, and offline=True has no filter set to
+    # answer from unless an earlier load left one (7c2753c: "answers from what the cache holds")
+    assert "the same loader again later." in said and "only the rest" not in said
+    assert OFFLINE in said
+    with pytest.raises(icoframes.NotCached, match="load it once online first"):
+        icoframes.load_filters(offline=True)
 
 
 def test_the_same_refusal_of_a_list_says_the_same_first_sentence(one_request):
@@ -78,7 +86,8 @@ def test_the_daily_quota_setting_on_the_filter_set_says_when_the_count_starts_ag
     assert said.startswith("the daily_quota setting (1 request) is reached: 1 request sent "
                            "today (2026-03-02, UTC) with this key from this cache dir. "), said
     assert AT_THE_FILTER_SET in said
-    assert "The count starts again at 2026-03-03 00:00 UTC" in said
+    assert ("The count starts again at 2026-03-03 00:00 UTC: call the same loader again "
+            "then, or raise daily_quota.") in said and OFFLINE in said
     assert info.value.code is None
 
 
@@ -94,7 +103,7 @@ def test_the_command_says_the_refusal_and_nothing_written_as_two_sentences(
     assert main(["export", "--out", str(out), "--platform", "Ethereum"]) == EXIT_QUOTA
     [line] = [r.getMessage() for r in caplog.records if "Nothing was written" in r.getMessage()]
     assert line.startswith(SERVICE_REFUSED) and AT_THE_FILTER_SET in line
-    # one sentence ends where the next begins: "...the rest. Nothing was written"
-    assert re.search(r"the rest\. Nothing was written: ", line), line
+    # one sentence ends where the next begins: "...again later. Nothing was written"
+    assert re.search(r"the same loader again later\. Nothing was written: ", line), line
     assert "resets daily" not in line and ".. " not in line
     assert not out.exists() or not any(out.iterdir())

@@ -163,6 +163,7 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     ``asked``: the refused request was the call's first, for what it names (the filter set),
     before any list: what remains is unknown (``left`` None), nothing was fetched."""
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
+    rest = " to fetch only the rest" if asked is None else ""  # else nothing was fetched
     if failed:
         more += (f"; {failed} of them failed in this call (in attrs['icoframes']['failed'] "
                  "of the error's listing), asked again by a later one")
@@ -181,43 +182,41 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                "from this cache dir")
         then = ("The service does not say when its allowance resets: the next call sends one "
                 "request first (a probe, costing one request) and goes on if it is accepted, "
-                "so call the same loader again later to fetch only the rest.")
+                f"so call the same loader again later{rest}.")
         if stop.retry_at is not None:  # (its 429 or 503 said when: Retry-After)
             then = (f"The service asked to be called again after {stop.retry_at:%Y-%m-%d %H:%M:%S}"
                     " UTC (Retry-After), not saying whether its allowance resets then: the next "
                     "call sends one request first (a probe, costing one request) and goes on if "
-                    "it is accepted, so call the same loader again then to fetch only the rest.")
+                    f"it is accepted, so call the same loader again then{rest}.")
         if state.reset is not None:
             then = (f"It resets at {state.reset:%H:%M} UTC (the quota_reset setting): no request "
-                    f"is sent before {_at(state)}; call the same loader again then to fetch only "
-                    "the rest.")
+                    f"is sent before {_at(state)}; call the same loader again then{rest}.")
             if began_again:
                 then = (f"It reset at {_at(state)} (the quota_reset setting), after this call "
-                        "stopped: call the same loader again now to fetch only the rest.")
+                        f"stopped: call the same loader again now{rest}.")
         if unanswered:  # (not before quota_reset: the refusal came before this day's reset)
             then = ("This call's probe (its first request, sent alone) got no answer from the "
                     "service (it timed out, or it and the next two sent alone each broke off "
                     "or came back without the service's JSON, such as an HTML 503 page), so "
                     "the refusal stays on record and the call sent nothing more: the next "
                     "call sends one request first (a probe, costing one request) and goes on "
-                    "if it is accepted, so call the same loader again later to fetch only the "
-                    "rest.")
+                    f"if it is accepted, so call the same loader again later{rest}.")
         if unrecorded:
             then = ("The ledger could not record this refusal, so the next call may not know "
                     "of it and send several requests (not one probe) before the service "
                     "refuses again: call the same loader again later, once the ledger can be "
-                    "used, to fetch only the rest.")
+                    "used" + (f",{rest}." if rest else "."))
     else:
         day = "UTC" if state.reset is None else f"from {state.reset:%H:%M} UTC, quota_reset"
         who = (f"the daily_quota setting ({counted(settings.daily_quota, 'request')}) is "
                f"reached: {least}{counted(state.sent, 'request')} sent "
                f"{'that day' if began_again else 'today'} "
                f"({state.day}, {day}) with this key from this cache dir")
-        then = (f"The count starts again at {_at(state)}: call the same loader again then to "
-                "fetch only the rest, or raise daily_quota.")
+        then = (f"The count starts again at {_at(state)}: call the same loader again then{rest}"
+                ", or raise daily_quota.")
         if began_again:  # the day it refused has ended since (the load waited for requests)
             then = (f"The count started again at {_at(state)}, after this call stopped: call "
-                    "the same loader again now to fetch only the rest.")
+                    f"the same loader again now{rest}.")
     if unread is not None:
         who += f" (the quota ledger could not be read: {unread})"
     kept = ("Everything fetched is cached, and offline=True returns it now without a request."
@@ -226,7 +225,8 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     done = f"This call fetched {fetched} profiles; {left} remain to fetch{more}."
     if asked is not None:  # nothing listed yet: how many profiles remain is unknown
         done = f"This call's request for {asked} was refused, before any list was paged."
-        kept = "Nothing was fetched; offline=True answers from what the cache holds."
+        kept = ("Nothing was fetched; offline=True answers only from a copy an earlier load "
+                "left in this cache dir (without one it raises NotCached).")
     error = QuotaExceeded(f"{who}. {done} {kept} {then}", code=stop.code,
                           endpoint=stop.endpoint, remaining=left)
     error.retry_at = stop.retry_at
