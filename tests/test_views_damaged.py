@@ -3,7 +3,8 @@
 - A manifest edited by hand (a missing ICO without an id, an id that is no number, a
   ``not_refreshed`` entry without an id, a count that is no number) still reads back with
   ``read_export``; its views (``repr``, ``_repr_html_``) raised KeyError or ValueError, a
-  traceback in the notebook cell. They now show the rows and say the manifest is damaged.
+  traceback in the notebook cell. They now show the rows and say the manifest is damaged;
+  the ``LoadReport`` read from it (``icoframes.report``) says it cannot show itself.
 - An INCOMPLETE report with nothing the headline counts said "INCOMPLETE load: " and no
   more.
 - The listed total is summed over the lists: lists that may list one ICO twice (two of one
