@@ -21,6 +21,17 @@ def cfg(sb, tmp_path):
 
 
 @pytest.fixture
+def places(tmp_path, monkeypatch):
+    """An empty home folder ($HOME) and an empty current folder, both temporary."""
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    home.mkdir()
+    cwd.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(cwd)
+    return home, cwd
+
+
+@pytest.fixture
 def configure(tmp_path):
     """Configure icoframes for a hostile test server: ``configure(srv, **settings)``."""
     def use(srv, **settings):

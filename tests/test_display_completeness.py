@@ -19,6 +19,7 @@ from collections import Counter
 import pytest
 import time_machine
 from ledger_day import NOON, noon
+from made_exports import cut_export
 
 import icoframes
 from icoframes import IncompleteWarning, LoadReport, Tables, sandbox
@@ -131,14 +132,7 @@ def test_a_complete_load_says_so_and_each_query_yes(sb):
 
 def test_an_export_read_back_says_what_its_manifest_says(tmp_path):
     out = tmp_path / "out"
-    with sandbox.serve(n_icos=60, seed=3, quota=30) as small:  # the day's limit cuts it
-        icoframes.configure(**small.settings(), cache_dir=tmp_path / "cache")
-        try:
-            with noon(), warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # (the load's, said in the manifest)
-                icoframes.export_tables(out, progress=False)
-        finally:
-            icoframes.reset_configuration()
+    cut_export(out, tmp_path / "cache", n_icos=60, seed=3, quota=30)  # the day's limit cuts it
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["complete"] is False and manifest["stopped"]["reason"] == "quota"
     missing = len(manifest["missing"])

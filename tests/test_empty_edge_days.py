@@ -16,14 +16,12 @@ import datetime as dt
 import matplotlib
 import pandas as pd
 import pytest
-import time_machine
+from made_exports import snapshot_tree
 
 import icoframes
-from icoframes import sandbox
 from icoframes.errors import IcoframesWarning
 from icoframes.history import changes, read_snapshots
 from icoframes.plotting import plot_status_flow
-from icoframes.sandbox import generate_directory
 from icoframes.snapshots import snapshot_dates, uncounted_days
 
 matplotlib.use("Agg")
@@ -40,25 +38,8 @@ def day(d: dt.date | str) -> pd.Timestamp:
 def edges(tmp_path_factory):
     """The tree: days 1 and 4 empty, three upcoming ICOs on days 2 and 3."""
     out = tmp_path_factory.mktemp("exports") / "out"
-    directory = generate_directory(30, seed=1)
-    for ico_id in directory.ids():
-        directory.update_ico(ico_id, status="past")
-    chosen = sorted(directory.ids()[:3])
-    with sandbox.serve(directory=directory, quota=None) as sb:
-        icoframes.configure(**sb.settings(), cache_dir=tmp_path_factory.mktemp("cache"))
-        try:
-            rows = []
-            for n, when in enumerate(DAYS):
-                for ico_id in chosen:
-                    directory.update_ico(ico_id, status="upcoming" if n in (1, 2) else "past")
-                noon = dt.datetime.combine(when, dt.time(12), tzinfo=dt.UTC)
-                with time_machine.travel(noon):
-                    result = icoframes.export_tables(out, status="upcoming", snapshot=True,
-                                                     refresh=True, progress=False,
-                                                     allow_empty=True)
-                rows.append((result.complete, result.rows["icos"]))
-        finally:
-            icoframes.reset_configuration()
+    chosen, _, rows = snapshot_tree(out, tmp_path_factory.mktemp("cache"), days=len(DAYS),
+                                    upcoming=(2, 3), stopped=False)
     assert rows == [(True, 0), (True, 3), (True, 3), (True, 0)]
     return out, chosen
 

@@ -27,17 +27,6 @@ def sb():
         yield server
 
 
-@pytest.fixture
-def places(tmp_path, monkeypatch):
-    """An empty home folder ($HOME) and an empty current folder."""
-    home, cwd = tmp_path / "home", tmp_path / "cwd"
-    home.mkdir()
-    cwd.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.chdir(cwd)
-    return home, cwd
-
-
 def test_export_tables_to_a_literal_tilde_folder_writes_there(cfg, places):
     home, cwd = places
     result = icoframes.export_tables("./~/exp", status="past", progress=False)

@@ -33,17 +33,13 @@ def sb():
 
 
 @pytest.fixture
-def places(tmp_path, monkeypatch):
-    """A home folder and a current one, both empty; $HOME and $ICO_DAY set, $ICO_UNSET not."""
-    home, cwd = tmp_path / "home", tmp_path / "cwd"
-    home.mkdir()
-    cwd.mkdir()
-    monkeypatch.setenv("HOME", str(home))
+def places(places, monkeypatch):
+    """conftest's empty home ($HOME) and current folders; $ICO_DAY and $ICO_API_KEY set,
+    $ICO_UNSET not."""
     monkeypatch.setenv("ICO_DAY", "monday")
     monkeypatch.setenv("ICO_API_KEY", "k-secret-value")
     monkeypatch.delenv("ICO_UNSET", raising=False)
-    monkeypatch.chdir(cwd)
-    return home, cwd
+    return places
 
 
 @pytest.mark.parametrize(("given", "names", "meant"), [

@@ -17,55 +17,25 @@ import warnings
 import matplotlib
 import pandas as pd
 import pytest
-import time_machine
+from made_exports import day, snapshot_tree, stopped_empty
 
 import icoframes
-from icoframes import sandbox
 from icoframes.errors import IcoframesWarning, InvalidParameter
 from icoframes.history import changes, read_snapshots
 from icoframes.plotting import plot_status_flow
-from icoframes.sandbox import generate_directory
 from icoframes.snapshots import snapshot_dates, utc_dates
 
 matplotlib.use("Agg")
 
-_GAP = (r"the snapshot of 2026-11-03 stopped before it held any ICO \(rows 0 and complete "
-        r"false in attrs: incomplete, not a query that matched nothing\) and lies outside")
-
-
-def day(d: int) -> pd.Timestamp:
-    return pd.Timestamp(2026, 11, d).as_unit("ms")
+_GAP = stopped_empty(3)
 
 
 @pytest.fixture(scope="module")
 def gap(tmp_path_factory):
     """The tree: days 1 and 2 complete with three upcoming ICOs, day 3 stopped empty."""
     out = tmp_path_factory.mktemp("exports") / "out"
-    directory = generate_directory(30, seed=1)
-    for ico_id in directory.ids():
-        directory.update_ico(ico_id, status="past")
-    chosen, later = sorted(directory.ids()[:3]), sorted(directory.ids())[10:13]
-    for ico_id in chosen:
-        directory.update_ico(ico_id, status="upcoming")
-    results = []
-    with sandbox.serve(directory=directory, quota=None) as sb:
-        try:
-            for n in (1, 2, 3):
-                if n == 3:  # others upcoming: the day's query matches ICOs it cannot fetch
-                    for old, new in zip(chosen, later, strict=True):
-                        directory.update_ico(old, status="past")
-                        directory.update_ico(new, status="upcoming")
-                icoframes.configure(**sb.settings(), cache_dir=out.parent / "cache",
-                                    **({"daily_quota": 1} if n == 3 else {}))
-                with time_machine.travel(dt.datetime(2026, 11, n, 12, tzinfo=dt.UTC)), \
-                        warnings.catch_warnings():
-                    warnings.simplefilter("ignore", IcoframesWarning)  # day 3: said here
-                    result = icoframes.export_tables(out, status="upcoming", snapshot=True,
-                                                     refresh=True, progress=False,
-                                                     allow_empty=True)
-                results.append((result.complete, result.rows["icos"]))
-        finally:
-            icoframes.reset_configuration()
+    chosen, later, results = snapshot_tree(out, out.parent / "cache", days=3,
+                                           upcoming=(1, 2), stopped=True)
     assert results == [(True, 3), (True, 3), (False, 0)]
     return out, chosen, later
 

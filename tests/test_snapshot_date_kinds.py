@@ -22,20 +22,17 @@ import matplotlib
 import pandas as pd
 import pyarrow as pa
 import pytest
-import time_machine
+from made_exports import day, snapshot_tree, stopped_empty
 
 import icoframes
-from icoframes import sandbox
 from icoframes.errors import IcoframesWarning, InvalidParameter
 from icoframes.history import changes, read_snapshots
 from icoframes.plotting import plot_status_flow
-from icoframes.sandbox import generate_directory
 from icoframes.snapshots import snapshot_dates, utc_dates
 
 matplotlib.use("Agg")
 
-_DAY5 = (r"the snapshot of 2026-11-05 stopped before it held any ICO \(rows 0 and complete "
-         r"false in attrs: incomplete, not a query that matched nothing\) and lies outside")
+_DAY5 = stopped_empty(5)
 
 # the ways a notebook turns read_snapshots' days into others (each read as those days)
 KINDS = {
@@ -58,37 +55,12 @@ KINDS = {
 }
 
 
-def day(d: int) -> pd.Timestamp:
-    return pd.Timestamp(2026, 11, d).as_unit("ms")
-
-
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
     """The tree: days 1, 2, 4 three upcoming ICOs, day 3 none, day 5 stopped empty."""
     out = tmp_path_factory.mktemp("exports") / "out"
-    directory = generate_directory(30, seed=1)
-    for ico_id in directory.ids():
-        directory.update_ico(ico_id, status="past")
-    chosen, later = sorted(directory.ids()[:3]), sorted(directory.ids())[10:13]
-    results = []
-    with sandbox.serve(directory=directory, quota=None) as sb:
-        try:
-            for n in (1, 2, 3, 4, 5):
-                for ico_id in chosen:
-                    directory.update_ico(ico_id, status="upcoming" if n in (1, 2, 4) else "past")
-                for ico_id in later:  # day 5: the query matches ICOs it cannot fetch
-                    directory.update_ico(ico_id, status="upcoming" if n == 5 else "past")
-                icoframes.configure(**sb.settings(), cache_dir=out.parent / "cache",
-                                    **({"daily_quota": 1} if n == 5 else {}))
-                with time_machine.travel(dt.datetime(2026, 11, n, 12, tzinfo=dt.UTC)), \
-                        warnings.catch_warnings():
-                    warnings.simplefilter("ignore", IcoframesWarning)  # day 5: said here
-                    result = icoframes.export_tables(out, status="upcoming", snapshot=True,
-                                                     refresh=True, progress=False,
-                                                     allow_empty=True)
-                results.append((result.complete, result.rows["icos"]))
-        finally:
-            icoframes.reset_configuration()
+    chosen, _, results = snapshot_tree(out, out.parent / "cache", days=5, upcoming=(1, 2, 4),
+                                       stopped=True)
     assert results == [(True, 3), (True, 3), (True, 0), (True, 3), (False, 0)]
     return out, chosen
 

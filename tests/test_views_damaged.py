@@ -18,13 +18,12 @@ from __future__ import annotations
 import html
 import json
 import shutil
-import warnings
 
 import pytest
-from ledger_day import noon
+from made_exports import cut_export
 
 import icoframes
-from icoframes import LoadReport, Tables, sandbox
+from icoframes import LoadReport, Tables
 
 DAMAGED = "load report unreadable: the export's manifest is damaged ("
 
@@ -33,14 +32,7 @@ DAMAGED = "load report unreadable: the export's manifest is damaged ("
 def cut(tmp_path_factory):
     """An export of 30 ICOs that its daily limit (12 requests) cut: INCOMPLETE."""
     out = tmp_path_factory.mktemp("export") / "out"
-    with sandbox.serve(n_icos=30, seed=3, quota=12) as sb:
-        icoframes.configure(**sb.settings(), cache_dir=out.parent / "cache")
-        try:
-            with noon(), warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # (the load's, said in the manifest)
-                icoframes.export_tables(out, progress=False)
-        finally:
-            icoframes.reset_configuration()
+    cut_export(out, out.parent / "cache", n_icos=30, seed=3, quota=12)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["complete"] is False and manifest["missing"]
     return out
