@@ -12,6 +12,7 @@ raised ValueError in ``changes``.
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 
 import matplotlib
 import pandas as pd
@@ -42,6 +43,26 @@ def edges(tmp_path_factory):
                                     upcoming=(2, 3), stopped=False)
     assert rows == [(True, 0), (True, 3), (True, 3), (True, 0)]
     return out, chosen
+
+
+def test_the_tree_hides_no_warning_but_the_stopped_days(tmp_path, monkeypatch):
+    # what makes `edges` fail when exporting its empty first or last day warns: the tree
+    # silenced every day's export; each export here warns once, after the real one
+    real = icoframes.export_tables
+    days: list[int] = []
+
+    def export(*args, **kwargs):
+        result = real(*args, **kwargs)
+        days.append(len(days) + 1)
+        warnings.warn(f"day {days[-1]} exported", IcoframesWarning, stacklevel=2)
+        return result
+
+    monkeypatch.setattr(icoframes, "export_tables", export)
+    with pytest.warns(IcoframesWarning) as warned:
+        _, _, rows = snapshot_tree(tmp_path / "out", tmp_path / "cache", days=3, upcoming=(2,),
+                                   stopped=True)
+    assert rows == [(True, 0), (True, 3), (False, 0)] and days == [1, 2, 3]
+    assert [str(w.message) for w in warned] == ["day 1 exported", "day 2 exported"]
 
 
 def test_changes_of_the_tree_counts_its_empty_first_and_last_days(edges):
