@@ -143,6 +143,10 @@ class Directory:
         takes it away (an empty ``end_datetime``: listed with the undated ICOs
         when sorted by it). Arguments left at None (``remove_end`` False) keep
         their value. The changed values are rendered plainly (no messy shape).
+        Nothing else in the profile changes (caps, markets, prices, team... stay
+        as generated), except what shows the changed value: a new ``name`` in the
+        description, ``rating_details`` a scored ICO may have when one without a
+        score gets ``ico_score``, ``tba`` made false by ``end``.
         KeyError when ``ico_id`` is unknown; ValueError for a status that is not
         one of ``STATUSES``.
         """
@@ -163,7 +167,7 @@ class Directory:
                 changes.update(score=round(float(ico_score), 1), score_shape="float")
             if raised is not None:
                 changes.update(raised=int(raised), raised_shape="int")
-            self._records[ico_id] = replace(rec, **changes)
+            self._records[ico_id] = replace(rec, origin=rec.drawn, **changes)
             self._changed()
 
     def remove_ico(self, ico_id: int) -> None:

@@ -28,6 +28,10 @@ class Record:
     ``index`` is the order of creation, ``slot`` (``index`` shifted, modulo
     :data:`~.catalog.PERIOD`) picks the rare messy shapes and ``seed`` seeds
     every other detail of the profile.
+
+    ``origin`` is the record as generated once :meth:`.Directory.update_ico`
+    changed it (None before): the profile's other details are drawn as for
+    ``origin`` (:attr:`drawn`), so an edit changes only the values it names.
     """
 
     id: int
@@ -58,6 +62,17 @@ class Record:
     tba: bool
     raised: int | None
     raised_shape: str
+    origin: Record | None = None
+
+    @property
+    def drawn(self) -> Record:
+        """The record the profile's details are drawn from: the one generated, before any edit.
+
+        Some draws depend on values an edit can change (the caps on ``raised``,
+        the markets on ``status``, the prices in ETH or BTC on the sale's day);
+        drawing them from the edited values would change fields no one edited.
+        """
+        return self.origin or self
 
     @property
     def platform(self) -> str:

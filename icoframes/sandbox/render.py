@@ -2,7 +2,8 @@
 
 Every detail of a profile is drawn from a generator seeded by the record's own
 ``seed``, so the same record always renders identically and a 50,000-ICO
-directory need not keep its profiles in memory.
+directory need not keep its profiles in memory. An edited record's details are
+drawn as before its edits (:attr:`.Record.drawn`): an edit shows only what it changed.
 
 Messy value shapes in the profiles. "Cadence" shapes are tied to a record's
 ``slot`` (one of 50), so a directory of 1,000 ICOs holds each of them about 20
@@ -237,8 +238,7 @@ def render_summary(rec: Record) -> dict[str, Any]:
 
 
 def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any]:
-    rnd = rng.random
-    slot = rec.slot
+    rnd, slot, drawn = rng.random, rec.slot, rec.drawn  # draws read drawn, shown values rec
     # tokens for sale: p10 1e7, median 1.5e8, p90 2.5e9 (figures); two significant digits
     log10 = split(rng, math.log10(1.5e8), 0.92, 0.96)
     exponent = max(0, math.floor(log10) - 1)
@@ -263,7 +263,7 @@ def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any
     u = rnd()
     unit = "USD" if u < 0.75 else ("ETH" if u < 0.95 else "BTC")
     # amounts in another currency: the USD amount at the synthetic rate of the sale's day
-    sale_day = rec.end or rec.start or REFERENCE_DATE
+    sale_day = drawn.end or drawn.start or REFERENCE_DATE
     price: Any = price_usd if unit == "USD" else _sig(price_usd / known_rate(unit, sale_day))
     price = _num(rng, price)
     if slot == 9:
@@ -288,7 +288,7 @@ def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any
 
     # hard cap stated by 95%, soft cap by 44% (Fahlenbrach & Frattaroli)
     fill = min(1.6, max(0.05, rng.gauss(0.81, 0.3)))
-    hard_usd = rec.raised / fill if rec.raised else math.exp(rng.gauss(math.log(20e6), 1.0))
+    hard_usd = drawn.raised / fill if drawn.raised else math.exp(rng.gauss(math.log(20e6), 1.0))
     hard_usd = max(50_000.0, _sig(hard_usd, 2))
     soft_usd = _sig(hard_usd * rng.uniform(0.05, 0.4), 2)
     u = rnd()
@@ -316,7 +316,7 @@ def _render_finance(rng: random.Random, rec: Record, eth: bool) -> dict[str, Any
         token_type = "ERC20" if u < 0.87 else ("ERC223" if u < 0.9 else ("ERC721" if u < 0.91
                                                                           else ""))
     markets: list[str] = []
-    if rec.status == "past" and rnd() < 0.4:
+    if drawn.status == "past" and rnd() < 0.4:
         markets = [f"https://{x}.example/trade/{rec.ticker}"
                    for x in sample(rng, EXCHANGES, 1 + int(rnd() * 4))]
     finance: dict[str, Any] = {
