@@ -49,23 +49,83 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
-def own_keywords(plot: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``plot``, refusing a keyword close to one of its own (``tpo=3`` for ``top``) with a
-    "did you mean", before drawing: the other keywords are matplotlib styles, and a
-    misspelled one went there ("Rectangle.set() got an unexpected keyword argument")."""
-    own = [name for name, p in inspect.signature(plot).parameters.items()
-           if p.kind is inspect.Parameter.KEYWORD_ONLY]
+# What Axes.bar takes beyond its signature and its bars' properties (its "Other Parameters")
+_BAR_KEYWORDS = frozenset({"tick_label", "xerr", "yerr", "ecolor", "capsize", "error_kw", "log"})
 
-    @functools.wraps(plot)
-    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        for key in kwargs:
-            close = [] if key in own else closest(key, own)
-            if close:  # never the value: it may be a secret given under a wrong name
-                raise InvalidParameter(
-                    f"{key} is not a keyword of {plot.__name__}() (the others go to "
-                    f"matplotlib as styles); did you mean {' or '.join(map(repr, close))}?")
-        return plot(*args, **kwargs)
-    return checked_keywords(call)  # and an argument given twice (icos=, ax=): refused
+
+@functools.cache
+def _styles(draws: str) -> frozenset[str]:
+    """Every keyword matplotlib's ``Axes.<draws>`` takes: its parameters, its artist's
+    properties and their aliases (``lw``, ``ec``), as matplotlib itself lists them."""
+    from matplotlib.artist import ArtistInspector
+    from matplotlib.axes import Axes
+    from matplotlib.collections import PathCollection
+    from matplotlib.patches import Rectangle
+
+    inspector = ArtistInspector(Rectangle if draws == "bar" else PathCollection)
+    names = {*inspector.get_setters(), *(a for more in inspector.aliasd.values() for a in more)}
+    names.update(n for n, p in inspect.signature(getattr(Axes, draws)).parameters.items()
+                 if p.kind is not inspect.Parameter.VAR_KEYWORD)
+    # data= would make matplotlib read the plot's arrays as column names
+    return frozenset((names | (_BAR_KEYWORDS if draws == "bar" else set())) - {"self", "data"})
+
+
+def own_keywords(*, draws: str, sets: tuple[str, ...]
+                 ) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """A plot refusing, before drawing, a keyword that is neither its own nor a style of
+    what it draws with matplotlib's ``Axes.<draws>`` (``"bar"`` or ``"scatter"``).
+
+    The plot's own keywords are its keyword-only parameters; the others go to matplotlib as
+    styles, where a misspelled one failed only while drawing ("Rectangle.set() got an
+    unexpected keyword argument") and one the plot passes itself (``sets``: ``label``, the
+    bars' places) with "got multiple values". Both are an InvalidParameter saying why,
+    with a "did you mean" among the plot's keywords (``logscale``: ``log``) or the styles.
+    """
+    def wrap(plot: Callable[_P, _R]) -> Callable[_P, _R]:
+        own = [name for name, p in inspect.signature(plot).parameters.items()
+               if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
+        @functools.wraps(plot)
+        def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            styles = {key: value for key, value in kwargs.items() if key not in own}
+            for key in styles:  # never the value: it may be a secret under a wrong name
+                _check_style(plot.__name__, key, own, draws, sets)
+            if draws == "bar" and styles:  # lw= beside the plot's own linewidth: one style
+                kwargs = {**{k: v for k, v in kwargs.items() if k in own},  # type: ignore[assignment]
+                          **_bar_styles(plot.__name__, styles)}
+            return plot(*args, **kwargs)
+        return checked_keywords(call)  # and an argument given twice (icos=, ax=): refused
+    return wrap
+
+
+def _bar_styles(plot: str, styles: dict[str, object]) -> dict[str, object]:
+    """``styles`` under the names the plot's own bar styles have (``lw``: ``linewidth``),
+    as Axes.bar would read them, so one given by alias replaces the plot's own."""
+    from matplotlib.cbook import normalize_kwargs
+    from matplotlib.patches import Patch
+
+    try:
+        return dict(normalize_kwargs(styles, Patch))
+    except TypeError as e:  # "Got both 'linewidth' and 'lw', which are aliases of one another"
+        raise InvalidParameter(f"{plot}(): {e}; give one of them") from None
+
+
+def _check_style(plot: str, key: str, own: list[str], draws: str, sets: tuple[str, ...]) -> None:
+    styles = _styles(draws)
+    what = "bars" if draws == "bar" else "points"
+    if key in sets:
+        raise InvalidParameter(
+            f"{key} is set by {plot}() itself, from the data or for its legend, not a style "
+            f"of its {what} it can pass on; its own keywords: {', '.join(own)}")
+    if key in styles:
+        return
+    close = (closest(key, own) or [name for name in own if len(name) > 2 and key.startswith(name)]
+             or closest(key, styles - set(sets)))
+    hint = (f"; did you mean {' or '.join(map(repr, close))}?" if close
+            else f"; its own keywords: {', '.join(own)}")
+    raise InvalidParameter(f"{key} is not a keyword of {plot}() nor a style of its {what} "
+                           f"(matplotlib's Axes.{draws}){hint}")
+
 
 EMPTY_MESSAGE = "no ICOs to plot"
 #: gid of the text notes every plot writes on its Axes (how many rows it could not show).

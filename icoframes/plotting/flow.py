@@ -51,7 +51,7 @@ _STATUS_COLORS = {"past": "C0", "ongoing": "C1", "upcoming": "C2"}
 _ARROW = "\u2192"
 
 
-@own_keywords
+@own_keywords(draws="bar", sets=("x", "height", "bottom", "label"))
 def plot_status_flow(
     frame: pd.DataFrame, *, ax: Axes | None = None, **style: Any
 ) -> Axes:
@@ -80,6 +80,9 @@ def plot_status_flow(
         Axes to draw on; by default a new figure is created.
     **style
         Passed to every bar (``alpha``, ``edgecolor``, ``width``...).
+        A keyword that is neither the plot's nor a style of matplotlib's ``Axes.bar``
+        is refused before drawing (InvalidParameter, with a "did you mean": ``colour``
+        for ``color``), as is one the plot sets itself (``label``, ``bottom``).
 
     Returns
     -------

@@ -28,7 +28,7 @@ _GROUPS = (
 _NOTE_GID = "icoframes-note"
 
 
-@own_keywords
+@own_keywords(draws="scatter", sets=("x", "y", "c", "label"))
 def plot_raised_vs_cap(frame: pd.DataFrame, *, ax: Axes | None = None, **kw: Any) -> Axes:
     """Scatter raised against hard cap in USD on log-log axes, coloured by ``reached_soft_cap``.
 
@@ -45,6 +45,9 @@ def plot_raised_vs_cap(frame: pd.DataFrame, *, ax: Axes | None = None, **kw: Any
         Drawn on; a new figure's Axes when None.
     **kw
         Styling forwarded to ``Axes.scatter`` (``s``, ``alpha``, ``marker``...).
+        A keyword that is neither the plot's nor a style of matplotlib's ``Axes.scatter``
+        is refused before drawing (InvalidParameter, with a "did you mean": ``colour``
+        for ``color``), as is one the plot sets itself (``label``, ``c``).
 
     Returns
     -------

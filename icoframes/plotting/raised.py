@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_raised"]
 
 
-@own_keywords
+@own_keywords(draws="bar", sets=("x", "height", "width", "align"))
 def plot_raised(
     icos: pd.DataFrame,
     *,
@@ -67,7 +67,11 @@ def plot_raised(
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure is created.
     **style
-        Passed to the bars (``color``, ``alpha``, ...) when ``by`` is not given.
+        Passed to the bars (``color``, ``alpha``, ``lw``, ``label``, ...) when ``by`` is
+        not given; ``label`` names them in the legend (default "ICOs").
+        A keyword that is neither the plot's nor a style of matplotlib's ``Axes.bar``
+        is refused before drawing (InvalidParameter, with a "did you mean": ``logscale``
+        for ``log``), as is one the plot sets itself (``width``, ``align``).
 
     Returns
     -------
@@ -133,9 +137,9 @@ def plot_raised(
         note += f"\n{n_outside:,} outside the bins"
     if groups is None:
         counts, _ = np.histogram(raised[drawable], bins=edges)
-        bar_style: dict[str, Any] = {"color": "C0", "edgecolor": "white", "linewidth": 0.5, **style}
-        ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", label="ICOs",
-               **bar_style)
+        bar_style: dict[str, Any] = {"color": "C0", "edgecolor": "white", "linewidth": 0.5,
+                                     "label": "ICOs", **style}
+        ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", **bar_style)
         headroom(ax, counts.max())
     else:
         if groups.other is not None:

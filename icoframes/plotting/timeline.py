@@ -74,7 +74,7 @@ def _meant_freq(freq: object) -> str:
     return f"; did you mean {meant!r}?" if meant else ""
 
 
-@own_keywords
+@own_keywords(draws="bar", sets=("x", "height", "width", "align", "bottom", "label"))
 def plot_timeline(
     icos: pd.DataFrame,
     *,
@@ -109,6 +109,9 @@ def plot_timeline(
         Axes to draw on; by default a new figure is created.
     **style
         Passed to the bars of started ICOs (``color``, ``alpha``, ...).
+        A keyword that is neither the plot's nor a style of matplotlib's ``Axes.bar``
+        is refused before drawing (InvalidParameter, with a "did you mean": ``frequency``
+        for ``freq``), as is one the plot sets itself (``label``, ``width``, ``bottom``...).
 
     Returns
     -------
