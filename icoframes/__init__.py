@@ -46,6 +46,7 @@ from .errors import (
 )
 from .export import ExportResult, export_tables
 from .features import compute_features, describe_features
+from .frozen import thawed
 from .history import changes, read_export, read_snapshots
 from .loaders import (
     cache_info,
@@ -144,6 +145,7 @@ __all__ = [
     "report",
     "reset_configuration",
     "sandbox",
+    "thawed",
     "tidy",
     "to_usd",
 ]

@@ -10,7 +10,7 @@ by every derived frame: their ``__deepcopy__`` returns the value itself.
 They are a ``dict`` and a ``list`` (``isinstance``, ``==`` a plain one, ``json.dumps``,
 pyarrow's storing of ``attrs`` in Parquet metadata and ``pickle`` work unchanged);
 ``dict(value)`` or ``list(value)`` is a plain, changeable copy of the top level
-(:func:`thawed` copies every level).
+(:func:`thawed`, also ``icoframes.thawed``, copies every level).
 
 >>> report = freeze({"queries": [{"complete": True}], "requests": {"icos": 2}})
 >>> report == {"queries": [{"complete": True}], "requests": {"icos": 2}}
@@ -21,7 +21,7 @@ True
 >>> report["requests"]["icos"] = 3
 Traceback (most recent call last):
 ...
-TypeError: this report is read-only (one value shared by every frame pandas derives ...
+TypeError: this dict is read-only (one value shared by every frame pandas derives ...
 >>> thawed(report)["requests"]["icos"] = 3  # a plain copy: changeable
 """
 
@@ -38,13 +38,14 @@ __all__ = ["FrozenDict", "FrozenList", "freeze", "thawed", "without_attrs"]
 _T = TypeVar("_T")
 _Frame = TypeVar("_Frame", "pd.DataFrame", "pd.Series")
 
-_REFUSED = ("this report is read-only (one value shared by every frame pandas derives from "
-            "the loaded one); change a copy: dict(report) copies its top level, "
-            "icoframes.frozen.thawed(report) every level")
+_REFUSED = ("this {kind} is read-only (one value shared by every frame pandas derives from "
+            "the frame whose attrs hold it); change a copy: {kind}(...) copies its top "
+            "level, icoframes.thawed(...) every level")
 
 
 def _read_only(self: object, *args: object, **kwargs: object) -> NoReturn:
-    raise TypeError(_REFUSED)
+    # the copy that fits: dict(...) of a list would keep only its indexes
+    raise TypeError(_REFUSED.format(kind="list" if isinstance(self, list) else "dict"))
 
 
 class FrozenDict(dict[str, Any]):
@@ -104,7 +105,32 @@ def freeze(value: Any) -> Any:
 
 
 def thawed(value: _T) -> _T:
-    """A changeable copy of ``value``: plain dicts and lists at every level."""
+    """A changeable copy of ``value``: plain dicts and lists at every level.
+
+    What icoframes keeps in a frame's ``attrs`` (a load report, a snapshots'
+    manifest) is read-only at every level, being shared by every frame pandas
+    derives; ``dict(value)`` or ``list(value)`` copies only its top level.
+
+    Parameters
+    ----------
+    value : object
+        A mapping or list, at any depth (a read-only one of ``attrs`` or any other);
+        other values are returned as they are.
+
+    Returns
+    -------
+    object
+        ``value`` with every mapping a new ``dict`` and every list a new ``list``.
+
+    Examples
+    --------
+    >>> import icoframes
+    >>> stated = freeze({"missing": [{"id": 1}], "complete": False})
+    >>> plain = icoframes.thawed(stated)
+    >>> plain["missing"].append({"id": 2})
+    >>> len(plain["missing"]), len(stated["missing"])
+    (2, 1)
+    """
     if isinstance(value, Mapping):
         return {k: thawed(v) for k, v in value.items()}  # type: ignore[return-value]
     if isinstance(value, list):

@@ -5,7 +5,7 @@ the cache or the service, fetched when), what it lacks (listed ICOs without a
 row, and why), what it left stale and what it cost. ``load_tables`` returns it
 as ``tables.report``; a frame returned by ``load_filters``, ``load_list`` or
 ``load_icos`` carries it as ``df.attrs["icoframes"]`` (the dict of 0.1, read-only:
-a :class:`~icoframes.frozen.FrozenDict` every derived frame shares), which
+one value every derived frame shares; :func:`icoframes.thawed` copies it), which
 :func:`report` reads back as a :class:`LoadReport`.
 
 pandas keeps ``attrs`` through selections and copies but drops them in

@@ -132,24 +132,27 @@ def test_the_report_reads_as_before(partial):
     assert icoframes.reporting.LoadReport.from_dict(stated) == icoframes.report(partial)
 
 
-@pytest.mark.parametrize("change", [
-    lambda r: r.__setitem__("complete", True),
-    lambda r: r.pop("missing"),
-    lambda r: r.update(complete=True),
-    lambda r: r.setdefault("extra", 1),
-    lambda r: r.__delitem__("queries"),
-    lambda r: r["missing"].append({"id": 1}),
-    lambda r: r["missing"].__setitem__(0, {}),
-    lambda r: r["missing"].sort(key=str),
-    lambda r: r["missing"][0].__setitem__("reason", "edited"),
-    lambda r: r["queries"][0]["params"].clear(),
-    lambda r: r["requests"].__ior__({"icos": 0}),
+@pytest.mark.parametrize(("change", "kind"), [
+    (lambda r: r.__setitem__("complete", True), "dict"),
+    (lambda r: r.pop("missing"), "dict"),
+    (lambda r: r.update(complete=True), "dict"),
+    (lambda r: r.setdefault("extra", 1), "dict"),
+    (lambda r: r.__delitem__("queries"), "dict"),
+    (lambda r: r["missing"].append({"id": 1}), "list"),
+    (lambda r: r["missing"].__setitem__(0, {}), "list"),
+    (lambda r: r["missing"].sort(key=str), "list"),
+    (lambda r: r["missing"][0].__setitem__("reason", "edited"), "dict"),
+    (lambda r: r["queries"][0]["params"].clear(), "dict"),
+    (lambda r: r["requests"].__ior__({"icos": 0}), "dict"),
 ], ids=["set", "pop", "update", "setdefault", "del", "append", "list set", "sort",
         "nested dict", "params", "|="])
-def test_changing_the_report_is_refused_with_the_way_to_copy_it(partial, change):
+def test_changing_the_report_is_refused_with_the_way_to_copy_it(partial, change, kind):
     stated = partial.attrs["icoframes"]
     before = _plain(stated)
-    with pytest.raises(TypeError, match=r"read-only.*dict\(report\)"):
+    # the copy that fits what was changed: dict(...) of a list keeps only its indexes
+    with pytest.raises(TypeError, match=rf"this {kind} is read-only.*; change a copy: "
+                                        rf"{kind}\(\.\.\.\) copies its top level, "
+                                        r"icoframes\.thawed\(\.\.\.\) every level$"):
         change(stated)
     assert stated == before
 
@@ -158,9 +161,9 @@ def test_a_copy_of_the_report_is_changeable(partial):
     stated = partial.attrs["icoframes"]
     top = dict(stated)
     top["complete"] = True
-    from icoframes.frozen import thawed  # the copy the refusal names
-
-    plain = thawed(stated)
+    # the copy the refusal names: public, so in the API reference (tests/test_all_lists.py)
+    assert "thawed" in icoframes.__all__
+    plain = icoframes.thawed(stated)
     assert type(plain) is dict and type(plain["missing"]) is list
     plain["missing"].append({"id": 1})
     plain["queries"][0]["params"]["status"] = "x"
