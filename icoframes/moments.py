@@ -46,8 +46,9 @@ def as_naive_utc(value: object, name: str) -> pd.Timestamp:
     or text: an ISO date with a 4-digit year (``"2018-06-01"``, with an optional time and
     UTC offset: ``"2018-06-01 12:00"``, ``"2018-06-01T12:00+02:00"``). Anything else is
     :class:`InvalidParameter`, with the ISO date a text most likely means when it says one
-    plainly (``"2018/06/01"``, ``"June 1, 2018"``, ``"20180601"``): a number (pandas would
-    read ``2018`` as 2018 nanoseconds after 1970), and text pandas reads as year 1 (``"12"``,
+    plainly (``"2018/06/01"``, ``"June 1, 2018"``, ``"20180601"``, and the number
+    ``20180601``): a number (pandas would read ``2018`` as 2018 nanoseconds after 1970), and
+    text pandas reads as year 1 (``"12"``,
     ``"Jan"``) or by one country's order (``"1/2/2018"``). ``"now"`` and ``"today"`` are this
     moment in UTC, as None is (pandas reads them on the local clock).
     """
@@ -79,7 +80,21 @@ def _meant_date(value: object) -> str:
     year in 4 digits first (``"2018/06/01"``, ``"٢٠١٨-٠٦-٠١"``, ISO's basic ``"20180601"``)
     or its month in words (``"June 1, 2018"``), never one whose order of day and month is a
     guess (``"01.06.2018"``); a zone apart after it (``"2018-06-01 12:00 UTC"``,
-    ``"... +02:00"``) is kept, as an offset."""
+    ``"... +02:00"``) is kept, as an offset. A whole number of 8 digits is read as ISO's
+    basic form (``20180601``, as a spreadsheet or ``read_csv`` gives such a date); no other
+    number says a date plainly (``2018`` is no day).
+
+    Examples
+    --------
+    >>> _meant_date(20180601), _meant_date(np.float64(20180601.0)), _meant_date(2018)
+    ("; did you mean '2018-06-01'?", "; did you mean '2018-06-01'?", '')
+    """
+    if isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool):
+        number = value if isinstance(value, int | np.integer) else (  # NaN, inf: no whole
+            int(value) if float(value).is_integer() else 0)
+        if not 10**7 <= number < 10**8:  # 20180601, never 2018 or -20180601
+            return ""
+        value = str(int(number))
     if not isinstance(value, str):
         return ""
     text = "".join(str(unicodedata.decimal(c)) if unicodedata.decimal(c, None) is not None

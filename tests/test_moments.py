@@ -16,6 +16,7 @@ import icoframes
 from icoframes.errors import InvalidParameter
 from icoframes.moments import as_naive_utc
 from icoframes.plotting import plot_timeline
+from icoframes.quoting import quoted
 
 matplotlib.use("Agg")
 
@@ -137,3 +138,33 @@ def test_a_zone_that_is_no_plain_offset_gets_no_suggestion(text):
     with pytest.raises(InvalidParameter) as caught:
         as_naive_utc(text, "as_of")
     assert str(caught.value) == f"as_of must be a date or datetime, got {text!r}{RULE}"
+
+
+@pytest.mark.parametrize("value", [20180601, np.int64(20180601), 20180601.0,
+                                   np.float64(20180601), np.uint32(20180601)])
+def test_a_number_writing_a_compact_date_is_refused_with_the_iso_date(value):
+    # a spreadsheet's or read_csv's 20180601 had no hint, the text "20180601" had
+    meant = "; did you mean '2018-06-01'?"
+    with pytest.raises(InvalidParameter) as caught:
+        icoframes.compute_features(_tables(), as_of=value)
+    assert str(caught.value) == f"as_of must be a date or datetime, got {value!r}{meant}"
+    with pytest.raises(InvalidParameter) as caught:
+        plot_timeline(_tables().icos, now=value)
+    assert str(caught.value) == f"now must be a date or datetime, got {value!r}{meant}"
+
+
+@pytest.mark.parametrize("value", [20181301, 201806011, 2018061, -20180601, 20180601.5,
+                                   float("nan"), 10**400, True],
+                         ids=lambda v: repr(v)[:12])
+def test_a_number_writing_no_compact_date_gets_no_guess(value):
+    with pytest.raises(InvalidParameter) as caught:
+        as_naive_utc(value, "as_of")
+    assert str(caught.value) == f"as_of must be a date or datetime, got {quoted(value)}"
+
+
+def test_a_snapshot_date_column_of_objects_holding_a_compact_number_says_the_date():
+    frame = pd.DataFrame({"snapshot_date": pd.Series(["2026-11-01", 20261102], dtype=object),
+                          "id": [1, 1], "status": ["past", "past"]})
+    with pytest.raises(InvalidParameter, match=r"a snapshot_date must be a date or datetime, "
+                                               r"got 20261102; did you mean '2026-11-02'\?$"):
+        icoframes.changes(frame)
