@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -37,6 +39,34 @@ def refused(icos, plot: str, **kw: object) -> str:
         getattr(icoframes, plot)(icos, **kw)
     assert plt.get_fignums() == before  # refused before drawing anything
     return str(info.value)
+
+
+def drawn(ax) -> list:
+    """What a plot drew: its bars' and points' places and sizes."""
+    bars = [(p.get_x(), p.get_height()) for c in ax.containers for p in c.patches]
+    return bars + [c.get_offsets().tolist() for c in ax.collections]
+
+
+def data_of(icos, plot: str):
+    if plot == "plot_status_flow":
+        return icos.assign(snapshot_date=icos["fetched_at"].dt.tz_localize(None).dt.normalize())
+    if plot == "plot_raised_vs_cap":
+        return icos.assign(hard_cap_usd=icos["raised"] * 2, reached_soft_cap=True)
+    return icos
+
+
+@pytest.mark.parametrize("plot", PLOTS)
+def test_the_data_given_by_its_name_is_drawn_as_given_first(icos, plot):
+    # it was refused: "icos is not a keyword of plot_raised() nor a style of its bars"
+    frame = data_of(icos, plot)
+    name = next(iter(inspect.signature(getattr(icoframes, plot)).parameters))
+    assert name == ("frame" if plot in ("plot_status_flow", "plot_raised_vs_cap") else "icos")
+    by_name = drawn(getattr(icoframes, plot)(**{name: frame}, alpha=0.5))
+    assert by_name and by_name == drawn(getattr(icoframes, plot)(frame, alpha=0.5))
+    with pytest.raises(InvalidParameter) as twice:
+        getattr(icoframes, plot)(frame, **{name: frame})
+    assert str(twice.value) == (
+        f"{name} is given twice to {plot}(): as argument 1 and as {name}=; give it once")
 
 
 @pytest.mark.parametrize(("plot", "typed", "meant"), [

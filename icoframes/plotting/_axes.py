@@ -75,23 +75,27 @@ def own_keywords(*, draws: str, sets: tuple[str, ...]
     """A plot refusing, before drawing, a keyword that is neither its own nor a style of
     what it draws with matplotlib's ``Axes.<draws>`` (``"bar"`` or ``"scatter"``).
 
-    The plot's own keywords are its keyword-only parameters; the others go to matplotlib as
-    styles, where a misspelled one failed only while drawing ("Rectangle.set() got an
-    unexpected keyword argument") and one the plot passes itself (``sets``: ``label``, the
-    bars' places) with "got multiple values". Both are an InvalidParameter saying why,
-    with a "did you mean" among the plot's keywords (``logscale``: ``log``) or the styles.
+    The plot's own keywords are its named parameters (its data too: ``plot_raised(icos=f)``);
+    the others go to matplotlib as styles, where a misspelled one failed only while drawing
+    ("Rectangle.set() got an unexpected keyword argument") and one the plot passes itself
+    (``sets``: ``label``, the bars' places) with "got multiple values". Both are an
+    InvalidParameter saying why, with a "did you mean" among the plot's keyword-only
+    options (``logscale``: ``log``) or the styles.
     """
     def wrap(plot: Callable[_P, _R]) -> Callable[_P, _R]:
-        own = [name for name, p in inspect.signature(plot).parameters.items()
-               if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        named = {name: p.kind for name, p in inspect.signature(plot).parameters.items()
+                 if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                               inspect.Parameter.KEYWORD_ONLY)}
+        # the options beside the data, which a refusal lists (the data is given first)
+        own = [name for name, kind in named.items() if kind is inspect.Parameter.KEYWORD_ONLY]
 
         @functools.wraps(plot)
         def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-            styles = {key: value for key, value in kwargs.items() if key not in own}
+            styles = {key: value for key, value in kwargs.items() if key not in named}
             for key in styles:  # never the value: it may be a secret under a wrong name
                 _check_style(plot.__name__, key, own, draws, sets)
             if draws == "bar" and styles:  # lw= beside the plot's own linewidth: one style
-                kwargs = {**{k: v for k, v in kwargs.items() if k in own},  # type: ignore[assignment]
+                kwargs = {**{k: v for k, v in kwargs.items() if k in named},  # type: ignore[assignment]
                           **_bar_styles(plot.__name__, styles)}
             return plot(*args, **kwargs)
         return checked_keywords(call)  # and an argument given twice (icos=, ax=): refused
