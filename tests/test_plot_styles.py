@@ -95,6 +95,35 @@ def test_a_label_replaces_the_one_bar_series_label(icos):
             assert "my ICOs" in [t.get_text() for t in ax.get_legend().get_texts()]
 
 
+@pytest.mark.parametrize(("plot", "key"), [(plot, "data") for plot in PLOTS] + [
+    (plot, "orientation") for plot in PLOTS if plot != "plot_raised_vs_cap"])
+def test_a_matplotlib_keyword_that_would_break_the_plot_is_refused_saying_why(icos, plot, key):
+    # it was "not a keyword of plot_raised() nor a style of its bars"; for data "did you mean 'aa'?"
+    message = refused(data_of(icos, plot), plot, **{key: None})
+    draws = "scatter" if plot == "plot_raised_vs_cap" else "bar"
+    assert message.startswith(f"{key} is a keyword of matplotlib's Axes.{draws} that {plot}() "
+                              "does not pass on: ")
+    assert "did you mean" not in message
+
+
+@pytest.mark.parametrize(("key", "advice"), [
+    ("figsize", "make the figure first and draw on its Axes: fig, ax = plt.subplots(figsize=...); "
+                "{plot}(..., ax=ax)"),
+    ("dpi", "fig, ax = plt.subplots(dpi=...); {plot}(..., ax=ax)"),
+    ("xlabel", "set it on the Axes the plot returns: ax = {plot}(...); ax.set_xlabel(...)"),
+    ("ylabel", "ax = {plot}(...); ax.set_ylabel(...)"),
+    ("title", "ax = {plot}(...); ax.set_title(...)"),
+    ("grid", "ax = {plot}(...); ax.grid(True)"),
+    ("fontsize", "with plt.rc_context({{'font.size': ...}}): {plot}(...)")])
+@pytest.mark.parametrize("plot", ["plot_raised", "plot_raised_vs_cap"])
+def test_a_figure_or_axes_word_says_how_to_do_it_not_a_false_friend(icos, plot, key, advice):
+    # figsize: "did you mean 'figure'?" (scatter: 'sizes'), xlabel: 'label' (the legend's),
+    # grid: 'gid', fontsize: 'sizes' (the points')
+    message = refused(data_of(icos, plot), plot, **{key: 1})
+    assert message.endswith(advice.format(plot=plot))
+    assert "did you mean" not in message
+
+
 @pytest.mark.parametrize(("plot", "key"), [
     ("plot_status_flow", "label"), ("plot_timeline", "label"), ("plot_raised_vs_cap", "label"),
     ("plot_raised", "x"), ("plot_raised", "width"), ("plot_status_flow", "bottom"),

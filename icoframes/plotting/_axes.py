@@ -66,8 +66,36 @@ def _styles(draws: str) -> frozenset[str]:
     names = {*inspector.get_setters(), *(a for more in inspector.aliasd.values() for a in more)}
     names.update(n for n, p in inspect.signature(getattr(Axes, draws)).parameters.items()
                  if p.kind is not inspect.Parameter.VAR_KEYWORD)
-    # data= would make matplotlib read the plot's arrays as column names
-    return frozenset((names | (_BAR_KEYWORDS if draws == "bar" else set())) - {"self", "data"})
+    return frozenset((names | (_BAR_KEYWORDS if draws == "bar" else set()))
+                     - {"self", *_NOT_PASSED})
+
+
+# Keywords matplotlib's Axes.bar or Axes.scatter takes that would break the plot: why not
+_NOT_PASSED = {
+    "data": "the plot draws the frame it is given; with data= matplotlib would read the "
+            "plot's arrays as column names",
+    "orientation": "its bars stand upright, its axes and labels are laid out for them",
+}
+# Words for the figure or its Axes, not for the bars (a "did you mean" among the styles
+# would name a false friend: figsize 'figure', xlabel 'label', grid 'gid'): how to do it
+_FIGURE_WORDS = {"figsize": "figsize=...", "dpi": "dpi=...", "tight_layout": "layout='tight'"}
+_AXES_CALLS = {"title": "ax.set_title(...)", "xlabel": "ax.set_xlabel(...)",
+               "ylabel": "ax.set_ylabel(...)", "xlim": "ax.set_xlim(...)",
+               "ylim": "ax.set_ylim(...)", "xticks": "ax.set_xticks(...)",
+               "yticks": "ax.set_yticks(...)", "grid": "ax.grid(True)"}
+
+
+def _elsewhere(plot: str, key: str) -> str | None:
+    """How to get what ``key`` (a figure or Axes word) asks for, or None."""
+    if key in _FIGURE_WORDS:
+        return (f"make the figure first and draw on its Axes: "
+                f"fig, ax = plt.subplots({_FIGURE_WORDS[key]}); {plot}(..., ax=ax)")
+    if key in _AXES_CALLS:
+        return f"set it on the Axes the plot returns: ax = {plot}(...); {_AXES_CALLS[key]}"
+    if key == "fontsize":  # the plot's texts are sized relative to the font size
+        return (f"its texts follow matplotlib's font size: "
+                f"with plt.rc_context({{'font.size': ...}}): {plot}(...)")
+    return None
 
 
 def own_keywords(*, draws: str, sets: tuple[str, ...]
@@ -123,12 +151,20 @@ def _check_style(plot: str, key: str, own: list[str], draws: str, sets: tuple[st
             f"of its {what} it can pass on; its own keywords: {', '.join(own)}")
     if key in styles:
         return
+    if key in _NOT_PASSED and (key == "data" or draws == "bar"):
+        raise InvalidParameter(
+            f"{key} is a keyword of matplotlib's Axes.{draws} that {plot}() does not pass on: "
+            f"{_NOT_PASSED[key]}; its own keywords: {', '.join(own)}")
+    where = (f"{key} is not a keyword of {plot}() nor a style of its {what} "
+             f"(matplotlib's Axes.{draws})")
+    advice = _elsewhere(plot, key)
+    if advice:
+        raise InvalidParameter(f"{where}; {advice}")
     close = (closest(key, own) or [name for name in own if len(name) > 2 and key.startswith(name)]
              or closest(key, styles - set(sets)))
     hint = (f"; did you mean {' or '.join(map(repr, close))}?" if close
             else f"; its own keywords: {', '.join(own)}")
-    raise InvalidParameter(f"{key} is not a keyword of {plot}() nor a style of its {what} "
-                           f"(matplotlib's Axes.{draws}){hint}")
+    raise InvalidParameter(f"{where}{hint}")
 
 
 EMPTY_MESSAGE = "no ICOs to plot"
