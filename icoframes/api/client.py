@@ -264,8 +264,8 @@ class Client:
             A parameter is not allowed by spec 4.2 (raised before sending).
         BadResponse
             Two answers (:data:`~icoframes.api.retry.ANSWERS_REFUSED`) were pages that
-            failed the gate: ``data`` not a list, ``total_pages`` not a count, above
-            10,000 or inconsistent with ``total_icos``, or another page than the one asked.
+            failed the gate: ``data`` not a list, ``total_pages`` not a count, above 10,000
+            or off ``total_icos``, not the page asked, or an empty page 1 without error 482.
         """
         return self.list_wire(validate_list_params({**params, "page": page}))
 
