@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, overload
 
+from .errors import checked_keywords
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -104,6 +106,7 @@ def freeze(value: Any) -> Any:
     return value
 
 
+@checked_keywords
 def thawed(value: _T) -> _T:
     """A changeable copy of ``value``: plain dicts and lists at every level.
 
