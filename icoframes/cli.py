@@ -61,7 +61,7 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as 
 #: Every exit code of the command and what it means (the export's --help and the README say so).
 EXIT_CODES = {
     EXIT_OK: "done",
-    EXIT_ERROR: "anything else (the service unreachable after retries, ...)",
+    EXIT_ERROR: "anything else (the service unreachable after retries or not answering, ...)",
     EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects: error 480, a "
                 "wrong base_url: 481, an unknown ICOFRAMES_ variable, a cache dir or "
                 "--out folder that cannot be written, a cache dir refused (another user's, a "

@@ -188,7 +188,8 @@ class QuotaExceeded(APIError):
 
 
 class ServiceUnavailable(APIError):
-    """The service kept failing (network errors, 5xx, bad JSON) after every retry.
+    """The service kept failing (network errors, 5xx, bad JSON) after every retry, or gave no
+    answer to the probe sent after an error 485 on record (the refusal stays on record).
 
     ``last_failure`` names the last cause (``"connection refused"``, ``"HTTP 500"``,
     ``"not JSON"``...) when there was one.

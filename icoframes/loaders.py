@@ -220,8 +220,8 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
     ServiceUnavailable
         The service looks down: many different requests failed with no
         success between, or connections were refused (the circuit breaker,
-        :mod:`icoframes.api.control`): ``last_failure`` names the cause.
-        Everything fetched is cached.
+        :mod:`icoframes.api.control`), or the probe after an error 485 got no
+        answer: ``last_failure`` names the cause. Everything fetched is cached.
     NotCached
         ``offline=True`` and nothing of the query is cached (when only some
         profiles are missing, the cached rows are returned with an

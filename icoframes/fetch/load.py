@@ -47,7 +47,7 @@ from .progress import Progress, interactive
 from .result import assemble, filter_set, state_of_result
 from .service import Service, forget_unreached
 from .sharedlists import SharedLists
-from .stops import BudgetSpent, ItemsStop, breaker_error, first_stop, held, quota_error
+from .stops import BudgetSpent, ItemsStop, breaker_error, first_stop, held
 
 __all__ = ["Load"]
 
@@ -437,10 +437,9 @@ class Load:
         stop = self._stop
         if isinstance(stop, QuotaExceeded):
             done, failed = len(self._done), len(self.failed)  # failed: left to fetch too
-            raise quota_error(stop, self.settings, *self.service.quota_state(),
-                              fetched=done - failed - len(self.gone), failed=failed,
-                              left=self._plan.planned - done + failed, lost=self._lost,
-                              unlisted=any(not q.complete for q in self.queries)) from stop
+            raise self.service.quota_stop(stop, self.queries, failed=failed, lost=self._lost,
+                                          fetched=done - failed - len(self.gone),
+                                          left=self._plan.planned - done + failed) from stop
         if stop is None and self.control.tripped:
             stop = breaker_error(self.settings, self.control)
         if stop is None and self._page_errors and all(

@@ -12,14 +12,14 @@ import errno
 import os
 import secrets
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..api.client import Client
 from ..api.control import LoadControl, profile_item
 from ..cachedir.housekeeping import remove_folder
 from ..config import SET_CACHE_DIR, Settings
-from ..errors import CacheError, ConfigError, NotCached, QuotaExceeded
+from ..errors import CacheError, ConfigError, NotCached, QuotaExceeded, ServiceUnavailable
 from ..files import not_a_folder
 from ..store.cache import WRITE_PROBE, Cache
 from ..store.claims import Claims
@@ -27,6 +27,9 @@ from ..store.db import check_cache_dir, disk_full
 from ..store.ledger import LedgerState, QuotaLedger
 from .policy import Want
 from .stops import Booking, known_skipped, quota_error, warn_short_quota
+
+if TYPE_CHECKING:
+    from .paging import ListQuery
 
 __all__ = ["Service", "check_writable", "forget_unreached"]
 
@@ -169,10 +172,21 @@ class Service:
         try:
             return self.client("the filter set").filters()
         except QuotaExceeded as stop:  # else the bare code text (or the ledger's) reached users
-            raise quota_error(stop, self.settings, *self.quota_state(), fetched=0, left=None,
-                              unlisted=True, asked=FILTER_SET) from stop
+            raise self.quota_stop(stop, (), fetched=0, left=None, asked=FILTER_SET) from stop
         finally:
             self.close()
+
+    def quota_stop(self, stop: QuotaExceeded, queries: Sequence[ListQuery], *,
+                   left: int | None, **said: Any) -> QuotaExceeded | ServiceUnavailable:
+        """``stop``, the daily limit met by a load whose lists are ``queries``, worded
+        (:func:`.stops.quota_error`, ``said`` passed on) with the ledger's state now and
+        the load's last failure (the stop when this load's probe got no answer). ``left``
+        (profiles remaining) is said as unknown when no list answered a page: not 0."""
+        listed = any(q.complete or (q.frame is not None and not q.frame.empty)
+                     for q in queries)
+        return quota_error(stop, self.settings, *self.quota_state(),
+                           left=left if listed else None, failure=self.control.last_failure,
+                           unlisted=not listed or any(not q.complete for q in queries), **said)
 
     def warn_short(self, needed: int) -> bool:
         """Warn (:func:`.stops.warn_short_quota`) when ``needed`` requests are more than

@@ -28,7 +28,7 @@ from ..secret import redact_url
 from ..store.ledger import LedgerState, QuotaLedger
 
 __all__ = ["Booking", "BudgetSpent", "ItemsStop", "breaker_error", "first_stop", "held",
-           "known_skipped", "quota_error", "warn_short_quota"]
+           "known_skipped", "quota_error", "unanswered_error", "warn_short_quota"]
 
 
 class Settings(Protocol):
@@ -149,7 +149,8 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
                 began_again: bool = False, unread: CacheError | None = None,
                 unrecorded: bool = False, unanswered: bool = False, *, fetched: int,
                 left: int | None, unlisted: bool, lost: CacheError | None = None,
-                failed: int = 0, asked: str | None = None) -> QuotaExceeded:
+                failed: int = 0, asked: str | None = None,
+                failure: str | None = None) -> QuotaExceeded | ServiceUnavailable:
     """The daily limit stopped the load: who refused, what was sent, what is left, what now.
 
     ``state`` is the ledger's when it refused; ``began_again``: its day has ended since.
@@ -158,10 +159,14 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     ``unrecorded``: the ledger could not record the 485 (the next call may not know of
     it). ``unanswered``: this call's probe, sent after a 485 on record, got no answer (it
     timed out, or :data:`~icoframes.store.ledger.PROBES_UNANSWERED` in a row; the refusal
-    stays). ``lost``: what arrived could not all be kept (the cache's error, said). ``left``
-    counts the ``failed`` ones (this call's failures: a later call asks them again).
-    ``asked``: the refused request was the call's first, for what it names (the filter set),
-    before any list: what remains is unknown (``left`` None), nothing was fetched."""
+    stays): the service is not answering, so the stop is :class:`ServiceUnavailable`
+    (:func:`unanswered_error`), ``failure`` its last cause. ``lost``: what arrived could not
+    all be kept (the cache's error, said). ``left`` counts the ``failed`` ones (this call's
+    failures: a later call asks them again); None when no list answered a page (what
+    remains is unknown). ``asked``: the refused request was the call's first, for what it
+    names (the filter set), before any list: nothing was fetched."""
+    if unanswered and stop.code == 485 and not unrecorded:
+        return unanswered_error(settings, state, failure, lost)
     more = " (and a list was not complete, so possibly more)" if unlisted else ""
     rest = " to fetch only the rest" if asked is None else ""  # else nothing was fetched
     if failed:
@@ -171,8 +176,7 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     if stop.code == 485:
         when = "" if state.refused_at is None else f" at {state.refused_at:%H:%M} UTC"
         day = "today"
-        if began_again or (state.refused_at is not None and state.reset is None
-                           and state.refused_at.date().isoformat() < state.day):
+        if began_again or _before_day(state):
             day = "that day"  # worded after the day it refused ended
             if state.refused_at is not None:
                 when = f" at {state.refused_at:%Y-%m-%d %H:%M} UTC"
@@ -194,13 +198,6 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             if began_again:
                 then = (f"It reset at {_at(state)} (the quota_reset setting), after this call "
                         f"stopped: call the same loader again now{rest}.")
-        if unanswered:  # (not before quota_reset: the refusal came before this day's reset)
-            then = ("This call's probe (its first request, sent alone) got no answer from the "
-                    "service (it timed out, or it and the next two sent alone each broke off "
-                    "or came back without the service's JSON, such as an HTML 503 page), so "
-                    "the refusal stays on record and the call sent nothing more: the next "
-                    "call sends one request first (a probe, costing one request) and goes on "
-                    f"if it is accepted, so call the same loader again later{rest}.")
         if unrecorded:
             then = ("The ledger could not record this refusal, so the next call may not know "
                     "of it and send several requests (not one probe) before the service "
@@ -223,6 +220,9 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
             if lost is None else f"Not everything fetched could be kept ({lost}); offline=True "
             "returns what was, now, without a request.")
     done = f"This call fetched {fetched} profiles; {left} remain to fetch{more}."
+    if left is None:  # no list answered a page: how many remain is not known, not 0
+        done = (f"This call fetched {fetched} profiles; how many remain to fetch is unknown: "
+                "no list answered a page before the limit.")
     if asked is not None:  # nothing listed yet: how many profiles remain is unknown
         done = f"This call's request for {asked} was refused, before any list was paged."
         kept = ("Nothing was fetched; offline=True answers only from a copy an earlier load "
@@ -233,8 +233,46 @@ def quota_error(stop: QuotaExceeded, settings: Settings, state: LedgerState,
     return error
 
 
+def unanswered_error(settings: Settings, state: LedgerState, failure: str | None,
+                     lost: CacheError | None = None) -> ServiceUnavailable:
+    """This call's probe, sent alone after a 485 on record, got no answer: the service is
+    not answering (an outage: exit 1 for a cron monitor, not the daily limit's 3), and the
+    refusal of ``state`` stays on record, said with its date, whatever day it came."""
+    when = "" if state.refused_at is None else f" at {state.refused_at:%Y-%m-%d %H:%M} UTC"
+    last = f" (last: {failure})" if failure else ""
+    kept = ("Everything fetched is cached." if lost is None else
+            f"Not everything fetched could be kept ({lost}).")
+    error = ServiceUnavailable(
+        f"{_host(settings)} is not answering: the service refused this key with error 485 "
+        f"(its daily request limit){when}, and this call's probe (its first request since, "
+        "sent alone) timed out, or it and the next two sent alone each broke off or came back "
+        f"without the service's JSON, such as an HTML 503 page{last}, so the call sent nothing "
+        f"more. {kept} That refusal stays on record (whether the allowance is back is not "
+        "known): the next call sends one request first (a probe, costing one request) and "
+        "goes on if it is accepted; call again later to fetch only the rest.")
+    error.last_failure = failure
+    return error
+
+
+def _before_day(state: LedgerState) -> bool:
+    """The refusal of ``state`` came before its counted day began (at 00:00 UTC, or at
+    ``quota_reset``): said as "that day", with its date, never as today's."""
+    if state.refused_at is None:
+        return False
+    if state.day_ends is None:
+        return state.refused_at.date().isoformat() < state.day
+    return state.refused_at < state.day_ends - dt.timedelta(days=1)
+
+
 def _at(state: LedgerState) -> str:
     return "00:00 UTC" if state.day_ends is None else f"{state.day_ends:%Y-%m-%d %H:%M} UTC"
+
+
+def _host(settings: Settings) -> str:
+    """The service's host, as a stop names it (any credentials in ``base_url`` redacted)."""
+    base = settings.base_url or ""
+    # redact the whole URL first: a bare netloc (user:pw@host) reads as a scheme to urlsplit
+    return urlsplit(redact_url(base)).netloc or redact_url(base)
 
 
 def breaker_error(settings: Settings, control: LoadControl) -> APIError:
@@ -251,9 +289,7 @@ def breaker_error(settings: Settings, control: LoadControl) -> APIError:
             f"failed in a row, {control.items_refused} of them answered wrongly{probed} (last: "
             f"{control.last_failure}); as requests of their kind were answered right before, "
             "those may all be bad items: the next call asks again")
-    base = settings.base_url or ""
-    # redact the whole URL first: a bare netloc (user:pw@host) reads as a scheme to urlsplit
-    host = urlsplit(redact_url(base)).netloc or redact_url(base)
+    host = _host(settings)
     if (same := control.same_error) is not None:  # one error about the request, on every one
         reason, code = same
         kind = APIError if code is None else type(error_for_code(code))

@@ -8,7 +8,8 @@ hard cap, booked with one conditional statement, so the processes sharing the ca
 never send one request over it; the day counted is stored and never goes back; a 485
 is recorded as the service's refusal, after which each call may send one probe (its
 first request alone; one that times out, or the third in a row that gets no answer, ends
-the call's requests too), or, with ``quota_reset``, nothing before that time.
+the call's requests too), or, with ``quota_reset``, nothing before that time, and after it
+no probe either: the reset renewed the allowance.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -66,15 +67,16 @@ class LedgerState:
     day: str
     sent: int
     limit: int
+    #: Requests left today under the ``daily_quota`` cap (the service may refuse earlier):
+    #: a field, made from the others, so that ``dataclasses.asdict`` (``cache info``) has it
+    remaining: int = field(init=False)
     refused_at: dt.datetime | None = None
     refused_after: int | None = None
     reset: dt.time | None = None  #: the service's reset time, when known (quota_reset)
     day_ends: dt.datetime | None = None  #: when the count starts again (UTC)
 
-    @property
-    def remaining(self) -> int:
-        """Requests left today under the ``daily_quota`` cap (the service may refuse earlier)."""
-        return max(0, self.limit - self.sent)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "remaining", max(0, self.limit - self.sent))
 
 
 class QuotaLedger(InDatabase):
@@ -153,6 +155,12 @@ class QuotaLedger(InDatabase):
         return dt.datetime.combine(dt.date.fromisoformat(day), self.reset or dt.time(0),
                                    tzinfo=dt.UTC) + dt.timedelta(days=1)
 
+    def _lapsed(self, refused_at: int, day: str) -> bool:
+        """A refusal (its time, ms) came before the counted ``day`` began, at a known reset
+        time: the reset since renewed the allowance, so it holds nothing back. Without
+        ``quota_reset`` no refusal lapses by age: only a probe's answer clears it."""
+        return self.reset is not None and refused_at < ms(self._ends(day) - dt.timedelta(days=1))
+
     # -- booking -------------------------------------------------------------------------
 
     def take(self, endpoint: str = "") -> None:
@@ -183,9 +191,12 @@ class QuotaLedger(InDatabase):
             row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
                                "WHERE key = ?", (self.key,)).fetchone()
             refused = row is not None and row[0] is not None
+            if refused and self._lapsed(row[0], today):  # a reset came since: no probe
+                conn.execute("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
+                             "WHERE key = ?", (self.key,))
+                refused = False
             # a known reset time: nothing, not even a probe, before it
-            if (refused and self.reset is not None
-                    and row[0] >= ms(self.next_reset(now) - dt.timedelta(days=1))):
+            if refused and self.reset is not None:
                 raise self._service_refused(row[0], row[1], endpoint, now)
             if refused and self._probe is not None:
                 raise self._service_refused(row[0], row[1], endpoint,
@@ -286,6 +297,8 @@ class QuotaLedger(InDatabase):
         if day < today:
             day, sent = today, 0
         # (a later day than today: the clock went back; that day's count holds until it ends)
+        if refused_at is not None and self._lapsed(refused_at, day):  # (cleared at the next
+            refused_at = refused_after = None  # booking: no longer in force, nor said)
         return LedgerState(day, sent, self.limit, from_ms(refused_at), refused_after,
                            reset=self.reset, day_ends=self._ends(day))
 
