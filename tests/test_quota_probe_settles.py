@@ -98,7 +98,7 @@ def _held_until_the_server_stops(h) -> None:
     (html_reply(503, "Service Unavailable"), 30.0, 3, "HTTP 503"),
     (_closed_unanswered, 30.0, 3, None),  # (the transport's words for a closed connection)
     (_held_until_the_server_stops, 0.2, 1,
-     "timed out: no whole response within the 0.2 s deadline"),
+     "timed out"),  # (": no whole response within ..." when the watchdog wins the race)
 ], ids=["html-503", "closed", "timed-out"])
 def test_probes_that_get_no_answer_end_the_call(
         configured, quick_retries, answer, timeout, probes, last):
@@ -120,7 +120,7 @@ def test_probes_that_get_no_answer_end_the_call(
         assert quota.refused_at is not None
         stop = caught.value
         assert not isinstance(stop, QuotaExceeded) and stop.last_failure
-        assert last is None or stop.last_failure == last
+        assert last is None or stop.last_failure.startswith(last)
         host = srv.base_url.removeprefix("http://")
         assert str(stop) == host + UNANSWERED.format(last=stop.last_failure)
         cause = str(stop.__cause__)

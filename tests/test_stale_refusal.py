@@ -5,9 +5,10 @@ request gets an HTML 503 page, an HTML page answered 200, or no answer at all. T
 probe (its first request, sent alone after a refusal) learns nothing, and the stop is the
 outage: exit 1 (a cron monitor's "the service is down"), as the same outage without the old
 485, never exit 3 ("the daily limit, wait for tomorrow"), and its words give the refusal's
-date, never "today". With ``quota_reset`` known, a refusal from before the counted day began
-holds nothing back: no probe at all. Days are moved with time-machine; requests are counted
-by the servers (the sandbox's, a hostile one on 127.0.0.1).
+date, never "today", with or without ``quota_reset`` (after a known reset the refusal is
+probed as without one: a reset time set wrong costs one request, not a wave). Days are
+moved with time-machine; requests are counted by the servers (the sandbox's, a hostile one
+on 127.0.0.1).
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def test_an_outage_days_after_a_485_is_an_outage(
         quota = icoframes.cache_info().quota
     counted = DAY4 - dt.timedelta(hours=6 if reset == "06:00" else 0)  # the day counted
     assert (quota.sent, quota.day) == (sent, counted.date().isoformat())
-    if refused and reset is None:
+    if refused:
         # the probe, alone, again after each failure: PROBES_UNANSWERED requests, then the stop
         assert sent == PROBES_UNANSWERED
         assert message.startswith(
@@ -111,7 +112,7 @@ def test_an_outage_days_after_a_485_is_an_outage(
         # still on record, as it was: the next call probes again
         assert DAY1 <= quota.refused_at < DAY1 + dt.timedelta(minutes=1)
         assert 0 < quota.refused_after <= day1_sent
-    else:  # no 485, or one that a known reset renewed since: the outage alone, no probe
+    else:  # no 485: the outage alone, no probe
         assert "error 485" not in message and "probe" not in message
         assert (quota.refused_at, quota.refused_after) == (None, None)
 
@@ -128,10 +129,10 @@ def _refused_ledger(tmp_path) -> QuotaLedger:
     return QuotaLedger(tmp_path, "key", 50, service="http://127.0.0.1:1", reset=RESET)
 
 
-def test_a_refusal_before_a_known_reset_holds_nothing_back(tmp_path):
-    """main: after the reset the refusal was still on record and the next request went as a
-    probe (others waiting for it); three without an answer ended the call as the daily
-    limit, though the reset renewed the allowance."""
+def test_after_a_known_reset_an_old_refusal_is_probed_by_one_request_alone(tmp_path):
+    """Before the reset nothing is sent; after it the refusal is still on record and the
+    first request goes alone as the probe (a reset time set wrong costs that one request):
+    three without an answer end the call's requests, the refusal kept."""
     ledger = _refused_ledger(tmp_path)
     with time_machine.travel(REFUSED + dt.timedelta(hours=22), tick=False):  # 05:00: before
         with pytest.raises(icoframes.QuotaExceeded, match="no request is sent before "
@@ -139,13 +140,14 @@ def test_a_refusal_before_a_known_reset_holds_nothing_back(tmp_path):
             ledger.take("list")
         assert ledger.state().refused_at == REFUSED
     with time_machine.travel(REFUSED + dt.timedelta(hours=23, minutes=30), tick=False):  # 06:30
-        assert ledger.state() == LedgerState("2026-11-02", 0, 50, reset=RESET, day_ends=(
-            dt.datetime(2026, 11, 3, 6, tzinfo=dt.UTC)))  # no refusal in force, none said
-        for _ in range(PROBES_UNANSWERED + 1):  # no probe: each request books, none waits
+        for _ in range(PROBES_UNANSWERED):  # each the probe, alone, after the last's failure
             ledger.take("ico")
             ledger.settle("no_answer")
-        assert not ledger.probe_unanswered
-        assert ledger.state().sent == PROBES_UNANSWERED + 1
+        assert ledger.probe_unanswered
+        with pytest.raises(icoframes.QuotaExceeded):
+            ledger.take("ico")
+        state = ledger.state()
+        assert (state.sent, state.refused_at) == (PROBES_UNANSWERED, REFUSED)
 
 
 def test_a_485_from_before_the_counted_day_is_worded_with_its_date():

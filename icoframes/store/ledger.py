@@ -8,8 +8,7 @@ hard cap, booked with one conditional statement, so the processes sharing the ca
 never send one request over it; the day counted is stored and never goes back; a 485
 is recorded as the service's refusal, after which each call may send one probe (its
 first request alone; one that times out, or the third in a row that gets no answer, ends
-the call's requests too), or, with ``quota_reset``, nothing before that time, and after it
-no probe either: the reset renewed the allowance.
+the call's requests too), or, with ``quota_reset``, nothing before that time.
 """
 
 from __future__ import annotations
@@ -155,12 +154,6 @@ class QuotaLedger(InDatabase):
         return dt.datetime.combine(dt.date.fromisoformat(day), self.reset or dt.time(0),
                                    tzinfo=dt.UTC) + dt.timedelta(days=1)
 
-    def _lapsed(self, refused_at: int, day: str) -> bool:
-        """A refusal (its time, ms) came before the counted ``day`` began, at a known reset
-        time: the reset since renewed the allowance, so it holds nothing back. Without
-        ``quota_reset`` no refusal lapses by age: only a probe's answer clears it."""
-        return self.reset is not None and refused_at < ms(self._ends(day) - dt.timedelta(days=1))
-
     # -- booking -------------------------------------------------------------------------
 
     def take(self, endpoint: str = "") -> None:
@@ -191,12 +184,10 @@ class QuotaLedger(InDatabase):
             row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
                                "WHERE key = ?", (self.key,)).fetchone()
             refused = row is not None and row[0] is not None
-            if refused and self._lapsed(row[0], today):  # a reset came since: no probe
-                conn.execute("UPDATE ledgers SET refused_at = NULL, refused_after = NULL "
-                             "WHERE key = ?", (self.key,))
-                refused = False
-            # a known reset time: nothing, not even a probe, before it
-            if refused and self.reset is not None:
+            # a known reset time: nothing, not even a probe, before it (after it, a probe:
+            # a reset time set wrong costs that one request, not a wave of max_workers)
+            if (refused and self.reset is not None
+                    and row[0] >= ms(self.next_reset(now) - dt.timedelta(days=1))):
                 raise self._service_refused(row[0], row[1], endpoint, now)
             if refused and self._probe is not None:
                 raise self._service_refused(row[0], row[1], endpoint,
@@ -297,8 +288,6 @@ class QuotaLedger(InDatabase):
         if day < today:
             day, sent = today, 0
         # (a later day than today: the clock went back; that day's count holds until it ends)
-        if refused_at is not None and self._lapsed(refused_at, day):  # (cleared at the next
-            refused_at = refused_after = None  # booking: no longer in force, nor said)
         return LedgerState(day, sent, self.limit, from_ms(refused_at), refused_after,
                            reset=self.reset, day_ends=self._ends(day))
 
