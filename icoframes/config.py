@@ -359,9 +359,8 @@ def get_settings(**overrides: Any) -> Settings:
         raise _unknown(unknown[0])
     _check_variable_names()
     values: dict[str, Any] = {}
-    for setting in SETTINGS:
-        env = _from_env(setting)
-        if env not in (None, ""):
+    for setting in SETTINGS:  # the key wrapped at once (hide); set empty: refused above
+        if (env := hide(setting.name, os.environ.get(setting.env))) is not None:
             values[setting.name] = setting.check(env, source=setting.env)
     with _lock:
         values.update(_overrides)
@@ -369,17 +368,12 @@ def get_settings(**overrides: Any) -> Settings:
     return replace(Settings(), **values)
 
 
-def _from_env(setting: Setting) -> Any:
-    """The setting's environment variable, None when empty (wrapped by :func:`hide`)."""
-    return hide(setting.name, os.environ.get(setting.env) or None)
-
-
 # names a user may type for a setting that no spelling is close to (``quota`` was offered
 # ``quota_reset``, a time of day, for a count of requests)
 _WORDS = {"quota": "daily_quota", "limit": "daily_quota", "daily_limit": "daily_quota",
-          "request_limit": "daily_quota", "reset": "quota_reset", "url": "base_url",
-          "api_url": "base_url", "endpoint": "base_url", "secret": "private_key",
-          "secret_key": "private_key", "api_key": "public_key"}
+          "request_limit": "daily_quota", "reset": "quota_reset", "url": "base_url", "api_url":
+          "base_url", "endpoint": "base_url", "secret": "private_key", "secret_key":
+          "private_key", "api_key": "public_key"}
 
 
 def _meant(name: str) -> str | None:
@@ -399,7 +393,13 @@ def _unknown(name: str) -> InvalidParameter:
 def _check_variable_names() -> None:
     """ConfigError naming each ``ICOFRAMES_*`` variable of the environment (in any case) that
     is not in :data:`ENV_VARIABLES`, with the one it most likely means; names only, never a
-    value (``ICOFRAMES_PRIVATEKEY`` holds a key)."""
+    value (``ICOFRAMES_PRIVATEKEY`` holds a key). Or naming one set empty, never taken as
+    unset: a cron file's ``export ICOFRAMES_CACHE_DIR=$DIR``, DIR unset, would run unsaid."""
+    if empty := [s for s in SETTINGS if os.environ.get(s.env) == ""]:
+        env, shown = empty[0].env, empty[0].shown  # as unset: the default, without a word
+        raise ConfigError(f"{env} is set but empty: refused, not taken for unset (its default, "
+                          f"{shown}, would apply unsaid). Give it a value, or unset it (`unset "
+                          f"{env}` in the shell or cron's file; `del os.environ[{env!r}]`).")
     unknown = sorted(name for name in os.environ
                      if name.upper().startswith(_ENV_PREFIX) and name not in ENV_VARIABLES)
     if not unknown:

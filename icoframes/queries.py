@@ -32,6 +32,7 @@ from .api.params import (
     STATUSES,
     TICKER,
     closest,
+    refuse_misreading,
     validate_list_params,
 )
 from .errors import (
@@ -290,8 +291,6 @@ def warn_if_nothing_matched(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-
-
 def read_once(filters: Mapping[str, Any]) -> dict[str, Any]:
     """``filters`` with the values of each iterator (a generator) read into a list: every
     check reads a filter's values again (the second saw none: "must not be an empty list"),
@@ -306,6 +305,7 @@ def check_keywords(filters: Mapping[str, Any], keywords: Sequence[str]) -> None:
         raise InvalidParameter("page is not a loader parameter: loaders fetch every page")
     own = [k for k in keywords if k != "status"]  # status is a list parameter as well
     for key, value in filters.items():
+        refuse_misreading(key, value)  # a dict of values; allow_incomplete (not allow_empty)
         if key in LIST_PARAMS:
             continue
         close = closest(key, (*LIST_PARAMS, *own))

@@ -352,7 +352,7 @@ def snapshots_report(frame: Any, infos: list[Mapping[str, Any]]) -> LoadReport:
     if not days:
         raise InvalidParameter(
             "this frame holds no row of any snapshot that its attrs['icoframes'] name: which "
-            "snapshots it answers is unknown; icoframes.snapshot_info(out) says what each "
+            "snapshots it answers is unknown; icoframes.history.snapshot_info(out) says what each "
             "snapshot's manifest holds")
     summaries = {str(i.get("snapshot_date")): _summary(i["report"]) for i in infos
                  if isinstance(i.get("report"), str | Mapping)}  # JSON text, as read_snapshots
@@ -361,7 +361,7 @@ def snapshots_report(frame: Any, infos: list[Mapping[str, Any]]) -> LoadReport:
         raise InvalidParameter(
             f"the snapshot of {unknown[0]} has no manifest that says whether it is complete "
             f"({len(unknown)} day(s) of this frame): its load report is unknown; "
-            "icoframes.snapshot_info(out) says what each snapshot's manifest holds")
+            "icoframes.history.snapshot_info(out) says what each snapshot's manifest holds")
     reports = {day: LoadReport.from_dict(summaries[day]) for day in days}
     if len(reports) == 1:
         return next(iter(reports.values()))

@@ -151,3 +151,24 @@ def test_every_variable_the_project_reads_or_sets_is_declared_once():
     assert {"ICOFRAMES_BASE_URL", "ICOFRAMES_SERVICE_NAME", "ICOFRAMES_DAILY_QUOTA"} <= set(
         mentioned)  # the scan sees the sandbox's and the tests' names
 
+
+
+@pytest.mark.parametrize("name", ["ICOFRAMES_CACHE_DIR", "ICOFRAMES_DAILY_QUOTA",
+                                  "ICOFRAMES_QUOTA_RESET"])
+def test_a_variable_set_empty_is_refused_not_taken_for_unset(sb, tmp_path, monkeypatch, caplog,
+                                                             name):
+    """``export ICOFRAMES_CACHE_DIR=$CACHE`` with CACHE unset ran on the default cache dir
+    (another cache, another ledger), ``ICOFRAMES_DAILY_QUOTA=`` on 5000, exit 0."""
+    _through_variables(monkeypatch, sb, tmp_path / "cache")
+    monkeypatch.setenv(name, "")
+    sb.stats.reset()
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "out"
+    assert main(["export", "--out", str(out), "--status", "past"]) == EXIT_USAGE  # (was 0)
+    assert sum(sb.stats.requests.values()) == 0 and not out.exists()
+    assert f"{name} is set but empty: refused, not taken for unset" in caplog.text
+    assert f"`unset {name}`" in caplog.text
+    with pytest.raises(ConfigError, match=f"{name} is set but empty"):
+        icoframes.get_settings()
+    monkeypatch.delenv(name)  # unset: the default, as always
+    assert icoframes.get_settings().daily_quota == 5000

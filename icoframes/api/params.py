@@ -36,6 +36,7 @@ __all__ = [
     "ID_LIST_PARAMS",
     "LIST_PARAMS",
     "MAX_ID",
+    "OTHER_MEANINGS",
     "PAGE_SIZE",
     "PARAMS",
     "SORT_KEYS",
@@ -46,6 +47,7 @@ __all__ = [
     "Param",
     "closest",
     "read_ico_id",
+    "refuse_misreading",
     "validate_list_params",
 ]
 
@@ -259,12 +261,33 @@ def _int_in(name: str, value: Any, low: int, high: int, *, what: str | None = No
     raise _invalid(name, value, f"must be {allowed}{hint}", kind)
 
 
-#: Names a user may type for a list parameter that no spelling is close to.
+#: Names a user may type for a list parameter, or a sort key, that no spelling is close to.
 NAME_WORDS = {"kyc": ("investor_kyc", "ico_kyc_passed"), "whitelist": ("investor_wl",),
               "accepting": ("accepted_currencies",), "currency": ("accepted_currencies",),
               "currencies": ("accepted_currencies",), "country": ("location",),
               "countries": ("location",), "restricted_areas": ("exclude_areas",),
-              "restricted": ("exclude_areas",)}
+              "restricted": ("exclude_areas",), "start": ("start_datetime",),
+              "end": ("end_datetime",)}
+
+#: Keywords of the command line (or of habit) whose closest spelling means something else:
+#: what they would mean, said instead of a "did you mean" of that other keyword.
+OTHER_MEANINGS = {
+    "allow_incomplete": "an incomplete load or export is returned, never raised (the CLI's "
+                        "--allow-incomplete only makes `icoframes export` exit 0 for one): "
+                        "check ExportResult.complete, or a frame's "
+                        "attrs['icoframes']['complete']; allow_empty is another matter (an "
+                        "export that matches no ICO writes empty tables)"}
+
+
+def refuse_misreading(name: str, value: Any) -> None:
+    """InvalidParameter for a keyword ``name`` of :data:`OTHER_MEANINGS` (what it would mean,
+    no "did you mean"), or a mapping given as a list parameter's values: read as a list it
+    gives its keys (``category={"Finance": 1}`` was the category Finance), maybe not meant."""
+    if name in OTHER_MEANINGS:
+        raise InvalidParameter(f"{name} is not a keyword of the loader: {OTHER_MEANINGS[name]}")
+    if name in _BY_NAME and isinstance(value, Mapping):
+        raise _invalid(name, value, "must be a value or a list of values, not a mapping: give "
+                       "list(d) for its keys or list(d.values()) for its values")
 
 
 def _suggest(word: str, choices: Iterable[str], *, or_else: str = "") -> str:

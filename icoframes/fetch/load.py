@@ -37,7 +37,7 @@ from ..store.claims import LEASE, Claims
 from ..store.derived import DerivedTables
 from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
-from .localquery import cached_query
+from .localquery import cached_query, offline_miss
 from .moment import listed_rows, page_together
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
@@ -212,10 +212,8 @@ class Load:
                     queries, found, status=status, filters=filters, offline=self.offline):
                 self._add_query(query, stored, fallback, rows)  # moment
             if self.offline and all(q.frame is None for q in self.queries):
-                raise NotCached(
-                    "offline=True, but nothing of this query is in the cache "
-                    f"({self.cache.dir}): no list for {[q.params for q in self.queries]}. "
-                    "Load it once online first.")
+                raise offline_miss(self.cache.dir, self.queries,  # what is missing, said
+                                   filter_set=self.cache.read_filters() is not None)
             self._run()
         except QuotaExceeded as exc:  # what was listed before the limit: an export keeps it
             exc.listing = self._listing(stopped="quota")

@@ -55,6 +55,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..api.params import ID_LIST_PARAMS
+from ..errors import NotCached
 from ..files import utcnow
 from ..schema import FILTERS, empty_frame
 from ..store.cache import Cache, Stored
@@ -281,6 +283,25 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
         else:
             query.declined = answer.reasons
     return query, stored
+
+
+def offline_miss(folder: Any, queries: Sequence[ListQuery], *,
+                 filter_set: bool) -> NotCached:
+    """NotCached for an offline load no cached list answered, saying what is missing: no list
+    of the query at all, or why each cached list it narrows could not answer it (its
+    ``cache_declined``: a name order, rows the stored fields cannot place), and the filter
+    set when it is not cached and an id filter needs it (an id is read from a profile's name)."""
+    asked = [q.params for q in queries]
+    if not any(q.declined for q in queries):
+        return NotCached(f"offline=True, but nothing of this query is in the cache ({folder}): "
+                         f"no list for {asked}. Load it once online first.")
+    why = "; ".join(f"{q.params}: " + ("; ".join(q.declined) or "no list of it, nor one it "
+                                       "narrows, is cached") for q in queries)
+    lacks = ("" if filter_set or not any(k in p for p in asked for k in ID_LIST_PARAMS) else
+             " The filter set is not cached (icoframes.load_filters() once online caches it).")
+    return NotCached(f"offline=True: the cache ({folder}) holds no list of this query, and the "
+                     f"cached lists it narrows cannot answer it: {why}.{lacks} Load it once "
+                     "online (it fetches only what the cache cannot answer).")
 
 
 def _reads_profile(query: Mapping[str, Any], candidate: CachedList) -> bool:
