@@ -50,10 +50,12 @@ from .snapshots import (
     DATE_DTYPE,
     Gaps,
     gaps_by_date,
+    query_cut,
     read_snapshots,
     snapshot_folders,
     snapshot_info,
     warn_cut_rows,
+    warn_query_cut,
     warn_uncounted,
 )
 
@@ -199,6 +201,7 @@ def changes(
                       "the path), then its events of the ids wanted, say what changed at the "
                       "service", undated=given - len(frame))
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
+    cut_by = query_cut(frame)  # --status ongoing: a sale that ended reads as removed
     gaps_of = gaps_by_date(frame)  # the last read of attrs: the manifests' summaries
     frame = without_attrs(frame)  # each day's groups and comparisons: no report to carry
     if frame.duplicated(["snapshot_date", "id"]).any():
@@ -217,6 +220,7 @@ def changes(
                                           gaps_of.get(after))
             events.append(found)
     out = pd.concat(events, ignore_index=True)
+    warn_query_cut(cut_by, "changes", out["kind"])
     if gaps == "skip":
         out = out[~out["kind"].isin(GAP_KINDS)]
     order = {**_EVENT_ORDER, **{k: i + 2 for i, k in enumerate(compared)}}

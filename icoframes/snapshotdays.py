@@ -438,8 +438,8 @@ def reported_days(frame: pd.DataFrame) -> list[str]:
             if nearest in counted:
                 kept.append(day)
                 break
-    warn_uncounted(frame, "report", "icoframes.history.snapshot_info(out) says what every snapshot's "
-                   "manifest holds", kept=kept)
+    warn_uncounted(frame, "report", "icoframes.history.snapshot_info(out) says what every "
+                   "snapshot's manifest holds", kept=kept)
     return [day for day in named if day in counted or day in kept]
 
 

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from .api.params import PARAMS, STATUSES
 from .errors import InvalidParameter, UnknownName, did_you_mean, quoted, warn
 from .exported import (
     MANIFEST,
@@ -56,9 +57,22 @@ from .tablefiles import problems_of
 from .tables import read_table
 
 # the days of a frame are snapshotdays' (low in the layers: report() counts them too)
-__all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "read_snapshots", "snapshot_dates",
-           "snapshot_folders", "snapshot_info", "table_schema", "uncounted_days", "utc_dates",
-           "warn_cut_rows", "warn_uncounted"]
+__all__ = [
+    "DATE_DTYPE",
+    "Gaps",
+    "gaps_by_date",
+    "query_cut",
+    "read_snapshots",
+    "snapshot_dates",
+    "snapshot_folders",
+    "snapshot_info",
+    "table_schema",
+    "uncounted_days",
+    "utc_dates",
+    "warn_cut_rows",
+    "warn_query_cut",
+    "warn_uncounted",
+]
 
 _T = TypeVar("_T")
 
@@ -353,3 +367,35 @@ def warn_cut_rows(frame: pd.DataFrame, who: str, fix: str, *, undated: int = 0) 
              f"held ({', '.join(cut[:3])}{', ...' if len(cut) > 3 else ''}): an ICO that left "
              f"or entered the rows kept (a filter by status or by a value) reads as removed or "
              f"new; {fix}")
+
+
+#: List parameters that select ICOs by a value an ICO may change while listed (not status:
+#: it is judged with the statuses the snapshots hold together).
+_SELECTING = tuple(p.name for p in PARAMS if p.filter and p.name != "status")
+
+
+def query_cut(frame: pd.DataFrame) -> str | None:
+    """The query of the snapshots of ``frame`` (each day's manifest, in its ``attrs``), shown,
+    when it selects ICOs that an ICO can leave or enter while the service still lists it: a
+    status (or two) of the three, or a filter by a value (score, category, a flag...); None
+    when the queries of the tree select every ICO (no filter, every status) or none is said."""
+    queries = {str(q): q for info in day_infos(frame) for q in info.get("queries") or ()
+               if isinstance(q, dict)}
+    statuses = {q.get("status") for q in queries.values()}
+    if not queries or (not any(k in q for q in queries.values() for k in _SELECTING)
+                       and (None in statuses or statuses >= set(STATUSES))):
+        return None
+    return ", ".join(queries)
+
+
+def warn_query_cut(query: str | None, who: str, kinds: Iterable[str]) -> None:
+    """Warn when snapshots of a query that selects ICOs (:func:`query_cut`) give ``new`` or
+    ``removed`` events (``kinds``): an ICO that left the query (a sale that ended, among the
+    ongoing) reads as one the service deleted, one that entered it as one it added."""
+    if query is None or not {"new", "removed"} & set(kinds):
+        return
+    warn(f"{who}: the snapshots are of a query that selects ICOs ({query}): an ICO that left it "
+         "while the service still lists it (its status moved: a sale that ended leaves the "
+         "ongoing ICOs, enters the past ones; a value crossed a filter) reads as removed, one "
+         "that entered it as new: the same events as an ICO the service deleted or added. A "
+         "tree exported without that filter (every status) tells them apart")

@@ -93,7 +93,7 @@ def test_offline_says_what_of_the_cache_is_lacking_not_nothing(cfg, filters, dec
     said = str(info.value)
     assert "nothing of this query is in the cache" not in said, said
     assert "holds no list of this query, and the cached lists it narrows cannot answer it" in said
-    assert f"the cached list {{'status': 'past'}}: " in said and declined in said
+    assert "the cached list {'status': 'past'}: " in said and declined in said
     assert ("The filter set is not cached (icoframes.load_filters() once online caches it)"
             in said) is filter_set
     assert sum(cfg.stats.requests.values()) == 0

@@ -25,6 +25,12 @@ from icoframes.history import changes, read_snapshots
 from icoframes.plotting import plot_status_flow
 from icoframes.snapshots import snapshot_dates, utc_dates
 
+# its trees are of one status: a new or removed ICO is said to read so whether or not the
+# service added or deleted it (tests/test_query_cut_snapshots.py); here they are the events
+# under test
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:.*a query that selects ICOs:icoframes.errors.IcoframesWarning")
+
 matplotlib.use("Agg")
 
 _GAP = stopped_empty(3)

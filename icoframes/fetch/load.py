@@ -27,7 +27,7 @@ from ..api.control import Cancelled, LoadControl
 from ..cachedir.housekeeping import mark_used
 from ..cachedir.legacy import convert
 from ..config import get_settings
-from ..errors import APIError, CacheError, NotCached, NotFound, QuotaExceeded, ServiceUnavailable
+from ..errors import APIError, CacheError, NotFound, QuotaExceeded, ServiceUnavailable
 from ..frozen import freeze
 from ..queries import build_queries, check_load_arguments, combined_sort, sort_rows
 from ..reporting import LoadReport

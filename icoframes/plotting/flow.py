@@ -24,7 +24,15 @@ from ..errors import InvalidParameter
 from ..frozen import without_attrs
 from ..quoting import counted
 from ..snapshotdays import dated_rows, named_dates
-from ..snapshots import Gaps, gaps_by_date, snapshot_dates, warn_cut_rows, warn_uncounted
+from ..snapshots import (
+    Gaps,
+    gaps_by_date,
+    query_cut,
+    snapshot_dates,
+    warn_cut_rows,
+    warn_query_cut,
+    warn_uncounted,
+)
 from ._axes import (
     UNKNOWN_COLOR,
     add_note,
@@ -156,6 +164,7 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
     ax.set_ylabel("number of ICOs")
     every = snapshot_dates(snaps)  # a day whose query matched nothing is in attrs alone
     gaps = gaps_by_date(snaps)  # the manifests' summaries, read once
+    cut_by = query_cut(snaps)  # --status ongoing: a sale that ended drawn as removed
     snaps = without_attrs(snaps)  # each day's groups: no report to carry
     if snaps.empty:
         draw_empty(ax, f"{counted(len(every), 'snapshot')}, none holding an ICO"
@@ -176,6 +185,8 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
     # the moves are written above the bars, under the note
     ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.55)
     moves = _all_moves(snaps, dates, gaps)
+    warn_query_cut(cut_by, "plot_status_flow", (line.split(" ", 1)[1] for lines in moves
+                                                 for line in lines))  # "+3 new", "-1 removed"
     # beside the Axes: the top is left to the note and the moves
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="status")
     _date_ticks(ax, dates)  # once the legend took its room
