@@ -76,7 +76,7 @@ from .paging import ListQuery
 from .standing import CachedList, RowReader, contradicted, not_ready, rows_of, shown
 
 __all__ = ["CachedList", "LocalAnswer", "answer_from_cache", "answer_from_store",
-           "cached_query", "candidate_params", "narrows", "residual"]
+           "cached_query", "candidate_params", "narrows", "offline_miss", "residual"]
 
 
 # -- which cached lists may answer a query -------------------------------------------------
