@@ -201,7 +201,7 @@ def changes(
                       "the path), then its events of the ids wanted, say what changed at the "
                       "service", undated=given - len(frame))
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
-    cut_by = query_cut(frame)  # --status ongoing: a sale that ended reads as removed
+    cut_by = query_cut(frame, dates)  # --status ongoing: a sale that ended reads as removed
     gaps_of = gaps_by_date(frame)  # the last read of attrs: the manifests' summaries
     frame = without_attrs(frame)  # each day's groups and comparisons: no report to carry
     if frame.duplicated(["snapshot_date", "id"]).any():

@@ -374,13 +374,16 @@ def warn_cut_rows(frame: pd.DataFrame, who: str, fix: str, *, undated: int = 0) 
 _SELECTING = tuple(p.name for p in PARAMS if p.filter and p.name != "status")
 
 
-def query_cut(frame: pd.DataFrame) -> str | None:
-    """The query of the snapshots of ``frame`` (each day's manifest, in its ``attrs``), shown,
-    when it selects ICOs that an ICO can leave or enter while the service still lists it: a
-    status (or two) of the three, or a filter by a value (score, category, a flag...); None
-    when the queries of the tree select every ICO (no filter, every status) or none is said."""
+def query_cut(frame: pd.DataFrame, days: Iterable[Any]) -> str | None:
+    """The query of the snapshots of ``frame`` of the ``days`` compared (each day's manifest,
+    in its ``attrs``), shown, when it selects ICOs that an ICO can leave or enter while the
+    service still lists it: a status (or two) of the three, or a filter by a value (score,
+    category, a flag...); None when their queries select every ICO (no filter, every status)
+    or none is said. A frame cut to some days keeps every day's manifest in ``attrs``: the
+    other days' queries say nothing of the events between the days compared."""
+    compared = {pd.Timestamp(d).date().isoformat() for d in days}
     queries = {str(q): q for info in day_infos(frame) for q in info.get("queries") or ()
-               if isinstance(q, dict)}
+               if isinstance(q, dict) and str(info.get("snapshot_date")) in compared}
     statuses = {q.get("status") for q in queries.values()}
     if not queries or (not any(k in q for q in queries.values() for k in _SELECTING)
                        and (None in statuses or statuses >= set(STATUSES))):

@@ -13,6 +13,7 @@ ongoing ICO is deleted from the directory.
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import warnings
 
 import matplotlib
@@ -38,12 +39,17 @@ SAID = (r"the snapshots are of a query that selects ICOs \(\{'status': '{status}
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory):
     """Trees of ``--status ongoing`` and ``--status past`` (and of every status), day 1 and 2;
-    the ids of the sale that ended and of the ICO deleted between them."""
+    the ids of the sale that ended and of the ICO deleted between them. Trees ``day0-score``
+    (``--ico-score 5``) and ``day0-all``: one snapshot of the day before, to mix with those."""
     tmp = tmp_path_factory.mktemp("query_cut")
     outs = {s: tmp / (s or "all") for s in ("ongoing", "past", None)}
     with sandbox.serve(n_icos=100, seed=21, quota=None) as sb:
         try:
             icoframes.configure(**sb.settings(), cache_dir=tmp / "cache")
+            for name, query in (("score", ["--ico-score", "5"]), ("all", [])):
+                args = ["export", "--out", str(tmp / f"day0-{name}"), "--snapshot", *query]
+                with time_machine.travel(dt.datetime(2026, 10, 31, 3, tzinfo=dt.UTC)):
+                    assert main(args) == 0
             ended = deleted = None
             for day in (1, 2):
                 if day == 2:
@@ -93,3 +99,33 @@ def test_no_new_or_removed_event_no_warning(trees):
         warnings.simplefilter("always")
         assert changes(one_day).empty  # one day: no event at all
     assert not [w for w in said if "selects ICOs" in str(w.message)]
+
+
+def _days_1_2_after(day0, tree, into):
+    """``tree``'s snapshots of days 1 and 2 after the ``day0`` snapshot of another query (as a
+    tree an older version wrote, or folders moved by hand): the frame of days 1 and 2, which
+    still carries day 0's manifest in its attrs."""
+    for day_folder in [*day0.glob("snapshot_date=*"), *tree.glob("snapshot_date=*")]:
+        shutil.copytree(day_folder, into / day_folder.name)
+    frame = read_snapshots(into)
+    return frame[frame["snapshot_date"] > frame["snapshot_date"].min()]
+
+
+@pytest.mark.parametrize("compared", ["ongoing", "all"])
+def test_only_the_queries_of_the_days_compared_decide_the_warning(trees, tmp_path, compared):
+    outs, ended, _ = trees
+    other = "all" if compared == "ongoing" else "score"
+    days = _days_1_2_after(outs[None].parent / f"day0-{other}",
+                           outs["ongoing" if compared == "ongoing" else None], tmp_path)
+    for draw in (changes, plot_status_flow):
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            out = draw(days)
+        if draw is changes:  # the sale that ended: removed among the ongoing, a move otherwise
+            assert out[out["ico_id"] == ended]["kind"].tolist() == (
+                ["removed"] if compared == "ongoing" else ["status"])
+        else:
+            plt.close(out.figure)
+        told = [str(w.message) for w in said if "selects ICOs" in str(w.message)]
+        # day 0's query (every status, or a filter by score) is no query of the days compared
+        assert len(told) == (compared == "ongoing"), told

@@ -164,7 +164,7 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
     ax.set_ylabel("number of ICOs")
     every = snapshot_dates(snaps)  # a day whose query matched nothing is in attrs alone
     gaps = gaps_by_date(snaps)  # the manifests' summaries, read once
-    cut_by = query_cut(snaps)  # --status ongoing: a sale that ended drawn as removed
+    cut_by = query_cut(snaps, every)  # --status ongoing: a sale that ended drawn as removed
     snaps = without_attrs(snaps)  # each day's groups: no report to carry
     if snaps.empty:
         draw_empty(ax, f"{counted(len(every), 'snapshot')}, none holding an ICO"
