@@ -288,7 +288,6 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
     del misspelled
     if unknown:
         raise _unknown(unknown[0])
-    _check_variable_names()  # before any change: refused, the configuration is as it was
     given = {"base_url": base_url, "public_key": public_key, "private_key": private_key,
              "cache_dir": cache_dir, "service_name": service_name, "max_workers": max_workers,
              "timeout": timeout, "daily_quota": daily_quota, "quota_reset": quota_reset,
@@ -299,7 +298,8 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
         # without one must not inherit it, or two services would share one cache
         changes["service_name"] = None
     checked = {k: _BY_NAME[k].check(v) for k, v in changes.items() if v is not None}
-    with _lock:
+    with _lock:  # refused before any change: the configuration stays as it was
+        _check_variable_names(set(_overrides) - set(changes) | set(checked))
         for name, value in changes.items():
             if value is None:
                 _overrides.pop(name, None)
@@ -357,12 +357,12 @@ def get_settings(**overrides: Any) -> Settings:
     unknown = [name for name in overrides if name not in _BY_NAME]
     if unknown:
         raise _unknown(unknown[0])
-    _check_variable_names()
     values: dict[str, Any] = {}
-    for setting in SETTINGS:  # the key wrapped at once (hide); set empty: refused above
-        if (env := hide(setting.name, os.environ.get(setting.env))) is not None:
+    for setting in SETTINGS:  # the key wrapped at once (hide); set empty: given, or refused
+        if (env := hide(setting.name, os.environ.get(setting.env) or None)) is not None:
             values[setting.name] = setting.check(env, source=setting.env)
-    with _lock:
+    with _lock:  # an empty variable is refused where it decides: no override gives its setting
+        _check_variable_names({*_overrides, *(k for k, v in overrides.items() if v is not None)})
         values.update(_overrides)
     values.update({k: _BY_NAME[k].check(v) for k, v in overrides.items() if v is not None})
     return replace(Settings(), **values)
@@ -390,16 +390,16 @@ def _unknown(name: str) -> InvalidParameter:
     return InvalidParameter(f"unknown setting {name!r}{hint}")
 
 
-def _check_variable_names() -> None:
+def _check_variable_names(given: set[str]) -> None:
     """ConfigError naming each ``ICOFRAMES_*`` variable of the environment (in any case) that
     is not in :data:`ENV_VARIABLES`, with the one it most likely means; names only, never a
-    value (``ICOFRAMES_PRIVATEKEY`` holds a key). Or naming one set empty, never taken as
-    unset: a cron file's ``export ICOFRAMES_CACHE_DIR=$DIR``, DIR unset, would run unsaid."""
-    if empty := [s for s in SETTINGS if os.environ.get(s.env) == ""]:
-        env, shown = empty[0].env, empty[0].shown  # as unset: the default, without a word
-        raise ConfigError(f"{env} is set but empty: refused, not taken for unset (its default, "
-                          f"{shown}, would apply unsaid). Give it a value, or unset it (`unset "
-                          f"{env}` in the shell or cron's file; `del os.environ[{env!r}]`).")
+    value (``ICOFRAMES_PRIVATEKEY`` holds a key). Or one set empty, its setting not ``given``
+    (by configure(), the call): cron's ``export ICOFRAMES_CACHE_DIR=$DIR``, DIR unset."""
+    if empty := [s for s in SETTINGS if os.environ.get(s.env) == "" and s.name not in given]:
+        env, was = empty[0].env, ("unset" if empty[0].default is None else empty[0].shown)
+        raise ConfigError(f"{env} is set but empty: refused, not taken for unset ({empty[0].name}"
+                          f" would be {was}, without a word). Give it a value, or unset it (`unset"
+                          f" {env}` in the shell or cron's file; `del os.environ[{env!r}]`).")
     unknown = sorted(name for name in os.environ
                      if name.upper().startswith(_ENV_PREFIX) and name not in ENV_VARIABLES)
     if not unknown:

@@ -12,11 +12,14 @@ and before anything is written. Every ``ICOFRAMES_*`` name the project itself re
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
+import time_machine
 
 import icoframes
 from icoframes import sandbox
@@ -172,3 +175,50 @@ def test_a_variable_set_empty_is_refused_not_taken_for_unset(sb, tmp_path, monke
         icoframes.get_settings()
     monkeypatch.delenv(name)  # unset: the default, as always
     assert icoframes.get_settings().daily_quota == 5000
+
+
+def test_a_variable_set_empty_is_no_refusal_where_an_argument_gives_the_setting(sb,
+                                                                              monkeypatch):
+    """Empty, the variable decides nothing when configure() or the call gives its setting:
+    refused only where the default would apply unsaid."""
+    monkeypatch.setenv("ICOFRAMES_DAILY_QUOTA", "")
+    assert icoframes.get_settings(daily_quota=7).daily_quota == 7
+    assert icoframes.configure(**sb.settings(), daily_quota=100).daily_quota == 100
+    assert icoframes.get_settings().daily_quota == 100
+    with pytest.raises(ConfigError, match="ICOFRAMES_DAILY_QUOTA is set but empty: refused, "
+                       r"not taken for unset \(daily_quota would be 5000, without a word\)"):
+        icoframes.configure(daily_quota=None)  # dropped: the empty variable would decide
+    assert icoframes.get_settings(daily_quota=3).daily_quota == 3  # the refusal changed nothing
+    assert icoframes.get_settings().daily_quota == 100
+    monkeypatch.setenv("ICOFRAMES_PUBLIC_KEY", "")  # no default: unset, as the message says
+    icoframes.reset_configuration()
+    with pytest.raises(ConfigError, match=r"\(public_key would be unset, without a word\)"):
+        icoframes.get_settings(daily_quota=3)
+
+
+def test_the_notebook_starts_the_sandbox_when_icoframes_base_url_is_empty(tmp_path,
+                                                                          monkeypatch, capsys):
+    """explore.ipynb's first cell takes an empty ICOFRAMES_BASE_URL for unset: it starts the
+    sandbox and configures it, which gives base_url, and loads from it."""
+    monkeypatch.setenv("ICOFRAMES_BASE_URL", "")
+    monkeypatch.setenv("ICOFRAMES_CACHE_DIR", str(tmp_path / "cache"))
+    cells = nbformat.read(ROOT / "notebooks" / "explore.ipynb", as_version=4).cells
+    first = next(c.source for c in cells if c.cell_type == "code")
+    assert "sandbox.start()" in first
+    here: dict = {}
+    try:
+        exec(first.replace("sandbox.start()", "sandbox.start(n_icos=40)"), here)
+        assert "started the embedded sandbox" in capsys.readouterr().out
+        assert len(icoframes.load_icos(status="past")) == len(here["sb"].directory.ids("past"))
+    finally:
+        if here.get("sb") is not None:
+            here["sb"].stop()
+
+
+@time_machine.travel(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC), tick=True)  # one UTC day
+def test_the_demo_runs_with_icoframes_base_url_empty(tmp_path, monkeypatch):
+    """The demo configures its own sandbox (address, keys, name, cache): no variable decides."""
+    monkeypatch.setenv("ICOFRAMES_BASE_URL", "")
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--n-icos", "30"]) == 0
+    assert (out / "icos.parquet").is_file()

@@ -132,6 +132,29 @@ def test_the_sandbox_takes_its_key_from_the_environment_or_a_file(tmp_path, monk
         _sandbox_keys("--private-key-file", str(tmp_path / "none"))
 
 
+@pytest.mark.parametrize("name", ["ICOFRAMES_PUBLIC_KEY", "ICOFRAMES_PRIVATE_KEY"])
+def test_the_sandbox_refuses_a_key_variable_set_empty_as_a_client_does(tmp_path, monkeypatch,
+                                                                      name):
+    # ICOFRAMES_PRIVATE_KEY="$(cat ~/.sandbox-key)", the file missing, served the default key
+    # while a client in the same shell was refused for that same variable
+    monkeypatch.delenv("ICOFRAMES_PUBLIC_KEY", raising=False)
+    monkeypatch.delenv("ICOFRAMES_PRIVATE_KEY", raising=False)
+    monkeypatch.setenv(name, "")
+    with pytest.raises(SystemExit) as exited:
+        _sandbox_keys()
+    assert str(exited.value.code) == (
+        f"icoframes sandbox: {name} is set but empty: refused, not taken for unset (the default "
+        f"key would serve, without a word). Give it a value, or unset it (`unset {name}`).")
+    with pytest.raises(ConfigError, match=f"{name} is set but empty"):
+        icoframes.get_settings()
+    key_file = tmp_path / "key"
+    key_file.write_text(KEY, encoding="utf-8")
+    given = ("--public-key", "pub") if name == "ICOFRAMES_PUBLIC_KEY" else (
+        "--private-key-file", str(key_file))  # the option given: the variable decides nothing
+    assert _sandbox_keys(*given) == {"ICOFRAMES_PUBLIC_KEY": ("pub", "sandbox-private"),
+                                     "ICOFRAMES_PRIVATE_KEY": ("sandbox-public", KEY)}[name]
+
+
 def test_a_password_in_base_url_is_hidden_in_the_breaker_error(tmp_path, quick_retries):
     # every request fails: the breaker trips and names the host; urlsplit of a bare
     # "user:pw@host" netloc reads "user" as a scheme, which once left the password in clear

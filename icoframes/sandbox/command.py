@@ -168,12 +168,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def keys(args: argparse.Namespace) -> tuple[str, str]:
-    """The public and private key: the options, else ICOFRAMES_* variables, else the defaults.
+    """The public and private key: the options, else ICOFRAMES_* variables (refused set empty),
+    else the defaults.
 
     A key file that cannot be read, or a key :func:`icoframes.configure` would
     refuse (a control character, blank), exits with a message that never shows it.
     """
-    public = args.public_key or os.environ.get("ICOFRAMES_PUBLIC_KEY") or _DEFAULT["public_key"]
+    public = args.public_key or _variable("ICOFRAMES_PUBLIC_KEY") or _DEFAULT["public_key"]
     if args.private_key_file is not None:
         try:
             private = args.private_key_file.read_text(encoding="utf-8").strip()
@@ -182,12 +183,22 @@ def keys(args: argparse.Namespace) -> tuple[str, str]:
         if not private:
             raise SystemExit(f"icoframes sandbox: {args.private_key_file} is empty")
     else:
-        private = (args.private_key or os.environ.get("ICOFRAMES_PRIVATE_KEY")
+        private = (args.private_key or _variable("ICOFRAMES_PRIVATE_KEY")
                    or _DEFAULT["private_key"])
     try:
         return check_keys(public, private)
     except InvalidParameter as exc:
         raise SystemExit(f"icoframes sandbox: {exc}") from None
+
+
+def _variable(name: str) -> str | None:
+    """The variable ``name``; set empty (``"$(cat ~/.sandbox-key)"``, the file missing) it is
+    refused, as a client refuses it, not taken for unset: the default key would serve."""
+    if (value := os.environ.get(name)) == "":
+        raise SystemExit(f"icoframes sandbox: {name} is set but empty: refused, not taken for "
+                         f"unset (the default key would serve, without a word). Give it a "
+                         f"value, or unset it (`unset {name}`).")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
