@@ -35,8 +35,9 @@ def test_allow_incomplete_says_what_an_incomplete_export_does_not_allow_empty(cf
                          (icoframes.load_tables, {})):
         said = _refused(cfg, call, status="past", allow_incomplete=True, **kwargs)
         assert "did you mean" not in said  # was: did you mean 'allow_empty'?
-        assert said.startswith("allow_incomplete is not a keyword of the loader: an incomplete "
-                               "load or export is returned, never raised"), said
+        assert said.startswith("allow_incomplete is not a keyword of icoframes' loads and "
+                               "exports: an incomplete load or export is returned, never "
+                               "raised"), said  # was: "of the loader", of export_tables too
         assert "ExportResult.complete" in said and "--allow-incomplete" in said
     assert not (tmp_path / "out").exists()
 
@@ -106,3 +107,10 @@ def test_offline_with_no_list_at_all_still_says_nothing_is_cached(cfg):
                                         r"\[\{'status': 'ongoing'\}\]"):
         icoframes.load_icos(status="ongoing", offline=True, progress=False)
     assert sum(cfg.stats.requests.values()) == 0
+
+
+@pytest.mark.parametrize("sort", ["sort_asc", "sort_desc"])
+def test_a_dict_given_as_a_sort_is_told_the_one_key_a_sort_takes(cfg, sort):
+    said = _refused(cfg, icoframes.load_icos, status="past", **{sort: {"name": 1}})
+    assert said.endswith("must be one of name, id, start_datetime, end_datetime, not a "
+                         "mapping"), said  # was: "a value or a list of values", list(d)...

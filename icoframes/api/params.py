@@ -284,8 +284,12 @@ def refuse_misreading(name: str, value: Any) -> None:
     no "did you mean"), or a mapping given as a list parameter's values: read as a list it
     gives its keys (``category={"Finance": 1}`` was the category Finance), maybe not meant."""
     if name in OTHER_MEANINGS:
-        raise InvalidParameter(f"{name} is not a keyword of the loader: {OTHER_MEANINGS[name]}")
+        raise InvalidParameter(f"{name} is not a keyword of icoframes' loads and exports: "
+                               f"{OTHER_MEANINGS[name]}")
     if name in _BY_NAME and isinstance(value, Mapping):
+        if _BY_NAME[name].kind == "sort":  # one key: neither the keys nor the values would do
+            raise _invalid(name, value, f"must be one of {', '.join(_BY_NAME[name].allowed)}, "
+                           "not a mapping")
         raise _invalid(name, value, "must be a value or a list of values, not a mapping: give "
                        "list(d) for its keys or list(d.values()) for its values")
 
