@@ -19,7 +19,8 @@ moved page in ``failed_pages``), and paged again by the next call. A last pass
 that did not move but is short of its count (or ended on the same page of the
 same counts as the pass before) is the list, its rows alone
 (:attr:`ListQuery.count_contradicts`: the count lies, paging again brings the
-same): partial, used as cached until it is older than ``max_age``.
+same): partial, used as cached until it is older than ``max_age``. A list is as old as
+its oldest page: its ``fetched_at`` is when page 1 of the pass(es) its rows are of was asked.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class ListQuery:
     items: list[Any] = field(default_factory=list)  # as the service sent them (for the cache)
     n_items: int = 0  # how many (of a cached list: counted, not decoded)
     complete: bool = False
-    fetched_at: dt.datetime | None = None
+    fetched_at: dt.datetime | None = None  # its rows' age: its paging's page 1 asked (or cached)
     from_cache: bool = False
     problems: list[dict[str, Any]] = field(default_factory=list)
     total_icos: int | None = None
@@ -75,7 +76,7 @@ class ListQuery:
     keeps_day: bool = False  # an export's: the rows of its day's list a paging lacks are kept
     kept: dict[str, Any] | None = None  # which rows were kept so, listed when
     stood_in: bool = False  # answered with its stand-in (and the rows paged): not cached
-    paged_at: dt.datetime | None = None  # when its paging ended (its rows but the kept ones)
+    paged_at: dt.datetime | None = None  # when its paging began (its rows but the kept ones)
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
     order_unstated: str | None = None  # an unsorted answer's rows in the cached list's order
@@ -84,6 +85,7 @@ class ListQuery:
     # (pass, page) -> the page's items as sent, and them parsed once: rows and problems
     _pages: dict[tuple[int, int], tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]] = \
         field(default_factory=dict)
+    _began: dict[int, dt.datetime] = field(default_factory=dict)  # pass -> its page 1 asked
     _next: int = 1
     _last: int = 1  # pages known to exist in this pass (page 1 tells)
     _ended: bool = False
@@ -166,17 +168,15 @@ class ListQuery:
             return None
         if self._next > 1 and (self.passes, 1) not in self._pages:
             return None  # page 1 of this pass says how many pages there are
-        number = self._next
-        self._next += 1
-        self.in_flight += 1
+        number, self._next, self.in_flight = self._next, self._next + 1, self.in_flight + 1
+        if number == 1:
+            self._began[self.passes] = _now()
         return number, self.passes
 
     def on_page(self, number: int, pass_no: int, response: dict[str, Any]) -> pd.DataFrame:
         """Keep one page, parsed (once: :meth:`finish_pass` merges the parsed pages); its
         rows (for planning their profiles)."""
-        self.in_flight -= 1
-        self._failed_in_a_row = 0
-        data = response.get("data")
+        self.in_flight, self._failed_in_a_row, data = self.in_flight - 1, 0, response.get("data")
         items: list[Any] = data if isinstance(data, list) else []
         lost = Problems()
         frame = list_frame(items, status=self.params["status"], problems=lost)
@@ -318,7 +318,9 @@ class ListQuery:
         # only an earlier pass saw has left the list, and the earlier order is not the
         # list's); short of its count too (the count is off: count_contradicts)
         clean = not (moved or short or self.failed_pages)
+        began = self._began.get(self.passes)  # the rows are this pass's, as old as its page 1
         if moved or self.failed_pages:  # no pass is: every row seen, partial, paged again
+            began = min(self._began.values(), default=began)  # (rows of every pass: the first)
             pages = [self._pages[key] for key in sorted(self._pages)]
             items = merge_pages({"data": page[0]} for page in pages)
             moves = {n: why for by_page in self._moved.values() for n, why in by_page.items()}
@@ -326,21 +328,20 @@ class ListQuery:
         frame, lost = merge_parsed(pages, items)
         self.complete = clean and len(frame) >= (self.total_icos or 0)
         if not self.complete and self.stand_in is not None:
-            self._stand_in(self.stand_in, frame, items, lost)  # a partial paging is no
+            self._stand_in(self.stand_in, frame, items, lost, began)  # a partial paging is no
             return False  # reason to answer with less
         if frame.empty and not self.complete and self.fallback is not None:
             self.use_cached(self.fallback)  # nothing new: what was cached is the best answer
             self.complete = False
             return False
-        # at the cache's precision: the load that paged it and later ones say the same time
-        self.frame, self.fetched_at, self.problems = frame, from_ms(ms(utcnow())), lost
+        self.frame, self.fetched_at, self.problems = frame, began or _now(), lost
         self.items, self.n_items, self.paged_at = items, len(items), self.fetched_at
         if not self.complete and self.keeps_day and self.fallback is not None:
             self._keep_earlier(self.fallback)
         return False
 
     def _stand_in(self, answer: ListQuery, paged: pd.DataFrame, items: list[Any],
-                  lost: list[dict[str, Any]]) -> None:
+                  lost: list[dict[str, Any]], began: dt.datetime | None) -> None:
         """Answer with ``answer`` (this query answered from the cache, complete and within
         ``max_age``), its paging with the load's other lists having come back partial: the
         rows that paging listed stand as of now (an ICO that moved into the list since the
@@ -364,7 +365,7 @@ class ListQuery:
         self.frame = pd.concat([paged, earlier], ignore_index=True)
         self.items, self.n_items, self.from_cache = items, len(items), False
         self.problems = lost + [p for p in answer.problems if p.get("ico_id") in ids]
-        self.paged_at, self.total_icos = from_ms(ms(utcnow())), counted or answer.total_icos
+        self.paged_at, self.total_icos = began or _now(), counted or answer.total_icos
         self.kept = {"rows": len(earlier), "ids": sorted(int(i) for i in ids),
                      "fetched_at": answer.fetched_at.isoformat()} if ids else None
         self.declined = [*self.declined, why + "the rows of the pages that came stand as paged "
@@ -427,6 +428,11 @@ class ListQuery:
             **({"kept": self.kept} if self.kept else {}),
             **({"missing_unknown": why} if (why := self.counts_both_ways) else {}),
         }
+
+
+def _now() -> dt.datetime:
+    """Now at the cache's precision: the load that paged a list and later ones say one time."""
+    return from_ms(ms(utcnow()))
 
 
 def pages_total(queries: Iterable[ListQuery], done: int) -> int | None:

@@ -21,6 +21,7 @@ from ..parse.lists import filters_frame
 from ..parse.problems import Problems, problems_of_load
 from ..schema import ICOS, TABLES, empty_frame
 from ..store.cache import Cache
+from ..store.db import from_ms, ms
 from ..store.derived import DerivedTables
 from ..tables import Tables
 from .paging import MOVED, STOOD_IN
@@ -40,11 +41,12 @@ def filter_set(cache: Cache, fetch: Callable[[], Any], *, refresh: bool,
             return frame, {"params": "filters", "from_cache": True,
                            "fetched_at": fetched_at.isoformat(),
                            "problems": meta.get("problems") or []}
+    asked = from_ms(ms(utcnow()))  # it is as old as the request (at the cache's precision)
     raw = fetch()
     lost = Problems()
     frame = filters_frame(raw, lost)
-    cache.write_filters(raw, frame, problems=lost.records())
-    return frame, {"params": "filters", "from_cache": False, "fetched_at": utcnow().isoformat(),
+    cache.write_filters(raw, frame, problems=lost.records(), fetched_at=asked)
+    return frame, {"params": "filters", "from_cache": False, "fetched_at": asked.isoformat(),
                    "problems": lost.records()}
 
 

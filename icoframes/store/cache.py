@@ -296,11 +296,13 @@ class Cache(InDatabase):
                       complete, failed_pages, problems, ms(fetched_at or utcnow()))
 
     def write_filters(self, raw: dict[str, Any], frame: pd.DataFrame, *,
-                      problems: list[dict[str, Any]] | None = None) -> None:
-        """Keep the filter set: as the service sent it, and parsed."""
+                      problems: list[dict[str, Any]] | None = None,
+                      fetched_at: dt.datetime | None = None) -> None:
+        """Keep the filter set: as the service sent it, and parsed; ``fetched_at``: when it
+        was asked for (now by default)."""
         with self.write() as conn:
             keep_list(conn, FILTER_SET, FILTER_SET, raw, ipc(frame, FILTERS), None, True, None,
-                      problems, ms(utcnow()))
+                      problems, ms(fetched_at or utcnow()))
 
     def read_list(self, params: dict[str, Any]) -> Stored | None:
         """The cached list for these parameters (None when there is none)."""

@@ -1,0 +1,147 @@
+"""A list is as old as its first page: its ``fetched_at`` is when its paging began.
+
+A list's rows are the service's as of the pages that brought them; the oldest page is
+asked first. Dated by the end of its paging instead, a nightly export whose paging
+crosses 00:00 UTC gave the list the new day, and the next night's run took it for a list
+"paged today": no list page, exit 0, complete, and the day before's listing written as
+the new day's. Real sandbox over loopback; the clock stands still (time-machine, not
+ticking) and moves only when the sandbox takes a chosen request, so a paging crosses
+midnight (or lasts half an hour) at exactly that page. Requests are the sandbox's counts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pandas as pd
+import pytest
+import time_machine
+from test_days import _as_cron
+
+import icoframes
+from icoframes import sandbox
+from icoframes.cli import EXIT_OK, main
+
+NIGHT_1 = dt.datetime(2026, 11, 1, 23, 59, 59, 900000, tzinfo=dt.UTC)
+MIDNIGHT = dt.datetime(2026, 11, 2, 0, 0, 0, 100000, tzinfo=dt.UTC)
+NIGHT_2 = dt.datetime(2026, 11, 2, 23, 59, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def sb(tmp_path, monkeypatch, quick_retries):
+    """A sandbox of 71 past ICOs (4 list pages), reached as cron's runs reach it."""
+    with sandbox.serve(n_icos=100, seed=12) as server:
+        _as_cron(server, tmp_path, monkeypatch)
+        yield server
+    icoframes.reset_configuration()
+
+
+class _Clock:
+    """The stopped clock of one run, moved to ``then`` when the sandbox takes the
+    ``nth`` request to ``endpoint`` (before answering it): the requests before it are
+    answered before that moment, it and those after it at or after."""
+
+    def __init__(self, sb, monkeypatch, endpoint: str) -> None:
+        self.endpoint, self.traveller = endpoint, None
+        self.nth: int | None = None
+        self.then: dt.datetime | None = None
+        self.seen = 0
+        record = sb.stats.record_request
+
+        def counted(asked: str) -> None:
+            if asked == self.endpoint:
+                self.seen += 1
+                if self.seen == self.nth and self.traveller is not None:
+                    self.traveller.move_to(self.then)
+            record(asked)
+
+        monkeypatch.setattr(sb.stats, "record_request", counted)
+
+    def run(self, when: dt.datetime, call, *, nth: int | None = None,
+            then: dt.datetime | None = None):
+        self.nth, self.then, self.seen = nth, then, 0
+        with time_machine.travel(when, tick=False) as traveller:
+            self.traveller = traveller
+            try:
+                return call()
+            finally:
+                self.traveller = None
+
+
+def _list_pages(sb) -> int:
+    return sb.stats.requests.get("icos", 0)
+
+
+@pytest.mark.parametrize("snapshot", [True, False], ids=["snapshot", "plain"])
+def test_a_list_paged_across_midnight_is_paged_again_the_next_night(
+        sb, tmp_path, monkeypatch, snapshot):
+    """Night 1's cron run starts at 23:59:59.9; its third list page is answered after
+    00:00 UTC. During Nov 2 the service renames an ICO. Night 2's run (23:59 Nov 2) must
+    page the list again (it was not paged since 00:00 Nov 2: 2 of its 4 pages were of
+    Nov 1) and write the renamed ICO. It requested 0 list pages and wrote night 1's
+    listing again (exit 0, complete)."""
+    out = tmp_path / "srv"
+    args = ["export", "--out", str(out), "--status", "past", "--max-workers", "1",
+            *(["--snapshot"] if snapshot else [])]
+    clock = _Clock(sb, monkeypatch, "icos")
+    assert clock.run(NIGHT_1, lambda: main(args), nth=3, then=MIDNIGHT) == EXIT_OK
+    assert _list_pages(sb) == 4 and clock.seen == 4  # it did cross midnight at page 3
+    first = out / "snapshot_date=2026-11-01" if snapshot else out
+    listed = json.loads((first / "manifest.json").read_text())["queries"][0]["fetched_at"]
+    assert dt.datetime.fromisoformat(listed) == NIGHT_1.replace(microsecond=900000)
+    ico = sb.directory.ids("past")[-1]
+    sb.update_ico(ico, name="Renamed on Nov 2")
+
+    sb.stats.reset()
+    assert clock.run(NIGHT_2, lambda: main(args)) == EXIT_OK
+    assert _list_pages(sb) == 4  # paged again, whole
+    day = out / "snapshot_date=2026-11-02" if snapshot else out
+    manifest = json.loads((day / "manifest.json").read_text())
+    query = manifest["queries"][0]
+    assert query["from_cache"] is False and manifest["complete"] is True
+    assert dt.datetime.fromisoformat(query["fetched_at"]) == NIGHT_2
+    rows = pd.read_parquet(day / "icos.parquet").set_index("id")
+    assert rows.at[ico, "name"] == "Renamed on Nov 2"
+    if snapshot:
+        events = icoframes.changes(out, kinds=["name"])
+        assert events[["ico_id", "kind", "new"]].values.tolist() == [
+            [ico, "name", "Renamed on Nov 2"]]
+
+
+def test_max_age_counts_from_the_first_page_of_a_slow_paging(sb, tmp_path, monkeypatch):
+    """A paging whose first pages are answered at 09:00 and its last at 09:30 holds rows of
+    09:00: with max_age one hour, a load at 10:00:01 pages it again (its first page is
+    older than an hour), one at 09:59:59 does not. It counted from 09:30: 0 pages at
+    10:00:01, rows an hour old passed for half an hour old."""
+    start = dt.datetime(2026, 11, 3, 9, tzinfo=dt.UTC)
+    clock = _Clock(sb, monkeypatch, "icos")
+    clock.run(start, lambda: icoframes.load_list(status="past", progress=False),
+              nth=4, then=start + dt.timedelta(minutes=30))
+    assert _list_pages(sb) == 4 and clock.seen == 4
+    sb.stats.reset()
+    within = clock.run(start + dt.timedelta(minutes=59, seconds=59), lambda: icoframes.load_list(
+        status="past", max_age=3600, progress=False))
+    assert _list_pages(sb) == 0
+    fetched = icoframes.report(within).queries[0].fetched_at
+    assert fetched == start
+    clock.run(start + dt.timedelta(hours=1, seconds=1), lambda: icoframes.load_list(
+        status="past", max_age=3600, progress=False))
+    assert _list_pages(sb) == 4
+
+
+def test_the_filter_set_is_as_old_as_its_request(sb, tmp_path, monkeypatch):
+    """The filter set asked for at 09:00 and answered at 09:30 is dated 09:00 (as a list is
+    by its first page): with max_age one hour it is asked for again at 10:00:01. It was
+    dated by its answer: 0 requests at 10:00:01."""
+    start = dt.datetime(2026, 11, 3, 9, tzinfo=dt.UTC)
+    clock = _Clock(sb, monkeypatch, "filters")
+    first = clock.run(start, lambda: icoframes.load_filters(),
+                      nth=1, then=start + dt.timedelta(minutes=30))
+    assert sb.stats.requests.get("filters", 0) == 1 and clock.seen == 1
+    assert icoframes.report(first).queries[0].fetched_at == start
+    for later, asked in ((dt.timedelta(minutes=59, seconds=59), 0),
+                         (dt.timedelta(hours=1, seconds=1), 1)):
+        sb.stats.reset()
+        clock.run(start + later, lambda: icoframes.load_filters(max_age=3600))
+        assert sb.stats.requests.get("filters", 0) == asked, later
