@@ -16,7 +16,7 @@ re-pages every day, even when yesterday's run finished a few seconds less than
 ``max_age`` (one day) ago, while a second run the same day spends nothing on
 lists. ``max_age=None`` (never expires) turns the rule off. The manifest states
 the moment a cached list had to be fetched after (``lists_fresh_after``) and
-each list's fetch time (``queries[*].fetched_at``, and ``lists_fetched``:
+each list's fetch time (``queries[*].fetched_at``, when its paging began; ``lists_fetched``:
 the oldest and the newest). A list whose paging fails is never answered by a
 list cached before the export's day (00:00 UTC; for a plain export ``max_age`` ago
 when later); a snapshot none of whose lists could be paged is not written (the
