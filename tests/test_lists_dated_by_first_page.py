@@ -89,13 +89,13 @@ def test_a_list_paged_across_midnight_is_paged_again_the_next_night(
     assert _list_pages(sb) == 4 and clock.seen == 4  # it did cross midnight at page 3
     first = out / "snapshot_date=2026-11-01" if snapshot else out
     listed = json.loads((first / "manifest.json").read_text())["queries"][0]["fetched_at"]
-    assert dt.datetime.fromisoformat(listed) == NIGHT_1.replace(microsecond=900000)
     ico = sb.directory.ids("past")[-1]
     sb.update_ico(ico, name="Renamed on Nov 2")
 
     sb.stats.reset()
     assert clock.run(NIGHT_2, lambda: main(args)) == EXIT_OK
     assert _list_pages(sb) == 4  # paged again, whole
+    assert dt.datetime.fromisoformat(listed) == NIGHT_1  # night 1's list: of Nov 1
     day = out / "snapshot_date=2026-11-02" if snapshot else out
     manifest = json.loads((day / "manifest.json").read_text())
     query = manifest["queries"][0]
@@ -123,11 +123,10 @@ def test_max_age_counts_from_the_first_page_of_a_slow_paging(sb, tmp_path, monke
     within = clock.run(start + dt.timedelta(minutes=59, seconds=59), lambda: icoframes.load_list(
         status="past", max_age=3600, progress=False))
     assert _list_pages(sb) == 0
-    fetched = icoframes.report(within).queries[0].fetched_at
-    assert fetched == start
     clock.run(start + dt.timedelta(hours=1, seconds=1), lambda: icoframes.load_list(
         status="past", max_age=3600, progress=False))
     assert _list_pages(sb) == 4
+    assert icoframes.report(within).queries[0].fetched_at == start
 
 
 def test_the_filter_set_is_as_old_as_its_request(sb, tmp_path, monkeypatch):
@@ -139,9 +138,47 @@ def test_the_filter_set_is_as_old_as_its_request(sb, tmp_path, monkeypatch):
     first = clock.run(start, lambda: icoframes.load_filters(),
                       nth=1, then=start + dt.timedelta(minutes=30))
     assert sb.stats.requests.get("filters", 0) == 1 and clock.seen == 1
-    assert icoframes.report(first).queries[0].fetched_at == start
     for later, asked in ((dt.timedelta(minutes=59, seconds=59), 0),
                          (dt.timedelta(hours=1, seconds=1), 1)):
         sb.stats.reset()
         clock.run(start + later, lambda: icoframes.load_filters(max_age=3600))
         assert sb.stats.requests.get("filters", 0) == asked, later
+    assert icoframes.report(first).queries[0].fetched_at == start
+
+
+def _page(ids, total: int, pages: int) -> dict:
+    return {"error": None, "total_icos": str(total), "total_pages": pages,
+            "data": [{"id": i, "main": {"name": f"ICO {i}"}} for i in ids]}
+
+
+@pytest.mark.parametrize("second_pass", ["whole", "page 2 failed"])
+def test_a_list_paged_twice_is_as_old_as_the_pass_its_rows_are_of(second_pass):
+    """Pass 1 (page 1 at 09:00, page 2 at 09:01) moved: an ICO joined between its pages.
+    Pass 2 begins at 09:02. Whole, its rows alone are the list: dated 09:02. Its page 2
+    failing, the list keeps the rows of both passes (partial): dated 09:00, its oldest
+    page. It was dated when the paging ended (09:03) either way."""
+    from icoframes.fetch.paging import ListQuery
+
+    start = dt.datetime(2026, 11, 3, 9, tzinfo=dt.UTC)
+    query = ListQuery({"status": "past"})
+    query.start(None)
+    with time_machine.travel(start, tick=False) as clock:
+        assert query.next_page() == (1, 1)
+        query.on_page(1, 1, _page(range(1, 21), 25, 2))
+        clock.shift(dt.timedelta(minutes=1))
+        assert query.next_page() == (2, 1)
+        query.on_page(2, 1, _page(range(21, 27), 26, 2))  # the count moved: paged again
+        assert query.pass_done and query.finish_pass(may_repage=True)
+        clock.shift(dt.timedelta(minutes=1))
+        assert query.next_page() == (1, 2)
+        query.on_page(1, 2, _page(range(1, 21), 26, 2))
+        assert query.next_page() == (2, 2)
+        clock.shift(dt.timedelta(minutes=1))
+        if second_pass == "whole":
+            query.on_page(2, 2, _page(range(21, 27), 26, 2))
+        else:
+            query.on_failure(2, "HTTP 503")
+        assert query.pass_done and not query.finish_pass(may_repage=True)
+    assert query.complete is (second_pass == "whole")
+    assert query.fetched_at == start + dt.timedelta(minutes=2 if second_pass == "whole" else 0)
+    assert query.summary()["fetched_at"] == query.fetched_at.isoformat()
