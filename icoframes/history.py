@@ -342,9 +342,10 @@ def _same(old: pd.Series, new: pd.Series) -> np.ndarray:
     both_missing = old.isna().to_numpy() & new.isna().to_numpy()
     if old.dtype == object:  # lists (markets, ...), or text in pandas 2.2's object dtype
         equal = np.array([_equal(a, b) for a, b in zip(old, new, strict=True)], dtype=bool)
-    else:
-        equal = (old.to_numpy() == new.to_numpy())
-        equal = np.asarray(pd.array(equal).fillna(False), dtype=bool)
+    else:  # (on the arrays: pandas 2.2's string or boolean values hold pd.NA, which numpy's
+        # == of their object arrays cannot turn into a bool)
+        equal = np.asarray(pd.array(old.array == new.array, dtype="boolean").fillna(False),
+                           dtype=bool)
     return equal | both_missing
 
 
