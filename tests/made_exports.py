@@ -6,13 +6,15 @@
   limit (1 request) stops before it holds any ICO, three others (``later``) upcoming then,
   so that its query matches ICOs it cannot fetch (``rows`` 0, ``complete`` false).
 - :func:`cut_export`: one export its daily limit cut (INCOMPLETE).
+- :func:`daily_snapshots`: complete snapshot exports of a 60-ICO sandbox (seed 3) on
+  consecutive simulated days, the sandbox edited before a day when asked.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import warnings
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -82,5 +84,26 @@ def cut_export(out: Path, cache_dir: Path, **serve: Any) -> None:
             with noon(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 icoframes.export_tables(out, progress=False)
+        finally:
+            icoframes.reset_configuration()
+
+
+def daily_snapshots(out: Path, cache_dir: Path, days: Collection[int], *,
+                    edit: Callable[[Any, int], None] | None = None, hour: int = 3) -> None:
+    """Export every ICO of a 60-ICO sandbox (seed 3) into ``out`` as snapshots, on the days
+    ``days`` of November 2026 at ``hour`` UTC, each complete with its 60 rows (checked);
+    ``edit(sb, n)`` changes the sandbox before day ``n`` is exported."""
+    with sandbox.serve(n_icos=60, seed=3, quota=None) as sb:
+        try:
+            icoframes.configure(**sb.settings(), cache_dir=cache_dir)
+            for n in days:
+                if edit is not None:
+                    edit(sb, n)
+                with time_machine.travel(dt.datetime(2026, 11, n, hour, tzinfo=dt.UTC)), \
+                        warnings.catch_warnings():
+                    warnings.simplefilter("ignore", IcoframesWarning)
+                    result = icoframes.export_tables(out, snapshot=True, refresh=True,
+                                                     progress=False)
+                assert result.complete and result.rows["icos"] == 60
         finally:
             icoframes.reset_configuration()

@@ -10,19 +10,16 @@ moved from ongoing to past between them.
 
 from __future__ import annotations
 
-import datetime as dt
 import warnings
 
 import matplotlib
 import pytest
-import time_machine
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+from made_exports import daily_snapshots
 
-import icoframes
-from icoframes import sandbox
 from icoframes.errors import IcoframesWarning
 from icoframes.history import changes, read_snapshots
 from icoframes.plotting import plot_status_flow
@@ -34,23 +31,15 @@ CUT = r"fewer rows than 2 snapshots held \(2026-11-01: \d+ of 60, 2026-11-02: \d
 def moved_tree(tmp_path_factory):
     """Two daily snapshots of 60 ICOs; one ongoing sale ended (status past) between them."""
     out = tmp_path_factory.mktemp("exports") / "out"
-    with sandbox.serve(n_icos=60, seed=3, quota=None) as sb:
-        try:
-            icoframes.configure(**sb.settings(), cache_dir=out.parent / "cache")
-            moved = None
-            for n in (1, 2):
-                if n == 2:
-                    moved = sb.directory.ids("ongoing")[0]
-                    sb.directory.update_ico(moved, status="past")
-                with time_machine.travel(dt.datetime(2026, 11, n, 3, tzinfo=dt.UTC)), \
-                        warnings.catch_warnings():
-                    warnings.simplefilter("ignore", IcoframesWarning)
-                    result = icoframes.export_tables(out, snapshot=True, progress=False,
-                                                     refresh=True)
-                assert result.complete and result.rows["icos"] == 60
-        finally:
-            icoframes.reset_configuration()
-    return out, moved
+    moved: list[int] = []
+
+    def end_a_sale(sb, n: int) -> None:
+        if n == 2:
+            moved.append(sb.directory.ids("ongoing")[0])
+            sb.directory.update_ico(moved[0], status="past")
+
+    daily_snapshots(out, out.parent / "cache", (1, 2), edit=end_a_sale)
+    return out, moved[0]
 
 
 def test_the_whole_frame_says_the_move_without_a_warning(moved_tree):

@@ -9,21 +9,16 @@ with bars three times as high and no warning.
 
 from __future__ import annotations
 
-import datetime as dt
-import warnings
-
 import matplotlib
 import pandas as pd
 import pytest
-import time_machine
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+from made_exports import daily_snapshots
 
-import icoframes
-from icoframes import sandbox
-from icoframes.errors import IcoframesWarning, InvalidParameter
+from icoframes.errors import InvalidParameter
 from icoframes.history import read_export, read_snapshots
 from icoframes.plotting import (
     plot_raised,
@@ -64,17 +59,7 @@ def _close_figures():
 def tree(tmp_path_factory):
     """Three daily snapshots (2026-11-01 to 03) of the same 60 ICOs."""
     out = tmp_path_factory.mktemp("exports") / "out"
-    with sandbox.serve(n_icos=60, seed=3, quota=None) as sb:
-        try:
-            icoframes.configure(**sb.settings(), cache_dir=out.parent / "cache")
-            for n in DAYS:
-                with time_machine.travel(dt.datetime(2026, 11, n, 3, tzinfo=dt.UTC)), \
-                        warnings.catch_warnings():
-                    warnings.simplefilter("ignore", IcoframesWarning)
-                    result = icoframes.export_tables(out, snapshot=True, progress=False)
-                assert result.complete and result.rows["icos"] == 60
-        finally:
-            icoframes.reset_configuration()
+    daily_snapshots(out, out.parent / "cache", DAYS)
     return out
 
 

@@ -7,9 +7,8 @@ from typing import Any
 
 import pandas as pd
 import pytest
-import time_machine
+from made_exports import daily_snapshots
 
-import icoframes
 from icoframes import sandbox, schema
 from icoframes.history import changes, read_snapshots
 
@@ -64,19 +63,17 @@ def test_edits_of_name_score_and_end_change_their_own_fields():
 def history(tmp_path_factory):
     """Two daily snapshot exports; between them one raised edit and one sale that ended."""
     out = tmp_path_factory.mktemp("exports") / "out"
-    with sandbox.serve(n_icos=60, seed=3) as sb:
-        icoframes.configure(**sb.settings(), cache_dir=tmp_path_factory.mktemp("cache"))
-        try:
+    edited: list[int] = []
+
+    def edit(sb, n: int) -> None:  # day 2: one raised edit, one sale that ended
+        if n == 2:
             raised, ended = sb.directory.ids("past")[2], sb.directory.ids("ongoing")[0]
-            for n in (1, 2):
-                if n == 2:
-                    sb.update_ico(raised, raised=2041)
-                    sb.update_ico(ended, status="past")
-                noon = dt.datetime(2026, 11, n, 12, tzinfo=dt.UTC)
-                with time_machine.travel(noon):
-                    icoframes.export_tables(out, snapshot=True, refresh=True, progress=False)
-        finally:
-            icoframes.reset_configuration()
+            sb.update_ico(raised, raised=2041)
+            sb.update_ico(ended, status="past")
+            edited.extend((raised, ended))
+
+    daily_snapshots(out, tmp_path_factory.mktemp("cache"), (1, 2), edit=edit, hour=12)
+    raised, ended = edited
     return out, raised, ended
 
 
