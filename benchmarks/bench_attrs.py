@@ -13,7 +13,11 @@ those frames share (:mod:`icoframes.frozen`), so it should cost nothing per oper
   ``attrs`` (which then knows nothing of the gaps, but does the same work).
 
 Both pairs should time alike; before the report was shared the first of each pair took
-~20x as long, and ``changes`` grew with the square of the days.
+~20x as long, and ``changes`` grew with the square of the days. ``changes`` now also
+drops ``attrs`` from its working copy before the per-day work (a frame read back from
+pickle or Parquet carries a plain, unshared report), so its pair would time alike even
+without the shared report; the count of report copies in ``tests/test_attrs_shared.py``
+is what guards the sharing itself.
 """
 
 from __future__ import annotations

@@ -184,7 +184,7 @@ def test_pickle_json_and_parquet_round_trips(partial, tmp_path):
     assert json.loads(json.dumps(partial.attrs)) == {"icoframes": _plain(stated)}
     partial.to_parquet(tmp_path / "icos.parquet")  # pandas keeps attrs in the file's metadata
     read = pd.read_parquet(tmp_path / "icos.parquet")
-    assert read.attrs.get("icoframes", stated) == json.loads(json.dumps(stated))
+    assert read.attrs["icoframes"] == json.loads(json.dumps(stated))
 
 
 def test_read_export_and_snapshots_share_their_manifests(tree):

@@ -152,3 +152,14 @@ def test_matplotlib_styles_still_pass(icos, plot):
         ax = getattr(icoframes, plot)(frame, alpha=0.3, edgecolor="k", hatch="//", zorder=3)
         assert ax.containers[0].patches[0].get_alpha() == 0.3
         assert ax.containers[0].patches[0].get_hatch() == "//"
+
+
+@pytest.mark.parametrize("plot", ["plot_raised", "plot_scores"])
+def test_a_style_with_by_is_refused_not_ignored(icos, plot):
+    # each group is drawn in rows and a colour of its own: color= and alpha= were accepted
+    # (valid bar styles) and drawn with neither, without a word
+    said = refused(icos, plot, by="status", color="red", alpha=0.1)
+    assert said == (f"alpha, color cannot style {plot}() with by=: each group is drawn in rows "
+                    "and a colour of its own; leave by= out to style the bars, or restyle the "
+                    "returned Axes' artists")
+    plt.close(getattr(icoframes, plot)(icos, by="status").figure)  # by= alone still draws

@@ -124,8 +124,8 @@ class Attempts:
                     f"Retry-After, past the retry policy's {self.policy.max_elapsed:g} s)")
         elif early:
             host = urlsplit(self.service).netloc or self.service
-            note = (f" (given up early: the service{' at ' if host else ''}{host} was failing "
-                    "other requests too)")
+            note = (f" (given up early: the service{' at ' if host else ''}{host} was "
+                    f"{'failing other requests' if asked is None else 'refusing other ids'} too)")
         message = (f"{self.path}: {failure}" if failure.final else f"{self.path}: gave up after "
                    f"{self.count} attempts in {elapsed:.1f} s{note}; last failure: {failure}")
         error = (BadResponse(message, code=failure.code, endpoint=self.path, reason=str(failure))

@@ -228,9 +228,9 @@ class LoadControl(StopSwitch):
         the run below (else an ask of 3600 s makes the run's longest wait an hour). The
         breaker trips after :attr:`items` different items failed, or :attr:`failures`
         attempts in a row that were not sent, or that were asked to wait (once that run
-        lasted the longest wait asked in it, held two items at least, and the attempts in
-        flight then were answered: :class:`~icoframes.api.asked.AskedRun`), with no success
-        in between.
+        lasted the longest wait asked in it, held :attr:`asked_items` items, and the attempts
+        in flight then were answered: :class:`~icoframes.api.asked.AskedRun`; short of that,
+        from two items, the item asked gives up instead), with no success in between.
         """
         asked = None if wait is None else (time.time() + wait, wait)
         with self._lock:

@@ -23,7 +23,7 @@ from ._axes import OTHER_COLOR, UNKNOWN_COLOR, column
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["ROW_HEIGHT", "Groups", "draw_group_rows", "group_labels"]
+__all__ = ["ROW_HEIGHT", "Groups", "draw_group_rows", "group_labels", "refuse_styles"]
 
 #: Height of the tallest bar of all rows, in row units (rows are 1 apart).
 ROW_HEIGHT = 0.85
@@ -39,6 +39,16 @@ class Groups:
     order: list[str]
     other: str | None
     n_other: int  # how many groups "other" holds
+
+
+def refuse_styles(who: str, style: dict[str, object]) -> None:
+    """Style keywords given with ``by=``: each group is drawn in rows and a colour of its
+    own, so the bars' style would be ignored without a word; refused before drawing."""
+    if style:
+        names = ", ".join(sorted(style))
+        raise InvalidParameter(f"{names} cannot style {who}() with by=: each group is drawn "
+                               "in rows and a colour of its own; leave by= out to style the "
+                               "bars, or restyle the returned Axes' artists")
 
 
 def group_labels(icos: pd.DataFrame, by: object, values: np.ndarray, top: int) -> Groups:

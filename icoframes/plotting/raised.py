@@ -22,7 +22,7 @@ from ._axes import (
     usd_axis,
 )
 from ._bins import Bins, explicit_edges, raised_edges
-from ._groups import draw_group_rows, group_labels
+from ._groups import draw_group_rows, group_labels, refuse_styles
 
 if TYPE_CHECKING:
     from matplotlib.artist import Artist
@@ -67,8 +67,9 @@ def plot_raised(
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure is created.
     **style
-        Passed to the bars (``color``, ``alpha``, ``lw``, ``label``, ...) when ``by`` is
-        not given; ``label`` names them in the legend (default "ICOs").
+        Passed to the bars (``color``, ``alpha``, ``lw``, ``label``, ...); ``label`` names
+        them in the legend (default "ICOs"). Refused with ``by`` (each group is drawn in
+        a colour of its own).
         A keyword that is neither the plot's nor a style of matplotlib's ``Axes.bar``
         is refused before drawing (InvalidParameter, with a "did you mean": ``logscale``
         for ``log``), as is one the plot sets itself (``width``, ``align``).
@@ -106,6 +107,8 @@ def plot_raised(
     ['$1M', '$10M', '$100M', '$1B']
     """
     check_icos(icos, "plot_raised")  # one row per ICO: not a history of several days
+    if by is not None:
+        refuse_styles("plot_raised", style)
     raised = numeric_column(icos, "raised")
     check_flags(log=log)  # InvalidParameter, as every flag
     if bins is not None:

@@ -18,7 +18,7 @@ from ._axes import (
     own_keywords,
 )
 from ._bins import Bins, explicit_edges, score_edges, score_range
-from ._groups import draw_group_rows, group_labels
+from ._groups import draw_group_rows, group_labels, refuse_styles
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -65,8 +65,8 @@ def plot_scores(
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure is created.
     **style
-        Passed to the bars (``color``, ``alpha``, ``lw``, ``label``, ...) when ``by`` is
-        not given.
+        Passed to the bars (``color``, ``alpha``, ``lw``, ``label``, ...). Refused with
+        ``by`` (each group is drawn in a colour of its own).
         A keyword that is neither the plot's nor a style of matplotlib's ``Axes.bar``
         is refused before drawing (InvalidParameter, with a "did you mean": ``binsize``
         for ``bins``), as is one the plot sets itself (``width``, ``align``).
@@ -97,6 +97,8 @@ def plot_scores(
     >>> ax = plot_scores(icos, by="category")  # doctest: +SKIP
     """
     check_icos(icos, "plot_scores")  # one row per ICO: not a history of several days
+    if by is not None:
+        refuse_styles("plot_scores", style)
     scores = numeric_column(icos, "ico_score")
     top = check_top(top)
     if bins is not None:  # refused before a figure is made, as plot_raised's

@@ -305,7 +305,7 @@ def _tidy_batch(batch: pa.Table, unreadable: dict[int, tuple[str, int | None]],
                 unreadable[ico_id] = ("not JSON", version)
                 continue
             # valid JSON, yet another record (another id's, a number): its rows would be wrong
-            if not isinstance(profile, dict) or _profile_id(profile) != ico_id:
+            if not isinstance(profile, dict) or rules.parse_id(profile.get("id")) != ico_id:
                 unreadable[ico_id] = ("not a profile of its id", version)
                 continue
             raw.append(profile)
@@ -316,14 +316,6 @@ def _tidy_batch(batch: pa.Table, unreadable: dict[int, tuple[str, int | None]],
         part.icos["id"].to_numpy()).to_numpy(), utc=True)
     return dataclasses.replace(part, icos=part.icos.assign(
         fetched_at=pd.array(when, dtype=column.dtype)))  # type: ignore[arg-type]
-
-
-def _profile_id(profile: dict[str, Any]) -> int | None:
-    """The id of a stored profile, as the parser reads it (None: unreadable)."""
-    try:
-        return rules.parse_id(profile.get("id"))
-    except (ValueError, TypeError):
-        return None
 
 
 def _concat(parts: list[Tables]) -> Tables:
