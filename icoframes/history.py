@@ -75,6 +75,10 @@ CHANGE_KINDS: dict[str, str] = {
 GAP_KINDS = ("unseen", "first_seen")
 #: The ``icos`` columns read from the profile: unchanged at the service while its copy is.
 _PROFILE_COLUMNS = frozenset(c.name for c in ICOS.columns if c.source is not None)
+#: An amount -> the ``icos`` column holding its unit, as the schema declares it (``caps_unit``;
+#: ``token_price_unit per token``): 100 ETH and 100 USD are two values, compared as such.
+_UNITS: dict[str, str] = {c.name: c.unit.partition(" ")[0] for c in ICOS.columns
+                          if c.kind == "float" and c.unit.partition(" ")[0] in ICOS.names}
 _DATE_DTYPE = DATE_DTYPE
 _EVENT_ORDER = {"new": 0, "removed": 1, "unseen": 0, "first_seen": 0}  # then compared kinds
 
@@ -132,7 +136,10 @@ def changes(
             ``new`` holds its status) or a kind of ``kinds``.
         ``old``, ``new`` (str)
             The values before and after, as text: numbers as written
-            (``15070000``, ``3.5``), dates as ``YYYY-MM-DD HH:MM:SS``; missing
+            (``15070000``, ``3.5``), an amount whose unit is a column with that
+            unit (``hard_cap``, ``soft_cap`` in ``caps_unit``, ``token_price``,
+            ``min_purchase``, ``max_purchase``: ``100 ETH`` -> ``100 USD`` is a
+            change), dates as ``YYYY-MM-DD HH:MM:SS``; missing
             when the value was missing.
         ``previous_date`` (datetime64[ms])
             The snapshot compared with: the change happened after it, by
@@ -157,7 +164,8 @@ def changes(
     ------
     ValueError
         Fewer than one snapshot, an unknown kind (with the closest name), a kind
-        whose column the frame lacks (``score`` without ``ico_score``), a
+        whose column the frame lacks (``score`` without ``ico_score``; ``hard_cap``
+        without ``caps_unit``), a
         frame without ``snapshot_date`` and ``id``, an id twice in one
         snapshot, snapshots of different queries (their manifests say so: a
         tree written before ``export_tables`` refused that), or ``gaps``
@@ -270,6 +278,10 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
                    else "not a kind of change or a column")
             raise UnknownName(f"cannot compare {quoted(kind)}: {why}"
                               f"{did_you_mean(kind, [u for u in usable if u != kind])}")
+        unit = _UNITS.get(column)
+        if unit is not None and unit not in frame.columns:  # 100 of what: never a bare number
+            raise UnknownName(f"cannot compare {quoted(kind)} without its unit: the snapshots "
+                              f"have no column {unit!r}")
         if column not in wanted.values():
             wanted[kind] = column
     return wanted
@@ -315,11 +327,18 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     for kind, column in compared.items():
         old, new = known.loc[both, column], after.loc[both, column]
         changed = ~_same(old, new)
+        unit = _UNITS.get(column)
+        if unit is not None:  # 100 ETH -> 100 USD changed; a missing amount has no unit to say
+            old_unit, new_unit = known.loc[both, unit], after.loc[both, unit]
+            changed |= ~_same(old_unit, new_unit) & old.notna().to_numpy() & new.notna().to_numpy()
         if column in _PROFILE_COLUMNS:  # one copy read by two parsers: no change at the service
             changed &= ~same_copy
         ids = both[changed]
-        parts.append(_events(ids, kind, _text(old[changed]), _text(new[changed]),
-                             seen.loc[ids].to_numpy()))
+        old_text, new_text = _text(old[changed]), _text(new[changed])
+        if unit is not None:
+            old_text = _with_unit(old_text, old_unit[changed])
+            new_text = _with_unit(new_text, new_unit[changed])
+        parts.append(_events(ids, kind, old_text, new_text, seen.loc[ids].to_numpy()))
     events = pd.concat(parts, ignore_index=True)
     events["snapshot_date"] = date
     carried = known.loc[unseen]
@@ -374,6 +393,12 @@ def _text(values: pd.Series) -> list[object]:
         else:
             out.append(str(value))
     return out
+
+
+def _with_unit(texts: list[object], units: pd.Series) -> list[object]:
+    """Amounts as text with their units (``100 ETH``); one without a unit as its number."""
+    return [text if isinstance(text, float) or not isinstance(unit, str) or not unit.strip()
+            else f"{text} {unit}" for text, unit in zip(texts, units, strict=True)]
 
 
 def _events(ids: pd.Index, kind: str, old: list[object] | None,
