@@ -285,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "".join(f"{note}; " for note in getattr(exc, "__notes__", [])))
         return EXIT_TERMINATED if term else EXIT_INTERRUPTED
     except Exception:  # a cron job should log the traceback, then fail with 1
-        log.exception("export failed")
+        log.exception("%s failed", args.command)
         return EXIT_ERROR
     return EXIT_ERROR
 

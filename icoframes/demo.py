@@ -22,6 +22,12 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
         Where to write ``<table>.parquet``, ``manifest.json`` and the PNG plots.
     n_icos, seed : int
         Size and seed of the sandbox's synthetic directory.
+
+    Raises
+    ------
+    ConfigError
+        If ``out`` cannot be made (``icoframes demo`` exits 2), or written (as
+        :func:`icoframes.export_tables` says).
     """
     import matplotlib
 
@@ -30,13 +36,19 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
 
     from . import sandbox
     from .config import configure, reset_configuration
+    from .errors import ConfigError
     from .export import MANIFEST, export_tables
     from .loaders import load_icos
     from .paths import folder_path
     from .plotting import plot_raised, plot_scores, plot_timeline
 
     out = folder_path(out, "out")  # ~ as export_tables expands it: Path(out) kept "~/d" literal
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a setting to fix, as export_tables says of its out (exit 2)
+        raise ConfigError(f"the demo folder {out} cannot be made ({exc.strerror or exc}); "
+                          "choose a folder the user running the demo can create and write "
+                          "(--out)") from None
     with sandbox.start(n_icos=n_icos, seed=seed) as sb, \
             tempfile.TemporaryDirectory(prefix="icoframes-demo-cache-") as cache_dir:
         print(f"sandbox: {len(sb.directory)} synthetic ICOs at {sb.base_url}")

@@ -8,6 +8,7 @@ are those of :func:`.server.start`.
 from __future__ import annotations
 
 import argparse
+import errno
 import inspect
 import os
 import re
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..errors import InvalidParameter, did_you_mean
+from ..errors import ConfigError, InvalidParameter, did_you_mean
 from ..numerals import (
     ANY_INTEGER,
     AT_LEAST_ONE,
@@ -202,13 +203,19 @@ def _variable(name: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Serve until interrupted; returns the exit code 0."""
+    """Serve until interrupted; returns the exit code 0.
+
+    ConfigError (exit 2) for a port it cannot listen on (in use)."""
     public_key, private_key = keys(args)
     try:  # from the start: a Ctrl-C as soon as the address shows still stops it cleanly
-        with serve(port=args.port, public_key=public_key, private_key=private_key,
-                   quota=args.quota, n_icos=args.n_icos, seed=args.seed,
-                   latency=args.latency, fail_rate=args.fail_rate,
-                   grow_every=args.grow_every) as sb:
+        try:
+            started = serve(port=args.port, public_key=public_key, private_key=private_key,
+                            quota=args.quota, n_icos=args.n_icos, seed=args.seed,
+                            latency=args.latency, fail_rate=args.fail_rate,
+                            grow_every=args.grow_every)
+        except OSError as exc:  # the port taken, or one the user may not bind: --port to fix
+            raise ConfigError(_unusable_port(args.port, exc)) from None
+        with started as sb:
             print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}",
                   flush=True)
             print(f"  export ICOFRAMES_BASE_URL={sb.base_url} "
@@ -221,9 +228,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unusable_port(port: int, exc: OSError) -> str:
+    """Why ``port`` cannot be listened on, in one line, and what to give instead."""
+    why = ("is in use" if exc.errno == errno.EADDRINUSE
+           else f"cannot be listened on ({exc.strerror or exc})")
+    return (f"icoframes sandbox: port {port} of 127.0.0.1 {why}: choose another with --port, "
+            "or --port 0 for a free one")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m icoframes.sandbox [options]``."""
+    """``python -m icoframes.sandbox [options]``: exit 2 for a setting refused, as
+    ``icoframes sandbox``."""
     parser = add_arguments(Parser(
         prog="python -m icoframes.sandbox",
         description="Serve the emulated ICO directory API on 127.0.0.1 until stopped."))
-    return run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2

@@ -1,0 +1,68 @@
+"""`icoframes sandbox` and `icoframes demo` refuse a setting to fix (a port in use, a demo
+folder that cannot be made) in one line and exit 2, as `export` and their own bad
+arguments do; anything else is logged naming the command that failed, not "export failed".
+
+Run through the real entry points (console script and ``python -m icoframes.sandbox``):
+the exit code and the whole of stderr are what is tested.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from waiting import HANG_GUARD
+
+import icoframes
+from icoframes import sandbox
+
+SCRIPT = Path(sys.executable).parent / "icoframes"
+ROOT = Path(icoframes.__file__).resolve().parents[1]  # the tree under test
+
+
+def _run(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ICOFRAMES_")}
+    clean.update(PYTHONPATH=os.pathsep.join([str(ROOT), clean.get("PYTHONPATH", "")]), **env)
+    command = [sys.executable, "-m", "icoframes.sandbox", *argv[1:]] if argv[0] == "-m" \
+        else [str(SCRIPT), *argv]
+    return subprocess.run(command, capture_output=True, text=True, timeout=HANG_GUARD,
+                          env=clean)
+
+
+def _one_line(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "export failed" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("command", ["sandbox", "-m"])
+def test_a_port_in_use_is_one_line_and_exit_2(command):
+    with sandbox.start(n_icos=0) as busy:  # a real server holds the port
+        port = busy.base_url.rsplit(":", 1)[1].strip("/")
+        line = _one_line(_run(command, "--port", port, "--n-icos", "1"))
+    assert line.endswith(f"icoframes sandbox: port {port} of 127.0.0.1 is in use: choose "
+                         "another with --port, or --port 0 for a free one")
+
+
+def test_a_demo_folder_that_cannot_be_made_is_one_line_and_exit_2(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = blocker / "demo"  # under a file: it cannot be made
+    line = _one_line(_run("demo", "--out", str(out), "--n-icos", "1"))
+    assert line.endswith(f"the demo folder {out} cannot be made (Not a directory); choose a "
+                         "folder the user running the demo can create and write (--out)")
+    assert blocker.read_text() == "not a folder"
+
+
+def test_anything_else_is_logged_naming_the_command_that_failed(tmp_path):
+    out = tmp_path / "demo"
+    (out / "scores.png").mkdir(parents=True)  # the plot cannot be saved there
+    result = _run("demo", "--out", str(out), "--n-icos", "1")
+    assert result.returncode == 1
+    assert "ERROR icoframes.cli: demo failed\nTraceback" in result.stderr
+    assert "IsADirectoryError" in result.stderr and "export failed" not in result.stderr
