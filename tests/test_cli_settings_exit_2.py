@@ -1,6 +1,7 @@
-"""`icoframes sandbox` and `icoframes demo` refuse a setting to fix (a port in use, a demo
-folder that cannot be made) in one line and exit 2, as `export` and their own bad
-arguments do; anything else is logged naming the command that failed, not "export failed".
+"""`icoframes sandbox` and `icoframes demo` refuse a setting to fix (a port in use, a key
+file missing or empty, a key variable set empty, a demo folder that cannot be made) in one
+line and exit 2, as `export` and their own bad arguments do; anything else is logged naming
+the command that failed, not "export failed".
 
 Run through the real entry points (console script and ``python -m icoframes.sandbox``):
 the exit code and the whole of stderr are what is tested.
@@ -57,6 +58,20 @@ def test_a_demo_folder_that_cannot_be_made_is_one_line_and_exit_2(tmp_path):
     assert line.endswith(f"the demo folder {out} cannot be made (Not a directory); choose a "
                          "folder the user running the demo can create and write (--out)")
     assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("command", ["sandbox", "-m"])
+def test_the_sandbox_key_refusals_exit_2(tmp_path, command):
+    empty = tmp_path / "empty.key"
+    empty.write_text("\n")
+    missing = tmp_path / "none.key"
+    assert "icoframes sandbox: cannot read --private-key-file: " in _one_line(
+        _run(command, "--private-key-file", str(missing)))
+    assert _one_line(_run(command, "--private-key-file", str(empty))).endswith(
+        f"icoframes sandbox: {empty} is empty")
+    assert "icoframes sandbox: ICOFRAMES_PRIVATE_KEY is set but empty: refused" in _one_line(
+        _run(command, ICOFRAMES_PRIVATE_KEY=""))
+    assert "--port: " in _run(command, "--port", "99999").stderr  # as the parser's: exit 2
 
 
 def test_anything_else_is_logged_naming_the_command_that_failed(tmp_path):

@@ -173,30 +173,32 @@ def keys(args: argparse.Namespace) -> tuple[str, str]:
     else the defaults.
 
     A key file that cannot be read, or a key :func:`icoframes.configure` would
-    refuse (a control character, blank), exits with a message that never shows it.
+    refuse (a control character, blank), raises ConfigError with a message that never
+    shows it: a setting to fix, exit 2 as the parser's refusals.
     """
     public = args.public_key or _variable("ICOFRAMES_PUBLIC_KEY") or _DEFAULT["public_key"]
     if args.private_key_file is not None:
         try:
             private = args.private_key_file.read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError) as exc:
-            raise SystemExit(f"icoframes sandbox: cannot read --private-key-file: {exc}") from None
+            raise ConfigError(f"icoframes sandbox: cannot read --private-key-file: {exc}"
+                              ) from None
         if not private:
-            raise SystemExit(f"icoframes sandbox: {args.private_key_file} is empty")
+            raise ConfigError(f"icoframes sandbox: {args.private_key_file} is empty")
     else:
         private = (args.private_key or _variable("ICOFRAMES_PRIVATE_KEY")
                    or _DEFAULT["private_key"])
     try:
         return check_keys(public, private)
     except InvalidParameter as exc:
-        raise SystemExit(f"icoframes sandbox: {exc}") from None
+        raise ConfigError(f"icoframes sandbox: {exc}") from None
 
 
 def _variable(name: str) -> str | None:
     """The variable ``name``; set empty (``"$(cat ~/.sandbox-key)"``, the file missing) it is
     refused, as a client refuses it, not taken for unset: the default key would serve."""
     if (value := os.environ.get(name)) == "":
-        raise SystemExit(f"icoframes sandbox: {name} is set but empty: refused, not taken for "
+        raise ConfigError(f"icoframes sandbox: {name} is set but empty: refused, not taken for "
                          f"unset (the default key would serve, without a word). Give it a "
                          f"value, or unset it (`unset {name}`).")
     return value
@@ -205,7 +207,7 @@ def _variable(name: str) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; returns the exit code 0.
 
-    ConfigError (exit 2) for a port it cannot listen on (in use)."""
+    ConfigError (exit 2) for a key refused (:func:`keys`) or a port it cannot listen on."""
     public_key, private_key = keys(args)
     try:  # from the start: a Ctrl-C as soon as the address shows still stops it cleanly
         try:
