@@ -128,8 +128,9 @@ def _whole_number(value: object) -> int | None:
         return None
 
 
-def closest(word: str, choices: Iterable[str]) -> list[str]:
-    """The choices a misspelled ``word`` most likely meant: the best, and a second when as close.
+def closest(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> list[str]:
+    """The choices a misspelled ``word`` most likely meant: the best, and a second when as close
+    (each at least ``cutoff`` alike, as difflib scores it).
 
     Examples
     --------
@@ -142,7 +143,7 @@ def closest(word: str, choices: Iterable[str]) -> list[str]:
                     reverse=True)
     if not scored:
         return []
-    return [c for score, c in scored[:2] if score >= 0.6 and score >= scored[0][0] - 0.1]
+    return [c for score, c in scored[:2] if score >= cutoff and score >= scored[0][0] - 0.1]
 
 
 def closest_option(typed: str, options: Iterable[str]) -> list[str]:

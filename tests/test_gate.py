@@ -325,11 +325,13 @@ def test_an_integral_string_error_code_is_read_as_the_code():
     ("make_data", "fragment"),
     [
         (lambda asked: {"id": asked + 1, "main": {}}, "data.id is 6, not the 5 requested"),
-        (lambda asked: {"main": {"name": "no id"}}, "data.id is None, not the 5 requested"),
+        (lambda asked: {"main": {"name": "no id"}}, "data.id is missing, not the 5 requested"),
+        (lambda asked: {"id": None}, "data.id is null, not the 5 requested"),
+        (lambda asked: {"id": "5.0"}, "data.id is '5.0', not the 5 requested"),  # text as text
         (lambda asked: None, "data for id 5 is NoneType"),
         (lambda asked: [{"id": asked}], "data for id 5 is list"),
     ],
-    ids=["mismatched", "id-missing", "null", "list"],
+    ids=["mismatched", "id-missing", "id-null", "id-text", "null", "list"],
 )
 def test_a_profile_that_is_not_the_one_asked_for_is_refused(make_data, fragment):
     with _against({PROFILE: profile_reply(make_data)}) as (srv, c), \
@@ -360,17 +362,20 @@ def test_a_profile_whose_id_is_a_digit_string_is_accepted():
     [
         (_page("30", 10**9), "total_pages is 1000000000, above the 10000"),
         (_page(str(20 * 10**6), 10**6), "above the 10000 pages"),
-        (_page("30", -1), "total_pages is '-1', not a non-negative integer"),
+        (_page("30", -1), "total_pages is -1, not a non-negative integer"),  # a number
         (_page("30", "1e9"), "total_pages is '1e9'"),
         (_page("30", "two"), "total_pages is 'two'"),
         (_page("1e9", 2), "total_icos is '1e9'"),
         (_page("30", 7), "total_pages is 7 but total_icos 30 makes 2 pages"),
         (_page("30", 2, data={"id": 1}), "data is dict, not a list"),
         (_page("30", 2, current_page=2), "current_page is 2, not the page 1"),
-        ({"total_icos": "30", "error": None, "data": []}, "total_pages is 'None'"),
+        ({"total_icos": "30", "error": None, "data": []}, "total_pages is missing, not"),
+        (_page("30", None), "total_pages is null, not"),  # JSON's word, not Python's 'None'
+        # in integers: the float division printed 49999999999999995716575428608 pages
+        (_page(10**30, 2), f"total_pages is 2 but total_icos {10**30} makes {5 * 10**28} pages"),
     ],
     ids=["huge", "above-cap", "negative", "1e9", "text", "icos-1e9", "inconsistent",
-         "data-object", "other-page", "missing"],
+         "data-object", "other-page", "missing", "null", "10**30"],
 )
 def test_a_list_page_with_bad_counts_is_refused(page, fragment):
     with _against({LIST: json_reply(page)}) as (srv, c), pytest.raises(BadResponse, match=fragment):

@@ -198,7 +198,7 @@ def test_an_integral_float_id_and_a_padded_digit_string_id_are_the_id():
     padded, _ = _profile(json_reply({"error": None, "data": {"id": " 1 "}}))
     assert padded == {"id": " 1 "}
     boolean, _ = _profile(json_reply({"error": None, "data": {"id": True}}))
-    assert _why(boolean) == "data.id is True, not the 1 requested"
+    assert _why(boolean) == "data.id is true, not the 1 requested"  # as JSON sent it
 
 
 # -- list pages and the filter set ------------------------------------------------------
@@ -250,13 +250,15 @@ def test_counts_as_integral_floats_and_padded_digit_strings_pass(counts):
     assert _list(page) == page
 
 
-@pytest.mark.parametrize(("name", "value"), [("total_icos", True), ("total_pages", -0.5),
-                                             ("total_icos", "٤١"), ("total_icos", "1" * 13),
-                                             ("total_pages", [3])])
-def test_counts_that_are_not_non_negative_integers_fail(name, value):
+@pytest.mark.parametrize(("name", "value", "shown"), [
+    ("total_icos", True, "true"), ("total_pages", -0.5, "-0.5"), ("total_icos", "٤١", "'٤١'"),
+    ("total_icos", "1" * 13, repr("1" * 13)), ("total_pages", [3], "[3]"),
+    ("total_pages", None, "null")])
+def test_counts_that_are_not_non_negative_integers_fail(name, value, shown):
+    # as JSON sent them, text quoted: a number or true was quoted as text, null was 'None'
     page = _page(41, 3) | {name: value}
     bad = _list(page)
-    assert _why(bad) == f"{name} is {str(value)[:40]!r}, not a non-negative integer"
+    assert _why(bad) == f"{name} is {shown}, not a non-negative integer"
 
 
 def test_current_page_may_be_absent_null_or_a_digit_string_of_the_page_asked():
@@ -264,7 +266,7 @@ def test_current_page_may_be_absent_null_or_a_digit_string_of_the_page_asked():
         page = _page(41, 3, current_page=current)
         assert _list(page) == page
     assert _why(_list(_page(41, 3, current_page="2"))) == \
-        "current_page is 2, not the page 1 requested"
+        "current_page is '2', not the page 1 requested"  # text, as sent
 
 
 def test_a_list_page_whose_data_is_absent_says_missing():
@@ -314,9 +316,9 @@ def test_long_values_are_shown_cut_at_40_characters():
     assert _why(_list(_page(41, long))) == \
         f"total_pages is {long[:40]!r}, not a non-negative integer"
     assert _why(_list(_page(41, 3, current_page=long))) == \
-        f"current_page is {long[:40]}, not the page 1 requested"
+        f"current_page is {long[:40]!r}, not the page 1 requested"
     bad, _ = _profile(json_reply({"error": None, "data": {"id": long}}))
-    assert _why(bad) == f"data.id is {long[:40]}, not the 1 requested"
+    assert _why(bad) == f"data.id is {long[:40]!r}, not the 1 requested"
 
 
 def test_odd_items_of_a_list_page_are_logged_with_the_page(caplog):

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -247,6 +246,16 @@ def _check_depth(value: Any) -> None:
 _CONTAINERS = (dict, list)
 
 
+def _shown(value: Any) -> str:
+    """A JSON value as the service sent it, short: text quoted, null and true as JSON says."""
+    if isinstance(value, str):
+        return repr(value[:40])
+    try:
+        return json.dumps(value)[:40]
+    except (TypeError, ValueError):  # an int past Python's digit limit
+        return type(value).__name__
+
+
 def _count(value: Any) -> int | None:
     """A non-negative integer count sent as a number or as a digit string; else None."""
     if isinstance(value, bool):
@@ -304,7 +313,8 @@ def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:
         raise Rejected(f"the profile data for id {ico_id} is {what}")
     got = data.get("id")
     if _count(got) != ico_id:
-        raise Rejected(f"data.id is {str(got)[:40]}, not the {ico_id} requested")
+        raise Rejected(f"data.id is {_shown(got) if 'id' in data else 'missing'}, not the "
+                       f"{ico_id} requested")
     return data
 
 
@@ -334,18 +344,19 @@ def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
         value = decoded.get(name)
         count = _count(value)
         if count is None:
-            raise Rejected(f"{name} is {str(value)[:40]!r}, not a non-negative integer")
+            raise Rejected(f"{name} is {_shown(value) if name in decoded else 'missing'}, "
+                           "not a non-negative integer")
         counts[name] = count
     icos, pages = counts["total_icos"], counts["total_pages"]
     if pages > MAX_PAGES:
         raise Rejected(f"total_pages is {pages}, above the {MAX_PAGES} pages accepted")
-    expected = math.ceil(icos / PAGE_SIZE)
+    expected = -(-icos // PAGE_SIZE)  # in integers: 10**30 ICOs, as a float, were garbled
     if abs(pages - expected) > 1:
         raise Rejected(f"total_pages is {pages} but total_icos {icos} makes {expected} pages "
                        f"of {PAGE_SIZE}")
     current = decoded.get("current_page")
     if current is not None and _count(current) != page:
-        raise Rejected(f"current_page is {str(current)[:40]}, not the page {page} requested")
+        raise Rejected(f"current_page is {_shown(current)}, not the page {page} requested")
     if page == 1 and not data and not icos:  # (error 482 is raised before this check)
         # a glitch taken as "nothing matches" would write a complete empty day, every
         # ICO of the day before then removed

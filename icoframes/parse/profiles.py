@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..errors import InvalidParameter, checked_keywords
+from ..errors import InvalidParameter, checked_keywords, quoted
 from ..schema import (
     EACH,
     KEY,
@@ -95,7 +95,8 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] |
         ``tidy([profile])``?), text (str or bytes) or a DataFrame (did you mean
         ``tidy(frame.to_dict("records"))``?), not an iterable of profiles:
         iterating them would read their keys, characters or column names as profiles;
-        or if ``tables`` names a table the bundle does not have.
+        if it is no iterable at all (``None``); or if ``tables`` names a table the
+        bundle does not have.
 
     Returns
     -------
@@ -206,6 +207,9 @@ def _check_profiles(profiles: object) -> None:
         raise InvalidParameter(
             "tidy() takes an iterable of profiles (decoded JSON), got "
             f"{type(profiles).__name__}; did you mean tidy(json.loads(text))?")
+    if not isinstance(profiles, Iterable):  # None, 5: Python's bare "not iterable"
+        raise InvalidParameter("tidy() takes an iterable of profiles (decoded JSON), got "
+                               f"{quoted(profiles)}")
 
 
 @contextmanager

@@ -286,6 +286,8 @@ _SEVERAL_RE: Final = re.compile(r"[0-9](?:[^0-9]{2,}|[^0-9,.])[0-9]")
 # Arabic decimal and thousands marks between digits ("1٫5", "1٬000"): one number in a form not
 # read, not two numbers
 _ARABIC_MARK_RE: Final = re.compile(r"(?<=[0-9])[٫٬](?=[0-9])")
+# a number in base 16, 8 or 2 ("0x10"): one number in a form not read, not "0" and "10"
+_PREFIXED_RE: Final = re.compile(r"(?<![0-9a-z.])0[xob][0-9a-f]+\b", re.IGNORECASE)
 
 
 def amount_reason(text: str) -> Reason:
@@ -315,8 +317,8 @@ def amount_reason(text: str) -> Reason:
     if _UNDERSCORE_RE.search(text):
         return "grouping"  # "1_000": Python's float() reads it, no one writes it
     # digits grouped by spaces are one number ("100 000 000 tokens" is no range)
-    if _SEVERAL_RE.search(_SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()),
-                                               _ARABIC_MARK_RE.sub("", outside))):
+    one = _PREFIXED_RE.sub("0", _ARABIC_MARK_RE.sub("", outside))
+    if _SEVERAL_RE.search(_SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()), one)):
         return "range"
     return "vague" if outside != text else "unreadable_number"
 

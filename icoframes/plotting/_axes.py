@@ -160,8 +160,10 @@ def _check_style(plot: str, key: str, own: list[str], draws: str, sets: tuple[st
     advice = _elsewhere(plot, key)
     if advice:
         raise InvalidParameter(f"{where}; {advice}")
+    # among matplotlib's many properties, only a near spelling: 'normalise' shares the letters
+    # of 'antialiased' (0.6 alike), not its meaning
     close = (closest(key, own) or [name for name in own if len(name) > 2 and key.startswith(name)]
-             or closest(key, styles - set(sets)))
+             or closest(key, styles - set(sets), cutoff=0.7))
     hint = (f"; did you mean {' or '.join(map(repr, close))}?" if close
             else f"; its own keywords: {', '.join(own)}")
     raise InvalidParameter(f"{where}{hint}")
