@@ -8,6 +8,7 @@ exports' readers go through both.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -76,10 +77,7 @@ def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd
     ValueError: x: columns of other types than the filters schema: {'id': 'double'}
     """
     if table.schema.names != schema.names:
-        raise ValueError(
-            f"{source}: columns {table.schema.names} differ from the {schema.name} schema "
-            f"{schema.names}; the file was written by another version"
-        )
+        raise ValueError(_other_columns(schema, table.schema.names, source))
     wrong = {f.name: str(f.type) for f, want in zip(table.schema, schema.arrow_schema(),
                                                     strict=True)
              if _plain(f.type) != _plain(want.type)}
@@ -90,6 +88,24 @@ def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd
     frame = pd.DataFrame(columns)
     check_frame(schema, frame)
     return frame
+
+
+def _other_columns(schema: TableSchema, names: list[str], source: str) -> str:
+    """Why a file of columns ``names`` is not ``schema``'s table: what it adds, lacks, or
+    holds in another order, named first: never the whole lists (fifty names each)."""
+    extra = [n for n in names if n not in schema.names]
+    missing = [n for n in schema.names if n not in names]
+    if extra and not missing and all(re.fullmatch(r"__index_level_\d+__", n) for n in extra):
+        # pandas' to_parquet writes an index other than 0, 1, 2... (after sort_values or a
+        # filter) as a column: the table's own columns are all there
+        return (f"{source}: the {schema.name} table with a pandas index saved as a column "
+                f"({', '.join(extra)}); save the frame with to_parquet(path, index=False)")
+    said = [*([f"not in it: {extra}"] if extra else []),
+            *([f"missing: {missing if len(missing) <= 5 else f'{len(missing)} of its columns'}"]
+              if missing else []), *([] if extra or missing else ["in another order"])]
+    shown = f"columns {names}" if len(names) <= 5 else f"its {len(names)} columns"
+    return (f"{source}: {shown} differ from the {schema.name} schema ({'; '.join(said)}); "
+            "the file was written by another version, or changed since")
 
 
 def _plain(kind: pa.DataType) -> pa.DataType:

@@ -1,0 +1,49 @@
+"""read_export of a table re-saved by pandas with its index (after sort_values): refused
+naming the one column in the way and how to save it, not two lists of fifty columns and
+"written by another version"."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from made_exports import cut_export
+
+import icoframes
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory):
+    out = tmp_path_factory.mktemp("export") / "out"
+    cut_export(out, tmp_path_factory.mktemp("cache"), n_icos=12, seed=4)
+    return out
+
+
+def test_a_pandas_index_saved_as_a_column_is_named_with_the_way_to_save(export):
+    path = export / "icos.parquet"
+    whole = pd.read_parquet(path)
+    try:
+        whole.sort_values("name").to_parquet(path)  # an everyday pandas step
+        with pytest.raises(ValueError) as refused:
+            icoframes.read_export(export)
+        assert str(refused.value) == (
+            f"{path}: the icos table with a pandas index saved as a column "
+            "(__index_level_0__); save the frame with to_parquet(path, index=False)")
+        whole.sort_values("name").to_parquet(path, index=False)  # as it says: read
+        assert sorted(icoframes.read_export(export).icos["id"]) == sorted(whole["id"])
+    finally:
+        whole.to_parquet(path, index=False)
+
+
+def test_other_columns_are_named_first_and_short(export):
+    path = export / "icos.parquet"
+    whole = pd.read_parquet(path)
+    try:
+        whole.drop(columns="name").assign(extra=1).to_parquet(path, index=False)
+        with pytest.raises(ValueError) as refused:
+            icoframes.read_export(export)
+        said = str(refused.value)
+        assert said == (f"{path}: its {len(whole.columns)} columns differ from the icos schema "
+                        "(not in it: ['extra']; missing: ['name']); the file was written by "
+                        "another version, or changed since")
+    finally:
+        whole.to_parquet(path, index=False)
