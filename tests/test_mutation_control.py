@@ -381,6 +381,7 @@ def _suspect(control: LoadControl, in_a_row: int, items: int) -> None:
 def test_an_item_gives_up_early_only_when_many_fail_together(in_a_row, items, keeps):
     control = LoadControl(failures=100, items=100)
     _suspect(control, in_a_row, items)
+    assert control.keep_trying(0, True) is True  # kept, or the run's first found so: one retry
     assert control.keep_trying(0, True) is keeps  # (any item of the run: they failed in it)
     assert control.keep_trying(items - 1, True) is keeps
     assert control.keep_trying("other", False) is False  # its own policy said no
@@ -392,14 +393,16 @@ def test_items_failed_in_the_run_count_as_those_retrying_do():
     control = LoadControl(failures=100, items=100)
     _suspect(control, SUSPECT_FAILURES, SUSPECT_ITEMS - 1)
     assert control.keep_trying(0, True) is True and control.keep_trying(1, False) is False
-    control.failed("HTTP 503", item=2)  # a third item failing in the run, 1 given up in it
-    assert control.keep_trying(2, True) is False
+    control.failed("HTTP 503", item=2)  # a third item failing in the run, 1 given up in it:
+    assert control.keep_trying(2, True) is True  # the run's first found so, retried once (a
+    assert control.keep_trying(2, True) is False  # blip answered ends it); failing again: no
     assert control.keep_trying(0, True) is False  # (0, 1, 2 failed in the run)
     control.succeeded(4)  # the run of failures is over: none failed in it, none retrying
     _suspect(control, SUSPECT_FAILURES, 1)  # item 0 alone
     assert control.keep_trying(0, True) is True
     assert control.keep_trying("x", True) is True  # retrying together: 0 and x
-    assert control.keep_trying("y", True) is False  # three retrying
+    assert control.keep_trying("y", True) is True  # three retrying: y, the first so, once
+    assert control.keep_trying("y", True) is False  # failing again: given up
     assert control.keep_trying("new", False) is False  # its policy said no: not retrying
     assert control.keep_trying("x", True) is True  # still 0 and x (y given up)
 

@@ -55,7 +55,8 @@ Failures concentrated on a few ids end as those items' failures (reported, retri
 next call) and the rest of the load completes. So that a service failing everywhere is found
 within seconds and a few requests whatever the number of workers, an item stops retrying
 early once :data:`SUSPECT_FAILURES` attempts failed in a row for :data:`SUSPECT_ITEMS` different
-items, retrying together (many workers) or one after another (one worker), or once a run of
+items, retrying together (many workers) or one after another (one worker; the first item so
+found is retried once: a good id's blip after two bad ids is not lost), or once a run of
 asks to wait would trip but for its items (:meth:`~LoadControl.keep_trying`): its next
 attempt would tell less than another item's first.
 """
@@ -69,37 +70,18 @@ from collections.abc import Callable, Collection
 
 from .asked import AskedRun
 from .switch import Cancelled, StopSwitch
+from .thresholds import (
+    BREAKER_FAILURES,
+    BREAKER_ITEMS,
+    BREAKER_REFUSED,
+    PROBE_ITEMS,
+    SUSPECT_FAILURES,
+    SUSPECT_ITEMS,
+)
 
 __all__ = ["BREAKER_FAILURES", "BREAKER_ITEMS", "BREAKER_REFUSED", "PROBE_ITEMS",
            "SUSPECT_FAILURES", "SUSPECT_ITEMS", "Cancelled", "LoadControl", "profile_item"]
 
-# Attempts in a row that never reached the service (refused, no connection), or that it
-# asked to wait (Retry-After), that stop a load: more than one item's own retries (6), few
-# enough to stop within seconds (asked waits: at most 11 of max_asked_wait, 5 s, for one
-# worker, not the 75 of them, 375 s, its 16 items' 6 attempts would wait without it).
-BREAKER_FAILURES = 12
-# Different items failing with no success in between that stop a load: more than "a few
-# bad ids" (9 of 56 profiles answering 503 for good must not stop it), few enough that a
-# service failing everywhere costs a few dozen requests at most.
-BREAKER_ITEMS = 16
-# Different items failed or answered wrongly (refused, an error about the item) with no good
-# answer in between that stop a load: twice BREAKER_ITEMS, as a run of bad ids is likelier
-# than a run of 503s (16 in a row must not stop it: each is its item's failure), few enough
-# that a service answering every profile wrongly costs about 40 requests, not a day's quota.
-BREAKER_REFUSED = 32
-# Failed attempts in a row, for different items, at which an item is given up early: a
-# healthy service's blips hardly ever give 8 in a row (at 15% failing at random, 1 in 4
-# million). Items failed in the run count, not only those retrying: one worker meets an
-# outage's items one after another; each spending its retries cost ~6 requests an item (91),
-# against 16-20 for 8 or 14 workers, now 26. Two ids failing for good keep all their retries.
-SUSPECT_FAILURES = 8
-SUSPECT_ITEMS = 3
-# Profiles asked out of turn, spread over the rest of the plan, once a run of BREAKER_REFUSED
-# profiles was answered wrongly in the service's envelope: one answered right shows the run a
-# block of bad ids (the load goes on); all answered wrongly, a service answering every profile
-# so (it costs PROBE_ITEMS more requests: 42, not 34). At 80% of profiles bad at random, 8
-# probes all bad happen 17 times in 100; a block of bad ids is found with the first.
-PROBE_ITEMS = 8
 _UNNUMBERED = str.maketrans("", "", "0123456789")  # a reason's ids, positions (not its status)
 
 
@@ -172,6 +154,7 @@ class LoadControl(StopSwitch):
         self._wanted = 0  # probes the run asked for, not yet handed to the plan
         self._found = False  # the plan said the run's probes (:meth:`probing`; maybe none)
         self._retrying: set[object] = set()  # the failed items trying again
+        self._checked: object = None  # the item of the run given one retry, found suspect first
 
     def __repr__(self) -> str:
         return (f"LoadControl(cancelled={self.cancelled}, tripped={self.tripped}, "
@@ -332,6 +315,7 @@ class LoadControl(StopSwitch):
             # failures too (else 16 kept copies failing with HTTP 500 again, asked first,
             # would stop every daily export: no snapshot written)
             self.known_held = (len(counted), len(self._refused), self.last_failure)
+            self._checked = None  # (the run goes on without them: its first suspect anew)
             self._failing -= known
             self._refused -= known
             for item in counted & known:
@@ -405,7 +389,9 @@ class LoadControl(StopSwitch):
 
         * its failure ``asked`` no wait and :data:`SUSPECT_FAILURES` attempts failed in a row,
           for :data:`SUSPECT_ITEMS` different items (retrying together, or failed in that run:
-          one worker meets them one after another; not those of ended calls, :attr:`per_call`);
+          one worker meets them one after another; not those of ended calls, :attr:`per_call`),
+          but for one retry of the run's first item so found (a blip, answered at its retry,
+          ends the run; a failure again shows a service failing);
         * or its failure ``asked`` a wait and the run of asks would trip the breaker but for
           its items (:meth:`~icoframes.api.asked.AskedRun.due`; :attr:`per_call`, two retrying).
           Short of that, an ask is a limiter's turn: a burst must not give items up one by one."""
@@ -417,6 +403,8 @@ class LoadControl(StopSwitch):
                     not self.per_call or len(run & self._asked.items) >= 2)
             else:
                 suspect = self.in_a_row >= SUSPECT_FAILURES and len(run) >= SUSPECT_ITEMS
+                if suspect and allowed and self._checked is None:  # its retry tells a blip
+                    self._checked, suspect = item, False  # (answered) from an outage (not)
             if allowed and not suspect:
                 return True
             self._retrying.discard(item)
@@ -429,7 +417,7 @@ class LoadControl(StopSwitch):
             self.successes += 1
             self._asked.answered(threading.get_ident())
             self._asked.end()
-            self.retry_after = None  # (a wait asked before a success: over)
+            self.retry_after = self._checked = None  # (a wait asked before a success: over)
             self._failing.clear()
             self._refused.clear()
             self._errors.clear()
