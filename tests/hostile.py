@@ -236,13 +236,13 @@ def profile_reply(make_data: Callable[[Any], Any], **extra: Any) -> Behaviour:
     return behaviour
 
 
-def limited_profiles(bad: set[int]) -> Behaviour:
-    """Profiles answered, but those of ``bad`` always refused: 429 asking a wait of 0 s (under
-    a second), as a rate limiter on those ids answers."""
+def limited_profiles(bad: set[int], wait: int = 0) -> Behaviour:
+    """Profiles answered, but those of ``bad`` always refused: 429 asking a wait of ``wait``
+    seconds (``Retry-After``; 0: under a second), as a rate limiter on those ids answers."""
     def behaviour(h: Any) -> None:
         ico = int(h.request_json()["id"])
         if ico in bad:
-            return h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": "0"},
+            return h.send_bytes(429, b"<html>slow down</html>", {"Retry-After": str(wait)},
                                 "text/html")
         json_reply({"error": None, "data": {"id": ico, "main": {"name": f"P{ico}"}}})(h)
     return behaviour

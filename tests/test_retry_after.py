@@ -32,11 +32,15 @@ GOOD = {"error": None, "data": {"id": 1, "main": {"name": "one"}}}
 
 
 class _Waits(LoadControl):
-    """A load's control that records each wait it is asked for and waits for none."""
+    """A load's control that records each wait it is asked for and waits for none: its clock
+    (a hold's, ``StopSwitch.clock``) is the seconds it was asked to wait."""
 
     def __init__(self) -> None:
         super().__init__()
         self.waits: list[float] = []
+
+    def clock(self) -> float:
+        return sum(self.waits)
 
     def sleep(self, seconds: float) -> None:
         self.waits.append(seconds)
@@ -289,9 +293,11 @@ def test_a_run_of_asks_shorter_than_the_wait_asked_does_not_trip_the_breaker():
     # item 1 takes 6 turns (a 429's honoured wait spends no attempt: REVD M3, items 1 and 2
     # were given up after 6 attempts each, 5 waits, 32 requests), then, no other request
     # answered between, its 6 attempts: given up after 12 (REVJ M3: an id a limiter always
-    # refuses took turns until max_elapsed); item 2 waits its turn through the last 2 asks
+    # refuses took turns until max_elapsed); item 2 waits the wait item 1's last ask asked
+    # (item 1 gave up, not waiting it: no request leaves inside it), then its turn through the
+    # last 2 asks
     assert given_up == [1] and got == list(range(2, 21)) and not control.tripped
-    assert control.waits == [30.0] * 13
+    assert control.waits == [30.0] * 14
 
 
 def test_asks_to_wait_between_good_answers_never_trip_the_breaker():

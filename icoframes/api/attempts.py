@@ -58,10 +58,11 @@ class Attempts:
         self.cut: bytes | None = None  # the last body cut short (stopping inside a JSON text)
 
     def begin(self) -> None:
-        """One more attempt; :class:`~icoframes.api.control.Cancelled` when the load stopped
-        (a stopped load sends nothing more)."""
+        """One more attempt, once no wait a request of the load gave up on is pending
+        (:meth:`~icoframes.api.switch.StopSwitch.wait_turn`);
+        :class:`~icoframes.api.control.Cancelled` when the load stopped (it sends nothing more)."""
         self.count += 1
-        self.control.check()
+        self.control.wait_turn()
 
     def after(self, failure: Transient) -> float:
         """The seconds to wait before the next attempt, the attempt :meth:`begin` counted
@@ -115,6 +116,8 @@ class Attempts:
             early, allowed = allowed and not kept, kept
         if allowed:
             return delay
+        if asked is not None and not too_long and not stopped:  # the wait asked still holds:
+            self.control.hold(asked)  # the load's next request (any item's) waits it
         if asked is not None and too_long:  # (no retry: why)
             note = (f" (the service asked to wait {_seconds(asked)} before another try, "
                     f"Retry-After, longer than the retry policy's max_asked_wait of "

@@ -417,7 +417,8 @@ class LoadControl(StopSwitch):
             self.successes += 1
             self._asked.answered(threading.get_ident())
             self._asked.end()
-            self.retry_after = self._checked = None  # (a wait asked before a success: over)
+            self.retry_after = self._checked = None  # (a wait asked before a success: over,
+            self._held = 0.0  # or that request's own)
             self._failing.clear()
             self._refused.clear()
             self._errors.clear()

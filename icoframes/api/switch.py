@@ -6,7 +6,8 @@ that trickles in byte by byte. :class:`StopSwitch` is that switch (with the brea
 :class:`~icoframes.api.control.LoadControl`): :meth:`~StopSwitch.cancel` wakes threads waiting
 between retries and shuts down the sockets of the requests in flight, so a blocked read returns
 at once; :meth:`~StopSwitch.halt` lets the attempts in flight end, but no new one (a retry)
-leaves.
+leaves; :meth:`~StopSwitch.hold` keeps every new attempt waiting for a while (a wait the
+service asked that the request it asked did not wait).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
+from collections.abc import Callable
 
 __all__ = ["Cancelled", "StopSwitch"]
 
@@ -34,7 +37,11 @@ class StopSwitch:
     True
     """
 
+    #: The monotonic clock (seconds) of :meth:`hold`: replaced on the class, every load's.
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+
     def __init__(self) -> None:
+        self._held = 0.0  # no new attempt leaves before this time (clock), :meth:`hold`
         self._stop = threading.Event()  # cancelled: reads cut
         self._halt = threading.Event()  # no new attempt (set by cancel too)
         self._lock = threading.Lock()
@@ -76,6 +83,20 @@ class StopSwitch:
         """Wait ``seconds`` between retries, or raise :class:`Cancelled` as soon as stopped."""
         if self._halt.wait(seconds):
             self.check()
+
+    def hold(self, seconds: float) -> None:
+        """Let no new attempt leave for ``seconds`` (:meth:`wait_turn`): a wait the service asked
+        (``Retry-After``) that the request asked did not wait, giving up; another request
+        sent within it would be asked to wait too, each ask booked against the day's quota."""
+        with self._lock:
+            self._held = max(self._held, self.clock() + seconds)
+
+    def wait_turn(self) -> None:
+        """Wait for the end of a :meth:`hold`, then :meth:`check` (called before each attempt);
+        raise :class:`Cancelled` as soon as stopped."""
+        if (left := self._held - self.clock()) > 0:
+            self.sleep(left)  # (once: a sleep returns early only when stopped)
+        self.check()
 
     def register(self, sock: socket.socket) -> None:
         """The calling thread now reads ``sock``: :meth:`cancel` will cut it."""
