@@ -21,8 +21,10 @@ So a run of asks trips only
   item that asks instead (its failure, reported, retried by a later load): its next ask tells
   less than another item's first, which either ends the run (the service answers others) or
   adds an item to it. So a service asking every request to wait costs one worker 27 requests
-  (the first item's 12 asks, waited, then one ask of each other item, not waited), no more
-  than an outage answering 503 without asking
+  (the first item's 12 asks, then one ask of each other item), each sent once the wait asked
+  before it ran out (a request giving up holds the load's next one for the wait it was asked:
+  :meth:`~icoframes.api.switch.StopSwitch.hold`), no more than an outage answering 503
+  without asking
   (:meth:`~icoframes.api.control.LoadControl.keep_trying`), and up to 15 ids refused for good
   in a row fail alone, as 15 ids failing with 503 do;
 * and once every attempt that was in flight when it reached the count was answered: a

@@ -8,7 +8,11 @@ and returns the wait before the next attempt (the retry policy's backoff, or the
 wait a 429 or 503 asked with ``Retry-After``), or raises the request's error when there is
 none: the retry policy's attempts or time are spent (a ``Retry-After`` past its
 ``max_elapsed`` is said), the breaker gave the item up, an answer refused
-:data:`~icoframes.api.retry.ANSWERS_REFUSED` times, or the load stopped.
+:data:`~icoframes.api.retry.ANSWERS_REFUSED` times, or the load stopped. A request that gives
+up on a wait it was asked (up to ``max_asked_wait``) leaves it to the load: no request of the
+load is sent until it ran out or another request was answered
+(:meth:`~icoframes.api.switch.StopSwitch.hold`), as the service asked; each ask more would be
+booked against the day's quota.
 """
 
 from __future__ import annotations

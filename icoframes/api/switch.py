@@ -87,7 +87,9 @@ class StopSwitch:
     def hold(self, seconds: float) -> None:
         """Let no new attempt leave for ``seconds`` (:meth:`wait_turn`): a wait the service asked
         (``Retry-After``) that the request asked did not wait, giving up; another request
-        sent within it would be asked to wait too, each ask booked against the day's quota."""
+        sent within it would be asked to wait too, each ask booked against the day's quota.
+        The breaker (:class:`~icoframes.api.control.LoadControl`) ends it when another request
+        is answered: the wait was that request's own, or it is over."""
         with self._lock:
             self._held = max(self._held, self.clock() + seconds)
 
