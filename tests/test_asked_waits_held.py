@@ -12,6 +12,7 @@ the waits asked. Real loopback HTTP; the seconds are ``waits_counted``'s: a load
 
 from __future__ import annotations
 
+import math
 import threading
 
 import pytest
@@ -19,7 +20,9 @@ from hostile import LIST, PROFILE, HostileServer, limited_profiles, paged_list
 
 import icoframes
 from icoframes.api.asked import AskedRun
-from icoframes.api.control import BREAKER_FAILURES, BREAKER_ITEMS
+from icoframes.api.client import Client
+from icoframes.api.control import BREAKER_FAILURES, BREAKER_ITEMS, LoadControl, profile_item
+from icoframes.api.retry import RetryPolicy
 from icoframes.api.switch import StopSwitch
 from icoframes.errors import IncompleteWarning, ServiceUnavailable
 
@@ -108,3 +111,37 @@ def test_ids_a_limiter_always_refuses_hold_their_neighbours_for_the_wait_asked(
         assert sorted(icos["id"]) == sorted(set(range(1, N + 1)) - bad)
         assert counts["early"] == 0
         assert srv.hits[PROFILE] == N - 2 + 2 * ATTEMPTS + 1  # id 10's 12 asks, id 11's one
+
+
+@pytest.mark.parametrize(("policy", "asked"), [
+    (RetryPolicy(max_asked_wait=3600), 100),  # past max_elapsed (60 s): given up at once
+    (RetryPolicy(max_asked_wait=math.inf), 99_999_999_999),  # was OverflowError unpatched
+])
+def test_a_wait_past_the_policys_time_holds_no_later_call(waits_counted, policy, asked):
+    # was the whole ask waited before the next call on the same Client (100 s, or a wait past
+    # what a thread can wait: OverflowError), where no retry would have waited it
+    with HostileServer({PROFILE: limited_profiles({1}, wait=asked)}) as srv, \
+            Client(**srv.settings(), retry=policy) as client:
+        with pytest.raises(ServiceUnavailable, match="past the retry policy's 60 s"):
+            client.profile(1)
+        assert client.profile(2)["id"] == 2
+        assert waits_counted() == 0
+        assert srv.hits[PROFILE] == 2
+
+
+def test_a_wait_is_not_held_while_another_item_is_retrying(waits_counted, caplog):
+    # was held: the other workers' next items waited, then left together, the turns the
+    # retrying items took meanwhile lost (8 or 14 workers: more requests than without a hold)
+    control = LoadControl()
+    for item in (profile_item(1), profile_item(2)):
+        control.failed("HTTP 429", item=item, wait=1.0)
+    assert control.keep_trying(profile_item(1), True, asked=True)
+    control.hold(1.0, item=profile_item(2))  # id 2 gives up; id 1 is still retrying
+    control.wait_turn()
+    assert waits_counted() == 0
+    control.keep_trying(profile_item(1), False, asked=True)  # id 1 gives up too: alone
+    control.hold(1.0, item=profile_item(1))
+    with caplog.at_level("INFO", logger="icoframes.api.switch"):
+        control.wait_turn()
+    assert waits_counted() == 1.0
+    assert "next request in 1.00 s: a wait the service asked" in caplog.text

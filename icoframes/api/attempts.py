@@ -120,8 +120,9 @@ class Attempts:
             early, allowed = allowed and not kept, kept
         if allowed:
             return delay
-        if asked is not None and not too_long and not stopped:  # the wait asked still holds:
-            self.control.hold(asked)  # the load's next request (any item's) waits it
+        if (asked is not None and not too_long and not stopped  # a wait a retry could have
+                and asked <= self.policy.max_elapsed):  # waited still runs: the load's next
+            self.control.hold(asked, item=self.item)  # request (any item's) waits it
         if asked is not None and too_long:  # (no retry: why)
             note = (f" (the service asked to wait {_seconds(asked)} before another try, "
                     f"Retry-After, longer than the retry policy's max_asked_wait of "

@@ -13,12 +13,15 @@ service asked that the request it asked did not wait).
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import threading
 import time
 from collections.abc import Callable
 
 __all__ = ["Cancelled", "StopSwitch"]
+
+log = logging.getLogger(__name__)
 
 
 class Cancelled(Exception):
@@ -96,7 +99,9 @@ class StopSwitch:
     def wait_turn(self) -> None:
         """Wait for the end of a :meth:`hold`, then :meth:`check` (called before each attempt);
         raise :class:`Cancelled` as soon as stopped."""
-        if (left := self._held - self.clock()) > 0:
+        if (left := self._held - self.clock()) > 0:  # (said: a Client's next call waits too)
+            log.info("next request in %.2f s: a wait the service asked (Retry-After) of a "
+                     "request that gave up", left)
             self.sleep(left)  # (once: a sleep returns early only when stopped)
         self.check()
 
