@@ -390,8 +390,8 @@ class LoadControl(StopSwitch):
         * its failure ``asked`` no wait and :data:`SUSPECT_FAILURES` attempts failed in a row,
           for :data:`SUSPECT_ITEMS` different items (retrying together, or failed in that run:
           one worker meets them one after another; not those of ended calls, :attr:`per_call`),
-          but for one retry of the run's first item so found (a blip, answered at its retry,
-          ends the run; a failure again shows a service failing);
+          but for one retry of the run's first item so found while fewer are retrying together
+          (a blip, answered at its retry, ends the run; a failure again shows an outage);
         * or its failure ``asked`` a wait and the run of asks would trip the breaker but for
           its items (:meth:`~icoframes.api.asked.AskedRun.due`; :attr:`per_call`, two retrying).
           Short of that, an ask is a limiter's turn: a burst must not give items up one by one."""
@@ -404,7 +404,8 @@ class LoadControl(StopSwitch):
             else:
                 suspect = self.in_a_row >= SUSPECT_FAILURES and len(run) >= SUSPECT_ITEMS
                 if suspect and allowed and self._checked is None:  # its retry tells a blip
-                    self._checked, suspect = item, False  # (answered) from an outage (not)
+                    self._checked = item  # (answered) from an outage; but items failing
+                    suspect = len(self._retrying) >= SUSPECT_ITEMS  # together show the outage
             if allowed and not suspect:
                 return True
             self._retrying.discard(item)
