@@ -22,8 +22,9 @@ So a run of asks trips only
   less than another item's first, which either ends the run (the service answers others) or
   adds an item to it. So a service asking every request to wait costs one worker 27 requests
   (the first item's 12 asks, then one ask of each other item), each sent once the wait asked
-  before it ran out (a request giving up holds the load's next one for the wait it was asked:
-  :meth:`~icoframes.api.switch.StopSwitch.hold`), no more than an outage answering 503
+  before it ran out (a request giving up, no other retrying, holds the load's next one for the
+  wait it was asked: :meth:`~icoframes.api.control.LoadControl.hold`), no more than an outage
+  answering 503
   without asking
   (:meth:`~icoframes.api.control.LoadControl.keep_trying`), and up to 15 ids refused for good
   in a row fail alone, as 15 ids failing with 503 do;

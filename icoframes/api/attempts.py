@@ -9,10 +9,11 @@ wait a 429 or 503 asked with ``Retry-After``), or raises the request's error whe
 none: the retry policy's attempts or time are spent (a ``Retry-After`` past its
 ``max_elapsed`` is said), the breaker gave the item up, an answer refused
 :data:`~icoframes.api.retry.ANSWERS_REFUSED` times, or the load stopped. A request that gives
-up on a wait it was asked (up to ``max_asked_wait``) leaves it to the load: no request of the
-load is sent until it ran out or another request was answered
-(:meth:`~icoframes.api.switch.StopSwitch.hold`), as the service asked; each ask more would be
-booked against the day's quota.
+up on a wait it was asked (up to ``max_asked_wait``, and within ``max_elapsed``: a wait a retry
+could have waited) leaves it to the load: no request of the load (of a ``Client``: its next
+call) is sent until it ran out or another request was answered, as the service asked; each ask
+more would be booked against the day's quota. Not while another item is retrying
+(:meth:`~icoframes.api.control.LoadControl.hold`): that one waits its own asks.
 """
 
 from __future__ import annotations

@@ -413,9 +413,9 @@ class LoadControl(StopSwitch):
 
     def hold(self, seconds: float, item: object = None) -> None:
         """:meth:`StopSwitch.hold <icoframes.api.switch.StopSwitch.hold>`, asked by ``item``'s
-        request giving up; not while another item is retrying (it waits its own asks, and the
-        workers held then left together, the turns lost asked again: 8 or 14 workers sent 3 to
-        14 requests more before a service asking every request to wait stopped them)."""
+        request giving up; not while another item is retrying: it waits its own asks, and the
+        workers held with it would leave together, each asked again (8 or 14 workers: 3 to 14
+        requests more before a service asking every request to wait stops them)."""
         with self._lock:
             if not self._retrying - {item}:
                 self._held = max(self._held, self.clock() + seconds)

@@ -7,7 +7,8 @@ that trickles in byte by byte. :class:`StopSwitch` is that switch (with the brea
 between retries and shuts down the sockets of the requests in flight, so a blocked read returns
 at once; :meth:`~StopSwitch.halt` lets the attempts in flight end, but no new one (a retry)
 leaves; :meth:`~StopSwitch.hold` keeps every new attempt waiting for a while (a wait the
-service asked that the request it asked did not wait).
+service asked that the request it asked did not wait; the breaker's
+:meth:`~icoframes.api.control.LoadControl.hold` says when).
 """
 
 from __future__ import annotations
