@@ -84,8 +84,10 @@ class StopSwitch:
         return "the load was cancelled"
 
     def sleep(self, seconds: float) -> None:
-        """Wait ``seconds`` between retries, or raise :class:`Cancelled` as soon as stopped."""
-        if self._halt.wait(seconds):
+        """Wait ``seconds`` between retries, or raise :class:`Cancelled` as soon as stopped.
+        A wait past what a lock can wait (``threading.TIMEOUT_MAX``: a ``Retry-After`` of
+        centuries allowed by an infinite policy) waits that long, not an ``OverflowError``."""
+        if self._halt.wait(min(seconds, threading.TIMEOUT_MAX)):
             self.check()
 
     def hold(self, seconds: float) -> None:
