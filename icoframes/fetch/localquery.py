@@ -257,7 +257,10 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
                  ages: Mapping[str, dt.timedelta]) -> tuple[ListQuery, Stored | None]:
     """A load's list query, answered from the cache where it can be; and its own cached list.
 
-    Its own cached list when complete and younger than ``limit`` (offline: any);
+    Its own cached list when complete and younger than ``limit`` (offline: any), unless
+    sorted by a date its rows' copies show out of its order (:func:`_order_moved`): online,
+    when a copy fetched since the list moved one, the list is not used (its order is old),
+    else its rows come in its order, said in ``order_unstated``;
     else, unless ``refresh``, the rows of a cached list it narrows
     (:func:`answer_from_store`; offline whatever their age); else unanswered
     (``frame`` None) for the load to page, with why no cached list could answer
@@ -271,8 +274,12 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
         cached = ListQuery(params)
         cached.use_cached(stored)
         fresh = limit is None or dt.timedelta(0) <= now - stored.fetched_at <= limit
+        moved = None
         if offline or (not refresh and (cached.complete or cached.count_contradicts) and fresh):
-            return cached, stored
+            moved = _order_moved(params, stored, derived)
+            if moved is None or offline or not moved[1]:
+                cached.order_unstated = None if moved is None else moved[0]
+                return cached, stored
     query = ListQuery(params)
     if not refresh:
         answer, source = answer_from_store(params, cache, derived, now=now,
@@ -282,6 +289,10 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
             query.use_answer(answer.listing, source, unstated=answer.unstated)
         else:
             query.declined = answer.reasons
+    if stored is not None and moved is not None:
+        query.declined = [f"its own cached list of {stored.fetched_at:%Y-%m-%d %H:%M} UTC: a "
+                          f"copy fetched since shows its rows' {moved[2]} out of its order "
+                          "(one changed since it was paged)", *query.declined]
     return query, stored
 
 
@@ -302,6 +313,28 @@ def offline_miss(folder: Any, queries: Sequence[ListQuery], *,
     return NotCached(f"offline=True: the cache ({folder}) holds no list of this query, and the "
                      f"cached lists it narrows cannot answer it: {why}.{lacks} Load it once "
                      "online (it fetches only what the cache cannot answer).")
+
+
+def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTables
+                 ) -> tuple[str, bool, str] | None:
+    """A list sorted by a date whose rows' copies show those dates out of its order (the
+    service's when it was paged: a date changed since, seen by a copy fetched after it,
+    or the list is newer than a copy): what ``order_unstated`` says of its rows served in
+    that order, whether a copy fetched after the list is among them, and the key; None
+    when in order (rows without a copy or the date aside) or not sorted by a date."""
+    sort = sort_of(params)
+    if sort is None or sort[0] not in ("start_datetime", "end_datetime") or stored.frame.empty:
+        return None
+    (key, descending), icos = sort, derived.table("icos")
+    copies = icos.set_index("id").reindex(stored.frame["id"].to_numpy(dtype="int64"))
+    dates = copies[key].to_numpy(dtype="datetime64[ms]")
+    steps = np.diff(dates[~np.isnat(dates)].astype("int64"))
+    if not (steps > 0 if descending else steps < 0).any():
+        return None
+    return (f"the cached list's order, the service's when it was paged "
+            f"({stored.fetched_at:%Y-%m-%d %H:%M} UTC): the rows are not sorted by the {key} "
+            f"they show (a copy's {key} differs from the one the service sorted by then)",
+            bool((copies["fetched_at"] > stored.fetched_at).any()), key)
 
 
 def _reads_profile(query: Mapping[str, Any], candidate: CachedList) -> bool:
