@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pytest
 import time_machine
+from test_lists_dated_by_first_page import _Clock
 
 import icoframes
 from icoframes import sandbox
@@ -106,3 +108,66 @@ def test_offline_the_rows_come_in_the_lists_order_and_say_they_are_not_sorted(sb
     assert not cached["end_datetime"].dropna().is_monotonic_increasing
     said = icoframes.report(cached).queries[0].order_unstated
     assert said is not None and "not sorted by the end_datetime" in said
+
+
+def _stale_copy_then_calls(sb, monkeypatch, query: dict, *, budget: int | None,
+                           new_per_call: int) -> tuple[list[int], list]:
+    """Day 1 the sorted past list and every profile. The service then corrects the end date
+    of the sale listed first (its copy stays: a past profile is kept 90 days) and lists 20
+    new past ICOs; day 2 (the list older than max_age) the same call at 03:01, 03:11 and
+    03:21, ``new_per_call`` sales ending before each. Each call's profiles come after its
+    first list page (the clock moves at its first profile), as on a ticking clock. The list
+    pages of each day-2 call and their frames."""
+    with time_machine.travel(dt.datetime(2026, 11, 1, 3, tzinfo=dt.UTC), tick=False):
+        first = icoframes.load_icos(**query)
+    sb.update_ico(int(first["id"].iloc[0]), end=dt.datetime(2026, 10, 30))
+    for _ in range(20):
+        sb.add_ico("past")
+    clock = _Clock(sb, monkeypatch, "ico")
+    pages, frames = [], []
+    for call in range(3):
+        for _ in range(new_per_call):
+            sb.add_ico("past")
+        start = dt.datetime(2026, 11, 2, 3, 1 + 10 * call, tzinfo=dt.UTC)
+        before = sb.stats.requests.get("icos", 0)
+        frames.append(clock.run(start, lambda: icoframes.load_icos(
+            **query, **({} if budget is None else {"budget": budget})),
+            nth=1, then=start + dt.timedelta(seconds=1)))
+        pages.append(sb.stats.requests.get("icos", 0) - before)
+    return pages, frames
+
+
+@pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
+@pytest.mark.parametrize(("sort", "budget", "new_per_call"),
+                         [("sort_asc", 5, 0), ("sort_desc", None, 1)],
+                         ids=["budgeted", "a-sale-ends-between-calls"])
+def test_a_copy_older_than_the_list_out_of_its_order_does_not_page_it_again(
+        sb, monkeypatch, sort, budget, new_per_call):
+    """The copy out of the list's order is older than the list: the list already has the
+    service's order, and paging it again brings the same. The copies newer than the list
+    are the profiles each call fetched (new ICOs), in their places. So the day-2 calls after
+    the first spend no list page: the rows come in the list's order, said in
+    order_unstated. Every call that fetched a profile had the whole list paged again
+    (13 or 12 list pages a call, for as long as the stale copy stood)."""
+    pages, frames = _stale_copy_then_calls(
+        sb, monkeypatch, {"status": "past", sort: "end_datetime", "progress": False},
+        budget=budget, new_per_call=new_per_call)
+    assert pages[0] > 0 and pages[1:] == [0, 0], pages
+    query = icoframes.report(frames[-1]).queries[0]
+    assert query.from_cache is True and query.cache_declined == ()
+    assert query.order_unstated is not None
+    assert "not sorted by the end_datetime" in query.order_unstated
+
+
+def test_out_of_place_keeps_a_longest_run_and_favoured_rows_where_it_can():
+    """The rows out of place leave a longest run in order; between runs of one length, the
+    one keeping favoured rows (copies newer than the list) is taken."""
+    from icoframes.fetch.ordering import out_of_place
+
+    values = np.array([5, 3])
+    assert out_of_place(values, np.array([True, False])).tolist() == [False, True]
+    assert out_of_place(values, np.array([False, True])).tolist() == [True, False]
+    assert out_of_place(np.array([1, 2, 9, 3, 4]), np.zeros(5, bool)).tolist() == [
+        False, False, True, False, False]
+    assert out_of_place(np.array([2, 2, 1, 2]), np.zeros(4, bool)).sum() == 1  # ties stay
+    assert out_of_place(np.array([], dtype="int64"), np.array([], bool)).size == 0

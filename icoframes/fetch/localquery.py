@@ -71,7 +71,7 @@ from .matching import (
     residual,
     sort_of,
 )
-from .ordering import list_order, local_order
+from .ordering import list_order, local_order, out_of_place
 from .paging import ListQuery
 from .standing import CachedList, RowReader, contradicted, not_ready, rows_of, shown
 
@@ -259,8 +259,9 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
 
     Its own cached list when complete and younger than ``limit`` (offline: any), unless
     sorted by a date its rows' copies show out of its order (:func:`_order_moved`): online,
-    when a copy fetched since the list moved one, the list is not used (its order is old),
-    else its rows come in its order, said in ``order_unstated``;
+    when a row out of place has a copy fetched since the list (its date changed after the
+    paging), the list is not used (its order is old); else its rows come in its order, said
+    in ``order_unstated``;
     else, unless ``refresh``, the rows of a cached list it narrows
     (:func:`answer_from_store`; offline whatever their age); else unanswered
     (``frame`` None) for the load to page, with why no cached list could answer
@@ -317,24 +318,37 @@ def offline_miss(folder: Any, queries: Sequence[ListQuery], *,
 
 def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTables
                  ) -> tuple[str, bool, str] | None:
-    """A list sorted by a date whose rows' copies show those dates out of its order (the
-    service's when it was paged: a date changed since, seen by a copy fetched after it,
-    or the list is newer than a copy): what ``order_unstated`` says of its rows served in
-    that order, whether a copy fetched after the list is among them, and the key; None
-    when in order (rows without a copy or the date aside) or not sorted by a date."""
+    """A list sorted by a date whose rows' copies show those dates out of its order: what
+    ``order_unstated`` says of its rows served in that order, whether paging the list again
+    would put them in order, and the key; None when in order (rows without a copy or the
+    date aside) or not sorted by a date.
+
+    The rows out of place are those outside a longest run of them in order
+    (:func:`~icoframes.fetch.ordering.out_of_place`). One whose copy was fetched after the
+    list shows a date changed since the list was paged: the service orders it elsewhere
+    now, and a new paging would say where. One whose copy is older than the list shows a
+    date the service has changed since the copy: the list already has the service's newer
+    order, and paging it again would bring the same order (the copy is refetched only when
+    its status, summary or age asks). Every load's own profiles are fetched after its list's
+    first page, so a row merely newer than the list says nothing of its order.
+    """
     sort = sort_of(params)
     if sort is None or sort[0] not in ("start_datetime", "end_datetime") or stored.frame.empty:
         return None
     (key, descending), icos = sort, derived.table("icos")
     copies = icos.set_index("id").reindex(stored.frame["id"].to_numpy(dtype="int64"))
     dates = copies[key].to_numpy(dtype="datetime64[ms]")
-    steps = np.diff(dates[~np.isnat(dates)].astype("int64"))
+    dated = ~np.isnat(dates)
+    values = dates[dated].astype("int64")
+    steps = np.diff(values)
     if not (steps > 0 if descending else steps < 0).any():
         return None
+    newer = (copies["fetched_at"] > stored.fetched_at).to_numpy(dtype=bool)[dated]
+    moved = out_of_place(-values if descending else values, newer)
     return (f"the cached list's order, the service's when it was paged "
             f"({stored.fetched_at:%Y-%m-%d %H:%M} UTC): the rows are not sorted by the {key} "
             f"they show (a copy's {key} differs from the one the service sorted by then)",
-            bool((copies["fetched_at"] > stored.fetched_at).any()), key)
+            bool((newer & moved).any()), key)
 
 
 def _reads_profile(query: Mapping[str, Any], candidate: CachedList) -> bool:
