@@ -182,3 +182,61 @@ def test_a_list_paged_twice_is_as_old_as_the_pass_its_rows_are_of(second_pass):
     assert query.complete is (second_pass == "whole")
     assert query.fetched_at == start + dt.timedelta(minutes=2 if second_pass == "whole" else 0)
     assert query.summary()["fetched_at"] == query.fetched_at.isoformat()
+
+
+def test_an_export_waiting_on_another_runs_list_begun_before_its_day_pages_it_itself(
+        sb, tmp_path, monkeypatch):
+    """Night 1's snapshot (23:59:59.9) claims the past list and pages it; at its page 3 the
+    clock passes 00:00 and a plain export of the same list starts (its day is Nov 2; same
+    cache, its own claims, as another process): it finds the list claimed and waits. Night
+    1's list, dated by its page 1 on Nov 1, is no list of Nov 2: once its claim is released
+    the second export pages the list itself, and its manifest's list is of its day. It took
+    night 1's list: a Nov-2 export holding a list dated Nov 1 under lists_fresh_after
+    2026-11-02T00:00 (complete, exit 0)."""
+    import threading
+
+    from waiting import HANG_GUARD
+
+    from icoframes.fetch.sharedlists import SharedLists
+
+    night, day = tmp_path / "night", tmp_path / "day"
+    waits, codes = threading.Event(), {}
+    claim = SharedLists.claim
+
+    def claimed(self, query, stored):
+        mine = claim(self, query, stored)
+        if not mine:
+            waits.set()
+        return mine
+
+    monkeypatch.setattr(SharedLists, "claim", claimed)
+    second = threading.Thread(target=lambda: codes.__setitem__("day", main(
+        ["export", "--out", str(day), "--status", "past", "--max-workers", "1"])))
+    clock = _Clock(sb, monkeypatch, "icos")
+    record = sb.stats.record_request
+
+    def counted(asked: str) -> None:
+        record(asked)  # (the clock moves to MIDNIGHT at page 3)
+        if asked == "icos" and clock.seen == 3 and not second.is_alive():
+            second.start()  # page 3 is answered once the second export waits on the claim
+            assert waits.wait(timeout=HANG_GUARD)
+
+    monkeypatch.setattr(sb.stats, "record_request", counted)
+
+    def both() -> int:
+        code = main(["export", "--out", str(night), "--snapshot", "--status", "past",
+                     "--max-workers", "1"])
+        second.join(timeout=HANG_GUARD)
+        return code
+
+    assert clock.run(NIGHT_1, both, nth=3, then=MIDNIGHT) == EXIT_OK
+    assert not second.is_alive() and codes == {"day": EXIT_OK} and waits.is_set()
+    assert _list_pages(sb) == 8  # night 1's four pages, then the second export's own four
+    night_list = json.loads((night / "snapshot_date=2026-11-01" / "manifest.json").read_text())
+    assert dt.datetime.fromisoformat(night_list["queries"][0]["fetched_at"]) == NIGHT_1
+    manifest = json.loads((day / "manifest.json").read_text())
+    assert manifest["complete"] is True
+    fresh_after = dt.datetime.fromisoformat(manifest["lists_fresh_after"])
+    assert fresh_after == dt.datetime(2026, 11, 2, tzinfo=dt.UTC)
+    listed = dt.datetime.fromisoformat(manifest["queries"][0]["fetched_at"])
+    assert listed == MIDNIGHT and manifest["queries"][0]["from_cache"] is False

@@ -77,7 +77,8 @@ class Load:
         derived from it; the client and ledger (:class:`.service.Service`); the stop
         switch every request shares (Ctrl-C and the circuit breaker stop them all);
         ``lists_after``, an export's day: a cached list fetched before it never stands in
-        for a failed paging, and a cached list's profiles are held to their maximum ages."""
+        for a failed paging nor is taken from another process's paging, and a cached list's
+        profiles are held to their maximum ages."""
     lists_after: dt.datetime | None = None  # None: any cached copy will do, as cached
     repaged: frozenset[str] = frozenset()  # statuses paged again, as refresh (an export's)
 
@@ -106,7 +107,7 @@ class Load:
         self.gone: list[int] = []
         self._profiles = profiles  # also fetch the profiles the lists name (not load_list)
         self._claims: Claims | None = None
-        self._lists = SharedLists(self.cache, self._claimer)
+        self._lists = SharedLists(self.cache, self._claimer, after=self.lists_after)
         self._plan = ProfilePlan(self.cache, self._claimer, ages=ages, refresh_all=refresh_all,
                                  budget=budget, batch=self.settings.max_workers,
                                  skip=self.service.skips, probes=self.control)

@@ -7,11 +7,15 @@ claimed by another live process waits for it: as soon as that process keeps
 the list (in the store: another copy than the one this load found) the load uses it as if
 it had paged it; if the claim lapses first (its owner died or stopped), the
 load claims the list and pages it itself. A load never waits longer than a
-lease (:data:`~icoframes.store.claims.LEASE`) for a silent peer.
+lease (:data:`~icoframes.store.claims.LEASE`) for a silent peer. An export's day
+(``after``) is never answered by a list the other process began paging before it
+(a run started before 00:00 UTC): that list is not taken, and once its claim is
+released the export pages the list itself.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
@@ -43,10 +47,13 @@ class SharedLists:
         Where the other process keeps the list.
     claims : callable
         The crawl's :class:`~icoframes.store.claims.Claims` (made on first use).
+    after : datetime, optional
+        A list another process kept but fetched before it is not taken (an export's day).
     """
 
-    def __init__(self, cache: Cache, claims: Callable[[], Claims]) -> None:
-        self.cache, self._claims = cache, claims
+    def __init__(self, cache: Cache, claims: Callable[[], Claims], *,
+                 after: dt.datetime | None = None) -> None:
+        self.cache, self._claims, self.after = cache, claims, after
         self.waiting: list[tuple[ListQuery, Stored | None]] = []
 
     def claim(self, query: ListQuery, stored: Stored | None) -> bool:
@@ -64,11 +71,12 @@ class SharedLists:
 
     def _kept(self, query: ListQuery, stored: Stored | None) -> Stored | None:
         """The list of ``query`` another process kept since this load looked in the cache
-        (and found ``stored``), if any: another copy than that one, whatever the clocks say."""
+        (and found ``stored``), if any: another copy than that one, whatever the clocks say,
+        and not fetched before :attr:`after`."""
         kept = self.cache.read_list(query.params)
         if kept is None or (stored is not None and kept.fetched_at == stored.fetched_at):
             return None
-        return kept
+        return None if self.after is not None and kept.fetched_at < self.after else kept
 
     def release(self, query: ListQuery) -> None:
         """The list is kept (or given up): others may page it again."""
