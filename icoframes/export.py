@@ -333,7 +333,7 @@ def export_tables(
     # today's lists or says it has none, even with max_age=None (cached lists used as they
     # are, never in for a failed paging); a snapshot is the day's: any list paged that day
     # stands in (its rows are never replaced by fewer), whatever max_age
-    load.lists_after = today if snapshot else fresh_after or today
+    load.lists_after, load.lists_by = (today if snapshot else fresh_after or today), now
     # the day it began, when its lists were paged (its end may be past midnight)
     day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
     check_layout(folder, snapshot=snapshot)  # one layout per out: before any request

@@ -240,3 +240,36 @@ def test_an_export_waiting_on_another_runs_list_begun_before_its_day_pages_it_it
     assert fresh_after == dt.datetime(2026, 11, 2, tzinfo=dt.UTC)
     listed = dt.datetime.fromisoformat(manifest["queries"][0]["fetched_at"])
     assert listed == MIDNIGHT and manifest["queries"][0]["from_cache"] is False
+
+
+@pytest.mark.parametrize("snapshot", [True, False], ids=["snapshot", "plain"])
+def test_a_run_begun_before_midnight_dates_its_list_by_its_start(
+        sb, tmp_path, monkeypatch, snapshot):
+    """Night 1 starts at 23:59:59.9 and asks the filter set first (a category by name),
+    answered after 00:00: its list's page 1 is asked on Nov 2, in the export of Nov 1.
+    The list is dated by the run's start (its day), so night 2 (23:59 Nov 2) pages it
+    again, and writes the day's rename. It was dated Nov 2 00:00:00.1: night 2 took night
+    1's list for its own (0 list pages, complete, exit 0)."""
+    out = tmp_path / "srv"
+    args = ["export", "--out", str(out), "--status", "past", "--category", "Platform",
+            "--max-workers", "1", *(["--snapshot"] if snapshot else [])]
+    clock = _Clock(sb, monkeypatch, "filters")
+    assert clock.run(NIGHT_1, lambda: main(args), nth=1, then=MIDNIGHT) == EXIT_OK
+    pages = _list_pages(sb)
+    assert pages > 0 and clock.seen == 1  # the filter set was answered after 00:00
+    ico = int(pd.read_parquet(out / "snapshot_date=2026-11-01" / "icos.parquet" if snapshot
+                              else out / "icos.parquet")["id"].iloc[0])
+    sb.update_ico(ico, name="Renamed on Nov 2")
+
+    sb.stats.reset()
+    assert clock.run(NIGHT_2, lambda: main(args)) == EXIT_OK
+    assert _list_pages(sb) == pages  # paged again, whole
+    day = out / "snapshot_date=2026-11-02" if snapshot else out
+    manifest = json.loads((day / "manifest.json").read_text())
+    assert manifest["complete"] is True and manifest["queries"][0]["from_cache"] is False
+    icos = pd.read_parquet(day / "icos.parquet")
+    assert icos.loc[icos["id"] == ico, "name"].tolist() == ["Renamed on Nov 2"]
+    first = out / "snapshot_date=2026-11-01" if snapshot else None
+    if first is not None:
+        night_1 = json.loads((first / "manifest.json").read_text())["queries"][0]
+        assert dt.datetime.fromisoformat(night_1["fetched_at"]) == NIGHT_1

@@ -78,8 +78,10 @@ class Load:
         switch every request shares (Ctrl-C and the circuit breaker stop them all);
         ``lists_after``, an export's day: a cached list fetched before it never stands in
         for a failed paging nor is taken from another process's paging, and a cached list's
-        profiles are held to their maximum ages."""
+        profiles are held to their maximum ages; ``lists_by``, an export's start: the lists
+        it pages are dated no later (a list paged after 00:00 UTC is of the run's day)."""
     lists_after: dt.datetime | None = None  # None: any cached copy will do, as cached
+    lists_by: dt.datetime | None = None
     repaged: frozenset[str] = frozenset()  # statuses paged again, as refresh (an export's)
 
     def __init__(self, *, offline: bool = False, progress: bool | None = None,
@@ -248,7 +250,7 @@ class Load:
         with self.service.ledger_opening():  # unusable; meanwhile: its two new databases
             mine = self._lists.claim(query, stored)  # else another process pages it: waited for
         if mine:
-            query.start(fallback, after=self.lists_after)
+            query.start(fallback, after=self.lists_after, by=self.lists_by)
 
     def _plan_rows(self, query: ListQuery, frame: pd.DataFrame | None, *, repaged: bool,
                    page: int | None = None) -> None:
@@ -402,7 +404,7 @@ class Load:
         for query in arrived:  # another process paged it just now
             self._plan_rows(query, query.frame, repaged=True)
         for query, stored in to_page:  # its pager died or stopped: page it here
-            query.start(stored, after=self.lists_after)
+            query.start(stored, after=self.lists_after, by=self.lists_by)
         self._plan.poll_others()
         self._fill()
 

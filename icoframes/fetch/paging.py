@@ -19,8 +19,8 @@ moved page in ``failed_pages``), and paged again by the next call. A last pass
 that did not move but is short of its count (or ended on the same page of the
 same counts as the pass before) is the list, its rows alone
 (:attr:`ListQuery.count_contradicts`: the count lies, paging again brings the
-same): partial, used as cached until it is older than ``max_age``. A list is as old as
-its oldest page: its ``fetched_at`` is when page 1 of the pass(es) its rows are of was asked.
+same): partial, used as cached until it is older than ``max_age``. A list is as old as its
+oldest page, page 1 of the pass(es) its rows are of (an export's: no later than its start).
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ class ListQuery:
     kept: dict[str, Any] | None = None  # which rows were kept so, listed when
     stood_in: bool = False  # answered with its stand-in (and the rows paged): not cached
     paged_at: dt.datetime | None = None  # when its paging began (its rows but the kept ones)
+    dated_by: dt.datetime | None = None  # an export's start: its list is of the day it began
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
     order_unstated: str | None = None  # an unsorted answer's rows in the cached list's order
@@ -131,12 +132,14 @@ class ListQuery:
         return (not self.failed_pages and self.total_icos is not None
                 and self.n_items < self.total_icos)
 
-    def start(self, fallback: Stored | None, *, after: dt.datetime | None = None) -> None:
-        """Page the query from the service; ``fallback`` answers it if that fails, unless it
-        was fetched before ``after`` (an export's day is never answered by an older list)."""
+    def start(self, fallback: Stored | None, *, after: dt.datetime | None = None,
+              by: dt.datetime | None = None) -> None:
+        """Page the query from the service; ``fallback`` answers it if that fails, unless older
+        than ``after`` (an export's day); the list is dated no later than ``by`` (its start)."""
         if fallback is not None and after is not None and fallback.fetched_at < after:
             fallback = None
-        self.fallback, self.paging, self.keeps_day = fallback, True, after is not None
+        self.fallback, self.paging, self.keeps_day, self.dated_by = (
+            fallback, True, after is not None, by)
 
     # -- which rows it has (for the profiles planned) -------------------------
 
@@ -223,9 +226,8 @@ class ListQuery:
 
     def on_failure(self, number: int, reason: str) -> None:
         """A page failed for good (after its retries): the list cannot be complete."""
-        self.in_flight -= 1
+        self.in_flight, self._failed_in_a_row = self.in_flight - 1, self._failed_in_a_row + 1
         self.failed_pages[number] = reason
-        self._failed_in_a_row += 1
         if number == 1:
             self._ended = True  # without page 1 nothing says how many pages there are
         elif self._failed_in_a_row >= PAGES_FAILED and not self._ended:
@@ -318,7 +320,7 @@ class ListQuery:
         # only an earlier pass saw has left the list, and the earlier order is not the
         # list's); short of its count too (the count is off: count_contradicts)
         clean = not (moved or short or self.failed_pages)
-        began = self._began.get(self.passes)  # the rows are this pass's, as old as its page 1
+        began = self._began.get(self.passes) or _now()  # this pass's rows: as old as its page 1
         if moved or self.failed_pages:  # no pass is: every row seen, partial, paged again
             began = min(self._began.values(), default=began)  # (rows of every pass: the first)
             pages = [self._pages[key] for key in sorted(self._pages)]
@@ -334,8 +336,8 @@ class ListQuery:
             self.use_cached(self.fallback)  # nothing new: what was cached is the best answer
             self.complete = False
             return False
-        self.frame, self.fetched_at, self.problems = frame, began or _now(), lost
-        self.items, self.n_items, self.paged_at = items, len(items), self.fetched_at
+        self.frame, self.fetched_at, self.problems = frame, min(began, self.dated_by or began), lost
+        self.items, self.n_items, self.paged_at = items, len(items), began
         if not self.complete and self.keeps_day and self.fallback is not None:
             self._keep_earlier(self.fallback)
         return False
@@ -416,13 +418,12 @@ class ListQuery:
         """What the load says of this query in ``attrs["icoframes"]["queries"]``."""
         return {
             "params": self.params, "complete": self.complete, "from_cache": self.from_cache,
-            "rows": 0 if self.frame is None else len(self.frame),
-            "total_icos": self.total_icos, "missing": self.missing,
+            "rows": 0 if self.frame is None else len(self.frame), "total_icos": self.total_icos,
+            "missing": self.missing,
             "failed_pages": {str(k): v for k, v in self.failed_pages.items()},
             "count_contradicts": self.count_contradicts,
             "fetched_at": None if self.fetched_at is None else self.fetched_at.isoformat(),
-            "problems": self.problems,
-            "answered_from": self.answered_from,
+            "problems": self.problems, "answered_from": self.answered_from,
             **({"cache_declined": self.declined} if self.declined else {}),
             **({"order_unstated": self.order_unstated} if self.order_unstated else {}),
             **({"kept": self.kept} if self.kept else {}),
