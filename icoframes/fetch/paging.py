@@ -138,8 +138,8 @@ class ListQuery:
         than ``after`` (an export's day); the list is dated no later than ``by`` (its start)."""
         if fallback is not None and after is not None and fallback.fetched_at < after:
             fallback = None
-        self.fallback, self.paging, self.keeps_day, self.dated_by = (
-            fallback, True, after is not None, by)
+        self.fallback, self.paging, self.keeps_day, self.dated_by = (  # (ms: as cached)
+            fallback, True, after is not None, by and from_ms(ms(by)))
 
     # -- which rows it has (for the profiles planned) -------------------------
 
