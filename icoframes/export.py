@@ -16,7 +16,7 @@ re-pages every day, even when yesterday's run finished a few seconds less than
 ``max_age`` (one day) ago, while a second run the same day spends nothing on
 lists. ``max_age=None`` (never expires) turns the rule off. The manifest states
 the moment a cached list had to be fetched after (``lists_fresh_after``) and
-each list's fetch time (``queries[*].fetched_at``: its paging's start, no later than the run's;
+each list's fetch time (``queries[*].fetched_at``: its page 1, at latest the run's day's last ms;
 ``lists_fetched``: the oldest and the newest), taken from another process's paging only when
 after ``lists_fresh_after``. A list whose paging fails is never answered by a list cached
 before the export's day (00:00 UTC; for a plain export ``max_age`` ago when later); a
@@ -328,12 +328,12 @@ def export_tables(
         fresh_after = fresh_after or today
     list_max_age = None if fresh_after is None else now - fresh_after
     load = Load(progress=progress, max_workers=max_workers, cache_dir=cache_dir)
-    # a list whose paging fails (or part of it) is never answered by a copy cached before
-    # today (or before max_age; fresh_after is never before today): today's export holds
-    # today's lists or says it has none, even with max_age=None (cached lists used as they
-    # are, never in for a failed paging); a snapshot is the day's: any list paged that day
-    # stands in (its rows are never replaced by fewer), whatever max_age
-    load.lists_after, load.lists_by = (today if snapshot else fresh_after or today), now
+    # a failed paging is never answered by a copy cached before today (or max_age, never
+    # before it), even with max_age=None; a snapshot's, by any list paged that day (rows never
+    # replaced by fewer). A list is dated by its page 1 (a later list's rows win in later
+    # loads), at latest the run's day's last ms: the next day's run pages it again
+    load.lists_after = today if snapshot else fresh_after or today
+    load.lists_by = today + dt.timedelta(days=1, milliseconds=-1)
     # the day it began, when its lists were paged (its end may be past midnight)
     day = folder / f"{SNAPSHOT_PREFIX}{now.date().isoformat()}"
     check_layout(folder, snapshot=snapshot)  # one layout per out: before any request

@@ -111,8 +111,8 @@ class QueryReport:
         ICOs the service counts that the list lacks (None: the count is unknown, or the
         rows of a partial list reach it, or its pages counted both ways: ``missing_unknown``).
     fetched_at : datetime or None
-        When the list's paging began, its first page asked (an export's: no later than its
-        start; UTC: its rows are no older); None when it never was.
+        When the list's paging began, its first page asked (an export's: no later than the
+        last ms of its UTC day; UTC: its rows are no older); None when it never was.
     failed_pages : dict of str to str
         Page number -> why it failed.
     count_contradicts : bool

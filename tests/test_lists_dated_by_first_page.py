@@ -26,6 +26,7 @@ from icoframes.cli import EXIT_OK, main
 NIGHT_1 = dt.datetime(2026, 11, 1, 23, 59, 59, 900000, tzinfo=dt.UTC)
 MIDNIGHT = dt.datetime(2026, 11, 2, 0, 0, 0, 100000, tzinfo=dt.UTC)
 NIGHT_2 = dt.datetime(2026, 11, 2, 23, 59, tzinfo=dt.UTC)
+DAY_1_END = dt.datetime(2026, 11, 1, 23, 59, 59, 999000, tzinfo=dt.UTC)
 
 
 @pytest.fixture
@@ -243,13 +244,13 @@ def test_an_export_waiting_on_another_runs_list_begun_before_its_day_pages_it_it
 
 
 @pytest.mark.parametrize("snapshot", [True, False], ids=["snapshot", "plain"])
-def test_a_run_begun_before_midnight_dates_its_list_by_its_start(
+def test_a_run_begun_before_midnight_dates_its_list_by_its_day(
         sb, tmp_path, monkeypatch, snapshot):
     """Night 1 starts at 23:59:59.9 and asks the filter set first (a category by name),
     answered after 00:00: its list's page 1 is asked on Nov 2, in the export of Nov 1.
-    The list is dated by the run's start (its day), so night 2 (23:59 Nov 2) pages it
-    again, and writes the day's rename. It was dated Nov 2 00:00:00.1: night 2 took night
-    1's list for its own (0 list pages, complete, exit 0)."""
+    The list is dated no later than the last ms of the run's day (23:59:59.999 Nov 1), so
+    night 2 (23:59 Nov 2) pages it again, and writes the day's rename. It was dated Nov 2
+    00:00:00.1: night 2 took night 1's list for its own (0 list pages, complete, exit 0)."""
     out = tmp_path / "srv"
     args = ["export", "--out", str(out), "--status", "past", "--category", "Platform",
             "--max-workers", "1", *(["--snapshot"] if snapshot else [])]
@@ -272,4 +273,95 @@ def test_a_run_begun_before_midnight_dates_its_list_by_its_start(
     first = out / "snapshot_date=2026-11-01" if snapshot else None
     if first is not None:
         night_1 = json.loads((first / "manifest.json").read_text())["queries"][0]
-        assert dt.datetime.fromisoformat(night_1["fetched_at"]) == NIGHT_1
+        assert dt.datetime.fromisoformat(night_1["fetched_at"]) == DAY_1_END
+
+
+# An export's lists are dated no later than the last ms of its day, not than its start: on
+# that day each keeps its page-1 time, so which list listed an ICO later, how old a list is
+# and which of two hosts' lists is newer are as the pagings say.
+DAY_3 = dt.datetime(2026, 11, 3, 3, tzinfo=dt.UTC)
+
+
+def test_a_sale_that_ended_during_an_export_is_past_in_the_loads_after_it(
+        sb, tmp_path, monkeypatch):
+    """An all-status export (one worker) asks ongoing page 1, then upcoming page 1, then
+    the past list; as upcoming page 1 is taken the clock is at 03:05 and ongoing sale X
+    has ended (listed past from then on). The export writes X past. A load_icos() from the
+    cache at 03:30 and a second export of the day (0 list pages) say past too. Dated by the
+    export's start, the three lists tied at 03:00 and a tie keeps the first list's row:
+    X ongoing in both, without a request or a word."""
+    x = sb.directory.ids("ongoing")[0]
+    clock = _Clock(sb, monkeypatch, "icos")
+    record = sb.stats.record_request
+
+    def ends(asked: str) -> None:
+        if asked == "icos" and clock.seen == 1:  # before upcoming page 1 is answered
+            sb.update_ico(x, status="past")
+        record(asked)
+
+    monkeypatch.setattr(sb.stats, "record_request", ends)  # (under the clock's hook)
+    out = tmp_path / "out"
+    clock.run(DAY_3, lambda: icoframes.export_tables(out, max_workers=1, progress=False),
+              nth=2, then=DAY_3 + dt.timedelta(minutes=5))
+    assert pd.read_parquet(out / "icos.parquet").set_index("id").at[x, "status"] == "past"
+    sb.stats.reset()
+    with time_machine.travel(DAY_3 + dt.timedelta(minutes=30), tick=False):
+        loaded = icoframes.load_icos(progress=False).set_index("id")
+        icoframes.export_tables(out, max_workers=1, progress=False)
+    assert _list_pages(sb) == 0
+    again = pd.read_parquet(out / "icos.parquet").set_index("id")
+    assert (loaded.at[x, "status"], again.at[x, "status"]) == ("past", "past")
+
+
+@pytest.mark.parametrize("snapshot", [False, True], ids=["plain", "snapshot"])
+def test_an_export_paging_after_another_hosts_replaces_its_day(sb, tmp_path, monkeypatch,
+                                                               snapshot):
+    """Two hosts (two cache dirs), one out. A starts at 03:00; its filter set (a category
+    by name) is answered at 03:10; meanwhile B exports the day at 03:05 (its list paged
+    03:05). A pages at 03:10, after B, and replaces the day with its list of 03:10. Dated
+    03:00 (A's start), A's list was older than B's: plain, ExportBusy ('a list newer than
+    this export's'), nothing written; snapshot, the day's list went back to 03:00."""
+    import threading
+
+    from waiting import HANG_GUARD
+
+    out, other = tmp_path / "out", tmp_path / "cache-b"
+    given = dict(status="past", category="Platform", snapshot=snapshot, max_workers=1,
+                 progress=False)
+    clock, done = _Clock(sb, monkeypatch, "filters"), {}
+    record = sb.stats.record_request
+
+    def b_meanwhile(asked: str) -> None:
+        record(asked)
+        if asked == "filters" and not done and clock.traveller is not None:
+            done["b"] = None
+            clock.traveller.move_to(DAY_3 + dt.timedelta(minutes=5))
+            b = threading.Thread(target=lambda: done.__setitem__(
+                "b", icoframes.export_tables(out, cache_dir=other, **given)))
+            b.start()
+            b.join(timeout=HANG_GUARD)
+            clock.traveller.move_to(DAY_3 + dt.timedelta(minutes=10))
+
+    monkeypatch.setattr(sb.stats, "record_request", b_meanwhile)
+    result = clock.run(DAY_3, lambda: icoframes.export_tables(out, **given))
+    assert done["b"] is not None  # B wrote the day first
+    day = out / "snapshot_date=2026-11-03" if snapshot else out
+    listed = json.loads((day / "manifest.json").read_text())["queries"][0]["fetched_at"]
+    assert result.path == day
+    assert dt.datetime.fromisoformat(listed) == DAY_3 + dt.timedelta(minutes=10)
+
+
+def test_max_age_counts_from_an_exports_first_page_not_its_start(sb, tmp_path, monkeypatch):
+    """An export starts at 09:00; its filter set is answered at 09:30, its list paged from
+    09:30. load_list(max_age one hour) at 10:15 is within the hour: 0 list pages. Dated
+    09:00 (the export's start), the list was paged again."""
+    start = dt.datetime(2026, 11, 3, 9, tzinfo=dt.UTC)
+    clock = _Clock(sb, monkeypatch, "filters")
+    clock.run(start, lambda: icoframes.export_tables(
+        tmp_path / "out", status="past", category="Platform", max_workers=1,
+        progress=False), nth=1, then=start + dt.timedelta(minutes=30))
+    assert _list_pages(sb) > 0 and clock.seen == 1
+    sb.stats.reset()
+    clock.run(start + dt.timedelta(minutes=75), lambda: icoframes.load_list(
+        status="past", category="Platform", max_age=3600, progress=False))
+    assert _list_pages(sb) == 0

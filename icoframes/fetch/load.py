@@ -78,8 +78,8 @@ class Load:
         switch every request shares (Ctrl-C and the circuit breaker stop them all);
         ``lists_after``, an export's day: a cached list fetched before it never stands in
         for a failed paging nor is taken from another process's paging, and a cached list's
-        profiles are held to their maximum ages; ``lists_by``, an export's start: the lists
-        it pages are dated no later (a list paged after 00:00 UTC is of the run's day)."""
+        profiles are held to their maximum ages; ``lists_by``, the last ms of an export's UTC
+        day: the lists it pages are dated no later (one paged after 00:00 is of the run's day)."""
     lists_after: dt.datetime | None = None  # None: any cached copy will do, as cached
     lists_by: dt.datetime | None = None
     repaged: frozenset[str] = frozenset()  # statuses paged again, as refresh (an export's)

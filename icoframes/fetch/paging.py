@@ -20,7 +20,7 @@ that did not move but is short of its count (or ended on the same page of the
 same counts as the pass before) is the list, its rows alone
 (:attr:`ListQuery.count_contradicts`: the count lies, paging again brings the
 same): partial, used as cached until it is older than ``max_age``. A list is as old as its
-oldest page, page 1 of the pass(es) its rows are of (an export's: no later than its start).
+oldest page, page 1 of the pass(es) its rows are of (an export's: of the day it began).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class ListQuery:
     kept: dict[str, Any] | None = None  # which rows were kept so, listed when
     stood_in: bool = False  # answered with its stand-in (and the rows paged): not cached
     paged_at: dt.datetime | None = None  # when its paging began (its rows but the kept ones)
-    dated_by: dt.datetime | None = None  # an export's start: its list is of the day it began
+    dated_by: dt.datetime | None = None  # an export's day's last ms: its list is of that day
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
     order_unstated: str | None = None  # an unsorted answer's rows in the cached list's order
@@ -135,7 +135,7 @@ class ListQuery:
     def start(self, fallback: Stored | None, *, after: dt.datetime | None = None,
               by: dt.datetime | None = None) -> None:
         """Page the query from the service; ``fallback`` answers it if that fails, unless older
-        than ``after`` (an export's day); the list is dated no later than ``by`` (its start)."""
+        than ``after`` (an export's day); the list is dated no later than ``by`` (its day's end)."""
         if fallback is not None and after is not None and fallback.fetched_at < after:
             fallback = None
         self.fallback, self.paging, self.keeps_day, self.dated_by = (  # (ms: as cached)
