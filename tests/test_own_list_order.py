@@ -3,10 +3,11 @@
 The query's own list holds the service's order when it was paged; the rows show their
 copies' dates. A copy fetched since that moved a date (the service extended a sale)
 made the answer, with no request, a frame "sorted by end_datetime" that was not, and
-nothing said it (the superset path declines exactly this). Online, a copy newer than
-the list whose date is out of the list's order sends the list to be paged again;
-offline (or when every copy is older than the list) the rows are served in the list's
-order and ``order_unstated`` says the frame is not in the order of the dates it shows.
+nothing said it (the superset path declines exactly this). Online, two copies newer
+than the list whose dates are out of the list's order send the list to be paged again;
+offline (or when the order is broken only beside copies older than the list) the rows
+are served in the list's order and ``order_unstated`` says the frame is not in the order
+of the dates it shows.
 Real sandbox over loopback, the clock stopped (time-machine) and moved by hand;
 requests are the sandbox's counts.
 """
@@ -159,15 +160,37 @@ def test_a_copy_older_than_the_list_out_of_its_order_does_not_page_it_again(
     assert "not sorted by the end_datetime" in query.order_unstated
 
 
-def test_out_of_place_keeps_a_longest_run_and_favoured_rows_where_it_can():
-    """The rows out of place leave a longest run in order; between runs of one length, the
-    one keeping favoured rows (copies newer than the list) is taken."""
-    from icoframes.fetch.ordering import out_of_place
-
-    values = np.array([5, 3])
-    assert out_of_place(values, np.array([True, False])).tolist() == [False, True]
-    assert out_of_place(values, np.array([False, True])).tolist() == [True, False]
-    assert out_of_place(np.array([1, 2, 9, 3, 4]), np.zeros(5, bool)).tolist() == [
-        False, False, True, False, False]
-    assert out_of_place(np.array([2, 2, 1, 2]), np.zeros(4, bool)).sum() == 1  # ties stay
-    assert out_of_place(np.array([], dtype="int64"), np.array([], bool)).size == 0
+@pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
+def test_stale_copies_outnumbering_the_new_ones_do_not_page_the_list_again(sb, monkeypatch):
+    """Day 1 the sorted past list and every profile. The service then moves the end dates
+    of 12 sales listed after the widest gap into it (their copies stay, older than any later
+    list) and lists 8 new past sales in the gap, after those 12. Day 2 (the list older than
+    max_age) the budgeted call at 03:01, 03:11, 03:21: the first pages the list; the new
+    sales' copies, fetched after it, are in its order with one another, so the later calls
+    spend no list page, and the stale copies' rows come in the list's order, said in
+    order_unstated. The 12 stale copies outvoted the new ones, taken as out of place: the
+    list was paged again by every call while they stood (a reason saying a date changed
+    since the list was paged, which none had)."""
+    query = {"status": "past", "sort_asc": "end_datetime", "progress": False}
+    with time_machine.travel(dt.datetime(2026, 11, 1, 3, tzinfo=dt.UTC), tick=False):
+        first = icoframes.load_icos(**query).dropna(subset=["end_datetime"])
+    ends = first["end_datetime"].dt.tz_localize(None).tolist()
+    ids = first["id"].tolist()
+    at = max(range(1, len(ends) - 12), key=lambda i: ends[i] - ends[i - 1])  # the widest gap
+    base = ends[at - 1]
+    assert ends[at] - base > dt.timedelta(hours=2)
+    for step, ico in enumerate(ids[at:at + 12]):  # listed first in the gap now
+        sb.update_ico(int(ico), end=base + dt.timedelta(minutes=1 + step))
+    for step in range(8):  # listed after them, before the 12's old dates
+        sb.update_ico(sb.add_ico("past"), end=base + dt.timedelta(hours=1, minutes=step))
+    clock, pages, frames = _Clock(sb, monkeypatch, "ico"), [], []
+    for call in range(3):  # each call's profiles a second after its first list page
+        start = dt.datetime(2026, 11, 2, 3, 1 + 10 * call, tzinfo=dt.UTC)
+        before = sb.stats.requests.get("icos", 0)
+        frames.append(clock.run(start, lambda: icoframes.load_icos(**query, budget=3),
+                                nth=1, then=start + dt.timedelta(seconds=1)))
+        pages.append(sb.stats.requests.get("icos", 0) - before)
+    assert pages[0] > 0 and pages[1:] == [0, 0], pages
+    said = icoframes.report(frames[-1]).queries[0]
+    assert said.from_cache is True and said.cache_declined == ()
+    assert said.order_unstated is not None

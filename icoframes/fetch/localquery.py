@@ -71,7 +71,7 @@ from .matching import (
     residual,
     sort_of,
 )
-from .ordering import list_order, local_order, out_of_place
+from .ordering import list_order, local_order
 from .paging import ListQuery
 from .standing import CachedList, RowReader, contradicted, not_ready, rows_of, shown
 
@@ -259,9 +259,9 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
 
     Its own cached list when complete and younger than ``limit`` (offline: any), unless
     sorted by a date its rows' copies show out of its order (:func:`_order_moved`): online,
-    when a row out of place has a copy fetched since the list (its date changed after the
-    paging), the list is not used (its order is old); else its rows come in its order, said
-    in ``order_unstated``;
+    when two copies fetched since the list show their dates out of its order (one changed
+    after the paging), the list is not used (its order is old); else its rows come in its
+    order, said in ``order_unstated``;
     else, unless ``refresh``, the rows of a cached list it narrows
     (:func:`answer_from_store`; offline whatever their age); else unanswered
     (``frame`` None) for the load to page, with why no cached list could answer
@@ -291,8 +291,8 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
         else:
             query.declined = answer.reasons
     if stored is not None and moved is not None:
-        query.declined = [f"its own cached list of {stored.fetched_at:%Y-%m-%d %H:%M} UTC: a "
-                          f"copy fetched since shows its rows' {moved[2]} out of its order "
+        query.declined = [f"its own cached list of {stored.fetched_at:%Y-%m-%d %H:%M} UTC: "
+                          f"copies fetched since show their {moved[2]} out of its order "
                           "(one changed since it was paged)", *query.declined]
     return query, stored
 
@@ -323,14 +323,14 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
     would put them in order, and the key; None when in order (rows without a copy or the
     date aside) or not sorted by a date.
 
-    The rows out of place are those outside a longest run of them in order
-    (:func:`~icoframes.fetch.ordering.out_of_place`). One whose copy was fetched after the
-    list shows a date changed since the list was paged: the service orders it elsewhere
-    now, and a new paging would say where. One whose copy is older than the list shows a
-    date the service has changed since the copy: the list already has the service's newer
-    order, and paging it again would bring the same order (the copy is refetched only when
-    its status, summary or age asks). Every load's own profiles are fetched after its list's
-    first page, so a row merely newer than the list says nothing of its order.
+    Paging again helps when two copies fetched after the list show their dates out of its
+    order: unchanged since the paging, they would be in it, so one of them changed since
+    and the service orders it elsewhere now. A copy older than the list out of order with
+    others may show a date the service changed before the paging (the list already has the
+    newer order: paging it again brings the same, on every call, however many such copies
+    stand), or a newer copy beside it one changed since: the order alone cannot tell which,
+    and the rows are served in the list's order, said. Every load fetches its profiles after
+    its list's first page, so most lists have many copies newer than them.
     """
     sort = sort_of(params)
     if sort is None or sort[0] not in ("start_datetime", "end_datetime") or stored.frame.empty:
@@ -339,16 +339,15 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
     copies = icos.set_index("id").reindex(stored.frame["id"].to_numpy(dtype="int64"))
     dates = copies[key].to_numpy(dtype="datetime64[ms]")
     dated = ~np.isnat(dates)
-    values = dates[dated].astype("int64")
-    steps = np.diff(values)
-    if not (steps > 0 if descending else steps < 0).any():
+    values = dates[dated].astype("int64") * (-1 if descending else 1)
+    if not (np.diff(values) < 0).any():
         return None
-    newer = (copies["fetched_at"] > stored.fetched_at).to_numpy(dtype=bool)[dated]
-    moved = out_of_place(-values if descending else values, newer)
+    # a copy of the list's page-1 ms came after it: a load fetches its profiles after page 1
+    newer = (copies["fetched_at"] >= stored.fetched_at).to_numpy(dtype=bool)[dated]
     return (f"the cached list's order, the service's when it was paged "
             f"({stored.fetched_at:%Y-%m-%d %H:%M} UTC): the rows are not sorted by the {key} "
             f"they show (a copy's {key} differs from the one the service sorted by then)",
-            bool((newer & moved).any()), key)
+            bool((np.diff(values[newer]) < 0).any()), key)
 
 
 def _reads_profile(query: Mapping[str, Any], candidate: CachedList) -> bool:

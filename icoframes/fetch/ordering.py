@@ -207,35 +207,3 @@ def local_order(sort: tuple[str, bool], listing: pd.DataFrame, icos: pd.DataFram
     # rows that tie keep the cached list's order, whichever the direction
     order = np.lexsort((np.arange(len(values)), -values if descending else values))
     return order, f"sorted locally by {key}", _tied(key, values, "of the same one")
-
-
-def out_of_place(values: np.ndarray, favoured: np.ndarray) -> np.ndarray:
-    """Which of ``values`` (in a list's order) are outside a longest non-decreasing run of
-    them: the rows whose removal leaves the rest sorted, fewest first (the ones that moved).
-
-    Among runs of the longest length the one keeping most ``favoured`` positions is taken, so
-    a favoured row is outside only when no longest run can keep it beside the others: two
-    rows out of order with each other, one favoured, leave the other one out.
-    """
-    n = len(values)
-    if n == 0:
-        return np.zeros(0, dtype=bool)
-    ranks = np.unique(values, return_inverse=True)[1].ravel() + 1
-    size = int(ranks.max())
-    # Fenwick tree of the best run ending at a value of rank <= r; a score counts a row as
-    # n + 1 and a favoured one 1 more, so length decides first and favoured rows break ties
-    tree: list[tuple[int, int]] = [(0, -1)] * (size + 1)
-    back, best = [-1] * n, (0, -1)
-    for i, (rank, extra) in enumerate(zip(ranks.tolist(), favoured.tolist(), strict=True)):
-        top, at = (0, -1), rank
-        while at > 0:
-            top, at = max(top, tree[at]), at - (at & -at)
-        mine = (top[0] + n + 1 + int(bool(extra)), i)
-        back[i], best = top[1], max(best, mine)
-        while rank <= size:
-            tree[rank], rank = max(tree[rank], mine), rank + (rank & -rank)
-    keep = np.zeros(n, dtype=bool)
-    at = best[1]
-    while at >= 0:
-        keep[at], at = True, back[at]
-    return ~keep
