@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-import numpy as np
 import pytest
 import time_machine
 from test_lists_dated_by_first_page import _Clock
