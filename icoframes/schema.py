@@ -203,9 +203,9 @@ ICOS = TableSchema(
         ("tokens_for_sale", "float", ("finance", "tokens_for_sale"),
          "tokens offered in the ICO; float64 because supplies exceed int64", "tokens"),
         ("token_price", "float", ("finance", "token_price"),
-         "the ICO's fixed price during the sale; once the ICO is past its end (status past, "
-         "or end_datetime before fetched_at) the market price as of fetched_at (spec 2.3), "
-         "so to_usd converts it at fetched_at; in token_price_unit",
+         "the ICO's fixed price during the sale; in a profile fetched after the ICO's end "
+         "(end_datetime before fetched_at; without an end date, status past) the market price "
+         "as of fetched_at (spec 2.3), so to_usd converts it at fetched_at; in token_price_unit",
          "token_price_unit per token"),
         ("token_price_unit", "text", ("finance", "token_price_unit"), "unit of token_price",
          "currency code"),

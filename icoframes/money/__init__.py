@@ -215,10 +215,12 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         A copy of ``icos`` with a float64 ``<amount>_usd`` column per amount,
         ``usd_date`` (the conversion date of caps and purchase limits: the
         sale) and, when ``token_price`` is converted, ``token_price_usd_date``:
-        the sale for an ICO not yet past its end, ``fetched_at`` for one past
-        it (status ``past``, or ``end_datetime`` before ``fetched_at``), whose
-        ``token_price`` is a market price as of the fetch (spec 2.3; see
-        :func:`price_dates`). ``attrs["usd_missing"]`` maps each currency (or
+        the sale for a profile fetched before the ICO's end, ``fetched_at`` for
+        one fetched after it (``end_datetime`` before ``fetched_at``; without an
+        end date, status ``past``), whose ``token_price`` is a market price as
+        of the fetch (spec 2.3; see :func:`price_dates`): a row kept from an
+        earlier fetch converts as on the day it was fetched, whatever it is
+        listed under now. ``attrs["usd_missing"]`` maps each currency (or
         ``"(no unit)"``, ``"(no date)"``, ``"(no fetch date)"`` for a past
         ICO's price without ``fetched_at``) to the number of stated amounts
         left without a USD value; a warning says the same. Another warning
