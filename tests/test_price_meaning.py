@@ -138,5 +138,5 @@ def test_a_daily_rate_applies_to_its_whole_utc_day_whatever_its_time_of_day(stam
 def test_two_rates_in_one_utc_day_are_refused_as_not_daily():
     rates = pd.DataFrame({"date": pd.to_datetime(["2026-11-14 00:00", "2026-11-14 12:00"]),
                           "currency": "ETH", "usd_per_unit": [100.0, 200.0]})
-    with pytest.raises(InvalidParameter, match=r"one rate per UTC day.*ETH.*2026-11-14"):
+    with pytest.raises(InvalidParameter, match=r"ETH on 2026-11-14; rates are daily, one rate per UTC day"):
         to_usd(_ending("2026-11-14 18:00"), rates, columns=["hard_cap"], date="end_datetime")

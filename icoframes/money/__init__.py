@@ -142,20 +142,24 @@ def usd_rates(units: np.ndarray, dates: np.ndarray, rates: pd.DataFrame, *,
     """USD per unit for each (canonical unit, date) pair: 1.0 for USD, NaN without a rate.
 
     ``rates`` is long form as :func:`normalize_rates` returns it. An as-of
-    join: the last rate of exactly that unit at or before the date, no older
-    than ``max_age`` (any age when None).
+    join by UTC day (a rate's time of day is not read): the last rate of exactly
+    that unit on or before the date's day, no more than ``max_age`` older, counted
+    between the days (any age when None).
     """
     n = len(units)
     out = np.full(n, np.nan)
     is_usd = units == "USD"
     out[is_usd] = 1.0
-    when = pd.to_datetime(pd.Series(dates)).astype(MS).to_numpy()
+    when = pd.to_datetime(pd.Series(dates)).astype(MS).dt.floor("D").to_numpy()
     wanted = np.flatnonzero(~is_usd & pd.notna(units) & ~np.isnat(when))
     if len(wanted) == 0 or rates.empty:
         return out
     left = pd.DataFrame({"row": wanted, "date": when[wanted],
                          "currency": pd.Series(units[wanted], dtype=object)})
     left = left.sort_values("date", kind="stable")
+    # a rate stamped at 12:00 is still its whole day's: read as an instant, a sale ending
+    # at 00:00 took the day before's
+    rates = rates.assign(date=rates["date"].dt.floor("D"))
     joined = pd.merge_asof(left, rates, on="date", by="currency", direction="backward",
                            tolerance=max_age, allow_exact_matches=True)
     out[joined["row"].to_numpy()] = joined[VALUE].to_numpy(dtype=np.float64)

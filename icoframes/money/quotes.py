@@ -270,9 +270,14 @@ def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFram
         raise InvalidParameter(f"rates: USD per unit must be positive and finite; "
                          f"{bad['currency']} on {bad['date'].date()} is {bad[VALUE]}")
     out = out.drop_duplicates()
-    clash = out.duplicated(["date", "currency"], keep=False)
+    # a daily rate is its UTC day's whatever time of day it is stamped at (a daily close
+    # at 12:00): to_usd joins by day, so two rates of one day would be one too many
+    day = out[["currency", VALUE]].assign(date=out["date"].dt.floor("D")).drop_duplicates()
+    clash = day.duplicated(["date", "currency"], keep=False)
     if clash.any():
-        first = out[clash].iloc[0]
-        raise InvalidParameter(f"rates: two different rates of {first['currency']} "
-                         f"on {first['date']}")
+        first = day[clash].iloc[0]
+        raise InvalidParameter(f"rates: two different rates of {first['currency']} on "
+                               f"{first['date']:%Y-%m-%d}; rates are daily, one rate per UTC "
+                               "day (its time of day is not read): for rates of the hour, "
+                               "keep one a day, e.g. each day's last")
     return out.sort_values(["date", "currency"], kind="stable").reset_index(drop=True)
