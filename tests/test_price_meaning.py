@@ -131,12 +131,13 @@ def test_a_daily_rate_applies_to_its_whole_utc_day_whatever_its_time_of_day(stam
     assert out["hard_cap_usd"].tolist() == [200.0, 200.0, 100.0, 200.0]
     assert str(out["hard_cap_usd"].dtype) == "float64"
     aware = rates.assign(date=rates["date"].dt.tz_localize("UTC"))
-    assert to_usd(icos, aware, columns=["hard_cap"], date="end_datetime")["hard_cap_usd"].tolist() == [
-        200.0, 200.0, 100.0, 200.0]
+    out = to_usd(icos, aware, columns=["hard_cap"], date="end_datetime")
+    assert out["hard_cap_usd"].tolist() == [200.0, 200.0, 100.0, 200.0]
 
 
 def test_two_rates_in_one_utc_day_are_refused_as_not_daily():
     rates = pd.DataFrame({"date": pd.to_datetime(["2026-11-14 00:00", "2026-11-14 12:00"]),
                           "currency": "ETH", "usd_per_unit": [100.0, 200.0]})
-    with pytest.raises(InvalidParameter, match=r"ETH on 2026-11-14; rates are daily, one rate per UTC day"):
+    daily = r"ETH on 2026-11-14; rates are daily, one rate per UTC day"
+    with pytest.raises(InvalidParameter, match=daily):
         to_usd(_ending("2026-11-14 18:00"), rates, columns=["hard_cap"], date="end_datetime")

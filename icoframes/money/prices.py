@@ -72,7 +72,8 @@ def price_dates(icos: pd.DataFrame, sale: np.ndarray) -> tuple[np.ndarray, np.nd
     past = ~np.isnat(end) & ~np.isnat(fetched) & (end < fetched)
     if "status" in icos.columns:  # (a status of a later list than the fetch must not count)
         status = icos["status"].astype("string").str.strip().str.lower()
-        past |= (np.isnat(end) | np.isnat(fetched)) & status.eq("past").fillna(False).to_numpy(dtype=bool)
+        listed_past = status.eq("past").fillna(False).to_numpy(dtype=bool)
+        past |= (np.isnat(end) | np.isnat(fetched)) & listed_past
     return np.where(past, fetched, sale), past
 
 
