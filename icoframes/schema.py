@@ -204,8 +204,8 @@ ICOS = TableSchema(
          "tokens offered in the ICO; float64 because supplies exceed int64", "tokens"),
         ("token_price", "float", ("finance", "token_price"),
          "the ICO's fixed price during the sale; in a profile fetched after the ICO's end "
-         "(end_datetime before fetched_at; without an end date, status past) the market price "
-         "as of fetched_at (spec 2.3), so to_usd converts it at fetched_at; in token_price_unit",
+         "(fetched_status past, or end_datetime before fetched_at) the market price as of "
+         "fetched_at (spec 2.3), so to_usd converts it at fetched_at; in token_price_unit",
          "token_price_unit per token"),
         ("token_price_unit", "text", ("finance", "token_price_unit"), "unit of token_price",
          "currency code"),
@@ -240,6 +240,9 @@ ICOS = TableSchema(
         ("fetched_at", "utc", None,
          "when the profile behind this row was fetched (time zone UTC): how old the row is",
          "UTC"),
+        ("fetched_status", "text", None,
+         "the list status its profile was fetched under; status is the list's of this load, "
+         "so a row kept from an earlier fetch may differ: token_price is read by this one"),
     ),
     key=("id",),
     doc="one row per ICO",

@@ -60,57 +60,88 @@ def test_a_kept_row_listed_past_converts_as_on_the_day_it_was_fetched(cfg, tmp_p
     priced = first["token_price_usd"].notna().to_numpy() & running
     assert priced.sum() >= 5  # ETH, BTC and USD prices among them
     assert set(day1["token_price_unit"][priced]) >= {"ETH", "USD"}
-    np.testing.assert_array_equal(kept["token_price_usd"].to_numpy()[running],
-                                  first["token_price_usd"].to_numpy()[running])
-    np.testing.assert_array_equal(kept["token_price_usd_date"].to_numpy()[running],
-                                  first["token_price_usd_date"].to_numpy()[running])
+    no_end = day2["end_datetime"].isna().to_numpy() & (day2["token_price_unit"] != "USD").to_numpy()
+    assert no_end.any() and first["token_price_usd"][no_end].notna().any()
+    # every row, those without an end date too: the same USD price on the same date
+    np.testing.assert_array_equal(kept["token_price_usd"].to_numpy(),
+                                  first["token_price_usd"].to_numpy())
+    np.testing.assert_array_equal(kept["token_price_usd_date"].to_numpy(),
+                                  first["token_price_usd_date"].to_numpy())
     # converted at the sale (its end), as the ICO price it was fetched as
     np.testing.assert_array_equal(kept["token_price_usd_date"].to_numpy()[running],
                                   day2["end_datetime"].to_numpy().astype("datetime64[ms]")[running])
     assert str(kept["token_price_usd"].dtype) == "float64"
     assert str(kept["token_price_usd_date"].dtype) == "datetime64[ms]"
+    # the snapshot keeps the status each was fetched under beside the day's
+    assert (day2["fetched_status"] == "ongoing").all()
 
 
-def test_a_kept_row_of_a_load_converts_the_same_on_both_days(cfg):
-    """The same through load_icos: the day-2 frame's kept row is not re-read as a
-    market price because today's list says past."""
+def test_a_price_is_read_by_the_status_it_was_fetched_under(cfg):
+    """Day 1 every ICO is fetched; then the service lists its ongoing sales past, their
+    stated ends unchanged (sales that ended early, or a status ahead of the dates). Day 2
+    refetches some of them (a budget) and keeps the others' day-1 profiles. A refetched
+    profile was fetched under past: a market price, converted at its fetch, though its end
+    is later. A kept one was fetched under ongoing: the ICO price, converted as on day 1,
+    with an end date or without one."""
     with _day(1):
+        icoframes.load_icos(progress=False)
         first = icoframes.load_icos(status="ongoing", progress=False)
     ids = first["id"].tolist()
     for ico_id in ids:
         cfg.update_ico(ico_id, status="past")
     with _day(2), warnings.catch_warnings():
-        warnings.simplefilter("ignore", IcoframesWarning)  # rows kept, new ones not fetched
-        later = icoframes.load_icos(status="past", refresh=True, budget=0, progress=False)
+        warnings.simplefilter("ignore", IcoframesWarning)  # rows kept: expected, a budget
+        later = icoframes.load_icos(status="past", refresh=True, budget=len(ids) // 2,
+                                    progress=False)
     later = later[later["id"].isin(ids)].set_index("id").loc[ids].reset_index()
     assert len(later) == len(ids) and (later["status"] == "past").all()
-    pd.testing.assert_series_equal(later["fetched_at"], first["fetched_at"])
+    fresh = (later["fetched_at"] != first["fetched_at"]).to_numpy()
+    assert 3 <= fresh.sum() <= len(ids) - 3
     before, after = _usd(first), _usd(later)
-    running = (first["end_datetime"] > first["fetched_at"].dt.tz_localize(None)).to_numpy()
-    assert running.sum() >= 10 and before["token_price_usd"][running].notna().sum() >= 5
-    # (a profile without an end date is judged by the status of the frame's list: not here)
-    np.testing.assert_array_equal(after["token_price_usd"].to_numpy()[running],
-                                  before["token_price_usd"].to_numpy()[running])
-    np.testing.assert_array_equal(after["token_price_usd_date"].to_numpy()[running],
-                                  before["token_price_usd_date"].to_numpy()[running])
+    foreign = (later["token_price_unit"] != "USD").to_numpy() & after["token_price_usd"].notna()
+    # fetched under past with the stated end still ahead: a market price, at the fetch
+    ahead = (later["end_datetime"] > later["fetched_at"].dt.tz_localize(None)).to_numpy()
+    assert (fresh & ahead & foreign).sum() >= 2
+    np.testing.assert_array_equal(after["token_price_usd_date"].to_numpy()[fresh],
+                                  later["fetched_at"].dt.tz_localize(None).to_numpy()
+                                  .astype("datetime64[ms]")[fresh])
+    # kept: as on the day it was fetched, a row without an end date among them
+    assert (~fresh & foreign).sum() >= 2 and (~fresh & foreign & later["end_datetime"].isna()).any()
+    np.testing.assert_array_equal(after["token_price_usd"].to_numpy()[~fresh],
+                                  before["token_price_usd"].to_numpy()[~fresh])
+    np.testing.assert_array_equal(after["token_price_usd_date"].to_numpy()[~fresh],
+                                  before["token_price_usd_date"].to_numpy()[~fresh])
+    # the frame says which status each was fetched under
+    assert (later["fetched_status"][fresh] == "past").all()
+    assert (later["fetched_status"][~fresh] == "ongoing").all()
 
 
-def test_a_fetch_after_the_end_or_without_an_end_date_stays_a_market_price():
-    """The profile's own dates decide; the status only for a profile without an end date
-    or a fetch time."""
-    rates = pd.DataFrame({"date": ["2026-11-20", "2027-02-13"], "currency": "ETH",
-                          "usd_per_unit": [3000.0, 1000.0]})
+def test_the_status_fetched_under_decides_and_the_listed_one_stands_in_without_it():
+    """The rule as a table: fetched under past, or ended before the fetch: a market price at
+    the fetch; fetched under ongoing with the end ahead: the ICO price at the sale, whatever
+    the row is listed under now; a frame without fetched_status is read by its status."""
+    rates = pd.DataFrame({"date": ["2026-09-01", "2026-11-20", "2027-02-13"], "currency": "ETH",
+                          "usd_per_unit": [500.0, 3000.0, 1000.0]})
     icos = pd.DataFrame({
-        "status": pd.array(["past", "past", "ongoing", "past"], dtype="string"),
-        "token_price": [0.001] * 4, "token_price_unit": ["ETH"] * 4,
-        "end_datetime": pd.to_datetime(["2026-11-01", None, "2026-11-01", "2027-02-13"]),
-        "fetched_at": pd.to_datetime(["2026-11-20 14:00"] * 4, utc=True)})
-    out = to_usd(icos, rates, columns=["token_price"], date="end_datetime", rate_max_age=None)
-    # ended before the fetch (either status), or past without an end: at the fetch;
-    # past with an end after the fetch: the price of a sale still running when fetched
-    assert out["token_price_usd"].tolist() == pytest.approx([3.0, 3.0, 3.0, 1.0])
+        "status": pd.array(["past", "past", "ongoing", "past", "past", "past"], dtype="string"),
+        "fetched_status": pd.array(["past", "past", "ongoing", "ongoing", "ongoing", None],
+                                   dtype="string"),
+        "token_price": [0.001] * 6, "token_price_unit": ["ETH"] * 6,
+        "start_datetime": pd.to_datetime(["2026-09-01"] * 6),
+        "end_datetime": pd.to_datetime(["2026-11-01", "2027-02-13", "2026-11-01", "2027-02-13",
+                                        None, "2027-02-13"]),
+        "fetched_at": pd.to_datetime(["2026-11-20 14:00"] * 6, utc=True)})
+    out = to_usd(icos, rates, columns=["token_price"], rate_max_age=None)
+    # ended before the fetch; fetched under past with the end ahead (an early end); a stale
+    # ongoing; kept rows fetched during the sale (at its end, or its start without one); and
+    # without the status fetched under, the listed one
+    assert out["token_price_usd"].tolist() == pytest.approx([3.0, 3.0, 3.0, 1.0, 0.5, 3.0])
     assert out["token_price_usd_date"].astype(str).tolist() == [
-        "2026-11-20 14:00:00", "2026-11-20 14:00:00", "2026-11-20 14:00:00", "2027-02-13 00:00:00"]
+        "2026-11-20 14:00:00", "2026-11-20 14:00:00", "2026-11-20 14:00:00",
+        "2027-02-13 00:00:00", "2026-09-01 00:00:00", "2026-11-20 14:00:00"]
+    older = to_usd(icos.drop(columns="fetched_status"), rates, columns=["token_price"],
+                   rate_max_age=None)
+    assert older["token_price_usd"].tolist() == pytest.approx([3.0, 3.0, 3.0, 3.0, 3.0, 3.0])
 
 
 # ------------------------------------------------------------ a daily rate is its whole day

@@ -220,9 +220,9 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         ``usd_date`` (the conversion date of caps and purchase limits: the
         sale) and, when ``token_price`` is converted, ``token_price_usd_date``:
         the sale for a profile fetched before the ICO's end, ``fetched_at`` for
-        one fetched after it (``end_datetime`` before ``fetched_at``; without an
-        end date, status ``past``), whose ``token_price`` is a market price as
-        of the fetch (spec 2.3; see :func:`price_dates`): a row kept from an
+        one fetched after it (listed ``past`` when fetched, ``fetched_status``,
+        or ``end_datetime`` before ``fetched_at``), whose ``token_price`` is a
+        market price as of the fetch (spec 2.3; see :func:`price_dates`): a row kept from an
         earlier fetch converts as on the day it was fetched, whatever it is
         listed under now. ``attrs["usd_missing"]`` maps each currency (or
         ``"(no unit)"``, ``"(no date)"``, ``"(no fetch date)"`` for a past

@@ -41,39 +41,46 @@ def naive_dates(values: pd.Series) -> np.ndarray:
 def price_dates(icos: pd.DataFrame, sale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The date each ``token_price`` is converted at, and which ICOs are past their end.
 
-    What a price means is fixed when its profile is fetched, so it is read from
-    the profile alone: an ICO whose ``end_datetime`` is before its
-    ``fetched_at`` is past its end, its price a market price as of
-    ``fetched_at``, converted then (NaT when not known); one whose end is after
-    its ``fetched_at`` was fetched while its sale ran, its price the ICO price,
-    converted at ``sale`` (its conversion date), whatever its ``status``. The
-    status is a list's, of the day the frame was loaded: a row kept from an
-    earlier fetch (not refreshed: a budget, the daily limit) is listed ``past``
-    once its sale is over, though its price is still the one fetched during the
-    sale. Only a row without an end date or without ``fetched_at`` is judged
-    by its ``status`` (``past``: a market price). A frame without ``status`` and ``fetched_at``
-    (one built by hand, or :func:`sale_prices`) is read as prices of the sale.
+    What a price means is fixed when its profile is fetched: a profile fetched
+    after the ICO's end holds a market price as of ``fetched_at``, converted
+    then (NaT when not known); any other holds the ICO price, converted at
+    ``sale`` (its conversion date). A profile was fetched after the end when
+    the list it was fetched under showed the ICO ``past``
+    (``fetched_status``), or when its ``end_datetime`` is before its
+    ``fetched_at`` (a status not updated yet). ``status`` is the list's of the
+    day the frame was loaded, so it is not read: a row kept from an earlier
+    fetch (not refreshed: a budget, the daily limit) is listed ``past`` once
+    the sale is over, though its price is still the one fetched during the
+    sale; and a sale the service lists ``past`` may have ended before its
+    stated end. A row without ``fetched_status`` (a frame of a version before
+    it, or built by hand) is read by its ``status`` instead. A frame without
+    either and without ``fetched_at`` (:func:`sale_prices`) is read as prices
+    of the sale.
 
     Examples
     --------
     >>> icos = pd.DataFrame({
-    ...     "status": ["past", "ongoing", "ongoing", "past"],
+    ...     "status": ["past", "ongoing", "ongoing", "past", "past"],
+    ...     "fetched_status": ["past", "ongoing", "ongoing", "past", "ongoing"],
     ...     "end_datetime": pd.to_datetime(["2018-03-31", "2026-12-31", "2026-01-31",
-    ...                                     "2026-12-31"], format="ISO8601"),
-    ...     "fetched_at": pd.to_datetime(["2026-11-20 14:00"] * 4, format="ISO8601", utc=True)})
+    ...                                     "2026-12-31", "2026-12-31"], format="ISO8601"),
+    ...     "fetched_at": pd.to_datetime(["2026-11-20 14:00"] * 5, format="ISO8601", utc=True)})
     >>> when, past = price_dates(icos, naive_dates(icos["end_datetime"]))
     >>> [str(d)[:10] for d in when], past.tolist()
-    (['2026-11-20', '2026-12-31', '2026-11-20', '2026-12-31'], [True, False, True, False])
+    (['2026-11-20', '2026-12-31', '2026-11-20', '2026-11-20', '2026-12-31'], \
+[True, False, True, True, False])
     """
     n = len(icos)
     nat = np.full(n, np.datetime64("NaT"), dtype=MS)
     fetched = naive_dates(icos["fetched_at"]) if "fetched_at" in icos.columns else nat
     end = naive_dates(icos["end_datetime"]) if "end_datetime" in icos.columns else nat
     past = ~np.isnat(end) & ~np.isnat(fetched) & (end < fetched)
-    if "status" in icos.columns:  # (a status of a later list than the fetch must not count)
-        status = icos["status"].astype("string").str.strip().str.lower()
-        listed_past = status.eq("past").fillna(False).to_numpy(dtype=bool)
-        past |= (np.isnat(end) | np.isnat(fetched)) & listed_past
+    status = pd.Series(pd.NA, index=icos.index, dtype="string")
+    for column in ("status", "fetched_status"):  # the status fetched under, where known
+        if column in icos.columns:
+            given = icos[column].astype("string").str.strip().str.lower()
+            status = status.mask(given.notna(), given)
+    past |= status.eq("past").fillna(False).to_numpy(dtype=bool)
     return np.where(past, fetched, sale), past
 
 

@@ -277,6 +277,7 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
         if column.source == _ID:
             data[column.name] = ids
     data["status"] = _statuses(ids, statuses)
+    data["fetched_status"] = data["status"]  # (a later list's status replaces status alone)
     for column in table.columns:  # known outside the profile (fetched_at: the store fills it)
         if column.source is None:
             dtype: Any = column.dtype  # pandas-stubs' pd.array takes no general Dtype
