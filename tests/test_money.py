@@ -66,7 +66,7 @@ def test_wide_rates_named_as_downloaders_name_them():
     wide = pd.DataFrame({"EURUSD=X": [1.1], "eth/usd": [500.0], "BTC_USD": [9000.0]},
                         index=pd.DatetimeIndex(["2018-01-01"], tz="Europe/Berlin"))
     with pytest.raises(InvalidParameter, match="time-zone-aware in Europe/Berlin"):
-        normalize_rates(wide)  # days or instants? (below)
+        normalize_rates(wide)  # which day is each? (below)
     rates = normalize_rates(wide.tz_localize(None))
     assert sorted(rates["currency"]) == ["BTC", "ETH", "EUR"]
     assert str(rates["date"].iloc[0]) == "2018-01-01 00:00:00"
@@ -590,9 +590,10 @@ def test_rates_stamped_in_another_zone_are_refused_not_shifted_to_another_day():
     assert str(info.value) == (
         "rates: the dates are time-zone-aware in Asia/Tokyo, not UTC: 2018-12-31 00:00:00+09:00 "
         "is 2018-12-30 15:00 UTC, and a rate is taken for the UTC day of its date (the ICOs' "
-        "dates are UTC). Say which they are: days (each the rate of the day written): drop the "
-        "zone, .tz_localize(None); instants: convert them, .tz_convert('UTC')")
-    # said as days: the day of its end; as instants: the last rate before it, in UTC
+        "dates are UTC). Drop the zone, .tz_localize(None): each date is then the rate of the "
+        "day written (converted to UTC instead, a midnight east of UTC, or in London in "
+        "summer, falls on the day before)")
+    # as days: the day of its end; converted to UTC, Tokyo's 01-01 is the UTC day 12-31's
     as_days = to_usd(icos, wide.tz_localize(None), columns=["hard_cap"])
     assert as_days["hard_cap_usd"].tolist() == [1000.0]
     as_instants = to_usd(icos, wide.tz_convert("UTC"), columns=["hard_cap"])

@@ -172,3 +172,48 @@ def test_two_rates_in_one_utc_day_are_refused_as_not_daily():
     daily = r"ETH on 2026-11-14; rates are daily, one rate per UTC day"
     with pytest.raises(InvalidParameter, match=daily):
         to_usd(_ending("2026-11-14 18:00"), rates, columns=["hard_cap"], date="end_datetime")
+
+
+# ------------------------------------------------------------ rates of another time zone
+
+def _london_weekdays() -> pd.DataFrame:
+    """A Yahoo FX shape: weekday bars at midnight in London; each value names its day."""
+    days = pd.date_range("2026-01-01", "2026-08-31", freq="D")
+    rates = pd.DataFrame({"EURUSD=X": 1.0 + np.arange(len(days)) / 1000},
+                         index=days.tz_localize("Europe/London"))
+    return rates[rates.index.day_of_week < 5]
+
+
+def _days_taken(rates: pd.DataFrame) -> list[str]:
+    icos = pd.DataFrame({"hard_cap": [1.0] * 3, "caps_unit": ["EUR"] * 3,
+                         "end_datetime": pd.to_datetime(["2026-07-15 00:00", "2026-07-15 12:00",
+                                                         "2026-01-15 00:00"])})
+    usd = to_usd(icos, rates, columns=["hard_cap"], date="end_datetime")["hard_cap_usd"]
+    first = pd.Timestamp("2026-01-01")
+    return [f"{first + pd.Timedelta(days=round((v - 1.0) * 1000)):%m-%d}" for v in usd]
+
+
+def test_rates_in_a_zone_with_summer_time_keep_their_day_summer_and_winter():
+    """The refusal's fix gives each rate the day written, in July as in January; rates
+    converted to UTC, London's midnights at 23:00 in summer and 00:00 in winter, are
+    refused, not read as the day before's in summer only."""
+    london = _london_weekdays()
+    with pytest.raises(InvalidParameter) as refused:
+        _days_taken(london)
+    assert ".tz_localize(None)" in str(refused.value)
+    assert "tz_convert('UTC')" not in str(refused.value)  # it made summer days the day before's
+    assert _days_taken(london.tz_localize(None)) == ["07-15", "07-15", "01-15"]
+    converted = london.tz_convert("UTC")
+    assert {f"{t:%H:%M}" for t in converted.index} == {"00:00", "23:00"}
+    summer = (r"the rates of EUR are stamped at 00:00 UTC on some days and 23:00 UTC on "
+              r"others: .* \.tz_convert\(zone\)\.tz_localize\(None\) on dates aware in UTC")
+    with pytest.raises(InvalidParameter, match=summer):
+        _days_taken(converted)
+    with pytest.raises(InvalidParameter, match=summer):  # the same stamps naive, long form
+        _days_taken(converted.tz_localize(None).rename_axis("date").reset_index()
+                    .rename(columns={"EURUSD=X": "usd_per_unit"}).assign(currency="EUR"))
+    assert _days_taken(converted.tz_convert("Europe/London").tz_localize(None)) == [
+        "07-15", "07-15", "01-15"]
+    # New York's midnights, 04:00 and 05:00 UTC, stay on their day: taken as they are
+    new_york = london.tz_localize(None).tz_localize("America/New_York").tz_convert("UTC")
+    assert _days_taken(new_york) == ["07-15", "07-15", "01-15"]

@@ -204,7 +204,8 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         The amount or amounts to convert (default: all of :data:`AMOUNT_UNITS`).
     rate_max_age : str or Timedelta or numpy.timedelta64 or None, default ``"7D"``
         The oldest rate accepted before the date (a weekend or a holiday is
-        bridged; a rate from last year is not), with a unit (a bare number, or a
+        bridged; a rate from last year is not), counted between UTC days (below
+        one day: the date's own day only), with a unit (a bare number, or a
         ``timedelta64`` without a unit, is refused). None accepts any age.
     quote : {"usd_per_unit", "units_per_usd"}, optional
         The direction of wide columns named by a bare currency code (``ETH``,

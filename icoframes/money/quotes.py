@@ -61,7 +61,9 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
     Rows without a rate (NaN) are dropped; USD rows are dropped (USD needs no
     rate). Dates are UTC, like the ICOs' dates: time-zone-aware dates in UTC are
     made naive; in another zone they are refused (a daily rate stamped at midnight in
-    Tokyo is the day before in UTC: say whether they are days or instants).
+    Tokyo is the day before in UTC: drop the zone, keeping the day written). A
+    currency stamped at 23:00 on some days and 00:00 on others (London's midnights
+    converted to UTC: the day decided by summer time) is refused likewise.
 
     Parameters
     ----------
@@ -226,9 +228,10 @@ def _wide_column(name: object, quote: Quote | None) -> tuple[str, bool] | str | 
 
 def _check_utc(when: pd.Series, zone: dt.tzinfo) -> None:
     """Time-zone-aware dates in UTC (a zone that is always 0 hours from it) are read as
-    UTC; in any other zone they are refused: a daily rate's stamp may be its day (midnight
-    where it was recorded: in Tokyo, 15:00 UTC the day before) or an instant, and the two
-    give different days (an ICO ending at 23:59 UTC would take the next day's rate).
+    UTC; in any other zone they are refused, with the fix: a daily rate is the rate of the
+    date written in its zone, and converted to UTC a midnight stamp there may fall on the
+    day before (in Tokyo 15:00 UTC; in London 23:00 UTC in summer, 00:00 in winter), so
+    an ICO would take the next day's rate, some days or all year.
     Both the zone (sampled in January and July) and the dates' own offsets are checked: a
     zone at 0 hours in 2001 may not be in the year of the rates (Africa/Casablanca, +01:00
     from 2018)."""
@@ -242,9 +245,37 @@ def _check_utc(when: pd.Series, zone: dt.tzinfo) -> None:
         f": {first.iloc[0]} is {first.iloc[0].tz_convert('UTC'):%Y-%m-%d %H:%M} UTC")
     raise InvalidParameter(
         f"rates: the dates are time-zone-aware in {zone}, not UTC{stamp}, and a rate is "
-        "taken for the UTC day of its date (the ICOs' dates are UTC). Say which they are: "
-        "days (each the rate of the day written): drop the zone, .tz_localize(None); "
-        "instants: convert them, .tz_convert('UTC')")
+        "taken for the UTC day of its date (the ICOs' dates are UTC). Drop the zone, "
+        ".tz_localize(None): each date is then the rate of the day written (converted to "
+        "UTC instead, a midnight east of UTC, or in London in summer, falls on the day before)")
+
+
+def _check_summer_time(out: pd.DataFrame) -> None:
+    """Refused: a currency's rates stamped at 23:00 on some days and 00:00 on others, each
+    on several days: a zone's midnights converted to UTC where the zone is at UTC in winter
+    and an hour ahead in summer (London, Lisbon, Dublin). Read by UTC day, the summer's
+    rates would be the day before's and the winter's not, silently. (Two times an hour
+    apart on one side of midnight, New York's 04:00 and 05:00, keep their day.)"""
+    times = pd.DataFrame({"currency": out["currency"],
+                          "time": out["date"] - out["date"].dt.floor("D")}).value_counts()
+    held = times[times >= 2].reset_index().sort_values("time")
+    for currency, group in held.groupby("currency"):
+        if len(group) != 2:
+            continue
+        early, late = group["time"].tolist()
+        if early + pd.Timedelta(days=1) - late == pd.Timedelta(hours=1):
+            raise InvalidParameter(
+                f"rates: the rates of {currency} are stamped at {_clock(early)} on some days "
+                f"and {_clock(late)} on others: a zone's midnights in winter and summer time "
+                "converted to UTC, and a rate is taken for the UTC day of its date, so the "
+                "summer's would be the day before's. Give the days written in that zone: "
+                ".tz_localize(None) on dates aware in it (or .tz_convert(zone)"
+                ".tz_localize(None) on dates aware in UTC)")
+
+
+def _clock(time: pd.Timedelta) -> str:
+    minutes = int(time.total_seconds()) // 60
+    return f"{minutes // 60:02d}:{minutes % 60:02d} UTC"
 
 
 def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFrame:
@@ -270,6 +301,7 @@ def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFram
         raise InvalidParameter(f"rates: USD per unit must be positive and finite; "
                          f"{bad['currency']} on {bad['date'].date()} is {bad[VALUE]}")
     out = out.drop_duplicates()
+    _check_summer_time(out)
     # a daily rate is its UTC day's whatever time of day it is stamped at (a daily close
     # at 12:00): to_usd joins by day, so two rates of one day would be one too many
     day = out[["currency", VALUE]].assign(date=out["date"].dt.floor("D")).drop_duplicates()
