@@ -164,6 +164,7 @@ def baseline_tidy(profiles: list[dict[str, Any]],
     flat["id"] = flat["id"].astype("int64")
     flat = flat.rename(columns=lambda name: name.split(".", 1)[-1])
     flat["status"] = flat["id"].map(statuses or {})
+    flat["fetched_status"] = flat["status"]  # tidy's rows are of the fetch: the same status
     icos = _clean(flat, TABLES["icos"])
     # Amounts and their unit column read together (the same rules as tidy's).
     for unit, amounts in (("caps_unit", ("soft_cap", "hard_cap")),

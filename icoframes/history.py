@@ -80,6 +80,8 @@ _PROFILE_COLUMNS = frozenset(c.name for c in ICOS.columns if c.source is not Non
 _UNITS: dict[str, str] = {c.name: c.unit.partition(" ")[0] for c in ICOS.columns
                           if c.kind == "float" and c.unit.partition(" ")[0] in ICOS.names}
 _DATE_DTYPE = DATE_DTYPE
+#: The ``icos`` columns of icoframes' own fetches, not compared: a refetch moves them.
+_OWN = ("id", "fetched_at", "fetched_status")
 _EVENT_ORDER = {"new": 0, "removed": 1, "unseen": 0, "first_seen": 0}  # then compared kinds
 
 
@@ -256,7 +258,7 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
         raise InvalidParameter(f"kinds must be a name or names (str) of what to compare, got "
                                f"{quoted(kinds)}{did_you_mean(_meant(kinds), CHANGE_KINDS)}")
     usable = [*(k for k, c in CHANGE_KINDS.items() if c in frame.columns),
-              *(c for c in ICOS.names if c in frame.columns and c not in ("id", "fetched_at"))]
+              *(c for c in ICOS.names if c in frame.columns and c not in _OWN)]
     for kind in kinds:
         if not isinstance(kind, str):
             raise UnknownName(f"cannot compare {quoted(kind)}: a kind is a name (str), of a "
@@ -273,6 +275,10 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
         if column == "fetched_at":  # a change is one at the service, not icoframes' own
             raise UnknownName(f"cannot compare {quoted(kind)}: when icoframes fetched the "
                               "profile (each refetch moves it), not a value the service changed")
+        if column == "fetched_status":
+            raise UnknownName(f"cannot compare {quoted(kind)}: the status icoframes fetched "
+                              "the profile under (a refetch moves it), not a value the service "
+                              "changed; compare 'status'")
         if column not in frame.columns:  # never itself as its "did you mean"
             why = (f"the snapshots have no column {column!r}" if column in ICOS.names
                    else "not a kind of change or a column")

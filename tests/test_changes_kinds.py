@@ -42,6 +42,9 @@ def test_a_did_you_mean_offers_only_a_kind_this_frame_compares(frame, kinds):
     ("snapshot_date", "cannot compare 'snapshot_date': the column telling the snapshots apart"),
     ("fetched_at", "cannot compare 'fetched_at': when icoframes fetched the profile (each "
                    "refetch moves it), not a value the service changed"),
+    ("fetched_status", "cannot compare 'fetched_status': the status icoframes fetched the "
+                       "profile under (a refetch moves it), not a value the service changed; "
+                       "compare 'status'"),
     ("new", "cannot compare 'new': an event changes() gives by itself (new and removed ICOs "
             "always, unseen and first_seen with gaps='mark'), not a value to compare"),
     ("removed", "cannot compare 'removed': an event changes() gives by itself"),

@@ -14,7 +14,7 @@ import time_machine
 import icoframes
 from icoframes import sandbox
 from icoframes.errors import IcoframesWarning, InvalidParameter
-from icoframes.money import to_usd
+from icoframes.money import sale_prices, to_usd
 
 
 @pytest.fixture
@@ -142,6 +142,20 @@ def test_the_status_fetched_under_decides_and_the_listed_one_stands_in_without_i
     older = to_usd(icos.drop(columns="fetched_status"), rates, columns=["token_price"],
                    rate_max_age=None)
     assert older["token_price_usd"].tolist() == pytest.approx([3.0, 3.0, 3.0, 3.0, 3.0, 3.0])
+
+
+def test_sale_prices_take_a_row_fetched_during_the_sale_whatever_it_is_listed_under():
+    """ICO 7's only snapshot row is kept from a fetch during its sale, listed past that day:
+    its price is the ICO price. ICO 8's row, listed ongoing, was fetched under past."""
+    snaps = pd.DataFrame({
+        "snapshot_date": pd.to_datetime(["2026-11-02", "2026-11-02"]), "id": [7, 8],
+        "status": ["past", "ongoing"], "fetched_status": ["ongoing", "past"],
+        "token_price": [0.1, 3.5], "token_price_unit": ["USD", "USD"],
+        "start_datetime": pd.to_datetime(["2026-10-01"] * 2),
+        "end_datetime": pd.to_datetime(["2026-12-31"] * 2),
+        "fetched_at": pd.to_datetime(["2026-11-01 03:15", "2026-11-02 03:15"], utc=True)})
+    prices = sale_prices(snaps)
+    assert prices["id"].tolist() == [7] and prices["token_price"].tolist() == [0.1]
 
 
 # ------------------------------------------------------------ a daily rate is its whole day

@@ -42,7 +42,8 @@ def test_describe_shows_source_and_doc_for_every_icos_column():
     assert by_column.loc["start_datetime", "source"] == "dates.start_datetime"
     assert by_column.loc["id", "source"] == "id"
     # the icos columns the package derives rather than reads from the profile
-    assert by_column.index[by_column["source"].isna()].tolist() == ["status", "fetched_at"]
+    assert by_column.index[by_column["source"].isna()].tolist() == ["status", "fetched_at",
+                                                                     "fetched_status"]
     assert all(table[c].dtype == TEXT_DTYPE for c in table.columns)
 
 

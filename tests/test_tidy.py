@@ -691,8 +691,10 @@ def _expected_tables(profiles, statuses):
     section_of = {field: section for section, fields in _SPEC_FIELDS.items() for field in fields}
     for profile in profiles:
         pid = int(profile["id"])
-        # fetched_at: when the store fetched the profile, unknown to tidy
-        row = {"id": pid, "status": statuses.get(pid), "fetched_at": None}
+        # fetched_at: when the store fetched the profile, unknown to tidy; fetched_status:
+        # the status it is tidied under, as status
+        row = {"id": pid, "status": statuses.get(pid), "fetched_at": None,
+               "fetched_status": statuses.get(pid)}
         for column in TABLES["icos"].columns:
             if column.source is None or column.name == "id":
                 continue

@@ -75,13 +75,19 @@ def price_dates(icos: pd.DataFrame, sale: np.ndarray) -> tuple[np.ndarray, np.nd
     fetched = naive_dates(icos["fetched_at"]) if "fetched_at" in icos.columns else nat
     end = naive_dates(icos["end_datetime"]) if "end_datetime" in icos.columns else nat
     past = ~np.isnat(end) & ~np.isnat(fetched) & (end < fetched)
+    past |= _fetched_under(icos).eq("past").fillna(False).to_numpy(dtype=bool)
+    return np.where(past, fetched, sale), past
+
+
+def _fetched_under(icos: pd.DataFrame) -> pd.Series:
+    """Each row's status when its profile was fetched, lower case: ``fetched_status``
+    where known, else ``status`` (the list's; the same for a row fetched by its load)."""
     status = pd.Series(pd.NA, index=icos.index, dtype="string")
-    for column in ("status", "fetched_status"):  # the status fetched under, where known
+    for column in ("status", "fetched_status"):
         if column in icos.columns:
             given = icos[column].astype("string").str.strip().str.lower()
             status = status.mask(given.notna(), given)
-    past |= status.eq("past").fillna(False).to_numpy(dtype=bool)
-    return np.where(past, fetched, sale), past
+    return status
 
 
 def sale_prices(snapshots: pd.DataFrame) -> pd.DataFrame:
@@ -97,8 +103,9 @@ def sale_prices(snapshots: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per ICO seen during its sale (status ``ongoing`` and not
-        fetched after its end), from the last such snapshot, sorted by ``id``:
+        One row per ICO seen during its sale (fetched under the status
+        ``ongoing``, ``fetched_status``, else ``status``, and not after its
+        end), from the last such snapshot, sorted by ``id``:
         ``id``, ``token_price`` and ``token_price_unit`` (the ICO price),
         ``start_datetime``, ``end_datetime``, ``price_fetched_at`` (when that
         profile was fetched) and ``snapshot_date``. An ICO never seen during its
@@ -127,7 +134,7 @@ def sale_prices(snapshots: pd.DataFrame) -> pd.DataFrame:
                          "icoframes.read_snapshots(out)")
     fetched = naive_dates(snapshots["fetched_at"])
     end = naive_dates(snapshots["end_datetime"])
-    status = snapshots["status"].astype("string").str.strip().str.lower()
+    status = _fetched_under(snapshots)  # (a row kept from a fetch during the sale is one)
     running = status.eq("ongoing").fillna(False).to_numpy(dtype=bool) & ~(end < fetched)
     during = snapshots.loc[running].assign(_order=fetched[running])
     last = during.sort_values(["id", "_order"], kind="stable").drop_duplicates("id", keep="last")
