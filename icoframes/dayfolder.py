@@ -339,7 +339,8 @@ def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
     extra = earlier.subset([*unlisted["id"].tolist(), *again])
     moved = {int(m["id"]): m["status"] for m in refetch if m.get("status")}
     if moved:  # listed now under this status: the list says so, its row keeps the rest
-        icos = extra.icos
+        icos = extra.icos  # a day written before fetched_status: its status stands for it
+        icos["fetched_status"] = icos["fetched_status"].fillna(icos["status"])
         icos["status"] = pd.Series([moved.get(i, s) for i, s in zip(
             icos["id"].tolist(), icos["status"].tolist(), strict=True)],
             index=icos.index, dtype=icos["status"].dtype)

@@ -21,7 +21,8 @@ __all__ = ["ADDED_COLUMNS", "check_frame", "frame_from_arrow", "with_added_colum
 
 #: Columns added to a table since icoframes 0.1.0 (table -> names): a file written before
 #: them (an export from before an upgrade) reads each of them as missing.
-ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"roadmap": ("precision",), "problems": ("reason",)}
+ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"roadmap": ("precision",), "problems": ("reason",),
+                                             "icos": ("fetched_status",)}
 
 
 def check_frame(table: TableSchema, frame: object) -> None:
