@@ -220,10 +220,11 @@ def test_rates_in_a_zone_with_summer_time_keep_their_day_summer_and_winter():
     converted = london.tz_convert("UTC")
     assert {f"{t:%H:%M}" for t in converted.index} == {"00:00", "23:00"}
     summer = (r"the rates of EUR are stamped at 00:00 UTC on some days and 23:00 UTC on "
-              r"others: .* \.tz_convert\(zone\)\.tz_localize\(None\) on dates aware in UTC")
-    with pytest.raises(InvalidParameter, match=summer):
+              r"others, .* the summer's would be the day before's")
+    with pytest.raises(InvalidParameter, match=summer + r".*: \.tz_convert\(zone\)"):
         _days_taken(converted)
-    with pytest.raises(InvalidParameter, match=summer):  # the same stamps naive, long form
+    naive = summer + r".*: \.tz_localize\('UTC'\)\.tz_convert\(zone\)\.tz_localize\(None\)"
+    with pytest.raises(InvalidParameter, match=naive):  # the same stamps naive, long form
         _days_taken(converted.tz_localize(None).rename_axis("date").reset_index()
                     .rename(columns={"EURUSD=X": "usd_per_unit"}).assign(currency="EUR"))
     assert _days_taken(converted.tz_convert("Europe/London").tz_localize(None)) == [
@@ -231,3 +232,51 @@ def test_rates_in_a_zone_with_summer_time_keep_their_day_summer_and_winter():
     # New York's midnights, 04:00 and 05:00 UTC, stay on their day: taken as they are
     new_york = london.tz_localize(None).tz_localize("America/New_York").tz_convert("UTC")
     assert _days_taken(new_york) == ["07-15", "07-15", "01-15"]
+
+
+def _midnights_in_utc(zone: str) -> pd.DataFrame:
+    """Daily rates stamped at the zone's midnight, converted to UTC."""
+    return _london_weekdays().tz_localize(None).tz_localize(zone).tz_convert("UTC")
+
+
+@pytest.mark.parametrize(("zone", "stamps"), [("Europe/Berlin", "22:00 UTC.*23:00 UTC"),
+                                              ("Australia/Sydney", "13:00 UTC.*14:00 UTC")])
+def test_midnights_east_of_utc_with_summer_time_converted_to_utc_are_refused(zone, stamps):
+    """Berlin's midnights are 22:00 or 23:00 UTC the day before: read by UTC day, every
+    rate would be the next day's, so they are refused; the advice, for the dates aware in
+    UTC or made naive, gives each its day."""
+    converted = _midnights_in_utc(zone)
+    east = rf"stamped at {stamps} on others.*each would be the day before's"
+    with pytest.raises(InvalidParameter, match=east) as refused:
+        _days_taken(converted)
+    assert ".tz_convert(zone).tz_localize(None) on these dates" in str(refused.value)
+    assert _days_taken(converted.tz_convert(zone).tz_localize(None)) == [
+        "07-15", "07-15", "01-15"]
+    naive = converted.tz_localize(None)
+    with pytest.raises(InvalidParameter, match=east) as refused:
+        _days_taken(naive)
+    advice = ".tz_localize('UTC').tz_convert(zone).tz_localize(None)"
+    assert advice in str(refused.value)
+    assert _days_taken(naive.tz_localize("UTC").tz_convert(zone).tz_localize(None)) == [
+        "07-15", "07-15", "01-15"]
+    # stamps of the day they are on (a close in the afternoon) are given as days
+    assert _days_taken(naive.set_axis(naive.index.normalize())) == ["07-16", "07-16", "01-16"]
+
+
+def test_the_summer_time_refusal_reads_the_two_commonest_stamp_times():
+    """London's midnights in UTC and two rates stamped at noon: the 23:00 and 00:00 are
+    still London's (its advice for naive dates); rates of every hour are told to keep one
+    a day; New York's 04:00 and 05:00 are taken as they are."""
+    converted = _midnights_in_utc("Europe/London")
+    noon = pd.DataFrame({"EURUSD=X": [5.0, 6.0]},
+                        index=pd.DatetimeIndex(["2026-09-01 12:00", "2026-09-02 12:00"], tz="UTC"))
+    mixed = pd.concat([converted, noon]).tz_localize(None)
+    summer = (r"stamped at 00:00 UTC on some days and 23:00 UTC on others.*the summer's would "
+              r"be the day before's.*\.tz_localize\('UTC'\)\.tz_convert\(zone\)")
+    with pytest.raises(InvalidParameter, match=summer):
+        _days_taken(mixed)
+    hours = pd.date_range("2026-01-01", "2026-08-31 23:00", freq="h")
+    hourly = pd.DataFrame({"EURUSD=X": 1.0 + np.arange(len(hours)) / 1e6}, index=hours)
+    with pytest.raises(InvalidParameter, match=r"keep one a day, e\.g\. each day's last"):
+        _days_taken(hourly)
+    assert _days_taken(_midnights_in_utc("America/New_York")) == ["07-15", "07-15", "01-15"]

@@ -62,8 +62,9 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
     rate). Dates are UTC, like the ICOs' dates: time-zone-aware dates in UTC are
     made naive; in another zone they are refused (a daily rate stamped at midnight in
     Tokyo is the day before in UTC: drop the zone, keeping the day written). A
-    currency stamped at 23:00 on some days and 00:00 on others (London's midnights
-    converted to UTC: the day decided by summer time) is refused likewise.
+    currency stamped at two times an hour apart, 23:00 and 00:00 (London's midnights
+    converted to UTC: the day decided by summer time) or the later from 12:00 on
+    (Berlin's 22:00 and 23:00: every one the day before), is refused likewise.
 
     Parameters
     ----------
@@ -250,31 +251,46 @@ def _check_utc(when: pd.Series, zone: dt.tzinfo) -> None:
         "UTC instead, a midnight east of UTC, or in London in summer, falls on the day before)")
 
 
-def _check_summer_time(out: pd.DataFrame) -> None:
-    """Refused: a currency's rates stamped at 23:00 on some days and 00:00 on others, each
-    on several days: a zone's midnights converted to UTC where the zone is at UTC in winter
-    and an hour ahead in summer (London, Lisbon, Dublin). Read by UTC day, the summer's
-    rates would be the day before's and the winter's not, silently. (Two times an hour
-    apart on one side of midnight, New York's 04:00 and 05:00, keep their day.)"""
-    times = pd.DataFrame({"currency": out["currency"],
-                          "time": out["date"] - out["date"].dt.floor("D")}).value_counts()
-    held = times[times >= 2].reset_index().sort_values("time")
-    for currency, group in held.groupby("currency"):
-        if len(group) != 2:
+def _check_summer_time(out: pd.DataFrame, aware: bool) -> None:
+    """Refused: a currency whose two commonest stamp times (each on several days, most of
+    its rates between them) are an hour apart as a zone's midnights in winter and summer
+    time are once converted to UTC, where a rate read by its UTC day is not that of the
+    day written: 23:00 and 00:00 (London, Lisbon, Dublin: the summer's are the day
+    before's), or the later from 12:00 on (a midnight east of UTC, Berlin's 22:00 and
+    23:00, Sydney's 13:00 and 14:00: every one is the day before's). Two times an hour
+    apart in the morning, New York's 04:00 and 05:00, are midnights of the same day: kept
+    (afternoon ones may be a close, of their day: the message says how to keep those).
+    ``aware``: the dates were given aware in UTC (the advice differs for naive ones)."""
+    minutes = (out["date"] - out["date"].dt.floor("D")) // pd.Timedelta(minutes=1)
+    for currency, stamps in minutes.groupby(out["currency"]):
+        counts = stamps.value_counts()
+        held = counts[counts >= 2]
+        # by count, then time: the same two for any row order; rates of every hour
+        # (refused below as not daily) have no two times holding most of them
+        top = sorted(zip((-held.to_numpy()).tolist(), held.index.to_numpy().tolist(),
+                         strict=True))[:2]
+        if len(top) < 2 or -2 * (top[0][0] + top[1][0]) <= len(stamps):
             continue
-        early, late = group["time"].tolist()
-        if early + pd.Timedelta(days=1) - late == pd.Timedelta(hours=1):
-            raise InvalidParameter(
-                f"rates: the rates of {currency} are stamped at {_clock(early)} on some days "
-                f"and {_clock(late)} on others: a zone's midnights in winter and summer time "
-                "converted to UTC, and a rate is taken for the UTC day of its date, so the "
-                "summer's would be the day before's. Give the days written in that zone: "
-                ".tz_localize(None) on dates aware in it (or .tz_convert(zone)"
-                ".tz_localize(None) on dates aware in UTC)")
+        early, late = sorted(int(minute) for _, minute in top)
+        straddle = early + 24 * 60 - late == 60
+        if not (straddle or (late - early == 60 and late >= 12 * 60)):
+            continue
+        back = (".tz_convert(zone).tz_localize(None)" if aware else
+                ".tz_localize('UTC').tz_convert(zone).tz_localize(None)")
+        raise InvalidParameter(
+            f"rates: the rates of {currency} are stamped at {_clock(early)} on some days "
+            f"and {_clock(late)} on others, as a zone's midnights in winter and summer time "
+            "are once converted to UTC, and a rate is taken for the UTC day of its date, so "
+            + ("the summer's would be the day before's" if straddle else
+               "each would be the day before's (a midnight east of UTC)")
+            + f". Give the days written in that zone: {back} on these dates "
+            "(.dt. on a long form's date column), or .tz_localize(None) on dates still "
+            "aware in the zone"
+            + ("" if straddle else "; if they are times of the day they are stamped on "
+               "(an afternoon close), .normalize() them (.dt.normalize())"))
 
 
-def _clock(time: pd.Timedelta) -> str:
-    minutes = int(time.total_seconds()) // 60
+def _clock(minutes: int) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d} UTC"
 
 
@@ -301,7 +317,7 @@ def _clean(dates: pd.Series, currency: pd.Series, usd: pd.Series) -> pd.DataFram
         raise InvalidParameter(f"rates: USD per unit must be positive and finite; "
                          f"{bad['currency']} on {bad['date'].date()} is {bad[VALUE]}")
     out = out.drop_duplicates()
-    _check_summer_time(out)
+    _check_summer_time(out, zone is not None)
     # a daily rate is its UTC day's whatever time of day it is stamped at (a daily close
     # at 12:00): to_usd joins by day, so two rates of one day would be one too many
     day = out[["currency", VALUE]].assign(date=out["date"].dt.floor("D")).drop_duplicates()
