@@ -188,7 +188,7 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     ...     _ = Tables.empty().to_parquet(out)
     ...     _ = (Path(out) / "manifest.json").write_text("{}")
     ...     read_export(out).icos.shape
-    (0, 42)
+    (0, 43)
     """
     folder = export_folder(path)  # "" is no export, not the current directory
     is_dir, holds = folder.is_dir(), _holds_export(folder)

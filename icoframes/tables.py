@@ -328,7 +328,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         >>> with tempfile.TemporaryDirectory() as d:
         ...     _ = Tables.empty().to_parquet(d)
         ...     Tables.read_parquet(d).icos.shape
-        (0, 42)
+        (0, 43)
         """
         directory = folder_path(directory, "directory")  # "" is no place to write to
         make_folder(directory)  # a link to nothing in the way is named, not "File exists"
