@@ -128,7 +128,10 @@ def changes(
             The first snapshot showing the change.
         ``kind`` (str)
             ``new`` (in this snapshot, not in the previous one; ``new`` holds
-            its status), ``removed`` (in the previous one, not in this one;
+            its status; one listed without a row, in its manifest's ``missing``,
+            of which no row is known, is in it by the status it was listed
+            under, the only value its next row is compared with), ``removed``
+            (in the previous one, not in this one;
             ``old`` holds its last status; ``previous_date`` the last snapshot that
             held it), ``unseen`` (known before, absent
             here because this snapshot is incomplete: listed but not fetched,
@@ -205,9 +208,10 @@ def changes(
                                    "read_snapshots)")
     # with the days whose query matched nothing; a day no snapshot names refused, as report's
     dates = named_dates(frame, "its changes are unknown", whole=whole)
+    cut = False
     if not whole:
         warn_uncounted(frame, "changes", "changes(path) of the tree counts them")
-        warn_cut_rows(frame, "changes", "changes() of the whole read_snapshots frame (or of "
+        cut = warn_cut_rows(frame, "changes", "changes() of the whole read_snapshots frame (or of "
                       "the path), then its events of the ids wanted, say what changed at the "
                       "service", undated=given - len(frame))
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
@@ -220,14 +224,18 @@ def changes(
     by_date = {d: g.set_index("id")
                for d, g in frame.groupby("snapshot_date", sort=True, observed=True)}
     nothing = frame.iloc[:0].set_index("id")  # a day without a row: an empty snapshot
+    only = pd.Index(frame["id"].unique()) if cut else None  # the ids a cut frame kept
     events = [_empty_events()]
     if len(dates):
-        known = by_date.get(dates[0], nothing)
+        known, listed = _with_listed(by_date.get(dates[0], nothing), gaps_of.get(dates[0]),
+                                     nothing.index, only)
         seen = pd.Series(dates[0], index=known.index)
         for before, after in itertools.pairwise(dates):
-            found, known, seen = _compare(known, seen, by_date.get(after, nothing), compared,
-                                          before, after, gaps_of.get(before),
-                                          gaps_of.get(after))
+            day, now = _with_listed(by_date.get(after, nothing), gaps_of.get(after),
+                                    known.index.difference(listed), only)
+            found, known, seen, listed = _compare(known, seen, day, compared, before, after,
+                                                  gaps_of.get(before), gaps_of.get(after),
+                                                  (listed, now))
             events.append(found)
     out = pd.concat(events, ignore_index=True)
     warn_query_cut(cut_by, "changes", out["kind"])
@@ -301,13 +309,29 @@ def _meant(value: object) -> str:
         else str(value)
 
 
+def _with_listed(rows: pd.DataFrame, gaps: Gaps | None, known: pd.Index, only: pd.Index | None
+         ) -> tuple[pd.DataFrame, pd.Index]:
+    """A snapshot's rows, and a row holding only its status for each ICO it listed without
+    a row of which no row is known (:meth:`Gaps.listed`); the ids of those."""
+    listed = gaps.listed(rows.index, known, only) if gaps is not None else None
+    if listed is None or listed.empty:
+        return rows, rows.index[:0]
+    out = rows.reindex(rows.index.append(listed.index))  # (no concat of all-NA columns)
+    if "status" in out.columns:
+        out.loc[listed.index, "status"] = listed.astype(rows["status"].dtype)
+    return out, listed.index
+
+
 def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
              compared: dict[str, str], previous: pd.Timestamp, date: pd.Timestamp,
              gaps_before: Gaps | None, gaps_after: Gaps | None,
-             ) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series]:
+             listed: tuple[pd.Index, pd.Index],
+             ) -> tuple[pd.DataFrame, pd.DataFrame, pd.Series, pd.Index]:
     """The events of ``date``, against what is known of each ICO (its last snapshot).
+    ``listed``: the ids known, then of ``date``, by their status alone (listed, no row).
 
-    Returns the events, then what is known after ``date`` and when each was last seen.
+    Returns the events, then what is known after ``date``, when each was last seen and
+    which of those are known by their status alone.
     """
     parts = []
     status_before = known["status"] if "status" in known else pd.Series(np.nan, known.index)
@@ -330,6 +354,7 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
                          seen.loc[newly].to_numpy()))
     both = known.index.intersection(after.index)
     same_copy = _same_copy(known, after, both)
+    rowless = np.asarray(both.isin(listed[0]), dtype=bool)  # (a day listed again: one of them)
     for kind, column in compared.items():
         old, new = known.loc[both, column], after.loc[both, column]
         changed = ~_same(old, new)
@@ -339,6 +364,10 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
             changed |= ~_same(old_unit, new_unit) & old.notna().to_numpy() & new.notna().to_numpy()
         if column in _PROFILE_COLUMNS:  # one copy read by two parsers: no change at the service
             changed &= ~same_copy
+        # a day without a row says the status it listed the ICO under, and nothing else:
+        # its other values are unknown, not missing, and the first row's are no change
+        changed &= ~rowless | ((old.notna().to_numpy() & new.notna().to_numpy())
+                               if column == "status" else False)
         ids = both[changed]
         old_text, new_text = _text(old[changed]), _text(new[changed])
         if unit is not None:
@@ -350,7 +379,7 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     carried = known.loc[unseen]
     known_after = pd.concat([after, carried]) if len(carried) else after
     seen_after = pd.concat([pd.Series(date, index=after.index), seen.loc[unseen]])
-    return events, known_after, seen_after
+    return events, known_after, seen_after, listed[1].union(unseen.intersection(listed[0]))
 
 
 def _same_copy(known: pd.DataFrame, after: pd.DataFrame, ids: pd.Index) -> np.ndarray:

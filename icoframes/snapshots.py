@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -219,14 +219,16 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
 
 
 class Gaps:
-    """What one snapshot's manifest says it lacks: ids listed but not fetched, partial lists
-    (what :func:`icoframes.changes` and :func:`icoframes.plot_status_flow` read)."""
+    """What one snapshot's manifest says it lacks: ids listed but not fetched (with the status
+    each was listed under, when said), partial lists (what :func:`icoframes.changes` and
+    :func:`icoframes.plot_status_flow` read)."""
 
     def __init__(self, missing: Iterable[int], partial: Iterable[str | None], *,
-                 everything: bool = False) -> None:
+                 everything: bool = False, statuses: Mapping[int, str] | None = None) -> None:
         self.missing = pd.Index(list(missing), dtype="int64")
         self.partial = set(partial)
         self.everything = everything
+        self.statuses = dict(statuses or {})
 
     def explains(self, ids: pd.Index) -> np.ndarray:
         """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
@@ -235,6 +237,20 @@ class Gaps:
         if self.partial or self.everything:
             return np.ones(len(ids), dtype=bool)
         return np.asarray(ids.isin(self.missing), dtype=bool)
+
+    def listed(self, rows: pd.Index, known: pd.Index, only: pd.Index | None = None
+               ) -> pd.Series:
+        """The ICOs this snapshot listed without a row (``missing``) of which no row is known
+        (``rows``: the snapshot's own; ``known``: an earlier one's, still known), by id, with
+        the status each was listed under (missing when the manifest does not say it): they
+        were listed that day, so new there when the snapshot before did not list them. One
+        known by a row goes unseen instead: its values that day are unknown. ``only``: the
+        ids a frame cut by rows holds (the manifest's others are not the caller's)."""
+        ids = self.missing.difference(rows).difference(known)
+        if only is not None:
+            ids = ids.intersection(only)
+        return pd.Series([self.statuses.get(int(i), np.nan) for i in ids],
+                         index=pd.Index(ids, dtype="int64", name="id"), dtype=object)
 
 
 def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
@@ -246,8 +262,21 @@ def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
     return {pd.Timestamp(i["snapshot_date"]): Gaps(
                 i.get("missing") or [], i.get("partial_lists") or [],
                 everything=i.get("rows") == 0 and not i.get("missing")
-                and not i.get("partial_lists"))
+                and not i.get("partial_lists"), statuses=_listed_statuses(i.get("report")))
             for i in day_infos(frame) if i.get("complete") is False}
+
+
+def _listed_statuses(report: object) -> dict[int, str]:
+    """The status each missing ICO was listed under, of a day's load summary in ``attrs``
+    (JSON text, :func:`read_snapshots`); none when it is not there or not readable."""
+    try:
+        summary = json.loads(report) if isinstance(report, str) else report
+    except ValueError:
+        return {}
+    missing = summary.get("missing") if isinstance(summary, Mapping) else None
+    return {int(m["id"]): m["status"] for m in missing or ()
+            if isinstance(m, Mapping) and isinstance(m.get("id"), int)
+            and isinstance(m.get("status"), str)}
 
 
 def table_schema(table: str) -> TableSchema:
@@ -346,14 +375,14 @@ def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     })
 
 
-def warn_cut_rows(frame: pd.DataFrame, who: str, fix: str, *, undated: int = 0) -> None:
+def warn_cut_rows(frame: pd.DataFrame, who: str, fix: str, *, undated: int = 0) -> bool:
     """Warn (:class:`~icoframes.errors.IcoframesWarning`) when ``frame`` (its days read by
     :func:`dated_rows`) holds fewer rows of a day than that day's snapshot did (``rows`` in
     ``attrs``): rows cut by a filter, so an ICO leaving or entering the rows kept (its status
     moved, its value crossed the filter's bound) reads as removed or new; ``fix`` says what
     to do instead. A day without a row is :func:`warn_uncounted`'s; rows the frame holds
     without a date (``undated``, left out by :func:`dated_rows`) may be any day's missing
-    rows, so only more missing rows than those are a cut."""
+    rows, so only more missing rows than those are a cut. Returns whether it warned."""
     held = frame.groupby("snapshot_date", observed=True).size()
     cut, missing = [], 0
     for info in day_infos(frame):
@@ -367,6 +396,7 @@ def warn_cut_rows(frame: pd.DataFrame, who: str, fix: str, *, undated: int = 0) 
              f"held ({', '.join(cut[:3])}{', ...' if len(cut) > 3 else ''}): an ICO that left "
              f"or entered the rows kept (a filter by status or by a value) reads as removed or "
              f"new; {fix}")
+    return missing > undated
 
 
 #: List parameters that select ICOs by a value an ICO may change while listed (not status:

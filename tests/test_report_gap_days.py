@@ -78,7 +78,7 @@ def test_changes_and_plot_leave_the_gap_out_and_call_it_incomplete(gap):
     """A gap in one snapshot is no event (history.md): changes and plot_status_flow still
     count the rows' days; their warning says the day is incomplete (a9c4b70: 'held no
     ICO', as of a query that matched nothing)."""
-    out, chosen, _ = gap
+    out, chosen, later = gap
     snaps = read_snapshots(out)
     assert list(snapshot_dates(snaps)) == [day(1), day(2)]
     with pytest.warns(IcoframesWarning, match=_GAP) as warned:
@@ -88,9 +88,12 @@ def test_changes_and_plot_leave_the_gap_out_and_call_it_incomplete(gap):
         ax = plot_status_flow(snaps)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-11-01", "2026-11-02"]
     matplotlib.pyplot.close(ax.figure)
-    whole = changes(out)  # the tree: day 3 counted, its list said the three are not upcoming
-    assert whole[["snapshot_date", "ico_id", "kind"]].values.tolist() == [
-        [day(3), ico_id, "removed"] for ico_id in chosen]
+    # the tree: day 3 counted, its list said the three are not upcoming, and listed the three
+    # others upcoming (its manifest's missing, with their status: no row, but listed)
+    whole = changes(out)
+    assert sorted(whole[["snapshot_date", "ico_id", "kind", "new"]].fillna("-").values.tolist()
+                  ) == sorted([[day(3), i, "removed", "-"] for i in chosen]
+                              + [[day(3), i, "new", "upcoming"] for i in later])
 
 
 def test_a_zone_attached_east_of_utc_is_refused_by_report(gap):

@@ -135,10 +135,10 @@ def plot_status_flow(
         check_one_query(frame, named_dates(frame, "its status flow is unknown"))
         warn_uncounted(frame, "plot_status_flow",
                        "plot_status_flow(changes(path)) draws the moves of the tree's days")
-        warn_cut_rows(frame, "plot_status_flow", "plot_status_flow(changes(path)), or of the "
-                      "whole read_snapshots frame, draws the moves at the service",
-                      undated=given - len(frame))
-        return _draw_snapshots(frame, _axes(ax), style)
+        cut = warn_cut_rows(frame, "plot_status_flow", "plot_status_flow(changes(path)), or "
+                            "of the whole read_snapshots frame, draws the moves at the service",
+                            undated=given - len(frame))
+        return _draw_snapshots(frame, _axes(ax), style, cut=cut)
     if all(c in frame.columns for c in _EVENT_COLUMNS):
         return _draw_events(frame, _axes(ax), style)
     raise InvalidParameter(
@@ -158,7 +158,8 @@ def _axes(ax: Axes | None) -> Axes:
     return made
 
 
-def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
+def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any], *,
+                    cut: bool = False) -> Axes:
     ax.set_title("Number of ICOs per status in each snapshot")
     ax.set_xlabel("snapshot date")
     ax.set_ylabel("number of ICOs")
@@ -184,7 +185,7 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axe
         bottom = bottom + counts
     # the moves are written above the bars, under the note
     ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.55)
-    moves = _all_moves(snaps, dates, gaps)
+    moves = _all_moves(snaps, dates, gaps, pd.Index(snaps["id"].unique()) if cut else None)
     warn_query_cut(cut_by, "plot_status_flow", (line.split(" ", 1)[1] for lines in moves
                                                  for line in lines))  # "+3 new", "-1 removed"
     # beside the Axes: the top is left to the note and the moves
@@ -278,31 +279,52 @@ def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
     return ax
 
 
-def _all_moves(snaps: pd.DataFrame, dates: list, gaps: dict[pd.Timestamp, Gaps]
-               ) -> list[list[str]]:
+def _all_moves(snaps: pd.DataFrame, dates: list, gaps: dict[pd.Timestamp, Gaps],
+               only: pd.Index | None = None) -> list[list[str]]:
     """The moves between each two consecutive snapshots, read as :func:`icoframes.changes`
     reads them: an ICO an incomplete snapshot explains the absence of (its manifest,
-    in ``attrs``: ``gaps``) is unseen, not removed, then compared with its last known status."""
+    in ``attrs``: ``gaps``) is unseen, not removed, then compared with its last known status;
+    one it listed without a row is there by its listed status (:meth:`Gaps.listed`; ``only``:
+    the ids of a frame cut by rows)."""
     by_date = {d: g.set_index("id")["status"].astype(object)  # observed: as changes' groups
                for d, g in snaps.groupby("snapshot_date", sort=True, observed=True)}
     nothing = pd.Series([], index=pd.Index([], dtype="int64"), dtype=object)  # no row that day
-    known, moves = by_date.get(dates[0], nothing), []
+    known, listed = _with_listed(by_date.get(dates[0], nothing),
+                                 gaps.get(pd.Timestamp(dates[0])), nothing.index, only)
+    moves = []
     for before, date in itertools.pairwise(dates):
-        lines, known = _moves(known, by_date.get(date, nothing), gaps.get(pd.Timestamp(before)),
-                              gaps.get(pd.Timestamp(date)))
+        day, now = _with_listed(by_date.get(date, nothing), gaps.get(pd.Timestamp(date)),
+                                known.index.difference(listed), only)
+        lines, known, listed = _moves(known, day, gaps.get(pd.Timestamp(before)),
+                                      gaps.get(pd.Timestamp(date)), (listed, now))
         moves.append(lines)
     return moves
 
 
+def _with_listed(rows: pd.Series, gaps: Gaps | None, known: pd.Index, only: pd.Index | None
+         ) -> tuple[pd.Series, pd.Index]:
+    """A snapshot's statuses, with those of the ICOs it listed without a row of which no
+    row is known (:meth:`Gaps.listed`); the ids of those."""
+    listed = gaps.listed(rows.index, known, only) if gaps is not None else None
+    if listed is None or listed.empty:
+        return rows, rows.index[:0]
+    return pd.concat([rows, listed]), listed.index
+
+
 def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
-           gaps_after: Gaps | None) -> tuple[list[str], pd.Series]:
-    """What changed between two snapshots (statuses by id: the last known, and this one's):
-    status moves, new, first seen, removed and unseen ICOs; then what is known after."""
+           gaps_after: Gaps | None, listed: tuple[pd.Index, pd.Index]
+           ) -> tuple[list[str], pd.Series, pd.Index]:
+    """What changed between two snapshots (statuses by id: the last known, and this one's;
+    ``listed``: the ids of each known by a listing alone): status moves, new, first seen,
+    removed and unseen ICOs; then what is known after, and which by a listing alone."""
     both = old.index.intersection(new.index)
     was, now = old.loc[both].fillna("unknown"), new.loc[both].fillna("unknown")
     # by position (both hold the ids of `both`, in its order): pandas refuses to compare two
     # whose empty indexes differ in dtype (ids of pyarrow's int64 against a day of no row)
     changed = was.to_numpy() != now.to_numpy()
+    # a listing that does not say the status: no move from or to it
+    changed &= ~np.asarray(both.isin(listed[0]), dtype=bool) | (
+        old.loc[both].notna().to_numpy() & new.loc[both].notna().to_numpy())
     pairs = pd.Series(list(zip(was[changed], now[changed], strict=True)), dtype=object)
     counted: dict[Any, int] = pairs.value_counts().sort_index().to_dict()
     lines = [f"{n} {a}{_ARROW}{b}" for (a, b), n in counted.items()]
@@ -313,7 +335,8 @@ def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
                     (len(gone) - len(unseen), "-{} removed"), (len(unseen), "{} unseen")):
         if n:
             lines.append(text.format(n))
-    return lines, pd.concat([new, old.loc[unseen]]) if len(unseen) else new
+    return (lines, pd.concat([new, old.loc[unseen]]) if len(unseen) else new,
+            listed[1].union(unseen.intersection(listed[0])))
 
 
 def _ordered(names: pd.Index) -> list[str]:
