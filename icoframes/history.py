@@ -238,9 +238,9 @@ def changes(
                                                   (listed, now))
             events.append(found)
     out = pd.concat(events, ignore_index=True)
-    warn_query_cut(cut_by, "changes", out["kind"])
     if gaps == "skip":
         out = out[~out["kind"].isin(GAP_KINDS)]
+    warn_query_cut(cut_by, "changes", out["kind"])  # of the events given
     order = {**_EVENT_ORDER, **{k: i + 2 for i, k in enumerate(compared)}}
     rank = out["kind"].map(order)
     out = out.assign(_rank=rank).sort_values(["snapshot_date", "ico_id", "_rank"],

@@ -423,12 +423,16 @@ def query_cut(frame: pd.DataFrame, days: Iterable[Any]) -> str | None:
 
 def warn_query_cut(query: str | None, who: str, kinds: Iterable[str]) -> None:
     """Warn when snapshots of a query that selects ICOs (:func:`query_cut`) give ``new`` or
-    ``removed`` events (``kinds``): an ICO that left the query (a sale that ended, among the
-    ongoing) reads as one the service deleted, one that entered it as one it added."""
-    if query is None or not {"new", "removed"} & set(kinds):
+    ``removed`` events, or ``first_seen`` or ``unseen`` (``kinds``; ``first seen`` too, as
+    the moves of a plot say it): an ICO that left the query (a sale that ended, among the
+    ongoing) reads as one the service deleted, one that entered it as one it added; next to
+    an incomplete snapshot, as the gap's events, never followed by the one that tells."""
+    if query is None or not {"new", "removed", "first_seen", "unseen"} & {
+            str(k).replace(" ", "_") for k in kinds}:
         return
     warn(f"{who}: the snapshots are of a query that selects ICOs ({query}): an ICO that left it "
          "while the service still lists it (its status moved: a sale that ended leaves the "
          "ongoing ICOs, enters the past ones; a value crossed a filter) reads as removed, one "
-         "that entered it as new: the same events as an ICO the service deleted or added. A "
+         "that entered it as new: the same events as an ICO the service deleted or added "
+         "(next to an incomplete snapshot: unseen, first_seen). A "
          "tree exported without that filter (every status) tells them apart")
