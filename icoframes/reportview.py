@@ -16,15 +16,15 @@ from __future__ import annotations
 import datetime as dt
 import html
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from .files import utc_time, utcnow
 from .quoting import counted
 
 __all__ = ["DAMAGE", "MORE_QUERIES", "REASONS", "Report", "completeness_html",
-           "completeness_lines", "queries_html", "query_complete", "report_html", "report_text",
-           "unreadable"]
+           "completeness_lines", "leading", "manifest_damage", "queries_html", "query_complete",
+           "report_damage", "report_html", "report_text", "unreadable"]
 
 #: Reasons of missing ICOs said by count; the others are summed in one "more" phrase.
 REASONS = 3
@@ -132,18 +132,94 @@ def _without_rows(missing: int, lists: list[Query]) -> str:
     return said
 
 
-def unreadable(error: BaseException, manifest: Mapping[str, Any] | None) -> str:
+def unreadable(error: BaseException, manifest: Mapping[str, Any] | None, *,
+               shown: bool = False) -> str:
     """What a view shows in place of a load report it cannot read (a manifest edited by
     hand: an entry without an id, a count that is no number), so that it still shows the
-    rows: what failed and, of an export, what its manifest says of its completeness."""
+    rows: what failed and, of an export, what its manifest says of its completeness.
+    ``shown``: the report was read whole (:func:`report_damage` found nothing) and showing
+    it failed: the view's own fault, not the manifest's, and said so."""
     failed = _short(f"{type(error).__name__}: {error}")
-    if manifest is None:
+    if shown:
+        said = f"load report could not be shown ({failed})"
+    elif manifest is None:
         return f"load report unreadable ({failed})"
+    else:
+        said = f"load report unreadable: the export's manifest is damaged ({failed})"
+    if manifest is None:
+        return said
     complete = manifest.get("complete")
     says = ("" if not isinstance(complete, bool) else
             f"; it says the export is {'complete' if complete else 'INCOMPLETE'}")
-    return (f"load report unreadable: the export's manifest is damaged ({failed}){says}; "
-            "attrs['icoframes']['manifest'] holds it")
+    return f"{said}{says}; attrs['icoframes']['manifest'] holds it"
+
+
+def manifest_damage(manifest: Mapping[str, Any] | None) -> ValueError | None:
+    """What of a manifest's completeness no report can be read from as its writer wrote it:
+    a ``complete`` that is not true or false (read as no report: nothing said), a
+    ``missing`` that is no list of ICOs (read as none missing: the view would hide them);
+    None when neither (a manifest without ``complete`` has no report: nothing to say)."""
+    if manifest is None:
+        return None
+    if "complete" in manifest and not isinstance(manifest["complete"], bool):
+        return ValueError(f"its complete is {_short(repr(manifest['complete']))}, not true or "
+                          "false")
+    missing = manifest.get("missing", [])
+    if not isinstance(missing, list) or not all(isinstance(m, Mapping) for m in missing):
+        return ValueError(f"its missing is {_short(repr(missing))}, not a list of ICOs")
+    return None
+
+
+def report_damage(report: Report) -> ValueError | None:
+    """The first value a view writes that is not of its type in ``report`` (a count that is
+    no number, read from a manifest edited by hand), as an error to say; None when every
+    one is: a view that fails after that fails by its own fault."""
+    counts = {"rows": False, "total_icos": True, "missing": True, "without_row": True,
+              "values_lost": False}  # name -> may be None
+    for n, q in enumerate(report.queries, 1):
+        for name, none in counts.items():
+            value = getattr(q, name)
+            if not (isinstance(value, int) or (none and value is None)):
+                return ValueError(f"query {n}'s {name} is {_short(repr(value))}, not a count")
+        if not isinstance(q.fetched_at, dt.datetime | None):
+            return ValueError(f"query {n}'s fetched_at is {_short(repr(q.fetched_at))}, not a "
+                              "time")
+    for m in report.missing:
+        if not (isinstance(m.state, str) and isinstance(m.reason, str)):
+            return ValueError(f"a missing ICO's state or reason is not text ({m!r})")
+    if not all(isinstance(v, int) for v in report.requests.values()):
+        return ValueError(f"the requests spent are not counts ({report.requests!r})")
+    return None
+
+
+def leading(read: Callable[[], tuple[Report | None, dict[str, Any]]], view: str,
+            manifest: Mapping[str, Any] | None) -> tuple[list[str], list[str]]:
+    """What a bundle's ``view`` (text or html) says of its report first (complete or not,
+    why, how old) and, as HTML, its queries last; nothing without a report. ``read`` gives
+    the report and how to say it; ``manifest``, of an export read back, is its own. One that
+    cannot be read (a manifest edited by hand) is said to be so instead, and one read whole
+    that fails to show is said not shown: a view never raises."""
+    def said(error: BaseException, *, shown: bool = False) -> tuple[list[str], list[str]]:
+        text = unreadable(error, manifest, shown=shown)
+        return [text if view == "text" else f"<p>{html.escape(text)}</p>"], []
+
+    if (damage := manifest_damage(manifest)) is not None:  # (said, not what reading it met)
+        return said(damage)
+    try:
+        shown, how = read()
+        damage = None if shown is None else report_damage(shown)
+    except DAMAGE as error:
+        return said(error)
+    if damage is not None:
+        return said(damage)
+    if shown is None:
+        return [], []
+    try:
+        if view == "text":
+            return completeness_lines(shown, **how), []
+        return completeness_html(shown, **how), queries_html(shown)
+    except DAMAGE as error:
+        return said(error, shown=True)
 
 
 def reasons(report: Report) -> str | None:
@@ -298,16 +374,20 @@ def queries_html(report: Report | None) -> list[str]:
 def report_text(report: Report) -> str:
     """A report's own text view (``LoadReport``'s ``repr``): :func:`completeness_lines` and
     the requests it spent; bounded, and never raising."""
+    if (damage := report_damage(report)) is not None:
+        return f"LoadReport({unreadable(damage, None)})"
     try:
         first, *more = completeness_lines(report)
         return "\n".join([f"LoadReport({first}", *more, f"  requests: {report.requests})"])
     except DAMAGE as error:
-        return f"LoadReport({unreadable(error, None)})"
+        return f"LoadReport({unreadable(error, None, shown=True)})"
 
 
 def report_html(report: Report) -> str:
     """A report's own HTML view: :func:`completeness_html`, then :func:`queries_html`."""
+    if (damage := report_damage(report)) is not None:
+        return f"<p>{html.escape(unreadable(damage, None))}</p>"
     try:
         return "\n".join([*completeness_html(report), *queries_html(report)])
     except DAMAGE as error:
-        return f"<p>{html.escape(unreadable(error, None))}</p>"
+        return f"<p>{html.escape(unreadable(error, None, shown=True))}</p>"

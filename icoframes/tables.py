@@ -19,7 +19,7 @@ from .files import atomic_write_table, concurrently, not_a_folder, nothing_at
 from .frames import check_frame, frame_from_arrow
 from .paths import folder_path
 from .reporting import LoadReport, report
-from .reportview import DAMAGE, completeness_html, completeness_lines, queries_html, unreadable
+from .reportview import leading
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLE_NAMES, TABLES, TableSchema, empty_frame
 from .subsets import kept_ids
 from .tablefiles import make_folder, problems_of, read_table, table_files
@@ -226,21 +226,12 @@ class Tables(Mapping[str, pd.DataFrame]):
                        "manifest": manifest if isinstance(manifest, Mapping) else None}
 
     def _leading(self, view: str) -> tuple[list[str], list[str]]:
-        """What a ``view`` (text or html) says of the report first (complete or not, why,
-        how old) and, as HTML, its queries last; nothing without a report. One it cannot
-        read (a manifest edited by hand) is said to be so instead: a view never raises."""
-        try:
-            shown, how = self._shown_report()
-            if shown is None:
-                return [], []
-            if view == "text":
-                return completeness_lines(shown, **how), []
-            return completeness_html(shown, **how), queries_html(shown)
-        except DAMAGE as error:
-            carried = self.icos.attrs.get("icoframes")
-            manifest = carried.get("manifest") if isinstance(carried, Mapping) else None
-            said = unreadable(error, manifest if isinstance(manifest, Mapping) else None)
-            return [said if view == "text" else f"<p>{html.escape(said)}</p>"], []
+        """What a ``view`` (text or html) says of the report first, and its queries last
+        (:func:`~icoframes.reportview.leading`: a view never raises)."""
+        carried = self.icos.attrs.get("icoframes")
+        manifest = carried.get("manifest") if isinstance(carried, Mapping) else None
+        return leading(self._shown_report, view,
+                       manifest if isinstance(manifest, Mapping) else None)
 
     def __repr__(self) -> str:
         width = max(len(name) for name in TABLE_NAMES)

@@ -68,12 +68,55 @@ def test_a_damaged_manifest_is_said_and_the_rows_still_shown(cut, tmp_path, edit
     assert f"<tr><td>icos</td><td>{len(tables.icos)}</td>" in page
     if edit == "a partial list's count no number":  # read, then not shown: LoadReport's own
         got = icoframes.report(tables)
-        assert repr(got) == ("LoadReport(load report unreadable (ValueError: Cannot specify "
-                             "',' with 's'.))")
+        assert repr(got) == ("LoadReport(load report unreadable (ValueError: query 1's "
+                             "missing is 'many', not a count))")
         assert got._repr_html_().startswith("<p>load report unreadable (ValueError: ")
     original = icoframes.read_export(cut)  # the same export undamaged: its report shown
     assert repr(original).splitlines()[0].startswith(
         f"Tables({len(original.icos)} ICOs): INCOMPLETE export: ")
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    *(("complete", v) for v in (None, "x", 7, [], {}, [1])),
+    *(("missing", v) for v in (None, "x", 7, {}, [1]))])  # ([] is none missing: no damage)
+def test_a_completeness_of_no_type_is_said_damaged(cut, tmp_path, field, value):
+    """A ``complete`` that is not true or false read as no report, and a ``missing`` that
+    is no list of ICOs as none missing: df2645a's views said nothing of the report, or
+    "INCOMPLETE export: stopped: quota" without the ICOs it lacks."""
+    out = tmp_path / "out"
+    shutil.copytree(cut, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest[field] = value
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    tables = icoframes.read_export(out)
+    first = repr(tables).splitlines()[0]
+    why = (f"its complete is {value!r}, not true or false" if field == "complete" else
+           f"its missing is {value!r}, not a list of ICOs")
+    says = "" if field == "complete" else "; it says the export is INCOMPLETE"
+    assert first == (f"Tables({len(tables.icos)} ICOs): {DAMAGED}ValueError: {why}){says}; "
+                     "attrs['icoframes']['manifest'] holds it")
+    assert f"<p>{html.escape(DAMAGED)}ValueError: {html.escape(why)}" in tables._repr_html_()
+
+
+def test_a_view_that_fails_on_a_whole_report_does_not_blame_the_manifest(cut, monkeypatch):
+    """The catch that keeps a view from raising also caught a fault of the view itself
+    (here a stand-in: its text and HTML made to raise), and said the export's manifest is
+    damaged (df2645a): the manifest reads whole, so the report is said not shown."""
+    def broken(*args, **kwargs):
+        raise TypeError("a fault of the view")
+
+    import icoframes.reportview
+    import icoframes.tables
+    for module in (icoframes.reportview, icoframes.tables):
+        for name in ("completeness_lines", "completeness_html"):
+            monkeypatch.setattr(module, name, broken, raising=False)
+    tables = icoframes.read_export(cut)
+    first = repr(tables).splitlines()[0]
+    assert first == (f"Tables({len(tables.icos)} ICOs): load report could not be shown "
+                     "(TypeError: a fault of the view); it says the export is INCOMPLETE; "
+                     "attrs['icoframes']['manifest'] holds it")
+    assert "load report could not be shown (TypeError: " in tables._repr_html_()
+    assert "damaged" not in repr(tables) + tables._repr_html_()
 
 
 def _list(status, rows):
