@@ -57,6 +57,9 @@ _EVENT_COLUMNS = ("snapshot_date", "ico_id", "kind", "old", "new")
 _STATUS_ORDER = ("past", "ongoing", "upcoming")
 _STATUS_COLORS = {"past": "C0", "ongoing": "C1", "upcoming": "C2"}
 _ARROW = "\u2192"
+# an ICO its day's manifest lists in missing, of which no row is known: counted by the status
+# it was listed under, as changes() counts it
+LISTED = "listed without a row"
 
 
 @own_keywords(draws="bar", sets=("x", "height", "bottom", "label"))
@@ -78,7 +81,12 @@ def plot_status_flow(
         between two bars what changed ("2 upcoming→ongoing",
         "+3 new", "-1 removed"; as :func:`icoframes.changes` reads it from the
         snapshots' manifests in ``attrs``, "4 unseen" and "1 first seen" for what
-        an incomplete snapshot explains, never removed then new); or an events
+        an incomplete snapshot explains, never removed then new). An ICO a
+        snapshot's manifest lists without a row (``missing``) of which no row is
+        known is in that day's bar by the status it was listed under, hatched
+        ("listed without a row", as ``changes`` counts it ``new`` that day), so
+        the moves between two bars are what changes them; one known by a row is
+        ``unseen`` there, in no bar that day. Or an events
         table (columns ``snapshot_date``, ``ico_id``, ``kind``, ``old``,
         ``new``): one stacked bar per snapshot
         date of its status moves, new and removed ICOs (other kinds are ignored). A
@@ -96,8 +104,10 @@ def plot_status_flow(
     -------
     matplotlib.axes.Axes
         Bars in ``ax.containers``, one per status (or per kind of move), each
-        labelled with its name; x ticks are the snapshot dates, at most
-        :data:`MAX_DATE_LABELS` of them labelled. The moves between two
+        labelled with its name, and after a status's, when there are any, those
+        listed without a row (labelled "<status>, listed without a row"); x
+        ticks are the snapshot dates, at most :data:`MAX_DATE_LABELS` of them
+        labelled. The moves between two
         snapshots are written between their bars (texts with gid
         ``icoframes-moves``) when they fit side by side; otherwise, as for 30
         or 90 daily snapshots, their totals are in the note (top left).
@@ -171,29 +181,42 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any], *,
         draw_empty(ax, f"{counted(len(every), 'snapshot')}, none holding an ICO"
                    if len(every) else None)
         return ax
-    status = snaps["status"].astype(object).where(snaps["status"].notna(), "unknown")
-    table = (pd.DataFrame({"date": snaps["snapshot_date"], "status": status})
-             .value_counts().unstack(fill_value=0).reindex(every, fill_value=0))
-    dates = list(table.index)
-    columns = _ordered(table.columns)
-    x = np.arange(len(dates))
-    bottom = np.zeros(len(dates), dtype="int64")
-    for name in columns:
-        counts = table[name].to_numpy()
-        bar_style = {"color": _STATUS_COLORS.get(name, UNKNOWN_COLOR), "width": 0.55, **style}
-        ax.bar(x, counts, bottom=bottom, label=name, **bar_style)
-        bottom = bottom + counts
-    # the moves are written above the bars, under the note
-    ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.55)
-    moves = _all_moves(snaps, dates, gaps, pd.Index(snaps["id"].unique()) if cut else None)
+    dates = list(every)
+    only = pd.Index(snaps["id"].unique()) if cut else None
+    moves, listed = _all_moves(snaps, dates, gaps, only)
     warn_query_cut(cut_by, "plot_status_flow", (line.split(" ", 1)[1] for lines in moves
                                                  for line in lines))  # "+3 new", "-1 removed"
+    table = _per_status(snaps["snapshot_date"], snaps["status"], every)
+    # the ICOs the moves count by a listing alone are in their day's bar too, hatched: so the
+    # moves between two bars are what changes their heights
+    on_list = _per_status(pd.Series([d for d, s in listed.items() for _ in s.index]),
+                          pd.concat(listed.values()) if listed else pd.Series([], dtype=object),
+                          every)
+    x = np.arange(len(dates))
+    bottom = np.zeros(len(dates), dtype="int64")
+    zeros = pd.Series(0, index=table.index)
+    for name in _ordered(table.columns.union(on_list.columns)):
+        color = _STATUS_COLORS.get(name, UNKNOWN_COLOR)
+        counts = table.get(name, zeros).to_numpy()
+        ax.bar(x, counts, bottom=bottom, label=name, **{"color": color, "width": 0.55, **style})
+        bottom = bottom + counts
+        if name in on_list.columns:
+            counts = on_list[name].to_numpy()
+            ax.bar(x, counts, bottom=bottom, label=f"{name}, {LISTED}",
+                   **_hatched(color, style))
+            bottom = bottom + counts
+    # the moves are written above the bars, under the note
+    ax.set_ylim(0, max(float(bottom.max()), 1.0) * 1.55)
     # beside the Axes: the top is left to the note and the moves
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="status")
+    ax.legend(handles=_legend(ax, bool(len(on_list.columns))), loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), fontsize="small", title="status")
     _date_ticks(ax, dates)  # once the legend took its room
     span = (counted(len(dates), "snapshot") if len(dates) < 2 else
             f"{len(dates)} snapshots, {_day(dates[0])} to {_day(dates[-1])}")
-    note = f"{span}; {counted(snaps['id'].nunique(), 'ICO')} seen"
+    ids = pd.concat([snaps["id"].astype("int64"), *(s.index.to_series() for s in listed.values())])
+    note = f"{span}; {counted(ids.nunique(), 'ICO')} seen"
+    if len(on_list.columns):
+        note += f"\nhatched: {LISTED} that day, by the status listed"
     add_note(ax, note)
     if moves and not _write_moves(ax, moves, float(bottom.max())):
         next(t for t in ax.texts if t.get_gid() != "icoframes-moves").remove()
@@ -280,25 +303,28 @@ def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
 
 
 def _all_moves(snaps: pd.DataFrame, dates: list, gaps: dict[pd.Timestamp, Gaps],
-               only: pd.Index | None = None) -> list[list[str]]:
+               only: pd.Index | None = None) -> tuple[list[list[str]], dict[Any, pd.Series]]:
     """The moves between each two consecutive snapshots, read as :func:`icoframes.changes`
     reads them: an ICO an incomplete snapshot explains the absence of (its manifest,
     in ``attrs``: ``gaps``) is unseen, not removed, then compared with its last known status;
     one it listed without a row is there by its listed status (:meth:`Gaps.listed`; ``only``:
-    the ids of a frame cut by rows)."""
+    the ids of a frame cut by rows). Also the statuses of those, by id, of each day that
+    has any."""
     by_date = {d: g.set_index("id")["status"].astype(object)  # observed: as changes' groups
                for d, g in snaps.groupby("snapshot_date", sort=True, observed=True)}
     nothing = pd.Series([], index=pd.Index([], dtype="int64"), dtype=object)  # no row that day
     known, listed = _with_listed(by_date.get(dates[0], nothing),
                                  gaps.get(pd.Timestamp(dates[0])), nothing.index, only)
-    moves = []
+    moves, rowless = [], {dates[0]: known.loc[listed]} if len(listed) else {}
     for before, date in itertools.pairwise(dates):
         day, now = _with_listed(by_date.get(date, nothing), gaps.get(pd.Timestamp(date)),
                                 known.index.difference(listed), only)
+        if len(now):
+            rowless[date] = day.loc[now]
         lines, known, listed = _moves(known, day, gaps.get(pd.Timestamp(before)),
                                       gaps.get(pd.Timestamp(date)), (listed, now))
         moves.append(lines)
-    return moves
+    return moves, rowless
 
 
 def _with_listed(rows: pd.Series, gaps: Gaps | None, known: pd.Index, only: pd.Index | None
@@ -337,6 +363,35 @@ def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
             lines.append(text.format(n))
     return (lines, pd.concat([new, old.loc[unseen]]) if len(unseen) else new,
             listed[1].union(unseen.intersection(listed[0])))
+
+
+def _per_status(dates: pd.Series, status: pd.Series, every: pd.Index) -> pd.DataFrame:
+    """How many of the ICOs are of each status (a column; missing: ``unknown``) on each day of
+    ``every`` (``dates``: each ICO's day)."""
+    if dates.empty:
+        return pd.DataFrame(index=every)
+    status = status.astype(object).where(status.notna(), "unknown")
+    return (pd.DataFrame({"date": dates.to_numpy(), "status": status.to_numpy()})
+            .value_counts().unstack(fill_value=0).reindex(every, fill_value=0))
+
+
+def _hatched(color: str, style: dict[str, Any]) -> dict[str, Any]:
+    """The style of a bar of ICOs listed without a row: the status's colour, hatched on
+    white, unless the caller gave the colours."""
+    own = {"width": 0.55, "hatch": "///"}
+    if not any(k in style for k in ("color", "facecolor", "edgecolor", "fc", "ec")):
+        own.update(facecolor="white", edgecolor=color, linewidth=0)
+    return {**own, **style}
+
+
+def _legend(ax: Axes, hatched: bool) -> list[Any]:
+    """The statuses' bars, and one entry for the hatch of the ICOs listed without a row."""
+    from matplotlib.patches import Patch
+
+    handles: list[Any] = [c for c in ax.containers if not c.get_label().endswith(LISTED)]
+    if hatched:
+        handles.append(Patch(facecolor="white", edgecolor="0.35", hatch="///", label=LISTED))
+    return handles
 
 
 def _ordered(names: pd.Index) -> list[str]:
