@@ -179,22 +179,36 @@ def test_allow_incomplete_exits_0_and_still_marks_the_export(service, tmp_path, 
     assert manifest["complete"] is False and [m["id"] for m in manifest["missing"]] == [2]
 
 
-def test_an_ico_first_fetched_after_an_incomplete_first_snapshot_is_not_new():
-    """The baseline itself may be incomplete: an ICO listed but not fetched on day 1 and
-    fetched on day 2 was listed on day 1: of the baseline, no event (neither ``new`` nor
-    ``first_seen``)."""
+def _two_days(first_day):
+    """ICOs 1 and 2 on both days, 3 on day 2 alone (its first row), all past; day 1's
+    manifest says ``first_day`` (incomplete), day 2 complete."""
     dates = pd.to_datetime(["2026-11-01", "2026-11-01", "2026-11-02", "2026-11-02",
                             "2026-11-02"], format="%Y-%m-%d").astype("datetime64[ms]")
     frame = pd.DataFrame({"snapshot_date": dates, "id": [1, 2, 1, 2, 3],
                           "status": ["past"] * 5})
     frame.attrs["icoframes"] = {"snapshots": [
-        {"snapshot_date": "2026-11-01", "complete": False, "missing": [3],
-         "partial_lists": []},
+        {"snapshot_date": "2026-11-01", "complete": False, **first_day},
         {"snapshot_date": "2026-11-02", "complete": True, "missing": [], "partial_lists": []}]}
-    assert icoframes.changes(frame, kinds=["status"]).empty
+    return frame
+
+
+def test_an_ico_first_fetched_after_an_incomplete_first_snapshot_is_not_new():
+    """The baseline itself may be incomplete: day 1's past list came back partial, so an ICO
+    first fetched on day 2 may have been listed on day 1: ``first_seen``, not ``new``."""
+    frame = _two_days({"missing": [], "partial_lists": ["past"]})
+    events = icoframes.changes(frame, kinds=["status"])
+    assert events[["ico_id", "kind"]].values.tolist() == [[3, "first_seen"]]
     assert icoframes.changes(frame, kinds=["status"], gaps="skip").empty
     frame.attrs = {}  # without what the manifests say, every snapshot is taken as complete
     assert icoframes.changes(frame, kinds=["status"])["kind"].tolist() == ["new"]
+
+
+def test_an_ico_listed_without_a_row_in_the_first_snapshot_gives_no_event():
+    """An ICO listed but not fetched on day 1 (the manifest's ``missing``) and fetched on
+    day 2 was listed on day 1, the baseline: no event (neither ``new`` nor ``first_seen``)."""
+    frame = _two_days({"missing": [3], "partial_lists": []})
+    assert icoframes.changes(frame, kinds=["status"]).empty
+    assert icoframes.changes(frame, kinds=["status"], gaps="skip").empty
 
 
 def test_a_partial_list_explains_the_absence_of_any_status():
