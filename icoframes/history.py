@@ -22,8 +22,8 @@ even while one is being replaced; two folders for one day are refused).
 
 A snapshot reflects what its export could load, and its manifest says what it
 lacks: the ICOs listed but not fetched (``missing``) and the lists that came
-back partial. :func:`changes` reads that: an ICO absent from an incomplete
-snapshot for one of those reasons is never reported ``removed`` and then
+back partial. :func:`changes` reads that: an ICO known before and absent from an
+incomplete snapshot for one of those reasons is never reported ``removed`` and then
 ``new`` again, but ``unseen`` (or nothing, with ``gaps="skip"``), and compared
 with its last known values when it is seen again.
 """
@@ -109,13 +109,16 @@ def changes(
         or any other ``icos`` column by name. New and removed ICOs are always
         listed.
     gaps : {"mark", "skip"}, default "mark"
-        What to say of an ICO whose absence an incomplete snapshot explains
-        (its manifest lists it in ``missing``: listed but not fetched; or a
-        list of the snapshot came back partial, which may hold it under any
-        status): ``"mark"`` gives the events
-        ``unseen`` and ``first_seen`` (:data:`GAP_KINDS`), ``"skip"`` gives
-        none. Either way such an ICO is never ``removed`` or ``new``, and when
-        it is seen again it is compared with its last known values.
+        What to say of an ICO known before whose absence an incomplete snapshot
+        explains (its manifest lists it in ``missing``: listed but not fetched;
+        or a list of the snapshot came back partial, which may hold it under any
+        status), and of one first seen after a snapshot that may have listed it:
+        ``"mark"`` gives the events ``unseen`` and ``first_seen``
+        (:data:`GAP_KINDS`), ``"skip"`` gives none. Either way such an ICO is
+        never ``removed`` or ``new`` there, and when it is seen again it is
+        compared with its last known values. An ICO in ``missing`` of which no
+        row is known is no gap: it was listed, so it is ``new`` that day and
+        ``removed`` from a later complete snapshot that lists it no more.
 
     Returns
     -------
