@@ -60,17 +60,16 @@ What a reader can rely on:
   completes it). A reader racing a running export reads ``manifest.json``
   before and after the tables and retries when it changed
   (:mod:`icoframes.exported`).
-* Two exports into one ``out`` swap one at a time (``flock`` on ``out`` itself,
-  so no lock file is left in it; a ``.icoframes-swap.lock`` file on Windows). What
-  ``out`` holds (its layout; a tree's query) is checked before any request, once no swap
-  is under way, and again under that lock before the swap: of two exports begun into one
-  ``out`` that each found nothing in the way, the later to swap is refused there.
-  The staging folder of a killed export is removed by the next run; that of a
-  running export is not (each holds a lock on its folder while it runs, which
-  the operating system releases when the process dies). After an export,
-  ``out`` holds the export and nothing else of icoframes'.
-* An export whose query matches no ICO raises :class:`~icoframes.errors.EmptyResult`
-  and writes nothing, unless ``allow_empty=True``.
+* Two exports into one ``out`` swap one at a time (``flock`` on ``out`` itself, so no lock file
+  is left in it; a ``.icoframes-swap.lock`` file on Windows). What ``out`` holds (its layout; a
+  tree's query) is checked before any request, once no swap is under way, and again under that
+  lock before the swap: of two exports begun into one ``out`` that each found nothing in the
+  way, the later to swap is refused there. The staging folder of a killed export is removed by
+  the next run; that of a running export is not (each holds a lock on its folder while it runs,
+  which the operating system releases when the process dies). After an export, ``out`` holds
+  the export and nothing else of icoframes'.
+* An export whose query lists no ICO raises :class:`~icoframes.errors.EmptyResult` and writes
+  nothing, unless ``allow_empty=True``; ICOs listed but none fetched make an incomplete export.
 
 ``manifest.json`` records the arguments, the rows per table, the requests this
 export spent (per endpoint in ``requests_spent``, and ``requests_total``), each
@@ -287,7 +286,7 @@ def export_tables(
         Another export holds the swap too long, or swapped in meanwhile what this one
         may not replace: the day with a list newer than this export's (nothing written).
     EmptyResult
-        No ICO matched and ``allow_empty`` is False; nothing was written.
+        No ICO was listed and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
         The daily limit came before anything this export may use was listed:
         nothing is written, what was fetched is cached, and the next run
@@ -384,7 +383,8 @@ def export_tables(
                 queries = list(stated.get("queries", []))
             if not snapshot:  # a plain export's queries are known once listed: as given, too
                 given = given_queries(filters, [q.get("params") or {} for q in queries])
-        if not len(tables.icos) and not allow_empty and stop is None:
+        # ICOs listed but none fetched (a budget of 0, an empty cache): the query matched them
+        if not (len(tables.icos) or allow_empty or stop is not None or stated.get("missing")):
             raise EmptyResult(nothing_matched(queries, status, filters))
         exported_at = utcnow()
         stale = sorted([*not_refreshed(tables.icos, stated), *stated.get("day_kept", [])],
