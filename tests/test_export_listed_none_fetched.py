@@ -15,7 +15,6 @@ import warnings
 
 import pytest
 import time_machine
-
 from test_export import _nothing_matches
 
 import icoframes

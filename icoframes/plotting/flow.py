@@ -388,7 +388,7 @@ def _legend(ax: Axes, hatched: bool) -> list[Any]:
     """The statuses' bars, and one entry for the hatch of the ICOs listed without a row."""
     from matplotlib.patches import Patch
 
-    handles: list[Any] = [c for c in ax.containers if not c.get_label().endswith(LISTED)]
+    handles: list[Any] = [c for c in ax.containers if not str(c.get_label()).endswith(LISTED)]
     if hatched:
         handles.append(Patch(facecolor="white", edgecolor="0.35", hatch="///", label=LISTED))
     return handles
