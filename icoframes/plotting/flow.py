@@ -85,8 +85,9 @@ def plot_status_flow(
         snapshot's manifest lists without a row (``missing``) of which no row is
         known is in that day's bar by the status it was listed under, hatched
         ("listed without a row", as ``changes`` counts it ``new`` that day), so
-        the moves between two bars are what changes them; one known by a row is
-        ``unseen`` there, in no bar that day. Or an events
+        the moves between two bars explain them; one known by a row is
+        ``unseen`` there, in no bar that day (seen again, it is back with no move
+        written). Or an events
         table (columns ``snapshot_date``, ``ico_id``, ``kind``, ``old``,
         ``new``): one stacked bar per snapshot
         date of its status moves, new and removed ICOs (other kinds are ignored). A
@@ -213,8 +214,9 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any], *,
     _date_ticks(ax, dates)  # once the legend took its room
     span = (counted(len(dates), "snapshot") if len(dates) < 2 else
             f"{len(dates)} snapshots, {_day(dates[0])} to {_day(dates[-1])}")
-    ids = pd.concat([snaps["id"].astype("int64"), *(s.index.to_series() for s in listed.values())])
-    note = f"{span}; {counted(ids.nunique(), 'ICO')} seen"
+    # a row without an id is no ICO (changes drops it too); the ids may be of any dtype
+    ids = set(snaps["id"].dropna().tolist()).union(*(s.index.tolist() for s in listed.values()))
+    note = f"{span}; {counted(len(ids), 'ICO')} seen"
     if len(on_list.columns):
         note += f"\nhatched: {LISTED} that day, by the status listed"
     add_note(ax, note)
@@ -388,7 +390,9 @@ def _legend(ax: Axes, hatched: bool) -> list[Any]:
     """The statuses' bars, and one entry for the hatch of the ICOs listed without a row."""
     from matplotlib.patches import Patch
 
-    handles: list[Any] = [c for c in ax.containers if not str(c.get_label()).endswith(LISTED)]
+    # what the Axes would list by itself (a caller's labelled artists too), less the hatches
+    handles: list[Any] = [h for h, label in zip(*ax.get_legend_handles_labels(), strict=True)
+                          if not label.endswith(LISTED)]
     if hatched:
         handles.append(Patch(facecolor="white", edgecolor="0.35", hatch="///", label=LISTED))
     return handles
