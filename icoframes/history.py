@@ -30,7 +30,6 @@ with its last known values when it is seen again.
 
 from __future__ import annotations
 
-import datetime as dt
 import itertools
 import os
 from collections.abc import Iterable
@@ -41,6 +40,7 @@ import pandas as pd
 
 from .dayfolder import check_one_query
 from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean, quoted
+from .eventvalues import as_text, same_values, with_unit
 from .exported import export_folder, read_export
 from .frozen import without_attrs
 from .queries import checked_keywords
@@ -347,24 +347,25 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     first = (added[gaps_before.explains(added)] if gaps_before is not None
              else added[:0])
     added = added.difference(first)
-    parts.append(_events(added, "new", None, _text(status_after.loc[added]), previous))
-    parts.append(_events(first, "first_seen", None, _text(status_after.loc[first]), previous))
+    parts.append(_events(added, "new", None, as_text(status_after.loc[added]), previous))
+    parts.append(_events(first, "first_seen", None, as_text(status_after.loc[first]), previous))
     # after it went unseen, the last snapshot that held it, not the one that did not
-    parts.append(_events(gone, "removed", _text(status_before.loc[gone]), None,
+    parts.append(_events(gone, "removed", as_text(status_before.loc[gone]), None,
                          seen.loc[gone].to_numpy()))
     newly = unseen[(seen.loc[unseen] == previous).to_numpy()]  # once, when it goes unseen
-    parts.append(_events(newly, "unseen", _text(status_before.loc[newly]), None,
+    parts.append(_events(newly, "unseen", as_text(status_before.loc[newly]), None,
                          seen.loc[newly].to_numpy()))
     both = known.index.intersection(after.index)
     same_copy = _same_copy(known, after, both)
     rowless = np.asarray(both.isin(listed[0]), dtype=bool)  # (a day listed again: one of them)
     for kind, column in compared.items():
         old, new = known.loc[both, column], after.loc[both, column]
-        changed = ~_same(old, new)
+        changed = ~same_values(old, new)
         unit = _UNITS.get(column)
         if unit is not None:  # 100 ETH -> 100 USD changed; a missing amount has no unit to say
             old_unit, new_unit = known.loc[both, unit], after.loc[both, unit]
-            changed |= ~_same(old_unit, new_unit) & old.notna().to_numpy() & new.notna().to_numpy()
+            both_known = old.notna().to_numpy() & new.notna().to_numpy()
+            changed |= ~same_values(old_unit, new_unit) & both_known
         if column in _PROFILE_COLUMNS:  # one copy read by two parsers: no change at the service
             changed &= ~same_copy
         # a day without a row says the status it listed the ICO under, and nothing else:
@@ -372,10 +373,10 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
         changed &= ~rowless | ((old.notna().to_numpy() & new.notna().to_numpy())
                                if column == "status" else False)
         ids = both[changed]
-        old_text, new_text = _text(old[changed]), _text(new[changed])
+        old_text, new_text = as_text(old[changed]), as_text(new[changed])
         if unit is not None:
-            old_text = _with_unit(old_text, old_unit[changed])
-            new_text = _with_unit(new_text, new_unit[changed])
+            old_text = with_unit(old_text, old_unit[changed])
+            new_text = with_unit(new_text, new_unit[changed])
         parts.append(_events(ids, kind, old_text, new_text, seen.loc[ids].to_numpy()))
     events = pd.concat(parts, ignore_index=True)
     events["snapshot_date"] = date
@@ -391,52 +392,7 @@ def _same_copy(known: pd.DataFrame, after: pd.DataFrame, ids: pd.Index) -> np.nd
     if "fetched_at" not in known.columns or "fetched_at" not in after.columns:
         return np.zeros(len(ids), dtype=bool)
     old, new = known.loc[ids, "fetched_at"], after.loc[ids, "fetched_at"]
-    return _same(old, new) & old.notna().to_numpy()
-
-
-def _same(old: pd.Series, new: pd.Series) -> np.ndarray:
-    """Equal values, or missing on both sides."""
-    both_missing = old.isna().to_numpy() & new.isna().to_numpy()
-    if old.dtype == object:  # lists (markets, ...), or text in pandas 2.2's object dtype
-        equal = np.array([_equal(a, b) for a, b in zip(old, new, strict=True)], dtype=bool)
-    else:  # (on the arrays: pandas 2.2's string or boolean values hold pd.NA, which numpy's
-        # == of their object arrays cannot turn into a bool)
-        equal = np.asarray(pd.array(old.array == new.array, dtype="boolean").fillna(False),
-                           dtype=bool)
-    return equal | both_missing
-
-
-def _equal(a: object, b: object) -> bool:
-    """Two values of an object column: lists item by item, scalars by ``==``; NA is unequal."""
-    if isinstance(a, list) or isinstance(b, list):
-        return isinstance(a, list) and isinstance(b, list) and a == b
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):  # pd.NA == x is NA; missing on both sides is handled apart
-        return False
-
-
-def _text(values: pd.Series) -> list[object]:
-    """Values as text for the old/new columns; missing stays missing."""
-    out: list[object] = []
-    for value in values:
-        if isinstance(value, list):
-            out.append(", ".join(map(str, value)))
-        elif value is None or value is pd.NaT or (not isinstance(value, str) and pd.isna(value)):
-            out.append(np.nan)
-        elif isinstance(value, pd.Timestamp | dt.datetime | np.datetime64):
-            out.append(pd.Timestamp(value).strftime("%Y-%m-%d %H:%M:%S"))
-        elif isinstance(value, float | np.floating):
-            out.append(f"{float(value):.15g}")
-        else:
-            out.append(str(value))
-    return out
-
-
-def _with_unit(texts: list[object], units: pd.Series) -> list[object]:
-    """Amounts as text with their units (``100 ETH``); one without a unit as its number."""
-    return [text if isinstance(text, float) or not isinstance(unit, str) or not unit.strip()
-            else f"{text} {unit}" for text, unit in zip(texts, units, strict=True)]
+    return same_values(old, new) & old.notna().to_numpy()
 
 
 def _events(ids: pd.Index, kind: str, old: list[object] | None,
