@@ -26,7 +26,8 @@ __all__ = ["REASONS", "Reason", "is_reason"]
 
 #: A reason code; mypy refuses a code that is not declared.
 Reason: TypeAlias = Literal[
-    "wrong_shape", "wrong_type", "unreadable_id", "duplicate_id", "no_name", "surrogate",
+    "wrong_shape", "absent_section", "wrong_type", "unreadable_id", "duplicate_id", "no_name",
+    "surrogate",
     "unreadable_number", "grouping", "range", "vague", "percent", "negative", "infinite",
     "out_of_bounds", "unit_conflict", "unreadable_price",
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
@@ -40,6 +41,11 @@ REASONS: Final[Mapping[Reason, str]] = {
     "wrong_shape": "a record, section, person, map or filter list that is not an object or "
                    "list (``\"main\": \"oops\"``, a team member written as a string): "
                    "read as empty",
+    "absent_section": "a section of a profile the service's answer left out (no ``finance`` "
+                      "key; spec 2.3 has eight: main, links, finance, dates, additional, "
+                      "roadmap, team, advisors): its columns are missing, ``value`` too. A "
+                      "load reports it; an answer holding none of them is refused (the "
+                      "item's failure)",
     "wrong_type": "a JSON type the column cannot hold: ``true`` as an amount or a name, a "
                   "list as a date, a map as a list item",
     "unreadable_id": "an id that is not a whole number within int64, or not above 0 for an "

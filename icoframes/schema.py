@@ -42,8 +42,8 @@ from .errors import InvalidParameter, UnknownName, checked_keywords, checked_met
 from .quoting import quoted
 
 __all__ = ["EACH", "FILTERS", "ICOS", "KEY", "LIST", "LONG_LISTS", "PROBLEMS", "PROBLEM_SUMMARY",
-           "TABLES", "TABLE_NAMES", "TEXT_DTYPE", "Column", "Kind", "Source", "TableSchema",
-           "describe", "empty_frame"]
+           "PROFILE_SECTIONS", "TABLES", "TABLE_NAMES", "TEXT_DTYPE", "Column", "Kind", "Source",
+           "TableSchema", "describe", "empty_frame"]
 
 #: A column's pandas dtype: a NumPy dtype or a pandas extension dtype.
 Dtype: TypeAlias = np.dtype[Any] | ExtensionDtype
@@ -327,6 +327,10 @@ RESTRICTED_AREAS = _values_of("restricted_areas", "a country where the ICO is no
 ACCEPTING = _values_of("accepting", "ticker of an accepted currency")
 #: The icos list columns that have a long table of the same name.
 LONG_LISTS: Final = ("markets", "restricted_areas", "accepting")
+
+#: The sections of a profile (spec 2.3) beside its ``id``: each an object or a list.
+PROFILE_SECTIONS: Final = ("main", "links", "finance", "dates", "additional", "roadmap", "team",
+                           "advisors")
 
 # Not in TABLES: it describes the values the other tables lost, it is not data.
 PROBLEMS = TableSchema(

@@ -20,7 +20,8 @@ ONCE = RetryPolicy(max_attempts=1)
 
 
 def _profile(handler: Any) -> None:
-    reply = b'{"error":null,"data":{"id":%d}}' % handler.request_json().get("id", 0)
+    reply = (b'{"error":null,"data":{"id":%d,"main":{"name":"A"}}}'
+             % handler.request_json().get("id", 0))
     handler.send_bytes(200, reply)
 
 
@@ -102,7 +103,8 @@ def test_a_refused_connection_is_the_same_failure_as_through_requests(sends):
 
 
 def test_a_proxy_of_the_environment_is_still_used(monkeypatch, sends):
-    with HostileServer({}, default=json_reply({"error": None, "data": {"id": 7}})) as proxy:
+    with HostileServer({}, default=json_reply(
+            {"error": None, "data": {"id": 7, "main": {"name": "A"}}})) as proxy:
         for name in ("NO_PROXY", "no_proxy"):
             monkeypatch.delenv(name, raising=False)
         monkeypatch.setenv("HTTP_PROXY", proxy.base_url)

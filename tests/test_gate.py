@@ -349,9 +349,10 @@ def test_a_profile_without_data_is_refused():
 
 
 def test_a_profile_whose_id_is_a_digit_string_is_accepted():
-    with HostileServer({PROFILE: profile_reply(lambda asked: {"id": str(asked)})}) as srv, \
+    named = profile_reply(lambda asked: {"id": str(asked), "main": {"name": "A"}})
+    with HostileServer({PROFILE: named}) as srv, \
             _client(srv) as c:
-        assert c.profile(12) == {"id": "12"}
+        assert c.profile(12) == {"id": "12", "main": {"name": "A"}}
 
 
 # -- list pages -----------------------------------------------------------------------

@@ -63,7 +63,7 @@ def test_failures_after_a_stop_do_not_trip_the_breaker_nor_cut_paid_reads(
             return
         for _ in FAILING:
             assert failed_out.acquire(timeout=HANG_GUARD)
-        json_reply({"error": None, "data": {"id": str(ico_id)}})(h)
+        json_reply({"error": None, "data": {"id": str(ico_id), "main": {"name": "A"}}})(h)
         with lock:
             answered.append(ico_id)
 

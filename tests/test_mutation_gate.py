@@ -22,7 +22,8 @@ from icoframes.api.gate import MAX_DEPTH, MAX_PAGES, PAGE_SIZE
 
 TWO_TRIES = RetryPolicy(max_attempts=2, backoff=0.001, max_backoff=0.002, max_elapsed=30)
 CAP = 4096
-PROFILE_BODY = b'{"error":null,"data":{"id":1}}'
+PROFILE_BODY = b'{"error":null,"data":{"id":1,"main":{"name":"A"}}}'
+ONE = {"id": 1, "main": {"name": "A"}}  # (an answer of the id alone is no profile)
 
 
 def _why(error: Any) -> str:
@@ -67,7 +68,7 @@ def _profile(behaviour: Any, *, cap: int = CAP) -> tuple[Any, HostileServer]:
 @pytest.mark.parametrize("reply", [raw_reply, chunked_reply], ids=["content-length", "chunked"])
 def test_a_body_of_exactly_the_cap_passes_and_one_byte_more_fails(reply):
     ok, srv = _profile(reply(_padded(CAP)))
-    assert ok == {"id": 1} and srv.hits[PROFILE] == 1
+    assert ok == ONE and srv.hits[PROFILE] == 1
     over, srv = _profile(reply(_padded(CAP + 1)))
     assert isinstance(over, BadResponse), over
     assert f"{CAP} bytes" in _why(over) and srv.hits[PROFILE] == 2
@@ -82,7 +83,7 @@ def test_content_length_above_the_cap_is_refused_before_the_body_is_read():
 
 def test_gzip_counts_inflated_bytes_against_the_cap_up_to_the_byte():
     ok, _ = _profile(raw_reply(gzip.compress(_padded(CAP)), headers={"Content-Encoding": "gzip"}))
-    assert ok == {"id": 1}
+    assert ok == ONE
     over, _ = _profile(raw_reply(gzip.compress(_padded(CAP + 1)),
                                  headers={"Content-Encoding": "gzip"}))
     assert _why(over) == f"the gzip body inflates past {CAP} bytes"
@@ -122,7 +123,7 @@ def test_a_chunked_compressed_body_above_the_cap_on_the_wire_is_refused():
 @pytest.mark.parametrize("encoding", ["Gzip", "GZIP"])
 def test_content_encoding_is_read_without_case(encoding):
     ok, _ = _profile(raw_reply(gzip.compress(PROFILE_BODY), headers={"Content-Encoding": encoding}))
-    assert ok == {"id": 1}
+    assert ok == ONE
 
 
 def test_an_unknown_content_encoding_is_refused_by_name():
@@ -136,12 +137,12 @@ def test_an_unknown_content_encoding_is_refused_by_name():
 
 def test_a_utf8_bom_is_skipped():
     ok, srv = _profile(raw_reply(b"\xef\xbb\xbf" + PROFILE_BODY))
-    assert ok == {"id": 1} and srv.hits[PROFILE] == 1
+    assert ok == ONE and srv.hits[PROFILE] == 1
 
 
 @pytest.mark.parametrize("constant", [b"NaN", b"Infinity", b"-Infinity"])
 def test_non_json_constants_are_refused(constant):
-    bad, _ = _profile(raw_reply(b'{"error":null,"data":{"id":1,"x":' + constant + b"}}"))
+    bad, _ = _profile(raw_reply(b'{"error":null,"data":{"id":1,"roadmap":' + constant + b"}}"))
     assert _why(bad).startswith("the body is not JSON (") and constant.lstrip(b"-").decode() \
         in _why(bad)
 
@@ -149,7 +150,7 @@ def test_non_json_constants_are_refused(constant):
 def _nested(levels: int) -> bytes:
     """A profile body whose JSON nests exactly ``levels`` containers deep."""
     inner = levels - 2  # the outer object and data are two levels
-    return b'{"error":null,"data":{"id":1,"x":' + b"[" * inner + b"]" * inner + b"}}"
+    return b'{"error":null,"data":{"id":1,"roadmap":' + b"[" * inner + b"]" * inner + b"}}"
 
 
 def test_nesting_of_exactly_the_maximum_depth_passes_and_one_more_fails():
@@ -174,29 +175,29 @@ def test_depth_counts_objects_inside_lists_and_lists_inside_objects():
 
 @pytest.mark.parametrize("error", [0, "0", "", 0.0, " 0 "])
 def test_a_zero_or_empty_error_is_success(error):
-    ok, srv = _profile(json_reply({"error": error, "data": {"id": 1}}))
-    assert ok == {"id": 1} and srv.hits[PROFILE] == 1
+    ok, srv = _profile(json_reply({"error": error, "data": ONE}))
+    assert ok == ONE and srv.hits[PROFILE] == 1
 
 
 @pytest.mark.parametrize("error", [-485, "٤٨٥", "1" * 13, 485.5, " ", False])
 def test_an_error_that_is_not_a_non_negative_code_is_refused(error):
-    bad, _ = _profile(json_reply({"error": error, "data": {"id": 1}}))
+    bad, _ = _profile(json_reply({"error": error, "data": ONE}))
     assert isinstance(bad, BadResponse)
     assert _why(bad).startswith("the error field is ") and _why(bad).endswith(", not a code")
 
 
 def test_an_error_object_is_named_not_printed():
-    bad, _ = _profile(json_reply({"error": {"secret": "x" * 100}, "data": {"id": 1}}))
+    bad, _ = _profile(json_reply({"error": {"secret": "x" * 100}, "data": ONE}))
     assert _why(bad) == "the error field is an object (dict), not a code"
-    long, _ = _profile(json_reply({"error": "y" * 100, "data": {"id": 1}}))
+    long, _ = _profile(json_reply({"error": "y" * 100, "data": ONE}))
     assert _why(long) == f"the error field is {repr('y' * 100)[:60]} (str), not a code"
 
 
 def test_an_integral_float_id_and_a_padded_digit_string_id_are_the_id():
-    ok, _ = _profile(json_reply({"error": None, "data": {"id": 1.0}}))
-    assert ok == {"id": 1.0}
-    padded, _ = _profile(json_reply({"error": None, "data": {"id": " 1 "}}))
-    assert padded == {"id": " 1 "}
+    ok, _ = _profile(json_reply({"error": None, "data": {**ONE, "id": 1.0}}))
+    assert ok == {**ONE, "id": 1.0}
+    padded, _ = _profile(json_reply({"error": None, "data": {**ONE, "id": " 1 "}}))
+    assert padded == {**ONE, "id": " 1 "}
     boolean, _ = _profile(json_reply({"error": None, "data": {"id": True}}))
     assert _why(boolean) == "data.id is true, not the 1 requested"  # as JSON sent it
 
@@ -392,6 +393,6 @@ def test_a_content_length_of_superscript_digits_announces_nothing_and_is_no_cras
     # "²" is str.isdigit(): int("²") raised a bare ValueError out of the client; it is no
     # number (icoframes.numerals.DIGITS), so the body is read and counted as any other
     ok, srv = _profile(_announcing(PROFILE_BODY, length))
-    assert ok == {"id": 1} and srv.hits[PROFILE] == 1
+    assert ok == ONE and srv.hits[PROFILE] == 1
     over, _ = _profile(_announcing(_padded(CAP + 1), length))
     assert _why(over) == f"the body is larger than the {CAP} bytes accepted"

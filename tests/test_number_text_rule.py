@@ -74,7 +74,8 @@ def test_every_odd_character_is_read_one_way_by_the_gate_and_the_parser():
     for char in ODD:
         for where in POSITIONS:
             text = _written(12, char, where)
-            data, _ = gate.verdict(gate.check_profile, {"data": {"id": text}}, 12)
+            data, _ = gate.verdict(gate.check_profile, {"data": {"id": text, "main": {"n": 1}}},
+                                   12)
             page = {"data": [], "total_icos": text, "total_pages": 1, "current_page": text}
             _, refused = gate.verdict(gate.check_list_page, page, 12)
             read = rules.parse_id(text), rules.parse_count(text), number_text(text)

@@ -52,7 +52,7 @@ def test_the_count_of_a_page_answered_earlier_but_handled_last_does_not_hide_an_
     def profile(h) -> None:
         if h.request_json().get("id") in (40, "40"):
             handled.set()
-        profile_reply(lambda asked: {"id": str(asked)})(h)
+        profile_reply(lambda asked: {"id": str(asked), "main": {"name": "x"}})(h)
 
     with HostileServer({LIST: lists, PROFILE: profile}) as server:
         configure(server, max_workers=2)

@@ -25,7 +25,7 @@ def _recording(seen: list[tuple[str, list[tuple[str, str]], bytes]],
         reply = (b'{"error":null,"platform":[],"category":[],"type":[],"location":[]}'
                  if path == FILTERS else
                  b'{"error":482,"message":"Projects not found","data":[]}' if path == LIST else
-                 b'{"error":null,"data":{"id":%d}}' % asked.get("id", 0))
+                 b'{"error":null,"data":{"id":%d,"main":{"name":"A"}}}' % asked.get("id", 0))
         first = len(seen) == 1
         handler.send_bytes(200, reply, {"Set-Cookie": cookie} if cookie and first else None)
     return behaviour

@@ -73,7 +73,7 @@ def past_then(monkeypatch):
 
     def profile(h) -> None:
         release.set()
-        profile_reply(lambda asked: {"id": str(asked)})(h)
+        profile_reply(lambda asked: {"id": str(asked), "main": {"name": "A"}})(h)
 
     def lists(h) -> None:
         if h.request_json().get("status") == "past" and h.request_json().get("page", 1) == 1:
@@ -137,7 +137,7 @@ def test_the_pages_of_a_list_paged_again_go_before_profiles(configure):
 
     pages = 2 + 1 + 3 + 3  # ongoing, upcoming, past twice
     with HostileServer({LIST: lists, PROFILE: profile_reply(
-            lambda asked: {"id": str(asked)})}) as server:
+            lambda asked: {"id": str(asked), "main": {"name": "A"}})}) as server:
         configure(server, daily_quota=pages + 2, max_workers=4)
         with pytest.raises(QuotaExceeded) as stopped, pytest.warns(icoframes.QuotaWarning):
             icoframes.load_icos(progress=False)
@@ -164,7 +164,7 @@ def held_past(monkeypatch):
 
     monkeypatch.setattr(Load, "_fill", filled)
     server = HostileServer({LIST: _lists(release), PROFILE: profile_reply(
-        lambda asked: {"id": str(asked)})})
+        lambda asked: {"id": str(asked), "main": {"name": "A"}})})
     with server:
         yield server
     release.set()
@@ -236,7 +236,7 @@ def test_the_pass_again_of_a_list_that_grew_after_its_page_1_is_reserved_whole(c
         list_page(ids, page)(h)
 
     with HostileServer({LIST: lists, PROFILE: profile_reply(
-            lambda asked: {"id": str(asked)})}) as server:
+            lambda asked: {"id": str(asked), "main": {"name": "A"}})}) as server:
         configure(server, daily_quota=3 + 4, max_workers=4)
         with pytest.raises(QuotaExceeded) as stopped, pytest.warns(icoframes.QuotaWarning):
             icoframes.load_icos(status="past", progress=False)

@@ -22,7 +22,8 @@ ONCE = RetryPolicy(max_attempts=1)
 
 @pytest.fixture
 def srv():
-    with HostileServer({PROFILE: json_reply({"error": None, "data": {"id": 1}})}) as server:
+    one = {"id": 1, "main": {"name": "A"}}
+    with HostileServer({PROFILE: json_reply({"error": None, "data": one})}) as server:
         yield server
 
 
@@ -88,5 +89,5 @@ def test_a_missing_ca_bundle_is_not_read_for_an_http_base_url(srv, tmp_path, mon
     # requests reads it for https only: a stale variable never stopped the http sandbox
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(tmp_path / "gone.pem"))
     with Client(**srv.settings(), retry=ONCE) as client:
-        assert client.profile(1) == {"id": 1}
+        assert client.profile(1) == {"id": 1, "main": {"name": "A"}}
     assert srv.hits[PROFILE] == 1

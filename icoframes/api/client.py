@@ -287,8 +287,8 @@ class Client:
         InvalidParameter
             ``ico_id`` is not a whole number from 1 to 2**63 - 1 (raised before sending).
         BadResponse
-            Two answers (:data:`~icoframes.api.retry.ANSWERS_REFUSED`) held no profile
-            of this id (no JSON, ``data`` missing, null, not an object, another ICO's).
+            Two answers (:data:`~icoframes.api.retry.ANSWERS_REFUSED`) held no profile of
+            this id (no JSON, ``data`` missing, null, not an object, another ICO's, the id alone).
         """
         # one rule with a list's ids: ASCII digits as text ("٣": did you mean 3?), no bool,
         # at most an int64 (the id column's; 10**5000 was a bare ValueError of json)

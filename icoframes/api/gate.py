@@ -23,7 +23,7 @@ within the retry policy (a failure toward the load's breaker); one whose ``error
 field is no code (``"Out of API limits"``) is an error the spec does not define, as
 an unknown code is (:mod:`~icoframes.api.blame`); a whole answer that is no JSON (a
 proxy's page, binary bytes) or fails the checks of its endpoint (another ICO's
-profile, ``"data": null``, a JSON array, a body too large: :class:`TooLarge`) shows
+profile, a profile of its id alone, ``"data": null``, a JSON array, a body too large: :class:`TooLarge`) shows
 the service up and the item bad: asked once more at most
 (:data:`~icoframes.api.retry.ANSWERS_REFUSED`), counted toward the breaker on the
 scale of wrong answers only (:meth:`~icoframes.api.control.LoadControl.refused`).
@@ -42,6 +42,7 @@ from urllib3.exceptions import DecodeError
 
 from ..errors import APIError, BadResponse, Redirected
 from ..numerals import DIGITS, number_core
+from ..schema import PROFILE_SECTIONS
 from .params import PAGE_SIZE
 from .text import loads_text
 
@@ -79,6 +80,9 @@ MAX_DEPTH = 32
 """Deepest JSON nesting accepted; a profile nests 4 levels (data > team > member > social)."""
 
 _CHUNK = 64 * 1024
+
+# what a section holds when it holds nothing (the spec's samples write an empty one as "")
+_EMPTY: tuple[Any, ...] = (None, "", [], {})
 
 
 # -- errors ---------------------------------------------------------------------
@@ -298,7 +302,10 @@ def error_code(decoded: Any) -> int | None:
 
 
 def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:
-    """The ``data`` of a profile response; :class:`Rejected` unless it is the asked id's.
+    """The ``data`` of a profile response; :class:`Rejected` unless it is the asked id's and
+    holds something of at least one of its :data:`PROFILE_SECTIONS` (the id alone is no
+    profile: the item's failure, its kept copy untouched; one section absent is a row of
+    ``problems``, :func:`icoframes.parse.sections.absent_sections`).
 
     Examples
     --------
@@ -306,6 +313,10 @@ def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:
     Traceback (most recent call last):
     ...
     icoframes.api.gate.Rejected: data.id is 5, not the 6 requested
+    >>> check_profile({"error": None, "data": {"id": 5, "main": None}}, 5)
+    Traceback (most recent call last):
+    ...
+    icoframes.api.gate.Rejected: the profile data for id 5 holds none of its sections ...
     """
     data = decoded.get("data")
     if not isinstance(data, dict):
@@ -315,6 +326,11 @@ def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:
     if _count(got) != ico_id:
         raise Rejected(f"data.id is {_shown(got) if 'id' in data else 'missing'}, not the "
                        f"{ico_id} requested")
+    if not any(data.get(name) not in _EMPTY for name in PROFILE_SECTIONS):
+        # an answer that is the id alone (a service under maintenance, a half-built response,
+        # a proxy) would be kept as a profile of blanks, replacing a full copy: no profile
+        raise Rejected(f"the profile data for id {ico_id} holds none of its sections "
+                       f"({', '.join(PROFILE_SECTIONS)}): no profile")
     return data
 
 

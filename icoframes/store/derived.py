@@ -34,6 +34,8 @@ from ..api.text import loads_text
 from ..errors import CacheError, CacheWarning, warn
 from ..files import atomic_write_bytes, atomic_write_table, concurrently, locked, read_parquet_table
 from ..parse import profiles, rules
+from ..parse.problems import Problems
+from ..parse.sections import absent_sections
 from ..schema import ICOS, PROBLEMS, TABLES
 from ..tables import Tables, read_table
 from .cache import Cache, Snapshot
@@ -311,6 +313,12 @@ def _tidy_batch(batch: pa.Table, unreadable: dict[int, tuple[str, int | None]],
             raw.append(profile)
         statuses[ico_id], times[ico_id] = status, at
     part = profiles.tidy(raw, statuses=statuses, tables=names)  # a cold load_icos: icos alone
+    absent = Problems()
+    absent_sections(raw, absent)  # a section the answer left out (tidy takes it as empty)
+    if absent and "problems" in names:
+        found = absent.frame()  # (an empty frame beside it: pandas warns of its dtypes)
+        part = dataclasses.replace(part, problems=pd.concat(
+            [part.problems, found], ignore_index=True) if len(part.problems) else found)
     column = ICOS.column("fetched_at")
     when = pd.to_datetime(pd.Series(times, dtype="object").reindex(
         part.icos["id"].to_numpy()).to_numpy(), utc=True)

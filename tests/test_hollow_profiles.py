@@ -1,0 +1,92 @@
+"""A profile answer without its sections is never taken as a complete profile of blanks.
+
+``{"error": null, "data": {"id": 5}}`` (a service under maintenance, a half-built answer,
+a proxy) is no profile: the item's failure, reported with its reason, asked again at most
+once and retried by a later load; a copy kept from before stays. An answer lacking one
+section (``finance``) is kept, with a row of ``problems`` naming the section. Everything
+over real loopback HTTP (tests/hostile.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+
+import pytest
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+
+import icoframes
+from icoframes.api.retry import ANSWERS_REFUSED
+from icoframes.errors import IcoframesWarning, IncompleteWarning
+
+
+def _full(ico_id):
+    return {"id": ico_id, "main": {"name": f"P{ico_id}"}, "links": {"url": "u"},
+            "finance": {"hard_cap": "100", "caps_unit": "USD"}, "dates": {},
+            "additional": {}, "roadmap": [], "team": [{"name": "A"}, {"name": "B"}],
+            "advisors": ""}
+
+
+def _served(answers):
+    """Profiles from ``answers`` (id -> data), else the full profile of the id asked."""
+    def behaviour(h):
+        asked = int(h.request_json()["id"])
+        json_reply({"error": None, "data": answers.get(asked, _full(asked))})(h)
+    return behaviour
+
+
+@pytest.mark.parametrize("hollow", [{"id": 2}, {"id": 2, "main": None, "team": ""}])
+def test_an_answer_holding_no_section_is_the_items_failure(configure, quick_retries, hollow):
+    with HostileServer({LIST: paged_list(3), PROFILE: _served({2: hollow})}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.warns(IncompleteWarning, match="1 failed"):
+            tables = icoframes.load_tables(status="past", progress=False)
+        assert sorted(tables.icos["id"]) == [1, 3]  # (was [1, 2, 3], 2 a row of blanks)
+        (missing,) = tables.report.missing
+        assert missing.id == 2 and missing.state == "failed"
+        assert "holds none of its sections" in missing.reason
+        assert not tables.report.complete
+        # the item's answer, not a service down: asked twice, the others fetched
+        assert srv.hits[PROFILE] == 2 + ANSWERS_REFUSED
+
+
+def test_a_refresh_answered_hollow_keeps_the_full_copy(configure, quick_retries):
+    answers: dict[int, dict] = {}
+    with HostileServer({LIST: paged_list(1), PROFILE: _served(answers)}) as srv:
+        configure(srv, max_workers=1)
+        before = icoframes.load_tables(status="past", progress=False)
+        assert before.icos.loc[0, "name"] == "P1" and len(before.team) == 2
+        answers[1] = {"id": 1}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            after = icoframes.load_tables(status="past", progress=False, refresh="all")
+        # the kept copy is served, said to be kept (was name NaN, hard_cap NaN, no team)
+        assert after.icos.loc[0, "name"] == "P1" and after.icos.loc[0, "hard_cap"] == 100
+        assert len(after.team) == 2
+        assert any(issubclass(w.category, IcoframesWarning) and "kept from an earlier fetch"
+                   in str(w.message) for w in caught)
+        answers.clear()  # retried by a later load: answered right, it is a copy again
+        again = icoframes.load_tables(status="past", progress=False, refresh="all")
+        assert again.report.complete and again.icos.loc[0, "name"] == "P1"
+
+
+def test_an_answer_without_one_section_is_a_problem_row_naming_it(configure, quick_retries,
+                                                                 tmp_path):
+    partial = _full(1)
+    del partial["finance"], partial["team"]
+    with HostileServer({LIST: paged_list(2), PROFILE: _served({1: partial})}) as srv:
+        configure(srv, max_workers=1)
+        tables = icoframes.load_tables(status="past", progress=False)
+        assert sorted(tables.icos["id"]) == [1, 2]
+        rows = tables.problems[tables.problems["reason"] == "absent_section"]
+        assert rows[["ico_id", "table", "column"]].values.tolist() == [
+            [1, "icos", "finance"], [1, "team", "team"]]
+        assert rows["value"].isna().all()
+        # the tables rebuilt from the stored copy (no request) say the same
+        sent = srv.hits[PROFILE]
+        (folder,) = (tmp_path / "cache").glob("*/tables")
+        shutil.rmtree(folder)
+        kept = icoframes.load_tables(status="past", progress=False, offline=True)
+        assert kept.problems[kept.problems["reason"] == "absent_section"][
+            ["ico_id", "column"]].values.tolist() == [[1, "finance"], [1, "team"]]
+        assert srv.hits[PROFILE] == sent
