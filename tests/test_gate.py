@@ -271,8 +271,8 @@ def test_malformed_utf8_is_a_failed_attempt():
 
 def test_a_raw_surrogate_in_the_body_never_reaches_the_json_decoder():
     # the bytes Python's "surrogatepass" writes for U+D800: UTF-8 forbids them, so the body
-    # is refused before decoding; only an escape ("\\ud800") makes a lone surrogate, and
-    # api.text.loads_text replaces those (its docstring relies on this)
+    # is refused before decoding; only an escape ("\\ud800") makes a lone surrogate, which the
+    # parser reports (api.text.loads_text's docstring relies on this)
     body = b'{"error":null,"data":{"id":1,"main":{"name":"a\xed\xa0\x80b"}}}'
     assert "a\ud800b".encode("utf-8", "surrogatepass") in body
     with _against({PROFILE: raw_reply(body)}) as (srv, c), \

@@ -23,8 +23,8 @@ within the retry policy (a failure toward the load's breaker); one whose ``error
 field is no code (``"Out of API limits"``) is an error the spec does not define, as
 an unknown code is (:mod:`~icoframes.api.blame`); a whole answer that is no JSON (a
 proxy's page, binary bytes) or fails the checks of its endpoint (another ICO's
-profile, a profile of its id alone, ``"data": null``, a JSON array, a body too large: :class:`TooLarge`) shows
-the service up and the item bad: asked once more at most
+profile, its id alone, ``"data": null``, a JSON array, a body too large: :class:`TooLarge`)
+shows the service up and the item bad: asked once more at most
 (:data:`~icoframes.api.retry.ANSWERS_REFUSED`), counted toward the breaker on the
 scale of wrong answers only (:meth:`~icoframes.api.control.LoadControl.refused`).
 """
@@ -405,8 +405,8 @@ def verdict(check: Callable[..., Any], *args: Any) -> tuple[Any, str | None]:
     reason, not an exception raised in the handler (whose __context__ would keep this)."""
     try:
         return check(*args), None
-    except Rejected as exc:
-        return None, str(exc)
+    except Rejected as exc:  # a lone surrogate it quotes escaped: a reason every writer keeps
+        return None, str(exc).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def with_detail(error: APIError, decoded: dict[str, Any]) -> APIError:
