@@ -68,10 +68,11 @@ REASONS: Final[Mapping[Reason, str]] = {
              "``\"1PSTS = 20¢ (25¢ AFTER SEPT 18)\"``)",
     "percent": "a ``%`` or a percent word in a column that is not a share (``\"60%\"``, "
                "``\"60 percent\"`` as a hard cap)",
-    "negative": "a negative amount or share (``\"-5000\"`` as a hard cap)",
+    "negative": "a negative amount, share or ICO score (``\"-5000\"`` as a hard cap)",
     "infinite": "an infinite number, or one too big for a float (``1e999``, ``\"inf\"``, an "
                 "integer of over 308 digits)",
-    "out_of_bounds": "a share above 100 (``\"150%\"`` of the tokens)",
+    "out_of_bounds": "a share above 100 (``\"150%\"`` of the tokens), an ICO score above 10 "
+                     "(the scale the list filters by: spec 4.2)",
     "unit_conflict": "a unit written in the value that its unit column (or the value's other "
                      "end) contradicts (``\"$2,000,000\"`` with caps_unit ETH, ``\"$5 EUR\"``)",
     "unreadable_price": "an exchange whose token side or currency cannot be told "

@@ -94,10 +94,11 @@ class Column:
     @property
     def bounds(self) -> tuple[float, float] | None:
         """Values a float column may hold, others are unreadable: a share (unit ``percent``)
-        is 0-100, an amount (any other unit but ``points``) is not negative."""
-        if self.kind != "float" or self.unit in ("", "points"):
+        is 0-100, a score (``points``) 0-10 (the scale the list filters by, 1-10: spec 4.2),
+        an amount (any other unit) is not negative."""
+        if self.kind != "float" or not self.unit:
             return None
-        return (0.0, 100.0) if self.unit == "percent" else (0.0, float("inf"))
+        return {"percent": (0.0, 100.0), "points": (0.0, 10.0)}.get(self.unit, (0.0, float("inf")))
 
     @property
     def source_text(self) -> str:

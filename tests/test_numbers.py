@@ -126,11 +126,15 @@ def test_negative_amounts_are_problems(path, column, raw):
     assert problems == [(raw if isinstance(raw, str) else str(raw), "negative")]
 
 
-def test_a_score_may_be_negative_but_zero_amounts_are_fine():
-    tables = tidy([with_(clean_profile(), {"main.ico_score": -1, "finance.raised": 0,
+def test_zero_amounts_and_scores_are_fine_but_a_negative_score_is_not():
+    # a score is on the scale the list filters by, 1-10 (spec 4.2): -1 is off it (version 28)
+    tables = tidy([with_(clean_profile(), {"main.ico_score": 0, "finance.raised": 0,
                                            "finance.hard_cap": "0"})])
-    assert tables.icos.loc[0, ["ico_score", "raised", "hard_cap"]].tolist() == [-1.0, 0.0, 0.0]
+    assert tables.icos.loc[0, ["ico_score", "raised", "hard_cap"]].tolist() == [0.0, 0.0, 0.0]
     assert tables.problems.empty
+    negative = tidy([with_(clean_profile(), {"main.ico_score": -1})])
+    assert negative.problems[["column", "value", "reason"]].values.tolist() == [
+        ["ico_score", "-1", "negative"]]
 
 
 @pytest.mark.parametrize(("raw", "reason"), [

@@ -124,4 +124,7 @@ __all__ = ["PARSER_VERSION"]
 #:     unreadable_number; "5 PCT tokens" for PCT: was percent), "10 cents" is 0.1 (was
 #:     unreadable_number). An accepting list's item
 #:     holding several tickers is split as a lone string is (["BTC, ETH"] was one ticker).
-PARSER_VERSION: Final = 27
+#: 28: an ICO score outside 0-10, the scale the list filters by (spec 4.2), is missing and a
+#:     problem, in profiles and list summaries: negative below 0, out_of_bounds above 10
+#:     (-3, 11 and 1e6 were read as given).
+PARSER_VERSION: Final = 28
