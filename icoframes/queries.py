@@ -1,19 +1,19 @@
 """A loader's arguments -> the list queries it sends: checked, resolved, one form per query.
 
-:func:`build_queries` is the whole job. Everything spec 4.2 lets us check
-locally is checked first (parameter names, statuses in any case, ranges,
-yes-flags True only, currencies: a name of the unit alias table becomes its
-ticker, ``"Ether"`` -> ``ETH``), so a typo there costs nothing. Names are then
-checked against the service's filter set (spec 2.1), read through a callable
-that is called at most once and only when a name is given:
+:func:`build_queries` is the whole job. Everything spec 4.2 lets us check locally is checked
+first (parameter names, statuses in any case, ranges, yes-flags True only, currencies: a name
+of the unit alias table becomes its ticker, ``"Ether"`` -> ``ETH``), so a typo there costs
+nothing. Names are then checked against the service's filter set (spec 2.1), read through a
+callable that is called at most once and only when a name is given:
 
-* ``platform``, ``category`` and ``type`` names become their ids;
-* ``location`` and ``exclude_areas`` values must be a location of the filter
-  set, in any case; the filter set's spelling is what is sent.
+* ``platform``, ``category`` and ``type`` names become their ids (one listed without a
+  readable id is refused saying so);
+* ``location`` and ``exclude_areas`` values must be a location of the filter set, in any
+  case; the filter set's spelling is what is sent.
 
-Unknown names raise :class:`~icoframes.errors.InvalidParameter` with a
-"did you mean" before any list or profile request. Lists are sorted and
-de-duplicated, so the same filters in another order are one cache entry.
+Unknown names raise :class:`~icoframes.errors.InvalidParameter` with a "did you mean" before
+any list or profile request. Lists are sorted and de-duplicated, so the same filters in another
+order are one cache entry.
 """
 
 from __future__ import annotations
@@ -337,19 +337,17 @@ def _resolve_names(params: Mapping[str, Any], filter_set: pd.DataFrame) -> dict[
         value = out.get(key)
         if value is None:
             continue
-        if key in PLACE_PARAMS:
-            rows = filter_set[filter_set["filter"] == "location"]
-        else:  # an entry whose id was unreadable cannot be asked for by name
-            rows = filter_set[(filter_set["filter"] == key) & filter_set["id"].notna()]
+        place = key in PLACE_PARAMS
+        rows = filter_set[filter_set["filter"] == ("location" if place else key)]
         names = [str(n) for n in rows["name"]]
-        # a place stands for itself; a name stands for its id
-        ids = [] if key in PLACE_PARAMS else [int(i) for i in rows["id"]]
-        targets: list[Any] = names if key in PLACE_PARAMS else ids
+        # a place stands for itself; a name for its id (None: listed, its id unreadable)
+        ids = [] if place else [None if pd.isna(i) else int(i) for i in rows["id"]]
+        targets: list[Any] = names if place else ids
         known: dict[str, list[Any]] = {}
         for name, target in zip(names, targets, strict=True):
             known.setdefault(name.strip().casefold(), []).append(target)
-        out[key] = [_lookup(key, v, known, names) if _is_name(v) or key in PLACE_PARAMS
-                    else [_known_id(key, v, set(ids))] for v in _values(value)]
+        out[key] = [_lookup(key, v, known, names) if _is_name(v) or place else
+                    [_known_id(key, v, {i for i in ids if i is not None})] for v in _values(value)]
     return out
 
 
@@ -364,9 +362,12 @@ def _known_id(key: str, value: Any, ids: set[int]) -> Any:
 
 
 def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[str]) -> list[Any]:
-    found = known.get(value.strip().casefold())
-    if found is not None:
-        return found
+    listed = known.get(value.strip().casefold(), [])
+    if found := [target for target in listed if target is not None]:
+        return found  # (beside it, an entry of that name whose id is unreadable: left out)
+    if listed:  # a row of load_filters() shows it, but there is no id to ask with
+        raise InvalidParameter(f"the {key} name {quoted(value)} is in the filter set, but its id "
+                               "could not be read (icoframes.load_filters(): its row has no id)")
     # another name of it (ERC20: Ethereum; United Kingdom: UK), else a near spelling,
     # compared in one case, shown in the filter set's spelling
     groups = _OTHER_NAMES.get(key)

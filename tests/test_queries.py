@@ -443,8 +443,9 @@ def test_the_filter_set_is_read_once_and_only_for_ids_names_or_places():
     assert [q["status"] for q in queries] == ["ongoing", "upcoming", "past"]
     assert {(tuple(q["platform"]), tuple(q["location"]), tuple(q["exclude_areas"]))
             for q in queries} == {((1,), ("Côte d'Ivoire",), ("USA",))}
-    # a name whose id the filter set lost is unknown, not a crash; so is its id
-    with pytest.raises(InvalidParameter, match="unknown platform name 'Waves'"):
+    # a name whose id the filter set lost is refused saying so, not a crash; its id is unknown
+    with pytest.raises(InvalidParameter, match="'Waves' is in the filter set, but its id could "
+                       "not be read"):
         build_queries(None, {"platform": "Waves"}, filter_set)
 
 
