@@ -248,9 +248,13 @@ def limited_profiles(bad: set[int], wait: int = 0) -> Behaviour:
     return behaviour
 
 
+#: A well-formed answer for profile 1: its id and a main section.
+ANSWER_ONE = b'{"error":null,"data":{"id":1,"main":{"name":"A"}}}'
+
+
 def redirect(status: int, location: str) -> Behaviour:
     """A 3xx to ``location`` (carrying a valid-looking JSON body)."""
-    return raw_reply(b'{"error":null,"data":{"id":1}}', status, headers={"Location": location})
+    return raw_reply(ANSWER_ONE, status, headers={"Location": location})
 
 
 def trickle_body(body: bytes, interval: float) -> Behaviour:

@@ -51,7 +51,7 @@ def test_a_stop_waiting_for_a_paid_request_keeps_its_claim(configure, stopping):
             seen["renewed"] = wait_until(renewed)
             with cache.claims() as other:
                 seen["other"] = other.claim([2])
-            json_reply({"error": None, "data": {"id": "2"}})(h)
+            json_reply({"error": None, "data": {"id": "2", "main": {"name": "B"}}})(h)
 
         with HostileServer({LIST: paged_list(2), PROFILE: profile}) as server:
             configure(server, max_workers=2, timeout=2 * HANG_GUARD)  # the stop waits

@@ -25,7 +25,8 @@ def _recording(seen: list[tuple[str, dict[str, str]]]) -> Any:
     a profile of the id asked for."""
     def behaviour(handler: Any) -> None:
         seen.append((handler.path, dict(handler.headers.items())))
-        reply = b'{"error":null,"data":{"id":%d}}' % handler.request_json().get("id", 0)
+        asked = handler.request_json().get("id", 0)
+        reply = b'{"error":null,"data":{"id":%d,"main":{"name":"A"}}}' % asked
         handler.send_bytes(200, reply)
     return behaviour
 

@@ -217,7 +217,7 @@ def test_a_signal_stops_a_load_stuck_mid_body(tmp_path, sig, code, started, one_
     released = threading.Event()
 
     def stuck(h):  # headers, then a body that never completes while the process lives
-        body = json.dumps({"error": None, "data": {"id": 1}}).encode()
+        body = json.dumps({"error": None, "data": {"id": 1, "main": {"name": "A"}}}).encode()
         h.send_response(200)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(body)))

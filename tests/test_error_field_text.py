@@ -20,7 +20,8 @@ from icoframes.api.control import BREAKER_REFUSED
 from icoframes.errors import APIError, BadResponse, IncompleteWarning, ServiceUnavailable
 
 POLICY = RetryPolicy(max_attempts=6, backoff=0.001, max_backoff=0.002)
-TEXT = {"error": "Out of API limits", "data": {"id": 1}}
+ONE = {"id": 1, "main": {"name": "A"}}
+TEXT = {"error": "Out of API limits", "data": ONE}
 REASON = "HTTP 200: the error field is 'Out of API limits' (str), not a code"
 
 
@@ -35,7 +36,7 @@ def _profiles(bad):
 
 @pytest.mark.parametrize("error", ["Out of API limits", {"code": 485}, [485], True, 4.5, "1e3"])
 def test_an_error_that_is_no_code_is_the_items_failure_asked_once(error):
-    with HostileServer({PROFILE: json_reply({"error": error, "data": {"id": 1}})}) as srv, \
+    with HostileServer({PROFILE: json_reply({"error": error, "data": ONE})}) as srv, \
             Client(**srv.settings(), retry=POLICY) as client:
         with pytest.raises(BadResponse, match="the error field is") as info:
             client.profile(1)  # (was: BadResponse after 6 attempts)

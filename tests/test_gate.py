@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import requests
 from hostile import (
+    ANSWER_ONE,
     FILTERS,
     LIST,
     PROFILE,
@@ -76,7 +77,7 @@ def _profile_within_hang_guard(c: Client) -> None:
 
 
 def test_a_trickled_body_fails_at_the_total_deadline():
-    body = b'{"error":null,"data":{"id":1}}' + b" " * 6_000  # 5 minutes at a byte per 50 ms
+    body = ANSWER_ONE + b" " * 6_000  # 5 minutes at a byte per 50 ms
     with HostileServer({PROFILE: trickle_body(body, 0.05)}) as srv, \
             _client(srv, timeout=DEADLINE) as c:
         with pytest.raises(ServiceUnavailable, match=r"deadline|timed out"):
@@ -88,7 +89,7 @@ def test_a_trickled_body_fails_at_the_total_deadline():
 
 
 def test_trickled_headers_fail_at_the_total_deadline():
-    slow_headers = trickle_headers(b'{"error":null,"data":{"id":1}}', 0.05, padding=6_000)
+    slow_headers = trickle_headers(ANSWER_ONE, 0.05, padding=6_000)
     with HostileServer({PROFILE: slow_headers}) as srv, _client(srv, timeout=DEADLINE) as c, \
             pytest.raises(ServiceUnavailable, match="timed out"):
         _profile_within_hang_guard(c)
@@ -100,7 +101,7 @@ def test_a_deadline_earlier_than_the_one_the_watchdog_sleeps_for_wakes_it(monkey
     # the watchdog is woken only for a deadline earlier than the one it sleeps until: here
     # it sleeps until a far one, and a request with a shorter deadline is still cut at it
     monkeypatch.setattr(transport, "_WATCHDOG", watchdog := transport._Watchdog())
-    slow_headers = trickle_headers(b'{"error":null,"data":{"id":1}}', 0.05, padding=6_000)
+    slow_headers = trickle_headers(ANSWER_ONE, 0.05, padding=6_000)
     with transport.deadline(10 * HANG_GUARD), HostileServer({PROFILE: slow_headers}) as srv, \
             _client(srv, timeout=DEADLINE, retry=RetryPolicy(max_attempts=1)) as c, \
             pytest.raises(ServiceUnavailable, match="timed out"):
@@ -161,7 +162,7 @@ def test_a_corrupt_gzip_body_is_a_failed_attempt():
 
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
 def test_redirects_are_refused_and_nothing_reaches_their_target(status):
-    with HostileServer({}, default=json_reply({"error": None, "data": {"id": 1}})) as target:
+    with HostileServer({}, default=raw_reply(ANSWER_ONE)) as target:
         location = target.base_url + PROFILE
         with HostileServer({PROFILE: redirect(status, location)}) as srv, _client(srv) as c, \
                 pytest.raises(Redirected) as info:
@@ -174,7 +175,7 @@ def test_redirects_are_refused_and_nothing_reaches_their_target(status):
 
 
 def test_an_injected_session_still_refuses_redirects_and_is_left_open():
-    with HostileServer({}, default=json_reply({"error": None, "data": {"id": 1}})) as target, \
+    with HostileServer({}, default=raw_reply(ANSWER_ONE)) as target, \
             HostileServer({PROFILE: redirect(307, target.base_url + PROFILE),
                            FILTERS: json_reply({"error": None, "platform": []})}) as srv:
         session = requests.Session()
@@ -304,7 +305,7 @@ def test_a_body_that_is_not_json_is_a_failed_attempt():
 
 @pytest.mark.parametrize("error", ["Out of API limits", {"code": 485}, [485], True, 4.5, "1e3"])
 def test_an_error_field_that_is_not_a_code_is_a_failed_response(error):
-    payload = {"error": error, "data": {"id": 1}}
+    payload = {"error": error, "data": {"id": 1, "main": {"name": "A"}}}
     with _against({PROFILE: json_reply(payload)}) as (srv, c), \
             pytest.raises(BadResponse, match="the error field is"):
         c.profile(1)
