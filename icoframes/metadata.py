@@ -110,7 +110,7 @@ def unreadable(column: Column) -> str:
     >>> unreadable(ICOS.column("hard_cap"))
     'NaN, and a row of problems (also below 0)'
     >>> unreadable(ICOS.column("ico_score"))
-    'NaN, and a row of problems'
+    'NaN, and a row of problems (also outside 0-10)'
     >>> unreadable(ICOS.column("status"))
     'never: made by icoframes'
     """
