@@ -86,3 +86,24 @@ def test_a_refusal_quoting_a_lone_surrogate_is_written_escaped(tmp_path):
     manifest = json.loads((result.path / "manifest.json").read_text(encoding="utf-8"))
     (missing,) = manifest["missing"]
     assert "data.id is 1\\ud800, not the 1 requested" in missing["reason"]
+
+
+TICKERS_BODY = (b'{"error": null, "data": {"id": 7, "main": {"name": "Seven"}, "finance": '
+                b'{"ticker": "OOM\\ud800", "accepting": ["ETH\\ud800", "BTC"]}}}')
+
+
+def test_a_lone_surrogate_in_a_ticker_or_an_accepted_currency_is_a_problem_row(tmp_path):
+    # (tickers had their look-alike letters made plain first, which replaced it silently)
+    with HostileServer({LIST: raw_reply(PAGE), PROFILE: raw_reply(TICKERS_BODY)}) as srv:
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache")
+        try:
+            tables = icoframes.load_tables(status="past", progress=False)
+        finally:
+            icoframes.reset_configuration()
+    tidied = icoframes.tidy([json.loads(TICKERS_BODY)["data"]])
+    for got in (tables, tidied):
+        assert got.icos.loc[0, "ticker"] == "OOM\ufffd"
+        assert got.icos.loc[0, "accepting"] == ["ETH\ufffd", "BTC"]
+    assert ("icos", "accepting") in _surrogate_rows(tables.problems)
+    assert ("icos", "ticker") in _surrogate_rows(tables.problems)
+    assert _surrogate_rows(tidied.problems) == [("icos", "accepting"), ("icos", "ticker")]

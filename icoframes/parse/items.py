@@ -160,7 +160,8 @@ def _split(text: str) -> list[str]:
 def with_latin_tickers(values: Sequence[object]) -> list[object]:
     """A column of tickers (or of lists of tickers) with look-alike letters and
     zero-width characters made plain (``'ЕТН'`` -> ``'ETH'``, ``'B\u200bTC'`` ->
-    ``'BTC'``); ASCII values are left as they are.
+    ``'BTC'``); ASCII values are left as they are, and so is text with a lone surrogate
+    (the column's converter reports it, and replaces it by U+FFFD).
 
     Examples
     --------
@@ -189,4 +190,8 @@ def with_latin_tickers(values: Sequence[object]) -> list[object]:
 
 
 def _latin(text: str) -> str:
-    return text if text.isascii() else latin_ticker(normalize_text(text))
+    # a lone surrogate is left for the column's converter, which reports it (normalising
+    # here would replace it by U+FFFD first, and the row of problems would never come)
+    if text.isascii() or has_surrogates(text):
+        return text
+    return latin_ticker(normalize_text(text))

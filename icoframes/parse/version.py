@@ -126,5 +126,6 @@ __all__ = ["PARSER_VERSION"]
 #:     holding several tickers is split as a lone string is (["BTC, ETH"] was one ticker).
 #: 28: an ICO score outside 0-10, the scale the list filters by (spec 4.2), is missing and a
 #:     problem, in profiles and list summaries: negative below 0, out_of_bounds above 10
-#:     (-3, 11 and 1e6 were read as given).
+#:     (-3, 11 and 1e6 were read as given). A lone surrogate in a ticker or an accepting
+#:     item is a problem (surrogate), as in every other text (it became U+FFFD silently).
 PARSER_VERSION: Final = 28
