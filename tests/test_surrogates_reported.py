@@ -85,7 +85,7 @@ def test_a_refusal_quoting_a_lone_surrogate_is_written_escaped(tmp_path):
             icoframes.reset_configuration()
     manifest = json.loads((result.path / "manifest.json").read_text(encoding="utf-8"))
     (missing,) = manifest["missing"]
-    assert "data.id is 1\\ud800, not the 1 requested" in missing["reason"]
+    assert "data.id is '1\\ud800', not the 1 requested" in missing["reason"]
 
 
 TICKERS_BODY = (b'{"error": null, "data": {"id": 7, "main": {"name": "Seven"}, "finance": '
