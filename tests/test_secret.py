@@ -132,6 +132,18 @@ def test_the_sandbox_takes_its_key_from_the_environment_or_a_file(tmp_path, monk
         _sandbox_keys("--private-key-file", str(tmp_path / "none"))
 
 
+@pytest.mark.parametrize("key", [b"se\xffcret-key", b"\xfe\xff", b"caf\xc3"])
+def test_a_key_file_that_is_not_text_is_refused_without_a_byte_of_it(tmp_path, key):
+    # Python's decode error names the byte it could not read and its position in the key
+    key_file = tmp_path / "key"
+    key_file.write_bytes(key)
+    with pytest.raises(ConfigError) as info:
+        _sandbox_keys("--private-key-file", str(key_file))
+    message = str(info.value)
+    assert message.endswith("is not UTF-8 text: a key is text")
+    assert "0x" not in message and "position" not in message and "\\x" not in message
+
+
 @pytest.mark.parametrize("name", ["ICOFRAMES_PUBLIC_KEY", "ICOFRAMES_PRIVATE_KEY"])
 def test_the_sandbox_refuses_a_key_variable_set_empty_as_a_client_does(tmp_path, monkeypatch,
                                                                       name):

@@ -180,7 +180,10 @@ def keys(args: argparse.Namespace) -> tuple[str, str]:
     if args.private_key_file is not None:
         try:
             private = args.private_key_file.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError:  # (its text names a byte of the key and where it is)
+            raise ConfigError(f"icoframes sandbox: --private-key-file {args.private_key_file} "
+                              "is not UTF-8 text: a key is text") from None
+        except OSError as exc:
             raise ConfigError(f"icoframes sandbox: cannot read --private-key-file: {exc}"
                               ) from None
         if not private:
