@@ -193,3 +193,29 @@ def test_stale_copies_outnumbering_the_new_ones_do_not_page_the_list_again(sb, m
     said = icoframes.report(frames[-1]).queries[0]
     assert said.from_cache is True and said.cache_declined == ()
     assert said.order_unstated is not None
+
+
+@pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
+def test_copies_fetched_by_the_load_itself_that_moved_a_date_are_said(sb):
+    """03:00 a budgeted sorted call pages the list and fetches 2 profiles; the service then
+    extends the three sales listed first past every other. 03:10 the same call without a
+    budget is answered by its list (no list page) and fetches the profiles it lacks, those
+    three among them: the rows come in the list's order, not sorted by the end dates they
+    show, and order_unstated says so. The order was checked before those copies came: it
+    said nothing (order_unstated None)."""
+    with time_machine.travel(MORNING, tick=False) as clock:
+        icoframes.load_icos(**SORTED, budget=2)
+        listed = icoframes.load_list(status="ongoing", sort_asc="end_datetime")
+        for step, ico in enumerate(listed["id"].iloc[:3].tolist()):
+            sb.update_ico(int(ico), end=dt.datetime(2099, 1, 1) + dt.timedelta(days=step))
+        clock.shift(dt.timedelta(minutes=10))
+        pages, profiles = sb.stats.requests["icos"], sb.stats.requests["ico"]
+        frame = icoframes.load_icos(**SORTED)
+    assert sb.stats.requests["icos"] == pages  # its own list answered: no list page
+    assert sb.stats.requests["ico"] - profiles == len(listed) - 2
+    assert frame["id"].tolist() == listed["id"].tolist()  # the list's order
+    assert not frame["end_datetime"].dropna().is_monotonic_increasing
+    query = icoframes.report(frame).queries[0]
+    assert query.from_cache is True
+    assert query.order_unstated is not None
+    assert "not sorted by the end_datetime they show" in query.order_unstated

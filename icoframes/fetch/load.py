@@ -37,7 +37,7 @@ from ..store.claims import LEASE, Claims
 from ..store.derived import DerivedTables
 from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
-from .localquery import cached_query, offline_miss
+from .localquery import cached_query, offline_miss, shown_order
 from .moment import listed_rows, page_together
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
@@ -182,7 +182,7 @@ class Load:
                   else assemble(self.derived, listing, only_icos=only_icos))
         # what the rows answer and lack (queries, missing ids, fetch times, requests spent):
         # typed on the bundle, and as 0.1's dict (read-only) in the frame's attrs
-        summary = freeze(self.report(listing, tables.icos["id"]))
+        summary = freeze(shown_order(self.report(listing, tables.icos["id"]), tables.icos))
         tables.icos.attrs["icoframes"] = summary
         return tables.with_report(LoadReport.from_dict(summary))
 

@@ -76,7 +76,8 @@ from .paging import ListQuery
 from .standing import CachedList, RowReader, contradicted, not_ready, rows_of, shown
 
 __all__ = ["CachedList", "LocalAnswer", "answer_from_cache", "answer_from_store",
-           "cached_query", "candidate_params", "narrows", "offline_miss", "residual"]
+           "cached_query", "candidate_params", "narrows", "offline_miss", "residual",
+           "shown_order"]
 
 
 # -- which cached lists may answer a query -------------------------------------------------
@@ -348,6 +349,32 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
             f"({stored.fetched_at:%Y-%m-%d %H:%M} UTC): the rows are not sorted by the {key} "
             f"they show (a copy's {key} differs from the one the service sorted by then)",
             bool((np.diff(values[newer]) < 0).any()), key)
+
+
+def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
+    """``summary`` with ``order_unstated`` said of its one query, sorted by a date, when
+    ``icos`` (the result's rows, in the list's order) are not sorted by the dates they show.
+
+    The check before the load (:func:`_order_moved`) sees the copies cached then; profiles
+    the load fetches after it (never fetched, expired, their summary changed) may show a
+    date moved since the list was paged, so it is done again on the rows returned. Text
+    only: no request.
+    """
+    queries = summary.get("queries") or []
+    sort = sort_of(queries[0]["params"]) if len(queries) == 1 else None
+    if (sort is None or sort[0] not in ("start_datetime", "end_datetime")
+            or queries[0].get("order_unstated") or icos.empty):
+        return summary
+    (key, descending), query = sort, queries[0]
+    dates = icos[key].to_numpy(dtype="datetime64[ms]")
+    values = dates[~np.isnat(dates)].astype("int64") * (-1 if descending else 1)
+    if not (np.diff(values) < 0).any():
+        return summary
+    when = query.get("fetched_at") or "unknown"
+    why = (f"the list's order, the service's when it was paged ({when}): the rows are not "
+           f"sorted by the {key} they show (a profile's {key} differs from the one the "
+           "service sorted by then)")
+    return {**summary, "queries": [{**query, "order_unstated": why}]}
 
 
 def _reads_profile(query: Mapping[str, Any], candidate: CachedList) -> bool:
