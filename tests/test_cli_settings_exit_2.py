@@ -19,6 +19,7 @@ from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
+from icoframes.sandbox import command as command_line
 
 SCRIPT = Path(sys.executable).parent / "icoframes"
 ROOT = Path(icoframes.__file__).resolve().parents[1]  # the tree under test
@@ -48,6 +49,21 @@ def test_a_port_in_use_is_one_line_and_exit_2(command):
         line = _one_line(_run(command, "--port", port, "--n-icos", "1"))
     assert line.endswith(f"icoframes sandbox: port {port} of 127.0.0.1 is in use: choose "
                          "another with --port, or --port 0 for a free one")
+
+
+def test_a_port_in_use_is_refused_before_the_directory_is_made(monkeypatch, capsys):
+    # a big directory takes seconds to make (300,000 ICOs: 10 s): the port is checked first
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the directory was made before the port was checked")
+
+    with sandbox.start(n_icos=0) as busy:  # a real server holds the port
+        port = busy.base_url.rsplit(":", 1)[1].strip("/")
+        monkeypatch.setattr("icoframes.sandbox.server.generate_directory", never)
+        code = command_line.main(["--port", port, "--n-icos", "300000"])
+    assert code == 2
+    assert capsys.readouterr().err.strip().endswith(f"port {port} of 127.0.0.1 is in use: "
+                                                    "choose another with --port, or --port 0 "
+                                                    "for a free one")
 
 
 def test_a_demo_folder_that_cannot_be_made_is_one_line_and_exit_2(tmp_path):

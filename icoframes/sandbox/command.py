@@ -12,6 +12,7 @@ import errno
 import inspect
 import os
 import re
+import socket
 import sys
 import time
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from ..numerals import (
     whole,
 )
 from ..quoting import LIMIT, closest_option, quoted
+from .httpd import HOST
 from .server import MAX_ICOS, PORTS, serve
 from .service import check_keys
 
@@ -212,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
 
     ConfigError (exit 2) for a key refused (:func:`keys`) or a port it cannot listen on."""
     public_key, private_key = keys(args)
+    _check_port(args.port)  # at once: a big directory takes seconds to make before serving
     try:  # from the start: a Ctrl-C as soon as the address shows still stops it cleanly
         try:
             started = serve(port=args.port, public_key=public_key, private_key=private_key,
@@ -231,6 +234,19 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("sandbox stopped", file=sys.stderr)
     return 0
+
+
+def _check_port(port: int) -> None:
+    """ConfigError unless ``port`` of 127.0.0.1 can be listened on now, as the server binds it
+    (reusing an address only in TIME_WAIT). Taken meanwhile, the server's own bind says so."""
+    if port == 0:  # a free one, chosen at the bind
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((HOST, port))
+        except OSError as exc:
+            raise ConfigError(_unusable_port(port, exc)) from None
 
 
 def _unusable_port(port: int, exc: OSError) -> str:
