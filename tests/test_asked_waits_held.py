@@ -145,3 +145,29 @@ def test_a_wait_is_not_held_while_another_item_is_retrying(waits_counted, caplog
         control.wait_turn()
     assert waits_counted() == 1.0
     assert "next request in 1.00 s: a wait the service asked" in caplog.text
+
+
+def test_a_call_interrupted_in_its_backoff_leaves_no_item_retrying(waits_counted, monkeypatch):
+    # was: its item stayed "retrying" for good, so that Client never held a wait again
+    def answer(h) -> None:
+        ico = int(h.request_json()["id"])
+        if ico == 2:  # given up at once (one attempt): its wait is left to the next call
+            return h.send_bytes(503, b"<html>busy</html>", {"Retry-After": "3"}, "text/html")
+        limited_profiles({1})(h)  # id 1: asked to wait, so retried: a backoff to interrupt
+
+    waited = StopSwitch.sleep  # the fixture's: moves its clock
+
+    def interrupted_once(switch: StopSwitch, seconds: float) -> None:
+        monkeypatch.setattr(StopSwitch, "sleep", waited)
+        raise KeyboardInterrupt  # a Ctrl-C in call 1's backoff
+
+    monkeypatch.setattr(StopSwitch, "sleep", interrupted_once)
+    with HostileServer({PROFILE: answer}) as srv, \
+            Client(**srv.settings(), retry=RetryPolicy(max_attempts=1)) as client:
+        with pytest.raises(KeyboardInterrupt):
+            client.profile(1)
+        with pytest.raises(ServiceUnavailable, match="gave up after 1 attempts"):
+            client.profile(2)
+        assert waits_counted() == 0
+        assert client.profile(3)["id"] == 3
+        assert waits_counted() == 3.0  # call 2's asked wait held call 3, as with no interrupt

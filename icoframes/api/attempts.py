@@ -33,7 +33,8 @@ EARLY = (", given up early: the service was {} other ids too; tried again by a l
 
 
 class Attempts:
-    """The attempts of one request to ``path``, for ``item`` (its retries are one item's).
+    """The attempts of one request to ``path``, for ``item`` (its retries are one item's); a
+    context manager: on leaving it the item is no longer one retrying, however it ended.
 
     Parameters
     ----------
@@ -61,6 +62,15 @@ class Attempts:
         self.alone = 0  # such asks in a row with no other request answered between
         self.refused = 0  # of which answered wrongly (the item's own answer, refused)
         self.cut: bytes | None = None  # the last body cut short (stopping inside a JSON text)
+
+    def __enter__(self) -> Attempts:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # however the request ended (a Ctrl-C or a stop in its backoff too), its item retries no
+        # more: left among the items retrying, it would keep a Client's control from ever
+        # holding a wait a request gave up on (LoadControl.hold waits for the others' retries)
+        self.control.keep_trying(self.item, False)
 
     def begin(self) -> None:
         """One more attempt, once no wait a request of the load gave up on is pending

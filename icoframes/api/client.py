@@ -313,25 +313,25 @@ class Client:
         # the item is the request (its retries are one item's), a profile named by its id
         item = profile_item(payload.get("id")) if endpoint == "ico" else (endpoint, body)
         url = self._origin + path
-        attempts = Attempts(self.retry, self.control, item, path, service=self._origin)
-        while True:
-            attempts.begin()  # a stopped load sends nothing more
-            try:
-                result = self._send_once(endpoint, url, body, headers, check)
-            except APIError as exc:  # an answer that means something; a redirect, a wrong one
-                if isinstance(exc, Redirected):
-                    self.control.refused(exc.reason, item=item)
+        with Attempts(self.retry, self.control, item, path, service=self._origin) as attempts:
+            while True:
+                attempts.begin()  # a stopped load sends nothing more
+                try:
+                    result = self._send_once(endpoint, url, body, headers, check)
+                except APIError as exc:  # an answer that means something; a redirect, a wrong one
+                    if isinstance(exc, Redirected):
+                        self.control.refused(exc.reason, item=item)
+                    else:
+                        self.control.succeeded(item)
+                    raise
+                except Transient as exc:  # used after the handler: what is raised for it has
+                    failure = exc  # no __context__ (a transport error's frames, its request)
                 else:
                     self.control.succeeded(item)
-                raise
-            except Transient as exc:  # used after the handler: what is raised for it has
-                failure = exc  # no __context__ (a transport error's frames, its request)
-            else:
-                self.control.succeeded(item)
-                return result
-            delay = attempts.after(failure)  # the breaker told; raises when no retry follows
-            log.info("%s: %s; retry %d in %.2f s", path, failure, attempts.count, delay)
-            self.control.sleep(delay)  # raises Cancelled when the load stops meanwhile
+                    return result
+                delay = attempts.after(failure)  # the breaker told; raises when no retry follows
+                log.info("%s: %s; retry %d in %.2f s", path, failure, attempts.count, delay)
+                self.control.sleep(delay)  # raises Cancelled when the load stops meanwhile
 
     def _why(self, exc: BaseException | None, limit: Deadline) -> str:
         """A transport failure's short cause; the deadline's when the watchdog cut it."""
