@@ -62,11 +62,11 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as 
 EXIT_CODES = {
     EXIT_OK: "done",
     EXIT_ERROR: "anything else (the service unreachable after retries or not answering, ...)",
-    EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects: error 480, a "
-                "wrong base_url: 481, an unknown ICOFRAMES_ variable, a cache dir or "
-                "--out folder that cannot be written, a cache dir refused (another user's, a "
-                "link in place of a service folder), an --out holding another query's "
-                "snapshots or the other layout)",
+    EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects: 480, a wrong "
+                "base_url: 481, an unknown ICOFRAMES_ variable or one set empty, a cache dir or "
+                "--out that cannot be written, a cache dir refused (another user's, a link), an "
+                "--out naming a file or holding another query's snapshots or the other layout; "
+                "sandbox: a --port in use, a key refused; demo: an --out it cannot make)",
     EXIT_QUOTA: "the daily request limit (the service's error 485 or the daily_quota setting) "
                 "was reached before anything could be listed: nothing written (what was "
                 "fetched is cached, the next run resumes)",

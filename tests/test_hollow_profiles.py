@@ -90,3 +90,25 @@ def test_an_answer_without_one_section_is_a_problem_row_naming_it(configure, qui
         assert kept.problems[kept.problems["reason"] == "absent_section"][
             ["ico_id", "column"]].values.tolist() == [[1, "finance"], [1, "team"]]
         assert srv.hits[PROFILE] == sent
+
+
+def test_hollow_answers_with_no_good_one_between_stop_the_load_as_an_outage(configure,
+                                                                             quick_retries):
+    # a service answering every profile with its id alone answers nothing usefully: the
+    # breaker stops the load within its bound, not after one request per listed ICO
+    everything = {i: {"id": i} for i in range(1, 201)}
+    with HostileServer({LIST: paged_list(200), PROFILE: _served(everything)}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.raises(icoframes.errors.ServiceUnavailable, match="not answering usefully"):
+            icoframes.load_tables(status="past", progress=False)
+        assert srv.hits[PROFILE] <= 45
+
+
+def test_hollow_answers_among_good_ones_fail_only_their_items(configure, quick_retries):
+    hollow = {i: {"id": i} for i in range(2, 41, 2)}  # every other one of 40
+    with HostileServer({LIST: paged_list(40), PROFILE: _served(hollow)}) as srv:
+        configure(srv, max_workers=1)
+        with pytest.warns(IncompleteWarning, match="20 failed"):
+            tables = icoframes.load_tables(status="past", progress=False)
+        assert sorted(tables.icos["id"]) == list(range(1, 41, 2))
+        assert sorted(m.id for m in tables.report.missing) == sorted(hollow)
