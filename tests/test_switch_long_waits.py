@@ -49,3 +49,31 @@ def test_a_short_wait_is_asked_as_it_is() -> None:
     switch.sleep(0.25)
     assert event.timeouts == [0.25]
 
+
+
+def test_an_answer_before_the_next_request_waits_ends_the_hold() -> None:
+    # a wait asked of a request that gave up is over once another request is answered
+    # (that answer was the wait's own, or the wait is over): the next request leaves at once
+    from icoframes.api.control import LoadControl
+
+    control, event = LoadControl(), _RecordingEvent()
+    control._halt = event
+    control.clock = lambda: 100.0  # (the hold's clock, stopped)
+    control.hold(5.0, item="a")
+    control.succeeded("b")
+    control.wait_turn()
+    assert event.timeouts == []
+    control.hold(5.0, item="a")  # not answered: the next request waits the hold
+    control.wait_turn()
+    assert event.timeouts == [5.0]
+
+
+def test_a_refusal_quoting_a_lone_surrogate_is_a_reason_every_writer_keeps() -> None:
+    from icoframes.api.gate import Rejected, verdict
+
+    def check() -> None:
+        raise Rejected("data.name is \ud800")
+
+    value, reason = verdict(check)
+    assert value is None and reason == "data.name is \\ud800"
+    assert reason.encode("utf-8")  # (a lone surrogate cannot be encoded: a manifest write fails)

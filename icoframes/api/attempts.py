@@ -11,8 +11,9 @@ none: the retry policy's attempts or time are spent (a ``Retry-After`` past its
 :data:`~icoframes.api.retry.ANSWERS_REFUSED` times, or the load stopped. A request that gives
 up on a wait it was asked (up to ``max_asked_wait``, and within ``max_elapsed``: a wait a retry
 could have waited) leaves it to the load: no request of the load (of a ``Client``: its next
-call) is sent until it ran out or another request was answered, as the service asked; each ask
-more would be booked against the day's quota. Not while another item is retrying
+call) is sent until it ran out, or another request was answered before that one began to
+wait (a request already waiting waits it out), as the service asked; each ask more would be
+booked against the day's quota. Not while another item is retrying
 (:meth:`~icoframes.api.control.LoadControl.hold`): that one waits its own asks.
 """
 
