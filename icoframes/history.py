@@ -57,6 +57,7 @@ from .snapshots import (
     warn_cut_rows,
     warn_query_cut,
     warn_uncounted,
+    with_listed,
 )
 
 __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_export",
@@ -230,12 +231,12 @@ def changes(
     only = pd.Index(frame["id"].unique()) if cut else None  # the ids a cut frame kept
     events = [_empty_events()]
     if len(dates):
-        known, listed = _with_listed(by_date.get(dates[0], nothing), gaps_of.get(dates[0]),
-                                     nothing.index, only)
+        known, listed = with_listed(by_date.get(dates[0], nothing), gaps_of.get(dates[0]),
+                                    nothing.index, only)
         seen = pd.Series(dates[0], index=known.index)
         for before, after in itertools.pairwise(dates):
-            day, now = _with_listed(by_date.get(after, nothing), gaps_of.get(after),
-                                    known.index.difference(listed), only)
+            day, now = with_listed(by_date.get(after, nothing), gaps_of.get(after),
+                                   known.index.difference(listed), only)
             found, known, seen, listed = _compare(known, seen, day, compared, before, after,
                                                   gaps_of.get(before), gaps_of.get(after),
                                                   (listed, now))
@@ -310,19 +311,6 @@ def _meant(value: object) -> str:
         return bytes(value).decode("utf-8", "replace")
     return str(next(iter(value), "")) if isinstance(value, list | tuple) and len(value) == 1 \
         else str(value)
-
-
-def _with_listed(rows: pd.DataFrame, gaps: Gaps | None, known: pd.Index, only: pd.Index | None
-         ) -> tuple[pd.DataFrame, pd.Index]:
-    """A snapshot's rows, and a row holding only its status for each ICO it listed without
-    a row of which no row is known (:meth:`Gaps.listed`); the ids of those."""
-    listed = gaps.listed(rows.index, known, only) if gaps is not None else None
-    if listed is None or listed.empty:
-        return rows, rows.index[:0]
-    out = rows.reindex(rows.index.append(listed.index))  # (no concat of all-NA columns)
-    if "status" in out.columns:
-        out.loc[listed.index, "status"] = listed.astype(rows["status"].dtype)
-    return out, listed.index
 
 
 def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,

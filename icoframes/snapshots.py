@@ -57,24 +57,12 @@ from .tablefiles import problems_of
 from .tables import read_table
 
 # the days of a frame are snapshotdays' (low in the layers: report() counts them too)
-__all__ = [
-    "DATE_DTYPE",
-    "Gaps",
-    "gaps_by_date",
-    "query_cut",
-    "read_snapshots",
-    "snapshot_dates",
-    "snapshot_folders",
-    "snapshot_info",
-    "table_schema",
-    "uncounted_days",
-    "utc_dates",
-    "warn_cut_rows",
-    "warn_query_cut",
-    "warn_uncounted",
-]
+__all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "query_cut", "read_snapshots", "snapshot_dates",
+           "snapshot_folders", "snapshot_info", "table_schema", "uncounted_days", "utc_dates",
+           "warn_cut_rows", "warn_query_cut", "warn_uncounted", "with_listed"]
 
 _T = TypeVar("_T")
+_Rows = TypeVar("_Rows", pd.DataFrame, pd.Series)
 
 
 def snapshot_folders(path: str | os.PathLike[str]) -> pd.Series:
@@ -251,6 +239,21 @@ class Gaps:
             ids = ids.intersection(only)
         return pd.Series([self.statuses.get(int(i), np.nan) for i in ids],
                          index=pd.Index(ids, dtype="int64", name="id"), dtype=object)
+
+
+def with_listed(rows: _Rows, gaps: Gaps | None, known: pd.Index, only: pd.Index | None
+                ) -> tuple[_Rows, pd.Index]:
+    """A snapshot's rows by id (a frame, or its statuses), with the status of each ICO it
+    listed without a row of which no row is known (:meth:`Gaps.listed`); the ids of those."""
+    listed = gaps.listed(rows.index, known, only) if gaps is not None else None
+    if listed is None or listed.empty:
+        return rows, rows.index[:0]
+    if isinstance(rows, pd.Series):
+        return pd.concat([rows, listed]), listed.index
+    out = rows.reindex(rows.index.append(listed.index))  # (no concat of all-NA columns)
+    if "status" in out.columns:  # a row holding only its status
+        out.loc[listed.index, "status"] = listed.astype(rows["status"].dtype)
+    return out, listed.index
 
 
 def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:

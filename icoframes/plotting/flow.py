@@ -32,6 +32,7 @@ from ..snapshots import (
     warn_cut_rows,
     warn_query_cut,
     warn_uncounted,
+    with_listed,
 )
 from ._axes import (
     UNKNOWN_COLOR,
@@ -315,28 +316,18 @@ def _all_moves(snaps: pd.DataFrame, dates: list, gaps: dict[pd.Timestamp, Gaps],
     by_date = {d: g.set_index("id")["status"].astype(object)  # observed: as changes' groups
                for d, g in snaps.groupby("snapshot_date", sort=True, observed=True)}
     nothing = pd.Series([], index=pd.Index([], dtype="int64"), dtype=object)  # no row that day
-    known, listed = _with_listed(by_date.get(dates[0], nothing),
-                                 gaps.get(pd.Timestamp(dates[0])), nothing.index, only)
+    known, listed = with_listed(by_date.get(dates[0], nothing),
+                                gaps.get(pd.Timestamp(dates[0])), nothing.index, only)
     moves, rowless = [], {dates[0]: known.loc[listed]} if len(listed) else {}
     for before, date in itertools.pairwise(dates):
-        day, now = _with_listed(by_date.get(date, nothing), gaps.get(pd.Timestamp(date)),
-                                known.index.difference(listed), only)
+        day, now = with_listed(by_date.get(date, nothing), gaps.get(pd.Timestamp(date)),
+                               known.index.difference(listed), only)
         if len(now):
             rowless[date] = day.loc[now]
         lines, known, listed = _moves(known, day, gaps.get(pd.Timestamp(before)),
                                       gaps.get(pd.Timestamp(date)), (listed, now))
         moves.append(lines)
     return moves, rowless
-
-
-def _with_listed(rows: pd.Series, gaps: Gaps | None, known: pd.Index, only: pd.Index | None
-         ) -> tuple[pd.Series, pd.Index]:
-    """A snapshot's statuses, with those of the ICOs it listed without a row of which no
-    row is known (:meth:`Gaps.listed`); the ids of those."""
-    listed = gaps.listed(rows.index, known, only) if gaps is not None else None
-    if listed is None or listed.empty:
-        return rows, rows.index[:0]
-    return pd.concat([rows, listed]), listed.index
 
 
 def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
