@@ -333,22 +333,33 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
     and the rows are served in the list's order, said. Every load fetches its profiles after
     its list's first page, so most lists have many copies newer than them.
     """
-    sort = sort_of(params)
-    if sort is None or sort[0] not in ("start_datetime", "end_datetime") or stored.frame.empty:
+    sort = _date_sort(params)
+    if sort is None or stored.frame.empty:
         return None
     (key, descending), icos = sort, derived.table("icos")
     copies = icos.set_index("id").reindex(stored.frame["id"].to_numpy(dtype="int64"))
     dates = copies[key].to_numpy(dtype="datetime64[ms]")
-    dated = ~np.isnat(dates)
-    values = dates[dated].astype("int64") * (-1 if descending else 1)
-    if not (np.diff(values) < 0).any():
+    if not _out_of_order(dates, descending):
         return None
     # a copy of the list's page-1 ms came after it: a load fetches its profiles after page 1
-    newer = (copies["fetched_at"] >= stored.fetched_at).to_numpy(dtype=bool)[dated]
+    newer = (copies["fetched_at"] >= stored.fetched_at).to_numpy(dtype=bool)
     return (f"the cached list's order, the service's when it was paged "
             f"({stored.fetched_at:%Y-%m-%d %H:%M} UTC): the rows are not sorted by the {key} "
             f"they show (a copy's {key} differs from the one the service sorted by then)",
-            bool((np.diff(values[newer]) < 0).any()), key)
+            _out_of_order(dates[newer], descending), key)
+
+
+def _date_sort(params: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """``(key, descending)`` of a query sorted by a date (start or end); None otherwise."""
+    sort = sort_of(params)
+    return sort if sort is not None and sort[0] in ("start_datetime", "end_datetime") else None
+
+
+def _out_of_order(dates: np.ndarray, descending: bool) -> bool:
+    """Whether ``dates`` (in a list's order; NaT, a row without the date, aside) break the
+    order of a list sorted by them (``descending`` or ascending)."""
+    values = dates[~np.isnat(dates)].astype("int64") * (-1 if descending else 1)
+    return bool((np.diff(values) < 0).any())
 
 
 def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
@@ -361,14 +372,11 @@ def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
     only: no request.
     """
     queries = summary.get("queries") or []
-    sort = sort_of(queries[0]["params"]) if len(queries) == 1 else None
-    if (sort is None or sort[0] not in ("start_datetime", "end_datetime")
-            or queries[0].get("order_unstated") or icos.empty):
+    sort = _date_sort(queries[0]["params"]) if len(queries) == 1 else None
+    if sort is None or queries[0].get("order_unstated") or icos.empty:
         return summary
     (key, descending), query = sort, queries[0]
-    dates = icos[key].to_numpy(dtype="datetime64[ms]")
-    values = dates[~np.isnat(dates)].astype("int64") * (-1 if descending else 1)
-    if not (np.diff(values) < 0).any():
+    if not _out_of_order(icos[key].to_numpy(dtype="datetime64[ms]"), descending):
         return summary
     when = query.get("fetched_at") or "unknown"
     why = (f"the list's order, the service's when it was paged ({when}): the rows are not "
@@ -380,9 +388,8 @@ def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:
 def _reads_profile(query: Mapping[str, Any], candidate: CachedList) -> bool:
     """Whether the answer reads fields the list does not show (its summary: name, score,
     raised; its status): which rows it has, or their order, then rest on the copies."""
-    sort = sort_of(query)
     return (any(name != "ico_score" for name in residual(query, candidate.params))
-            or (sort is not None and sort[0] in ("start_datetime", "end_datetime")))
+            or _date_sort(query) is not None)
 
 
 def _answer(query: Mapping[str, Any], candidate: CachedList, rows: Rows,
