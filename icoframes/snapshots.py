@@ -237,7 +237,7 @@ class Gaps:
         ids = self.missing.difference(rows).difference(known)
         if only is not None:
             ids = ids.intersection(only)
-        return pd.Series([self.statuses.get(int(i), np.nan) for i in ids],
+        return pd.Series(ids.map(self.statuses),  # (an id of no status said: NaN)
                          index=pd.Index(ids, dtype="int64", name="id"), dtype=object)
 
 

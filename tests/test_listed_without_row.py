@@ -16,6 +16,8 @@ import json
 import warnings
 
 import matplotlib
+import numpy as np
+import pandas as pd
 import pytest
 import time_machine
 from made_exports import day
@@ -25,6 +27,7 @@ from icoframes import sandbox
 from icoframes.errors import IcoframesWarning
 from icoframes.history import changes, read_snapshots
 from icoframes.plotting import plot_status_flow
+from icoframes.snapshots import Gaps, gaps_by_date
 
 matplotlib.use("Agg")
 
@@ -100,3 +103,25 @@ def test_plot_status_flow_counts_it_new_the_day_it_was_listed(tree):
     moves = [t.get_text() for t in ax.texts if t.get_gid() == "icoframes-moves"]
     assert moves == ["+2 new", "1 upcoming→ongoing\n-1 removed"]
     plt.close(ax.figure)
+
+
+def test_the_ids_listed_without_a_row_by_day_with_their_statuses(tree):
+    """:meth:`Gaps.listed` of each day of the tree: the ids its manifest lists without a row,
+    less those of a row or known, each with the status listed (NaN when it is not said)."""
+    out, moved, deleted = tree
+    frame = read_snapshots(out)
+    gaps = gaps_by_date(frame)
+    assert list(gaps) == [day(2)]  # days 1 and 3 complete
+    rows = pd.Index(frame.loc[frame["snapshot_date"] == day(2), "id"])
+    known = pd.Index(frame.loc[frame["snapshot_date"] == day(1), "id"])
+    listed = gaps[day(2)].listed(rows, known)
+    expected = pd.Series({moved: "upcoming", deleted: "past"}, dtype=object).sort_index()
+    expected.index = pd.Index(expected.index, dtype="int64", name="id")
+    pd.testing.assert_series_equal(listed, expected)
+    assert gaps[day(2)].listed(rows, known.append(pd.Index([moved]))).index.tolist() == [deleted]
+    assert gaps[day(2)].listed(rows, known, only=pd.Index([moved])).to_dict() == {
+        moved: "upcoming"}
+    unsaid = Gaps(gaps[day(2)].missing, [], statuses={moved: "upcoming"})
+    got = unsaid.listed(rows, known)
+    assert got[moved] == "upcoming" and got.dtype == object and np.isnan(got[deleted])
+    assert unsaid.listed(rows, known.union(pd.Index([moved, deleted]))).empty
