@@ -426,12 +426,11 @@ def query_cut(frame: pd.DataFrame, days: Iterable[Any]) -> str | None:
 
 def warn_query_cut(query: str | None, who: str, kinds: Iterable[str]) -> None:
     """Warn when snapshots of a query that selects ICOs (:func:`query_cut`) give ``new`` or
-    ``removed`` events, or ``first_seen`` or ``unseen`` (``kinds``; ``first seen`` too, as
-    the moves of a plot say it): an ICO that left the query (a sale that ended, among the
-    ongoing) reads as one the service deleted, one that entered it as one it added; next to
-    an incomplete snapshot, as the gap's events, never followed by the one that tells."""
-    if query is None or not {"new", "removed", "first_seen", "unseen"} & {
-            str(k).replace(" ", "_") for k in kinds}:
+    ``removed`` events, or ``first_seen`` or ``unseen`` (``kinds``: the kinds of events, as
+    :func:`icoframes.changes` names them): an ICO that left the query (a sale that ended,
+    among the ongoing) reads as one the service deleted, one that entered it as one it added;
+    next to an incomplete snapshot, as the gap's events, never followed by the one that tells."""
+    if query is None or not {"new", "removed", "first_seen", "unseen"} & set(kinds):
         return
     warn(f"{who}: the snapshots are of a query that selects ICOs ({query}): an ICO that left it "
          "while the service still lists it (its status moved: a sale that ended leaves the "

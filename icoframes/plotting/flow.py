@@ -61,6 +61,9 @@ _ARROW = "\u2192"
 # an ICO its day's manifest lists in missing, of which no row is known: counted by the status
 # it was listed under, as changes() counts it
 LISTED = "listed without a row"
+# each event of an ICO that appeared or went, by its kind in changes(), and its line in the moves
+_COUNTED = {"new": "+{} new", "first_seen": "{} first seen", "removed": "-{} removed",
+            "unseen": "{} unseen"}
 
 
 @own_keywords(draws="bar", sets=("x", "height", "bottom", "label"))
@@ -185,9 +188,8 @@ def _draw_snapshots(snaps: pd.DataFrame, ax: Axes, style: dict[str, Any], *,
         return ax
     dates = list(every)
     only = pd.Index(snaps["id"].unique()) if cut else None
-    moves, listed = _all_moves(snaps, dates, gaps, only)
-    warn_query_cut(cut_by, "plot_status_flow", (line.split(" ", 1)[1] for lines in moves
-                                                 for line in lines))  # "+3 new", "-1 removed"
+    moves, kinds, listed = _all_moves(snaps, dates, gaps, only)
+    warn_query_cut(cut_by, "plot_status_flow", kinds)
     table = _per_status(snaps["snapshot_date"], snaps["status"], every)
     # the ICOs the moves count by a listing alone are in their day's bar too, hatched: so the
     # moves between two bars are what changes their heights
@@ -306,36 +308,39 @@ def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
 
 
 def _all_moves(snaps: pd.DataFrame, dates: list, gaps: dict[pd.Timestamp, Gaps],
-               only: pd.Index | None = None) -> tuple[list[list[str]], dict[Any, pd.Series]]:
+               only: pd.Index | None = None
+               ) -> tuple[list[list[str]], set[str], dict[Any, pd.Series]]:
     """The moves between each two consecutive snapshots, read as :func:`icoframes.changes`
     reads them: an ICO an incomplete snapshot explains the absence of (its manifest,
     in ``attrs``: ``gaps``) is unseen, not removed, then compared with its last known status;
     one it listed without a row is there by its listed status (:meth:`Gaps.listed`; ``only``:
-    the ids of a frame cut by rows). Also the statuses of those, by id, of each day that
-    has any."""
+    the ids of a frame cut by rows). Also the kinds of ``_COUNTED`` among them, and the
+    statuses of the ICOs listed without a row, by id, of each day that has any."""
     by_date = {d: g.set_index("id")["status"].astype(object)  # observed: as changes' groups
                for d, g in snaps.groupby("snapshot_date", sort=True, observed=True)}
     nothing = pd.Series([], index=pd.Index([], dtype="int64"), dtype=object)  # no row that day
     known, listed = with_listed(by_date.get(dates[0], nothing),
                                 gaps.get(pd.Timestamp(dates[0])), nothing.index, only)
-    moves, rowless = [], {dates[0]: known.loc[listed]} if len(listed) else {}
+    moves, kinds, rowless = [], set(), {dates[0]: known.loc[listed]} if len(listed) else {}
     for before, date in itertools.pairwise(dates):
         day, now = with_listed(by_date.get(date, nothing), gaps.get(pd.Timestamp(date)),
                                known.index.difference(listed), only)
         if len(now):
             rowless[date] = day.loc[now]
-        lines, known, listed = _moves(known, day, gaps.get(pd.Timestamp(before)),
-                                      gaps.get(pd.Timestamp(date)), (listed, now))
+        lines, found, known, listed = _moves(known, day, gaps.get(pd.Timestamp(before)),
+                                             gaps.get(pd.Timestamp(date)), (listed, now))
         moves.append(lines)
-    return moves, rowless
+        kinds |= found
+    return moves, kinds, rowless
 
 
 def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
            gaps_after: Gaps | None, listed: tuple[pd.Index, pd.Index]
-           ) -> tuple[list[str], pd.Series, pd.Index]:
+           ) -> tuple[list[str], set[str], pd.Series, pd.Index]:
     """What changed between two snapshots (statuses by id: the last known, and this one's;
     ``listed``: the ids of each known by a listing alone): status moves, new, first seen,
-    removed and unseen ICOs; then what is known after, and which by a listing alone."""
+    removed and unseen ICOs; the kinds of those of ``_COUNTED`` there; then what is
+    known after, and which by a listing alone."""
     both = old.index.intersection(new.index)
     was, now = old.loc[both].fillna("unknown"), new.loc[both].fillna("unknown")
     # by position (both hold the ids of `both`, in its order): pandas refuses to compare two
@@ -350,11 +355,11 @@ def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
     added, gone = new.index.difference(old.index), old.index.difference(new.index)
     first = added[gaps_before.explains(added)] if gaps_before is not None else added[:0]
     unseen = gone[gaps_after.explains(gone)] if gaps_after is not None else gone[:0]
-    for n, text in ((len(added) - len(first), "+{} new"), (len(first), "{} first seen"),
-                    (len(gone) - len(unseen), "-{} removed"), (len(unseen), "{} unseen")):
-        if n:
-            lines.append(text.format(n))
-    return (lines, pd.concat([new, old.loc[unseen]]) if len(unseen) else new,
+    counts = {"new": len(added) - len(first), "first_seen": len(first),
+              "removed": len(gone) - len(unseen), "unseen": len(unseen)}
+    lines += [_COUNTED[kind].format(n) for kind, n in counts.items() if n]
+    return (lines, {kind for kind, n in counts.items() if n},
+            pd.concat([new, old.loc[unseen]]) if len(unseen) else new,
             listed[1].union(unseen.intersection(listed[0])))
 
 
