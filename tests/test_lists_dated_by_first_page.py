@@ -185,6 +185,44 @@ def test_a_list_paged_twice_is_as_old_as_the_pass_its_rows_are_of(second_pass):
     assert query.summary()["fetched_at"] == query.fetched_at.isoformat()
 
 
+def test_a_list_whose_kept_rows_all_moved_is_dated_no_later_than_its_day():
+    """Night 1's export of Nov 1 pages its lists from 00:00:00.1 Nov 2 (the run began at
+    23:59:59.9). Its ongoing list's page 2 fails: the rows of the day's 03:15 list that it
+    lacks (5) are kept, and the list is as old as them. The past list, paged whole, lists 5
+    now, so the kept row gives way (fetch.moment.listed_now_wins) and the ongoing list, with
+    no kept row left, is dated by its paging again: no later than the last ms of its day,
+    as its paging dated it, never Nov 2 (the next night would take it for a list of its own
+    day and page nothing)."""
+    from icoframes.fetch.moment import listed_now_wins
+    from icoframes.fetch.paging import ListQuery
+    from icoframes.parse.lists import list_frame
+    from icoframes.parse.problems import Problems
+    from icoframes.store.cache import Stored
+
+    morning = dt.datetime(2026, 11, 1, 3, 15, tzinfo=dt.UTC)
+    items = _page([1, 2, 5], 3, 1)["data"]
+    earlier = Stored(list_frame(items, status="ongoing", problems=Problems()), morning,
+                     {"complete": True, "items": 3}, json.dumps(items))
+    day = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    ongoing, past = ListQuery({"status": "ongoing"}), ListQuery({"status": "past"})
+    ongoing.start(earlier, after=day, by=DAY_1_END)
+    past.start(None, after=day, by=DAY_1_END)
+    with time_machine.travel(MIDNIGHT, tick=False):
+        assert ongoing.next_page() == (1, 1) and past.next_page() == (1, 1)
+        ongoing.on_page(1, 1, _page([1, 2], 3, 2))
+        past.on_page(1, 1, _page([5, 101], 2, 1))
+        assert ongoing.next_page() == (2, 1)
+        ongoing.on_failure(2, "HTTP 503")
+        for query in (ongoing, past):
+            assert query.pass_done and not query.finish_pass(may_repage=True)
+    assert ongoing.kept is not None and ongoing.kept["ids"] == [5]
+    assert ongoing.fetched_at == morning and past.fetched_at == DAY_1_END
+    listed_now_wins([ongoing, past])
+    assert ongoing.kept is None and ongoing.frame is not None
+    assert ongoing.frame["id"].tolist() == [1, 2]
+    assert ongoing.paged_at == MIDNIGHT and ongoing.fetched_at == DAY_1_END
+
+
 def test_an_export_waiting_on_another_runs_list_begun_before_its_day_pages_it_itself(
         sb, tmp_path, monkeypatch):
     """Night 1's snapshot (23:59:59.9) claims the past list and pages it; at its page 3 the

@@ -165,7 +165,7 @@ def listed_now_wins(queries: list[ListQuery]) -> None:
             left = sorted(earlier - moved)
             query.kept = {**query.kept, "rows": len(left), "ids": left} if left else None
             if not left and query.paged_at is not None:
-                query.fetched_at = min(query.paged_at, query.dated_by or query.paged_at)
+                query.fetched_at = query.dated(query.paged_at)
 
 
 def _listed_after(query: ListQuery, since: dt.datetime) -> list[int]:

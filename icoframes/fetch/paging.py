@@ -122,8 +122,7 @@ class ListQuery:
         self.complete, self.total_icos, self.n_items = True, len(frame), len(frame)
         self.answered_from = dict(source.meta["params"])
         ids = set(frame["id"].tolist())  # the source's unreadable values of these rows
-        self.problems = [p for p in source.meta.get("problems") or []
-                         if p.get("ico_id") in ids]
+        self.problems = [p for p in source.meta.get("problems") or [] if p.get("ico_id") in ids]
 
     @property
     def count_contradicts(self) -> bool:
@@ -140,6 +139,10 @@ class ListQuery:
             fallback = None
         self.fallback, self.paging, self.keeps_day, self.dated_by = (  # (ms: as cached)
             fallback, True, after is not None, by and from_ms(ms(by)))
+
+    def dated(self, began: dt.datetime) -> dt.datetime:
+        """The age of rows paged from ``began``: no later than its export's day (``dated_by``)."""
+        return min(began, self.dated_by or began)
 
     # -- which rows it has (for the profiles planned) -------------------------
 
@@ -203,9 +206,8 @@ class ListQuery:
                 # an ICO came or went since page 1: this pass's pages no longer tile one list
                 # (one item skipped or seen twice at a page's edge, and the count may agree)
                 self._moved.setdefault(pass_no, {})[number] = (
-                    f"{MOVED}: page 1 counted {self._counts[0]} "
-                    f"ICOs in {self._counts[1]} pages, page {number} {total_icos} in "
-                    f"{total_pages}")
+                    f"{MOVED}: page 1 counted {self._counts[0]} ICOs in {self._counts[1]} pages, "
+                    f"page {number} {total_icos} in {total_pages}")
                 if self.passes < MAX_PASSES:
                     self._next = self._last + 1  # the rest of this pass would be paged again
         ids = {str(item.get("id")) for item in items if isinstance(item, dict)}
@@ -336,7 +338,7 @@ class ListQuery:
             self.use_cached(self.fallback)  # nothing new: what was cached is the best answer
             self.complete = False
             return False
-        self.frame, self.fetched_at, self.problems = frame, min(began, self.dated_by or began), lost
+        self.frame, self.fetched_at, self.problems = frame, self.dated(began), lost
         self.items, self.n_items, self.paged_at = items, len(items), began
         if not self.complete and self.keeps_day and self.fallback is not None:
             self._keep_earlier(self.fallback)
@@ -384,13 +386,11 @@ class ListQuery:
         if extra.empty:
             return
         ids = set(extra["id"].tolist())
-        raw = earlier.raw
-        self.items += [item for item in (raw if isinstance(raw, list) else [])
+        self.items += [item for item in (earlier.raw if isinstance(earlier.raw, list) else [])
                        if isinstance(item, Mapping) and rules.parse_id(item.get("id")) in ids]
         self.frame = pd.concat([self.frame, extra], ignore_index=True)
         self.n_items = len(self.items)
-        self.problems += [p for p in earlier.meta.get("problems") or []
-                          if p.get("ico_id") in ids]
+        self.problems += [p for p in earlier.meta.get("problems") or [] if p.get("ico_id") in ids]
         self.fetched_at = earlier.fetched_at
         self.kept = {"rows": len(extra), "ids": sorted(int(i) for i in ids),
                      "fetched_at": earlier.fetched_at.isoformat()}
