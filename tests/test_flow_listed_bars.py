@@ -162,3 +162,20 @@ def test_a_tree_with_no_ico_listed_without_a_row_draws_as_before(tree):
     assert [c.get_label() for c in ax.containers] == ["past", "ongoing", "upcoming"]
     assert "hatched" not in ax.texts[0].get_text()
     plt.close(ax.figure)
+
+
+@pytest.mark.parametrize("given", [{"fc": "red", "ec": "black"},
+                                   {"facecolor": "red", "edgecolor": "black"}],
+                         ids=["aliases", "names"])
+def test_the_callers_colours_colour_the_hatched_bars(tree, given):
+    """Colours given, by name or alias (``fc``, ``ec``), are the hatched bars' own: never
+    the plot's white fill and status-coloured edge without a line."""
+    from matplotlib.colors import to_rgba
+
+    out, _ = tree
+    ax = plot_status_flow(read_snapshots(out), **given)
+    hatched = [p for c in ax.containers if c.get_label().endswith(LISTED) for p in c]
+    assert hatched and {(p.get_facecolor(), p.get_edgecolor()) for p in hatched} == {
+        (to_rgba("red"), to_rgba("black"))}
+    assert all(p.get_linewidth() > 0 and p.get_hatch() == "///" for p in hatched)
+    plt.close(ax.figure)

@@ -375,9 +375,10 @@ def _per_status(dates: pd.Series, status: pd.Series, every: pd.Index) -> pd.Data
 
 def _hatched(color: str, style: dict[str, Any]) -> dict[str, Any]:
     """The style of a bar of ICOs listed without a row: the status's colour, hatched on
-    white, unless the caller gave the colours."""
+    white, unless the caller gave the colours (``style``: by the names an alias stands for,
+    :func:`own_keywords`)."""
     own = {"width": 0.55, "hatch": "///"}
-    if not any(k in style for k in ("color", "facecolor", "edgecolor", "fc", "ec")):
+    if not any(k in style for k in ("color", "facecolor", "edgecolor")):
         own.update(facecolor="white", edgecolor=color, linewidth=0)
     return {**own, **style}
 
