@@ -215,13 +215,11 @@ class Cache(InDatabase):
                           *[json.dumps(sorted(self._skipped))] * bool(skip))
         return index_frame(rows) if rows else empty_index().copy()
 
-    def set_aside_damaged(self) -> bool:
-        """Quarantine the rows whose fields do not read as their types (or as UTF-8), found
-        in one scan; whether there were any."""
+    def set_aside_damaged(self) -> None:
+        """Quarantine the rows whose fields do not read as their types or as UTF-8 (one scan)."""
         with self._read() as conn:
             found = set() if conn is None else set(damaged_profiles(conn)) - self._skipped
         self.quarantine(dict.fromkeys(found), DAMAGED)
-        return bool(found)
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Snapshot]:
