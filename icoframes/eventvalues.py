@@ -13,7 +13,7 @@ import datetime as dt
 import numpy as np
 import pandas as pd
 
-__all__ = ["as_text", "same_values", "with_unit"]
+__all__ = ["as_text", "plain_units", "same_values", "with_unit"]
 
 
 def same_values(old: pd.Series, new: pd.Series) -> np.ndarray:
@@ -59,3 +59,9 @@ def with_unit(texts: list[object], units: pd.Series) -> list[object]:
     """Amounts as text with their units (``100 ETH``); one without a unit as its number."""
     return [text if isinstance(text, float) or not isinstance(unit, str) or not unit.strip()
             else f"{text} {unit}" for text, unit in zip(texts, units, strict=True)]
+
+
+def plain_units(units: pd.Series) -> pd.Series:
+    """Units as compared and written: stripped, a blank one missing (``"ETH "`` is ``ETH``,
+    ``""`` no unit, as :func:`with_unit` writes it), so no event reads ``100 -> 100``."""
+    return units.astype(object).map(lambda u: (u.strip() or np.nan) if isinstance(u, str) else u)

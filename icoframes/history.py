@@ -40,7 +40,7 @@ import pandas as pd
 
 from .dayfolder import check_one_query
 from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean, quoted
-from .eventvalues import as_text, same_values, with_unit
+from .eventvalues import as_text, plain_units, same_values, with_unit
 from .exported import export_folder, read_export
 from .frozen import without_attrs
 from .queries import checked_keywords
@@ -351,7 +351,7 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
         changed = ~same_values(old, new)
         unit = _UNITS.get(column)
         if unit is not None:  # 100 ETH -> 100 USD changed; a missing amount has no unit to say
-            old_unit, new_unit = known.loc[both, unit], after.loc[both, unit]
+            old_unit, new_unit = (plain_units(f.loc[both, unit]) for f in (known, after))
             both_known = old.notna().to_numpy() & new.notna().to_numpy()
             changed |= ~same_values(old_unit, new_unit) & both_known
         if column in _PROFILE_COLUMNS:  # one copy read by two parsers: no change at the service

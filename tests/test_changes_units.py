@@ -71,3 +71,13 @@ def test_an_amount_without_its_unit_column_is_refused():
     with pytest.raises(InvalidParameter, match="cannot compare 'hard_cap' without its unit: "
                                                "the snapshots have no column 'caps_unit'"):
         icoframes.changes(frame, kinds=["hard_cap"])
+
+
+@pytest.mark.parametrize("dtype", [schema.TEXT_DTYPE, object, "category"])
+def test_a_blank_unit_is_none_and_units_are_compared_stripped(dtype):
+    # ICO 1: a blank unit against a missing one, 2: 'ETH' against 'ETH ': no event (it read
+    # '100' -> '100' and '100 ETH' -> '100 ETH '); 3: a moved amount is written stripped
+    frame = _snapshots("hard_cap", "caps_unit", [100, 100, 100, 100, 100, 200],
+                       ["", "ETH", " ETH", None, "ETH ", "ETH"]).astype({"caps_unit": dtype})
+    events = icoframes.changes(frame, kinds=["hard_cap"])
+    assert [(e.ico_id, e.old, e.new) for e in events.itertuples()] == [(3, "100 ETH", "200 ETH")]
