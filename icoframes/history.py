@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .dayfolder import check_one_query
-from .errors import ExportReplaced, InvalidParameter, UnknownName, did_you_mean, quoted
+from .errors import ExportReplaced, InvalidParameter, UnknownName, closest, did_you_mean, quoted
 from .eventvalues import as_text, plain_units, same_values, with_unit
 from .exported import export_folder, read_export
 from .frozen import without_attrs
@@ -269,8 +269,10 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
     elif isinstance(kinds, bytes | bytearray | memoryview) or not isinstance(kinds, Iterable):
         raise InvalidParameter(f"kinds must be a name or names (str) of what to compare, got "
                                f"{quoted(kinds)}{did_you_mean(_meant(kinds), CHANGE_KINDS)}")
-    usable = [*(k for k, c in CHANGE_KINDS.items() if c in frame.columns),
-              *(c for c in ICOS.names if c in frame.columns and c not in _OWN)]
+    present = [*(k for k, c in CHANGE_KINDS.items() if c in frame.columns),
+               *(c for c in ICOS.names if c in frame.columns and c not in _OWN)]
+    # an amount whose unit column is absent is refused: never offered as a "did you mean"
+    usable = [k for k in present if _lacked_unit(k, frame) is None]
     for kind in kinds:
         if not isinstance(kind, str):
             raise UnknownName(f"cannot compare {quoted(kind)}: a kind is a name (str), of a "
@@ -294,15 +296,25 @@ def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]
         if column not in frame.columns:  # never itself as its "did you mean"
             why = (f"the snapshots have no column {column!r}" if column in ICOS.names
                    else "not a kind of change or a column")
-            raise UnknownName(f"cannot compare {quoted(kind)}: {why}"
-                              f"{did_you_mean(kind, [u for u in usable if u != kind])}")
-        unit = _UNITS.get(column)
-        if unit is not None and unit not in frame.columns:  # 100 of what: never a bare number
+            near = closest(kind.strip().casefold(), [k for k in present if k != kind])[:1]
+            lacked = _lacked_unit(near[0], frame) if near else None
+            raise UnknownName(f"cannot compare {quoted(kind)}: {why}" + (
+                f" (the closest, {near[0]!r}, cannot be compared without its unit: the"
+                f" snapshots have no column {lacked!r})" if lacked is not None
+                else did_you_mean(kind, [u for u in usable if u != kind])))
+        unit = _lacked_unit(column, frame)
+        if unit is not None:  # 100 of what: never a bare number
             raise UnknownName(f"cannot compare {quoted(kind)} without its unit: the snapshots "
                               f"have no column {unit!r}")
         if column not in wanted.values():
             wanted[kind] = column
     return wanted
+
+
+def _lacked_unit(kind: str, frame: pd.DataFrame) -> str | None:
+    """The unit column of an amount ``kind`` when ``frame`` lacks it, else None."""
+    unit = _UNITS.get(CHANGE_KINDS.get(kind, kind))
+    return unit if unit is not None and unit not in frame.columns else None
 
 
 def _meant(value: object) -> str:

@@ -81,3 +81,16 @@ def test_a_blank_unit_is_none_and_units_are_compared_stripped(dtype):
                        ["", "ETH", " ETH", None, "ETH ", "ETH"]).astype({"caps_unit": dtype})
     events = icoframes.changes(frame, kinds=["hard_cap"])
     assert [(e.ico_id, e.old, e.new) for e in events.itertuples()] == [(3, "100 ETH", "200 ETH")]
+
+
+def test_an_amount_without_its_unit_column_is_no_did_you_mean():
+    # the misspelled kind was offered 'hard_cap', which was then refused (without its unit)
+    frame = _snapshots("hard_cap", "caps_unit", [100] * 6, ["ETH"] * 6).drop(columns="caps_unit")
+    with pytest.raises(InvalidParameter) as refused:
+        icoframes.changes(frame, kinds=["hard_cp"])
+    assert "did you mean" not in str(refused.value)
+    assert "'hard_cap'" in str(refused.value) and "without its unit" in str(refused.value)
+    assert "no column 'caps_unit'" in str(refused.value)
+    with pytest.raises(InvalidParameter, match="did you mean 'hard_cap'"):  # with its unit
+        icoframes.changes(_snapshots("hard_cap", "caps_unit", [100] * 6, ["ETH"] * 6),
+                          kinds=["hard_cp"])
