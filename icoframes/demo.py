@@ -25,6 +25,9 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
 
     Raises
     ------
+    InvalidParameter
+        If ``out`` names no folder: a file, or one on its way (as
+        :func:`icoframes.export_tables` says; ``icoframes demo`` exits 2).
     ConfigError
         If ``out`` cannot be made (``icoframes demo`` exits 2), or written (as
         :func:`icoframes.export_tables` says).
@@ -41,8 +44,10 @@ def run_demo(*, out: Path = Path("data/demo"), n_icos: int = 1000, seed: int = 0
     from .loaders import load_icos
     from .paths import folder_path
     from .plotting import plot_raised, plot_scores, plot_timeline
+    from .tablefiles import check_out
 
     out = folder_path(out, "out")  # ~ as export_tables expands it: Path(out) kept "~/d" literal
+    check_out(out)  # a file there: named as export_tables names it (mkdir: "File exists")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:  # a setting to fix, as export_tables says of its out (exit 2)

@@ -150,7 +150,7 @@ from .reporting import AsDict, LoadReport
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, check_replaceable, swap_files, swap_folder, swap_lock
 from .swaps import confirm
-from .tablefiles import in_the_way
+from .tablefiles import check_out
 
 __all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
 
@@ -313,11 +313,7 @@ def export_tables(
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
     filters = read_once(filters)  # a generator: read once, recorded as its values
     folder = folder_path(out, "out")
-    # an argument that names no folder (a link to nothing too): no "cannot be written (File
-    # exists)"
-    if (why := in_the_way(folder)) is not None:
-        raise InvalidParameter(f"out={folder} names no folder: {why}. Nothing was "
-                               "sent or written; give out (--out) a folder, made if missing")
+    check_out(folder)  # a file there: named, not "cannot be written (File exists)"
     budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON
     check_flags(snapshot=snapshot, allow_empty=allow_empty)  # "no" would be a snapshot
     now = utcnow()

@@ -15,12 +15,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from .errors import InvalidParameter
 from .files import not_a_folder, nothing_at, read_parquet_table
 from .frames import frame_from_arrow, with_added_columns
 from .metadata import describe_columns
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema, empty_frame
 
-__all__ = ["in_the_way", "make_folder", "problems_of", "read_problems", "read_table", "table_files"]
+__all__ = ["check_out", "in_the_way", "make_folder", "problems_of", "read_problems", "read_table",
+           "table_files"]
 
 
 def read_table(directory: str | os.PathLike[str], name: str) -> pd.DataFrame:
@@ -100,6 +102,15 @@ def in_the_way(path: Path) -> str | None:
     if (why := not_a_folder(path)) is not None or path.exists():
         return why
     return None if (why := nothing_at(path)) == "nothing is there" else why
+
+
+def check_out(folder: Path) -> None:
+    """Refuse an ``out`` argument (``--out``) that names no folder: a file, a FIFO, a link
+    to nothing, here or on its way (:func:`in_the_way`), which mkdir called "File exists".
+    The one check of ``export_tables`` and ``run_demo``, before anything is sent or written."""
+    if (why := in_the_way(folder)) is not None:
+        raise InvalidParameter(f"out={folder} names no folder: {why}. Nothing was "
+                               "sent or written; give out (--out) a folder, made if missing")
 
 
 def make_folder(directory: Path) -> None:

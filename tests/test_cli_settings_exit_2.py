@@ -1,5 +1,5 @@
 """`icoframes sandbox` and `icoframes demo` refuse a setting to fix (a port in use, a key
-file missing or empty, a key variable set empty, a demo folder that cannot be made) in one
+file missing or empty, a key variable set empty, a demo --out naming a file) in one
 line and exit 2, as `export` and their own bad arguments do; anything else is logged naming
 the command that failed, not "export failed".
 
@@ -66,13 +66,18 @@ def test_a_port_in_use_is_refused_before_the_directory_is_made(monkeypatch, caps
                                                     "for a free one")
 
 
-def test_a_demo_folder_that_cannot_be_made_is_one_line_and_exit_2(tmp_path):
+@pytest.mark.parametrize("under", [False, True])
+def test_a_demo_out_naming_a_file_is_refused_as_exports_is(tmp_path, under):
+    # it said "the demo folder ... cannot be made (File exists)" (or "Not a directory"), where
+    # export --out names the file
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    out = blocker / "demo"  # under a file: it cannot be made
+    out = blocker / "demo" if under else blocker
     line = _one_line(_run("demo", "--out", str(out), "--n-icos", "1"))
-    assert line.endswith(f"the demo folder {out} cannot be made (Not a directory); choose a "
-                         "folder the user running the demo can create and write (--out)")
+    why = f"{blocker} on its way is a file" if under else "it is a file"
+    assert f"out={out} names no folder: {why}" in line and "File exists" not in line
+    assert line.endswith("give out (--out) a folder, made if missing")
+    assert line.split(": ", 1)[1] == _one_line(_run("export", "--out", str(out))).split(": ", 1)[1]
     assert blocker.read_text() == "not a folder"
 
 
