@@ -8,6 +8,7 @@ exports' readers go through both.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -78,7 +79,7 @@ def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd
     ValueError: x: columns of other types than the filters schema: {'id': 'double'}
     """
     if table.schema.names != schema.names:
-        raise ValueError(_other_columns(schema, table.schema.names, source))
+        raise ValueError(_other_columns(schema, table.schema, source))
     wrong = {f.name: str(f.type) for f, want in zip(table.schema, schema.arrow_schema(),
                                                     strict=True)
              if _plain(f.type) != _plain(want.type)}
@@ -91,22 +92,44 @@ def frame_from_arrow(schema: TableSchema, table: pa.Table, *, source: str) -> pd
     return frame
 
 
-def _other_columns(schema: TableSchema, names: list[str], source: str) -> str:
-    """Why a file of columns ``names`` is not ``schema``'s table: what it adds, lacks, or
+def _other_columns(schema: TableSchema, arrow: pa.Schema, source: str) -> str:
+    """Why a file of schema ``arrow`` is not ``schema``'s table: what it adds, lacks, or
     holds in another order, named first: never the whole lists (fifty names each)."""
-    extra = [n for n in names if n not in schema.names]
+    names = arrow.names
+    index = _pandas_index(arrow)
+    extra = [n for n in names if n not in schema.names and n not in index]
     missing = [n for n in schema.names if n not in names]
-    if extra and not missing and all(re.fullmatch(r"__index_level_\d+__", n) for n in extra):
-        # pandas' to_parquet writes an index other than 0, 1, 2... (after sort_values or a
-        # filter) as a column: the table's own columns are all there
+    if index and not extra and set(missing) <= set(ADDED_COLUMNS.get(schema.name, ())):
+        # pandas' to_parquet writes an index other than 0, 1, 2... (after sort_values, a
+        # filter, set_index) as a column: the table's own columns are all there (an older
+        # export's too, which lacks only columns added since)
+        undo = "frame.reset_index()" if set(index) & set(schema.names) else "the frame"
         return (f"{source}: the {schema.name} table with a pandas index saved as a column "
-                f"({', '.join(extra)}); save the frame with to_parquet(path, index=False)")
-    said = [*([f"not in it: {extra}"] if extra else []),
-            *([f"missing: {missing if len(missing) <= 5 else f'{len(missing)} of its columns'}"]
-              if missing else []), *([] if extra or missing else ["in another order"])]
+                f"({', '.join(index)}); save {undo} with to_parquet(path, index=False)")
+    said = [*([f"not in it: {_few(extra)}"] if extra else []),
+            *([f"missing: {_few(missing)}"] if missing else []),
+            *([f"a saved pandas index: {_few(index)} (to_parquet(path, index=False) leaves "
+               "it out)"] if index else []),
+            *([] if extra or missing or index else ["in another order"])]
     shown = f"columns {names}" if len(names) <= 5 else f"its {len(names)} columns"
     return (f"{source}: {shown} differ from the {schema.name} schema ({'; '.join(said)}); "
             "the file was written by another version, or changed since")
+
+
+def _few(names: list[str]) -> str:
+    """Names as a message lists them: five at most, then how many more."""
+    return f"{names}" if len(names) <= 5 else f"{names[:5]} and {len(names) - 5} more"
+
+
+def _pandas_index(arrow: pa.Schema) -> list[str]:
+    """The columns a pandas index was saved as: named by pandas' metadata (``index_columns``;
+    a RangeIndex is kept as metadata alone), or by pandas' name of an unnamed level."""
+    try:
+        saved = json.loads((arrow.metadata or {})[b"pandas"])["index_columns"]
+    except (KeyError, TypeError, ValueError):  # no pandas metadata, or not of pandas' shape
+        saved = []
+    named = [n for n in saved if isinstance(n, str)] if isinstance(saved, list) else []
+    return [n for n in arrow.names if n in named or re.fullmatch(r"__index_level_\d+__", n)]
 
 
 def _plain(kind: pa.DataType) -> pa.DataType:

@@ -47,3 +47,42 @@ def test_other_columns_are_named_first_and_short(export):
                         "another version, or changed since")
     finally:
         whole.to_parquet(path, index=False)
+
+
+@pytest.mark.parametrize("resave", ["set_index", "rename_axis"])
+def test_a_named_pandas_index_is_named_as_one(export, resave):
+    # set_index("id") said "(in another order)", and an index named k "not in it: ['k']"
+    path = export / "icos.parquet"
+    whole = pd.read_parquet(path)
+    try:
+        frame = (whole.set_index("id") if resave == "set_index"
+                 else whole.sort_values("name").rename_axis("k"))
+        frame.to_parquet(path)
+        with pytest.raises(ValueError) as refused:
+            icoframes.read_export(export)
+        said = str(refused.value)
+        name, undo = ("id", "frame.reset_index()") if resave == "set_index" else ("k", "the frame")
+        assert f"pandas index saved as a column ({name})" in said
+        assert said.endswith(f"save {undo} with to_parquet(path, index=False)")
+        (frame.reset_index() if resave == "set_index" else frame).to_parquet(path, index=False)
+        assert sorted(icoframes.read_export(export).icos["id"]) == sorted(whole["id"])  # as said
+    finally:
+        whole.to_parquet(path, index=False)
+
+
+def test_extra_columns_are_listed_five_at_most_as_missing_ones(export):
+    path = export / "icos.parquet"
+    whole = pd.read_parquet(path)
+    try:
+        for frame in (whole.assign(**{f"feature_{i}": 1.0 for i in range(20)}),
+                      whole.drop(columns=list(whole.columns[-12:]))):
+            frame.to_parquet(path, index=False)
+            with pytest.raises(ValueError) as refused:
+                icoframes.read_export(export)
+            said = str(refused.value)
+            assert ("not in it: ['feature_0'" in said and "'feature_4'] and 15 more" in said
+                    and "feature_5" not in said) if len(frame.columns) > len(whole.columns) \
+                else f"missing: {list(whole.columns[-12:-7])} and 7 more" in said
+            assert len(said) - len(str(path)) < 250
+    finally:
+        whole.to_parquet(path, index=False)
