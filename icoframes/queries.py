@@ -368,8 +368,9 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
     if listed:  # a row of load_filters() shows it, but there is no id to ask with
         raise InvalidParameter(f"the {key} name {quoted(value)} is in the filter set, but its id "
                                "could not be read (icoframes.load_filters(): its row has no id)")
-    # another name of it (ERC20: Ethereum; United Kingdom: UK), else a near spelling,
-    # compared in one case, shown in the filter set's spelling
+    # another name of it (ERC20: Ethereum; United Kingdom: UK), else a near spelling, in one
+    # case, shown in the filter set's spelling; never one listed without an id (then refused)
+    names = [n for n in names if any(t is not None for t in known[n.strip().casefold()])]
     groups = _OTHER_NAMES.get(key)
     suggestions = same_name(value, names, groups) if groups else []
     if not suggestions:
@@ -377,9 +378,8 @@ def _lookup(key: str, value: str, known: Mapping[str, list[Any]], names: list[st
         suggestions = [by_folded[c] for c in closest(value.strip().casefold(), by_folded)]
     hint = f"; did you mean {' or '.join(map(repr, suggestions))}?" if suggestions else ""
     place = key in PLACE_PARAMS
-    raise InvalidParameter(f"unknown {key if place else key + ' name'} {quoted(value)}{hint} "
-                           f"(see the {'location' if place else key} rows of "
-                           "icoframes.load_filters())")
+    raise InvalidParameter(f"unknown {key if place else key + ' name'} {quoted(value)}{hint} (see "
+                           f"the {'location' if place else key} rows of icoframes.load_filters())")
 
 
 #: Texts that spell nothing (str(None), str(NaN) or str(NaT) of a pandas-read config, JSON's

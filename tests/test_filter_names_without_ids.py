@@ -47,3 +47,13 @@ def test_a_name_listed_twice_asks_with_its_readable_id_and_unknown_names_stay_un
     with pytest.raises(InvalidParameter, match="unknown platform name 'Nope'"):
         icoframes.load_list(status="past", platform="Nope")
     assert len(served) == 1
+
+
+def test_a_name_without_a_readable_id_is_never_a_did_you_mean(served):
+    # 'Hlf' was offered 'Half', which was then refused (its id could not be read)
+    with pytest.raises(InvalidParameter, match="unknown platform name 'Hlf'") as info:
+        icoframes.load_list(status="past", platform="Hlf")
+    assert "Half" not in str(info.value) and "did you mean" not in str(info.value)
+    with pytest.raises(InvalidParameter, match="did you mean 'Waves'"):  # one of its ids is read
+        icoframes.load_list(status="past", platform="Wves")
+    assert served == []
