@@ -103,7 +103,10 @@ def _other_columns(schema: TableSchema, arrow: pa.Schema, source: str) -> str:
         # pandas' to_parquet writes an index other than 0, 1, 2... (after sort_values, a
         # filter, set_index) as a column: the table's own columns are all there (an older
         # export's too, which lacks only columns added since)
-        undo = "frame.reset_index()" if set(index) & set(schema.names) else "the frame"
+        # reset_index() puts the index first: the table's order only when it led the table
+        undo = ("the frame" if not set(index) & set(schema.names) else "frame.reset_index()"
+                if schema.names[:len(index)] == index else "frame.reset_index()[columns], "
+                f"columns in the {schema.name} table's order (as read_export gives them),")
         return (f"{source}: the {schema.name} table with a pandas index saved as a column "
                 f"({', '.join(index)}); save {undo} with to_parquet(path, index=False)")
     said = [*([f"not in it: {_few(extra)}"] if extra else []),

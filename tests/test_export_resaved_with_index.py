@@ -86,3 +86,24 @@ def test_extra_columns_are_listed_five_at_most_as_missing_ones(export):
             assert len(said) - len(str(path)) < 250
     finally:
         whole.to_parquet(path, index=False)
+
+
+@pytest.mark.parametrize("index", [["name"], ["id", "name"]])
+def test_an_index_of_columns_not_leading_the_table_is_saved_back_in_its_order(export, index):
+    # reset_index() puts them first: "save frame.reset_index()" alone was refused again
+    path = export / "icos.parquet"
+    whole = pd.read_parquet(path)
+    try:
+        frame = whole.set_index(index)
+        frame.to_parquet(path)
+        with pytest.raises(ValueError) as refused:
+            icoframes.read_export(export)
+        said = str(refused.value)
+        assert f"pandas index saved as a column ({', '.join(index)})" in said
+        assert said.endswith("save frame.reset_index()[columns], columns in the icos table's "
+                             "order (as read_export gives them), with to_parquet(path, "
+                             "index=False)")
+        frame.reset_index()[list(whole.columns)].to_parquet(path, index=False)  # as it says
+        assert sorted(icoframes.read_export(export).icos["id"]) == sorted(whole["id"])
+    finally:
+        whole.to_parquet(path, index=False)
