@@ -16,10 +16,10 @@ re-pages every day, even when yesterday's run finished a few seconds less than
 ``max_age`` (one day) ago, while a second run the same day spends nothing on
 lists. ``max_age=None`` (never expires) turns the rule off. The manifest states
 the moment a cached list had to be fetched after (``lists_fresh_after``) and
-each list's fetch time (``queries[*].fetched_at``: its page 1, at latest the run's day's last ms;
-``lists_fetched``: the oldest and the newest), taken from another process's paging only when
-after ``lists_fresh_after``. A list whose paging fails is never answered by a list cached
-before the export's day (00:00 UTC; for a plain export ``max_age`` ago when later); a
+each list's fetch time (``queries[*].fetched_at``: its page 1, at latest the run's day's last ms if
+the run paged it; ``lists_fetched``: the oldest and the newest), taken from another process's
+paging only when after ``lists_fresh_after``. A list whose paging fails is never answered by a list
+cached before the export's day (00:00 UTC; for a plain export ``max_age`` ago when later); a
 snapshot none of whose lists could be paged is not written (the service's error is raised).
 A day's rows are never replaced by fewer: a re-paging that comes back partial keeps the rows
 of the day's earlier list it lacks (the query's ``kept``, and ``complete: false``). Nor is a

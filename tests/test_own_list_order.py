@@ -219,3 +219,49 @@ def test_copies_fetched_by_the_load_itself_that_moved_a_date_are_said(sb):
     assert query.from_cache is True
     assert query.order_unstated is not None
     assert "not sorted by the end_datetime they show" in query.order_unstated
+
+
+def test_a_list_the_service_sorts_by_another_end_is_paged_again_once(sb, monkeypatch):
+    """A service whose list sorts its ongoing sales by an end their profiles do not show
+    (spec 2.3's end_datetime is the end of the current stage; what 4.2 sorts by is not
+    stated): the profile of the sale listed first shows an end after a sale listed later.
+    Before each call, 10 minutes apart, both sales' raised changes (as an ongoing sale's
+    does). The second call pages the list again (copies fetched after it show their dates
+    out of its order), and the list paged for that is not declined for its order again:
+    the later calls spend no list page, the rows in the list's order, said in
+    order_unstated. refresh=True pages it anew, and the list so paged may be paged again
+    for its order once more. Every call paged the list (and refetched the two profiles)
+    while those sales' summaries changed."""
+    ongoing = sorted((r for r in sb.directory.records("ongoing") if r.end is not None),
+                     key=lambda r: (r.end, r.id))
+    first, later = ongoing[0].id, ongoing[len(ongoing) // 2].id
+    stage_end = (ongoing[len(ongoing) // 2].end + dt.timedelta(days=1)).strftime(
+        "%d.%m.%Y %H:%M:%S")
+    profile = sb.directory.profile
+
+    def shown(ico_id: int) -> dict:  # the stage's end, not the one the list sorts by
+        data = profile(ico_id)
+        return {**data, "dates": {**data["dates"], "end_datetime": stage_end}} \
+            if ico_id == first else data
+
+    monkeypatch.setattr(sb.directory, "profile", shown)
+    pages, frames = [], []
+    with time_machine.travel(MORNING, tick=False) as clock:
+        for call in range(7):
+            for ico in (first, later):
+                sb.update_ico(ico, raised=1000 + call)
+            before = sb.stats.requests.get("icos", 0)
+            frames.append(icoframes.load_icos(**SORTED, refresh=call == 4))
+            pages.append(sb.stats.requests.get("icos", 0) - before)
+            clock.shift(dt.timedelta(minutes=10))
+        listed = icoframes.load_list(status="ongoing", sort_asc="end_datetime")
+    paged = pages[0]
+    assert paged > 0 and pages == [paged, paged, 0, 0, paged, paged, 0], str(pages)
+    said = [icoframes.report(frame).queries[0] for frame in frames]
+    assert [any("out of its order" in why for why in q.cache_declined) for q in said] == [
+        False, True, False, False, False, True, False]
+    last = said[-1]
+    assert last.from_cache is True and last.cache_declined == ()
+    assert last.order_unstated is not None and "paged again for this" in last.order_unstated
+    assert frames[-1]["id"].tolist() == listed["id"].tolist()  # the list's order
+    assert not frames[-1]["end_datetime"].dropna().is_monotonic_increasing

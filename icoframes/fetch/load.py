@@ -375,7 +375,7 @@ class Load:
             self._guarded(self.cache.write_list, query.params, query.items, query.frame,
                           total_icos=query.total_icos or 0, problems=query.problems,
                           complete=query.complete, failed_pages=query.failed_pages,
-                          fetched_at=query.fetched_at)
+                          fetched_at=query.fetched_at, repaged_for_order=query.repaged_for_order)
         self._guarded(self._lists.release, query)
 
     def _guarded(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

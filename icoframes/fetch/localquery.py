@@ -261,8 +261,9 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
     Its own cached list when complete and younger than ``limit`` (offline: any), unless
     sorted by a date its rows' copies show out of its order (:func:`_order_moved`): online,
     when two copies fetched since the list show their dates out of its order (one changed
-    after the paging), the list is not used (its order is old); else its rows come in its
-    order, said in ``order_unstated``;
+    after the paging), the list is not used (its order is old) and, paged, is cached as
+    paged for that (``repaged_for_order``), not declined for its order again; else its rows
+    come in its order, said in ``order_unstated``;
     else, unless ``refresh``, the rows of a cached list it narrows
     (:func:`answer_from_store`; offline whatever their age); else unanswered
     (``frame`` None) for the load to page, with why no cached list could answer
@@ -292,6 +293,7 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
         else:
             query.declined = answer.reasons
     if stored is not None and moved is not None:
+        query.repaged_for_order = query.frame is None  # (else a newer list answered)
         query.declined = [f"its own cached list of {stored.fetched_at:%Y-%m-%d %H:%M} UTC: "
                           f"copies fetched since show their {moved[2]} out of its order "
                           "(one changed since it was paged)", *query.declined]
@@ -332,6 +334,14 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
     stand), or a newer copy beside it one changed since: the order alone cannot tell which,
     and the rows are served in the list's order, said. Every load fetches its profiles after
     its list's first page, so most lists have many copies newer than them.
+
+    Never helps for a list itself paged because its order was declined
+    (``repaged_for_order``): a service whose list sorts by another date than the one its
+    profiles show (spec 2.3's end_datetime is the end of the current stage; what 4.2 sorts
+    by is not stated) lists the copies its paging load fetched out of its order, and paging
+    it again brings the same, on every call whose profiles are fetched again (a summary
+    changed). So a list is paged at most once more for its order until ``max_age`` or
+    ``refresh=True`` pages it (then that list may be, once).
     """
     sort = _date_sort(params)
     if sort is None or stored.frame.empty:
@@ -343,10 +353,12 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
         return None
     # a copy of the list's page-1 ms came after it: a load fetches its profiles after page 1
     newer = (copies["fetched_at"] >= stored.fetched_at).to_numpy(dtype=bool)
+    once = bool(stored.meta.get("repaged_for_order"))
     return (f"the cached list's order, the service's when it was paged "
             f"({stored.fetched_at:%Y-%m-%d %H:%M} UTC): the rows are not sorted by the {key} "
-            f"they show (a copy's {key} differs from the one the service sorted by then)",
-            _out_of_order(dates[newer], descending), key)
+            f"they show (a copy's {key} differs from the one the service sorted by then"
+            + ("; the list was paged again for this once already" if once else "") + ")",
+            not once and _out_of_order(dates[newer], descending), key)
 
 
 def _date_sort(params: Mapping[str, Any]) -> tuple[str, bool] | None:

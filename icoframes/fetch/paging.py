@@ -80,6 +80,7 @@ class ListQuery:
     dated_by: dt.datetime | None = None  # an export's day's last ms: its list is of that day
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
+    repaged_for_order: bool = False  # its own list's order declined (cached so: not again)
     order_unstated: str | None = None  # an unsorted answer's rows in the cached list's order
     paging: bool = False
     passes: int = 1
@@ -437,10 +438,8 @@ def _now() -> dt.datetime:
 
 
 def pages_total(queries: Iterable[ListQuery], done: int) -> int | None:
-    """The list pages a load requests: ``done`` and those in flight or still to ask.
-
-    None until page 1 of every list being paged has said how many pages it has.
-    """
+    """The list pages a load requests: ``done`` and those in flight or still to ask (None
+    until page 1 of every list being paged has said how many pages it has)."""
     total = done
     for query in queries:
         left = query.pages_left

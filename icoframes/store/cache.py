@@ -285,13 +285,17 @@ class Cache(InDatabase):
     def write_list(self, params: dict[str, Any], items: list[Any], frame: pd.DataFrame, *,
                    total_icos: int, problems: list[dict[str, Any]] | None = None,
                    complete: bool = True, failed_pages: dict[int, str] | None = None,
-                   fetched_at: dt.datetime | None = None) -> None:
+                   fetched_at: dt.datetime | None = None,
+                   repaged_for_order: bool = False) -> None:
         """Keep a list result: the items as the service sent them, and parsed; whether it is
         complete (its ids cover ``total_icos``), the pages that failed, the values lost;
-        ``fetched_at``: when it was paged (now by default)."""
+        ``fetched_at``: when it was paged (now by default); ``repaged_for_order``: paged
+        again because its cached copy's order was declined (read back in ``meta``, of a
+        complete list: ``complete`` 2, which a reader of 0 or 1 takes for complete)."""
         with self.write() as conn:
             keep_list(conn, self.list_key(params), params, items, ipc(frame, LIST), total_icos,
-                      complete, failed_pages, problems, ms(fetched_at or utcnow()))
+                      2 if complete and repaged_for_order else int(complete), failed_pages,
+                      problems, ms(fetched_at or utcnow()))
 
     def write_filters(self, raw: dict[str, Any], frame: pd.DataFrame, *,
                       problems: list[dict[str, Any]] | None = None,
@@ -346,7 +350,8 @@ class Cache(InDatabase):
                 table = parse(raw, params) if table is None else table
             meta = {"params": params, "total_icos": total, "complete": bool(complete),
                     "failed_pages": json.loads(failed), "problems": json.loads(problems),
-                    **({} if items is None else {"items": items})}  # (a list's)
+                    **({} if items is None else {"items": items}),  # (a list's)
+                    **({"repaged_for_order": True} if complete == 2 else {})}
             return Stored(table, from_ms(at), meta, text)
         except (ValueError, TypeError, AttributeError, Undecodable) as exc:
             with self.write() as conn:
