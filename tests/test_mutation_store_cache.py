@@ -116,21 +116,26 @@ def test_a_list_kept_without_a_word_is_complete_with_nothing_failed(cache):
                            "failed_pages": {}, "problems": [], "items": 2}
 
 
-def test_a_list_paged_again_for_its_order_says_so_until_paged_for_another_reason(cache):
-    """Complete, it is stored with complete 2 (a reader of 0 or 1 takes it for complete);
-    partial, as any partial list; the next write of the list without it drops it."""
+def test_a_list_marked_sorted_otherwise_reads_complete_until_written_again(cache):
+    """Marked, the list's row holds complete 2 (a reader of 0 or 1 takes it for complete)
+    and its meta says so; only the row of the paging stamped as given is marked (not one
+    written since, nor a partial one); the next write of the list drops the mark."""
     items, params = _items(2), {"status": "past", "sort_asc": "end_datetime"}
     frame = list_frame(items, status="past")
-    cache.write_list(params, items, frame, total_icos=2, repaged_for_order=True)
+    cache.write_list(params, items, frame, total_icos=2, fetched_at=T0)
+    assert cache.mark_sorted_otherwise(params, T0 - dt.timedelta(milliseconds=1)) is False
+    assert _sql(cache, "SELECT complete FROM lists") == [(1,)]
+    assert cache.mark_sorted_otherwise(params, T0) is True
     stored = cache.read_list(params)
-    assert stored is not None and stored.meta["repaged_for_order"] is True
+    assert stored is not None and stored.meta["sorted_otherwise"] is True
     assert stored.meta["complete"] is True
     assert _sql(cache, "SELECT complete FROM lists") == [(2,)]
-    cache.write_list(params, items, frame, total_icos=3, complete=False, repaged_for_order=True)
-    assert _sql(cache, "SELECT complete FROM lists") == [(0,)]
-    cache.write_list(params, items, frame, total_icos=2)
+    cache.write_list(params, items, frame, total_icos=2, fetched_at=T0)
     stored = cache.read_list(params)
-    assert stored is not None and "repaged_for_order" not in stored.meta
+    assert stored is not None and "sorted_otherwise" not in stored.meta
+    cache.write_list(params, items, frame, total_icos=3, complete=False, fetched_at=T0)
+    assert cache.mark_sorted_otherwise(params, T0) is False
+    assert _sql(cache, "SELECT complete FROM lists") == [(0,)]
 
 
 def test_a_list_whose_frame_no_longer_reads_is_parsed_again_from_its_items(cache):

@@ -227,7 +227,8 @@ def test_a_list_the_service_sorts_by_another_end_is_paged_again_once(sb, monkeyp
     stated): the profile of the sale listed first shows an end after a sale listed later.
     Before each call, 10 minutes apart, both sales' raised changes (as an ongoing sale's
     does). The second call pages the list again (copies fetched after it show their dates
-    out of its order), and the list paged for that is not declined for its order again:
+    out of its order); the list paged for that comes back out of order with the copies
+    that call fetched after it, and is not declined for its order again:
     the later calls spend no list page, the rows in the list's order, said in
     order_unstated. refresh=True pages it anew, and the list so paged may be paged again
     for its order once more. Every call paged the list (and refetched the two profiles)
@@ -265,3 +266,36 @@ def test_a_list_the_service_sorts_by_another_end_is_paged_again_once(sb, monkeyp
     assert last.order_unstated is not None and "paged again for this" in last.order_unstated
     assert frames[-1]["id"].tolist() == listed["id"].tolist()  # the list's order
     assert not frames[-1]["end_datetime"].dropna().is_monotonic_increasing
+
+
+def test_a_list_sorted_by_the_dates_its_profiles_show_is_paged_again_for_each_move(sb):
+    """The sandbox's list sorts by the very end dates its profiles show. Every 10 minutes
+    the ongoing sales' raised changes; before the second, third and fourth calls one sale's
+    end moves later and a narrower refresh (its platform) fetches its copy again, as
+    another notebook cell would. Each of those calls pages the sorted list again and comes
+    back sorted, nothing said: the list so paged is in order with the copies fetched after
+    it, so it is not marked sorted otherwise. The two calls after spend no list page. A
+    list paged again for its order was never paged for it again until max_age: the third
+    and later calls came back unsorted (order_unstated said it), with no list page."""
+    ongoing = sorted((r for r in sb.directory.records("ongoing") if r.end is not None),
+                     key=lambda r: (r.end, r.id))
+    pages, frames = [], []
+    with time_machine.travel(MORNING, tick=False) as clock:
+        for call in range(6):
+            for record in ongoing:
+                sb.update_ico(record.id, raised=100 * call + record.id % 7)
+            if call in (1, 2, 3):  # a move the service lists as its profile shows it
+                moved = ongoing[call]
+                sb.update_ico(moved.id, end=ongoing[-1].end + dt.timedelta(days=call))
+                icoframes.load_icos(status="ongoing", platform=moved.platform_id,
+                                    refresh=True, progress=False)
+                clock.shift(dt.timedelta(minutes=5))
+            before = sb.stats.requests.get("icos", 0)
+            frames.append(icoframes.load_icos(**SORTED))
+            pages.append(sb.stats.requests.get("icos", 0) - before)
+            clock.shift(dt.timedelta(minutes=10))
+    paged = pages[0]
+    assert paged > 0 and pages == [paged] * 4 + [0, 0], str(pages)
+    for frame in frames:
+        assert frame["end_datetime"].dropna().is_monotonic_increasing
+        assert icoframes.report(frame).queries[0].order_unstated is None

@@ -37,7 +37,7 @@ from ..store.claims import LEASE, Claims
 from ..store.derived import DerivedTables
 from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
-from .localquery import cached_query, offline_miss, shown_order
+from .localquery import cached_query, mark_sorted_otherwise, offline_miss, shown_order
 from .moment import listed_rows, page_together
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
@@ -180,8 +180,8 @@ class Load:
                             lambda: self.derived.table("icos"))
         tables = (Tables.empty() if listing.empty
                   else assemble(self.derived, listing, only_icos=only_icos))
-        # what the rows answer and lack (queries, missing ids, fetch times, requests spent):
-        # typed on the bundle, and as 0.1's dict (read-only) in the frame's attrs
+        mark_sorted_otherwise(self.queries, self.cache, self.derived)  # once the profiles are in
+        # its report, typed on the bundle, and as 0.1's dict (read-only) in the frame's attrs
         summary = freeze(shown_order(self.report(listing, tables.icos["id"]), tables.icos))
         tables.icos.attrs["icoframes"] = summary
         return tables.with_report(LoadReport.from_dict(summary))
@@ -375,7 +375,7 @@ class Load:
             self._guarded(self.cache.write_list, query.params, query.items, query.frame,
                           total_icos=query.total_icos or 0, problems=query.problems,
                           complete=query.complete, failed_pages=query.failed_pages,
-                          fetched_at=query.fetched_at, repaged_for_order=query.repaged_for_order)
+                          fetched_at=query.fetched_at)
         self._guarded(self._lists.release, query)
 
     def _guarded(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -46,6 +46,7 @@ no order the answer keeps the cached list's, and says so (``order_unstated``):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
@@ -56,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from ..api.params import ID_LIST_PARAMS
-from ..errors import NotCached
+from ..errors import CacheError, NotCached
 from ..files import utcnow
 from ..schema import FILTERS, empty_frame
 from ..store.cache import Cache, Stored
@@ -76,8 +77,8 @@ from .paging import ListQuery
 from .standing import CachedList, RowReader, contradicted, not_ready, rows_of, shown
 
 __all__ = ["CachedList", "LocalAnswer", "answer_from_cache", "answer_from_store",
-           "cached_query", "candidate_params", "narrows", "offline_miss", "residual",
-           "shown_order"]
+           "cached_query", "candidate_params", "mark_sorted_otherwise", "narrows",
+           "offline_miss", "residual", "shown_order"]
 
 
 # -- which cached lists may answer a query -------------------------------------------------
@@ -261,9 +262,9 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
     Its own cached list when complete and younger than ``limit`` (offline: any), unless
     sorted by a date its rows' copies show out of its order (:func:`_order_moved`): online,
     when two copies fetched since the list show their dates out of its order (one changed
-    after the paging), the list is not used (its order is old) and, paged, is cached as
-    paged for that (``repaged_for_order``), not declined for its order again; else its rows
-    come in its order, said in ``order_unstated``;
+    after the paging), the list is not used (its order is old: ``repaged_for_order``, see
+    :func:`mark_sorted_otherwise`); else its rows come in its order, said in
+    ``order_unstated``;
     else, unless ``refresh``, the rows of a cached list it narrows
     (:func:`answer_from_store`; offline whatever their age); else unanswered
     (``frame`` None) for the load to page, with why no cached list could answer
@@ -335,13 +336,8 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
     and the rows are served in the list's order, said. Every load fetches its profiles after
     its list's first page, so most lists have many copies newer than them.
 
-    Never helps for a list itself paged because its order was declined
-    (``repaged_for_order``): a service whose list sorts by another date than the one its
-    profiles show (spec 2.3's end_datetime is the end of the current stage; what 4.2 sorts
-    by is not stated) lists the copies its paging load fetched out of its order, and paging
-    it again brings the same, on every call whose profiles are fetched again (a summary
-    changed). So a list is paged at most once more for its order until ``max_age`` or
-    ``refresh=True`` pages it (then that list may be, once).
+    Never helps for a list marked ``sorted_otherwise`` (:func:`mark_sorted_otherwise`):
+    paged again for its order, it came back out of order with the copies fetched after it.
     """
     sort = _date_sort(params)
     if sort is None or stored.frame.empty:
@@ -353,11 +349,12 @@ def _order_moved(params: Mapping[str, Any], stored: Stored, derived: DerivedTabl
         return None
     # a copy of the list's page-1 ms came after it: a load fetches its profiles after page 1
     newer = (copies["fetched_at"] >= stored.fetched_at).to_numpy(dtype=bool)
-    once = bool(stored.meta.get("repaged_for_order"))
+    once = bool(stored.meta.get("sorted_otherwise"))
     return (f"the cached list's order, the service's when it was paged "
             f"({stored.fetched_at:%Y-%m-%d %H:%M} UTC): the rows are not sorted by the {key} "
             f"they show (a copy's {key} differs from the one the service sorted by then"
-            + ("; the list was paged again for this once already" if once else "") + ")",
+            + ("; the list paged again for this came back out of order too" if once else "")
+            + ")",
             not once and _out_of_order(dates[newer], descending), key)
 
 
@@ -372,6 +369,28 @@ def _out_of_order(dates: np.ndarray, descending: bool) -> bool:
     order of a list sorted by them (``descending`` or ascending)."""
     values = dates[~np.isnat(dates)].astype("int64") * (-1 if descending else 1)
     return bool((np.diff(values) < 0).any())
+
+
+def mark_sorted_otherwise(queries: Iterable[ListQuery], cache: Cache,
+                          derived: DerivedTables) -> None:
+    """Mark in ``cache`` each list the load paged again because its own cached list's order
+    was declined (``repaged_for_order``) that is itself out of order with the copies fetched
+    after its page 1 (:func:`_order_moved` would page it again): the service sorts it by
+    another date than the one its profiles show (spec 2.3's end_datetime is the end of the
+    current stage; what 4.2 sorts by is not stated), and paging it again would bring the
+    same, on every call whose profiles are fetched again (a summary changed). Marked, it is
+    not declined for its order until ``max_age`` or ``refresh=True`` pages it anew. Run once
+    the load's profiles are in; a list in order is not marked, so a date moved since on a
+    service that sorts by the dates it shows has the list paged again, as any.
+    """
+    for query in queries:
+        if (not query.repaged_for_order or not query.complete or query.from_cache
+                or query.stood_in or query.frame is None or query.fetched_at is None):
+            continue
+        paged = Stored(query.frame, query.fetched_at, {})
+        if (moved := _order_moved(query.params, paged, derived)) is not None and moved[1]:
+            with contextlib.suppress(CacheError):  # unmarked: at most one more paging
+                cache.mark_sorted_otherwise(query.params, query.fetched_at)
 
 
 def shown_order(summary: dict[str, Any], icos: pd.DataFrame) -> dict[str, Any]:

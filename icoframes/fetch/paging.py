@@ -80,7 +80,7 @@ class ListQuery:
     dated_by: dt.datetime | None = None  # an export's day's last ms: its list is of that day
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
-    repaged_for_order: bool = False  # its own list's order declined (cached so: not again)
+    repaged_for_order: bool = False  # paged because its own cached list's order was declined
     order_unstated: str | None = None  # an unsorted answer's rows in the cached list's order
     paging: bool = False
     passes: int = 1

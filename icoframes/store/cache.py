@@ -67,6 +67,9 @@ CREATE TABLE IF NOT EXISTS profiles (
     reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, failed_at INTEGER);
 CREATE INDEX IF NOT EXISTS profiles_by_version ON profiles (version);
 CREATE INDEX IF NOT EXISTS profiles_failing ON profiles (id) WHERE attempts > 0;
+-- lists.complete: 0 partial, 1 complete, 2 complete and marked sorted by the service otherwise
+-- than by the dates its profiles show (Cache.mark_sorted_otherwise): read as complete, never
+-- filter on complete = 1
 CREATE TABLE IF NOT EXISTS lists (
     key TEXT PRIMARY KEY, params TEXT NOT NULL, raw TEXT NOT NULL, frame BLOB,
     total_icos INTEGER, complete INTEGER NOT NULL, failed_pages TEXT NOT NULL,
@@ -285,17 +288,24 @@ class Cache(InDatabase):
     def write_list(self, params: dict[str, Any], items: list[Any], frame: pd.DataFrame, *,
                    total_icos: int, problems: list[dict[str, Any]] | None = None,
                    complete: bool = True, failed_pages: dict[int, str] | None = None,
-                   fetched_at: dt.datetime | None = None,
-                   repaged_for_order: bool = False) -> None:
+                   fetched_at: dt.datetime | None = None) -> None:
         """Keep a list result: the items as the service sent them, and parsed; whether it is
         complete (its ids cover ``total_icos``), the pages that failed, the values lost;
-        ``fetched_at``: when it was paged (now by default); ``repaged_for_order``: paged
-        again because its cached copy's order was declined (read back in ``meta``, of a
-        complete list: ``complete`` 2, which a reader of 0 or 1 takes for complete)."""
+        ``fetched_at``: when it was paged (now by default)."""
         with self.write() as conn:
             keep_list(conn, self.list_key(params), params, items, ipc(frame, LIST), total_icos,
-                      2 if complete and repaged_for_order else int(complete), failed_pages,
-                      problems, ms(fetched_at or utcnow()))
+                      complete, failed_pages, problems, ms(fetched_at or utcnow()))
+
+    def mark_sorted_otherwise(self, params: dict[str, Any], fetched_at: dt.datetime) -> bool:
+        """Mark the complete cached list of ``params`` paged at ``fetched_at`` as sorted by the
+        service otherwise than by the dates its profiles show (read back in ``meta`` as
+        ``sorted_otherwise``): ``complete`` 2, which a reader of 0 or 1 takes for complete.
+        Only that paging's row is marked (a list written since has another stamp), and any
+        later write of the list drops the mark. Whether a row was marked."""
+        with self.write() as conn:
+            return conn.execute("UPDATE lists SET complete = 2 WHERE key = ? AND fetched_at = ? "
+                                "AND complete = 1", (self.list_key(params), ms(fetched_at))
+                                ).rowcount > 0
 
     def write_filters(self, raw: dict[str, Any], frame: pd.DataFrame, *,
                       problems: list[dict[str, Any]] | None = None,
@@ -351,7 +361,7 @@ class Cache(InDatabase):
             meta = {"params": params, "total_icos": total, "complete": bool(complete),
                     "failed_pages": json.loads(failed), "problems": json.loads(problems),
                     **({} if items is None else {"items": items}),  # (a list's)
-                    **({"repaged_for_order": True} if complete == 2 else {})}
+                    **({"sorted_otherwise": True} if complete == 2 else {})}
             return Stored(table, from_ms(at), meta, text)
         except (ValueError, TypeError, AttributeError, Undecodable) as exc:
             with self.write() as conn:

@@ -42,7 +42,7 @@ class ProfileRecord:
 
 
 def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: bytes,
-              total_icos: int | None, complete: int, failed_pages: dict[int, str] | None,
+              total_icos: int | None, complete: bool, failed_pages: dict[int, str] | None,
               problems: list[dict[str, Any]] | None, fetched_at: int) -> None:
     """One row of ``lists`` (a list answer or the filter set), replacing the key's."""
     conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?)", (
