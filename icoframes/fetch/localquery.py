@@ -264,8 +264,7 @@ def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *
     when two copies fetched since the list show their dates out of its order (one changed
     after the paging), the list is not used (its order is old: ``repaged_for_order``, see
     :func:`mark_sorted_otherwise`); else its rows come in its order, said in
-    ``order_unstated``;
-    else, unless ``refresh``, the rows of a cached list it narrows
+    ``order_unstated``; else, unless ``refresh``, the rows of a cached list it narrows
     (:func:`answer_from_store`; offline whatever their age); else unanswered
     (``frame`` None) for the load to page, with why no cached list could answer
     (``declined``) and its own stale copy (the answer when paging fails).
