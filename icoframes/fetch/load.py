@@ -38,7 +38,7 @@ from ..store.derived import DerivedTables
 from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
 from .localquery import cached_query, mark_sorted_otherwise, offline_miss, shown_order
-from .moment import listed_rows, page_together
+from .moment import listed_rows, page_together, paged_at
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
 from .policy import DEFAULT_MAX_AGE, PROFILE_MAX_AGE, Want, load_ages
@@ -375,7 +375,7 @@ class Load:
             self._guarded(self.cache.write_list, query.params, query.items, query.frame,
                           total_icos=query.total_icos or 0, problems=query.problems,
                           complete=query.complete, failed_pages=query.failed_pages,
-                          fetched_at=query.fetched_at)
+                          fetched_at=query.fetched_at, paged_at=paged_at(query))
         self._guarded(self._lists.release, query)
 
     def _guarded(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -30,7 +30,8 @@ from ..store.cache import Stored
 from ..store.db import ms
 from .paging import ListQuery
 
-__all__ = ["TOGETHER", "listed_now_wins", "listed_rows", "one_row_each", "page_together"]
+__all__ = ["TOGETHER", "listed_now_wins", "listed_rows", "one_row_each", "page_together",
+           "paged_at"]
 
 #: Why a list a load without a status could answer from the cache is paged (its
 #: ``cache_declined``): another status's list is paged by the load.
@@ -128,9 +129,17 @@ def _kept(queries: list[ListQuery]) -> list[np.ndarray]:
     return np.split(keep, np.cumsum(sizes)[:-1]) if sizes else []
 
 
+def paged_at(query: ListQuery) -> dt.datetime | None:
+    """When every row of ``query``'s paged list was listed, cached beside its ``fetched_at``:
+    its page 1, though an export's list paged after 00:00 is dated its day's last ms, so that
+    lists a run begun before midnight paged after it rank as paged, not as one tie; None when
+    it keeps rows of an earlier list (they are as old as its ``fetched_at``)."""
+    return None if query.kept else query.paged_at
+
+
 def _listed_at(query: ListQuery) -> np.ndarray:
     """When ``query`` listed each of its rows (ms): its kept rows when their list was, the
-    others when it was paged (or cached: a cached list is as old as its ``fetched_at``)."""
+    others when it was paged (or cached: as its page 1, else its ``fetched_at``)."""
     assert query.frame is not None
     when = query.paged_at or query.fetched_at
     at = np.full(len(query.frame), 0 if when is None else ms(when), dtype="int64")

@@ -76,7 +76,7 @@ class ListQuery:
     keeps_day: bool = False  # an export's: the rows of its day's list a paging lacks are kept
     kept: dict[str, Any] | None = None  # which rows were kept so, listed when
     stood_in: bool = False  # answered with its stand-in (and the rows paged): not cached
-    paged_at: dt.datetime | None = None  # when its paging began (its rows but the kept ones)
+    paged_at: dt.datetime | None = None  # its paging's page 1 (rows but kept ones), or cached
     dated_by: dt.datetime | None = None  # an export's day's last ms: its list is of that day
     answered_from: dict[str, Any] | None = None  # the cached list that answered it locally
     declined: list[str] = field(default_factory=list)  # why cached lists could not
@@ -108,7 +108,7 @@ class ListQuery:
         """Answer the query with a cached list (complete or partial, as stored)."""
         self.frame, self.fetched_at, self.from_cache = stored.frame, stored.fetched_at, True
         self.complete = bool(stored.meta.get("complete", True))
-        self.total_icos = stored.meta.get("total_icos")
+        self.total_icos, self.paged_at = stored.meta.get("total_icos"), stored.meta.get("paged_at")
         self.problems = list(stored.meta.get("problems") or [])
         self.items, self.n_items = [], int(stored.meta.get("items") or 0)
         self.failed_pages = {int(k): v for k, v in (stored.meta.get("failed_pages") or {}).items()}
@@ -121,7 +121,7 @@ class ListQuery:
         self.order_unstated = unstated
         # every row the answer has is counted (no page, no item): the count agrees with it
         self.complete, self.total_icos, self.n_items = True, len(frame), len(frame)
-        self.answered_from = dict(source.meta["params"])
+        self.answered_from, self.paged_at = dict(source.meta["params"]), source.meta.get("paged_at")
         ids = set(frame["id"].tolist())  # the source's unreadable values of these rows
         self.problems = [p for p in source.meta.get("problems") or [] if p.get("ico_id") in ids]
 
@@ -356,8 +356,8 @@ class ListQuery:
         missing, and a kept row that left since may make up its count. Not cached."""
         failed = "; ".join(f"page {n}: {why}" for n, why in sorted(self.failed_pages.items()))
         counted = self.total_icos
-        for name in ("frame", "items", "n_items", "fetched_at", "from_cache",  # (its failed
-                     "problems", "total_icos", "answered_from", "order_unstated"):  # pages kept)
+        for name in ("frame", "items", "n_items", "fetched_at", "paged_at", "from_cache",
+                     "problems", "total_icos", "answered_from", "order_unstated"):
             setattr(self, name, getattr(answer, name))
         self.stood_in, why = True, f"{STOOD_IN} ({failed or 'fewer ICOs than its count'}): "
         assert answer.frame is not None and answer.fetched_at is not None

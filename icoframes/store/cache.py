@@ -73,7 +73,7 @@ CREATE INDEX IF NOT EXISTS profiles_failing ON profiles (id) WHERE attempts > 0;
 CREATE TABLE IF NOT EXISTS lists (
     key TEXT PRIMARY KEY, params TEXT NOT NULL, raw TEXT NOT NULL, frame BLOB,
     total_icos INTEGER, complete INTEGER NOT NULL, failed_pages TEXT NOT NULL,
-    problems TEXT NOT NULL, fetched_at INTEGER NOT NULL);
+    problems TEXT NOT NULL, fetched_at INTEGER NOT NULL, paged_at INTEGER);
 CREATE TABLE IF NOT EXISTS claims (
     id INTEGER PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
     expires REAL NOT NULL);
@@ -288,13 +288,16 @@ class Cache(InDatabase):
     def write_list(self, params: dict[str, Any], items: list[Any], frame: pd.DataFrame, *,
                    total_icos: int, problems: list[dict[str, Any]] | None = None,
                    complete: bool = True, failed_pages: dict[int, str] | None = None,
-                   fetched_at: dt.datetime | None = None) -> None:
+                   fetched_at: dt.datetime | None = None, paged_at: dt.datetime | None = None
+                   ) -> None:
         """Keep a list result: the items as the service sent them, and parsed; whether it is
         complete (its ids cover ``total_icos``), the pages that failed, the values lost;
-        ``fetched_at``: when it was paged (now by default)."""
+        ``fetched_at``: when it was paged (now by default); ``paged_at``: its page 1's time,
+        which orders lists of one ``fetched_at`` (an export's day's last ms), else None."""
         with self.write() as conn:
             keep_list(conn, self.list_key(params), params, items, ipc(frame, LIST), total_icos,
-                      complete, failed_pages, problems, ms(fetched_at or utcnow()))
+                      complete, failed_pages, problems, ms(fetched_at or utcnow()),
+                      None if paged_at is None else ms(paged_at))
 
     def mark_sorted_otherwise(self, params: dict[str, Any], fetched_at: dt.datetime) -> bool:
         """Mark the complete cached list of ``params`` paged at ``fetched_at`` as sorted by the
@@ -344,13 +347,12 @@ class Cache(InDatabase):
         """A kept answer: its frame as stored, or parsed again from the raw when the stored
         one no longer reads (another schema); removed, with a warning, when neither reads."""
         try:
-            rows = self._rows("SELECT params, raw, frame, total_icos, complete, failed_pages, "
-                              "problems, fetched_at, CASE WHEN json_valid(raw) AND json_type("
-                              "raw) = 'array' THEN json_array_length(raw) END FROM lists WHERE "
-                              "key = ?", key)
+            # (*: a cache written before paged_at lacks it until a list is kept in it)
+            rows = self._rows("SELECT *, CASE WHEN json_valid(raw) AND json_type(raw) = 'array' "
+                              "THEN json_array_length(raw) END FROM lists WHERE key = ?", key)
             if not rows:
                 return None
-            params, text, frame, total, complete, failed, problems, at, items = rows[0]
+            _, params, text, frame, total, complete, failed, problems, at, *paged, items = rows[0]
             params, table = json.loads(params), None
             with contextlib.suppress(pa.ArrowException, ValueError, TypeError):
                 table = _decoded(schema, str(self.path), key, frame)
@@ -361,7 +363,8 @@ class Cache(InDatabase):
             meta = {"params": params, "total_icos": total, "complete": bool(complete),
                     "failed_pages": json.loads(failed), "problems": json.loads(problems),
                     **({} if items is None else {"items": items}),  # (a list's)
-                    **({"sorted_otherwise": True} if complete == 2 else {})}
+                    **({"sorted_otherwise": True} if complete == 2 else {}),
+                    **({"paged_at": from_ms(paged[0])} if paged and paged[0] is not None else {})}
             return Stored(table, from_ms(at), meta, text)
         except (ValueError, TypeError, AttributeError, Undecodable) as exc:
             with self.write() as conn:

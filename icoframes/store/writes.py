@@ -43,11 +43,15 @@ class ProfileRecord:
 
 def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: bytes,
               total_icos: int | None, complete: bool, failed_pages: dict[int, str] | None,
-              problems: list[dict[str, Any]] | None, fetched_at: int) -> None:
-    """One row of ``lists`` (a list answer or the filter set), replacing the key's."""
-    conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?)", (
+              problems: list[dict[str, Any]] | None, fetched_at: int,
+              paged_at: int | None = None) -> None:
+    """One row of ``lists`` (a list answer or the filter set), replacing the key's; a cache
+    made before ``paged_at`` gets the column (its lists read it as NULL: as ``fetched_at``)."""
+    if conn.execute("SELECT count(*) FROM pragma_table_info('lists')").fetchone()[0] < 10:
+        conn.execute("ALTER TABLE lists ADD COLUMN paged_at INTEGER")
+    conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?,?)", (
         key, _json(params), _json(raw), frame, total_icos, complete,
-        _json(failed_pages or {}), _json(problems or []), fetched_at))
+        _json(failed_pages or {}), _json(problems or []), fetched_at, paged_at))
 
 
 def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
