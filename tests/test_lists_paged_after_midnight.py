@@ -76,7 +76,7 @@ def test_a_sale_that_ended_after_midnight_during_an_export_is_past_in_later_load
 def test_a_cache_made_before_paged_at_reads_its_lists_as_before_and_takes_the_column(tmp_path):
     """A cache whose ``lists`` has no ``paged_at`` (made before it) reads its lists as before
     (dated by ``fetched_at``, no ``paged_at``); keeping a list adds the column, and a list
-    kept with its page-1 time reads it back. Selecting the column by name failed there."""
+    kept with its page-1 time reads it back."""
     cache = Cache(tmp_path, "svc")
     items = [{"id": 1, "main": {"name": "ICO 1"}}]
     frame = list_frame(items, status="past")

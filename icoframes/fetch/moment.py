@@ -90,7 +90,7 @@ def _as_stored(query: ListQuery) -> Stored:
     assert query.frame is not None and query.fetched_at is not None
     return Stored(query.frame, query.fetched_at, {
         "params": query.params, "complete": False, "total_icos": query.total_icos,
-        "problems": query.problems, "items": query.n_items})
+        "problems": query.problems, "items": query.n_items, "paged_at": query.paged_at})
 
 
 def listed_rows(queries: list[ListQuery]) -> pd.DataFrame:
