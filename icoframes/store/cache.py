@@ -292,8 +292,8 @@ class Cache(InDatabase):
                    ) -> None:
         """Keep a list result: the items as the service sent them, and parsed; whether it is
         complete (its ids cover ``total_icos``), the pages that failed, the values lost;
-        ``fetched_at``: when it was paged (now by default); ``paged_at``: its page 1's time,
-        which orders lists of one ``fetched_at`` (an export's day's last ms), else None."""
+        ``fetched_at``: when it was paged (now by default); ``paged_at``: its page 1, when every
+        row is of that paging (an export's ``fetched_at`` stops at its day's last ms)."""
         with self.write() as conn:
             keep_list(conn, self.list_key(params), params, items, ipc(frame, LIST), total_icos,
                       complete, failed_pages, problems, ms(fetched_at or utcnow()),

@@ -47,7 +47,7 @@ def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: 
               paged_at: int | None = None) -> None:
     """One row of ``lists`` (a list answer or the filter set), replacing the key's; a cache
     made before ``paged_at`` gets the column (its lists read it as NULL: as ``fetched_at``)."""
-    if conn.execute("SELECT count(*) FROM pragma_table_info('lists')").fetchone()[0] < 10:
+    if "paged_at" not in {column[1] for column in conn.execute("PRAGMA table_info(lists)")}:
         conn.execute("ALTER TABLE lists ADD COLUMN paged_at INTEGER")
     conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?,?)", (
         key, _json(params), _json(raw), frame, total_icos, complete,
