@@ -162,7 +162,8 @@ def listed_now_wins(queries: list[ListQuery]) -> None:
             earlier, since = set(query.kept["ids"]), dt.datetime.fromisoformat(
                 query.kept["fetched_at"])
         elif query.from_cache and not query.complete and query.fetched_at is not None:
-            earlier, since = set(query.frame["id"].tolist()), query.fetched_at  # stands in
+            # stands in: as old as its page 1, as the other lists are dated (_listed_after)
+            earlier, since = set(query.frame["id"].tolist()), query.paged_at or query.fetched_at
         else:
             continue
         later = {i for other in queries if other is not query and other.frame is not None
