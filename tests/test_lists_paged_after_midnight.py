@@ -91,32 +91,14 @@ def test_a_cache_made_before_paged_at_reads_its_lists_as_before_and_takes_the_co
                    paged_at=AFTER_MIDNIGHT)
     assert old.read_list({"status": "ongoing"}).meta["paged_at"] == AFTER_MIDNIGHT
     assert "paged_at" not in old.read_list({"status": "past"}).meta
+    # added after sorted_otherwise here: the lists are read by column name, not by place
+    assert _columns(tmp_path)[-2:] == ["sorted_otherwise", "paged_at"]
+    assert old.mark_sorted_otherwise({"status": "ongoing"}, DAY_1_END) is True
+    meta = old.read_list({"status": "ongoing"}).meta
+    assert meta["sorted_otherwise"] is True and meta["paged_at"] == AFTER_MIDNIGHT
 
 
-@pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
-def test_a_partial_cached_list_standing_in_ranks_by_its_page_1_too(sb, tmp_path):
-    """Lists an export begun at 23:59:59.9 Nov 1 kept, each dated 23:59:59.999: upcoming
-    paged at 00:00:30 listed X, ongoing paged at 00:01 listed X too (its sale had begun) but
-    came back partial, past paged at 00:02. An offline load at 00:30 answers ongoing with its
-    partial list standing in; X was last listed ongoing, so X is ongoing. Dated by its capped
-    ``fetched_at``, the partial list lost X to the upcoming list, paged after that stamp."""
-    paged = {"upcoming": dt.datetime(2026, 11, 2, 0, 0, 30, tzinfo=dt.UTC),
-             "ongoing": dt.datetime(2026, 11, 2, 0, 1, tzinfo=dt.UTC),
-             "past": dt.datetime(2026, 11, 2, 0, 2, tzinfo=dt.UTC)}
-    with time_machine.travel(dt.datetime(2026, 11, 1, 23, 0, tzinfo=dt.UTC), tick=False):
-        icoframes.load_icos(progress=False)
-    cache = Cache(tmp_path / "cache", next(
-        p.name for p in (tmp_path / "cache").iterdir() if (p / DB_NAME).exists()))
-    raw = {status: list(cache.read_list({"status": status}).raw) for status in paged}
-    x = raw["ongoing"][0]
-    raw["upcoming"].append(x)
-    for status, items in raw.items():
-        partial = status == "ongoing"
-        cache.write_list({"status": status}, items, list_frame(items, status=status),
-                         total_icos=len(items) + 5 * partial, complete=not partial,
-                         fetched_at=DAY_1_END, paged_at=paged[status])
-    sb.stats.reset()
-    with time_machine.travel(dt.datetime(2026, 11, 2, 0, 30, tzinfo=dt.UTC), tick=False):
-        loaded = icoframes.load_icos(offline=True, progress=False).set_index("id")
-    assert sb.stats.requests.total() == 0
-    assert loaded.at[x["id"], "status"] == "ongoing"
+def _columns(tmp_path) -> list[str]:
+    with closing(sqlite3.connect(tmp_path / "svc" / DB_NAME)) as conn:
+        return [row[1] for row in conn.execute("PRAGMA table_info(lists)")]
+

@@ -117,25 +117,26 @@ def test_a_list_kept_without_a_word_is_complete_with_nothing_failed(cache):
 
 
 def test_a_list_marked_sorted_otherwise_reads_complete_until_written_again(cache):
-    """Marked, the list's row holds complete 2 (a reader of 0 or 1 takes it for complete)
-    and its meta says so; only the row of the paging stamped as given is marked (not one
-    written since, nor a partial one); the next write of the list drops the mark."""
+    """Marked, the list's row holds sorted_otherwise 1 beside its complete 1, and its meta
+    says so; only the row of the paging stamped as given is marked (not one written since,
+    nor a partial one); the next write of the list clears the mark."""
     items, params = _items(2), {"status": "past", "sort_asc": "end_datetime"}
     frame = list_frame(items, status="past")
     cache.write_list(params, items, frame, total_icos=2, fetched_at=T0)
     assert cache.mark_sorted_otherwise(params, T0 - dt.timedelta(milliseconds=1)) is False
-    assert _sql(cache, "SELECT complete FROM lists") == [(1,)]
+    assert _sql(cache, "SELECT complete, sorted_otherwise FROM lists") == [(1, None)]
     assert cache.mark_sorted_otherwise(params, T0) is True
     stored = cache.read_list(params)
     assert stored is not None and stored.meta["sorted_otherwise"] is True
     assert stored.meta["complete"] is True
-    assert _sql(cache, "SELECT complete FROM lists") == [(2,)]
+    assert _sql(cache, "SELECT complete, sorted_otherwise FROM lists") == [(1, 1)]
     cache.write_list(params, items, frame, total_icos=2, fetched_at=T0)
     stored = cache.read_list(params)
     assert stored is not None and "sorted_otherwise" not in stored.meta
+    assert _sql(cache, "SELECT complete, sorted_otherwise FROM lists") == [(1, None)]
     cache.write_list(params, items, frame, total_icos=3, complete=False, fetched_at=T0)
     assert cache.mark_sorted_otherwise(params, T0) is False
-    assert _sql(cache, "SELECT complete FROM lists") == [(0,)]
+    assert _sql(cache, "SELECT complete, sorted_otherwise FROM lists") == [(0, None)]
 
 
 def test_a_list_whose_frame_no_longer_reads_is_parsed_again_from_its_items(cache):

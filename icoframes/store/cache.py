@@ -44,7 +44,7 @@ from .rows import (
     next_version,
     repair_counter,
 )
-from .writes import ProfileRecord, keep_list, record_in
+from .writes import ProfileRecord, add_list_columns, keep_list, record_in
 
 # (ProfileRecord, kept by :meth:`Cache.record`, is named here too: where its callers look)
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "WRITE_PROBE", "Cache",
@@ -67,13 +67,11 @@ CREATE TABLE IF NOT EXISTS profiles (
     reason TEXT, attempts INTEGER NOT NULL DEFAULT 0, failed_at INTEGER);
 CREATE INDEX IF NOT EXISTS profiles_by_version ON profiles (version);
 CREATE INDEX IF NOT EXISTS profiles_failing ON profiles (id) WHERE attempts > 0;
--- lists.complete: 0 partial, 1 complete, 2 complete and marked sorted by the service otherwise
--- than by the dates its profiles show (Cache.mark_sorted_otherwise): read as complete, never
--- filter on complete = 1
+-- lists gets writes.ADDED_LIST_COLUMNS (paged_at, sorted_otherwise) as a list is first kept
 CREATE TABLE IF NOT EXISTS lists (
     key TEXT PRIMARY KEY, params TEXT NOT NULL, raw TEXT NOT NULL, frame BLOB,
     total_icos INTEGER, complete INTEGER NOT NULL, failed_pages TEXT NOT NULL,
-    problems TEXT NOT NULL, fetched_at INTEGER NOT NULL, paged_at INTEGER);
+    problems TEXT NOT NULL, fetched_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS claims (
     id INTEGER PRIMARY KEY, owner TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,
     expires REAL NOT NULL);
@@ -301,14 +299,14 @@ class Cache(InDatabase):
 
     def mark_sorted_otherwise(self, params: dict[str, Any], fetched_at: dt.datetime) -> bool:
         """Mark the complete cached list of ``params`` paged at ``fetched_at`` as sorted by the
-        service otherwise than by the dates its profiles show (read back in ``meta`` as
-        ``sorted_otherwise``): ``complete`` 2, which a reader of 0 or 1 takes for complete.
-        Only that paging's row is marked (a list written since has another stamp), and any
-        later write of the list drops the mark. Whether a row was marked."""
+        service otherwise than by the dates its profiles show (its ``sorted_otherwise`` 1,
+        read back in ``meta``). Only that paging's row is marked (a list written since has
+        another stamp), and any later write of the list clears the mark. Whether a row was."""
         with self.write() as conn:
-            return conn.execute("UPDATE lists SET complete = 2 WHERE key = ? AND fetched_at = ? "
-                                "AND complete = 1", (self.list_key(params), ms(fetched_at))
-                                ).rowcount > 0
+            add_list_columns(conn)
+            return conn.execute("UPDATE lists SET sorted_otherwise = 1 WHERE key = ? AND "
+                                "fetched_at = ? AND complete", (self.list_key(params),
+                                                                ms(fetched_at))).rowcount > 0
 
     def write_filters(self, raw: dict[str, Any], frame: pd.DataFrame, *,
                       problems: list[dict[str, Any]] | None = None,
@@ -347,25 +345,31 @@ class Cache(InDatabase):
         """A kept answer: its frame as stored, or parsed again from the raw when the stored
         one no longer reads (another schema); removed, with a warning, when neither reads."""
         try:
-            # (*: a cache written before paged_at lacks it until a list is kept in it)
-            rows = self._rows("SELECT *, CASE WHEN json_valid(raw) AND json_type(raw) = 'array' "
-                              "THEN json_array_length(raw) END FROM lists WHERE key = ?", key)
+            # by name: a cache lacks the added columns until a list is kept in it, and has
+            # them in the order its writers added them (each column's cid, in one statement)
+            rows = self._rows("SELECT (SELECT json_group_object(name, cid) FROM pragma_table_info("
+                              "'lists')), *, CASE WHEN json_valid(raw) AND json_type(raw) = "
+                              "'array' THEN json_array_length(raw) END FROM lists WHERE key = ?",
+                              key)
             if not rows:
                 return None
-            _, params, text, frame, total, complete, failed, problems, at, *paged, items = rows[0]
-            params, table = json.loads(params), None
+            columns, *values, items = rows[0]
+            row = {name: values[cid] for name, cid in json.loads(columns).items()}
+            params, text, table = json.loads(row["params"]), row["raw"], None
             with contextlib.suppress(pa.ArrowException, ValueError, TypeError):
-                table = _decoded(schema, str(self.path), key, frame)
+                table = _decoded(schema, str(self.path), key, row["frame"])
             if table is None or items is None:  # the raw read here: parsed, or counted
                 raw = json.loads(text)
                 items = len(raw) if isinstance(raw, list) else None
                 table = parse(raw, params) if table is None else table
-            meta = {"params": params, "total_icos": total, "complete": bool(complete),
-                    "failed_pages": json.loads(failed), "problems": json.loads(problems),
+            failed, problems = json.loads(row["failed_pages"]), json.loads(row["problems"])
+            meta = {"params": params, "total_icos": row["total_icos"], "failed_pages": failed,
+                    "complete": bool(row["complete"]), "problems": problems,
                     **({} if items is None else {"items": items}),  # (a list's)
-                    **({"sorted_otherwise": True} if complete == 2 else {}),
-                    **({"paged_at": from_ms(paged[0])} if paged and paged[0] is not None else {})}
-            return Stored(table, from_ms(at), meta, text)
+                    **({"sorted_otherwise": True} if row.get("sorted_otherwise") else {}),
+                    **({} if row.get("paged_at") is None else
+                       {"paged_at": from_ms(row["paged_at"])})}
+            return Stored(table, from_ms(row["fetched_at"]), meta, text)
         except (ValueError, TypeError, AttributeError, Undecodable) as exc:
             with self.write() as conn:
                 conn.execute("DELETE FROM lists WHERE key = ?", (key,))

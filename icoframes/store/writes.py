@@ -14,7 +14,8 @@ from typing import Any
 
 from .rows import next_version
 
-__all__ = ["ProfileRecord", "keep_list", "record_in"]
+__all__ = ["ADDED_LIST_COLUMNS", "ProfileRecord", "add_list_columns", "keep_list",
+           "record_in"]
 
 
 def _utf8(text: str | None) -> str | None:
@@ -41,17 +42,31 @@ class ProfileRecord:
     reason: str | None = None
 
 
+#: The columns ``lists`` took after its first layout (``cache.SCHEMA``), each added by name,
+#: in this order, when a list is kept in a cache without it (its rows read NULL).
+ADDED_LIST_COLUMNS = {"paged_at": "INTEGER", "sorted_otherwise": "INTEGER"}
+
+
+def add_list_columns(conn: sqlite3.Connection) -> None:
+    """Add to ``lists`` the :data:`ADDED_LIST_COLUMNS` it lacks, in the write ``conn``."""
+    have = {column[1] for column in conn.execute("PRAGMA table_info(lists)")}
+    for name, kind in ADDED_LIST_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE lists ADD COLUMN {name} {kind}")
+
+
 def keep_list(conn: sqlite3.Connection, key: str, params: Any, raw: Any, frame: bytes,
               total_icos: int | None, complete: bool, failed_pages: dict[int, str] | None,
               problems: list[dict[str, Any]] | None, fetched_at: int,
               paged_at: int | None = None) -> None:
-    """One row of ``lists`` (a list answer or the filter set), replacing the key's; a cache
-    made before ``paged_at`` gets the column (its lists read it as NULL: as ``fetched_at``)."""
-    if "paged_at" not in {column[1] for column in conn.execute("PRAGMA table_info(lists)")}:
-        conn.execute("ALTER TABLE lists ADD COLUMN paged_at INTEGER")
-    conn.execute("INSERT OR REPLACE INTO lists VALUES (?,?,?,?,?,?,?,?,?,?)", (
-        key, _json(params), _json(raw), frame, total_icos, complete,
-        _json(failed_pages or {}), _json(problems or []), fetched_at, paged_at))
+    """One row of ``lists`` (a list answer or the filter set), replacing the key's: a list
+    kept anew is not marked ``sorted_otherwise`` (NULL)."""
+    add_list_columns(conn)
+    conn.execute("INSERT OR REPLACE INTO lists (key, params, raw, frame, total_icos, complete, "
+                 "failed_pages, problems, fetched_at, paged_at, sorted_otherwise) VALUES "
+                 "(?,?,?,?,?,?,?,?,?,?,NULL)", (
+                     key, _json(params), _json(raw), frame, total_icos, complete,
+                     _json(failed_pages or {}), _json(problems or []), fetched_at, paged_at))
 
 
 def record_in(conn: sqlite3.Connection, record: ProfileRecord, now: int,
