@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 
 import pandas as pd
@@ -18,6 +20,7 @@ import pytest
 import time_machine
 from test_days import _as_cron
 from test_lists_dated_by_first_page import _Clock, _list_pages
+from waiting import HANG_GUARD
 
 import icoframes
 from icoframes import sandbox
@@ -102,3 +105,77 @@ def _columns(tmp_path) -> list[str]:
     with closing(sqlite3.connect(tmp_path / "svc" / DB_NAME)) as conn:
         return [row[1] for row in conn.execute("PRAGMA table_info(lists)")]
 
+
+_OTHER_PROCESS = """
+import datetime as dt, sys
+from pathlib import Path
+from icoframes.parse.lists import list_frame
+from icoframes.store.cache import Cache
+items, at = [{"id": 2, "main": {"name": "ICO 2"}}], dt.datetime.fromisoformat(sys.argv[2])
+cache, params = Cache(Path(sys.argv[1]), "svc"), {"status": "upcoming"}
+cache.write_list(params, items, list_frame(items, status="upcoming"), total_icos=1,
+                 fetched_at=at, paged_at=at)
+print(cache.mark_sorted_otherwise(params, at))
+"""
+
+
+def test_a_connection_opened_before_another_process_adds_the_columns_reads_and_writes_them(
+        tmp_path):
+    """A cache made before the added columns of ``lists``; this process reads a list from it
+    (its connection open), then another process keeps a list there, adding the columns,
+    and marks it. This process, on the connection it had, reads that list with its page-1
+    time and mark, still reads the older list as before, and keeps a list with its own."""
+    cache = Cache(tmp_path, "svc")
+    items = [{"id": 1, "main": {"name": "ICO 1"}}]
+    frame = list_frame(items, status="past")
+    cache.write_list({"status": "past"}, items, frame, total_icos=1, fetched_at=DAY_1_END)
+    with closing(sqlite3.connect(tmp_path / "svc" / DB_NAME)) as conn:
+        conn.execute("ALTER TABLE lists DROP COLUMN paged_at")  # as a cache made before them
+        conn.execute("ALTER TABLE lists DROP COLUMN sorted_otherwise")
+    mine = Cache(tmp_path, "svc")
+    assert mine.read_list({"status": "past"}).meta == {
+        "params": {"status": "past"}, "total_icos": 1, "failed_pages": {}, "complete": True,
+        "problems": [], "items": 1}
+    other = subprocess.run([sys.executable, "-c", _OTHER_PROCESS, str(tmp_path),
+                            AFTER_MIDNIGHT.isoformat()], capture_output=True, text=True,
+                           timeout=HANG_GUARD, check=True)
+    assert other.stdout.split() == ["True"]
+    assert _columns(tmp_path)[-2:] == ["paged_at", "sorted_otherwise"]
+    theirs = mine.read_list({"status": "upcoming"})
+    assert theirs.fetched_at == AFTER_MIDNIGHT and len(theirs.frame) == 1
+    assert theirs.meta["paged_at"] == AFTER_MIDNIGHT and theirs.meta["sorted_otherwise"] is True
+    before = mine.read_list({"status": "past"})
+    assert before.fetched_at == DAY_1_END
+    assert not set(before.meta) & {"paged_at", "sorted_otherwise"}
+    mine.write_list({"status": "ongoing"}, items, frame, total_icos=1, fetched_at=DAY_1_END,
+                    paged_at=MIDNIGHT)
+    assert mine.read_list({"status": "ongoing"}).meta["paged_at"] == MIDNIGHT
+
+
+@pytest.mark.filterwarnings("ignore::icoframes.errors.IncompleteWarning")
+def test_a_partial_cached_list_standing_in_ranks_by_its_page_1_too(sb, tmp_path):
+    """Lists an export begun at 23:59:59.9 Nov 1 kept, each dated 23:59:59.999: upcoming
+    paged at 00:00:30 listed X, ongoing paged at 00:01 listed X too (its sale had begun) but
+    came back partial, past paged at 00:02. An offline load at 00:30 answers ongoing with its
+    partial list standing in; X was last listed ongoing, so X is ongoing. Dated by its capped
+    ``fetched_at``, the partial list lost X to the upcoming list, paged after that stamp."""
+    paged = {"upcoming": dt.datetime(2026, 11, 2, 0, 0, 30, tzinfo=dt.UTC),
+             "ongoing": dt.datetime(2026, 11, 2, 0, 1, tzinfo=dt.UTC),
+             "past": dt.datetime(2026, 11, 2, 0, 2, tzinfo=dt.UTC)}
+    with time_machine.travel(dt.datetime(2026, 11, 1, 23, 0, tzinfo=dt.UTC), tick=False):
+        icoframes.load_icos(progress=False)
+    cache = Cache(tmp_path / "cache", next(
+        p.name for p in (tmp_path / "cache").iterdir() if (p / DB_NAME).exists()))
+    raw = {status: list(cache.read_list({"status": status}).raw) for status in paged}
+    x = raw["ongoing"][0]
+    raw["upcoming"].append(x)
+    for status, items in raw.items():
+        partial = status == "ongoing"
+        cache.write_list({"status": status}, items, list_frame(items, status=status),
+                         total_icos=len(items) + 5 * partial, complete=not partial,
+                         fetched_at=DAY_1_END, paged_at=paged[status])
+    sb.stats.reset()
+    with time_machine.travel(dt.datetime(2026, 11, 2, 0, 30, tzinfo=dt.UTC), tick=False):
+        loaded = icoframes.load_icos(offline=True, progress=False).set_index("id")
+    assert sb.stats.requests.total() == 0
+    assert loaded.at[x["id"], "status"] == "ongoing"
