@@ -98,11 +98,12 @@ FEATURES: Final[tuple[Feature, ...]] = (
     _f("roadmap_items", "int64", "rows of the roadmap table"),
     _f("team_token_share", "float64",
        "sum of distribution percent of parts naming the team (words: team, founder(s), "
-       "employee(s), management, staff; 'Team & Advisors' counts); NaN without a distribution"),
+       "employee(s), management, staff; 'Team & Advisors' counts); NaN without a distribution, "
+       "or when such a part's percent could not be read"),
     _f("sale_token_share", "float64",
        "sum of distribution percent of parts naming a sale (words: sale, crowdsale, "
        "pre-sale, presale, ICO, IEO, IDO, STO, public, private, investor(s), contributor(s)); "
-       "NaN without a distribution"),
+       "NaN without a distribution, or when such a part's percent could not be read"),
     _f("log_raised", "float64", "natural log of raised (USD); NaN when unknown or not positive"),
     _f("hard_cap_usd", "float64",
        "hard_cap in USD (to_usd: rate of caps_unit at the sale's end, else start)", True),
@@ -301,17 +302,21 @@ def _codes(items: list[str]) -> frozenset[str]:
 def _shares(distribution: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
     found = per_ico(distribution)
     percent = distribution["percent"].to_numpy()
-    ok = (found >= 0) & ~np.isnan(percent)
+    mine = found >= 0
+    ok = mine & ~np.isnan(percent)
     parts = distribution["part"].fillna("").to_numpy()  # a part not named matches no word
-    names = pd.unique(parts[ok])
-    team = {p: bool(_TEAM_PARTS.search(p)) for p in names}
-    sale = {p: bool(_SALE_PARTS.search(p)) for p in names}
+    names = pd.unique(parts[mine])
     stated = np.bincount(found[ok], minlength=n) > 0
     out = {}
-    for column, matches in (("team_token_share", team), ("sale_token_share", sale)):
-        hit = np.array([matches[p] for p in parts[ok]], dtype=bool)
-        total = np.bincount(found[ok][hit], weights=percent[ok][hit], minlength=n)
-        out[column] = pd.Series(total).where(stated).to_numpy()
+    for column, words in (("team_token_share", _TEAM_PARTS), ("sale_token_share", _SALE_PARTS)):
+        matches = {p: bool(words.search(p)) for p in names}
+        hit = np.array([matches[p] for p in parts[mine]], dtype=bool)
+        total = np.bincount(found[mine][hit], weights=np.nan_to_num(percent[mine][hit]),
+                            minlength=n)
+        # a part of the kind whose percent could not be read: the sum is not known (not 0)
+        unread = np.bincount(found[mine][hit], weights=np.isnan(percent[mine][hit]),
+                             minlength=n) > 0
+        out[column] = pd.Series(total).where(stated & ~unread).to_numpy()
     return out
 
 
