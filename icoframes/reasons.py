@@ -29,7 +29,7 @@ Reason: TypeAlias = Literal[
     "wrong_shape", "absent_section", "wrong_type", "unreadable_id", "duplicate_id", "no_name",
     "surrogate",
     "unreadable_number", "grouping", "range", "vague", "percent", "negative", "infinite",
-    "out_of_bounds", "unit_conflict", "unreadable_price",
+    "out_of_bounds", "fraction", "unit_conflict", "unreadable_price",
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
     "us_order",
     "duration", "unknown_flag", "qualified_flag",
@@ -73,6 +73,10 @@ REASONS: Final[Mapping[Reason, str]] = {
                 "integer of over 308 digits)",
     "out_of_bounds": "a share above 100 (``\"150%\"`` of the tokens), an ICO score above 10 "
                      "(the scale the list filters by: spec 4.2)",
+    "fraction": "a distribution written as fractions of 1 (``0.6``, ``0.25``, ``0.15``: two "
+                "or more shares of one ICO, none with a ``%``, each between 0 and 1, summing "
+                "to 1 +- 0.01), which the column (percent, 0-100) would read as 1% in all: "
+                "every share of that ICO is missing, never multiplied by 100",
     "unit_conflict": "a unit written in the value that its unit column (or the value's other "
                      "end) contradicts (``\"$2,000,000\"`` with caps_unit ETH, ``\"$5 EUR\"``)",
     "unreadable_price": "an exchange whose token side or currency cannot be told "

@@ -44,6 +44,7 @@ from .columns import split_lone_strings
 from .items import with_latin_tickers
 from .people import People, people_key
 from .problems import Problems
+from .shares import fraction_rows
 from .sources import convert, field_paths, flatten, gather, select
 
 __all__ = ["tidy"]
@@ -121,7 +122,9 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] |
       ``'1,5'``), dot groups (``'1.500.000'``, ``'1.500,50'``); percentages
       ``'60%'``/``'60 %'`` only in ``distribution.percent`` (0-100). Ranges, stages,
       several amounts, ambiguous groups, a ``%`` elsewhere, negative amounts and
-      shares outside 0-100 are missing *and* problems, never one number.
+      shares outside 0-100 are missing *and* problems, never one number; so is a
+      distribution written as fractions of 1 (``0.6``, ``0.25``, ``0.15``: reason
+      ``fraction``, never multiplied by 100).
     * **Amounts and units** (:mod:`icoframes.parse.units`): ``*_unit`` columns hold
       canonical codes (``'US Dollar'`` -> ``'USD'``, ``'Etherum'`` -> ``'ETH'``,
       unknown units upper-cased); a unit written in a value (a currency, or a
@@ -375,6 +378,11 @@ def _distribution(source: _MapSource, values: dict[Source, Sequence], ids: np.nd
     percent, percent_bad = converters.to_float(  # '60%' is a share, of 0-100
         raw, percent=True, bounds=source.table.column(source.value).bounds)
     log.add_unread(source.table.name, source.value, percent_bad, data["ico_id"])
+    fractions = fraction_rows(raw, percent, data["ico_id"])  # 0.6/0.25/0.15: not 1% in all
+    if len(fractions):
+        log.add(source.table.name, source.value, [raw[i] for i in fractions.tolist()],
+                data["ico_id"][fractions], reason="fraction")
+        percent[fractions] = np.nan
     data[source.value] = percent
     return convert(source.table, data, log)
 

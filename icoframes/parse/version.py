@@ -128,4 +128,7 @@ __all__ = ["PARSER_VERSION"]
 #:     problem, in profiles and list summaries: negative below 0, out_of_bounds above 10
 #:     (-3, 11 and 1e6 were read as given). A lone surrogate in a ticker or an accepting
 #:     item is a problem (surrogate), as in every other text (it became U+FFFD silently).
-PARSER_VERSION: Final = 28
+#: 29: a distribution written as fractions of 1 (two or more shares of an ICO, none with a %,
+#:     each within 0-1, summing to 1 +- 0.01: 0.6/0.25/0.15) is missing and a problem
+#:     (fraction): it was read as percents, 1% of the tokens in all.
+PARSER_VERSION: Final = 29

@@ -1,0 +1,67 @@
+"""Shares of the token distribution written as fractions of 1, told apart from percents.
+
+``distribution.percent`` holds percents (0-100), and a bare ``0.25`` is read as 0.25%.
+A profile that writes every share of its distribution as a fraction (``0.6``, ``0.25``,
+``0.15``) would so give 1% of the tokens in all, and a team share 100 times too small,
+with no sign of it. When the evidence is all there (two or more shares, none with a
+``%`` or a percent word, each within 0-1, summing to 1 +- :data:`FRACTION_SUM_TOLERANCE`)
+those shares are refused (reason ``fraction``): the parser never multiplies a value the
+profile did not write so, and the row keeps the raw value for a reader who wants it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+import pandas as pd
+
+from .columns import to_float
+
+__all__ = ["FRACTION_SUM_TOLERANCE", "fraction_rows"]
+
+#: How far from 1 the fractions of one ICO may sum: shares rounded to two places
+#: (``0.33``, ``0.33``, ``0.33``) sum to 0.99.
+FRACTION_SUM_TOLERANCE: Final = 0.01
+
+
+def fraction_rows(raw: Sequence[object], percent: np.ndarray, ico_id: np.ndarray) -> np.ndarray:
+    """The rows of the ICOs whose readable shares are all bare fractions summing to 1.
+
+    Parameters
+    ----------
+    raw : sequence
+        The distribution's raw values, one per row.
+    percent : numpy.ndarray of float64
+        The values as read into percents (NaN where unreadable or missing).
+    ico_id : numpy.ndarray of int64
+        The ICO of each row.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The positions of those ICOs' readable shares, in order.
+
+    Examples
+    --------
+    >>> raw = [0.6, "0.25", 0.15, "60%", "0.4", 0.5, 0.5]
+    >>> ids = np.array([1, 1, 1, 2, 2, 3, 3])
+    >>> fraction_rows(raw, to_float(raw, percent=True)[0], ids).tolist()
+    [0, 1, 2, 5, 6]
+    """
+    known = ~np.isnan(percent)
+    small = np.flatnonzero(known & (percent <= 1.0))
+    if len(small) < 2:  # (one fraction alone is no evidence)
+        return np.empty(0, dtype=np.int64)
+    # without a %, a share written "0.25%" is no number: a percent the profile said it is
+    bare = np.zeros(len(percent), dtype=bool)
+    bare[small] = ~np.isnan(to_float([raw[i] for i in small.tolist()])[0])
+    rows = pd.DataFrame({"ico": ico_id[known], "share": percent[known],
+                         "fraction": bare[known]})
+    per_ico = rows.groupby("ico", sort=False).agg(
+        n=("share", "size"), total=("share", "sum"), fractions=("fraction", "all"))
+    off = (per_ico["total"] - 1.0).abs().round(9)  # 0.33 x 3 is 1 - 0.010000000000000009
+    found = per_ico.index[(per_ico["n"] >= 2) & per_ico["fractions"]
+                          & (off <= FRACTION_SUM_TOLERANCE)]
+    return np.flatnonzero(known & np.isin(ico_id, found.to_numpy()))
