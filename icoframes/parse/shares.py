@@ -1,4 +1,4 @@
-"""Shares of the token distribution written as fractions of 1, told apart from percents.
+"""Shares written as fractions of 1, told apart from percents; bonus terms of 0%.
 
 ``distribution.percent`` holds percents (0-100), and a bare ``0.25`` is read as 0.25%.
 A profile that writes every share of its distribution as a fraction (``0.6``, ``0.25``,
@@ -11,6 +11,7 @@ profile did not write so, and the row keeps the raw value for a reader who wants
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -18,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from .columns import to_float
+from .rules import parse_amount
 
-__all__ = ["FRACTION_SUM_TOLERANCE", "fraction_rows"]
+__all__ = ["FRACTION_SUM_TOLERANCE", "fraction_rows", "zero_bonus"]
 
 #: How far from 1 the fractions of one ICO may sum: shares rounded to two places
 #: (``0.33``, ``0.33``, ``0.33``) sum to 0.99.
@@ -65,3 +67,27 @@ def fraction_rows(raw: Sequence[object], percent: np.ndarray, ico_id: np.ndarray
     found = per_ico.index[(per_ico["n"] >= 2) & per_ico["fractions"]
                           & (off <= FRACTION_SUM_TOLERANCE)]
     return np.flatnonzero(known & np.isin(ico_id, found.to_numpy()))
+
+
+# "0% bonus", "0 % bonus tokens": the words a bonus's terms end in (the sandbox's too)
+_BONUS_WORDS: Final = re.compile(r"\s+bonus(?:es)?(?:\s+tokens?)?\s*$", re.IGNORECASE)
+
+
+def zero_bonus(terms: object) -> bool:
+    """True for bonus terms that give nothing: a share of 0 in any form a share is read.
+
+    A 0% term is no bonus, as ``"NO"`` is none: ``{"Bonus": "0%"}`` is not a row of
+    ``bonuses``, so ``has_bonus`` counts only bonuses that give something. Terms of 0
+    in another unit (``"0 ETH"``) or with conditions (``"0% until May"``) are kept as written.
+
+    Examples
+    --------
+    >>> [zero_bonus(t) for t in ("0%", "0,0 %", 0, "0% bonus tokens", "-0%", "5%", "0 ETH", True)]
+    [True, True, True, True, True, False, False, False]
+    """
+    if type(terms) is str:
+        terms = _BONUS_WORDS.sub("", terms.strip())
+    elif type(terms) not in (int, float):  # (True is no share: a flag)
+        return False
+    value = parse_amount(terms, percent=True)
+    return isinstance(value, float) and value == 0.0
