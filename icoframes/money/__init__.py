@@ -230,7 +230,8 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         ICO's price without ``fetched_at``) to the number of stated amounts
         left without a USD value; a warning says the same. Another warning
         names a currency whose hard caps come out orders of magnitude off
-        against ``raised`` (a rate read the wrong way round; see
+        against ``raised``, or, where too few of its ICOs state ``raised``, against
+        the caps stated in USD (a rate read the wrong way round; see
         :func:`check_magnitudes`).
 
     Raises
@@ -295,9 +296,10 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
             missing[NO_UNIT if units[i] is None
                     else NO_FETCH_DATE if np.isnat(at[i]) and amount == "token_price" and past[i]
                     else NO_DATE if np.isnat(at[i]) else units[i]] += 1
-    if "hard_cap" in amounts and "raised" in icos.columns:
-        check_magnitudes(by_unit["caps_unit/codes"], out["hard_cap_usd"].to_numpy(),
-                         icos["raised"].to_numpy(dtype=np.float64, na_value=np.nan))
+    if "hard_cap" in amounts:  # (without raised, the caps are compared with each other)
+        raised = (icos["raised"].to_numpy(dtype=np.float64, na_value=np.nan)
+                  if "raised" in icos.columns else np.full(len(icos), np.nan))
+        check_magnitudes(by_unit["caps_unit/codes"], out["hard_cap_usd"].to_numpy(), raised)
     out["usd_date"] = when
     if "token_price" in amounts:
         out["token_price_usd_date"] = price_when
@@ -339,6 +341,16 @@ def conversion_dates(icos: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
 MAGNITUDE_WARNING: Final = 2.0
 #: The fewest ICOs of a currency (with a cap and a raised amount) the check judges.
 MAGNITUDE_MIN_ICOS: Final = 3
+#: A currency's median hard cap in USD this many orders of magnitude from the median of the
+#: caps stated in USD, where too few of its ICOs state what they raised. Caps alone are
+#: wider apart than caps against raised (which sets each cap against its own ICO's size):
+#: in a public ICObench set token prices span 2.2 orders from p10 to p90 ($0.01-$1.58),
+#: tokens for sale 2.4, and successful sales raised a median $15M, 81% of their hard cap
+#: (Fahlenbrach & Frattaroli 2021), so the medians of two groups of 3 or more ICOs seldom
+#: sit over two orders apart. A rate read the wrong way shows as its square:
+#: 3 orders catch every currency worth over $32 or under 3 cents (ETH at $500: 5.4 orders,
+#: JPY: 4); EUR, GBP or CHF read the wrong way are off by under 2x, as in the other check.
+CAP_MAGNITUDE_WARNING: Final = 3.0
 
 
 def check_magnitudes(units: np.ndarray, hard_cap_usd: np.ndarray, raised: np.ndarray) -> None:
@@ -348,6 +360,11 @@ def check_magnitudes(units: np.ndarray, hard_cap_usd: np.ndarray, raised: np.nda
     log10(hard cap in USD / raised) per cap currency is compared with that of
     caps stated in USD (0 without 3 of them): 2 or more orders of magnitude apart
     (a JPY rate read the wrong way is 4) is a warning naming the currency.
+
+    A currency with fewer than 3 such ICOs (raised is often unknown) is judged by its
+    caps alone: the median of its hard caps in USD against the median of the hard caps
+    stated in USD, 3 of each or more; :data:`CAP_MAGNITUDE_WARNING` (3) orders of
+    magnitude apart is a warning naming the currency.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.log10(hard_cap_usd / raised)
@@ -365,3 +382,28 @@ def check_magnitudes(units: np.ndarray, hard_cap_usd: np.ndarray, raised: np.nda
                  f"{'larger' if off > 0 else 'smaller'} against what the same ICOs raised "
                  f"than caps stated in USD (median of {sizes[code]:,} ICOs): are the "
                  f"{code} rates quoted the other way (units per USD, not USD per unit)?")
+    _check_caps(units, hard_cap_usd, judged=set(sizes))
+
+
+def _check_caps(units: np.ndarray, hard_cap_usd: np.ndarray, judged: set[str]) -> None:
+    """The caps-alone half of :func:`check_magnitudes`, for currencies not ``judged``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        size = np.log10(hard_cap_usd)
+    known = np.isfinite(size) & (hard_cap_usd > 0)
+    codes = pd.Series(units[known], dtype=object)
+    groups = pd.Series(size[known]).groupby(codes.to_numpy()).agg(["median", "size"])
+    groups = groups[groups["size"] >= MAGNITUDE_MIN_ICOS]
+    medians = {str(code): float(m) for code, m in groups["median"].items()}
+    sizes = {str(code): int(n) for code, n in groups["size"].items()}
+    if "USD" not in medians:
+        return
+    reference, stated = medians.pop("USD"), sizes["USD"]
+    for code, median in medians.items():
+        off = median - reference
+        if code in judged or abs(off) < CAP_MAGNITUDE_WARNING:
+            continue
+        warn(f"to_usd: hard caps in {code} come out {10 ** abs(off):,.0f}x "
+             f"{'larger' if off > 0 else 'smaller'} than caps stated in USD (medians of "
+             f"{sizes[code]:,} and {stated:,} ICOs; too few of them state what they raised to "
+             f"judge by that): are the {code} rates quoted the other way (units per USD, not "
+             "USD per unit)? Real caps are seldom 1,000x apart")
