@@ -309,8 +309,21 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
         counts = ", ".join(f"{k} {v:,}" for k, v in report.items())
         warn(f"to_usd: {sum(report.values()):,} amounts left without a USD value (no rate "
              f"of their currency at or up to {rate_max_age} before the date, no unit, no "
-             f"date, or a past ICO's price without fetched_at): {counts}")
+             f"date, or a past ICO's price without fetched_at): {counts}"
+             + _unmatched(table, [v for k, v in by_unit.items() if k.endswith("/codes")]))
     return out
+
+
+def _unmatched(table: pd.DataFrame, units: list[np.ndarray]) -> str:
+    """The rates' currencies that no unit of these ICOs names (``YEN``: a word, not the
+    code ``JPY``), said after the amounts left without a USD value."""
+    used = set(np.concatenate(units).tolist()) if units else set()
+    names = sorted(set(table["currency"].tolist()) - used)
+    if not names:
+        return ""
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more" if len(names) > 10 else "")
+    return (f"; the rates' currencies {shown} match no unit of these ICOs (a currency is "
+            "matched by its code, as the unit columns hold it: 'JPY', not 'yen')")
 
 
 def column_names(value: object, what: str) -> list[str]:

@@ -46,7 +46,12 @@ def normalize_rates(rates: pd.DataFrame, *, quote: Quote | None = None) -> pd.Da
     * **long form**: columns ``date``, ``currency`` and one value column that
       names its direction, ``usd_per_unit`` (``usd`` is read the same way) or
       ``units_per_usd``, and no other column (another one, a wide ``JPY=X``
-      as much as a ``source`` note, is refused by name: select the three);
+      as much as a ``source`` note, is refused by name: select the three). A
+      currency written as a pair or a Yahoo ticker (``ETH-USD``, ``JPY=X``: a
+      downloader's frame melted) is read by the wide form's rules below when its
+      direction is the value column's (``ETH-USD`` under ``usd_per_unit`` is ETH)
+      and refused when it is not (``JPY=X``, JPY per USD, under ``usd_per_unit``)
+      or has no USD side;
     * **wide form**: a date index (or ``date`` column) and one column per
       currency, named as price downloaders name them: ``ETH-USD``, ``ETH/USD``,
       ``ETH_USD``, ``EURUSD`` and Yahoo's ``EURUSD=X`` are USD per unit (the
@@ -168,7 +173,45 @@ def _long(rates: pd.DataFrame, lower: Mapping[str, Hashable], quote: Quote | Non
     if values[0] == "units_per_usd":
         raw = _numbers(value)
         value = pd.Series(np.divide(1.0, raw, out=raw.copy(), where=raw > 0))
-    return _clean(rates[lower["date"]], rates[lower["currency"]], value)
+    currency = _long_currencies(rates[lower["currency"]], values[0])
+    return _clean(rates[lower["date"]], currency, value)
+
+
+# a currency written as a pair or a Yahoo ticker: "ETH-USD", "USD/JPY", "JPY=X", "EURUSD"
+_PAIRED: Final = re.compile(r"[^/_-]+[/_-][^/_-]+|.*=X|[A-Z]{3}USD|USD[A-Z]{3}")
+
+
+def _long_currencies(currency: pd.Series, column: str) -> pd.Series:
+    """The long form's currencies, a pair or Yahoo ticker (a melted downloader's frame:
+    ``ETH-USD``, ``JPY=X``) read by the wide form's rules as its currency, and refused
+    when its direction contradicts the value column's (``JPY=X``, JPY per USD, under
+    ``usd_per_unit``) or it has no USD side (``ETH-BTC``): it matched no unit before."""
+    inverted = column == "units_per_usd"
+    read: dict[str, str] = {}
+    refused: list[str] = []
+    for name in {c for c in currency.tolist() if isinstance(c, str)}:
+        text = name.strip().upper()
+        known = canonical_unit(text)
+        if known in UNIT_ALIASES or known in FIAT_CODES or not _PAIRED.fullmatch(text):
+            continue
+        how = _wide_column(name, None)
+        if isinstance(how, str) or how is None:  # (the wide form's reason, for a currency)
+            refused.append((how or f"column {name!r} names no currency").replace(
+                f"column {name!r}", f"currency {name!r}", 1))
+        elif how[1] != inverted:
+            said = f"{how[0]} per USD" if how[1] else f"USD per {how[0]}"
+            refused.append(f"currency {name!r} is {said}, but the value column {column} says "
+                           f"{'units per USD' if inverted else 'USD per unit'}")
+        else:
+            read[name] = how[0]
+    if refused:
+        raise InvalidParameter(
+            "long-form rates: " + "; ".join(sorted(refused)) + ". Name each currency by its "
+            "code ('ETH', 'JPY') in a value column of its direction (usd_per_unit: USD per "
+            "unit; units_per_usd: units per USD)")
+    if not read:
+        return currency
+    return currency.map(lambda c: read.get(c, c) if isinstance(c, str) else c)
 
 
 def _numbers(values: pd.Series) -> np.ndarray:
