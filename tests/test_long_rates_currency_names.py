@@ -77,6 +77,24 @@ def test_rates_of_a_currency_matching_no_unit_are_named_in_the_warning():
                             "'JPY', not 'yen')")
 
 
+def test_known_codes_no_ico_uses_are_not_named_in_the_warning():
+    # BTC, EUR, XBT (read as BTC) and CNY are right codes that these ICOs simply do not
+    # use: only YEN, a word no code is read from, looks like a naming problem
+    rates = _rates(["ETH", "yen", "BTC", "EUR", "XBT", "CNY"], [500.0, 0.0094, 8e3, 1.2, 8e3, 0.16])
+    usd, [message] = _converted(rates)
+    assert usd[0] == 15_000_000.0 and np.isnan(usd[1])
+    assert "the rates' currencies YEN match no unit" in message
+    assert not re.search(r"\b(BTC|EUR|XBT|CNY)\b", message)
+
+
+def test_sandbox_rates_beside_an_ico_without_dates_blame_no_rate_currency():
+    icos = icoframes.tidy([{"id": 1, "finance": {"hard_cap": 1000, "caps_unit": "ETH"}}]).icos
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        to_usd(icos, sandbox.rates(), columns=["hard_cap"])
+    assert [str(w.message).split("): ")[-1] for w in caught] == ["(no date) 1"]
+
+
 def test_the_warning_says_nothing_of_rates_when_every_amount_converts():
     rates = _rates(["ETH", "JPY", "BTC"], [500.0, 0.0094, 8000.0])
     assert _converted(rates) == ([15_000_000.0, 9_400_000.0], [])

@@ -32,7 +32,7 @@ import pandas as pd
 from ..ages import numpy_duration
 from ..errors import InvalidParameter, did_you_mean, quoted, warn
 from ..numerals import number_text
-from ..parse.units import canonical_units
+from ..parse.units import FIAT_CODES, UNIT_ALIASES, canonical_units
 from ..queries import checked_keywords
 from .prices import naive_dates, price_dates, sale_prices
 from .quotes import MS, QUOTES, VALUE, Quote, normalize_rates
@@ -315,10 +315,14 @@ def to_usd(icos: pd.DataFrame, rates: pd.DataFrame, *,
 
 
 def _unmatched(table: pd.DataFrame, units: list[np.ndarray]) -> str:
-    """The rates' currencies that no unit of these ICOs names (``YEN``: a word, not the
-    code ``JPY``), said after the amounts left without a USD value."""
+    """The rates' currencies that no unit of these ICOs names and no code icoframes knows
+    (``YEN``: a word, not the code ``JPY``), said after the amounts left without a USD value.
+
+    A known code no ICO uses (``BTC`` rates beside ETH ICOs) is simply unused: listing it
+    would blame its right name for amounts it could never have converted."""
     used = set(np.concatenate(units).tolist()) if units else set()
-    names = sorted(set(table["currency"].tolist()) - used)
+    names = sorted(name for name in set(table["currency"].tolist()) - used
+                   if name not in UNIT_ALIASES and name not in FIAT_CODES)
     if not names:
         return ""
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more" if len(names) > 10 else "")
