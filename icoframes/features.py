@@ -99,11 +99,12 @@ FEATURES: Final[tuple[Feature, ...]] = (
     _f("team_token_share", "float64",
        "sum of distribution percent of parts naming the team (words: team, founder(s), "
        "employee(s), management, staff; 'Team & Advisors' counts); NaN without a distribution, "
-       "or when such a part's percent could not be read"),
+       "or when such a part's percent is missing or could not be read"),
     _f("sale_token_share", "float64",
        "sum of distribution percent of parts naming a sale (words: sale, crowdsale, "
        "pre-sale, presale, ICO, IEO, IDO, STO, public, private, investor(s), contributor(s)); "
-       "NaN without a distribution, or when such a part's percent could not be read"),
+       "NaN without a distribution, or when such a part's percent is missing or could not be "
+       "read"),
     _f("log_raised", "float64", "natural log of raised (USD); NaN when unknown or not positive"),
     _f("hard_cap_usd", "float64",
        "hard_cap in USD (to_usd: rate of caps_unit at the sale's end, else start)", True),
@@ -313,7 +314,7 @@ def _shares(distribution: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray
         hit = np.array([matches[p] for p in parts[mine]], dtype=bool)
         total = np.bincount(found[mine][hit], weights=np.nan_to_num(percent[mine][hit]),
                             minlength=n)
-        # a part of the kind whose percent could not be read: the sum is not known (not 0)
+        # a part of the kind whose percent is missing or unread: the sum is not known (not 0)
         unread = np.bincount(found[mine][hit], weights=np.isnan(percent[mine][hit]),
                              minlength=n) > 0
         out[column] = pd.Series(total).where(stated & ~unread).to_numpy()

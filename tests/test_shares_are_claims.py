@@ -1,5 +1,5 @@
-"""A token share is a claim: a team or sale part whose percent could not be read makes the
-share unknown (NaN), never a known 0%."""
+"""A token share is a claim: a team or sale part whose percent is missing or could not be
+read makes the share unknown (NaN), never a known 0%."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
 
 import icoframes
-from icoframes.features import compute_features
+from icoframes.features import compute_features, describe_features
 
 AS_OF = "2019-01-01"
 
@@ -48,6 +48,19 @@ def test_a_share_with_an_unreadable_part_of_its_kind_is_unknown(distribution, te
 def test_an_ico_without_a_readable_part_has_no_shares():
     assert _same(_shares([{"Team": "20-25%"}, {}, {"Team": "20%", "Sale": "80%"}]),
                  [(NAN, NAN), (NAN, NAN), (20.0, 80.0)])
+
+
+@pytest.mark.parametrize("missing", ["TBA", None, "", "N/A"])
+def test_a_missing_part_of_its_kind_makes_the_share_unknown_and_is_documented(missing):
+    tables = icoframes.tidy([{"id": 1, "finance": {"distribution": {
+        "Team": missing, "Sale": "60%"}}}])
+    f = compute_features(tables, as_of=AS_OF)
+    assert _same(list(zip(f["team_token_share"], f["sale_token_share"], strict=True)),
+                 [(NAN, 60.0)])
+    assert tables.problems.empty  # missing, not unreadable: no row says why it is NaN
+    described = describe_features().set_index("name")["definition"]
+    assert all("percent is missing or could not be read" in " ".join(described[c].split())
+               for c in ("team_token_share", "sale_token_share"))
 
 
 DISTRIBUTIONS = {
