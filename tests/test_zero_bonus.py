@@ -1,4 +1,5 @@
-"""A bonus of 0% is no bonus: not a row of ``bonuses``, so ``has_bonus`` is False."""
+"""A bonus of 0% alone is no bonus: no row of ``bonuses``, so ``has_bonus`` is False; a 0%
+tier beside a bonus that gives something is a row of the schedule."""
 
 from __future__ import annotations
 
@@ -27,8 +28,28 @@ def test_other_terms_stay_bonuses(terms):
     assert _bonuses({"Bonus": terms}) == (["Bonus"], True)
 
 
-def test_a_zero_term_beside_a_real_bonus_leaves_the_real_one():
-    assert _bonuses({"Week 1": "20%", "Week 3": "0%"}) == (["Week 1"], True)
+@pytest.mark.parametrize(("terms", "rows"), [
+    ({"Week 1": "20%", "Week 4": "0%"}, ["Week 1", "Week 4"]),
+    ({"Week 1": "20%", "Week 2": "10%", "Week 3": "0 %", "Referral": "NO"},
+     ["Week 1", "Week 2", "Week 3"]),
+    ({"Presale": "0%", "Whitelist": "5 ETH"}, ["Presale", "Whitelist"]),
+])
+def test_a_zero_tier_beside_a_real_bonus_is_a_row_of_the_schedule(terms, rows):
+    assert _bonuses(terms) == (rows, True)
+
+
+@pytest.mark.parametrize("terms", [{"Week 1": "0%", "Week 2": "0 % bonus tokens"},
+                                   {"Bonus": "0%", "Referral": "NO", "Other": " "}])
+def test_an_ico_whose_every_term_gives_nothing_has_no_row(terms):
+    assert _bonuses(terms) == ([], False)
+
+
+def test_zero_tiers_are_judged_per_ico():
+    tables = icoframes.tidy([{"id": 1, "additional": {"bonuses": {"Week 1": "0%"}}},
+                             {"id": 2, "additional": {"bonuses": {"Week 1": "20%",
+                                                                  "Week 2": "0%"}}}])
+    has = compute_features(tables, as_of="2019-01-01")["has_bonus"].tolist()
+    assert (tables.bonuses["ico_id"].tolist(), has) == ([2, 2], [False, True])
 
 
 def _profile(h):

@@ -44,7 +44,7 @@ from .columns import split_lone_strings
 from .items import with_latin_tickers
 from .people import People, people_key
 from .problems import Problems
-from .shares import fraction_rows, zero_bonus
+from .shares import bonus_rows, fraction_rows
 from .sources import convert, field_paths, flatten, gather, select
 
 __all__ = ["tidy"]
@@ -159,7 +159,7 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] |
       (``'No'``, ``'Not'``) too; a lone string a one-item list, except in
       ``restricted_areas`` and ``accepting``, where it is split at commas and
       semicolons, as is each item of an ``accepting`` list (``['BTC, ETH']``: no ticker
-      holds a comma). A bonus whose terms say none (``'NO'``, blank, ``'0%'``) is not a row.
+      holds a comma). A bonus saying none (``'NO'``, blank, ``'0%'`` with no tier above) is no row.
     * **Roadmap** dates come from the keys: ``DD-MM-YYYY``, quarters (``'Q3 2018'``,
       ``'3Q 2018'``), halves, months (``'March 2019'``, ``'03.2019'``) and years,
       as the first day of the period, with its ``precision``; a key naming no
@@ -391,8 +391,8 @@ def _bonuses(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray
              log: Problems) -> pd.DataFrame:
     data, _, raw = source.entries(values, ids, log)
     data[source.value] = raw
-    # {"Bonus": "NO"}, {"Bonus": " "} and {"Bonus": "0%"} say there is none: not a bonus row
-    keep = [not (_says_none(terms) or zero_bonus(terms)) for terms in raw]
+    # {"Bonus": "NO"} and {"Bonus": " "} say there is none, as 0% does when no term gives more
+    keep = bonus_rows(raw, data["ico_id"], _says_none)
     if not all(keep):
         mask = np.array(keep, dtype=bool)
         data = {name: (column[mask] if not isinstance(column, list) else

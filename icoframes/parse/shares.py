@@ -12,7 +12,7 @@ profile did not write so, and the row keeps the raw value for a reader who wants
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import numpy as np
@@ -21,7 +21,7 @@ import pandas as pd
 from .columns import to_float
 from .rules import parse_amount
 
-__all__ = ["FRACTION_SUM_TOLERANCE", "fraction_rows", "zero_bonus"]
+__all__ = ["FRACTION_SUM_TOLERANCE", "bonus_rows", "fraction_rows", "zero_bonus"]
 
 #: How far from 1 the fractions of one ICO may sum: shares rounded to two places
 #: (``0.33``, ``0.33``, ``0.33``) sum to 0.99.
@@ -76,9 +76,8 @@ _BONUS_WORDS: Final = re.compile(r"\s+bonus(?:es)?(?:\s+tokens?)?\s*$", re.IGNOR
 def zero_bonus(terms: object) -> bool:
     """True for bonus terms that give nothing: a share of 0 in any form a share is read.
 
-    A 0% term is no bonus, as ``"NO"`` is none: ``{"Bonus": "0%"}`` is not a row of
-    ``bonuses``, so ``has_bonus`` counts only bonuses that give something. Terms of 0
-    in another unit (``"0 ETH"``) or with conditions (``"0% until May"``) are kept as written.
+    Terms of 0 in another unit (``"0 ETH"``) or with conditions (``"0% until May"``) are
+    not: they are kept as written. :func:`bonus_rows` decides which 0% terms are rows.
 
     Examples
     --------
@@ -91,3 +90,26 @@ def zero_bonus(terms: object) -> bool:
         return False
     value = parse_amount(terms, percent=True)
     return isinstance(value, float) and value == 0.0
+
+
+def bonus_rows(raw: Sequence[object], ico_id: np.ndarray,
+               says_none: Callable[[object], bool]) -> list[bool]:
+    """Which bonus terms are rows of ``bonuses``: the one place that decides it.
+
+    Terms that say none (``"NO"``, blank) are never rows. A 0% term is a row beside a
+    term of the same ICO that gives something (``{"Week 1": "20%", "Week 4": "0%"}``:
+    the last tier of a schedule, two rows); an ICO whose every term is 0% or none has no
+    row, as ``{"Bonus": "0%"}`` gives nothing. ``has_bonus`` (any row) is so False exactly
+    for an ICO whose terms give nothing.
+
+    Examples
+    --------
+    >>> terms = ["20%", "0%", "0%", "NO", "0%", "5 ETH"]
+    >>> bonus_rows(terms, np.array([1, 1, 2, 2, 3, 3]), lambda t: t == "NO")
+    [True, True, False, False, True, True]
+    """
+    none = [says_none(terms) for terms in raw]
+    zero = [not n and zero_bonus(terms) for terms, n in zip(raw, none, strict=True)]
+    giving = {i for i, n, z in zip(ico_id.tolist(), none, zero, strict=True) if not (n or z)}
+    return [not n and (not z or i in giving)
+            for i, n, z in zip(ico_id.tolist(), none, zero, strict=True)]

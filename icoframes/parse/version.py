@@ -130,7 +130,8 @@ __all__ = ["PARSER_VERSION"]
 #:     item is a problem (surrogate), as in every other text (it became U+FFFD silently).
 #: 29: a distribution written as fractions of 1 (two or more shares of an ICO, none with a %,
 #:     each within 0-1, summing to 1 +- 0.01: 0.6/0.25/0.15) is missing and a problem
-#:     (fraction): it was read as percents, 1% of the tokens in all. A bonus whose terms
-#:     are a share of 0 ("0%", "0 % bonus tokens", 0) is no bonus row, as "NO" (it was one,
-#:     so has_bonus was True).
+#:     (fraction): it was read as percents, 1% of the tokens in all. Bonus terms that are a
+#:     share of 0 ("0%", "0 % bonus tokens", 0) are no bonus row when no term of the ICO
+#:     gives more, as "NO" (it was one, so has_bonus was True); beside a bonus ("Week 1":
+#:     "20%", "Week 4": "0%") a 0% tier stays a row, as before.
 PARSER_VERSION: Final = 29
