@@ -94,7 +94,8 @@ FEATURES: Final[tuple[Feature, ...]] = (
     _f("n_accepted_currencies", "int64",
        "distinct currency codes in accepting (spellings through the unit alias table)"),
     _f("accepts_fiat", "bool", "accepting names a government currency or 'Fiat'"),
-    _f("has_bonus", "bool", "at least one row of the bonuses table (False when every term is 0% or none)"),
+    _f("has_bonus", "bool",
+       "at least one row of the bonuses table (False when every term is 0% or none)"),
     _f("roadmap_items", "int64", "rows of the roadmap table"),
     _f("team_token_share", "float64",
        "sum of distribution percent of parts naming the team (words: team, founder(s), "
