@@ -13,7 +13,6 @@ import math
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from functools import lru_cache
 from typing import Any, Final
 
 import numpy as np
@@ -21,16 +20,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .base import MARKER_SPELLINGS, Reason, Unread, _Bad, bad
-from .text import clean_surrogates, foreign_digits, normalize_text
+from .dateforms import (
+    _LABEL_PATTERNS,
+    _MONTHS,
+    _SHORT_YEAR_RE,
+    PRECISIONS,
+    YEARS,
+    _year,
+    date_text,
+    parse_label_date,
+    read_label,
+)
+from .text import clean_surrogates
 
 __all__ = ["DATETIME_FORMAT", "LABEL_FORMAT", "PRECISIONS", "YEARS", "date_reason", "date_text",
            "parse_datetime", "parse_label_date", "read_label", "to_datetime", "to_label_date"]
 
 DATETIME_FORMAT: Final = "%d.%m.%Y %H:%M:%S"
 LABEL_FORMAT: Final = "%d-%m-%Y"
-#: Dates outside these years are unreadable: no ICO happened then, and pandas'
-#: nanosecond timestamps (which to_usd and the plots use) end in 2262.
-YEARS: Final = (1990, 2100)
 _MS: Final = np.dtype("datetime64[ms]")
 _NAT_MS: Final = np.datetime64("NaT", "ms")
 
@@ -48,25 +55,6 @@ _FALLBACK_DATETIME_FORMATS: Final = (
     "%Y-%m-%dT%H:%M:%S",
     "%Y-%m-%d",
 )
-
-
-def date_text(text: str) -> str | None:
-    """A date or roadmap key as the date rules read it: NFKC (``"２０１８-０３-０１"`` is
-    ``"2018-03-01"``), stripped; None when it holds a digit of another script or one NFKC would
-    make (``"٢٠١٨"``, ``"2018²"``: :func:`~.text.foreign_digits`): such text is no date.
-
-    Examples
-    --------
-    >>> date_text(" Ｑ1 ２０１８ "), date_text("٢٠١٨-03-01"), date_text("①-03-2018")
-    ('Q1 2018', None, None)
-    >>> date_text("Q4 ’18")  # a typographic apostrophe is one
-    "Q4 '18"
-    """
-    return None if foreign_digits(text) else normalize_text(text).strip().translate(_APOSTROPHES)
-
-
-# Apostrophes as typed or autocorrected: "Q4 ’18", "Mar ‘18" (a left quote), "Q4 ʼ18".
-_APOSTROPHES: Final = str.maketrans(dict.fromkeys("’‘ʼ", "'"))
 
 
 def parse_datetime(value: object) -> datetime | _Bad | None:
@@ -130,8 +118,8 @@ _MONTH_YEAR_RE: Final = re.compile(r"(?P<month>[0-9]{1,2})[-./](?P<year>[0-9]{4}
 def date_reason(text: str, *, label: bool = False) -> Reason:
     """Why ``text`` (stripped, not missing) is no date any rule reads; ``label``: as a roadmap
     key (:func:`read_label`), where a quarter, half or month (``"Mar '89"``) of a two-digit
-    year after :data:`_LAST_SHORT_YEAR` is ``short_year`` (``"Q4 '99"``: 1999 or 2099?). As a
-    timestamp (:func:`parse_datetime`) a quarter or half is no date whatever its year:
+    year after ``dateforms._LAST_SHORT_YEAR`` is ``short_year`` (``"Q4 '99"``: 1999 or 2099?).
+    As a timestamp (:func:`parse_datetime`) a quarter or half is no date whatever its year:
     ``unreadable_date``.
 
     Examples
@@ -192,146 +180,6 @@ def date_reason(text: str, *, label: bool = False) -> Reason:
     return "unreadable_date"
 
 
-_MONTHS: Final = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
-            ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
-            ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
-            ("dec", "december"),
-        ],
-        start=1,
-    )
-    for name in names
-}
-_MONTH = r"(?P<month>[a-z]+)\.?"
-_YEAR = r"(?P<year>[0-9]{4}|'?[0-9]{2})"  # two digits only in a quarter or half: "Q3'18"
-_YEAR4 = r"(?P<year>[0-9]{4})"
-_DAY = r"[0-9]{1,2}(?:st|nd|rd|th)?"
-# A two-digit year: "01.03.18", "01.03.'18", "1 Mar 18", "Mar 1, 18", "Mar 18" (18 March?)
-_SHORT_YEAR_RE: Final = re.compile(
-    r"(?P<a>[0-9]{1,2})([-./])(?P<b>[0-9]{1,2})\2'?[0-9]{2}(?:[ T].*|[,;.])?"
-    rf"|(?:{_DAY}\s+)?{_MONTH}(?:\s+{_DAY},?(?=[\s,/-]))?[\s,/-]*'?[0-9]{{2}}[,;.]?",
-    re.IGNORECASE)
-#: How much of a date a roadmap key gives; the date is the first day of that period.
-PRECISIONS: Final = ("day", "month", "quarter", "half", "year")
-_LABEL_PATTERNS: Final = tuple(
-    (re.compile(p, re.IGNORECASE), precision)
-    for p, precision in (
-        (r"(?P<day>[0-9]{1,2})[-./](?P<mon>[0-9]{1,2})[-./](?P<year>[0-9]{4})", "day"),
-        (r"(?P<year>[0-9]{4})[-./](?P<mon>[0-9]{1,2})[-./](?P<day>[0-9]{1,2})", "day"),
-        (rf"q(?P<quarter>[1-4])[\s,/-]*{_YEAR}", "quarter"),
-        (rf"(?P<quarter>[1-4])\s*q[\s,/-]*{_YEAR}", "quarter"),
-        (rf"{_YEAR}[\s,/-]*q(?P<quarter>[1-4])", "quarter"),
-        (rf"(?:(?P<quarter>[1-4])(?:st|nd|rd|th)\s+quarter)[\s,/-]*(?:of\s+)?{_YEAR}", "quarter"),
-        (rf"h(?P<half>[12])[\s,/-]*{_YEAR}", "half"),
-        (rf"{_YEAR}[\s,/-]*h(?P<half>[12])", "half"),
-        (rf"(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR4}", "day"),
-        (rf"{_MONTH}\s+(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR4}", "day"),
-        (rf"{_MONTH}[\s,/-]*{_YEAR4}", "month"),
-        (rf"{_MONTH}[\s,/-]*'(?P<year>[0-9]{{2}})", "month"),  # "Mar '18", as "Q3'18"
-        (r"(?P<mon>[0-9]{1,2})[-./](?P<year>[0-9]{4})", "month"),
-        (r"(?P<year>[0-9]{4})[-./](?P<mon>[0-9]{1,2})", "month"),
-        (r"(?P<year>[0-9]{4})", "year"),
-    )
-)
-
-
-# The last two-digit year read, as 20xx: "'00" to "'29" are 2000-2029, years an ICO's roadmap
-# names (the first ICO was in 2013; plans reach a few years ahead). Any other two digits are
-# short_year, never a guessed century: "'89" is no 2089 (no roadmap plans 60 years ahead) and
-# 1989 is before any ICO; "'99" 1999 or 2099? Nor is a century chosen by YEARS (it let '30-'89
-# be 2030-2089).
-_LAST_SHORT_YEAR: Final = 29
-
-
-def _year(text: str) -> int | None:
-    """The year written ``text`` (``"2018"``, ``"'18"``, ``"18"``); None for two digits
-    after :data:`_LAST_SHORT_YEAR` (``"'89"``, ``"'99"``: 1989 or 2089?), never guessed.
-
-    Examples
-    --------
-    >>> _year("2018"), _year("'18"), _year("'29"), _year("89"), _year("'30"), _year("'99")
-    (2018, 2018, 2029, None, None, None)
-    """
-    digits = text.lstrip("'")
-    if len(digits) != 2:
-        return int(digits)
-    return 2000 + int(digits) if int(digits) <= _LAST_SHORT_YEAR else None
-
-
-def parse_label_date(label: str) -> datetime | None:
-    """Best-effort date of a roadmap key; None when it names no date (see :func:`read_label`).
-
-    Examples
-    --------
-    >>> parse_label_date("Q3 2018"), parse_label_date("later")
-    (datetime.datetime(2018, 7, 1, 0, 0), None)
-    """
-    return read_label(label)[0]
-
-
-@lru_cache(maxsize=4096)
-def read_label(label: str) -> tuple[datetime | None, str | None]:
-    """The date a roadmap key names and its precision; ``(None, None)`` when it names none.
-
-    ``DD-MM-YYYY`` is the documented form (precision ``day``); also understood:
-    other day-first separators and ISO dates (``day``), ``'15 March 2019'`` and
-    ``'March 15, 2019'`` (``day``), ``'March 2019'``, ``'03.2018'``, ``'2019-03'``
-    (``month``), quarters ``'Q3 2018'``, ``'3Q 2018'``, ``'2018 Q3'``, ``"Q3'18"``,
-    ``'3rd quarter 2018'`` (``quarter``), halves ``'H2 2019'`` (``half``) and a
-    bare year ``'2019'`` (``year``). The date is the **first day of the
-    period** (``Q3 2018`` is 1 July 2018). A key naming a day that does not
-    exist (``31-02-2018``), a US-order date (``01-13-2018``), a year outside
-    :data:`YEARS`, a two-digit year outside a quarter, half or month marked by an apostrophe
-    (``"Mar '18"`` is March 2018, ``'Mar 18'``: March 2018, or 18 March? ``short_year``), or
-    within them a two-digit year after :data:`_LAST_SHORT_YEAR` (``"Q4 '99"``: 1999 or 2099?) or
-    anything else names none. Never raises.
-
-    Examples
-    --------
-    >>> read_label("3Q 2018")
-    (datetime.datetime(2018, 7, 1, 0, 0), 'quarter')
-    >>> read_label("03.2018")
-    (datetime.datetime(2018, 3, 1, 0, 0), 'month')
-    >>> read_label("01-13-2018"), read_label("later"), read_label("2263")
-    ((None, None), (None, None), (None, None))
-    >>> date_reason("01-13-2018"), date_reason("later"), date_reason("2263")
-    ('us_order', 'unreadable_date', 'date_out_of_range')
-    """
-    text = date_text(label)
-    if text is None:
-        return None, None
-    for pattern, precision in _LABEL_PATTERNS:
-        match = pattern.fullmatch(text)
-        if match is None:
-            continue
-        parts = match.groupdict()
-        year = _year(parts["year"])
-        if year is None:
-            return None, None  # "Q4 '99": 1999 or 2099? short_year
-        if parts.get("quarter"):
-            month = 3 * int(parts["quarter"]) - 2
-        elif parts.get("half"):
-            month = 6 * int(parts["half"]) - 5
-        elif parts.get("month"):
-            found = _MONTHS.get(parts["month"].lower())
-            if found is None:
-                return None, None
-            month = found
-        elif parts.get("mon"):
-            month = int(parts["mon"])
-        else:
-            month = 1
-        day = int(parts["day"]) if parts.get("day") else 1
-        if not YEARS[0] <= year <= YEARS[1]:
-            return None, None
-        try:
-            return datetime(year, month, day), precision
-        except ValueError:
-            return None, None
-    return None, None
 
 
 def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
