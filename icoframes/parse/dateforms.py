@@ -74,6 +74,7 @@ _LABEL_PATTERNS: Final = tuple(
         (rf"{_YEAR}[\s,/-]*q(?P<quarter>[1-4])", "quarter"),
         (rf"(?:(?P<quarter>[1-4])(?:st|nd|rd|th)\s+quarter)[\s,/-]*(?:of\s+)?{_YEAR}", "quarter"),
         (rf"h(?P<half>[12])[\s,/-]*{_YEAR}", "half"),
+        (rf"(?P<half>[12])\s*h[\s,/-]*{_YEAR}", "half"),  # "2H 2018", as "3Q 2018"
         (rf"{_YEAR}[\s,/-]*h(?P<half>[12])", "half"),
         (rf"(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}[\s,]*{_YEAR4}", "day"),
         (rf"{_MONTH}\s+(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR4}", "day"),
@@ -128,7 +129,7 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
     other day-first separators and ISO dates (``day``), ``'15 March 2019'`` and
     ``'March 15, 2019'`` (``day``), ``'March 2019'``, ``'03.2018'``, ``'2019-03'``
     (``month``), quarters ``'Q3 2018'``, ``'3Q 2018'``, ``'2018 Q3'``, ``"Q3'18"``,
-    ``'3rd quarter 2018'`` (``quarter``), halves ``'H2 2019'`` (``half``) and a
+    ``'3rd quarter 2018'`` (``quarter``), halves ``'H2 2019'``, ``'2H 2019'`` (``half``) and a
     bare year ``'2019'`` (``year``). The date is the **first day of the
     period** (``Q3 2018`` is 1 July 2018). A key naming a day that does not
     exist (``31-02-2018``), a US-order date (``01-13-2018``), a year outside
