@@ -90,7 +90,7 @@ def test_roadmap_keys_naming_no_date_are_kept_and_reported(label, reason):
     ("01.01.2101", "date_out_of_range"),
     # the stays-reported kinds
     ("20 Sep", "no_year"), ("19 days", "duration"), ("since 18 Sep", "no_year"),
-    ("01.13.2018", "us_order"), ("13/01/2018 00:00:00", "unreadable_date"),
+    ("01.13.2018", "us_order"), ("13/01/2018 00h00", "unreadable_date"),
     ("31.02.2018 00:00:00", "impossible_date"), ("00.00.0000 00:00:00", "impossible_date"),
     ("next week", "unreadable_date"), (20180301, "wrong_type"),
 ])

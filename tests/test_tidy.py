@@ -191,7 +191,7 @@ def test_missing_boolean_key_is_false():
     ("31.02.2018 00:00:00", None, True),
     ("00.00.0000 00:00:00", None, True),
     ("29.02.2019 00:00:00", None, True),
-    ("01.01.2020 24:00:00", None, True),
+    ("01.01.2020 24:00:00", "2020-01-02 00:00:00", False),  # the end of the day
     ("soon", None, True),
     (1514764800, None, True),
 ])

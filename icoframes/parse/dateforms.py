@@ -8,13 +8,14 @@ the same ones (``"1 March 2018"``, ``"2018/03/01"``), so that one kind of text h
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Final
 
+from ..reasons import Reason
 from .text import foreign_digits, normalize_text
 
-__all__ = ["PRECISIONS", "YEARS", "date_text", "parse_label_date", "read_label"]
+__all__ = ["PRECISIONS", "YEARS", "date_text", "parse_label_date", "read_label", "read_stamp"]
 
 #: Dates outside these years are unreadable: no ICO happened then, and pandas'
 #: nanosecond timestamps (which to_usd and the plots use) end in 2262.
@@ -182,3 +183,73 @@ def read_label(label: str) -> tuple[datetime | None, str | None]:
         except ValueError:
             return None, None
     return None, None
+
+
+_WEEKDAYS: Final = {
+    name: number
+    for number, names in enumerate(
+        [("mon", "monday"), ("tue", "tues", "tuesday"), ("wed", "wednesday"),
+         ("thu", "thur", "thurs", "thursday"), ("fri", "friday"), ("sat", "saturday"),
+         ("sun", "sunday")])
+    for name in names
+}
+_WEEKDAY = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
+# A day any form of read_label reads, then a time, then a zone that states its offset: "Z",
+# "UTC", "GMT", an ISO 8601 offset (two-digit hours: "+08:00", "+0800", "+08"), after "UTC" or
+# "GMT" or not. A weekday may come first ("Thu, 01 Mar 2018 12:00:00 GMT"), a comment in
+# brackets after a zone (JavaScript's "GMT+0800 (China Standard Time)"). A zone name without
+# an offset ("PST", "CET": which offset, in summer?) or a one-digit one ("UTC+8") is no zone.
+_STAMP_RE: Final = re.compile(
+    rf"(?:(?P<weekday>{_WEEKDAY})\.?,?\s+)?(?P<date>.+?)"
+    r"(?:(?:\s+|T)(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{2})"
+    r"(?::(?P<second>[0-9]{2})(?:\.(?P<fraction>[0-9]{1,6}))?)?"
+    r"(?P<zone>\s*(?:Z|(?:UTC|GMT)?\s*(?P<sign>[+-])(?P<zh>[0-9]{2})(?::?(?P<zm>[0-9]{2}))?"
+    r"|UTC|GMT)(?:\s+\([^()]*\))?)?)?",
+    re.IGNORECASE)
+# Real offsets run from -12:00 to +14:00.
+_MAX_OFFSET: Final = timedelta(hours=14)
+
+
+def read_stamp(text: str) -> datetime | Reason | None:
+    """The moment ``text`` (as :func:`date_text` gives it) writes: a day :func:`read_label` reads
+    to the day, then maybe a time and a zone; None when it is no such text.
+
+    A value that states its offset (``Z``, ``UTC``, ``+08:00``) is converted to UTC: the
+    offset is written, not guessed. One without keeps the time as written (no zone). ``24:00``
+    is the end of the day (the next day's 00:00). A weekday that is not the date's is
+    ``impossible_date``. The caller checks :data:`YEARS`.
+
+    Examples
+    --------
+    >>> read_stamp("2018-03-01T12:00:00+08:00"), read_stamp("1 March 2018")
+    (datetime.datetime(2018, 3, 1, 4, 0), datetime.datetime(2018, 3, 1, 0, 0))
+    >>> read_stamp("Thu Mar 01 2018 12:00:00 GMT+0800 (China Standard Time)")
+    datetime.datetime(2018, 3, 1, 4, 0)
+    >>> read_stamp("31.03.2018 24:00:00"), read_stamp("Fri, 01 Mar 2018 12:00:00 GMT")
+    (datetime.datetime(2018, 4, 1, 0, 0), 'impossible_date')
+    >>> read_stamp("2018-03-01 12:00 PST"), read_stamp("Q3 2018"), read_stamp("01.03.2018 25:00")
+    (None, None, None)
+    """
+    match = _STAMP_RE.fullmatch(text)
+    if match is None:
+        return None
+    day, precision = read_label(match["date"])
+    if day is None or precision != "day":
+        return None
+    if match["weekday"] and _WEEKDAYS[match["weekday"].lower()] != day.weekday():
+        return "impossible_date"  # "Fri, 01 Mar 2018": which of the two is wrong?
+    if match["hour"] is None:
+        return day
+    hour, minute, second = int(match["hour"]), int(match["minute"]), int(match["second"] or 0)
+    micro = int((match["fraction"] or "0").ljust(6, "0"))
+    if hour == 24 and minute == second == micro == 0:
+        hour, day = 0, day + timedelta(days=1)  # "24:00:00": the end of the day
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    when = day.replace(hour=hour, minute=minute, second=second, microsecond=micro)
+    if match["sign"]:
+        offset = timedelta(hours=int(match["zh"]), minutes=int(match["zm"] or 0))
+        if offset > _MAX_OFFSET or int(match["zm"] or 0) > 59:
+            return None
+        when -= offset if match["sign"] == "+" else -offset
+    return when

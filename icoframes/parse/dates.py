@@ -30,6 +30,7 @@ from .dateforms import (
     date_text,
     parse_label_date,
     read_label,
+    read_stamp,
 )
 from .text import clean_surrogates
 
@@ -60,8 +61,14 @@ _FALLBACK_DATETIME_FORMATS: Final = (
 def parse_datetime(value: object) -> datetime | _Bad | None:
     """Read one ``DD.MM.YYYY HH:MM:SS`` timestamp leniently.
 
-    Also accepted: the same without seconds or without time, and ISO
-    ``YYYY-MM-DD[ HH:MM:SS]``. Impossible dates (``31.02.2018 00:00:00``,
+    Also accepted: the same without seconds or without time, ISO
+    ``YYYY-MM-DD[ HH:MM:SS[.fff]]``, any day a roadmap key reads to the day (``"1 March 2018"``,
+    ``"March 1, 2018"``, ``"2018/03/01"``, ``"01/03/2018"``: :func:`read_label`) with or without
+    a time, ``24:00:00`` (the next day's 00:00), and a zone that states its offset (``Z``,
+    ``UTC``, ``GMT``, ``+08:00``, ``+0800``, JavaScript's ``GMT+0800 (...)``): such a value is
+    converted to UTC (:func:`~.dateforms.read_stamp`); one without a zone is kept as written.
+    A zone name without an offset (``PST``, ``CET``) or a one-digit offset (``UTC+8``) is
+    ``unreadable_date``, never a guessed shift. Impossible dates (``31.02.2018 00:00:00``,
     ``00.00.0000 00:00:00``) and dates outside the years :data:`YEARS`
     (``01.01.2263 00:00:00``) are a :class:`~icoframes.parse.base.Bad`; so are
     dates without a year (``20 Sep``), durations (``19 days``), US-order
@@ -77,6 +84,8 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
     (True, Bad('impossible_date'))
     >>> parse_datetime("01.01.9999 00:00:00"), parse_datetime("01.13.2018")
     (Bad('date_out_of_range'), Bad('us_order'))
+    >>> parse_datetime("2018-03-01T12:00:00+08:00"), parse_datetime("2018-03-01 12:00 PST")
+    (datetime.datetime(2018, 3, 1, 4, 0), Bad('unreadable_date'))
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -99,7 +108,15 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
         except ValueError:
             continue
         return when if YEARS[0] <= when.year <= YEARS[1] else bad("date_out_of_range")
-    return bad(date_reason(text))
+    stamp = read_stamp(text) if len(text) <= _LONGEST_STAMP else None
+    if isinstance(stamp, datetime):  # (an offset may move a day of 2100 into 2101)
+        return stamp if YEARS[0] <= stamp.year <= YEARS[1] else bad("date_out_of_range")
+    return bad(stamp or date_reason(text))
+
+
+# Longer text is no timestamp (JavaScript's, with its zone's name, is about 70 characters):
+# read_stamp's lazy date part would cost quadratic time on a long hostile value.
+_LONGEST_STAMP: Final = 120
 
 
 _NUMERIC_DATE_RE: Final = re.compile(
@@ -126,7 +143,7 @@ def date_reason(text: str, *, label: bool = False) -> Reason:
     --------
     >>> [date_reason(t) for t in ["01.13.2018", "31.02.2018 00:00:00", "00.00.0000 00:00:00"]]
     ['us_order', 'impossible_date', 'impossible_date']
-    >>> date_reason("13/01/2018 00:00:00"), date_reason("13.2018")  # a day-first form not read
+    >>> date_reason("13/01/2018 00h00"), date_reason("13.2018")  # a real day, a form not read
     ('unreadable_date', 'impossible_date')
     >>> [date_reason(t) for t in ["01.01.2263", "20 Sep", "since 18 Sep", "19 days", "soon"]]
     ['date_out_of_range', 'no_year', 'no_year', 'duration', 'unreadable_date']
