@@ -69,6 +69,13 @@ def test_a_start_date_and_a_roadmap_key_share_their_forms_of_a_day():
         assert parse_datetime(text) == read_label(text)[0] == datetime(2018, 3, 1), text
 
 
+def test_a_javascript_date_is_read_by_its_offset():
+    # parser 28: date_out_of_range (its "+0800" taken for the year 800)
+    text = "Thu Mar 01 2018 12:00:00 GMT+0800 (China Standard Time)"
+    assert parse_datetime(text) == datetime(2018, 3, 1, 4)
+    assert parse_datetime(text.replace("Thu", "Fri")) == bad("impossible_date")  # not a Friday
+
+
 @pytest.mark.parametrize(("text", "reason"), [
     ("2018-03-01 12:00:00 PST", "unreadable_date"),  # a zone name: which offset, in summer?
     ("01.03.2018 12:00 UTC+8", "unreadable_date"),  # a one-digit offset is no ISO offset
@@ -79,6 +86,7 @@ def test_a_start_date_and_a_roadmap_key_share_their_forms_of_a_day():
     ("31.12.2100 23:00:00 -05:00", "date_out_of_range"),  # 2101 in UTC
     ("March 2018", "unreadable_date"), ("Q1 2018 12:00", "unreadable_date"),  # no day
     ("01.03.18 12:00 UTC", "short_year"),
+    ("Mar 01 2018 12:00:00 GMT+0800 (China)?", "unreadable_date"),  # parser 28: out of range
     ("01.03.2018 12:00:00 GMT+0800 " + "x" * 200, "unreadable_date"),
 ])
 def test_a_start_date_not_read_says_why_and_is_never_shifted(text, reason):

@@ -129,6 +129,9 @@ _MONTH_NAME_RE: Final = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b\.?", re.IGNORECASE)
 _YEAR_RE: Final = re.compile(r"(?<![0-9])(?:[0-9]{4}|'[0-9]{2})(?![0-9])")
 _DAY_MONTH_RE: Final = re.compile(r"(?<![0-9])[0-9]{1,2}[./-][0-9]{1,2}(?![./-]?[0-9])")
+# A zone's offset after a time or a zone name ("12:00 +0800", "GMT-0500"): four digits, no year.
+_OFFSET_RE: Final = re.compile(r"(?:(?<=[0-9]:[0-9]{2})|(?<=UTC)|(?<=GMT))\s*[+-][0-9]{2}:?[0-9]{2}"
+                               r"(?![0-9])", re.IGNORECASE)
 _MONTH_YEAR_RE: Final = re.compile(r"(?P<month>[0-9]{1,2})[-./](?P<year>[0-9]{4})")
 
 
@@ -147,6 +150,8 @@ def date_reason(text: str, *, label: bool = False) -> Reason:
     ('unreadable_date', 'impossible_date')
     >>> [date_reason(t) for t in ["01.01.2263", "20 Sep", "since 18 Sep", "19 days", "soon"]]
     ['date_out_of_range', 'no_year', 'no_year', 'duration', 'unreadable_date']
+    >>> date_reason("Mar 01 2018 12:00:00 GMT+0800 (China)?")  # an offset is no year 800
+    'unreadable_date'
     >>> date_reason("01.03.18"), date_reason("01-03-18 12:00")  # day-month-year, or year first?
     ('short_year', 'short_year')
     >>> date_reason("Q4 '99", label=True), date_reason("H1 99", label=True)  # 1999 or 2099?
@@ -188,7 +193,7 @@ def date_reason(text: str, *, label: bool = False) -> Reason:
         return "impossible_date"
     if _DURATION_RE.fullmatch(text):
         return "duration"
-    years = _YEAR_RE.findall(text)
+    years = _YEAR_RE.findall(_OFFSET_RE.sub("", text))  # "GMT+0800" is no year 800
     if any(not YEARS[0] <= int(y.lstrip("'")) + (2000 if y[0] == "'" else 0) <= YEARS[1]
            for y in years):
         return "date_out_of_range"
