@@ -31,7 +31,7 @@ Reason: TypeAlias = Literal[
     "unreadable_number", "grouping", "range", "vague", "percent", "negative", "infinite",
     "out_of_bounds", "fraction", "unit_conflict", "unreadable_price",
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
-    "us_order",
+    "us_order", "ambiguous_order",
     "duration", "unknown_flag", "qualified_flag",
 ]
 
@@ -92,6 +92,9 @@ REASONS: Final[Mapping[Reason, str]] = {
     "short_year": "a date with a two-digit year (``\"01.03.18\"``): 1 March 2018, or 18 March "
                   "2001 (year first)? Never guessed",
     "us_order": "a month-first date (``\"01.13.2018\"``): day-first is the documented order",
+    "ambiguous_order": "a date whose day and month could swap (``\"03.04.2018\"``) in a profile "
+                       "that writes a date month-first (a start, end or roadmap key "
+                       "``\"01.15.2018\"``): 3 April, or 4 March? Never guessed",
     "duration": "a duration, not a date (``\"19 days\"``)",
     # flags
     "unknown_flag": "a value that is no flag word of the vocabulary (``\"maybe\"``): False",

@@ -156,7 +156,8 @@ LABELS = [
     ("3Q 2018", "2018-07-01", "quarter", None), ("2018 Q4", "2018-10-01", "quarter", None),
     ("March 2018", "2018-03-01", "month", None), ("03.2019", "2019-03-01", "month", None),
     ("2019", "2019-01-01", "year", None), ("H2 2019", "2019-07-01", "half", None),
-    ("15 March 2019", "2019-03-15", "day", None),
+    ("15 March 2019", "2019-03-15", "day", None), ("2H 2019", "2019-07-01", "half", None),
+    ("04/30/2018", None, None, "us_order"),
     ("01-13-2018", None, None, "us_order"), ("soon", None, None, "unreadable_date"),
     ("Phase 2", None, None, "unreadable_date"), ("9999", None, None, "date_out_of_range"),
     ("31-02-2018", None, None, "impossible_date"), ("20 Sep", None, None, "no_year"),
@@ -166,6 +167,11 @@ LABELS = [
 STARTS = [
     ("01.03.2018 12:00:00", "2018-03-01 12:00:00", None),
     ("01.03.2018", "2018-03-01 00:00:00", None), ("2018-03-01", "2018-03-01 00:00:00", None),
+    ("2018-03-01T12:00:00+08:00", "2018-03-01 04:00:00", None),
+    ("2018-03-01T12:00:00Z", "2018-03-01 12:00:00", None),
+    ("1 March 2018", "2018-03-01 00:00:00", None), ("March 1, 2018", "2018-03-01 00:00:00", None),
+    ("31.03.2018 24:00:00", "2018-04-01 00:00:00", None),
+    ("2018-03-01 12:00 PST", None, "unreadable_date"), ("03.31.2018", None, "us_order"),
     ("", None, None), ("TBA", None, None),
     ("20 Sep", None, "no_year"), ("19 days", None, "duration"),
     ("since 18 Sep", None, "no_year"), ("01.13.2018", None, "us_order"),
@@ -186,6 +192,17 @@ DISTRIBUTIONS = [
 NAMES = [("Aquaibit", "Aquaibit", None), ("Bad\ud800Name", "Bad\ufffdName", "surrogate"),
          (" KIN Token ", "KIN Token", None), ("", NAN, None), ("TBA", NAN, None),
          ("Кин Токен", "Кин Токен", None), (True, NAN, "wrong_type")]  # text kept as written
+
+
+def _swappable(raw: object) -> bool:
+    """A day written day, month, year whose day and month could swap: "01.03.2018"."""
+    if not isinstance(raw, str):
+        return False
+    parts = raw.strip().split(" ")[0].replace("/", ".").replace("-", ".").split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts) or len(parts[2]) != 4:
+        return False
+    day, month = int(parts[0]), int(parts[1])
+    return day != month and 1 <= day <= 12 and 1 <= month <= 12
 
 
 def records(n: int = N_RECORDS, seed: int = 20) -> tuple[list[dict[str, Any]], list[Truth]]:
@@ -243,10 +260,16 @@ def records(n: int = N_RECORDS, seed: int = 20) -> tuple[list[dict[str, Any]], l
         labels = rng.sample(LABELS, 2)
         changes["roadmap"] = {label: f"milestone {k}"
                               for k, (label, *_) in enumerate(labels)}
-        for label, date, precision, reason in labels:
-            want("roadmap", "date", label, (date, precision), reason)
         raw, when, reason = rng.choice(STARTS)
         changes.update({"dates.start_datetime": raw, "dates.end_datetime": ""})
+        # a profile writing a date month-first reads none whose day and month could swap
+        month_first = "us_order" in [reason, *(label[3] for label in labels)]
+        for label, date, precision, why in labels:
+            if month_first and _swappable(label):
+                date, precision, why = None, None, "ambiguous_order"
+            want("roadmap", "date", label, (date, precision), why)
+        if month_first and _swappable(raw):
+            when, reason = None, "ambiguous_order"
         want("icos", "start_datetime", raw, when, reason)
         raw, rows, bad = rng.choice(DISTRIBUTIONS)
         changes["finance.distribution"] = raw

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import numpy as np
 import pandas as pd
 import pytest
 from messy_profiles import clean_profile, with_
@@ -109,3 +110,94 @@ def test_tidy_reads_clear_start_and_end_dates_and_keeps_the_others_as_problems()
     assert pd.isna(row["end_datetime"])
     assert tables.problems[["column", "value", "reason"]].values.tolist() == [
         ["end_datetime", "2018-03-31 12:00 PST", "unreadable_date"]]
+
+
+# --------------------------------------------------------------------------- day/month order
+
+
+def _dated(ico_id, roadmap=None, start=None, end=None):
+    changes = {"roadmap": roadmap or {"Q3 2018": "Mainnet"}}
+    changes.update({"dates.start_datetime": start or "15.02.2018 00:00:00",
+                    "dates.end_datetime": end or "28.02.2018 00:00:00"})
+    return with_(clean_profile(ico_id), changes)
+
+
+def _roadmap_of(tables, ico_id):
+    rows = tables.roadmap[tables.roadmap["ico_id"] == ico_id]
+    return {label: None if pd.isna(date) else date.to_pydatetime()
+            for label, date in zip(rows["label"], rows["date"], strict=True)}
+
+
+def _reasons_of(tables, ico_id):
+    rows = tables.problems[tables.problems["ico_id"] == ico_id]
+    return sorted(zip(rows["column"], rows["value"], rows["reason"], strict=True))
+
+
+def test_a_roadmap_written_month_first_reads_no_day_whose_order_is_open():
+    # parser 28: "03/04/2018" was 3 April and "12/01/2018" 12 January, silently
+    month_first = _dated(1, {"01/15/2018": "Whitepaper", "03/04/2018": "Token sale",
+                             "09/30/2018": "Mainnet", "12/01/2018": "Listing",
+                             "03/03/2018": "Same day either way", "2018-05-06": "ISO",
+                             "Q4 2018": "Quarter"})
+    day_first = _dated(2, {"03/04/2018": "Token sale", "12/01/2018": "Listing"})
+    tables = tidy([month_first, day_first])
+    assert _roadmap_of(tables, 1) == {
+        "01/15/2018": None, "03/04/2018": None, "09/30/2018": None, "12/01/2018": None,
+        "03/03/2018": datetime(2018, 3, 3), "2018-05-06": datetime(2018, 5, 6),
+        "Q4 2018": datetime(2018, 10, 1)}
+    assert _reasons_of(tables, 1) == [("date", "01/15/2018", "us_order"),
+                                      ("date", "03/04/2018", "ambiguous_order"),
+                                      ("date", "09/30/2018", "us_order"),
+                                      ("date", "12/01/2018", "ambiguous_order")]
+    # another ICO of the same call shows no month-first date: day-first, as documented
+    assert _roadmap_of(tables, 2) == {"03/04/2018": datetime(2018, 4, 3),
+                                      "12/01/2018": datetime(2018, 1, 12)}
+    assert _reasons_of(tables, 2) == []
+    precision = tables.roadmap.set_index("label").loc["03/04/2018", "precision"]
+    assert pd.isna(precision.iloc[0]) and precision.iloc[1] == "day"
+
+
+def test_a_start_and_end_written_month_first_decide_for_the_whole_profile():
+    # parser 28: start "03.04.2018" was 3 April beside an end "03.15.2018" (us_order)
+    profile = _dated(3, {"12-01-2018": "Listing", "13-01-2018": "Day first"},
+                     start="03.04.2018 00:00:00", end="03.15.2018 00:00:00")
+    tables = tidy([profile])
+    row = tables.icos.iloc[0]
+    assert pd.isna(row["start_datetime"]) and pd.isna(row["end_datetime"])
+    assert _roadmap_of(tables, 3) == {"12-01-2018": None, "13-01-2018": datetime(2018, 1, 13)}
+    assert _reasons_of(tables, 3) == [("date", "12-01-2018", "ambiguous_order"),
+                                      ("end_datetime", "03.15.2018 00:00:00", "us_order"),
+                                      ("start_datetime", "03.04.2018 00:00:00", "ambiguous_order")]
+
+
+@pytest.mark.parametrize("table", ["icos", "roadmap"])
+def test_the_order_of_a_profile_is_the_same_whichever_tables_are_built(table):
+    profiles = [_dated(4, {"01/15/2018": "a"}, start="03.04.2018 00:00:00"),
+                _dated(5, {"03/04/2018": "b"}, end="02.13.2018 12:00:00"),
+                _dated(6, {"03/04/2018": "c"}, start="03.04.2018 00:00:00")]
+    whole, part = tidy(profiles), tidy(profiles, tables=[table])
+    pd.testing.assert_frame_equal(part[table], whole[table])
+    wanted = whole.problems[whole.problems["table"] == table].reset_index(drop=True)
+    pd.testing.assert_frame_equal(part.problems.reset_index(drop=True), wanted)
+    assert (whole.problems["reason"] == "ambiguous_order").sum() == 2  # 4's start, 5's key
+
+
+def test_full_width_and_spaced_month_first_dates_count_as_evidence():
+    profile = _dated(8, {"０１/１５/２０１８": "full width", "03/04/2018": "b"})
+    assert ("date", "03/04/2018", "ambiguous_order") in _reasons_of(tidy([profile]), 8)
+    profile = _dated(9, {"03/04/2018": "b"}, end=" 12.31.2018 ")
+    assert _reasons_of(tidy([profile]), 9)[0] == ("date", "03/04/2018", "ambiguous_order")
+
+
+def test_the_converters_refuse_an_open_order_only_where_told():
+    labels = ["03-04-2018", "03-04-2018", "13-04-2018", "Q1 2018", "soon"]
+    order = np.array([False, True, True, True, True])
+    dates, precision, unread = to_label_date(labels, month_first=order)
+    assert dates.astype(str).tolist()[:3] == ["2018-04-03T00:00:00.000", "NaT",
+                                              "2018-04-13T00:00:00.000"]
+    assert precision == ["day", None, "day", "quarter", None]
+    assert unread.rows == [1, 4] and unread.reasons == ["ambiguous_order", "unreadable_date"]
+    out, unread = to_datetime(["03.04.2018 00:00:00", "31.02.2018 00:00:00", "03.04.2018"],
+                              month_first=np.array([True, True, False]))
+    assert out.astype(str).tolist() == ["NaT", "NaT", "2018-04-03T00:00:00.000"]
+    assert unread.rows == [0, 1] and unread.reasons == ["ambiguous_order", "impossible_date"]

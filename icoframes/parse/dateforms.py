@@ -15,7 +15,8 @@ from typing import Final
 from ..reasons import Reason
 from .text import foreign_digits, normalize_text
 
-__all__ = ["PRECISIONS", "YEARS", "date_text", "parse_label_date", "read_label", "read_stamp"]
+__all__ = ["PRECISIONS", "YEARS", "date_text", "parse_label_date", "read_label", "read_stamp",
+           "swappable"]
 
 #: Dates outside these years are unreadable: no ICO happened then, and pandas'
 #: nanosecond timestamps (which to_usd and the plots use) end in 2262.
@@ -253,3 +254,27 @@ def read_stamp(text: str) -> datetime | Reason | None:
             return None
         when -= offset if match["sign"] == "+" else -offset
     return when
+
+
+# A day written number first: day, month, four-digit year (then maybe a time), as read_label's
+# first pattern and parse_datetime's documented shape read it.
+_DAY_FIRST_RE: Final = re.compile(r"(?P<a>[0-9]{1,2})[-./](?P<b>[0-9]{1,2})[-./][0-9]{4}(?![0-9])")
+
+
+def swappable(text: str) -> bool:
+    """True when ``text`` (as :func:`date_text` gives it) starts with a day written number first
+    whose day and month could swap: both 1-12 and not equal (``"03.04.2018"``; ``"03.03.2018"``
+    is one day either way, ``"13.04.2018"`` one order only).
+
+    Examples
+    --------
+    >>> swappable("03.04.2018 00:00:00"), swappable("03/03/2018"), swappable("13-04-2018")
+    (True, False, False)
+    >>> swappable("2018-03-04"), swappable("03.2018"), swappable("4 March 2018")
+    (False, False, False)
+    """
+    match = _DAY_FIRST_RE.match(text)
+    if match is None:
+        return False
+    a, b = int(match["a"]), int(match["b"])
+    return a != b and 1 <= a <= 12 and 1 <= b <= 12

@@ -31,6 +31,7 @@ from .dateforms import (
     parse_label_date,
     read_label,
     read_stamp,
+    swappable,
 )
 from .text import clean_surrogates
 
@@ -204,14 +205,21 @@ def date_reason(text: str, *, label: bool = False) -> Reason:
 
 
 
-def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
+def to_datetime(values: Sequence[object], *,
+                month_first: np.ndarray | None = None) -> tuple[np.ndarray, Unread]:
     """A datetime64[ms] column from ``DD.MM.YYYY HH:MM:SS`` strings (see :func:`parse_datetime`).
+
+    ``month_first``: a bool per row, True where the row's profile writes a date month-first
+    (:func:`icoframes.parse.dayorder.month_first_ids`); there a day whose day and month could
+    swap (:func:`~.dateforms.swappable`) is not read day-first: NaT, ``ambiguous_order``.
 
     Examples
     --------
     >>> out, unread = to_datetime(["01.03.2018 12:00:00", "", "31.02.2018 00:00:00"])
     >>> out.astype(str).tolist(), unread.values, unread.reasons
     (['2018-03-01T12:00:00.000', 'NaT', 'NaT'], ['31.02.2018 00:00:00'], ['impossible_date'])
+    >>> to_datetime(["03.04.2018 00:00:00"], month_first=np.array([True]))[1].reasons
+    ['ambiguous_order']
     """
     n = len(values)
     if n == 0:
@@ -226,7 +234,29 @@ def to_datetime(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
             reasons.append(value.reason)
         elif isinstance(value, datetime):
             out[i] = np.datetime64(value, "ms")
+    if month_first is not None:
+        rows, reasons = _refuse_swappable(values, out, month_first, rows, reasons)
     return out, Unread.at(values, rows, reasons)
+
+
+def _refuse_swappable(values: Sequence[object], out: np.ndarray, month_first: np.ndarray,
+                      rows: list[int], reasons: list[Reason],
+                      precision: list[str | None] | None = None
+                      ) -> tuple[list[int], list[Reason]]:
+    """Make NaT the days read in rows of ``month_first`` whose day and month could swap, and
+    add them to the unread ``rows`` (ascending) with the reason ``ambiguous_order``."""
+    found = [i for i in np.flatnonzero(month_first & ~np.isnat(out)).tolist()
+             if isinstance(value := values[i], str) and (text := date_text(value)) is not None
+             and swappable(text)]
+    if not found:
+        return rows, reasons
+    out[found] = _NAT_MS
+    if precision is not None:
+        for i in found:
+            precision[i] = None
+    why = dict(zip(rows, reasons, strict=True)) | dict.fromkeys(found, "ambiguous_order")
+    merged = sorted(why)
+    return merged, [why[i] for i in merged]
 
 
 # The documented shapes, zero-padded: only these take the vectorised path, and
@@ -272,8 +302,12 @@ def _strptime(values: Sequence[object], fmt: str,
     return out
 
 
-def to_label_date(labels: Sequence[object]) -> tuple[np.ndarray, list[str | None], Unread]:
+def to_label_date(labels: Sequence[object], *, month_first: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, list[str | None], Unread]:
     """Dates and precisions of roadmap keys (see :func:`read_label`), and the keys naming none.
+
+    ``month_first`` as in :func:`to_datetime`: a key of a month-first profile whose day and
+    month could swap names none (``ambiguous_order``).
 
     Examples
     --------
@@ -300,4 +334,6 @@ def to_label_date(labels: Sequence[object]) -> tuple[np.ndarray, list[str | None
                            "unreadable_date" if text is None else date_reason(text, label=True))
         else:
             out[i] = np.datetime64(value, "ms")
+    if month_first is not None:
+        rows, reasons = _refuse_swappable(labels, out, month_first, rows, reasons, precision)
     return out, precision, Unread.at(labels, rows, reasons)

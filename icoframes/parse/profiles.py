@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, partial
 from itertools import chain, compress
 from typing import Any, Final
 
@@ -40,7 +40,8 @@ from ..vocabulary import NONE_WORDS, SPLIT_ITEMS, SPLIT_LISTS, fold
 from . import columns as converters
 from . import rules
 from .amounts import read_icos_amounts
-from .columns import split_lone_strings
+from .columns import split_lone_strings, to_datetime
+from .dayorder import month_first_ids
 from .items import with_latin_tickers
 from .people import People, people_key
 from .problems import Problems
@@ -55,6 +56,8 @@ _OWNERS: Final = ("ico", "team", "advisor")
 _TEXT: Final[Any] = TEXT_DTYPE
 # The id of a profile, and of its child rows (``ico_id``).
 _ID: Final[Source] = ("id",)
+# Dates of a profile read by its order of day and month (parse/dayorder.py).
+_DATES: Final = ("start_datetime", "end_datetime")
 # Columns of tickers: look-alike letters and zero-width characters are made plain.
 _TICKERS: Final = ("ticker", "accepting")
 
@@ -241,13 +244,17 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
     paths = [*(fields.values() if "icos" in built else ()), *(m.path for m in maps.values()),
              *((people_key(TABLES[n]),) for n in ("team", "advisors") if n in built)]
     values = gather(kept, paths, log, icos.name, ids) if built else {}
+    # one order of day and month per profile: its start, end and roadmap read together
+    month_first = month_first_ids(kept, ids) if built & {"icos", "roadmap"} else None
     team, advisors = (People.gather(TABLES[n], values, ids, log) if n in built else None
                       for n in ("team", "advisors"))
-    frames = {"icos": _icos(icos, fields, values, ids, statuses, log)} if "icos" in built else {}
+    frames = ({"icos": _icos(icos, fields, values, ids, statuses, log, month_first)}
+              if "icos" in built else {})
     frames.update((p.table.name, p.frame(log)) for p in (team, advisors) if p is not None)
     for name, source in maps.items():  # (social: the people's links too)
         people = (team, advisors) if name == "social" else ()
-        frames[name] = _READERS[name](source, values, ids, *people, log)
+        reader = partial(_roadmap, month_first=month_first) if name == "roadmap" else _READERS[name]
+        frames[name] = reader(source, values, ids, *people, log)
     if "icos" in built:
         frames.update((name, _long(TABLES[name], frames["icos"])) for name in LONG_LISTS)
     return Tables(**{name: frames[name] if name in frames else _empty(name).copy()
@@ -274,7 +281,8 @@ def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
 
 
 def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Sequence],
-          ids: np.ndarray, statuses: Mapping[Any, str] | None, log: Problems) -> pd.DataFrame:
+          ids: np.ndarray, statuses: Mapping[Any, str] | None, log: Problems,
+          month_first: np.ndarray | None = None) -> pd.DataFrame:
     data: dict[str, Any] = {name: values[path] for name, path in fields.items()}
     for column in table.columns:
         if column.source == _ID:
@@ -290,7 +298,11 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
     for name in _TICKERS:
         data[name] = with_latin_tickers(data[name])
     read_icos_amounts(data, ids, log)  # caps, limits, price, tokens_for_sale, raised: one rule
-    return convert(table, data, log)
+    readers = None
+    if month_first is not None and len(month_first):
+        rows = np.isin(ids, month_first)
+        readers = dict.fromkeys(_DATES, partial(to_datetime, month_first=rows))
+    return convert(table, data, log, readers=readers)
 
 
 def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:
@@ -411,11 +423,13 @@ def _says_none(value: object) -> bool:
 
 
 def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
-             log: Problems) -> pd.DataFrame:
+             log: Problems, month_first: np.ndarray | None = None) -> pd.DataFrame:
     data, labels, raw = source.entries(values, ids, log)
     data[source.value] = raw
     # derived from the label; a label naming no date is kept, and reported under date
-    data["date"], data["precision"], unread = converters.to_label_date(labels)
+    order = (np.isin(data["ico_id"], month_first)
+             if month_first is not None and len(month_first) else None)
+    data["date"], data["precision"], unread = converters.to_label_date(labels, month_first=order)
     log.add_unread(source.table.name, "date", unread, data["ico_id"])
     return convert(source.table, data, log)
 

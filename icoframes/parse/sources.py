@@ -25,7 +25,7 @@ import pandas as pd
 from ..schema import EACH, KEY, Source, TableSchema
 from ..vocabulary import NONE_WORDS, fold
 from . import rules
-from .base import Reason
+from .base import Reason, Unread
 from .columns import CONVERTERS, to_float
 from .problems import Problems, canonical_text
 
@@ -250,8 +250,13 @@ def id_column(table: TableSchema) -> str | None:
     return next((c.name for c in table.columns if c.source == ID), None)
 
 
-def convert(table: TableSchema, data: Mapping[str, Any], problems: Problems) -> pd.DataFrame:
+def convert(table: TableSchema, data: Mapping[str, Any], problems: Problems, *,
+            readers: Mapping[str, Callable[[Sequence], tuple[Any, Unread]]] | None = None
+            ) -> pd.DataFrame:
     """A frame in schema order: raw lists converted by their column's kind, problems reported.
+
+    ``readers``: a converter per column name, used instead of its kind's (a column read
+    with an option, such as a profile's order of day and month).
 
     Values that are already arrays (ids, positions, built columns) are used as
     they are. Each unreadable value is reported with the ICO id of its row,
@@ -273,7 +278,9 @@ def convert(table: TableSchema, data: Mapping[str, Any], problems: Problems) -> 
     for column in table.columns:
         values = data[column.name]
         if isinstance(values, list | tuple):
-            if column.bounds is not None:
+            if readers is not None and column.name in readers:
+                values, unread = readers[column.name](values)
+            elif column.bounds is not None:
                 values, unread = to_float(values, bounds=column.bounds)
             else:
                 values, unread = CONVERTERS[column.kind](values)
