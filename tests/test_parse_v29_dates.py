@@ -22,6 +22,8 @@ from icoframes.parse.dates import (
     to_datetime,
     to_label_date,
 )
+from icoframes.parse.rules import PARSER_VERSION
+from icoframes.reasons import REASONS
 
 
 @pytest.mark.parametrize(("key", "when"), [("2H 2018", datetime(2018, 7, 1)),
@@ -201,3 +203,8 @@ def test_the_converters_refuse_an_open_order_only_where_told():
                               month_first=np.array([True, True, False]))
     assert out.astype(str).tolist() == ["NaT", "NaT", "2018-04-03T00:00:00.000"]
     assert unread.rows == [0, 1] and unread.reasons == ["ambiguous_order", "impossible_date"]
+
+
+def test_the_parser_version_names_these_rules():
+    assert PARSER_VERSION >= 29  # cached profiles are parsed again, with no request
+    assert "ambiguous_order" in REASONS

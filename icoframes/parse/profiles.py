@@ -149,9 +149,15 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] |
       ``'Yes'``, ``'Available'``, ``'✓'``...) and False otherwise; False does not
       distinguish "no" from "unknown". A qualified flag (``'YES (UNTIL 11 SEP)'``)
       reads as its word and is also a problem, which keeps its text.
-    * **Dates** ``DD.MM.YYYY HH:MM:SS`` -> naive datetime64[ms]; impossible dates
+    * **Dates** ``DD.MM.YYYY HH:MM:SS`` -> naive datetime64[ms], also ISO 8601 and the day
+      forms roadmap keys read (``'1 March 2018'``, ``'2018/03/01'``); a value that writes
+      its offset (``Z``, ``UTC``, ``+08:00``) is converted to UTC, a zone name without one
+      (``PST``) is a problem, never a guessed shift. Impossible dates
       (``31.02.2018 00:00:00``, ``00.00.0000 00:00:00``), dates outside the years
-      1990-2100, dates without a year and US-order dates are NaT and problems.
+      1990-2100, dates without a year and US-order dates are NaT and problems. One ICO's
+      dates share one order: where its start, end or a roadmap key is month-first
+      (``'01.15.2018'``), its dates whose day and month could swap (``'03.04.2018'``) are
+      NaT and problems (``ambiguous_order``).
     * **Text** is stripped; ``''`` and the markers become missing; a lone surrogate
       becomes U+FFFD and a problem. Map keys (``social.network``,
       ``distribution.part``, ``bonuses.name``, ``roadmap.label``) are kept exactly
@@ -164,9 +170,9 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] |
       semicolons, as is each item of an ``accepting`` list (``['BTC, ETH']``: no ticker
       holds a comma). A bonus saying none (``'NO'``, blank, ``'0%'`` with no tier above) is no row.
     * **Roadmap** dates come from the keys: ``DD-MM-YYYY``, quarters (``'Q3 2018'``,
-      ``'3Q 2018'``), halves, months (``'March 2019'``, ``'03.2019'``) and years,
-      as the first day of the period, with its ``precision``; a key naming no
-      date is kept as a label, NaT, and a problem (``roadmap``/``date``).
+      ``'3Q 2018'``), halves (``'H2 2019'``, ``'2H 2019'``), months (``'March 2019'``,
+      ``'03.2019'``) and years, as the first day of the period, with its ``precision``; a
+      key naming no date is kept as a label, NaT, and a problem (``roadmap``/``date``).
     * **People** keep their 0-based ``position`` in the profile's list, so a
       skipped non-dict entry leaves a gap. Social links with an empty url are
       not rows.

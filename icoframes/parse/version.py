@@ -134,4 +134,12 @@ __all__ = ["PARSER_VERSION"]
 #:     share of 0 ("0%", "0 % bonus tokens", 0) are no bonus row when no term of the ICO
 #:     gives more, as "NO" (it was one, so has_bonus was True); beside a bonus ("Week 1":
 #:     "20%", "Week 4": "0%") a 0% tier stays a row, as before.
+#:     Dates: start and end dates read ISO 8601 with a zone that writes its offset (``Z``,
+#:     ``+08:00``, ``UTC``, JavaScript's ``GMT+0800 (...)``), converted to UTC, and every day
+#:     form roadmap keys read ("1 March 2018", "2018/03/01"), "24:00:00" as the next day's
+#:     00:00 (all were unreadable_date; a JavaScript date date_out_of_range); a zone name
+#:     without an offset ("PST") stays unreadable_date. A roadmap "2H 2018" is a half (was
+#:     unreadable_date). Where a profile writes a start, end or roadmap key month-first
+#:     (us_order), its dates whose day and month could swap are ambiguous_order ("03/04/2018"
+#:     beside "01/15/2018" was 3 April).
 PARSER_VERSION: Final = 29
