@@ -46,9 +46,10 @@ def month_first_ids(profiles: Sequence[Mapping[str, Any]], ids: np.ndarray) -> n
     for i, profile in enumerate(profiles):
         dates, roadmap = profile.get("dates"), profile.get("roadmap")
         before = len(texts)
-        if isinstance(dates, Mapping):
+        # (type() first: the common dict skips isinstance against the Mapping ABC, a slow test)
+        if type(dates) is dict or isinstance(dates, Mapping):
             texts.extend(map(dates.get, _DATE_FIELDS))
-        if isinstance(roadmap, Mapping):
+        if type(roadmap) is dict or isinstance(roadmap, Mapping):
             texts.extend(roadmap)
         counts[i] = len(texts) - before
     if not texts:
