@@ -197,28 +197,39 @@ _WEEKDAYS: Final = {
 _WEEKDAY = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
 # A day any form of read_label reads, then a time, then a zone that states its offset: "Z",
 # "UTC", "GMT", an ISO 8601 offset (two-digit hours: "+08:00", "+0800", "+08"), after "UTC" or
-# "GMT" or not. A weekday may come first ("Thu, 01 Mar 2018 12:00:00 GMT"), a comment in
-# brackets after a zone (JavaScript's "GMT+0800 (China Standard Time)"). A zone name without
-# an offset ("PST", "CET": which offset, in summer?) or a one-digit one ("UTC+8") is no zone.
+# "GMT" or not. A weekday may come first ("Thu, 01 Mar 2018 12:00:00 GMT"), JavaScript's
+# comment in brackets after "GMT+0800" ("(China Standard Time)"). A zone name without an
+# offset ("PST", "CET": which offset, in summer?) or a one-digit one ("UTC+8") is no zone.
 _STAMP_RE: Final = re.compile(
     rf"(?:(?P<weekday>{_WEEKDAY})\.?,?\s+)?(?P<date>.+?)"
-    r"(?:(?:\s+|T)(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{2})"
+    r"(?:(?P<sep>\s+|T)(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{2})"
     r"(?::(?P<second>[0-9]{2})(?:\.(?P<fraction>[0-9]{1,6}))?)?"
-    r"(?P<zone>\s*(?:Z|(?:UTC|GMT)?\s*(?P<sign>[+-])(?P<zh>[0-9]{2})(?::?(?P<zm>[0-9]{2}))?"
-    r"|UTC|GMT)(?:\s+\([^()]*\))?)?)?",
+    r"(?P<zone>\s*(?:Z|(?P<named>UTC|GMT)?\s*(?P<sign>[+-])(?P<zh>[0-9]{2})(?::?(?P<zm>[0-9]{2}))?"
+    r"|UTC|GMT)(?:\s+\((?P<comment>[^()]*)\))?)?)?",
     re.IGNORECASE)
+# A bare offset after "hh:mm" may be the end of a time range ("10:00-12:00", open 10 to 12):
+# it is an offset only after seconds ("10:00:00-05:00"), in ISO 8601's "2018-03-01T10:00-05:00"
+# or after "UTC"/"GMT"; otherwise the text is no timestamp.
+_ISO_DAY_RE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+# A comment naming UTC contradicts any offset but zero ("GMT+0800 (UTC)").
+_UTC_NAME_RE: Final = re.compile(r"\b(?:UTC|GMT|Z|Universal|Greenwich)\b", re.IGNORECASE)
 # Real offsets run from -12:00 to +14:00.
 _MAX_OFFSET: Final = timedelta(hours=14)
 
 
-def read_stamp(text: str) -> datetime | Reason | None:
+def read_stamp(text: str, *, day_first: bool = False) -> datetime | Reason | None:
     """The moment ``text`` (as :func:`date_text` gives it) writes: a day :func:`read_label` reads
     to the day, then maybe a time and a zone; None when it is no such text.
 
     A value that states its offset (``Z``, ``UTC``, ``+08:00``) is converted to UTC: the
-    offset is written, not guessed. One without keeps the time as written (no zone). ``24:00``
+    offset is written, not guessed. One without keeps the time as written (no zone). A bare
+    offset is read only where it cannot end a time range (``"10:00-12:00"``): after seconds,
+    in ISO 8601's ``T`` form, or after ``UTC``/``GMT``. A comment in brackets is read only after
+    ``GMT±hhmm`` (JavaScript's) and must not name UTC for another offset. ``24:00``
     is the end of the day (the next day's 00:00). A weekday that is not the date's is
-    ``impossible_date``. The caller checks :data:`YEARS`.
+    ``impossible_date``. A slashed day whose day and month could swap (``"03/04/2018"``: the
+    month-first convention) is ``ambiguous_order`` unless ``day_first`` (its profile writes a
+    slashed day first: ``"15/03/2018"``). The caller checks :data:`YEARS`.
 
     Examples
     --------
@@ -230,6 +241,10 @@ def read_stamp(text: str) -> datetime | Reason | None:
     (datetime.datetime(2018, 4, 1, 0, 0), 'impossible_date')
     >>> read_stamp("2018-03-01 12:00 PST"), read_stamp("Q3 2018"), read_stamp("01.03.2018 25:00")
     (None, None, None)
+    >>> read_stamp("01.03.2018 10:00-12:00"), read_stamp("01.03.2018 12:00:00 UTC (CET)")
+    (None, None)
+    >>> read_stamp("03/04/2018"), read_stamp("03/04/2018", day_first=True)
+    ('ambiguous_order', datetime.datetime(2018, 4, 3, 0, 0))
     """
     match = _STAMP_RE.fullmatch(text)
     if match is None:
@@ -239,6 +254,8 @@ def read_stamp(text: str) -> datetime | Reason | None:
         return None
     if match["weekday"] and _WEEKDAYS[match["weekday"].lower()] != day.weekday():
         return "impossible_date"  # "Fri, 01 Mar 2018": which of the two is wrong?
+    if not day_first and swappable(match["date"], slashed=True):
+        return "ambiguous_order"  # "03/04/2018": slashes are the month-first convention
     if match["hour"] is None:
         return day
     hour, minute, second = int(match["hour"]), int(match["minute"]), int(match["second"] or 0)
@@ -248,8 +265,15 @@ def read_stamp(text: str) -> datetime | Reason | None:
     if hour > 23 or minute > 59 or second > 59:
         return None
     when = day.replace(hour=hour, minute=minute, second=second, microsecond=micro)
+    named = (match["named"] or "").upper()
+    if match["sign"] and not named and match["second"] is None and not (
+            match["sep"] == "T" and _ISO_DAY_RE.fullmatch(match["date"])):
+        return None  # "01.03.2018 10:00-12:00": a time range, or 10:00 at UTC-12?
+    offset = timedelta(hours=int(match["zh"] or 0), minutes=int(match["zm"] or 0))
+    if match["comment"] is not None and (named != "GMT" or not match["sign"] or (
+            offset and _UTC_NAME_RE.search(match["comment"]))):
+        return None  # "12:00 UTC (CET)", "+08:00 (PST)": which is right?
     if match["sign"]:
-        offset = timedelta(hours=int(match["zh"]), minutes=int(match["zm"] or 0))
         if offset > _MAX_OFFSET or int(match["zm"] or 0) > 59:
             return None
         when -= offset if match["sign"] == "+" else -offset
@@ -258,13 +282,15 @@ def read_stamp(text: str) -> datetime | Reason | None:
 
 # A day written number first: day, month, four-digit year (then maybe a time), as read_label's
 # first pattern and parse_datetime's documented shape read it.
-_DAY_FIRST_RE: Final = re.compile(r"(?P<a>[0-9]{1,2})[-./](?P<b>[0-9]{1,2})[-./][0-9]{4}(?![0-9])")
+_DAY_FIRST_RE: Final = re.compile(
+    r"(?P<a>[0-9]{1,2})(?P<s1>[-./])(?P<b>[0-9]{1,2})(?P<s2>[-./])[0-9]{4}(?![0-9])")
 
 
-def swappable(text: str) -> bool:
+def swappable(text: str, *, slashed: bool = False) -> bool:
     """True when ``text`` (as :func:`date_text` gives it) starts with a day written number first
     whose day and month could swap: both 1-12 and not equal (``"03.04.2018"``; ``"03.03.2018"``
-    is one day either way, ``"13.04.2018"`` one order only).
+    is one day either way, ``"13.04.2018"`` one order only). ``slashed``: only such a day
+    written with a slash (``"03/04/2018"``).
 
     Examples
     --------
@@ -272,9 +298,11 @@ def swappable(text: str) -> bool:
     (True, False, False)
     >>> swappable("2018-03-04"), swappable("03.2018"), swappable("4 March 2018")
     (False, False, False)
+    >>> swappable("03.04.2018", slashed=True), swappable("03/04/2018", slashed=True)
+    (False, True)
     """
     match = _DAY_FIRST_RE.match(text)
-    if match is None:
+    if match is None or (slashed and "/" not in match["s1"] + match["s2"]):
         return False
     a, b = int(match["a"]), int(match["b"])
     return a != b and 1 <= a <= 12 and 1 <= b <= 12
