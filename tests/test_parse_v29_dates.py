@@ -22,6 +22,7 @@ from icoframes.parse.dates import (
     to_datetime,
     to_label_date,
 )
+from icoframes.parse.dayorder import order_ids
 from icoframes.parse.rules import PARSER_VERSION
 from icoframes.reasons import REASONS
 
@@ -68,8 +69,11 @@ def test_a_start_date_in_a_clear_form_is_read(text, when):
 
 
 def test_a_start_date_and_a_roadmap_key_share_their_forms_of_a_day():
-    for text in ("1 March 2018", "March 1, 2018", "2018/03/01", "01/03/2018", "Mar 01 2018"):
+    for text in ("1 March 2018", "March 1, 2018", "2018/03/01", "Mar 01 2018"):
         assert parse_datetime(text) == read_label(text)[0] == datetime(2018, 3, 1), text
+    # a slashed day whose order is open: read day first only where its profile writes so
+    assert parse_datetime("01/03/2018", day_first=True) == read_label("01/03/2018")[0]
+    assert parse_datetime("01/03/2018") == bad("ambiguous_order")
 
 
 def test_a_javascript_date_is_read_by_its_offset():
@@ -203,6 +207,115 @@ def test_the_converters_refuse_an_open_order_only_where_told():
                               month_first=np.array([True, True, False]))
     assert out.astype(str).tolist() == ["NaT", "NaT", "2018-04-03T00:00:00.000"]
     assert unread.rows == [0, 1] and unread.reasons == ["ambiguous_order", "impossible_date"]
+
+
+# --------------------------------------------------------------------------- time ranges
+
+
+@pytest.mark.parametrize("text", [
+    "01.03.2018 10:00-12:00", "01.03.2018 12:00-14:00", "01.03.2018 12:00-13:30",
+    "2018-03-01 09:00-11:00", "March 1, 2018 08:00-10:00", "1 March 2018 10:00+02",
+    "01.03.2018 10:00 +12", "01.03.2018 10:00-1200", "Thu, 01 Mar 2018 10:00-12:00",
+    "01.03.2018T10:00-12:00", "2018/03/01 10:00-11", "01.03.2018 10:00 -12:00",
+])
+def test_a_time_range_is_no_offset(text):
+    # realdate a1a2a80: read as an offset ("10:00-12:00" as 22:00 UTC), silently
+    assert parse_datetime(text) == bad("unreadable_date")
+    tables = tidy([with_(clean_profile(7), {"dates.start_datetime": text})])
+    assert pd.isna(tables.icos.iloc[0]["start_datetime"])
+    assert _reasons_of(tables, 7) == [("start_datetime", text, "unreadable_date")]
+
+
+@pytest.mark.parametrize(("text", "when"), [
+    ("01.03.2018 12:00:00-05:00", datetime(2018, 3, 1, 17)),  # after seconds
+    ("01.03.2018 12:00:00.5 +0800", datetime(2018, 3, 1, 4, 0, 0, 500000)),
+    ("2018-03-01T12:00-05:00", datetime(2018, 3, 1, 17)),  # ISO 8601's T form
+    ("01.03.2018 12:00 UTC-05:00", datetime(2018, 3, 1, 17)),  # after UTC or GMT
+    ("01.03.2018 12:00 GMT+0800", datetime(2018, 3, 1, 4)),
+])
+def test_an_offset_that_cannot_end_a_time_range_is_read(text, when):
+    assert parse_datetime(text) == when
+
+
+# --------------------------------------------------------------------------- zone comments
+
+
+@pytest.mark.parametrize("text", [
+    "01.03.2018 12:00:00 UTC (CET)", "01.03.2018 12:00:00 +08:00 (PST)",
+    "01.03.2018 12:00:00 -0800 (UTC)", "Thu Mar 01 2018 12:00:00 GMT+0800 (UTC)",
+    "01.03.2018 12:00:00 Z (CET)", "2018-03-01T12:00:00+08:00 (Coordinated Universal Time)",
+])
+def test_a_zone_in_brackets_that_may_contradict_the_offset_is_refused(text):
+    # realdate a1a2a80: the comment was ignored and the value read by its offset or as UTC
+    assert parse_datetime(text) == bad("unreadable_date")
+
+
+def test_javascripts_zone_comment_is_still_read():
+    assert parse_datetime("Thu Mar 01 2018 12:00:00 GMT+0000 (Coordinated Universal Time)"
+                          ) == datetime(2018, 3, 1, 12)
+    assert parse_datetime("Thu Mar 01 2018 12:00:00 GMT-0500 (Eastern Standard Time)"
+                          ) == datetime(2018, 3, 1, 17)
+
+
+# --------------------------------------------------------------------------- slashed order
+
+
+def _start_end(tables, ico_id):
+    row = tables.icos.set_index("id").loc[ico_id]
+    return [None if pd.isna(row[c]) else row[c].to_pydatetime()
+            for c in ("start_datetime", "end_datetime")]
+
+
+@pytest.mark.parametrize(("start", "end"), [("03/04/2018", "03/10/2018"),
+                                            ("03/04/2018 10:00", "03/10/2018 18:00:00"),
+                                            ("Sun 03/04/2018", "03/10/2018 18:00 UTC")])
+def test_a_slashed_start_or_end_whose_order_is_open_is_refused(start, end):
+    # realdate a1a2a80: 3 April and 3 October (a US sale of 4-10 March), silently
+    tables = tidy([_dated(11, {"Q1 2018": "x"}, start=start, end=end)])
+    assert _start_end(tables, 11) == [None, None]
+    reasons = {(c, r) for c, v, r in _reasons_of(tables, 11)}
+    assert ("end_datetime", "ambiguous_order") in reasons
+    assert reasons <= {("start_datetime", "ambiguous_order"), ("end_datetime", "ambiguous_order"),
+                       ("start_datetime", "impossible_date")}  # Sun: 4 March, not 3 April
+
+
+@pytest.mark.parametrize("evidence", [{"roadmap": {"15/03/2018": "x"}},
+                                      {"roadmap": {"Mon 19/03/2018": "x"}},
+                                      {"dates.end_datetime": "13/03/2018 12:00"}])
+def test_a_slashed_start_is_read_day_first_where_the_profile_writes_so(evidence):
+    changes = {"dates.start_datetime": "03/04/2018", "dates.end_datetime": "10/04/2018"}
+    tables = tidy([with_(clean_profile(12), changes | evidence)])
+    assert _start_end(tables, 12)[0] == datetime(2018, 4, 3)
+    assert all(r != "ambiguous_order" for _, _, r in _reasons_of(tables, 12))
+
+
+def test_dotted_and_dashed_starts_stay_day_first_and_clear_slashes_are_read():
+    profile = _dated(13, {"Q1 2018": "x"}, start="03.04.2018 10:00", end="03-10-2018")
+    assert _start_end(tidy([profile]), 13) == [datetime(2018, 4, 3, 10), datetime(2018, 10, 3)]
+    profile = _dated(14, {"Q1 2018": "x"}, start="03/03/2018", end="15/03/2018 12:00:00")
+    assert _start_end(tidy([profile]), 14) == [datetime(2018, 3, 3), datetime(2018, 3, 15, 12)]
+
+
+@pytest.mark.parametrize("evidence", [
+    {"roadmap": {"Mon 01/15/2018": "x"}}, {"roadmap": {"Launch 01/15/2018, 12:00": "x"}},
+    {"dates.end_datetime": "Thu 03/15/2018 12:00"}, {"dates.end_datetime": "03/15/2018, 12:00"},
+    {"dates.end_datetime": "03/15/18"}, {"roadmap": {"１２.３１.２０１８": "x"}},
+])
+def test_a_month_first_date_anywhere_in_a_text_is_evidence(evidence):
+    # realdate a1a2a80: only a month-first date at the start, then " " or "T", was evidence
+    changes = {"dates.start_datetime": "03.04.2018 00:00:00", "dates.end_datetime": ""}
+    tables = tidy([with_(clean_profile(15), changes | evidence)])
+    assert _start_end(tables, 15)[0] is None
+    assert ("start_datetime", "03.04.2018 00:00:00", "ambiguous_order") in _reasons_of(tables, 15)
+
+
+def test_order_ids_find_the_evidence_of_each_profile():
+    profiles = [{"roadmap": {"Mon 01/15/2018": "x", "21/01/2018": "y"}},
+                {"dates": {"start_datetime": "x 03/15/18", "end_datetime": "2018-01-15 13:14"}},
+                {"dates": {"end_datetime": "31/12/2018 12:00"}},
+                {"roadmap": {"2018-01-15": "ISO", "15.03.2018": "dots", "v1.13": "no year"}}]
+    month_first, day_first = order_ids(profiles, np.array([1, 2, 3, 4]))
+    assert month_first.tolist() == [1, 2] and day_first.tolist() == [1, 3]
 
 
 def test_the_parser_version_names_these_rules():

@@ -59,19 +59,23 @@ _FALLBACK_DATETIME_FORMATS: Final = (
 )
 
 
-def parse_datetime(value: object) -> datetime | _Bad | None:
+def parse_datetime(value: object, *, day_first: bool = False) -> datetime | _Bad | None:
     """Read one ``DD.MM.YYYY HH:MM:SS`` timestamp leniently.
 
     Also accepted: the same without seconds or without time, ISO
     ``YYYY-MM-DD[ HH:MM:SS[.fff]]``, any day a roadmap key reads to the day (``"1 March 2018"``,
-    ``"March 1, 2018"``, ``"2018/03/01"``, ``"01/03/2018"``: :func:`read_label`) with or without
+    ``"March 1, 2018"``, ``"2018/03/01"``, ``"13/03/2018"``: :func:`read_label`) with or without
     a time, ``24:00:00`` (the next day's 00:00), and a zone that states its offset (``Z``,
     ``UTC``, ``GMT``, ``+08:00``, ``+0800``, JavaScript's ``GMT+0800 (...)``): such a value is
     converted to UTC (:func:`~.dateforms.read_stamp`); one without a zone is kept as written.
-    A zone name without an offset (``PST``, ``CET``) or a one-digit offset (``UTC+8``) is
-    ``unreadable_date``, never a guessed shift. Impossible dates (``31.02.2018 00:00:00``,
-    ``00.00.0000 00:00:00``) and dates outside the years :data:`YEARS`
-    (``01.01.2263 00:00:00``) are a :class:`~icoframes.parse.base.Bad`; so are
+    A zone name without an offset (``PST``, ``CET``), a one-digit offset (``UTC+8``), a bare
+    offset that may end a time range (``"01.03.2018 10:00-12:00"``: read only after seconds,
+    in ISO's ``T`` form or after ``UTC``/``GMT``) or a bracketed zone contradicting the offset
+    (``"12:00:00 UTC (CET)"``) is ``unreadable_date``, never a guessed shift. A slashed day whose
+    day and month could swap (``"03/04/2018"``, slashes being the month-first convention) is
+    ``ambiguous_order`` unless ``day_first`` (its profile writes ``"15/03/2018"``). Impossible
+    dates (``31.02.2018 00:00:00``, ``00.00.0000 00:00:00``) and dates outside the years
+    :data:`YEARS` (``01.01.2263 00:00:00``) are a :class:`~icoframes.parse.base.Bad`; so are
     dates without a year (``20 Sep``), durations (``19 days``), US-order
     dates (``01.13.2018``) and two-digit years (``01.03.18``, ``01 Mar 18``: 1 March 2018, or
     18 March 2001?),
@@ -87,6 +91,8 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
     (Bad('date_out_of_range'), Bad('us_order'))
     >>> parse_datetime("2018-03-01T12:00:00+08:00"), parse_datetime("2018-03-01 12:00 PST")
     (datetime.datetime(2018, 3, 1, 4, 0), Bad('unreadable_date'))
+    >>> parse_datetime("03/04/2018"), parse_datetime("03/04/2018", day_first=True)
+    (Bad('ambiguous_order'), datetime.datetime(2018, 4, 3, 0, 0))
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -109,7 +115,7 @@ def parse_datetime(value: object) -> datetime | _Bad | None:
         except ValueError:
             continue
         return when if YEARS[0] <= when.year <= YEARS[1] else bad("date_out_of_range")
-    stamp = read_stamp(text) if len(text) <= _LONGEST_STAMP else None
+    stamp = read_stamp(text, day_first=day_first) if len(text) <= _LONGEST_STAMP else None
     if isinstance(stamp, datetime):  # (an offset may move a day of 2100 into 2101)
         return stamp if YEARS[0] <= stamp.year <= YEARS[1] else bad("date_out_of_range")
     return bad(stamp or date_reason(text))
@@ -205,13 +211,16 @@ def date_reason(text: str, *, label: bool = False) -> Reason:
 
 
 
-def to_datetime(values: Sequence[object], *,
-                month_first: np.ndarray | None = None) -> tuple[np.ndarray, Unread]:
+def to_datetime(values: Sequence[object], *, month_first: np.ndarray | None = None,
+                day_first: np.ndarray | None = None) -> tuple[np.ndarray, Unread]:
     """A datetime64[ms] column from ``DD.MM.YYYY HH:MM:SS`` strings (see :func:`parse_datetime`).
 
     ``month_first``: a bool per row, True where the row's profile writes a date month-first
     (:func:`icoframes.parse.dayorder.month_first_ids`); there a day whose day and month could
     swap (:func:`~.dateforms.swappable`) is not read day-first: NaT, ``ambiguous_order``.
+    ``day_first``: a bool per row, True where the profile writes a slashed date day-first
+    (:func:`icoframes.parse.dayorder.day_first_ids`): only there is a slashed day whose day and
+    month could swap (``"03/04/2018"``) read, day first (:func:`parse_datetime`).
 
     Examples
     --------
@@ -228,7 +237,7 @@ def to_datetime(values: Sequence[object], *,
     rows: list[int] = []
     reasons: list[Reason] = []
     for i in np.flatnonzero(np.isnat(out)).tolist():
-        value = parse_datetime(values[i])
+        value = parse_datetime(values[i], day_first=day_first is not None and bool(day_first[i]))
         if isinstance(value, _Bad):
             rows.append(i)
             reasons.append(value.reason)

@@ -41,7 +41,7 @@ from . import columns as converters
 from . import rules
 from .amounts import read_icos_amounts
 from .columns import split_lone_strings, to_datetime
-from .dayorder import month_first_ids
+from .dayorder import order_ids
 from .items import with_latin_tickers
 from .people import People, people_key
 from .problems import Problems
@@ -157,7 +157,8 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] |
       1990-2100, dates without a year and US-order dates are NaT and problems. One ICO's
       dates share one order: where its start, end or a roadmap key is month-first
       (``'01.15.2018'``), its dates whose day and month could swap (``'03.04.2018'``) are
-      NaT and problems (``ambiguous_order``).
+      NaT and problems (``ambiguous_order``), as is a slashed start or end date that could
+      swap (``'03/04/2018'``) unless the ICO writes a slashed date day first.
     * **Text** is stripped; ``''`` and the markers become missing; a lone surrogate
       becomes U+FFFD and a problem. Map keys (``social.network``,
       ``distribution.part``, ``bonuses.name``, ``roadmap.label``) are kept exactly
@@ -251,15 +252,15 @@ def _tidy(profiles: Iterable[Mapping[str, Any]], statuses: Mapping[Any, str] | N
              *((people_key(TABLES[n]),) for n in ("team", "advisors") if n in built)]
     values = gather(kept, paths, log, icos.name, ids) if built else {}
     # one order of day and month per profile: its start, end and roadmap read together
-    month_first = month_first_ids(kept, ids) if built & {"icos", "roadmap"} else None
+    order = order_ids(kept, ids) if built & {"icos", "roadmap"} else None
     team, advisors = (People.gather(TABLES[n], values, ids, log) if n in built else None
                       for n in ("team", "advisors"))
-    frames = ({"icos": _icos(icos, fields, values, ids, statuses, log, month_first)}
+    frames = ({"icos": _icos(icos, fields, values, ids, statuses, log, order)}
               if "icos" in built else {})
     frames.update((p.table.name, p.frame(log)) for p in (team, advisors) if p is not None)
     for name, source in maps.items():  # (social: the people's links too)
         people = (team, advisors) if name == "social" else ()
-        reader = partial(_roadmap, month_first=month_first) if name == "roadmap" else _READERS[name]
+        reader = partial(_roadmap, order=order) if name == "roadmap" else _READERS[name]
         frames[name] = reader(source, values, ids, *people, log)
     if "icos" in built:
         frames.update((name, _long(TABLES[name], frames["icos"])) for name in LONG_LISTS)
@@ -288,7 +289,7 @@ def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
 
 def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Sequence],
           ids: np.ndarray, statuses: Mapping[Any, str] | None, log: Problems,
-          month_first: np.ndarray | None = None) -> pd.DataFrame:
+          order: tuple[np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
     data: dict[str, Any] = {name: values[path] for name, path in fields.items()}
     for column in table.columns:
         if column.source == _ID:
@@ -304,10 +305,8 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
     for name in _TICKERS:
         data[name] = with_latin_tickers(data[name])
     read_icos_amounts(data, ids, log)  # caps, limits, price, tokens_for_sale, raised: one rule
-    readers = None
-    if month_first is not None and len(month_first):
-        rows = np.isin(ids, month_first)
-        readers = dict.fromkeys(_DATES, partial(to_datetime, month_first=rows))
+    readers = None if order is None else dict.fromkeys(_DATES, partial(
+        to_datetime, month_first=np.isin(ids, order[0]), day_first=np.isin(ids, order[1])))
     return convert(table, data, log, readers=readers)
 
 
@@ -429,13 +428,13 @@ def _says_none(value: object) -> bool:
 
 
 def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
-             log: Problems, month_first: np.ndarray | None = None) -> pd.DataFrame:
+             log: Problems, order: tuple[np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
     data, labels, raw = source.entries(values, ids, log)
     data[source.value] = raw
     # derived from the label; a label naming no date is kept, and reported under date
-    order = (np.isin(data["ico_id"], month_first)
-             if month_first is not None and len(month_first) else None)
-    data["date"], data["precision"], unread = converters.to_label_date(labels, month_first=order)
+    month_first = np.isin(data["ico_id"], order[0]) if order is not None else None
+    data["date"], data["precision"], unread = converters.to_label_date(labels,
+                                                                       month_first=month_first)
     log.add_unread(source.table.name, "date", unread, data["ico_id"])
     return convert(source.table, data, log)
 
