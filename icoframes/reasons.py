@@ -94,7 +94,9 @@ REASONS: Final[Mapping[Reason, str]] = {
     "us_order": "a month-first date (``\"01.13.2018\"``): day-first is the documented order",
     "ambiguous_order": "a date whose day and month could swap (``\"03.04.2018\"``) in a profile "
                        "that writes a date month-first (a start, end or roadmap key "
-                       "``\"01.15.2018\"``): 3 April, or 4 March? Never guessed",
+                       "``\"01.15.2018\"``), or a slashed start or end date "
+                       "(``\"03/04/2018\"``) in one that writes no slashed date day first: "
+                       "3 April, or 4 March? Never guessed",
     "duration": "a duration, not a date (``\"19 days\"``)",
     # flags
     "unknown_flag": "a value that is no flag word of the vocabulary (``\"maybe\"``): False",

@@ -140,6 +140,11 @@ __all__ = ["PARSER_VERSION"]
 #:     00:00 (all were unreadable_date; a JavaScript date date_out_of_range); a zone name
 #:     without an offset ("PST") stays unreadable_date. A roadmap "2H 2018" is a half (was
 #:     unreadable_date). Where a profile writes a start, end or roadmap key month-first
-#:     (us_order), its dates whose day and month could swap are ambiguous_order ("03/04/2018"
-#:     beside "01/15/2018" was 3 April).
+#:     (us_order, anywhere in the text: "Mon 01/15/2018"), its dates whose day and month
+#:     could swap are ambiguous_order ("03/04/2018" beside "01/15/2018" was 3 April). A
+#:     slashed start or end whose day and month could swap ("03/04/2018") is ambiguous_order
+#:     unless the profile writes a slashed day first ("15/03/2018"). A bare offset is read
+#:     only after seconds, in ISO's T form or after UTC/GMT ("10:00-12:00" is a time range:
+#:     unreadable_date); a bracketed zone only after GMT+hhmm, not naming UTC for another
+#:     offset ("12:00:00 UTC (CET)": unreadable_date).
 PARSER_VERSION: Final = 29
