@@ -15,7 +15,7 @@ Only the public API is here. The sandbox (an HTTP server) and the plot helpers
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import features
 from ._version import __version__
@@ -62,6 +62,17 @@ from .parse.profiles import tidy
 from .reporting import LoadReport, report
 from .schema import describe
 from .tables import Tables
+
+if TYPE_CHECKING:  # a type checker reads what __getattr__ returns from here (else: Any)
+    from . import sandbox
+    from .plotting import (
+        format_usd,
+        plot_raised,
+        plot_raised_vs_cap,
+        plot_scores,
+        plot_status_flow,
+        plot_timeline,
+    )
 
 # name -> module that defines it, imported on first access (PEP 562)
 _LAZY = {
