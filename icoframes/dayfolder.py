@@ -273,9 +273,9 @@ def same_day(manifest: Mapping[str, Any] | None, out: Path, since: dt.datetime,
     return at >= since
 
 
-def keep_exported(day: Path, tables: Tables, stated: Mapping[str, Any], *,
-                  since: dt.datetime | None = None,
-                  looked: dict[str, Any] | None = None) -> tuple[Tables, dict[str, Any]]:
+def keep_exported(day: Path, tables: Tables[LoadReport], stated: Mapping[str, Any], *,
+                  since: dt.datetime | None = None, looked: dict[str, Any] | None = None
+                  ) -> tuple[Tables[LoadReport], dict[str, Any]]:
     """``tables`` with the rows of ``day`` (the day's snapshot, of this query; or, ``since``
     the UTC day's start, a plain export's folder: when the manifest read with its rows is of
     this day and query, :func:`same_day`) that this export lacks though the day exported

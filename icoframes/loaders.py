@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import pandas as pd
 
@@ -45,6 +45,7 @@ from .queries import (
     keywords_of,
     warn_if_nothing_matched,
 )
+from .reporting import LoadReport
 from .store.cache import Cache
 from .store.ledger import QuotaLedger
 from .tables import Tables
@@ -252,7 +253,7 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
                 max_age: MaxAge = DEFAULT_MAX_AGE, profile_max_age: ProfileMaxAge = None,
                 budget: int | None = None, offline: bool = False,
                 progress: bool | None = None, max_workers: int | None = None,
-                **filters: Any) -> Tables:
+                **filters: Any) -> Tables[LoadReport]:
     """Every table (icos, team, advisors, social, distribution, bonuses, roadmap).
 
     Parameters and errors are those of :func:`load_icos`; the child tables hold
@@ -277,6 +278,18 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
     return tables
 
 
+# to a type checker, all=False (the default) gives a CacheInfo and all=True a CacheDirInfo
+@overload
+def cache_info(*, all: Literal[False] = False,
+               cache_dir: str | os.PathLike[str] | None = None) -> CacheInfo: ...
+@overload
+def cache_info(*, all: Literal[True],
+               cache_dir: str | os.PathLike[str] | None = None) -> CacheDirInfo: ...
+@overload
+def cache_info(*, all: bool,
+               cache_dir: str | os.PathLike[str] | None = None) -> CacheInfo | CacheDirInfo: ...
+
+
 @checked_keywords
 def cache_info(*, all: bool = False,
                cache_dir: str | os.PathLike[str] | None = None) -> CacheInfo | CacheDirInfo:
@@ -299,7 +312,8 @@ def cache_info(*, all: bool = False,
         outcome yet), ``requests_today`` (sent today with the configured public
         key, from every process using the cache dir) and ``quota`` (today's
         ledger: day, sent, limit, remaining, and when the service last refused
-        with error 485 and after how many requests).
+        with error 485 and after how many requests). Both are None when no public
+        key is configured: no ledger is read.
     CacheDirInfo
         With ``all=True`` (no service needs to be configured): ``path`` and
         ``size_bytes`` of the cache dir, ``services`` (per service folder, most

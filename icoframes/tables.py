@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,15 @@ from .tablefiles import make_folder, problems_of, read_table, table_files
 
 __all__ = ["Tables", "frame_from_arrow", "problem_summary", "read_table", "table_names"]
 
+# What a bundle's report is: Tables[LoadReport] is a loader's. Covariant: it is read-only.
+if TYPE_CHECKING:  # a default (a bare Tables is Tables[LoadReport | None]) needs Python 3.13
+    from typing_extensions import TypeVar
+    _Report = TypeVar("_Report", bound=LoadReport | None, covariant=True, default=LoadReport | None)
+else:
+    from typing import TypeVar
+    _Report = TypeVar("_Report", bound="LoadReport | None", covariant=True)
+_Other = TypeVar("_Other", bound="LoadReport | None")
+
 #: Distinct values shown per column by :func:`problem_summary`.
 EXAMPLES = 3
 
@@ -36,7 +45,7 @@ NAMES: tuple[str, ...] = (*TABLE_NAMES, PROBLEMS.name)
 
 @checked_methods  # every public method, the mapping's own too: a keyword it lacks, refused
 @dataclass(frozen=True, eq=False, repr=False)
-class Tables(Mapping[str, pd.DataFrame]):
+class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
     """Typed, related DataFrames of ICO profiles: a read-only mapping of name to frame.
 
     Every frame has exactly the columns and dtypes declared in
@@ -68,7 +77,9 @@ class Tables(Mapping[str, pd.DataFrame]):
     ----------
     report : LoadReport or None
         What the load answers and lacks (:class:`icoframes.LoadReport`), set by
-        :func:`icoframes.load_tables`; None for a bundle built otherwise. Not a
+        :func:`icoframes.load_tables`; None for a bundle built otherwise. To a type
+        checker, ``load_tables`` returns a ``Tables[LoadReport]``, whose ``report`` is
+        a LoadReport (a bare ``Tables`` is ``Tables[LoadReport | None]``). Not a
         table, so neither a key nor an argument: ``dict(t)`` holds the frames
         only, so ``Tables(**dict(t))`` (which type checkers accept for any
         ``dict[str, DataFrame]``) and ``dataclasses.replace`` give a bundle
@@ -103,7 +114,7 @@ class Tables(Mapping[str, pd.DataFrame]):
     restricted_areas: pd.DataFrame
     accepting: pd.DataFrame
     problems: pd.DataFrame = field(default_factory=lambda: empty_frame(PROBLEMS))
-    report: LoadReport | None = field(default=None, init=False)
+    report: _Report = field(default=None, init=False)  # type: ignore[assignment]  # set later
 
     def __post_init__(self) -> None:
         for table in (*TABLES.values(), PROBLEMS):
@@ -132,7 +143,7 @@ class Tables(Mapping[str, pd.DataFrame]):
     __eq__ = object.__eq__
     __hash__ = object.__hash__
 
-    def subset(self, ids_or_mask: Any) -> Tables:
+    def subset(self, ids_or_mask: Any) -> Tables[_Report]:
         """The bundle of some of its ICOs: every table, ``problems`` too, filtered to them.
 
         Parameters
@@ -171,7 +182,7 @@ class Tables(Mapping[str, pd.DataFrame]):
         subset = type(self)(icos=_rows_of(self.icos, self.icos["id"].isin(keep)), **frames)
         return subset.with_report(self.report)
 
-    def with_report(self, report: LoadReport | None) -> Tables:
+    def with_report(self, report: _Other) -> Tables[_Other]:
         """The same frames with ``report`` (a LoadReport or None) as :attr:`report`: a new
         bundle. ``Tables(**dict(t)).with_report(t.report)`` rebuilds ``t`` whole."""
         if not isinstance(report, LoadReport | None):
@@ -179,7 +190,7 @@ class Tables(Mapping[str, pd.DataFrame]):
                                    f"{type(report).__name__} (a dict: LoadReport.from_dict(d))")
         out = type(self)(**dict(self))
         object.__setattr__(out, "report", report)  # frozen; not an __init__ argument
-        return out
+        return cast("Tables[_Other]", out)
 
     @classmethod
     def empty(cls) -> Tables:

@@ -117,7 +117,8 @@ class CacheDirInfo(AsDict):
 class CacheInfo(AsDict):
     """What the cache of one service holds (``cache_info()``): ``states`` counts profiles
     by fetch state plus ``not_fetched`` (listed ids without any outcome); ``quota`` is
-    today's ledger of the configured key (None without keys)."""
+    today's ledger of the configured key and ``requests_today`` its count of requests sent
+    (both None when no public key is configured)."""
 
     path: str
     size_bytes: int

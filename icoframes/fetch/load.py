@@ -167,14 +167,14 @@ class Load:
 
     def tables(self, status: str | None, filters: Mapping[str, Any], *, refresh: bool | str,
                max_age: Any, only_icos: bool, profile_max_age: Any = None,
-               budget: int | None = None, keywords: Sequence[str] = ()) -> Tables:
+               budget: int | None = None, keywords: Sequence[str] = ()) -> Tables[LoadReport]:
         """The tables of every matching ICO (``load_icos``: ``only_icos``, ``load_tables``)."""
         listing = self._crawl(status, filters, refresh=refresh, max_age=max_age, profiles=True,
                               profile_max_age=profile_max_age, budget=budget, keywords=keywords)
         return self.tables_of(listing, status, filters, only_icos=only_icos)
 
     def tables_of(self, listing: pd.DataFrame, status: str | None, filters: Mapping[str, Any],
-                  *, only_icos: bool) -> Tables:
+                  *, only_icos: bool) -> Tables[LoadReport]:
         """The tables of a crawl's listing (or of ``QuotaExceeded.listing``), with its report."""
         listing = sort_rows(listing, combined_sort(status, filters),  # no status: together
                             lambda: self.derived.table("icos"))
