@@ -111,7 +111,7 @@ import os
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack, cast
 
 import pyarrow as pa
 
@@ -128,7 +128,7 @@ from .errors import (
 from .exported import MANIFEST, SNAPSHOT_PREFIX, manifest_of
 from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, utcnow
-from .loaders import DEFAULT_MAX_AGE, MaxAge, ProfileMaxAge, Refresh, load_tables
+from .loaders import DEFAULT_MAX_AGE, ListFilters, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
     code_identity,
     dump,
@@ -231,7 +231,7 @@ def export_tables(
     max_workers: int | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
-    **filters: Any,
+    **filters: Unpack[ListFilters],
 ) -> ExportResult:
     """Load every table for the matching ICOs and write them as Parquet with a manifest.
 
@@ -311,7 +311,7 @@ def export_tables(
     (True, True)
     """
     check_keywords(filters, keywords_of(export_tables))  # snapshott=True: did you mean
-    filters = read_once(filters)  # a generator: read once, recorded as its values
+    filters = cast(ListFilters, read_once(filters))  # a generator: read once, as recorded
     folder = folder_path(out, "out")
     check_out(folder)  # a file there: named, not "cannot be written (File exists)"
     budget = check_load_arguments(budget=budget)  # a Python int: the manifest is JSON

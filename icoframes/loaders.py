@@ -20,10 +20,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Mapping
-from typing import Any, Literal, overload
+from typing import Any, Literal, Unpack, overload
 
 import pandas as pd
 
+from .api.params import ListFilters
 from .cachedir.housekeeping import (
     CacheDirInfo,
     CacheInfo,
@@ -50,8 +51,8 @@ from .store.cache import Cache
 from .store.ledger import QuotaLedger
 from .tables import Tables
 
-__all__ = ["DEFAULT_MAX_AGE", "MaxAge", "ProfileMaxAge", "Refresh", "cache_info", "clear_cache",
-           "load_filters", "load_icos", "load_list", "load_tables", "prune_cache"]
+__all__ = ["DEFAULT_MAX_AGE", "ListFilters", "MaxAge", "ProfileMaxAge", "Refresh", "cache_info",
+           "clear_cache", "load_filters", "load_icos", "load_list", "load_tables", "prune_cache"]
 
 
 Refresh = bool | Literal["all"]
@@ -105,7 +106,7 @@ def load_filters(*, refresh: bool = False, max_age: MaxAge = DEFAULT_MAX_AGE,
 def load_list(status: str | None = None, *, refresh: Refresh = False,
               max_age: MaxAge = DEFAULT_MAX_AGE, offline: bool = False,
               progress: bool | None = None, max_workers: int | None = None,
-              **filters: Any) -> pd.DataFrame:
+              **filters: Unpack[ListFilters]) -> pd.DataFrame:
     """List summaries (spec 2.2) of every matching ICO; costs list pages only.
 
     Parameters are those of :func:`load_icos`.
@@ -128,7 +129,7 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
               max_age: MaxAge = DEFAULT_MAX_AGE, profile_max_age: ProfileMaxAge = None,
               budget: int | None = None, offline: bool = False,
               progress: bool | None = None, max_workers: int | None = None,
-              **filters: Any) -> pd.DataFrame:
+              **filters: Unpack[ListFilters]) -> pd.DataFrame:
     """The ``icos`` table (one typed row per ICO) for every ICO matching the filters.
 
     Parameters
@@ -253,7 +254,7 @@ def load_tables(status: str | None = None, *, refresh: Refresh = False,
                 max_age: MaxAge = DEFAULT_MAX_AGE, profile_max_age: ProfileMaxAge = None,
                 budget: int | None = None, offline: bool = False,
                 progress: bool | None = None, max_workers: int | None = None,
-                **filters: Any) -> Tables[LoadReport]:
+                **filters: Unpack[ListFilters]) -> Tables[LoadReport]:
     """Every table (icos, team, advisors, social, distribution, bonuses, roadmap).
 
     Parameters and errors are those of :func:`load_icos`; the child tables hold

@@ -215,7 +215,7 @@ def not_refreshed(icos: pd.DataFrame, stated: dict[str, Any]) -> list[dict[str, 
 
 
 def nothing_matched(queries: list[dict[str, Any]], status: str | None,
-                     filters: dict[str, Any]) -> str:
+                     filters: Mapping[str, Any]) -> str:
     asked = [q.get("params") for q in queries if not q.get("rows")] or [
         {"status": status, **filters}]
     described = "; ".join(  # status first: it is what tells the queries of one export apart

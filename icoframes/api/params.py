@@ -18,7 +18,7 @@ import numbers
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, get_args
 
 import numpy as np
 
@@ -35,6 +35,7 @@ from ..quoting import quoted
 __all__ = [
     "ID_LIST_PARAMS",
     "LIST_PARAMS",
+    "LOADER_FILTERS",
     "MAX_ID",
     "OTHER_MEANINGS",
     "PAGE_SIZE",
@@ -44,7 +45,9 @@ __all__ = [
     "STRING_LIST_PARAMS",
     "TICKER",
     "YES_FLAGS",
+    "ListFilters",
     "Param",
+    "SortKey",
     "closest",
     "read_ico_id",
     "refuse_misreading",
@@ -57,7 +60,8 @@ STATUSES = ("ongoing", "upcoming", "past")
 
 #: ICOs per list page (spec 4.2 and 8): the most the service returns per page.
 PAGE_SIZE = 20
-SORT_KEYS = ("name", "id", "start_datetime", "end_datetime")
+SortKey = Literal["name", "id", "start_datetime", "end_datetime"]
+SORT_KEYS: tuple[SortKey, ...] = get_args(SortKey)
 #: The largest id, of an ICO or a platform, category or type: ids are int64 columns (a
 #: larger one was sent, or its JSON failed: 10**5000 has more digits than str() writes).
 MAX_ID = INT64_MAX
@@ -118,6 +122,36 @@ PARAMS: tuple[Param, ...] = (
 
 _BY_NAME = {p.name: p for p in PARAMS}
 LIST_PARAMS = tuple(_BY_NAME)
+#: What a loader takes as ``**filters``: every list parameter but ``page`` (a loader fetches
+#: every page) and ``status`` (the loader's own argument).
+LOADER_FILTERS = tuple(name for name in LIST_PARAMS if name not in ("page", "status"))
+
+
+class ListFilters(TypedDict, total=False):
+    """The types of a loader's ``**filters`` (:data:`LOADER_FILTERS`, from :data:`PARAMS`),
+    for type checkers: a misspelled filter (``load_icos(stauts="past")``) is a type error.
+
+    Each value may be None (left out, as at runtime); ``tests/test_typed_filters.py`` checks
+    that the keys are :data:`LOADER_FILTERS`, so that adding a parameter to :data:`PARAMS`
+    without a key here fails a test. Values are checked at runtime as :data:`PARAMS` says
+    (an id as text, a status in any case); these types are their documented forms.
+    """
+
+    sort_asc: SortKey | None
+    sort_desc: SortKey | None
+    platform: int | str | Iterable[int | str] | None
+    category: int | str | Iterable[int | str] | None
+    type: int | str | Iterable[int | str] | None
+    location: str | Iterable[str] | None
+    ico_score: int | None
+    airdrop_program: Literal[True, "yes"] | None
+    bounty_program: Literal[True, "yes"] | None
+    investor_kyc: Literal[True, "yes"] | None
+    investor_wl: Literal[True, "yes"] | None
+    ico_kyc_passed: Literal[True, "yes"] | None
+    accepted_currencies: str | Iterable[str] | None
+    exclude_areas: str | Iterable[str] | None
+
 ID_LIST_PARAMS = tuple(p.name for p in PARAMS if p.kind == "ids")
 STRING_LIST_PARAMS = tuple(p.name for p in PARAMS if p.kind == "strings")
 YES_FLAGS = tuple(p.name for p in PARAMS if p.kind == "yes-flag")
