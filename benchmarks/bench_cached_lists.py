@@ -60,7 +60,7 @@ def measure(n_icos: int, steps: tuple[int, ...], repeats: int) -> dict[str, Any]
     import icoframes
     from icoframes import sandbox
 
-    out: dict[str, Any] = {"icoframes": str(Path(icoframes.__file__).parent), "steps": []}
+    out: dict[str, Any] = {"icoframes": str(Path(icoframes.__file__).resolve().parent), "steps": []}
     with sandbox.serve(n_icos=n_icos, seed=SEED, quota=None) as sb, \
             tempfile.TemporaryDirectory(prefix="icoframes-bench-lists-") as cache, \
             warnings.catch_warnings():

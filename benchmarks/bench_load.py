@@ -81,7 +81,7 @@ def measure(n_icos: int, warm_runs: int) -> dict[str, Any]:
     _timed_methods(derived.DerivedTables, ("_rebuild", "_update", "update"), derived_s)
     if not any(hasattr(derived.DerivedTables, n) for n in ("_rebuild", "_update", "update")):
         raise SystemExit("bench_load: no derived-table method to time in this tree")
-    out: dict[str, Any] = {"icoframes": str(Path(icoframes.__file__).parent)}
+    out: dict[str, Any] = {"icoframes": str(Path(icoframes.__file__).resolve().parent)}
     with sandbox.serve(n_icos=n_icos, seed=SEED, quota=None) as sb, \
             tempfile.TemporaryDirectory(prefix="icoframes-bench-load-") as cache:
         icoframes.configure(**sb.settings(), cache_dir=cache, daily_quota=10 * n_icos)

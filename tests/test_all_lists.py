@@ -22,7 +22,7 @@ import pytest
 
 import icoframes
 
-PACKAGE = Path(icoframes.__file__).parent
+PACKAGE = Path(icoframes.__file__).resolve().parent
 API_RST = PACKAGE.parent / "docs" / "reference" / "api.rst"
 # __main__ runs the command line when imported
 NAMES = sorted(m.name for m in pkgutil.walk_packages([str(PACKAGE)], "icoframes.")

@@ -18,7 +18,7 @@ from icoframes.paths import EMPTY_PATH, folder_path, is_empty_path
 from icoframes.queries import check_load_arguments
 from icoframes.sandbox import command, server
 
-PACKAGE = pathlib.Path(icoframes.__file__).parent
+PACKAGE = pathlib.Path(icoframes.__file__).resolve().parent
 
 
 def test_the_empty_path_is_said_in_one_place_and_refused_alike_everywhere(tmp_path, capsys):

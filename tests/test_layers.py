@@ -150,7 +150,7 @@ def test_the_fingerprint_covers_schema_version_and_source(monkeypatch):
 def test_no_module_is_over_450_lines():
     from pathlib import Path
 
-    root = Path(icoframes.__file__).parent
+    root = Path(icoframes.__file__).resolve().parent
     long = {str(p.relative_to(root)): n for p in root.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
     assert not long, long
@@ -164,7 +164,7 @@ def test_no_constant_of_the_store_is_declared_in_two_of_its_modules():
     from pathlib import Path
 
     seen: dict[str, list[str]] = {}
-    root = Path(icoframes.__file__).parent
+    root = Path(icoframes.__file__).resolve().parent
     for path in sorted([*(root / "store").glob("*.py"), *(root / "cachedir").glob("*.py")]):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None

@@ -112,7 +112,7 @@ def test_the_fingerprint_follows_the_text_of_every_parser_source_file(tmp_path, 
     # a change to any one of them, or to the vocabulary beside them, changes the fingerprint
     from icoframes.parse import rules
 
-    package = Path(rules.__file__).parent
+    package = Path(rules.__file__).resolve().parent
     copy = tmp_path / "icoframes" / "parse"
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(package.parent / "vocabulary.py", copy.parent / "vocabulary.py")

@@ -21,7 +21,7 @@ from icoframes.errors import ConfigError, InvalidParameter
 #: The range of a count (``budget``, ``--budget``): an int64's, as a quota's.
 _COUNT = " from 0 to 9223372036854775807"
 
-PACKAGE = Path(icoframes.__file__).parent
+PACKAGE = Path(icoframes.__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
