@@ -17,11 +17,13 @@ from waiting import HANG_GUARD
 USER_SCRIPT = '''
 from typing import assert_type
 
+import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
 import icoframes
 from icoframes import CacheDirInfo, CacheInfo, LoadReport, Tables
+from icoframes.api.params import SORT_KEYS, SortKey
 
 
 def a_user() -> None:
@@ -42,22 +44,44 @@ def a_user() -> None:
     assert_type(icoframes.plot_raised(icos), Axes)
     assert_type(icoframes.format_usd(1.5e6), str)
     icoframes.load_icos(stauts="past")  # MISSPELLED
+
+
+def values_the_runtime_takes(frame: pd.DataFrame, need_kyc: bool) -> None:
+    ids = frame["id"]  # ids out of a frame: numpy integers
+    icoframes.load_icos(status="past", platform=np.int64(5), ico_score=np.int64(5))
+    icoframes.load_icos(status="past", category=ids.to_numpy(), type=ids.tolist())
+    icoframes.load_icos(status="past", platform=[np.int64(5), "Ethereum"])
+    flag = True  # a bool to mypy, not Literal[True]
+    icoframes.load_icos(status="past", investor_kyc=flag, ico_kyc_passed=need_kyc,
+                        bounty_program=np.bool_(True), investor_wl="yes")
+    for key in SORT_KEYS:
+        icoframes.load_list("past", sort_desc=key)
+    chosen: SortKey = "end_datetime"
+    icoframes.export_tables("out", status="past", sort_asc=chosen)
+    icoframes.load_icos(status="past", sort_asc="nmae")  # NO SORT KEY
 '''
 
 
 def test_a_users_mypy_strict_sees_the_api_and_a_misspelled_filter(tmp_path):
     """``mypy --strict`` on a user's script, from outside the tree (as after ``make install``
     or a wheel): the lazily imported plot helpers, format_usd and sandbox have their types,
-    ``cache_info()`` is a CacheInfo, ``load_tables(...).report`` a LoadReport, and the one
-    error is the misspelled filter. Its cache is under tmp_path (a cold run)."""
+    ``cache_info()`` is a CacheInfo, ``load_tables(...).report`` a LoadReport; the filters
+    take what the runtime takes (numpy integers, a bool variable as a yes-flag, a
+    ``SortKey`` variable), and the errors are the misspelled filter and the sort key that
+    is none. Its cache is under tmp_path (a cold run)."""
     (tmp_path / "user.py").write_text(USER_SCRIPT, encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-pretty", "--show-error-codes",
          "--cache-dir", str(tmp_path / "mypy-cache"), "user.py"],
         cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD)
-    misspelled = 1 + USER_SCRIPT.splitlines().index(
-        '    icoframes.load_icos(stauts="past")  # MISSPELLED')
+    lines = USER_SCRIPT.splitlines()
+    misspelled = 1 + lines.index('    icoframes.load_icos(stauts="past")  # MISSPELLED')
+    no_key = 1 + next(i for i, line in enumerate(lines) if line.endswith("# NO SORT KEY"))
+    keys = ", ".join(f"'{key}'" for key in ("name", "id", "start_datetime", "end_datetime"))
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert errors == [f'user.py:{misspelled}: error: Unexpected keyword argument "stauts" for '
-                      f'"load_icos"; did you mean "status"?  [call-arg]'], done.stdout
+                      f'"load_icos"; did you mean "status"?  [call-arg]',
+                      f'user.py:{no_key}: error: Argument "sort_asc" to "load_icos" has '
+                      f'incompatible type "Literal[\'nmae\']"; expected "Literal[{keys}] | None"'
+                      '  [arg-type]'], done.stdout
     assert done.returncode == 1, done.stdout + done.stderr  # 1: errors found, not a crash

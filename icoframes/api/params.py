@@ -18,7 +18,7 @@ import numbers
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict, get_args
+from typing import Any, Literal, TypeAlias, TypedDict, get_args
 
 import numpy as np
 
@@ -45,9 +45,11 @@ __all__ = [
     "STRING_LIST_PARAMS",
     "TICKER",
     "YES_FLAGS",
+    "IdFilter",
     "ListFilters",
     "Param",
     "SortKey",
+    "YesFlag",
     "closest",
     "read_ico_id",
     "refuse_misreading",
@@ -127,28 +129,37 @@ LIST_PARAMS = tuple(_BY_NAME)
 LOADER_FILTERS = tuple(name for name in LIST_PARAMS if name not in ("page", "status"))
 
 
+#: One id filter's value: an id (a numpy integer too, as out of a frame) or a name, or a list.
+IdFilter: TypeAlias = int | np.integer[Any] | str | Iterable[int | np.integer[Any] | str]
+#: A yes-flag's value: True (a bool, or numpy's, held in a variable too) or "yes".
+YesFlag: TypeAlias = bool | np.bool_ | Literal["yes"]
+
+
 class ListFilters(TypedDict, total=False):
     """The types of a loader's ``**filters`` (:data:`LOADER_FILTERS`, from :data:`PARAMS`),
     for type checkers: a misspelled filter (``load_icos(stauts="past")``) is a type error.
 
     Each value may be None (left out, as at runtime); ``tests/test_typed_filters.py`` checks
     that the keys are :data:`LOADER_FILTERS`, so that adding a parameter to :data:`PARAMS`
-    without a key here fails a test. Values are checked at runtime as :data:`PARAMS` says
-    (an id as text, a status in any case); these types are their documented forms.
+    without a key here fails a test. Values are checked at runtime as :data:`PARAMS` says;
+    the types take the kinds of value the runtime takes: numpy integers (ids out of a
+    frame), any ``bool`` for a yes-flag (a flag held in a variable; ``False`` is refused when
+    called, with why), and a sort key as a :data:`SortKey` (the runtime takes those four
+    strings only: annotate a variable ``key: SortKey``).
     """
 
     sort_asc: SortKey | None
     sort_desc: SortKey | None
-    platform: int | str | Iterable[int | str] | None
-    category: int | str | Iterable[int | str] | None
-    type: int | str | Iterable[int | str] | None
+    platform: IdFilter | None
+    category: IdFilter | None
+    type: IdFilter | None
     location: str | Iterable[str] | None
-    ico_score: int | None
-    airdrop_program: Literal[True, "yes"] | None
-    bounty_program: Literal[True, "yes"] | None
-    investor_kyc: Literal[True, "yes"] | None
-    investor_wl: Literal[True, "yes"] | None
-    ico_kyc_passed: Literal[True, "yes"] | None
+    ico_score: int | np.integer[Any] | None
+    airdrop_program: YesFlag | None
+    bounty_program: YesFlag | None
+    investor_kyc: YesFlag | None
+    investor_wl: YesFlag | None
+    ico_kyc_passed: YesFlag | None
     accepted_currencies: str | Iterable[str] | None
     exclude_areas: str | Iterable[str] | None
 
