@@ -80,10 +80,11 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
         :func:`icoframes.load_tables`; None for a bundle built otherwise. To a type
         checker, ``load_tables`` returns a ``Tables[LoadReport]``, whose ``report`` is
         a LoadReport (a bare ``Tables`` is ``Tables[LoadReport | None]``). Not a
-        table, so neither a key nor an argument: ``dict(t)`` holds the frames
-        only, so ``Tables(**dict(t))`` (which type checkers accept for any
-        ``dict[str, DataFrame]``) and ``dataclasses.replace`` give a bundle
-        without one; :meth:`with_report` puts it back, and :meth:`subset` keeps it.
+        table, so neither a key nor an argument: ``dict(t)`` holds the frames only, so
+        ``Tables(**dict(t))`` and ``dataclasses.replace(t, ...)`` give a bundle without
+        one (a type checker still reads ``replace``'s as a ``Tables[LoadReport]``: follow
+        it by ``.with_report(t.report)``); :meth:`with_report` puts it back, and
+        :meth:`subset` keeps it.
 
     Raises
     ------
