@@ -107,3 +107,27 @@ def test_a_lone_surrogate_in_a_ticker_or_an_accepted_currency_is_a_problem_row(t
     assert ("icos", "accepting") in _surrogate_rows(tables.problems)
     assert ("icos", "ticker") in _surrogate_rows(tables.problems)
     assert _surrogate_rows(tidied.problems) == [("icos", "accepting"), ("icos", "ticker")]
+
+
+PLAIN_BODY = (b'{"error": null, "data": {"id": 7, "main": {"name": "Seven"}, "finance": '
+              b'{"ticker": "B\\u200bTC\\ud800", "accepting": ["\\uff25\\uff34\\uff28\\ud800", '
+              b'"\\u0415\\u0422\\u041d\\ud800X", "\\u202eDAI\\udc00", '
+              b'"\\u0420\\u0443\\u0431\\ud800"]}}}')
+
+
+def test_the_text_around_a_lone_surrogate_in_a_ticker_is_made_plain_all_the_same(tmp_path):
+    # (it was left as sent: 'B\u200bTC\ufffd', full-width and Cyrillic letters, an RTL mark)
+    with HostileServer({LIST: raw_reply(PAGE), PROFILE: raw_reply(PLAIN_BODY)}) as srv:
+        icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache")
+        try:
+            tables = icoframes.load_tables(status="past", progress=False)
+        finally:
+            icoframes.reset_configuration()
+    tidied = icoframes.tidy([json.loads(PLAIN_BODY)["data"]])
+    for got in (tables, tidied):
+        assert got.icos.loc[0, "ticker"] == "BTC\ufffd"
+        assert got.icos.loc[0, "accepting"] == ["ETH\ufffd", "ETH\ufffdX", "DAI\ufffd",
+                                                "\u0420\u0443\u0431\ufffd"]  # (no twins)
+        rows = got.problems[(got.problems["reason"] == "surrogate")
+                            & (got.problems["table"] == "icos")]
+        assert sorted(rows["column"]) == ["accepting"] * 4 + ["ticker"]

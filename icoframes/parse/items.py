@@ -22,6 +22,8 @@ from .text import clean_surrogates, has_surrogates, latin_ticker, normalize_text
 
 __all__ = ["split_lone_strings", "to_list", "with_latin_tickers"]
 
+_SURROGATES: Final = re.compile("([\ud800-\udfff]+)")
+
 
 def _list_item(item: object, bad: list[object], why: list[Reason]) -> str | None:
     kind = type(item)
@@ -160,8 +162,9 @@ def _split(text: str) -> list[str]:
 def with_latin_tickers(values: Sequence[object]) -> list[object]:
     """A column of tickers (or of lists of tickers) with look-alike letters and
     zero-width characters made plain (``'ЕТН'`` -> ``'ETH'``, ``'B\u200bTC'`` ->
-    ``'BTC'``); ASCII values are left as they are, and so is text with a lone surrogate
-    (the column's converter reports it, and replaces it by U+FFFD).
+    ``'BTC'``); ASCII values are left as they are. A lone surrogate is kept for the column's
+    converter, which reports it and puts U+FFFD in its place; the text around it is made
+    plain all the same.
 
     Examples
     --------
@@ -190,8 +193,21 @@ def with_latin_tickers(values: Sequence[object]) -> list[object]:
 
 
 def _latin(text: str) -> str:
-    # a lone surrogate is left for the column's converter, which reports it (normalising
-    # here would replace it by U+FFFD first, and the row of problems would never come)
-    if text.isascii() or has_surrogates(text):
+    """``text`` made plain (:func:`with_latin_tickers`).
+
+    >>> _latin("B\\u200bTC\\ud800") == "BTC\\ud800", _latin("\\uff25\\uff34\\uff28\\ud800\\u0415")
+    (True, 'ETH\\ud800E')
+    """
+    if text.isascii():
         return text
-    return latin_ticker(normalize_text(text))
+    if not has_surrogates(text):
+        return latin_ticker(normalize_text(text))
+    # a lone surrogate is left for the column's converter, which reports it (normalising
+    # it here would replace it by U+FFFD first, and the row of problems would never come):
+    # the text between is made plain, the look-alikes when all of it has Latin twins
+    parts = _SURROGATES.split(text)  # (the runs of surrogates at the odd places)
+    parts[::2] = [normalize_text(part) for part in parts[::2]]
+    rest = "".join(parts[::2])
+    if latin_ticker(rest) != rest:
+        parts[::2] = [latin_ticker(part) for part in parts[::2]]
+    return "".join(parts)

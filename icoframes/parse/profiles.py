@@ -163,7 +163,8 @@ def tidy(profiles: Iterable[Mapping[str, Any]], *, statuses: Mapping[Any, str] |
       becomes U+FFFD and a problem. Map keys (``social.network``,
       ``distribution.part``, ``bonuses.name``, ``roadmap.label``) are kept exactly
       as sent because they identify rows. Tickers (``ticker``, ``accepting``) are
-      read with Latin letters for look-alikes (``'ЕТН'`` -> ``'ETH'``).
+      read with Latin letters for look-alikes (``'ЕТН'`` -> ``'ETH'``), around a lone
+      surrogate too.
     * **Lists** (``markets``, ``restricted_areas``, ``accepting``) are always a
       list of str: ``''`` gives ``[]``, a list whose only item says "none"
       (``'No'``, ``'Not'``) too; a lone string a one-item list, except in

@@ -146,5 +146,7 @@ __all__ = ["PARSER_VERSION"]
 #:     unless the profile writes a slashed day first ("15/03/2018"). A bare offset is read
 #:     only after seconds, in ISO's T form or after UTC/GMT ("10:00-12:00" is a time range:
 #:     unreadable_date); a bracketed zone only after GMT+hhmm, not naming UTC for another
-#:     offset ("12:00:00 UTC (CET)": unreadable_date).
+#:     offset ("12:00:00 UTC (CET)": unreadable_date). A ticker or accepting item holding a
+#:     lone surrogate has the text around it made plain as in any ticker (NFKC, zero-width,
+#:     look-alikes).
 PARSER_VERSION: Final = 29
