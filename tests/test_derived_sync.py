@@ -19,7 +19,7 @@ URL = "http://127.0.0.1:9"
 def test_the_database_is_synced_beside_the_table_files_and_the_state_written_after_both(
         tmp_path, monkeypatch):
     cache = Cache(tmp_path / "cache", URL)
-    cache.record(*(ProfileRecord(i, "past", f"s{i}", f'{{"id": {i}, "name": "n{i}"}}')
+    cache.record(*(ProfileRecord(i, "past", f"s{i}", f'{{"id": {i}, "main": {{"name": "n{i}"}}}}')
                    for i in (1, 2, 3)))
     events: list[str] = []
     lock = threading.Lock()

@@ -3,7 +3,9 @@
 ``{"error": null, "data": {"id": 5}}`` (a service under maintenance, a half-built answer,
 a proxy) is no profile: the item's failure, reported with its reason, asked again at most
 once and retried by a later load; a copy kept from before stays. An answer lacking one
-section (``finance``) is kept, with a row of ``problems`` naming the section. Everything
+section (``finance``) is kept, with a row of ``problems`` naming the section. A copy holding
+no section that an earlier version kept (its gate accepted it) is set aside before the next
+load plans: asked again by that load, or, offline, reported missing with why. Everything
 over real loopback HTTP (tests/hostile.py).
 """
 
@@ -17,7 +19,9 @@ from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
 
 import icoframes
 from icoframes.api.retry import ANSWERS_REFUSED
-from icoframes.errors import IcoframesWarning, IncompleteWarning
+from icoframes.config import get_settings
+from icoframes.errors import CacheWarning, IcoframesWarning, IncompleteWarning
+from icoframes.store.cache import Cache, ProfileRecord
 
 
 def _full(ico_id):
@@ -112,3 +116,72 @@ def test_hollow_answers_among_good_ones_fail_only_their_items(configure, quick_r
             tables = icoframes.load_tables(status="past", progress=False)
         assert sorted(tables.icos["id"]) == list(range(1, 41, 2))
         assert sorted(m.id for m in tables.report.missing) == sorted(hollow)
+
+
+def _kept_hollow(ico_id, raw):
+    """Store ``raw`` as the copy of ``ico_id`` in use, as a version before the gate refused
+    such answers kept it (its list summary and status unchanged: not stale for them)."""
+    settings = get_settings()
+    cache = Cache(settings.cache_dir, settings.service_id or "")
+    index = cache.profile_index()
+    cache.record(ProfileRecord(ico_id, index.loc[ico_id, "status"],
+                               index.loc[ico_id, "summary"], raw))
+
+
+HOLLOW_COPIES = ['{"id": 2}', '{"id": 2, "main": null, "links": {}, "team": ""}']
+
+
+@pytest.mark.parametrize("raw", HOLLOW_COPIES)
+def test_a_hollow_copy_an_earlier_version_kept_is_fetched_again_by_the_next_load(
+        configure, quick_retries, raw):
+    with HostileServer({LIST: paged_list(3), PROFILE: _served({})}) as srv:
+        configure(srv, max_workers=1)
+        icoframes.load_tables(status="past", progress=False)
+        _kept_hollow(2, raw)
+        sent = srv.hits[PROFILE]
+        with pytest.warns(CacheWarning, match=r"holds none of its sections.*ids \[2\]"):
+            tables = icoframes.load_tables(status="past", progress=False)
+        # asked again at once (was: served as a row of blanks, 8 absent_section rows, 0 asked
+        # until its profile_max_age ran out: 90 days for a past ICO)
+        assert srv.hits[PROFILE] == sent + 1
+        assert tables.report.complete and not tables.report.missing
+        assert tables.icos.set_index("id").loc[2, "name"] == "P2" and len(tables.team) == 6
+        assert tables.problems.empty
+
+
+def test_a_hollow_copy_offline_is_missing_with_its_reason_then_fetched_online(
+        configure, quick_retries):
+    with HostileServer({LIST: paged_list(3), PROFILE: _served({})}) as srv:
+        configure(srv, max_workers=1)
+        icoframes.load_tables(status="past", progress=False)
+        _kept_hollow(2, '{"id": 2}')
+        sent = srv.hits[PROFILE]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            kept = icoframes.load_tables(status="past", progress=False, offline=True)
+        assert sorted(kept.icos["id"]) == [1, 3] and kept.problems.empty  # no row of blanks
+        (missing,) = kept.report.missing
+        assert missing.id == 2 and missing.state == "not_fetched"
+        assert "holds none of its sections" in missing.reason
+        assert not kept.report.complete
+        assert {w.category for w in caught} == {CacheWarning, IncompleteWarning}
+        online = icoframes.load_tables(status="past", progress=False)
+        assert srv.hits[PROFILE] == sent + 1
+        assert online.report.complete and sorted(online.icos["id"]) == [1, 2, 3]
+
+
+def test_a_hollow_copy_answered_hollow_again_is_the_items_failure(configure, quick_retries):
+    answers: dict[int, dict] = {}
+    with HostileServer({LIST: paged_list(3), PROFILE: _served(answers)}) as srv:
+        configure(srv, max_workers=1)
+        icoframes.load_tables(status="past", progress=False)
+        _kept_hollow(2, '{"id": 2}')
+        answers[2] = {"id": 2}  # the service still answers it so
+        sent = srv.hits[PROFILE]
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            tables = icoframes.load_tables(status="past", progress=False)
+        assert srv.hits[PROFILE] == sent + ANSWERS_REFUSED
+        assert sorted(tables.icos["id"]) == [1, 3] and tables.problems.empty
+        (missing,) = tables.report.missing
+        assert missing.state == "failed" and "holds none of its sections" in missing.reason

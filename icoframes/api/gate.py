@@ -62,6 +62,7 @@ __all__ = [
     "cut_short",
     "decode_json",
     "error_code",
+    "holds_a_section",
     "read_body",
     "redirect_error",
     "verdict",
@@ -301,6 +302,19 @@ def error_code(decoded: Any) -> int | None:
     return code or None
 
 
+def holds_a_section(data: Mapping[str, Any]) -> bool:
+    """Whether a profile's ``data`` holds something of one of its :data:`PROFILE_SECTIONS`
+    (a section sent empty, ``""``, ``[]``, ``{}`` or ``null``, holds nothing): one that does
+    not is no profile (:func:`check_profile`), nor is such a copy an earlier version kept.
+
+    >>> holds_a_section({"id": 5, "main": None, "team": ""})
+    False
+    >>> holds_a_section({"id": 5, "links": {"url": "u"}})
+    True
+    """
+    return any(data.get(name) not in _EMPTY for name in PROFILE_SECTIONS)
+
+
 def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:
     """The ``data`` of a profile response; :class:`Rejected` unless it is the asked id's and
     holds something of at least one of its :data:`PROFILE_SECTIONS` (the id alone is no
@@ -326,7 +340,7 @@ def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:
     if _count(got) != ico_id:
         raise Rejected(f"data.id is {_shown(got) if 'id' in data else 'missing'}, not the "
                        f"{ico_id} requested")
-    if not any(data.get(name) not in _EMPTY for name in PROFILE_SECTIONS):
+    if not holds_a_section(data):
         # an answer that is the id alone (a service under maintenance, a half-built response,
         # a proxy) would be kept as a profile of blanks, replacing a full copy: no profile
         raise Rejected(f"the profile data for id {ico_id} holds none of its sections "

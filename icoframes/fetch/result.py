@@ -108,6 +108,10 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                               f"{earlier if isinstance(earlier, str) else state})")
                 elif summary.get("stopped") == "breaker" and state in (None, "not_fetched"):
                     state, reason = "not_fetched", summary["stop"]  # a run of bad items did
+                elif state is None and ico_id in cache.set_aside:  # (this load's reading)
+                    state, reason = "not_fetched", (f"its stored copy was set aside "
+                                                    f"({cache.set_aside[ico_id]}); the next "
+                                                    "online load fetches it again")
                 elif offline:
                     state, reason = "not_fetched", "offline, and not in the cache"
                 else:

@@ -154,6 +154,7 @@ class Cache(InDatabase):
         self.lock = self.dir / LOCK_NAME
         self.tables_dir = self.dir / TABLES_DIR
         self._skipped: set[int] = set()  # damaged, in a cache that cannot remove them: not read
+        self.set_aside: dict[int, str] = {}  #: id -> why its copy was quarantined by this object
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
@@ -252,6 +253,8 @@ class Cache(InDatabase):
         object's reads instead."""
         if not (ids := sorted({int(i) for i in seen})):
             return
+        self.set_aside.update(dict.fromkeys(ids, why))  # (a load's report says why of an id
+        # left without a row; one whose copy another process stored since has its row)
         if self._read_only():
             self._skipped.update(ids)
             warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); "

@@ -30,6 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..api.gate import holds_a_section
 from ..api.text import loads_text
 from ..errors import CacheError, CacheWarning, warn
 from ..files import atomic_write_bytes, atomic_write_table, concurrently, locked, read_parquet_table
@@ -101,6 +102,16 @@ class DerivedTables:
         if name not in _SCHEMAS:
             raise KeyError(name)
         return self._get((name,), lambda: read_table(self.dir, name))
+
+    def settle(self) -> None:
+        """Bring ``icos`` up to date with the store, as a load of profiles does before it
+        plans: a stored copy that is no profile (its text does not decode, or it holds none
+        of its sections: a version before the response gate refused such answers kept it)
+        is set aside then (:meth:`~.cache.Cache.quarantine`), so that the load finds it
+        missing and fetches it again. Not where the cache cannot be written: the tables
+        are not kept there (they would be rebuilt twice)."""
+        if os.access(self.cache.dir, os.W_OK):
+            self._get(("icos",), lambda: None)
 
     def _get(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
         """``read()`` once the tables ``names`` are up to date; whatever it takes. Tables
@@ -309,6 +320,9 @@ def _tidy_batch(batch: pa.Table, unreadable: dict[int, tuple[str, int | None]],
             # valid JSON, yet another record (another id's, a number): its rows would be wrong
             if not isinstance(profile, dict) or rules.parse_id(profile.get("id")) != ico_id:
                 unreadable[ico_id] = ("not a profile of its id", version)
+                continue
+            if not holds_a_section(profile):
+                unreadable[ico_id] = ("holds none of its sections", version)
                 continue
             raw.append(profile)
         statuses[ico_id], times[ico_id] = status, at
