@@ -11,17 +11,25 @@ over real loopback HTTP (tests/hostile.py).
 
 from __future__ import annotations
 
+import gc
+import json
 import shutil
 import warnings
+from pathlib import Path
 
 import pytest
 from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from test_read_only_cache_wants import _read_only_view
 
 import icoframes
 from icoframes.api.retry import ANSWERS_REFUSED
 from icoframes.config import get_settings
 from icoframes.errors import CacheWarning, IcoframesWarning, IncompleteWarning
+from icoframes.store import derived
 from icoframes.store.cache import Cache, ProfileRecord
+from icoframes.store.derived import STATE_NAME, DerivedTables
+
+STATE_TABLES = [*derived.TABLES, derived.PROBLEMS.name]  # (what the tables' state counts)
 
 
 def _full(ico_id):
@@ -185,3 +193,88 @@ def test_a_hollow_copy_answered_hollow_again_is_the_items_failure(configure, qui
         assert sorted(tables.icos["id"]) == [1, 3] and tables.problems.empty
         (missing,) = tables.report.missing
         assert missing.state == "failed" and "holds none of its sections" in missing.reason
+
+
+def _tables_work(monkeypatch):
+    """The tables each rebuild and update of the derived tables covers, in order (the real
+    methods run, as they would)."""
+    work: list[tuple[str, list[str]]] = []
+    for name, at in (("_rebuild", 0), ("_update", 1)):
+        real = getattr(DerivedTables, name)
+
+        def counted(self, *args, _real=real, _name=name, _at=at):
+            work.append((_name, sorted(args[_at])))
+            return _real(self, *args)
+        monkeypatch.setattr(DerivedTables, name, counted)
+    return work
+
+
+def _state():
+    settings = get_settings()
+    (path,) = Path(settings.cache_dir).glob(f"*/tables/{STATE_NAME}")
+    return path
+
+
+def test_a_hollow_copy_found_after_a_parser_change_is_asked_by_the_next_load(
+        configure, quick_retries, monkeypatch):
+    with HostileServer({LIST: paged_list(3), PROFILE: _served({})}) as srv:
+        configure(srv, max_workers=1)
+        icoframes.load_tables(status="past", progress=False)
+        _kept_hollow(2, '{"id": 2}')
+        state = json.loads(_state().read_text())
+        _state().write_text(json.dumps({**state, "fingerprint": "an older parser's"}))
+        work, sent = _tables_work(monkeypatch), srv.hits[PROFILE]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            first = icoframes.load_tables(status="past", progress=False)
+        assert {w.category for w in caught} == {CacheWarning, IncompleteWarning}
+        # every table tidied once, at the end (was: icos before planning, then all again)
+        assert work == [("_rebuild", sorted(STATE_TABLES))]
+        assert srv.hits[PROFILE] == sent and sorted(first.icos["id"]) == [1, 3]
+        (missing,) = first.report.missing
+        assert missing.id == 2 and missing.state == "not_fetched"
+        assert missing.reason == ("its stored copy was set aside (holds none of its sections); "
+                                  "the next online load fetches it again")
+        work.clear()
+        second = icoframes.load_tables(status="past", progress=False)
+        assert srv.hits[PROFILE] == sent + 1 and second.report.complete
+        assert second.icos.set_index("id").loc[2, "name"] == "P2"
+        # the set-aside kept the tables' state: brought up to date, none rebuilt (was: all)
+        assert work and all(name == "_update" for name, _ in work), work
+
+
+def test_a_hollow_copy_set_aside_before_planning_rebuilds_the_tables_once(
+        configure, quick_retries, monkeypatch):
+    with HostileServer({LIST: paged_list(3), PROFILE: _served({})}) as srv:
+        configure(srv, max_workers=1)
+        icoframes.load_tables(status="past", progress=False)
+        _kept_hollow(2, '{"id": 2}')
+        work = _tables_work(monkeypatch)
+        with pytest.warns(CacheWarning, match=r"holds none of its sections.*ids \[2\]"):
+            tables = icoframes.load_tables(status="past", progress=False)
+        assert tables.report.complete and tables.icos.set_index("id").loc[2, "name"] == "P2"
+        # (was: icos rebuilt before planning, then every table, icos again, at the end)
+        assert [name for name, _ in work].count("_rebuild") == 1, work
+        assert ("_rebuild", sorted(STATE_TABLES)) in work
+
+
+def test_a_hollow_copy_in_a_read_only_cache_is_missing_saying_what_fetches_it(
+        configure, quick_retries, tmp_path):
+    with HostileServer({LIST: paged_list(3), PROFILE: _served({})}) as srv:
+        configure(srv, max_workers=1)
+        icoframes.load_tables(status="past", progress=False)
+        _kept_hollow(2, '{"id": 2}')
+        icoframes.reset_configuration()
+        gc.collect()  # (this process's connection to the database: closed)
+        with _read_only_view(tmp_path / "cache") as view:
+            icoframes.configure(**srv.settings(), cache_dir=view, max_workers=1)
+            with warnings.catch_warnings(record=True):
+                warnings.simplefilter("always")
+                tables = icoframes.load_tables(status="past", progress=False, offline=True)
+            icoframes.reset_configuration()
+        (missing,) = tables.report.missing
+        assert missing.id == 2 and missing.state == "not_fetched"
+        # (was: "the next online load fetches it again", which no load here can do)
+        assert missing.reason == ("its stored copy was set aside (holds none of its sections); "
+                                  "the cache is read-only here: a load that can write to it "
+                                  "fetches it again")

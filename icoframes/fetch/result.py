@@ -109,9 +109,10 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                 elif summary.get("stopped") == "breaker" and state in (None, "not_fetched"):
                     state, reason = "not_fetched", summary["stop"]  # a run of bad items did
                 elif state is None and ico_id in cache.set_aside:  # (this load's reading)
-                    state, reason = "not_fetched", (f"its stored copy was set aside "
-                                                    f"({cache.set_aside[ico_id]}); the next "
-                                                    "online load fetches it again")
+                    why, removed = cache.set_aside[ico_id]
+                    state, reason = "not_fetched", f"its stored copy was set aside ({why}); " + (
+                        "the next online load fetches it again" if removed else "the cache is "
+                        "read-only here: a load that can write to it fetches it again")
                 elif offline:
                     state, reason = "not_fetched", "offline, and not in the cache"
                 else:

@@ -154,7 +154,8 @@ class Cache(InDatabase):
         self.lock = self.dir / LOCK_NAME
         self.tables_dir = self.dir / TABLES_DIR
         self._skipped: set[int] = set()  # damaged, in a cache that cannot remove them: not read
-        self.set_aside: dict[int, str] = {}  #: id -> why its copy was quarantined by this object
+        #: id -> why its copy was quarantined by this object, and whether it was removed
+        self.set_aside: dict[int, tuple[str, bool]] = {}
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
@@ -245,35 +246,40 @@ class Cache(InDatabase):
     def _read_only(self) -> bool:
         return (db := self.database(write=False)) is not None and db.read_only
 
-    def quarantine(self, seen: Mapping[int, int | None], why: str) -> None:
+    def quarantine(self, seen: Mapping[int, int | None], why: str, *,
+                   removed: int | None = None) -> int | None:
         """Remove copies that cannot be read (they are fetched again), and say so: ``seen``
         maps each id to the version of the copy that did not read, or None for a row whose
         fields did not (:func:`~.rows.damaged_profiles`, checked again here). A copy another
         process stored since is kept. A cache that cannot be written leaves them out of this
-        object's reads instead."""
+        object's reads instead. ``removed``: the removal mark of the reading that found them
+        (``Snapshot.removed``); the mark now, when no other removal came between (else None)."""
         if not (ids := sorted({int(i) for i in seen})):
-            return
-        self.set_aside.update(dict.fromkeys(ids, why))  # (a load's report says why of an id
-        # left without a row; one whose copy another process stored since has its row)
-        if self._read_only():
+            return removed
+        read_only = self._read_only()  # (a load's report says why of an id left without a
+        self.set_aside.update(dict.fromkeys(ids, (why, not read_only)))  # row, and if it goes)
+        if read_only:
             self._skipped.update(ids)
             warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); "
                  f"the cache is read-only here: they are left out: ids {ids[:10]}",
                  CacheWarning)
-            return
+            return None
         repaired: list[int] = []
         with self.write() as conn:  # (checked in the transaction that removes them)
             damaged = set(damaged_profiles(conn, [i for i in ids if seen[i] is None]))
             ids = [i for i in ids if i in damaged or (seen[i] is not None and conn.execute(
                 "SELECT 1 FROM profiles WHERE id = ? AND version IS ?", (i, seen[i])).fetchone())]
             if ids:
-                conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'",
-                             (next_version(conn, repaired),))
+                before = conn.execute("SELECT value FROM meta WHERE key = 'removed'").fetchone()
+                mark = next_version(conn, repaired)
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'removed'", (mark,))
                 conn.execute(f"DELETE FROM profiles WHERE {IDS_IN}", (json.dumps(ids),))
+                removed = mark if before == (removed,) != (None,) and not repaired else None
         self._said_repaired(repaired)
         if ids:
             warn(f"icoframes cache: {len(ids)} stored profile(s) could not be read ({why}); "
                  f"they were removed and will be fetched again: ids {ids[:10]}", CacheWarning)
+        return removed
 
     def claims(self) -> Claims:
         """Claims on profile ids for one crawl, shared with every process using this folder."""

@@ -108,10 +108,16 @@ class DerivedTables:
         plans: a stored copy that is no profile (its text does not decode, or it holds none
         of its sections: a version before the response gate refused such answers kept it)
         is set aside then (:meth:`~.cache.Cache.quarantine`), so that the load finds it
-        missing and fetches it again. Not where the cache cannot be written: the tables
-        are not kept there (they would be rebuilt twice)."""
-        if os.access(self.cache.dir, os.W_OK):
-            self._get(("icos",), lambda: None)
+        missing and fetches it again. Not when every table is to be rebuilt (a new parser):
+        the load's own reading does that once, sets such a copy aside and reports it missing
+        (the next load fetches it); nor where the cache cannot be written: the tables are
+        not kept there (they would be rebuilt twice)."""
+        if not os.access(self.cache.dir, os.W_OK) or not self.cache.path.exists():
+            return
+        with self.cache.snapshot() as snap:  # (no lock: a rebuild elsewhere is not waited
+            if self._versions(snap, fix=False) is None:  # for; its state is written whole)
+                return
+        self._get(("icos",), lambda: None)
 
     def _get(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
         """``read()`` once the tables ``names`` are up to date; whatever it takes. Tables
@@ -139,7 +145,11 @@ class DerivedTables:
                             warn(f"icoframes cache tables in {self.dir} are unreadable "
                                  f"({type(exc).__name__}: {exc}); they are rebuilt from the "
                                  "stored profiles", CacheWarning)
-            tables = self._rebuild(names, versions or {})
+            # the other tables the state holds too, where they are kept: a copy set aside (a
+            # removal) would have them rebuilt when next read (a load reads icos, then all)
+            known = [n for n in versions or {} if n not in names and n in _SCHEMAS
+                     and os.access(self.dir, os.W_OK)]
+            tables = self._rebuild((*names, *known), versions or {})
         return tables if len(names) > 1 else tables[names[0]]
 
     @contextlib.contextmanager
@@ -225,9 +235,11 @@ class DerivedTables:
         if (db := self.cache.database(write=False)) is not None:
             db.sync()  # the versions the state writes down must not outlive their commits
 
-    def _write_state(self, snap: Snapshot, versions: dict[str, int]) -> None:
-        """The state: after :meth:`_write_tables` (the files and the commits it counts)."""
-        state = {"versions": versions, "removed": snap.removed,
+    def _write_state(self, snap: Snapshot, versions: dict[str, int],
+                     removed: int | None = None) -> None:
+        """The state: after :meth:`_write_tables` (the files and the commits it counts);
+        ``removed``: the removal mark the tables hold (``snap``'s by default)."""
+        state = {"versions": versions, "removed": snap.removed if removed is None else removed,
                  "fingerprint": parser_fingerprint()}
         atomic_write_bytes(self._state_path, json.dumps(state).encode())
 
@@ -260,19 +272,23 @@ class DerivedTables:
     def _rebuild(self, names: tuple[str, ...], versions: dict[str, int]) -> Tables:
         """Tidy every stored copy again (in batches); write the tables ``names`` and their
         state (the other tables are brought up to date when read: ``versions``, what the
-        state said of them, still holds)."""
+        state said of them, still holds unless a copy was set aside)."""
         with self.cache.snapshot() as snap:
             _, tables, unreadable = self._tidy(snap, 0, names)
+        removed: int | None = snap.removed
         for why in sorted({why for why, _ in unreadable.values()}):  # (after the read: a write)
-            self.cache.quarantine({i: v for i, (w, v) in unreadable.items() if w == why}, why)
+            removed = self.cache.quarantine({i: v for i, (w, v) in unreadable.items()
+                                             if w == why}, why, removed=removed)
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
                 self._write_tables(lambda name: self._write(name, tables[name]), names)
-                if unreadable:  # the removal changed the counter: the next read rebuilds
+                if removed is None:  # another removal came between: the next read rebuilds
                     self._state_path.unlink(missing_ok=True)
-                else:
-                    self._write_state(snap, {**versions, **dict.fromkeys(names, snap.version)})
+                else:  # (the tables not built here may hold rows of the copies removed)
+                    kept = versions if removed == snap.removed else {}
+                    self._write_state(snap, {**kept, **dict.fromkeys(names, snap.version)},
+                                      removed)
             except OSError as exc:
                 raise _full(exc, self.dir) from None
         return tables
