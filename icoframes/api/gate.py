@@ -82,8 +82,8 @@ MAX_DEPTH = 32
 
 _CHUNK = 64 * 1024
 
-# what a section holds when it holds nothing (the spec's samples write an empty one as "")
-_EMPTY: tuple[Any, ...] = (None, "", [], {})
+#: What a section holds when it holds nothing (the spec's samples write an empty one as "").
+EMPTY_SECTION: tuple[Any, ...] = (None, "", [], {})
 
 
 # -- errors ---------------------------------------------------------------------
@@ -312,7 +312,7 @@ def holds_a_section(data: Mapping[str, Any]) -> bool:
     >>> holds_a_section({"id": 5, "links": {"url": "u"}})
     True
     """
-    return any(data.get(name) not in _EMPTY for name in PROFILE_SECTIONS)
+    return any(data.get(name) not in EMPTY_SECTION for name in PROFILE_SECTIONS)
 
 
 def check_profile(decoded: Mapping[str, Any], ico_id: int) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import errno
 import hashlib
+import inspect
 import json
 import os
 import stat
@@ -30,14 +31,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..api.gate import holds_a_section
+from ..api.gate import EMPTY_SECTION, holds_a_section
 from ..api.text import loads_text
 from ..errors import CacheError, CacheWarning, warn
 from ..files import atomic_write_bytes, atomic_write_table, concurrently, locked, read_parquet_table
 from ..parse import profiles, rules
 from ..parse.problems import Problems
 from ..parse.sections import absent_sections
-from ..schema import ICOS, PROBLEMS, TABLES
+from ..schema import ICOS, PROBLEMS, PROFILE_SECTIONS, TABLES
 from ..tables import Tables, read_table
 from .cache import Cache, Snapshot
 from .db import disk_full
@@ -63,15 +64,23 @@ def _parse_sources() -> str:
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=8)
+def _source(function: Callable[..., Any]) -> str:
+    return inspect.getsource(function)
+
+
 def parser_fingerprint() -> str:
-    """What the derived tables depend on: the schema, the parser's version and source.
+    """What the derived tables depend on: the schema, the parser's version and source, and
+    the rule that sets a stored copy aside as no profile (tables built before a change of
+    it may hold rows of copies it now sets aside).
 
     >>> len(parser_fingerprint())
     16
     """
     spec = [[(t.name, [(c.name, c.kind) for c in t.columns]) for t in (*TABLES.values(),
                                                                       PROBLEMS)],
-            rules.PARSER_VERSION, _parse_sources()]
+            rules.PARSER_VERSION, _parse_sources(), _source(holds_a_section),
+            _source(_tidy_batch), repr(EMPTY_SECTION), list(PROFILE_SECTIONS)]
     return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:16]
 
 
