@@ -20,7 +20,8 @@ from ..vocabulary import CONTINUATIONS, NONE_WORDS, fold
 from .base import MARKER_SPELLINGS, Reason, Unread
 from .text import clean_surrogates, has_surrogates, latin_ticker, normalize_text
 
-__all__ = ["split_lone_strings", "to_list", "with_latin_tickers"]
+__all__ = ["holds_lone_surrogate", "says_none", "split_lone_strings", "to_list",
+           "with_latin_tickers"]
 
 _SURROGATES: Final = re.compile("([\ud800-\udfff]+)")
 
@@ -211,3 +212,18 @@ def _latin(text: str) -> str:
     if latin_ticker(rest) != rest:
         parts[::2] = [latin_ticker(part) for part in parts[::2]]
     return "".join(parts)
+
+
+def says_none(value: object) -> bool:
+    """A map value that says "none": blank, a missing marker or a none word."""
+    if value is None:
+        return True
+    if type(value) is not str:
+        return False
+    return value.strip() in MARKER_SPELLINGS or fold(value) in NONE_WORDS
+
+
+def holds_lone_surrogate(values: Sequence[object]) -> bool:
+    """Whether a text or a list item of ``values`` holds a lone surrogate."""
+    return any(has_surrogates(v) if type(v) is str else type(v) is list and any(
+        type(x) is str and has_surrogates(x) for x in v) for v in values)

@@ -36,13 +36,13 @@ from ..schema import (
     empty_frame,
 )
 from ..tables import Tables, table_names
-from ..vocabulary import NONE_WORDS, SPLIT_ITEMS, SPLIT_LISTS, fold
+from ..vocabulary import SPLIT_ITEMS, SPLIT_LISTS
 from . import columns as converters
 from . import rules
 from .amounts import read_icos_amounts
 from .columns import split_lone_strings, to_datetime
 from .dayorder import order_ids
-from .items import with_latin_tickers
+from .items import holds_lone_surrogate, says_none, with_latin_tickers
 from .people import People, people_key
 from .problems import Problems
 from .shares import bonus_rows, fraction_rows
@@ -303,12 +303,22 @@ def _icos(table: TableSchema, fields: dict[str, Source], values: dict[Source, Se
             data.setdefault(column.name, pd.array([None] * len(ids), dtype=dtype))
     for name in SPLIT_LISTS:
         data[name] = split_lone_strings(data[name], items=name in SPLIT_ITEMS)
+    sent = {name: data[name] for name in _TICKERS}
     for name in _TICKERS:
         data[name] = with_latin_tickers(data[name])
     read_icos_amounts(data, ids, log)  # caps, limits, price, tokens_for_sale, raised: one rule
     readers = None if order is None else dict.fromkeys(_DATES, partial(
         to_datetime, month_first=np.isin(ids, order[0]), day_first=np.isin(ids, order[1])))
-    return convert(table, data, log, readers=readers)
+    # a lone surrogate is reported with the text as sent (the converter reports what it is
+    # given), the column holding the text made plain
+    redo = [name for name in _TICKERS
+            if data[name] is not sent[name] and holds_lone_surrogate(sent[name])]
+    frame = convert(table, {**data, **{name: sent[name] for name in redo}}, log,
+                    readers=readers)
+    for name in redo:
+        plain: Any = converters.CONVERTERS[table.column(name).kind](data[name])[0]
+        frame[name] = plain
+    return frame
 
 
 def _statuses(ids: np.ndarray, statuses: Mapping[Any, str] | None) -> list:
@@ -410,22 +420,13 @@ def _bonuses(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray
     data, _, raw = source.entries(values, ids, log)
     data[source.value] = raw
     # {"Bonus": "NO"} and {"Bonus": " "} say there is none, as 0% does when no term gives more
-    keep = bonus_rows(raw, data["ico_id"], _says_none)
+    keep = bonus_rows(raw, data["ico_id"], says_none)
     if not all(keep):
         mask = np.array(keep, dtype=bool)
         data = {name: (column[mask] if not isinstance(column, list) else
                        list(compress(column, keep)))
                 for name, column in data.items()}
     return convert(source.table, data, log)
-
-
-def _says_none(value: object) -> bool:
-    """A map value that says "none": blank, a missing marker or a none word."""
-    if value is None:
-        return True
-    if type(value) is not str:
-        return False
-    return value.strip() in rules.MARKER_SPELLINGS or fold(value) in NONE_WORDS
 
 
 def _roadmap(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
