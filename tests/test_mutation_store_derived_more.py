@@ -171,7 +171,7 @@ def test_the_first_build_makes_the_tables_folder_for_this_user_alone(tmp_path, r
     assert stat.S_IMODE(cache.tables_dir.stat().st_mode) == 0o700
 
 
-def test_a_first_build_that_meets_a_copy_not_json_quarantines_it_and_keeps_no_state(
+def test_a_first_build_that_meets_a_copy_not_json_quarantines_it_and_keeps_its_state(
         tmp_path, raws):
     cache = Cache(tmp_path, URL)
     _record(cache, raws)
@@ -186,12 +186,17 @@ def test_a_first_build_that_meets_a_copy_not_json_quarantines_it_and_keeps_no_st
         "icoframes cache: 1 stored profile(s) could not be read (not JSON); they were "
         f"removed and will be fetched again: ids [{torn}]"]
     assert sorted(icos["id"]) == sorted(int(r["id"]) for r in raws if int(r["id"]) != torn)
-    assert not (cache.tables_dir / "_state.json").exists()  # the next read rebuilds
+    # the state holds the removal (no other came between): the table read, as of the copies
+    # before it (the removal is one step of the counter), is brought up to date, not rebuilt
+    state = json.loads((cache.tables_dir / "_state.json").read_text())
+    with cache.snapshot() as snap:
+        assert state["removed"] == snap.removed == snap.version
+    assert state["versions"] == {"icos": cache.version() - 1}
     assert sorted(derived.table("team")["ico_id"].unique()) == sorted(
         profiles.tidy([r for r in raws if int(r["id"]) != torn]).team["ico_id"].unique())
     # the table read is rebuilt and named in the state (the others when they are read)
     assert json.loads((cache.tables_dir / "_state.json").read_text())["versions"] == {
-        "team": cache.version()}
+        "icos": cache.version() - 1, "team": cache.version()}
 
 
 def test_a_rebuild_on_a_full_disk_says_so_naming_the_tables_and_the_next_read_goes_on(

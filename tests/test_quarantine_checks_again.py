@@ -115,3 +115,19 @@ def test_a_repair_said_as_an_error_is_kept_with_the_copy(cache):
     [(version,)] = _sql(cache, "SELECT value FROM meta WHERE key = 'version'")
     assert _sql(cache, "SELECT version FROM profiles WHERE id = ?", IDS[2]) == [(version,)]
     assert cache.record(_copy(IDS[1])) == [version + 1]  # repaired once: no more warnings
+
+
+def test_quarantine_gives_the_removal_mark_when_no_other_removal_came_between(cache):
+    # (a reader that built its tables before the removal keeps their state with this mark;
+    # another removal between could have taken rows its tables hold: no mark, rebuilt)
+    with cache.snapshot() as snap:
+        seen = snap.removed
+    versions = cache.profile_index()["version"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CacheWarning)
+        mark = cache.quarantine({IDS[0]: int(versions[IDS[0]])}, "not JSON", removed=seen)
+        with cache.snapshot() as snap:
+            assert mark == snap.removed == snap.version > seen
+        assert cache.quarantine({IDS[1]: int(versions[IDS[1]])}, "not JSON",
+                                removed=seen) is None  # (one came between)
+        assert cache.quarantine({IDS[1]: 1}, "not JSON", removed=seen) == seen  # none removed

@@ -141,11 +141,12 @@ class DerivedTables:
                 with contextlib.suppress(pa.ArrowException, OSError, ValueError, KeyError):
                     return read()  # (else read again below, alone: said or rebuilt)
         with self._locked():
+            updated: bool | None = False
             with self.cache.snapshot() as snap:
                 versions = self._versions(snap, fix=True)
                 if versions is not None:
                     stale = self._stale(snap, names, versions)
-                    if not stale or self._update(snap, stale, versions):
+                    if updated := not stale or self._update(snap, stale, versions):
                         try:
                             return read()
                         except FileNotFoundError:
@@ -154,10 +155,10 @@ class DerivedTables:
                             warn(f"icoframes cache tables in {self.dir} are unreadable "
                                  f"({type(exc).__name__}: {exc}); they are rebuilt from the "
                                  "stored profiles", CacheWarning)
-            # the other tables the state holds too, where they are kept: a copy set aside (a
-            # removal) would have them rebuilt when next read (a load reads icos, then all)
+            # a copy to set aside: the other tables the state holds too (the removal would
+            # have them rebuilt when next read: a load reads icos first, all at its end)
             known = [n for n in versions or {} if n not in names and n in _SCHEMAS
-                     and os.access(self.dir, os.W_OK)]
+                     and updated is None]
             tables = self._rebuild((*names, *known), versions or {})
         return tables if len(names) > 1 else tables[names[0]]
 
@@ -201,15 +202,17 @@ class DerivedTables:
         """Those of the tables ``names`` that lack a copy ``snap`` holds."""
         return [n for n in names if versions.get(n, -1) < snap.version]
 
-    def _update(self, snap: Snapshot, stale: list[str], versions: dict[str, int]) -> bool:
+    def _update(self, snap: Snapshot, stale: list[str], versions: dict[str, int]
+                ) -> bool | None:
         """Bring the tables ``stale`` up to ``snap``: the rows of the ids whose copy changed
-        since the oldest of them replaced by those copies tidied. False: rebuild instead."""
+        since the oldest of them replaced by those copies tidied. False: rebuild instead;
+        None: a copy is to be set aside, rebuild every table the state holds."""
         since = min(versions.get(n, -1) for n in stale)
         if since < 0 or not os.access(self.dir, os.W_OK):
             return False  # (a read-only cache: rebuilt in memory, as it cannot be kept)
         changed, fresh, unreadable = self._tidy(snap, since, stale)
         if unreadable:
-            return False  # the rebuild quarantines it: a removal
+            return None  # the rebuild quarantines it: a removal
         ids = pa.array(sorted(changed), pa.int64())
         try:  # the files side by side; the state once all are
             self._write_tables(lambda name: self._write(name, fresh[name], ids), stale)
