@@ -28,8 +28,8 @@ __all__ = ["REASONS", "Reason", "is_reason"]
 Reason: TypeAlias = Literal[
     "wrong_shape", "absent_section", "wrong_type", "unreadable_id", "duplicate_id", "no_name",
     "surrogate",
-    "unreadable_number", "grouping", "range", "vague", "percent", "negative", "infinite",
-    "out_of_bounds", "fraction", "unit_conflict", "unreadable_price",
+    "unreadable_number", "grouping", "ambiguous_separator", "range", "vague", "percent",
+    "negative", "infinite", "out_of_bounds", "fraction", "unit_conflict", "unreadable_price",
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
     "us_order", "ambiguous_order",
     "duration", "unknown_flag", "qualified_flag",
@@ -62,6 +62,11 @@ REASONS: Final[Mapping[Reason, str]] = {
                          "``\"500 tokens\"``, an exchange outside a price)",
     "grouping": "digit groups that are no thousands and no decimals (``\"1,500,5\"``, "
                 "``\"2 5\"``)",
+    "ambiguous_separator": "one dot and three digits (``\"12.500\"``, ``\"$12.500\"``, "
+                           "``\"1 ETH = 1.000 AQB\"``) in an amount whose ICO writes no other "
+                           "amount that shows whether dots group thousands (``\"1.500.000\"``, "
+                           "``\"1.500,50\"``) or commas do (``\"1,500,000\"``, "
+                           "``\"1,000.5\"``), or shows both: 12.5, or 12,500? Never guessed",
     "range": "a range, stages or several amounts in one value (``\"100-200\"``, "
              "``\"1 ETH = 3640-3367 IML\"``): never collapsed to one number",
     "vague": "an approximate or qualified amount (``\"~3,500,000\"``, ``\"> 100\"``, "

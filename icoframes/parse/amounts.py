@@ -23,6 +23,7 @@ from .columns import to_float, to_text
 from .prices import own_ticker
 from .problems import Problems
 from .rules import parse_amount
+from .separators import decimal_marks, settle
 from .supply import read_tokens
 from .units import read_amount_group, written_amount
 
@@ -38,23 +39,30 @@ _AMOUNT_GROUPS: Final[Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
 #: ``raised`` holds USD (spec 2.2, 2.3): a value writing another unit contradicts it.
 RAISED_UNIT: Final = "USD"
 _RAISED_BOUNDS: Final = ICOS.column("raised").bounds
+# Every amount of an ICO: the convention of marks they show reads each of them.
+_AMOUNTS: Final = (*(name for names, _ in _AMOUNT_GROUPS.values() for name in names),
+                   "tokens_for_sale", "raised")
 
 
 def read_icos_amounts(data: dict[str, Any], ids: np.ndarray, log: Problems) -> None:
     """Replace the raw amounts of ``data`` (the ``icos`` columns of :func:`~icoframes.parse.
     profiles.tidy`, with ``ticker``) by float64 numbers, and their unit columns by canonical
     codes that agree; what cannot be read is missing and a problem of its column in ``log``."""
+    # "12.500" by the convention the ICO's other amounts show ("1.500.000": 12,500)
+    marks = decimal_marks([data[name] for name in _AMOUNTS])
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
-        _read_group(data, unit, amounts, exchange, ids, log)
+        _read_group(data, unit, amounts, exchange, ids, log, marks)
     # in the ICO's token: "500,000,000 KIN" is read, "$5M" is no supply of tokens
-    data["tokens_for_sale"], unread = read_tokens(data["tokens_for_sale"], data["ticker"])
+    data["tokens_for_sale"], unread = read_tokens(data["tokens_for_sale"], data["ticker"],
+                                                  marks)
     log.add_unread("icos", "tokens_for_sale", unread, ids)
-    data["raised"], unread = read_raised(data["raised"], data["ticker"])
+    data["raised"], unread = read_raised(data["raised"], data["ticker"], marks)
     log.add_unread("icos", "raised", unread, ids)
 
 
 def _read_group(data: dict[str, Any], unit: str, amounts: Sequence[str],
-                exchange: Sequence[str], ids: np.ndarray, log: Problems) -> None:
+                exchange: Sequence[str], ids: np.ndarray, log: Problems,
+                marks: Sequence[str | None]) -> None:
     """Replace raw amounts and their unit by numbers and canonical codes that agree.
 
     A currency written inside a value must agree with the unit column (or fills
@@ -67,18 +75,20 @@ def _read_group(data: dict[str, Any], unit: str, amounts: Sequence[str],
     numbers, codes, bad = read_amount_group(
         {name: data[name] for name in amounts},
         text.to_numpy(dtype=object, na_value=None),  # type: ignore[arg-type]  # stubs: no None
-        exchange=exchange, tickers=data["ticker"])
+        exchange=exchange, tickers=data["ticker"], marks=marks)
     for name in amounts:
         data[name] = numbers[name]
         log.add_unread("icos", name, bad[name], ids)
     data[unit] = codes.tolist()
 
 
-def read_raised(values: Sequence[object],
-                tickers: Sequence[object] | None = None) -> tuple[np.ndarray, Unread]:
+def read_raised(values: Sequence[object], tickers: Sequence[object] | None = None,
+                marks: Sequence[str | None] | None = None) -> tuple[np.ndarray, Unread]:
     """``raised`` per row (float64 USD, NaN when missing or unreadable) and the raw values left
     unread, with their reasons; ``tickers``: the ICO's own ticker per row (profiles), None for
-    list summaries, which have none.
+    list summaries, which have none; ``marks``: the mark of decimals each row's ICO shows
+    (:func:`~icoframes.parse.separators.decimal_marks`), None for list summaries (one amount:
+    ``"$12.500"`` is an ``ambiguous_separator`` there).
 
     Read as the amounts under a unit column ``USD`` are (:mod:`icoframes.parse.units`, the
     scale words alike: ``"1.2B"``, ``"$5M"``, ``"5 USD mln"``, ``"10 cents"`` is 0.1): by
@@ -95,12 +105,13 @@ def read_raised(values: Sequence[object],
     >>> unread.values, unread.reasons
     (['5000 ETH', 'lots', '5 mln'], ['unit_conflict', 'unreadable_number', 'unreadable_number'])
     """
-    numbers, unread = to_float(values, bounds=_RAISED_BOUNDS)  # as every other column's
+    settled, refused = settle(values, marks)  # "$12.500": 12.5, or 12,500?
+    numbers, unread = to_float(settled, bounds=_RAISED_BOUNDS)  # as every other column's
     why: dict[int, Reason] = dict(zip(unread.rows, unread.reasons, strict=True))
-    rows = _unread_text(values, unread)
+    rows = _unread_text(settled, unread)
     if rows:  # what parse_amount leaves, the value reader reads under a unit column USD
         again, _, lost = read_amount_group(
-            {"raised": [values[i] for i in rows]}, [RAISED_UNIT] * len(rows),
+            {"raised": [settled[i] for i in rows]}, [RAISED_UNIT] * len(rows),
             tickers=None if tickers is None else [tickers[i] for i in rows])
         numbers[rows] = again["raised"]  # "10 cents": 0.1 (USD)
         for i in rows:
@@ -108,9 +119,10 @@ def read_raised(values: Sequence[object],
         why.update((rows[k], reason) for k, reason in zip(  # "5000 ETH": a unit_conflict
             lost["raised"].rows, lost["raised"].reasons, strict=True))
     if tickers is not None:
-        words = ticker_words(values, tickers)
+        words = ticker_words(settled, tickers)
         numbers[words.rows] = math.nan
         why.update(dict.fromkeys(words.rows, "unreadable_number"))
+    why.update(refused)
     rows = sorted(why)
     return numbers, Unread.at(values, rows, [why[i] for i in rows])
 

@@ -23,10 +23,11 @@ from .units import read_amount_group
 __all__ = ["read_tokens"]
 
 
-def read_tokens(values: Sequence[object],
-                tickers: Sequence[object]) -> tuple[np.ndarray, Unread]:
+def read_tokens(values: Sequence[object], tickers: Sequence[object],
+                marks: Sequence[str | None] | None = None) -> tuple[np.ndarray, Unread]:
     """The supply of tokens per row (float64, NaN when missing or unreadable) and the raw
-    values left unread, with their reasons.
+    values left unread, with their reasons. ``marks``: the mark of decimals each row's ICO
+    shows (:func:`~icoframes.parse.separators.decimal_marks`: ``"150.000"``, 150 or 150,000?).
 
     Examples
     --------
@@ -41,7 +42,7 @@ def read_tokens(values: Sequence[object],
     texts = [_without_token_word(value, own_ticker(ticker))
              for value, ticker in zip(values, tickers, strict=True)]
     amounts, codes, lost = read_amount_group({"v": texts}, [None] * len(texts),
-                                             tickers=tickers)
+                                             tickers=tickers, marks=marks)
     numbers = amounts["v"]
     why = dict(zip(lost["v"].rows, lost["v"].reasons, strict=True))
     for i, code in enumerate(codes.tolist()):

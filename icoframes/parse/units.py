@@ -94,6 +94,7 @@ from .rules import (
     written_currency,
     written_multiplier,
 )
+from .separators import settle
 from .text import foreign_digits, normalize_text
 from .unitcols import CENT, column_multipliers, column_text
 
@@ -262,7 +263,8 @@ def _is_unit(text: str) -> bool:
 
 def read_amount_group(columns: Mapping[str, Sequence[object]],
                       units: Sequence[object] | np.ndarray, *,
-                      exchange: Sequence[str] = (), tickers: Sequence[object] | None = None
+                      exchange: Sequence[str] = (), tickers: Sequence[object] | None = None,
+                      marks: Sequence[str | None] | None = None
                       ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, Unread]]:
     """Read amounts sharing one unit column (``soft_cap`` and ``hard_cap`` with ``caps_unit``).
 
@@ -280,6 +282,10 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         The ICO's ticker per row: it names the token side of an exchange, and decides
         whether a multiplier glued to a unit multiplies (``"kUSD"`` for KUSD is the
         token; ``"5kKIN"`` for KIN is 5,000 KIN), in a value as in the unit column.
+    marks : sequence, optional
+        The mark of decimals the ICO's amounts show, per row
+        (:func:`~icoframes.parse.separators.decimal_marks`), by which ``"12.500"`` is read;
+        without it (or None on a row) such a value is missing, an ``ambiguous_separator``.
 
     Returns
     -------
@@ -290,8 +296,8 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         the row's values wrote (when they all name the same one), else None.
     bad : dict of str to Unread
         Per column, the raw values left missing, their rows and reasons:
-        unreadable, ``negative``, or naming a currency other than the row's
-        unit (``unit_conflict``).
+        unreadable, ``negative``, ``ambiguous_separator``, or naming a currency other
+        than the row's unit (``unit_conflict``).
 
     Examples
     --------
@@ -312,8 +318,10 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     for name, values in columns.items():
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} values for {n} units")
+        settled, refused = settle(values, marks)  # "12.500": 12.5, or 12,500?
         amounts[name], written[name], unread[name] = _read_column(
-            values, name in exchange, tickers, codes, units)
+            settled, name in exchange, tickers, codes, units)
+        unread[name].update(refused)
     for i, factor in factors.items():  # "K USD": a number that writes no unit is in thousands
         for name, numbers in amounts.items():
             if i in written[name] or math.isnan(numbers[i]):

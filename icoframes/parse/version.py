@@ -149,4 +149,7 @@ __all__ = ["PARSER_VERSION"]
 #:     offset ("12:00:00 UTC (CET)": unreadable_date). A ticker or accepting item holding a
 #:     lone surrogate has the text around it made plain as in any ticker (NFKC, zero-width,
 #:     look-alikes).
+#:     Amounts: one dot and three digits alone in an amount ("12.500", "$12.500", "1 ETH = 1.000 AQB"),
+#:     12.5 in 28, is read by the convention the ICO's other amounts show ("1.500.000":
+#:     12,500; "1,500,000": 12.5), else ambiguous_separator (list summaries: always).
 PARSER_VERSION: Final = 29

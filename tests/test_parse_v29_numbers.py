@@ -1,0 +1,87 @@
+"""Parser 29: numbers the parser read wrong silently, or refused for the wrong reason.
+
+Each test failed on bae3eb2 (parser 28): a lone ``"12.500"`` was 12.5 in every amount; a
+lowercase ``"1.5m"`` beside ``"3,000 ETH"`` was 1.5 million ETH (it is refused under a
+``caps_unit`` ETH); ``"1.5M ETH"`` was refused as milli; a unit column naming no unit was in no
+row of ``problems``; ``"-0.0"`` stayed negative zero; ``"1 ETH = 1e400 AQB"`` and
+``"1.5x10^7"`` were a ``range``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from icoframes.parse.lists import list_frame
+from icoframes.parse.problems import Problems
+from icoframes.parse.profiles import tidy
+
+_DOUBT = {"raised": "$12.500", "tokens_for_sale": "150.000", "caps_unit": "",
+          "soft_cap": "2.500 ETH", "hard_cap": "12.000 ETH",
+          "token_price": "1 ETH = 1.000 AQB", "token_price_unit": ""}
+_COLUMNS = ("raised", "tokens_for_sale", "soft_cap", "hard_cap", "token_price")
+
+
+def _icos(finance: dict) -> tuple[dict, dict]:
+    """One profile's finance read: its icos row, and (column -> (value, reason)) of problems."""
+    tables = tidy([{"id": 1, "finance": {"ticker": "AQB", **finance}}])
+    row = tables.icos.iloc[0].to_dict()
+    problems = {c: (v, r) for c, v, r in tables.problems[["column", "value", "reason"]]
+                .itertuples(index=False)}
+    return row, problems
+
+
+def _numbers(row: dict) -> list:
+    return [None if math.isnan(row[c]) else row[c] for c in _COLUMNS]
+
+
+def test_one_dot_and_three_digits_alone_is_refused_as_ambiguous():
+    row, problems = _icos(_DOUBT)
+    assert _numbers(row) == [None] * 5  # bae3eb2: 12.5, 150, 2.5, 12, 1.0 ETH, no problem
+    assert {c: problems[c] for c in _COLUMNS} == {
+        c: (_DOUBT[c], "ambiguous_separator") for c in _COLUMNS}
+
+
+@pytest.mark.parametrize("shown", ["1.500.000", "1.500,50", "1,5", "€ 1.000.000,00"])
+def test_the_ico_grouping_thousands_with_dots_reads_them_as_thousands(shown):
+    row, problems = _icos({**_DOUBT, "max_purchase": shown})
+    assert _numbers(row) == [12500.0, 150000.0, 2500.0, 12000.0, 0.001]
+    assert row["caps_unit"] == row["token_price_unit"] == "ETH" and not problems
+
+
+@pytest.mark.parametrize("shown", ["1,500,000", "1,000.5", "$ 2,000,000.00"])
+def test_the_ico_grouping_thousands_with_commas_reads_a_decimal_point(shown):
+    row, problems = _icos({**_DOUBT, "max_purchase": shown})
+    assert _numbers(row) == [12.5, 150.0, 2.5, 12.0, 1.0] and not problems
+
+
+@pytest.mark.parametrize("shown", [["1.500.000", "1,500,000"], ["0.15", "2.5"], ["1,500"]])
+def test_both_conventions_or_none_shown_leave_it_ambiguous(shown):
+    # a decimal point alone ("0.15") shows nothing (prices are written so in either), nor
+    # does one comma group ("1,500": 1.5 in German)
+    row, problems = _icos({**_DOUBT, **dict(zip(("min_purchase", "max_purchase"), shown,
+                                                strict=False))})
+    assert _numbers(row) == [None] * 5
+    assert problems["raised"] == ("$12.500", "ambiguous_separator")
+
+
+@pytest.mark.parametrize("value", ["0.500", "12.5", "1234.567", "1.500e3", "12.5000", 12.5])
+def test_values_not_in_doubt_are_read_as_before(value):
+    row, problems = _icos({"hard_cap": value, "caps_unit": "USD"})
+    assert row["hard_cap"] == float(value) and not problems
+
+
+def test_a_list_summary_has_no_other_amount_and_refuses_it():
+    log = Problems()
+    frame = list_frame([{"id": 1, "finance": {"raised": "$12.500"}},
+                        {"id": 2, "finance": {"raised": "$12.5"}}], status=None, problems=log)
+    assert frame["raised"].tolist()[1] == 12.5 and math.isnan(frame["raised"].tolist()[0])
+    assert log.frame()["reason"].tolist() == ["ambiguous_separator"]
+
+
+def test_scores_and_shares_are_no_amounts_and_keep_their_decimals():
+    tables = tidy([{"id": 1, "main": {"ico_score": "7.500"},
+                    "finance": {"distribution": {"Team": "12.500%", "Sale": "87.500%"}}}])
+    assert tables.icos["ico_score"].tolist() == [7.5]
+    assert tables.distribution["percent"].tolist() == [12.5, 87.5] and tables.problems.empty
