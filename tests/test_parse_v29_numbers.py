@@ -85,3 +85,25 @@ def test_scores_and_shares_are_no_amounts_and_keep_their_decimals():
                     "finance": {"distribution": {"Team": "12.500%", "Sale": "87.500%"}}}])
     assert tables.icos["ico_score"].tolist() == [7.5]
     assert tables.distribution["percent"].tolist() == [12.5, 87.5] and tables.problems.empty
+
+
+@pytest.mark.parametrize(("finance", "column"), [
+    ({"soft_cap": "3,000 ETH", "hard_cap": "1.5m"}, "hard_cap"),
+    ({"soft_cap": "5m", "hard_cap": "ETH 30,000"}, "soft_cap"),
+    ({"min_purchase": "0.1 ETH", "max_purchase": "5 m"}, "max_purchase"),
+    ({"soft_cap": "1.5m", "hard_cap": "3,000 BTC"}, "soft_cap"),
+])
+def test_a_unit_taken_from_the_other_value_obeys_the_rule_of_scale_words(finance, column):
+    # as under a caps_unit ETH: "1.5m" of ETH, milli or million? (bae3eb2: 1.5e6 ETH)
+    row, problems = _icos(finance)
+    assert math.isnan(row[column]) and problems == {column: (finance[column],
+                                                             "unreadable_number")}
+    unit = "caps_unit" if "cap" in column else "purchase_unit"
+    under, under_problems = _icos({column: finance[column], unit: row[unit]})
+    assert math.isnan(under[column]) and under_problems == problems
+
+
+def test_a_unit_taken_from_the_other_value_still_scales_what_it_may():
+    row, problems = _icos({"soft_cap": "$500k", "hard_cap": "1.5m"})
+    assert (row["soft_cap"], row["hard_cap"], row["caps_unit"]) == (5e5, 1.5e6, "USD")
+    assert not problems

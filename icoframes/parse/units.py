@@ -42,9 +42,10 @@ value                               unit column            result
 
 The ICO's own ticker (``tickers``) is never a multiplier glued to a currency, and a
 lowercase multiplier glued to it multiplies it; one in capitals is unreadable
-(:func:`~icoframes.parse.prices.split_multiplier`). A
-unit column with a scale (``K USD``, ``bnUSD``) multiplies the numbers of its group that
-write no unit; a value that writes its currency is read as written.
+(:func:`~icoframes.parse.prices.split_multiplier`). A unit column with a scale (``K USD``,
+``bnUSD``) multiplies the numbers of its group that write no unit; a value that writes its
+currency is read as written, and an empty unit column takes it (then the group's other values
+obey it as a unit column: ``"1.5m"`` beside ``"3,000 ETH"`` is missing, milli or million?).
 
 A unit column that scales its numbers (``K USD``, ``USD mln``, ``cents``) or names no unit
 (``mln``, ``mil``, ``USD MLN``) is read by :mod:`icoframes.parse.unitcols`.
@@ -315,12 +316,13 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     amounts: dict[str, np.ndarray] = {}
     written: dict[str, dict[int, str]] = {}
     unread: dict[str, dict[int, Reason]] = {}
+    settled: dict[str, Sequence[object]] = {}
     for name, values in columns.items():
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} values for {n} units")
-        settled, refused = settle(values, marks)  # "12.500": 12.5, or 12,500?
+        settled[name], refused = settle(values, marks)  # "12.500": 12.5, or 12,500?
         amounts[name], written[name], unread[name] = _read_column(
-            settled, name in exchange, tickers, codes, units)
+            settled[name], name in exchange, tickers, codes, units)
         unread[name].update(refused)
     for i, factor in factors.items():  # "K USD": a number that writes no unit is in thousands
         for name, numbers in amounts.items():
@@ -333,8 +335,7 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
                 unread[name][i] = "unreadable_price" if name in exchange else "unreadable_number"
                 number = math.nan
             elif math.isinf(number):
-                unread[name][i] = "infinite"
-                number = math.nan
+                unread[name][i], number = "infinite", math.nan
             numbers[i] = number
     # A unit column left empty takes the currency the row's values wrote, if they agree.
     stated: dict[int, set[str]] = {}
@@ -344,20 +345,24 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     for i, found_codes in stated.items():
         if codes[i] is None and len(found_codes) == 1:
             codes[i] = next(iter(found_codes))
+            ticker = None if tickers is None else tickers[i]
+            for name, values in settled.items():  # "1.5m" beside "3,000 ETH": milli? Its
+                # values that wrote no unit obey the unit as under a unit column ETH
+                text = None if i in written[name] or i in unread[name] else values[i]
+                again = _read_text(normalize_text(text).strip(), name in exchange, ticker,
+                                   codes[i], codes[i])[0] if type(text) is str else None
+                if isinstance(again, _Bad):
+                    unread[name][i], amounts[name][i] = again.reason, np.nan
     for name, found in written.items():
         for i, code in found.items():
             if codes[i] != code:
-                unread[name][i] = "unit_conflict"
-                amounts[name][i] = np.nan
+                unread[name][i], amounts[name][i] = "unit_conflict", np.nan
     for name, numbers in amounts.items():  # an amount is never negative
         with np.errstate(invalid="ignore"):
             for i in np.flatnonzero(numbers < 0).tolist():
-                unread[name][i] = "negative"
-                numbers[i] = np.nan
-    lost = {}
-    for name, why in unread.items():
-        rows = sorted(why)
-        lost[name] = Unread.at(columns[name], rows, [why[i] for i in rows])
+                unread[name][i], numbers[i] = "negative", np.nan
+    lost = {name: Unread.at(columns[name], sorted(why), [why[i] for i in sorted(why)])
+            for name, why in unread.items()}
     return amounts, codes, lost
 
 
@@ -382,8 +387,7 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
         else:
             number, code = parse_amount(value), None
         if isinstance(number, _Bad) or (type(number) is float and not math.isfinite(number)):
-            why[i] = number.reason if isinstance(number, _Bad) else "infinite"
-            out[i] = np.nan
+            why[i], out[i] = number.reason if isinstance(number, _Bad) else "infinite", np.nan
             continue
         out[i] = np.nan if number is None else number
         if code is not None:
