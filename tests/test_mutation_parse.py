@@ -82,7 +82,7 @@ def test_a_negative_amount_is_unreadable_whatever_the_place_of_its_sign(value):
     ("10 ETH", "BTC", (None, "BTC", ["10 ETH"])),  # the unit column says otherwise
     ("10 ETH", "ether", (10.0, "ETH", [])),        # an alias of the unit column's
     ("5mln", "ETH", (5e6, "ETH", [])),              # no currency written: the column's
-    ("5M", "ETH", (None, "ETH", ["5M"])),          # whose scale rule holds ("5M ETH": milli?)
+    ("5m", "ETH", (None, "ETH", ["5m"])),          # whose scale rule holds ("5m ETH": milli?)
 ])
 def test_a_written_currency_must_agree(value, unit, expected):
     assert _one(value, unit) == expected

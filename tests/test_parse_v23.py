@@ -152,9 +152,10 @@ def test_a_price_writing_its_currency_under_a_scaled_price_column_is_read_as_wri
 # --------------------------------------------------------------------------- H4. m after a currency
 
 
-@pytest.mark.parametrize("unit", ["ETH m", "BTC m", "ETH M", "m ETH", "USD b", "USD B"])
+@pytest.mark.parametrize("unit", ["ETH m", "BTC m", "m ETH", "USD b", "USD B"])
 def test_a_lone_m_after_a_currency_that_is_no_fiat_names_no_unit(unit):
-    # parser 22: "ETH m", "BTC m" were millions (mBTC is a milli-bitcoin)
+    # parser 22: "ETH m", "BTC m" were millions (mBTC is a milli-bitcoin); "ETH M" is millions
+    # from parser 29 (SI's milli is lowercase only)
     amounts, codes, unread = _group([5], unit)
     assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_number")]
 

@@ -133,7 +133,7 @@ def test_a_scale_word_a_dot_and_a_currency_read_alike_in_a_column_and_a_value(un
     assert _group([f"5 {unit}"], "") == ([number], ["USD"], [])
 
 
-@pytest.mark.parametrize("unit", ["B.USD", "M.ETH", "k.XYZ"])
+@pytest.mark.parametrize("unit", ["B.USD", "m.ETH", "k.XYZ"])
 def test_a_dotted_scale_word_its_currency_forbids_names_no_unit_in_both(unit):
     _unreadable(_group([5], unit), 5)
     _unreadable(_group([f"5 {unit}"], ""), f"5 {unit}")

@@ -107,3 +107,23 @@ def test_a_unit_taken_from_the_other_value_still_scales_what_it_may():
     row, problems = _icos({"soft_cap": "$500k", "hard_cap": "1.5m"})
     assert (row["soft_cap"], row["hard_cap"], row["caps_unit"]) == (5e5, 1.5e6, "USD")
     assert not problems
+
+
+@pytest.mark.parametrize(("finance", "number", "unit"), [
+    ({"hard_cap": "1.5M ETH"}, 1.5e6, "ETH"), ({"hard_cap": "5M BTC"}, 5e6, "BTC"),
+    ({"hard_cap": "5M", "caps_unit": "ETH"}, 5e6, "ETH"),
+    ({"hard_cap": "5", "caps_unit": "ETH M"}, 5e6, "ETH"),
+    ({"soft_cap": "3,000 ETH", "hard_cap": "15M"}, 15e6, "ETH"),
+])
+def test_a_capital_m_is_millions_of_any_currency(finance, number, unit):
+    # SI's milli is a lowercase m (bae3eb2 refused these as unreadable_number: milli?)
+    row, problems = _icos(finance)
+    assert (row["hard_cap"], row["caps_unit"]) == (number, unit) and not problems
+
+
+@pytest.mark.parametrize(("finance", "value"), [
+    ({"hard_cap": "1.5m ETH"}, "1.5m ETH"), ({"hard_cap": "5m", "caps_unit": "ETH"}, "5m"),
+    ({"hard_cap": "5", "caps_unit": "ETH m"}, "5")])
+def test_a_lowercase_m_beside_a_currency_not_fiat_stays_unreadable(finance, value):
+    row, problems = _icos(finance)
+    assert math.isnan(row["hard_cap"]) and problems["hard_cap"][0] == value

@@ -81,6 +81,8 @@ def forbidden_scale(mult: str, unit: str | None, own: str | None, *, beside: boo
     --------
     >>> forbidden_scale("m", "ETH", None), forbidden_scale("M.", "USD", None)
     (True, False)
+    >>> forbidden_scale("M", "ETH", None), forbidden_scale("m.", "BTC", None, beside=False)
+    (False, True)
     >>> forbidden_scale("B", "USD", None), forbidden_scale("M", "BNB", "BNB")
     (True, False)
     >>> forbidden_scale("B", "USD", None, beside=False), forbidden_scale("m", "ETH", None,
@@ -89,7 +91,7 @@ def forbidden_scale(mult: str, unit: str | None, own: str | None, *, beside: boo
     """
     code = None if unit is None else canonical_unit(unit)
     return code in CURRENCIES and code != own and (scaled_currency(
-        mult.rstrip(".").lower(), unit, beside=beside) is None)  # type: ignore[arg-type]
+        mult.rstrip("."), unit, beside=beside) is None)  # type: ignore[arg-type]
 
 
 class _Side(NamedTuple):

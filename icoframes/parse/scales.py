@@ -175,11 +175,12 @@ def split_multiplier(unit: str, token: str | None = None) -> tuple[str, str] | N
 
 
 def scaled_currency(mult: str, currency: str, *, beside: bool = True) -> str | None:
-    """The code of the known currency ``currency`` that the multiplier word ``mult`` (lower
-    case, a word of :data:`MULTIPLIERS`) scales, written beside it,
+    """The code of the known currency ``currency`` that the multiplier word ``mult`` (a word of
+    :data:`MULTIPLIERS` as written) scales, written beside it,
     glued or apart, in a value or a unit column; None when it is no known currency or ``mult``
-    may not scale it: a lone ``m`` scales only a fiat currency (``mBTC``, ``ETH m``: milli or
-    million?), a lone ``b`` only a currency written as a symbol alone (``bUSD`` is BUSD, ``B$``
+    may not scale it: a lone lowercase ``m`` scales only a fiat currency (``mBTC``, ``ETH m``:
+    milli or million? SI's milli is lowercase only: ``ETH M``, ``5M ETH`` are millions), a lone
+    ``b`` only a currency written as a symbol alone (``bUSD`` is BUSD, ``B$``
     billions of USD; ``BUSD$``, ``B USD$``: the token BUSD and a dollar sign, or billions?).
     The rule of which scale word may scale which currency; :func:`~icoframes.parse.rules.
     parse_amount` reads by it too.
@@ -193,6 +194,8 @@ def scaled_currency(mult: str, currency: str, *, beside: bool = True) -> str | N
     --------
     >>> scaled_currency("m", "USD"), scaled_currency("m", "ETH"), scaled_currency("mln", "ETH")
     ('USD', None, 'ETH')
+    >>> scaled_currency("M", "ETH"), scaled_currency("M", "BTC", beside=False)
+    ('ETH', 'BTC')
     >>> scaled_currency("b", "USD"), scaled_currency("b", "$"), scaled_currency("b", "USD$")
     (None, 'USD', None)
     >>> scaled_currency("b", "USD", beside=False), scaled_currency("m", "ETH", beside=False)
@@ -200,7 +203,7 @@ def scaled_currency(mult: str, currency: str, *, beside: bool = True) -> str | N
     """
     code = canonical_unit(currency)
     if code not in CURRENCIES or (mult == "m" and code not in FIAT_CODES) or (
-            mult == "b" and beside and currency.strip().upper() not in SYMBOLS):
+            mult.lower() == "b" and beside and currency.strip().upper() not in SYMBOLS):
         return None
     return code
 
@@ -244,8 +247,8 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
     --------
     >>> split_scale("K USD", None), split_scale("5 USD mln"[2:], None), split_scale("$M", None)
     (('k', 'USD'), ('mln', 'USD'), ('m', 'USD'))
-    >>> split_scale("USD mln", "MLN"), split_scale("ETH m", None), split_scale("kUSD", None)
-    (None, ('', 'ETH m'), None)
+    >>> split_scale("USD mln", "MLN"), split_scale("ETH m", None), split_scale("ETH M", None)
+    (None, ('', 'ETH m'), ('m', 'ETH'))
     >>> split_scale("USDk", None), split_scale("USDMLN", None), split_scale("USDK", None)
     (None, None, ('', 'USDK'))
     >>> split_scale("USDmln", None), split_scale("k.USD", None), split_scale("USDCk", None)
@@ -286,8 +289,8 @@ def split_scale(unit: str, own: str | None) -> tuple[str, str] | None:
              ] if len(words) > 1 else [(glued["mult"], glued["cur"], True)] if glued else [
         (dotted["mult"], dotted["cur"], False)] if dotted else []
     for mult, currency, last in sides:
-        word = mult.rstrip(".").lower()
-        code = scaled_currency(word, currency) if multiplier_word(mult) else None
+        word = mult.rstrip(".").lower()  # "ETH M": millions; "ETH m": milli?
+        code = scaled_currency(mult.rstrip("."), currency) if multiplier_word(mult) else None
         if code is None and dotted and own is not None and multiplier_word(mult) and (
                 canonical_unit(currency) == own):
             code = own  # "k.KIN" for KIN as "k KIN", and "$1 = 5 k.KIN" (622ad8d: unreadable)

@@ -153,5 +153,7 @@ __all__ = ["PARSER_VERSION"]
 #:     12.5 in 28, is read by the convention the ICO's other amounts show ("1.500.000":
 #:     12,500; "1,500,000": 12.5), else ambiguous_separator (list summaries: always). A value
 #:     of a group whose empty unit column takes the unit another value wrote obeys it as a
-#:     unit column ("1.5m" beside "3,000 ETH" was 1.5e6 ETH: milli?).
+#:     unit column ("1.5m" beside "3,000 ETH" was 1.5e6 ETH: milli?). A capital M is millions
+#:     of any currency ("1.5M ETH", "5M" under ETH, a unit column "ETH M" were unreadable as
+#:     milli?): SI's milli is a lowercase m, which stays unreadable beside a currency not fiat.
 PARSER_VERSION: Final = 29
