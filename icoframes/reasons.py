@@ -29,7 +29,8 @@ Reason: TypeAlias = Literal[
     "wrong_shape", "absent_section", "wrong_type", "unreadable_id", "duplicate_id", "no_name",
     "surrogate",
     "unreadable_number", "grouping", "ambiguous_separator", "range", "vague", "percent",
-    "negative", "infinite", "out_of_bounds", "fraction", "unit_conflict", "unreadable_price",
+    "negative", "infinite", "out_of_bounds", "fraction", "unit_conflict", "unreadable_unit",
+    "unreadable_price",
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
     "us_order", "ambiguous_order",
     "duration", "unknown_flag", "qualified_flag",
@@ -84,6 +85,10 @@ REASONS: Final[Mapping[Reason, str]] = {
                 "every share of that ICO is missing, never multiplied by 100",
     "unit_conflict": "a unit written in the value that its unit column (or the value's other "
                      "end) contradicts (``\"$2,000,000\"`` with caps_unit ETH, ``\"$5 EUR\"``)",
+    "unreadable_unit": "a unit column that names no unit read (``\"Singapore dollars\"``, "
+                       "``\"ETH, BTC\"``, ``\"USD/ETH\"``, ``\"mln\"``): a row of the unit "
+                       "column holds its text, and each amount of its group that writes no "
+                       "unit is missing, a row with this reason too",
     "unreadable_price": "an exchange whose token side or currency cannot be told "
                         "(``\"1 BILL = 1 XLM\"`` for an ICO of another ticker), or a token "
                         "amount of 0",

@@ -134,6 +134,7 @@ UNIT_ALIASES: Final[Mapping[str, tuple[str, ...]]] = {
     "GBP": ("gbp", "pound sterling", "british pound", "£"),
     "CHF": ("chf", "swiss franc"),
     "ETH": ("eth", "ether", "ethereum", "ethers", "Ξ"),
+    "ETC": ("etc", "ethereum classic"),
     "BTC": ("btc", "bitcoin", "bitcoins", "xbt", "₿"),
     "LTC": ("ltc", "litecoin"),
     "BCH": ("bch", "bitcoin cash"),

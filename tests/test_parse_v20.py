@@ -192,7 +192,7 @@ def test_a_unit_column_holding_only_a_multiplier_is_no_currency(unit):
     assert math.isnan(amounts[0]) and math.isnan(amounts[1]) and math.isnan(amounts[4])
     assert amounts[2:4] == [5.0, 2.0]  # a value that writes its currency is read as written
     assert codes == [None, None, "USD", "USD", None]
-    assert unread == [(5, "unreadable_number"), ("7", "unreadable_number")]
+    assert unread == [(5, "unreadable_unit"), ("7", "unreadable_unit")]  # parser 28: _number
 
 
 def test_a_unit_column_of_a_multiplier_glued_to_a_currency_or_mln_in_capitals_is_kept():
@@ -204,7 +204,7 @@ def test_a_unit_column_of_a_multiplier_glued_to_a_currency_or_mln_in_capitals_is
 def test_a_unit_column_multiplier_that_is_the_ticker_cannot_be_told_either():
     # "MN" for MN: millions (of what?), or the token? never a guess
     amounts, codes, unread = _group([5], "MN", ticker="MN")
-    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_number")]
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_unit")]
 
 
 # --------------------------------------------------------------------------- 5. more values

@@ -60,7 +60,7 @@ def test_a_unit_column_with_a_scale_word_of_another_language_names_no_unit(unit)
     # parser 20: 5 MIL, 5 LAKH, 5 CRORE, 5 KK, 5 MRD, 5 "USD MIL": made-up units
     amounts, codes, unread = _group([5, "5"], unit)
     assert all(math.isnan(a) for a in amounts) and codes == [None, None]
-    assert unread == [(5, "unreadable_number"), ("5", "unreadable_number")]
+    assert unread == [(5, "unreadable_unit"), ("5", "unreadable_unit")]
 
 
 @pytest.mark.parametrize(("unit", "ticker"), [
@@ -73,7 +73,7 @@ def test_a_multiplier_word_beside_another_word_that_cannot_be_told_names_no_unit
     # read each as a made-up unit
     amounts, codes, unread = _group([5], unit, ticker)
     assert math.isnan(amounts[0]) and codes == [None]
-    assert unread == [(5, "unreadable_number")]
+    assert unread == [(5, "unreadable_unit")]
 
 
 def test_scaled_units_that_were_read_before_still_are():
@@ -98,7 +98,8 @@ def test_tidy_reads_a_scaled_unit_column_and_reports_one_that_names_no_unit():
     assert pd.isna(icos.loc[2, "caps_unit"])  # parser 20: "LAKH"
     problems = tables.problems[tables.problems["ico_id"] == 2]
     assert sorted(problems[["column", "value", "reason"]].values.tolist()) == [
-        ["hard_cap", "5", "unreadable_number"], ["soft_cap", "2", "unreadable_number"]]
+        ["caps_unit", "lakh", "unreadable_unit"], ["hard_cap", "5", "unreadable_unit"],
+        ["soft_cap", "2", "unreadable_unit"]]  # parser 28: the numbers unreadable_number
 
 
 # --------------------------------------------------------------------------- 2. per token
@@ -264,5 +265,5 @@ def test_a_ticker_beginning_with_a_foreign_scale_word_is_still_a_ticker():
 
 def test_a_currency_of_two_words_then_the_icos_ticker_as_a_scale_word_names_no_unit():
     amounts, codes, unread = _group([5], "US Dollar mln", "MLN")  # millions, or MLN?
-    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_number")]
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_unit")]
     assert _group([5], "US Dollar mln", "DOLLAR")[:2] == ([5e6], ["USD"])

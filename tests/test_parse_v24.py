@@ -27,9 +27,9 @@ from icoframes.parse.text import foreign_digits
 from icoframes.parse.units import read_amount_group, read_price
 
 
-def _unreadable(read: tuple, value: object) -> None:
+def _unreadable(read: tuple, value: object, reason: str = "unreadable_number") -> None:
     amounts, codes, unread = read
-    assert math.isnan(amounts[0]) and codes == [None] and unread == [(value, "unreadable_number")]
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(value, reason)]
 
 
 # ------------------------------------------------- H1. a scale word the one rule forbids
@@ -73,8 +73,9 @@ def test_a_value_with_a_scale_word_its_currency_allows_is_still_read(value, numb
                                              ("5e3", "USD k")])
 def test_scientific_notation_under_a_scaling_unit_column_is_unreadable(value, unit):
     # parser 23: "5e6" under "USD mln" was 5e12 USD (5e6 of millions?), as "5 mln" there is
-    amounts, _, unread = _group([value], unit)
-    assert math.isnan(amounts[0]) and unread == [(value, "unreadable_number")]
+    amounts, _, unread = _group([value], unit)  # "kUSD" names no unit: Karura's kUSD?
+    assert math.isnan(amounts[0]) and unread == [
+        (value, "unreadable_unit" if unit == "kUSD" else "unreadable_number")]
 
 
 def test_scientific_notation_elsewhere_is_still_read():
@@ -99,7 +100,7 @@ def test_a_currency_glued_to_a_scale_word_it_allows_scales_as_written_apart(unit
 @pytest.mark.parametrize("unit", ["ETHm", "USDb", "USDcents", "EURcent"])
 def test_a_currency_glued_to_a_scale_word_it_forbids_names_no_unit(unit):
     # parser 23: ETHM (milli or million?), USDB, USDCENTS; "ETH m", "USD cents" named no unit
-    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([5], unit), 5, "unreadable_unit")
     _unreadable(_group([f"5{unit}"], ""), f"5{unit}")
 
 
@@ -108,7 +109,7 @@ def test_a_currency_glued_to_a_scale_word_it_forbids_names_no_unit(unit):
 def test_a_glued_scale_word_after_a_currency_not_in_capitals_or_a_lone_m_is_no_scale(unit):
     # USDK, USDM are real stablecoins: "usdk", "USDm" may be the token or thousands, millions
     # of USD (the tree before this fix read 5,000 and 5e6 USD; parser 23 the tokens): missing
-    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([5], unit), 5, "unreadable_unit")
     _unreadable(_group([f"5 {unit}"], ""), f"5 {unit}")
     prices, codes, unread = read_price([f"0.1 {unit}"], [""], tickers=["XYZ"])
     assert math.isnan(prices[0]) and codes.tolist() == [None]  # as "0.1 ETHm" is
@@ -116,7 +117,7 @@ def test_a_glued_scale_word_after_a_currency_not_in_capitals_or_a_lone_m_is_no_s
 
 
 def test_a_glued_scale_word_that_is_the_ticker_or_a_ticker_in_capitals_is_no_scale():
-    _unreadable(_group([5], "USDk", "K"), 5)
+    _unreadable(_group([5], "USDk", "K"), 5, "unreadable_unit")
     assert _group([5], "USDk", "USDK") == ([5.0], ["USDK"], [])  # the ICO's own token
     assert _group([5], "USDK") == ([5.0], ["USDK"], [])  # in capitals a ticker, as KUSD is
     assert _group([5], "Ethereum") == ([5.0], ["ETH"], [])
@@ -126,7 +127,7 @@ def test_a_price_unit_with_a_glued_scale_word_names_no_unit():
     # parser 23: 0.1 USDK
     prices, codes, unread = read_price([0.1], ["USDk"], tickers=["XYZ"])
     assert math.isnan(prices[0]) and codes.tolist() == [None]
-    assert unread.reasons == ["unreadable_price"]
+    assert unread.reasons == ["unreadable_unit"]
 
 
 # ------------------------------------------------- H4. a price in tokens
@@ -140,7 +141,8 @@ def test_a_price_whose_unit_column_is_a_token_is_unreadable(unit, ticker, value)
     # parser 23: 0.1 under "tokens" was 0.1 TOKENS, under the own ticker 0.1 XYZ
     prices, codes, unread = read_price([value], [unit], tickers=[ticker])
     assert math.isnan(prices[0]) and codes.tolist() == [None]
-    assert unread.values == [value] and unread.reasons == ["unreadable_price"]
+    assert unread.values == [value] and unread.reasons == [
+        "unreadable_price" if value == "0.1 per token" else "unreadable_unit"]
 
 
 def test_a_price_writing_its_currency_under_a_token_unit_column_is_read_as_written():
@@ -165,17 +167,17 @@ def test_an_amount_under_a_token_unit_column_is_still_that_token():
 @pytest.mark.parametrize("unit", ["USD¹", "kUSD²", "ETH①", "USD㎡", "USD ⁽¹⁾", "XYZ³"])
 def test_a_unit_column_with_a_digit_nfkc_would_make_names_no_unit(unit):
     # parser 23: USD1, KUSD2 (5 USD2?), ETH1, USDM2: made-up units
-    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([5], unit), 5, "unreadable_unit")
     prices, codes, unread = read_price([0.1], [unit], tickers=["XYZ"])
     assert math.isnan(prices[0]) and codes.tolist() == [None]
-    assert unread.reasons == ["unreadable_price"]
+    assert unread.reasons == ["unreadable_unit"]
 
 
 def test_a_footnote_unit_column_leaves_the_next_rows_units_alone():
     amounts, codes, unread = read_amount_group({"v": [5, 5, 5]}, ["USD¹", "K USD", "tokens"],
                                                tickers=["XYZ"] * 3, exchange=("v",))
     assert codes.tolist() == [None, None, None]  # a price: no scale, no tokens
-    assert unread["v"].reasons == ["unreadable_price"] * 3
+    assert unread["v"].reasons == ["unreadable_unit"] * 3
     amounts, codes, unread = read_amount_group({"v": [5, 5]}, ["ETH①", "K USD"])
     assert amounts["v"][1] == 5000 and codes.tolist() == [None, "USD"]
 
@@ -197,8 +199,8 @@ def test_a_character_whose_nfkc_form_holds_a_digit_is_a_foreign_digit(char):
 
 def test_a_unit_column_of_a_currency_symbol_and_a_scale_word_names_no_unit():
     # parser 23: the made-up unit "¥ M" (yen or yuan? and milli?)
-    _unreadable(_group([5], "¥ m"), 5)
-    _unreadable(_group([5], "₩ k"), 5)
+    _unreadable(_group([5], "¥ m"), 5, "unreadable_unit")
+    _unreadable(_group([5], "₩ k"), 5, "unreadable_unit")
 
 
 @pytest.mark.parametrize(("key", "month"), [("Mar '18", 3), ("Sept '18", 9), ("Mar'18", 3),

@@ -73,10 +73,10 @@ def test_busd_stays_the_token_in_an_amount_group():
 def test_a_glued_scale_after_a_currency_that_may_be_a_token_names_no_unit(unit):
     # parser 24: "USDk" 5,000 USD though USDK is a token and "USDm" was already unreadable;
     # "USDMLN", "USDMM", "USDCENTS" made-up tickers ("USD MLN" apart names no unit)
-    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([5], unit), 5, "unreadable_unit")
     _unreadable(_group([f"5 {unit}"], ""), f"5 {unit}")
     prices, _, unread = read_price([0.1], [unit], tickers=["XYZ"])
-    assert math.isnan(prices[0]) and unread.reasons == ["unreadable_price"]
+    assert math.isnan(prices[0]) and unread.reasons == ["unreadable_unit"]
 
 
 @pytest.mark.parametrize(("unit", "read"), [
@@ -91,7 +91,7 @@ def test_a_ticker_in_capitals_and_a_lowercase_scale_word_are_still_read(unit, re
 @pytest.mark.parametrize("unit", ["MMUSD", "BNUSD", "MLNUSD", "MIOEUR", "THOUSANDUSD"])
 def test_a_scale_word_in_capitals_glued_before_a_currency_names_no_unit_as_after_it(unit):
     # parser 24: made-up tickers ("1.5BNUSD" was 1.5 BNUSD), as "USDMM" after was
-    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([5], unit), 5, "unreadable_unit")
     _unreadable(_group([f"5{unit}"], ""), f"5{unit}")
 
 
@@ -109,15 +109,15 @@ def test_a_price_unit_naming_tokens_names_no_unit(unit):
     # parser 24: 0.1 in XYZ TOKENS, PER TOKEN (a price is never in tokens, "tokens" already)
     prices, codes, unread = read_price([0.1, "$0.2"], [unit] * 2, tickers=["XYZ"] * 2)
     assert math.isnan(prices[0]) and codes.tolist() == [None, "USD"]
-    assert unread.reasons == ["unreadable_price"] and prices[1] == 0.2  # written: as written
+    assert unread.reasons == ["unreadable_unit"] and prices[1] == 0.2  # written: as written
 
 
 @pytest.mark.parametrize("unit", ["USD*", "USD†", "ETH‡", "*USD", "USD #"])
 def test_a_unit_column_of_a_currency_and_a_footnote_mark_names_no_unit(unit):
     # parser 24: made-up units USD*, USD†; "5 USD*" in a value was already unreadable
-    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([5], unit), 5, "unreadable_unit")
     prices, _, unread = read_price([0.1], [unit], tickers=["XYZ"])
-    assert math.isnan(prices[0]) and unread.reasons == ["unreadable_price"]
+    assert math.isnan(prices[0]) and unread.reasons == ["unreadable_unit"]
 
 
 def test_an_amount_unit_of_a_token_and_text_is_still_kept():
@@ -135,7 +135,7 @@ def test_a_scale_word_a_dot_and_a_currency_read_alike_in_a_column_and_a_value(un
 
 @pytest.mark.parametrize("unit", ["B.USD", "m.ETH", "k.XYZ"])
 def test_a_dotted_scale_word_its_currency_forbids_names_no_unit_in_both(unit):
-    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([5], unit), 5, "unreadable_unit")
     _unreadable(_group([f"5 {unit}"], ""), f"5 {unit}")
 
 
@@ -145,7 +145,7 @@ def test_a_dotted_scale_word_its_currency_forbids_names_no_unit_in_both(unit):
 @pytest.mark.parametrize("ticker", ["XYZ", "MLN", None])
 def test_mln_in_capitals_before_a_symbol_is_no_million(ticker):
     # parser 24: "MLN$" and "5 MLN$" were 5e6 USD, though "MLN" in capitals is a ticker
-    _unreadable(_group([5], "MLN$", ticker), 5)
+    _unreadable(_group([5], "MLN$", ticker), 5, "unreadable_unit")
     _unreadable(_group(["5 MLN$"], "", ticker), "5 MLN$")
     if ticker == "MLN":  # its own ticker glued to a symbol: 5 MLN and $, or millions of USD?
         _unreadable(_group(["5 mln$"], "", ticker), "5 mln$")  # (as "$5 mln"; 7ae5c53: 5e6 USD)

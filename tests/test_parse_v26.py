@@ -70,7 +70,7 @@ def test_a_lone_scale_letter_glued_to_a_currency_is_unreadable(value):
 @pytest.mark.parametrize("unit", ["mUSD", "kUSD", "kusd", "KUsd", "Musd", "kUSD."])
 def test_a_unit_column_of_a_lone_scale_letter_glued_to_a_currency_names_no_unit(unit):
     # parser 25: 5e6 or 5,000 USD
-    _unreadable(_group([5], unit), 5)
+    _unreadable(_group([5], unit), 5, "unreadable_unit")
 
 
 @pytest.mark.parametrize("unit", ["1 XYZ = 0.1 mUSD", "1 XYZ = 0.1 kusd", "1 XYZ = 0.1 KUsd",
@@ -208,7 +208,7 @@ def test_a_price_unit_naming_no_currency_per_token_names_no_unit(unit):
 
 
 def test_an_amount_unit_per_token_names_no_unit():
-    _unreadable(_group([5], "USD per token"), 5)
+    _unreadable(_group([5], "USD per token"), 5, "unreadable_unit")
 
 
 # ------------------------------------------------------------- 11. an exact scale

@@ -33,9 +33,9 @@ def _read(values: list, unit: str, ticker: str | None = None) -> tuple:
 
 
 def _nan_row(read: tuple) -> None:
-    """A group of the one number 5 left it missing, unitless and unreadable."""
+    """A group of the one number 5 left it missing and unitless: its unit is unreadable."""
     amounts, codes, unread = read
-    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_number")]
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_unit")]
 
 
 def _no_unit(unit: str, ticker: str | None = None) -> None:
@@ -241,7 +241,7 @@ def test_the_own_ticker_then_token_words_is_that_token_when_it_is_a_percent_word
     ("$5 PCT tokens", "", "PCT", "unit_conflict"),  # was percent: as "$5 XYZ tokens" for XYZ
     ("5% XYZ tokens", "", "XYZ", "percent"), ("5 ‰ XYZ tokens", "", "XYZ", "unreadable_number"),
     ("5 XYZ tokens %", "", "XYZ", "percent"),  # were 5 XYZ: a share of tokens, not 5 of them
-    (5, "PCT", "PCT", "unreadable_number")])  # a unit column of the ticker alone: as before
+    (5, "PCT", "PCT", "unreadable_unit")])  # a unit column of the ticker alone (28: _number)
 def test_a_percent_word_that_is_no_own_token_stays_unread(value, unit, ticker, reason):
     assert _read([value], unit, ticker) == ([None], [None], [(value, reason)])
     if isinstance(value, str) and value.startswith("5"):  # a supply of tokens alike

@@ -28,10 +28,10 @@ def test_a_unit_column_with_a_percent_anywhere_names_no_unit_in_amounts_and_pric
                                                                                   ticker):
     amounts, codes, unread = _group([5, "5k"], unit, ticker)
     assert all(map(math.isnan, amounts)) and codes == [None, None]
-    assert unread == [(5, "unreadable_number"), ("5k", "unreadable_number")]
+    assert unread == [(5, "unreadable_unit"), ("5k", "unreadable_unit")]
     price, codes, unread = read_price([0.1, "0.1"], [unit] * 2, [ticker] * 2)
     assert all(map(math.isnan, price)) and codes.tolist() == [None, None]
-    assert unread.rows == [0, 1] and unread.reasons == ["unreadable_price"] * 2
+    assert unread.rows == [0, 1] and unread.reasons == ["unreadable_unit"] * 2
 
 
 @pytest.mark.parametrize(("unit", "code"), [("PCTX", "PCTX"), ("IMPCT", "IMPCT"), ("ETH", "ETH"),

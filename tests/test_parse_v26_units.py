@@ -33,7 +33,7 @@ from icoframes.parse.units import read_price
 def _no_unit(unit: str, ticker: str | None = None) -> None:
     """The unit column ``unit`` names no unit: its number 5 is missing and unreadable."""
     amounts, codes, unread = _group([5], unit, ticker)
-    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_number")]
+    assert math.isnan(amounts[0]) and codes == [None] and unread == [(5, "unreadable_unit")]
 
 
 # -------------------------------------------------- 1. a dotted scale, then a currency

@@ -127,3 +127,27 @@ def test_a_capital_m_is_millions_of_any_currency(finance, number, unit):
 def test_a_lowercase_m_beside_a_currency_not_fiat_stays_unreadable(finance, value):
     row, problems = _icos(finance)
     assert math.isnan(row["hard_cap"]) and problems["hard_cap"][0] == value
+
+
+@pytest.mark.parametrize("unit", ["Singapore dollars", "ETH, BTC", "USD/ETH", " mln "])
+def test_a_unit_column_naming_no_unit_is_a_row_of_its_own(unit):
+    # bae3eb2: the unit text was in no row, and the numbers' rows said unreadable_number
+    row, problems = _icos({"caps_unit": unit, "soft_cap": "3000000", "hard_cap": 15000000})
+    assert math.isnan(row["soft_cap"]) and math.isnan(row["hard_cap"])
+    assert problems == {"caps_unit": (unit, "unreadable_unit"),
+                        "soft_cap": ("3000000", "unreadable_unit"),
+                        "hard_cap": ("15000000", "unreadable_unit")}
+
+
+def test_a_price_unit_naming_no_unit_is_a_row_too_and_a_value_writing_its_own_is_read():
+    row, problems = _icos({"token_price_unit": "USD/ETH", "token_price": "0.1",
+                           "caps_unit": "USD¹", "hard_cap": "$5M", "soft_cap": ""})
+    assert math.isnan(row["token_price"]) and (row["hard_cap"], row["caps_unit"]) == (5e6, "USD")
+    assert problems == {"token_price_unit": ("USD/ETH", "unreadable_unit"),
+                        "token_price": ("0.1", "unreadable_unit"),
+                        "caps_unit": ("USD¹", "unreadable_unit")}
+
+
+def test_ethereum_classic_is_etc():
+    row, problems = _icos({"caps_unit": "Ethereum Classic", "hard_cap": 5000})
+    assert (row["hard_cap"], row["caps_unit"]) == (5000.0, "ETC") and not problems

@@ -194,7 +194,7 @@ def test_tidy_reads_a_multiplier_in_the_unit_column():
     # no scale word scales a price (parser 23; it was 500 USD per token): no unit, a problem
     assert pd.isna(icos.loc[1, "token_price"]) and pd.isna(icos.loc[1, "token_price_unit"])
     assert tables.problems[["column", "value", "reason"]].values.tolist() == [
-        ["token_price", "0.5", "unreadable_price"]]
+        ["token_price_unit", "K USD", "unreadable_unit"], ["token_price", "0.5", "unreadable_unit"]]
 
 
 # --------------------------------------------------------------------------- written units
@@ -258,6 +258,6 @@ def test_a_unit_column_whose_multiplier_cannot_be_told_leaves_its_numbers_unread
     amounts, codes, bad = _read(["5", "$7", "5 KIN", None], [unit] * 4, ["KIN"] * 4)
     assert math.isnan(amounts[0]) and amounts[1:3] == [7.0, 5.0] and math.isnan(amounts[3])
     assert codes == [None, "USD", "KIN", None]  # a value that writes its unit is read as written
-    assert bad == (["5"], ["unreadable_number"])
+    assert bad == (["5"], ["unreadable_unit"])
     # another ICO's ticker: the unit as written, as before
     assert _read(["5"], [unit.strip()], ["XYZ"]) == ([5.0], [unit.strip().upper()], ([], []))

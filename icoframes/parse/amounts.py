@@ -25,6 +25,7 @@ from .problems import Problems
 from .rules import parse_amount
 from .separators import decimal_marks, settle
 from .supply import read_tokens
+from .unitcols import unread_units
 from .units import read_amount_group, written_amount
 
 __all__ = ["read_icos_amounts", "read_raised", "ticker_words"]
@@ -72,9 +73,12 @@ def _read_group(data: dict[str, Any], unit: str, amounts: Sequence[str],
     """
     text, unread = to_text(data[unit])
     log.add_unread("icos", unit, unread, ids)
+    units = text.to_numpy(dtype=object, na_value=None)  # type: ignore[arg-type]  # stubs: no None
+    # "Singapore dollars", "USD/ETH": the unit column's text is a row, its numbers' rows say so
+    log.add_unread("icos", unit, unread_units(data[unit], units, data["ticker"],
+                                              price=bool(exchange), reported=unread.rows), ids)
     numbers, codes, bad = read_amount_group(
-        {name: data[name] for name in amounts},
-        text.to_numpy(dtype=object, na_value=None),  # type: ignore[arg-type]  # stubs: no None
+        {name: data[name] for name in amounts}, units,
         exchange=exchange, tickers=data["ticker"], marks=marks)
     for name in amounts:
         data[name] = numbers[name]

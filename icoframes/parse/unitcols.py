@@ -54,6 +54,7 @@ from typing import Final
 import numpy as np
 
 from ..vocabulary import FOREIGN_MULTIPLIERS, NOT_UNITS, TOKEN_WORDS, fold
+from .base import Unread
 from .pertoken import own_tokens, unit_per_token
 from .prices import (
     CURRENCIES,
@@ -66,7 +67,7 @@ from .rules import MULTIPLIERS, multiplier_word
 from .scales import percent_unit
 from .text import foreign_digits, normalize_text
 
-__all__ = ["CENT", "column_multipliers", "column_text"]
+__all__ = ["CENT", "column_multipliers", "column_text", "unread_units"]
 
 #: The factor of a unit column ``cents``: a unit (hundredths of a USD), not a scale.
 CENT: Final = 0.01
@@ -119,6 +120,29 @@ def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,
             if scaled is not None:
                 codes[i], factors[i] = _NO_UNIT if price and scaled[1] != CENT else scaled
     return factors
+
+
+def unread_units(raw: Sequence[object], units: Sequence[object] | np.ndarray,
+                 tickers: Sequence[object] | None, *, price: bool = False,
+                 reported: Sequence[int] = ()) -> Unread:
+    """The rows of a unit column that names no unit (:func:`column_multipliers`), with their
+    ``raw`` text: ``unreadable_unit``, so that the text is in a row of problems (its cell is
+    empty, and its group's amounts are missing for it, not for their numbers). ``units``: the
+    column as read (text stripped, missing markers None); ``reported``: rows already reported
+    (a lone surrogate): one row per value.
+
+    Examples
+    --------
+    >>> unread_units([" Singapore dollars", "USD", "USD/ETH", None, "mln"],
+    ...              ["Singapore dollars", "USD", "USD/ETH", None, "mln"], None)
+    Unread(rows=[0, 2, 4], values=[' Singapore dollars', 'USD/ETH', 'mln'], \
+reasons=['unreadable_unit', 'unreadable_unit', 'unreadable_unit'])
+    """
+    factors = column_multipliers(units, np.empty(len(units), dtype=object), tickers,
+                                 price=price)
+    rows = sorted(i for i, factor in factors.items() if math.isnan(factor)
+                  and i not in set(reported))
+    return Unread.at(raw, rows, "unreadable_unit")
 
 
 def _scaled(text: str, own: str | None) -> tuple[str | None, float] | None:

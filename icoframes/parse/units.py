@@ -330,8 +330,9 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
                 continue
             number = times(float(numbers[i]), factor)  # "4.1" under "USD mln": 4.1e6, exactly
             value = columns[name][i]  # "5 mln", "5e6" under "USD mln": 5e6 or 5e12?
-            if math.isnan(factor) or (factor != CENT and type(value) is str
-                                      and written_multiplier(value)):  # "mln": of what?
+            if math.isnan(factor):  # "Singapore dollars", "mln": the unit, not the number
+                unread[name][i], number = "unreadable_unit", math.nan  # (unitcols.unread_units)
+            elif factor != CENT and type(value) is str and written_multiplier(value):
                 unread[name][i] = "unreadable_price" if name in exchange else "unreadable_number"
                 number = math.nan
             elif math.isinf(number):
@@ -397,10 +398,8 @@ def _read_column(values: Sequence[object], exchange: bool, tickers: Sequence[obj
 
 def read_amounts(values: Sequence[object],
                  units: Sequence[object]) -> tuple[np.ndarray, np.ndarray, Unread]:
-    """Read one amount column together with its unit column.
-
-    See the module docs for the rules; :func:`read_amount_group` reads
-    several amounts sharing one unit.
+    """Read one amount column together with its unit column (see the module docs for the
+    rules; :func:`read_amount_group` reads several amounts sharing one unit).
 
     Returns
     -------
@@ -429,9 +428,9 @@ def read_price(values: Sequence[object], units: Sequence[object],
                tickers: Sequence[object] | None = None) -> tuple[np.ndarray, np.ndarray, Unread]:
     """Like :func:`read_amounts`, also reading an exchange ``"1 KBX = 0.00011 ETH"`` as a price.
 
-    The token side is the one naming the row's ticker, else the one that is not
-    a currency (:mod:`icoframes.parse.prices`); the other side's currency must
-    agree with the unit column (or fills it when empty).
+    The token side is the one naming the row's ticker, else the one that is not a currency
+    (:mod:`icoframes.parse.prices`); the other side's currency must agree with the unit column
+    (or fills it when empty).
 
     Examples
     --------

@@ -156,4 +156,7 @@ __all__ = ["PARSER_VERSION"]
 #:     unit column ("1.5m" beside "3,000 ETH" was 1.5e6 ETH: milli?). A capital M is millions
 #:     of any currency ("1.5M ETH", "5M" under ETH, a unit column "ETH M" were unreadable as
 #:     milli?): SI's milli is a lowercase m, which stays unreadable beside a currency not fiat.
+#:     A unit column that names no unit ("Singapore dollars", "USD/ETH") is a row of its own,
+#:     unreadable_unit, and so are its group's numbers (were unreadable_number or
+#:     unreadable_price, the unit text in no row); "Ethereum Classic" is ETC (was no unit).
 PARSER_VERSION: Final = 29
