@@ -151,3 +151,19 @@ def test_a_price_unit_naming_no_unit_is_a_row_too_and_a_value_writing_its_own_is
 def test_ethereum_classic_is_etc():
     row, problems = _icos({"caps_unit": "Ethereum Classic", "hard_cap": 5000})
     assert (row["hard_cap"], row["caps_unit"]) == (5000.0, "ETC") and not problems
+
+
+@pytest.mark.parametrize("finance", [
+    {"hard_cap": "-0.0", "caps_unit": "USD"}, {"hard_cap": -0.0, "caps_unit": "USD"},
+    {"hard_cap": "-0.0 ETH"}, {"token_price": "-0.0", "token_price_unit": "USD"},
+    {"raised": "-0.0"}, {"tokens_for_sale": "-0.0"}])
+def test_negative_zero_is_zero(finance):
+    (column,) = (c for c in finance if not c.endswith("unit"))
+    row, problems = _icos(finance)
+    # bae3eb2: -0.0, written "-0.0" in frames and files
+    assert row[column] == 0.0 and math.copysign(1.0, row[column]) == 1.0 and not problems
+
+
+def test_a_score_of_negative_zero_is_zero():
+    tables = tidy([{"id": 1, "main": {"ico_score": "-0.0"}}])
+    assert math.copysign(1.0, tables.icos["ico_score"].iloc[0]) == 1.0

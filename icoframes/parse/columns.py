@@ -68,6 +68,7 @@ def numbers_fast(values: Sequence[Any]) -> tuple[np.ndarray, list[int]]:
         out = numbers.to_numpy(dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError):
         out = np.full(len(values), np.nan)
+    out += 0.0  # -0.0 + 0.0 is 0.0: "-0.0" is no negative zero in a frame or a file
     suspect = np.flatnonzero(~np.isfinite(out)).tolist()
     suspect += [i for i in np.flatnonzero((out == 0) | (out == 1)).tolist()
                 if type(values[i]) is bool]

@@ -148,10 +148,10 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     kind = type(value)
     if value is None:
         return None
-    if kind is float:
+    if kind is float:  # (-0.0 + 0.0 is 0.0: "-0.0" is no negative zero in a frame or a file)
         if math.isnan(value):  # type: ignore[arg-type]
             return None
-        return value if math.isfinite(value) else bad("infinite")  # type: ignore[return-value,arg-type]
+        return value + 0.0 if math.isfinite(value) else bad("infinite")  # type: ignore[operator,arg-type]
     if kind is int:
         try:
             return float(value)  # type: ignore[arg-type]
@@ -175,7 +175,7 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
         return _parse_amount_text(text)
     if math.isnan(number):
         return None
-    return number if math.isfinite(number) else bad("infinite")
+    return number + 0.0 if math.isfinite(number) else bad("infinite")
 
 
 def written_currency(value: str) -> str | None:
@@ -216,8 +216,7 @@ def _parse_amount_text(text: str) -> float | _Bad:
         if not _SPACE_GROUPS_RE.fullmatch(digits):
             return bad("grouping")
         digits = "".join(digits.split())
-    read = _digits(digits)
-    if read is None:
+    if (read := _digits(digits)) is None:
         return bad("grouping")
     digits = read
     scale = match["mult"] or (match["late"] or "").strip()
@@ -230,8 +229,7 @@ def _parse_amount_text(text: str) -> float | _Bad:
         number = float(f"{digits}e{exponent}")
     except ValueError:
         return bad("unreadable_number")
-    if match["sign"] == "-":
-        number = -number
+    number = (-number if match["sign"] == "-" else number) + 0.0  # "-0.0": 0.0
     return number if math.isfinite(number) else bad("infinite")
 
 

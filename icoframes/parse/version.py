@@ -159,4 +159,5 @@ __all__ = ["PARSER_VERSION"]
 #:     A unit column that names no unit ("Singapore dollars", "USD/ETH") is a row of its own,
 #:     unreadable_unit, and so are its group's numbers (were unreadable_number or
 #:     unreadable_price, the unit text in no row); "Ethereum Classic" is ETC (was no unit).
+#:     "-0.0" is 0.0 (was negative zero, in amounts, prices and scores).
 PARSER_VERSION: Final = 29
