@@ -167,3 +167,38 @@ def test_negative_zero_is_zero(finance):
 def test_a_score_of_negative_zero_is_zero():
     tables = tidy([{"id": 1, "main": {"ico_score": "-0.0"}}])
     assert math.copysign(1.0, tables.icos["ico_score"].iloc[0]) == 1.0
+
+
+@pytest.mark.parametrize(("finance", "column", "reason"), [
+    ({"token_price": "1 ETH = 1e400 AQB", "token_price_unit": ""}, "token_price", "infinite"),
+    ({"hard_cap": "1.5x10^7", "caps_unit": "USD"}, "hard_cap", "unreadable_number"),
+    ({"hard_cap": "1.5 × 10^7 USD"}, "hard_cap", "unreadable_number"),
+    ({"raised": "1.5*10**7"}, "raised", "unreadable_number"),
+])
+def test_one_number_out_of_reach_is_no_range(finance, column, reason):
+    # bae3eb2: range (the exponent's digits read as a second number)
+    row, problems = _icos(finance)
+    assert math.isnan(row[column]) and problems == {column: (finance[column], reason)}
+
+
+def test_an_exchange_side_reads_an_exponent_as_an_amount_does():
+    row, problems = _icos({"token_price": "1 ETH = 1e3 AQB", "token_price_unit": ""})
+    assert (row["token_price"], row["token_price_unit"]) == (0.001, "ETH") and not problems
+
+
+def test_a_power_of_ten_is_told_in_linear_time():
+    import subprocess
+    import sys
+
+    from waiting import HANG_GUARD
+
+    # a run of spaces before no "x10^": each of its starts tried it again (200,000 spaces:
+    # 30 s with the first form of the rule); the dots' rule scans long text once too
+    child = ("from icoframes.parse.rules import amount_reason as r\n"
+             "from icoframes.parse.separators import decimal_marks as d, settle as s\n"
+             "v = ['1' + ' ' * 200_000 + 'x', 'a' + ' ' * 200_000 + 'x', '1.000' * 100_000]\n"
+             "print([r(t) for t in v[:2]], d([v]), s(v)[1])")
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                          timeout=HANG_GUARD, check=True)
+    assert done.stdout.split() == ["['unreadable_number',", "'unreadable_number']", "[None,",
+                                   "None,", "None]", "{}"]

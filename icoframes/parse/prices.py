@@ -61,7 +61,7 @@ __all__ = ["CURRENCIES", "canonical_unit", "cents", "forbidden_scale", "own_tick
 
 _SIDE_RE: Final = re.compile(  # possessive runs of spaces (*+): no backtracking over them
     rf"""\s*+(?P<pre>US\$|\$|€|£|Ξ|₿)?\s*+
-    (?P<num>[0-9](?:[0-9,.\s'’]*[0-9])?)\s*+
+    (?P<num>[0-9](?:[0-9,.\s'’]*[0-9])?(?:e[-+]?[0-9]+)?)\s*+  # "1e3", as an amount
     (?:(?P<mult>{MULTIPLIER_PATTERN})\b\.?)?\s*+
     (?P<unit>[^\W\d_][\w.]*[$€£]?|¢|\$|€|£)?\s*""",
     re.IGNORECASE | re.VERBOSE,

@@ -284,8 +284,10 @@ _SEVERAL_RE: Final = re.compile(r"[0-9](?:[^0-9]{2,}|[^0-9,.])[0-9]")
 # Arabic decimal and thousands marks between digits ("1٫5", "1٬000"): one number in a form not
 # read, not two numbers
 _ARABIC_MARK_RE: Final = re.compile(r"(?<=[0-9])[٫٬](?=[0-9])")
-# a number in base 16, 8 or 2 ("0x10"): one number in a form not read, not "0" and "10"
-_PREFIXED_RE: Final = re.compile(r"(?<![0-9a-z.])0[xob][0-9a-f]+\b", re.IGNORECASE)
+# a number in base 16, 8 or 2 ("0x10") or a power of ten written out ("1.5x10^7", "10**7"): one
+# number in a form not read, not "0" and "10", "5" and "10" (a run of spaces is begun once)
+_PREFIXED_RE: Final = re.compile(r"(?<![0-9a-z.])0[xob][0-9a-f]+\b|(?:(?<!\s)\s*+[x×*·]\s*+|"
+                                 r"(?<![0-9]))10\s*+(?:\^|\*\*)\s*+[-+]?[0-9]+", re.IGNORECASE)
 
 
 def amount_reason(text: str) -> Reason:
@@ -302,8 +304,8 @@ def amount_reason(text: str) -> Reason:
     ['range', 'range', 'vague', 'vague']
     >>> [amount_reason(t) for t in ["60%", "lots", "1 ETH = 2 X", "500 tokens", "1M, 2M"]]
     ['percent', 'unreadable_number', 'unreadable_number', 'unreadable_number', 'range']
-    >>> [amount_reason(t) for t in ["1٫5", "1٬000", "1٬000-2٬000"]]  # Arabic marks
-    ['unreadable_number', 'unreadable_number', 'range']
+    >>> [amount_reason(t) for t in ["1٫5", "1٬000", "1٬000-2٬000", "1.5x10^7", "1.5 × 10^7"]]
+    ['unreadable_number', 'unreadable_number', 'range', 'unreadable_number', 'unreadable_number']
     """
     outside = _BRACKETS_RE.sub(" ", text)
     if "=" in text:

@@ -159,5 +159,7 @@ __all__ = ["PARSER_VERSION"]
 #:     A unit column that names no unit ("Singapore dollars", "USD/ETH") is a row of its own,
 #:     unreadable_unit, and so are its group's numbers (were unreadable_number or
 #:     unreadable_price, the unit text in no row); "Ethereum Classic" is ETC (was no unit).
-#:     "-0.0" is 0.0 (was negative zero, in amounts, prices and scores).
+#:     "-0.0" is 0.0 (was negative zero, in amounts, prices and scores). An exchange side with
+#:     an exponent is read as an amount ("1 ETH = 1e3 AQB"; "1e400": infinite; both were range),
+#:     a power of ten written out ("1.5x10^7") is unreadable_number (was range).
 PARSER_VERSION: Final = 29
