@@ -23,7 +23,7 @@ from .columns import to_float, to_text
 from .prices import own_ticker
 from .problems import Problems
 from .rules import parse_amount
-from .separators import decimal_marks, settle
+from .separators import decimal_marks, in_doubt, settle
 from .supply import read_tokens
 from .unitcols import unread_units
 from .units import read_amount_group, written_amount
@@ -49,8 +49,29 @@ def read_icos_amounts(data: dict[str, Any], ids: np.ndarray, log: Problems) -> N
     """Replace the raw amounts of ``data`` (the ``icos`` columns of :func:`~icoframes.parse.
     profiles.tidy`, with ``ticker``) by float64 numbers, and their unit columns by canonical
     codes that agree; what cannot be read is missing and a problem of its column in ``log``."""
-    # "12.500" by the convention the ICO's other amounts show ("1.500.000": 12,500)
-    marks = decimal_marks([data[name] for name in _AMOUNTS])
+    # "12.500" by the convention the ICO's other amounts show ("1.500.000": 12,500); only
+    # amounts that are read show it ("0,1 ETH" refused under a unit column USD is no sign of
+    # German): where a row is in doubt, a trial read finds them (doubted ones stay looked at)
+    raw = [data[name] for name in _AMOUNTS]
+    marks = decimal_marks(raw)
+    if any(mark is not None for mark in marks):
+        trial = dict(data)
+        _read_all(trial, ids, Problems(), marks)
+        marks = decimal_marks([
+            [value if in_doubt(value) or not _lost(value, number) else None
+             for value, number in zip(values, trial[name], strict=True)]
+            for name, values in zip(_AMOUNTS, raw, strict=True)])
+    _read_all(data, ids, log, marks)
+
+
+def _lost(value: object, number: float) -> bool:
+    """A raw amount that was there and is not read (missing after reading)."""
+    return value is not None and value != "" and math.isnan(number)
+
+
+def _read_all(data: dict[str, Any], ids: np.ndarray, log: Problems,
+              marks: Sequence[str | None]) -> None:
+    """:func:`read_icos_amounts` by these marks."""
     for unit, (amounts, exchange) in _AMOUNT_GROUPS.items():
         _read_group(data, unit, amounts, exchange, ids, log, marks)
     # in the ICO's token: "500,000,000 KIN" is read, "$5M" is no supply of tokens

@@ -12,6 +12,15 @@ is a decimal), one dot, exactly three digits, no other mark around it (``"1,500.
 ``"1 500.000"``), no exponent after it (``"1.500e6"``). Only amounts are (money and tokens): a
 score or a share is never in the thousands. A decimal point alone (``"0.15"``, ``"2.5"``)
 shows no convention: prices are written so in either.
+
+Its mirror ``"1,500"`` (one comma, three digits) is 1,500 in English and 1.5 in German, and
+is read by the same context: 1.5 where the ICO's amounts show dots grouping, missing
+(``ambiguous_separator``) where they show both conventions. Without context it stays 1,500,
+deliberately unlike ``"12.500"``: English grouping is the common case (refusing every lone
+``"1,500"`` would lose countless values read right), while a lone dot and three digits is as
+often a decimal (a price ``"1.125"``) as a German thousand. A scale word after a dot group
+the context reads as thousands (``"1.500M"`` beside ``"1.500.000"``: 1,500 million?) is
+missing too: ``"1.500M"`` is mostly a decimal, and 1.5 billion is beyond almost any ICO.
 """
 
 from __future__ import annotations
@@ -23,85 +32,120 @@ from typing import Final
 from .base import Reason
 from .text import normalize_text
 
-__all__ = ["decimal_marks", "settle"]
+__all__ = ["decimal_marks", "in_doubt", "settle"]
 
 # The number in doubt, as a whole run of digits and marks (not "1,500.000", "1 500.000").
 _DOUBT_RE: Final = re.compile(r"(?<![0-9.,'’])(?<![0-9]\s)([1-9][0-9]{0,2})\.([0-9]{3})"
                               r"(?![0-9.,'’]|\s[0-9]|[eE][-+]?[0-9])")
-# A run of digits and marks, and the runs that show a convention by the mark of decimals:
-# "," for dots that group ("1.500.000", "1.500,50", a decimal comma "1,5", "0,065"), "." for
-# commas that group ("1,500,000", "1,000.5"). "1,500" shows none (1.5 in German).
+# Its mirror, one comma and three digits ("1,500": 1,500 in English, 1.5 in German).
+_COMMA_RE: Final = re.compile(r"(?<![0-9.,'’])(?<![0-9]\s)([1-9][0-9]{0,2}),([0-9]{3})"
+                              r"(?![0-9.,'’]|\s[0-9]|[eE][-+]?[0-9])")
+# A scale word after a number ("1.500M", "1.500 Mio"): a dot group read as thousands is refused.
+_SCALE_RE: Final = re.compile(r"\s*(?:[kmb]|mm|bn|mln|mio|mil|mill?ions?|billions?|thousands?"
+                              r"|mrd|tsd)(?![a-z])", re.IGNORECASE)
+# A run of digits and marks, and the runs that show a convention, by a sign: "," for dots
+# grouping thousands ("1.500.000", "1.500,50"), ";" for a decimal comma alone ("1,5",
+# "0,065": common outside German too, and so is its mix with commas grouping), "." for commas
+# grouping ("1,500,000", "1,000.5"). "1,500" shows none. A row's mark: the signs it shows.
 _RUN_RE: Final = re.compile(r"[0-9][0-9.,]*[0-9]")
 _MARKS: Final = (
-    (re.compile(r"[0-9]{1,3}(?:\.[0-9]{3}){2,}(?:,[0-9]+)?|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+"
-                r"|(?![1-9][0-9]{0,2},[0-9]{3}$)[0-9]+,[0-9]+"), ","),
+    (re.compile(r"[0-9]{1,3}(?:\.[0-9]{3}){2,}(?:,[0-9]+)?|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+"),
+     ","),
+    (re.compile(r"(?![1-9][0-9]{0,2},[0-9]{3}$)[0-9]+,[0-9]+"), ";"),
     (re.compile(r"[0-9]{1,3}(?:,[0-9]{3}){2,}(?:\.[0-9]+)?|[0-9]{1,3}(?:,[0-9]{3})+\.[0-9]+"),
      "."),
 )
 
 
-def _text(value: object) -> str | None:
-    """The normalised text of a value that holds a dot; None for any other value."""
-    if type(value) is not str:
-        return None
-    text = value if value.isascii() else normalize_text(value)  # "１２．５００"
-    return text if "." in text else None
+def _text(value: object) -> str:
+    """The text of a string value, normalised where it is not ASCII (``"１２．５００"``)."""
+    text = str(value)
+    return text if text.isascii() else normalize_text(text)
 
 
-def _doubted(values: Sequence[object]) -> list[int]:
-    """The rows of ``values`` holding a number in doubt."""
-    search = _DOUBT_RE.search  # (one scan of a column: a load of clean amounts costs this)
+def _doubted(values: Sequence[object], pattern: re.Pattern[str] = _DOUBT_RE,
+             mark: str = ".") -> list[int]:
+    """The rows of ``values`` holding a number in doubt (``pattern``, its ``mark``)."""
+    search = pattern.search  # (one scan of a column: a load of clean amounts costs this)
     return [i for i, value in enumerate(values) if type(value) is str and (
-        "." in value and search(value) if value.isascii() else search(normalize_text(value)))]
+        mark in value and search(value) if value.isascii() else search(normalize_text(value)))]
+
+
+def in_doubt(value: object) -> bool:
+    """Whether ``value`` holds a number in doubt (``"12.500"``, ``"1,500"``).
+
+    >>> in_doubt("$12.500"), in_doubt("1,500 EUR"), in_doubt("1.500.000"), in_doubt(12.5)
+    (True, True, False, False)
+    """
+    return bool(_doubted([value]) or _doubted([value], _COMMA_RE, ","))
 
 
 def decimal_marks(columns: Sequence[Sequence[object]]) -> list[str | None]:
-    """The mark of decimals each row's amounts show (``columns``: the raw amounts of one ICO
-    per row, column by column), where one of them is in doubt: ``","`` when they group
-    thousands with dots, ``"."`` with commas, None when they show neither or both (or nothing
+    """The signs of a convention each row's amounts show (``columns``: the raw amounts of one
+    ICO per row, column by column), where one of them is in doubt (``"12.500"``,
+    ``"1,500"``): a string of ``","`` (dots group thousands), ``";"`` (a decimal comma,
+    nothing grouped), ``"."`` (commas group), sorted; None when they show none (or nothing
     is in doubt: only such a row is looked at, so a load of clean amounts costs one scan).
 
     Examples
     --------
-    >>> decimal_marks([["12.500", "12.500", "12.500", "12.500", "12.500", "1.500.000"],
-    ...                ["1.500.000", "1,000.5", "1,5", "1,500", "0.15", None],
-    ...                ["", 3.5, None, "1,000,000", "$ 2.5", "1,000,000"]])
-    [',', '.', ',', '.', None, None]
+    >>> decimal_marks([["12.500", "12.500", "12.500", "12.500", "12.500", "1.500.000", "1,500"],
+    ...                ["1.500.000", "1,000.5", "1,5", "1,500", "0.15", "1,500", "1.500.000"],
+    ...                ["", 3.5, None, "1,000,000", "$ 2.5", "1,000,000", "0,5"]])
+    [',', '.', ';', '.', None, ',.', ',;']
     """
     rows = len(columns[0]) if columns else 0
     marks: list[str | None] = [None] * rows
-    for i in sorted({i for values in columns for i in _doubted(values)}):
+    doubted = {i for values in columns for i in _doubted(values)}
+    doubted.update(i for values in columns for i in _doubted(values, _COMMA_RE, ","))
+    for i in sorted(doubted):
         shown = {mark for values in columns if type(values[i]) is str
                  for run in _RUN_RE.findall(normalize_text(values[i]))  # type: ignore[arg-type]
                  for pattern, mark in _MARKS if pattern.fullmatch(run)}
-        marks[i] = next(iter(shown)) if len(shown) == 1 else None
+        marks[i] = "".join(sorted(shown)) or None
     return marks
 
 
 def settle(values: Sequence[object], marks: Sequence[str | None] | None = None
            ) -> tuple[Sequence[object], dict[int, Reason]]:
-    """``values`` with each number in doubt written as its row's mark of decimals reads it
-    (``","``: ``"12.500"`` becomes ``"12500"``; ``"."``: ``"12.5000"``, a decimal), and the
-    rows whose mark is None (or ``marks`` None: no context) as missing values, with their
-    reason. ``values`` itself when nothing is in doubt.
+    """``values`` with each number in doubt written as its row's signs
+    (:func:`decimal_marks`) read it, and the rows they cannot read as missing values, with
+    their reason; ``values`` itself when nothing is in doubt. ``"12.500"``: German signs
+    alone (``","``, ``";"``) make it ``"12500"`` (missing when a scale word follows:
+    ``"1.500M"``), ``"."`` alone a decimal ``"12.5000"``; else (none, both, ``marks`` None:
+    no context) it is missing. ``"1,500"``: dots grouping make it a decimal ``"1.5000"``,
+    or missing beside commas grouping too; else it stays (English grouping, the default).
 
     Examples
     --------
-    >>> settle(["$12.500", "1 ETH = 1.000 AQB", "0.500", "12.5", "1.500.000"], [",", "."] * 3)
-    (['$12500', '1 ETH = 1.0000 AQB', '0.500', '12.5', '1.500.000'], {})
-    >>> settle(["150.000 tokens", 150.0, "1.500e6"])
-    ([None, 150.0, '1.500e6'], {0: 'ambiguous_separator'})
+    >>> settle(["$12.500", "1 ETH = 1.000 AQB", "0.500", "12.5", "1.500.000", "1,500"],
+    ...        [",", "."] * 3)
+    (['$12500', '1 ETH = 1.0000 AQB', '0.500', '12.5', '1.500.000', '1,500'], {})
+    >>> settle(["150.000 tokens", 150.0, "1.500e6", "1,500 EUR"])
+    ([None, 150.0, '1.500e6', '1,500 EUR'], {0: 'ambiguous_separator'})
+    >>> settle(["1,500 EUR", "$1.500M", "1,500", "30,000 ETH"], [",", ";", ",.", ".;"])
+    (['1.5000 EUR', None, None, '30,000 ETH'], {1: 'ambiguous_separator', 2: 'ambiguous_separator'})
     """
-    doubted = _doubted(values)
-    if not doubted:
+    dots = _doubted(values)
+    commas = [i for i in _doubted(values, _COMMA_RE, ",")
+              if marks is not None and "," in (marks[i] or "")]
+    if not dots and not commas:
         return values, {}
     out: list[object] = list(values)
     refused: dict[int, Reason] = {}
-    for i in doubted:
-        mark = None if marks is None else marks[i]
-        if mark is None:
-            refused[i], out[i] = "ambiguous_separator", None
+    for i in sorted({*dots, *commas}):
+        signs = "" if marks is None else marks[i] or ""
+        text = _text(values[i])
+        found = _DOUBT_RE.search(text) if i in dots else None
+        german, english = bool(signs) and "." not in signs, signs == "."
+        if (found and not (german or english)) or (i in commas and not german):
+            refused[i], out[i] = "ambiguous_separator", None  # none or both; or "1,500" beside both
+        elif found and german and _SCALE_RE.match(text, found.end()):
+            refused[i], out[i] = "ambiguous_separator", None  # "1.500M": 1,500 million?
         else:
-            out[i] = _DOUBT_RE.sub(r"\1\2" if mark == "," else r"\1.\g<2>0",
-                                   str(_text(values[i])))
+            if found:
+                text = _DOUBT_RE.sub(r"\1\2" if german else r"\1.\g<2>0", text)
+            if i in commas:  # "1,500" where dots group: 1.5 (written so it is no doubt any more)
+                text = _COMMA_RE.sub(r"\1.\g<2>0", text)
+            out[i] = text
     return out, refused

@@ -161,5 +161,8 @@ __all__ = ["PARSER_VERSION"]
 #:     unreadable_price, the unit text in no row); "Ethereum Classic" is ETC (was no unit).
 #:     "-0.0" is 0.0 (was negative zero, in amounts, prices and scores). An exchange side with
 #:     an exponent is read as an amount ("1 ETH = 1e3 AQB"; "1e400": infinite; both were range),
-#:     a power of ten written out ("1.5x10^7") is unreadable_number (was range).
+#:     a power of ten written out ("1.5x10^7") is unreadable_number (was range). Its mirror
+#:     "1,500" is 1.5 where the ICO shows dots grouping (was 1,500), ambiguous_separator where
+#:     it shows both, else 1,500; "1.500M" where dots group: ambiguous_separator (was 1.5e9);
+#:     only amounts that are read show the convention ("0,1 ETH" refused: none).
 PARSER_VERSION: Final = 29
