@@ -69,6 +69,8 @@ PURCHASES = [
     ("~0.1 ETH", "ETH", NAN, "ETH", "vague"), ("0.1-1 ETH", "ETH", NAN, "ETH", "range"),
     ("0.1 ETH (0.5 ETH presale)", "ETH", NAN, "ETH", "vague"),
     ("50%", "USD", NAN, "USD", "percent"), ("500 tokens", "", NAN, None, "unreadable_number"),
+    ("0.500 ETH", "", 0.5, "ETH", None),  # a leading zero: a decimal, never a thousand
+    ("0.1", "ETH or BTC", NAN, None, "unreadable_unit"),  # a unit column naming no one unit
 ]
 
 CAPS = [
@@ -83,6 +85,9 @@ CAPS = [
     ("2.5 Mio. EUR", "USD", NAN, "USD", "unit_conflict"),
     ("$5M - $10M", "USD", NAN, "USD", "range"), ("1,500,5", "USD", NAN, "USD", "grouping"),
     ("30,000 ETH", "BTC", NAN, "BTC", "unit_conflict"),
+    ("1.5M ETH", "", 1.5e6, "ETH", None), ("5M", "ETH", 5e6, "ETH", None),  # capital M: millions
+    ("1,000.500", "USD", 1000.5, "USD", None),  # a dot after a comma group: a decimal point
+    ("5", "Singapore dollars", NAN, None, "unreadable_unit"),
 ]
 
 # (raw, unit column, ticker, expected price, expected unit, reported)
@@ -226,12 +231,13 @@ def records(n: int = N_RECORDS, seed: int = 20) -> tuple[list[dict[str, Any]], l
         changes.update({"finance.min_purchase": raw, "finance.purchase_unit": unit,
                         "finance.max_purchase": ""})
         want("icos", "min_purchase", raw, amount, reason)
-        want("icos", "purchase_unit", unit, code, None)
+        # a unit column that names no unit is a problem row of its own, as its number's is
+        want("icos", "purchase_unit", unit, code, reason if reason == "unreadable_unit" else None)
         raw, unit, amount, code, reason = rng.choice(CAPS)
         changes.update({"finance.hard_cap": raw, "finance.caps_unit": unit,
                         "finance.soft_cap": ""})
         want("icos", "hard_cap", raw, amount, reason)
-        want("icos", "caps_unit", unit, code, None)
+        want("icos", "caps_unit", unit, code, reason if reason == "unreadable_unit" else None)
         raw, unit, ticker, price, code, reason = rng.choice(PRICES)
         changes.update({"finance.token_price": raw, "finance.token_price_unit": unit,
                         "finance.ticker": ticker})
