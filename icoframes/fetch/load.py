@@ -258,9 +258,9 @@ class Load:
         if not self._profiles or frame is None or frame.empty or self.offline:
             return  # offline, what is not cached is reported missing
         where = ([q is query for q in self.queries].index(True), page)  # (not ==: frames)
-        if not self._plan.add(frame, repaged=repaged, place=where):
-            return
-        if not self._quota_warned:  # once per crawl
+        lost = query.problems if page is None else query.page_lost  # (a raised not read:
+        if self._plan.add(frame, repaged=repaged, place=where, problems=lost) and (  # its text)
+                not self._quota_warned):  # once per crawl
             self._quota_warned = self.service.warn_short(self._plan.pending + self._plan.requested)
 
     def _claimer(self) -> Claims:

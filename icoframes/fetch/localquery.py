@@ -251,7 +251,7 @@ def answer_from_store(query: Mapping[str, Any], cache: Cache, derived: DerivedTa
 
 def _cached(stored: Stored) -> CachedList:
     return CachedList(stored.meta["params"], stored.frame, stored.fetched_at,
-                      bool(stored.meta.get("complete")))
+                      bool(stored.meta.get("complete")), problems=stored.meta.get("problems") or [])
 
 
 def cached_query(params: dict[str, Any], cache: Cache, derived: DerivedTables, *,

@@ -53,6 +53,7 @@ PAGES_FAILED = 8
 STOOD_IN = "that paging came back partial"
 #: Why a page of a list that moved while it was paged is in ``failed_pages`` begins so.
 MOVED = "the list moved while it was paged"
+_Page = tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]  # its items as sent, rows, problems
 
 
 @dataclass
@@ -84,9 +85,8 @@ class ListQuery:
     order_unstated: str | None = None  # an unsorted answer's rows in the cached list's order
     paging: bool = False
     passes: int = 1
-    # (pass, page) -> the page's items as sent, and them parsed once: rows and problems
-    _pages: dict[tuple[int, int], tuple[list[Any], pd.DataFrame, list[dict[str, Any]]]] = \
-        field(default_factory=dict)
+    page_lost: list[dict[str, Any]] = field(default_factory=list)  # the last page's problems
+    _pages: dict[tuple[int, int], _Page] = field(default_factory=dict)  # (pass, page) -> it
     _began: dict[int, dt.datetime] = field(default_factory=dict)  # pass -> its page 1 asked
     _next: int = 1
     _last: int = 1  # pages known to exist in this pass (page 1 tells)
@@ -185,10 +185,10 @@ class ListQuery:
         rows (for planning their profiles)."""
         self.in_flight, self._failed_in_a_row, data = self.in_flight - 1, 0, response.get("data")
         items: list[Any] = data if isinstance(data, list) else []
-        lost = Problems()
-        frame = list_frame(items, status=self.params["status"], problems=lost)
+        frame = list_frame(items, status=self.params["status"], problems=(lost := Problems()))
         # (records() of no problem builds an empty frame: a page's most costly step)
-        self._pages[(pass_no, number)] = (items, frame, lost.records() if len(lost) else [])
+        self.page_lost = lost.records() if len(lost) else []  # (its rows' keys: summary_keys)
+        self._pages[(pass_no, number)] = (items, frame, self.page_lost)
         if pass_no != self.passes:
             return frame
         if pass_no > 1:  # (what :meth:`still_lists` reads)

@@ -17,7 +17,7 @@ import datetime as dt
 import os
 from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -135,13 +135,15 @@ class ProfilePlan:
         return bool(self._waiting)
 
     def add(self, rows: pd.DataFrame, *, repaged: bool,
-            place: tuple[int, int | None] = (0, None)) -> int:
+            place: tuple[int, int | None] = (0, None),
+            problems: Sequence[Mapping[str, Any]] = ()) -> int:
         """Plan the profiles of these list rows that the cache lacks or holds stale; how many.
 
         ``repaged``: the rows come from a list paged by this load, so stale
         profiles (older than ``ages``) are wanted too. ``place``: the index of their
         query in the load and their page (None: the query's whole list, in its order),
-        which orders equally urgent profiles (:meth:`_urgency`).
+        which orders equally urgent profiles (:meth:`_urgency`). ``problems``: the list's
+        problem records (a ``raised`` not read is keyed by its text: :func:`summary_keys`).
         """
         ids = rows["id"].tolist()
         query, page = place
@@ -169,7 +171,7 @@ class ProfilePlan:
             # times), and a "now" before the index would make what another process fetched
             # meanwhile a fetch time in the future (stale: fetched again)
             self._now = utcnow()
-        wants = plan_profiles(new, summary_keys(new), self._index, now=self._now,
+        wants = plan_profiles(new, summary_keys(new, problems), self._index, now=self._now,
                               ages=self._ages if repaged else None,
                               refresh_all=self._refresh_all, retry=self._keeps)
         self.planned += len(wants)

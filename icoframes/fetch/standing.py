@@ -49,13 +49,16 @@ class CachedList:
     fetched_at: dt.datetime
     complete: bool
     kept: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    #: its problem records (a ``raised`` not read is keyed by its text: :func:`summary_keys`)
+    problems: list[dict[str, Any]] = field(default_factory=list, compare=False, repr=False)
 
     def shown_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Its ids, summary keys and statuses (read once: every candidate of a load that it
         was cached since checks them)."""
         if not self.kept:
+            keys = summary_keys(self.listing, self.problems)
             self.kept.update(ids=self.listing["id"].to_numpy(dtype="int64"),
-                             keys=np.asarray(summary_keys(self.listing), dtype=object),
+                             keys=np.asarray(keys, dtype=object),
                              status=self.listing["status"].astype(object).to_numpy())
         return self.kept["ids"], self.kept["keys"], self.kept["status"]
 
@@ -69,7 +72,8 @@ def shown(params: Mapping[str, Any]) -> str:
     return "the cached list " + str({k: v for k, v in params.items() if v is not None})
 
 
-def unready(listing: pd.DataFrame, index: pd.DataFrame) -> np.ndarray:
+def unready(listing: pd.DataFrame, index: pd.DataFrame,
+            problems: Sequence[Mapping[str, Any]] = ()) -> np.ndarray:
     """Why each row's copy cannot stand for the row ``listing`` shows (None: it can).
 
     The copy must be fetched (or the ICO gone), of the summary and status the list
@@ -79,7 +83,7 @@ def unready(listing: pd.DataFrame, index: pd.DataFrame) -> np.ndarray:
     """
     return _unready(_copies(listing["id"].to_numpy(dtype="int64"), index),
                     listing["status"].astype(object).to_numpy(),
-                    np.asarray(summary_keys(listing), dtype=object))
+                    np.asarray(summary_keys(listing, problems), dtype=object))
 
 
 def _copies(ids: np.ndarray, index: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -140,7 +144,7 @@ def not_ready(candidate: CachedList, index: pd.DataFrame, now: dt.datetime,
     listing = candidate.listing
     if listing.empty:
         return None
-    why = unready(listing, index)
+    why = unready(listing, index, candidate.problems)
     bad = np.flatnonzero(why != None)  # noqa: E711 (element-wise)
     if len(bad):
         ids = listing["id"].to_numpy(dtype="int64")

@@ -159,15 +159,36 @@ def _read_as(item: Mapping[str, Any]) -> str:
                            [(p["column"], p["value"], p["reason"]) for p in problems.records()]])
 
 
-def summary_keys(listing: pd.DataFrame) -> list[str]:
-    """A text key of the summary values whose change means a profile must be re-fetched."""
+def summary_keys(listing: pd.DataFrame,
+                 problems: Iterable[Mapping[str, Any]] = ()) -> list[str]:
+    """A text key of the summary values whose change means a profile must be re-fetched.
+
+    A ``raised`` that was not read (``"$512.500"``: 512.5 or 512,500?) is keyed by its text,
+    from ``problems`` (the list's problem records, as :func:`list_frame` reports them), so
+    that a change to another such text is seen; keys of values read are ``[name, score,
+    raised]`` as ever (a cache keeps them: a new form would fetch every profile again).
+
+    Examples
+    --------
+    >>> log = Problems()
+    >>> frame = list_frame([{"id": 1, "main": {"name": "X"}, "finance": {"raised": "$512.500"}},
+    ...                     {"id": 2, "finance": {"raised": "$5"}}], status=None, problems=log)
+    >>> summary_keys(frame, log.records())
+    ['["X", null, null, "$512.500"]', '[null, null, 5.0]']
+    >>> summary_keys(frame)
+    ['["X", null, null]', '[null, null, 5.0]']
+    """
     # missing as None, element by element: astype/where cost more than the rest (20 rows)
     names = [n if isinstance(n, str) or not pd.isna(n) else None
              for n in listing["name"].tolist()]
     scores = listing["ico_score"].to_numpy(dtype=float)
     raised = listing["raised"].to_numpy(dtype=float)
-    return [json.dumps([n, None if np.isnan(s) else s, None if np.isnan(r) else r])
-            for n, s, r in zip(names, scores, raised, strict=True)]
+    texts = {p["ico_id"]: p["value"] for p in problems
+             if p.get("column") == "raised" and p.get("table") == LIST.name}
+    ids = listing["id"].tolist() if texts else [None] * len(listing)
+    return [json.dumps([n, None if np.isnan(s) else s, None if np.isnan(r) else r]
+                       + ([texts[i]] if np.isnan(r) and i in texts else []))
+            for n, s, r, i in zip(names, scores, raised, ids, strict=True)]
 
 
 def filters_frame(raw: Mapping[str, Any], problems: Problems | None = None) -> pd.DataFrame:
