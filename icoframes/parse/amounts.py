@@ -55,12 +55,17 @@ def read_icos_amounts(data: dict[str, Any], ids: np.ndarray, log: Problems) -> N
     raw = [data[name] for name in _AMOUNTS]
     marks = decimal_marks(raw)
     if any(mark is not None for mark in marks):
-        trial = dict(data)
-        _read_all(trial, ids, Problems(), marks)
-        marks = decimal_marks([
+        trial, found = dict(data), Problems()
+        _read_all(trial, ids, found, marks)
+        again = decimal_marks([
             [value if in_doubt(value) or not _lost(value, number) else None
              for value, number in zip(values, trial[name], strict=True)]
             for name, values in zip(_AMOUNTS, raw, strict=True)])
+        if again == marks:  # (mostly: the trial was the read)
+            data.update(trial)
+            log.merge(found)
+            return
+        marks = again
     _read_all(data, ids, log, marks)
 
 

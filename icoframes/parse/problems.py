@@ -200,6 +200,11 @@ class Problems:
                 for i, t, c, v, r in zip(ids, frame["table"].tolist(), frame["column"].tolist(),
                                          values, reasons, strict=True)]
 
+    def merge(self, other: Problems) -> None:
+        """Add the problems ``other`` recorded, as if they were recorded here (in order)."""
+        for key, chunks in other._found.items():
+            self._found.setdefault(key, []).extend(chunks)
+
     def extend(self, records: Iterable[Mapping[str, Any]]) -> None:
         """Add problems given as :meth:`records` (e.g. read back from the list cache).
 

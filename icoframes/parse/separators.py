@@ -126,14 +126,14 @@ def settle(values: Sequence[object], marks: Sequence[str | None] | None = None
     >>> settle(["1,500 EUR", "$1.500M", "1,500", "30,000 ETH"], [",", ";", ",.", ".;"])
     (['1.5000 EUR', None, None, '30,000 ETH'], {1: 'ambiguous_separator', 2: 'ambiguous_separator'})
     """
-    dots = _doubted(values)
-    commas = [i for i in _doubted(values, _COMMA_RE, ",")
-              if marks is not None and "," in (marks[i] or "")]
+    dots = set(_doubted(values))
+    commas = {i for i in _doubted(values, _COMMA_RE, ",")
+              if marks is not None and "," in (marks[i] or "")}
     if not dots and not commas:
         return values, {}
     out: list[object] = list(values)
     refused: dict[int, Reason] = {}
-    for i in sorted({*dots, *commas}):
+    for i in sorted(dots | commas):
         signs = "" if marks is None else marks[i] or ""
         text = _text(values[i])
         found = _DOUBT_RE.search(text) if i in dots else None
