@@ -149,8 +149,8 @@ __all__ = ["PARSER_VERSION"]
 #:     offset ("12:00:00 UTC (CET)": unreadable_date). A ticker or accepting item holding a
 #:     lone surrogate has the text around it made plain as in any ticker (NFKC, zero-width,
 #:     look-alikes).
-#:     Amounts: one dot and three digits alone in an amount ("12.500", "$12.500", "1 ETH = 1.000 AQB"),
-#:     12.5 in 28, is read by the convention the ICO's other amounts show ("1.500.000":
+#:     Amounts: one dot and three digits alone in an amount ("12.500", "$12.500", "1 ETH =
+#:     1.000 AQB"), 12.5 in 28, is read by the convention the ICO's other amounts show ("1.500.000":
 #:     12,500; "1,500,000": 12.5), else ambiguous_separator (list summaries: always). A value
 #:     of a group whose empty unit column takes the unit another value wrote obeys it as a
 #:     unit column ("1.5m" beside "3,000 ETH" was 1.5e6 ETH: milli?). A capital M is millions
