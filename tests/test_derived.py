@@ -202,21 +202,30 @@ def sb():
 
 
 def test_the_versions_written_down_are_durable_before_the_state_that_names_them(
-        cache, fsynced):
+        cache, fsynced, monkeypatch):
     """The database commits with synchronous=NORMAL (a power cut may take its last
-    transactions); the tables' state names a version, so the WAL holding that version is
-    fsync'ed before the state is written, or after a cut the counter would give the same
-    numbers to other copies and the tables would skip them."""
+    transactions); the tables' state names a version, so a commit under synchronous=FULL,
+    which syncs the whole WAL (every commit before it, whoever made it), ends before the
+    state is written, or after a cut the counter would give the same numbers to other
+    copies and the tables would skip them."""
     store, raws = cache
-    synced = fsynced
+    events = fsynced  # the files fsync'ed, and the statements of connections opened below
     DerivedTables(store).tables()  # a rebuild: every table and the state written
     record(store, [renamed(raws[0], "Renamed")])
-    synced.clear()
+    connect = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        conn.set_trace_callback(lambda sql: events.append(f"sql: {sql}"))
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    events.clear()
     DerivedTables(store).table("icos")  # an update of one table
-    wal = os.path.realpath(f"{store.path}-wal")  # as /proc names it
-    state = [i for i, p in enumerate(synced) if Path(p).name.startswith("._state.json.")]
-    assert wal in synced and len(state) == 1
-    assert synced.index(wal) < state[0]
+    state = [i for i, p in enumerate(events) if Path(p).name.startswith("._state.json.")]
+    full = events.index("sql: PRAGMA synchronous=FULL")
+    assert len(state) == 1
+    assert full < events.index("sql: COMMIT", full) < state[0]
 
 
 # -- the folder's lock: shared by readers of tables up to date, alone for an update -------

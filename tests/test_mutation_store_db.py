@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import errno
 import os
 import sqlite3
 import stat
@@ -505,40 +504,52 @@ def test_any_error_with_less_than_a_mib_free_is_said_as_a_full_disk(tmp_path, fr
     assert said == str(disk_full(disk / "cache")) if full else "failed: no such column" in said
 
 
-def test_sync_makes_the_log_then_the_file_durable_and_says_what_failed(tmp_path, fsynced,
-                                                                       monkeypatch):
-    synced = fsynced
+def test_sync_is_a_commit_under_full_on_a_connection_of_its_own_and_says_what_failed(
+        tmp_path, monkeypatch):
+    # a commit under synchronous=FULL syncs the whole log, others' commits too: it rewrites
+    # user_version as it is, beside a read this connection holds (the tables are updated
+    # under a snapshot), and this process opens no descriptor of the file itself
     db = _db(tmp_path)
-    wal = Path(f"{db.path}-wal")
-    fds = len(os.listdir("/proc/self/fd"))
-    db.sync()
-    assert synced == [os.path.realpath(wal), os.path.realpath(db.path)]
-    assert len(os.listdir("/proc/self/fd")) == fds  # each file closed again
+    db.rows("PRAGMA user_version=7", write=True)
+    traced: list[str] = []
+    connect = sqlite3.connect
+
+    def traced_connect(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)  # type: ignore[arg-type]
+        conn.set_trace_callback(traced.append)
+        return conn
+
+    opened = _os_opens(monkeypatch)
+    before = db.rows("PRAGMA data_version")
+    with db.read() as conn:
+        assert conn is not None and conn.in_transaction
+        monkeypatch.setattr(sqlite3, "connect", traced_connect)
+        db.sync()
+        monkeypatch.setattr(sqlite3, "connect", connect)
+    assert traced == ["PRAGMA synchronous=FULL", "BEGIN IMMEDIATE", "PRAGMA user_version",
+                      "PRAGMA user_version=7", "COMMIT"]
+    assert db.rows("PRAGMA data_version") != before  # committed, as by another connection
+    assert db.rows("PRAGMA user_version") == [(7,)] and opened == []
     db.close()  # the last connection: the log folded into the file and removed
-    assert not wal.exists()
-    synced.clear()
-    fds = len(os.listdir("/proc/self/fd"))
-    db.sync()
-    assert synced == [os.path.realpath(db.path)]
-    wal.symlink_to(tmp_path / "elsewhere")  # never followed
+    for side in ("", "-wal", "-shm"):
+        Path(f"{db.path}{side}").unlink(missing_ok=True)
+    db.sync()  # no file: nothing to sync, and none made
+    assert not db.path.exists()
+    db.path.mkdir()  # no database can be opened there
     with pytest.raises(CacheError) as caught:
         db.sync()
-    assert str(caught.value) == (f"the cache database {wal} cannot be synced: [Errno 40] Too "
-                                 f"many levels of symbolic links: '{wal}'")
-    wal.unlink()
+    assert str(caught.value) == (f"the cache database {db.path} cannot be synced: unable to "
+                                 "open database file")
 
-    def failing(number: int) -> object:
-        def fsync(fd: int) -> None:
-            raise OSError(number, os.strerror(number))
-        return fsync
 
-    monkeypatch.setattr(os, "fsync", failing(errno.ENOSPC))
-    with pytest.raises(CacheError) as caught:
-        db.sync()
-    assert str(caught.value) == str(disk_full(db.path.parent))
-    monkeypatch.setattr(os, "fsync", failing(errno.EIO))
-    with pytest.raises(CacheError) as caught:
-        db.sync()
-    assert str(caught.value) == (f"the cache database {db.path} cannot be synced: [Errno 5] "
-                                 "Input/output error")
-    assert len(os.listdir("/proc/self/fd")) == fds
+def _os_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths this process passes to ``os.open`` from now on (it still opens them)."""
+    opened: list[str] = []
+    real_open = os.open
+
+    def spy(path: str, *args: object, **kwargs: object) -> int:
+        opened.append(os.fspath(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", spy)
+    return opened

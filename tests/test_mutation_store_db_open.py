@@ -14,8 +14,8 @@ an error saying where to remove it. Without uids (Windows) a folder is not judge
 mode bits, and without statvfs no error is taken for a full disk. A folder another process
 makes at the moment this one makes it is used, and checked as what it then is (a link in
 place of a cache folder is refused). Exactly a MiB free is not a full disk; a read on a
-full disk says the disk is full (the database is not taken for a read-only one). The files
-``sync`` opens are closed on exec.
+full disk says the disk is full (the database is not taken for a read-only one). No file
+of a database is opened but by SQLite.
 """
 
 from __future__ import annotations
@@ -327,31 +327,33 @@ def test_a_file_with_a_damaged_schema_is_set_aside_when_opened(tmp_path, write):
         db.close()
 
 
-def test_the_files_sync_opens_are_closed_on_exec(tmp_path, monkeypatch):
-    # each descriptor fsync'ed is looked at in /proc while it is open: read-only, and
-    # close-on-exec (os.open makes it so, PEP 446): a child another thread starts at that
-    # moment does not inherit it
+def test_no_file_of_a_database_is_opened_but_by_sqlite(tmp_path, monkeypatch):
+    # closing any descriptor of a file drops every POSIX lock this process holds on it,
+    # SQLite's included: then another process ending takes itself for the last user and
+    # deletes the log this one writes to. Opening (the files checked for what they are and
+    # whether they read), opening again, reading, writing, syncing: os.open is never called
     folder = _folder(tmp_path)
     db = Database(folder / "data.sqlite3", SCHEMA)
-    db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
-    seen: list[tuple[str, int]] = []
-    real_fsync = os.fsync
+    opened: list[str] = []
+    real_open = os.open
 
-    def fsync(fd: int) -> None:
-        flags = next(int(line.split()[1], 8) for line in Path(f"/proc/self/fdinfo/{fd}")
-                     .read_text().splitlines() if line.startswith("flags:"))
-        seen.append((os.readlink(f"/proc/self/fd/{fd}"), flags))
-        real_fsync(fd)
+    def spy(path: str, *args: object, **kwargs: object) -> int:
+        opened.append(os.fspath(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "open", spy)
     try:
+        db.rows("INSERT INTO t VALUES (1, 'a')", write=True)
+        db.close()  # opened again, beside its log
+        with db.write() as conn:
+            conn.execute("INSERT INTO t VALUES (2, 'b')")
+        with db.read() as conn:
+            assert conn is not None
+            assert conn.execute("SELECT k, v FROM t").fetchall() == [(1, "a"), (2, "b")]
         db.sync()
     finally:
         db.close()
-    assert [path for path, _ in seen] == [f"{db.path}-wal", str(db.path)]
-    assert all(flags & os.O_CLOEXEC and flags & os.O_ACCMODE == os.O_RDONLY
-               for _, flags in seen)
-
+    assert [path for path in opened if "data.sqlite3" in path] == []
 
 def test_an_opening_waiting_for_another_writer_pauses_longer_each_time_up_to_50_ms(
         tmp_path, monkeypatch, write_lock_held):

@@ -2,16 +2,16 @@
 
 One :class:`Database` per process and file, shared by its threads under a lock, in WAL
 mode with ``synchronous=NORMAL`` (a commit survives a crash or SIGKILL, not a power cut:
-:meth:`Database.sync`); writes begin ``IMMEDIATE``. No other local user reaches through
-the cache: a cache dir of another user, or writable by others, is refused (a new one is
-made ``0700``); a service folder is never a link; a link, a FIFO or anything but a plain
-file in place of a database or its side files, and a damaged database, are set aside as
-``*.corrupt`` unopened (what they held is fetched again). A full disk, or a writer
-stopped holding the write lock past :data:`BUSY_SECONDS`, is a
-:class:`~icoframes.errors.CacheError` and the transaction is rolled back. A folder this
-process may not write to is read ``mode=ro``, or ``immutable=1`` (the file alone, read
-anew by each transaction) when no log may hold commits it lacks. The cache must live on
-a local file system (WAL needs shared memory).
+:meth:`Database.sync`); writes begin ``IMMEDIATE``. Only SQLite opens a database file. No
+other local user reaches through the cache: a cache dir of another user, or writable by
+others, is refused (a new one is made ``0700``); a service folder is never a link; a link,
+a FIFO or anything but a plain file in place of a database or its side files, and a
+damaged database, are set aside as ``*.corrupt`` unopened (fetched again). A full disk,
+or a writer stopped holding the write lock past :data:`BUSY_SECONDS`, is a
+:class:`~icoframes.errors.CacheError`, the transaction rolled back. A folder this process
+may not write to is read ``mode=ro``, or ``immutable=1`` (the file alone, read anew by
+each transaction) when no log may hold commits it lacks. The cache must live on a local
+file system (WAL needs shared memory).
 """
 
 from __future__ import annotations
@@ -45,11 +45,9 @@ BUSY_SECONDS = LEASE
 IDS_IN = "id IN (SELECT value FROM json_each(?))"
 #: SQLite's files beside a database (its name and this): its log, the log's index, its journal.
 SIDE_FILES = ("-wal", "-shm", "-journal")
-#: A file set aside (:func:`_set_aside`) keeps its name with this after it; housekeeping
-#: prunes such files by it.
+#: A file set aside (:func:`_set_aside`) keeps its name with this after it (pruned by it).
 SET_ASIDE = ".corrupt"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # the file and its side files as an unreadable one is named, and what to do then
 _UNREADABLE = {"": ("", ", or remove it (what it held is then fetched again)"),
                "-wal": ("'s log", " (it may hold commits not in the file yet: keep it)"),
@@ -182,11 +180,9 @@ def _error(exc: BaseException, *names: str) -> bool:
 
 
 def _full(folder: Path) -> bool:
-    try:
-        usage = os.statvfs(folder)
-    except (OSError, AttributeError):
-        return False
-    return usage.f_bavail * usage.f_frsize < 1 << 20
+    with contextlib.suppress(OSError, AttributeError):
+        return (usage := os.statvfs(folder)).f_bavail * usage.f_frsize < 1 << 20
+    return False
 
 
 class Database:
@@ -228,8 +224,7 @@ class Database:
 
     def _identify(self) -> tuple[int, int] | None:
         with contextlib.suppress(FileNotFoundError):
-            info = self.path.lstat()
-            return info.st_dev, info.st_ino
+            return (info := self.path.lstat()).st_dev, info.st_ino
         return None
 
     def _connect(self, *, write: bool) -> sqlite3.Connection | None:
@@ -249,16 +244,13 @@ class Database:
                     if not stat.S_ISREG(mode := os.lstat(f"{self.path}{suffix}").st_mode):
                         _set_aside(Path(f"{self.path}{suffix}"), "a symbolic link"
                                    if stat.S_ISLNK(mode) else "not a plain file")
-            for suffix, (what, fix) in _UNREADABLE.items():
-                try:  # a file this process may not read is said so (not its folder)
-                    os.close(os.open(f"{self.path}{suffix}", os.O_RDONLY | _NOFOLLOW))
-                except FileNotFoundError:
+            for suffix in _UNREADABLE:  # one this process may not read is named (not its
+                # folder), by access(2): closing a descriptor of a file would drop SQLite's locks
+                if not os.path.lexists(name := f"{self.path}{suffix}"):
                     if not (suffix or write):
                         return None
-                except OSError as exc:
-                    raise CacheError(f"the cache database{what} {self.path}{suffix} cannot be "
-                                     f"read ({exc.strerror}): give this user read and write "
-                                     f"access to it{fix}") from None
+                elif not os.access(name, os.R_OK, follow_symlinks=False):
+                    raise self._unreadable(suffix, errno.EACCES)
             uri = f"file:{quote(str(self.path))}?nofollow=1"
             try:
                 try:
@@ -275,9 +267,17 @@ class Database:
                     raise
                 _set_aside(self.path, f"not a readable database ({exc})")
                 continue
+            if os.path.islink(self.path):  # put in place as it was opened: not read
+                self.close()
+                raise self._unreadable("", errno.ELOOP)
             self._identity = self._identify()
             return self._conn
         raise CacheError(f"the cache database {self.path} cannot be made")
+
+    def _unreadable(self, suffix: str, number: int) -> CacheError:
+        return CacheError(f"the cache database{_UNREADABLE[suffix][0]} {self.path}{suffix} "
+                          f"cannot be read ({os.strerror(number)}): give this user read and "
+                          f"write access to it{_UNREADABLE[suffix][1]}")
 
     def _open_writable(self, uri: str) -> sqlite3.Connection:
         """WAL mode and the schema, waiting (up to :data:`BUSY_SECONDS`) for another process
@@ -296,9 +296,8 @@ class Database:
                             conn.execute("PRAGMA synchronous=OFF")
                         conn.execute("PRAGMA journal_mode=WAL")
                     # a checkpoint (three fdatasync calls in the committing thread: a load's,
-                    # which hands out the requests) every 4 MiB of log, the log cut back to
-                    # that: a cold load of a few hundred profiles (about 3 MiB) needs none.
-                    # The ledger's schema sets its own, smaller.
+                    # which hands out the requests) every 4 MiB of log, cut back to that: a
+                    # cold load of a few hundred profiles (3 MiB) needs none (ledger: less)
                     conn.executescript("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint="
                                        f"1024; PRAGMA journal_size_limit={4 << 20};"
                                        + self._schema)
@@ -322,12 +321,12 @@ class Database:
             with contextlib.suppress(FileNotFoundError):
                 if extra.endswith("1") and os.stat(log := f"{self.path}-wal").st_size:
                     # (a log left after a checkpoint holds none: only its index tells)
-                    raise CacheError(
-                        f"the cache database {self.path} cannot be read here: its log {log} "
-                        "may hold commits that are not in the file, and SQLite reads a log "
-                        "only with its index (-shm), which cannot be made in a folder that "
-                        "cannot be written. Open the cache once where it can be written "
-                        "(`icoframes cache info` there folds the log into the file)")
+                    raise CacheError(f"the cache database {self.path} cannot be read here: its "
+                                     f"log {log} may hold commits that are not in the file, "
+                                     "and SQLite reads a log only with its index (-shm), which "
+                                     "cannot be made in a folder that cannot be written. Open "
+                                     "the cache once where it can be written (`icoframes "
+                                     "cache info` there folds the log into the file)")
             conn: sqlite3.Connection | None = None
             try:
                 conn = sqlite3.connect(uri + extra, uri=True, isolation_level=None,
@@ -350,8 +349,7 @@ class Database:
 
     def rows(self, sql: str, *args: object, write: bool = False) -> list[Any]:
         """The rows of one statement in a transaction of its own (none while no file exists):
-        SQLite's autocommit, which begins a write as ``BEGIN IMMEDIATE`` does and commits
-        when the statement ends (all its rows read), in one call instead of three."""
+        SQLite's autocommit (a write begun as ``BEGIN IMMEDIATE``), one call instead of three."""
         with self._lock, self._errors():
             conn = self._writable() if write else self._connect(write=False)
             return [] if conn is None else conn.execute(sql, args).fetchall()
@@ -399,25 +397,29 @@ class Database:
         return conn
 
     def sync(self) -> None:
-        """Make every committed transaction durable: ``fsync`` the WAL and the file.
-
-        ``synchronous=NORMAL`` leaves the last commits to a power cut; a version read
-        here and written down elsewhere (the derived tables' state) must not outlive
-        them, or the counter would hand out its numbers again after the cut.
-        """
-        for path in (f"{self.path}-wal", self.path):
-            try:  # (os.open's descriptors are never inherited by a child: PEP 446)
-                fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-            except FileNotFoundError:
-                continue  # no WAL: every commit is in the file
-            except OSError as exc:
-                if exc.errno == errno.ENOSPC:
-                    raise disk_full(self.path.parent) from None
-                raise CacheError(f"the cache database {path} cannot be synced: {exc}") from None
+        """Make every commit durable (this process's and others'): a version written down
+        elsewhere (the derived tables' state) must not outlive its commit at a power cut, or
+        the counter would hand out its numbers again. A commit under ``synchronous=FULL``
+        syncs the whole log (all commits before it; those folded into the file were synced
+        then): one rewriting ``user_version`` as it is, on a connection of its own (this one
+        may be in a read, held by another thread). Never an ``fsync`` of a descriptor of our
+        own: closing it drops SQLite's locks. A read-only connection can commit nothing."""
+        if self.read_only:
+            return
+        try:
+            with contextlib.closing(sqlite3.connect(
+                    f"file:{quote(str(self.path))}?mode=rw", uri=True, isolation_level=None,
+                    timeout=BUSY_SECONDS)) as conn:
+                conn.execute("PRAGMA synchronous=FULL")
+                conn.execute("BEGIN IMMEDIATE")
+                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                conn.execute(f"PRAGMA user_version={version}")
+                conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if _error(exc, "SQLITE_FULL") or _full(self.path.parent):
+                raise disk_full(self.path.parent) from None
+            if os.path.lexists(self.path) or not _error(exc, "SQLITE_CANTOPEN"):  # (else none)
+                raise CacheError(f"the cache database {self.path} cannot be synced: {exc}") from exc
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
@@ -433,10 +435,9 @@ class Database:
             if _error(exc, "SQLITE_FULL") or _full(self.path.parent):
                 raise disk_full(self.path.parent) from None
             if _error(exc, "SQLITE_BUSY", "SQLITE_LOCKED"):
-                raise CacheError(
-                    f"the cache {self.path} was locked by another process for over "
-                    f"{BUSY_SECONDS:.0f} s (one stopped while writing?); call again once it "
-                    "goes on or ends") from None
+                raise CacheError(f"the cache {self.path} was locked by another process for over"
+                                 f" {BUSY_SECONDS:.0f} s (one stopped while writing?); call "
+                                 "again once it goes on or ends") from None
             if _error(exc, "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM"):
                 raise CacheError(f"the cache {self.path} cannot be written ({exc}); use "
                                  "offline=True or a writable cache_dir") from None
