@@ -6,12 +6,12 @@ mode with ``synchronous=NORMAL`` (a commit survives a crash or SIGKILL, not a po
 other local user reaches through the cache: a cache dir of another user, or writable by
 others, is refused (a new one is made ``0700``); a service folder is never a link; a link,
 a FIFO or anything but a plain file in place of a database or its side files, and a
-damaged database, are set aside as ``*.corrupt`` unopened (fetched again). A full disk,
-or a writer stopped holding the write lock past :data:`BUSY_SECONDS`, is a
-:class:`~icoframes.errors.CacheError`, the transaction rolled back. A folder this process
-may not write to is read ``mode=ro``, or ``immutable=1`` (the file alone, read anew by
-each transaction) when no log may hold commits it lacks. The cache must live on a local
-file system (WAL needs shared memory).
+damaged database, are set aside as ``*.corrupt`` unopened (fetched again). A full disk, or
+a writer stopped holding the write lock past :data:`BUSY_SECONDS`, is a
+:class:`~icoframes.errors.CacheError` (rolled back; so is a transaction an interrupt
+left). A folder this process may not write to is read ``mode=ro``, or ``immutable=1`` (the
+file alone, read anew each transaction) when no log may hold commits it lacks. The cache
+must live on a local file system (WAL needs shared memory).
 """
 
 from __future__ import annotations
@@ -76,8 +76,7 @@ def disk_full(folder: Path, lost: str = "nothing more can be kept") -> CacheErro
 
 class CacheFolderRefused(CacheError, ConfigError):
     """A cache dir or service folder refused as it is (a link or no folder in place of a
-    service folder, another user's, one others may write to): a setting to fix, which the
-    ``icoframes`` command exits 2 for (a ConfigError) as for any other bad setting."""
+    service folder, another user's, one others may write to): a setting to fix (exit 2)."""
 
 
 class Undecodable(CacheError):
@@ -121,23 +120,21 @@ def check_cache_dir(root: Path, *, create: bool) -> bool:
 
 
 def _folders(root: Path, path: Path, *, write: bool) -> bool:
-    """Whether the cache dir ``root`` and the folder of ``path`` exist, both checked (and
-    made, 0700, when ``write``). The folder is never a link."""
+    """Whether the cache dir ``root`` and the folder (no link) of ``path`` exist, both
+    checked (made, 0700, when ``write``)."""
     return check_cache_dir(root, create=write) and _checked(
         path.parent, "the cache folder", create=write, follow=False)
 
 
 def open_database(root: Path, path: Path, schema: str, *, write: bool) -> Database | None:
-    """The database ``path`` in a folder of the cache dir ``root``, both checked now (and
-    made, 0700, when ``write``): None when they do not exist. The database checks them
-    again whenever it opens its file (:meth:`Database.read`, :meth:`Database.write`)."""
+    """The database ``path`` in a folder of the cache dir ``root``, both checked now (made,
+    0700, when ``write``; None when they do not exist) and whenever it opens its file."""
     return Database.at(path, schema) if _folders(root, path, write=write) else None
 
 
 class InDatabase:
     """What keeps its rows in the database ``path`` (tables: ``SCHEMA``) of the cache dir
-    ``root``: the raw cache and the ledgers. The folders are checked once per object and
-    process, and again by the database whenever it opens its file."""
+    ``root`` (the raw cache, the ledgers); folders checked once per object and process."""
 
     SCHEMA: ClassVar[str]
     root: Path
@@ -187,8 +184,7 @@ def _full(folder: Path) -> bool:
 
 class Database:
     """One SQLite file: :meth:`read` and :meth:`write` transactions; ``schema`` (SQL, run
-    idempotently) is made when the file is opened for writing, after the settings below
-    (its own ``PRAGMA`` statements win: the quota ledger's)."""
+    idempotently) made when opened to write, after the settings below (its ``PRAGMA`` win)."""
 
     _open: ClassVar[dict[tuple[int, str], Database]] = {}
     _open_lock: ClassVar[threading.Lock] = threading.Lock()
@@ -206,10 +202,9 @@ class Database:
     def close_under(cls, folder: Path) -> None:
         """Close this process's connections to databases under ``folder`` (being removed)."""
         with cls._open_lock:
-            for db in cls._open.values():
-                if db.path.is_relative_to(folder):
-                    with db._lock:
-                        db.close()
+            for db in (db for db in cls._open.values() if db.path.is_relative_to(folder)):
+                with db._lock:
+                    db.close()
 
     def __init__(self, path: Path, schema: str) -> None:
         self.path = Path(path)  # <cache dir>/<folder>/<file>
@@ -217,7 +212,7 @@ class Database:
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
-        self.read_only = self._fixed = False
+        self.read_only = self._fixed = self._began = False
 
     def __repr__(self) -> str:
         return f"Database({str(self.path)!r}, read_only={self.read_only})"
@@ -228,10 +223,9 @@ class Database:
         return None
 
     def _connect(self, *, write: bool) -> sqlite3.Connection | None:
-        """The connection, (re)opened when the file was replaced or removed; None when there
-        is no file and none is to be made. Each opening checks the folders first (they may
-        be new ones: the file's identity is checked at every use); a file that is no
-        database is set aside."""
+        """The connection, (re)opened when the file was replaced or removed (its identity is
+        checked at every use; the folders at each opening); None when there is no file and
+        none is to be made. A file that is no database is set aside."""
         if self._conn is not None and self._identify() == self._identity and not (
                 write and self.read_only) and not self._fixed:
             return self._conn
@@ -281,8 +275,7 @@ class Database:
 
     def _open_writable(self, uri: str) -> sqlite3.Connection:
         """WAL mode and the schema, waiting (up to :data:`BUSY_SECONDS`) for another process
-        doing the same: SQLite answers a concurrent switch to WAL with SQLITE_BUSY at once,
-        without calling the busy handler, so processes making one cache together would fail."""
+        doing the same (SQLite answers a concurrent switch to WAL with SQLITE_BUSY at once)."""
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
                                timeout=BUSY_SECONDS)
         deadline, pause = time.monotonic() + BUSY_SECONDS, 0.002
@@ -291,8 +284,7 @@ class Database:
                 try:
                     if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                         if not conn.execute("PRAGMA page_count").fetchone()[0]:
-                            # a new file holds nothing to lose: its switch to WAL need not
-                            # wait for the disk (NORMAL is set below, before any write)
+                            # a new file holds nothing to lose (NORMAL is set below)
                             conn.execute("PRAGMA synchronous=OFF")
                         conn.execute("PRAGMA journal_mode=WAL")
                     # a checkpoint (three fdatasync calls in the committing thread: a load's,
@@ -314,9 +306,8 @@ class Database:
         return conn
 
     def _open_read_only(self, uri: str) -> sqlite3.Connection | None:
-        """``mode=ro`` (it needs the log's index, ``-shm``), else ``immutable=1`` unless a
-        log may hold commits: that reads the file alone, with no lock (so it is not kept).
-        None for an empty file (nothing cached yet)."""
+        """``mode=ro`` (it needs the log's index, ``-shm``), else ``immutable=1`` unless a log
+        may hold commits (the file alone, no lock, not kept). None for an empty file."""
         for extra in ("&mode=ro", "&mode=ro&immutable=1"):
             with contextlib.suppress(FileNotFoundError):
                 if extra.endswith("1") and os.stat(log := f"{self.path}-wal").st_size:
@@ -336,8 +327,7 @@ class Database:
                 if conn is not None:  # closed now: the garbage collector would keep it open
                     conn.close()
                 if isinstance(exc, sqlite3.OperationalError):
-                    continue
-                # damaged, and it cannot be set aside here
+                    continue  # (else damaged, and it cannot be set aside here)
                 raise CacheError(f"the cache database {self.path} is damaged ({exc}) and "
                                  "read-only here; remove it where it can be written") from None
             self.read_only, self._fixed = True, extra.endswith("1")
@@ -351,7 +341,7 @@ class Database:
         """The rows of one statement in a transaction of its own (none while no file exists):
         SQLite's autocommit (a write begun as ``BEGIN IMMEDIATE``), one call instead of three."""
         with self._lock, self._errors():
-            conn = self._writable() if write else self._connect(write=False)
+            conn = self._healed(self._writable() if write else self._connect(write=False))
             return [] if conn is None else conn.execute(sql, args).fetchall()
 
     def close(self) -> None:
@@ -367,26 +357,37 @@ class Database:
         with self._lock, self._errors():
             if (conn := self._connect(write=False)) is None:
                 yield None
-                return
-            conn.execute("BEGIN")
-            try:
-                yield conn
-            finally:
-                conn.execute("COMMIT")
+            else:
+                yield from self._transaction(conn, "BEGIN")
 
     @contextlib.contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: committed when the block ends, rolled back on an error."""
         with self._lock, self._errors():
-            conn = self._writable()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+            yield from self._transaction(self._writable(), "BEGIN IMMEDIATE")
+
+    def _transaction(self, conn: sqlite3.Connection, begin: str) -> Iterator[sqlite3.Connection]:
+        """``conn`` in a transaction begun inside the ``try`` (an interrupt comes right after a
+        call returns; left open, it fails every later one), rolled back on any exception."""
+        outer = self._began
+        self._healed(conn)
+        try:
+            self._began = True
+            conn.execute(begin)
+            yield conn
+        except BaseException:
+            self._began = outer
+            self._healed(conn)
+            raise
+        self._began = outer
+        conn.execute("COMMIT")
+
+    def _healed(self, conn: Any) -> Any:
+        """``conn`` out of a transaction an interrupted call left (none of ours is open)."""
+        if conn is not None and conn.in_transaction and not self._began:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        return conn
 
     def _writable(self) -> sqlite3.Connection:
         """The connection, to write (under the lock)."""
@@ -397,13 +398,12 @@ class Database:
         return conn
 
     def sync(self) -> None:
-        """Make every commit durable (this process's and others'): a version written down
-        elsewhere (the derived tables' state) must not outlive its commit at a power cut, or
-        the counter would hand out its numbers again. A commit under ``synchronous=FULL``
-        syncs the whole log (all commits before it; those folded into the file were synced
-        then): one rewriting ``user_version`` as it is, on a connection of its own (this one
-        may be in a read, held by another thread). Never an ``fsync`` of a descriptor of our
-        own: closing it drops SQLite's locks. A read-only connection can commit nothing."""
+        """Make every commit durable (others' too): a version written down elsewhere (the
+        tables' state) must not outlive its commit at a power cut, or the counter would give
+        its numbers again. A commit under ``synchronous=FULL`` syncs the whole log (those
+        folded into the file were synced then), here one rewriting ``user_version`` on a
+        connection of its own (this one may be in a read, held by another thread). No fsync
+        of a descriptor of ours: closing it drops SQLite's locks. Read-only: none to make."""
         if self.read_only:
             return
         try:
