@@ -367,8 +367,7 @@ class Load:
             self._store(query)
 
     def _store(self, query: ListQuery) -> None:
-        """Cache the list: complete, or partial with rows (a list that failed before any
-        row taught nothing, and must not pass for an empty answer offline)."""
+        """Cache the list: complete, or partial with rows (without: it would pass for empty)."""
         if query.frame is None or (query.from_cache and not query.stood_in):
             return  # (a list paged and stood in for is not cached, its claim released)
         if not query.stood_in and (query.complete or not query.frame.empty):
@@ -416,19 +415,20 @@ class Load:
 
     def _shut_down(self, *, grace: float | None) -> None:
         """Stop the pool; keep what arrived (pages too: paid for); make everything durable."""
-        for kind, info, future in self._pool.shut_down(grace=grace, cancel=self.control.cancel):
-            self._guarded(self._handle, kind, info, future)  # (planning its rows reads the cache)
-        self._guarded(self._arrivals.keep)
-        for query in self.queries:
-            if query.paging:  # stopped mid-list: keep the pages that came, as partial
-                query.stop("not received: the load stopped first")
+        try:
+            for kind, info, future in self._pool.shut_down(grace=grace, cancel=self.control.cancel):
+                self._guarded(self._handle, kind, info, future)  # (its planning reads the cache)
+            self._guarded(self._arrivals.keep)
+            for query in (q for q in self.queries if q.paging):  # stopped mid-list: keep the
+                query.stop("not received: the load stopped first")  # pages that came, partial
                 query.finish_pass(may_repage=False)
                 self._store(query)
-        if self._profiles and isinstance(self._stop, QuotaExceeded):  # the rows at hand are
-            self._guarded(self._plan.add, listed_rows(self.queries), repaged=True)  # said stale
-        if self._claims is not None:
-            with contextlib.suppress(CacheError):  # unreleased claims lapse with their lease
-                self._claims.close()
+            if self._profiles and isinstance(self._stop, QuotaExceeded):  # the rows at hand are
+                self._guarded(self._plan.add, listed_rows(self.queries), repaged=True)  # stale
+        finally:  # even when cut short (a second Ctrl-C): else live here, the next load waits
+            if self._claims is not None:
+                with contextlib.suppress(CacheError):  # unreleased claims lapse with their lease
+                    self._claims.close()
         self._progress.close()
         if self._pool.interrupted:
             raise KeyboardInterrupt  # (in the wait for paid requests: cut, what came kept)
