@@ -526,8 +526,8 @@ def test_sync_is_a_commit_under_full_on_a_connection_of_its_own_and_says_what_fa
         monkeypatch.setattr(sqlite3, "connect", traced_connect)
         db.sync()
         monkeypatch.setattr(sqlite3, "connect", connect)
-    assert traced == ["PRAGMA synchronous=FULL", "BEGIN IMMEDIATE", "PRAGMA user_version",
-                      "PRAGMA user_version=7", "COMMIT"]
+    assert traced == ["PRAGMA synchronous=FULL", "BEGIN IMMEDIATE", "PRAGMA database_list",
+                      "PRAGMA user_version", "PRAGMA user_version=7", "COMMIT"]
     assert db.rows("PRAGMA data_version") != before  # committed, as by another connection
     assert db.rows("PRAGMA user_version") == [(7,)] and opened == []
     db.close()  # the last connection: the log folded into the file and removed
@@ -535,11 +535,16 @@ def test_sync_is_a_commit_under_full_on_a_connection_of_its_own_and_says_what_fa
         Path(f"{db.path}{side}").unlink(missing_ok=True)
     db.sync()  # no file: nothing to sync, and none made
     assert not db.path.exists()
-    db.path.mkdir()  # no database can be opened there
+    db.path.mkdir()  # no database file: never opened
     with pytest.raises(CacheError) as caught:
         db.sync()
-    assert str(caught.value) == (f"the cache database {db.path} cannot be synced: unable to "
-                                 "open database file")
+    assert str(caught.value) == f"the cache database {db.path} cannot be synced: it was replaced"
+    db.path.rmdir()
+    db.path.write_bytes(b"no database" * 100)  # SQLite's error, said
+    with pytest.raises(CacheError) as caught:
+        db.sync()
+    assert str(caught.value) == (f"the cache database {db.path} cannot be synced: file is "
+                                 "not a database")
 
 
 def _os_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:

@@ -1,19 +1,17 @@
 """SQLite databases in the cache dir: opened safely, in WAL mode, with errors that say what to do.
 
-One :class:`Database` per process and file, shared by its threads under a lock, in WAL
-mode with ``synchronous=NORMAL`` (a commit survives a crash or SIGKILL, not a power cut:
-:meth:`Database.sync`); writes begin ``IMMEDIATE``. Only SQLite opens a database file. No
-other local user reaches through the cache: a cache dir of another user, or writable by
-others, is refused (a new one is made ``0700``); a service folder is never a link; a link,
-a FIFO or anything but a plain file in place of a database or its side files, and a
-damaged database, are set aside as ``*.corrupt`` unopened (fetched again). A full disk, or
-a writer stopped holding the write lock past :data:`BUSY_SECONDS`, is a
-:class:`~icoframes.errors.CacheError` (rolled back; so is a transaction an interrupt
-left). A folder this process may not write to is read ``mode=ro``, or ``immutable=1`` (the
-file alone, read anew each transaction) when no log may hold commits it lacks. The cache
-must live on a local file system (WAL needs shared memory).
+One :class:`Database` per process and file, shared by its threads under a lock, in WAL mode
+with ``synchronous=NORMAL`` (a commit survives a crash, not a power cut: :meth:`Database.sync`);
+writes begin ``IMMEDIATE``. Only SQLite opens a database file, once checked to be a plain one
+(it follows a link in the file's name). A cache dir of another user, or writable by others, is
+refused (a new one is made ``0700``); a service folder is never a link; a link, a FIFO or
+anything but a plain file in place of a database or its side files, and a damaged database,
+are set aside as ``*.corrupt`` unopened. A full disk, or a writer stopped holding the write
+lock past :data:`BUSY_SECONDS`, is a :class:`~icoframes.errors.CacheError` (rolled back, as is
+a transaction an interrupt left). A folder this process may not write to is read ``mode=ro``,
+or ``immutable=1`` when no log may hold commits it lacks. The cache must live on a local file
+system (WAL needs shared memory).
 """
-
 from __future__ import annotations
 
 import contextlib
@@ -33,14 +31,16 @@ from ..config import SET_CACHE_DIR
 from ..errors import CacheError, CacheWarning, ConfigError, warn
 from ..files import not_a_folder
 
-__all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "SET_ASIDE", "SIDE_FILES", "CacheFolderRefused",
-           "Database", "InDatabase", "Undecodable", "check_cache_dir", "disk_full", "from_ms",
-           "ms", "open_database"]
+__all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "SET_ASIDE", "SIDE_FILES", "SYNC_SECONDS",
+           "CacheFolderRefused", "Database", "InDatabase", "Undecodable", "check_cache_dir",
+           "disk_full", "from_ms", "ms", "open_database"]
 
 #: Seconds a claim lasts unless renewed (:mod:`.claims`): the longest a load waits for another.
 LEASE = 20.0
 #: How long a write waits for another process's write transaction (a stopped writer): a lease.
 BUSY_SECONDS = LEASE
+#: How long :meth:`Database.sync` waits for the write lock: a read never waits a lease for it.
+SYNC_SECONDS = 1.0
 #: ``id`` among a list of ids passed as one JSON parameter (``json.dumps``), however many
 IDS_IN = "id IN (SELECT value FROM json_each(?))"
 #: SQLite's files beside a database (its name and this): its log, the log's index, its journal.
@@ -120,21 +120,18 @@ def check_cache_dir(root: Path, *, create: bool) -> bool:
 
 
 def _folders(root: Path, path: Path, *, write: bool) -> bool:
-    """Whether the cache dir ``root`` and the folder (no link) of ``path`` exist, both
-    checked (made, 0700, when ``write``)."""
+    """Whether the cache dir ``root`` and ``path``'s folder (no link) exist, both checked."""
     return check_cache_dir(root, create=write) and _checked(
         path.parent, "the cache folder", create=write, follow=False)
 
 
 def open_database(root: Path, path: Path, schema: str, *, write: bool) -> Database | None:
-    """The database ``path`` in a folder of the cache dir ``root``, both checked now (made,
-    0700, when ``write``; None when they do not exist) and whenever it opens its file."""
+    """The database ``path`` in a folder of ``root``, both checked now and at each opening."""
     return Database.at(path, schema) if _folders(root, path, write=write) else None
 
 
 class InDatabase:
-    """What keeps its rows in the database ``path`` (tables: ``SCHEMA``) of the cache dir
-    ``root`` (the raw cache, the ledgers); folders checked once per object and process."""
+    """What keeps its rows in the database ``path`` (tables: ``SCHEMA``) of cache dir ``root``."""
 
     SCHEMA: ClassVar[str]
     root: Path
@@ -223,9 +220,8 @@ class Database:
         return None
 
     def _connect(self, *, write: bool) -> sqlite3.Connection | None:
-        """The connection, (re)opened when the file was replaced or removed (its identity is
-        checked at every use; the folders at each opening); None when there is no file and
-        none is to be made. A file that is no database is set aside."""
+        """The connection, (re)opened when the file was replaced or removed (checked at each
+        use; the folders at each opening); None: no file, none to make. No database: set aside."""
         if self._conn is not None and self._identify() == self._identity and not (
                 write and self.read_only) and not self._fixed:
             return self._conn
@@ -238,8 +234,8 @@ class Database:
                     if not stat.S_ISREG(mode := os.lstat(f"{self.path}{suffix}").st_mode):
                         _set_aside(Path(f"{self.path}{suffix}"), "a symbolic link"
                                    if stat.S_ISLNK(mode) else "not a plain file")
-            for suffix in _UNREADABLE:  # one this process may not read is named (not its
-                # folder), by access(2): closing a descriptor of a file would drop SQLite's locks
+            for suffix in _UNREADABLE:  # one this process may not read is named, by access(2):
+                # closing a descriptor of a file would drop SQLite's locks
                 if not os.path.lexists(name := f"{self.path}{suffix}"):
                     if not (suffix or write):
                         return None
@@ -250,8 +246,8 @@ class Database:
                 try:
                     self._conn = self._open_writable(uri + ("" if write else "&mode=rw"))
                 except sqlite3.OperationalError as exc:
-                    # read-only is for a folder this process may not write to; a full disk
-                    # is said as such (an empty file opened read-only would lack the tables)
+                    # read-only is for a folder this process may not write to (a full disk:
+                    # said, as an empty file opened read-only would lack the tables)
                     if (write and os.access(self.path.parent, os.W_OK)) or _error(
                             exc, "SQLITE_FULL") or _full(self.path.parent):
                         raise
@@ -287,9 +283,8 @@ class Database:
                             # a new file holds nothing to lose (NORMAL is set below)
                             conn.execute("PRAGMA synchronous=OFF")
                         conn.execute("PRAGMA journal_mode=WAL")
-                    # a checkpoint (three fdatasync calls in the committing thread: a load's,
-                    # which hands out the requests) every 4 MiB of log, cut back to that: a
-                    # cold load of a few hundred profiles (3 MiB) needs none (ledger: less)
+                    # a checkpoint (3 fdatasync calls in the committing thread, which hands out
+                    # a load's requests) every 4 MiB of log: a cold load (3 MiB) needs none
                     conn.executescript("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint="
                                        f"1024; PRAGMA journal_size_limit={4 << 20};"
                                        + self._schema)
@@ -306,8 +301,7 @@ class Database:
         return conn
 
     def _open_read_only(self, uri: str) -> sqlite3.Connection | None:
-        """``mode=ro`` (it needs the log's index, ``-shm``), else ``immutable=1`` unless a log
-        may hold commits (the file alone, no lock, not kept). None for an empty file."""
+        """``mode=ro`` (needs ``-shm``), else ``immutable=1`` unless a log may hold commits."""
         for extra in ("&mode=ro", "&mode=ro&immutable=1"):
             with contextlib.suppress(FileNotFoundError):
                 if extra.endswith("1") and os.stat(log := f"{self.path}-wal").st_size:
@@ -338,14 +332,12 @@ class Database:
         raise CacheError(f"the cache database {self.path} cannot be opened, not even to read")
 
     def rows(self, sql: str, *args: object, write: bool = False) -> list[Any]:
-        """The rows of one statement in a transaction of its own (none while no file exists):
-        SQLite's autocommit (a write begun as ``BEGIN IMMEDIATE``), one call instead of three."""
+        """The rows of one statement (none while no file exists), committed by SQLite itself."""
         with self._lock, self._errors():
             conn = self._healed(self._writable() if write else self._connect(write=False))
             return [] if conn is None else conn.execute(sql, args).fetchall()
 
-    def close(self) -> None:
-        """Close the connection (the next use opens it again)."""
+    def close(self) -> None:  # (the next use opens it again)
         if self._conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
@@ -367,8 +359,7 @@ class Database:
             yield from self._transaction(self._writable(), "BEGIN IMMEDIATE")
 
     def _transaction(self, conn: sqlite3.Connection, begin: str) -> Iterator[sqlite3.Connection]:
-        """``conn`` in a transaction begun inside the ``try`` (an interrupt comes right after a
-        call returns; left open, it fails every later one), rolled back on any exception."""
+        """``conn`` in a transaction begun inside the ``try``, rolled back on any exception."""
         outer = self._began
         self._healed(conn)
         try:
@@ -390,36 +381,45 @@ class Database:
         return conn
 
     def _writable(self) -> sqlite3.Connection:
-        """The connection, to write (under the lock)."""
         conn = self._connect(write=True)
         if conn is None or self.read_only:
             raise CacheError(f"the cache {self.path.parent} is read-only here: nothing can "
                              "be kept. Use offline=True, or a writable cache_dir.")
         return conn
 
-    def sync(self) -> None:
+    def sync(self) -> bool:
         """Make every commit durable (others' too): a version written down elsewhere (the
-        tables' state) must not outlive its commit at a power cut, or the counter would give
-        its numbers again. A commit under ``synchronous=FULL`` syncs the whole log (those
-        folded into the file were synced then), here one rewriting ``user_version`` on a
-        connection of its own (this one may be in a read, held by another thread). No fsync
-        of a descriptor of ours: closing it drops SQLite's locks. Read-only: none to make."""
-        if self.read_only:
-            return
+        tables' state) must not outlive its commit at a power cut. A commit under
+        ``synchronous=FULL`` (of ``user_version``, on a connection of its own: this one may be
+        in a read) waiting :data:`SYNC_SECONDS` at most for the write lock (False: another
+        process held it); only the plain file opened is written (SQLite follows links)."""
+        if self.read_only or (ident := self._identify()) is None:
+            return True
+        refused = CacheError(f"the cache database {self.path} cannot be synced: it was replaced")
+        if not stat.S_ISREG(os.lstat(self.path).st_mode) or self._identity not in (None, ident):
+            raise refused
         try:
             with contextlib.closing(sqlite3.connect(
-                    f"file:{quote(str(self.path))}?mode=rw", uri=True, isolation_level=None,
-                    timeout=BUSY_SECONDS)) as conn:
+                    f"file:{quote(str(self.path))}?mode=rw&nofollow=1", uri=True,
+                    isolation_level=None, timeout=SYNC_SECONDS)) as conn:
                 conn.execute("PRAGMA synchronous=FULL")
                 conn.execute("BEGIN IMMEDIATE")
+                if conn.execute("PRAGMA database_list").fetchone()[2] != os.path.join(
+                        os.path.realpath(self.path.parent), self.path.name
+                ) or self._identify() != ident:  # swapped as it was opened: never written
+                    conn.execute("ROLLBACK")
+                    raise refused
                 version = int(conn.execute("PRAGMA user_version").fetchone()[0])
                 conn.execute(f"PRAGMA user_version={version}")
                 conn.execute("COMMIT")
         except sqlite3.Error as exc:
             if _error(exc, "SQLITE_FULL") or _full(self.path.parent):
                 raise disk_full(self.path.parent) from None
+            if _error(exc, "SQLITE_BUSY", "SQLITE_LOCKED"):
+                return False
             if os.path.lexists(self.path) or not _error(exc, "SQLITE_CANTOPEN"):  # (else none)
                 raise CacheError(f"the cache database {self.path} cannot be synced: {exc}") from exc
+        return True
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:

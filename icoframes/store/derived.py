@@ -215,8 +215,8 @@ class DerivedTables:
             return None  # the rebuild quarantines it: a removal
         ids = pa.array(sorted(changed), pa.int64())
         try:  # the files side by side; the state once all are
-            self._write_tables(lambda name: self._write(name, fresh[name], ids), stale)
-            self._write_state(snap, {**versions, **dict.fromkeys(stale, snap.version)})
+            if self._write_tables(lambda name: self._write(name, fresh[name], ids), stale):
+                self._write_state(snap, {**versions, **dict.fromkeys(stale, snap.version)})
         except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
             return False
         except OSError as exc:
@@ -238,14 +238,18 @@ class DerivedTables:
         unreadable.update(dict.fromkeys(snap.found, (DAMAGED, None)))
         return changed, _concat(parts), unreadable
 
-    def _write_tables(self, write: Callable[[str], object], names: Collection[str]) -> None:
+    def _write_tables(self, write: Callable[[str], object], names: Collection[str]) -> bool:
         """``write(name)`` for each table, and the database synced, side by side (the sync's
-        ``fdatasync`` calls wait as the files' do): :meth:`_write_state` comes after all."""
-        concurrently(lambda name: write(name) if name else self._sync(), [*names, ""])
+        ``fdatasync`` calls wait as the files' do): :meth:`_write_state` comes after all, if
+        the sync was made (the versions it writes down must not outlive their commits). False:
+        another process held the write lock; the state is left, so the next read updates."""
+        synced: list[bool] = []
+        concurrently(lambda name: write(name) if name else synced.append(self._sync()),
+                     [*names, ""])
+        return all(synced)
 
-    def _sync(self) -> None:
-        if (db := self.cache.database(write=False)) is not None:
-            db.sync()  # the versions the state writes down must not outlive their commits
+    def _sync(self) -> bool:
+        return (db := self.cache.database(write=False)) is None or db.sync()
 
     def _write_state(self, snap: Snapshot, versions: dict[str, int],
                      removed: int | None = None) -> None:
@@ -294,10 +298,10 @@ class DerivedTables:
         if os.access(self.dir.parent, os.W_OK):  # a read-only cache: used, not kept
             try:
                 self.dir.mkdir(mode=0o700, exist_ok=True)
-                self._write_tables(lambda name: self._write(name, tables[name]), names)
+                synced = self._write_tables(lambda name: self._write(name, tables[name]), names)
                 if removed is None:  # another removal came between: the next read rebuilds
                     self._state_path.unlink(missing_ok=True)
-                else:  # (the tables not built here may hold rows of the copies removed)
+                elif synced:  # (the tables not built here may hold rows of the copies removed)
                     kept = versions if removed == snap.removed else {}
                     self._write_state(snap, {**kept, **dict.fromkeys(names, snap.version)},
                                       removed)
