@@ -30,9 +30,10 @@ def test_the_database_is_synced_beside_the_table_files_and_the_state_written_aft
         with lock:
             events.append("sync started")
         syncing.set()
-        sync(self)
+        done = sync(self)
         with lock:
             events.append("sync done")
+        return done
 
     def written(self, name, rows, ids=None):
         assert syncing.wait(HANG_GUARD), "the sync waited for the table files"
