@@ -111,7 +111,7 @@ def test_sync_is_skipped_while_another_process_holds_the_write_lock(tmp_path):
 def test_the_tables_are_read_while_another_process_holds_the_write_lock_their_state_left(
         tmp_path):
     cache = Cache(tmp_path / "cache", URL)
-    cache.record(*(ProfileRecord(i, "past", f"s{i}", f'{{"id": {i}, "name": "n{i}"}}')
+    cache.record(*(ProfileRecord(i, "past", f"s{i}", f'{{"id": {i}, "main": {{"name": "n{i}"}}}}')
                    for i in (1, 2, 3)))
     other = sqlite3.connect(cache.path, isolation_level=None)
     try:
