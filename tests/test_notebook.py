@@ -157,3 +157,36 @@ def _inspect_outputs(nb, everything: str) -> None:
              if "<strong>Tables</strong>" in o.get("data", {}).get("text/html", "")]
     assert shown, "the notebook should show a Tables object (a cell ending in `tables`)"
     assert _bars(shown[0]) == []  # load_tables after load_icos of the same ICOs: all cached
+
+
+def _distribution(requirement: str) -> str:
+    """The normalized distribution name of a requirement such as ``"pandas>=2.2"``."""
+    name = re.match(r"[A-Za-z0-9._-]+", requirement)
+    assert name, requirement
+    return re.sub(r"[-_.]+", "-", name.group()).lower()
+
+
+def test_notebook_imports_only_what_the_notebook_extra_installs():
+    # getting-started sets a reader up with `pip install '.[notebook]'`: a cell importing a
+    # dev-only package (time_machine, pytest...) fails there with ModuleNotFoundError
+    import ast
+    import importlib.metadata
+    import tomllib
+
+    project = tomllib.loads((NOTEBOOK.parent.parent / "pyproject.toml").read_text())["project"]
+    allowed = {_distribution(r) for r in
+               [*project["dependencies"], *project["optional-dependencies"]["notebook"]]}
+    providers = importlib.metadata.packages_distributions()
+    imported = set()
+    for cell in nbformat.read(NOTEBOOK, as_version=4).cells:
+        if cell.cell_type == "code":
+            for node in ast.walk(ast.parse(cell.source)):
+                if isinstance(node, ast.Import):
+                    imported |= {alias.name.partition(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    imported.add(node.module.partition(".")[0])
+    assert {"icoframes", "pandas", "matplotlib"} <= imported  # the walk found the imports
+    outside = {module: providers.get(module) for module in imported - {"icoframes"}
+               if module not in sys.stdlib_module_names
+               and not {_distribution(d) for d in providers.get(module, [])} & allowed}
+    assert not outside, f"imports the notebook extra does not install: {outside}"
