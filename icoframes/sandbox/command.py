@@ -143,10 +143,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
     Each number is checked by the parser, so a value out of range exits 2 naming its
     option before any server starts."""
-    parser.add_argument("--port", action=Once, type=_PORT, default=8000)
+    parser.add_argument("--port", action=Once, type=_PORT, default=8000,
+                        help="the port of 127.0.0.1 to serve on; 0 takes a free one "
+                             "(default: 8000)")
     parser.add_argument("--public-key", action=Once,
-                        help="default: ICOFRAMES_PUBLIC_KEY, else "
-                             f"{_DEFAULT['public_key']!r}")
+                        help="the public key clients send (default: ICOFRAMES_PUBLIC_KEY, else "
+                             f"{_DEFAULT['public_key']!r})")
     keys = parser.add_mutually_exclusive_group()
     keys.add_argument("--private-key-file", action=Once, type=Path, metavar="PATH",
                       help="read the private key from this file (default: "
@@ -157,10 +159,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--quota", action=Once, type=QUOTA, default=_DEFAULT["quota"],
                         help="requests per key per day, or 'none' for no limit (0 is refused) "
                              f"(default: {_DEFAULT['quota']})")
-    parser.add_argument("--n-icos", action=Once, type=N_ICOS, default=_DEFAULT["n_icos"])
-    parser.add_argument("--seed", action=Once, type=ANY_INTEGER, default=_DEFAULT["seed"])
+    parser.add_argument("--n-icos", action=Once, type=N_ICOS, default=_DEFAULT["n_icos"],
+                        help=f"ICOs in the synthetic directory (default: {_DEFAULT['n_icos']})")
+    parser.add_argument("--seed", action=Once, type=ANY_INTEGER, default=_DEFAULT["seed"],
+                        help="the seed the directory is generated from: the same seed and "
+                             f"--n-icos give the same ICOs (default: {_DEFAULT['seed']})")
     parser.add_argument("--latency", action=Once, type=SECONDS, default=_DEFAULT["latency"],
-                        metavar="SECONDS")
+                        metavar="SECONDS",
+                        help="seconds each answer is delayed by "
+                             f"(default: {_DEFAULT['latency']})")
     parser.add_argument("--fail-rate", action=Once, type=_SHARE, default=_DEFAULT["fail_rate"],
                         metavar="P",
                         help="share of requests answered with a 5xx, a dropped connection "
@@ -226,14 +233,26 @@ def run(args: argparse.Namespace) -> int:
         with started as sb:
             print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}",
                   flush=True)
-            print(f"  export ICOFRAMES_BASE_URL={sb.base_url} "
-                  f"ICOFRAMES_PUBLIC_KEY={sb.public_key} ICOFRAMES_PRIVATE_KEY=<its private key> "
-                  f"ICOFRAMES_SERVICE_NAME={sb.service_name}", flush=True)
+            print(_client_lines(sb.base_url, sb.public_key, str(sb.service_name), args.seed),
+                  flush=True)
             while True:  # short sleeps: Python runs a Ctrl-C's handler in this thread when
                 time.sleep(_TICK)  # it next runs, and one another thread got waits till then
     except KeyboardInterrupt:
         print("sandbox stopped", file=sys.stderr)
     return 0
+
+
+def _client_lines(base_url: str, public_key: str, name: str, seed: int) -> str:
+    """What a client in another shell sets: a line to paste (the private key left out: the
+    user gave it), and why the service name matters. Without it the client's cache is named
+    by host and port, and a sandbox restarted there with another seed would be answered from
+    the first one's cache, as complete."""
+    return (f"  in the client's shell (ICOFRAMES_PRIVATE_KEY as the sandbox was given it):\n"
+            f"  export ICOFRAMES_BASE_URL={base_url} ICOFRAMES_PUBLIC_KEY={public_key} "
+            f"ICOFRAMES_SERVICE_NAME={name}\n"
+            f"  (ICOFRAMES_SERVICE_NAME names this directory, seed {seed}, in the client's cache: "
+            "without it the cache goes by host and port, and a sandbox restarted on this port "
+            "with another --seed or --n-icos is answered from this one's cache)")
 
 
 def _check_port(port: int) -> None:

@@ -1,0 +1,63 @@
+"""What ``icoframes sandbox`` prints for a client in another shell, and the docs' recipes.
+
+A client without ``ICOFRAMES_SERVICE_NAME`` names its cache by host and port: a sandbox
+restarted on the same port with another seed was answered from the first one's cache, and the
+export said it was complete. The banner gives a line to paste that sets it, and the README's
+and the sandbox guide's shell recipes set it."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from waiting import HANG_GUARD
+
+from icoframes.sandbox.server import service_name
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_sandbox_banner_gives_a_line_to_paste_that_names_the_service():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ICOFRAMES_")}
+    env.update(PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+               ICOFRAMES_PRIVATE_KEY="S3cret")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "icoframes", "sandbox", "--port", "0", "--n-icos", "20",
+         "--seed", "7", "--public-key", "K"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        first = proc.stdout.readline()  # serving: the rest of the banner was written with it
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=HANG_GUARD)  # a hang guard, not a measure
+        rest = proc.stdout.read()  # what the first readline buffered too
+    finally:
+        proc.kill()
+        proc.wait()
+    lines = [first, *rest.splitlines(keepends=True)]
+    base_url = lines[0].rsplit(" ", 1)[-1].strip()
+    (pasted,) = [line for line in lines if line.strip().startswith("export ")]
+    words = shlex.split(pasted)  # a shell reads it as it is: no "<placeholder>" redirection
+    assert words[0] == "export" and all("=" in word for word in words[1:]), pasted
+    assert dict(word.split("=", 1) for word in words[1:]) == {
+        "ICOFRAMES_BASE_URL": base_url, "ICOFRAMES_PUBLIC_KEY": "K",
+        "ICOFRAMES_SERVICE_NAME": service_name(20, 7)}
+    said = "".join(lines)
+    assert "S3cret" not in said
+    assert all(word in said for word in ("ICOFRAMES_PRIVATE_KEY", "cache", "--seed")), said
+
+
+def _shell_blocks(path: Path) -> list[str]:
+    return re.findall(r"```(?:bash|sh|console)\n(.*?)```", path.read_text(), flags=re.S)
+
+
+def test_the_docs_shell_recipes_for_the_sandbox_set_the_service_name():
+    for path in (ROOT / "README.md", ROOT / "docs" / "guide" / "sandbox.md"):
+        recipes = [b for b in _shell_blocks(path) if "icoframes sandbox" in b]
+        assert recipes, path
+        for block in recipes:
+            assert "ICOFRAMES_SERVICE_NAME" in block, (path, block)
