@@ -28,11 +28,16 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
     """The ``cache`` subcommand, on the subparsers of the ``icoframes`` parser; ``folder`` and
     ``once``: the type and action of the command's folder options (``export --cache-dir``'s)."""
     cache = sub.add_parser(
-        "cache", help="show or clear the cache of the configured service",
+        "cache", help="info: print what the cache of the configured service holds; "
+                      "clear: delete it",
+        description="info prints, as JSON, the cache's path and size, its profiles and "
+                    "list queries, the oldest and newest profile, and today's requests "
+                    "against the daily quota; clear deletes the cache of the service.",
         epilog="clear prints each path removed and the bytes freed; a path it left alone "
                "(a symbolic link, a file in the service folder that is not the cache's) is "
                "named with why, and the command exits 5 (incomplete)")
-    action = cache.add_argument("action", choices=("info", "clear"))
+    action = cache.add_argument("action", choices=("info", "clear"),
+                                help="info: what the cache holds; clear: delete it")
     # words a user may type for one (the parser's "did you mean" names the choice)
     action.synonyms = {"show": "info", "list": "info", "status": "info",
                        "delete": "clear", "remove": "clear", "purge": "clear", "wipe": "clear"}

@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         "and write DIR/<table>.parquet and DIR/manifest.json.",
                             epilog="exit codes: " + "; ".join(
                                 f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
-    export.add_argument("--out", action=_Once, required=True, type=_folder, metavar="DIR")
+    export.add_argument("--out", action=_Once, required=True, type=_folder, metavar="DIR",
+                        help="the export folder (created when missing; required)")
     export.add_argument("--snapshot", action="store_true",
                         help="write under DIR/snapshot_date=YYYY-MM-DD/ (hive style, the UTC day "
                              "it began); re-pages each list no run paged that day (a second "
@@ -232,9 +233,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="start the sandbox, export every table and draw the plots")
     demo.add_argument("--out", action=_Once, type=_folder, default=Path("data/demo"),
-                      metavar="DIR")
-    demo.add_argument("--n-icos", action=_Once, type=DEMO_ICOS, default=1000)
-    demo.add_argument("--seed", action=_Once, type=ANY_INTEGER, default=0)
+                      metavar="DIR", help="where the export and the plots go "
+                                          "(default: data/demo)")
+    demo.add_argument("--n-icos", action=_Once, type=DEMO_ICOS, default=1000, metavar="N",
+                      help="ICOs in the demo's sandbox (default: 1000)")
+    demo.add_argument("--seed", action=_Once, type=ANY_INTEGER, default=0,
+                      help="the seed of the sandbox's directory (default: 0)")
 
     add_cache_parser(sub, folder=_folder, once=_Once)  # --cache-dir as export's
     return parser
