@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import re
 import signal
 import sys
 import threading
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 from .api.params import PARAMS
 from .cachecommand import CACHE_DIR_HELP, add_cache_parser, run_cache
+from .clitext import command_words, unrecognized
 from .config import MAX_WORKERS, SETTINGS
 from .errors import (
     AuthError,
@@ -135,31 +135,6 @@ def _folder(text: str) -> Path:
     return as_written(text)
 
 
-def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
-                  extras: list[str]) -> str:
-    """argparse's "unrecognized arguments" by option name alone (a value may be a key),
-    with the command's closest option when one is."""
-    from .quoting import closest_option
-
-    command = _command_of(parser, args) if args.command else None
-    command = None if command is parser else command
-    options = [o for o in (command or parser)._option_string_actions if o.startswith("--")]
-    typed = [e.split("=", 1)[0] for e in extras if e.startswith("-")]
-    near = closest_option(typed[0], options) if typed else []
-    hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
-    if typed and typed[0] in parser._option_string_actions and command is not None:
-        hint = (f"; {typed[0]} is an option of icoframes itself: put it before the command "
-                f"(icoframes {typed[0]} {args.command} ...)")
-    # a word on its own is shown ("everything"); a value (after an option, or any other
-    # text) may be a key, and is only counted
-    shown = [e for k, e in enumerate(extras) if e.startswith("-") or (
-        re.fullmatch("[A-Za-z]{1,20}", e) and not (k and extras[k - 1].startswith("-")))]
-    hidden = len(extras) - len(shown) + sum("=" in e for e in shown)
-    named = " ".join(e.split("=", 1)[0] if e.startswith("-") else e for e in shown)
-    more = f"{' ' if named else ''}(and {hidden} value(s) not shown)" if hidden else ""
-    return f"unrecognized arguments: {named}{more}{hint}"
-
-
 def _command_of(parser: argparse.ArgumentParser,
                 args: argparse.Namespace) -> argparse.ArgumentParser:
     """The parser of the command given (``export``: its usage), else ``parser``."""
@@ -249,13 +224,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args, extras = parser.parse_known_args(argv)
         if extras:  # argparse's own message, with a "did you mean", and the command's usage
-            _command_of(parser, args).error(_unrecognized(parser, args, extras))
+            command = _command_of(parser, args) if args.command else parser
+            command.error(unrecognized(command, parser, args.command, extras))
     except SystemExit as exc:  # argparse exits 2 on bad usage, 0 on --help
         return int(exc.code or 0)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    # icoframes' own INFO lines, other libraries' from WARNING: matplotlib's first import
+    # wrote "INFO matplotlib.font_manager: generated new fontManager" into the demo's output
+    shown = logging.StreamHandler(sys.stderr)
+    shown.addFilter(lambda r: r.levelno >= logging.WARNING or r.name.startswith("icoframes"))
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, handlers=[shown],
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("urllib3").setLevel(logging.WARNING)
+    with command_words(log.name, "icoframes"):  # the library's advice, in the command's words
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command ``args`` names; its exit code (an error logged, not raised)."""
     try:
         if args.command == "export":
             with _signals_raise(), _warnings_logged():

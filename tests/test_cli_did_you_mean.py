@@ -40,13 +40,14 @@ def test_a_mistyped_option_gets_the_closest_of_all_options(argv, said, capsys):
     (["export", "--sort-asc", "name"], "icoframes export",
      "the following arguments are required: --out"),
     (["export", "--out", "o", "--sort-asc", "name"], "icoframes export",
-     "unrecognized arguments: --sort-asc (and 1 value(s) not shown)"),
+     "unrecognized arguments: --sort-asc (and 1 value not shown: a value may be a key)"),
     (["export", "--out", "o", "--bogus"], "icoframes export", "unrecognized arguments: --bogus"),
     # a typo is still a typo
     (["export", "--out", "o", "--snapshots"], "icoframes export",
      "unrecognized arguments: --snapshots; did you mean '--snapshot'?"),
     (["sandbox", "--prot", "1"], "icoframes sandbox",
-     "unrecognized arguments: --prot (and 1 value(s) not shown); did you mean '--port'?"),
+     "unrecognized arguments: --prot (and 1 value not shown: a value may be a key); "
+     "did you mean '--port'?"),
 ])
 def test_an_option_nothing_like_any_gets_no_suggestion(argv, prog, said, tmp_path,
                                                        monkeypatch, capsys):

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import subprocess
+import sys
+import warnings
 from pathlib import Path
 
 import pytest
+from waiting import HANG_GUARD
 
+import icoframes
 from icoframes import sandbox
 from icoframes.cli import build_parser, main
 
@@ -53,3 +59,65 @@ def test_every_option_of_every_command_says_what_it_is():
                          ("sandbox", "--n-icos"), ("sandbox", "--seed"), ("sandbox", "--port")]:
         (action,) = [a for a in _commands()[name]._actions if option in a.option_strings]
         assert "default" in action.help, (name, option)
+
+
+def test_a_mistyped_option_says_why_its_value_is_not_shown(tmp_path, capsys, caplog):
+    code, err = _cli(["export", "--out", str(tmp_path / "o"), "--stauts", "past"], capsys,
+                     caplog)
+    assert code == 2 and "past" not in err.split("error:")[-1]
+    assert ("unrecognized arguments: --stauts (and 1 value not shown: a value may be a key); "
+            "did you mean '--status'?") in err
+
+
+def test_a_quota_stop_under_the_command_gives_the_command_s_advice(sb, tmp_path, capsys,
+                                                                    caplog, one_ledger_day):
+    icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache", daily_quota=1)
+    try:
+        with warnings.catch_warnings():  # as a shell runs it: warnings are log lines
+            warnings.simplefilter("always")
+            code, err = _cli(["export", "--out", str(tmp_path / "o"), "--status", "past"],
+                             capsys, caplog)
+        assert code == 5, err
+        assert "QuotaWarning" in err and "IncompleteWarning" in err  # logged, reworded too
+        assert "offline=True" not in err and "loader" not in err and "attrs[" not in err
+        assert "next call" not in err and "the next run" in err
+        assert "run the same command again" in err and "ICOFRAMES_DAILY_QUOTA" in err
+        # only while the command runs: Python's advice stays Python's
+        with pytest.raises(icoframes.QuotaExceeded, match="offline=True"):
+            icoframes.load_icos(status="ongoing", progress=False)
+    finally:
+        icoframes.reset_configuration()
+    assert not logging.getLogger("icoframes.cli").filters
+    assert not logging.getLogger("icoframes").filters
+
+
+def test_a_cache_dir_refused_under_the_command_names_cache_dir(sb, tmp_path, capsys, caplog):
+    (tmp_path / "a-file").write_text("")
+    icoframes.configure(**sb.settings(), cache_dir=tmp_path / "a-file")
+    try:
+        code, err = _cli(["export", "--out", str(tmp_path / "o")], capsys, caplog)
+    finally:
+        icoframes.reset_configuration()
+    assert code == 2, err
+    assert "Set ICOFRAMES_CACHE_DIR or --cache-dir to a folder of your own" in err
+    assert "configure(" not in err
+
+
+def test_missing_keys_under_the_command_point_to_the_sandbox_command(tmp_path, capsys, caplog,
+                                                                      clean_settings):
+    code, err = _cli(["export", "--out", str(tmp_path / "o")], capsys, caplog)
+    assert code == 2
+    assert "icoframes sandbox --port 8000" in err and "configure(" not in err
+
+
+def test_the_demo_shows_no_other_library_s_info_lines(tmp_path):
+    # a fresh matplotlib config dir: its first import builds the font cache and logs it at INFO
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ICOFRAMES_")}
+    env.update(PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+               MPLCONFIGDIR=str(tmp_path / "mpl"), MPLBACKEND="Agg")
+    done = subprocess.run(
+        [sys.executable, "-m", "icoframes", "demo", "--n-icos", "5", "--out",
+         str(tmp_path / "demo")], capture_output=True, text=True, env=env, timeout=HANG_GUARD)
+    assert done.returncode == 0, done.stderr
+    assert list((tmp_path / "mpl").glob("fontlist*.json"))  # the font cache was built
+    assert "INFO matplotlib" not in done.stderr and "wrote" in done.stdout
