@@ -44,6 +44,29 @@ extensions = [
     "myst_parser",
     "sphinx_gallery.gen_gallery",
     "declared",
+    "publicrefs",
+]
+
+# Every cross-reference must resolve (`make docs` passes -n): a link that goes nowhere fails
+# the build. What has no page, each with why:
+nitpicky = True
+nitpick_ignore = [
+    # the build is offline (no intersphinx): the standard library has no pages here
+    ("py:class", "collections.abc.Mapping"),
+    # Mapping's own docstrings, which Tables inherits (get, items, keys, values)
+    ("py:class", "D[k] if k in D, else d.  d defaults to None."),
+    ("py:class", "a set-like object providing a view on D's items"),
+    ("py:class", "a set-like object providing a view on D's keys"),
+    ("py:class", "an object providing a view on D's values"),
+]
+# internal modules and helpers a docstring names for a reader of the source: no API page
+nitpick_ignore_regex = [
+    ("py:mod", r"icoframes\.(schema|vocabulary|parse\.units|parse\.prices|api\.control"
+               r"|cachedir\.housekeeping)|\.?command"),
+    ("py:(func|meth|class|data)", r"(normalize_rates|price_dates|check_magnitudes|NAMES"
+                                  r"|AMOUNT_UNITS|MAX_DATE_LABELS|icoframes\.api\.client\.Client"
+                                  r"|\.?directory\.Directory\.\w+|generate_directory"
+                                  r"|icoframes\.moments\.as_naive_utc)"),
 ]
 
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}

@@ -141,7 +141,7 @@ MAX_ICOS = 1_000_000
 
 @checked_methods
 class Sandbox:
-    """A running (or ready to run) sandbox server; make one with :func:`start`.
+    """A running (or ready to run) sandbox server; make one with :func:`~icoframes.sandbox.start`.
 
     The private key never shows in ``repr``. ``service_name`` names what it
     serves for the cache (see :meth:`settings`); None when that is not known.
