@@ -43,6 +43,7 @@ test: $(STAMP)
 docs: $(STAMP)
 	rm -rf docs/_build docs/gallery docs/reference/generated
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "built docs/_build/html/index.html"
 
 # A wheel built from the tree, installed with its dependencies only into a clean venv
 # outside the tree, imports, serves the sandbox, loads, exports and plots.
