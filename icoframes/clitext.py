@@ -32,8 +32,6 @@ CLI_ADVICE: tuple[tuple[str, str], ...] = (
     (r"; offline=True answers only from a copy an earlier load left in this cache dir "
      r"\(without one it raises NotCached\)\.", "."),
     (r"call the same loader again", "run the same command again"),
-    (r"\bthe next call\b", "the next run"),
-    (r"; calling again retries", "; running again retries"),
     (r"attrs\['icoframes'\]\['missing'\]", 'manifest.json ("missing")'),
     (r"raise daily_quota\b", "raise ICOFRAMES_DAILY_QUOTA"),
     (r", or call icoframes\.configure\(base_url=\.\.\., public_key=\.\.\., "
@@ -60,13 +58,22 @@ def for_the_command(message: str) -> str:
 
 
 class _CommandWords(logging.Filter):
-    """Rewrites a record's message with :func:`for_the_command` (a filter that drops none)."""
+    """Rewrites a record's text and each of its arguments with :func:`for_the_command` (a
+    filter that drops none). The arguments stay apart: a warning logged is ``(message,
+    category)``, and what reads the log may read them so."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        said = record.getMessage()
-        if (worded := for_the_command(said)) != said:
-            record.msg, record.args = worded, None
+        if isinstance(record.msg, str):
+            record.msg = for_the_command(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(_worded(arg) for arg in record.args)
         return True
+
+
+def _worded(arg: object) -> object:
+    """``arg`` as it is, or its text in the command's words when they differ."""
+    said = str(arg) if isinstance(arg, str | BaseException | Warning) else None
+    return arg if said is None or (worded := for_the_command(said)) == said else worded
 
 
 @contextmanager

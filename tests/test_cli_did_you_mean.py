@@ -62,8 +62,8 @@ def test_with_out_given_the_export_usage_is_printed(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(EXPORT_USAGE)  # was the top-level usage: icoframes [-h] ... COMMAND
     assert err.rstrip().endswith(
-        "icoframes export: error: unrecognized arguments: --stauts (and 1 value(s) not "
-        "shown); did you mean '--status'?")
+        "icoframes export: error: unrecognized arguments: --stauts (and 1 value not shown: a "
+        "value may be a key); did you mean '--status'?")
     assert not (tmp_path / "o").exists()
 
 

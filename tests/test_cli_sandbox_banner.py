@@ -31,14 +31,15 @@ def test_the_sandbox_banner_gives_a_line_to_paste_that_names_the_service():
          "--seed", "7", "--public-key", "K"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     try:
-        first = proc.stdout.readline()  # serving: the rest of the banner was written with it
-        proc.send_signal(signal.SIGINT)
+        lines = [proc.stdout.readline()]
+        while lines[-1] and "export " not in lines[-1]:  # the banner's line to paste
+            lines.append(proc.stdout.readline())
+        proc.send_signal(signal.SIGINT)  # what follows that line was written with it
         proc.wait(timeout=HANG_GUARD)  # a hang guard, not a measure
-        rest = proc.stdout.read()  # what the first readline buffered too
+        lines += proc.stdout.read().splitlines(keepends=True)
     finally:
         proc.kill()
         proc.wait()
-    lines = [first, *rest.splitlines(keepends=True)]
     base_url = lines[0].rsplit(" ", 1)[-1].strip()
     (pasted,) = [line for line in lines if line.strip().startswith("export ")]
     words = shlex.split(pasted)  # a shell reads it as it is: no "<placeholder>" redirection

@@ -104,6 +104,7 @@ def test_the_command_says_the_refusal_and_nothing_written_as_two_sentences(
     [line] = [r.getMessage() for r in caplog.records if "Nothing was written" in r.getMessage()]
     assert line.startswith(SERVICE_REFUSED) and AT_THE_FILTER_SET in line
     # one sentence ends where the next begins: "...again later. Nothing was written"
-    assert re.search(r"the same loader again later\. Nothing was written: ", line), line
+    # in the command's words: it has no loader to call
+    assert re.search(r"run the same command again later\. Nothing was written: ", line), line
     assert "resets daily" not in line and ".. " not in line
     assert not out.exists() or not any(out.iterdir())
