@@ -22,13 +22,10 @@ from icoframes.sandbox.server import service_name
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_sandbox_banner_gives_a_line_to_paste_that_names_the_service():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ICOFRAMES_")}
-    env.update(PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
-               ICOFRAMES_PRIVATE_KEY="S3cret")
+def _banner(env: dict[str, str], *options: str) -> list[str]:
+    """The lines the sandbox prints, read up to the line to paste, then it is stopped."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "icoframes", "sandbox", "--port", "0", "--n-icos", "20",
-         "--seed", "7", "--public-key", "K"],
+        [sys.executable, "-m", "icoframes", "sandbox", "--port", "0", *options],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     try:
         lines = [proc.stdout.readline()]
@@ -40,16 +37,55 @@ def test_the_sandbox_banner_gives_a_line_to_paste_that_names_the_service():
     finally:
         proc.kill()
         proc.wait()
-    base_url = lines[0].rsplit(" ", 1)[-1].strip()
+    return lines
+
+
+def _clean_env(**variables: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ICOFRAMES_")}
+    env.update(PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]), **variables)
+    return env
+
+
+def _pasted(lines: list[str]) -> dict[str, str]:
     (pasted,) = [line for line in lines if line.strip().startswith("export ")]
     words = shlex.split(pasted)  # a shell reads it as it is: no "<placeholder>" redirection
     assert words[0] == "export" and all("=" in word for word in words[1:]), pasted
-    assert dict(word.split("=", 1) for word in words[1:]) == {
+    return dict(word.split("=", 1) for word in words[1:])
+
+
+def test_the_sandbox_banner_gives_a_line_to_paste_that_names_the_service():
+    lines = _banner(_clean_env(ICOFRAMES_PRIVATE_KEY="S3cret"),
+                    "--n-icos", "20", "--seed", "7", "--public-key", "K")
+    base_url = lines[0].rsplit(" ", 1)[-1].strip()
+    assert _pasted(lines) == {
         "ICOFRAMES_BASE_URL": base_url, "ICOFRAMES_PUBLIC_KEY": "K",
         "ICOFRAMES_SERVICE_NAME": service_name(20, 7)}
     said = "".join(lines)
     assert "S3cret" not in said
     assert all(word in said for word in ("ICOFRAMES_PRIVATE_KEY", "cache", "--seed")), said
+
+
+def test_the_line_to_paste_from_a_sandbox_without_keys_is_enough_for_an_export(tmp_path):
+    """The missing-keys advice says: run the sandbox and set the variables it prints. With its
+    built-in keys (public: ``--help`` shows them) the line sets the private key too; without
+    it, the export that follows stopped again at "missing private_key"."""
+    env = _clean_env()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "icoframes", "sandbox", "--port", "0", "--n-icos", "10"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        lines = [proc.stdout.readline()]
+        while lines[-1] and "export " not in lines[-1]:
+            lines.append(proc.stdout.readline())
+        client = _clean_env(ICOFRAMES_CACHE_DIR=str(tmp_path / "cache"), **_pasted(lines))
+        done = subprocess.run(
+            [sys.executable, "-m", "icoframes", "export", "--out", str(tmp_path / "out")],
+            capture_output=True, text=True, env=client, timeout=HANG_GUARD)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert done.returncode == 0, done.stderr
+    assert client["ICOFRAMES_PRIVATE_KEY"] == "sandbox-private"
 
 
 def _shell_blocks(path: Path) -> list[str]:

@@ -233,8 +233,9 @@ def run(args: argparse.Namespace) -> int:
         with started as sb:
             print(f"icoframes sandbox serving {len(sb.directory)} ICOs at {sb.base_url}",
                   flush=True)
-            print(_client_lines(sb.base_url, sb.public_key, str(sb.service_name), args.seed),
-                  flush=True)
+            builtin = private_key == _DEFAULT["private_key"]
+            print(_client_lines(sb.base_url, sb.public_key, str(sb.service_name), args.seed,
+                                builtin), flush=True)
             while True:  # short sleeps: Python runs a Ctrl-C's handler in this thread when
                 time.sleep(_TICK)  # it next runs, and one another thread got waits till then
     except KeyboardInterrupt:
@@ -242,14 +243,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _client_lines(base_url: str, public_key: str, name: str, seed: int) -> str:
-    """What a client in another shell sets: a line to paste (the private key left out: the
-    user gave it), and why the service name matters. Without it the client's cache is named
-    by host and port, and a sandbox restarted there with another seed would be answered from
-    the first one's cache, as complete."""
-    return (f"  in the client's shell (ICOFRAMES_PRIVATE_KEY as the sandbox was given it):\n"
-            f"  export ICOFRAMES_BASE_URL={base_url} ICOFRAMES_PUBLIC_KEY={public_key} "
-            f"ICOFRAMES_SERVICE_NAME={name}\n"
+def _client_lines(base_url: str, public_key: str, name: str, seed: int,
+                  builtin_private: bool) -> str:
+    """What a client in another shell sets: a line to paste, and why the service name matters.
+
+    The private key is in the line only when it is the built-in one (``--help`` shows it: not
+    a secret, and without it the pasted line fails with "missing private_key"); a key the user
+    gave is left out. Without the service name the client's cache is named by host and port,
+    and a sandbox restarted there with another seed would be answered from the first one's
+    cache, as complete."""
+    private = (f" ICOFRAMES_PRIVATE_KEY={_DEFAULT['private_key']}" if builtin_private else "")
+    given = "" if builtin_private else " (ICOFRAMES_PRIVATE_KEY as the sandbox was given it)"
+    return (f"  in the client's shell{given}:\n"
+            f"  export ICOFRAMES_BASE_URL={base_url} ICOFRAMES_PUBLIC_KEY={public_key}"
+            f"{private} ICOFRAMES_SERVICE_NAME={name}\n"
             f"  (ICOFRAMES_SERVICE_NAME names this directory, seed {seed}, in the client's cache: "
             "without it the cache goes by host and port, and a sandbox restarted on this port "
             "with another --seed or --n-icos is answered from this one's cache)")
