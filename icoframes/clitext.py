@@ -22,13 +22,15 @@ __all__ = ["CLI_ADVICE", "command_words", "for_the_command", "unrecognized"]
 
 #: Advice that only works from Python (a regular expression over a message) and what the
 #: command offers instead. The command has no offline mode: what a stopped export fetched is
-#: in the cache, and the next run uses it.
+#: in the cache, and a run without --refresh uses it (with it, the lists or profiles are
+#: asked for again).
 CLI_ADVICE: tuple[tuple[str, str], ...] = (
     (r"icoframes\.configure\(cache_dir=\.\.\.\)", "--cache-dir"),
     (r"Everything fetched is cached, and offline=True returns it now without a request\.",
-     "Everything fetched is cached: the next run uses it without asking for it again."),
+     "Everything fetched is kept in the cache: a run without --refresh does not ask for it "
+     "again."),
     (r"offline=True returns what was, now, without a request\.",
-     "the next run uses what was kept without asking for it again."),
+     "a run without --refresh does not ask again for what was."),
     (r"; offline=True answers only from a copy an earlier load left in this cache dir "
      r"\(without one it raises NotCached\)\.", "."),
     (r"call the same loader again", "run the same command again"),

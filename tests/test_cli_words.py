@@ -80,7 +80,7 @@ def test_a_quota_stop_under_the_command_gives_the_command_s_advice(sb, tmp_path,
         assert code == 5, err
         assert "QuotaWarning" in err and "IncompleteWarning" in err  # logged, reworded too
         assert "offline=True" not in err and "loader" not in err and "attrs[" not in err
-        assert "the next run uses it" in err
+        assert "a run without --refresh does not ask for it again" in err  # true of that run
         assert "run the same command again" in err and "ICOFRAMES_DAILY_QUOTA" in err
         # only while the command runs: Python's advice stays Python's
         with pytest.raises(icoframes.QuotaExceeded, match="offline=True"):
