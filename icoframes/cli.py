@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 from .api.params import PARAMS
 from .cachecommand import CACHE_DIR_HELP, add_cache_parser, run_cache
-from .clitext import command_words, unrecognized
+from .clitext import for_the_command, unrecognized
 from .config import MAX_WORKERS, SETTINGS
 from .errors import (
     AuthError,
@@ -235,8 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, handlers=[shown],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("urllib3").setLevel(logging.WARNING)
-    with command_words(log.name, "icoframes"):  # the library's advice, in the command's words
-        return _run(args)
+    return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -255,17 +254,17 @@ def _run(args: argparse.Namespace) -> int:
             return EXIT_OK
         if args.command == "cache":  # a clear that left a path alone is incomplete
             return EXIT_OK if run_cache(args) else EXIT_INCOMPLETE
-    except EmptyResult as exc:
-        log.error("%s", exc)
+    except EmptyResult as exc:  # each with the library's advice in the command's words
+        log.error("%s", for_the_command(str(exc)))
         return EXIT_EMPTY
     except QuotaExceeded as exc:
-        log.error("%s", exc)
+        log.error("%s", for_the_command(str(exc)))
         return EXIT_QUOTA
     except (InvalidParameter, ConfigError, NotCached, AuthError) as exc:  # 481's a ConfigError
-        log.error("%s", exc)
+        log.error("%s", for_the_command(str(exc)))
         return EXIT_USAGE
     except IcoframesError as exc:
-        log.error("%s", exc)
+        log.error("%s", for_the_command(str(exc)))
         return EXIT_ERROR
     except KeyboardInterrupt as exc:  # Terminated too; a note says the export was written
         term = isinstance(exc, Terminated)
@@ -359,8 +358,9 @@ def _export(args: argparse.Namespace) -> int:
             **_filters_from(args),  # status among them
         )
     except QuotaExceeded as exc:
+        said = for_the_command(str(exc)).rstrip().rstrip(".")
         log.error("%s. Nothing was written: the limit came before anything this export could "
-                  "use was listed; exit %d.", str(exc).rstrip().rstrip("."), EXIT_QUOTA)
+                  "use was listed; exit %d.", said, EXIT_QUOTA)
         return EXIT_QUOTA
     log.info("wrote %s (%s); %s", result.path,
              ", ".join(f"{k}: {v}" for k, v in result.rows.items()), _spent(result.report))
@@ -369,6 +369,7 @@ def _export(args: argparse.Namespace) -> int:
     gaps = _gaps(result)
     if result.stopped is not None:  # who refused, and what is left
         gaps = f"{stop_said(result.stopped)}; {gaps}"
+    gaps = for_the_command(gaps)  # the manifest keeps the library's words, the log the command's
     if args.allow_incomplete:
         log.warning("the export is incomplete (--allow-incomplete: exit 0): %s", gaps)
         return EXIT_OK
@@ -424,7 +425,9 @@ def _warnings_logged() -> Iterator[None]:
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: Any = None, line: str | None = None) -> None:
         name = "icoframes" if category.__module__.startswith("icoframes") else "py.warnings"
-        logging.getLogger(name).warning("%s (%s)", message, category.__name__)
+        said = for_the_command(str(message))  # a Warning as it is, unless reworded
+        logging.getLogger(name).warning("%s (%s)", message if said == str(message) else said,
+                                        category.__name__)
 
     warnings.showwarning = show
     try:

@@ -2,23 +2,22 @@
 
 The library's errors advise what to do from Python (``offline=True``,
 ``icoframes.configure(cache_dir=...)``, "call the same loader again"). The command has no
-such keywords, so while it runs, :func:`command_words` rewrites that advice in the lines it
-logs into the command's own options and variables: :data:`CLI_ADVICE`, the one table of
-them. :func:`unrecognized` words argparse's "unrecognized arguments" without showing a value
-that may be a key.
+such keywords, so where the command logs such a message (an error it caught, a warning it
+shows) it passes it through :func:`for_the_command`, which rewrites that advice into the
+command's own options and variables: :data:`CLI_ADVICE`, the one table of them. Only the
+command's own lines: another thread's, and the exceptions, keep the library's words.
+:func:`unrecognized` words argparse's "unrecognized arguments" without showing a value that
+may be a key.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from .quoting import closest_option, counted
 
-__all__ = ["CLI_ADVICE", "command_words", "for_the_command", "unrecognized"]
+__all__ = ["CLI_ADVICE", "for_the_command", "unrecognized"]
 
 #: Advice that only works from Python (a regular expression over a message) and what the
 #: command offers instead. The command has no offline mode: what a stopped export fetched is
@@ -57,40 +56,6 @@ def for_the_command(message: str) -> str:
     for pattern, words in _ADVICE:
         message = pattern.sub(words, message)
     return message
-
-
-class _CommandWords(logging.Filter):
-    """Rewrites a record's text and each of its arguments with :func:`for_the_command` (a
-    filter that drops none). The arguments stay apart: a warning logged is ``(message,
-    category)``, and what reads the log may read them so."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str):
-            record.msg = for_the_command(record.msg)
-        if isinstance(record.args, tuple):
-            record.args = tuple(_worded(arg) for arg in record.args)
-        return True
-
-
-def _worded(arg: object) -> object:
-    """``arg`` as it is, or its text in the command's words when they differ."""
-    said = str(arg) if isinstance(arg, str | BaseException | Warning) else None
-    return arg if said is None or (worded := for_the_command(said)) == said else worded
-
-
-@contextmanager
-def command_words(*names: str) -> Iterator[None]:
-    """While the block runs, what the loggers ``names`` log is in the command's words. Only
-    then: the same process may use the library from Python afterwards (a test, a notebook)."""
-    words = _CommandWords()
-    loggers = [logging.getLogger(name) for name in names]
-    for logger in loggers:
-        logger.addFilter(words)
-    try:
-        yield
-    finally:
-        for logger in loggers:
-            logger.removeFilter(words)
 
 
 def unrecognized(command: argparse.ArgumentParser, top: argparse.ArgumentParser,

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import logging
 import os
+import re
 import subprocess
 import sys
+import threading
 import warnings
 from pathlib import Path
 
@@ -16,6 +19,7 @@ from waiting import HANG_GUARD
 import icoframes
 from icoframes import sandbox
 from icoframes.cli import build_parser, main
+from icoframes.clitext import CLI_ADVICE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,3 +125,56 @@ def test_the_demo_shows_no_other_library_s_info_lines(tmp_path):
     assert done.returncode == 0, done.stderr
     assert list((tmp_path / "mpl").glob("fontlist*.json"))  # the font cache was built
     assert "INFO matplotlib" not in done.stderr and "wrote" in done.stdout
+
+
+def test_another_thread_s_line_keeps_python_s_words_while_the_command_runs(tmp_path, capsys,
+                                                                           caplog, monkeypatch):
+    """Only the command's own lines are reworded: a Python user's thread logging while the
+    command logs (here: while its first line is being logged) keeps its advice."""
+    for name in [k for k in os.environ if k.startswith("ICOFRAMES_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("ICOFRAMES_CACHE_DIR", str(tmp_path / "cache"))
+
+    def python_user() -> None:
+        logging.getLogger("icoframes").warning("Python user: call the same loader again")
+
+    def meanwhile(record: logging.LogRecord) -> bool:  # a filter that drops none
+        if record.name == "icoframes.cli" and not started:
+            started.append(threading.Thread(target=python_user))
+            started[0].start()
+            started[0].join()
+        return True
+
+    started: list[threading.Thread] = []
+    cli_log = logging.getLogger("icoframes.cli")
+    cli_log.addFilter(meanwhile)
+    try:
+        code, err = _cli(["export", "--out", str(tmp_path / "o")], capsys, caplog)
+    finally:
+        cli_log.removeFilter(meanwhile)
+    assert code == 2 and started, err  # the missing keys, said in the command's words
+    assert "icoframes sandbox --port 8000` in another shell" in err
+    (theirs,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Python")]
+    assert theirs == "Python user: call the same loader again"
+
+
+def _literals(path: Path) -> list[str]:
+    """The string literals of a module; an f-string's with each field as ``{}``."""
+    said = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            said.append(node.value)
+        elif isinstance(node, ast.JoinedStr):
+            said.append("".join(part.value if isinstance(part, ast.Constant) else "{}"
+                                for part in node.values))
+    return said
+
+
+def test_every_rewording_of_the_command_matches_a_sentence_of_the_library():
+    """A library sentence reworded would silently bring Python's advice back to the command:
+    each pattern of the table must still match a string the package says."""
+    literals = [text for path in (ROOT / "icoframes").rglob("*.py")
+                if path.name != "clitext.py" for text in _literals(path)]
+    unmatched = [pattern for pattern, _ in CLI_ADVICE
+                 if not any(re.search(pattern, text) for text in literals)]
+    assert not unmatched
