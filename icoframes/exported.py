@@ -24,7 +24,7 @@ again so (:func:`looked`): a day renamed away mid-swap is not missed, nor one an
 swapped within the listing. So a tree's listing holds its days as they were at one moment:
 every day that was there throughout it (one replaced meanwhile too), and one added or
 removed meanwhile as that moment saw it; a day listed, then found renamed away, is looked
-at again once its swap is done. The readers of a tree, :func:`~icoframes.snapshots.read_snapshots`
+at again once its swap is done. The readers of a tree, :func:`~icoframes.read_snapshots`
 and its kin, are in :mod:`icoframes.snapshots`.
 """
 
@@ -169,8 +169,8 @@ def read_export(path: str | os.PathLike[str]) -> Tables:
     FileNotFoundError
         ``path`` does not exist, lacks a table file, or lacks ``manifest.json``
         (an export in progress, or killed mid-swap; or tables written without one,
-        by :meth:`Tables.to_parquet <icoframes.tables.Tables.to_parquet>`, which
-        :meth:`~icoframes.tables.Tables.read_parquet` reads: the message says which,
+        by :meth:`Tables.to_parquet <icoframes.Tables.to_parquet>`, which
+        :meth:`~icoframes.Tables.read_parquet` reads: the message says which,
         or names both when no staging folder is left to tell them apart).
     ExportReplaced
         An export replaced the folder during every attempt to read it.

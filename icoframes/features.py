@@ -70,7 +70,7 @@ def _f(name: str, dtype: str, definition: str, needs_rates: bool = False) -> Fea
     return Feature(name, dtype, definition, needs_rates)
 
 
-#: Every column :func:`compute_features` returns, in order.
+#: Every column :func:`~icoframes.compute_features` returns, in order.
 FEATURES: Final[tuple[Feature, ...]] = (
     _f("ico_id", "int64", "icos.id"),
     _f("duration_days", "float64",
@@ -129,7 +129,8 @@ _BY_NAME: Final = {f.name: f for f in FEATURES}
 
 @checked_keywords
 def describe_features(*, rates: bool = True) -> pd.DataFrame:
-    """The columns of :func:`compute_features`: name, dtype and definition, from :data:`FEATURES`.
+    """The columns of :func:`compute_features`: name, dtype and definition, from
+    :data:`~icoframes.features.FEATURES`.
 
     Examples
     --------
@@ -152,7 +153,8 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
                      as_of: object = None,
                      rate_max_age: str | pd.Timedelta | np.timedelta64 | None = RATE_MAX_AGE,
                      quote: Quote | None = None, max_age: object = NOT_GIVEN) -> pd.DataFrame:
-    """One row per ICO with the variables ICO studies use, each defined in :data:`FEATURES`.
+    """One row per ICO with the variables ICO studies use, each defined in
+    :data:`~icoframes.features.FEATURES`.
 
     Parameters
     ----------

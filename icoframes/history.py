@@ -63,7 +63,7 @@ from .snapshots import (
 __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_export",
            "read_snapshots", "snapshot_folders", "snapshot_info"]
 
-#: What :func:`changes` compares by default: event kind -> ``icos`` column.
+#: What :func:`~icoframes.changes` compares by default: event kind -> ``icos`` column.
 CHANGE_KINDS: dict[str, str] = {
     "status": "status",
     "name": "name",
@@ -72,7 +72,7 @@ CHANGE_KINDS: dict[str, str] = {
     "start": "start_datetime",
     "end": "end_datetime",
 }
-#: The events :func:`changes` gives for what an incomplete snapshot could not tell.
+#: The events :func:`~icoframes.changes` gives for what an incomplete snapshot could not tell.
 GAP_KINDS = ("unseen", "first_seen")
 #: The ``icos`` columns read from the profile: unchanged at the service while its copy is.
 _PROFILE_COLUMNS = frozenset(c.name for c in ICOS.columns if c.source is not None)
@@ -105,7 +105,7 @@ def changes(
         or a categorical are read as the days they name, and an index level named
         ``snapshot_date`` or ``id`` as the column (:func:`~icoframes.snapshots.utc_dates`).
     kinds : iterable of str, optional
-        What to compare: keys of :data:`CHANGE_KINDS` (``status``, ``name``,
+        What to compare: keys of :data:`~icoframes.history.CHANGE_KINDS` (``status``, ``name``,
         ``score``, ``raised``, ``start``, ``end``; the default is all of them)
         or any other ``icos`` column by name. New and removed ICOs are always
         listed.
@@ -115,7 +115,7 @@ def changes(
         or a list of the snapshot came back partial, which may hold it under any
         status), and of one first seen after a snapshot that may have listed it:
         ``"mark"`` gives the events ``unseen`` and ``first_seen``
-        (:data:`GAP_KINDS`), ``"skip"`` gives none. Either way such an ICO is
+        (:data:`~icoframes.history.GAP_KINDS`), ``"skip"`` gives none. Either way such an ICO is
         never ``removed`` or ``new`` there, and when it is seen again it is
         compared with its last known values. An ICO in ``missing`` of which no
         row is known is no gap: it was listed, so it is ``new`` that day and

@@ -53,7 +53,7 @@ class Secret:
     -----
     Two secrets are equal when their values are (compared in constant time);
     a secret never equals a plain string. A pickled secret unpickles without
-    its value: :meth:`reveal` then raises :class:`ConfigError` saying to
+    its value: :meth:`reveal` then raises :class:`~icoframes.ConfigError` saying to
     configure the key in that process.
     """
 

@@ -1,4 +1,4 @@
-"""The days of a :func:`~icoframes.snapshots.read_snapshots` frame, as every reader of one
+"""The days of a :func:`~icoframes.read_snapshots` frame, as every reader of one
 counts them: :func:`snapshot_dates` (its rows' days and the days whose snapshot held no row),
 :func:`utc_dates` (a zoned, Period, text, date or categorical ``snapshot_date``, or one in
 the index, as the UTC days read_snapshots gives),
@@ -26,12 +26,12 @@ from .quoting import counted
 __all__ = ["DATE_DTYPE", "dated_rows", "day_infos", "named_dates", "one_row_per_ico",
            "reported_days", "snapshot_dates", "uncounted_days", "utc_dates", "warn_uncounted"]
 
-#: The dtype of ``snapshot_date`` as :func:`~icoframes.snapshots.read_snapshots` gives it.
+#: The dtype of ``snapshot_date`` as :func:`~icoframes.read_snapshots` gives it.
 DATE_DTYPE = np.dtype("datetime64[ms]")
 
 
 def snapshot_dates(frame: pd.DataFrame, *, whole: bool = False) -> pd.Index:
-    """Every snapshot date of a :func:`~icoframes.snapshots.read_snapshots` frame, sorted: its
+    """Every snapshot date of a :func:`~icoframes.read_snapshots` frame, sorted: its
     rows' dates and the days whose snapshot held no row (``rows`` 0 in ``attrs``: a query
     that matched nothing that day), which no row can show. A row without a date (``NaT``)
     is of no snapshot: left out, here as by every reader that counts the days with this
@@ -115,7 +115,7 @@ def named_dates(frame: pd.DataFrame, unknown: str, *, whole: bool = False,
 
 
 def utc_dates(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with its ``snapshot_date`` as :func:`~icoframes.snapshots.read_snapshots`
+    """``frame`` with its ``snapshot_date`` as :func:`~icoframes.read_snapshots`
     gives the days (``datetime64[ms]``, naive, midnight of the UTC day), however it was
     made to hold them, as every date argument is read (:func:`icoframes.moments.as_naive_utc`):
     ``2026-11-01 00:00+00:00``, or the same moment ``2026-10-31 20:00-04:00``, is the
@@ -206,7 +206,7 @@ def one_row_per_ico(frame: pd.DataFrame, who: str, name: str = "icos",
                     ids: tuple[str, ...] = ("id",)) -> None:
     """Refuse a frame that holds an ICO more than once, given to ``who``, which counts its
     rows as ICOs (the ``icos`` table, one row per ICO): a
-    :func:`~icoframes.snapshots.read_snapshots` frame of several days holds each ICO once
+    :func:`~icoframes.read_snapshots` frame of several days holds each ICO once
     per day, and would be counted once per day, silently. The ICO's id is the first column
     of ``ids`` the frame holds, or an index level named ``id`` (read as :func:`utc_dates`
     reads one); a frame with neither, or whose repeated ids are all missing (rows of no
@@ -365,9 +365,10 @@ def _compact(number: object) -> bool:
 
 
 def uncounted_days(frame: pd.DataFrame) -> list[str]:
-    """The days without a row (``YYYY-MM-DD``) that :func:`snapshot_dates` of ``frame`` leaves
-    out as lying before its first or after its last day with rows, while the whole tree's
-    frame counts them: a frame cannot tell whether a window of dates cut them away.
+    """The days without a row (``YYYY-MM-DD``) that
+    :func:`~icoframes.snapshots.snapshot_dates` of ``frame`` leaves out as lying before its
+    first or after its last day with rows, while the whole tree's frame counts them: a frame
+    cannot tell whether a window of dates cut them away.
 
     Examples
     --------
@@ -407,7 +408,7 @@ def warn_uncounted(frame: pd.DataFrame, who: str, fix: str, *, kept: Any = ()) -
 
 def reported_days(frame: pd.DataFrame) -> list[str]:
     """The days (``YYYY-MM-DD``, in ``attrs``' order) whose manifests :func:`icoframes.report`
-    of a :func:`~icoframes.snapshots.read_snapshots` frame holding ``snapshot_date`` sums: the
+    of a :func:`~icoframes.read_snapshots` frame holding ``snapshot_date`` sums: the
     days :func:`snapshot_dates` counts (of a zoned or Period column: :func:`utc_dates`), and
     each incomplete snapshot without a row (``rows`` 0, ``complete`` false: stopped before it
     held any ICO) that no day with rows left out of the frame parts from them, which no row
@@ -444,6 +445,6 @@ def reported_days(frame: pd.DataFrame) -> list[str]:
 
 
 def day_infos(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The snapshots' completeness a :func:`~icoframes.snapshots.read_snapshots` frame carries
+    """The snapshots' completeness a :func:`~icoframes.read_snapshots` frame carries
     (none: [])."""
     return (frame.attrs.get("icoframes") or {}).get("snapshots") or []

@@ -144,7 +144,7 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
         ``snapshot_date`` (``datetime64[ms]``, midnight of the UTC day) followed
         by the table's columns at their schema dtypes; sorted by date, then by
         the table's key; a default index. ``attrs["icoframes"]["snapshots"]``
-        holds each snapshot's completeness (the rows of :func:`snapshot_info`
+        holds each snapshot's completeness (the rows of :func:`~icoframes.history.snapshot_info`
         as dicts, dates as ``YYYY-MM-DD``), read with its table (never from
         another export of the same day).
 

@@ -197,8 +197,8 @@ class Sandbox:
         """Keyword arguments for ``icoframes.configure(**sb.settings())``.
 
         Besides the address and keys, ``service_name`` names the content served
-        (:func:`service_name`): the cache and request ledger go by it, not by
-        the random port, so a sandbox of the same content started again (the
+        (:func:`~icoframes.sandbox.server.service_name`): the cache and request ledger
+        go by it, not by the random port, so a sandbox of the same content started again (the
         notebook run twice) finds its cache. None for a ``directory`` passed in.
 
         A dict, whose methods refuse a keyword they lack and whose lookup of a key it
@@ -438,6 +438,6 @@ def _code_version() -> str:
     return digest.hexdigest()[:8]
 
 
-#: :func:`start` by the name ``with sandbox.serve(...)`` reads well with; a keyword it lacks
-#: is refused naming ``serve()``.
+#: :func:`~icoframes.sandbox.start` by the name ``with sandbox.serve(...)`` reads well with;
+#: a keyword it lacks is refused naming ``serve()``.
 serve = checked_keywords(start, name="serve")
