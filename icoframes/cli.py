@@ -67,7 +67,7 @@ EXIT_CODES = {
                 "--out that cannot be written, a cache dir refused (another user's, a link), an "
                 "--out naming a file or holding another query's snapshots or the other layout; "
                 "sandbox: a --port in use, a key refused; demo: an --out it cannot make)",
-    EXIT_QUOTA: "the daily request limit (the service's error 485 or the daily_quota setting) "
+    EXIT_QUOTA: "the daily request limit (the service's error 485 or ICOFRAMES_DAILY_QUOTA) "
                 "was reached before anything could be listed: nothing written (what was "
                 "fetched is cached, the next run resumes)",
     EXIT_EMPTY: "the query matched no ICO: nothing written (unless --allow-empty)",

@@ -60,7 +60,8 @@ def test_every_option_of_every_command_says_what_it_is():
     assert bare == []
     # a default the option does not say is shown by the help
     for name, option in [("demo", "--n-icos"), ("demo", "--seed"), ("demo", "--out"),
-                         ("sandbox", "--n-icos"), ("sandbox", "--seed"), ("sandbox", "--port")]:
+                         ("sandbox", "--n-icos"), ("sandbox", "--seed"), ("sandbox", "--port"),
+                         ("sandbox", "--fail-rate"), ("sandbox", "--grow-every")]:
         (action,) = [a for a in _commands()[name]._actions if option in a.option_strings]
         assert "default" in action.help, (name, option)
 

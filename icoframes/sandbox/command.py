@@ -171,9 +171,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--fail-rate", action=Once, type=_SHARE, default=_DEFAULT["fail_rate"],
                         metavar="P",
                         help="share of requests answered with a 5xx, a dropped connection "
-                             "or broken JSON")
+                             f"or broken JSON (default: {_DEFAULT['fail_rate']})")
     parser.add_argument("--grow-every", action=Once, type=AT_LEAST_ONE, metavar="N",
-                        help="add a new ICO at the top of the list after every N list requests")
+                        help="add a new ICO at the top of the list after every N list requests "
+                             "(default: never)")
     return parser
 
 
