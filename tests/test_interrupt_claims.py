@@ -53,6 +53,7 @@ def test_a_second_ctrl_c_as_the_load_stops_releases_its_claims(tmp_path, monkeyp
         _ctrl_c()
         return finished
 
+    open_before = set(claims._OPEN)  # (another test's crawl in this worker may still be open)
     monkeypatch.setattr(Load, "_handle", handled_then_ctrl_c)
     monkeypatch.setattr(RequestPool, "shut_down", shut_down_then_ctrl_c)
     with sandbox.serve(n_icos=300, seed=5, latency=0.0) as sb, warnings.catch_warnings():
@@ -68,4 +69,4 @@ def test_a_second_ctrl_c_as_the_load_stops_releases_its_claims(tmp_path, monkeyp
         finally:
             icoframes.reset_configuration()
     assert caught.traceback[-2].name == "shut_down_then_ctrl_c"  # the second Ctrl-C
-    assert len(handled) >= 20 and left == [(0,)] and not claims._OPEN
+    assert len(handled) >= 20 and left == [(0,)] and open_before >= claims._OPEN

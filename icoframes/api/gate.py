@@ -47,6 +47,7 @@ from .params import PAGE_SIZE
 from .text import loads_text
 
 __all__ = [
+    "EMPTY_SECTION",
     "MAX_DEPTH",
     "MAX_PAGES",
     "MAX_RESPONSE_BYTES",
