@@ -20,6 +20,7 @@ from icoframes import sandbox
 from icoframes.config import get_settings
 from icoframes.fetch.load import Load
 from icoframes.fetch.pool import RequestPool
+from icoframes.fetch.service import Service
 from icoframes.store import claims
 from icoframes.store.cache import Cache
 
@@ -70,3 +71,32 @@ def test_a_second_ctrl_c_as_the_load_stops_releases_its_claims(tmp_path, monkeyp
             icoframes.reset_configuration()
     assert caught.traceback[-2].name == "shut_down_then_ctrl_c"  # the second Ctrl-C
     assert len(handled) >= 20 and left == [(0,)] and open_before >= claims._OPEN
+
+
+def test_a_ctrl_c_while_the_lists_are_claimed_releases_their_claims(tmp_path, monkeypatch):
+    # a load claims each list as it starts paging it, before its crawl loop: a Ctrl-C there
+    # (the second list's client asked for) left the first list's claim live in this process,
+    # and the next load in it waited a whole lease (20 s) for a list nobody was paging
+    client, asked = Service.client, []
+
+    def client_then_ctrl_c(self, what):
+        asked.append(what)
+        if len(asked) == 2:
+            _ctrl_c()
+        return client(self, what)
+
+    open_before = set(claims._OPEN)
+    with sandbox.serve(n_icos=120, seed=5, latency=0.0) as sb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache")
+        try:
+            icoframes.load_icos("past", progress=False, budget=1)  # the cache exists
+            monkeypatch.setattr(Service, "client", client_then_ctrl_c)
+            with pytest.raises(KeyboardInterrupt):
+                icoframes.load_icos(progress=False)
+            settings = get_settings()
+            left = Cache(settings.cache_dir, settings.service_id or "").database(
+                write=False).rows("SELECT count(*) FROM claims")  # type: ignore[union-attr]
+        finally:
+            icoframes.reset_configuration()
+    assert len(asked) == 2 and left == [(0,)] and open_before >= claims._OPEN

@@ -221,7 +221,10 @@ class Load:
         except QuotaExceeded as exc:  # what was listed before the limit: an export keeps it
             exc.listing = self._listing(stopped="quota")
             raise
-        finally:
+        finally:  # the claims too, however it ended (a Ctrl-C while lists are claimed, a second
+            if self._claims is not None:  # in the shut-down): else live here, the next load waits
+                with contextlib.suppress(CacheError):  # unreleased claims lapse with their lease
+                    self._claims.close()
             self.service.close()
             if made and self.service.reached and not any(self.requests_spent().values()):
                 forget_unreached(self.cache)
@@ -415,20 +418,15 @@ class Load:
 
     def _shut_down(self, *, grace: float | None) -> None:
         """Stop the pool; keep what arrived (pages too: paid for); make everything durable."""
-        try:
-            for kind, info, future in self._pool.shut_down(grace=grace, cancel=self.control.cancel):
-                self._guarded(self._handle, kind, info, future)  # (its planning reads the cache)
-            self._guarded(self._arrivals.keep)
-            for query in (q for q in self.queries if q.paging):  # stopped mid-list: keep the
-                query.stop("not received: the load stopped first")  # pages that came, partial
-                query.finish_pass(may_repage=False)
-                self._store(query)
-            if self._profiles and isinstance(self._stop, QuotaExceeded):  # the rows at hand are
-                self._guarded(self._plan.add, listed_rows(self.queries), repaged=True)  # stale
-        finally:  # even when cut short (a second Ctrl-C): else live here, the next load waits
-            if self._claims is not None:
-                with contextlib.suppress(CacheError):  # unreleased claims lapse with their lease
-                    self._claims.close()
+        for kind, info, future in self._pool.shut_down(grace=grace, cancel=self.control.cancel):
+            self._guarded(self._handle, kind, info, future)  # (its planning reads the cache)
+        self._guarded(self._arrivals.keep)
+        for query in (q for q in self.queries if q.paging):  # stopped mid-list: keep the
+            query.stop("not received: the load stopped first")  # pages that came, partial
+            query.finish_pass(may_repage=False)
+            self._store(query)
+        if self._profiles and isinstance(self._stop, QuotaExceeded):  # the rows at hand are
+            self._guarded(self._plan.add, listed_rows(self.queries), repaged=True)  # stale
         self._progress.close()
         if self._pool.interrupted:
             raise KeyboardInterrupt  # (in the wait for paid requests: cut, what came kept)
