@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import signal
 import threading
 
 import pytest
@@ -116,6 +117,16 @@ def write_lock_held():
     yield hold
     for other in held:
         other.close()
+
+
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt, as in a terminal, even when pytest started with it
+    ignored (a non-interactive shell's background job: Python keeps SIG_IGN): for a test
+    that sends itself a real Ctrl-C."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture

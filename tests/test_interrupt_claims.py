@@ -24,14 +24,7 @@ from icoframes.fetch.service import Service
 from icoframes.store import claims
 from icoframes.store.cache import Cache
 
-
-@pytest.fixture(autouse=True)
-def _ctrl_c_raises():
-    """SIGINT raises KeyboardInterrupt, as in a terminal, even when pytest started with it
-    ignored (a non-interactive shell's background job: Python keeps SIG_IGN)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
+pytestmark = pytest.mark.usefixtures("ctrl_c_raises")
 
 
 def _ctrl_c() -> None:

@@ -23,13 +23,7 @@ from icoframes.store.db import Database, open_database
 SCHEMA = "CREATE TABLE IF NOT EXISTS t (k INTEGER PRIMARY KEY, v TEXT);"
 
 
-@pytest.fixture(autouse=True)
-def _ctrl_c_raises():
-    """SIGINT raises KeyboardInterrupt, as in a terminal, even when pytest started with it
-    ignored (a non-interactive shell's background job: Python keeps SIG_IGN)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
+pytestmark = pytest.mark.usefixtures("ctrl_c_raises")
 
 
 def _db(tmp_path: Path) -> Database:
