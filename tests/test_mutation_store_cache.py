@@ -247,7 +247,7 @@ def test_the_last_failure_recorded_sets_its_time_even_an_earlier_one(cache):
         assert kept() == [(2, minutes(5))]
         cache.record(failure, failed_at=stamp)  # a later one
         assert kept() == [(3, minutes(20))]
-        cache.record(failure, failed_at=T0 + dt.timedelta(minutes=15))  # a time, earlier
+        cache.record(failure, failed_at=lambda _: T0 + dt.timedelta(minutes=15))  # earlier
         assert kept() == [(4, minutes(15))]
     with _at(T0 + dt.timedelta(minutes=100)):
         cache.record(failure)  # now

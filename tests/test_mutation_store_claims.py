@@ -72,13 +72,13 @@ def test_a_claim_is_written_with_its_owner_process_host_and_lease_end(cache):
         assert len(claims.token) == 12
         db = cache.database()
         assert db is not None
-        short = Claims(db, lease=5)
-        assert short.lease == 5.0 and short.token != claims.token
-        assert short.claim(["7"]) == ([7], [], [])
+        other = Claims(db)
+        assert other.lease == LEASE and other.token != claims.token
+        assert other.claim(["7"]) == ([7], [], [])
     assert _rows(cache) == [(1, claims.token, os.getpid(), HOST, _t(LEASE)),
                             (2, claims.token, os.getpid(), HOST, _t(LEASE)),
                             (3, claims.token, os.getpid(), HOST, _t(LEASE)),
-                            (7, short.token, os.getpid(), HOST, _t(5))]
+                            (7, other.token, os.getpid(), HOST, _t(LEASE))]
 
 
 def test_a_lease_lapses_exactly_when_it_ends(cache):

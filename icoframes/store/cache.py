@@ -1,12 +1,8 @@
 """The raw store of one service: what the service sent, in ``<service>/cache.sqlite3``.
 
-The tables are :data:`SCHEMA` (documented in ``docs/guide/cache.md``). A
-profile's row is the copy in use (``fetched``, or ``gone``: error 482) and the
-failures since it; ``state`` is ``failed`` only while no copy exists. Outcomes
-are kept in one transaction per call, on disk when :meth:`Cache.record` returns. Every new
-copy takes the next value of one counter (``meta.version``), never a clock:
-"did it arrive since I planned" is ``version > planned``. A record that cannot
-be read is removed with a :class:`~icoframes.errors.CacheWarning` and fetched again.
+The tables (:data:`SCHEMA`), fetch states, the change counter (``meta.version``: "did it
+arrive since I planned" is ``version > planned``, never a clock) and what becomes of a
+record that cannot be read are documented in ``docs/guide/cache.md``.
 """
 
 from __future__ import annotations
@@ -48,7 +44,7 @@ from .writes import ProfileRecord, add_list_columns, keep_list, record_in
 
 # (ProfileRecord, kept by :meth:`Cache.record`, is named here too: where its callers look)
 __all__ = ["DB_NAME", "FILTER_SET", "LOCK_NAME", "TABLES_DIR", "WRITE_PROBE", "Cache",
-           "ProfileRecord", "Snapshot", "Stored", "ipc"]
+           "ProfileRecord", "Stored", "ipc"]
 
 DB_NAME: Final = "cache.sqlite3"
 LOCK_NAME: Final = ".lock"  #: the service folder's lock: housekeeping and the derived tables
@@ -167,16 +163,15 @@ class Cache(InDatabase):
     # -- profiles --------------------------------------------------------------------------
 
     def record(self, *records: ProfileRecord,
-               failed_at: dt.datetime | Callable[[int], dt.datetime] | None = None) -> list[int]:
+               failed_at: Callable[[int], dt.datetime] | None = None) -> list[int]:
         """Keep fetch outcomes in one transaction, in order; on disk on return. The version
-        of each (0 for a failure). A copy is dated now; a failure ``failed_at`` (now by
-        default), or what it gives for the failures in a row the record makes (1: the
-        first since the copy): a load's :func:`~icoframes.fetch.policy.failure_stamp`,
-        from which the failure's backoff counts. The last failure recorded sets the time."""
+        of each (0 for a failure). A copy is dated now; a failure now, or at what
+        ``failed_at`` gives for the failures in a row the record makes (1: the first since
+        the copy): a load's :func:`~icoframes.fetch.policy.failure_stamp`, from which the
+        failure's backoff counts. The last failure recorded sets the time."""
         now = ms(utcnow())
         stamp: int | Callable[[int], int] = (
-            now if failed_at is None else ms(failed_at) if isinstance(failed_at, dt.datetime)
-            else lambda failures: ms(failed_at(failures)))
+            now if failed_at is None else lambda failures: ms(failed_at(failures)))
         repaired: list[int] = []
         with self.write() as conn:
             versions = [record_in(conn, record, now, stamp, repaired) for record in records]
@@ -202,12 +197,14 @@ class Cache(InDatabase):
 
     def _index(self, where: str) -> pd.DataFrame:
         """The index of the rows ``where`` selects; when a row does not read, the damaged
-        rows are set aside (:meth:`set_aside_damaged`) and the rest read again (none found:
-        another process removed them first, or the read fails again as it did)."""
+        rows (:func:`~.rows.damaged_profiles`) are set aside and the rest read again (none
+        found: another process removed them first, or the read fails again as it did)."""
         try:
             return self._read_index(where)
         except (Undecodable, ValueError, TypeError):
-            self.set_aside_damaged()
+            with self._read() as conn:  # one scan
+                found = set() if conn is None else set(damaged_profiles(conn)) - self._skipped
+            self.quarantine(dict.fromkeys(found), DAMAGED)
         return self._read_index(where)
 
     def _read_index(self, where: str) -> pd.DataFrame:
@@ -217,12 +214,6 @@ class Cache(InDatabase):
                           f"{' WHERE ' * bool(where)}{where} ORDER BY id",
                           *[json.dumps(sorted(self._skipped))] * bool(skip))
         return index_frame(rows) if rows else empty_index().copy()
-
-    def set_aside_damaged(self) -> None:
-        """Quarantine the rows whose fields do not read as their types or as UTF-8 (one scan)."""
-        with self._read() as conn:
-            found = set() if conn is None else set(damaged_profiles(conn)) - self._skipped
-        self.quarantine(dict.fromkeys(found), DAMAGED)
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[Snapshot]:

@@ -1,13 +1,9 @@
 """Claims on profile ids, so that processes sharing a cache fetch each profile once.
 
 A claim is a row of the ``claims`` table naming the crawl, its process and host, and
-when it lapses. Claiming is one write transaction that also asks whether a copy
-arrived since the crawl planned, so two crawls never hold one id and never fetch what
-the other kept. A claim is a **lease** of :data:`LEASE` seconds, renewed while the
-crawl works; it lapses when not renewed in time (its owner killed, stopped, paused in
-a debugger), at once when its owner's process is gone (same host) or, in this process,
-its crawl was closed (a full disk refused the release), and when it lies too far in the
-future (a clock stepped back): nobody waits longer than a lease.
+when it lapses: a **lease** of :data:`LEASE` seconds, taken in the transaction that asks
+whether a copy arrived since the crawl planned (``docs/guide/cache.md``). It also lapses
+when it lies too far in the future (a clock stepped back): nobody waits longer than a lease.
 """
 
 from __future__ import annotations
@@ -16,6 +12,7 @@ import itertools
 import json
 import os
 import socket
+import sqlite3
 import time
 import uuid
 from collections.abc import Iterable
@@ -76,9 +73,9 @@ class Claims:
     (([1, 2], [], []), ([3], [2], []))
     """
 
-    def __init__(self, db: Database, *, lease: float | None = None) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
-        self.lease = LEASE if lease is None else float(lease)
+        self.lease = LEASE
         self.token = f"{_PREFIX}{next(_COUNT):04x}"  # (unique in the process)
         self._held: set[int] = set()
         self._renewed = time.time()
@@ -127,8 +124,7 @@ class Claims:
             mine = [i for i in wanted if i not in arrived and i not in taken]
             conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?)",
                              [(i, self.token, os.getpid(), _HOST, now + self.lease) for i in mine])
-            conn.execute(f"DELETE FROM claims WHERE owner = ? AND {IDS_IN}",
-                         (self.token, json.dumps(sorted(arrived & self._held))))
+            self._drop(conn, arrived & self._held)
         self._held = (self._held - arrived) | set(mine)
         return mine, [i for i in wanted if i in taken], [i for i in wanted if i in arrived]
 
@@ -148,9 +144,12 @@ class Claims:
         """Give up ``ids`` (those this crawl holds; others are ignored)."""
         if gone := {int(i) for i in ids} & self._held:
             with self._db.write() as conn:
-                conn.execute(f"DELETE FROM claims WHERE owner = ? AND {IDS_IN}",
-                             (self.token, json.dumps(sorted(gone))))
+                self._drop(conn, gone)
             self._held -= gone
+
+    def _drop(self, conn: sqlite3.Connection, ids: set[int]) -> None:
+        conn.execute(f"DELETE FROM claims WHERE owner = ? AND {IDS_IN}",
+                     (self.token, json.dumps(sorted(ids))))
 
     def close(self) -> None:
         """Release every claim (idempotent); the crawl is over even if the release fails."""

@@ -1,16 +1,10 @@
 """SQLite databases in the cache dir: opened safely, in WAL mode, with errors that say what to do.
 
-One :class:`Database` per process and file, shared by its threads under a lock, in WAL mode
-with ``synchronous=NORMAL`` (a commit survives a crash, not a power cut: :meth:`Database.sync`);
-writes begin ``IMMEDIATE``. Only SQLite opens a database file, once checked to be a plain one
-(it follows a link in the file's name). A cache dir of another user, or writable by others, is
-refused (a new one is made ``0700``); a service folder is never a link; a link, a FIFO or
-anything but a plain file in place of a database or its side files, and a damaged database,
-are set aside as ``*.corrupt`` unopened. A full disk, or a writer stopped holding the write
-lock past :data:`BUSY_SECONDS`, is a :class:`~icoframes.errors.CacheError` (rolled back, as is
-a transaction an interrupt left). A folder this process may not write to is read ``mode=ro``,
-or ``immutable=1`` when no log may hold commits it lacks. The cache must live on a local file
-system (WAL needs shared memory).
+One :class:`Database` per process and file, shared by its threads under a lock; writes begin
+``IMMEDIATE``; a transaction an interrupt left is rolled back. What is refused, set aside as
+``*.corrupt`` or read-only, and what a commit survives: ``docs/guide/cache.md``. A folder this
+process may not write to is read ``mode=ro``, or ``immutable=1`` when no log may hold commits
+it lacks.
 """
 from __future__ import annotations
 
@@ -173,7 +167,9 @@ def _error(exc: BaseException, *names: str) -> bool:
     return getattr(exc, "sqlite_errorname", "").startswith(names)
 
 
-def _full(folder: Path) -> bool:
+def _full(exc: BaseException, folder: Path) -> bool:
+    if _error(exc, "SQLITE_FULL"):
+        return True
     with contextlib.suppress(OSError, AttributeError):
         return (usage := os.statvfs(folder)).f_bavail * usage.f_frsize < 1 << 20
     return False
@@ -248,8 +244,8 @@ class Database:
                 except sqlite3.OperationalError as exc:
                     # read-only is for a folder this process may not write to (a full disk:
                     # said, as an empty file opened read-only would lack the tables)
-                    if (write and os.access(self.path.parent, os.W_OK)) or _error(
-                            exc, "SQLITE_FULL") or _full(self.path.parent):
+                    if (write and os.access(self.path.parent, os.W_OK)) or _full(
+                            exc, self.path.parent):
                         raise
                     self._conn = self._open_read_only(uri)
             except sqlite3.DatabaseError as exc:
@@ -413,7 +409,7 @@ class Database:
                 conn.execute(f"PRAGMA user_version={version}")
                 conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            if _error(exc, "SQLITE_FULL") or _full(self.path.parent):
+            if _full(exc, self.path.parent):
                 raise disk_full(self.path.parent) from None
             if _error(exc, "SQLITE_BUSY", "SQLITE_LOCKED"):
                 return False
@@ -432,7 +428,7 @@ class Database:
                 _set_aside(self.path, f"not a readable database ({exc})")
                 raise CacheError(f"the cache database {self.path} was damaged and set aside; "
                                  "call again: what it held will be fetched again") from None
-            if _error(exc, "SQLITE_FULL") or _full(self.path.parent):
+            if _full(exc, self.path.parent):
                 raise disk_full(self.path.parent) from None
             if _error(exc, "SQLITE_BUSY", "SQLITE_LOCKED"):
                 raise CacheError(f"the cache {self.path} was locked by another process for over"

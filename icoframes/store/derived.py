@@ -1,15 +1,10 @@
 """The tidy tables derived from the cached raw profiles, kept up to date table by table.
 
 ``tables/<table>.parquet`` hold :func:`icoframes.parse.profiles.tidy` of every cached
-copy in use (``icos.fetched_at``: when each was fetched); ``tables/_state.json`` what
-they were built from: per table the store's change counter it is up to date with, the
-counter at the last removal, and :func:`parser_fingerprint`. Reading a table brings
-that table (only) up to date: the copies that arrived since (any process) are tidied
-and replace the rows of their ids, which is idempotent, so an update cut short is
-simply done again. The tables read are rebuilt from the stored raw profiles, without a
-request, when a copy was removed, the reading code changed, a table file is unreadable
-or the table was never written (a cold ``load_icos`` writes ``icos`` alone; the others
-are built when first read); a profile whose stored text does not decode is quarantined.
+copy in use; ``tables/_state.json`` per table the store's change counter it is up to date
+with, the counter at the last removal, and :func:`parser_fingerprint`. An update replaces
+the rows of the ids whose copy changed, which is idempotent, so an update cut short is
+simply done again; when and why the tables are rebuilt: ``docs/guide/cache.md``.
 """
 
 from __future__ import annotations
@@ -40,9 +35,9 @@ from ..parse.problems import Problems
 from ..parse.sections import absent_sections
 from ..schema import ICOS, PROBLEMS, PROFILE_SECTIONS, TABLES
 from ..tables import Tables, read_table
-from .cache import Cache, Snapshot
+from .cache import Cache
 from .db import disk_full
-from .rows import DAMAGED
+from .rows import DAMAGED, Snapshot
 
 __all__ = ["STATE_NAME", "DerivedTables", "parser_fingerprint"]
 
@@ -216,7 +211,8 @@ class DerivedTables:
         ids = pa.array(sorted(changed), pa.int64())
         try:  # the files side by side; the state once all are
             if self._write_tables(lambda name: self._write(name, fresh[name], ids), stale):
-                self._write_state(snap, {**versions, **dict.fromkeys(stale, snap.version)})
+                self._write_state({**versions, **dict.fromkeys(stale, snap.version)},
+                                  snap.removed)
         except (FileNotFoundError, pa.ArrowException, ValueError, KeyError):
             return False
         except OSError as exc:
@@ -244,19 +240,15 @@ class DerivedTables:
         the sync was made (the versions it writes down must not outlive their commits). False:
         another process held the write lock; the state is left, so the next read updates."""
         synced: list[bool] = []
-        concurrently(lambda name: write(name) if name else synced.append(self._sync()),
-                     [*names, ""])
+        db = self.cache.database(write=False)
+        concurrently(lambda name: write(name) if name else synced.append(
+            db is None or db.sync()), [*names, ""])
         return all(synced)
 
-    def _sync(self) -> bool:
-        return (db := self.cache.database(write=False)) is None or db.sync()
-
-    def _write_state(self, snap: Snapshot, versions: dict[str, int],
-                     removed: int | None = None) -> None:
+    def _write_state(self, versions: dict[str, int], removed: int) -> None:
         """The state: after :meth:`_write_tables` (the files and the commits it counts);
-        ``removed``: the removal mark the tables hold (``snap``'s by default)."""
-        state = {"versions": versions, "removed": snap.removed if removed is None else removed,
-                 "fingerprint": parser_fingerprint()}
+        ``removed``: the removal mark the tables hold."""
+        state = {"versions": versions, "removed": removed, "fingerprint": parser_fingerprint()}
         atomic_write_bytes(self._state_path, json.dumps(state).encode())
 
     def _plain_files(self, *, fix: bool) -> bool:
@@ -303,8 +295,7 @@ class DerivedTables:
                     self._state_path.unlink(missing_ok=True)
                 elif synced:  # (the tables not built here may hold rows of the copies removed)
                     kept = versions if removed == snap.removed else {}
-                    self._write_state(snap, {**kept, **dict.fromkeys(names, snap.version)},
-                                      removed)
+                    self._write_state({**kept, **dict.fromkeys(names, snap.version)}, removed)
             except OSError as exc:
                 raise _full(exc, self.dir) from None
         return tables

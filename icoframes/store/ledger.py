@@ -1,14 +1,9 @@
 """The request ledger: what each key sent today, and whether the service refused it.
 
 Every process using the cache dir books its requests in ``quota/ledger.sqlite3``, one
-row per service and public key (only a hash of them is written); the rules are in
-``docs/guide/quota.md``. In short: every request sent counts, booked before it is sent
-(one that never left is handed back: :meth:`QuotaLedger.settle`); ``daily_quota`` is a
-hard cap, booked with one conditional statement, so the processes sharing the cache dir
-never send one request over it; the day counted is stored and never goes back; a 485
-is recorded as the service's refusal, after which each call may send one probe (its
-first request alone; one that times out, or the third in a row that gets no answer, ends
-the call's requests too), or, with ``quota_reset``, nothing before that time.
+row per service and public key (only a hash of them is written); the rules (a hard cap
+booked with one conditional statement, the service's 485 and the probe after it) are in
+``docs/guide/quota.md``.
 """
 
 from __future__ import annotations
