@@ -43,6 +43,8 @@ _BOOK = ("INSERT INTO ledgers (key, day, sent) SELECT ?1, ?2, 1 WHERE ?3 > 0 "
          "ON CONFLICT (key) DO UPDATE SET "
          "sent = CASE WHEN ?2 > day THEN 1 ELSE sent + 1 END, day = max(day, ?2) "
          "WHERE CASE WHEN ?2 > day THEN 0 ELSE sent END < ?3")
+#: A key's row, as :meth:`QuotaLedger.state` and a booking read it.
+_ROW = "SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?"
 #: Probes of one call that may get no answer (a connection cut, a proxy's HTML 503) before
 #: the call stops, each waited for alone: one such failure is a blip of a service back at
 #: work, retried as any. One that timed out ends the call at once: a hanging service costs
@@ -176,24 +178,23 @@ class QuotaLedger(InDatabase):
             self._booked.refused, self._booked.day = False, on_day[0][0]
             return
         with self.write() as conn:
-            row = conn.execute("SELECT refused_at, refused_after, sent, day FROM ledgers "
-                               "WHERE key = ?", (self.key,)).fetchone()
-            refused = row is not None and row[0] is not None
+            row = conn.execute(_ROW, (self.key,)).fetchone()
+            day, sent, at, after = row or (today, 0, None, None)
+            refused = at is not None
             # a known reset time: nothing, not even a probe, before it (after it, a probe:
             # a reset time set wrong costs that one request, not a wave of max_workers)
-            if (refused and self.reset is not None
-                    and row[0] >= ms(self.next_reset(now) - dt.timedelta(days=1))):
-                raise self._service_refused(row[0], row[1], endpoint, now)
-            if refused and self._probe is not None:
-                raise self._service_refused(row[0], row[1], endpoint,
+            if at is not None and self.reset is not None and at >= ms(
+                    self.next_reset(now) - dt.timedelta(days=1)):
+                raise self._service_refused(at, after, endpoint, now)
+            if at is not None and self._probe is not None:
+                raise self._service_refused(at, after, endpoint,
                                             unanswered=self._probe == "unanswered")
             booked = conn.execute(_BOOK + " RETURNING day",
                                   (self.key, today, self.limit)).fetchone()
         if booked is None:
-            sent = row[2] if row is not None and row[3] >= today else 0
             raise QuotaExceeded(
                 f"the daily_quota setting ({counted(self.limit, 'request')}) is reached: "
-                f"{counted(sent, 'request')} sent today ({max(today, row[3] if row else today)}, "
+                f"{counted(sent if day >= today else 0, 'request')} sent today ({max(today, day)}, "
                 f"{'UTC' if self.reset is None else f'from {self.reset:%H:%M} UTC, quota_reset'}) "
                 "with this key from this cache dir",
                 code=None, endpoint=endpoint or None)
@@ -277,9 +278,8 @@ class QuotaLedger(InDatabase):
     def state(self) -> LedgerState:
         """Today's count (0 on a new day), the cap, and the service's refusal if any."""
         today = self.day()
-        rows = self._rows("SELECT day, sent, refused_at, refused_after FROM ledgers WHERE key = ?",
-                          self.key)
-        day, sent, refused_at, refused_after = rows[0] if rows else (today, 0, None, None)
+        day, sent, refused_at, refused_after = (self._rows(_ROW, self.key)
+                                                or [(today, 0, None, None)])[0]
         if day < today:
             day, sent = today, 0
         # (a later day than today: the clock went back; that day's count holds until it ends)
