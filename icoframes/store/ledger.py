@@ -30,8 +30,7 @@ LEDGER_NAME: Final = "ledger.sqlite3"
 #: the log only at a checkpoint, so a power cut may take back the bookings since the last
 #: one: at most 256 here, for three fdatasync calls per 256 bookings. ``synchronous=FULL``
 #: would lose none but sync at every booking, on the worker before each request.
-_PRAGMAS = f"PRAGMA wal_autocheckpoint=256; PRAGMA journal_size_limit={1 << 20};"
-_SCHEMA = _PRAGMAS + """
+_SCHEMA = f"""PRAGMA wal_autocheckpoint=256; PRAGMA journal_size_limit={1 << 20};
 CREATE TABLE IF NOT EXISTS ledgers (
     key TEXT PRIMARY KEY, day TEXT NOT NULL, sent INTEGER NOT NULL,
     refused_at INTEGER, refused_after INTEGER);

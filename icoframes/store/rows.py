@@ -23,7 +23,7 @@ from ..schema import TEXT_DTYPE
 from .db import IDS_IN
 
 __all__ = ["DAMAGED", "INDEX_COLUMNS", "TIME_RANGE", "Snapshot", "damaged_profiles", "empty_index",
-           "index_frame", "next_version", "readable_counter", "repair_counter"]
+           "index_frame", "next_version", "repair_counter"]
 
 #: The columns of ``profiles`` the profile index reads, after ``id``.
 INDEX_COLUMNS = ("status", "summary", "fetched_at", "state", "reason", "attempts", "failed_at",
@@ -69,7 +69,7 @@ def damaged_profiles(conn: sqlite3.Connection, ids: Iterable[int] | None = None)
             if not (row[1] and all(_text(text) for text in row[2:]))]
 
 
-def readable_counter(conn: sqlite3.Connection) -> int:
+def _readable_counter(conn: sqlite3.Connection) -> int:
     """One more than every version (and counter value) still readable: what a damaged
     change counter is set to."""
     return int(conn.execute(
@@ -80,13 +80,13 @@ def readable_counter(conn: sqlite3.Connection) -> int:
 
 def repair_counter(conn: sqlite3.Connection) -> int | None:
     """In the write transaction ``conn``, a damaged change counter (``meta.version`` or the
-    removal mark ``meta.removed`` not an integer, or gone) set to :func:`readable_counter`,
+    removal mark ``meta.removed`` not an integer, or gone) set to :func:`_readable_counter`,
     both: the new value (None: neither was damaged, another process repaired them). The
     derived tables are rebuilt: their state names an older removal mark."""
     if conn.execute("SELECT count(*) FROM meta WHERE key IN ('version', 'removed') AND "
                     "typeof(value) = 'integer'").fetchone()[0] == 2:
         return None
-    value = readable_counter(conn)
+    value = _readable_counter(conn)
     conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                      [("version", value), ("removed", value)])
     return value
@@ -121,7 +121,7 @@ class Snapshot:
         self.version: int = meta.get("version", 0)
         self.removed: int = meta.get("removed", 0)
         if self.damaged and conn is not None:
-            self.version, self.removed = readable_counter(conn), -1
+            self.version, self.removed = _readable_counter(conn), -1
 
     def copies(self, since: int = 0, *, batch: int = 2000) -> Iterator[pa.Table]:
         """Copies (fetched and gone) with ``version > since``, in version order, in batches;
