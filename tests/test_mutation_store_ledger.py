@@ -89,7 +89,7 @@ def test_the_cap_stops_the_request_over_it_and_says_what_was_sent_and_when(tmp_p
         ledger.take("ico")
         ledger.take("ico")
         assert ledger.state().remaining == 0
-        assert repr(ledger) == "QuotaLedger(day='2030-01-01', sent=2, limit=2)"
+        assert repr(ledger) == f"QuotaLedger({str(ledger.path)!r}, limit=2, reset=None)"
         with pytest.raises(QuotaExceeded) as caught:
             ledger.take("ico")
         assert str(caught.value) == (
@@ -706,3 +706,11 @@ def test_a_power_cut_may_take_back_at_most_256_bookings(tmp_path):
     assert database.rows("PRAGMA wal_autocheckpoint") == [(256,)]
     assert database.rows("PRAGMA journal_size_limit") == [(1 << 20,)]
     assert database.rows("PRAGMA synchronous") == [(1,)]  # NORMAL: FULL cost 2-5 ms a booking
+
+
+def test_the_repr_reads_nothing_so_a_refused_cache_dir_still_shows(tmp_path):
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("x")
+    ledger = QuotaLedger(not_a_folder, "k", limit=3, service="s")
+    assert repr(ledger) == f"QuotaLedger({str(ledger.path)!r}, limit=3, reset=None)"
+    assert not_a_folder.read_text() == "x"

@@ -122,8 +122,8 @@ class QuotaLedger(InDatabase):
         self._cond = threading.Condition()
 
     def __repr__(self) -> str:
-        state = self.state()
-        return f"QuotaLedger(day={state.day!r}, sent={state.sent}, limit={self.limit})"
+        # no I/O: a repr is shown in tracebacks, where the cache may be what failed
+        return f"QuotaLedger({str(self.path)!r}, limit={self.limit}, reset={self.reset!r})"
 
     # -- the day counted ---------------------------------------------------------------
 
