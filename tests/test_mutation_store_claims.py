@@ -14,11 +14,13 @@ from __future__ import annotations
 import datetime as dt
 import os
 import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import time_machine
 
+from icoframes.store import claims as claims_module
 from icoframes.store.cache import Cache, ProfileRecord
 from icoframes.store.claims import LEASE, Claims
 
@@ -39,9 +41,35 @@ def _dead_pid() -> int:
         return 2 ** 22 + 1
 
 
+@pytest.fixture(autouse=True)
+def no_crawl_left_open() -> Iterator[None]:
+    """Every crawl a test opens is closed by its end (after the fixtures' finalizers): a crawl
+    of this process left open keeps its claims live for every later test in the worker (only
+    a closed crawl's claims lapse at once), and shows in its open crawls."""
+    before = set(claims_module._OPEN)
+    yield
+    left = claims_module._OPEN - before
+    assert not left, f"crawls left open in this process: {sorted(left)}"
+
+
 @pytest.fixture
 def cache(tmp_path: Path) -> Cache:
     return Cache(tmp_path, "http://127.0.0.1:9")
+
+
+@pytest.fixture
+def crawl(cache: Cache) -> Iterator[Callable[..., Claims]]:
+    """``crawl()``: a crawl's claims on ``cache`` (``cache.claims()``), closed when the test
+    ends however it ended; a test still closes those whose close it tests."""
+    opened: list[Claims] = []
+
+    def open_crawl() -> Claims:
+        opened.append(cache.claims())
+        return opened[-1]
+
+    yield open_crawl
+    for claims in opened:
+        claims.close()
 
 
 def _rows(cache: Cache) -> list[tuple[int, str, int, str, float]]:
@@ -62,17 +90,15 @@ def _t(seconds: float) -> float:
     return (T0 + dt.timedelta(seconds=seconds)).timestamp()
 
 
-def test_a_claim_is_written_with_its_owner_process_host_and_lease_end(cache):
+def test_a_claim_is_written_with_its_owner_process_host_and_lease_end(cache, crawl):
     with _at(0):
-        claims = cache.claims()
+        claims = crawl()
         assert claims.lease == LEASE == 20.0
         assert claims.claim([3, 1, 3, 2]) == ([3, 1, 2], [], [])
         assert claims.held == frozenset({1, 2, 3})
         assert repr(claims) == f"Claims({claims.token!r}, held=3)"
         assert len(claims.token) == 12
-        db = cache.database()
-        assert db is not None
-        other = Claims(db)
+        other = crawl()
         assert other.lease == LEASE and other.token != claims.token
         assert other.claim(["7"]) == ([7], [], [])
     assert _rows(cache) == [(1, claims.token, os.getpid(), HOST, _t(LEASE)),
@@ -81,12 +107,12 @@ def test_a_claim_is_written_with_its_owner_process_host_and_lease_end(cache):
                             (7, other.token, os.getpid(), HOST, _t(LEASE))]
 
 
-def test_a_lease_lapses_exactly_when_it_ends(cache):
+def test_a_lease_lapses_exactly_when_it_ends(cache, crawl):
     with _at(0):
-        first = cache.claims()
+        first = crawl()
         first.claim([1, 2])
     with _at(LEASE - 0.001):
-        second = cache.claims()
+        second = crawl()
         assert second.claim([2, 1, 3]) == ([3], [2, 1], [])
     with _at(LEASE):
         assert second.claim([2, 1, 3]) == ([2, 1, 3], [], [])
@@ -94,44 +120,44 @@ def test_a_lease_lapses_exactly_when_it_ends(cache):
 
 
 @pytest.mark.parametrize(("ahead", "taken"), [(2 * LEASE, True), (2 * LEASE + 0.001, False)])
-def test_a_claim_more_than_two_leases_ahead_lapsed_clock_stepped_back(cache, ahead, taken):
-    _foreign(cache, 5, os.getpid(), HOST, _t(ahead), owner=cache.claims().token)  # open
+def test_a_claim_more_than_two_leases_ahead_lapsed_clock_stepped_back(cache, crawl, ahead, taken):
+    _foreign(cache, 5, os.getpid(), HOST, _t(ahead), owner=crawl().token)  # open
     with _at(0):
-        assert cache.claims().claim([5]) == (([], [5], []) if taken else ([5], [], []))
+        assert crawl().claim([5]) == (([], [5], []) if taken else ([5], [], []))
 
 
-def test_a_claim_of_a_process_gone_lapses_at_once_but_not_on_another_host(cache):
+def test_a_claim_of_a_process_gone_lapses_at_once_but_not_on_another_host(cache, crawl):
     _foreign(cache, 1, _dead_pid(), HOST, _t(LEASE))
     _foreign(cache, 2, _dead_pid(), "another-host", _t(LEASE))
-    live = cache.claims()  # this process, another crawl, still open
+    live = crawl()  # this process, another crawl, still open
     _foreign(cache, 3, os.getpid(), HOST, _t(LEASE), owner=live.token)
     with _at(0):
-        claims = cache.claims()
+        claims = crawl()
         assert claims.claim([1, 2, 3]) == ([1], [2, 3], [])
     assert [row[:2] for row in _rows(cache)] == [(1, claims.token), (2, "other"),
                                                  (3, live.token)]
 
 
-def test_a_claim_left_by_a_closed_crawl_of_this_process_lapses_at_once(cache):
+def test_a_claim_left_by_a_closed_crawl_of_this_process_lapses_at_once(cache, crawl):
     # a full disk refused the release at close: its rows stay, its crawl is over; the next
     # call of this process waited out their lease (20 s a call in test_safety's full disk)
-    ended, live = cache.claims(), cache.claims()
+    ended, live = crawl(), crawl()
     ended.close()
     _foreign(cache, 1, os.getpid(), HOST, _t(LEASE), owner=ended.token)
     _foreign(cache, 3, os.getpid(), HOST, _t(LEASE), owner=live.token)
     with _at(0):
-        claims = cache.claims()
+        claims = crawl()
         assert claims.claim([1, 3]) == ([1], [3], [])
         live.close()
         assert claims.claim([3]) == ([3], [], [])
 
 
-def test_a_claim_with_this_pid_and_host_under_a_token_not_made_here_lives_its_lease(cache):
+def test_a_claim_with_this_pid_and_host_under_a_token_not_made_here_lives_its_lease(cache, crawl):
     # another process as PID 1 of its own PID namespace, in a container of this hostname,
     # sharing the cache dir (REVJ M1: it lapsed at once, so each load fetched every profile)
     _foreign(cache, 2, os.getpid(), HOST, _t(LEASE), owner="made-elsewhere")
     with _at(0):
-        claims = cache.claims()
+        claims = crawl()
         assert claims.claim([2]) == ([], [2], [])
     with _at(LEASE):
         assert claims.claim([2]) == ([2], [], [])
@@ -179,19 +205,19 @@ def test_crawls_keep_nothing_per_crawl_and_a_forked_child_makes_tokens_of_its_ow
     assert made and made[:8] != tokens[0][:8]
 
 
-def test_claims_that_lapsed_a_lease_ago_are_deleted_when_a_crawl_starts(cache):
+def test_claims_that_lapsed_a_lease_ago_are_deleted_when_a_crawl_starts(cache, crawl):
     _foreign(cache, 1, os.getpid(), HOST, _t(-LEASE - 0.001))
     _foreign(cache, 2, os.getpid(), HOST, _t(-LEASE))
     _foreign(cache, 3, os.getpid(), HOST, _t(0))
     with _at(0):
-        cache.claims()
+        crawl()
     assert [row[0] for row in _rows(cache)] == [2, 3]
 
 
-def test_copies_arrived_since_the_plan_are_not_claimed_and_drop_a_claim_held(cache):
+def test_copies_arrived_since_the_plan_are_not_claimed_and_drop_a_claim_held(cache, crawl):
     planned = cache.version()
     with _at(0):
-        claims = cache.claims()
+        claims = crawl()
         assert claims.claim([1, 2]) == ([1, 2], [], [])
         cache.record(ProfileRecord(2, "past", "s", "{}"), ProfileRecord(3, "past", "s", "{}"))
         version = cache.version()
@@ -204,9 +230,9 @@ def test_copies_arrived_since_the_plan_are_not_claimed_and_drop_a_claim_held(cac
     assert [row[0] for row in _rows(cache)] == [1, 3, 5, 9]
 
 
-def test_renewing_extends_what_is_held_and_every_skips_a_recent_renewal(cache):
+def test_renewing_extends_what_is_held_and_every_skips_a_recent_renewal(cache, crawl):
     with _at(0):
-        claims = cache.claims()
+        claims = crawl()
         claims.claim([1])
     with _at(5 - 0.001):
         claims.renew(every=5)
@@ -222,12 +248,12 @@ def test_renewing_extends_what_is_held_and_every_skips_a_recent_renewal(cache):
     assert _rows(cache)[0][4] == _t(9 + LEASE)
 
 
-def test_a_claim_taken_by_another_crawl_after_it_lapsed_stays_its(cache):
+def test_a_claim_taken_by_another_crawl_after_it_lapsed_stays_its(cache, crawl):
     with _at(0):
-        first = cache.claims()
+        first = crawl()
         first.claim([1, 2])
     with _at(LEASE):
-        second = cache.claims()
+        second = crawl()
         assert second.claim([1]) == ([1], [], [])
         first.renew()
         assert first.held == frozenset({2})
@@ -235,11 +261,11 @@ def test_a_claim_taken_by_another_crawl_after_it_lapsed_stays_its(cache):
     assert [row[:2] for row in _rows(cache)] == [(1, second.token), (2, first.token)]
 
 
-def test_renewing_nothing_held_or_after_close_writes_nothing(cache):
+def test_renewing_nothing_held_or_after_close_writes_nothing(cache, crawl):
     with _at(0):
-        idle = cache.claims()
+        idle = crawl()
         idle.renew()
-        busy = cache.claims()
+        busy = crawl()
         busy.claim([1])
         busy.close()
         busy.renew()
@@ -255,10 +281,10 @@ def test_renewing_nothing_held_or_after_close_writes_nothing(cache):
     assert _rows(cache)[0][4] == _t(6 + LEASE)
 
 
-def test_release_gives_up_only_what_this_crawl_holds(cache):
+def test_release_gives_up_only_what_this_crawl_holds(cache, crawl):
     _foreign(cache, 9, os.getpid(), HOST, _t(LEASE))
     with _at(0):
-        claims = cache.claims()
+        claims = crawl()
         claims.claim([1, 2, 3])
         claims.release([2, "3", 9, 10])
         assert claims.held == frozenset({1})
