@@ -147,6 +147,7 @@ from .manifest import (
 from .paths import folder_path
 from .queries import build_queries, check_keywords, check_load_arguments, keywords_of, read_once
 from .reporting import AsDict, LoadReport
+from .roworder import in_key_order
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, check_replaceable, swap_files, swap_folder, swap_lock
 from .swaps import confirm
@@ -382,6 +383,8 @@ def export_tables(
         # ICOs listed but none fetched (a budget of 0, an empty cache): the query matched them
         if not (len(tables.icos) or allow_empty or stop is not None or stated.get("missing")):
             raise EmptyResult(nothing_matched(queries, status, filters))
+        # rows in a declared order, not in the order they came (icoframes.roworder)
+        tables = in_key_order(tables, filters)
         exported_at = utcnow()
         stale = sorted([*not_refreshed(tables.icos, stated), *stated.get("day_kept", [])],
                        key=lambda row: row["id"])
