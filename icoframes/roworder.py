@@ -18,18 +18,22 @@ and a user diffing their files would see changes where there are none. An export
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
 from .queries import combined_sort, sort_rows
+from .reporting import LoadReport
 from .schema import PROBLEMS, TABLES
 from .tables import Tables
 
 __all__ = ["in_key_order"]
 
+_Report = TypeVar("_Report", bound="LoadReport | None")
 
-def in_key_order(tables: Tables, filters: Mapping[str, Any] | None = None) -> Tables:
+
+def in_key_order(tables: Tables[_Report], filters: Mapping[str, Any] | None = None,
+                 ) -> Tables[_Report]:
     """``tables`` with every table's rows in its declared order (the module's), its report kept.
 
     Parameters
@@ -53,7 +57,7 @@ def in_key_order(tables: Tables, filters: Mapping[str, Any] | None = None) -> Ta
     sort = combined_sort(None, filters or {}) or ("id", False)  # (None: with or without status)
     icos = sort_rows(tables.icos.reset_index(drop=True), sort,
                      lambda: tables.icos)
-    frames = {"icos": icos}
+    frames: dict[str, pd.DataFrame] = {"icos": icos}
     for schema in (*TABLES.values(), PROBLEMS):
         if schema.name != "icos":
             frames[schema.name] = _by_key(tables[schema.name],
