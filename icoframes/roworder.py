@@ -1,12 +1,18 @@
-"""The order of an export's rows: a declared sort, so that two exports of one data list it alike.
+"""The order of a result's rows: declared sorts, so that two results of one data list it alike.
 
-A load's tables come in the order of where their rows came from: ``icos`` in the order the
-lists gave the ICOs (a list paged again in part has the pages that came first, then the rows
-kept from the day's earlier list; rows an export keeps from the day's earlier export come
-after the others), every other table in the order the profiles reached the cache (the order
-in which the workers' requests came back, and after an update the changed ICOs' rows after
-the others). So two exports of the same profiles could list the same rows in another order,
-and a user diffing their files would see changes where there are none. An export writes:
+Unsorted, a load's tables come in the order of where their rows came from: ``icos`` in the
+order the lists gave the ICOs (a list paged again in part has the pages that came first,
+then the rows kept from the day's earlier list; rows an export keeps from the day's earlier
+export come after the others), every other table in the order the profiles reached the
+cache (the order in which the workers' requests came back, and after an update the changed
+ICOs' rows after the others). So two loads or exports of the same profiles could list the
+same rows in another order, and a user comparing them would see changes where there are none.
+
+A load (:func:`in_icos_order`, applied where the loaders assemble their tables) keeps
+``icos`` in its order (the lists' or the sort asked) and lists every other table's rows in
+the order of their ICO's row in ``icos``, then by the rest of the table's declared key;
+``problems`` of no loaded ICO (a list page's, or one without an ``ico_id``) come last, by
+``ico_id`` (missing last). An export (:func:`in_key_order`) writes:
 
 * ``icos`` by ``id``; or, when the export was asked a sort (``sort_asc``/``sort_desc``), in
   that sort's order, by the loaders' rules (names case-insensitively, ties by id in the sort's
@@ -17,9 +23,10 @@ and a user diffing their files would see changes where there are none. An export
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from .queries import combined_sort, sort_rows
@@ -27,7 +34,7 @@ from .reporting import LoadReport
 from .schema import PROBLEMS, TABLES
 from .tables import Tables
 
-__all__ = ["in_key_order"]
+__all__ = ["in_icos_order", "in_key_order"]
 
 _Report = TypeVar("_Report", bound="LoadReport | None")
 
@@ -68,5 +75,51 @@ def in_key_order(tables: Tables[_Report], filters: Mapping[str, Any] | None = No
 def _by_key(frame: pd.DataFrame, key: list[str]) -> pd.DataFrame:
     """``frame`` sorted by the columns ``key`` (missing values last), ties as they were."""
     out = frame.sort_values(key, kind="stable", na_position="last").reset_index(drop=True)
+    out.attrs = dict(frame.attrs)
+    return out
+
+
+def in_icos_order(frame: pd.DataFrame, icos: pd.DataFrame, key: Sequence[str]) -> pd.DataFrame:
+    """``frame``'s rows in the order of their ICO's row in ``icos``, then by ``key``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        A table with an ``ico_id`` column (a child table or ``problems``; not changed).
+    icos : DataFrame
+        The ``icos`` rows the order follows (ids unique).
+    key : sequence of str
+        The table's declared key (:attr:`icoframes.schema.TableSchema.key`): its columns
+        other than ``ico_id`` order an ICO's rows; rows that tie on them keep their order.
+
+    Returns
+    -------
+    DataFrame
+        The rows, index from 0, ``attrs`` kept. Rows whose ``ico_id`` is not in ``icos``
+        (or missing) come after the others, by ``ico_id`` (missing last).
+
+    Examples
+    --------
+    >>> icos = pd.DataFrame({"id": [7, 2]})
+    >>> team = pd.DataFrame({"ico_id": [2, 9, 7, 2], "position": [1, 0, 0, 0]})
+    >>> in_icos_order(team, icos, ("ico_id", "position")).values.tolist()
+    [[7, 0], [2, 0], [2, 1], [9, 0]]
+    """
+    if len(frame) < 2:
+        return frame.reset_index(drop=True)
+    ids = frame["ico_id"]
+    known = ids.notna().to_numpy()
+    # an ICO's place in icos; after every ICO of icos for the rows of none of them
+    place = np.full(len(frame), len(icos), dtype=np.int64)
+    place[known] = pd.Index(icos["id"].to_numpy()).get_indexer(
+        ids[known].to_numpy(dtype=np.int64))
+    place[place < 0] = len(icos)
+    keys = pd.DataFrame({"_place": place, "_id": ids.array})
+    rest = [name for name in key if name != "ico_id"]
+    for i, name in enumerate(rest):  # (positional names: a key column may be called _place)
+        keys[i] = frame[name].array
+    # (several columns: pandas sorts them with numpy's lexsort, which is stable)
+    order = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index
+    out = frame.take(order.to_numpy()).reset_index(drop=True)
     out.attrs = dict(frame.attrs)
     return out

@@ -3,7 +3,8 @@
 :func:`filter_set` answers ``load_filters``; :func:`state_of_result` turns a
 load's summary into the result's report (one dict per listed id without a row,
 ``complete``, ``not_refreshed``) and says what is lacking in one warning;
-:func:`assemble` keeps the tables' rows of the listed ICOs, in the listing's order.
+:func:`assemble` keeps the tables' rows of the listed ICOs, in the listing's order (the other
+tables' rows in the order of their ICOs' there).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from ..errors import IncompleteWarning, MissingProfileWarning, StaleWarning, war
 from ..files import utcnow
 from ..parse.lists import filters_frame
 from ..parse.problems import Problems, problems_of_load
-from ..schema import ICOS, TABLES, empty_frame
+from ..roworder import in_icos_order
+from ..schema import ICOS, PROBLEMS, TABLES, empty_frame
 from ..store.cache import Cache
 from ..store.db import from_ms, ms
 from ..store.derived import DerivedTables
@@ -269,6 +271,9 @@ def _children() -> dict[str, pd.DataFrame]:
 def assemble(derived: DerivedTables, listing: pd.DataFrame, *, only_icos: bool) -> Tables:
     """The tables' rows of the listed ICOs, in the listing's order, with their listed status.
 
+    Every other table's rows follow their ICO's row in ``icos``, then the rest of the table's
+    key (:func:`icoframes.roworder.in_icos_order`): the cache holds them in the order the
+    profiles reached it, which the workers' completion decides and two runs need not share.
     ``only_icos``: the other tables stay empty (``load_icos`` reads no child table).
     """
     everything = None if only_icos else derived.tables()
@@ -280,9 +285,10 @@ def assemble(derived: DerivedTables, listing: pd.DataFrame, *, only_icos: bool) 
     if everything is None:  # (copies: each result's frames are its own)
         return Tables(icos=icos, **{name: frame.copy() for name, frame in _children().items()})
     keep = icos["id"].to_numpy()
-    children = {name: everything[name][everything[name]["ico_id"].isin(keep)]
-                .reset_index(drop=True) for name in TABLES if name != "icos"}
+    children = {name: in_icos_order(everything[name][everything[name]["ico_id"].isin(keep)],
+                                    icos, TABLES[name].key)
+                for name in TABLES if name != "icos"}
     # the cache's problems (over every cached profile) of these ICOs, and the lists'
     queries = listing.attrs.get("icoframes", {}).get("queries") or []
-    return Tables(icos=icos, **children,
-                  problems=problems_of_load(everything.problems, keep, queries))
+    problems = problems_of_load(everything.problems, keep, queries)
+    return Tables(icos=icos, **children, problems=in_icos_order(problems, icos, PROBLEMS.key))
