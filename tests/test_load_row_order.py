@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 from hostile import LIST, PROFILE, HostileServer, json_reply, list_item
@@ -171,3 +172,44 @@ def test_in_icos_order_rows_of_no_loaded_ico_and_empty_frames():
     assert in_icos_order(empty, icos, TABLES["team"].key).equals(empty)
     one = pd.DataFrame({"ico_id": [2], "position": [0]}, index=[7])
     assert in_icos_order(one, icos, TABLES["team"].key).index.tolist() == [0]
+
+
+def test_in_icos_order_agrees_with_a_plain_sort():
+    """Random rows (repeated keys, missing values, ids of no ICO) against Python's sorted():
+    by the ICO's place in icos, then its id, then the key, missing last, ties kept."""
+    import random
+
+    from icoframes.roworder import in_icos_order
+
+    rng = random.Random(0)
+    icos = pd.DataFrame({"id": [5, 3, 9]})
+    rows = [(rng.choice([5, 3, 9, 4, 7, None]), rng.choice(["b", "a", "c", None]),
+             rng.choice([1, 0, 2, None]), n) for n in range(300)]
+    frame = pd.DataFrame({"ico_id": pd.array([r[0] for r in rows], dtype="Int64"),
+                          "owner": pd.array([r[1] for r in rows], dtype="string"),
+                          "position": pd.array([r[2] for r in rows], dtype="Int64"),
+                          "n": [r[3] for r in rows]})
+    place = {ico: n for n, ico in enumerate(icos["id"].tolist())}
+
+    def last(value: Any) -> tuple[int, Any]:  # missing after every value
+        return (1, 0) if value is None else (0, value)
+
+    expected = sorted(rows, key=lambda r: (place.get(r[0], len(place)), last(r[0]),
+                                           last(r[1]), last(r[2])))
+    got = in_icos_order(frame, icos, ("ico_id", "owner", "position"))
+    assert got["n"].tolist() == [r[3] for r in expected]
+    kept = in_icos_order(frame, icos, ("ico_id", "owner", "position"), others=False)
+    assert kept["n"].tolist() == [r[3] for r in expected if r[0] in place]
+
+
+def test_ranks_too_many_to_pack_are_sorted_alike():
+    """Ranks whose sizes multiply past 63 bits are sorted by numpy's lexsort: the same order
+    as one packed sort, ties kept."""
+    from icoframes.roworder import _stable_order
+
+    rng = np.random.default_rng(0)
+    ranks = [rng.integers(0, 4, 500), rng.integers(0, 3, 500), rng.integers(0, 5, 500)]
+    packed = _stable_order(ranks, 3)
+    assert _stable_order([*ranks[:1], *ranks[1:], np.zeros(500, dtype=np.int64) + 2**40,
+                          np.zeros(500, dtype=np.int64) + 2**40], 3).tolist() == packed.tolist()
+    assert _stable_order(ranks, 2**62).tolist() == packed.tolist()

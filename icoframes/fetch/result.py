@@ -284,11 +284,9 @@ def assemble(derived: DerivedTables, listing: pd.DataFrame, *, only_icos: bool) 
     icos = icos.assign(status=icos["id"].map(status).astype(ICOS.column("status").dtype))
     if everything is None:  # (copies: each result's frames are its own)
         return Tables(icos=icos, **{name: frame.copy() for name, frame in _children().items()})
-    keep = icos["id"].to_numpy()
-    children = {name: in_icos_order(everything[name][everything[name]["ico_id"].isin(keep)],
-                                    icos, TABLES[name].key)
-                for name in TABLES if name != "icos"}
+    children = {name: in_icos_order(everything[name], icos, TABLES[name].key, others=False)
+                for name in TABLES if name != "icos"}  # (only the rows of these ICOs)
     # the cache's problems (over every cached profile) of these ICOs, and the lists'
     queries = listing.attrs.get("icoframes", {}).get("queries") or []
-    problems = problems_of_load(everything.problems, keep, queries)
+    problems = problems_of_load(everything.problems, icos["id"].to_numpy(), queries)
     return Tables(icos=icos, **children, problems=in_icos_order(problems, icos, PROBLEMS.key))
