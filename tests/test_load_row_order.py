@@ -168,6 +168,10 @@ def test_in_icos_order_rows_of_no_loaded_ico_and_empty_frames():
     assert ordered.astype(object).where(ordered.notna(), None).values.tolist() == [
         [5, "icos", "raised"], [2, "icos", "name"], [2, "icos", "raised"],
         [4, "list", "raised"], [9, "list", "raised"], [None, "list", "id"]]
+    none = in_icos_order(problems, icos.iloc[:0], PROBLEMS.key)  # no ICO loaded: by id
+    assert none["ico_id"].astype(object).where(none["ico_id"].notna(), None).tolist() == [
+        2, 2, 4, 5, 9, None]
+    assert in_icos_order(problems, icos.iloc[:0], PROBLEMS.key, others=False).empty
     empty = Tables.empty().team
     assert in_icos_order(empty, icos, TABLES["team"].key).equals(empty)
     one = pd.DataFrame({"ico_id": [2], "position": [0]}, index=[7])
