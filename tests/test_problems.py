@@ -287,12 +287,12 @@ def test_a_load_keeps_the_problems_of_its_list_pages(tmp_path):
             icoframes.reset_configuration()
     assert tables.icos["id"].tolist() == [11, 12]
     rows = tables.problems.astype(object).values.tolist()
-    # the profiles' problems (in the cache's order), then the list pages'
-    assert sorted(rows[:2]) == [[11, "icos", "kyc", "maybe 11", "unknown_flag"],
-                                [12, "icos", "kyc", "maybe 12", "unknown_flag"]]
-    assert rows[2:] == [  # of this query's list
-        [pd.NA, "list", "id", "99999999999999999999", "unreadable_id"],
-        [12, "list", "ico_score", "high", "unreadable_number"]]
+    # the profiles' problems and this query's list pages', by ICO in the order of icos (an
+    # ICO's by table, then column), then the one of no ICO
+    assert rows == [[11, "icos", "kyc", "maybe 11", "unknown_flag"],
+                    [12, "icos", "kyc", "maybe 12", "unknown_flag"],
+                    [12, "list", "ico_score", "high", "unreadable_number"],
+                    [pd.NA, "list", "id", "99999999999999999999", "unreadable_id"]]
 
 
 def test_add_takes_one_id_per_value_or_none():

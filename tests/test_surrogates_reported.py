@@ -133,7 +133,10 @@ def test_the_text_around_a_lone_surrogate_in_a_ticker_is_made_plain_all_the_same
         assert sorted(rows["column"]) == ["accepting"] * 4 + ["ticker"]
         # each row's value is the text as sent, the surrogate shown as U+FFFD as in every
         # other surrogate row (it read 'BTC\ufffd', 'ETH\ufffd': the text made plain)
-        assert rows[["column", "value"]].values.tolist() == [
-            ["ticker", "B\u200bTC\ufffd"], ["accepting", "\uff25\uff34\uff28\ufffd"],
-            ["accepting", "\u0415\u0422\u041d\ufffdX"], ["accepting", "\u202eDAI\ufffd"],
-            ["accepting", "\u0420\u0443\u0431\ufffd"]]
+        sent = [["ticker", "B\u200bTC\ufffd"], ["accepting", "\uff25\uff34\uff28\ufffd"],
+                ["accepting", "\u0415\u0422\u041d\ufffdX"], ["accepting", "\u202eDAI\ufffd"],
+                ["accepting", "\u0420\u0443\u0431\ufffd"]]
+        # tidy lists them as the profile gave them; a load lists an ICO's by table, then
+        # column (ties as the profile gave them)
+        assert rows[["column", "value"]].values.tolist() == (
+            sent if got is tidied else sorted(sent, key=lambda row: row[0]))
