@@ -33,7 +33,7 @@ N = len(LISTED)
 def _profile(ico: int) -> dict[str, Any]:
     """A profile with rows in several child tables, written out of their key's order (the
     distribution's parts, the bonuses' names), and an unreadable number (a problems row)."""
-    return {"id": ico, "main": {"name": f"P{ico}"},
+    return {"id": ico, "main": {"name": f"P{ico}", "ico_score": "3.0"},  # (the list's)
             "team": [{"name": f"M{ico}a", "role": "CEO",
                       "social": {"twitter": "https://t.example/a", "github": "https://g.example/a"}},
                      {"name": f"M{ico}b", "role": "CTO"}],
@@ -217,3 +217,28 @@ def test_ranks_too_many_to_pack_are_sorted_alike():
     assert _stable_order([*ranks[:1], *ranks[1:], np.zeros(500, dtype=np.int64) + 2**40,
                           np.zeros(500, dtype=np.int64) + 2**40], 3).tolist() == packed.tolist()
     assert _stable_order(ranks, 2**62).tolist() == packed.tolist()
+
+
+def test_a_narrower_query_answered_from_the_cache_lists_child_rows_after_icos(tmp_path):
+    """A query narrower than a cached one is answered from the cache (no request): its child
+    rows too follow its icos, though the cache holds them in arrival order."""
+    root = tmp_path / "cache"
+    with HostileServer({LIST: _list(sorted(LISTED))}) as srv:
+        cache = Cache(root, srv.base_url)
+        srv.behaviours[PROFILE], held_back = _held_until_the_others(1, cache)
+        icoframes.configure(**srv.settings(), cache_dir=root, max_workers=2)
+        try:
+            wide = icoframes.load_tables(status="past", sort_asc="id", progress=False)
+            assert held_back == [True]
+            hits = dict(srv.hits)
+            narrow = icoframes.load_tables(status="past", sort_asc="id", ico_score=3,
+                                           progress=False)
+            assert dict(srv.hits) == hits  # answered from the cache
+        finally:
+            icoframes.reset_configuration()
+    assert narrow.report.queries[0].from_cache
+    assert narrow.icos["id"].tolist() == wide.icos["id"].tolist() == sorted(LISTED)
+    _follow_icos(narrow)
+    expected = _plain(wide)
+    for name, frame in _plain(narrow).items():
+        pd.testing.assert_frame_equal(frame, expected[name], obj=name)
