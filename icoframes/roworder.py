@@ -10,15 +10,17 @@ same rows in another order, and a user comparing them would see changes where th
 
 A load (:func:`in_icos_order`, applied where the loaders assemble their tables) keeps
 ``icos`` in its order (the lists' or the sort asked) and lists every other table's rows in
-the order of their ICO's row in ``icos``, then by the rest of the table's declared key;
-``problems`` of no loaded ICO (a list page's, or one without an ``ico_id``) come last, by
-``ico_id`` (missing last). An export (:func:`in_key_order`) writes:
+the order of their ICO's row in ``icos``, one ICO's rows in the order its profile gives them
+(``problems``: by ``table``, then ``column``); ``problems`` of no loaded ICO (a list
+page's, or one without an ``ico_id``) come last, by ``ico_id`` (missing last). An export
+(:func:`in_key_order`) writes:
 
 * ``icos`` by ``id``; or, when the export was asked a sort (``sort_asc``/``sort_desc``), in
   that sort's order, by the loaders' rules (names case-insensitively, ties by id in the sort's
   direction, rows without the value last: :func:`icoframes.queries.sort_rows`);
-* every other table by ``ico_id``, then the rest of its declared key (``problems``: ``table``,
-  then ``column``), rows that tie on it in the order the ICO's profile gave them.
+* every other table by ``ico_id``, one ICO's rows in the order its profile gives them (a
+  roadmap by its label as text would put "Q1 2019" before "Q3 2018"); ``problems`` by
+  ``ico_id``, ``table``, then ``column``.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def in_key_order(tables: Tables[_Report], filters: Mapping[str, Any] | None = No
     >>> team = pd.concat([team, pd.DataFrame({"ico_id": [2, 1, 1], "position": [0, 1, 0]})])
     >>> ordered = in_key_order(Tables(**{**dict(Tables.empty()), "team": team}))
     >>> ordered.team[["ico_id", "position"]].values.tolist()
-    [[1, 0], [1, 1], [2, 0]]
+    [[1, 1], [1, 0], [2, 0]]
     """
     sort = combined_sort(None, filters or {}) or ("id", False)  # (None: with or without status)
     icos = sort_rows(tables.icos.reset_index(drop=True), sort,
@@ -68,8 +70,8 @@ def in_key_order(tables: Tables[_Report], filters: Mapping[str, Any] | None = No
     frames: dict[str, pd.DataFrame] = {"icos": icos}
     for schema in (*TABLES.values(), PROBLEMS):
         if schema.name != "icos":
-            frames[schema.name] = _by_key(tables[schema.name],
-                                          ["ico_id", *(k for k in schema.key if k != "ico_id")])
+            frames[schema.name] = _by_key(tables[schema.name], ["ico_id"] if schema is not PROBLEMS
+                                          else ["ico_id", "table", "column"])
     return Tables(**frames).with_report(tables.report)
 
 

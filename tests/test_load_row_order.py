@@ -32,14 +32,16 @@ N = len(LISTED)
 
 def _profile(ico: int) -> dict[str, Any]:
     """A profile with rows in several child tables, written out of their key's order (the
-    distribution's parts, the bonuses' names), and an unreadable number (a problems row)."""
+    distribution's parts, the bonuses' names, the roadmap's labels as text), and an
+    unreadable number (a problems row)."""
     return {"id": ico, "main": {"name": f"P{ico}", "ico_score": "3.0"},  # (the list's)
             "team": [{"name": f"M{ico}a", "role": "CEO",
                       "social": {"twitter": "https://t.example/a", "github": "https://g.example/a"}},
                      {"name": f"M{ico}b", "role": "CTO"}],
             "finance": {"tokens_for_sale": f"{ico} lots",
                         "distribution": {"team": "30%", "sale": "60%", "bounty": "10%"}},
-            "additional": {"bonuses": {"week 2": "5%", "week 1": "10%"}}}
+            "additional": {"bonuses": {"week 2": "5%", "week 1": "10%"}},
+            "roadmap": {"Q3 2018": "Token sale", "Q1 2019": "Main net"}}
 
 
 def _list(order: list[int]):
@@ -90,8 +92,8 @@ def _load(root, held: int, **filters: Any) -> tuple[Tables, list[int]]:
 
 def _follow_icos(tables: Tables) -> None:
     """Every other table's rows in the order of their ICO's row in ``icos``, an ICO's rows
-    by the rest of the table's key, the rows of no loaded ICO last (checked by hand, not by
-    the package's sort)."""
+    as its profile gives them (``tidy`` of that profile alone; problems by the rest of their
+    key), the rows of no loaded ICO last (checked by hand, not by the package's sort)."""
     place = {ico: n for n, ico in enumerate(tables.icos["id"].tolist())}
     for schema in (*TABLES.values(), PROBLEMS):
         if schema.name == "icos" or tables[schema.name].empty:
@@ -102,9 +104,15 @@ def _follow_icos(tables: Tables) -> None:
                 for ico, *values in frame[["ico_id", *rest]].astype(object).itertuples(
                     index=False)]
         assert [r[0] for r in rows] == sorted(r[0] for r in rows), schema.name
-        for n in set(r[0] for r in rows) - {N, N + 1}:  # an ICO's rows by the rest of the key
-            own = [tuple("" if pd.isna(v) else v for v in r[1:]) for r in rows if r[0] == n]
-            assert own == sorted(own), schema.name
+        for n in set(r[0] for r in rows) - {N, N + 1}:
+            if schema is PROBLEMS:  # an ICO's problems by the rest of their key
+                own = [tuple("" if pd.isna(v) else v for v in r[1:]) for r in rows if r[0] == n]
+                assert own == sorted(own), schema.name
+                continue
+            ico = tables.icos["id"].iloc[n]  # an ICO's rows as its profile lists them
+            own = frame[frame["ico_id"] == ico].reset_index(drop=True)
+            alone = icoframes.tidy([_profile(int(ico))])[schema.name]
+            pd.testing.assert_frame_equal(own, alone, check_dtype=False, obj=schema.name)
 
 
 @pytest.mark.parametrize("filters", [{}, {"sort_desc": "name"}])
@@ -121,7 +129,10 @@ def test_two_loads_give_equal_frames_whatever_order_the_profiles_arrived(tmp_pat
     assert first.icos["id"].tolist() == LISTED
     _follow_icos(first)
     assert first.team["ico_id"].tolist()[:4] == [3, 3, 7, 7]
-    assert first.distribution["part"].tolist()[:3] == ["bounty", "sale", "team"]
+    # one ICO's rows as its profile wrote them, not by their key as text
+    assert first.distribution["part"].tolist()[:3] == ["team", "sale", "bounty"]
+    assert first.bonuses["name"].tolist()[:2] == ["week 2", "week 1"]
+    assert first.roadmap["label"].tolist()[:2] == ["Q3 2018", "Q1 2019"]
 
 
 def test_every_way_of_answering_lists_child_rows_after_icos(tmp_path):

@@ -271,9 +271,10 @@ def _children() -> dict[str, pd.DataFrame]:
 def assemble(derived: DerivedTables, listing: pd.DataFrame, *, only_icos: bool) -> Tables:
     """The tables' rows of the listed ICOs, in the listing's order, with their listed status.
 
-    Every other table's rows follow their ICO's row in ``icos``, then the rest of the table's
-    key (:func:`icoframes.roworder.in_icos_order`): the cache holds them in the order the
-    profiles reached it, which the workers' completion decides and two runs need not share.
+    Every other table's rows follow their ICO's row in ``icos`` (:func:`icoframes.roworder.
+    in_icos_order`), one ICO's in the order its profile gives them (``problems``: by table,
+    then column): the cache holds them in the order the profiles reached it, which the
+    workers' completion decides and two runs need not share.
     ``only_icos``: the other tables stay empty (``load_icos`` reads no child table).
     """
     everything = None if only_icos else derived.tables()
@@ -284,8 +285,10 @@ def assemble(derived: DerivedTables, listing: pd.DataFrame, *, only_icos: bool) 
     icos = icos.assign(status=icos["id"].map(status).astype(ICOS.column("status").dtype))
     if everything is None:  # (copies: each result's frames are its own)
         return Tables(icos=icos, **{name: frame.copy() for name, frame in _children().items()})
-    children = {name: in_icos_order(everything[name], icos, TABLES[name].key, others=False)
-                for name in TABLES if name != "icos"}  # (only the rows of these ICOs)
+    # (only the rows of these ICOs; one ICO's as its profile lists them: a roadmap by its
+    # label as text would put "Q1 2019" before "Q3 2018")
+    children = {name: in_icos_order(everything[name], icos, ("ico_id",), others=False)
+                for name in TABLES if name != "icos"}
     # the cache's problems (over every cached profile) of these ICOs, and the lists'
     queries = listing.attrs.get("icoframes", {}).get("queries") or []
     problems = problems_of_load(everything.problems, icos["id"].to_numpy(), queries)
