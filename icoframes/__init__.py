@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import features
 from ._version import __version__
+from .api.params import ListFilters, SortKey
 from .cachedir.housekeeping import CacheDirInfo, CacheInfo, CacheReport
 from .config import Settings, configure, get_settings, reset_configuration
 from .errors import (
@@ -117,6 +118,7 @@ __all__ = [
     "IcoframesWarning",
     "IncompleteWarning",
     "InvalidParameter",
+    "ListFilters",
     "LoadReport",
     "MissingProfileWarning",
     "NoMatchWarning",
@@ -126,6 +128,7 @@ __all__ = [
     "QuotaWarning",
     "ServiceUnavailable",
     "Settings",
+    "SortKey",
     "StaleWarning",
     "Tables",
     "UnknownMethod",

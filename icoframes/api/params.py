@@ -62,6 +62,7 @@ STATUSES = ("ongoing", "upcoming", "past")
 
 #: ICOs per list page (spec 4.2 and 8): the most the service returns per page.
 PAGE_SIZE = 20
+#: A sort key of ``sort_asc`` and ``sort_desc``: the only four strings the runtime takes.
 SortKey = Literal["name", "id", "start_datetime", "end_datetime"]
 SORT_KEYS: tuple[SortKey, ...] = get_args(SortKey)
 #: The largest id, of an ICO or a platform, category or type: ids are int64 columns (a
