@@ -33,6 +33,12 @@ CLI_ADVICE: tuple[tuple[str, str], ...] = (
     (r"; offline=True answers only from a copy an earlier load left in this cache dir "
      r"\(without one it raises NotCached\)\.", "."),
     (r"call the same loader again", "run the same command again"),
+    # a cache the command cannot write: it has no offline mode to offer instead
+    (r"Use offline=True, or a writable cache_dir\.", "Use a writable --cache-dir."),
+    (r"; use offline=True or a writable cache_dir", "; use a writable --cache-dir"),
+    # the command has no way to list the filter set: the line that prints it from a shell
+    (r"icoframes\.load_filters\(\)", "the filter set (`python3 -c 'import icoframes; "
+     "print(icoframes.load_filters().to_string())'` prints it)"),
     (r"attrs\['icoframes'\]\['missing'\]", 'manifest.json ("missing")'),
     (r"raise daily_quota\b", "raise ICOFRAMES_DAILY_QUOTA"),
     (r", or call icoframes\.configure\(base_url=\.\.\., public_key=\.\.\., "

@@ -19,7 +19,7 @@ from waiting import HANG_GUARD
 import icoframes
 from icoframes import sandbox
 from icoframes.cli import build_parser, main
-from icoframes.clitext import CLI_ADVICE
+from icoframes.clitext import CLI_ADVICE, for_the_command
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -179,3 +179,41 @@ def test_every_rewording_of_the_command_matches_a_sentence_of_the_library():
     unmatched = [pattern for pattern, _ in CLI_ADVICE
                  if not any(re.search(pattern, text) for text in literals)]
     assert not unmatched
+
+
+def test_an_unknown_platform_under_the_command_names_a_line_that_prints_the_filter_set(
+        sb, tmp_path, capsys, caplog, monkeypatch, clean_settings):
+    settings = {**sb.settings(), "cache_dir": str(tmp_path / "cache")}
+    for name, value in settings.items():
+        if value is not None:
+            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+    code, err = _cli(["export", "--out", str(tmp_path / "o"), "--platform", "999"], capsys,
+                     caplog)
+    assert code == 2, err
+    said = re.search(r"unknown platform id 999: the platform rows of the filter set "
+                     r"\(`python3 -c '([^']+)'` prints it\) list ids", err)
+    assert said, err
+    # the line runs from a shell, on the settings the command read, and prints the platforms
+    printed = subprocess.run([sys.executable, "-c", said[1]], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=HANG_GUARD)
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout.count(" platform ") == int(re.search(r"(\d+) in all", err)[1])
+    code, err = _cli(["export", "--out", str(tmp_path / "o"), "--platform", "Etherium"],
+                     capsys, caplog)
+    assert code == 2 and "(see the platform rows of the filter set (`python3 -c" in err, err
+
+
+def test_a_cache_the_command_cannot_write_is_not_answered_with_offline():
+    """The command has no offline mode: the store's advice for a read-only cache, and every
+    pointer to load_filters() where a filter is refused, in the command's words."""
+    said = [text for name in ("store/db.py", "queries.py")
+            for text in _literals(ROOT / "icoframes" / name)
+            if "offline=True" in text or "load_filters()" in text]
+    assert len(said) >= 5
+    for text in said:
+        worded = for_the_command(text)
+        assert "offline=True" not in worded and "cache_dir" not in worded.replace(
+            "--cache-dir", ""), worded
+        assert worded.count("load_filters()") == text.count("load_filters()")  # in the line
+        assert "icoframes.load_filters()" not in worded.replace(
+            "print(icoframes.load_filters().to_string())", ""), worded
