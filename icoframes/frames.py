@@ -9,7 +9,6 @@ exports' readers go through both.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import numpy as np
@@ -125,14 +124,15 @@ def _few(names: list[str]) -> str:
 
 
 def _pandas_index(arrow: pa.Schema) -> list[str]:
-    """The columns a pandas index was saved as: named by pandas' metadata (``index_columns``;
-    a RangeIndex is kept as metadata alone), or by pandas' name of an unnamed level."""
+    """The columns a pandas index was saved as, as pandas' metadata names them
+    (``index_columns``; a RangeIndex is kept as metadata alone): never by the name, as a
+    column of the frame may be called ``__index_level_0__`` too (pandas reads it back so)."""
     try:
         saved = json.loads((arrow.metadata or {})[b"pandas"])["index_columns"]
     except (KeyError, TypeError, ValueError):  # no pandas metadata, or not of pandas' shape
         saved = []
     named = [n for n in saved if isinstance(n, str)] if isinstance(saved, list) else []
-    return [n for n in arrow.names if n in named or re.fullmatch(r"__index_level_\d+__", n)]
+    return [n for n in arrow.names if n in named]
 
 
 def _plain(kind: pa.DataType) -> pa.DataType:

@@ -107,3 +107,21 @@ def test_an_index_of_columns_not_leading_the_table_is_saved_back_in_its_order(ex
         assert sorted(icoframes.read_export(export).icos["id"]) == sorted(whole["id"])
     finally:
         whole.to_parquet(path, index=False)
+
+
+def test_a_column_named_as_pandas_names_an_index_is_a_column_when_no_index_was_saved(export):
+    # pandas' metadata says which columns hold an index: a column of the frame called
+    # __index_level_0__, saved with index=False, was said to be "a saved pandas index"
+    path = export / "icos.parquet"
+    whole = pd.read_parquet(path)
+    try:
+        whole.assign(__index_level_0__=1).to_parquet(path, index=False)
+        with pytest.raises(ValueError) as refused:
+            icoframes.read_export(export)
+        said = str(refused.value)
+        assert said == (f"{path}: its {len(whole.columns) + 1} columns differ from the icos "
+                        "schema (not in it: ['__index_level_0__']); the file was written by "
+                        "another version, or changed since")
+        assert "index" not in said.replace("__index_level_0__", "")
+    finally:
+        whole.to_parquet(path, index=False)
