@@ -90,8 +90,8 @@ def plot_status_flow(
         known is in that day's bar by the status it was listed under, hatched
         ("listed without a row", as ``changes`` counts it ``new`` that day), so
         the moves between two bars explain them; one known by a row is
-        ``unseen`` there, in no bar that day (seen again, it is back with no move
-        written). Or an events
+        ``unseen`` there, in no bar that day (counted once, on the day it goes; seen
+        again, it is back with no move written). Or an events
         table (columns ``snapshot_date``, ``ico_id``, ``kind``, ``old``,
         ``new``): one stacked bar per snapshot
         date of its status moves, new and removed ICOs (other kinds are ignored). A
@@ -322,25 +322,32 @@ def _all_moves(snaps: pd.DataFrame, dates: list, gaps: dict[pd.Timestamp, Gaps],
     known, listed = with_listed(by_date.get(dates[0], nothing),
                                 gaps.get(pd.Timestamp(dates[0])), nothing.index, only)
     moves, kinds, rowless = [], set(), {dates[0]: known.loc[listed]} if len(listed) else {}
+    shown = known.index  # the ids of the day before, by a row or a listing
     for before, date in itertools.pairwise(dates):
         day, now = with_listed(by_date.get(date, nothing), gaps.get(pd.Timestamp(date)),
                                known.index.difference(listed), only)
         if len(now):
             rowless[date] = day.loc[now]
+        # known from before a gap (not on the day before): unseen again is no event, as
+        # changes() says an ICO unseen once, when it goes
+        carried = known.index.difference(shown)
         lines, found, known, listed = _moves(known, day, gaps.get(pd.Timestamp(before)),
-                                             gaps.get(pd.Timestamp(date)), (listed, now))
+                                             gaps.get(pd.Timestamp(date)), (listed, now),
+                                             carried)
+        shown = day.index
         moves.append(lines)
         kinds |= found
     return moves, kinds, rowless
 
 
 def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
-           gaps_after: Gaps | None, listed: tuple[pd.Index, pd.Index]
+           gaps_after: Gaps | None, listed: tuple[pd.Index, pd.Index], carried: pd.Index
            ) -> tuple[list[str], set[str], pd.Series, pd.Index]:
     """What changed between two snapshots (statuses by id: the last known, and this one's;
-    ``listed``: the ids of each known by a listing alone): status moves, new, first seen,
-    removed and unseen ICOs; the kinds of those of ``_COUNTED`` there; then what is
-    known after, and which by a listing alone."""
+    ``listed``: the ids of each known by a listing alone; ``carried``: those of ``old``
+    unseen the day before, counted unseen then): status moves, new, first seen, removed
+    and unseen ICOs; the kinds of those of ``_COUNTED`` there; then what is known after,
+    and which by a listing alone."""
     both = old.index.intersection(new.index)
     was, now = old.loc[both].fillna("unknown"), new.loc[both].fillna("unknown")
     # by position (both hold the ids of `both`, in its order): pandas refuses to compare two
@@ -356,7 +363,7 @@ def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
     first = added[gaps_before.explains(added)] if gaps_before is not None else added[:0]
     unseen = gone[gaps_after.explains(gone)] if gaps_after is not None else gone[:0]
     counts = {"new": len(added) - len(first), "first_seen": len(first),
-              "removed": len(gone) - len(unseen), "unseen": len(unseen)}
+              "removed": len(gone) - len(unseen), "unseen": len(unseen.difference(carried))}
     lines += [_COUNTED[kind].format(n) for kind, n in counts.items() if n]
     return (lines, {kind for kind, n in counts.items() if n},
             pd.concat([new, old.loc[unseen]]) if len(unseen) else new,
