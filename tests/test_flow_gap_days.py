@@ -13,7 +13,6 @@ import datetime as dt
 
 import matplotlib
 import pandas as pd
-import pytest
 import time_machine
 from hostile import LIST, PROFILE, HostileServer
 from test_days import INCOMPLETE, _as_cron, _ByStatus

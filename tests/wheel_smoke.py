@@ -8,10 +8,21 @@ thing that is not as the release promises.
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 from importlib.metadata import distribution
 from pathlib import Path
+
+#: A Markdown link (or image) to a path, not a URL: a package index shows the README, the
+#: wheel's long description, without the repository, so such a link leads nowhere there.
+_RELATIVE = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s]+)|^ {0,3}\[[^\]]+\]:[ \t]*"
+                       r"(?![a-z][a-z0-9+.-]*:|#)(\S+)", re.MULTILINE)
+
+
+def relative_links(markdown: str) -> list[str]:
+    """The targets of the links of ``markdown`` that are paths, not URLs."""
+    return [inline or reference for inline, reference in _RELATIVE.findall(markdown)]
 
 
 def main(expected_version: str) -> int:
@@ -26,6 +37,10 @@ def main(expected_version: str) -> int:
     files = {str(f) for f in distribution("icoframes").files or []}
     assert any(f.endswith("LICENSE") for f in files), "LICENSE is not in the wheel"
     assert "icoframes/py.typed" in files, "py.typed is not in the wheel (PEP 561)"
+    metadata = distribution("icoframes").metadata  # the README, as a package index shows it
+    description = metadata["Description"] or str(metadata.get_payload())
+    assert "icoframes" in description and not relative_links(description), (
+        f"the long description links to paths of the repository: {relative_links(description)}")
 
     work = Path(tempfile.mkdtemp(prefix="icoframes-smoke-"))
     with icoframes.sandbox.serve(n_icos=60, seed=2) as sb:
