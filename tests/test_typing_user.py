@@ -29,8 +29,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 import icoframes
-from icoframes import CacheDirInfo, CacheInfo, LoadReport, Tables
-from icoframes.api.params import SORT_KEYS, SortKey
+from icoframes import CacheDirInfo, CacheInfo, ListFilters, LoadReport, SortKey, Tables
+from icoframes.api.params import SORT_KEYS
 
 
 def a_user() -> None:
@@ -65,6 +65,8 @@ def values_the_runtime_takes(frame: pd.DataFrame, need_kyc: bool) -> None:
         icoframes.load_list("past", sort_desc=key)
     chosen: SortKey = "end_datetime"
     icoframes.export_tables("out", status="past", sort_asc=chosen)
+    kept: ListFilters = {"platform": "Ethereum", "ico_score": 7}
+    icoframes.load_icos(status="past", **kept)
     icoframes.load_icos(status="past", sort_asc="nmae")  # NO SORT KEY
 '''
 
