@@ -137,12 +137,14 @@ YesFlag: TypeAlias = bool | np.bool_ | Literal["yes"]
 
 
 class ListFilters(TypedDict, total=False):
-    """The types of a loader's ``**filters`` (:data:`LOADER_FILTERS`, from :data:`PARAMS`),
-    for type checkers: a misspelled filter (``load_icos(stauts="past")``) is a type error.
+    """The types of a loader's ``**filters`` (``icoframes.api.params.LOADER_FILTERS``, from
+    ``PARAMS`` there), for type checkers: a misspelled filter (``load_icos(stauts="past")``)
+    is a type error.
 
     Each value may be None (left out, as at runtime); ``tests/test_typed_filters.py`` checks
-    that the keys are :data:`LOADER_FILTERS`, so that adding a parameter to :data:`PARAMS`
-    without a key here fails a test. Values are checked at runtime as :data:`PARAMS` says;
+    that the keys are ``LOADER_FILTERS``, so that adding a parameter to ``PARAMS`` without a
+    key here fails a test, and that each value's type takes every form of value a loader
+    reads and none it refuses. Values are checked at runtime as ``PARAMS`` says;
     the types take the kinds of value the runtime takes: numpy integers (ids out of a
     frame), any ``bool`` for a yes-flag (a flag held in a variable; ``False`` is refused when
     called, with why), and a sort key as a :data:`SortKey` (the runtime takes those four
