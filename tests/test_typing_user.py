@@ -67,6 +67,7 @@ def values_the_runtime_takes(frame: pd.DataFrame, need_kyc: bool) -> None:
     icoframes.export_tables("out", status="past", sort_asc=chosen)
     kept: ListFilters = {"platform": "Ethereum", "ico_score": 7}
     icoframes.load_icos(status="past", **kept)
+    later: ListFilters = {"paltform": "Ethereum"}  # NOT A FILTER (no Any from __getattr__)
     icoframes.load_icos(status="past", sort_asc="nmae")  # NO SORT KEY
 '''
 
@@ -76,8 +77,10 @@ def test_a_users_mypy_strict_sees_the_api_and_a_misspelled_filter(tmp_path):
     or a wheel): the lazily imported plot helpers, format_usd and sandbox have their types,
     ``cache_info()`` is a CacheInfo, ``load_tables(...).report`` a LoadReport; the filters
     take what the runtime takes (numpy integers, a bool variable as a yes-flag, a
-    ``SortKey`` variable), and the errors are the misspelled filter and the sort key that
-    is none. Its cache is under tmp_path (a cold run)."""
+    ``SortKey`` variable), and the errors are the misspelled filter, a key that is no
+    filter in a ``ListFilters`` imported from ``icoframes`` (the module's ``__getattr__``
+    made a name it lacks ``Any``), and the sort key that is none. Its cache is under
+    tmp_path (a cold run)."""
     (tmp_path / "user.py").write_text(USER_SCRIPT, encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-pretty",
@@ -88,10 +91,13 @@ def test_a_users_mypy_strict_sees_the_api_and_a_misspelled_filter(tmp_path):
     lines = USER_SCRIPT.splitlines()
     misspelled = 1 + lines.index('    icoframes.load_icos(stauts="past")  # MISSPELLED')
     no_key = 1 + next(i for i, line in enumerate(lines) if line.endswith("# NO SORT KEY"))
+    not_one = 1 + next(i for i, line in enumerate(lines) if "# NOT A FILTER" in line)
     keys = ", ".join(f"'{key}'" for key in ("name", "id", "start_datetime", "end_datetime"))
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert errors == [f'user.py:{misspelled}: error: Unexpected keyword argument "stauts" for '
                       f'"load_icos"; did you mean "status"?  [call-arg]',
+                      f'user.py:{not_one}: error: Extra key "paltform" for TypedDict '
+                      '"ListFilters"  [typeddict-unknown-key]',
                       f'user.py:{no_key}: error: Argument "sort_asc" to "load_icos" has '
                       f'incompatible type "Literal[\'nmae\']"; expected "Literal[{keys}] | None"'
                       '  [arg-type]'], done.stdout
