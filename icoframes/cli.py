@@ -240,9 +240,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """Run the command ``args`` names; its exit code (an error logged, not raised)."""
+    cache_dir = getattr(args, "cache_dir", None)  # the line that prints the filter set reads it
     try:
         if args.command == "export":
-            with _signals_raise(), _warnings_logged():
+            with _signals_raise(), _warnings_logged(cache_dir):
                 return _export(args)
         if args.command == "sandbox":
             with _signals_raise():
@@ -255,16 +256,16 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "cache":  # a clear that left a path alone is incomplete
             return EXIT_OK if run_cache(args) else EXIT_INCOMPLETE
     except EmptyResult as exc:  # each with the library's advice in the command's words
-        log.error("%s", for_the_command(str(exc)))
+        log.error("%s", for_the_command(str(exc), cache_dir=cache_dir))
         return EXIT_EMPTY
     except QuotaExceeded as exc:
-        log.error("%s", for_the_command(str(exc)))
+        log.error("%s", for_the_command(str(exc), cache_dir=cache_dir))
         return EXIT_QUOTA
     except (InvalidParameter, ConfigError, NotCached, AuthError) as exc:  # 481's a ConfigError
-        log.error("%s", for_the_command(str(exc)))
+        log.error("%s", for_the_command(str(exc), cache_dir=cache_dir))
         return EXIT_USAGE
     except IcoframesError as exc:
-        log.error("%s", for_the_command(str(exc)))
+        log.error("%s", for_the_command(str(exc), cache_dir=cache_dir))
         return EXIT_ERROR
     except KeyboardInterrupt as exc:  # Terminated too; a note says the export was written
         term = isinstance(exc, Terminated)
@@ -358,7 +359,7 @@ def _export(args: argparse.Namespace) -> int:
             **_filters_from(args),  # status among them
         )
     except QuotaExceeded as exc:
-        said = for_the_command(str(exc)).rstrip().rstrip(".")
+        said = for_the_command(str(exc), cache_dir=args.cache_dir).rstrip().rstrip(".")
         log.error("%s. Nothing was written: the limit came before anything this export could "
                   "use was listed; exit %d.", said, EXIT_QUOTA)
         return EXIT_QUOTA
@@ -369,7 +370,8 @@ def _export(args: argparse.Namespace) -> int:
     gaps = _gaps(result)
     if result.stopped is not None:  # who refused, and what is left
         gaps = f"{stop_said(result.stopped)}; {gaps}"
-    gaps = for_the_command(gaps)  # the manifest keeps the library's words, the log the command's
+    # the manifest keeps the library's words, the log the command's
+    gaps = for_the_command(gaps, cache_dir=args.cache_dir)
     if args.allow_incomplete:
         log.warning("the export is incomplete (--allow-incomplete: exit 0): %s", gaps)
         return EXIT_OK
@@ -413,7 +415,7 @@ def _gaps(result: ExportResult) -> str:
 
 
 @contextmanager
-def _warnings_logged() -> Iterator[None]:
+def _warnings_logged(cache_dir: Path | None = None) -> Iterator[None]:
     """Warnings become log lines (``WARNING icoframes: ...``), in the format of the others.
 
     A cron log then holds one line per warning, not Python's two-line warnings
@@ -425,7 +427,7 @@ def _warnings_logged() -> Iterator[None]:
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: Any = None, line: str | None = None) -> None:
         name = "icoframes" if category.__module__.startswith("icoframes") else "py.warnings"
-        said = for_the_command(str(message))  # a Warning as it is, unless reworded
+        said = for_the_command(str(message), cache_dir=cache_dir)  # as it is, unless reworded
         logging.getLogger(name).warning("%s (%s)", message if said == str(message) else said,
                                         category.__name__)
 

@@ -6,18 +6,30 @@ such keywords, so where the command logs such a message (an error it caught, a w
 shows) it passes it through :func:`for_the_command`, which rewrites that advice into the
 command's own options and variables: :data:`CLI_ADVICE`, the one table of them. Only the
 command's own lines: another thread's, and the exceptions, keep the library's words.
-:func:`unrecognized` words argparse's "unrecognized arguments" without showing a value that
-may be a key.
+Where the library points to ``icoframes.load_filters()``, the command names a shell line that
+prints the filter set (:func:`filters_line`): run by the Python the command runs in, on the
+cache dir and service the command used. :func:`unrecognized` words argparse's "unrecognized
+arguments" without showing a value that may be a key.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import shlex
+import sys
+from collections.abc import Callable
 
+from .config import get_settings
+from .errors import IcoframesError
 from .quoting import closest_option, counted
+from .secret import redact_url
 
-__all__ = ["CLI_ADVICE", "for_the_command", "unrecognized"]
+__all__ = ["CLI_ADVICE", "filters_line", "for_the_command", "unrecognized"]
+
+#: Where a rewording names the line of :func:`filters_line`.
+LINE = "{line}"
 
 #: Advice that only works from Python (a regular expression over a message) and what the
 #: command offers instead. The command has no offline mode: what a stopped export fetched is
@@ -36,9 +48,17 @@ CLI_ADVICE: tuple[tuple[str, str], ...] = (
     # a cache the command cannot write: it has no offline mode to offer instead
     (r"Use offline=True, or a writable cache_dir\.", "Use a writable --cache-dir."),
     (r"; use offline=True or a writable cache_dir", "; use a writable --cache-dir"),
-    # the command has no way to list the filter set: the line that prints it from a shell
-    (r"icoframes\.load_filters\(\)", "the filter set (`python3 -c 'import icoframes; "
-     "print(icoframes.load_filters().to_string())'` prints it)"),
+    # the command has no way to list the filter set: each pointer to it names the line that
+    # prints it from a shell, in a clause of its own (not in brackets: the line has quotes)
+    (r"the (\S+) rows of icoframes\.load_filters\(\) list ([^;()]*)",
+     rf"the \1 rows of the filter set list \2; {LINE} prints the filter set"),
+    (r" \(icoframes\.load_filters\(\): its row has no id\)",
+     f": its row has no id; {LINE} prints the filter set"),
+    # the suggestion goes last: a clause after "did you mean ...?" would follow a question mark
+    (r"(; did you mean .*?\?)? \(see the (\S+) rows of icoframes\.load_filters\(\)\)",
+     rf"; the known ones are the \2 rows of the filter set, which {LINE} prints\1"),
+    (r"The filter set is not cached \(icoframes\.load_filters\(\) once online caches it\)\.",
+     f"The filter set is not cached: {LINE}, run once online, caches it."),
     (r"attrs\['icoframes'\]\['missing'\]", 'manifest.json ("missing")'),
     (r"raise daily_quota\b", "raise ICOFRAMES_DAILY_QUOTA"),
     (r", or call icoframes\.configure\(base_url=\.\.\., public_key=\.\.\., "
@@ -50,8 +70,9 @@ CLI_ADVICE: tuple[tuple[str, str], ...] = (
 _ADVICE = [(re.compile(pattern), words) for pattern, words in CLI_ADVICE]
 
 
-def for_the_command(message: str) -> str:
-    """``message`` with its Python-only advice in the command's words.
+def for_the_command(message: str, *, cache_dir: str | os.PathLike[str] | None = None) -> str:
+    """``message`` with its Python-only advice in the command's words; ``cache_dir`` is the
+    command's ``--cache-dir``, for the line that prints the filter set (:func:`filters_line`).
 
     Examples
     --------
@@ -59,9 +80,41 @@ def for_the_command(message: str) -> str:
     ...                 "folder of your own.")
     'Set ICOFRAMES_CACHE_DIR or --cache-dir to a folder of your own.'
     """
+    line: list[str] = []  # made once, and only for a message that names it
+
+    def worded(words: str) -> Callable[[re.Match[str]], str]:
+        def said(match: re.Match[str]) -> str:
+            text = match.expand(words)  # the line after: a backslash of a path is no escape
+            if LINE in text and not line:
+                line.append(f"`{filters_line(cache_dir)}`")
+            return text.replace(LINE, line[0]) if line else text
+        return said
+
     for pattern, words in _ADVICE:
-        message = pattern.sub(words, message)
+        message = pattern.sub(worded(words), message)
     return message
+
+
+def filters_line(cache_dir: str | os.PathLike[str] | None = None) -> str:
+    """A shell line that prints the filter set: the Python this command runs in (a cron job's
+    venv is not on cron's PATH), on the cache dir (``cache_dir``, else the configured one)
+    and the service this command uses, given as ``ICOFRAMES_*`` variables; a ``base_url``
+    holding a password is left to the environment, where the command found it."""
+    given = {"cache_dir": cache_dir} if cache_dir is not None else {}
+    try:
+        settings = get_settings(**given)
+    except IcoframesError:  # settings refused: that message is the one being said
+        shown: dict[str, str | None] = {}
+    else:
+        url = settings.base_url
+        shown = {"CACHE_DIR": os.path.abspath(settings.cache_dir),
+                 "BASE_URL": url if url and redact_url(url) == url else None,
+                 "SERVICE_NAME": settings.service_name}
+    variables = [f"ICOFRAMES_{name}={shlex.quote(value)}" for name, value in shown.items()
+                 if value]
+    code = "import icoframes; print(icoframes.load_filters().to_string())"
+    return " ".join([*variables, shlex.quote(sys.executable or "python3"), "-c",
+                     shlex.quote(code)])
 
 
 def unrecognized(command: argparse.ArgumentParser, top: argparse.ArgumentParser,

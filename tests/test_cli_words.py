@@ -181,33 +181,125 @@ def test_every_rewording_of_the_command_matches_a_sentence_of_the_library():
     assert not unmatched
 
 
+def _as_cron(sb, monkeypatch, home: Path, **settings: str) -> dict[str, str]:
+    """The environment of a cron job running the command: cron's PATH, no venv on it, the
+    service's settings as variables (the command's too, set here); ``settings`` more of them."""
+    variables = {f"ICOFRAMES_{name.upper()}": value for name, value in
+                 {**sb.settings(), **settings}.items() if value is not None}
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("HOME", str(home))  # the default cache dir is under it
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home), **variables}
+
+
+def _printed_line(err: str) -> str:
+    """The shell line a refusal names to print the filter set (in backquotes)."""
+    said = re.search(r"`([^`]* -c [^`]*)`", err)
+    assert said, err
+    return said[1]
+
+
 def test_an_unknown_platform_under_the_command_names_a_line_that_prints_the_filter_set(
         sb, tmp_path, capsys, caplog, monkeypatch, clean_settings):
-    settings = {**sb.settings(), "cache_dir": str(tmp_path / "cache")}
-    for name, value in settings.items():
-        if value is not None:
-            monkeypatch.setenv(f"ICOFRAMES_{name.upper()}", value)
+    cron = _as_cron(sb, monkeypatch, tmp_path / "home", cache_dir=str(tmp_path / "cache"))
     code, err = _cli(["export", "--out", str(tmp_path / "o"), "--platform", "999"], capsys,
                      caplog)
     assert code == 2, err
-    said = re.search(r"unknown platform id 999: the platform rows of the filter set "
-                     r"\(`python3 -c '([^']+)'` prints it\) list ids", err)
-    assert said, err
-    # the line runs from a shell, on the settings the command read, and prints the platforms
-    printed = subprocess.run([sys.executable, "-c", said[1]], capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=HANG_GUARD)
+    # run as cron would: a venv's Python is on no PATH of cron's, and the system's python3
+    # has no icoframes (or, in a clone, none of its dependencies)
+    printed = subprocess.run(["/bin/sh", "-c", _printed_line(err)], capture_output=True,
+                             text=True, env=cron, cwd=tmp_path, timeout=HANG_GUARD)
     assert printed.returncode == 0, printed.stderr
-    assert printed.stdout.count(" platform ") == int(re.search(r"(\d+) in all", err)[1])
+    said = re.search(r"unknown platform id 999: the platform rows of the filter set list "
+                     r"ids 1 to \d+, (\d+) in all; `[^`]+` prints the filter set$", err.strip())
+    assert said, err
+    assert printed.stdout.count(" platform ") == int(said[1])
+
+
+def test_the_line_that_prints_the_filter_set_reads_the_command_s_cache_dir(
+        sb, tmp_path, capsys, caplog, monkeypatch, clean_settings):
+    """The line prints the filter set the command has just cached, from its --cache-dir: no
+    request more (each counts against the daily quota), and no default cache dir made."""
+    home = tmp_path / "home"
+    cron = _as_cron(sb, monkeypatch, home)
+    code, err = _cli(["export", "--out", str(tmp_path / "o"), "--cache-dir",
+                      str(tmp_path / "given cache"), "--platform", "999"], capsys, caplog)
+    assert code == 2, err
+    sb.stats.reset()
+    venv = str(Path(sys.executable).parent)  # the Python the command runs in, first on PATH
+    printed = subprocess.run(["/bin/sh", "-c", _printed_line(err)], capture_output=True,
+                             text=True, env={**cron, "PATH": f"{venv}:/usr/bin:/bin"},
+                             cwd=tmp_path, timeout=HANG_GUARD)
+    assert printed.returncode == 0, printed.stderr
+    assert " platform " in printed.stdout
+    assert sb.stats.requests["filters"] == 0
+    assert not home.exists()
+
+
+def test_a_refused_name_under_the_command_is_said_in_plain_sentences(
+        sb, tmp_path, capsys, caplog, monkeypatch, clean_settings):
+    _as_cron(sb, monkeypatch, tmp_path / "home", cache_dir=str(tmp_path / "cache"))
     code, err = _cli(["export", "--out", str(tmp_path / "o"), "--platform", "Etherium"],
                      capsys, caplog)
-    assert code == 2 and "(see the platform rows of the filter set (`python3 -c" in err, err
+    assert code == 2, err
+    assert re.search(r"unknown platform name 'Etherium'; the known ones are the platform rows "
+                     r"of the filter set, which `[^`]+` prints; did you mean 'Ethereum'\?$",
+                     err.strip()), err
+    code, err = _cli(["export", "--out", str(tmp_path / "o"), "--location", "Atlantis"],
+                     capsys, caplog)
+    assert code == 2, err
+    assert re.search(r"unknown location 'Atlantis'; the known ones are the location rows of "
+                     r"the filter set, which `[^`]+` prints$", err.strip()), err
+
+
+def _messages(path: Path) -> list[str]:
+    """The string literals of a module less its docstrings (an example is no message)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                          | ast.AsyncFunctionDef)
+            and node.body and isinstance(node.body[0], ast.Expr)}
+    docs |= {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
+             for part in node.values}  # an f-string's pieces: the f-string is the message
+    said = []
+    for node in ast.walk(tree):
+        if id(node) in docs:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            said.append(node.value)
+        elif isinstance(node, ast.JoinedStr):
+            said.append("".join(part.value if isinstance(part, ast.Constant) else "{}"
+                                for part in node.values))
+    return said
+
+
+def test_every_message_the_command_rewords_keeps_its_brackets_one_deep():
+    """A reworded message reads as a sentence: no brackets inside brackets, and no shell line
+    in brackets; and every pointer to load_filters() (an offline-only one too) names the line,
+    outside the brackets."""
+    touched = [text for path in (ROOT / "icoframes").rglob("*.py") if path.name != "clitext.py"
+               for text in _messages(path) if "icoframes.load_filters()" in text
+               or any(re.search(pattern, text) for pattern, _ in CLI_ADVICE)]
+    assert sum("icoframes.load_filters()" in text for text in touched) >= 4
+    for text in touched:
+        worded = for_the_command(text)
+        plain = re.sub(r"`[^`]*`", "<line>", worded)  # a line's own brackets are Python's
+        depth = deepest = 0
+        for char in plain:  # a literal may be part of a sentence: a bracket closed before it
+            depth = max(0, depth + {"(": 1, ")": -1}.get(char, 0))
+            deepest = max(deepest, depth)
+        assert deepest <= 1, worded
+        assert not re.search(r"\([^()]*<line>[^()]*\)", plain), worded
+        if "icoframes.load_filters()" in text:
+            assert "<line>" in plain and "load_filters" not in plain, worded
 
 
 def test_a_cache_the_command_cannot_write_is_not_answered_with_offline():
     """The command has no offline mode: the store's advice for a read-only cache, and every
     pointer to load_filters() where a filter is refused, in the command's words."""
     said = [text for name in ("store/db.py", "queries.py")
-            for text in _literals(ROOT / "icoframes" / name)
+            for text in _messages(ROOT / "icoframes" / name)
             if "offline=True" in text or "load_filters()" in text]
     assert len(said) >= 5
     for text in said:
@@ -217,3 +309,17 @@ def test_a_cache_the_command_cannot_write_is_not_answered_with_offline():
         assert worded.count("load_filters()") == text.count("load_filters()")  # in the line
         assert "icoframes.load_filters()" not in worded.replace(
             "print(icoframes.load_filters().to_string())", ""), worded
+
+
+def test_the_line_that_prints_the_filter_set_leaves_a_password_in_base_url_out(
+        tmp_path, clean_settings):
+    # the address is given in the line so that it reads the command's service; one holding a
+    # password is left to the variable the command read it from
+    icoframes.configure(base_url="http://user:pw-in-url@127.0.0.1:9", cache_dir=tmp_path)
+    said = for_the_command("unknown location 'Atlantis' (see the location rows of "
+                           "icoframes.load_filters())")
+    assert "pw-in-url" not in said and "ICOFRAMES_BASE_URL" not in said, said
+    assert f"ICOFRAMES_CACHE_DIR={tmp_path}" in said, said
+    icoframes.configure(base_url="http://127.0.0.1:9")
+    assert "ICOFRAMES_BASE_URL=http://127.0.0.1:9 " in for_the_command(
+        "unknown location 'Atlantis' (see the location rows of icoframes.load_filters())")
