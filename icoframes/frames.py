@@ -9,6 +9,7 @@ exports' readers go through both.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -125,12 +126,14 @@ def _few(names: list[str]) -> str:
 
 def _pandas_index(arrow: pa.Schema) -> list[str]:
     """The columns a pandas index was saved as, as pandas' metadata names them
-    (``index_columns``; a RangeIndex is kept as metadata alone): never by the name, as a
-    column of the frame may be called ``__index_level_0__`` too (pandas reads it back so)."""
+    (``index_columns``; a RangeIndex is kept as metadata alone). A file with that metadata
+    is decided by it alone: a column of the frame may be called ``__index_level_0__`` too
+    (pandas reads it back so). A file without it (re-saved by pyarrow without metadata,
+    Polars, DuckDB) has only the name pandas gave an unnamed index level to go by."""
     try:
         saved = json.loads((arrow.metadata or {})[b"pandas"])["index_columns"]
     except (KeyError, TypeError, ValueError):  # no pandas metadata, or not of pandas' shape
-        saved = []
+        return [n for n in arrow.names if re.fullmatch(r"__index_level_\d+__", n)]
     named = [n for n in saved if isinstance(n, str)] if isinstance(saved, list) else []
     return [n for n in arrow.names if n in named]
 

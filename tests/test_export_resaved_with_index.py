@@ -5,6 +5,7 @@ naming the one column in the way and how to save it, not two lists of fifty colu
 from __future__ import annotations
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from made_exports import cut_export
 
@@ -123,5 +124,23 @@ def test_a_column_named_as_pandas_names_an_index_is_a_column_when_no_index_was_s
                         "schema (not in it: ['__index_level_0__']); the file was written by "
                         "another version, or changed since")
         assert "index" not in said.replace("__index_level_0__", "")
+    finally:
+        whole.to_parquet(path, index=False)
+
+
+def test_a_pandas_index_in_a_file_without_pandas_metadata_is_named_by_its_name(export):
+    # pyarrow without its metadata, Polars or DuckDB keep the column a pandas index was saved
+    # as and drop pandas' metadata: only its name tells it, and the way to save still helps
+    path = export / "icos.parquet"
+    whole = pd.read_parquet(path)
+    try:
+        whole.sort_values("name").to_parquet(path)
+        pq.write_table(pq.read_table(path).replace_schema_metadata(None), path)
+        assert b"pandas" not in (pq.read_schema(path).metadata or {})
+        with pytest.raises(ValueError) as refused:
+            icoframes.read_export(export)
+        assert str(refused.value) == (
+            f"{path}: the icos table with a pandas index saved as a column "
+            "(__index_level_0__); save the frame with to_parquet(path, index=False)")
     finally:
         whole.to_parquet(path, index=False)
