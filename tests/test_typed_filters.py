@@ -130,3 +130,15 @@ def test_each_typed_filter_takes_what_the_runtime_reads_and_nothing_it_refuses(p
     for member in members:  # and every type is read by the runtime
         for value in _samples(member, param):
             _read(param.name, value)
+
+
+@pytest.mark.parametrize("name", ["ico_score", "platform"])
+def test_true_where_an_integer_is_typed_is_refused_when_called_as_the_docstring_says(name):
+    # a type checker takes a bool for an int: no annotation can keep True out, so the
+    # docstring must not say the types take nothing the runtime refuses
+    members = _members(get_type_hints(ListFilters)[name])
+    assert any(_matches(True, m) for m in members)
+    with pytest.raises(InvalidParameter):
+        _read(name, True)
+    doc = inspect.cleandoc(ListFilters.__doc__ or "")
+    assert f"{name}=True" in doc and "none it refuses" not in doc

@@ -144,11 +144,13 @@ class ListFilters(TypedDict, total=False):
     Each value may be None (left out, as at runtime); ``tests/test_typed_filters.py`` checks
     that the keys are ``LOADER_FILTERS``, so that adding a parameter to ``PARAMS`` without a
     key here fails a test, and that each value's type takes every form of value a loader
-    reads and none it refuses. Values are checked at runtime as ``PARAMS`` says;
+    reads and no other kind of value. Values are checked at runtime as ``PARAMS`` says;
     the types take the kinds of value the runtime takes: numpy integers (ids out of a
     frame), any ``bool`` for a yes-flag (a flag held in a variable; ``False`` is refused when
     called, with why), and a sort key as a :data:`SortKey` (the runtime takes those four
-    strings only: annotate a variable ``key: SortKey``).
+    strings only: annotate a variable ``key: SortKey``). A value of a right kind may still be
+    refused when called: an id or score out of range, and ``True`` where an integer is typed
+    (``ico_score=True``, ``platform=True``), as a type checker takes a ``bool`` for an ``int``.
     """
 
     sort_asc: SortKey | None
