@@ -223,12 +223,12 @@ def test_list_pages_in_flight_when_the_quota_stops_the_load_are_awaited_with_no_
         configure, monkeypatch):
     """The pages of the test above answered within the 2 s grace a stop that is not paid
     for gives, so it passed had the quota's stop given them that grace only (cut after it).
-    Here there is no grace at all (``_GRACE`` 0) and pages 2 and 3 answer only once the
+    Here there is no grace at all (``GRACE`` 0) and pages 2 and 3 answer only once the
     stopping load waits for them, or cuts them: paid for, they must be waited for and kept,
     however late they answer."""
-    from icoframes.fetch import load, pool
+    from icoframes.fetch import inflight, pool
 
-    monkeypatch.setattr(load, "_GRACE", 0.0)
+    monkeypatch.setattr(inflight, "GRACE", 0.0)
     stopping, decided = threading.Event(), threading.Event()
     real_shut_down = pool.RequestPool.shut_down
 

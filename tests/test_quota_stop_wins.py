@@ -142,7 +142,7 @@ def test_a_485_is_the_stop_when_a_page_that_came_with_it_finds_the_ledger_unread
 
 def test_a_485_is_the_stop_when_the_cache_could_not_claim_profiles_before_it_came(
         tmp_path, configured, monkeypatch):
-    from icoframes.fetch import load, pool
+    from icoframes.fetch import inflight, pool
 
     cache = tmp_path / "cache"
     stopping = threading.Event()
@@ -153,7 +153,7 @@ def test_a_485_is_the_stop_when_the_cache_could_not_claim_profiles_before_it_cam
         return real_shut_down(self, **kwargs)
 
     monkeypatch.setattr(pool.RequestPool, "shut_down", shut_down)
-    monkeypatch.setattr(load, "_GRACE", HANG_GUARD)  # the grace of that stop: ample here
+    monkeypatch.setattr(inflight, "GRACE", HANG_GUARD)  # the grace of that stop: ample here
     pages = paged_list(60)
 
     def service_folder():

@@ -37,6 +37,7 @@ from ..store.claims import LEASE, Claims
 from ..store.derived import DerivedTables
 from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
+from .inflight import FirstSignal, grace
 from .localquery import cached_query, mark_sorted_otherwise, offline_miss, shown_order
 from .moment import listed_rows, page_together, paged_at
 from .paging import ListQuery, pages_total
@@ -52,8 +53,6 @@ from .stops import BudgetSpent, ItemsStop, breaker_error, first_stop, held
 __all__ = ["Load"]
 
 _WAIT_POLL = 0.2  # how often a load waiting for profiles claimed elsewhere looks for them
-# Requests in flight at a stop get this long; at the limit's or the ledger's, each is waited for.
-_GRACE = 2.0
 # the max age of the filter set names are checked on: the default (offline takes it too)
 _FILTER_SET_AGE = DEFAULT_MAX_AGE
 
@@ -117,6 +116,7 @@ class Load:
                                  tick=lambda: self._claimer().renew(every=LEASE / 3))  # waiting
         self._arrivals = Arrivals(self.cache, self.derived, self._claimer)
         self._stop: BaseException | None = None
+        self._signal = FirstSignal()  # a Ctrl-C held while the crawl hands out requests
         self._lost: CacheError | None = None  # a write that failed (said in a quota stop)
         self._page_errors: list[ServiceUnavailable] = []
         self._done: set[int] = set()  # profile ids kept (fetched, gone or failed)
@@ -273,7 +273,7 @@ class Load:
     def _fill(self) -> None:
         """Keep what arrived (in one go), then hand out requests: pages first, then profiles."""
         self._guarded(self._arrivals.keep)
-        while self._stop is None and self._pool.free:
+        while self._stop is None and self._signal.caught is None and self._pool.free:
             if not (self._next_page() or self._next_profile()):
                 return
 
@@ -295,32 +295,33 @@ class Load:
 
     def _run(self) -> None:
         """Fetch what was planned, keep what arrives; raise what stopped it: QuotaExceeded, a
-        CacheError, ServiceUnavailable, AuthError, 481, a list's 483/484, Ctrl-C (cut)."""
+        CacheError, ServiceUnavailable, AuthError, 481, a list's 483/484, Ctrl-C (.inflight)."""
         interrupted, unpaid = True, self._lost  # the crawl loop's CacheError is not paid for
         try:
-            self._fill()
-            while self._stop is None and (self._pool.busy or self._plan.waiting
-                                          or self._lists.waiting):
-                if not self._pool.busy:
-                    self._wait_for_others()
-                    continue
-                done = self._pool.next_done(timeout=0.5)  # a timeout keeps Ctrl-C responsive
-                if done is None:
-                    continue
-                for kind, info, future in chain((done,), self._pool.finished()):
-                    self._handle(kind, info, future)
-                    if self.control.tripped and self._stop is None:
-                        self._stop = breaker_error(self.settings, self.control)
-                    self._count(kind)
+            with self._signal:
                 self._fill()
+                while self._stop is None and self._signal.caught is None and (
+                        self._pool.busy or self._plan.waiting or self._lists.waiting):
+                    if not self._pool.busy:
+                        self._wait_for_others()
+                        continue
+                    done = self._pool.next_done(timeout=0.5)  # (a Ctrl-C held is seen)
+                    if done is None:
+                        continue
+                    for kind, info, future in chain((done,), self._pool.finished()):
+                        self._handle(kind, info, future)
+                        if self.control.tripped and self._stop is None:
+                            self._stop = breaker_error(self.settings, self.control)
+                        self._count(kind)
+                    self._fill()
             interrupted = False
         except CacheError as exc:  # a claim or a poll of the cache: a stop (a 485 may come)
             self._stop, interrupted, unpaid = first_stop(self._stop, exc), False, exc
-        finally:  # after a stop no new attempt (a retry) leaves; the limit's or the ledger's
-            if (stop := self._stop) is not None:  # waits for those in flight (paid for), any
-                self.control.halt()  # other stop _GRACE
-            paid = isinstance(stop, QuotaExceeded | CacheError) and stop not in (self._lost, unpaid)
-            self._shut_down(grace=0.0 if interrupted else None if paid else _GRACE)
+        finally:  # after a stop (a Ctrl-C held) no retry leaves, those in flight get a grace
+            self._shut_down(grace=grace(self._stop, interrupted=interrupted, held=self._signal,
+                                        unpaid=(self._lost, unpaid), in_flight=self._pool.busy,
+                                        halt=self.control.halt))
+        self._signal.raise_caught()  # the claims are closed by _crawl
         self._raise_stop()
 
     def _handle(self, kind: str, info: Any, future: cf.Future[Any]) -> None:
@@ -364,7 +365,8 @@ class Load:
 
     def _settle(self, query: ListQuery) -> None:
         """After a page: when the pass is done, page again or store the list."""
-        if query.pass_done and not query.finish_pass(may_repage=self._stop is None):
+        if query.pass_done and not query.finish_pass(
+                may_repage=self._stop is None and self._signal.caught is None):
             kept = query.kept and not query.stood_in  # (a day's kept rows: planned too)
             self._plan_rows(query, query.frame if kept else None, repaged=True)
             self._store(query)

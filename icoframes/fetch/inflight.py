@@ -1,0 +1,131 @@
+"""What a crawl's requests in flight get when it stops, and its first Ctrl-C held for them.
+
+Every request counts against the day's quota once sent, answered or not: the service counted
+it. When a crawl stops, what it sent is waited for (:func:`grace`): at the daily limit (or a
+ledger's error), each until its own deadline; after another stop, :data:`GRACE` seconds; after
+a Ctrl-C, SIGTERM or SIGHUP, :data:`FINISHING` seconds.
+
+A Ctrl-C used to cut every request in flight (up to one per worker): answers already paid for
+were thrown away, and the next load asked for them again. So while a crawl hands out requests,
+the first of these signals is caught (:class:`FirstSignal`): the handler set before runs at
+once, and what it raises (``KeyboardInterrupt``; the command's ``Terminated``) is held. The
+load sends nothing more (no new request, no retry), waits for the requests in flight, keeps
+their answers as it keeps any, then raises what was held. The handlers set before are back
+from that first signal on: a second one stops the load at once, cutting what is in flight.
+
+A handler that raises nothing (one that only logs) changes nothing: the load goes on, as it
+would have. Only the main thread sets handlers (and runs them): a load in another thread
+holds nothing; a handler Python did not set (None), ``SIG_DFL`` and ``SIG_IGN`` are left as
+they are (a process a default SIGTERM kills keeps nothing in flight).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Callable, Collection
+from types import FrameType, TracebackType
+from typing import Any
+
+from ..errors import CacheError, QuotaExceeded
+from ..quoting import counted
+
+__all__ = ["FINISHING", "GRACE", "FirstSignal", "grace"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds the requests in flight get after a stop other than the daily limit's or the
+#: ledger's (at those, each is waited for until its deadline) or a signal's.
+GRACE = 2.0
+#: Seconds the requests in flight at a crawl's first Ctrl-C (SIGTERM, SIGHUP) get to be
+#: answered, at most (each ends by its own deadline, the ``timeout`` setting, when that comes
+#: first): a service answers in a second or two, and a user waiting, or a ``kill``, is not
+#: kept long by one that hangs (a second Ctrl-C cuts them at once).
+FINISHING = 5.0
+_CAUGHT = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                if hasattr(signal, name))
+
+
+class FirstSignal:
+    """While the block runs, the first SIGINT, SIGTERM or SIGHUP runs the handler set before
+    and holds what it raises (:attr:`caught`); the handlers are set back at once.
+
+    Examples
+    --------
+    >>> import signal
+    >>> before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    >>> with FirstSignal() as first:
+    ...     signal.raise_signal(signal.SIGINT)  # held: the block goes on
+    ...     went_on = True
+    >>> went_on, type(first.caught).__name__
+    (True, 'KeyboardInterrupt')
+    >>> signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    True
+    >>> _ = signal.signal(signal.SIGINT, before)
+    """
+
+    def __init__(self) -> None:
+        self.caught: BaseException | None = None  # what the first signal's handler raised
+        self.signum: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> FirstSignal:
+        if threading.current_thread() is threading.main_thread():
+            for sig in _CAUGHT:
+                if callable(signal.getsignal(sig)):
+                    self._previous[sig] = signal.signal(sig, self._on_signal)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        # one at a time, each forgotten once set back: a signal whose handler is back may
+        # raise between two of them, and what is left is set back when the block ends
+        while self._previous:
+            sig, handler = next(iter(self._previous.items()))
+            signal.signal(sig, handler)
+            del self._previous[sig]
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        handler = self._previous.get(signum)
+        self._restore()  # a second signal goes where it went before: it stops the load now
+        if handler is None or self.caught is not None:
+            return
+        try:
+            handler(signum, frame)
+        except BaseException as exc:  # KeyboardInterrupt, Terminated: raised by raise_caught
+            self.caught, self.signum = exc, signum
+
+    def raise_caught(self) -> None:
+        """Raise what the first signal's handler raised, if a signal came."""
+        if self.caught is not None:
+            raise self.caught
+
+
+def grace(stop: BaseException | None, *, interrupted: bool, unpaid: Collection[object],
+          held: FirstSignal, in_flight: int, halt: Callable[[], object]) -> float | None:
+    """The seconds the ``in_flight`` requests get once a crawl ended, after ``halt()`` (no new
+    attempt, not even a retry, leaves) when it was stopped (None: each until its
+    deadline): none when ``interrupted`` (a Ctrl-C not held, or a second one); each waited
+    for at the daily limit or a ledger's error (``stop``, paid for: a cache error of the crawl
+    itself, ``unpaid``, is not the ledger's); :data:`GRACE` after another stop. After a signal
+    ``held`` caught, :data:`FINISHING` at most, which is said (a user pressed Ctrl-C, and the
+    load goes on)."""
+    if stop is not None or held.caught is not None:
+        halt()
+    if interrupted:
+        return 0.0
+    paid = isinstance(stop, QuotaExceeded | CacheError) and stop not in unpaid
+    if held.caught is None:
+        return None if paid else GRACE
+    if in_flight:
+        name = signal.Signals(held.signum).name if held.signum else "a signal"
+        log.warning("%s (%s): finishing %s already sent (paid for: their answers are kept), "
+                    "for %g s at most; %s", "interrupted" if name == "SIGINT" else "terminated",
+                    name, counted(in_flight, "request"), FINISHING,
+                    "press Ctrl-C again to stop now" if name == "SIGINT"
+                    else "a Ctrl-C (SIGINT) stops it now")
+    return FINISHING if paid or stop is None else min(GRACE, FINISHING)
