@@ -121,11 +121,12 @@ def grace(stop: BaseException | None, *, interrupted: bool, unpaid: Collection[o
     paid = isinstance(stop, QuotaExceeded | CacheError) and stop not in unpaid
     if held.caught is None:
         return None if paid else GRACE
+    seconds = FINISHING if paid or stop is None else min(GRACE, FINISHING)
     if in_flight:
         name = signal.Signals(held.signum).name if held.signum else "a signal"
         log.warning("%s (%s): finishing %s already sent (paid for: their answers are kept), "
                     "for %g s at most; %s", "interrupted" if name == "SIGINT" else "terminated",
-                    name, counted(in_flight, "request"), FINISHING,
+                    name, counted(in_flight, "request"), seconds,
                     "press Ctrl-C again to stop now" if name == "SIGINT"
                     else "a Ctrl-C (SIGINT) stops it now")
-    return FINISHING if paid or stop is None else min(GRACE, FINISHING)
+    return seconds
