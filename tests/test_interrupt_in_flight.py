@@ -28,12 +28,8 @@ from waiting import HANG_GUARD
 import icoframes
 from icoframes import sandbox
 from icoframes.config import get_settings
+from icoframes.fetch import inflight
 from icoframes.store.cache import Cache
-
-try:
-    from icoframes.fetch import inflight
-except ImportError:  # a tree that cuts the requests in flight: the tests show what it loses
-    inflight = None  # type: ignore[assignment]
 
 pytestmark = pytest.mark.usefixtures("ctrl_c_raises", "one_ledger_day")
 
@@ -45,8 +41,7 @@ def patient(monkeypatch):
     """The requests in flight at a Ctrl-C are waited for as long as the hang guard, not
     FINISHING seconds: their answers come when the test lets them go, however loaded the
     machine."""
-    if inflight is not None:
-        monkeypatch.setattr(inflight, "FINISHING", HANG_GUARD)
+    monkeypatch.setattr(inflight, "FINISHING", HANG_GUARD)
 
 
 @pytest.fixture
@@ -138,6 +133,7 @@ def test_a_second_ctrl_c_while_the_load_finishes_cuts_the_requests_at_once(
         icoframes.configure(**sb.settings(), cache_dir=tmp_path / "cache", max_workers=WORKERS)
         try:
             listed = icoframes.load_list(status="past", progress=False)
+            icoframes.configure(timeout=HANG_GUARD)  # only a cut ends the held requests
             sb.pause()
 
             def two_ctrl_cs() -> None:
@@ -156,6 +152,10 @@ def test_a_second_ctrl_c_while_the_load_finishes_cuts_the_requests_at_once(
                 ended.set()  # (before told: the helper sends nothing more)
                 told.set()
                 helper.join(HANG_GUARD)
+            workers = [t for t in threading.enumerate() if t.name.startswith("icoframes_")]
+            for worker in workers:  # cut: they end while the service still holds them
+                worker.join(HANG_GUARD)
+            left = [w.name for w in workers if w.is_alive()]
             still_held = sb.stats.in_flight  # the load ended while the service held them
             kept = icoframes.cache_info().states["fetched"]
             claims = _claims_left()
@@ -166,7 +166,7 @@ def test_a_second_ctrl_c_while_the_load_finishes_cuts_the_requests_at_once(
             sb.resume()
             icoframes.reset_configuration()
         requests = sb.stats.requests
-    assert still_held == WORKERS and kept == 0 and claims == [(0,)]
+    assert left == [] and still_held == WORKERS and kept == 0 and claims == [(0,)]
     assert icos.attrs["icoframes"]["complete"] is True
     # the requests the second Ctrl-C cut are asked for again: the user chose to stop now
     assert requests["ico"] == len(listed) + WORKERS
@@ -176,11 +176,8 @@ def test_a_second_ctrl_c_while_the_load_finishes_cuts_the_requests_at_once(
 
 _SCRIPT = """
 import sys
-try:  # the held answers come when the test lets them go, however loaded the machine
-    from icoframes.fetch import inflight
-    inflight.FINISHING = float(sys.argv[2])
-except ImportError:
-    pass
+from icoframes.fetch import inflight
+inflight.FINISHING = float(sys.argv[2])  # the held answers come when the test lets them go
 from icoframes.cli import main
 sys.exit(main(["export", "--out", sys.argv[1], "--status", "past"]))
 """

@@ -48,6 +48,7 @@ class StopSwitch:
         self._held = 0.0  # no new attempt leaves before this time (clock), :meth:`hold`
         self._stop = threading.Event()  # cancelled: reads cut
         self._halt = threading.Event()  # no new attempt (set by cancel too)
+        self._stopping = False  # no new attempt either (set by a signal's handler)
         self._lock = threading.Lock()
         self._sockets: dict[int, socket.socket] = {}  # thread id -> socket being read
 
@@ -73,10 +74,16 @@ class StopSwitch:
         from now on (a retry never leaves); the reads in flight go on (they may end)."""
         self._halt.set()
 
+    def stop_sending(self) -> None:
+        """:meth:`halt` for a signal's handler: no new attempt leaves from now on, but the
+        waiting are not woken (:meth:`halt` does it later). A flag, no lock: the thread the
+        handler interrupted may hold the lock an ``Event`` takes."""
+        self._stopping = True
+
     def check(self) -> None:
         """Raise :class:`Cancelled` once the load is stopped or halted (called before each
         attempt)."""
-        if self._halt.is_set():
+        if self._stopping or self._halt.is_set():
             raise Cancelled(self._why())
 
     def _why(self) -> str:

@@ -5,13 +5,15 @@ it. When a crawl stops, what it sent is waited for (:func:`grace`): at the daily
 ledger's error), each until its own deadline; after another stop, :data:`GRACE` seconds; after
 a Ctrl-C, SIGTERM or SIGHUP, :data:`FINISHING` seconds.
 
-A Ctrl-C used to cut every request in flight (up to one per worker): answers already paid for
-were thrown away, and the next load asked for them again. So while a crawl hands out requests,
-the first of these signals is caught (:class:`FirstSignal`): the handler set before runs at
-once, and what it raises (``KeyboardInterrupt``; the command's ``Terminated``) is held. The
-load sends nothing more (no new request, no retry), waits for the requests in flight, keeps
-their answers as it keeps any, then raises what was held. The handlers set before are back
-from that first signal on: a second one stops the load at once, cutting what is in flight.
+While a crawl hands out requests, the first of these signals is caught (:class:`FirstSignal`):
+the handler set before runs at once, and what it raises (``KeyboardInterrupt``; the command's
+``Terminated``; a service's ``SystemExit``) is held. From that moment no new request or retry
+leaves; the load waits for the requests in flight, keeps their answers as it keeps any (the
+next load does not ask for them again), then raises what was held. The handlers set before
+are back from that first signal on: a second signal whose handler raises anything stops the
+load at once, cutting what is in flight (:meth:`~.pool.RequestPool.shut_down`), and that
+exception is raised. A second SIGTERM to the command is ignored (its handler raises nothing
+then); its Ctrl-C stops it.
 
 A handler that raises nothing (one that only logs) changes nothing: the load goes on, as it
 would have. Only the main thread sets handlers (and runs them): a load in another thread
@@ -41,7 +43,7 @@ GRACE = 2.0
 #: Seconds the requests in flight at a crawl's first Ctrl-C (SIGTERM, SIGHUP) get to be
 #: answered, at most (each ends by its own deadline, the ``timeout`` setting, when that comes
 #: first): a service answers in a second or two, and a user waiting, or a ``kill``, is not
-#: kept long by one that hangs (a second Ctrl-C cuts them at once).
+#: kept long by one that hangs (a second signal whose handler raises cuts them at once).
 FINISHING = 5.0
 _CAUGHT = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                 if hasattr(signal, name))
@@ -49,7 +51,8 @@ _CAUGHT = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP"
 
 class FirstSignal:
     """While the block runs, the first SIGINT, SIGTERM or SIGHUP runs the handler set before
-    and holds what it raises (:attr:`caught`); the handlers are set back at once.
+    and holds what it raises (:attr:`caught`), then calls ``on_caught`` (it must be safe in a
+    signal's handler: take no lock); the handlers are set back at once.
 
     Examples
     --------
@@ -65,16 +68,26 @@ class FirstSignal:
     >>> _ = signal.signal(signal.SIGINT, before)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_caught: Callable[[], object] = lambda: None) -> None:
         self.caught: BaseException | None = None  # what the first signal's handler raised
         self.signum: int | None = None
+        self._on_caught = on_caught  # called in the handler, once it holds an exception
         self._previous: dict[int, Any] = {}
+        self._fired = False
 
     def __enter__(self) -> FirstSignal:
-        if threading.current_thread() is threading.main_thread():
-            for sig in _CAUGHT:
-                if callable(signal.getsignal(sig)):
-                    self._previous[sig] = signal.signal(sig, self._on_signal)
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        try:  # each noted before it is set: what a handler raises between two is not left
+            for sig in _CAUGHT:  # holding a signal after the block (set back, raised)
+                if callable(previous := signal.getsignal(sig)):
+                    self._previous[sig] = previous
+                    signal.signal(sig, self._on_signal)
+        except BaseException:
+            self._restore()
+            raise
+        if self._fired:  # a signal came between two: the one set after it goes back too
+            self._restore()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
@@ -90,6 +103,7 @@ class FirstSignal:
             del self._previous[sig]
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self._fired = True
         handler = self._previous.get(signum)
         self._restore()  # a second signal goes where it went before: it stops the load now
         if handler is None or self.caught is not None:
@@ -98,6 +112,7 @@ class FirstSignal:
             handler(signum, frame)
         except BaseException as exc:  # KeyboardInterrupt, Terminated: raised by raise_caught
             self.caught, self.signum = exc, signum
+            self._on_caught()  # in the handler: a retry whose back-off ends now stays home
 
     def raise_caught(self) -> None:
         """Raise what the first signal's handler raised, if a signal came."""

@@ -116,7 +116,7 @@ class Load:
                                  tick=lambda: self._claimer().renew(every=LEASE / 3))  # waiting
         self._arrivals = Arrivals(self.cache, self.derived, self._claimer)
         self._stop: BaseException | None = None
-        self._signal = FirstSignal()  # a Ctrl-C held while the crawl hands out requests
+        self._signal = FirstSignal(on_caught=self.control.stop_sending)  # a Ctrl-C held
         self._lost: CacheError | None = None  # a write that failed (said in a quota stop)
         self._page_errors: list[ServiceUnavailable] = []
         self._done: set[int] = set()  # profile ids kept (fetched, gone or failed)
@@ -304,23 +304,23 @@ class Load:
                         self._pool.busy or self._plan.waiting or self._lists.waiting):
                     if not self._pool.busy:
                         self._wait_for_others()
-                        continue
-                    done = self._pool.next_done(timeout=0.5)  # (a Ctrl-C held is seen)
-                    if done is None:
-                        continue
-                    for kind, info, future in chain((done,), self._pool.finished()):
-                        self._handle(kind, info, future)
-                        if self.control.tripped and self._stop is None:
-                            self._stop = breaker_error(self.settings, self.control)
-                        self._count(kind)
-                    self._fill()
+                    elif (done := self._pool.next_done(timeout=0.5)) is not None:  # (0.5 s: a
+                        for kind, info, future in chain((done,), self._pool.finished()):  # held
+                            self._handle(kind, info, future)  # Ctrl-C is seen)
+                            if self.control.tripped and self._stop is None:
+                                self._stop = breaker_error(self.settings, self.control)
+                            self._count(kind)
+                        self._fill()
             interrupted = False
         except CacheError as exc:  # a claim or a poll of the cache: a stop (a 485 may come)
             self._stop, interrupted, unpaid = first_stop(self._stop, exc), False, exc
         finally:  # after a stop (a Ctrl-C held) no retry leaves, those in flight get a grace
-            self._shut_down(grace=grace(self._stop, interrupted=interrupted, held=self._signal,
-                                        unpaid=(self._lost, unpaid), in_flight=self._pool.busy,
-                                        halt=self.control.halt))
+            try:
+                self._shut_down(grace=grace(self._stop, interrupted=interrupted, held=self._signal,
+                                            unpaid=(self._lost, unpaid), in_flight=self._pool.busy,
+                                            halt=self.control.halt))
+            except BaseException as exc:  # a second signal before the pool's wait (as the
+                self._shut_down(grace=self._pool.cut_by(exc))  # finishing line is said) cuts too
         self._signal.raise_caught()  # the claims are closed by _crawl
         self._raise_stop()
 
@@ -430,8 +430,8 @@ class Load:
         if self._profiles and isinstance(self._stop, QuotaExceeded):  # the rows at hand are
             self._guarded(self._plan.add, listed_rows(self.queries), repaged=True)  # stale
         self._progress.close()
-        if self._pool.interrupted:
-            raise KeyboardInterrupt  # (in the wait for paid requests: cut, what came kept)
+        if self._pool.interrupted is not None:  # a signal in the wait (cut, what came kept):
+            raise self._pool.interrupted  # the same object (SystemExit stays SystemExit)
 
     def _raise_stop(self) -> None:
         """Raise what stopped the load, if anything did."""

@@ -50,7 +50,7 @@ class RequestPool:
         self._pool: ThreadPoolExecutor | None = None
         self._done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
         self._tasks: dict[Future[Any], tuple[str, Any]] = {}
-        self.interrupted = False  # a Ctrl-C came while shut_down waited
+        self.interrupted: BaseException | None = None  # raised while shut_down waited
         self._closed = False  # shut down: nothing more is sent
 
     @property
@@ -94,17 +94,26 @@ class RequestPool:
             kind, info = self._tasks.pop(future)
             yield kind, info, future
 
+    def cut_by(self, exc: BaseException) -> float:
+        """``exc`` (raised by a signal's handler) came as the pool was to be shut down: kept in
+        :attr:`interrupted` when it came before :meth:`shut_down` began, which then cuts at
+        once (the grace it returns, 0), as in its wait; raised again when it came after."""
+        if self._closed:
+            raise exc
+        self.interrupted = exc
+        return 0.0
+
     def shut_down(self, *, grace: float | None, cancel: Callable[[], None]) -> list[Finished]:
         """Stop the pool: requests in flight get ``grace`` seconds (paid for; None: until each
         ends, by its own deadline), then ``cancel()`` cuts the rest. Returns the requests that
-        finished but were not handed back yet (a Ctrl-C in the wait: :attr:`interrupted`)."""
-        self._closed = True
-        if self._pool is None:
-            return []
-        if grace != 0 and self._tasks:
-            pending = set(self._tasks)
-            end = None if grace is None else time.monotonic() + grace
-            try:
+        finished but were not handed back yet. Whatever a signal's handler raises in the wait
+        (a second Ctrl-C, a service's ``sys.exit``) cuts the rest at once and is kept in
+        :attr:`interrupted` for the caller, who keeps what came and raises it again."""
+        try:  # closed first thing inside: an exception before it finds the pool open (cut_by)
+            self._closed = True
+            if self._pool is not None and grace != 0 and self._tasks:
+                pending = set(self._tasks)
+                end = None if grace is None else time.monotonic() + grace
                 while pending:
                     with contextlib.suppress(CacheError):
                         self._tick()
@@ -112,8 +121,10 @@ class RequestPool:
                     if left <= 0:
                         break
                     pending = cf.wait(pending, timeout=left).not_done
-            except KeyboardInterrupt:  # Ctrl-C in the wait: cut the rest now (the caller
-                self.interrupted = True  # keeps what came, then raises it again)
+        except BaseException as exc:  # not only KeyboardInterrupt: left uncut, the workers
+            self.interrupted = exc  # read on to their deadline and the exit waits for them
+        if self._pool is None:
+            return []
         if any(not f.done() for f in self._tasks):
             cancel()  # cut what is still in flight, wake the waiting
         self._pool.shutdown(wait=False, cancel_futures=True)

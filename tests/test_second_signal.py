@@ -1,0 +1,270 @@
+"""A second signal while a load finishes its requests in flight cuts them, whatever it raises.
+
+The first Ctrl-C (SIGTERM, SIGHUP) of a load sends nothing more and waits for the requests
+in flight (:mod:`icoframes.fetch.inflight`); a second one stops the load at once. Here the
+service holds every profile request until the connection is closed (the load cut it) or the
+test lets it go, and says which came first: a load that raised without cutting leaves its
+workers reading, and the process cannot exit before their ``timeout``. The signals are real,
+sent to the main thread; nothing waits on the clock.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import os
+import select
+import signal
+import threading
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
+from waiting import HANG_GUARD
+
+import icoframes
+from icoframes.fetch import inflight
+from icoframes.fetch import load as load_module
+
+pytestmark = pytest.mark.usefixtures("ctrl_c_raises", "one_ledger_day")
+
+WORKERS = 4
+
+
+class HeldProfiles:
+    """Profile requests held until their connection closes ("cut") or :meth:`let_go`
+    ("answered"), each said in :attr:`ends`."""
+
+    def __init__(self) -> None:
+        self.arrived = threading.Semaphore(0)
+        self.ended = threading.Semaphore(0)
+        self.ends: list[str] = []
+        self._wake_r, self._wake_w = os.pipe()
+
+    def __call__(self, h) -> None:
+        ico_id = int(h.request_json()["id"])
+        self.arrived.release()
+        ready, _, _ = select.select([h.connection, self._wake_r], [], [])
+        cut = h.connection in ready and not h.connection.recv(1)  # the client closed it
+        self.ends.append("cut" if cut else "answered")
+        self.ended.release()
+        if not cut:
+            json_reply({"error": None, "data": {"id": ico_id, "main": {"name": f"P{ico_id}"}}})(h)
+
+    def wake(self) -> None:
+        """Answer those still held (and any held later)."""
+        os.write(self._wake_w, b"x")
+
+    def let_go(self) -> list[str]:
+        """Answer those still held; how each ended."""
+        self.wake()
+        for _ in range(WORKERS):
+            assert self.ended.acquire(timeout=HANG_GUARD), "a held request never ended"
+        return sorted(self.ends)
+
+    def close(self) -> None:
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+
+@pytest.fixture
+def held(tmp_path, monkeypatch) -> Iterator[tuple[HostileServer, HeldProfiles]]:
+    """A service whose profile requests are held, a load set up for it whose requests
+    would wait for their answers as long as the hang guard (only a cut ends them sooner)."""
+    monkeypatch.setattr(inflight, "FINISHING", HANG_GUARD)
+    profiles = HeldProfiles()
+    with HostileServer({LIST: paged_list(30), PROFILE: profiles}) as srv, \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        icoframes.configure(base_url=srv.base_url, public_key="p", private_key="s",
+                            cache_dir=tmp_path / "cache", max_workers=WORKERS,
+                            timeout=HANG_GUARD)
+        try:
+            yield srv, profiles
+        finally:
+            profiles.wake()
+            icoframes.reset_configuration()
+    profiles.close()
+
+
+@pytest.fixture
+def pool_waits(monkeypatch) -> threading.Event:
+    """Set once the load's pool waits for its requests in flight (it shuts down)."""
+    event, wait = threading.Event(), cf.wait
+
+    def waiting(*args, **kwargs):
+        event.set()
+        return wait(*args, **kwargs)
+
+    monkeypatch.setattr(cf, "wait", waiting)
+    return event
+
+
+def _signal(sig: int) -> None:
+    signal.pthread_kill(threading.main_thread().ident, sig)  # type: ignore[arg-type]
+
+
+def _in_the_background(target) -> threading.Thread:
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread
+
+
+def _workers_left() -> list[str]:
+    workers = [t for t in threading.enumerate() if t.name.startswith("icoframes_")]
+    for worker in workers:
+        worker.join(HANG_GUARD)
+    return [w.name for w in workers if w.is_alive()]
+
+
+def test_a_second_sigterm_whose_handler_exits_cuts_the_requests_in_flight(held, pool_waits):
+    srv, profiles = held
+    raised: list[SystemExit] = []
+
+    def on_term(signum, frame):  # a service's: sys.exit on SIGTERM
+        raised.append(SystemExit(0))
+        raise raised[-1]
+
+    def two_sigterms() -> None:
+        if all(profiles.arrived.acquire(timeout=HANG_GUARD) for _ in range(WORKERS)):
+            _signal(signal.SIGTERM)
+            if pool_waits.wait(HANG_GUARD):  # the load waits for the requests it holds
+                _signal(signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        helper = _in_the_background(two_sigterms)
+        with pytest.raises(SystemExit) as got:
+            icoframes.load_icos(status="past", progress=False)
+        helper.join(HANG_GUARD)
+        handler_after = signal.getsignal(signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    ends = profiles.let_go()  # the load has raised: what it did not cut is answered now
+    assert ends == ["cut"] * WORKERS
+    assert got.value is raised[1] and len(raised) == 2  # the second one's, itself
+    assert _workers_left() == [] and handler_after is on_term
+    srv.stop()
+    assert icoframes.cache_info().requests_today == sum(srv.hits.values())
+
+
+def test_a_second_ctrl_c_as_the_finishing_line_is_said_cuts_the_requests_in_flight(held):
+    srv, profiles = held
+
+    class AgainAsItIsSaid(logging.Handler):  # before the pool's wait begins
+        def emit(self, record: logging.LogRecord) -> None:
+            if "finishing" in record.getMessage():
+                signal.raise_signal(signal.SIGINT)
+
+    def ctrl_c() -> None:
+        if all(profiles.arrived.acquire(timeout=HANG_GUARD) for _ in range(WORKERS)):
+            _signal(signal.SIGINT)
+
+    logger, again = logging.getLogger("icoframes.fetch.inflight"), AgainAsItIsSaid()
+    logger.addHandler(again)
+    try:
+        helper = _in_the_background(ctrl_c)
+        with pytest.raises(KeyboardInterrupt):
+            icoframes.load_icos(status="past", progress=False)
+        helper.join(HANG_GUARD)
+    finally:
+        logger.removeHandler(again)
+    assert profiles.let_go() == ["cut"] * WORKERS
+    assert _workers_left() == []
+    assert icoframes.cache_info().list_queries == 1  # the list paged is kept
+    srv.stop()
+    assert icoframes.cache_info().requests_today == sum(srv.hits.values())
+
+
+def test_no_retry_leaves_after_the_first_ctrl_c(tmp_path, monkeypatch, quick_retries):
+    """The requests in flight at the Ctrl-C are answered 503 (Retry-After: 0) once the
+    handler ran; the load reaches its grace only once each has failed or been retried."""
+    arrived, go, handled = threading.Semaphore(0), threading.Event(), threading.Event()
+    fetched, asked, lock = threading.Semaphore(0), Counter(), threading.Lock()
+    after: list[tuple[int, int]] = []
+
+    def profile(h) -> None:
+        ico_id = int(h.request_json()["id"])
+        with lock:
+            asked[ico_id] += 1
+            attempt = asked[ico_id]
+            if handled.is_set():
+                after.append((ico_id, attempt))
+        if attempt == 1 and not handled.is_set():
+            arrived.release()
+            go.wait(HANG_GUARD)
+            h.send_bytes(503, b'{"error": "busy"}', {"Retry-After": "0"})
+            return
+        json_reply({"error": None, "data": {"id": ico_id, "main": {"name": f"P{ico_id}"}}})(h)
+
+    def on_int(signum, frame):
+        handled.set()
+        raise KeyboardInterrupt
+
+    def ctrl_c_then_503() -> None:
+        if all(arrived.acquire(timeout=HANG_GUARD) for _ in range(WORKERS)):
+            _signal(signal.SIGINT)
+            handled.wait(HANG_GUARD)
+        go.set()
+
+    fetch, grace = load_module.fetch, load_module.grace
+
+    def counted_fetch(*args):
+        try:
+            return fetch(*args)
+        finally:
+            fetched.release()
+
+    def late_grace(*args, **kwargs):  # each request sent before the Ctrl-C has ended
+        for _ in range(WORKERS):
+            assert fetched.acquire(timeout=HANG_GUARD)
+        return grace(*args, **kwargs)
+
+    monkeypatch.setattr(load_module, "fetch", counted_fetch)
+    monkeypatch.setattr(load_module, "grace", late_grace)
+    previous = signal.signal(signal.SIGINT, on_int)
+    with HostileServer({LIST: paged_list(30), PROFILE: profile}) as srv:
+        icoframes.configure(base_url=srv.base_url, public_key="p", private_key="s",
+                            cache_dir=tmp_path / "cache", max_workers=WORKERS,
+                            timeout=HANG_GUARD)
+        try:
+            helper = _in_the_background(ctrl_c_then_503)
+            with pytest.raises(KeyboardInterrupt):
+                icoframes.load_icos(status="past", progress=False)
+            helper.join(HANG_GUARD)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            go.set()
+            srv.stop()
+            booked = icoframes.cache_info().requests_today
+            icoframes.reset_configuration()
+    assert after == []  # no attempt reached the service after the Ctrl-C
+    assert sum(asked.values()) == WORKERS and booked == sum(srv.hits.values())
+
+
+def test_the_handlers_are_set_back_when_a_signal_raises_while_they_are_set(monkeypatch):
+    set_handler = signal.signal
+
+    def on_term(signum, frame):
+        raise SystemExit("terminated")
+
+    def sigterm_between(sig, handler):  # a SIGTERM after SIGINT's is set, before SIGTERM's
+        if sig == signal.SIGTERM and isinstance(getattr(handler, "__self__", None),
+                                                inflight.FirstSignal):
+            signal.raise_signal(signal.SIGTERM)
+        return set_handler(sig, handler)
+
+    previous = set_handler(signal.SIGTERM, on_term)
+    try:
+        monkeypatch.setattr(signal, "signal", sigterm_between)
+        with pytest.raises(SystemExit, match="terminated"), inflight.FirstSignal():
+            pass
+        monkeypatch.setattr(signal, "signal", set_handler)
+        handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+        with pytest.raises(KeyboardInterrupt):  # the next Ctrl-C is not swallowed
+            signal.raise_signal(signal.SIGINT)
+    finally:
+        set_handler(signal.SIGTERM, previous)
+    assert handlers == (signal.default_int_handler, on_term)
