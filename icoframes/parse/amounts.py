@@ -50,23 +50,38 @@ def read_icos_amounts(data: dict[str, Any], ids: np.ndarray, log: Problems) -> N
     profiles.tidy`, with ``ticker``) by float64 numbers, and their unit columns by canonical
     codes that agree; what cannot be read is missing and a problem of its column in ``log``."""
     # "12.500" by the convention the ICO's other amounts show ("1.500.000": 12,500); only
-    # amounts that are read show it ("0,1 ETH" refused under a unit column USD is no sign of
+    # amounts that are read settle it ("0,1 ETH" refused under a unit column USD is no sign of
     # German): where a row is in doubt, a trial read finds them (doubted ones stay looked at)
     raw = [data[name] for name in _AMOUNTS]
     marks = decimal_marks(raw)
     if any(mark is not None for mark in marks):
         trial, found = dict(data), Problems()
         _read_all(trial, ids, found, marks)
-        again = decimal_marks([
+        again = [_evidence(read, shown) for read, shown in zip(decimal_marks([
             [value if in_doubt(value) or not _lost(value, number) else None
              for value, number in zip(values, trial[name], strict=True)]
-            for name, values in zip(_AMOUNTS, raw, strict=True)])
+            for name, values in zip(_AMOUNTS, raw, strict=True)]), marks, strict=True)]
         if again == marks:  # (mostly: the trial was the read)
             data.update(trial)
             log.merge(found)
             return
         marks = again
     _read_all(data, ids, log, marks)
+
+
+def _evidence(read: str | None, shown: str | None) -> str | None:
+    """A row's marks of a convention (:func:`~icoframes.parse.separators.decimal_marks`):
+    ``read``, those of its amounts that are read, and ``shown``, those of all of them. A
+    value refused for another reason (``"1,000,000 BTC"`` under USD) still shows how the
+    profile writes numbers, so beside read amounts of the other convention it makes the row
+    show both (its doubted values are then refused); alone, or beside read amounts of its own
+    convention, it decides nothing: it was never read.
+
+    >>> _evidence(",", ",."), _evidence(".", ".;"), _evidence(None, ",."), _evidence(";", ",;")
+    (',.', '.;', None, ';')
+    """
+    both = shown is not None and "." in shown and bool(set(shown) & set(",;"))
+    return shown if read is not None and both else read  # "." beside "," or ";": both
 
 
 def _lost(value: object, number: float) -> bool:
