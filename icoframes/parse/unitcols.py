@@ -67,7 +67,7 @@ from .rules import MULTIPLIERS, multiplier_word
 from .scales import percent_unit
 from .text import foreign_digits, normalize_text
 
-__all__ = ["CENT", "column_multipliers", "column_text", "unread_units"]
+__all__ = ["CENT", "column_multipliers", "column_text", "dollar_in_doubt", "unread_units"]
 
 #: The factor of a unit column ``cents``: a unit (hundredths of a USD), not a scale.
 CENT: Final = 0.01
@@ -82,6 +82,33 @@ _RATE_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
 _NUMBER_RE: Final = re.compile(r"(?<![^\W_])[0-9]")
 # A unit in brackets or before a colon: "(USD)", "[USD]", "USD:".
 _BARE_RE: Final = re.compile(r"\(([^()]+)\)|\[([^\[\]]+)\]|([^:]+):")
+# A dollar of no country ("$", "dollars"); a unit column's dollar ("S$", "$ (SGD)", "Singapore
+# dollars"; not a cashtag "$XYZ"); one that says it is the US dollar ("USD", "US$", "U.S. dollar").
+_DOLLAR_RE: Final = re.compile(r"\$|\bdollars?\b", re.IGNORECASE)
+_COLUMN_DOLLAR_RE: Final = re.compile(r"\$(?![^\W\d_])|\bdollars?\b", re.IGNORECASE)
+_US_RE: Final = re.compile(r"(?<![a-z])(?:usd|u\.?s\.?\s*(?:\$|dollars?\b))(?![a-z])",
+                           re.IGNORECASE)
+
+
+def dollar_in_doubt(value: object, unit: object) -> bool:
+    """Whether ``value`` writes a dollar without saying whose (``"$3"``, ``"3 dollars"``,
+    ``"1 AQB = $3"``; not ``"US$3"``, ``"3 USD"``) under a unit column ``unit`` that names a
+    dollar other than the US one (``"Singapore dollars"``, ``"S$"``, ``"Canadian dollar"``):
+    the US dollar where nothing says otherwise, the column's dollar here, maybe. Meant for a
+    unit column that names no unit read; a known code (``"SGD"``) makes it a unit conflict.
+
+    Examples
+    --------
+    >>> [dollar_in_doubt(v, "Singapore dollars") for v in ("$3", "3 dollars", "US$3", "3 USD")]
+    [True, True, False, False]
+    >>> [dollar_in_doubt("$3", u) for u in ("S$", "$ (SGD)", "US dollars (mln)", "$XYZ", "mln")]
+    [True, True, False, False, False]
+    """
+    if type(value) is not str or type(unit) is not str:
+        return False
+    text, column = normalize_text(value), normalize_text(unit)
+    return (_DOLLAR_RE.search(text) is not None and _US_RE.search(text) is None
+            and _COLUMN_DOLLAR_RE.search(column) is not None and _US_RE.search(column) is None)
 
 
 def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,

@@ -97,7 +97,7 @@ from .rules import (
 )
 from .separators import settle
 from .text import foreign_digits, normalize_text
-from .unitcols import CENT, column_multipliers, column_text
+from .unitcols import CENT, column_multipliers, column_text, dollar_in_doubt
 
 __all__ = [
     "FIAT_CODES",
@@ -326,10 +326,12 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         unread[name].update(refused)
     for i, factor in factors.items():  # "K USD": a number that writes no unit is in thousands
         for name, numbers in amounts.items():
+            value = columns[name][i]  # "5 mln", "5e6" under "USD mln": 5e6 or 5e12?
+            if math.isnan(factor) and dollar_in_doubt(value, units[i]):  # "$3" under
+                written[name].pop(i, None)  # "Singapore dollars": whose dollar? Read as "3"
             if i in written[name] or math.isnan(numbers[i]):
                 continue
             number = times(float(numbers[i]), factor)  # "4.1" under "USD mln": 4.1e6, exactly
-            value = columns[name][i]  # "5 mln", "5e6" under "USD mln": 5e6 or 5e12?
             if math.isnan(factor):  # "Singapore dollars", "mln": the unit, not the number
                 unread[name][i], number = "unreadable_unit", math.nan  # (unitcols.unread_units)
             elif factor != CENT and type(value) is str and written_multiplier(value):
