@@ -42,8 +42,8 @@ __all__ = ["ANY_INTEGER", "AT_LEAST_ONE", "COUNT", "DIGITS", "INT64_MAX", "INTEG
            "NUMBER", "QUOTA", "SECONDS", "TOO_MANY_SECONDS",
            "as_integer", "bounds", "checked", "did_you_mean_flag", "did_you_mean_number",
            "integer_text", "is_integer",
-           "meant_flag", "meant_number", "number_core", "number_text", "python_number", "whole",
-           "within"]
+           "meant_flag", "meant_number", "number_core", "number_text", "python_number",
+           "underflowed", "whole", "within"]
 
 #: ASCII digits, no sign: a count as a server writes it (``Content-Length``).
 DIGITS = re.compile(r"[0-9]+")
@@ -165,12 +165,18 @@ def number_text(value: object) -> int | float | None:
     if core is None:
         return None
     number = float(core)  # ASCII digits, a point, an exponent: float() reads every such text
-    return None if _underflowed(core, number) else number
+    return None if underflowed(core, number) else number
 
 
-def _underflowed(text: str, number: float) -> bool:
+def underflowed(text: str, number: float) -> bool:
     """Whether ``number``, read from ``text``, is a 0 that ``text`` does not write: a number
-    too small for a float (``"1e-400"``), in any digits (``"١e-400"``)."""
+    too small for a float (``"1e-400"``), in any digits (``"١e-400"``).
+
+    Examples
+    --------
+    >>> underflowed("1e-400", 0.0), underflowed("0e-400", 0.0), underflowed("1e-3", 0.001)
+    (True, False, False)
+    """
     return number == 0 and any(unicodedata.decimal(c, 0) for c in re.split("[eE]", text)[0])
 
 
@@ -230,7 +236,7 @@ def meant_number(value: object, *, whole: bool = True) -> int | float | None:
         return None
     if whole and isinstance(number, decimal.Decimal) and number != number.to_integral_value():
         return None  # Decimal("5.000000000000000001") is 5.0 as a float, no whole number
-    if isinstance(value, str) and _underflowed(value, real):  # "1e-400" is no 0
+    if isinstance(value, str) and underflowed(value, real):  # "1e-400" is no 0
         return None
     if whole and isinstance(number, float) and abs(real) >= _EXACT:  # no exact whole number
         return None

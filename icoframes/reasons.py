@@ -29,8 +29,8 @@ Reason: TypeAlias = Literal[
     "wrong_shape", "absent_section", "wrong_type", "unreadable_id", "duplicate_id", "no_name",
     "surrogate",
     "unreadable_number", "grouping", "ambiguous_separator", "range", "vague", "percent",
-    "negative", "infinite", "out_of_bounds", "fraction", "unit_conflict", "unreadable_unit",
-    "unreadable_price",
+    "negative", "infinite", "underflow", "out_of_bounds", "fraction", "unit_conflict",
+    "unreadable_unit", "unreadable_price",
     "unreadable_date", "impossible_date", "date_out_of_range", "no_year", "short_year",
     "us_order", "ambiguous_order",
     "duration", "unknown_flag", "qualified_flag",
@@ -73,12 +73,15 @@ REASONS: Final[Mapping[Reason, str]] = {
     "range": "a range, stages or several amounts in one value (``\"100-200\"``, "
              "``\"1 ETH = 3640-3367 IML\"``): never collapsed to one number",
     "vague": "an approximate or qualified amount (``\"~3,500,000\"``, ``\"> 100\"``, "
-             "``\"1PSTS = 20¢ (25¢ AFTER SEPT 18)\"``)",
+             "``\"1PSTS = 20¢ (25¢ AFTER SEPT 18)\"``), or share (``\"25% (vested)\"``, "
+             "``\"25% vested\"``)",
     "percent": "a ``%`` or a percent word in a column that is not a share (``\"60%\"``, "
                "``\"60 percent\"`` as a hard cap)",
     "negative": "a negative amount, share or ICO score (``\"-5000\"`` as a hard cap)",
     "infinite": "an infinite number, or one too big for a float (``1e999``, ``\"inf\"``, an "
                 "integer of over 308 digits)",
+    "underflow": "a number that is not 0 but too small for a float (``\"1e-400\"``, a price "
+                 "``\"1e-400 ETH = 1 AQB\"``), which a float would make 0: never read as 0",
     "out_of_bounds": "a share above 100 (``\"150%\"`` of the tokens), an ICO score above 10 "
                      "(the scale the list filters by: spec 4.2)",
     "fraction": "a distribution written as fractions of 1 (``0.6``, ``0.25``, ``0.15``: two "
@@ -90,7 +93,8 @@ REASONS: Final[Mapping[Reason, str]] = {
     "unreadable_unit": "a unit column that names no unit read (``\"Singapore dollars\"``, "
                        "``\"ETH, BTC\"``, ``\"USD/ETH\"``, ``\"mln\"``): a row of the unit "
                        "column holds its text, and each amount of its group that writes no "
-                       "unit is missing, a row with this reason too",
+                       "unit, or a dollar of no country (``\"$3\"``, ``\"3 dollars\"``: "
+                       "the column's dollar?), is missing, a row with this reason too",
     "unreadable_price": "an exchange whose token side or currency cannot be told "
                         "(``\"1 BILL = 1 XLM\"`` for an ICO of another ticker), or a token "
                         "amount of 0",

@@ -17,7 +17,7 @@ LONG = "1" * 5000
     ("$1e" + LONG, "infinite"),
     ("1.5e" + LONG + " mln", "infinite"),
     ("1e+" + LONG + " USD", "infinite"),
-    ("1e-" + LONG + " USD", 0.0),
+    ("1e-" + LONG + " USD", "underflow"),  # parser 30: no 0 (it was 0.0)
     ("1e" + "0" * 5000 + "3", 1000.0),  # leading zeros are no size
     ("2e3", 2000.0),
     ("4.1B", 4.1e9),

@@ -55,7 +55,7 @@ def test_a_score_off_the_scale_is_missing_and_a_problem_in_profiles_and_lists(co
 
 
 @pytest.mark.parametrize(("score", "read", "reason"), [
-    ("1e-400", 0.0, None), (5, 5.0, None), ("11", None, "out_of_bounds")])
+    ("1e-400", None, "underflow"), (5, 5.0, None), ("11", None, "out_of_bounds")])  # 30: no 0
 def test_tidy_reads_scores_by_the_same_bounds(score, read, reason):
     tables = icoframes.tidy([{"id": 1, "main": {"ico_score": score}}])
     value = tables.icos.loc[0, "ico_score"]

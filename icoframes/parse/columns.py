@@ -60,8 +60,9 @@ def numbers_fast(values: Sequence[Any]) -> tuple[np.ndarray, list[int]]:
     """Plain numbers and numeric strings in one vectorised call; the rows it cannot vouch for.
 
     Returns the float64 array (NaN where the fast path failed) and the positions
-    that must take the per-value rules: non-finite results, and booleans, which
-    pandas reads as 1.0 and 0.0 although ``true`` is not an amount.
+    that must take the per-value rules: non-finite results, booleans, which
+    pandas reads as 1.0 and 0.0 although ``true`` is not an amount, and text read as 0
+    (``"1e-400"`` underflows: no 0).
     """
     try:
         numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
@@ -70,8 +71,8 @@ def numbers_fast(values: Sequence[Any]) -> tuple[np.ndarray, list[int]]:
         out = np.full(len(values), np.nan)
     out += 0.0  # -0.0 + 0.0 is 0.0: "-0.0" is no negative zero in a frame or a file
     suspect = np.flatnonzero(~np.isfinite(out)).tolist()
-    suspect += [i for i in np.flatnonzero((out == 0) | (out == 1)).tolist()
-                if type(values[i]) is bool]
+    suspect += [i for i in np.flatnonzero((out == 0) | (out == 1)).tolist()  # "1e-400": 0?
+                if type(values[i]) is bool or (out[i] == 0 and type(values[i]) is str)]
     return out, suspect
 
 

@@ -174,7 +174,10 @@ def read_exchange(text: str, ticker: object) -> tuple[float | _Bad, str | None]:
     # never a token ("1 XYZ per token" is no price in TOKEN)
     if token.amount == 0 or not money.unit or fold(money.unit) in TOKEN_WORDS:
         return bad("unreadable_price"), None
-    return money.amount / token.amount, money.unit
+    price = money.amount / token.amount
+    if price == 0 < money.amount:  # "1e-300 ETH = 1e300 AQB": too small for a float, no 0
+        return bad("underflow"), None
+    return price, money.unit
 
 
 def own_ticker(ticker: object) -> str | None:

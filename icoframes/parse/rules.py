@@ -20,17 +20,17 @@ import re
 from decimal import Decimal
 from typing import Final
 
-from ..numerals import number_text
+from ..numerals import number_text, underflowed
 from ..vocabulary import (
     FALSE_WORDS,
     MISSING_MARKERS,
-    PERCENT_WORDS,
     TRUE_WORDS,
     UNKNOWN_WORDS,
     fold,
 )
-from .base import MARKER_SPELLINGS, Bad, Reason, _Bad, bad, is_missing_marker
+from .base import MARKER_SPELLINGS, Bad, _Bad, bad, is_missing_marker
 from .dates import DATETIME_FORMAT, LABEL_FORMAT, parse_datetime, parse_label_date
+from .refusals import PERCENT_WORDS_RE, SPACE_GROUPS_RE, amount_reason
 from .scales import (
     MULTIPLIER_PATTERN,
     MULTIPLIERS,
@@ -98,10 +98,7 @@ _AMOUNT_RE: Final = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE,
 )
-# A percent, in words too ("5 percent", "5 pct"): no amount, but a share's sign.
-_PERCENT_WORDS: Final = "|".join(word.replace(" ", r"\s+") for word in sorted(PERCENT_WORDS))
-_PERCENT_RE: Final = re.compile(rf"%|(?<![^\W\d_])(?:{_PERCENT_WORDS})\b", re.IGNORECASE)
-_PERCENT_SIGN_RE: Final = re.compile(rf"\s*(?:%|(?<![^\W\d_])(?:{_PERCENT_WORDS}))$",
+_PERCENT_SIGN_RE: Final = re.compile(rf"\s*(?:%|(?<![^\W\d_])(?:{PERCENT_WORDS_RE}))$",
                                      re.IGNORECASE)  # "60percent" as "60%"; not "USDpct"
 # Beyond the digits a response can hold (a few MiB), plus float's range: the same float.
 _EXPONENT_BOUND: Final = 10**9
@@ -110,7 +107,6 @@ _THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:,[0-9]{3})+(?:\.[0-9]*)?")
 _DOT_THOUSANDS_RE: Final = re.compile(r"[1-9][0-9]{0,2}(?:\.[0-9]{3}){2,}"
                                       r"|[1-9][0-9]{0,2}(?:\.[0-9]{3})+,[0-9]+")
 _DECIMAL_COMMA_RE: Final = re.compile(r"[0-9]+,[0-9]+")
-_SPACE_GROUPS_RE: Final = re.compile(r"[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+(?:[.,][0-9]+)?")
 
 
 def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None:
@@ -168,14 +164,22 @@ def parse_amount(value: object, *, percent: bool = False) -> float | _Bad | None
     if percent:  # a share's own sign, or its word ("60 percent", as "60%")
         text = _PERCENT_SIGN_RE.sub("", text)
     if not text.isascii() or "_" in text:  # float() reads "٣" as 3, "1_000" as 1000: no amount
-        return _parse_amount_text(text)
+        return _parse_amount_text(text, percent)
     try:
         number = float(text)
     except ValueError:
-        return _parse_amount_text(text)
+        return _parse_amount_text(text, percent)
     if math.isnan(number):
         return None
-    return number + 0.0 if math.isfinite(number) else bad("infinite")
+    return _finite(number + 0.0, text)
+
+
+def _finite(number: float, text: str) -> float | _Bad:
+    """``number`` read from ``text``, unless a float cannot hold it: too big (``infinite``),
+    or a 0 that ``text`` does not write (``"1e-400"``: ``underflow``, never a 0)."""
+    if underflowed(text, number):
+        return bad("underflow")
+    return number if math.isfinite(number) else bad("infinite")
 
 
 def written_currency(value: str) -> str | None:
@@ -206,14 +210,14 @@ def times(number: float, factor: float) -> float:
     return float(Decimal(repr(number)) * Decimal(repr(factor)))
 
 
-def _parse_amount_text(text: str) -> float | _Bad:
+def _parse_amount_text(text: str, percent: bool = False) -> float | _Bad:
     match = _AMOUNT_RE.fullmatch(text)
     if match is None or match["num"].rstrip()[-1] in "'’":  # "5' USD": "5, USD" is no number
-        return bad("grouping" if match is not None else amount_reason(text))
+        return bad("grouping" if match is not None else amount_reason(text, share=percent))
     digits = match["num"].replace("'", " ").replace("’", " ").strip()
     if any(c.isspace() for c in digits):
         # a space (or an apostrophe: "1'000'000") only ever groups thousands; "2 5" is not 25
-        if not _SPACE_GROUPS_RE.fullmatch(digits):
+        if not SPACE_GROUPS_RE.fullmatch(digits):
             return bad("grouping")
         digits = "".join(digits.split())
     if (read := _digits(digits)) is None:
@@ -230,7 +234,7 @@ def _parse_amount_text(text: str) -> float | _Bad:
     except ValueError:
         return bad("unreadable_number")
     number = (-number if match["sign"] == "-" else number) + 0.0  # "-0.0": 0.0
-    return number if math.isfinite(number) else bad("infinite")
+    return _finite(number, digits)
 
 
 def _exponent(text: str | None) -> int:
@@ -269,58 +273,6 @@ def _scales(match: re.Match[str]) -> bool:
         return any(scaled_currency(mult.lower(), currency) is not None
                    for currency in (pre, post) if currency)
     return split is not None and split[0] != ""
-
-
-# Why text that is no amount is not one (see amount_reason).
-_VAGUE_RE: Final = re.compile(
-    r"^\s*(?:[~≈<>≤≥±]|ca\.?\s|circa|approx|about|around|almost|nearly|over|under|up\s+to|"
-    r"at\s+least|at\s+most|more\s+than|less\s+than|min|max)|\+\s*$|\bor\s+more\b|≈",
-    re.IGNORECASE)
-_BRACKETS_RE: Final = re.compile(r"\([^)]*\)?|\[[^\]]*\]?")
-# two numbers: digits apart by more than one comma or dot (not "0.1", but "1M, 2M"); each
-# gap is scanned once (it was "\d[\d,.]*(?=...)\D+\d": O(n^2), 0.5 s for "1." * 2000)
-_UNDERSCORE_RE: Final = re.compile(r"[0-9]_[0-9]")
-_SEVERAL_RE: Final = re.compile(r"[0-9](?:[^0-9]{2,}|[^0-9,.])[0-9]")
-# Arabic decimal and thousands marks between digits ("1٫5", "1٬000"): one number in a form not
-# read, not two numbers
-_ARABIC_MARK_RE: Final = re.compile(r"(?<=[0-9])[٫٬](?=[0-9])")
-# a number in base 16, 8 or 2 ("0x10") or a power of ten written out ("1.5x10^7", "10**7"): one
-# number in a form not read, not "0" and "10", "5" and "10" (a run of spaces is begun once)
-_PREFIXED_RE: Final = re.compile(r"(?<![0-9a-z.])0[xob][0-9a-f]+\b|(?:(?<!\s)\s*+[x×*·]\s*+|"
-                                 r"(?<![0-9]))10\s*+(?:\^|\*\*)\s*+[-+]?[0-9]+", re.IGNORECASE)
-
-
-def amount_reason(text: str) -> Reason:
-    """Why ``text`` (stripped, normalised, and no amount) cannot be read as one amount.
-
-    In this order: an exchange outside a price (``unreadable_number``), a ``%``
-    outside brackets (``percent``), a word or sign of approximation (``vague``),
-    two numbers outside brackets (``range``: ranges, stages, several amounts), a
-    bracketed qualifier (``vague``), else ``unreadable_number``.
-
-    Examples
-    --------
-    >>> [amount_reason(t) for t in ["100-200", "10M (stage 1), 20M", "~5M", "0.1 (0.5 later)"]]
-    ['range', 'range', 'vague', 'vague']
-    >>> [amount_reason(t) for t in ["60%", "lots", "1 ETH = 2 X", "500 tokens", "1M, 2M"]]
-    ['percent', 'unreadable_number', 'unreadable_number', 'unreadable_number', 'range']
-    >>> [amount_reason(t) for t in ["1٫5", "1٬000", "1٬000-2٬000", "1.5x10^7", "1.5 × 10^7"]]
-    ['unreadable_number', 'unreadable_number', 'range', 'unreadable_number', 'unreadable_number']
-    """
-    outside = _BRACKETS_RE.sub(" ", text)
-    if "=" in text:
-        return "unreadable_number"  # an exchange is a price, read only in price columns
-    if _PERCENT_RE.search(outside):
-        return "percent"  # "5 percent", as "5%"
-    if _VAGUE_RE.search(text):
-        return "vague"
-    if _UNDERSCORE_RE.search(text):
-        return "grouping"  # "1_000": Python's float() reads it, no one writes it
-    # digits grouped by spaces are one number ("100 000 000 tokens" is no range)
-    one = _PREFIXED_RE.sub("0", _ARABIC_MARK_RE.sub("", outside))
-    if _SEVERAL_RE.search(_SPACE_GROUPS_RE.sub(lambda m: "".join(m[0].split()), one)):
-        return "range"
-    return "vague" if outside != text else "unreadable_number"
 
 
 def _digits(digits: str) -> str | None:
