@@ -165,4 +165,14 @@ __all__ = ["PARSER_VERSION"]
 #:     "1,500" is 1.5 where the ICO shows dots grouping (was 1,500), ambiguous_separator where
 #:     it shows both, else 1,500; "1.500M" where dots group: ambiguous_separator (was 1.5e9);
 #:     only amounts that are read show the convention ("0,1 ETH" refused: none).
-PARSER_VERSION: Final = 29
+#: 30: a value refused for another reason ("1,000,000 BTC" under USD) still shows its marks
+#:     where the amounts read show the other convention: both shown, "1,500" and "12.500"
+#:     there are ambiguous_separator (were read by the one convention of the read amounts);
+#:     alone it still settles nothing. A share with words after its % ("25% (vested)",
+#:     "25% vested") is vague, "20% + 5%" a range (both were percent). A dollar of no country
+#:     ("$3", "3 dollars", "1 AQB = $3") under a unit column naming another dollar that is
+#:     not read ("Singapore dollars", "S$", "$ (SGD)") is unreadable_unit (was 3 USD, its unit
+#:     USD). A nonzero number too small for a float ("1e-400", "1e-400 ETH = 1 AQB", "1e-300
+#:     ETH = 1e300 AQB"), in amounts, prices, raised and scores, is the new reason underflow
+#:     (was 0.0, no row); a written 0 ("0e-400") stays 0.
+PARSER_VERSION: Final = 30
