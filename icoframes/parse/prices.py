@@ -133,7 +133,9 @@ def _side(text: str, token: str | None) -> _Side | Reason:
         units.append(SYMBOLS[pre if pre in SYMBOLS else pre.upper()])
     if unit and cents(unit, token):  # "20¢", "20 cents"
         units.append("USD")
-        amount = times(amount, 0.01)  # in decimal, as a value's cents: 0.7 cents is 0.007
+        amount, counted = times(amount, 0.01), amount  # in decimal, as a value's
+        if amount == 0 != counted:  # cents: 0.7 cents is 0.007, 5e-324 cents no 0
+            return "underflow"
     elif unit:
         units.append(canonical_unit(unit))
     if None in units or (len(units) == 2 and units[0] != units[1]):

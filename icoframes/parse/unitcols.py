@@ -54,7 +54,7 @@ from typing import Final
 import numpy as np
 
 from ..vocabulary import FOREIGN_MULTIPLIERS, NOT_UNITS, TOKEN_WORDS, fold
-from .base import Unread
+from .base import Bad, Unread, bad
 from .pertoken import own_tokens, unit_per_token
 from .prices import (
     CURRENCIES,
@@ -63,11 +63,12 @@ from .prices import (
     own_ticker,
     split_scale,
 )
-from .rules import MULTIPLIERS, multiplier_word
+from .rules import MULTIPLIERS, multiplier_word, times
 from .scales import percent_unit
 from .text import foreign_digits, normalize_text
 
-__all__ = ["CENT", "column_multipliers", "column_text", "dollar_in_doubt", "unread_units"]
+__all__ = ["CENT", "column_multipliers", "column_text", "dollar_in_doubt", "scaled_number",
+           "unread_units"]
 
 #: The factor of a unit column ``cents``: a unit (hundredths of a USD), not a scale.
 CENT: Final = 0.01
@@ -82,33 +83,77 @@ _RATE_RE: Final = re.compile(r"/|\bper\b", re.IGNORECASE)
 _NUMBER_RE: Final = re.compile(r"(?<![^\W_])[0-9]")
 # A unit in brackets or before a colon: "(USD)", "[USD]", "USD:".
 _BARE_RE: Final = re.compile(r"\(([^()]+)\)|\[([^\[\]]+)\]|([^:]+):")
-# A dollar of no country ("$", "dollars"); a unit column's dollar ("S$", "$ (SGD)", "Singapore
-# dollars"; not a cashtag "$XYZ"); one that says it is the US dollar ("USD", "US$", "U.S. dollar").
+# A dollar of no country ("$", "dollars"); one that says it is the US dollar ("USD", "US$",
+# "U.S. dollar", "United States dollars", "dollars (US)").
 _DOLLAR_RE: Final = re.compile(r"\$|\bdollars?\b", re.IGNORECASE)
-_COLUMN_DOLLAR_RE: Final = re.compile(r"\$(?![^\W\d_])|\bdollars?\b", re.IGNORECASE)
-_US_RE: Final = re.compile(r"(?<![a-z])(?:usd|u\.?s\.?\s*(?:\$|dollars?\b))(?![a-z])",
-                           re.IGNORECASE)
+_US_RE: Final = re.compile(r"(?<![a-z])(?:usd|u\.?s\.?\s*(?:\$|dollars?\b)|united\s+states)"
+                           r"(?![a-z])|\bdollars?\s*\(\s*u\.?s\.?\s*\)", re.IGNORECASE)
+# A dollar other than the US one that a unit column names: by the letters of its sign ("S$",
+# "HK$", "Mex$"; not "US$", nor "k$": thousands), by its code ("SGD", "$NZD", "Dollar (SGD)"),
+# or by its country beside a dollar ("Singapore dollars", "Canadian $"). A dollar alone ("$ mln",
+# "in dollars") names none: it is the US dollar as in a value, so "$3" under it stays 3 USD.
+_SIGN_RE: Final = re.compile(r"(?<![^\W\d_])([^\W\d_]+)\$")
+_OTHER_SIGNS: Final = frozenset({
+    "a", "au", "b", "bd", "bds", "bz", "c", "ca", "ci", "col", "ec", "fj", "g", "gy", "hk", "j",
+    "l", "mex", "n", "nt", "nz", "r", "rd", "s", "sg", "si", "t", "tt", "z"})
+_OTHER_CODE_RE: Final = re.compile(
+    r"(?<![^\W\d_])(?:aud|bbd|bmd|bnd|bsd|bzd|cad|fjd|gyd|hkd|jmd|kyd|lrd|nad|nzd|sbd|sgd|srd|"
+    r"ttd|twd|xcd|zwd|zwl)(?![^\W\d_])", re.IGNORECASE)
+_COUNTRY_RE: Final = re.compile(
+    r"\b(?:singapore(?:an)?|hong\s*kong|australian?|canad(?:a|ian)|new\s+zealand|taiwan(?:ese)?|"
+    r"jamaican?|baham(?:as|ian)|barbad(?:os|ian)|belize(?:an)?|bermud(?:a|ian)|brunei|fiji(?:an)?|"
+    r"guyan(?:a|ese)|liberian?|namibian?|solomon|surinam(?:e|ese)|trinidad(?:ian)?|caribbean|"
+    r"zimbabwe(?:an)?|cayman)\b", re.IGNORECASE)
 
 
 def dollar_in_doubt(value: object, unit: object) -> bool:
     """Whether ``value`` writes a dollar without saying whose (``"$3"``, ``"3 dollars"``,
     ``"1 AQB = $3"``; not ``"US$3"``, ``"3 USD"``) under a unit column ``unit`` that names a
-    dollar other than the US one (``"Singapore dollars"``, ``"S$"``, ``"Canadian dollar"``):
-    the US dollar where nothing says otherwise, the column's dollar here, maybe. Meant for a
-    unit column that names no unit read; a known code (``"SGD"``) makes it a unit conflict.
+    dollar other than the US one (``"Singapore dollars"``, ``"S$"``, ``"Canadian dollar"``),
+    even beside the US one (``"S$ / US$"``, ``"USD or SGD"``): the US dollar where nothing says
+    otherwise, the column's dollar here, maybe. A column of a dollar of no country or of the
+    US one (``"$ mln"``, ``"in dollars"``, ``"dollars (US)"``) leaves it the US dollar. Meant
+    for a unit column that names no unit read; a known code (``"SGD"``) makes it a conflict.
 
     Examples
     --------
     >>> [dollar_in_doubt(v, "Singapore dollars") for v in ("$3", "3 dollars", "US$3", "3 USD")]
     [True, True, False, False]
-    >>> [dollar_in_doubt("$3", u) for u in ("S$", "$ (SGD)", "US dollars (mln)", "$XYZ", "mln")]
-    [True, True, False, False, False]
+    >>> [dollar_in_doubt("$3", u) for u in ("S$", "$ (SGD)", "$NZD", "S$ / US$", "USD or SGD")]
+    [True, True, True, True, True]
+    >>> [dollar_in_doubt("$3", u) for u in ("$ mln", "k$", "dollars (US)", "$XYZ", "mln")]
+    [False, False, False, False, False]
     """
     if type(value) is not str or type(unit) is not str:
         return False
     text, column = normalize_text(value), normalize_text(unit)
     return (_DOLLAR_RE.search(text) is not None and _US_RE.search(text) is None
-            and _COLUMN_DOLLAR_RE.search(column) is not None and _US_RE.search(column) is None)
+            and _other_dollar(column))
+
+
+def _other_dollar(column: str) -> bool:
+    """Whether a unit column's text names a dollar other than the US one."""
+    return (_OTHER_CODE_RE.search(column) is not None
+            or any(fold(sign) in _OTHER_SIGNS for sign in _SIGN_RE.findall(column))
+            or (_COUNTRY_RE.search(column) is not None and _DOLLAR_RE.search(column) is not None))
+
+
+def scaled_number(number: float, factor: float) -> float | Bad:
+    """``number`` times a unit column's ``factor`` (:func:`~.rules.times`), or why that is no
+    amount: ``infinite`` when too big for a float, ``underflow`` when a number not 0 becomes 0
+    (``"1e-323"`` cents is no 0 USD, as the text ``"1e-400"`` is none).
+
+    Examples
+    --------
+    >>> scaled_number(4.1, 1e6), scaled_number(1e300, 1e9), scaled_number(1e-323, CENT)
+    (4100000.0, Bad('infinite'), Bad('underflow'))
+    >>> scaled_number(0.0, CENT), scaled_number(1e-320, CENT)
+    (0.0, 1e-322)
+    """
+    product = times(number, factor)
+    if math.isinf(product):
+        return bad("infinite")
+    return bad("underflow") if product == 0 != number else product
 
 
 def column_multipliers(units: Sequence[object] | np.ndarray, codes: np.ndarray,

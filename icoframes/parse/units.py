@@ -91,13 +91,12 @@ from .rules import (
     MARKER_SPELLINGS,
     MULTIPLIER_PATTERN,
     parse_amount,
-    times,
     written_currency,
     written_multiplier,
 )
 from .separators import settle
 from .text import foreign_digits, normalize_text
-from .unitcols import CENT, column_multipliers, column_text, dollar_in_doubt
+from .unitcols import CENT, column_multipliers, column_text, dollar_in_doubt, scaled_number
 
 __all__ = [
     "FIAT_CODES",
@@ -214,7 +213,7 @@ def _read_text(text: str, exchange: bool, ticker: object, unit: str | None,
     code = canonical_unit(currency)
     if cents(currency, own):  # "10 cents": hundredths of a US dollar
         number = parse_amount(body.strip() + before)
-        return (times(number, CENT) if isinstance(number, float) else number), "USD"
+        return (scaled_number(number, CENT) if isinstance(number, float) else number), "USD"
     if not named and not _is_unit(currency):  # no unit next to the number: read as a number
         number = parse_amount(text)
         return number, written_currency(text) if isinstance(number, float) else None
@@ -331,14 +330,14 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
                 written[name].pop(i, None)  # "Singapore dollars": whose dollar? Read as "3"
             if i in written[name] or math.isnan(numbers[i]):
                 continue
-            number = times(float(numbers[i]), factor)  # "4.1" under "USD mln": 4.1e6, exactly
+            number = scaled_number(float(numbers[i]), factor)  # "4.1" under "USD mln": 4.1e6
             if math.isnan(factor):  # "Singapore dollars", "mln": the unit, not the number
                 unread[name][i], number = "unreadable_unit", math.nan  # (unitcols.unread_units)
             elif factor != CENT and type(value) is str and written_multiplier(value):
                 unread[name][i] = "unreadable_price" if name in exchange else "unreadable_number"
                 number = math.nan
-            elif math.isinf(number):
-                unread[name][i], number = "infinite", math.nan
+            elif isinstance(number, _Bad):  # "1e400" under "K USD"; "1e-323" under "cents"
+                unread[name][i], number = number.reason, math.nan
             numbers[i] = number
     # A unit column left empty takes the currency the row's values wrote, if they agree.
     stated: dict[int, set[str]] = {}
