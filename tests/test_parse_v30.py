@@ -130,3 +130,50 @@ def test_a_number_that_underflows_is_refused_not_read_as_zero(finance, column):
 def test_a_written_zero_stays_zero_and_a_small_number_is_read(finance, column):
     row, problems = _icos(finance)
     assert row[column] == (1e-300 if finance[column] == "1e-300" else 0.0) and not problems
+
+
+# --- only a unit column naming another dollar puts a dollar of no country in doubt
+
+@pytest.mark.parametrize("unit", ["United States dollars", "dollars (US)", "$ mln", "mln $",
+                                  "$ thousands", "thousand dollars", "dollars (mln)",
+                                  "in dollars", "dollars or euros", "k$"])
+@pytest.mark.parametrize("value", ["$3", "3 dollars"])
+def test_a_dollar_of_no_country_under_a_column_naming_no_other_dollar_stays_usd(unit, value):
+    row, problems = _icos({"token_price": value, "token_price_unit": unit})
+    assert (row["token_price"], row["token_price_unit"]) == (3.0, "USD")  # 22e0385: missing
+    assert problems == {"token_price_unit": (unit, "unreadable_unit")}
+
+
+@pytest.mark.parametrize("unit", ["$NZD", "USD or SGD", "S$ / US$", "NZ$", "Mex$", "SGD$",
+                                  "Singapore $", "Dollar (SGD)", "Taiwan dollar",
+                                  "Australian dollars"])
+def test_a_unit_column_naming_another_dollar_beside_the_us_one_leaves_it_in_doubt(unit):
+    row, problems = _icos({"token_price": "$3", "token_price_unit": unit})
+    assert math.isnan(row["token_price"])  # 22e0385 and a5ebd1c: 3 USD for the first three
+    assert problems == {"token_price_unit": (unit, "unreadable_unit"),
+                        "token_price": ("$3", "unreadable_unit")}
+
+
+# --- a number of cents too small for a float in USD is no 0
+
+@pytest.mark.parametrize(("finance", "column"), [
+    ({"token_price": "1e-323", "token_price_unit": "cents"}, "token_price"),
+    ({"hard_cap": "5e-324", "caps_unit": "cents"}, "hard_cap"),
+    ({"hard_cap": 5e-324, "caps_unit": "¢"}, "hard_cap"),
+    ({"token_price": "1e-323¢", "token_price_unit": ""}, "token_price"),
+    ({"min_purchase": "1e-323 cents", "purchase_unit": ""}, "min_purchase"),
+    ({"token_price": "1 AQB = 5e-324 cents", "token_price_unit": ""}, "token_price"),
+    ({"token_price": "1e-323 cents = 1 AQB", "token_price_unit": ""}, "token_price"),
+])
+def test_a_number_of_cents_that_underflows_in_usd_is_refused(finance, column):
+    row, problems = _icos(finance)
+    assert math.isnan(row[column])  # 22e0385: 0.0 USD, no row
+    assert problems == {column: (str(finance[column]), "underflow")}
+
+
+def test_a_small_number_of_cents_and_a_zero_stay_read():
+    for value, usd in (("1e-320", 1e-322), ("0", 0.0), ("0e-400", 0.0), ("5", 0.05)):
+        row, problems = _icos({"hard_cap": value, "caps_unit": "cents"})
+        assert (row["hard_cap"], row["caps_unit"], problems) == (usd, "USD", {})
+    row, problems = _icos({"token_price": "1 AQB = 1e-320 cents", "token_price_unit": ""})
+    assert (row["token_price"], problems) == (1e-322, {})
