@@ -80,8 +80,10 @@ REASONS: Final[Mapping[Reason, str]] = {
     "negative": "a negative amount, share or ICO score (``\"-5000\"`` as a hard cap)",
     "infinite": "an infinite number, or one too big for a float (``1e999``, ``\"inf\"``, an "
                 "integer of over 308 digits)",
-    "underflow": "a number that is not 0 but too small for a float (``\"1e-400\"``, a price "
-                 "``\"1e-400 ETH = 1 AQB\"``), which a float would make 0: never read as 0",
+    "underflow": "a number written as text that is not 0 but too small for a float "
+                 "(``\"1e-400\"``, a price ``\"1e-400 ETH = 1 AQB\"``, ``\"1e-323\"`` cents), "
+                 "which a float would make 0: never read as 0 (a JSON number ``1e-400`` "
+                 "arrives as 0)",
     "out_of_bounds": "a share above 100 (``\"150%\"`` of the tokens), an ICO score above 10 "
                      "(the scale the list filters by: spec 4.2)",
     "fraction": "a distribution written as fractions of 1 (``0.6``, ``0.25``, ``0.15``: two "

@@ -171,8 +171,9 @@ __all__ = ["PARSER_VERSION"]
 #:     alone it still settles nothing. A share with words after its % ("25% (vested)",
 #:     "25% vested") is vague, "20% + 5%" a range (both were percent). A dollar of no country
 #:     ("$3", "3 dollars", "1 AQB = $3") under a unit column naming another dollar that is
-#:     not read ("Singapore dollars", "S$", "$ (SGD)") is unreadable_unit (was 3 USD, its unit
-#:     USD). A nonzero number too small for a float ("1e-400", "1e-400 ETH = 1 AQB", "1e-300
-#:     ETH = 1e300 AQB"), in amounts, prices, raised and scores, is the new reason underflow
-#:     (was 0.0, no row); a written 0 ("0e-400") stays 0.
+#:     not read ("Singapore dollars", "S$", "$ (SGD)", "$NZD", "USD or SGD") is unreadable_unit
+#:     (was 3 USD, its unit USD); under "$ mln", "dollars (US)" it stays 3 USD. A nonzero
+#:     number written too small for a float ("1e-400", "1e-400 ETH = 1 AQB", "1e-300 ETH =
+#:     1e300 AQB", "1e-323" cents), in amounts, prices, raised and scores, is the new reason
+#:     underflow (was 0.0, no row); a written 0 ("0e-400") stays 0.
 PARSER_VERSION: Final = 30
