@@ -65,7 +65,9 @@ EXIT_CODES = {
     EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects: 480, a wrong "
                 "base_url: 481, an unknown ICOFRAMES_ variable or one set empty, a cache dir or "
                 "--out that cannot be written, a cache dir refused (another user's, a link), an "
-                "--out naming a file or holding another query's snapshots or the other layout; "
+                "--out naming a file or holding another query's snapshots or the other layout, "
+                "a snapshot tree holding a day written later than the machine's clock says it "
+                "is now (the clock set back: nothing written); "
                 "sandbox: a --port in use, a key refused; demo: an --out it cannot make)",
     EXIT_QUOTA: "the daily request limit (the service's error 485 or ICOFRAMES_DAILY_QUOTA) "
                 "was reached before anything could be listed: nothing written (what was "

@@ -62,7 +62,8 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-__all__ = ["APIError", "AuthError", "BadResponse", "CacheError", "CacheWarning", "ConfigError",
+__all__ = ["APIError", "AuthError", "BadResponse", "CacheError", "CacheWarning", "ClockBehind",
+           "ConfigError",
            "EmptyResult", "ExportBusy", "ExportReplaced", "IcoframesError", "IcoframesWarning",
            "IncompleteWarning", "InvalidParameter", "MissingProfileWarning", "NoMatchWarning",
            "NotCached", "NotFound", "QuotaExceeded", "QuotaWarning", "Redirected",
@@ -80,6 +81,13 @@ class IcoframesError(Exception):
 
 class ConfigError(IcoframesError):
     """Settings are missing or invalid (no keys, no base URL, bad cache dir)."""
+
+
+class ClockBehind(ConfigError):
+    """The machine's clock says an earlier moment than a snapshot tree already holds (a day
+    folder dated later than now, or one written later than now): the clock was set back, and
+    a snapshot written now would file the service of now under an earlier day. Nothing is
+    written; the command line exits 2, as for other settings to fix."""
 
 
 class CacheError(IcoframesError, OSError):

@@ -108,13 +108,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
-from typing import Any, ClassVar, Unpack, cast
+from typing import Any, Unpack, cast
 
 import pyarrow as pa
 
+from .clockguard import check_clock
 from .dayfolder import check_layout, check_tree, given_queries, keep_exported, same_day
 from .daylists import changed_meanwhile, damaged_day, day_manifest, newer_day, stale_lists
 from .errors import (
@@ -126,6 +125,7 @@ from .errors import (
     checked_keywords,
 )
 from .exported import MANIFEST, SNAPSHOT_PREFIX, manifest_of
+from .exportresult import ExportResult
 from .fetch import Load
 from .files import atomic_write_bytes, atomic_write_table, utcnow
 from .loaders import DEFAULT_MAX_AGE, ListFilters, MaxAge, ProfileMaxAge, Refresh, load_tables
@@ -146,7 +146,7 @@ from .manifest import (
 )
 from .paths import folder_path
 from .queries import build_queries, check_keywords, check_load_arguments, keywords_of, read_once
-from .reporting import AsDict, LoadReport
+from .reporting import LoadReport
 from .roworder import in_key_order
 from .schema import PROBLEM_SUMMARY, TABLES
 from .staging import STAGING_PREFIX, Staging, check_replaceable, swap_files, swap_folder, swap_lock
@@ -154,68 +154,6 @@ from .swaps import confirm
 from .tablefiles import check_out
 
 __all__ = ["MANIFEST", "STAGING_PREFIX", "ExportResult", "export_tables"]
-
-
-@dataclass(frozen=True)
-class ExportResult(AsDict):
-    """What an export wrote: where, whether it is complete, what it cost.
-
-    The main facts of ``manifest.json`` as typed attributes; ``manifest`` holds
-    all of it, as written. Reading it as a dict (``result["rows"]``,
-    ``result["path"]``, ``in``, ``get``, ``keys``, ``items``, ``dict(result)``),
-    as in 0.1, still works in this version with a ``FutureWarning`` and goes in
-    the next: use the attributes, or :meth:`as_dict` for 0.1's plain dict.
-
-    Attributes
-    ----------
-    path : pathlib.Path
-        The folder written: ``out``, or ``out/snapshot_date=YYYY-MM-DD``.
-    complete : bool
-        Every listed ICO has a fresh row and every list came back whole.
-    rows : dict of str to int
-        Rows per table.
-    requests_spent : dict of str to int
-        Requests this export sent, per endpoint (retries included).
-    requests_total : int
-        Their sum.
-    missing : list of dict
-        Listed ICOs without a row: ``id``, ``name``, ``state``, ``reason``.
-    not_refreshed : list of dict
-        Rows kept from an earlier fetch: ``id``, ``reason``, ``fetched_at``.
-    exported_at : datetime.datetime
-        When the export was written (UTC).
-    stopped : dict or None
-        What stopped the load: the daily limit (``reason`` "quota", ``by`` "service"
-        or "daily_quota", ``code``, ``remaining``, ``message``) or a run of wrong
-        answers (``reason`` "breaker", ``remaining``, ``message``); None if it ended.
-    report : LoadReport
-        The report of the load that made the export (``tables.report``): its
-        queries, what it lacks, the requests it sent.
-    manifest : dict
-        ``manifest.json`` as written.
-    """
-
-    path: Path
-    complete: bool
-    rows: dict[str, int]
-    requests_spent: dict[str, int]
-    requests_total: int
-    missing: list[dict[str, Any]]
-    not_refreshed: list[dict[str, Any]]
-    exported_at: dt.datetime
-    stopped: dict[str, Any] | None = None
-    report: LoadReport = field(default_factory=LoadReport, repr=False)
-    manifest: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    _attribute: ClassVar[str] = "result.rows"
-
-    def _dict_view(self) -> dict[str, Any]:
-        """0.1's dict, which dict-style reads still see: the manifest, plus "path" as text."""
-        return {**self.manifest, "path": str(self.path)}
-
-    def as_dict(self) -> dict[str, Any]:
-        """0.1's dict, without a warning: ``manifest.json`` as written plus ``path`` as text."""
-        return self._dict_view()
 
 
 @checked_keywords
@@ -335,6 +273,7 @@ def export_tables(
     check_layout(folder, snapshot=snapshot)  # one layout per out: before any request
     if snapshot:  # the day's entry a link or a file: refused before any request
         check_replaceable(day)
+        check_clock(folder)  # a clock set back would file now's service under an earlier day
     with Staging(folder) as staging:  # out is checked writable here: no request yet
         # again: a killed export's day, put back by Staging, may make out a tree
         check_layout(folder, snapshot=snapshot)
@@ -437,6 +376,7 @@ def export_tables(
             # a signal held back during the swap is raised after it: the export is written
             note = f"{target} was written ({'' if manifest['complete'] else 'in'}complete)"
             if snapshot:
+                check_clock(folder, sent=True)  # the clock read again: it may have stepped
                 check_tree(folder, day, asked, given=given, sent=True, note=False)
                 swap_folder(staging.data, target, staging.scratch, note)
             else:
