@@ -61,7 +61,8 @@ EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as 
 #: Every exit code of the command and what it means (the export's --help and the README say so).
 EXIT_CODES = {
     EXIT_OK: "done",
-    EXIT_ERROR: "anything else (the service unreachable after retries or not answering, ...)",
+    EXIT_ERROR: "anything else (the service unreachable after retries or not answering, the "
+                "disk of the cache or of --out full: nothing written, ...)",
     EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects: 480, a wrong "
                 "base_url: 481, an unknown ICOFRAMES_ variable or one set empty, a cache dir or "
                 "--out that cannot be written, a cache dir refused (another user's, a link), an "

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["APIError", "AuthError", "BadResponse", "CacheError", "CacheWarning", "ClockBehind",
-           "ConfigError",
+           "ConfigError", "DiskFull",
            "EmptyResult", "ExportBusy", "ExportReplaced", "IcoframesError", "IcoframesWarning",
            "IncompleteWarning", "InvalidParameter", "MissingProfileWarning", "NoMatchWarning",
            "NotCached", "NotFound", "QuotaExceeded", "QuotaWarning", "Redirected",
@@ -97,6 +97,12 @@ class CacheError(IcoframesError, OSError):
     The message says which, and what to do. What the cache held before is kept:
     once the cause is gone (space freed, the folder fixed), the next call goes on.
     """
+
+
+class DiskFull(IcoframesError, OSError):
+    """The disk holding an export's folder (``out``) filled up while the export wrote its
+    files: nothing was written (the export it would replace is whole, its staging folder
+    removed, what was fetched is cached); free some space and export again. Exit 1."""
 
 
 class NotCached(IcoframesError, LookupError):

@@ -107,6 +107,7 @@ answered, or only a list cached before ``lists_fresh_after``.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 from functools import partial
 from typing import Any, Unpack, cast
@@ -117,6 +118,7 @@ from .clockguard import check_clock
 from .dayfolder import check_layout, check_tree, given_queries, keep_exported, same_day
 from .daylists import changed_meanwhile, damaged_day, day_manifest, newer_day, stale_lists
 from .errors import (
+    DiskFull,
     EmptyResult,
     ExportBusy,
     InvalidParameter,
@@ -354,13 +356,18 @@ def export_tables(
             "exported_at": exported_at.isoformat(),
             **code_identity(),  # package_version, parser_version, parser_fingerprint
         }
-        tables.to_parquet(staging.data)
-        # problems.parquet has one row per unreadable value (ico_id, table, column, value);
-        # its per-column summary is written beside it, for a glance
-        atomic_write_table(pa.Table.from_pandas(summary, schema=PROBLEM_SUMMARY.arrow_schema(),
-                                                preserve_index=False),
-                           staging.data / "problem_summary.parquet")
-        atomic_write_bytes(staging.data / MANIFEST, dump(manifest))
+        try:
+            tables.to_parquet(staging.data)
+            # problems.parquet has one row per unreadable value (ico_id, table, column, value);
+            # its per-column summary is written beside it, for a glance
+            atomic_write_table(pa.Table.from_pandas(
+                summary, schema=PROBLEM_SUMMARY.arrow_schema(), preserve_index=False),
+                staging.data / "problem_summary.parquet")
+            atomic_write_bytes(staging.data / MANIFEST, dump(manifest))
+        except OSError as exc:  # a full disk is said in one line: its cause is no bug
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise DiskFull(_full(folder, snapshot, exc)) from None
         target = day if snapshot else staging.out
         with swap_lock(staging.out):
             # what holds: an export of the other layout, or of another query, may have
@@ -387,3 +394,12 @@ def export_tables(
                         not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
                         stopped=manifest["stopped"], report=tables.report or LoadReport(),
                         manifest=manifest)
+
+
+def _full(out: Path, snapshot: bool, exc: OSError) -> str:
+    """Why an export into ``out`` stopped on a full disk, and what to do."""
+    replaced = "the day's snapshot it would replace" if snapshot else "the export it would replace"
+    return (f"the disk holding {out} is full ({exc.strerror or exc}): this export could not be "
+            f"written. Nothing was written: {replaced} is whole, the export's staging folder is "
+            "removed, what was fetched is cached. Free some space and export again (a run that "
+            "replaces a day needs room for a second copy of it while it swaps)")
