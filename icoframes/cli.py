@@ -60,7 +60,8 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_QUOTA, EXIT_EMPTY, EXIT_INCOMPLETE = 0, 1,
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM, as shells report
 #: Every exit code of the command and what it means (the export's --help and the README say so).
 EXIT_CODES = {
-    EXIT_OK: "done",
+    EXIT_OK: "done (or the day's complete export kept: a later run that day was incomplete "
+             "and fetched nothing newer; a warning says so)",
     EXIT_ERROR: "anything else (the service unreachable after retries or not answering, the "
                 "disk of the cache or of --out full: nothing written, ...)",
     EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects: 480, a wrong "
@@ -366,6 +367,9 @@ def _export(args: argparse.Namespace) -> int:
         log.error("%s. Nothing was written: the limit came before anything this export could "
                   "use was listed; exit %d.", said, EXIT_QUOTA)
         return EXIT_QUOTA
+    if result.kept:  # a warning said why: the day's complete export stays, exit 0 as it is
+        log.info("kept %s (complete); %s", result.path, _spent(result.report))
+        return EXIT_OK
     log.info("wrote %s (%s); %s", result.path,
              ", ".join(f"{k}: {v}" for k, v in result.rows.items()), _spent(result.report))
     if result.complete:

@@ -24,7 +24,8 @@ from .dayfolder import query_key
 from .exported import manifest_of
 from .files import entry_kind, read_parquet_table, utc_time
 
-__all__ = ["changed_meanwhile", "damaged_day", "day_manifest", "newer_day", "stale_lists"]
+__all__ = ["adds_nothing", "changed_meanwhile", "damaged_day", "day_manifest", "kept_day",
+           "newer_day", "stale_lists"]
 
 
 def day_manifest(folder: Path, since: dt.datetime | None) -> dict[str, Any] | None:
@@ -83,6 +84,38 @@ def newer_day(folder: Path, before: Mapping[str, Any] | None, queries: list[dict
                 "written (what was fetched is cached): run the export again, it re-pages the "
                 "lists older than the day's")
     return None
+
+
+def adds_nothing(held: Mapping[str, Any] | None, manifest: Mapping[str, Any]) -> bool:
+    """Whether the incomplete export of ``manifest`` could only make the day's complete
+    export (``held``, :func:`day_manifest`) worse: the same list queries, none fetched after
+    the day's, and no profile fetched after the day was exported. Its rows are then copies
+    the day already holds (or older ones), and only its gaps are its own: a later run of the
+    day that met the daily limit before it could refresh what had fallen due."""
+    if not isinstance(held, dict) or held.get("complete") is not True or manifest.get("complete"):
+        return False
+    exported = utc_time(held.get("exported_at"))
+    mine, day = _lists(manifest), _lists(held)
+    if exported is None or not mine or set(mine) != set(day):
+        return False
+    if any(at > day[key] for key, at in mine.items()):
+        return False  # a list paged since: the service of later that day
+    newest = (manifest.get("profiles_fetched") or {}).get("newest")
+    at = utc_time(newest)
+    return newest is None or (at is not None and at <= exported)
+
+
+def kept_day(folder: Path, held: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
+    """What a log says when the day's complete export in ``folder`` is kept (see
+    :func:`adds_nothing`): this export's gaps, and that nothing was written."""
+    gaps = len(manifest.get("missing") or []) + len(manifest.get("not_refreshed") or [])
+    stop = manifest.get("stopped") or {}
+    why = {"quota": "the daily limit stopped it", "breaker": "a run of wrong answers stopped it"
+           }.get(str(stop.get("reason")), "it could not fetch everything")
+    return (f"the day's complete export in {folder} (exported at {held.get('exported_at')}) is "
+            f"kept: this run is incomplete ({why}: {gaps} row(s) missing or not refreshed) and "
+            "fetched nothing newer than it holds, so it would only mark the same rows stale. "
+            "Nothing was written; what was fetched is cached")
 
 
 def changed_meanwhile(folder: Path) -> str:

@@ -116,20 +116,30 @@ import pyarrow as pa
 
 from .clockguard import check_clock
 from .dayfolder import check_layout, check_tree, given_queries, keep_exported, same_day
-from .daylists import changed_meanwhile, damaged_day, day_manifest, newer_day, stale_lists
+from .daylists import (
+    adds_nothing,
+    changed_meanwhile,
+    damaged_day,
+    day_manifest,
+    kept_day,
+    newer_day,
+    stale_lists,
+)
 from .errors import (
     DiskFull,
     EmptyResult,
     ExportBusy,
+    IcoframesWarning,
     InvalidParameter,
     QuotaExceeded,
     check_flags,
     checked_keywords,
+    warn,
 )
 from .exported import MANIFEST, SNAPSHOT_PREFIX, manifest_of
 from .exportresult import ExportResult
 from .fetch import Load
-from .files import atomic_write_bytes, atomic_write_table, utcnow
+from .files import atomic_write_bytes, atomic_write_table, utc_time, utcnow
 from .loaders import DEFAULT_MAX_AGE, ListFilters, MaxAge, ProfileMaxAge, Refresh, load_tables
 from .manifest import (
     code_identity,
@@ -380,6 +390,19 @@ def export_tables(
                               None if snapshot else today)
             if newer is not None:  # the day's lists newer than this export's: never replaced
                 raise ExportBusy(newer)
+            # a complete day is not replaced by a run that met the limit (or failures) before
+            # it could refresh anything: the same rows, only marked stale
+            whole = day_manifest(day if snapshot else folder, None if snapshot else today)
+            if whole is not None and adds_nothing(whole, manifest):
+                warn(kept_day(day if snapshot else folder, whole, manifest), IcoframesWarning)
+                return ExportResult(
+                    path=target, complete=True, rows=whole["rows"],
+                    requests_spent=manifest["requests_spent"],
+                    requests_total=manifest["requests_total"], missing=whole.get("missing", []),
+                    not_refreshed=whole.get("not_refreshed", []),
+                    exported_at=utc_time(whole.get("exported_at")) or exported_at,
+                    stopped=manifest["stopped"], report=tables.report or LoadReport(),
+                    manifest=whole, kept=True)
             # a signal held back during the swap is raised after it: the export is written
             note = f"{target} was written ({'' if manifest['complete'] else 'in'}complete)"
             if snapshot:

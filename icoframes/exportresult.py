@@ -48,7 +48,12 @@ class ExportResult(AsDict):
         The report of the load that made the export (``tables.report``): its
         queries, what it lacks, the requests it sent.
     manifest : dict
-        ``manifest.json`` as written.
+        ``manifest.json`` as written; when ``kept``, the day's, as it stays.
+    kept : bool
+        Nothing was written: this export was incomplete and fetched nothing newer than the
+        complete export of the day already in ``path``, which is kept (``complete``,
+        ``rows``, ``missing``, ``not_refreshed`` and ``exported_at`` are that export's;
+        ``requests_spent``, ``stopped`` and ``report`` this one's).
     """
 
     path: Path
@@ -62,6 +67,7 @@ class ExportResult(AsDict):
     stopped: dict[str, Any] | None = None
     report: LoadReport = field(default_factory=LoadReport, repr=False)
     manifest: dict[str, Any] = field(default_factory=dict, repr=False)
+    kept: bool = False
 
     _attribute: ClassVar[str] = "result.rows"
 
