@@ -197,8 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "whatever their age, so a daily cron export holds that day's "
                              "lists (the manifest's lists_fresh_after and lists_fetched)")
     export.add_argument("--profile-max-age", action=_Once, type=SECONDS, metavar="SECONDS",
-                        help="re-fetch profiles older than this when the lists are re-paged "
-                             "(default: ongoing 1 day, upcoming 7 days, past 90 days)")
+                        help="re-fetch profiles when the lists are re-paged once they are "
+                             "older than half to all of this, a point fixed per ICO (default: "
+                             "ongoing 1 day, upcoming 7 days, past 90 days)")
     export.add_argument("--budget", action=_Once, type=COUNT, metavar="N",
                         help="at most N profile requests (N >= 0), the most stale first")
     export.add_argument("--max-workers", action=_Once, type=whole("an integer", 1, MAX_WORKERS),

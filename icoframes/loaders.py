@@ -142,8 +142,8 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         only profiles never fetched (or whose last fetch failed) are requested.
         ``True`` re-pages the list (one request per 20 ICOs) and re-fetches the
         profiles that are new, whose summary (name, score, raised) or listed
-        status changed, or that are older than ``profile_max_age`` (one request
-        each). ``"all"`` re-fetches every profile (one request per ICO).
+        status changed, or that have fallen due (see ``profile_max_age``; one
+        request each). ``"all"`` re-fetches every profile (one request per ICO).
     max_age : timedelta or seconds, default one day
         A cached list older than this is re-paged, as with ``refresh=True``
         (``None``: cached lists never expire). A list that came back partial is
@@ -152,7 +152,9 @@ def load_icos(status: str | None = None, *, refresh: Refresh = False,
         How old a profile may be when its list is re-paged. Default: ongoing
         1 day, upcoming 7 days, past 90 days
         (``icoframes.fetch.policy.PROFILE_MAX_AGE``); a mapping overrides the
-        statuses it names.
+        statuses it names. A profile falls due between half and all of it (a point
+        fixed per ICO, less 5% slack: profiles fetched together do not expire
+        together), never later.
     budget : int, optional
         At most this many profile requests in this call, the most stale first
         (never fetched, then changed, then oldest for their status), equally
