@@ -44,7 +44,7 @@ def latest_held(out: Path) -> tuple[dt.datetime, Path] | None:
             date = dt.date.fromisoformat(child.name.removeprefix(SNAPSHOT_PREFIX))
         except ValueError:  # no day's name: no reader takes it for one either
             continue
-        stamps = [dt.datetime.combine(date, dt.time(), dt.UTC)]
+        stamps: list[dt.datetime | None] = [dt.datetime.combine(date, dt.time(), dt.UTC)]
         manifest = manifest_of(child) if child.is_dir() else None
         if isinstance(manifest, dict):
             stamps.append(utc_time(manifest.get("exported_at")))
