@@ -75,6 +75,6 @@ def check_clock(out: Path, *, sent: bool = False) -> None:
         f"is {now.isoformat()} now: the clock is behind (set back, a VM restored from an "
         "image, an NTP step back), and this snapshot would file the service of now under "
         f"{now.date().isoformat()} (replacing that day's snapshot, if the tree holds one). "
-        f"{nothing}. Set the clock "
-        "right (timedatectl; NTP), then export again; if that folder was written while the "
-        "clock was ahead, move it out of the tree first.")
+        f"{nothing}. Set the clock right (timedatectl; NTP), then export again. If the clock "
+        "is right and that folder was written while it was ahead (its time is still to come), "
+        "its rows are an earlier day's under a later date: move it out of the tree.")
