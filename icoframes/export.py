@@ -219,7 +219,9 @@ def export_tables(
         Where the export went (``path``), ``complete``, ``rows``,
         ``requests_spent``, ``requests_total``, ``missing``, ``not_refreshed``,
         ``exported_at``, ``stopped``, ``report`` (the load's
-        :class:`~icoframes.LoadReport`) and the whole ``manifest`` as written.
+        :class:`~icoframes.LoadReport`) and the whole ``manifest`` as written; or, when
+        this export was incomplete and fetched nothing newer than the day's complete export
+        already written, that export, kept (``kept``; a warning says so).
 
     Raises
     ------
@@ -236,6 +238,13 @@ def export_tables(
     ExportBusy
         Another export holds the swap too long, or swapped in meanwhile what this one
         may not replace: the day with a list newer than this export's (nothing written).
+    ClockBehind
+        With ``snapshot``, the tree holds a day dated after today, or written later than
+        the clock says it is now (by more than a minute): the clock was set back. Raised
+        before any request, and again before the swap; nothing is written.
+    DiskFull
+        The disk holding ``out`` filled up while the export wrote its files: nothing is
+        written, the export it would replace is whole.
     EmptyResult
         No ICO was listed and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
