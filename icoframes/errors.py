@@ -63,13 +63,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["APIError", "AuthError", "BadResponse", "CacheError", "CacheWarning", "ClockBehind",
-           "ConfigError", "DiskFull",
-           "EmptyResult", "ExportBusy", "ExportReplaced", "IcoframesError", "IcoframesWarning",
-           "IncompleteWarning", "InvalidParameter", "MissingProfileWarning", "NoMatchWarning",
-           "NotCached", "NotFound", "QuotaExceeded", "QuotaWarning", "Redirected",
-           "ServiceUnavailable", "StaleWarning", "UnknownMethod", "UnknownName", "check_flags",
-           "checked_keywords", "checked_methods", "closest", "did_you_mean", "error_for_code",
-           "keywords_of", "quoted", "warn"]
+           "ConfigError", "DiskFull", "EmptyResult", "ExportBusy", "ExportReplaced",
+           "IcoframesError", "IcoframesWarning", "IncompleteWarning", "InvalidParameter",
+           "MissingProfileWarning", "NoMatchWarning", "NotCached", "NotFound", "QuotaExceeded",
+           "QuotaWarning", "Redirected", "ServiceUnavailable", "StaleWarning", "UnknownMethod",
+           "UnknownName", "check_flags", "checked_keywords", "checked_methods", "closest",
+           "did_you_mean", "error_for_code", "keywords_of", "quoted", "warn"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -84,10 +83,8 @@ class ConfigError(IcoframesError):
 
 
 class ClockBehind(ConfigError):
-    """The machine's clock says an earlier moment than a snapshot tree already holds (a day
-    folder dated later than now, or one written later than now): the clock was set back, and
-    a snapshot written now would file the service of now under an earlier day. Nothing is
-    written; the command line exits 2, as for other settings to fix."""
+    """The clock says an earlier moment than a snapshot tree holds (a day dated or written
+    later than now): nothing is written; the command line exits 2, a setting to fix."""
 
 
 class CacheError(IcoframesError, OSError):
@@ -100,9 +97,7 @@ class CacheError(IcoframesError, OSError):
 
 
 class DiskFull(IcoframesError, OSError):
-    """The disk holding an export's folder (``out``) filled up while the export wrote its
-    files: nothing was written (the export it would replace is whole, its staging folder
-    removed, what was fetched is cached); free some space and export again. Exit 1."""
+    """The disk of an export's ``out`` filled up while it wrote: nothing written. Exit 1."""
 
 
 class NotCached(IcoframesError, LookupError):
