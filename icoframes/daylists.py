@@ -50,6 +50,13 @@ def _lists(manifest: Mapping[str, Any] | None) -> dict[frozenset[str], dt.dateti
     return times
 
 
+def _listed(manifest: Mapping[str, Any]) -> dict[frozenset[str], tuple[Any, Any]]:
+    """What each list query of ``manifest`` listed: its rows and the service's total."""
+    return {query_key([q["params"]]): (q.get("rows"), q.get("total_icos"))
+            for q in manifest.get("queries") or []
+            if isinstance(q, dict) and isinstance(q.get("params"), dict)}
+
+
 def stale_lists(asked: list[dict[str, Any]], manifest: Mapping[str, Any] | None,
                 fetched_at: Callable[[dict[str, Any]], dt.datetime | None]) -> list[str]:
     """The statuses of ``asked`` (this export's list queries) whose cached list
@@ -89,9 +96,11 @@ def newer_day(folder: Path, before: Mapping[str, Any] | None, queries: list[dict
 def adds_nothing(held: Mapping[str, Any] | None, manifest: Mapping[str, Any]) -> bool:
     """Whether the incomplete export of ``manifest`` could only make the day's complete
     export (``held``, :func:`day_manifest`) worse: the same list queries, none fetched after
-    the day's, and no profile fetched after the day was exported. Its rows are then copies
-    the day already holds (or older ones), and only its gaps are its own: a later run of the
-    day that met the daily limit before it could refresh what had fallen due."""
+    the day's, listing as many ICOs, no ICO missing that the day holds a row for (an ICO the
+    service deleted since, error 482, is news) and no profile fetched after the day was
+    exported. Its rows are then copies the day already holds (or older ones), and only its
+    gaps are its own: a later run of the day that met the daily limit before it could
+    refresh what had fallen due."""
     if not isinstance(held, dict) or held.get("complete") is not True or manifest.get("complete"):
         return False
     exported = utc_time(held.get("exported_at"))
@@ -100,6 +109,14 @@ def adds_nothing(held: Mapping[str, Any] | None, manifest: Mapping[str, Any]) ->
         return False
     if any(at > day[key] for key, at in mine.items()):
         return False  # a list paged since: the service of later that day
+    if _listed(manifest) != _listed(held):
+        return False  # its lists say other ICOs or statuses than the day's
+    gone = {m.get("id"): m.get("state") for m in held.get("missing") or []
+            if isinstance(m, dict)}
+    if any(not isinstance(m, dict) or m.get("id") not in gone
+           or (m.get("state") == "gone" and gone[m.get("id")] != "gone")
+           for m in manifest.get("missing") or []):
+        return False  # an ICO the day holds a row for is missing now: the service deleted it
     newest = (manifest.get("profiles_fetched") or {}).get("newest")
     at = utc_time(newest)
     return newest is None or (at is not None and at <= exported)

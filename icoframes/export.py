@@ -107,7 +107,6 @@ answered, or only a list cached before ``lists_fresh_after``.
 from __future__ import annotations
 
 import datetime as dt
-import errno
 import os
 from functools import partial
 from typing import Any, Unpack, cast
@@ -126,7 +125,6 @@ from .daylists import (
     stale_lists,
 )
 from .errors import (
-    DiskFull,
     EmptyResult,
     ExportBusy,
     IcoframesWarning,
@@ -161,7 +159,15 @@ from .queries import build_queries, check_keywords, check_load_arguments, keywor
 from .reporting import LoadReport
 from .roworder import in_key_order
 from .schema import PROBLEM_SUMMARY, TABLES
-from .staging import STAGING_PREFIX, Staging, check_replaceable, swap_files, swap_folder, swap_lock
+from .staging import (
+    STAGING_PREFIX,
+    Staging,
+    check_replaceable,
+    full_disk_said,
+    swap_files,
+    swap_folder,
+    swap_lock,
+)
 from .swaps import confirm
 from .tablefiles import check_out
 
@@ -255,8 +261,7 @@ def export_tables(
     Examples
     --------
     >>> import icoframes, json, tempfile
-    >>> from pathlib import Path
-    >>> from icoframes import sandbox
+    >>>     >>> from icoframes import sandbox
     >>> with sandbox.serve(n_icos=40) as sb:
     ...     _ = icoframes.configure(**sb.settings(), cache_dir=tempfile.mkdtemp())
     ...     manifest = export_tables(tempfile.mkdtemp(), status="past", snapshot=True,
@@ -375,7 +380,9 @@ def export_tables(
             "exported_at": exported_at.isoformat(),
             **code_identity(),  # package_version, parser_version, parser_fingerprint
         }
-        try:
+        replaced = "Nothing was written: the " + (
+            "day's snapshot" if snapshot else "export") + " it would replace is whole"
+        with full_disk_said(folder, replaced):  # a full disk is said in one line: no bug
             tables.to_parquet(staging.data)
             # problems.parquet has one row per unreadable value (ico_id, table, column, value);
             # its per-column summary is written beside it, for a glance
@@ -383,10 +390,6 @@ def export_tables(
                 summary, schema=PROBLEM_SUMMARY.arrow_schema(), preserve_index=False),
                 staging.data / "problem_summary.parquet")
             atomic_write_bytes(staging.data / MANIFEST, dump(manifest))
-        except OSError as exc:  # a full disk is said in one line: its cause is no bug
-            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
-                raise
-            raise DiskFull(_full(folder, snapshot, exc)) from None
         target = day if snapshot else staging.out
         with swap_lock(staging.out):
             # what holds: an export of the other layout, or of another query, may have
@@ -417,21 +420,15 @@ def export_tables(
             if snapshot:
                 check_clock(folder, sent=True)  # the clock read again: it may have stepped
                 check_tree(folder, day, asked, given=given, sent=True, note=False)
-                swap_folder(staging.data, target, staging.scratch, note)
-            else:
-                swap_files(staging.data, target, note)
+                with full_disk_said(folder, replaced):  # the previous day is put back
+                    swap_folder(staging.data, target, staging.scratch, note)
+            else:  # cut half way, out has no manifest: the next run completes the swap
+                with full_disk_said(folder, "The swap stopped half way: the folder holds no "
+                                    "manifest (an export in progress) until the next run"):
+                    swap_files(staging.data, target, note)
     return ExportResult(path=target, complete=manifest["complete"], rows=manifest["rows"],
                         requests_spent=manifest["requests_spent"],
                         requests_total=manifest["requests_total"], missing=manifest["missing"],
                         not_refreshed=manifest["not_refreshed"], exported_at=exported_at,
                         stopped=manifest["stopped"], report=tables.report or LoadReport(),
                         manifest=manifest)
-
-
-def _full(out: Path, snapshot: bool, exc: OSError) -> str:
-    """Why an export into ``out`` stopped on a full disk, and what to do."""
-    replaced = "the day's snapshot it would replace" if snapshot else "the export it would replace"
-    return (f"the disk holding {out} is full ({exc.strerror or exc}): this export could not be "
-            f"written. Nothing was written: {replaced} is whole, the export's staging folder is "
-            "removed, what was fetched is cached. Free some space and export again (a run that "
-            "replaces a day needs room for a second copy of it while it swaps)")

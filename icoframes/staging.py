@@ -12,6 +12,7 @@ renamed in last).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -20,13 +21,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
-from .errors import ConfigError, ExportBusy
+from .errors import ConfigError, DiskFull, ExportBusy
 from .exported import ASIDE, MANIFEST, SNAPSHOT_PREFIX, STAGING_PREFIX
 from .files import filelock, locked
 from .swaps import exclusive, uninterrupted
 
-__all__ = ["STAGING_PREFIX", "Staging", "check_replaceable", "swap_files", "swap_folder",
-           "swap_lock"]
+__all__ = ["STAGING_PREFIX", "Staging", "check_replaceable", "disk_full", "full_disk_said",
+           "swap_files",
+           "swap_folder", "swap_lock"]
 
 _RUNNING = "running.lock"  # in a staging folder, held while its export runs
 
@@ -63,6 +65,8 @@ class Staging:
             self.data.mkdir(parents=True)
         except (OSError, filelock.Timeout) as exc:
             self._clean_up(failed=True)
+            if isinstance(exc, OSError) and exc.errno in _FULL:  # no setting to fix: free space
+                raise DiskFull(disk_full(self.out, exc)) from None
             reason = getattr(exc, "strerror", None) or str(exc)
             raise ConfigError(
                 f"the export folder {self.out} cannot be written ({reason}); choose a folder "
@@ -83,6 +87,31 @@ class Staging:
         if failed and self._created_out:  # nothing written: leave no folder behind
             with contextlib.suppress(OSError):
                 self.out.rmdir()  # only when empty: another export may have started
+
+
+#: The errors of a disk (or a quota) that is full: said as :class:`DiskFull`, not a traceback.
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def disk_full(out: Path, exc: OSError,
+              whole: str = "Nothing was written: the export it would replace is whole") -> str:
+    """Why an export into ``out`` stopped on a full disk (``exc``), and what to do; ``whole``
+    says what became of the export it would replace."""
+    return (f"the disk holding {out} is full ({exc.strerror or exc}): this export could not be "
+            f"written. {whole}, the export's staging folder is removed, "
+            "what was fetched is cached. Free some space and export again (a run that replaces "
+            "a day needs room for a second copy of it while it swaps)")
+
+
+@contextlib.contextmanager
+def full_disk_said(out: Path, whole: str) -> Iterator[None]:
+    """An error of a full disk under ``out`` in the block raised as :class:`DiskFull`."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in _FULL or isinstance(exc, DiskFull):
+            raise
+        raise DiskFull(disk_full(out, exc, whole)) from None
 
 
 def _lock_for(scratch: Path) -> filelock.BaseFileLock:
