@@ -59,7 +59,7 @@ def latest_held(out: Path) -> tuple[dt.datetime, Path, dt.date] | None:
 
 def _span(gap: dt.timedelta) -> str:
     """``gap`` in words a glance reads: "6 days 7 h", "2 min"."""
-    minutes = int(gap.total_seconds() // 60)
+    minutes = round(gap.total_seconds() / 60)  # a run ticks on: 2 min less a few ms is 2 min
     days, rest = divmod(minutes, 24 * 60)
     hours, mins = divmod(rest, 60)
     parts = [f"{days} day{'s' if days != 1 else ''}" if days else "",

@@ -13,10 +13,10 @@ import logging
 import pytest
 import test_days
 import time_machine
-from test_days import _run
+from test_days import INCOMPLETE, STALE, _run
 
 import icoframes
-from icoframes.cli import EXIT_OK, EXIT_USAGE
+from icoframes.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE
 
 sb = test_days.sb  # a sandbox reached as cron's runs reach it
 
@@ -62,9 +62,13 @@ def test_a_clock_set_back_is_refused_and_leaves_both_days_as_they_were(sb, tmp_p
     assert dict(sb.stats.requests) == {}  # refused before any request
     assert {day.name: _files(day) for day in out.iterdir()} == held  # no staging left either
     said = caplog.text
-    assert "snapshot_date=2026-05-10 was written at 2026-05-10T00:03" in said
-    assert "the clock is behind" in said and "Nothing was sent or written" in said
-    with pytest.raises(icoframes.ClockBehind, match="the clock is behind"), \
+    # the folder named as what it is (dated after today), with how far ahead, both remedies
+    gap = "2 min" if back < dt.timedelta(hours=1) else "11 h 57 min"
+    assert f"snapshot_date=2026-05-10 is dated after today: this machine's clock says it is " \
+        f"{(D - back).date()}T" in said and f"{gap} before that day begins" in said
+    assert "If this clock is behind" in said and "Nothing was sent or written" in said
+    assert "move it out of the tree" in said and "snapshot_date=2026-05-09" not in said
+    with pytest.raises(icoframes.ClockBehind, match="If this clock is behind"), \
             time_machine.travel(D - back, tick=True):
         icoframes.export_tables(out, snapshot=True, progress=False)
     assert {day.name: _files(day) for day in out.iterdir()} == held
@@ -90,3 +94,58 @@ def test_a_later_run_the_same_day_and_a_host_a_few_seconds_behind_still_export(s
     assert _run(D + dt.timedelta(hours=9, seconds=-30), "--out", str(out),
                 "--snapshot") == EXIT_OK
     assert json.loads(manifest.read_text())["exported_at"] < second
+
+
+def _errors(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@INCOMPLETE
+@STALE
+def test_a_clock_ahead_for_one_run_refuses_only_until_its_folder_is_moved_out(
+        sb, tmp_path, caplog):
+    """The clock a week ahead for one run writes a day dated a week on, its profiles cached
+    with fetch times a week on. Once the clock is right, that folder (dated after today) is
+    named and the run refused; moved out as the message says, a run with a budget writes the
+    day, keeping some of those profiles, future fetch times and all, as not refreshed. That
+    day was written by a right clock (its date and exported_at are right): the next day's run
+    exports (exit 0), and no message ever names a day the right clock wrote."""
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    morning = D + dt.timedelta(hours=3, minutes=12)  # D 03:15
+    ahead = morning + dt.timedelta(days=7, hours=7)
+    assert _run(morning, "--out", str(out), "--snapshot") == EXIT_OK
+    assert _run(ahead, "--out", str(out), "--snapshot") == EXIT_OK
+    caplog.clear()
+    next_day = morning + dt.timedelta(days=1)
+    assert _run(next_day, "--out", str(out), "--snapshot") == EXIT_USAGE
+    (said,) = _errors(caplog)
+    assert said.startswith(f"{_day(out, ahead)} is dated after today")
+    assert "5 days 20 h before that day begins" in said and "move it out of the tree" in said
+    _day(out, ahead).rename(tmp_path / "moved-out")
+    caplog.clear()
+    assert _run(next_day, "--out", str(out), "--snapshot", "--budget", "2") == EXIT_INCOMPLETE
+    manifest = json.loads((_day(out, next_day) / "manifest.json").read_text())
+    assert manifest["exported_at"] < (next_day + dt.timedelta(minutes=1)).isoformat()
+    assert manifest["profiles_fetched"]["newest"] >= ahead.isoformat()  # kept from the cache
+    assert _run(next_day + dt.timedelta(days=1), "--out", str(out), "--snapshot") == EXIT_OK
+    # no clock message since the folder was moved out: the right clock's days never named
+    assert not [e for e in _errors(caplog) if "this machine's clock" in e]
+
+
+def test_a_tree_written_by_a_host_minutes_ahead_says_the_gap_and_when_it_passes(sb, tmp_path,
+                                                                                caplog):
+    """A second host whose clock was 3 minutes ahead wrote the day; this host's right clock
+    runs a little later: refused (its time is still to come), the message says the gap and
+    that an export goes through once it has passed; after that, the run exports."""
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    ten = D.replace(hour=10, minute=0)
+    assert _run(ten + dt.timedelta(minutes=3), "--out", str(out), "--snapshot") == EXIT_OK
+    caplog.clear()
+    assert _run(ten, "--out", str(out), "--snapshot") == EXIT_USAGE
+    (said,) = _errors(caplog)
+    assert said.startswith(f"{_day(out, D)} was exported at 2026-05-10T10:03")
+    assert "3 min later than this machine's clock says it is now (2026-05-10T10:00" in said
+    assert "If this clock is behind" in said and "once its time has passed, in 3 min" in said
+    assert _run(ten + dt.timedelta(minutes=5), "--out", str(out), "--snapshot") == EXIT_OK

@@ -89,3 +89,31 @@ def test_a_late_run_at_the_limit_that_fetched_newer_profiles_replaces_the_day(sb
                            / "manifest.json").read_text())
     assert manifest["complete"] is False and manifest["stopped"]["reason"] == "quota"
     assert manifest["profiles_fetched"]["newest"] >= late.isoformat()  # fetched at 22:00
+
+
+@QUOTA
+@STALE
+@LIMIT
+@pytest.mark.filterwarnings("default:incomplete result:icoframes.IncompleteWarning")
+@pytest.mark.parametrize("sb", [2], indirect=True)
+def test_a_late_run_that_saw_icos_deleted_replaces_the_day(sb, tmp_path, caplog):
+    """Before the 22:00 run the service deletes its ongoing ICOs; the run has the morning's
+    lists, asks the profiles that fell due: the 2 allowed answer 482 (gone), then the limit.
+    It fetched no profile, but it learned that those ICOs are gone: the day is replaced
+    (exit 5), the gone ones out of its rows and in ``missing``, no "kept" warning."""
+    caplog.set_level(logging.INFO, logger="icoframes")
+    out = tmp_path / "srv"
+    assert _run(MORNING, "--out", str(out), "--snapshot") == EXIT_OK
+    deleted = set(sb.directory.ids("ongoing"))
+    for ico_id in deleted:
+        sb.remove_ico(ico_id)
+    caplog.clear()
+    late = MORNING + dt.timedelta(hours=18, minutes=45)
+    assert _run(late, "--out", str(out), "--snapshot") == EXIT_INCOMPLETE
+    assert not logged(caplog, "IcoframesWarning")  # not kept
+    folder = out / f"snapshot_date={MORNING.date().isoformat()}"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    gone = {m["id"] for m in manifest["missing"] if m["state"] == "gone"}
+    assert len(gone) == 2 and gone <= deleted and manifest["complete"] is False
+    ids = set(icoframes.read_export(folder).icos["id"])
+    assert not gone & ids and len(ids) == 98

@@ -21,7 +21,7 @@ import time_machine
 from test_days import _run
 
 import icoframes
-from icoframes import files
+from icoframes import files, staging
 from icoframes.cli import EXIT_ERROR, EXIT_OK
 
 sb = test_days.sb  # a sandbox reached as cron's runs reach it
@@ -81,3 +81,68 @@ def test_a_full_disk_under_out_is_one_line_and_keeps_the_earlier_export(
     sb.stats.reset()
     assert _run(MORNING + dt.timedelta(hours=8), *argv) == EXIT_OK
     assert sb.stats.requests.get("ico", 0) == 0 and sb.stats.requests.get("icos", 0) == 0
+
+
+def _errors(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize("snapshot", [True, False], ids=["snapshot", "plain"])
+def test_a_disk_full_when_the_staging_folder_is_made_is_disk_full_too(
+        sb, tmp_path, caplog, monkeypatch, snapshot):
+    """The disk is full before the export writes a file: making its staging folder under
+    ``--out`` fails with ENOSPC (a full ext4 or tmpfs fails mkdir so). That is the same full
+    disk: DiskFull, exit 1, one line saying to free space; not exit 2 and advice to choose
+    another --out, as for a folder the user cannot write."""
+    out = tmp_path / "srv"
+    argv = ["--out", str(out), *(["--snapshot"] if snapshot else [])]
+    assert _run(MORNING, *argv) == EXIT_OK
+    before = _files(out)
+    real = staging.tempfile.mkdtemp
+
+    def mkdtemp(*args, **kwargs):
+        if Path(kwargs.get("dir") or "") == out:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*args, **kwargs)
+
+    caplog.set_level(logging.INFO, logger="icoframes")
+    caplog.clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(staging.tempfile, "mkdtemp", mkdtemp)
+        assert _run(MORNING + dt.timedelta(hours=6), *argv) == EXIT_ERROR
+    (error,) = _errors(caplog)
+    assert error.exc_info is None
+    said = error.getMessage()
+    assert said.startswith(f"the disk holding {out} is full (No space left on device)")
+    assert "Free some space and export again" in said and "choose" not in said
+    assert _files(out) == before
+
+
+def test_a_disk_full_at_the_swap_is_one_line_and_the_day_is_put_back(
+        sb, tmp_path, caplog, monkeypatch):
+    """The day's folder cannot be renamed aside at the swap (ENOSPC: the folder's entry
+    needs a block the disk has not): DiskFull, exit 1, one line and no traceback; the day is
+    whole, and the next run swaps it in."""
+    out = tmp_path / "srv"
+    argv = ["--out", str(out), "--snapshot"]
+    assert _run(MORNING, *argv) == EXIT_OK
+    before = _files(out)
+    day = out / f"snapshot_date={MORNING.date().isoformat()}"
+    real = staging.os.replace
+
+    def replace(src, dst, *args, **kwargs):
+        if Path(src) == day:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(src, dst, *args, **kwargs)
+
+    caplog.set_level(logging.INFO, logger="icoframes")
+    caplog.clear()
+    with monkeypatch.context() as patch:
+        patch.setattr(staging.os, "replace", replace)
+        assert _run(MORNING + dt.timedelta(hours=6), *argv) == EXIT_ERROR
+    (error,) = _errors(caplog)
+    assert error.exc_info is None and "Traceback" not in caplog.text
+    assert error.getMessage().startswith(f"the disk holding {out} is full")
+    assert _files(out) == before
+    assert _run(MORNING + dt.timedelta(hours=7), *argv) == EXIT_OK
+    assert _files(out) != before
