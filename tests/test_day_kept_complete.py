@@ -91,6 +91,7 @@ def test_a_late_run_at_the_limit_that_fetched_newer_profiles_replaces_the_day(sb
     assert manifest["profiles_fetched"]["newest"] >= late.isoformat()  # fetched at 22:00
 
 
+@KEPT
 @QUOTA
 @STALE
 @LIMIT
