@@ -245,12 +245,14 @@ def export_tables(
         Another export holds the swap too long, or swapped in meanwhile what this one
         may not replace: the day with a list newer than this export's (nothing written).
     ClockBehind
-        With ``snapshot``, the tree holds a day dated after today, or written later than
-        the clock says it is now (by more than a minute): the clock was set back. Raised
+        With ``snapshot``, the tree holds a day dated after today, or exported later than
+        the clock says it is now (by more than a minute): the clock was set back, or a
+        clock ahead wrote that day. Raised
         before any request, and again before the swap; nothing is written.
     DiskFull
-        The disk holding ``out`` filled up while the export wrote its files: nothing is
-        written, the export it would replace is whole.
+        The disk holding ``out`` filled up while the export made its staging folder, wrote
+        its files or swapped them in: nothing is written, the export it would replace is
+        whole (a plain export's swap cut half way leaves no manifest until the next run).
     EmptyResult
         No ICO was listed and ``allow_empty`` is False; nothing was written.
     QuotaExceeded
