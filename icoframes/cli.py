@@ -1,16 +1,9 @@
 """The ``icoframes`` command: ``export`` for cron, ``sandbox`` to serve the emulated API,
 ``demo`` for the end-to-end tour, and ``cache`` to inspect or clear the cache.
 
-Exit codes (:data:`EXIT_CODES`): 0 done; 2 bad arguments or settings (keys the service
-rejects, a wrong ``base_url``, an unknown ``ICOFRAMES_*`` variable, a cache dir refused or
-an export folder that cannot be written: :data:`EXIT_CODES` lists them); 3 the daily
-request limit (the service's error 485 or the ``daily_quota`` setting) was reached before
-anything could be listed: nothing written, the next run resumes; 4 the query matched no
-ICO, nothing written (``export`` without ``--allow-empty``); 5 the export is incomplete:
-what was fetched is written, marked ``complete: false`` with the missing ids and why, also
-when the daily limit stopped the load part way (reason ``quota``) (``export`` without
-``--allow-incomplete``), or ``cache clear`` left a path alone; 130 interrupted (Ctrl-C) and
-143 terminated (SIGTERM, or SIGHUP), what was fetched is kept either way; 1 anything else.
+Exit codes: :data:`EXIT_CODES` says what each means (0 done, 1 anything else, 2 bad
+arguments or settings, 3 the daily limit before anything was listed, 4 no ICO matched, 5
+incomplete, 130 interrupted, 143 terminated); the export's ``--help`` and the README list them.
 Logs go to stderr, warnings among them (one log line each, in the same format);
 progress bars show only when stderr is a terminal.
 ``icoframes --version`` prints the installed version. The export command's
@@ -67,10 +60,10 @@ EXIT_CODES = {
     EXIT_USAGE: "bad arguments or settings (no keys, keys the service rejects: 480, a wrong "
                 "base_url: 481, an unknown ICOFRAMES_ variable or one set empty, a cache dir or "
                 "--out that cannot be written, a cache dir refused (another user's, a link), an "
-                "--out naming a file or holding another query's snapshots or the other layout, "
-                "a snapshot tree holding a day written later than the machine's clock says it "
-                "is now (the clock set back: nothing written); "
-                "sandbox: a --port in use, a key refused; demo: an --out it cannot make)",
+                "--out naming a file or holding another query's snapshots or the other layout, a "
+                "snapshot tree holding a day written later than the machine's clock says it is now "
+                "(the clock set back: nothing written); sandbox: a --port in use, a key refused; "
+                "demo: an --out it cannot make)",
     EXIT_QUOTA: "the daily request limit (the service's error 485 or ICOFRAMES_DAILY_QUOTA) "
                 "was reached before anything could be listed: nothing written (what was "
                 "fetched is cached, the next run resumes)",
