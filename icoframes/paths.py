@@ -31,8 +31,8 @@ from typing import Any, Final
 
 from .errors import InvalidParameter, quoted
 
-__all__ = ["EMPTY_PATH", "ShellVariable", "as_written", "expanded_path", "folder_path",
-           "home_expanded", "is_empty_path", "shell_variable"]
+__all__ = ["EMPTY_PATH", "ShellVariable", "absolute_folder", "as_written", "expanded_path",
+           "folder_path", "home_expanded", "is_empty_path", "pinned_folder", "shell_variable"]
 
 
 #: What an empty path is, said once for every path argument (configure's ``cache_dir``,
@@ -203,6 +203,29 @@ def expanded_path(value: Any) -> Path:
     if (why := _no_path(path)) is not None:  # taken, it failed at the first load
         raise ValueError(why)
     return path
+
+
+def absolute_folder(value: Any) -> Path:
+    """:func:`expanded_path` made absolute against the current folder now: the ``cache_dir``
+    setting. Kept relative, it named another folder after each ``os.chdir`` (a notebook's
+    ``%cd``): a second cache, and a second request ledger whose count let the key pass its
+    ``daily_quota``."""
+    path = expanded_path(value)
+    try:
+        return path.absolute()
+    except FileNotFoundError:  # os.getcwd() of a removed folder
+        raise ValueError("is relative, and the current folder no longer exists") from None
+
+
+_pinned: dict[str, Path] = {}
+
+
+def pinned_folder(text: str, path: Path) -> Path:
+    """``path``, read from ``text`` (an environment variable's value, read at each call), as it
+    was the first time this process read ``text``: a relative ``ICOFRAMES_CACHE_DIR`` names the
+    folder under the current folder of that first read, and stays that folder after a
+    ``chdir`` (see :func:`absolute_folder`)."""
+    return _pinned.setdefault(text, path)
 
 
 #: The longest file name and path Linux file systems hold (NAME_MAX, PATH_MAX), in bytes.
