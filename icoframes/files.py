@@ -26,6 +26,7 @@ import json
 import os
 import secrets
 import stat
+import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +35,8 @@ from typing import Any, BinaryIO, Final, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from .holders import lock_held
 
 with warnings.catch_warnings():
     # Without fcntl (and not on Windows) filelock falls back to lock files and says so at
@@ -154,7 +157,7 @@ def concurrently(write: Callable[[_T], object], items: Iterable[_T]) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
+def locked(path: Path, *, shared: bool = False, wait: float | None = None) -> Iterator[None]:
     """Hold the lock ``path`` (created when missing) across threads and processes:
     exclusive, or ``shared`` with other shared holders (readers of files that exclusive
     holders replace; where ``fcntl`` does not exist, shared is exclusive).
@@ -173,6 +176,10 @@ def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
     user's processes) replace every file atomically, so a read still sees
     whole files. Anything but a plain file at ``path`` (a link, a FIFO) is
     removed, never opened.
+
+    ``wait`` bounds the wait for the lock, in seconds (None: none): past it,
+    :class:`~icoframes.holders.LockHeld` (a CacheError) names the holder when the
+    system tells. A holder stopped (Ctrl-Z, a debugger) would otherwise hang this one.
     """
     path = Path(path)
     take = _flock_shared if shared and _HAS_FCNTL else _file_lock
@@ -182,7 +189,7 @@ def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
             with contextlib.suppress(FileNotFoundError):
                 if not stat.S_ISREG(path.lstat().st_mode):
                     path.unlink()
-            release = take(path)
+            release = take(path, wait)
         except FileNotFoundError:  # the folder was removed (housekeeping) while we waited
             if attempt == _ATTEMPTS - 1:
                 raise
@@ -204,29 +211,48 @@ def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
     yield
 
 
-def _file_lock(path: Path) -> Callable[[], object]:
-    """Take the exclusive lock ``path`` (filelock); its release."""
+def _file_lock(path: Path, wait: float | None = None) -> Callable[[], object]:
+    """Take the exclusive lock ``path`` (filelock), waiting at most ``wait`` seconds (None:
+    without bound); its release."""
     lock = filelock.FileLock(path, thread_local=False, is_singleton=False)
-    lock.acquire()
+    try:
+        lock.acquire(timeout=-1 if wait is None else wait, poll_interval=_POLL)
+    except filelock.Timeout:
+        raise lock_held(path, wait or 0.0) from None
     return lock.release
 
 
-def _flock_shared(path: Path) -> Callable[[], object] | None:
-    """Take a shared ``flock`` on the file ``path`` (the one filelock locks exclusively);
-    its release, or None when the file was unlinked while we waited (no lock held)."""
+_POLL: Final = 0.05  # seconds between two tries of a lock whose wait is bounded
+
+
+def _flock_shared(path: Path, wait: float | None = None) -> Callable[[], object] | None:
+    """Take a shared ``flock`` on the file ``path`` (the one filelock locks exclusively),
+    waiting at most ``wait`` seconds (None: without bound); its release, or None when the
+    file was unlinked while we waited (no lock held)."""
     import fcntl
 
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
                  | getattr(os, "O_CLOEXEC", 0), 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH)
+        if wait is None:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        else:  # flock has no timeout: tried until the wait is over
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise lock_held(path, wait) from None
+                    time.sleep(_POLL)
         if os.fstat(fd).st_nlink:
             return functools.partial(os.close, fd)  # closing releases the flock
     except OSError as exc:
         os.close(fd)
         if exc.errno not in (errno.ENOSYS, errno.EOPNOTSUPP):
             raise
-        return _file_lock(path)  # no flock on this file system: filelock's fallback
+        return _file_lock(path, wait)  # no flock on this file system: filelock's fallback
     except BaseException:
         os.close(fd)
         raise

@@ -29,7 +29,7 @@ from ..errors import InvalidParameter, quoted
 from ..files import locked, utcnow
 from ..reporting import AsDict
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, WRITE_PROBE, Cache
-from ..store.db import SET_ASIDE, SIDE_FILES, Database, from_ms
+from ..store.db import LEASE, SET_ASIDE, SIDE_FILES, Database, from_ms
 from ..store.derived import STATE_NAME
 from ..store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
 from .legacy import convert
@@ -272,7 +272,7 @@ def _remove_folder(folder: Path, report: CacheReport, *,
         return  # nothing cached: never reached, or removed meanwhile
     lock, entries = folder / LOCK_NAME, len(report.removed)
     try:
-        with locked(lock):
+        with locked(lock, wait=LEASE):  # a stopped holder: the folder is left alone, said
             if unused_before is not None and last_used(folder) >= unused_before:
                 return  # used meanwhile
             kept = []
@@ -349,7 +349,7 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
             _remove_folder(folder.path, report, unused_before=unused_before)
             continue
         try:
-            with locked(folder.path / LOCK_NAME):
+            with locked(folder.path / LOCK_NAME, wait=LEASE):
                 dropped = Cache(root, folder.name).drop_lists(fetched_before=unused_before)
                 report.removed += [f"{folder.path / DB_NAME}#lists/{key}" for key in dropped]
                 _remove_leftovers(folder.path, report, older_than=older_than, now=now)

@@ -30,13 +30,14 @@ from ..api.gate import EMPTY_SECTION, holds_a_section
 from ..api.text import loads_text
 from ..errors import CacheError, CacheWarning, warn
 from ..files import atomic_write_bytes, atomic_write_table, concurrently, locked, read_parquet_table
+from ..holders import LockHeld
 from ..parse import profiles, rules
 from ..parse.problems import Problems
 from ..parse.sections import absent_sections
 from ..schema import ICOS, PROBLEMS, PROFILE_SECTIONS, TABLES
 from ..tables import Tables, read_table
 from .cache import Cache
-from .db import disk_full
+from .db import LEASE, disk_full
 from .rows import DAMAGED, Snapshot
 
 __all__ = ["STATE_NAME", "DerivedTables", "parser_fingerprint"]
@@ -87,6 +88,7 @@ class DerivedTables:
         self.dir = cache.tables_dir
         self._state_path = self.dir / STATE_NAME
         self._decoded: dict[int, tuple[int, Any]] = {}  # id -> (version, decoded profile)
+        self._wait = LEASE  # for the folder's lock; none once a holder outlasted it (stopped)
 
     def __repr__(self) -> str:
         return f"DerivedTables({str(self.dir)!r})"
@@ -126,7 +128,22 @@ class DerivedTables:
     def _get(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
         """``read()`` once the tables ``names`` are up to date; whatever it takes. Tables
         already up to date are read under the folder's lock shared with other readers; an
-        update or a rebuild holds it alone (readers never see one half done)."""
+        update or a rebuild holds it alone (readers never see one half done). A lock held
+        past a lease by another process (a stopped one): the tables ``names`` tidied in
+        memory from one snapshot of the store, said; the LockHeld when that cannot be."""
+        try:
+            return self._get_locked(names, read)
+        except LockHeld as held:
+            self._wait = 0.0  # a load reads the tables more than once: it waits once
+            with self.cache.snapshot() as snap:
+                _, tables, unreadable = self._tidy(snap, 0, names)
+            if unreadable:  # a copy to set aside: that needs the lock
+                raise
+            warn(f"{held}. This answer was tidied from the stored profiles instead (not kept)",
+                 CacheWarning)
+        return tables if len(names) > 1 else tables[names[0]]
+
+    def _get_locked(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
         if not self.cache.path.exists():  # nothing cached (and no folder to make)
             tables = profiles.tidy([])
             return tables if len(names) > 1 else tables[names[0]]
@@ -165,7 +182,7 @@ class DerivedTables:
         (``offline=True``, which the refusal to write such a cache suggests, takes this lock)."""
         with contextlib.ExitStack() as stack:
             try:
-                stack.enter_context(locked(self.cache.lock, shared=shared))
+                stack.enter_context(locked(self.cache.lock, shared=shared, wait=self._wait))
             except PermissionError as exc:
                 whose = ""
                 with contextlib.suppress(OSError):

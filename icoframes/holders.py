@@ -1,0 +1,77 @@
+"""Who holds a lock file, for the error of a wait on it that ran out.
+
+A process stopped while it holds a folder's lock (``SIGSTOP``, Ctrl-Z, a debugger,
+``docker pause``) keeps it until it is resumed or ends: a wait on that lock without bound
+hung every other process, silently (``cache clear`` at night, a load of the tables). Such a
+wait is bounded by a lease, then :class:`LockHeld` says who holds the lock when the system
+tells (Linux's ``/proc/locks``: the process that took it, and whether it is stopped) and
+what to do.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import CacheError
+
+__all__ = ["LockHeld", "lock_held", "lock_holder"]
+
+
+class LockHeld(CacheError):
+    """Another process held a cache folder's lock for longer than a wait on it may last.
+
+    ``path`` is the lock file, ``pid`` the holder's process id when the system tells.
+    """
+
+    def __init__(self, message: str, path: Path, pid: int | None) -> None:
+        super().__init__(message)
+        self.path, self.pid = path, pid
+
+
+def lock_holder(path: Path) -> int | None:
+    """The process id that holds a ``flock`` on the file ``path`` (Linux: ``/proc/locks``,
+    a lock held, not one waited for), or None when unknown: no such listing, no holder
+    listed, or one this process cannot see (another pid namespace)."""
+    try:
+        info = os.stat(path)
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return None
+    # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF": device major:minor in hex, inode
+    where = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    for line in lines:
+        fields = line.split()
+        if "->" in fields or len(fields) < 6:  # "->": a process blocked on the lock
+            continue
+        pid, at = fields[4], fields[5]
+        if at == where and pid.isdigit() and os.path.isdir(f"/proc/{pid}") and int(pid) > 0:
+            return int(pid)
+    return None
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped (state T: a signal; t: a debugger)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return text[text.rfind(")") + 1:].split()[:1] in (["T"], ["t"])
+
+
+def lock_held(path: Path, waited: float) -> LockHeld:
+    """The error for a wait of ``waited`` seconds on the lock ``path`` that ran out."""
+    pid = lock_holder(path)
+    how_long = f"for over {waited:g} s" if waited > 0 else "now"
+    if pid is not None and _stopped(pid):
+        said = (f"process {pid}, which is stopped (Ctrl-Z, a debugger, SIGSTOP), holds the "
+                f"cache's lock {path} ({how_long}): resume it (`fg` in its shell, or "
+                f"`kill -CONT {pid}`) or end it, then call again")
+    elif pid is not None:
+        said = (f"process {pid} has held the cache's lock {path} {how_long} (it updates the "
+                "cache's tables, or clears or prunes the cache): call again once it is done, "
+                "or end it")
+    else:
+        said = (f"another process has held the cache's lock {path} {how_long}: is one stopped "
+                "(Ctrl-Z, a debugger, SIGSTOP)? Resume or end it, then call again")
+    return LockHeld(said, path, pid)
