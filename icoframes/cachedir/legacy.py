@@ -4,8 +4,9 @@ A service folder with ``profiles/`` (journals and parts), ``lists/`` and
 ``filters.parquet`` is converted into its database the first time it is opened:
 every event is replayed in the order 0.1 read them (parts by number, then journals by
 number, lines in order; each event once), so copies, fetch states and times stay as
-they were; lists and the filter set keep their rows and fetch times; ``quota/*.json``
-ledgers become rows of the ledger database. The old files go once the database holds
+they were; lists and the filter set keep their rows and fetch times; 0.1's
+``quota/<key>.json`` ledgers become rows of the ledger database (only files of 0.1's
+name and content: :func:`_convert_ledgers`). The old files go once the database holds
 them. A folder that cannot be written is ignored with a
 :class:`~icoframes.errors.CacheWarning` saying how to convert it.
 """
@@ -144,16 +145,47 @@ def _convert(cache: Cache) -> tuple[int, int, int]:
     return len(events), len(lists), int(filters is not None)
 
 
+#: 0.1's ledger file: the first 16 hex digits of the key's sha256, as the ledger's key now
+_LEDGER_FILE = re.compile(r"[0-9a-f]{16}\.json")
+_LEDGER_FIELDS = frozenset({"day", "used", "exhausted"})
+#: what a 0.1 ledger that does not read is renamed to, beside it (never removed: a count)
+UNREAD = ".unread"
+
+
+def _old_count(path: Path) -> tuple[str, int] | None:
+    """The day and count of 0.1's ledger file ``path``, or None when it holds another record
+    (a user's JSON): ValueError when it is no JSON (torn: a crash before its write was on
+    disk), OSError when it cannot be read."""
+    data = json.loads(path.read_text())
+    if not (isinstance(data, dict) and set(data) <= _LEDGER_FIELDS
+            and isinstance(data.get("day"), str) and type(data.get("used")) is int
+            and data["used"] >= 0):
+        return None
+    dt.date.fromisoformat(data["day"])  # (ValueError: torn inside its day)
+    return data["day"], data["used"]
+
+
 def _convert_ledgers(root: Path) -> None:
-    """0.1's ``quota/<key>.json`` ledgers as rows of the ledger database (the same keys)."""
+    """0.1's ``quota/<key>.json`` ledgers as rows of the ledger database (the same keys).
+
+    Only the files 0.1 wrote are converted and then removed (their name and their content
+    are 0.1's), with their ``.lock``; anything else there stays (a user's ``notes.json``).
+    One of 0.1's names that does not read is renamed ``*.json.unread`` and said: its count
+    is unknown, and a count is what ``daily_quota`` keeps."""
     folder = root / LEDGER_FOLDER
-    if not (files := sorted(folder.glob("*.json")) if folder.is_dir() else []):
+    if not (files := sorted(p for p in folder.glob("*.json") if _LEDGER_FILE.fullmatch(p.name))
+            if folder.is_dir() else []):
         return
-    rows = []
+    rows, read, unread = [], [], []
     for path in files:
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-            data = json.loads(path.read_text())
-            rows.append((path.stem, str(data["day"]), int(data["used"])))
+        try:
+            if (count := _old_count(path)) is not None:
+                rows.append((path.stem, *count))
+                read.append(path)
+        except ValueError:
+            unread.append(path)
+        except OSError:
+            continue  # (not this user's to read: left as it is)
     try:
         with QuotaLedger(root, "").write() as conn:
             conn.executemany("INSERT INTO ledgers (key, day, sent) VALUES (?, ?, ?) "
@@ -161,7 +193,14 @@ def _convert_ledgers(root: Path) -> None:
                              "WHERE day = excluded.day", rows)
     except OSError:
         return  # read-only: the counts stay in their files, unused
-    for path in files:
+    for path in read:
         with contextlib.suppress(OSError):
             path.unlink()
             path.with_suffix(".lock").unlink(missing_ok=True)
+    for path in unread:
+        with contextlib.suppress(OSError):
+            path.rename(path.with_name(path.name + UNREAD))
+            warn(f"icoframes request ledger {path} of icoframes 0.1 does not read (cut short by "
+                 f"a crash?): its count of requests is unknown, so not counted; it is kept as "
+                 f"{path.name}{UNREAD}. If that key sent requests today, lower daily_quota "
+                 "for today or wait for tomorrow's count", CacheWarning)
