@@ -267,9 +267,9 @@ def test_a_stale_table_is_updated_under_the_lock_alone(cache, monkeypatch):
     taken: list[bool] = []
     real = derived.locked
 
-    def spy(path: Path, *, shared: bool = False):
+    def spy(path: Path, *, shared: bool = False, **bounds):
         taken.append(shared)
-        return real(path, shared=shared)
+        return real(path, shared=shared, **bounds)
 
     monkeypatch.setattr(derived, "locked", spy)
     DerivedTables(store).table("icos")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import sqlite3
 import warnings
 
+from ledger_day import NOON
+
 import icoframes
 from icoframes.errors import CacheWarning
-from ledger_day import NOON
 
 OLD = "0123456789abcdef"  # a 0.1 ledger's name: 16 hex digits of the key's hash
 TORN = "fedcba9876543210"
