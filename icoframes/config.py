@@ -157,9 +157,7 @@ SETTINGS: tuple[Setting, ...] = (
             "requests.", secret=True, accepts="str | Secret"),
     Setting("cache_dir", "Path", absolute_folder, _user_cache_dir,
             "the platform's user cache dir for icoframes",
-            "Where the Parquet cache lives; made absolute when read (the variable: at the "
-            "process's first read), so an ``os.chdir`` keeps its cache and request ledger.",
-            accepts="str | os.PathLike[str]"),
+            "Where the cache lives (made absolute when read).", accepts="str | os.PathLike[str]"),
     Setting("service_name", "str | None", readers.service_name, None, "none",
             "A name for the service's cache folder and request ledger, used instead of its "
             "address; the sandbox sets one from its content, so that its random port does not "
@@ -362,8 +360,7 @@ def get_settings(**overrides: Any) -> Settings:
     values: dict[str, Any] = {}
     for setting in SETTINGS:  # the key wrapped at once (hide); set empty: given, or refused
         if (env := hide(setting.name, os.environ.get(setting.env) or None)) is not None:
-            value = setting.check(env, source=setting.env)  # the cache dir: its first reading
-            values[setting.name] = pinned_folder(env, value) if isinstance(value, Path) else value
+            values[setting.name] = pinned_folder(env, setting.check(env, source=setting.env))
     with _lock:  # an empty variable is refused where it decides: no override gives its setting
         _check_variable_names({*_overrides, *(k for k, v in overrides.items() if v is not None)})
         values.update(_overrides)

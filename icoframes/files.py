@@ -36,6 +36,7 @@ from typing import Any, BinaryIO, Final, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .errors import CacheError
 from .holders import lock_held
 
 with warnings.catch_warnings():
@@ -45,8 +46,11 @@ with warnings.catch_warnings():
     import filelock
 
 __all__ = [
+    "CLEARED",
     "atomic_write_bytes",
     "atomic_write_table",
+    "cleared",
+    "cleared_or",
     "concurrently",
     "entry_kind",
     "filelock",
@@ -56,6 +60,7 @@ __all__ = [
     "nothing_at",
     "read_parquet_table",
     "read_record",
+    "removed_meanwhile",
     "today",
     "utc_time",
     "utcnow",
@@ -258,6 +263,36 @@ def _flock_shared(path: Path, wait: float | None = None) -> Callable[[], object]
         raise
     os.close(fd)
     return None
+
+
+#: Why something a call found is gone: a clear run by another process (or thread) while a
+#: load used the cache. The OS's "No such file or directory" was said as a cache dir that
+#: is not writable (a setting to change) or a database that cannot be opened (damaged).
+CLEARED: Final = ("a clear of the cache (icoframes cache clear, clear_cache or prune_cache) "
+                  "removed it meanwhile")
+
+
+def removed_meanwhile(path: str | os.PathLike[str]) -> bool:
+    """Whether nothing is at ``path`` (not even a link): removed since it was found."""
+    return not os.path.lexists(path)
+
+
+def cleared(what: str, path: str | os.PathLike[str]) -> CacheError:
+    """The error of a call that found ``what`` (``"the cache folder"``) at ``path``, then
+    did not: :data:`CLEARED`; calling again is all there is to do."""
+    return CacheError(f"{what} {Path(path)} was removed while this call was using it: "
+                      f"{CLEARED}. Nothing is wrong with the settings or the files: call again")
+
+
+def cleared_or(what: str, path: str | os.PathLike[str], why: str) -> CacheError:
+    """The error of a file ``path`` that could not be opened: :func:`cleared` when nothing
+    is there now and its folder is gone or may be written (where a file is made when
+    missing, only a file found and then removed is missing); else the CacheError
+    "``what`` ``path`` ``why``" (a file never made in a folder this user may not write)."""
+    folder = os.path.dirname(path)
+    if removed_meanwhile(path) and (removed_meanwhile(folder) or os.access(folder, os.W_OK)):
+        return cleared(what, path)
+    return CacheError(f"{what} {path} {why}")
 
 
 #: Bytes a record (an export's manifest) holds at most: a larger one is damage, never read whole.

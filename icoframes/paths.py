@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from .errors import InvalidParameter, quoted
 
@@ -218,14 +218,18 @@ def absolute_folder(value: Any) -> Path:
 
 
 _pinned: dict[str, Path] = {}
+_T = TypeVar("_T")
 
 
-def pinned_folder(text: str, path: Path) -> Path:
-    """``path``, read from ``text`` (an environment variable's value, read at each call), as it
-    was the first time this process read ``text``: a relative ``ICOFRAMES_CACHE_DIR`` names the
-    folder under the current folder of that first read, and stays that folder after a
-    ``chdir`` (see :func:`absolute_folder`)."""
-    return _pinned.setdefault(text, path)
+def pinned_folder(text: Any, value: _T) -> _T:
+    """``value``, a setting read from ``text`` (an environment variable's value, read at each
+    call): a path as it was the first time this process read ``text``, so that a relative
+    ``ICOFRAMES_CACHE_DIR`` names the folder under the current folder of that first read
+    and stays that folder after a ``chdir`` (see :func:`absolute_folder`); another value
+    as it is."""
+    if not isinstance(value, Path):
+        return value
+    return _pinned.setdefault(str(text), value)  # type: ignore[return-value]
 
 
 #: The longest file name and path Linux file systems hold (NAME_MAX, PATH_MAX), in bytes.

@@ -304,7 +304,7 @@ def test_a_shared_lock_whose_file_is_removed_at_every_take_is_an_error_never_an_
     # process can be made to win 20 times, so the take's outcome ("removed meanwhile") is set
     from icoframes import files
 
-    monkeypatch.setattr(files, "_flock_shared", lambda path: None)
+    monkeypatch.setattr(files, "_flock_shared", lambda path, wait=None: None)
     ran: list[bool] = []
     with (pytest.raises(FileNotFoundError, match="removed each of 20 times"),
           locked(tmp_path / ".lock", shared=True)):

@@ -20,7 +20,7 @@ from ..api.control import LoadControl, profile_item
 from ..cachedir.housekeeping import remove_folder
 from ..config import SET_CACHE_DIR, Settings
 from ..errors import CacheError, ConfigError, NotCached, QuotaExceeded, ServiceUnavailable
-from ..files import not_a_folder
+from ..files import cleared, not_a_folder, removed_meanwhile
 from ..store.cache import WRITE_PROBE, Cache
 from ..store.claims import Claims
 from ..store.db import check_cache_dir, disk_full
@@ -278,6 +278,8 @@ def check_writable(cache: Cache) -> None:
     except OSError as exc:
         if exc.errno == errno.ENOSPC:
             raise disk_full(directory, "nothing fetched could be kept") from None
+        if exc.errno == errno.ENOENT and directory == cache.dir and removed_meanwhile(directory):
+            raise cleared("the cache folder", directory) from None  # found, then gone
         if (why := not_a_folder(cache.root)) is not None:  # a folder under a file
             raise ConfigError(f"the cache dir {cache.root} is no folder: {why}. "
                               + SET_CACHE_DIR) from None

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from ..config import SET_CACHE_DIR
 from ..errors import CacheError, CacheWarning, ConfigError, warn
-from ..files import not_a_folder
+from ..files import cleared_or, not_a_folder
 
 __all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "SET_ASIDE", "SIDE_FILES", "SYNC_SECONDS",
            "CacheFolderRefused", "Database", "InDatabase", "Undecodable", "check_cache_dir",
@@ -325,7 +325,7 @@ class Database:
                 conn.close()
                 return None
             return conn
-        raise CacheError(f"the cache database {self.path} cannot be opened, not even to read")
+        raise cleared_or("the cache database", self.path, "cannot be opened, not even to read")
 
     def rows(self, sql: str, *args: object, write: bool = False) -> list[Any]:
         """The rows of one statement (none while no file exists), committed by SQLite itself."""
