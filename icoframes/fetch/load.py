@@ -190,7 +190,7 @@ class Load:
         """What ``listing`` (and the ids ``present`` in the result) answer and lack; warns
         once for what is lacking (:func:`.result.state_of_result`)."""
         return state_of_result(listing.attrs.get("icoframes") or {}, listing, present,
-                               cache=self.cache, offline=self.offline)
+                               cache=self.cache, offline=self.offline, kept=self._done)
 
     # -- the crawl ----------------------------------------------------------------------
 

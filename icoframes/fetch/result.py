@@ -10,14 +10,14 @@ tables' rows in the order of their ICOs' there).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import cache
 from typing import Any
 
 import pandas as pd
 
 from ..errors import IncompleteWarning, MissingProfileWarning, StaleWarning, warn
-from ..files import utcnow
+from ..files import CLEARED, utcnow
 from ..parse.lists import filters_frame
 from ..parse.problems import Problems, problems_of_load
 from ..roworder import in_icos_order
@@ -29,7 +29,12 @@ from ..tables import Tables
 from .paging import MOVED, STOOD_IN
 from .policy import next_try
 
-__all__ = ["assemble", "filter_set", "recounted", "state_of_result", "warn_gaps"]
+__all__ = ["REMOVED_BY_A_CLEAR", "assemble", "filter_set", "recounted", "state_of_result",
+           "warn_gaps"]
+
+#: The reason of a profile this load fetched (paid for) that its result lacks: a clear run
+#: meanwhile removed it (nothing else removes a kept copy; one set aside is said so).
+REMOVED_BY_A_CLEAR = f"fetched by this call, then {CLEARED}; the next online load fetches it again"
 
 
 def filter_set(cache: Cache, fetch: Callable[[], Any], *, refresh: bool,
@@ -53,7 +58,7 @@ def filter_set(cache: Cache, fetch: Callable[[], Any], *, refresh: bool,
 
 
 def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any, *,
-                    cache: Cache, offline: bool) -> dict[str, Any]:
+                    cache: Cache, offline: bool, kept: Collection[int] = ()) -> dict[str, Any]:
     """Say what the result lacks: in the summary returned and in one warning.
 
     Parameters
@@ -69,6 +74,9 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
         Read for the fetch state of listed ids without a row.
     offline : bool
         The load was offline (what is not cached is missing for that reason).
+    kept : collection of int, optional
+        Ids whose outcome the load kept: one the cache lacks at the end (or whose row a
+        result lacks), a clear run meanwhile removed (:data:`REMOVED_BY_A_CLEAR`).
 
     Returns
     -------
@@ -115,6 +123,8 @@ def state_of_result(summary: dict[str, Any], listing: pd.DataFrame, present: Any
                     state, reason = "not_fetched", f"its stored copy was set aside ({why}); " + (
                         "the next online load fetches it again" if removed else "the cache is "
                         "read-only here: a load that can write to it fetches it again")
+                elif ico_id in kept and state in (None, "fetched"):  # (the only remover)
+                    state, reason = state or "not_fetched", REMOVED_BY_A_CLEAR
                 elif offline:
                     state, reason = "not_fetched", "offline, and not in the cache"
                 else:
