@@ -1,19 +1,22 @@
-"""``icoframes cache info|clear``: the cache of the configured service, from the shell.
+"""``icoframes cache info|clear|prune``: the cache of the configured service, from the shell.
 
-What :func:`icoframes.cache_info` and :func:`icoframes.clear_cache` do, printed; a part of
-the ``icoframes`` command (:mod:`icoframes.cli`) kept apart so that its module stays short.
-``cache clear`` prints each path it removed and the bytes freed, and each path it left
-alone with why (on stderr): the command then exits 5, the clear being incomplete.
+What :func:`icoframes.cache_info`, :func:`icoframes.clear_cache` and
+:func:`icoframes.prune_cache` do, printed; a part of the ``icoframes`` command
+(:mod:`icoframes.cli`) kept apart so that its module stays short. ``cache clear`` and
+``cache prune --older-than DAYS`` print each path they removed and the bytes freed, and each
+path left alone with why (on stderr): the command then exits 5, being incomplete.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from .errors import InvalidParameter
 from .quoting import counted
 
 __all__ = ["CACHE_DIR_HELP", "add_cache_parser", "run_cache"]
@@ -29,40 +32,67 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
     ``once``: the type and action of the command's folder options (``export --cache-dir``'s)."""
     cache = sub.add_parser(
         "cache", help="info: print what the cache of the configured service holds; "
-                      "clear: delete it",
+                      "clear: delete it; prune: delete what no load used for DAYS",
         description="info prints, as JSON, the cache's path and size, its profiles and "
                     "list queries, the oldest and newest profile, and today's requests "
-                    "against the daily quota; clear deletes the cache of the service.",
-        epilog="clear prints each path removed and the bytes freed; a path it left alone "
-               "(a symbolic link, a file in the service folder that is not the cache's) is "
-               "named with why, and the command exits 5 (incomplete)")
-    action = cache.add_argument("action", choices=("info", "clear"),
-                                help="info: what the cache holds; clear: delete it")
-    # words a user may type for one (the parser's "did you mean" names the choice)
+                    "against the daily quota; clear deletes the cache of the service; prune "
+                    "--older-than DAYS deletes, in the whole cache dir, the service folders "
+                    "no load used for longer, and in the others the lists fetched before "
+                    "then (the request ledgers stay), as icoframes.prune_cache does.",
+        epilog="clear and prune print each path removed and the bytes freed; a path left "
+               "alone (a symbolic link, a file in the service folder that is not the "
+               "cache's, a folder another process holds) is named with why, and the "
+               "command exits 5 (incomplete)")
+    action = cache.add_argument("action", choices=("info", "clear", "prune"),
+                                help="info: what the cache holds; clear: delete it; prune: "
+                                     "delete what was not used for --older-than DAYS")
+    # words a user may type for one (the parser's "did you mean" names the choice); a
+    # guess never names one that deletes
     action.synonyms = {"show": "info", "list": "info", "status": "info",
                        "delete": "clear", "remove": "clear", "purge": "clear", "wipe": "clear"}
+    action.destructive = ("clear", "prune")
+    cache.add_argument("--older-than", type=_days, metavar="DAYS",
+                       help="prune only, and needed there: days without use (0 or more)")
     cache.add_argument("--cache-dir", action=once, type=folder, metavar="DIR",
                        help=CACHE_DIR_HELP)
 
 
-def run_cache(args: argparse.Namespace) -> bool:
-    """Run ``icoframes cache``; whether it did all it was asked (a clear that left a path
-    alone did not: the command exits 5)."""
-    from .loaders import cache_info, clear_cache
+def _days(text: str) -> dt.timedelta:
+    """``--older-than``'s value: a number of days, 0 or more (argparse says it is invalid)."""
+    days = float(text)  # ValueError: argparse's "invalid _days value"
+    if not 0 <= days <= 36500:
+        raise ValueError(text)
+    return dt.timedelta(days=days)
 
-    if args.action != "clear":
+
+_days.__name__ = "number of days"  # argparse names the type in its refusal
+
+
+def run_cache(args: argparse.Namespace) -> bool:
+    """Run ``icoframes cache``; whether it did all it was asked (a clear or a prune that left
+    a path alone did not: the command exits 5)."""
+    from .loaders import cache_info, clear_cache, prune_cache
+
+    older_than: dt.timedelta | None = getattr(args, "older_than", None)
+    if (args.action == "prune") != (older_than is not None):
+        raise InvalidParameter("icoframes cache prune needs --older-than DAYS" if older_than
+                               is None else "--older-than is for icoframes cache prune only")
+    if args.action == "info":
         print(json.dumps(cache_info(cache_dir=args.cache_dir).as_dict(), indent=2,
                          default=str))
         return True
-    report = clear_cache(cache_dir=args.cache_dir)
+    report = (clear_cache(cache_dir=args.cache_dir) if args.action == "clear"
+              else prune_cache(older_than or dt.timedelta(0), cache_dir=args.cache_dir))
     for path in report.removed:
         print(f"removed {path}")
     for skip in report.skipped:  # a cron job's log shows what is still there, and why
         print(f"left alone {skip['path']}: {skip['reason']}", file=sys.stderr)
     done = (f"{counted(len(report.removed), 'path')} removed, "
             f"{report.freed_bytes:,} bytes freed")
+    did = "cleared" if args.action == "clear" else "pruned"
     if report.skipped:
-        print(f"cache not cleared: {done}, {counted(len(report.skipped), 'path')} left alone")
+        print(f"cache not {did}: {done}, {counted(len(report.skipped), 'path')} left alone")
         return False
-    print(f"cache cleared: {done}" if report.removed else "cache cleared: nothing was cached")
+    print(f"cache {did}: {done}" if report.removed else f"cache {did}: nothing "
+          + ("was cached" if did == "cleared" else "was unused that long"))
     return True

@@ -71,8 +71,8 @@ EXIT_CODES = {
     EXIT_INCOMPLETE: "incomplete: what was fetched is written, marked complete: false with the "
                      "missing ids and why in manifest.json (reason quota when the daily limit "
                      "stopped the load part way); the next run fetches them "
-                     "(exit 0 instead with --allow-incomplete); cache clear left a path "
-                     "alone (each named, with why)",
+                     "(exit 0 instead with --allow-incomplete); cache clear or prune left a "
+                     "path alone (each named, with why)",
     EXIT_INTERRUPTED: "interrupted by Ctrl-C (what was fetched is kept)",
     EXIT_TERMINATED: "terminated by SIGTERM or SIGHUP (what was fetched is kept)",
 }

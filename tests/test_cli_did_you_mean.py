@@ -91,11 +91,11 @@ def test_with_out_given_the_export_usage_is_printed(tmp_path, capsys):
     (["exprot"], "icoframes", "argument COMMAND: invalid choice: 'exprot' (choose from "
      "'export', 'sandbox', 'demo', 'cache'); did you mean 'export'?"),
     (["cache", "sho"], "icoframes cache", "argument action: invalid choice: 'sho' (choose "
-     "from 'info', 'clear'); did you mean 'info'?"),
+     "from 'info', 'clear', 'prune'); did you mean 'info'?"),
     (["cache", "delete"], "icoframes cache", "argument action: invalid choice: 'delete' "
-     "(choose from 'info', 'clear'); did you mean 'clear'?"),
+     "(choose from 'info', 'clear', 'prune'); did you mean 'clear'?"),
     (["cache", "zzz"], "icoframes cache", "argument action: invalid choice: 'zzz' (choose "
-     "from 'info', 'clear')"),
+     "from 'info', 'clear', 'prune')"),
 ])
 def test_a_mistyped_choice_gets_the_closest_choice(argv, prog, said, tmp_path, monkeypatch,
                                                    capsys):
