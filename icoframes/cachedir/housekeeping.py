@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import errno
 import fnmatch
 import os
 import shutil
@@ -62,6 +63,9 @@ _DAY = dt.timedelta(days=1)
 _LINK = "a symbolic link: never followed out of the cache dir"
 _OTHER = "not a cache folder"
 _NOT_OURS = "not the cache's (a name the cache never writes): move it elsewhere"
+_WRITTEN = ("a load kept writing to it while it was cleared, so the folder stays: clear "
+            "again once the loads are done")
+_CLEAR_TRIES = 3  # listings of a folder being cleared while a load writes to it
 
 
 @dataclass
@@ -275,17 +279,19 @@ def _remove_folder(folder: Path, report: CacheReport, *,
         with locked(lock, wait=LEASE):  # a stopped holder: the folder is left alone, said
             if unused_before is not None and last_used(folder) >= unused_before:
                 return  # used meanwhile
-            kept = []
-            for child in sorted(folder.iterdir()):
-                if not _is_cache_entry(child.name):
-                    kept.append(child)  # a user's file put there: never theirs to lose
-                elif child.name == TABLES_DIR and child.is_dir() and not child.is_symlink():
-                    kept += _clear_tables(child, report)  # a user's files in it stay too
-                elif child.name != LOCK_NAME:
-                    report._remove(child, _size(child))
-            lock.unlink(missing_ok=True)  # last, still held (see the module's rules)
-            if not kept:
-                folder.rmdir()
+            # a load writes its database without this lock: a file it made after the
+            # listing ("Directory not empty") is removed by listing again, a few times
+            for attempt in range(_CLEAR_TRIES):
+                kept = _clear_entries(folder, report)
+                lock.unlink(missing_ok=True)  # last, still held (see the module's rules)
+                try:
+                    if not kept:
+                        folder.rmdir()
+                    break
+                except OSError as exc:
+                    if exc.errno != errno.ENOTEMPTY or attempt == _CLEAR_TRIES - 1:
+                        raise OSError(exc.errno, _WRITTEN if exc.errno == errno.ENOTEMPTY
+                                      else exc.strerror) from None
         Database.close_under(folder)  # what this process held open goes too
         for child in kept:  # the folder stays, with them: each entry removed is named
             report._skip(child, _NOT_OURS)
@@ -293,6 +299,20 @@ def _remove_folder(folder: Path, report: CacheReport, *,
             report.removed[entries:] = [str(folder)]  # the folder, not each entry in it
     except OSError as exc:  # a read-only cache dir, or a file written meanwhile
         report._skip(folder, exc.strerror or str(exc))
+
+
+def _clear_entries(folder: Path, report: CacheReport) -> list[Path]:
+    """Remove what the cache writes in ``folder`` but its lock; what else is there stays,
+    returned (a user's file put there, in ``tables/`` too: never theirs to lose)."""
+    kept = []
+    for child in sorted(folder.iterdir()):
+        if not _is_cache_entry(child.name):
+            kept.append(child)
+        elif child.name == TABLES_DIR and child.is_dir() and not child.is_symlink():
+            kept += _clear_tables(child, report)
+        elif child.name != LOCK_NAME:
+            report._remove(child, _size(child))
+    return kept
 
 
 def remove_folder(folder: str | os.PathLike[str], *,
