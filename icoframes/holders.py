@@ -62,16 +62,16 @@ def _stopped(pid: int) -> bool:
 def lock_held(path: Path, waited: float) -> LockHeld:
     """The error for a wait of ``waited`` seconds on the lock ``path`` that ran out."""
     pid = lock_holder(path)
-    how_long = f"for over {waited:g} s" if waited > 0 else "now"
+    how_long = f" for over {waited:g} s" if waited > 0 else ""  # (0: tried once, after a wait)
     if pid is not None and _stopped(pid):
         said = (f"process {pid}, which is stopped (Ctrl-Z, a debugger, SIGSTOP), holds the "
-                f"cache's lock {path} ({how_long}): resume it (`fg` in its shell, or "
+                f"cache's lock {path}{how_long}: resume it (`fg` in its shell, or "
                 f"`kill -CONT {pid}`) or end it, then call again")
     elif pid is not None:
-        said = (f"process {pid} has held the cache's lock {path} {how_long} (it updates the "
+        said = (f"process {pid} holds the cache's lock {path}{how_long} (it updates the "
                 "cache's tables, or clears or prunes the cache): call again once it is done, "
                 "or end it")
     else:
-        said = (f"another process has held the cache's lock {path} {how_long}: is one stopped "
+        said = (f"another process holds the cache's lock {path}{how_long}: is one stopped "
                 "(Ctrl-Z, a debugger, SIGSTOP)? Resume or end it, then call again")
     return LockHeld(said, path, pid)
