@@ -174,6 +174,8 @@ def test_a_cache_without_old_files_is_left_as_it_is(tmp_path):
 
 
 def test_old_ledgers_keep_their_counts_and_their_files_go(tmp_path):
+    # 0.1 named a ledger by 16 hex digits of its key's hash: those alone are converted
+    a, b, c, d, e = (letter * 16 for letter in "abcde")
     root = tmp_path / "cache"
     quota = root / "quota"
     quota.mkdir(parents=True, mode=0o700)
@@ -181,19 +183,22 @@ def test_old_ledgers_keep_their_counts_and_their_files_go(tmp_path):
     today = QuotaLedger(root, "k1")
     with today.database().write() as conn:  # type: ignore[union-attr]
         conn.executemany("INSERT INTO ledgers (key, day, sent) VALUES (?, ?, ?)",
-                         [("aaaa", "2030-01-01", 10), ("bbbb", "2030-01-01", 50),
-                          ("cccc", "2029-12-31", 5)])
-    for key, day, used in (("aaaa", "2030-01-01", 30), ("bbbb", "2030-01-01", 20),
-                           ("cccc", "2030-01-01", 7), ("dddd", "2030-01-01", 3)):
+                         [(a, "2030-01-01", 10), (b, "2030-01-01", 50),
+                          (c, "2029-12-31", 5)])
+    for key, day, used in ((a, "2030-01-01", 30), (b, "2030-01-01", 20),
+                           (c, "2030-01-01", 7), (d, "2030-01-01", 3)):
         (quota / f"{key}.json").write_text(json.dumps({"day": day, "used": used}))
         (quota / f"{key}.lock").write_text("")
-    (quota / "eeee.json").write_text("{not json")
-    convert(Cache(root, "sandbox-none"))
+    (quota / f"{e}.json").write_text("{not json")
+    (quota / "eeee.json").write_text("{not json")  # no name of 0.1's: a user's, kept
+    with pytest.warns(CacheWarning, match=f"{e}.json of icoframes 0.1 does not read"):
+        convert(Cache(root, "sandbox-none"))
     with sqlite3.connect(today.path) as conn:
         rows = conn.execute("SELECT key, day, sent FROM ledgers ORDER BY key").fetchall()
-    assert rows == [("aaaa", "2030-01-01", 30), ("bbbb", "2030-01-01", 50),
-                    ("cccc", "2029-12-31", 5), ("dddd", "2030-01-01", 3)]
-    assert sorted(p.name for p in quota.iterdir() if not p.name.startswith("ledger.")) == []
+    assert rows == [(a, "2030-01-01", 30), (b, "2030-01-01", 50),
+                    (c, "2029-12-31", 5), (d, "2030-01-01", 3)]
+    assert sorted(p.name for p in quota.iterdir() if not p.name.startswith("ledger.")) == [
+        "eeee.json", f"{e}.json.unread"]
 
 
 def test_a_partial_list_and_the_problems_of_a_list_and_the_filter_set_are_kept(tmp_path):
@@ -221,24 +226,27 @@ def test_a_partial_list_and_the_problems_of_a_list_and_the_filter_set_are_kept(t
 
 
 def test_unreadable_old_ledgers_are_left_out_each_alone(tmp_path):
-    # each file unreadable in its own way (a folder, no JSON, a key missing, a count of
-    # the wrong type) is left out and left in place; the readable one is converted even
-    # without its lock file
+    # each file of 0.1's name unreadable in its own way is left out: a folder and JSON that
+    # is no ledger of 0.1's (a key missing, a count of the wrong type) stay as they are, a
+    # file that is no JSON (torn) is kept aside and said; the readable one is converted
+    # even without its lock file
+    a, b, c, d, e = (letter * 16 for letter in "abcde")
     root = tmp_path / "cache"
     quota = root / "quota"
     quota.mkdir(parents=True, mode=0o700)
     root.chmod(0o700)
-    (quota / "aaaa.json").write_text(json.dumps({"day": "2030-01-01", "used": 4}))
-    (quota / "bbbb.json").mkdir()
-    (quota / "cccc.json").write_text("{")
-    (quota / "dddd.json").write_text(json.dumps({"day": "2030-01-01"}))
-    (quota / "eeee.json").write_text(json.dumps({"day": "2030-01-01", "used": None}))
-    convert(Cache(root, "sandbox-none"))
+    (quota / f"{a}.json").write_text(json.dumps({"day": "2030-01-01", "used": 4}))
+    (quota / f"{b}.json").mkdir()
+    (quota / f"{c}.json").write_text("{")
+    (quota / f"{d}.json").write_text(json.dumps({"day": "2030-01-01"}))
+    (quota / f"{e}.json").write_text(json.dumps({"day": "2030-01-01", "used": None}))
+    with pytest.warns(CacheWarning, match=f"{c}.json of icoframes 0.1 does not read"):
+        convert(Cache(root, "sandbox-none"))
     with sqlite3.connect(QuotaLedger(root, "k").path) as conn:
         rows = conn.execute("SELECT key, day, sent FROM ledgers ORDER BY key").fetchall()
-    assert rows == [("aaaa", "2030-01-01", 4)]
+    assert rows == [(a, "2030-01-01", 4)]
     assert sorted(p.name for p in quota.iterdir() if not p.name.startswith("ledger.")) == [
-        "bbbb.json"]
+        f"{b}.json", f"{c}.json.unread", f"{d}.json", f"{e}.json"]
 
 
 def test_unreadable_journal_lines_and_a_misnamed_journal_first_are_lost_alone(tmp_path):
