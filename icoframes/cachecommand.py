@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import InvalidParameter
+from .numerals import number_text
 from .quoting import counted
 
 __all__ = ["CACHE_DIR_HELP", "add_cache_parser", "run_cache"]
@@ -59,9 +60,9 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
 
 def _days(text: str) -> dt.timedelta:
     """``--older-than``'s value: a number of days, 0 or more (argparse says it is invalid)."""
-    days = float(text)  # ValueError: argparse's "invalid _days value"
-    if not 0 <= days <= 36500:
-        raise ValueError(text)
+    days = number_text(text)  # ASCII digits only, as every number the command reads
+    if days is None or not 0 <= days <= 36500:
+        raise ValueError(text)  # argparse: "invalid number of days value"
     return dt.timedelta(days=days)
 
 

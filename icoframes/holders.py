@@ -11,11 +11,14 @@ what to do.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .errors import CacheError
 
 __all__ = ["LockHeld", "lock_held", "lock_holder"]
+
+_PID = re.compile(r"[1-9][0-9]*")  # as /proc/locks writes one (ASCII digits)
 
 
 class LockHeld(CacheError):
@@ -45,7 +48,7 @@ def lock_holder(path: Path) -> int | None:
         if "->" in fields or len(fields) < 6:  # "->": a process blocked on the lock
             continue
         pid, at = fields[4], fields[5]
-        if at == where and pid.isdigit() and os.path.isdir(f"/proc/{pid}") and int(pid) > 0:
+        if at == where and _PID.fullmatch(pid) and os.path.isdir(f"/proc/{pid}"):
             return int(pid)
     return None
 
