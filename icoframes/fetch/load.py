@@ -110,8 +110,9 @@ class Load:
         self._claims: Claims | None = None
         self._lists = SharedLists(self.cache, self._claimer, after=self.lists_after)
         self._plan = ProfilePlan(self.cache, self._claimer, ages=ages, refresh_all=refresh_all,
-                                 budget=budget, batch=self.settings.max_workers, settle=profiles,
-                                 skip=self.service.skips, probes=self.control)
+                                 budget=budget, batch=self.settings.max_workers,
+                                 skip=self.service.skips, probes=self.control,
+                                 settle=self.derived if profiles else None)
         self._pool = RequestPool(self.settings.max_workers,  # a live load renews its leases,
                                  tick=lambda: self._claimer().renew(every=LEASE / 3))  # waiting
         self._arrivals = Arrivals(self.cache, self.derived, self._claimer)

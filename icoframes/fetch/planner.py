@@ -78,20 +78,21 @@ class ProfilePlan:
         once, and leave their room of the ``budget`` to the wants it cut.
     probes : Probes, optional
         Asks for profiles out of turn after a run of wrong answers (:meth:`next`).
-    settle : bool
-        Bring the derived tables up to date first (a load of profiles): a stored copy that
-        is no profile is set aside then, found missing, and fetched by this load
-        (:meth:`~icoframes.store.derived.DerivedTables.settle`).
+    settle : DerivedTables, optional
+        The load's derived tables, to bring up to date first (a load of profiles): a stored
+        copy that is no profile is set aside then, found missing, and fetched by this load
+        (:meth:`~icoframes.store.derived.DerivedTables.settle`). The load's own: a lock that
+        a stopped process holds is waited for once per load.
     """
 
     def __init__(self, cache: Cache, claimer: Callable[[], Claims], *,
                  ages: Mapping[str, dt.timedelta] | None, refresh_all: bool,
                  budget: int | None, batch: int,
                  skip: Callable[[Want], str | None] | None = None,
-                 probes: Probes | None = None, settle: bool = False) -> None:
+                 probes: Probes | None = None, settle: DerivedTables | None = None) -> None:
         if settle:  # before any claim or request: a rebuild (about 0.4 s per 1,000 copies,
             # after an upgrade) would hold the crawl's thread while its leases lapse
-            DerivedTables(cache).settle()
+            settle.settle()
         self._cache = cache
         self._claimer = claimer
         self._ages = ages

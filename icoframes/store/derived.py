@@ -134,13 +134,14 @@ class DerivedTables:
         try:
             return self._get_locked(names, read)
         except LockHeld as held:
-            self._wait = 0.0  # a load reads the tables more than once: it waits once
             with self.cache.snapshot() as snap:
                 _, tables, unreadable = self._tidy(snap, 0, names)
             if unreadable:  # a copy to set aside: that needs the lock
                 raise
-            warn(f"{held}. This answer was tidied from the stored profiles instead (not kept)",
-                 CacheWarning)
+            if self._wait:  # said once: a load reads the tables more than once, waits once
+                warn(f"{held}. This answer was tidied from the stored profiles instead (not "
+                     "kept)", CacheWarning)
+            self._wait = 0.0
         return tables if len(names) > 1 else tables[names[0]]
 
     def _get_locked(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
