@@ -1,14 +1,13 @@
 """One load, from the user's arguments to the result: :class:`Load`.
 
-The public loaders (:mod:`icoframes.loaders`) and :func:`icoframes.export_tables` each make
-one. It checks the arguments once, answers each list query from the cache when it can
-(:mod:`.localquery`) or pages it, fetches the profiles the lists name that the cache lacks
-or holds stale (:mod:`.planner`), keeping each as it arrives, and assembles the result with
-its report (:mod:`.result`). A profile the result lacks goes when it leaves every list page
-the allowance (a refresh once every list is paged), one per free worker (:mod:`.pool`). Lists and
-profiles are claimed across processes first: one claimed elsewhere is waited for
-(:mod:`.sharedlists`). A page or profile that fails for good is that item's failure (kept,
-reported, retried by the next load); what stops a load is worded in :mod:`.stops`.
+Each loader (:mod:`icoframes.loaders`) and :func:`icoframes.export_tables` makes one. It checks the
+arguments once, answers each list query from the cache when it can (:mod:`.localquery`) or pages
+it, fetches the profiles the lists name that the cache lacks or holds stale (:mod:`.planner`),
+keeping each as it arrives, and assembles the result with its report (:mod:`.result`). Profile
+requests go out one per free worker (:mod:`.pool`), leaving every list page its share of the
+allowance (a refresh: once every list is paged). Lists and profiles are claimed across processes
+first: one claimed elsewhere is waited for (:mod:`.sharedlists`). A page or profile that fails for
+good is its own failure (kept, reported, retried next load); :mod:`.stops` words what stops a load.
 """
 
 from __future__ import annotations
