@@ -54,7 +54,7 @@ wheel-smoke: $(STAMP)
 		|| { cat "$$dir/build.log"; exit 1; }; \
 	python3 -m venv "$$dir/venv"; \
 	"$$dir/venv/bin/python" -m pip install --quiet "$$dir"/dist/icoframes-*.whl; \
-	cd "$$dir" && "$$dir/venv/bin/python" -I $(CURDIR)/tests/wheel_smoke.py \
+	cd "$$dir" && TMPDIR="$$dir" "$$dir/venv/bin/python" -I $(CURDIR)/tests/wheel_smoke.py \
 		"$$($(CURDIR)/$(PY) -c 'import icoframes; print(icoframes.__version__)')"
 
 bench: $(STAMP)

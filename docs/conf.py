@@ -12,10 +12,14 @@ warnings are errors.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+from sphinx.application import Sphinx
 
 import icoframes
 
@@ -24,8 +28,14 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 # The gallery's scripts run here, at build time, against the sandbox: give them a
 # cache of their own and a backend without a display, so a build never touches the
-# builder's real cache and needs no screen.
-os.environ["ICOFRAMES_CACHE_DIR"] = tempfile.mkdtemp(prefix="icoframes-docs-cache-")
+# builder's real cache and needs no screen. The cache, and every temporary folder a
+# script makes (plot_status_flow exports into tempfile.mkdtemp()), live in one scratch
+# folder removed when the build ends: a build leaves nothing in the builder's temp dir
+# (the cache alone is ~3 MB a build).
+_SCRATCH = tempfile.mkdtemp(prefix="icoframes-docs-")
+_TEMPDIR, _TMPDIR = tempfile.tempdir, os.environ.get("TMPDIR")
+tempfile.tempdir = os.environ["TMPDIR"] = _SCRATCH
+os.environ["ICOFRAMES_CACHE_DIR"] = os.path.join(_SCRATCH, "cache")
 os.environ["MPLBACKEND"] = "Agg"
 for name in list(os.environ):
     if name.startswith("ICOFRAMES_") and name != "ICOFRAMES_CACHE_DIR":
@@ -110,3 +120,24 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_sidebars = {"**": ["sidebar-nav-bs"], "index": [], "reference/data-dictionary": []}
+
+
+def _remove_scratch(*_: object) -> None:
+    """Give the temp dir back and delete the build's scratch folder (idempotent)."""
+    if tempfile.tempdir == _SCRATCH:
+        tempfile.tempdir = _TEMPDIR
+        if _TMPDIR is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = _TMPDIR
+    shutil.rmtree(_SCRATCH, ignore_errors=True)
+
+
+# build-finished comes however the build ended (Sphinx emits it with the exception, if
+# any); atexit covers a build that failed before Sphinx set its events up
+atexit.register(_remove_scratch)
+
+
+def setup(app: Sphinx) -> None:
+    """Remove the scratch folder when the build ends."""
+    app.connect("build-finished", _remove_scratch)

@@ -7,8 +7,30 @@ import signal
 import threading
 
 import pytest
+import tempdirs
 
 import icoframes
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's tmpdir plugin has made tmp_path_factory
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the temp dir of every process that runs tests at a folder of its own
+    (tests/tempdirs.py): nothing a test run makes lands in the machine's /tmp."""
+    if tempdirs.runs_tests(config):
+        config.pluginmanager.register(tempdirs.SuiteTempDir(config), tempdirs.PLUGIN)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temp_dir_left_empty(pytestconfig):
+    """Fails the session (an error at the last test's teardown) if its tests left anything
+    in the temp dir. Set up before any other session fixture, so torn down after them all:
+    what they make and remove in time is not counted."""
+    suite = pytestconfig.pluginmanager.get_plugin(tempdirs.PLUGIN)
+    yield
+    if suite is not None:
+        left = suite.leftovers()
+        if left:
+            pytest.fail(tempdirs.leftovers_message(suite.folder, left), pytrace=False)
 
 
 @pytest.fixture

@@ -102,8 +102,8 @@ def test_import_and_a_cold_load_work_without_fcntl():
         warnings.simplefilter("error")
         import icoframes
         from icoframes import sandbox
-        with sandbox.serve(n_icos=40, seed=2) as sb:
-            icoframes.configure(**sb.settings(), cache_dir=tempfile.mkdtemp())
+        with sandbox.serve(n_icos=40, seed=2) as sb, tempfile.TemporaryDirectory() as cache:
+            icoframes.configure(**sb.settings(), cache_dir=cache)
             icos = icoframes.load_icos(status="past", progress=False)
             tables = icoframes.load_tables(status="past", progress=False)
             print(sorted(icos["id"]) == sorted(sb.directory.ids("past")), len(tables.team) > 0)
