@@ -10,17 +10,17 @@ it, and Parquet files are written and read back against it.
 
 Kinds of column and their pandas dtypes:
 
-==========  =====================================  =====================================
-kind        pandas dtype                           meaning
-==========  =====================================  =====================================
-int         ``int64``                              identifier or position, never missing
-Int         ``Int64`` (nullable)                   integer that may be missing
-float       ``float64``                            number; NaN when absent or unreadable
-bool        ``bool``                               True only where the API said true
-text        ``str`` (pandas >= 3), else ``string``  text; missing when absent or ``''``
-datetime    ``datetime64[ms]`` (naive)             the spec names no time zone
-list        ``object`` holding ``list[str]``        always a list, empty when none
-==========  =====================================  =====================================
+========  ===============================================  =====================================
+kind      pandas dtype                                     meaning
+========  ===============================================  =====================================
+int       ``int64``                                        identifier or position, never missing
+Int       ``Int64`` (nullable)                             integer that may be missing
+float     ``float64``                                      number; NaN when absent or unreadable
+bool      ``bool``                                         True only where the API said true
+text      ``str`` (pandas 2.2: ``string[pyarrow_numpy]``)  text; NaN when absent or ``''``
+datetime  ``datetime64[ms]`` (naive)                       the spec names no time zone
+list      ``object`` holding ``list[str]``                 always a list, empty when none
+========  ===============================================  =====================================
 
 The words values are read by (flags, "none", units: ``"US Dollar"`` -> ``USD``) are
 declared once in :mod:`icoframes.vocabulary`; amounts and shares have :attr:`Column.bounds`.
@@ -49,10 +49,14 @@ __all__ = ["EACH", "FILTERS", "ICOS", "KEY", "LIST", "LONG_LISTS", "PROBLEMS", "
 Dtype: TypeAlias = np.dtype[Any] | ExtensionDtype
 Kind = Literal["int", "Int", "float", "bool", "text", "datetime", "utc", "list"]
 
-# pandas 3 has a dedicated default text dtype ("str", NaN as missing value);
-# pandas 2 gets the closest equivalent, the opt-in StringDtype.
+# pandas 3's text dtype "str" holds NaN for missing (a comparison gives bool); pandas 2.2
+# spells it StringDtype("pyarrow_numpy"). Its StringDtype() holds pd.NA, whose comparisons
+# stay missing: the same code would keep other rows under each version.
 _PANDAS_MAJOR = int(pd.__version__.split(".")[0])
-TEXT_DTYPE = pd.StringDtype(na_value=np.nan) if _PANDAS_MAJOR >= 3 else pd.StringDtype()
+if _PANDAS_MAJOR >= 3:
+    TEXT_DTYPE = pd.StringDtype(na_value=np.nan)
+else:  # pandas-stubs follow pandas 3, which no longer takes this name
+    TEXT_DTYPE = pd.StringDtype("pyarrow_numpy")  # type: ignore[call-overload]
 
 
 Source = tuple[str, ...]

@@ -44,7 +44,7 @@ from .frozen import freeze
 from .queries import checked_keywords
 from .quoting import counted
 from .reporting import manifest_summary
-from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
+from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TEXT_DTYPE, TableSchema
 from .snapshotdays import (
     DATE_DTYPE,
     day_infos,
@@ -366,13 +366,13 @@ def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame({
         "snapshot_date": np.array([r["snapshot_date"].to_datetime64() for r in rows],
                                   dtype=DATE_DTYPE),
-        "path": pd.array([r["path"] for r in rows], dtype="string"),
+        "path": pd.array([r["path"] for r in rows], dtype=TEXT_DTYPE),
         "complete": pd.array([r["complete"] for r in rows], dtype="boolean"),
         "missing": pd.Series([r["missing"] for r in rows], dtype=object),
         "partial_lists": pd.Series([r["partial_lists"] for r in rows], dtype=object),
         "not_refreshed": pd.Series([r["not_refreshed"] for r in rows], dtype=object),
-        "stopped": pd.array([r["stopped"] for r in rows], dtype="string"),
-        "exported_at": pd.array([r["exported_at"] for r in rows], dtype="string"),
+        "stopped": pd.array([r["stopped"] for r in rows], dtype=TEXT_DTYPE),
+        "exported_at": pd.array([r["exported_at"] for r in rows], dtype=TEXT_DTYPE),
         "queries": pd.Series([r["queries"] for r in rows], dtype=object),
         "queries_given": pd.Series([r["queries_given"] for r in rows], dtype=object),
     })
