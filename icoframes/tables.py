@@ -154,7 +154,8 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
             each of which must be in ``icos.id``; or a boolean mask over the
             rows of ``icos`` (a list or array of its length, or a bool Series
             with its index, e.g. ``tables.icos["raised"] > 1e6``); an array of a
-            boolean dtype is a mask whatever its length, an empty list no ids.
+            boolean dtype is a mask whatever its length, an empty list no ids. A
+            missing value in a mask keeps no ICO, as ``icos[mask]`` does.
 
         Returns
         -------
@@ -168,8 +169,8 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
         Raises
         ------
         InvalidParameter
-            An id not in ``icos.id``, a mask of another length or index, a
-            mask with missing values, or something that is neither.
+            An id not in ``icos.id``, a missing id, a mask of another length or
+            index, or something that is neither.
 
         Examples
         --------
