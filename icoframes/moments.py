@@ -15,6 +15,7 @@ from typing import Final
 
 import numpy as np
 import pandas as pd
+from pandas.errors import OutOfBoundsDatetime
 
 from .errors import InvalidParameter
 from .quoting import quoted
@@ -57,7 +58,7 @@ def as_naive_utc(value: object, name: str) -> pd.Timestamp:
     when: object = None
     try:
         if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
-            when = pd.to_datetime(value.strip(), format="ISO8601")
+            when = _iso_timestamp(value.strip())
         elif isinstance(value, _DATE_TYPES):
             when = pd.Timestamp(value)
     except (TypeError, ValueError):  # "2018-13-01", a date outside pandas' range
@@ -73,6 +74,17 @@ def as_naive_utc(value: object, name: str) -> pd.Timestamp:
         raise InvalidParameter(f"{name} must be a date in the years 1 to 9999 (in UTC), got "
                                f"{quoted(value)}")
     return when
+
+
+def _iso_timestamp(text: str) -> pd.Timestamp:
+    """An ISO text (:data:`_ISO_DATE`) as a Timestamp: pandas reads it; one pandas 2 holds in
+    no nanoseconds (years before 1677 or after 2262: pandas 3 reads text in finer units) is
+    read by Python, whose datetime pandas 2 holds in microseconds (one date, one answer
+    under both versions)."""
+    try:
+        return pd.to_datetime(text, format="ISO8601")
+    except OutOfBoundsDatetime:
+        return pd.Timestamp(dt.datetime.fromisoformat(text))
 
 
 def _meant_date(value: object) -> str:
