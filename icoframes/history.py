@@ -398,18 +398,21 @@ def _same_copy(known: pd.DataFrame, after: pd.DataFrame, ids: pd.Index) -> np.nd
 def _events(ids: pd.Index, kind: str, old: list[object] | None,
             new: list[object] | None, previous: Any) -> pd.DataFrame:
     n = len(ids)
+    # text held as object until _typed_events: every part of one dtype, so concatenating
+    # an empty or all-missing part changes no dtype and pandas warns of none (pandas 2.2
+    # with future.infer_string makes text of a list of text, object of an empty one)
     return pd.DataFrame({
         "ico_id": np.asarray(ids, dtype="int64"),
-        "kind": [kind] * n,
-        "old": old if old is not None else [np.nan] * n,
-        "new": new if new is not None else [np.nan] * n,
+        "kind": pd.Series([kind] * n, dtype=object),
+        "old": pd.Series(old if old is not None else [np.nan] * n, dtype=object),
+        "new": pd.Series(new if new is not None else [np.nan] * n, dtype=object),
         "previous_date": np.broadcast_to(np.asarray(previous, dtype=_DATE_DTYPE), (n,)),
     })
 
 
 def _empty_events() -> pd.DataFrame:
     return pd.DataFrame({"ico_id": np.empty(0, "int64"), "snapshot_date": np.empty(0, _DATE_DTYPE),
-                         "kind": [], "old": [], "new": [],
+                         **{c: pd.Series([], dtype=object) for c in ("kind", "old", "new")},
                          "previous_date": np.empty(0, _DATE_DTYPE)})
 
 

@@ -286,8 +286,7 @@ def _draw_events(events: pd.DataFrame, ax: Axes, style: dict[str, Any]) -> Axes:
                    if len(events) else None)
         return ax
     move = np.where(wanted["kind"] == "status",
-                    wanted["old"].astype(object).fillna("unknown") + _ARROW
-                    + wanted["new"].astype(object).fillna("unknown"),
+                    _or_unknown(wanted["old"]) + _ARROW + _or_unknown(wanted["new"]),
                     wanted["kind"].astype(object))
     table = (pd.DataFrame({"date": wanted["snapshot_date"].to_numpy(), "move": move})
              .value_counts().unstack(fill_value=0).sort_index())
@@ -349,7 +348,7 @@ def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
     and unseen ICOs; the kinds of those of ``_COUNTED`` there; then what is known after,
     and which by a listing alone."""
     both = old.index.intersection(new.index)
-    was, now = old.loc[both].fillna("unknown"), new.loc[both].fillna("unknown")
+    was, now = _or_unknown(old.loc[both]), _or_unknown(new.loc[both])
     # by position (both hold the ids of `both`, in its order): pandas refuses to compare two
     # whose empty indexes differ in dtype (ids of pyarrow's int64 against a day of no row)
     changed = was.to_numpy() != now.to_numpy()
@@ -368,6 +367,15 @@ def _moves(old: pd.Series, new: pd.Series, gaps_before: Gaps | None,
     return (lines, {kind for kind, n in counts.items() if n},
             pd.concat([new, old.loc[unseen]]) if len(unseen) else new,
             listed[1].union(unseen.intersection(listed[0])))
+
+
+def _or_unknown(statuses: pd.Series) -> pd.Series:
+    """Statuses (object) with ``unknown`` for a missing one. Not ``fillna``: under pandas
+    2.2's ``future.infer_string`` it warns that it will stop turning the object result
+    into text."""
+    values = statuses.to_numpy(dtype=object, copy=True)
+    values[pd.isna(values)] = "unknown"
+    return pd.Series(values, index=statuses.index, dtype=object)
 
 
 def _per_status(dates: pd.Series, status: pd.Series, every: pd.Index) -> pd.DataFrame:
