@@ -215,10 +215,15 @@ def _long_currencies(currency: pd.Series, column: str) -> pd.Series:
 
 
 def _numbers(values: pd.Series) -> np.ndarray:
+    series = pd.Series(values).reset_index(drop=True)
     try:
-        number = pd.to_numeric(pd.Series(values).reset_index(drop=True), errors="raise")
-    except (ValueError, TypeError) as exc:
-        raise InvalidParameter(f"rates: values must be numbers ({exc})") from None
+        number = pd.to_numeric(series, errors="raise")
+    except (ValueError, TypeError):
+        # the value named here, not in pandas' words (its quotes differ between versions)
+        unread = pd.to_numeric(series.astype(object), errors="coerce").isna() & series.notna()
+        where = int(np.argmax(unread.to_numpy())) if unread.any() else 0
+        raise InvalidParameter(f"rates: values must be numbers, got {quoted(series.iloc[where])}"
+                               f" at position {where}") from None
     return number.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
