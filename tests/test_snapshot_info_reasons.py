@@ -4,16 +4,17 @@ budget or a daily-limit stop), and read_snapshots names a day that lacks the tab
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import warnings
 
-import pandas as pd
 import pytest
 import time_machine
 
 import icoframes
 from icoframes import sandbox
 from icoframes.history import read_snapshots, snapshot_info
+from icoframes.schema import TEXT_DTYPE
 
 
 def _export(out, when: int, **kwargs):
@@ -45,8 +46,10 @@ def test_snapshot_info_gives_the_kept_rows_and_the_stop(tmp_path):
     assert info["missing"].tolist() == [[], [], []]
     kept = [sorted(r["id"] for r in done.not_refreshed) for done in (budgeted, limited)]
     assert all(kept) and info["not_refreshed"].tolist() == [[], *kept]
-    assert info["stopped"].tolist() == [pd.NA, pd.NA, "quota"]
-    assert str(info["stopped"].dtype) == "string"
+    # text at the schema's text dtype, as every frame's: NaN for missing, not pd.NA
+    assert info["stopped"].isna().tolist() == [True, True, False]
+    assert info["stopped"].iloc[2] == "quota" and math.isnan(info["stopped"].iloc[0])
+    assert {info[c].dtype for c in ("path", "stopped", "exported_at")} == {TEXT_DTYPE}
     assert info["not_refreshed"].dtype == object
     # read_snapshots carries the same in attrs, as changes reads it
     infos = read_snapshots(out).attrs["icoframes"]["snapshots"]

@@ -332,7 +332,6 @@ def test_subset_by_mask_is_the_subset_by_those_ids(messy):
     ([1, 99], r"1 id\(s\) not in icos.id: \[99\]"),
     ([True, False], "mask of 2 values for 4 ICOs"),
     (pd.Series([True] * 4, index=[10, 11, 12, 13]), "index of icos"),
-    (pd.array([True, None, True, False], dtype="boolean"), "no missing values"),
     ([1.5], "whole numbers"),
     ("1", "ids or a boolean mask"),
     (7, "ids or a boolean mask"),
