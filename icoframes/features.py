@@ -35,6 +35,7 @@ from .parse.units import FIAT_CODES, canonical_unit
 from .queries import checked_keywords
 from .schema import TEXT_DTYPE
 from .tables import Tables
+from .textdtype import text_values
 from .vocabulary import PLATFORM_FAMILIES, platform_family, social_network
 
 __all__ = ["FEATURES", "PLATFORM_FAMILIES", "SOCIAL_NETWORKS", "Feature", "as_naive_utc",
@@ -292,7 +293,7 @@ def _social(social: pd.DataFrame, per_ico, n: int) -> dict[str, np.ndarray]:
 def _platform_families(platform: pd.Series) -> pd.Series:
     uniques = platform.dropna().unique()
     mapping = {p: platform_family(p) for p in uniques}
-    return platform.map(mapping).astype(TEXT_DTYPE)
+    return text_values(platform.map(mapping))
 
 
 # the same few hundred spellings recur across thousands of ICOs: each is read once

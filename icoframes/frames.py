@@ -17,6 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .schema import Column, TableSchema
+from .textdtype import text_from_arrow
 
 __all__ = ["ADDED_COLUMNS", "check_frame", "frame_from_arrow", "with_added_columns"]
 
@@ -151,7 +152,9 @@ def _from_arrow(column: Column, data: pa.ChunkedArray, source: str) -> object:
     kind = column.kind
     if kind in ("int", "bool") and data.null_count:
         raise ValueError(f"{source}: column {column.name} holds nulls but is declared {kind}")
-    if kind in ("Int", "text", "utc"):
+    if kind == "text":
+        return text_from_arrow(data.cast(column.arrow_type))
+    if kind in ("Int", "utc"):
         # extension dtypes read Arrow themselves (pandas' protocol, absent from the stubs)
         from_arrow: Any = column.dtype
         return from_arrow.__from_arrow__(data.cast(column.arrow_type))

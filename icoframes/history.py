@@ -44,7 +44,7 @@ from .eventvalues import as_text, plain_units, same_values, with_unit
 from .exported import export_folder, read_export
 from .frozen import without_attrs
 from .queries import checked_keywords
-from .schema import ICOS, TEXT_DTYPE
+from .schema import ICOS
 from .snapshotdays import dated_rows, named_dates
 from .snapshots import (
     DATE_DTYPE,
@@ -59,6 +59,7 @@ from .snapshots import (
     warn_uncounted,
     with_listed,
 )
+from .textdtype import text_values
 
 __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_export",
            "read_snapshots", "snapshot_folders", "snapshot_info"]
@@ -420,8 +421,8 @@ def _typed_events(events: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "ico_id": events["ico_id"].astype("int64"),
         "snapshot_date": events["snapshot_date"].astype(_DATE_DTYPE),
-        "kind": events["kind"].astype(TEXT_DTYPE),
-        "old": events["old"].astype(object).astype(TEXT_DTYPE),
-        "new": events["new"].astype(object).astype(TEXT_DTYPE),
+        "kind": text_values(events["kind"]),
+        "old": text_values(events["old"]),
+        "new": text_values(events["new"]),
         "previous_date": events["previous_date"].astype(_DATE_DTYPE),
     })

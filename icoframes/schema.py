@@ -17,7 +17,7 @@ int       ``int64``                                        identifier or positio
 Int       ``Int64`` (nullable)                             integer that may be missing
 float     ``float64``                                      number; NaN when absent or unreadable
 bool      ``bool``                                         True only where the API said true
-text      ``str`` (pandas 2.2: ``string[pyarrow_numpy]``)  text; NaN when absent or ``''``
+text      ``str`` (pandas 2.2: ``object``)                 text; NaN when absent or ``''``
 datetime  ``datetime64[ms]`` (naive)                       the spec names no time zone
 list      ``object`` holding ``list[str]``                 always a list, empty when none
 ========  ===============================================  =====================================
@@ -40,6 +40,7 @@ from pandas.api.extensions import ExtensionDtype
 
 from .errors import InvalidParameter, UnknownName, checked_keywords, checked_methods, did_you_mean
 from .quoting import quoted
+from .textdtype import TEXT_DTYPE, text_values
 
 __all__ = ["EACH", "FILTERS", "ICOS", "KEY", "LIST", "LONG_LISTS", "PROBLEMS", "PROBLEM_SUMMARY",
            "PROFILE_SECTIONS", "TABLES", "TABLE_NAMES", "TEXT_DTYPE", "Column", "Kind", "Source",
@@ -49,14 +50,6 @@ __all__ = ["EACH", "FILTERS", "ICOS", "KEY", "LIST", "LONG_LISTS", "PROBLEMS", "
 Dtype: TypeAlias = np.dtype[Any] | ExtensionDtype
 Kind = Literal["int", "Int", "float", "bool", "text", "datetime", "utc", "list"]
 
-# pandas 3's text dtype "str" holds NaN for missing (a comparison gives bool); pandas 2.2
-# spells it StringDtype("pyarrow_numpy"). Its StringDtype() holds pd.NA, whose comparisons
-# stay missing: the same code would keep other rows under each version.
-_PANDAS_MAJOR = int(pd.__version__.split(".")[0])
-if _PANDAS_MAJOR >= 3:
-    TEXT_DTYPE = pd.StringDtype(na_value=np.nan)
-else:  # pandas-stubs follow pandas 3, which no longer takes this name
-    TEXT_DTYPE = pd.StringDtype("pyarrow_numpy")  # type: ignore[call-overload]
 
 
 Source = tuple[str, ...]
@@ -448,4 +441,4 @@ def describe(table: str | TableSchema) -> pd.DataFrame:
         "dtype": [str(c.dtype) for c in table.columns],
         "source": [c.source_text or None for c in table.columns],
         "doc": [c.doc for c in table.columns],
-    }).astype(dict.fromkeys(["column", "dtype", "source", "doc"], TEXT_DTYPE))
+    }).apply(text_values)

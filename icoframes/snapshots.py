@@ -44,7 +44,7 @@ from .frozen import freeze
 from .queries import checked_keywords
 from .quoting import counted
 from .reporting import manifest_summary
-from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TEXT_DTYPE, TableSchema
+from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
 from .snapshotdays import (
     DATE_DTYPE,
     day_infos,
@@ -55,6 +55,7 @@ from .snapshotdays import (
 )
 from .tablefiles import problems_of
 from .tables import read_table
+from .textdtype import text_values
 
 # the days of a frame are snapshotdays' (low in the layers: report() counts them too)
 __all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "query_cut", "read_snapshots", "snapshot_dates",
@@ -366,13 +367,13 @@ def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame({
         "snapshot_date": np.array([r["snapshot_date"].to_datetime64() for r in rows],
                                   dtype=DATE_DTYPE),
-        "path": pd.array([r["path"] for r in rows], dtype=TEXT_DTYPE),
+        "path": text_values([r["path"] for r in rows]),
         "complete": pd.array([r["complete"] for r in rows], dtype="boolean"),
         "missing": pd.Series([r["missing"] for r in rows], dtype=object),
         "partial_lists": pd.Series([r["partial_lists"] for r in rows], dtype=object),
         "not_refreshed": pd.Series([r["not_refreshed"] for r in rows], dtype=object),
-        "stopped": pd.array([r["stopped"] for r in rows], dtype=TEXT_DTYPE),
-        "exported_at": pd.array([r["exported_at"] for r in rows], dtype=TEXT_DTYPE),
+        "stopped": text_values([r["stopped"] for r in rows]),
+        "exported_at": text_values([r["exported_at"] for r in rows]),
         "queries": pd.Series([r["queries"] for r in rows], dtype=object),
         "queries_given": pd.Series([r["queries_given"] for r in rows], dtype=object),
     })

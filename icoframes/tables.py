@@ -154,8 +154,8 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
             each of which must be in ``icos.id``; or a boolean mask over the
             rows of ``icos`` (a list or array of its length, or a bool Series
             with its index, e.g. ``tables.icos["raised"] > 1e6``); an array of a
-            boolean dtype is a mask whatever its length, an empty list no ids. A
-            missing value in a mask keeps no ICO, as ``icos[mask]`` does.
+            boolean dtype is a mask whatever its length, an empty list no ids; a
+            missing value in a mask keeps no ICO (as ``icos[mask]``).
 
         Returns
         -------
@@ -163,8 +163,7 @@ class Tables(Mapping[str, pd.DataFrame], Generic[_Report]):
             ``icos`` rows in their order in this bundle (not in the order of
             the ids), each child table's rows whose ``ico_id`` is kept, and the
             problems of those ICOs (problems without an ``ico_id`` belong to no
-            ICO and are left out). Indexes restart at 0; the frames' ``attrs``
-            and :attr:`report` are kept.
+            ICO and are left out). Indexes restart at 0; ``attrs`` and :attr:`report` kept.
 
         Raises
         ------

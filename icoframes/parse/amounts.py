@@ -114,7 +114,7 @@ def _read_group(data: dict[str, Any], unit: str, amounts: Sequence[str],
     """
     text, unread = to_text(data[unit])
     log.add_unread("icos", unit, unread, ids)
-    units = text.to_numpy(dtype=object, na_value=None)  # type: ignore[arg-type]  # stubs: no None
+    units = text.to_numpy(dtype=object, na_value=None)
     # "Singapore dollars", "USD/ETH": the unit column's text is a row, its numbers' rows say so
     log.add_unread("icos", unit, unread_units(data[unit], units, data["ticker"],
                                               price=bool(exchange), reported=unread.rows), ids)

@@ -26,7 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..schema import TEXT_DTYPE
+from ..textdtype import text_from_arrow
 from .base import MARKER_SPELLINGS, Reason, Unread, _Bad
 from .dates import to_datetime, to_label_date
 from .items import split_lone_strings, to_list
@@ -49,8 +49,6 @@ __all__ = [
     "to_text",
 ]
 
-# TEXT_DTYPE for its ``__from_arrow__`` (pandas' Arrow protocol, absent from pandas-stubs).
-_TEXT: Final[Any] = TEXT_DTYPE
 _MARKER_ARROW: Final = pa.array(sorted(MARKER_SPELLINGS), type=pa.string())
 # True, 1 and 1.0 are one key; so are False, 0 and 0.0.
 _BOOL_CODES: Final = {True: 1, False: 0, "": 0, None: 0}
@@ -203,11 +201,11 @@ def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, Unread]:
     return pa.array(cleaned, type=pa.string()), Unread.at(values, list(why), list(why.values()))
 
 
-def _text_array(arr: pa.Array | pa.ChunkedArray) -> pd.api.extensions.ExtensionArray:
-    return _TEXT.__from_arrow__(arr)
+def _text_array(arr: pa.Array | pa.ChunkedArray) -> Any:
+    return text_from_arrow(arr)
 
 
-def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray, Unread]:
+def to_text(values: Sequence[object]) -> tuple[Any, Unread]:
     """A text column: strings stripped; ``''`` and missing markers become missing.
 
     Numbers become their decimal text (``2018`` -> ``'2018'``); booleans and
@@ -228,8 +226,7 @@ def to_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray,
     return _text_array(arr), bad
 
 
-def to_key_text(values: Sequence[object]) -> tuple[pd.api.extensions.ExtensionArray,
-                                                  Unread]:
+def to_key_text(values: Sequence[object]) -> tuple[Any, Unread]:
     """A text column of map keys, kept exactly as sent (no stripping, ``''`` stays ``''``).
 
     Examples

@@ -30,12 +30,12 @@ from ..schema import (
     KEY,
     LONG_LISTS,
     TABLES,
-    TEXT_DTYPE,
     Source,
     TableSchema,
     empty_frame,
 )
 from ..tables import Tables, table_names
+from ..textdtype import text_from_arrow
 from ..vocabulary import SPLIT_ITEMS, SPLIT_LISTS
 from . import columns as converters
 from . import rules
@@ -52,8 +52,6 @@ __all__ = ["tidy"]
 
 # social.owner values, in the order social rows of one ICO are listed.
 _OWNERS: Final = ("ico", "team", "advisor")
-# TEXT_DTYPE for its ``__from_arrow__`` (pandas' Arrow protocol, absent from pandas-stubs).
-_TEXT: Final[Any] = TEXT_DTYPE
 # The id of a profile, and of its child rows (``ico_id``).
 _ID: Final[Source] = ("id",)
 # Dates of a profile read by its order of day and month (parse/dayorder.py).
@@ -281,7 +279,7 @@ def _long(table: TableSchema, icos: pd.DataFrame) -> pd.DataFrame:
     ico_id = np.repeat(icos["id"].to_numpy(), counts)
     position = np.arange(len(values), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts,
                                                                   counts)
-    text = _TEXT.__from_arrow__(pa.array(values, type=pa.string()))
+    text = text_from_arrow(pa.array(values, type=pa.string()))
     return pd.DataFrame({"ico_id": ico_id, "position": position, "value": text}, copy=False)
 
 
@@ -391,7 +389,7 @@ def _social(source: _MapSource, values: dict[Source, Sequence], ids: np.ndarray,
     position = position[order]
     data: dict[str, Any] = {
         "ico_id": ico_id[order],
-        "owner": _TEXT.__from_arrow__(
+        "owner": text_from_arrow(
             pa.array(_OWNERS, type=pa.string()).take(pa.array(owner[order], type=pa.int64()))),
         "position": pd.arrays.IntegerArray(position, position < 0),
         source.key: networks.take(order),

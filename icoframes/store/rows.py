@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..schema import TEXT_DTYPE
+from ..textdtype import text_values
 from .db import IDS_IN
 
 __all__ = ["DAMAGED", "INDEX_COLUMNS", "TIME_RANGE", "Snapshot", "damaged_profiles", "empty_index",
@@ -154,8 +154,9 @@ def index_frame(rows: Sequence[Any]) -> pd.DataFrame:
     """:meth:`~icoframes.store.cache.Cache.profile_index` of the rows read; ``ValueError``
     when a time is out of :data:`TIME_RANGE` (pandas 2.2 would read it as another time)."""
     frame = pd.DataFrame.from_records(rows, columns=["id", *INDEX_COLUMNS]).astype(
-        {"id": "int64", "attempts": "int64", "version": "Int64",
-         **dict.fromkeys(("status", "summary", "state", "reason"), TEXT_DTYPE)})
+        {"id": "int64", "attempts": "int64", "version": "Int64"})
+    for column in ("status", "summary", "state", "reason"):
+        frame[column] = text_values(frame[column])
     for column in ("fetched_at", "failed_at"):
         times = frame[column].astype("Int64")
         if not times.dropna().between(*TIME_RANGE).all():

@@ -1,0 +1,70 @@
+"""The pandas dtype of text columns under each supported pandas version, and text built at it.
+
+Every version gets text whose missing value is NaN, so that a comparison gives plain
+True/False and the same code keeps the same rows under each (pandas' ``StringDtype()``
+holds ``pd.NA``, whose comparisons stay missing):
+
+- pandas 3: its default text dtype ``str``;
+- pandas 2.3: the same dtype, spelled ``StringDtype("pyarrow", na_value=np.nan)``;
+- pandas 2.2: plain ``object`` holding ``str`` and NaN, pandas 2.2's own default for text.
+  Its ``StringDtype("pyarrow_numpy")`` would match pandas 3 more closely, but its
+  ``replace`` with a dict or lists changes the wrong rows after a missing value
+  (pandas-dev/pandas#59499), silently; pandas 2.3 fixed it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+__all__ = ["TEXT_DTYPE", "text_from_arrow", "text_values"]
+
+_VERSION = tuple(int("".join(c for c in part if c.isdigit()) or 0)
+                 for part in pd.__version__.split(".")[:2])
+
+TEXT_DTYPE: Any
+if _VERSION >= (3, 0):
+    TEXT_DTYPE = pd.StringDtype(na_value=np.nan)
+elif _VERSION >= (2, 3):  # pandas 2.3 deprecates the name "pyarrow_numpy" for this dtype
+    TEXT_DTYPE = pd.StringDtype("pyarrow", na_value=np.nan)
+else:
+    TEXT_DTYPE = np.dtype(object)
+
+_OBJECT = isinstance(TEXT_DTYPE, np.dtype)
+
+
+def text_from_arrow(data: pa.Array | pa.ChunkedArray) -> Any:
+    """Arrow strings as an array of :data:`TEXT_DTYPE`, NaN where null.
+
+    Examples
+    --------
+    >>> pd.Series(text_from_arrow(pa.array(["a", None]))).isna().tolist()
+    [False, True]
+    """
+    if not _OBJECT:  # pandas' extension dtypes read Arrow themselves (absent from the stubs)
+        return TEXT_DTYPE.__from_arrow__(data)
+    values = np.array(data.to_numpy(zero_copy_only=False), dtype=object)
+    values[pd.isna(values)] = np.nan
+    return pd.arrays.NumpyExtensionArray(values)  # (its methods are an extension array's)
+
+
+def text_values(values: Any) -> Any:
+    """``values`` (a Series, array or list) as text of :data:`TEXT_DTYPE`: each value as
+    ``str``, a missing one (None, NaN, pd.NA) as NaN; a Series stays a Series (its index kept).
+
+    Examples
+    --------
+    >>> text_values(pd.Series(["a", None, 3])).tolist()
+    ['a', nan, '3']
+    """
+    series = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
+    if not _OBJECT:
+        out = series.astype(object).astype(TEXT_DTYPE)
+    else:  # (astype(str) would write the text 'nan' for a missing value)
+        series = series.astype(object)
+        missing = series.isna()
+        out = series.where(missing, series.astype(str)).where(~missing, np.nan)
+    return out if isinstance(values, pd.Series) else out.array
