@@ -18,6 +18,8 @@ from test_housekeeping import _read_only
 
 import icoframes
 from icoframes.errors import CacheWarning, NotCached, StaleWarning
+from icoframes.schema import ICOS
+from icoframes.textdtype import text_values
 
 FIXTURE = Path(__file__).parent / "data" / "cache-0.1"
 SERVICE = "sandbox-3-40-f05ed6a6"
@@ -38,13 +40,11 @@ def _answered_by_0_1(name: str, loaded: pd.DataFrame) -> pd.DataFrame:
     """What 0.1 answered, its text columns in the loaded frame's text dtype.
 
     The fixtures were written under pandas 3, where Parquet text reads back as ``str``;
-    pandas 2.2 reads it as ``object`` while icoframes gives its declared string dtype.
+    pandas 2.2 reads it as ``object`` with None where icoframes holds NaN.
     """
     expected = pd.read_parquet(FIXTURE / name)
-    text = {column: loaded[column].dtype for column in expected.columns
-            if column in loaded.columns and expected[column].dtype == object
-            and isinstance(loaded[column].dtype, pd.StringDtype)}
-    return expected.astype(text) if text else expected
+    text = [c.name for c in ICOS.columns if c.kind == "text" and c.name in expected.columns]
+    return expected.assign(**{c: text_values(expected[c]) for c in text})
 
 
 # the journal's failure came after 1130's copy: its row is that copy, said to be out of date

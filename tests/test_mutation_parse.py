@@ -499,7 +499,7 @@ def test_to_text_strips_and_reports_what_is_no_text():
     values = [" Ethereum ", "TBA", None, 7, True, "a\ud800", 2.0, 2.5, math.nan, math.inf,
               {"a": 1}, "  ", "n/a"]
     texts, unread = to_text(values)
-    assert texts.dtype == TEXT_DTYPE
+    assert pd.Series(texts).dtype == TEXT_DTYPE
     assert _nan_as_none(texts) == ["Ethereum", None, None, "7", None, "a\ufffd", "2", "2.5",
                                    None, None, None, None, None]
     assert unread == ([4, 5, 9, 10], [True, "a\ud800", math.inf, {"a": 1}],

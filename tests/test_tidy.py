@@ -565,7 +565,7 @@ def test_any_shape_gives_well_typed_related_tables(profiles, statuses):
     for column in ("markets", "restricted_areas", "accepting"):
         for value in icos[column]:
             assert type(value) is list and all(type(s) is str and s for s in value)
-    for column in icos.columns[icos.dtypes == TEXT_DTYPE]:
+    for column in [c.name for c in TABLES["icos"].columns if c.kind == "text"]:
         texts = icos[column].dropna()
         assert (texts == texts.str.strip()).all() and (texts != "").all()
     assert tables.social["url"].notna().all()
