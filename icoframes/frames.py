@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .schema import Column, TableSchema
-from .textdtype import text_from_arrow
+from .textdtype import is_text_dtype, text_from_arrow
 
 __all__ = ["ADDED_COLUMNS", "check_frame", "frame_from_arrow", "with_added_columns"]
 
@@ -37,7 +37,7 @@ def check_frame(table: TableSchema, frame: object) -> None:
     wrong = {
         c.name: str(dtype)
         for c, dtype in zip(table.columns, dtypes, strict=True)
-        if dtype != c.dtype
+        if dtype != c.dtype and not (c.kind == "text" and is_text_dtype(dtype))
     }
     if wrong:
         raise ValueError(f"{table.name}: columns with undeclared dtypes: {wrong}")

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-__all__ = ["TEXT_DTYPE", "text_from_arrow", "text_values"]
+__all__ = ["TEXT_DTYPE", "is_text_dtype", "text_from_arrow", "text_values"]
 
 _VERSION = tuple(int("".join(c for c in part if c.isdigit()) or 0)
                  for part in pd.__version__.split(".")[:2])
@@ -34,6 +34,16 @@ else:
     TEXT_DTYPE = np.dtype(object)
 
 _OBJECT = isinstance(TEXT_DTYPE, np.dtype)
+
+
+def is_text_dtype(dtype: object) -> bool:
+    """Whether a text column may have ``dtype``: :data:`TEXT_DTYPE`, or on pandas 2.2 with
+    ``future.infer_string`` set, the ``string[pyarrow_numpy]`` pandas then infers for every
+    text it is given (the user's choice of pandas' dtype, with its ``replace``)."""
+    if dtype == TEXT_DTYPE:
+        return True
+    return (_OBJECT and bool(pd.get_option("future.infer_string"))
+            and isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow_numpy")
 
 
 def text_from_arrow(data: pa.Array | pa.ChunkedArray) -> Any:

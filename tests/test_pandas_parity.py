@@ -196,6 +196,16 @@ def test_changes_and_status_flow_warn_of_nothing_when_pandas_infers_text(inferri
     assert events["kind"].dtype == TEXT_DTYPE and len(moves.patches) and len(from_events.patches)
 
 
+def test_tables_build_and_read_back_when_pandas_infers_text(inferring_text, tmp_path):
+    # on pandas 2.2 the option makes every text pandas is given its string[pyarrow_numpy]:
+    # the bundle takes it (the user's choice) rather than refusing its own frames
+    tables = _three()
+    tables.to_parquet(tmp_path)
+    back = Tables.read_parquet(tmp_path)
+    for icos in (tables.icos, back.icos):
+        assert icos[icos["caps_unit"] != "USD"]["id"].tolist() == [2, 3]
+
+
 def test_a_rate_that_is_no_number_is_named_in_the_same_words_under_both_versions():
     # the message quoted pandas' own, whose quotes differ between versions
     rates = pd.DataFrame({"date": ["2018-01-01"] * 2, "currency": ["ETH"] * 2, "usd": ["1", "x"]})
