@@ -14,6 +14,7 @@ holds ``pd.NA``, whose comparisons stay missing):
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -22,13 +23,9 @@ import pyarrow as pa
 
 __all__ = ["TEXT_DTYPE", "is_text_dtype", "text_from_arrow", "text_values"]
 
-_VERSION = tuple(int("".join(c for c in part if c.isdigit()) or 0)
-                 for part in pd.__version__.split(".")[:2])
-
 TEXT_DTYPE: Any
-if _VERSION >= (3, 0):
-    TEXT_DTYPE = pd.StringDtype(na_value=np.nan)
-elif _VERSION >= (2, 3):  # pandas 2.3 deprecates the name "pyarrow_numpy" for this dtype
+if "na_value" in inspect.signature(pd.StringDtype).parameters:  # pandas 2.3 and later
+    # pandas 3's "str"; pandas 2.3 deprecates the name "pyarrow_numpy" for this dtype
     TEXT_DTYPE = pd.StringDtype("pyarrow", na_value=np.nan)
 else:
     TEXT_DTYPE = np.dtype(object)
