@@ -18,7 +18,7 @@ from test_housekeeping import _read_only
 
 import icoframes
 from icoframes.errors import CacheWarning, NotCached, StaleWarning
-from icoframes.schema import ICOS
+from icoframes.schema import FILTERS, ICOS, LIST
 from icoframes.textdtype import text_values
 
 FIXTURE = Path(__file__).parent / "data" / "cache-0.1"
@@ -40,10 +40,11 @@ def _answered_by_0_1(name: str, loaded: pd.DataFrame) -> pd.DataFrame:
     """What 0.1 answered, its text columns in the loaded frame's text dtype.
 
     The fixtures were written under pandas 3, where Parquet text reads back as ``str``;
-    pandas 2.2 reads it as ``object`` with None where icoframes holds NaN.
+    pandas 2.2 and 2.3 read it as ``object`` with None, icoframes gives its text dtype.
     """
     expected = pd.read_parquet(FIXTURE / name)
-    text = [c.name for c in ICOS.columns if c.kind == "text" and c.name in expected.columns]
+    text = {c.name for table in (ICOS, LIST, FILTERS) for c in table.columns
+            if c.kind == "text" and c.name in expected.columns}
     return expected.assign(**{c: text_values(expected[c]) for c in text})
 
 
