@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 
 from .errors import CacheError
 from .holders import lock_held
+from .textdtype import neutral_text
 
 with warnings.catch_warnings():
     # Without fcntl (and not on Windows) filelock falls back to lock files and says so at
@@ -56,7 +57,6 @@ __all__ = [
     "filelock",
     "json_object",
     "locked",
-    "neutral_text",
     "not_a_folder",
     "nothing_at",
     "read_parquet_table",
@@ -136,42 +136,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def atomic_write_table(table: pa.Table, path: Path) -> None:
     """Write an Arrow table as zstd Parquet to ``path`` atomically (temp file + fsync + rename),
-    its text columns left to each reader's own pandas text dtype (:func:`neutral_text`)."""
+    its text columns left to each reader's own pandas text dtype
+    (:func:`~icoframes.textdtype.neutral_text`)."""
     with _temporary(Path(path)) as fh:
         pq.write_table(neutral_text(table), fh, compression="zstd")
-
-
-def neutral_text(table: pa.Table) -> pa.Table:
-    """``table`` whose pandas metadata records its text columns as plain ``object``: the
-    Arrow types unchanged.
-
-    ``pd.read_parquet`` gives a column the pandas dtype the writer's metadata names:
-    pandas 3 reading the text of a pandas 2.2 writer would get 2.2's dtype (and the other
-    way, a dtype 2.2 has no name for); recorded as ``object``, pandas 3 reads text as its
-    ``str``, pandas 2.2 as ``object`` (or ``str`` under ``future.infer_string``), what each
-    gives any Parquet text. The rest of the metadata (an ``Int64`` column, the frame's
-    ``attrs``) is kept.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> meta = neutral_text(pa.Table.from_pandas(pd.DataFrame({"a": ["x"]}).astype(
-    ...     "string"))).schema.pandas_metadata
-    >>> [(c["name"], c["pandas_type"], c["numpy_type"]) for c in meta["columns"]]
-    [('a', 'unicode', 'object')]
-    """
-    metadata = table.schema.metadata or {}
-    try:
-        pandas = json.loads(metadata[b"pandas"])
-        columns = pandas["columns"]
-    except (KeyError, TypeError, ValueError):  # no pandas metadata, or not of pandas' shape
-        return table
-    text = {f.name for f in table.schema
-            if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
-    for column in columns:  # what pandas records of an object column of str
-        if isinstance(column, dict) and column.get("field_name") in text:
-            column.update(pandas_type="unicode", numpy_type="object")
-    return table.replace_schema_metadata({**metadata, b"pandas": json.dumps(pandas).encode()})
 
 
 def read_parquet_table(path: Path) -> pa.Table:

@@ -15,13 +15,14 @@ holds ``pd.NA``, whose comparisons stay missing):
 from __future__ import annotations
 
 import inspect
+import json
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-__all__ = ["TEXT_DTYPE", "is_text_dtype", "text_from_arrow", "text_values"]
+__all__ = ["TEXT_DTYPE", "is_text_dtype", "neutral_text", "text_from_arrow", "text_values"]
 
 TEXT_DTYPE: Any
 if "na_value" in inspect.signature(pd.StringDtype).parameters:  # pandas 2.3 and later
@@ -75,3 +76,36 @@ def text_values(values: Any) -> Any:
         missing = series.isna()
         out = series.where(missing, series.astype(str)).where(~missing, np.nan)
     return out if isinstance(values, pd.Series) else out.array
+
+
+def neutral_text(table: pa.Table) -> pa.Table:
+    """``table`` whose pandas metadata records its text columns as plain ``object``: the
+    Arrow types unchanged.
+
+    ``pd.read_parquet`` gives a column the pandas dtype the writer's metadata names:
+    pandas 3 reading the text of a pandas 2.2 writer would get 2.2's dtype (and the other
+    way, a dtype 2.2 has no name for); recorded as ``object``, pandas 3 reads text as its
+    ``str``, pandas 2.2 as ``object`` (or ``str`` under ``future.infer_string``), what each
+    gives any Parquet text. The rest of the metadata (an ``Int64`` column, the frame's
+    ``attrs``) is kept.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> meta = neutral_text(pa.Table.from_pandas(pd.DataFrame({"a": ["x"]}).astype(
+    ...     "string"))).schema.pandas_metadata
+    >>> [(c["name"], c["pandas_type"], c["numpy_type"]) for c in meta["columns"]]
+    [('a', 'unicode', 'object')]
+    """
+    metadata = table.schema.metadata or {}
+    try:
+        pandas = json.loads(metadata[b"pandas"])
+        columns = pandas["columns"]
+    except (KeyError, TypeError, ValueError):  # no pandas metadata, or not of pandas' shape
+        return table
+    text = {f.name for f in table.schema
+            if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
+    for column in columns:  # what pandas records of an object column of str
+        if isinstance(column, dict) and column.get("field_name") in text:
+            column.update(pandas_type="unicode", numpy_type="object")
+    return table.replace_schema_metadata({**metadata, b"pandas": json.dumps(pandas).encode()})
