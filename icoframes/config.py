@@ -40,7 +40,7 @@ import platformdirs
 from . import readers
 from .errors import ConfigError, InvalidParameter, checked_keywords, checked_methods
 from .numerals import INT64_MAX
-from .paths import absolute_folder, pinned_folder
+from .paths import absolute_folder, forget_pinned, pinned_folder
 from .quoting import quoted
 from .secret import HIDDEN, RedactedURL, Secret, redact_address, redact_url
 
@@ -195,8 +195,7 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def _default(name: str) -> Any:
     """The dataclass field of setting ``name``: its default (or default factory) from SETTINGS."""
-    setting = _BY_NAME[name]
-    repr_ = not setting.secret
+    setting, repr_ = _BY_NAME[name], not _BY_NAME[name].secret
     if callable(setting.default):
         return field(default_factory=setting.default, repr=repr_)
     return field(default=setting.default, repr=repr_)
@@ -339,9 +338,10 @@ Examples
 
 @checked_keywords
 def reset_configuration() -> None:
-    """Forget every :func:`configure` override (env vars and defaults apply again)."""
+    """Forget the :func:`configure` overrides and the folder a relative cache dir variable named."""
     with _lock:
         _overrides.clear()
+        forget_pinned()
 
 
 def get_settings(**overrides: Any) -> Settings:

@@ -32,7 +32,8 @@ from typing import Any, Final, TypeVar
 from .errors import InvalidParameter, quoted
 
 __all__ = ["EMPTY_PATH", "ShellVariable", "absolute_folder", "as_written", "expanded_path",
-           "folder_path", "home_expanded", "is_empty_path", "pinned_folder", "shell_variable"]
+           "folder_path", "forget_pinned", "home_expanded", "is_empty_path", "pinned_folder",
+           "shell_variable"]
 
 
 #: What an empty path is, said once for every path argument (configure's ``cache_dir``,
@@ -223,13 +224,27 @@ _T = TypeVar("_T")
 
 def pinned_folder(text: Any, value: _T) -> _T:
     """``value``, a setting read from ``text`` (an environment variable's value, read at each
-    call): a path as it was the first time this process read ``text``, so that a relative
-    ``ICOFRAMES_CACHE_DIR`` names the folder under the current folder of that first read
-    and stays that folder after a ``chdir`` (see :func:`absolute_folder`); another value
-    as it is."""
-    if not isinstance(value, Path):
+    call): for a relative path (not ``~``, not absolute), the folder it named at the first
+    read of ``text`` since :func:`forget_pinned`, so that a relative ``ICOFRAMES_CACHE_DIR``
+    names the folder under the current folder of that read and stays that folder after a
+    ``chdir`` (see :func:`absolute_folder`); another value as it is (``~`` is expanded at
+    each read: ``HOME`` may change)."""
+    if not isinstance(value, Path) or not _relative(str(text)):
         return value
     return _pinned.setdefault(str(text), value)  # type: ignore[return-value]
+
+
+def _relative(text: str) -> bool:
+    """Whether ``text`` is a relative path as written (its meaning depends on the current
+    folder): neither absolute nor beginning with ``~``."""
+    return not (text.startswith("~") or os.path.isabs(text))
+
+
+def forget_pinned() -> None:
+    """Forget the folders :func:`pinned_folder` remembered: the next read of a relative
+    path names it under the current folder again (``reset_configuration()``: a test
+    suite's chdir to a new folder per test then gets that folder)."""
+    _pinned.clear()
 
 
 #: The longest file name and path Linux file systems hold (NAME_MAX, PATH_MAX), in bytes.

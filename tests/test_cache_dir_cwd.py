@@ -63,3 +63,26 @@ def test_a_relative_cache_dir_variable_names_the_folder_of_its_first_read(
     icoframes.configure(**sb.settings())
     _second_load_after_chdir(sb, first, second, monkeypatch)
     assert icoframes.get_settings().cache_dir == first / f"env-{tmp_path.name}"
+
+
+def test_reset_configuration_forgets_the_folder_a_relative_variable_named(
+        clean_settings, places, tmp_path, monkeypatch):
+    # a suite's fixture: the same variable, each test in a folder of its own, then a reset
+    _, first = places
+    second = tmp_path / "second"
+    second.mkdir()
+    monkeypatch.setenv("ICOFRAMES_CACHE_DIR", "cache")
+    assert icoframes.get_settings().cache_dir == first / "cache"
+    monkeypatch.chdir(second)
+    assert icoframes.get_settings().cache_dir == first / "cache"  # kept after the chdir
+    icoframes.reset_configuration()
+    assert icoframes.get_settings().cache_dir == second / "cache"
+
+
+def test_a_home_cache_dir_variable_follows_home_at_each_read(clean_settings, places, tmp_path,
+                                                            monkeypatch):
+    home, _ = places
+    monkeypatch.setenv("ICOFRAMES_CACHE_DIR", "~/c")
+    assert icoframes.get_settings().cache_dir == home / "c"
+    monkeypatch.setenv("HOME", str(tmp_path / "other"))
+    assert icoframes.get_settings().cache_dir == tmp_path / "other" / "c"  # not the first home
