@@ -47,10 +47,9 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
     action = cache.add_argument("action", choices=("info", "clear", "prune"),
                                 help="info: what the cache holds; clear: delete it; prune: "
                                      "delete what was not used for --older-than DAYS")
-    # words a user may type for one (the parser's "did you mean" names the choice); a
-    # guess never names one that deletes
-    action.synonyms = {"show": "info", "list": "info", "status": "info",
-                       "delete": "clear", "remove": "clear", "purge": "clear", "wipe": "clear"}
+    # words a user may type for one (the parser's "did you mean" names the choice); never
+    # one that deletes: those are listed, to be typed as they are
+    action.synonyms = {"show": "info", "list": "info", "status": "info"}
     action.destructive = ("clear", "prune")
     cache.add_argument("--older-than", type=_days, metavar="DAYS",
                        help="prune only, and needed there: days without use (0 or more)")

@@ -29,9 +29,13 @@ def test_no_guess_names_a_command_that_deletes(typed, capsys):
     assert "did you mean 'clear'" not in err and "did you mean 'prune'" not in err
 
 
-def test_the_very_word_of_clear_still_names_it(capsys):
-    assert main(["cache", "wipe"]) == EXIT_USAGE
-    assert "did you mean 'clear'?" in capsys.readouterr().err
+@pytest.mark.parametrize("typed", ["purge", "wipe", "delete", "remove", "Clear"])
+def test_a_word_for_deleting_gets_the_commands_listed_not_one_offered(typed, capsys):
+    # "purge" may mean prune (the old) or clear (all): the user picks from the list
+    assert main(["cache", typed]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "did you mean" not in err
+    assert err.rstrip().endswith("(choose from 'info', 'clear', 'prune')")
 
 
 def test_prune_needs_older_than(capsys, caplog):

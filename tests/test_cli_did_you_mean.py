@@ -93,7 +93,13 @@ def test_with_out_given_the_export_usage_is_printed(tmp_path, capsys):
     (["cache", "sho"], "icoframes cache", "argument action: invalid choice: 'sho' (choose "
      "from 'info', 'clear', 'prune'); did you mean 'info'?"),
     (["cache", "delete"], "icoframes cache", "argument action: invalid choice: 'delete' "
-     "(choose from 'info', 'clear', 'prune'); did you mean 'clear'?"),
+     "(choose from 'info', 'clear', 'prune')"),  # a command that deletes is never offered
+    (["cache", "purge"], "icoframes cache", "argument action: invalid choice: 'purge' "
+     "(choose from 'info', 'clear', 'prune')"),
+    (["cache", "wipe"], "icoframes cache", "argument action: invalid choice: 'wipe' "
+     "(choose from 'info', 'clear', 'prune')"),
+    (["cache", "clearr"], "icoframes cache", "argument action: invalid choice: 'clearr' "
+     "(choose from 'info', 'clear', 'prune')"),
     (["cache", "zzz"], "icoframes cache", "argument action: invalid choice: 'zzz' (choose "
      "from 'info', 'clear', 'prune')"),
 ])

@@ -52,9 +52,9 @@ class Parser(argparse.ArgumentParser):
     "did you mean '--status'?" (a missing option is named only when it is the closest).
     A value that is none of an argument's choices gets the closest
     (``--status pst``: 'past'; the command ``exprot``: 'export'), or the choice a
-    synonym of the action's ``synonyms`` means (``cache show``: 'info'), never by a guess one
-    of its ``destructive`` choices (``cache clean``: none, not 'clear'). The parser of
-    ``icoframes`` and of each of its commands."""
+    synonym of the action's ``synonyms`` means (``cache show``: 'info'), never one of its
+    ``destructive`` choices (``cache purge``, ``cache clean``: none, the choices listed).
+    The parser of ``icoframes`` and of each of its commands."""
 
     _typed: tuple[str, ...] = ()
 
@@ -74,10 +74,9 @@ class Parser(argparse.ArgumentParser):
             meant = hint[len("; did you mean '"):-2] if hint else ""
             if meant in synonyms:  # a word meaning a choice: the choice
                 hint = f"; did you mean {synonyms[meant]!r}?"
-            # a guess never offers what deletes (``cache prune`` was offered 'clear', through
-            # "purge"): only the very word of one (``cache wipe``) is taken to mean it
-            guessed = value.strip().casefold() != meant.casefold()
-            if guessed and synonyms.get(meant, meant) in getattr(action, "destructive", ()):
+            # never offers what deletes: a word near one, or meaning one, may mean another
+            # (``cache purge``: prune the old, or clear all?); the choices listed say which
+            if synonyms.get(meant, meant) in getattr(action, "destructive", ()):
                 hint = ""
             if not hint:
                 raise
