@@ -24,18 +24,22 @@ _PID = re.compile(r"[1-9][0-9]*")  # as /proc/locks writes one (ASCII digits)
 class LockHeld(CacheError):
     """Another process held a cache folder's lock for longer than a wait on it may last.
 
-    ``path`` is the lock file, ``pid`` the holder's process id when the system tells.
+    ``path`` is the lock file, ``pid`` the holder's process id when the system tells;
+    ``running`` whether that holder is known and not stopped (it works: waiting more ends).
     """
 
-    def __init__(self, message: str, path: Path, pid: int | None) -> None:
+    def __init__(self, message: str, path: Path, pid: int | None, *,
+                 running: bool = False) -> None:
         super().__init__(message)
-        self.path, self.pid = path, pid
+        self.path, self.pid, self.running = path, pid, running
 
 
 def lock_holder(path: Path) -> int | None:
     """The process id that holds a ``flock`` on the file ``path`` (Linux: ``/proc/locks``,
     a lock held, not one waited for), or None when unknown: no such listing, no holder
-    listed, or one this process cannot see (another pid namespace)."""
+    listed, or one this process cannot see (another pid namespace). Never this process:
+    the listing names the process that took a lock, and a child forked since holds it too
+    (the open file is shared) after that one let go."""
     try:
         info = os.stat(path)
         lines = Path("/proc/locks").read_text().splitlines()
@@ -48,7 +52,8 @@ def lock_holder(path: Path) -> int | None:
         if "->" in fields or len(fields) < 6:  # "->": a process blocked on the lock
             continue
         pid, at = fields[4], fields[5]
-        if at == where and _PID.fullmatch(pid) and os.path.isdir(f"/proc/{pid}"):
+        if (at == where and _PID.fullmatch(pid) and int(pid) != os.getpid()
+                and os.path.isdir(f"/proc/{pid}")):
             return int(pid)
     return None
 
@@ -66,15 +71,15 @@ def lock_held(path: Path, waited: float) -> LockHeld:
     """The error for a wait of ``waited`` seconds on the lock ``path`` that ran out."""
     pid = lock_holder(path)
     how_long = f" for over {waited:g} s" if waited > 0 else ""  # (0: tried once, after a wait)
-    if pid is not None and _stopped(pid):
+    stopped = pid is not None and _stopped(pid)
+    if stopped:
         said = (f"process {pid}, which is stopped (Ctrl-Z, a debugger, SIGSTOP), holds the "
                 f"cache's lock {path}{how_long}: resume it (`fg` in its shell, or "
                 f"`kill -CONT {pid}`) or end it, then call again")
     elif pid is not None:
-        said = (f"process {pid} holds the cache's lock {path}{how_long} (it updates the "
-                "cache's tables, or clears or prunes the cache): call again once it is done, "
-                "or end it")
+        said = (f"process {pid} holds the cache's lock {path}{how_long} (it reads or updates "
+                "the cache's tables, or clears or prunes the cache): call again once it is done")
     else:
         said = (f"another process holds the cache's lock {path}{how_long}: is one stopped "
                 "(Ctrl-Z, a debugger, SIGSTOP)? Resume or end it, then call again")
-    return LockHeld(said, path, pid)
+    return LockHeld(said, path, pid, running=pid is not None and not stopped)

@@ -18,6 +18,7 @@ import threading
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from waiting import HANG_GUARD, wait_until
 
@@ -45,8 +46,8 @@ def sb():
 @pytest.fixture
 def stopped_holder(cfg, monkeypatch, request):
     """The filled cache's folder lock held by a process that is stopped: its pid."""
-    rows = len(icoframes.load_icos(status="past", progress=False))
-    assert rows > 0
+    assert len(icoframes.load_icos(status="past", progress=False)) > 0
+    normal = icoframes.load_icos(status="past", offline=True, progress=False)  # (read, kept)
     settings = get_settings()
     lock = Cache(settings.cache_dir, settings.service_id or "").lock
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(lock)], stdout=subprocess.PIPE,
@@ -63,7 +64,7 @@ def stopped_holder(cfg, monkeypatch, request):
     monkeypatch.setattr("icoframes.store.derived.LEASE", 1e-9, raising=False)
     monkeypatch.setattr("icoframes.cachedir.housekeeping.LEASE", 0.0, raising=False)
     cfg.stats.reset()
-    return holder.pid, lock, rows
+    return holder.pid, lock, normal
 
 
 def _within_guard(call):
@@ -98,12 +99,16 @@ def test_prune_leaves_the_folder_of_a_stopped_holder_and_names_it(stopped_holder
 
 
 def test_an_offline_load_answers_beside_a_stopped_holder(stopped_holder, sb):
-    pid, lock, rows = stopped_holder
+    pid, lock, normal = stopped_holder
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         icos = _within_guard(lambda: icoframes.load_icos(status="past", offline=True,
                                                          progress=False))
-    assert len(icos) == rows and sb.stats.requests.total() == 0
+    assert sb.stats.requests.total() == 0
+    # the answer tidied in memory is the one read from the kept tables, attrs too
+    # (attrs["columns"]: each column's description and unit)
+    pd.testing.assert_frame_equal(icos, normal)
+    assert icos.attrs == normal.attrs and icos.attrs["columns"]["hard_cap"].unit
     said = [str(w.message) for w in caught if issubclass(w.category, CacheWarning)]
     assert len(said) == 1, said  # one wait (and one word) per load, though it reads twice
     _names_the_holder(said[0], pid, lock)

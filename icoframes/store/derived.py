@@ -15,6 +15,7 @@ import errno
 import hashlib
 import inspect
 import json
+import logging
 import os
 import stat
 from collections.abc import Callable, Collection, Iterator
@@ -31,6 +32,7 @@ from ..api.text import loads_text
 from ..errors import CacheError, CacheWarning, warn
 from ..files import atomic_write_bytes, atomic_write_table, concurrently, locked, read_parquet_table
 from ..holders import LockHeld
+from ..metadata import describe_columns
 from ..parse import profiles, rules
 from ..parse.problems import Problems
 from ..parse.sections import absent_sections
@@ -49,6 +51,7 @@ STATE_NAME = "_state.json"
 _DECODED = 2000
 #: Every file the derived tables keep (the first column of each names a row's ICO).
 _SCHEMAS = {**TABLES, PROBLEMS.name: PROBLEMS}
+_log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=1)
@@ -129,20 +132,37 @@ class DerivedTables:
         """``read()`` once the tables ``names`` are up to date; whatever it takes. Tables
         already up to date are read under the folder's lock shared with other readers; an
         update or a rebuild holds it alone (readers never see one half done). A lock held
-        past a lease by another process (a stopped one): the tables ``names`` tidied in
-        memory from one snapshot of the store, said; the LockHeld when that cannot be."""
-        try:
-            return self._get_locked(names, read)
-        except LockHeld as held:
-            with self.cache.snapshot() as snap:
-                _, tables, unreadable = self._tidy(snap, 0, names)
-            if unreadable:  # a copy to set aside: that needs the lock
-                raise
-            if self._wait:  # said once: a load reads the tables more than once, waits once
-                warn(f"{held}. This answer was tidied from the stored profiles instead (not "
-                     "kept)", CacheWarning)
-            self._wait = 0.0
-        return tables if len(names) > 1 else tables[names[0]]
+        past a lease by a process at work (not stopped): waited for again, a lease at a
+        time (its update of a large cache may take longer; an answer tidied here would cost
+        more than the read). By a stopped process, or one not known: the tables ``names``
+        tidied in memory from one snapshot of the store, said; the LockHeld when that
+        cannot be."""
+        noted: set[int] = set()
+        while True:
+            try:
+                return self._get_locked(names, read)
+            except LockHeld as held:
+                if not held.running or held.pid is None:
+                    answer = self._without_lock(names, held)
+                    return answer if len(names) > 1 else answer[names[0]]
+                if held.pid not in noted:  # said once per holder, however long it works
+                    noted.add(held.pid)
+                    _log.info("process %d holds the cache's lock %s and is running: this load "
+                              "waits for it", held.pid, held.path)
+                self._wait = self._wait or LEASE  # (none after a stopped holder: it resumed)
+
+    def _without_lock(self, names: tuple[str, ...], held: LockHeld) -> Tables:
+        """The tables ``names`` tidied in memory beside a lock ``held`` by a stopped process
+        (or one not known), said once per load (it reads the tables more than once)."""
+        with self.cache.snapshot() as snap:
+            _, tables, unreadable = self._tidy(snap, 0, names)
+        if unreadable:  # a copy to set aside: that needs the lock
+            raise held
+        if self._wait:
+            warn(f"{held}. This answer was tidied from the stored profiles instead (not "
+                 "kept)", CacheWarning)
+        self._wait = 0.0
+        return _described(tables)
 
     def _get_locked(self, names: tuple[str, ...], read: Callable[[], Any]) -> Any:
         if not self.cache.path.exists():  # nothing cached (and no folder to make)
@@ -316,7 +336,7 @@ class DerivedTables:
                     self._write_state({**kept, **dict.fromkeys(names, snap.version)}, removed)
             except OSError as exc:
                 raise _full(exc, self.dir) from None
-        return tables
+        return _described(tables)
 
     def _write(self, name: str, rows: pd.DataFrame, ids: pa.Array | None = None) -> None:
         """Write the table ``name``: ``rows``, after the rows kept of the ICOs not in
@@ -328,6 +348,15 @@ class DerivedTables:
             kept = kept.filter(pc.invert(pc.is_in(kept.column(schema.names[0]), value_set=ids)))
             table = pa.concat_tables([kept.cast(schema), table])
         atomic_write_table(table, path)
+
+
+def _described(tables: Tables) -> Tables:
+    """``tables`` with the column descriptions of the stored tables in each frame's
+    ``attrs["columns"]``, as :func:`~icoframes.tablefiles.read_table` gives them."""
+    for name in tables:
+        if name in _SCHEMAS:
+            describe_columns(tables[name], _SCHEMAS[name].arrow_schema())
+    return tables
 
 
 def _full(exc: OSError, directory: Path) -> OSError:
