@@ -58,7 +58,7 @@ def test_a_relative_configured_cache_dir_survives_a_chdir(sb, two_folders, monke
 def test_a_relative_cache_dir_variable_names_the_folder_of_its_first_read(
         sb, two_folders, monkeypatch, tmp_path):
     first, second = two_folders
-    # a name of this test's own: the variable's reading is kept for the process
+    # a name of this test's own (the variable's reading is kept until a reset)
     monkeypatch.setenv("ICOFRAMES_CACHE_DIR", f"env-{tmp_path.name}")
     icoframes.configure(**sb.settings())
     _second_load_after_chdir(sb, first, second, monkeypatch)
