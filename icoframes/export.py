@@ -263,7 +263,7 @@ def export_tables(
     Examples
     --------
     >>> import icoframes, json, tempfile
-    >>>     >>> from icoframes import sandbox
+    >>> from icoframes import sandbox
     >>> with sandbox.serve(n_icos=40) as sb:
     ...     _ = icoframes.configure(**sb.settings(), cache_dir=tempfile.mkdtemp())
     ...     manifest = export_tables(tempfile.mkdtemp(), status="past", snapshot=True,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import os
-import select
+import selectors
 import signal
 import threading
 import warnings
@@ -46,7 +46,10 @@ class HeldProfiles:
     def __call__(self, h) -> None:
         ico_id = int(h.request_json()["id"])
         self.arrived.release()
-        ready, _, _ = select.select([h.connection, self._wake_r], [], [])
+        with selectors.DefaultSelector() as waiting:  # (not select(): a test worker's fds
+            waiting.register(h.connection, selectors.EVENT_READ)  # may pass FD_SETSIZE)
+            waiting.register(self._wake_r, selectors.EVENT_READ)
+            ready = {key.fileobj for key, _ in waiting.select()}
         cut = h.connection in ready and not h.connection.recv(1)  # the client closed it
         self.ends.append("cut" if cut else "answered")
         self.ended.release()
