@@ -331,3 +331,19 @@ def test_an_unsigned_id_beyond_int64_names_no_ico():
                                                            dtype=np.uint64),
               reason="unknown_flag")
     assert found.frame()["ico_id"].astype(object).tolist() == [pd.NA, pd.NA, 2**63 - 1]
+
+
+def test_a_missing_problem_value_is_the_schema_s_missing_text_on_every_pandas():
+    """A value the problems row cannot show is NaN, as in a table read back from the cache:
+    on pandas 2.2 (object text) it was None, so an online and an offline load's problems
+    held two kinds of missing value."""
+    from icoframes.parse.problems import Problems
+
+    found = Problems()  # (records as a list page's are kept: a value None is not known)
+    found.extend([{"ico_id": None, "table": "list", "column": "id", "value": None,
+                   "reason": "unreadable_id"},
+                  {"ico_id": 3, "table": "list", "column": "id", "value": "x", "reason": None}])
+    frame = found.frame()
+    assert frame["value"].isna().tolist() == [True, False]
+    assert [type(v) for v in frame["value"] if not isinstance(v, str)] == [float]
+    assert frame["value"].dtype == frame["reason"].dtype

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..reasons import REASONS, Reason
-from ..schema import PROBLEMS, TABLE_NAMES, empty_frame
+from ..schema import PROBLEMS, TABLE_NAMES, empty_frame, text_values
 from ..tables import problem_summary
 from .base import Unread
 from .text import clean_surrogates
@@ -268,8 +268,10 @@ class Problems:
             "ico_id": _ico_ids(id_parts),
             "table": _repeated(tables, _dtype("table")),
             "column": _repeated(columns, _dtype("column")),
-            "value": pd.array(texts, dtype=_dtype("value")),
-            "reason": pd.array(reasons, dtype=_dtype("reason")),
+            # (text_values: a missing text as the schema's missing value, NaN, on every pandas;
+            # pd.array keeps None in pandas 2.2's object text)
+            "value": text_values(texts),
+            "reason": text_values(reasons),
         })
 
     def summary(self) -> pd.DataFrame:
