@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 
 from ..reasons import REASONS, Reason
-from ..schema import PROBLEMS, TABLE_NAMES, empty_frame, text_values
+from ..schema import PROBLEMS, TABLE_NAMES, empty_frame
 from ..tables import problem_summary
+from ..textdtype import text_values
 from .base import Unread
 from .text import clean_surrogates
 
