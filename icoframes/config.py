@@ -354,13 +354,13 @@ def get_settings(**overrides: Any) -> Settings:
     """
     # first: the private key wrapped, and a misspelled name's value out of this frame
     overrides = {k: hide(k, v) if k in _BY_NAME else None for k, v in overrides.items()}
-    unknown = [name for name in overrides if name not in _BY_NAME]
-    if unknown:
+    if unknown := [name for name in overrides if name not in _BY_NAME]:
         raise _unknown(unknown[0])
     values: dict[str, Any] = {}
     for setting in SETTINGS:  # the key wrapped at once (hide); set empty: given, or refused
         if (env := hide(setting.name, os.environ.get(setting.env) or None)) is not None:
-            values[setting.name] = pinned_folder(env, setting.check(env, source=setting.env))
+            values[setting.name] = pinned_folder(setting.name, env,
+                                                 setting.check(env, source=setting.env))
     with _lock:  # an empty variable is refused where it decides: no override gives its setting
         _check_variable_names({*_overrides, *(k for k, v in overrides.items() if v is not None)})
         values.update(_overrides)

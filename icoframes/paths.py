@@ -218,20 +218,21 @@ def absolute_folder(value: Any) -> Path:
         raise ValueError("is relative, and the current folder no longer exists") from None
 
 
-_pinned: dict[str, Path] = {}
+_pinned: dict[tuple[str, str], Path] = {}
 _T = TypeVar("_T")
 
 
-def pinned_folder(text: Any, value: _T) -> _T:
-    """``value``, a setting read from ``text`` (an environment variable's value, read at each
-    call): for a relative path (not ``~``, not absolute), the folder it named at the first
-    read of ``text`` since :func:`forget_pinned`, so that a relative ``ICOFRAMES_CACHE_DIR``
-    names the folder under the current folder of that read and stays that folder after a
-    ``chdir`` (see :func:`absolute_folder`); another value as it is (``~`` is expanded at
-    each read: ``HOME`` may change)."""
+def pinned_folder(name: str, text: Any, value: _T) -> _T:
+    """``value``, the setting ``name`` read from ``text`` (an environment variable's value,
+    read at each call): for a folder written as a relative path (not ``~``, not absolute),
+    the folder it named at the first read of ``text`` for ``name`` since
+    :func:`forget_pinned`, so that a relative ``ICOFRAMES_CACHE_DIR`` names the folder under
+    the current folder of that read and stays that folder after a ``chdir`` (see
+    :func:`absolute_folder`); another value as it is (``~`` is expanded at each read:
+    ``HOME`` may change)."""
     if not isinstance(value, Path) or not _relative(str(text)):
         return value
-    return _pinned.setdefault(str(text), value)  # type: ignore[return-value]
+    return _pinned.setdefault((name, str(text)), value)  # type: ignore[return-value]
 
 
 def _relative(text: str) -> bool:

@@ -86,3 +86,21 @@ def test_a_home_cache_dir_variable_follows_home_at_each_read(clean_settings, pla
     assert icoframes.get_settings().cache_dir == home / "c"
     monkeypatch.setenv("HOME", str(tmp_path / "other"))
     assert icoframes.get_settings().cache_dir == tmp_path / "other" / "c"  # not the first home
+
+
+def test_a_pinned_folder_belongs_to_its_setting():
+    """Two settings reading the same relative text keep what each read (one key per setting),
+    and a reset forgets both."""
+    from pathlib import Path
+
+    from icoframes.paths import forget_pinned, pinned_folder
+
+    forget_pinned()
+    try:
+        assert pinned_folder("cache_dir", "c", Path("/a/c")) == Path("/a/c")
+        assert pinned_folder("other", "c", Path("c")) == Path("c")
+        assert pinned_folder("cache_dir", "c", Path("/b/c")) == Path("/a/c")  # pinned
+    finally:
+        forget_pinned()
+    assert pinned_folder("cache_dir", "c", Path("/b/c")) == Path("/b/c")
+    forget_pinned()
