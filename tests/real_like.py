@@ -199,6 +199,35 @@ NAMES = [("Aquaibit", "Aquaibit", None), ("Bad\ud800Name", "Bad\ufffdName", "sur
          ("Кин Токен", "Кин Токен", None), (True, NAN, "wrong_type")]  # text kept as written
 
 
+# A comma written as a decimal mark ("0,1 ETH", "$0,065"), and one comma before three digits
+# ("30,000 ETH": 30,000 in English, 30 in German). Beside a decimal comma read in another
+# amount of the ICO, the latter is 30,000 or 30: missing, ambiguous_separator (its unit too,
+# when only the value wrote it), whatever the catalogue says it is alone.
+DECIMAL_COMMAS = frozenset({"0,003 ETH", "0,001 ETH", "0,1 ETH", "1,5 ETH", "2,5 Mio. EUR",
+                            "12,5M", "1 UTRUST = $0,065", "0,05 USD", "1,5M"})
+COMMA_GROUPS = frozenset({"30,000 ETH", "1,500", "1 ETH = 3,000 XYZ"})
+_AMOUNTS = ("min_purchase", "hard_cap", "token_price", "raised")
+
+
+def _comma_doubts(rows: list[Truth]) -> list[Truth]:
+    """One ICO's truth rows, its comma groups ambiguous where another amount reads a decimal
+    comma (no catalogue value shows dots grouping beside a comma group: hard_cap is the only
+    cap)."""
+    at = {row.column: k for k, row in enumerate(rows) if row.table == "icos"}
+    if not any(rows[at[c]].raw in DECIMAL_COMMAS and rows[at[c]].reason is None
+               for c in _AMOUNTS):
+        return rows
+    rows = list(rows)
+    for column in _AMOUNTS:
+        row = rows[at[column]]
+        if row.raw in COMMA_GROUPS:
+            rows[at[column]] = row._replace(expected=NAN, reason="ambiguous_separator")
+            unit = rows[at["caps_unit"]]
+            if column == "hard_cap" and unit.raw == "":  # the unit was the value's own
+                rows[at["caps_unit"]] = unit._replace(expected=None)
+    return rows
+
+
 def _swappable(raw: object) -> bool:
     """A day written day, month, year whose day and month could swap: "01.03.2018"."""
     if not isinstance(raw, str):
@@ -217,6 +246,7 @@ def records(n: int = N_RECORDS, seed: int = 20) -> tuple[list[dict[str, Any]], l
     truth: list[Truth] = []
     for ico_id in range(1, n + 1):
         changes: dict[str, Any] = {}
+        first = len(truth)
 
         def want(table: str, column: str, raw: object, expected: object, reason: str | None,
                  ico_id: int = ico_id) -> None:
@@ -283,5 +313,6 @@ def records(n: int = N_RECORDS, seed: int = 20) -> tuple[list[dict[str, Any]], l
         raw, name, reason = rng.choice(NAMES)
         changes["main.name"] = raw
         want("icos", "name", raw, name, reason)
+        truth[first:] = _comma_doubts(truth[first:])
         profiles.append(with_(clean_profile(ico_id), changes))
     return profiles, truth

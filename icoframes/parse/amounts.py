@@ -74,14 +74,22 @@ def _evidence(read: str | None, shown: str | None) -> str | None:
     ``read``, those of its amounts that are read, and ``shown``, those of all of them. A
     value refused for another reason (``"1,000,000 BTC"`` under USD) still shows how the
     profile writes numbers, so beside read amounts of the other convention it makes the row
-    show both (its doubted values are then refused); alone, or beside read amounts of its own
-    convention, it decides nothing: it was never read.
+    show both (its doubted values are then refused); beside read amounts of its own
+    convention it decides nothing: it was never read. Beside no read amount showing a
+    convention, one writing dots grouping or a decimal comma (``"1.500,5 EUR"`` in
+    ``raised``) stands against the English default by which ``"1,500"`` would be read: the
+    row shows both (its ``"1,500"`` is refused, as its ``"12.500"`` already was); one
+    writing commas grouping agrees with that default and changes nothing.
 
-    >>> _evidence(",", ",."), _evidence(".", ".;"), _evidence(None, ",."), _evidence(";", ",;")
-    (',.', '.;', None, ';')
+    >>> _evidence(",", ",."), _evidence(".", ".;"), _evidence(";", ",;"), _evidence(None, ".")
+    (',.', '.;', ';', None)
+    >>> _evidence(None, ","), _evidence(None, ";"), _evidence(None, ",."), _evidence(None, None)
+    (',.', '.;', ',.', None)
     """
+    if read is None:  # nothing read shows one: the English default stands, unless contradicted
+        return None if shown is None or shown == "." else "".join(sorted({*shown, "."}))
     both = shown is not None and "." in shown and bool(set(shown) & set(",;"))
-    return shown if read is not None and both else read  # "." beside "," or ";": both
+    return shown if both else read  # "." beside "," or ";": both
 
 
 def _lost(value: object, number: float) -> bool:

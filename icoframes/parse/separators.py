@@ -15,12 +15,17 @@ shows no convention: prices are written so in either.
 
 Its mirror ``"1,500"`` (one comma, three digits) is 1,500 in English and 1.5 in German, and
 is read by the same context: 1.5 where the ICO's amounts show dots grouping, missing
-(``ambiguous_separator``) where they show both conventions. Without context it stays 1,500,
-deliberately unlike ``"12.500"``: English grouping is the common case (refusing every lone
-``"1,500"`` would lose countless values read right), while a lone dot and three digits is as
-often a decimal (a price ``"1.125"``) as a German thousand. A scale word after a dot group
-the context reads as thousands (``"1.500M"`` beside ``"1.500.000"``: 1,500 million?) is
-missing too: ``"1.500M"`` is mostly a decimal, and 1.5 billion is beyond almost any ICO.
+(``ambiguous_separator``) where they show a comma written as a decimal mark (``"0,05"``)
+without dots grouping, or both conventions. Without context, or beside commas grouping
+alone, it stays 1,500, deliberately unlike ``"12.500"``: English grouping is the common case
+(refusing every lone ``"1,500"`` would lose countless values read right), while a lone dot
+and three digits is as often a decimal (a price ``"1.125"``) as a German thousand. A decimal
+comma is no such default: it shows that this ICO writes a comma as a decimal mark, so a
+comma before three digits may be one too (``"30,000 ETH"`` beside ``"0,05 USD"``: 30,000 or
+30?), yet it is too common in English profiles' prices to make ``"1,500"`` 1.5 by itself.
+A scale word after a dot group the context reads as thousands (``"1.500M"`` beside
+``"1.500.000"``: 1,500 million?) is missing too: ``"1.500M"`` is mostly a decimal, and 1.5
+billion is beyond almost any ICO.
 """
 
 from __future__ import annotations
@@ -113,8 +118,10 @@ def settle(values: Sequence[object], marks: Sequence[str | None] | None = None
     their reason; ``values`` itself when nothing is in doubt. ``"12.500"``: German signs
     alone (``","``, ``";"``) make it ``"12500"`` (missing when a scale word follows:
     ``"1.500M"``), ``"."`` alone a decimal ``"12.5000"``; else (none, both, ``marks`` None:
-    no context) it is missing. ``"1,500"``: dots grouping make it a decimal ``"1.5000"``,
-    or missing beside commas grouping too; else it stays (English grouping, the default).
+    no context) it is missing. ``"1,500"``: dots grouping (``","``, with ``";"`` or not)
+    make it a decimal ``"1.5000"``; a decimal comma without them (``";"``, ``".;"``) or
+    both groupings make it missing; else (no signs, ``"."``) it stays (English grouping,
+    the default).
 
     Examples
     --------
@@ -123,12 +130,14 @@ def settle(values: Sequence[object], marks: Sequence[str | None] | None = None
     (['$12500', '1 ETH = 1.0000 AQB', '0.500', '12.5', '1.500.000', '1,500'], {})
     >>> settle(["150.000 tokens", 150.0, "1.500e6", "1,500 EUR"])
     ([None, 150.0, '1.500e6', '1,500 EUR'], {0: 'ambiguous_separator'})
-    >>> settle(["1,500 EUR", "$1.500M", "1,500", "30,000 ETH"], [",", ";", ",.", ".;"])
-    (['1.5000 EUR', None, None, '30,000 ETH'], {1: 'ambiguous_separator', 2: 'ambiguous_separator'})
+    >>> settle(["1,500 EUR", "$1.500M", "1,500", "1,500 EUR"], [",", ";", ",.", ",;"])
+    (['1.5000 EUR', None, None, '1.5000 EUR'], {1: 'ambiguous_separator', 2: 'ambiguous_separator'})
+    >>> settle(["30,000 ETH", "30,000 ETH", "30,000 ETH"], [";", ".;", "."])
+    ([None, None, '30,000 ETH'], {0: 'ambiguous_separator', 1: 'ambiguous_separator'})
     """
     dots = set(_doubted(values))
-    commas = {i for i in _doubted(values, _COMMA_RE, ",")
-              if marks is not None and "," in (marks[i] or "")}
+    commas = {i for i in _doubted(values, _COMMA_RE, ",")  # (no signs, or "." alone: English)
+              if marks is not None and (marks[i] or ".") != "."}
     if not dots and not commas:
         return values, {}
     out: list[object] = list(values)
@@ -138,8 +147,9 @@ def settle(values: Sequence[object], marks: Sequence[str | None] | None = None
         text = _text(values[i])
         found = _DOUBT_RE.search(text) if i in dots else None
         german, english = bool(signs) and "." not in signs, signs == "."
-        if (found and not (german or english)) or (i in commas and not german):
-            refused[i], out[i] = "ambiguous_separator", None  # none or both; or "1,500" beside both
+        if (found and not (german or english)) or (i in commas and not (german and "," in signs)):
+            # "12.500" beside none or both; "1,500" beside both, or a decimal comma alone
+            refused[i], out[i] = "ambiguous_separator", None
         elif found and german and _SCALE_RE.match(text, found.end()):
             refused[i], out[i] = "ambiguous_separator", None  # "1.500M": 1,500 million?
         else:

@@ -176,4 +176,11 @@ __all__ = ["PARSER_VERSION"]
 #:     number written too small for a float ("1e-400", "1e-400 ETH = 1 AQB", "1e-300 ETH =
 #:     1e300 AQB", "1e-323" cents), in amounts, prices, raised and scores, is the new reason
 #:     underflow (was 0.0, no row); a written 0 ("0e-400") stays 0.
-PARSER_VERSION: Final = 30
+#: 31: one comma before three digits in an amount ("1,500", "30,000 ETH", "1 ETH = 3,000 AQB")
+#:     is ambiguous_separator where the ICO's amounts read show a decimal comma ("0,05 USD",
+#:     "1,5M") and no dots grouping, alone or beside commas grouping (was read 1,500 by the
+#:     English default); and where no amount read shows a convention but a refused one
+#:     shows dots grouping or a decimal comma ("1.500,5 EUR" in raised: was 1,500). Beside
+#:     dots grouping ("1.500.000", with a decimal comma or not) it stays 1.5, beside commas
+#:     grouping alone or no sign 1,500.
+PARSER_VERSION: Final = 31
