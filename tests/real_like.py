@@ -201,8 +201,8 @@ NAMES = [("Aquaibit", "Aquaibit", None), ("Bad\ud800Name", "Bad\ufffdName", "sur
 
 # A comma written as a decimal mark ("0,1 ETH", "$0,065"), and one comma before three digits
 # ("30,000 ETH": 30,000 in English, 30 in German). Beside a decimal comma read in another
-# amount of the ICO, the latter is 30,000 or 30: missing, ambiguous_separator (its unit too,
-# when only the value wrote it), whatever the catalogue says it is alone.
+# amount of the ICO, the latter is 30,000 or 30: missing, ambiguous_separator, whatever the
+# catalogue says it is alone (the unit it writes still fills an empty unit column).
 DECIMAL_COMMAS = frozenset({"0,003 ETH", "0,001 ETH", "0,1 ETH", "1,5 ETH", "2,5 Mio. EUR",
                             "12,5M", "1 UTRUST = $0,065", "0,05 USD", "1,5M"})
 COMMA_GROUPS = frozenset({"30,000 ETH", "1,500", "1 ETH = 3,000 XYZ"})
@@ -222,9 +222,6 @@ def _comma_doubts(rows: list[Truth]) -> list[Truth]:
         row = rows[at[column]]
         if row.raw in COMMA_GROUPS:
             rows[at[column]] = row._replace(expected=NAN, reason="ambiguous_separator")
-            unit = rows[at["caps_unit"]]
-            if column == "hard_cap" and unit.raw == "":  # the unit was the value's own
-                rows[at["caps_unit"]] = unit._replace(expected=None)
     return rows
 
 

@@ -98,16 +98,8 @@ from .separators import settle
 from .text import foreign_digits, normalize_text
 from .unitcols import CENT, column_multipliers, column_text, dollar_in_doubt, scaled_number
 
-__all__ = [
-    "FIAT_CODES",
-    "UNIT_ALIASES",
-    "canonical_unit",
-    "canonical_units",
-    "read_amount_group",
-    "read_amounts",
-    "read_price",
-    "written_amount",
-]
+__all__ = ["FIAT_CODES", "UNIT_ALIASES", "canonical_unit", "canonical_units",
+           "read_amount_group", "read_amounts", "read_price", "written_amount"]
 
 _KNOWN: Final = frozenset(UNIT_ALIASES)
 
@@ -293,7 +285,8 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         float64 per column; NaN when missing, unreadable or in disagreement.
     units : numpy.ndarray of object
         The canonical unit per row: the unit column's, else the one currency
-        the row's values wrote (when they all name the same one), else None.
+        the row's values wrote (when they all name the same one; one missing as an
+        ``ambiguous_separator``, ``"1,500 USD"``, still names its unit), else None.
     bad : dict of str to Unread
         Per column, the raw values left missing, their rows and reasons:
         unreadable, ``negative``, ``ambiguous_separator``, or naming a currency other
@@ -314,6 +307,7 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
     n = len(codes)
     amounts: dict[str, np.ndarray] = {}
     written: dict[str, dict[int, str]] = {}
+    shown: dict[str, dict[int, str]] = {}  # the units of values refused by settle
     unread: dict[str, dict[int, Reason]] = {}
     settled: dict[str, Sequence[object]] = {}
     for name, values in columns.items():
@@ -323,6 +317,10 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
         amounts[name], written[name], unread[name] = _read_column(
             settled[name], name in exchange, tickers, codes, units)
         unread[name].update(refused)
+        # "1,500 USD" refused (1,500 or 1.5?) still writes USD plainly: the row's values
+        # disagree on their unit beside "12.500 ETH", and an empty unit column is USD beside "5"
+        shown[name] = _read_column([values[i] if i in refused else None for i in range(n)],
+                                   name in exchange, tickers, codes, units)[1] if refused else {}
     for i, factor in factors.items():  # "K USD": a number that writes no unit is in thousands
         for name, numbers in amounts.items():
             value = columns[name][i]  # "5 mln", "5e6" under "USD mln": 5e6 or 5e12?
@@ -341,7 +339,7 @@ def read_amount_group(columns: Mapping[str, Sequence[object]],
             numbers[i] = number
     # A unit column left empty takes the currency the row's values wrote, if they agree.
     stated: dict[int, set[str]] = {}
-    for found in written.values():
+    for found in (*written.values(), *shown.values()):
         for i, code in found.items():
             stated.setdefault(i, set()).add(code)
     for i, found_codes in stated.items():
