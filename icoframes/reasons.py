@@ -69,8 +69,10 @@ REASONS: Final[Mapping[Reason, str]] = {
                            "``\"1.500,50\"``) or commas do (``\"1,500,000\"``, "
                            "``\"1,000.5\"``), or shows both: 12.5, or 12,500? Never guessed; also "
                            "``\"1,500\"`` where the ICO shows both or a decimal comma "
-                           "(``\"0,05\"``) without dots grouping: 1,500, or 1.5? And a scale "
-                           "word after a dot group read as thousands (``\"1.500M\"``)",
+                           "(``\"0,05\"``) without dots grouping, or where the only amount "
+                           "showing dots grouping or a decimal comma is refused: 1,500, or "
+                           "1.5? And a scale word after a dot group read as thousands "
+                           "(``\"1.500M\"``)",
     "range": "a range, stages or several amounts in one value (``\"100-200\"``, "
              "``\"1 ETH = 3640-3367 IML\"``): never collapsed to one number",
     "vague": "an approximate or qualified amount (``\"~3,500,000\"``, ``\"> 100\"``, "

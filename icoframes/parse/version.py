@@ -179,8 +179,14 @@ __all__ = ["PARSER_VERSION"]
 #: 31: one comma before three digits in an amount ("1,500", "30,000 ETH", "1 ETH = 3,000 AQB")
 #:     is ambiguous_separator where the ICO's amounts read show a decimal comma ("0,05 USD",
 #:     "1,5M") and no dots grouping, alone or beside commas grouping (was read 1,500 by the
-#:     English default); and where no amount read shows a convention but a refused one
-#:     shows dots grouping or a decimal comma ("1.500,5 EUR" in raised: was 1,500). Beside
-#:     dots grouping ("1.500.000", with a decimal comma or not) it stays 1.5, beside commas
-#:     grouping alone or no sign 1,500.
+#:     English default); where no amount read shows a convention but a refused one shows
+#:     dots grouping or a decimal comma ("1.500,5 EUR" in raised: was 1,500); and where a
+#:     refused one shows a decimal comma beside read commas grouping ("0,05 USD" a
+#:     unit_conflict beside "$1,000,000": was 1,500). Beside dots grouping read
+#:     ("1.500.000", with a decimal comma or not) it stays 1.5, beside commas grouping alone
+#:     or no sign 1,500. A value missing as ambiguous_separator ("1,500 USD", "12.500 ETH")
+#:     still counts the unit it writes in its group: an empty unit column takes it
+#:     ("12.500 ETH" beside "5000": was missing), and a value of its group naming another
+#:     unit is a unit_conflict ("5 USD" beside "12.500 ETH": was 5 USD; "12.500 ETH" beside
+#:     "1,500 USD" stays one).
 PARSER_VERSION: Final = 31
