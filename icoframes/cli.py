@@ -252,7 +252,8 @@ def _run(args: argparse.Namespace) -> int:
             run_demo(out=args.out, n_icos=args.n_icos, seed=args.seed)
             return EXIT_OK
         if args.command == "cache":  # a clear that left a path alone is incomplete
-            return EXIT_OK if run_cache(args) else EXIT_INCOMPLETE
+            with _warnings_logged(cache_dir):  # (a 0.1 ledger converted or kept aside: said)
+                return EXIT_OK if run_cache(args) else EXIT_INCOMPLETE
     except EmptyResult as exc:  # each with the library's advice in the command's words
         log.error("%s", for_the_command(str(exc), cache_dir=cache_dir))
         return EXIT_EMPTY

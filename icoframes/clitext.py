@@ -60,7 +60,7 @@ CLI_ADVICE: tuple[tuple[str, str], ...] = (
     (r"The filter set is not cached \(icoframes\.load_filters\(\) once online caches it\)\.",
      f"The filter set is not cached: {LINE}, run once online, caches it."),
     (r"attrs\['icoframes'\]\['missing'\]", 'manifest.json ("missing")'),
-    (r"raise daily_quota\b", "raise ICOFRAMES_DAILY_QUOTA"),
+    (r"(raise|lower) daily_quota\b", r"\1 ICOFRAMES_DAILY_QUOTA"),
     (r", or call icoframes\.configure\(base_url=\.\.\., public_key=\.\.\., "
      r"private_key=\.\.\.\)", ""),
     (r"`sb = icoframes\.sandbox\.start\(\); icoframes\.configure\(\*\*sb\.settings\(\)\)` "

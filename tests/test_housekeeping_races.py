@@ -24,11 +24,11 @@ from icoframes.cachedir.housekeeping import describe, prune
 
 @contextlib.contextmanager
 def _removed_as_measured(folder: Path) -> Iterator[list[bool]]:
-    """``folder`` is removed just as this thread calls ``_size`` on it."""
+    """``folder`` is removed just as this thread calls ``entries.size`` on it."""
     removed: list[bool] = []
 
     def profile(frame: FrameType, event: str, arg: object) -> None:
-        if (event == "call" and frame.f_code.co_name == "_size" and not removed
+        if (event == "call" and frame.f_code.co_name == "size" and not removed
                 and frame.f_locals.get("path") == folder):
             removed.append(True)
             shutil.rmtree(folder)

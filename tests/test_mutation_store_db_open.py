@@ -196,13 +196,15 @@ def test_without_uids_a_folder_is_not_judged_by_its_mode_bits(tmp_path, monkeypa
 
 @contextlib.contextmanager
 def _made_meanwhile(path: Path, make: Callable[[], None]) -> Iterator[list[bool]]:
-    """``make`` runs once, just as this thread calls ``Path.mkdir`` on ``path``: another
-    process making the same folder at that moment (seen by a profiler, no clock)."""
+    """``make`` runs once, just as this thread makes the folder ``path`` (``Path.mkdir``
+    for the cache dir, ``store.folders._make`` for a folder in it): another process making
+    the same folder at that moment (seen by a profiler, no clock)."""
     made: list[bool] = []
 
     def profile(frame: FrameType, event: str, arg: object) -> None:
-        if (event == "call" and frame.f_code.co_name == "mkdir" and not made
-                and frame.f_locals.get("self") == path):
+        if (event == "call" and not made and (
+                (frame.f_code.co_name == "mkdir" and frame.f_locals.get("self") == path)
+                or (frame.f_code.co_name == "_make" and frame.f_locals.get("path") == path))):
             made.append(True)
             make()
 

@@ -5,10 +5,14 @@ folder (:mod:`icoframes.store.cache`) and the ledgers (``quota/``,
 :mod:`icoframes.store.ledger`) through this module. A deletion never leaves the cache dir
 (a link is removed as a link; a link in place of a service folder is left alone and
 reported), removes only what the cache wrote (:data:`CACHE_ENTRIES`,
-:func:`_is_cache_entry`, in ``tables/`` its tables only: :func:`_clear_tables`; anything
-else is reported, and a folder holding it stays, with it), holds the folder's lock, which
-the derived tables take too (the lock file goes last, still held: see
-:func:`icoframes.files.locked`), and keeps the ledgers unless ``ledgers=True``.
+:func:`~.entries.is_cache_entry`, in ``tables/`` its tables only: :func:`_clear_tables`;
+anything else is reported, and a folder holding it stays, with it), holds the folder's
+lock, which the derived tables take too (the lock file goes last, still held: see
+:func:`icoframes.files.locked`), and keeps the ledgers unless ``ledgers=True``. A cache
+dir that a load refuses (another user's, or one others may write to:
+:class:`~icoframes.store.folders.CacheFolderRefused`) is refused here too, in the same
+words: whoever could write there could have replaced its lock files. So is the folder of
+the service a clear names; a sweep of every folder leaves such a folder alone, said.
 """
 
 from __future__ import annotations
@@ -17,11 +21,8 @@ import contextlib
 import dataclasses
 import datetime as dt
 import errno
-import fnmatch
 import os
 import shutil
-import stat
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,35 +30,30 @@ from ..ages import age_hint, as_age
 from ..errors import InvalidParameter, quoted
 from ..files import locked, utcnow
 from ..reporting import AsDict
-from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, WRITE_PROBE, Cache
-from ..store.db import LEASE, SET_ASIDE, SIDE_FILES, Database, from_ms
-from ..store.derived import STATE_NAME
-from ..store.ledger import LEDGER_FOLDER, LEDGER_NAME, LedgerState, QuotaLedger
+from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
+from ..store.db import LEASE, Database, from_ms
+from ..store.folders import CacheFolderRefused, check_cache_dir, check_folder
+from ..store.ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
+from .entries import (
+    CACHE_ENTRIES,
+    LEDGER_LEFTOVERS,
+    TABLE_FILES,
+    TEMP_GRACE,
+    TOP_LEFTOVERS,
+    USED_MARK,
+    is_cache_entry,
+    last_used,
+    mark_used,
+    matches,
+    size,
+    stale_leftovers,
+)
 from .legacy import convert
 
-__all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "CacheDirInfo",
+__all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "USED_MARK", "CacheDirInfo",
            "CacheInfo", "CacheReport", "ServiceFolder", "clear_all", "describe", "info",
            "last_used", "mark_used", "prune", "remove_folder", "scan"]
 
-USED_MARK = ".last_used"  #: its modification time is the folder's last use (:func:`mark_used`)
-#: Entries a service folder holds (the last three: 0.1's); a folder with none is not the cache's.
-CACHE_ENTRIES = frozenset({DB_NAME, TABLES_DIR, LOCK_NAME, USED_MARK,
-                           "profiles", "lists", "filters.parquet"})
-#: A temporary file younger than this may belong to a write under way: never pruned.
-TEMP_GRACE = dt.timedelta(hours=1)
-_TEMPORARY = (".*.tmp", f"{WRITE_PROBE}*")  # what interrupted writes and the write probe leave
-#: The database's own files beside it (SQLite's log, index and rollback journal).
-_DB_FILES = frozenset(f"{DB_NAME}{side}" for side in SIDE_FILES)
-#: What the cache writes in ``tables/`` (:mod:`icoframes.store.derived`): the tables, their state
-#: and the temporary files of their atomic writes (:func:`icoframes.files.atomic_write_bytes`).
-_TABLE_FILES = ("*.parquet", STATE_NAME, ".*.tmp")
-# What the cache leaves beside its service folders, the only leftovers removed there: at the
-# cache dir's top the writability probe (fetch.service.check_writable), in quota/ the
-# ledger's files set aside (store.db) and 0.1's ledgers' temporary files (.<key>.json.*.tmp);
-# a user's .draft.tmp or notes.corrupt there is theirs, never removed
-_TOP_LEFTOVERS = (f"{WRITE_PROBE}*",)
-_LEDGER_LEFTOVERS = (".*.json.*.tmp", *(f"{LEDGER_NAME}{side}{SET_ASIDE}"
-                                        for side in ("", *SIDE_FILES)))
 _DAY = dt.timedelta(days=1)
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
 _LINK = "a symbolic link: never followed out of the cache dir"
@@ -136,58 +132,16 @@ class CacheInfo(AsDict):
     quota: LedgerState | None = None
 
 
-def _files(folder: Path, *, recurse: bool = True) -> Iterator[tuple[Path, os.stat_result]]:
-    """Every file and link under ``folder`` with its own stat, never entering a link."""
-    try:
-        entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    for entry in entries:
-        with contextlib.suppress(FileNotFoundError):  # removed meanwhile
-            info = entry.stat(follow_symlinks=False)
-            if not stat.S_ISDIR(info.st_mode):
-                yield Path(entry.path), info
-            elif recurse:
-                yield from _files(Path(entry.path))
-
-
-def _size(path: Path) -> int:
-    """Bytes of a file, a link (itself) or the files under a folder; 0 once it is gone."""
-    try:
-        info = path.lstat()
-    except FileNotFoundError:  # removed since it was found (another process's clear)
-        return 0
-    return sum(i.st_size for _, i in _files(path)) if stat.S_ISDIR(info.st_mode) else info.st_size
-
-
-def last_used(folder: Path) -> dt.datetime:
-    """When ``folder`` was last used: its newest file, its use mark included (UTC); folders
-    do not count (deleting an old file changes its folder's time), nor its lock file
-    (made by the first lock taken on it, pruning's own included)."""
-    lock = folder / LOCK_NAME
-    newest = max((info.st_mtime for path, info in _files(folder) if path != lock), default=None)
-    return dt.datetime.fromtimestamp(newest or folder.lstat().st_mtime, dt.UTC)
-
-
-def _is_cache_entry(name: str) -> bool:
-    """Whether a service folder's entry ``name`` is one the cache writes: one of
-    :data:`CACHE_ENTRIES`, the database's log, index or journal (``cache.sqlite3-wal``), a
-    temporary file, or any of these set aside as ``*.corrupt``; a user's notes (and a
-    ``cache.sqlite3-mine``) are not."""
-    name = name.removesuffix(SET_ASIDE)
-    return name in CACHE_ENTRIES or name in _DB_FILES or _matches(name, _TEMPORARY)
-
-
 def _clear_tables(tables: Path, report: CacheReport) -> list[Path]:
-    """Remove what the cache writes in ``tables/`` (:data:`_TABLE_FILES`, never a folder),
+    """Remove what the cache writes in ``tables/`` (:data:`TABLE_FILES`, never a folder),
     and the folder when nothing else is in it (named as one path removed, as before); what
     else is there (a user's notes, a folder of theirs) is returned: it stays."""
     kept, entries = [], len(report.removed)
     for child in sorted(tables.iterdir()):
-        if (child.is_dir() and not child.is_symlink()) or not _matches(child.name, _TABLE_FILES):
+        if (child.is_dir() and not child.is_symlink()) or not matches(child.name, TABLE_FILES):
             kept.append(child)
         else:
-            report._remove(child, _size(child))
+            report._remove(child, size(child))
     if not kept:
         tables.rmdir()
         report.removed[entries:] = [str(tables)]
@@ -219,9 +173,9 @@ def scan(root: str | os.PathLike[str]) -> tuple[list[ServiceFolder], list[Path]]
     for path in sorted(root.iterdir()) if root.is_dir() else []:
         if _is_service_folder(path):
             with contextlib.suppress(FileNotFoundError):  # removed meanwhile (another clear)
-                folders.append(ServiceFolder(path.name, path, _size(path), last_used(path)))
+                folders.append(ServiceFolder(path.name, path, size(path), last_used(path)))
         elif not ((path.name == LEDGER_FOLDER and path.is_dir() and not path.is_symlink())
-                  or _matches(path.name, _TOP_LEFTOVERS)):
+                  or matches(path.name, TOP_LEFTOVERS)):
             other.append(path)
     return folders, other
 
@@ -229,12 +183,13 @@ def scan(root: str | os.PathLike[str]) -> tuple[list[ServiceFolder], list[Path]]
 def describe(root: str | os.PathLike[str], *, configured: Path | None = None) -> CacheDirInfo:
     """Every service folder of ``root``, most recently used first (``cache_info(all=True)``)."""
     root, now = Path(root), utcnow()
+    check_cache_dir(root, create=False)  # refused as a load refuses it
     folders, other = scan(root)
     services = [dataclasses.replace(f, age=now - f.last_used, configured=f.path == configured)
                 for f in sorted(folders, key=lambda f: f.last_used, reverse=True)]
     ledgers = root / LEDGER_FOLDER
-    size = sum(f.size_bytes for f in folders) + (_size(ledgers) if ledgers.is_dir() else 0)
-    return CacheDirInfo(str(root), size, services, QuotaLedger(root, "").count(),
+    total = sum(f.size_bytes for f in folders) + (size(ledgers) if ledgers.is_dir() else 0)
+    return CacheDirInfo(str(root), total, services, QuotaLedger(root, "").count(),
                         [str(p) for p in other])
 
 
@@ -243,29 +198,10 @@ def info(cache: Cache, ledger: QuotaLedger | None) -> CacheInfo:
     convert(cache)
     counts, quota = cache.counts(), None if ledger is None else ledger.state()
     states = counts["states"]
-    size = _size(cache.dir) if cache.dir.is_dir() and not cache.dir.is_symlink() else 0
-    return CacheInfo(str(cache.dir), size, states["fetched"], states["gone"],
+    used = size(cache.dir) if cache.dir.is_dir() and not cache.dir.is_symlink() else 0
+    return CacheInfo(str(cache.dir), used, states["fetched"], states["gone"],
                      counts["list_queries"], counts["oldest"], counts["newest"], states,
                      None if quota is None else quota.sent, quota)
-
-
-def _matches(name: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
-
-
-def mark_used(folder: str | os.PathLike[str]) -> None:
-    """Record that ``folder`` is used now (a warm load writes nothing else, and must not look
-    unused to :func:`prune`); a missing or read-only folder is left as it is."""
-    folder = Path(folder)
-    if folder.is_dir() and not folder.is_symlink():
-        with contextlib.suppress(OSError):  # read-only: we cannot prune it either
-            mark = folder / USED_MARK
-            with contextlib.suppress(FileNotFoundError):
-                if not stat.S_ISREG(mark.lstat().st_mode):  # never through a link or a FIFO
-                    mark.unlink()
-            os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                             | getattr(os, "O_NONBLOCK", 0), 0o600))
-            os.utime(mark)
 
 
 def _remove_folder(folder: Path, report: CacheReport, *,
@@ -306,12 +242,12 @@ def _clear_entries(folder: Path, report: CacheReport) -> list[Path]:
     returned (a user's file put there, in ``tables/`` too: never theirs to lose)."""
     kept = []
     for child in sorted(folder.iterdir()):
-        if not _is_cache_entry(child.name):
+        if not is_cache_entry(child.name):
             kept.append(child)
         elif child.name == TABLES_DIR and child.is_dir() and not child.is_symlink():
             kept += _clear_tables(child, report)
         elif child.name != LOCK_NAME:
-            report._remove(child, _size(child))
+            report._remove(child, size(child))
     return kept
 
 
@@ -329,32 +265,14 @@ def remove_folder(folder: str | os.PathLike[str], *,
     >>> report.freed_bytes, folder.exists()
     (4, False)
     """
-    report = CacheReport()
-    _remove_folder(Path(folder), report)
+    report, folder = CacheReport(), Path(folder)
+    check_cache_dir(folder.parent, create=False)  # refused as cache_info refuses it
+    if not folder.is_symlink():  # (a link in its place: left alone, said)
+        check_folder(folder)
+    _remove_folder(folder, report)
     if ledger is not None and ledger.forget():
         report.removed.append(f"{ledger.path}#{ledger.key}")
     return report
-
-
-def _remove_leftovers(folder: Path, report: CacheReport, *, older_than: dt.timedelta,
-                      now: dt.datetime, names: tuple[str, ...] | None = None) -> None:
-    """Temporary files older than ``older_than`` and :data:`TEMP_GRACE`; ``*.corrupt``
-    files older than ``older_than``; only where the cache writes them, never recursing: in a
-    service folder (``names`` None) at its top (a ``*.corrupt`` of its own files) and in
-    ``tables/``, elsewhere those matching ``names``; a user's ``mine/.draft.tmp`` or
-    ``notes.txt.corrupt`` is theirs: never removed."""
-    tables = folder / TABLES_DIR
-    found = list(_files(folder, recurse=False))
-    if names is None and tables.is_dir() and not tables.is_symlink():  # never its folders
-        found += [(path, info) for path, info in _files(tables, recurse=False)
-                  if path.name.endswith(".tmp")]
-    for path, info in found:
-        age = now - dt.datetime.fromtimestamp(info.st_mtime, dt.UTC)
-        if not (_is_cache_entry(path.name) if names is None else _matches(path.name, names)):
-            continue
-        if (age > max(older_than, TEMP_GRACE) if _matches(path.name, _TEMPORARY)
-                else age > older_than and path.name.endswith(".corrupt")):
-            report._remove(path, info.st_size)
 
 
 def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.timedelta,
@@ -363,8 +281,14 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
     the lists fetched before then and the leftovers; then the cache dir's own leftovers,
     the ledgers of keys that sent nothing since ``ledgers_before`` (None: kept)."""
     report = CacheReport()
+    check_cache_dir(root, create=False)  # refused as a load refuses it: nothing removed
     folders, other = scan(root)
     for folder in folders:
+        try:
+            check_folder(folder.path)
+        except CacheFolderRefused as exc:  # another's, or others may write there: said
+            report._skip(folder.path, str(exc))
+            continue
         if unused_before is None or folder.last_used < unused_before:
             _remove_folder(folder.path, report, unused_before=unused_before)
             continue
@@ -372,12 +296,14 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
             with locked(folder.path / LOCK_NAME, wait=LEASE):
                 dropped = Cache(root, folder.name).drop_lists(fetched_before=unused_before)
                 report.removed += [f"{folder.path / DB_NAME}#lists/{key}" for key in dropped]
-                _remove_leftovers(folder.path, report, older_than=older_than, now=now)
+                for path, found in stale_leftovers(folder.path, older_than, now):
+                    report._remove(path, found)
         except OSError as exc:
             report._skip(folder.path, exc.strerror or str(exc))
-    for top, names in ((root, _TOP_LEFTOVERS), (root / LEDGER_FOLDER, _LEDGER_LEFTOVERS)):
+    for top, names in ((root, TOP_LEFTOVERS), (root / LEDGER_FOLDER, LEDGER_LEFTOVERS)):
         if top.is_dir() and not top.is_symlink():
-            _remove_leftovers(top, report, older_than=older_than, now=now, names=names)
+            for path, found in stale_leftovers(top, older_than, now, names=names):
+                report._remove(path, found)
     if ledgers_before is not None:
         ledgers = QuotaLedger(root, "")
         report.removed += [f"{ledgers.path}#{key}" for key in ledgers.forget_unused(ledgers_before)]

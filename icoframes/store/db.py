@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, ClassVar, overload
 from urllib.parse import quote
 
-from ..config import SET_CACHE_DIR
-from ..errors import CacheError, CacheWarning, ConfigError, warn
-from ..files import cleared_or, not_a_folder
+from ..errors import CacheError, CacheWarning, warn
+from ..files import cleared_or
+from .folders import CacheFolderRefused, check_cache_dir, checked_folders
 
 __all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "SET_ASIDE", "SIDE_FILES", "SYNC_SECONDS",
            "CacheFolderRefused", "Database", "InDatabase", "Undecodable", "check_cache_dir",
@@ -68,60 +68,13 @@ def disk_full(folder: Path, lost: str = "nothing more can be kept") -> CacheErro
                       "before is whole; free some space and call again to go on.")
 
 
-class CacheFolderRefused(CacheError, ConfigError):
-    """A cache dir or service folder refused as it is (a link or no folder in place of a
-    service folder, another user's, one others may write to): a setting to fix (exit 2)."""
-
-
 class Undecodable(CacheError):
     """A stored text that is not UTF-8 (a damaged byte): the reader sets its row aside."""
 
 
-def _checked(path: Path, what: str, *, create: bool, follow: bool) -> bool:
-    """A folder of this user that others cannot write to (made 0700 when ``create``);
-    whether it exists. ``follow``: ``path`` may be a link (the cache dir on another disk)."""
-    try:
-        info = path.stat() if follow else path.lstat()
-    except (FileNotFoundError, NotADirectoryError):
-        if not create:
-            return False
-        path.mkdir(mode=0o700, parents=follow, exist_ok=True)
-        info = path.stat() if follow else path.lstat()
-    if not stat.S_ISDIR(info.st_mode):
-        if follow:
-            raise CacheFolderRefused(f"the cache dir {path} is no folder: "
-                                     f"{not_a_folder(path)}. {SET_CACHE_DIR}")
-        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
-        raise CacheFolderRefused(f"{path} is {kind}: a cache folder is never followed elsewhere. "
-                                 "Move it away (or set cache_dir to where it points).")
-    if not hasattr(os, "getuid"):
-        return True  # Windows: its ACLs are not modes
-    if info.st_uid != os.getuid():
-        problem = (f"it belongs to another user (uid {info.st_uid}; you are uid {os.getuid()}): "
-                   "whoever owns it could plant data you would load")
-    elif info.st_mode & 0o022:
-        problem = (f"others may write to it (mode {stat.S_IMODE(info.st_mode):o}): they could "
-                   f"plant data you would load; `chmod go-w {path}` if it is yours alone")
-    else:
-        return True
-    raise CacheFolderRefused(f"{what} {path} is refused: {problem}"
-                             + (f". {SET_CACHE_DIR}" if follow else ""))
-
-
-def check_cache_dir(root: Path, *, create: bool) -> bool:
-    """Refuse a cache dir another user could write to; make it (0700) when ``create``."""
-    return _checked(root, "the cache dir", create=create, follow=True)
-
-
-def _folders(root: Path, path: Path, *, write: bool) -> bool:
-    """Whether the cache dir ``root`` and ``path``'s folder (no link) exist, both checked."""
-    return check_cache_dir(root, create=write) and _checked(
-        path.parent, "the cache folder", create=write, follow=False)
-
-
 def open_database(root: Path, path: Path, schema: str, *, write: bool) -> Database | None:
     """The database ``path`` in a folder of ``root``, both checked now and at each opening."""
-    return Database.at(path, schema) if _folders(root, path, write=write) else None
+    return Database.at(path, schema) if checked_folders(root, path, write=write) else None
 
 
 class InDatabase:
@@ -222,7 +175,7 @@ class Database:
                 write and self.read_only) and not self._fixed:
             return self._conn
         self.close()
-        if not _folders(self.path.parent.parent, self.path, write=write):
+        if not checked_folders(self.path.parent.parent, self.path, write=write):
             return None
         for _ in range(2):
             for suffix in ("", *SIDE_FILES):
