@@ -32,7 +32,7 @@ from ..files import locked, utcnow
 from ..reporting import AsDict
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from ..store.db import LEASE, Database, from_ms
-from ..store.folders import CacheFolderRefused, check_cache_dir, check_folder
+from ..store.folders import MAKING, CacheFolderRefused, check_cache_dir, check_folder
 from ..store.ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
 from .entries import (
     CACHE_ENTRIES,
@@ -149,8 +149,11 @@ def _clear_tables(tables: Path, report: CacheReport) -> list[Path]:
 
 
 def _is_service_folder(path: Path) -> bool:
+    """A folder holding an entry the cache writes; not ``quota/``, nor one a load is making
+    (:data:`~icoframes.store.folders.MAKING`: a leftover once old, never a service's)."""
     with contextlib.suppress(OSError):
-        return (path.name != LEDGER_FOLDER and not path.is_symlink() and path.is_dir()
+        return (path.name != LEDGER_FOLDER and not path.name.startswith(MAKING)
+                and not path.is_symlink() and path.is_dir()
                 and not CACHE_ENTRIES.isdisjoint(os.listdir(path)))
     return False
 
