@@ -42,8 +42,10 @@ def add_cache_parser(sub: argparse._SubParsersAction, *, folder: Callable[[str],
                     "then (the request ledgers stay), as icoframes.prune_cache does.",
         epilog="clear and prune print each path removed and the bytes freed; a path left "
                "alone (a symbolic link, a file in the service folder that is not the "
-               "cache's, a folder another process holds) is named with why, and the "
-               "command exits 5 (incomplete)")
+               "cache's, a folder another process holds, a service folder others may "
+               "write to) is named with why, and the command exits 5 (incomplete); a "
+               "cache dir others may write to is refused by each action (exit 2), as "
+               "by a load")
     action = cache.add_argument("action", choices=("info", "clear", "prune"),
                                 help="info: what the cache holds; clear: delete it; prune: "
                                      "delete what was not used for --older-than DAYS")
