@@ -41,9 +41,9 @@ _DB_FILES = frozenset(f"{DB_NAME}{side}" for side in SIDE_FILES)
 TABLE_FILES = ("*.parquet", STATE_NAME, ".*.tmp")
 # What the cache leaves beside its service folders, the only leftovers removed there: at the
 # cache dir's top the writability probe (fetch.service.check_writable) and a folder being
-# made (store.folders.MAKING: a folder, removed whole), in quota/ the
-# ledger's files set aside (store.db) and 0.1's ledgers' temporary files (.<key>.json.*.tmp);
-# a user's .draft.tmp or notes.corrupt there is theirs, never removed
+# made (store.folders.MAKING: a folder, removed whole), in quota/ the ledger's files set
+# aside (store.db) and 0.1's ledgers' temporary files (.<key>.json.*.tmp); a user's
+# .draft.tmp or notes.corrupt there is theirs, never removed
 TOP_LEFTOVERS = (f"{WRITE_PROBE}*", f"{MAKING}*")
 LEDGER_LEFTOVERS = (".*.json.*.tmp", *(f"{LEDGER_NAME}{side}{SET_ASIDE}"
                                         for side in ("", *SIDE_FILES)))

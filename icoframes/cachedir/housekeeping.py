@@ -50,9 +50,9 @@ from .entries import (
 )
 from .legacy import convert
 
-__all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "USED_MARK", "CacheDirInfo",
-           "CacheInfo", "CacheReport", "ServiceFolder", "clear_all", "describe", "info",
-           "last_used", "mark_used", "prune", "remove_folder", "scan"]
+__all__ = ["CACHE_ENTRIES", "LEDGER_FOLDER", "LOCK_NAME", "TEMP_GRACE", "USED_MARK",
+           "CacheDirInfo", "CacheInfo", "CacheReport", "ServiceFolder", "clear_all", "describe",
+           "info", "last_used", "mark_used", "prune", "remove_folder", "scan"]
 
 _DAY = dt.timedelta(days=1)
 # why a path was left alone, as CacheReport.skipped says (the command: "left alone PATH: why")
