@@ -546,11 +546,11 @@ def test_a_ledger_checks_its_folders_once_and_a_folder_replaced_by_another_user_
     # it opens its file anew: a folder replaced between two bookings is still refused
     from test_safety import _other_uid
 
-    from icoframes.store import db as db_module
+    from icoframes.store import folders
 
     checked: list[Path] = []
-    real = db_module._checked
-    monkeypatch.setattr(db_module, "_checked",
+    real = folders._checked
+    monkeypatch.setattr(folders, "_checked",
                         lambda path, *a, **k: checked.append(path) or real(path, *a, **k))
     ledger = _ledger(tmp_path, limit=10)
     with _at(DAY1):
