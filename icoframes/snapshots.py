@@ -27,8 +27,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from .api.params import PARAMS, STATUSES
-from .errors import InvalidParameter, UnknownName, did_you_mean, quoted, warn
+from .errors import InvalidParameter, UnknownName, did_you_mean, quoted
 from .exported import (
     MANIFEST,
     consistent_read,
@@ -42,9 +41,9 @@ from .exported import (
 from .files import entry_kind
 from .frozen import freeze
 from .queries import checked_keywords
-from .quoting import counted
 from .reporting import manifest_summary
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
+from .snapshotcuts import query_cut, warn_cut_rows, warn_query_cut
 from .snapshotdays import (
     DATE_DTYPE,
     day_infos,
@@ -210,11 +209,14 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
 class Gaps:
     """What one snapshot's manifest says it lacks: ids listed but not fetched (with the status
     each was listed under, when said), partial lists (what :func:`icoframes.changes` and
-    :func:`icoframes.plot_status_flow` read)."""
+    :func:`icoframes.plot_status_flow` read). ``gone``: the ids of ``missing`` whose profile
+    the service answered it no longer has (error 482): no gap, the ICO is known deleted."""
 
     def __init__(self, missing: Iterable[int], partial: Iterable[str | None], *,
-                 everything: bool = False, statuses: Mapping[int, str] | None = None) -> None:
-        self.missing = pd.Index(list(missing), dtype="int64")
+                 everything: bool = False, statuses: Mapping[int, str] | None = None,
+                 gone: Iterable[int] = ()) -> None:
+        self.gone = pd.Index(list(gone), dtype="int64")
+        self.missing = pd.Index(list(missing), dtype="int64").difference(self.gone)
         self.partial = set(partial)
         self.everything = everything
         self.statuses = dict(statuses or {})
@@ -222,9 +224,11 @@ class Gaps:
     def explains(self, ids: pd.Index) -> np.ndarray:
         """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
         listed but not fetched, or any list came back partial (an ICO whose status moved
-        is in the list of its new status, whichever that is: the spec states no transitions)."""
+        is in the list of its new status, whichever that is: the spec states no transitions).
+        An ICO the service answered gone that day is absent for that reason, known: no gap."""
+        known_gone = np.asarray(ids.isin(self.gone), dtype=bool)
         if self.partial or self.everything:
-            return np.ones(len(ids), dtype=bool)
+            return ~known_gone
         return np.asarray(ids.isin(self.missing), dtype=bool)
 
     def listed(self, rows: pd.Index, known: pd.Index, only: pd.Index | None = None
@@ -266,21 +270,24 @@ def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
     return {pd.Timestamp(i["snapshot_date"]): Gaps(
                 i.get("missing") or [], i.get("partial_lists") or [],
                 everything=i.get("rows") == 0 and not i.get("missing")
-                and not i.get("partial_lists"), statuses=_listed_statuses(i.get("report")))
+                and not i.get("partial_lists"), statuses=_listed(i.get("report"), "status"),
+                gone=[k for k, state in _listed(i.get("report"), "state").items()
+                      if state == "gone"])
             for i in day_infos(frame) if i.get("complete") is False}
 
 
-def _listed_statuses(report: object) -> dict[int, str]:
-    """The status each missing ICO was listed under, of a day's load summary in ``attrs``
-    (JSON text, :func:`read_snapshots`); none when it is not there or not readable."""
+def _listed(report: object, field: str) -> dict[int, str]:
+    """The ``field`` (``status``: the one it was listed under; ``state``: ``gone``, ...) of
+    each missing ICO, of a day's load summary in ``attrs`` (JSON text,
+    :func:`read_snapshots`); none when it is not there or not readable."""
     try:
         summary = json.loads(report) if isinstance(report, str) else report
     except ValueError:
         return {}
     missing = summary.get("missing") if isinstance(summary, Mapping) else None
-    return {int(m["id"]): m["status"] for m in missing or ()
+    return {int(m["id"]): m[field] for m in missing or ()
             if isinstance(m, Mapping) and isinstance(m.get("id"), int)
-            and isinstance(m.get("status"), str)}
+            and isinstance(m.get(field), str)}
 
 
 def table_schema(table: str) -> TableSchema:
@@ -377,65 +384,3 @@ def _info_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "queries": pd.Series([r["queries"] for r in rows], dtype=object),
         "queries_given": pd.Series([r["queries_given"] for r in rows], dtype=object),
     })
-
-
-def warn_cut_rows(frame: pd.DataFrame, who: str, fix: str, *, undated: int = 0) -> bool:
-    """Warn (:class:`~icoframes.errors.IcoframesWarning`) when ``frame`` (its days read by
-    :func:`dated_rows`) holds fewer rows of a day than that day's snapshot did (``rows`` in
-    ``attrs``): rows cut by a filter, so an ICO leaving or entering the rows kept (its status
-    moved, its value crossed the filter's bound) reads as removed or new; ``fix`` says what
-    to do instead. A day without a row is :func:`warn_uncounted`'s; rows the frame holds
-    without a date (``undated``, left out by :func:`dated_rows`) may be any day's missing
-    rows, so only more missing rows than those are a cut. Returns whether it warned."""
-    held = frame.groupby("snapshot_date", observed=True).size()
-    cut, missing = [], 0
-    for info in day_infos(frame):
-        rows, day = info.get("rows"), info.get("snapshot_date")
-        kept = int(held.get(pd.Timestamp(str(day)), 0)) if day is not None else 0
-        if isinstance(rows, int) and 0 < kept < rows:
-            cut.append(f"{day}: {kept} of {rows}")
-            missing += rows - kept
-    if missing > undated:
-        warn(f"{who}: the frame holds fewer rows than {counted(len(cut), 'snapshot')} "
-             f"held ({', '.join(cut[:3])}{', ...' if len(cut) > 3 else ''}): an ICO that left "
-             f"or entered the rows kept (a filter by status or by a value) reads as removed or "
-             f"new; {fix}")
-    return missing > undated
-
-
-#: List parameters that select ICOs by a value an ICO may change while listed (not status:
-#: it is judged with the statuses the snapshots hold together).
-_SELECTING = tuple(p.name for p in PARAMS if p.filter and p.name != "status")
-
-
-def query_cut(frame: pd.DataFrame, days: Iterable[Any]) -> str | None:
-    """The query of the snapshots of ``frame`` of the ``days`` compared (each day's manifest,
-    in its ``attrs``), shown, when it selects ICOs that an ICO can leave or enter while the
-    service still lists it: a status (or two) of the three, or a filter by a value (score,
-    category, a flag...); None when their queries select every ICO (no filter, every status)
-    or none is said. A frame cut to some days keeps every day's manifest in ``attrs``: the
-    other days' queries say nothing of the events between the days compared."""
-    compared = {pd.Timestamp(d).date().isoformat() for d in days}
-    queries = {str(q): q for info in day_infos(frame) for q in info.get("queries") or ()
-               if isinstance(q, dict) and str(info.get("snapshot_date")) in compared}
-    statuses = {q.get("status") for q in queries.values()}
-    if not queries or (not any(k in q for q in queries.values() for k in _SELECTING)
-                       and (None in statuses or statuses >= set(STATUSES))):
-        return None
-    return ", ".join(queries)
-
-
-def warn_query_cut(query: str | None, who: str, kinds: Iterable[str]) -> None:
-    """Warn when snapshots of a query that selects ICOs (:func:`query_cut`) give ``new`` or
-    ``removed`` events, or ``first_seen`` or ``unseen`` (``kinds``: the kinds of events, as
-    :func:`icoframes.changes` names them): an ICO that left the query (a sale that ended,
-    among the ongoing) reads as one the service deleted, one that entered it as one it added;
-    next to an incomplete snapshot, as the gap's events, never followed by the one that tells."""
-    if query is None or not {"new", "removed", "first_seen", "unseen"} & set(kinds):
-        return
-    warn(f"{who}: the snapshots are of a query that selects ICOs ({query}): an ICO that left it "
-         "while the service still lists it (its status moved: a sale that ended leaves the "
-         "ongoing ICOs, enters the past ones; a value crossed a filter) reads as removed, one "
-         "that entered it as new: the same events as an ICO the service deleted or added "
-         "(next to an incomplete snapshot: unseen, first_seen). A "
-         "tree exported without that filter (every status) tells them apart")
