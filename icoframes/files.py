@@ -59,6 +59,7 @@ __all__ = [
     "locked",
     "not_a_folder",
     "nothing_at",
+    "read_parquet_columns",
     "read_parquet_table",
     "read_record",
     "removed_meanwhile",
@@ -145,14 +146,21 @@ def atomic_write_table(table: pa.Table, path: Path) -> None:
 def read_parquet_table(path: Path) -> pa.Table:
     """A Parquet file as an Arrow table, the file closed when this returns. Never opened
     through a symbolic link nor waited on as a FIFO (:func:`read_record`'s rule): ValueError
-    naming it damaged; FileNotFoundError when nothing is there.
+    naming it damaged; FileNotFoundError when nothing is there. ``pq.read_table(path)``
+    leaves closing the file to one of Arrow's I/O threads, a moment after it returns (about
+    1 read in 3 still had it open at return): the folder could then not be unmounted (and on
+    Windows the file not replaced) right after a read."""
+    return read_parquet_columns(path, None)[1]
 
-    ``pq.read_table(path)`` leaves closing the file to one of Arrow's I/O threads, a
-    moment after it returns (about 1 read in 3 still had it open at return): the folder
-    could then not be unmounted (and on Windows the file not replaced) right after a read.
-    """
+
+def read_parquet_columns(path: Path, columns: list[str] | None) -> tuple[pa.Schema, pa.Table]:
+    """A Parquet file's schema and its ``columns`` alone (None: all; one it lacks left out),
+    as :func:`read_parquet_table` reads it: no other column decoded."""
     with os.fdopen(_open_regular(path), "rb") as file:  # read whole: closed on return
-        return pq.read_table(pa.BufferReader(file.read()))
+        data = pa.BufferReader(file.read())
+    schema = pq.read_schema(data)
+    held = None if columns is None else [c for c in columns if c in schema.names]
+    return schema, pq.read_table(data, columns=held)
 
 
 def concurrently(write: Callable[[_T], object], items: Iterable[_T]) -> None:

@@ -32,19 +32,32 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from .changekinds import (
+    CHANGE_KINDS as KINDS,
+)
+from .changekinds import (
+    EVENT_ORDER,
+    PROFILE_COLUMNS,
+    UNITS,
+    columns_compared,
+)
+from .changekinds import (
+    GAP_KINDS as GAPS,
+)
 from .dayfolder import check_one_query
-from .errors import ExportReplaced, InvalidParameter, UnknownName, closest, did_you_mean, quoted
+from .errors import ExportReplaced, InvalidParameter, did_you_mean, quoted
 from .eventvalues import as_text, plain_units, same_values, with_unit
 from .exported import export_folder, read_export
 from .frozen import without_attrs
+from .moments import as_naive_utc
 from .queries import checked_keywords
-from .schema import ICOS
+from .schema import ICOS, empty_frame
 from .snapshotdays import dated_rows, named_dates
 from .snapshots import (
     DATE_DTYPE,
@@ -65,26 +78,10 @@ __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_expor
            "read_snapshots", "snapshot_folders", "snapshot_info"]
 
 #: What :func:`~icoframes.changes` compares by default: event kind -> ``icos`` column.
-CHANGE_KINDS: dict[str, str] = {
-    "status": "status",
-    "name": "name",
-    "score": "ico_score",
-    "raised": "raised",
-    "start": "start_datetime",
-    "end": "end_datetime",
-}
+CHANGE_KINDS: dict[str, str] = KINDS
 #: The events :func:`~icoframes.changes` gives for what an incomplete snapshot could not tell.
-GAP_KINDS = ("unseen", "first_seen")
-#: The ``icos`` columns read from the profile: unchanged at the service while its copy is.
-_PROFILE_COLUMNS = frozenset(c.name for c in ICOS.columns if c.source is not None)
-#: An amount -> the ``icos`` column holding its unit, as the schema declares it (``caps_unit``;
-#: ``token_price_unit per token``): 100 ETH and 100 USD are two values, compared as such.
-_UNITS: dict[str, str] = {c.name: c.unit.partition(" ")[0] for c in ICOS.columns
-                          if c.kind == "float" and c.unit.partition(" ")[0] in ICOS.names}
+GAP_KINDS: tuple[str, ...] = GAPS
 _DATE_DTYPE = DATE_DTYPE
-#: The ``icos`` columns of icoframes' own fetches, not compared: a refetch moves them.
-_OWN = ("id", "fetched_at", "fetched_status")
-_EVENT_ORDER = {"new": 0, "removed": 1, "unseen": 0, "first_seen": 0}  # then compared kinds
 
 
 @checked_keywords
@@ -93,8 +90,14 @@ def changes(
     *,
     kinds: Iterable[str] | None = None,
     gaps: Literal["mark", "skip"] = "mark",
+    start: Any = None,
+    end: Any = None,
 ) -> pd.DataFrame:
     """What changed per ICO between consecutive snapshots.
+
+    Of a path, only the columns the kinds compare are read (with ``id``, ``status`` and
+    ``fetched_at``), and only the days from the snapshot before ``start`` to ``end``: its
+    memory follows what is asked, not the tree's length and width.
 
     Parameters
     ----------
@@ -123,6 +126,10 @@ def changes(
         ``removed`` from a later complete snapshot that lists it no more. One whose
         profile answered that the service deleted it (state ``gone``) is no gap
         either: ``removed`` that day when known before, else no event.
+    start, end : date, optional
+        Of a path: the events dated from ``start`` to ``end`` (each included; read as
+        every date argument), compared with the snapshot before ``start``; the days
+        outside are not read. A frame is cut by its rows instead (InvalidParameter).
 
     Returns
     -------
@@ -202,13 +209,17 @@ def changes(
         raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {quoted(gaps)}"
                                f"{did_you_mean(gaps, ('mark', 'skip'))}")
     whole = not isinstance(snapshots, pd.DataFrame)  # a tree read whole: no day cut away
+    if not whole and (start is not None or end is not None):
+        raise InvalidParameter("start and end choose the days of a tree read from its path; "
+                               "give changes() the path, or the frame of read_snapshots("
+                               "path, start=..., end=...) with the day before start")
     frame = (snapshots if isinstance(snapshots, pd.DataFrame)  # a file refused as snapshots=
-             else read_snapshots(export_folder(snapshots, "snapshots")))
+             else _read_tree(export_folder(snapshots, "snapshots"), kinds, start, end))
     # its days as read_snapshots gives them (UTC, datetime64[ms]), from the index too; a
     # row of no date left out
     given = len(frame)
     frame = dated_rows(frame)
-    compared = _columns(kinds, frame)
+    compared = columns_compared(kinds, frame)
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:  # an argument refused, as every one: InvalidParameter
             raise InvalidParameter(f"changes needs a {needed!r} column (the frame of "
@@ -227,10 +238,11 @@ def changes(
     frame = without_attrs(frame)  # each day's groups and comparisons: no report to carry
     if frame.duplicated(["snapshot_date", "id"]).any():
         raise InvalidParameter("an ICO id occurs twice in one snapshot; the snapshots are not icos")
-    # observed: a categorical date's groups are the days it holds (pandas 2.2 warns otherwise)
-    by_date = {d: g.set_index("id")
-               for d, g in frame.groupby("snapshot_date", sort=True, observed=True)}
+    # observed: a categorical date's groups are the days it holds (pandas 2.2 warns otherwise);
+    # each day's rows taken when compared, not all copied at once (a year is ~2 M rows)
+    rows_of = frame.groupby("snapshot_date", sort=True, observed=True).indices
     nothing = frame.iloc[:0].set_index("id")  # a day without a row: an empty snapshot
+    by_date = _Days(frame, rows_of, nothing)
     only = pd.Index(frame["id"].unique()) if cut else None  # the ids a cut frame kept
     events = [_empty_events()]
     if len(dates):
@@ -245,10 +257,12 @@ def changes(
                                                   (listed, now))
             events.append(found)
     out = pd.concat(events, ignore_index=True)
+    if start is not None:  # (the baseline day before it has no events)
+        out = out[out["snapshot_date"] >= as_naive_utc(start, "start").normalize()]
     if gaps == "skip":
         out = out[~out["kind"].isin(GAP_KINDS)]
     warn_query_cut(cut_by, "changes", out["kind"])  # of the events given
-    order = {**_EVENT_ORDER, **{k: i + 2 for i, k in enumerate(compared)}}
+    order = {**EVENT_ORDER, **{k: i + 2 for i, k in enumerate(compared)}}
     rank = out["kind"].map(order)
     out = out.assign(_rank=rank).sort_values(["snapshot_date", "ico_id", "_rank"],
                                              kind="stable", ignore_index=True)
@@ -258,74 +272,31 @@ def changes(
 # -- helpers -------------------------------------------------------------------
 
 
-def _columns(kinds: Iterable[str] | None, frame: pd.DataFrame) -> dict[str, str]:
-    """Each kind to compare -> its column; a column named twice (an alias and its column:
-    ``score`` and ``ico_score``) is compared once, under the first name given."""
-    wanted: dict[str, str] = {}
-    if kinds is None:
-        wanted = {k: c for k, c in CHANGE_KINDS.items() if c in frame.columns}
-        if len(wanted) < len(CHANGE_KINDS) and "status" not in wanted:
-            raise InvalidParameter("changes needs the icos snapshots (no 'status' column)")
-        return wanted
-    if isinstance(kinds, str):
-        kinds = [kinds]
-    elif isinstance(kinds, bytes | bytearray | memoryview) or not isinstance(kinds, Iterable):
-        raise InvalidParameter(f"kinds must be a name or names (str) of what to compare, got "
-                               f"{quoted(kinds)}{did_you_mean(_meant(kinds), CHANGE_KINDS)}")
-    present = [*(k for k, c in CHANGE_KINDS.items() if c in frame.columns),
-               *(c for c in ICOS.names if c in frame.columns and c not in _OWN)]
-    # an amount whose unit column is absent is refused: never offered as a "did you mean"
-    usable = [k for k in present if _lacked_unit(k, frame) is None]
-    for kind in kinds:
-        if not isinstance(kind, str):
-            raise UnknownName(f"cannot compare {quoted(kind)}: a kind is a name (str), of a "
-                              f"kind of change or a column{did_you_mean(_meant(kind), usable)}")
-        column = CHANGE_KINDS.get(kind, kind)
-        if kind in _EVENT_ORDER:
-            raise UnknownName(f"cannot compare {quoted(kind)}: an event changes() gives by itself "
-                              "(new and removed ICOs always, unseen and first_seen with "
-                              "gaps='mark'), not a value to compare")
-        if column in ("id", "snapshot_date"):
-            raise UnknownName(f"cannot compare {quoted(kind)}: the column telling the "
-                              f"{'ICOs' if column == 'id' else 'snapshots'} apart, not a "
-                              "value that changes")
-        if column == "fetched_at":  # a change is one at the service, not icoframes' own
-            raise UnknownName(f"cannot compare {quoted(kind)}: when icoframes fetched the "
-                              "profile (each refetch moves it), not a value the service changed")
-        if column == "fetched_status":
-            raise UnknownName(f"cannot compare {quoted(kind)}: the status icoframes fetched "
-                              "the profile under (a refetch moves it), not a value the service "
-                              "changed; compare 'status'")
-        if column not in frame.columns:  # never itself as its "did you mean"
-            why = (f"the snapshots have no column {column!r}" if column in ICOS.names
-                   else "not a kind of change or a column")
-            near = closest(kind.strip().casefold(), [k for k in present if k != kind])[:1]
-            lacked = _lacked_unit(near[0], frame) if near else None
-            raise UnknownName(f"cannot compare {quoted(kind)}: {why}" + (
-                f" (the closest, {near[0]!r}, cannot be compared without its unit: the"
-                f" snapshots have no column {lacked!r})" if lacked is not None
-                else did_you_mean(kind, [u for u in usable if u != kind])))
-        unit = _lacked_unit(column, frame)
-        if unit is not None:  # 100 of what: never a bare number
-            raise UnknownName(f"cannot compare {quoted(kind)} without its unit: the snapshots "
-                              f"have no column {unit!r}")
-        if column not in wanted.values():
-            wanted[kind] = column
-    return wanted
+class _Days:
+    """The rows of each day of ``frame`` by id, made when asked (``rows_of``: the positions
+    of each day's rows; a day without any: ``nothing``)."""
+
+    def __init__(self, frame: pd.DataFrame, rows_of: Mapping[Any, Any],
+                 nothing: pd.DataFrame) -> None:
+        self._frame, self._rows, self._nothing = frame, rows_of, nothing
+
+    def get(self, date: Any, _: object = None) -> pd.DataFrame:
+        rows = self._rows.get(date)
+        return self._nothing if rows is None else self._frame.iloc[rows].set_index("id")
 
 
-def _lacked_unit(kind: str, frame: pd.DataFrame) -> str | None:
-    """The unit column of an amount ``kind`` when ``frame`` lacks it, else None."""
-    unit = _UNITS.get(CHANGE_KINDS.get(kind, kind))
-    return unit if unit is not None and unit not in frame.columns else None
-
-
-def _meant(value: object) -> str:
-    """A kind given as bytes, or as a list of one name, as the text it likely means."""
-    if isinstance(value, bytes | bytearray | memoryview):
-        return bytes(value).decode("utf-8", "replace")
-    return str(next(iter(value), "")) if isinstance(value, list | tuple) and len(value) == 1 \
-        else str(value)
+def _read_tree(folder: Any, kinds: Iterable[str] | None, start: Any, end: Any) -> pd.DataFrame:
+    """The snapshots of a tree that :func:`changes` compares: the columns of ``kinds`` (and
+    of their units, ``id``, ``status``, ``fetched_at``), of the days from the one before
+    ``start`` to ``end``."""
+    compared = columns_compared(kinds, empty_frame(ICOS))  # a kind refused before the tree is read
+    units = [u for c in compared.values() if (u := UNITS.get(c)) is not None]
+    if start is not None:  # the day before start: the baseline of start's events
+        days = snapshot_folders(folder).index
+        before = days[days < as_naive_utc(start, "start").normalize()]
+        start = before[-1] if len(before) else start
+    return read_snapshots(folder, columns=["status", "fetched_at", *compared.values(), *units],
+                          start=start, end=end)
 
 
 def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
@@ -364,12 +335,12 @@ def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,
     for kind, column in compared.items():
         old, new = known.loc[both, column], after.loc[both, column]
         changed = ~same_values(old, new)
-        unit = _UNITS.get(column)
+        unit = UNITS.get(column)
         if unit is not None:  # 100 ETH -> 100 USD changed; a missing amount has no unit to say
             old_unit, new_unit = (plain_units(f.loc[both, unit]) for f in (known, after))
             both_known = old.notna().to_numpy() & new.notna().to_numpy()
             changed |= ~same_values(old_unit, new_unit) & both_known
-        if column in _PROFILE_COLUMNS:  # one copy read by two parsers: no change at the service
+        if column in PROFILE_COLUMNS:  # one copy read by two parsers: no change at the service
             changed &= ~same_copy
         # a day without a row says the status it listed the ICO under, and nothing else:
         # its other values are unknown, not missing, and the first row's are no change

@@ -40,9 +40,10 @@ from .exported import (
 )
 from .files import entry_kind
 from .frozen import freeze
+from .moments import as_naive_utc
 from .queries import checked_keywords
 from .reporting import manifest_summary
-from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema
+from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema, empty_frame
 from .snapshotcuts import query_cut, warn_cut_rows, warn_query_cut
 from .snapshotdays import (
     DATE_DTYPE,
@@ -128,8 +129,15 @@ def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
 
 
 @checked_keywords
-def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.DataFrame:
+def read_snapshots(path: str | os.PathLike[str], table: str = "icos", *,
+                   columns: Iterable[str] | None = None, start: Any = None,
+                   end: Any = None) -> pd.DataFrame:
     """One table over every snapshot of an export tree, with a ``snapshot_date`` column.
+
+    Memory follows what is read: about 900 bytes a row of ``icos`` with every column (its
+    text: descriptions, URLs), a few dozen with the handful a question needs. Only the
+    columns asked are decoded from the files; the days outside ``start``-``end`` are not
+    opened.
 
     Parameters
     ----------
@@ -137,6 +145,14 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
         The ``out`` of ``export_tables(out, snapshot=True)``.
     table : str, default "icos"
         A table of ``schema.TABLES`` (or ``"problems"``).
+    columns : str or iterable of str, optional
+        The table's columns to read (default: all), given in the schema's order; its key
+        (``id`` of ``icos``, ``ico_id`` and the rest of a child table's) always comes too.
+        Every file is still checked whole against the schema.
+    start, end : date, optional
+        The first and last snapshot day to read (each included; default: the tree's first
+        and last), read as every date argument (a zoned moment: its UTC day). The frame and
+        its ``attrs`` are then those of a tree holding those days alone.
 
     Returns
     -------
@@ -162,7 +178,8 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     ValueError
         ``path`` holds no snapshot folder, two folders for one day, or a file
         differs from the schema or is no regular file (a FIFO, a symbolic link:
-        never opened, named as damaged).
+        never opened, named as damaged). An unknown column (``UnknownName``, with the
+        closest), ``start`` after ``end`` or a value that is no date (``InvalidParameter``).
     ExportReplaced
         A snapshot was replaced during every attempt to read it.
 
@@ -180,11 +197,12 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
     True
     """
     schema = table_schema(table)
+    names = table_columns(schema, columns)
     frames, infos = [], []
-    folders = snapshot_folders(path)
+    folders = days_between(snapshot_folders(path), start, end)
     for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
         read, frame, manifest = _read_day(Path(folder), partial(_read_table, name=table,
-                                                                 date=date))
+                                                                 date=date, columns=names))
         frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
                                                  dtype=DATE_DTYPE))
         frames.append(frame)
@@ -195,9 +213,13 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos") -> pd.Data
         summary = manifest_summary(manifest)
         infos.append({**_info(date, read, manifest), "rows": len(frame),
                       "report": None if summary is None else json.dumps(summary)})
+    if not frames:  # a window of no snapshot day: no row, the table's columns
+        frames = [empty_frame(schema)[names or schema.names]]
+        frames[0].insert(0, "snapshot_date", np.empty(0, DATE_DTYPE))
     stacked = pd.concat(frames, ignore_index=True)
     # concat of frames that are all empty, or of mixed text dtypes, can loosen a dtype
-    dtypes = {"snapshot_date": DATE_DTYPE, **schema.dtypes}
+    dtypes = {"snapshot_date": DATE_DTYPE, **{c: d for c, d in schema.dtypes.items()
+                                             if c in stacked.columns}}
     stacked = stacked.astype({c: d for c, d in dtypes.items() if stacked[c].dtype != d})
     key = ["snapshot_date", *schema.key]
     stacked = stacked.sort_values(key, kind="stable", ignore_index=True)
@@ -323,18 +345,55 @@ def _read_day(folder: Path, read: Callable[[Path], _T]) -> tuple[Path, _T, dict[
     return back, *consistent_read(back, partial(read, back), need_manifest=False)
 
 
-def _read_table(folder: Path, name: str, date: pd.Timestamp) -> pd.DataFrame:
+def _read_table(folder: Path, name: str, date: pd.Timestamp,
+                columns: list[str] | None = None) -> pd.DataFrame:
     """One table of a snapshot folder; a folder without its file (a day exported before the
     table existed, or a file deleted) named as :func:`icoframes.read_export` names it, with
     the day, not an OS error's bare path. A day without ``problems.parquet`` has no problems,
     as :func:`icoframes.read_export` reads it (a folder written before problems were)."""
     if name == PROBLEMS.name:
-        return problems_of(folder)  # (a link to nothing there is damage, named)
+        frame = problems_of(folder)  # (a link to nothing there is damage, named)
+        return frame if columns is None else frame[columns]
     if not os.path.lexists(folder / f"{name}.parquet"):  # a link to nothing: damage, named
         raise FileNotFoundError(
             f"{folder} is not an export of icoframes: missing {name}.parquet (the snapshot "
             f"of {date:%Y-%m-%d} has no {name} table to stack)")
-    return read_table(folder, name)
+    return read_table(folder, name, columns)
+
+
+def table_columns(schema: TableSchema, columns: Iterable[str] | str | None) -> list[str] | None:
+    """The columns of ``schema`` to read, in its order, its key among them (None: all); an
+    unknown one refused (UnknownName with the closest); ``snapshot_date`` comes anyway."""
+    if columns is None:
+        return None
+    given = [columns] if isinstance(columns, str) else columns
+    if not isinstance(given, Iterable) or isinstance(given, bytes | bytearray | Mapping):
+        raise InvalidParameter(f"columns must be a name or names of {schema.name} columns "
+                               f"(str), got {quoted(columns)}")
+    asked = set()
+    for name in given:
+        if name != "snapshot_date" and name not in schema.names:
+            raise UnknownName(f"{quoted(name)} is not a column of the {schema.name} table"
+                              f"{did_you_mean(str(name), schema.names)}")
+        asked.add(name)
+    return [c for c in schema.names if c in asked or c in schema.key]
+
+
+def days_between(folders: pd.Series, start: Any, end: Any) -> pd.Series:
+    """The snapshot folders (:func:`snapshot_folders`) of the days from ``start`` to ``end``
+    (each included, None: open), read as date arguments (their UTC days)."""
+    first, last = (None if value is None else as_naive_utc(value, name).normalize()
+                   for value, name in ((start, "start"), (end, "end")))
+    if first is not None and last is not None and first > last:
+        raise InvalidParameter(f"start ({first:%Y-%m-%d}) is after end ({last:%Y-%m-%d}): "
+                               "no snapshot day lies between them")
+    days = pd.DatetimeIndex(folders.index)
+    kept = np.ones(len(days), dtype=bool)
+    if first is not None:
+        kept &= np.asarray(days >= first)
+    if last is not None:
+        kept &= np.asarray(days <= last)
+    return folders[kept]
 
 
 def _there(folder: Path) -> None:

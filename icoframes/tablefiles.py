@@ -14,9 +14,10 @@ import os
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 from .errors import InvalidParameter
-from .files import not_a_folder, nothing_at, read_parquet_table
+from .files import not_a_folder, nothing_at, read_parquet_columns, read_parquet_table
 from .frames import frame_from_arrow, with_added_columns
 from .metadata import describe_columns
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema, empty_frame
@@ -25,10 +26,13 @@ __all__ = ["check_out", "in_the_way", "make_folder", "problems_of", "read_proble
            "table_files"]
 
 
-def read_table(directory: str | os.PathLike[str], name: str) -> pd.DataFrame:
+def read_table(directory: str | os.PathLike[str], name: str,
+               columns: list[str] | None = None) -> pd.DataFrame:
     """One table of a directory written by :meth:`Tables.to_parquet`, typed by the schema.
 
     Cheaper than :meth:`Tables.read_parquet` when one table is all that is needed.
+    ``columns``: those of the table alone, in the schema's order (None: all); the file's
+    every column is still checked against the schema, but only those asked are decoded.
 
     Raises
     ------
@@ -38,8 +42,9 @@ def read_table(directory: str | os.PathLike[str], name: str) -> pd.DataFrame:
         As for :meth:`Tables.read_parquet`.
     """
     if name == PROBLEMS.name:
-        return read_problems(Path(directory) / f"{name}.parquet")
-    return _read(TABLES[name], Path(directory) / f"{name}.parquet")
+        frame = read_problems(Path(directory) / f"{name}.parquet")
+        return frame if columns is None else frame[[c for c in frame.columns if c in columns]]
+    return _read(TABLES[name], Path(directory) / f"{name}.parquet", columns)
 
 
 def read_problems(path: Path) -> pd.DataFrame:
@@ -126,6 +131,19 @@ def make_folder(directory: Path) -> None:
         raise type(error)(error.errno, f"no folder can be made at {directory}: {why}") from None
 
 
-def _read(table: TableSchema, path: Path) -> pd.DataFrame:
-    arrow = with_added_columns(table, read_parquet_table(path))  # an older export's file
-    return describe_columns(frame_from_arrow(table, arrow, source=str(path)), arrow.schema)
+def _read(table: TableSchema, path: Path, columns: list[str] | None = None) -> pd.DataFrame:
+    if columns is None:
+        arrow = with_added_columns(table, read_parquet_table(path))  # an older export's file
+        return describe_columns(frame_from_arrow(table, arrow, source=str(path)), arrow.schema)
+    whole, arrow = read_parquet_columns(path, columns)
+    # the file checked whole (its names and types), as a read of every column checks it
+    frame_from_arrow(table, with_added_columns(table, whole.empty_table()), source=str(path))
+    part = TableSchema(table.name, tuple(c for c in table.columns if c.name in columns),
+                       table.key)
+    fields = part.arrow_schema()
+    for name in part.names:  # only a column added since the file was written is absent
+        if name not in arrow.schema.names:
+            arrow = arrow.append_column(fields.field(name),
+                                        pa.nulls(len(arrow), fields.field(name).type))
+    arrow = arrow.select(part.names)
+    return describe_columns(frame_from_arrow(part, arrow, source=str(path)), arrow.schema)
