@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -59,11 +60,14 @@ from .moments import as_naive_utc
 from .queries import checked_keywords
 from .schema import ICOS, empty_frame
 from .snapshotdays import dated_rows, named_dates
+from .snapshotpick import days_between, table_columns
 from .snapshots import (
     DATE_DTYPE,
     Gaps,
     gaps_by_date,
+    gaps_of,
     query_cut,
+    read_day,
     read_snapshots,
     snapshot_folders,
     snapshot_info,
@@ -208,57 +212,109 @@ def changes(
     if not (isinstance(gaps, str) and gaps in ("mark", "skip")):  # before reading the tree
         raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {quoted(gaps)}"
                                f"{did_you_mean(gaps, ('mark', 'skip'))}")
-    whole = not isinstance(snapshots, pd.DataFrame)  # a tree read whole: no day cut away
-    if not whole and (start is not None or end is not None):
+    if not isinstance(snapshots, pd.DataFrame):  # a file refused as snapshots=
+        return _tree_changes(export_folder(snapshots, "snapshots"), kinds, gaps, start, end)
+    if start is not None or end is not None:
         raise InvalidParameter("start and end choose the days of a tree read from its path; "
                                "give changes() the path, or the frame of read_snapshots("
                                "path, start=..., end=...) with the day before start")
-    frame = (snapshots if isinstance(snapshots, pd.DataFrame)  # a file refused as snapshots=
-             else _read_tree(export_folder(snapshots, "snapshots"), kinds, start, end))
     # its days as read_snapshots gives them (UTC, datetime64[ms]), from the index too; a
     # row of no date left out
-    given = len(frame)
-    frame = dated_rows(frame)
+    given = len(snapshots)
+    frame = dated_rows(snapshots)
     compared = columns_compared(kinds, frame)
     for needed in ("snapshot_date", "id"):
         if needed not in frame.columns:  # an argument refused, as every one: InvalidParameter
             raise InvalidParameter(f"changes needs a {needed!r} column (the frame of "
                                    "read_snapshots)")
     # with the days whose query matched nothing; a day no snapshot names refused, as report's
-    dates = named_dates(frame, "its changes are unknown", whole=whole)
-    cut = False
-    if not whole:
-        warn_uncounted(frame, "changes", "changes(path) of the tree counts them")
-        cut = warn_cut_rows(frame, "changes", "changes() of the whole read_snapshots frame (or of "
-                      "the path), then its events of the ids wanted, say what changed at the "
-                      "service", undated=given - len(frame))
+    dates = named_dates(frame, "its changes are unknown")
+    warn_uncounted(frame, "changes", "changes(path) of the tree counts them")
+    cut = warn_cut_rows(frame, "changes", "changes() of the whole read_snapshots frame (or of "
+                        "the path), then its events of the ids wanted, say what changed at the "
+                        "service", undated=given - len(frame))
     check_one_query(frame, dates)  # a tree mixing queries (an older one's): no events
     cut_by = query_cut(frame, dates)  # --status ongoing: a sale that ended reads as removed
-    gaps_of = gaps_by_date(frame)  # the last read of attrs: the manifests' summaries
+    gaps_on = gaps_by_date(frame)  # the last read of attrs: the manifests' summaries
     frame = without_attrs(frame)  # each day's groups and comparisons: no report to carry
     if frame.duplicated(["snapshot_date", "id"]).any():
-        raise InvalidParameter("an ICO id occurs twice in one snapshot; the snapshots are not icos")
+        raise InvalidParameter(_TWICE)
     # observed: a categorical date's groups are the days it holds (pandas 2.2 warns otherwise);
     # each day's rows taken when compared, not all copied at once (a year is ~2 M rows)
     rows_of = frame.groupby("snapshot_date", sort=True, observed=True).indices
     nothing = frame.iloc[:0].set_index("id")  # a day without a row: an empty snapshot
-    by_date = _Days(frame, rows_of, nothing)
+
+    def day_of(date: pd.Timestamp) -> tuple[pd.DataFrame, Gaps | None]:
+        rows = rows_of.get(date)
+        held = nothing if rows is None else frame.iloc[rows].set_index("id")
+        return held, gaps_on.get(date)
+
     only = pd.Index(frame["id"].unique()) if cut else None  # the ids a cut frame kept
+    events = _walk(dates, day_of, compared, only)
+    return _finished(events, compared, gaps, cut_by, None)
+
+
+_TWICE = "an ICO id occurs twice in one snapshot; the snapshots are not icos"
+
+
+def _tree_changes(folder: Path, kinds: Iterable[str] | None, gaps: str, start: Any,
+                  end: Any) -> pd.DataFrame:
+    """:func:`changes` of a tree read day by day: what is held is the last row of each ICO
+    and the events, never the tree; of each day, only the columns compared (and of their
+    units, ``id``, ``status``, ``fetched_at``), of the days from the one before ``start``."""
+    compared = columns_compared(kinds, empty_frame(ICOS))  # refused before the tree is read
+    units = [u for c in compared.values() if (u := UNITS.get(c)) is not None]
+    names = table_columns(ICOS, ["status", "fetched_at", *compared.values(), *units])
+    folders = snapshot_folders(folder)
+    days_between(folders, start, end)  # start after end refused, as read_snapshots refuses it
+    first = None if start is None else as_naive_utc(start, "start").normalize()
+    before = folders.index[folders.index < first] if first is not None else folders.index[:0]
+    folders = days_between(folders, before[-1] if len(before) else start, end)
+    infos: list[dict[str, Any]] = []
+
+    def day_of(date: pd.Timestamp) -> tuple[pd.DataFrame, Gaps | None]:
+        rows, info = read_day(folders[date], date, "icos", names)
+        infos.append({**info, "snapshot_date": date.date().isoformat()})  # as in attrs
+        if rows["id"].duplicated().any():
+            raise InvalidParameter(_TWICE)
+        return rows.sort_values("id").set_index("id"), gaps_of(info)
+
+    dates = pd.DatetimeIndex(folders.index)
+    events = _walk(dates, day_of, compared, None)
+    # the manifests, as read with each day's rows: a tree mixing queries gives no events
+    held = pd.DataFrame({"snapshot_date": np.empty(0, DATE_DTYPE)})
+    held.attrs["icoframes"] = {"snapshots": infos}
+    check_one_query(held, dates)
+    return _finished(events, compared, gaps, query_cut(held, dates), first)
+
+
+def _walk(dates: pd.Index, day_of: Callable[[pd.Timestamp], tuple[pd.DataFrame, Gaps | None]],
+          compared: dict[str, str], only: pd.Index | None) -> list[pd.DataFrame]:
+    """The events of every day after the first, each day's rows and gaps (``day_of``) asked
+    once, in order: what is kept between days is each ICO's last known row."""
     events = [_empty_events()]
-    if len(dates):
-        known, listed = with_listed(by_date.get(dates[0], nothing), gaps_of.get(dates[0]),
-                                    nothing.index, only)
-        seen = pd.Series(dates[0], index=known.index)
-        for before, after in itertools.pairwise(dates):
-            day, now = with_listed(by_date.get(after, nothing), gaps_of.get(after),
-                                   known.index.difference(listed), only)
-            found, known, seen, listed = _compare(known, seen, day, compared, before, after,
-                                                  gaps_of.get(before), gaps_of.get(after),
-                                                  (listed, now))
-            events.append(found)
+    if not len(dates):
+        return events
+    rows, gaps_before = day_of(dates[0])
+    known, listed = with_listed(rows, gaps_before, rows.index[:0], only)
+    seen = pd.Series(dates[0], index=known.index)
+    for before, after in itertools.pairwise(dates):
+        rows, gaps_after = day_of(after)
+        day, now = with_listed(rows, gaps_after, known.index.difference(listed), only)
+        found, known, seen, listed = _compare(known, seen, day, compared, before, after,
+                                              gaps_before, gaps_after, (listed, now))
+        events.append(found)
+        gaps_before = gaps_after
+    return events
+
+
+def _finished(events: list[pd.DataFrame], compared: dict[str, str], gaps: str,
+              cut_by: str | None, first: pd.Timestamp | None) -> pd.DataFrame:
+    """The events as :func:`changes` gives them: of ``first`` on, gaps skipped when asked,
+    warned of when of a query that cuts, sorted and typed."""
     out = pd.concat(events, ignore_index=True)
-    if start is not None:  # (the baseline day before it has no events)
-        out = out[out["snapshot_date"] >= as_naive_utc(start, "start").normalize()]
+    if first is not None:  # (the baseline day before it has no events)
+        out = out[out["snapshot_date"] >= first]
     if gaps == "skip":
         out = out[~out["kind"].isin(GAP_KINDS)]
     warn_query_cut(cut_by, "changes", out["kind"])  # of the events given
@@ -270,33 +326,6 @@ def changes(
 
 
 # -- helpers -------------------------------------------------------------------
-
-
-class _Days:
-    """The rows of each day of ``frame`` by id, made when asked (``rows_of``: the positions
-    of each day's rows; a day without any: ``nothing``)."""
-
-    def __init__(self, frame: pd.DataFrame, rows_of: Mapping[Any, Any],
-                 nothing: pd.DataFrame) -> None:
-        self._frame, self._rows, self._nothing = frame, rows_of, nothing
-
-    def get(self, date: Any, _: object = None) -> pd.DataFrame:
-        rows = self._rows.get(date)
-        return self._nothing if rows is None else self._frame.iloc[rows].set_index("id")
-
-
-def _read_tree(folder: Any, kinds: Iterable[str] | None, start: Any, end: Any) -> pd.DataFrame:
-    """The snapshots of a tree that :func:`changes` compares: the columns of ``kinds`` (and
-    of their units, ``id``, ``status``, ``fetched_at``), of the days from the one before
-    ``start`` to ``end``."""
-    compared = columns_compared(kinds, empty_frame(ICOS))  # a kind refused before the tree is read
-    units = [u for c in compared.values() if (u := UNITS.get(c)) is not None]
-    if start is not None:  # the day before start: the baseline of start's events
-        days = snapshot_folders(folder).index
-        before = days[days < as_naive_utc(start, "start").normalize()]
-        start = before[-1] if len(before) else start
-    return read_snapshots(folder, columns=["status", "fetched_at", *compared.values(), *units],
-                          start=start, end=end)
 
 
 def _compare(known: pd.DataFrame, seen: pd.Series, after: pd.DataFrame,

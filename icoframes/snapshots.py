@@ -40,7 +40,6 @@ from .exported import (
 )
 from .files import entry_kind
 from .frozen import freeze
-from .moments import as_naive_utc
 from .queries import checked_keywords
 from .reporting import manifest_summary
 from .schema import PROBLEM_SUMMARY, PROBLEMS, TABLES, TableSchema, empty_frame
@@ -53,14 +52,31 @@ from .snapshotdays import (
     utc_dates,
     warn_uncounted,
 )
+from .snapshotpick import days_between, table_columns
 from .tablefiles import problems_of
 from .tables import read_table
 from .textdtype import text_values
 
 # the days of a frame are snapshotdays' (low in the layers: report() counts them too)
-__all__ = ["DATE_DTYPE", "Gaps", "gaps_by_date", "query_cut", "read_snapshots", "snapshot_dates",
-           "snapshot_folders", "snapshot_info", "table_schema", "uncounted_days", "utc_dates",
-           "warn_cut_rows", "warn_query_cut", "warn_uncounted", "with_listed"]
+__all__ = [
+    "DATE_DTYPE",
+    "Gaps",
+    "gaps_by_date",
+    "gaps_of",
+    "query_cut",
+    "read_day",
+    "read_snapshots",
+    "snapshot_dates",
+    "snapshot_folders",
+    "snapshot_info",
+    "table_schema",
+    "uncounted_days",
+    "utc_dates",
+    "warn_cut_rows",
+    "warn_query_cut",
+    "warn_uncounted",
+    "with_listed",
+]
 
 _T = TypeVar("_T")
 _Rows = TypeVar("_Rows", pd.DataFrame, pd.Series)
@@ -201,18 +217,11 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos", *,
     frames, infos = [], []
     folders = days_between(snapshot_folders(path), start, end)
     for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
-        read, frame, manifest = _read_day(Path(folder), partial(_read_table, name=table,
-                                                                 date=date, columns=names))
+        frame, info = read_day(folder, date, table, names)
         frame.insert(0, "snapshot_date", np.full(len(frame), date.to_datetime64(),
                                                  dtype=DATE_DTYPE))
         frames.append(frame)
-        # the day's load summary too, for icoframes.report of the frame (the manifest is
-        # not read again: another export of the day may have replaced it since), as JSON
-        # text: pandas deep-copies attrs in every selection, a str at no cost (as dicts, a
-        # year of days with 100 ICOs missing each made a selection ~10x slower)
-        summary = manifest_summary(manifest)
-        infos.append({**_info(date, read, manifest), "rows": len(frame),
-                      "report": None if summary is None else json.dumps(summary)})
+        infos.append(info)
     if not frames:  # a window of no snapshot day: no row, the table's columns
         frames = [empty_frame(schema)[names or schema.names]]
         frames[0].insert(0, "snapshot_date", np.empty(0, DATE_DTYPE))
@@ -226,6 +235,22 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos", *,
     stacked.attrs["icoframes"] = freeze({"snapshots": [
         {**i, "snapshot_date": i["snapshot_date"].date().isoformat()} for i in infos]})
     return stacked
+
+
+def read_day(folder: str, date: pd.Timestamp, table: str, columns: list[str] | None
+             ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One snapshot folder's ``table`` (its ``columns``; None: all) and what its manifest
+    says (:func:`snapshot_info`'s row, with ``rows`` and ``report``), read together: never
+    of two exports of the day."""
+    read, frame, manifest = _read_day(Path(folder), partial(_read_table, name=table,
+                                                             date=date, columns=columns))
+    # the day's load summary too, for icoframes.report of the frame (the manifest is
+    # not read again: another export of the day may have replaced it since), as JSON
+    # text: pandas deep-copies attrs in every selection, a str at no cost (as dicts, a
+    # year of days with 100 ICOs missing each made a selection ~10x slower)
+    summary = manifest_summary(manifest)
+    return frame, {**_info(date, read, manifest), "rows": len(frame),
+                   "report": None if summary is None else json.dumps(summary)}
 
 
 class Gaps:
@@ -289,13 +314,20 @@ def gaps_by_date(frame: pd.DataFrame) -> dict[pd.Timestamp, Gaps]:
     An incomplete snapshot without a row whose manifest names no gap (no id missing, no
     partial list) explains every absence: it says nothing of what the service listed that
     day, and a gap is no event (never every ICO removed, then new again)."""
-    return {pd.Timestamp(i["snapshot_date"]): Gaps(
-                i.get("missing") or [], i.get("partial_lists") or [],
-                everything=i.get("rows") == 0 and not i.get("missing")
-                and not i.get("partial_lists"), statuses=_listed(i.get("report"), "status"),
-                gone=[k for k, state in _listed(i.get("report"), "state").items()
-                      if state == "gone"])
-            for i in day_infos(frame) if i.get("complete") is False}
+    return {pd.Timestamp(i["snapshot_date"]): gaps for i in day_infos(frame)
+            if (gaps := gaps_of(i)) is not None}
+
+
+def gaps_of(info: Mapping[str, Any]) -> Gaps | None:
+    """The :class:`Gaps` of one snapshot (its row of ``attrs``, :func:`read_day`'s info);
+    None when it is complete (or says nothing of it)."""
+    if info.get("complete") is not False:
+        return None
+    report = info.get("report")
+    return Gaps(info.get("missing") or [], info.get("partial_lists") or [],
+                everything=info.get("rows") == 0 and not info.get("missing")
+                and not info.get("partial_lists"), statuses=_listed(report, "status"),
+                gone=[k for k, state in _listed(report, "state").items() if state == "gone"])
 
 
 def _listed(report: object, field: str) -> dict[int, str]:
@@ -359,41 +391,6 @@ def _read_table(folder: Path, name: str, date: pd.Timestamp,
             f"{folder} is not an export of icoframes: missing {name}.parquet (the snapshot "
             f"of {date:%Y-%m-%d} has no {name} table to stack)")
     return read_table(folder, name, columns)
-
-
-def table_columns(schema: TableSchema, columns: Iterable[str] | str | None) -> list[str] | None:
-    """The columns of ``schema`` to read, in its order, its key among them (None: all); an
-    unknown one refused (UnknownName with the closest); ``snapshot_date`` comes anyway."""
-    if columns is None:
-        return None
-    given = [columns] if isinstance(columns, str) else columns
-    if not isinstance(given, Iterable) or isinstance(given, bytes | bytearray | Mapping):
-        raise InvalidParameter(f"columns must be a name or names of {schema.name} columns "
-                               f"(str), got {quoted(columns)}")
-    asked = set()
-    for name in given:
-        if name != "snapshot_date" and name not in schema.names:
-            raise UnknownName(f"{quoted(name)} is not a column of the {schema.name} table"
-                              f"{did_you_mean(str(name), schema.names)}")
-        asked.add(name)
-    return [c for c in schema.names if c in asked or c in schema.key]
-
-
-def days_between(folders: pd.Series, start: Any, end: Any) -> pd.Series:
-    """The snapshot folders (:func:`snapshot_folders`) of the days from ``start`` to ``end``
-    (each included, None: open), read as date arguments (their UTC days)."""
-    first, last = (None if value is None else as_naive_utc(value, name).normalize()
-                   for value, name in ((start, "start"), (end, "end")))
-    if first is not None and last is not None and first > last:
-        raise InvalidParameter(f"start ({first:%Y-%m-%d}) is after end ({last:%Y-%m-%d}): "
-                               "no snapshot day lies between them")
-    days = pd.DatetimeIndex(folders.index)
-    kept = np.ones(len(days), dtype=bool)
-    if first is not None:
-        kept &= np.asarray(days >= first)
-    if last is not None:
-        kept &= np.asarray(days <= last)
-    return folders[kept]
 
 
 def _there(folder: Path) -> None:

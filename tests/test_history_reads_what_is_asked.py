@@ -86,6 +86,8 @@ def test_changes_of_a_window_are_the_whole_trees_events_of_those_days(tree):
     second = changes(out, start=day(2), end=day(2), kinds=["status"])
     assert second[["ico_id", "kind", "old", "new"]].values.tolist() == [
         [added, "status", "upcoming", "ongoing"]]
+    with pytest.raises(InvalidParameter, match="start .2026-11-03. is after end"):
+        changes(out, start=day(3), end=day(2))
     with pytest.raises(InvalidParameter, match="start and end choose the days of a tree"):
         changes(read_snapshots(out), start=day(3))
 
