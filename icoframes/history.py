@@ -127,9 +127,9 @@ def changes(
         never ``removed`` or ``new`` there, and when it is seen again it is
         compared with its last known values. An ICO in ``missing`` of which no
         row is known is no gap: it was listed, so it is ``new`` that day and
-        ``removed`` from a later complete snapshot that lists it no more. One whose
-        profile answered that the service deleted it (state ``gone``) is no gap
-        either: ``removed`` that day when known before, else no event.
+        ``removed`` from a later complete snapshot that lists it no more; one whose
+        profile answered that the service deleted it (state ``gone``) was in no
+        snapshot: no event.
     start, end : date, optional
         Of a path: the events dated from ``start`` to ``end`` (each included; read as
         every date argument), compared with the snapshot before ``start``; the days

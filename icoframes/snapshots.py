@@ -257,13 +257,14 @@ class Gaps:
     """What one snapshot's manifest says it lacks: ids listed but not fetched (with the status
     each was listed under, when said), partial lists (what :func:`icoframes.changes` and
     :func:`icoframes.plot_status_flow` read). ``gone``: the ids of ``missing`` whose profile
-    the service answered it no longer has (error 482): no gap, the ICO is known deleted."""
+    the service answered it no longer has (error 482): never listed there by their status
+    alone (:meth:`listed`), though a gap for an ICO known by a row (it may be listed again)."""
 
     def __init__(self, missing: Iterable[int], partial: Iterable[str | None], *,
                  everything: bool = False, statuses: Mapping[int, str] | None = None,
                  gone: Iterable[int] = ()) -> None:
+        self.missing = pd.Index(list(missing), dtype="int64")
         self.gone = pd.Index(list(gone), dtype="int64")
-        self.missing = pd.Index(list(missing), dtype="int64").difference(self.gone)
         self.partial = set(partial)
         self.everything = everything
         self.statuses = dict(statuses or {})
@@ -271,11 +272,9 @@ class Gaps:
     def explains(self, ids: pd.Index) -> np.ndarray:
         """Whether this snapshot's incompleteness explains the absence of each of ``ids``:
         listed but not fetched, or any list came back partial (an ICO whose status moved
-        is in the list of its new status, whichever that is: the spec states no transitions).
-        An ICO the service answered gone that day is absent for that reason, known: no gap."""
-        known_gone = np.asarray(ids.isin(self.gone), dtype=bool)
+        is in the list of its new status, whichever that is: the spec states no transitions)."""
         if self.partial or self.everything:
-            return ~known_gone
+            return np.ones(len(ids), dtype=bool)
         return np.asarray(ids.isin(self.missing), dtype=bool)
 
     def listed(self, rows: pd.Index, known: pd.Index, only: pd.Index | None = None
@@ -286,7 +285,9 @@ class Gaps:
         were listed that day, so new there when the snapshot before did not list them. One
         known by a row goes unseen instead: its values that day are unknown. ``only``: the
         ids a frame cut by rows holds (the manifest's others are not the caller's)."""
-        ids = self.missing.difference(rows).difference(known)
+        # one the service answered gone (482) is not in the snapshot: it deleted it before
+        # any snapshot held a row of it, which is no event at all (never new, then removed)
+        ids = self.missing.difference(self.gone).difference(rows).difference(known)
         if only is not None:
             ids = ids.intersection(only)
         return pd.Series(ids.map(self.statuses),  # (an id of no status said: NaN)
