@@ -39,18 +39,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .changekinds import (
-    CHANGE_KINDS as KINDS,
-)
-from .changekinds import (
-    EVENT_ORDER,
-    PROFILE_COLUMNS,
-    UNITS,
-    columns_compared,
-)
-from .changekinds import (
-    GAP_KINDS as GAPS,
-)
+from . import changekinds
+from .changekinds import EVENT_ORDER, PROFILE_COLUMNS, UNITS, columns_compared
 from .dayfolder import check_one_query
 from .errors import ExportReplaced, InvalidParameter, did_you_mean, quoted
 from .eventvalues import as_text, plain_units, same_values, with_unit
@@ -82,9 +72,9 @@ __all__ = ["CHANGE_KINDS", "GAP_KINDS", "ExportReplaced", "changes", "read_expor
            "read_snapshots", "snapshot_folders", "snapshot_info"]
 
 #: What :func:`~icoframes.changes` compares by default: event kind -> ``icos`` column.
-CHANGE_KINDS: dict[str, str] = KINDS
+CHANGE_KINDS: dict[str, str] = changekinds.CHANGE_KINDS
 #: The events :func:`~icoframes.changes` gives for what an incomplete snapshot could not tell.
-GAP_KINDS: tuple[str, ...] = GAPS
+GAP_KINDS: tuple[str, ...] = changekinds.GAP_KINDS
 _DATE_DTYPE = DATE_DTYPE
 
 

@@ -151,9 +151,9 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos", *,
     """One table over every snapshot of an export tree, with a ``snapshot_date`` column.
 
     Memory follows what is read: about 900 bytes a row of ``icos`` with every column (its
-    text: descriptions, URLs), a few dozen with the handful a question needs. Only the
-    columns asked are decoded from the files; the days outside ``start``-``end`` are not
-    opened.
+    text: descriptions, URLs), a fraction of that with the handful a question needs. Only
+    the columns asked are decoded from the files; the days outside ``start``-``end`` are
+    not opened.
 
     Parameters
     ----------
@@ -162,7 +162,7 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos", *,
     table : str, default "icos"
         A table of ``schema.TABLES`` (or ``"problems"``).
     columns : str or iterable of str, optional
-        The table's columns to read (default: all), given in the schema's order; its key
+        The table's columns to read (default: all), returned in the schema's order; its key
         (``id`` of ``icos``, ``ico_id`` and the rest of a child table's) always comes too.
         Every file is still checked whole against the schema.
     start, end : date, optional
