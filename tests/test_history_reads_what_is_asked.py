@@ -56,7 +56,7 @@ def test_read_snapshots_reads_the_columns_asked_with_the_key(tree):
 
 def test_an_unknown_column_is_refused_with_the_closest(tree):
     out, _ = tree
-    with pytest.raises(UnknownName, match="'staus' is not a column of the icos table.*'status'"):
+    with pytest.raises(UnknownName, match=r"'staus' is not a column of the icos table.*'status'"):
         read_snapshots(out, columns=["staus"])
 
 
@@ -72,7 +72,7 @@ def test_read_snapshots_reads_the_days_asked(tree):
         "2026-11-02", "2026-11-03"]
     none = read_snapshots(out, start="2026-12-01")
     assert none.empty and list(none.columns) == list(whole.columns)
-    with pytest.raises(InvalidParameter, match="start .2026-11-03. is after end"):
+    with pytest.raises(InvalidParameter, match=r"start .2026-11-03. is after end"):
         read_snapshots(out, start=day(3), end=day(2))
 
 
@@ -86,7 +86,7 @@ def test_changes_of_a_window_are_the_whole_trees_events_of_those_days(tree):
     second = changes(out, start=day(2), end=day(2), kinds=["status"])
     assert second[["ico_id", "kind", "old", "new"]].values.tolist() == [
         [added, "status", "upcoming", "ongoing"]]
-    with pytest.raises(InvalidParameter, match="start .2026-11-03. is after end"):
+    with pytest.raises(InvalidParameter, match=r"start .2026-11-03. is after end"):
         changes(out, start=day(3), end=day(2))
     with pytest.raises(InvalidParameter, match="start and end choose the days of a tree"):
         changes(read_snapshots(out), start=day(3))
