@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from . import changekinds
+from . import snapshots as tree
 from .changekinds import EVENT_ORDER, PROFILE_COLUMNS, UNITS, columns_compared
 from .dayfolder import check_one_query
 from .errors import ExportReplaced, InvalidParameter, did_you_mean, quoted
@@ -255,7 +256,7 @@ def _tree_changes(folder: Path, kinds: Iterable[str] | None, gaps: str, start: A
     compared = columns_compared(kinds, empty_frame(ICOS))  # refused before the tree is read
     units = [u for c in compared.values() if (u := UNITS.get(c)) is not None]
     names = table_columns(ICOS, ["status", "fetched_at", *compared.values(), *units])
-    folders = snapshot_folders(folder)
+    folders = tree.snapshot_folders(folder)  # (looked up at the call, as read_snapshots does)
     days_between(folders, start, end)  # start after end refused, as read_snapshots refuses it
     first = None if start is None else as_naive_utc(start, "start").normalize()
     before = folders.index[folders.index < first] if first is not None else folders.index[:0]
