@@ -38,7 +38,7 @@ from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
 from .inflight import FirstSignal, grace
 from .localquery import cached_query, mark_sorted_otherwise, offline_miss, shown_order
-from .moment import listed_rows, page_together, paged_at
+from .moment import listed_rows, listed_seconds, page_together, paged_at
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
 from .policy import DEFAULT_MAX_AGE, PROFILE_MAX_AGE, Want, load_ages
@@ -52,8 +52,7 @@ from .stops import BudgetSpent, ItemsStop, breaker_error, first_stop, held
 __all__ = ["Load"]
 
 _WAIT_POLL = 0.2  # how often a load waiting for profiles claimed elsewhere looks for them
-# the max age of the filter set names are checked on: the default (offline takes it too)
-_FILTER_SET_AGE = DEFAULT_MAX_AGE
+_FILTER_SET_AGE = DEFAULT_MAX_AGE  # of the filter set names are checked on (offline's too)
 
 
 class Load:
@@ -262,8 +261,9 @@ class Load:
             return  # offline, what is not cached is reported missing
         where = ([q is query for q in self.queries].index(True), page)  # (not ==: frames)
         lost = query.problems if page is None else query.page_lost  # (a raised not read:
-        if self._plan.add(frame, repaged=repaged, place=where, problems=lost) and (  # its text)
-                not self._quota_warned):  # once per crawl
+        listed = None if page is not None else listed_seconds(query, frame)  # its text; now)
+        if self._plan.add(frame, repaged=repaged, place=where, problems=lost, listed_at=listed
+                          ) and not self._quota_warned:  # once per crawl
             self._quota_warned = self.service.warn_short(self._plan.pending + self._plan.requested)
 
     def _claimer(self) -> Claims:

@@ -30,8 +30,8 @@ from ..store.cache import Stored
 from ..store.db import ms
 from .paging import ListQuery
 
-__all__ = ["TOGETHER", "listed_now_wins", "listed_rows", "one_row_each", "page_together",
-           "paged_at"]
+__all__ = ["TOGETHER", "listed_now_wins", "listed_rows", "listed_seconds", "one_row_each",
+           "page_together", "paged_at"]
 
 #: Why a list a load without a status could answer from the cache is paged (its
 #: ``cache_declined``): another status's list is paged by the load.
@@ -147,6 +147,17 @@ def _listed_at(query: ListQuery) -> np.ndarray:
         from_kept = query.frame["id"].isin(query.kept["ids"]).to_numpy()
         at[from_kept] = ms(dt.datetime.fromisoformat(query.kept["fetched_at"]))
     return at
+
+
+def listed_seconds(query: ListQuery, rows: pd.DataFrame) -> np.ndarray:
+    """When ``query`` listed each of ``rows`` (seconds since the epoch; NaN: not known), which
+    :func:`.policy.plan_profiles` weighs against each profile's fetch: only a list younger
+    than the copy says the ICO moved to its status since."""
+    if query.frame is None or query.frame.empty:
+        return np.full(len(rows), np.nan)
+    at = pd.Series(_listed_at(query) / 1000.0, index=query.frame["id"].to_numpy())
+    at = at[~at.index.duplicated()].replace(0.0, np.nan)  # (0: no time known)
+    return at.reindex(rows["id"].to_numpy()).to_numpy(dtype=float)
 
 
 def listed_now_wins(queries: list[ListQuery]) -> None:

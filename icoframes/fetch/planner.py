@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
+import numpy as np
 import pandas as pd
 
 from ..api.control import profile_item
@@ -137,7 +138,7 @@ class ProfilePlan:
 
     def add(self, rows: pd.DataFrame, *, repaged: bool,
             place: tuple[int, int | None] = (0, None),
-            problems: Sequence[Mapping[str, Any]] = ()) -> int:
+            problems: Sequence[Mapping[str, Any]] = (), listed_at: Any = None) -> int:
         """Plan the profiles of these list rows that the cache lacks or holds stale; how many.
 
         ``repaged``: the rows come from a list paged by this load, so stale
@@ -145,6 +146,7 @@ class ProfilePlan:
         query in the load and their page (None: the query's whole list, in its order),
         which orders equally urgent profiles (:meth:`_urgency`). ``problems``: the list's
         problem records (a ``raised`` not read is keyed by its text: :func:`summary_keys`).
+        ``listed_at``: when each row was listed (seconds; None: now), for its status moves.
         """
         ids = rows["id"].tolist()
         query, page = place
@@ -154,6 +156,8 @@ class ProfilePlan:
         if not any(fresh):
             return 0
         new = rows if all(fresh) else rows[fresh]  # (a page's rows are mostly all new)
+        if listed_at is not None and not all(fresh):
+            listed_at = np.asarray(listed_at)[fresh]
         self._seen.update(ids)
         for row, ico_id in enumerate(ids):
             if page is None:  # a whole list: its rows in order, PAGE_SIZE a page
@@ -174,7 +178,8 @@ class ProfilePlan:
             self._now = utcnow()
         wants = plan_profiles(new, summary_keys(new, problems), self._index, now=self._now,
                               ages=self._ages if repaged else None,
-                              refresh_all=self._refresh_all, retry=self._keeps)
+                              refresh_all=self._refresh_all, retry=self._keeps,
+                              listed_at=listed_at)
         self.planned += len(wants)
         self._wants.extend(wants)
         self._order()

@@ -4,7 +4,7 @@ A profile is (re-)fetched when
 
 * it is not cached, or its last fetch failed ("new", "failed");
 * its list summary (name, score, raised) changed since it was fetched ("changed");
-* the list now shows it under another status than when it was fetched ("status");
+* a list paged after its fetch shows it under another status than then ("status");
 * the list was paged again (``refresh=True``, or the cached list was older than
   ``max_age``) and the profile is older than :data:`PROFILE_MAX_AGE` for its
   status ("stale"); a fetch time in the future counts as the oldest, so a
@@ -344,7 +344,8 @@ def due_after(ids: np.ndarray, limit: np.ndarray) -> np.ndarray:
 
 def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | ProfileIndex,
                   *, now: dt.datetime, ages: Mapping[str, dt.timedelta] | None,
-                  refresh_all: bool, retry: bool = True) -> list[Want]:
+                  refresh_all: bool, retry: bool = True,
+                  listed_at: np.ndarray | None = None) -> list[Want]:
     """The profiles of ``listed`` to fetch, with why and how stale.
 
     A profile falls due somewhere between half and all of its status's maximum
@@ -365,6 +366,11 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     retry : bool, default True
         A copy whose refresh failed is wanted again ("retry"); False where no new copy
         could be kept (a read-only cache dir): it is served, said not refreshed.
+    listed_at : array or None
+        When each row was listed (seconds since the epoch; None or NaN: now, rows paged by
+        this load). A status move is news only from a list paged after the copy: a service
+        listing an ICO under two statuses, each cached list read in turn, would otherwise
+        have it fetched again by every load.
     """
     view = index if isinstance(index, ProfileIndex) else ProfileIndex(index)
     ids = listed["id"].to_numpy(dtype="int64")
@@ -385,12 +391,15 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     gone = known & (state == "gone")
     changed = known & ~failed & (pick(view.summary, None) != keys_arr)
     old_status = pick(view.status, None)
+    fetched = pick(view.fetched, np.nan).astype(float)
+    when = np.full(n, np.nan) if listed_at is None else np.asarray(listed_at, dtype=float)
+    later = ~(when <= fetched) | (fetched > now.timestamp())  # (NaN: later; a future copy)
     moved = (known & ~failed & ~gone & ~changed & pd.notna(old_status)
-             & (old_status != statuses))
+             & (old_status != statuses) & later)
     staleness = np.zeros(n)
     stale = np.zeros(n, dtype=bool)
     if ages is not None and known.any():
-        age = now.timestamp() - pick(view.fetched, np.nan).astype(float)
+        age = now.timestamp() - fetched
         limit = np.array([ages.get(s, PROFILE_MAX_AGE["past"]).total_seconds()
                           for s in statuses], dtype=float)
         due = due_after(ids, limit)
