@@ -203,7 +203,10 @@ def locked(path: Path, *, shared: bool = False, wait: float | None = None) -> It
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with contextlib.suppress(FileNotFoundError):
-                if not stat.S_ISREG(path.lstat().st_mode):
+                if not stat.S_ISREG(mode := path.lstat().st_mode):
+                    if stat.S_ISDIR(mode):  # (may hold someone's files: not removed)
+                        raise CacheError(f"the lock file {path} is a folder: move it out of "
+                                         "the way (or remove it), then run again")
                     path.unlink()
             release = take(path, wait)
         except FileNotFoundError:  # the folder was removed (housekeeping) while we waited
