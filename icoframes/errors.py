@@ -116,8 +116,8 @@ class ExportReplaced(IcoframesError):
 
 
 class ExportBusy(IcoframesError):
-    """Another export held the swap of an export's folder too long (stopped? hung?), or
-    swapped in the day an incomplete export would replace by fewer rows: exit 1."""
+    """A process held the swap lock of an export's folder too long (an export stopped or hung,
+    or any that may read it), or swapped in the day an incomplete export would replace: exit 1."""
 
 
 class APIError(IcoframesError):

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import ExportBusy, ExportReplaced
+from .holders import lock_holder
 
 __all__ = ["SWAP_PATIENCE", "confirm", "exclusive", "folder_flock", "uninterrupted"]
 
@@ -120,9 +121,9 @@ def confirm(folder: Path, look: Callable[[], _T], *, exporting: bool = False
         if exporting:
             return _busy(folder)
         return ExportReplaced(
-            f"{folder} is being replaced by an export that has held it for over "
-            f"{SWAP_PATIENCE:g} s without finishing (is its process stopped or hung?); "
-            "nothing was read. Read it again once that export is done or killed.")
+            f"{folder} is being replaced by an export, and {_holder(folder)} has held its "
+            f"swap lock for over {SWAP_PATIENCE:g} s (that export stopped or hung, or {_ANY}); "
+            "nothing was read. Read it again once that process is done or ended.")
 
     with _held_when_free(folder, shared=True, failure=failure) as waited:
         return look(), waited
@@ -136,11 +137,28 @@ def exclusive(folder: Path) -> Iterator[None]:
         yield
 
 
+# the lock is a flock on the folder, which whoever may read the folder can take
+_ANY = "any process that may read the folder: the lock is a flock on it"
+
+
 def _busy(folder: Path) -> ExportBusy:
     return ExportBusy(
-        f"another export has held the swap of {folder} for over {SWAP_PATIENCE:g} s (is it "
-        "stopped or hung?); this export swapped nothing in (what it fetched is cached). "
-        "Run it again once that export is done or killed.")
+        f"{_holder(folder)} has held the swap lock of {folder} for over {SWAP_PATIENCE:g} s "
+        f"(another export stopped or hung, or {_ANY}); this export swapped nothing in (what "
+        "it fetched is cached). Run it again once that process is done or ended.")
+
+
+def _holder(folder: Path) -> str:
+    """Who holds ``folder``'s lock, as the system tells (Linux): "process 123 (flock)"."""
+    pid = lock_holder(folder)
+    if pid is None:
+        return "another process"
+    try:
+        name = Path(f"/proc/{pid}/comm").read_text(errors="replace").strip()
+        name = "".join(c if c.isprintable() else "?" for c in name)  # (its owner names it)
+    except OSError:
+        name = ""
+    return f"process {pid}" + (f" ({name})" if name else "")
 
 
 # what stops a process from a terminal, cron or systemd: held back for the span of a swap

@@ -235,7 +235,7 @@ def test_a_reader_never_waits_longer_than_its_patience_for_a_stopped_swap(
     with staging.swap_lock(out), pytest.raises(ExportReplaced) as caught:
         icoframes.read_export(out)
     message = str(caught.value)
-    assert "held it for over 0.2 s without finishing" in message
+    assert "has held its swap lock for over 0.2 s" in message
     assert "stopped or hung" in message and str(out) in message
     with pytest.raises(FileNotFoundError, match=r"missing manifest\.json"):
         icoframes.read_export(out)  # the lock released: a folder without its manifest

@@ -182,7 +182,7 @@ def test_an_export_waits_a_bounded_time_for_another_exports_swap(cfg, tmp_path, 
     snapshot_tree(tree, DAYS[:1])
     with _stopped_exporter(tree), pytest.raises(ExportBusy) as caught:  # at the layout check
         icoframes.export_tables(tree, status="past", snapshot=True, progress=False)
-    assert "another export has held the swap of" in str(caught.value)
+    assert "has held the swap lock of" in str(caught.value)
     assert "stopped or hung" in str(caught.value) and "Read it again" not in str(caught.value)
     plain = tmp_path / "plain"
     icoframes.export_tables(plain, status="past", progress=False)
@@ -200,7 +200,7 @@ def test_an_export_waits_a_bounded_time_for_another_exports_swap(cfg, tmp_path, 
         exporter.join(HANG_GUARD)  # before: blocked until the lock was released
         assert not exporter.is_alive()
     assert isinstance(results.get("error"), ExportBusy), results
-    assert "another export has held the swap of" in str(results["error"])
+    assert "has held the swap lock of" in str(results["error"])
 
 
 def test_the_command_exits_1_when_another_export_holds_the_swap(
@@ -214,7 +214,7 @@ def test_the_command_exits_1_when_another_export_holds_the_swap(
     with _stopped_exporter(out), caplog.at_level(logging.ERROR, "icoframes.cli"):
         code = main(["export", "--out", str(out), "--status", "past", "--snapshot"])
     assert code == EXIT_ERROR == 1
-    assert "another export has held the swap of" in caplog.text
+    assert "has held the swap lock of" in caplog.text
 
 
 def test_a_tree_read_mid_swap_is_said_to_be_a_tree_with_every_day(cfg, tmp_path, monkeypatch):
