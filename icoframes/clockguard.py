@@ -90,6 +90,14 @@ def check_clock(out: Path, *, sent: bool = False) -> None:
             f"{_span(begins - now)} before that day begins. {nothing}. {behind}. If the clock "
             "is right, that folder was written while a clock was ahead: its rows are an "
             "earlier day's under a later date; move it out of the tree, then export again")
+    late = at - dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), dt.UTC)
+    if late > dt.timedelta(days=1):  # (a run begun before midnight ends the next day)
+        raise ClockBehind(
+            f"{folder} says in its manifest it was exported at {at.isoformat()}, "
+            f"{_span(late)} after its own day ended: no clock writes a day's folder so long "
+            f"after that day, so that manifest is damaged or was edited. {nothing}. Move the "
+            "folder out of the tree (or set its manifest's exported_at right), then export "
+            "again")
     raise ClockBehind(
         f"{folder} was exported at {at.isoformat()}, {_span(at - now)} later than this "
         f"machine's clock says it is now ({now.isoformat()}). {nothing}. {behind}. If the "
