@@ -369,11 +369,11 @@ def test_an_unknown_content_encoding_is_named_up_to_40_characters():
     assert _why(bad) == f"unsupported Content-Encoding {name[:40]!r}"
 
 
-def test_a_long_json_error_is_cut_at_80_characters():
+def test_a_long_json_error_is_cut_at_80_characters_after_a_whole_word():
     body = b" " * 200_000 + b"{x}"
     bad, _ = _profile(raw_reply(body), cap=1 << 20)
-    error = "Expecting property name enclosed in double quotes: line 1 column 200002 (char 200001)"
-    assert _why(bad) == f"the body is not JSON ({error[:80]})"
+    error = "Expecting property name enclosed in double quotes: line 1 column 200002"
+    assert _why(bad) == f"the body is not JSON ({error}...)"
 
 
 def _announcing(body: bytes, length: str) -> Any:

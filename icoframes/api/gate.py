@@ -184,7 +184,7 @@ def decode_json(body: bytes) -> Any:
     except RecursionError:
         raise Rejected("the body is not JSON: nested too deeply to parse") from None
     except ValueError as exc:
-        raise Rejected(f"the body is not JSON ({str(exc)[:80]})") from None
+        raise Rejected(f"the body is not JSON ({_cut(str(exc), 80)})") from None
     _check_depth(value)
     return value
 
@@ -224,6 +224,11 @@ def cut_short(body: bytes | None) -> bool:
     except (ValueError, RecursionError):
         return False
     return False  # whole JSON: refused for something else (depth, a constant)
+
+
+def _cut(text: str, most: int) -> str:
+    """``text`` up to ``most`` characters, cut after a whole word ("..." saying so)."""
+    return text if len(text) <= most else text[:most - 3].rsplit(" ", 1)[0] + "..."
 
 
 def _no_constant(name: str) -> Any:

@@ -28,5 +28,19 @@ def loads_text(text: str, **kwargs: Any) -> Any:
     --------
     >>> loads_text(r'{"name": "a\ud800b", "emoji": "\ud83d\ude00"}')
     {'name': 'a\ud800b', 'emoji': '😀'}
+
+    An integer too long for ``int`` (over 4,300 digits, Python's guard against slow
+    conversions) is kept as its text: only that value is refused (the parser reads such a
+    text as it reads one sent as a string), not the whole answer.
+
+    >>> loads_text('{"raised": ' + "9" * 5000 + '}')["raised"] == "9" * 5000
+    True
     """
-    return json.loads(text, **kwargs)
+    return json.loads(text, **{"parse_int": _int_or_text, **kwargs})
+
+
+def _int_or_text(digits: str) -> int | str:
+    try:
+        return int(digits)
+    except ValueError:  # too many digits to convert
+        return digits
