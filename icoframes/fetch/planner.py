@@ -31,6 +31,7 @@ from ..store.claims import Claims
 from ..store.derived import DerivedTables
 from .paging import ListQuery
 from .policy import URGENT, ProfileIndex, Want, plan_profiles
+from .stalecopies import ListedCopies
 
 __all__ = ["UNKNOWN_PAGES", "ProfilePlan", "pages_needed"]
 
@@ -125,6 +126,8 @@ class ProfilePlan:
         self._held: set[int] = set()  # planned ids no list has now (one paged again may)
         self._sifted: tuple[object, ...] = ()  # the lists' state and plan _sift saw
         self._now = utcnow()  # (set again with the index)
+        # a load of profiles judges its pages' rows by the copies (read once, if at all)
+        self._copies = None if settle is None else ListedCopies(cache, settle)
 
     @property
     def pending(self) -> int:
@@ -138,7 +141,8 @@ class ProfilePlan:
 
     def add(self, rows: pd.DataFrame, *, repaged: bool,
             place: tuple[int, int | None] = (0, None),
-            problems: Sequence[Mapping[str, Any]] = (), listed_at: Any = None) -> int:
+            problems: Sequence[Mapping[str, Any]] = (), listed_at: Any = None,
+            paged: Mapping[str, Any] | None = None) -> int:
         """Plan the profiles of these list rows that the cache lacks or holds stale; how many.
 
         ``repaged``: the rows come from a list paged by this load, so stale
@@ -147,6 +151,9 @@ class ProfilePlan:
         which orders equally urgent profiles (:meth:`_urgency`). ``problems``: the list's
         problem records (a ``raised`` not read is keyed by its text: :func:`summary_keys`).
         ``listed_at``: when each row was listed (seconds; None: now), for its status moves.
+        ``paged``: the parameters of the list whose page the rows are, just paged: a copy
+        failing its filters is out of date (:class:`~icoframes.fetch.stalecopies.ListedCopies`),
+        fetched again as a changed one. Once per load (:meth:`add` plans an id once).
         """
         ids = rows["id"].tolist()
         query, page = place
@@ -179,7 +186,9 @@ class ProfilePlan:
         wants = plan_profiles(new, summary_keys(new, problems), self._index, now=self._now,
                               ages=self._ages if repaged else None,
                               refresh_all=self._refresh_all, retry=self._keeps,
-                              listed_at=listed_at)
+                              listed_at=listed_at,
+                              out_of_date=None if paged is None or self._copies is None
+                              else self._copies.out_of_date(paged, new))
         self.planned += len(wants)
         self._wants.extend(wants)
         self._order()

@@ -344,8 +344,8 @@ def due_after(ids: np.ndarray, limit: np.ndarray) -> np.ndarray:
 
 def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | ProfileIndex,
                   *, now: dt.datetime, ages: Mapping[str, dt.timedelta] | None,
-                  refresh_all: bool, retry: bool = True,
-                  listed_at: np.ndarray | None = None) -> list[Want]:
+                  refresh_all: bool, retry: bool = True, listed_at: np.ndarray | None = None,
+                  out_of_date: np.ndarray | None = None) -> list[Want]:
     """The profiles of ``listed`` to fetch, with why and how stale.
 
     A profile falls due somewhere between half and all of its status's maximum
@@ -367,10 +367,12 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         A copy whose refresh failed is wanted again ("retry"); False where no new copy
         could be kept (a read-only cache dir): it is served, said not refreshed.
     listed_at : array or None
-        When each row was listed (seconds since the epoch; None or NaN: now, rows paged by
-        this load). A status move is news only from a list paged after the copy: a service
-        listing an ICO under two statuses, each cached list read in turn, would otherwise
-        have it fetched again by every load.
+        When each row was listed (epoch seconds; None or NaN: now, paged by this load). A
+        status move is news only from a list paged after the copy (an ICO listed under two
+        statuses, each cached list read in turn, would be fetched again by every load).
+    out_of_date : ndarray of bool, optional
+        Per row, its copy fails the filters of the list just paged that holds it
+        (:mod:`~icoframes.fetch.stalecopies`): out of date as a changed summary is.
     """
     view = index if isinstance(index, ProfileIndex) else ProfileIndex(index)
     ids = listed["id"].to_numpy(dtype="int64")
@@ -389,7 +391,8 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     state = pick(view.state, None)
     failed = known & (state == "failed")
     gone = known & (state == "gone")
-    changed = known & ~failed & (pick(view.summary, None) != keys_arr)
+    fails_list = np.zeros(n, dtype=bool) if out_of_date is None else out_of_date
+    changed = known & ~failed & ((pick(view.summary, None) != keys_arr) | fails_list)
     old_status = pick(view.status, None)
     fetched = pick(view.fetched, np.nan).astype(float)
     when = np.full(n, np.nan) if listed_at is None else np.asarray(listed_at, dtype=float)

@@ -14,7 +14,12 @@ order, so each is checked against the other. One says so when it
   decides nothing, so it may match;
 - is of its status, complete, and lacks a row of it whose copy passes the later list's
   filters: the ICO left, or changed, since (its copy is out of date, so it may have
-  joined the query or left it; a row undecided under them says nothing).
+  joined the query or left it; a row undecided under them says nothing);
+- holds a row of it whose copy, fetched at or before that list, fails that list's own
+  filters (:func:`~icoframes.fetch.stalecopies.failing_copies`): the ICO changed since
+  its copy in a field only the profile shows (its location, say), so the copy would
+  decide the query by old values. Such a copy of an ICO it lacks decides nothing, as a
+  missing one.
 
 The query's own status always counts, so a later list of another status says nothing
 of which ICOs are listed under it but through the rows it shows.
@@ -32,6 +37,7 @@ import pandas as pd
 
 from ..parse.lists import summary_keys
 from .matching import IN, OUT, UNDECIDED, Rows, judge, residual
+from .stalecopies import failing_copies
 
 __all__ = ["CachedList", "RowReader", "contradicted", "not_ready", "rows_of", "shown", "unready"]
 
@@ -185,6 +191,12 @@ def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequenc
                                       listed[inside].tolist(), strict=True):
             if key != summary[ico_id] or (isinstance(shows, str) and shows != status[ico_id]):
                 return f"{named} shows id {ico_id} with another summary or status since"
+        if inside.any():  # a copy failing the filters of a list since that holds it is stale
+            rows = rows_of(mine, read_rows) if rows is None else rows
+            stale = failing_copies(other.params, rows, filter_set, listed_at=other.fetched_at)
+            if (stale & np.isin(ids, held)).any():
+                return (f"{named} holds id {ids[stale & np.isin(ids, held)][0]}, whose copy "
+                        "fails that list's filters: the copy is out of date")
         if other.params.get("status") != of_status:
             continue
         lacking = ~np.isin(ids, held)
@@ -207,7 +219,9 @@ def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequenc
                 codes = judge(filters, lacked.rows, filter_set)[0][at]
             copies = {name: values[at] for name, values in lacked.copies.items()}
             codes[(_unready(copies, listed[~inside], keys[~inside]) != None)  # noqa: E711
-                  | lacked.older[at]] = UNDECIDED
+                  | lacked.older[at] | failing_copies(other.params, lacked.rows, filter_set,
+                                                      listed_at=other.fetched_at)[at]
+                  ] = UNDECIDED
             maybe = np.flatnonzero(codes != OUT)
             if len(maybe):
                 return (f"{named} holds id {held[~inside][maybe[0]]}, which it lacks and "

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..api.params import STATUSES, validate_list_params
 from ..errors import checked_keywords, checked_methods
+from .catalog import CATEGORY_NAMES, COUNTRIES
 from .draws import gc_paused
 from .generate import generate_records
 from .query import by_id, filter_records, sort_records
@@ -133,7 +134,8 @@ class Directory:
     def update_ico(self, ico_id: int, *, name: str | None = None,
                    ico_score: float | None = None, raised: int | None = None,
                    status: str | None = None, end: datetime | None = None,
-                   remove_end: bool = False) -> None:
+                   remove_end: bool = False, location: str | None = None,
+                   category: str | None = None) -> None:
         """Change an ICO's values, in its summary and profile alike.
 
         ``name``, ``ico_score`` and ``raised`` show in the list summary too;
@@ -141,17 +143,24 @@ class Directory:
         started, an ongoing one that ended); ``end`` changes the end of its
         current stage (profile only, as on the real service), ``remove_end``
         takes it away (an empty ``end_datetime``: listed with the undated ICOs
-        when sorted by it). Arguments left at None (``remove_end`` False) keep
+        when sorted by it). ``location`` (a country of the filter set) and
+        ``category`` (a category's name) show in the profile only, as on the real
+        service: the list summary stays the same. Arguments left at None (``remove_end`` False) keep
         their value. The changed values are rendered plainly (no messy shape).
         Nothing else in the profile changes (caps, markets, prices, team... stay
         as generated), except what shows the changed value: a new ``name`` in the
         description, ``rating_details`` a scored ICO may have when one without a
         score gets ``ico_score``, ``tba`` made false by ``end``.
         KeyError when ``ico_id`` is unknown; ValueError for a status that is not
-        one of ``STATUSES``.
+        one of ``STATUSES``, a location or a category the filter set does not list.
         """
         if status is not None and status not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+        if location is not None and location not in COUNTRIES:
+            raise ValueError(f"location must be a country of the filter set, not {location!r}")
+        categories = {n: c for c, n in CATEGORY_NAMES.items()}
+        if category is not None and category not in categories:
+            raise ValueError(f"category must be one of {', '.join(categories)}, not {category!r}")
         with self._lock:
             rec = self._records[ico_id]
             changes: dict[str, Any] = {}
@@ -167,6 +176,10 @@ class Directory:
                 changes.update(score=round(float(ico_score), 1), score_shape="float")
             if raised is not None:
                 changes.update(raised=int(raised), raised_shape="int")
+            if location is not None:
+                changes["location"] = location
+            if category is not None:
+                changes["category_id"] = categories[category]
             self._records[ico_id] = replace(rec, origin=rec.drawn, **changes)
             self._changed()
 

@@ -294,10 +294,11 @@ class Sandbox:
 
     def update_ico(self, ico_id: int, *, name: str | None = None,
                    ico_score: float | None = None, raised: int | None = None,
-                   status: str | None = None, end: datetime | None = None) -> None:
+                   status: str | None = None, end: datetime | None = None,
+                   location: str | None = None, category: str | None = None) -> None:
         """Change values of an ICO; see :meth:`.directory.Directory.update_ico`."""
         self.directory.update_ico(ico_id, name=name, ico_score=ico_score, raised=raised,
-                                  status=status, end=end)
+                                  status=status, end=end, location=location, category=category)
 
     def remove_ico(self, ico_id: int) -> None:
         """Delete an ICO from the directory."""

@@ -1,0 +1,86 @@
+"""Which cached copies a list of the service shows to be out of date.
+
+A list the service sends applies its own filters (spec 4.2) to the ICOs as they are
+now. When it lists an ICO whose cached copy fails one of those filters, as the stored
+fields decide (:func:`~icoframes.fetch.matching.judge`: a platform, category, type or
+location named otherwise, a yes-flag not set, a score below it, ...), the copy was
+fetched before the ICO changed: a field only the profile shows (its location, say)
+changed while the list's summary (name, score, raised) did not. Such a copy is out of
+date as one whose summary changed is: the load that paged the list fetches it again
+(:meth:`~icoframes.fetch.planner.ProfilePlan.add`), and a cached list older than that
+list does not answer a narrower query while such a copy stands
+(:func:`~icoframes.fetch.standing.contradicted`). A copy fetched after the list's page 1
+says nothing: the ICO may have changed since the paging.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..schema import FILTERS, empty_frame
+from ..store.cache import Cache
+from ..store.derived import DerivedTables
+from .matching import OUT, Rows, judge, residual
+
+__all__ = ["ListedCopies", "failing_copies"]
+
+
+def failing_copies(params: Mapping[str, Any], rows: Rows, filter_set: pd.DataFrame, *,
+                   listed_at: dt.datetime | None) -> np.ndarray:
+    """Which of ``rows`` (the copies of ICOs a list of parameters ``params`` holds) fail that
+    list's own filters and were fetched at or before ``listed_at`` (its page 1; None: any):
+    a boolean mask, in the order of ``rows``.
+
+    Only what the stored fields decide counts (an undecided row says nothing); a row
+    without a copy never fails.
+
+    Examples
+    --------
+    >>> icos = pd.DataFrame({"id": [1, 2], "kyc": [True, False],
+    ...                      "fetched_at": pd.to_datetime(["2026-01-01"] * 2, utc=True)})
+    >>> rows = Rows.of(np.array([1, 2, 3]), icos, pd.DataFrame(columns=["ico_id", "table",
+    ...                                                               "column"]))
+    >>> failing_copies({"status": "past", "investor_kyc": "yes"}, rows, pd.DataFrame(),
+    ...                listed_at=None).tolist()
+    [False, True, False]
+    """
+    filters = residual(params, {"status": params.get("status")})
+    if not filters or not len(rows.ids):
+        return np.zeros(len(rows.ids), dtype=bool)
+    fails = judge(filters, rows, filter_set)[0] == OUT
+    if listed_at is not None and fails.any():
+        fetched = pd.to_datetime(rows.icos["fetched_at"], utc=True)
+        fails &= (fetched <= pd.Timestamp(listed_at)).to_numpy(dtype=bool)
+    return np.asarray(fails, dtype=bool)
+
+
+class ListedCopies:
+    """The copies and filter set one load judges its paged lists' rows by, read once (at
+    the first list with a filter the stored fields decide): :meth:`out_of_date`.
+
+    A copy this load fetches after that read is of an id it planned already, so never
+    judged again (:meth:`~icoframes.fetch.planner.ProfilePlan.add` plans an id once).
+    """
+
+    def __init__(self, cache: Cache, derived: DerivedTables) -> None:
+        self._cache, self._derived = cache, derived
+        self._read: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
+
+    def out_of_date(self, params: Mapping[str, Any], listed: pd.DataFrame) -> np.ndarray | None:
+        """Per row of ``listed`` (a page the service just sent for the list of parameters
+        ``params``), whether its cached copy fails that list's filters (None: the list has
+        no filter, nothing read)."""
+        if listed.empty or not residual(params, {"status": params.get("status")}):
+            return None
+        if self._read is None:
+            filters = self._cache.read_filters()
+            self._read = (self._derived.table("icos"), self._derived.table("problems"),
+                          empty_frame(FILTERS) if filters is None else filters.frame)
+        icos, problems, filter_set = self._read
+        ids = listed["id"].to_numpy(dtype="int64")
+        return failing_copies(params, Rows.of(ids, icos, problems), filter_set, listed_at=None)
