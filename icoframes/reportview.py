@@ -62,6 +62,8 @@ class Query(Protocol):
     def fetched_at(self) -> dt.datetime | None: ...
     @property
     def values_lost(self) -> int: ...
+    @property
+    def answered_from(self) -> Mapping[str, Any] | None: ...
 
 
 class Missing(Protocol):
@@ -277,7 +279,11 @@ def _more(n: int) -> str:
 
 
 def _name(query: Query) -> str:
-    return ", ".join(f"{k}={v}" for k, v in query.params.items()) or query.endpoint
+    return _params(query.params) or query.endpoint
+
+
+def _params(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
 
 
 def freshness(report: Report, rows: tuple[dt.datetime, dt.datetime] | None = None,
@@ -324,6 +330,8 @@ def completeness_lines(report: Report, *, what: str = "load",
             said += (f" ({q.rows:,} listed, {_without(report, q)} without a row; list "
                      f"{_list_state(q)})")
         lines.append(said)
+        if q.answered_from:  # a narrower query the cache answered: which list it read
+            lines.append(f"    answered from the cache: the cached list {_params(q.answered_from)}")
     if len(queries) > MORE_QUERIES["text"]:
         lines.append(f"  and {_more(len(queries) - MORE_QUERIES['text'])}")
     if (old := freshness(report, rows, manifest)) is not None:
@@ -361,7 +369,7 @@ def queries_html(report: Report | None) -> list[str]:
         out.append(
             f"<tr><td>{esc(_name(q))}</td><td>{query_complete(report, q)}</td>"
             f"<td>{q.rows:,}</td><td>{_without(report, q)}</td><td>{esc(_list_state(q))}</td>"
-            f"<td>{'cache' if q.from_cache else 'service'}</td>"
+            f"<td>{_source(q)}</td>"
             f"<td>{esc(at)}</td><td>{q.values_lost:,}</td></tr>")
     out.append("</tbody></table>")
     if len(report.queries) > MORE_QUERIES["html"]:
@@ -369,6 +377,13 @@ def queries_html(report: Report | None) -> list[str]:
     spent = ", ".join(f"{esc(k)} {v:,}" for k, v in report.requests.items() if v)
     out.append(f"<p>requests spent: {spent or 'none'}</p>")
     return out
+
+
+def _source(query: Query) -> str:
+    """Where a query's rows came from, for the HTML table (escaped)."""
+    if query.answered_from:
+        return html.escape(f"cache (the list {_params(query.answered_from)})")
+    return "cache" if query.from_cache else "service"
 
 
 def report_text(report: Report) -> str:

@@ -130,6 +130,24 @@ def test_a_complete_load_says_so_and_each_query_yes(sb):
     assert "<strong>complete load</strong>: every listed ICO of its 1 list has its row" in page
 
 
+def test_a_query_answered_from_the_cache_says_so_and_from_which_list(sb):
+    """The report's text and HTML views of a narrower query the cache answered name the
+    cached list it was answered from (``answered_from``), not only "0 requests"."""
+    with noon():
+        icoframes.load_filters()
+        icoframes.load_icos(status="past", progress=False)
+        sb.stats.reset()
+        narrow = icoframes.load_icos(status="past", category=[4], progress=False)
+    assert sum(sb.stats.requests.values()) == 0
+    report = icoframes.report(narrow)
+    lines = repr(report).splitlines()
+    at = next(i for i, line in enumerate(lines) if "query category=[4], status=past" in line)
+    assert lines[at + 1] == "    answered from the cache: the cached list status=past"
+    assert "cache (the list status=past)" in _text(report._repr_html_())
+    plain = icoframes.load_icos(status="past", category=[4], refresh=True, progress=False)
+    assert "answered from the cache" not in repr(icoframes.report(plain))
+
+
 def test_an_export_read_back_says_what_its_manifest_says(tmp_path):
     out = tmp_path / "out"
     cut_export(out, tmp_path / "cache", n_icos=60, seed=3, quota=30)  # the day's limit cuts it
