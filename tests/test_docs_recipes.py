@@ -60,3 +60,24 @@ def test_the_retention_line_keeps_the_newest_365_days(tmp_path):
     subprocess.run(["sh", "-c", line.replace("/srv/ico", str(tree))], check=True)
     left = sorted(p.name for p in tree.iterdir())
     assert left == sorted([*days[5:], ".icoframes-staging-x1", "snapshot_date=2099-01-01.txt"])
+
+
+def test_the_money_guide_rates_block_runs_pasted_alone(tmp_path):
+    """The money guide's block of the rate forms runs as written in a fresh namespace (its
+    own imports, rates it makes), against a configured sandbox: each form gives USD values."""
+    import warnings
+
+    import icoframes
+    from icoframes import sandbox
+
+    code = _block("money.md", "python", "to_usd(tables.icos, rates)")
+    with sandbox.serve(n_icos=40, seed=5) as server:
+        icoframes.configure(**server.settings(), cache_dir=tmp_path / "cache")
+        try:
+            namespace: dict = {}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a currency or day without a rate is said
+                exec(compile(code, "money.md", "exec"), namespace)
+        finally:
+            icoframes.reset_configuration()
+    assert namespace["icos_usd"]["hard_cap_usd"].notna().any()

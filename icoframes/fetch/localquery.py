@@ -14,10 +14,10 @@ all of them; ``exclude_areas`` more areas), it is complete and younger than
 ``max_age``, and every row's profile is cached (or gone) with the summary and
 status the list shows, no fetch of it failed since its copy (waiting out its
 backoff or not), and within ``profile_max_age``; no list cached since (at or
-after it) says its rows for this query are not the service's now: a row shown
-with another summary or status, an ICO it lacks that the query may match (joined
-since), or a row it has that a list whose filters its copy passes lacks (left
-since) (:func:`~icoframes.fetch.standing.contradicted`); and when the answer
+after it) says its rows for this query are not the service's now: a row shown with
+another summary or status, an ICO it lacks that the query may match (joined since), a row
+it has that a list its copy passes lacks (left since) or one holds whose filters its older
+copy fails (changed since) (:func:`~icoframes.fetch.standing.contradicted`); and when the answer
 reads fields the list does not show (a filter but ``ico_score``, a date sort)
 every copy is within ``max_age`` too: the rows then rest on the copies, not on
 the list. The newest list that can answer does (the smallest of one time). The
