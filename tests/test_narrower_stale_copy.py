@@ -126,3 +126,32 @@ def test_a_newer_list_showing_a_copy_out_of_date_stops_the_older_list_answering(
     assert sb.stats.requests["icos"] == -(-len(usa) // 20)
     assert x not in usa["id"].tolist()
     same_rows(usa, fresh(sb, tmp_path / "f", status="past", location="USA"))
+
+
+def test_a_stale_copy_of_an_ico_the_older_list_lacks_decides_nothing(sb, tmp_path):
+    """Y (past, not Finance, USA) is not in the cached ``category="Finance"`` list. Y moves
+    to Finance and Singapore; a list since holds it (``budget=0``: its copy is not fetched
+    again, and fails that list's location). ``category="Finance", location="Singapore"``
+    is then not answered from the Finance list by Y's stale copy (which says it cannot
+    match): it is paged, and has Y, as the service."""
+    warm(sb)  # every past copy cached; then the Finance list, paged
+    finance = icoframes.load_icos(status="past", category="Finance", refresh=True,
+                                  progress=False)
+    past = [r for r in sb.directory.records("past")
+            if r.category != "Finance" and r.location == "USA"]
+    y = past[0].id
+    assert y not in finance["id"].tolist()  # the premise
+    sb.update_ico(y, category="Finance", location="Singapore")
+    with pytest.warns(StaleWarning):
+        icoframes.load_icos(status="past", location="Singapore", exclude_areas="China",
+                            budget=0, progress=False)
+    sb.stats.reset()
+    got = icoframes.load_icos(status="past", category="Finance", location="Singapore",
+                              progress=False)
+    assert entry(got)["answered_from"] is None
+    assert sb.stats.requests["icos"] == -(-len(got) // 20)
+    assert y in got["id"].tolist()
+    assert sb.stats.profile_hits == Counter({y: 1})  # the list paged holds Y: its copy failed
+    assert got.loc[got["id"] == y, "location"].tolist() == ["Singapore"]
+    same_rows(got, fresh(sb, tmp_path / "f", status="past", category="Finance",
+                         location="Singapore"))
