@@ -461,6 +461,26 @@ def test_wrong_dtypes_and_arguments_are_clear_errors(icos):
         plot_raised(schema.empty_frame(ICOS), bins=0)
 
 
+def test_a_positional_ax_or_a_tables_is_refused_saying_what_to_give(icos):
+    """``plot(icos, ax)`` names ``ax=``, and a ``Tables`` given for the ICOs points to its
+    ``icos``; both an InvalidParameter, as the package's other refusals, and still a
+    TypeError. ``plot_status_flow`` names its own parameter, ``frame``."""
+    from icoframes import Tables, plot_raised_vs_cap
+
+    _fig, ax = plt.subplots()
+    for plot in (plot_raised, plot_scores, plot_timeline, plot_status_flow, plot_raised_vs_cap):
+        with pytest.raises(InvalidParameter, match=r"positional.*give the Axes as ax=") as got:
+            plot(icos, ax)
+        assert isinstance(got.value, TypeError)
+    for plot in (plot_raised, plot_scores, plot_timeline):
+        with pytest.raises(InvalidParameter, match=r"^icos must be a pandas DataFrame, got "
+                           r"Tables; did you mean tables\.icos\?$"):
+            plot(Tables.empty())
+    with pytest.raises(InvalidParameter, match="^frame must be a pandas DataFrame, got Tables$"):
+        plot_status_flow(Tables.empty())
+    assert not ax.patches  # nothing drawn by a refused call
+
+
 def test_importing_plots_does_not_load_pyplot():
     code = "import sys, icoframes.plotting; print('matplotlib.pyplot' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

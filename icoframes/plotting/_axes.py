@@ -29,6 +29,7 @@ __all__ = [
     "NOTE_GID",
     "OTHER_COLOR",
     "UNKNOWN_COLOR",
+    "Refused",
     "add_note",
     "check_frame",
     "check_icos",
@@ -119,6 +120,10 @@ def own_keywords(*, draws: str, sets: tuple[str, ...]
 
         @functools.wraps(plot)
         def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            if len(args) > 1:  # plot(icos, ax): Python's bare TypeError named no ax=
+                raise Refused(f"{plot.__name__}() takes 1 positional argument (its data) but "
+                              f"{len(args)} were given: give the Axes as ax= "
+                              f"({plot.__name__}(..., ax=ax)) and the options by name")
             styles = {key: value for key, value in kwargs.items() if key not in named}
             for key in styles:  # never the value: it may be a secret under a wrong name
                 _check_style(plot.__name__, key, own, draws, sets)
@@ -248,9 +253,18 @@ def get_axes(ax: Axes | None) -> Axes:
     return ax
 
 
-def check_frame(icos: object) -> None:
+class Refused(InvalidParameter, TypeError):
+    """A plot's argument of the wrong kind: refused as every argument of the package is
+    (InvalidParameter), and a TypeError, as Python's own refusal of it was."""
+
+
+def check_frame(icos: object, name: str = "icos") -> None:
+    """``icos`` (the parameter ``name``) is a DataFrame; a ``Tables`` given for ``icos``
+    gets a hint (its ``icos`` table is what the plots of ICOs take)."""
     if not isinstance(icos, pd.DataFrame):
-        raise TypeError(f"icos must be a pandas DataFrame, got {type(icos).__name__}")
+        hint = ("; did you mean tables.icos?" if name == "icos" and isinstance(
+            getattr(icos, "icos", None), pd.DataFrame) else "")
+        raise Refused(f"{name} must be a pandas DataFrame, got {type(icos).__name__}{hint}")
 
 
 def check_icos(icos: pd.DataFrame, who: str) -> None:

@@ -141,7 +141,7 @@ def plot_status_flow(
     >>> [t.get_text() for t in ax.texts if "→" in t.get_text()]
     ['1 upcoming→ongoing']
     """
-    check_frame(frame)
+    check_frame(frame, "frame")
     given = len(frame)
     frame = dated_rows(frame)  # its days in UTC, from the index too, as changes reads them
     if all(c in frame.columns for c in _SNAPSHOT_COLUMNS):

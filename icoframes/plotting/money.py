@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..snapshotdays import one_row_per_ico
-from ._axes import get_axes, own_keywords
+from ._axes import check_frame, get_axes, own_keywords
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -66,8 +66,7 @@ def plot_raised_vs_cap(frame: pd.DataFrame, *, ax: Axes | None = None, **kw: Any
     >>> [t.get_text() for t in ax.texts if t.get_gid() == "icoframes-note"]
     ['2 ICOs shown; 1 not placed (raised or USD hard cap unknown or not positive)']
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    check_frame(frame, "frame")
     # its points and counts are ICOs: features of several snapshot days hold each once a day
     one_row_per_ico(frame, "plot_raised_vs_cap", "frame", ids=("id", "ico_id"))
     if "raised" in frame.columns:
