@@ -263,7 +263,7 @@ class Load:
         lost = query.problems if page is None else query.page_lost  # (a raised not read:
         listed = None if page is not None else listed_seconds(query, frame)  # its text; now)
         if self._plan.add(frame, repaged=repaged, place=where, problems=lost, listed_at=listed,
-                          paged=None if page is None else query.params) and not self._quota_warned:
+                          params=query.params) and not self._quota_warned:  # once per crawl
             self._quota_warned = self.service.warn_short(self._plan.pending + self._plan.requested)
 
     def _claimer(self) -> Claims:

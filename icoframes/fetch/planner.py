@@ -142,7 +142,7 @@ class ProfilePlan:
     def add(self, rows: pd.DataFrame, *, repaged: bool,
             place: tuple[int, int | None] = (0, None),
             problems: Sequence[Mapping[str, Any]] = (), listed_at: Any = None,
-            paged: Mapping[str, Any] | None = None) -> int:
+            params: Mapping[str, Any] | None = None) -> int:
         """Plan the profiles of these list rows that the cache lacks or holds stale; how many.
 
         ``repaged``: the rows come from a list paged by this load, so stale
@@ -151,9 +151,9 @@ class ProfilePlan:
         which orders equally urgent profiles (:meth:`_urgency`). ``problems``: the list's
         problem records (a ``raised`` not read is keyed by its text: :func:`summary_keys`).
         ``listed_at``: when each row was listed (seconds; None: now), for its status moves.
-        ``paged``: the parameters of the list whose page the rows are, just paged: a copy
-        failing its filters is out of date (:class:`~icoframes.fetch.stalecopies.ListedCopies`),
-        fetched again as a changed one. Once per load (:meth:`add` plans an id once).
+        ``params``: those of the rows' list; rows of a page (just paged: ``place`` names it)
+        whose copies fail its filters are out of date
+        (:class:`~icoframes.fetch.stalecopies.ListedCopies`), fetched again as changed ones.
         """
         ids = rows["id"].tolist()
         query, page = place
@@ -187,8 +187,9 @@ class ProfilePlan:
                               ages=self._ages if repaged else None,
                               refresh_all=self._refresh_all, retry=self._keeps,
                               listed_at=listed_at,
-                              out_of_date=None if paged is None or self._copies is None
-                              else self._copies.out_of_date(paged, new))
+                              out_of_date=None if params is None or page is None
+                              or self._copies is None
+                              else self._copies.out_of_date(params, new))
         self.planned += len(wants)
         self._wants.extend(wants)
         self._order()
