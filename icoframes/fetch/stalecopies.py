@@ -83,4 +83,7 @@ class ListedCopies:
                           empty_frame(FILTERS) if filters is None else filters.frame)
         icos, problems, filter_set = self._read
         ids = listed["id"].to_numpy(dtype="int64")
-        return failing_copies(params, Rows.of(ids, icos, problems), filter_set, listed_at=None)
+        # the score the page shows: a copy showing another decides no score filter (the
+        # service may filter by either), as when a cached list answers
+        rows = Rows.of(ids, icos, problems, listed_score=listed["ico_score"].to_numpy(dtype=float))
+        return failing_copies(params, rows, filter_set, listed_at=None)
