@@ -476,7 +476,7 @@ def test_a_positional_ax_or_a_tables_is_refused_saying_what_to_give(icos):
         with pytest.raises(InvalidParameter, match=r"^icos must be a pandas DataFrame, got "
                            r"Tables; did you mean tables\.icos\?$"):
             plot(Tables.empty())
-    with pytest.raises(InvalidParameter, match="^frame must be a pandas DataFrame, got Tables$"):
+    with pytest.raises(InvalidParameter, match=r"^frame must be a pandas DataFrame, got Tables$"):
         plot_status_flow(Tables.empty())
     assert not ax.patches  # nothing drawn by a refused call
 
