@@ -3,19 +3,17 @@
 A profile is (re-)fetched when
 
 * it is not cached, or its last fetch failed ("new", "failed");
-* its list summary (name, score, raised) changed since it was fetched ("changed");
+* its list summary (name, score, raised) changed since it was fetched, or a list just
+  paged holds it while its copy fails that list's filters ("changed");
 * a list paged after its fetch shows it under another status than then ("status");
 * the list was paged again (``refresh=True``, or the cached list was older than
   ``max_age``) and the profile is older than :data:`PROFILE_MAX_AGE` for its
   status ("stale"); a fetch time in the future counts as the oldest, so a
   clock stepped back never pins an old copy;
 * ``refresh="all"`` was asked ("all");
-* a fetch to replace its copy failed since (in an earlier load, whatever it was asked
-  for then: ``refresh="all"`` one day, a healthy service the next): "retry", whether
-  the list was paged again or not, as one without a copy is asked again (not only once
-  stale, 90 days for a past ICO, with each export until then saying it not refreshed and
-  exiting 5); not where no new copy could be kept (a read-only cache dir serves it, said
-  not refreshed, as it serves warm loads).
+* a fetch to replace its copy failed since, in any earlier load ("retry"), whether the
+  list was paged again or not (not only once stale, each export until then exiting 5);
+  not where no new copy could be kept (a read-only cache dir serves it, not refreshed).
 
 An ICO whose profile was not found (error 482) is asked again only when its
 summary or status changes. With a request ``budget``, the most stale go first:
