@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from .errors import CacheError
 
-__all__ = ["LockHeld", "lock_held", "lock_holder"]
+__all__ = ["LockHeld", "held_or_taken", "lock_held", "lock_holder"]
 
 _PID = re.compile(r"[1-9][0-9]*")  # as /proc/locks writes one (ASCII digits)
 
@@ -83,3 +84,29 @@ def lock_held(path: Path, waited: float) -> LockHeld:
         said = (f"another process holds the cache's lock {path}{how_long}: is one stopped "
                 "(Ctrl-Z, a debugger, SIGSTOP)? Resume or end it, then call again")
     return LockHeld(said, path, pid, running=pid is not None and not stopped)
+
+
+#: How many times a lock that a try found held but the listing names no holder of is
+#: looked up and tried again before its holder is said not known.
+_LOOKS = 3
+
+
+def held_or_taken(path: Path, waited: float, take: Callable[[], bool]) -> LockHeld | None:
+    """The error for a wait of ``waited`` seconds on the lock ``path`` that ran out, or None
+    when ``take()`` (one more try of the lock, not waiting; True: it is held now) got it.
+
+    A holder is looked up after a try failed: one that let go meanwhile is not listed
+    any more, and ``/proc/locks``, read a page at a time, can skip a lock while others
+    are taken and let go (another process's database). Either way a lock held by a
+    process at work read as one whose holder is not known (said: "is one stopped?"; a
+    load tidied its tables in memory). So when the listing names no holder, the lock is
+    tried again, then looked up again: a holder is said not known only when each of a few
+    looks and tries found the lock held and no holder listed.
+    """
+    for _ in range(_LOOKS):
+        held = lock_held(path, waited)
+        if held.pid is not None:
+            return held
+        if take():
+            return None
+    return held
