@@ -60,8 +60,15 @@ def _holder(lock: Path, request: pytest.FixtureRequest) -> subprocess.Popen[str]
     """A process that holds ``lock`` (it said so) until a line on its stdin."""
     holder = subprocess.Popen([sys.executable, "-c", HOLD_UNTIL_TOLD, str(lock)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    request.addfinalizer(lambda: (holder.kill(), holder.wait(HANG_GUARD)))
     assert holder.stdin is not None and holder.stdout is not None
+    pipes = holder.stdin, holder.stdout
+
+    def end() -> None:  # its pipes closed too: left to the collector, a ResourceWarning
+        holder.kill()   # there may land in any later test's record of its warnings
+        holder.wait(HANG_GUARD)
+        for pipe in pipes:
+            pipe.close()
+    request.addfinalizer(end)
     assert holder.stdout.readline().strip() == "held"
     return holder
 

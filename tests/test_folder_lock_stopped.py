@@ -56,6 +56,8 @@ def stopped_holder(cfg, monkeypatch, request):
     def end() -> None:
         holder.kill()  # (SIGKILL ends a stopped process too)
         holder.wait(HANG_GUARD)
+        if holder.stdout is not None:  # closed here: left to the collector, a ResourceWarning
+            holder.stdout.close()      # may land in any later test's record of its warnings
     request.addfinalizer(end)
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
     assert wait_until(lambda: Path(f"/proc/{holder.pid}/stat").read_text().rsplit(
