@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import CacheError
-from .holders import held_or_taken
+from .holders import held_or_taken, tried
 from .textdtype import neutral_text
 
 with warnings.catch_warnings():
@@ -238,18 +238,9 @@ def _file_lock(path: Path, wait: float | None = None) -> Callable[[], object]:
         lock.acquire(timeout=-1 if wait is None else wait, poll_interval=_POLL)
     except filelock.Timeout:
         if held := held_or_taken(path, wait or 0.0,
-                                 functools.partial(_tried, lock.acquire, blocking=False)):
+                                 functools.partial(tried, lock.acquire, blocking=False)):
             raise held from None
     return lock.release
-
-
-def _tried(attempt: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
-    """Whether ``attempt(*args, **kwargs)``, one try of a lock that does not wait, took it."""
-    try:
-        attempt(*args, **kwargs)
-    except (BlockingIOError, filelock.Timeout):
-        return False
-    return True
 
 
 _POLL: Final = 0.05  # seconds between two tries of a lock whose wait is bounded
@@ -267,7 +258,7 @@ def _flock_shared(path: Path, wait: float | None = None) -> Callable[[], object]
         if wait is None:
             fcntl.flock(fd, fcntl.LOCK_SH)
         else:  # flock has no timeout: tried until the wait is over
-            take = functools.partial(_tried, fcntl.flock, fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            take = functools.partial(tried, fcntl.flock, fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             deadline = time.monotonic() + wait
             while not take():
                 if time.monotonic() >= deadline:

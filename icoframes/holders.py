@@ -14,10 +14,11 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .errors import CacheError
 
-__all__ = ["LockHeld", "held_or_taken", "lock_held", "lock_holder"]
+__all__ = ["LockHeld", "held_or_taken", "lock_held", "lock_holder", "tried"]
 
 _PID = re.compile(r"[1-9][0-9]*")  # as /proc/locks writes one (ASCII digits)
 
@@ -110,3 +111,22 @@ def held_or_taken(path: Path, waited: float, take: Callable[[], bool]) -> LockHe
         if take():
             return None
     return held
+
+
+def tried(attempt: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
+    """Whether ``attempt(*args, **kwargs)``, one try of a lock that does not wait, took it.
+
+    ``flock`` with ``LOCK_NB`` says the lock is held with BlockingIOError, filelock's
+    ``acquire(blocking=False)`` with its Timeout (a TimeoutError): False. Any other error
+    is raised.
+
+    >>> def held() -> None:
+    ...     raise BlockingIOError
+    >>> tried(held), tried(print, end="")
+    (False, True)
+    """
+    try:
+        attempt(*args, **kwargs)
+    except (BlockingIOError, TimeoutError):
+        return False
+    return True
