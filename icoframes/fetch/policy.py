@@ -3,8 +3,8 @@
 A profile is (re-)fetched when
 
 * it is not cached, or its last fetch failed ("new", "failed");
-* its list summary (name, score, raised) changed since it was fetched, or a list just
-  paged holds it while its copy fails that list's filters ("changed");
+* a list paged after its fetch shows another summary (name, score, raised), or a list
+  just paged holds it while its copy fails that list's filters ("changed");
 * a list paged after its fetch shows it under another status than then ("status");
 * the list was paged again (``refresh=True``, or the cached list was older than
   ``max_age``) and the profile is older than :data:`PROFILE_MAX_AGE` for its
@@ -366,8 +366,9 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
         could be kept (a read-only cache dir): it is served, said not refreshed.
     listed_at : array or None
         When each row was listed (epoch seconds; None or NaN: now, paged by this load). A
-        status move is news only from a list paged after the copy (an ICO listed under two
-        statuses, each cached list read in turn, would be fetched again by every load).
+        status or summary other than the copy's is news only from a list paged after it:
+        two cached lists showing an ICO differently (two statuses, or an ended ICO's older
+        list with its old ``raised``), read in turn, would have it fetched by every load.
     out_of_date : ndarray of bool, optional
         Per row, its copy fails the filters of the list just paged that holds it
         (:mod:`~icoframes.fetch.stalecopies`): out of date as a changed summary is.
@@ -389,12 +390,12 @@ def plan_profiles(listed: pd.DataFrame, keys: list[str], index: pd.DataFrame | P
     state = pick(view.state, None)
     failed = known & (state == "failed")
     gone = known & (state == "gone")
-    fails_list = np.zeros(n, dtype=bool) if out_of_date is None else out_of_date
-    changed = known & ~failed & ((pick(view.summary, None) != keys_arr) | fails_list)
     old_status = pick(view.status, None)
     fetched = pick(view.fetched, np.nan).astype(float)
     when = np.full(n, np.nan) if listed_at is None else np.asarray(listed_at, dtype=float)
     later = ~(when <= fetched) | (fetched > now.timestamp())  # (NaN: later; a future copy)
+    fails_list = np.zeros(n, dtype=bool) if out_of_date is None else out_of_date
+    changed = known & ~failed & (((pick(view.summary, None) != keys_arr) & later) | fails_list)
     moved = (known & ~failed & ~gone & ~changed & pd.notna(old_status)
              & (old_status != statuses) & later)
     staleness = np.zeros(n)
