@@ -46,6 +46,9 @@ CUT = {  # a JSON text stopping inside: more bytes could have made it whole
     "number": b'{"error":null,"data":{"id":-',
     "utf-8": '{"error":null,"data":{"id":1,"main":{"name":"Zü'.encode()[:-1],
     "sandbox": b'{"error":null,"total_icos":"',
+    # after an integer too long for int (over 4,300 digits), which the gate keeps as text
+    "long-number": ('{"error":null,"data":{"id":1,"finance":{"raised":' + "9" * 5000
+                    + ',"x":"ab').encode(),
 }
 
 

@@ -215,7 +215,7 @@ def cut_short(body: bytes | None) -> bool:
         text = body[:exc.start].decode("utf-8")
     text = text.removeprefix("\ufeff").rstrip()
     try:
-        json.loads(text)
+        loads_text(text)  # (as decode_json reads it: a long integer must not end the read)
     except json.JSONDecodeError as exc:
         if exc.msg.startswith("Unterminated string"):  # (json says so only at the end)
             return True
