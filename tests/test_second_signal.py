@@ -10,11 +10,11 @@ sent to the main thread; nothing waits on the clock.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import logging
 import os
 import selectors
 import signal
+import sys
 import threading
 import warnings
 from collections import Counter
@@ -25,7 +25,7 @@ from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
 from waiting import HANG_GUARD
 
 import icoframes
-from icoframes.fetch import inflight
+from icoframes.fetch import inflight, pool
 from icoframes.fetch import load as load_module
 
 pytestmark = pytest.mark.usefixtures("ctrl_c_raises", "one_ledger_day")
@@ -95,13 +95,14 @@ def held(tmp_path, monkeypatch) -> Iterator[tuple[HostileServer, HeldProfiles]]:
 @pytest.fixture
 def pool_waits(monkeypatch) -> threading.Event:
     """Set once the load's pool waits for its requests in flight (it shuts down)."""
-    event, wait = threading.Event(), cf.wait
+    event, ended = threading.Event(), pool.RequestPool._ended
 
-    def waiting(*args, **kwargs):
-        event.set()
-        return wait(*args, **kwargs)
+    def waiting(self, timeout):
+        if self._closed:
+            event.set()
+        return ended(self, timeout)
 
-    monkeypatch.setattr(cf, "wait", waiting)
+    monkeypatch.setattr(pool.RequestPool, "_ended", waiting)
     return event
 
 
@@ -177,6 +178,51 @@ def test_a_second_ctrl_c_as_the_finishing_line_is_said_cuts_the_requests_in_flig
     assert profiles.let_go() == ["cut"] * WORKERS
     assert _workers_left() == []
     assert icoframes.cache_info().list_queries == 1  # the list paged is kept
+    srv.stop()
+    assert icoframes.cache_info().requests_today == sum(srv.hits.values())
+
+
+@pytest.mark.parametrize("call", range(1, 17))
+def test_a_second_ctrl_c_at_any_call_of_the_pools_wait_lets_every_worker_end(held, call):
+    """The second Ctrl-C lands as the ``call``-th C function the main thread calls in the
+    pool's wait returns (right after a lock is taken, too): the workers it cuts all end, so
+    a process can exit (it joins them). Raised in the wait, its exception could leave a
+    request's lock held by the main thread, and the worker ending that request waited for
+    it forever."""
+    srv, profiles = held
+    returned = Counter[str]()
+
+    def at_each_return(frame, event, arg) -> None:  # (sys.setprofile: this thread only)
+        if event == "call" and frame.f_code is pool.RequestPool.shut_down.__code__:
+            returned["waiting"] = 1
+        elif event == "c_return" and returned["waiting"]:
+            returned["calls"] += 1
+            if returned["calls"] == call:
+                sys.setprofile(None)
+                signal.raise_signal(signal.SIGINT)  # its KeyboardInterrupt: raised here
+
+    class AgainInTheWait(logging.Handler):  # the finishing line: the pool's wait comes next
+        def emit(self, record: logging.LogRecord) -> None:
+            if "finishing" in record.getMessage():
+                sys.setprofile(at_each_return)
+
+    def ctrl_c() -> None:
+        if all(profiles.arrived.acquire(timeout=HANG_GUARD) for _ in range(WORKERS)):
+            _signal(signal.SIGINT)
+
+    logger, again = logging.getLogger("icoframes.fetch.inflight"), AgainInTheWait()
+    logger.addHandler(again)
+    try:
+        helper = _in_the_background(ctrl_c)
+        with pytest.raises(KeyboardInterrupt):
+            icoframes.load_icos(status="past", progress=False)
+        helper.join(HANG_GUARD)
+    finally:
+        sys.setprofile(None)
+        logger.removeHandler(again)
+    assert returned["calls"] == call  # the second Ctrl-C came in the wait
+    assert _workers_left() == []
+    assert profiles.let_go() == ["cut"] * WORKERS
     srv.stop()
     assert icoframes.cache_info().requests_today == sum(srv.hits.values())
 

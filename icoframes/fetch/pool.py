@@ -7,7 +7,6 @@ its kind ("page" or "profile") and what it is for, and comes back with them.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
 import contextvars
 import queue
@@ -17,6 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from ..errors import CacheError
+from .inflight import FirstSignal
 
 __all__ = ["Finished", "RequestPool"]
 
@@ -48,7 +48,7 @@ class RequestPool:
         self.workers = workers
         self._tick = tick or (lambda: None)
         self._pool: ThreadPoolExecutor | None = None
-        self._done: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
+        self._done: queue.SimpleQueue[Future[Any] | None] = queue.SimpleQueue()  # None: a signal
         self._tasks: dict[Future[Any], tuple[str, Any]] = {}
         self.interrupted: BaseException | None = None  # raised while shut_down waited
         self._closed = False  # shut down: nothing more is sent
@@ -75,12 +75,21 @@ class RequestPool:
     def next_done(self, timeout: float) -> Finished | None:
         """The next finished request, or None after ``timeout`` seconds."""
         self._tick()
-        try:
-            future = self._done.get(timeout=timeout)
-        except queue.Empty:
+        if (future := self._ended(timeout)) is None:
             return None
         kind, info = self._tasks.pop(future)
         return kind, info, future
+
+    def _ended(self, timeout: float) -> Future[Any] | None:
+        """The next request to end, or None after ``timeout`` seconds (or a signal's wake-up).
+
+        Waited for on the pool's own queue, one call that holds no lock of a request when it
+        returns or raises (``concurrent.futures.wait`` takes the lock of every future in turn,
+        and a handler's exception between two takes left one held)."""
+        try:
+            return self._done.get(timeout=timeout)
+        except queue.Empty:
+            return None
 
     def finished(self) -> Iterator[Finished]:
         """Every other request finished by now, without waiting (in the order they ended),
@@ -91,8 +100,25 @@ class RequestPool:
                 future = self._done.get_nowait()
             except queue.Empty:
                 return
+            if future is None:  # (a signal's wake-up)
+                continue
             kind, info = self._tasks.pop(future)
             yield kind, info, future
+
+    def _wait(self, grace: float | None, signalled: FirstSignal) -> None:
+        """Wait ``grace`` seconds at most (None: no limit) for the requests in flight, until a
+        signal's handler raised (its ``None`` in the queue wakes the wait)."""
+        # (a request that ended before is in the queue too: discarding it changes nothing)
+        pending = {future for future in self._tasks if not future.done()}
+        end = None if grace is None else time.monotonic() + grace
+        while pending and signalled.caught is None:
+            with contextlib.suppress(CacheError):
+                self._tick()
+            left = _TICK if end is None else min(_TICK, end - time.monotonic())
+            if left <= 0:
+                break
+            if (ended := self._ended(left)) is not None:
+                pending.discard(ended)
 
     def cut_by(self, exc: BaseException) -> float:
         """``exc`` (raised by a signal's handler) came as the pool was to be shut down: kept in
@@ -112,15 +138,14 @@ class RequestPool:
         try:  # closed first thing inside: an exception before it finds the pool open (cut_by)
             self._closed = True
             if self._pool is not None and grace != 0 and self._tasks:
-                pending = set(self._tasks)
-                end = None if grace is None else time.monotonic() + grace
-                while pending:
-                    with contextlib.suppress(CacheError):
-                        self._tick()
-                    left = _TICK if end is None else min(_TICK, end - time.monotonic())
-                    if left <= 0:
-                        break
-                    pending = cf.wait(pending, timeout=left).not_done
+                # a handler's exception raised anywhere in the wait could leave a request's
+                # lock held by this thread (taken just before, in ``future.done()``): the worker
+                # that ends that request would wait for it forever, and the process, which
+                # joins its workers at exit, never end. Held instead, it ends the wait.
+                with FirstSignal(on_caught=lambda: self._done.put(None)) as signalled:
+                    self._wait(grace, signalled)
+                if signalled.caught is not None:
+                    self.interrupted = signalled.caught
         except BaseException as exc:  # not only KeyboardInterrupt: left uncut, the workers
             self.interrupted = exc  # read on to their deadline and the exit waits for them
         if self._pool is None:
