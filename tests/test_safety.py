@@ -583,22 +583,23 @@ def test_ctrl_c_while_a_quota_stop_waits_for_paid_requests_still_releases_the_cl
     kernel hands a process signal to any thread): the main thread's wait is then not woken,
     and must end on its own to run the handler. (A signal landing just as the main thread
     blocks is missed the same way, which is how this test failed under load.)"""
-    import concurrent.futures as cf
+    from icoframes.fetch import pool
 
     stuck, let_go, waiting = threading.Event(), threading.Event(), threading.Event()
     slow_first = _holding_profile_1(stuck, let_go)
 
-    real_wait = cf.wait
+    real_wait = pool.RequestPool._ended
 
-    def spy(futures, timeout=None, **kwargs):
-        waiting.set()  # the pool's wait for requests in flight (here: the quota stop's)
-        return real_wait(futures, timeout=timeout, **kwargs)
+    def spy(self, timeout):
+        if self._closed:
+            waiting.set()  # the pool's wait for requests in flight (here: the quota stop's)
+        return real_wait(self, timeout)
 
     def interrupt() -> None:
         if waiting.wait(HANG_GUARD):
             signal.pthread_kill(threading.get_ident(), signal.SIGINT)
 
-    monkeypatch.setattr(cf, "wait", spy)
+    monkeypatch.setattr(pool.RequestPool, "_ended", spy)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     with HostileServer({LIST: paged_list(5), PROFILE: slow_first}) as srv:
         icoframes.configure(**srv.settings(), cache_dir=tmp_path / "cache", timeout=3600,
