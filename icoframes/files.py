@@ -82,9 +82,8 @@ def utcnow() -> dt.datetime:
 
 
 def utc_time(stamp: object) -> dt.datetime | None:
-    """A manifest's time (ISO 8601), in UTC: one without a time zone (written by hand, or by
-    an older version) is UTC, as icoframes writes every time, one with another offset is
-    converted (``01:00-05:00`` is ``06:00+00:00``); None for any other value.
+    """A manifest's time (ISO 8601), in UTC: one without a time zone (by hand, or an older
+    version) is UTC, one with another offset is converted; None for any other value.
 
     Examples
     --------
@@ -144,12 +143,10 @@ def atomic_write_table(table: pa.Table, path: Path) -> None:
 
 
 def read_parquet_table(path: Path) -> pa.Table:
-    """A Parquet file as an Arrow table, the file closed when this returns. Never opened
-    through a symbolic link nor waited on as a FIFO (:func:`read_record`'s rule): ValueError
-    naming it damaged; FileNotFoundError when nothing is there. ``pq.read_table(path)``
-    leaves closing the file to one of Arrow's I/O threads, a moment after it returns (about
-    1 read in 3 still had it open at return): the folder could then not be unmounted (and on
-    Windows the file not replaced) right after a read."""
+    """A Parquet file as an Arrow table, the file closed when this returns (not left to an
+    Arrow I/O thread, as ``pq.read_table(path)`` does: the folder could not be unmounted
+    right after a read). Never opened through a symbolic link nor waited on as a FIFO
+    (:func:`read_record`'s rule): ValueError naming it damaged; FileNotFoundError if absent."""
     return read_parquet_columns(path, None)[1]
 
 
