@@ -44,12 +44,13 @@ from .paths import absolute_folder, forget_pinned, pinned_folder
 from .quoting import quoted
 from .secret import HIDDEN, RedactedURL, Secret, redact_address, redact_url
 
-__all__ = ["ENV_VARIABLES", "MAX_WORKERS", "OTHER_VARIABLES", "SETTINGS", "SET_CACHE_DIR",
-           "Setting", "Settings", "check_setting", "configure", "get_settings", "hide",
-           "reset_configuration", "unchanged"]
+__all__ = ["AT_RESET", "ENV_VARIABLES", "MAX_WORKERS", "OTHER_VARIABLES", "SETTINGS",
+           "SET_CACHE_DIR", "Setting", "Settings", "check_setting", "configure", "get_settings",
+           "hide", "reset_configuration", "unchanged"]
 
 _ENV_PREFIX = "ICOFRAMES_"
 MAX_WORKERS = 64  #: The most concurrent requests ``max_workers`` takes (1 to 64).
+AT_RESET: list[Callable[[], object]] = []  #: Run by :func:`reset_configuration` too (by store)
 
 
 class _Unchanged:
@@ -342,6 +343,8 @@ def reset_configuration() -> None:
     with _lock:
         _overrides.clear()
         forget_pinned()
+    for run in AT_RESET:
+        run()
 
 
 def get_settings(**overrides: Any) -> Settings:
@@ -379,8 +382,7 @@ _WORDS = {"quota": "daily_quota", "limit": "daily_quota", "daily_limit": "daily_
 def _meant(name: str) -> str | None:
     """The setting a misspelled ``name`` most likely means, or None."""
     word = _WORDS.get(name.strip().casefold())
-    close = [word] if word else difflib.get_close_matches(name, list(_BY_NAME), n=1,
-                                                          cutoff=0.6)
+    close = [word] if word else difflib.get_close_matches(name, list(_BY_NAME), 1, 0.6)
     return close[0] if close else None
 
 
@@ -440,10 +442,9 @@ def _check_declarations() -> None:
         raise ImportError(f"Settings fields differ from SETTINGS: {wrong or names}")
     if [p for p in params if params[p].kind is inspect.Parameter.KEYWORD_ONLY] != names:
         raise ImportError("configure() parameters differ from SETTINGS")  # pragma: no cover
-    wrong = [s.name for s in SETTINGS
-             if params[s.name].annotation != (s.accepts or s.type).removesuffix(" | None")
-             + " | None" or params[s.name].default is not unchanged]
-    if wrong:  # pragma: no cover
+    if wrong := [s.name for s in SETTINGS  # pragma: no cover
+                 if params[s.name].annotation != (s.accepts or s.type).removesuffix(" | None")
+                 + " | None" or params[s.name].default is not unchanged]:
         raise ImportError(f"configure() annotations differ from SETTINGS: {wrong}")
 
 

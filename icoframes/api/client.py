@@ -215,10 +215,9 @@ class Client:
 
     def close(self) -> None:
         """Close pooled connections (and the session, when the client made it)."""
-        if self._own_session:
-            self._session.close()
-        else:
-            self._session.get_adapter(self._origin + "/").close()
+        self._prepared.close()  # (the pools it sends through: the session's close leaves them)
+        own = self._session if self._own_session else self._session.get_adapter(self._origin + "/")
+        own.close()
 
     @property
     def requests(self) -> dict[str, int]:

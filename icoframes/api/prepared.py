@@ -161,5 +161,13 @@ class Prepared:
                 template = templates.setdefault(key, template)
         return template
 
+    def close(self) -> None:
+        """Close the pools it sent through: urllib3 (2.8) closes a pool its manager forgets
+        only once nothing holds it, so their sockets stayed open until a garbage collection."""
+        with self._lock:
+            routes, self._routes = self._routes, {}
+        for route in routes.values():
+            route[3].close()
+
     def __repr__(self) -> str:
         return f"Prepared(urls={len(self._cache[1])})"

@@ -275,6 +275,8 @@ def remove_folder(folder: str | os.PathLike[str], *,
     _remove_folder(folder, report)
     if ledger is not None and ledger.forget():
         report.removed.append(f"{ledger.path}#{ledger.key}")
+    if ledger is not None:  # (its connection too: the folder may go next, as tests' do)
+        Database.close_under(ledger.path)
     return report
 
 
@@ -310,6 +312,7 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
     if ledgers_before is not None:
         ledgers = QuotaLedger(root, "")
         report.removed += [f"{ledgers.path}#{key}" for key in ledgers.forget_unused(ledgers_before)]
+        Database.close_under(ledgers.path)
     for path in other:
         report._skip(path, _LINK if path.is_symlink() else _OTHER)
     return report

@@ -20,9 +20,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar, overload
 from urllib.parse import quote
+from weakref import WeakValueDictionary
 
 from ..errors import CacheError, CacheWarning, warn
 from ..files import cleared_or
+from . import connections
 from .folders import CacheFolderRefused, check_cache_dir, checked_folders
 
 __all__ = ["BUSY_SECONDS", "IDS_IN", "LEASE", "SET_ASIDE", "SIDE_FILES", "SYNC_SECONDS",
@@ -132,25 +134,22 @@ class Database:
     """One SQLite file: :meth:`read` and :meth:`write` transactions; ``schema`` (SQL, run
     idempotently) made when opened to write, after the settings below (its ``PRAGMA`` win)."""
 
-    _open: ClassVar[dict[tuple[int, str], Database]] = {}
+    _open: ClassVar[WeakValueDictionary[tuple[int, str], Database]] = WeakValueDictionary()
     _open_lock: ClassVar[threading.Lock] = threading.Lock()
 
     @classmethod
     def at(cls, path: Path, schema: str) -> Database:
-        """The process's database object for ``path`` (one connection per process and file)."""
+        """The process's database object for ``path`` (one connection: :mod:`.connections`)."""
         key = (os.getpid(), str(path))  # a forked child opens its own
         with cls._open_lock:
             if (db := cls._open.get(key)) is None:
                 db = cls._open[key] = cls(path, schema)
             return db
 
-    @classmethod
-    def close_under(cls, folder: Path) -> None:
+    @staticmethod
+    def close_under(folder: Path) -> None:
         """Close this process's connections to databases under ``folder`` (being removed)."""
-        with cls._open_lock:
-            for db in (db for db in cls._open.values() if db.path.is_relative_to(folder)):
-                with db._lock:
-                    db.close()
+        connections.close_open(folder)
 
     def __init__(self, path: Path, schema: str) -> None:
         self.path = Path(path)  # <cache dir>/<folder>/<file>
@@ -173,6 +172,7 @@ class Database:
         use; the folders at each opening); None: no file, none to make. No database: set aside."""
         if self._conn is not None and self._identify() == self._identity and not (
                 write and self.read_only) and not self._fixed:
+            connections.used(self)
             return self._conn
         self.close()
         if not checked_folders(self.path.parent.parent, self.path, write=write):
@@ -210,6 +210,7 @@ class Database:
                 self.close()
                 raise self._unreadable("", errno.ELOOP)
             self._identity = self._identify()
+            connections.used(self)
             return self._conn
         raise CacheError(f"the cache database {self.path} cannot be made")
 
@@ -290,6 +291,7 @@ class Database:
         if self._conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
+            connections.closed(self)
         self._conn, self._identity = None, None
 
     @contextlib.contextmanager
@@ -387,6 +389,7 @@ class Database:
                 raise CacheError(f"the cache {self.path} was locked by another process for over"
                                  f" {BUSY_SECONDS:.0f} s (one stopped while writing?); call "
                                  "again once it goes on or ends") from None
+            connections.check_open_files(self.path, exc)
             if _error(exc, "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM"):
                 raise CacheError(f"the cache {self.path} cannot be written ({exc}); use "
                                  "offline=True or a writable cache_dir") from None
@@ -396,4 +399,5 @@ class Database:
         except OSError as exc:
             if exc.errno == errno.ENOSPC:
                 raise disk_full(self.path.parent) from None
+            connections.check_open_files(self.path, exc)
             raise
