@@ -23,6 +23,7 @@ from ..errors import CacheError, ConfigError, NotCached, QuotaExceeded, ServiceU
 from ..files import cleared, not_a_folder, removed_meanwhile
 from ..store.cache import WRITE_PROBE, Cache
 from ..store.claims import Claims
+from ..store.connections import check_open_files
 from ..store.db import check_cache_dir, disk_full
 from ..store.ledger import LedgerState, QuotaLedger
 from .policy import Want
@@ -278,6 +279,7 @@ def check_writable(cache: Cache) -> None:
     except OSError as exc:
         if exc.errno == errno.ENOSPC:
             raise disk_full(directory, "nothing fetched could be kept") from None
+        check_open_files(directory, exc)  # (the folder may be fine: descriptors ran out)
         if exc.errno == errno.ENOENT and directory == cache.dir and removed_meanwhile(directory):
             raise cleared("the cache folder", directory) from None  # found, then gone
         if (why := not_a_folder(cache.root)) is not None:  # a folder under a file

@@ -25,6 +25,7 @@ __all__ = ["KEPT_OPEN", "Connected", "check_open_files", "close_idle", "close_op
 #: Databases kept connected at most, but for those in use: a load uses two (its service
 #: folder's and the ledger), a few more spare reopening when loads of several take turns.
 KEPT_OPEN = 8
+_PER_DATABASE = 4  # descriptors a connection holds: the file, its log and log index, a spare
 
 
 class Connected(Protocol):
@@ -104,13 +105,19 @@ def _close_if_idle(db: Connected) -> None:
 
 def check_open_files(path: Path, exc: BaseException) -> None:
     """Raise the CacheError of ``path`` not opened as too many files are open (the errno
-    of ``exc``; for SQLite's "cannot open", which says no more, found by opening one now)."""
+    of ``exc``; for SQLite's "cannot open", which says no more, found by opening as many
+    files as a database holds now: SQLite let go of those it had opened)."""
     number = exc.errno if isinstance(exc, OSError) else None
     if getattr(exc, "sqlite_errorname", "") == "SQLITE_CANTOPEN":
+        probes: list[int] = []
         try:
-            os.close(os.open(os.devnull, os.O_RDONLY))
+            while len(probes) < _PER_DATABASE:
+                probes.append(os.open(os.devnull, os.O_RDONLY))
         except OSError as probe:
             number = probe.errno
+        finally:
+            for fd in probes:
+                os.close(fd)
     if number not in (errno.EMFILE, errno.ENFILE):
         return
     whose = "this process" if number == errno.EMFILE else "the system"

@@ -146,10 +146,8 @@ class Database:
                 db = cls._open[key] = cls(path, schema)
             return db
 
-    @staticmethod
-    def close_under(folder: Path) -> None:
-        """Close this process's connections to databases under ``folder`` (being removed)."""
-        connections.close_open(folder)
+    #: Close this process's connections to databases under a folder (being removed).
+    close_under = staticmethod(connections.close_open)
 
     def __init__(self, path: Path, schema: str) -> None:
         self.path = Path(path)  # <cache dir>/<folder>/<file>
@@ -368,6 +366,7 @@ class Database:
                 raise disk_full(self.path.parent) from None
             if _error(exc, "SQLITE_BUSY", "SQLITE_LOCKED"):
                 return False
+            connections.check_open_files(self.path, exc)
             if os.path.lexists(self.path) or not _error(exc, "SQLITE_CANTOPEN"):  # (else none)
                 raise CacheError(f"the cache database {self.path} cannot be synced: {exc}") from exc
         return True

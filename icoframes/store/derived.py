@@ -39,6 +39,7 @@ from ..parse.sections import absent_sections
 from ..schema import ICOS, PROBLEMS, PROFILE_SECTIONS, TABLES
 from ..tables import Tables, read_table
 from .cache import Cache
+from .connections import check_open_files
 from .db import LEASE, disk_full
 from .rows import DAMAGED, Snapshot
 
@@ -361,6 +362,8 @@ def _described(tables: Tables) -> Tables:
 
 def _full(exc: OSError, directory: Path) -> OSError:
     """A full disk as a :class:`CacheError` that says so; any other error as it is."""
+    if not isinstance(exc, CacheError):
+        check_open_files(directory, exc)
     if isinstance(exc, CacheError) or exc.errno != errno.ENOSPC:
         return exc
     return disk_full(directory, "the tables could not be kept (they are rebuilt next time)")
