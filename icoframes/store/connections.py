@@ -45,6 +45,8 @@ _inherited: list[Connected] = []  # a forked child's copies of its parent's (kep
 
 
 def _forked() -> None:
+    global _lock
+    _lock = threading.Lock()  # (another thread of the parent may have held it)
     _inherited.extend(_recent.values())
     _recent.clear()
 
@@ -59,7 +61,7 @@ def used(db: Connected) -> None:
     with _lock:
         _recent[id(db)] = db
         _recent.move_to_end(id(db))
-        extra = list(_recent.values())[:max(0, len(_recent) - KEPT_OPEN)]
+        extra = list(_recent.values())[:-KEPT_OPEN] if len(_recent) > KEPT_OPEN else []
     for old in extra:  # (outside the lock: closing calls closed())
         if old is not db:
             _close_if_idle(old)
