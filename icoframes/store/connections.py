@@ -39,29 +39,34 @@ class Connected(Protocol):
     def close(self) -> None: ...
 
 
-_lock = threading.Lock()
-_recent: OrderedDict[int, Connected] = OrderedDict()  # by id, the least recently used first
-_inherited: list[Connected] = []  # a forked child's copies of its parent's (kept, unused)
+class _Open:
+    """The process's open databases, by id, the least recently used first."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.recent: OrderedDict[int, Connected] = OrderedDict()
+        self.inherited: list[Connected] = []  # a forked child's copies of its parent's: kept
+
+    def forked(self) -> None:
+        self.lock = threading.Lock()  # (another thread of the parent may have held it)
+        self.inherited.extend(self.recent.values())
+        self.recent.clear()
 
 
-def _forked() -> None:
-    global _lock
-    _lock = threading.Lock()  # (another thread of the parent may have held it)
-    _inherited.extend(_recent.values())
-    _recent.clear()
+_open = _Open()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forked)
+    os.register_at_fork(after_in_child=_open.forked)
 
 
 def used(db: Connected) -> None:
     """``db``'s connection is open and used now; the least recently used idle ones past
     :data:`KEPT_OPEN` are closed (never ``db``, nor one a thread is using)."""
-    with _lock:
-        _recent[id(db)] = db
-        _recent.move_to_end(id(db))
-        extra = list(_recent.values())[:-KEPT_OPEN] if len(_recent) > KEPT_OPEN else []
+    with _open.lock:
+        _open.recent[id(db)] = db
+        _open.recent.move_to_end(id(db))
+        extra = list(_open.recent.values())[:-KEPT_OPEN] if len(_open.recent) > KEPT_OPEN else []
     for old in extra:  # (outside the lock: closing calls closed())
         if old is not db:
             _close_if_idle(old)
@@ -69,14 +74,14 @@ def used(db: Connected) -> None:
 
 def closed(db: Connected) -> None:
     """``db``'s connection was closed."""
-    with _lock:
-        _recent.pop(id(db), None)
+    with _open.lock:
+        _open.recent.pop(id(db), None)
 
 
 def close_idle(under: Path | None = None) -> None:
     """Close the connections no thread is using (to databases under the folder ``under``)."""
-    with _lock:
-        found = list(_recent.values())
+    with _open.lock:
+        found = list(_open.recent.values())
     for db in found:
         if under is None or db.path.is_relative_to(under):
             _close_if_idle(db)
@@ -88,8 +93,8 @@ AT_RESET.append(close_idle)
 
 def close_open(under: Path) -> None:
     """Close the connections to databases under the folder ``under`` (waiting for their use)."""
-    with _lock:
-        found = [db for db in _recent.values() if db.path.is_relative_to(under)]
+    with _open.lock:
+        found = [db for db in _open.recent.values() if db.path.is_relative_to(under)]
     for db in found:
         with db._lock:
             db.close()
