@@ -184,10 +184,9 @@ SETTINGS: tuple[Setting, ...] = (
 
 _BY_NAME = {s.name: s for s in SETTINGS}
 
-#: ``ICOFRAMES_*`` variables that are no setting, read by some part of the project (none: the
-#: sandbox command reads its keys from the key settings' own variables). Every other
-#: ``ICOFRAMES_*`` name is refused when settings are read: a misspelled one
-#: (``ICOFRAMES_DAILYQUOTA``) would be ignored, and a cron job sets everything by variables.
+#: ``ICOFRAMES_*`` variables that are no setting (none: the sandbox command reads its keys
+#: from the key settings' own). Every other ``ICOFRAMES_*`` name is refused when settings
+#: are read: a misspelled one would be ignored, and a cron job sets everything by variables.
 OTHER_VARIABLES: tuple[str, ...] = ()
 #: Every ``ICOFRAMES_*`` environment variable icoframes reads.
 ENV_VARIABLES: tuple[str, ...] = (*(s.env for s in SETTINGS), *OTHER_VARIABLES)
@@ -281,8 +280,7 @@ def configure(*, base_url: str | None = unchanged, public_key: str | None = unch
               timeout: float | None = unchanged, daily_quota: int | None = unchanged,
               quota_reset: str | datetime.time | None = unchanged,
               max_response_bytes: int | None = unchanged, **misspelled: Never) -> Settings:
-    # the docstring is made from SETTINGS just below
-    # first: no frame holds the key, or a password in base_url, in clear
+    # (docstring made from SETTINGS below) first: no frame holds the key or a password in clear
     private_key, base_url = hide("private_key", private_key), hide("base_url", base_url)
     unknown = list(misspelled)  # names only: a misspelled private key stays out of locals
     del misspelled
@@ -339,7 +337,8 @@ Examples
 
 @checked_keywords
 def reset_configuration() -> None:
-    """Forget the :func:`configure` overrides and the folder a relative cache dir variable named."""
+    """Forget the :func:`configure` overrides and the folder a relative cache dir variable
+    named; close the cache's idle databases (:data:`AT_RESET`)."""
     with _lock:
         _overrides.clear()
         forget_pinned()
@@ -362,8 +361,8 @@ def get_settings(**overrides: Any) -> Settings:
     values: dict[str, Any] = {}
     for setting in SETTINGS:  # the key wrapped at once (hide); set empty: given, or refused
         if (env := hide(setting.name, os.environ.get(setting.env) or None)) is not None:
-            values[setting.name] = pinned_folder(setting.name, env,
-                                                 setting.check(env, source=setting.env))
+            checked = setting.check(env, source=setting.env)
+            values[setting.name] = pinned_folder(setting.name, env, checked)
     with _lock:  # an empty variable is refused where it decides: no override gives its setting
         _check_variable_names({*_overrides, *(k for k, v in overrides.items() if v is not None)})
         values.update(_overrides)
