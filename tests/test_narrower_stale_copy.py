@@ -1,7 +1,8 @@
 """A list the service sends that holds an ICO whose cached copy fails that list's own filters
 shows the copy out of date: a field only the profile shows (location, category) changed while
-the list's summary did not. The load that paged it fetches that profile again (one request
-each), and, until it has, an older cached list does not answer a narrower query from that copy.
+the list's summary did not. The load that pages it, or answers from it cached, fetches that
+profile again (one request each), and, until it has, an older cached list does not answer a
+narrower query from that copy.
 Each test changes an ICO in a sandbox of its own and compares the rows with a fresh load of
 the same query in a cache dir of its own, over loopback.
 """
@@ -126,6 +127,28 @@ def test_a_newer_list_showing_a_copy_out_of_date_stops_the_older_list_answering(
     assert sb.stats.requests["icos"] == -(-len(usa) // 20)
     assert x not in usa["id"].tolist()
     same_rows(usa, fresh(sb, tmp_path / "f", status="past", location="USA"))
+
+
+def test_the_same_query_again_from_its_own_cached_list_fetches_the_stale_copy(sb, tmp_path):
+    """After ``budget=0`` left X's out-of-date copy (said not refreshed), the same query
+    again is answered from its own fresh cached list, which holds X and was paged after X's
+    copy: X's profile is fetched then (1 request, no list page), so its row says Singapore,
+    not the USA its filter excludes; the next load sends nothing."""
+    past = warm(sb)
+    x = int(past.loc[past["location"] == "USA", "id"].iloc[0])
+    sb.update_ico(x, location="Singapore")
+    query = {"status": "past", "location": "Singapore", "exclude_areas": "China"}
+    with pytest.warns(StaleWarning):
+        icoframes.load_icos(budget=0, progress=False, **query)
+    sb.stats.reset()
+    again = icoframes.load_icos(progress=False, **query)
+    assert sb.stats.profile_hits == Counter({x: 1}) and sb.stats.requests["icos"] == 0
+    assert again.loc[again["id"] == x, "location"].tolist() == ["Singapore"]
+    assert icoframes.report(again).not_refreshed == ()
+    same_rows(again, fresh(sb, tmp_path / "f", **query))
+    sb.stats.reset()
+    icoframes.load_icos(progress=False, **query)
+    assert sum(sb.stats.requests.values()) == 0
 
 
 def test_a_stale_copy_of_an_ico_the_older_list_lacks_decides_nothing(sb, tmp_path):

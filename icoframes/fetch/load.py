@@ -38,7 +38,7 @@ from ..tables import Tables
 from .arrivals import Arrivals, Fetched, fetch
 from .inflight import FirstSignal, grace
 from .localquery import cached_query, mark_sorted_otherwise, offline_miss, shown_order
-from .moment import listed_rows, listed_seconds, page_together, paged_at
+from .moment import first_listed, listed_rows, listed_seconds, page_together, paged_at
 from .paging import ListQuery, pages_total
 from .planner import ProfilePlan
 from .policy import DEFAULT_MAX_AGE, PROFILE_MAX_AGE, Want, load_ages
@@ -153,8 +153,7 @@ class Load:
         return self._filters
 
     def listing(self, status: str | None, filters: Mapping[str, Any], *,
-                refresh: bool | str, max_age: Any, keywords: Sequence[str] = ()
-                ) -> pd.DataFrame:
+                refresh: bool | str, max_age: Any, keywords: Sequence[str] = ()) -> pd.DataFrame:
         """The list rows of every matching ICO (``load_list``), with their report in attrs;
         ``keywords``: the loader's own, for "did you mean" on a misspelled one."""
         sort = combined_sort(status, filters, dates=False)
@@ -263,7 +262,8 @@ class Load:
         lost = query.problems if page is None else query.page_lost  # (a raised not read:
         listed = None if page is not None else listed_seconds(query, frame)  # its text; now)
         if self._plan.add(frame, repaged=repaged, place=where, problems=lost, listed_at=listed,
-                          params=query.params) and not self._quota_warned:  # once per crawl
+                          params=query.params, paged_at=first_listed(query, page)
+                          ) and not self._quota_warned:  # once per crawl
             self._quota_warned = self.service.warn_short(self._plan.pending + self._plan.requested)
 
     def _claimer(self) -> Claims:

@@ -30,8 +30,8 @@ from ..store.cache import Stored
 from ..store.db import ms
 from .paging import ListQuery
 
-__all__ = ["TOGETHER", "listed_now_wins", "listed_rows", "listed_seconds", "one_row_each",
-           "page_together", "paged_at"]
+__all__ = ["TOGETHER", "first_listed", "listed_now_wins", "listed_rows", "listed_seconds",
+           "one_row_each", "page_together", "paged_at"]
 
 #: Why a list a load without a status could answer from the cache is paged (its
 #: ``cache_declined``): another status's list is paged by the load.
@@ -135,6 +135,18 @@ def paged_at(query: ListQuery) -> dt.datetime | None:
     lists a run begun before midnight paged after it rank as paged, not as one tie; None when
     it keeps rows of an earlier list (they are as old as its ``fetched_at``)."""
     return None if query.kept else query.paged_at
+
+
+def first_listed(query: ListQuery, page: int | None) -> dt.datetime | None:
+    """When ``query`` listed the earliest of its rows, for its whole list (``page`` None):
+    its page 1, or the earlier list it keeps rows of (None: a page, listed just now). A copy
+    fetched after it says nothing of that list's filters (the ICO may have changed since)."""
+    if page is not None:
+        return None
+    when = query.paged_at or query.fetched_at
+    if query.kept and when is not None:
+        when = min(when, dt.datetime.fromisoformat(query.kept["fetched_at"]))
+    return when
 
 
 def _listed_at(query: ListQuery) -> np.ndarray:

@@ -142,7 +142,8 @@ class ProfilePlan:
     def add(self, rows: pd.DataFrame, *, repaged: bool,
             place: tuple[int, int | None] = (0, None),
             problems: Sequence[Mapping[str, Any]] = (), listed_at: Any = None,
-            params: Mapping[str, Any] | None = None) -> int:
+            params: Mapping[str, Any] | None = None,
+            paged_at: dt.datetime | None = None) -> int:
         """Plan the profiles of these list rows that the cache lacks or holds stale; how many.
 
         ``repaged``: the rows come from a list paged by this load, so stale
@@ -152,8 +153,9 @@ class ProfilePlan:
         problem records (a ``raised`` not read is keyed by its text: :func:`summary_keys`).
         ``listed_at``: when each row was listed (seconds; None: now), for its status moves.
         ``params``: those of the rows' list; rows of a page (just paged: ``place`` names it)
-        whose copies fail its filters are out of date
-        (:class:`~icoframes.fetch.stalecopies.ListedCopies`), fetched again as changed ones.
+        or of a whole list whose page 1 came at ``paged_at`` (a cached one) whose copies fail
+        its filters are out of date (:class:`~icoframes.fetch.stalecopies.ListedCopies`),
+        fetched again as changed ones; a copy fetched after that page 1 is not judged.
         """
         ids = rows["id"].tolist()
         query, page = place
@@ -187,9 +189,9 @@ class ProfilePlan:
                               ages=self._ages if repaged else None,
                               refresh_all=self._refresh_all, retry=self._keeps,
                               listed_at=listed_at,
-                              out_of_date=None if params is None or page is None
-                              or self._copies is None
-                              else self._copies.out_of_date(params, new))
+                              out_of_date=None if params is None or self._copies is None
+                              or (page is None and paged_at is None)
+                              else self._copies.out_of_date(params, new, listed_at=paged_at))
         self.planned += len(wants)
         self._wants.extend(wants)
         self._order()

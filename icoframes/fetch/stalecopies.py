@@ -6,9 +6,9 @@ fields decide (:func:`~icoframes.fetch.matching.judge`: a platform, category, ty
 location named otherwise, a yes-flag not set, a score below it, ...), the copy was
 fetched before the ICO changed: a field only the profile shows (its location, say)
 changed while the list's summary (name, score, raised) did not. Such a copy is out of
-date as one whose summary changed is: the load that paged the list fetches it again
-(:meth:`~icoframes.fetch.planner.ProfilePlan.add`), and a cached list older than that
-list does not answer a narrower query while such a copy stands
+date as one whose summary changed is: the load that pages the list, or answers from it
+cached, fetches it again (:meth:`~icoframes.fetch.planner.ProfilePlan.add`), and a cached
+list older than that list does not answer a narrower query while such a copy stands
 (:func:`~icoframes.fetch.standing.contradicted`). A copy fetched after the list's page 1
 says nothing: the ICO may have changed since the paging.
 """
@@ -60,7 +60,7 @@ def failing_copies(params: Mapping[str, Any], rows: Rows, filter_set: pd.DataFra
 
 
 class ListedCopies:
-    """The copies and filter set one load judges its paged lists' rows by, read once (at
+    """The copies and filter set one load judges its lists' rows by, read once (at
     the first list with a filter the stored fields decide): :meth:`out_of_date`.
 
     A copy this load fetches after that read is of an id it planned already, so never
@@ -71,10 +71,11 @@ class ListedCopies:
         self._cache, self._derived = cache, derived
         self._read: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
 
-    def out_of_date(self, params: Mapping[str, Any], listed: pd.DataFrame) -> np.ndarray | None:
-        """Per row of ``listed`` (a page the service just sent for the list of parameters
-        ``params``), whether its cached copy fails that list's filters (None: the list has
-        no filter, nothing read)."""
+    def out_of_date(self, params: Mapping[str, Any], listed: pd.DataFrame, *,
+                    listed_at: dt.datetime | None = None) -> np.ndarray | None:
+        """Per row of ``listed`` (rows the service sent for the list of parameters ``params``:
+        a page just paged, or a cached list of page 1 ``listed_at``), whether its cached copy
+        fails that list's filters (None: the list has no filter, nothing read)."""
         if listed.empty or not residual(params, {"status": params.get("status")}):
             return None
         if self._read is None:
@@ -86,4 +87,4 @@ class ListedCopies:
         # the score the page shows: a copy showing another decides no score filter (the
         # service may filter by either), as when a cached list answers
         rows = Rows.of(ids, icos, problems, listed_score=listed["ico_score"].to_numpy(dtype=float))
-        return failing_copies(params, rows, filter_set, listed_at=None)
+        return failing_copies(params, rows, filter_set, listed_at=listed_at)
