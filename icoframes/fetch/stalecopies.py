@@ -60,8 +60,8 @@ def failing_copies(params: Mapping[str, Any], rows: Rows, filter_set: pd.DataFra
 
 
 class ListedCopies:
-    """The copies and filter set one load judges its lists' rows by, read once (at
-    the first list with a filter the stored fields decide): :meth:`out_of_date`.
+    """The copies and filter set one load judges its lists' rows by, read and indexed once
+    (at the first list with a filter the stored fields decide): :meth:`out_of_date`.
 
     A copy this load fetches after that read is of an id it planned already, so never
     judged again (:meth:`~icoframes.fetch.planner.ProfilePlan.add` plans an id once).
@@ -78,13 +78,16 @@ class ListedCopies:
         fails that list's filters (None: the list has no filter, nothing read)."""
         if listed.empty or not residual(params, {"status": params.get("status")}):
             return None
-        if self._read is None:
+        if self._read is None:  # (indexed once: a load judges every page it pages)
             filters = self._cache.read_filters()
-            self._read = (self._derived.table("icos"), self._derived.table("problems"),
+            icos, problems = self._derived.table("icos"), self._derived.table("problems")
+            self._read = (icos.set_index("id"), problems[problems["table"] == "icos"],
                           empty_frame(FILTERS) if filters is None else filters.frame)
-        icos, problems, filter_set = self._read
+        by_id, problems, filter_set = self._read
         ids = listed["id"].to_numpy(dtype="int64")
-        # the score the page shows: a copy showing another decides no score filter (the
-        # service may filter by either), as when a cached list answers
-        rows = Rows.of(ids, icos, problems, listed_score=listed["ico_score"].to_numpy(dtype=float))
+        # the score the list shows: a copy showing another decides no score filter (the
+        # service may filter by either), as when a cached list answers (as Rows.of builds)
+        rows = Rows(ids, by_id.reindex(ids).reset_index(),
+                    by_id.index.get_indexer(pd.Index(ids)) >= 0, problems,
+                    listed["ico_score"].to_numpy(dtype=float))
         return failing_copies(params, rows, filter_set, listed_at=listed_at)
