@@ -391,7 +391,7 @@ def checked_keywords(function: Callable[_P, _R], *,
     own = tuple(k for k in keywords_of(function) if not (k == first and k in ("self", "cls")))
     called = name or function.__name__
     # the arguments a call may give by position (self first); too many of them stay
-    # Python's TypeError (plot(icos, ax): ax is keyword-only), an argument given twice not
+    # Python's TypeError here (a plot refuses them itself, saying ax=), one given twice not
     positional = [k for k, p in parameters.items() if p.kind in (
         inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     shift = int(first in ("self", "cls"))
