@@ -47,11 +47,10 @@ from .errors import ExportReplaced, InvalidParameter, did_you_mean, quoted
 from .eventvalues import as_text, plain_units, same_values, with_unit
 from .exported import export_folder, read_export
 from .frozen import without_attrs
-from .moments import as_naive_utc
 from .queries import checked_keywords
 from .schema import ICOS, empty_frame
 from .snapshotdays import dated_rows, named_dates
-from .snapshotpick import days_between, table_columns
+from .snapshotpick import day_bounds, days_between, table_columns
 from .snapshots import (
     DATE_DTYPE,
     Gaps,
@@ -91,8 +90,8 @@ def changes(
     """What changed per ICO between consecutive snapshots.
 
     Of a path, only the columns the kinds compare are read (with ``id``, ``status`` and
-    ``fetched_at``), and only the days from the snapshot before ``start`` to ``end``: its
-    memory follows what is asked, not the tree's length and width.
+    ``fetched_at``), and only the days from the last complete snapshot before ``start`` to
+    ``end``: its memory follows what is asked, not the tree's length and width.
 
     Parameters
     ----------
@@ -123,8 +122,10 @@ def changes(
         snapshot: no event.
     start, end : date, optional
         Of a path: the events dated from ``start`` to ``end`` (each included; read as
-        every date argument), compared with the snapshot before ``start``; the days
-        outside are not read. A frame is cut by its rows instead (InvalidParameter).
+        every date argument): the events ``changes(path)`` gives of those days, compared
+        with the last complete snapshot before ``start`` (the first when none is) and the
+        days between; the days outside are not read. A frame is cut by its rows instead
+        (InvalidParameter).
 
     Returns
     -------
@@ -204,6 +205,7 @@ def changes(
         raise InvalidParameter(f"gaps must be 'mark' or 'skip', got {quoted(gaps)}"
                                f"{did_you_mean(gaps, ('mark', 'skip'))}")
     if not isinstance(snapshots, pd.DataFrame):  # a file refused as snapshots=
+        day_bounds(start, end)  # a bad argument refused as such, before the path is looked at
         return _tree_changes(export_folder(snapshots, "snapshots"), kinds, gaps, start, end)
     if start is not None or end is not None:
         raise InvalidParameter("start and end choose the days of a tree read from its path; "
@@ -252,19 +254,30 @@ def _tree_changes(folder: Path, kinds: Iterable[str] | None, gaps: str, start: A
                   end: Any) -> pd.DataFrame:
     """:func:`changes` of a tree read day by day: what is held is the last row of each ICO
     and the events, never the tree; of each day, only the columns compared (and of their
-    units, ``id``, ``status``, ``fetched_at``), of the days from the one before ``start``."""
+    units, ``id``, ``status``, ``fetched_at``), of the days from the last complete one before
+    ``start``."""
     compared = columns_compared(kinds, empty_frame(ICOS))  # refused before the tree is read
     units = [u for c in compared.values() if (u := UNITS.get(c)) is not None]
     names = table_columns(ICOS, ["status", "fetched_at", *compared.values(), *units])
     folders = tree.snapshot_folders(folder)  # (looked up at the call, as read_snapshots does)
-    days_between(folders, start, end)  # start after end refused, as read_snapshots refuses it
-    first = None if start is None else as_naive_utc(start, "start").normalize()
-    before = folders.index[folders.index < first] if first is not None else folders.index[:0]
-    folders = days_between(folders, before[-1] if len(before) else start, end)
+    first, _ = day_bounds(start, end)
     infos: list[dict[str, Any]] = []
+    read: dict[pd.Timestamp, tuple[pd.DataFrame, dict[str, Any]]] = {}
+    # the baseline: the last complete day before start (the first day when none is). After
+    # a complete day the walk holds that day's rows alone (no ICO carried unseen, none listed
+    # without a row), as the whole tree's walk does: an incomplete day's baseline would lose
+    # the rows earlier days held of the ICOs it lacks. Those days are read back from start.
+    baseline = None
+    for date in reversed(folders.index[folders.index < first] if first is not None else []):
+        read[date] = read_day(folders[date], date, "icos", names)
+        baseline = date
+        if gaps_of(read[date][1]) is None:
+            break
+    folders = days_between(folders, start if baseline is None else baseline, end)
 
     def day_of(date: pd.Timestamp) -> tuple[pd.DataFrame, Gaps | None]:
-        rows, info = read_day(folders[date], date, "icos", names)
+        rows, info = read.pop(date) if date in read else read_day(folders[date], date, "icos",
+                                                                      names)
         infos.append({**info, "snapshot_date": date.date().isoformat()})  # as in attrs
         if rows["id"].duplicated().any():
             raise InvalidParameter(_TWICE)

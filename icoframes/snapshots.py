@@ -52,7 +52,7 @@ from .snapshotdays import (
     utc_dates,
     warn_uncounted,
 )
-from .snapshotpick import days_between, table_columns
+from .snapshotpick import day_bounds, days_between, described, table_columns
 from .tablefiles import problems_of
 from .tables import read_table
 from .textdtype import text_values
@@ -214,6 +214,7 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos", *,
     """
     schema = table_schema(table)
     names = table_columns(schema, columns)
+    day_bounds(start, end)  # a bad argument refused as such, before the path is looked at
     frames, infos = [], []
     folders = days_between(snapshot_folders(path), start, end)
     for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
@@ -232,6 +233,7 @@ def read_snapshots(path: str | os.PathLike[str], table: str = "icos", *,
     stacked = stacked.astype({c: d for c, d in dtypes.items() if stacked[c].dtype != d})
     key = ["snapshot_date", *schema.key]
     stacked = stacked.sort_values(key, kind="stable", ignore_index=True)
+    stacked = described(stacked, schema)
     stacked.attrs["icoframes"] = freeze({"snapshots": [
         {**i, "snapshot_date": i["snapshot_date"].date().isoformat()} for i in infos]})
     return stacked
