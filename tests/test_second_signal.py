@@ -227,6 +227,56 @@ def test_a_second_ctrl_c_at_any_call_of_the_pools_wait_lets_every_worker_end(hel
     assert icoframes.cache_info().requests_today == sum(srv.hits.values())
 
 
+@pytest.mark.parametrize("call", range(1, 13))
+def test_a_third_ctrl_c_as_the_pool_cuts_lets_every_worker_end(held, call):
+    """The second Ctrl-C lands as the ``call``-th C function the main thread calls in the
+    pool's shut-down returns, the third as the next lock is taken after it (a request's:
+    ``future.done()``, ``cancel()``): mashed Ctrl-C cuts every request too, and the workers
+    all end. A third raised while a request's lock was held left a worker waiting forever."""
+    srv, profiles = held
+    returned = Counter[str]()
+
+    def at_each_return(frame, event, arg) -> None:  # (sys.setprofile: this thread only)
+        if event == "call" and frame.f_code is pool.RequestPool.shut_down.__code__:
+            returned["waiting"] = 1
+        elif event == "c_return" and returned["waiting"]:
+            returned["calls"] += 1
+            if returned["calls"] == call:
+                signal.raise_signal(signal.SIGINT)  # the second
+            elif returned["calls"] > call and getattr(arg, "__name__", "") == "__enter__" \
+                    and type(getattr(arg, "__self__", None)).__name__ == "RLock":
+                sys.setprofile(None)
+                returned["third"] = 1
+                signal.raise_signal(signal.SIGINT)  # the third, a lock just taken
+
+    class AgainInTheWait(logging.Handler):  # the finishing line: the pool's wait comes next
+        def emit(self, record: logging.LogRecord) -> None:
+            if "finishing" in record.getMessage():
+                sys.setprofile(at_each_return)
+
+    def ctrl_c() -> None:
+        if all(profiles.arrived.acquire(timeout=HANG_GUARD) for _ in range(WORKERS)):
+            _signal(signal.SIGINT)
+
+    logger, again = logging.getLogger("icoframes.fetch.inflight"), AgainInTheWait()
+    logger.addHandler(again)
+    try:
+        helper = _in_the_background(ctrl_c)
+        with pytest.raises(KeyboardInterrupt):
+            icoframes.load_icos(status="past", progress=False)
+        helper.join(HANG_GUARD)
+    finally:
+        sys.setprofile(None)
+        logger.removeHandler(again)
+    assert returned["calls"] >= call
+    workers = [t for t in threading.enumerate() if t.name.startswith("icoframes_")]
+    profiles.wake()  # what was not cut is answered now: only a worker stuck on a lock is left
+    for worker in workers:
+        worker.join(HANG_GUARD)
+    assert [w.name for w in workers if w.is_alive()] == []
+    srv.stop()
+
+
 def test_no_retry_leaves_after_the_first_ctrl_c(tmp_path, monkeypatch, quick_retries):
     """The requests in flight at the Ctrl-C are answered 503 (Retry-After: 0) once the
     handler ran; the load reaches its grace only once each has failed or been retried."""

@@ -52,7 +52,8 @@ _CAUGHT = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP"
 class FirstSignal:
     """While the block runs, the first SIGINT, SIGTERM or SIGHUP runs the handler set before
     and holds what it raises (:attr:`caught`), then calls ``on_caught`` (it must be safe in a
-    signal's handler: take no lock); the handlers are set back at once.
+    signal's handler: take no lock); the handlers are set back at once, or, with
+    ``until_exit``, when the block ends (a signal after the one held is ignored until then).
 
     Examples
     --------
@@ -68,12 +69,14 @@ class FirstSignal:
     >>> _ = signal.signal(signal.SIGINT, before)
     """
 
-    def __init__(self, on_caught: Callable[[], object] = lambda: None) -> None:
+    def __init__(self, on_caught: Callable[[], object] = lambda: None, *,
+                 until_exit: bool = False) -> None:
         self.caught: BaseException | None = None  # what the first signal's handler raised
         self.signum: int | None = None
         self._on_caught = on_caught  # called in the handler, once it holds an exception
         self._previous: dict[int, Any] = {}
         self._fired = False
+        self._until_exit = until_exit  # no handler set back before the block ends
 
     def __enter__(self) -> FirstSignal:
         if threading.current_thread() is not threading.main_thread():
@@ -86,8 +89,8 @@ class FirstSignal:
         except BaseException:
             self._restore()
             raise
-        if self._fired:  # a signal came between two: the one set after it goes back too
-            self._restore()
+        if self._fired and not self._until_exit:  # a signal came between two: the one set
+            self._restore()  # after it goes back too
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
@@ -96,16 +99,17 @@ class FirstSignal:
 
     def _restore(self) -> None:
         # one at a time, each forgotten once set back: a signal whose handler is back may
-        # raise between two of them, and what is left is set back when the block ends
-        while self._previous:
-            sig, handler = next(iter(self._previous.items()))
+        # raise between two of them, and what is left is set back when the block ends. Over
+        # a copy: a signal still caught here runs this again inside (it changes the dict)
+        for sig, handler in list(self._previous.items()):
             signal.signal(sig, handler)
-            del self._previous[sig]
+            self._previous.pop(sig, None)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self._fired = True
         handler = self._previous.get(signum)
-        self._restore()  # a second signal goes where it went before: it stops the load now
+        if not self._until_exit:  # a second signal goes where it went before: it stops
+            self._restore()  # the load now
         if handler is None or self.caught is not None:
             return
         try:

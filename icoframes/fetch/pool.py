@@ -135,19 +135,27 @@ class RequestPool:
         finished but were not handed back yet. Whatever a signal's handler raises in the wait
         (a second Ctrl-C, a service's ``sys.exit``) cuts the rest at once and is kept in
         :attr:`interrupted` for the caller, who keeps what came and raises it again."""
+        # a handler's exception raised anywhere here could leave a request's lock held by
+        # this thread (taken in ``future.done()``, ``cancel()``, the executor's shutdown): the
+        # worker that ends that request would wait for it forever, and the process, which
+        # joins its workers at exit, never end. Held until the block ends, the first ends the
+        # wait; any later one (a third Ctrl-C) is ignored while the rest is cut.
+        signalled = FirstSignal(on_caught=lambda: self._done.put(None), until_exit=True)
         try:  # closed first thing inside: an exception before it finds the pool open (cut_by)
             self._closed = True
-            if self._pool is not None and grace != 0 and self._tasks:
-                # a handler's exception raised anywhere in the wait could leave a request's
-                # lock held by this thread (taken just before, in ``future.done()``): the worker
-                # that ends that request would wait for it forever, and the process, which
-                # joins its workers at exit, never end. Held instead, it ends the wait.
-                with FirstSignal(on_caught=lambda: self._done.put(None)) as signalled:
+            with signalled:
+                if self._pool is not None and grace != 0 and self._tasks:
                     self._wait(grace, signalled)
-                if signalled.caught is not None:
-                    self.interrupted = signalled.caught
+                return self._cut(cancel)
         except BaseException as exc:  # not only KeyboardInterrupt: left uncut, the workers
             self.interrupted = exc  # read on to their deadline and the exit waits for them
+            return self._cut(cancel)
+        finally:
+            if signalled.caught is not None:  # (the first: before one raised as it ended)
+                self.interrupted = signalled.caught
+
+    def _cut(self, cancel: Callable[[], None]) -> list[Finished]:
+        """Cut what is still in flight; the requests finished and not handed back."""
         if self._pool is None:
             return []
         if any(not f.done() for f in self._tasks):
