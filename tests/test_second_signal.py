@@ -10,6 +10,7 @@ sent to the main thread; nothing waits on the clock.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import selectors
@@ -366,4 +367,36 @@ def test_the_handlers_are_set_back_when_a_signal_raises_while_they_are_set(monke
             signal.raise_signal(signal.SIGINT)
     finally:
         set_handler(signal.SIGTERM, previous)
+    assert handlers == (signal.default_int_handler, on_term)
+
+
+@pytest.mark.parametrize("call", range(1, 7))
+def test_a_signal_while_the_handlers_are_set_back_is_not_an_error(call):
+    """A SIGTERM lands as the ``call``-th C function returns while the first Ctrl-C's
+    handlers are set back (its own handler still the hold's): what it raises is the
+    handler's, never an error of the hold's own, and every handler is back after."""
+    returned = Counter[str]()
+
+    def on_term(signum, frame):
+        raise SystemExit("terminated")
+
+    def at_each_return(frame, event, arg) -> None:
+        if event == "call" and frame.f_code is inflight.FirstSignal._restore.__code__:
+            returned["restoring"] = 1
+        elif event == "c_return" and returned["restoring"]:
+            returned["calls"] += 1
+            if returned["calls"] == call:
+                sys.setprofile(None)
+                signal.raise_signal(signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        with contextlib.suppress(SystemExit, KeyboardInterrupt), inflight.FirstSignal():
+            sys.setprofile(at_each_return)
+            signal.raise_signal(signal.SIGINT)
+        sys.setprofile(None)
+        handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    finally:
+        sys.setprofile(None)
+        signal.signal(signal.SIGTERM, previous)
     assert handlers == (signal.default_int_handler, on_term)
