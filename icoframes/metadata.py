@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from .schema import Column, Kind
 
-__all__ = ["ColumnDescriptions", "ColumnInfo", "describe_columns", "unreadable"]
+__all__ = ["ATTRS_KEY", "ColumnDescriptions", "ColumnInfo", "describe_columns", "unreadable"]
 
 #: The key of ``DataFrame.attrs`` that holds a frame's :class:`ColumnDescriptions`.
 ATTRS_KEY = "columns"
