@@ -338,7 +338,7 @@ Examples
 @checked_keywords
 def reset_configuration() -> None:
     """Forget the :func:`configure` overrides and the folder a relative cache dir variable
-    named; close the cache's idle databases (:data:`AT_RESET`)."""
+    named; close the cache's idle databases (``AT_RESET``)."""
     with _lock:
         _overrides.clear()
         forget_pinned()
