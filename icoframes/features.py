@@ -168,7 +168,8 @@ def compute_features(tables: Tables, *, rates: pd.DataFrame | None = None,
         The moment ``status_disagrees_with_dates`` judges against; default now
         (UTC, naive like the ICOs' dates). A ``datetime``, ``date``, ``Timestamp``,
         ``numpy.datetime64``, or text: an ISO date with a 4-digit year
-        (``"2018-06-01"``, ``"2018-06-01 12:00"``); other text is refused.
+        (``"2018-06-01"``, ``"2018-06-01 12:00"``), or ``"now"``/``"today"`` (this moment,
+        UTC, not midnight); other text is refused.
     rate_max_age : str or Timedelta or numpy.timedelta64 or None, default ``"7D"``
         Passed to :func:`icoframes.to_usd`: the oldest rate accepted before a date,
         with a unit.

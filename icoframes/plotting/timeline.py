@@ -104,7 +104,8 @@ def plot_timeline(
     now : datetime-like, optional
         What counts as started: ``start_datetime <= now``. Default: the current
         UTC time. Timezone-aware values are compared in UTC. Text is an ISO
-        date with a 4-digit year (``"2026-11-01"``); other text is refused.
+        date with a 4-digit year (``"2026-11-01"``), or ``"now"``/``"today"`` (this moment,
+        UTC, not midnight); other text is refused.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on; by default a new figure is created.
     **style
