@@ -155,9 +155,9 @@ def read_parquet_columns(path: Path, columns: list[str] | None) -> tuple[pa.Sche
     as :func:`read_parquet_table` reads it: no other column decoded."""
     with os.fdopen(_open_regular(path), "rb") as file:  # read whole: closed on return
         data = pa.BufferReader(file.read())
-    schema = pq.read_schema(data)
+    schema = (parquet := pq.ParquetFile(data)).schema_arrow  # its footer parsed once
     held = None if columns is None else [c for c in columns if c in schema.names]
-    return schema, pq.read_table(data, columns=held)
+    return schema, parquet.read(columns=held)
 
 
 def concurrently(write: Callable[[_T], object], items: Iterable[_T]) -> None:

@@ -19,7 +19,7 @@ import sys
 import threading
 import warnings
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from hostile import LIST, PROFILE, HostileServer, json_reply, paged_list
@@ -117,6 +117,31 @@ def _in_the_background(target) -> threading.Thread:
     return thread
 
 
+def _load_cut_by_ctrl_c(profiles, as_finishing: Callable[[], object]) -> None:
+    """A load of the held profiles, Ctrl-C once every one is in flight; ``as_finishing`` runs
+    as the load says its finishing line (the pool's wait comes next). Raises nothing else."""
+
+    class AsFinishing(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "finishing" in record.getMessage():
+                as_finishing()
+
+    def ctrl_c() -> None:
+        if all(profiles.arrived.acquire(timeout=HANG_GUARD) for _ in range(WORKERS)):
+            _signal(signal.SIGINT)
+
+    logger, handler = logging.getLogger("icoframes.fetch.inflight"), AsFinishing()
+    logger.addHandler(handler)
+    try:
+        helper = _in_the_background(ctrl_c)
+        with pytest.raises(KeyboardInterrupt):
+            icoframes.load_icos(status="past", progress=False)
+        helper.join(HANG_GUARD)
+    finally:
+        sys.setprofile(None)
+        logger.removeHandler(handler)
+
+
 def _workers_left() -> list[str]:
     workers = [t for t in threading.enumerate() if t.name.startswith("icoframes_")]
     for worker in workers:
@@ -158,24 +183,8 @@ def test_a_second_sigterm_whose_handler_exits_cuts_the_requests_in_flight(held, 
 def test_a_second_ctrl_c_as_the_finishing_line_is_said_cuts_the_requests_in_flight(held):
     srv, profiles = held
 
-    class AgainAsItIsSaid(logging.Handler):  # before the pool's wait begins
-        def emit(self, record: logging.LogRecord) -> None:
-            if "finishing" in record.getMessage():
-                signal.raise_signal(signal.SIGINT)
-
-    def ctrl_c() -> None:
-        if all(profiles.arrived.acquire(timeout=HANG_GUARD) for _ in range(WORKERS)):
-            _signal(signal.SIGINT)
-
-    logger, again = logging.getLogger("icoframes.fetch.inflight"), AgainAsItIsSaid()
-    logger.addHandler(again)
-    try:
-        helper = _in_the_background(ctrl_c)
-        with pytest.raises(KeyboardInterrupt):
-            icoframes.load_icos(status="past", progress=False)
-        helper.join(HANG_GUARD)
-    finally:
-        logger.removeHandler(again)
+    # the second Ctrl-C as the finishing line is said, before the pool's wait begins
+    _load_cut_by_ctrl_c(profiles, lambda: signal.raise_signal(signal.SIGINT))
     assert profiles.let_go() == ["cut"] * WORKERS
     assert _workers_left() == []
     assert icoframes.cache_info().list_queries == 1  # the list paged is kept
@@ -202,25 +211,7 @@ def test_a_second_ctrl_c_at_any_call_of_the_pools_wait_lets_every_worker_end(hel
                 sys.setprofile(None)
                 signal.raise_signal(signal.SIGINT)  # its KeyboardInterrupt: raised here
 
-    class AgainInTheWait(logging.Handler):  # the finishing line: the pool's wait comes next
-        def emit(self, record: logging.LogRecord) -> None:
-            if "finishing" in record.getMessage():
-                sys.setprofile(at_each_return)
-
-    def ctrl_c() -> None:
-        if all(profiles.arrived.acquire(timeout=HANG_GUARD) for _ in range(WORKERS)):
-            _signal(signal.SIGINT)
-
-    logger, again = logging.getLogger("icoframes.fetch.inflight"), AgainInTheWait()
-    logger.addHandler(again)
-    try:
-        helper = _in_the_background(ctrl_c)
-        with pytest.raises(KeyboardInterrupt):
-            icoframes.load_icos(status="past", progress=False)
-        helper.join(HANG_GUARD)
-    finally:
-        sys.setprofile(None)
-        logger.removeHandler(again)
+    _load_cut_by_ctrl_c(profiles, lambda: sys.setprofile(at_each_return))
     assert returned["calls"] == call  # the second Ctrl-C came in the wait
     assert _workers_left() == []
     assert profiles.let_go() == ["cut"] * WORKERS
@@ -250,25 +241,7 @@ def test_a_third_ctrl_c_as_the_pool_cuts_lets_every_worker_end(held, call):
                 returned["third"] = 1
                 signal.raise_signal(signal.SIGINT)  # the third, a lock just taken
 
-    class AgainInTheWait(logging.Handler):  # the finishing line: the pool's wait comes next
-        def emit(self, record: logging.LogRecord) -> None:
-            if "finishing" in record.getMessage():
-                sys.setprofile(at_each_return)
-
-    def ctrl_c() -> None:
-        if all(profiles.arrived.acquire(timeout=HANG_GUARD) for _ in range(WORKERS)):
-            _signal(signal.SIGINT)
-
-    logger, again = logging.getLogger("icoframes.fetch.inflight"), AgainInTheWait()
-    logger.addHandler(again)
-    try:
-        helper = _in_the_background(ctrl_c)
-        with pytest.raises(KeyboardInterrupt):
-            icoframes.load_icos(status="past", progress=False)
-        helper.join(HANG_GUARD)
-    finally:
-        sys.setprofile(None)
-        logger.removeHandler(again)
+    _load_cut_by_ctrl_c(profiles, lambda: sys.setprofile(at_each_return))
     assert returned["calls"] >= call
     workers = [t for t in threading.enumerate() if t.name.startswith("icoframes_")]
     profiles.wake()  # what was not cut is answered now: only a worker stuck on a lock is left

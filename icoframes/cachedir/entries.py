@@ -97,7 +97,8 @@ def matches(name: str, patterns: tuple[str, ...]) -> bool:
 
 def mark_used(folder: str | os.PathLike[str]) -> None:
     """Record that ``folder`` is used now (a warm load writes nothing else, and must not look
-    unused to :func:`prune`); a missing or read-only folder is left as it is."""
+    unused to :func:`~icoframes.cachedir.housekeeping.prune`); a missing or read-only folder
+    is left as it is."""
     folder = Path(folder)
     if folder.is_dir() and not folder.is_symlink():
         with contextlib.suppress(OSError):  # read-only: we cannot prune it either
