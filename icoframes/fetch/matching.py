@@ -33,7 +33,7 @@ The order of the rows picked is :mod:`icoframes.fetch.ordering`'s.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,7 +140,10 @@ class Rows:
     ``kept`` holds what :func:`judge` read and found of these rows (columns, and the
     verdict per filter and value, for one filter set): a row's verdict reads that row
     alone, so a list checked against every list cached since it judges each filter once,
-    not once per list (a load answered from the cache after many queries).
+    not once per list (a load answered from the cache after many queries). ``named`` holds
+    what :func:`judge` found of the filter set alone (each filter's names of its ids, for
+    one filter set): rows judged apart (a load's pages) may share it, so that it is worked
+    out once, not once per page.
     """
 
     ids: np.ndarray
@@ -149,21 +152,32 @@ class Rows:
     problems: pd.DataFrame
     listed_score: np.ndarray | None = None
     kept: dict[tuple[str, ...], Any] = field(default_factory=dict, compare=False, repr=False)
+    named: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, ids: np.ndarray, icos: pd.DataFrame, problems: pd.DataFrame,
            listed_score: np.ndarray | None = None) -> Rows:
         """The rows of ``ids`` (in that order) from tidy ``icos`` and ``problems``."""
-        has_profile = pd.Index(icos["id"].to_numpy()).get_indexer(ids) >= 0
-        aligned = icos.set_index("id").reindex(ids).reset_index()
-        return cls(ids, aligned, has_profile, problems[problems["table"] == "icos"],
-                   None if listed_score is None else np.asarray(listed_score, dtype=float))
+        return cls.indexed(ids, icos.set_index("id"), problems[problems["table"] == "icos"],
+                           listed_score)
+
+    @classmethod
+    def indexed(cls, ids: np.ndarray, by_id: pd.DataFrame, problems: pd.DataFrame,
+                listed_score: np.ndarray | None = None, *,
+                named: dict[str, Any] | None = None) -> Rows:
+        """:meth:`of` from ``icos`` indexed by id and the problems of ``icos`` alone, each
+        made once where many rows are read (a load's pages); ``named`` shared by them."""
+        return cls(ids, by_id.reindex(ids).reset_index(),
+                   by_id.index.get_indexer(pd.Index(ids)) >= 0, problems,
+                   None if listed_score is None else np.asarray(listed_score, dtype=float),
+                   named={} if named is None else named)
 
     def take(self, positions: np.ndarray) -> Rows:
         """These rows at ``positions`` only."""
         return Rows(self.ids[positions], self.icos.iloc[positions].reset_index(drop=True),
                     self.has_profile[positions], self.problems,
-                    None if self.listed_score is None else self.listed_score[positions])
+                    None if self.listed_score is None else self.listed_score[positions],
+                    named=self.named)
 
     def text(self, column: str) -> np.ndarray:
         """A text column as objects, None where missing (read once: do not change it)."""
@@ -176,11 +190,13 @@ class Rows:
         """Rows whose ``column`` (or the whole section it is read from) could not be read
         (read once: do not change it)."""
         if ("unreadable", column) not in self.kept:
-            source = ICOS.column(column).source
-            names = [column, source[0]] if source else [column]
-            bad = self.problems.loc[self.problems["column"].isin(names), "ico_id"]
-            self.kept["unreadable", column] = np.isin(self.ids,
-                                                      bad.dropna().to_numpy(dtype="int64"))
+            bad = np.empty(0, dtype="int64")  # (none: no pandas lookup per column and page)
+            if not self.problems.empty:
+                source = ICOS.column(column).source
+                names = [column, source[0]] if source else [column]
+                found = self.problems.loc[self.problems["column"].isin(names), "ico_id"]
+                bad = found.dropna().to_numpy(dtype="int64")
+            self.kept["unreadable", column] = np.isin(self.ids, bad)
         return self.kept["unreadable", column]
 
 
@@ -188,7 +204,7 @@ def _codes(n: int, value: int) -> np.ndarray:
     return np.full(n, value, dtype=np.int8)
 
 
-def _by_name(rows: Rows, column: str, wanted: set[str], known: set[str], *,
+def _by_name(rows: Rows, column: str, wanted: set[str], known: Collection[str], *,
              shared: frozenset[str] | set[str] = frozenset(), unnamed: bool = False) -> np.ndarray:
     """In when the text is a wanted name, out when it is another known name or missing."""
     if ("distinct", column) not in rows.kept:  # one verdict per distinct text, not per row
@@ -208,10 +224,11 @@ def _by_name(rows: Rows, column: str, wanted: set[str], known: set[str], *,
     return codes
 
 
-def _names(rows: Rows, name: str, filter_set: pd.DataFrame) -> dict[int, str]:
+def _names(rows: Rows, name: str, filter_set: pd.DataFrame
+           ) -> tuple[dict[int, str], dict[str, set[int]]]:
     """The filter set's name of each id of the filter ``name`` (locations: by themselves),
-    read once for these rows."""
-    if (kept := rows.kept.get(("names", name))) is None or kept[0] is not filter_set:
+    and the ids of each name; read once for these rows (and those sharing their ``named``)."""
+    if (kept := rows.named.get(name)) is None or kept[0] is not filter_set:
         entries = filter_set[filter_set["filter"] == name]
         if name != "location":
             entries = entries[entries["id"].notna()]
@@ -219,26 +236,26 @@ def _names(rows: Rows, name: str, filter_set: pd.DataFrame) -> dict[int, str]:
                              strict=True))
         else:
             names = dict(enumerate(entries["name"].astype(object)))
-        rows.kept["names", name] = kept = (filter_set, names)
-    return kept[1]
+        owners: dict[str, set[int]] = {}
+        for ico_id, value in names.items():
+            owners.setdefault(value, set()).add(ico_id)
+        rows.named[name] = kept = (filter_set, names, owners)
+    return kept[1], kept[2]
 
 
 def _named(rows: Rows, name: str, ids: Sequence[int], filter_set: pd.DataFrame
            ) -> tuple[np.ndarray, str]:
-    names = _names(rows, name, filter_set)
+    names, owners = _names(rows, name, filter_set)
     wanted = {names[i] for i in ids if i in names}
-    owners: dict[str, set[int]] = {}
-    for ico_id, value in names.items():
-        owners.setdefault(value, set()).add(ico_id)
     shared = {v for v in wanted if owners[v] - set(ids)}
-    codes = _by_name(rows, name, wanted, set(names.values()), shared=shared,
+    codes = _by_name(rows, name, wanted, owners.keys(), shared=shared,
                      unnamed=any(i not in names for i in ids))
     return codes, f"{name}: the profile names a value the filter set does not map to an id"
 
 
 def _location(rows: Rows, places: Sequence[str], filter_set: pd.DataFrame
               ) -> tuple[np.ndarray, str]:
-    known = set(_names(rows, "location", filter_set).values())
+    known = _names(rows, "location", filter_set)[1].keys()
     return (_by_name(rows, "location", set(places), known),
             "location: a country the filter set does not list, or unreadable")
 

@@ -191,7 +191,8 @@ class ProfilePlan:
                               listed_at=listed_at,
                               out_of_date=None if params is None or self._copies is None
                               or (page is None and paged_at is None)
-                              else self._copies.out_of_date(params, new, listed_at=paged_at))
+                              else self._copies.out_of_date(params, new, listed_at=paged_at,
+                                                            cached=self._index.ids))
         self.planned += len(wants)
         self._wants.extend(wants)
         self._order()

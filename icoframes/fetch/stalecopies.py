@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..schema import FILTERS, empty_frame
+from ..schema import FILTERS, PROBLEMS, empty_frame
 from ..store.cache import Cache
 from ..store.derived import DerivedTables
-from .matching import OUT, Rows, judge, residual
+from .matching import FIELDS, OUT, Rows, judge, residual
 
 __all__ = ["ListedCopies", "failing_copies"]
 
@@ -49,7 +49,13 @@ def failing_copies(params: Mapping[str, Any], rows: Rows, filter_set: pd.DataFra
     ...                listed_at=None).tolist()
     [False, True, False]
     """
-    filters = residual(params, {"status": params.get("status")})
+    return _failing(residual(params, {"status": params.get("status")}), rows, filter_set,
+                    listed_at)
+
+
+def _failing(filters: Mapping[str, Any], rows: Rows, filter_set: pd.DataFrame,
+             listed_at: dt.datetime | None) -> np.ndarray:
+    """:func:`failing_copies` of a list whose filters (but its status) are ``filters``."""
     if not filters or not len(rows.ids):
         return np.zeros(len(rows.ids), dtype=bool)
     fails = judge(filters, rows, filter_set)[0] == OUT
@@ -59,9 +65,14 @@ def failing_copies(params: Mapping[str, Any], rows: Rows, filter_set: pd.DataFra
     return np.asarray(fails, dtype=bool)
 
 
+#: The ``icos`` columns a list's filters read of a copy, and when it was fetched.
+_READ = ("fetched_at", *dict.fromkeys(c for columns in FIELDS.values() for c in columns))
+
+
 class ListedCopies:
     """The copies and filter set one load judges its lists' rows by, read and indexed once
-    (at the first list with a filter the stored fields decide): :meth:`out_of_date`.
+    (at the first list with a filter the stored fields decide that holds a cached copy):
+    :meth:`out_of_date`.
 
     A copy this load fetches after that read is of an id it planned already, so never
     judged again (:meth:`~icoframes.fetch.planner.ProfilePlan.add` plans an id once).
@@ -69,25 +80,51 @@ class ListedCopies:
 
     def __init__(self, cache: Cache, derived: DerivedTables) -> None:
         self._cache, self._derived = cache, derived
-        self._read: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame] | None = None
+        self._read: tuple[pd.DataFrame, pd.DataFrame] | None = None
+        self._problems: pd.DataFrame | None = None
+        self._named: dict[str, Any] = {}  # the filter set's names (Rows.named), once a load
 
     def out_of_date(self, params: Mapping[str, Any], listed: pd.DataFrame, *,
-                    listed_at: dt.datetime | None = None) -> np.ndarray | None:
+                    listed_at: dt.datetime | None = None,
+                    cached: pd.Index | None = None) -> np.ndarray | None:
         """Per row of ``listed`` (rows the service sent for the list of parameters ``params``:
         a page just paged, or a cached list of page 1 ``listed_at``), whether its cached copy
-        fails that list's filters (None: the list has no filter, nothing read)."""
-        if listed.empty or not residual(params, {"status": params.get("status")}):
+        fails that list's filters. ``cached``: the ids the cache holds a record of (None: any
+        id may have a copy); a row of another id has no copy, so never fails. None (nothing
+        read): the list has no filter, or no row a copy."""
+        filters = residual(params, {"status": params.get("status")})
+        if listed.empty or not filters:
+            return None
+        ids = listed["id"].to_numpy(dtype="int64")
+        held = (np.ones(len(ids), dtype=bool) if cached is None
+                else cached.get_indexer(pd.Index(ids)) >= 0)
+        if not held.any():  # (a cold load's pages: no copy to read)
             return None
         if self._read is None:  # (indexed once: a load judges every page it pages)
-            filters = self._cache.read_filters()
-            icos, problems = self._derived.table("icos"), self._derived.table("problems")
-            self._read = (icos.set_index("id"), problems[problems["table"] == "icos"],
-                          empty_frame(FILTERS) if filters is None else filters.frame)
-        by_id, problems, filter_set = self._read
-        ids = listed["id"].to_numpy(dtype="int64")
+            stored = self._cache.read_filters()
+            icos = self._derived.table("icos", ["id", *_READ])
+            self._read = (icos[["id", *_READ]].set_index("id"),
+                          empty_frame(FILTERS) if stored is None else stored.frame)
+        by_id, filter_set = self._read
+        fails = np.zeros(len(ids), dtype=bool)
+        at = np.flatnonzero(held)
         # the score the list shows: a copy showing another decides no score filter (the
-        # service may filter by either), as when a cached list answers (as Rows.of builds)
-        rows = Rows(ids, by_id.reindex(ids).reset_index(),
-                    by_id.index.get_indexer(pd.Index(ids)) >= 0, problems,
-                    listed["ico_score"].to_numpy(dtype=float))
-        return failing_copies(params, rows, filter_set, listed_at=listed_at)
+        # service may filter by either), as when a cached list answers
+        scores = listed["ico_score"].to_numpy(dtype=float)[at]
+        rows = Rows.indexed(ids[at], by_id, _NO_PROBLEMS, scores, named=self._named)
+        # judged first as if every value was read: one not read only ever makes a verdict
+        # undecided, so the problems (a table a load of icos does not otherwise bring up to
+        # date) are read only when a copy fails, and only its rows judged again with them
+        maybe = np.flatnonzero(_failing(filters, rows, filter_set, listed_at))
+        if len(maybe):
+            if self._problems is None:
+                problems = self._derived.table("problems")
+                self._problems = problems[problems["table"] == "icos"]
+            again = Rows.indexed(rows.ids[maybe], by_id, self._problems, scores[maybe],
+                                 named=self._named)
+            fails[at[maybe]] = _failing(filters, again, filter_set, listed_at)
+        return fails
+
+
+#: No value left unread: what :meth:`ListedCopies.out_of_date` judges by first.
+_NO_PROBLEMS = empty_frame(PROBLEMS)

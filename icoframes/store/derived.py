@@ -107,11 +107,12 @@ class DerivedTables:
         """The tidy :class:`~icoframes.tables.Tables` over every cached profile."""
         return self._get(tuple(_SCHEMAS), lambda: Tables.read_parquet(self.dir))
 
-    def table(self, name: str) -> pd.DataFrame:
-        """One table (e.g. ``"icos"``) over every cached profile; see :meth:`tables`."""
+    def table(self, name: str, columns: list[str] | None = None) -> pd.DataFrame:
+        """One table (e.g. ``"icos"``) over every cached profile; see :meth:`tables`.
+        ``columns``: those needed (others may be read too; None: all)."""
         if name not in _SCHEMAS:
             raise KeyError(name)
-        return self._get((name,), lambda: read_table(self.dir, name))
+        return self._get((name,), lambda: read_table(self.dir, name, columns))
 
     def settle(self) -> None:
         """Bring ``icos`` up to date with the store, as a load of profiles does before it
