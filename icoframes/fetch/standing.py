@@ -186,7 +186,7 @@ def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequenc
     for other in sorted(since, key=lambda c: c.fetched_at, reverse=True):
         named = f"{shown(other.params)} of {other.fetched_at:%Y-%m-%d %H:%M} UTC"
         held, keys, listed = other.shown_rows()
-        inside = np.isin(held, ids)
+        inside, holds = np.isin(held, ids), np.isin(ids, held)
         for ico_id, key, shows in zip(held[inside].tolist(), keys[inside].tolist(),
                                       listed[inside].tolist(), strict=True):
             if key != summary[ico_id] or (isinstance(shows, str) and shows != status[ico_id]):
@@ -194,12 +194,12 @@ def contradicted(query: Mapping[str, Any], candidate: CachedList, since: Sequenc
         if inside.any():  # a copy failing the filters of a list since that holds it is stale
             rows = rows_of(mine, read_rows) if rows is None else rows
             stale = failing_copies(other.params, rows, filter_set, listed_at=other.fetched_at)
-            if (stale & np.isin(ids, held)).any():
-                return (f"{named} holds id {ids[stale & np.isin(ids, held)][0]}, whose copy "
+            if (stale & holds).any():
+                return (f"{named} holds id {ids[stale & holds][0]}, whose copy "
                         "fails that list's filters: the copy is out of date")
         if other.params.get("status") != of_status:
             continue
-        lacking = ~np.isin(ids, held)
+        lacking = ~holds
         if other.complete and lacking.any():  # judged over all its rows: row by row alike
             rows = rows_of(mine, read_rows) if rows is None else rows
             codes = judge(residual(other.params, candidate.params), rows, filter_set)[0]
