@@ -201,10 +201,6 @@ def _arrow_strings(values: Sequence[object]) -> tuple[pa.Array, Unread]:
     return pa.array(cleaned, type=pa.string()), Unread.at(values, list(why), list(why.values()))
 
 
-def _text_array(arr: pa.Array | pa.ChunkedArray) -> Any:
-    return text_from_arrow(arr)
-
-
 def to_text(values: Sequence[object]) -> tuple[Any, Unread]:
     """A text column: strings stripped; ``''`` and missing markers become missing.
 
@@ -223,7 +219,7 @@ def to_text(values: Sequence[object]) -> tuple[Any, Unread]:
         missing = pc.is_in(arr, value_set=_MARKER_ARROW)
         if pc.any(missing).as_py():
             arr = pc.if_else(missing, None, arr)  # a null of arr's type
-    return _text_array(arr), bad
+    return text_from_arrow(arr), bad
 
 
 def to_key_text(values: Sequence[object]) -> tuple[Any, Unread]:
@@ -235,7 +231,7 @@ def to_key_text(values: Sequence[object]) -> tuple[Any, Unread]:
     ['Q3 2018 ', '']
     """
     arr, bad = _arrow_strings(values)
-    return _text_array(arr), bad
+    return text_from_arrow(arr), bad
 
 
 def to_int(values: Sequence[object]) -> tuple[np.ndarray, Unread]:
