@@ -386,9 +386,8 @@ def _read_table(folder: Path, name: str, date: pd.Timestamp,
     table existed, or a file deleted) named as :func:`icoframes.read_export` names it, with
     the day, not an OS error's bare path. A day without ``problems.parquet`` has no problems,
     as :func:`icoframes.read_export` reads it (a folder written before problems were)."""
-    if name == PROBLEMS.name:
-        frame = problems_of(folder)  # (a link to nothing there is damage, named)
-        return frame if columns is None else frame[columns]
+    if name == PROBLEMS.name:  # (a link to nothing there is damage, named)
+        return problems_of(folder, columns)
     if not os.path.lexists(folder / f"{name}.parquet"):  # a link to nothing: damage, named
         raise FileNotFoundError(
             f"{folder} is not an export of icoframes: missing {name}.parquet (the snapshot "

@@ -42,8 +42,7 @@ def read_table(directory: str | os.PathLike[str], name: str,
         As for :meth:`Tables.read_parquet`.
     """
     if name == PROBLEMS.name:
-        frame = read_problems(Path(directory) / f"{name}.parquet")
-        return frame if columns is None else frame[[c for c in frame.columns if c in columns]]
+        return _picked(read_problems(Path(directory) / f"{name}.parquet"), columns)
     return _read(TABLES[name], Path(directory) / f"{name}.parquet", columns)
 
 
@@ -62,12 +61,18 @@ def read_problems(path: Path) -> pd.DataFrame:
         PROBLEMS.dtypes).reset_index(drop=True)
 
 
-def problems_of(directory: Path) -> pd.DataFrame:
-    """``directory``'s problems: none when nothing is at ``problems.parquet`` (a folder written
-    before problems were); anything there is read as any table file is, so a symbolic link,
-    one to nothing too, is damage, named (it read as no problems: a file lost, unsaid)."""
+def problems_of(directory: Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """``directory``'s problems (``columns`` as :func:`read_table` takes them): none when
+    nothing is at ``problems.parquet`` (a folder written before problems were); anything
+    there is read as any table file is, so a symbolic link, one to nothing too, is damage,
+    named (it read as no problems: a file lost, unsaid)."""
     path = directory / f"{PROBLEMS.name}.parquet"
-    return read_problems(path) if os.path.lexists(path) else empty_frame(PROBLEMS)
+    return _picked(read_problems(path) if os.path.lexists(path) else empty_frame(PROBLEMS),
+                   columns)
+
+
+def _picked(frame: pd.DataFrame, columns: list[str] | None) -> pd.DataFrame:
+    return frame if columns is None else frame[[c for c in frame.columns if c in columns]]
 
 
 def table_files(directory: Path) -> None:
