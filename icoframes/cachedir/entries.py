@@ -20,14 +20,13 @@ from pathlib import Path
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, WRITE_PROBE
 from ..store.db import SET_ASIDE, SIDE_FILES
 from ..store.derived import STATE_NAME
-from ..store.folders import MAKING
+from ..store.folders import MAKING, USED_MARK
 from ..store.ledger import LEDGER_NAME
 
 __all__ = ["CACHE_ENTRIES", "LEDGER_LEFTOVERS", "TABLE_FILES", "TEMP_GRACE", "TOP_LEFTOVERS",
            "USED_MARK", "is_cache_entry", "last_used", "mark_used", "matches", "size",
            "stale_leftovers"]
 
-USED_MARK = ".last_used"  #: its modification time is the folder's last use (:func:`mark_used`)
 #: Entries a service folder holds (the last three: 0.1's); a folder with none is not the cache's.
 CACHE_ENTRIES = frozenset({DB_NAME, TABLES_DIR, LOCK_NAME, USED_MARK,
                            "profiles", "lists", "filters.parquet"})

@@ -32,7 +32,7 @@ from ..files import locked, utcnow
 from ..reporting import AsDict
 from ..store.cache import DB_NAME, LOCK_NAME, TABLES_DIR, Cache
 from ..store.db import LEASE, Database, from_ms
-from ..store.folders import MAKING, CacheFolderRefused, check_cache_dir, check_folder
+from ..store.folders import MAKING, CacheFolderRefused, check_cache_dir, check_folder, unheld
 from ..store.ledger import LEDGER_FOLDER, LedgerState, QuotaLedger
 from .entries import (
     CACHE_ENTRIES,
@@ -59,6 +59,7 @@ _DAY = dt.timedelta(days=1)
 _LINK = "a symbolic link: never followed out of the cache dir"
 _OTHER = "not a cache folder"
 _NOT_OURS = "not the cache's (a name the cache never writes): move it elsewhere"
+_IN_USE = "in use: a load holds it (pruned once no load uses it and it is that old)"
 _WRITTEN = ("a load kept writing to it while it was cleared, so the folder stays: clear "
             "again once the loads are done")
 _CLEAR_TRIES = 3  # listings of a folder being cleared while a load writes to it
@@ -294,17 +295,14 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
         except CacheFolderRefused as exc:  # another's, or others may write there: said
             report._skip(folder.path, str(exc))
             continue
-        if unused_before is None or folder.last_used < unused_before:
-            _remove_folder(folder.path, report, unused_before=unused_before)
+        if unused_before is None:
+            _remove_folder(folder.path, report)
             continue
-        try:
-            with locked(folder.path / LOCK_NAME, wait=LEASE):
-                dropped = Cache(root, folder.name).drop_lists(fetched_before=unused_before)
-                report.removed += [f"{folder.path / DB_NAME}#lists/{key}" for key in dropped]
-                for path, found in stale_leftovers(folder.path, older_than, now):
-                    report._remove(path, found)
-        except OSError as exc:
-            report._skip(folder.path, exc.strerror or str(exc))
+        with unheld(folder.path, folder.last_used.timestamp()) as free:
+            if not free:  # a live load's folder, however old its files: never pruned
+                report._skip(folder.path, _IN_USE)
+            else:
+                _prune_folder(root, folder, report, unused_before, older_than, now)
     for top, names in ((root, TOP_LEFTOVERS), (root / LEDGER_FOLDER, LEDGER_LEFTOVERS)):
         if top.is_dir() and not top.is_symlink():
             for path, found in stale_leftovers(top, older_than, now, names=names):
@@ -316,6 +314,23 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
     for path in other:
         report._skip(path, _LINK if path.is_symlink() else _OTHER)
     return report
+
+
+def _prune_folder(root: Path, folder: ServiceFolder, report: CacheReport,
+                  unused_before: dt.datetime, older_than: dt.timedelta, now: dt.datetime) -> None:
+    """Remove ``folder`` when unused since before ``unused_before``; else the lists fetched
+    before then and its stale leftovers (no load holds it: :func:`unheld`)."""
+    if folder.last_used < unused_before:
+        return _remove_folder(folder.path, report, unused_before=unused_before)
+    try:
+        with locked(folder.path / LOCK_NAME, wait=LEASE):
+            dropped = Cache(root, folder.name).drop_lists(fetched_before=unused_before)
+            report.removed += [f"{folder.path / DB_NAME}#lists/{key}" for key in dropped]
+            for path, found in stale_leftovers(folder.path, older_than, now):
+                report._remove(path, found)
+    except OSError as exc:
+        report._skip(folder.path, exc.strerror or str(exc))
+    return None
 
 
 def clear_all(root: str | os.PathLike[str], *, ledgers: bool = False) -> CacheReport:

@@ -23,7 +23,6 @@ from typing import Any
 import pandas as pd
 
 from ..api.control import Cancelled, LoadControl
-from ..cachedir.housekeeping import mark_used
 from ..cachedir.legacy import convert
 from ..config import get_settings
 from ..errors import APIError, CacheError, NotFound, QuotaExceeded, ServiceUnavailable
@@ -31,7 +30,7 @@ from ..frozen import freeze
 from ..queries import build_queries, check_load_arguments, combined_sort, sort_rows
 from ..reporting import LoadReport
 from ..secret import redact_url
-from ..store.cache import Cache, Stored
+from ..store.cache import Cache, Stored, holding
 from ..store.claims import LEASE, Claims
 from ..store.derived import DerivedTables
 from ..tables import Tables
@@ -90,7 +89,6 @@ class Load:
         self.cache = Cache(self.settings.cache_dir, self.settings.service_id or "")
         convert(self.cache)  # a cache of icoframes 0.1's layout, once
         self.derived = DerivedTables(self.cache)
-        mark_used(self.cache.dir)  # for prune_cache; never creates the folder
         self.offline = offline
         self.progress = interactive() if progress is None else bool(progress)
         self.control = LoadControl()
@@ -138,6 +136,7 @@ class Load:
 
     # -- the results ------------------------------------------------------------------
 
+    @holding  # marked used, and never pruned while it runs
     def filters(self, *, refresh: bool, max_age: Any) -> pd.DataFrame:
         """The filter set: cached when fresh enough, else fetched (one request) and cached."""
         limit, _ = load_ages(max_age, refresh=refresh, offline=self.offline)  # not both
@@ -192,6 +191,7 @@ class Load:
 
     # -- the crawl ----------------------------------------------------------------------
 
+    @holding
     def _crawl(self, status: str | None, filters: Mapping[str, Any], *, refresh: bool | str,
                max_age: Any, profiles: bool, profile_max_age: Any = None,
                budget: int | None = None, keywords: Sequence[str] = ()) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -17,7 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, TypeVar, cast
 from urllib.parse import urlsplit
 
 import pandas as pd
@@ -29,7 +30,8 @@ from ..parse.lists import filters_frame, list_frame
 from ..schema import FILTERS, LIST, TableSchema
 from ..tables import frame_from_arrow
 from .claims import Claims
-from .db import IDS_IN, InDatabase, Undecodable, from_ms, ms
+from .db import IDS_IN, Database, InDatabase, Undecodable, from_ms, ms
+from .folders import InUse
 from .rows import (
     DAMAGED,
     INDEX_COLUMNS,
@@ -53,6 +55,7 @@ FILTER_SET: Final = "filters"  #: the key of the filter set in ``lists``
 #: How the writability probe's file is named (fetch.service.check_writable): a kill between
 #: its making and its removal leaves it, and housekeeping prunes leftovers by this prefix.
 WRITE_PROBE: Final = ".write-test-"
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -136,6 +139,19 @@ def ipc(frame: pd.DataFrame, schema: TableSchema) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
+def holding(method: _F) -> _F:
+    """A method of a load (an object with a ``cache``) during which its folder is held
+    (:meth:`Cache.hold`): a prune in this process too leaves it alone until it returns."""
+    @functools.wraps(method)
+    def held(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self.cache.hold()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.cache.release()
+    return cast(_F, held)
+
+
 class Cache(InDatabase):
     """The raw store of one service under the cache dir ``root`` (refused when another
     user owns it or others may write to it); ``base_url`` is the service's identity
@@ -152,9 +168,31 @@ class Cache(InDatabase):
         self._skipped: set[int] = set()  # damaged, in a cache that cannot remove them: not read
         #: id -> why its copy was quarantined by this object, and whether it was removed
         self.set_aside: dict[int, tuple[str, bool]] = {}
+        self.in_use: InUse | None = None  # a load's: see hold
+        self._holds = 0
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
+
+    def hold(self) -> None:
+        """Mark the folder used and hold it as a load's (:class:`~.folders.InUse`) until as
+        many :meth:`release`: at once when it exists, else from its first use once it
+        exists (a cold load's); a prune never removes a held folder. Never makes it."""
+        self._holds += 1
+        self.in_use = self.in_use or InUse(self.dir)
+        self.in_use.take()
+
+    def release(self) -> None:
+        self._holds -= 1
+        if self._holds == 0 and self.in_use is not None:
+            self.in_use.release()
+            self.in_use = None
+
+    def database(self, *, write: bool = True) -> Database | None:
+        db = super().database(write=write)
+        if db is not None and self.in_use is not None:  # a read too: a load waiting on
+            self.in_use.take()  # another's paging reads only (once held, a no-op)
+        return db
 
     def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection | None]:
         db = self.database(write=False)

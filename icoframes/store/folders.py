@@ -11,18 +11,37 @@ took such a folder for one that is not the cache's).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
 import stat
 import tempfile
+import time
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 from ..config import SET_CACHE_DIR
 from ..errors import CacheError, ConfigError
 from ..files import not_a_folder
 
-__all__ = ["MAKING", "CacheFolderRefused", "check_cache_dir", "check_folder", "checked_folders"]
+__all__ = ["MAKING", "USED_MARK", "CacheFolderRefused", "InUse", "check_cache_dir",
+           "check_folder", "checked_folders", "unheld"]
+
+USED_MARK = ".last_used"  #: its modification time is the folder's last use (:class:`InUse`)
+# no fcntl (Windows): the mark is touched, never held; prune judges by its age alone
+_FCNTL: ModuleType | None = None
+with contextlib.suppress(ImportError):
+    import fcntl as _FCNTL
+# seconds a load waits for a prune at work on its folder (it holds the mark exclusively while
+# it looks at the folder), as long as a lock's lease (store.db.LEASE): a stopped prune
+# holds it longer, and the load goes on unheld, trying again at its next use
+_PRUNE_WAIT = 20.0
+_POLL = 0.05
+_MARK_FLAGS = (getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_CLOEXEC", 0))
 
 #: A folder of the cache dir being made is named so (and more after it) until it holds its
 #: first file; one a kill left there is a leftover (pruned after an hour, never "not ours").
@@ -104,3 +123,101 @@ def checked_folders(root: Path, path: Path, *, write: bool) -> bool:
     with ``write``, both made when missing, the folder with an empty ``path`` in it."""
     return check_cache_dir(root, create=write) and _checked(
         path.parent, "the cache folder", create=write, follow=False, first=path.name)
+
+
+def _open_mark(folder: Path, made: list[bool] | None = None) -> int | None:
+    """The use mark of ``folder`` opened (made when missing, never through a link or a
+    FIFO: such an entry is removed; ``made`` told whether it was); None when the folder is
+    missing or read-only."""
+    if not folder.is_dir() or folder.is_symlink():
+        return None
+    mark = folder / USED_MARK
+    with contextlib.suppress(OSError):  # read-only: it cannot be pruned either
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISREG(mark.lstat().st_mode):
+                mark.unlink()
+        with contextlib.suppress(FileExistsError):
+            fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _MARK_FLAGS, 0o600)
+            if made is not None:
+                made.append(True)
+            return fd
+        return os.open(mark, os.O_WRONLY | _MARK_FLAGS)
+    return None
+
+
+class InUse:
+    """A load's hold on its service folder: the use mark touched and a shared ``flock`` on
+    it, kept until :meth:`release` (or this object is collected). A prune locks the mark
+    exclusively without waiting (:func:`unheld`), so a folder a live load holds is never
+    pruned however old its files look: a load waits on the network for longer than a
+    short ``older_than`` without writing a file."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._fd: int | None = None
+        self._closer: weakref.finalize | None = None
+
+    def take(self) -> bool:
+        """Touch the mark and hold it, once the folder exists (never made here); whether
+        held. A prune at work on the folder is waited for (:data:`_PRUNE_WAIT` at most); one
+        that removed it meanwhile leaves it unheld: taken again at the next call."""
+        if self._fd is not None:
+            return True
+        if (fd := _open_mark(self.folder)) is None:
+            return False
+        try:
+            if _FCNTL is not None:
+                _shared(fd)
+            os.utime(fd if os.utime in os.supports_fd else self.folder / USED_MARK)
+            if _FCNTL is None or os.fstat(fd).st_nlink == 0:  # unheld, or pruned meanwhile
+                raise BlockingIOError
+        except OSError:
+            os.close(fd)
+            return False
+        self._fd, self._closer = fd, weakref.finalize(self, os.close, fd)
+        return True
+
+    def release(self) -> None:
+        """Let the folder go (a prune may remove it once it is old)."""
+        if self._closer is not None:
+            self._closer()
+        self._fd = self._closer = None
+
+
+def _shared(fd: int) -> None:
+    """A shared ``flock`` on ``fd``; BlockingIOError when a prune holds it for longer than
+    :data:`_PRUNE_WAIT` (a stopped one: never waited for without bound)."""
+    assert _FCNTL is not None
+    deadline = time.monotonic() + _PRUNE_WAIT
+    while True:
+        try:
+            return _FCNTL.flock(fd, _FCNTL.LOCK_SH | _FCNTL.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(_POLL)
+
+
+@contextlib.contextmanager
+def unheld(folder: Path, last_used: float) -> Iterator[bool]:
+    """Whether no load holds ``folder`` (:class:`InUse`), that answer kept for the block:
+    its use mark locked exclusively, never waited for. A mark is made when missing (a load
+    takes the same file then), dated ``last_used`` (a timestamp: the folder's age stays)."""
+    made: list[bool] = []
+    fd = _open_mark(folder, made)
+    if fd is None or _FCNTL is None:
+        yield True
+        return
+    try:
+        if made:  # it keeps the folder's age
+            with contextlib.suppress(OSError):
+                os.utime(fd if os.utime in os.supports_fd else folder / USED_MARK,
+                         (last_used, last_used))
+        try:
+            _FCNTL.flock(fd, _FCNTL.LOCK_EX | _FCNTL.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
