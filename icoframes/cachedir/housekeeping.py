@@ -59,7 +59,6 @@ _DAY = dt.timedelta(days=1)
 _LINK = "a symbolic link: never followed out of the cache dir"
 _OTHER = "not a cache folder"
 _NOT_OURS = "not the cache's (a name the cache never writes): move it elsewhere"
-_IN_USE = "in use: a load holds it (pruned once no load uses it and it is that old)"
 _WRITTEN = ("a load kept writing to it while it was cleared, so the folder stays: clear "
             "again once the loads are done")
 _CLEAR_TRIES = 3  # listings of a folder being cleared while a load writes to it
@@ -298,11 +297,9 @@ def _sweep(root: Path, *, unused_before: dt.datetime | None, older_than: dt.time
         if unused_before is None:
             _remove_folder(folder.path, report)
             continue
-        with unheld(folder.path, folder.last_used.timestamp()) as free:
-            if not free:  # a live load's folder, however old its files: never pruned
-                report._skip(folder.path, _IN_USE)
-            else:
-                _prune_folder(root, folder, report, unused_before, older_than, now)
+        with unheld(folder.path) as free:
+            if free:  # else a live load's: in use now, however old its files (not said:
+                _prune_folder(root, folder, report, unused_before, older_than, now)  # used)
     for top, names in ((root, TOP_LEFTOVERS), (root / LEDGER_FOLDER, LEDGER_LEFTOVERS)):
         if top.is_dir() and not top.is_symlink():
             for path, found in stale_leftovers(top, older_than, now, names=names):

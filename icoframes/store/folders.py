@@ -125,10 +125,9 @@ def checked_folders(root: Path, path: Path, *, write: bool) -> bool:
         path.parent, "the cache folder", create=write, follow=False, first=path.name)
 
 
-def _open_mark(folder: Path, made: list[bool] | None = None) -> int | None:
+def _open_mark(folder: Path) -> int | None:
     """The use mark of ``folder`` opened (made when missing, never through a link or a
-    FIFO: such an entry is removed; ``made`` told whether it was); None when the folder is
-    missing or read-only."""
+    FIFO: such an entry is removed); None when the folder is missing or read-only."""
     if not folder.is_dir() or folder.is_symlink():
         return None
     mark = folder / USED_MARK
@@ -136,12 +135,7 @@ def _open_mark(folder: Path, made: list[bool] | None = None) -> int | None:
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(mark.lstat().st_mode):
                 mark.unlink()
-        with contextlib.suppress(FileExistsError):
-            fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _MARK_FLAGS, 0o600)
-            if made is not None:
-                made.append(True)
-            return fd
-        return os.open(mark, os.O_WRONLY | _MARK_FLAGS)
+        return os.open(mark, os.O_WRONLY | os.O_CREAT | _MARK_FLAGS, 0o600)
     return None
 
 
@@ -199,20 +193,19 @@ def _shared(fd: int) -> None:
 
 
 @contextlib.contextmanager
-def unheld(folder: Path, last_used: float) -> Iterator[bool]:
+def unheld(folder: Path) -> Iterator[bool]:
     """Whether no load holds ``folder`` (:class:`InUse`), that answer kept for the block:
-    its use mark locked exclusively, never waited for. A mark is made when missing (a load
-    takes the same file then), dated ``last_used`` (a timestamp: the folder's age stays)."""
-    made: list[bool] = []
-    fd = _open_mark(folder, made)
+    its use mark locked exclusively, never waited for. No mark (never made here: a prune
+    writes nothing a report would name): none holds it; a load that makes it now touches
+    it, and a prune looks at the folder's age again under its lock."""
+    fd = None
+    if folder.is_dir() and not folder.is_symlink():
+        with contextlib.suppress(OSError):
+            fd = os.open(folder / USED_MARK, os.O_RDONLY | _MARK_FLAGS)
     if fd is None or _FCNTL is None:
         yield True
         return
     try:
-        if made:  # it keeps the folder's age
-            with contextlib.suppress(OSError):
-                os.utime(fd if os.utime in os.supports_fd else folder / USED_MARK,
-                         (last_used, last_used))
         try:
             _FCNTL.flock(fd, _FCNTL.LOCK_EX | _FCNTL.LOCK_NB)
         except BlockingIOError:
