@@ -123,10 +123,9 @@ class Load:
     def __repr__(self) -> str:
         # only what is set (a traceback's locals show a load whose __init__ raised)
         base_url = redact_url(getattr(getattr(self, "settings", None), "base_url", None) or "")
-        try:
-            spent: object = self.requests_spent()
-        except Exception:
-            spent = "?"
+        spent: object = "?"
+        with contextlib.suppress(Exception):
+            spent = self.requests_spent()
         return (f"Load(base_url={base_url!r}, offline={getattr(self, 'offline', '?')}, "
                 f"requests={spent})")
 
@@ -170,6 +169,7 @@ class Load:
                               profile_max_age=profile_max_age, budget=budget, keywords=keywords)
         return self.tables_of(listing, status, filters, only_icos=only_icos)
 
+    @holding  # after the crawl too: its derived tables read, the folder kept
     def tables_of(self, listing: pd.DataFrame, status: str | None, filters: Mapping[str, Any],
                   *, only_icos: bool) -> Tables[LoadReport]:
         """The tables of a crawl's listing (or of ``QuotaExceeded.listing``), with its report."""

@@ -141,14 +141,14 @@ def ipc(frame: pd.DataFrame, schema: TableSchema) -> bytes:
 
 def holding(method: _F) -> _F:
     """A method of a load (an object with a ``cache``) during which its folder is held
-    (:meth:`Cache.hold`): a prune in this process too leaves it alone until it returns."""
+    (:meth:`.folders.InUse.hold`): a prune in this process too leaves it alone until it returns."""
     @functools.wraps(method)
     def held(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self.cache.hold()
+        self.cache.in_use.hold()  # (raised in it: nothing held)
         try:
             return method(self, *args, **kwargs)
         finally:
-            self.cache.release()
+            self.cache.in_use.release()
     return cast(_F, held)
 
 
@@ -168,30 +168,15 @@ class Cache(InDatabase):
         self._skipped: set[int] = set()  # damaged, in a cache that cannot remove them: not read
         #: id -> why its copy was quarantined by this object, and whether it was removed
         self.set_aside: dict[int, tuple[str, bool]] = {}
-        self.in_use: InUse | None = None  # a load's: see hold
-        self._holds = 0
+        self.in_use = InUse(self.root, self.dir)  # a load's hold on the folder (holding)
 
     def __repr__(self) -> str:
         return f"Cache({str(self.dir)!r})"
 
-    def hold(self) -> None:
-        """Mark the folder used and hold it as a load's (:class:`~.folders.InUse`) until as
-        many :meth:`release`: at once when it exists, else from its first use once it
-        exists (a cold load's); a prune never removes a held folder. Never makes it."""
-        self._holds += 1
-        self.in_use = self.in_use or InUse(self.dir)
-        self.in_use.take()
-
-    def release(self) -> None:
-        self._holds -= 1
-        if self._holds == 0 and self.in_use is not None:
-            self.in_use.release()
-            self.in_use = None
-
     def database(self, *, write: bool = True) -> Database | None:
         db = super().database(write=write)
-        if db is not None and self.in_use is not None:  # a read too: a load waiting on
-            self.in_use.take()  # another's paging reads only (once held, a no-op)
+        if db is not None:  # a read too: a load waiting on another's paging reads only
+            self.in_use.retake()  # (a cold load's folder is made by its first use)
         return db
 
     def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection | None]:

@@ -17,6 +17,7 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 import time
 import weakref
 from collections.abc import Iterator
@@ -36,8 +37,8 @@ _FCNTL: ModuleType | None = None
 with contextlib.suppress(ImportError):
     import fcntl as _FCNTL
 # seconds a load waits for a prune at work on its folder (it holds the mark exclusively while
-# it looks at the folder), as long as a lock's lease (store.db.LEASE): a stopped prune
-# holds it longer, and the load goes on unheld, trying again at its next use
+# it looks at the folder), as long as a lock's lease (store.db.LEASE), once per load: a
+# stopped prune holds it longer, and the load goes on unheld, retaking it without waiting
 _PRUNE_WAIT = 20.0
 _POLL = 0.05
 _MARK_FLAGS = (getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -140,55 +141,120 @@ def _open_mark(folder: Path) -> int | None:
 
 
 class InUse:
-    """A load's hold on its service folder: the use mark touched and a shared ``flock`` on
-    it, kept until :meth:`release` (or this object is collected). A prune locks the mark
-    exclusively without waiting (:func:`unheld`), so a folder a live load holds is never
-    pruned however old its files look: a load waits on the network for longer than a
-    short ``older_than`` without writing a file."""
+    """A load's hold on its service folder ``folder`` of the cache dir ``root``: the use
+    mark touched and a shared ``flock`` on it while the load runs (:meth:`hold`, as many
+    :meth:`release`). A prune locks the mark exclusively without waiting (:func:`unheld`), so
+    a folder a live load holds is never pruned however old its files look: a load waits on
+    the network for longer than a short ``older_than`` without writing a file."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self._fd: int | None = None
+    def __init__(self, root: Path, folder: Path) -> None:
+        self.root, self.folder = root, folder
+        self.holds = 0  #: holds not yet released (:meth:`hold` is re-entrant)
+        self.waits = 0  #: waits begun for a prune at work (at most one per object)
+        self._fds: list[int] = []  # the mark's descriptor while held (closed once: _close)
         self._closer: weakref.finalize | None = None
+        self._touched = False
+        self._lock = threading.Lock()  # the pool's threads use the database too
 
-    def take(self) -> bool:
-        """Touch the mark and hold it, once the folder exists (never made here); whether
-        held. A prune at work on the folder is waited for (:data:`_PRUNE_WAIT` at most); one
-        that removed it meanwhile leaves it unheld: taken again at the next call."""
-        if self._fd is not None:
-            return True
-        if (fd := _open_mark(self.folder)) is None:
-            return False
-        try:
-            if _FCNTL is not None:
-                _shared(fd)
-            os.utime(fd if os.utime in os.supports_fd else self.folder / USED_MARK)
-            if _FCNTL is None or os.fstat(fd).st_nlink == 0:  # unheld, or pruned meanwhile
-                raise BlockingIOError
-        except OSError:
-            os.close(fd)
-            return False
-        self._fd, self._closer = fd, weakref.finalize(self, os.close, fd)
-        return True
+    def hold(self) -> None:
+        """One hold more: the first takes the mark once the folder exists and the cache dir
+        and the folder pass their checks (a refused one is left untouched, for the load to
+        refuse in its own order); a cold load's is taken at its first use after the make
+        (:meth:`retake`). A prune at work on the folder is waited for :data:`_PRUNE_WAIT`
+        at most, once: after that the load goes on unheld, retaking it without waiting."""
+        with self._lock:
+            if self.holds == 0 and _usable(self.root, self.folder):
+                self._take(wait=True)
+            self.holds += 1  # once taken: a Ctrl-C in the wait leaves nothing to release
 
     def release(self) -> None:
-        """Let the folder go (a prune may remove it once it is old)."""
-        if self._closer is not None:
-            self._closer()
-        self._fd = self._closer = None
+        """One hold less; the last lets the folder go, its mark touched (used until now): a
+        prune may remove it once it is old."""
+        with self._lock:
+            self.holds = max(self.holds - 1, 0)
+            if self.holds == 0:
+                if self._fds:
+                    with contextlib.suppress(OSError):
+                        _touch(self._fds[0], self.folder)
+                if self._closer is not None:
+                    self._closer()
+                self._fds, self._closer = [], None
+
+    def retake(self) -> None:
+        """While held, take the mark if it is not (a cold load's folder made now, a prune
+        at work on it when the load began): never waited for."""
+        if self.holds and not self._fds and self._lock.acquire(blocking=False):
+            try:
+                if self.holds and not self._fds:
+                    self._take(wait=False)
+            finally:
+                self._lock.release()
+
+    def _take(self, *, wait: bool) -> None:
+        if self._fds or (_FCNTL is None and self._touched):
+            return  # no lock to take (Windows): touched once, prune judges by age alone
+        if (fd := _open_mark(self.folder)) is None:
+            return
+        fds = [fd]
+        try:  # (a Ctrl-C anywhere here closes the descriptor: no hold, no lock left behind)
+            _touch(fd, self.folder)  # unheld too: a prune looks at the age again under .lock
+            self._touched = True
+            if self._shared(fd, wait=wait) and os.fstat(fd).st_nlink:  # (0: pruned meanwhile)
+                self._closer = weakref.finalize(self, _close, fds)
+                self._fds = fds
+                return
+        except OSError:
+            pass
+        except BaseException:
+            _close(fds)
+            raise
+        _close(fds)
+
+    def _shared(self, fd: int, *, wait: bool) -> bool:
+        """Whether a shared ``flock`` on ``fd`` is taken; waited for (:func:`_shared`) only
+        when ``wait`` and this object never waited."""
+        if _FCNTL is None:
+            return False
+        try:
+            _FCNTL.flock(fd, _FCNTL.LOCK_SH | _FCNTL.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if not wait or self.waits:
+                return False
+        self.waits += 1
+        return _shared(fd)
 
 
-def _shared(fd: int) -> None:
-    """A shared ``flock`` on ``fd``; BlockingIOError when a prune holds it for longer than
+def _usable(root: Path, folder: Path) -> bool:
+    """Whether the cache dir ``root`` and ``folder`` in it exist and pass their checks."""
+    try:
+        return check_cache_dir(root, create=False) and check_folder(folder)
+    except (CacheError, OSError):
+        return False
+
+
+def _touch(fd: int, folder: Path) -> None:
+    os.utime(fd if os.utime in os.supports_fd else folder / USED_MARK)
+
+
+def _close(fds: list[int]) -> None:
+    """Close the descriptor in ``fds`` once (a hold's finalizer and its error path share it)."""
+    while fds:
+        os.close(fds.pop())
+
+
+def _shared(fd: int) -> bool:
+    """Wait for a shared ``flock`` on ``fd``: False when a prune holds it for longer than
     :data:`_PRUNE_WAIT` (a stopped one: never waited for without bound)."""
     assert _FCNTL is not None
     deadline = time.monotonic() + _PRUNE_WAIT
     while True:
         try:
-            return _FCNTL.flock(fd, _FCNTL.LOCK_SH | _FCNTL.LOCK_NB)
+            _FCNTL.flock(fd, _FCNTL.LOCK_SH | _FCNTL.LOCK_NB)
+            return True
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                raise
+                return False
             time.sleep(_POLL)
 
 
