@@ -144,11 +144,12 @@ def holding(method: _F) -> _F:
     (:meth:`.folders.InUse.hold`): a prune in this process too leaves it alone until it returns."""
     @functools.wraps(method)
     def held(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self.cache.in_use.hold()  # (raised in it: nothing held)
-        try:
+        counted: list[int] = []
+        try:  # (hold inside: a Ctrl-C landing as it returns leaves no hold behind)
+            self.cache.in_use.hold(counted)
             return method(self, *args, **kwargs)
         finally:
-            self.cache.in_use.release()
+            self.cache.in_use.release(counted)
     return cast(_F, held)
 
 
@@ -178,6 +179,12 @@ class Cache(InDatabase):
         if db is not None:  # a read too: a load waiting on another's paging reads only
             self.in_use.retake()  # (a cold load's folder is made by its first use)
         return db
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        with super().write() as conn:  # the folder is there now: made again when removed
+            self.in_use.retake()  # meanwhile (a clear), which the retake above came before
+            yield conn
 
     def _read(self) -> contextlib.AbstractContextManager[sqlite3.Connection | None]:
         db = self.database(write=False)

@@ -128,15 +128,23 @@ def checked_folders(root: Path, path: Path, *, write: bool) -> bool:
 
 def _open_mark(folder: Path) -> int | None:
     """The use mark of ``folder`` opened (made when missing, never through a link or a
-    FIFO: such an entry is removed); None when the folder is missing or read-only."""
+    FIFO: such an entry is removed); read-only when it cannot be written (a mark made
+    0400 in a folder a prune may still empty: flock needs no write access); None when the
+    folder is missing or read-only and has no mark."""
     if not folder.is_dir() or folder.is_symlink():
         return None
     mark = folder / USED_MARK
-    with contextlib.suppress(OSError):  # read-only: it cannot be pruned either
+    with contextlib.suppress(OSError):
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(mark.lstat().st_mode):
                 mark.unlink()
-        return os.open(mark, os.O_WRONLY | os.O_CREAT | _MARK_FLAGS, 0o600)
+        try:
+            return os.open(mark, os.O_WRONLY | os.O_CREAT | _MARK_FLAGS, 0o600)
+        except OSError:
+            fd = os.open(mark, os.O_RDONLY | _MARK_FLAGS)
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+        os.close(fd)  # a FIFO placed there meanwhile (a read-only open of one succeeds)
     return None
 
 
@@ -156,39 +164,56 @@ class InUse:
         self._touched = False
         self._lock = threading.Lock()  # the pool's threads use the database too
 
-    def hold(self) -> None:
+    def hold(self, counted: list[int] | None = None) -> None:
         """One hold more: the first takes the mark once the folder exists and the cache dir
         and the folder pass their checks (a refused one is left untouched, for the load to
         refuse in its own order); a cold load's is taken at its first use after the make
         (:meth:`retake`). A prune at work on the folder is waited for :data:`_PRUNE_WAIT`
-        at most, once: after that the load goes on unheld, retaking it without waiting."""
-        with self._lock:
-            if self.holds == 0 and _usable(self.root, self.folder):
-                self._take(wait=True)
-            self.holds += 1  # once taken: a Ctrl-C in the wait leaves nothing to release
+        at most, once: after that the load goes on unheld, retaking it without waiting.
 
-    def release(self) -> None:
-        """One hold less; the last lets the folder go, its mark touched (used until now): a
-        prune may remove it once it is old."""
+        Counted before anything that can raise, and said so in ``counted`` (given to
+        :meth:`release`): call both inside one ``try``/``finally``, so that a Ctrl-C
+        anywhere in this call (in the wait, or as the lock is let go) is released there."""
+        with self._lock:
+            self.holds += 1  # (no signal is raised between these two: no call in between)
+            if counted is not None:
+                counted.append(1)
+            if self.holds == 1 and _usable(self.root, self.folder):
+                self._take(wait=True)
+
+    def release(self, counted: list[int] | None = None) -> None:
+        """One hold less (none when ``counted`` is given and :meth:`hold` did not count);
+        the last lets the folder go, its mark touched (used until now): a prune may remove
+        it once it is old."""
+        if counted is not None and not counted:
+            return
         with self._lock:
             self.holds = max(self.holds - 1, 0)
             if self.holds == 0:
                 if self._fds:
                     with contextlib.suppress(OSError):
                         _touch(self._fds[0], self.folder)
-                if self._closer is not None:
-                    self._closer()
-                self._fds, self._closer = [], None
+                self._let_go()
 
     def retake(self) -> None:
         """While held, take the mark if it is not (a cold load's folder made now, a prune
-        at work on it when the load began): never waited for."""
-        if self.holds and not self._fds and self._lock.acquire(blocking=False):
+        at work on it when the load began), or again when the mark held is no longer the
+        folder's (a prune or a clear removed the folder as the load began or meanwhile: the
+        lock is on a removed file, and the folder made again would be unheld): never
+        waited for."""
+        if self.holds and self._lock.acquire(blocking=False):
             try:
+                if self._fds and _replaced(self._fds[0], self.folder):
+                    self._let_go()
                 if self.holds and not self._fds:
                     self._take(wait=False)
             finally:
                 self._lock.release()
+
+    def _let_go(self) -> None:
+        if self._closer is not None:
+            self._closer()
+        self._fds, self._closer = [], None
 
     def _take(self, *, wait: bool) -> None:
         if self._fds or (_FCNTL is None and self._touched):
@@ -197,9 +222,10 @@ class InUse:
             return
         fds = [fd]
         try:  # (a Ctrl-C anywhere here closes the descriptor: no hold, no lock left behind)
-            _touch(fd, self.folder)  # unheld too: a prune looks at the age again under .lock
+            with contextlib.suppress(OSError):  # (a mark on a read-only mount: held all the same)
+                _touch(fd, self.folder)  # unheld too: a prune looks at the age again under .lock
             self._touched = True
-            if self._shared(fd, wait=wait) and os.fstat(fd).st_nlink:  # (0: pruned meanwhile)
+            if self._shared(fd, wait=wait) and not _replaced(fd, self.folder):  # pruned meanwhile
                 self._closer = weakref.finalize(self, _close, fds)
                 self._fds = fds
                 return
@@ -231,6 +257,19 @@ def _usable(root: Path, folder: Path) -> bool:
         return check_cache_dir(root, create=False) and check_folder(folder)
     except (CacheError, OSError):
         return False
+
+
+def _replaced(fd: int, folder: Path) -> bool:
+    """Whether the mark open on ``fd`` is no longer ``folder``'s: removed (no link left) or
+    another file at its name now."""
+    try:
+        held = os.fstat(fd)
+        if held.st_nlink == 0:
+            return True
+        now = os.lstat(folder / USED_MARK)
+    except OSError:
+        return True
+    return (now.st_ino, now.st_dev) != (held.st_ino, held.st_dev)
 
 
 def _touch(fd: int, folder: Path) -> None:
