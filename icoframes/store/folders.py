@@ -50,6 +50,8 @@ MAKING = ".making-"
 # what rename(2) says when the name is taken meanwhile (another process made the folder,
 # or a link or a file is there): the folder found there is then checked as it is
 _TAKEN = frozenset({errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR})
+# how much of a folder's name its temporary name shows (which folder it will be)
+_SHOWN = 40
 
 
 class CacheFolderRefused(CacheError, ConfigError):
@@ -60,7 +62,10 @@ class CacheFolderRefused(CacheError, ConfigError):
 def _make(path: Path, first: str) -> None:
     """Make the folder ``path`` with an empty file ``first`` in it, at once: made under a
     temporary name beside it, then renamed (a folder already there, made meanwhile, stays)."""
-    made = Path(tempfile.mkdtemp(prefix=f"{MAKING}{path.name}-", dir=path.parent))  # 0700
+    # of the name its start only: one near the longest a folder may have (a base_url with a
+    # long path) would be too long with the 17 characters the temporary name adds
+    made = Path(tempfile.mkdtemp(prefix=f"{MAKING}{path.name[:_SHOWN]}-",
+                                 dir=path.parent))  # 0700
     try:
         os.close(os.open(made / first, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         try:
