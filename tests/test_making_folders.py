@@ -3,15 +3,21 @@
 - A folder whose name is near the longest a name may be (a base_url with a long path, as
   behind a reverse proxy's prefix) failed on its temporary name, 17 characters longer
   (``File name too long``): the temporary name shows only the start of the folder's.
+- A user's file, link or FIFO named ``.making-*`` at the cache dir's top was hidden from
+  ``cache_info(all=True).other`` and from what a prune says it left alone: only a folder
+  is one being made.
 
 Everything runs against real files in a temporary cache dir.
 """
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from icoframes.store.folders import checked_folders
+import icoframes
+from icoframes.store.folders import MAKING, checked_folders
 
 pytestmark = pytest.mark.usefixtures("clean_settings")
 
@@ -26,3 +32,19 @@ def test_a_folder_named_near_the_longest_a_name_may_be_is_made(tmp_path):
     assert database.is_file()
     assert [p.name for p in root.iterdir()] == [LONG_NAME]  # no MAKING folder left
 
+
+def test_a_users_file_or_link_named_as_a_folder_being_made_is_named_never_hidden(tmp_path):
+    root = tmp_path / "cache"
+    root.mkdir(mode=0o700)
+    notes, link, fifo = (root / f"{MAKING}{name}" for name in ("notes.txt", "link", "fifo"))
+    notes.write_text("mine")
+    link.symlink_to(tmp_path)
+    os.mkfifo(fifo)
+    making = root / f"{MAKING}sandbox-1-20-0123abcd-x1"  # a load's, making it now: not named
+    making.mkdir(mode=0o700)
+    theirs = sorted(map(str, (notes, link, fifo)))
+    assert sorted(icoframes.cache_info(cache_dir=root, all=True).other) == theirs
+    report = icoframes.prune_cache(0, cache_dir=root)
+    assert report.removed == []
+    assert sorted(skip["path"] for skip in report.skipped) == theirs  # said, as every other entry
+    assert notes.read_text() == "mine" and link.is_symlink() and making.is_dir()

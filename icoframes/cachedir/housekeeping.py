@@ -158,6 +158,13 @@ def _is_service_folder(path: Path) -> bool:
     return False
 
 
+def _own_folder(path: Path) -> bool:
+    """``quota/``, or a folder a load is making: only as a folder (not a link). A user's
+    ``.making-notes.txt`` or link named so is theirs, and named as every other entry."""
+    return ((path.name == LEDGER_FOLDER or path.name.startswith(MAKING))
+            and path.is_dir() and not path.is_symlink())
+
+
 def scan(root: str | os.PathLike[str]) -> tuple[list[ServiceFolder], list[Path]]:
     """The service folders of the cache dir ``root``, and its other entries (not the cache's).
 
@@ -177,8 +184,8 @@ def scan(root: str | os.PathLike[str]) -> tuple[list[ServiceFolder], list[Path]]
         if _is_service_folder(path):
             with contextlib.suppress(FileNotFoundError):  # removed meanwhile (another clear)
                 folders.append(ServiceFolder(path.name, path, size(path), last_used(path)))
-        elif not ((path.name == LEDGER_FOLDER and path.is_dir() and not path.is_symlink())
-                  or matches(path.name, TOP_LEFTOVERS)):
+        elif not (_own_folder(path) or (matches(path.name, TOP_LEFTOVERS)
+                                        and not path.name.startswith(MAKING))):
             other.append(path)
     return folders, other
 
