@@ -6,15 +6,20 @@
 - A user's file, link or FIFO named ``.making-*`` at the cache dir's top was hidden from
   ``cache_info(all=True).other`` and from what a prune says it left alone: only a folder
   is one being made.
+- A folder that could not be made (a read-only cache dir without ``quota/``) raised an
+  error naming its temporary name (``.../.making-quota-leevyjl7``), a path the user never
+  finds: it names the folder.
 
 Everything runs against real files in a temporary cache dir.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 
 import pytest
+from test_housekeeping import _read_only
 
 import icoframes
 from icoframes.store.folders import MAKING, checked_folders
@@ -48,3 +53,14 @@ def test_a_users_file_or_link_named_as_a_folder_being_made_is_named_never_hidden
     assert report.removed == []
     assert sorted(skip["path"] for skip in report.skipped) == theirs  # said, as every other entry
     assert notes.read_text() == "mine" and link.is_symlink() and making.is_dir()
+
+
+def test_a_folder_that_cannot_be_made_is_named_in_the_error_not_its_temporary_name(tmp_path):
+    root = tmp_path / "cache"
+    root.mkdir(mode=0o700)
+    with _read_only(root), pytest.raises(OSError) as raised:
+        checked_folders(root, root / "quota" / "ledger.sqlite3", write=True)
+    assert raised.value.filename == str(root / "quota"), raised.value
+    assert MAKING not in str(raised.value)
+    assert raised.value.errno in (errno.EROFS, errno.EACCES)  # the OS's reason, kept
+    assert list(root.iterdir()) == []

@@ -64,8 +64,11 @@ def _make(path: Path, first: str) -> None:
     temporary name beside it, then renamed (a folder already there, made meanwhile, stays)."""
     # of the name its start only: one near the longest a folder may have (a base_url with a
     # long path) would be too long with the 17 characters the temporary name adds
-    made = Path(tempfile.mkdtemp(prefix=f"{MAKING}{path.name[:_SHOWN]}-",
-                                 dir=path.parent))  # 0700
+    try:
+        made = Path(tempfile.mkdtemp(prefix=f"{MAKING}{path.name[:_SHOWN]}-",
+                                     dir=path.parent))  # 0700
+    except OSError as exc:  # (a read-only cache dir) said of the folder: the temporary
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # name is never seen
     try:
         os.close(os.open(made / first, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         try:
