@@ -9,19 +9,29 @@
 - A folder that could not be made (a read-only cache dir without ``quota/``) raised an
   error naming its temporary name (``.../.making-quota-leevyjl7``), a path the user never
   finds: it names the folder.
+- A load stopped (Ctrl-Z) between making its temporary folder and renaming it, for longer
+  than a leftover's grace, lost that folder to a prune and then failed with a raw
+  ``FileNotFoundError``: it makes the folder again. Here a real load in another process is
+  held at that rename (its ``os.rename`` waits for a line on stdin), its folder is dated
+  long ago, and a real ``icoframes cache prune`` removes it.
 
-Everything runs against real files in a temporary cache dir.
+Everything runs against real files in a temporary cache dir, and the sandbox on loopback.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import subprocess
+import sys
 
 import pytest
+from test_cache_commands_alike import LONG_AGO, _command, _environment
 from test_housekeeping import _read_only
+from waiting import HANG_GUARD
 
 import icoframes
+from icoframes import sandbox
 from icoframes.store.folders import MAKING, checked_folders
 
 pytestmark = pytest.mark.usefixtures("clean_settings")
@@ -64,3 +74,46 @@ def test_a_folder_that_cannot_be_made_is_named_in_the_error_not_its_temporary_na
     assert MAKING not in str(raised.value)
     assert raised.value.errno in (errno.EROFS, errno.EACCES)  # the OS's reason, kept
     assert list(root.iterdir()) == []
+
+
+_HELD_AT_RENAME = """
+import os, sys
+import icoframes
+real, held = os.rename, []
+
+def rename(source, *args, **kwargs):
+    if os.path.basename(source).startswith(".making-") and not held:
+        held.append(True)
+        print(source, flush=True)
+        sys.stdin.readline()  # until the parent has pruned
+    return real(source, *args, **kwargs)
+
+os.rename = rename
+print(len(icoframes.load_icos(status="past", progress=False)))
+"""
+
+
+def test_a_load_whose_folder_being_made_was_pruned_meanwhile_makes_it_again(tmp_path):
+    root = tmp_path / "cache"
+    with sandbox.serve(n_icos=20, seed=5) as sb:
+        env = _environment(**sb.settings(), cache_dir=root)
+        load = subprocess.Popen([sys.executable, "-c", _HELD_AT_RENAME], env=env, text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        try:
+            assert load.stdout is not None and load.stdin is not None
+            making = load.stdout.readline().strip()
+            assert os.path.basename(making).startswith(MAKING), load.communicate()[1]
+            os.utime(making, (LONG_AGO, LONG_AGO))  # as if stopped for years
+            pruned = _command("cache", "prune", "--older-than", "1", env=env)
+            load.stdin.write("go\n")
+            load.stdin.flush()
+            out, err = load.communicate(timeout=HANG_GUARD)
+        finally:
+            load.kill()
+            load.communicate()
+    assert pruned.returncode == 0, pruned.stderr
+    assert f"removed {making}" in pruned.stdout  # the load's folder went as a leftover
+    assert load.returncode == 0, err
+    assert int(out) > 0
+    assert not [p for p in root.iterdir() if p.name.startswith(MAKING)]

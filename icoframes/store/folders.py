@@ -59,9 +59,10 @@ class CacheFolderRefused(CacheError, ConfigError):
     service folder, another user's, one others may write to): a setting to fix (exit 2)."""
 
 
-def _make(path: Path, first: str) -> None:
+def _make(path: Path, first: str, *, again: bool = True) -> None:
     """Make the folder ``path`` with an empty file ``first`` in it, at once: made under a
-    temporary name beside it, then renamed (a folder already there, made meanwhile, stays)."""
+    temporary name beside it, then renamed (a folder already there, made meanwhile, stays;
+    the temporary one removed meanwhile is made ``again``, once)."""
     # of the name its start only: one near the longest a folder may have (a base_url with a
     # long path) would be too long with the 17 characters the temporary name adds
     try:
@@ -70,9 +71,15 @@ def _make(path: Path, first: str) -> None:
     except OSError as exc:  # (a read-only cache dir) said of the folder: the temporary
         raise OSError(exc.errno, exc.strerror, str(path)) from None  # name is never seen
     try:
-        os.close(os.open(made / first, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         try:
+            os.close(os.open(made / first, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             os.rename(made, path)
+        except FileNotFoundError:
+            if not again:
+                raise
+            # pruned as a leftover: this process was stopped (Ctrl-Z) for longer than a
+            # leftover's grace (cachedir.entries.TEMP_GRACE) before it could rename it
+            _make(path, first, again=False)
         except OSError as exc:
             if exc.errno not in _TAKEN:
                 raise
