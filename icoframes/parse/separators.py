@@ -53,6 +53,12 @@ _SCALE_RE: Final = re.compile(r"\s*(?:[kmb]|mm|bn|mln|mio|mil|mill?ions?|billion
 # "0,065": common outside German too, and so is its mix with commas grouping), "." for commas
 # grouping ("1,500,000", "1,000.5"). "1,500" shows none. A row's mark: the signs it shows.
 _RUN_RE: Final = re.compile(r"[0-9][0-9.,]*[0-9]")
+# A date in a free-text value ("$1,500,000 (Jan 5,2018)": refused, yet its marks are looked
+# at): its "5,2018" is a day and a year, no decimal comma
+_DATED_RE: Final = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?\s*[0-9]{1,2},"
+    r"(?:19|20)[0-9]{2}(?![0-9])", re.IGNORECASE)
 _MARKS: Final = (
     (re.compile(r"[0-9]{1,3}(?:\.[0-9]{3}){2,}(?:,[0-9]+)?|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+"),
      ","),
@@ -105,7 +111,8 @@ def decimal_marks(columns: Sequence[Sequence[object]]) -> list[str | None]:
     doubted.update(i for values in columns for i in _doubted(values, _COMMA_RE, ","))
     for i in sorted(doubted):
         shown = {mark for values in columns if type(values[i]) is str
-                 for run in _RUN_RE.findall(normalize_text(values[i]))  # type: ignore[arg-type]
+                 for run in _RUN_RE.findall(_DATED_RE.sub(
+                     " ", normalize_text(values[i])))  # type: ignore[arg-type]
                  for pattern, mark in _MARKS if pattern.fullmatch(run)}
         marks[i] = "".join(sorted(shown)) or None
     return marks

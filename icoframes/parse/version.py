@@ -189,4 +189,6 @@ __all__ = ["PARSER_VERSION"]
 #:     ("12.500 ETH" beside "5000": was missing), and a value of its group naming another
 #:     unit is a unit_conflict ("5 USD" beside "12.500 ETH": was 5 USD; "12.500 ETH" beside
 #:     "1,500 USD" stays one).
-PARSER_VERSION: Final = 31
+#: 32: a date written "Jan 5,2018" in an amount shows no decimal comma ("1,500 ETH" beside
+#:     a refused "$1,500,000 (Jan 5,2018)" was ambiguous_separator in 31: it is 1,500).
+PARSER_VERSION: Final = 32
