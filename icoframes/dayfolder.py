@@ -48,7 +48,7 @@ from .reporting import LoadReport
 from .tables import Tables
 
 __all__ = ["check_layout", "check_one_query", "check_same_query", "check_tree",
-           "given_queries", "held_query", "keep_exported", "query_key", "same_day"]
+           "given_queries", "held_queries", "held_query", "keep_exported", "query_key", "same_day"]
 
 
 # the order rows are listed in: the same rows, whichever of them is asked
@@ -73,7 +73,7 @@ def held_query(folder: Path) -> list[dict[str, Any]] | None:
     """The wire parameters of the list queries of the export in ``folder`` (one dict per
     query), or None when it says none: no manifest, one of an older version, or one that
     cannot be read (a damaged folder of another day never blocks the day's export)."""
-    return _held(folder)[0]
+    return held_queries(folder)[0]
 
 
 def given_queries(filters: Mapping[str, Any], asked: list[dict[str, Any]]
@@ -101,7 +101,7 @@ def _folded(value: Any) -> Any:
     return str(value).strip().casefold()
 
 
-def _held(folder: Path) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
+def held_queries(folder: Path) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
     """:func:`held_query` of ``folder``, and its queries as given (None when its manifest,
     an older version's, does not say them)."""
     try:
@@ -141,7 +141,7 @@ def check_same_query(folder: Path, asked: list[dict[str, Any]], out: Path, *,
     A folder without a manifest, or whose manifest names no query (written by an
     older version), says nothing of its query: it is replaced, as ever.
     """
-    held, held_given = _held(folder)
+    held, held_given = held_queries(folder)
     if held is None or query_key(held) == query_key(asked) or (
             given is not None and held_given is not None
             and query_key(held_given) == query_key(given)):
@@ -217,7 +217,7 @@ def check_tree(out: Path, day: Path, asked: list[dict[str, Any]], *,
     held: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]] | None]] = {}
     for child in sorted(out.iterdir()) if out.is_dir() else []:
         if child.name.startswith(SNAPSHOT_PREFIX) and child != day and not child.is_symlink():
-            params, as_given = _held(child)
+            params, as_given = held_queries(child)
             if params is not None:
                 held[child.name.removeprefix(SNAPSHOT_PREFIX)] = (params, as_given)
     query = _same_query([*held.values(), (asked, given)])

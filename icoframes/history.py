@@ -42,11 +42,12 @@ import pandas as pd
 from . import changekinds
 from . import snapshots as tree
 from .changekinds import EVENT_ORDER, PROFILE_COLUMNS, UNITS, columns_compared
-from .dayfolder import check_one_query
+from .dayfolder import check_one_query, held_queries
 from .errors import ExportReplaced, InvalidParameter, did_you_mean, quoted
 from .eventvalues import as_text, plain_units, same_values, with_unit
 from .exported import export_folder, read_export
 from .frozen import without_attrs
+from .held import hold
 from .queries import checked_keywords
 from .schema import ICOS, empty_frame
 from .snapshotdays import dated_rows, named_dates
@@ -274,6 +275,7 @@ def _tree_changes(folder: Path, kinds: Iterable[str] | None, gaps: str, start: A
         if gaps_of(read[date][1]) is None:
             break
     folders = days_between(folders, start if baseline is None else baseline, end)
+    _one_query(folders)  # by the manifests: a mixed tree is refused before any day is read
 
     def day_of(date: pd.Timestamp) -> tuple[pd.DataFrame, Gaps | None]:
         rows, info = read.pop(date) if date in read else read_day(folders[date], date, "icos",
@@ -290,6 +292,18 @@ def _tree_changes(folder: Path, kinds: Iterable[str] | None, gaps: str, start: A
     held.attrs["icoframes"] = {"snapshots": infos}
     check_one_query(held, dates)
     return _finished(events, compared, gaps, query_cut(held, dates), first)
+
+
+def _one_query(folders: pd.Series) -> None:
+    """Refuse snapshots of different queries by their manifests alone, warning nothing: the
+    days read are checked again (one replaced meanwhile), and that check warns."""
+    held = pd.DataFrame({"snapshot_date": np.empty(0, DATE_DTYPE)})
+    held.attrs["icoframes"] = {"snapshots": [
+        {"snapshot_date": date.date().isoformat(), "queries": queries, "queries_given": given}
+        for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True)
+        for queries, given in [held_queries(Path(folder))]]}
+    with hold(restated=lambda one: True):  # (dropped: never told)
+        check_one_query(held, folders.index)
 
 
 def _walk(dates: pd.Index, day_of: Callable[[pd.Timestamp], tuple[pd.DataFrame, Gaps | None]],
