@@ -5,7 +5,8 @@
   (``File name too long``): the temporary name shows only the start of the folder's.
 - A user's file, link or FIFO named ``.making-*`` at the cache dir's top was hidden from
   ``cache_info(all=True).other`` and from what a prune says it left alone: only a folder
-  is one being made.
+  is one being made. An old one named ``.making-draft.tmp`` or ``.making-notes.corrupt``
+  was removed by a prune as a temporary or set-aside file: it stays, and is said left alone.
 - A folder that could not be made (a read-only cache dir without ``quota/``) raised an
   error naming its temporary name (``.../.making-quota-leevyjl7``), a path the user never
   finds: it names the folder.
@@ -13,7 +14,8 @@
   than a leftover's grace, lost that folder to a prune and then failed with a raw
   ``FileNotFoundError``: it makes the folder again. Here a real load in another process is
   held at that rename (its ``os.rename`` waits for a line on stdin), its folder is dated
-  long ago, and a real ``icoframes cache prune`` removes it.
+  long ago, and a real ``icoframes cache prune`` removes it. Only the service folder is held,
+  never ``quota/`` (made beside it in a thread; a load survives losing it).
 
 Everything runs against real files in a temporary cache dir, and the sandbox on loopback.
 """
@@ -65,6 +67,22 @@ def test_a_users_file_or_link_named_as_a_folder_being_made_is_named_never_hidden
     assert notes.read_text() == "mine" and link.is_symlink() and making.is_dir()
 
 
+def test_a_users_old_temporary_or_set_aside_file_named_as_a_folder_being_made_stays(tmp_path):
+    root = tmp_path / "cache"
+    root.mkdir(mode=0o700)
+    draft, notes = root / f"{MAKING}draft.tmp", root / f"{MAKING}notes.corrupt"
+    left = root / f"{MAKING}sandbox-1-20-0123abcd-x1"  # a load's, cut long ago: a leftover
+    left.mkdir(mode=0o700)
+    for path in (draft, notes):
+        path.write_text("mine")
+    for path in (draft, notes, left):
+        os.utime(path, (LONG_AGO, LONG_AGO))
+    report = icoframes.prune_cache(3600, cache_dir=root)
+    assert report.removed == [str(left)]  # only the folder is a leftover
+    assert sorted(skip["path"] for skip in report.skipped) == [str(draft), str(notes)]
+    assert draft.read_text() == notes.read_text() == "mine"  # left alone
+
+
 def test_a_folder_that_cannot_be_made_is_named_in_the_error_not_its_temporary_name(tmp_path):
     root = tmp_path / "cache"
     root.mkdir(mode=0o700)
@@ -82,7 +100,10 @@ import icoframes
 real, held = os.rename, []
 
 def rename(source, *args, **kwargs):
-    if os.path.basename(source).startswith(".making-") and not held:
+    name = os.path.basename(source)
+    # quota/ is made in a thread beside the service folder, and a load survives losing it
+    # (the ledger is opened again at the first booking): only the service folder is held
+    if name.startswith(".making-") and not name.startswith(".making-quota-") and not held:
         held.append(True)
         print(source, flush=True)
         sys.stdin.readline()  # until the parent has pruned

@@ -129,8 +129,10 @@ def stale_leftovers(folder: Path, older_than: dt.timedelta, now: dt.datetime, *,
         age = now - dt.datetime.fromtimestamp(info.st_mtime, dt.UTC)
         if not (is_cache_entry(path.name) if names is None else matches(path.name, names)):
             continue
-        if path.name.startswith(MAKING) and stat.S_ISDIR(info.st_mode):
-            if age > max(older_than, TEMP_GRACE):
+        if path.name.startswith(MAKING):
+            # only a folder so named is one a load was making; a file, even .making-x.tmp, is
+            # the user's (scan's other), never removed as a temporary file
+            if stat.S_ISDIR(info.st_mode) and age > max(older_than, TEMP_GRACE):
                 yield path, size(path)
         elif (age > max(older_than, TEMP_GRACE) if matches(path.name, _TEMPORARY)
                 else age > older_than and path.name.endswith(".corrupt")):
