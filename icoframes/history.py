@@ -30,6 +30,7 @@ with its last known values when it is seen again.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from collections.abc import Callable, Iterable
@@ -263,23 +264,23 @@ def _tree_changes(folder: Path, kinds: Iterable[str] | None, gaps: str, start: A
     folders = tree.snapshot_folders(folder)  # (looked up at the call, as read_snapshots does)
     first, _ = day_bounds(start, end)
     infos: list[dict[str, Any]] = []
-    read: dict[pd.Timestamp, tuple[pd.DataFrame, dict[str, Any]]] = {}
-    # the baseline: the last complete day before start (the first day when none is). After
-    # a complete day the walk holds that day's rows alone (no ICO carried unseen, none listed
-    # without a row), as the whole tree's walk does: an incomplete day's baseline would lose
-    # the rows earlier days held of the ICOs it lacks. Those days are read back from start.
+    # the baseline: the last complete day before start (the first day when none is), by the
+    # manifests (the days are read once their queries are checked). After a complete day the
+    # walk holds that day's rows alone (no ICO carried unseen, none listed without a row), as
+    # the whole tree's walk does: an incomplete day's baseline would lose the rows earlier
+    # days held of the ICOs it lacks. The days are read from the baseline on.
     baseline = None
     for date in reversed(folders.index[folders.index < first] if first is not None else []):
-        read[date] = read_day(folders[date], date, "icos", names)
         baseline = date
-        if gaps_of(read[date][1]) is None:
-            break
+        with contextlib.suppress(OSError, ValueError):  # damaged: said when the day is read
+            if gaps_of(tree.day_info(folders[date], date)) is not None:
+                continue
+        break
     folders = days_between(folders, start if baseline is None else baseline, end)
     _one_query(folders)  # by the manifests: a mixed tree is refused before any day is read
 
     def day_of(date: pd.Timestamp) -> tuple[pd.DataFrame, Gaps | None]:
-        rows, info = read.pop(date) if date in read else read_day(folders[date], date, "icos",
-                                                                      names)
+        rows, info = read_day(folders[date], date, "icos", names)
         infos.append({**info, "snapshot_date": date.date().isoformat()})  # as in attrs
         if rows["id"].duplicated().any():
             raise InvalidParameter(_TWICE)

@@ -61,6 +61,7 @@ from .textdtype import text_values
 __all__ = [
     "DATE_DTYPE",
     "Gaps",
+    "day_info",
     "gaps_by_date",
     "gaps_of",
     "query_cut",
@@ -137,11 +138,14 @@ def snapshot_info(path: str | os.PathLike[str]) -> pd.DataFrame:
         ``None`` for an older manifest).
     """
     folders = snapshot_folders(path)
-    rows = []
-    for date, folder in zip(pd.DatetimeIndex(folders.index), folders, strict=True):
-        read, _, manifest = _read_day(Path(folder), _there)  # one renamed away: waited for
-        rows.append(_info(date, read, manifest))
-    return _info_frame(rows)
+    return _info_frame([day_info(folder, date) for date, folder
+                        in zip(pd.DatetimeIndex(folders.index), folders, strict=True)])
+
+
+def day_info(folder: str, date: pd.Timestamp) -> dict[str, Any]:
+    """:func:`snapshot_info`'s row of one snapshot folder: its manifest alone, no table read."""
+    read, _, manifest = _read_day(Path(folder), _there)  # one renamed away: waited for
+    return _info(date, read, manifest)
 
 
 @checked_keywords

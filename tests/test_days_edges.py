@@ -308,10 +308,13 @@ def test_history_of_a_tree_mixing_two_queries_is_refused_not_told_as_events(sb, 
     assert icoframes.changes(past).empty
 
 
-def test_a_tree_mixing_two_queries_is_refused_before_any_day_is_read(sb, tmp_path):
+@pytest.mark.parametrize("start", [None, DAYS[1]])
+def test_a_tree_mixing_two_queries_is_refused_before_any_day_is_read(sb, tmp_path, start):
     """changes(path) refused a tree mixing queries only after it had read every day, so a
     damaged day anywhere was said instead (and a long tree read whole for nothing). Its
-    days' manifests refuse it before any day is read: here no day's table could be."""
+    days' manifests refuse it before any day is read: here no day's table could be. With
+    ``start``, the days before it (down to the last complete one, the baseline) were read
+    before any check; by their manifests, they are checked first too."""
     out, other = tmp_path / "srv", tmp_path / "other"
     assert _run(DAYS[0], "--out", str(out), "--status", "past", "--snapshot") == EXIT_OK
     assert _run(DAYS[1], "--out", str(other), "--status", "ongoing", "--snapshot") == EXIT_OK
@@ -319,7 +322,7 @@ def test_a_tree_mixing_two_queries_is_refused_before_any_day_is_read(sb, tmp_pat
     for day in DAYS[:2]:
         (_day(out, day) / "icos.parquet").write_bytes(b"damaged")
     with pytest.raises(ValueError, match="2 different queries"):
-        icoframes.changes(out)
+        icoframes.changes(out, start=start)
 
 
 @pytest.mark.parametrize("first", ["snapshot", "plain"])
