@@ -22,11 +22,11 @@ A body cut in transit (it stops inside a JSON text: :func:`cut_short`) is retrie
 within the retry policy (a failure toward the load's breaker); one whose ``error``
 field is no code (``"Out of API limits"``) is an error the spec does not define, as
 an unknown code is (:mod:`~icoframes.api.blame`); a whole answer that is no JSON (a
-proxy's page, binary bytes) or fails the checks of its endpoint (another ICO's
-profile, its id alone, ``"data": null``, a JSON array, a body too large: :class:`TooLarge`)
-shows the service up and the item bad: asked once more at most
-(:data:`~icoframes.api.retry.ANSWERS_REFUSED`), counted toward the breaker on the
-scale of wrong answers only (:meth:`~icoframes.api.control.LoadControl.refused`).
+proxy's page, binary bytes) or fails the checks of its endpoint (another ICO's profile,
+its id alone, ``"data": null``, a filter set without its lists, a JSON array, a body too
+large: :class:`TooLarge`) shows the service up and the item bad: asked once more at most
+(:data:`~icoframes.api.retry.ANSWERS_REFUSED`), counted toward the breaker on the scale
+of wrong answers only (:meth:`~icoframes.api.control.LoadControl.refused`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from urllib3.exceptions import DecodeError
 from ..errors import APIError, BadResponse, Redirected
 from ..numerals import DIGITS, number_core
 from ..schema import PROFILE_SECTIONS
-from .params import PAGE_SIZE
+from .params import FILTER_KEYS, PAGE_SIZE
 from .text import loads_text
 
 __all__ = [
@@ -404,8 +404,17 @@ def check_list_page(decoded: Mapping[str, Any], page: int) -> None:
 
 
 def check_filters(decoded: Mapping[str, Any]) -> None:
-    """Check the filter set: each of its four lists, when present, is a list."""
-    for name in ("platform", "category", "type", "location"):
+    """Check the filter set: it holds one of its ``FILTER_KEYS`` at least, each one a list
+    (``{}`` or ``"data": null``, kept, were an empty set for a day: every name refused).
+
+    >>> check_filters({"error": None, "data": None})
+    Traceback (most recent call last):
+    ...
+    icoframes.api.gate.Rejected: the filter set holds none of its lists ...
+    """
+    if not any(name in decoded for name in FILTER_KEYS):
+        raise Rejected(f"the filter set holds none of its lists ({', '.join(FILTER_KEYS)})")
+    for name in FILTER_KEYS:
         if name in decoded and not isinstance(decoded[name], list):
             raise Rejected(f"the filter set's {name} is {type(decoded[name]).__name__}, "
                            "not a list")

@@ -18,7 +18,7 @@ import numbers
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias, TypedDict, get_args
+from typing import Any, Final, Literal, TypeAlias, TypedDict, get_args
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from ..numerals import (
 from ..quoting import quoted
 
 __all__ = [
+    "FILTER_KEYS",
     "ID_LIST_PARAMS",
     "LIST_PARAMS",
     "LOADER_FILTERS",
@@ -169,6 +170,8 @@ class ListFilters(TypedDict, total=False):
     exclude_areas: str | Iterable[str] | None
 
 ID_LIST_PARAMS = tuple(p.name for p in PARAMS if p.kind == "ids")
+#: The keys of the filter set (spec 2.1): the id-list parameters, and location (no id).
+FILTER_KEYS: Final = (*ID_LIST_PARAMS, "location")
 STRING_LIST_PARAMS = tuple(p.name for p in PARAMS if p.kind == "strings")
 YES_FLAGS = tuple(p.name for p in PARAMS if p.kind == "yes-flag")
 

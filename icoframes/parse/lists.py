@@ -16,7 +16,7 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from ..api.params import ID_LIST_PARAMS
+from ..api.params import FILTER_KEYS, ID_LIST_PARAMS
 from ..schema import FILTERS, LIST
 from . import rules
 from .amounts import read_raised
@@ -27,9 +27,6 @@ from .sources import convert, field_paths, gather, select
 
 __all__ = ["FILTER_KEYS", "filters_frame", "list_frame", "merge_pages", "merge_parsed",
            "page_counts", "summary_keys"]
-
-#: The keys of the filter set (spec 2.1): the id-list parameters, and location (no id).
-FILTER_KEYS: Final = (*ID_LIST_PARAMS, "location")
 _ID: Final = ("id",)
 
 
